@@ -1,0 +1,57 @@
+# PyTorch Internals, rebuilt. `make book` and `make test` are all a fresh machine needs
+# (python3 >= 3.10 with venv, GNU make); both create .venv with the pinned environment first.
+
+PY    ?= python3
+VENV   = .venv
+BIN    = $(VENV)/bin
+STAMP  = $(VENV)/.installed
+
+# One book build, shared by `book` and `test`. The book never executes notebooks
+# (_config.yml: execute_notebooks "off"): it renders the outputs nbval validated.
+# --all rebuilds every page, so warnings from unchanged pages are not hidden.
+BOOK_BUILD = $(BIN)/jupyter-book build . --all --warningiserror --nitpick --keep-going
+
+# Same hash order everywhere, so set and dict outputs match between `make notebooks` and nbval.
+export PYTHONHASHSEED = 0
+
+.PHONY: book test notebooks bench lab clean distclean
+
+$(STAMP): requirements.txt pyproject.toml
+	$(PY) -m venv $(VENV)
+	$(BIN)/python -m pip install -r requirements.txt
+	$(BIN)/python -m pip install --no-deps -e .
+	touch $@
+
+book: $(STAMP)
+	$(BOOK_BUILD)
+	@echo "Open $(CURDIR)/_build/html/index.html"
+
+# MPLBACKEND=Agg only for the unit tests: notebooks need the inline backend to store figures.
+test: $(STAMP)
+	MPLBACKEND=Agg $(BIN)/python -m pytest tests -n 2 -q
+	$(BIN)/python -m pytest --nbval notebooks/ --nbval-current-env \
+		--nbval-sanitize-with tests/nbval_sanitize.cfg -q -p no:xdist
+	$(BOOK_BUILD)
+
+# Syncs the Colab setup cells, then re-executes every chapter in order and stores outputs and
+# widget state in place.
+notebooks: $(STAMP)
+	$(BIN)/python scripts/colab_cell.py
+	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+		--ExecutePreprocessor.timeout=600 --ExecutePreprocessor.store_widget_state=True \
+		notebooks/*.ipynb
+	$(BIN)/python scripts/colab_cell.py --check
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/run.py
+
+lab: $(STAMP)
+	$(BIN)/jupyter lab notebooks/
+
+clean:
+	rm -rf _build .pytest_cache .hypothesis
+	find . -path ./$(VENV) -prune -o \( -name __pycache__ -o -name .ipynb_checkpoints \
+		-o -name '*.egg-info' \) -type d -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV)

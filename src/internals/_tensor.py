@@ -1,0 +1,543 @@
+"""The Tensor frontend: Python methods and operators that call the dispatcher.
+
+Mirrors ``torch/_tensor.py`` with the generated ``TensorBase`` methods. A Tensor is a thin
+handle on a TensorImpl (sizes, strides, offset, dtype, storage); each method is a call into the
+dispatcher by torch's operator name. Python scalars become 0-dim "wrapped number" tensors, as
+torch's argument parser makes them, so that type promotion can tell them apart.
+"""
+import numpy as np
+
+from .aten import dispatcher
+from .c10 import scalar_type as st
+from .c10.device import as_device
+from .c10.tensor_impl import TensorImpl
+
+__all__ = ["Tensor", "Size"]
+
+
+class Size(tuple):
+    """``torch.Size``: a tuple of ints with torch's repr."""
+
+    def __repr__(self):
+        return f"internals.Size([{', '.join(str(s) for s in self)}])"
+
+    def numel(self):
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+def _op(name, *args, **kwargs):
+    return dispatcher.call(name, *args, **kwargs)
+
+
+def wrap_scalar(value, like=None):
+    """A Python number as a 0-dim CPU tensor marked as a wrapped number."""
+    if isinstance(value, Tensor):
+        return value
+    from .aten.native.tensor_factories import from_host
+    d = st.scalar_dtype(value)
+    t = from_host(np.array(value, dtype=d.numpy_type), d, "cpu")
+    t._impl.is_wrapped_number = True
+    return t
+
+
+class Tensor:
+    __slots__ = ("_impl", "_base", "requires_grad", "grad", "grad_fn", "__weakref__")
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def _from_impl(cls, impl, base=None):
+        t = object.__new__(cls)
+        t._impl = impl
+        t._base = base._base if base is not None and base._base is not None else base
+        t.requires_grad = False
+        t.grad = None
+        t.grad_fn = None
+        return t
+
+    def _empty_like(self, dtype):
+        from .aten.native.tensor_factories import empty_like
+        return empty_like(self, dtype=dtype)
+
+    def _empty_like_float32(self):
+        return self._empty_like(st.float32)
+
+    def _bump_version(self):
+        self._impl.version_counter.version += 1
+
+    def _flat_buffer(self):
+        """The typed buffer starting at this (contiguous) tensor's first element."""
+        buf = self._impl.storage.typed(self.dtype)
+        return buf[self.storage_offset(): self.storage_offset() + self.numel()]
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self):
+        return Size(self._impl.sizes)
+
+    def size(self, dim=None):
+        if dim is None:
+            return self.shape
+        from .aten.native.tensor_shape import wrap_dim
+        return self._impl.sizes[wrap_dim(dim, self.dim())]
+
+    def stride(self, dim=None):
+        if dim is None:
+            return self._impl.strides
+        from .aten.native.tensor_shape import wrap_dim
+        return self._impl.strides[wrap_dim(dim, self.dim())]
+
+    def storage_offset(self):
+        return self._impl.storage_offset
+
+    @property
+    def dtype(self):
+        return self._impl.dtype
+
+    @property
+    def device(self):
+        return self._impl.device
+
+    @property
+    def layout(self):
+        return self._impl.layout
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    @property
+    def _version(self):
+        return self._impl.version_counter.version
+
+    def dim(self):
+        return len(self._impl.sizes)
+
+    ndim = property(dim)
+
+    def numel(self):
+        return self._impl.numel()
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        return self.numel() * self.dtype.itemsize
+
+    def is_contiguous(self, memory_format=None):
+        return self._impl.is_contiguous()
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def untyped_storage(self):
+        return self._impl.storage
+
+    def data_ptr(self):
+        return self._impl.storage.data_ptr() + self.storage_offset() * self.element_size()
+
+    @property
+    def is_leaf(self):
+        return self.grad_fn is None
+
+    def requires_grad_(self, requires_grad=True):
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self.requires_grad = requires_grad
+        return self
+
+    def detach(self):
+        from .aten.native.tensor_shape import make_view
+        return make_view(self, self.shape, self.stride())
+
+    def _type_name(self):
+        return f"{'cuda.' if self.is_cuda else ''}{self.dtype.torch_name}Type"
+
+    # ------------------------------------------------------------------ conversion
+    def numpy(self):
+        """A NumPy array sharing this tensor's memory (CPU only)."""
+        if self.device.type != "cpu":
+            raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
+                            "copy the tensor to host memory first.")
+        if self.dtype is st.bfloat16:
+            raise TypeError("Got unsupported ScalarType BFloat16")
+        np_type = np.float16 if self.dtype is st.float16 else self.dtype.numpy_type
+        buf = self._impl.storage._data.view(np.uint8)
+        itemsize = self.element_size()
+        return np.lib.stride_tricks.as_strided(
+            buf[self.storage_offset() * itemsize:].view(np_type) if self.numel() else np.empty(0, np_type),
+            shape=self.shape, strides=[s * itemsize for s in self.stride()], writeable=True)
+
+    def tolist(self):
+        return self._host_values().tolist()
+
+    def item(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return self._host_values().reshape(-1)[0].item()
+
+    def _host_values(self):
+        t = self.cpu()
+        if t.dtype is st.bfloat16:
+            t = t.to(st.float32)
+        return t.numpy()
+
+    def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False):
+        for a in args:
+            if isinstance(a, st.dtype):
+                dtype = a
+            elif isinstance(a, Tensor):
+                dtype, device = a.dtype, a.device
+            else:
+                device = a
+        dtype = dtype or self.dtype
+        device = as_device(device) if device is not None else self.device
+        if dtype is self.dtype and device == self.device and not copy:
+            return self
+        from .aten.native.tensor_factories import empty_like
+        out = empty_like(self, dtype=dtype, device=device)
+        return out.copy_(self)
+
+    def cpu(self):
+        return self.to("cpu")
+
+    def cuda(self, device=None):
+        return self.to("cuda" if device is None else as_device(device if not isinstance(device, int) else f"cuda:{device}"))
+
+    def to_torch(self):
+        from ._interop import to_torch
+        return to_torch(self)
+
+    def float(self):
+        return self.to(st.float32)
+
+    def double(self):
+        return self.to(st.float64)
+
+    def half(self):
+        return self.to(st.float16)
+
+    def bfloat16(self):
+        return self.to(st.bfloat16)
+
+    def int(self):
+        return self.to(st.int32)
+
+    def long(self):
+        return self.to(st.int64)
+
+    def bool(self):
+        return self.to(st.bool_)
+
+    def type_as(self, other):
+        return self.to(other.dtype)
+
+    # ------------------------------------------------------------------ copies and fills
+    def copy_(self, src, non_blocking=False):
+        return _op("copy_", self, src if isinstance(src, Tensor) else wrap_scalar(src))
+
+    def fill_(self, value):
+        if isinstance(value, Tensor):
+            value = value.item()
+        return _op("fill_.Scalar", self, value)
+
+    def zero_(self):
+        return self.fill_(0)
+
+    def clone(self, memory_format=None):
+        return _op("clone", self, memory_format=memory_format)
+
+    def contiguous(self, memory_format=None):
+        return self if self.is_contiguous() else self.clone(memory_format="contiguous")
+
+    # ------------------------------------------------------------------ views
+    def view(self, *shape):
+        if len(shape) == 1 and isinstance(shape[0], st.dtype):
+            raise NotImplementedError("view(dtype) is not supported by internals")
+        return _op("view", self, *shape)
+
+    def view_as(self, other):
+        return self.view(other.shape)
+
+    def reshape(self, *shape):
+        return _op("reshape", self, *shape)
+
+    def reshape_as(self, other):
+        return self.reshape(other.shape)
+
+    def as_strided(self, size, stride, storage_offset=None):
+        return _op("as_strided", self, size, stride, storage_offset)
+
+    def transpose(self, dim0, dim1):
+        return _op("transpose.int", self, dim0, dim1)
+
+    def t(self):
+        return _op("t", self)
+
+    @property
+    def T(self):
+        return self.permute(*reversed(range(self.dim())))
+
+    @property
+    def mT(self):
+        return self.transpose(-2, -1)
+
+    def permute(self, *dims):
+        return _op("permute", self, *dims)
+
+    def movedim(self, source, destination):
+        return _op("movedim.int", self, source, destination)
+
+    def expand(self, *sizes):
+        return _op("expand", self, *sizes)
+
+    def expand_as(self, other):
+        return self.expand(other.shape)
+
+    def broadcast_to(self, size):
+        return self.expand(*size)
+
+    def narrow(self, dim, start, length):
+        return _op("narrow", self, dim, start, length)
+
+    def select(self, dim, index):
+        return _op("select.int", self, dim, index)
+
+    def squeeze(self, dim=None):
+        return _op("squeeze.dims", self, dim)
+
+    def unsqueeze(self, dim):
+        return _op("unsqueeze", self, dim)
+
+    def flatten(self, start_dim=0, end_dim=-1):
+        return _op("flatten.using_ints", self, start_dim, end_dim)
+
+    def unflatten(self, dim, sizes):
+        return _op("unflatten.int", self, dim, sizes)
+
+    def diagonal(self, offset=0, dim1=0, dim2=1):
+        return _op("diagonal", self, offset, dim1, dim2)
+
+    def unfold(self, dimension, size, step):
+        return _op("unfold", self, dimension, size, step)
+
+    def split(self, split_size, dim=0):
+        return _op("split.Tensor", self, split_size, dim)
+
+    def chunk(self, chunks, dim=0):
+        return _op("chunk", self, chunks, dim)
+
+    def __getitem__(self, index):
+        from .aten.native.tensor_shape import getitem
+        return getitem(self, index)
+
+    def __setitem__(self, index, value):
+        self[index].copy_(value if isinstance(value, Tensor) else wrap_scalar(value))
+
+    # ------------------------------------------------------------------ math
+    def _binary(self, name, other, **kw):
+        return _op(name, self, wrap_scalar(other), **kw)
+
+    def add(self, other, *, alpha=1):
+        return self._binary("add.Tensor", other, alpha=alpha)
+
+    def sub(self, other, *, alpha=1):
+        return self._binary("sub.Tensor", other, alpha=alpha)
+
+    def mul(self, other):
+        return self._binary("mul.Tensor", other)
+
+    def div(self, other):
+        return self._binary("div.Tensor", other)
+
+    def pow(self, exponent):
+        return self._binary("pow.Tensor", exponent)
+
+    def maximum(self, other):
+        return self._binary("maximum.Tensor", other)
+
+    def minimum(self, other):
+        return self._binary("minimum.Tensor", other)
+
+    def eq(self, other):
+        return self._binary("eq.Tensor", other)
+
+    def ne(self, other):
+        return self._binary("ne.Tensor", other)
+
+    def lt(self, other):
+        return self._binary("lt.Tensor", other)
+
+    def le(self, other):
+        return self._binary("le.Tensor", other)
+
+    def gt(self, other):
+        return self._binary("gt.Tensor", other)
+
+    def ge(self, other):
+        return self._binary("ge.Tensor", other)
+
+    def add_(self, other, *, alpha=1):
+        return self._binary("add_.Tensor", other, alpha=alpha)
+
+    def sub_(self, other, *, alpha=1):
+        return self._binary("sub_.Tensor", other, alpha=alpha)
+
+    def mul_(self, other):
+        return self._binary("mul_.Tensor", other)
+
+    def div_(self, other):
+        return self._binary("div_.Tensor", other)
+
+    def neg(self):
+        return _op("neg", self)
+
+    def abs(self):
+        return _op("abs", self)
+
+    def exp(self):
+        return _op("exp", self)
+
+    def log(self):
+        return _op("log", self)
+
+    def sqrt(self):
+        return _op("sqrt", self)
+
+    def relu(self):
+        return _op("relu", self)
+
+    def sigmoid(self):
+        return _op("sigmoid", self)
+
+    def tanh(self):
+        return _op("tanh", self)
+
+    def exp_(self):
+        return _op("exp_", self)
+
+    def relu_(self):
+        return _op("relu_", self)
+
+    def sum(self, dim=None, keepdim=False, *, dtype=None):
+        return _op("sum.dim_IntList", self, dim, keepdim, dtype=dtype)
+
+    def mean(self, dim=None, keepdim=False, *, dtype=None):
+        return _op("mean.dim", self, dim, keepdim, dtype=dtype)
+
+    def prod(self, dim=None, keepdim=False, *, dtype=None):
+        return _op("prod.dim_int", self, dim, keepdim, dtype=dtype)
+
+    def amax(self, dim=(), keepdim=False):
+        return _op("amax", self, dim, keepdim)
+
+    def amin(self, dim=(), keepdim=False):
+        return _op("amin", self, dim, keepdim)
+
+    def max(self, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):
+            return self.maximum(dim)
+        return _op("max", self, dim, keepdim)
+
+    def min(self, dim=None, keepdim=False):
+        if isinstance(dim, Tensor):
+            return self.minimum(dim)
+        return _op("min", self, dim, keepdim)
+
+    def argmax(self, dim=None, keepdim=False):
+        return _op("argmax", self, dim, keepdim)
+
+    def argmin(self, dim=None, keepdim=False):
+        return _op("argmin", self, dim, keepdim)
+
+    def mm(self, other):
+        return _op("mm", self, other)
+
+    def bmm(self, other):
+        return _op("bmm", self, other)
+
+    def matmul(self, other):
+        return _op("matmul", self, other)
+
+    def softmax(self, dim, dtype=None):
+        return _op("_softmax", self, dim, dtype)
+
+    def log_softmax(self, dim, dtype=None):
+        return _op("_log_softmax", self, dim, dtype)
+
+    __add__ = add
+    __sub__ = sub
+    __mul__ = mul
+    __truediv__ = div
+    __pow__ = pow
+    __matmul__ = matmul
+    __neg__ = neg
+    __abs__ = abs
+    __eq__ = eq
+    __ne__ = ne
+    __lt__ = lt
+    __le__ = le
+    __gt__ = gt
+    __ge__ = ge
+    __iadd__ = add_
+    __isub__ = sub_
+    __imul__ = mul_
+    __itruediv__ = div_
+    __hash__ = object.__hash__
+
+    def __radd__(self, other):
+        return wrap_scalar(other).add(self)
+
+    def __rsub__(self, other):
+        return wrap_scalar(other).sub(self)
+
+    def __rmul__(self, other):
+        return wrap_scalar(other).mul(self)
+
+    def __rtruediv__(self, other):
+        return wrap_scalar(other).div(self)
+
+    def __rpow__(self, other):
+        return wrap_scalar(other).pow(self)
+
+    def __invert__(self):
+        if self.dtype is not st.bool_:
+            raise NotImplementedError("~ is implemented for bool tensors only in internals")
+        return self.eq(False)
+
+    def __bool__(self):
+        if self.numel() != 1:
+            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __float__(self):
+        return float(self.item())
+
+    def __int__(self):
+        return int(self.item())
+
+    def __index__(self):
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __len__(self):
+        if self.dim() == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def __iter__(self):
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(self.shape[0]))
+
+    def __repr__(self):
+        from ._tensor_str import tensor_repr
+        return tensor_repr(self)

@@ -1,0 +1,1 @@
+"""Operators, mirroring ``aten/src/ATen``: the dispatcher, TensorIterator and the native kernels."""

@@ -1,0 +1,1 @@
+"""Native operator implementations, by family, as in ``aten/src/ATen/native``."""

@@ -1,0 +1,105 @@
+"""``copy_``: write one tensor's values into another, casting and crossing devices.
+
+Mirrors ``aten/src/ATen/native/Copy.cpp``. A same-device copy is one strided loop with a cast.
+float16 and bfloat16 pass through float32, converted on their bit patterns (Numba has no CPU
+float16). A cross-device copy moves contiguous bytes, then lays them out on the far side.
+"""
+import numpy as np
+
+from ...c10 import scalar_type as st
+from ..dispatcher import register
+from ..tensor_iterator import Geometry, broadcast_shapes, check_no_overlap, geometry
+from . import scalar_ops as ops
+from .dispatch_stub import loops
+
+
+def buffer(t):
+    """The typed flat buffer behind a tensor (bit patterns for the 16-bit floats)."""
+    return t._impl.storage.typed(t.dtype)
+
+
+def _bits_copy(dst, src, op):
+    """One bit-level conversion between a float32 tensor and a 16-bit one (same shape)."""
+    g = geometry([dst._impl, src._impl], dst.shape)
+    wide = np.uint32
+    out = buffer(dst).view(wide) if dst.dtype is st.float32 else buffer(dst)
+    inp = buffer(src).view(wide) if src.dtype is st.float32 else buffer(src)
+    loops(dst.device).unary_loop(op, out, inp, g.shape, g.strides, g.offsets)
+
+
+_TO_FLOAT = {st.float16: ops.HALF_BITS_TO_FLOAT, st.bfloat16: ops.BF16_BITS_TO_FLOAT}
+_FROM_FLOAT = {st.float16: ops.FLOAT_BITS_TO_HALF, st.bfloat16: ops.FLOAT_BITS_TO_BF16}
+
+
+def _same_device_copy(dst, src):
+    """dst[...] = src[...] (same shape, same device) with a cast."""
+    if dst.numel() == 0:
+        return
+    reduced_src = src.dtype.is_reduced_float and src.dtype is not dst.dtype
+    if reduced_src:
+        wide = src._empty_like_float32()
+        _bits_copy(wide, src, _TO_FLOAT[src.dtype])
+        return _same_device_copy(dst, wide)
+    if dst.dtype.is_reduced_float and src.dtype is not dst.dtype:
+        wide = src if src.dtype is st.float32 else _cast_like(src, st.float32)
+        return _bits_copy(dst, wide, _FROM_FLOAT[dst.dtype])
+    g = geometry([dst._impl, src._impl], dst.shape)
+    loops(dst.device).copy_loop(buffer(dst), buffer(src), g.shape, g.strides, g.offsets)
+
+
+def _cast_like(src, dtype):
+    out = src._empty_like(dtype)
+    _same_device_copy(out, src)
+    return out
+
+
+def _cross_device_copy(dst, src):
+    """Copy between the host and the device through contiguous bytes."""
+    from numba import cuda
+    staged = src.to(dtype=dst.dtype).contiguous()
+    raw = staged._impl.storage._data[staged.storage_offset() * staged.element_size():][: staged.nbytes]
+    moved = cuda.to_device(raw) if dst.device.type == "cuda" else raw.copy_to_host()
+    from ...c10.storage import UntypedStorage
+    from ...c10.tensor_impl import TensorImpl
+    impl = TensorImpl(UntypedStorage(len(moved), dst.device, data=moved), staged.shape, staged.stride(), 0, dst.dtype)
+    _same_device_copy(dst, type(dst)._from_impl(impl))
+
+
+@register("copy_", "CPU", "CUDA")
+def copy_(dst, src, non_blocking=False):
+    shape = broadcast_shapes(dst.shape, src.shape)
+    if shape != tuple(dst.shape):
+        raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the broadcast shape {list(shape)}")
+    check_no_overlap(dst._impl, [src._impl])
+    src = src.expand(dst.shape)
+    if src.device == dst.device:
+        _same_device_copy(dst, src)
+    else:
+        _cross_device_copy(dst, src)
+    dst._bump_version()
+    return dst
+
+
+@register("fill_.Scalar", "CPU", "CUDA")
+def fill_(t, value):
+    check_no_overlap(t._impl, [])
+    if t.numel():
+        target = t if not t.dtype.is_reduced_float else t._empty_like(st.float32)
+        g = geometry([target._impl], target.shape)
+        loops(t.device).fill_loop(buffer(target), np.dtype(target.dtype.numpy_type).type(value),
+                                  g.shape, g.strides, g.offsets)
+        if target is not t:
+            _same_device_copy(t, target)
+    t._bump_version()
+    return t
+
+
+@register("clone", "CPU", "CUDA")
+def clone(x, memory_format=None):
+    from .tensor_factories import empty_like
+    out = empty_like(x, memory_format=memory_format)
+    _same_device_copy(out, x)
+    return out
+
+
+__all__ = ["copy_", "fill_", "clone", "buffer", "Geometry"]

@@ -1,0 +1,132 @@
+"""Strided CPU loops for elementwise ops, mirroring ``aten/src/ATen/native/cpu/Loops.h``.
+
+Every loop takes typed flat buffers (the whole storage of each operand), never Tensor objects,
+plus the iteration geometry a TensorIterator computed:
+
+* ``shape``: sizes with dimension 0 the fastest-moving (TensorIterator's order);
+* ``strides[k, d]``: operand k's stride, in elements, along dimension d (operand 0 is the output);
+* ``offsets[k]``: operand k's storage offset.
+
+The work is cut into chunks of ``GRAIN`` elements along dimension 0 (``at::internal::GRAIN_SIZE``)
+and the chunks run in parallel. A chunk whose operands are all unit-stride takes a plain indexed
+loop that LLVM vectorises.
+
+The op number reaches the loop as a compile-time literal, so each (op, dtypes) pair compiles once
+to its own loop and is cached on disk. ``literally`` sits in a thin serial wrapper: inside a
+``parallel=True`` function it would stop the loop from vectorising.
+"""
+from numba import literally, njit, prange
+
+from ..scalar_ops import binary_op, unary_op
+
+GRAIN = 32768
+
+
+@njit(inline="always")
+def _start(row, shape, strides, offsets, k):
+    """Element index at which operand ``k`` starts outer row ``row`` (dims 1.. are outer)."""
+    pos, rest = offsets[k], row
+    for d in range(1, shape.size):
+        pos += (rest % shape[d]) * strides[k, d]
+        rest //= shape[d]
+    return pos
+
+
+@njit(inline="always")
+def _tasks(shape):
+    """(rows, chunks per row): the parallel tasks of one loop."""
+    rows = 1
+    for d in range(1, shape.size):
+        rows *= shape[d]
+    return rows, (shape[0] + GRAIN - 1) // GRAIN
+
+
+@njit(inline="always")
+def _span(task, per_row, shape):
+    """The outer row and the [lo, hi) range of dimension 0 that one task covers."""
+    lo = (task % per_row) * GRAIN
+    return task // per_row, lo, min(lo + GRAIN, shape[0])
+
+
+@njit(parallel=True, cache=True, error_model="numpy")
+def _unary(op, out, a, shape, strides, offsets):
+    rows, per_row = _tasks(shape)
+    s0, s1 = strides[0, 0], strides[1, 0]
+    for task in prange(rows * per_row):
+        row, lo, hi = _span(task, per_row, shape)
+        p0, p1 = _start(row, shape, strides, offsets, 0), _start(row, shape, strides, offsets, 1)
+        if s0 == 1 and s1 == 1:
+            for i in range(lo, hi):
+                out[p0 + i] = unary_op(op, a[p1 + i])
+        else:
+            for i in range(lo, hi):
+                out[p0 + i * s0] = unary_op(op, a[p1 + i * s1])
+
+
+@njit(cache=True)
+def unary_loop(op, out, a, shape, strides, offsets):
+    literally(op)
+    _unary(op, out, a, shape, strides, offsets)
+
+
+@njit(parallel=True, cache=True, error_model="numpy")
+def _binary(op, out, a, b, alpha, shape, strides, offsets):
+    rows, per_row = _tasks(shape)
+    s0, s1, s2 = strides[0, 0], strides[1, 0], strides[2, 0]
+    for task in prange(rows * per_row):
+        row, lo, hi = _span(task, per_row, shape)
+        p0 = _start(row, shape, strides, offsets, 0)
+        p1 = _start(row, shape, strides, offsets, 1)
+        p2 = _start(row, shape, strides, offsets, 2)
+        if s0 == 1 and s1 == 1 and s2 == 1:
+            for i in range(lo, hi):
+                out[p0 + i] = binary_op(op, a[p1 + i], b[p2 + i], alpha)
+        else:
+            for i in range(lo, hi):
+                out[p0 + i * s0] = binary_op(op, a[p1 + i * s1], b[p2 + i * s2], alpha)
+
+
+@njit(cache=True)
+def binary_loop(op, out, a, b, alpha, shape, strides, offsets):
+    literally(op)
+    _binary(op, out, a, b, alpha, shape, strides, offsets)
+
+
+@njit(parallel=True, cache=True)
+def where_loop(out, cond, a, b, shape, strides, offsets):
+    rows, per_row = _tasks(shape)
+    for task in prange(rows * per_row):
+        row, lo, hi = _span(task, per_row, shape)
+        p0 = _start(row, shape, strides, offsets, 0)
+        p1 = _start(row, shape, strides, offsets, 1)
+        p2 = _start(row, shape, strides, offsets, 2)
+        p3 = _start(row, shape, strides, offsets, 3)
+        for i in range(lo, hi):
+            take_a = cond[p1 + i * strides[1, 0]]
+            out[p0 + i * strides[0, 0]] = a[p2 + i * strides[2, 0]] if take_a else b[p3 + i * strides[3, 0]]
+
+
+@njit(parallel=True, cache=True)
+def copy_loop(out, a, shape, strides, offsets):
+    """Copy with a cast to ``out``'s dtype (Numba converts as C does)."""
+    rows, per_row = _tasks(shape)
+    s0, s1 = strides[0, 0], strides[1, 0]
+    for task in prange(rows * per_row):
+        row, lo, hi = _span(task, per_row, shape)
+        p0, p1 = _start(row, shape, strides, offsets, 0), _start(row, shape, strides, offsets, 1)
+        if s0 == 1 and s1 == 1:
+            for i in range(lo, hi):
+                out[p0 + i] = a[p1 + i]
+        else:
+            for i in range(lo, hi):
+                out[p0 + i * s0] = a[p1 + i * s1]
+
+
+@njit(parallel=True, cache=True)
+def fill_loop(out, value, shape, strides, offsets):
+    rows, per_row = _tasks(shape)
+    for task in prange(rows * per_row):
+        row, lo, hi = _span(task, per_row, shape)
+        p0 = _start(row, shape, strides, offsets, 0)
+        for i in range(lo, hi):
+            out[p0 + i * strides[0, 0]] = value

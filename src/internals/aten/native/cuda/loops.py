@@ -1,0 +1,130 @@
+"""Elementwise CUDA kernels (``aten/src/ATen/native/cuda/Loops.cuh``, ``CUDALoops.cuh``).
+
+One thread per element, in a grid-stride loop: each thread starts at its global index and
+steps by the total number of threads, so any grid covers any size. Each thread turns its linear
+index into per-operand offsets (ATen's ``OffsetCalculator``). Same arguments as the CPU loops.
+
+A kernel is built once per op number by closing over it: the op number is then a compile-time
+constant, and ``binary_op``'s overload picks the op's function while typing. Under the simulator
+every thread is a Python thread, so the launch uses few threads (see ``launch_config``).
+"""
+import numpy as np
+from numba import cuda
+
+from ...._cuda_env import SIMULATED
+from ..scalar_ops import binary_op, unary_op
+
+
+def launch_config(n):
+    """(blocks, threads) for n elements: a full grid on a GPU, one small block simulated."""
+    if SIMULATED:
+        return 1, 32
+    threads = 256
+    return max(1, min((n + threads - 1) // threads, 4096)), threads
+
+
+def to_device_meta(shape, strides, offsets):
+    """The iteration geometry as device arrays (int64), copied once per launch."""
+    return (cuda.to_device(np.ascontiguousarray(shape, dtype=np.int64)),
+            cuda.to_device(np.ascontiguousarray(strides, dtype=np.int64)),
+            cuda.to_device(np.ascontiguousarray(offsets, dtype=np.int64)))
+
+
+@cuda.jit(device=True)
+def element_offset(index, shape, strides, offsets, k):
+    """Offset of element ``index`` (fastest-first linear order) in operand ``k``."""
+    pos = offsets[k]
+    for d in range(shape.size):
+        pos += (index % shape[d]) * strides[k, d]
+        index //= shape[d]
+    return pos
+
+
+def _numel(shape):
+    return int(np.prod(shape)) if len(shape) else 1
+
+
+_kernels = {}
+
+
+def _cached(key, build):
+    if key not in _kernels:
+        _kernels[key] = build()
+    return _kernels[key]
+
+
+def _build_unary(op):
+    @cuda.jit
+    def kernel(out, a, n, shape, strides, offsets):
+        i = cuda.grid(1)
+        while i < n:
+            out[element_offset(i, shape, strides, offsets, 0)] = unary_op(
+                op, a[element_offset(i, shape, strides, offsets, 1)])
+            i += cuda.gridsize(1)
+    return kernel
+
+
+def _build_binary(op):
+    @cuda.jit
+    def kernel(out, a, b, alpha, n, shape, strides, offsets):
+        i = cuda.grid(1)
+        while i < n:
+            out[element_offset(i, shape, strides, offsets, 0)] = binary_op(
+                op, a[element_offset(i, shape, strides, offsets, 1)],
+                b[element_offset(i, shape, strides, offsets, 2)], alpha)
+            i += cuda.gridsize(1)
+    return kernel
+
+
+@cuda.jit
+def _where_kernel(out, cond, a, b, n, shape, strides, offsets):
+    i = cuda.grid(1)
+    while i < n:
+        take_a = cond[element_offset(i, shape, strides, offsets, 1)]
+        value_a = a[element_offset(i, shape, strides, offsets, 2)]
+        value_b = b[element_offset(i, shape, strides, offsets, 3)]
+        out[element_offset(i, shape, strides, offsets, 0)] = value_a if take_a else value_b
+        i += cuda.gridsize(1)
+
+
+@cuda.jit
+def _copy_kernel(out, a, n, shape, strides, offsets):
+    i = cuda.grid(1)
+    while i < n:
+        out[element_offset(i, shape, strides, offsets, 0)] = a[element_offset(i, shape, strides, offsets, 1)]
+        i += cuda.gridsize(1)
+
+
+@cuda.jit
+def _fill_kernel(out, value, n, shape, strides, offsets):
+    i = cuda.grid(1)
+    while i < n:
+        out[element_offset(i, shape, strides, offsets, 0)] = value
+        i += cuda.gridsize(1)
+
+
+def _launch(kernel, shape, strides, offsets, *args):
+    n = _numel(shape)
+    blocks, threads = launch_config(n)
+    with np.errstate(all="ignore"):    # the simulator computes with NumPy scalars
+        kernel[blocks, threads](*args, n, *to_device_meta(shape, strides, offsets))
+
+
+def unary_loop(op, out, a, shape, strides, offsets):
+    _launch(_cached(("unary", op), lambda: _build_unary(op)), shape, strides, offsets, out, a)
+
+
+def binary_loop(op, out, a, b, alpha, shape, strides, offsets):
+    _launch(_cached(("binary", op), lambda: _build_binary(op)), shape, strides, offsets, out, a, b, alpha)
+
+
+def where_loop(out, cond, a, b, shape, strides, offsets):
+    _launch(_where_kernel, shape, strides, offsets, out, cond, a, b)
+
+
+def copy_loop(out, a, shape, strides, offsets):
+    _launch(_copy_kernel, shape, strides, offsets, out, a)
+
+
+def fill_loop(out, value, shape, strides, offsets):
+    _launch(_fill_kernel, shape, strides, offsets, out, value)

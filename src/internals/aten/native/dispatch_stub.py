@@ -1,0 +1,12 @@
+"""DispatchStub: one op implementation, a loop per device (``aten/src/ATen/native/DispatchStub.h``).
+
+An ATen native function registered for both CPU and CUDA calls e.g. ``add_stub(device, iter)``,
+which jumps to the loop compiled for that device. ``loops(device)`` is that jump.
+"""
+import importlib
+
+
+def loops(device, family="loops"):
+    """The module of ``family`` loops ("loops", "reduce", "linalg") for ``device``."""
+    backend = "cpu" if device.type == "cpu" else "cuda"
+    return importlib.import_module(f"internals.aten.native.{backend}.{family}")

@@ -1,0 +1,162 @@
+"""Elementwise operators: unary, binary and ``where`` (``UnaryOps.cpp``, ``BinaryOps.cpp``,
+``TensorCompare.cpp`` in ``aten/src/ATen/native``).
+
+Each follows the same path as a structured ATen kernel: check the devices, compute the result
+dtype by torch's promotion rules, broadcast, allocate the output with the layout TensorIterator
+gives it (or check the in-place output), cast inputs to the computation dtype, and run one loop.
+float16 and bfloat16 compute in float32 and round once at the end, as ATen's ``opmath`` does.
+"""
+import numpy as np
+
+from ...c10 import scalar_type as st
+from ..dispatcher import register
+from ..tensor_iterator import broadcast_shapes, check_no_overlap, geometry, output_layout
+from . import scalar_ops as ops
+from .copy import _cast_like, _same_device_copy, buffer
+from .dispatch_stub import loops
+
+
+def common_device(*tensors):
+    """The op's device. A 0-dim CPU tensor (a wrapped Python scalar, say) may join any device."""
+    devices = {t.device for t in tensors if not (t.device.type == "cpu" and t.dim() == 0)}
+    if len(devices) > 1:
+        a, b = sorted(devices, key=str, reverse=True)[:2]
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
+                           f"devices, {a} and {b}!")
+    return devices.pop() if devices else tensors[0].device
+
+
+def _compute_dtype(dtype):
+    return st.float32 if dtype.is_reduced_float else dtype
+
+
+def _prepare(x, dtype, device):
+    """``x`` as ``dtype`` on ``device``, copying only when it must."""
+    if x.device != device:
+        x = x.to(device)
+    return x if x.dtype is dtype else _cast_like(x, dtype)
+
+
+def _result(out, inputs, shape, out_dtype, common):
+    """Allocate the output, or check an in-place/``out=`` one (``TensorIterator::build``)."""
+    from .tensor_factories import empty_strided
+    if out is None:
+        strides = output_layout([i._impl for i in inputs], shape)
+        return empty_strided(shape, strides, dtype=out_dtype, device=common_device(*inputs))
+    if tuple(out.shape) != shape:
+        raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape {list(shape)}")
+    if not st.can_cast(out_dtype, out.dtype):
+        raise RuntimeError(f"result type {out_dtype.torch_name} can't be cast to the desired output "
+                           f"type {out.dtype.torch_name}")
+    check_no_overlap(out._impl, [i._impl for i in inputs])
+    return out
+
+
+def _run(out, compute_out_dtype, run_loop, inplace):
+    """Run the loop into ``out`` directly, or through a temporary when dtypes differ."""
+    target = out if out.dtype is compute_out_dtype else out._empty_like(compute_out_dtype)
+    if out.numel():
+        run_loop(target)
+        if target is not out:
+            _same_device_copy(out, target)
+    if inplace:
+        out._bump_version()
+    return out
+
+
+def unary(op, x, *, out=None, floating=False, name=None):
+    """A unary op. ``floating`` ops (exp, log, ...) turn integer inputs into the default float."""
+    if x.dtype is st.bool_ and op in (ops.NEG, ops.ABS, ops.RELU):
+        raise _bool_error(op, name)
+    dtype = x.dtype
+    if floating and not dtype.is_floating_point:
+        dtype = st.get_default_dtype()
+    inplace = out is not None
+    out = _result(out, [x], tuple(x.shape), dtype, x)
+    compute = _compute_dtype(dtype)
+    xc = _prepare(x, compute, out.device)
+
+    def run_loop(target):
+        g = geometry([target._impl, xc._impl], target.shape)
+        loops(target.device).unary_loop(op, buffer(target), buffer(xc), g.shape, g.strides, g.offsets)
+    return _run(out, compute, run_loop, inplace)
+
+
+def _bool_error(op, name):
+    if op == ops.NEG:
+        return RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                            "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    if op == ops.RELU:
+        return RuntimeError("Boolean inputs not supported for relu")
+    return NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
+
+
+def binary(op, a, b, *, alpha=1, out=None):
+    """A binary op with broadcasting and type promotion; ``out`` is the in-place target, if any."""
+    common = st.result_type(a, b)
+    _check_binary(op, a, b, common, alpha)
+    if op == ops.DIV and not common.is_floating_point:
+        common = st.get_default_dtype()                   # true division of integers
+    out_dtype = st.bool_ if op in ops.COMPARISONS else common
+    shape = broadcast_shapes(tuple(a.shape), tuple(b.shape))
+    inplace = out is not None
+    out = _result(out, [a, b], shape, out_dtype, common)
+    compute = _compute_dtype(common)
+    device = out.device
+    ac, bc = _prepare(a, compute, device), _prepare(b, compute, device)
+    if op == ops.POW and not compute.is_floating_point:
+        op = ops.INT_POW
+    scalar = np.dtype(compute.numpy_type).type(alpha)
+    compute_out = st.bool_ if op in ops.COMPARISONS else compute
+
+    def run_loop(target):
+        g = geometry([target._impl, ac._impl, bc._impl], shape)
+        loops(device).binary_loop(op, buffer(target), buffer(ac), buffer(bc), scalar, g.shape, g.strides, g.offsets)
+    return _run(out, compute_out, run_loop, inplace)
+
+
+def _check_binary(op, a, b, common, alpha):
+    if common is st.bool_:
+        if op == ops.SUB:
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                               "Use the `^` or `logical_xor()` operator instead.")
+        if op == ops.POW:
+            raise NotImplementedError('"pow" not implemented for \'Bool\'')
+    if op in (ops.ADD, ops.SUB) and not common.is_floating_point and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if op == ops.POW and not common.is_floating_point and b._impl.is_wrapped_number and b.item() < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+def where(cond, a, b):
+    if cond.dtype is not st.bool_:
+        raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+                           f"{cond.dtype.torch_name}")
+    common = st.result_type(a, b)
+    shape = broadcast_shapes(tuple(cond.shape), tuple(a.shape), tuple(b.shape))
+    out = _result(None, [cond, a, b], shape, common, common)
+    device = out.device
+    cc = _prepare(cond, st.bool_, device)
+    ac, bc = _prepare(a, common, device), _prepare(b, common, device)
+    if out.numel():
+        g = geometry([out._impl, cc._impl, ac._impl, bc._impl], shape)
+        loops(device).where_loop(buffer(out), buffer(cc), buffer(ac), buffer(bc), g.shape, g.strides, g.offsets)
+    return out
+
+
+# Registrations: the dispatcher's entry points, by torch's operator names.
+for _name, _op, _floating in [("neg", ops.NEG, False), ("abs", ops.ABS, False), ("exp", ops.EXP, True),
+                              ("log", ops.LOG, True), ("sqrt", ops.SQRT, True), ("relu", ops.RELU, False),
+                              ("sigmoid", ops.SIGMOID, True), ("tanh", ops.TANH, True)]:
+    register(_name, "CPU", "CUDA")(
+        lambda x, _op=_op, _f=_floating, _n=_name: unary(_op, x, floating=_f, name=_n))
+    register(_name + "_", "CPU", "CUDA")(
+        lambda x, _op=_op, _f=_floating, _n=_name: unary(_op, x, out=x, floating=_f, name=_n))
+
+BINARY_OPS = {"add": ops.ADD, "sub": ops.SUB, "mul": ops.MUL, "div": ops.DIV, "pow": ops.POW,
+              "maximum": ops.MAXIMUM, "minimum": ops.MINIMUM, "eq": ops.EQ, "ne": ops.NE,
+              "lt": ops.LT, "le": ops.LE, "gt": ops.GT, "ge": ops.GE}
+for _name, _op in BINARY_OPS.items():
+    register(_name + ".Tensor", "CPU", "CUDA")(lambda a, b, alpha=1, _op=_op: binary(_op, a, b, alpha=alpha))
+    register(_name + "_.Tensor", "CPU", "CUDA")(lambda a, b, alpha=1, _op=_op: binary(_op, a, b, alpha=alpha, out=a))
+register("where.self", "CPU", "CUDA")(where)

@@ -1,0 +1,100 @@
+"""Matrix products: ``mm``, ``bmm``, ``matmul`` (``aten/src/ATen/native/LinearAlgebra.cpp``).
+
+``mm`` and ``bmm`` check shapes and dtypes, make contiguous copies where needed (as torch does
+before calling a BLAS), and run the device's blocked or tiled loop. ``matmul`` reduces every
+case (vectors, batches with broadcasting) to them, as torch's ``matmul`` does.
+"""
+from ...c10 import scalar_type as st
+from ..dispatcher import register
+from ..tensor_iterator import broadcast_shapes
+from .copy import _cast_like, buffer
+from .dispatch_stub import loops
+from .elementwise import common_device
+
+
+def _check_dtypes(name, a, b):
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.torch_name} != "
+                           f"{b.dtype.torch_name}")
+    if a.dtype is st.bool_:
+        raise NotImplementedError(f'"{name}" not implemented for \'Bool\'')
+
+
+def _batched_mm(a, b, name):
+    """a: (B, M, K), b: (B, K, N) -> (B, M, N), contiguous."""
+    from .tensor_factories import empty
+    _check_dtypes(name, a, b)
+    common_device(a, b)
+    batch, M, K = a.shape
+    N = b.shape[2]
+    out = empty(batch, M, N, dtype=a.dtype, device=a.device)
+    if out.numel() == 0:
+        return out
+    compute = st.float32 if a.dtype.is_reduced_float else a.dtype
+    ac, bc = (t.contiguous() if t.dtype is compute else _cast_like(t.contiguous(), compute) for t in (a, b))
+    target = out if out.dtype is compute else out._empty_like(compute)
+    if K == 0:
+        target.zero_()
+    else:
+        loops(a.device, "linalg").mm_loop(buffer(target), ac._flat_buffer(), bc._flat_buffer(), batch, M, N, K)
+    return out if target is out else out.copy_(target)
+
+
+@register("mm", "CPU", "CUDA")
+def mm(a, b):
+    if a.dim() != 2:
+        raise RuntimeError(f"self must be a matrix")
+    if b.dim() != 2:
+        raise RuntimeError(f"mat2 must be a matrix")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                           f"{b.shape[0]}x{b.shape[1]})")
+    return _batched_mm(a.unsqueeze(0), b.unsqueeze(0), "addmm_impl_cpu_").squeeze(0)
+
+
+@register("bmm", "CPU", "CUDA")
+def bmm(a, b):
+    if a.dim() != 3:
+        raise RuntimeError(f"batch1 must be a 3D tensor")
+    if b.dim() != 3:
+        raise RuntimeError(f"batch2 must be a 3D tensor")
+    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
+    return _batched_mm(a, b, "bmm")
+
+
+@register("matmul", "CPU", "CUDA")
+def matmul(a, b):
+    if a.dim() == 0 or b.dim() == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")
+    if a.dim() == 1 and b.dim() == 1:
+        if a.shape[0] != b.shape[0]:
+            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
+                               "to have the same number of elements, but got "
+                               f"{a.shape[0]} and {b.shape[0]} elements respectively")
+        return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape(())
+    if a.dim() == 2 and b.dim() == 1:
+        return mm(a, b.unsqueeze(1)).squeeze(1)
+    if a.dim() == 1 and b.dim() == 2:
+        return mm(a.unsqueeze(0), b).squeeze(0)
+    if a.dim() == 2 and b.dim() == 2:
+        return mm(a, b)
+    # Batched: broadcast the batch dims, then one bmm over their product.
+    a2 = a.unsqueeze(0) if a.dim() == 1 else a
+    b2 = b.unsqueeze(1) if b.dim() == 1 else b
+    if a2.shape[-1] != b2.shape[-2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{a2.shape[-1]}, {b2.shape[-2]}]")
+    batch = broadcast_shapes(tuple(a2.shape[:-2]), tuple(b2.shape[:-2]))
+    M, K, N = a2.shape[-2], a2.shape[-1], b2.shape[-1]
+    n = 1
+    for s in batch:
+        n *= s
+    out = bmm(a2.expand(*batch, M, K).reshape(n, M, K), b2.expand(*batch, K, N).reshape(n, K, N))
+    out = out.reshape(*batch, M, N)
+    if a.dim() == 1:
+        out = out.squeeze(-2)
+    if b.dim() == 1:
+        out = out.squeeze(-1)
+    return out

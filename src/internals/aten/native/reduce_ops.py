@@ -1,0 +1,172 @@
+"""Reductions: sum, mean, prod, amax, amin, max, argmax, argmin (``ReduceOps.cpp``,
+``TensorCompare.cpp`` in ``aten/src/ATen/native``).
+
+The input's dims split into kept (outer) and reduced (inner) ones; the output is contiguous
+over the kept dims (``keepdim=True`` keeps the reduced ones as size 1). Integer and bool sums
+and products accumulate in int64, as torch's do.
+"""
+import collections
+
+import numpy as np
+
+from ...c10 import scalar_type as st
+from ..dispatcher import register
+from ..tensor_iterator import coalesce
+from . import scalar_ops as ops
+from .copy import _cast_like, buffer
+from .dispatch_stub import loops
+
+def normalize_dims(dims, ndim):
+    """Wrap negative dims and check range, as ``maybe_wrap_dim`` does."""
+    if dims is None:
+        return tuple(range(ndim))
+    if isinstance(dims, int):
+        dims = (dims,)
+    out = []
+    for d in dims:
+        n = max(ndim, 1)
+        if not -n <= d < n:
+            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
+        d = d % n
+        if d in out:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        out.append(d)
+    return tuple(sorted(out)) if ndim else ()
+
+
+def _split(x, dims):
+    """(outer shape, outer strides, inner shape, inner strides), each fastest-first, coalesced."""
+    sizes, strides = x.shape, x.stride()
+    kept = [d for d in range(x.dim()) if d not in dims]
+    outer_shape, (outer_strides,) = coalesce([sizes[d] for d in reversed(kept)], [[strides[d] for d in reversed(kept)]])
+    inner_shape, (inner_strides,) = coalesce([sizes[d] for d in reversed(dims)], [[strides[d] for d in reversed(dims)]])
+    as_array = lambda v: np.array(v or [1], dtype=np.int64)
+    return as_array(outer_shape), as_array(outer_strides or [0]), as_array(inner_shape), as_array(inner_strides or [0])
+
+
+def _out_shape(x, dims, keepdim):
+    return tuple(1 if d in dims else n for d, n in enumerate(x.shape) if keepdim or d not in dims)
+
+
+def _reduce(op, x, dims, keepdim, out_dtype, name):
+    from .tensor_factories import empty
+    dims = normalize_dims(dims, x.dim())
+    if op in (ops.AMAX, ops.AMIN, ops.ARGMAX, ops.ARGMIN) and x.numel() == 0:
+        zero_dim = next((d for d in dims if x.shape[d] == 0), None)
+        if zero_dim is None:
+            return empty(_out_shape(x, dims, keepdim), dtype=out_dtype, device=x.device)
+        raise IndexError(f"{name}(): Expected reduction dim {zero_dim} to have non-zero size.")
+    out = empty(_out_shape(x, dims, keepdim), dtype=out_dtype, device=x.device)
+    if out.numel() == 0:
+        return out
+    arg = op in (ops.ARGMAX, ops.ARGMIN)
+    compute = st.float32 if x.dtype.is_reduced_float else (x.dtype if arg else _accumulate_dtype(x.dtype, out_dtype))
+    xc = x if x.dtype is compute else _cast_like(x, compute)
+    target = out if (arg or out.dtype is compute) else out._empty_like(compute)
+    geometry = _split(xc, dims)
+    backend = loops(x.device, "reduce")
+    if arg:
+        backend.arg_reduce_loop(op, buffer(target), buffer(xc), *geometry, xc.storage_offset())
+    else:
+        init = np.dtype(compute.numpy_type).type(1 if op == ops.PROD else 0)
+        backend.reduce_loop(op, buffer(target), buffer(xc), init, *geometry, xc.storage_offset())
+    return out if target is out else out.copy_(target)
+
+
+def _accumulate_dtype(in_dtype, out_dtype):
+    return out_dtype if not out_dtype.is_reduced_float else st.float32
+
+
+def _sum_dtype(x, dtype):
+    if dtype is not None:
+        return dtype
+    return st.int64 if not x.dtype.is_floating_point else x.dtype
+
+
+@register("sum.dim_IntList", "CPU", "CUDA")
+def sum_(x, dim=None, keepdim=False, *, dtype=None):
+    return _reduce(ops.SUM, x, dim, keepdim, _sum_dtype(x, dtype), "sum")
+
+
+@register("prod.dim_int", "CPU", "CUDA")
+def prod(x, dim=None, keepdim=False, *, dtype=None):
+    return _reduce(ops.PROD, x, dim, keepdim, _sum_dtype(x, dtype), "prod")
+
+
+@register("mean.dim", "CPU", "CUDA")
+def mean(x, dim=None, keepdim=False, *, dtype=None):
+    out_dtype = dtype or x.dtype
+    if not out_dtype.is_floating_point:
+        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
+                           f"or complex dtype. Got: {out_dtype.torch_name}")
+    dims = normalize_dims(dim, x.dim())
+    count = 1
+    for d in dims:
+        count *= x.shape[d]
+    total = _reduce(ops.SUM, x, dims, keepdim, out_dtype, "mean")
+    return total.div_(count) if count else total.fill_(float("nan"))
+
+
+@register("amax", "CPU", "CUDA")
+def amax(x, dim=(), keepdim=False):
+    return _reduce(ops.AMAX, x, None if dim == () else dim, keepdim, x.dtype, "amax")
+
+
+@register("amin", "CPU", "CUDA")
+def amin(x, dim=(), keepdim=False):
+    return _reduce(ops.AMIN, x, None if dim == () else dim, keepdim, x.dtype, "amin")
+
+
+def _arg(op, name, x, dim, keepdim):
+    if x.dtype is st.bool_:
+        raise RuntimeError(f"{name}(): does not support bool input")
+    if dim is None:
+        if x.numel() == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+        flat = x.reshape(-1)
+        out = _reduce(op, flat, 0, False, st.int64, name)
+        return out.reshape([1] * x.dim()) if keepdim else out
+    return _reduce(op, x, dim, keepdim, st.int64, name)
+
+
+@register("argmax", "CPU", "CUDA")
+def argmax(x, dim=None, keepdim=False):
+    return _arg(ops.ARGMAX, "argmax", x, dim, keepdim)
+
+
+@register("argmin", "CPU", "CUDA")
+def argmin(x, dim=None, keepdim=False):
+    return _arg(ops.ARGMIN, "argmin", x, dim, keepdim)
+
+
+def _max_min(op, arg_op, name, x, dim, keepdim):
+    if dim is None:
+        if x.numel() == 0:
+            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                               "Specify the reduction dim with the 'dim' argument.")
+        return _reduce(op, x, None, False, x.dtype, name)
+    values = _reduce(op, x, dim, keepdim, x.dtype, name)
+    # bool compares as uint8 for the position; the values are unchanged.
+    source = x if x.dtype is not st.bool_ else _cast_like(x, st.uint8)
+    indices = _reduce(arg_op, source, dim, keepdim, st.int64, name)
+    return _return_type(name)(values, indices)
+
+
+_RETURN_TYPES = {}
+
+
+def _return_type(name):
+    """``torch.return_types.max`` and friends: a named (values, indices) pair."""
+    if name not in _RETURN_TYPES:
+        _RETURN_TYPES[name] = collections.namedtuple(name, ["values", "indices"])
+    return _RETURN_TYPES[name]
+
+
+@register("max", "CPU", "CUDA")
+def max_(x, dim=None, keepdim=False):
+    return _max_min(ops.AMAX, ops.ARGMAX, "max", x, dim, keepdim)
+
+
+@register("min", "CPU", "CUDA")
+def min_(x, dim=None, keepdim=False):
+    return _max_min(ops.AMIN, ops.ARGMIN, "min", x, dim, keepdim)

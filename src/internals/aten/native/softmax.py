@@ -1,0 +1,37 @@
+"""``softmax`` and ``log_softmax`` along a dim (``aten/src/ATen/native/SoftMax.cpp``).
+
+Built from the ops above in the numerically safe form torch's kernel computes: subtract the
+maximum along ``dim`` first, so ``exp`` cannot overflow. The output is contiguous, as torch's is.
+"""
+from ...c10 import scalar_type as st
+from ..dispatcher import register
+from .reduce_ops import normalize_dims
+
+
+def _prepare(x, dim, dtype, name):
+    if dtype is not None:
+        x = x.to(dtype)
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(f'"{name}_lastdim_kernel_impl" not implemented for \'{x.dtype.torch_name}\'')
+    (d,) = normalize_dims(dim, x.dim()) if x.dim() else (0,)
+    compute = x.contiguous() if not x.dtype.is_reduced_float else x.to(st.float32).contiguous()
+    return compute, d, x.dtype
+
+
+@register("_softmax", "CPU", "CUDA")
+def softmax(x, dim, dtype=None):
+    x, d, out_dtype = _prepare(x, dim, dtype, "softmax")
+    if x.dim() == 0:
+        return x.exp().div(x.exp()).to(out_dtype)
+    shifted = x - x.amax(d, keepdim=True)
+    e = shifted.exp()
+    return (e / e.sum(d, keepdim=True)).to(out_dtype)
+
+
+@register("_log_softmax", "CPU", "CUDA")
+def log_softmax(x, dim, dtype=None):
+    x, d, out_dtype = _prepare(x, dim, dtype, "log_softmax")
+    if x.dim() == 0:
+        return (x - x).to(out_dtype)
+    shifted = x - x.amax(d, keepdim=True)
+    return (shifted - shifted.exp().sum(d, keepdim=True).log()).to(out_dtype)

@@ -1,0 +1,378 @@
+"""Views: new sizes, strides and offset over the same storage, no data touched.
+
+Mirrors ``aten/src/ATen/native/TensorShape.cpp`` and, for ``view``, ``computeStride`` in
+``aten/src/ATen/TensorUtils.cpp``. Every view shares its base's storage and version counter.
+"""
+from ...c10.tensor_impl import TensorImpl, contiguous_strides
+from ..dispatcher import register
+
+
+def wrap_dim(dim, ndim):
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+    return dim % n
+
+
+def make_view(base, sizes, strides, offset=None):
+    impl = base._impl
+    view = TensorImpl(impl.storage, sizes, strides, impl.storage_offset if offset is None else offset,
+                      impl.dtype, impl.version_counter)
+    return type(base)._from_impl(view, base=base)
+
+
+@register("as_strided", "CPU", "CUDA")
+def as_strided(x, size, stride, storage_offset=None):
+    size, stride = tuple(size), tuple(stride)
+    if len(size) != len(stride):
+        raise RuntimeError(f"mismatch in length of strides and shape")
+    return make_view(x, size, stride, x.storage_offset() if storage_offset is None else storage_offset)
+
+
+def infer_size(shape, numel):
+    """Resolve one -1 in ``shape`` (``infer_size_dv``)."""
+    shape = list(shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        shape[shape.index(-1)] = numel // known
+    elif known != numel:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(shape)
+
+
+def compute_stride(old_sizes, old_strides, new_sizes):
+    """``computeStride``: strides for ``new_sizes`` over the old layout, or None if impossible.
+
+    Walk the old dims from the last, grouping them into chunks that are contiguous among
+    themselves (each dim's stride is the next one's stride times its size). A chunk can be
+    reshaped freely; the new dims must consume whole chunks.
+    """
+    numel = 1
+    for s in old_sizes:
+        numel *= s
+    if numel == 0:
+        return contiguous_strides(new_sizes) if old_sizes != tuple(new_sizes) else old_strides
+    new_strides = [0] * len(new_sizes)
+    view_d = len(new_sizes) - 1
+    chunk_base_stride = old_strides[-1] if old_strides else 1
+    tensor_numel, view_numel = 1, 1
+    for tensor_d in range(len(old_sizes) - 1, -1, -1):
+        tensor_numel *= old_sizes[tensor_d]
+        if tensor_d == 0 or (old_sizes[tensor_d - 1] != 1 and
+                             old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or new_sizes[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_sizes[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_strides[tensor_d - 1]
+                tensor_numel, view_numel = 1, 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+@register("view", "CPU", "CUDA")
+def view(x, *shape):
+    shape = infer_size(_shape_arg(shape), x.numel())
+    strides = compute_stride(tuple(x.shape), x.stride(), shape)
+    if strides is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return make_view(x, shape, strides)
+
+
+@register("reshape", "CPU", "CUDA")
+def reshape(x, *shape):
+    shape = infer_size(_shape_arg(shape), x.numel())
+    strides = compute_stride(tuple(x.shape), x.stride(), shape)
+    if strides is not None:
+        return make_view(x, shape, strides)
+    return x.clone(memory_format="contiguous").view(shape)
+
+
+def _shape_arg(shape):
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return tuple(shape)
+
+
+@register("transpose.int", "CPU", "CUDA")
+def transpose(x, dim0, dim1):
+    d0, d1 = wrap_dim(dim0, x.dim()), wrap_dim(dim1, x.dim())
+    if x.dim() == 0:
+        return make_view(x, (), ())
+    sizes, strides = list(x.shape), list(x.stride())
+    sizes[d0], sizes[d1] = sizes[d1], sizes[d0]
+    strides[d0], strides[d1] = strides[d1], strides[d0]
+    return make_view(x, sizes, strides)
+
+
+@register("t", "CPU", "CUDA")
+def t(x):
+    if x.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.dim()}D")
+    return transpose(x, 0, 1) if x.dim() == 2 else make_view(x, x.shape, x.stride())
+
+
+@register("permute", "CPU", "CUDA")
+def permute(x, *dims):
+    dims = _shape_arg(dims)
+    if len(dims) != x.dim():
+        raise RuntimeError(f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+                           f"length of the desired ordering of dimensions i.e. input.dim() = {x.dim()} is not "
+                           f"equal to len(dims) = {len(dims)}")
+    dims = [wrap_dim(d, x.dim()) for d in dims]
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return make_view(x, [x.shape[d] for d in dims], [x.stride()[d] for d in dims])
+
+
+@register("movedim.int", "CPU", "CUDA")
+def movedim(x, source, destination):
+    src = [source] if isinstance(source, int) else list(source)
+    dst = [destination] if isinstance(destination, int) else list(destination)
+    if len(src) != len(dst):
+        raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain "
+                           f"the same number of dims as destination ({dst} dims)")
+    src = [wrap_dim(d, x.dim()) for d in src]
+    dst = [wrap_dim(d, x.dim()) for d in dst]
+    order = [None] * x.dim()
+    for s, d in zip(src, dst):
+        order[d] = s
+    rest = iter(d for d in range(x.dim()) if d not in src)
+    order = [o if o is not None else next(rest) for o in order]
+    return permute(x, *order)
+
+
+@register("expand", "CPU", "CUDA")
+def expand(x, *sizes):
+    sizes = _shape_arg(sizes)
+    if len(sizes) < x.dim():
+        raise RuntimeError(f"expand({x._type_name()}{{{list(x.shape)}}}, size={list(sizes)}): the number of "
+                           f"sizes provided ({len(sizes)}) must be greater or equal to the number of "
+                           f"dimensions in the tensor ({x.dim()})")
+    lead = len(sizes) - x.dim()
+    new_sizes, new_strides = [], []
+    for i, size in enumerate(sizes):
+        if i < lead:
+            if size < 0:
+                raise RuntimeError(f"The expanded size of the tensor ({size}) isn't allowed in a leading, "
+                                   "non-existing dimension 0")
+            new_sizes.append(size)
+            new_strides.append(0)
+            continue
+        old, stride = x.shape[i - lead], x.stride()[i - lead]
+        if size == -1:
+            size = old
+        if old != size:
+            if old != 1:
+                raise RuntimeError(f"The expanded size of the tensor ({size}) must match the existing size "
+                                   f"({old}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
+                                   f"Tensor sizes: {list(x.shape)}")
+            stride = 0
+        new_sizes.append(size)
+        new_strides.append(stride)
+    return make_view(x, new_sizes, new_strides)
+
+
+@register("narrow", "CPU", "CUDA")
+def narrow(x, dim, start, length):
+    if x.dim() == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, x.dim())
+    size = x.shape[d]
+    if start < 0:
+        start += size
+    if not 0 <= start <= size or length < 0 or start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return _slice(x, d, start, start + length, 1)
+
+
+def _slice(x, d, start, stop, step):
+    sizes, strides = list(x.shape), list(x.stride())
+    offset = x.storage_offset() + start * strides[d]
+    sizes[d] = max(0, (stop - start + step - 1) // step)
+    strides[d] *= step
+    return make_view(x, sizes, strides, offset)
+
+
+@register("select.int", "CPU", "CUDA")
+def select(x, dim, index):
+    if x.dim() == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, x.dim())
+    size = x.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"select(): index {index} out of range for tensor of size {list(x.shape)} at "
+                         f"dimension {d}")
+    index %= size
+    sizes, strides = list(x.shape), list(x.stride())
+    offset = x.storage_offset() + index * strides[d]
+    del sizes[d], strides[d]
+    return make_view(x, sizes, strides, offset)
+
+
+@register("squeeze.dims", "CPU", "CUDA")
+def squeeze(x, dim=None):
+    if dim is None:
+        dims = range(x.dim())
+    else:
+        dims = [wrap_dim(d, x.dim()) for d in ([dim] if isinstance(dim, int) else dim)]
+    keep = [d for d in range(x.dim()) if not (d in dims and x.shape[d] == 1)]
+    return make_view(x, [x.shape[d] for d in keep], [x.stride()[d] for d in keep])
+
+
+@register("unsqueeze", "CPU", "CUDA")
+def unsqueeze(x, dim):
+    d = wrap_dim(dim, x.dim() + 1)
+    sizes, strides = list(x.shape), list(x.stride())
+    # The new dim's stride lets it sit in a contiguous layout (``inferUnsqueezeGeometry``).
+    stride = 1 if d >= x.dim() else sizes[d] * strides[d]
+    sizes.insert(d, 1)
+    strides.insert(d, stride)
+    return make_view(x, sizes, strides)
+
+
+@register("flatten.using_ints", "CPU", "CUDA")
+def flatten(x, start_dim=0, end_dim=-1):
+    if x.dim() == 0:
+        return reshape(x, 1)
+    s, e = wrap_dim(start_dim, x.dim()), wrap_dim(end_dim, x.dim())
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return x
+    n = 1
+    for size in x.shape[s:e + 1]:
+        n *= size
+    return reshape(x, *x.shape[:s], n, *x.shape[e + 1:])
+
+
+@register("unflatten.int", "CPU", "CUDA")
+def unflatten(x, dim, sizes):
+    d = wrap_dim(dim, x.dim())
+    sizes = infer_size(sizes, x.shape[d])
+    return view(x, *x.shape[:d], *sizes, *x.shape[d + 1:])
+
+
+@register("diagonal", "CPU", "CUDA")
+def diagonal(x, offset=0, dim1=0, dim2=1):
+    d1, d2 = wrap_dim(dim1, x.dim()), wrap_dim(dim2, x.dim())
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    start = x.storage_offset()
+    if offset >= 0:
+        length = max(0, min(x.shape[d1], x.shape[d2] - offset))
+        if length:
+            start += offset * x.stride()[d2]
+    else:
+        length = max(0, min(x.shape[d1] + offset, x.shape[d2]))
+        if length:
+            start -= offset * x.stride()[d1]
+    keep = [d for d in range(x.dim()) if d not in (d1, d2)]
+    sizes = [x.shape[d] for d in keep] + [length]
+    strides = [x.stride()[d] for d in keep] + [x.stride()[d1] + x.stride()[d2]]
+    return make_view(x, sizes, strides, start)
+
+
+@register("unfold", "CPU", "CUDA")
+def unfold(x, dimension, size, step):
+    d = wrap_dim(dimension, x.dim())
+    extent = x.shape[d] if x.dim() else 1
+    if size > extent:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {extent} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    sizes, strides = list(x.shape), list(x.stride())
+    if x.dim() == 0:
+        return make_view(x, [size], [1])
+    sizes[d] = (extent - size) // step + 1
+    inner_stride = strides[d]
+    strides[d] *= step
+    return make_view(x, sizes + [size], strides + [inner_stride])
+
+
+@register("split.Tensor", "CPU", "CUDA")
+def split(x, split_size_or_sections, dim=0):
+    d = wrap_dim(dim, x.dim())
+    size = x.shape[d]
+    if isinstance(split_size_or_sections, int):
+        step = split_size_or_sections
+        if step <= 0 and size:
+            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+        starts = range(0, size, step) if step else [0]
+        return tuple(narrow(x, d, s, min(step, size - s)) for s in starts)
+    sections = list(split_size_or_sections)
+    if sum(sections) != size:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
+                           f"at dimension {d}), but got split_sizes={sections}")
+    out, start = [], 0
+    for n in sections:
+        out.append(narrow(x, d, start, n))
+        start += n
+    return tuple(out)
+
+
+@register("chunk", "CPU", "CUDA")
+def chunk(x, chunks, dim=0):
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
+    d = wrap_dim(dim, x.dim())
+    size = x.shape[d]
+    step = (size + chunks - 1) // chunks
+    if step == 0:     # torch returns `chunks` empty pieces of a size-0 dim
+        return tuple(narrow(x, d, 0, 0) for _ in range(chunks))
+    return split(x, step, d)
+
+
+def getitem(x, index):
+    """Basic indexing: ints, slices (positive steps), None and Ellipsis (``applySlicing``)."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
+    if sum(1 for i in index if i is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > x.dim():
+        raise IndexError(f"too many indices for tensor of dimension {x.dim()}")
+    expanded = []
+    for i in index:
+        if i is Ellipsis:
+            expanded.extend([slice(None)] * (x.dim() - consumed))
+        else:
+            expanded.append(i)
+    result, d = x, 0
+    for i in expanded:
+        if i is None:
+            result = unsqueeze(result, d)
+            d += 1
+        elif isinstance(i, bool) or not isinstance(i, (int, slice)) and not hasattr(i, "__index__"):
+            raise TypeError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                            f"are valid indices (got {type(i).__name__})")
+        elif isinstance(i, slice):
+            start, stop, step = i.start, i.stop, 1 if i.step is None else i.step
+            if step <= 0:
+                raise ValueError("step must be greater than zero")
+            size = result.shape[d]
+            start, stop, _ = slice(start, stop).indices(size)
+            stop = max(stop, start)
+            result = _slice(result, d, start, stop, step)
+            d += 1
+        else:
+            size = result.shape[d]
+            i = int(i)
+            if not -size <= i < size:
+                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+            result = select(result, d, i)
+    return result if result is not x else make_view(x, x.shape, x.stride())

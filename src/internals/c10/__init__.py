@@ -1,0 +1,1 @@
+"""Core data structures, mirroring PyTorch's ``c10/core``: dtypes, devices, storage, TensorImpl."""

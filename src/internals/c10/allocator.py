@@ -1,0 +1,35 @@
+"""Allocators hand out the raw bytes behind a Storage (``c10/core/Allocator.h``, ``CPUAllocator.cpp``).
+
+The CPU allocator gives NumPy byte arrays and counts what it has handed out, so a free can be
+seen to happen at the moment the last reference to a storage goes away.
+"""
+import numpy as np
+
+__all__ = ["CPUAllocator", "cpu_allocator"]
+
+
+class CPUAllocator:
+    def __init__(self):
+        self.allocated_bytes = 0
+        self.peak_bytes = 0
+        self.num_allocs = 0
+        self.num_frees = 0
+
+    def allocate(self, nbytes):
+        buffer = np.empty(nbytes, dtype=np.uint8)
+        self.allocated_bytes += nbytes
+        self.peak_bytes = max(self.peak_bytes, self.allocated_bytes)
+        self.num_allocs += 1
+        return buffer
+
+    def free(self, nbytes):
+        """Called by the storage's finalizer when the last reference to it is gone."""
+        self.allocated_bytes -= nbytes
+        self.num_frees += 1
+
+    def stats(self):
+        return {"allocated_bytes.current": self.allocated_bytes, "allocated_bytes.peak": self.peak_bytes,
+                "num_allocs": self.num_allocs, "num_frees": self.num_frees}
+
+
+cpu_allocator = CPUAllocator()

@@ -1,0 +1,43 @@
+"""Devices, mirroring ``c10/core/Device.h``: a type ("cpu" or "cuda") and an index."""
+
+__all__ = ["device"]
+
+
+class device:
+    __slots__ = ("type", "index")
+
+    def __init__(self, type, index=None):
+        if isinstance(type, device):
+            type, index = type.type, type.index
+        elif ":" in type:
+            type, idx = type.split(":")
+            index = int(idx)
+        if type not in ("cpu", "cuda", "meta"):
+            raise RuntimeError(f"Expected one of cpu, cuda, meta device type at start of device string: {type}")
+        if type == "cuda" and index is None:
+            index = 0
+        self.type, self.index = type, index
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self):
+        return hash((self.type, self.index))
+
+    def __str__(self):
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self):
+        if self.index is None:
+            return f"device(type='{self.type}')"
+        return f"device(type='{self.type}', index={self.index})"
+
+
+def as_device(d):
+    if d is None:
+        return device("cpu")
+    if isinstance(d, int):
+        return device("cuda", d)
+    return d if isinstance(d, device) else device(d)

@@ -1,0 +1,185 @@
+"""Dtypes and type promotion.
+
+Mirrors ``c10/core/ScalarType.h`` (the dtypes and ``promoteTypes``) and
+``aten/src/ATen/native/TypeProperties.cpp`` (``result_type`` with its three priority groups).
+"""
+import numpy as np
+
+__all__ = ["dtype", "promote_types", "result_type", "can_cast", "get_default_dtype", "set_default_dtype"]
+
+# Categories, in the order promotion climbs them: bool < integer < floating.
+BOOL, INTEGRAL, FLOATING = 0, 1, 2
+
+
+class dtype:
+    """A scalar type: its name, item size, category and how its bytes look to NumPy.
+
+    ``numpy_type`` is the NumPy type used to view a storage's bytes. NumPy has no bfloat16, so a
+    bfloat16 storage is viewed as uint16 bit patterns and the kernels convert through float32,
+    as ATen does with its ``opmath_type``.
+    """
+
+    def __init__(self, name, torch_name, itemsize, category, numpy_type, signed=True):
+        self.name = name              # "float32"
+        self.torch_name = torch_name  # "Float", the ScalarType name used in torch's error messages
+        self.itemsize = itemsize
+        self.category = category
+        self.numpy_type = np.dtype(numpy_type)
+        self.is_signed = signed
+
+    @property
+    def is_floating_point(self):
+        return self.category == FLOATING
+
+    @property
+    def is_complex(self):
+        return False
+
+    @property
+    def is_reduced_float(self):
+        """float16 and bfloat16: stored as 16 bits, computed in float32."""
+        return self.category == FLOATING and self.itemsize == 2
+
+    def to_real(self):
+        return self
+
+    def __repr__(self):
+        return f"internals.{self.name}"
+
+    def __reduce__(self):
+        return (_by_name, (self.name,))
+
+
+bool_ = dtype("bool", "Bool", 1, BOOL, np.bool_, signed=False)
+uint8 = dtype("uint8", "Byte", 1, INTEGRAL, np.uint8, signed=False)
+int8 = dtype("int8", "Char", 1, INTEGRAL, np.int8)
+int16 = dtype("int16", "Short", 2, INTEGRAL, np.int16)
+int32 = dtype("int32", "Int", 4, INTEGRAL, np.int32)
+int64 = dtype("int64", "Long", 8, INTEGRAL, np.int64)
+float16 = dtype("float16", "Half", 2, FLOATING, np.uint16)
+bfloat16 = dtype("bfloat16", "BFloat16", 2, FLOATING, np.uint16)
+float32 = dtype("float32", "Float", 4, FLOATING, np.float32)
+float64 = dtype("float64", "Double", 8, FLOATING, np.float64)
+
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+_BY_NAME = {d.name: d for d in ALL_DTYPES}
+# torch's aliases for the same dtype objects.
+ALIASES = {"half": float16, "float": float32, "double": float64, "short": int16, "int": int32,
+           "long": int64, "bool": bool_}
+
+
+def _by_name(name):
+    return _BY_NAME[name]
+
+
+_default_dtype = float32
+
+
+def get_default_dtype():
+    """The dtype Python floats become (``torch.get_default_dtype``)."""
+    return _default_dtype
+
+
+def set_default_dtype(d):
+    global _default_dtype
+    if d not in (float32, float64, float16, bfloat16):
+        raise TypeError(f"only floating-point types are supported as the default type, got {d}")
+    _default_dtype = d
+
+
+def from_numpy_dtype(np_dtype):
+    np_dtype = np.dtype(np_dtype)
+    if np_dtype == np.float16:
+        return float16
+    for d in ALL_DTYPES:
+        if d.numpy_type == np_dtype and d is not float16 and d is not bfloat16:
+            return d
+    raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported types are: "
+                    "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+
+
+def promote_types(a, b):
+    """The smallest dtype both ``a`` and ``b`` convert to without losing their category.
+
+    The rules ``promoteTypes`` encodes in its lookup table: the same type stays; bool yields to
+    anything; integers widen to fit both (uint8 with a signed type needs the next signed size);
+    any float beats any integer; the two 16-bit floats meet at float32.
+    """
+    if a is b:
+        return a
+    if a is bool_ or b is bool_:
+        return b if a is bool_ else a
+    if a.category != b.category:
+        return a if a.category > b.category else b
+    if a.category == FLOATING:
+        if a.itemsize == b.itemsize:    # float16 with bfloat16: neither holds the other
+            return float32
+        return a if a.itemsize > b.itemsize else b
+    # Both integral.
+    if a.is_signed == b.is_signed:
+        return a if a.itemsize > b.itemsize else b
+    unsigned, signed = (a, b) if not a.is_signed else (b, a)
+    if signed.itemsize > unsigned.itemsize:
+        return signed
+    return {1: int16, 2: int32, 4: int64, 8: int64}[unsigned.itemsize]
+
+
+def can_cast(from_, to):
+    """``canCast``: may a result of dtype ``from_`` be written into ``to`` (in-place ops)?"""
+    return not (from_.category > to.category)
+
+
+def _combine_categories(higher, lower):
+    """``combine_categories``: a lower priority group wins only with a higher category."""
+    if higher is None:
+        return lower
+    if lower is None:
+        return higher
+    if higher.category == FLOATING:
+        return higher
+    if higher is bool_ or lower.category == FLOATING:
+        return promote_types(higher, lower)
+    return higher
+
+
+def scalar_dtype(value):
+    """The dtype of a Python scalar before promotion: bool, int64 or float64."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool_
+    if isinstance(value, (int, np.integer)):
+        return int64
+    if isinstance(value, (float, np.floating)):
+        return float64
+    raise TypeError(f"unsupported scalar type {type(value).__name__}")
+
+
+class ResultTypeState:
+    """The three priority groups of ``result_type``: dimensioned, zero-dim, wrapped numbers."""
+
+    def __init__(self):
+        self.dim = self.zero = self.wrapped = None
+
+    def update(self, operand):
+        from .._tensor import Tensor  # the frontend, only to tell tensors from scalars
+        if isinstance(operand, Tensor) and not operand._impl.is_wrapped_number:
+            if operand.dim() > 0:
+                self.dim = promote_types(self.dim, operand.dtype) if self.dim else operand.dtype
+            else:
+                self.zero = promote_types(self.zero, operand.dtype) if self.zero else operand.dtype
+            return self
+        d = operand.dtype if isinstance(operand, Tensor) else scalar_dtype(operand)
+        if d.category == FLOATING:   # a wrapped Python float counts as the default dtype
+            d = _default_dtype
+        self.wrapped = promote_types(self.wrapped, d) if self.wrapped else d
+        return self
+
+    def result(self):
+        return _combine_categories(self.dim, _combine_categories(self.zero, self.wrapped))
+
+
+def result_type(*operands):
+    """``torch.result_type`` over any mix of tensors and Python scalars."""
+    state = ResultTypeState()
+    for op in operands:
+        state.update(op)
+    return state.result()

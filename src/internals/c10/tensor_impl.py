@@ -1,0 +1,147 @@
+"""TensorImpl: the metadata that turns a flat storage into an n-dimensional tensor.
+
+Mirrors ``c10/core/TensorImpl.h``: sizes, strides (in elements), a storage offset, a dtype, a
+device (the storage's), a layout and a version counter shared by all views of one tensor. The
+contiguity predicates are those of ``c10/core/Contiguity.h``.
+"""
+from .device import device as _device
+
+__all__ = ["TensorImpl", "VersionCounter", "layout", "strided", "contiguous_strides"]
+
+
+class layout:
+    def __init__(self, name):
+        self.name = name
+
+    def __repr__(self):
+        return f"internals.{self.name}"
+
+
+strided = layout("strided")
+
+
+class VersionCounter:
+    """Bumped by every in-place write; shared by a tensor and all its views."""
+    __slots__ = ("version",)
+
+    def __init__(self):
+        self.version = 0
+
+
+class TensorImpl:
+    __slots__ = ("storage", "storage_offset", "sizes", "strides", "dtype", "layout",
+                 "version_counter", "is_wrapped_number", "__weakref__")
+
+    def __init__(self, storage, sizes, strides, storage_offset, dtype, version_counter=None):
+        sizes, strides = tuple(int(s) for s in sizes), tuple(int(s) for s in strides)
+        check_in_bounds(storage.nbytes(), sizes, strides, storage_offset, dtype.itemsize)
+        self.storage = storage
+        self.sizes = sizes
+        self.strides = strides
+        self.storage_offset = int(storage_offset)
+        self.dtype = dtype
+        self.layout = strided
+        self.version_counter = version_counter or VersionCounter()
+        self.is_wrapped_number = False   # a Python scalar turned into a 0-dim tensor
+
+    @property
+    def device(self):
+        return self.storage.device
+
+    @property
+    def key_set(self):
+        """The dispatch keys this tensor contributes to a call (``TensorImpl::key_set_``)."""
+        from .dispatch_key import DispatchKey, DispatchKeySet
+        return DispatchKeySet([DispatchKey.CPU if self.device.type == "cpu" else DispatchKey.CUDA])
+
+    def numel(self):
+        n = 1
+        for s in self.sizes:
+            n *= s
+        return n
+
+    def is_contiguous(self):
+        return is_contiguous(self.sizes, self.strides)
+
+    def is_non_overlapping_and_dense(self):
+        return is_non_overlapping_and_dense(self.sizes, self.strides)
+
+
+def contiguous_strides(sizes):
+    """Row-major strides: the last dimension moves fastest. Size-0/1 dims count as 1."""
+    strides, step = [], 1
+    for size in reversed(sizes):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def required_storage_elements(sizes, strides, storage_offset):
+    """One past the largest element index the view can reach (0 for an empty view)."""
+    if any(s == 0 for s in sizes):
+        return 0
+    return storage_offset + 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
+
+
+def check_in_bounds(storage_nbytes, sizes, strides, storage_offset, itemsize):
+    """``setStorage``'s check: every element the view can reach lies inside the storage.
+
+    This is the guard that lets kernels skip bounds checks: no TensorImpl exists whose
+    elements fall outside its storage.
+    """
+    if any(n < 0 for n in sizes):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {list(sizes)}")
+    if storage_offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
+    if any(s < 0 for s in strides):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(strides)}")
+    needed = required_storage_elements(sizes, strides, storage_offset) * itemsize
+    if needed > storage_nbytes:
+        raise RuntimeError(
+            f"setStorage: sizes {list(sizes)}, strides {list(strides)}, storage offset {storage_offset}, "
+            f"and itemsize {itemsize} requiring a storage size of {needed} are out of bounds for storage "
+            f"of size {storage_nbytes}")
+
+
+def is_contiguous(sizes, strides):
+    """Row-major with no gaps; dims of size 1 may have any stride; an empty tensor is contiguous."""
+    if any(n == 0 for n in sizes):
+        return True
+    expected = 1
+    for n, s in zip(reversed(sizes), reversed(strides)):
+        if n != 1:
+            if s != expected:
+                return False
+            expected *= n
+    return True
+
+
+def is_channels_last(sizes, strides):
+    """4-d tensors laid out NHWC (``compute_channels_last_contiguous_2d``)."""
+    if len(sizes) != 4:
+        return False
+    expected = 1
+    for d in (1, 3, 2, 0):
+        if sizes[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= sizes[d]
+    return True
+
+
+def is_non_overlapping_and_dense(sizes, strides):
+    """Some permutation of the dims is contiguous: every element in one block, none shared."""
+    if len(sizes) == 1:
+        return sizes[0] < 2 or strides[0] == 1
+    if is_contiguous(sizes, strides):
+        return True
+    # Dims of size < 2 go last; the rest by ascending stride.
+    order = sorted(range(len(sizes)), key=lambda d: (sizes[d] < 2, strides[d] if sizes[d] >= 2 else 0))
+    expected = 1
+    for d in order:
+        if sizes[d] < 2:
+            return True
+        if strides[d] != expected:
+            return False
+        expected *= sizes[d]
+    return True

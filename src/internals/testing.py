@@ -1,0 +1,29 @@
+"""``check``: the course's one comparison between an internals tensor and a torch tensor.
+
+It compares values, shape, strides, storage offset and dtype, raises ``AssertionError`` on
+the first mismatch, and returns a one-line confirmation for the notebooks to print.
+"""
+from ._tensor import Tensor
+
+__all__ = ["check"]
+
+
+def check(ours, theirs, *, rtol=None, atol=None, exact_layout=True):
+    """Compare ``ours`` (internals) with ``theirs`` (torch); return a short confirmation."""
+    import torch
+    if not isinstance(ours, Tensor):
+        raise AssertionError(f"expected an internals.Tensor, got {type(ours).__name__}")
+    problems = []
+    if str(ours.dtype).split(".")[-1] != str(theirs.dtype).split(".")[-1]:
+        problems.append(f"dtype {ours.dtype} != {theirs.dtype}")
+    if tuple(ours.shape) != tuple(theirs.shape):
+        problems.append(f"shape {tuple(ours.shape)} != {tuple(theirs.shape)}")
+    if exact_layout and tuple(ours.stride()) != tuple(theirs.stride()):
+        problems.append(f"stride {ours.stride()} != {theirs.stride()}")
+    if exact_layout and ours.storage_offset() != theirs.storage_offset():
+        problems.append(f"storage_offset {ours.storage_offset()} != {theirs.storage_offset()}")
+    if problems:
+        raise AssertionError("internals and torch differ: " + "; ".join(problems))
+    torch.testing.assert_close(ours.to_torch(), theirs.detach().cpu(), rtol=rtol, atol=atol, equal_nan=True)
+    return (f"ok: shape {list(ours.shape)}, stride {list(ours.stride())}, offset {ours.storage_offset()}, "
+            f"{ours.dtype.name}, values match")
