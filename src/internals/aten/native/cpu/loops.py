@@ -11,11 +11,12 @@ The work is cut into chunks of ``GRAIN`` elements along dimension 0 (``at::inter
 and the chunks run in parallel. A chunk whose operands are all unit-stride takes a plain indexed
 loop that LLVM vectorises.
 
-The op number reaches the loop as a compile-time literal, so each (op, dtypes) pair compiles once
-to its own loop and is cached on disk. ``literally`` sits in a thin serial wrapper: inside a
-``parallel=True`` function it would stop the loop from vectorising.
+A loop is built once per op number by a factory that closes over it, as on CUDA: Numba types a
+closed-over int as a compile-time literal, so ``binary_op``'s overload resolves the op while
+typing and each (op, dtypes) pair compiles to its own loop. The int closure pickles the same way
+in every process, so Numba's on-disk cache (``cache=True``) finds the compiled loop next time.
 """
-from numba import literally, njit, prange
+from numba import njit, prange
 
 from ..scalar_ops import binary_op, unary_op
 
@@ -48,48 +49,57 @@ def _span(task, per_row, shape):
     return task // per_row, lo, min(lo + GRAIN, shape[0])
 
 
-@njit(parallel=True, cache=True, error_model="numpy")
-def _unary(op, out, a, shape, strides, offsets):
-    rows, per_row = _tasks(shape)
-    s0, s1 = strides[0, 0], strides[1, 0]
-    for task in prange(rows * per_row):
-        row, lo, hi = _span(task, per_row, shape)
-        p0, p1 = _start(row, shape, strides, offsets, 0), _start(row, shape, strides, offsets, 1)
-        if s0 == 1 and s1 == 1:
-            for i in range(lo, hi):
-                out[p0 + i] = unary_op(op, a[p1 + i])
-        else:
-            for i in range(lo, hi):
-                out[p0 + i * s0] = unary_op(op, a[p1 + i * s1])
+def _build_unary(op):
+    @njit(parallel=True, cache=True, error_model="numpy")
+    def loop(out, a, shape, strides, offsets):
+        rows, per_row = _tasks(shape)
+        s0, s1 = strides[0, 0], strides[1, 0]
+        for task in prange(rows * per_row):
+            row, lo, hi = _span(task, per_row, shape)
+            p0, p1 = _start(row, shape, strides, offsets, 0), _start(row, shape, strides, offsets, 1)
+            if s0 == 1 and s1 == 1:
+                for i in range(lo, hi):
+                    out[p0 + i] = unary_op(op, a[p1 + i])
+            else:
+                for i in range(lo, hi):
+                    out[p0 + i * s0] = unary_op(op, a[p1 + i * s1])
+    return loop
 
 
-@njit(cache=True)
+def _build_binary(op):
+    @njit(parallel=True, cache=True, error_model="numpy")
+    def loop(out, a, b, alpha, shape, strides, offsets):
+        rows, per_row = _tasks(shape)
+        s0, s1, s2 = strides[0, 0], strides[1, 0], strides[2, 0]
+        for task in prange(rows * per_row):
+            row, lo, hi = _span(task, per_row, shape)
+            p0 = _start(row, shape, strides, offsets, 0)
+            p1 = _start(row, shape, strides, offsets, 1)
+            p2 = _start(row, shape, strides, offsets, 2)
+            if s0 == 1 and s1 == 1 and s2 == 1:
+                for i in range(lo, hi):
+                    out[p0 + i] = binary_op(op, a[p1 + i], b[p2 + i], alpha)
+            else:
+                for i in range(lo, hi):
+                    out[p0 + i * s0] = binary_op(op, a[p1 + i * s1], b[p2 + i * s2], alpha)
+    return loop
+
+
+_loops = {}
+
+
+def _loop(kind, op, build):
+    if (kind, op) not in _loops:
+        _loops[kind, op] = build(op)
+    return _loops[kind, op]
+
+
 def unary_loop(op, out, a, shape, strides, offsets):
-    literally(op)
-    _unary(op, out, a, shape, strides, offsets)
+    _loop("unary", op, _build_unary)(out, a, shape, strides, offsets)
 
 
-@njit(parallel=True, cache=True, error_model="numpy")
-def _binary(op, out, a, b, alpha, shape, strides, offsets):
-    rows, per_row = _tasks(shape)
-    s0, s1, s2 = strides[0, 0], strides[1, 0], strides[2, 0]
-    for task in prange(rows * per_row):
-        row, lo, hi = _span(task, per_row, shape)
-        p0 = _start(row, shape, strides, offsets, 0)
-        p1 = _start(row, shape, strides, offsets, 1)
-        p2 = _start(row, shape, strides, offsets, 2)
-        if s0 == 1 and s1 == 1 and s2 == 1:
-            for i in range(lo, hi):
-                out[p0 + i] = binary_op(op, a[p1 + i], b[p2 + i], alpha)
-        else:
-            for i in range(lo, hi):
-                out[p0 + i * s0] = binary_op(op, a[p1 + i * s1], b[p2 + i * s2], alpha)
-
-
-@njit(cache=True)
 def binary_loop(op, out, a, b, alpha, shape, strides, offsets):
-    literally(op)
-    _binary(op, out, a, b, alpha, shape, strides, offsets)
+    _loop("binary", op, _build_binary)(out, a, b, alpha, shape, strides, offsets)
 
 
 @njit(parallel=True, cache=True)

@@ -1,0 +1,108 @@
+"""Benchmarks: internals against torch, measured in the same run, printed as ratios.
+
+Each case times torch and internals on the same data (median of repeats, after warm-up, which
+also compiles the kernels) and prints both times and ``internals / torch`` (lower is better;
+for throughput targets the ratio's inverse is the fraction of torch's throughput). Results are
+written to ``benchmarks/results/<device>.json`` with a description of the machine.
+
+    python benchmarks/run.py [--device cpu|cuda] [--quick]
+"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+import internals
+
+
+def median_time(fn, repeats, sync=lambda: None):
+    fn()
+    fn()            # warm-up: compiles (or loads) kernels, fills caches
+    sync()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        sync()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def cases(quick):
+    """(name, torch thunk, internals thunk, repeats, target) for each benchmark."""
+    torch.manual_seed(0)
+    n = 1 << 22 if quick else 1 << 24
+    x, y = torch.rand(n), torch.rand(n)
+    side = 1024 if quick else 4096
+    m = torch.rand(side, side)
+    sq = int(n ** 0.5)
+    a_sq, b_sq = torch.rand(sq, sq), torch.rand(sq, sq)
+    row = torch.rand(sq)
+    ix, iy, im = internals.from_torch(x), internals.from_torch(y), internals.from_torch(m)
+    ia, ib, irow = internals.from_torch(a_sq), internals.from_torch(b_sq), internals.from_torch(row)
+    one_t, one_i = torch.ones(1), internals.ones(1)
+    out = [
+        (f"add, {n} float32, contiguous", lambda: x + y, lambda: ix + iy, 20, "ratio <= 1.11 (>= 0.9x throughput)"),
+        (f"add, {sq}x{sq} float32, transposed input", lambda: a_sq.t() + b_sq, lambda: ia.t() + ib, 10,
+         "ratio <= 1.43 (>= 0.7x)"),
+        (f"add, {sq}x{sq} float32 + broadcast row", lambda: a_sq + row, lambda: ia + irow, 10, "ratio <= 1.43 (>= 0.7x)"),
+        (f"sum over dim 0, {side}x{side} float32", lambda: m.sum(0), lambda: im.sum(0), 10, "ratio <= 1.43 (>= 0.7x)"),
+        (f"sum over dim 1, {side}x{side} float32", lambda: m.sum(1), lambda: im.sum(1), 10, "ratio <= 1.43 (>= 0.7x)"),
+    ]
+    for size in ((256, 512) if quick else (512, 1024, 2048)):
+        p, q = torch.rand(size, size), torch.rand(size, size)
+        ip, iq = internals.from_torch(p), internals.from_torch(q)
+        out.append((f"matmul {size}x{size} float32", lambda p=p, q=q: p @ q, lambda ip=ip, iq=iq: ip @ iq,
+                    3 if size >= 2048 else 5, "ratio <= 3.3 (>= 0.3x) at 1024"))
+    out.append(("per-call overhead: add of one element", lambda: one_t + one_t, lambda: one_i + one_i, 2000,
+                "ratio <= 10"))
+    return out
+
+
+def cold_start():
+    """Seconds for a fresh process to import internals and run its first op (warm kernel cache)."""
+    code = "import time; t=time.perf_counter(); import internals as t_; (t_.ones(4)+1).sum(); print(time.perf_counter()-t)"
+    subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)  # make sure the cache is warm
+    result = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return float(result.stdout.strip().splitlines()[-1])
+
+
+def machine():
+    return {"machine": platform.machine(), "processor": platform.processor() or platform.machine(),
+            "cpus": os.cpu_count(), "python": platform.python_version(), "torch": torch.__version__,
+            "torch_threads": torch.get_num_threads(), "numba_threads": _numba_threads()}
+
+
+def _numba_threads():
+    import numba
+    return numba.get_num_threads()
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
+    parser.add_argument("--output", default=str(Path(__file__).parent / "results" / "cpu.json"))
+    args = parser.parse_args()
+    rows = []
+    print(f"{'case':52} {'torch':>10} {'internals':>10} {'ratio':>7}  target")
+    for name, theirs, ours, repeats, target in cases(args.quick):
+        t_torch, t_ours = median_time(theirs, repeats), median_time(ours, repeats)
+        rows.append({"case": name, "torch_s": t_torch, "internals_s": t_ours, "ratio": t_ours / t_torch,
+                     "target": target})
+        print(f"{name:52} {t_torch * 1e3:8.3f}ms {t_ours * 1e3:8.3f}ms {t_ours / t_torch:7.2f}  {target}")
+    start = cold_start()
+    print(f"{'cold start: import + first op (warm kernel cache)':52} {'':>10} {start:9.2f}s")
+    result = {"machine": machine(), "quick": args.quick, "cases": rows, "cold_start_s": start}
+    Path(args.output).write_text(json.dumps(result, indent=2) + "\n")
+    print(f"written to {args.output}")
+
+
+if __name__ == "__main__":
+    main()
