@@ -20,6 +20,7 @@ from .aten.native.tensor_factories import (tensor, empty, empty_strided, zeros, 
                                            randn_like, from_numpy, manual_seed, Generator)
 from ._interop import from_torch
 from . import cuda, testing
+from .cuda import OutOfMemoryError  # torch.OutOfMemoryError is torch.cuda.OutOfMemoryError
 from ._functional import *  # noqa: F401,F403  torch.add, torch.exp, ... as functions
 
 half, float, double, short, int, long = float16, float32, float64, int16, int32, int64  # noqa: A001

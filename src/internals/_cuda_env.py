@@ -1,11 +1,22 @@
-"""Choose, before Numba is imported, between a real GPU and Numba's CUDA simulator.
+"""Settle Numba's environment before Numba is imported: GPU or simulator, and the kernel cache.
 
-Numba reads ``NUMBA_ENABLE_CUDASIM`` once, when it is imported, so the choice has to be made
-here, first thing. A GPU is present when the driver library loads and reports a device.
+Numba reads its settings once, when it is imported, so they are made here, first thing:
+
+* ``NUMBA_ENABLE_CUDASIM``: a GPU is present when the driver library loads and reports a
+  device; otherwise cuda kernels run on Numba's CUDA simulator.
+* ``NUMBA_CACHE_DIR``: Numba's on-disk cache checks only the timestamp of the file that defines
+  a kernel, not of the files it calls into (``scalar_ops.py``). Keying the cache directory by a
+  hash of all kernel sources means an edited op can never be served a stale compiled loop.
+
+Settings the user made (either variable already set, or Numba already imported) are left alone.
 """
 import ctypes
+import hashlib
 import os
 import sys
+from pathlib import Path
+
+_NATIVE = Path(__file__).parent / "aten" / "native"
 
 
 def _driver_reports_a_gpu():
@@ -17,8 +28,17 @@ def _driver_reports_a_gpu():
     return driver.cuInit(0) == 0 and driver.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
 
 
-if "NUMBA_ENABLE_CUDASIM" not in os.environ and "numba" not in sys.modules:
-    if not _driver_reports_a_gpu():
+def _kernel_sources_hash():
+    digest = hashlib.sha256()
+    for path in sorted(_NATIVE.rglob("*.py")):
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+if "numba" not in sys.modules:
+    if "NUMBA_ENABLE_CUDASIM" not in os.environ and not _driver_reports_a_gpu():
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+    if "NUMBA_CACHE_DIR" not in os.environ:
+        os.environ["NUMBA_CACHE_DIR"] = str(Path.home() / ".cache" / "internals-numba" / _kernel_sources_hash())
 
 SIMULATED = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") == "1"

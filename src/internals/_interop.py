@@ -34,10 +34,13 @@ def from_torch(t):
 
 def _same_layout_on(t, device):
     """``t`` on ``device`` with the same storage size, sizes, strides and offset."""
-    from numba import cuda
     raw = t._impl.storage._data
-    moved = cuda.to_device(raw) if device == "cuda" else raw.copy_to_host()
-    storage = UntypedStorage(len(raw), device, data=moved)
+    if device == "cuda":   # allocated by the caching allocator, so that memory_allocated() counts it
+        storage = UntypedStorage(len(raw), device)
+        if len(raw):
+            storage._data.copy_to_device(raw)
+    else:
+        storage = UntypedStorage(len(raw), device, data=raw.copy_to_host())
     return Tensor._from_impl(TensorImpl(storage, t.shape, t.stride(), t.storage_offset(), t.dtype))
 
 

@@ -43,6 +43,14 @@ def wrap_scalar(value, like=None):
     return t
 
 
+class _ArrayBase:
+    """The base of an array made by ``Tensor.numpy()``: the memory's description and its owner."""
+
+    def __init__(self, interface, tensor):
+        self.__array_interface__ = interface
+        self.tensor = tensor
+
+
 class Tensor:
     __slots__ = ("_impl", "_base", "requires_grad", "grad", "grad_fn", "__weakref__")
 
@@ -65,7 +73,9 @@ class Tensor:
         return self._empty_like(st.float32)
 
     def _bump_version(self):
-        self._impl.version_counter.version += 1
+        """Count an in-place write, unless it happens inside another op (see ``below_inplace_or_view``)."""
+        if dispatcher.is_outermost_call():
+            self._impl.version_counter.version += 1
 
     def _flat_buffer(self):
         """The typed buffer starting at this (contiguous) tensor's first element."""
@@ -80,14 +90,19 @@ class Tensor:
     def size(self, dim=None):
         if dim is None:
             return self.shape
-        from .aten.native.tensor_shape import wrap_dim
-        return self._impl.sizes[wrap_dim(dim, self.dim())]
+        return self._impl.sizes[self._metadata_dim(dim)]
 
     def stride(self, dim=None):
         if dim is None:
             return self._impl.strides
+        return self._impl.strides[self._metadata_dim(dim)]
+
+    def _metadata_dim(self, dim):
+        """``dim`` wrapped for size(dim)/stride(dim), which unlike ops accept no dim of a 0-dim tensor."""
+        if self.dim() == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
         from .aten.native.tensor_shape import wrap_dim
-        return self._impl.strides[wrap_dim(dim, self.dim())]
+        return wrap_dim(dim, self.dim())
 
     def storage_offset(self):
         return self._impl.storage_offset
@@ -141,6 +156,8 @@ class Tensor:
         return self._impl.storage
 
     def data_ptr(self):
+        if self.numel() == 0:    # no first element to point at: torch answers nullptr
+            return 0
         return self._impl.storage.data_ptr() + self.storage_offset() * self.element_size()
 
     @property
@@ -158,7 +175,12 @@ class Tensor:
         return make_view(self, self.shape, self.stride())
 
     def _type_name(self):
-        return f"{'cuda.' if self.is_cuda else ''}{self.dtype.torch_name}Type"
+        """The type string torch's error messages print: the legacy ``torch.FloatTensor`` names,
+        and ``CPUBoolType`` style for the dtypes that never had one."""
+        name = self.dtype.torch_name
+        if name in ("Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double"):
+            return f"torch.{'cuda.' if self.is_cuda else ''}{name}Tensor"
+        return f"{'CUDA' if self.is_cuda else 'CPU'}{name}Type"
 
     # ------------------------------------------------------------------ conversion
     def numpy(self):
@@ -171,9 +193,17 @@ class Tensor:
         np_type = np.float16 if self.dtype is st.float16 else self.dtype.numpy_type
         buf = self._impl.storage._data.view(np.uint8)
         itemsize = self.element_size()
-        return np.lib.stride_tricks.as_strided(
+        # An array with no elements gets zero strides, as torch's does.
+        strides = [s * itemsize for s in self.stride()] if self.numel() else [0] * self.dim()
+        array = np.lib.stride_tricks.as_strided(
             buf[self.storage_offset() * itemsize:].view(np_type) if self.numel() else np.empty(0, np_type),
-            shape=self.shape, strides=[s * itemsize for s in self.stride()], writeable=True)
+            shape=self.shape, strides=strides, writeable=True)
+        # As in torch, the array's base holds the tensor: the storage (and the bytes the allocator
+        # counts for it) then lives as long as the array does, even after the tensor is deleted.
+        # The strides are spelled out: NumPy leaves them out of the interface of any array it counts
+        # as C-contiguous, and would then give an empty array its own non-zero strides.
+        interface = dict(array.__array_interface__, strides=tuple(strides))
+        return np.asarray(_ArrayBase(interface, self))
 
     def tolist(self):
         return self._host_values().tolist()
@@ -203,7 +233,8 @@ class Tensor:
             return self
         from .aten.native.tensor_factories import empty_like
         out = empty_like(self, dtype=dtype, device=device)
-        return out.copy_(self)
+        with dispatcher.below_inplace_or_view():   # filling a fresh tensor is not a user's write
+            return out.copy_(self)
 
     def cpu(self):
         return self.to("cpu")
@@ -287,6 +318,10 @@ class Tensor:
 
     @property
     def mT(self):
+        if self.dim() == 0:      # torch returns it unchanged (with a deprecation warning)
+            return self.transpose(0, 0)
+        if self.dim() == 1:
+            raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
         return self.transpose(-2, -1)
 
     def permute(self, *dims):
@@ -492,17 +527,21 @@ class Tensor:
     __itruediv__ = div_
     __hash__ = object.__hash__
 
+    # As in torch, ``2 + x`` is ``x.add(2)`` and ``2 * x`` is ``x.mul(2)``: the scalar is the second
+    # operand, which matters for float16 (mul reads a second-operand scalar at float32 precision).
     def __radd__(self, other):
-        return wrap_scalar(other).add(self)
+        return self.add(other)
 
     def __rsub__(self, other):
         return wrap_scalar(other).sub(self)
 
     def __rmul__(self, other):
-        return wrap_scalar(other).mul(self)
+        return self.mul(other)
 
     def __rtruediv__(self, other):
-        return wrap_scalar(other).div(self)
+        # As torch/_tensor.py's ``__rdiv__``: ``other / x`` is ``x.reciprocal() * other``, two
+        # roundings rather than one (float16: reciprocal rounds to float16, then the product).
+        return wrap_scalar(1).div(self).mul(other)
 
     def __rpow__(self, other):
         return wrap_scalar(other).pow(self)

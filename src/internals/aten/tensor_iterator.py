@@ -21,17 +21,29 @@ __all__ = ["broadcast_shapes", "Geometry", "build", "check_no_overlap"]
 
 
 def broadcast_shapes(*shapes):
-    """``infer_size``: align shapes on the right; sizes must match or be 1."""
-    ndim = max((len(s) for s in shapes), default=0)
-    result = [1] * ndim
+    """``compute_shape``: fold the operands' shapes into one, pair by pair, with ``infer_size``."""
+    result = ()
     for shape in shapes:
-        for i, size in enumerate(shape):
-            d = ndim - len(shape) + i
-            if result[d] == 1:
-                result[d] = size
-            elif size != 1 and size != result[d]:
-                raise RuntimeError(f"The size of tensor a ({result[d]}) must match the size of tensor b "
-                                   f"({size}) at non-singleton dimension {i}")
+        result = infer_size(result, tuple(shape)) if result else tuple(shape)
+    return result
+
+
+def infer_size(a, b):
+    """``infer_size``: align two shapes on the right; sizes must match or be 1.
+
+    Walks from the last dim, as torch does, so a mismatch is reported at the last dim that has
+    one, numbered in the result ("tensor a" is the shape so far, "tensor b" the new operand's).
+    """
+    ndim = max(len(a), len(b))
+    result = [0] * ndim
+    for i in range(ndim - 1, -1, -1):
+        offset = ndim - 1 - i
+        size_a = a[len(a) - 1 - offset] if offset < len(a) else 1
+        size_b = b[len(b) - 1 - offset] if offset < len(b) else 1
+        if size_a != size_b and size_a != 1 and size_b != 1:
+            raise RuntimeError(f"The size of tensor a ({size_a}) must match the size of tensor b ({size_b}) "
+                               f"at non-singleton dimension {i}")
+        result[i] = size_b if size_a == 1 else size_a
     return tuple(result)
 
 

@@ -22,7 +22,7 @@ class CPUAllocator:
         self.num_allocs += 1
         return buffer
 
-    def free(self, nbytes):
+    def free(self, data, nbytes):
         """Called by the storage's finalizer when the last reference to it is gone."""
         self.allocated_bytes -= nbytes
         self.num_frees += 1

@@ -1,44 +1,94 @@
-"""Dispatch keys and key sets (``c10/core/DispatchKey.h``, ``DispatchKeySet.h``).
+"""Dispatch keys and key sets (``c10/core/DispatchKey.h``, ``c10/core/DispatchKeySet.h``).
 
 A key's value is its priority: the dispatcher runs the kernel of the highest key in a call's
-set. The order of the keys listed here is torch's (``torch._C._dispatch_keyset_full()``).
+set. The keys here are the ones the course uses, in torch's relative order (read it from
+``torch._C._dispatch_keyset_full()``: lowest first). torch packs backends and functionalities
+into one 64-bit word; one bit per key is enough to show the idea.
 """
 from enum import IntEnum
 
-__all__ = ["DispatchKey", "DispatchKeySet"]
+__all__ = ["DispatchKey", "DispatchKeySet", "autograd_key_for", "autocast_key_for", "backend_key_for"]
 
 
 class DispatchKey(IntEnum):
     CPU = 1
     CUDA = 2
     Meta = 3
+    SparseCPU = 4
+    SparseCUDA = 5
+    BackendSelect = 6
+    Python = 7
+    ADInplaceOrView = 8
+    AutogradOther = 9
+    AutogradCPU = 10
+    AutogradCUDA = 11
+    AutocastCPU = 12
+    AutocastCUDA = 13
+    PythonTLSSnapshot = 14
 
 
 class DispatchKeySet:
+    """An immutable set of dispatch keys, kept as a bit mask like torch's."""
     __slots__ = ("bits",)
 
     def __init__(self, keys=()):
-        self.bits = 0
-        for k in keys:
-            self.bits |= 1 << int(k)
+        bits = 0
+        for k in ([keys] if isinstance(keys, DispatchKey) else keys):
+            bits |= 1 << int(k)
+        self.bits = bits
+
+    @classmethod
+    def _from_bits(cls, bits):
+        out = cls()
+        out.bits = bits
+        return out
 
     def __or__(self, other):
-        out = DispatchKeySet()
-        out.bits = self.bits | other.bits
-        return out
+        return DispatchKeySet._from_bits(self.bits | other.bits)
+
+    def __and__(self, other):
+        return DispatchKeySet._from_bits(self.bits & other.bits)
+
+    def __sub__(self, other):
+        return DispatchKeySet._from_bits(self.bits & ~other.bits)
 
     def __contains__(self, key):
         return bool(self.bits >> int(key) & 1)
 
+    def __eq__(self, other):
+        return isinstance(other, DispatchKeySet) and self.bits == other.bits
+
+    def __hash__(self):
+        return hash(self.bits)
+
     def __bool__(self):
         return self.bits != 0
 
+    def __iter__(self):
+        """Lowest priority first, as torch prints them."""
+        return (k for k in DispatchKey if k in self)
+
     def descending(self):
-        return [k for k in sorted(DispatchKey, reverse=True) if k in self]
+        return sorted(self, reverse=True)
 
     def highest(self):
-        keys = self.descending()
-        return keys[0] if keys else None
+        return max(self, default=None)
 
     def __repr__(self):
-        return f"DispatchKeySet({', '.join(k.name for k in reversed(self.descending()))})"
+        return f"DispatchKeySet({', '.join(k.name for k in self)})"
+
+
+def backend_key_for(device_type, sparse=False):
+    """The backend key of a device and layout: CPU, CUDA, SparseCPU, SparseCUDA or Meta."""
+    if device_type == "meta":
+        return DispatchKey.Meta
+    base = "CPU" if device_type == "cpu" else "CUDA"
+    return DispatchKey[("Sparse" if sparse else "") + base]
+
+
+def autograd_key_for(device_type):
+    return {"cpu": DispatchKey.AutogradCPU, "cuda": DispatchKey.AutogradCUDA}.get(device_type, DispatchKey.AutogradOther)
+
+
+def autocast_key_for(device_type):
+    return {"cpu": DispatchKey.AutocastCPU, "cuda": DispatchKey.AutocastCUDA}.get(device_type)

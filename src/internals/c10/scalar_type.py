@@ -5,7 +5,8 @@ Mirrors ``c10/core/ScalarType.h`` (the dtypes and ``promoteTypes``) and
 """
 import numpy as np
 
-__all__ = ["dtype", "promote_types", "result_type", "can_cast", "get_default_dtype", "set_default_dtype"]
+__all__ = ["dtype", "promote_types", "result_type", "can_cast", "get_default_dtype", "set_default_dtype",
+           "checked_convert"]
 
 # Categories, in the order promotion climbs them: bool < integer < floating.
 BOOL, INTEGRAL, FLOATING = 0, 1, 2
@@ -140,6 +141,39 @@ def _combine_categories(higher, lower):
     if higher is bool_ or lower.category == FLOATING:
         return promote_types(higher, lower)
     return higher
+
+
+# Each dtype's C++ type in ATen's kernels, as torch's error messages name it.
+_CPP_NAMES = {"bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
+              "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
+              "float64": "double"}
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
+
+
+def checked_convert(value, d):
+    """A Python number (a fill value, an ``alpha``) as dtype ``d``, as ``Scalar::to<T>()`` converts it.
+
+    As ``c10::checked_convert`` (``c10/util/TypeCast.h``), a value out of ``d``'s range is an
+    error, not a silent wrap-around or inf, with two allowances: inf and NaN may become a
+    float, and an integer down to -max may become an unsigned type, wrapping around (for uint8,
+    -1 is 255, which lets ``a.add(b, alpha=-3)`` subtract). A float becomes an integer by
+    truncation. Returns a NumPy scalar (for float16/bfloat16, a float32 one: kernels compute in
+    float32).
+    """
+    if d is not bool_ and not _fits(value, d):
+        raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[d.name]} without overflow")
+    target = float32 if d.is_reduced_float else d
+    return np.array(value).astype(target.numpy_type)[()]
+
+
+def _fits(value, d):
+    if d.category == FLOATING:
+        return value != value or abs(value) == float("inf") or abs(value) <= _FLOAT_MAX.get(d.name, float("inf"))
+    info = np.iinfo(d.numpy_type)
+    if isinstance(value, (float, np.floating)):
+        return info.min <= value <= info.max            # NaN and inf fail too
+    lowest = info.min if d.is_signed else -int(info.max)
+    return lowest <= value <= info.max
 
 
 def scalar_dtype(value):

@@ -4,10 +4,12 @@ A storage knows nothing of dtypes, shapes or strides: that is the TensorImpl's j
 (views) may share one storage. Its bytes live in a NumPy ``uint8`` array on the CPU and in a
 Numba device array of bytes on cuda.
 """
+import operator
 import weakref
 
 import numpy as np
 
+from .._cuda_env import SIMULATED
 from .device import device as _device
 
 __all__ = ["UntypedStorage"]
@@ -21,7 +23,8 @@ class UntypedStorage:
             allocator = allocator or _allocator_for(self.device)
             data = allocator.allocate(nbytes)
             # Freed when this object is collected: Python's refcount plays c10's intrusive_ptr.
-            weakref.finalize(self, allocator.free, nbytes)
+            # The allocator gets back what it handed out (the cuda one finds its block by address).
+            weakref.finalize(self, allocator.free, data, nbytes)
         self._data = data
         self._nbytes = nbytes
 
@@ -32,7 +35,11 @@ class UntypedStorage:
         return self._nbytes
 
     def data_ptr(self):
-        if self.device.type == "cpu":
+        if self._nbytes == 0:    # c10's allocators hand out nullptr for zero bytes
+            return 0
+        if self.device.type == "cpu" or SIMULATED:
+            # The simulator's device arrays wrap host NumPy arrays and have no
+            # ``__cuda_array_interface__``: their address is a host one.
             return self._data.ctypes.data
         return self._data.__cuda_array_interface__["data"][0]
 
@@ -44,6 +51,22 @@ class UntypedStorage:
     def __len__(self):
         return self._nbytes
 
+    def __getitem__(self, index):
+        """One byte as an int, as torch's ``storage[i]`` gives it; negative indices count from the end."""
+        index = operator.index(index)
+        if not -self._nbytes <= index < self._nbytes:
+            raise IndexError(f"index {index} out of range for storage of size {self._nbytes}")
+        return int(self._data[index])
+
+    def tolist(self):
+        """All the bytes as a list of ints (copied to the host first for a cuda storage)."""
+        host = self._data if self.device.type == "cpu" else self._data.copy_to_host()
+        return host.tolist()
+
+    def __iter__(self):
+        # What ``bytes(storage)`` and ``list(storage)`` use, in torch as here.
+        return iter(self.tolist())
+
     def __repr__(self):
         return f"internals.UntypedStorage(nbytes={self._nbytes}, device='{self.device}')"
 
@@ -52,8 +75,12 @@ def _allocator_for(device):
     if device.type == "cpu":
         from .allocator import cpu_allocator
         return cpu_allocator
-    from ..cuda.allocator import cuda_allocator
-    return cuda_allocator
+    if device.type == "cuda":
+        from ..cuda.caching_allocator import cuda_allocator
+        return cuda_allocator
+    # "meta" is a valid device name, but internals has no meta backend: refuse rather than
+    # hand out cuda bytes labelled "meta".
+    raise NotImplementedError(f"internals can allocate storage on cpu and cuda only, not on '{device.type}'")
 
 
 def bytes_of(array):

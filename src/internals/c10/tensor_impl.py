@@ -83,18 +83,23 @@ def required_storage_elements(sizes, strides, storage_offset):
     return storage_offset + 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
 
 
+def check_sizes_and_strides(sizes, strides):
+    """No negative size (a tensor cannot have -1 rows) and no negative stride (torch has none)."""
+    if any(n < 0 for n in sizes):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {list(sizes)}")
+    if any(s < 0 for s in strides):
+        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(strides)}")
+
+
 def check_in_bounds(storage_nbytes, sizes, strides, storage_offset, itemsize):
     """``setStorage``'s check: every element the view can reach lies inside the storage.
 
     This is the guard that lets kernels skip bounds checks: no TensorImpl exists whose
     elements fall outside its storage.
     """
-    if any(n < 0 for n in sizes):
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {list(sizes)}")
+    check_sizes_and_strides(sizes, strides)
     if storage_offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
-    if any(s < 0 for s in strides):
-        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(strides)}")
     needed = required_storage_elements(sizes, strides, storage_offset) * itemsize
     if needed > storage_nbytes:
         raise RuntimeError(

@@ -2,8 +2,16 @@
 import sys
 
 from .._cuda_env import SIMULATED
+from . import memory
+from .memory import (OutOfMemoryError, memory_allocated, memory_reserved, max_memory_allocated,
+                     max_memory_reserved, reset_peak_memory_stats, reset_accumulated_memory_stats, memory_stats,
+                     memory_stats_as_nested_dict, memory_snapshot, memory_summary, empty_cache, mem_get_info,
+                     set_per_process_memory_fraction, get_per_process_memory_fraction, set_device_capacity,
+                     get_allocator_backend)
+from .streams import Stream, StreamContext, current_stream, default_stream, stream
 
-__all__ = ["is_available", "is_simulated", "device_count", "synchronize"]
+__all__ = ["is_available", "is_simulated", "device_count", "synchronize", "current_device", *memory.__all__,
+           "Stream", "StreamContext", "current_stream", "default_stream", "stream"]
 
 _announced = False
 
@@ -20,6 +28,10 @@ def is_simulated():
 
 def device_count():
     return 1
+
+
+def current_device():
+    return 0
 
 
 def synchronize():

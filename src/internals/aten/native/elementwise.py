@@ -45,6 +45,7 @@ def _result(out, inputs, shape, out_dtype, common):
         return empty_strided(shape, strides, dtype=out_dtype, device=common_device(*inputs))
     if tuple(out.shape) != shape:
         raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape {list(shape)}")
+    common_device(out, *inputs)     # in place too: only a 0-dim CPU operand may join another device
     if not st.can_cast(out_dtype, out.dtype):
         raise RuntimeError(f"result type {out_dtype.torch_name} can't be cast to the desired output "
                            f"type {out.dtype.torch_name}")
@@ -103,10 +104,10 @@ def binary(op, a, b, *, alpha=1, out=None):
     out = _result(out, [a, b], shape, out_dtype, common)
     compute = _compute_dtype(common)
     device = out.device
-    ac, bc = _prepare(a, compute, device), _prepare(b, compute, device)
+    ac, bc = _binary_inputs(op, a, b, common, compute, device)
     if op == ops.POW and not compute.is_floating_point:
         op = ops.INT_POW
-    scalar = np.dtype(compute.numpy_type).type(alpha)
+    scalar = st.checked_convert(alpha, compute)
     compute_out = st.bool_ if op in ops.COMPARISONS else compute
 
     def run_loop(target):
@@ -115,11 +116,29 @@ def binary(op, a, b, *, alpha=1, out=None):
     return _run(out, compute_out, run_loop, inplace)
 
 
+def _binary_inputs(op, a, b, common, compute, device):
+    """The inputs as the loop reads them: in ``common`` first, then in ``compute``.
+
+    TensorIterator casts every input to the common dtype before the kernel runs, so with a
+    float16 result a Python 2.3 is the float16 2.30078 and an int32 5001 is 5000; the kernel
+    then widens to float32. One exception (``mul_kernel``, ``div_true_kernel`` in
+    ``BinaryOpsKernel.cpp``): mul and div read a one-element second operand's original value
+    at float32 precision (``original_scalar_value<opmath_t>``), so ``x * 2.3`` uses 2.3f.
+    """
+    def to_common(x):
+        return x if x.dtype is common or compute is common else _cast_like(x, common)
+    keep_b = op in (ops.MUL, ops.DIV) and b.numel() == 1
+    return _prepare(to_common(a), compute, device), _prepare(b if keep_b else to_common(b), compute, device)
+
+
 def _check_binary(op, a, b, common, alpha):
-    if common is st.bool_:
-        if op == ops.SUB:
+    if op == ops.SUB and st.bool_ in (a.dtype, b.dtype):      # ``sub_check``: whatever the other operand
+        if a.dtype is b.dtype:
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
                                "Use the `^` or `logical_xor()` operator instead.")
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    if common is st.bool_:
         if op == ops.POW:
             raise NotImplementedError('"pow" not implemented for \'Bool\'')
     if op in (ops.ADD, ops.SUB) and not common.is_floating_point and isinstance(alpha, float):

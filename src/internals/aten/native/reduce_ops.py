@@ -17,8 +17,12 @@ from .copy import _cast_like, buffer
 from .dispatch_stub import loops
 
 def normalize_dims(dims, ndim):
-    """Wrap negative dims and check range, as ``maybe_wrap_dim`` does."""
-    if dims is None:
+    """Wrap negative dims and check range, as ``maybe_wrap_dim`` does.
+
+    No dims, or an empty list of them, means every dim: ``make_dim_mask`` in ``ReduceOpsUtils.h``
+    treats ``dim=[]`` as a full reduction (``x.sum(dim=[])`` is ``x.sum()``).
+    """
+    if dims is None or (not isinstance(dims, int) and len(dims) == 0):
         return tuple(range(ndim))
     if isinstance(dims, int):
         dims = (dims,)
@@ -50,9 +54,9 @@ def _out_shape(x, dims, keepdim):
 
 def _reduce(op, x, dims, keepdim, out_dtype, name):
     from .tensor_factories import empty
-    dims = normalize_dims(dims, x.dim())
+    given, dims = dims, normalize_dims(dims, x.dim())
     if op in (ops.AMAX, ops.AMIN, ops.ARGMAX, ops.ARGMIN) and x.numel() == 0:
-        zero_dim = next((d for d in dims if x.shape[d] == 0), None)
+        zero_dim = _first_empty_dim(x, given, dims, name)
         if zero_dim is None:
             return empty(_out_shape(x, dims, keepdim), dtype=out_dtype, device=x.device)
         raise IndexError(f"{name}(): Expected reduction dim {zero_dim} to have non-zero size.")
@@ -71,6 +75,15 @@ def _reduce(op, x, dims, keepdim, out_dtype, name):
         init = np.dtype(compute.numpy_type).type(1 if op == ops.PROD else 0)
         backend.reduce_loop(op, buffer(target), buffer(xc), init, *geometry, xc.storage_offset())
     return out if target is out else out.copy_(target)
+
+
+def _first_empty_dim(x, given, dims, name):
+    """The first reduced dim of size 0, as torch names it: amax and amin quote the dims as the
+    caller wrote them (-1 stays -1), max/argmax/argmin take one dim and quote it wrapped."""
+    if name in ("amax", "amin") and given is not None:
+        given = [given] if isinstance(given, int) else list(given)
+        return next((g for g in given if x.shape[g % x.dim()] == 0), None)
+    return next((d for d in dims if x.shape[d] == 0), None)
 
 
 def _accumulate_dtype(in_dtype, out_dtype):
@@ -97,7 +110,8 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
 def mean(x, dim=None, keepdim=False, *, dtype=None):
     out_dtype = dtype or x.dtype
     if not out_dtype.is_floating_point:
-        raise RuntimeError("mean(): could not infer output dtype. Input dtype must be either a floating point "
+        which = "Optional" if dtype else "Input"
+        raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either a floating point "
                            f"or complex dtype. Got: {out_dtype.torch_name}")
     dims = normalize_dims(dim, x.dim())
     count = 1
@@ -107,14 +121,26 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
     return total.div_(count) if count else total.fill_(float("nan"))
 
 
+def _check_not_all_of_empty(name, x):
+    """A max or min over every dim of an empty tensor: no dim was named, so torch says so.
+    (Naming a zero-size dim is an IndexError, raised by ``_reduce``.)"""
+    if x.numel() == 0:
+        raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+                           "Specify the reduction dim with the 'dim' argument.")
+
+
 @register("amax", "CPU", "CUDA")
 def amax(x, dim=(), keepdim=False):
-    return _reduce(ops.AMAX, x, None if dim == () else dim, keepdim, x.dtype, "amax")
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+        _check_not_all_of_empty("amax", x)
+    return _reduce(ops.AMAX, x, dim, keepdim, x.dtype, "amax")
 
 
 @register("amin", "CPU", "CUDA")
 def amin(x, dim=(), keepdim=False):
-    return _reduce(ops.AMIN, x, None if dim == () else dim, keepdim, x.dtype, "amin")
+    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+        _check_not_all_of_empty("amin", x)
+    return _reduce(ops.AMIN, x, dim, keepdim, x.dtype, "amin")
 
 
 def _arg(op, name, x, dim, keepdim):
@@ -122,7 +148,7 @@ def _arg(op, name, x, dim, keepdim):
         raise RuntimeError(f"{name}(): does not support bool input")
     if dim is None:
         if x.numel() == 0:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
         flat = x.reshape(-1)
         out = _reduce(op, flat, 0, False, st.int64, name)
         return out.reshape([1] * x.dim()) if keepdim else out
@@ -141,9 +167,7 @@ def argmin(x, dim=None, keepdim=False):
 
 def _max_min(op, arg_op, name, x, dim, keepdim):
     if dim is None:
-        if x.numel() == 0:
-            raise RuntimeError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
-                               "Specify the reduction dim with the 'dim' argument.")
+        _check_not_all_of_empty(name, x)
         return _reduce(op, x, None, False, x.dtype, name)
     values = _reduce(op, x, dim, keepdim, x.dtype, name)
     # bool compares as uint8 for the position; the values are unchanged.

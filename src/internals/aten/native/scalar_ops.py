@@ -26,7 +26,9 @@ def abs_(x):
 
 @register_jitable
 def exp(x):
-    return math.exp(x) if x < 709.0 else math.inf   # the guard keeps Python (the simulator) from raising
+    # The guard keeps Python (the simulator) from raising OverflowError; written so that NaN
+    # fails it and reaches math.exp, which returns NaN (exp(nan) is nan, sigmoid(nan) too).
+    return math.inf if x >= 709.0 else math.exp(x)
 
 
 @register_jitable
@@ -64,6 +66,7 @@ def logical_not(x):
 @register_jitable
 def float_bits_to_half(bits):
     """IEEE float32 bits -> float16 bits, rounding to nearest even (as ``c10::Half(float)``)."""
+    bits = int(bits)                    # widen: see _widening below
     sign = (bits >> 16) & 0x8000
     exp_ = (bits >> 23) & 0xFF
     mant = bits & 0x7FFFFF
@@ -92,6 +95,7 @@ def float_bits_to_half(bits):
 
 @register_jitable
 def half_bits_to_float(h):
+    h = int(h)                          # widen: see _widening below
     sign = (h & 0x8000) << 16
     exp_ = (h >> 10) & 0x1F
     mant = h & 0x3FF
@@ -111,6 +115,7 @@ def half_bits_to_float(h):
 @register_jitable
 def float_bits_to_bf16(bits):
     """float32 bits -> bfloat16 bits: keep the top half, rounding to nearest even."""
+    bits = int(bits)                    # widen: see _widening below
     if (bits & 0x7FFFFFFF) > 0x7F800000:
         return 0x7FC0
     return (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
@@ -118,7 +123,12 @@ def float_bits_to_bf16(bits):
 
 @register_jitable
 def bf16_bits_to_float(h):
-    return h << 16
+    return int(h) << 16                 # widen: see _widening below
+
+
+# _widening: the bit patterns arrive as uint16/uint32. Numba computes with them in 64 bits, but
+# under the CUDA simulator they are NumPy scalars, which keep their width: ``uint16 << 16`` would
+# be 0 and ``uint32 - 112`` would wrap around. ``int()`` makes both compute as Numba does.
 
 
 UNARY = (neg, abs_, exp, log, sqrt, relu, sigmoid, tanh, logical_not,

@@ -6,6 +6,7 @@ maximum along ``dim`` first, so ``exp`` cannot overflow. The output is contiguou
 from ...c10 import scalar_type as st
 from ..dispatcher import register
 from .reduce_ops import normalize_dims
+from .tensor_factories import empty
 
 
 def _prepare(x, dim, dtype, name):
@@ -21,6 +22,8 @@ def _prepare(x, dim, dtype, name):
 @register("_softmax", "CPU", "CUDA")
 def softmax(x, dim, dtype=None):
     x, d, out_dtype = _prepare(x, dim, dtype, "softmax")
+    if x.numel() == 0:      # nothing to normalise, and no maximum to subtract
+        return empty(x.shape, dtype=out_dtype, device=x.device)
     if x.dim() == 0:
         return x.exp().div(x.exp()).to(out_dtype)
     shifted = x - x.amax(d, keepdim=True)
@@ -31,6 +34,8 @@ def softmax(x, dim, dtype=None):
 @register("_log_softmax", "CPU", "CUDA")
 def log_softmax(x, dim, dtype=None):
     x, d, out_dtype = _prepare(x, dim, dtype, "log_softmax")
+    if x.numel() == 0:      # nothing to normalise, and no maximum to subtract
+        return empty(x.shape, dtype=out_dtype, device=x.device)
     if x.dim() == 0:
         return (x - x).to(out_dtype)
     shifted = x - x.amax(d, keepdim=True)

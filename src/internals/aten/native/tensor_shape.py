@@ -25,27 +25,33 @@ def make_view(base, sizes, strides, offset=None):
 def as_strided(x, size, stride, storage_offset=None):
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):
-        raise RuntimeError(f"mismatch in length of strides and shape")
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(n < 0 for n in size):    # torch finds out while computing the bytes the view needs
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     return make_view(x, size, stride, x.storage_offset() if storage_offset is None else storage_offset)
 
 
 def infer_size(shape, numel):
-    """Resolve one -1 in ``shape`` (``infer_size_dv``)."""
+    """Resolve one -1 in ``shape`` (``infer_size_dv`` in ``aten/src/ATen/InferSize.h``)."""
     shape = list(shape)
     if shape.count(-1) > 1:
         raise RuntimeError("only one dimension can be inferred")
     known = 1
-    for s in shape:
+    for i, s in enumerate(shape):
         if s != -1:
             if s < 0:
-                raise RuntimeError(f"invalid shape dimension {s}")
+                raise RuntimeError(f"invalid shape dimension {s} at index {i} of shape {shape}")
             known *= s
-    if -1 in shape:
-        if known == 0 or numel % known:
-            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
-        shape[shape.index(-1)] = numel // known
-    elif known != numel:
-        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    if -1 not in shape:
+        if known != numel:
+            raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
+        return tuple(shape)
+    if known == 0 and numel == 0:   # any size fits the -1: NumPy and torch refuse to guess
+        raise RuntimeError(f"cannot reshape tensor of 0 elements into shape {shape} because the unspecified "
+                           "dimension size -1 can be any value and is ambiguous")
+    if known == 0 or numel % known:
+        raise RuntimeError(f"shape '{shape}' is invalid for input of size {numel}")
+    shape[shape.index(-1)] = numel // known
     return tuple(shape)
 
 
@@ -56,6 +62,8 @@ def compute_stride(old_sizes, old_strides, new_sizes):
     themselves (each dim's stride is the next one's stride times its size). A chunk can be
     reshaped freely; the new dims must consume whole chunks.
     """
+    if not old_sizes:    # a 0-dim tensor has one element: any shape of ones is a view of it
+        return (1,) * len(new_sizes)
     numel = 1
     for s in old_sizes:
         numel *= s
@@ -63,7 +71,7 @@ def compute_stride(old_sizes, old_strides, new_sizes):
         return contiguous_strides(new_sizes) if old_sizes != tuple(new_sizes) else old_strides
     new_strides = [0] * len(new_sizes)
     view_d = len(new_sizes) - 1
-    chunk_base_stride = old_strides[-1] if old_strides else 1
+    chunk_base_stride = old_strides[-1]
     tensor_numel, view_numel = 1, 1
     for tensor_d in range(len(old_sizes) - 1, -1, -1):
         tensor_numel *= old_sizes[tensor_d]
@@ -99,7 +107,11 @@ def reshape(x, *shape):
     strides = compute_stride(tuple(x.shape), x.stride(), shape)
     if strides is not None:
         return make_view(x, shape, strides)
-    return x.clone(memory_format="contiguous").view(shape)
+    # A copy: torch clones, then takes an ``_unsafe_view`` that is not tracked as a view, so the
+    # result has no ``_base`` (it owns its fresh storage alone).
+    out = x.clone(memory_format="contiguous").view(shape)
+    out._base = None
+    return out
 
 
 def _shape_arg(shape):
@@ -148,6 +160,9 @@ def movedim(x, source, destination):
                            f"the same number of dims as destination ({dst} dims)")
     src = [wrap_dim(d, x.dim()) for d in src]
     dst = [wrap_dim(d, x.dim()) for d in dst]
+    for name, ds in (("source", src), ("destination", dst)):
+        if len(set(ds)) != len(ds):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({ds})")
     order = [None] * x.dim()
     for s, d in zip(src, dst):
         order[d] = s
@@ -164,16 +179,19 @@ def expand(x, *sizes):
                            f"sizes provided ({len(sizes)}) must be greater or equal to the number of "
                            f"dimensions in the tensor ({x.dim()})")
     lead = len(sizes) - x.dim()
-    new_sizes, new_strides = [], []
-    for i, size in enumerate(sizes):
+    new_sizes, new_strides = [0] * len(sizes), [0] * len(sizes)
+    # ``inferExpandGeometry`` walks from the last dim. A new leading dim is a size-1 dim whose
+    # stride is the next dim's size * stride (as if it had always been there), then expanded.
+    next_size, next_stride = 1, 0
+    for i in range(len(sizes) - 1, -1, -1):
+        size = sizes[i]
         if i < lead:
             if size < 0:
                 raise RuntimeError(f"The expanded size of the tensor ({size}) isn't allowed in a leading, "
                                    "non-existing dimension 0")
-            new_sizes.append(size)
-            new_strides.append(0)
-            continue
-        old, stride = x.shape[i - lead], x.stride()[i - lead]
+            old, stride = 1, next_size * next_stride
+        else:
+            old, stride = x.shape[i - lead], x.stride()[i - lead]
         if size == -1:
             size = old
         if old != size:
@@ -182,20 +200,28 @@ def expand(x, *sizes):
                                    f"({old}) at non-singleton dimension {i}.  Target sizes: {list(sizes)}.  "
                                    f"Tensor sizes: {list(x.shape)}")
             stride = 0
-        new_sizes.append(size)
-        new_strides.append(stride)
+        new_sizes[i], new_strides[i] = size, stride
+        next_size, next_stride = size, stride
     return make_view(x, new_sizes, new_strides)
 
 
 @register("narrow", "CPU", "CUDA")
 def narrow(x, dim, start, length):
+    if isinstance(start, type(x)):   # ``narrow.Tensor``: the start given as a 0-dim integer tensor
+        if start.dim() != 0 or start.dtype.is_floating_point or start.dtype.name == "bool":
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        start = start.item()
     if x.dim() == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x.dim())
     size = x.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
     if start < 0:
         start += size
-    if not 0 <= start <= size or length < 0 or start + length > size:
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return _slice(x, d, start, start + length, 1)
 
@@ -247,9 +273,9 @@ def unsqueeze(x, dim):
 
 @register("flatten.using_ints", "CPU", "CUDA")
 def flatten(x, start_dim=0, end_dim=-1):
+    s, e = wrap_dim(start_dim, x.dim()), wrap_dim(end_dim, x.dim())
     if x.dim() == 0:
         return reshape(x, 1)
-    s, e = wrap_dim(start_dim, x.dim()), wrap_dim(end_dim, x.dim())
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -263,7 +289,15 @@ def flatten(x, start_dim=0, end_dim=-1):
 @register("unflatten.int", "CPU", "CUDA")
 def unflatten(x, dim, sizes):
     d = wrap_dim(dim, x.dim())
-    sizes = infer_size(sizes, x.shape[d])
+    if len(sizes) == 0:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    try:
+        sizes = infer_size(sizes, x.shape[d])
+    except RuntimeError as e:     # reworded for unflatten, as torch's handle_unflatten_exception does
+        if "is invalid for input of size" in str(e):
+            raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
+                               f"{d} ({x.shape[d]}) in the input tensor") from None
+        raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
     return view(x, *x.shape[:d], *sizes, *x.shape[d + 1:])
 
 
@@ -306,18 +340,26 @@ def unfold(x, dimension, size, step):
 
 @register("split.Tensor", "CPU", "CUDA")
 def split(x, split_size_or_sections, dim=0):
+    if x.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, x.dim())
     size = x.shape[d]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
-        if step <= 0 and size:
+        if step < 0:
+            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
+        if step == 0 and size:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-        starts = range(0, size, step) if step else [0]
-        return tuple(narrow(x, d, s, min(step, size - s)) for s in starts)
+        # Always at least one piece (an empty dim gives one empty piece); the last may be short.
+        pieces = max((size + step - 1) // step, 1) if step else 1
+        return tuple(narrow(x, d, i * step, min(step, size - i * step)) for i in range(pieces))
     sections = list(split_size_or_sections)
+    if any(n < 0 for n in sections):
+        raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
+                           f"split_sizes={sections}")
     if sum(sections) != size:
         raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
-                           f"at dimension {d}), but got split_sizes={sections}")
+                           f"at dimension {dim}), but got split_sizes={sections}")   # the dim as given
     out, start = [], 0
     for n in sections:
         out.append(narrow(x, d, start, n))
@@ -327,6 +369,8 @@ def split(x, split_size_or_sections, dim=0):
 
 @register("chunk", "CPU", "CUDA")
 def chunk(x, chunks, dim=0):
+    if x.dim() == 0:
+        raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     d = wrap_dim(dim, x.dim())
@@ -339,6 +383,9 @@ def chunk(x, chunks, dim=0):
 
 def getitem(x, index):
     """Basic indexing: ints, slices (positive steps), None and Ellipsis (``applySlicing``)."""
+    if x.dim() == 0 and isinstance(index, int) and not isinstance(index, bool):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                         "in C++ to convert a 0-dim tensor to a number")
     if not isinstance(index, tuple):
         index = (index,)
     consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
@@ -346,23 +393,22 @@ def getitem(x, index):
         raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > x.dim():
         raise IndexError(f"too many indices for tensor of dimension {x.dim()}")
-    expanded = []
-    for i in index:
-        if i is Ellipsis:
-            expanded.extend([slice(None)] * (x.dim() - consumed))
-        else:
-            expanded.append(i)
     result, d = x, 0
-    for i in expanded:
-        if i is None:
+    # torch's messages name an index by its position in the index tuple (``real_dim``).
+    for position, i in enumerate(index):
+        if i is Ellipsis:
+            d += x.dim() - consumed      # the dims no other index item claims stay whole
+        elif i is None:
             result = unsqueeze(result, d)
             d += 1
         elif isinstance(i, bool) or not isinstance(i, (int, slice)) and not hasattr(i, "__index__"):
-            raise TypeError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                            f"are valid indices (got {type(i).__name__})")
+            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                             f"are valid indices (got {type(i).__name__})")
         elif isinstance(i, slice):
             start, stop, step = i.start, i.stop, 1 if i.step is None else i.step
-            if step <= 0:
+            if step == 0:
+                raise ValueError("slice step cannot be zero")
+            if step < 0:
                 raise ValueError("step must be greater than zero")
             size = result.shape[d]
             start, stop, _ = slice(start, stop).indices(size)
@@ -373,6 +419,6 @@ def getitem(x, index):
             size = result.shape[d]
             i = int(i)
             if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for dimension {d} with size {size}")
+                raise IndexError(f"index {i} is out of bounds for dimension {position} with size {size}")
             result = select(result, d, i)
     return result if result is not x else make_view(x, x.shape, x.stride())

@@ -87,12 +87,17 @@ def _where_kernel(out, cond, a, b, n, shape, strides, offsets):
         i += cuda.gridsize(1)
 
 
-@cuda.jit
-def _copy_kernel(out, a, n, shape, strides, offsets):
-    i = cuda.grid(1)
-    while i < n:
-        out[element_offset(i, shape, strides, offsets, 0)] = a[element_offset(i, shape, strides, offsets, 1)]
-        i += cuda.gridsize(1)
+def _build_copy(cast):
+    """A copy kernel that converts with ``cast`` (the output's NumPy type), as ATen's copy does with
+    ``static_cast<dst_t>``: explicit, because under the simulator NumPy refuses to store an
+    out-of-range integer (int16 300 into int8) where C, Numba and torch wrap it around."""
+    @cuda.jit
+    def kernel(out, a, n, shape, strides, offsets):
+        i = cuda.grid(1)
+        while i < n:
+            out[element_offset(i, shape, strides, offsets, 0)] = cast(a[element_offset(i, shape, strides, offsets, 1)])
+            i += cuda.gridsize(1)
+    return kernel
 
 
 @cuda.jit
@@ -123,7 +128,8 @@ def where_loop(out, cond, a, b, shape, strides, offsets):
 
 
 def copy_loop(out, a, shape, strides, offsets):
-    _launch(_copy_kernel, shape, strides, offsets, out, a)
+    cast = np.dtype(out.dtype).type
+    _launch(_cached(("copy", cast), lambda: _build_copy(cast)), shape, strides, offsets, out, a)
 
 
 def fill_loop(out, value, shape, strides, offsets):

@@ -1,0 +1,516 @@
+"""The CUDA caching allocator, rule for rule (``c10/cuda/CUDACachingAllocator.cpp``).
+
+cudaMalloc is slow and synchronizes the device, so torch asks CUDA for big *segments* and carves
+them into *blocks*, one per storage. A freed block is not given back to CUDA: it goes to a pool of
+cached blocks, merges with free neighbours, and serves the next request of a fitting size made on
+the same stream. ``memory_allocated`` counts the blocks handed out (rounded sizes);
+``memory_reserved`` counts the segments. ``empty_cache`` gives back every segment that is
+entirely free. The function names below are torch's, so the two files can be read side by side.
+
+Left out: CUDA graphs' private pools, expandable segments, ``record_stream`` events (no kernel
+here runs on a second stream), history recording.
+"""
+import bisect
+from dataclasses import dataclass, field
+
+from . import streams
+from ._device_memory import DeviceMemory
+from .allocator_config import SIZE_MAX, get_config
+
+__all__ = ["OutOfMemoryError", "DeviceCachingAllocator", "NativeCachingAllocator", "cuda_allocator",
+           "round_size", "get_allocation_size", "format_size"]
+
+kMinBlockSize = 512            # every size is rounded up to a multiple of 512 bytes
+kSmallSize = 1024 * 1024       # requests up to 1 MiB go to the small pool
+kSmallBuffer = 2 * 1024**2     # small blocks are carved from 2 MiB segments
+kMinLargeAlloc = 10 * 1024**2  # large requests under 10 MiB share 20 MiB segments
+kLargeBuffer = 20 * 1024**2
+kRoundLarge = 2 * 1024**2      # larger segments are rounded up to 2 MiB
+
+
+class OutOfMemoryError(RuntimeError):
+    """``torch.OutOfMemoryError`` (= ``torch.cuda.OutOfMemoryError``), a RuntimeError."""
+
+
+def format_size(size):
+    """Bytes as torch prints them in its messages (``format_size``): 2 decimals, KiB/MiB/GiB."""
+    if size <= 1024:
+        return f"{size} bytes"
+    if size <= 1024**2:
+        return f"{size / 1024:.2f} KiB"
+    if size <= 1024**3:
+        return f"{size / 1024**2:.2f} MiB"
+    return f"{size / 1024**3:.2f} GiB"
+
+
+def roundup_power2_next_division(size, divisions):
+    """Round up to the next of ``divisions`` equal steps between two powers of two (1200 with 4 -> 1280)."""
+    if size & (size - 1) == 0:
+        return size
+    power2_floor = 1 << (size.bit_length() - 1)
+    step = power2_floor // divisions
+    if step == 0:
+        return power2_floor << 1
+    floor = size & ~(step - 1)
+    return size if floor == size else floor + step
+
+
+def round_size(size, config=None):
+    """``round_size``: below 512 bytes -> 512, else up to a multiple of 512 (or a power-of-2 division)."""
+    config = config or get_config()
+    if size < kMinBlockSize:
+        return kMinBlockSize
+    divisions = config.roundup_power2_divisions(size)
+    if divisions > 1 and size > kMinBlockSize * divisions:
+        return roundup_power2_next_division(size, divisions)
+    return kMinBlockSize * ((size + kMinBlockSize - 1) // kMinBlockSize)
+
+
+def get_allocation_size(size):
+    """``get_allocation_size``: the segment cudaMalloc'd when no cached block fits a rounded request."""
+    if size <= kSmallSize:
+        return kSmallBuffer
+    if size < kMinLargeAlloc:
+        return kLargeBuffer
+    return kRoundLarge * ((size + kRoundLarge - 1) // kRoundLarge)
+
+
+class Block:
+    """A piece of a segment: its address, size, stream, and neighbours in the segment (``Block``)."""
+
+    def __init__(self, stream, size, pool, ptr):
+        self.stream, self.size, self.pool, self.ptr = stream, size, pool, ptr
+        self.requested_size = 0
+        self.allocated = False
+        self.prev = self.next = None   # neighbours in the same segment, in address order
+        self.gc_count_base = 0
+
+    def key(self):
+        """Where the block sorts in its pool (``BlockComparatorSize``): stream, then size, then address."""
+        return (self.stream, self.size, self.ptr)
+
+    def is_split(self):
+        return self.prev is not None or self.next is not None
+
+    def __repr__(self):
+        state = "allocated" if self.allocated else "free"
+        return f"Block(size={self.size}, stream={self.stream}, {state})"
+
+
+class BlockPool:
+    """The cached (free) blocks of one pool, sorted by ``Block.key``, torch's ``std::set``."""
+
+    def __init__(self, is_small):
+        self.is_small = is_small
+        self.blocks = []
+        self.get_free_blocks_call_count = 0
+
+    def insert_into_blocks(self, block):
+        block.gc_count_base = self.get_free_blocks_call_count
+        bisect.insort(self.blocks, block, key=Block.key)
+
+    def lower_bound(self, stream, size):
+        """Index of the smallest block on ``stream`` of at least ``size`` bytes (or past them all)."""
+        return bisect.bisect_left(self.blocks, (stream, size, 0), key=Block.key)
+
+    def remove(self, block):
+        self.blocks.remove(block)
+
+
+class Stat:
+    """One statistic: its current value, its peak, and the totals ever added and taken away."""
+
+    def __init__(self):
+        self.current = self.peak = self.allocated = self.freed = 0
+
+    def increase(self, amount):
+        self.current += amount
+        self.peak = max(self.peak, self.current)
+        self.allocated += amount
+
+    def decrease(self, amount):
+        self.current -= amount
+        self.freed += amount
+
+
+STAT_TYPES = ("all", "small_pool", "large_pool")
+ARRAY_STATS = ("allocation", "segment", "active", "inactive_split", "allocated_bytes", "reserved_bytes",
+               "active_bytes", "inactive_split_bytes", "requested_bytes")
+
+
+class DeviceStats:
+    """``DeviceStats`` (``c10/core/CachingDeviceAllocator.h``): each array stat split by pool."""
+
+    def __init__(self):
+        for name in ARRAY_STATS:
+            setattr(self, name, {t: Stat() for t in STAT_TYPES})
+        self.oversize_allocations, self.oversize_segments = Stat(), Stat()
+        self.num_alloc_retries = self.num_ooms = self.num_sync_all_streams = 0
+        self.num_device_alloc = self.num_device_free = self.num_oom_rejections = 0
+        self.max_split_size = 0
+
+    def each(self, name, pool):
+        """The two entries a change in ``pool`` updates: "all" and the pool's own."""
+        array = getattr(self, name)
+        return array["all"], array["small_pool" if pool.is_small else "large_pool"]
+
+
+@dataclass
+class AllocParams:
+    size: int
+    stream: int
+    pool: BlockPool
+    alloc_size: int
+    block: Block = field(default=None)
+
+
+class DeviceCachingAllocator:
+    """The allocator of one device (``DeviceCachingAllocator``): pools, segments, statistics."""
+
+    def __init__(self, memory=None, config=None):
+        self.memory = memory or DeviceMemory()
+        self.config = config or get_config()
+        self.stats = DeviceStats()
+        self.large_blocks = BlockPool(is_small=False)
+        self.small_blocks = BlockPool(is_small=True)
+        self.active_blocks = set()
+        self.total_allocated_memory = 0     # bytes in segments, what cudaMalloc handed us
+        self.allowed_memory_maximum = None  # set by a memory fraction below 1
+        self.free_memory_callbacks = []     # FreeCudaMemoryCallbacksRegistry: callables -> bool
+        # Read once, as torch does when it builds the allocator: SIZE_MAX reads back as -1 (int64).
+        self.stats.max_split_size = _int64(self.config.max_split_size)
+        self.set_memory_fraction(self.config.per_process_memory_fraction)
+
+    # ------------------------------------------------------------------ malloc
+    def malloc(self, orig_size, stream=0):
+        """A block for ``orig_size`` bytes on ``stream``: reuse, else a new segment, else OOM (``malloc``)."""
+        size = round_size(orig_size, self.config)
+        pool = self.get_pool(size)
+        params = AllocParams(size, stream, pool, get_allocation_size(size))
+        found = self.get_free_block(params) or (self.trigger_free_memory_callbacks() and self.get_free_block(params))
+        if not found:
+            if self.allowed_memory_maximum is not None and self.config.garbage_collection_threshold > 0:
+                self.garbage_collect_cached_blocks()
+            found = (self.alloc_block(params, is_retry=False)
+                     # free cached oversize blocks, just enough, and try again
+                     or (self.release_available_cached_blocks(params) and self.alloc_block(params, is_retry=False))
+                     # free every cached segment that is entirely free, and try a last time
+                     or (self.release_cached_blocks() and self.alloc_block(params, is_retry=True)))
+        if not found:
+            self.raise_out_of_memory(params)
+        return self.alloc_found_block(params, orig_size, self.should_split(params.block, size))
+
+    def get_pool(self, size):
+        """``get_pool``: rounded sizes up to 1 MiB are small, the rest large."""
+        return self.small_blocks if size <= kSmallSize else self.large_blocks
+
+    def get_free_block(self, p):
+        """``get_free_block``: best fit among the cached blocks of the same stream, with two refusals."""
+        pool = p.pool
+        max_split = self.config.max_split_size
+        if self.allowed_memory_maximum is not None and self.config.garbage_collection_threshold > 0:
+            pool.get_free_blocks_call_count += 1   # ages cached blocks, for garbage collection
+        i = pool.lower_bound(p.stream, p.size)
+        if i == len(pool.blocks) or pool.blocks[i].stream != p.stream:
+            return False
+        block = pool.blocks[i]
+        # An oversize block (>= max_split_size) is not cut up for a smaller request...
+        if p.size < max_split and block.size >= max_split:
+            return False
+        # ...and serves an oversize request only if it wastes less than max_non_split_rounding_size.
+        if p.size >= max_split and block.size >= p.size + self.config.max_non_split_rounding_size:
+            return False
+        p.block = pool.blocks.pop(i)
+        return True
+
+    def trigger_free_memory_callbacks(self):
+        freed = False
+        for callback in self.free_memory_callbacks:
+            freed |= bool(callback())
+        return freed
+
+    def should_split(self, block, size):
+        """``should_split``: small pool if >= 512 bytes remain; large pool if the request is not
+        oversize and more than 1 MiB would remain (smaller leftovers stay inside the block)."""
+        remaining = block.size - size
+        if block.pool.is_small:
+            return remaining >= kMinBlockSize
+        return size < self.config.max_split_size and remaining > kSmallSize
+
+    def alloc_block(self, p, is_retry):
+        """``alloc_block``: cudaMalloc a new segment of ``p.alloc_size`` bytes, as one free block."""
+        size = p.alloc_size
+        if is_retry:
+            self.stats.num_alloc_retries += 1
+        if self.allowed_memory_maximum is not None and self.total_allocated_memory + size > self.allowed_memory_maximum:
+            return False   # over the memory fraction: refused without asking the device
+        ptr = self.memory.malloc(size)
+        if ptr is None:
+            return False
+        self.total_allocated_memory += size
+        p.block = Block(p.stream, size, p.pool, ptr)
+        for stat in self.stats.each("segment", p.pool):
+            stat.increase(1)
+        for stat in self.stats.each("reserved_bytes", p.pool):
+            stat.increase(size)
+        if size >= self.config.max_split_size:
+            self.stats.oversize_segments.increase(1)
+        self.stats.num_device_alloc += 1
+        return True
+
+    def alloc_found_block(self, p, orig_size, split_remainder):
+        """``alloc_found_block``: hand out ``p.block``, first cutting off what it has beyond the request."""
+        block, size, pool = p.block, p.size, p.pool
+        already_split = block.is_split()
+        if split_remainder:
+            remaining = block
+            block = Block(p.stream, size, pool, remaining.ptr)
+            block.prev, block.next = remaining.prev, remaining
+            if block.prev:
+                block.prev.next = block
+            remaining.prev = block
+            remaining.ptr += size
+            remaining.size -= size
+            pool.insert_into_blocks(remaining)
+            if already_split:   # a free piece shrank by `size`
+                for stat in self.stats.each("inactive_split_bytes", pool):
+                    stat.decrease(size)
+            else:               # a new free piece appeared
+                for name, amount in (("inactive_split_bytes", remaining.size), ("inactive_split", 1)):
+                    for stat in self.stats.each(name, pool):
+                        stat.increase(amount)
+        elif already_split:     # a free piece became active whole
+            for name, amount in (("inactive_split_bytes", block.size), ("inactive_split", 1)):
+                for stat in self.stats.each(name, pool):
+                    stat.decrease(amount)
+        block.allocated = True
+        block.requested_size = orig_size
+        self.active_blocks.add(block)
+        for name, amount in (("allocation", 1), ("allocated_bytes", block.size), ("active", 1),
+                             ("active_bytes", block.size), ("requested_bytes", orig_size)):
+            for stat in self.stats.each(name, pool):
+                stat.increase(amount)
+        if block.size >= self.config.max_split_size:
+            self.stats.oversize_allocations.increase(1)
+        return block
+
+    def raise_out_of_memory(self, p):
+        free, total = self.memory.mem_get_info()
+        allowed = "" if self.allowed_memory_maximum is None else f"{format_size(self.allowed_memory_maximum)} allowed; "
+        self.stats.num_ooms += 1
+        allocated = self.stats.allocated_bytes["all"].current
+        reserved = self.stats.reserved_bytes["all"].current
+        raise OutOfMemoryError(
+            f"CUDA out of memory. Tried to allocate {format_size(p.alloc_size)}. GPU 0 has a total capacity of "
+            f"{format_size(total)} of which {format_size(free)} is free. {allowed}Of the allocated memory "
+            f"{format_size(allocated)} is allocated by PyTorch, and {format_size(reserved - allocated)} is reserved "
+            "by PyTorch but unallocated. If reserved but unallocated memory is large try setting "
+            "PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True to avoid fragmentation.  See documentation for "
+            "Memory Management  (https://docs.pytorch.org/docs/stable/notes/cuda.html"
+            "#optimizing-memory-usage-with-pytorch-cuda-alloc-conf)")
+
+    # ------------------------------------------------------------------ giving memory back
+    def release_available_cached_blocks(self, p):
+        """``release_available_cached_blocks``: cudaFree cached oversize blocks, just enough for ``p``.
+
+        Only with max_split_size set: the smallest big-enough oversize block, else the largest
+        ones until their sizes add up to the request.
+        """
+        max_split = self.config.max_split_size
+        if max_split == SIZE_MAX:
+            return False
+        pool = p.pool
+        target = max(p.size, max_split)
+        i = pool.lower_bound(p.stream, target)
+        if i < len(pool.blocks) and pool.blocks[i].stream == p.stream:
+            self.release_block(pool.blocks[i])
+            return True
+        released = 0
+        i -= 1   # the largest block below `target` (if it is on this stream)
+        while i >= 0 and released < target and pool.blocks[i].size >= max_split and pool.blocks[i].stream == p.stream:
+            released += pool.blocks[i].size
+            self.release_block(pool.blocks[i])
+            i -= 1
+        return released >= target
+
+    def release_cached_blocks(self):
+        """``release_cached_blocks`` (and ``empty_cache``): cudaFree every cached block that is a whole segment."""
+        self.stats.num_sync_all_streams += 1   # synchronize_and_free_events: no events to wait for here
+        for pool in (self.large_blocks, self.small_blocks):
+            for block in list(pool.blocks):
+                if not block.is_split():
+                    self.release_block(block)
+        return True
+
+    def release_block(self, block):
+        """``release_block``: cudaFree one cached segment."""
+        self.stats.num_device_free += 1
+        self.memory.free(block.ptr)
+        self.total_allocated_memory -= block.size
+        for stat in self.stats.each("segment", block.pool):
+            stat.decrease(1)
+        for stat in self.stats.each("reserved_bytes", block.pool):
+            stat.decrease(block.size)
+        if block.size >= self.config.max_split_size:
+            self.stats.oversize_segments.decrease(1)
+        block.pool.remove(block)
+
+    def garbage_collect_cached_blocks(self):
+        """``garbage_collect_cached_blocks``: above threshold * allowed memory, cudaFree the cached
+        whole segments of the large pool that have waited longest (by get_free_block calls)."""
+        threshold = int(self.config.garbage_collection_threshold * self.allowed_memory_maximum)
+        if self.total_allocated_memory <= threshold:
+            return
+        target, reclaimed = self.total_allocated_memory - threshold, 0
+        pool = self.large_blocks
+        candidates = [b for b in pool.blocks if not b.is_split()]
+        while candidates and reclaimed < target:
+            ages = [pool.get_free_blocks_call_count - b.gc_count_base for b in candidates]
+            average = sum(ages) / len(ages)
+            old = [b for b, age in zip(candidates, ages) if age >= average]
+            for block in old:
+                reclaimed += block.size
+                self.release_block(block)
+            candidates = [b for b in candidates if b not in old]
+
+    def free(self, block):
+        """``free``: the storage is gone; its block returns to the cache (not to CUDA)."""
+        block.allocated = False
+        for stat in self.stats.each("allocation", block.pool):
+            stat.decrease(1)
+        for stat in self.stats.each("allocated_bytes", block.pool):
+            stat.decrease(block.size)
+        if block.size >= self.config.max_split_size:
+            self.stats.oversize_allocations.decrease(1)
+        self.free_block(block)
+
+    def free_block(self, block):
+        """``free_block``: merge with free neighbours of the segment, then cache the result."""
+        pool, orig_size, requested = block.pool, block.size, block.requested_size
+        net_pieces = net_bytes = 0
+        for neighbour in (block.prev, block.next):
+            subsumed = self.try_merge_blocks(block, neighbour, pool)
+            if subsumed:
+                net_pieces -= 1
+                net_bytes -= subsumed
+        self.active_blocks.discard(block)
+        pool.insert_into_blocks(block)
+        if block.is_split():
+            net_pieces += 1
+            net_bytes += block.size
+        for name, change in (("inactive_split", net_pieces), ("inactive_split_bytes", net_bytes)):
+            for stat in self.stats.each(name, pool):
+                if change > 0:
+                    stat.increase(change)
+                elif change < 0:
+                    stat.decrease(-change)
+        for name, amount in (("active", 1), ("active_bytes", orig_size), ("requested_bytes", requested)):
+            for stat in self.stats.each(name, pool):
+                stat.decrease(amount)
+
+    @staticmethod
+    def try_merge_blocks(dst, src, pool):
+        """``try_merge_blocks``: absorb the free neighbour ``src`` into ``dst``; its size, or 0."""
+        if src is None or src.allocated:
+            return 0
+        if dst.prev is src:   # [src dst]
+            dst.ptr, dst.prev = src.ptr, src.prev
+            if dst.prev:
+                dst.prev.next = dst
+        else:                 # [dst src]
+            dst.next = src.next
+            if dst.next:
+                dst.next.prev = dst
+        dst.size += src.size
+        pool.remove(src)
+        return src.size
+
+    # ------------------------------------------------------------------ settings and reports
+    def set_memory_fraction(self, fraction):
+        """``setMemoryFraction``: below 1, segments may add up to fraction * total capacity, no more."""
+        self.allowed_memory_maximum = int(fraction * self.memory.total()) if fraction < 1.0 else None
+
+    def empty_cache(self):
+        self.release_cached_blocks()
+
+    def reset_peak_stats(self):
+        for stat in self._all_stats():
+            stat.peak = stat.current
+
+    def reset_accumulated_stats(self):
+        for stat in self._all_stats():
+            stat.allocated = stat.freed = 0
+        s = self.stats
+        s.num_alloc_retries = s.num_ooms = s.num_sync_all_streams = s.num_device_alloc = s.num_device_free = 0
+
+    def _all_stats(self):
+        for name in ARRAY_STATS:
+            yield from getattr(self.stats, name).values()
+        yield self.stats.oversize_allocations
+        yield self.stats.oversize_segments
+
+    def segments(self):
+        """The head block of every segment, by address (what ``snapshot`` walks)."""
+        blocks = list(self.active_blocks) + self.small_blocks.blocks + self.large_blocks.blocks
+        return sorted((b for b in blocks if b.prev is None), key=lambda b: b.ptr)
+
+
+def segment_blocks(head):
+    """The blocks of the segment starting at ``head``, in address order."""
+    block = head
+    while block is not None:
+        yield block
+        block = block.next
+
+
+def _int64(value):
+    return value - 2**64 if value >= 2**63 else value
+
+
+class NativeCachingAllocator:
+    """The face the storage sees (``NativeCachingAllocator``): bytes in, bytes out, by address.
+
+    ``allocate`` returns a slice of the segment's device array, so kernels and views work on it
+    as on any device array; ``free`` finds the block again from the slice's address.
+    """
+
+    def __init__(self):
+        self._device_allocator = None
+        self.allocated_blocks = {}   # address -> (the DeviceCachingAllocator, the block)
+
+    @property
+    def device_allocator(self):
+        if self._device_allocator is None:   # built on first use, as torch's lazy CUDA init does
+            self._device_allocator = DeviceCachingAllocator()
+        return self._device_allocator
+
+    @device_allocator.setter
+    def device_allocator(self, allocator):
+        self._device_allocator = allocator
+
+    def allocate(self, nbytes):
+        from numba import cuda
+        import numpy as np
+        if nbytes >= 2**60:
+            raise OutOfMemoryError("CUDA out of memory. Tried to allocate more than 1EB memory.")
+        if nbytes == 0:   # torch hands out a null pointer and allocates nothing
+            return cuda.device_array(0, dtype=np.uint8)
+        owner = self.device_allocator
+        block = owner.malloc(nbytes, streams.current_stream().cuda_stream)
+        self.allocated_blocks[block.ptr] = (owner, block)
+        head = block
+        while head.prev is not None:   # getBaseAllocation: the segment's first block
+            head = head.prev
+        offset = block.ptr - head.ptr
+        return owner.memory.array(head.ptr)[offset:offset + nbytes]
+
+    def free(self, data, nbytes):
+        """Called by the storage's finalizer: the block goes back to its allocator's cache."""
+        if nbytes == 0:
+            return
+        from ._device_memory import address_of
+        owner, block = self.allocated_blocks.pop(address_of(data))
+        owner.free(block)
+
+
+cuda_allocator = NativeCachingAllocator()

@@ -1,0 +1,37 @@
+"""Shared fixtures and helpers for the differential tests against torch."""
+import os
+
+import hypothesis
+import pytest
+import torch
+
+import internals
+
+# Derandomized: CI and a developer see the same examples. No deadline: the first call of a
+# kernel compiles it (or loads it from Numba's cache), which takes far longer than a run.
+hypothesis.settings.register_profile("course", derandomize=True, deadline=None, max_examples=60,
+                                     suppress_health_check=[hypothesis.HealthCheck.too_slow])
+hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "course"))
+
+# internals dtype <-> torch dtype, for the ten dtypes the course covers.
+DTYPE_PAIRS = [(getattr(internals, n), getattr(torch, n)) for n in
+               ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")]
+TO_TORCH = {ours: theirs for ours, theirs in DTYPE_PAIRS}
+TO_INTERNALS = {theirs: ours for ours, theirs in DTYPE_PAIRS}
+
+
+def assert_same(ours, theirs, *, exact_layout=True, rtol=None, atol=None):
+    """Values, shape, strides, storage offset and dtype of an internals tensor equal torch's."""
+    internals.testing.check(ours, theirs, exact_layout=exact_layout, rtol=rtol, atol=atol)
+
+
+def assert_same_error(fn_ours, fn_theirs):
+    """Both raise, and with the same exception class (RuntimeError, IndexError, ...)."""
+    with pytest.raises(Exception) as theirs:
+        fn_theirs()
+    with pytest.raises(Exception) as ours:
+        fn_ours()
+    assert type(ours.value) is type(theirs.value), (
+        f"internals raised {type(ours.value).__name__}: {ours.value}\n"
+        f"torch raised {type(theirs.value).__name__}: {theirs.value}")
+    return ours.value, theirs.value

@@ -1,0 +1,68 @@
+"""The stride map (internals.viz.strides): the indices it draws are the ones torch reads."""
+import matplotlib
+
+matplotlib.use("Agg")   # no display in tests
+
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+from internals.viz.strides import stride_map, storage_indices  # noqa: E402
+
+VIEWS = [  # (sizes, strides, offset) over a 12-element storage
+    ((3, 4), (4, 1), 0),
+    ((4, 3), (1, 4), 0),
+    ((2, 2), (4, 2), 5),
+    ((3, 4), (0, 1), 0),
+    ((3,), (5,), 1),
+    ((5, 4), (2, 1), 0),
+]
+
+
+@pytest.fixture(autouse=True)
+def close_figures():
+    yield
+    plt.close("all")
+
+
+@pytest.mark.parametrize("sizes,strides,offset", VIEWS)
+def test_storage_indices_are_what_torch_reads(sizes, strides, offset):
+    # Over a storage holding arange, each element's value is its storage index.
+    view = torch.arange(12).as_strided(sizes, strides, offset)
+    indices = storage_indices(sizes, strides, offset)
+    assert [indices[i] for i in sorted(indices)] == view.flatten().tolist()
+
+
+@pytest.mark.parametrize("sizes,strides,offset", VIEWS)
+def test_every_element_is_labelled_with_its_storage_index(sizes, strides, offset):
+    ax = stride_map(sizes, strides, offset, 12)
+    labels = [t.get_text() for t in ax.texts]
+    for index in storage_indices(sizes, strides, offset).values():
+        assert str(index) in labels
+    n_elements = 1
+    for n in sizes:
+        n_elements *= n
+    assert len(ax.patches) == 12 + n_elements   # storage cells + view cells
+
+
+def test_repeated_cells_are_counted():
+    ax = stride_map((3, 4), (0, 1), 0, 4)
+    assert [t.get_text() for t in ax.texts].count("×3") == 4
+
+
+def test_out_of_bounds_elements_are_drawn_dashed():
+    ax = stride_map((3, 4), (5, 2), 3, 12)   # reaches index 19 of 12
+    dashed = [p for p in ax.patches if p.get_linestyle() == "dashed"]
+    beyond = [k for k in storage_indices((3, 4), (5, 2), 3).values() if k >= 12]
+    assert len(dashed) == len(beyond) + 1    # + the "past the end" storage cell
+
+
+def test_draws_into_a_given_axes():
+    _, ax = plt.subplots()
+    assert stride_map((2, 2), (2, 1), 0, 4, ax=ax) is ax
+
+
+@pytest.mark.parametrize("sizes,strides", [((2, 2, 2), (4, 2, 1)), ((2, 2), (1,))])
+def test_rejects_what_it_cannot_draw(sizes, strides):
+    with pytest.raises(ValueError):
+        stride_map(sizes, strides, 0, 8)
