@@ -78,6 +78,11 @@ def sync_notebook(nb, source: str) -> bool:
             del cell["id"]
         nb.cells.insert(first, cell)
         changed = True
+    # Folded away in the book (a reader there needs no install line); Colab shows it as usual.
+    tags = cell.metadata.setdefault("tags", [])
+    if "hide-cell" not in tags:
+        tags.append("hide-cell")
+        changed = True
     # A setup cell anywhere else is a stale copy: the first code cell is the only one.
     keep = [c for c in nb.cells if c is cell or not is_setup_cell(c)]
     changed |= len(keep) != len(nb.cells)

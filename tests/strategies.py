@@ -14,7 +14,8 @@
           run = chain.run()                     # the same ops on a torch base and on its copy
           assert_same(run.ours, run.theirs)     # run.ours_base / run.theirs_base: the two bases
 
-  ``chain.replay(x)`` applies the ops to any tensor, ``chain(x)`` too. A chain prints as the
+  ``chain.replay(x)`` applies the ops to any tensor, ``chain(x)`` too; ``fresh_copy(t)`` copies a
+  torch tensor with its whole storage (same sizes, strides, offset; version 0). A chain prints as the
   Python that rebuilds it, so a failing example reads like ``base(...)[1:, ::2].transpose(0, -1)``.
 """
 import collections
@@ -125,7 +126,7 @@ class ViewChain:
 
     def run(self):
         """The chain on a fresh copy of the base (torch) and on its internals twin."""
-        theirs_base = _copy_with_storage(self.base)
+        theirs_base = fresh_copy(self.base)
         ours_base = internals.from_torch(theirs_base)
         return Run(self.replay(ours_base), self.replay(theirs_base), ours_base, theirs_base)
 
@@ -139,7 +140,7 @@ class ViewChain:
         return f"base({list(b.shape)}, {b.dtype}, {window})" + "".join(repr(op) for op in self.ops)
 
 
-def _copy_with_storage(t):
+def fresh_copy(t):
     """A copy of ``t`` with its own storage of the same size, the same sizes/strides/offset, and
     its version counter at 0 (copying bytes storage to storage is not a tensor write)."""
     flat = torch.empty(t.untyped_storage().nbytes() // t.element_size(), dtype=t.dtype)

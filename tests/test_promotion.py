@@ -12,7 +12,7 @@ import torch
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
 
 import internals
-from conftest import DTYPE_PAIRS, TO_INTERNALS, TO_TORCH, assert_same
+from conftest import DTYPE_PAIRS, TO_INTERNALS, assert_same
 
 DTYPES = [theirs for _, theirs in DTYPE_PAIRS]          # torch dtypes; TO_INTERNALS maps them
 DTYPE_PAIRS_100 = [pytest.param(a, b, id=f"{str(a)[6:]}-{str(b)[6:]}") for a, b in itertools.product(DTYPES, DTYPES)]
@@ -143,35 +143,32 @@ def test_python_float_follows_the_default_dtype():
 
 # ---------------------------------------------------------------------------------- REFERENCE.md
 
-def _t(dtype, value=1):
-    return torch.tensor([value, 2]).to(dtype)
+def vec(lib, name):
+    """A dimensioned tensor [1, 2] of dtype ``name`` in ``lib`` (torch or internals)."""
+    return lib.tensor([1, 2], dtype=getattr(lib, name))
 
 
-# (description, torch expression, expected dtype): the examples of REFERENCE.md "Type promotion".
+# (expression, the same with lib = torch or internals, dtype REFERENCE.md gives): its examples.
 REFERENCE_EXAMPLES = [
-    ("int32 + 5", lambda lib, t: t(lib.int32) + 5, torch.int32),
-    ("int32 + 5.5", lambda lib, t: t(lib.int32) + 5.5, torch.float32),
-    ("int32 / 5", lambda lib, t: t(lib.int32) / 5, torch.float32),
-    ("int32 + tensor(1)", lambda lib, t: t(lib.int32) + lib.tensor(1), torch.int32),
-    ("int32 + tensor(1., dtype=float64)", lambda lib, t: t(lib.int32) + lib.tensor(1., dtype=lib.float64), torch.float64),
-    ("float32 + zero-dim float64", lambda lib, t: t(lib.float32) + lib.tensor(1., dtype=lib.float64), torch.float32),
-    ("uint8 + int8", lambda lib, t: t(lib.uint8) + t(lib.int8), torch.int16),
-    ("float16 + bfloat16", lambda lib, t: t(lib.float16) + t(lib.bfloat16), torch.float32),
-    ("int64 + float32", lambda lib, t: t(lib.int64) + t(lib.float32), torch.float32),
-    ("float16 + 2.0", lambda lib, t: t(lib.float16) + 2.0, torch.float16),
+    ("int32 + 5", lambda lib: vec(lib, "int32") + 5, torch.int32),
+    ("int32 + 5.5", lambda lib: vec(lib, "int32") + 5.5, torch.float32),
+    ("int32 / 5", lambda lib: vec(lib, "int32") / 5, torch.float32),
+    ("int32 + tensor(1)", lambda lib: vec(lib, "int32") + lib.tensor(1), torch.int32),
+    ("int32 + tensor(1., dtype=float64)", lambda lib: vec(lib, "int32") + lib.tensor(1., dtype=lib.float64),
+     torch.float64),
+    ("float32 + zero-dim float64", lambda lib: vec(lib, "float32") + lib.tensor(1., dtype=lib.float64), torch.float32),
+    ("uint8 + int8", lambda lib: vec(lib, "uint8") + vec(lib, "int8"), torch.int16),
+    ("float16 + bfloat16", lambda lib: vec(lib, "float16") + vec(lib, "bfloat16"), torch.float32),
+    ("int64 + float32", lambda lib: vec(lib, "int64") + vec(lib, "float32"), torch.float32),
+    ("float16 + 2.0", lambda lib: vec(lib, "float16") + 2.0, torch.float16),
 ]
-
-
-def _ours_maker(dtype):
-    return internals.from_torch(_t(TO_TORCH[dtype]))
 
 
 @pytest.mark.parametrize("expr, build, expected", REFERENCE_EXAMPLES, ids=[e[0] for e in REFERENCE_EXAMPLES])
 def test_reference_examples(expr, build, expected):
-    theirs = build(torch, _t)
-    ours = build(internals, _ours_maker)
+    theirs = build(torch)
     assert theirs.dtype == expected, f"torch: {expr} -> {theirs.dtype}, REFERENCE.md says {expected}"
-    assert_same(ours, theirs)
+    assert_same(build(internals), theirs)
 
 
 # ---------------------------------------------------------------------------------- in place

@@ -37,20 +37,37 @@ def _prepare(x, dtype, device):
     return x if x.dtype is dtype else _cast_like(x, dtype)
 
 
-def _result(out, inputs, shape, out_dtype, common):
-    """Allocate the output, or check an in-place/``out=`` one (``TensorIterator::build``)."""
+def _result(out, inputs, shape, out_dtype, common, layout_from=None):
+    """Allocate the output, or check an in-place/``out=`` one.
+
+    A new output takes the layout TensorIterator computes from ``layout_from`` (the inputs as
+    promoted, see ``_promoted``; by default ``inputs``). The checks of an in-place output come
+    in ``TensorIterator::build``'s order: memory overlap, then shape, then device and dtype (an
+    expanded bool tensor told to ``add_(1)`` hears about the overlap).
+    """
     from .tensor_factories import empty_strided
     if out is None:
-        strides = output_layout([i._impl for i in inputs], shape)
+        strides = output_layout([i._impl for i in (layout_from or inputs)], shape)
         return empty_strided(shape, strides, dtype=out_dtype, device=common_device(*inputs))
+    check_no_overlap(out._impl, [i._impl for i in inputs])
     if tuple(out.shape) != shape:
         raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape {list(shape)}")
     common_device(out, *inputs)     # in place too: only a 0-dim CPU operand may join another device
     if not st.can_cast(out_dtype, out.dtype):
         raise RuntimeError(f"result type {out_dtype.torch_name} can't be cast to the desired output "
                            f"type {out.dtype.torch_name}")
-    check_no_overlap(out._impl, [i._impl for i in inputs])
     return out
+
+
+def _promoted(x, dtype):
+    """The input as a CPU TensorIterator reads it: cast to the common ``dtype`` first.
+
+    ``compute_types`` replaces such an input by ``x.to(dtype)``, a copy with x's layout made
+    dense, and the output's layout is computed from the copies. It can differ from the one x
+    itself would give: x of shape (1, 1, 2) and strides (1, 1, 2) sorts its size-1 dims first,
+    its copy is plain contiguous. (CUDA casts inside the kernel instead: no copies there.)
+    """
+    return x if x.dtype is dtype or x.device.type != "cpu" else _cast_like(x, dtype)
 
 
 def _run(out, compute_out_dtype, run_loop, inplace):
@@ -73,9 +90,10 @@ def unary(op, x, *, out=None, floating=False, name=None):
     if floating and not dtype.is_floating_point:
         dtype = st.get_default_dtype()
     inplace = out is not None
-    out = _result(out, [x], tuple(x.shape), dtype, x)
+    xp = _promoted(x, dtype)
+    out = _result(out, [x], tuple(x.shape), dtype, x, layout_from=[xp])
     compute = _compute_dtype(dtype)
-    xc = _prepare(x, compute, out.device)
+    xc = _prepare(xp, compute, out.device)
 
     def run_loop(target):
         g = geometry([target._impl, xc._impl], target.shape)
@@ -101,10 +119,21 @@ def binary(op, a, b, *, alpha=1, out=None):
     out_dtype = st.bool_ if op in ops.COMPARISONS else common
     shape = broadcast_shapes(tuple(a.shape), tuple(b.shape))
     inplace = out is not None
-    out = _result(out, [a, b], shape, out_dtype, common)
+    ap, bp = _promoted(a, common), _promoted(b, common)
+    out = _result(out, [a, b], shape, out_dtype, common, layout_from=[ap, bp])
+    if _pow_by_zero_or_one(op, b):
+        # ``pow(Tensor, Scalar)`` (Pow.cpp) takes a short cut for these exponents: x ** 0 is a
+        # fill with ones and x ** 1 a copy. That is why they work for bool, which has no pow.
+        if b.item() == 0:
+            out.fill_(1)
+        else:
+            out.copy_(a)
+        if inplace:
+            out._bump_version()
+        return out
     compute = _compute_dtype(common)
     device = out.device
-    ac, bc = _binary_inputs(op, a, b, common, compute, device)
+    ac, bc = _binary_inputs(op, ap, bp, b, common, compute, device)
     if op == ops.POW and not compute.is_floating_point:
         op = ops.INT_POW
     scalar = st.checked_convert(alpha, compute)
@@ -116,8 +145,9 @@ def binary(op, a, b, *, alpha=1, out=None):
     return _run(out, compute_out, run_loop, inplace)
 
 
-def _binary_inputs(op, a, b, common, compute, device):
-    """The inputs as the loop reads them: in ``common`` first, then in ``compute``.
+def _binary_inputs(op, a, b, original_b, common, compute, device):
+    """The inputs as the loop reads them: in ``common`` first (``a``, ``b``: see ``_promoted``),
+    then in ``compute``.
 
     TensorIterator casts every input to the common dtype before the kernel runs, so with a
     float16 result a Python 2.3 is the float16 2.30078 and an int32 5001 is 5000; the kernel
@@ -127,8 +157,12 @@ def _binary_inputs(op, a, b, common, compute, device):
     """
     def to_common(x):
         return x if x.dtype is common or compute is common else _cast_like(x, common)
-    keep_b = op in (ops.MUL, ops.DIV) and b.numel() == 1
-    return _prepare(to_common(a), compute, device), _prepare(b if keep_b else to_common(b), compute, device)
+    keep_b = op in (ops.MUL, ops.DIV) and original_b.numel() == 1
+    return _prepare(to_common(a), compute, device), _prepare(original_b if keep_b else to_common(b), compute, device)
+
+
+def _pow_by_zero_or_one(op, b):
+    return op == ops.POW and b._impl.is_wrapped_number and b.item() in (0, 1)
 
 
 def _check_binary(op, a, b, common, alpha):
@@ -139,7 +173,7 @@ def _check_binary(op, a, b, common, alpha):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     if common is st.bool_:
-        if op == ops.POW:
+        if op == ops.POW and not _pow_by_zero_or_one(op, b):
             raise NotImplementedError('"pow" not implemented for \'Bool\'')
     if op in (ops.ADD, ops.SUB) and not common.is_floating_point and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
@@ -153,10 +187,12 @@ def where(cond, a, b):
                            f"{cond.dtype.torch_name}")
     common = st.result_type(a, b)
     shape = broadcast_shapes(tuple(cond.shape), tuple(a.shape), tuple(b.shape))
-    out = _result(None, [cond, a, b], shape, common, common)
-    device = out.device
+    device = common_device(cond, a, b)
+    # where casts its values with ``.to(result_type)`` before building its TensorIterator
+    # (on every device), so the output's layout follows the cast copies.
     cc = _prepare(cond, st.bool_, device)
     ac, bc = _prepare(a, common, device), _prepare(b, common, device)
+    out = _result(None, [cond, a, b], shape, common, common, layout_from=[cc, ac, bc])
     if out.numel():
         g = geometry([out._impl, cc._impl, ac._impl, bc._impl], shape)
         loops(device).where_loop(buffer(out), buffer(cc), buffer(ac), buffer(bc), g.shape, g.strides, g.offsets)

@@ -158,11 +158,12 @@ def movedim(x, source, destination):
     if len(src) != len(dst):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain "
                            f"the same number of dims as destination ({dst} dims)")
+    given = {"source": src, "destination": dst}
     src = [wrap_dim(d, x.dim()) for d in src]
     dst = [wrap_dim(d, x.dim()) for d in dst]
-    for name, ds in (("source", src), ("destination", dst)):
-        if len(set(ds)) != len(ds):
-            raise RuntimeError(f"movedim: repeated dim in `{name}` ({ds})")
+    for name, wrapped in (("source", src), ("destination", dst)):
+        if len(set(wrapped)) != len(wrapped):    # the message shows the dims as given
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({given[name]})")
     order = [None] * x.dim()
     for s, d in zip(src, dst):
         order[d] = s
