@@ -32,7 +32,7 @@ def _op(name, *args, **kwargs):
     return dispatcher.call(name, *args, **kwargs)
 
 
-def wrap_scalar(value, like=None):
+def wrap_scalar(value):
     """A Python number as a 0-dim CPU tensor marked as a wrapped number."""
     if isinstance(value, Tensor):
         return value
@@ -68,9 +68,6 @@ class Tensor:
     def _empty_like(self, dtype):
         from .aten.native.tensor_factories import empty_like
         return empty_like(self, dtype=dtype)
-
-    def _empty_like_float32(self):
-        return self._empty_like(st.float32)
 
     def _bump_version(self):
         """Count an in-place write, unless it happens inside another op (see ``below_inplace_or_view``)."""

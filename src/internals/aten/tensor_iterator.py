@@ -17,7 +17,7 @@ import numpy as np
 
 from ..c10.tensor_impl import contiguous_strides, is_channels_last, is_contiguous, is_non_overlapping_and_dense
 
-__all__ = ["broadcast_shapes", "Geometry", "build", "check_no_overlap"]
+__all__ = ["broadcast_shapes", "Geometry", "geometry", "output_layout", "coalesce", "check_no_overlap"]
 
 
 def broadcast_shapes(*shapes):

@@ -41,9 +41,6 @@ class dtype:
         """float16 and bfloat16: stored as 16 bits, computed in float32."""
         return self.category == FLOATING and self.itemsize == 2
 
-    def to_real(self):
-        return self
-
     def __repr__(self):
         return f"internals.{self.name}"
 
@@ -64,9 +61,6 @@ float64 = dtype("float64", "Double", 8, FLOATING, np.float64)
 
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
-# torch's aliases for the same dtype objects.
-ALIASES = {"half": float16, "float": float32, "double": float64, "short": int16, "int": int32,
-           "long": int64, "bool": bool_}
 
 
 def _by_name(name):

@@ -8,7 +8,7 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ..dispatcher import register
-from ..tensor_iterator import Geometry, broadcast_shapes, check_no_overlap, geometry
+from ..tensor_iterator import broadcast_shapes, check_no_overlap, geometry
 from . import scalar_ops as ops
 from .dispatch_stub import loops
 
@@ -37,7 +37,7 @@ def _same_device_copy(dst, src):
         return
     reduced_src = src.dtype.is_reduced_float and src.dtype is not dst.dtype
     if reduced_src:
-        wide = src._empty_like_float32()
+        wide = src._empty_like(st.float32)
         _bits_copy(wide, src, _TO_FLOAT[src.dtype])
         return _same_device_copy(dst, wide)
     if dst.dtype.is_reduced_float and src.dtype is not dst.dtype:
@@ -103,4 +103,4 @@ def clone(x, memory_format=None):
     return out
 
 
-__all__ = ["copy_", "fill_", "clone", "buffer", "Geometry"]
+__all__ = ["copy_", "fill_", "clone", "buffer"]
