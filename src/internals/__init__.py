@@ -13,13 +13,21 @@ from .c10.device import device
 from .c10.tensor_impl import strided
 from .c10.storage import UntypedStorage
 from ._tensor import Tensor, Size
-from .aten.native import copy as _copy, elementwise as _elementwise, reduce_ops as _reduce_ops  # noqa: F401
-from .aten.native import linear_algebra as _linear_algebra, softmax as _softmax_ops, tensor_shape as _shape  # noqa: F401
+from .aten.register_native_functions import register_native_functions as _register_native_functions
+from .aten.fallbacks import register_core_fallbacks as _register_core_fallbacks
+from .autograd.ad_inplace_or_view import register_inplace_kernels as _register_inplace_kernels
+from .utils._python_dispatch import register_python_fallbacks as _register_python_fallbacks
 from .aten.native.tensor_factories import (tensor, empty, empty_strided, zeros, ones, full, arange, linspace, eye,
                                            rand, randn, empty_like, zeros_like, ones_like, full_like, rand_like,
                                            randn_like, from_numpy, manual_seed, Generator)
+_register_core_fallbacks()
+_register_python_fallbacks()
+_register_native_functions()
+_register_inplace_kernels()
 from ._interop import from_torch
-from . import cuda, testing
+from . import _C, autograd, cuda, library, profiler, testing, utils
+from ._ops import ops
+from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, is_inference_mode_enabled
 from .cuda import OutOfMemoryError  # torch.OutOfMemoryError is torch.cuda.OutOfMemoryError
 from ._functional import *  # noqa: F401,F403  torch.add, torch.exp, ... as functions
 

@@ -10,6 +10,7 @@ import numpy as np
 from .aten import dispatcher
 from .c10 import scalar_type as st
 from .c10.device import as_device
+from .c10.local_dispatch_key_set import below_ad_inplace_or_view
 from .c10.tensor_impl import TensorImpl
 
 __all__ = ["Tensor", "Size"]
@@ -32,15 +33,25 @@ def _op(name, *args, **kwargs):
     return dispatcher.call(name, *args, **kwargs)
 
 
+def _size_list(sizes):
+    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` as the one ``int[]`` argument the schema has."""
+    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
+        sizes = sizes[0]
+    return list(sizes)
+
+
 def wrap_scalar(value):
-    """A Python number as a 0-dim CPU tensor marked as a wrapped number."""
+    """A Python number as a 0-dim CPU tensor marked as a wrapped number (``scalar_to_tensor``).
+
+    Made directly over a NumPy scalar's bytes, not through the dispatcher: wrapping an argument
+    is part of the call, not an operator of its own.
+    """
     if isinstance(value, Tensor):
         return value
-    from .aten.native.tensor_factories import from_host
-    d = st.scalar_dtype(value)
-    t = from_host(np.array(value, dtype=d.numpy_type), d, "cpu")
-    t._impl.is_wrapped_number = True
-    return t
+    from .aten.native.tensor_factories import _host_impl
+    impl = _host_impl(np.array(value, dtype=st.scalar_dtype(value).numpy_type))
+    impl.is_wrapped_number = True
+    return Tensor._from_impl(impl)
 
 
 class _ArrayBase:
@@ -57,6 +68,9 @@ class Tensor:
     # ------------------------------------------------------------------ construction
     @classmethod
     def _from_impl(cls, impl, base=None):
+        if hasattr(cls, "__torch_dispatch__"):     # a subclass that handles its own ops: the Python keys
+            from .utils._python_dispatch import PYTHON_KEYS
+            impl.key_set = impl.key_set | PYTHON_KEYS
         t = object.__new__(cls)
         t._impl = impl
         t._base = base._base if base is not None and base._base is not None else base
@@ -65,14 +79,22 @@ class Tensor:
         t.grad_fn = None
         return t
 
+    @staticmethod
+    def _make_wrapper_subclass(cls, size, strides=None, storage_offset=0, dtype=None, device=None,
+                               requires_grad=False, **_):
+        """A tensor of class ``cls`` with metadata but no data of its own: its ``__torch_dispatch__``
+        works on the tensors it wraps (``torch.Tensor._make_wrapper_subclass``)."""
+        from .c10.tensor_impl import TensorImpl, contiguous_strides
+        size = tuple(size)
+        impl = TensorImpl.without_storage(size, contiguous_strides(size) if strides is None else tuple(strides),
+                                          storage_offset, dtype or st.get_default_dtype(), as_device(device))
+        t = cls._from_impl(impl)
+        t.requires_grad = requires_grad
+        return t
+
     def _empty_like(self, dtype):
         from .aten.native.tensor_factories import empty_like
         return empty_like(self, dtype=dtype)
-
-    def _bump_version(self):
-        """Count an in-place write, unless it happens inside another op (see ``below_inplace_or_view``)."""
-        if dispatcher.is_outermost_call():
-            self._impl.version_counter.version += 1
 
     def _flat_buffer(self):
         """The typed buffer starting at this (contiguous) tensor's first element."""
@@ -230,7 +252,7 @@ class Tensor:
             return self
         from .aten.native.tensor_factories import empty_like
         out = empty_like(self, dtype=dtype, device=device)
-        with dispatcher.below_inplace_or_view():   # filling a fresh tensor is not a user's write
+        with below_ad_inplace_or_view():   # filling a fresh tensor is not a user's write
             return out.copy_(self)
 
     def cpu(self):
@@ -289,13 +311,13 @@ class Tensor:
     def view(self, *shape):
         if len(shape) == 1 and isinstance(shape[0], st.dtype):
             raise NotImplementedError("view(dtype) is not supported by internals")
-        return _op("view", self, *shape)
+        return _op("view", self, _size_list(shape))
 
     def view_as(self, other):
         return self.view(other.shape)
 
     def reshape(self, *shape):
-        return _op("reshape", self, *shape)
+        return _op("reshape", self, _size_list(shape))
 
     def reshape_as(self, other):
         return self.reshape(other.shape)
@@ -322,13 +344,13 @@ class Tensor:
         return self.transpose(-2, -1)
 
     def permute(self, *dims):
-        return _op("permute", self, *dims)
+        return _op("permute", self, _size_list(dims))
 
     def movedim(self, source, destination):
         return _op("movedim.int", self, source, destination)
 
     def expand(self, *sizes):
-        return _op("expand", self, *sizes)
+        return _op("expand", self, _size_list(sizes))
 
     def expand_as(self, other):
         return self.expand(other.shape)
@@ -343,7 +365,7 @@ class Tensor:
         return _op("select.int", self, dim, index)
 
     def squeeze(self, dim=None):
-        return _op("squeeze.dims", self, dim)
+        return _op("squeeze", self) if dim is None else _op("squeeze.dims", self, dim)
 
     def unsqueeze(self, dim):
         return _op("unsqueeze", self, dim)
@@ -390,13 +412,13 @@ class Tensor:
         return self._binary("div.Tensor", other)
 
     def pow(self, exponent):
-        return self._binary("pow.Tensor", exponent)
+        return self._binary("pow.Tensor_Tensor", exponent)
 
     def maximum(self, other):
-        return self._binary("maximum.Tensor", other)
+        return self._binary("maximum", other)
 
     def minimum(self, other):
-        return self._binary("minimum.Tensor", other)
+        return self._binary("minimum", other)
 
     def eq(self, other):
         return self._binary("eq.Tensor", other)
@@ -459,12 +481,18 @@ class Tensor:
         return _op("relu_", self)
 
     def sum(self, dim=None, keepdim=False, *, dtype=None):
+        if dim is None and not keepdim:
+            return _op("sum", self, dtype=dtype)
         return _op("sum.dim_IntList", self, dim, keepdim, dtype=dtype)
 
     def mean(self, dim=None, keepdim=False, *, dtype=None):
+        if dim is None and not keepdim:
+            return _op("mean", self, dtype=dtype)
         return _op("mean.dim", self, dim, keepdim, dtype=dtype)
 
     def prod(self, dim=None, keepdim=False, *, dtype=None):
+        if dim is None:
+            return _op("prod", self, dtype=dtype)
         return _op("prod.dim_int", self, dim, keepdim, dtype=dtype)
 
     def amax(self, dim=(), keepdim=False):
@@ -476,12 +504,12 @@ class Tensor:
     def max(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
             return self.maximum(dim)
-        return _op("max", self, dim, keepdim)
+        return _op("max", self) if dim is None else _op("max.dim", self, dim, keepdim)
 
     def min(self, dim=None, keepdim=False):
         if isinstance(dim, Tensor):
             return self.minimum(dim)
-        return _op("min", self, dim, keepdim)
+        return _op("min", self) if dim is None else _op("min.dim", self, dim, keepdim)
 
     def argmax(self, dim=None, keepdim=False):
         return _op("argmax", self, dim, keepdim)
@@ -499,10 +527,10 @@ class Tensor:
         return _op("matmul", self, other)
 
     def softmax(self, dim, dtype=None):
-        return _op("_softmax", self, dim, dtype)
+        return _op("softmax.int", self, dim, dtype)
 
     def log_softmax(self, dim, dtype=None):
-        return _op("_log_softmax", self, dim, dtype)
+        return _op("log_softmax.int", self, dim, dtype)
 
     __add__ = add
     __sub__ = sub

@@ -1,73 +1,259 @@
-"""The dispatcher: every operator call goes through here (``aten/src/ATen/core/dispatch``).
+"""The dispatcher: every operator call goes through here (``aten/src/ATen/core/dispatch/``).
 
-An operator has a name in torch's ``name.overload`` form and a kernel per dispatch key. A call
-computes its key set from its tensor arguments and runs the kernel of the highest-priority key.
+An operator is a schema (``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor``)
+and a *dispatch table*: for each runtime dispatch key, the kernel that runs when that key is
+the highest in a call's key set. Kernels are registered per key, or per alias key
+(``CompositeExplicitAutograd``, ``CompositeImplicitAutograd``, ``Autograd``) that fills the
+entries of a group of keys; a *backend fallback* fills one key for every operator; a
+*fallthrough* kernel means "nothing to do here, go on to the next key". The table is recomputed
+whenever a registration changes (``OperatorEntry::updateDispatchTable``).
+
+A call's key set is the union of its tensor arguments' key sets, plus the thread-local
+included keys, minus the excluded ones, minus the keys whose entry is a fallthrough. The
+highest key picks the kernel. A kernel that does its part and hands over to the layers below
+(autograd, ADInplaceOrView, Python) *redispatches* with the keys below its own.
 """
 import contextlib
-import threading
+import inspect
+import os
 
-from ..c10.dispatch_key import DispatchKey, DispatchKeySet
+from ..c10.dispatch_key import ALIAS_KEYS, DispatchKey, DispatchKeySet, alias_runtime_keys
+from ..c10.local_dispatch_key_set import tls
 
-__all__ = ["register", "call", "operators", "below_inplace_or_view", "is_outermost_call"]
+__all__ = ["OperatorHandle", "KernelFunction", "define", "impl", "deregister", "register_fallback",
+           "find", "call", "trace", "operators", "backend_fallbacks", "add_observer", "remove_observer"]
 
-operators = {}   # name -> {DispatchKey: kernel}
-
-
-class _Depth(threading.local):
-    value = 0   # how many kernels (or guarded blocks) are running on this thread
-
-
-_depth = _Depth()
+operators = {}           # "aten::add.Tensor" -> OperatorHandle
+backend_fallbacks = {}   # DispatchKey -> KernelFunction
+_observers = []          # RecordFunction callbacks: (start(op, args), end(token))
 
 
-@contextlib.contextmanager
-def below_inplace_or_view():
-    """Run a block below the layer that counts writes (``at::AutoDispatchBelowADInplaceOrView``).
-
-    torch bumps a tensor's version only for the in-place call the user made, not for the writes
-    a kernel or a factory does internally (filling a fresh tensor, writing into its own output).
-    Every kernel runs inside this guard, and so do the factories.
-    """
-    _depth.value += 1
+def _where(fn):
+    """A kernel's ``registered at`` line: its file (relative to the package) and line."""
+    if fn is None:
+        return "internals"
+    fn = inspect.unwrap(getattr(fn, "func", fn))
     try:
-        yield
-    finally:
-        _depth.value -= 1
+        path = inspect.getsourcefile(fn)
+        line = inspect.getsourcelines(fn)[1]
+    except (TypeError, OSError):
+        return getattr(fn, "__module__", "python")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return f"{os.path.relpath(path, root) if path.startswith(root) else os.path.basename(path)}:{line}"
 
 
-def is_outermost_call():
-    """True inside the kernel of a call made from user code, where an in-place op counts as a write."""
-    return _depth.value == 1
+class KernelFunction:
+    """A registered kernel (``c10::KernelFunction``).
+
+    ``fallthrough`` kernels are never called: their key is masked out of the call's key set.
+    ``with_keyset`` kernels get the call's DispatchKeySet first, to redispatch with.
+    ``boxed`` kernels (backend fallbacks) serve every operator, so they get the operator too.
+    """
+    __slots__ = ("fn", "debug", "with_keyset", "boxed", "fallthrough")
+
+    def __init__(self, fn, debug=None, *, with_keyset=False, boxed=False, fallthrough=False):
+        self.fn = fn
+        self.debug = debug or f"registered at {_where(fn)}"
+        self.with_keyset, self.boxed, self.fallthrough = with_keyset, boxed, fallthrough
 
 
-def register(name, *keys):
-    """Decorator: ``fn`` is ``name``'s kernel for each of ``keys``."""
-    def wrap(fn):
-        table = operators.setdefault(name, {})
-        for key in keys:
-            table[DispatchKey[key] if isinstance(key, str) else key] = fn
-        return fn
-    return wrap
+class OperatorHandle:
+    """One operator: its schema, its registered kernels and its computed dispatch table."""
+
+    def __init__(self, namespace, schema, debug):
+        from torchgen.model import FunctionSchema
+        self.schema = FunctionSchema.parse(schema)
+        self.namespace = namespace
+        self.overload = self.schema.name.overload_name
+        self.name = f"{namespace}::{self.schema.name}"    # aten::add.Tensor
+        self.debug = debug
+        self.kernels = {}          # registration key ("CPU", "Autograd", ...) -> KernelFunction
+        self.table = {}            # DispatchKey -> (KernelFunction, kind)
+        self.fallthrough_bits = 0  # keys whose table entry is a fallthrough
+        self.update_table()
+
+    def __repr__(self):
+        return f"OperatorHandle({self.name})"
+
+    # ------------------------------------------------------------------ the dispatch table
+    def compute_entry(self, key):
+        """The kernel for runtime ``key``, by ``OperatorEntry::computeDispatchTableEntryWithDebug``'s order."""
+        k = self.kernels
+        if key.name in k:
+            return k[key.name], "kernel"
+        backends = ALIAS_KEYS["CompositeExplicitAutograd"]
+        if "CompositeExplicitAutograd" in k and key in backends:
+            return k["CompositeExplicitAutograd"], "default backend kernel"
+        if "CompositeImplicitAutograd" in k and key in ALIAS_KEYS["CompositeImplicitAutograd"]:
+            # An autograd key takes the decomposition only if its backend has no kernel of its own:
+            # a backend kernel needs the autograd formula, not a decomposition.
+            has_backend = any(b.name in k for b in backends) or "CompositeExplicitAutograd" in k
+            if key in backends or not has_backend:
+                return k["CompositeImplicitAutograd"], "math kernel"
+        if "Autograd" in k and key in ALIAS_KEYS["Autograd"]:
+            return k["Autograd"], "autograd kernel"
+        if key in backend_fallbacks:
+            return backend_fallbacks[key], "backend fallback"
+        return None
+
+    def update_table(self):
+        self.table, self.fallthrough_bits = {}, 0
+        for key in DispatchKey:
+            entry = self.compute_entry(key)
+            if entry is not None:
+                self.table[key] = entry
+                if entry[0].fallthrough:
+                    self.fallthrough_bits |= 1 << int(key)
+
+    # ------------------------------------------------------------------ calling
+    def key_set_bits(self, args, kwargs):
+        """Bits of the call's key set (``DispatchKeyExtractor``), before fallthroughs are masked."""
+        bits = 0
+        for a in args:
+            impl = getattr(a, "_impl", None)
+            if impl is not None:
+                bits |= impl.key_set.bits
+            elif isinstance(a, (list, tuple)):
+                for t in a:
+                    impl = getattr(t, "_impl", None)
+                    if impl is not None:
+                        bits |= impl.key_set.bits
+        for a in kwargs.values():
+            impl = getattr(a, "_impl", None)
+            if impl is not None:
+                bits |= impl.key_set.bits
+        return (bits | tls.included.bits) & ~tls.excluded.bits
+
+    def __call__(self, *args, **kwargs):
+        bits = self.key_set_bits(args, kwargs)
+        if _observers:
+            return self._call_observed(bits, args, kwargs)
+        return self._run(bits, args, kwargs)
+
+    def redispatch(self, key_set, *args, **kwargs):
+        """Run the kernel of the highest key in ``key_set`` (``Dispatcher::redispatch``)."""
+        return self._run(key_set.bits, args, kwargs)
+
+    def _run(self, bits, args, kwargs):
+        bits &= ~self.fallthrough_bits
+        if bits == 0:
+            raise self._missing(None)
+        key = DispatchKey(bits.bit_length() - 1)     # the highest set bit is the highest priority
+        entry = self.table.get(key)
+        if entry is None:
+            raise self._missing(key)
+        kernel = entry[0]
+        _trace(self, key, entry)
+        if kernel.boxed:
+            return kernel.fn(self, DispatchKeySet._from_bits(bits), *args, **kwargs)
+        if kernel.with_keyset:
+            return kernel.fn(DispatchKeySet._from_bits(bits), *args, **kwargs)
+        return kernel.fn(*args, **kwargs)
+
+    def _call_observed(self, bits, args, kwargs):
+        tokens = [start(self, args) for start, _ in _observers]
+        try:
+            return self._run(bits, args, kwargs)
+        finally:
+            for (_, end), token in zip(reversed(_observers), reversed(tokens)):
+                end(token)
+
+    def _missing(self, key):
+        have = [k.name for k in DispatchKey if k in self.table and self.table[k][1] == "kernel"]
+        return NotImplementedError(
+            f"Could not run '{self.name}' with arguments from the '{key.name if key else 'Undefined'}' backend. "
+            f"'{self.name}' is only available for these backends: [{', '.join(have)}].")
 
 
-def _key_set(args):
-    from .._tensor import Tensor
-    keys = DispatchKeySet()
-    for a in args:
-        if isinstance(a, Tensor):
-            keys = keys | a._impl.key_set
-        elif isinstance(a, (list, tuple)):
-            keys = keys | _key_set(a)
-    return keys
+# ---------------------------------------------------------------------- registration
+def define(namespace, schema, debug=None):
+    """Declare an operator from its schema (``TORCH_LIBRARY``'s ``m.def``)."""
+    op = OperatorHandle(namespace, schema, debug or "registered at internals")
+    if op.name in operators:
+        raise RuntimeError(f"Tried to register an operator ({op.name}{str(op.schema)[len(str(op.schema.name)):]}) "
+                           "with the same name and overload name multiple times.")
+    operators[op.name] = op
+    if namespace == "aten":
+        _aten[str(op.schema.name)] = op
+    return op
+
+
+def impl(name, key, kernel):
+    """Register ``kernel`` (a KernelFunction) for registration key ``key`` of operator ``name``."""
+    op = find(name)
+    alias_runtime_keys(key)            # rejects an unknown key name with a KeyError
+    if key in op.kernels:
+        import warnings
+        warnings.warn(f"Overriding a previously registered kernel for the same operator and the same "
+                      f"dispatch key\n  operator: {op.name}\n  dispatch key: {key}\n  previous kernel: "
+                      f"{op.kernels[key].debug}\n       new kernel: {kernel.debug}", UserWarning, stacklevel=3)
+    op.kernels[key] = kernel
+    op.update_table()
+
+
+def deregister(name, key=None):
+    """Remove a kernel (or, with no key, the whole operator): a Library going away undoes its work."""
+    op = operators.get(name)
+    if op is None:
+        return
+    if key is None:
+        del operators[name]
+        _aten.pop(str(op.schema.name), None)
+    else:
+        op.kernels.pop(key, None)
+        op.update_table()
+
+
+def register_fallback(key, kernel):
+    """A backend fallback: ``key``'s kernel for every operator without one (``m.fallback``)."""
+    if kernel is None:
+        backend_fallbacks.pop(DispatchKey[key], None)
+    else:
+        backend_fallbacks[DispatchKey[key]] = kernel
+    for op in operators.values():
+        op.update_table()
+
+
+_aten = {}   # "add.Tensor" -> the aten operator, for the frontend's calls
+
+
+def find(name):
+    """An operator by ``ns::name.overload`` (or, for aten, just ``name.overload``)."""
+    op = operators.get(name) or _aten.get(name)
+    if op is None:
+        raise RuntimeError(f"Could not find schema for {name}")
+    return op
 
 
 def call(name, *args, **kwargs):
-    table = operators[name]
-    keys = _key_set(args)
-    for key in keys.descending():
-        if key in table:
-            with below_inplace_or_view():
-                return table[key](*args, **kwargs)
-    raise NotImplementedError(
-        f"Could not run '{name}' with arguments from the '{keys.highest().name if keys else 'Undefined'}' "
-        f"backend. '{name}' is only available for these backends: [{', '.join(k.name for k in table)}].")
+    """Call the aten operator ``name`` (``add.Tensor``): what the Tensor methods do."""
+    return _aten[name](*args, **kwargs)
+
+
+# ---------------------------------------------------------------------- observers
+def add_observer(start, end):
+    """RecordFunction: ``start(op, args)`` before each top-level operator call, ``end(token)`` after."""
+    _observers.append((start, end))
+
+
+def remove_observer(start, end):
+    _observers.remove((start, end))
+
+
+class _Tracer:
+    log = None
+
+
+def _trace(op, key, entry):
+    if _Tracer.log is not None:
+        _Tracer.log.append((op.name, key.name, entry[1], getattr(entry[0].fn, "__name__", "?")))
+
+
+@contextlib.contextmanager
+def trace():
+    """Record where calls go: ``(operator, key, kind of entry, kernel)`` for every kernel run."""
+    saved, _Tracer.log = _Tracer.log, []
+    try:
+        yield _Tracer.log
+    finally:
+        _Tracer.log = saved

@@ -7,7 +7,8 @@ into one 64-bit word; one bit per key is enough to show the idea.
 """
 from enum import IntEnum
 
-__all__ = ["DispatchKey", "DispatchKeySet", "autograd_key_for", "autocast_key_for", "backend_key_for"]
+__all__ = ["DispatchKey", "DispatchKeySet", "ALIAS_KEYS", "BACKEND_KEYS", "AUTOGRAD_KEYS", "AUTOCAST_KEYS",
+           "alias_runtime_keys", "autograd_key_for", "autocast_key_for", "backend_key_for"]
 
 
 class DispatchKey(IntEnum):
@@ -22,9 +23,10 @@ class DispatchKey(IntEnum):
     AutogradOther = 9
     AutogradCPU = 10
     AutogradCUDA = 11
-    AutocastCPU = 12
-    AutocastCUDA = 13
-    PythonTLSSnapshot = 14
+    AutogradMeta = 12
+    AutocastCPU = 13
+    AutocastCUDA = 14
+    PythonTLSSnapshot = 15
 
 
 class DispatchKeySet:
@@ -68,6 +70,14 @@ class DispatchKeySet:
         """Lowest priority first, as torch prints them."""
         return (k for k in DispatchKey if k in self)
 
+    @classmethod
+    def full(cls):
+        return cls(DispatchKey)
+
+    def below(self, key):
+        """The keys of this set that rank below ``key``: where a kernel at ``key`` redispatches to."""
+        return DispatchKeySet._from_bits(self.bits & ((1 << int(key)) - 1))
+
     def descending(self):
         return sorted(self, reverse=True)
 
@@ -76,6 +86,27 @@ class DispatchKeySet:
 
     def __repr__(self):
         return f"DispatchKeySet({', '.join(k.name for k in self)})"
+
+
+BACKEND_KEYS = DispatchKeySet([DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta,
+                               DispatchKey.SparseCPU, DispatchKey.SparseCUDA])
+AUTOGRAD_KEYS = DispatchKeySet([DispatchKey.AutogradOther, DispatchKey.AutogradCPU, DispatchKey.AutogradCUDA,
+                                DispatchKey.AutogradMeta])
+AUTOCAST_KEYS = DispatchKeySet([DispatchKey.AutocastCPU, DispatchKey.AutocastCUDA])
+
+# Alias keys name a group of runtime keys at registration time; no tensor carries them
+# (``c10/core/DispatchKey.h``, "Alias dispatch keys"). A kernel registered to an alias fills the
+# dispatch table entry of each key in its group that has no kernel of its own.
+ALIAS_KEYS = {
+    "Autograd": AUTOGRAD_KEYS,
+    "CompositeExplicitAutograd": BACKEND_KEYS,
+    "CompositeImplicitAutograd": BACKEND_KEYS | AUTOGRAD_KEYS,
+}
+
+
+def alias_runtime_keys(name):
+    """The runtime keys a registration key (alias or not) stands for."""
+    return ALIAS_KEYS[name] if name in ALIAS_KEYS else DispatchKeySet(DispatchKey[name])
 
 
 def backend_key_for(device_type, sparse=False):
@@ -87,7 +118,8 @@ def backend_key_for(device_type, sparse=False):
 
 
 def autograd_key_for(device_type):
-    return {"cpu": DispatchKey.AutogradCPU, "cuda": DispatchKey.AutogradCUDA}.get(device_type, DispatchKey.AutogradOther)
+    return {"cpu": DispatchKey.AutogradCPU, "cuda": DispatchKey.AutogradCUDA,
+            "meta": DispatchKey.AutogradMeta}.get(device_type, DispatchKey.AutogradOther)
 
 
 def autocast_key_for(device_type):

@@ -5,8 +5,10 @@ device (the storage's), a layout and a version counter shared by all views of on
 contiguity predicates are those of ``c10/core/Contiguity.h``.
 """
 from .device import device as _device
+from .grad_mode import InferenceMode
 
-__all__ = ["TensorImpl", "VersionCounter", "layout", "strided", "contiguous_strides"]
+__all__ = ["TensorImpl", "VersionCounter", "layout", "strided", "sparse_coo", "compute_key_set",
+           "contiguous_strides"]
 
 
 class layout:
@@ -18,6 +20,7 @@ class layout:
 
 
 strided = layout("strided")
+sparse_coo = layout("sparse_coo")
 
 
 class VersionCounter:
@@ -28,9 +31,48 @@ class VersionCounter:
         self.version = 0
 
 
+class NoStorage:
+    """Stands where a storage would be, for tensors that only describe data held elsewhere."""
+
+    def __init__(self, device, nbytes):
+        self.device, self._nbytes = device, nbytes
+
+    def nbytes(self):
+        return self._nbytes
+
+    def data_ptr(self):
+        raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    def typed(self, dtype):
+        raise RuntimeError("Cannot access storage of a tensor subclass that holds no data of its own")
+
+
+def compute_key_set(device_type, layout, inference=False):
+    """The keys a new tensor carries (``TensorImpl``'s constructor).
+
+    Its backend key (from device and layout), ADInplaceOrView and the Autograd key of its
+    device -- unless it is born in inference mode: an inference tensor never records a graph or
+    a view, so it carries neither -- and the Autocast key of its device.
+    """
+    cache_key = (device_type, layout, inference)
+    keys = _key_sets.get(cache_key)
+    if keys is None:
+        from .dispatch_key import DispatchKey, DispatchKeySet, autocast_key_for, autograd_key_for, backend_key_for
+        listed = [backend_key_for(device_type, sparse=layout is sparse_coo)]
+        if not inference:
+            listed += [DispatchKey.ADInplaceOrView, autograd_key_for(device_type)]
+        if autocast_key_for(device_type) is not None:
+            listed.append(autocast_key_for(device_type))
+        keys = _key_sets[cache_key] = DispatchKeySet(listed)
+    return keys
+
+
+_key_sets = {}
+
+
 class TensorImpl:
     __slots__ = ("storage", "storage_offset", "sizes", "strides", "dtype", "layout",
-                 "version_counter", "is_wrapped_number", "__weakref__")
+                 "version_counter", "is_wrapped_number", "key_set", "__weakref__")
 
     def __init__(self, storage, sizes, strides, storage_offset, dtype, version_counter=None):
         sizes, strides = tuple(int(s) for s in sizes), tuple(int(s) for s in strides)
@@ -43,16 +85,21 @@ class TensorImpl:
         self.layout = strided
         self.version_counter = version_counter or VersionCounter()
         self.is_wrapped_number = False   # a Python scalar turned into a 0-dim tensor
+        self.key_set = compute_key_set(storage.device.type, strided, InferenceMode.is_enabled())
+
+    @classmethod
+    def without_storage(cls, sizes, strides, storage_offset, dtype, device):
+        """Metadata with no memory behind it (a wrapper subclass's): any access to data raises."""
+        return cls(NoStorage(device, required_storage_elements(sizes, strides, storage_offset) * dtype.itemsize),
+                   sizes, strides, storage_offset, dtype)
 
     @property
     def device(self):
         return self.storage.device
 
-    @property
-    def key_set(self):
-        """The dispatch keys this tensor contributes to a call (``TensorImpl::key_set_``)."""
-        from .dispatch_key import DispatchKey, DispatchKeySet
-        return DispatchKeySet([DispatchKey.CPU if self.device.type == "cpu" else DispatchKey.CUDA])
+    def is_inference(self):
+        from .dispatch_key import DispatchKey
+        return DispatchKey.ADInplaceOrView not in self.key_set
 
     def numel(self):
         n = 1

@@ -1,1 +1,18 @@
-"""Native operator implementations, by family, as in ``aten/src/ATen/native``."""
+"""Native operator implementations, by family, as in ``aten/src/ATen/native``.
+
+``native_functions.yaml`` names each kernel as torch's names a function of ``at::native``;
+:func:`kernel` finds it among the families.
+"""
+from . import copy, elementwise, linear_algebra, reduce_ops, softmax, tensor_shape
+
+__all__ = ["kernel", "FAMILIES"]
+
+FAMILIES = (copy, elementwise, linear_algebra, reduce_ops, softmax, tensor_shape)
+
+
+def kernel(name):
+    """The kernel function called ``name`` in one of the families (exactly one: names are unique)."""
+    found = {id(f): f for f in (getattr(m, name, None) for m in FAMILIES) if callable(f)}
+    if len(found) != 1:
+        raise LookupError(f"native kernel {name!r}: {'not found' if not found else 'ambiguous'}")
+    return next(iter(found.values()))

@@ -7,7 +7,6 @@ float16). A cross-device copy moves contiguous bytes, then lays them out on the 
 import numpy as np
 
 from ...c10 import scalar_type as st
-from ..dispatcher import register
 from ..tensor_iterator import broadcast_shapes, check_no_overlap, geometry
 from . import scalar_ops as ops
 from .dispatch_stub import loops
@@ -65,7 +64,6 @@ def _cross_device_copy(dst, src):
     _same_device_copy(dst, type(dst)._from_impl(impl))
 
 
-@register("copy_", "CPU", "CUDA")
 def copy_(dst, src, non_blocking=False):
     shape = broadcast_shapes(dst.shape, src.shape)
     if shape != tuple(dst.shape):
@@ -76,11 +74,9 @@ def copy_(dst, src, non_blocking=False):
         _same_device_copy(dst, src)
     else:
         _cross_device_copy(dst, src)
-    dst._bump_version()
     return dst
 
 
-@register("fill_.Scalar", "CPU", "CUDA")
 def fill_(t, value):
     # No overlap check: writing one value many times to a shared element is harmless, and
     # torch's fill_ allows it (``Fill.cpp`` turns TensorIterator's memory-overlap check off).
@@ -91,11 +87,9 @@ def fill_(t, value):
         loops(t.device).fill_loop(buffer(target), value, g.shape, g.strides, g.offsets)
         if target is not t:
             _same_device_copy(t, target)
-    t._bump_version()
     return t
 
 
-@register("clone", "CPU", "CUDA")
 def clone(x, memory_format=None):
     from .tensor_factories import empty_like
     out = empty_like(x, memory_format=memory_format)

@@ -9,7 +9,6 @@ float16 and bfloat16 compute in float32 and round once at the end, as ATen's ``o
 import numpy as np
 
 from ...c10 import scalar_type as st
-from ..dispatcher import register
 from ..tensor_iterator import broadcast_shapes, check_no_overlap, geometry, output_layout
 from . import scalar_ops as ops
 from .copy import _cast_like, _same_device_copy, buffer
@@ -70,15 +69,13 @@ def _promoted(x, dtype):
     return x if x.dtype is dtype or x.device.type != "cpu" else _cast_like(x, dtype)
 
 
-def _run(out, compute_out_dtype, run_loop, inplace):
+def _run(out, compute_out_dtype, run_loop):
     """Run the loop into ``out`` directly, or through a temporary when dtypes differ."""
     target = out if out.dtype is compute_out_dtype else out._empty_like(compute_out_dtype)
     if out.numel():
         run_loop(target)
         if target is not out:
             _same_device_copy(out, target)
-    if inplace:
-        out._bump_version()
     return out
 
 
@@ -89,7 +86,6 @@ def unary(op, x, *, out=None, floating=False, name=None):
     dtype = x.dtype
     if floating and not dtype.is_floating_point:
         dtype = st.get_default_dtype()
-    inplace = out is not None
     xp = _promoted(x, dtype)
     out = _result(out, [x], tuple(x.shape), dtype, x, layout_from=[xp])
     compute = _compute_dtype(dtype)
@@ -98,7 +94,7 @@ def unary(op, x, *, out=None, floating=False, name=None):
     def run_loop(target):
         g = geometry([target._impl, xc._impl], target.shape)
         loops(target.device).unary_loop(op, buffer(target), buffer(xc), g.shape, g.strides, g.offsets)
-    return _run(out, compute, run_loop, inplace)
+    return _run(out, compute, run_loop)
 
 
 def _bool_error(op, name):
@@ -118,7 +114,6 @@ def binary(op, a, b, *, alpha=1, out=None):
         common = st.get_default_dtype()                   # true division of integers
     out_dtype = st.bool_ if op in ops.COMPARISONS else common
     shape = broadcast_shapes(tuple(a.shape), tuple(b.shape))
-    inplace = out is not None
     ap, bp = _promoted(a, common), _promoted(b, common)
     out = _result(out, [a, b], shape, out_dtype, common, layout_from=[ap, bp])
     if _pow_by_zero_or_one(op, b):
@@ -128,8 +123,6 @@ def binary(op, a, b, *, alpha=1, out=None):
             out.fill_(1)
         else:
             out.copy_(a)
-        if inplace:
-            out._bump_version()
         return out
     compute = _compute_dtype(common)
     device = out.device
@@ -142,7 +135,7 @@ def binary(op, a, b, *, alpha=1, out=None):
     def run_loop(target):
         g = geometry([target._impl, ac._impl, bc._impl], shape)
         loops(device).binary_loop(op, buffer(target), buffer(ac), buffer(bc), scalar, g.shape, g.strides, g.offsets)
-    return _run(out, compute_out, run_loop, inplace)
+    return _run(out, compute_out, run_loop)
 
 
 def _binary_inputs(op, a, b, original_b, common, compute, device):
@@ -199,19 +192,32 @@ def where(cond, a, b):
     return out
 
 
-# Registrations: the dispatcher's entry points, by torch's operator names.
-for _name, _op, _floating in [("neg", ops.NEG, False), ("abs", ops.ABS, False), ("exp", ops.EXP, True),
-                              ("log", ops.LOG, True), ("sqrt", ops.SQRT, True), ("relu", ops.RELU, False),
-                              ("sigmoid", ops.SIGMOID, True), ("tanh", ops.TANH, True)]:
-    register(_name, "CPU", "CUDA")(
-        lambda x, _op=_op, _f=_floating, _n=_name: unary(_op, x, floating=_f, name=_n))
-    register(_name + "_", "CPU", "CUDA")(
-        lambda x, _op=_op, _f=_floating, _n=_name: unary(_op, x, out=x, floating=_f, name=_n))
+# The kernels by their names in native_functions.yaml: each a TensorIterator loop over one op.
+def _unary_kernel(name, op, floating, inplace):
+    def kernel(x):
+        return unary(op, x, out=x if inplace else None, floating=floating, name=name)
+    kernel.__name__ = kernel.__qualname__ = name + ("_" if inplace else "")
+    return kernel
 
+
+def _binary_kernel(name, op, inplace):
+    def kernel(a, b, *, alpha=1):
+        return binary(op, a, b, alpha=alpha, out=a if inplace else None)
+    kernel.__name__ = kernel.__qualname__ = name + ("_" if inplace else "")
+    return kernel
+
+
+UNARY_OPS = {"neg": (ops.NEG, False), "abs": (ops.ABS, False), "exp": (ops.EXP, True), "log": (ops.LOG, True),
+             "sqrt": (ops.SQRT, True), "relu": (ops.RELU, False), "sigmoid": (ops.SIGMOID, True),
+             "tanh": (ops.TANH, True)}
 BINARY_OPS = {"add": ops.ADD, "sub": ops.SUB, "mul": ops.MUL, "div": ops.DIV, "pow": ops.POW,
               "maximum": ops.MAXIMUM, "minimum": ops.MINIMUM, "eq": ops.EQ, "ne": ops.NE,
               "lt": ops.LT, "le": ops.LE, "gt": ops.GT, "ge": ops.GE}
+for _name, (_op, _floating) in UNARY_OPS.items():
+    for _inplace in (False, True):
+        _k = _unary_kernel(_name, _op, _floating, _inplace)
+        globals()[_k.__name__] = _k
 for _name, _op in BINARY_OPS.items():
-    register(_name + ".Tensor", "CPU", "CUDA")(lambda a, b, alpha=1, _op=_op: binary(_op, a, b, alpha=alpha))
-    register(_name + "_.Tensor", "CPU", "CUDA")(lambda a, b, alpha=1, _op=_op: binary(_op, a, b, alpha=alpha, out=a))
-register("where.self", "CPU", "CUDA")(where)
+    for _inplace in (False, True):
+        _k = _binary_kernel(_name, _op, _inplace)
+        globals()[_k.__name__] = _k

@@ -5,7 +5,6 @@ before calling a BLAS), and run the device's blocked or tiled loop. ``matmul`` r
 case (vectors, batches with broadcasting) to them, as torch's ``matmul`` does.
 """
 from ...c10 import scalar_type as st
-from ..dispatcher import register
 from ..tensor_iterator import broadcast_shapes
 from .copy import _cast_like, buffer
 from .dispatch_stub import loops
@@ -48,7 +47,6 @@ def _batched_mm(a, b, name):
     return out if target is out else out.copy_(target)
 
 
-@register("mm", "CPU", "CUDA")
 def mm(a, b):
     if a.dim() != 2:
         raise RuntimeError(f"self must be a matrix")
@@ -60,7 +58,6 @@ def mm(a, b):
     return _batched_mm(a.unsqueeze(0), b.unsqueeze(0), "addmm_impl_cpu_").squeeze(0)
 
 
-@register("bmm", "CPU", "CUDA")
 def bmm(a, b):
     if a.dim() != 3:
         raise RuntimeError(f"batch1 must be a 3D tensor")
@@ -72,8 +69,8 @@ def bmm(a, b):
     return _batched_mm(a, b, "bmm")
 
 
-@register("matmul", "CPU", "CUDA")
 def matmul(a, b):
+    """CompositeImplicitAutograd: only calls other operators (through the dispatcher), never a loop."""
     if a.dim() == 0 or b.dim() == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")
     if a.dim() == 1 and b.dim() == 1:
@@ -81,13 +78,13 @@ def matmul(a, b):
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
                                "to have the same number of elements, but got "
                                f"{a.shape[0]} and {b.shape[0]} elements respectively")
-        return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape(())
+        return a.unsqueeze(0).mm(b.unsqueeze(1)).reshape(())
     if a.dim() == 2 and b.dim() == 1:
-        return mm(a, b.unsqueeze(1)).squeeze(1)
+        return a.mm(b.unsqueeze(1)).squeeze(1)
     if a.dim() == 1 and b.dim() == 2:
-        return mm(a.unsqueeze(0), b).squeeze(0)
+        return a.unsqueeze(0).mm(b).squeeze(0)
     if a.dim() == 2 and b.dim() == 2:
-        return mm(a, b)
+        return a.mm(b)
     # Batched: broadcast the batch dims, then one bmm over their product.
     a2 = a.unsqueeze(0) if a.dim() == 1 else a
     b2 = b.unsqueeze(1) if b.dim() == 1 else b
@@ -99,7 +96,7 @@ def matmul(a, b):
     n = 1
     for s in batch:
         n *= s
-    out = bmm(a2.expand(*batch, M, K).reshape(n, M, K), b2.expand(*batch, K, N).reshape(n, K, N))
+    out = a2.expand(*batch, M, K).reshape(n, M, K).bmm(b2.expand(*batch, K, N).reshape(n, K, N))
     out = out.reshape(*batch, M, N)
     if a.dim() == 1:
         out = out.squeeze(-2)

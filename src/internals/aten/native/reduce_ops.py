@@ -10,7 +10,6 @@ import collections
 import numpy as np
 
 from ...c10 import scalar_type as st
-from ..dispatcher import register
 from ..tensor_iterator import coalesce
 from . import scalar_ops as ops
 from .copy import _cast_like, buffer
@@ -96,17 +95,14 @@ def _sum_dtype(x, dtype):
     return st.int64 if not x.dtype.is_floating_point else x.dtype
 
 
-@register("sum.dim_IntList", "CPU", "CUDA")
 def sum_(x, dim=None, keepdim=False, *, dtype=None):
     return _reduce(ops.SUM, x, dim, keepdim, _sum_dtype(x, dtype), "sum")
 
 
-@register("prod.dim_int", "CPU", "CUDA")
 def prod(x, dim=None, keepdim=False, *, dtype=None):
     return _reduce(ops.PROD, x, dim, keepdim, _sum_dtype(x, dtype), "prod")
 
 
-@register("mean.dim", "CPU", "CUDA")
 def mean(x, dim=None, keepdim=False, *, dtype=None):
     out_dtype = dtype or x.dtype
     if not out_dtype.is_floating_point:
@@ -129,14 +125,12 @@ def _check_not_all_of_empty(name, x):
                            "Specify the reduction dim with the 'dim' argument.")
 
 
-@register("amax", "CPU", "CUDA")
 def amax(x, dim=(), keepdim=False):
     if dim is None or (not isinstance(dim, int) and len(dim) == 0):
         _check_not_all_of_empty("amax", x)
     return _reduce(ops.AMAX, x, dim, keepdim, x.dtype, "amax")
 
 
-@register("amin", "CPU", "CUDA")
 def amin(x, dim=(), keepdim=False):
     if dim is None or (not isinstance(dim, int) and len(dim) == 0):
         _check_not_all_of_empty("amin", x)
@@ -155,12 +149,10 @@ def _arg(op, name, x, dim, keepdim):
     return _reduce(op, x, dim, keepdim, st.int64, name)
 
 
-@register("argmax", "CPU", "CUDA")
 def argmax(x, dim=None, keepdim=False):
     return _arg(ops.ARGMAX, "argmax", x, dim, keepdim)
 
 
-@register("argmin", "CPU", "CUDA")
 def argmin(x, dim=None, keepdim=False):
     return _arg(ops.ARGMIN, "argmin", x, dim, keepdim)
 
@@ -186,11 +178,9 @@ def _return_type(name):
     return _RETURN_TYPES[name]
 
 
-@register("max", "CPU", "CUDA")
 def max_(x, dim=None, keepdim=False):
     return _max_min(ops.AMAX, ops.ARGMAX, "max", x, dim, keepdim)
 
 
-@register("min", "CPU", "CUDA")
 def min_(x, dim=None, keepdim=False):
     return _max_min(ops.AMIN, ops.ARGMIN, "min", x, dim, keepdim)

@@ -4,7 +4,6 @@ Built from the ops above in the numerically safe form torch's kernel computes: s
 maximum along ``dim`` first, so ``exp`` cannot overflow. The output is contiguous, as torch's is.
 """
 from ...c10 import scalar_type as st
-from ..dispatcher import register
 from .reduce_ops import normalize_dims
 from .tensor_factories import empty
 
@@ -19,7 +18,6 @@ def _prepare(x, dim, dtype, name):
     return compute, d, x.dtype
 
 
-@register("_softmax", "CPU", "CUDA")
 def softmax(x, dim, dtype=None):
     x, d, out_dtype = _prepare(x, dim, dtype, "softmax")
     if x.numel() == 0:      # nothing to normalise, and no maximum to subtract
@@ -31,7 +29,6 @@ def softmax(x, dim, dtype=None):
     return (e / e.sum(d, keepdim=True)).to(out_dtype)
 
 
-@register("_log_softmax", "CPU", "CUDA")
 def log_softmax(x, dim, dtype=None):
     x, d, out_dtype = _prepare(x, dim, dtype, "log_softmax")
     if x.numel() == 0:      # nothing to normalise, and no maximum to subtract

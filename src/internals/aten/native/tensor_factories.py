@@ -12,7 +12,7 @@ from ...c10.device import as_device
 from ...c10.storage import UntypedStorage
 from ...c10.tensor_impl import TensorImpl, check_sizes_and_strides, contiguous_strides, required_storage_elements
 from ... import _tensor
-from ..dispatcher import below_inplace_or_view
+from ...c10.local_dispatch_key_set import below_ad_inplace_or_view
 from ..tensor_iterator import output_layout
 from .cpu.range_factories import linspace_fill
 
@@ -47,7 +47,7 @@ def from_host(array, dtype, device):
     """A contiguous tensor holding a NumPy array's values, cast to ``dtype``, on ``device``."""
     src = Tensor._from_impl(_host_impl(np.array(array, order="C", copy=None)))
     out = empty(array.shape, dtype=dtype, device=device)
-    with below_inplace_or_view():   # a factory's own fill is not a write: the result is at version 0
+    with below_ad_inplace_or_view():   # a factory's own fill is not a write: the result is at version 0
         return out.copy_(src)
 
 
@@ -62,7 +62,7 @@ def _host_impl(array):
 def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
     dtype = dtype or _infer_scalar_dtype(fill_value)
     out = empty(_sizes((size,)) if isinstance(size, int) else tuple(size), dtype=dtype, device=device)
-    with below_inplace_or_view():
+    with below_ad_inplace_or_view():
         out.fill_(fill_value)
     return out.requires_grad_(requires_grad) if requires_grad else out
 
@@ -162,7 +162,7 @@ def _check_floating(dtype, kernel):
 
 def _fill_random(out, values):
     """Copy host random ``values`` into the fresh ``out`` (a factory's fill: not counted as a write)."""
-    with below_inplace_or_view():
+    with below_ad_inplace_or_view():
         return out.copy_(Tensor._from_impl(_host_impl(values)))
 
 
@@ -198,7 +198,7 @@ def empty_like(x, *, dtype=None, device=None, requires_grad=False, memory_format
 
 def full_like(x, fill_value, *, dtype=None, device=None, requires_grad=False):
     out = empty_like(x, dtype=dtype, device=device)
-    with below_inplace_or_view():
+    with below_ad_inplace_or_view():
         out.fill_(fill_value)
     return out.requires_grad_(requires_grad) if requires_grad else out
 
@@ -215,7 +215,7 @@ def _random_like(make, x, dtype, device):
     """Like torch (``empty_like`` then fill): the result takes ``x``'s layout."""
     out = empty_like(x, dtype=dtype, device=device)
     values = make(x.shape, dtype=out.dtype, device=out.device)
-    with below_inplace_or_view():
+    with below_ad_inplace_or_view():
         return out.copy_(values)
 
 
@@ -238,7 +238,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     if isinstance(data, (Tensor, np.ndarray)):
         source = from_numpy(data) if isinstance(data, np.ndarray) else data.detach()
         out = empty_like(source, dtype=dtype or source.dtype, device=device)
-        with below_inplace_or_view():
+        with below_ad_inplace_or_view():
             out.copy_(source)
     else:
         inferred = infer_scalar_type(data)

@@ -4,7 +4,6 @@ Mirrors ``aten/src/ATen/native/TensorShape.cpp`` and, for ``view``, ``computeStr
 ``aten/src/ATen/TensorUtils.cpp``. Every view shares its base's storage and version counter.
 """
 from ...c10.tensor_impl import TensorImpl, contiguous_strides
-from ..dispatcher import register
 
 
 def wrap_dim(dim, ndim):
@@ -18,10 +17,10 @@ def make_view(base, sizes, strides, offset=None):
     impl = base._impl
     view = TensorImpl(impl.storage, sizes, strides, impl.storage_offset if offset is None else offset,
                       impl.dtype, impl.version_counter)
+    view.key_set = impl.key_set      # a view is what its base is: normal, inference, ...
     return type(base)._from_impl(view, base=base)
 
 
-@register("as_strided", "CPU", "CUDA")
 def as_strided(x, size, stride, storage_offset=None):
     size, stride = tuple(size), tuple(stride)
     if len(size) != len(stride):
@@ -91,7 +90,6 @@ def compute_stride(old_sizes, old_strides, new_sizes):
     return tuple(new_strides)
 
 
-@register("view", "CPU", "CUDA")
 def view(x, *shape):
     shape = infer_size(_shape_arg(shape), x.numel())
     strides = compute_stride(tuple(x.shape), x.stride(), shape)
@@ -101,7 +99,6 @@ def view(x, *shape):
     return make_view(x, shape, strides)
 
 
-@register("reshape", "CPU", "CUDA")
 def reshape(x, *shape):
     shape = infer_size(_shape_arg(shape), x.numel())
     strides = compute_stride(tuple(x.shape), x.stride(), shape)
@@ -120,7 +117,6 @@ def _shape_arg(shape):
     return tuple(shape)
 
 
-@register("transpose.int", "CPU", "CUDA")
 def transpose(x, dim0, dim1):
     d0, d1 = wrap_dim(dim0, x.dim()), wrap_dim(dim1, x.dim())
     if x.dim() == 0:
@@ -131,14 +127,12 @@ def transpose(x, dim0, dim1):
     return make_view(x, sizes, strides)
 
 
-@register("t", "CPU", "CUDA")
 def t(x):
     if x.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {x.dim()}D")
     return transpose(x, 0, 1) if x.dim() == 2 else make_view(x, x.shape, x.stride())
 
 
-@register("permute", "CPU", "CUDA")
 def permute(x, *dims):
     dims = _shape_arg(dims)
     if len(dims) != x.dim():
@@ -151,7 +145,6 @@ def permute(x, *dims):
     return make_view(x, [x.shape[d] for d in dims], [x.stride()[d] for d in dims])
 
 
-@register("movedim.int", "CPU", "CUDA")
 def movedim(x, source, destination):
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
@@ -172,7 +165,6 @@ def movedim(x, source, destination):
     return permute(x, *order)
 
 
-@register("expand", "CPU", "CUDA")
 def expand(x, *sizes):
     sizes = _shape_arg(sizes)
     if len(sizes) < x.dim():
@@ -206,7 +198,6 @@ def expand(x, *sizes):
     return make_view(x, new_sizes, new_strides)
 
 
-@register("narrow", "CPU", "CUDA")
 def narrow(x, dim, start, length):
     if isinstance(start, type(x)):   # ``narrow.Tensor``: the start given as a 0-dim integer tensor
         if start.dim() != 0 or start.dtype.is_floating_point or start.dtype.name == "bool":
@@ -235,7 +226,6 @@ def _slice(x, d, start, stop, step):
     return make_view(x, sizes, strides, offset)
 
 
-@register("select.int", "CPU", "CUDA")
 def select(x, dim, index):
     if x.dim() == 0:
         raise IndexError("select() cannot be applied to a 0-dim tensor.")
@@ -251,7 +241,6 @@ def select(x, dim, index):
     return make_view(x, sizes, strides, offset)
 
 
-@register("squeeze.dims", "CPU", "CUDA")
 def squeeze(x, dim=None):
     if dim is None:
         dims = range(x.dim())
@@ -261,7 +250,6 @@ def squeeze(x, dim=None):
     return make_view(x, [x.shape[d] for d in keep], [x.stride()[d] for d in keep])
 
 
-@register("unsqueeze", "CPU", "CUDA")
 def unsqueeze(x, dim):
     d = wrap_dim(dim, x.dim() + 1)
     sizes, strides = list(x.shape), list(x.stride())
@@ -272,7 +260,6 @@ def unsqueeze(x, dim):
     return make_view(x, sizes, strides)
 
 
-@register("flatten.using_ints", "CPU", "CUDA")
 def flatten(x, start_dim=0, end_dim=-1):
     s, e = wrap_dim(start_dim, x.dim()), wrap_dim(end_dim, x.dim())
     if x.dim() == 0:
@@ -287,7 +274,6 @@ def flatten(x, start_dim=0, end_dim=-1):
     return reshape(x, *x.shape[:s], n, *x.shape[e + 1:])
 
 
-@register("unflatten.int", "CPU", "CUDA")
 def unflatten(x, dim, sizes):
     d = wrap_dim(dim, x.dim())
     if len(sizes) == 0:
@@ -302,7 +288,6 @@ def unflatten(x, dim, sizes):
     return view(x, *x.shape[:d], *sizes, *x.shape[d + 1:])
 
 
-@register("diagonal", "CPU", "CUDA")
 def diagonal(x, offset=0, dim1=0, dim2=1):
     d1, d2 = wrap_dim(dim1, x.dim()), wrap_dim(dim2, x.dim())
     if d1 == d2:
@@ -322,7 +307,6 @@ def diagonal(x, offset=0, dim1=0, dim2=1):
     return make_view(x, sizes, strides, start)
 
 
-@register("unfold", "CPU", "CUDA")
 def unfold(x, dimension, size, step):
     d = wrap_dim(dimension, x.dim())
     extent = x.shape[d] if x.dim() else 1
@@ -339,7 +323,6 @@ def unfold(x, dimension, size, step):
     return make_view(x, sizes + [size], strides + [inner_stride])
 
 
-@register("split.Tensor", "CPU", "CUDA")
 def split(x, split_size_or_sections, dim=0):
     if x.dim() == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
@@ -368,7 +351,6 @@ def split(x, split_size_or_sections, dim=0):
     return tuple(out)
 
 
-@register("chunk", "CPU", "CUDA")
 def chunk(x, chunks, dim=0):
     if x.dim() == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")

@@ -1,0 +1,58 @@
+"""Dispatcher introspection, named and printed as torch's (``torch/csrc/utils/python_dispatch.cpp``).
+
+``internals._C._dispatch_keys(t)`` is ``torch._C._dispatch_keys(t)``: the same questions,
+asked of the `internals` dispatcher.
+"""
+from .aten import dispatcher
+from .c10.dispatch_key import DispatchKey, DispatchKeySet
+from .c10.local_dispatch_key_set import tls
+
+__all__ = ["_dispatch_keys", "_dispatch_dump", "_dispatch_dump_table", "_dispatch_keyset_full",
+           "_dispatch_tls_local_include_set", "_dispatch_tls_local_exclude_set",
+           "_dispatch_has_kernel_for_dispatch_key", "_dispatch_key_for_device"]
+
+
+def _dispatch_keys(tensor):
+    """The key set a tensor carries."""
+    return tensor._impl.key_set
+
+
+def _dispatch_keyset_full():
+    return DispatchKeySet.full()
+
+
+def _dispatch_tls_local_include_set():
+    return tls.included
+
+
+def _dispatch_tls_local_exclude_set():
+    return tls.excluded
+
+
+def _dispatch_has_kernel_for_dispatch_key(name, key):
+    entry = dispatcher.find(name).table.get(DispatchKey[key] if isinstance(key, str) else key)
+    return entry is not None and entry[1] == "kernel"
+
+
+def _dispatch_key_for_device(device_type):
+    return {"cpu": "CPU", "cuda": "CUDA", "meta": "Meta"}[device_type]
+
+
+def _dispatch_dump(name):
+    """The operator's schema and every kernel registered to it, alias keys included."""
+    op = dispatcher.find(name)
+    lines = [f"name: {op.name}", f"schema: {op.namespace}::{op.schema}", f"debug: {op.debug}",
+             "alias analysis kind: FROM_SCHEMA"]
+    order = [k.name for k in DispatchKey] + ["Autograd", "CompositeExplicitAutograd", "CompositeImplicitAutograd"]
+    for key in sorted(op.kernels, key=order.index):
+        kernel = op.kernels[key]
+        label = f"{key}[alias]" if key not in DispatchKey.__members__ else key
+        lines.append(f"{label}: {kernel.debug.removeprefix('fallthrough ')} :: (none) "
+                     f"[ {'fallthrough ' if kernel.fallthrough else ''}boxed ]")
+    return "\n".join(lines) + "\n"
+
+
+def _dispatch_dump_table(name):
+    """The computed dispatch table: for each runtime key, the kernel that runs and where it came from."""
+    op = dispatcher.find(name)
+    return "".join(f"{key.name}: {kernel.debug} [{kind}]\n" for key, (kernel, kind) in sorted(op.table.items()))

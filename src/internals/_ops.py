@@ -1,0 +1,110 @@
+"""Operators as Python objects (``torch/_ops.py``): ``internals.ops.aten.add.Tensor``.
+
+``ops.<namespace>.<name>`` is an OpOverloadPacket (all overloads of one name) and
+``.<overload>`` (``.default`` for the unnamed one) an OpOverload: one schema, one dispatcher
+entry, callable. These are the ``func`` objects a ``__torch_dispatch__`` receives.
+"""
+from .aten import dispatcher
+
+__all__ = ["ops", "OpOverload", "OpOverloadPacket"]
+
+
+class OpOverload:
+    def __init__(self, packet, handle):
+        self._handle = handle
+        self.overloadpacket = packet
+        self._overloadname = handle.overload or "default"
+        self._schema = _Schema(handle)
+        self.namespace = handle.namespace
+        self.__name__ = f"{packet.__name__}.{self._overloadname}"
+
+    def __call__(self, *args, **kwargs):
+        return self._handle(*args, **kwargs)
+
+    def redispatch(self, keyset, *args, **kwargs):
+        return self._handle.redispatch(keyset, *args, **kwargs)
+
+    def name(self):
+        return self._handle.name
+
+    def __str__(self):
+        return f"{self.namespace}.{self.__name__}"
+
+    def __repr__(self):
+        return f"<OpOverload(op='{self.overloadpacket}', overload='{self._overloadname}')>"
+
+
+class _Schema:
+    """The schema as torch prints it: ``aten::add.Tensor(Tensor self, ...) -> Tensor``."""
+
+    def __init__(self, handle):
+        self.name = handle.name
+        self.overload_name = handle.overload
+        self._fs = handle.schema
+        self.arguments = handle.schema.arguments
+        self.returns = handle.schema.returns
+
+    def __str__(self):
+        return f"{self.name.split('::')[0]}::{self._fs}"
+
+    __repr__ = __str__
+
+
+class OpOverloadPacket:
+    def __init__(self, namespace, name):
+        self.namespace = namespace
+        self.__name__ = name
+        self._overloads = {}
+
+    def __getattr__(self, overload):
+        if overload.startswith("__"):
+            raise AttributeError(overload)
+        qualified = f"{self.namespace}::{self.__name__}" + ("" if overload == "default" else f".{overload}")
+        handle = dispatcher.operators.get(qualified)
+        if handle is None:
+            raise AttributeError(f"The underlying op of '{self}' has no overload name '{overload}'")
+        cached = self._overloads.get(overload)
+        if cached is None or cached._handle is not handle:    # re-defined since: a new object
+            cached = self._overloads[overload] = OpOverload(self, handle)
+        return cached
+
+    def overloads(self):
+        prefix = f"{self.namespace}::{self.__name__}"
+        names = [n for n in dispatcher.operators if n == prefix or n.startswith(prefix + ".")]
+        return ["default" if n == prefix else n[len(prefix) + 1:] for n in names]
+
+    def __call__(self, *args, **kwargs):
+        return self.default(*args, **kwargs)
+
+    def __str__(self):
+        return f"{self.namespace}.{self.__name__}"
+
+    def __repr__(self):
+        return f"<OpOverloadPacket(op='{self}')>"
+
+
+class _OpNamespace:
+    def __init__(self, name):
+        self.name = name
+        self._packets = {}
+
+    def __getattr__(self, op_name):
+        if op_name.startswith("__"):
+            raise AttributeError(op_name)
+        prefix = f"{self.name}::{op_name}"
+        if not any(n == prefix or n.startswith(prefix + ".") for n in dispatcher.operators):
+            raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
+        return self._packets.setdefault(op_name, OpOverloadPacket(self.name, op_name))
+
+
+class _Ops:
+    def __init__(self):
+        self._namespaces = {}
+
+    def __getattr__(self, namespace):
+        if namespace.startswith("__"):
+            raise AttributeError(namespace)
+        return self._namespaces.setdefault(namespace, _OpNamespace(namespace))
+
+
+ops = _Ops()

@@ -1,0 +1,1 @@
+"""Utilities (``torch/utils``): Python dispatch and pytree helpers."""

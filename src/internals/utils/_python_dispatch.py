@@ -1,0 +1,108 @@
+"""Python dispatch: ``__torch_dispatch__`` and TorchDispatchMode (``torch/utils/_python_dispatch.py``,
+``aten/src/ATen/core/PythonFallbackKernel.cpp``).
+
+Two dispatch keys bring Python into the dispatcher. A tensor whose class defines
+``__torch_dispatch__`` carries the Python key; so does every call while a TorchDispatchMode is
+active (the mode adds it to the thread-local included set). The Python key's backend fallback
+then hands the call -- already below Autograd, so after the graph was recorded -- to the mode
+on top of the stack (popped while it runs, so its own calls go below it), or else to the
+tensor subclass.
+"""
+import threading
+
+from ..aten import dispatcher
+from ..c10.dispatch_key import DispatchKey, DispatchKeySet
+from ..c10.local_dispatch_key_set import tls
+
+__all__ = ["TorchDispatchMode", "python_fallback", "register_python_fallbacks", "overload_of",
+           "_get_current_dispatch_mode"]
+
+PYTHON_KEYS = DispatchKeySet([DispatchKey.Python, DispatchKey.PythonTLSSnapshot])
+
+
+class _ModeStack(threading.local):
+    def __init__(self):
+        self.modes = []
+
+
+_stack = _ModeStack()
+
+
+def _sync_python_keys():
+    tls.included = tls.included | PYTHON_KEYS if _stack.modes else tls.included - PYTHON_KEYS
+
+
+def _push_mode(mode):
+    _stack.modes.append(mode)
+    _sync_python_keys()
+
+
+def _pop_mode():
+    mode = _stack.modes.pop()
+    _sync_python_keys()
+    return mode
+
+
+def _get_current_dispatch_mode():
+    return _stack.modes[-1] if _stack.modes else None
+
+
+class TorchDispatchMode:
+    """Subclass it and define ``__torch_dispatch__(self, func, types, args=(), kwargs=None)``;
+    inside ``with mode:`` every operator call reaches it, after autograd."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        raise NotImplementedError
+
+    def __enter__(self):
+        _push_mode(self)
+        return self
+
+    def __exit__(self, *exc):
+        if _stack.modes and _stack.modes[-1] is self:
+            _pop_mode()
+
+
+def overload_of(op):
+    """The OpOverload object (``internals.ops.aten.add.Tensor``) of an operator handle."""
+    from .._ops import ops
+    name = op.name.split("::", 1)[1]
+    base, _, overload = name.partition(".")
+    return getattr(getattr(getattr(ops, op.namespace), base), overload or "default")
+
+
+def _subclass_types(args, kwargs):
+    from .._tensor import Tensor
+    from ._pytree import tree_flatten
+    seen = []
+    for a in tree_flatten((args, kwargs)):
+        if isinstance(a, Tensor) and hasattr(type(a), "__torch_dispatch__") and type(a) not in seen:
+            seen.append(type(a))
+    return tuple(seen)
+
+
+def python_fallback(op, keys, *args, **kwargs):
+    """The Python key's fallback: the mode on top of the stack, else the subclasses' handlers."""
+    func, types = overload_of(op), _subclass_types(args, kwargs)
+    if _stack.modes:
+        mode = _pop_mode()
+        try:
+            return mode.__torch_dispatch__(func, types, args, kwargs)
+        finally:
+            _push_mode(mode)
+    for cls in types:
+        result = cls.__torch_dispatch__(func, types, args, kwargs)
+        if result is not NotImplemented:
+            return result
+    raise TypeError(f"Multiple dispatch failed for '{op.name}'; all __torch_dispatch__ handlers returned "
+                    f"NotImplemented:\n\n  - tensor subclasses: {list(types)}")
+
+
+def python_tls_snapshot(op, keys, *args, **kwargs):
+    """PythonTLSSnapshot sits above everything so Python state is captured first; then it steps aside."""
+    return op.redispatch(keys.below(DispatchKey.PythonTLSSnapshot), *args, **kwargs)
+
+
+def register_python_fallbacks():
+    dispatcher.register_fallback("Python", dispatcher.KernelFunction(python_fallback, boxed=True))
+    dispatcher.register_fallback("PythonTLSSnapshot", dispatcher.KernelFunction(python_tls_snapshot, boxed=True))
