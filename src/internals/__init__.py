@@ -17,6 +17,7 @@ from .aten.register_native_functions import register_native_functions as _regist
 from .aten.fallbacks import register_core_fallbacks as _register_core_fallbacks
 from .autograd.ad_inplace_or_view import register_inplace_kernels as _register_inplace_kernels
 from .utils._python_dispatch import register_python_fallbacks as _register_python_fallbacks
+from .amp.autocast_mode import register_autocast_kernels as _register_autocast_kernels
 from .aten.native.tensor_factories import (tensor, empty, empty_strided, zeros, ones, full, arange, linspace, eye,
                                            rand, randn, empty_like, zeros_like, ones_like, full_like, rand_like,
                                            randn_like, from_numpy, manual_seed, Generator)
@@ -24,8 +25,10 @@ _register_core_fallbacks()
 _register_python_fallbacks()
 _register_native_functions()
 _register_inplace_kernels()
+_register_autocast_kernels()
 from ._interop import from_torch
-from . import _C, autograd, cuda, library, profiler, testing, utils
+from . import _C, amp, autograd, cuda, library, profiler, testing, utils
+from .amp import autocast
 from ._ops import ops
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, is_inference_mode_enabled
 from .cuda import OutOfMemoryError  # torch.OutOfMemoryError is torch.cuda.OutOfMemoryError

@@ -399,6 +399,12 @@ class Tensor:
     def _binary(self, name, other, **kw):
         return _op(name, self, wrap_scalar(other), **kw)
 
+    def _compare(self, name, other):
+        """torch picks the ``.Scalar`` overload for a Python number, ``.Tensor`` for a tensor."""
+        if isinstance(other, Tensor):
+            return _op(name + ".Tensor", self, other)
+        return _op(name + ".Scalar", self, other)
+
     def add(self, other, *, alpha=1):
         return self._binary("add.Tensor", other, alpha=alpha)
 
@@ -412,7 +418,9 @@ class Tensor:
         return self._binary("div.Tensor", other)
 
     def pow(self, exponent):
-        return self._binary("pow.Tensor_Tensor", exponent)
+        if isinstance(exponent, Tensor):
+            return _op("pow.Tensor_Tensor", self, exponent)
+        return _op("pow.Tensor_Scalar", self, exponent)
 
     def maximum(self, other):
         return self._binary("maximum", other)
@@ -421,22 +429,22 @@ class Tensor:
         return self._binary("minimum", other)
 
     def eq(self, other):
-        return self._binary("eq.Tensor", other)
+        return self._compare("eq", other)
 
     def ne(self, other):
-        return self._binary("ne.Tensor", other)
+        return self._compare("ne", other)
 
     def lt(self, other):
-        return self._binary("lt.Tensor", other)
+        return self._compare("lt", other)
 
     def le(self, other):
-        return self._binary("le.Tensor", other)
+        return self._compare("le", other)
 
     def gt(self, other):
-        return self._binary("gt.Tensor", other)
+        return self._compare("gt", other)
 
     def ge(self, other):
-        return self._binary("ge.Tensor", other)
+        return self._compare("ge", other)
 
     def add_(self, other, *, alpha=1):
         return self._binary("add_.Tensor", other, alpha=alpha)
@@ -558,7 +566,7 @@ class Tensor:
         return self.add(other)
 
     def __rsub__(self, other):
-        return wrap_scalar(other).sub(self)
+        return _op("rsub.Scalar", self, other)
 
     def __rmul__(self, other):
         return self.mul(other)
@@ -569,7 +577,7 @@ class Tensor:
         return wrap_scalar(1).div(self).mul(other)
 
     def __rpow__(self, other):
-        return wrap_scalar(other).pow(self)
+        return _op("pow.Scalar", other, self)
 
     def __invert__(self):
         if self.dtype is not st.bool_:

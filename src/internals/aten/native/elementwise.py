@@ -213,6 +213,36 @@ UNARY_OPS = {"neg": (ops.NEG, False), "abs": (ops.ABS, False), "exp": (ops.EXP, 
 BINARY_OPS = {"add": ops.ADD, "sub": ops.SUB, "mul": ops.MUL, "div": ops.DIV, "pow": ops.POW,
               "maximum": ops.MAXIMUM, "minimum": ops.MINIMUM, "eq": ops.EQ, "ne": ops.NE,
               "lt": ops.LT, "le": ops.LE, "gt": ops.GT, "ge": ops.GE}
+def _scalar_kernel(name, op):
+    """A ``.Scalar`` overload: the Python number arrives as is, and is wrapped here."""
+    def kernel(a, other):
+        return binary(op, a, _wrap(other))
+    kernel.__name__ = kernel.__qualname__ = name + "_scalar"
+    return kernel
+
+
+def pow_tensor_scalar(self, exponent):
+    return binary(ops.POW, self, _wrap(exponent))
+
+
+def pow_scalar(self, exponent):
+    """``pow.Scalar``: a Python number raised to a tensor (``2 ** x``)."""
+    return binary(ops.POW, _wrap(self), exponent)
+
+
+def rsub_scalar(self, other, *, alpha=1):
+    """``rsub.Scalar``: ``other - alpha * self`` (``1 - x``)."""
+    return binary(ops.SUB, _wrap(other), self, alpha=alpha)
+
+
+def _wrap(value):
+    from ..._tensor import wrap_scalar
+    return wrap_scalar(value)
+
+
+for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
+    _k = _scalar_kernel(_name, BINARY_OPS[_name])
+    globals()[_k.__name__] = _k
 for _name, (_op, _floating) in UNARY_OPS.items():
     for _inplace in (False, True):
         _k = _unary_kernel(_name, _op, _floating, _inplace)

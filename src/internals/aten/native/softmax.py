@@ -37,3 +37,26 @@ def log_softmax(x, dim, dtype=None):
         return (x - x).to(out_dtype)
     shifted = x - x.amax(d, keepdim=True)
     return (shifted - shifted.exp().sum(d, keepdim=True).log()).to(out_dtype)
+
+
+def _softmax(x, dim, half_to_float):
+    """The kernel torch dispatches to (``_softmax``); ``half_to_float`` asks for a float32 result."""
+    return softmax(x, dim, st.float32 if half_to_float else None)
+
+
+def _log_softmax(x, dim, half_to_float):
+    return log_softmax(x, dim, st.float32 if half_to_float else None)
+
+
+def softmax_int(x, dim, dtype=None):
+    """``softmax.int``, CompositeImplicitAutograd as in torch: cast if asked, then ``_softmax``."""
+    return _dispatch("_softmax", x if dtype is None else x.to(dtype), dim, False)
+
+
+def log_softmax_int(x, dim, dtype=None):
+    return _dispatch("_log_softmax", x if dtype is None else x.to(dtype), dim, False)
+
+
+def _dispatch(name, *args):
+    from ..dispatcher import call
+    return call(name, *args)

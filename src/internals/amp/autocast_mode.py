@@ -1,0 +1,86 @@
+"""Autocast: mixed precision as a dispatch layer (``aten/src/ATen/autocast_mode.cpp``).
+
+Every CPU/CUDA tensor carries an Autocast key, but the thread-local excluded set holds the
+Autocast keys until ``autocast`` takes them out. Then the operators on a policy list get an
+Autocast kernel: matrix products run in lower precision (bfloat16 on the CPU, float16 on CUDA),
+and on CUDA the ones that need range (exp, log, sum, softmax, ...) are computed in float32. Every
+other operator falls through. Each kernel casts its floating-point arguments and redispatches
+below its own key, with its key excluded so the operators it reaches are not cast again.
+"""
+import threading
+
+from ..aten import dispatcher
+from ..c10 import scalar_type as st
+from ..c10.dispatch_key import DispatchKey, DispatchKeySet, autocast_key_for
+from ..c10.local_dispatch_key_set import exclude_keys, tls
+
+__all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "register_autocast_kernels",
+           "LOWER_PRECISION_FP", "FP32"]
+
+# The policy lists of autocast_mode.cpp, for the operators internals has.
+LOWER_PRECISION_FP = {"cpu": ("mm", "bmm", "matmul"), "cuda": ("mm", "bmm", "matmul")}
+FP32 = {"cpu": ("prod", "prod.dim_int"),
+        "cuda": ("exp", "log", "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "sum", "sum.dim_IntList", "prod", "prod.dim_int",
+                 "softmax.int", "log_softmax.int")}
+
+
+class _State(threading.local):
+    def __init__(self):
+        self.dtype = {"cpu": st.bfloat16, "cuda": st.float16}
+
+
+_state = _State()
+
+
+def get_autocast_dtype(device_type):
+    return _state.dtype[device_type]
+
+
+def is_autocast_enabled(device_type="cuda"):
+    return autocast_key_for(device_type) not in tls.excluded
+
+
+class autocast:
+    """``with autocast("cpu"):`` -- let the Autocast key of that device into every call."""
+
+    def __init__(self, device_type, dtype=None, enabled=True):
+        self.device_type, self.enabled = device_type, enabled
+        self.dtype = dtype or get_autocast_dtype(device_type)
+
+    def __enter__(self):
+        self._saved = (tls.excluded, _state.dtype[self.device_type])
+        key = DispatchKeySet(autocast_key_for(self.device_type))
+        tls.excluded = tls.excluded - key if self.enabled else tls.excluded | key
+        _state.dtype[self.device_type] = self.dtype
+        return self
+
+    def __exit__(self, *exc):
+        tls.excluded, _state.dtype[self.device_type] = self._saved
+
+
+def _eligible(t, device_type):
+    """``is_eligible`` in autocast_mode.h: a floating-point tensor on this device, not float64."""
+    return (hasattr(t, "_impl") and t.dtype.is_floating_point and t.dtype is not st.float64
+            and t.device.type == device_type)
+
+
+def _autocast_kernel(op, key, device_type, to_dtype):
+    def kernel(keys, *args, **kwargs):
+        target = to_dtype or _state.dtype[device_type]
+        args = [a.to(target) if _eligible(a, device_type) else a for a in args]
+        with exclude_keys(DispatchKeySet(key)):
+            return op.redispatch(keys.below(key), *args, **kwargs)
+    kernel.__name__ = kernel.__qualname__ = f"autocast_{'fp32' if to_dtype else 'lower_precision_fp'}"
+    return kernel
+
+
+def register_autocast_kernels():
+    for device_type, key in (("cpu", DispatchKey.AutocastCPU), ("cuda", DispatchKey.AutocastCUDA)):
+        for name in LOWER_PRECISION_FP[device_type]:
+            op = dispatcher.find(name)
+            dispatcher.impl(op.name, key.name, dispatcher.KernelFunction(
+                _autocast_kernel(op, key, device_type, None), with_keyset=True))
+        for name in FP32[device_type]:
+            op = dispatcher.find(name)
+            dispatcher.impl(op.name, key.name, dispatcher.KernelFunction(
+                _autocast_kernel(op, key, device_type, st.float32), with_keyset=True))
