@@ -26,6 +26,7 @@ from internals.cuda.allocator_config import AllocatorConfig
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from allocator_programs import PROGRAMS, run_program  # noqa: E402
+from conftest import assert_same_error  # noqa: E402
 
 KiB, MiB, GiB = 1024, 1024**2, 1024**3
 TRACE = pathlib.Path(__file__).parent / "data" / "allocator_trace_cuda.json"
@@ -593,18 +594,34 @@ def test_settings_string():
     assert config.max_split_size == allocator_config.SIZE_MAX and config.garbage_collection_threshold == 0
 
 
-@pytest.mark.parametrize("text, error, message", [
-    ("max_split_size_mb:10", RuntimeError, "max_split_size_mb too small, must be >= 20"),
-    ("garbage_collection_threshold:1.5", RuntimeError, r"set it in \(0\.0, 1\.0\)"),
-    ("roundup_power2_divisions:3", RuntimeError, "has to be power of 2"),
-    ("roundup_power2_divisions:[3:2]", RuntimeError, "intervals have to be power of 2"),
+# The first six are parsed by c10/core/AllocatorConfig.cpp, which the CPU wheel has too:
+# test_bad_settings_like_torch checks their classes against it.
+SHARED_BAD_SETTINGS = [
+    ("max_split_size_mb:10", ValueError, "max_split_size_mb too small, must be >= 20"),
+    ("max_non_split_rounding_mb:10", ValueError, "max_non_split_rounding_mb too small, must be >= 20"),
+    ("garbage_collection_threshold:1.5", ValueError, r"set it in \(0\.0, 1\.0\)"),
+    ("roundup_power2_divisions:3", ValueError, "has to be power of 2"),
+    ("roundup_power2_divisions:[3:2]", ValueError, "intervals have to be power of 2"),
     ("expandable_segments:yes", ValueError, "Expected 'True' or 'False'"),
+]
+
+
+@pytest.mark.parametrize("text, error, message", SHARED_BAD_SETTINGS + [
     ("max_spilt_size_mb:64", ValueError, "Unrecognized key 'max_spilt_size_mb' in CUDA allocator config."),
     ("expandable_segments:True", NotImplementedError, "expandable_segments:True"),
 ])
 def test_bad_settings(text, error, message):
     with pytest.raises(error, match=message):
         AllocatorConfig().parse(text)
+
+
+@pytest.mark.parametrize("text, error, message", SHARED_BAD_SETTINGS)
+def test_bad_settings_like_torch(text, error, message):
+    try:
+        assert_same_error(lambda: AllocatorConfig().parse(text),
+                          lambda: torch._C._accelerator_setAllocatorSettings(text))
+    finally:
+        torch._C._accelerator_setAllocatorSettings("")
 
 
 def test_settings_from_the_environment(monkeypatch):

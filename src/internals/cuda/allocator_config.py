@@ -80,7 +80,7 @@ class AllocatorConfig:
         elif key == "garbage_collection_threshold":
             value = float(_token(tokens, i))
             if not 0.0 < value < 1.0:
-                raise RuntimeError("garbage_collect_threshold is invalid, set it in (0.0, 1.0)")
+                raise ValueError("garbage_collect_threshold is invalid, set it in (0.0, 1.0)")
             self.garbage_collection_threshold = value
         elif key == "roundup_power2_divisions":
             return self._parse_divisions(tokens, i)
@@ -107,7 +107,7 @@ class AllocatorConfig:
         if _token(tokens, i) != "[":   # one value for all sizes (the older form)
             value = int(tokens[i])
             if not _is_power_of_2(value):
-                raise RuntimeError("For roundups, the divisions has to be power of 2 ")
+                raise ValueError("For roundups, the divisions has to be power of 2 ")
             divisions[:] = [value] * kRoundUpPowerOfTwoIntervals
             return i
         first, last_index = True, 0
@@ -116,12 +116,12 @@ class AllocatorConfig:
             boundary, value = tokens[i], int(_token(tokens, i + 2))
             _expect(tokens, i + 1, ":")
             if value != 0 and not _is_power_of_2(value):
-                raise RuntimeError("For roundups, the divisions has to be power of 2 or 0 to disable roundup ")
+                raise ValueError("For roundups, the divisions has to be power of 2 or 0 to disable roundup ")
             if boundary == ">":   # every interval after the last one named
                 divisions[last_index + 1:] = [value] * (kRoundUpPowerOfTwoIntervals - last_index - 1)
             else:
                 if not _is_power_of_2(int(boundary)):
-                    raise RuntimeError("For roundups, the intervals have to be power of 2 ")
+                    raise ValueError("For roundups, the intervals have to be power of 2 ")
                 index = min(int(boundary).bit_length() - 1, kRoundUpPowerOfTwoIntervals - 1)
                 if first:   # the first entry also covers every interval below it
                     divisions[:index] = [value] * index
@@ -148,7 +148,7 @@ def _expect(tokens, i, char):
 def _megabytes(key, tokens, i):
     value = int(_token(tokens, i))
     if value < kLargeBuffer // MB:
-        raise RuntimeError(f"CachingAllocator option {key} too small, must be >= {kLargeBuffer // MB}")
+        raise ValueError(f"CachingAllocator option {key} too small, must be >= {kLargeBuffer // MB}")
     return value
 
 

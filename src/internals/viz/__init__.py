@@ -1,8 +1,10 @@
 """Pictures of what the package's data structures hold, for the course's chapters.
 
-``stride_map`` draws a strided view over its storage (chapter 2). The tensor core never imports
-this package: it needs matplotlib, which nothing else in ``internals`` does.
+``stride_map`` draws a strided view over its storage (chapter 2); ``segment_map`` and
+``segment_timeline`` draw the CUDA caching allocator's segments and blocks (chapter 7). The tensor
+core never imports this package: it needs matplotlib, which nothing else in ``internals`` does.
 """
+from .memory import segment_map, segment_timeline
 from .strides import stride_map
 
-__all__ = ["stride_map"]
+__all__ = ["stride_map", "segment_map", "segment_timeline"]
