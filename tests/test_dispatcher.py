@@ -15,7 +15,7 @@ from internals.utils._pytree import tree_map
 
 from conftest import assert_same_error
 
-pytestmark = pytest.mark.filterwarnings("ignore:Overriding a previously registered kernel")
+pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding a previously registered kernel")
 
 OURS = set(DispatchKey.__members__)
 
