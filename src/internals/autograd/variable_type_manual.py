@@ -15,9 +15,9 @@ from ..aten import dispatcher
 from ..c10.dispatch_key import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import tls as _tls
-from .graph import Node, collect_next_edges, gradient_edge, set_history
+from .graph import Node, _op_of, collect_next_edges, gradient_edge, set_history
 
-__all__ = ["BELOW_AUTOGRAD", "BELOW_AD_INPLACE_OR_VIEW", "after_autograd", "as_int_tuple", "check_inplace",
+__all__ = ["BELOW_AUTOGRAD", "BELOW_AD_INPLACE_OR_VIEW", "after_autograd", "as_int", "as_int_tuple", "check_inplace",
            "mark_view", "rebase_history", "refresh_view_grad_fn", "CopySlices", "CopyBackwards",
            "ToCopyBackward0", "record_to_copy", "register_manual_kernels"]
 
@@ -30,6 +30,11 @@ MULTI_OUTPUT_VIEW = -1     # _attr_version of an output of split/chunk: no in-pl
 def after_autograd(ks):
     """The keys below Autograd, to redispatch to (``ks & after_autograd_keyset``)."""
     return DispatchKeySet._from_bits(ks.bits & _AFTER_AUTOGRAD_BITS)
+
+
+def as_int(value):
+    """An ``int`` argument as saved: a 0-dim integer tensor standing for it becomes an int."""
+    return value if isinstance(value, (int, list, tuple)) else int(value)
 
 
 def as_int_tuple(value):
@@ -79,7 +84,7 @@ def check_inplace(t):
     if t._attr_version is not None:
         if t._attr_version == MULTI_OUTPUT_VIEW and t._grad_fn is not None:
             raise RuntimeError(
-                f"Output {t._output_nr} of {t._grad_fn.name()} is a view and is being modified inplace. This view is "
+                f"Output {t._output_nr} of {_op_of(t._grad_fn)} is a view and is being modified inplace. This view is "
                 "the output of a function that returns multiple views. Such functions do not allow the output views "
                 "to be modified inplace. You should replace the inplace operation by an out-of-place one.")
         base = t._base
@@ -103,6 +108,9 @@ def rebase_history(t, fn):
 class CopySlices(Node):
     """The backward of an in-place op on a view, seen from the base (``functions/tensor.cpp``)."""
     __slots__ = ("base_sizes", "base_strides", "base_offset", "view_sizes", "view_strides", "view_offset", "fn")
+
+    def name(self):
+        return "torch::autograd::CopySlices"
 
     def __init__(self, base, view, fn):
         super().__init__()
@@ -158,7 +166,6 @@ def copy_(ks, self, src, non_blocking=False):
 class ToCopyBackward0(Node):
     """``Tensor.to`` (torch's ``_to_copy``): the gradient goes back to the input's dtype and device."""
     __slots__ = ("self_options_",)
-    _saved_attributes = {}
 
     def apply(self, grads):
         dtype, device = self.self_options_
@@ -202,8 +209,11 @@ def _reshape(self, shape):
 
 
 def _flatten(self, start_dim=0, end_dim=-1):
-    from ..aten.native.tensor_shape import flatten
-    return _reshape(self, flatten(self, start_dim, end_dim).shape)
+    from ..aten.native.tensor_shape import flatten, wrap_dim
+    shape = flatten(self, start_dim, end_dim).shape
+    if self.dim() and wrap_dim(start_dim, self.dim()) == wrap_dim(end_dim, self.dim()):
+        return self                       # torch returns the tensor itself: nothing to flatten
+    return _reshape(self, shape)
 
 
 def _unflatten(self, dim, sizes):
@@ -212,11 +222,17 @@ def _unflatten(self, dim, sizes):
 
 
 def _movedim(self, source, destination):
-    from ..aten.native.tensor_shape import wrap_dim
+    from ..aten.native.tensor_shape import movedim, wrap_dim
+    movedim(self, source, destination)               # the backend's checks of the arguments
     n = self.dim()
-    source, destination = wrap_dim(source, n), wrap_dim(destination, n)
-    order = [d for d in range(n) if d != source]
-    order.insert(destination, source)
+    as_list = (lambda d: list(d) if isinstance(d, (list, tuple)) else [d])
+    source = [wrap_dim(d, n) for d in as_list(source)]
+    destination = [wrap_dim(d, n) for d in as_list(destination)]
+    order = [None] * n
+    for s, d in zip(source, destination):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in source)
+    order = [next(rest) if o is None else o for o in order]
     return dispatcher.call("permute", self, order)
 
 

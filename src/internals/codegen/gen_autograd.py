@@ -176,9 +176,9 @@ def gen_node(info):
     lines = [f"class {info.node}(Node):",
              f'    """``{info.schema}``"""']
     lines.append(f"    __slots__ = {tuple(s.name + '_' for s in saved)!r}")
-    lines.append(f"    _saved_tensors = {tuple(s.name + '_' for s in saved if s.tensor)!r}")
+    lines.append(f"    _tensor_slots = {tuple(s.name + '_' for s in saved if s.tensor)!r}")
     exposed = {f"_saved_{s.name}": (s.name + "_", s.tensor) for s in saved if s.exposed}
-    lines.append(f"    _saved_attributes = {exposed!r}")
+    lines.append(f"    _exposed = {exposed!r}")
     lines.append("")
     lines.append("    def apply(node, grads):")
     uses_grads = any(_uses(f, "grads") for f in info.formulas.values())
@@ -260,6 +260,8 @@ def gen_kernel(info, schema):
             arg = next((a for a in positional if a.name == s.name), None)
             if arg is not None and str(arg.type).startswith(("int[", "SymInt[")):
                 value = f"as_int_tuple({value})"
+            elif arg is not None and str(arg.type) in ("int", "SymInt"):
+                value = f"as_int({value})"
         cond = _need(info, s)
         if cond:
             lines.append(f"        if {cond}:")
@@ -316,8 +318,8 @@ from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import tls as _tls
 from ..graph import SavedVariable, collect_next_edges, set_history
-from ..variable_type_manual import (BELOW_AD_INPLACE_OR_VIEW, BELOW_AUTOGRAD, after_autograd, as_int_tuple,
-                                    check_inplace, mark_view, rebase_history)
+from ..variable_type_manual import (BELOW_AD_INPLACE_OR_VIEW, BELOW_AUTOGRAD, after_autograd, as_int,
+                                    as_int_tuple, check_inplace, mark_view, rebase_history)
 from .functions import *  # noqa: F401,F403
 from .functions import TensorGeometry  # noqa: F401
 

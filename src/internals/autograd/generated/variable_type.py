@@ -12,8 +12,8 @@ from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import tls as _tls
 from ..graph import SavedVariable, collect_next_edges, set_history
-from ..variable_type_manual import (BELOW_AD_INPLACE_OR_VIEW, BELOW_AUTOGRAD, after_autograd, as_int_tuple,
-                                    check_inplace, mark_view, rebase_history)
+from ..variable_type_manual import (BELOW_AD_INPLACE_OR_VIEW, BELOW_AUTOGRAD, after_autograd, as_int,
+                                    as_int_tuple, check_inplace, mark_view, rebase_history)
 from .functions import *  # noqa: F401,F403
 from .functions import TensorGeometry  # noqa: F401
 
@@ -728,7 +728,7 @@ def prod_dim_int(ks, self, dim, keepdim=False, **kwargs):
         grad_fn = ProdBackward1()
         edges = grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-        grad_fn.dim_ = dim
+        grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -791,7 +791,7 @@ def max_dim(ks, self, dim, keepdim=False):
         grad_fn = MaxBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-        grad_fn.dim_ = dim
+        grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -831,7 +831,7 @@ def min_dim(ks, self, dim, keepdim=False):
         grad_fn = MinBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-        grad_fn.dim_ = dim
+        grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -871,7 +871,7 @@ def softmax_int(ks, self, dim, dtype=None):
         grad_fn = SoftmaxBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
-        grad_fn.dim_ = dim
+        grad_fn.dim_ = as_int(dim)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -891,7 +891,7 @@ def log_softmax_int(ks, self, dim, dtype=None):
         grad_fn = LogSoftmaxBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
-        grad_fn.dim_ = dim
+        grad_fn.dim_ = as_int(dim)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -999,8 +999,8 @@ def transpose_int(ks, self, dim0, dim1):
     if _grad_mode.grad_enabled and (self._requires_grad):
         grad_fn = TransposeBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self)
-        grad_fn.dim0_ = dim0
-        grad_fn.dim1_ = dim1
+        grad_fn.dim0_ = as_int(dim0)
+        grad_fn.dim1_ = as_int(dim1)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -1076,9 +1076,9 @@ def narrow(ks, self, dim, start, length):
         grad_fn = NarrowBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-        grad_fn.dim_ = dim
-        grad_fn.start_ = start
-        grad_fn.length_ = length
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.start_ = as_int(start)
+        grad_fn.length_ = as_int(length)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -1098,8 +1098,8 @@ def select_int(ks, self, dim, index):
         grad_fn = SelectBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-        grad_fn.dim_ = dim
-        grad_fn.index_ = index
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = as_int(index)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -1157,7 +1157,7 @@ def unsqueeze(ks, self, dim):
     if _grad_mode.grad_enabled and (self._requires_grad):
         grad_fn = UnsqueezeBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self)
-        grad_fn.dim_ = dim
+        grad_fn.dim_ = as_int(dim)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -1177,9 +1177,9 @@ def diagonal(ks, self, offset=0, dim1=0, dim2=1):
         grad_fn = DiagonalBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-        grad_fn.offset_ = offset
-        grad_fn.dim1_ = dim1
-        grad_fn.dim2_ = dim2
+        grad_fn.offset_ = as_int(offset)
+        grad_fn.dim1_ = as_int(dim1)
+        grad_fn.dim2_ = as_int(dim2)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -1199,9 +1199,9 @@ def unfold(ks, self, dimension, size, step):
         grad_fn = UnfoldBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-        grad_fn.dimension_ = dimension
-        grad_fn.size_ = size
-        grad_fn.step_ = step
+        grad_fn.dimension_ = as_int(dimension)
+        grad_fn.size_ = as_int(size)
+        grad_fn.step_ = as_int(step)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -1222,8 +1222,8 @@ def split_Tensor(ks, self, split_size, dim=0):
         edges = grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
-        grad_fn.split_size_ = split_size
-        grad_fn.dim_ = dim
+        grad_fn.split_size_ = as_int(split_size)
+        grad_fn.dim_ = as_int(dim)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
