@@ -1,7 +1,6 @@
 """Differential tests of autograd against torch: gradients of every differentiable operator on
 PyTorch's OpInfo samples, graph structure (grad_fn names, next_functions, saved attributes),
 second-order gradients, in-place rules and their errors, hooks, retain_grad, random graphs."""
-import re
 
 import hypothesis
 import hypothesis.strategies as st
@@ -451,6 +450,19 @@ def test_inplace_on_views_copy_slices(edit):
         results.append((names, x.grad))
     assert results[0][0] == results[1][0]
     assert_same(results[1][1], results[0][1], exact_layout=False)
+
+
+def test_double_backward_through_inplace_on_a_view():
+    results = []
+    for lib in (torch, internals):
+        x = lib.tensor([[0.5, 1.0], [-0.5, 2.0]], dtype=lib.float64, requires_grad=True)
+        y = x * x
+        y[:, 1].exp_()
+        (gx,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        (ggx,) = lib.autograd.grad(gx.sum(), x)
+        results.append((gx.detach(), ggx))
+    for o, t in zip(results[1], results[0]):
+        assert_same(o, t, exact_layout=False, rtol=1e-12, atol=1e-12)
 
 
 def test_inplace_on_non_leaf_rebases_history():

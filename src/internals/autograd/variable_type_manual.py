@@ -15,10 +15,10 @@ from ..aten import dispatcher
 from ..c10.dispatch_key import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import tls as _tls
-from .graph import Node, _op_of, collect_next_edges, gradient_edge, set_history
+from .graph import Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
 
 __all__ = ["BELOW_AUTOGRAD", "BELOW_AD_INPLACE_OR_VIEW", "after_autograd", "as_int", "as_int_tuple", "check_inplace",
-           "mark_view", "rebase_history", "refresh_view_grad_fn", "CopySlices", "CopyBackwards",
+           "mark_view", "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "CopySlices", "CopyBackwards",
            "ToCopyBackward0", "record_to_copy", "register_manual_kernels"]
 
 BELOW_AUTOGRAD = AUTOGRAD_KEYS
@@ -103,6 +103,14 @@ def rebase_history(t, fn):
         refresh_view_grad_fn(t)
     else:
         set_history(t, fn)
+
+
+def saved_inplace_result(t):
+    """The result of an in-place op, saved for its backward. On a view, the view's history is now
+    CopySlices' (through its base), not the op's node: keep the tensor with that history, as
+    torch does for ``is_inplace_on_view``, so a double backward follows the right graph."""
+    on_view = t._attr_version is not None and t._attr_version != MULTI_OUTPUT_VIEW
+    return SavedVariable(t, not on_view)
 
 
 class CopySlices(Node):
