@@ -25,6 +25,8 @@ _register_core_fallbacks()
 _register_python_fallbacks()
 _register_native_functions()
 _register_inplace_kernels()
+from .autograd.variable_type_manual import register_manual_kernels as _register_autograd_kernels
+_register_autograd_kernels()
 _register_autocast_kernels()
 from ._interop import from_torch
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
