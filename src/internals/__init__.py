@@ -26,6 +26,8 @@ _register_python_fallbacks()
 _register_native_functions()
 _register_inplace_kernels()
 _register_autocast_kernels()
+from .autograd.variable_type_manual import register_manual_kernels as _register_autograd_kernels
+_register_autograd_kernels()
 from ._interop import from_torch
 from . import _C, amp, autograd, cuda, library, profiler, testing, utils
 from . import nn, optim

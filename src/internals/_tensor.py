@@ -11,6 +11,7 @@ from .aten import dispatcher
 from .c10 import scalar_type as st
 from .c10.device import as_device
 from .c10.local_dispatch_key_set import below_ad_inplace_or_view
+from .c10.grad_mode import _state as _grad_mode
 from .c10.tensor_impl import TensorImpl
 
 __all__ = ["Tensor", "Size"]
@@ -63,7 +64,10 @@ class _ArrayBase:
 
 
 class Tensor:
-    __slots__ = ("_impl", "_base", "requires_grad", "grad", "grad_fn", "__weakref__")
+    __slots__ = ("_impl", "_base", "__weakref__",
+                 # autograd metadata (torch's AutogradMeta): see the autograd section below
+                 "_requires_grad", "grad", "_grad_fn", "_output_nr", "_grad_accumulator", "_backward_hooks",
+                 "_attr_version")
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -74,9 +78,9 @@ class Tensor:
         t = object.__new__(cls)
         t._impl = impl
         t._base = base._base if base is not None and base._base is not None else base
-        t.requires_grad = False
-        t.grad = None
-        t.grad_fn = None
+        t._requires_grad = False
+        t.grad = t._grad_fn = t._grad_accumulator = t._backward_hooks = t._attr_version = None
+        t._output_nr = 0
         return t
 
     @staticmethod
@@ -89,7 +93,7 @@ class Tensor:
         impl = TensorImpl.without_storage(size, contiguous_strides(size) if strides is None else tuple(strides),
                                           storage_offset, dtype or st.get_default_dtype(), as_device(device))
         t = cls._from_impl(impl)
-        t.requires_grad = requires_grad
+        t._requires_grad = requires_grad
         return t
 
     def _empty_like(self, dtype):
@@ -179,20 +183,6 @@ class Tensor:
             return 0
         return self._impl.storage.data_ptr() + self.storage_offset() * self.element_size()
 
-    @property
-    def is_leaf(self):
-        return self.grad_fn is None
-
-    def requires_grad_(self, requires_grad=True):
-        if requires_grad and not self.dtype.is_floating_point:
-            raise RuntimeError("only Tensors of floating point dtype can require gradients")
-        self.requires_grad = requires_grad
-        return self
-
-    def detach(self):
-        from .aten.native.tensor_shape import make_view
-        return make_view(self, self.shape, self.stride())
-
     def _type_name(self):
         """The type string torch's error messages print: the legacy ``torch.FloatTensor`` names,
         and ``CPUBoolType`` style for the dtypes that never had one."""
@@ -253,7 +243,9 @@ class Tensor:
         from .aten.native.tensor_factories import empty_like
         out = empty_like(self, dtype=dtype, device=device)
         with below_ad_inplace_or_view():   # filling a fresh tensor is not a user's write
-            return out.copy_(self)
+            out.copy_(self)
+        from .autograd.variable_type_manual import record_to_copy
+        return record_to_copy(self, out)
 
     def cpu(self):
         return self.to("cpu")
@@ -389,6 +381,8 @@ class Tensor:
         return _op("chunk", self, chunks, dim)
 
     def __getitem__(self, index):
+        if self._requires_grad and _grad_mode.grad_enabled:
+            return _getitem_recorded(self, index)
         from .aten.native.tensor_shape import getitem
         return getitem(self, index)
 
@@ -613,3 +607,139 @@ class Tensor:
     def __repr__(self):
         from ._tensor_str import tensor_repr
         return tensor_repr(self)
+
+    # ------------------------------------------------------------------ autograd
+    # torch keeps these in the TensorImpl's AutogradMeta; here they are slots of the Tensor.
+    # _requires_grad is also True for non-leaves (set with their grad_fn), so kernels test one slot.
+    @property
+    def requires_grad(self):
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value):
+        if self._grad_fn is not None and not value:
+            raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
+                               "computed variable in a subgraph that doesn't require differentiation use "
+                               "var_no_grad = var.detach().")
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if self._grad_fn is None:
+            self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad=True):
+        if requires_grad and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self):
+        if self._attr_version is not None:
+            from .autograd.graph import gradient_edge
+            gradient_edge(self)          # a view modified in place gets its grad_fn made anew
+        return self._grad_fn
+
+    @property
+    def is_leaf(self):
+        return self._grad_fn is None
+
+    @property
+    def output_nr(self):
+        return self._output_nr
+
+    @property
+    def retains_grad(self):
+        fn = self._grad_fn
+        return fn is not None and bool(fn._retains_grad) and self._output_nr in fn._retains_grad
+
+    def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        from .autograd import backward
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def register_hook(self, hook):
+        """``hook(grad)`` runs when this tensor's gradient is computed; it may return a replacement."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        fn = self.grad_fn
+        if fn is not None:
+            return fn._add_tensor_pre_hook(self._output_nr, hook)
+        from .autograd.graph import RemovableHandle
+        if self._backward_hooks is None:
+            self._backward_hooks = []
+        self._backward_hooks.append(hook)
+        return RemovableHandle(self._backward_hooks, hook)
+
+    def retain_grad(self):
+        """Keep this non-leaf's gradient in ``.grad`` (a leaf keeps it anyway)."""
+        if not self._requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        fn = self.grad_fn
+        if fn is None or (fn._retains_grad and self._output_nr in fn._retains_grad):
+            return
+        import weakref
+        ref = weakref.ref(self)
+
+        def retain(grad):
+            t = ref()
+            if t is not None:
+                t.grad = grad.clone() if t.grad is None else t.grad + grad
+        if fn._retains_grad is None:
+            fn._retains_grad = {}
+        fn._retains_grad[self._output_nr] = retain
+
+    def detach(self):
+        """The same data, out of the graph: no grad_fn, no requires_grad (``Tensor.detach``)."""
+        from .aten.native.tensor_shape import make_view
+        return make_view(self, self.shape, self.stride())
+
+    def detach_(self):
+        if self._attr_version is not None:
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
+                               "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of "
+                               "DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, "
+                               "please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
+                               "solution.")
+        self._grad_fn, self._requires_grad, self._output_nr = None, False, 0
+        return self
+
+    @property
+    def data(self):
+        """The same storage and geometry with its own version counter, outside autograd's view."""
+        impl = self._impl
+        alias = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype)
+        alias.key_set = impl.key_set
+        return type(self)._from_impl(alias)
+
+    @data.setter
+    def data(self, new):
+        self._impl = new._impl
+
+
+def _getitem_recorded(x, index):
+    """Basic indexing as differentiable operators: select for an int, narrow for a slice of step 1,
+    as_strided for other steps, unsqueeze for None (torch records SelectBackward0/SliceBackward0)."""
+    from .aten.native.tensor_shape import getitem
+    out = getitem(x, index)                 # checks the index and gives the result's geometry
+    if not isinstance(index, tuple):
+        index = (index,)
+    consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
+    result, d = x, 0
+    for i in index:
+        if i is Ellipsis:
+            d += x.dim() - consumed
+        elif i is None:
+            result = result.unsqueeze(d)
+            d += 1
+        elif isinstance(i, slice):
+            start, stop, step = slice(i.start, i.stop, i.step).indices(result.shape[d])
+            length = max(0, -(-(stop - start) // step))
+            if step == 1:
+                result = result.narrow(d, start, length)
+            else:
+                sizes, strides = list(result.shape), list(result.stride())
+                sizes[d], strides[d] = length, strides[d] * step
+                result = result.as_strided(sizes, strides, result.storage_offset() + start * result.stride(d))
+            d += 1
+        else:
+            result = result.select(d, int(i))
+    return result if result is not x else out

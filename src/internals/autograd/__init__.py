@@ -1,4 +1,47 @@
-"""Autograd (``torch/autograd``, ``torch/csrc/autograd``): grad modes and the layers autograd adds
-to the dispatcher."""
+"""Autograd (``torch/autograd``, ``torch/csrc/autograd``).
+
+The layer that records, for every operation on tensors that require grad, a backward node
+(``graph.py``, generated ``generated/functions.py``) and the engine that runs those nodes in
+reverse (``engine.py``). The recording is done by the kernels of the ``Autograd`` dispatch key
+(generated ``generated/variable_type.py``, from ``derivatives.yaml``; regenerate with
+``python -m internals.codegen``).
+"""
 from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,  # noqa: F401
                         is_inference_mode_enabled)
+from . import graph  # noqa: F401
+from .engine import make_grads as _make_grads, run_backward as _run_backward
+
+__all__ = ["backward", "grad", "Function", "gradcheck", "graph", "no_grad", "enable_grad", "set_grad_enabled",
+           "inference_mode", "is_grad_enabled", "is_inference_mode_enabled"]
+
+
+def _as_tuple(x):
+    if x is None:
+        return ()
+    return tuple(x) if isinstance(x, (list, tuple)) else (x,)
+
+
+def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, grad_variables=None, inputs=None):
+    """Accumulate into ``.grad`` of the leaves the gradient of ``tensors`` (``torch.autograd.backward``)."""
+    tensors = _as_tuple(tensors)
+    grads = _as_tuple(grad_tensors if grad_variables is None else grad_variables) or (None,) * len(tensors)
+    inputs = _as_tuple(inputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    _run_backward(tensors, _make_grads(tensors, grads), retain_graph, create_graph, inputs, allow_unused=True)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
+         allow_unused=None, is_grads_batched=False, materialize_grads=False):
+    """The gradients of ``outputs`` with respect to ``inputs``, returned, not accumulated (``torch.autograd.grad``)."""
+    outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    allow_unused = materialize_grads if allow_unused is None else allow_unused
+    result = _run_backward(outputs, _make_grads(outputs, grads), retain_graph, create_graph, inputs,
+                           allow_unused=allow_unused, accumulate_grad=False)
+    if materialize_grads:
+        from .functions_manual import zeros_like
+        result = [zeros_like(t) if g is None else g for t, g in zip(inputs, result)]
+    return tuple(result)

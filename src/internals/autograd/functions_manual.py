@@ -1,0 +1,283 @@
+"""Helpers the formulas in derivatives.yaml call (``torch/csrc/autograd/FunctionsManual.cpp``).
+
+Every helper is written with differentiable operators, so that with ``create_graph=True`` the
+backward pass records a graph of its own and can be differentiated again. Gradients that must
+be *placed* into a larger tensor (select, narrow, diagonal, split, unfold, as_strided) are
+written into zeros through a view: an in-place op on a view, which autograd records with
+CopySlices when the gradient itself requires grad.
+"""
+from .._tensor import wrap_scalar
+from ..aten import dispatcher
+from ..aten.native.tensor_factories import arange, zeros
+
+__all__ = ["is_expandable_to", "sum_to", "maybe_multiply", "sgn", "where", "zeros_like", "threshold_backward",
+           "sigmoid_backward", "tanh_backward", "pow_backward_self", "pow_backward_exponent", "sum_backward",
+           "mean_backward", "prod_backward", "restore_reduced_dims", "scale_grad_by_count",
+           "evenly_distribute_backward", "value_selecting_reduction_backward", "_softmax_backward_data",
+           "_log_softmax_backward_data", "mm_mat1_backward", "mm_mat2_backward", "permute_backwards",
+           "unsqueeze_to", "select_backward", "slice_backward_wrapper", "diagonal_backward", "unfold_backward",
+           "split_backward", "as_strided_backward", "TensorGeometry"]
+
+
+# ---------------------------------------------------------------------- broadcasting
+def is_expandable_to(shape, desired):
+    """Can ``shape`` broadcast to ``desired``? (``at::is_expandable_to``)"""
+    if len(shape) > len(desired):
+        return False
+    for s, d in zip(reversed(shape), reversed(desired)):
+        if s != d and s != 1:
+            return False
+    return True
+
+
+def sum_to(grad, shape):
+    """Sum ``grad`` down to ``shape``, undoing a broadcast (``at::sum_to``)."""
+    shape = tuple(shape)
+    lead = grad.dim() - len(shape)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1]
+    if dims:
+        grad = grad.sum(dims, keepdim=True)
+    return grad.view(shape) if lead or tuple(grad.shape) != shape else grad
+
+
+# ---------------------------------------------------------------------- elementwise
+def maybe_multiply(t, s):
+    return t if s == 1 else t * s
+
+
+def where(cond, a, b):
+    return dispatcher.call("where.self", cond, wrap_scalar(a), wrap_scalar(b))
+
+
+def zeros_like(t):
+    return zeros(t.shape, dtype=t.dtype, device=t.device)
+
+
+def sgn(t):
+    return (t > 0).to(t.dtype) - (t < 0).to(t.dtype)
+
+
+def threshold_backward(grad, out, threshold):
+    return where(out > threshold, grad, 0)
+
+
+def sigmoid_backward(grad, out):
+    return grad * (1 - out) * out
+
+
+def tanh_backward(grad, out):
+    return grad * (1 - out * out)
+
+
+def pow_backward_self(grad, self, exponent):
+    # d/dx x**y = y * x**(y-1); torch defines it as 0 where y == 0 (also at x == 0).
+    return where(exponent == 0, 0, grad * exponent * self.pow(exponent - 1))
+
+
+def pow_backward_exponent(grad, self, exponent, result):
+    # d/dy x**y = x**y * log(x); 0 where x == 0 and y >= 0 (the limit), instead of 0 * -inf.
+    at_zero = (self == 0).to(grad.dtype) * (exponent >= 0).to(grad.dtype)
+    return grad * where(at_zero > 0, 0, result * self.log())
+
+
+# ---------------------------------------------------------------------- reductions
+def _reduced_dims(dims, ndim):
+    if dims is None or (isinstance(dims, (list, tuple)) and len(dims) == 0):
+        return list(range(ndim))
+    dims = [dims] if isinstance(dims, int) else dims
+    return sorted(d % max(ndim, 1) for d in dims)
+
+
+def restore_reduced_dims(t, dims, keepdim, ndim=None):
+    """Put back the size-1 dims a reduction without ``keepdim`` removed."""
+    if keepdim:
+        return t
+    ndim = t.dim() + len(dims) if ndim is None else ndim
+    for d in _reduced_dims(dims, ndim) if ndim else ():
+        t = t.unsqueeze(d)
+    return t
+
+
+def sum_backward(grad, sizes, dims, keepdim):
+    return restore_reduced_dims(grad, _reduced_dims(dims, len(sizes)), keepdim, len(sizes)).expand(sizes)
+
+
+def mean_backward(grad, sizes, dims, numel, keepdim):
+    count = 1
+    for d in _reduced_dims(dims, len(sizes)) if sizes else ():
+        count *= sizes[d]
+    return sum_backward(grad, sizes, dims, keepdim) / max(count, 1) if sizes else grad / numel
+
+
+def prod_backward(grad, self, result, dim=None, keepdim=False):
+    """Product of the *other* elements, without dividing by zero: with one zero in a slice only
+    that element gets a gradient (the product of the rest); with two or more, none does."""
+    dims = None if dim is None else [dim]
+    if dim is None:
+        grad, result = grad.expand(self.shape), result.expand(self.shape)
+    else:
+        grad = restore_reduced_dims(grad, dims, keepdim, self.dim()).expand(self.shape)
+        result = restore_reduced_dims(result, dims, keepdim, self.dim()).expand(self.shape)
+    is_zero = self == 0
+    zero_count = is_zero.sum() if dim is None else is_zero.sum(dims, keepdim=True)
+    nonzero = where(is_zero, 1, self)
+    prod_rest = nonzero.prod() if dim is None else nonzero.prod(dim, keepdim=True)
+    one_zero = where(is_zero, prod_rest, 0)                          # the zero gets the others' product
+    out = where(zero_count == 0, result / where(is_zero, 1, self), where(zero_count == 1, one_zero, 0))
+    return grad * out
+
+
+def scale_grad_by_count(grad, mask, dims):
+    count = mask.sum(list(dims), keepdim=True)
+    return (grad / count) * mask
+
+
+def evenly_distribute_backward(grad, input, value):
+    mask = input == value
+    return mask * (grad / mask.sum())
+
+
+def value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
+    """The gradient goes to the element each index picked (a scatter, written as a one-hot mask)."""
+    dim = dim % max(len(sizes), 1)
+    grad = restore_reduced_dims(grad, [dim], keepdim, len(sizes))
+    indices = restore_reduced_dims(indices, [dim], keepdim, len(sizes))
+    shape = [1] * len(sizes)
+    if sizes:
+        shape[dim] = sizes[dim]
+    positions = arange(sizes[dim] if sizes else 1, device=grad.device).view(shape)
+    return grad * (positions == indices)
+
+
+def _softmax_backward_data(grad, output, dim, input_dtype):
+    return ((grad - (grad * output).sum(dim, keepdim=True)) * output).to(input_dtype)
+
+
+def _log_softmax_backward_data(grad, output, dim, input_dtype):
+    return (grad - output.exp() * grad.sum(dim, keepdim=True)).to(input_dtype)
+
+
+# ---------------------------------------------------------------------- linear algebra
+def _column_major(sizes, strides):
+    return strides[0] == 1 and strides[1] == max(sizes[0], 1) and sizes[1] > 1
+
+
+def mm_mat1_backward(grad, mat2, sizes, strides):
+    # Give the gradient the layout of mat1: for a column-major mat1, compute the transpose.
+    if _column_major(sizes, strides):
+        return mat2.mm(grad.t()).t()
+    return grad.mm(mat2.t())
+
+
+def mm_mat2_backward(grad, mat1, sizes, strides):
+    if _column_major(sizes, strides):
+        return grad.t().mm(mat1).t()
+    return mat1.t().mm(grad)
+
+
+# ---------------------------------------------------------------------- views
+def permute_backwards(grad, dims):
+    inverse = [0] * len(dims)
+    for i, d in enumerate(dims):
+        inverse[d % len(dims)] = i
+    return grad.permute(inverse)
+
+
+def unsqueeze_to(grad, dims_or_sizes, sizes=None):
+    """Put back the size-1 dims squeeze removed (all of them, or those of ``dims``)."""
+    if sizes is None:
+        sizes, dims = dims_or_sizes, range(len(dims_or_sizes))
+    else:
+        dims = [d % max(len(sizes), 1) for d in ([dims_or_sizes] if isinstance(dims_or_sizes, int) else dims_or_sizes)]
+    for d in sorted(dims):
+        if sizes and sizes[d] == 1:
+            grad = grad.unsqueeze(d)
+    return grad
+
+
+def _embed(grad, sizes, place, accumulate=False):
+    """A zero tensor of ``sizes`` with ``grad`` written into the view ``place(zeros)``."""
+    out = zeros(sizes, dtype=grad.dtype, device=grad.device)
+    view = place(out)
+    view.add_(grad) if accumulate else view.copy_(grad)
+    return out
+
+
+def select_backward(grad, sizes, dim, index):
+    return _embed(grad, sizes, lambda z: z.select(dim, index))
+
+
+def slice_backward_wrapper(grad, sizes, dim, start, end, step):
+    return _embed(grad, sizes, lambda z: z.narrow(dim, start, end - start) if step == 1 else
+                  z.as_strided(grad.shape, [s * (step if d == dim % len(sizes) else 1)
+                                            for d, s in enumerate(z.stride())],
+                               z.storage_offset() + start * z.stride(dim)))
+
+
+def diagonal_backward(grad, sizes, offset, dim1, dim2):
+    return _embed(grad, sizes, lambda z: z.diagonal(offset, dim1, dim2))
+
+
+def unfold_backward(grad, sizes, dimension, size, step):
+    """Windows overlap when step < size: add each window position's slice in turn."""
+    if not sizes:                  # a 0-dim input has the one window of size 1
+        return grad.view(())
+    out = zeros(sizes, dtype=grad.dtype, device=grad.device)
+    dimension = dimension % len(sizes)
+    windows = grad.shape[dimension]
+    for j in range(size):
+        strides = list(out.stride())
+        strides[dimension] *= step
+        shape = list(out.shape)
+        shape[dimension] = windows
+        out.as_strided(shape, strides, j * out.stride(dimension)).add_(grad.select(-1, j))
+    return out
+
+
+def split_backward(grads, split_size, dim, sizes, options):
+    """Missing gradients of unused pieces count as zeros; the pieces go side by side."""
+    dtype, device = options
+    dim = dim % max(len(sizes), 1)
+    out = zeros(sizes, dtype=dtype, device=device)
+    start = 0
+    for g in grads:
+        length = min(split_size, sizes[dim] - start)
+        if g is not None:
+            out.narrow(dim, start, length).copy_(g)
+        start += length
+    return out
+
+
+def _overlaps(sizes, strides):
+    """Can two indices of the view reach the same element? (dims by stride, each must clear the last)"""
+    reach = 0
+    for stride, size in sorted((st, n) for st, n in zip(strides, sizes) if n > 1):
+        if stride <= reach:
+            return True
+        reach += stride * (size - 1)
+    return False
+
+
+class TensorGeometry:
+    """Sizes, strides and offset of a tensor, without its data (``ATen/TensorGeometry.h``)."""
+    __slots__ = ("sizes", "strides", "storage_offset", "storage_numel")
+
+    def __init__(self, t):
+        self.sizes, self.strides, self.storage_offset = t._impl.sizes, t._impl.strides, t._impl.storage_offset
+        self.storage_numel = t._impl.storage.nbytes() // t._impl.dtype.itemsize
+
+
+def as_strided_backward(grad, geometry, size, stride, storage_offset):
+    """Scatter ``grad`` into a zero copy of the whole storage, then read the input's elements.
+
+    Overlapping elements (in the output or the input) would need a scatter-add or a count of
+    repeats, as torch's does; those cases are refused rather than answered wrongly.
+    """
+    size, stride = tuple(size), tuple(stride)
+    if _overlaps(size, stride) or _overlaps(geometry.sizes, geometry.strides):
+        raise NotImplementedError("as_strided backward where the input's or the output's elements overlap is "
+                                  "not implemented in internals")
+    offset = geometry.storage_offset if storage_offset is None else storage_offset
+    flat = _embed(grad, (geometry.storage_numel,), lambda z: z.as_strided(size, stride, offset))
+    return flat.as_strided(geometry.sizes, geometry.strides, geometry.storage_offset)
+

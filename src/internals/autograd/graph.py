@@ -1,0 +1,258 @@
+"""The autograd graph: nodes, edges, saved variables (``torch/csrc/autograd/function.h``,
+``edge.h``, ``saved_variable.cpp``, ``functions/accumulate_grad.h``).
+
+A ``Node`` is the backward of one forward operation. Its *edges* (``next_functions``) point at
+the nodes that produced the operation's inputs: ``(node, input_nr)``, where ``input_nr`` says
+which of that node's inputs (= which output of the forward op) the gradient feeds. A leaf
+tensor that requires grad is reached through an ``AccumulateGrad`` node, whose job is to add
+the incoming gradient into ``leaf.grad``. Inputs that need no gradient get the edge
+``(None, 0)``.
+
+Each node takes a *sequence number* when created: the engine runs later nodes first.
+"""
+import itertools
+import re
+import weakref
+
+from ..c10.grad_mode import _state as _grad_state
+
+__all__ = ["Node", "AccumulateGrad", "SavedVariable", "RemovableHandle", "gradient_edge", "grad_accumulator",
+           "set_history", "collect_next_edges", "ERR_BACKWARD_TWICE"]
+
+UINT64_MAX = 2 ** 64 - 1     # AccumulateGrad's sequence number: it runs as soon as it is ready
+_sequence = itertools.count()
+
+ERR_BACKWARD_TWICE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they have "
+    "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
+    "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
+    "you need to access saved tensors after calling backward.")
+_HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+         "torch.autograd.set_detect_anomaly(True, check_nan=False).")
+
+
+class RemovableHandle:
+    """What ``register_hook`` returns: ``.remove()`` takes the hook out again."""
+
+    def __init__(self, hooks, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+class Node:
+    """``torch::autograd::Node``. Subclasses implement ``apply(grads) -> grads`` (one per edge)."""
+    __slots__ = ("_next_edges", "_seq", "_num_inputs", "_input_meta", "_pre_hooks", "_post_hooks",
+                 "_tensor_pre_hooks", "_retains_grad", "__weakref__")
+
+    def __init__(self):
+        self._seq = next(_sequence)
+        self._next_edges = ()
+        self._num_inputs = 1
+        self._input_meta = [None]      # per input: (sizes, dtype, device) of the forward output it is the grad of
+        self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = self._retains_grad = None
+
+    def name(self):
+        return type(self).__name__
+
+    def __repr__(self):
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+    @property
+    def next_functions(self):
+        return tuple(e if e is not None else (None, 0) for e in self._next_edges)
+
+    def _sequence_nr(self):
+        return self._seq
+
+    @property
+    def metadata(self):
+        return {}
+
+    _saved_tensors = ()          # slots holding SavedVariables (generated nodes list theirs)
+    _saved_attributes = {}       # "_saved_self" -> (slot, is a SavedVariable)
+
+    def release_variables(self):
+        """Free the saved tensors (after a backward without ``retain_graph``)."""
+        for slot in self._saved_tensors:
+            saved = getattr(self, slot, None)
+            if saved is not None:
+                saved.release()
+
+    def __getattr__(self, name):
+        # ``_saved_<name>``: what the formula saved, unpacked as torch's generated getters do.
+        entry = type(self)._saved_attributes.get(name)
+        if entry is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        value = getattr(self, entry[0], None)
+        return value.unpack(self) if entry[1] and value is not None else value
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(type(self)._saved_attributes))
+
+    # ------------------------------------------------------------------ hooks
+    def register_hook(self, fn):
+        """``fn(grad_inputs, grad_outputs)`` after the node ran; may return new grad_inputs."""
+        if self._post_hooks is None:
+            self._post_hooks = []
+        self._post_hooks.append(fn)
+        return RemovableHandle(self._post_hooks, fn)
+
+    def register_prehook(self, fn):
+        """``fn(grad_outputs)`` before the node runs; may return new grad_outputs."""
+        if self._pre_hooks is None:
+            self._pre_hooks = []
+        self._pre_hooks.append(fn)
+        return RemovableHandle(self._pre_hooks, fn)
+
+    def _add_tensor_pre_hook(self, output_nr, fn):
+        """A tensor's ``register_hook``: runs on that tensor's gradient, this node's input ``output_nr``."""
+        if self._tensor_pre_hooks is None:
+            self._tensor_pre_hooks = {}
+        hooks = self._tensor_pre_hooks.setdefault(output_nr, [])
+        hooks.append(fn)
+        return RemovableHandle(hooks, fn)
+
+    def _tensor_hooks(self, input_nr):
+        return self._tensor_pre_hooks.get(input_nr, ()) if self._tensor_pre_hooks else ()
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf: adds the gradient into ``variable.grad`` (``accumulate_grad.h``)."""
+    __slots__ = ("variable",)
+
+    def __init__(self, variable):
+        super().__init__()
+        self._seq = UINT64_MAX
+        self.variable = variable
+        self._input_meta = [_meta(variable)]
+
+    def name(self):
+        return "torch::autograd::AccumulateGrad"
+
+    def _tensor_hooks(self, input_nr):
+        # A leaf's hooks live on the tensor: its AccumulateGrad may be made afresh for each graph.
+        return self.variable._backward_hooks or ()
+
+    def apply(self, grads):
+        new_grad = grads[0]
+        var = self.variable
+        if var.grad is None:
+            # The engine may hand the same gradient to several places (AddBackward0 passes it
+            # through): store a copy we own, detached unless a graph of the grad is wanted.
+            var.grad = new_grad.clone() if _grad_state.grad_enabled else _detached_clone(new_grad)
+        elif _grad_state.grad_enabled:
+            var.grad = var.grad + new_grad       # out of place: keeps the graph of the old grad
+        else:
+            var.grad.add_(new_grad)
+        return ()
+
+
+def _detached_clone(t):
+    from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
+    with below_ad_inplace_or_view():
+        out = t.clone()
+    return out
+
+
+def _meta(t):
+    impl = t._impl
+    return impl.sizes, impl.dtype, impl.device
+
+
+def grad_accumulator(t):
+    """The leaf's AccumulateGrad, made on first use and kept only while a graph holds it."""
+    ref = t._grad_accumulator
+    acc = ref() if ref is not None else None
+    if acc is None:
+        acc = AccumulateGrad(t)
+        t._grad_accumulator = weakref.ref(acc)
+    return acc
+
+
+def gradient_edge(t):
+    """Where a gradient for ``t`` goes: its grad_fn's input, its AccumulateGrad, or nowhere."""
+    if t._attr_version is not None and t._attr_version != t._impl.version_counter.version and t._attr_version >= 0:
+        from .variable_type_manual import refresh_view_grad_fn
+        refresh_view_grad_fn(t)          # a view changed in place since its grad_fn was made
+    if t._grad_fn is not None:
+        return (t._grad_fn, t._output_nr)
+    if t._requires_grad:
+        return (grad_accumulator(t), 0)
+    return None
+
+
+def collect_next_edges(*tensors):
+    """The edges of a new node, one per differentiable input (``collect_next_edges``)."""
+    return tuple(gradient_edge(t) if t is not None and t._requires_grad else None for t in tensors)
+
+
+def set_history(outputs, node):
+    """Make ``node`` the grad_fn of ``outputs`` (a tensor or a sequence), recording each one's metadata."""
+    if not isinstance(outputs, (list, tuple)):
+        outputs = (outputs,)
+    node._num_inputs = len(outputs)
+    node._input_meta = [None] * len(outputs)
+    for i, t in enumerate(outputs):
+        if t is not None and t._impl.dtype.is_floating_point:
+            t._grad_fn = node
+            t._output_nr = i
+            t._requires_grad = True
+            node._input_meta[i] = _meta(t)
+
+
+def _op_of(node):
+    """The forward operation's name as torch's version error prints it: ``ExpBackward0`` -> ``Exp``."""
+    return re.sub(r"Backward\d*$", "", node.name())
+
+
+class SavedVariable:
+    """A tensor kept for backward, with the version it had when saved (``saved_variable.cpp``).
+
+    An output of the node itself is kept without its grad_fn, which would point back at the
+    node (a reference cycle); ``unpack(node)`` puts it back.
+    """
+    __slots__ = ("data", "version", "output_nr", "is_output", "requires_grad", "grad_fn_name")
+
+    def __init__(self, t, is_output):
+        self.data = None
+        if t is None:
+            self.version = -1       # saved "no tensor": unpacks to None until released
+            return
+        self.version = t._impl.version_counter.version
+        self.is_output = is_output
+        self.requires_grad = t._requires_grad
+        self.output_nr = t._output_nr
+        self.grad_fn_name = None if is_output or t._grad_fn is None else _op_of(t._grad_fn)
+        if is_output:
+            self.data = type(t)._from_impl(t._impl)
+        else:
+            self.data = t
+
+    def unpack(self, node):
+        data = self.data
+        if data is None:
+            if self.version is None:
+                raise RuntimeError(ERR_BACKWARD_TWICE)
+            return None
+        current = data._impl.version_counter.version
+        if current != self.version:
+            what = f"[{data._type_name()} [{', '.join(str(s) for s in data._impl.sizes)}]]"
+            name = _op_of(node) if self.is_output else self.grad_fn_name
+            if name is not None:
+                what += f", which is output {self.output_nr} of {name},"
+            raise RuntimeError("one of the variables needed for gradient computation has been modified by an "
+                               f"inplace operation: {what} is at version {current}; expected version "
+                               f"{self.version} instead. {_HINT}")
+        if self.is_output and self.requires_grad:
+            out = type(data)._from_impl(data._impl)
+            out._grad_fn, out._output_nr, out._requires_grad = node, self.output_nr, True
+            return out
+        return data
+
+    def release(self):
+        self.data = None
+        self.version = None
+

@@ -1,0 +1,242 @@
+"""The autograd pieces torch writes by hand (``torch/csrc/autograd/VariableTypeManual.cpp``,
+``VariableTypeUtils.h``, ``functions/tensor.cpp``).
+
+- the guards and checks the generated kernels share (``check_inplace``, ``rebase_history``);
+- ``CopySlices``: an in-place operation on a view changes its base too, so the base's history
+  is rebased onto a node that routes the gradient of the modified slice through the in-place
+  op's backward and passes the rest of the base's gradient through unchanged;
+- ``copy_`` (``CopyBackwards``) and ``Tensor.to`` (``ToCopyBackward0``);
+- autograd kernels for operators that torch implements as CompositeImplicitAutograd but that
+  internals gives a backend kernel of their own (reshape, flatten, unflatten, movedim, chunk):
+  with grad recording, they decompose into the differentiable operators torch's decomposition
+  uses, so the graph has torch's nodes (ViewBackward0, PermuteBackward0, SplitBackward0, ...).
+"""
+from ..aten import dispatcher
+from ..c10.dispatch_key import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
+from ..c10.grad_mode import _state as _grad_mode
+from ..c10.local_dispatch_key_set import tls as _tls
+from .graph import Node, collect_next_edges, gradient_edge, set_history
+
+__all__ = ["BELOW_AUTOGRAD", "BELOW_AD_INPLACE_OR_VIEW", "after_autograd", "as_int_tuple", "check_inplace",
+           "mark_view", "rebase_history", "refresh_view_grad_fn", "CopySlices", "CopyBackwards",
+           "ToCopyBackward0", "record_to_copy", "register_manual_kernels"]
+
+BELOW_AUTOGRAD = AUTOGRAD_KEYS
+BELOW_AD_INPLACE_OR_VIEW = AUTOGRAD_KEYS | DispatchKeySet(DispatchKey.ADInplaceOrView)
+_AFTER_AUTOGRAD_BITS = (1 << int(DispatchKey.AutogradOther)) - 1
+MULTI_OUTPUT_VIEW = -1     # _attr_version of an output of split/chunk: no in-place allowed
+
+
+def after_autograd(ks):
+    """The keys below Autograd, to redispatch to (``ks & after_autograd_keyset``)."""
+    return DispatchKeySet._from_bits(ks.bits & _AFTER_AUTOGRAD_BITS)
+
+
+def as_int_tuple(value):
+    """An ``int[]`` argument as torch's ``_saved_`` attributes show it: a tuple (an int becomes one)."""
+    if value is None:
+        return None
+    return (value,) if isinstance(value, int) else tuple(value)
+
+
+def _run_below(op, ks, excluded_keys, *args, **kwargs):
+    excluded = _tls.excluded
+    _tls.excluded = excluded | excluded_keys
+    try:
+        return op.redispatch(after_autograd(ks), *args, **kwargs)
+    finally:
+        _tls.excluded = excluded
+
+
+# ---------------------------------------------------------------------- views and in-place
+def mark_view(result):
+    """Remember the version a differentiable view was made at: when it changes (an in-place op on
+    the view or its base), the view's grad_fn is made anew from its base's history."""
+    if isinstance(result, (list, tuple)):
+        for t in result:
+            t._attr_version = MULTI_OUTPUT_VIEW
+    elif result._base is not None:
+        result._attr_version = result._impl.version_counter.version
+
+
+def refresh_view_grad_fn(view):
+    """The grad_fn of a view whose data changed in place: an AsStridedBackward0 from its base."""
+    from .functions_manual import TensorGeometry
+    from .generated.functions import AsStridedBackward0
+    base = view._base
+    view._attr_version = view._impl.version_counter.version
+    if base._requires_grad:
+        node = AsStridedBackward0()
+        node._next_edges = (gradient_edge(base),)
+        node.self_geometry_ = TensorGeometry(base)
+        impl = view._impl
+        node.size_, node.stride_, node.storage_offset_ = impl.sizes, impl.strides, impl.storage_offset
+        set_history(view, node)
+
+
+def check_inplace(t):
+    """May ``t`` be written in place while autograd records? (``check_inplace`` in VariableTypeUtils.h)"""
+    if t._attr_version is not None:
+        if t._attr_version == MULTI_OUTPUT_VIEW and t._grad_fn is not None:
+            raise RuntimeError(
+                f"Output {t._output_nr} of {t._grad_fn.name()} is a view and is being modified inplace. This view is "
+                "the output of a function that returns multiple views. Such functions do not allow the output views "
+                "to be modified inplace. You should replace the inplace operation by an out-of-place one.")
+        base = t._base
+        if base._grad_fn is None and base._requires_grad:
+            raise RuntimeError("a view of a leaf Variable that requires grad is being used in an in-place operation.")
+    elif t._grad_fn is None and t._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad is being used in an in-place operation.")
+
+
+def rebase_history(t, fn):
+    """``t`` was modified in place by the op whose backward is ``fn``: make ``fn`` its history, or, for
+    a view, make CopySlices(fn) its base's history (``rebase_history`` in VariableTypeUtils.h)."""
+    if t._attr_version is not None and t._attr_version != MULTI_OUTPUT_VIEW:
+        base = t._base
+        set_history(base, CopySlices(base, t, fn))
+        refresh_view_grad_fn(t)
+    else:
+        set_history(t, fn)
+
+
+class CopySlices(Node):
+    """The backward of an in-place op on a view, seen from the base (``functions/tensor.cpp``)."""
+    __slots__ = ("base_sizes", "base_strides", "base_offset", "view_sizes", "view_strides", "view_offset", "fn")
+
+    def __init__(self, base, view, fn):
+        super().__init__()
+        b, v = base._impl, view._impl
+        self.base_sizes, self.base_strides, self.base_offset = b.sizes, b.strides, b.storage_offset
+        self.view_sizes, self.view_strides, self.view_offset = v.sizes, v.strides, v.storage_offset
+        self.fn = fn
+        self._next_edges = (gradient_edge(base),) + tuple(fn._next_edges[1:])
+
+    def apply(self, grads):
+        from ..aten.native.tensor_factories import empty_strided
+        grad = grads[0]
+        result = empty_strided(self.base_sizes, self.base_strides, dtype=grad.dtype, device=grad.device)
+        result.copy_(grad)
+        grad_slice = result.as_strided(self.view_sizes, self.view_strides, self.view_offset - self.base_offset)
+        res = self.fn.apply([grad_slice.clone()])
+        if res[0] is not None:
+            grad_slice.copy_(res[0])
+        else:
+            grad_slice.fill_(0)           # the view's old values did not matter to the result
+        return (result,) + tuple(res[1:])
+
+    def release_variables(self):
+        self.fn.release_variables()
+
+
+class CopyBackwards(Node):
+    """``copy_``: self's old values are gone (zero gradient); src gets the gradient, summed to its
+    shape and cast to its dtype by the engine."""
+    __slots__ = ()
+
+    def name(self):
+        return "torch::autograd::CopyBackwards"
+
+    def apply(self, grads):
+        from .functions_manual import zeros_like
+        grad, edges = grads[0], self._next_edges
+        return (zeros_like(grad) if edges[0] is not None else None, grad if edges[1] is not None else None)
+
+
+def copy_(ks, self, src, non_blocking=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
+        check_inplace(self)
+        grad_fn = CopyBackwards()
+        grad_fn._next_edges = collect_next_edges(self, src)
+    result = _run_below(_COPY, ks, BELOW_AUTOGRAD, self, src, non_blocking)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+class ToCopyBackward0(Node):
+    """``Tensor.to`` (torch's ``_to_copy``): the gradient goes back to the input's dtype and device."""
+    __slots__ = ("self_options_",)
+    _saved_attributes = {}
+
+    def apply(self, grads):
+        dtype, device = self.self_options_
+        return (grads[0].to(dtype=dtype, device=device),)
+
+
+def record_to_copy(src, out):
+    if _grad_mode.grad_enabled and src._requires_grad:
+        node = ToCopyBackward0()
+        node._next_edges = (gradient_edge(src),)
+        node.self_options_ = (src.dtype, src.device)
+        set_history(out, node)
+    return out
+
+
+# ---------------------------------------------------------------------- composite operators
+def _composite(name, decompose):
+    """An Autograd kernel that, when a graph is recorded, calls ``decompose`` (differentiable ops)
+    instead of the backend's direct kernel."""
+    op = dispatcher.find(name)
+
+    def kernel(ks, self, *args, **kwargs):
+        if _grad_mode.grad_enabled and self._requires_grad:
+            return decompose(self, *args, **kwargs)
+        result = _run_below(op, ks, BELOW_AD_INPLACE_OR_VIEW, self, *args, **kwargs)
+        if _grad_mode.grad_enabled:
+            mark_view(result)
+        return result
+    kernel.__name__ = name.replace(".", "_")
+    return kernel
+
+
+def _reshape(self, shape):
+    from ..aten.native.tensor_shape import compute_stride, infer_size
+    shape = infer_size(tuple(shape), self.numel())
+    if compute_stride(self._impl.sizes, self._impl.strides, shape) is not None:
+        return dispatcher.call("view", self, list(shape))
+    out = dispatcher.call("view", dispatcher.call("clone", self, memory_format="contiguous"), list(shape))
+    out._base, out._attr_version = None, None     # torch's _unsafe_view: a copy, not a view
+    return out
+
+
+def _flatten(self, start_dim=0, end_dim=-1):
+    from ..aten.native.tensor_shape import flatten
+    return _reshape(self, flatten(self, start_dim, end_dim).shape)
+
+
+def _unflatten(self, dim, sizes):
+    from ..aten.native.tensor_shape import unflatten
+    return dispatcher.call("view", self, list(unflatten(self, dim, sizes).shape))
+
+
+def _movedim(self, source, destination):
+    from ..aten.native.tensor_shape import wrap_dim
+    n = self.dim()
+    source, destination = wrap_dim(source, n), wrap_dim(destination, n)
+    order = [d for d in range(n) if d != source]
+    order.insert(destination, source)
+    return dispatcher.call("permute", self, order)
+
+
+def _chunk(self, chunks, dim=0):
+    from ..aten.native.tensor_shape import wrap_dim
+    if chunks <= 0:
+        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
+    size = self.shape[wrap_dim(dim, self.dim())]
+    return dispatcher.call("split.Tensor", self, max(-(-size // chunks), 1), dim)
+
+
+_COPY = None
+
+
+def register_manual_kernels():
+    global _COPY
+    from .generated.variable_type import register_autograd_kernels
+    register_autograd_kernels()
+    _COPY = dispatcher.find("copy_")
+    dispatcher.impl("copy_", "Autograd", dispatcher.KernelFunction(copy_, with_keyset=True))
+    for name, decompose in (("reshape", _reshape), ("flatten.using_ints", _flatten), ("unflatten.int", _unflatten),
+                            ("movedim.int", _movedim), ("chunk", _chunk)):
+        dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(_composite(name, decompose), with_keyset=True))

@@ -1,0 +1,358 @@
+"""Generate the autograd layer from ``derivatives.yaml`` (torch: ``tools/autograd/gen_autograd.py``,
+``gen_autograd_functions.py``, ``gen_variable_type.py``, ``load_derivatives.py``).
+
+Regenerate with ``python -m internals.codegen`` (or, if the package cannot be imported,
+``python src/internals/codegen/gen_autograd.py``). It writes, into ``autograd/generated/``:
+
+- ``functions.py``: one backward Node class per derivative entry (torch's ``Functions.h/.cpp``).
+  Its name follows torch's rule: the operator's base name in CamelCase + ``Backward`` + a number
+  telling overloads apart (``sum`` -> SumBackward0, ``sum.dim_IntList`` -> SumBackward1). torch
+  numbers the overloads in the order of its own derivatives.yaml; ours is a subset of it, so the
+  number is the entry's position among torch's entries of that name (read from the
+  derivatives.yaml that torchgen ships), or among ours for operators torch does not list.
+  What a formula uses is saved at forward time and shown as ``_saved_<name>``.
+- ``variable_type.py``: one kernel per operator for the ``Autograd`` key (torch's
+  ``VariableType_*.cpp``): record a node if an input requires grad, run the operator below
+  autograd, attach the node to the outputs. In-place operators also check the leaf rule, save
+  the original ``self`` if a formula needs it, and rebase the history of ``self``.
+
+This module imports no part of ``internals``: it must run even when the generated files are
+stale or broken. A test regenerates in memory and fails if the checked-in files differ.
+"""
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+from torchgen.model import FunctionSchema, SchemaKind
+
+PACKAGE = Path(__file__).resolve().parents[1]
+NATIVE_FUNCTIONS = PACKAGE / "aten" / "native_functions.yaml"
+DERIVATIVES = PACKAGE / "autograd" / "derivatives.yaml"
+GENERATED = PACKAGE / "autograd" / "generated"
+
+# ``x.<property>()`` in a formula saves only that property of input x (load_derivatives.py's
+# REPLACEMENTS): name suffix, the expression saved at forward time, shown as _saved_<name>?
+PROPERTIES = {
+    "sym_sizes": ("{}._impl.sizes", True),
+    "sym_strides": ("{}._impl.strides", True),
+    "sym_numel": ("{}.numel()", True),
+    "scalar_type": ("{}._impl.dtype", False),
+    "options": ("({0}._impl.dtype, {0}._impl.device)", False),
+}
+PROPERTY_RE = re.compile(r"\b(\w+)\.(" + "|".join(PROPERTIES) + r")\(\)")
+GEOMETRY_RE = re.compile(r"\bTensorGeometry\((\w+)\)")
+NOT_A_FORMULA = {"name", "output_differentiability", "dispatch", "result"}
+
+
+def _uses(formula, name):
+    return re.search(rf"(?<![.\w]){name}\b", formula) is not None
+
+
+def _op_prefix(base):
+    """``add`` -> ``AddBackward`` (``_create_op_prefix``)."""
+    return "".join(p.title() for p in base.split("_")) + "Backward"
+
+
+def _torch_node_numbers():
+    """Schema name -> node name, for the entries of torch's own derivatives.yaml."""
+    import torchgen
+    path = Path(torchgen.__file__).parent / "packaged" / "autograd" / "derivatives.yaml"
+    counter, names = Counter(), {}
+    for entry in yaml.safe_load(path.read_text()):
+        body = entry.get("dispatch", {}).get("Default", entry)
+        if not any(k not in NOT_A_FORMULA and v != "non_differentiable" for k, v in body.items()):
+            continue                     # no input has a derivative: torch makes no node
+        schema_name = entry["name"].split("(")[0]
+        base = schema_name.split(".")[0]
+        prefix = _op_prefix(base[:-1] if base.endswith("_") and not base.endswith("__") else base)
+        names[schema_name] = f"{prefix}{counter[prefix]}"
+        counter[prefix] += 1
+    return names
+
+
+@dataclass
+class Saved:
+    name: str          # the slot is name + "_"; the formula's local variable is name
+    expr: str          # what to save, at forward time
+    tensor: bool       # a SavedVariable (unpacked with version checks) or a plain value
+    is_output: bool = False
+    exposed: bool = True
+    users: set = field(default_factory=set)   # the edges whose formula needs it
+
+
+@dataclass
+class Derivative:
+    schema: FunctionSchema
+    node: str
+    formulas: dict              # differentiable input -> formula (formulas rewritten to saved names)
+    edges: list                 # differentiable inputs, in schema order: the node's next_functions
+    saved: dict                 # name -> Saved
+    differentiable_outputs: list
+    natives: list = field(default_factory=list)   # native function schemas it covers
+
+
+def load_derivatives(path=DERIVATIVES):
+    torch_names = _torch_node_numbers()
+    own_counter = Counter()
+    infos = []
+    for entry in yaml.safe_load(Path(path).read_text()):
+        schema = FunctionSchema.parse(entry["name"])
+        args = {a.name: a for a in schema.arguments.flat_all}
+        outputs = [r.name or "result" for r in schema.returns]
+        formulas = {k: v for k, v in entry.items() if k not in NOT_A_FORMULA}
+        for k in formulas:
+            if k not in args:
+                raise ValueError(f"{entry['name']}: '{k}' is not an argument")
+        edges = [a for a in args if a in formulas and formulas[a] != "non_differentiable"]
+        schema_name = str(schema.name)
+        prefix = _op_prefix(schema.name.name.base)
+        if schema_name in torch_names:
+            node = torch_names[schema_name]
+        else:
+            node = f"{prefix}{own_counter[prefix]}"
+            own_counter[prefix] += 1
+        saved = {}
+        rewritten = {}
+        for i, arg in enumerate(edges):
+            formula = formulas[arg]
+
+            def prop(m):
+                name = f"{m.group(1)}_{m.group(2)}"
+                expr, exposed = PROPERTIES[m.group(2)]
+                saved.setdefault(name, Saved(name, expr.format(m.group(1)), False, exposed=exposed)).users.add(i)
+                return name
+
+            def geometry(m):
+                name = f"{m.group(1)}_geometry"
+                saved.setdefault(name, Saved(name, f"TensorGeometry({m.group(1)})", False, exposed=False)).users.add(i)
+                return name
+
+            formula = GEOMETRY_RE.sub(geometry, PROPERTY_RE.sub(prop, formula))
+            for name, a in args.items():
+                if _uses(formula, name):
+                    saved.setdefault(name, Saved(name, name, a.type.is_tensor_like())).users.add(i)
+            for name in outputs:
+                if _uses(formula, name):
+                    saved.setdefault(name, Saved(name, name, True, is_output=True)).users.add(i)
+            rewritten[arg] = formula
+        differentiable = entry.get("output_differentiability", [True] * len(outputs))
+        infos.append(Derivative(schema, node, rewritten, edges, saved, differentiable))
+    return infos
+
+
+def match_natives(infos, path=NATIVE_FUNCTIONS):
+    """Attach each native function to the entry with its signature (so exp_ uses exp's entry)."""
+    by_signature = {info.schema.signature(): info for info in infos}
+    unmatched = []
+    for entry in yaml.safe_load(Path(path).read_text()):
+        schema = FunctionSchema.parse(entry["func"])
+        info = by_signature.get(schema.signature())
+        if info is not None:
+            info.natives.append(schema)
+        else:
+            unmatched.append(schema)
+    return unmatched
+
+
+# ---------------------------------------------------------------------- functions.py
+def _indent(lines, n):
+    return [(" " * n + line) if line else "" for line in lines]
+
+
+def _local_setup(info, names, n):
+    """Lines unpacking the saved values a formula uses into locals of the same names."""
+    out = []
+    for name in names:
+        s = info.saved[name]
+        out.append(f"{name} = node.{name}_.unpack(node)" if s.tensor else f"{name} = node.{name}_")
+    return _indent(out, n)
+
+
+def gen_node(info):
+    saved = list(info.saved.values())
+    lines = [f"class {info.node}(Node):",
+             f'    """``{info.schema}``"""']
+    lines.append(f"    __slots__ = {tuple(s.name + '_' for s in saved)!r}")
+    lines.append(f"    _saved_tensors = {tuple(s.name + '_' for s in saved if s.tensor)!r}")
+    exposed = {f"_saved_{s.name}": (s.name + "_", s.tensor) for s in saved if s.exposed}
+    lines.append(f"    _saved_attributes = {exposed!r}")
+    lines.append("")
+    lines.append("    def apply(node, grads):")
+    uses_grads = any(_uses(f, "grads") for f in info.formulas.values())
+    if not uses_grads:
+        lines.append("        grad = grads[0]")
+    if len(info.edges) == 1:
+        arg = info.edges[0]
+        lines += _local_setup(info, [s.name for s in saved], 8)
+        lines.append(f"        return ({info.formulas[arg]},)")
+    else:
+        lines.append("        edges = node._next_edges")
+        results = []
+        for i, arg in enumerate(info.edges):
+            lines.append(f"        grad_{arg} = None")
+            lines.append(f"        if edges[{i}] is not None:")
+            lines += _local_setup(info, [s.name for s in saved if i in s.users], 12)
+            lines.append(f"            grad_{arg} = {info.formulas[arg]}")
+            results.append(f"grad_{arg}")
+        lines.append(f"        return {', '.join(results)}")
+    return "\n".join(lines)
+
+
+FUNCTIONS_HEADER = '''"""Backward nodes, one per entry of autograd/derivatives.yaml (torch's generated Functions.cpp).
+
+GENERATED by internals/codegen/gen_autograd.py from autograd/derivatives.yaml: do not edit.
+Regenerate with ``python -m internals.codegen``.
+"""
+from ..functions_manual import *  # noqa: F401,F403  the helpers the formulas call
+from ..graph import Node
+
+'''
+
+
+def gen_functions(infos):
+    names = [info.node for info in infos]
+    body = "\n\n\n".join(gen_node(info) for info in infos)
+    return FUNCTIONS_HEADER + f"__all__ = {names!r}\n\n\n" + body + "\n"
+
+
+# ---------------------------------------------------------------------- variable_type.py
+def _py_default(default):
+    return {"[]": "()", "true": "True", "false": "False"}.get(default, default)
+
+
+def _kernel_name(schema):
+    return str(schema.name).replace(".", "_")
+
+
+def gen_kernel(info, schema):
+    """The Autograd kernel of one native function."""
+    positional = schema.arguments.flat_positional
+    kwonly = schema.arguments.flat_kwarg_only
+    params = ["ks"] + [a.name if a.default is None else f"{a.name}={_py_default(a.default)}" for a in positional]
+    if kwonly:
+        params.append("**kwargs")
+    call_args = ", ".join(a.name for a in positional) + (", **kwargs" if kwonly else "")
+    inplace = schema.kind() == SchemaKind.inplace
+    is_view = any(a.annotation is not None and not a.annotation.is_write for a in positional) and not inplace
+    diff_inputs = info.edges
+    name = _kernel_name(schema)
+    lines = [f"def {name}({', '.join(params)}):",
+             "    grad_fn = None",
+             f"    if _grad_mode.grad_enabled and ({' or '.join(f'{t}._requires_grad' for t in diff_inputs)}):"]
+    if inplace:
+        lines.append("        check_inplace(self)")
+    lines.append(f"        grad_fn = {info.node}()")
+    lines.append(f"        edges = grad_fn._next_edges = collect_next_edges({', '.join(diff_inputs)})")
+    for s in info.saved.values():
+        if s.is_output:
+            continue
+        if s.name in (a.name for a in kwonly):
+            default = _py_default(next(a.default for a in kwonly if a.name == s.name))
+            value = f"kwargs.get({s.name!r}, {default})"
+        elif s.tensor:
+            original = inplace and s.name == "self"      # the value before the op overwrites it
+            value = f"SavedVariable({'self.clone()' if original else s.expr}, False)"
+        else:
+            value = s.expr
+            arg = next((a for a in positional if a.name == s.name), None)
+            if arg is not None and str(arg.type).startswith(("int[", "SymInt[")):
+                value = f"as_int_tuple({value})"
+        cond = _need(info, s)
+        if cond:
+            lines.append(f"        if {cond}:")
+            lines.append(f"            grad_fn.{s.name}_ = {value}")
+        else:
+            lines.append(f"        grad_fn.{s.name}_ = {value}")
+    guard = "BELOW_AUTOGRAD" if inplace else "BELOW_AD_INPLACE_OR_VIEW"
+    lines += ["    excluded = _tls.excluded",
+              f"    _tls.excluded = excluded | {guard}",
+              "    try:",
+              f"        result = OPS[{str(schema.name)!r}].redispatch(after_autograd(ks), {call_args})",
+              "    finally:",
+              "        _tls.excluded = excluded"]
+    if is_view:
+        lines.append("    if _grad_mode.grad_enabled:")
+        lines.append("        mark_view(result)")
+    lines.append("    if grad_fn is not None:")
+    outputs = [r.name or "result" for r in info.schema.returns]
+    if inplace:
+        lines.append("        rebase_history(self, grad_fn)")
+    elif len(outputs) > 1:
+        diff = [o for o, d in zip(outputs, info.differentiable_outputs) if d]
+        lines.append(f"        set_history(({', '.join(f'result[{outputs.index(o)}]' for o in diff)},), grad_fn)")
+    else:
+        lines.append("        set_history(result, grad_fn)")
+    for s in info.saved.values():
+        if s.is_output:
+            value = "self" if inplace else ("result" if len(outputs) == 1 else f"result[{outputs.index(s.name)}]")
+            cond = _need(info, s)
+            lines.append(f"        if {cond}:" if cond else "        if True:")
+            lines.append(f"            grad_fn.{s.name}_ = SavedVariable({value}, True)")
+    lines.append("    return result")
+    return name, "\n".join(lines)
+
+
+def _need(info, saved):
+    """The condition under which a saved value is needed: some edge whose formula uses it exists."""
+    if len(saved.users) == len(info.edges):
+        return ""
+    return " or ".join(f"edges[{i}] is not None" for i in sorted(saved.users))
+
+
+VARIABLE_TYPE_HEADER = '''"""Autograd kernels, one per differentiable operator (torch's generated VariableType_*.cpp).
+
+GENERATED by internals/codegen/gen_autograd.py from autograd/derivatives.yaml and
+aten/native_functions.yaml: do not edit. Regenerate with ``python -m internals.codegen``.
+
+Each kernel records a node when grad mode is on and an input requires grad, then runs the
+operator below autograd: with the Autograd and ADInplaceOrView keys excluded for a functional
+operator (``AutoDispatchBelowADInplaceOrView``), with only Autograd excluded for an in-place one
+(``AutoDispatchBelowAutograd``), whose ADInplaceOrView kernel must still bump the version.
+"""
+from ...aten import dispatcher
+from ...c10.grad_mode import _state as _grad_mode
+from ...c10.local_dispatch_key_set import tls as _tls
+from ..graph import SavedVariable, collect_next_edges, set_history
+from ..variable_type_manual import (BELOW_AD_INPLACE_OR_VIEW, BELOW_AUTOGRAD, after_autograd, as_int_tuple,
+                                    check_inplace, mark_view, rebase_history)
+from .functions import *  # noqa: F401,F403
+from .functions import TensorGeometry  # noqa: F401
+
+'''
+
+
+def gen_variable_type(infos):
+    kernels = []
+    for info in infos:
+        for schema in info.natives:
+            kernels.append((str(schema.name), *gen_kernel(info, schema)))
+    ops = "\n".join(f"    {name!r}: dispatcher.find({name!r})," for name, _, _ in kernels)
+    table = "\n".join(f"    {name!r}: {fn}," for name, fn, _ in kernels)
+    body = "\n\n\n".join(code for _, _, code in kernels)
+    return (VARIABLE_TYPE_HEADER + "OPS = {\n" + ops + "\n}\n\n\n" + body +
+            "\n\n\nKERNELS = {\n" + table + "\n}\n\n\n"
+            "def register_autograd_kernels():\n"
+            "    for name, fn in KERNELS.items():\n"
+            "        dispatcher.impl(name, \"Autograd\", dispatcher.KernelFunction(fn, with_keyset=True))\n")
+
+
+# ---------------------------------------------------------------------- driver
+def generate():
+    """The generated files' contents: {file name: text}."""
+    infos = load_derivatives()
+    match_natives(infos)
+    return {"functions.py": gen_functions(infos), "variable_type.py": gen_variable_type(infos),
+            "__init__.py": '"""Generated by internals/codegen/gen_autograd.py: do not edit."""\n'}
+
+
+def main(argv=None):
+    for name, text in generate().items():
+        (GENERATED / name).write_text(text)
+        print(f"wrote {GENERATED / name}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
