@@ -7,6 +7,7 @@ formulas, and they run on any device the operators run on. torch has fused kerne
 """
 import warnings
 
+from .._functional import where
 from .._tensor import Tensor
 from ..aten.native.tensor_factories import arange, zeros_like
 
@@ -92,7 +93,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     num_classes = input.shape[-1]
     _check_targets(target, num_classes, ignore_index)
-    onehot = target.unsqueeze(-1).eq(arange(num_classes, device=input.device))     # (N, C) bool
+    counted = where(target.ne(ignore_index), target, -1)        # an ignored target matches no class
+    onehot = counted.unsqueeze(-1).eq(arange(num_classes, device=input.device))    # (N, C) bool
     if weight is not None:
         picked_weight = onehot.mul(weight).sum(-1)                                # w[target[i]], 0 if ignored
     else:
@@ -106,7 +108,6 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
 
 def _pick(values, onehot):
     """Σ_c values[..., c] over the one true c of each row (0 where the row has none)."""
-    from .._functional import where
     return where(onehot, values, zeros_like(values)).sum(-1)
 
 
