@@ -31,6 +31,7 @@ _register_autocast_kernels()
 from ._interop import from_torch
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from . import _C, amp, autograd, cuda, library, profiler, testing, utils
+from . import nn, optim
 from .amp import autocast
 from ._ops import ops
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, is_inference_mode_enabled

@@ -461,7 +461,7 @@ class MinBackward1(Node):
 
 
 class SoftmaxBackward0(Node):
-    """``softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``"""
+    """``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor``"""
     __slots__ = ('self_scalar_type_', 'dim_', 'result_')
     _tensor_slots = ('result_',)
     _exposed = {'_saved_dim': ('dim_', False), '_saved_result': ('result_', True)}
@@ -475,7 +475,7 @@ class SoftmaxBackward0(Node):
 
 
 class LogSoftmaxBackward0(Node):
-    """``log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor``"""
+    """``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor``"""
     __slots__ = ('self_scalar_type_', 'dim_', 'result_')
     _tensor_slots = ('result_',)
     _exposed = {'_saved_dim': ('dim_', False), '_saved_result': ('result_', True)}

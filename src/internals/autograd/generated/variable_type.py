@@ -60,8 +60,8 @@ OPS = {
     'max': dispatcher.find('max'),
     'min.dim': dispatcher.find('min.dim'),
     'min': dispatcher.find('min'),
-    'softmax.int': dispatcher.find('softmax.int'),
-    'log_softmax.int': dispatcher.find('log_softmax.int'),
+    '_softmax': dispatcher.find('_softmax'),
+    '_log_softmax': dispatcher.find('_log_softmax'),
     'mm': dispatcher.find('mm'),
     'bmm': dispatcher.find('bmm'),
     'as_strided': dispatcher.find('as_strided'),
@@ -847,7 +847,7 @@ def min(ks, self):
     return result
 
 
-def softmax_int(ks, self, dim, dtype=None):
+def _softmax(ks, self, dim, half_to_float):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SoftmaxBackward0()
@@ -857,7 +857,7 @@ def softmax_int(ks, self, dim, dtype=None):
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
-        result = OPS['softmax.int'].redispatch(after_autograd(ks), self, dim, dtype)
+        result = OPS['_softmax'].redispatch(after_autograd(ks), self, dim, half_to_float)
     finally:
         _tls.excluded = excluded
     if grad_fn is not None:
@@ -866,7 +866,7 @@ def softmax_int(ks, self, dim, dtype=None):
     return result
 
 
-def log_softmax_int(ks, self, dim, dtype=None):
+def _log_softmax(ks, self, dim, half_to_float):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LogSoftmaxBackward0()
@@ -876,7 +876,7 @@ def log_softmax_int(ks, self, dim, dtype=None):
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
-        result = OPS['log_softmax.int'].redispatch(after_autograd(ks), self, dim, dtype)
+        result = OPS['_log_softmax'].redispatch(after_autograd(ks), self, dim, half_to_float)
     finally:
         _tls.excluded = excluded
     if grad_fn is not None:
@@ -1260,8 +1260,8 @@ KERNELS = {
     'max': max,
     'min.dim': min_dim,
     'min': min,
-    'softmax.int': softmax_int,
-    'log_softmax.int': log_softmax_int,
+    '_softmax': _softmax,
+    '_log_softmax': _log_softmax,
     'mm': mm,
     'bmm': bmm,
     'as_strided': as_strided,

@@ -1,0 +1,11 @@
+"""Neural-network building blocks (``torch/nn``): Parameter, Module and a few layers and losses.
+
+Everything here is composed from internals' operators, so autograd records it and the same
+code runs on the CPU and on cuda.
+"""
+from .parameter import Parameter
+from .modules import Module, Linear, ReLU, Sequential, MSELoss, CrossEntropyLoss
+from . import functional, init
+
+__all__ = ["Parameter", "Module", "Linear", "ReLU", "Sequential", "MSELoss", "CrossEntropyLoss",
+           "functional", "init"]

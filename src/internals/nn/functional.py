@@ -1,0 +1,124 @@
+"""Functional forms of the layers and losses (``torch/nn/functional.py``).
+
+Each is a composition of internals' operators (matmul, add, relu, log_softmax, where, sum, ...),
+not a kernel of its own: autograd differentiates them through those operators' backward
+formulas, and they run on any device the operators run on. torch has fused kernels for some
+(``addmm``, ``nll_loss``); the results agree to float rounding, which the tests measure.
+"""
+import warnings
+
+from .._functional import where
+from .._tensor import Tensor
+from ..aten.native.tensor_factories import arange, zeros_like
+
+__all__ = ["linear", "relu", "log_softmax", "softmax", "mse_loss", "nll_loss", "cross_entropy"]
+
+_REDUCTIONS = ("none", "mean", "sum")
+
+
+def _check_reduction(reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _reduce(loss, reduction):
+    return loss if reduction == "none" else loss.sum() if reduction == "sum" else loss.mean()
+
+
+def linear(input, weight, bias=None):
+    """x Wᵀ + b; the weight is (out_features, in_features), as stored by ``nn.Linear``."""
+    out = input.matmul(weight.t())
+    return out if bias is None else out.add(bias)
+
+
+def relu(input, inplace=False):
+    return input.relu_() if inplace else input.relu()
+
+
+def _implicit_dim(ndim):
+    warnings.warn("Implicit dimension choice for log_softmax has been deprecated. "
+                  "Change the call to include dim=X as an argument.", stacklevel=3)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return input.softmax(_implicit_dim(input.dim()) if dim is None else dim, dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    return input.log_softmax(_implicit_dim(input.dim()) if dim is None else dim, dtype)
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """(input - target)² per element, then mean/sum/none."""
+    if size_average is not None or reduce is not None or weight is not None:
+        raise NotImplementedError("internals' mse_loss supports only the reduction argument")
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=2)
+    diff = input.sub(target)
+    return _reduce(diff.mul(diff), reduction)
+
+
+def _check_targets(target, num_classes, ignore_index):
+    """Class indices must lie in [0, C) or equal ignore_index: the one-hot selection below would
+    silently give 0 for any other value, where torch's nll kernel raises."""
+    for value in target.reshape(-1).tolist():      # read on the host, as torch's kernel checks each one
+        if value != ignore_index and not 0 <= value < num_classes:
+            raise IndexError(f"Target {value} is out of bounds.")
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """Negative log-likelihood of class-index targets, given log-probabilities (N, C) or (C,).
+
+    The picked entry ``input[i, target[i]]`` is selected with a one-hot mask
+    (``target.unsqueeze(1) == arange(C)``) and ``where``, then summed over classes: only
+    existing operators, so the gradient flows back through ``where`` to the picked entries.
+    With ``reduction='mean'`` the sum is divided by the total weight of the counted targets
+    (their number when there are no weights), as torch does.
+    """
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError("internals' nll_loss supports only the reduction argument")
+    _check_reduction(reduction)
+    if input.dim() not in (1, 2):
+        raise NotImplementedError(f"internals' nll_loss takes (N, C) or (C,) input, got {input.dim()} dims")
+    if target.dtype.name not in ("int64", "uint8"):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.torch_name}")
+    batched = input.dim() == 2
+    if batched and target.shape[0] != input.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]}).")
+    if not batched and target.dim() != 0:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    num_classes = input.shape[-1]
+    _check_targets(target, num_classes, ignore_index)
+    counted = where(target.ne(ignore_index), target, -1)        # an ignored target matches no class
+    onehot = counted.unsqueeze(-1).eq(arange(num_classes, device=input.device))    # (N, C) bool
+    if weight is not None:
+        picked_weight = onehot.mul(weight).sum(-1)                                # w[target[i]], 0 if ignored
+    else:
+        picked_weight = onehot.sum(-1).to(input.dtype)                            # 1, or 0 if ignored
+    picked = _pick(input, onehot)
+    loss = picked.mul(picked_weight).neg()
+    if reduction == "mean":
+        return loss.sum().div(picked_weight.sum())
+    return _reduce(loss, reduction)
+
+
+def _pick(values, onehot):
+    """Σ_c values[..., c] over the one true c of each row (0 where the row has none)."""
+    return where(onehot, values, zeros_like(values)).sum(-1)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
+                  reduction="mean", label_smoothing=0.0):
+    """Softmax cross-entropy of logits (N, C) or (C,) against class indices: log_softmax, then nll."""
+    if label_smoothing != 0.0:
+        raise NotImplementedError("internals' cross_entropy has no label smoothing")
+    if isinstance(target, Tensor) and target.is_floating_point():
+        if target.shape != input.shape:
+            raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.torch_name}")
+        raise NotImplementedError("internals' cross_entropy takes class-index targets, not probabilities")
+    class_dim = 1 if input.dim() >= 2 else 0
+    return nll_loss(log_softmax(input, class_dim), target, weight, size_average, ignore_index, reduce, reduction)

@@ -1,0 +1,39 @@
+"""``Linear``: y = x Wᵀ + b (``torch/nn/modules/linear.py``)."""
+import math
+
+from ...aten.native.tensor_factories import empty
+from .. import functional as F, init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Linear"]
+
+
+class Linear(Module):
+    """``Linear(in_features, out_features, bias=True)``: weight (out, in), bias (out,)."""
+
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(empty((out_features, in_features), device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        # torch's choice: kaiming_uniform_ with a=sqrt(5) gives a bound of 1/sqrt(fan_in) on the
+        # weight, and the bias gets the same bound.
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input):
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self):
+        return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"

@@ -1,0 +1,32 @@
+"""Loss modules (``torch/nn/modules/loss.py``): thin wrappers over ``nn.functional``."""
+from .. import functional as F
+from .module import Module
+
+__all__ = ["MSELoss", "CrossEntropyLoss"]
+
+
+class _Loss(Module):
+    def __init__(self, reduction="mean"):
+        super().__init__()
+        self.reduction = reduction
+
+
+class MSELoss(_Loss):
+    """Mean (or sum, or per-element) squared difference of input and target."""
+
+    def forward(self, input, target):
+        return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class CrossEntropyLoss(_Loss):
+    """log_softmax over the class dimension, then the negative log-likelihood of the target classes."""
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
+        super().__init__(reduction)
+        self.register_buffer("weight", weight)
+        self.ignore_index = ignore_index
+        self.label_smoothing = label_smoothing
+
+    def forward(self, input, target):
+        return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
+                               reduction=self.reduction, label_smoothing=self.label_smoothing)

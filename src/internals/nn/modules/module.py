@@ -1,0 +1,399 @@
+"""``Module``: the base class that keeps a model's parameters, buffers and sub-modules.
+
+Mirrors ``torch/nn/modules/module.py``. Nothing here is magic: assigning a Parameter or a Module
+to an attribute is caught by ``__setattr__`` and filed in one of three ordered dicts
+(``_parameters``, ``_buffers``, ``_modules``); ``__getattr__`` looks there when normal lookup
+fails; every traversal (``named_parameters``, ``state_dict``, ``to``, ``zero_grad``) is a walk over
+those dicts, with dotted prefixes ("0.weight", "2.0.bias") made from the attribute names.
+"""
+from collections import OrderedDict, namedtuple
+
+from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
+from ..parameter import Parameter
+
+__all__ = ["Module"]
+
+
+def _typename(value):
+    """What torch's error messages call a value's type (``torch.typename``)."""
+    if isinstance(value, Tensor):
+        return value._type_name()
+    module = type(value).__module__
+    return type(value).__qualname__ if module == "builtins" else f"{module}.{type(value).__qualname__}"
+
+
+def _addindent(text, spaces):
+    """Indent every line but the first: a child's repr nested inside its parent's."""
+    first, *rest = text.split("\n")
+    return "\n".join([first] + [" " * spaces + line for line in rest])
+
+
+def zero_grads(params, set_to_none=True):
+    """Forget the gradients of the last backward (``Module.zero_grad``, ``Optimizer.zero_grad``).
+
+    By default drop them (``.grad = None``): their memory is freed, and the next backward stores
+    its gradient instead of adding it to a tensor of zeros. Otherwise zero them in place, out of
+    any graph that made them.
+    """
+    for p in params:
+        if p.grad is None:
+            continue
+        if set_to_none:
+            p.grad = None
+            continue
+        if p.grad.grad_fn is not None:
+            p.grad.detach_()
+        else:
+            p.grad.requires_grad_(False)
+        p.grad.zero_()
+
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns; prints as torch's does when every key matched."""
+
+    def __repr__(self):
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
+
+    __str__ = __repr__
+
+
+class Module:
+    """Base class of every layer and model: subclasses set attributes in ``__init__`` and define ``forward``."""
+
+    def __init__(self):
+        # object.__setattr__: these dicts must exist before our own __setattr__ can file anything.
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent_buffers_set", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_forward_pre_hooks", [])
+        object.__setattr__(self, "_forward_hooks", [])
+
+    def forward(self, *args, **kwargs):
+        raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
+
+    # ------------------------------------------------------------------ registration
+    def register_parameter(self, name, param):
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot assign parameter before Module.__init__() call")
+        self._check_name(name, "parameter", self._parameters)
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(f"cannot assign '{_typename(param)}' object to parameter '{name}' "
+                            "(torch.nn.Parameter or None required)")
+        self._parameters[name] = param
+
+    def register_buffer(self, name, tensor, persistent=True):
+        """A tensor that is state but not a parameter (running means, masks): moved by ``to``,
+        saved in ``state_dict`` unless ``persistent=False``, never handed to an optimizer."""
+        if "_buffers" not in self.__dict__:
+            raise AttributeError("cannot assign buffer before Module.__init__() call")
+        self._check_name(name, "buffer", self._buffers)
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(f"cannot assign '{_typename(tensor)}' object to buffer '{name}' "
+                            "(torch Tensor or None required)")
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent_buffers_set.discard(name)
+        else:
+            self._non_persistent_buffers_set.add(name)
+
+    def add_module(self, name, module):
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{_typename(module)} is not a Module subclass")
+        self._check_name(name, "module", self._modules)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def _check_name(self, name, kind, own):
+        if not isinstance(name, str):
+            raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
+        if "." in name:
+            raise KeyError(f'{kind} name can\'t contain "."')
+        if name == "":
+            raise KeyError(f'{kind} name can\'t be empty string ""')
+        if hasattr(self, name) and name not in own:
+            raise KeyError(f"attribute '{name}' already exists")
+
+    def __setattr__(self, name, value):
+        params, modules, buffers = self.__dict__.get("_parameters"), self.__dict__.get("_modules"), \
+            self.__dict__.get("_buffers")
+
+        def forget(*stores):     # an attribute lives in exactly one place
+            for store in stores:
+                if store is not None and name in store:
+                    del store[name]
+
+        if isinstance(value, Parameter):
+            if params is None:
+                raise AttributeError("cannot assign parameters before Module.__init__() call")
+            forget(self.__dict__, buffers, modules)
+            self.register_parameter(name, value)
+        elif params is not None and name in params:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as parameter '{name}' "
+                                "(torch.nn.Parameter or None expected)")
+            self.register_parameter(name, value)
+        elif isinstance(value, Module):
+            if modules is None:
+                raise AttributeError("cannot assign module before Module.__init__() call")
+            forget(self.__dict__, params, buffers)
+            modules[name] = value
+        elif modules is not None and name in modules:
+            if value is not None:
+                raise TypeError(f"cannot assign '{_typename(value)}' as child module '{name}' "
+                                "(torch.nn.Module or None expected)")
+            modules[name] = value
+        elif buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Tensor):
+                raise TypeError(f"cannot assign '{_typename(value)}' as buffer '{name}' "
+                                "(torch.Tensor or None expected)")
+            buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def __getattr__(self, name):
+        # Called only when normal lookup fails, so plain attributes cost nothing extra.
+        for store in ("_parameters", "_buffers", "_modules"):
+            found = self.__dict__.get(store)
+            if found is not None and name in found:
+                return found[name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name):
+        for store in (self._parameters, self._buffers, self._modules):
+            if name in store:
+                del store[name]
+                self._non_persistent_buffers_set.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    # ------------------------------------------------------------------ traversal
+    def named_modules(self, memo=None, prefix="", remove_duplicate=True):
+        """This module and every descendant, depth first, with dotted names ("" for self)."""
+        if memo is None:
+            memo = set()
+        if remove_duplicate:
+            if self in memo:
+                return
+            memo.add(self)
+        yield prefix, self
+        for name, module in self._modules.items():
+            if module is not None:
+                yield from module.named_modules(memo, prefix + ("." if prefix else "") + name, remove_duplicate)
+
+    def modules(self):
+        for _, module in self.named_modules():
+            yield module
+
+    def named_children(self):
+        seen = set()
+        for name, module in self._modules.items():
+            if module is not None and module not in seen:
+                seen.add(module)
+                yield name, module
+
+    def children(self):
+        for _, module in self.named_children():
+            yield module
+
+    def _named_members(self, store, prefix, recurse, remove_duplicate):
+        """Entries of ``store`` ("_parameters" or "_buffers") of self (and descendants), each tensor once."""
+        modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [(prefix, self)]
+        seen = set()
+        for module_prefix, module in modules:
+            for name, value in getattr(module, store).items():
+                if value is None or (remove_duplicate and id(value) in seen):
+                    continue
+                seen.add(id(value))
+                yield module_prefix + ("." if module_prefix else "") + name, value
+
+    def named_parameters(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse=True):
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(self, prefix="", recurse=True, remove_duplicate=True):
+        yield from self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse=True):
+        for _, buf in self.named_buffers(recurse=recurse):
+            yield buf
+
+    # ------------------------------------------------------------------ modes, gradients, devices
+    def train(self, mode=True):
+        if not isinstance(mode, bool):
+            raise ValueError("training mode is expected to be boolean")
+        for module in self.modules():
+            module.training = mode
+        return self
+
+    def eval(self):
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad=True):
+        for p in self.parameters():
+            p.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none=True):
+        zero_grads(self.parameters(), set_to_none)
+
+    def _apply(self, fn):
+        """Replace every parameter's and buffer's data by ``fn(data)``, keeping the Parameter objects:
+        an optimizer built before ``model.to(...)`` still holds the right tensors."""
+        for module in self.children():
+            module._apply(fn)
+        for param in self._parameters.values():
+            if param is None:
+                continue
+            with no_grad():
+                moved = fn(param)
+            param.data = moved
+            if param.grad is not None:
+                with no_grad():
+                    moved_grad = fn(param.grad)
+                param.grad.data = moved_grad
+        for name, buf in self._buffers.items():
+            if buf is not None:
+                self._buffers[name] = fn(buf)
+        return self
+
+    def to(self, *args, **kwargs):
+        """``to(device)``, ``to(dtype)`` (floating parameters only, as torch) or both."""
+        def convert(t):
+            from ...c10 import scalar_type as st
+            dtypes = [a for a in args if isinstance(a, st.dtype)] + [v for k, v in kwargs.items() if k == "dtype"]
+            devices = [a for a in args if not isinstance(a, st.dtype)] + [v for k, v in kwargs.items() if k == "device"]
+            dtype = dtypes[0] if dtypes and t.is_floating_point() else None
+            return t.to(device=devices[0] if devices else None, dtype=dtype)
+        return self._apply(convert)
+
+    def cpu(self):
+        return self._apply(lambda t: t.cpu())
+
+    def cuda(self, device=None):
+        return self._apply(lambda t: t.cuda(device))
+
+    def float(self):
+        return self._apply(lambda t: t.float() if t.is_floating_point() else t)
+
+    def double(self):
+        return self._apply(lambda t: t.double() if t.is_floating_point() else t)
+
+    # ------------------------------------------------------------------ state dict
+    def state_dict(self, destination=None, prefix="", keep_vars=False):
+        """Every parameter and persistent buffer by dotted name, detached unless ``keep_vars``."""
+        if destination is None:
+            destination = OrderedDict()
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[prefix + name] = param if keep_vars else param.detach()
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistent_buffers_set:
+                destination[prefix + name] = buf if keep_vars else buf.detach()
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination, prefix + name + ".", keep_vars)
+        return destination
+
+    def load_state_dict(self, state_dict, strict=True):
+        """Copy ``state_dict``'s tensors into this module's parameters and buffers, in place.
+
+        The copy goes through ``param.copy_`` under no_grad, so the Parameter objects (and any
+        optimizer holding them) stay the same. Shapes must match; with ``strict``, keys too.
+        """
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
+        missing, unexpected, errors = [], [], []
+        for prefix, module in self.named_modules(prefix=""):
+            prefix = prefix + "." if prefix else ""
+            module._load_from_state_dict(state_dict, prefix, missing, unexpected, errors)
+        if strict:
+            if unexpected:
+                errors.insert(0, "Unexpected key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in unexpected)))
+            if missing:
+                errors.insert(0, "Missing key(s) in state_dict: {}. ".format(", ".join(f'"{k}"' for k in missing)))
+        if errors:
+            raise RuntimeError("Error(s) in loading state_dict for {}:\n\t{}".format(
+                type(self).__name__, "\n\t".join(errors)))
+        return _IncompatibleKeys(missing, unexpected)
+
+    def _load_from_state_dict(self, state_dict, prefix, missing, unexpected, errors):
+        """This module's own entries; a key under ``prefix`` that names neither one of them nor a
+        child is unexpected (a child's keys are its own business)."""
+        local = {k: v for k, v in self._parameters.items() if v is not None}
+        local.update((k, v) for k, v in self._buffers.items()
+                     if v is not None and k not in self._non_persistent_buffers_set)
+        for key in state_dict:
+            if key.startswith(prefix):
+                name = key[len(prefix):]
+                if name.split(".", 1)[0] not in self._modules and name not in local:
+                    unexpected.append(key)
+        for name, own in local.items():
+            key = prefix + name
+            if key not in state_dict:
+                missing.append(key)
+                continue
+            value = state_dict[key]
+            if not isinstance(value, Tensor):
+                errors.append(f'While copying the parameter named "{key}", expected torch.Tensor or Tensor-like '
+                              f"object from checkpoint but received {type(value)}")
+            elif value.shape != own.shape:
+                errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
+                              f"the shape in current model is {own.shape}.")
+            else:
+                with no_grad():
+                    own.copy_(value)
+
+    # ------------------------------------------------------------------ calling
+    def register_forward_pre_hook(self, hook):
+        """``hook(module, args)`` runs before ``forward``; a non-None result replaces ``args``."""
+        return self._add_hook(self._forward_pre_hooks, hook)
+
+    def register_forward_hook(self, hook):
+        """``hook(module, args, output)`` runs after ``forward``; a non-None result replaces ``output``."""
+        return self._add_hook(self._forward_hooks, hook)
+
+    @staticmethod
+    def _add_hook(hooks, hook):
+        from ...autograd.graph import RemovableHandle
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    def __call__(self, *args, **kwargs):
+        for hook in list(self._forward_pre_hooks):
+            result = hook(self, args)
+            if result is not None:
+                args = result if isinstance(result, tuple) else (result,)
+        output = self.forward(*args, **kwargs)
+        for hook in list(self._forward_hooks):
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    # ------------------------------------------------------------------ printing
+    def extra_repr(self):
+        """The text between the parentheses of a leaf module's repr (``in_features=4, ...``)."""
+        return ""
+
+    def __repr__(self):
+        extra = self.extra_repr().split("\n") if self.extra_repr() else []
+        children = [f"({name}): {_addindent(repr(module), 2)}" for name, module in self._modules.items()]
+        lines = extra + children
+        body = ""
+        if len(extra) == 1 and not children:
+            body = extra[0]
+        elif lines:
+            body = "\n  " + "\n  ".join(lines) + "\n"
+        return f"{type(self).__name__}({body})"
+
+    def __dir__(self):
+        return sorted(set(object.__dir__(self)) | set(self._parameters) | set(self._buffers) | set(self._modules))

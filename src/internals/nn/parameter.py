@@ -1,0 +1,35 @@
+"""``Parameter``: a tensor that a Module registers as one of its learnable weights.
+
+Mirrors ``torch/nn/parameter.py``. A Parameter is an ordinary tensor (same storage, sizes,
+strides) whose class tells ``Module.__setattr__`` to file it under ``_parameters``, and which
+requires grad unless told otherwise.
+"""
+from ..c10.tensor_impl import TensorImpl
+from .._tensor import Tensor
+
+__all__ = ["Parameter"]
+
+
+class Parameter(Tensor):
+    """``Parameter(data=None, requires_grad=True)``: ``data``'s storage, seen as a leaf parameter."""
+
+    def __new__(cls, data=None, requires_grad=True):
+        if data is None:
+            from ..aten.native.tensor_factories import empty
+            data = empty(0)
+        impl = data._impl
+        # A new TensorImpl over the same storage: the parameter aliases ``data`` (as torch's
+        # ``_make_subclass`` does) but is a leaf of its own, with no grad_fn.
+        alias = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype)
+        alias.key_set = impl.key_set
+        param = Tensor._from_impl.__func__(cls, alias)
+        return param.requires_grad_(requires_grad)
+
+    @classmethod
+    def _from_impl(cls, impl, base=None):
+        # torch turns __torch_function__ off for Parameter, so an operation on a parameter (a view,
+        # ``.data``, ``detach()``) returns a plain Tensor, not another Parameter.
+        return Tensor._from_impl(impl, base)
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()

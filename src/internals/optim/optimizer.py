@@ -1,0 +1,111 @@
+"""``Optimizer``: parameter groups, per-parameter state, and the step protocol (``torch/optim/optimizer.py``).
+
+An optimizer holds references to the very Parameter objects of a model, grouped in
+``param_groups`` (each group a dict: ``params`` plus hyper-parameters), and a ``state`` dict
+keyed by parameter (momentum buffers, Adam's moments). ``step()`` reads each ``p.grad`` and
+updates ``p`` in place under no_grad: the update is not part of any graph, and the model sees
+the new values because they are written into the same storage.
+"""
+from collections import defaultdict
+
+from .._tensor import Tensor
+from ..autograd.grad_mode import enable_grad
+from ..nn.modules.module import _typename, zero_grads
+
+__all__ = ["Optimizer"]
+
+
+class Optimizer:
+    """Base class: subclasses pass their hyper-parameters as ``defaults`` and implement ``step``."""
+
+    # Options with a faster path in torch (multi-tensor, fused, capturable, differentiable):
+    # internals has only the single-tensor loop, so only their "off" values are accepted.
+    _SINGLE_TENSOR_ONLY = {"foreach": (None, False), "fused": (None, False), "capturable": (False,),
+                           "differentiable": (False,)}
+
+    def __init__(self, params, defaults):
+        for key, allowed in self._SINGLE_TENSOR_ONLY.items():
+            if defaults.get(key, allowed[0]) not in allowed:
+                raise NotImplementedError(f"internals' optimizers implement only {key}={allowed[0]}")
+        self.defaults = defaults
+        self.state = defaultdict(dict)
+        self.param_groups = []
+        if isinstance(params, Tensor):
+            raise TypeError("params argument given to the optimizer should be an iterable of Tensors or dicts, "
+                            f"but got {_typename(params)}")
+        groups = list(params)
+        if not groups:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(groups[0], dict):
+            groups = [{"params": groups}]
+        for group in groups:
+            self.add_param_group(group)
+
+    def add_param_group(self, param_group):
+        """Add a group; hyper-parameters it does not set are taken from ``defaults``."""
+        params = param_group["params"]
+        param_group = dict(param_group, params=[params] if isinstance(params, Tensor) else list(params))
+        for p in param_group["params"]:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_typename(p)}")
+            if not p.is_leaf:
+                raise ValueError("can't optimize a non-leaf Tensor")
+        for name, default in self.defaults.items():
+            param_group.setdefault(name, default)
+        seen = {id(p) for group in self.param_groups for p in group["params"]}
+        if seen & {id(p) for p in param_group["params"]}:
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    def zero_grad(self, set_to_none=True):
+        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
+
+    def step(self, closure=None):
+        raise NotImplementedError
+
+    @staticmethod
+    def _evaluate(closure):
+        """``step(closure)``: the closure recomputes the loss (and its backward) with grad enabled,
+        although ``step`` itself runs under no_grad."""
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    def state_dict(self):
+        """``{'state': {index: state}, 'param_groups': [...]}`` with parameters replaced by their
+        position across groups, as torch saves them (a checkpoint holds no tensor identities)."""
+        index = {}
+        groups = []
+        for group in self.param_groups:
+            for p in group["params"]:
+                index.setdefault(id(p), len(index))
+            groups.append({**{k: v for k, v in group.items() if k != "params"},
+                           "params": [index[id(p)] for p in group["params"]]})
+        state = {index[id(p)]: s for p, s in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict):
+        """Restore hyper-parameters and state saved by ``state_dict`` onto this optimizer's parameters."""
+        saved = state_dict["param_groups"]
+        if len(saved) != len(self.param_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(self.param_groups, saved)):
+            raise ValueError("loaded state dict contains a parameter group that doesn't match the size of "
+                             "optimizer's group")
+        by_index = {}
+        for group, saved_group in zip(self.param_groups, saved):
+            by_index.update(zip(saved_group["params"], group["params"]))
+            group.update({k: v for k, v in saved_group.items() if k != "params"})
+        self.state = defaultdict(dict)
+        for i, s in state_dict["state"].items():
+            p = by_index[i]
+            self.state[p] = {k: v.to(p.device) if isinstance(v, Tensor) and k != "step" else v
+                             for k, v in s.items()}
+
+    def __repr__(self):
+        lines = [f"{type(self).__name__} ("]
+        for i, group in enumerate(self.param_groups):
+            lines.append(f"Parameter Group {i}")
+            lines += [f"    {key}: {group[key]}" for key in sorted(group) if key != "params"]
+        return "\n".join(lines + [")"])
