@@ -14,12 +14,11 @@ from test_ops import ADAPTERS, OPINFOS, Unsupported, opinfo_samples, to_ours
 NOT_DIFFERENTIABLE = {"eq", "ne", "lt", "le", "gt", "ge", "argmax", "argmin"}
 GRAD_OPS = [name for name in ADAPTERS if name not in NOT_DIFFERENTIABLE]
 
-# Where internals' graph has other nodes than torch's, and why (see the autograd chapter):
-# a Python scalar operand is a wrapped tensor (pow.Tensor_Tensor, not pow.Tensor_Scalar); there
+# Where internals' graph has other nodes than torch's, and why (see the autograd chapter): there
 # is no slice operator (narrow is a node of its own, slicing with a step is as_strided); reshape
 # of a non-viewable tensor is clone + view (torch: clone + _unsafe_view); split with a list of
 # sizes is split.Tensor (torch: split_with_sizes); squeeze(int) is squeeze.dims (torch: squeeze.dim).
-RENAMED = {"PowBackward0": "PowBackward1", "SliceBackward0": "NarrowBackward0", "UnsafeViewBackward0": "ViewBackward0",
+RENAMED = {"SliceBackward0": "NarrowBackward0", "UnsafeViewBackward0": "ViewBackward0",
            "SplitWithSizesBackward0": "SplitBackward0", "SqueezeBackward1": "SqueezeBackward2"}
 
 
@@ -143,6 +142,9 @@ def test_every_derivative_entry_is_tested():
                 if node is not None and node.name() not in reached:
                     reached.add(node.name())
                     stack += [n for n, _ in node.next_functions]
+    # The Scalar overloads torch's Python binding picks for a Python number: x ** 2.5, 2 ** x, 1 - x.
+    for program in (lambda x: x ** 2.5, lambda x: 2 ** x, lambda x: 1 - x):
+        reached.add(program(internals.tensor([1.5, 2.0], requires_grad=True)).grad_fn.name())
     assert set(functions.__all__) - reached == set(), sorted(set(functions.__all__) - reached)
 
 
@@ -535,11 +537,18 @@ def test_every_differentiable_native_function_has_a_kernel():
     from internals.aten import dispatcher
     from internals.codegen.gen_autograd import load_derivatives, match_natives
     unmatched = {str(s.name) for s in match_natives(load_derivatives())}
-    manual = {"copy_", "reshape", "flatten.using_ints", "unflatten.int", "movedim.int", "chunk"}
-    not_differentiable = {"eq.Tensor", "ne.Tensor", "lt.Tensor", "le.Tensor", "gt.Tensor", "ge.Tensor", "argmax",
-                          "argmin", "matmul"}
+    manual = {"copy_", "flatten.using_ints", "unflatten.int", "movedim.int", "chunk"}
+    comparisons = {f"{c}.{o}" for c in ("eq", "ne", "lt", "le", "gt", "ge") for o in ("Tensor", "Scalar")}
+    not_differentiable = comparisons | {"argmax", "argmin"}
+    # Sparse tensors take no part in autograd in internals: their operators have no formula.
+    sparse = {"_coalesce", "_indices", "_nnz", "_to_dense", "_to_sparse", "_to_sparse.sparse_dim", "_values",
+              "coalesce", "dense_dim", "indices", "is_coalesced", "sparse_dim", "to_dense", "to_sparse",
+              "to_sparse.sparse_dim", "values"}
     aten = {n.split("::")[1] for n, op in dispatcher.operators.items() if op.namespace == "aten"}
-    assert unmatched & aten == (manual | not_differentiable) & aten
+    composite = {n for n in aten if "CompositeImplicitAutograd" in dispatcher.find(n).kernels}
+    assert composite == {"matmul", "reshape", "softmax.int", "log_softmax.int", "to_sparse", "to_sparse.sparse_dim",
+                         "to_dense", "coalesce"}
+    assert unmatched & aten == (manual | not_differentiable | sparse | composite) & aten
     for name in manual:
         assert "Autograd" in dispatcher.find(name).kernels
 
@@ -547,7 +556,9 @@ def test_every_differentiable_native_function_has_a_kernel():
 @pytest.mark.parametrize("schema, node", [("sum", "SumBackward0"), ("sum.dim_IntList", "SumBackward1"),
                                           ("max.dim", "MaxBackward0"), ("max", "MaxBackward1"),
                                           ("squeeze.dims", "SqueezeBackward2"), ("fill_.Scalar", "FillBackward2"),
-                                          ("softmax.int", "SoftmaxBackward0")])
+                                          ("_softmax", "SoftmaxBackward0"), ("pow.Tensor_Scalar", "PowBackward0"),
+                                          ("pow.Tensor_Tensor", "PowBackward1"), ("pow.Scalar", "PowBackward2"),
+                                          ("rsub.Scalar", "RsubBackward1")])
 def test_node_names_follow_torch_numbering(schema, node):
     from internals.codegen.gen_autograd import load_derivatives
     assert {str(i.schema.name): i.node for i in load_derivatives()}[schema] == node

@@ -6,12 +6,14 @@ be *placed* into a larger tensor (select, narrow, diagonal, split, unfold, as_st
 written into zeros through a view: an in-place op on a view, which autograd records with
 CopySlices when the gradient itself requires grad.
 """
+import math
 from .._tensor import wrap_scalar
 from ..aten import dispatcher
 from ..aten.native.tensor_factories import arange, zeros
 
 __all__ = ["is_expandable_to", "sum_to", "maybe_multiply", "sgn", "where", "zeros_like", "threshold_backward",
-           "sigmoid_backward", "tanh_backward", "pow_backward_self", "pow_backward_exponent", "sum_backward",
+           "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self", "pow_backward_exponent",
+           "pow_backward_exponent_scalar_base", "sum_backward",
            "mean_backward", "prod_backward", "restore_reduced_dims", "scale_grad_by_count",
            "evenly_distribute_backward", "value_selecting_reduction_backward", "_softmax_backward_data",
            "_log_softmax_backward_data", "mm_mat1_backward", "mm_mat2_backward", "permute_backwards",
@@ -72,6 +74,20 @@ def tanh_backward(grad, out):
 def pow_backward_self(grad, self, exponent):
     # d/dx x**y = y * x**(y-1); torch defines it as 0 where y == 0 (also at x == 0).
     return where(exponent == 0, 0, grad * exponent * self.pow(exponent - 1))
+
+
+def pow_backward(grad, self, exponent):
+    """``pow.Tensor_Scalar``: d/dx x**c = c * x**(c-1), grouped as torch's; 0 for c == 0."""
+    if exponent == 0:
+        return zeros_like(self)
+    return grad * (self.pow(exponent - 1) * exponent)
+
+
+def pow_backward_exponent_scalar_base(grad, base, exponent, result):
+    """``pow.Scalar``: d/dy c**y = c**y * log(c); for c == 0, 0 where y >= 0 (the limit)."""
+    if base == 0:
+        return grad * where(exponent >= 0, 0, result * float("-inf"))
+    return grad * (result * math.log(base))
 
 
 def pow_backward_exponent(grad, self, exponent, result):

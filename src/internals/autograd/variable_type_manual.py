@@ -7,7 +7,7 @@
   op's backward and passes the rest of the base's gradient through unchanged;
 - ``copy_`` (``CopyBackwards``) and ``Tensor.to`` (``ToCopyBackward0``);
 - autograd kernels for operators that torch implements as CompositeImplicitAutograd but that
-  internals gives a backend kernel of their own (reshape, flatten, unflatten, movedim, chunk):
+  internals gives a backend kernel of their own (flatten, unflatten, movedim, chunk):
   with grad recording, they decompose into the differentiable operators torch's decomposition
   uses, so the graph has torch's nodes (ViewBackward0, PermuteBackward0, SplitBackward0, ...).
 """
@@ -206,22 +206,12 @@ def _composite(name, decompose):
     return kernel
 
 
-def _reshape(self, shape):
-    from ..aten.native.tensor_shape import compute_stride, infer_size
-    shape = infer_size(tuple(shape), self.numel())
-    if compute_stride(self._impl.sizes, self._impl.strides, shape) is not None:
-        return dispatcher.call("view", self, list(shape))
-    out = dispatcher.call("view", dispatcher.call("clone", self, memory_format="contiguous"), list(shape))
-    out._base, out._attr_version = None, None     # torch's _unsafe_view: a copy, not a view
-    return out
-
-
 def _flatten(self, start_dim=0, end_dim=-1):
     from ..aten.native.tensor_shape import flatten, wrap_dim
     shape = flatten(self, start_dim, end_dim).shape
     if self.dim() and wrap_dim(start_dim, self.dim()) == wrap_dim(end_dim, self.dim()):
         return self                       # torch returns the tensor itself: nothing to flatten
-    return _reshape(self, shape)
+    return dispatcher.call("reshape", self, list(shape))
 
 
 def _unflatten(self, dim, sizes):
@@ -261,6 +251,6 @@ def register_manual_kernels():
     register_autograd_kernels()
     _COPY = dispatcher.find("copy_")
     dispatcher.impl("copy_", "Autograd", dispatcher.KernelFunction(copy_, with_keyset=True))
-    for name, decompose in (("reshape", _reshape), ("flatten.using_ints", _flatten), ("unflatten.int", _unflatten),
+    for name, decompose in (("flatten.using_ints", _flatten), ("unflatten.int", _unflatten),
                             ("movedim.int", _movedim), ("chunk", _chunk)):
         dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(_composite(name, decompose), with_keyset=True))

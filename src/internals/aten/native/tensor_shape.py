@@ -108,9 +108,9 @@ def reshape(x, *shape):
     if compute_stride(tuple(x.shape), x.stride(), shape) is not None:
         return x.view(shape)
     # A copy: torch clones, then takes an ``_unsafe_view`` that is not tracked as a view, so the
-    # result has no ``_base`` (it owns its fresh storage alone).
+    # result has no ``_base`` (it owns its fresh storage alone) and no view bookkeeping.
     out = x.clone(memory_format="contiguous").view(shape)
-    out._base = None
+    out._base, out._attr_version = None, None
     return out
 
 

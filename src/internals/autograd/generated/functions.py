@@ -6,7 +6,7 @@ Regenerate with ``python -m internals.codegen``.
 from ..functions_manual import *  # noqa: F401,F403  the helpers the formulas call
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0']
+__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0']
 
 
 class NegBackward0(Node):
@@ -183,6 +183,19 @@ class DivBackward0(Node):
         return grad_self, grad_other
 
 
+class PowBackward0(Node):
+    """``pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor``"""
+    __slots__ = ('self_', 'exponent_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_exponent': ('exponent_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        exponent = node.exponent_
+        return (pow_backward(grad, self, exponent),)
+
+
 class PowBackward1(Node):
     """``pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor``"""
     __slots__ = ('self_', 'exponent_', 'result_')
@@ -204,6 +217,32 @@ class PowBackward1(Node):
             result = node.result_.unpack(node)
             grad_exponent = pow_backward_exponent(grad, self, exponent, result)
         return grad_self, grad_exponent
+
+
+class PowBackward2(Node):
+    """``pow.Scalar(Scalar self, Tensor exponent) -> Tensor``"""
+    __slots__ = ('self_', 'exponent_', 'result_')
+    _tensor_slots = ('exponent_', 'result_')
+    _exposed = {'_saved_self': ('self_', False), '_saved_exponent': ('exponent_', True), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_
+        exponent = node.exponent_.unpack(node)
+        result = node.result_.unpack(node)
+        return (pow_backward_exponent_scalar_base(grad, self, exponent, result),)
+
+
+class RsubBackward1(Node):
+    """``rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor``"""
+    __slots__ = ('alpha_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_alpha': ('alpha_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        alpha = node.alpha_
+        return (maybe_multiply(-grad, alpha),)
 
 
 class MaximumBackward0(Node):

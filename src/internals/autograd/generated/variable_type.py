@@ -42,7 +42,10 @@ OPS = {
     'mul_.Tensor': dispatcher.find('mul_.Tensor'),
     'div.Tensor': dispatcher.find('div.Tensor'),
     'div_.Tensor': dispatcher.find('div_.Tensor'),
+    'pow.Tensor_Scalar': dispatcher.find('pow.Tensor_Scalar'),
     'pow.Tensor_Tensor': dispatcher.find('pow.Tensor_Tensor'),
+    'pow.Scalar': dispatcher.find('pow.Scalar'),
+    'rsub.Scalar': dispatcher.find('rsub.Scalar'),
     'maximum': dispatcher.find('maximum'),
     'minimum': dispatcher.find('minimum'),
     'where.self': dispatcher.find('where.self'),
@@ -513,6 +516,24 @@ def div__Tensor(ks, self, other):
     return result
 
 
+def pow_Tensor_Scalar(ks, self, exponent):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = PowBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.exponent_ = exponent
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['pow.Tensor_Scalar'].redispatch(after_autograd(ks), self, exponent)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def pow_Tensor_Tensor(ks, self, exponent):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or exponent._requires_grad):
@@ -530,6 +551,42 @@ def pow_Tensor_Tensor(ks, self, exponent):
         set_history(result, grad_fn)
         if edges[1] is not None:
             grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def pow_Scalar(ks, self, exponent):
+    grad_fn = None
+    if _grad_mode.grad_enabled and exponent._requires_grad:
+        grad_fn = PowBackward2()
+        grad_fn._next_edges = collect_next_edges(exponent)
+        grad_fn.self_ = self
+        grad_fn.exponent_ = SavedVariable(exponent, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['pow.Scalar'].redispatch(after_autograd(ks), self, exponent)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def rsub_Scalar(ks, self, other, alpha=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = RsubBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.alpha_ = alpha
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['rsub.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -1242,7 +1299,10 @@ KERNELS = {
     'mul_.Tensor': mul__Tensor,
     'div.Tensor': div_Tensor,
     'div_.Tensor': div__Tensor,
+    'pow.Tensor_Scalar': pow_Tensor_Scalar,
     'pow.Tensor_Tensor': pow_Tensor_Tensor,
+    'pow.Scalar': pow_Scalar,
+    'rsub.Scalar': rsub_Scalar,
     'maximum': maximum,
     'minimum': minimum,
     'where.self': where_self,
