@@ -5,7 +5,7 @@ also compiles the kernels) and prints both times and ``internals / torch`` (lowe
 for throughput targets the ratio's inverse is the fraction of torch's throughput). Results are
 written to ``benchmarks/results/<device>.json`` with a description of the machine.
 
-    python benchmarks/run.py [--device cpu|cuda] [--quick]
+    python benchmarks/run.py [--device cpu|cuda] [--quick] [--only TEXT]
 """
 import argparse
 import json
@@ -89,14 +89,19 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
     parser.add_argument("--output", default=str(Path(__file__).parent / "results" / "cpu.json"))
+    parser.add_argument("--only", help="run only the cases whose name contains this text (nothing is written)")
     args = parser.parse_args()
     rows = []
     print(f"{'case':52} {'torch':>10} {'internals':>10} {'ratio':>7}  target")
     for name, theirs, ours, repeats, target in cases(args.quick):
+        if args.only and args.only not in name:
+            continue
         t_torch, t_ours = median_time(theirs, repeats), median_time(ours, repeats)
         rows.append({"case": name, "torch_s": t_torch, "internals_s": t_ours, "ratio": t_ours / t_torch,
                      "target": target})
         print(f"{name:52} {t_torch * 1e3:8.3f}ms {t_ours * 1e3:8.3f}ms {t_ours / t_torch:7.2f}  {target}")
+    if args.only:
+        return      # a partial run: keep the results file of the last full one
     start = cold_start()
     print(f"{'cold start: import + first op (warm kernel cache)':52} {'':>10} {start:9.2f}s")
     result = {"machine": machine(), "quick": args.quick, "cases": rows, "cold_start_s": start}

@@ -10,7 +10,7 @@ from .c10.scalar_type import (dtype, bool_ as bool, uint8, int8, int16, int32, i
                               float32, float64, promote_types, result_type, can_cast, get_default_dtype,
                               set_default_dtype)
 from .c10.device import device
-from .c10.tensor_impl import strided
+from .c10.tensor_impl import strided, sparse_coo
 from .c10.storage import UntypedStorage
 from ._tensor import Tensor, Size
 from .aten.register_native_functions import register_native_functions as _register_native_functions
@@ -25,10 +25,11 @@ _register_core_fallbacks()
 _register_python_fallbacks()
 _register_native_functions()
 _register_inplace_kernels()
-_register_autocast_kernels()
 from .autograd.variable_type_manual import register_manual_kernels as _register_autograd_kernels
 _register_autograd_kernels()
+_register_autocast_kernels()
 from ._interop import from_torch
+from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from . import _C, amp, autograd, cuda, library, profiler, testing, utils
 from . import nn, optim
 from .amp import autocast

@@ -12,7 +12,7 @@ from .c10 import scalar_type as st
 from .c10.device import as_device
 from .c10.local_dispatch_key_set import below_ad_inplace_or_view
 from .c10.grad_mode import _state as _grad_mode
-from .c10.tensor_impl import TensorImpl
+from .c10.tensor_impl import TensorImpl, sparse_coo
 
 __all__ = ["Tensor", "Size"]
 
@@ -167,6 +167,10 @@ class Tensor:
 
     @property
     def nbytes(self):
+        if self.is_sparse:
+            raise RuntimeError("nbytes is not defined for sparse tensors.  If you want the size of the constituent "
+                               "tensors, add the nbytes of the indices and values.  If you want the size of the  "
+                               "equivalent dense tensor, multiply numel() by element_size()")
         return self.numel() * self.dtype.itemsize
 
     def is_contiguous(self, memory_format=None):
@@ -179,6 +183,8 @@ class Tensor:
         return self._impl.storage
 
     def data_ptr(self):
+        if self.is_sparse:
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         if self.numel() == 0:    # no first element to point at: torch answers nullptr
             return 0
         return self._impl.storage.data_ptr() + self.storage_offset() * self.element_size()
@@ -197,6 +203,8 @@ class Tensor:
         if self.device.type != "cpu":
             raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
                             "copy the tensor to host memory first.")
+        if self.is_sparse:
+            raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
         if self.dtype is st.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
         np_type = np.float16 if self.dtype is st.float16 else self.dtype.numpy_type
@@ -238,6 +246,9 @@ class Tensor:
                 device = a
         dtype = dtype or self.dtype
         device = as_device(device) if device is not None else self.device
+        if self.is_sparse:
+            from .aten.native.sparse.sparse_tensor import sparse_to
+            return sparse_to(self, dtype, device)
         if dtype is self.dtype and device == self.device and not copy:
             return self
         from .aten.native.tensor_factories import empty_like
@@ -607,6 +618,49 @@ class Tensor:
     def __repr__(self):
         from ._tensor_str import tensor_repr
         return tensor_repr(self)
+
+    # ------------------------------------------------------------------ sparse (COO layout)
+    # The SparseCPU/SparseCUDA operators of aten/native/sparse; ``layout``, ``stride()`` and the
+    # rest of the metadata above read the SparseTensorImpl as they read a strided one.
+    @property
+    def is_sparse(self):
+        return self._impl.layout is sparse_coo
+
+    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+        if sparse_dim is not None:
+            return _op("to_sparse.sparse_dim", self, sparse_dim)
+        return _op("to_sparse", self, layout=layout, blocksize=blocksize, dense_dim=dense_dim)
+
+    def to_dense(self, dtype=None, *, masked_grad=None):
+        return _op("to_dense", self, dtype, masked_grad=masked_grad)
+
+    def coalesce(self):
+        return _op("coalesce", self)
+
+    def is_coalesced(self):
+        return _op("is_coalesced", self)
+
+    def indices(self):
+        return _op("indices", self)
+
+    def values(self):
+        return _op("values", self)
+
+    def _indices(self):
+        return _op("_indices", self)
+
+    def _values(self):
+        return _op("_values", self)
+
+    def _nnz(self):
+        return _op("_nnz", self)
+
+    def sparse_dim(self):
+        return _op("sparse_dim", self)
+
+    def dense_dim(self):
+        return _op("dense_dim", self)
+    # ------------------------------------------------------------------ end of sparse
 
     # ------------------------------------------------------------------ autograd
     # torch keeps these in the TensorImpl's AutogradMeta; here they are slots of the Tensor.

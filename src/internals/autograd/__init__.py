@@ -11,7 +11,7 @@ from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, 
 from . import graph  # noqa: F401
 from .engine import make_grads as _make_grads, run_backward as _run_backward
 
-__all__ = ["backward", "grad", "Function", "gradcheck", "graph", "no_grad", "enable_grad", "set_grad_enabled",
+__all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck", "GradcheckError", "graph", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "is_inference_mode_enabled"]
 
 
@@ -45,3 +45,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         from .functions_manual import zeros_like
         result = [zeros_like(t) if g is None else g for t, g in zip(inputs, result)]
     return tuple(result)
+
+
+from .function import Function, FunctionCtx, once_differentiable  # noqa: E402  (needs the Tensor class)
+from .gradcheck import gradcheck, GradcheckError  # noqa: E402

@@ -6,12 +6,14 @@ be *placed* into a larger tensor (select, narrow, diagonal, split, unfold, as_st
 written into zeros through a view: an in-place op on a view, which autograd records with
 CopySlices when the gradient itself requires grad.
 """
+import math
 from .._tensor import wrap_scalar
 from ..aten import dispatcher
 from ..aten.native.tensor_factories import arange, zeros
 
 __all__ = ["is_expandable_to", "sum_to", "maybe_multiply", "sgn", "where", "zeros_like", "threshold_backward",
-           "sigmoid_backward", "tanh_backward", "pow_backward_self", "pow_backward_exponent", "sum_backward",
+           "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self", "pow_backward_exponent",
+           "pow_backward_exponent_scalar_base", "sum_backward",
            "mean_backward", "prod_backward", "restore_reduced_dims", "scale_grad_by_count",
            "evenly_distribute_backward", "value_selecting_reduction_backward", "_softmax_backward_data",
            "_log_softmax_backward_data", "mm_mat1_backward", "mm_mat2_backward", "permute_backwards",
@@ -72,6 +74,20 @@ def tanh_backward(grad, out):
 def pow_backward_self(grad, self, exponent):
     # d/dx x**y = y * x**(y-1); torch defines it as 0 where y == 0 (also at x == 0).
     return where(exponent == 0, 0, grad * exponent * self.pow(exponent - 1))
+
+
+def pow_backward(grad, self, exponent):
+    """``pow.Tensor_Scalar``: d/dx x**c = c * x**(c-1), grouped as torch's; 0 for c == 0."""
+    if exponent == 0:
+        return zeros_like(self)
+    return grad * (self.pow(exponent - 1) * exponent)
+
+
+def pow_backward_exponent_scalar_base(grad, base, exponent, result):
+    """``pow.Scalar``: d/dy c**y = c**y * log(c); for c == 0, 0 where y >= 0 (the limit)."""
+    if base == 0:
+        return grad * where(exponent >= 0, 0, result * float("-inf"))
+    return grad * (result * math.log(base))
 
 
 def pow_backward_exponent(grad, self, exponent, result):
@@ -240,8 +256,9 @@ def split_backward(grads, split_size, dim, sizes, options):
     dim = dim % max(len(sizes), 1)
     out = zeros(sizes, dtype=dtype, device=device)
     start = 0
-    for g in grads:
-        length = min(split_size, sizes[dim] - start)
+    for i, g in enumerate(grads):
+        # split_size is a length, or (split_with_sizes) the list of lengths
+        length = split_size[i] if isinstance(split_size, (list, tuple)) else min(split_size, sizes[dim] - start)
         if g is not None:
             out.narrow(dim, start, length).copy_(g)
         start += length
@@ -267,17 +284,44 @@ class TensorGeometry:
         self.storage_numel = t._impl.storage.nbytes() // t._impl.dtype.itemsize
 
 
+def _storage_indices(sizes, strides, offset):
+    """The storage index of every element of a view, as a NumPy array of the view's shape."""
+    import numpy as np
+    idx = np.full(tuple(sizes), offset, dtype=np.int64)
+    for d, (n, st) in enumerate(zip(sizes, strides)):
+        shape = [1] * len(sizes)
+        shape[d] = n
+        idx += np.arange(n, dtype=np.int64).reshape(shape) * st
+    return idx
+
+
 def as_strided_backward(grad, geometry, size, stride, storage_offset):
     """Scatter ``grad`` into a zero copy of the whole storage, then read the input's elements.
 
-    Overlapping elements (in the output or the input) would need a scatter-add or a count of
-    repeats, as torch's does; those cases are refused rather than answered wrongly.
+    Without overlap this is a copy into a view of zeros (differentiable again). Where output
+    elements overlap, their gradients add up (a scatter-add); where input elements overlap,
+    torch divides each storage element's gradient by how many input elements share it. Those
+    cases are computed on the host with NumPy, first-order only.
     """
     size, stride = tuple(size), tuple(stride)
-    if _overlaps(size, stride) or _overlaps(geometry.sizes, geometry.strides):
-        raise NotImplementedError("as_strided backward where the input's or the output's elements overlap is "
-                                  "not implemented in internals")
     offset = geometry.storage_offset if storage_offset is None else storage_offset
-    flat = _embed(grad, (geometry.storage_numel,), lambda z: z.as_strided(size, stride, offset))
-    return flat.as_strided(geometry.sizes, geometry.strides, geometry.storage_offset)
+    if not (_overlaps(size, stride) or _overlaps(geometry.sizes, geometry.strides)):
+        flat = _embed(grad, (geometry.storage_numel,), lambda z: z.as_strided(size, stride, offset))
+        return flat.as_strided(geometry.sizes, geometry.strides, geometry.storage_offset)
+    import numpy as np
+    from ..aten.native.tensor_factories import from_numpy
+    if grad.requires_grad:
+        raise NotImplementedError("double backward through an as_strided whose elements overlap is not "
+                                  "implemented in internals")
+    out_idx = _storage_indices(size, stride, offset)
+    in_idx = _storage_indices(geometry.sizes, geometry.strides, geometry.storage_offset)
+    buf = np.zeros(geometry.storage_numel, dtype=np.float64)
+    np.add.at(buf, out_idx.ravel(), grad.to(dtype=_float64(), device="cpu").numpy().ravel())
+    counts = np.bincount(in_idx.ravel(), minlength=geometry.storage_numel)
+    result = np.ascontiguousarray(buf[in_idx] / np.maximum(counts[in_idx], 1))
+    return from_numpy(result).to(dtype=grad.dtype, device=grad.device)
 
+
+def _float64():
+    from ..c10.scalar_type import float64
+    return float64

@@ -58,7 +58,7 @@ class Node:
         return type(self).__name__
 
     def __repr__(self):
-        return f"<{self.name()} object at {hex(id(self))}>"
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
 
     @property
     def next_functions(self):
@@ -71,26 +71,26 @@ class Node:
     def metadata(self):
         return {}
 
-    _saved_tensors = ()          # slots holding SavedVariables (generated nodes list theirs)
-    _saved_attributes = {}       # "_saved_self" -> (slot, is a SavedVariable)
+    _tensor_slots = ()           # slots holding SavedVariables (generated nodes list theirs)
+    _exposed = {}                # "_saved_self" -> (slot, is a SavedVariable)
 
     def release_variables(self):
         """Free the saved tensors (after a backward without ``retain_graph``)."""
-        for slot in self._saved_tensors:
+        for slot in self._tensor_slots:
             saved = getattr(self, slot, None)
             if saved is not None:
                 saved.release()
 
     def __getattr__(self, name):
         # ``_saved_<name>``: what the formula saved, unpacked as torch's generated getters do.
-        entry = type(self)._saved_attributes.get(name)
+        entry = type(self)._exposed.get(name)
         if entry is None:
             raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
         value = getattr(self, entry[0], None)
         return value.unpack(self) if entry[1] and value is not None else value
 
     def __dir__(self):
-        return sorted(set(super().__dir__()) | set(type(self)._saved_attributes))
+        return sorted(set(super().__dir__()) | set(type(self)._exposed))
 
     # ------------------------------------------------------------------ hooks
     def register_hook(self, fn):

@@ -7,7 +7,7 @@
   op's backward and passes the rest of the base's gradient through unchanged;
 - ``copy_`` (``CopyBackwards``) and ``Tensor.to`` (``ToCopyBackward0``);
 - autograd kernels for operators that torch implements as CompositeImplicitAutograd but that
-  internals gives a backend kernel of their own (reshape, flatten, unflatten, movedim, chunk):
+  internals gives a backend kernel of their own (flatten, unflatten, movedim, chunk):
   with grad recording, they decompose into the differentiable operators torch's decomposition
   uses, so the graph has torch's nodes (ViewBackward0, PermuteBackward0, SplitBackward0, ...).
 """
@@ -15,10 +15,10 @@ from ..aten import dispatcher
 from ..c10.dispatch_key import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import tls as _tls
-from .graph import Node, collect_next_edges, gradient_edge, set_history
+from .graph import Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
 
-__all__ = ["BELOW_AUTOGRAD", "BELOW_AD_INPLACE_OR_VIEW", "after_autograd", "as_int_tuple", "check_inplace",
-           "mark_view", "rebase_history", "refresh_view_grad_fn", "CopySlices", "CopyBackwards",
+__all__ = ["BELOW_AUTOGRAD", "BELOW_AD_INPLACE_OR_VIEW", "after_autograd", "as_int", "as_int_tuple", "check_inplace",
+           "mark_view", "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "CopySlices", "CopyBackwards",
            "ToCopyBackward0", "record_to_copy", "register_manual_kernels"]
 
 BELOW_AUTOGRAD = AUTOGRAD_KEYS
@@ -30,6 +30,11 @@ MULTI_OUTPUT_VIEW = -1     # _attr_version of an output of split/chunk: no in-pl
 def after_autograd(ks):
     """The keys below Autograd, to redispatch to (``ks & after_autograd_keyset``)."""
     return DispatchKeySet._from_bits(ks.bits & _AFTER_AUTOGRAD_BITS)
+
+
+def as_int(value):
+    """An ``int`` argument as saved: a 0-dim integer tensor standing for it becomes an int."""
+    return value if isinstance(value, (int, list, tuple)) else int(value)
 
 
 def as_int_tuple(value):
@@ -79,7 +84,7 @@ def check_inplace(t):
     if t._attr_version is not None:
         if t._attr_version == MULTI_OUTPUT_VIEW and t._grad_fn is not None:
             raise RuntimeError(
-                f"Output {t._output_nr} of {t._grad_fn.name()} is a view and is being modified inplace. This view is "
+                f"Output {t._output_nr} of {_op_of(t._grad_fn)} is a view and is being modified inplace. This view is "
                 "the output of a function that returns multiple views. Such functions do not allow the output views "
                 "to be modified inplace. You should replace the inplace operation by an out-of-place one.")
         base = t._base
@@ -100,9 +105,20 @@ def rebase_history(t, fn):
         set_history(t, fn)
 
 
+def saved_inplace_result(t):
+    """The result of an in-place op, saved for its backward. On a view, the view's history is now
+    CopySlices' (through its base), not the op's node: keep the tensor with that history, as
+    torch does for ``is_inplace_on_view``, so a double backward follows the right graph."""
+    on_view = t._attr_version is not None and t._attr_version != MULTI_OUTPUT_VIEW
+    return SavedVariable(t, not on_view)
+
+
 class CopySlices(Node):
     """The backward of an in-place op on a view, seen from the base (``functions/tensor.cpp``)."""
     __slots__ = ("base_sizes", "base_strides", "base_offset", "view_sizes", "view_strides", "view_offset", "fn")
+
+    def name(self):
+        return "torch::autograd::CopySlices"
 
     def __init__(self, base, view, fn):
         super().__init__()
@@ -158,7 +174,6 @@ def copy_(ks, self, src, non_blocking=False):
 class ToCopyBackward0(Node):
     """``Tensor.to`` (torch's ``_to_copy``): the gradient goes back to the input's dtype and device."""
     __slots__ = ("self_options_",)
-    _saved_attributes = {}
 
     def apply(self, grads):
         dtype, device = self.self_options_
@@ -191,19 +206,12 @@ def _composite(name, decompose):
     return kernel
 
 
-def _reshape(self, shape):
-    from ..aten.native.tensor_shape import compute_stride, infer_size
-    shape = infer_size(tuple(shape), self.numel())
-    if compute_stride(self._impl.sizes, self._impl.strides, shape) is not None:
-        return dispatcher.call("view", self, list(shape))
-    out = dispatcher.call("view", dispatcher.call("clone", self, memory_format="contiguous"), list(shape))
-    out._base, out._attr_version = None, None     # torch's _unsafe_view: a copy, not a view
-    return out
-
-
 def _flatten(self, start_dim=0, end_dim=-1):
-    from ..aten.native.tensor_shape import flatten
-    return _reshape(self, flatten(self, start_dim, end_dim).shape)
+    from ..aten.native.tensor_shape import flatten, wrap_dim
+    shape = flatten(self, start_dim, end_dim).shape
+    if self.dim() and wrap_dim(start_dim, self.dim()) == wrap_dim(end_dim, self.dim()):
+        return self                       # torch returns the tensor itself: nothing to flatten
+    return dispatcher.call("reshape", self, list(shape))
 
 
 def _unflatten(self, dim, sizes):
@@ -212,11 +220,17 @@ def _unflatten(self, dim, sizes):
 
 
 def _movedim(self, source, destination):
-    from ..aten.native.tensor_shape import wrap_dim
+    from ..aten.native.tensor_shape import movedim, wrap_dim
+    movedim(self, source, destination)               # the backend's checks of the arguments
     n = self.dim()
-    source, destination = wrap_dim(source, n), wrap_dim(destination, n)
-    order = [d for d in range(n) if d != source]
-    order.insert(destination, source)
+    as_list = (lambda d: list(d) if isinstance(d, (list, tuple)) else [d])
+    source = [wrap_dim(d, n) for d in as_list(source)]
+    destination = [wrap_dim(d, n) for d in as_list(destination)]
+    order = [None] * n
+    for s, d in zip(source, destination):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in source)
+    order = [next(rest) if o is None else o for o in order]
     return dispatcher.call("permute", self, order)
 
 
@@ -237,6 +251,6 @@ def register_manual_kernels():
     register_autograd_kernels()
     _COPY = dispatcher.find("copy_")
     dispatcher.impl("copy_", "Autograd", dispatcher.KernelFunction(copy_, with_keyset=True))
-    for name, decompose in (("reshape", _reshape), ("flatten.using_ints", _flatten), ("unflatten.int", _unflatten),
+    for name, decompose in (("flatten.using_ints", _flatten), ("unflatten.int", _unflatten),
                             ("movedim.int", _movedim), ("chunk", _chunk)):
         dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(_composite(name, decompose), with_keyset=True))

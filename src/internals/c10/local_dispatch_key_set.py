@@ -8,7 +8,6 @@ excluded, so mixed precision is off until ``autocast`` switches it on. Guards ch
 for the length of a ``with`` block: that is how a kernel stops the layers above it from running
 again for the calls it makes (``AutoDispatchBelowADInplaceOrView``).
 """
-import contextlib
 import threading
 
 from .dispatch_key import AUTOCAST_KEYS, AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
@@ -29,26 +28,36 @@ class _LocalDispatchKeySet(threading.local):
 tls = _LocalDispatchKeySet()
 
 
-@contextlib.contextmanager
-def include_keys(keys):
+class _Guard:
+    """Adds ``keys`` to one of the thread-local sets for a ``with`` block, then restores it.
+
+    A class rather than a generator-based context manager: kernels enter one on every call,
+    and this is the cheaper of the two.
+    """
+    __slots__ = ("keys", "saved")
+    attribute = None
+
+    def __init__(self, keys):
+        self.keys = keys
+
+    def __enter__(self):
+        self.saved = getattr(tls, self.attribute)
+        setattr(tls, self.attribute, self.saved | self.keys)
+
+    def __exit__(self, *exc):
+        setattr(tls, self.attribute, self.saved)
+
+
+class include_keys(_Guard):
     """``c10::impl::IncludeDispatchKeyGuard``: add ``keys`` to every call in the block."""
-    saved = tls.included
-    tls.included = saved | keys
-    try:
-        yield
-    finally:
-        tls.included = saved
+    __slots__ = ()
+    attribute = "included"
 
 
-@contextlib.contextmanager
-def exclude_keys(keys):
+class exclude_keys(_Guard):
     """``c10::impl::ExcludeDispatchKeyGuard``: remove ``keys`` from every call in the block."""
-    saved = tls.excluded
-    tls.excluded = saved | keys
-    try:
-        yield
-    finally:
-        tls.excluded = saved
+    __slots__ = ()
+    attribute = "excluded"
 
 
 def below_autograd():
@@ -62,4 +71,7 @@ def below_ad_inplace_or_view():
     Kernels run inside it, and so do factories: a write a kernel makes into a fresh tensor is
     not a user's in-place op, so it must not bump a version counter or record a graph.
     """
-    return exclude_keys(AUTOGRAD_KEYS | DispatchKeySet(DispatchKey.ADInplaceOrView))
+    return exclude_keys(_AUTOGRAD_AND_AD_INPLACE_OR_VIEW)
+
+
+_AUTOGRAD_AND_AD_INPLACE_OR_VIEW = AUTOGRAD_KEYS | DispatchKeySet(DispatchKey.ADInplaceOrView)

@@ -176,9 +176,9 @@ def gen_node(info):
     lines = [f"class {info.node}(Node):",
              f'    """``{info.schema}``"""']
     lines.append(f"    __slots__ = {tuple(s.name + '_' for s in saved)!r}")
-    lines.append(f"    _saved_tensors = {tuple(s.name + '_' for s in saved if s.tensor)!r}")
+    lines.append(f"    _tensor_slots = {tuple(s.name + '_' for s in saved if s.tensor)!r}")
     exposed = {f"_saved_{s.name}": (s.name + "_", s.tensor) for s in saved if s.exposed}
-    lines.append(f"    _saved_attributes = {exposed!r}")
+    lines.append(f"    _exposed = {exposed!r}")
     lines.append("")
     lines.append("    def apply(node, grads):")
     uses_grads = any(_uses(f, "grads") for f in info.formulas.values())
@@ -241,11 +241,12 @@ def gen_kernel(info, schema):
     name = _kernel_name(schema)
     lines = [f"def {name}({', '.join(params)}):",
              "    grad_fn = None",
-             f"    if _grad_mode.grad_enabled and ({' or '.join(f'{t}._requires_grad' for t in diff_inputs)}):"]
+             f"    if _grad_mode.grad_enabled and {_any_requires_grad(diff_inputs)}:"]
     if inplace:
         lines.append("        check_inplace(self)")
     lines.append(f"        grad_fn = {info.node}()")
-    lines.append(f"        edges = grad_fn._next_edges = collect_next_edges({', '.join(diff_inputs)})")
+    conditional = any(_need(info, s) for s in info.saved.values())
+    lines.append(f"        {'edges = ' if conditional else ''}grad_fn._next_edges = collect_next_edges({', '.join(diff_inputs)})")
     for s in info.saved.values():
         if s.is_output:
             continue
@@ -260,6 +261,8 @@ def gen_kernel(info, schema):
             arg = next((a for a in positional if a.name == s.name), None)
             if arg is not None and str(arg.type).startswith(("int[", "SymInt[")):
                 value = f"as_int_tuple({value})"
+            elif arg is not None and str(arg.type) in ("int", "SymInt"):
+                value = f"as_int({value})"
         cond = _need(info, s)
         if cond:
             lines.append(f"        if {cond}:")
@@ -289,10 +292,17 @@ def gen_kernel(info, schema):
         if s.is_output:
             value = "self" if inplace else ("result" if len(outputs) == 1 else f"result[{outputs.index(s.name)}]")
             cond = _need(info, s)
-            lines.append(f"        if {cond}:" if cond else "        if True:")
-            lines.append(f"            grad_fn.{s.name}_ = SavedVariable({value}, True)")
+            if cond:
+                lines.append(f"        if {cond}:")
+            saved = "saved_inplace_result(self)" if inplace else f"SavedVariable({value}, True)"
+            lines.append(f"{'    ' if cond else ''}        grad_fn.{s.name}_ = {saved}")
     lines.append("    return result")
     return name, "\n".join(lines)
+
+
+def _any_requires_grad(names):
+    test = " or ".join(f"{n}._requires_grad" for n in names)
+    return f"({test})" if len(names) > 1 else test
 
 
 def _need(info, saved):
@@ -316,8 +326,8 @@ from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import tls as _tls
 from ..graph import SavedVariable, collect_next_edges, set_history
-from ..variable_type_manual import (BELOW_AD_INPLACE_OR_VIEW, BELOW_AUTOGRAD, after_autograd, as_int_tuple,
-                                    check_inplace, mark_view, rebase_history)
+from ..variable_type_manual import (BELOW_AD_INPLACE_OR_VIEW, BELOW_AUTOGRAD, after_autograd, as_int,
+                                    as_int_tuple, check_inplace, mark_view, rebase_history, saved_inplace_result)
 from .functions import *  # noqa: F401,F403
 from .functions import TensorGeometry  # noqa: F401
 

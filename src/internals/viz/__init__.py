@@ -1,10 +1,12 @@
 """Pictures of what the package's data structures hold, for the course's chapters.
 
 ``stride_map`` draws a strided view over its storage (chapter 2); ``segment_map`` and
-``segment_timeline`` draw the CUDA caching allocator's segments and blocks (chapter 7). The tensor
+``segment_timeline`` draw the CUDA caching allocator's segments and blocks (chapter 7);
+``tile_map`` draws the tiles one block of the tiled CUDA matmul loads (chapter 4). The tensor
 core never imports this package: it needs matplotlib, which nothing else in ``internals`` does.
 """
+from .kernels import tile_map, tile_steps
 from .memory import segment_map, segment_timeline
 from .strides import stride_map
 
-__all__ = ["stride_map", "segment_map", "segment_timeline"]
+__all__ = ["stride_map", "segment_map", "segment_timeline", "tile_map", "tile_steps"]

@@ -4,10 +4,11 @@
 :func:`kernel` finds it among the families.
 """
 from . import copy, elementwise, linear_algebra, reduce_ops, softmax, tensor_shape
+from .sparse import sparse_tensor, sparse_tensor_math
 
 __all__ = ["kernel", "FAMILIES"]
 
-FAMILIES = (copy, elementwise, linear_algebra, reduce_ops, softmax, tensor_shape)
+FAMILIES = (copy, elementwise, linear_algebra, reduce_ops, softmax, tensor_shape, sparse_tensor, sparse_tensor_math)
 
 
 def kernel(name):

@@ -6,7 +6,8 @@ which jumps to the loop compiled for that device. ``loops(device)`` is that jump
 import importlib
 
 
-def loops(device, family="loops"):
-    """The module of ``family`` loops ("loops", "reduce", "linalg") for ``device``."""
+def loops(device, family="loops", package="internals.aten.native"):
+    """The module of ``family`` loops ("loops", "reduce", "linalg") for ``device``, in ``package``'s
+    ``cpu`` or ``cuda`` folder (``internals.aten.native.sparse`` has its own)."""
     backend = "cpu" if device.type == "cpu" else "cuda"
-    return importlib.import_module(f"internals.aten.native.{backend}.{family}")
+    return importlib.import_module(f"{package}.{backend}.{family}")

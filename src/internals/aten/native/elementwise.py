@@ -230,7 +230,7 @@ def pow_scalar(self, exponent):
     return binary(ops.POW, _wrap(self), exponent)
 
 
-def rsub_scalar(self, other, *, alpha=1):
+def rsub_scalar(self, other, alpha=1):
     """``rsub.Scalar``: ``other - alpha * self`` (``1 - x``)."""
     return binary(ops.SUB, _wrap(other), self, alpha=alpha)
 

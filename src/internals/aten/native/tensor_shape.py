@@ -100,14 +100,17 @@ def view(x, *shape):
 
 
 def reshape(x, *shape):
+    """CompositeImplicitAutograd, as in torch: ``view`` when the strides allow it, else a copy.
+
+    It calls operators only, so autograd and modes see a ``view`` (or ``clone`` and ``view``).
+    """
     shape = infer_size(_shape_arg(shape), x.numel())
-    strides = compute_stride(tuple(x.shape), x.stride(), shape)
-    if strides is not None:
-        return make_view(x, shape, strides)
+    if compute_stride(tuple(x.shape), x.stride(), shape) is not None:
+        return x.view(shape)
     # A copy: torch clones, then takes an ``_unsafe_view`` that is not tracked as a view, so the
-    # result has no ``_base`` (it owns its fresh storage alone).
+    # result has no ``_base`` (it owns its fresh storage alone) and no view bookkeeping.
     out = x.clone(memory_format="contiguous").view(shape)
-    out._base = None
+    out._base, out._attr_version = None, None
     return out
 
 

@@ -6,14 +6,14 @@ Regenerate with ``python -m internals.codegen``.
 from ..functions_manual import *  # noqa: F401,F403  the helpers the formulas call
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0']
+__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0']
 
 
 class NegBackward0(Node):
     """``neg(Tensor self) -> Tensor``"""
     __slots__ = ()
-    _saved_tensors = ()
-    _saved_attributes = {}
+    _tensor_slots = ()
+    _exposed = {}
 
     def apply(node, grads):
         grad = grads[0]
@@ -23,8 +23,8 @@ class NegBackward0(Node):
 class AbsBackward0(Node):
     """``abs(Tensor self) -> Tensor``"""
     __slots__ = ('self_',)
-    _saved_tensors = ('self_',)
-    _saved_attributes = {'_saved_self': ('self_', True)}
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -35,8 +35,8 @@ class AbsBackward0(Node):
 class ExpBackward0(Node):
     """``exp(Tensor self) -> Tensor``"""
     __slots__ = ('result_',)
-    _saved_tensors = ('result_',)
-    _saved_attributes = {'_saved_result': ('result_', True)}
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -47,8 +47,8 @@ class ExpBackward0(Node):
 class LogBackward0(Node):
     """``log(Tensor self) -> Tensor``"""
     __slots__ = ('self_',)
-    _saved_tensors = ('self_',)
-    _saved_attributes = {'_saved_self': ('self_', True)}
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -59,8 +59,8 @@ class LogBackward0(Node):
 class SqrtBackward0(Node):
     """``sqrt(Tensor self) -> Tensor``"""
     __slots__ = ('result_',)
-    _saved_tensors = ('result_',)
-    _saved_attributes = {'_saved_result': ('result_', True)}
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -71,8 +71,8 @@ class SqrtBackward0(Node):
 class ReluBackward0(Node):
     """``relu(Tensor self) -> Tensor``"""
     __slots__ = ('result_',)
-    _saved_tensors = ('result_',)
-    _saved_attributes = {'_saved_result': ('result_', True)}
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -83,8 +83,8 @@ class ReluBackward0(Node):
 class SigmoidBackward0(Node):
     """``sigmoid(Tensor self) -> Tensor``"""
     __slots__ = ('result_',)
-    _saved_tensors = ('result_',)
-    _saved_attributes = {'_saved_result': ('result_', True)}
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -95,8 +95,8 @@ class SigmoidBackward0(Node):
 class TanhBackward0(Node):
     """``tanh(Tensor self) -> Tensor``"""
     __slots__ = ('result_',)
-    _saved_tensors = ('result_',)
-    _saved_attributes = {'_saved_result': ('result_', True)}
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -107,8 +107,8 @@ class TanhBackward0(Node):
 class AddBackward0(Node):
     """``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor``"""
     __slots__ = ('alpha_',)
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_alpha': ('alpha_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_alpha': ('alpha_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -126,8 +126,8 @@ class AddBackward0(Node):
 class SubBackward0(Node):
     """``sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor``"""
     __slots__ = ('alpha_',)
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_alpha': ('alpha_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_alpha': ('alpha_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -145,8 +145,8 @@ class SubBackward0(Node):
 class MulBackward0(Node):
     """``mul.Tensor(Tensor self, Tensor other) -> Tensor``"""
     __slots__ = ('other_', 'self_')
-    _saved_tensors = ('other_', 'self_')
-    _saved_attributes = {'_saved_other': ('other_', True), '_saved_self': ('self_', True)}
+    _tensor_slots = ('other_', 'self_')
+    _exposed = {'_saved_other': ('other_', True), '_saved_self': ('self_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -165,8 +165,8 @@ class MulBackward0(Node):
 class DivBackward0(Node):
     """``div.Tensor(Tensor self, Tensor other) -> Tensor``"""
     __slots__ = ('other_', 'self_')
-    _saved_tensors = ('other_', 'self_')
-    _saved_attributes = {'_saved_other': ('other_', True), '_saved_self': ('self_', True)}
+    _tensor_slots = ('other_', 'self_')
+    _exposed = {'_saved_other': ('other_', True), '_saved_self': ('self_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -183,11 +183,24 @@ class DivBackward0(Node):
         return grad_self, grad_other
 
 
+class PowBackward0(Node):
+    """``pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor``"""
+    __slots__ = ('self_', 'exponent_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_exponent': ('exponent_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        exponent = node.exponent_
+        return (pow_backward(grad, self, exponent),)
+
+
 class PowBackward1(Node):
     """``pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor``"""
     __slots__ = ('self_', 'exponent_', 'result_')
-    _saved_tensors = ('self_', 'exponent_', 'result_')
-    _saved_attributes = {'_saved_self': ('self_', True), '_saved_exponent': ('exponent_', True), '_saved_result': ('result_', True)}
+    _tensor_slots = ('self_', 'exponent_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_exponent': ('exponent_', True), '_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -206,11 +219,37 @@ class PowBackward1(Node):
         return grad_self, grad_exponent
 
 
+class PowBackward2(Node):
+    """``pow.Scalar(Scalar self, Tensor exponent) -> Tensor``"""
+    __slots__ = ('self_', 'exponent_', 'result_')
+    _tensor_slots = ('exponent_', 'result_')
+    _exposed = {'_saved_self': ('self_', False), '_saved_exponent': ('exponent_', True), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_
+        exponent = node.exponent_.unpack(node)
+        result = node.result_.unpack(node)
+        return (pow_backward_exponent_scalar_base(grad, self, exponent, result),)
+
+
+class RsubBackward1(Node):
+    """``rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor``"""
+    __slots__ = ('alpha_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_alpha': ('alpha_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        alpha = node.alpha_
+        return (maybe_multiply(-grad, alpha),)
+
+
 class MaximumBackward0(Node):
     """``maximum(Tensor self, Tensor other) -> Tensor``"""
     __slots__ = ('self_', 'other_')
-    _saved_tensors = ('self_', 'other_')
-    _saved_attributes = {'_saved_self': ('self_', True), '_saved_other': ('other_', True)}
+    _tensor_slots = ('self_', 'other_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_other': ('other_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -231,8 +270,8 @@ class MaximumBackward0(Node):
 class MinimumBackward0(Node):
     """``minimum(Tensor self, Tensor other) -> Tensor``"""
     __slots__ = ('self_', 'other_')
-    _saved_tensors = ('self_', 'other_')
-    _saved_attributes = {'_saved_self': ('self_', True), '_saved_other': ('other_', True)}
+    _tensor_slots = ('self_', 'other_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_other': ('other_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -253,8 +292,8 @@ class MinimumBackward0(Node):
 class WhereBackward0(Node):
     """``where.self(Tensor condition, Tensor self, Tensor other) -> Tensor``"""
     __slots__ = ('condition_',)
-    _saved_tensors = ('condition_',)
-    _saved_attributes = {'_saved_condition': ('condition_', True)}
+    _tensor_slots = ('condition_',)
+    _exposed = {'_saved_condition': ('condition_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -273,8 +312,8 @@ class WhereBackward0(Node):
 class FillBackward2(Node):
     """``fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)``"""
     __slots__ = ()
-    _saved_tensors = ()
-    _saved_attributes = {}
+    _tensor_slots = ()
+    _exposed = {}
 
     def apply(node, grads):
         grad = grads[0]
@@ -284,8 +323,8 @@ class FillBackward2(Node):
 class CloneBackward0(Node):
     """``clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor``"""
     __slots__ = ()
-    _saved_tensors = ()
-    _saved_attributes = {}
+    _tensor_slots = ()
+    _exposed = {}
 
     def apply(node, grads):
         grad = grads[0]
@@ -295,8 +334,8 @@ class CloneBackward0(Node):
 class SumBackward0(Node):
     """``sum(Tensor self, *, ScalarType? dtype=None) -> Tensor``"""
     __slots__ = ('self_sym_sizes_',)
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -307,8 +346,8 @@ class SumBackward0(Node):
 class SumBackward1(Node):
     """``sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``"""
     __slots__ = ('self_sym_sizes_', 'dim_', 'keepdim_')
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -321,8 +360,8 @@ class SumBackward1(Node):
 class MeanBackward0(Node):
     """``mean(Tensor self, *, ScalarType? dtype=None) -> Tensor``"""
     __slots__ = ('self_sym_sizes_', 'self_sym_numel_')
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_self_sym_numel': ('self_sym_numel_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_self_sym_numel': ('self_sym_numel_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -334,8 +373,8 @@ class MeanBackward0(Node):
 class MeanBackward1(Node):
     """``mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``"""
     __slots__ = ('self_sym_sizes_', 'self_sym_numel_', 'dim_', 'keepdim_')
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_self_sym_numel': ('self_sym_numel_', False), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_self_sym_numel': ('self_sym_numel_', False), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -349,8 +388,8 @@ class MeanBackward1(Node):
 class ProdBackward0(Node):
     """``prod(Tensor self, *, ScalarType? dtype=None) -> Tensor``"""
     __slots__ = ('self_', 'result_')
-    _saved_tensors = ('self_', 'result_')
-    _saved_attributes = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -362,8 +401,8 @@ class ProdBackward0(Node):
 class ProdBackward1(Node):
     """``prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``"""
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
-    _saved_tensors = ('self_', 'result_')
-    _saved_attributes = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_result': ('result_', True)}
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -377,8 +416,8 @@ class ProdBackward1(Node):
 class AmaxBackward0(Node):
     """``amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor``"""
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
-    _saved_tensors = ('self_', 'result_')
-    _saved_attributes = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_result': ('result_', True)}
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -392,8 +431,8 @@ class AmaxBackward0(Node):
 class AminBackward0(Node):
     """``amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor``"""
     __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
-    _saved_tensors = ('self_', 'result_')
-    _saved_attributes = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_result': ('result_', True)}
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -407,8 +446,8 @@ class AminBackward0(Node):
 class MaxBackward0(Node):
     """``max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``"""
     __slots__ = ('self_sym_sizes_', 'dim_', 'keepdim_', 'indices_')
-    _saved_tensors = ('indices_',)
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_indices': ('indices_', True)}
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_indices': ('indices_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -422,8 +461,8 @@ class MaxBackward0(Node):
 class MaxBackward1(Node):
     """``max(Tensor self) -> Tensor``"""
     __slots__ = ('self_', 'result_')
-    _saved_tensors = ('self_', 'result_')
-    _saved_attributes = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -435,8 +474,8 @@ class MaxBackward1(Node):
 class MinBackward0(Node):
     """``min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``"""
     __slots__ = ('self_sym_sizes_', 'dim_', 'keepdim_', 'indices_')
-    _saved_tensors = ('indices_',)
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_indices': ('indices_', True)}
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_indices': ('indices_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -450,8 +489,8 @@ class MinBackward0(Node):
 class MinBackward1(Node):
     """``min(Tensor self) -> Tensor``"""
     __slots__ = ('self_', 'result_')
-    _saved_tensors = ('self_', 'result_')
-    _saved_attributes = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -463,8 +502,8 @@ class MinBackward1(Node):
 class SoftmaxBackward0(Node):
     """``_softmax(Tensor self, int dim, bool half_to_float) -> Tensor``"""
     __slots__ = ('self_scalar_type_', 'dim_', 'result_')
-    _saved_tensors = ('result_',)
-    _saved_attributes = {'_saved_dim': ('dim_', False), '_saved_result': ('result_', True)}
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -477,8 +516,8 @@ class SoftmaxBackward0(Node):
 class LogSoftmaxBackward0(Node):
     """``_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor``"""
     __slots__ = ('self_scalar_type_', 'dim_', 'result_')
-    _saved_tensors = ('result_',)
-    _saved_attributes = {'_saved_dim': ('dim_', False), '_saved_result': ('result_', True)}
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -491,8 +530,8 @@ class LogSoftmaxBackward0(Node):
 class MmBackward0(Node):
     """``mm(Tensor self, Tensor mat2) -> Tensor``"""
     __slots__ = ('self_sym_sizes_', 'self_sym_strides_', 'mat2_', 'mat2_sym_sizes_', 'mat2_sym_strides_', 'self_')
-    _saved_tensors = ('mat2_', 'self_')
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_self_sym_strides': ('self_sym_strides_', False), '_saved_mat2': ('mat2_', True), '_saved_mat2_sym_sizes': ('mat2_sym_sizes_', False), '_saved_mat2_sym_strides': ('mat2_sym_strides_', False), '_saved_self': ('self_', True)}
+    _tensor_slots = ('mat2_', 'self_')
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_self_sym_strides': ('self_sym_strides_', False), '_saved_mat2': ('mat2_', True), '_saved_mat2_sym_sizes': ('mat2_sym_sizes_', False), '_saved_mat2_sym_strides': ('mat2_sym_strides_', False), '_saved_self': ('self_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -515,8 +554,8 @@ class MmBackward0(Node):
 class BmmBackward0(Node):
     """``bmm(Tensor self, Tensor mat2) -> Tensor``"""
     __slots__ = ('mat2_', 'self_')
-    _saved_tensors = ('mat2_', 'self_')
-    _saved_attributes = {'_saved_mat2': ('mat2_', True), '_saved_self': ('self_', True)}
+    _tensor_slots = ('mat2_', 'self_')
+    _exposed = {'_saved_mat2': ('mat2_', True), '_saved_self': ('self_', True)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -535,8 +574,8 @@ class BmmBackward0(Node):
 class AsStridedBackward0(Node):
     """``as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)``"""
     __slots__ = ('self_geometry_', 'size_', 'stride_', 'storage_offset_')
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_size': ('size_', False), '_saved_stride': ('stride_', False), '_saved_storage_offset': ('storage_offset_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_size': ('size_', False), '_saved_stride': ('stride_', False), '_saved_storage_offset': ('storage_offset_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -550,8 +589,8 @@ class AsStridedBackward0(Node):
 class ViewBackward0(Node):
     """``view(Tensor(a) self, SymInt[] size) -> Tensor(a)``"""
     __slots__ = ('self_sym_sizes_',)
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -562,8 +601,8 @@ class ViewBackward0(Node):
 class TransposeBackward0(Node):
     """``transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)``"""
     __slots__ = ('dim0_', 'dim1_')
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_dim0': ('dim0_', False), '_saved_dim1': ('dim1_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_dim0': ('dim0_', False), '_saved_dim1': ('dim1_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -575,8 +614,8 @@ class TransposeBackward0(Node):
 class TBackward0(Node):
     """``t(Tensor(a) self) -> Tensor(a)``"""
     __slots__ = ()
-    _saved_tensors = ()
-    _saved_attributes = {}
+    _tensor_slots = ()
+    _exposed = {}
 
     def apply(node, grads):
         grad = grads[0]
@@ -586,8 +625,8 @@ class TBackward0(Node):
 class PermuteBackward0(Node):
     """``permute(Tensor(a) self, int[] dims) -> Tensor(a)``"""
     __slots__ = ('dims_',)
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_dims': ('dims_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_dims': ('dims_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -598,8 +637,8 @@ class PermuteBackward0(Node):
 class ExpandBackward0(Node):
     """``expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)``"""
     __slots__ = ('self_sym_sizes_',)
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -610,8 +649,8 @@ class ExpandBackward0(Node):
 class NarrowBackward0(Node):
     """``narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)``"""
     __slots__ = ('self_sym_sizes_', 'dim_', 'start_', 'length_')
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_start': ('start_', False), '_saved_length': ('length_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_start': ('start_', False), '_saved_length': ('length_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -625,8 +664,8 @@ class NarrowBackward0(Node):
 class SelectBackward0(Node):
     """``select.int(Tensor(a) self, int dim, SymInt index) -> Tensor(a)``"""
     __slots__ = ('self_sym_sizes_', 'dim_', 'index_')
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_index': ('index_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_index': ('index_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -639,8 +678,8 @@ class SelectBackward0(Node):
 class SqueezeBackward0(Node):
     """``squeeze(Tensor(a) self) -> Tensor(a)``"""
     __slots__ = ('self_sym_sizes_',)
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -651,8 +690,8 @@ class SqueezeBackward0(Node):
 class SqueezeBackward2(Node):
     """``squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)``"""
     __slots__ = ('self_sym_sizes_', 'dim_')
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -664,8 +703,8 @@ class SqueezeBackward2(Node):
 class UnsqueezeBackward0(Node):
     """``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)``"""
     __slots__ = ('dim_',)
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_dim': ('dim_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_dim': ('dim_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -676,8 +715,8 @@ class UnsqueezeBackward0(Node):
 class DiagonalBackward0(Node):
     """``diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)``"""
     __slots__ = ('self_sym_sizes_', 'offset_', 'dim1_', 'dim2_')
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_offset': ('offset_', False), '_saved_dim1': ('dim1_', False), '_saved_dim2': ('dim2_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_offset': ('offset_', False), '_saved_dim1': ('dim1_', False), '_saved_dim2': ('dim2_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -691,8 +730,8 @@ class DiagonalBackward0(Node):
 class UnfoldBackward0(Node):
     """``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)``"""
     __slots__ = ('self_sym_sizes_', 'dimension_', 'size_', 'step_')
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dimension': ('dimension_', False), '_saved_size': ('size_', False), '_saved_step': ('step_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dimension': ('dimension_', False), '_saved_size': ('size_', False), '_saved_step': ('step_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -706,8 +745,8 @@ class UnfoldBackward0(Node):
 class SplitBackward0(Node):
     """``split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]``"""
     __slots__ = ('self_sym_sizes_', 'self_options_', 'split_size_', 'dim_')
-    _saved_tensors = ()
-    _saved_attributes = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_split_size': ('split_size_', False), '_saved_dim': ('dim_', False)}
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_split_size': ('split_size_', False), '_saved_dim': ('dim_', False)}
 
     def apply(node, grads):
         self_sym_sizes = node.self_sym_sizes_

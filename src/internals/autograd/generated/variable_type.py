@@ -12,8 +12,8 @@ from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import tls as _tls
 from ..graph import SavedVariable, collect_next_edges, set_history
-from ..variable_type_manual import (BELOW_AD_INPLACE_OR_VIEW, BELOW_AUTOGRAD, after_autograd, as_int_tuple,
-                                    check_inplace, mark_view, rebase_history)
+from ..variable_type_manual import (BELOW_AD_INPLACE_OR_VIEW, BELOW_AUTOGRAD, after_autograd, as_int,
+                                    as_int_tuple, check_inplace, mark_view, rebase_history, saved_inplace_result)
 from .functions import *  # noqa: F401,F403
 from .functions import TensorGeometry  # noqa: F401
 
@@ -42,7 +42,10 @@ OPS = {
     'mul_.Tensor': dispatcher.find('mul_.Tensor'),
     'div.Tensor': dispatcher.find('div.Tensor'),
     'div_.Tensor': dispatcher.find('div_.Tensor'),
+    'pow.Tensor_Scalar': dispatcher.find('pow.Tensor_Scalar'),
     'pow.Tensor_Tensor': dispatcher.find('pow.Tensor_Tensor'),
+    'pow.Scalar': dispatcher.find('pow.Scalar'),
+    'rsub.Scalar': dispatcher.find('rsub.Scalar'),
     'maximum': dispatcher.find('maximum'),
     'minimum': dispatcher.find('minimum'),
     'where.self': dispatcher.find('where.self'),
@@ -83,9 +86,9 @@ OPS = {
 
 def neg(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NegBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -99,10 +102,10 @@ def neg(ks, self):
 
 def neg_(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = NegBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AUTOGRAD
     try:
@@ -116,9 +119,9 @@ def neg_(ks, self):
 
 def abs(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AbsBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -133,10 +136,10 @@ def abs(ks, self):
 
 def abs_(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = AbsBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AUTOGRAD
@@ -151,9 +154,9 @@ def abs_(ks, self):
 
 def exp(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ExpBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -162,17 +165,16 @@ def exp(ks, self):
         _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(result, True)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
 def exp_(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = ExpBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AUTOGRAD
     try:
@@ -181,16 +183,15 @@ def exp_(ks, self):
         _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(self, True)
+        grad_fn.result_ = saved_inplace_result(self)
     return result
 
 
 def log(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LogBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -205,10 +206,10 @@ def log(ks, self):
 
 def log_(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = LogBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AUTOGRAD
@@ -223,9 +224,9 @@ def log_(ks, self):
 
 def sqrt(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SqrtBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -234,17 +235,16 @@ def sqrt(ks, self):
         _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(result, True)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
 def sqrt_(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = SqrtBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AUTOGRAD
     try:
@@ -253,16 +253,15 @@ def sqrt_(ks, self):
         _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(self, True)
+        grad_fn.result_ = saved_inplace_result(self)
     return result
 
 
 def relu(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReluBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -271,17 +270,16 @@ def relu(ks, self):
         _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(result, True)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
 def relu_(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = ReluBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AUTOGRAD
     try:
@@ -290,16 +288,15 @@ def relu_(ks, self):
         _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(self, True)
+        grad_fn.result_ = saved_inplace_result(self)
     return result
 
 
 def sigmoid(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SigmoidBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -308,17 +305,16 @@ def sigmoid(ks, self):
         _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(result, True)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
 def sigmoid_(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = SigmoidBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AUTOGRAD
     try:
@@ -327,16 +323,15 @@ def sigmoid_(ks, self):
         _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(self, True)
+        grad_fn.result_ = saved_inplace_result(self)
     return result
 
 
 def tanh(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TanhBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -345,17 +340,16 @@ def tanh(ks, self):
         _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(result, True)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
 def tanh_(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = TanhBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AUTOGRAD
     try:
@@ -364,8 +358,7 @@ def tanh_(ks, self):
         _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(self, True)
+        grad_fn.result_ = saved_inplace_result(self)
     return result
 
 
@@ -523,6 +516,24 @@ def div__Tensor(ks, self, other):
     return result
 
 
+def pow_Tensor_Scalar(ks, self, exponent):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = PowBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.exponent_ = exponent
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['pow.Tensor_Scalar'].redispatch(after_autograd(ks), self, exponent)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def pow_Tensor_Tensor(ks, self, exponent):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or exponent._requires_grad):
@@ -543,11 +554,47 @@ def pow_Tensor_Tensor(ks, self, exponent):
     return result
 
 
+def pow_Scalar(ks, self, exponent):
+    grad_fn = None
+    if _grad_mode.grad_enabled and exponent._requires_grad:
+        grad_fn = PowBackward2()
+        grad_fn._next_edges = collect_next_edges(exponent)
+        grad_fn.self_ = self
+        grad_fn.exponent_ = SavedVariable(exponent, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['pow.Scalar'].redispatch(after_autograd(ks), self, exponent)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def rsub_Scalar(ks, self, other, alpha=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = RsubBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.alpha_ = alpha
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['rsub.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def maximum(ks, self, other):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = MaximumBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.other_ = SavedVariable(other, False)
     excluded = _tls.excluded
@@ -565,7 +612,7 @@ def minimum(ks, self, other):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = MinimumBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.other_ = SavedVariable(other, False)
     excluded = _tls.excluded
@@ -583,7 +630,7 @@ def where_self(ks, condition, self, other):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = WhereBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.condition_ = SavedVariable(condition, False)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -598,10 +645,10 @@ def where_self(ks, condition, self, other):
 
 def fill__Scalar(ks, self, value):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         check_inplace(self)
         grad_fn = FillBackward2()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AUTOGRAD
     try:
@@ -615,9 +662,9 @@ def fill__Scalar(ks, self, value):
 
 def clone(ks, self, **kwargs):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CloneBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -631,9 +678,9 @@ def clone(ks, self, **kwargs):
 
 def sum(ks, self, **kwargs):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SumBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -648,9 +695,9 @@ def sum(ks, self, **kwargs):
 
 def sum_dim_IntList(ks, self, dim, keepdim=False, **kwargs):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SumBackward1()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
@@ -667,9 +714,9 @@ def sum_dim_IntList(ks, self, dim, keepdim=False, **kwargs):
 
 def mean(ks, self, **kwargs):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MeanBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.self_sym_numel_ = self.numel()
     excluded = _tls.excluded
@@ -685,9 +732,9 @@ def mean(ks, self, **kwargs):
 
 def mean_dim(ks, self, dim, keepdim=False, **kwargs):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MeanBackward1()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.self_sym_numel_ = self.numel()
         grad_fn.dim_ = as_int_tuple(dim)
@@ -705,9 +752,9 @@ def mean_dim(ks, self, dim, keepdim=False, **kwargs):
 
 def prod(ks, self, **kwargs):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ProdBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -717,18 +764,17 @@ def prod(ks, self, **kwargs):
         _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(result, True)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
 def prod_dim_int(ks, self, dim, keepdim=False, **kwargs):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ProdBackward1()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-        grad_fn.dim_ = dim
+        grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -738,16 +784,15 @@ def prod_dim_int(ks, self, dim, keepdim=False, **kwargs):
         _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(result, True)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
 def amax(ks, self, dim=(), keepdim=False):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AmaxBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
@@ -759,16 +804,15 @@ def amax(ks, self, dim=(), keepdim=False):
         _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(result, True)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
 def amin(ks, self, dim=(), keepdim=False):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AminBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
@@ -780,18 +824,17 @@ def amin(ks, self, dim=(), keepdim=False):
         _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(result, True)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
 def max_dim(ks, self, dim, keepdim=False):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MaxBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-        grad_fn.dim_ = dim
+        grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -801,16 +844,15 @@ def max_dim(ks, self, dim, keepdim=False):
         _tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
-        if True:
-            grad_fn.indices_ = SavedVariable(result[1], True)
+        grad_fn.indices_ = SavedVariable(result[1], True)
     return result
 
 
 def max(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MaxBackward1()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -820,18 +862,17 @@ def max(ks, self):
         _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(result, True)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
 def min_dim(ks, self, dim, keepdim=False):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MinBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-        grad_fn.dim_ = dim
+        grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -841,16 +882,15 @@ def min_dim(ks, self, dim, keepdim=False):
         _tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
-        if True:
-            grad_fn.indices_ = SavedVariable(result[1], True)
+        grad_fn.indices_ = SavedVariable(result[1], True)
     return result
 
 
 def min(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = MinBackward1()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -860,18 +900,17 @@ def min(ks, self):
         _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(result, True)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
 def _softmax(ks, self, dim, half_to_float):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SoftmaxBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
-        grad_fn.dim_ = dim
+        grad_fn.dim_ = as_int(dim)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -880,18 +919,17 @@ def _softmax(ks, self, dim, half_to_float):
         _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(result, True)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
 def _log_softmax(ks, self, dim, half_to_float):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = LogSoftmaxBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
-        grad_fn.dim_ = dim
+        grad_fn.dim_ = as_int(dim)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -900,8 +938,7 @@ def _log_softmax(ks, self, dim, half_to_float):
         _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
-        if True:
-            grad_fn.result_ = SavedVariable(result, True)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
@@ -955,9 +992,9 @@ def bmm(ks, self, mat2):
 
 def as_strided(ks, self, size, stride, storage_offset=None):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AsStridedBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_geometry_ = TensorGeometry(self)
         grad_fn.size_ = as_int_tuple(size)
         grad_fn.stride_ = as_int_tuple(stride)
@@ -977,9 +1014,9 @@ def as_strided(ks, self, size, stride, storage_offset=None):
 
 def view(ks, self, size):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ViewBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -996,11 +1033,11 @@ def view(ks, self, size):
 
 def transpose_int(ks, self, dim0, dim1):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TransposeBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
-        grad_fn.dim0_ = dim0
-        grad_fn.dim1_ = dim1
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dim0_ = as_int(dim0)
+        grad_fn.dim1_ = as_int(dim1)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -1016,9 +1053,9 @@ def transpose_int(ks, self, dim0, dim1):
 
 def t(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -1034,9 +1071,9 @@ def t(ks, self):
 
 def permute(ks, self, dims):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = PermuteBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dims_ = as_int_tuple(dims)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -1053,9 +1090,9 @@ def permute(ks, self, dims):
 
 def expand(ks, self, size, **kwargs):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ExpandBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -1072,13 +1109,13 @@ def expand(ks, self, size, **kwargs):
 
 def narrow(ks, self, dim, start, length):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NarrowBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-        grad_fn.dim_ = dim
-        grad_fn.start_ = start
-        grad_fn.length_ = length
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.start_ = as_int(start)
+        grad_fn.length_ = as_int(length)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -1094,12 +1131,12 @@ def narrow(ks, self, dim, start, length):
 
 def select_int(ks, self, dim, index):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SelectBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-        grad_fn.dim_ = dim
-        grad_fn.index_ = index
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = as_int(index)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -1115,9 +1152,9 @@ def select_int(ks, self, dim, index):
 
 def squeeze(ks, self):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SqueezeBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
@@ -1134,9 +1171,9 @@ def squeeze(ks, self):
 
 def squeeze_dims(ks, self, dim):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SqueezeBackward2()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int_tuple(dim)
     excluded = _tls.excluded
@@ -1154,10 +1191,10 @@ def squeeze_dims(ks, self, dim):
 
 def unsqueeze(ks, self, dim):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UnsqueezeBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
-        grad_fn.dim_ = dim
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dim_ = as_int(dim)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -1173,13 +1210,13 @@ def unsqueeze(ks, self, dim):
 
 def diagonal(ks, self, offset=0, dim1=0, dim2=1):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = DiagonalBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-        grad_fn.offset_ = offset
-        grad_fn.dim1_ = dim1
-        grad_fn.dim2_ = dim2
+        grad_fn.offset_ = as_int(offset)
+        grad_fn.dim1_ = as_int(dim1)
+        grad_fn.dim2_ = as_int(dim2)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -1195,13 +1232,13 @@ def diagonal(ks, self, offset=0, dim1=0, dim2=1):
 
 def unfold(ks, self, dimension, size, step):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = UnfoldBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-        grad_fn.dimension_ = dimension
-        grad_fn.size_ = size
-        grad_fn.step_ = step
+        grad_fn.dimension_ = as_int(dimension)
+        grad_fn.size_ = as_int(size)
+        grad_fn.step_ = as_int(step)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -1217,13 +1254,13 @@ def unfold(ks, self, dimension, size, step):
 
 def split_Tensor(ks, self, split_size, dim=0):
     grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad):
+    if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SplitBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
-        grad_fn.split_size_ = split_size
-        grad_fn.dim_ = dim
+        grad_fn.split_size_ = as_int(split_size)
+        grad_fn.dim_ = as_int(dim)
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -1262,7 +1299,10 @@ KERNELS = {
     'mul_.Tensor': mul__Tensor,
     'div.Tensor': div_Tensor,
     'div_.Tensor': div__Tensor,
+    'pow.Tensor_Scalar': pow_Tensor_Scalar,
     'pow.Tensor_Tensor': pow_Tensor_Tensor,
+    'pow.Scalar': pow_Scalar,
+    'rsub.Scalar': rsub_Scalar,
     'maximum': maximum,
     'minimum': minimum,
     'where.self': where_self,

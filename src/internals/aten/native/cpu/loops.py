@@ -9,7 +9,8 @@ plus the iteration geometry a TensorIterator computed:
 
 The work is cut into chunks of ``GRAIN`` elements along dimension 0 (``at::internal::GRAIN_SIZE``)
 and the chunks run in parallel. A chunk whose operands are all unit-stride takes a plain indexed
-loop that LLVM vectorises.
+loop that LLVM vectorises: over slices indexed from 0, so that LLVM can see no index is negative
+and drop Numba's wraparound check (which would otherwise keep the loop scalar).
 
 A loop is built once per op number by a factory that closes over it, as on CUDA: Numba types a
 closed-over int as a compile-time literal, so ``binary_op``'s overload resolves the op while
@@ -58,8 +59,9 @@ def _build_unary(op):
             row, lo, hi = _span(task, per_row, shape)
             p0, p1 = _start(row, shape, strides, offsets, 0), _start(row, shape, strides, offsets, 1)
             if s0 == 1 and s1 == 1:
-                for i in range(lo, hi):
-                    out[p0 + i] = unary_op(op, a[p1 + i])
+                o, x = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi]
+                for i in range(hi - lo):
+                    o[i] = unary_op(op, x[i])
             else:
                 for i in range(lo, hi):
                     out[p0 + i * s0] = unary_op(op, a[p1 + i * s1])
@@ -77,8 +79,9 @@ def _build_binary(op):
             p1 = _start(row, shape, strides, offsets, 1)
             p2 = _start(row, shape, strides, offsets, 2)
             if s0 == 1 and s1 == 1 and s2 == 1:
-                for i in range(lo, hi):
-                    out[p0 + i] = binary_op(op, a[p1 + i], b[p2 + i], alpha)
+                o, x, y = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi]
+                for i in range(hi - lo):
+                    o[i] = binary_op(op, x[i], y[i], alpha)
             else:
                 for i in range(lo, hi):
                     out[p0 + i * s0] = binary_op(op, a[p1 + i * s1], b[p2 + i * s2], alpha)

@@ -1,14 +1,30 @@
-"""CPU reductions (``aten/src/ATen/native/cpu/ReduceOpsKernel.cpp``, ``Reduce.h``).
+"""CPU reductions (``aten/src/ATen/native/cpu/Reduce.h``, ``ReduceOpsKernel.cpp``, ``SumKernel.cpp``).
 
 The caller splits the input's dims into *outer* ones (kept: one output element each) and
-*inner* ones (reduced), both fastest-first. Each output element is reduced by one thread; the
-outputs run in parallel. Inner dimension 0 is walked by a plain strided loop, the others by
-index arithmetic once per row.
+*inner* ones (reduced), both fastest-first and coalesced; the output is contiguous. Which loop
+runs depends on where the unit stride is, as in ATen's ``binary_kernel_reduce_vec``:
+
+* **contiguous**: the reduced dim 0 has stride 1 (``x.sum(-1)``). Each output element is one
+  task; its rows are folded in blocks of ``BLOCK`` elements by a plain indexed loop that LLVM
+  vectorises, keeping several vector accumulators (allowed by ``reassoc``).
+* **columns**: the kept dim 0 has stride 1 (``x.sum(0)`` of a row-major matrix). A task owns a
+  block of ``WIDTH`` neighbouring outputs and sweeps the reduced positions, folding each
+  contiguous row segment into a vector of column partials: the inner loop runs along memory.
+* **strided**: anything else (e.g. a transposed input); one task per output element, walking
+  its inputs with a strided loop.
+
+Float sums are accurate as torch's cascade sum (``cascade_sum`` in ``SumKernel.cpp``) is: partial
+results are folded into a short ladder of accumulators, each taking ``FAN`` values before it is
+added to the next, so no accumulator grows to many times the size of what it is adding.
 """
 import numpy as np
 from numba import njit, prange
 
 from ..scalar_ops import AMAX, AMIN, arg_better, reduce_combine
+
+BLOCK = 512     # elements folded by one vectorised pass of the contiguous loop
+WIDTH = 1024    # outputs per task of the columns loop: a 4 KiB page per row, partials stay in L1
+FAN = 16        # values an accumulator of the ladder takes before it moves up a level
 
 
 @njit(cache=True)
@@ -29,19 +45,115 @@ def _numel(shape, first_dim):
     return n
 
 
-@njit(parallel=True, cache=True)
+@njit(cache=True)
+def _segment(a, base, r, inner_shape, inner_strides, width):
+    """The ``width`` inputs of reduced position ``r`` for the columns loop, as a slice: indexing
+    a slice from 0 lets LLVM see the index is never negative, so it drops Numba's wraparound
+    check (which would otherwise turn every vector load into a gather)."""
+    p = base + _offset(r, inner_shape, inner_strides, 0)
+    return a[p:p + width]
+
+
+def _build_reduce(op):
+    """The three loops for one op. ``op`` is closed over, so Numba sees a constant and each
+    (op, dtype) pair compiles to straight-line code (see ``loops.py``). Max and min start from
+    the first input (they are idempotent, so it may be folded in again); sum and prod from
+    ``init``."""
+    idempotent = op == AMAX or op == AMIN
+
+    @njit(parallel=True, cache=True, fastmath={"reassoc"})
+    def contiguous(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+        n0, rows = inner_shape[0], _numel(inner_shape, 1)
+        for o in prange(_numel(outer_shape, 0)):
+            base = offset + _offset(o, outer_shape, outer_strides, 0)
+            start = a[base] if idempotent else init
+            low, mid, high, n_low, n_mid = start, start, start, 0, 0    # the ladder
+            for r in range(rows):
+                p = base + _offset(r, inner_shape, inner_strides, 1)
+                for k0 in range(0, n0, BLOCK):
+                    part, block = start, a[p + k0:p + min(k0 + BLOCK, n0)]
+                    for k in range(block.size):
+                        part = reduce_combine(op, part, block[k])
+                    low, n_low = reduce_combine(op, low, part), n_low + 1
+                    if n_low == FAN:
+                        mid, low, n_low, n_mid = reduce_combine(op, mid, low), start, 0, n_mid + 1
+                        if n_mid == FAN:
+                            high, mid, n_mid = reduce_combine(op, high, mid), start, 0
+            out[o] = reduce_combine(op, high, reduce_combine(op, mid, low))
+
+    @njit(parallel=True, cache=True)
+    def columns(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+        n0, orows, n_in = outer_shape[0], _numel(outer_shape, 1), _numel(inner_shape, 0)
+        blocks = (n0 + WIDTH - 1) // WIDTH
+        for task in prange(orows * blocks):
+            orow, j0 = task // blocks, (task % blocks) * WIDTH
+            width = min(WIDTH, n0 - j0)
+            base = offset + _offset(orow, outer_shape, outer_strides, 1) + j0
+            start = a[base:base + width].copy() if idempotent else np.full(width, init)
+            row, low, mid, high = start.copy(), start.copy(), start.copy(), start.copy()
+            n_row, n_low, n_mid = 0, 0, 0
+            for r in range(0, n_in, 4):
+                if r + 4 <= n_in:   # four rows per pass: a quarter of the loads and stores of ``row``
+                    s0 = _segment(a, base, r, inner_shape, inner_strides, width)
+                    s1 = _segment(a, base, r + 1, inner_shape, inner_strides, width)
+                    s2 = _segment(a, base, r + 2, inner_shape, inner_strides, width)
+                    s3 = _segment(a, base, r + 3, inner_shape, inner_strides, width)
+                    for j in range(width):
+                        pair = reduce_combine(op, reduce_combine(op, s0[j], s1[j]), reduce_combine(op, s2[j], s3[j]))
+                        row[j] = reduce_combine(op, row[j], pair)
+                else:
+                    for i in range(r, n_in):
+                        s0 = _segment(a, base, i, inner_shape, inner_strides, width)
+                        for j in range(width):
+                            row[j] = reduce_combine(op, row[j], s0[j])
+                n_row += 4
+                if n_row == FAN:    # move up the ladder, a whole vector at a time
+                    n_row, n_low = 0, n_low + 1
+                    for j in range(width):
+                        low[j], row[j] = reduce_combine(op, low[j], row[j]), start[j]
+                    if n_low == FAN:
+                        n_low, n_mid = 0, n_mid + 1
+                        for j in range(width):
+                            mid[j], low[j] = reduce_combine(op, mid[j], low[j]), start[j]
+                        if n_mid == FAN:
+                            n_mid = 0
+                            for j in range(width):
+                                high[j], mid[j] = reduce_combine(op, high[j], mid[j]), start[j]
+            first = orow * n0 + j0
+            for j in range(width):
+                out[first + j] = reduce_combine(op, high[j], reduce_combine(op, mid[j], reduce_combine(op, low[j], row[j])))
+
+    @njit(parallel=True, cache=True)
+    def strided(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+        n0, s0 = inner_shape[0], inner_strides[0]
+        rows = _numel(inner_shape, 1)
+        for o in prange(_numel(outer_shape, 0)):
+            base = offset + _offset(o, outer_shape, outer_strides, 0)
+            acc = a[base] if idempotent else init
+            for r in range(rows):
+                p = base + _offset(r, inner_shape, inner_strides, 1)
+                for k in range(n0):
+                    acc = reduce_combine(op, acc, a[p + k * s0])
+            out[o] = acc
+
+    return contiguous, columns, strided
+
+
+_kernels = {}
+
+
 def reduce_loop(op, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
     """out[o] = fold of ``op`` over the inner elements of output element o (out is contiguous)."""
-    n0, s0 = inner_shape[0], inner_strides[0]
-    rows = _numel(inner_shape, 1)
-    for o in prange(_numel(outer_shape, 0)):
-        base = offset + _offset(o, outer_shape, outer_strides, 0)
-        acc = a[base] if (op == AMAX or op == AMIN) else init
-        for r in range(rows):
-            p = base + _offset(r, inner_shape, inner_strides, 1)
-            for k in range(n0):
-                acc = reduce_combine(op, acc, a[p + k * s0])
-        out[o] = acc
+    if op not in _kernels:
+        _kernels[op] = _build_reduce(op)
+    contiguous, columns, strided = _kernels[op]
+    if inner_strides[0] == 1 and inner_shape[0] > 1:
+        kernel = contiguous
+    elif outer_strides[0] == 1 and outer_shape[0] > 1:
+        kernel = columns
+    else:
+        kernel = strided
+    kernel(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
 
 
 @njit(parallel=True, cache=True)

@@ -1,0 +1,295 @@
+"""Sparse COO tensors: the factory, dense <-> sparse conversion, coalescing, accessors.
+
+Mirrors ``aten/src/ATen/native/sparse/SparseTensor.cpp`` (and the dense -> sparse conversion of
+``aten/src/ATen/native/TensorConversions.cpp``). Each kernel here does its shape and index checks,
+then hands contiguous flat buffers to ``kernels(device)``. Every sparse tensor is built by
+``sparse_coo_tensor`` (which checks its indices against its sizes) or by a kernel here whose
+indices are correct by construction: the loops then need no bounds checks.
+"""
+import numpy as np
+
+from ....c10 import scalar_type as st
+from ....c10.device import as_device
+from ....c10.sparse_tensor_impl import SparseTensorImpl
+from ....c10.tensor_impl import sparse_coo, strided
+from ...dispatcher import call
+from ..tensor_factories import Tensor, empty, from_host, tensor, zeros
+from ..tensor_shape import make_view
+from . import kernels
+
+__all__ = ["sparse_coo_tensor", "new_sparse", "flat", "kernel_values", "linear_indices", "sparse_to"]
+
+
+# ---------------------------------------------------------------------- helpers
+def new_sparse(sizes, indices, values, coalesced):
+    return Tensor._from_impl(SparseTensorImpl(sizes, indices, values, coalesced))
+
+
+def flat(t):
+    """The flat typed buffer of a contiguous tensor (the caller keeps ``t`` alive while a loop runs)."""
+    assert t.is_contiguous()
+    return t._flat_buffer()
+
+
+def kernel_values(values):
+    """``values`` as the loops read them: contiguous, and float16/bfloat16 widened to float32
+    (Numba computes in neither; every float16 or bfloat16 value is exact in float32)."""
+    return (values.float() if values.dtype.is_reduced_float else values).contiguous()
+
+
+def _sizes_array(sizes):
+    return np.array(sizes, dtype=np.int64)
+
+
+def linear_indices(indices, sizes):
+    """Each entry's row-major position among the sparse sizes (int64 tensor of ``nnz``)."""
+    indices = indices.contiguous()
+    nnz = indices.shape[1]
+    out = empty(nnz, dtype=st.int64, device=indices.device)
+    if nnz:
+        kernels(indices.device).linear_index(flat(out), flat(indices), _sizes_array(sizes), nnz)
+    return out
+
+
+def _layout_name(t):
+    return "Strided" if t.layout is strided else "Sparse"
+
+
+def check_indices(indices, sizes):
+    """Every coordinate inside ``sizes`` (torch's ``check_invariants`` check, always on here:
+    a kernel that scatters into a dense tensor trusts these indices)."""
+    if indices.shape[1] == 0 or indices.shape[0] == 0:
+        return
+    lows, highs = indices.amin(1).tolist(), indices.amax(1).tolist()
+    for d, (low, high, size) in enumerate(zip(lows, highs, sizes)):
+        if low < 0:
+            raise RuntimeError(f"found negative index {low} for dim {d}")
+        if high >= size:
+            raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is {size} but found index {high}")
+
+
+def _check_claimed_coalesced(indices, sizes):
+    """``is_coalesced=True`` is trusted by later kernels (mm builds row pointers from sorted rows): verify it."""
+    lin = linear_indices(indices, sizes).cpu().numpy()
+    if np.any(lin[1:] <= lin[:-1]):
+        raise RuntimeError("cannot set is_coalesced to true if indices correspond to uncoalesced COO tensor")
+
+
+# ---------------------------------------------------------------------- the factory
+def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, requires_grad=False,
+                      check_invariants=None, is_coalesced=None):
+    """``torch.sparse_coo_tensor``: a sparse tensor over the given indices and values (not copied
+    when they already have the right dtype and device). The indices are always checked against the
+    sizes, as torch does only with ``check_invariants=True``."""
+    indices = indices if isinstance(indices, Tensor) else tensor(indices)
+    values = values if isinstance(values, Tensor) else tensor(values)
+    device = as_device(device) if device is not None else values.device
+    if indices.dim() != 2:
+        raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(indices.shape)}")
+    if values.dim() == 0:          # torch reads a 0-dim value as one entry
+        values = values.reshape(1)
+    sparse_dim, nnz = indices.shape
+    dense_dim = values.dim() - 1
+    if values.shape[0] != nnz:
+        raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: {nnz}, "
+                           f"nnz from values: {values.shape[0]}")
+    indices = indices.to(dtype=st.int64, device=device)
+    values = values.to(dtype=dtype or values.dtype, device=device)
+    if size is None:
+        if nnz and sparse_dim:
+            check_indices(indices, [float("inf")] * sparse_dim)     # negatives only
+            highs = [h + 1 for h in indices.amax(1).tolist()]
+        else:
+            highs = [0] * sparse_dim
+        size = (*highs, *values.shape[1:])
+    size = tuple(int(s) for s in size)
+    if len(size) != sparse_dim + dense_dim:
+        raise RuntimeError(f"'len(size) == sparse_dim + dense_dim' is not satisfied: len(size) = {len(size)}, "
+                           f"sparse_dim = {sparse_dim}, dense_dim = {dense_dim}")
+    expected = [nnz, *size[sparse_dim:]]
+    if list(values.shape) != expected:
+        raise RuntimeError(f"values has incorrect size, expected {expected}, got {list(values.shape)}")
+    check_indices(indices, size)
+    if is_coalesced and nnz > 1:
+        _check_claimed_coalesced(indices, size[:sparse_dim])
+    out = new_sparse(size, indices, values, nnz < 2 if is_coalesced is None else is_coalesced)
+    return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def sparse_to(t, dtype, device):
+    """``Tensor.to`` for a sparse tensor: its indices and values moved, its values cast."""
+    if dtype is t.dtype and device == t.device:
+        return t
+    impl = t._impl
+    return new_sparse(impl.sizes, impl.indices.to(device=device), impl.values.to(dtype=dtype, device=device),
+                      impl.coalesced)
+
+
+# ---------------------------------------------------------------------- dense -> sparse
+def _check_target_layout(layout, blocksize):
+    if (layout is not None and layout is not sparse_coo) or blocksize is not None:
+        raise NotImplementedError("internals converts to the sparse_coo layout only (no CSR, CSC, BSR, BSC)")
+
+
+def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    """CompositeImplicitAutograd ``to_sparse`` and ``to_sparse.sparse_dim``: the backend's ``_to_sparse``."""
+    if sparse_dim is not None:
+        return call("_to_sparse.sparse_dim", self, sparse_dim)
+    return call("_to_sparse", self, layout=layout, blocksize=blocksize, dense_dim=dense_dim)
+
+
+def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    """The first ``sparse_dim`` dims become coordinates, the rest a dense block per entry.
+
+    A block is stored when any of its elements is nonzero. One loop flags those rows, a prefix
+    sum of the flags (on the host) gives each stored row its place, and a second loop writes the
+    coordinates and blocks there: the entries come out sorted and distinct, so coalesced.
+    """
+    _check_target_layout(layout, blocksize)
+    n = self.dim()
+    if sparse_dim is None:
+        sparse_dim = n - dense_dim if dense_dim is not None else n
+    if not 0 <= sparse_dim <= n:
+        raise RuntimeError(f"dense_to_sparse: sparse_dim argument must be in [0,{n}] range, but {sparse_dim} is given")
+    if sparse_dim == 0 and n > 0:
+        raise RuntimeError("dense_to_sparse: sparse_dim argument must be in >0 when self.dim()>0")
+    sparse_sizes, dense_sizes = tuple(self.shape[:sparse_dim]), tuple(self.shape[sparse_dim:])
+    rows, block = int(np.prod(sparse_sizes)), int(np.prod(dense_sizes))
+    x = kernel_values(self)
+    k = kernels(self.device)
+    flags = empty(rows, dtype=st.int64, device=self.device)
+    if rows:
+        k.nonzero_rows(flat(flags), flat(x), block)
+    counts = flags.cpu().numpy()
+    nnz = int(counts.sum())
+    positions = from_host(np.cumsum(counts) - counts, st.int64, self.device)
+    indices = empty(sparse_dim, nnz, dtype=st.int64, device=self.device)
+    values = empty(nnz, *dense_sizes, dtype=x.dtype, device=self.device)
+    if nnz:
+        k.gather_rows(flat(indices), flat(values), flat(x), flat(flags), flat(positions), _sizes_array(sparse_sizes),
+                      block, nnz)
+    return new_sparse(self.shape, indices, values.to(self.dtype), coalesced=True)
+
+
+def sparse_coo_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
+    _check_target_layout(layout, blocksize)
+    if sparse_dim is not None and sparse_dim != self.sparse_dim():
+        raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument !=self.sparse_dim() "
+                           "is not supported")
+    return self
+
+
+# ---------------------------------------------------------------------- coalesce, sparse -> dense
+def coalesce_or_self(self):
+    """CompositeImplicitAutograd: a coalesced tensor is its own coalesced form."""
+    if self.layout is not sparse_coo:
+        raise RuntimeError(f"coalesce expected sparse coordinate tensor layout but got {_layout_name(self)}")
+    return self if self.is_coalesced() else call("_coalesce", self)
+
+
+def _coalesce_sparse(self):
+    """Sort the entries by linear index and sum each run of equal ones.
+
+    The sort is NumPy's stable argsort, on the host (for cuda too: torch sorts on the device);
+    the merge, one task per distinct coordinate summing its entries in input order, is a loop of
+    the tensor's device.
+    """
+    impl = self._impl
+    sparse_sizes = impl.sizes[:impl.sparse_dim]
+    indices, values = impl.indices.contiguous(), kernel_values(impl.values)
+    nnz, block = impl.nnz, int(np.prod(impl.sizes[impl.sparse_dim:]))
+    lin = linear_indices(indices, sparse_sizes).cpu().numpy()
+    perm = np.argsort(lin, kind="stable")
+    starts = np.concatenate(([0], np.flatnonzero(np.diff(lin[perm])) + 1, [nnz])) if nnz else np.zeros(1, np.int64)
+    count = len(starts) - 1
+    out_indices = empty(impl.sparse_dim, count, dtype=st.int64, device=self.device)
+    out_values = empty(count, *values.shape[1:], dtype=values.dtype, device=self.device)
+    if count:
+        perm_t, starts_t = from_host(perm, st.int64, self.device), from_host(starts, st.int64, self.device)
+        kernels(self.device).merge_segments(flat(out_indices), flat(out_values), flat(indices), flat(values),
+                                            flat(perm_t), flat(starts_t), impl.sparse_dim, block, nnz)
+    return new_sparse(impl.sizes, out_indices, out_values.to(self.dtype), coalesced=True)
+
+
+def to_dense(self, dtype=None, *, masked_grad=None):
+    """CompositeImplicitAutograd: a strided tensor is already dense."""
+    if self.layout is strided:
+        return self
+    return call("_to_dense", self, dtype, masked_grad)
+
+
+def sparse_to_dense(self, dtype=None, masked_grad=None):
+    """Zeros, then each entry's block written at its coordinates. Coalescing first sums the
+    duplicates, so every element is written at most once: the scatter runs in parallel, on the
+    GPU without atomics."""
+    if dtype is not None:
+        raise RuntimeError("dtype argument is not supported by sparse_to_dense")
+    c = self.coalesce()._impl
+    values = kernel_values(c.values)
+    out = zeros(*c.sizes, dtype=values.dtype, device=self.device)
+    if c.nnz:
+        rows = linear_indices(c.indices, c.sizes[:c.sparse_dim])
+        kernels(self.device).scatter_rows(flat(out), flat(values), flat(rows), int(np.prod(c.sizes[c.sparse_dim:])))
+    return out.to(self.dtype)
+
+
+# ---------------------------------------------------------------------- accessors
+def _alias(t):
+    """A new tensor over the same memory (``alias``): what ``_indices()`` and ``_values()`` return."""
+    return make_view(t, t.shape, t.stride())
+
+
+def indices_sparse(self):
+    if not self._impl.coalesced:
+        raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call .coalesce() first")
+    return _alias(self._impl.indices)
+
+
+def indices_default(self):
+    raise RuntimeError(f"indices expected sparse coordinate tensor layout but got {_layout_name(self)}")
+
+
+def values_sparse(self):
+    if not self._impl.coalesced:
+        raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
+    return _alias(self._impl.values)
+
+
+def values_default(self):
+    raise RuntimeError(f"values expected sparse tensor layout but got {_layout_name(self)}")
+
+
+def _indices_sparse(self):
+    return _alias(self._impl.indices)
+
+
+def _values_sparse(self):
+    return _alias(self._impl.values)
+
+
+def _nnz_sparse(self):
+    return self._impl.nnz
+
+
+def is_coalesced_sparse(self):
+    return self._impl.coalesced
+
+
+def is_coalesced_default(self):
+    raise RuntimeError(f"is_coalesced expected sparse coordinate tensor layout but got {_layout_name(self)}")
+
+
+def sparse_dim_sparse(self):
+    return self._impl.sparse_dim
+
+
+def sparse_dim_default(self):
+    return 0
+
+
+def dense_dim_sparse(self):
+    return self._impl.dense_dim
+
+
+def dense_dim_default(self):
+    return self.dim()

@@ -1,0 +1,108 @@
+"""Arithmetic on sparse COO tensors: ``add`` and ``mm`` (``aten/src/ATen/native/sparse/SparseTensorMath.cpp``).
+
+Registered under the Sparse keys of ``add.Tensor`` and ``mm``: the dispatcher picks them whenever
+an argument is sparse (SparseCPU ranks above CPU), so they also meet mixed dense/sparse calls.
+"""
+import numpy as np
+
+from ....c10 import scalar_type as st
+from ....c10.tensor_impl import sparse_coo, strided
+from ..elementwise import common_device
+from ..tensor_factories import empty
+from . import kernels
+from .sparse_tensor import flat, kernel_values, linear_indices, new_sparse
+
+__all__ = ["add_sparse", "_sparse_mm"]
+
+
+def add_sparse(self, other, *, alpha=1):
+    """dense + sparse -> dense; sparse + sparse -> sparse; sparse + dense is refused (as torch)."""
+    if other.layout is strided:
+        raise RuntimeError("add(sparse, dense) is not supported. Use add(dense, sparse) instead.")
+    if self.layout is strided:
+        if self.shape != other.shape:
+            raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
+                               f"{list(self.shape)} while other has size {list(other.shape)} (FYI: dense-sparse "
+                               "addition does not currently support broadcasting)")
+        return self.add(other.to_dense(), alpha=alpha)
+    return _add_sparse_sparse(self, other, alpha)
+
+
+def _add_sparse_sparse(t, s, alpha):
+    """On the CPU, torch's merge (``merge_add``): one walk along both entry lists in stored order,
+    coalesced when both inputs are. On cuda, as torch's CUDA kernel: the two lists concatenated,
+    ``s``'s values scaled by ``alpha``, uncoalesced."""
+    if t.shape != s.shape:
+        raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but {list(t.shape)} != {list(s.shape)}")
+    if t.sparse_dim() != s.sparse_dim():
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same density, but 'self' has {t.sparse_dim()} "
+                           f"sparse dimensions while 'other' has {s.sparse_dim()} sparse dimensions")
+    device = common_device(t, s)
+    dtype = st.promote_types(t.dtype, s.dtype)
+    if dtype.is_reduced_float:
+        raise NotImplementedError(f"\"cadd_sparse\" not implemented for '{dtype.torch_name}'")
+    if dtype is not st.bool_ and isinstance(alpha, bool):
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if not dtype.is_floating_point and isinstance(alpha, float):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    ti, si = t._impl, s._impl
+    t_idx, s_idx = ti.indices.contiguous(), si.indices.contiguous()
+    t_val, s_val = ti.values.to(dtype).contiguous(), si.values.to(dtype).contiguous()
+    S, tn, sn = ti.sparse_dim, ti.nnz, si.nnz
+    r_idx = empty(S, tn + sn, dtype=st.int64, device=device)
+    r_val = empty(tn + sn, *t_val.shape[1:], dtype=dtype, device=device)
+    if device.type == "cuda":
+        r_idx.narrow(1, 0, tn).copy_(t_idx)
+        r_idx.narrow(1, tn, sn).copy_(s_idx)
+        r_val.narrow(0, 0, tn).copy_(t_val)
+        r_val.narrow(0, tn, sn).copy_(s_val.mul(alpha))
+        return new_sparse(t.shape, r_idx, r_val, coalesced=False)
+    sparse_sizes = ti.sizes[:S]
+    t_lin, s_lin = linear_indices(t_idx, sparse_sizes), linear_indices(s_idx, sparse_sizes)
+    block = int(np.prod(ti.sizes[S:]))
+    count = kernels(device).merge_add(flat(r_idx), flat(r_val), flat(t_idx), flat(t_val), flat(t_lin), flat(s_idx),
+                                      flat(s_val), flat(s_lin), st.checked_convert(alpha, dtype), S, block)
+    return new_sparse(t.shape, r_idx.narrow(1, 0, count).contiguous(), r_val.narrow(0, 0, count),
+                      coalesced=ti.coalesced and si.coalesced)
+
+
+def _sparse_mm(self, mat2):
+    """sparse (M, K) @ dense (K, N) -> dense (M, N), and dense @ sparse through the transpose.
+
+    The sparse matrix is coalesced, so its entries are sorted by row: row pointers (CSR) then give
+    each output row its entries, and one task per row (CPU) or per output element (CUDA) adds
+    ``value * mat2[col, :]`` for them. No two tasks write one element: no atomics.
+    """
+    if self.layout is strided:         # dense @ sparse = (sparse^T @ dense^T)^T, as torch's result strides show
+        i = mat2._impl
+        if i.sparse_dim != 2 or i.dense_dim != 0:
+            raise NotImplementedError("internals: dense @ sparse needs a 2-d sparse matrix with no dense dims")
+        flipped = empty(2, i.nnz, dtype=st.int64, device=i.indices.device)
+        flipped[0], flipped[1] = i.indices[1], i.indices[0]
+        mat2_t = new_sparse((i.sizes[1], i.sizes[0]), flipped, i.values, coalesced=False)
+        return _sparse_mm(mat2_t, self.t()).t()
+    if mat2.layout is sparse_coo:
+        raise NotImplementedError("internals: sparse @ sparse is not implemented (torch returns a sparse tensor)")
+    impl = self._impl
+    if impl.sparse_dim != 2 or impl.dense_dim != 0:
+        raise RuntimeError(f"mm: expected a sparse matrix with 2 sparse dims and no dense dims, but got "
+                           f"sparse_dim {impl.sparse_dim} and dense_dim {impl.dense_dim}")
+    if mat2.dtype is not self.dtype:
+        raise RuntimeError(f"expected scalar type {self.dtype.torch_name} but found {mat2.dtype.torch_name}")
+    if self.dtype is st.bool_:
+        raise NotImplementedError("\"addmm_sparse_dense\" not implemented for 'Bool'")
+    M, K = impl.sizes
+    N = mat2.size(1)             # an IndexError for a 1-d mat2, as torch's
+    if mat2.shape[0] != K:
+        raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {K}, got {mat2.shape[0]}")
+    device = common_device(self, mat2)
+    c = self.coalesce()._impl
+    indices, values, dense = c.indices.contiguous(), kernel_values(c.values), kernel_values(mat2)
+    nnz = c.nnz
+    k = kernels(device)
+    row_ptr = empty(M + 1, dtype=st.int64, device=device)
+    k.csr_row_pointers(flat(row_ptr), flat(indices)[:nnz], nnz, M)
+    out = empty(M, N, dtype=values.dtype, device=device)
+    if out.numel():
+        k.spmm(flat(out), flat(row_ptr), flat(indices)[nnz:], flat(values), flat(dense), M, N)
+    return out.to(self.dtype)

@@ -1,0 +1,77 @@
+"""Check analytical gradients against finite differences (``torch/autograd/gradcheck.py``).
+
+The numerical Jacobian perturbs each input element by +-eps (central differences); the
+analytical one is built row by row, one backward pass per output element. Both should be
+computed in float64: in float32 the finite differences alone are off by more than atol.
+"""
+import numpy as np
+
+from .._tensor import Tensor
+from .grad_mode import no_grad
+
+__all__ = ["gradcheck", "GradcheckError"]
+
+
+class GradcheckError(RuntimeError):
+    """Raised by gradcheck when the Jacobians differ (``torch.autograd.gradcheck.GradcheckError``)."""
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _flat_outputs(fn, inputs):
+    with no_grad():
+        outputs = _as_tuple(fn(*inputs))
+    return np.concatenate([o.detach().cpu().double().numpy().ravel() for o in outputs if isinstance(o, Tensor)])
+
+
+def _numerical_jacobian(fn, inputs, x, eps):
+    values = x.detach().numpy()             # shares x's memory: perturb in place, then restore
+    columns = []
+    for index in np.ndindex(values.shape):
+        original = values[index].item()
+        values[index] = original + eps
+        plus = _flat_outputs(fn, inputs)
+        values[index] = original - eps
+        minus = _flat_outputs(fn, inputs)
+        values[index] = original
+        columns.append((plus - minus) / (2 * eps))
+    return np.stack(columns, axis=1) if columns else np.zeros((0, 0))
+
+
+def _analytical_jacobians(fn, inputs, wrt):
+    from . import grad
+    from ..aten.native.tensor_factories import zeros_like
+    outputs = [o for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
+    rows = []
+    for out in outputs:
+        for k in range(out.numel()):
+            if not out.requires_grad:
+                rows.append([np.zeros(x.numel()) for x in wrt])
+                continue
+            seed = zeros_like(out)
+            seed.view(-1)[k] = 1.0
+            grads = grad([out], wrt, [seed], retain_graph=True, allow_unused=True)
+            rows.append([np.zeros(x.numel()) if g is None else g.detach().cpu().double().numpy().ravel()
+                         for g, x in zip(grads, wrt)])
+    return [np.array([row[i] for row in rows]).reshape(-1, x.numel()) for i, x in enumerate(wrt)]
+
+
+def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_):
+    """True if the analytical Jacobian of ``func`` at ``inputs`` matches the numerical one."""
+    inputs = _as_tuple(inputs)
+    wrt = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+    if not wrt:
+        raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
+                         "have requires_grad=True.")
+    analytical = _analytical_jacobians(func, inputs, wrt)
+    for i, x in enumerate(wrt):
+        numerical = _numerical_jacobian(func, inputs, x, eps)
+        a = analytical[i]
+        if numerical.shape != a.shape or not np.all(np.abs(a - numerical) <= atol + rtol * np.abs(numerical)):
+            if raise_exception:
+                raise GradcheckError(f"Jacobian mismatch for output 0 with respect to input {i},\n"
+                                     f"numerical:{numerical}\nanalytical:{a}\n")
+            return False
+    return True

@@ -1,0 +1,564 @@
+"""Differential tests of autograd against torch: gradients of every differentiable operator on
+PyTorch's OpInfo samples, graph structure (grad_fn names, next_functions, saved attributes),
+second-order gradients, in-place rules and their errors, hooks, retain_grad, random graphs."""
+
+import hypothesis
+import hypothesis.strategies as st
+import pytest
+import torch
+
+import internals
+from conftest import assert_same
+from test_ops import ADAPTERS, OPINFOS, Unsupported, opinfo_samples, to_ours
+
+NOT_DIFFERENTIABLE = {"eq", "ne", "lt", "le", "gt", "ge", "argmax", "argmin"}
+GRAD_OPS = [name for name in ADAPTERS if name not in NOT_DIFFERENTIABLE]
+
+# Where internals' graph has other nodes than torch's, and why (see the autograd chapter): there
+# is no slice operator (narrow is a node of its own, slicing with a step is as_strided); reshape
+# of a non-viewable tensor is clone + view (torch: clone + _unsafe_view); split with a list of
+# sizes is split.Tensor (torch: split_with_sizes); squeeze(int) is squeeze.dims (torch: squeeze.dim).
+RENAMED = {"SliceBackward0": "NarrowBackward0", "UnsafeViewBackward0": "ViewBackward0",
+           "SplitWithSizesBackward0": "SplitBackward0", "SqueezeBackward1": "SqueezeBackward2"}
+
+
+# matmul decomposes into mm with views in internals, into dot/mv/mm/bmm with views in torch.
+# "fill" and "zero_" run torch.fill / zero_ in torch (FillBackward0, ZeroBackward0), clone().fill_ here.
+GRAPH_DIFFERS = {"matmul", "fill", "zero_"}
+
+
+def assert_same_graph(ours, theirs, seen=None):
+    """Walk both graphs from the grad_fn, comparing node names and the edges' input numbers."""
+    seen = set() if seen is None else seen
+    if theirs is None or id(theirs) in seen:
+        assert (ours is None) == (theirs is None)
+        return
+    seen.add(id(theirs))
+    assert RENAMED.get(theirs.name(), theirs.name()) == ours.name()
+    if theirs.name() == "UnsafeViewBackward0":    # torch: clone, _unsafe_view; internals: clone, view
+        return
+    theirs_next, ours_next = theirs.next_functions, ours.next_functions
+    assert [i for _, i in ours_next] == [i for _, i in theirs_next], (ours.name(), ours_next, theirs_next)
+    for (o, _), (t, _) in zip(ours_next, theirs_next):
+        assert_same_graph(o, t, seen)
+
+
+def _requiring_grad(value, lib):
+    """Float tensors of a sample made leaves that require grad (a fresh copy per library)."""
+    if isinstance(value, (torch.Tensor, internals.Tensor)) and value.dtype.is_floating_point:
+        return value.detach().clone().requires_grad_(True) if lib is torch else value.clone().detach().requires_grad_(True)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_requiring_grad(v, lib) for v in value)
+    return value
+
+
+def _leaves(value):
+    if isinstance(value, (torch.Tensor, internals.Tensor)):
+        return [value] if value.requires_grad else []
+    if isinstance(value, (list, tuple)):
+        return [t for v in value for t in _leaves(v)]
+    return []
+
+
+def _outputs(result):
+    if isinstance(result, (torch.Tensor, internals.Tensor)):
+        return [result]
+    return [t for t in result if isinstance(t, (torch.Tensor, internals.Tensor))]
+
+
+def _loss(outputs, lib):
+    """A weighted sum of the differentiable outputs: each element's gradient differs."""
+    total = None
+    for out in outputs:
+        if not out.requires_grad:
+            continue
+        n = out.numel()
+        weights = lib.arange(n, dtype=out.dtype).reshape(out.shape) / max(n, 1) + 0.5
+        term = (out * weights).sum()
+        total = term if total is None else total + term
+    return total
+
+
+def run_gradient_sample(name, sample):
+    op, adapter = OPINFOS[name], ADAPTERS[name]
+    x, args, kwargs = sample.input, sample.args, sample.kwargs
+    if set(kwargs) - set(adapter.kwargs):
+        raise Unsupported("keyword")
+    ours_in = (to_ours(x), to_ours(tuple(args)), {k: to_ours(v) for k, v in kwargs.items()})
+    theirs_x, theirs_args = _requiring_grad(x, torch), _requiring_grad(tuple(args), torch)
+    ours_x, ours_args = _requiring_grad(ours_in[0], internals), _requiring_grad(ours_in[1], internals)
+    try:
+        theirs = op.op(theirs_x, *theirs_args, **kwargs)
+    except Exception:
+        raise Unsupported("torch raises")
+    ours = adapter.ours(ours_x, *ours_args, **ours_in[2])
+    theirs_out, ours_out = _outputs(theirs), _outputs(ours)
+    assert [t.requires_grad for t in ours_out] == [t.requires_grad for t in theirs_out]
+    for o, t in zip(ours_out, theirs_out):
+        if name not in GRAPH_DIFFERS:
+            assert_same_graph(o.grad_fn, t.grad_fn)
+    theirs_loss = _loss(theirs_out, torch)
+    if theirs_loss is None:
+        return
+    theirs_loss.backward()
+    _loss(ours_out, internals).backward()
+    for o, t in zip(_leaves((ours_x, ours_args)), _leaves((theirs_x, theirs_args))):
+        assert (o.grad is None) == (t.grad is None)
+        if t.grad is not None:
+            internals.testing.check(o.grad, t.grad, exact_layout=False, rtol=1e-7, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", GRAD_OPS)
+def test_opinfo_gradients(name):
+    """float64 gradients of every sample equal torch's, and the graphs have torch's nodes."""
+    ran = 0
+    for sample in opinfo_samples(OPINFOS[name], torch.float64):
+        try:
+            run_gradient_sample(name, sample)
+        except Unsupported:
+            continue
+        except AssertionError as e:
+            raise AssertionError(f"{name}: input {tuple(sample.input.shape)}, args {sample.args!r}, "
+                                 f"kwargs {sample.kwargs!r}\n{e}") from e
+        ran += 1
+    assert ran > 0
+
+
+def test_every_derivative_entry_is_tested():
+    """Each node class the codegen made is reached by some OpInfo sample above."""
+    from internals.autograd.generated import functions
+    reached = set()
+    for name in GRAD_OPS:
+        for sample in list(opinfo_samples(OPINFOS[name], torch.float64))[:3]:
+            try:
+                x = _requiring_grad(to_ours(sample.input), internals)
+                args = _requiring_grad(to_ours(tuple(sample.args)), internals)
+                out = ADAPTERS[name].ours(x, *args, **{k: to_ours(v) for k, v in sample.kwargs.items()})
+            except Exception:
+                continue
+            stack = [t.grad_fn for t in _outputs(out)]
+            while stack:
+                node = stack.pop()
+                if node is not None and node.name() not in reached:
+                    reached.add(node.name())
+                    stack += [n for n, _ in node.next_functions]
+    # The Scalar overloads torch's Python binding picks for a Python number: x ** 2.5, 2 ** x, 1 - x.
+    for program in (lambda x: x ** 2.5, lambda x: 2 ** x, lambda x: 1 - x):
+        reached.add(program(internals.tensor([1.5, 2.0], requires_grad=True)).grad_fn.name())
+    assert set(functions.__all__) - reached == set(), sorted(set(functions.__all__) - reached)
+
+
+# ------------------------------------------------------------------------------ the worked example
+def test_worked_example():
+    for lib in (torch, internals):
+        x = lib.tensor([2., 3.], requires_grad=True)
+        y = 3 * x + 4
+        out = (y ** 2).mean()
+        out.backward()
+        assert x.grad.tolist() == [30., 39.]
+
+
+def pair(values, dtype_name="float32", requires_grad=True):
+    theirs = torch.tensor(values, dtype=getattr(torch, dtype_name), requires_grad=requires_grad)
+    ours = internals.tensor(values, dtype=getattr(internals, dtype_name), requires_grad=requires_grad)
+    return ours, theirs
+
+
+def both(fn, *values):
+    """Run ``fn(lib, *leaves)`` in both libraries; return (ours, theirs) results and leaves."""
+    leaves = [pair(v) for v in values]
+    ours = fn(internals, *[o for o, _ in leaves])
+    theirs = fn(torch, *[t for _, t in leaves])
+    return (ours, theirs), leaves
+
+
+# ------------------------------------------------------------------------------ graph structure
+def test_next_functions_and_accumulate_grad():
+    (ours, theirs), leaves = both(lambda lib, a, b: (a * b + a).exp().sum(), [1., 2.], [3., 4.])
+    assert_same_graph(ours.grad_fn, theirs.grad_fn)
+    add = ours.grad_fn.next_functions[0][0].next_functions[0][0]
+    acc = add.next_functions[1][0]
+    assert acc.name() == "torch::autograd::AccumulateGrad" and acc.variable is leaves[0][0]
+    theirs_add = theirs.grad_fn.next_functions[0][0].next_functions[0][0]
+    assert acc._sequence_nr() == theirs_add.next_functions[1][0]._sequence_nr() == 2 ** 64 - 1
+    assert add.next_functions[0][0].next_functions[0] == (acc, 0)   # one AccumulateGrad for both uses of a
+    # a Python scalar operand: no edge, as in torch
+    o, t = pair([1.])
+    assert (o + 1).grad_fn.next_functions[1] == (None, 0) and (t + 1).grad_fn.next_functions[1] == (None, 0)
+
+
+def test_sequence_numbers_grow():
+    x = internals.ones(2, requires_grad=True)
+    a = x.exp()
+    b = a.sin() if hasattr(a, "sin") else a.tanh()
+    assert b.grad_fn._sequence_nr() > a.grad_fn._sequence_nr()
+
+
+@pytest.mark.parametrize("make, attrs", [
+    (lambda lib, x: x * x, ["_saved_other", "_saved_self"]),
+    (lambda lib, x: x + x, ["_saved_alpha"]),
+    (lambda lib, x: x.sum(0), ["_saved_dim", "_saved_keepdim", "_saved_self_sym_sizes"]),
+    (lambda lib, x: x.mean(), ["_saved_self_sym_numel", "_saved_self_sym_sizes"]),
+    (lambda lib, x: x.view(4), ["_saved_self_sym_sizes"]),
+    (lambda lib, x: x.exp(), ["_saved_result"]),
+    (lambda lib, x: x.max(0)[0], ["_saved_dim", "_saved_indices", "_saved_keepdim", "_saved_self_sym_sizes"]),
+    (lambda lib, x: x.amax(0), ["_saved_dim", "_saved_keepdim", "_saved_result", "_saved_self"]),
+    (lambda lib, x: x.softmax(0), ["_saved_dim", "_saved_result"]),
+    (lambda lib, x: x.mm(x.t()), ["_saved_mat2", "_saved_mat2_sym_sizes", "_saved_mat2_sym_strides", "_saved_self",
+                                  "_saved_self_sym_sizes", "_saved_self_sym_strides"]),
+    (lambda lib, x: x.select(0, 1), ["_saved_dim", "_saved_index", "_saved_self_sym_sizes"]),
+    (lambda lib, x: x.split(1)[0], ["_saved_dim", "_saved_self_sym_sizes", "_saved_split_size"]),
+    (lambda lib, x: x.permute(1, 0), ["_saved_dims"]),
+    (lambda lib, x: x.as_strided((2, 2), (1, 2)), ["_saved_size", "_saved_storage_offset", "_saved_stride"]),
+    (lambda lib, x: x.unfold(1, 2, 1), ["_saved_dimension", "_saved_self_sym_sizes", "_saved_size", "_saved_step"]),
+    (lambda lib, x: x.diagonal(), ["_saved_dim1", "_saved_dim2", "_saved_offset", "_saved_self_sym_sizes"]),
+    (lambda lib, x: lib.where(x > 0, x, x), ["_saved_condition"]),
+    (lambda lib, x: x.transpose(0, 1), ["_saved_dim0", "_saved_dim1"]),
+    (lambda lib, x: x.squeeze((0,)), ["_saved_dim", "_saved_self_sym_sizes"]),
+])
+def test_saved_attributes(make, attrs):
+    """The ``_saved_`` attributes torch's node exposes, with equal values."""
+    o, t = pair([[1., -2.], [3., 4.]])
+    ours, theirs = make(internals, o).grad_fn, make(torch, t).grad_fn
+    assert ours.name() == theirs.name()
+    assert [a for a in dir(theirs) if a.startswith("_saved")] == attrs
+    assert [a for a in dir(ours) if a.startswith("_saved")] == attrs
+    for a in attrs:
+        mine, theirs_value = getattr(ours, a), getattr(theirs, a)
+        if isinstance(theirs_value, torch.Tensor):
+            assert_same(mine, theirs_value, exact_layout=False)
+        else:
+            assert mine == theirs_value, a
+
+
+def test_saved_result_is_the_output():
+    ours = internals.ones(3, requires_grad=True).exp()
+    saved = ours.grad_fn._saved_result
+    assert saved.grad_fn is ours.grad_fn and saved.data_ptr() == ours.data_ptr()
+
+
+# ------------------------------------------------------------------------------ errors
+def assert_same_message(run):
+    with pytest.raises(Exception) as theirs:
+        run(torch)
+    with pytest.raises(Exception) as ours:
+        run(internals)
+    assert type(ours.value) is type(theirs.value)
+    assert str(ours.value) == str(theirs.value)
+
+
+def _backward_twice(lib):
+    x = lib.tensor([1., 2., 3.], requires_grad=True)
+    y = x.exp().sum()
+    y.backward()
+    y.backward()
+
+
+def _saved_after_free(lib):
+    x = lib.tensor([1., 2., 3.], requires_grad=True)
+    y = x.exp()
+    y.sum().backward()
+    y.grad_fn._saved_result
+
+
+def _modified_output(lib):
+    x = lib.tensor([1., 2., 3.], requires_grad=True)
+    y = x.exp()
+    y.add_(1)
+    y.sum().backward()
+
+
+def _modified_sigmoid_output(lib):
+    x = lib.tensor([1., 2., 3.], requires_grad=True)
+    y = x.sigmoid()
+    y.mul_(2)
+    y.sum().backward()
+
+
+def _modified_leaf(lib):
+    w = lib.tensor([1., 2., 3.], requires_grad=True)
+    u = w * w
+    with lib.no_grad():
+        w.add_(1)
+    u.sum().backward()
+
+
+def _modified_input(lib):
+    x = lib.tensor([1., 2.], requires_grad=True)
+    y = x * 1
+    z = y * y
+    y.mul_(2)
+    z.sum().backward()
+
+
+@pytest.mark.parametrize("run", [
+    _backward_twice, _saved_after_free, _modified_output, _modified_sigmoid_output, _modified_leaf, _modified_input,
+    lambda lib: lib.tensor([1., 2.], requires_grad=True).add_(1),
+    lambda lib: lib.tensor([1., 2.], requires_grad=True)[0].mul_(2),
+    lambda lib: lib.tensor([1., 2.], requires_grad=True).exp().backward(),
+    lambda lib: lib.ones(2).sum().backward(),
+    lambda lib: setattr(lib.tensor([1., 2.], requires_grad=True).exp(), "requires_grad", False),
+    lambda lib: lib.ones(2, dtype=lib.int64).requires_grad_(True),
+    lambda lib: setattr(lib.ones(2, dtype=lib.int64), "requires_grad", True),
+    lambda lib: lib.autograd.grad(lib.tensor([1.], requires_grad=True).exp().sum(),
+                                  [lib.tensor([1.], requires_grad=True), lib.ones(1, requires_grad=True)]),
+    lambda lib: lib.autograd.grad(lib.tensor([1.], requires_grad=True).exp().sum(), [lib.ones(1)]),
+    lambda lib: lib.tensor([1., 2.], requires_grad=True).exp().backward(lib.ones(3)),
+    lambda lib: (lib.tensor([1., 2., 3., 4.], requires_grad=True) * 1).split(2)[0].mul_(2),
+])
+def test_error_messages(run):
+    assert_same_message(run)
+
+
+# ------------------------------------------------------------------------------ engine behaviour
+def test_retain_graph_allows_a_second_backward():
+    for lib in (torch, internals):
+        x = lib.tensor([1., 2.], requires_grad=True)
+        y = (x * x).sum()
+        y.backward(retain_graph=True)
+        y.backward()
+        assert x.grad.tolist() == [4., 8.]
+
+
+def test_grad_does_not_accumulate_and_allow_unused():
+    results = []
+    for lib in (torch, internals):
+        x = lib.tensor([1., 2.], requires_grad=True)
+        unused = lib.tensor([1.], requires_grad=True)
+        gx, gu = lib.autograd.grad((x ** 3).sum(), [x, unused], allow_unused=True)
+        assert x.grad is None and gu is None
+        results.append(gx)
+    assert_same(results[1], results[0])
+
+
+def test_second_order():
+    """grad of grad, with create_graph=True, for a composite of many ops."""
+    def f(lib, x, w):
+        y = (x * w).tanh() + x.sigmoid() * x.exp() - (x * x).log_softmax(0) + x.relu() ** w.abs()
+        z = x.view(2, 2).mm(w.view(2, 2)).softmax(1)
+        return (y / (1 + x * x)).sum() + z.amax(1).sum() + z.prod() + x[1:3].sqrt().sum() + x.max() * w.mean()
+    grads = []
+    for lib in (torch, internals):
+        x = lib.tensor([0.5, 1.5, -0.3, 2.0], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor([1.2, -0.7, 0.4, 0.9], dtype=lib.float64, requires_grad=True)
+        (gx,) = lib.autograd.grad(f(lib, x, w), x, create_graph=True)
+        assert gx.requires_grad
+        ggx, ggw = lib.autograd.grad((gx * gx).sum(), [x, w])
+        grads.append((gx.detach(), ggx, ggw))
+    for t, o in zip(*grads):
+        internals.testing.check(o, t, exact_layout=False, rtol=1e-10, atol=1e-12)
+
+
+def test_reused_tensor_gradients_add_up():
+    (ours, theirs), leaves = both(lambda lib, a: (a * a * a + a.exp() * a).sum(), [0.5, -1.0])
+    ours.backward()
+    theirs.backward()
+    assert_same(leaves[0][0].grad, leaves[0][1].grad, rtol=1e-6, atol=1e-6)
+
+
+def test_broadcasting_gradients_are_summed():
+    (ours, theirs), leaves = both(lambda lib, a, b: (a.view(2, 1) * b + b).sum(), [1., 2.], [3., 4., 5.])
+    ours.backward()
+    theirs.backward()
+    for o, t in leaves:
+        assert_same(o.grad, t.grad)
+
+
+def test_mixed_dtypes_cast_gradients():
+    for lib in (torch, internals):
+        a = lib.ones(2, requires_grad=True)
+        b = lib.ones(2, dtype=lib.float64, requires_grad=True)
+        (a * b).sum().backward()
+        assert a.grad.dtype == lib.float32 and b.grad.dtype == lib.float64
+        c = lib.ones(2, requires_grad=True)
+        c.double().sum().backward()
+        assert c.grad.dtype == lib.float32 and c.grad.tolist() == [1., 1.]
+
+
+def test_grads_accumulate_over_backwards():
+    for lib in (torch, internals):
+        x = lib.tensor([1., 2.], requires_grad=True)
+        (x * 2).sum().backward()
+        g = x.grad
+        (x * 3).sum().backward()
+        assert x.grad.tolist() == [5., 5.] and x.grad is g
+
+
+def test_grad_of_two_leaves_do_not_share_memory():
+    x, y = internals.ones(2, requires_grad=True), internals.ones(2, requires_grad=True)
+    (x + y).sum().backward()
+    x.grad.mul_(3)
+    assert y.grad.tolist() == [1., 1.]
+
+
+def test_no_grad_and_detach():
+    x = internals.ones(2, requires_grad=True)
+    with internals.no_grad():
+        y = x * 2
+    assert y.grad_fn is None and not y.requires_grad
+    d = x.exp().detach()
+    assert d.grad_fn is None and not d.requires_grad and d.is_leaf
+    assert not x.data.requires_grad and x.data.data_ptr() == x.data_ptr()
+    x.data.add_(1)                               # .data has its own version counter
+    assert x._version == 0
+
+
+# ------------------------------------------------------------------------------ hooks
+def test_tensor_hooks_and_retain_grad():
+    seen = {}
+    for lib in (torch, internals):
+        x = lib.tensor([1., 2.], requires_grad=True)
+        y = x * 3
+        y.retain_grad()
+        y.register_hook(lambda g: g * 2)          # replaces the gradient flowing on
+        x.register_hook(lambda g: seen.update({lib.__name__: g.tolist()}))
+        (y * y).sum().backward()
+        seen[lib.__name__ + "y"] = y.grad.tolist()
+        seen[lib.__name__ + "x"] = x.grad.tolist()
+        assert y.retains_grad and not x.retains_grad
+    assert seen["torch"] == seen["internals"]
+    assert seen["torchy"] == seen["internalsy"] and seen["torchx"] == seen["internalsx"]
+
+
+def test_node_hooks():
+    calls = []
+    for lib in (torch, internals):
+        x = lib.tensor([1., 2.], requires_grad=True)
+        y = x.exp()
+        y.grad_fn.register_prehook(lambda g_out: calls.append(("pre", lib.__name__, g_out[0].tolist())))
+        y.grad_fn.register_hook(lambda g_in, g_out: calls.append(("post", lib.__name__, len(g_in))))
+        handle = y.grad_fn.register_hook(lambda g_in, g_out: calls.append("removed"))
+        handle.remove()
+        y.sum().backward()
+    assert [c for c in calls if c[1] == "torch"] == [(c[0], "torch", c[2]) for c in calls if c[1] == "internals"]
+
+
+# ------------------------------------------------------------------------------ in place on views
+@pytest.mark.parametrize("edit", [
+    lambda lib, y: y[0:2].mul_(2),
+    lambda lib, y: y[1].exp_(),
+    lambda lib, y: y.t()[0].copy_(y[1] * 3),
+    lambda lib, y: y.view(-1).narrow(0, 1, 2).add_(1),
+    lambda lib, y: y.diagonal().zero_(),
+])
+def test_inplace_on_views_copy_slices(edit):
+    results = []
+    for lib in (torch, internals):
+        x = lib.tensor([[1., 2.], [3., 4.]], dtype=lib.float64, requires_grad=True)
+        y = x * x
+        edit(lib, y)
+        names = (y.grad_fn.name(),)
+        (y * lib.tensor([[1., 2.], [3., 4.]], dtype=lib.float64)).sum().backward()
+        results.append((names, x.grad))
+    assert results[0][0] == results[1][0]
+    assert_same(results[1][1], results[0][1], exact_layout=False)
+
+
+def test_double_backward_through_inplace_on_a_view():
+    results = []
+    for lib in (torch, internals):
+        x = lib.tensor([[0.5, 1.0], [-0.5, 2.0]], dtype=lib.float64, requires_grad=True)
+        y = x * x
+        y[:, 1].exp_()
+        (gx,) = lib.autograd.grad((y * y).sum(), x, create_graph=True)
+        (ggx,) = lib.autograd.grad(gx.sum(), x)
+        results.append((gx.detach(), ggx))
+    for o, t in zip(results[1], results[0]):
+        assert_same(o, t, exact_layout=False, rtol=1e-12, atol=1e-12)
+
+
+def test_inplace_on_non_leaf_rebases_history():
+    (ours, theirs), leaves = both(lambda lib, a: a * 1, [1., 2.])
+    for t, lib in ((ours, internals), (theirs, torch)):
+        t.mul_(leaves[0][0] if lib is internals else leaves[0][1])
+        t.exp_()
+    assert_same_graph(ours.grad_fn, theirs.grad_fn)
+    assert ours.grad_fn._saved_result._version == theirs.grad_fn._saved_result._version
+    ours.sum().backward()
+    theirs.sum().backward()
+    assert_same(leaves[0][0].grad, leaves[0][1].grad, rtol=1e-6, atol=1e-6)
+
+
+# ------------------------------------------------------------------------------ random graphs
+UNARY = ["exp", "tanh", "sigmoid", "neg", "abs", "relu"]
+
+
+@hypothesis.given(st.data())
+@hypothesis.settings(max_examples=25)
+def test_random_graphs(data):
+    """Random programs over two leaves: unary and binary ops, broadcasting, views, reuse and
+    in-place ops on non-leaves; the gradients match torch's."""
+    steps = data.draw(st.lists(st.tuples(st.sampled_from(["unary", "binary", "view", "inplace", "reduce"]),
+                                         st.integers(0, 100), st.integers(0, 100)), min_size=1, max_size=8))
+    grads = []
+    for lib in (torch, internals):
+        gen = torch.Generator().manual_seed(0)
+        a0 = torch.randn(2, 3, generator=gen, dtype=torch.float64)
+        b0 = torch.randn(3, generator=gen, dtype=torch.float64)
+        a = (a0 if lib is torch else internals.from_torch(a0)).requires_grad_(True)
+        b = (b0 if lib is torch else internals.from_torch(b0)).requires_grad_(True)
+        values = [a, b]
+        for kind, i, j in steps:
+            x, y = values[i % len(values)], values[j % len(values)]
+            if kind == "unary":
+                values.append(getattr(x, UNARY[j % len(UNARY)])())
+            elif kind == "binary":
+                if x.dim() < y.dim():
+                    x, y = y, x
+                if tuple(y.shape) != tuple(x.shape)[-y.dim():] if y.dim() else False:
+                    y = y.sum()
+                values.append([x + y, x * y, x - y, x / (y * y + 1)][i % 4])
+            elif kind == "view":
+                values.append([x.t() if x.dim() == 2 else x.unsqueeze(0), x.reshape(-1), x.unsqueeze(0)[..., :1],
+                               x.unsqueeze(-1).expand(*x.shape, 2)][i % 4])
+            elif kind == "inplace":
+                z = x * 1
+                [z.mul_, z.add_, z.sub_][i % 3](y.sum())
+                values.append(z)
+            else:
+                values.append([x.sum(-1) if x.dim() else x, x.mean(), x.amax(0) if x.dim() else x][i % 3])
+        sum(v.sum() for v in values[2:]).backward() if len(values) > 2 else (a.sum() + b.sum()).backward()
+        grads.append((a.grad, b.grad))
+    for o, t in zip(grads[1], grads[0]):
+        assert (o is None) == (t is None)
+        if t is not None:
+            internals.testing.check(o, t, exact_layout=False, rtol=1e-9, atol=1e-9)
+
+
+# ------------------------------------------------------------------------------ codegen
+def test_generated_files_are_up_to_date():
+    """The checked-in generated code is what ``python -m internals.codegen`` writes today."""
+    from internals.codegen.gen_autograd import GENERATED, generate
+    for name, text in generate().items():
+        assert (GENERATED / name).read_text() == text, f"{name} is stale: run python -m internals.codegen"
+
+
+def test_every_differentiable_native_function_has_a_kernel():
+    from internals.aten import dispatcher
+    from internals.codegen.gen_autograd import load_derivatives, match_natives
+    unmatched = {str(s.name) for s in match_natives(load_derivatives())}
+    manual = {"copy_", "flatten.using_ints", "unflatten.int", "movedim.int", "chunk"}
+    comparisons = {f"{c}.{o}" for c in ("eq", "ne", "lt", "le", "gt", "ge") for o in ("Tensor", "Scalar")}
+    not_differentiable = comparisons | {"argmax", "argmin"}
+    # Sparse tensors take no part in autograd in internals: their operators have no formula.
+    sparse = {"_coalesce", "_indices", "_nnz", "_to_dense", "_to_sparse", "_to_sparse.sparse_dim", "_values",
+              "coalesce", "dense_dim", "indices", "is_coalesced", "sparse_dim", "to_dense", "to_sparse",
+              "to_sparse.sparse_dim", "values"}
+    aten = {n.split("::")[1] for n, op in dispatcher.operators.items() if op.namespace == "aten"}
+    composite = {n for n in aten if "CompositeImplicitAutograd" in dispatcher.find(n).kernels}
+    assert composite == {"matmul", "reshape", "softmax.int", "log_softmax.int", "to_sparse", "to_sparse.sparse_dim",
+                         "to_dense", "coalesce"}
+    assert unmatched & aten == (manual | not_differentiable | sparse | composite) & aten
+    for name in manual:
+        assert "Autograd" in dispatcher.find(name).kernels
+
+
+@pytest.mark.parametrize("schema, node", [("sum", "SumBackward0"), ("sum.dim_IntList", "SumBackward1"),
+                                          ("max.dim", "MaxBackward0"), ("max", "MaxBackward1"),
+                                          ("squeeze.dims", "SqueezeBackward2"), ("fill_.Scalar", "FillBackward2"),
+                                          ("_softmax", "SoftmaxBackward0"), ("pow.Tensor_Scalar", "PowBackward0"),
+                                          ("pow.Tensor_Tensor", "PowBackward1"), ("pow.Scalar", "PowBackward2"),
+                                          ("rsub.Scalar", "RsubBackward1")])
+def test_node_names_follow_torch_numbering(schema, node):
+    from internals.codegen.gen_autograd import load_derivatives
+    assert {str(i.schema.name): i.node for i in load_derivatives()}[schema] == node

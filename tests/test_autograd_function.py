@@ -1,0 +1,143 @@
+"""internals.autograd.Function, gradcheck and checkpoint, against torch."""
+import pytest
+import torch
+
+import internals
+from internals.utils.checkpoint import checkpoint as our_checkpoint
+from torch.utils.checkpoint import checkpoint as torch_checkpoint
+
+
+def make_function(lib):
+    class ScaledExp(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x, k, mask):
+            y = x.exp() * k
+            ctx.save_for_backward(y)
+            ctx.mark_non_differentiable(mask)
+            ctx.k = k
+            return y, mask
+        @staticmethod
+        def backward(ctx, g, _):
+            y, = ctx.saved_tensors
+            ctx.seen = ctx.needs_input_grad
+            return g * y, None, None
+    return ScaledExp
+
+
+def test_function_graph_and_gradient():
+    results, edges = [], []
+    for lib in (torch, internals):
+        fn = make_function(lib)
+        x = lib.tensor([0.5, -1.0], dtype=lib.float64, requires_grad=True)
+        mask = lib.tensor([1.0, 0.0], dtype=lib.float64)
+        y, m = fn.apply(x, 2.0, mask)
+        assert y.grad_fn.name() == "ScaledExpBackward"
+        edges.append([(n and n.name(), i) for n, i in y.grad_fn.next_functions])
+        assert not m.requires_grad and m.data_ptr() == mask.data_ptr()
+        (y * y).sum().backward()
+        assert y.grad_fn.seen == (True, False, False)
+        results.append(x.grad.tolist())
+    assert results[0] == pytest.approx(results[1], rel=1e-12)
+    assert edges[0] == edges[1]
+
+
+def test_function_without_grad_records_nothing():
+    fn = make_function(internals)
+    y, _ = fn.apply(internals.ones(2), 2.0, internals.ones(2))
+    assert y.grad_fn is None and not y.requires_grad
+
+
+def test_function_materializes_missing_gradients():
+    for lib in (torch, internals):
+        class Two(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2, x * 3
+            @staticmethod
+            def backward(ctx, a, b):
+                assert b is not None and b.tolist() == [0.0, 0.0]
+                return a * 2 + b * 3
+        x = lib.ones(2, requires_grad=True)
+        a, _ = Two.apply(x)
+        a.sum().backward()
+        assert x.grad.tolist() == [2.0, 2.0]
+
+
+def test_function_saved_tensors_are_freed():
+    for lib in (torch, internals):
+        fn = make_function(lib)
+        x = lib.ones(2, requires_grad=True)
+        y, _ = fn.apply(x, 1.0, lib.ones(2))
+        y.sum().backward()
+        with pytest.raises(RuntimeError, match="backward through the graph a second time"):
+            y.sum().backward()
+
+
+def test_function_wrong_number_of_gradients():
+    messages = []
+    for lib in (torch, internals):
+        class Bad(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                return x + y
+            @staticmethod
+            def backward(ctx, g):
+                return g
+        with pytest.raises(RuntimeError) as e:
+            Bad.apply(lib.ones(1, requires_grad=True), lib.ones(1, requires_grad=True)).sum().backward()
+        messages.append(str(e.value))
+    assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("fn", [
+    lambda lib, x, w: (x * w).tanh().sum(0),
+    lambda lib, x, w: x.mm(w.t()).softmax(1),
+    lambda lib, x, w: (x.exp() / (1 + w * w)).log_softmax(0).amax(1),
+    lambda lib, x, w: lib.where(x > 0, x, w).prod(1),
+    lambda lib, x, w: x.unfold(1, 2, 1).diagonal(0, 1, 2).sqrt(),
+    lambda lib, x, w: x.as_strided((2, 2), (1, 1)) * w[0, :2],
+])
+def test_gradcheck_agrees_with_torch(fn):
+    gen = torch.Generator().manual_seed(0)
+    x0, w0 = torch.rand(2, 3, generator=gen, dtype=torch.float64) + 0.1, torch.randn(2, 3, generator=gen, dtype=torch.float64)
+    theirs = torch.autograd.gradcheck(lambda x, w: fn(torch, x, w), (x0.requires_grad_(), w0.requires_grad_()))
+    x, w = internals.from_torch(x0.detach()).requires_grad_(), internals.from_torch(w0.detach()).requires_grad_()
+    assert internals.autograd.gradcheck(lambda x, w: fn(internals, x, w), (x, w)) is theirs is True
+
+
+def test_gradcheck_catches_a_wrong_backward():
+    for lib in (torch, internals):
+        class Wrong(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * x
+            @staticmethod
+            def backward(ctx, g):
+                return g                      # should be 2 * x * g
+        x = lib.tensor([0.3, 0.7], dtype=lib.float64, requires_grad=True)
+        assert lib.autograd.gradcheck(Wrong.apply, (x,), raise_exception=False) is False
+        with pytest.raises(RuntimeError, match="Jacobian mismatch for output 0 with respect to input 0"):
+            lib.autograd.gradcheck(Wrong.apply, (x,))
+
+
+def test_checkpoint_gives_the_same_gradients():
+    def block(lib, w):
+        return lambda a: ((a * w).tanh() * a).exp().sum(0)
+    grads = {}
+    for lib, ckpt in ((torch, torch_checkpoint), (internals, our_checkpoint), (internals, None)):
+        x = lib.tensor([[0.5, -1.0], [0.25, 2.0]], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor([0.3, -0.2], dtype=lib.float64, requires_grad=True)
+        out = ckpt(block(lib, w), x, use_reentrant=False) if ckpt else block(lib, w)(x)
+        (out * out).sum().backward()
+        grads[(lib.__name__, ckpt is None)] = (sum(x.grad.tolist(), []), w.grad.tolist())
+    assert grads[("internals", False)] == grads[("internals", True)]
+    for o, t in zip(grads[("internals", False)], grads[("torch", False)]):
+        assert o == pytest.approx(t, rel=1e-12)
+
+
+def test_checkpoint_keeps_no_activations():
+    """Inside the checkpoint nothing is recorded: the only node is the checkpoint's own."""
+    x = internals.ones(3, requires_grad=True)
+    out = our_checkpoint(lambda a: a.exp().tanh().sigmoid(), x)
+    assert out.grad_fn.name() == "CheckpointFunctionBackward"
+    assert [n.name() for n, _ in out.grad_fn.next_functions] == ["torch::autograd::AccumulateGrad"]

@@ -1,0 +1,84 @@
+"""Differential tests of the CPU kernels' fast paths against torch (``cpu/reduce.py``, ``cpu/linalg.py``).
+
+The reductions pick a loop by layout (contiguous, columns, strided) and fold long inputs in
+blocks and a ladder of partial sums; matmul packs ``w`` into strips and runs a tiled kernel with
+edge tiles. These inputs reach every path and every edge: sizes past one block, strip or tile
+and not a multiple of it, transposed, sliced and expanded operands.
+"""
+import pytest
+import torch
+
+import internals
+from conftest import assert_same
+
+LAYOUTS = {
+    "contiguous": lambda t: t,
+    "transposed": lambda t: t.t(),
+    "sliced": lambda t: t[1::2, ::3],
+    "expanded": lambda t: t[:1].expand(t.shape[0], -1),
+    "offset": lambda t: t[1:, 2:],
+}
+# Past BLOCK (512) and WIDTH (1024) of cpu/reduce.py, and past its ladder (FAN = 16 rows, twice).
+SHAPES = [(7, 5), (300, 1030), (1100, 9), (2, 4100)]
+
+
+def _values(shape, dtype, seed):
+    g = torch.Generator().manual_seed(seed)
+    if dtype.is_floating_point:
+        return torch.rand(shape, generator=g, dtype=torch.float64).to(dtype) * 2 - 1
+    return torch.randint(-5, 6, shape, generator=g).to(dtype)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("shape", SHAPES, ids=str)
+@pytest.mark.parametrize("name, dim", [(name, dim) for name in ("sum", "mean", "amax", "amin", "prod")
+                                       for dim in (0, 1, (0, 1), None) if name != "prod" or dim != (0, 1)], ids=str)
+def test_reduction_paths(name, dim, shape, layout):
+    t = LAYOUTS[layout](_values(shape, torch.float32, 0))
+    if name == "prod":
+        t = t.sign()                # products of +-1 and 0: exact in any order
+    kwargs = {} if dim is None else {"dim": dim}
+    # float32 sums of up to ~10^4 values in [-1, 1], added in another order than torch's
+    assert_same(getattr(internals.from_torch(t), name)(**kwargs), getattr(t, name)(**kwargs), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.uint8, torch.float64, torch.bool])
+@pytest.mark.parametrize("dim", [0, 1])
+def test_reduction_paths_other_dtypes(dtype, dim):
+    t = _values((1100, 1030), dtype, 1)
+    for name in ("sum", "amax"):
+        assert_same(getattr(internals.from_torch(t), name)(dim), getattr(t, name)(dim))
+
+
+@pytest.mark.parametrize("dim", [0, 1])
+def test_long_float_sum_is_as_accurate_as_torch(dim):
+    """A cascade keeps float32 sums of many values close to the exact (float64) sum: within
+    twice torch's own error here (a plain running float32 sum of 10^5 values is far worse)."""
+    t = torch.rand(100_000, 3) if dim == 0 else torch.rand(3, 100_000)
+    exact = t.double().sum(dim)
+    theirs = (t.sum(dim).double() - exact).abs().max().item()
+    ours = (internals.from_torch(t).sum(dim).to_torch().double() - exact).abs().max().item()
+    assert ours <= 2 * theirs + 1e-6
+
+
+MM_SIZES = [(1, 1, 1), (1, 200, 1), (1, 70, 300), (300, 70, 1), (5, 0, 3), (67, 130, 129), (36, 257, 200)]
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int32])
+@pytest.mark.parametrize("M, K, N", MM_SIZES, ids=str)
+@pytest.mark.parametrize("transposed", [False, True])
+def test_mm_tiles_and_edges(M, K, N, dtype, transposed):
+    """Sizes not multiples of the tile (4 x 64), strip (64) or k block (128), 1xN, Nx1, K = 0;
+    integer products are exact, float ones within the usual reordering tolerance."""
+    a, b = _values((M, K), dtype, 2), _values((K, N), dtype, 3)
+    if transposed:
+        a, b = a.t().contiguous().t(), b.t().contiguous().t()
+    ours = internals.from_torch(a) @ internals.from_torch(b)
+    tol = {} if not dtype.is_floating_point else {"rtol": 1e-5, "atol": 1e-5}
+    assert_same(ours, a @ b, **tol)
+
+
+def test_bmm_uses_the_same_tiles():
+    a, b = _values((3, 37, 70), torch.float32, 4), _values((3, 70, 131), torch.float32, 5)
+    assert_same(internals.bmm(internals.from_torch(a), internals.from_torch(b)), torch.bmm(a, b),
+                rtol=1e-5, atol=1e-5)
