@@ -63,7 +63,8 @@ def graph_map(root, ax=None, title=None, saved=True):
     rows = max(r for _, r, _ in nodes) + 1
     width = {r: sum(1 for _, rr, _ in nodes if rr == r) for r in range(rows)}
     span = max(width.values())
-    box = max(2.1, 0.1 * max(len(line) for label, _, _ in nodes for line in label.split("\n")))
+    chars = max(len(line) for label, _, _ in nodes for line in label.split("\n"))
+    box = max(2.1, 0.1 * chars)
     step = box + 0.3                    # between box centres
     if ax is None:
         _, ax = plt.subplots(figsize=(step * span + 0.4, 1.1 * rows + 0.4))
@@ -82,13 +83,18 @@ def graph_map(root, ax=None, title=None, saved=True):
         if nr:
             ax.text((x0 + x1) / 2 + 0.1 + 0.2 * repeat, (y0 + y1) / 2, f"input_nr {nr}", fontsize=7,
                     color="0.35", ha="left", va="center")
+    ax.set_xlim(min(x for x, _ in where) - box / 2 - 0.4, max(x for x, _ in where) + box / 2 + 0.4)
+    ax.set_ylim(-rows + 0.4, 0.5)
+    # Text is sized in points, boxes in data units: fit the longest line into a box at this scale
+    # (a monospace character is about 0.6 em wide).
+    left, right = ax.get_xlim()
+    points_per_unit = ax.get_position().width * ax.figure.get_figwidth() * 72 / (right - left)
+    fontsize = min(8, 0.92 * box * points_per_unit / (0.6 * chars))
     for (label, _, _), (x, y) in zip(nodes, where):
         kind = "leaf" if label.startswith("AccumulateGrad") else "node"
         ax.add_patch(FancyBboxPatch((x - box / 2, y - 0.28), box, 0.56, boxstyle="round,pad=0.02",
                                     facecolor=_FILL[kind], edgecolor="0.3"))
-        ax.text(x, y, label, ha="center", va="center", fontsize=8, family="monospace")
-    ax.set_xlim(min(x for x, _ in where) - box / 2 - 0.4, max(x for x, _ in where) + box / 2 + 0.4)
-    ax.set_ylim(-rows + 0.4, 0.5)
+        ax.text(x, y, label, ha="center", va="center", fontsize=fontsize, family="monospace")
     ax.axis("off")
     if title:
         ax.set_title(title, fontsize=10)
