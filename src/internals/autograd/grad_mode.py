@@ -54,22 +54,24 @@ class set_grad_enabled(_DecoratorContextManager):
         return self.__class__(self.mode)
 
 
-class no_grad(_DecoratorContextManager):
+class _SetGradMode(_DecoratorContextManager):
+    """Sets GradMode to ``enabled`` for a block, then restores it."""
+    enabled = None
+
     def __enter__(self):
         self.prev = GradMode.is_enabled()
-        GradMode.set_enabled(False)
+        GradMode.set_enabled(self.enabled)
 
     def __exit__(self, *exc):
         GradMode.set_enabled(self.prev)
 
 
-class enable_grad(_DecoratorContextManager):
-    def __enter__(self):
-        self.prev = GradMode.is_enabled()
-        GradMode.set_enabled(True)
+class no_grad(_SetGradMode):
+    enabled = False
 
-    def __exit__(self, *exc):
-        GradMode.set_enabled(self.prev)
+
+class enable_grad(_SetGradMode):
+    enabled = True
 
 
 class inference_mode(_DecoratorContextManager):

@@ -16,12 +16,12 @@ could index. torch 2.13 answers ``stride()`` with zeros and ``storage_offset()``
 to hand out a storage or a data pointer; so does this class.
 """
 from .grad_mode import InferenceMode
-from .tensor_impl import VersionCounter, compute_key_set, sparse_coo
+from .tensor_impl import TensorImplBase, VersionCounter, compute_key_set, sparse_coo
 
 __all__ = ["SparseTensorImpl"]
 
 
-class SparseTensorImpl:
+class SparseTensorImpl(TensorImplBase):
     __slots__ = ("sizes", "indices", "values", "coalesced", "version_counter", "is_wrapped_number", "key_set",
                  "__weakref__")
     layout = sparse_coo
@@ -65,16 +65,6 @@ class SparseTensorImpl:
     @property
     def storage(self):
         raise NotImplementedError("Cannot access storage of SparseTensorImpl")
-
-    def is_inference(self):
-        from .dispatch_key import DispatchKey
-        return DispatchKey.ADInplaceOrView not in self.key_set
-
-    def numel(self):
-        n = 1
-        for s in self.sizes:
-            n *= s
-        return n
 
     def is_contiguous(self):
         return False

@@ -70,7 +70,22 @@ def compute_key_set(device_type, layout, inference=False):
 _key_sets = {}
 
 
-class TensorImpl:
+class TensorImplBase:
+    """What every tensor implementation answers the same way, strided or sparse."""
+    __slots__ = ()
+
+    def is_inference(self):
+        from .dispatch_key import DispatchKey
+        return DispatchKey.ADInplaceOrView not in self.key_set
+
+    def numel(self):
+        n = 1
+        for s in self.sizes:
+            n *= s
+        return n
+
+
+class TensorImpl(TensorImplBase):
     __slots__ = ("storage", "storage_offset", "sizes", "strides", "dtype", "layout",
                  "version_counter", "is_wrapped_number", "key_set", "__weakref__")
 
@@ -96,16 +111,6 @@ class TensorImpl:
     @property
     def device(self):
         return self.storage.device
-
-    def is_inference(self):
-        from .dispatch_key import DispatchKey
-        return DispatchKey.ADInplaceOrView not in self.key_set
-
-    def numel(self):
-        n = 1
-        for s in self.sizes:
-            n *= s
-        return n
 
     def is_contiguous(self):
         return is_contiguous(self.sizes, self.strides)
