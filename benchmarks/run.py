@@ -63,7 +63,26 @@ def cases(quick):
                     3 if size >= 2048 else 5, "ratio <= 3.3 (>= 0.3x) at 1024"))
     out.append(("per-call overhead: add of one element", lambda: one_t + one_t, lambda: one_i + one_i, 2000,
                 "ratio <= 10"))
+    out.append(("MLP step: 512-512-512-10, batch 256, fwd+bwd+SGD", *mlp_steps(), 10, "ratio <= 3"))
     return out
+
+
+def mlp_steps():
+    """One training step (forward, loss, backward, SGD update) for the same MLP in both libraries."""
+    def build(lib, state):
+        model = lib.nn.Sequential(lib.nn.Linear(512, 512), lib.nn.ReLU(), lib.nn.Linear(512, 512), lib.nn.ReLU(),
+                                  lib.nn.Linear(512, 10))
+        if state is not None:
+            model.load_state_dict(state)
+        return model, lib.optim.SGD(model.parameters(), lr=0.01), lib.nn.CrossEntropyLoss()
+
+    def step(model, opt, loss_fn, x, y):
+        return lambda: (opt.zero_grad(), loss_fn(model(x), y).backward(), opt.step())
+
+    x, y = torch.rand(256, 512), torch.randint(0, 10, (256,))
+    t_model, t_opt, t_loss = build(torch, None)
+    i_model, i_opt, i_loss = build(internals, {k: internals.from_torch(v) for k, v in t_model.state_dict().items()})
+    return step(t_model, t_opt, t_loss, x, y), step(i_model, i_opt, i_loss, internals.from_torch(x), internals.from_torch(y))
 
 
 def cold_start():

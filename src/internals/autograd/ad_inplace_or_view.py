@@ -7,9 +7,14 @@ sits below Autograd and is a fallthrough for every operator that mutates nothing
 """
 from ..aten import dispatcher
 from ..c10.dispatch_key import DispatchKey
+from ..c10.grad_mode import _state as _grad_state
 from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
 
-__all__ = ["register_inplace_kernels", "mutated_positions"]
+__all__ = ["register_inplace_kernels", "mutated_positions", "increment_version"]
+
+ERR_INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+    "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details.")
 
 
 def mutated_positions(op):
@@ -23,9 +28,18 @@ def _inplace_kernel(op, positions):
         with below_ad_inplace_or_view():
             out = op.redispatch(keys.below(DispatchKey.ADInplaceOrView), *args, **kwargs)
         for i in positions:
-            args[i]._impl.version_counter.version += 1      # torch::autograd::increment_version
+            increment_version(args[i])
         return out
     return ADInplaceOrView
+
+
+def increment_version(t):
+    """``torch::autograd::increment_version``. An inference tensor has no version counter in torch,
+    so it may be written in place only inside inference mode (where this kernel is skipped); the
+    write has happened by the time the error is raised, as in torch."""
+    if t._impl.is_inference() and not _grad_state.inference:
+        raise RuntimeError(ERR_INFERENCE_INPLACE)
+    t._impl.version_counter.version += 1
 
 
 def register_inplace_kernels():

@@ -27,6 +27,10 @@ ERR_BACKWARD_TWICE = (
     "already been freed). Saved intermediate values of the graph are freed when you call .backward() or "
     "autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time or if "
     "you need to access saved tensors after calling backward.")
+ERR_SAVE_INFERENCE = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode in "
+    "computation tracked by autograd. To work around this, you can make a clone to get a normal tensor and use "
+    "it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`.")
 _HINT = ("Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
          "torch.autograd.set_detect_anomaly(True, check_nan=False).")
 
@@ -221,6 +225,8 @@ class SavedVariable:
         if t is None:
             self.version = -1       # saved "no tensor": unpacks to None until released
             return
+        if t._impl.is_inference():
+            raise RuntimeError(ERR_SAVE_INFERENCE)      # it has no version counter to check later
         self.version = t._impl.version_counter.version
         self.is_output = is_output
         self.requires_grad = t._requires_grad

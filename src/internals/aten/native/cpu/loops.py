@@ -8,7 +8,8 @@ plus the iteration geometry a TensorIterator computed:
 * ``offsets[k]``: operand k's storage offset.
 
 The work is cut into chunks of ``GRAIN`` elements along dimension 0 (``at::internal::GRAIN_SIZE``)
-and the chunks run in parallel. A chunk whose operands are all unit-stride takes a plain indexed
+and the chunks run in parallel; at most one chunk of work runs on the calling thread (a serial
+build of the same loop), as ``at::parallel_for`` does below its grain size. A chunk whose operands are all unit-stride takes a plain indexed
 loop that LLVM vectorises: over slices indexed from 0, so that LLVM can see no index is negative
 and drop Numba's wraparound check (which would otherwise keep the loop scalar).
 
@@ -51,41 +52,61 @@ def _span(task, per_row, shape):
 
 
 def _build_unary(op):
+    @njit(inline="always", error_model="numpy")
+    def task(t, per_row, out, a, shape, strides, offsets):
+        row, lo, hi = _span(t, per_row, shape)
+        s0, s1 = strides[0, 0], strides[1, 0]
+        p0, p1 = _start(row, shape, strides, offsets, 0), _start(row, shape, strides, offsets, 1)
+        if s0 == 1 and s1 == 1:
+            o, x = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi]
+            for i in range(hi - lo):
+                o[i] = unary_op(op, x[i])
+        else:
+            for i in range(lo, hi):
+                out[p0 + i * s0] = unary_op(op, a[p1 + i * s1])
+
     @njit(parallel=True, cache=True, error_model="numpy")
     def loop(out, a, shape, strides, offsets):
         rows, per_row = _tasks(shape)
-        s0, s1 = strides[0, 0], strides[1, 0]
-        for task in prange(rows * per_row):
-            row, lo, hi = _span(task, per_row, shape)
-            p0, p1 = _start(row, shape, strides, offsets, 0), _start(row, shape, strides, offsets, 1)
-            if s0 == 1 and s1 == 1:
-                o, x = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi]
-                for i in range(hi - lo):
-                    o[i] = unary_op(op, x[i])
-            else:
-                for i in range(lo, hi):
-                    out[p0 + i * s0] = unary_op(op, a[p1 + i * s1])
-    return loop
+        for t in prange(rows * per_row):
+            task(t, per_row, out, a, shape, strides, offsets)
+
+    @njit(cache=True, error_model="numpy")
+    def serial(out, a, shape, strides, offsets):
+        rows, per_row = _tasks(shape)
+        for t in range(rows * per_row):
+            task(t, per_row, out, a, shape, strides, offsets)
+    return loop, serial
 
 
 def _build_binary(op):
+    @njit(inline="always", error_model="numpy")
+    def task(t, per_row, out, a, b, alpha, shape, strides, offsets):
+        row, lo, hi = _span(t, per_row, shape)
+        s0, s1, s2 = strides[0, 0], strides[1, 0], strides[2, 0]
+        p0 = _start(row, shape, strides, offsets, 0)
+        p1 = _start(row, shape, strides, offsets, 1)
+        p2 = _start(row, shape, strides, offsets, 2)
+        if s0 == 1 and s1 == 1 and s2 == 1:
+            o, x, y = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi]
+            for i in range(hi - lo):
+                o[i] = binary_op(op, x[i], y[i], alpha)
+        else:
+            for i in range(lo, hi):
+                out[p0 + i * s0] = binary_op(op, a[p1 + i * s1], b[p2 + i * s2], alpha)
+
     @njit(parallel=True, cache=True, error_model="numpy")
     def loop(out, a, b, alpha, shape, strides, offsets):
         rows, per_row = _tasks(shape)
-        s0, s1, s2 = strides[0, 0], strides[1, 0], strides[2, 0]
-        for task in prange(rows * per_row):
-            row, lo, hi = _span(task, per_row, shape)
-            p0 = _start(row, shape, strides, offsets, 0)
-            p1 = _start(row, shape, strides, offsets, 1)
-            p2 = _start(row, shape, strides, offsets, 2)
-            if s0 == 1 and s1 == 1 and s2 == 1:
-                o, x, y = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi]
-                for i in range(hi - lo):
-                    o[i] = binary_op(op, x[i], y[i], alpha)
-            else:
-                for i in range(lo, hi):
-                    out[p0 + i * s0] = binary_op(op, a[p1 + i * s1], b[p2 + i * s2], alpha)
-    return loop
+        for t in prange(rows * per_row):
+            task(t, per_row, out, a, b, alpha, shape, strides, offsets)
+
+    @njit(cache=True, error_model="numpy")
+    def serial(out, a, b, alpha, shape, strides, offsets):
+        rows, per_row = _tasks(shape)
+        for t in range(rows * per_row):
+            task(t, per_row, out, a, b, alpha, shape, strides, offsets)
+    return loop, serial
 
 
 _loops = {}
@@ -97,12 +118,22 @@ def _loop(kind, op, build):
     return _loops[kind, op]
 
 
+def _pick(loops, shape):
+    """The parallel loop, or for at most one grain of work its serial twin: like ``at::parallel_for``,
+    which runs inline below the grain size, since waking threads costs more than the work."""
+    parallel, serial = loops
+    n = 1
+    for size in shape:
+        n *= int(size)
+    return serial if n <= GRAIN else parallel
+
+
 def unary_loop(op, out, a, shape, strides, offsets):
-    _loop("unary", op, _build_unary)(out, a, shape, strides, offsets)
+    _pick(_loop("unary", op, _build_unary), shape)(out, a, shape, strides, offsets)
 
 
 def binary_loop(op, out, a, b, alpha, shape, strides, offsets):
-    _loop("binary", op, _build_binary)(out, a, b, alpha, shape, strides, offsets)
+    _pick(_loop("binary", op, _build_binary), shape)(out, a, b, alpha, shape, strides, offsets)
 
 
 @njit(parallel=True, cache=True)
