@@ -43,7 +43,7 @@ _MISSING = object()
 # ---------------------------------------------------------------------- what each type accepts
 def _is_int(obj):
     """``THPUtils_checkLong``: an int or NumPy integer, not a bool."""
-    return (isinstance(obj, (int, np.integer)) and not isinstance(obj, bool)) or False
+    return isinstance(obj, (int, np.integer)) and not isinstance(obj, bool)
 
 
 def _is_index(obj):
