@@ -1,30 +1,25 @@
-"""The namespace functions (``torch.add(a, b)``, ``torch.exp(x)``, ...) over the Tensor methods."""
+"""The namespace functions (``torch.add(a, b)``, ``torch.exp(x)``, ...).
+
+The operators' functions are generated from ``aten/native_functions.yaml`` into
+``_generated/python_torch_functions.py``. Written here in Python, as torch writes some in
+``torch/functional.py``: what is not an operator in internals, and ``where`` with Python numbers.
+"""
+from ._generated.python_torch_functions import *  # noqa: F401,F403
+from ._generated.python_torch_functions import __all__ as _generated
 from ._tensor import Tensor, wrap_scalar
 
-__all__ = ["add", "sub", "mul", "div", "pow", "maximum", "minimum", "eq", "ne", "lt", "le", "gt", "ge",
-           "neg", "abs", "exp", "log", "sqrt", "relu", "sigmoid", "tanh", "where", "sum", "mean", "prod",
-           "amax", "amin", "max", "min", "argmax", "argmin", "mm", "bmm", "matmul", "softmax", "log_softmax",
-           "reshape", "transpose", "t", "permute", "movedim", "narrow", "select", "squeeze", "unsqueeze",
-           "flatten", "unflatten", "diagonal", "split", "chunk", "as_strided", "broadcast_to", "clone",
-           "broadcast_shapes", "is_tensor"]
-
-
-def _method(name):
-    def fn(input, *args, **kwargs):
-        return getattr(wrap_scalar(input), name)(*args, **kwargs)
-    fn.__name__ = name
-    fn.__doc__ = f"``internals.{name}(input, ...)`` is ``input.{name}(...)``."
-    return fn
-
-
-for _name in __all__:
-    if _name not in ("where", "broadcast_shapes", "is_tensor"):
-        globals()[_name] = _method(_name)
+__all__ = _generated + ["broadcast_to", "broadcast_shapes", "is_tensor"]
 
 
 def where(condition, input, other):
+    """``where.self``, with a Python number for ``input`` or ``other`` taken as a wrapped number
+    (torch has where.ScalarSelf/ScalarOther/Scalar overloads for that; internals does not)."""
     from .aten import dispatcher
     return dispatcher.call("where.self", condition, wrap_scalar(input), wrap_scalar(other))
+
+
+def broadcast_to(input, size):
+    return input.broadcast_to(size)
 
 
 def broadcast_shapes(*shapes):

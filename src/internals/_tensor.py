@@ -1,13 +1,15 @@
 """The Tensor frontend: Python methods and operators that call the dispatcher.
 
-Mirrors ``torch/_tensor.py`` with the generated ``TensorBase`` methods. A Tensor is a thin
-handle on a TensorImpl (sizes, strides, offset, dtype, storage); each method is a call into the
-dispatcher by torch's operator name. Python scalars become 0-dim "wrapped number" tensors, as
-torch's argument parser makes them, so that type promotion can tell them apart.
+Mirrors ``torch/_tensor.py`` over the generated ``TensorBase`` methods. A Tensor is a thin
+handle on a TensorImpl (sizes, strides, offset, dtype, storage). Its operator methods
+(``x.add(y)``, ``x.sum(0)``, ``x + 1``) are generated from ``aten/native_functions.yaml`` into
+``_generated/python_variable_methods.py``: each parses its arguments (``_python_arg_parser.py``,
+which also makes Python numbers 0-dim "wrapped number" tensors where torch does) and calls the
+dispatcher by torch's operator name. Written here by hand, as in torch: metadata, conversions,
+indexing, the autograd API and a few dunders.
 """
 import numpy as np
 
-from .aten import dispatcher
 from .c10 import scalar_type as st
 from .c10.device import as_device
 from .c10.local_dispatch_key_set import below_ad_inplace_or_view
@@ -28,17 +30,6 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
-
-
-def _op(name, *args, **kwargs):
-    return dispatcher.call(name, *args, **kwargs)
-
-
-def _size_list(sizes):
-    """``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])`` as the one ``int[]`` argument the schema has."""
-    if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)):
-        sizes = sizes[0]
-    return list(sizes)
 
 
 def wrap_scalar(value):
@@ -292,51 +283,25 @@ class Tensor:
     def type_as(self, other):
         return self.to(other.dtype)
 
-    # ------------------------------------------------------------------ copies and fills
-    def copy_(self, src, non_blocking=False):
-        return _op("copy_", self, src if isinstance(src, Tensor) else wrap_scalar(src))
-
-    def fill_(self, value):
-        if isinstance(value, Tensor):
-            value = value.item()
-        return _op("fill_.Scalar", self, value)
-
+    # ------------------------------------------------------------------ copies, views and math
+    # The operators' methods (add, sum, view, ...) are generated from native_functions.yaml into
+    # _generated/python_variable_methods.py and attached below the class. Written here: what is
+    # not an operator in internals, and the dunders torch also writes by hand in torch/_tensor.py.
     def zero_(self):
         return self.fill_(0)
-
-    def clone(self, memory_format=None):
-        return _op("clone", self, memory_format=memory_format)
 
     def contiguous(self, memory_format=None):
         return self if self.is_contiguous() else self.clone(memory_format="contiguous")
 
-    # ------------------------------------------------------------------ views
-    def view(self, *shape):
-        if len(shape) == 1 and isinstance(shape[0], st.dtype):
-            raise NotImplementedError("view(dtype) is not supported by internals")
-        return _op("view", self, _size_list(shape))
-
     def view_as(self, other):
         return self.view(other.shape)
-
-    def reshape(self, *shape):
-        return _op("reshape", self, _size_list(shape))
 
     def reshape_as(self, other):
         return self.reshape(other.shape)
 
-    def as_strided(self, size, stride, storage_offset=None):
-        return _op("as_strided", self, size, stride, storage_offset)
-
-    def transpose(self, dim0, dim1):
-        return _op("transpose.int", self, dim0, dim1)
-
-    def t(self):
-        return _op("t", self)
-
     @property
     def T(self):
-        return self.permute(*reversed(range(self.dim())))
+        return self.permute(list(reversed(range(self.dim()))))
 
     @property
     def mT(self):
@@ -346,50 +311,11 @@ class Tensor:
             raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
         return self.transpose(-2, -1)
 
-    def permute(self, *dims):
-        return _op("permute", self, _size_list(dims))
-
-    def movedim(self, source, destination):
-        return _op("movedim.int", self, source, destination)
-
-    def expand(self, *sizes):
-        return _op("expand", self, _size_list(sizes))
-
     def expand_as(self, other):
         return self.expand(other.shape)
 
     def broadcast_to(self, size):
-        return self.expand(*size)
-
-    def narrow(self, dim, start, length):
-        return _op("narrow", self, dim, start, length)
-
-    def select(self, dim, index):
-        return _op("select.int", self, dim, index)
-
-    def squeeze(self, dim=None):
-        return _op("squeeze", self) if dim is None else _op("squeeze.dims", self, dim)
-
-    def unsqueeze(self, dim):
-        return _op("unsqueeze", self, dim)
-
-    def flatten(self, start_dim=0, end_dim=-1):
-        return _op("flatten.using_ints", self, start_dim, end_dim)
-
-    def unflatten(self, dim, sizes):
-        return _op("unflatten.int", self, dim, sizes)
-
-    def diagonal(self, offset=0, dim1=0, dim2=1):
-        return _op("diagonal", self, offset, dim1, dim2)
-
-    def unfold(self, dimension, size, step):
-        return _op("unfold", self, dimension, size, step)
-
-    def split(self, split_size, dim=0):
-        return _op("split.Tensor", self, split_size, dim)
-
-    def chunk(self, chunks, dim=0):
-        return _op("chunk", self, chunks, dim)
+        return self.expand(size)
 
     def __getitem__(self, index):
         if self._requires_grad and _grad_mode.grad_enabled:
@@ -400,181 +326,12 @@ class Tensor:
     def __setitem__(self, index, value):
         self[index].copy_(value if isinstance(value, Tensor) else wrap_scalar(value))
 
-    # ------------------------------------------------------------------ math
-    def _binary(self, name, other, **kw):
-        return _op(name, self, wrap_scalar(other), **kw)
-
-    def _compare(self, name, other):
-        """torch picks the ``.Scalar`` overload for a Python number, ``.Tensor`` for a tensor."""
-        if isinstance(other, Tensor):
-            return _op(name + ".Tensor", self, other)
-        return _op(name + ".Scalar", self, other)
-
-    def add(self, other, *, alpha=1):
-        return self._binary("add.Tensor", other, alpha=alpha)
-
-    def sub(self, other, *, alpha=1):
-        return self._binary("sub.Tensor", other, alpha=alpha)
-
-    def mul(self, other):
-        return self._binary("mul.Tensor", other)
-
-    def div(self, other):
-        return self._binary("div.Tensor", other)
-
-    def pow(self, exponent):
-        if isinstance(exponent, Tensor):
-            return _op("pow.Tensor_Tensor", self, exponent)
-        return _op("pow.Tensor_Scalar", self, exponent)
-
-    def maximum(self, other):
-        return self._binary("maximum", other)
-
-    def minimum(self, other):
-        return self._binary("minimum", other)
-
-    def eq(self, other):
-        return self._compare("eq", other)
-
-    def ne(self, other):
-        return self._compare("ne", other)
-
-    def lt(self, other):
-        return self._compare("lt", other)
-
-    def le(self, other):
-        return self._compare("le", other)
-
-    def gt(self, other):
-        return self._compare("gt", other)
-
-    def ge(self, other):
-        return self._compare("ge", other)
-
-    def add_(self, other, *, alpha=1):
-        return self._binary("add_.Tensor", other, alpha=alpha)
-
-    def sub_(self, other, *, alpha=1):
-        return self._binary("sub_.Tensor", other, alpha=alpha)
-
-    def mul_(self, other):
-        return self._binary("mul_.Tensor", other)
-
-    def div_(self, other):
-        return self._binary("div_.Tensor", other)
-
-    def neg(self):
-        return _op("neg", self)
-
-    def abs(self):
-        return _op("abs", self)
-
-    def exp(self):
-        return _op("exp", self)
-
-    def log(self):
-        return _op("log", self)
-
-    def sqrt(self):
-        return _op("sqrt", self)
-
-    def relu(self):
-        return _op("relu", self)
-
-    def sigmoid(self):
-        return _op("sigmoid", self)
-
-    def tanh(self):
-        return _op("tanh", self)
-
-    def exp_(self):
-        return _op("exp_", self)
-
-    def relu_(self):
-        return _op("relu_", self)
-
-    def sum(self, dim=None, keepdim=False, *, dtype=None):
-        if dim is None and not keepdim:
-            return _op("sum", self, dtype=dtype)
-        return _op("sum.dim_IntList", self, dim, keepdim, dtype=dtype)
-
-    def mean(self, dim=None, keepdim=False, *, dtype=None):
-        if dim is None and not keepdim:
-            return _op("mean", self, dtype=dtype)
-        return _op("mean.dim", self, dim, keepdim, dtype=dtype)
-
-    def prod(self, dim=None, keepdim=False, *, dtype=None):
-        if dim is None:
-            return _op("prod", self, dtype=dtype)
-        return _op("prod.dim_int", self, dim, keepdim, dtype=dtype)
-
-    def amax(self, dim=(), keepdim=False):
-        return _op("amax", self, dim, keepdim)
-
-    def amin(self, dim=(), keepdim=False):
-        return _op("amin", self, dim, keepdim)
-
-    def max(self, dim=None, keepdim=False):
-        if isinstance(dim, Tensor):
-            return self.maximum(dim)
-        return _op("max", self) if dim is None else _op("max.dim", self, dim, keepdim)
-
-    def min(self, dim=None, keepdim=False):
-        if isinstance(dim, Tensor):
-            return self.minimum(dim)
-        return _op("min", self) if dim is None else _op("min.dim", self, dim, keepdim)
-
-    def argmax(self, dim=None, keepdim=False):
-        return _op("argmax", self, dim, keepdim)
-
-    def argmin(self, dim=None, keepdim=False):
-        return _op("argmin", self, dim, keepdim)
-
-    def mm(self, other):
-        return _op("mm", self, other)
-
-    def bmm(self, other):
-        return _op("bmm", self, other)
-
-    def matmul(self, other):
-        return _op("matmul", self, other)
-
-    def softmax(self, dim, dtype=None):
-        return _op("softmax.int", self, dim, dtype)
-
-    def log_softmax(self, dim, dtype=None):
-        return _op("log_softmax.int", self, dim, dtype)
-
-    __add__ = add
-    __sub__ = sub
-    __mul__ = mul
-    __truediv__ = div
-    __pow__ = pow
-    __matmul__ = matmul
-    __neg__ = neg
-    __abs__ = abs
-    __eq__ = eq
-    __ne__ = ne
-    __lt__ = lt
-    __le__ = le
-    __gt__ = gt
-    __ge__ = ge
-    __iadd__ = add_
-    __isub__ = sub_
-    __imul__ = mul_
-    __itruediv__ = div_
     __hash__ = object.__hash__
 
-    # As in torch, ``2 + x`` is ``x.add(2)`` and ``2 * x`` is ``x.mul(2)``: the scalar is the second
-    # operand, which matters for float16 (mul reads a second-operand scalar at float32 precision).
-    def __radd__(self, other):
-        return self.add(other)
-
+    # The reflected operators that are not their operator with the operands swapped
+    # (torch/_tensor.py): ``2 - x`` is rsub(x, 2), ``2 ** x`` is pow(2, x).
     def __rsub__(self, other):
-        return _op("rsub.Scalar", self, other)
-
-    def __rmul__(self, other):
-        return self.mul(other)
+        return _torch_functions.rsub(self, other)
 
     def __rtruediv__(self, other):
         # As torch/_tensor.py's ``__rdiv__``: ``other / x`` is ``x.reciprocal() * other``, two
@@ -582,7 +339,7 @@ class Tensor:
         return wrap_scalar(1).div(self).mul(other)
 
     def __rpow__(self, other):
-        return _op("pow.Scalar", other, self)
+        return _torch_functions.pow(other, self)
 
     def __invert__(self):
         if self.dtype is not st.bool_:
@@ -620,46 +377,12 @@ class Tensor:
         return tensor_repr(self)
 
     # ------------------------------------------------------------------ sparse (COO layout)
-    # The SparseCPU/SparseCUDA operators of aten/native/sparse; ``layout``, ``stride()`` and the
-    # rest of the metadata above read the SparseTensorImpl as they read a strided one.
+    # The SparseCPU/SparseCUDA operators of aten/native/sparse (to_sparse, coalesce, indices, ...)
+    # are generated methods; ``layout``, ``stride()`` and the rest of the metadata above read the
+    # SparseTensorImpl as they read a strided one.
     @property
     def is_sparse(self):
         return self._impl.layout is sparse_coo
-
-    def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-        if sparse_dim is not None:
-            return _op("to_sparse.sparse_dim", self, sparse_dim)
-        return _op("to_sparse", self, layout=layout, blocksize=blocksize, dense_dim=dense_dim)
-
-    def to_dense(self, dtype=None, *, masked_grad=None):
-        return _op("to_dense", self, dtype, masked_grad=masked_grad)
-
-    def coalesce(self):
-        return _op("coalesce", self)
-
-    def is_coalesced(self):
-        return _op("is_coalesced", self)
-
-    def indices(self):
-        return _op("indices", self)
-
-    def values(self):
-        return _op("values", self)
-
-    def _indices(self):
-        return _op("_indices", self)
-
-    def _values(self):
-        return _op("_values", self)
-
-    def _nnz(self):
-        return _op("_nnz", self)
-
-    def sparse_dim(self):
-        return _op("sparse_dim", self)
-
-    def dense_dim(self):
-        return _op("dense_dim", self)
     # ------------------------------------------------------------------ end of sparse
 
     # ------------------------------------------------------------------ autograd
@@ -797,3 +520,20 @@ def _getitem_recorded(x, index):
         else:
             result = result.select(d, int(i))
     return result if result is not x else out
+
+
+def _attach_generated_methods():
+    """The generated operator methods and dunders onto Tensor (torch's ``TensorBase`` methods),
+    and the aliases and wrappers torch/_tensor.py adds by hand."""
+    from ._generated.python_variable_methods import METHODS
+    for name, fn in METHODS.items():
+        setattr(Tensor, name, fn)
+    Tensor.__neg__, Tensor.__abs__ = Tensor.neg, Tensor.abs
+    for name in ("__rsub__", "__rtruediv__", "__rpow__"):
+        setattr(Tensor, name, type_error_to_not_implemented(getattr(Tensor, name), name))
+
+
+# Imported last: the parser and the generated bindings import Tensor and wrap_scalar from here.
+from ._python_arg_parser import type_error_to_not_implemented  # noqa: E402
+from ._generated import python_torch_functions as _torch_functions  # noqa: E402
+_attach_generated_methods()

@@ -1,4 +1,5 @@
 """``python -m internals.codegen``: regenerate the checked-in generated files."""
-from .gen_autograd import main
+from . import gen_autograd, gen_python_functions
 
-main()
+gen_autograd.main()
+gen_python_functions.main()

@@ -168,7 +168,7 @@ def movedim(x, source, destination):
     return permute(x, *order)
 
 
-def expand(x, *sizes):
+def expand(x, *sizes, implicit=False):
     sizes = _shape_arg(sizes)
     if len(sizes) < x.dim():
         raise RuntimeError(f"expand({x._type_name()}{{{list(x.shape)}}}, size={list(sizes)}): the number of "

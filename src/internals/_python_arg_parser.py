@@ -1,0 +1,429 @@
+"""PythonArgParser: which overload a Python call means, and its arguments converted
+(``torch/csrc/utils/python_arg_parser.cpp``).
+
+The generated Tensor methods and namespace functions (``_generated/``) each hold one parser,
+built from the Python signatures of an operator name's overloads in the order torch tries them,
+written as torch writes them::
+
+    PythonArgParser(["sum(*, ScalarType? dtype=None)",
+                     "sum(IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)"])
+
+``parse(args, kwargs)`` returns the first signature that accepts the call, as ``PythonArgs``:
+its index ``idx`` (the generated code switches on it to pick the operator) and typed accessors
+(``tensor(i)``, ``scalar(i)``, ``intlist(i)``, ...) that convert each argument the way the
+operator's schema wants it. A Python number given for a Tensor parameter becomes a 0-dim
+*wrapped number* tensor -- for the few operators torch allows it (add, sub, mul, div, copy_).
+When no signature matches, the TypeError says why, in torch's words.
+"""
+import contextlib
+import operator
+
+import numpy as np
+
+from ._tensor import Tensor, wrap_scalar
+from .c10 import scalar_type as st
+from .c10.device import device as _device
+from .c10.tensor_impl import layout as _layout
+
+__all__ = ["PythonArgParser", "PythonArgs", "FunctionSignature", "FunctionParameter", "trace",
+           "type_error_to_not_implemented"]
+
+# The operators whose Tensor parameters also take Python numbers (``should_allow_numbers_as_tensors``).
+NUMBERS_AS_TENSORS = frozenset({
+    "add", "add_", "sub", "sub_", "mul", "mul_", "div", "div_", "true_divide", "true_divide_",
+    "floor_divide", "floor_divide_", "subtract", "subtract_", "multiply", "multiply_", "divide", "divide_",
+    "to", "_to_copy", "copy_"})
+
+# NumPy spellings accepted for some keywords: ``x.sum(axis=0)`` (``numpy_compatibility_arg_names``).
+NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
+
+_MISSING = object()
+
+
+# ---------------------------------------------------------------------- what each type accepts
+def _is_int(obj):
+    """``THPUtils_checkLong``: an int or NumPy integer, not a bool."""
+    return isinstance(obj, (int, np.integer)) and not isinstance(obj, bool)
+
+
+def _is_index(obj):
+    """``THPUtils_checkIndex``: an int, or anything with ``__index__`` (a 0-dim integer tensor)."""
+    if isinstance(obj, bool):
+        return False
+    if _is_int(obj):
+        return True
+    try:
+        operator.index(obj)
+        return True
+    except TypeError:
+        return False
+
+
+def _is_number(obj):
+    """``THPUtils_checkScalar``: a Python or NumPy number (bool included)."""
+    return isinstance(obj, (int, float, complex, np.number, np.bool_))
+
+
+def _is_scalar_like(obj):
+    """A Scalar or float parameter also takes a 0-dim tensor that does not require grad."""
+    return _is_number(obj) or (isinstance(obj, Tensor) and obj.dim() == 0 and not obj._requires_grad)
+
+
+def _is_int_list(obj, size):
+    """An empty list, or a list whose *first* item is an int (torch looks no further here;
+    the rest are checked when the list is converted); with a size (``int[2]``) also one int."""
+    if isinstance(obj, (tuple, list)):
+        return len(obj) == 0 or _is_index(obj[0])
+    return size > 0 and _is_index(obj)
+
+
+_PYTHON_TYPES = {bool: st.bool_, int: st.int64, float: st.float64}
+
+_CHECKS = {
+    "Tensor": lambda p, obj: isinstance(obj, Tensor) or (p.numbers_as_tensors and _is_number(obj)),
+    "Scalar": lambda p, obj: _is_scalar_like(obj),
+    "double": lambda p, obj: (_is_scalar_like(obj) and not isinstance(obj, complex)),
+    "int64_t": lambda p, obj: _is_int(obj) or (isinstance(obj, Tensor) and obj.dim() == 0 and not obj._requires_grad
+                                               and not obj.dtype.is_floating_point and obj.dtype is not st.bool_),
+    "SymInt": lambda p, obj: _is_index(obj),
+    "IntArrayRef": lambda p, obj: _is_int_list(obj, p.size),
+    "SymIntArrayRef": lambda p, obj: _is_int_list(obj, p.size),
+    "bool": lambda p, obj: isinstance(obj, bool),
+    "ScalarType": lambda p, obj: isinstance(obj, st.dtype) or obj in _PYTHON_TYPES,
+    "Layout": lambda p, obj: isinstance(obj, _layout),
+    # internals names memory formats with strings ("contiguous"); it has no memory_format objects
+    "MemoryFormat": lambda p, obj: isinstance(obj, str),
+    "Device": lambda p, obj: _is_int(obj) or isinstance(obj, (str, _device)),
+    "TensorList": lambda p, obj: isinstance(obj, (tuple, list)) and all(isinstance(t, Tensor) for t in obj),
+    "c10::string_view": lambda p, obj: isinstance(obj, str),
+}
+
+# How a parameter's type is named in error messages (``FunctionParameter::type_name``).
+_TYPE_NAMES = {"Tensor": "Tensor", "Scalar": "Number", "double": "float", "int64_t": "int", "SymInt": "int",
+               "IntArrayRef": "tuple of ints", "SymIntArrayRef": "tuple of ints", "bool": "bool",
+               "ScalarType": "torch.dtype", "Layout": "torch.layout", "MemoryFormat": "torch.memory_format",
+               "Device": "torch.device", "TensorList": "tuple of Tensors", "c10::string_view": "str"}
+
+
+def _parse_default(type_, size, text, optional_type):
+    if text == "None":
+        # a list parameter that is not optional (``int[1] dim=None``) reads None as an empty list
+        return [] if type_ in ("IntArrayRef", "SymIntArrayRef") and not optional_type else None
+    if type_ == "bool":
+        return text in ("True", "true")
+    if type_ in ("IntArrayRef", "SymIntArrayRef"):
+        if text.startswith("{"):
+            return [int(v) for v in text[1:-1].split(",") if v]
+        return [int(text)] * size                       # int[2] stride=1 means [1, 1]
+    if type_ == "ScalarType":
+        return st.int64 if text == "torch.int64" else None
+    if type_ in ("Scalar", "double", "int64_t", "SymInt"):
+        try:
+            return int(text)
+        except ValueError:
+            return float(text)
+    return text
+
+
+def _type_name(obj):
+    """How a given argument's type is printed: ``Tensor``, ``int``, ``tuple of (int, str)``."""
+    if isinstance(obj, (tuple, list)) and not isinstance(obj, Tensor):
+        return f"{type(obj).__name__} of ({', '.join(_type_name(o) for o in obj)})"
+    return "Tensor" if isinstance(obj, Tensor) else type(obj).__name__
+
+
+# ---------------------------------------------------------------------- signatures
+class FunctionParameter:
+    """One parameter of a signature string: ``IntArrayRef[1]? dim``, ``Scalar alpha=1``."""
+    __slots__ = ("name", "type", "size", "allow_none", "optional", "keyword_only", "default", "check",
+                 "numbers_as_tensors", "numpy_names")
+
+    def __init__(self, fmt, keyword_only, numbers_as_tensors):
+        type_, _, name = fmt.partition(" ")
+        self.allow_none = type_.endswith("?")
+        type_ = type_.rstrip("?")
+        self.size = 0
+        if "[" in type_:                     # IntArrayRef[2]: a list of 2, or one int for both
+            type_, size = type_[:-1].split("[")
+            self.size = int(size)
+        self.type = type_
+        self.name, eq, default = name.partition("=")
+        self.optional = bool(eq)
+        self.default = _parse_default(type_, self.size, default, self.allow_none) if eq else None
+        if default == "None":
+            self.allow_none = True
+        self.keyword_only = keyword_only
+        self.numbers_as_tensors = numbers_as_tensors
+        self.check = _CHECKS[type_]
+        self.numpy_names = NUMPY_NAMES.get(self.name, ())
+
+    def type_name(self):
+        return _TYPE_NAMES[self.type]
+
+    def __str__(self):
+        return f"{self.type_name()} {self.name}" + (f" = {_default_str(self)}" if self.optional else "")
+
+
+def _default_str(p):
+    text = p.default
+    if text is None or text == [] and p.allow_none:
+        return "None"
+    if isinstance(text, st.dtype):
+        return f"torch.{text.name}"
+    return str(text)
+
+
+class FunctionSignature:
+    """One overload's Python signature (``FunctionSignature``): parameters in order, ``*`` before
+    the keyword-only ones."""
+
+    def __init__(self, fmt, index):
+        self.fmt = fmt
+        self.index = index
+        self.name, _, rest = fmt.partition("(")
+        numbers_as_tensors = self.name in NUMBERS_AS_TENSORS
+        self.params, keyword_only = [], False
+        for part in rest[:-1].split(", ") if rest != ")" else []:
+            if part == "*":
+                keyword_only = True
+            else:
+                self.params.append(FunctionParameter(part, keyword_only, numbers_as_tensors))
+        self.max_args = len(self.params)
+        self.min_args = sum(1 for p in self.params if not p.optional)
+        self.max_pos_args = sum(1 for p in self.params if not p.keyword_only)
+        self.names = {p.name: i for i, p in enumerate(self.params)}
+        for i, p in enumerate(self.params):
+            for alias in p.numpy_names:
+                self.names.setdefault(alias, i)
+        # ``x.view(2, 3)`` for ``x.view((2, 3))``: with one positional parameter that is an int list,
+        # the positional arguments together may be that list
+        self.varargs_intlist = self.max_pos_args == 1 and self.params[0].type in ("IntArrayRef", "SymIntArrayRef")
+
+    def __str__(self):
+        """``(Tensor other, *, Number alpha = 1)``, as torch prints a signature in errors."""
+        parts, star = [], False
+        for p in self.params:
+            if p.keyword_only and not star:
+                parts.append("*")
+                star = True
+            parts.append(str(p))
+        return f"({', '.join(parts)})"
+
+    def parse(self, args, kwargs, raise_exception=False):
+        """The call's values, one per parameter (None where not given: the accessor supplies the
+        default), or None if this signature does not accept the call."""
+        nargs = len(args)
+        if nargs > self.max_pos_args and not self.varargs_intlist:
+            if raise_exception:
+                self._extra_args(nargs)
+            return None
+        values = []
+        used_kwargs = 0
+        arg_pos = 0
+        for i, p in enumerate(self.params):
+            is_kwd = arg_pos >= nargs
+            if not is_kwd:
+                if p.keyword_only:
+                    if raise_exception:
+                        self._extra_args(nargs)
+                    return None
+                obj = args[arg_pos]
+            elif kwargs:
+                obj = kwargs.get(p.name, _MISSING)
+                for alias in p.numpy_names:
+                    if obj is _MISSING:
+                        obj = kwargs.get(alias, _MISSING)
+                if obj is not _MISSING:
+                    used_kwargs += 1
+            else:
+                obj = _MISSING
+            if obj is _MISSING:
+                if not p.optional:
+                    if raise_exception:
+                        self._missing_args(i)
+                    return None
+                values.append(None)
+            elif obj is None and p.allow_none:
+                values.append(None)
+            elif p.check(p, obj):
+                values.append(obj)
+            elif self.varargs_intlist and i == 0 and not is_kwd and _is_int_list(args, p.size):
+                values.append(args)           # all positional arguments are the list
+                arg_pos = nargs
+                continue
+            elif raise_exception:
+                where = "" if is_kwd else f" (position {arg_pos + 1})"
+                raise TypeError(f"{self.name}(): argument '{p.name}'{where} must be {p.type_name()}, "
+                                f"not {_type_name(obj)}")
+            else:
+                return None
+            if not is_kwd:
+                arg_pos += 1
+        if kwargs and used_kwargs < len(kwargs):
+            if raise_exception:
+                self._extra_kwargs(kwargs, nargs)
+            return None
+        return values
+
+    # ------------------------------------------------------------------ errors, in torch's words
+    def _extra_args(self, nargs):
+        if self.min_args != self.max_pos_args:
+            raise TypeError(f"{self.name}() takes from {self.min_args} to {self.max_pos_args} positional "
+                            f"arguments but {nargs} were given")
+        raise TypeError(f"{self.name}() takes {self.max_pos_args} positional argument"
+                        f"{'' if self.max_pos_args == 1 else 's'} but {nargs} {'was' if nargs == 1 else 'were'} given")
+
+    def _missing_args(self, i):
+        missing = [f'"{p.name}"' for p in self.params[i:] if not p.optional]
+        # torch's message says "arguments" for one missing argument (and "argument" for several)
+        raise TypeError(f"{self.name}() missing {len(missing)} required positional argument"
+                        f"{'s' if len(missing) == 1 else ''}: {', '.join(missing)}")
+
+    def _extra_kwargs(self, kwargs, nargs):
+        for key in kwargs:
+            i = self.names.get(key)
+            if i is None:
+                raise TypeError(f"{self.name}() got an unexpected keyword argument '{key}'")
+            if i < nargs:
+                raise TypeError(f"{self.name}() got multiple values for argument '{key}'")
+        raise TypeError("invalid keyword arguments")
+
+    def _mismatch(self, args, kwargs):
+        """The "didn't match" line of an error: each given argument's type, ``!marked!`` where
+        this signature does not take it; None where the count or the keywords already rule it out."""
+        n = len(args) + len(kwargs or ())
+        if not self.min_args <= n <= self.max_args or len(args) > self.max_pos_args or \
+                any(k not in self.names for k in kwargs or ()):
+            return None
+        shown = []
+        for p, obj in zip(self.params, args):
+            shown.append(_type_name(obj) if p.check(p, obj) or (obj is None and p.allow_none) else f"!{_type_name(obj)}!")
+        for key, obj in (kwargs or {}).items():
+            p = self.params[self.names[key]]
+            ok = p.check(p, obj) or (obj is None and p.allow_none)
+            shown.append(f"{key}={_type_name(obj) if ok else '!' + _type_name(obj) + '!'}")
+        return f"({', '.join(shown)})"
+
+
+class PythonArgs:
+    """A matched call (``PythonArgs``): which signature (``idx``), and accessors that convert each
+    argument to what the operator's schema type wants."""
+    __slots__ = ("idx", "signature", "values")
+
+    def __init__(self, signature, values):
+        self.idx = signature.index
+        self.signature = signature
+        self.values = values
+
+    def _get(self, i):
+        v = self.values[i]
+        return self.signature.params[i].default if v is None else v
+
+    def tensor(self, i):
+        v = self.values[i]
+        return v if v is None or isinstance(v, Tensor) else wrap_scalar(v)
+
+    def scalar(self, i):
+        v = self._get(i)
+        if isinstance(v, Tensor):
+            return v.item()                          # a 0-dim tensor given for a number
+        return v.item() if isinstance(v, (np.number, np.bool_)) else v
+
+    def to_double(self, i):
+        v = self.scalar(i)
+        return None if v is None else float(v)
+
+    def to_int64(self, i):
+        v = self._get(i)
+        return None if v is None else operator.index(v)
+
+    def to_bool(self, i):
+        return self._get(i)
+
+    def intlist(self, i):
+        v = self._get(i)
+        if v is None:
+            return None
+        if not isinstance(v, (tuple, list)):
+            return [operator.index(v)] * max(self.signature.params[i].size, 1)
+        out = []
+        for pos, item in enumerate(v):
+            try:
+                out.append(operator.index(item))
+            except TypeError:
+                sig = self.signature
+                raise TypeError(f"{sig.name}(): argument '{sig.params[i].name}' failed to unpack the object at pos "
+                                f"{pos + 1} with error \"type must be tuple of ints,but got {_type_name(item)}\"") from None
+        return out
+
+    def scalartype(self, i):
+        v = self._get(i)
+        return _PYTHON_TYPES.get(v, v) if v is not None else None
+
+    def value(self, i):
+        """Layout, MemoryFormat, Device, strings: passed as they are."""
+        return self._get(i)
+
+
+class PythonArgParser:
+    """All signatures of one Python name, tried in order (``PythonArgParser``)."""
+
+    def __init__(self, fmts):
+        self.signatures = [FunctionSignature(fmt, i) for i, fmt in enumerate(fmts)]
+        self.name = self.signatures[0].name
+
+    def parse(self, args, kwargs):
+        for sig in self.signatures:
+            values = sig.parse(args, kwargs)
+            if values is not None:
+                if _Tracer.log is not None:
+                    _Tracer.log.append((self.name, sig.fmt))
+                return PythonArgs(sig, values)
+        self._raise(args, kwargs)
+
+    def _raise(self, args, kwargs):
+        """A single plausible signature (by the number of arguments) explains itself; otherwise
+        torch lists them all (``print_error``, ``format_invalid_args``)."""
+        n = len(args) + len(kwargs or ())
+        plausible = [s for s in self.signatures if s.min_args <= n <= s.max_args]
+        if len(self.signatures) == 1 or len(plausible) == 1:
+            (plausible or self.signatures)[0].parse(args, kwargs, raise_exception=True)
+        given = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in (kwargs or {}).items()])
+        head = f"{self.name}() received an invalid combination of arguments - got ({given}), but expected"
+        if len(self.signatures) == 1:
+            raise TypeError(f"{head} {self.signatures[0]}")
+        lines = [f"{head} one of:"]
+        for sig in self.signatures:
+            lines.append(f" * {sig}")
+            why = sig._mismatch(args, kwargs)
+            if why is not None:
+                lines.append(f"      didn't match because some of the arguments have invalid types: {why}")
+        raise TypeError("\n".join(lines) + "\n")
+
+
+def type_error_to_not_implemented(fn, name):
+    """``x + "a"``: a binary dunder returns NotImplemented on a TypeError, so that Python can try the
+    other operand's method (torch's ``TypeError_to_NotImplemented_``)."""
+    def dunder(self, other):
+        try:
+            return fn(self, other)
+        except TypeError:
+            return NotImplemented
+    dunder.__name__ = dunder.__qualname__ = name
+    dunder.__wrapped__ = fn
+    return dunder
+
+
+# ---------------------------------------------------------------------- tracing the parser
+class _Tracer:
+    log = None
+
+
+@contextlib.contextmanager
+def trace():
+    """Record each parsed call: ``(name, the signature that matched)``."""
+    saved, _Tracer.log = _Tracer.log, []
+    try:
+        yield _Tracer.log
+    finally:
+        _Tracer.log = saved

@@ -1,0 +1,200 @@
+"""Generate the Python bindings from ``native_functions.yaml`` (torch: ``tools/autograd/gen_python_functions.py``
+with the templates ``python_variable_methods.cpp`` and ``python_torch_functions.cpp``).
+
+Regenerate with ``python -m internals.codegen``. It writes, into ``_generated/``:
+
+- ``python_variable_methods.py``: one function per operator name with the ``method`` variant
+  (``x.add(y)``), attached to ``Tensor`` by ``_tensor.py``; and the operator dunders
+  (``__add__``, ``__radd__``, ``__iadd__``, ``__eq__``, ...) over them.
+- ``python_torch_functions.py``: one function per name with the ``function`` variant
+  (``internals.add(x, y)``), exported by ``_functional.py``.
+
+Each function holds a ``PythonArgParser`` (``_python_arg_parser.py``) with the Python signatures
+of all overloads of its name, calls ``parse``, and on the index of the signature that matched
+calls that overload through the dispatcher, each argument converted by the accessor its schema
+type asks for. The Python signatures and their order are torch's: they are made with torchgen's
+own ``signature_from_schema`` and ordered with torchgen's ``sort_overloads`` (Tensor before Scalar,
+int before int[], ...), so the strings in the generated files are the strings in torch's
+generated C++.
+
+Kernel *registration* is not generated: ``aten/register_native_functions.py`` reads the YAML at
+import and registers each ``dispatch:`` entry (torch generates ``RegisterCPU.cpp`` and friends,
+because C++ must be compiled; Python can read the YAML directly, and one reader is clearer than a
+generated list of the same lines).
+
+Like gen_autograd.py, this module imports no part of ``internals``.
+"""
+import sys
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+import yaml
+from torchgen.api.python import PythonSignature, signature_from_schema
+from torchgen.model import FunctionSchema
+from torchgen.packaged.autograd.gen_python_functions import sort_overloads
+
+PACKAGE = Path(__file__).resolve().parents[1]
+NATIVE_FUNCTIONS = PACKAGE / "aten" / "native_functions.yaml"
+GENERATED = PACKAGE / "_generated"
+
+# Overloads torch's Python bindings have, with no operator of their own here: the binding
+# calls the operator that computes the same. torch's own max.other/min.other kernels call
+# maximum/minimum; internals' movedim.int kernel also takes lists of dims, its squeeze.dims
+# kernel one dim, and its split.Tensor kernel a list of sizes. Schemas as in torch's
+# native_functions.yaml.
+SUBSTITUTES = {
+    "max.other(Tensor self, Tensor other) -> Tensor": "maximum",
+    "min.other(Tensor self, Tensor other) -> Tensor": "minimum",
+    "movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)": "movedim.int",
+    "squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)": "squeeze.dims",
+    "split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]": "split.Tensor",
+}
+
+# The operator dunders (torch's python_variable_methods.cpp template, torch/_tensor.py): a
+# TypeError becomes NotImplemented, so Python can try the other operand. The reflected ones
+# that are not the same operator (__rsub__, __rpow__, __rtruediv__) are written in _tensor.py.
+BINARY_DUNDERS = {
+    "__add__": "add", "__radd__": "add", "__iadd__": "add_",
+    "__sub__": "sub", "__isub__": "sub_",
+    "__mul__": "mul", "__rmul__": "mul", "__imul__": "mul_",
+    "__truediv__": "div", "__itruediv__": "div_",
+    "__pow__": "pow", "__matmul__": "matmul",
+    "__eq__": "eq", "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
+}
+
+
+@dataclass
+class Overload:
+    schema: FunctionSchema
+    op: str                        # the operator the binding calls: "add.Tensor"
+    signature: PythonSignature     # the name sort_overloads reads
+
+
+def load_overloads(path=NATIVE_FUNCTIONS):
+    """(schema, variants, operator) for each YAML entry and each substitute."""
+    entries = [(e["func"], e.get("variants", "function"), None) for e in yaml.safe_load(Path(path).read_text())]
+    entries += [(func, "function, method", op) for func, op in SUBSTITUTES.items()]
+    out = []
+    for func, variants, op in entries:
+        schema = FunctionSchema.parse(func)
+        out.append((schema, {v.strip() for v in variants.split(",")}, op or str(schema.name)))
+    return out
+
+
+def grouped(method, path=NATIVE_FUNCTIONS):
+    """Python name -> its overloads in the order the parser tries them."""
+    groups = defaultdict(list)
+    for schema, variants, op in load_overloads(path):
+        if ("method" if method else "function") in variants:
+            ps = signature_from_schema(schema, category_override=None, method=method)
+            groups[str(schema.name.name)].append(Overload(schema, op, ps))
+    return {name: list(sort_overloads(overloads)) for name, overloads in sorted(groups.items())}
+
+
+# ---------------------------------------------------------------------- one binding
+def accessor(type_str):
+    """The PythonArgs accessor that converts an argument to its schema type (torch's
+    ``_r.tensor(i)``, ``_r.scalar(i)``, ``_r.intlist(i)``, ``_r.toInt64(i)``, ...)."""
+    base = type_str.rstrip("?")
+    if base == "Tensor":
+        return "tensor"
+    if base == "Scalar":
+        return "scalar"
+    if base == "float":
+        return "to_double"
+    if base in ("int", "SymInt"):
+        return "to_int64"
+    if base.startswith(("int[", "SymInt[")):
+        return "intlist"
+    if base == "bool":
+        return "to_bool"
+    if base == "ScalarType":
+        return "scalartype"
+    return "value"
+
+
+def dispatch_call(overload, method):
+    """``_call("add.Tensor", self, _r.tensor(0), alpha=_r.scalar(1))``."""
+    index = {a.name: i for i, a in enumerate(overload.signature.arguments(skip_outputs=True))}
+    arguments = overload.schema.arguments
+    exprs = []
+    for a in arguments.flat_positional:
+        exprs.append("self" if method and a.name == "self" else f"_r.{accessor(str(a.type))}({index[a.name]})")
+    for a in arguments.flat_kwarg_only:
+        exprs.append(f"{a.name}=_r.{accessor(str(a.type))}({index[a.name]})")
+    return f"_call({overload.op!r}, {', '.join(exprs)})"
+
+
+def schema_comment(overload):
+    note = "" if overload.op == str(overload.schema.name) else f"  (internals: aten::{overload.op})"
+    return f"# aten::{overload.schema}{note}"
+
+
+def gen_binding(name, overloads, method):
+    params = "self, *args, **kwargs" if method else "*args, **kwargs"
+    if method and len(overloads) == 1 and not overloads[0].signature.arguments(skip_outputs=True):
+        # no arguments besides self: no parsing (torch's METH_NOARGS)
+        return "\n".join([f"def {name}(self):", f"    {schema_comment(overloads[0])}",
+                          f"    return {dispatch_call(overloads[0], method)}"])
+    parser = f"_{name}_parser"
+    lines = [f"{parser} = PythonArgParser(["]
+    lines += [f"    {o.signature.signature_str(symint=True)!r}," for o in overloads]
+    lines += ["])", "", "", f"def {name}({params}):", f"    _r = {parser}.parse(args, kwargs)"]
+    for i, o in enumerate(overloads):
+        last = i == len(overloads) - 1
+        indent = "    " if last or len(overloads) == 1 else "        "
+        if not last:
+            lines.append(f"    if _r.idx == {i}:")
+        lines.append(f"{indent}{schema_comment(o)}")
+        lines.append(f"{indent}return {dispatch_call(o, method)}")
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------- the files
+HEADER = '''"""{what}
+
+GENERATED by internals/codegen/gen_python_functions.py from aten/native_functions.yaml: do not edit.
+Regenerate with ``python -m internals.codegen``.
+"""
+from .._python_arg_parser import PythonArgParser{extra}
+from ..aten.dispatcher import call as _call
+
+'''
+
+
+def gen_methods(path=NATIVE_FUNCTIONS):
+    groups = grouped(True, path)
+    head = HEADER.format(what="Tensor methods, one per operator name with the ``method`` variant (torch's generated "
+                              "python_variable_methods.cpp).",
+                         extra=", type_error_to_not_implemented")
+    body = "\n\n\n".join(gen_binding(name, overloads, True) for name, overloads in groups.items())
+    dunders = [f"{d} = type_error_to_not_implemented({op}, {d!r})" for d, op in BINARY_DUNDERS.items() if op in groups]
+    table = [f"    {name!r}: {name}," for name in list(groups) + [d for d, op in BINARY_DUNDERS.items() if op in groups]]
+    return (head + "\n" + body + "\n\n\n" + "\n".join(dunders) + "\n\n"
+            "# What _tensor.py attaches to Tensor.\nMETHODS = {\n" + "\n".join(table) + "\n}\n")
+
+
+def gen_functions(path=NATIVE_FUNCTIONS):
+    groups = grouped(False, path)
+    head = HEADER.format(what="Namespace functions (``internals.add``), one per operator name with the ``function`` "
+                              "variant (torch's generated python_torch_functions.cpp).", extra="")
+    body = "\n\n\n".join(gen_binding(name, overloads, False) for name, overloads in groups.items())
+    return head + f"__all__ = {list(groups)!r}\n\n\n" + body + "\n"
+
+
+def generate(path=NATIVE_FUNCTIONS):
+    """The generated files' contents: {file name: text}."""
+    return {"python_variable_methods.py": gen_methods(path), "python_torch_functions.py": gen_functions(path),
+            "__init__.py": '"""Generated by internals/codegen/gen_python_functions.py: do not edit."""\n'}
+
+
+def main(argv=None):
+    GENERATED.mkdir(exist_ok=True)
+    for name, text in generate().items():
+        (GENERATED / name).write_text(text)
+        print(f"wrote {GENERATED / name}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,138 @@
+"""The generated Python bindings: up to date with the YAML, covering every operator, and the
+chapter 8 helpers that read torch's own files from the installed wheel."""
+import ast
+import inspect
+from pathlib import Path
+
+import pytest
+import yaml
+from torchgen.model import FunctionSchema
+
+import internals
+from internals.aten import dispatcher
+from internals.aten.register_native_functions import native_function_entries
+from internals.codegen import gen_python_functions as gen
+from internals.codegen import torch_source
+from internals._generated import python_torch_functions, python_variable_methods
+from internals._python_arg_parser import FunctionSignature, PythonArgParser
+
+ENTRIES = [entry for entry, _ in native_function_entries()]
+
+
+def test_generated_bindings_are_up_to_date():
+    """The checked-in files are what ``python -m internals.codegen`` writes from today's YAML."""
+    for name, text in gen.generate().items():
+        assert (gen.GENERATED / name).read_text() == text, f"{name} is stale: run python -m internals.codegen"
+
+
+def test_every_schema_parses_with_torchgen_and_is_torchs():
+    """Each entry parses with torchgen, and where torch has the operator its schema is torch's."""
+    theirs = {}
+    path = torch_source.installed("torchgen/packaged/ATen/native/native_functions.yaml")
+    for entry in yaml.load(path.read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
+        theirs[entry["func"].split("(")[0]] = FunctionSchema.parse(entry["func"])
+    for entry in ENTRIES:
+        schema = FunctionSchema.parse(entry["func"])
+        assert str(schema) == entry["func"]
+        assert str(schema) == str(theirs[str(schema.name)])
+    for func in gen.SUBSTITUTES:
+        assert func == str(theirs[func.split("(")[0]])
+
+
+def test_every_operator_comes_from_the_yaml():
+    aten = {name for name, op in dispatcher.operators.items() if op.namespace == "aten"}
+    assert aten == {f"aten::{FunctionSchema.parse(e['func']).name}" for e in ENTRIES}
+
+
+def test_every_variant_is_bound():
+    """Each entry is reachable as a Tensor method / namespace function, as its variants say."""
+    for entry in ENTRIES:
+        name = str(FunctionSchema.parse(entry["func"]).name.name)
+        variants = {v.strip() for v in entry.get("variants", "function").split(",")}
+        if "method" in variants:
+            assert getattr(internals.Tensor, name) is python_variable_methods.METHODS[name]
+        if "function" in variants:
+            assert hasattr(python_torch_functions, name) and name in python_torch_functions.__all__
+            if name != "where":           # the one the namespace writes by hand (_functional.py)
+                assert getattr(internals, name) is getattr(python_torch_functions, name)
+
+
+def test_no_hand_written_method_shadows_an_operator():
+    tree = ast.parse(Path(internals._tensor.__file__).read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "Tensor")
+    hand = {n.name for n in cls.body if isinstance(n, ast.FunctionDef)}
+    assert not hand & set(python_variable_methods.METHODS)
+
+
+def test_signature_strings_round_trip():
+    """Each generated signature string parses into parameters that are the schema's Python arguments."""
+    for method in (True, False):
+        for name, overloads in gen.grouped(method).items():
+            for o in overloads:
+                sig = FunctionSignature(o.signature.signature_str(symint=True), 0)
+                assert sig.name == name
+                args = o.signature.arguments(skip_outputs=True)
+                assert [p.name for p in sig.params] == [a.name if a.name != "self" or str(a.type) == "Scalar"
+                                                        else "input" for a in args]
+                assert [p.keyword_only for p in sig.params] == \
+                    [a.name in {k.name for k in o.schema.arguments.flat_kwarg_only} for a in args]
+
+
+def test_every_kernel_takes_its_schema_arguments():
+    """The bindings pass every schema argument (keyword-only ones by name): each kernel takes them."""
+    for op in dispatcher.operators.values():
+        if op.namespace != "aten":
+            continue
+        positional = [None] * len(op.schema.arguments.flat_positional)
+        kwonly = {a.name: None for a in op.schema.arguments.flat_kwarg_only}
+        for key, kernel in op.kernels.items():
+            if kernel.boxed or kernel.fallthrough:
+                continue
+            args = [None] + positional if kernel.with_keyset else positional
+            inspect.signature(kernel.fn).bind(*args, **kwonly)
+
+
+def test_adding_an_operator_is_a_yaml_entry_and_a_kernel(tmp_path):
+    """A new entry in a copy of the YAML: its binding is generated, and called as a method once the
+    operator is defined and its kernel registered."""
+    path = tmp_path / "native_functions.yaml"
+    path.write_text(gen.NATIVE_FUNCTIONS.read_text() + "\n- func: square_plus(Tensor self, *, Scalar c=0) -> Tensor\n"
+                    "  variants: function, method\n  dispatch:\n    CPU: square_plus\n")
+    overloads = gen.grouped(True, path)["square_plus"]
+    code = gen.gen_binding("square_plus", overloads, method=True)
+    assert "'square_plus(*, Scalar c=0)'" in code
+    assert "def square_plus" in gen.gen_functions(path)
+    namespace = {"PythonArgParser": PythonArgParser, "_call": dispatcher.call}
+    exec(code, namespace)
+    op = dispatcher.define("aten", "square_plus(Tensor self, *, Scalar c=0) -> Tensor")
+    try:
+        dispatcher.impl(op.name, "CPU", dispatcher.KernelFunction(lambda self, c=0: self * self + c))
+        x = internals.arange(3.0)
+        assert namespace["square_plus"](x, c=1).tolist() == [1.0, 2.0, 5.0]
+        with pytest.raises(TypeError, match=r"square_plus\(\) takes 0 positional arguments but 1 was given"):
+            namespace["square_plus"](x, 1)
+    finally:
+        dispatcher.deregister(op.name)
+
+
+# ---------------------------------------------------------------------- chapter 8's reads of torch's files
+def test_reads_of_torchs_files():
+    entry = torch_source.native_function("add.Tensor")
+    assert entry.startswith("- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor")
+    assert "structured_delegate: add.out" in entry and "variants: function, method" in entry
+    formula = yaml.safe_load(torch_source.derivative("add.Tensor"))[0]
+    assert formula["self"] == "handle_r_to_c(self.scalar_type(), grad)"
+    fields = dict((name, type_) for type_, name in torch_source.tensor_impl_fields())
+    for name in ("storage_", "sizes_and_strides_", "storage_offset_", "numel_", "data_type_", "device_opt_",
+                 "key_set_", "version_counter_", "autograd_meta_", "is_wrapped_number_"):
+        assert name in fields
+    assert fields["storage_offset_"] == "int64_t" and fields["key_set_"] == "DispatchKeySet"
+    keys = torch_source.dispatch_keys()
+    ours = ["BackendSelect", "Python", "ADInplaceOrView", "AutogradOther", "AutocastCPU", "AutocastCUDA",
+            "PythonTLSSnapshot"]
+    assert [k for k in keys if k in ours] == ours          # internals' keys keep torch's order
+    import torch
+    assert torch_source.source_url("c10/core/TensorImpl.h") == \
+        f"https://github.com/pytorch/pytorch/blob/{torch.version.git_version}/c10/core/TensorImpl.h"
+    for path in torch_source.SOURCES:
+        assert torch_source.installed(path).is_file()
