@@ -15,7 +15,6 @@ operator's schema wants it. A Python number given for a Tensor parameter becomes
 *wrapped number* tensor -- for the few operators torch allows it (add, sub, mul, div, copy_).
 When no signature matches, the TypeError says why, in torch's words.
 """
-import contextlib
 import operator
 
 import numpy as np
@@ -24,6 +23,7 @@ from ._tensor import Tensor, wrap_scalar
 from .c10 import scalar_type as st
 from .c10.device import device as _device
 from .c10.tensor_impl import layout as _layout
+from .c10.trace_log import TraceLog
 
 __all__ = ["PythonArgParser", "PythonArgs", "FunctionSignature", "FunctionParameter", "trace",
            "type_error_to_not_implemented"]
@@ -376,8 +376,7 @@ class PythonArgParser:
         for sig in self.signatures:
             values = sig.parse(args, kwargs)
             if values is not None:
-                if _Tracer.log is not None:
-                    _Tracer.log.append((self.name, sig.fmt))
+                _trace_log.add((self.name, sig.fmt))
                 return PythonArgs(sig, values)
         self._raise(args, kwargs)
 
@@ -415,15 +414,9 @@ def type_error_to_not_implemented(fn, name):
 
 
 # ---------------------------------------------------------------------- tracing the parser
-class _Tracer:
-    log = None
+_trace_log = TraceLog()
 
 
-@contextlib.contextmanager
 def trace():
     """Record each parsed call: ``(name, the signature that matched)``."""
-    saved, _Tracer.log = _Tracer.log, []
-    try:
-        yield _Tracer.log
-    finally:
-        _Tracer.log = saved
+    return _trace_log.recording()

@@ -13,12 +13,12 @@ included keys, minus the excluded ones, minus the keys whose entry is a fallthro
 highest key picks the kernel. A kernel that does its part and hands over to the layers below
 (autograd, ADInplaceOrView, Python) *redispatches* with the keys below its own.
 """
-import contextlib
 import inspect
 import os
 
 from ..c10.dispatch_key import ALIAS_KEYS, DispatchKey, DispatchKeySet, alias_runtime_keys
 from ..c10.local_dispatch_key_set import tls
+from ..c10.trace_log import TraceLog
 
 __all__ = ["OperatorHandle", "KernelFunction", "define", "impl", "deregister", "register_fallback",
            "find", "call", "trace", "operators", "backend_fallbacks", "add_observer", "remove_observer"]
@@ -240,20 +240,13 @@ def remove_observer(start, end):
     _observers.remove((start, end))
 
 
-class _Tracer:
-    log = None
+_trace_log = TraceLog()
 
 
 def _trace(op, key, entry):
-    if _Tracer.log is not None:
-        _Tracer.log.append((op.name, key.name, entry[1], getattr(entry[0].fn, "__name__", "?")))
+    _trace_log.add((op.name, key.name, entry[1], getattr(entry[0].fn, "__name__", "?")))
 
 
-@contextlib.contextmanager
 def trace():
     """Record where calls go: ``(operator, key, kind of entry, kernel)`` for every kernel run."""
-    saved, _Tracer.log = _Tracer.log, []
-    try:
-        yield _Tracer.log
-    finally:
-        _Tracer.log = saved
+    return _trace_log.recording()
