@@ -33,11 +33,10 @@ def _where(fn):
     if fn is None:
         return "internals"
     fn = inspect.unwrap(getattr(fn, "func", fn))
-    try:
-        path = inspect.getsourcefile(fn)
-        line = inspect.getsourcelines(fn)[1]
-    except (TypeError, OSError):
+    code = getattr(fn, "__code__", None)       # read from the code object: no source file is parsed
+    if code is None:
         return getattr(fn, "__module__", "python")
+    path, line = code.co_filename, code.co_firstlineno
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     return f"{os.path.relpath(path, root) if path.startswith(root) else os.path.basename(path)}:{line}"
 
