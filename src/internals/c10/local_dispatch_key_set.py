@@ -13,7 +13,7 @@ import threading
 from .dispatch_key import AUTOCAST_KEYS, AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
 
 __all__ = ["tls", "include_keys", "exclude_keys", "below_autograd", "below_ad_inplace_or_view",
-           "DEFAULT_INCLUDED", "DEFAULT_EXCLUDED"]
+           "AUTOGRAD_AND_AD_INPLACE_OR_VIEW", "DEFAULT_INCLUDED", "DEFAULT_EXCLUDED"]
 
 DEFAULT_INCLUDED = DispatchKeySet([DispatchKey.BackendSelect, DispatchKey.ADInplaceOrView])
 DEFAULT_EXCLUDED = AUTOCAST_KEYS
@@ -71,7 +71,7 @@ def below_ad_inplace_or_view():
     Kernels run inside it, and so do factories: a write a kernel makes into a fresh tensor is
     not a user's in-place op, so it must not bump a version counter or record a graph.
     """
-    return exclude_keys(_AUTOGRAD_AND_AD_INPLACE_OR_VIEW)
+    return exclude_keys(AUTOGRAD_AND_AD_INPLACE_OR_VIEW)
 
 
-_AUTOGRAD_AND_AD_INPLACE_OR_VIEW = AUTOGRAD_KEYS | DispatchKeySet(DispatchKey.ADInplaceOrView)
+AUTOGRAD_AND_AD_INPLACE_OR_VIEW = AUTOGRAD_KEYS | DispatchKeySet(DispatchKey.ADInplaceOrView)
