@@ -335,6 +335,17 @@ def test_cuda_mm():
     assert_same(ours_of(a, "cuda").mm(ours_of(b, "cuda")).cpu(), a.mm(b), rtol=1e-5, atol=1e-5)
 
 
+def test_cuda_mm_overwrites_a_reused_block():
+    """The output comes from ``empty``: a block the caching allocator hands back still holds the
+    last tensor's bytes (NaN here), and every output element, empty rows too, must overwrite them."""
+    a = torch.tensor([[0.0, 2.0], [0.0, 0.0]]).to_sparse()     # row 1 has no entries
+    b = torch.tensor([[1.0, 2.0], [3.0, 4.0]])
+    a_cuda, b_cuda = ours_of(a, "cuda"), ours_of(b, "cuda")
+    stale = [internals.full((2, 2), float("nan"), device="cuda") for _ in range(8)]
+    del stale                                   # their blocks go back to the cache, NaNs and all
+    assert_same(a_cuda.mm(b_cuda).cpu(), a.mm(b), **EXACT)
+
+
 SPARSE_PTX_PROGRAM = r'''
 import os, sys
 os.environ["NUMBA_ENABLE_CUDASIM"] = "0"      # compile for real: the simulator cannot make PTX

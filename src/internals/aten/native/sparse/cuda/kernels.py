@@ -93,10 +93,9 @@ def _spmm(out, row_ptr, cols, values, dense, M, N):
     t = cuda.grid(1)
     while t < M * N:
         i, j = t // N, t % N
-        acc = out[t] * 0
+        out[t] = 0               # out comes from empty(): whatever was there, NaN included, is overwritten
         for k in range(row_ptr[i], row_ptr[i + 1]):
-            acc += values[k] * dense[cols[k] * N + j]
-        out[t] = acc
+            out[t] += values[k] * dense[cols[k] * N + j]
         t += cuda.gridsize(1)
 
 
