@@ -587,3 +587,51 @@ def test_every_differentiable_native_function_has_a_kernel():
 def test_node_names_follow_torch_numbering(schema, node):
     from internals.codegen.gen_autograd import load_derivatives
     assert {str(i.schema.name): i.node for i in load_derivatives()}[schema] == node
+
+
+def _steals(lib):
+    """For each program: does the leaf's ``.grad`` reuse the gradient the engine computed?"""
+    def hooked(*shape):
+        x, ptrs = lib.ones(*shape, requires_grad=True), []
+        x.register_hook(lambda g: ptrs.append(g.data_ptr()))    # sees the grad, keeps no reference
+        return x, ptrs
+
+    out = {}
+    x, p = hooked(3)
+    (x * 2).sum().backward()
+    out["fresh grad: taken"] = x.grad.data_ptr() == p[0]
+    x, p = hooked(3)
+    x.sum().backward()
+    out["expanded grad: cloned"] = x.grad.data_ptr() == p[0]
+    x, g = lib.ones(3, requires_grad=True), lib.ones(3)
+    x.backward(g)
+    out["user's gradient: cloned"] = x.grad.data_ptr() == g.data_ptr()
+    x, p = hooked(3, 2)
+    (x.t() * 2).sum().backward()
+    out["strides unlike the leaf's: cloned"] = x.grad.data_ptr() == p[0]
+    x, p = hooked(3)
+    (x + x).sum().backward()
+    out["summed in the buffer: taken"] = x.grad.data_ptr() == p[0]
+    x, p = hooked(3)
+    (x * 2).sum().backward(create_graph=True)
+    out["create_graph: cloned"] = x.grad.data_ptr() == p[0]
+    return out
+
+
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True")
+def test_accumulate_grad_takes_the_gradient_when_nobody_else_holds_it():
+    """``AccumulateGrad`` stores the engine's gradient itself, not a copy, when no one else can
+    see it and its strides are the leaf's; otherwise a copy. Same decisions as torch's."""
+    assert _steals(internals) == _steals(torch)
+    x = internals.ones(2, requires_grad=True)
+    (x * 3).sum().backward()
+    assert x.grad._base is None and not x.grad.requires_grad and x.grad.tolist() == [3.0, 3.0]
+
+
+def test_detach_is_an_alias_not_a_view():
+    for lib in (torch, internals):
+        a = lib.ones(2)
+        d = a.detach()
+        assert d._base is None
+        d.add_(1)          # shares storage and version counter with a
+        assert a.tolist() == [2.0, 2.0] and a._version == d._version == 1

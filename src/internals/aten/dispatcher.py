@@ -41,6 +41,8 @@ def _where(fn):
     return f"{os.path.relpath(path, root) if path.startswith(root) else os.path.basename(path)}:{line}"
 
 
+_KEY_OF_BIT = {int(k): k for k in DispatchKey}    # DispatchKey(i) without the Enum call's cost
+
 class KernelFunction:
     """A registered kernel (``c10::KernelFunction``).
 
@@ -137,12 +139,13 @@ class OperatorHandle:
         bits &= ~self.fallthrough_bits
         if bits == 0:
             raise self._missing(None)
-        key = DispatchKey(bits.bit_length() - 1)     # the highest set bit is the highest priority
+        key = _KEY_OF_BIT[bits.bit_length() - 1]     # the highest set bit is the highest priority
         entry = self.table.get(key)
         if entry is None:
             raise self._missing(key)
         kernel = entry[0]
-        _trace(self, key, entry)
+        if _trace_log.entries is not None:
+            _trace(self, key, entry)
         if kernel.boxed:
             return kernel.fn(self, DispatchKeySet._from_bits(bits), *args, **kwargs)
         if kernel.with_keyset:

@@ -157,6 +157,14 @@ def coalesce(shape, strides):
 
 def output_layout(input_impls, shape):
     """The strides torch gives a fresh output of an elementwise op over these inputs."""
+    key = (tuple(shape), tuple([(i.sizes, i.strides) for i in input_impls]))
+    strides = _layouts.get(key)
+    if strides is None:
+        strides = _layouts.put(key, _output_layout(input_impls, shape))
+    return strides
+
+
+def _output_layout(input_impls, shape):
     same_shape = all(i.sizes == shape for i in input_impls)
     if same_shape and input_impls:
         fast = _fast_layout(input_impls)
@@ -172,6 +180,29 @@ def output_layout(input_impls, shape):
 
 def geometry(impls, shape):
     """Loop geometry over ``impls`` (output first) sharing the broadcast ``shape``."""
+    key = (tuple(shape), tuple([(i.sizes, i.strides, i.storage_offset) for i in impls]))
+    g = _geometries.get(key)
+    if g is None:
+        g = _geometries.put(key, _geometry(impls, shape))
+    return g
+
+
+class _Memo(dict):
+    """Layouts computed before, by operand sizes and strides: a training loop asks for the same
+    few again and again, and recomputing them in Python would cost more than a small kernel.
+    (Kernels only read a Geometry's arrays, so one can be shared.) Bounded: cleared when full."""
+
+    def put(self, key, value, limit=4096):
+        if len(self) >= limit:
+            self.clear()
+        self[key] = value
+        return value
+
+
+_layouts, _geometries = _Memo(), _Memo()
+
+
+def _geometry(impls, shape):
     strides = [_operand_strides(i, shape) for i in impls]
     perm = _reorder(shape, strides)
     fast_shape = [shape[d] for d in perm]

@@ -174,6 +174,7 @@ def run_backward(outputs, grad_outputs, keep_graph, create_graph, inputs=(), all
                 deps[nxt] = left
                 if left == 0:
                     heapq.heappush(heap, (-nxt._seq, next(tie), nxt))
+            grads = g = None     # the buffers own the gradients now: AccumulateGrad may take one
     finally:
         _grad_state.grad_enabled = prev_mode
 

@@ -12,9 +12,11 @@ Each node takes a *sequence number* when created: the engine runs later nodes fi
 """
 import itertools
 import re
+import sys
 import weakref
 
 from ..c10.grad_mode import _state as _grad_state
+from ..c10.tensor_impl import strided
 
 __all__ = ["Node", "AccumulateGrad", "SavedVariable", "RemovableHandle", "gradient_edge", "grad_accumulator",
            "set_history", "collect_next_edges", "ERR_BACKWARD_TWICE"]
@@ -144,14 +146,39 @@ class AccumulateGrad(Node):
         new_grad = grads[0]
         var = self.variable
         if var.grad is None:
-            # The engine may hand the same gradient to several places (AddBackward0 passes it
-            # through): store a copy we own, detached unless a graph of the grad is wanted.
-            var.grad = new_grad.clone() if _grad_state.grad_enabled else _detached_clone(new_grad)
+            if not _grad_state.grad_enabled and _only_engine_holds(new_grad) and _obeys_layout(new_grad, var):
+                var.grad = new_grad.detach()     # nobody else can see it: take it, as torch does
+            else:
+                # The engine may hand the same gradient to several places (AddBackward0 passes
+                # it through), the user may hold it: store a copy we own, detached unless a
+                # graph of the grad is wanted.
+                var.grad = new_grad.clone() if _grad_state.grad_enabled else _detached_clone(new_grad)
         elif _grad_state.grad_enabled:
             var.grad = var.grad + new_grad       # out of place: keeps the graph of the old grad
         else:
             var.grad.add_(new_grad)
         return ()
+
+
+def _only_engine_holds(grad):
+    """``new_grad.use_count() <= num_expected_refs``: the engine's buffer, ``apply``'s local and
+    the argument of ``getrefcount`` are the only references. The engine drops its own as soon
+    as it has passed a gradient on, so any other is a user's (a retained grad, a root's
+    ``gradient=``, a tensor both AddBackward0's outputs share)."""
+    return sys.getrefcount(grad) <= 4
+
+
+def _obeys_layout(grad, var):
+    """``obeys_layout_contract``: a stolen grad must have the strides a clone would get."""
+    g, v = grad._impl, var._impl
+    if g.layout is not strided or v.layout is not strided:
+        return False
+    if not v.is_non_overlapping_and_dense():
+        return g.is_contiguous()
+    for size, g_stride, v_stride in zip(g.sizes, g.strides, v.strides):
+        if g_stride != v_stride if size != 1 else g_stride == 0:   # size-1 dims: any stride but 0
+            return False
+    return True
 
 
 def _detached_clone(t):

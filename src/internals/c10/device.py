@@ -19,6 +19,8 @@ class device:
         self.type, self.index = type, index
 
     def __eq__(self, other):
+        if other.__class__ is device:     # the common case first: every op compares devices
+            return self.type == other.type and self.index == other.index
         if isinstance(other, str):
             other = device(other)
         return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)

@@ -3,6 +3,8 @@
 Mirrors ``c10/core/ScalarType.h`` (the dtypes and ``promoteTypes``) and
 ``aten/src/ATen/native/TypeProperties.cpp`` (``result_type`` with its three priority groups).
 """
+import functools
+
 import numpy as np
 
 __all__ = ["dtype", "promote_types", "result_type", "can_cast", "get_default_dtype", "set_default_dtype",
@@ -154,6 +156,17 @@ def checked_convert(value, d):
     truncation. Returns a NumPy scalar (for float16/bfloat16, a float32 one: kernels compute in
     float32).
     """
+    if type(value) in (int, bool):   # alpha=1 and friends come back on every call: remember them
+        return _remembered(type(value), value, d)
+    return _converted(value, d)
+
+
+@functools.lru_cache(maxsize=1024)
+def _remembered(kind, value, d):      # ``kind`` keeps True and 1 apart: they hash alike
+    return _converted(value, d)       # (floats stay out: -0.0 == 0.0, and NaN equals nothing)
+
+
+def _converted(value, d):
     if d is not bool_ and not _fits(value, d):
         raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[d.name]} without overflow")
     target = float32 if d.is_reduced_float else d
@@ -188,14 +201,15 @@ class ResultTypeState:
         self.dim = self.zero = self.wrapped = None
 
     def update(self, operand):
-        from .._tensor import Tensor  # the frontend, only to tell tensors from scalars
-        if isinstance(operand, Tensor) and not operand._impl.is_wrapped_number:
-            if operand.dim() > 0:
-                self.dim = promote_types(self.dim, operand.dtype) if self.dim else operand.dtype
+        impl = getattr(operand, "_impl", None)     # a tensor has one, a Python scalar not
+        if impl is not None and not impl.is_wrapped_number:
+            d = impl.dtype
+            if impl.sizes:
+                self.dim = promote_types(self.dim, d) if self.dim else d
             else:
-                self.zero = promote_types(self.zero, operand.dtype) if self.zero else operand.dtype
+                self.zero = promote_types(self.zero, d) if self.zero else d
             return self
-        d = operand.dtype if isinstance(operand, Tensor) else scalar_dtype(operand)
+        d = impl.dtype if impl is not None else scalar_dtype(operand)
         if d.category == FLOATING:   # a wrapped Python float counts as the default dtype
             d = _default_dtype
         self.wrapped = promote_types(self.wrapped, d) if self.wrapped else d

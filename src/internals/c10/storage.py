@@ -27,6 +27,7 @@ class UntypedStorage:
             weakref.finalize(self, allocator.free, data, nbytes)
         self._data = data
         self._nbytes = nbytes
+        self._typed = {}        # dtype -> the flat view ``typed`` made: views are cheap, not free
 
     def nbytes(self):
         return self._nbytes
@@ -45,8 +46,11 @@ class UntypedStorage:
 
     def typed(self, dtype):
         """The bytes viewed as a flat array of ``dtype`` (what a kernel indexes)."""
-        n = self._nbytes // dtype.itemsize
-        return self._data[: n * dtype.itemsize].view(dtype.numpy_type)
+        view = self._typed.get(dtype)
+        if view is None:
+            n = self._nbytes // dtype.itemsize
+            view = self._typed[dtype] = self._data[: n * dtype.itemsize].view(dtype.numpy_type)
+        return view
 
     def __len__(self):
         return self._nbytes

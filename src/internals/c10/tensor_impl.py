@@ -90,7 +90,7 @@ class TensorImpl(TensorImplBase):
                  "version_counter", "is_wrapped_number", "key_set", "__weakref__")
 
     def __init__(self, storage, sizes, strides, storage_offset, dtype, version_counter=None):
-        sizes, strides = tuple(int(s) for s in sizes), tuple(int(s) for s in strides)
+        sizes, strides = tuple(map(int, sizes)), tuple(map(int, strides))
         check_in_bounds(storage.nbytes(), sizes, strides, storage_offset, dtype.itemsize)
         self.storage = storage
         self.sizes = sizes
@@ -130,16 +130,16 @@ def contiguous_strides(sizes):
 
 def required_storage_elements(sizes, strides, storage_offset):
     """One past the largest element index the view can reach (0 for an empty view)."""
-    if any(s == 0 for s in sizes):
+    if 0 in sizes:
         return 0
     return storage_offset + 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
 
 
 def check_sizes_and_strides(sizes, strides):
     """No negative size (a tensor cannot have -1 rows) and no negative stride (torch has none)."""
-    if any(n < 0 for n in sizes):
+    if sizes and min(sizes) < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {list(sizes)}")
-    if any(s < 0 for s in strides):
+    if strides and min(strides) < 0:
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(strides)}")
 
 

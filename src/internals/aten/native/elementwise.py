@@ -13,11 +13,16 @@ from ..tensor_iterator import broadcast_shapes, check_no_overlap, geometry, outp
 from . import scalar_ops as ops
 from .copy import _cast_like, _same_device_copy, buffer
 from .dispatch_stub import loops
+from .tensor_factories import empty_strided
 
 
 def common_device(*tensors):
     """The op's device. A 0-dim CPU tensor (a wrapped Python scalar, say) may join any device."""
-    devices = {t.device for t in tensors if not (t.device.type == "cpu" and t.dim() == 0)}
+    devices = set()
+    for t in tensors:
+        impl = t._impl
+        if impl.sizes or impl.device.type != "cpu":
+            devices.add(impl.device)
     if len(devices) > 1:
         a, b = sorted(devices, key=str, reverse=True)[:2]
         raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
@@ -44,7 +49,6 @@ def _result(out, inputs, shape, out_dtype, common, layout_from=None):
     in ``TensorIterator::build``'s order: memory overlap, then shape, then device and dtype (an
     expanded bool tensor told to ``add_(1)`` hears about the overlap).
     """
-    from .tensor_factories import empty_strided
     if out is None:
         strides = output_layout([i._impl for i in (layout_from or inputs)], shape)
         return empty_strided(shape, strides, dtype=out_dtype, device=common_device(*inputs))
