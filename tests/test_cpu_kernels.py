@@ -1,9 +1,9 @@
 """Differential tests of the CPU kernels' fast paths against torch (``cpu/reduce.py``, ``cpu/linalg.py``).
 
 The reductions pick a loop by layout (contiguous, columns, strided) and fold long inputs in
-blocks and a ladder of partial sums; matmul packs ``w`` into strips and runs a tiled kernel with
-edge tiles. These inputs reach every path and every edge: sizes past one block, strip or tile
-and not a multiple of it, transposed, sliced and expanded operands.
+blocks and a ladder of partial sums; matmul packs ``w`` transposed and runs a tiled kernel whose
+edge tiles store only part of their products. These inputs reach every path and every edge: sizes
+past one block, strip or tile and not a multiple of it, transposed, sliced and expanded operands.
 """
 import numpy as np
 import pytest
@@ -65,15 +65,17 @@ def test_long_float_sum_is_as_accurate_as_torch(dim):
     assert ours <= 2 * theirs + ulp
 
 
-MM_SIZES = [(1, 1, 1), (1, 200, 1), (1, 70, 300), (300, 70, 1), (5, 0, 3), (67, 130, 129), (36, 257, 200)]
+MM_SIZES = [(1, 1, 1), (1, 200, 1), (1, 70, 300), (300, 70, 1), (5, 0, 3), (67, 130, 129), (36, 257, 200),
+            (70, 1030, 9)]
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int32])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int32, torch.int8])
 @pytest.mark.parametrize("M, K, N", MM_SIZES, ids=str)
 @pytest.mark.parametrize("transposed", [False, True])
 def test_mm_tiles_and_edges(M, K, N, dtype, transposed):
-    """Sizes not multiples of the tile (4 x 64), strip (64) or k block (128), 1xN, Nx1, K = 0;
-    integer products are exact, float ones within the usual reordering tolerance."""
+    """Sizes not multiples of the tile (4 x 4) or the transpose's blocks (16), past a task's rows
+    (64) and a k block (1024), 1xN, Nx1, K = 0; integer products are exact (int8 sums wrap, as
+    torch's do), float ones within the usual reordering tolerance."""
     a, b = _values((M, K), dtype, 2), _values((K, N), dtype, 3)
     if transposed:
         a, b = a.t().contiguous().t(), b.t().contiguous().t()
