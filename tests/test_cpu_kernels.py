@@ -66,22 +66,47 @@ def test_long_float_sum_is_as_accurate_as_torch(dim):
 
 
 MM_SIZES = [(1, 1, 1), (1, 200, 1), (1, 70, 300), (300, 70, 1), (5, 0, 3), (67, 130, 129), (36, 257, 200),
-            (70, 1030, 9)]
+            (70, 1030, 9), (37, 10, 130), (10, 256, 300)]
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.int32, torch.int8])
 @pytest.mark.parametrize("M, K, N", MM_SIZES, ids=str)
-@pytest.mark.parametrize("transposed", [False, True])
-def test_mm_tiles_and_edges(M, K, N, dtype, transposed):
+@pytest.mark.parametrize("layouts", [("row", "row"), ("column", "row"), ("row", "column"), ("column", "column"),
+                                     ("sliced", "sliced")])
+def test_mm_tiles_and_edges(M, K, N, dtype, layouts):
     """Sizes not multiples of the tile (4 x 4) or the transpose's blocks (16), past a task's rows
-    (64) and a k block (1024), 1xN, Nx1, K = 0; integer products are exact (int8 sums wrap, as
-    torch's do), float ones within the usual reordering tolerance."""
-    a, b = _values((M, K), dtype, 2), _values((K, N), dtype, 3)
-    if transposed:
-        a, b = a.t().contiguous().t(), b.t().contiguous().t()
+    (64), columns (128) and a k block (1024), 1xN, Nx1, K = 0, K short enough for rank-1 updates;
+    operands row-major, column-major (read as they lie) or neither (copied); integer products are
+    exact (int8 sums wrap, as torch's do), float ones within the usual reordering tolerance."""
+    a, b = (_laid_out(_values(shape, dtype, seed), layout)
+            for shape, seed, layout in (((M, K), 2, layouts[0]), ((K, N), 3, layouts[1])))
     ours = internals.from_torch(a) @ internals.from_torch(b)
     tol = {} if not dtype.is_floating_point else {"rtol": 1e-5, "atol": 1e-5}
     assert_same(ours, a @ b, **tol)
+
+
+def _laid_out(m, layout):
+    if layout == "column":
+        return m.t().contiguous().t()
+    if layout == "sliced":                 # every other column of a wider matrix: no BLAS layout
+        return torch.stack([m, m], dim=2).flatten(1)[:, ::2]
+    return m
+
+
+def test_mm_reads_transposed_operands_in_place():
+    """``x @ w.t()`` (what ``linear`` computes) allocates only its result: the column-major w is
+    handed to the kernel as it lies, as torch hands it to a BLAS with ``transb``. An operand that
+    is neither row- nor column-major costs one more allocation: its row-major copy."""
+    from internals.c10.allocator import cpu_allocator
+    x, w, wide = internals.rand(8, 5), internals.rand(3, 5), internals.rand(3, 10)
+
+    def allocations(f):
+        before = cpu_allocator.num_allocs
+        f()
+        return cpu_allocator.num_allocs - before
+    assert allocations(lambda: x @ w.t()) == 1
+    assert allocations(lambda: x.t().t() @ w.t()) == 1
+    assert allocations(lambda: x @ wide[:, ::2].t()) == 2
 
 
 def test_bmm_uses_the_same_tiles():

@@ -640,7 +640,7 @@ for op in (ops.ARGMAX, ops.ARGMIN):
         compile_(f"arg-reduce op {op} {t}", reduce._build_arg_reduce(op, t).py_func,
                  (arr(i64), arr(t)) + REDUCE_GEOMETRY, must_contain=(".shared", "bar.sync"))
 for t in (f32, f64, i64):
-    compile_(f"mm {t}", linalg._build_mm(t).py_func, (arr(t), arr(t), arr(t), i64, i64, i64),
+    compile_(f"mm {t}", linalg._build_mm(t).py_func, (arr(t), arr(t), arr(t), i64, i64, i64, b1, b1),
              must_contain=(".shared", "bar.sync"))
 
 print("COMPILED", compiled)

@@ -95,6 +95,8 @@ def bytes_of(array):
                          "this by making a copy of your array  with array.copy().) ")
     if array.size == 0:
         return np.empty(0, dtype=np.uint8)
+    if array.flags.c_contiguous:
+        return array.reshape(-1).view(np.uint8)
     span = 1 + sum((n - 1) * s for n, s in zip(array.shape, array.strides)) // array.itemsize
     flat = np.lib.stride_tricks.as_strided(array, shape=(span,), strides=(array.itemsize,))
     return flat.view(np.uint8)

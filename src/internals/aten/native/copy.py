@@ -47,9 +47,20 @@ def _same_device_copy(dst, src):
 
 
 def _cast_like(src, dtype):
+    if not src._impl.sizes and src.device.type == "cpu" and not (src.dtype.is_reduced_float or dtype.is_reduced_float):
+        return _cast_scalar(src, dtype)
     out = src._empty_like(dtype)
     _same_device_copy(out, src)
     return out
+
+
+def _cast_scalar(src, dtype):
+    """A 0-dim CPU tensor cast on the host: a wrapped Python number (``x * 2``) is cast on every
+    call, and a loop over one element would cost more than the op. NumPy converts as C does, as
+    the loop would (the 16-bit floats, cast on their bit patterns, take the loop)."""
+    from .tensor_factories import _host_impl
+    value = buffer(src)[src._impl.storage_offset]
+    return type(src)._from_impl(_host_impl(np.array(value, dtype=dtype.numpy_type)))
 
 
 def _cross_device_copy(dst, src):

@@ -1,7 +1,8 @@
 """Matrix products: ``mm``, ``bmm``, ``matmul`` (``aten/src/ATen/native/LinearAlgebra.cpp``).
 
-``mm`` and ``bmm`` check shapes and dtypes, make contiguous copies where needed (as torch does
-before calling a BLAS), and run the device's blocked or tiled loop. ``matmul`` reduces every
+``mm`` and ``bmm`` check shapes and dtypes, pass each operand as it lies in memory, row-major or
+transposed (BLAS's ``transa``/``transb``: so ``x @ w.t()`` copies nothing), copy only operands that
+are neither, as torch does before calling a BLAS, and run the device's blocked or tiled loop. ``matmul`` reduces every
 case (vectors, batches with broadcasting) to them, as torch's ``matmul`` does.
 """
 from ...c10 import scalar_type as st
@@ -38,13 +39,27 @@ def _batched_mm(a, b, name):
     if out.numel() == 0:
         return out
     compute = st.float32 if a.dtype.is_reduced_float else a.dtype
-    ac, bc = (t.contiguous() if t.dtype is compute else _cast_like(t.contiguous(), compute) for t in (a, b))
+    (ac, trans_a), (bc, trans_b) = _blas_operand(a, compute), _blas_operand(b, compute)
     target = out if out.dtype is compute else out._empty_like(compute)
     if K == 0:
         target.zero_()
     else:
-        loops(a.device, "linalg").mm_loop(buffer(target), ac._flat_buffer(), bc._flat_buffer(), batch, M, N, K)
+        loops(a.device, "linalg").mm_loop(buffer(target), ac._flat_buffer(), bc._flat_buffer(), batch, M, N, K,
+                                          trans_a, trans_b)
     return out if target is out else out.copy_(target)
+
+
+def _blas_operand(t, compute):
+    """A (B, rows, cols) operand as a gemm reads it: ``(tensor, False)`` when each matrix is
+    row-major, ``(tensor, True)`` when it is column-major (a transposed row-major matrix, as
+    ``w.t()`` in ``linear``), otherwise a row-major copy. Casts make row-major copies too."""
+    if t.dtype is not compute:
+        return _cast_like(t.contiguous(), compute), False
+    if t.is_contiguous():
+        return t, False
+    if t.transpose(1, 2).is_contiguous():
+        return t, True
+    return t.contiguous(), False
 
 
 def mm(a, b):

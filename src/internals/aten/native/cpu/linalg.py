@@ -1,14 +1,20 @@
 """CPU matrix multiply (``aten/src/ATen/native/LinearAlgebra.cpp``; torch calls a BLAS here).
 
 ``out[b] = a[b] @ w[b]`` for each batch b, with a (batch, M, K), w (batch, K, N) and out
-(batch, M, N), all row-major, blocked the way a BLAS ``gemm`` is (GotoBLAS, simplified):
+(batch, M, N), row-major (or, flagged ``trans``, a and w column-major, as BLAS's ``transa`` and
+``transb`` allow), blocked the way a BLAS ``gemm`` is (GotoBLAS, simplified):
 
 1. ``w`` is *packed* transposed, into ``wt`` (batch, N, K): each column of ``w`` becomes a
-   contiguous row, so every entry of ``out`` is a dot product of two unit-stride rows.
-2. Tasks of ``MC`` rows of ``a`` run in parallel. For each block of ``KC`` values of k (the task's
-   ``MC x KC`` piece of ``a`` stays in L2) and each group of 4 rows of ``wt`` (4 x KC, held in L1),
-   a micro-kernel computes a 4 x 4 tile of ``out``: 16 dot products at once, so that each vector
-   it loads from ``a`` or ``wt`` feeds 4 multiply-adds.
+   contiguous row, so every entry of ``out`` is a dot product of two unit-stride rows. A
+   column-major ``w`` (``x @ weight.t()`` in ``linear``) already is ``wt``: nothing to pack. A
+   column-major ``a`` is packed the other way, into row-major rows.
+2. Tasks of ``MC`` rows by ``NC`` columns of ``out`` run in parallel. For each block of ``KC``
+   values of k (the task's ``MC x KC`` piece of ``a`` stays in L2) and each group of 4 rows of
+   ``wt`` (4 x KC, held in L1), a micro-kernel computes a 4 x 4 tile of ``out``: 16 dot products
+   at once, so that each vector it loads from ``a`` or ``wt`` feeds 4 multiply-adds.
+3. Dot products shorter than ``SHORT_K`` would be mostly set-up and horizontal sums: then each row
+   of ``out`` is built instead from rank-1 updates, ``out[i, :] += a[i, k] * w[k, :]``, which
+   run along the contiguous rows of ``w`` (``linear``'s last layer backward has K = 10).
 
 The micro-kernel keeps its 16 sums in local variables, which LLVM vectorizes as 16 reductions
 along k, each in its own vector register: inside the loop no load or store of ``out``, and two
@@ -29,6 +35,8 @@ from numba import njit, prange
 MR = NR = 4          # the micro-kernel's tile of out (rows of a x rows of wt)
 KC, MC = 1024, 64    # k values per tile: its 4 rows of wt (16 KiB in float32) stay in L1, and long
                      # dot products amortize the horizontal sums; rows of a per task (128 KiB at KC)
+NC = 128             # columns of out per task: a few rows by many columns still make tasks for both cores
+SHORT_K = 16
 
 
 @njit(inline="always")
@@ -64,34 +72,68 @@ def _add_tile(out, tile, i, j, rows, cols):
 
 
 @njit(parallel=True, cache=True)
-def gemm(out, a, w, wt):
-    """out = a @ w, batched; ``wt`` is scratch of shape (batch, N, K) for w's packed transpose."""
+def transpose_pack(dst, src):
+    """dst[b] = src[b].T, for row-major (batch, rows, cols) arrays: 16 rows of dst per task, in
+    16 x 16 blocks, so that each row of a block is one 64-byte line read or written."""
+    batch, rows, cols = dst.shape
+    groups = (rows + 15) // 16
+    for task in prange(batch * groups):
+        b, r0 = task // groups, task % groups * 16
+        for c0 in range(0, cols, 16):
+            for r in range(r0, min(r0 + 16, rows)):
+                for c in range(c0, min(c0 + 16, cols)):
+                    dst[b, r, c] = src[b, c, r]
+
+
+@njit(parallel=True, cache=True)
+def gemm(out, a, wt):
+    """out = a @ wt.T per batch: a (batch, M, K) and wt (batch, N, K), both row-major."""
     batch, M, K = a.shape
-    N = w.shape[2]
-    groups = (N + 15) // 16
-    for task in prange(batch * groups):     # transpose 16 columns of w per task, in 16 x 16 blocks:
-        b, j0 = task // groups, task % groups * 16      # one 64-byte line read or written per row
-        for k0 in range(0, K, 16):
-            for j in range(j0, min(j0 + 16, N)):
-                for k in range(k0, min(k0 + 16, K)):
-                    wt[b, j, k] = w[b, k, j]
+    N = wt.shape[1]
     zero = out.dtype.type(0)    # the sums' start, typed: from a literal 0 float32 sums would be float64
-    blocks = (M + MC - 1) // MC
-    for task in prange(batch * blocks):
-        b, i0 = task // blocks, task % blocks * MC
-        i1 = min(i0 + MC, M)
-        out[b, i0:i1] = 0
+    row_blocks, col_blocks = (M + MC - 1) // MC, (N + NC - 1) // NC
+    for task in prange(batch * row_blocks * col_blocks):
+        b, rest = task // (row_blocks * col_blocks), task % (row_blocks * col_blocks)
+        i0, j0 = rest // col_blocks * MC, rest % col_blocks * NC
+        i1, j1 = min(i0 + MC, M), min(j0 + NC, N)
+        out[b, i0:i1, j0:j1] = 0
         for k0 in range(0, K, KC):
             k1 = min(k0 + KC, K)
-            for j in range(0, N, NR):
-                w_rows = _rows(wt[b], j, N - 1, k0, k1)
+            for j in range(j0, j1, NR):
+                w_rows = _rows(wt[b], j, j1 - 1, k0, k1)
                 for i in range(i0, i1, MR):
                     tile = _dot_tile(_rows(a[b], i, i1 - 1, k0, k1), w_rows, zero)
-                    _add_tile(out[b], tile, i, j, min(MR, i1 - i), min(NR, N - j))
+                    _add_tile(out[b], tile, i, j, min(MR, i1 - i), min(NR, j1 - j))
 
 
-def mm_loop(out, a, w, batch, M, N, K):
-    """The flat contiguous buffers of out, a and w, viewed as matrices (NumPy checks the sizes)."""
-    wt = np.empty((batch, N, K), dtype=a.dtype)
-    gemm(out[:batch * M * N].reshape(batch, M, N), a[:batch * M * K].reshape(batch, M, K),
-         w[:batch * K * N].reshape(batch, K, N), wt)
+@njit(parallel=True, cache=True)
+def gemm_short_k(out, a, w):
+    """out = a @ w per batch by rank-1 updates: a (batch, M, K) and w (batch, K, N), row-major."""
+    batch, M, K = a.shape
+    for task in prange(batch * M):
+        b, i = task // M, task % M
+        row = out[b, i]
+        row[:] = 0
+        for k in range(K):
+            x, w_k = a[b, i, k], w[b, k]
+            for j in range(row.shape[0]):
+                row[j] += x * w_k[j]
+
+
+def mm_loop(out, a, w, batch, M, N, K, trans_a=False, trans_w=False):
+    """The flat buffers of out, a and w, viewed as matrices (NumPy checks the sizes): a stored
+    (M, K) or, ``trans_a``, (K, M); w stored (K, N) or, ``trans_w``, (N, K)."""
+    a = a[:batch * M * K].reshape((batch, K, M) if trans_a else (batch, M, K))
+    w = w[:batch * K * N].reshape((batch, N, K) if trans_w else (batch, K, N))
+    out = out[:batch * M * N].reshape(batch, M, N)
+    a = _packed_transpose(a) if trans_a else a
+    if K < SHORT_K:
+        gemm_short_k(out, a, _packed_transpose(w) if trans_w else w)
+    else:
+        gemm(out, a, w if trans_w else _packed_transpose(w))
+
+
+def _packed_transpose(m):
+    packed = np.empty((m.shape[0], m.shape[2], m.shape[1]), dtype=m.dtype)
+    transpose_pack(packed, m)
+    return packed

@@ -9,9 +9,11 @@ plus the iteration geometry a TensorIterator computed:
 
 The work is cut into chunks of ``GRAIN`` elements along dimension 0 (``at::internal::GRAIN_SIZE``)
 and the chunks run in parallel; at most one chunk of work runs on the calling thread (a serial
-build of the same loop), as ``at::parallel_for`` does below its grain size. A chunk whose operands are all unit-stride takes a plain indexed
-loop that LLVM vectorises: over slices indexed from 0, so that LLVM can see no index is negative
-and drop Numba's wraparound check (which would otherwise keep the loop scalar).
+build of the same loop), as ``at::parallel_for`` does below its grain size. A chunk whose operands
+are all unit-stride takes a plain indexed loop that LLVM vectorises: over slices indexed from 0, so that LLVM can see no index is negative
+and drop Numba's wraparound check (which would otherwise keep the loop scalar). So does a chunk
+with one scalar operand (stride 0, as ``x * 2`` has), read once: ``Loops.h``'s vectorized loop
+has the same two cases (``is_contiguous`` and ``is_contiguous_scalar``).
 
 A loop is built once per op number by a factory that closes over it, as on CUDA: Numba types a
 closed-over int as a compile-time literal, so ``binary_op``'s overload resolves the op while
@@ -23,6 +25,7 @@ from numba import njit, prange
 from ..scalar_ops import binary_op, unary_op
 
 GRAIN = 32768
+PARALLEL_MIN = 4 * GRAIN    # below this a loop runs on the calling thread: see ``_pick``
 
 
 @njit(inline="always")
@@ -91,6 +94,14 @@ def _build_binary(op):
             o, x, y = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi]
             for i in range(hi - lo):
                 o[i] = binary_op(op, x[i], y[i], alpha)
+        elif s0 == 1 and s1 == 1 and s2 == 0:    # ``x * 2``: a scalar operand, read once
+            o, x, y = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2]
+            for i in range(hi - lo):
+                o[i] = binary_op(op, x[i], y, alpha)
+        elif s0 == 1 and s1 == 0 and s2 == 1:
+            o, x, y = out[p0 + lo:p0 + hi], a[p1], b[p2 + lo:p2 + hi]
+            for i in range(hi - lo):
+                o[i] = binary_op(op, x, y[i], alpha)
         else:
             for i in range(lo, hi):
                 out[p0 + i * s0] = binary_op(op, a[p1 + i * s1], b[p2 + i * s2], alpha)
@@ -119,13 +130,15 @@ def _loop(kind, op, build):
 
 
 def _pick(loops, shape):
-    """The parallel loop, or for at most one grain of work its serial twin: like ``at::parallel_for``,
-    which runs inline below the grain size, since waking threads costs more than the work."""
+    """The parallel loop, or for a small op its serial twin: like ``at::parallel_for``, which runs
+    inline below the grain size, since waking threads costs more than the work. Numba's workqueue
+    pool (see ``_cuda_env``) takes about 40 us to wake, the time one core needs for some 100,000
+    elements of a simple op (measured here): hence four grains, not one, as the threshold."""
     parallel, serial = loops
     n = 1
     for size in shape:
         n *= int(size)
-    return serial if n <= GRAIN else parallel
+    return serial if n <= PARALLEL_MIN else parallel
 
 
 def unary_loop(op, out, a, shape, strides, offsets):
@@ -136,41 +149,99 @@ def binary_loop(op, out, a, b, alpha, shape, strides, offsets):
     _pick(_loop("binary", op, _build_binary), shape)(out, a, b, alpha, shape, strides, offsets)
 
 
+@njit(inline="always")
+def _where_task(t, per_row, out, cond, a, b, shape, strides, offsets):
+    row, lo, hi = _span(t, per_row, shape)
+    s0, s1, s2, s3 = strides[0, 0], strides[1, 0], strides[2, 0], strides[3, 0]
+    p0 = _start(row, shape, strides, offsets, 0)
+    p1 = _start(row, shape, strides, offsets, 1)
+    p2 = _start(row, shape, strides, offsets, 2)
+    p3 = _start(row, shape, strides, offsets, 3)
+    if s0 == 1 and s1 == 1 and s2 == 1 and s3 == 1:
+        o, c, x, y = out[p0 + lo:p0 + hi], cond[p1 + lo:p1 + hi], a[p2 + lo:p2 + hi], b[p3 + lo:p3 + hi]
+        for i in range(hi - lo):
+            o[i] = x[i] if c[i] else y[i]
+    elif s0 == 1 and s1 == 1 and s2 == 1 and s3 == 0:    # a scalar b: relu's backward, where(x > 0, g, 0)
+        o, c, x, y = out[p0 + lo:p0 + hi], cond[p1 + lo:p1 + hi], a[p2 + lo:p2 + hi], b[p3]
+        for i in range(hi - lo):
+            o[i] = x[i] if c[i] else y
+    else:
+        for i in range(lo, hi):
+            out[p0 + i * s0] = a[p2 + i * s2] if cond[p1 + i * s1] else b[p3 + i * s3]
+
+
 @njit(parallel=True, cache=True)
+def _where_parallel(out, cond, a, b, shape, strides, offsets):
+    rows, per_row = _tasks(shape)
+    for t in prange(rows * per_row):
+        _where_task(t, per_row, out, cond, a, b, shape, strides, offsets)
+
+
+@njit(cache=True)
+def _where_serial(out, cond, a, b, shape, strides, offsets):
+    rows, per_row = _tasks(shape)
+    for t in range(rows * per_row):
+        _where_task(t, per_row, out, cond, a, b, shape, strides, offsets)
+
+
 def where_loop(out, cond, a, b, shape, strides, offsets):
-    rows, per_row = _tasks(shape)
-    for task in prange(rows * per_row):
-        row, lo, hi = _span(task, per_row, shape)
-        p0 = _start(row, shape, strides, offsets, 0)
-        p1 = _start(row, shape, strides, offsets, 1)
-        p2 = _start(row, shape, strides, offsets, 2)
-        p3 = _start(row, shape, strides, offsets, 3)
-        for i in range(lo, hi):
-            take_a = cond[p1 + i * strides[1, 0]]
-            out[p0 + i * strides[0, 0]] = a[p2 + i * strides[2, 0]] if take_a else b[p3 + i * strides[3, 0]]
+    _pick((_where_parallel, _where_serial), shape)(out, cond, a, b, shape, strides, offsets)
 
 
-@njit(parallel=True, cache=True)
-def copy_loop(out, a, shape, strides, offsets):
+@njit(inline="always")
+def _copy_task(t, per_row, out, a, shape, strides, offsets):
     """Copy with a cast to ``out``'s dtype (Numba converts as C does)."""
-    rows, per_row = _tasks(shape)
+    row, lo, hi = _span(t, per_row, shape)
     s0, s1 = strides[0, 0], strides[1, 0]
-    for task in prange(rows * per_row):
-        row, lo, hi = _span(task, per_row, shape)
-        p0, p1 = _start(row, shape, strides, offsets, 0), _start(row, shape, strides, offsets, 1)
-        if s0 == 1 and s1 == 1:
-            for i in range(lo, hi):
-                out[p0 + i] = a[p1 + i]
-        else:
-            for i in range(lo, hi):
-                out[p0 + i * s0] = a[p1 + i * s1]
+    p0, p1 = _start(row, shape, strides, offsets, 0), _start(row, shape, strides, offsets, 1)
+    if s0 == 1 and s1 == 1:
+        o, x = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi]
+        for i in range(hi - lo):
+            o[i] = x[i]
+    else:
+        for i in range(lo, hi):
+            out[p0 + i * s0] = a[p1 + i * s1]
 
 
 @njit(parallel=True, cache=True)
-def fill_loop(out, value, shape, strides, offsets):
+def _copy_parallel(out, a, shape, strides, offsets):
     rows, per_row = _tasks(shape)
-    for task in prange(rows * per_row):
-        row, lo, hi = _span(task, per_row, shape)
-        p0 = _start(row, shape, strides, offsets, 0)
-        for i in range(lo, hi):
-            out[p0 + i * strides[0, 0]] = value
+    for t in prange(rows * per_row):
+        _copy_task(t, per_row, out, a, shape, strides, offsets)
+
+
+@njit(cache=True)
+def _copy_serial(out, a, shape, strides, offsets):
+    rows, per_row = _tasks(shape)
+    for t in range(rows * per_row):
+        _copy_task(t, per_row, out, a, shape, strides, offsets)
+
+
+def copy_loop(out, a, shape, strides, offsets):
+    _pick((_copy_parallel, _copy_serial), shape)(out, a, shape, strides, offsets)
+
+
+@njit(inline="always")
+def _fill_task(t, per_row, out, value, shape, strides, offsets):
+    row, lo, hi = _span(t, per_row, shape)
+    p0, s0 = _start(row, shape, strides, offsets, 0), strides[0, 0]
+    for i in range(lo, hi):
+        out[p0 + i * s0] = value
+
+
+@njit(parallel=True, cache=True)
+def _fill_parallel(out, value, shape, strides, offsets):
+    rows, per_row = _tasks(shape)
+    for t in prange(rows * per_row):
+        _fill_task(t, per_row, out, value, shape, strides, offsets)
+
+
+@njit(cache=True)
+def _fill_serial(out, value, shape, strides, offsets):
+    rows, per_row = _tasks(shape)
+    for t in range(rows * per_row):
+        _fill_task(t, per_row, out, value, shape, strides, offsets)
+
+
+def fill_loop(out, value, shape, strides, offsets):
+    _pick((_fill_parallel, _fill_serial), shape)(out, value, shape, strides, offsets)

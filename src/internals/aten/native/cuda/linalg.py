@@ -3,7 +3,8 @@
 Each block computes a TILE x TILE tile of ``out``. It walks along K one tile at a time: the
 block's threads load a tile of ``a`` and a tile of ``w`` into shared memory together (each
 thread one element, so neighbouring threads read neighbouring addresses: coalesced), wait,
-and multiply the tiles out of fast shared memory. Same arguments as the CPU ``mm_loop``.
+and multiply the tiles out of fast shared memory. Same arguments as the CPU ``mm_loop``: an
+operand flagged ``trans`` is stored column-major, which only changes the index it is read at.
 """
 import math
 
@@ -18,7 +19,7 @@ TILE = 4 if SIMULATED else 16
 
 def _build_mm(acc_type):
     @cuda.jit
-    def kernel(out, a, w, M, N, K):
+    def kernel(out, a, w, M, N, K, trans_a, trans_w):
         tile_a = cuda.shared.array((TILE, TILE), acc_type)
         tile_w = cuda.shared.array((TILE, TILE), acc_type)
         ty, tx = cuda.threadIdx.y, cuda.threadIdx.x
@@ -27,11 +28,13 @@ def _build_mm(acc_type):
         j = cuda.blockIdx.x * TILE + tx
         acc = acc_type(0)
         for k0 in range(0, K, TILE):
-            tile_a[ty, tx] = a[b * M * K + i * K + k0 + tx] if (i < M and k0 + tx < K) else 0
-            tile_w[ty, tx] = w[b * K * N + (k0 + ty) * N + j] if (k0 + ty < K and j < N) else 0
+            k = k0 + tx                      # a[b, i, k], stored (M, K) or transposed (K, M)
+            tile_a[ty, tx] = a[b * M * K + (k * M + i if trans_a else i * K + k)] if (i < M and k < K) else 0
+            k = k0 + ty                      # w[b, k, j], stored (K, N) or transposed (N, K)
+            tile_w[ty, tx] = w[b * K * N + (j * K + k if trans_w else k * N + j)] if (k < K and j < N) else 0
             cuda.syncthreads()
-            for k in range(TILE):
-                acc += tile_a[ty, k] * tile_w[k, tx]
+            for kk in range(TILE):
+                acc += tile_a[ty, kk] * tile_w[kk, tx]
             cuda.syncthreads()
         if i < M and j < N:
             out[b * M * N + i * N + j] = acc
@@ -41,10 +44,10 @@ def _build_mm(acc_type):
 _kernels = {}
 
 
-def mm_loop(out, a, w, batch, M, N, K):
+def mm_loop(out, a, w, batch, M, N, K, trans_a=False, trans_w=False):
     key = np.dtype(out.dtype)
     if key not in _kernels:
         _kernels[key] = _build_mm(numba.from_dtype(key))
     grid = (math.ceil(N / TILE), math.ceil(M / TILE), batch)
     with np.errstate(all="ignore"):
-        _kernels[key][grid, (TILE, TILE)](out, a, w, M, N, K)
+        _kernels[key][grid, (TILE, TILE)](out, a, w, M, N, K, trans_a, trans_w)
