@@ -20,6 +20,7 @@ closed-over int as a compile-time literal, so ``binary_op``'s overload resolves 
 typing and each (op, dtypes) pair compiles to its own loop. The int closure pickles the same way
 in every process, so Numba's on-disk cache (``cache=True``) finds the compiled loop next time.
 """
+import numpy as np
 from numba import njit, prange
 
 from ..scalar_ops import binary_op, unary_op
@@ -198,6 +199,10 @@ def _copy_task(t, per_row, out, a, shape, strides, offsets):
         o, x = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi]
         for i in range(hi - lo):
             o[i] = x[i]
+    elif s0 == 1 and s1 == 0:       # one value repeated: a fill
+        o, x = out[p0 + lo:p0 + hi], a[p1]
+        for i in range(hi - lo):
+            o[i] = x
     else:
         for i in range(lo, hi):
             out[p0 + i * s0] = a[p1 + i * s1]
@@ -221,27 +226,8 @@ def copy_loop(out, a, shape, strides, offsets):
     _pick((_copy_parallel, _copy_serial), shape)(out, a, shape, strides, offsets)
 
 
-@njit(inline="always")
-def _fill_task(t, per_row, out, value, shape, strides, offsets):
-    row, lo, hi = _span(t, per_row, shape)
-    p0, s0 = _start(row, shape, strides, offsets, 0), strides[0, 0]
-    for i in range(lo, hi):
-        out[p0 + i * s0] = value
-
-
-@njit(parallel=True, cache=True)
-def _fill_parallel(out, value, shape, strides, offsets):
-    rows, per_row = _tasks(shape)
-    for t in prange(rows * per_row):
-        _fill_task(t, per_row, out, value, shape, strides, offsets)
-
-
-@njit(cache=True)
-def _fill_serial(out, value, shape, strides, offsets):
-    rows, per_row = _tasks(shape)
-    for t in range(rows * per_row):
-        _fill_task(t, per_row, out, value, shape, strides, offsets)
-
-
 def fill_loop(out, value, shape, strides, offsets):
-    _pick((_fill_parallel, _fill_serial), shape)(out, value, shape, strides, offsets)
+    """A fill is a copy from one value that every element reads: an operand of stride 0."""
+    source = np.full(1, value, dtype=out.dtype)
+    copy_loop(out, source, shape, np.vstack((strides, np.zeros_like(strides))),
+              np.array((offsets[0], 0), dtype=np.int64))
