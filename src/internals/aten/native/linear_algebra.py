@@ -6,6 +6,7 @@ are neither, as torch does before calling a BLAS, and run the device's blocked o
 case (vectors, batches with broadcasting) to them, as torch's ``matmul`` does.
 """
 from ...c10 import scalar_type as st
+from ...c10.tensor_impl import is_contiguous
 from ..tensor_iterator import broadcast_shapes
 from .copy import _cast_like, buffer
 from .dispatch_stub import loops
@@ -29,13 +30,14 @@ def _check_dtypes(name, a, b):
 
 
 def _batched_mm(a, b, name):
-    """a: (B, M, K), b: (B, K, N) -> (B, M, N), contiguous."""
+    """a (M, K) @ b (K, N) -> (M, N), or a batch of them: (B, M, K) @ (B, K, N) -> (B, M, N)."""
     from .tensor_factories import empty
     _check_dtypes(name, a, b)
     common_device(a, b)
-    batch, M, K = a.shape
-    N = b.shape[2]
-    out = empty(batch, M, N, dtype=a.dtype, device=a.device)
+    *lead, M, K = a.shape
+    N = b.shape[-1]
+    batch = lead[0] if lead else 1
+    out = empty(*lead, M, N, dtype=a.dtype, device=a.device)
     if out.numel() == 0:
         return out
     compute = st.float32 if a.dtype.is_reduced_float else a.dtype
@@ -50,14 +52,15 @@ def _batched_mm(a, b, name):
 
 
 def _blas_operand(t, compute):
-    """A (B, rows, cols) operand as a gemm reads it: ``(tensor, False)`` when each matrix is
+    """A matrix (or batch of them) as a gemm reads it: ``(tensor, False)`` when each matrix is
     row-major, ``(tensor, True)`` when it is column-major (a transposed row-major matrix, as
     ``w.t()`` in ``linear``), otherwise a row-major copy. Casts make row-major copies too."""
     if t.dtype is not compute:
         return _cast_like(t.contiguous(), compute), False
-    if t.is_contiguous():
+    sizes, strides = t._impl.sizes, t._impl.strides
+    if is_contiguous(sizes, strides):
         return t, False
-    if t.transpose(1, 2).is_contiguous():
+    if is_contiguous(sizes[:-2] + (sizes[-1], sizes[-2]), strides[:-2] + (strides[-1], strides[-2])):
         return t, True
     return t.contiguous(), False
 
@@ -70,7 +73,7 @@ def mm(a, b):
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
-    return _batched_mm(a.unsqueeze(0), b.unsqueeze(0), "addmm_impl_cpu_").squeeze(0)
+    return _batched_mm(a, b, "addmm_impl_cpu_")
 
 
 def bmm(a, b):
