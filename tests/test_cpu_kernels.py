@@ -113,3 +113,25 @@ def test_bmm_uses_the_same_tiles():
     a, b = _values((3, 37, 70), torch.float32, 4), _values((3, 70, 131), torch.float32, 5)
     assert_same(internals.bmm(internals.from_torch(a), internals.from_torch(b)), torch.bmm(a, b),
                 rtol=1e-5, atol=1e-5)
+
+
+CACHED_PROGRAM = """
+import internals
+small, large = internals.ones(4), internals.ones(200_000)     # serial and parallel loops
+(small + 1, large * large, small.exp(), large.sum(), internals.where(small > 0, small, 0.0))
+"""
+
+
+def test_a_second_process_loads_every_loop_from_the_disk_cache(tmp_path):
+    """``cache=True`` must work for the loops built per op (closures over the op number): a
+    second process compiles nothing. A closure over another jitted function would defeat it,
+    since Numba keys the cache by the closure's pickled contents and a dispatcher pickles with
+    an id of its own process."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path), NUMBA_DEBUG_CACHE="1")
+    runs = [subprocess.run([sys.executable, "-c", CACHED_PROGRAM], env=env, capture_output=True, text=True,
+                           check=True).stdout for _ in range(2)]
+    assert "data saved" in runs[0]
+    assert "data saved" not in runs[1] and "data loaded" in runs[1]

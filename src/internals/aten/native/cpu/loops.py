@@ -19,6 +19,9 @@ A loop is built once per op number by a factory that closes over it, as on CUDA:
 closed-over int as a compile-time literal, so ``binary_op``'s overload resolves the op while
 typing and each (op, dtypes) pair compiles to its own loop. The int closure pickles the same way
 in every process, so Numba's on-disk cache (``cache=True``) finds the compiled loop next time.
+That is why the loop closes over the op and nothing else: the chunk it runs is a module-level
+function, inlined, that receives the op as a constant. (A closure over a jitted function would
+miss the cache in every new process: a dispatcher pickles with an id of its own process.)
 """
 import numpy as np
 from numba import njit, prange
@@ -55,69 +58,71 @@ def _span(task, per_row, shape):
     return task // per_row, lo, min(lo + GRAIN, shape[0])
 
 
-def _build_unary(op):
-    @njit(inline="always", error_model="numpy")
-    def task(t, per_row, out, a, shape, strides, offsets):
-        row, lo, hi = _span(t, per_row, shape)
-        s0, s1 = strides[0, 0], strides[1, 0]
-        p0, p1 = _start(row, shape, strides, offsets, 0), _start(row, shape, strides, offsets, 1)
-        if s0 == 1 and s1 == 1:
-            o, x = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi]
-            for i in range(hi - lo):
-                o[i] = unary_op(op, x[i])
-        else:
-            for i in range(lo, hi):
-                out[p0 + i * s0] = unary_op(op, a[p1 + i * s1])
+@njit(inline="always", error_model="numpy")
+def _unary_task(op, t, per_row, out, a, shape, strides, offsets):
+    row, lo, hi = _span(t, per_row, shape)
+    s0, s1 = strides[0, 0], strides[1, 0]
+    p0, p1 = _start(row, shape, strides, offsets, 0), _start(row, shape, strides, offsets, 1)
+    if s0 == 1 and s1 == 1:
+        o, x = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi]
+        for i in range(hi - lo):
+            o[i] = unary_op(op, x[i])
+    else:
+        for i in range(lo, hi):
+            out[p0 + i * s0] = unary_op(op, a[p1 + i * s1])
 
+
+def _build_unary(op):
     @njit(parallel=True, cache=True, error_model="numpy")
     def loop(out, a, shape, strides, offsets):
         rows, per_row = _tasks(shape)
         for t in prange(rows * per_row):
-            task(t, per_row, out, a, shape, strides, offsets)
+            _unary_task(op, t, per_row, out, a, shape, strides, offsets)
 
     @njit(cache=True, error_model="numpy")
     def serial(out, a, shape, strides, offsets):
         rows, per_row = _tasks(shape)
         for t in range(rows * per_row):
-            task(t, per_row, out, a, shape, strides, offsets)
+            _unary_task(op, t, per_row, out, a, shape, strides, offsets)
     return loop, serial
 
 
-def _build_binary(op):
-    @njit(inline="always", error_model="numpy")
-    def task(t, per_row, out, a, b, alpha, shape, strides, offsets):
-        row, lo, hi = _span(t, per_row, shape)
-        s0, s1, s2 = strides[0, 0], strides[1, 0], strides[2, 0]
-        p0 = _start(row, shape, strides, offsets, 0)
-        p1 = _start(row, shape, strides, offsets, 1)
-        p2 = _start(row, shape, strides, offsets, 2)
-        if s0 == 1 and s1 == 1 and s2 == 1:
-            o, x, y = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi]
-            for i in range(hi - lo):
-                o[i] = binary_op(op, x[i], y[i], alpha)
-        elif s0 == 1 and s1 == 1 and s2 == 0:    # ``x * 2``: a scalar operand, read once
-            o, x, y = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2]
-            for i in range(hi - lo):
-                o[i] = binary_op(op, x[i], y, alpha)
-        elif s0 == 1 and s1 == 0 and s2 == 1:
-            o, x, y = out[p0 + lo:p0 + hi], a[p1], b[p2 + lo:p2 + hi]
-            for i in range(hi - lo):
-                o[i] = binary_op(op, x, y[i], alpha)
-        else:
-            for i in range(lo, hi):
-                out[p0 + i * s0] = binary_op(op, a[p1 + i * s1], b[p2 + i * s2], alpha)
+@njit(inline="always", error_model="numpy")
+def _binary_task(op, t, per_row, out, a, b, alpha, shape, strides, offsets):
+    row, lo, hi = _span(t, per_row, shape)
+    s0, s1, s2 = strides[0, 0], strides[1, 0], strides[2, 0]
+    p0 = _start(row, shape, strides, offsets, 0)
+    p1 = _start(row, shape, strides, offsets, 1)
+    p2 = _start(row, shape, strides, offsets, 2)
+    if s0 == 1 and s1 == 1 and s2 == 1:
+        o, x, y = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi]
+        for i in range(hi - lo):
+            o[i] = binary_op(op, x[i], y[i], alpha)
+    elif s0 == 1 and s1 == 1 and s2 == 0:    # ``x * 2``: a scalar operand, read once
+        o, x, y = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2]
+        for i in range(hi - lo):
+            o[i] = binary_op(op, x[i], y, alpha)
+    elif s0 == 1 and s1 == 0 and s2 == 1:
+        o, x, y = out[p0 + lo:p0 + hi], a[p1], b[p2 + lo:p2 + hi]
+        for i in range(hi - lo):
+            o[i] = binary_op(op, x, y[i], alpha)
+    else:
+        for i in range(lo, hi):
+            out[p0 + i * s0] = binary_op(op, a[p1 + i * s1], b[p2 + i * s2], alpha)
 
+
+def _build_binary(op):
     @njit(parallel=True, cache=True, error_model="numpy")
     def loop(out, a, b, alpha, shape, strides, offsets):
         rows, per_row = _tasks(shape)
         for t in prange(rows * per_row):
-            task(t, per_row, out, a, b, alpha, shape, strides, offsets)
+            _binary_task(op, t, per_row, out, a, b, alpha, shape, strides, offsets)
 
     @njit(cache=True, error_model="numpy")
     def serial(out, a, b, alpha, shape, strides, offsets):
         rows, per_row = _tasks(shape)
         for t in range(rows * per_row):
-            task(t, per_row, out, a, b, alpha, shape, strides, offsets)
+            _binary_task(op, t, per_row, out, a, b, alpha, shape, strides, offsets)
     return loop, serial
 
 
