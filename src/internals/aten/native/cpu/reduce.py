@@ -22,7 +22,7 @@ from numba import njit, prange
 
 from ..scalar_ops import AMAX, AMIN, arg_better, reduce_combine
 
-BLOCK = 512     # elements folded by one vectorised pass of the contiguous loop
+BLOCK = 2048    # elements folded by one vectorised pass of the contiguous loop (long: its end is a horizontal sum)
 WIDTH = 1024    # outputs per task of the columns loop: a 4 KiB page per row, partials stay in L1
 FAN = 16        # values an accumulator of the ladder takes before it moves up a level
 
