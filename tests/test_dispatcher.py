@@ -68,6 +68,19 @@ def test_views_made_in_inference_mode_keep_their_base_keys():
         assert names(internals._C._dispatch_keys(i.t())) == restricted(torch._C._dispatch_keys(t.t()))
 
 
+def test_is_inference():
+    def flags(lib):
+        normal = lib.ones(2, 3)
+        with lib.inference_mode():
+            made, view_of_normal, view_of_made = lib.ones(2), normal.t(), None
+            view_of_made = made[:1]
+        with lib.no_grad():
+            under_no_grad = lib.ones(2)
+        outside = made + 1                    # an op run outside the mode makes a normal tensor
+        return [t.is_inference() for t in (normal, made, view_of_normal, view_of_made, under_no_grad, outside)]
+    assert flags(internals) == flags(torch) == [False, True, False, True, False, False]
+
+
 def test_cuda_key_set():
     # torch (CPU wheel) cannot make a CUDA tensor here; on a GPU it prints exactly this set.
     keys = internals._C._dispatch_keys(internals.ones(2, device="cuda"))

@@ -420,6 +420,11 @@ class Tensor:
     def is_leaf(self):
         return self._grad_fn is None
 
+    def is_inference(self):
+        """Was this tensor made in inference mode? (``TensorImpl::is_inference``: it carries no
+        autograd keys; a view has its base's keys, so a view of a normal tensor is normal.)"""
+        return self._impl.is_inference()
+
     @property
     def output_nr(self):
         return self._output_nr
