@@ -131,10 +131,15 @@ def bf16_bits_to_float(h):
 # be 0 and ``uint32 - 112`` would wrap around. ``int()`` makes both compute as Numba does.
 
 
+@register_jitable
+def identity(x):
+    return x        # a CPU copy: the loop's store converts to the output's dtype, as C does
+
+
 UNARY = (neg, abs_, exp, log, sqrt, relu, sigmoid, tanh, logical_not,
-         float_bits_to_half, half_bits_to_float, float_bits_to_bf16, bf16_bits_to_float)
+         float_bits_to_half, half_bits_to_float, float_bits_to_bf16, bf16_bits_to_float, identity)
 (NEG, ABS, EXP, LOG, SQRT, RELU, SIGMOID, TANH, LOGICAL_NOT,
- FLOAT_BITS_TO_HALF, HALF_BITS_TO_FLOAT, FLOAT_BITS_TO_BF16, BF16_BITS_TO_FLOAT) = range(len(UNARY))
+ FLOAT_BITS_TO_HALF, HALF_BITS_TO_FLOAT, FLOAT_BITS_TO_BF16, BF16_BITS_TO_FLOAT, IDENTITY) = range(len(UNARY))
 
 
 # ----------------------------------------------------------------------------- binary ops

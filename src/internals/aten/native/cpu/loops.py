@@ -26,7 +26,7 @@ miss the cache in every new process: a dispatcher pickles with an id of its own 
 import numpy as np
 from numba import njit, prange
 
-from ..scalar_ops import binary_op, unary_op
+from ..scalar_ops import IDENTITY, binary_op, unary_op
 
 GRAIN = 32768
 PARALLEL_MIN = 4 * GRAIN    # below this a loop runs on the calling thread: see ``_pick``
@@ -67,6 +67,10 @@ def _unary_task(op, t, per_row, out, a, shape, strides, offsets):
         o, x = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi]
         for i in range(hi - lo):
             o[i] = unary_op(op, x[i])
+    elif s0 == 1 and s1 == 0:       # one input value for every output: a fill
+        o, y = out[p0 + lo:p0 + hi], unary_op(op, a[p1])
+        for i in range(hi - lo):
+            o[i] = y
     else:
         for i in range(lo, hi):
             out[p0 + i * s0] = unary_op(op, a[p1 + i * s1])
@@ -194,41 +198,9 @@ def where_loop(out, cond, a, b, shape, strides, offsets):
     _pick((_where_parallel, _where_serial), shape)(out, cond, a, b, shape, strides, offsets)
 
 
-@njit(inline="always")
-def _copy_task(t, per_row, out, a, shape, strides, offsets):
-    """Copy with a cast to ``out``'s dtype (Numba converts as C does)."""
-    row, lo, hi = _span(t, per_row, shape)
-    s0, s1 = strides[0, 0], strides[1, 0]
-    p0, p1 = _start(row, shape, strides, offsets, 0), _start(row, shape, strides, offsets, 1)
-    if s0 == 1 and s1 == 1:
-        o, x = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi]
-        for i in range(hi - lo):
-            o[i] = x[i]
-    elif s0 == 1 and s1 == 0:       # one value repeated: a fill
-        o, x = out[p0 + lo:p0 + hi], a[p1]
-        for i in range(hi - lo):
-            o[i] = x
-    else:
-        for i in range(lo, hi):
-            out[p0 + i * s0] = a[p1 + i * s1]
-
-
-@njit(parallel=True, cache=True)
-def _copy_parallel(out, a, shape, strides, offsets):
-    rows, per_row = _tasks(shape)
-    for t in prange(rows * per_row):
-        _copy_task(t, per_row, out, a, shape, strides, offsets)
-
-
-@njit(cache=True)
-def _copy_serial(out, a, shape, strides, offsets):
-    rows, per_row = _tasks(shape)
-    for t in range(rows * per_row):
-        _copy_task(t, per_row, out, a, shape, strides, offsets)
-
-
 def copy_loop(out, a, shape, strides, offsets):
-    _pick((_copy_parallel, _copy_serial), shape)(out, a, shape, strides, offsets)
+    """Copy with a cast to ``out``'s dtype: the identity op, converted as C converts on the store."""
+    unary_loop(IDENTITY, out, a, shape, strides, offsets)
 
 
 def fill_loop(out, value, shape, strides, offsets):
