@@ -43,6 +43,7 @@ def _where(fn):
 
 _KEY_OF_BIT = {int(k): k for k in DispatchKey}    # DispatchKey(i) without the Enum call's cost
 
+
 class KernelFunction:
     """A registered kernel (``c10::KernelFunction``).
 

@@ -176,7 +176,10 @@ def _obeys_layout(grad, var):
     if not v.is_non_overlapping_and_dense():
         return g.is_contiguous()
     for size, g_stride, v_stride in zip(g.sizes, g.strides, v.strides):
-        if g_stride != v_stride if size != 1 else g_stride == 0:   # size-1 dims: any stride but 0
+        if size == 1:
+            if g_stride == 0:       # a size-1 dim may have any stride but 0 (an expanded view)
+                return False
+        elif g_stride != v_stride:
             return False
     return True
 

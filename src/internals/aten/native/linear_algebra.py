@@ -2,8 +2,9 @@
 
 ``mm`` and ``bmm`` check shapes and dtypes, pass each operand as it lies in memory, row-major or
 transposed (BLAS's ``transa``/``transb``: so ``x @ w.t()`` copies nothing), copy only operands that
-are neither, as torch does before calling a BLAS, and run the device's blocked or tiled loop. ``matmul`` reduces every
-case (vectors, batches with broadcasting) to them, as torch's ``matmul`` does.
+are neither, as torch does before calling a BLAS, and run the device's blocked or tiled loop.
+``matmul`` reduces every case (vectors, batches with broadcasting) to them, as torch's ``matmul``
+does.
 """
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import is_contiguous

@@ -8,10 +8,11 @@ plus the iteration geometry a TensorIterator computed:
 * ``offsets[k]``: operand k's storage offset.
 
 The work is cut into chunks of ``GRAIN`` elements along dimension 0 (``at::internal::GRAIN_SIZE``)
-and the chunks run in parallel; at most one chunk of work runs on the calling thread (a serial
-build of the same loop), as ``at::parallel_for`` does below its grain size. A chunk whose operands
-are all unit-stride takes a plain indexed loop that LLVM vectorises: over slices indexed from 0, so that LLVM can see no index is negative
-and drop Numba's wraparound check (which would otherwise keep the loop scalar). So does a chunk
+and the chunks run in parallel; a small op runs on the calling thread instead (a serial build of
+the same loop, see ``_pick``), as ``at::parallel_for`` does below its grain size. A chunk whose
+operands are all unit-stride takes a plain indexed loop that LLVM vectorises: over slices indexed
+from 0, so that LLVM can see no index is negative and drop Numba's wraparound check (which would
+otherwise keep the loop scalar). So does a chunk
 with one scalar operand (stride 0, as ``x * 2`` has), read once: ``Loops.h``'s vectorized loop
 has the same two cases (``is_contiguous`` and ``is_contiguous_scalar``).
 
