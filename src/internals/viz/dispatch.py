@@ -1,0 +1,75 @@
+"""The key set of one operator call, row by row, and the key that wins (chapter 5).
+
+The dispatcher (``aten/src/ATen/core/dispatch/DispatchKeyExtractor.h``) computes a call's key set
+in four steps: the union of its tensor arguments' key sets, plus the thread-local *included*
+keys, minus the thread-local *excluded* keys, minus the operator's *fallthrough* keys. The
+highest key left chooses the kernel. ``call_key_sets`` gives those steps as rows of key sets,
+read from the live objects; ``key_set_map`` draws them as a grid, one column per key, highest
+priority on the left, so the winner is the leftmost filled cell of the last row.
+"""
+import matplotlib.pyplot as plt
+from matplotlib.patches import Rectangle
+
+from ..aten import dispatcher
+from ..c10.dispatch_key import DispatchKey, DispatchKeySet
+from ..c10.local_dispatch_key_set import tls
+
+__all__ = ["call_key_sets", "key_set_map"]
+
+_ADD, _REMOVE, _HAVE, _WIN = "#9ecae1", "#fcbba1", "#c7e9c0", "#31a354"
+
+
+def call_key_sets(op_name, *args):
+    """``(rows, winner)`` for calling operator ``op_name`` on ``args`` now, on this thread.
+
+    ``rows`` is a list of ``(label, DispatchKeySet, role)``; role is ``"add"`` for the sets the
+    call's keys are made of, ``"remove"`` for the ones taken away, ``"result"`` for the call's
+    key set. ``winner`` is its highest key: the one whose kernel runs.
+    """
+    op = dispatcher.find(op_name)
+    rows = [(f"argument {i}", a._impl.key_set, "add") for i, a in enumerate(args) if hasattr(a, "_impl")]
+    rows += [("TLS included", tls.included, "add"), ("TLS excluded", tls.excluded, "remove"),
+             (f"fallthroughs of {op.name}", DispatchKeySet._from_bits(op.fallthrough_bits), "remove")]
+    bits = 0
+    for _, keys, role in rows:
+        bits = bits | keys.bits if role == "add" else bits
+    for _, keys, role in rows:
+        bits = bits & ~keys.bits if role == "remove" else bits
+    result = DispatchKeySet._from_bits(bits)
+    rows.append(("call's key set", result, "result"))
+    return rows, max(result) if result else None
+
+
+def key_set_map(op_name, *args, ax=None, title=None):
+    """Draw ``call_key_sets(op_name, *args)``: a row per step, a column per key, highest first."""
+    rows, winner = call_key_sets(op_name, *args)
+    keys = sorted(DispatchKey, reverse=True)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(0.62 * len(keys) + 2.8, 0.42 * len(rows) + 2.2))
+    for y, (label, key_set, role) in enumerate(rows):
+        top = -y - (0.3 if role == "result" else 0)       # a small gap before the result row
+        sign = {"add": "+", "remove": "−", "result": "="}[role]
+        ax.text(-0.2, top + 0.5, f"{sign} {label}", ha="right", va="center", fontsize=9)
+        for x, key in enumerate(keys):
+            present = key in key_set
+            face = {"add": _ADD, "remove": _REMOVE, "result": _HAVE}[role] if present else "white"
+            if role == "result" and key == winner:
+                face = _WIN
+            ax.add_patch(Rectangle((x, top), 1, 1, facecolor=face, edgecolor="#999999", linewidth=0.8))
+            if present:
+                ax.text(x + 0.5, top + 0.5, "●", ha="center", va="center", fontsize=8,
+                        color="white" if face == _WIN else "#333333")
+    for x, key in enumerate(keys):
+        ax.text(x + 0.5, 1.15, key.name, rotation=60, ha="left", va="bottom", fontsize=8,
+                fontweight="bold" if key == winner else "normal", rotation_mode="anchor")
+    bottom = -len(rows) - 0.3
+    if winner is not None:
+        x = keys.index(winner)
+        ax.annotate(f"highest key: {winner.name} runs", xy=(x + 0.5, bottom + 1), xytext=(x + 0.5, bottom - 0.5),
+                    ha="center", va="top", fontsize=9, arrowprops=dict(arrowstyle="->", lw=0.8))
+    ax.set_xlim(-0.1, len(keys) + 0.1)
+    ax.set_ylim(bottom - 1.2, 4.2)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    ax.set_title(title or f"{op_name}: the call's key set (highest priority on the left)", fontsize=10, pad=4)
+    return ax
