@@ -41,7 +41,7 @@ class DispatchKeySet:
 
     @classmethod
     def _from_bits(cls, bits):
-        out = cls()
+        out = object.__new__(cls)    # no keys to loop over: the dispatcher makes one per call
         out.bits = bits
         return out
 

@@ -10,6 +10,7 @@ import weakref
 import numpy as np
 
 from .._cuda_env import SIMULATED
+from .allocator import cpu_allocator
 from .device import device as _device
 
 __all__ = ["UntypedStorage"]
@@ -77,10 +78,9 @@ class UntypedStorage:
 
 def _allocator_for(device):
     if device.type == "cpu":
-        from .allocator import cpu_allocator
         return cpu_allocator
     if device.type == "cuda":
-        from ..cuda.caching_allocator import cuda_allocator
+        from ..cuda.caching_allocator import cuda_allocator    # imported on first use: it loads Numba's CUDA
         return cuda_allocator
     # "meta" is a valid device name, but internals has no meta backend: refuse rather than
     # hand out cuda bytes labelled "meta".

@@ -18,16 +18,17 @@ from .tensor_factories import empty_strided
 
 def common_device(*tensors):
     """The op's device. A 0-dim CPU tensor (a wrapped Python scalar, say) may join any device."""
-    devices = set()
+    found = None
     for t in tensors:
         impl = t._impl
         if impl.sizes or impl.device.type != "cpu":
-            devices.add(impl.device)
-    if len(devices) > 1:
-        a, b = sorted(devices, key=str, reverse=True)[:2]
-        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
-                           f"devices, {a} and {b}!")
-    return devices.pop() if devices else tensors[0].device
+            if found is None:
+                found = impl.device
+            elif impl.device != found:
+                a, b = sorted({found, impl.device}, key=str, reverse=True)
+                raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
+                                   f"devices, {a} and {b}!")
+    return found or tensors[0].device
 
 
 def _compute_dtype(dtype):
