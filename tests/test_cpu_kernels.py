@@ -51,6 +51,15 @@ def test_reduction_paths_other_dtypes(dtype, dim):
         assert_same(getattr(internals.from_torch(t), name)(dim), getattr(t, name)(dim))
 
 
+@pytest.mark.parametrize("shape", [(7, 5), (300, 1030)], ids=str)    # the serial and the parallel loop
+@pytest.mark.parametrize("name", ["argmax", "argmin"])
+@pytest.mark.parametrize("dim", [0, 1, None])
+def test_arg_reductions_serial_and_parallel(name, dim, shape):
+    t = _values(shape, torch.float32, 2)
+    kwargs = {} if dim is None else {"dim": dim}
+    assert_same(getattr(internals.from_torch(t), name)(**kwargs), getattr(t, name)(**kwargs))
+
+
 @pytest.mark.parametrize("dim", [0, 1])
 def test_long_float_sum_is_as_accurate_as_torch(dim):
     """A cascade keeps float32 sums of many values close to the exact (float64) sum: within
@@ -118,7 +127,8 @@ def test_bmm_uses_the_same_tiles():
 CACHED_PROGRAM = """
 import internals
 small, large = internals.ones(4), internals.ones(200_000)     # serial and parallel loops
-(small + 1, large * large, small.exp(), large.sum(), internals.where(small > 0, small, 0.0))
+(small + 1, large * large, small.exp(), large.sum(), small.sum(), large.argmax(), small.argmax(),
+ internals.where(small > 0, small, 0.0))
 """
 
 

@@ -8,7 +8,8 @@
    contiguous row, so every entry of ``out`` is a dot product of two unit-stride rows. A
    column-major ``w`` (``x @ weight.t()`` in ``linear``) already is ``wt``: nothing to pack. A
    column-major ``a`` is packed the other way, into row-major rows.
-2. Tasks of ``MC`` rows by ``NC`` columns of ``out`` run in parallel. For each block of ``KC``
+2. Tasks of ``MC`` rows by ``NC`` columns of ``out`` run in parallel (a small product runs them
+   on the calling thread: see ``loops._pick``). For each block of ``KC``
    values of k (the task's ``MC x KC`` piece of ``a`` stays in L2) and each group of 4 rows of
    ``wt`` (4 x KC, held in L1), a micro-kernel computes a 4 x 4 tile of ``out``: 16 dot products
    at once, so that each vector it loads from ``a`` or ``wt`` feeds 4 multiply-adds.
@@ -31,6 +32,8 @@ streams its 4 rows of ``a`` from L2; each tile ends with 16 horizontal sums (hen
 """
 import numpy as np
 from numba import njit, prange
+
+from .loops import PARALLEL_MIN
 
 MR = NR = 4          # the micro-kernel's tile of out (rows of a x rows of wt)
 KC, MC = 1024, 64    # k values per tile: its 4 rows of wt (16 KiB in float32) stay in L1, and long
@@ -71,53 +74,93 @@ def _add_tile(out, tile, i, j, rows, cols):
             out[i + r, j + s] += tile[r][s]
 
 
+@njit(inline="always")
+def _pack_task(task, dst, src):
+    """16 rows of dst[b] = src[b].T, in 16 x 16 blocks, so that each row of a block is one 64-byte
+    line read or written."""
+    rows, cols = dst.shape[1], dst.shape[2]
+    groups = (rows + 15) // 16
+    b, r0 = task // groups, task % groups * 16
+    for c0 in range(0, cols, 16):
+        for r in range(r0, min(r0 + 16, rows)):
+            for c in range(c0, min(c0 + 16, cols)):
+                dst[b, r, c] = src[b, c, r]
+
+
 @njit(parallel=True, cache=True)
 def transpose_pack(dst, src):
-    """dst[b] = src[b].T, for row-major (batch, rows, cols) arrays: 16 rows of dst per task, in
-    16 x 16 blocks, so that each row of a block is one 64-byte line read or written."""
-    batch, rows, cols = dst.shape
-    groups = (rows + 15) // 16
-    for task in prange(batch * groups):
-        b, r0 = task // groups, task % groups * 16
-        for c0 in range(0, cols, 16):
-            for r in range(r0, min(r0 + 16, rows)):
-                for c in range(c0, min(c0 + 16, cols)):
-                    dst[b, r, c] = src[b, c, r]
+    """dst[b] = src[b].T, for row-major (batch, rows, cols) arrays."""
+    for task in prange(dst.shape[0] * ((dst.shape[1] + 15) // 16)):
+        _pack_task(task, dst, src)
+
+
+@njit(cache=True)
+def transpose_pack_serial(dst, src):
+    for task in range(dst.shape[0] * ((dst.shape[1] + 15) // 16)):
+        _pack_task(task, dst, src)
+
+
+@njit(inline="always")
+def _gemm_task(task, out, a, wt, zero):
+    """One MC x NC block of out = a @ wt.T (see the module docstring)."""
+    M, K, N = a.shape[1], a.shape[2], wt.shape[1]
+    row_blocks, col_blocks = (M + MC - 1) // MC, (N + NC - 1) // NC
+    b, rest = task // (row_blocks * col_blocks), task % (row_blocks * col_blocks)
+    i0, j0 = rest // col_blocks * MC, rest % col_blocks * NC
+    i1, j1 = min(i0 + MC, M), min(j0 + NC, N)
+    out[b, i0:i1, j0:j1] = 0
+    for k0 in range(0, K, KC):
+        k1 = min(k0 + KC, K)
+        for j in range(j0, j1, NR):
+            w_rows = _rows(wt[b], j, j1 - 1, k0, k1)
+            for i in range(i0, i1, MR):
+                tile = _dot_tile(_rows(a[b], i, i1 - 1, k0, k1), w_rows, zero)
+                _add_tile(out[b], tile, i, j, min(MR, i1 - i), min(NR, j1 - j))
+
+
+@njit(inline="always")
+def _gemm_tasks(a, wt):
+    return a.shape[0] * ((a.shape[1] + MC - 1) // MC) * ((wt.shape[1] + NC - 1) // NC)
 
 
 @njit(parallel=True, cache=True)
 def gemm(out, a, wt):
     """out = a @ wt.T per batch: a (batch, M, K) and wt (batch, N, K), both row-major."""
-    batch, M, K = a.shape
-    N = wt.shape[1]
     zero = out.dtype.type(0)    # the sums' start, typed: from a literal 0 float32 sums would be float64
-    row_blocks, col_blocks = (M + MC - 1) // MC, (N + NC - 1) // NC
-    for task in prange(batch * row_blocks * col_blocks):
-        b, rest = task // (row_blocks * col_blocks), task % (row_blocks * col_blocks)
-        i0, j0 = rest // col_blocks * MC, rest % col_blocks * NC
-        i1, j1 = min(i0 + MC, M), min(j0 + NC, N)
-        out[b, i0:i1, j0:j1] = 0
-        for k0 in range(0, K, KC):
-            k1 = min(k0 + KC, K)
-            for j in range(j0, j1, NR):
-                w_rows = _rows(wt[b], j, j1 - 1, k0, k1)
-                for i in range(i0, i1, MR):
-                    tile = _dot_tile(_rows(a[b], i, i1 - 1, k0, k1), w_rows, zero)
-                    _add_tile(out[b], tile, i, j, min(MR, i1 - i), min(NR, j1 - j))
+    for task in prange(_gemm_tasks(a, wt)):
+        _gemm_task(task, out, a, wt, zero)
+
+
+@njit(cache=True)
+def gemm_serial(out, a, wt):
+    zero = out.dtype.type(0)
+    for task in range(_gemm_tasks(a, wt)):
+        _gemm_task(task, out, a, wt, zero)
+
+
+@njit(inline="always")
+def _short_k_task(task, out, a, w):
+    """Row i of out[b] = a[b] @ w[b] by rank-1 updates."""
+    b, i = task // a.shape[1], task % a.shape[1]
+    row = out[b, i]
+    row[:] = 0
+    for k in range(a.shape[2]):
+        x, w_k = a[b, i, k], w[b, k]
+        for j in range(row.shape[0]):
+            row[j] += x * w_k[j]
 
 
 @njit(parallel=True, cache=True)
 def gemm_short_k(out, a, w):
     """out = a @ w per batch by rank-1 updates: a (batch, M, K) and w (batch, K, N), row-major."""
-    batch, M, K = a.shape
-    for task in prange(batch * M):
-        b, i = task // M, task % M
-        row = out[b, i]
-        row[:] = 0
-        for k in range(K):
-            x, w_k = a[b, i, k], w[b, k]
-            for j in range(row.shape[0]):
-                row[j] += x * w_k[j]
+    for task in prange(a.shape[0] * a.shape[1]):
+        _short_k_task(task, out, a, w)
+
+
+@njit(cache=True)
+def gemm_short_k_serial(out, a, w):
+    for task in range(a.shape[0] * a.shape[1]):
+        _short_k_task(task, out, a, w)
 
 
 def mm_loop(out, a, w, batch, M, N, K, trans_a=False, trans_w=False):
@@ -127,13 +170,14 @@ def mm_loop(out, a, w, batch, M, N, K, trans_a=False, trans_w=False):
     w = w[:batch * K * N].reshape((batch, N, K) if trans_w else (batch, K, N))
     out = out[:batch * M * N].reshape(batch, M, N)
     a = _packed_transpose(a) if trans_a else a
+    small = batch * M * N * K <= PARALLEL_MIN      # a few microseconds of work: not worth waking threads
     if K < SHORT_K:
-        gemm_short_k(out, a, _packed_transpose(w) if trans_w else w)
+        (gemm_short_k_serial if small else gemm_short_k)(out, a, _packed_transpose(w) if trans_w else w)
     else:
-        gemm(out, a, w if trans_w else _packed_transpose(w))
+        (gemm_serial if small else gemm)(out, a, w if trans_w else _packed_transpose(w))
 
 
 def _packed_transpose(m):
     packed = np.empty((m.shape[0], m.shape[2], m.shape[1]), dtype=m.dtype)
-    transpose_pack(packed, m)
+    (transpose_pack_serial if m.size <= PARALLEL_MIN else transpose_pack)(packed, m)
     return packed

@@ -13,6 +13,9 @@ runs depends on where the unit stride is, as in ATen's ``binary_kernel_reduce_ve
 * **strided**: anything else (e.g. a transposed input); one task per output element, walking
   its inputs with a strided loop.
 
+Each loop body is one task, run by a ``prange`` driver or, for a small input, by a serial one
+on the calling thread (as ``at::parallel_for`` does below its grain size; see ``loops._pick``).
+
 Float sums are accurate as torch's cascade sum (``cascade_sum`` in ``SumKernel.cpp``) is: partial
 results are folded into a short ladder of accumulators, each taking ``FAN`` values before it is
 added to the next, so no accumulator grows to many times the size of what it is adding.
@@ -21,6 +24,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..scalar_ops import AMAX, AMIN, arg_better, reduce_combine
+from .loops import _pick
 
 BLOCK = 2048    # elements folded by one vectorised pass of the contiguous loop (long: its end is a horizontal sum)
 WIDTH = 1024    # outputs per task of the columns loop: a 4 KiB page per row, partials stay in L1
@@ -54,89 +58,125 @@ def _segment(a, base, r, inner_shape, inner_strides, width):
     return a[p:p + width]
 
 
-def _build_reduce(op):
-    """The three loops for one op. ``op`` is closed over, so Numba sees a constant and each
-    (op, dtype) pair compiles to straight-line code (see ``loops.py``). Max and min start from
-    the first input (they are idempotent, so it may be folded in again); sum and prod from
-    ``init``."""
-    idempotent = op == AMAX or op == AMIN
+# The loop bodies, one task each, inlined into a parallel driver and a serial one (see ``_build_reduce``).
+# ``op`` arrives as a compile-time constant, so each (op, dtype) pair compiles to straight-line code.
+# Max and min start from the first input (they are idempotent, so it may be folded in again); sum
+# and prod from ``init``.
+@njit(inline="always")
+def _contiguous_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+    n0, rows = inner_shape[0], _numel(inner_shape, 1)
+    base = offset + _offset(o, outer_shape, outer_strides, 0)
+    start = a[base] if op == AMAX or op == AMIN else init
+    low, mid, high, n_low, n_mid = start, start, start, 0, 0    # the ladder
+    for r in range(rows):
+        p = base + _offset(r, inner_shape, inner_strides, 1)
+        for k0 in range(0, n0, BLOCK):
+            part, block = start, a[p + k0:p + min(k0 + BLOCK, n0)]
+            for k in range(block.size):
+                part = reduce_combine(op, part, block[k])
+            low, n_low = reduce_combine(op, low, part), n_low + 1
+            if n_low == FAN:
+                mid, low, n_low, n_mid = reduce_combine(op, mid, low), start, 0, n_mid + 1
+                if n_mid == FAN:
+                    high, mid, n_mid = reduce_combine(op, high, mid), start, 0
+    out[o] = reduce_combine(op, high, reduce_combine(op, mid, low))
 
+
+@njit(inline="always")
+def _columns_task(op, task, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+    n0, n_in = outer_shape[0], _numel(inner_shape, 0)
+    blocks = (n0 + WIDTH - 1) // WIDTH
+    orow, j0 = task // blocks, (task % blocks) * WIDTH
+    width = min(WIDTH, n0 - j0)
+    base = offset + _offset(orow, outer_shape, outer_strides, 1) + j0
+    start = a[base:base + width].copy() if op == AMAX or op == AMIN else np.full(width, init)
+    row, low, mid, high = start.copy(), start.copy(), start.copy(), start.copy()
+    n_row, n_low, n_mid = 0, 0, 0
+    for r in range(0, n_in, 4):
+        if r + 4 <= n_in:   # four rows per pass: a quarter of the loads and stores of ``row``
+            s0 = _segment(a, base, r, inner_shape, inner_strides, width)
+            s1 = _segment(a, base, r + 1, inner_shape, inner_strides, width)
+            s2 = _segment(a, base, r + 2, inner_shape, inner_strides, width)
+            s3 = _segment(a, base, r + 3, inner_shape, inner_strides, width)
+            for j in range(width):
+                pair = reduce_combine(op, reduce_combine(op, s0[j], s1[j]), reduce_combine(op, s2[j], s3[j]))
+                row[j] = reduce_combine(op, row[j], pair)
+        else:
+            for i in range(r, n_in):
+                s0 = _segment(a, base, i, inner_shape, inner_strides, width)
+                for j in range(width):
+                    row[j] = reduce_combine(op, row[j], s0[j])
+        n_row += 4
+        if n_row == FAN:    # move up the ladder, a whole vector at a time
+            n_row, n_low = 0, n_low + 1
+            for j in range(width):
+                low[j], row[j] = reduce_combine(op, low[j], row[j]), start[j]
+            if n_low == FAN:
+                n_low, n_mid = 0, n_mid + 1
+                for j in range(width):
+                    mid[j], low[j] = reduce_combine(op, mid[j], low[j]), start[j]
+                if n_mid == FAN:
+                    n_mid = 0
+                    for j in range(width):
+                        high[j], mid[j] = reduce_combine(op, high[j], mid[j]), start[j]
+    first = orow * n0 + j0
+    for j in range(width):
+        out[first + j] = reduce_combine(op, high[j], reduce_combine(op, mid[j], reduce_combine(op, low[j], row[j])))
+
+
+@njit(inline="always")
+def _strided_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+    n0, s0 = inner_shape[0], inner_strides[0]
+    base = offset + _offset(o, outer_shape, outer_strides, 0)
+    acc = a[base] if op == AMAX or op == AMIN else init
+    for r in range(_numel(inner_shape, 1)):
+        p = base + _offset(r, inner_shape, inner_strides, 1)
+        for k in range(n0):
+            acc = reduce_combine(op, acc, a[p + k * s0])
+    out[o] = acc
+
+
+@njit(inline="always")
+def _column_tasks(outer_shape):
+    """Tasks of the columns loop: a block of ``WIDTH`` outputs of one outer row each."""
+    return _numel(outer_shape, 1) * ((outer_shape[0] + WIDTH - 1) // WIDTH)
+
+
+def _build_reduce(op):
+    """The three loops for one op, each as a (parallel, serial) pair: a small reduction runs on
+    the calling thread, as a small elementwise op does (``loops._pick``). ``op`` is closed over,
+    so Numba sees a constant (see ``loops.py`` on why the closure holds nothing else)."""
     @njit(parallel=True, cache=True, fastmath={"reassoc"})
     def contiguous(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
-        n0, rows = inner_shape[0], _numel(inner_shape, 1)
         for o in prange(_numel(outer_shape, 0)):
-            base = offset + _offset(o, outer_shape, outer_strides, 0)
-            start = a[base] if idempotent else init
-            low, mid, high, n_low, n_mid = start, start, start, 0, 0    # the ladder
-            for r in range(rows):
-                p = base + _offset(r, inner_shape, inner_strides, 1)
-                for k0 in range(0, n0, BLOCK):
-                    part, block = start, a[p + k0:p + min(k0 + BLOCK, n0)]
-                    for k in range(block.size):
-                        part = reduce_combine(op, part, block[k])
-                    low, n_low = reduce_combine(op, low, part), n_low + 1
-                    if n_low == FAN:
-                        mid, low, n_low, n_mid = reduce_combine(op, mid, low), start, 0, n_mid + 1
-                        if n_mid == FAN:
-                            high, mid, n_mid = reduce_combine(op, high, mid), start, 0
-            out[o] = reduce_combine(op, high, reduce_combine(op, mid, low))
+            _contiguous_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
+
+    @njit(cache=True, fastmath={"reassoc"})
+    def contiguous_serial(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+        for o in range(_numel(outer_shape, 0)):
+            _contiguous_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
 
     @njit(parallel=True, cache=True)
     def columns(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
-        n0, orows, n_in = outer_shape[0], _numel(outer_shape, 1), _numel(inner_shape, 0)
-        blocks = (n0 + WIDTH - 1) // WIDTH
-        for task in prange(orows * blocks):
-            orow, j0 = task // blocks, (task % blocks) * WIDTH
-            width = min(WIDTH, n0 - j0)
-            base = offset + _offset(orow, outer_shape, outer_strides, 1) + j0
-            start = a[base:base + width].copy() if idempotent else np.full(width, init)
-            row, low, mid, high = start.copy(), start.copy(), start.copy(), start.copy()
-            n_row, n_low, n_mid = 0, 0, 0
-            for r in range(0, n_in, 4):
-                if r + 4 <= n_in:   # four rows per pass: a quarter of the loads and stores of ``row``
-                    s0 = _segment(a, base, r, inner_shape, inner_strides, width)
-                    s1 = _segment(a, base, r + 1, inner_shape, inner_strides, width)
-                    s2 = _segment(a, base, r + 2, inner_shape, inner_strides, width)
-                    s3 = _segment(a, base, r + 3, inner_shape, inner_strides, width)
-                    for j in range(width):
-                        pair = reduce_combine(op, reduce_combine(op, s0[j], s1[j]), reduce_combine(op, s2[j], s3[j]))
-                        row[j] = reduce_combine(op, row[j], pair)
-                else:
-                    for i in range(r, n_in):
-                        s0 = _segment(a, base, i, inner_shape, inner_strides, width)
-                        for j in range(width):
-                            row[j] = reduce_combine(op, row[j], s0[j])
-                n_row += 4
-                if n_row == FAN:    # move up the ladder, a whole vector at a time
-                    n_row, n_low = 0, n_low + 1
-                    for j in range(width):
-                        low[j], row[j] = reduce_combine(op, low[j], row[j]), start[j]
-                    if n_low == FAN:
-                        n_low, n_mid = 0, n_mid + 1
-                        for j in range(width):
-                            mid[j], low[j] = reduce_combine(op, mid[j], low[j]), start[j]
-                        if n_mid == FAN:
-                            n_mid = 0
-                            for j in range(width):
-                                high[j], mid[j] = reduce_combine(op, high[j], mid[j]), start[j]
-            first = orow * n0 + j0
-            for j in range(width):
-                out[first + j] = reduce_combine(op, high[j], reduce_combine(op, mid[j], reduce_combine(op, low[j], row[j])))
+        for task in prange(_column_tasks(outer_shape)):
+            _columns_task(op, task, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
+
+    @njit(cache=True)
+    def columns_serial(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+        for task in range(_column_tasks(outer_shape)):
+            _columns_task(op, task, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
 
     @njit(parallel=True, cache=True)
     def strided(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
-        n0, s0 = inner_shape[0], inner_strides[0]
-        rows = _numel(inner_shape, 1)
         for o in prange(_numel(outer_shape, 0)):
-            base = offset + _offset(o, outer_shape, outer_strides, 0)
-            acc = a[base] if idempotent else init
-            for r in range(rows):
-                p = base + _offset(r, inner_shape, inner_strides, 1)
-                for k in range(n0):
-                    acc = reduce_combine(op, acc, a[p + k * s0])
-            out[o] = acc
+            _strided_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
 
-    return contiguous, columns, strided
+    @njit(cache=True)
+    def strided_serial(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+        for o in range(_numel(outer_shape, 0)):
+            _strided_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
+
+    return (contiguous, contiguous_serial), (columns, columns_serial), (strided, strided_serial)
 
 
 _kernels = {}
@@ -148,26 +188,42 @@ def reduce_loop(op, out, a, init, outer_shape, outer_strides, inner_shape, inner
         _kernels[op] = _build_reduce(op)
     contiguous, columns, strided = _kernels[op]
     if inner_strides[0] == 1 and inner_shape[0] > 1:
-        kernel = contiguous
+        kernels = contiguous
     elif outer_strides[0] == 1 and outer_shape[0] > 1:
-        kernel = columns
+        kernels = columns
     else:
-        kernel = strided
-    kernel(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
+        kernels = strided
+    _pick(kernels, (outer_shape.prod(), inner_shape.prod()))(
+        out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
+
+
+@njit(inline="always")
+def _arg_task(op, o, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+    n0, s0 = inner_shape[0], inner_strides[0]
+    base = offset + _offset(o, outer_shape, outer_strides, 0)
+    best, best_at = a[base], 0
+    for r in range(_numel(inner_shape, 1)):
+        p = base + _offset(r, inner_shape, inner_strides, 1)
+        for k in range(n0):
+            x = a[p + k * s0]
+            if arg_better(op, best, x):
+                best, best_at = x, r * n0 + k
+    out[o] = best_at
 
 
 @njit(parallel=True, cache=True)
+def _arg_reduce(op, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+    for o in prange(_numel(outer_shape, 0)):
+        _arg_task(op, o, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset)
+
+
+@njit(cache=True)
+def _arg_reduce_serial(op, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+    for o in range(_numel(outer_shape, 0)):
+        _arg_task(op, o, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset)
+
+
 def arg_reduce_loop(op, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset):
     """out[o] = position (row-major over the reduced dims) of the max/min of element o's inputs."""
-    n0, s0 = inner_shape[0], inner_strides[0]
-    rows = _numel(inner_shape, 1)
-    for o in prange(_numel(outer_shape, 0)):
-        base = offset + _offset(o, outer_shape, outer_strides, 0)
-        best, best_at = a[base], 0
-        for r in range(rows):
-            p = base + _offset(r, inner_shape, inner_strides, 1)
-            for k in range(n0):
-                x = a[p + k * s0]
-                if arg_better(op, best, x):
-                    best, best_at = x, r * n0 + k
-        out[o] = best_at
+    _pick((_arg_reduce, _arg_reduce_serial), (outer_shape.prod(), inner_shape.prod()))(
+        op, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset)
