@@ -74,8 +74,9 @@ def test_signature_strings_round_trip():
                 args = o.signature.arguments(skip_outputs=True)
                 assert [p.name for p in sig.params] == [a.name if a.name != "self" or str(a.type) == "Scalar"
                                                         else "input" for a in args]
-                assert [p.keyword_only for p in sig.params] == \
-                    [a.name in {k.name for k in o.schema.arguments.flat_kwarg_only} for a in args]
+                # keyword-only: the schema's, and requires_grad (a factory's Python-only argument)
+                kwonly = {k.name for k in o.schema.arguments.flat_kwarg_only} | {"requires_grad"}
+                assert [p.keyword_only for p in sig.params] == [a.name in kwonly for a in args]
 
 
 def test_every_kernel_takes_its_schema_arguments():

@@ -18,9 +18,8 @@ from .aten.fallbacks import register_core_fallbacks as _register_core_fallbacks
 from .autograd.ad_inplace_or_view import register_inplace_kernels as _register_inplace_kernels
 from .utils._python_dispatch import register_python_fallbacks as _register_python_fallbacks
 from .amp.autocast_mode import register_autocast_kernels as _register_autocast_kernels
-from .aten.native.tensor_factories import (tensor, empty, empty_strided, zeros, ones, full, arange, linspace, eye,
-                                           rand, randn, empty_like, zeros_like, ones_like, full_like, rand_like,
-                                           randn_like, from_numpy, manual_seed, Generator)
+from .aten.native.tensor_factories import tensor, from_numpy
+from .c10.generator import manual_seed, Generator
 _register_core_fallbacks()
 _register_python_fallbacks()
 _register_native_functions()

@@ -21,7 +21,8 @@ import numpy as np
 
 from ._tensor import Tensor, wrap_scalar
 from .c10 import scalar_type as st
-from .c10.device import device as _device
+from .c10.device import as_device, device as _device
+from .c10.generator import Generator
 from .c10.tensor_impl import layout as _layout
 from .c10.trace_log import TraceLog
 
@@ -94,6 +95,7 @@ _CHECKS = {
     # internals names memory formats with strings ("contiguous"); it has no memory_format objects
     "MemoryFormat": lambda p, obj: isinstance(obj, str),
     "Device": lambda p, obj: _is_int(obj) or isinstance(obj, (str, _device)),
+    "Generator": lambda p, obj: isinstance(obj, Generator),
     "TensorList": lambda p, obj: isinstance(obj, (tuple, list)) and all(isinstance(t, Tensor) for t in obj),
     "c10::string_view": lambda p, obj: isinstance(obj, str),
 }
@@ -102,7 +104,8 @@ _CHECKS = {
 _TYPE_NAMES = {"Tensor": "Tensor", "Scalar": "Number", "double": "float", "int64_t": "int", "SymInt": "int",
                "IntArrayRef": "tuple of ints", "SymIntArrayRef": "tuple of ints", "bool": "bool",
                "ScalarType": "torch.dtype", "Layout": "torch.layout", "MemoryFormat": "torch.memory_format",
-               "Device": "torch.device", "TensorList": "tuple of Tensors", "c10::string_view": "str"}
+               "Device": "torch.device", "Generator": "torch.Generator", "TensorList": "tuple of Tensors",
+               "c10::string_view": "str"}
 
 
 def _parse_default(type_, size, text, optional_type):
@@ -360,8 +363,13 @@ class PythonArgs:
         v = self._get(i)
         return _PYTHON_TYPES.get(v, v) if v is not None else None
 
+    def device(self, i):
+        """A device name or index as a device object (None stays None: the operator picks)."""
+        v = self._get(i)
+        return None if v is None else as_device(v)
+
     def value(self, i):
-        """Layout, MemoryFormat, Device, strings: passed as they are."""
+        """Layout, MemoryFormat, Generator, strings: passed as they are."""
         return self._get(i)
 
 

@@ -88,8 +88,9 @@ class Tensor:
         return t
 
     def _empty_like(self, dtype):
-        from .aten.native.tensor_factories import empty_like
-        return empty_like(self, dtype=dtype)
+        """A kernel's scratch tensor with this one's layout: allocated directly, not dispatched."""
+        from .aten.native.tensor_factories import empty_strided, like_strides
+        return empty_strided(self.shape, like_strides(self), dtype=dtype, device=self.device)
 
     def _flat_buffer(self):
         """The typed buffer starting at this (contiguous) tensor's first element."""
@@ -242,8 +243,8 @@ class Tensor:
             return sparse_to(self, dtype, device)
         if dtype is self.dtype and device == self.device and not copy:
             return self
-        from .aten.native.tensor_factories import empty_like
-        out = empty_like(self, dtype=dtype, device=device)
+        from .aten.native.tensor_factories import empty_strided, like_strides
+        out = empty_strided(self.shape, like_strides(self), dtype=dtype, device=device)   # allocated, not dispatched
         with below_ad_inplace_or_view():   # filling a fresh tensor is not a user's write
             out.copy_(self)
         from .autograd.variable_type_manual import record_to_copy
@@ -287,9 +288,6 @@ class Tensor:
     # The operators' methods (add, sum, view, ...) are generated from native_functions.yaml into
     # _generated/python_variable_methods.py and attached below the class. Written here: what is
     # not an operator in internals, and the dunders torch also writes by hand in torch/_tensor.py.
-    def zero_(self):
-        return self.fill_(0)
-
     def contiguous(self, memory_format=None):
         return self if self.is_contiguous() else self.clone(memory_format="contiguous")
 

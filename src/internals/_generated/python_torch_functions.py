@@ -6,7 +6,8 @@ Regenerate with ``python -m internals.codegen``.
 from .._python_arg_parser import PythonArgParser
 from ..aten.dispatcher import call as _call
 
-__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'amax', 'amin', 'argmax', 'argmin', 'as_strided', 'bmm', 'chunk', 'clone', 'diagonal', 'div', 'eq', 'exp', 'exp_', 'fill_', 'flatten', 'ge', 'gt', 'le', 'log', 'log_', 'log_softmax', 'lt', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'movedim', 'mul', 'narrow', 'ne', 'neg', 'neg_', 'permute', 'pow', 'prod', 'relu', 'relu_', 'reshape', 'rsub', 'select', 'sigmoid', 'sigmoid_', 'softmax', 'split', 'sqrt', 'sqrt_', 'squeeze', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unflatten', 'unsqueeze', 'where']
+from ..autograd.variable_factories import variable_factory as _factory
+__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'amax', 'amin', 'arange', 'argmax', 'argmin', 'as_strided', 'bmm', 'chunk', 'clone', 'diagonal', 'div', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'full', 'full_like', 'ge', 'gt', 'le', 'lift_fresh', 'linspace', 'log', 'log_', 'log_softmax', 'lt', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'movedim', 'mul', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randn', 'randn_like', 'relu', 'relu_', 'reshape', 'rsub', 'select', 'sigmoid', 'sigmoid_', 'softmax', 'split', 'sqrt', 'sqrt_', 'squeeze', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unflatten', 'unsqueeze', 'where', 'zero_', 'zeros', 'zeros_like']
 
 
 __coalesce_parser = PythonArgParser([
@@ -97,6 +98,25 @@ def amin(*args, **kwargs):
     return _call('amin', _r.tensor(0), _r.intlist(1), _r.to_bool(2))
 
 
+_arange_parser = PythonArgParser([
+    'arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'arange(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'arange(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def arange(*args, **kwargs):
+    _r = _arange_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(5), 'arange', _r.scalar(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+    if _r.idx == 1:
+        # aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(6), 'arange.start', _r.scalar(0), _r.scalar(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+    # aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(7), 'arange.start_step', _r.scalar(0), _r.scalar(1), _r.scalar(2), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6))
+
+
 _argmax_parser = PythonArgParser([
     'argmax(Tensor input, int64_t? dim=None, bool keepdim=False)',
 ])
@@ -185,6 +205,39 @@ def div(*args, **kwargs):
     return _call('div.Tensor', _r.tensor(0), _r.tensor(1))
 
 
+_empty_parser = PythonArgParser([
+    'empty(SymIntArrayRef size, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def empty(*args, **kwargs):
+    _r = _empty_parser.parse(args, kwargs)
+    # aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    return _factory(_r.to_bool(6), 'empty.memory_format', _r.intlist(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5), memory_format=_r.value(1))
+
+
+_empty_like_parser = PythonArgParser([
+    'empty_like(Tensor input, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def empty_like(*args, **kwargs):
+    _r = _empty_like_parser.parse(args, kwargs)
+    # aten::empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    return _factory(_r.to_bool(6), 'empty_like', _r.tensor(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5), memory_format=_r.value(1))
+
+
+_empty_strided_parser = PythonArgParser([
+    'empty_strided(SymIntArrayRef size, SymIntArrayRef stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def empty_strided(*args, **kwargs):
+    _r = _empty_strided_parser.parse(args, kwargs)
+    # aten::empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(6), 'empty_strided', _r.intlist(0), _r.intlist(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+
+
 _eq_parser = PythonArgParser([
     'eq(Tensor input, Tensor other)',
     'eq(Tensor input, Scalar other)',
@@ -222,6 +275,21 @@ def exp_(*args, **kwargs):
     return _call('exp_', _r.tensor(0))
 
 
+_eye_parser = PythonArgParser([
+    'eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'eye(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def eye(*args, **kwargs):
+    _r = _eye_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(5), 'eye', _r.to_int64(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+    # aten::eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(6), 'eye.m', _r.to_int64(0), _r.to_int64(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+
+
 _fill__parser = PythonArgParser([
     'fill_(Tensor input, Scalar value)',
 ])
@@ -242,6 +310,28 @@ def flatten(*args, **kwargs):
     _r = _flatten_parser.parse(args, kwargs)
     # aten::flatten.using_ints(Tensor(a) self, int start_dim=0, int end_dim=-1) -> Tensor(a)
     return _call('flatten.using_ints', _r.tensor(0), _r.to_int64(1), _r.to_int64(2))
+
+
+_full_parser = PythonArgParser([
+    'full(SymIntArrayRef size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def full(*args, **kwargs):
+    _r = _full_parser.parse(args, kwargs)
+    # aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(6), 'full', _r.intlist(0), _r.scalar(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+
+
+_full_like_parser = PythonArgParser([
+    'full_like(Tensor input, Scalar fill_value, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def full_like(*args, **kwargs):
+    _r = _full_like_parser.parse(args, kwargs)
+    # aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    return _factory(_r.to_bool(7), 'full_like', _r.tensor(0), _r.scalar(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6), memory_format=_r.value(2))
 
 
 _ge_parser = PythonArgParser([
@@ -287,6 +377,28 @@ def le(*args, **kwargs):
         return _call('le.Tensor', _r.tensor(0), _r.tensor(1))
     # aten::le.Scalar(Tensor self, Scalar other) -> Tensor
     return _call('le.Scalar', _r.tensor(0), _r.scalar(1))
+
+
+_lift_fresh_parser = PythonArgParser([
+    'lift_fresh(Tensor input)',
+])
+
+
+def lift_fresh(*args, **kwargs):
+    _r = _lift_fresh_parser.parse(args, kwargs)
+    # aten::lift_fresh(Tensor(a) self) -> Tensor(a)
+    return _call('lift_fresh', _r.tensor(0))
+
+
+_linspace_parser = PythonArgParser([
+    'linspace(Scalar start, Scalar end, int64_t steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def linspace(*args, **kwargs):
+    _r = _linspace_parser.parse(args, kwargs)
+    # aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(7), 'linspace', _r.scalar(0), _r.scalar(1), _r.to_int64(2), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6))
 
 
 _log_parser = PythonArgParser([
@@ -508,6 +620,28 @@ def neg_(*args, **kwargs):
     return _call('neg_', _r.tensor(0))
 
 
+_ones_parser = PythonArgParser([
+    'ones(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def ones(*args, **kwargs):
+    _r = _ones_parser.parse(args, kwargs)
+    # aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(5), 'ones', _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+
+
+_ones_like_parser = PythonArgParser([
+    'ones_like(Tensor input, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def ones_like(*args, **kwargs):
+    _r = _ones_like_parser.parse(args, kwargs)
+    # aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    return _factory(_r.to_bool(6), 'ones_like', _r.tensor(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5), memory_format=_r.value(1))
+
+
 _permute_parser = PythonArgParser([
     'permute(Tensor input, IntArrayRef dims)',
 ])
@@ -551,6 +685,66 @@ def prod(*args, **kwargs):
         return _call('prod', _r.tensor(0), dtype=_r.scalartype(1))
     # aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
     return _call('prod.dim_int', _r.tensor(0), _r.to_int64(1), _r.to_bool(2), dtype=_r.scalartype(3))
+
+
+_rand_parser = PythonArgParser([
+    'rand(SymIntArrayRef size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'rand(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def rand(*args, **kwargs):
+    _r = _rand_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(6), 'rand.generator', _r.intlist(0), generator=_r.value(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+    # aten::rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(5), 'rand', _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+
+
+_rand_like_parser = PythonArgParser([
+    'rand_like(Tensor input, *, Generator? generator, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'rand_like(Tensor input, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def rand_like(*args, **kwargs):
+    _r = _rand_like_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::rand_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+        return _factory(_r.to_bool(7), 'rand_like.generator', _r.tensor(0), generator=_r.value(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6), memory_format=_r.value(2))
+    # aten::rand_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    return _factory(_r.to_bool(6), 'rand_like', _r.tensor(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5), memory_format=_r.value(1))
+
+
+_randn_parser = PythonArgParser([
+    'randn(SymIntArrayRef size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'randn(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def randn(*args, **kwargs):
+    _r = _randn_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(6), 'randn.generator', _r.intlist(0), generator=_r.value(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+    # aten::randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(5), 'randn', _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+
+
+_randn_like_parser = PythonArgParser([
+    'randn_like(Tensor input, *, Generator? generator, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'randn_like(Tensor input, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def randn_like(*args, **kwargs):
+    _r = _randn_like_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::randn_like.generator(Tensor self, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+        return _factory(_r.to_bool(7), 'randn_like.generator', _r.tensor(0), generator=_r.value(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6), memory_format=_r.value(2))
+    # aten::randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    return _factory(_r.to_bool(6), 'randn_like', _r.tensor(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5), memory_format=_r.value(1))
 
 
 _relu_parser = PythonArgParser([
@@ -798,3 +992,36 @@ def where(*args, **kwargs):
     _r = _where_parser.parse(args, kwargs)
     # aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
     return _call('where.self', _r.tensor(0), _r.tensor(1), _r.tensor(2))
+
+
+_zero__parser = PythonArgParser([
+    'zero_(Tensor input)',
+])
+
+
+def zero_(*args, **kwargs):
+    _r = _zero__parser.parse(args, kwargs)
+    # aten::zero_(Tensor(a!) self) -> Tensor(a!)
+    return _call('zero_', _r.tensor(0))
+
+
+_zeros_parser = PythonArgParser([
+    'zeros(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def zeros(*args, **kwargs):
+    _r = _zeros_parser.parse(args, kwargs)
+    # aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(5), 'zeros', _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+
+
+_zeros_like_parser = PythonArgParser([
+    'zeros_like(Tensor input, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def zeros_like(*args, **kwargs):
+    _r = _zeros_like_parser.parse(args, kwargs)
+    # aten::zeros_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    return _factory(_r.to_bool(6), 'zeros_like', _r.tensor(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5), memory_format=_r.value(1))

@@ -833,6 +833,11 @@ def where(self, *args, **kwargs):
     return _call('where.self', _r.tensor(0), self, _r.tensor(1))
 
 
+def zero_(self):
+    # aten::zero_(Tensor(a!) self) -> Tensor(a!)
+    return _call('zero_', self)
+
+
 __add__ = type_error_to_not_implemented(add, '__add__')
 __radd__ = type_error_to_not_implemented(add, '__radd__')
 __iadd__ = type_error_to_not_implemented(add_, '__iadd__')
@@ -936,6 +941,7 @@ METHODS = {
     'values': values,
     'view': view,
     'where': where,
+    'zero_': zero_,
     '__add__': __add__,
     '__radd__': __radd__,
     '__iadd__': __iadd__,

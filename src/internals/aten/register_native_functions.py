@@ -1,14 +1,16 @@
 """Operators from ``native_functions.yaml`` into the dispatcher.
 
 torch generates this step as C++ (``RegisterSchema.cpp``, ``RegisterCPU.cpp``, ...): one
-``m.def(schema)`` per operator and one ``m.impl(name, kernel)`` per dispatch key. Here it runs
-at import time, reading the same kind of file.
+``m.def(schema)`` per operator and one ``m.impl(name, kernel)`` per dispatch key, and the
+BackendSelect kernels of the factories (``RegisterBackendSelect.cpp``). Here it runs at import
+time, reading the same kind of file.
 """
 from pathlib import Path
 
 import yaml
 
 from . import dispatcher
+from .backend_select import backend_select_kernel, needs_backend_select
 from .native import kernel
 
 __all__ = ["NATIVE_FUNCTIONS", "native_function_entries", "register_native_functions"]
@@ -31,3 +33,5 @@ def register_native_functions():
             fn = dispatcher.KernelFunction(kernel(name))
             for key in keys.split(","):
                 dispatcher.impl(op.name, key.strip(), fn)
+        if needs_backend_select(op.schema):
+            dispatcher.impl(op.name, "BackendSelect", backend_select_kernel(op))

@@ -111,11 +111,17 @@ def accessor(type_str):
         return "to_bool"
     if base == "ScalarType":
         return "scalartype"
+    if base == "Device":
+        return "device"
     return "value"
 
 
 def dispatch_call(overload, method):
-    """``_call("add.Tensor", self, _r.tensor(0), alpha=_r.scalar(1))``."""
+    """``_call("add.Tensor", self, _r.tensor(0), alpha=_r.scalar(1))``.
+
+    An operator with TensorOptions gets a ``requires_grad`` keyword in Python that its schema
+    lacks: it is called through ``_factory(requires_grad, ...)``, as torch's binding calls the
+    ``torch::`` variable factory that sets it after the call."""
     index = {a.name: i for i, a in enumerate(overload.signature.arguments(skip_outputs=True))}
     arguments = overload.schema.arguments
     exprs = []
@@ -123,6 +129,8 @@ def dispatch_call(overload, method):
         exprs.append("self" if method and a.name == "self" else f"_r.{accessor(str(a.type))}({index[a.name]})")
     for a in arguments.flat_kwarg_only:
         exprs.append(f"{a.name}=_r.{accessor(str(a.type))}({index[a.name]})")
+    if "requires_grad" in index:
+        return f"_factory(_r.to_bool({index['requires_grad']}), {overload.op!r}, {', '.join(exprs)})"
     return f"_call({overload.op!r}, {', '.join(exprs)})"
 
 
@@ -179,6 +187,7 @@ def gen_functions(path=NATIVE_FUNCTIONS):
     groups = grouped(False, path)
     head = HEADER.format(what="Namespace functions (``internals.add``), one per operator name with the ``function`` "
                               "variant (torch's generated python_torch_functions.cpp).", extra="")
+    head += "from ..autograd.variable_factories import variable_factory as _factory\n"
     body = "\n\n\n".join(gen_binding(name, overloads, False) for name, overloads in groups.items())
     return head + f"__all__ = {list(groups)!r}\n\n\n" + body + "\n"
 

@@ -16,7 +16,7 @@ class Parameter(Tensor):
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
             from ..aten.native.tensor_factories import empty
-            data = empty(0)
+            data = empty((0,))
         impl = data._impl
         # A new TensorImpl over the same storage: the parameter aliases ``data`` (as torch's
         # ``_make_subclass`` does) but is a leaf of its own, with no grad_fn.

@@ -101,11 +101,17 @@ def fill_(t, value):
     return t
 
 
+def zero_(t):
+    """torch's CPU kernel memsets a small dense tensor and otherwise calls ``fill_`` with 0; this
+    one always fills (the kernel, not the operator: no nested dispatch)."""
+    return fill_(t, 0)
+
+
 def clone(x, memory_format=None):
-    from .tensor_factories import empty_like
-    out = empty_like(x, memory_format=memory_format)
+    from .tensor_factories import empty_strided, like_strides
+    out = empty_strided(x.shape, like_strides(x, memory_format), dtype=x.dtype, device=x.device)
     _same_device_copy(out, x)
     return out
 
 
-__all__ = ["copy_", "fill_", "clone", "buffer"]
+__all__ = ["copy_", "fill_", "zero_", "clone", "buffer"]

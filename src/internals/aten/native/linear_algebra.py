@@ -38,7 +38,7 @@ def _batched_mm(a, b, name):
     *lead, M, K = a.shape
     N = b.shape[-1]
     batch = lead[0] if lead else 1
-    out = empty(*lead, M, N, dtype=a.dtype, device=a.device)
+    out = empty((*lead, M, N), dtype=a.dtype, device=a.device)
     if out.numel() == 0:
         return out
     compute = st.float32 if a.dtype.is_reduced_float else a.dtype

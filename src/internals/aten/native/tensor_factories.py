@@ -1,7 +1,18 @@
 """Factories: tensors from sizes, values and ranges (``aten/src/ATen/native/TensorFactories.cpp``).
 
-Values are computed on the host with NumPy and copied to the device: a factory's work is
-allocation and layout, which is what the course looks at.
+Each factory is an operator declared in ``native_functions.yaml``. ``empty.memory_format`` and
+``empty_strided`` are backend kernels: they allocate. The others are
+``CompositeExplicitAutograd`` kernels made of operators, called through the dispatcher as
+torch's are (``zeros`` is ``empty`` then ``zero_``, ``full`` is ``empty`` then ``fill_``,
+``zeros_like`` is ``empty_like`` then ``zero_``), so a profiler sees the same nesting.
+
+Kernels that allocate their outputs (elementwise, reductions, copies, ...) call :func:`empty` and
+:func:`empty_strided` directly, as torch's call ``at::detail::empty_cpu``: no dispatch on the hot path.
+
+``requires_grad`` is no argument of these operators: the Python binding handles it
+(``autograd/variable_factories.py``). Values of ranges and random draws are computed on the host
+with NumPy and copied to the device: a factory's work is allocation and layout, which is what
+the course looks at.
 """
 import math
 
@@ -9,72 +20,63 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.device import as_device
+from ...c10.generator import default_generator
+from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, exclude_keys
+from ...c10.dispatch_key import DispatchKey, DispatchKeySet
 from ...c10.storage import UntypedStorage
 from ...c10.tensor_impl import TensorImpl, check_sizes_and_strides, contiguous_strides, required_storage_elements
 from ... import _tensor
-from ...c10.local_dispatch_key_set import below_ad_inplace_or_view
+from .. import dispatcher
 from ..tensor_iterator import output_layout
 from .cpu.range_factories import linspace_fill
 
 Tensor = _tensor.Tensor
 
 
-def _sizes(size):
-    """Accept ``f(2, 3)``, ``f((2, 3))`` and ``f([2, 3])``."""
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
-    return tuple(int(s) for s in size)
-
-
-def empty_strided(size, stride, *, dtype=None, device=None, requires_grad=False):
+# ---------------------------------------------------------------------- allocation (backend kernels)
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``empty_strided``'s CPU and CUDA kernel: fresh storage just large enough for the view."""
     dtype = dtype or st.get_default_dtype()
     device = as_device(device)
+    if pin_memory:
+        raise NotImplementedError("internals has no pinned-memory allocator: pin_memory=True is not supported")
     if device.type == "cuda":
         from ... import cuda
         cuda._announce_simulator()
     check_sizes_and_strides(size, stride)   # before allocating: negative ones would ask for negative bytes
     nbytes = required_storage_elements(size, stride, 0) * dtype.itemsize
-    t = Tensor._from_impl(TensorImpl(UntypedStorage(nbytes, device), size, stride, 0, dtype))
-    return t.requires_grad_(requires_grad) if requires_grad else t
+    return Tensor._from_impl(TensorImpl(UntypedStorage(nbytes, device), size, stride, 0, dtype))
 
 
-def empty(*size, dtype=None, device=None, requires_grad=False):
-    size = _sizes(size)
-    return empty_strided(size, contiguous_strides(size), dtype=dtype, device=device, requires_grad=requires_grad)
+def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    """``empty.memory_format``'s CPU and CUDA kernel (torch's ``empty_cpu``, ``empty_cuda``)."""
+    if memory_format not in (None, "contiguous"):
+        raise NotImplementedError(f"internals lays out new tensors contiguously only, not as {memory_format!r}")
+    size = tuple(size)
+    return empty_strided(size, contiguous_strides(size), dtype=dtype, device=device, pin_memory=pin_memory)
 
 
-def from_host(array, dtype, device):
-    """A contiguous tensor holding a NumPy array's values, cast to ``dtype``, on ``device``."""
-    src = Tensor._from_impl(_host_impl(np.array(array, order="C", copy=None)))
-    out = empty(array.shape, dtype=dtype, device=device)
-    with below_ad_inplace_or_view():   # a factory's own fill is not a write: the result is at version 0
-        return out.copy_(src)
+def _empty(size, dtype, layout, device, pin_memory):
+    """``at::empty(size, options)`` from a composite kernel: through the dispatcher."""
+    return dispatcher.call("empty.memory_format", size, dtype=dtype, layout=layout, device=device,
+                           pin_memory=pin_memory)
 
 
-def _host_impl(array):
-    """A TensorImpl viewing a C-contiguous NumPy array without copying (float16 included)."""
-    from ...c10.storage import bytes_of
-    dtype = st.from_numpy_dtype(array.dtype)
-    storage = UntypedStorage(array.nbytes, "cpu", data=bytes_of(array) if array.size else np.empty(0, np.uint8))
-    return TensorImpl(storage, array.shape, contiguous_strides(array.shape), 0, dtype)
-
-
-def full(size, fill_value, *, dtype=None, device=None, requires_grad=False):
-    dtype = dtype or _infer_scalar_dtype(fill_value)
-    out = empty(_sizes((size,)) if isinstance(size, int) else tuple(size), dtype=dtype, device=device)
-    with below_ad_inplace_or_view():
-        out.fill_(fill_value)
-    return out.requires_grad_(requires_grad) if requires_grad else out
-
-
-def zeros(*size, dtype=None, device=None, requires_grad=False):
-    if any(n < 0 for n in _sizes(size)):     # zeros checks before allocating, with its own words
+# ---------------------------------------------------------------------- filled (composite kernels)
+def zeros(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    if any(n < 0 for n in size):     # zeros checks before allocating, with its own words
         raise RuntimeError("zeros: Dimension size must be non-negative.")
-    return full(_sizes(size), 0, dtype=dtype or st.get_default_dtype(), device=device, requires_grad=requires_grad)
+    return dispatcher.call("zero_", _empty(size, dtype, layout, device, pin_memory))
 
 
-def ones(*size, dtype=None, device=None, requires_grad=False):
-    return full(_sizes(size), 1, dtype=dtype or st.get_default_dtype(), device=device, requires_grad=requires_grad)
+def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return dispatcher.call("fill_.Scalar", _empty(size, dtype, layout, device, pin_memory), 1)
+
+
+def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """The dtype, if not given, is the fill value's: bool, int64, or the default float dtype."""
+    out = _empty(size, dtype or _infer_scalar_dtype(fill_value), layout, device, pin_memory)
+    return dispatcher.call("fill_.Scalar", out, fill_value)
 
 
 def _infer_scalar_dtype(value):
@@ -82,7 +84,26 @@ def _infer_scalar_dtype(value):
     return st.get_default_dtype() if d.is_floating_point else d
 
 
-def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=False):
+# ---------------------------------------------------------------------- ranges (composite kernels)
+def _copy_from_host(out, values):
+    """``out.copy_`` of a NumPy array's values (torch's range and random kernels write theirs in place)."""
+    return out.copy_(Tensor._from_impl(_host_impl(np.array(values, order="C", copy=None))))
+
+
+def _from_host(values, dtype, layout, device, pin_memory):
+    """A composite's fresh tensor holding a NumPy array's values: ``empty``, then ``copy_``."""
+    return _copy_from_host(_empty(values.shape, dtype, layout, device, pin_memory), values)
+
+
+def from_host(values, dtype, device):
+    """The same for a kernel: allocated directly, and filled below ADInplaceOrView (its own fill of
+    a fresh tensor is not a write anyone could observe)."""
+    with below_ad_inplace_or_view():
+        return _copy_from_host(empty(values.shape, dtype=dtype, device=device), values)
+
+
+def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """The kernel of ``arange``, ``arange.start`` and ``arange.start_step`` (only ``end`` given: ``start`` is 0)."""
     if end is None:
         start, end = 0, start
     if step == 0:
@@ -96,11 +117,10 @@ def arange(start, end=None, step=1, *, dtype=None, device=None, requires_grad=Fa
     # torch computes start + i * step in double (its accumulate type) and casts once.
     values = start + np.arange(n, dtype=np.float64) * step if dtype.is_floating_point else \
         start + np.arange(n, dtype=np.int64) * int(step)
-    out = from_host(values, dtype, device)
-    return out.requires_grad_(requires_grad) if requires_grad else out
+    return _from_host(values, dtype, layout, device, pin_memory)
 
 
-def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False):
+def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
     """torch's CPU algorithm: the first half counts up from ``start``, the second down from ``end``.
 
     Floats are stepped in their own type (float16 and bfloat16 in float32 here, an
@@ -120,130 +140,137 @@ def linspace(start, end, steps, *, dtype=None, device=None, requires_grad=False)
     if steps > 1:
         step = (end_ - start_) / compute(steps - 1)
         linspace_fill(values, start_, end_, step, np.arange(steps).astype(compute))
-    out = from_host(values, dtype, device)
-    return out.requires_grad_(requires_grad) if requires_grad else out
+    return _from_host(values, dtype, layout, device, pin_memory)
 
 
-def eye(n, m=None, *, dtype=None, device=None, requires_grad=False):
+def eye(n, m=None, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """The kernel of ``eye`` and ``eye.m`` (no ``m``: square)."""
     for name, value in (("n", n), ("m", m)):
         if value is not None and value < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {value}")
-    out = from_host(np.eye(n, n if m is None else m), dtype or st.get_default_dtype(), device)
-    return out.requires_grad_(requires_grad) if requires_grad else out
+    return _from_host(np.eye(n, n if m is None else m), dtype or st.get_default_dtype(), layout, device, pin_memory)
 
 
-class Generator:
-    """The random state behind ``rand``/``randn`` (a NumPy PCG64; values differ from torch's)."""
-
-    def __init__(self, seed=0):
-        self.manual_seed(seed)
-
-    def manual_seed(self, seed):
-        self.seed = int(seed)
-        self.bit_generator = np.random.Generator(np.random.PCG64(self.seed))
-        return self
-
-    def initial_seed(self):
-        return self.seed
+# ---------------------------------------------------------------------- random (composite kernels)
+_SAMPLERS = {   # name -> (the kernel torch's dtype check names, how to draw on the host)
+    "rand": ("check_uniform_bounds", lambda g, shape: g.random(shape)),
+    "randn": ("normal_kernel_cpu", lambda g, shape: g.standard_normal(shape)),
+}
 
 
-default_generator = Generator(0)
-
-
-def manual_seed(seed):
-    return default_generator.manual_seed(seed)
-
-
-def _check_floating(dtype, kernel):
+def _check_floating(dtype, kind):
     """rand/randn fill only floating dtypes; torch's dispatch macro names the kernel that refused."""
     if not dtype.is_floating_point:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{dtype.torch_name}\'')
+        raise NotImplementedError(f'"{_SAMPLERS[kind][0]}" not implemented for \'{dtype.torch_name}\'')
 
 
-def _fill_random(out, values):
-    """Copy host random ``values`` into the fresh ``out`` (a factory's fill: not counted as a write)."""
-    with below_ad_inplace_or_view():
-        return out.copy_(Tensor._from_impl(_host_impl(values)))
+def _fill_random(out, kind, generator):
+    """Stands in for torch's ``uniform_``/``normal_``: draw on the host, ``copy_`` into ``out``."""
+    return _copy_from_host(out, _SAMPLERS[kind][1]((generator or default_generator).bit_generator, out.shape))
 
 
-def rand(*size, dtype=None, device=None, generator=None, requires_grad=False):
+def rand(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """The kernel of ``rand`` and ``rand.generator``."""
     dtype = dtype or st.get_default_dtype()
-    _check_floating(dtype, "check_uniform_bounds")
-    out = empty(*size, dtype=dtype, device=device)      # as torch: allocate (checks the sizes), then fill
-    g = (generator or default_generator).bit_generator
-    out = _fill_random(out, g.random(out.shape))
-    return out.requires_grad_(requires_grad) if requires_grad else out
+    _check_floating(dtype, "rand")
+    return _fill_random(_empty(size, dtype, layout, device, pin_memory), "rand", generator)
 
 
-def randn(*size, dtype=None, device=None, generator=None, requires_grad=False):
+def randn(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """The kernel of ``randn`` and ``randn.generator``."""
     dtype = dtype or st.get_default_dtype()
-    _check_floating(dtype, "normal_kernel_cpu")
-    out = empty(*size, dtype=dtype, device=device)
-    g = (generator or default_generator).bit_generator
-    out = _fill_random(out, g.standard_normal(out.shape))
-    return out.requires_grad_(requires_grad) if requires_grad else out
+    _check_floating(dtype, "randn")
+    return _fill_random(_empty(size, dtype, layout, device, pin_memory), "randn", generator)
 
 
-def empty_like(x, *, dtype=None, device=None, requires_grad=False, memory_format=None):
-    """``preserve_format``: keep a dense input's strides, else infer dense strides from them."""
-    dtype, device = dtype or x.dtype, as_device(device) if device is not None else x.device
+# ---------------------------------------------------------------------- *_like (composite kernels)
+def like_strides(x, memory_format=None):
+    """The strides ``empty_like`` gives: contiguous if asked, else (``preserve_format``) a dense
+    input's own strides, else dense strides in the order of the input's."""
     if memory_format == "contiguous":
-        strides = contiguous_strides(x.shape)
-    elif x._impl.is_non_overlapping_and_dense():
-        strides = x.stride()
-    else:
-        strides = output_layout([x._impl], x.shape)
-    return empty_strided(x.shape, strides, dtype=dtype, device=device, requires_grad=requires_grad)
+        return contiguous_strides(x.shape)
+    if x._impl.is_non_overlapping_and_dense():
+        return x.stride()
+    return output_layout([x._impl], x.shape)
 
 
-def full_like(x, fill_value, *, dtype=None, device=None, requires_grad=False):
-    out = empty_like(x, dtype=dtype, device=device)
-    with below_ad_inplace_or_view():
-        out.fill_(fill_value)
-    return out.requires_grad_(requires_grad) if requires_grad else out
+def empty_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    """``at::empty_strided`` with the input's layout (``at::empty`` when contiguous is asked)."""
+    dtype, device = dtype or self.dtype, device if device is not None else self.device
+    if memory_format == "contiguous":
+        return _empty(self.shape, dtype, layout, device, pin_memory)
+    return dispatcher.call("empty_strided", self.shape, like_strides(self, memory_format), dtype=dtype, layout=layout,
+                           device=device, pin_memory=pin_memory)
 
 
-def zeros_like(x, **kw):
-    return full_like(x, 0, **kw)
+def _empty_like(self, dtype, layout, device, pin_memory, memory_format):
+    """``at::empty_like`` from a composite kernel: through the dispatcher."""
+    return dispatcher.call("empty_like", self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+                           memory_format=memory_format)
 
 
-def ones_like(x, **kw):
-    return full_like(x, 1, **kw)
+def zeros_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return dispatcher.call("zero_", _empty_like(self, dtype, layout, device, pin_memory, memory_format))
 
 
-def _random_like(make, x, dtype, device):
-    """Like torch (``empty_like`` then fill): the result takes ``x``'s layout."""
-    out = empty_like(x, dtype=dtype, device=device)
-    values = make(x.shape, dtype=out.dtype, device=out.device)
-    with below_ad_inplace_or_view():
-        return out.copy_(values)
+def ones_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return full_like(self, 1, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+                     memory_format=memory_format)
 
 
-def rand_like(x, *, dtype=None, device=None):
-    return _random_like(rand, x, dtype, device)
+def full_like(self, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    out = _empty_like(self, dtype, layout, device, pin_memory, memory_format)
+    return dispatcher.call("fill_.Scalar", out, fill_value)
 
 
-def randn_like(x, *, dtype=None, device=None):
-    return _random_like(randn, x, dtype, device)
+def _random_like(kind, self, generator, dtype, layout, device, pin_memory, memory_format):
+    """Like torch (``empty_like`` then fill): the result takes ``self``'s layout."""
+    out = _empty_like(self, dtype, layout, device, pin_memory, memory_format)
+    _check_floating(out.dtype, kind)
+    return _fill_random(out, kind, generator)
+
+
+def rand_like(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    """The kernel of ``rand_like`` and ``rand_like.generator``."""
+    return _random_like("rand", self, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+def randn_like(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    """The kernel of ``randn_like`` and ``randn_like.generator``."""
+    return _random_like("randn", self, generator, dtype, layout, device, pin_memory, memory_format)
+
+
+# ---------------------------------------------------------------------- torch.tensor
+def lift_fresh(self):
+    """``lift_fresh``: marks a tensor just made from Python data. A no-op for a plain tensor; it
+    exists so that a TorchDispatchMode (functionalization, fake tensors) sees the new constant."""
+    return self
+
+
+_NOT_PYTHON = DispatchKeySet([DispatchKey.Python, DispatchKey.PythonTLSSnapshot])
 
 
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
-    """A new tensor (always a copy) from nested lists, a scalar, a NumPy array or a tensor.
+    """``torch.tensor`` (``internal_new_from_data`` in ``torch/csrc/utils/tensor_new.cpp``): a new tensor
+    (always a copy) from nested lists, a scalar, a NumPy array or a tensor.
 
-    An array or a tensor is copied the way torch does it (wrap it, then ``.to(copy=True)``): the
-    copy keeps a dense source's strides, a transposed array stays transposed.
+    Not an operator: it is built below ADInplaceOrView and out of Python modes' sight, then handed to
+    ``lift_fresh`` through the dispatcher -- the one operator a TorchDispatchMode sees, as in torch.
+    An array or a tensor is copied the way torch does it (wrap it, then ``.to(copy=True)``): the copy
+    keeps a dense source's strides, a transposed array stays transposed.
     """
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")
-    if isinstance(data, (Tensor, np.ndarray)):
-        source = from_numpy(data) if isinstance(data, np.ndarray) else data.detach()
-        out = empty_like(source, dtype=dtype or source.dtype, device=device)
-        with below_ad_inplace_or_view():
-            out.copy_(source)
-    else:
-        inferred = infer_scalar_type(data)
-        holder = np.bool_ if inferred is st.bool_ else np.float64 if inferred.is_floating_point else np.int64
-        out = from_host(np.array(data, dtype=holder), dtype or inferred, device)   # holder: exact for ``inferred``
+    with below_ad_inplace_or_view(), exclude_keys(_NOT_PYTHON):
+        if isinstance(data, (Tensor, np.ndarray)):
+            source = from_numpy(data) if isinstance(data, np.ndarray) else data.detach()
+            out = empty_like(source, dtype=dtype or source.dtype, device=device).copy_(source)
+        else:
+            inferred = infer_scalar_type(data)
+            holder = np.bool_ if inferred is st.bool_ else np.float64 if inferred.is_floating_point else np.int64
+            # holder: exact for ``inferred``
+            out = _from_host(np.array(data, dtype=holder), dtype or inferred, None, device, None)
+    out = dispatcher.call("lift_fresh", out)
     return out.requires_grad_(requires_grad) if requires_grad else out
 
 
@@ -272,6 +299,15 @@ def infer_scalar_type(obj):
             result = d if result is None else st.promote_types(result, d)
         return result or st.get_default_dtype()
     raise RuntimeError(f"Could not infer dtype of {type(obj).__name__}")
+
+
+# ---------------------------------------------------------------------- host memory
+def _host_impl(array):
+    """A TensorImpl viewing a C-contiguous NumPy array without copying (float16 included)."""
+    from ...c10.storage import bytes_of
+    dtype = st.from_numpy_dtype(array.dtype)
+    storage = UntypedStorage(array.nbytes, "cpu", data=bytes_of(array) if array.size else np.empty(0, np.uint8))
+    return TensorImpl(storage, array.shape, contiguous_strides(array.shape), 0, dtype)
 
 
 def from_numpy(array):

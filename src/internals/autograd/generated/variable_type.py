@@ -50,6 +50,7 @@ OPS = {
     'minimum': dispatcher.find('minimum'),
     'where.self': dispatcher.find('where.self'),
     'fill_.Scalar': dispatcher.find('fill_.Scalar'),
+    'zero_': dispatcher.find('zero_'),
     'clone': dispatcher.find('clone'),
     'sum': dispatcher.find('sum'),
     'sum.dim_IntList': dispatcher.find('sum.dim_IntList'),
@@ -653,6 +654,23 @@ def fill__Scalar(ks, self, value):
     _tls.excluded = excluded | BELOW_AUTOGRAD
     try:
         result = OPS['fill_.Scalar'].redispatch(after_autograd(ks), self, value)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def zero_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = ZeroBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['zero_'].redispatch(after_autograd(ks), self)
     finally:
         _tls.excluded = excluded
     if grad_fn is not None:
@@ -1307,6 +1325,7 @@ KERNELS = {
     'minimum': minimum,
     'where.self': where_self,
     'fill_.Scalar': fill__Scalar,
+    'zero_': zero_,
     'clone': clone,
     'sum': sum,
     'sum.dim_IntList': sum_dim_IntList,

@@ -18,7 +18,7 @@ class Linear(Module):
         self.out_features = out_features
         self.weight = Parameter(empty((out_features, in_features), device=device, dtype=dtype))
         if bias:
-            self.bias = Parameter(empty(out_features, device=device, dtype=dtype))
+            self.bias = Parameter(empty((out_features,), device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -45,7 +45,7 @@ def linear_indices(indices, sizes):
     """Each entry's row-major position among the sparse sizes (int64 tensor of ``nnz``)."""
     indices = indices.contiguous()
     nnz = indices.shape[1]
-    out = empty(nnz, dtype=st.int64, device=indices.device)
+    out = empty((nnz,), dtype=st.int64, device=indices.device)
     if nnz:
         kernels(indices.device).linear_index(flat(out), flat(indices), _sizes_array(sizes), nnz)
     return out
@@ -116,6 +116,36 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, re
     return out.requires_grad_(requires_grad) if requires_grad else out
 
 
+def _no_entries(sizes, sparse_dim, dtype, device):
+    """The indices and values of a sparse tensor with no entries (coalesced, trivially)."""
+    return (empty((sparse_dim, 0), dtype=st.int64, device=device),
+            empty((0, *sizes[sparse_dim:]), dtype=dtype, device=device))
+
+
+def empty_sparse(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    """``empty.memory_format``'s sparse kernel: every dim sparse, no entries."""
+    if pin_memory:
+        raise RuntimeError("Only dense CPU tensors can be pinned")
+    size = tuple(size)
+    return new_sparse(size, *_no_entries(size, len(size), dtype, device), True)
+
+
+def empty_like_sparse_coo(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    """``empty_like``'s sparse kernel: no entries, the input's sparse and dense dims."""
+    if pin_memory:
+        raise RuntimeError("Only dense CPU tensors can be pinned")
+    device = as_device(device) if device is not None else self.device
+    return new_sparse(self.shape, *_no_entries(self.shape, self._impl.sparse_dim, dtype or self.dtype, device), True)
+
+
+def zero_sparse_(self):
+    """``zero_``'s sparse kernel: drop every entry (sizes and dims stay)."""
+    impl = self._impl
+    impl.indices, impl.values = _no_entries(impl.sizes, impl.sparse_dim, impl.dtype, impl.device)
+    impl.coalesced = True
+    return self
+
+
 def sparse_to(t, dtype, device):
     """``Tensor.to`` for a sparse tensor: its indices and values moved, its values cast."""
     if dtype is t.dtype and device == t.device:
@@ -157,14 +187,14 @@ def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense
     rows, block = int(np.prod(sparse_sizes)), int(np.prod(dense_sizes))
     x = kernel_values(self)
     k = kernels(self.device)
-    flags = empty(rows, dtype=st.int64, device=self.device)
+    flags = empty((rows,), dtype=st.int64, device=self.device)
     if rows:
         k.nonzero_rows(flat(flags), flat(x), block)
     counts = flags.cpu().numpy()
     nnz = int(counts.sum())
     positions = from_host(np.cumsum(counts) - counts, st.int64, self.device)
-    indices = empty(sparse_dim, nnz, dtype=st.int64, device=self.device)
-    values = empty(nnz, *dense_sizes, dtype=x.dtype, device=self.device)
+    indices = empty((sparse_dim, nnz), dtype=st.int64, device=self.device)
+    values = empty((nnz, *dense_sizes), dtype=x.dtype, device=self.device)
     if nnz:
         k.gather_rows(flat(indices), flat(values), flat(x), flat(flags), flat(positions), _sizes_array(sparse_sizes),
                       block, nnz)
@@ -202,8 +232,8 @@ def _coalesce_sparse(self):
     perm = np.argsort(lin, kind="stable")
     starts = np.concatenate(([0], np.flatnonzero(np.diff(lin[perm])) + 1, [nnz])) if nnz else np.zeros(1, np.int64)
     count = len(starts) - 1
-    out_indices = empty(impl.sparse_dim, count, dtype=st.int64, device=self.device)
-    out_values = empty(count, *values.shape[1:], dtype=values.dtype, device=self.device)
+    out_indices = empty((impl.sparse_dim, count), dtype=st.int64, device=self.device)
+    out_values = empty((count, *values.shape[1:]), dtype=values.dtype, device=self.device)
     if count:
         perm_t, starts_t = from_host(perm, st.int64, self.device), from_host(starts, st.int64, self.device)
         kernels(self.device).merge_segments(flat(out_indices), flat(out_values), flat(indices), flat(values),
@@ -226,7 +256,7 @@ def sparse_to_dense(self, dtype=None, masked_grad=None):
         raise RuntimeError("dtype argument is not supported by sparse_to_dense")
     c = self.coalesce()._impl
     values = kernel_values(c.values)
-    out = zeros(*c.sizes, dtype=values.dtype, device=self.device)
+    out = zeros(c.sizes, dtype=values.dtype, device=self.device)
     if c.nnz:
         rows = linear_indices(c.indices, c.sizes[:c.sparse_dim])
         kernels(self.device).scatter_rows(flat(out), flat(values), flat(rows), int(np.prod(c.sizes[c.sparse_dim:])))

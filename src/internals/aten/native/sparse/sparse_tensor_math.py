@@ -49,8 +49,8 @@ def _add_sparse_sparse(t, s, alpha):
     t_idx, s_idx = ti.indices.contiguous(), si.indices.contiguous()
     t_val, s_val = ti.values.to(dtype).contiguous(), si.values.to(dtype).contiguous()
     S, tn, sn = ti.sparse_dim, ti.nnz, si.nnz
-    r_idx = empty(S, tn + sn, dtype=st.int64, device=device)
-    r_val = empty(tn + sn, *t_val.shape[1:], dtype=dtype, device=device)
+    r_idx = empty((S, tn + sn), dtype=st.int64, device=device)
+    r_val = empty((tn + sn, *t_val.shape[1:]), dtype=dtype, device=device)
     if device.type == "cuda":
         r_idx.narrow(1, 0, tn).copy_(t_idx)
         r_idx.narrow(1, tn, sn).copy_(s_idx)
@@ -77,7 +77,7 @@ def _sparse_mm(self, mat2):
         i = mat2._impl
         if i.sparse_dim != 2 or i.dense_dim != 0:
             raise NotImplementedError("internals: dense @ sparse needs a 2-d sparse matrix with no dense dims")
-        flipped = empty(2, i.nnz, dtype=st.int64, device=i.indices.device)
+        flipped = empty((2, i.nnz), dtype=st.int64, device=i.indices.device)
         flipped[0], flipped[1] = i.indices[1], i.indices[0]
         mat2_t = new_sparse((i.sizes[1], i.sizes[0]), flipped, i.values, coalesced=False)
         return _sparse_mm(mat2_t, self.t()).t()
@@ -100,9 +100,9 @@ def _sparse_mm(self, mat2):
     indices, values, dense = c.indices.contiguous(), kernel_values(c.values), kernel_values(mat2)
     nnz = c.nnz
     k = kernels(device)
-    row_ptr = empty(M + 1, dtype=st.int64, device=device)
+    row_ptr = empty((M + 1,), dtype=st.int64, device=device)
     k.csr_row_pointers(flat(row_ptr), flat(indices)[:nnz], nnz, M)
-    out = empty(M, N, dtype=values.dtype, device=device)
+    out = empty((M, N), dtype=values.dtype, device=device)
     if out.numel():
         k.spmm(flat(out), flat(row_ptr), flat(indices)[nnz:], flat(values), flat(dense), M, N)
     return out.to(self.dtype)
