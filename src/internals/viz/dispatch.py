@@ -45,7 +45,7 @@ def key_set_map(op_name, *args, ax=None, title=None):
     rows, winner = call_key_sets(op_name, *args)
     keys = sorted(DispatchKey, reverse=True)
     if ax is None:
-        _, ax = plt.subplots(figsize=(0.62 * len(keys) + 2.8, 0.42 * len(rows) + 2.2))
+        _, ax = plt.subplots(figsize=(0.62 * len(keys) + 2.8, 0.42 * len(rows) + 2.8))
     for y, (label, key_set, role) in enumerate(rows):
         top = -y - (0.3 if role == "result" else 0)       # a small gap before the result row
         sign = {"add": "+", "remove": "−", "result": "="}[role]
@@ -68,7 +68,7 @@ def key_set_map(op_name, *args, ax=None, title=None):
         ax.annotate(f"highest key: {winner.name} runs", xy=(x + 0.5, bottom + 1), xytext=(x + 0.5, bottom - 0.5),
                     ha="center", va="top", fontsize=9, arrowprops=dict(arrowstyle="->", lw=0.8))
     ax.set_xlim(-0.1, len(keys) + 0.1)
-    ax.set_ylim(bottom - 1.2, 4.2)
+    ax.set_ylim(bottom - 1.2, 6.0)     # room above the grid for the rotated key names
     ax.set_aspect("equal")
     ax.axis("off")
     ax.set_title(title or f"{op_name}: the call's key set (highest priority on the left)", fontsize=10, pad=4)
