@@ -35,3 +35,21 @@ def assert_same_error(fn_ours, fn_theirs):
         f"internals raised {type(ours.value).__name__}: {ours.value}\n"
         f"torch raised {type(theirs.value).__name__}: {theirs.value}")
     return ours.value, theirs.value
+
+
+def logging_modes(log_t, log_i):
+    """The classic operation-logger mode, once for torch and once for internals: each appends
+    ``str(func)`` of every operator it sees to its list."""
+    from torch.utils._python_dispatch import TorchDispatchMode as TorchMode
+    from internals.utils._python_dispatch import TorchDispatchMode
+
+    class Theirs(TorchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            log_t.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    class Ours(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            log_i.append(str(func))
+            return func(*args, **(kwargs or {}))
+    return Theirs(), Ours()

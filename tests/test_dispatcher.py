@@ -13,7 +13,7 @@ from internals.c10.dispatch_key import DispatchKey
 from internals.utils._python_dispatch import TorchDispatchMode
 from internals.utils._pytree import tree_map
 
-from conftest import assert_same_error
+from conftest import assert_same_error, logging_modes
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding a previously registered kernel")
 
@@ -347,19 +347,6 @@ def test_destroying_a_def_library_removes_its_operators():
 class _Log:
     def __init__(self):
         self.calls = []
-
-
-def logging_modes(log_t, log_i):
-    class Theirs(TorchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            log_t.append(str(func))
-            return func(*args, **(kwargs or {}))
-
-    class Ours(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            log_i.append(str(func))
-            return func(*args, **(kwargs or {}))
-    return Theirs(), Ours()
 
 
 PROGRAMS = {

@@ -2,14 +2,12 @@
 picks their backend), seen by TorchDispatchMode and the profiler as torch's are."""
 import pytest
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode as TorchMode
 
 import internals
 from internals.aten import dispatcher
 from internals.aten.native import tensor_factories
-from internals.utils._python_dispatch import TorchDispatchMode
 
-from conftest import assert_same, assert_same_error
+from conftest import assert_same, assert_same_error, logging_modes
 
 FACTORY_OPS = sorted(n for n, op in dispatcher.operators.items()
                      if any(getattr(k.fn, "__module__", None) == tensor_factories.__name__
@@ -25,19 +23,6 @@ def test_the_factories_are_operators():
 
 
 # ---------------------------------------------------------------------- what a TorchDispatchMode sees
-def logging_modes(log_t, log_i):
-    class Theirs(TorchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            log_t.append(str(func))
-            return func(*args, **(kwargs or {}))
-
-    class Ours(TorchDispatchMode):
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            log_i.append(str(func))
-            return func(*args, **(kwargs or {}))
-    return Theirs(), Ours()
-
-
 CALLS = {
     "empty": lambda lib, x: lib.empty(2, 3),
     "empty_tuple_dtype": lambda lib, x: lib.empty((2, 3), dtype=lib.int64, device="cpu"),
