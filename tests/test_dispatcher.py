@@ -501,3 +501,46 @@ def test_autocast_runs_matmul_in_bfloat16_on_cpu():
         assert (xi + xi).dtype is internals.float32           # not on the list: falls through
     assert ours.dtype is internals.bfloat16 and theirs.dtype is torch.bfloat16
     assert ours.float().reshape(-1).tolist() == pytest.approx(theirs.float().reshape(-1).tolist(), rel=1e-2)
+
+
+def _without_locations(dump):
+    """A dispatch dump with its ``registered at <file>:<line>`` places removed (they name each test file)."""
+    return re.sub(r"registered at \S+", "registered at", dump)
+
+
+def test_impl_before_define_waits_for_the_schema():
+    """torch accepts a kernel for an operator not defined yet: the operator exists by name, without a
+    schema, and cannot be called until ``define`` gives it one."""
+    ns = fresh_ns()
+    libs = {mod: mod.library.Library(ns, "FRAGMENT") for mod in (torch, internals)}
+    for mod, lib in libs.items():
+        lib.impl("later", lambda x: x * 3, "CPU")
+    dumps = {mod: _without_locations(mod._C._dispatch_dump(f"{ns}::later")) for mod in libs}
+    assert dumps[internals] == dumps[torch] == f"name: {ns}::later\nschema: (none)\nCPU: registered at :: (none) [ boxed ]\n"
+    for mod in libs:
+        with pytest.raises(AttributeError):
+            getattr(getattr(mod.ops, ns), "later")
+    for mod, lib in libs.items():
+        lib.define("later(Tensor x) -> Tensor")
+    assert getattr(internals.ops, ns).later(internals.ones(2)).tolist() == \
+        getattr(torch.ops, ns).later(torch.ones(2)).tolist() == [3., 3.]
+    assert _without_locations(internals._C._dispatch_dump(f"{ns}::later")) == \
+        _without_locations(torch._C._dispatch_dump(f"{ns}::later"))
+    for lib in libs.values():
+        lib._destroy()
+    assert internals._C._dispatch_dump(f"{ns}::later") == torch._C._dispatch_dump(f"{ns}::later") == ""
+
+
+def test_a_kernel_outlives_the_schema_of_another_library():
+    """Destroying the library that defined an operator leaves the kernels other libraries gave it:
+    the operator goes back to having no schema."""
+    ns = fresh_ns()
+    for mod in (torch, internals):
+        definer, implementer = mod.library.Library(ns, "DEF"), mod.library.Library(ns, "IMPL")
+        definer.define("kept(Tensor x) -> Tensor")
+        implementer.impl("kept", lambda x: x, "CPU")
+        definer._destroy()
+        assert _without_locations(mod._C._dispatch_dump(f"{ns}::kept")) == \
+            f"name: {ns}::kept\nschema: (none)\nCPU: registered at :: (none) [ boxed ]\n"
+        implementer._destroy()
+        assert mod._C._dispatch_dump(f"{ns}::kept") == ""

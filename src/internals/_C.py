@@ -40,9 +40,12 @@ def _dispatch_key_for_device(device_type):
 
 def _dispatch_dump(name):
     """The operator's schema and every kernel registered to it, alias keys included."""
-    op = dispatcher.find(name)
-    lines = [f"name: {op.name}", f"schema: {op.namespace}::{op.schema}", f"debug: {op.debug}",
-             "alias analysis kind: FROM_SCHEMA"]
+    op = dispatcher.operators.get(name)
+    if op is None:
+        return ""               # torch prints nothing for an operator it does not know
+    lines = [f"name: {op.name}", "schema: (none)"] if op.schema is None else \
+        [f"name: {op.name}", f"schema: {op.namespace}::{op.schema}", f"debug: {op.debug}",
+         "alias analysis kind: FROM_SCHEMA"]
     order = [k.name for k in DispatchKey] + ["Autograd", "CompositeExplicitAutograd", "CompositeImplicitAutograd"]
     for key in sorted(op.kernels, key=order.index):
         kernel = op.kernels[key]

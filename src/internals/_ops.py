@@ -61,7 +61,7 @@ class OpOverloadPacket:
             raise AttributeError(overload)
         qualified = f"{self.namespace}::{self.__name__}" + ("" if overload == "default" else f".{overload}")
         handle = dispatcher.operators.get(qualified)
-        if handle is None:
+        if handle is None or handle.schema is None:     # kernels registered, no schema yet: not callable
             raise AttributeError(f"The underlying op of '{self}' has no overload name '{overload}'")
         cached = self._overloads.get(overload)
         if cached is None or cached._handle is not handle:    # re-defined since: a new object
@@ -70,7 +70,8 @@ class OpOverloadPacket:
 
     def overloads(self):
         prefix = f"{self.namespace}::{self.__name__}"
-        names = [n for n in dispatcher.operators if n == prefix or n.startswith(prefix + ".")]
+        names = [n for n, op in dispatcher.operators.items()
+                 if (n == prefix or n.startswith(prefix + ".")) and op.schema is not None]
         return ["default" if n == prefix else n[len(prefix) + 1:] for n in names]
 
     def __call__(self, *args, **kwargs):
@@ -92,7 +93,8 @@ class _OpNamespace:
         if op_name.startswith("__"):
             raise AttributeError(op_name)
         prefix = f"{self.name}::{op_name}"
-        if not any(n == prefix or n.startswith(prefix + ".") for n in dispatcher.operators):
+        if not any((n == prefix or n.startswith(prefix + ".")) and op.schema is not None
+                   for n, op in dispatcher.operators.items()):
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
         return self._packets.setdefault(op_name, OpOverloadPacket(self.name, op_name))
 

@@ -58,7 +58,8 @@ class Library:
             kernel = dispatcher.KernelFunction(None, f"fallthrough {_caller()}", fallthrough=True)
         else:
             kernel = dispatcher.KernelFunction(fn, _caller(), with_keyset=with_keyset)
-        previous = dispatcher.find(name).kernels.get(key)
+        op = dispatcher.operators.get(name)
+        previous = op.kernels.get(key) if op is not None else None
         dispatcher.impl(name, key, kernel)
         self._impls.append((name, key, previous))
 

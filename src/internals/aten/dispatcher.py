@@ -62,13 +62,14 @@ class KernelFunction:
 class OperatorHandle:
     """One operator: its schema, its registered kernels and its computed dispatch table."""
 
-    def __init__(self, namespace, schema, debug):
-        from torchgen.model import FunctionSchema
-        self.schema = FunctionSchema.parse(schema)
-        self.namespace = namespace
-        self.overload = self.schema.name.overload_name
-        self.name = f"{namespace}::{self.schema.name}"    # aten::add.Tensor
-        self.debug = debug
+    def __init__(self, name):
+        """``name``: ``ns::op.overload`` (aten::add.Tensor). The schema comes with ``define``; until
+        then the operator is known by name only and can hold kernels but not be called: torch
+        accepts ``m.impl`` before ``m.def`` (an ``OperatorEntry`` without a schema)."""
+        self.name = name
+        self.namespace, _, qualified = name.partition("::")
+        self.overload = qualified.partition(".")[2]
+        self.schema = self.debug = None
         self.kernels = {}          # registration key ("CPU", "Autograd", ...) -> KernelFunction
         self.table = {}            # DispatchKey -> (KernelFunction, kind)
         self.fallthrough_bits = 0  # keys whose table entry is a fallthrough
@@ -171,20 +172,29 @@ class OperatorHandle:
 # ---------------------------------------------------------------------- registration
 def define(namespace, schema, debug=None):
     """Declare an operator from its schema (``TORCH_LIBRARY``'s ``m.def``)."""
-    op = OperatorHandle(namespace, schema, debug or "registered at internals")
-    if op.name in operators:
-        raise RuntimeError(f"Tried to register an operator ({op.name}{str(op.schema)[len(str(op.schema.name)):]}) "
+    from torchgen.model import FunctionSchema
+    parsed = FunctionSchema.parse(schema)
+    name = f"{namespace}::{parsed.name}"
+    op = operators.get(name)
+    if op is not None and op.schema is not None:
+        raise RuntimeError(f"Tried to register an operator ({name}{str(parsed)[len(str(parsed.name)):]}) "
                            "with the same name and overload name multiple times.")
-    operators[op.name] = op
+    if op is None:
+        op = operators[name] = OperatorHandle(name)
+    op.schema, op.debug = parsed, debug or "registered at internals"
     if namespace == "aten":
-        _aten[str(op.schema.name)] = op
+        _aten[str(parsed.name)] = op
     return op
 
 
 def impl(name, key, kernel):
-    """Register ``kernel`` (a KernelFunction) for registration key ``key`` of operator ``name``."""
-    op = find(name)
+    """Register ``kernel`` (a KernelFunction) for registration key ``key`` of operator ``name``;
+    an operator not defined yet is created without a schema, to receive it later."""
     alias_runtime_keys(key)            # rejects an unknown key name with a KeyError
+    op = operators.get(name) or _aten.get(name)
+    if op is None:
+        name = name if "::" in name else f"aten::{name}"
+        op = operators[name] = OperatorHandle(name)
     if key in op.kernels:
         import warnings
         warnings.warn(f"Overriding a previously registered kernel for the same operator and the same "
@@ -199,12 +209,14 @@ def deregister(name, key=None):
     op = operators.get(name)
     if op is None:
         return
-    if key is None:
-        del operators[name]
+    if key is None:              # the schema goes; kernels other libraries registered stay, as in torch
         _aten.pop(str(op.schema.name), None)
+        op.schema = op.debug = None
     else:
         op.kernels.pop(key, None)
         op.update_table()
+    if op.schema is None and not op.kernels:
+        del operators[name]
 
 
 def register_fallback(key, kernel):
@@ -223,7 +235,7 @@ _aten = {}   # "add.Tensor" -> the aten operator, for the frontend's calls
 def find(name):
     """An operator by ``ns::name.overload`` (or, for aten, just ``name.overload``)."""
     op = operators.get(name) or _aten.get(name)
-    if op is None:
+    if op is None or op.schema is None:
         raise RuntimeError(f"Could not find schema for {name}")
     return op
 
