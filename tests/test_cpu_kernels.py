@@ -145,3 +145,28 @@ def test_a_second_process_loads_every_loop_from_the_disk_cache(tmp_path):
                            check=True).stdout for _ in range(2)]
     assert "data saved" in runs[0]
     assert "data saved" not in runs[1] and "data loaded" in runs[1]
+
+
+IN_PLACE = {   # the in-place loop paths: output is the first input (see ``_IN_PLACE`` in cpu/loops.py)
+    "add_ tensor": lambda x, y: x.add_(y, alpha=-0.5),
+    "mul_ scalar": lambda x, y: x.mul_(3.0),
+    "sub_ broadcast row": lambda x, y: x.sub_(y[:1]),
+    "div_ transposed other": lambda x, y: x.div_(y.t().t() + 2),
+    "exp_": lambda x, y: x.exp_(),
+    "relu_": lambda x, y: x.relu_(),
+}
+
+
+@pytest.mark.parametrize("shape", [(3, 5), (300, 1030)], ids=str)      # serial and parallel loops
+@pytest.mark.parametrize("view", ["whole", "offset rows", "columns"])
+@pytest.mark.parametrize("name", IN_PLACE)
+def test_in_place_loops_write_what_torch_writes(name, view, shape):
+    """The first input is the output, whole or as a view with an offset or a stride: every element
+    of the storage, in the view or not, ends as torch's."""
+    base_t, y_t = _values(shape, torch.float32, 3), _values(shape, torch.float32, 4)
+    base_i, y_i = internals.from_torch(base_t.clone()), internals.from_torch(y_t)
+    pick = {"whole": lambda t: t, "offset rows": lambda t: t[1:], "columns": lambda t: t[:, ::2]}[view]
+    out_i = IN_PLACE[name](pick(base_i), pick(y_i))
+    out_t = IN_PLACE[name](pick(base_t), pick(y_t))
+    assert_same(out_i, out_t, rtol=1e-6, atol=1e-6)
+    assert_same(base_i, base_t, rtol=1e-6, atol=1e-6)

@@ -60,11 +60,15 @@ def _span(task, per_row, shape):
 
 
 @njit(inline="always", error_model="numpy")
-def _unary_task(op, t, per_row, out, a, shape, strides, offsets):
+def _unary_task(op, t, per_row, out, a, in_place, shape, strides, offsets):
     row, lo, hi = _span(t, per_row, shape)
     s0, s1 = strides[0, 0], strides[1, 0]
     p0, p1 = _start(row, shape, strides, offsets, 0), _start(row, shape, strides, offsets, 1)
-    if s0 == 1 and s1 == 1:
+    if s0 == 1 and s1 == 1 and in_place and p0 == p1:      # ``x.exp_()``: see ``_IN_PLACE``
+        x = a[p1 + lo:p1 + hi]
+        for i in range(hi - lo):
+            x[i] = unary_op(op, x[i])
+    elif s0 == 1 and s1 == 1:
         o, x = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi]
         for i in range(hi - lo):
             o[i] = unary_op(op, x[i])
@@ -79,27 +83,37 @@ def _unary_task(op, t, per_row, out, a, shape, strides, offsets):
 
 def _build_unary(op):
     @njit(parallel=True, cache=True, error_model="numpy")
-    def loop(out, a, shape, strides, offsets):
+    def loop(out, a, in_place, shape, strides, offsets):
         rows, per_row = _tasks(shape)
         for t in prange(rows * per_row):
-            _unary_task(op, t, per_row, out, a, shape, strides, offsets)
+            _unary_task(op, t, per_row, out, a, in_place, shape, strides, offsets)
 
     @njit(cache=True, error_model="numpy")
-    def serial(out, a, shape, strides, offsets):
+    def serial(out, a, in_place, shape, strides, offsets):
         rows, per_row = _tasks(shape)
         for t in range(rows * per_row):
-            _unary_task(op, t, per_row, out, a, shape, strides, offsets)
+            _unary_task(op, t, per_row, out, a, in_place, shape, strides, offsets)
     return loop, serial
 
 
 @njit(inline="always", error_model="numpy")
-def _binary_task(op, t, per_row, out, a, b, alpha, shape, strides, offsets):
+def _binary_task(op, t, per_row, out, a, b, alpha, in_place, shape, strides, offsets):
     row, lo, hi = _span(t, per_row, shape)
     s0, s1, s2 = strides[0, 0], strides[1, 0], strides[2, 0]
     p0 = _start(row, shape, strides, offsets, 0)
     p1 = _start(row, shape, strides, offsets, 1)
     p2 = _start(row, shape, strides, offsets, 2)
-    if s0 == 1 and s1 == 1 and s2 == 1:
+    if s0 == 1 and s1 == 1 and s2 <= 1 and in_place and p0 == p1:     # ``x.add_(y)``: see ``_IN_PLACE``
+        x = a[p1 + lo:p1 + hi]
+        if s2 == 1:
+            ys = b[p2 + lo:p2 + hi]
+            for i in range(hi - lo):
+                x[i] = binary_op(op, x[i], ys[i], alpha)
+        else:
+            y = b[p2]       # read once, as below
+            for i in range(hi - lo):
+                x[i] = binary_op(op, x[i], y, alpha)
+    elif s0 == 1 and s1 == 1 and s2 == 1:
         o, x, y = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi]
         for i in range(hi - lo):
             o[i] = binary_op(op, x[i], y[i], alpha)
@@ -118,16 +132,16 @@ def _binary_task(op, t, per_row, out, a, b, alpha, shape, strides, offsets):
 
 def _build_binary(op):
     @njit(parallel=True, cache=True, error_model="numpy")
-    def loop(out, a, b, alpha, shape, strides, offsets):
+    def loop(out, a, b, alpha, in_place, shape, strides, offsets):
         rows, per_row = _tasks(shape)
         for t in prange(rows * per_row):
-            _binary_task(op, t, per_row, out, a, b, alpha, shape, strides, offsets)
+            _binary_task(op, t, per_row, out, a, b, alpha, in_place, shape, strides, offsets)
 
     @njit(cache=True, error_model="numpy")
-    def serial(out, a, b, alpha, shape, strides, offsets):
+    def serial(out, a, b, alpha, in_place, shape, strides, offsets):
         rows, per_row = _tasks(shape)
         for t in range(rows * per_row):
-            _binary_task(op, t, per_row, out, a, b, alpha, shape, strides, offsets)
+            _binary_task(op, t, per_row, out, a, b, alpha, in_place, shape, strides, offsets)
     return loop, serial
 
 
@@ -152,12 +166,17 @@ def _pick(loops, shape):
     return serial if n <= PARALLEL_MIN else parallel
 
 
+# ``_IN_PLACE``: in ``x.add_(y)`` the output is the first input. Two slices of one array are two
+# arrays to LLVM: before vectorising ``o[i] = x[i] + y[i]`` it checks at run time that o does not
+# overlap x, finds that it does, and runs its scalar version of the loop (half the speed here).
+# So when ``out`` is ``a`` (the same typed buffer: same storage, same dtype) and both start at the
+# same element, the loop stores through ``x`` itself, and LLVM has nothing to check.
 def unary_loop(op, out, a, shape, strides, offsets):
-    _pick(_loop("unary", op, _build_unary), shape)(out, a, shape, strides, offsets)
+    _pick(_loop("unary", op, _build_unary), shape)(out, a, out is a, shape, strides, offsets)
 
 
 def binary_loop(op, out, a, b, alpha, shape, strides, offsets):
-    _pick(_loop("binary", op, _build_binary), shape)(out, a, b, alpha, shape, strides, offsets)
+    _pick(_loop("binary", op, _build_binary), shape)(out, a, b, alpha, out is a, shape, strides, offsets)
 
 
 @njit(inline="always")
