@@ -19,8 +19,10 @@ LAYOUTS = {
     "expanded": lambda t: t[:1].expand(t.shape[0], -1),
     "offset": lambda t: t[1:, 2:],
 }
-# Past BLOCK (512) and WIDTH (1024) of cpu/reduce.py, and past its ladder (FAN = 16 rows, twice).
-SHAPES = [(7, 5), (300, 1030), (1100, 9), (2, 4100)]
+# Past BLOCK (2048) and WIDTH (1024) of cpu/reduce.py, and past its ladder (FAN = 16 rows, twice); the
+# second is past PARALLEL_MIN (the parallel loops), even sliced to every other row or column.
+SHAPES = [(7, 5), (2050, 1030), (1100, 9), (2, 4100)]
+PARALLEL = (2050, 1030)
 
 
 def _values(shape, dtype, seed):
@@ -51,7 +53,7 @@ def test_reduction_paths_other_dtypes(dtype, dim):
         assert_same(getattr(internals.from_torch(t), name)(dim), getattr(t, name)(dim))
 
 
-@pytest.mark.parametrize("shape", [(7, 5), (300, 1030)], ids=str)    # the serial and the parallel loop
+@pytest.mark.parametrize("shape", [(7, 5), PARALLEL], ids=str)    # the serial and the parallel loop
 @pytest.mark.parametrize("name", ["argmax", "argmin"])
 @pytest.mark.parametrize("dim", [0, 1, None])
 def test_arg_reductions_serial_and_parallel(name, dim, shape):
@@ -60,13 +62,15 @@ def test_arg_reductions_serial_and_parallel(name, dim, shape):
     assert_same(getattr(internals.from_torch(t), name)(**kwargs), getattr(t, name)(**kwargs))
 
 
-@pytest.mark.parametrize("dim", [0, 1])
-def test_long_float_sum_is_as_accurate_as_torch(dim):
+@pytest.mark.parametrize("dim, strided", [(0, False), (1, False), (1, True)])
+def test_long_float_sum_is_as_accurate_as_torch(dim, strided):
     """A cascade keeps float32 sums of many values close to the exact (float64) sum: within
     twice torch's own error plus one unit in the last place of the result (errors this small come
-    in whole ulps; a plain running float32 sum of 10^5 values is off by hundreds of them)."""
+    in whole ulps; a plain running float32 sum of 10^5 values is off by hundreds of them). The
+    strided loop (every other column) folds the same way."""
     g = torch.Generator().manual_seed(dim)
-    t = torch.rand(100_000, 3, generator=g) if dim == 0 else torch.rand(3, 100_000, generator=g)
+    t = torch.rand(100_000, 3, generator=g) if dim == 0 else torch.rand(3, 200_000 if strided else 100_000, generator=g)
+    t = t[:, ::2] if strided else t
     exact = t.double().sum(dim)
     ulp = float(np.spacing(np.float32(exact.max().item())))
     theirs = (t.sum(dim).double() - exact).abs().max().item()
@@ -126,7 +130,7 @@ def test_bmm_uses_the_same_tiles():
 
 CACHED_PROGRAM = """
 import internals
-small, large = internals.ones(4), internals.ones(200_000)     # serial and parallel loops
+small, large = internals.ones(4), internals.ones(2_000_000)     # serial and parallel loops
 (small + 1, large * large, small.exp(), large.sum(), small.sum(), large.argmax(), small.argmax(),
  internals.where(small > 0, small, 0.0))
 """
@@ -157,7 +161,7 @@ IN_PLACE = {   # the in-place loop paths: output is the first input (see ``_IN_P
 }
 
 
-@pytest.mark.parametrize("shape", [(3, 5), (300, 1030)], ids=str)      # serial and parallel loops
+@pytest.mark.parametrize("shape", [(3, 5), PARALLEL], ids=str)      # serial and parallel loops
 @pytest.mark.parametrize("view", ["whole", "offset rows", "columns"])
 @pytest.mark.parametrize("name", IN_PLACE)
 def test_in_place_loops_write_what_torch_writes(name, view, shape):

@@ -37,12 +37,19 @@ def normalize_dims(dims, ndim):
     return tuple(sorted(out)) if ndim else ()
 
 
-def _split(x, dims):
-    """(outer shape, outer strides, inner shape, inner strides), each fastest-first, coalesced."""
+def _split(x, dims, in_memory_order):
+    """(outer shape, outer strides, inner shape, inner strides), each fastest-first, coalesced.
+
+    The outer dims stay in row-major order: they index the contiguous output. The inner ones may
+    be walked ``in_memory_order`` (smallest stride fastest; broadcast dims, of stride 0, slowest),
+    as TensorIterator reorders them: a transposed input's full sum is then one contiguous walk,
+    fast and folded by the accurate loop. (Not for argmax: its answer is a row-major position.)
+    """
     sizes, strides = x.shape, x.stride()
     kept = [d for d in range(x.dim()) if d not in dims]
+    inner = sorted(dims, key=lambda d: (strides[d] == 0, strides[d])) if in_memory_order else list(reversed(dims))
     outer_shape, (outer_strides,) = coalesce([sizes[d] for d in reversed(kept)], [[strides[d] for d in reversed(kept)]])
-    inner_shape, (inner_strides,) = coalesce([sizes[d] for d in reversed(dims)], [[strides[d] for d in reversed(dims)]])
+    inner_shape, (inner_strides,) = coalesce([sizes[d] for d in inner], [[strides[d] for d in inner]])
     as_array = lambda v: np.array(v or [1], dtype=np.int64)
     return as_array(outer_shape), as_array(outer_strides or [0]), as_array(inner_shape), as_array(inner_strides or [0])
 
@@ -66,7 +73,7 @@ def _reduce(op, x, dims, keepdim, out_dtype, name):
     compute = st.float32 if x.dtype.is_reduced_float else (x.dtype if arg else _accumulate_dtype(x.dtype, out_dtype))
     xc = x if x.dtype is compute else _cast_like(x, compute)
     target = out if (arg or out.dtype is compute) else out._empty_like(compute)
-    geometry = _split(xc, dims)
+    geometry = _split(xc, dims, in_memory_order=not arg)
     backend = loops(x.device, "reduce")
     if arg:
         backend.arg_reduce_loop(op, buffer(target), buffer(xc), *geometry, xc.storage_offset())

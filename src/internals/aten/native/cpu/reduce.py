@@ -10,8 +10,10 @@ runs depends on where the unit stride is, as in ATen's ``binary_kernel_reduce_ve
 * **columns**: the kept dim 0 has stride 1 (``x.sum(0)`` of a row-major matrix). A task owns a
   block of ``WIDTH`` neighbouring outputs and sweeps the reduced positions, folding each
   contiguous row segment into a vector of column partials: the inner loop runs along memory.
-* **strided**: anything else (e.g. a transposed input); one task per output element, walking
-  its inputs with a strided loop.
+* **strided**: anything else (e.g. every other column); one task per output element, walking
+  its inputs with a strided loop, folded in the same blocks and ladder as the contiguous loop.
+  (The caller orders the reduced dims by stride first, so a transposed input's full sum is
+  contiguous, not strided.)
 
 Each loop body is one task, run by a ``prange`` driver or, for a small input, by a serial one
 on the calling thread (as ``at::parallel_for`` does below its grain size; see ``loops._pick``).
@@ -63,6 +65,18 @@ def _segment(a, base, r, inner_shape, inner_strides, width):
 # Max and min start from the first input (they are idempotent, so it may be folded in again); sum
 # and prod from ``init``.
 @njit(inline="always")
+def _climb(op, start, part, low, mid, high, n_low, n_mid):
+    """Put one block's partial result on the ladder: ``low`` takes ``FAN`` of them, then moves
+    up into ``mid``, which moves up into ``high`` after ``FAN`` of its own."""
+    low, n_low = reduce_combine(op, low, part), n_low + 1
+    if n_low == FAN:
+        mid, low, n_low, n_mid = reduce_combine(op, mid, low), start, 0, n_mid + 1
+        if n_mid == FAN:
+            high, mid, n_mid = reduce_combine(op, high, mid), start, 0
+    return low, mid, high, n_low, n_mid
+
+
+@njit(inline="always")
 def _contiguous_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
     n0, rows = inner_shape[0], _numel(inner_shape, 1)
     base = offset + _offset(o, outer_shape, outer_strides, 0)
@@ -74,11 +88,7 @@ def _contiguous_task(op, o, out, a, init, outer_shape, outer_strides, inner_shap
             part, block = start, a[p + k0:p + min(k0 + BLOCK, n0)]
             for k in range(block.size):
                 part = reduce_combine(op, part, block[k])
-            low, n_low = reduce_combine(op, low, part), n_low + 1
-            if n_low == FAN:
-                mid, low, n_low, n_mid = reduce_combine(op, mid, low), start, 0, n_mid + 1
-                if n_mid == FAN:
-                    high, mid, n_mid = reduce_combine(op, high, mid), start, 0
+            low, mid, high, n_low, n_mid = _climb(op, start, part, low, mid, high, n_low, n_mid)
     out[o] = reduce_combine(op, high, reduce_combine(op, mid, low))
 
 
@@ -126,14 +136,19 @@ def _columns_task(op, task, out, a, init, outer_shape, outer_strides, inner_shap
 
 @njit(inline="always")
 def _strided_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+    """The contiguous task's blocks and ladder, over inputs ``s0`` apart."""
     n0, s0 = inner_shape[0], inner_strides[0]
     base = offset + _offset(o, outer_shape, outer_strides, 0)
-    acc = a[base] if op == AMAX or op == AMIN else init
+    start = a[base] if op == AMAX or op == AMIN else init
+    low, mid, high, n_low, n_mid = start, start, start, 0, 0
     for r in range(_numel(inner_shape, 1)):
         p = base + _offset(r, inner_shape, inner_strides, 1)
-        for k in range(n0):
-            acc = reduce_combine(op, acc, a[p + k * s0])
-    out[o] = acc
+        for k0 in range(0, n0, BLOCK):
+            part = start
+            for k in range(k0, min(k0 + BLOCK, n0)):
+                part = reduce_combine(op, part, a[p + k * s0])
+            low, mid, high, n_low, n_mid = _climb(op, start, part, low, mid, high, n_low, n_mid)
+    out[o] = reduce_combine(op, high, reduce_combine(op, mid, low))
 
 
 @njit(inline="always")
