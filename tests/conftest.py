@@ -53,3 +53,12 @@ def logging_modes(log_t, log_i):
             log_i.append(str(func))
             return func(*args, **(kwargs or {}))
     return Theirs(), Ours()
+
+
+def dispatch_table(dump):
+    """{key: (fallthrough?, kind)} from a printed dispatch table (``_dispatch_dump_table``)."""
+    out = {}
+    for line in dump.strip().splitlines():
+        key, rest = line.split(": ", 1)
+        out[key] = (rest.startswith("fallthrough"), rest.rsplit("[", 1)[1].rstrip("]"))
+    return out

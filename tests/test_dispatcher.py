@@ -13,7 +13,7 @@ from internals.c10.dispatch_key import DispatchKey
 from internals.utils._python_dispatch import TorchDispatchMode
 from internals.utils._pytree import tree_map
 
-from conftest import assert_same_error, logging_modes
+from conftest import assert_same_error, dispatch_table as table, logging_modes
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding a previously registered kernel")
 
@@ -138,15 +138,6 @@ def test_mode_adds_python_keys_while_active():
 
 
 # ---------------------------------------------------------------------- dispatch tables
-def table(dump):
-    """{key: (fallthrough?, kind)} from a printed dispatch table."""
-    out = {}
-    for line in dump.strip().splitlines():
-        key, rest = line.split(": ", 1)
-        out[key] = (rest.startswith("fallthrough"), rest.rsplit("[", 1)[1].rstrip("]"))
-    return out
-
-
 # Keys whose entries mean the same in both libraries for a strided CPU operator. (CUDA is left
 # out: torch's CPU wheel has no CUDA kernels, so its table fills CUDA from a composite.)
 SHARED = ["CPU", "BackendSelect", "Python", "ADInplaceOrView", "AutogradCPU", "AutocastCPU", "AutocastCUDA",

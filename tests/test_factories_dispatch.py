@@ -7,7 +7,7 @@ import internals
 from internals.aten import dispatcher
 from internals.aten.native import tensor_factories
 
-from conftest import assert_same, assert_same_error, logging_modes
+from conftest import assert_same, assert_same_error, dispatch_table as table, logging_modes
 
 FACTORY_OPS = sorted(n for n, op in dispatcher.operators.items()
                      if any(getattr(k.fn, "__module__", None) == tensor_factories.__name__
@@ -106,15 +106,6 @@ def test_backend_select_routes_by_device_and_layout():
 
 
 # ---------------------------------------------------------------------- dispatch tables
-def table(dump):
-    """{key: (fallthrough?, kind)} from a printed dispatch table."""
-    out = {}
-    for line in dump.strip().splitlines():
-        key, rest = line.split(": ", 1)
-        out[key] = (rest.startswith("fallthrough"), rest.rsplit("[", 1)[1].rstrip("]"))
-    return out
-
-
 # Keys whose entries mean the same in both libraries. Left out: CUDA and SparseCUDA (torch's CPU
 # wheel has no CUDA kernels), Meta (internals has no meta backend; torch's composites get Python
 # meta kernels), and the Autograd keys (see the next test).
