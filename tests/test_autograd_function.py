@@ -120,14 +120,15 @@ def test_gradcheck_catches_a_wrong_backward():
             lib.autograd.gradcheck(Wrong.apply, (x,))
 
 
-def test_checkpoint_gives_the_same_gradients():
+@pytest.mark.parametrize("reentrant", [True, False])
+def test_checkpoint_gives_the_same_gradients(reentrant):
     def block(lib, w):
         return lambda a: ((a * w).tanh() * a).exp().sum(0)
     grads = {}
     for lib, ckpt in ((torch, torch_checkpoint), (internals, our_checkpoint), (internals, None)):
         x = lib.tensor([[0.5, -1.0], [0.25, 2.0]], dtype=lib.float64, requires_grad=True)
         w = lib.tensor([0.3, -0.2], dtype=lib.float64, requires_grad=True)
-        out = ckpt(block(lib, w), x, use_reentrant=False) if ckpt else block(lib, w)(x)
+        out = ckpt(block(lib, w), x, use_reentrant=reentrant) if ckpt else block(lib, w)(x)
         (out * out).sum().backward()
         grads[(lib.__name__, ckpt is None)] = (sum(x.grad.tolist(), []), w.grad.tolist())
     assert grads[("internals", False)] == grads[("internals", True)]
@@ -135,9 +136,77 @@ def test_checkpoint_gives_the_same_gradients():
         assert o == pytest.approx(t, rel=1e-12)
 
 
-def test_checkpoint_keeps_no_activations():
+def test_reentrant_checkpoint_records_nothing_inside():
     """Inside the checkpoint nothing is recorded: the only node is the checkpoint's own."""
     x = internals.ones(3, requires_grad=True)
-    out = our_checkpoint(lambda a: a.exp().tanh().sigmoid(), x)
+    out = our_checkpoint(lambda a: a.exp().tanh().sigmoid(), x, use_reentrant=True)
     assert out.grad_fn.name() == "CheckpointFunctionBackward"
     assert [n.name() for n, _ in out.grad_fn.next_functions] == ["torch::autograd::AccumulateGrad"]
+
+
+def _graph_names(node):
+    """The names of a graph's nodes, depth first along next_functions."""
+    if node is None:
+        return []
+    return [node.name()] + [n for child, _ in node.next_functions for n in _graph_names(child)]
+
+
+def test_non_reentrant_checkpoint_records_the_real_graph_and_keeps_no_activations():
+    """use_reentrant=False: the graph is the segment's own (torch's names, as without checkpointing),
+    its saved tensors are packed away, and backward runs the segment once more, whatever the number
+    of tensors it unpacks."""
+    names, runs = {}, {}
+    for lib, ckpt in ((torch, torch_checkpoint), (internals, our_checkpoint)):
+        calls = []
+
+        def segment(a):
+            calls.append(1)
+            return a.exp().tanh().sigmoid() * a
+
+        x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        out = ckpt(segment, x, use_reentrant=False)
+        names[lib] = _graph_names(out.grad_fn)
+        out.sum().backward()
+        runs[lib] = len(calls)
+    assert names[internals] == names[torch] == _graph_names((torch.ones(1, requires_grad=True).exp().tanh()
+                                                             .sigmoid() * torch.ones(1, requires_grad=True)).grad_fn)
+    assert runs[internals] == runs[torch] == 2
+
+
+def test_checkpoint_without_use_reentrant_warns_as_torch_does():
+    for lib, ckpt in ((torch, torch_checkpoint), (internals, our_checkpoint)):
+        with pytest.warns(UserWarning, match="use_reentrant parameter should be passed explicitly"):
+            ckpt(lambda a: a * 2, lib.ones(2, requires_grad=True))
+
+
+def test_saved_tensors_hooks_pack_and_unpack_what_torch_does():
+    """The hooks see the same saved tensors in the same order, and whatever unpack returns is what
+    backward computes with."""
+    seen, grads = {}, {}
+    for lib in (torch, internals):
+        packed = []
+
+        def pack(t):
+            packed.append(t.tolist())
+            return t.tolist()
+
+        def unpack(values):
+            return lib.tensor(values) * 2      # backward sees doubled saved values
+
+        x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(pack, unpack):
+            y = (x.exp() * x).sum()
+        y.backward()
+        seen[lib], grads[lib] = packed, x.grad.tolist()
+    assert seen[internals] == seen[torch]
+    assert grads[internals] == pytest.approx(grads[torch], rel=1e-6)
+
+
+def test_a_packed_saved_tensor_is_released_after_backward():
+    for lib in (torch, internals):
+        x = lib.tensor([1.0, 2.0], requires_grad=True)
+        with lib.autograd.graph.saved_tensors_hooks(lambda t: t, lambda t: t):
+            y = x.exp().sum()
+        y.backward()
+        with pytest.raises(RuntimeError, match="Trying to backward through the graph a second time"):
+            y.backward()

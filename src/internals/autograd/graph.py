@@ -13,12 +13,13 @@ Each node takes a *sequence number* when created: the engine runs later nodes fi
 import itertools
 import re
 import sys
+import threading
 import weakref
 
 from ..c10.grad_mode import _state as _grad_state
 from ..c10.tensor_impl import strided
 
-__all__ = ["Node", "AccumulateGrad", "SavedVariable", "RemovableHandle", "gradient_edge", "grad_accumulator",
+__all__ = ["Node", "AccumulateGrad", "SavedVariable", "saved_tensors_hooks", "RemovableHandle", "gradient_edge", "grad_accumulator",
            "set_history", "collect_next_edges", "ERR_BACKWARD_TWICE"]
 
 UINT64_MAX = 2 ** 64 - 1     # AccumulateGrad's sequence number: it runs as soon as it is ready
@@ -242,16 +243,44 @@ def _op_of(node):
     return re.sub(r"Backward\d*$", "", node.name())
 
 
+class _SavedTensorsHooks(threading.local):
+    def __init__(self):
+        self.stack = []
+
+
+_hooks = _SavedTensorsHooks()
+
+
+class saved_tensors_hooks:
+    """While active, each tensor autograd saves for backward is given to ``pack_hook``, whose
+    result is kept instead of the tensor; backward gets the tensor back from ``unpack_hook``
+    (``torch.autograd.graph.saved_tensors_hooks``). Thread-local, innermost pair wins. This is
+    how non-reentrant checkpointing keeps no activations: it packs each into a number."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook, self.unpack_hook = pack_hook, unpack_hook
+
+    def __enter__(self):
+        _hooks.stack.append((self.pack_hook, self.unpack_hook))
+        return self
+
+    def __exit__(self, *exc):
+        _hooks.stack.pop()
+
+
 class SavedVariable:
     """A tensor kept for backward, with the version it had when saved (``saved_variable.cpp``).
 
     An output of the node itself is kept without its grad_fn, which would point back at the
-    node (a reference cycle); ``unpack(node)`` puts it back.
+    node (a reference cycle); ``unpack(node)`` puts it back. Under ``saved_tensors_hooks`` the
+    tensor is not kept at all, only what the pack hook made of it: then no version can be
+    checked at unpack (torch does not check either).
     """
-    __slots__ = ("data", "version", "output_nr", "is_output", "requires_grad", "grad_fn_name")
+    __slots__ = ("data", "version", "output_nr", "is_output", "requires_grad", "grad_fn_name", "packed",
+                 "unpack_hook")
 
     def __init__(self, t, is_output):
-        self.data = None
+        self.data = self.unpack_hook = None
         if t is None:
             self.version = -1       # saved "no tensor": unpacks to None until released
             return
@@ -262,12 +291,20 @@ class SavedVariable:
         self.requires_grad = t._requires_grad
         self.output_nr = t._output_nr
         self.grad_fn_name = None if is_output or t._grad_fn is None else _op_of(t._grad_fn)
-        if is_output:
-            self.data = type(t)._from_impl(t._impl)
+        data = type(t)._from_impl(t._impl) if is_output else t
+        if _hooks.stack:
+            pack_hook, self.unpack_hook = _hooks.stack[-1]
+            enabled, _grad_state.grad_enabled = _grad_state.grad_enabled, False    # packing is not recorded
+            try:
+                self.packed = pack_hook(data)
+            finally:
+                _grad_state.grad_enabled = enabled
         else:
-            self.data = t
+            self.data = data
 
     def unpack(self, node):
+        if self.unpack_hook is not None:
+            return self._with_history(self.unpack_hook(self.packed), node)
         data = self.data
         if data is None:
             if self.version is None:
@@ -282,6 +319,10 @@ class SavedVariable:
             raise RuntimeError("one of the variables needed for gradient computation has been modified by an "
                                f"inplace operation: {what} is at version {current}; expected version "
                                f"{self.version} instead. {_HINT}")
+        return self._with_history(data, node)
+
+    def _with_history(self, data, node):
+        """A saved output gets its node back as grad_fn."""
         if self.is_output and self.requires_grad:
             out = type(data)._from_impl(data._impl)
             out._grad_fn, out._output_nr, out._requires_grad = node, self.output_nr, True
@@ -289,6 +330,6 @@ class SavedVariable:
         return data
 
     def release(self):
-        self.data = None
+        self.data = self.unpack_hook = self.packed = None
         self.version = None
 

@@ -1,17 +1,25 @@
 """Activation checkpointing (``torch/utils/checkpoint.py``).
 
-``checkpoint(fn, *args)`` runs ``fn`` without recording a graph, so none of its intermediate
-activations are kept; the backward pass runs ``fn`` again, this time recording, and
-backpropagates through that fresh graph. Memory for compute: one extra forward per backward.
+``checkpoint(fn, *args)`` keeps none of ``fn``'s intermediate activations; the backward pass runs
+``fn`` again to get them back. Memory for compute: one extra forward per backward. Two ways, as
+in torch:
 
-torch's default (``use_reentrant=False``) records the real graph and swaps its saved tensors
-for recomputed ones through saved-tensor hooks; internals implements both settings the way
-torch's reentrant variant does (a Function, ``CheckpointFunctionBackward``). The gradients are
-the same; RNG state is not saved and restored (``preserve_rng_state`` is not supported).
+* ``use_reentrant=True`` (torch's default, with a warning, when not given): ``fn`` runs without
+  recording a graph, inside a Function (``CheckpointFunction``) whose backward runs ``fn`` again,
+  recording, and backpropagates through that fresh graph: a backward inside the backward.
+* ``use_reentrant=False`` (what torch recommends): ``fn`` runs and records its real graph, but under
+  ``saved_tensors_hooks`` that pack every tensor it saves into a number. The first unpack in
+  backward runs ``fn`` again and hands back what that run saved, in the same order.
+
+The gradients are the same. RNG state is not saved and restored (``preserve_rng_state`` is
+accepted and ignored).
 """
+import warnings
+
 from ..autograd import backward as _backward
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad
+from ..autograd.graph import saved_tensors_hooks
 from .._tensor import Tensor
 
 __all__ = ["checkpoint"]
@@ -39,7 +47,38 @@ class CheckpointFunction(Function):
         return (None,) + tuple(x.grad if isinstance(x, Tensor) else None for x in inputs)
 
 
+class _Recomputation:
+    """The pack and unpack hooks of one non-reentrant checkpoint (torch's ``_checkpoint_hook``)."""
+
+    def __init__(self, function, args):
+        self.function, self.args = function, args
+        self.count, self.saved = 0, None
+
+    def pack(self, tensor):
+        self.count += 1
+        return self.count - 1       # its place in the order of saving: all that is kept
+
+    def unpack(self, index):
+        if self.saved is None:      # the first tensor backward needs: recompute them all
+            self.saved = []
+            with saved_tensors_hooks(self._keep, lambda t: t), enable_grad():
+                self.function(*self.args)
+        return self.saved[index]
+
+    def _keep(self, tensor):
+        self.saved.append(tensor.detach())
+        return None
+
+
 def checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **kwargs):
     if kwargs:
         raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
-    return CheckpointFunction.apply(function, *args)
+    if use_reentrant is None:
+        warnings.warn("internals.utils.checkpoint: the use_reentrant parameter should be passed explicitly "
+                      "(torch warns the same). use_reentrant=False is recommended.", stacklevel=2)
+        use_reentrant = True
+    if use_reentrant:
+        return CheckpointFunction.apply(function, *args)
+    hooks = _Recomputation(function, args)
+    with saved_tensors_hooks(hooks.pack, hooks.unpack):
+        return function(*args)
