@@ -50,6 +50,13 @@ class _Schema:
     __repr__ = __str__
 
 
+def _defined(prefix):
+    """The names of the overloads of ``prefix`` (``ns::name``) that have a schema: an operator that
+    only has kernels so far (``m.impl`` before ``m.def``) cannot be called."""
+    return [n for n, op in dispatcher.operators.items()
+            if (n == prefix or n.startswith(prefix + ".")) and op.schema is not None]
+
+
 class OpOverloadPacket:
     def __init__(self, namespace, name):
         self.namespace = namespace
@@ -70,9 +77,7 @@ class OpOverloadPacket:
 
     def overloads(self):
         prefix = f"{self.namespace}::{self.__name__}"
-        names = [n for n, op in dispatcher.operators.items()
-                 if (n == prefix or n.startswith(prefix + ".")) and op.schema is not None]
-        return ["default" if n == prefix else n[len(prefix) + 1:] for n in names]
+        return ["default" if n == prefix else n[len(prefix) + 1:] for n in _defined(prefix)]
 
     def __call__(self, *args, **kwargs):
         return self.default(*args, **kwargs)
@@ -93,8 +98,7 @@ class _OpNamespace:
         if op_name.startswith("__"):
             raise AttributeError(op_name)
         prefix = f"{self.name}::{op_name}"
-        if not any((n == prefix or n.startswith(prefix + ".")) and op.schema is not None
-                   for n, op in dispatcher.operators.items()):
+        if not _defined(prefix):
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
         return self._packets.setdefault(op_name, OpOverloadPacket(self.name, op_name))
 

@@ -19,8 +19,8 @@ import weakref
 from ..c10.grad_mode import _state as _grad_state
 from ..c10.tensor_impl import strided
 
-__all__ = ["Node", "AccumulateGrad", "SavedVariable", "saved_tensors_hooks", "RemovableHandle", "gradient_edge", "grad_accumulator",
-           "set_history", "collect_next_edges", "ERR_BACKWARD_TWICE"]
+__all__ = ["Node", "AccumulateGrad", "SavedVariable", "saved_tensors_hooks", "RemovableHandle", "gradient_edge",
+           "grad_accumulator", "set_history", "collect_next_edges", "ERR_BACKWARD_TWICE"]
 
 UINT64_MAX = 2 ** 64 - 1     # AccumulateGrad's sequence number: it runs as soon as it is ready
 _sequence = itertools.count()
