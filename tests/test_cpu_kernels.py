@@ -20,7 +20,7 @@ LAYOUTS = {
     "offset": lambda t: t[1:, 2:],
 }
 # Past BLOCK (2048) and WIDTH (1024) of cpu/reduce.py, and past its ladder (FAN = 16 rows, twice); the
-# second is past PARALLEL_MIN (the parallel loops), even sliced to every other row or column.
+# second is past GRAIN (the parallel loops), even sliced to every other row or column.
 SHAPES = [(7, 5), (2050, 1030), (1100, 9), (2, 4100)]
 PARALLEL = (2050, 1030)
 

@@ -7,11 +7,11 @@ Numba reads its settings once, when it is imported, so they are made here, first
 * ``NUMBA_CACHE_DIR``: Numba's on-disk cache checks only the timestamp of the file that defines
   a kernel, not of the files it calls into (``scalar_ops.py``). Keying the cache directory by a
   hash of all kernel sources means an edited op can never be served a stale compiled loop.
-* ``NUMBA_THREADING_LAYER=workqueue``: the CPU loops are ``parallel=True``. Numba's default
-  OpenMP layer shares torch's OpenMP runtime, whose idle threads spin; with two pytest workers
-  on two cores they starve each other and a 25-element add took 10 ms instead of 0.15 ms.
-  Numba's own workqueue layer waits without spinning. (It must not be entered by two Python
-  threads at once; internals never launches CPU loops from several threads.)
+* ``NUMBA_THREADING_LAYER`` is left to Numba, which takes OpenMP when the system has it (as
+  torch does for ``at::parallel_for``). Its idle threads spin a moment before they sleep, so the
+  next parallel loop starts in a few microseconds. (Numba's own workqueue pool sleeps at once:
+  about 30 us to start a loop, and on this course's VM a loop that followed 2 ms of Python took
+  twice as long while the sleeping core woke up.)
 
 Settings the user made (any of these variables already set, or Numba already imported) are left alone.
 """
@@ -43,7 +43,6 @@ def _kernel_sources_hash():
 if "numba" not in sys.modules:
     if "NUMBA_ENABLE_CUDASIM" not in os.environ and not _driver_reports_a_gpu():
         os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
-    os.environ.setdefault("NUMBA_THREADING_LAYER", "workqueue")
     if "NUMBA_CACHE_DIR" not in os.environ:
         os.environ["NUMBA_CACHE_DIR"] = str(Path.home() / ".cache" / "internals-numba" / _kernel_sources_hash())
 

@@ -19,21 +19,28 @@
 
 The micro-kernel keeps its 16 sums in local variables, which LLVM vectorizes as 16 reductions
 along k, each in its own vector register: inside the loop no load or store of ``out``, and two
-loads per four fused multiply-adds. (A BLAS's micro-kernel instead makes rank-1 updates of a
-tile of ``out`` held in registers; Numba has no vector types to write that with, and tried here,
-LLVM either kept the tile in memory or vectorized the wrong loop.) Summing along k needs the
-``reassoc`` flag: float sums are rounded in another order than a sequential loop's; integer sums
-are exact (they wrap, in any order).
+loads per four fused multiply-adds. Summing along k needs the ``reassoc`` flag (set on ``gemm``,
+into which the micro-kernel is inlined: a call per tile, passing eight array views, cost 7-14%):
+float sums are rounded in another order than a sequential loop's; integer sums are exact (they
+wrap, in any order).
+
+A BLAS's micro-kernel instead makes rank-1 updates of a tile of ``out`` held in registers: for
+each k, a vector of a packed row of ``w`` times one broadcast value of ``a`` per tile row. In
+Numba that means one local variable per element of the tile, which only LLVM's SLP vectorizer
+turns into vectors, and Numba switches it off (numba#8852: miscompilations). Switched on for one
+kernel, a 6 x 16 tile reached about the same speed as this one with 256-bit vectors (about 110 GFLOP/s
+on data in L1) and 164 with 512-bit ones, but the packing it needs ate the gain at these sizes.
 
 What limits the speed, measured on one core of a 2-core AVX-512 Xeon: about 85 GFLOP/s in
-float32, against about 110 for the micro-kernel alone on data in L1 and 185 for torch's BLAS.
-LLVM picks 256-bit vectors (8 float32) for this CPU where the BLAS uses 512-bit ones; each tile
-streams its 4 rows of ``a`` from L2; each tile ends with 16 horizontal sums (hence a large ``KC``).
+float32, against about 110 for the micro-kernel alone on data in L1 and 175 for torch's BLAS.
+LLVM picks 256-bit vectors (8 float32) for this CPU where the BLAS uses 512-bit ones (asking
+Numba's LLVM for 512-bit ones, ``-prefer-256-bit``, left the MLP benchmark's products as they
+were); each tile streams its 4 rows of ``a`` from L2; each tile ends with 16 horizontal sums.
 """
 import numpy as np
 from numba import njit, prange
 
-from .loops import PARALLEL_MIN
+from .loops import GRAIN
 
 MR = NR = 4          # the micro-kernel's tile of out (rows of a x rows of wt)
 KC, MC = 1024, 64    # k values per tile: its 4 rows of wt (16 KiB in float32) stay in L1, and long
@@ -50,8 +57,7 @@ def _rows(m, i, last, k0, k1):
             m[min(i + 2, last), k0:k1], m[min(i + 3, last), k0:k1])
 
 
-# Not inline="always": Numba would inline it before lowering, with gemm's flags instead of these.
-@njit(fastmath={"contract", "reassoc"})
+@njit(inline="always")
 def _dot_tile(a_rows, w_rows, zero):
     """The 4 x 4 dot products of 4 rows of a with 4 rows of wt: the micro-kernel."""
     a0, a1, a2, a3 = a_rows
@@ -123,7 +129,7 @@ def _gemm_tasks(a, wt):
     return a.shape[0] * ((a.shape[1] + MC - 1) // MC) * ((wt.shape[1] + NC - 1) // NC)
 
 
-@njit(parallel=True, cache=True)
+@njit(parallel=True, cache=True, fastmath={"contract", "reassoc"})
 def gemm(out, a, wt):
     """out = a @ wt.T per batch: a (batch, M, K) and wt (batch, N, K), both row-major."""
     zero = out.dtype.type(0)    # the sums' start, typed: from a literal 0 float32 sums would be float64
@@ -131,7 +137,7 @@ def gemm(out, a, wt):
         _gemm_task(task, out, a, wt, zero)
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath={"contract", "reassoc"})
 def gemm_serial(out, a, wt):
     zero = out.dtype.type(0)
     for task in range(_gemm_tasks(a, wt)):
@@ -170,7 +176,7 @@ def mm_loop(out, a, w, batch, M, N, K, trans_a=False, trans_w=False):
     w = w[:batch * K * N].reshape((batch, N, K) if trans_w else (batch, K, N))
     out = out[:batch * M * N].reshape(batch, M, N)
     a = _packed_transpose(a) if trans_a else a
-    small = batch * M * N * K <= PARALLEL_MIN      # a few microseconds of work: not worth waking threads
+    small = batch * M * N * K <= GRAIN      # a few microseconds of work: not worth waking threads
     if K < SHORT_K:
         (gemm_short_k_serial if small else gemm_short_k)(out, a, _packed_transpose(w) if trans_w else w)
     else:
@@ -179,5 +185,5 @@ def mm_loop(out, a, w, batch, M, N, K, trans_a=False, trans_w=False):
 
 def _packed_transpose(m):
     packed = np.empty((m.shape[0], m.shape[2], m.shape[1]), dtype=m.dtype)
-    (transpose_pack_serial if m.size <= PARALLEL_MIN else transpose_pack)(packed, m)
+    (transpose_pack_serial if m.size <= GRAIN else transpose_pack)(packed, m)
     return packed
