@@ -28,8 +28,9 @@ A BLAS's micro-kernel instead makes rank-1 updates of a tile of ``out`` held in 
 each k, a vector of a packed row of ``w`` times one broadcast value of ``a`` per tile row. In
 Numba that means one local variable per element of the tile, which only LLVM's SLP vectorizer
 turns into vectors, and Numba switches it off (numba#8852: miscompilations). Switched on for one
-kernel, a 6 x 16 tile reached about the same speed as this one with 256-bit vectors (about 110 GFLOP/s
-on data in L1) and 164 with 512-bit ones, but the packing it needs ate the gain at these sizes.
+kernel, a 6 x 16 tile reached about the same speed as this one with 256-bit vectors (about 110
+GFLOP/s on data in L1) and 164 with 512-bit ones, but the packing it needs ate the gain at these
+sizes.
 
 What limits the speed, measured on one core of a 2-core AVX-512 Xeon: about 85 GFLOP/s in
 float32, against about 110 for the micro-kernel alone on data in L1 and 175 for torch's BLAS.
@@ -40,7 +41,7 @@ were); each tile streams its 4 rows of ``a`` from L2; each tile ends with 16 hor
 import numpy as np
 from numba import njit, prange
 
-from .loops import GRAIN
+from .loops import _pick
 
 MR = NR = 4          # the micro-kernel's tile of out (rows of a x rows of wt)
 KC, MC = 1024, 64    # k values per tile: its 4 rows of wt (16 KiB in float32) stay in L1, and long
@@ -176,14 +177,14 @@ def mm_loop(out, a, w, batch, M, N, K, trans_a=False, trans_w=False):
     w = w[:batch * K * N].reshape((batch, N, K) if trans_w else (batch, K, N))
     out = out[:batch * M * N].reshape(batch, M, N)
     a = _packed_transpose(a) if trans_a else a
-    small = batch * M * N * K <= GRAIN      # a few microseconds of work: not worth waking threads
+    work = (batch, M, N, K)      # as many multiply-adds as a loop over this shape has elements
     if K < SHORT_K:
-        (gemm_short_k_serial if small else gemm_short_k)(out, a, _packed_transpose(w) if trans_w else w)
+        _pick((gemm_short_k, gemm_short_k_serial), work)(out, a, _packed_transpose(w) if trans_w else w)
     else:
-        (gemm_serial if small else gemm)(out, a, w if trans_w else _packed_transpose(w))
+        _pick((gemm, gemm_serial), work)(out, a, w if trans_w else _packed_transpose(w))
 
 
 def _packed_transpose(m):
     packed = np.empty((m.shape[0], m.shape[2], m.shape[1]), dtype=m.dtype)
-    (transpose_pack_serial if m.size <= GRAIN else transpose_pack)(packed, m)
+    _pick((transpose_pack, transpose_pack_serial), m.shape)(packed, m)
     return packed

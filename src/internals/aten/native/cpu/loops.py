@@ -29,7 +29,7 @@ from numba import njit, prange
 
 from ..scalar_ops import IDENTITY, binary_op, unary_op
 
-GRAIN = 32768               # up to this many elements a loop runs on the calling thread: see ``_pick``
+GRAIN = 32768   # elements per parallel chunk; up to one grain a loop runs on the calling thread (``_pick``)
 
 
 @njit(inline="always")
