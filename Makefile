@@ -26,9 +26,9 @@ book: $(STAMP)
 	$(BOOK_BUILD)
 	@echo "Open $(CURDIR)/_build/html/index.html"
 
-# MPLBACKEND=Agg only for the unit tests: notebooks need the inline backend to store figures.
+# The unit tests draw with Agg (tests/conftest.py); notebooks keep the inline backend to store figures.
 test: $(STAMP)
-	MPLBACKEND=Agg $(BIN)/python -m pytest tests -n 2 -q
+	$(BIN)/python -m pytest tests -n 2 -q
 	$(BIN)/python -m pytest --nbval notebooks/ --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg -q -p no:xdist
 	$(BOOK_BUILD)

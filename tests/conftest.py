@@ -1,11 +1,16 @@
 """Shared fixtures and helpers for the differential tests against torch."""
 import os
 
-import hypothesis
-import pytest
-import torch
+import matplotlib
 
-import internals
+matplotlib.use("Agg")   # no display in tests: before any test module imports pyplot
+
+import hypothesis  # noqa: E402
+import matplotlib.pyplot as plt  # noqa: E402
+import pytest  # noqa: E402
+import torch  # noqa: E402
+
+import internals  # noqa: E402
 
 # Derandomized: CI and a developer see the same examples. No deadline: the first call of a
 # kernel compiles it (or loads it from Numba's cache), which takes far longer than a run.
@@ -18,6 +23,13 @@ DTYPE_PAIRS = [(getattr(internals, n), getattr(torch, n)) for n in
                ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")]
 TO_TORCH = {ours: theirs for ours, theirs in DTYPE_PAIRS}
 TO_INTERNALS = {theirs: ours for ours, theirs in DTYPE_PAIRS}
+
+
+@pytest.fixture
+def close_figures():
+    """Close every figure a picture test drew (``pytestmark = pytest.mark.usefixtures(...)``)."""
+    yield
+    plt.close("all")
 
 
 def assert_same(ours, theirs, *, exact_layout=True, rtol=None, atol=None):

@@ -1,24 +1,16 @@
 """The key-set picture (internals.viz.dispatch): its rows are the dispatcher's, and its winner is the
 key whose kernel the dispatcher really runs first, checked with ``dispatcher.trace()``."""
-import matplotlib
+import pytest
+import torch
 
-matplotlib.use("Agg")   # no display in tests
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-
-import internals  # noqa: E402
-from internals.aten import dispatcher  # noqa: E402
-from internals.c10.dispatch_key import DispatchKey  # noqa: E402
-from internals.utils._python_dispatch import TorchDispatchMode  # noqa: E402
-from internals.viz.dispatch import call_key_sets, key_set_map  # noqa: E402
+import internals
+from internals.aten import dispatcher
+from internals.c10.dispatch_key import DispatchKey
+from internals.utils._python_dispatch import TorchDispatchMode
+from internals.viz.dispatch import call_key_sets, key_set_map
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")
 
 
 class _PassThrough(TorchDispatchMode):

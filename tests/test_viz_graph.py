@@ -1,21 +1,13 @@
 """The autograd graph picture (internals.viz.graph): the same program lays out the same in torch
 and internals, every reachable node is placed once, and every arrow goes down at least one row."""
-import matplotlib
+import pytest
+import torch
 
-matplotlib.use("Agg")   # no display in tests
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-
-import internals  # noqa: E402
-from internals.viz.graph import graph_layout, graph_map  # noqa: E402
+import internals
+from internals.viz.graph import graph_layout, graph_map
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")
 
 
 def worked_example(lib):

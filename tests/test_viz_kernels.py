@@ -1,13 +1,8 @@
 """The tiling picture (internals.viz.kernels): its tiles are the ones a block needs, by torch's matmul."""
-import matplotlib
+import pytest
+import torch
 
-matplotlib.use("Agg")   # no display in tests
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-
-from internals.viz.kernels import tile_map, tile_steps  # noqa: E402
+from internals.viz.kernels import tile_map, tile_steps
 
 SHAPES = [  # (M, N, K, tile): exact multiples, ragged edges, K shorter than a tile
     (8, 8, 8, 4),
@@ -17,10 +12,7 @@ SHAPES = [  # (M, N, K, tile): exact multiples, ragged edges, K shorter than a t
 ]
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")
 
 
 def _blocks(M, N, tile):

@@ -1,24 +1,17 @@
 """The segment map (internals.viz.memory): one bar per segment, one rectangle per block, drawn to scale."""
 import matplotlib
+import pytest
 
-matplotlib.use("Agg")   # no display in tests
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-
-import internals  # noqa: E402
-from internals.cuda import caching_allocator as ca  # noqa: E402
-from internals.cuda._device_memory import DeviceMemory  # noqa: E402
-from internals.viz.memory import segment_map, segment_timeline  # noqa: E402
+import internals
+from internals.cuda import caching_allocator as ca
+from internals.cuda._device_memory import DeviceMemory
+from internals.viz.memory import segment_map, segment_timeline
 
 MiB = 1024**2
 FREE = matplotlib.colors.to_rgba("#d9d9d9")
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")
 
 
 @pytest.fixture

@@ -1,13 +1,9 @@
 """The stride map (internals.viz.strides): the indices it draws are the ones torch reads."""
-import matplotlib
+import matplotlib.pyplot as plt
+import pytest
+import torch
 
-matplotlib.use("Agg")   # no display in tests
-
-import matplotlib.pyplot as plt  # noqa: E402
-import pytest  # noqa: E402
-import torch  # noqa: E402
-
-from internals.viz.strides import stride_map, storage_indices  # noqa: E402
+from internals.viz.strides import stride_map, storage_indices
 
 VIEWS = [  # (sizes, strides, offset) over a 12-element storage
     ((3, 4), (4, 1), 0),
@@ -19,10 +15,7 @@ VIEWS = [  # (sizes, strides, offset) over a 12-element storage
 ]
 
 
-@pytest.fixture(autouse=True)
-def close_figures():
-    yield
-    plt.close("all")
+pytestmark = pytest.mark.usefixtures("close_figures")
 
 
 @pytest.mark.parametrize("sizes,strides,offset", VIEWS)
