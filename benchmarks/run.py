@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import statistics
 import subprocess
 import sys
@@ -50,6 +51,9 @@ def cases(quick):
     one_t, one_i = torch.ones(1), internals.ones(1)
     out = [
         (f"add, {n} float32, contiguous", lambda: x + y, lambda: ix + iy, 20, "ratio <= 1.11 (>= 0.9x throughput)"),
+        # The same loop without allocating: a fresh output's page faults can cost more than the add.
+        (f"add_, {n} float32, in place (no allocation)", lambda: x.add_(y), lambda: ix.add_(iy), 20,
+         "ratio <= 1.11 (>= 0.9x throughput)"),
         (f"add, {sq}x{sq} float32, transposed input", lambda: a_sq.t() + b_sq, lambda: ia.t() + ib, 10,
          "ratio <= 1.43 (>= 0.7x)"),
         (f"add, {sq}x{sq} float32 + broadcast row", lambda: a_sq + row, lambda: ia + irow, 10, "ratio <= 1.43 (>= 0.7x)"),
@@ -94,9 +98,34 @@ def cold_start():
 
 
 def machine():
-    return {"machine": platform.machine(), "processor": platform.processor() or platform.machine(),
-            "cpus": os.cpu_count(), "python": platform.python_version(), "torch": torch.__version__,
-            "torch_threads": torch.get_num_threads(), "numba_threads": _numba_threads()}
+    blas = re.search(r"BLAS_INFO=(\w+)", torch.__config__.show())
+    return {"machine": platform.machine(), "processor": _cpu_model(), "cpus": os.cpu_count(),
+            "cpu_capability": torch.backends.cpu.get_cpu_capability(), "torch_blas": blas.group(1) if blas else "?",
+            "transparent_hugepage": _transparent_hugepage(), "python": platform.python_version(),
+            "torch": torch.__version__, "torch_threads": torch.get_num_threads(), "numba_threads": _numba_threads()}
+
+
+def _cpu_model():
+    """The CPU's marketing name (Linux), else what ``platform`` knows."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _transparent_hugepage():
+    """Linux's huge-page policy (always, madvise or never): it decides what a fresh large output
+    costs, since NumPy asks for huge pages for large arrays (madvise) and torch's allocator does so
+    only when THP_MEM_ALLOC_ENABLE=1."""
+    try:
+        text = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text()
+    except OSError:
+        return "n/a"
+    chosen = re.search(r"\[(\w+)\]", text)
+    return chosen.group(1) if chosen else text.strip()
 
 
 def _numba_threads():

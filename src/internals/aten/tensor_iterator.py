@@ -34,6 +34,8 @@ def infer_size(a, b):
     Walks from the last dim, as torch does, so a mismatch is reported at the last dim that has
     one, numbered in the result ("tensor a" is the shape so far, "tensor b" the new operand's).
     """
+    if a == b:                  # the usual case, and nothing to check
+        return a
     ndim = max(len(a), len(b))
     result = [0] * ndim
     for i in range(ndim - 1, -1, -1):

@@ -5,7 +5,7 @@ A storage knows nothing of dtypes, shapes or strides: that is the TensorImpl's j
 Numba device array of bytes on cuda.
 """
 import operator
-import weakref
+import sys
 
 import numpy as np
 
@@ -17,18 +17,26 @@ __all__ = ["UntypedStorage"]
 
 
 class UntypedStorage:
+    _allocator = None       # set when the storage allocated its bytes (not when it wraps ``data``)
+
     def __init__(self, nbytes, device="cpu", *, data=None, allocator=None):
         """Allocate ``nbytes`` on ``device``, or wrap ``data`` (a byte array) without copying."""
         self.device = device if isinstance(device, _device) else _device(device)
         if data is None:
             allocator = allocator or _allocator_for(self.device)
             data = allocator.allocate(nbytes)
-            # Freed when this object is collected: Python's refcount plays c10's intrusive_ptr.
-            # The allocator gets back what it handed out (the cuda one finds its block by address).
-            weakref.finalize(self, allocator.free, data, nbytes)
+            self._allocator = allocator
         self._data = data
         self._nbytes = nbytes
         self._typed = {}        # dtype -> the flat view ``typed`` made: views are cheap, not free
+
+    def __del__(self, _exiting=sys.is_finalizing):
+        """The last reference is gone (Python's refcount plays c10's intrusive_ptr): the allocator
+        gets back what it handed out, the cuda one finding its block by address. At interpreter
+        exit there is nothing left to give memory back to. (A ``weakref.finalize`` would work too,
+        at about 2 us more per storage: a tenth of a one-element add.)"""
+        if self._allocator is not None and not _exiting():
+            self._allocator.free(self._data, self._nbytes)
 
     def nbytes(self):
         return self._nbytes

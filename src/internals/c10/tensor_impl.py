@@ -132,7 +132,10 @@ def required_storage_elements(sizes, strides, storage_offset):
     """One past the largest element index the view can reach (0 for an empty view)."""
     if 0 in sizes:
         return 0
-    return storage_offset + 1 + sum((n - 1) * s for n, s in zip(sizes, strides))
+    last = storage_offset
+    for n, s in zip(sizes, strides):     # a plain loop: every new tensor comes here, twice
+        last += (n - 1) * s
+    return last + 1
 
 
 def check_sizes_and_strides(sizes, strides):

@@ -153,6 +153,8 @@ def _binary_inputs(op, a, b, original_b, common, compute, device):
     ``BinaryOpsKernel.cpp``): mul and div read a one-element second operand's original value
     at float32 precision (``original_scalar_value<opmath_t>``), so ``x * 2.3`` uses 2.3f.
     """
+    if a.dtype is compute and original_b.dtype is compute and a.device == original_b.device:
+        return a, original_b                # the usual case: nothing to cast, nothing to move
     def to_common(x):
         return x if x.dtype is common or compute is common else _cast_like(x, common)
     keep_b = op in (ops.MUL, ops.DIV) and original_b.numel() == 1

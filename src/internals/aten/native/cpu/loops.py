@@ -24,6 +24,8 @@ That is why the loop closes over the op and nothing else: the chunk it runs is a
 function, inlined, that receives the op as a constant. (A closure over a jitted function would
 miss the cache in every new process: a dispatcher pickles with an id of its own process.)
 """
+import math
+
 import numpy as np
 from numba import njit, prange
 
@@ -160,9 +162,7 @@ def _pick(loops, shape):
     way, and from two grains on the parallel loop wins (131,072 elements: 58 us serial, 37 us
     parallel)."""
     parallel, serial = loops
-    n = 1
-    for size in shape:
-        n *= int(size)
+    n = math.prod(shape.tolist() if isinstance(shape, np.ndarray) else shape)   # Python ints: fast, no overflow
     return serial if n <= GRAIN else parallel
 
 
