@@ -133,7 +133,7 @@ def required_storage_elements(sizes, strides, storage_offset):
     if 0 in sizes:
         return 0
     last = storage_offset
-    for n, s in zip(sizes, strides):     # a plain loop: every new tensor comes here, twice
+    for n, s in zip(sizes, strides):     # a plain loop, not sum(generator): every new tensor comes here
         last += (n - 1) * s
     return last + 1
 
