@@ -1,23 +1,367 @@
-"""TensorIterator: from an elementwise op's operands to the loops a kernel runs.
+"""TensorIterator: from an op's operands to the loop a kernel runs.
 
-Mirrors ``aten/src/ATen/TensorIterator.cpp``. ``build`` follows its steps:
+Mirrors ``aten/src/ATen/TensorIterator.cpp``. A kernel describes its operands with a
+``TensorIteratorConfig`` (outputs first, then inputs, and what may be promoted or cast), and
+``build()`` runs torch's steps in torch's order:
 
-1. ``compute_shape``: broadcast the inputs' shapes.
-2. ``fast_set_up``: if every input has that shape and they share a dense layout, the output
-   takes it and the whole op is one flat loop.
-3. Otherwise ``compute_strides`` (stride 0 along broadcast dims), ``reorder_dimensions`` (sort
-   dims by ascending stride, ties going to the first operand that can break them) and allocate
-   the output in that order, so it inherits its inputs' layout.
-4. ``coalesce_dimensions``: merge neighbouring dims that every operand walks as one.
+1. ``compute_mem_overlaps``: refuse an output that overlaps itself or an input partially.
+2. ``compute_shape``: broadcast the inputs' shapes; a given output must already have that shape.
+3. ``compute_types``: the common device and dtype; a given output must accept the common dtype;
+   on the CPU, inputs of another dtype are replaced by copies in the common dtype.
+4. ``fast_set_up``: if every operand has that shape and they share a dense layout, the output
+   takes it and the whole op is one flat loop. Otherwise:
+5. ``compute_strides`` (stride 0 along broadcast dims), ``reorder_dimensions`` (sort dims by
+   ascending stride, ties going to the first operand that can break them) and
+   ``allocate_or_resize_outputs`` (a new output is laid out in that order, so it inherits its
+   inputs' layout).
+6. ``cast_to_opmath`` (ours, not torch's): the loop reads and writes tensors in the computation
+   dtype (``opmath_type``: float32 for the 16-bit floats), where torch converts element by
+   element inside its loop. An output of another dtype gets a temporary, copied back after the
+   loop (torch's ``cast_outputs``).
+7. ``coalesce_dimensions``: merge neighbouring dims that every operand walks as one.
 
+``for_each(loop)`` then hands the loop the operands' buffers, the sizes and the strides.
 Strides here are in elements (torch keeps bytes), and dimension 0 is the fastest-moving one,
 as in torch after reordering.
 """
 import numpy as np
 
+from ..c10 import scalar_type as st
 from ..c10.tensor_impl import contiguous_strides, is_channels_last, is_contiguous, is_non_overlapping_and_dense
 
-__all__ = ["broadcast_shapes", "Geometry", "geometry", "output_layout", "coalesce", "check_no_overlap"]
+__all__ = ["TensorIteratorConfig", "TensorIterator", "broadcast_shapes", "Geometry", "geometry", "output_layout",
+           "coalesce", "check_no_overlap", "common_device", "flat_geometry"]
+
+
+class TensorIteratorConfig:
+    """``TensorIteratorConfig``: the operands (outputs first) and the rules ``build()`` follows.
+
+    An output may be ``None``: ``build()`` allocates it (in ``dtype`` if given, as a comparison's
+    bool output, else in the common dtype). Every setter returns the config, as torch's do.
+    """
+
+    def __init__(self):
+        self.outputs, self.output_dtypes, self.inputs = [], [], []
+        self.original_scalar_inputs = ()
+        self.check_mem_overlap_ = True
+        self.promote_inputs_to_common_dtype_ = False
+        self.promote_integer_inputs_to_float_ = False
+        self.cast_common_dtype_to_outputs_ = False
+        self.enforce_safe_casting_to_output_ = False
+        self.resize_outputs_ = True
+        self.is_reduction_ = False
+        self.reduce_dims, self.in_memory_order = (), True
+        self.compute_in_opmath_ = True
+        self.static_shape = None
+
+    def add_output(self, tensor, dtype=None):
+        self.outputs.append(tensor)
+        self.output_dtypes.append(dtype)
+        return self
+
+    def add_input(self, tensor):
+        self.inputs.append(tensor)
+        return self
+
+    add_const_input = add_input     # torch tells read-only inputs apart; nothing here writes an input
+
+    def check_mem_overlap(self, check=True):
+        self.check_mem_overlap_ = check
+        return self
+
+    def promote_inputs_to_common_dtype(self, promote=True):
+        self.promote_inputs_to_common_dtype_ = promote
+        return self
+
+    def promote_integer_inputs_to_float(self, promote=True):
+        """Integer and bool inputs compute in the default float dtype (``exp``, true division)."""
+        self.promote_integer_inputs_to_float_ = promote
+        return self
+
+    def cast_common_dtype_to_outputs(self, cast=True):
+        self.cast_common_dtype_to_outputs_ = cast
+        return self
+
+    def enforce_safe_casting_to_output(self, enforce=True):
+        self.enforce_safe_casting_to_output_ = enforce
+        return self
+
+    def resize_outputs(self, resize=True):
+        self.resize_outputs_ = resize
+        return self
+
+    def is_reduction(self, dims, in_memory_order=True):
+        """A reduction over ``dims`` of the one input (see ``_reduction_geometry``)."""
+        self.is_reduction_ = True
+        self.reduce_dims, self.in_memory_order = dims, in_memory_order
+        return self
+
+    def compute_in_opmath(self, opmath=True):
+        """Ours: cast the operands to ``opmath_type`` before the loop (off for ``copy_``, whose loop
+        converts between dtypes itself)."""
+        self.compute_in_opmath_ = opmath
+        return self
+
+    def read_original_scalar(self, *input_indices):
+        """These one-element inputs are read at opmath precision from their original dtype, not
+        rounded to the common dtype first (torch's ``original_scalar_value``, see ``binary``)."""
+        self.original_scalar_inputs = input_indices
+        return self
+
+    def declare_static_shape(self, shape):
+        """The iteration shape, given rather than broadcast (a reduction's input shape)."""
+        self.static_shape = tuple(shape)
+        return self
+
+    def build(self):
+        return TensorIterator(self).build()
+
+
+class TensorIterator:
+    """An op's operands, made ready for one loop by ``build()`` (see the module docstring).
+
+    After ``build()``: ``outputs`` and ``inputs`` as the loop reads them (in the computation
+    dtype), ``shape``, ``common_dtype``, ``device``, and ``geometry`` (the coalesced sizes and
+    strides). ``result`` is the output the caller gets back.
+    """
+
+    def __init__(self, config):
+        self.config = config
+        self.outputs = list(config.outputs)
+        self.inputs = list(config.inputs)
+        self.shape = self.perm = self.geometry = None
+        self.common_dtype = self.device = None
+        self.output_strides = None
+        self.fast = False
+        self.result = None
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def binary_op(cls, out, a, b):
+        """``build_borrowing_binary_op``: promote both inputs to their common dtype, and write it
+        into ``out`` if its dtype can hold it."""
+        return cls.binary_config(out, a, b).build()
+
+    @classmethod
+    def binary_float_op(cls, out, a, b):
+        """``build_borrowing_binary_float_op``: as ``binary_op``, integers computed as floats (``div``)."""
+        return cls.binary_config(out, a, b).promote_integer_inputs_to_float().build()
+
+    @classmethod
+    def comparison_op(cls, out, a, b):
+        """``build_borrowing_comparison_op``: the inputs promoted, a bool output."""
+        return cls.binary_config(out, a, b, out_dtype=st.bool_).build()
+
+    @staticmethod
+    def binary_config(out, a, b, out_dtype=None):
+        """The config ``binary_op`` builds, for a kernel that adds a rule of its own first."""
+        return (TensorIteratorConfig().add_output(out, out_dtype).add_const_input(a).add_const_input(b)
+                .promote_inputs_to_common_dtype().cast_common_dtype_to_outputs().enforce_safe_casting_to_output())
+
+    @classmethod
+    def unary_op(cls, out, a):
+        """``build_borrowing_unary_op``: the output in the input's dtype."""
+        return TensorIteratorConfig().add_output(out).add_const_input(a).cast_common_dtype_to_outputs().build()
+
+    @classmethod
+    def unary_float_op(cls, out, a):
+        """``build_borrowing_unary_float_op``: integer inputs computed in the default float dtype."""
+        return (TensorIteratorConfig().add_output(out).add_const_input(a).promote_inputs_to_common_dtype()
+                .promote_integer_inputs_to_float().cast_common_dtype_to_outputs()
+                .enforce_safe_casting_to_output().build())
+
+    @classmethod
+    def nullary_op(cls, out):
+        """``nullary_op``: one output, no inputs (``fill_``). Writing one value to an element
+        reachable twice is harmless, so no overlap check (``Fill.cpp`` turns it off too)."""
+        return TensorIteratorConfig().add_output(out).check_mem_overlap(False).resize_outputs(False).build()
+
+    @classmethod
+    def reduce_op(cls, out, a, dims, *, out_dtype=None, in_memory_order=True):
+        """``reduce_op``: the contiguous ``out`` (allocated by the caller) from ``a`` over ``dims``.
+
+        The loop gets the input's kept dims (which index the output) and reduced dims apart; see
+        ``_reduction_geometry``. ``out_dtype`` is the output's dtype when it is not the input's
+        (an index for argmax): no temporary then.
+        """
+        return (TensorIteratorConfig().add_output(out, out_dtype).add_const_input(a).resize_outputs(False)
+                .is_reduction(dims, in_memory_order).cast_common_dtype_to_outputs()
+                .declare_static_shape(a.shape).build())
+
+    # ------------------------------------------------------------------ build
+    def build(self):
+        config = self.config
+        if config.check_mem_overlap_:
+            self.compute_mem_overlaps()
+        self.compute_shape()
+        self.compute_types()
+        if not config.is_reduction_ and not self.fast_set_up():
+            self.compute_strides()
+            self.reorder_dimensions()
+            self.allocate_or_resize_outputs()
+        self.result = self.outputs[0]
+        if config.compute_in_opmath_:
+            self.cast_to_opmath()
+        self.coalesce_dimensions()
+        return self
+
+    def compute_mem_overlaps(self):
+        for out in self.outputs:
+            if out is not None:
+                check_no_overlap(out._impl, [i._impl for i in self.inputs])
+
+    def compute_shape(self):
+        if self.config.static_shape is not None:
+            self.shape = self.config.static_shape
+            return
+        self.shape = broadcast_shapes(*[tuple(i.shape) for i in self.inputs]) if self.inputs else ()
+        for out in self.outputs:
+            if out is None:
+                continue
+            if not self.inputs or not self.config.resize_outputs_:
+                self.shape = broadcast_shapes(self.shape, tuple(out.shape)) if self.inputs else tuple(out.shape)
+            if tuple(out.shape) != self.shape:
+                raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape "
+                                   f"{list(self.shape)}")
+
+    def compute_types(self):
+        """The common device and dtype, and the checks of a given output against them."""
+        config = self.config
+        given = [o for o in self.outputs if o is not None]
+        operands = given + self.inputs
+        self.device = common_device(*operands) if operands else None
+        if config.promote_inputs_to_common_dtype_:
+            common = st.result_type(*self.inputs)
+        else:
+            common = self.inputs[0].dtype if self.inputs else given[0].dtype
+        if config.promote_integer_inputs_to_float_ and not common.is_floating_point:
+            common = st.get_default_dtype()
+        self.common_dtype = common
+        for out, dtype in zip(self.outputs, self.config.output_dtypes):
+            wanted = dtype or common
+            if out is not None and config.enforce_safe_casting_to_output_ and not st.can_cast(wanted, out.dtype):
+                raise RuntimeError(f"result type {wanted.torch_name} can't be cast to the desired output "
+                                   f"type {out.dtype.torch_name}")
+        if config.promote_inputs_to_common_dtype_ and self.device is not None and self.device.type == "cpu":
+            # The CPU replaces such an input by ``x.to(common)``: a dense copy. The output's layout
+            # is computed from the copies, and can differ from the original's: x of shape (1, 1, 2)
+            # and strides (1, 1, 2) sorts its size-1 dims first, its copy is plain contiguous.
+            # (CUDA casts inside the kernel instead: no copies there.)
+            self.inputs = [x if x.dtype is common else _cast(x, common) for x in self.inputs]
+
+    def fast_set_up(self):
+        """Same shapes and one shared dense layout: the output takes it, and one flat loop serves."""
+        if not self.inputs or not all(i._impl.sizes == self.shape for i in self.inputs):
+            return False
+        layout = _fast_layout([i._impl for i in self.inputs])
+        if layout is None:
+            return False
+        if layout == "contiguous":
+            layout = contiguous_strides(self.shape)
+        elif layout == "channels_last":
+            layout = _channels_last_strides(self.shape)
+        self.output_strides = layout
+        self.fast = True
+        self.allocate_or_resize_outputs()
+        return True
+
+    def compute_strides(self):
+        """Each input's strides over the broadcast shape (0 where it is broadcast)."""
+        self.operand_strides = [_operand_strides(i._impl, self.shape) for i in self.inputs]
+
+    def reorder_dimensions(self):
+        self.perm = _reorder(self.shape, self.operand_strides)
+        self.output_strides = _output_strides(self.shape, self.perm)
+
+    def allocate_or_resize_outputs(self):
+        for k, out in enumerate(self.outputs):
+            if out is None:
+                from .native.tensor_factories import empty_strided   # factories are kernels built on this module
+                dtype = self.config.output_dtypes[k] or self.common_dtype
+                self.outputs[k] = empty_strided(self.shape, self.output_strides, dtype=dtype, device=self.device)
+
+    def cast_to_opmath(self):
+        """The operands as the loop reads them, all in the computation dtype (see module docstring)."""
+        config, device = self.config, self.device
+        common = self.common_dtype
+        compute = st.opmath_type(common)
+        for k, x in enumerate(self.inputs):
+            original_scalar = k in config.original_scalar_inputs and x.numel() == 1
+            if original_scalar:
+                x = config.inputs[k]
+            if x.dtype is compute and x.device == device:
+                self.inputs[k] = x                   # the usual case: nothing to cast, nothing to move
+                continue
+            if x.device != device:
+                x = x.to(device)
+            if not original_scalar and x.dtype is not common and compute is not common:
+                x = _cast(x, common)                 # rounded to the common dtype first, as torch's loop does
+            self.inputs[k] = x if x.dtype is compute else _cast(x, compute)
+        for k, out in enumerate(self.outputs):
+            wanted = config.output_dtypes[k]
+            if wanted is None:
+                wanted = compute if config.cast_common_dtype_to_outputs_ else st.opmath_type(out.dtype)
+            if out.dtype is not wanted:
+                self.outputs[k] = out._empty_like(wanted)   # the loop writes here; ``cast_outputs`` copies back
+
+    def coalesce_dimensions(self):
+        """The loop's geometry: dims merged where every operand walks them as one."""
+        impls = [o._impl for o in self.outputs] + [i._impl for i in self.inputs]
+        if self.config.is_reduction_:
+            self.geometry = _reduction_geometry(impls[1], self.config.reduce_dims, self.config.in_memory_order)
+        elif self.fast and all(i.strides == impls[0].strides for i in impls):
+            self.geometry = flat_geometry(self.numel(), [i.storage_offset for i in impls])
+        else:
+            self.geometry = geometry(impls, self.shape)
+
+    # ------------------------------------------------------------------ running
+    def numel(self):
+        n = 1
+        for size in self.shape:
+            n *= size
+        return n
+
+    def buffers(self):
+        """The typed flat buffers behind the operands, outputs first (bit patterns for 16-bit floats)."""
+        return [t._impl.storage.typed(t.dtype) for t in self.outputs + self.inputs]
+
+    def for_each(self, loop):
+        """Run ``loop(buffers, sizes, strides, offsets)`` over the whole iteration space (nothing
+        for an empty one), then copy temporaries back into the outputs. Returns the result.
+
+        A reduction's loop gets ``loop(buffers, outer_sizes, outer_strides, inner_sizes,
+        inner_strides, offset)`` instead: the input's kept and reduced dims apart.
+        """
+        if self.result.numel():
+            loop(self.buffers(), *self.geometry)
+            self.cast_outputs()
+        return self.result
+
+    def cast_outputs(self):
+        """``cast_outputs``: an output computed in a temporary of another dtype gets its values."""
+        if self.outputs[0] is not self.result:
+            from .native.copy import same_device_copy      # copy_ is itself built on TensorIterator
+            same_device_copy(self.result, self.outputs[0])
+
+
+def _cast(x, dtype):
+    from .native.copy import cast_like                      # copy_ is itself built on TensorIterator
+    return cast_like(x, dtype)
+
+
+def common_device(*tensors):
+    """The op's device. A 0-dim CPU tensor (a wrapped Python scalar, say) may join any device."""
+    found = None
+    for t in tensors:
+        impl = t._impl
+        if impl.sizes or impl.device.type != "cpu":
+            if found is None:
+                found = impl.device
+            elif impl.device != found:
+                a, b = sorted({found, impl.device}, key=str, reverse=True)
+                raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
+                                   f"devices, {a} and {b}!")
+    return found or tensors[0]._impl.device
 
 
 def broadcast_shapes(*shapes):
@@ -61,6 +405,10 @@ class Geometry:
 
     def numel(self):
         return int(np.prod(self.shape))
+
+    def __iter__(self):
+        """``sizes, strides, offsets``, as a loop takes them."""
+        return iter((self.shape, self.strides, self.offsets))
 
 
 def _operand_strides(impl, shape):
@@ -202,6 +550,36 @@ class _Memo(dict):
 
 
 _layouts, _geometries = _Memo(), _Memo()
+
+
+def flat_geometry(numel, offsets):
+    """``fast_set_up``'s geometry: one dim of ``numel`` elements, every operand at unit stride."""
+    key = (numel, tuple(offsets))
+    g = _geometries.get(key)
+    if g is None:
+        g = _geometries.put(key, Geometry([numel], [[1] for _ in offsets], offsets))
+    return g
+
+
+def _reduction_geometry(impl, dims, in_memory_order):
+    """A reduction's ``(outer shape, outer strides, inner shape, inner strides, offset)``, each
+    fastest-first and coalesced.
+
+    The outer (kept) dims stay in row-major order: they index the contiguous output. The inner
+    (reduced) ones may be walked ``in_memory_order`` (smallest stride fastest; broadcast dims, of
+    stride 0, slowest), as ``reorder_dimensions`` sorts them: a transposed input's full sum is
+    then one contiguous walk. (Not for argmax: its answer is a row-major position.)
+    """
+    sizes, strides = impl.sizes, impl.strides
+    kept = [d for d in range(len(sizes)) if d not in dims]
+    inner = sorted(dims, key=lambda d: (strides[d] == 0, strides[d])) if in_memory_order else list(reversed(dims))
+    outer_shape, (outer_strides,) = coalesce([sizes[d] for d in reversed(kept)], [[strides[d] for d in reversed(kept)]])
+    inner_shape, (inner_strides,) = coalesce([sizes[d] for d in inner], [[strides[d] for d in inner]])
+
+    def as_array(v):
+        return np.array(v or [1], dtype=np.int64)
+    return (as_array(outer_shape), as_array(outer_strides or [0]), as_array(inner_shape),
+            as_array(inner_strides or [0]), impl.storage_offset)
 
 
 def _geometry(impls, shape):

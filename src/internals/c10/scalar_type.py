@@ -7,7 +7,7 @@ import functools
 
 import numpy as np
 
-__all__ = ["dtype", "promote_types", "result_type", "can_cast", "get_default_dtype", "set_default_dtype",
+__all__ = ["dtype", "promote_types", "result_type", "can_cast", "opmath_type", "get_default_dtype", "set_default_dtype",
            "checked_convert"]
 
 # Categories, in the order promotion climbs them: bool < integer < floating.
@@ -121,6 +121,15 @@ def promote_types(a, b):
     return {1: int16, 2: int32, 4: int64, 8: int64}[unsigned.itemsize]
 
 
+def opmath_type(dtype):
+    """``at::opmath_type`` (``ATen/OpMathType.h``): the dtype a kernel computes in.
+
+    float16 and bfloat16 compute in float32 and round once when the result is stored (Numba has
+    no float16 arithmetic on the CPU either); every other dtype computes in itself.
+    """
+    return float32 if dtype.is_reduced_float else dtype
+
+
 def can_cast(from_, to):
     """``canCast``: may a result of dtype ``from_`` be written into ``to`` (in-place ops)?"""
     return not (from_.category > to.category)
@@ -169,8 +178,7 @@ def _remembered(kind, value, d):      # ``kind`` keeps True and 1 apart: they ha
 def _converted(value, d):
     if d is not bool_ and not _fits(value, d):
         raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[d.name]} without overflow")
-    target = float32 if d.is_reduced_float else d
-    return np.array(value).astype(target.numpy_type)[()]
+    return np.array(value).astype(opmath_type(d).numpy_type)[()]
 
 
 def _fits(value, d):

@@ -7,7 +7,7 @@ float16). A cross-device copy moves contiguous bytes, then lays them out on the 
 import numpy as np
 
 from ...c10 import scalar_type as st
-from ..tensor_iterator import broadcast_shapes, check_no_overlap, geometry
+from ..tensor_iterator import TensorIterator, TensorIteratorConfig
 from . import scalar_ops as ops
 from .dispatch_stub import loops
 
@@ -17,40 +17,49 @@ def buffer(t):
     return t._impl.storage.typed(t.dtype)
 
 
-def _bits_copy(dst, src, op):
-    """One bit-level conversion between a float32 tensor and a 16-bit one (same shape)."""
-    g = geometry([dst._impl, src._impl], dst.shape)
-    wide = np.uint32
-    out = buffer(dst).view(wide) if dst.dtype is st.float32 else buffer(dst)
-    inp = buffer(src).view(wide) if src.dtype is st.float32 else buffer(src)
-    loops(dst.device).unary_loop(op, out, inp, g.shape, g.strides, g.offsets)
+def _copy_iterator(dst, src):
+    """``copy_``'s TensorIterator: ``dst`` keeps its shape and dtype, ``src`` is read as it is (the
+    loop converts), no overlap check (``copy_`` checks itself, before broadcasting)."""
+    return (TensorIteratorConfig().add_output(dst).add_const_input(src).resize_outputs(False)
+            .check_mem_overlap(False).compute_in_opmath(False).build())
 
 
 _TO_FLOAT = {st.float16: ops.HALF_BITS_TO_FLOAT, st.bfloat16: ops.BF16_BITS_TO_FLOAT}
 _FROM_FLOAT = {st.float16: ops.FLOAT_BITS_TO_HALF, st.bfloat16: ops.FLOAT_BITS_TO_BF16}
 
 
-def _same_device_copy(dst, src):
-    """dst[...] = src[...] (same shape, same device) with a cast."""
-    if dst.numel() == 0:
-        return
-    reduced_src = src.dtype.is_reduced_float and src.dtype is not dst.dtype
-    if reduced_src:
+def same_device_copy(dst, src):
+    """dst[...] = src[...] (same shape, same device) with a cast.
+
+    float16 and bfloat16 convert through float32 on their bit patterns (Numba has no CPU float16):
+    as 32-bit words for the float32 side, the loop then runs a bit conversion.
+    """
+    if src.dtype.is_reduced_float and src.dtype is not dst.dtype:
         wide = src._empty_like(st.float32)
         _bits_copy(wide, src, _TO_FLOAT[src.dtype])
-        return _same_device_copy(dst, wide)
+        return same_device_copy(dst, wide)
     if dst.dtype.is_reduced_float and src.dtype is not dst.dtype:
-        wide = src if src.dtype is st.float32 else _cast_like(src, st.float32)
-        return _bits_copy(dst, wide, _FROM_FLOAT[dst.dtype])
-    g = geometry([dst._impl, src._impl], dst.shape)
-    loops(dst.device).copy_loop(buffer(dst), buffer(src), g.shape, g.strides, g.offsets)
+        return _bits_copy(dst, cast_like(src, st.float32), _FROM_FLOAT[dst.dtype])
+    it = _copy_iterator(dst, src)
+    it.for_each(lambda buffers, *geometry: loops(dst.device).copy_loop(*buffers, *geometry))
 
 
-def _cast_like(src, dtype):
+def _bits_copy(dst, src, op):
+    """One bit-level conversion between a float32 tensor and a 16-bit one (same shape)."""
+    def as_bits(b):
+        return b.view(np.uint32) if b.dtype == np.float32 else b
+    it = _copy_iterator(dst, src)
+    it.for_each(lambda buffers, *geometry: loops(dst.device).unary_loop(op, *map(as_bits, buffers), *geometry))
+
+
+def cast_like(src, dtype):
+    """``src`` in ``dtype``, with its layout (a kernel's cast, not dispatched)."""
+    if src.dtype is dtype:
+        return src
     if not src._impl.sizes and src.device.type == "cpu" and not (src.dtype.is_reduced_float or dtype.is_reduced_float):
         return _cast_scalar(src, dtype)
     out = src._empty_like(dtype)
-    _same_device_copy(out, src)
+    same_device_copy(out, src)
     return out
 
 
@@ -72,33 +81,29 @@ def _cross_device_copy(dst, src):
     from ...c10.storage import UntypedStorage
     from ...c10.tensor_impl import TensorImpl
     impl = TensorImpl(UntypedStorage(len(moved), dst.device, data=moved), staged.shape, staged.stride(), 0, dst.dtype)
-    _same_device_copy(dst, type(dst)._from_impl(impl))
+    same_device_copy(dst, type(dst)._from_impl(impl))
 
 
 def copy_(dst, src, non_blocking=False):
-    shape = broadcast_shapes(dst.shape, src.shape)
-    if shape != tuple(dst.shape):
-        raise RuntimeError(f"output with shape {list(dst.shape)} doesn't match the broadcast shape {list(shape)}")
-    check_no_overlap(dst._impl, [src._impl])
+    """The overlap and shape checks of ``copy_``'s TensorIterator, then a same-device loop or a
+    move across devices."""
+    it = (TensorIteratorConfig().add_output(dst).add_const_input(src).resize_outputs(False)
+          .compute_in_opmath(False))
+    it = TensorIterator(it)
+    it.compute_mem_overlaps()
+    it.compute_shape()
     src = src.expand(dst.shape)
     if src.device == dst.device:
-        _same_device_copy(dst, src)
+        same_device_copy(dst, src)
     else:
         _cross_device_copy(dst, src)
     return dst
 
 
 def fill_(t, value):
-    # No overlap check: writing one value many times to a shared element is harmless, and
-    # torch's fill_ allows it (``Fill.cpp`` turns TensorIterator's memory-overlap check off).
     value = st.checked_convert(value, t.dtype)     # 300 into int8 is an error, even for an empty t
-    if t.numel():
-        target = t if not t.dtype.is_reduced_float else t._empty_like(st.float32)
-        g = geometry([target._impl], target.shape)
-        loops(t.device).fill_loop(buffer(target), value, g.shape, g.strides, g.offsets)
-        if target is not t:
-            _same_device_copy(t, target)
-    return t
+    it = TensorIterator.nullary_op(t)
+    return it.for_each(lambda buffers, *geometry: loops(t.device).fill_loop(*buffers, value, *geometry))
 
 
 def zero_(t):
@@ -110,8 +115,8 @@ def zero_(t):
 def clone(x, memory_format=None):
     from .tensor_factories import empty_strided, like_strides
     out = empty_strided(x.shape, like_strides(x, memory_format), dtype=x.dtype, device=x.device)
-    _same_device_copy(out, x)
+    same_device_copy(out, x)
     return out
 
 
-__all__ = ["copy_", "fill_", "zero_", "clone", "buffer"]
+__all__ = ["copy_", "fill_", "zero_", "clone", "buffer", "cast_like", "same_device_copy"]

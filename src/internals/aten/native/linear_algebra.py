@@ -8,10 +8,9 @@ does.
 """
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import is_contiguous
-from ..tensor_iterator import broadcast_shapes
-from .copy import _cast_like, buffer
+from ..tensor_iterator import broadcast_shapes, common_device
+from .copy import buffer, cast_like
 from .dispatch_stub import loops
-from .elementwise import common_device
 
 
 # The C++ type names torch's mm message prints (``caffe2::TypeMeta`` names, demangled by the compiler).
@@ -41,7 +40,7 @@ def _batched_mm(a, b, name):
     out = empty((*lead, M, N), dtype=a.dtype, device=a.device)
     if out.numel() == 0:
         return out
-    compute = st.float32 if a.dtype.is_reduced_float else a.dtype
+    compute = st.opmath_type(a.dtype)
     (ac, trans_a), (bc, trans_b) = _blas_operand(a, compute), _blas_operand(b, compute)
     target = out if out.dtype is compute else out._empty_like(compute)
     if K == 0:
@@ -57,7 +56,7 @@ def _blas_operand(t, compute):
     row-major, ``(tensor, True)`` when it is column-major (a transposed row-major matrix, as
     ``w.t()`` in ``linear``), otherwise a row-major copy. Casts make row-major copies too."""
     if t.dtype is not compute:
-        return _cast_like(t.contiguous(), compute), False
+        return cast_like(t.contiguous(), compute), False
     sizes, strides = t._impl.sizes, t._impl.strides
     if is_contiguous(sizes, strides):
         return t, False

@@ -10,10 +10,11 @@ import collections
 import numpy as np
 
 from ...c10 import scalar_type as st
-from ..tensor_iterator import coalesce
+from ..tensor_iterator import TensorIterator
 from . import scalar_ops as ops
-from .copy import _cast_like, buffer
+from .copy import cast_like
 from .dispatch_stub import loops
+
 
 def normalize_dims(dims, ndim):
     """Wrap negative dims and check range, as ``maybe_wrap_dim`` does.
@@ -27,7 +28,7 @@ def normalize_dims(dims, ndim):
         dims = (dims,)
     out = []
     for d in dims:
-        n = max(ndim, 1)
+        n = ndim or 1          # a 0-dim tensor takes dim 0 and -1
         if not -n <= d < n:
             raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
         d = d % n
@@ -35,23 +36,6 @@ def normalize_dims(dims, ndim):
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         out.append(d)
     return tuple(sorted(out)) if ndim else ()
-
-
-def _split(x, dims, in_memory_order):
-    """(outer shape, outer strides, inner shape, inner strides), each fastest-first, coalesced.
-
-    The outer dims stay in row-major order: they index the contiguous output. The inner ones may
-    be walked ``in_memory_order`` (smallest stride fastest; broadcast dims, of stride 0, slowest),
-    as TensorIterator reorders them: a transposed input's full sum is then one contiguous walk,
-    fast and folded by the accurate loop. (Not for argmax: its answer is a row-major position.)
-    """
-    sizes, strides = x.shape, x.stride()
-    kept = [d for d in range(x.dim()) if d not in dims]
-    inner = sorted(dims, key=lambda d: (strides[d] == 0, strides[d])) if in_memory_order else list(reversed(dims))
-    outer_shape, (outer_strides,) = coalesce([sizes[d] for d in reversed(kept)], [[strides[d] for d in reversed(kept)]])
-    inner_shape, (inner_strides,) = coalesce([sizes[d] for d in inner], [[strides[d] for d in inner]])
-    as_array = lambda v: np.array(v or [1], dtype=np.int64)
-    return as_array(outer_shape), as_array(outer_strides or [0]), as_array(inner_shape), as_array(inner_strides or [0])
 
 
 def _out_shape(x, dims, keepdim):
@@ -67,20 +51,15 @@ def _reduce(op, x, dims, keepdim, out_dtype, name):
             return empty(_out_shape(x, dims, keepdim), dtype=out_dtype, device=x.device)
         raise IndexError(f"{name}(): Expected reduction dim {zero_dim} to have non-zero size.")
     out = empty(_out_shape(x, dims, keepdim), dtype=out_dtype, device=x.device)
-    if out.numel() == 0:
-        return out
     arg = op in (ops.ARGMAX, ops.ARGMIN)
-    compute = st.float32 if x.dtype.is_reduced_float else (x.dtype if arg else _accumulate_dtype(x.dtype, out_dtype))
-    xc = x if x.dtype is compute else _cast_like(x, compute)
-    target = out if (arg or out.dtype is compute) else out._empty_like(compute)
-    geometry = _split(xc, dims, in_memory_order=not arg)
-    backend = loops(x.device, "reduce")
+    # As ``make_reduction``: the input is cast to the dtype the loop accumulates in first.
+    xc = cast_like(x, st.opmath_type(x.dtype) if arg else _accumulate_dtype(x.dtype, out_dtype))
     if arg:
-        backend.arg_reduce_loop(op, buffer(target), buffer(xc), *geometry, xc.storage_offset())
-    else:
-        init = np.dtype(compute.numpy_type).type(1 if op == ops.PROD else 0)
-        backend.reduce_loop(op, buffer(target), buffer(xc), init, *geometry, xc.storage_offset())
-    return out if target is out else out.copy_(target)
+        it = TensorIterator.reduce_op(out, xc, dims, out_dtype=st.int64, in_memory_order=False)
+        return it.for_each(lambda buffers, *geometry: loops(x.device, "reduce").arg_reduce_loop(op, *buffers, *geometry))
+    it = TensorIterator.reduce_op(out, xc, dims)
+    init = np.dtype(xc.dtype.numpy_type).type(1 if op == ops.PROD else 0)
+    return it.for_each(lambda buffers, *geometry: loops(x.device, "reduce").reduce_loop(op, *buffers, init, *geometry))
 
 
 def _first_empty_dim(x, given, dims, name):
@@ -93,7 +72,9 @@ def _first_empty_dim(x, given, dims, name):
 
 
 def _accumulate_dtype(in_dtype, out_dtype):
-    return out_dtype if not out_dtype.is_reduced_float else st.float32
+    """A sum accumulates in its output's dtype, computed as ``opmath_type`` (float32 for 16-bit
+    floats); so does a float16 input's sum into float32, whose input is cast first."""
+    return st.opmath_type(in_dtype if in_dtype.is_reduced_float else out_dtype)
 
 
 def _sum_dtype(x, dtype):
@@ -102,7 +83,7 @@ def _sum_dtype(x, dtype):
     return st.int64 if not x.dtype.is_floating_point else x.dtype
 
 
-def sum_(x, dim=None, keepdim=False, *, dtype=None):
+def sum(x, dim=None, keepdim=False, *, dtype=None):
     return _reduce(ops.SUM, x, dim, keepdim, _sum_dtype(x, dtype), "sum")
 
 
@@ -170,7 +151,7 @@ def _max_min(op, arg_op, name, x, dim, keepdim):
         return _reduce(op, x, None, False, x.dtype, name)
     values = _reduce(op, x, dim, keepdim, x.dtype, name)
     # bool compares as uint8 for the position; the values are unchanged.
-    source = x if x.dtype is not st.bool_ else _cast_like(x, st.uint8)
+    source = x if x.dtype is not st.bool_ else cast_like(x, st.uint8)
     indices = _reduce(arg_op, source, dim, keepdim, st.int64, name)
     return _return_type(name)(values, indices)
 
@@ -185,9 +166,9 @@ def _return_type(name):
     return _RETURN_TYPES[name]
 
 
-def max_(x, dim=None, keepdim=False):
+def max(x, dim=None, keepdim=False):
     return _max_min(ops.AMAX, ops.ARGMAX, "max", x, dim, keepdim)
 
 
-def min_(x, dim=None, keepdim=False):
+def min(x, dim=None, keepdim=False):
     return _max_min(ops.AMIN, ops.ARGMIN, "min", x, dim, keepdim)

@@ -20,7 +20,7 @@ def neg(x):
 
 
 @register_jitable
-def abs_(x):
+def absolute(x):
     return abs(x)
 
 
@@ -68,11 +68,11 @@ def float_bits_to_half(bits):
     """IEEE float32 bits -> float16 bits, rounding to nearest even (as ``c10::Half(float)``)."""
     bits = int(bits)                    # widen: see _widening below
     sign = (bits >> 16) & 0x8000
-    exp_ = (bits >> 23) & 0xFF
+    exponent = (bits >> 23) & 0xFF
     mant = bits & 0x7FFFFF
-    if exp_ == 0xFF:
+    if exponent == 0xFF:
         return sign | 0x7C00 | (0x200 if mant else 0)
-    e = exp_ - 112                      # rebias: 127 - 15
+    e = exponent - 112                      # rebias: 127 - 15
     if e >= 0x1F:
         return sign | 0x7C00
     if e <= 0:                          # a float16 subnormal, or zero
@@ -97,9 +97,9 @@ def float_bits_to_half(bits):
 def half_bits_to_float(h):
     h = int(h)                          # widen: see _widening below
     sign = (h & 0x8000) << 16
-    exp_ = (h >> 10) & 0x1F
+    exponent = (h >> 10) & 0x1F
     mant = h & 0x3FF
-    if exp_ == 0:
+    if exponent == 0:
         if mant == 0:
             return sign
         e = 113
@@ -107,9 +107,9 @@ def half_bits_to_float(h):
             mant <<= 1
             e -= 1
         return sign | (e << 23) | ((mant & 0x3FF) << 13)
-    if exp_ == 0x1F:
+    if exponent == 0x1F:
         return sign | 0x7F800000 | (mant << 13)
-    return sign | ((exp_ + 112) << 23) | (mant << 13)
+    return sign | ((exponent + 112) << 23) | (mant << 13)
 
 
 @register_jitable
@@ -136,7 +136,7 @@ def identity(x):
     return x        # a CPU copy: the loop's store converts to the output's dtype, as C does
 
 
-UNARY = (neg, abs_, exp, log, sqrt, relu, sigmoid, tanh, logical_not,
+UNARY = (neg, absolute, exp, log, sqrt, relu, sigmoid, tanh, logical_not,
          float_bits_to_half, half_bits_to_float, float_bits_to_bf16, bf16_bits_to_float, identity)
 (NEG, ABS, EXP, LOG, SQRT, RELU, SIGMOID, TANH, LOGICAL_NOT,
  FLOAT_BITS_TO_HALF, HALF_BITS_TO_FLOAT, FLOAT_BITS_TO_BF16, BF16_BITS_TO_FLOAT, IDENTITY) = range(len(UNARY))
@@ -164,25 +164,25 @@ def div(a, b, alpha):
 
 
 @register_jitable
-def pow_(a, b, alpha):
+def power(a, b, alpha):
     return a ** b
 
 
 @register_jitable
-def int_pow(base, exp_, alpha):
+def int_pow(base, exponent, alpha):
     """Integer power by squaring, wrapping like C; a negative exponent gives 0 unless |base| == 1."""
-    if exp_ < 0:
+    if exponent < 0:
         if base == 1:
             return base
         if base == -1:
-            return base if exp_ % 2 else -base
+            return base if exponent % 2 else -base
         return base - base
     result = base - base + 1
-    while exp_:
-        if exp_ & 1:
+    while exponent:
+        if exponent & 1:
             result = result * base
         base = base * base
-        exp_ >>= 1
+        exponent >>= 1
     return result
 
 
@@ -226,7 +226,7 @@ def ge(a, b, alpha):
     return a >= b
 
 
-BINARY = (add, sub, mul, div, pow_, int_pow, maximum, minimum, eq, ne, lt, le, gt, ge)
+BINARY = (add, sub, mul, div, power, int_pow, maximum, minimum, eq, ne, lt, le, gt, ge)
 ADD, SUB, MUL, DIV, POW, INT_POW, MAXIMUM, MINIMUM, EQ, NE, LT, LE, GT, GE = range(len(BINARY))
 COMPARISONS = (EQ, NE, LT, LE, GT, GE)
 

@@ -14,7 +14,7 @@ def _prepare(x, dim, dtype, name):
     if not x.dtype.is_floating_point:
         raise NotImplementedError(f'"{name}_lastdim_kernel_impl" not implemented for \'{x.dtype.torch_name}\'')
     (d,) = normalize_dims(dim, x.dim()) if x.dim() else (0,)
-    compute = x.contiguous() if not x.dtype.is_reduced_float else x.to(st.float32).contiguous()
+    compute = x.to(st.opmath_type(x.dtype)).contiguous()
     return compute, d, x.dtype
 
 

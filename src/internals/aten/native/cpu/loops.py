@@ -29,6 +29,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ..offset_calculator import index_to_offset
 from ..scalar_ops import IDENTITY, binary_op, unary_op
 
 GRAIN = 32768   # elements per parallel chunk; up to one grain a loop runs on the calling thread (``_pick``)
@@ -37,11 +38,7 @@ GRAIN = 32768   # elements per parallel chunk; up to one grain a loop runs on th
 @njit(inline="always")
 def _start(row, shape, strides, offsets, k):
     """Element index at which operand ``k`` starts outer row ``row`` (dims 1.. are outer)."""
-    pos, rest = offsets[k], row
-    for d in range(1, shape.size):
-        pos += (rest % shape[d]) * strides[k, d]
-        rest //= shape[d]
-    return pos
+    return offsets[k] + index_to_offset(row, shape, strides[k], 1)
 
 
 @njit(inline="always")

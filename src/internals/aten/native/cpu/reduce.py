@@ -25,22 +25,13 @@ added to the next, so no accumulator grows to many times the size of what it is 
 import numpy as np
 from numba import njit, prange
 
+from ..offset_calculator import index_to_offset
 from ..scalar_ops import AMAX, AMIN, arg_better, reduce_combine
 from .loops import _pick
 
 BLOCK = 2048    # elements folded by one vectorised pass of the contiguous loop (long: its end is a horizontal sum)
 WIDTH = 1024    # outputs per task of the columns loop: a 4 KiB page per row, partials stay in L1
 FAN = 16        # values an accumulator of the ladder takes before it moves up a level
-
-
-@njit(cache=True)
-def _offset(index, shape, strides, first_dim):
-    """Offset of linear ``index`` (fastest-first from ``first_dim``) in elements."""
-    pos, rest = 0, np.int64(index)      # a prange index may be unsigned: keep the arithmetic signed
-    for d in range(first_dim, shape.size):
-        pos += (rest % shape[d]) * strides[d]
-        rest //= shape[d]
-    return pos
 
 
 @njit(cache=True)
@@ -56,7 +47,7 @@ def _segment(a, base, r, inner_shape, inner_strides, width):
     """The ``width`` inputs of reduced position ``r`` for the columns loop, as a slice: indexing
     a slice from 0 lets LLVM see the index is never negative, so it drops Numba's wraparound
     check (which would otherwise turn every vector load into a gather)."""
-    p = base + _offset(r, inner_shape, inner_strides, 0)
+    p = base + index_to_offset(r, inner_shape, inner_strides, 0)
     return a[p:p + width]
 
 
@@ -79,11 +70,11 @@ def _climb(op, start, part, low, mid, high, n_low, n_mid):
 @njit(inline="always")
 def _contiguous_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
     n0, rows = inner_shape[0], _numel(inner_shape, 1)
-    base = offset + _offset(o, outer_shape, outer_strides, 0)
+    base = offset + index_to_offset(o, outer_shape, outer_strides, 0)
     start = a[base] if op == AMAX or op == AMIN else init
     low, mid, high, n_low, n_mid = start, start, start, 0, 0    # the ladder
     for r in range(rows):
-        p = base + _offset(r, inner_shape, inner_strides, 1)
+        p = base + index_to_offset(r, inner_shape, inner_strides, 1)
         for k0 in range(0, n0, BLOCK):
             part, block = start, a[p + k0:p + min(k0 + BLOCK, n0)]
             for k in range(block.size):
@@ -98,7 +89,7 @@ def _columns_task(op, task, out, a, init, outer_shape, outer_strides, inner_shap
     blocks = (n0 + WIDTH - 1) // WIDTH
     orow, j0 = task // blocks, (task % blocks) * WIDTH
     width = min(WIDTH, n0 - j0)
-    base = offset + _offset(orow, outer_shape, outer_strides, 1) + j0
+    base = offset + index_to_offset(orow, outer_shape, outer_strides, 1) + j0
     start = a[base:base + width].copy() if op == AMAX or op == AMIN else np.full(width, init)
     row, low, mid, high = start.copy(), start.copy(), start.copy(), start.copy()
     n_row, n_low, n_mid = 0, 0, 0
@@ -138,11 +129,11 @@ def _columns_task(op, task, out, a, init, outer_shape, outer_strides, inner_shap
 def _strided_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
     """The contiguous task's blocks and ladder, over inputs ``s0`` apart."""
     n0, s0 = inner_shape[0], inner_strides[0]
-    base = offset + _offset(o, outer_shape, outer_strides, 0)
+    base = offset + index_to_offset(o, outer_shape, outer_strides, 0)
     start = a[base] if op == AMAX or op == AMIN else init
     low, mid, high, n_low, n_mid = start, start, start, 0, 0
     for r in range(_numel(inner_shape, 1)):
-        p = base + _offset(r, inner_shape, inner_strides, 1)
+        p = base + index_to_offset(r, inner_shape, inner_strides, 1)
         for k0 in range(0, n0, BLOCK):
             part = start
             for k in range(k0, min(k0 + BLOCK, n0)):
@@ -215,10 +206,10 @@ def reduce_loop(op, out, a, init, outer_shape, outer_strides, inner_shape, inner
 @njit(inline="always")
 def _arg_task(op, o, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset):
     n0, s0 = inner_shape[0], inner_strides[0]
-    base = offset + _offset(o, outer_shape, outer_strides, 0)
+    base = offset + index_to_offset(o, outer_shape, outer_strides, 0)
     best, best_at = a[base], 0
     for r in range(_numel(inner_shape, 1)):
-        p = base + _offset(r, inner_shape, inner_strides, 1)
+        p = base + index_to_offset(r, inner_shape, inner_strides, 1)
         for k in range(n0):
             x = a[p + k * s0]
             if arg_better(op, best, x):

@@ -12,6 +12,7 @@ import numpy as np
 from numba import cuda
 
 from ...._cuda_env import SIMULATED
+from ..offset_calculator import index_to_offset
 from ..scalar_ops import binary_op, unary_op
 
 
@@ -33,11 +34,7 @@ def to_device_meta(shape, strides, offsets):
 @cuda.jit(device=True)
 def element_offset(index, shape, strides, offsets, k):
     """Offset of element ``index`` (fastest-first linear order) in operand ``k``."""
-    pos = offsets[k]
-    for d in range(shape.size):
-        pos += (index % shape[d]) * strides[k, d]
-        index //= shape[d]
-    return pos
+    return offsets[k] + index_to_offset(index, shape, strides[k], 0)
 
 
 def _numel(shape):

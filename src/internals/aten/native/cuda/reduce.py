@@ -10,18 +10,10 @@ import numpy as np
 from numba import cuda
 
 from ...._cuda_env import SIMULATED
+from ..offset_calculator import index_to_offset
 from ..scalar_ops import AMAX, AMIN, arg_better, reduce_combine
 
 BLOCK = 32 if SIMULATED else 256    # a power of two: the tree halves it
-
-
-@cuda.jit(device=True)
-def _offset(index, shape, strides):
-    pos = 0
-    for d in range(shape.size):
-        pos += (index % shape[d]) * strides[d]
-        index //= shape[d]
-    return pos
 
 
 def _build_reduce(op, acc_type):
@@ -31,11 +23,11 @@ def _build_reduce(op, acc_type):
         t = cuda.threadIdx.x
         o = cuda.blockIdx.x
         while o < n_out:
-            base = offset + _offset(o, outer_shape, outer_strides)
+            base = offset + index_to_offset(o, outer_shape, outer_strides, 0)
             acc = a[base] if (op == AMAX or op == AMIN) else init
             j = t
             while j < n_in:
-                acc = reduce_combine(op, acc, a[base + _offset(j, inner_shape, inner_strides)])
+                acc = reduce_combine(op, acc, a[base + index_to_offset(j, inner_shape, inner_strides, 0)])
                 j += BLOCK
             partial[t] = acc
             cuda.syncthreads()
@@ -60,11 +52,11 @@ def _build_arg_reduce(op, value_type):
         t = cuda.threadIdx.x
         o = cuda.blockIdx.x
         while o < n_out:
-            base = offset + _offset(o, outer_shape, outer_strides)
+            base = offset + index_to_offset(o, outer_shape, outer_strides, 0)
             best, best_at = a[base], 0
             j = t
             while j < n_in:
-                x = a[base + _offset(j, inner_shape, inner_strides)]
+                x = a[base + index_to_offset(j, inner_shape, inner_strides, 0)]
                 if arg_better(op, best, x):
                     best, best_at = x, j
                 j += BLOCK

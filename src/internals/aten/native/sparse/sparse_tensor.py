@@ -34,7 +34,7 @@ def flat(t):
 def kernel_values(values):
     """``values`` as the loops read them: contiguous, and float16/bfloat16 widened to float32
     (Numba computes in neither; every float16 or bfloat16 value is exact in float32)."""
-    return (values.float() if values.dtype.is_reduced_float else values).contiguous()
+    return values.to(st.opmath_type(values.dtype)).contiguous()
 
 
 def _sizes_array(sizes):

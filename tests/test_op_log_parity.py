@@ -1,0 +1,50 @@
+"""Every frontend entry goes through the dispatcher: a logging ``TorchDispatchMode`` sees the same
+operators, in the same order, in both libraries, for a corpus of everyday programs."""
+import pytest
+import torch
+
+import internals
+from conftest import logging_modes
+
+
+def _programs(lib):
+    """name -> (setup, program): setup builds the inputs outside the mode, the program runs inside."""
+    def ones(*shape, grad=False):
+        return lambda: lib.ones(*shape, requires_grad=grad)
+
+    def linear():
+        lib.manual_seed(0) if hasattr(lib, "manual_seed") else None
+        return lib.nn.Linear(3, 4), lib.ones(2, 3)
+
+    return {
+        "select": (ones(3, 4), lambda x: x[0]),
+        "slice": (ones(5, 4), lambda x: x[1:3]),
+        "unsqueeze by None": (ones(3, 4), lambda x: x[None]),
+        "select then expand": (ones(3, 4), lambda x: x[0].expand(2, 4)),
+        "to float64": (ones(3), lambda x: x.to(lib.float64)),
+        "double": (ones(3), lambda x: x.double()),
+        "float of float64": (lambda: lib.ones(3, dtype=lib.float64), lambda x: x.float()),
+        "to same dtype": (ones(3), lambda x: x.to(lib.float32)),
+        "in-place add and mul": (ones(3), lambda x: x.add_(1).mul_(2)),
+        "views": (ones(2, 3), lambda x: x.t().transpose(0, 1).view(6).reshape(3, 2)),
+        "reductions": (ones(2, 3), lambda x: (x.sum(), x.sum(0), x.mean(1), x.amax(0))),
+        "elementwise": (ones(2, 3), lambda x: (x + 1) * x - x.exp()),
+        "linear": (linear, lambda args: args[0](args[1])),
+        "relu with grad": (ones(2, 3, grad=True), lambda x: lib.nn.ReLU()(x)),
+        "relu backward": (ones(2, 3, grad=True), lambda x: lib.nn.ReLU()(x * 2).sum().backward()),
+        "to float64 with grad": (ones(3, grad=True), lambda x: x.double().sum().backward()),
+    }
+
+
+@pytest.mark.parametrize("name", list(_programs(torch)))
+def test_same_operators_logged(name):
+    log_t, log_i = [], []
+    mode_t, mode_i = logging_modes(log_t, log_i)
+    setup_t, program_t = _programs(torch)[name]
+    setup_i, program_i = _programs(internals)[name]
+    args_t, args_i = setup_t(), setup_i()
+    with mode_t:
+        program_t(args_t)
+    with mode_i:
+        program_i(args_i)
+    assert log_i == log_t
