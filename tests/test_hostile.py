@@ -14,9 +14,9 @@ import threading
 
 import pytest
 import torch
+from conftest import assert_same
 
 import internals
-from conftest import assert_same, assert_same_error
 from internals.cuda import caching_allocator as ca
 from internals.cuda import memory
 from internals.cuda._device_memory import DeviceMemory

@@ -7,7 +7,8 @@ torch's table. ``set_device_capacity`` is ours: the size of the simulated device
 """
 import collections
 
-from ..c10.device import as_device, device as _device
+from ..c10.device import as_device
+from ..c10.device import device as _device
 from . import caching_allocator as _ca
 from .allocator_config import get_config
 from .caching_allocator import OutOfMemoryError, cuda_allocator
