@@ -5,7 +5,9 @@ to crash the interpreter (a kernel reading outside its buffer) runs in a subproc
 regression fails the test instead of killing the test run. Thread tests shorten the interpreter's
 switch interval so that threads interleave inside the code under test, where races show.
 """
+import copy
 import os
+import pickle
 import re
 import subprocess
 import sys
@@ -14,7 +16,7 @@ import threading
 
 import pytest
 import torch
-from conftest import assert_same
+from conftest import assert_same, assert_same_error
 
 import internals
 from internals.cuda import caching_allocator as ca
@@ -217,3 +219,62 @@ def test_backward_from_four_threads_into_shared_leaves_loses_no_update():
 
     assert in_threads(work) == []
     assert (w.grad.min().item(), w.grad.max().item()) == (480.0, 480.0)
+
+
+# ----------------------------------------------------------------------------- deepcopy and pickle
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_copies_keep_views_of_one_storage_together(device, how):
+    """A base and its view copied together stay a base and a view of one new storage, on the device.
+    (torch's deepcopy does this; its pickle gives each tensor a storage of its own, because each
+    ``storage()`` call makes a new wrapper that pickle's memo does not recognise. Here pickle keeps
+    the sharing, as ``torch.save`` does.)"""
+    def roundtrip(obj):
+        return copy.deepcopy(obj) if how == "deepcopy" else pickle.loads(pickle.dumps(obj))
+
+    x = internals.arange(12.).reshape(3, 4).to(device)
+    tx = torch.arange(12.).reshape(3, 4)
+    a, b = roundtrip([x, x[1:, ::2]])
+    ta, tb = copy.deepcopy([tx, tx[1:, ::2]])
+    assert a.device == b.device == x.device
+    assert a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+    a[2, 2] = -1.0
+    ta[2, 2] = -1.0
+    assert (b.stride(), b.storage_offset(), b.tolist()) == (tb.stride(), tb.storage_offset(), tb.tolist())
+    assert x[2, 2].item() == 10.0
+
+
+def test_deepcopy_of_a_cuda_tensor_copies_its_bytes_only(fresh_cuda):
+    x = internals.ones(1000, device="cuda")
+    before = memory.memory_allocated()
+    y = copy.deepcopy(x)
+    assert memory.memory_allocated() - before == 4096 and y.device.type == "cuda"
+    assert len(pickle.dumps(x)) < 4000 + 1000      # the bytes and a little framing, not the allocator
+    del y
+    assert memory.memory_allocated() == before
+
+
+def test_deepcopy_keeps_requires_grad_and_grad_pickle_keeps_requires_grad():
+    w, tw = internals.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
+    (w * 2).sum().backward()
+    (tw * 2).sum().backward()
+    for ours, theirs in ((copy.deepcopy(w), copy.deepcopy(tw)), (pickle.loads(pickle.dumps(w)),
+                                                                  pickle.loads(pickle.dumps(tw)))):
+        assert (ours.requires_grad, ours.is_leaf, ours.grad is None) == (theirs.requires_grad, theirs.is_leaf,
+                                                                          theirs.grad is None)
+        if theirs.grad is not None:
+            assert_same(ours.grad, theirs.grad)
+
+
+def test_deepcopy_of_a_non_leaf_raises_as_torch():
+    w, tw = internals.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
+    ours, theirs = assert_same_error(lambda: copy.deepcopy(w * 2), lambda: copy.deepcopy(tw * 2))
+    assert str(theirs).startswith(str(ours))
+
+
+def test_sparse_tensors_deepcopy_and_pickle():
+    i, v = [[0, 1, 1], [2, 0, 2]], [3., 4., 5.]
+    s, ts = internals.sparse_coo_tensor(internals.tensor(i), internals.tensor(v), (2, 3)), \
+        torch.sparse_coo_tensor(torch.tensor(i), torch.tensor(v), (2, 3))
+    for f in (copy.deepcopy, lambda t: pickle.loads(pickle.dumps(t))):
+        assert_same(f(s).to_dense(), f(ts).to_dense())
