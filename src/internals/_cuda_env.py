@@ -5,8 +5,10 @@ Numba reads its settings once, when it is imported, so they are made here, first
 * ``NUMBA_ENABLE_CUDASIM``: a GPU is present when the driver library loads and reports a
   device; otherwise cuda kernels run on Numba's CUDA simulator.
 * ``NUMBA_CACHE_DIR``: Numba's on-disk cache checks only the timestamp of the file that defines
-  a kernel, not of the files it calls into (``scalar_ops.py``). Keying the cache directory by a
-  hash of all kernel sources means an edited op can never be served a stale compiled loop.
+  a kernel, not of the files it calls into (``scalar_ops.py``), nor the settings it was compiled
+  under (``NUMBA_BOUNDSCHECK=1`` would be served loops built without bounds checks). Keying the
+  cache directory by a hash of all kernel sources, the Numba version and every ``NUMBA_*`` setting
+  that changes the machine code means an edited op or a new setting never meets a stale loop.
 * ``NUMBA_THREADING_LAYER`` is left to Numba, which takes OpenMP when the system has it (as
   torch does for ``at::parallel_for``). Its idle threads spin a moment before they sleep, so the
   next parallel loop starts in a few microseconds. (Numba's own workqueue pool sleeps at once:
@@ -33,10 +35,21 @@ def _driver_reports_a_gpu():
     return driver.cuInit(0) == 0 and driver.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
 
 
+# Numba settings that change the code a kernel compiles to (read from the environment, as Numba does).
+_CODEGEN_SETTINGS = ("NUMBA_BOUNDSCHECK", "NUMBA_OPT", "NUMBA_DEBUGINFO", "NUMBA_FASTMATH", "NUMBA_CPU_NAME",
+                     "NUMBA_CPU_FEATURES", "NUMBA_LOOP_VECTORIZE", "NUMBA_SLP_VECTORIZE", "NUMBA_ENABLE_AVX",
+                     "NUMBA_ENABLE_CUDASIM", "NUMBA_CUDA_DEFAULT_PTX_CC", "NUMBA_FULL_TRACEBACKS")
+
+
 def _kernel_sources_hash():
+    """A hash of what the compiled kernels depend on: their sources, Numba's version, its settings."""
+    from importlib.metadata import version
     digest = hashlib.sha256()
     for path in sorted(_NATIVE.rglob("*.py")):
         digest.update(path.read_bytes())
+    digest.update(version("numba").encode())
+    for name in _CODEGEN_SETTINGS:
+        digest.update(f"{name}={os.environ.get(name, '')};".encode())
     return digest.hexdigest()[:12]
 
 

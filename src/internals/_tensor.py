@@ -8,12 +8,14 @@ which also makes Python numbers 0-dim "wrapped number" tensors where torch does)
 dispatcher by torch's operator name. Written here by hand, as in torch: metadata, conversions,
 indexing, the autograd API and a few dunders.
 """
+import copy
+
 import numpy as np
 
 from .c10 import scalar_type as st
 from .c10.device import as_device
-from .c10.local_dispatch_key_set import below_ad_inplace_or_view
 from .c10.grad_mode import _state as _grad_mode
+from .c10.local_dispatch_key_set import below_ad_inplace_or_view
 from .c10.tensor_impl import TensorImpl, sparse_coo
 
 __all__ = ["Tensor", "Size"]
@@ -346,7 +348,7 @@ class Tensor:
 
     def __bool__(self):
         if self.numel() != 1:
-            raise RuntimeError(f"Boolean value of Tensor with more than one value is ambiguous")
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
         return bool(self.item())
 
     def __float__(self):
@@ -500,6 +502,52 @@ class Tensor:
     def data(self, new):
         self._impl = new._impl
 
+    # ------------------------------------------------------------------ copy and pickle (``torch/_tensor.py``)
+    def __deepcopy__(self, memo):
+        """A leaf with its own copy of the data: views of one storage stay views of one new storage
+        (``memo`` maps each storage to its copy), on the same device; requires_grad and grad follow."""
+        if id(self) in memo:
+            return memo[id(self)]
+        if not self.is_leaf:
+            raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                               "protocol at the moment.")
+        from .autograd.grad_mode import no_grad
+        with no_grad():
+            if self.is_sparse:
+                new = _rebuild_sparse(copy.deepcopy(self._impl.indices, memo), copy.deepcopy(self._impl.values, memo),
+                                      self.shape, self._impl.coalesced)
+            else:
+                impl = self._impl
+                new = type(self)._from_impl(TensorImpl(copy.deepcopy(impl.storage, memo), impl.sizes, impl.strides,
+                                                       impl.storage_offset, impl.dtype))
+            new.requires_grad_(self.requires_grad)
+            if self.grad is not None:
+                new.grad = copy.deepcopy(self.grad, memo)
+        memo[id(self)] = new
+        return new
+
+    def __reduce_ex__(self, protocol):
+        """Pickle as torch does: a rebuild function and its arguments, the storage among them (pickled
+        once however many tensors share it). Gradients and graph are not pickled; requires_grad is."""
+        if self.is_sparse:
+            return _rebuild_sparse, (self._impl.indices, self._impl.values, tuple(self.shape), self._impl.coalesced)
+        impl = self._impl
+        return _rebuild_tensor_v2, (impl.storage, impl.storage_offset, impl.sizes, impl.strides, impl.dtype,
+                                    self.requires_grad)
+
+
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, dtype, requires_grad):
+    """Unpickle a strided tensor (``torch._utils._rebuild_tensor_v2``, with the dtype given here:
+    this package's storages are untyped)."""
+    t = Tensor._from_impl(TensorImpl(storage, size, stride, storage_offset, dtype))
+    return t.requires_grad_() if requires_grad else t
+
+
+def _rebuild_sparse(indices, values, size, coalesced):
+    """Unpickle a sparse COO tensor (``torch._utils._rebuild_sparse_tensor``): checked again."""
+    from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
+    return sparse_coo_tensor(indices, values, size, is_coalesced=coalesced or None)
+
 
 def _getitem_recorded(x, index):
     """Basic indexing as differentiable operators: select for an int, narrow for a slice of step 1,
@@ -543,6 +591,7 @@ def _attach_generated_methods():
 
 
 # Imported last: the parser and the generated bindings import Tensor and wrap_scalar from here.
-from ._python_arg_parser import type_error_to_not_implemented  # noqa: E402
 from ._generated import python_torch_functions as _torch_functions  # noqa: E402
+from ._python_arg_parser import type_error_to_not_implemented  # noqa: E402
+
 _attach_generated_methods()

@@ -126,6 +126,11 @@ class Node:
         return self._tensor_pre_hooks.get(input_nr, ()) if self._tensor_pre_hooks else ()
 
 
+# One lock for every leaf: a leaf's AccumulateGrad may be made afresh for each graph, so a lock per
+# node would not stop two threads' check-then-set of the same ``.grad`` (torch keeps one node per leaf).
+_accumulate_lock = threading.RLock()
+
+
 class AccumulateGrad(Node):
     """The node of a leaf: adds the gradient into ``variable.grad`` (``accumulate_grad.h``)."""
     __slots__ = ("variable",)
@@ -144,7 +149,11 @@ class AccumulateGrad(Node):
         return self.variable._backward_hooks or ()
 
     def apply(self, grads):
-        new_grad = grads[0]
+        with _accumulate_lock:      # torch locks here too: two backward passes may meet at one leaf
+            self._accumulate(grads[0])
+        return ()
+
+    def _accumulate(self, new_grad):
         var = self.variable
         if var.grad is None:
             if not _grad_state.grad_enabled and _only_engine_holds(new_grad) and _obeys_layout(new_grad, var):
@@ -158,7 +167,6 @@ class AccumulateGrad(Node):
             var.grad = var.grad + new_grad       # out of place: keeps the graph of the old grad
         else:
             var.grad.add_(new_grad)
-        return ()
 
 
 def _only_engine_holds(grad):

@@ -83,12 +83,47 @@ class UntypedStorage:
     def __repr__(self):
         return f"internals.UntypedStorage(nbytes={self._nbytes}, device='{self.device}')"
 
+    # ------------------------------------------------------------------ copy and pickle
+    # Without these, ``copy.deepcopy`` and ``pickle`` would walk the attributes: the allocator
+    # (every cached segment of it) and a cuda array's host-side internals.
+    def clone(self):
+        """A new storage on the same device holding a copy of the bytes (``UntypedStorage.clone``)."""
+        new = UntypedStorage(self._nbytes, self.device)
+        if self._nbytes:
+            if self.device.type == "cpu":
+                new._data[:] = self._data
+            else:
+                new._data.copy_to_device(self._data)
+        return new
+
+    def __deepcopy__(self, memo):
+        """One copy per storage, however many tensors view it (``memo`` remembers it)."""
+        if id(self) not in memo:
+            memo[id(self)] = self.clone()
+        return memo[id(self)]
+
+    def __reduce__(self):
+        """The bytes (copied to the host) and the device: unpickled, a new storage on that device."""
+        host = self._data if self.device.type == "cpu" else self._data.copy_to_host()
+        return _rebuild_storage, (np.asarray(host).tobytes(), str(self.device))
+
+
+def _rebuild_storage(data, device):
+    storage = UntypedStorage(len(data), device)
+    if data:
+        array = np.frombuffer(data, dtype=np.uint8)
+        if storage.device.type == "cpu":
+            storage._data[:] = array
+        else:
+            storage._data.copy_to_device(array)
+    return storage
+
 
 def _allocator_for(device):
     if device.type == "cpu":
         return cpu_allocator
     if device.type == "cuda":
-        from ..cuda.caching_allocator import cuda_allocator    # imported on first use: it loads Numba's CUDA
+        from ..cuda.caching_allocator import cuda_allocator  # imported on first use: it loads Numba's CUDA
         return cuda_allocator
     # "meta" is a valid device name, but internals has no meta backend: refuse rather than
     # hand out cuda bytes labelled "meta".

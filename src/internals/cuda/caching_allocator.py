@@ -9,8 +9,15 @@ entirely free. The function names below are torch's, so the two files can be rea
 
 Left out: CUDA graphs' private pools, expandable segments, ``record_stream`` events (no kernel
 here runs on a second stream), history recording.
+
+Thread safety: as torch's, each device allocator holds a recursive mutex for the whole of every
+call that reads or changes its pools, segments or statistics (a storage may be freed on any
+thread, by the garbage collector, while another allocates); ``NativeCachingAllocator`` holds its
+own lock for its table of live blocks.
 """
 import bisect
+import functools
+import threading
 from dataclasses import dataclass, field
 
 from . import streams
@@ -164,10 +171,20 @@ class AllocParams:
     block: Block = field(default=None)
 
 
+def _locked(method):
+    """Run ``method`` holding the allocator's mutex (torch's ``std::lock_guard<std::recursive_mutex>``)."""
+    @functools.wraps(method)
+    def locked(self, *args, **kwargs):
+        with self.mutex:
+            return method(self, *args, **kwargs)
+    return locked
+
+
 class DeviceCachingAllocator:
     """The allocator of one device (``DeviceCachingAllocator``): pools, segments, statistics."""
 
     def __init__(self, memory=None, config=None):
+        self.mutex = threading.RLock()      # recursive: a free-memory callback may free storages
         self.memory = memory or DeviceMemory()
         self.config = config or get_config()
         self.stats = DeviceStats()
@@ -182,6 +199,7 @@ class DeviceCachingAllocator:
         self.set_memory_fraction(self.config.per_process_memory_fraction)
 
     # ------------------------------------------------------------------ malloc
+    @_locked
     def malloc(self, orig_size, stream=0):
         """A block for ``orig_size`` bytes on ``stream``: reuse, else a new segment, else OOM (``malloc``)."""
         size = round_size(orig_size, self.config)
@@ -373,6 +391,7 @@ class DeviceCachingAllocator:
                 self.release_block(block)
             candidates = [b for b in candidates if b not in old]
 
+    @_locked
     def free(self, block):
         """``free``: the storage is gone; its block returns to the cache (not to CUDA)."""
         block.allocated = False
@@ -426,17 +445,21 @@ class DeviceCachingAllocator:
         return src.size
 
     # ------------------------------------------------------------------ settings and reports
+    @_locked
     def set_memory_fraction(self, fraction):
         """``setMemoryFraction``: below 1, segments may add up to fraction * total capacity, no more."""
         self.allowed_memory_maximum = int(fraction * self.memory.total()) if fraction < 1.0 else None
 
+    @_locked
     def empty_cache(self):
         self.release_cached_blocks()
 
+    @_locked
     def reset_peak_stats(self):
         for stat in self._all_stats():
             stat.peak = stat.current
 
+    @_locked
     def reset_accumulated_stats(self):
         for stat in self._all_stats():
             stat.allocated = stat.freed = 0
@@ -449,6 +472,7 @@ class DeviceCachingAllocator:
         yield self.stats.oversize_allocations
         yield self.stats.oversize_segments
 
+    @_locked
     def segments(self):
         """The head block of every segment, by address (what ``snapshot`` walks)."""
         blocks = list(self.active_blocks) + self.small_blocks.blocks + self.large_blocks.blocks
@@ -477,12 +501,14 @@ class NativeCachingAllocator:
     def __init__(self):
         self._device_allocator = None
         self.allocated_blocks = {}   # address -> (the DeviceCachingAllocator, the block)
+        self.mutex = threading.RLock()   # guards ``allocated_blocks`` and the lazy creation below
 
     @property
     def device_allocator(self):
-        if self._device_allocator is None:   # built on first use, as torch's lazy CUDA init does
-            self._device_allocator = DeviceCachingAllocator()
-        return self._device_allocator
+        with self.mutex:
+            if self._device_allocator is None:   # built on first use, as torch's lazy CUDA init does
+                self._device_allocator = DeviceCachingAllocator()
+            return self._device_allocator
 
     @device_allocator.setter
     def device_allocator(self, allocator):
@@ -496,12 +522,14 @@ class NativeCachingAllocator:
         if nbytes == 0:   # torch hands out a null pointer and allocates nothing
             return cuda.device_array(0, dtype=np.uint8)
         owner = self.device_allocator
-        block = owner.malloc(nbytes, streams.current_stream().cuda_stream)
-        self.allocated_blocks[block.ptr] = (owner, block)
-        head = block
-        while head.prev is not None:   # getBaseAllocation: the segment's first block
-            head = head.prev
-        offset = block.ptr - head.ptr
+        with owner.mutex:      # the segment's links stay put until the block is registered
+            block = owner.malloc(nbytes, streams.current_stream().cuda_stream)
+            with self.mutex:
+                self.allocated_blocks[block.ptr] = (owner, block)
+            head = block
+            while head.prev is not None:   # getBaseAllocation: the segment's first block
+                head = head.prev
+            offset = block.ptr - head.ptr
         return owner.memory.array(head.ptr)[offset:offset + nbytes]
 
     def free(self, data, nbytes):
@@ -509,7 +537,8 @@ class NativeCachingAllocator:
         if nbytes == 0:
             return
         from ._device_memory import address_of
-        owner, block = self.allocated_blocks.pop(address_of(data))
+        with self.mutex:
+            owner, block = self.allocated_blocks.pop(address_of(data))
         owner.free(block)
 
 

@@ -7,6 +7,8 @@ torch's table. ``set_device_capacity`` is ours: the size of the simulated device
 """
 import collections
 
+from ..c10.device import as_device
+from ..c10.device import device as _device
 from . import caching_allocator as _ca
 from .allocator_config import get_config
 from .caching_allocator import OutOfMemoryError, cuda_allocator
@@ -19,11 +21,20 @@ __all__ = ["OutOfMemoryError", "memory_allocated", "memory_reserved", "max_memor
 
 
 def _device_index(device):
-    """0 for ``None``, ``0``, ``"cuda"``, ``"cuda:0"`` or such a device: there is one device."""
-    index = getattr(device, "index", device)
-    if isinstance(index, str) and index.startswith("cuda"):
-        index = int(index.partition(":")[2] or 0)
-    if index not in (None, 0):
+    """0 for ``None``, ``0``, ``"cuda"``, ``"cuda:0"`` or such a device: there is one device
+    (torch's ``_get_device_index``: a string or device must name a cuda device)."""
+    if device is None:
+        return 0
+    if isinstance(device, (str, _device)):
+        device = as_device(device)
+        if device.type != "cuda":
+            raise ValueError(f"Expected a cuda device, but got: {device}")
+        index = device.index
+    elif isinstance(device, int) and not isinstance(device, bool):
+        index = device
+    else:
+        raise ValueError(f"Expected a torch.device with a specified index or an integer, but got:{device}")
+    if index != 0:
         raise RuntimeError(f"Invalid device argument {index}: did you call init?")
     return 0
 
@@ -35,8 +46,12 @@ def _allocator(device=None):
 
 def memory_stats_as_nested_dict(device=None):
     """The statistics as torch's C++ side hands them to Python (``memoryStats``)."""
-    stats = _allocator(device).stats
+    allocator = _allocator(device)
+    with allocator.mutex:       # one consistent set of numbers, while other threads allocate
+        return _nested_stats(allocator.stats)
 
+
+def _nested_stats(stats):
     def stat_dict(stat):
         return {"current": stat.current, "peak": stat.peak, "allocated": stat.allocated, "freed": stat.freed}
 

@@ -4,7 +4,9 @@ Mirrors ``aten/src/ATen/native/sparse/SparseTensor.cpp`` (and the dense -> spars
 ``aten/src/ATen/native/TensorConversions.cpp``). Each kernel here does its shape and index checks,
 then hands contiguous flat buffers to ``kernels(device)``. Every sparse tensor is built by
 ``sparse_coo_tensor`` (which checks its indices against its sizes) or by a kernel here whose
-indices are correct by construction: the loops then need no bounds checks.
+indices are correct by construction. The caller may still hold the indices tensor (or take it back
+with ``_indices()``) and write into it, so every kernel that follows indices checks them again
+where it runs (``linear_indices``, ``checked_coalesced``): the loops themselves do no bounds checks.
 """
 import numpy as np
 
@@ -42,8 +44,10 @@ def _sizes_array(sizes):
 
 
 def linear_indices(indices, sizes):
-    """Each entry's row-major position among the sparse sizes (int64 tensor of ``nnz``)."""
+    """Each entry's row-major position among the sparse sizes (int64 tensor of ``nnz``), after checking
+    every coordinate against ``sizes``: the loops that scatter or gather with these positions trust them."""
     indices = indices.contiguous()
+    check_indices(indices, sizes)
     nnz = indices.shape[1]
     out = empty((nnz,), dtype=st.int64, device=indices.device)
     if nnz:
@@ -68,11 +72,25 @@ def check_indices(indices, sizes):
             raise RuntimeError(f"size is inconsistent with indices: for dim {d}, size is {size} but found index {high}")
 
 
+def _sorted_and_distinct(indices, sizes):
+    lin = linear_indices(indices, sizes).cpu().numpy()
+    return not np.any(lin[1:] <= lin[:-1])
+
+
 def _check_claimed_coalesced(indices, sizes):
     """``is_coalesced=True`` is trusted by later kernels (mm builds row pointers from sorted rows): verify it."""
-    lin = linear_indices(indices, sizes).cpu().numpy()
-    if np.any(lin[1:] <= lin[:-1]):
+    if not _sorted_and_distinct(indices, sizes):
         raise RuntimeError("cannot set is_coalesced to true if indices correspond to uncoalesced COO tensor")
+
+
+def checked_coalesced(impl):
+    """The indices of a coalesced ``impl``, checked again (in range, sorted, distinct) for a kernel that
+    relies on all three: the caller may have written into them since (``s._indices()[0, 0] = 7``)."""
+    indices = impl.indices.contiguous()
+    if impl.nnz and not _sorted_and_distinct(indices, impl.sizes[:impl.sparse_dim]):
+        raise RuntimeError("sparse tensor marked coalesced has unsorted or repeated indices "
+                           "(were its indices modified in place?)")
+    return indices
 
 
 # ---------------------------------------------------------------------- the factory
@@ -93,8 +111,10 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, re
     if values.shape[0] != nnz:
         raise RuntimeError(f"indices and values must have same nnz, but got nnz from indices: {nnz}, "
                            f"nnz from values: {values.shape[0]}")
-    indices = indices.to(dtype=st.int64, device=device)
-    values = values.to(dtype=dtype or values.dtype, device=device)
+    # Tensors of their own over the caller's memory: ``i.data = other`` on the caller's tensor must not
+    # swap the sparse tensor's indices (its kernels read ``nnz`` entries of them).
+    indices = indices.to(dtype=st.int64, device=device).data
+    values = values.to(dtype=dtype or values.dtype, device=device).data
     if size is None:
         if nnz and sparse_dim:
             check_indices(indices, [float("inf")] * sparse_dim)     # negatives only

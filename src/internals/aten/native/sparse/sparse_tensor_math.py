@@ -10,7 +10,7 @@ from ....c10.tensor_impl import sparse_coo, strided
 from ..elementwise import common_device
 from ..tensor_factories import empty
 from . import kernels
-from .sparse_tensor import flat, kernel_values, linear_indices, new_sparse
+from .sparse_tensor import checked_coalesced, flat, kernel_values, linear_indices, new_sparse
 
 __all__ = ["add_sparse", "_sparse_mm"]
 
@@ -97,7 +97,7 @@ def _sparse_mm(self, mat2):
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {K}, got {mat2.shape[0]}")
     device = common_device(self, mat2)
     c = self.coalesce()._impl
-    indices, values, dense = c.indices.contiguous(), kernel_values(c.values), kernel_values(mat2)
+    indices, values, dense = checked_coalesced(c), kernel_values(c.values), kernel_values(mat2)
     nnz = c.nnz
     k = kernels(device)
     row_ptr = empty((M + 1,), dtype=st.int64, device=device)

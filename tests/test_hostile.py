@@ -1,0 +1,280 @@
+"""Hostile input and threads: nothing crashes, nothing races, nothing is silently wrong.
+
+Each test here was a crash, a race or a silent difference from torch 2.13 once. A case that used
+to crash the interpreter (a kernel reading outside its buffer) runs in a subprocess, so that a
+regression fails the test instead of killing the test run. Thread tests shorten the interpreter's
+switch interval so that threads interleave inside the code under test, where races show.
+"""
+import copy
+import os
+import pickle
+import re
+import subprocess
+import sys
+import textwrap
+import threading
+
+import pytest
+import torch
+from conftest import assert_same, assert_same_error
+
+import internals
+from internals.cuda import caching_allocator as ca
+from internals.cuda import memory
+from internals.cuda._device_memory import DeviceMemory
+from internals.cuda.allocator_config import AllocatorConfig
+
+MiB, GiB = 1024**2, 1024**3
+
+
+def run_program(source, **env):
+    """Run ``source`` in a fresh interpreter with this package; its exit status and output."""
+    environment = {**os.environ, **env}
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(source)], env=environment,
+                            capture_output=True, text=True, timeout=300)
+    return result.returncode, result.stdout + result.stderr
+
+
+def in_threads(work, n=4):
+    """Run ``work(k)`` on ``n`` threads at a one-microsecond switch interval; the exceptions they raised."""
+    errors, barrier = [], threading.Barrier(n)
+
+    def body(k):
+        barrier.wait()
+        try:
+            work(k)
+        except Exception as e:      # noqa: BLE001 - every failure is reported by the test
+            errors.append(e)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=body, args=(k,)) for k in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    return errors
+
+
+# ----------------------------------------------------------------------------- sparse indices
+SPARSE_MISUSE = """
+    import internals as T
+    def build():
+        i = T.tensor([[0, 1], [1, 0]])
+        return i, T.sparse_coo_tensor(i, T.tensor([1., 2.]), (2, 2))
+    ops = {{"to_dense": lambda s: s.to_dense(), "coalesce": lambda s: s.coalesce()._values(),
+           "add": lambda s: (s + s).to_dense(), "mm": lambda s: s @ T.ones(2, 3),
+           "rmm": lambda s: T.ones(3, 2) @ s}}
+    for name, op in ops.items():
+        i, s = build()
+        {corrupt}
+        try:
+            op(s)
+            print(name, "no error")
+        except RuntimeError as e:
+            print(name, "RuntimeError", e)
+"""
+
+
+@pytest.mark.parametrize("bad", [10**8, 5, 2, -1])
+@pytest.mark.parametrize("through", ["the caller's tensor", "_indices()"])
+def test_sparse_kernels_recheck_indices_written_after_construction(bad, through):
+    """The caller keeps the indices tensor it passed (torch does not copy it) and ``_indices()``
+    hands it out again: an index written there later is refused where a kernel would follow it,
+    never followed outside the dense buffer (a segfault) nor wrapped around (-1)."""
+    corrupt = f"i[0, 0] = {bad}" if through == "the caller's tensor" else f"s._indices()[0, 0] = {bad}"
+    code, out = run_program(SPARSE_MISUSE.format(corrupt=corrupt))
+    assert code == 0, out
+    lines = out.strip().splitlines()
+    assert len(lines) == 5 and all(" RuntimeError " in line for line in lines), out
+    expected = (f"found negative index {bad} for dim [01]" if bad < 0 else
+                f"size is inconsistent with indices: for dim [01], size is 2 but found index {bad}")
+    assert all(re.search(expected + "$", line) for line in lines), out   # rmm flips the dims
+
+
+def test_a_coalesced_tensor_whose_indices_were_reordered_is_refused_by_mm():
+    """mm builds CSR row pointers from the rows of a coalesced tensor: unsorted rows would leave
+    pointers unwritten, and the kernel would follow garbage."""
+    s = internals.sparse_coo_tensor(internals.tensor([[0, 1], [1, 0]]), internals.tensor([1., 2.]), (2, 2)).coalesce()
+    s._indices()[0, 0] = 1
+    s._indices()[0, 1] = 0
+    with pytest.raises(RuntimeError, match="unsorted or repeated"):
+        s @ internals.ones(2, 3)
+
+
+def test_rebinding_the_callers_indices_tensor_does_not_reach_the_sparse_tensor():
+    i = internals.tensor([[0, 1], [1, 0]])
+    s = internals.sparse_coo_tensor(i, internals.tensor([1., 2.]), (2, 2))
+    i.data = internals.zeros(2, 100, dtype=internals.int64)
+    ti = torch.tensor([[0, 1], [1, 0]])
+    assert_same(s.to_dense(), torch.sparse_coo_tensor(ti, torch.tensor([1., 2.]), (2, 2)).to_dense())
+
+
+# ----------------------------------------------------------------------------- the kernel cache
+def test_the_kernel_cache_is_keyed_by_numbas_code_generation_settings():
+    """A loop compiled without bounds checks must not be served to ``NUMBA_BOUNDSCHECK=1``."""
+    probe = "from internals import _cuda_env; print(_cuda_env._kernel_sources_hash())"
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_BOUNDSCHECK"}
+    plain = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True).stdout
+    checked = subprocess.run([sys.executable, "-c", probe], env={**env, "NUMBA_BOUNDSCHECK": "1"},
+                             capture_output=True, text=True).stdout
+    assert plain and checked and plain != checked
+
+
+def test_bounds_checked_kernels_run_under_numba_boundscheck(tmp_path):
+    code, out = run_program("""
+        import numba, internals as T
+        assert numba.config.BOUNDSCHECK == 1
+        x = T.arange(12.).reshape(3, 4)
+        print((x.t() + 1).sum().item(), x[:, 1::2].exp().shape)
+    """, NUMBA_BOUNDSCHECK="1", NUMBA_CACHE_DIR=str(tmp_path))
+    assert code == 0 and out.split()[0] == "78.0", out
+
+
+# ----------------------------------------------------------------------------- the caching allocator
+def check_consistent(a):
+    """Every segment's blocks are linked both ways and tile it; the pools hold exactly the free blocks."""
+    for head in a.segments():
+        block = head
+        while block.next is not None:
+            assert block.next.prev is block and block.next.ptr == block.ptr + block.size
+            block = block.next
+    cached = set(a.small_blocks.blocks) | set(a.large_blocks.blocks)
+    assert not any(b.allocated for b in cached) and all(b.allocated for b in a.active_blocks)
+
+
+def test_the_caching_allocator_survives_four_threads():
+    a = ca.DeviceCachingAllocator(DeviceMemory(capacity=GiB), AllocatorConfig())
+    sizes = [512, 4096, 700_000, 3 * MiB, 12 * MiB]
+
+    def work(k):
+        held = []
+        for step in range(300):
+            held.append(a.malloc(sizes[(step + k) % len(sizes)]))
+            if step % 3:
+                a.free(held.pop(0))
+            if step % 50 == 0:
+                a.empty_cache()
+        for block in held:
+            a.free(block)
+
+    assert in_threads(work) == []
+    check_consistent(a)
+    assert a.stats.allocated_bytes["all"].current == 0 and a.stats.active["all"].current == 0
+    a.empty_cache()
+    assert a.stats.reserved_bytes["all"].current == 0 and a.segments() == []
+
+
+@pytest.fixture
+def fresh_cuda():
+    native = ca.cuda_allocator
+    saved = native.device_allocator
+    native.device_allocator = ca.DeviceCachingAllocator(DeviceMemory(capacity=16 * GiB))
+    yield native.device_allocator
+    native.device_allocator = saved
+
+
+def test_cuda_tensors_made_and_freed_on_four_threads(fresh_cuda):
+    def work(k):
+        held = []
+        for n in range(150):
+            held.append(internals.empty(((n * 37 + k) % 300 + 1) * 1024, device="cuda"))
+            if n % 2:
+                del held[0]
+
+    assert in_threads(work) == []
+    check_consistent(fresh_cuda)
+    assert memory.memory_allocated() == 0 and memory.memory_stats()["active.all.current"] == 0
+    memory.empty_cache()
+    assert memory.memory_reserved() == 0
+
+
+@pytest.mark.parametrize("device", ["cuda", "cuda:0", 0, internals.device("cuda")], ids=str)
+def test_memory_functions_take_a_device_string(fresh_cuda, device):
+    x = internals.empty(1000, device="cuda")
+    assert memory.memory_allocated(device) == 4096 and memory.memory_reserved(device) == 2 * MiB
+    assert memory.memory_stats(device)["allocated_bytes.all.current"] == 4096
+    assert memory.mem_get_info(device)[1] == 16 * GiB
+    del x
+
+
+def test_memory_functions_refuse_a_cpu_device():
+    with pytest.raises(ValueError, match="Expected a cuda device, but got: cpu"):
+        memory.memory_allocated("cpu")
+
+
+# ----------------------------------------------------------------------------- gradient accumulation
+def test_backward_from_four_threads_into_shared_leaves_loses_no_update():
+    """Accumulating into ``.grad`` is a read of it and a write: two threads' backward passes into one
+    leaf must not interleave there. The leaf is large enough for the parallel loop, whose threads
+    run without the GIL; a lost update leaves an element short of 4 threads x 60 passes x 2."""
+    w = internals.ones(100_000, requires_grad=True)
+
+    def work(k):
+        for _ in range(60):
+            (w * 2).sum().backward()
+
+    assert in_threads(work) == []
+    assert (w.grad.min().item(), w.grad.max().item()) == (480.0, 480.0)
+
+
+# ----------------------------------------------------------------------------- deepcopy and pickle
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+def test_copies_keep_views_of_one_storage_together(device, how):
+    """A base and its view copied together stay a base and a view of one new storage, on the device.
+    (torch's deepcopy does this; its pickle gives each tensor a storage of its own, because each
+    ``storage()`` call makes a new wrapper that pickle's memo does not recognise. Here pickle keeps
+    the sharing, as ``torch.save`` does.)"""
+    def roundtrip(obj):
+        return copy.deepcopy(obj) if how == "deepcopy" else pickle.loads(pickle.dumps(obj))
+
+    x = internals.arange(12.).reshape(3, 4).to(device)
+    tx = torch.arange(12.).reshape(3, 4)
+    a, b = roundtrip([x, x[1:, ::2]])
+    ta, tb = copy.deepcopy([tx, tx[1:, ::2]])
+    assert a.device == b.device == x.device
+    assert a.untyped_storage().data_ptr() == b.untyped_storage().data_ptr() != x.untyped_storage().data_ptr()
+    a[2, 2] = -1.0
+    ta[2, 2] = -1.0
+    assert (b.stride(), b.storage_offset(), b.tolist()) == (tb.stride(), tb.storage_offset(), tb.tolist())
+    assert x[2, 2].item() == 10.0
+
+
+def test_deepcopy_of_a_cuda_tensor_copies_its_bytes_only(fresh_cuda):
+    x = internals.ones(1000, device="cuda")
+    before = memory.memory_allocated()
+    y = copy.deepcopy(x)
+    assert memory.memory_allocated() - before == 4096 and y.device.type == "cuda"
+    assert len(pickle.dumps(x)) < 4000 + 1000      # the bytes and a little framing, not the allocator
+    del y
+    assert memory.memory_allocated() == before
+
+
+def test_deepcopy_keeps_requires_grad_and_grad_pickle_keeps_requires_grad():
+    w, tw = internals.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
+    (w * 2).sum().backward()
+    (tw * 2).sum().backward()
+    for ours, theirs in ((copy.deepcopy(w), copy.deepcopy(tw)), (pickle.loads(pickle.dumps(w)),
+                                                                  pickle.loads(pickle.dumps(tw)))):
+        assert (ours.requires_grad, ours.is_leaf, ours.grad is None) == (theirs.requires_grad, theirs.is_leaf,
+                                                                          theirs.grad is None)
+        if theirs.grad is not None:
+            assert_same(ours.grad, theirs.grad)
+
+
+def test_deepcopy_of_a_non_leaf_raises_as_torch():
+    w, tw = internals.ones(3, requires_grad=True), torch.ones(3, requires_grad=True)
+    ours, theirs = assert_same_error(lambda: copy.deepcopy(w * 2), lambda: copy.deepcopy(tw * 2))
+    assert str(theirs).startswith(str(ours))
+
+
+def test_sparse_tensors_deepcopy_and_pickle():
+    i, v = [[0, 1, 1], [2, 0, 2]], [3., 4., 5.]
+    s, ts = internals.sparse_coo_tensor(internals.tensor(i), internals.tensor(v), (2, 3)), \
+        torch.sparse_coo_tensor(torch.tensor(i), torch.tensor(v), (2, 3))
+    for f in (copy.deepcopy, lambda t: pickle.loads(pickle.dumps(t))):
+        assert_same(f(s).to_dense(), f(ts).to_dense())
