@@ -15,6 +15,7 @@ from .c10.device import as_device
 from .c10.local_dispatch_key_set import below_ad_inplace_or_view
 from .c10.grad_mode import _state as _grad_mode
 from .c10.tensor_impl import TensorImpl, sparse_coo
+from . import _tensor_indexing
 
 __all__ = ["Tensor", "Size"]
 
@@ -316,12 +317,16 @@ class Tensor:
         return self.expand(size)
 
     def __getitem__(self, index):
+        if _tensor_indexing.is_advanced(index):     # tensors, lists, bools: index.Tensor (a copy)
+            return _tensor_indexing.getitem(self, index)
         if self._requires_grad and _grad_mode.grad_enabled:
             return _getitem_recorded(self, index)
         from .aten.native.tensor_shape import getitem
         return getitem(self, index)
 
     def __setitem__(self, index, value):
+        if _tensor_indexing.is_advanced(index):     # index_put_ into the basic part's view
+            return _tensor_indexing.setitem(self, index, value)
         self[index].copy_(value if isinstance(value, Tensor) else wrap_scalar(value))
 
     __hash__ = object.__hash__
