@@ -163,24 +163,32 @@ def as_strided(*args, **kwargs):
 
 _atleast_1d_parser = PythonArgParser([
     'atleast_1d(Tensor input)',
+    'atleast_1d(TensorList tensors)',
 ])
 
 
 def atleast_1d(*args, **kwargs):
     _r = _atleast_1d_parser.parse(args, kwargs)
-    # aten::atleast_1d(Tensor self) -> Tensor
-    return _call('atleast_1d', _r.tensor(0))
+    if _r.idx == 0:
+        # aten::atleast_1d(Tensor self) -> Tensor
+        return _call('atleast_1d', _r.tensor(0))
+    # aten::atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]
+    return _call('atleast_1d.Sequence', _r.value(0))
 
 
 _atleast_2d_parser = PythonArgParser([
     'atleast_2d(Tensor input)',
+    'atleast_2d(TensorList tensors)',
 ])
 
 
 def atleast_2d(*args, **kwargs):
     _r = _atleast_2d_parser.parse(args, kwargs)
-    # aten::atleast_2d(Tensor self) -> Tensor
-    return _call('atleast_2d', _r.tensor(0))
+    if _r.idx == 0:
+        # aten::atleast_2d(Tensor self) -> Tensor
+        return _call('atleast_2d', _r.tensor(0))
+    # aten::atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
+    return _call('atleast_2d.Sequence', _r.value(0))
 
 
 _bmm_parser = PythonArgParser([

@@ -243,11 +243,11 @@ def _geometry(t):
 
 def _gather_scatter_checks(name, self, dim, index, src=None):
     """``gather_shape_check`` / ``scatter_shape_check`` from ScatterGatherChecks.h."""
-    if index.dtype is not st.int64:
-        raise RuntimeError(f"{name}(): Expected dtype int64 for index")
     d = wrap_dim(dim, self.dim())
-    if index.numel() == 0:
+    if index.numel() == 0:         # torch checks nothing else of an empty index
         return d
+    if index.dtype not in (st.int64, st.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
     if max(index.dim(), 1) != max(self.dim(), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as "
                            f"{'input' if name == 'gather' else 'self'} tensor")
@@ -398,9 +398,15 @@ def masked_select(self, mask):
 
 def nonzero(self):
     """``nonzero``: the coordinates of the nonzero elements, one row each (int64, n x ndim)."""
-    values = self._host_values() if self.dtype is not st.bool_ else _host_array(self)
-    coords = np.argwhere(np.asarray(values) != 0) if self.dim() else np.zeros((int(values != 0), 0), np.int64)
-    return _as_device_tensor(coords.astype(np.int64).reshape(-1, self.dim()), st.int64, self.device)
+    values = np.asarray(_host_array(self))
+    coords = np.argwhere(values != 0) if self.dim() else np.zeros((int(values != 0), 0), np.int64)
+    # torch fills an (ndim, n) tensor and returns its transpose: strides (1, n)
+    n = coords.shape[0]
+    out = empty_strided((n, self.dim()), (1, n), dtype=st.int64, device=self.device)
+    if coords.size:
+        source = _as_device_tensor(coords.astype(np.int64), st.int64, self.device)
+        _same_device_copy(out, source)
+    return out
 
 
 def repeat_interleave_tensor(repeats, output_size=None):

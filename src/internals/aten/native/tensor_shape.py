@@ -607,6 +607,14 @@ def atleast_2d(x):
     return x.reshape(1, 1) if x.dim() == 0 else x.unsqueeze(0) if x.dim() == 1 else x
 
 
+def atleast_1d_sequence(tensors):
+    return [atleast_1d(t) for t in tensors]
+
+
+def atleast_2d_sequence(tensors):
+    return [atleast_2d(t) for t in tensors]
+
+
 def tile(x, dims):
     dims = list(dims)
     return x.repeat([1] * (x.dim() - len(dims)) + dims)
@@ -626,7 +634,7 @@ def diag(x, diagonal=0):
         return x.diag_embed(diagonal, 0, 1)
     if x.dim() != 2:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.dim()}D")
-    return x.diagonal(diagonal).clone()
+    return x.diagonal(diagonal).clone(memory_format="contiguous")     # torch: diagonal_copy
 
 
 def repeat_interleave_self_int(x, repeats, dim=None, output_size=None):
@@ -654,6 +662,8 @@ def _interleave(x, index, dim):
 
 def where_cond(condition):
     """``where(condition)``: ``condition.nonzero(as_tuple=True)``, one index vector per dim."""
+    if condition.dim() == 0:        # as a vector of one element
+        condition = condition.unsqueeze(0)
     return _call("nonzero", condition).unbind(1)
 
 

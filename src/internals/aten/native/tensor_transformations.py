@@ -29,6 +29,8 @@ def roll(x, shifts, dims=()):
         return move(out, walk(out), x, src)
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if x.numel() == 0:            # nothing to move: torch returns a clone with x's layout
+        return empty_strided(x.shape, like_strides(x), dtype=x.dtype, device=x.device)
     out = _fresh(x.shape, x.dtype, x.device)
     positions = [np.arange(n) for n in x.shape]
     for s, d in zip(shifts, dims):
