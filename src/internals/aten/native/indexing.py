@@ -19,7 +19,7 @@ from .copy import _same_device_copy, buffer, fill_
 from .dispatch_stub import loops
 from .elementwise import common_device
 from .tensor_factories import empty_strided, from_host
-from .tensor_shape import as_strided, wrap_dim
+from .tensor_shape import as_strided, compute_stride, expand, select, wrap_dim
 
 INDEX_DTYPES = (st.int64, st.int32, st.uint8, st.bool_)
 _Layout = namedtuple("_Layout", "sizes strides")     # an operand's geometry, for output_layout
@@ -107,12 +107,16 @@ def _expand_indices(self, indices):
                     raise IndexError(f"The shape of the mask {list(ix.shape)} at index {j} does not match the shape "
                                      f"of the indexed tensor {list(self.shape)} at index {d + j}")
             coords = np.nonzero(values.astype(bool))
-            for c in coords:    # each a column of nonzero's (n, k) result: stride k
+            # torch indexes with the columns of nonzero's (n, k) result, laid out as its transpose:
+            # a tensor of that layout (never filled) stands for them in the output's layout
+            n, k = coords[0].size if coords else 0, len(coords)
+            holder = empty_strided((n, k), (1, n), dtype=st.int64, device=ix.device)
+            for j, c in enumerate(coords):
                 arrays.append(c.astype(np.int64))
-                layouts.append(_Layout((c.size,), (max(ix.dim(), 1),)))
+                layouts.append(select(holder, 1, j))
         else:
             arrays.append(values.astype(np.int64))
-            layouts.append(_Layout(tuple(ix.shape), ix.stride()))
+            layouts.append(ix)
     if len(arrays) > self.dim():
         raise IndexError(f"too many indices for tensor of dimension {self.dim()} (got {len(arrays)})")
     pad = self.dim() - len(arrays)
@@ -146,17 +150,15 @@ def _index_plan(self, indices):
     src = src.reshape(src.shape + (1,) * len(shape)) + read
     src = src.reshape(src.shape + (1,) * len(after)) + element_offsets(
         [np.arange(sizes[d]) for d in after], [strides[d] for d in after], 0)
-    # TensorIterator's operands: self restrided (stride 0 along the index dims), and each index
-    # broadcast over the result (stride 0 along self's own dims).
-    lead, tail = len(before), len(after)
+    # TensorIterator's operands, as torch builds them: self restrided (stride 0 along the index
+    # dims), and each index expanded to the broadcast shape, then viewed with size-1 dims for
+    # self's own dims (``reshape_indexer``); the iterator broadcasts those.
     operands = [_Layout(result, tuple(strides[d] for d in before) + (0,) * len(shape) +
                         tuple(strides[d] for d in after))]
     for d in dims:
-        ix = layouts[d]
-        extra = len(shape) - len(ix.sizes)
-        ix_strides = [0] * extra + [0 if n == 1 and m != 1 else s
-                                    for n, s, m in zip(ix.sizes, ix.strides, shape[extra:])]
-        operands.append(_Layout(result, (0,) * lead + tuple(ix_strides) + (0,) * tail))
+        ix = expand(layouts[d], *shape)
+        sizes_1 = (1,) * len(before) + shape + (1,) * len(after)
+        operands.append(_Layout(sizes_1, compute_stride(tuple(ix.shape), ix.stride(), sizes_1)))
     return result, np.broadcast_to(src, result), operands
 
 

@@ -638,10 +638,16 @@ def diag(x, diagonal=0):
 
 
 def repeat_interleave_self_int(x, repeats, dim=None, output_size=None):
-    from ...c10 import scalar_type as st
-    n = x.shape[wrap_dim(dim, x.dim())] if dim is not None else x.numel()
-    counts = _call("full", (n,), repeats, dtype=st.int64, device=x.device)
-    return _interleave(x, _call("repeat_interleave.Tensor", counts, output_size=output_size), dim)
+    """An int count: each element's copies side by side, as torch decomposes it (a new dim after
+    ``dim``, expanded, copied, flattened away)."""
+    if repeats < 0:
+        raise RuntimeError("repeats can not be negative")
+    if dim is None:
+        x, dim = x.flatten(), 0
+    d = wrap_dim(dim, x.dim())
+    sizes = list(x.shape)
+    sizes.insert(d + 1, repeats)
+    return x.unsqueeze(d + 1).expand(sizes).clone(memory_format="contiguous").flatten(d, d + 1)
 
 
 def repeat_interleave_self_tensor(x, repeats, dim=None, output_size=None):
