@@ -18,6 +18,7 @@ from ..tensor_iterator import broadcast_shapes, output_layout
 from .copy import _same_device_copy, buffer, fill_
 from .dispatch_stub import loops
 from .elementwise import common_device
+from .linear_algebra import _TYPE_META_NAMES
 from .tensor_factories import empty_strided, from_host
 from .tensor_shape import as_strided, compute_stride, expand, select, wrap_dim
 
@@ -75,9 +76,10 @@ def _as_device_tensor(values, dtype, device):
     return from_host(np.ascontiguousarray(values), dtype, device)
 
 
-def _wrap_checked(values, size, dim, error=IndexError, message=None):
-    """Indices along a dim of ``size``: negatives counted from the end, out of range refused."""
-    bad = (values < -size) | (values >= size)
+def _wrap_checked(values, size, dim, error=IndexError, message=None, wrap=True):
+    """Indices along a dim of ``size``: negatives counted from the end (or, ``wrap=False``, refused
+    as gather's and index_select's are), out of range refused."""
+    bad = (values < (-size if wrap else 0)) | (values >= size)
     if bad.any():
         v = int(values[bad].flat[0])
         raise error(message.format(v, size) if message else f"index {v} is out of bounds for dimension {dim} "
@@ -110,7 +112,7 @@ def _expand_indices(self, indices):
             # torch indexes with the columns of nonzero's (n, k) result, laid out as its transpose:
             # a tensor of that layout (never filled) stands for them in the output's layout
             n, k = coords[0].size if coords else 0, len(coords)
-            holder = empty_strided((n, k), (1, n), dtype=st.int64, device=ix.device)
+            holder = empty_strided((n, k), (1, n), dtype=st.int64, device="cpu")
             for j, c in enumerate(coords):
                 arrays.append(c.astype(np.int64))
                 layouts.append(select(holder, 1, j))
@@ -139,8 +141,8 @@ def _index_plan(self, indices):
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes " +
                          ", ".join(str(list(arrays[d].shape)) for d in dims)) from None
     read = np.zeros(shape, dtype=np.int64)
-    for d in dims:
-        read = read + _wrap_checked(np.broadcast_to(arrays[d], shape), self.shape[d], d) * self.stride(d)
+    for j, d in enumerate(dims):      # torch's message counts the index tensors, not self's dims
+        read = read + _wrap_checked(np.broadcast_to(arrays[d], shape), self.shape[d], j) * self.stride(d)
     adjacent = dims == list(range(dims[0], dims[-1] + 1))
     before = [d for d in range(dims[0]) if adjacent]
     after = [d for d in range(self.dim()) if arrays[d] is None and d not in before]
@@ -200,19 +202,20 @@ def _on_device(t, device):
 
 
 # ---------------------------------------------------------------------- index_select, take
-def _long_or_int(t, name):
-    if t.dtype not in (st.int64, st.int32):
-        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
 
 
 def index_select(self, dim, index):
     """``index_select``: the slices of ``self`` along ``dim`` at ``index`` (a vector), contiguous."""
     if index.dim() > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
-    _long_or_int(index, "index_select")
+    if index.dtype not in (st.int64, st.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
     d = wrap_dim(dim, self.dim())
     size = self.shape[d] if self.dim() else 1
-    picks = _wrap_checked(_host_array(index).reshape(-1), size, d, IndexError, "index out of range in self")
+    # torch's CPU kernel checks dim 0 of a tensor in one loop, the other dims in another
+    error, message = ((IndexError, "index out of range in self") if d == 0 else
+                      (RuntimeError, "INDICES element is out of DATA bounds, id={} axis_dim={}"))
+    picks = _wrap_checked(_host_array(index).reshape(-1), size, d, error, message, wrap=False)
     if self.dim() == 0:
         out = empty_strided((), (), dtype=self.dtype, device=self.device) if index.numel() else None
         if out is None:     # a 0-dim self with an empty index: an empty vector
@@ -258,9 +261,8 @@ def _gather_scatter_checks(name, self, dim, index, src=None):
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
     for k in range(len(isizes)):
         if k != d and isizes[k] > ssizes[k]:
-            which = "input" if name == "gather" else "self"
             raise RuntimeError(f"Size does not match at dimension {k} expected index {list(index.shape)} to be "
-                               f"no larger than {which} {list(self.shape)} apart from dimension {d}")
+                               f"no larger than self {list(self.shape)} apart from dimension {d}")
         if src is not None and isizes[k] > _geometry(src)[0][k]:
             raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(self.shape)} "
                                f"apart from dimension {d} and to be no larger size than src {list(src.shape)}")
@@ -278,7 +280,7 @@ def _along(t, index, d, picks):
 
 
 def _picks(index, size, d):
-    return _wrap_checked(_host_array(index).reshape(-1), size, d, RuntimeError)
+    return _wrap_checked(_host_array(index).reshape(-1), size, d, RuntimeError, wrap=False)
 
 
 def gather(self, dim, index, sparse_grad=False):
@@ -338,7 +340,8 @@ def scatter_add(self, dim, index, src):
 # ---------------------------------------------------------------------- masks
 def _check_mask(mask, name):
     if mask.dtype is not st.bool_:
-        raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype {mask.dtype.torch_name}")
+        raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype "
+                           f"{_TYPE_META_NAMES[mask.dtype.name]}")
 
 
 def _mask_where(self, mask):
@@ -387,7 +390,8 @@ def masked_fill_tensor(self, mask, value):
 
 def masked_select(self, mask):
     """``masked_select``: the elements where ``mask`` is true, broadcast together, as a vector."""
-    _check_mask(mask, "masked_select:")
+    if mask.dtype is not st.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
     common_device(self, mask)
     shape = broadcast_shapes(tuple(self.shape), tuple(mask.shape))
     chosen = np.broadcast_to(_host_array(mask), shape)

@@ -13,10 +13,10 @@ def wrap_dim(dim, ndim):
     return dim % n
 
 
-def make_view(base, sizes, strides, offset=None):
+def make_view(base, sizes, strides, offset=None, dtype=None):
     impl = base._impl
     view = TensorImpl(impl.storage, sizes, strides, impl.storage_offset if offset is None else offset,
-                      impl.dtype, impl.version_counter)
+                      dtype or impl.dtype, impl.version_counter)
     view.key_set = impl.key_set      # a view is what its base is: normal, inference, ...
     return type(base)._from_impl(view, base=base)
 
@@ -470,7 +470,8 @@ def cat(tensors, dim=0):
 
 
 def stack(tensors, dim=0):
-    """``stack``: the tensors (all one shape) along a new dim ``dim``."""
+    """``stack`` (CompositeExplicitAutograd, as torch's): the tensors, all of one shape, along a
+    new dim ``dim``, by ``cat`` of their unsqueezed views."""
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
@@ -479,7 +480,7 @@ def stack(tensors, dim=0):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
                                f"entry 0 and {list(t.shape)} at entry {i}")
     d = wrap_dim(dim, tensors[0].dim() + 1)
-    return cat([unsqueeze(t, d) for t in tensors], d)
+    return _call("cat", [unsqueeze(t, d) for t in tensors], d)
 
 
 def unbind(x, dim=0):
@@ -539,43 +540,32 @@ def diag_embed(x, offset=0, dim1=-2, dim2=-1):
 
 
 def view_dtype(x, dtype):
-    """``view.dtype``: the same bytes read as another dtype; with another item size the last dim
-    is rescaled (it must be contiguous, and the sizes and offset must divide evenly)."""
+    """``view.dtype``: the same bytes read as another dtype. With another item size the last dim
+    is rescaled: it must have stride 1, and the other strides, the offset and (to widen) the last
+    size must divide evenly (``view_dtype`` in TensorConversions.cpp, checked in its order)."""
     old, new = x.dtype.itemsize, dtype.itemsize
     if old == new:
-        view = make_view(x, x.shape, x.stride())
-    else:
-        if x.dim() == 0:
-            raise RuntimeError("self.dim() cannot be 0 to view " + x.dtype.torch_name + " as " + dtype.torch_name +
-                               " (different element sizes)")
-        if x.stride(-1) != 1:
-            raise RuntimeError("self.stride(-1) must be 1 to view " + x.dtype.torch_name + " as " + dtype.torch_name +
-                               " (different element sizes), but got " + str(x.stride(-1)))
-        sizes, strides = list(x.shape), list(x.stride())
-        if old > new:
-            ratio = old // new
-            sizes[-1] *= ratio
-            strides = [s * ratio for s in strides[:-1]] + [1]
-            offset = x.storage_offset() * ratio
-        else:
-            ratio = new // old
-            if sizes[-1] % ratio:
-                raise RuntimeError(f"self.size(-1) must be divisible by {ratio} to view {x.dtype.torch_name} as "
-                                   f"{dtype.torch_name} (different element sizes), but got {sizes[-1]}")
-            if x.storage_offset() % ratio:
-                raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} to view "
-                                   f"{x.dtype.torch_name} as {dtype.torch_name} (different element sizes), but got "
-                                   f"{x.storage_offset()}")
-            for s in strides[:-1]:
-                if s % ratio:
-                    raise RuntimeError(f"self.stride(i) must be divisible by {ratio} to view {x.dtype.torch_name} "
-                                       f"as {dtype.torch_name} (different element sizes), but got {s}")
-            sizes[-1] //= ratio
-            strides = [s // ratio for s in strides[:-1]] + [1]
-            offset = x.storage_offset() // ratio
-        view = make_view(x, sizes, strides, offset)
-    view._impl.dtype = dtype
-    return view
+        return make_view(x, x.shape, x.stride(), dtype=dtype)
+    what = f"to view {x.dtype.torch_name} as {dtype.torch_name} (different element sizes)"
+    if x.dim() == 0:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    if x.stride(-1) != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {x.stride(-1)}")
+    sizes, strides, offset = list(x.shape), list(x.stride()), x.storage_offset()
+    if old > new:                          # narrower elements: each old one becomes ``ratio``
+        ratio = old // new
+        sizes[-1] *= ratio
+        return make_view(x, sizes, [s * ratio for s in strides[:-1]] + [1], offset * ratio, dtype)
+    ratio = new // old
+    if sizes[-1] % ratio:
+        raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {sizes[-1]}")
+    if offset % ratio:
+        raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
+    for s in strides[:-1]:
+        if s % ratio:
+            raise RuntimeError(f"self.stride(i) must be divisible by {ratio} {what}, but got {s}")
+    sizes[-1] //= ratio
+    return make_view(x, sizes, [s // ratio for s in strides[:-1]] + [1], offset // ratio, dtype)
 
 
 # ---------------------------------------------------------------------- composites (CompositeImplicitAutograd)

@@ -21,9 +21,7 @@ def flip(x, dims):
 def roll(x, shifts, dims=()):
     """``roll``: elements shifted along ``dims`` (the flattened tensor when none), wrapping around."""
     shifts, dims = list(shifts), list(dims)
-    if not dims:
-        if len(shifts) != 1:
-            raise RuntimeError(f"`shifts` required to be of size 1 when `dims` is empty, but got {len(shifts)}")
+    if not dims and len(shifts) == 1:
         out, n = _fresh(x.shape, x.dtype, x.device), x.numel()
         src = walk(x).reshape(-1)[(np.arange(n) - shifts[0]) % n] if n else walk(x)
         return move(out, walk(out), x, src)
