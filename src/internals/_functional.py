@@ -8,14 +8,39 @@ from ._generated.python_torch_functions import *  # noqa: F401,F403
 from ._generated.python_torch_functions import __all__ as _generated
 from ._tensor import Tensor, wrap_scalar
 
-__all__ = _generated + ["broadcast_to", "broadcast_shapes", "is_tensor"]
+__all__ = _generated + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor"]
 
 
-def where(condition, input, other):
+def where(condition, input=None, other=None):
     """``where.self``, with a Python number for ``input`` or ``other`` taken as a wrapped number
-    (torch has where.ScalarSelf/ScalarOther/Scalar overloads for that; internals does not)."""
+    (torch has where.ScalarSelf/ScalarOther/Scalar overloads for that; internals does not).
+    With the condition alone, ``where(Tensor condition)``: the indices where it holds, per dim."""
     from .aten import dispatcher
+    if input is None and other is None:
+        return dispatcher.call("where", condition)
     return dispatcher.call("where.self", condition, wrap_scalar(input), wrap_scalar(other))
+
+
+def cat(tensors, dim=0):
+    """``torch.cat``: an empty list is refused by the binding, before any dispatch."""
+    if not tensors:
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+    from .aten import dispatcher
+    return dispatcher.call("cat", tensors, dim)
+
+
+def stack(tensors, dim=0):
+    """``torch.stack``: an empty list has no tensor to dispatch on; refused as torch's kernel does."""
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    from .aten import dispatcher
+    return dispatcher.call("stack", tensors, dim)
+
+
+def nonzero(input, *, as_tuple=False):
+    """``torch.nonzero``: ``as_tuple`` is a keyword of the Python binding, not of the operator."""
+    from .aten import dispatcher
+    return dispatcher.call("where", input) if as_tuple else dispatcher.call("nonzero", input)
 
 
 def broadcast_to(input, size):

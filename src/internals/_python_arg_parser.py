@@ -97,6 +97,9 @@ _CHECKS = {
     "Device": lambda p, obj: _is_int(obj) or isinstance(obj, (str, _device)),
     "Generator": lambda p, obj: isinstance(obj, Generator),
     "TensorList": lambda p, obj: isinstance(obj, (tuple, list)) and all(isinstance(t, Tensor) for t in obj),
+    # ``Tensor?[] indices`` (index, index_put_): tensors and Nones
+    "c10::List<::std::optional<Tensor>>": lambda p, obj: isinstance(obj, (tuple, list)) and all(
+        t is None or isinstance(t, Tensor) for t in obj),
     "c10::string_view": lambda p, obj: isinstance(obj, str),
 }
 
@@ -105,7 +108,7 @@ _TYPE_NAMES = {"Tensor": "Tensor", "Scalar": "Number", "double": "float", "int64
                "IntArrayRef": "tuple of ints", "SymIntArrayRef": "tuple of ints", "bool": "bool",
                "ScalarType": "torch.dtype", "Layout": "torch.layout", "MemoryFormat": "torch.memory_format",
                "Device": "torch.device", "Generator": "torch.Generator", "TensorList": "tuple of Tensors",
-               "c10::string_view": "str"}
+               "c10::string_view": "str", "c10::List<::std::optional<Tensor>>": "tuple of Tensors"}
 
 
 def _parse_default(type_, size, text, optional_type):

@@ -17,6 +17,7 @@ from .c10.device import as_device
 from .c10.grad_mode import _state as _grad_mode
 from .c10.local_dispatch_key_set import below_ad_inplace_or_view
 from .c10.tensor_impl import TensorImpl, sparse_coo
+from . import _tensor_indexing
 
 __all__ = ["Tensor", "Size"]
 
@@ -318,12 +319,16 @@ class Tensor:
         return self.expand(size)
 
     def __getitem__(self, index):
+        if _tensor_indexing.is_advanced(index):     # tensors, lists, bools: index.Tensor (a copy)
+            return _tensor_indexing.getitem(self, index)
         if self._requires_grad and _grad_mode.grad_enabled:
             return _getitem_recorded(self, index)
         from .aten.native.tensor_shape import getitem
         return getitem(self, index)
 
     def __setitem__(self, index, value):
+        if _tensor_indexing.is_advanced(index):     # index_put_ into the basic part's view
+            return _tensor_indexing.setitem(self, index, value)
         self[index].copy_(value if isinstance(value, Tensor) else wrap_scalar(value))
 
     __hash__ = object.__hash__
@@ -348,7 +353,8 @@ class Tensor:
 
     def __bool__(self):
         if self.numel() != 1:
-            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+            what = "no values" if self.numel() == 0 else "more than one value"
+            raise RuntimeError(f"Boolean value of Tensor with {what} is ambiguous")
         return bool(self.item())
 
     def __float__(self):
@@ -375,6 +381,30 @@ class Tensor:
     def __repr__(self):
         from ._tensor_str import tensor_repr
         return tensor_repr(self)
+
+    # ------------------------------------------------------------------ Python protocol (torch/_tensor.py)
+    def __format__(self, format_spec):
+        """A 0-dim tensor formats as its number (``f"{loss:.3f}"``, ``f"{x.grad}"`` -> ``294.0``)."""
+        if self.dim() == 0 and type(self) is Tensor:
+            return self.detach().item().__format__(format_spec)
+        return object.__format__(self, format_spec)
+
+    __array_priority__ = 1000     # NumPy leaves mixed operations to the tensor's operators
+
+    def __array__(self, dtype=None, copy=None):
+        array = self.numpy()
+        return array if dtype is None else array.astype(dtype, copy=False)
+
+    def __array_wrap__(self, array, context=None, return_scalar=False):
+        """A NumPy result computed from a tensor (``np.sin(x)``, ``x + ndarray``) comes back as a tensor;
+        a bool array as uint8, as torch's does."""
+        from .aten.native.tensor_factories import from_numpy
+        if array.dtype == bool:
+            array = array.astype("uint8")
+        return from_numpy(np.ascontiguousarray(array))
+
+    def _is_view(self):
+        return self._base is not None
 
     # ------------------------------------------------------------------ sparse (COO layout)
     # The SparseCPU/SparseCUDA operators of aten/native/sparse (to_sparse, coalesce, indices, ...)

@@ -325,3 +325,80 @@ def as_strided_backward(grad, geometry, size, stride, storage_offset):
 def _float64():
     from ..c10.scalar_type import float64
     return float64
+
+
+# ---------------------------------------------------------------------- joining and indexing (issue 16a)
+def cat_tensors_backward(grad, sizes, dtypes, dim):
+    """Each input's slice of the gradient, in its own dtype (a skipped 1-d empty input gets zeros)."""
+    first = next((s for s in sizes if tuple(s) != (0,)), None)
+    if first is None:
+        return [zeros(s, dtype=t, device=grad.device) for s, t in zip(sizes, dtypes)]
+    dim = dim % len(first)
+    out, start = [], 0
+    for s, t in zip(sizes, dtypes):
+        if tuple(s) == (0,) and len(first) != 1:
+            out.append(zeros(s, dtype=t, device=grad.device))
+            continue
+        out.append(grad.narrow(dim, start, s[dim]).to(t))
+        start += s[dim]
+    return out
+
+
+def stack_tensors_backward(grad, dim, dtypes):
+    return [g.to(t) for g, t in zip(grad.unbind(dim), dtypes)]
+
+
+def unbind_backward(grads, dim):
+    """The pieces stacked back; a missing one (unused) counts as zeros."""
+    known = next(g for g in grads if g is not None)
+    return dispatcher.call("stack", [g if g is not None else zeros_like(known) for g in grads], dim)
+
+
+def roll_backward(grad, shifts, dims):
+    return grad.roll([-s for s in shifts], dims)
+
+
+def repeat_backward(grad, repeats, sizes):
+    """Sum the copies: view the gradient as (r0, s0, r1, s1, ...) and sum the r dims."""
+    lead = len(repeats) - len(sizes)
+    padded = (1,) * lead + tuple(sizes)
+    if grad.numel() == 0:
+        return zeros(sizes, dtype=grad.dtype, device=grad.device)
+    pairs = [n for r, s in zip(repeats, padded) for n in (r, s)]
+    return grad.reshape(pairs).sum(list(range(0, len(pairs), 2))).reshape(tuple(sizes))
+
+
+def index_backward(sizes, options, indices, grad):
+    dtype, device = options
+    return zeros(sizes, dtype=dtype, device=device).index_put_(indices, grad, True)
+
+
+def index_select_backward(grad, sizes, dim, index):
+    dim = dim % max(len(sizes), 1)
+    indices = [None] * dim + [index.reshape(-1)]
+    return zeros(sizes, dtype=grad.dtype, device=grad.device).index_put_(indices, grad, True)
+
+
+def gather_backward(grad, sizes, dim, index):
+    return zeros(sizes, dtype=grad.dtype, device=grad.device).scatter_add(dim, index, grad)
+
+
+def masked_fill_backward(grad, mask):
+    return where(mask, grad, 0).sum()
+
+
+def masked_select_backward(grad, sizes, mask):
+    """Zeros of the broadcast shape with ``grad`` where the mask holds (the engine sums them down)."""
+    from ..aten.tensor_iterator import broadcast_shapes
+    shape = broadcast_shapes(tuple(sizes), tuple(mask.shape))
+    return zeros(shape, dtype=grad.dtype, device=grad.device).index_put_([mask.expand(shape)], grad)
+
+
+def take_backward(grad, sizes, index):
+    flat = zeros((math.prod(sizes),), dtype=grad.dtype, device=grad.device)
+    return flat.index_put_([index.reshape(-1)], grad.reshape(-1), True).view(tuple(sizes))
+
+
+__all__ += ["cat_tensors_backward", "stack_tensors_backward", "unbind_backward", "roll_backward", "repeat_backward",
+            "index_backward", "index_select_backward", "gather_backward", "masked_fill_backward",
+            "masked_select_backward", "take_backward"]

@@ -23,6 +23,9 @@ class Generator:
     def initial_seed(self):
         return self.seed
 
+    def __repr__(self):                     # torch's Generator is a C type of torch._C
+        return f"<internals._C.Generator object at {hex(id(self))}>"
+
 
 default_generator = Generator(0)
 

@@ -43,6 +43,13 @@ PROPERTIES = {
     "options": ("({0}._impl.dtype, {0}._impl.device)", False),
 }
 PROPERTY_RE = re.compile(r"\b(\w+)\.(" + "|".join(PROPERTIES) + r")\(\)")
+# ``to_args_sizes_symint(tensors)``, ``to_args_scalartypes(tensors)`` over a Tensor[] input: each
+# tensor's sizes (dtypes), saved instead of the tensors: name suffix, expression saved.
+LIST_PROPERTIES = {
+    "to_args_sizes_symint": ("args_sizes", "[t._impl.sizes for t in {}]"),
+    "to_args_scalartypes": ("args_scalartypes", "[t._impl.dtype for t in {}]"),
+}
+LIST_PROPERTY_RE = re.compile(r"\b(" + "|".join(LIST_PROPERTIES) + r")\((\w+)\)")
 GEOMETRY_RE = re.compile(r"\bTensorGeometry\((\w+)\)")
 NOT_A_FORMULA = {"name", "output_differentiability", "dispatch", "result"}
 
@@ -92,6 +99,7 @@ class Derivative:
     saved: dict                 # name -> Saved
     differentiable_outputs: list
     natives: list = field(default_factory=list)   # native function schemas it covers
+    list_edges: tuple = ()      # differentiable inputs that are Tensor[] (cat's tensors)
 
 
 def load_derivatives(path=DERIVATIVES):
@@ -130,16 +138,27 @@ def load_derivatives(path=DERIVATIVES):
                 saved.setdefault(name, Saved(name, f"TensorGeometry({m.group(1)})", False, exposed=False)).users.add(i)
                 return name
 
-            formula = GEOMETRY_RE.sub(geometry, PROPERTY_RE.sub(prop, formula))
+            def list_prop(m):
+                suffix, expr = LIST_PROPERTIES[m.group(1)]
+                name = f"{m.group(2)}_{suffix}"
+                saved.setdefault(name, Saved(name, expr.format(m.group(2)), False, exposed=False)).users.add(i)
+                return name
+
+            formula = GEOMETRY_RE.sub(geometry, PROPERTY_RE.sub(prop, LIST_PROPERTY_RE.sub(list_prop, formula)))
             for name, a in args.items():
                 if _uses(formula, name):
-                    saved.setdefault(name, Saved(name, name, a.type.is_tensor_like())).users.add(i)
+                    # a list of tensors (index's Tensor?[] indices) is kept as the list itself
+                    tensor = a.type.is_tensor_like() and not a.type.is_list_like()
+                    saved.setdefault(name, Saved(name, name, tensor)).users.add(i)
             for name in outputs:
                 if _uses(formula, name):
                     saved.setdefault(name, Saved(name, name, True, is_output=True)).users.add(i)
             rewritten[arg] = formula
         differentiable = entry.get("output_differentiability", [True] * len(outputs))
-        infos.append(Derivative(schema, node, rewritten, edges, saved, differentiable))
+        list_edges = tuple(a for a in edges if args[a].type.is_list_like())
+        if list_edges and len(edges) > 1:
+            raise ValueError(f"{entry['name']}: a Tensor[] input must be the only differentiable one")
+        infos.append(Derivative(schema, node, rewritten, edges, saved, differentiable, list_edges=list_edges))
     return infos
 
 
@@ -187,7 +206,10 @@ def gen_node(info):
     if len(info.edges) == 1:
         arg = info.edges[0]
         lines += _local_setup(info, [s.name for s in saved], 8)
-        lines.append(f"        return ({info.formulas[arg]},)")
+        if arg in info.list_edges:          # a Tensor[] input: one gradient per tensor of the list
+            lines.append(f"        return tuple({info.formulas[arg]})")
+        else:
+            lines.append(f"        return ({info.formulas[arg]},)")
     else:
         lines.append("        edges = node._next_edges")
         results = []
@@ -241,12 +263,13 @@ def gen_kernel(info, schema):
     name = _kernel_name(schema)
     lines = [f"def {name}({', '.join(params)}):",
              "    grad_fn = None",
-             f"    if _grad_mode.grad_enabled and {_any_requires_grad(diff_inputs)}:"]
+             f"    if _grad_mode.grad_enabled and {_any_requires_grad(diff_inputs, info.list_edges)}:"]
     if inplace:
         lines.append("        check_inplace(self)")
     lines.append(f"        grad_fn = {info.node}()")
     conditional = any(_need(info, s) for s in info.saved.values())
-    lines.append(f"        {'edges = ' if conditional else ''}grad_fn._next_edges = collect_next_edges({', '.join(diff_inputs)})")
+    edge_args = ", ".join(f"*{a}" if a in info.list_edges else a for a in diff_inputs)
+    lines.append(f"        {'edges = ' if conditional else ''}grad_fn._next_edges = collect_next_edges({edge_args})")
     for s in info.saved.values():
         if s.is_output:
             continue
@@ -300,7 +323,9 @@ def gen_kernel(info, schema):
     return name, "\n".join(lines)
 
 
-def _any_requires_grad(names):
+def _any_requires_grad(names, list_names=()):
+    if list_names:
+        return f"any(t._requires_grad for t in {names[0]})"
     test = " or ".join(f"{n}._requires_grad" for n in names)
     return f"({test})" if len(names) > 1 else test
 

@@ -176,6 +176,7 @@ def gen_methods(path=NATIVE_FUNCTIONS):
     head = HEADER.format(what="Tensor methods, one per operator name with the ``method`` variant (torch's generated "
                               "python_variable_methods.cpp).",
                          extra=", type_error_to_not_implemented")
+    head += "from ..autograd.variable_factories import variable_factory as _factory\n"   # new_zeros, ...
     body = "\n\n\n".join(gen_binding(name, overloads, True) for name, overloads in groups.items())
     dunders = [f"{d} = type_error_to_not_implemented({op}, {d!r})" for d, op in BINARY_DUNDERS.items() if op in groups]
     table = [f"    {name!r}: {name}," for name in list(groups) + [d for d, op in BINARY_DUNDERS.items() if op in groups]]

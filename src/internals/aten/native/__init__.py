@@ -4,12 +4,13 @@
 :func:`kernel` finds it among the families.
 """
 from . import copy, elementwise, linear_algebra, reduce_ops, softmax, tensor_factories, tensor_shape
+from . import indexing, tensor_transformations, triangular_ops  # noqa: I001  (issue 16a)
 from .sparse import sparse_tensor, sparse_tensor_math
 
 __all__ = ["kernel", "FAMILIES"]
 
 FAMILIES = (copy, elementwise, linear_algebra, reduce_ops, softmax, tensor_factories, tensor_shape, sparse_tensor,
-            sparse_tensor_math)
+            sparse_tensor_math, indexing, tensor_transformations, triangular_ops)
 
 
 def kernel(name):

@@ -5,7 +5,6 @@ The input's dims split into kept (outer) and reduced (inner) ones; the output is
 over the kept dims (``keepdim=True`` keeps the reduced ones as size 1). Integer and bool sums
 and products accumulate in int64, as torch's do.
 """
-import collections
 
 import numpy as np
 
@@ -156,14 +155,10 @@ def _max_min(op, arg_op, name, x, dim, keepdim):
     return _return_type(name)(values, indices)
 
 
-_RETURN_TYPES = {}
-
-
 def _return_type(name):
     """``torch.return_types.max`` and friends: a named (values, indices) pair."""
-    if name not in _RETURN_TYPES:
-        _RETURN_TYPES[name] = collections.namedtuple(name, ["values", "indices"])
-    return _RETURN_TYPES[name]
+    from ...return_types import return_type
+    return return_type(name)
 
 
 def max(x, dim=None, keepdim=False):

@@ -320,3 +320,26 @@ def from_numpy(array):
     strides = tuple(s // array.itemsize for s in array.strides)
     storage = UntypedStorage(len(data), "cpu", data=data)
     return Tensor._from_impl(TensorImpl(storage, array.shape, strides, 0, dtype))
+
+
+# ---------------------------------------------------------------------- new_* (the tensor's dtype and device)
+def _new(factory, self, size, *args, dtype=None, layout=None, device=None, pin_memory=None):
+    """``new_zeros`` and friends: ``factory`` with ``self``'s dtype and device unless given."""
+    return dispatcher.call(factory, size, *args, dtype=dtype or self.dtype, layout=layout,
+                           device=self.device if device is None else device, pin_memory=pin_memory)
+
+
+def new_empty(self, size, **options):
+    return _new("empty.memory_format", self, size, **options)
+
+
+def new_zeros(self, size, **options):
+    return _new("zeros", self, size, **options)
+
+
+def new_ones(self, size, **options):
+    return _new("ones", self, size, **options)
+
+
+def new_full(self, size, fill_value, **options):
+    return _new("full", self, size, fill_value, **options)

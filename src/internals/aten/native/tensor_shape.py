@@ -13,10 +13,10 @@ def wrap_dim(dim, ndim):
     return dim % n
 
 
-def make_view(base, sizes, strides, offset=None):
+def make_view(base, sizes, strides, offset=None, dtype=None):
     impl = base._impl
     view = TensorImpl(impl.storage, sizes, strides, impl.storage_offset if offset is None else offset,
-                      impl.dtype, impl.version_counter)
+                      dtype or impl.dtype, impl.version_counter)
     view.key_set = impl.key_set      # a view is what its base is: normal, inference, ...
     return type(base)._from_impl(view, base=base)
 
@@ -148,7 +148,8 @@ def permute(x, *dims):
     return make_view(x, [x.shape[d] for d in dims], [x.stride()[d] for d in dims])
 
 
-def movedim(x, source, destination):
+def _movedim_order(x, source, destination):
+    """The permutation that moves dims ``source`` to ``destination`` (checked as torch checks them)."""
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     if len(src) != len(dst):
@@ -164,8 +165,11 @@ def movedim(x, source, destination):
     for s, d in zip(src, dst):
         order[d] = s
     rest = iter(d for d in range(x.dim()) if d not in src)
-    order = [o if o is not None else next(rest) for o in order]
-    return permute(x, *order)
+    return [o if o is not None else next(rest) for o in order]
+
+
+def movedim(x, source, destination):
+    return permute(x, *_movedim_order(x, source, destination))
 
 
 def expand(x, *sizes, implicit=False):
@@ -408,3 +412,256 @@ def getitem(x, index):
                 raise IndexError(f"index {i} is out of bounds for dimension {position} with size {size}")
             result = select(result, d, i)
     return result if result is not x else make_view(x, x.shape, x.stride())
+
+
+# ---------------------------------------------------------------------- joining and copies (TensorShape.cpp)
+# These copy into a fresh output through the copy kernel (``copy._same_device_copy``), or move
+# elements by offsets the host computed (``indexing.move``); the result is never a view.
+def _fresh(sizes, dtype, device):
+    from .tensor_factories import empty_strided
+    return empty_strided(tuple(sizes), contiguous_strides(tuple(sizes)), dtype=dtype, device=device)
+
+
+def cat(tensors, dim=0):
+    """``cat``: the tensors one after another along ``dim``, in their promoted dtype.
+
+    As torch's, a 1-d empty tensor joins anything (the legacy rule) and is skipped. The output is
+    contiguous, or channels-last when every input is (``compute_output_memory_format``).
+    """
+    from ...c10 import scalar_type as st
+    from ...c10.tensor_impl import is_channels_last
+    from .copy import _same_device_copy
+    from .elementwise import common_device
+    from .tensor_factories import empty_strided
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    device = common_device(*tensors)
+    dtype = st.result_type(*tensors)
+    kept = [t for t in tensors if not (t.dim() == 1 and t.numel() == 0)]
+    if not kept:
+        return empty_strided((0,), (1,), dtype=dtype, device=device)
+    if any(t.dim() == 0 for t in kept):
+        i = next(i for i, t in enumerate(tensors) if t.dim() == 0)
+        raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
+    first = kept[0]
+    d = wrap_dim(dim, first.dim())
+    for i, t in enumerate(tensors):
+        if t.dim() == 1 and t.numel() == 0:
+            continue
+        if t.dim() != first.dim():
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {first.dim()} and {t.dim()}")
+        for k in range(t.dim()):
+            if k != d and t.shape[k] != first.shape[k]:
+                raise RuntimeError(f"Sizes of tensors must match except in dimension {d}. Expected size "
+                                   f"{first.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list.")
+    sizes = list(first.shape)
+    sizes[d] = sum(t.shape[d] for t in kept)
+    if first.dim() == 4 and all(is_channels_last(tuple(t.shape), t.stride()) and not t.is_contiguous() for t in kept):
+        n, c, h, w = sizes
+        out = empty_strided(sizes, (h * w * c, 1, w * c, c), dtype=dtype, device=device)
+    else:
+        out = _fresh(sizes, dtype, device)
+    start = 0
+    for t in kept:
+        _same_device_copy(_slice(out, d, start, start + t.shape[d], 1), t)
+        start += t.shape[d]
+    return out
+
+
+def stack(tensors, dim=0):
+    """``stack`` (CompositeExplicitAutograd, as torch's): the tensors, all of one shape, along a
+    new dim ``dim``, by ``cat`` of their unsqueezed views."""
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors[1:], 1):
+        if t.shape != tensors[0].shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
+                               f"entry 0 and {list(t.shape)} at entry {i}")
+    d = wrap_dim(dim, tensors[0].dim() + 1)
+    return _call("cat", [unsqueeze(t, d) for t in tensors], d)
+
+
+def unbind(x, dim=0):
+    """``unbind``: the slices along ``dim``, as views."""
+    if x.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    d = wrap_dim(dim, x.dim())
+    return tuple(select(x, d, i) for i in range(x.shape[d]))
+
+
+def movedim_intlist(x, source, destination):
+    """``movedim.intlist`` (CompositeImplicitAutograd, as torch's): a permute."""
+    return x.permute(_movedim_order(x, list(source), list(destination)))
+
+
+def repeat(x, repeats):
+    """``repeat``: ``x`` tiled ``repeats[d]`` times along each dim (leading dims added as needed)."""
+    from .indexing import element_offsets, move, walk
+    repeats = list(repeats)
+    if len(repeats) < x.dim():
+        raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
+                           "tensor")
+    if any(r < 0 for r in repeats):
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(repeats)}: "
+                           f"{[r * s for r, s in zip(repeats, _padded(x, len(repeats)))]}")
+    padded = _padded(x, len(repeats))
+    lead = len(repeats) - x.dim()
+    strides = (0,) * lead + tuple(x.stride())
+    sizes = [r * s for r, s in zip(repeats, padded)]
+    out = _fresh(sizes, x.dtype, x.device)
+    if out.numel():
+        import numpy as np
+        src = element_offsets([np.arange(n) % s for n, s in zip(sizes, padded)], strides, x.storage_offset())
+        move(out, walk(out), x, src)
+    return out
+
+
+def _padded(x, ndim):
+    return (1,) * (ndim - x.dim()) + tuple(x.shape)
+
+
+def diag_embed(x, offset=0, dim1=-2, dim2=-1):
+    """``diag_embed``: the last dim of ``x`` written on a diagonal of new zero matrices."""
+    from .copy import _same_device_copy, fill_
+    n = x.shape[-1] + abs(offset) if x.dim() else 1 + abs(offset)
+    ndim = x.dim() + 1
+    d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    batch = list(x.shape[:-1])
+    sizes = []
+    for k in range(ndim):
+        sizes.append(n if k in (d1, d2) else batch.pop(0))
+    out = fill_(_fresh(sizes, x.dtype, x.device), 0)
+    _same_device_copy(diagonal(out, offset, d1, d2), x)
+    return out
+
+
+def view_dtype(x, dtype):
+    """``view.dtype``: the same bytes read as another dtype. With another item size the last dim
+    is rescaled: it must have stride 1, and the other strides, the offset and (to widen) the last
+    size must divide evenly (``view_dtype`` in TensorConversions.cpp, checked in its order)."""
+    old, new = x.dtype.itemsize, dtype.itemsize
+    if old == new:
+        return make_view(x, x.shape, x.stride(), dtype=dtype)
+    what = f"to view {x.dtype.torch_name} as {dtype.torch_name} (different element sizes)"
+    if x.dim() == 0:
+        raise RuntimeError(f"self.dim() cannot be 0 {what}")
+    if x.stride(-1) != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {x.stride(-1)}")
+    sizes, strides, offset = list(x.shape), list(x.stride()), x.storage_offset()
+    if old > new:                          # narrower elements: each old one becomes ``ratio``
+        ratio = old // new
+        sizes[-1] *= ratio
+        return make_view(x, sizes, [s * ratio for s in strides[:-1]] + [1], offset * ratio, dtype)
+    ratio = new // old
+    if sizes[-1] % ratio:
+        raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {sizes[-1]}")
+    if offset % ratio:
+        raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
+    for s in strides[:-1]:
+        if s % ratio:
+            raise RuntimeError(f"self.stride(i) must be divisible by {ratio} {what}, but got {s}")
+    sizes[-1] //= ratio
+    return make_view(x, sizes, [s // ratio for s in strides[:-1]] + [1], offset // ratio, dtype)
+
+
+# ---------------------------------------------------------------------- composites (CompositeImplicitAutograd)
+# Written with operators, through the dispatcher, as torch writes them: autograd sees the
+# operators they call.
+def _call(name, *args, **kwargs):
+    from .. import dispatcher
+    return dispatcher.call(name, *args, **kwargs)
+
+
+def concat(tensors, dim=0):
+    return _call("cat", tensors, dim)
+
+
+def hstack(tensors):
+    tensors = [atleast_1d(t) for t in tensors]
+    return _call("cat", tensors, 0 if tensors and tensors[0].dim() == 1 else 1)
+
+
+def vstack(tensors):
+    return _call("cat", [atleast_2d(t) for t in tensors], 0)
+
+
+def atleast_1d(x):
+    return x.reshape(1) if x.dim() == 0 else x
+
+
+def atleast_2d(x):
+    return x.reshape(1, 1) if x.dim() == 0 else x.unsqueeze(0) if x.dim() == 1 else x
+
+
+def atleast_1d_sequence(tensors):
+    return [atleast_1d(t) for t in tensors]
+
+
+def atleast_2d_sequence(tensors):
+    return [atleast_2d(t) for t in tensors]
+
+
+def tile(x, dims):
+    dims = list(dims)
+    return x.repeat([1] * (x.dim() - len(dims)) + dims)
+
+
+def swapaxes(x, axis0, axis1):
+    return x.transpose(axis0, axis1)
+
+
+def moveaxis(x, source, destination):
+    return x.movedim(source, destination)
+
+
+def diag(x, diagonal=0):
+    """``diag``: a vector's diagonal matrix, or a matrix's diagonal as a new vector."""
+    if x.dim() == 1:
+        return x.diag_embed(diagonal, 0, 1)
+    if x.dim() != 2:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.dim()}D")
+    return x.diagonal(diagonal).clone(memory_format="contiguous")     # torch: diagonal_copy
+
+
+def repeat_interleave_self_int(x, repeats, dim=None, output_size=None):
+    """An int count: each element's copies side by side, as torch decomposes it (a new dim after
+    ``dim``, expanded, copied, flattened away)."""
+    if repeats < 0:
+        raise RuntimeError("repeats can not be negative")
+    if dim is None:
+        x, dim = x.flatten(), 0
+    d = wrap_dim(dim, x.dim())
+    sizes = list(x.shape)
+    sizes.insert(d + 1, repeats)
+    return x.unsqueeze(d + 1).expand(sizes).clone(memory_format="contiguous").flatten(d, d + 1)
+
+
+def repeat_interleave_self_tensor(x, repeats, dim=None, output_size=None):
+    n = x.shape[wrap_dim(dim, x.dim())] if dim is not None else x.numel()
+    if repeats.dim() == 0 or repeats.numel() == 1:
+        repeats = repeats.reshape(1).expand(n)
+    elif repeats.dim() == 1 and repeats.shape[0] != n:
+        raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
+                           f"{repeats.shape[0]} and input.size({0 if dim is None else dim}) = {n}")
+    return _interleave(x, _call("repeat_interleave.Tensor", repeats, output_size=output_size), dim)
+
+
+def _interleave(x, index, dim):
+    if dim is None:
+        return x.flatten().index_select(0, index)
+    return x.index_select(dim, index)
+
+
+def where_cond(condition):
+    """``where(condition)``: ``condition.nonzero(as_tuple=True)``, one index vector per dim."""
+    if condition.dim() == 0:        # as a vector of one element
+        condition = condition.unsqueeze(0)
+    return _call("nonzero", condition).unbind(1)
+
+
+def argwhere(x):
+    return _call("nonzero", x)

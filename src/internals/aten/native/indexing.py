@@ -1,0 +1,430 @@
+"""Indexing with tensors: advanced indexing, gather/scatter, masks (``aten/src/ATen/native/
+TensorAdvancedIndexing.cpp``, ``Indexing.cpp``, ``ScatterGatherChecks.h``, ``TensorCompare.cpp``).
+
+Every operator here works the same way. On the host, with NumPy, it checks the indices (torch's
+messages and exception classes; a negative index counts from the end) and turns them into two
+arrays of element offsets: where each element comes from and where it goes, in the operands'
+flat buffers. Then one loop (``cpu/indexing.py`` or ``cuda/indexing.py``) moves the elements.
+Numba checks no bounds, so no offset reaches a loop before the host has checked it. The index
+tensors are read on the host for that check (torch checks them inside its kernels instead).
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from ...c10 import scalar_type as st
+from ...c10.tensor_impl import contiguous_strides
+from ..tensor_iterator import broadcast_shapes, output_layout
+from .copy import _same_device_copy, buffer, fill_
+from .dispatch_stub import loops
+from .elementwise import common_device
+from .linear_algebra import _TYPE_META_NAMES
+from .tensor_factories import empty_strided, from_host
+from .tensor_shape import as_strided, compute_stride, expand, select, wrap_dim
+
+INDEX_DTYPES = (st.int64, st.int32, st.uint8, st.bool_)
+_Layout = namedtuple("_Layout", "sizes strides")     # an operand's geometry, for output_layout
+
+
+# ---------------------------------------------------------------------- offsets and the loop
+def element_offsets(positions, strides, offset):
+    """The element offsets of a strided grid: ``offset + sum_d positions[d][i_d] * strides[d]``,
+    an array of shape ``(len(p) for p in positions)``. ``positions[d]`` lists the indices read
+    along dim d (``np.arange(size)`` for a plain walk)."""
+    out = np.array(offset, dtype=np.int64)
+    for p, s in zip(positions, strides):
+        out = out[..., None] + np.asarray(p, dtype=np.int64) * s
+    return out
+
+
+def walk(t):
+    """Every element's offset in ``t``'s storage, in row-major order of its shape."""
+    return element_offsets([np.arange(n) for n in t.shape], t.stride(), t.storage_offset())
+
+
+def move(out, out_at, src, src_at, accumulate=False):
+    """``out[out_at] = src[src_at]`` (or ``+=``) on ``out``'s device, same dtype on both sides.
+
+    The 16-bit floats are stored as bit patterns, which a copy may move but not add: they
+    accumulate in float32 copies laid out as the originals, then round once.
+    """
+    out_at, src_at = np.ascontiguousarray(out_at, np.int64).ravel(), np.ascontiguousarray(src_at, np.int64).ravel()
+    if not out_at.size:
+        return out
+    if accumulate and out.dtype.is_reduced_float:
+        wide_out, wide_src = _float32_twin(out), _float32_twin(src)
+        move(wide_out, out_at - out.storage_offset(), wide_src, src_at - src.storage_offset(), True)
+        _same_device_copy(out, wide_out)
+        return out
+    loops(out.device, "indexing").indexed_copy_loop(buffer(out), buffer(src), out_at, src_at, accumulate)
+    return out
+
+
+def _float32_twin(t):
+    """A float32 copy of ``t`` with its sizes and strides (storage offset 0)."""
+    twin = empty_strided(t.shape, t.stride(), dtype=st.float32, device=t.device)
+    _same_device_copy(twin, t)
+    return twin
+
+
+def _host_array(t):
+    """An index tensor's values on the host (a copy, as NumPy integers or bools)."""
+    return np.array(t._host_values())
+
+
+def _as_device_tensor(values, dtype, device):
+    return from_host(np.ascontiguousarray(values), dtype, device)
+
+
+def _wrap_checked(values, size, dim, error=IndexError, message=None, wrap=True):
+    """Indices along a dim of ``size``: negatives counted from the end (or, ``wrap=False``, refused
+    as gather's and index_select's are), out of range refused."""
+    bad = (values < (-size if wrap else 0)) | (values >= size)
+    if bad.any():
+        v = int(values[bad].flat[0])
+        raise error(message.format(v, size) if message else f"index {v} is out of bounds for dimension {dim} "
+                    f"with size {size}")
+    return np.where(values < 0, values + size, values)
+
+
+# ---------------------------------------------------------------------- advanced indexing
+def _expand_indices(self, indices):
+    """``expandTensors``: one int64 array (or None) per dim of ``self``, masks as their nonzero
+    coordinates, plus each index's (sizes, strides) as TensorIterator will see it."""
+    arrays, layouts = [], []
+    for ix in indices:
+        if ix is None:
+            arrays.append(None)
+            layouts.append(None)
+            continue
+        if ix.dtype not in INDEX_DTYPES:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        values = _host_array(ix)
+        if ix.dtype in (st.bool_, st.uint8):
+            d = len(arrays)
+            for j, n in enumerate(ix.shape):
+                if d + j >= self.dim():
+                    raise IndexError(f"too many indices for tensor of dimension {self.dim()} (got {d + j + 1})")
+                if n != self.shape[d + j]:
+                    raise IndexError(f"The shape of the mask {list(ix.shape)} at index {j} does not match the shape "
+                                     f"of the indexed tensor {list(self.shape)} at index {d + j}")
+            coords = np.nonzero(values.astype(bool))
+            # torch indexes with the columns of nonzero's (n, k) result, laid out as its transpose:
+            # a tensor of that layout (never filled) stands for them in the output's layout
+            n, k = coords[0].size if coords else 0, len(coords)
+            holder = empty_strided((n, k), (1, n), dtype=st.int64, device="cpu")
+            for j, c in enumerate(coords):
+                arrays.append(c.astype(np.int64))
+                layouts.append(select(holder, 1, j))
+        else:
+            arrays.append(values.astype(np.int64))
+            layouts.append(ix)
+    if len(arrays) > self.dim():
+        raise IndexError(f"too many indices for tensor of dimension {self.dim()} (got {len(arrays)})")
+    pad = self.dim() - len(arrays)
+    return arrays + [None] * pad, layouts + [None] * pad
+
+
+def _index_plan(self, indices):
+    """Where ``self[indices]`` reads: (result shape, source offsets, the operands' layouts).
+
+    The broadcast index dims replace the indexed dims where they stand if these are adjacent,
+    and go first otherwise (NumPy's rule, ``AdvancedIndex`` in TensorAdvancedIndexing.cpp).
+    """
+    arrays, layouts = _expand_indices(self, indices)
+    dims = [d for d, a in enumerate(arrays) if a is not None]
+    if not dims:
+        raise RuntimeError("at least one index must be provided")   # torch: an all-None list
+    try:
+        shape = broadcast_shapes(*(arrays[d].shape for d in dims))
+    except RuntimeError:
+        raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes " +
+                         ", ".join(str(list(arrays[d].shape)) for d in dims)) from None
+    read = np.zeros(shape, dtype=np.int64)
+    for j, d in enumerate(dims):      # torch's message counts the index tensors, not self's dims
+        read = read + _wrap_checked(np.broadcast_to(arrays[d], shape), self.shape[d], j) * self.stride(d)
+    adjacent = dims == list(range(dims[0], dims[-1] + 1))
+    before = [d for d in range(dims[0]) if adjacent]
+    after = [d for d in range(self.dim()) if arrays[d] is None and d not in before]
+    sizes, strides = self.shape, self.stride()
+    result = tuple(sizes[d] for d in before) + shape + tuple(sizes[d] for d in after)
+    src = element_offsets([np.arange(sizes[d]) for d in before], [strides[d] for d in before], self.storage_offset())
+    src = src.reshape(src.shape + (1,) * len(shape)) + read
+    src = src.reshape(src.shape + (1,) * len(after)) + element_offsets(
+        [np.arange(sizes[d]) for d in after], [strides[d] for d in after], 0)
+    # TensorIterator's operands, as torch builds them: self restrided (stride 0 along the index
+    # dims), and each index expanded to the broadcast shape, then viewed with size-1 dims for
+    # self's own dims (``reshape_indexer``); the iterator broadcasts those.
+    operands = [_Layout(result, tuple(strides[d] for d in before) + (0,) * len(shape) +
+                        tuple(strides[d] for d in after))]
+    for d in dims:
+        ix = expand(layouts[d], *shape)
+        sizes_1 = (1,) * len(before) + shape + (1,) * len(after)
+        operands.append(_Layout(sizes_1, compute_stride(tuple(ix.shape), ix.stride(), sizes_1)))
+    return result, np.broadcast_to(src, result), operands
+
+
+def index(self, indices):
+    """``index.Tensor``: ``self[indices]`` as a new tensor (advanced indexing copies)."""
+    indices = list(indices)
+    result, src_at, operands = _index_plan(self, indices)
+    out = empty_strided(result, output_layout(operands, result), dtype=self.dtype, device=self.device)
+    return move(out, walk(out), self, src_at)
+
+
+def index_put_(self, indices, values, accumulate=False):
+    """``index_put_``: ``self[indices] = values`` (or ``+=``), ``values`` broadcast to the indexed shape."""
+    if values.dtype is not self.dtype:
+        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                           f"{self.dtype.torch_name} for the destination and {values.dtype.torch_name} for the source.")
+    common_device(self, values)
+    result, dst_at, _ = _index_plan(self, list(indices))
+    try:
+        if broadcast_shapes(tuple(values.shape), result) != result:
+            raise RuntimeError
+    except RuntimeError:
+        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
+                           f"indexing result of shape {list(result)}") from None
+    values = _on_device(values, self.device)
+    lead = len(result) - values.dim()
+    src_at = element_offsets([np.arange(n) if m != 1 else np.zeros(n, np.int64)
+                              for n, m in zip(result, (1,) * lead + tuple(values.shape))],
+                             (0,) * lead + values.stride(), values.storage_offset())
+    return move(self, dst_at, values, src_at, accumulate)
+
+
+def index_put(self, indices, values, accumulate=False):
+    return index_put_(self.clone(), indices, values, accumulate)
+
+
+def _on_device(t, device):
+    return t if t.device == device else t.to(device)
+
+
+# ---------------------------------------------------------------------- index_select, take
+
+
+def index_select(self, dim, index):
+    """``index_select``: the slices of ``self`` along ``dim`` at ``index`` (a vector), contiguous."""
+    if index.dim() > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if index.dtype not in (st.int64, st.int32):
+        raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
+    d = wrap_dim(dim, self.dim())
+    size = self.shape[d] if self.dim() else 1
+    # torch's CPU kernel checks dim 0 of a tensor in one loop, the other dims in another
+    error, message = ((IndexError, "index out of range in self") if d == 0 else
+                      (RuntimeError, "INDICES element is out of DATA bounds, id={} axis_dim={}"))
+    picks = _wrap_checked(_host_array(index).reshape(-1), size, d, error, message, wrap=False)
+    if self.dim() == 0:
+        out = empty_strided((), (), dtype=self.dtype, device=self.device) if index.numel() else None
+        if out is None:     # a 0-dim self with an empty index: an empty vector
+            return empty_strided((0,), (1,), dtype=self.dtype, device=self.device)
+        return move(out, walk(out), self, walk(self))
+    sizes = list(self.shape)
+    sizes[d] = picks.size
+    positions = [np.arange(n) for n in sizes]
+    positions[d] = picks
+    out = empty_strided(sizes, contiguous_strides(sizes), dtype=self.dtype, device=self.device)
+    return move(out, walk(out), self, element_offsets(positions, self.stride(), self.storage_offset()))
+
+
+def take(self, index):
+    """``take``: elements of ``self`` seen as flat (row-major), in ``index``'s shape."""
+    if index.dtype is not st.int64:
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype.torch_name}")
+    n = self.numel()
+    picks = _wrap_checked(_host_array(index), n, 0, IndexError,
+                          "out of range: tried to access index {} on a tensor of {} elements.")
+    out = empty_strided(index.shape, contiguous_strides(index.shape), dtype=self.dtype, device=self.device)
+    return move(out, walk(out), self, walk(self).reshape(-1)[picks])
+
+
+# ---------------------------------------------------------------------- gather, scatter
+def _geometry(t):
+    """(sizes, strides); a 0-dim operand of gather/scatter counts as one of shape [1] (``ensure_nonempty_dim``)."""
+    return (tuple(t.shape), t.stride()) if t.dim() else ((1,), (1,))
+
+
+def _gather_scatter_checks(name, self, dim, index, src=None):
+    """``gather_shape_check`` / ``scatter_shape_check`` from ScatterGatherChecks.h."""
+    d = wrap_dim(dim, self.dim())
+    if index.numel() == 0:         # torch checks nothing else of an empty index
+        return d
+    if index.dtype not in (st.int64, st.int32):
+        raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if max(index.dim(), 1) != max(self.dim(), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as "
+                           f"{'input' if name == 'gather' else 'self'} tensor")
+    isizes, ssizes = _geometry(index)[0], _geometry(self)[0]
+    if src is not None and max(src.dim(), 1) != max(self.dim(), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
+    for k in range(len(isizes)):
+        if k != d and isizes[k] > ssizes[k]:
+            raise RuntimeError(f"Size does not match at dimension {k} expected index {list(index.shape)} to be "
+                               f"no larger than self {list(self.shape)} apart from dimension {d}")
+        if src is not None and isizes[k] > _geometry(src)[0][k]:
+            raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(self.shape)} "
+                               f"apart from dimension {d} and to be no larger size than src {list(src.shape)}")
+    return d
+
+
+def _along(t, index, d, picks):
+    """Offsets in ``t`` of the elements ``index`` names: its own position, ``picks`` along dim d."""
+    sizes, strides = _geometry(t)
+    isizes = _geometry(index)[0]
+    positions = [np.arange(n) for n in isizes]
+    positions[d] = np.zeros(1, np.int64)
+    base = element_offsets(positions, strides, t.storage_offset())
+    return base + picks.reshape(isizes) * strides[d]
+
+
+def _picks(index, size, d):
+    return _wrap_checked(_host_array(index).reshape(-1), size, d, RuntimeError, wrap=False)
+
+
+def gather(self, dim, index, sparse_grad=False):
+    """``gather``: ``out[i][j] = self[index[i][j]][j]`` along ``dim`` (contiguous, index's shape)."""
+    d = _gather_scatter_checks("gather", self, dim, index)
+    out = empty_strided(index.shape, contiguous_strides(index.shape), dtype=self.dtype, device=self.device)
+    if index.numel():
+        picks = _picks(index, _geometry(self)[0][d], d)
+        move(out, walk(out), self, _along(self, index, d, picks))
+    return out
+
+
+def _scatter(self, dim, index, src, accumulate, name):
+    d = _gather_scatter_checks(name, self, dim, index, src)
+    if src.dtype is not self.dtype:
+        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+    if index.numel():
+        picks = _picks(index, _geometry(self)[0][d], d)
+        src = _on_device(src, self.device)
+        src_sizes, src_strides = _geometry(src)
+        isizes = _geometry(index)[0]
+        src_at = element_offsets([np.arange(n) for n in isizes], src_strides, src.storage_offset())
+        move(self, _along(self, index, d, picks), src, src_at, accumulate)
+    return self
+
+
+def _scalar_source(self, value):
+    """A scalar ``value`` as a stride-0 source as large as any index (scatter.value, masked_fill)."""
+    return fill_(empty_strided((1,), (1,), dtype=self.dtype, device=self.device), value)
+
+
+def scatter_src_(self, dim, index, src):
+    return _scatter(self, dim, index, src, False, "scatter")
+
+
+def scatter_value_(self, dim, index, value):
+    one = _scalar_source(self, value)
+    return _scatter(self, dim, index, as_strided(one, index.shape, (0,) * index.dim()), False, "scatter")
+
+
+def scatter_add_(self, dim, index, src):
+    return _scatter(self, dim, index, src, True, "scatter_add")
+
+
+def scatter_src(self, dim, index, src):
+    return scatter_src_(self.clone(), dim, index, src)
+
+
+def scatter_value(self, dim, index, value):
+    return scatter_value_(self.clone(), dim, index, value)
+
+
+def scatter_add(self, dim, index, src):
+    return scatter_add_(self.clone(), dim, index, src)
+
+
+# ---------------------------------------------------------------------- masks
+def _check_mask(mask, name):
+    if mask.dtype is not st.bool_:
+        raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype "
+                           f"{_TYPE_META_NAMES[mask.dtype.name]}")
+
+
+def _mask_where(self, mask):
+    """Offsets of ``self``'s elements where ``mask`` (broadcast to ``self``'s shape) is true."""
+    try:
+        shape = broadcast_shapes(tuple(self.shape), tuple(mask.shape))
+    except RuntimeError:
+        shape = None
+    if shape != tuple(self.shape):
+        raise RuntimeError(f"The expanded size of the tensor ({self.shape[-1] if self.dim() else 1}) must match the "
+                           f"existing size ({mask.shape[-1]}) at non-singleton dimension {self.dim() - 1}.  Target "
+                           f"sizes: {list(self.shape)}.  Tensor sizes: {list(mask.shape)}")
+    chosen = np.broadcast_to(_host_array(mask), shape)
+    return walk(self)[chosen]
+
+
+def masked_fill_scalar_(self, mask, value):
+    """``masked_fill_``: ``value`` written where ``mask`` is true."""
+    _check_mask(mask, "masked_fill_")
+    common_device(self, mask)
+    at = _mask_where(self, mask)
+    return move(self, at, _scalar_source(self, value), np.zeros(at.size, np.int64))
+
+
+def masked_fill_tensor_(self, mask, value):
+    if value.dim() != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.dim()} dimension(s).")
+    return masked_fill_scalar_(self, mask, value.item())
+
+
+def masked_fill_scalar(self, mask, value):
+    # torch: a contiguous clone filled in place, after broadcasting self against the mask
+    shape = broadcast_shapes(tuple(self.shape), tuple(mask.shape))
+    out = empty_strided(shape, contiguous_strides(shape), dtype=self.dtype, device=self.device)
+    _same_device_copy(out, self.expand(shape) if tuple(self.shape) != shape else self)
+    return masked_fill_scalar_(out, mask, value)
+
+
+def masked_fill_tensor(self, mask, value):
+    if value.dim() != 0:
+        raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                           f"{value.dim()} dimension(s).")
+    return masked_fill_scalar(self, mask, value.item())
+
+
+def masked_select(self, mask):
+    """``masked_select``: the elements where ``mask`` is true, broadcast together, as a vector."""
+    if mask.dtype is not st.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    common_device(self, mask)
+    shape = broadcast_shapes(tuple(self.shape), tuple(mask.shape))
+    chosen = np.broadcast_to(_host_array(mask), shape)
+    src = element_offsets([np.arange(n) if m != 1 else np.zeros(n, np.int64)
+                           for n, m in zip(shape, (1,) * (len(shape) - self.dim()) + tuple(self.shape))],
+                          (0,) * (len(shape) - self.dim()) + self.stride(), self.storage_offset())[chosen]
+    out = empty_strided((src.size,), (1,), dtype=self.dtype, device=self.device)
+    return move(out, walk(out), self, src)
+
+
+def nonzero(self):
+    """``nonzero``: the coordinates of the nonzero elements, one row each (int64, n x ndim)."""
+    values = np.asarray(_host_array(self))
+    coords = np.argwhere(values != 0) if self.dim() else np.zeros((int(values != 0), 0), np.int64)
+    # torch fills an (ndim, n) tensor and returns its transpose: strides (1, n)
+    n = coords.shape[0]
+    out = empty_strided((n, self.dim()), (1, n), dtype=st.int64, device=self.device)
+    if coords.size:
+        source = _as_device_tensor(coords.astype(np.int64), st.int64, self.device)
+        _same_device_copy(out, source)
+    return out
+
+
+def repeat_interleave_tensor(repeats, output_size=None):
+    """``repeat_interleave.Tensor``: ``i`` repeated ``repeats[i]`` times, for each i."""
+    if repeats.dim() != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    if repeats.dtype not in (st.int64, st.int32):
+        raise RuntimeError("repeats has to be Long or Int tensor")
+    counts = _host_array(repeats).astype(np.int64)
+    if (counts < 0).any():
+        raise RuntimeError("repeats can not be negative")
+    out = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
+    if output_size is not None and output_size != out.size:
+        raise RuntimeError("allocated size does not match required size")
+    return _as_device_tensor(out, repeats.dtype, repeats.device)

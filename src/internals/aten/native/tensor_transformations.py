@@ -1,0 +1,39 @@
+"""``flip`` and ``roll`` (``aten/src/ATen/native/TensorTransformations.cpp``): copies whose
+element order the host computes as offsets (see ``indexing.py``); one loop moves the elements."""
+import numpy as np
+
+from .indexing import element_offsets, move, walk
+from .tensor_factories import empty_strided, like_strides
+from .tensor_shape import _fresh, wrap_dim
+
+
+def flip(x, dims):
+    """``flip``: the order reversed along ``dims``; the result keeps ``x``'s layout (``empty_like``)."""
+    wrapped = [wrap_dim(d, x.dim()) for d in dims]
+    if len(set(wrapped)) != len(wrapped):
+        raise RuntimeError(f"dims has duplicates, original flip dims size={len(dims)}, but unique flip dims "
+                           f"size={len(set(wrapped))}")
+    out = empty_strided(x.shape, like_strides(x), dtype=x.dtype, device=x.device)
+    positions = [np.arange(n)[::-1] if d in wrapped else np.arange(n) for d, n in enumerate(x.shape)]
+    return move(out, walk(out), x, element_offsets(positions, x.stride(), x.storage_offset()))
+
+
+def roll(x, shifts, dims=()):
+    """``roll``: elements shifted along ``dims`` (the flattened tensor when none), wrapping around."""
+    shifts, dims = list(shifts), list(dims)
+    if not dims and len(shifts) == 1:
+        out, n = _fresh(x.shape, x.dtype, x.device), x.numel()
+        src = walk(x).reshape(-1)[(np.arange(n) - shifts[0]) % n] if n else walk(x)
+        return move(out, walk(out), x, src)
+    if len(shifts) != len(dims):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if x.numel() == 0:            # nothing to move: torch returns a clone with x's layout
+        return empty_strided(x.shape, like_strides(x), dtype=x.dtype, device=x.device)
+    out = _fresh(x.shape, x.dtype, x.device)
+    positions = [np.arange(n) for n in x.shape]
+    for s, d in zip(shifts, dims):
+        d = wrap_dim(d, x.dim())
+        n = x.shape[d]
+        if n:
+            positions[d] = (positions[d] - s) % n
+    return move(out, walk(out), x, element_offsets(positions, x.stride(), x.storage_offset()))
