@@ -7,7 +7,7 @@ from .._python_arg_parser import PythonArgParser
 from ..aten.dispatcher import call as _call
 
 from ..autograd.variable_factories import variable_factory as _factory
-__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'amax', 'amin', 'arange', 'argmax', 'argmin', 'as_strided', 'bmm', 'chunk', 'clone', 'diagonal', 'div', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'full', 'full_like', 'ge', 'gt', 'le', 'lift_fresh', 'linspace', 'log', 'log_', 'log_softmax', 'lt', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'movedim', 'mul', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randn', 'randn_like', 'relu', 'relu_', 'reshape', 'rsub', 'select', 'sigmoid', 'sigmoid_', 'softmax', 'split', 'sqrt', 'sqrt_', 'squeeze', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unflatten', 'unsqueeze', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'amax', 'amin', 'arange', 'argmax', 'argmin', 'as_strided', 'bernoulli', 'bmm', 'chunk', 'clone', 'diagonal', 'div', 'dropout', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'full', 'full_like', 'ge', 'gt', 'le', 'lift_fresh', 'linspace', 'log', 'log_', 'log_softmax', 'lt', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'movedim', 'mul', 'multinomial', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'reshape', 'rsub', 'select', 'sigmoid', 'sigmoid_', 'softmax', 'split', 'sqrt', 'sqrt_', 'squeeze', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unflatten', 'unsqueeze', 'where', 'zero_', 'zeros', 'zeros_like']
 
 
 __coalesce_parser = PythonArgParser([
@@ -150,6 +150,21 @@ def as_strided(*args, **kwargs):
     return _call('as_strided', _r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_int64(3))
 
 
+_bernoulli_parser = PythonArgParser([
+    'bernoulli(Tensor input, *, Generator? generator=None)',
+    'bernoulli(Tensor input, double p, *, Generator? generator=None)',
+])
+
+
+def bernoulli(*args, **kwargs):
+    _r = _bernoulli_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+        return _call('bernoulli', _r.tensor(0), generator=_r.value(1))
+    # aten::bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+    return _call('bernoulli.p', _r.tensor(0), _r.to_double(1), generator=_r.value(2))
+
+
 _bmm_parser = PythonArgParser([
     'bmm(Tensor input, Tensor mat2)',
 ])
@@ -203,6 +218,17 @@ def div(*args, **kwargs):
     _r = _div_parser.parse(args, kwargs)
     # aten::div.Tensor(Tensor self, Tensor other) -> Tensor
     return _call('div.Tensor', _r.tensor(0), _r.tensor(1))
+
+
+_dropout_parser = PythonArgParser([
+    'dropout(Tensor input, double p, bool train)',
+])
+
+
+def dropout(*args, **kwargs):
+    _r = _dropout_parser.parse(args, kwargs)
+    # aten::dropout(Tensor input, float p, bool train) -> Tensor
+    return _call('dropout', _r.tensor(0), _r.to_double(1), _r.to_bool(2))
 
 
 _empty_parser = PythonArgParser([
@@ -572,6 +598,17 @@ def mul(*args, **kwargs):
     return _call('mul.Tensor', _r.tensor(0), _r.tensor(1))
 
 
+_multinomial_parser = PythonArgParser([
+    'multinomial(Tensor input, SymInt num_samples, bool replacement=False, *, Generator? generator=None)',
+])
+
+
+def multinomial(*args, **kwargs):
+    _r = _multinomial_parser.parse(args, kwargs)
+    # aten::multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
+    return _call('multinomial', _r.tensor(0), _r.to_int64(1), _r.to_bool(2), generator=_r.value(3))
+
+
 _narrow_parser = PythonArgParser([
     'narrow(Tensor input, int64_t dim, SymInt start, SymInt length)',
 ])
@@ -717,6 +754,29 @@ def rand_like(*args, **kwargs):
     return _factory(_r.to_bool(6), 'rand_like', _r.tensor(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5), memory_format=_r.value(1))
 
 
+_randint_parser = PythonArgParser([
+    'randint(SymInt high, SymIntArrayRef size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'randint(SymInt high, SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'randint(SymInt low, SymInt high, SymIntArrayRef size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'randint(SymInt low, SymInt high, SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def randint(*args, **kwargs):
+    _r = _randint_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(7), 'randint.generator', _r.to_int64(0), _r.intlist(1), generator=_r.value(2), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6))
+    if _r.idx == 1:
+        # aten::randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(6), 'randint', _r.to_int64(0), _r.intlist(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+    if _r.idx == 2:
+        # aten::randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(8), 'randint.low_generator', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), generator=_r.value(3), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7))
+    # aten::randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(7), 'randint.low', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6))
+
+
 _randn_parser = PythonArgParser([
     'randn(SymIntArrayRef size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
     'randn(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
@@ -745,6 +805,21 @@ def randn_like(*args, **kwargs):
         return _factory(_r.to_bool(7), 'randn_like.generator', _r.tensor(0), generator=_r.value(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6), memory_format=_r.value(2))
     # aten::randn_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
     return _factory(_r.to_bool(6), 'randn_like', _r.tensor(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5), memory_format=_r.value(1))
+
+
+_randperm_parser = PythonArgParser([
+    'randperm(SymInt n, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'randperm(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def randperm(*args, **kwargs):
+    _r = _randperm_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(6), 'randperm.generator', _r.to_int64(0), generator=_r.value(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+    # aten::randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(5), 'randperm', _r.to_int64(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
 
 
 _relu_parser = PythonArgParser([

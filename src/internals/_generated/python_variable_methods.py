@@ -135,6 +135,36 @@ def as_strided(self, *args, **kwargs):
     return _call('as_strided', self, _r.intlist(0), _r.intlist(1), _r.to_int64(2))
 
 
+_bernoulli_parser = PythonArgParser([
+    'bernoulli(*, Generator? generator=None)',
+    'bernoulli(double p, *, Generator? generator=None)',
+])
+
+
+def bernoulli(self, *args, **kwargs):
+    _r = _bernoulli_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+        return _call('bernoulli', self, generator=_r.value(0))
+    # aten::bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+    return _call('bernoulli.p', self, _r.to_double(0), generator=_r.value(1))
+
+
+_bernoulli__parser = PythonArgParser([
+    'bernoulli_(Tensor p, *, Generator? generator=None)',
+    'bernoulli_(double p=0.5, *, Generator? generator=None)',
+])
+
+
+def bernoulli_(self, *args, **kwargs):
+    _r = _bernoulli__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
+        return _call('bernoulli_.Tensor', self, _r.tensor(0), generator=_r.value(1))
+    # aten::bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
+    return _call('bernoulli_.float', self, _r.to_double(0), generator=_r.value(1))
+
+
 _bmm_parser = PythonArgParser([
     'bmm(Tensor mat2)',
 ])
@@ -256,6 +286,17 @@ def expand(self, *args, **kwargs):
     _r = _expand_parser.parse(args, kwargs)
     # aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
     return _call('expand', self, _r.intlist(0), implicit=_r.to_bool(1))
+
+
+_exponential__parser = PythonArgParser([
+    'exponential_(double lambd=1, *, Generator? generator=None)',
+])
+
+
+def exponential_(self, *args, **kwargs):
+    _r = _exponential__parser.parse(args, kwargs)
+    # aten::exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)
+    return _call('exponential_', self, _r.to_double(0), generator=_r.value(1))
 
 
 _fill__parser = PythonArgParser([
@@ -505,6 +546,17 @@ def mul_(self, *args, **kwargs):
     return _call('mul_.Tensor', self, _r.tensor(0))
 
 
+_multinomial_parser = PythonArgParser([
+    'multinomial(SymInt num_samples, bool replacement=False, *, Generator? generator=None)',
+])
+
+
+def multinomial(self, *args, **kwargs):
+    _r = _multinomial_parser.parse(args, kwargs)
+    # aten::multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
+    return _call('multinomial', self, _r.to_int64(0), _r.to_bool(1), generator=_r.value(2))
+
+
 _narrow_parser = PythonArgParser([
     'narrow(int64_t dim, SymInt start, SymInt length)',
 ])
@@ -539,6 +591,17 @@ def neg(self):
 def neg_(self):
     # aten::neg_(Tensor(a!) self) -> Tensor(a!)
     return _call('neg_', self)
+
+
+_normal__parser = PythonArgParser([
+    'normal_(double mean=0, double std=1, *, Generator? generator=None)',
+])
+
+
+def normal_(self, *args, **kwargs):
+    _r = _normal__parser.parse(args, kwargs)
+    # aten::normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
+    return _call('normal_', self, _r.to_double(0), _r.to_double(1), generator=_r.value(2))
 
 
 _permute_parser = PythonArgParser([
@@ -580,6 +643,25 @@ def prod(self, *args, **kwargs):
         return _call('prod', self, dtype=_r.scalartype(0))
     # aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
     return _call('prod.dim_int', self, _r.to_int64(0), _r.to_bool(1), dtype=_r.scalartype(2))
+
+
+_random__parser = PythonArgParser([
+    'random_(*, Generator? generator=None)',
+    'random_(int64_t from, int64_t? to, *, Generator? generator=None)',
+    'random_(int64_t to, *, Generator? generator=None)',
+])
+
+
+def random_(self, *args, **kwargs):
+    _r = _random__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+        return _call('random_', self, generator=_r.value(0))
+    if _r.idx == 1:
+        # aten::random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+        return _call('random_.from', self, _r.to_int64(0), _r.to_int64(1), generator=_r.value(2))
+    # aten::random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+    return _call('random_.to', self, _r.to_int64(0), generator=_r.value(1))
 
 
 def relu(self):
@@ -795,6 +877,17 @@ def unfold(self, *args, **kwargs):
     return _call('unfold', self, _r.to_int64(0), _r.to_int64(1), _r.to_int64(2))
 
 
+_uniform__parser = PythonArgParser([
+    'uniform_(double from=0, double to=1, *, Generator? generator=None)',
+])
+
+
+def uniform_(self, *args, **kwargs):
+    _r = _uniform__parser.parse(args, kwargs)
+    # aten::uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)
+    return _call('uniform_', self, _r.to_double(0), _r.to_double(1), generator=_r.value(2))
+
+
 _unsqueeze_parser = PythonArgParser([
     'unsqueeze(int64_t dim)',
 ])
@@ -873,6 +966,8 @@ METHODS = {
     'argmax': argmax,
     'argmin': argmin,
     'as_strided': as_strided,
+    'bernoulli': bernoulli,
+    'bernoulli_': bernoulli_,
     'bmm': bmm,
     'chunk': chunk,
     'clone': clone,
@@ -886,6 +981,7 @@ METHODS = {
     'exp': exp,
     'exp_': exp_,
     'expand': expand,
+    'exponential_': exponential_,
     'fill_': fill_,
     'flatten': flatten,
     'ge': ge,
@@ -907,13 +1003,16 @@ METHODS = {
     'movedim': movedim,
     'mul': mul,
     'mul_': mul_,
+    'multinomial': multinomial,
     'narrow': narrow,
     'ne': ne,
     'neg': neg,
     'neg_': neg_,
+    'normal_': normal_,
     'permute': permute,
     'pow': pow,
     'prod': prod,
+    'random_': random_,
     'relu': relu,
     'relu_': relu_,
     'reshape': reshape,
@@ -937,6 +1036,7 @@ METHODS = {
     'transpose': transpose,
     'unflatten': unflatten,
     'unfold': unfold,
+    'uniform_': uniform_,
     'unsqueeze': unsqueeze,
     'values': values,
     'view': view,

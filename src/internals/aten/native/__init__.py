@@ -3,12 +3,12 @@
 ``native_functions.yaml`` names each kernel as torch's names a function of ``at::native``;
 :func:`kernel` finds it among the families.
 """
-from . import copy, elementwise, linear_algebra, reduce_ops, softmax, tensor_factories, tensor_shape
+from . import copy, distributions, elementwise, linear_algebra, reduce_ops, softmax, tensor_factories, tensor_shape
 from .sparse import sparse_tensor, sparse_tensor_math
 
 __all__ = ["kernel", "FAMILIES"]
 
-FAMILIES = (copy, elementwise, linear_algebra, reduce_ops, softmax, tensor_factories, tensor_shape, sparse_tensor,
+FAMILIES = (copy, distributions, elementwise, linear_algebra, reduce_ops, softmax, tensor_factories, tensor_shape, sparse_tensor,
             sparse_tensor_math)
 
 

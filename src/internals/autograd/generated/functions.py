@@ -6,7 +6,7 @@ Regenerate with ``python -m internals.codegen``.
 from ..functions_manual import *  # noqa: F401,F403  the helpers the formulas call
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0']
+__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'UniformBackward0', 'NormalBackward0', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2']
 
 
 class NegBackward0(Node):
@@ -765,3 +765,110 @@ class SplitBackward0(Node):
         split_size = node.split_size_
         dim = node.dim_
         return (split_backward(grads, split_size, dim, self_sym_sizes, self_options),)
+
+
+class UniformBackward0(Node):
+    """``uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
+
+
+class NormalBackward0(Node):
+    """``normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
+
+
+class RandomBackward0(Node):
+    """``random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
+
+
+class RandomBackward1(Node):
+    """``random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
+
+
+class RandomBackward2(Node):
+    """``random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
+
+
+class ExponentialBackward0(Node):
+    """``exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
+
+
+class BernoulliBackward0(Node):
+    """``bernoulli(Tensor self, *, Generator? generator=None) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
+
+
+class BernoulliBackward1(Node):
+    """``bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)``"""
+    __slots__ = ('p_',)
+    _tensor_slots = ('p_',)
+    _exposed = {'_saved_p': ('p_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = zeros_like(grad)
+        grad_p = None
+        if edges[1] is not None:
+            p = node.p_.unpack(node)
+            grad_p = zeros_like(p)
+        return grad_self, grad_p
+
+
+class BernoulliBackward2(Node):
+    """``bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)

@@ -82,6 +82,16 @@ OPS = {
     'diagonal': dispatcher.find('diagonal'),
     'unfold': dispatcher.find('unfold'),
     'split.Tensor': dispatcher.find('split.Tensor'),
+    'uniform_': dispatcher.find('uniform_'),
+    'normal_': dispatcher.find('normal_'),
+    'random_.from': dispatcher.find('random_.from'),
+    'random_.to': dispatcher.find('random_.to'),
+    'random_': dispatcher.find('random_'),
+    'exponential_': dispatcher.find('exponential_'),
+    'bernoulli': dispatcher.find('bernoulli'),
+    'bernoulli_.Tensor': dispatcher.find('bernoulli_.Tensor'),
+    'bernoulli_.float': dispatcher.find('bernoulli_.float'),
+    'bernoulli.p': dispatcher.find('bernoulli.p'),
 }
 
 
@@ -1292,6 +1302,176 @@ def split_Tensor(ks, self, split_size, dim=0):
     return result
 
 
+def uniform_(ks, self, from_=0, to=1, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = UniformBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['uniform_'].redispatch(after_autograd(ks), self, from_, to, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def normal_(ks, self, mean=0, std=1, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = NormalBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['normal_'].redispatch(after_autograd(ks), self, mean, std, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def random__from(ks, self, from_, to, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = RandomBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['random_.from'].redispatch(after_autograd(ks), self, from_, to, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def random__to(ks, self, to, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = RandomBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['random_.to'].redispatch(after_autograd(ks), self, to, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def random_(ks, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = RandomBackward2()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['random_'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def exponential_(ks, self, lambd=1, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = ExponentialBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['exponential_'].redispatch(after_autograd(ks), self, lambd, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def bernoulli(ks, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = BernoulliBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['bernoulli'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def bernoulli__Tensor(ks, self, p, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or p._requires_grad):
+        check_inplace(self)
+        grad_fn = BernoulliBackward1()
+        edges = grad_fn._next_edges = collect_next_edges(self, p)
+        if edges[1] is not None:
+            grad_fn.p_ = SavedVariable(p, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['bernoulli_.Tensor'].redispatch(after_autograd(ks), self, p, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def bernoulli__float(ks, self, p=0.5, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = BernoulliBackward2()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['bernoulli_.float'].redispatch(after_autograd(ks), self, p, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def bernoulli_p(ks, self, p, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = BernoulliBackward2()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['bernoulli.p'].redispatch(after_autograd(ks), self, p, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 KERNELS = {
     'neg': neg,
     'neg_': neg_,
@@ -1357,6 +1537,16 @@ KERNELS = {
     'diagonal': diagonal,
     'unfold': unfold,
     'split.Tensor': split_Tensor,
+    'uniform_': uniform_,
+    'normal_': normal_,
+    'random_.from': random__from,
+    'random_.to': random__to,
+    'random_': random_,
+    'exponential_': exponential_,
+    'bernoulli': bernoulli,
+    'bernoulli_.Tensor': bernoulli__Tensor,
+    'bernoulli_.float': bernoulli__float,
+    'bernoulli.p': bernoulli_p,
 }
 
 
