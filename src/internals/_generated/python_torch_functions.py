@@ -7,7 +7,7 @@ from .._python_arg_parser import PythonArgParser
 from ..aten.dispatcher import call as _call
 
 from ..autograd.variable_factories import variable_factory as _factory
-__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'amax', 'amin', 'arange', 'argmax', 'argmin', 'as_strided', 'bernoulli', 'bmm', 'chunk', 'clone', 'diagonal', 'div', 'dropout', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'full', 'full_like', 'ge', 'gt', 'le', 'lift_fresh', 'linspace', 'log', 'log_', 'log_softmax', 'lt', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'movedim', 'mul', 'multinomial', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'reshape', 'rsub', 'select', 'sigmoid', 'sigmoid_', 'softmax', 'split', 'sqrt', 'sqrt_', 'squeeze', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unflatten', 'unsqueeze', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'amax', 'amin', 'arange', 'argmax', 'argmin', 'as_strided', 'bernoulli', 'bmm', 'chunk', 'clone', 'diagonal', 'div', 'dropout', 'dropout_', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'full', 'full_like', 'ge', 'gt', 'le', 'lift_fresh', 'linspace', 'log', 'log_', 'log_softmax', 'lt', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'movedim', 'mul', 'multinomial', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'reshape', 'rsub', 'select', 'sigmoid', 'sigmoid_', 'softmax', 'split', 'sqrt', 'sqrt_', 'squeeze', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unflatten', 'unsqueeze', 'where', 'zero_', 'zeros', 'zeros_like']
 
 
 __coalesce_parser = PythonArgParser([
@@ -229,6 +229,17 @@ def dropout(*args, **kwargs):
     _r = _dropout_parser.parse(args, kwargs)
     # aten::dropout(Tensor input, float p, bool train) -> Tensor
     return _call('dropout', _r.tensor(0), _r.to_double(1), _r.to_bool(2))
+
+
+_dropout__parser = PythonArgParser([
+    'dropout_(Tensor input, double p, bool train)',
+])
+
+
+def dropout_(*args, **kwargs):
+    _r = _dropout__parser.parse(args, kwargs)
+    # aten::dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
+    return _call('dropout_', _r.tensor(0), _r.to_double(1), _r.to_bool(2))
 
 
 _empty_parser = PythonArgParser([

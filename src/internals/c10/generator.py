@@ -159,7 +159,9 @@ default_generator = Generator()
 
 
 def manual_seed(seed):
-    """Seed the default CPU generator (and, as torch does, every CUDA generator)."""
+    """Seed the default CPU generator and, as torch does, the CUDA ones."""
+    from ..cuda.random import manual_seed_all
+    manual_seed_all(seed)
     return default_generator.manual_seed(seed)
 
 

@@ -25,7 +25,7 @@ from .cpu import distribution_kernels as k
 __all__ = ["uniform_", "normal_", "random_", "random_from", "random_to", "exponential_", "bernoulli_float",
            "bernoulli_tensor", "bernoulli", "bernoulli_p", "multinomial", "randperm", "randint", "randint_low", "rand",
            "randn",
-           "rand_like", "randn_like", "dropout"]
+           "rand_like", "randn_like", "dropout", "dropout_"]
 
 _F32 = np.float32
 # numeric limits in torch's terms: mantissa digits (with the implicit bit) and the largest finite value
@@ -49,6 +49,14 @@ def _generator(generator, device):
         raise RuntimeError(f"Expected a '{device.type}' device type for generator but found "
                            f"'{generator.device.type}'")
     return generator
+
+
+def _mt19937(generator, self, name):
+    """The CPU generator for a kernel that only has a CPU (mt19937) version."""
+    if self.device.type != "cpu":
+        raise NotImplementedError(f"{name} on {self.device.type}: internals follows torch's Philox stream for "
+                                  "uniform_ and normal_ only; draw on the CPU and move the result")
+    return _generator(generator, self.device)
 
 
 def _words32(gen, n):
@@ -115,13 +123,19 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     if n == 0:
         return self
     gen = _generator(generator, self.device)
-    with gen._lock:
-        if self.dtype is st.float64:
-            values = k.uniform_double(_words64(gen, n), float(from_), float(to))
-            to_s, from_s = float(to), float(from_)
-        else:
-            values = _round(k.uniform_float(_words32(gen, n), _F32(from_), _F32(to)), self.dtype)
-            to_s, from_s = (_round(np.array([v], _F32), self.dtype)[0] for v in (to, from_))
+    double = self.dtype is st.float64
+    if self.device.type == "cuda":
+        from ...cuda.random import philox_uniform
+        values = philox_uniform(gen, n, from_, to, double)
+    else:
+        with gen._lock:
+            values = k.uniform_double(_words64(gen, n), float(from_), float(to)) if double else \
+                k.uniform_float(_words32(gen, n), _F32(from_), _F32(to))
+    if double:
+        to_s, from_s = float(to), float(from_)
+    else:
+        values = _round(values, self.dtype)
+        to_s, from_s = (_round(np.array([v], _F32), self.dtype)[0] for v in (to, from_))
     values[values == to_s] = from_s
     return _place(self, values)
 
@@ -138,6 +152,9 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     if n == 0:
         return self
     gen = _generator(generator, self.device)
+    if self.device.type == "cuda":
+        from ...cuda.random import philox_normal
+        return _place(self, _as_float32(philox_normal(gen, n, mean, std, self.dtype is st.float64), self.dtype))
     with gen._lock:
         if n >= 16 and self.is_contiguous():
             if self.dtype is st.float64:
@@ -240,7 +257,7 @@ def _random_from_to(self, span, base, generator):
     n = self.numel()
     if n == 0:
         return self
-    gen = _generator(generator, self.device)
+    gen = _mt19937(generator, self, "random_")
     with gen._lock:
         words = _words64(gen, n) if span == 0 or span >= (1 << 28) else _words32(gen, n).astype(np.uint64)
     if span:
@@ -255,7 +272,7 @@ def random_(self, *, generator=None):
     n = self.numel()
     if n == 0:
         return self
-    gen = _generator(generator, self.device)
+    gen = _mt19937(generator, self, "random_")
     with gen._lock:
         words = _words64(gen, n) if dtype in (st.int64, st.float64) else _words32(gen, n).astype(np.uint64)
     if dtype is st.bool_:
@@ -277,7 +294,7 @@ def exponential_(self, lambd=1.0, *, generator=None):
     n = self.numel()
     if n == 0:
         return self
-    gen = _generator(generator, self.device)
+    gen = _mt19937(generator, self, "exponential_")
     with gen._lock:
         values = k.exponential_double(_words64(gen, n), float(lambd))
     return _place(self, _as_float32(values, self.dtype))
@@ -304,7 +321,7 @@ def bernoulli_float(self, p=0.5, *, generator=None):
     if n == 0:
         return self
     _check_no_internal_overlap(self)
-    gen = _generator(generator, self.device)
+    gen = _mt19937(generator, self, "bernoulli_")
     with gen._lock:
         uniforms = k.uniform_double(_words64(gen, n), 0.0, 1.0)
     return _place(self, _zero_one(k.bernoulli_below(uniforms, p), self.dtype))
@@ -319,7 +336,7 @@ def bernoulli_tensor(self, p, *, generator=None):
     _check_no_internal_overlap(self)
     p = p.to(device="cpu").expand(self.shape)
     probs = _values_in_order(p, self)
-    gen = _generator(generator, self.device)
+    gen = _mt19937(generator, self, "bernoulli_")
     with gen._lock:
         if p.dtype is st.float64:
             uniforms = k.uniform_double(_words64(gen, n), 0.0, 1.0)
@@ -382,12 +399,12 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
         scores = (ratio.float() if self.dtype.is_reduced_float else ratio).to(device="cpu").numpy()
         picks = np.argsort(-scores, axis=1, kind="stable")[:, :num_samples]
     else:
-        picks = _with_replacement(rows, num_samples, generator, self.device)
+        picks = _with_replacement(rows, num_samples, generator)
     from .tensor_factories import from_host
     return from_host(np.ascontiguousarray(picks).reshape(out_shape).astype(np.int64), st.int64, self.device)
 
 
-def _with_replacement(rows, num_samples, generator, device):
+def _with_replacement(rows, num_samples, generator):
     """``multinomial_with_replacement_apply``: sums in the input's type (float for the 16-bit ones)."""
     compute = np.float64 if rows.dtype is st.float64 else _F32
     host = (rows.float() if rows.dtype.is_reduced_float else rows).to(device="cpu").numpy().astype(compute)
@@ -400,7 +417,7 @@ def _with_replacement(rows, num_samples, generator, device):
     if np.any(totals <= 0):
         raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
     cum /= totals
-    gen = _generator(generator, device)
+    gen = _mt19937(generator, rows, "multinomial")
     with gen._lock:
         uniforms = k.uniform_double(_words64(gen, cum.shape[0] * num_samples), 0.0, 1.0)
     picks = np.empty((cum.shape[0], num_samples), np.int64)
@@ -411,14 +428,12 @@ def _with_replacement(rows, num_samples, generator, device):
 # ---------------------------------------------------------------------- randperm
 def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
     """The kernel of ``randperm`` and ``randperm.generator`` (``randperm_cpu``)."""
-    if n < 0:
-        raise RuntimeError(f"n must be non-negative, got{n}")
     dtype = dtype or st.int64
+    out = dispatcher.call("empty.memory_format", (n,), dtype=dtype, layout=layout, device=device,
+                          pin_memory=pin_memory)     # refuses a negative n first, as torch's at::empty
     if dtype.is_floating_point and n > (1 << _DIGITS[dtype]) + 1:
         raise RuntimeError(f"n cannot be greater than 2^{_DIGITS[dtype]}+1 for {dtype.torch_name} type.")
-    out = dispatcher.call("empty.memory_format", (n,), dtype=dtype, layout=layout, device=device,
-                          pin_memory=pin_memory)
-    gen = _generator(generator, out.device)
+    gen = _mt19937(generator, out, "randperm")
     with gen._lock:
         if n < (1 << 32) // 20:      # torch keeps its original algorithm below this
             perm = k.shuffle_small(_words32(gen, max(n - 1, 0)), n)
@@ -478,14 +493,23 @@ def dropout(input, p, train):
     """``_dropout_impl``: a mask from ``bernoulli_(1 - p)`` on a tensor like the input, scaled by
     1 / (1 - p), multiplied in (so autograd records a ``MulBackward0``). Nothing to do when not
     training or p is 0; p = 1 multiplies by a zero."""
+    return _dropout(input, p, train, "mul.Tensor")
+
+
+def dropout_(self, p, train):
+    """The in-place form: the input itself is multiplied by the mask (``MulBackward0`` again)."""
+    return _dropout(self, p, train, "mul_.Tensor")
+
+
+def _dropout(input, p, train, multiply):
     if not 0 <= p <= 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not train or input.numel() == 0:
         return input
     if p == 1:
         zero = dispatcher.call("zeros", (), dtype=input.dtype, device=input.device)
-        return dispatcher.call("mul.Tensor", input, zero)
+        return dispatcher.call(multiply, input, zero)
     noise = dispatcher.call("empty_like", input)
     dispatcher.call("bernoulli_.float", noise, 1 - p)
     noise.div_(1 - p)        # torch's div_.Scalar: the number wrapped as a 0-dim tensor
-    return dispatcher.call("mul.Tensor", input, noise)
+    return dispatcher.call(multiply, input, noise)

@@ -266,6 +266,7 @@ def shuffle_inside_out(words64, n):
     perm = np.empty(n, np.int64)
     for i in range(n):
         z = np.int64(words64[i] % np.uint64(i + 1))
+        perm[i] = i             # so that z == i keeps i
         perm[i] = perm[z]
         perm[z] = i
     return perm
