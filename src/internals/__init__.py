@@ -29,6 +29,7 @@ _register_autograd_kernels()
 _register_autocast_kernels()
 from ._interop import from_torch
 from .utils import data as _utils_data  # noqa: F401  (internals.utils.data, as torch.utils.data)
+from .serialization import save, load
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from . import _C, amp, autograd, cuda, library, profiler, testing, utils
 from . import nn, optim
