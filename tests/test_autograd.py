@@ -145,6 +145,11 @@ def test_every_derivative_entry_is_tested():
     # The Scalar overloads torch's Python binding picks for a Python number: x ** 2.5, 2 ** x, 1 - x.
     for program in (lambda x: x ** 2.5, lambda x: 2 ** x, lambda x: 1 - x):
         reached.add(program(internals.tensor([1.5, 2.0], requires_grad=True)).grad_fn.name())
+    # Random fills have no OpInfo that compares values (test_random.py checks them and their nodes).
+    for fill in (lambda y: y.uniform_(), lambda y: y.normal_(), lambda y: y.random_(), lambda y: y.random_(3),
+                 lambda y: y.random_(0, 3), lambda y: y.exponential_(), lambda y: y.bernoulli_(0.5),
+                 lambda y: y.bernoulli_(internals.rand(2)), lambda y: internals.bernoulli(y.sigmoid())):
+        reached.add(fill(internals.ones(2, requires_grad=True).clone()).grad_fn.name())
     assert set(functions.__all__) - reached == set(), sorted(set(functions.__all__) - reached)
 
 
@@ -565,7 +570,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     unmatched = {str(s.name) for s in match_natives(load_derivatives())}
     manual = {"copy_", "flatten.using_ints", "unflatten.int", "movedim.int", "chunk"}
     comparisons = {f"{c}.{o}" for c in ("eq", "ne", "lt", "le", "gt", "ge") for o in ("Tensor", "Scalar")}
-    not_differentiable = comparisons | {"argmax", "argmin"}
+    not_differentiable = comparisons | {"argmax", "argmin", "multinomial"}
     # Sparse tensors take no part in autograd in internals: their operators have no formula.
     sparse = {"_coalesce", "_indices", "_nnz", "_to_dense", "_to_sparse", "_to_sparse.sparse_dim", "_values",
               "coalesce", "dense_dim", "indices", "is_coalesced", "sparse_dim", "to_dense", "to_sparse",
@@ -575,11 +580,14 @@ def test_every_differentiable_native_function_has_a_kernel():
     # lift_fresh returns its input itself, and torch.tensor calls it before requires_grad is set.
     factories = {n.split("::")[1] for n, op in dispatcher.operators.items()
                  if any(getattr(k.fn, "__module__", None) == tensor_factories.__name__ for k in op.kernels.values())}
+    factories |= {f"{name}{overload}" for name in ("rand", "randn", "randperm", "rand_like", "randn_like")
+                  for overload in ("", ".generator")} | {"randint", "randint.generator", "randint.low",
+                                                         "randint.low_generator"}
     assert {"zeros", "empty.memory_format", "arange.start_step", "zeros_like", "lift_fresh"} <= factories
     aten = {n.split("::")[1] for n, op in dispatcher.operators.items() if op.namespace == "aten"}
     composite = {n for n in aten if "CompositeImplicitAutograd" in dispatcher.find(n).kernels}
     assert composite == {"matmul", "reshape", "softmax.int", "log_softmax.int", "to_sparse", "to_sparse.sparse_dim",
-                         "to_dense", "coalesce"}
+                         "to_dense", "coalesce", "dropout", "dropout_"}
     assert unmatched & aten == (manual | not_differentiable | sparse | composite | factories) & aten
     for name in manual:
         assert "Autograd" in dispatcher.find(name).kernels

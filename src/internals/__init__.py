@@ -19,7 +19,7 @@ from .autograd.ad_inplace_or_view import register_inplace_kernels as _register_i
 from .utils._python_dispatch import register_python_fallbacks as _register_python_fallbacks
 from .amp.autocast_mode import register_autocast_kernels as _register_autocast_kernels
 from .aten.native.tensor_factories import tensor, from_numpy
-from .c10.generator import manual_seed, Generator
+from .c10.generator import manual_seed, seed, initial_seed, get_rng_state, set_rng_state, Generator, default_generator
 _register_core_fallbacks()
 _register_python_fallbacks()
 _register_native_functions()
@@ -28,6 +28,8 @@ from .autograd.variable_type_manual import register_manual_kernels as _register_
 _register_autograd_kernels()
 _register_autocast_kernels()
 from ._interop import from_torch
+from .utils import data as _utils_data  # noqa: F401  (internals.utils.data, as torch.utils.data)
+from .serialization import save, load
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from . import _C, amp, autograd, cuda, library, profiler, testing, utils
 from . import nn, optim

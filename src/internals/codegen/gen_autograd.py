@@ -19,6 +19,7 @@ Regenerate with ``python -m internals.codegen`` (or, if the package cannot be im
 This module imports no part of ``internals``: it must run even when the generated files are
 stale or broken. A test regenerates in memory and fails if the checked-in files differ.
 """
+import keyword
 import re
 import sys
 from collections import Counter
@@ -249,14 +250,20 @@ def _kernel_name(schema):
     return str(schema.name).replace(".", "_")
 
 
+def _ident(name):
+    """A schema argument's name as a Python parameter (``from`` is a keyword: ``from_``)."""
+    return name + "_" if keyword.iskeyword(name) else name
+
+
 def gen_kernel(info, schema):
     """The Autograd kernel of one native function."""
     positional = schema.arguments.flat_positional
     kwonly = schema.arguments.flat_kwarg_only
-    params = ["ks"] + [a.name if a.default is None else f"{a.name}={_py_default(a.default)}" for a in positional]
+    params = ["ks"] + [_ident(a.name) if a.default is None else f"{_ident(a.name)}={_py_default(a.default)}"
+                       for a in positional]
     if kwonly:
         params.append("**kwargs")
-    call_args = ", ".join(a.name for a in positional) + (", **kwargs" if kwonly else "")
+    call_args = ", ".join(_ident(a.name) for a in positional) + (", **kwargs" if kwonly else "")
     inplace = schema.kind() == SchemaKind.inplace
     is_view = any(a.annotation is not None and not a.annotation.is_write for a in positional) and not inplace
     diff_inputs = info.edges

@@ -9,9 +9,11 @@ from .memory import (OutOfMemoryError, memory_allocated, memory_reserved, max_me
                      set_per_process_memory_fraction, get_per_process_memory_fraction, set_device_capacity,
                      get_allocator_backend)
 from .streams import Stream, StreamContext, current_stream, default_stream, stream
+from .random import manual_seed, manual_seed_all, initial_seed, get_rng_state, set_rng_state
 
 __all__ = ["is_available", "is_simulated", "device_count", "synchronize", "current_device", *memory.__all__,
-           "Stream", "StreamContext", "current_stream", "default_stream", "stream"]
+           "Stream", "StreamContext", "current_stream", "default_stream", "stream",
+           "manual_seed", "manual_seed_all", "initial_seed", "get_rng_state", "set_rng_state"]
 
 _announced = False
 

@@ -4,8 +4,8 @@ Everything here is composed from internals' operators, so autograd records it an
 code runs on the CPU and on cuda.
 """
 from .parameter import Parameter
-from .modules import Module, Linear, ReLU, Sequential, MSELoss, CrossEntropyLoss
+from .modules import Module, Linear, ReLU, Dropout, Sequential, MSELoss, CrossEntropyLoss
 from . import functional, init
 
-__all__ = ["Parameter", "Module", "Linear", "ReLU", "Sequential", "MSELoss", "CrossEntropyLoss",
+__all__ = ["Parameter", "Module", "Linear", "ReLU", "Dropout", "Sequential", "MSELoss", "CrossEntropyLoss",
            "functional", "init"]

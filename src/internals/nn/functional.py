@@ -11,7 +11,7 @@ from .._functional import where
 from .._tensor import Tensor
 from ..aten.native.tensor_factories import arange, zeros_like
 
-__all__ = ["linear", "relu", "log_softmax", "softmax", "mse_loss", "nll_loss", "cross_entropy"]
+__all__ = ["linear", "relu", "dropout", "log_softmax", "softmax", "mse_loss", "nll_loss", "cross_entropy"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -33,6 +33,15 @@ def linear(input, weight, bias=None):
 
 def relu(input, inplace=False):
     return input.relu_() if inplace else input.relu()
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zero each element with probability p and scale the rest by 1 / (1 - p) while training
+    (``aten::dropout``: the mask comes from ``bernoulli_``, so the same seed gives torch's mask)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    from ..aten import dispatcher
+    return dispatcher.call("dropout_" if inplace else "dropout", input, p, training)
 
 
 def _implicit_dim(ndim):

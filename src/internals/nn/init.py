@@ -1,13 +1,16 @@
 """Weight initialisation, in place and outside autograd (``torch/nn/init.py``, the few used here).
 
-The random numbers come from internals' generator (NumPy's PCG64), so the values differ from
-torch's for the same seed; the distributions and bounds are torch's.
+Each function computes its bound or standard deviation with torch's arithmetic, in torch's order
+(``gain / sqrt(fan)`` then ``sqrt(3) * std``: another order can differ in the last bit), and
+fills the tensor with ``uniform_`` or ``normal_``. The generator is torch's, so after the same
+``manual_seed`` a layer starts with torch's weights.
 """
 import math
 
 from ..autograd.grad_mode import no_grad
 
-__all__ = ["calculate_gain", "uniform_", "zeros_", "ones_", "kaiming_uniform_"]
+__all__ = ["calculate_gain", "uniform_", "normal_", "constant_", "zeros_", "ones_", "xavier_uniform_",
+           "xavier_normal_", "kaiming_uniform_", "kaiming_normal_"]
 
 
 def calculate_gain(nonlinearity, param=None):
@@ -28,10 +31,19 @@ def calculate_gain(nonlinearity, param=None):
 
 def uniform_(tensor, a=0.0, b=1.0, generator=None):
     """Fill ``tensor`` with values drawn uniformly from [a, b)."""
-    from ..aten.native.tensor_factories import rand
     with no_grad():
-        draws = rand(tuple(tensor.shape), dtype=tensor.dtype, device=tensor.device, generator=generator)
-        return tensor.copy_(draws.mul(b - a).add(a))
+        return tensor.uniform_(a, b, generator=generator)
+
+
+def normal_(tensor, mean=0.0, std=1.0, generator=None):
+    """Fill ``tensor`` with values drawn from N(mean, std**2)."""
+    with no_grad():
+        return tensor.normal_(mean, std, generator=generator)
+
+
+def constant_(tensor, val):
+    with no_grad():
+        return tensor.fill_(val)
 
 
 def zeros_(tensor):
@@ -53,14 +65,41 @@ def _calculate_fan_in_and_fan_out(tensor):
     return tensor.shape[1] * receptive, tensor.shape[0] * receptive
 
 
-def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
-    """He initialisation: uniform on ±gain·sqrt(3 / fan), fan = fan_in (default) or fan_out."""
+def _calculate_correct_fan(tensor, mode):
     valid_modes = ["fan_in", "fan_out"]
     if mode not in valid_modes:
         raise ValueError(f"Mode {mode} not supported, please use one of {valid_modes}")
     fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-    fan = fan_in if mode == "fan_in" else fan_out
-    if fan == 0:
+    return fan_in if mode == "fan_in" else fan_out
+
+
+def xavier_uniform_(tensor, gain=1.0, generator=None):
+    """Glorot initialisation: uniform on ±gain·sqrt(6 / (fan_in + fan_out))."""
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    a = math.sqrt(3.0) * std
+    return uniform_(tensor, -a, a, generator)
+
+
+def xavier_normal_(tensor, gain=1.0, generator=None):
+    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+    std = gain * math.sqrt(2.0 / float(fan_in + fan_out))
+    return normal_(tensor, 0.0, std, generator)
+
+
+def kaiming_uniform_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    """He initialisation: uniform on ±gain·sqrt(3 / fan), fan = fan_in (default) or fan_out."""
+    if 0 in tuple(tensor.shape):
         return tensor     # torch warns "Initializing zero-element tensors is a no-op" and leaves it
-    bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    fan = _calculate_correct_fan(tensor, mode)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    bound = math.sqrt(3.0) * std
     return uniform_(tensor, -bound, bound, generator)
+
+
+def kaiming_normal_(tensor, a=0, mode="fan_in", nonlinearity="leaky_relu", generator=None):
+    if 0 in tuple(tensor.shape):
+        return tensor
+    fan = _calculate_correct_fan(tensor, mode)
+    std = calculate_gain(nonlinearity, a) / math.sqrt(fan)
+    return normal_(tensor, 0.0, std, generator)

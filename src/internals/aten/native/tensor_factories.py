@@ -12,7 +12,8 @@ Kernels that allocate their outputs (elementwise, reductions, copies, ...) call 
 ``requires_grad`` is no argument of these operators: the Python binding handles it
 (``autograd/variable_factories.py``). Values of ranges and random draws are computed on the host
 with NumPy and copied to the device: a factory's work is allocation and layout, which is what
-the course looks at.
+the course looks at. The random factories (``rand``, ``randn``, ``randint``, ``randperm``, ...)
+live with the distributions, in ``distributions.py``.
 """
 import math
 
@@ -20,7 +21,6 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.device import as_device
-from ...c10.generator import default_generator
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, exclude_keys
 from ...c10.dispatch_key import DispatchKey, DispatchKeySet
 from ...c10.storage import UntypedStorage
@@ -151,38 +151,6 @@ def eye(n, m=None, *, dtype=None, layout=None, device=None, pin_memory=None):
     return _from_host(np.eye(n, n if m is None else m), dtype or st.get_default_dtype(), layout, device, pin_memory)
 
 
-# ---------------------------------------------------------------------- random (composite kernels)
-_SAMPLERS = {   # name -> (the kernel torch's dtype check names, how to draw on the host)
-    "rand": ("check_uniform_bounds", lambda g, shape: g.random(shape)),
-    "randn": ("normal_kernel_cpu", lambda g, shape: g.standard_normal(shape)),
-}
-
-
-def _check_floating(dtype, kind):
-    """rand/randn fill only floating dtypes; torch's dispatch macro names the kernel that refused."""
-    if not dtype.is_floating_point:
-        raise NotImplementedError(f'"{_SAMPLERS[kind][0]}" not implemented for \'{dtype.torch_name}\'')
-
-
-def _fill_random(out, kind, generator):
-    """Stands in for torch's ``uniform_``/``normal_``: draw on the host, ``copy_`` into ``out``."""
-    return _copy_from_host(out, _SAMPLERS[kind][1]((generator or default_generator).bit_generator, out.shape))
-
-
-def rand(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
-    """The kernel of ``rand`` and ``rand.generator``."""
-    dtype = dtype or st.get_default_dtype()
-    _check_floating(dtype, "rand")
-    return _fill_random(_empty(size, dtype, layout, device, pin_memory), "rand", generator)
-
-
-def randn(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
-    """The kernel of ``randn`` and ``randn.generator``."""
-    dtype = dtype or st.get_default_dtype()
-    _check_floating(dtype, "randn")
-    return _fill_random(_empty(size, dtype, layout, device, pin_memory), "randn", generator)
-
-
 # ---------------------------------------------------------------------- *_like (composite kernels)
 def like_strides(x, memory_format=None):
     """The strides ``empty_like`` gives: contiguous if asked, else (``preserve_format``) a dense
@@ -221,23 +189,6 @@ def ones_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, me
 def full_like(self, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     out = _empty_like(self, dtype, layout, device, pin_memory, memory_format)
     return dispatcher.call("fill_.Scalar", out, fill_value)
-
-
-def _random_like(kind, self, generator, dtype, layout, device, pin_memory, memory_format):
-    """Like torch (``empty_like`` then fill): the result takes ``self``'s layout."""
-    out = _empty_like(self, dtype, layout, device, pin_memory, memory_format)
-    _check_floating(out.dtype, kind)
-    return _fill_random(out, kind, generator)
-
-
-def rand_like(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-    """The kernel of ``rand_like`` and ``rand_like.generator``."""
-    return _random_like("rand", self, generator, dtype, layout, device, pin_memory, memory_format)
-
-
-def randn_like(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
-    """The kernel of ``randn_like`` and ``randn_like.generator``."""
-    return _random_like("randn", self, generator, dtype, layout, device, pin_memory, memory_format)
 
 
 # ---------------------------------------------------------------------- torch.tensor

@@ -1,7 +1,7 @@
 from .module import Module
 from .linear import Linear
-from .activation import ReLU
+from .activation import ReLU, Dropout
 from .container import Sequential
 from .loss import MSELoss, CrossEntropyLoss
 
-__all__ = ["Module", "Linear", "ReLU", "Sequential", "MSELoss", "CrossEntropyLoss"]
+__all__ = ["Module", "Linear", "ReLU", "Dropout", "Sequential", "MSELoss", "CrossEntropyLoss"]

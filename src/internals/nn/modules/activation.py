@@ -1,8 +1,8 @@
-"""Activation modules (``torch/nn/modules/activation.py``): ReLU."""
+"""Activation modules (``torch/nn/modules/activation.py``): ReLU; and Dropout (``dropout.py``)."""
 from .. import functional as F
 from .module import Module
 
-__all__ = ["ReLU"]
+__all__ = ["ReLU", "Dropout"]
 
 
 class ReLU(Module):
@@ -17,3 +17,21 @@ class ReLU(Module):
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""
+
+
+class Dropout(Module):
+    """During training, zero each element with probability ``p`` and scale the rest by 1 / (1 - p);
+    in eval mode (``module.eval()``), the identity."""
+
+    def __init__(self, p=0.5, inplace=False):
+        super().__init__()
+        if p < 0 or p > 1:
+            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        self.p = p
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training, self.inplace)
+
+    def extra_repr(self):
+        return f"p={self.p}, inplace={self.inplace}"

@@ -1,0 +1,515 @@
+"""Random operators: ``uniform_``, ``normal_``, ``random_``, ``exponential_``, ``bernoulli``,
+``multinomial``, ``randperm``, ``dropout`` and the factories built on them.
+
+Mirrors ``aten/src/ATen/native/Distributions.cpp`` and ``DistributionTemplates.h`` (argument
+checks, which kernel runs), ``cpu/DistributionTemplates.h`` (how many words each value takes),
+``TensorFactories.cpp`` (``randperm``, ``rand``, ``randn``, ``randint``) and ``Dropout.cpp``.
+
+A kernel holds its generator's lock while it draws every word it needs, turns them into values
+with :mod:`.cpu.distribution_kernels`, and writes the values in the order torch's
+``cpu_serial_kernel`` visits the elements: TensorIterator's order, which for a transposed or
+sliced tensor is memory order, not row-major order. On ``cuda`` the words come from the
+tensor's Philox generator instead (:mod:`internals.cuda.random`).
+"""
+import numpy as np
+
+from ...c10 import scalar_type as st
+from ...c10.generator import default_generator
+from ...c10.storage import UntypedStorage, bytes_of
+from ...c10.tensor_impl import TensorImpl
+from .. import dispatcher
+from ..tensor_iterator import has_internal_overlap, output_layout
+from .copy import copy_
+from .cpu import distribution_kernels as k
+
+__all__ = ["uniform_", "normal_", "random_", "random_from", "random_to", "exponential_", "bernoulli_float",
+           "bernoulli_tensor", "bernoulli", "bernoulli_p", "multinomial", "randperm", "randint", "randint_low", "rand",
+           "randn",
+           "rand_like", "randn_like", "dropout", "dropout_"]
+
+_F32 = np.float32
+# numeric limits in torch's terms: mantissa digits (with the implicit bit) and the largest finite value
+_DIGITS = {st.float16: 11, st.bfloat16: 8, st.float32: 24, st.float64: 53}
+_FLOAT_MAX = {st.float16: 65504.0, st.bfloat16: 3.3895313892515355e38, st.float32: 3.4028234663852886e38,
+              st.float64: 1.7976931348623157e308}
+_TYPEMETA = {st.float16: "c10::Half", st.bfloat16: "c10::BFloat16", st.float32: "float", st.float64: "double",
+             st.int64: "long int", st.int32: "int", st.int16: "short int", st.int8: "signed char",
+             st.uint8: "unsigned char", st.bool_: "bool"}
+
+
+# ---------------------------------------------------------------------- shared steps
+def _generator(generator, device):
+    """``get_generator_or_default``: the tensor's device must match the generator's."""
+    if generator is None:
+        if device.type == "cuda":
+            from ...cuda.random import default_cuda_generator
+            return default_cuda_generator(device)
+        return default_generator
+    if generator.device.type != device.type:
+        raise RuntimeError(f"Expected a '{device.type}' device type for generator but found "
+                           f"'{generator.device.type}'")
+    return generator
+
+
+def _mt19937(generator, self, name):
+    """The CPU generator for a kernel that only has a CPU (mt19937) version."""
+    if self.device.type != "cpu":
+        raise NotImplementedError(f"{name} on {self.device.type}: internals follows torch's Philox stream for "
+                                  "uniform_ and normal_ only; draw on the CPU and move the result")
+    return _generator(generator, self.device)
+
+
+def _words32(gen, n):
+    return gen.random(n)
+
+
+def _words64(gen, n):
+    return gen.random64(n)
+
+
+def _place(self, values, operands=()):
+    """Write ``values`` (one per element, in TensorIterator's visiting order) into ``self``.
+
+    The values are laid out as a dense tensor whose strides follow the iteration order (the
+    layout ``output_layout`` gives), then copied: element i of the order lands on element i.
+    """
+    values = np.ascontiguousarray(values)
+    shape = tuple(self.shape)
+    strides = output_layout([self._impl] + [o._impl for o in operands], shape)
+    dtype = st.from_numpy_dtype(values.dtype)
+    storage = UntypedStorage(values.nbytes, "cpu", data=bytes_of(values) if values.size else np.empty(0, np.uint8))
+    source = type(self)._from_impl(TensorImpl(storage, shape, strides, 0, dtype))
+    copy_(self, source)
+    return self
+
+
+def _as_float32(values, dtype):
+    """A double result as torch stores it in a float-like tensor: ``static_cast<scalar_t>``
+    goes through float for float16 and bfloat16 (their constructors take a float)."""
+    return values if dtype is st.float64 else values.astype(_F32)
+
+
+def _round(values, dtype):
+    """float32 values rounded (to nearest even) to float16 or bfloat16, kept as float32."""
+    if dtype is st.float16:
+        return values.astype(np.float16).astype(_F32)
+    if dtype is st.bfloat16:
+        bits = values.view(np.uint32)
+        bits = (bits + (((bits >> 16) & 1) + 0x7FFF)) & np.uint32(0xFFFF0000)
+        return bits.view(_F32)
+    return values
+
+
+def _check_floating(self, kernel_name):
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel_name}" not implemented for \'{self.dtype.torch_name}\'')
+
+
+# ---------------------------------------------------------------------- uniform_
+def uniform_(self, from_=0.0, to=1.0, *, generator=None):
+    """``uniform_impl_`` then ``uniform_kernel``: one word per value (two for double); a value
+    that rounds up to ``to`` in the tensor's dtype becomes ``from``."""
+    _check_floating(self, "check_uniform_bounds")
+    low, high = -_FLOAT_MAX[self.dtype], _FLOAT_MAX[self.dtype]
+    for name, value in (("from", from_), ("to", to)):
+        if not low <= value <= high:
+            raise RuntimeError(f"{name} is out of bounds for {_TYPEMETA[self.dtype]}")
+    if from_ > to:
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
+    if to - from_ > high:
+        raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{self.dtype.torch_name}>::max(), "
+                           f"but found to={to} and from={from_} which result in to-from to exceed the limit")
+    n = self.numel()
+    if n == 0:
+        return self
+    gen = _generator(generator, self.device)
+    double = self.dtype is st.float64
+    if self.device.type == "cuda":
+        from ...cuda.random import philox_uniform
+        values = philox_uniform(gen, n, from_, to, double)
+    else:
+        with gen._lock:
+            values = k.uniform_double(_words64(gen, n), float(from_), float(to)) if double else \
+                k.uniform_float(_words32(gen, n), _F32(from_), _F32(to))
+    if double:
+        to_s, from_s = float(to), float(from_)
+    else:
+        values = _round(values, self.dtype)
+        to_s, from_s = (_round(np.array([v], _F32), self.dtype)[0] for v in (to, from_))
+    values[values == to_s] = from_s
+    return _place(self, values)
+
+
+# ---------------------------------------------------------------------- normal_
+def normal_(self, mean=0.0, std=1.0, *, generator=None):
+    """``normal_kernel``: 16 or more contiguous values take ``normal_fill`` (chunks of 16,
+    Box-Muller in float for the float dtypes), others the scalar path (double Box-Muller, one
+    value kept for the next call)."""
+    if std < 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    _check_floating(self, "normal_kernel_cpu")
+    n = self.numel()
+    if n == 0:
+        return self
+    gen = _generator(generator, self.device)
+    if self.device.type == "cuda":
+        from ...cuda.random import philox_normal
+        return _place(self, _as_float32(philox_normal(gen, n, mean, std, self.dtype is st.float64), self.dtype))
+    with gen._lock:
+        if n >= 16 and self.is_contiguous():
+            if self.dtype is st.float64:
+                values = k.normal_fill_double(_words64(gen, k.normal_fill_words(n, True)), n, mean, std)
+            else:
+                whole = self.dtype is st.float32      # the 16-bit types fill through a 16-value buffer
+                values = k.normal_fill_float(_words32(gen, k.normal_fill_words(n, whole)), n, mean, std, whole)
+        else:
+            cached = gen._next_double_normal
+            words = _words64(gen, k.normal_scalar_words(n, cached is not None))
+            values, kept = k.normal_scalar(words, n, 0.0 if cached is None else cached, cached is not None,
+                                           float(mean), float(std))
+            gen._next_double_normal = None if np.isnan(kept) else float(kept)
+            values = _as_float32(values, self.dtype)
+    return _place(self, values)
+
+
+# ---------------------------------------------------------------------- random_
+def _update_from(frm, dtype):
+    """``update_from``: move ``from`` up to the first integer the float dtype holds exactly."""
+    plus_1 = int(_round(np.array([frm + 1], _F32), dtype)[0]) if dtype is not st.float64 else int(float(frm + 1))
+    if plus_1 < frm:
+        n = abs(frm + 1).bit_length() - 1
+        frm = plus_1 + (1 << (n - _DIGITS[dtype] + 1))
+    return frm
+
+
+def _update_to(to, dtype):
+    minus_1 = int(_round(np.array([to - 1], _F32), dtype)[0]) if dtype is not st.float64 else int(float(to - 1))
+    if minus_1 >= to:
+        n = abs(to - 1).bit_length() - 1
+        to = minus_1 - (1 << (n - _DIGITS[dtype] + 1))
+    return to
+
+
+def _integral_bounds(dtype):
+    if dtype is st.bool_:
+        return 0, 1
+    info = np.iinfo(dtype.numpy_type)
+    return int(info.min), int(info.max)
+
+
+def _check_from_to_in_range(frm, to_inc, dtype):
+    if dtype.is_floating_point:
+        low, high = -_FLOAT_MAX[dtype], _FLOAT_MAX[dtype]
+    else:
+        low, high = _integral_bounds(dtype)
+    for name, value in (("from", frm), ("to - 1", to_inc)):
+        if not low <= value <= high:
+            raise RuntimeError(f"{name} is out of bounds for {_TYPEMETA[dtype]}")
+
+
+def _to_dtype_values(ints, dtype):
+    """``static_cast<scalar_t>(int64)``: through float for the 16-bit floats; integer casts wrap."""
+    if dtype is st.float64:
+        return ints.astype(np.float64)
+    if dtype.is_floating_point:
+        return ints.astype(_F32)
+    if dtype is st.bool_:
+        return ints != 0
+    return ints
+
+
+def random_from(self, from_, to=None, *, generator=None):
+    """``random_from_to_impl``: integers in [from, to) (``to`` None: up to the dtype's largest)."""
+    dtype = self.dtype
+    if to is not None:
+        if from_ >= to:
+            raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={from_} >= to={to}")
+        if dtype.is_floating_point:
+            from_, to = _update_from(from_, dtype), _update_to(to, dtype)
+            if from_ >= to:
+                raise RuntimeError("random_ expects 'from' casted to dtype to be less than 'to' casted to dtype, "
+                                   f"but got from={from_} >= to={to}")
+        _check_from_to_in_range(from_, to - 1, dtype)
+        return _random_from_to(self, (to - from_) % (1 << 64), from_, generator)
+    if from_ != -(1 << 63):
+        if dtype.is_floating_point:
+            to_inc = min(1 << _DIGITS[dtype], (1 << 63) - 1)
+            from_ = _update_from(from_, dtype)
+            if from_ >= to_inc:
+                raise RuntimeError("random_ expects 'from' casted to dtype to be less than or equal to 'to_inc' "
+                                   f"casted to dtype, but got from={from_} > to_inc={to_inc}")
+        else:
+            to_inc = _integral_bounds(dtype)[1]
+        _check_from_to_in_range(from_, to_inc, dtype)
+        return _random_from_to(self, (to_inc - from_ + 1) % (1 << 64), from_, generator)
+    if dtype not in (st.int64, st.float64, st.float32, st.bfloat16):
+        raise RuntimeError("random_full_64_bits_range_kernel_cpu handles only int64, double, float and bfloat16")
+    return _random_from_to(self, 0, 0, generator)
+
+
+def random_to(self, to, *, generator=None):
+    return random_from(self, 0, to, generator=generator)
+
+
+def _random_from_to(self, span, base, generator):
+    """``uniform_int_from_to``: (word % span) + base, from 32-bit words when the span is below
+    2**28 and 64-bit ones otherwise (span 0: the full 64-bit range, ``uniform_int_full_range``)."""
+    n = self.numel()
+    if n == 0:
+        return self
+    gen = _mt19937(generator, self, "random_")
+    with gen._lock:
+        words = _words64(gen, n) if span == 0 or span >= (1 << 28) else _words32(gen, n).astype(np.uint64)
+    if span:
+        words = words % np.uint64(span) + np.uint64(base % (1 << 64))
+    return _place(self, _to_dtype_values(words.view(np.int64), self.dtype))
+
+
+def random_(self, *, generator=None):
+    """``uniform_int``: a word modulo the dtype's range of exactly representable integers
+    (64-bit words for int64 and double, 32-bit ones otherwise; bool takes the lowest bit)."""
+    dtype = self.dtype
+    n = self.numel()
+    if n == 0:
+        return self
+    gen = _mt19937(generator, self, "random_")
+    with gen._lock:
+        words = _words64(gen, n) if dtype in (st.int64, st.float64) else _words32(gen, n).astype(np.uint64)
+    if dtype is st.bool_:
+        return _place(self, (words & np.uint64(1)).astype(np.bool_))
+    if dtype.is_floating_point:
+        modulus = (1 << _DIGITS[dtype]) + 1
+    else:
+        modulus = _integral_bounds(dtype)[1] + 1
+    return _place(self, _to_dtype_values((words % np.uint64(modulus)).view(np.int64), dtype))
+
+
+# ---------------------------------------------------------------------- exponential_
+def exponential_(self, lambd=1.0, *, generator=None):
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
+                           f"floating point but you specified {self.dtype.torch_name}")
+    n = self.numel()
+    if n == 0:
+        return self
+    gen = _mt19937(generator, self, "exponential_")
+    with gen._lock:
+        values = k.exponential_double(_words64(gen, n), float(lambd))
+    return _place(self, _as_float32(values, self.dtype))
+
+
+# ---------------------------------------------------------------------- bernoulli
+def _check_no_internal_overlap(self):
+    if has_internal_overlap(self._impl):
+        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
+                           "single memory location. Please clone() the tensor before performing the operation.")
+
+
+def _zero_one(draws, dtype):
+    return draws if dtype is st.bool_ else draws.astype(np.float64 if dtype is st.float64 else np.int64)
+
+
+def bernoulli_float(self, p=0.5, *, generator=None):
+    """``bernoulli_(p)`` for a number p: a double uniform per element, 1 where it is below p.
+    (On an Intel CPU torch's MKL build draws from MKL's MCG31 stream instead, seeded by one
+    32-bit word; torch checks the vendor at run time. Not reproduced: see the test's note.)"""
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    n = self.numel()
+    if n == 0:
+        return self
+    _check_no_internal_overlap(self)
+    gen = _mt19937(generator, self, "bernoulli_")
+    with gen._lock:
+        uniforms = k.uniform_double(_words64(gen, n), 0.0, 1.0)
+    return _place(self, _zero_one(k.bernoulli_below(uniforms, p), self.dtype))
+
+
+def bernoulli_tensor(self, p, *, generator=None):
+    """``bernoulli_(p)`` for a tensor p (broadcast to ``self``): a double uniform per element when
+    p is double, else a float one compared with p in float."""
+    n = self.numel()
+    if n == 0:
+        return self
+    _check_no_internal_overlap(self)
+    p = p.to(device="cpu").expand(self.shape)
+    probs = _values_in_order(p, self)
+    gen = _mt19937(generator, self, "bernoulli_")
+    with gen._lock:
+        if p.dtype is st.float64:
+            uniforms = k.uniform_double(_words64(gen, n), 0.0, 1.0)
+        else:
+            uniforms = k.uniform_float(_words32(gen, n), _F32(0.0), _F32(1.0))
+            probs = probs.astype(_F32)
+    return _place(self, _zero_one(k.bernoulli_below(uniforms, probs), self.dtype), (p,))
+
+
+def _values_in_order(t, out):
+    """``t``'s values (same shape as ``out``) in the order TensorIterator visits ``out`` and ``t``."""
+    strides = output_layout([out._impl, t._impl], tuple(out.shape))
+    ordered = dispatcher.call("empty_strided", tuple(out.shape), strides, dtype=t.dtype, device="cpu")
+    ordered.copy_(t)
+    flat = ordered.as_strided((ordered.numel(),), (1,))
+    if t.dtype is st.bfloat16:
+        flat = flat.float()
+    return flat.numpy().copy()
+
+
+def bernoulli(self, *, generator=None):
+    """``bernoulli(p)``: a new tensor like p (contiguous), ``bernoulli_`` with p itself."""
+    out = dispatcher.call("empty_like", self, memory_format="contiguous")
+    return dispatcher.call("bernoulli_.Tensor", out, self, generator=generator)
+
+
+def bernoulli_p(self, p, *, generator=None):
+    out = dispatcher.call("empty_like", self, memory_format="contiguous")
+    return dispatcher.call("bernoulli_.float", out, p, generator=generator)
+
+
+# ---------------------------------------------------------------------- multinomial
+def multinomial(self, num_samples, replacement=False, *, generator=None):
+    """Without replacement (or one sample): the exponential race, argmax or topk of p / Exp(1)
+    draws; with replacement: a binary search of double uniforms in each row's cumulative sum."""
+    if not 0 < self.dim() <= 2:
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not self.dtype.is_floating_point:
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {self.dtype.torch_name}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    n_categories = self.shape[-1]
+    if not replacement and num_samples > n_categories:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    if n_categories > (1 << 24):
+        raise RuntimeError("number of categories cannot exceed 2^24")
+    out_shape = (num_samples,) if self.dim() == 1 else (self.shape[0], num_samples)
+    if 0 in out_shape:
+        return dispatcher.call("empty.memory_format", out_shape, dtype=st.int64, device=self.device)
+    rows = self.detach().reshape(-1, n_categories)
+    if not replacement or num_samples == 1:
+        probs = rows.float() if self.dtype.is_reduced_float else rows
+        host = probs.to(device="cpu").numpy()
+        if not (np.all(host < np.inf) and np.all(host >= 0)):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if np.any(rows.sum(1).to(device="cpu").numpy() == 0):
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        q = dispatcher.call("exponential_", dispatcher.call("empty_like", self), 1.0, generator=generator)
+        ratio = dispatcher.call("div.Tensor", self.detach(), q).reshape(-1, n_categories)
+        scores = (ratio.float() if self.dtype.is_reduced_float else ratio).to(device="cpu").numpy()
+        picks = np.argsort(-scores, axis=1, kind="stable")[:, :num_samples]
+    else:
+        picks = _with_replacement(rows, num_samples, generator)
+    from .tensor_factories import from_host
+    return from_host(np.ascontiguousarray(picks).reshape(out_shape).astype(np.int64), st.int64, self.device)
+
+
+def _with_replacement(rows, num_samples, generator):
+    """``multinomial_with_replacement_apply``: sums in the input's type (float for the 16-bit ones)."""
+    compute = np.float64 if rows.dtype is st.float64 else _F32
+    host = (rows.float() if rows.dtype.is_reduced_float else rows).to(device="cpu").numpy().astype(compute)
+    if np.any(host < 0):
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
+    if not np.all(np.isfinite(host)):
+        raise RuntimeError("invalid multinomial distribution (encountering probability entry = infinity or NaN)")
+    cum = np.cumsum(host, axis=1, dtype=compute)     # sequential, in the input's type, like the C++ loop
+    totals = cum[:, -1:].copy()
+    if np.any(totals <= 0):
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    cum /= totals
+    gen = _mt19937(generator, rows, "multinomial")
+    with gen._lock:
+        uniforms = k.uniform_double(_words64(gen, cum.shape[0] * num_samples), 0.0, 1.0)
+    picks = np.empty((cum.shape[0], num_samples), np.int64)
+    k.multinomial_with_replacement(cum, uniforms.reshape(cum.shape[0], num_samples), picks)
+    return picks
+
+
+# ---------------------------------------------------------------------- randperm
+def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """The kernel of ``randperm`` and ``randperm.generator`` (``randperm_cpu``)."""
+    dtype = dtype or st.int64
+    out = dispatcher.call("empty.memory_format", (n,), dtype=dtype, layout=layout, device=device,
+                          pin_memory=pin_memory)     # refuses a negative n first, as torch's at::empty
+    if dtype.is_floating_point and n > (1 << _DIGITS[dtype]) + 1:
+        raise RuntimeError(f"n cannot be greater than 2^{_DIGITS[dtype]}+1 for {dtype.torch_name} type.")
+    gen = _mt19937(generator, out, "randperm")
+    with gen._lock:
+        if n < (1 << 32) // 20:      # torch keeps its original algorithm below this
+            perm = k.shuffle_small(_words32(gen, max(n - 1, 0)), n)
+        else:
+            perm = k.shuffle_inside_out(_words64(gen, n), n)
+    return _place(out, _to_dtype_values(perm, dtype))
+
+
+# ---------------------------------------------------------------------- factories (composite)
+def _empty(size, dtype, layout, device, pin_memory):
+    return dispatcher.call("empty.memory_format", size, dtype=dtype, layout=layout, device=device,
+                           pin_memory=pin_memory)
+
+
+def rand(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """The kernel of ``rand`` and ``rand.generator``: ``empty`` then ``uniform_(0, 1)``."""
+    out = _empty(size, dtype, layout, device, pin_memory)
+    return dispatcher.call("uniform_", out, 0.0, 1.0, generator=generator)
+
+
+def randn(size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """The kernel of ``randn`` and ``randn.generator``: ``empty`` then ``normal_(0, 1)``."""
+    out = _empty(size, dtype, layout, device, pin_memory)
+    return dispatcher.call("normal_", out, 0.0, 1.0, generator=generator)
+
+
+def randint(high, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """The kernel of ``randint`` and ``randint.generator``: integers in [0, high)."""
+    return randint_low(0, high, size, generator=generator, dtype=dtype, layout=layout, device=device,
+                       pin_memory=pin_memory)
+
+
+def randint_low(low, high, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """The kernel of ``randint.low`` and ``randint.low_generator``: ``empty`` then ``random_(low, high)``."""
+    out = _empty(size, dtype or st.int64, layout, device, pin_memory)
+    return dispatcher.call("random_.from", out, low, high, generator=generator)
+
+
+def _like(self, dtype, layout, device, pin_memory, memory_format):
+    return dispatcher.call("empty_like", self, dtype=dtype, layout=layout, device=device, pin_memory=pin_memory,
+                           memory_format=memory_format)
+
+
+def rand_like(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    """The kernel of ``rand_like`` and ``rand_like.generator``: the result takes ``self``'s layout."""
+    out = _like(self, dtype, layout, device, pin_memory, memory_format)
+    return dispatcher.call("uniform_", out, 0.0, 1.0, generator=generator)
+
+
+def randn_like(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    out = _like(self, dtype, layout, device, pin_memory, memory_format)
+    return dispatcher.call("normal_", out, 0.0, 1.0, generator=generator)
+
+
+# ---------------------------------------------------------------------- dropout (Dropout.cpp)
+def dropout(input, p, train):
+    """``_dropout_impl``: a mask from ``bernoulli_(1 - p)`` on a tensor like the input, scaled by
+    1 / (1 - p), multiplied in (so autograd records a ``MulBackward0``). Nothing to do when not
+    training or p is 0; p = 1 multiplies by a zero."""
+    return _dropout(input, p, train, "mul.Tensor")
+
+
+def dropout_(self, p, train):
+    """The in-place form: the input itself is multiplied by the mask (``MulBackward0`` again)."""
+    return _dropout(self, p, train, "mul_.Tensor")
+
+
+def _dropout(input, p, train, multiply):
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if p == 0 or not train or input.numel() == 0:
+        return input
+    if p == 1:
+        zero = dispatcher.call("zeros", (), dtype=input.dtype, device=input.device)
+        return dispatcher.call(multiply, input, zero)
+    noise = dispatcher.call("empty_like", input)
+    dispatcher.call("bernoulli_.float", noise, 1 - p)
+    noise.div_(1 - p)        # torch's div_.Scalar: the number wrapped as a 0-dim tensor
+    return dispatcher.call(multiply, input, noise)

@@ -1,0 +1,196 @@
+"""``save`` and ``load`` in torch's file format (``torch/serialization.py``), so files cross between
+the two libraries in both directions.
+
+A file is an uncompressed zip archive (``archive/`` below; torch names the folder after the file
+and accepts any name):
+
+- ``data.pkl``: the object, pickled (protocol 2). A tensor pickles as a call
+  ``torch._utils._rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad,
+  OrderedDict())`` and a parameter as ``torch._utils._rebuild_parameter(tensor, requires_grad,
+  OrderedDict())``: the pickle names torch's functions, and whoever loads it supplies them.
+- A storage is not pickled at all: the pickler's ``persistent_id`` replaces it by a small tuple
+  ``("storage", torch.FloatStorage, key, location, numel)`` and its bytes go to ``data/<key>``,
+  once per storage. Two views of one storage share the key, so after loading they share memory
+  again, each with its own offset and strides.
+- ``byteorder`` (``little``), ``version`` (``3``), and the three small records torch 2.x adds.
+
+Saving writes references to torch's globals without importing torch: the pickler below writes
+the ``GLOBAL`` opcode for them itself. Loading maps those names to internals' own rebuild
+functions, and refuses any other global (as ``torch.load(weights_only=True)`` does).
+"""
+import collections
+import io
+import os
+import pickle
+import zipfile
+
+import numpy as np
+
+from . import _tensor
+from .c10 import scalar_type as st
+from .c10.device import as_device
+from .c10.storage import UntypedStorage
+from .c10.tensor_impl import TensorImpl
+
+__all__ = ["save", "load"]
+
+_STORAGE_TYPES = {st.float32: "FloatStorage", st.float64: "DoubleStorage", st.float16: "HalfStorage",
+                  st.bfloat16: "BFloat16Storage", st.int64: "LongStorage", st.int32: "IntStorage",
+                  st.int16: "ShortStorage", st.int8: "CharStorage", st.uint8: "ByteStorage", st.bool_: "BoolStorage"}
+_DTYPE_OF_STORAGE = {name: dtype for dtype, name in _STORAGE_TYPES.items()}
+_PREFIX = "archive"
+
+
+class _Global:
+    """A name in another module, written to the pickle as a ``GLOBAL`` opcode (never called here)."""
+
+    def __init__(self, module, name):
+        self.module, self.name = module, name
+
+    def __call__(self, *args):
+        raise TypeError(f"{self.module}.{self.name} is a reference for torch, not callable in internals")
+
+
+_REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+_ORDERED_DICT = collections.OrderedDict
+
+
+class _StorageRef:
+    """A tensor's storage with the dtype it is read as (torch's ``TypedStorage``)."""
+
+    def __init__(self, storage, dtype):
+        self.storage, self.dtype = storage, dtype
+
+
+class _Pickler(pickle._Pickler):
+    """The pure-Python pickler, taught torch's tensors, parameters and storages."""
+
+    dispatch = dict(pickle._Pickler.dispatch)
+
+    def __init__(self, file):
+        super().__init__(file, protocol=2)
+        self.storages = {}        # key -> (UntypedStorage), in the order they were met
+        self._keys = {}           # id(storage) -> key
+
+    def persistent_id(self, obj):
+        if not isinstance(obj, _StorageRef):
+            return None
+        key = self._keys.setdefault(id(obj.storage), str(len(self._keys)))
+        self.storages[key] = obj.storage
+        location = str(obj.storage.device) if obj.storage.device.type == "cuda" else "cpu"
+        return ("storage", _Global("torch", _STORAGE_TYPES[obj.dtype]), key, location,
+                obj.storage.nbytes() // obj.dtype.itemsize)
+
+    def save_global_ref(self, obj, name=None):
+        self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
+        self.memoize(obj)
+
+    dispatch[_Global] = save_global_ref
+
+    def save_tensor(self, obj):
+        from .nn.parameter import Parameter
+        if obj.is_sparse:
+            raise NotImplementedError("internals.save writes strided tensors only")
+        if isinstance(obj, Parameter):
+            data = obj.detach()
+            return self.save_reduce(_REBUILD_PARAMETER, (data, obj.requires_grad, _ORDERED_DICT()), obj=obj)
+        impl = obj._impl
+        args = (_StorageRef(impl.storage, obj.dtype), impl.storage_offset, tuple(obj.shape), tuple(obj.stride()),
+                obj.requires_grad, _ORDERED_DICT())
+        self.save_reduce(_REBUILD_TENSOR, args, obj=obj)
+
+    def save(self, obj, save_persistent_id=True):
+        if isinstance(obj, _tensor.Tensor):
+            memo = self.memo.get(id(obj))
+            if memo is not None:
+                self.write(self.get(memo[0]))
+                return
+            return self.save_tensor(obj)
+        return super().save(obj, save_persistent_id)
+
+
+def _storage_bytes(storage):
+    data = storage._data if storage.device.type == "cpu" else storage._data.copy_to_host()
+    return data[: storage.nbytes()].view(np.uint8).tobytes()
+
+
+def save(obj, f):
+    """Write ``obj`` (tensors, parameters, and dicts/lists/tuples/numbers of them, as a
+    ``state_dict``) to ``f``, a path or a binary file, in torch's zip format."""
+    buffer = io.BytesIO()
+    pickler = _Pickler(buffer)
+    pickler.dump(obj)
+    records = [("data.pkl", buffer.getvalue()), (".format_version", b"1"), (".storage_alignment", b"64"),
+               ("byteorder", b"little")]
+    records += [(f"data/{key}", _storage_bytes(storage)) for key, storage in pickler.storages.items()]
+    records += [("version", b"3\n"), (".data/serialization_id", os.urandom(20).hex().encode())]
+    with zipfile.ZipFile(f, "w", compression=zipfile.ZIP_STORED) as archive:
+        for name, data in records:
+            archive.writestr(f"{_PREFIX}/{name}", data)
+
+
+# ---------------------------------------------------------------------- load
+def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):
+    impl = TensorImpl(storage.storage, tuple(size), tuple(stride), storage_offset, storage.dtype)
+    t = _tensor.Tensor._from_impl(impl)
+    return t.requires_grad_(requires_grad) if requires_grad else t
+
+
+def _rebuild_parameter(data, requires_grad, backward_hooks):
+    from .nn.parameter import Parameter
+    return Parameter(data, requires_grad)
+
+
+class _Unpickler(pickle.Unpickler):
+    """Reads torch's pickles: its rebuild functions and storage types map to internals'."""
+
+    def __init__(self, file, archive, prefix, map_location):
+        super().__init__(file)
+        self._archive, self._prefix, self._map_location = archive, prefix, map_location
+        self._loaded = {}
+
+    def find_class(self, module, name):
+        if module == "torch._utils" and name == "_rebuild_tensor_v2":
+            return _rebuild_tensor_v2
+        if module == "torch._utils" and name == "_rebuild_parameter":
+            return _rebuild_parameter
+        if module == "torch" and name in _DTYPE_OF_STORAGE:
+            return _DTYPE_OF_STORAGE[name]
+        if module == "collections" and name == "OrderedDict":
+            return collections.OrderedDict
+        raise pickle.UnpicklingError(f"internals.load: unsupported global {module}.{name} (only tensors, parameters "
+                                     "and plain containers are loaded)")
+
+    def persistent_load(self, pid):
+        kind, dtype, key, location, numel = pid
+        if kind != "storage":
+            raise pickle.UnpicklingError(f"internals.load: unknown persistent id {kind!r}")
+        if key not in self._loaded:
+            raw = np.frombuffer(self._archive.read(f"{self._prefix}data/{key}"), np.uint8).copy()
+            device = as_device(self._map_location or location)
+            storage = UntypedStorage(raw.size, "cpu", data=raw)
+            if device.type == "cuda":
+                storage = _to_device(storage, device)
+            self._loaded[key] = storage
+        return _StorageRef(self._loaded[key], dtype)
+
+
+def _to_device(storage, device):
+    from numba import cuda
+    return UntypedStorage(storage.nbytes(), device, data=cuda.to_device(storage._data))
+
+
+def load(f, map_location=None, weights_only=True):
+    """Read what :func:`save` (or ``torch.save``) wrote. ``map_location``: a device for every
+    storage (``"cpu"`` to load cuda tensors on the host). Only tensors, parameters and plain
+    containers load (``weights_only``, torch's default)."""
+    if not weights_only:
+        raise NotImplementedError("internals.load reads tensors and containers only (weights_only=True)")
+    with zipfile.ZipFile(f) as archive:
+        pickles = [n for n in archive.namelist() if n.endswith("/data.pkl")]
+        if len(pickles) != 1:
+            raise RuntimeError("internals.load: not a file written by torch.save or internals.save")
+        prefix = pickles[0][: -len("data.pkl")]
+        unpickler = _Unpickler(io.BytesIO(archive.read(pickles[0])), archive, prefix, map_location)
+        return unpickler.load()

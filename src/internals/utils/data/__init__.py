@@ -1,0 +1,15 @@
+"""Datasets and the DataLoader (``torch/utils/data``): indexable data, the order to visit it in,
+and batches stacked into tensors.
+
+The random part is torch's, draw for draw: ``shuffle=True`` uses a ``RandomSampler`` that, with
+no generator given, takes a 64-bit seed from the default generator and shuffles with
+``randperm`` on a fresh generator seeded with it; and each pass over a DataLoader first draws a
+"base seed" (torch's, meant for worker processes). So after the same ``manual_seed`` the batches
+come in torch's order.
+"""
+from .dataset import Dataset, TensorDataset
+from .sampler import Sampler, SequentialSampler, RandomSampler, BatchSampler
+from .dataloader import DataLoader, default_collate
+
+__all__ = ["Dataset", "TensorDataset", "Sampler", "SequentialSampler", "RandomSampler", "BatchSampler",
+           "DataLoader", "default_collate"]

@@ -1,0 +1,91 @@
+"""``torch/utils/data/dataloader.py`` and ``_utils/collate.py``: batches from a dataset, in the
+main process (``num_workers=0``)."""
+import collections.abc
+
+from ... import _tensor
+from ...aten.native.tensor_factories import empty, tensor
+from ...c10 import scalar_type as st
+from .sampler import BatchSampler, RandomSampler, SequentialSampler
+
+__all__ = ["DataLoader", "default_collate"]
+
+
+def _stack(tensors):
+    """``torch.stack(tensors, 0)`` for a batch: a new leading dimension, each sample copied into
+    its slot. (A stand-in until the ``stack`` operator lands; it records no autograd history,
+    which a batch of data does not need.)"""
+    first = tensors[0]
+    for i, t in enumerate(tensors):
+        if t.shape != first.shape:
+            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first.shape)} at entry 0 "
+                               f"and {list(t.shape)} at entry {i}")
+    out = empty((len(tensors), *first.shape), dtype=first.dtype, device=first.device)
+    for i, t in enumerate(tensors):
+        out.select(0, i).copy_(t.detach())
+    return out
+
+
+def default_collate(batch):
+    """torch's ``default_collate``: tensors stack along a new first dimension; Python ints,
+    floats and bools become int64, float64 and bool tensors; tuples, lists and dicts collate
+    field by field."""
+    elem = batch[0]
+    if isinstance(elem, _tensor.Tensor):
+        return _stack(batch)
+    if isinstance(elem, bool):
+        return tensor(batch, dtype=st.bool_)
+    if isinstance(elem, int):
+        return tensor(batch, dtype=st.int64)
+    if isinstance(elem, float):
+        return tensor(batch, dtype=st.float64)
+    if isinstance(elem, str):
+        return batch
+    if isinstance(elem, collections.abc.Mapping):
+        return {key: default_collate([d[key] for d in batch]) for key in elem}
+    if isinstance(elem, tuple) and hasattr(elem, "_fields"):
+        return type(elem)(*(default_collate(list(s)) for s in zip(*batch)))
+    if isinstance(elem, collections.abc.Sequence):
+        if any(len(e) != len(elem) for e in batch):
+            raise RuntimeError("each element in list of batch should be of equal size")
+        fields = [default_collate(list(s)) for s in zip(*batch)]
+        return tuple(fields) if isinstance(elem, tuple) else fields
+    raise TypeError(f"default_collate: batch must contain tensors, numbers, dicts or lists; found {type(elem)}")
+
+
+class DataLoader:
+    """Iterate over ``dataset`` in batches of ``batch_size``, shuffled or in order."""
+
+    def __init__(self, dataset, batch_size=1, shuffle=None, sampler=None, batch_sampler=None, num_workers=0,
+                 collate_fn=None, drop_last=False, generator=None):
+        if num_workers != 0:
+            raise NotImplementedError("internals' DataLoader loads in the main process: num_workers must be 0")
+        if sampler is not None and shuffle:
+            raise ValueError("sampler option is mutually exclusive with shuffle")
+        if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None or drop_last):
+            raise ValueError("batch_sampler option is mutually exclusive with batch_size, shuffle, sampler, and "
+                             "drop_last")
+        if sampler is None:
+            sampler = RandomSampler(dataset, generator=generator) if shuffle else SequentialSampler(dataset)
+        if batch_sampler is None and batch_size is not None:
+            batch_sampler = BatchSampler(sampler, batch_size, drop_last)
+        self.dataset, self.batch_size, self.drop_last, self.generator = dataset, batch_size, drop_last, generator
+        self.sampler, self.batch_sampler = sampler, batch_sampler
+        self.collate_fn = collate_fn or (default_collate if batch_sampler is not None else (lambda x: x))
+        self.num_workers = num_workers
+
+    def __iter__(self):
+        """One pass. As ``_BaseDataLoaderIter.__init__``, starting it draws the base seed at once;
+        the sampler's own draws come with the first batch."""
+        indices = iter(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+        empty((), dtype=st.int64).random_(generator=self.generator)
+        return self._batches(indices)
+
+    def _batches(self, indices):
+        for index in indices:
+            if self.batch_sampler is not None:
+                yield self.collate_fn([self.dataset[i] for i in index])
+            else:
+                yield self.collate_fn(self.dataset[index])
+
+    def __len__(self):
+        return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)

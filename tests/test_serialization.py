@@ -1,0 +1,91 @@
+"""internals.save / internals.load against torch.save / torch.load: files cross both ways, views
+keep sharing one storage with their offsets, state_dicts round-trip."""
+import pickle
+import zipfile
+
+import pytest
+import torch
+
+import internals
+
+from conftest import assert_same
+
+DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int8", "uint8", "bool"]
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_internals_file_loads_in_torch(tmp_path, dtype):
+    x = internals.arange(12).reshape(3, 4).to(getattr(internals, dtype))
+    internals.save({"x": x, "view": x[1:, 1:], "t": x.t(), "n": 3, "s": "text"}, tmp_path / "a.pt")
+    got = torch.load(tmp_path / "a.pt")
+    assert_same(x, got["x"])
+    assert_same(x[1:, 1:], got["view"])
+    assert_same(x.t(), got["t"])
+    assert got["view"].untyped_storage().data_ptr() == got["x"].untyped_storage().data_ptr()
+    assert (got["n"], got["s"]) == (3, "text")
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+def test_torch_file_loads_in_internals(tmp_path, dtype):
+    x = torch.arange(12).reshape(3, 4).to(getattr(torch, dtype))
+    torch.save([x, x[:, 1::2], (x.t(),)], tmp_path / "b.pt")
+    got = internals.load(tmp_path / "b.pt")
+    assert_same(got[0], x)
+    assert_same(got[1], x[:, 1::2])
+    assert_same(got[2][0], x.t())
+    got[0].fill_(1)          # the views share the loaded storage
+    assert_same(got[1], torch.ones(3, 2, dtype=x.dtype), exact_layout=False)
+
+
+def test_state_dicts_round_trip(tmp_path):
+    internals.manual_seed(0)
+    torch.manual_seed(0)
+    ours = internals.nn.Sequential(internals.nn.Linear(3, 4), internals.nn.ReLU(), internals.nn.Linear(4, 2))
+    theirs = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.ReLU(), torch.nn.Linear(4, 2))
+    internals.save(ours.state_dict(), tmp_path / "ours.pt")
+    theirs.load_state_dict(torch.load(tmp_path / "ours.pt"))
+    for (k, v), (k2, v2) in zip(ours.state_dict().items(), theirs.state_dict().items(), strict=True):
+        assert k == k2
+        assert_same(v, v2)
+    with torch.no_grad():
+        theirs[0].weight.mul_(2)
+    torch.save(theirs.state_dict(), tmp_path / "theirs.pt")
+    ours.load_state_dict(internals.load(tmp_path / "theirs.pt"))
+    assert_same(ours[0].weight.detach(), theirs[0].weight.detach())
+
+
+def test_parameters_and_requires_grad(tmp_path):
+    p = internals.nn.Parameter(internals.ones(2))
+    x = internals.ones(3, requires_grad=True)
+    internals.save([p, x], tmp_path / "p.pt")
+    got = torch.load(tmp_path / "p.pt")
+    assert isinstance(got[0], torch.nn.Parameter) and got[0].requires_grad and got[1].requires_grad
+    torch.save([torch.nn.Parameter(torch.zeros(2))], tmp_path / "q.pt")
+    back = internals.load(tmp_path / "q.pt")
+    assert isinstance(back[0], internals.nn.Parameter) and back[0].requires_grad
+
+
+def test_cuda_tensors_and_map_location(tmp_path):
+    x = internals.arange(4.0, device="cuda")
+    internals.save(x, tmp_path / "c.pt")
+    with zipfile.ZipFile(tmp_path / "c.pt") as archive:
+        assert b"cuda:0" in archive.read("archive/data.pkl")
+    assert internals.load(tmp_path / "c.pt").device.type == "cuda"
+    on_cpu = internals.load(tmp_path / "c.pt", map_location="cpu")
+    assert_same(on_cpu, torch.arange(4.0))
+    assert torch.equal(torch.load(tmp_path / "c.pt", map_location="cpu"), torch.arange(4.0))
+
+
+def test_format_records(tmp_path):
+    internals.save(internals.zeros(2), tmp_path / "f.pt")
+    with zipfile.ZipFile(tmp_path / "f.pt") as archive:
+        names = set(archive.namelist())
+        assert {"archive/data.pkl", "archive/byteorder", "archive/version", "archive/data/0"} <= names
+        assert archive.read("archive/byteorder") == b"little"
+        assert all(i.compress_type == zipfile.ZIP_STORED for i in archive.infolist())
+
+
+def test_load_refuses_other_globals(tmp_path):
+    torch.save({"f": torch.nn.Linear}, tmp_path / "g.pt")
+    with pytest.raises(pickle.UnpicklingError, match="unsupported global"):
+        internals.load(tmp_path / "g.pt")
