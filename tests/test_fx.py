@@ -173,3 +173,64 @@ def test_printing_fits_87_columns(capsys):
     assert table.splitlines()[0].split() == ["opcode", "name", "target", "args"]
     assert max(len(line) for line in (text + table).splitlines()) <= 87
     assert [n.name for n in gm.graph.nodes if n.op == "placeholder"] == ["x_1", "y_1", "w_1", "b_1"]
+
+
+# ---------------------------------------------------------------------- decompositions, functionalization
+def test_decomposed_softmax_matches_torchs_decomposition():
+    from torch._decomp import get_decompositions as torch_get_decompositions
+
+    from internals._decomp import get_decompositions
+    def f(T):
+        return lambda x: T.softmax(x, -1) - T.log_softmax(x, 0)
+    wanted = ["_softmax", "_log_softmax"]
+    x = np.random.default_rng(0).standard_normal((4, 5)).astype(np.float32)
+    theirs = torch_make_fx(f(torch), decomposition_table=torch_get_decompositions(
+        [getattr(torch.ops.aten, n) for n in wanted]))(torch.tensor(x))
+    ours = make_fx(f(internals), decomposition_table=get_decompositions(
+        [getattr(internals.ops.aten, n) for n in wanted]))(internals.tensor(x))
+    assert "aten._softmax.default" not in ours.graph.call_targets()
+    assert matches(_torch_targets(theirs), ours.graph.call_targets())
+    np.testing.assert_allclose(ours(internals.tensor(x)).numpy(), theirs(torch.tensor(x)).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_decompositions_leave_only_primitives():
+    from internals._decomp import decomposition_table
+    x = internals.tensor(np.random.default_rng(0).standard_normal((3, 4)).astype(np.float32))
+    def f(x):
+        return internals.sigmoid(x) * x.mean(-1, keepdim=True) + internals.softmax(x, 0)
+    gm = make_fx(f, decomposition_table=decomposition_table)(x)
+    decomposed = {str(op) for op in decomposition_table}
+    assert decomposed.isdisjoint(gm.graph.call_targets())
+    assert {"aten.exp.default", "aten.sum.dim_IntList", "aten.amax.default"} <= set(gm.graph.call_targets())
+    t = torch.tensor(x.numpy())
+    want = torch.sigmoid(t) * t.mean(-1, keepdim=True) + torch.softmax(t, 0)
+    np.testing.assert_allclose(gm(x).numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_functionalize_removes_in_place_ops():
+    from internals.fx.passes import functionalize
+    f, args = corpus(internals)["training_step"]
+    gm = make_fx(f)(*_fresh(args))
+    assert "aten.fill_.Scalar" in gm.graph.call_targets()
+    expected = f(*_fresh(args))
+    functionalize(gm)
+    targets = gm.graph.call_targets()
+    assert "aten.fill_.Scalar" not in targets and "aten.full_like.default" in targets
+    assert not any(t.split(".")[1].endswith("_") for t in targets)
+    for got, want in zip(gm(*_fresh(args)), expected, strict=True):
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-6)
+
+
+def test_functionalize_rewires_later_readers_and_refuses_input_writes():
+    from internals.fx.passes import functionalize
+    def f(x):
+        y = x * 2
+        y.add_(1)
+        y.mul_(x)
+        return y + 1
+    x = internals.tensor([1.0, 2.0, 3.0])
+    gm = functionalize(make_fx(f)(x))
+    assert gm.graph.call_targets() == ["aten.mul.Tensor", "aten.add.Tensor", "aten.mul.Tensor", "aten.add.Tensor"]
+    assert gm(x).tolist() == f(x).tolist() == [4.0, 11.0, 22.0]
+    with pytest.raises(NotImplementedError, match="an input or a view"):
+        functionalize(make_fx(lambda x: x.add_(1))(x))

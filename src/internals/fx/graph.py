@@ -54,7 +54,8 @@ class Node:
 
     def replace_input_with(self, old, new):
         """Read ``new`` wherever this node read ``old``."""
-        swap = (lambda a: new if a is old else a)
+        def swap(a):
+            return new if a is old else a
         self.args, self.kwargs = tree_map(swap, self.args), tree_map(swap, self.kwargs)
         old.users.pop(self, None)
         new.users[self] = None
@@ -155,7 +156,7 @@ class Graph:
         widths = [max(len(r[i]) for r in rows) for i in range(3)]
         lines = []
         for i, row in enumerate(rows):
-            line = "  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[3]
+            line = "  ".join(c.ljust(w) for c, w in zip(row[:3], widths, strict=True)) + "  " + row[3]
             lines.append(line if len(line) <= width else line[:width - 3] + "...")
             if i == 0:
                 lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 4)

@@ -93,7 +93,7 @@ def make_fx(f, decomposition_table=None, tracing_mode="fake"):
         graph, fake_mode = Graph(), FakeTensorMode()
         proxy_mode = ProxyTorchDispatchMode(graph, fake_mode, decomposition_table)
         fake_args = []
-        for name, a in zip(_placeholder_names(f, len(args)), args):
+        for name, a in zip(_placeholder_names(f, len(args)), args, strict=True):
             if isinstance(a, Tensor):
                 fake = fake_mode.from_tensor(a)
                 node = graph.placeholder(name)
