@@ -112,3 +112,14 @@ def test_cuda_kernel_on_small_tensors():
     np.testing.assert_allclose(got.cpu().numpy(), chain(torch)(tx, tbias).numpy(), rtol=1e-5, atol=1e-6)
     sm = internals.compile(softmax(internals))
     np.testing.assert_allclose(sm(x.cuda()).cpu().numpy(), torch.softmax(tx, -1).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_exercise_checkers_accept_solutions_and_reject_mistakes():
+    from internals._dynamo import guard_key
+    from internals.exercises.compile import check_guard_key, check_pointwise_groups, reference_pointwise_groups
+    assert "correct" in check_pointwise_groups(reference_pointwise_groups)
+    assert "7 kinds" in check_guard_key(guard_key)
+    with pytest.raises(AssertionError, match="expected groups"):
+        check_pointwise_groups(lambda g: [[n.name] for n in g.nodes if n.op == "call_function"])
+    with pytest.raises(AssertionError, match="strides"):
+        check_guard_key(lambda args: tuple(tuple(a.shape) if hasattr(a, "shape") else a for a in args))
