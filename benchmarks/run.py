@@ -77,6 +77,41 @@ def cases(quick, device="cpu"):
         out.append(("per-call overhead: add of one element", lambda: one_t + one_t, lambda: one_i + one_i, 2000,
                     "ratio <= 10"))
         out.append(("MLP step: 512-512-512-10, batch 256, fwd+bwd+SGD", *mlp_steps(), 10, "ratio <= 3"))
+    return out + compiled_cases(quick, pair)
+
+
+def compiled_cases(quick, pair):
+    """internals.compile's fused kernels (issue 20) against torch eager, which makes one memory
+    pass per op, and -- in a full run -- against torch.compile's own fused kernel."""
+    side = 2048 if quick else 4096
+    (x, ix), (bias, ibias) = pair(side, side), pair(side)
+
+    def chain(T):
+        return lambda x, bias: (x * T.sigmoid(1.702 * x) + bias) * 0.5     # 5 pointwise ops
+
+    def layer_norm(x):
+        mean = x.mean(-1, keepdim=True)
+        return (x - mean) / internals.sqrt(((x - mean) ** 2).mean(-1, keepdim=True) + 1e-5)
+
+    ichain, isoftmax = internals.compile(chain(internals)), internals.compile(lambda x: internals.softmax(x, -1))
+    ilayer_norm = internals.compile(layer_norm)
+    name = f"compiled 5-op chain, {side}x{side} float32"
+    out = [
+        (f"{name} vs torch eager", lambda: chain(torch)(x, bias), lambda: ichain(ix, ibias), 10,
+         "ratio <= 0.5 (>= 2x eager)"),
+        (f"compiled softmax(-1), {side}x{side} float32", lambda: torch.softmax(x, -1), lambda: isoftmax(ix), 10,
+         "ratio <= 1.5"),
+        (f"compiled layer norm (mean/var), {side}x{side} float32",
+         lambda: torch.nn.functional.layer_norm(x, (side,)), lambda: ilayer_norm(ix), 10, "ratio <= 1.5"),
+    ]
+    if not quick:       # torch.compile's first call runs Inductor and a C++ compiler: a minute or more
+        try:
+            tchain = torch.compile(chain(torch))
+            tchain(x, bias)
+            out.append((f"{name} vs torch.compile", lambda: tchain(x, bias), lambda: ichain(ix, ibias), 10,
+                        "ratio <= 1.5"))
+        except Exception as e:      # noqa: BLE001 -- any failure means: no torch.compile on this machine
+            print(f"torch.compile does not work here ({type(e).__name__}: {e}); its case is left out")
     return out
 
 

@@ -38,6 +38,7 @@ from ._ops import ops
 from .autograd import no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled, is_inference_mode_enabled
 from .cuda import OutOfMemoryError  # torch.OutOfMemoryError is torch.cuda.OutOfMemoryError
 from ._functional import *  # noqa: F401,F403  torch.add, torch.exp, ... as functions
+from ._dynamo import compile  # noqa: A004  torch.compile
 
 half, float, double, short, int, long = float16, float32, float64, int16, int32, int64  # noqa: A001
 

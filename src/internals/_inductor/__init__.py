@@ -1,0 +1,93 @@
+"""A fusing backend: a traced graph to generated Numba kernels (``torch/_inductor``).
+
+``compile_fx(gm)`` schedules the graph (``scheduler``), writes one kernel per fused group
+(``codegen``), compiles each with Numba and returns a function that runs the plan: generated
+kernels for the groups, the eager kernels for every other node.
+"""
+import threading
+
+from ..aten.native.copy import buffer
+from ..aten.native.tensor_factories import empty_strided
+from ..fx.graph import Node
+from ..utils._pytree import tree_map
+from .codegen import generate
+from .scheduler import FusedGroup, schedule
+
+__all__ = ["CompiledGraph", "compile_fx"]
+
+_compiled = {}          # kernel source -> compiled Numba function: the same text is compiled once
+_compile_lock = threading.Lock()
+
+
+def _numba_function(source, device, name):
+    with _compile_lock:
+        fn = _compiled.get((source.text, device))
+        if fn is None:
+            import math
+
+            import numpy as np
+            from numba import cuda, njit, prange
+            scope = {"math": math, "njit": njit, "prange": prange, "cuda": cuda, "float32": np.float32,
+                     "float64": np.float64}
+            exec(compile(source.text, f"<generated {name}>", "exec"), scope)  # noqa: S102 -- generated code
+            fn = _compiled[(source.text, device)] = scope[name]
+    return fn
+
+
+class CompiledGraph:
+    """The plan for one graph: ``kernels`` holds each fused group's source, for reading."""
+
+    def __init__(self, gm, device):
+        self.gm, self.device = gm, device
+        self.plan, self.kernels = [], []
+        for step in schedule(gm.graph):
+            if isinstance(step, FusedGroup) and not (step.kind == "reduce" and device == "cuda"):
+                name = f"fused_{len(self.kernels)}"
+                source = generate(step, device, self._constant_value, name)
+                self.kernels.append(source)
+                self.plan.append((step, source, _numba_function(source, device, name)))
+            elif isinstance(step, FusedGroup):      # no generated kernel: its nodes run eagerly
+                self.plan += step.nodes
+            else:
+                self.plan.append(step)
+
+    def _constant_value(self, node):
+        return getattr(self.gm, node.target).item()
+
+    def __call__(self, *args):
+        env = {}
+        placeholders = [n for n in self.gm.graph.nodes if n.op == "placeholder"]
+        for node, a in zip(placeholders, args, strict=True):
+            env[node] = a
+        for node in self.gm.graph.nodes:
+            if node.op == "get_attr":
+                env[node] = getattr(self.gm, node.target)
+
+        def value(a):
+            return env[a] if isinstance(a, Node) else a
+        for step in self.plan:
+            if isinstance(step, Node):
+                env[step] = step.target(*tree_map(value, step.args), **tree_map(value, step.kwargs))
+            else:
+                self._launch(step, env)
+        output = next(n for n in self.gm.graph.nodes if n.op == "output")
+        return tree_map(value, output.args[0])
+
+    def _launch(self, step, env):
+        _group, source, fn = step
+        outs = []
+        for node in source.outputs:
+            v = node.meta["val"]
+            outs.append(empty_strided(tuple(v.shape), v.stride(), dtype=v.dtype, device=self.device))
+        buffers = [buffer(t) for t in outs] + [buffer(env[n]) for n in source.inputs]
+        if self.device == "cuda":
+            from ..aten.native.cuda.loops import launch_config
+            blocks, threads = launch_config(source.launch_size)
+            fn[blocks, threads](*buffers)
+        else:
+            fn(*buffers)
+        env.update(zip(source.outputs, outs, strict=True))
+
+
+def compile_fx(gm, device):
+    return CompiledGraph(gm, device)

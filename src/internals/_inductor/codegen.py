@@ -1,0 +1,210 @@
+"""From a FusedGroup to the source of one Numba kernel (``torch/_inductor/codegen/``).
+
+Inductor writes Triton (GPU) or C++ (CPU) text and compiles it; this writes Python text for
+Numba: ``@njit(parallel=True)`` with a ``prange`` loop on the CPU, ``@cuda.jit`` with a
+grid-stride loop on CUDA. Everything the guard fixes -- shapes, strides, offsets, dtype -- is
+written into the text as numbers, so the index arithmetic is as plain as it can be.
+
+Each group node becomes one line ``v_<name> = <expression>``. Inputs are read where they are
+needed and outputs written once: one pass over memory for the whole group. In a row kernel a
+value needed by two reductions is recomputed rather than stored (Inductor does the same).
+"""
+import math
+
+from .scheduler import EXPRESSIONS, ROW_REDUCTIONS, is_wrapped_constant
+
+__all__ = ["KernelSource", "generate"]
+
+
+def _val(node):
+    return node.meta["val"]
+
+
+def _index(sizes, strides, offset, loop_shape, var, col=None):
+    """The storage index, as source text, of a tensor with ``sizes``/``strides`` broadcast to
+    ``loop_shape`` (dims aligned on the right), at element ``var`` of a row-major loop over
+    ``loop_shape`` -- or, with ``col``, at column ``col`` of row ``var``."""
+    sizes, strides, loop_shape = list(sizes), list(strides), list(loop_shape)
+    sizes, strides = [1] * (len(loop_shape) - len(sizes)) + sizes, [0] * (len(loop_shape) - len(sizes)) + strides
+    if col is None and sizes == loop_shape and strides == _contiguous(loop_shape):
+        return f"{var} + {offset}" if offset else var       # the common case: element i is at i
+    terms = []
+    if col is not None:
+        if sizes[-1] != 1 and strides[-1] != 0:
+            terms.append(col if strides[-1] == 1 else f"{col} * {strides[-1]}")
+        sizes, strides, loop_shape = sizes[:-1], strides[:-1], loop_shape[:-1]
+    inner = 1
+    for d in range(len(loop_shape) - 1, -1, -1):
+        if sizes[d] != 1 and strides[d] != 0:
+            idx = var if inner == 1 else f"({var} // {inner})"
+            if d > 0:
+                idx = f"({idx} % {loop_shape[d]})"
+            terms.append(idx if strides[d] == 1 else f"{idx} * {strides[d]}")
+        inner *= loop_shape[d]
+    if offset:
+        terms.append(str(offset))
+    return " + ".join(reversed(terms)) or "0"
+
+
+def _contiguous(shape):
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return strides[::-1]
+
+
+class KernelSource:
+    """The generated text and what to call it with: ``outputs`` then ``inputs`` (graph nodes)."""
+
+    def __init__(self, text, inputs, outputs, launch_size):
+        self.text, self.inputs, self.outputs, self.launch_size = text, inputs, outputs, launch_size
+
+    def __str__(self):
+        return self.text
+
+
+class _Writer:
+    def __init__(self, group, constant_value):
+        self.group, self.constant_value = group, constant_value
+        self.members = set(group.nodes)
+        self.constants, self.inputs, self.outputs = {}, [], []
+        for node in group.nodes:
+            for a in node.all_input_nodes():
+                if a not in self.members and not is_wrapped_constant(a) and a not in self.inputs:
+                    self.inputs.append(a)
+            if any(u not in self.members for u in node.users):
+                self.outputs.append(node)
+
+    def literal(self, value):
+        """A number as a named constant of the kernel's dtype (so float32 math stays float32)."""
+        for name, v in self.constants.items():
+            if v == value and type(v) is type(value):
+                return name
+        name = f"K{len(self.constants)}"
+        self.constants[name] = value
+        return name
+
+    def operand(self, a):
+        if a in self.members:
+            return f"v_{a.name}"
+        if hasattr(a, "op"):
+            return self.literal(self.constant_value(a)) if is_wrapped_constant(a) else f"x{self.inputs.index(a)}"
+        return self.literal(a)
+
+    def expression(self, node):
+        name = node.target.name()
+        if name == "aten::pow.Tensor_Scalar" and node.args[1] == 2:
+            return "{0} * {0}".format(self.operand(node.args[0]))
+        text = EXPRESSIONS[name].format(*[self.operand(a) for a in node.args])
+        alpha = node.kwargs.get("alpha", 1)
+        if alpha != 1:      # add/sub with alpha: a + alpha * b
+            text = text.replace(" + ", f" + {self.literal(alpha)} * ").replace(" - ", f" - {self.literal(alpha)} * ")
+        return text
+
+    def load(self, a, var, loop_shape, col=None):
+        v, k = _val(a), self.inputs.index(a)
+        return f"x{k} = in{k}[{_index(v.shape, v.stride(), v.storage_offset(), loop_shape, var, col)}]"
+
+    def store(self, node, var, loop_shape, col=None):
+        v = _val(node)
+        index = _index(v.shape, v.stride(), 0, loop_shape, var, col)
+        return f"out{self.outputs.index(node)}[{index}] = v_{node.name}"
+
+
+def _is_full(node, shape):
+    return tuple(_val(node).shape) == shape and node.target.name() in EXPRESSIONS
+
+
+def _needed(w, targets, shape):
+    """The full-shape group nodes ``targets`` depend on, in graph order (row-level ones excluded)."""
+    seen, stack = set(), list(targets)
+    while stack:
+        n = stack.pop()
+        if n in w.members and n not in seen and _is_full(n, shape):
+            seen.add(n)
+            stack.extend(n.all_input_nodes())
+    return [n for n in w.group.nodes if n in seen]
+
+
+def _loop_body(w, nodes, var, shape, indent, reads=(), col=None):
+    """Loads of the external inputs that ``nodes`` (and ``reads``) use, then one line per node."""
+    pad = " " * indent
+    loaded, lines = [], []
+    for a in [a for n in nodes for a in n.all_input_nodes()] + list(reads):
+        if a in w.inputs and a not in loaded:
+            loaded.append(a)
+            lines.append(pad + w.load(a, var, shape, col))
+    return lines + [f"{pad}v_{n.name} = {w.expression(n)}" for n in nodes]
+
+
+def _loop(device, var, count, indent, parallel=True):
+    pad = " " * indent
+    if device == "cuda" and parallel:
+        return f"{pad}for {var} in range(cuda.grid(1), {count}, cuda.gridsize(1)):"
+    return f"{pad}for {var} in {'prange' if parallel else 'range'}({count}):"
+
+
+def _pointwise(w, device):
+    """One loop over the elements; a whole-tensor sum or mean at the end accumulates in it."""
+    shape, n = w.group.shape, math.prod(w.group.shape)
+    reduction = w.group.nodes[-1] if w.group.kind == "reduce" else None
+    nodes = [m for m in w.group.nodes if m is not reduction]
+    lines = ["    acc = 0.0"] if reduction else []
+    lines.append(_loop(device, "i", n, 4))
+    lines += _loop_body(w, nodes, "i", shape, 8, reads=[reduction.args[0]] if reduction else ())
+    lines += ["        " + w.store(m, "i", shape) for m in w.outputs if m is not reduction]
+    if reduction:
+        lines.append(f"        acc += {w.operand(reduction.args[0])}")
+        total = "acc" if reduction.target.name() == "aten::sum" else f"acc / {n}"
+        lines.append(f"    out{w.outputs.index(reduction)}[0] = {total}")
+    return lines, n
+
+
+def _row(w, device):
+    shape = w.group.shape
+    rows, cols, row_shape = math.prod(shape[:-1]), shape[-1], shape[:-1] + (1,)
+    lines = [_loop(device, "r", rows, 4)]
+    for node in w.group.nodes:
+        name = node.target.name()
+        if _is_full(node, shape):
+            continue
+        if name in ROW_REDUCTIONS:
+            source = node.args[0]
+            start = "0.0" if name == "aten::sum.dim_IntList" else "-math.inf"
+            lines.append(f"        acc = {start}")
+            lines.append(_loop(device, "c", cols, 8, parallel=False))
+            lines += _loop_body(w, _needed(w, [source], shape), "r", shape, 12, reads=[source], col="c")
+            value = w.operand(source)
+            if name == "aten::sum.dim_IntList":
+                lines.append(f"            acc += {value}")
+            else:       # amax: a NaN wins, as in torch
+                lines.append(f"            acc = {value} if {value} > acc or {value} != {value} else acc")
+            lines.append(f"        v_{node.name} = acc")
+        else:           # a pointwise op on one value per row
+            lines += _loop_body(w, [node], "r", row_shape, 8)
+        if node in w.outputs:
+            lines.append("        " + w.store(node, "r", row_shape))
+    full_outputs = [m for m in w.outputs if _is_full(m, shape)]
+    if full_outputs:
+        lines.append(_loop(device, "c", cols, 8, parallel=False))
+        lines += _loop_body(w, _needed(w, full_outputs, shape), "r", shape, 12, col="c")
+        lines += ["            " + w.store(m, "r", shape, col="c") for m in full_outputs]
+    return lines, rows
+
+
+def generate(group, device, constant_value, name="fused"):
+    """The kernel source for ``group`` on ``device`` ('cpu' or 'cuda'). ``constant_value(node)``
+    gives the Python number a wrapped-constant node stands for."""
+    w = _Writer(group, constant_value)
+    body, launch = (_row if group.kind == "row" else _pointwise)(w, device)
+    if group.kind == "reduce" and device == "cuda":
+        raise NotImplementedError("a whole-tensor reduction kernel is generated for the CPU only")
+    dtype = str(group.dtype).rsplit(".", 1)[-1]
+    params = [f"out{i}" for i in range(len(w.outputs))] + [f"in{i}" for i in range(len(w.inputs))]
+    header = [f"{k} = {dtype}({v!r})" for k, v in w.constants.items()]
+    header += [f"ZERO = {dtype}(0)", f"ONE = {dtype}(1)", ""]
+    decorator = "@cuda.jit" if device == "cuda" else "@njit(parallel=True, fastmath=False)"
+    signature = f"def {name}({', '.join(params)}):"
+    text = "\n".join(header + [decorator, signature] + body) + "\n"
+    return KernelSource(text, w.inputs, w.outputs, launch)

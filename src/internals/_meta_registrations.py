@@ -1,0 +1,215 @@
+"""Meta functions: an operator's output metadata without its computation (``torch/_meta_registrations.py``).
+
+A meta function takes the operator's arguments (tensors that may hold no data) and returns
+what the real kernel would allocate: shape, strides, dtype and device, as a ``TensorMeta``.
+The rules are the kernels' own: elementwise ops ask TensorIterator's ``broadcast_shapes`` and
+``output_layout`` and the promotion rules of ``result_type``, as the kernels in
+``aten/native/elementwise.py`` do before they run a loop. View ops need no entry here: their
+kernels only compute metadata already, so a fake tensor can run them as they are.
+"""
+from collections import namedtuple
+
+from .aten.native.tensor_factories import like_strides
+from .aten.native.tensor_shape import wrap_dim
+from .aten.tensor_iterator import broadcast_shapes, output_layout
+from .c10 import scalar_type as st
+from .c10.device import device as as_device
+from .c10.tensor_impl import contiguous_strides
+
+__all__ = ["POINTWISE", "TensorMeta", "meta_table"]
+
+TensorMeta = namedtuple("TensorMeta", "shape strides dtype device")
+
+meta_table = {}         # "aten::add.Tensor" -> meta function
+
+
+def register_meta(*names):
+    def wrap(fn):
+        for name in names:
+            meta_table["aten::" + name] = fn
+        return fn
+    return wrap
+
+
+def _is_tensor(x):
+    return hasattr(x, "_impl")
+
+
+# ------------------------------------------------------------------ elementwise (TensorIterator)
+_FLOATING_UNARY = ("exp", "log", "sqrt", "sigmoid", "tanh")
+_UNARY = ("neg", "abs", "relu") + _FLOATING_UNARY
+_BINARY = ("add.Tensor", "sub.Tensor", "mul.Tensor", "div.Tensor", "pow.Tensor_Tensor", "pow.Tensor_Scalar",
+           "pow.Scalar", "rsub.Scalar", "maximum", "minimum", "add.Scalar", "sub.Scalar", "mul.Scalar",
+           "div.Scalar")
+_COMPARISONS = tuple(f"{c}.{o}" for c in ("eq", "ne", "lt", "le", "gt", "ge") for o in ("Scalar", "Tensor"))
+POINTWISE = frozenset(_UNARY + _BINARY + _COMPARISONS + ("where.self",))
+"""The pointwise operators (torch tags them ``pointwise`` in native_functions.yaml): one output
+element from the input elements at the same index."""
+
+
+def _elementwise(operands, dtype, layout_operands=None):
+    """Output metadata of an elementwise op over ``operands`` (tensors and Python numbers)."""
+    tensors = [t for t in operands if _is_tensor(t)]
+    shape = broadcast_shapes(*[tuple(t.shape) for t in tensors])
+    strides = output_layout([t._impl for t in (layout_operands or tensors)], shape)
+    device = next((t.device for t in tensors if t.dim() or t.device.type != "cpu"), tensors[0].device)
+    return TensorMeta(shape, strides, dtype, device)
+
+
+def _unary_meta(name):
+    def meta(x):
+        dtype = x.dtype
+        if name in _FLOATING_UNARY and not dtype.is_floating_point:
+            dtype = st.get_default_dtype()
+        return _elementwise([x], dtype)
+    return meta
+
+
+def _binary_meta(name):
+    def meta(a, b, *, alpha=1):
+        dtype = st.result_type(a, b)
+        if name.startswith("div") and not dtype.is_floating_point:
+            dtype = st.get_default_dtype()
+        if name in _COMPARISONS:
+            dtype = st.bool_
+        return _elementwise([a, b], dtype)
+    return meta
+
+
+for _name in _UNARY:
+    register_meta(_name)(_unary_meta(_name))
+for _name in _BINARY + _COMPARISONS:
+    register_meta(_name)(_binary_meta(_name))
+
+
+@register_meta("where.self")
+def meta_where(condition, a, b):
+    return _elementwise([condition, a, b], st.result_type(a, b))
+
+
+@register_meta("clone")
+def meta_clone(x, *, memory_format=None):
+    return TensorMeta(tuple(x.shape), like_strides(x, memory_format), x.dtype, x.device)
+
+
+# ------------------------------------------------------------------ reductions
+def _reduced_shape(x, dims, keepdim):
+    dims = range(x.dim()) if dims is None or len(dims) == 0 else [wrap_dim(d, x.dim()) for d in dims]
+    return tuple(1 if d in dims else n for d, n in enumerate(x.shape) if keepdim or d not in dims)
+
+
+def _reduction(x, dims, keepdim, dtype):
+    shape = _reduced_shape(x, dims, keepdim)
+    return TensorMeta(shape, contiguous_strides(shape), dtype, x.device)
+
+
+def _sum_dtype(x, dtype):
+    """sum and prod widen integers and bool to int64 unless a dtype is given."""
+    if dtype is not None:
+        return dtype
+    return x.dtype if x.dtype.is_floating_point or x.dtype.is_complex else st.int64
+
+
+@register_meta("sum", "sum.dim_IntList")
+def meta_sum(x, dim=None, keepdim=False, *, dtype=None):
+    return _reduction(x, dim, keepdim, _sum_dtype(x, dtype))
+
+
+@register_meta("mean", "mean.dim")
+def meta_mean(x, dim=None, keepdim=False, *, dtype=None):
+    return _reduction(x, dim, keepdim, dtype or x.dtype)
+
+
+@register_meta("amax", "amin")
+def meta_amax(x, dim=(), keepdim=False):
+    return _reduction(x, dim, keepdim, x.dtype)
+
+
+@register_meta("argmax", "argmin")
+def meta_argmax(x, dim=None, keepdim=False):
+    return _reduction(x, None if dim is None else [dim], keepdim, st.int64)
+
+
+@register_meta("_softmax", "_log_softmax")
+def meta_softmax(x, dim, half_to_float):
+    dtype = st.float32 if half_to_float else x.dtype
+    return TensorMeta(tuple(x.shape), contiguous_strides(x.shape), dtype, x.device)
+
+
+# ------------------------------------------------------------------ matrix products
+def _check_mm(a, b, name):
+    if a.dim() != 2 or b.dim() != 2:
+        raise RuntimeError(f"{name}: expected 2D tensors, got {a.dim()}D and {b.dim()}D")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                           f"{b.shape[0]}x{b.shape[1]})")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {a.dtype.torch_name} != "
+                           f"{b.dtype.torch_name}")
+
+
+@register_meta("mm")
+def meta_mm(a, b):
+    _check_mm(a, b, "mm")
+    shape = (a.shape[0], b.shape[1])
+    return TensorMeta(shape, contiguous_strides(shape), a.dtype, a.device)
+
+
+@register_meta("addmm")
+def meta_addmm(bias, a, b, *, beta=1, alpha=1):
+    out = meta_mm(a, b)
+    broadcast_shapes(tuple(bias.shape), out.shape)
+    return out
+
+
+@register_meta("bmm")
+def meta_bmm(a, b):
+    if a.dim() != 3 or b.dim() != 3 or a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
+        raise RuntimeError(f"bmm: shapes {list(a.shape)} and {list(b.shape)} cannot be multiplied")
+    shape = (a.shape[0], a.shape[1], b.shape[2])
+    return TensorMeta(shape, contiguous_strides(shape), a.dtype, a.device)
+
+
+# ------------------------------------------------------------------ factories
+def _factory(size, dtype, device, strides=None):
+    size = tuple(size)
+    return TensorMeta(size, contiguous_strides(size) if strides is None else tuple(strides),
+                      dtype or st.get_default_dtype(), as_device(device or "cpu"))
+
+
+@register_meta("empty.memory_format", "zeros", "ones", "rand", "randn")
+def meta_empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None,
+               requires_grad=False):
+    return _factory(size, dtype, device)
+
+
+@register_meta("full")
+def meta_full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
+    inferred = st.scalar_dtype(fill_value)     # a float fills with the default dtype, as torch.full does
+    return _factory(size, dtype or (st.get_default_dtype() if inferred.is_floating_point else inferred), device)
+
+
+@register_meta("empty_strided")
+def meta_empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _factory(size, dtype, device, stride)
+
+
+def _like(x, dtype, device, memory_format):
+    return TensorMeta(tuple(x.shape), like_strides(x, memory_format), dtype or x.dtype,
+                      x.device if device is None else as_device(device))
+
+
+@register_meta("empty_like", "zeros_like", "ones_like", "rand_like", "randn_like")
+def meta_empty_like(x, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return _like(x, dtype, device, memory_format)
+
+
+@register_meta("full_like")
+def meta_full_like(x, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    return _like(x, dtype, device, memory_format)
+
+
+@register_meta("_to_copy")
+def meta_to_copy(x, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
+                 memory_format=None):
+    return _like(x, dtype, device, memory_format)

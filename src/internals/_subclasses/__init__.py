@@ -1,0 +1,4 @@
+"""Tensor subclasses the compiler stack uses (``torch/_subclasses``)."""
+from .fake_tensor import FakeTensor, FakeTensorMode
+
+__all__ = ["FakeTensor", "FakeTensorMode"]

@@ -1,0 +1,1 @@
+"""Tracing tools (``torch/fx/experimental``)."""

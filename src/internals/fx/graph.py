@@ -1,0 +1,171 @@
+"""Graph and Node: a function as a list of operator calls (``torch/fx/graph.py``, ``torch/fx/node.py``).
+
+A Graph is a straight line of Nodes. Each node is one of
+
+- ``placeholder``: an input of the function,
+- ``get_attr``: a tensor the function closed over (a parameter, a constant), kept on the module,
+- ``call_function``: ``target(*args, **kwargs)``, where args may name earlier nodes,
+- ``output``: what the function returns.
+
+There is no control flow: tracing ran the Python once, so every ``if`` was already decided.
+"""
+import builtins
+import keyword
+import operator
+
+from ..utils._pytree import tree_flatten, tree_map
+
+__all__ = ["Graph", "Node", "describe_value", "short_dtype"]
+
+_BUILTINS = set(dir(builtins)) | set(keyword.kwlist)
+
+_SHORT_DTYPES = {"float32": "f32", "float64": "f64", "float16": "f16", "bfloat16": "bf16", "int64": "i64",
+                 "int32": "i32", "int16": "i16", "int8": "i8", "uint8": "u8", "bool": "b8",
+                 "complex64": "c64", "complex128": "c128"}
+
+
+def short_dtype(dtype):
+    """fx's short spelling of a dtype: ``f32`` for float32."""
+    return _SHORT_DTYPES[str(dtype).rsplit(".", 1)[-1]]
+
+
+def describe_value(value):
+    """``f32[5, 4]`` for a tensor, ``(f32[5], f32[])`` for a tuple of them, '' otherwise."""
+    if isinstance(value, (tuple, list)):
+        return "(" + ", ".join(describe_value(v) for v in value) + ")"
+    if hasattr(value, "dtype") and hasattr(value, "shape"):
+        return f"{short_dtype(value.dtype)}[{', '.join(map(str, value.shape))}]"
+    return ""
+
+
+class Node:
+    """One instruction. ``meta['val']`` holds the fake tensor tracing computed for it."""
+
+    def __init__(self, graph, name, op, target, args=(), kwargs=None):
+        self.graph, self.name, self.op, self.target = graph, name, op, target
+        self.args, self.kwargs = tuple(args), dict(kwargs or {})
+        self.meta = {}
+        self.users = {}         # nodes that read this one (a dict used as an ordered set)
+        for used in self.all_input_nodes():
+            used.users[self] = None
+
+    def all_input_nodes(self):
+        return [a for a in tree_flatten((self.args, self.kwargs)) if isinstance(a, Node)]
+
+    def replace_input_with(self, old, new):
+        """Read ``new`` wherever this node read ``old``."""
+        def swap(a):
+            return new if a is old else a
+        self.args, self.kwargs = tree_map(swap, self.args), tree_map(swap, self.kwargs)
+        old.users.pop(self, None)
+        new.users[self] = None
+
+    def replace_all_uses_with(self, new):
+        for user in list(self.users):
+            user.replace_input_with(self, new)
+
+    def format_node(self):
+        """The node as fx's ``Graph.__str__`` lists it: ``%name : [users=n] = op[target=...](args)``."""
+        head = f"%{self.name} : [num_users={len(self.users)}] = {self.op}[target={target_name(self.target)}]"
+        if self.op in ("placeholder", "get_attr"):
+            return head
+        return f"{head}(args = {_format(self.args)}, kwargs = {_format(self.kwargs)})"
+
+    def __repr__(self):
+        return self.name
+
+
+def target_name(target):
+    """``aten.add.Tensor`` for an operator, ``operator.getitem`` for a Python function."""
+    if target is operator.getitem:
+        return "operator.getitem"
+    return str(target)
+
+
+def _format(value):
+    if isinstance(value, Node):
+        return f"%{value.name}"
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_format(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(_format(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_format(v)}" for k, v in value.items()) + "}"
+    return repr(value)
+
+
+class Graph:
+    """The nodes in execution order, with unique names (``add``, ``add_1``, ...) as fx gives them."""
+
+    def __init__(self):
+        self.nodes = []
+        self._names = set()
+
+    def _unique_name(self, base):
+        """``add``, then ``add_1``...; a Python builtin's name is never used bare (``sum_1``), so the
+        generated code can still call ``sum``."""
+        i = 1 if base in _BUILTINS else 0
+        name = f"{base}_{i}" if i else base
+        while name in self._names:
+            i += 1
+            name = f"{base}_{i}"
+        self._names.add(name)
+        return name
+
+    def create_node(self, op, target, args=(), kwargs=None, name=None):
+        node = Node(self, self._unique_name(name or _base_name(target)), op, target, args, kwargs)
+        self.nodes.append(node)
+        return node
+
+    def placeholder(self, name):
+        return self.create_node("placeholder", name, name=name)
+
+    def get_attr(self, name):
+        return self.create_node("get_attr", name, name=name)
+
+    def call_function(self, target, args=(), kwargs=None):
+        return self.create_node("call_function", target, args, kwargs)
+
+    def output(self, value):
+        return self.create_node("output", "output", (value,), name="output")
+
+    def erase_node(self, node):
+        if node.users:
+            raise RuntimeError(f"Tried to erase Node {node.name} but it still had {len(node.users)} users in the graph")
+        for used in node.all_input_nodes():
+            used.users.pop(node, None)
+        self.nodes.remove(node)
+
+    def eliminate_dead_code(self):
+        """Drop call_function nodes nobody reads (every op in a traced graph is pure, see functionalize)."""
+        for node in reversed(list(self.nodes)):
+            if node.op == "call_function" and not node.users:
+                self.erase_node(node)
+
+    def call_targets(self):
+        """The operators the graph calls, in order, as strings: ``['aten.t.default', ...]``."""
+        return [target_name(n.target) for n in self.nodes if n.op == "call_function"]
+
+    def __str__(self):
+        return "\n".join(["graph():"] + ["    " + n.format_node() for n in self.nodes])
+
+    def print_tabular(self, width=87):
+        """One row per node: opcode, name, target, args (``Graph.print_tabular``), cut to ``width``."""
+        rows = [("opcode", "name", "target", "args")]
+        rows += [(n.op, n.name, target_name(n.target), _format(n.args)) for n in self.nodes]
+        widths = [max(len(r[i]) for r in rows) for i in range(3)]
+        lines = []
+        for i, row in enumerate(rows):
+            line = "  ".join(c.ljust(w) for c, w in zip(row[:3], widths, strict=True)) + "  " + row[3]
+            lines.append(line if len(line) <= width else line[:width - 3] + "...")
+            if i == 0:
+                lines.append("  ".join("-" * w for w in widths) + "  " + "-" * 4)
+        print("\n".join(lines))
+
+
+def _base_name(target):
+    """A node's name before numbering: the operator's name without namespace or overload."""
+    if target is operator.getitem:
+        return "getitem"
+    packet = getattr(target, "overloadpacket", None)
+    return packet.__name__ if packet is not None else getattr(target, "__name__", str(target))

@@ -1,0 +1,112 @@
+"""GraphModule: a Graph turned back into Python code and run (``torch/fx/graph_module.py``).
+
+fx does not interpret a graph node by node: it writes the graph out as the source of a
+``forward`` function and compiles that with ``exec``. The same source is what
+``print_readable`` shows, so what the reader sees is exactly what runs.
+"""
+import math
+import operator
+import textwrap
+
+from .graph import Node, describe_value, target_name
+
+__all__ = ["GraphModule"]
+
+
+class GraphModule:
+    """``attrs`` holds the tensors the graph's ``get_attr`` nodes name; ``graph`` the code."""
+
+    def __init__(self, attrs, graph, class_name="GraphModule"):
+        self.graph, self._class_name = graph, class_name
+        for name, value in attrs.items():
+            setattr(self, name, value)
+        self.recompile()
+
+    def recompile(self):
+        """Regenerate ``code`` from the graph (after a pass changed it) and compile it."""
+        self.code = python_code(self.graph)
+        import internals
+        scope = {"internals": internals, "operator": operator}
+        code = compile(self.code, f"<fx {self._class_name}>", "exec")
+        exec(code, scope)  # noqa: S102 -- running its generated code is what a GraphModule does
+        self._forward = scope["forward"]
+        return self.code
+
+    def forward(self, *args):
+        return self._forward(self, *args)
+
+    __call__ = forward
+
+    def print_readable(self, print_output=True):
+        """The module as a class with its ``forward``, each line annotated with the value's dtype and
+        shape (``f32[5, 4]``) as tracing found them."""
+        text = f"class {self._class_name}(internals.nn.Module):\n" + textwrap.indent(
+            python_code(self.graph, annotate=True, width=83), "    ")
+        if print_output:
+            print(text)
+        return text
+
+
+def python_code(graph, annotate=False, width=87):
+    """The source of ``forward(self, <placeholders>)``: one assignment per node."""
+    params = [n.name for n in graph.nodes if n.op == "placeholder"]
+    if annotate:
+        params = [f'{n.name}: "{describe_value(n.meta.get("val"))}"' for n in graph.nodes if n.op == "placeholder"]
+    lines = _wrapped("def forward(", ["self"] + params, width, close="):")
+    for node in graph.nodes:
+        if node.op == "get_attr":
+            lines.append(f"    {node.name} = self.{node.target}")
+        elif node.op == "call_function":
+            note = describe_value(node.meta.get("val")) if annotate else ""
+            lhs = f'{node.name}: "{note}"' if note else node.name
+            lines += _wrapped(f"    {lhs} = {_callee(node.target)}(", _call_args(node), width)
+        elif node.op == "output":
+            lines.append(f"    return {_source(node.args[0])}")
+    return "\n".join(lines) + "\n"
+
+
+def _callee(target):
+    if target is operator.getitem:
+        return "operator.getitem"
+    return f"internals.ops.{target_name(target)}"
+
+
+def _call_args(node):
+    return [_source(a) for a in node.args] + [f"{k} = {_source(v)}" for k, v in node.kwargs.items()]
+
+
+def _wrapped(head, args, width, close=")"):
+    """``head`` + args + ``close``, on one line if it fits, else with the args wrapped under the head."""
+    line = head + ", ".join(args) + close
+    if len(line) <= width:
+        return [line]
+    indent = " " * 8
+    body = textwrap.wrap(", ".join(args) + close, width - len(indent), break_long_words=False,
+                         break_on_hyphens=False)
+    return [head] + [indent + b for b in body]
+
+
+def _source(value):
+    """``value`` as Python source: nodes by name, internals' objects by their public names."""
+    if isinstance(value, Node):
+        return value.name
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_source(v) for v in value) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, list):
+        return "[" + ", ".join(_source(v) for v in value) + "]"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float('{value}')"
+    module = type(value).__module__ or ""
+    if module.startswith("internals"):
+        return _internals_source(value)
+    return repr(value)
+
+
+def _internals_source(value):
+    """dtypes print as ``internals.float32``; a device as ``internals.device('cpu')``."""
+    text = repr(value)
+    if text.startswith("internals."):
+        return text
+    if type(value).__name__ == "device":
+        return f"internals.device({str(value)!r})"
+    raise NotImplementedError(f"fx cannot write {type(value).__name__} {text} as source")

@@ -1,0 +1,125 @@
+"""internals.compile: fused Numba kernels give torch's values; guards decide when to recompile."""
+import numpy as np
+import pytest
+import torch
+
+import internals
+
+
+def _pair(*shape, seed=0):
+    a = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    return internals.tensor(a), torch.tensor(a)
+
+
+def chain(T):
+    return lambda x, bias: x * T.sigmoid(1.702 * x) + bias
+
+
+def softmax(T):
+    return lambda x: T.softmax(x, -1)
+
+
+def layer_norm(T):
+    def f(x):
+        mean = x.mean(-1, keepdim=True)
+        var = ((x - mean) ** 2).mean(-1, keepdim=True)
+        return (x - mean) / T.sqrt(var + 1e-5)
+    return f
+
+
+def mse(T):
+    return lambda x, bias: ((x - bias) ** 2).mean()
+
+
+def mlp(T):
+    return lambda x, w: T.relu(x @ w) * 2.0 - 1.0
+
+
+CASES = {"chain": (chain, [(64, 33), (33,)]), "softmax": (softmax, [(16, 50)]),
+         "layer_norm": (layer_norm, [(16, 50)]), "mse": (mse, [(64, 33), (33,)]),
+         "mlp": (mlp, [(8, 5), (5, 7)])}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_compiled_values_match_torch(name):
+    make, shapes = CASES[name]
+    pairs = [_pair(*s, seed=i) for i, s in enumerate(shapes)]
+    compiled = internals.compile(make(internals))
+    got = compiled(*[p[0] for p in pairs])
+    want = make(torch)(*[p[1] for p in pairs])
+    assert tuple(got.shape) == tuple(want.shape) and got.stride() == want.stride()
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+    assert compiled.kernels, "nothing was fused"
+
+
+def test_chain_is_one_kernel_reading_each_input_once():
+    compiled = internals.compile(chain(internals))
+    compiled(*[_pair(*s)[0] for s in [(64, 33), (33,)]])
+    (kernel,) = compiled.kernels
+    text = str(kernel)
+    assert "@njit(parallel=True" in text and "prange(2112)" in text
+    assert text.count("in0[") == 1 and text.count("in1[") == 1 and text.count("out0[") == 1
+    assert "x1 = in1[(i % 33)]" in text         # the bias broadcast along rows
+
+
+def test_softmax_and_layer_norm_are_one_row_kernel_each():
+    for make in (softmax, layer_norm):
+        compiled = internals.compile(make(internals))
+        compiled(_pair(16, 50)[0])
+        assert len(compiled.kernels) == 1 and "for r in prange(16):" in str(compiled.kernels[0])
+
+
+def test_non_contiguous_input_follows_eager_layout():
+    x, tx = _pair(33, 64)
+    bias, tbias = _pair(33, seed=1)
+    compiled = internals.compile(chain(internals))
+    got = compiled(x.t(), bias)
+    want = chain(torch)(tx.t(), tbias)
+    assert got.stride() == want.stride()
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_guards_recompile_on_shape_stride_dtype_and_requires_grad():
+    compiled = internals.compile(chain(internals))
+    x, bias = _pair(8, 4)[0], _pair(4, seed=1)[0]
+    compiled(x, bias)
+    compiled(x * 2, bias)                       # same guards: the cached kernel
+    assert compiled.recompiles == 1
+    compiled(_pair(9, 4)[0], bias)              # a new shape
+    assert compiled.recompiles == 2
+    compiled(x.t().contiguous().t(), bias)     # same shape, other strides
+    assert compiled.recompiles == 3
+    compiled(x.double(), bias.double())         # another dtype
+    assert compiled.recompiles == 4
+    xg = x.detach().requires_grad_()
+    out = compiled(xg, bias)                    # requires_grad: runs eagerly, differentiable
+    assert compiled.recompiles == 5 and out.grad_fn is not None
+    out.sum().backward()
+    assert xg.grad.shape == x.shape
+    compiled(x, bias)
+    assert compiled.recompiles == 5
+
+
+def test_cuda_kernel_on_small_tensors():
+    if not internals.cuda.is_available():
+        pytest.skip("no CUDA (real or simulated)")
+    x, tx = _pair(6, 5)
+    bias, tbias = _pair(5, seed=1)
+    compiled = internals.compile(chain(internals))
+    got = compiled(x.cuda(), bias.cuda())
+    assert "@cuda.jit" in str(compiled.kernels[0]) and "cuda.grid(1)" in str(compiled.kernels[0])
+    assert got.device.type == "cuda"
+    np.testing.assert_allclose(got.cpu().numpy(), chain(torch)(tx, tbias).numpy(), rtol=1e-5, atol=1e-6)
+    sm = internals.compile(softmax(internals))
+    np.testing.assert_allclose(sm(x.cuda()).cpu().numpy(), torch.softmax(tx, -1).numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_exercise_checkers_accept_solutions_and_reject_mistakes():
+    from internals._dynamo import guard_key
+    from internals.exercises.compile import check_guard_key, check_pointwise_groups, reference_pointwise_groups
+    assert "correct" in check_pointwise_groups(reference_pointwise_groups)
+    assert "7 kinds" in check_guard_key(guard_key)
+    with pytest.raises(AssertionError, match="expected groups"):
+        check_pointwise_groups(lambda g: [[n.name] for n in g.nodes if n.op == "call_function"])
+    with pytest.raises(AssertionError, match="strides"):
+        check_guard_key(lambda args: tuple(tuple(a.shape) if hasattr(a, "shape") else a for a in args))
