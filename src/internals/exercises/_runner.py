@@ -1,0 +1,32 @@
+"""Run a reader's function on generated cases and say, in one line, whether it held.
+
+The checkers of chapters 5-9 share this: ``run_cases(name, strategy, check_one)`` draws cases
+from a hypothesis strategy (derandomized, so a notebook prints the same line every run), calls
+``check_one(case)``, which raises ``AssertionError`` with a message when the reader's answer is
+wrong, and prints either the pass count or the first failing case with its message.
+"""
+
+__all__ = ["run_cases"]
+
+
+def run_cases(name, strategy, check_one, max_examples=40):
+    """Return True if ``check_one`` held on every drawn case; print a one-line verdict."""
+    from hypothesis import HealthCheck, given, settings
+
+    seen, passed = [], []
+
+    @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))
+    @given(strategy)
+    def run(case):
+        seen.append(case)
+        check_one(case)
+        passed.append(case)
+
+    try:
+        run()
+    except AssertionError as e:
+        print(f"{name}: wrong on {seen[-1]!r}: {e}")
+        return False
+    print(f"{name}: right on all {len(passed)} generated cases")
+    return True
