@@ -13,6 +13,6 @@ from .kernels import tile_map, tile_steps
 from .memory import segment_map, segment_timeline
 from .strides import stride_map
 
-__all__ = ["call_key_sets", "compare_tables", "keep_columns", "key_set_map", "native_stderr_silenced", "wrapper_answers",
-           "graph_layout", "graph_map",
-           "stride_map", "segment_map", "segment_timeline", "tile_map", "tile_steps"]
+__all__ = ["call_key_sets", "compare_tables", "keep_columns", "key_set_map", "native_stderr_silenced",
+           "wrapper_answers", "graph_layout", "graph_map", "stride_map", "segment_map", "segment_timeline",
+           "tile_map", "tile_steps"]
