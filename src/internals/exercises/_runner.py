@@ -3,7 +3,7 @@
 The checkers of chapters 5-9 share this: ``run_cases(name, strategy, check_one)`` draws cases
 from a hypothesis strategy (derandomized, so a notebook prints the same line every run), calls
 ``check_one(case)``, which raises ``AssertionError`` with a message when the reader's answer is
-wrong, and prints either the pass count or the first failing case with its message.
+wrong (any other exception is the reader's code failing), and prints either the pass count or the first failing case with its message.
 """
 
 __all__ = ["run_cases"]
@@ -27,6 +27,9 @@ def run_cases(name, strategy, check_one, max_examples=40):
         run()
     except AssertionError as e:
         print(f"{name}: wrong on {seen[-1]!r}: {e}")
+        return False
+    except Exception as e:     # noqa: BLE001 - the reader's code raised: report it like a wrong answer
+        print(f"{name}: raised on {seen[-1]!r}: {type(e).__name__}: {e}")
         return False
     print(f"{name}: right on all {len(passed)} generated cases")
     return True
