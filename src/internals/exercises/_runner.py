@@ -3,7 +3,8 @@
 The checkers of chapters 5-9 share this: ``run_cases(name, strategy, check_one)`` draws cases
 from a hypothesis strategy (derandomized, so a notebook prints the same line every run), calls
 ``check_one(case)``, which raises ``AssertionError`` with a message when the reader's answer is
-wrong (any other exception is the reader's code failing), and prints either the pass count or the first failing case with its message.
+wrong (any other exception is the reader's code failing), and prints either the pass count or the
+first failing case with its message.
 """
 
 __all__ = ["run_cases"]

@@ -40,7 +40,8 @@ def check_mul_backward(fn):
     def check_one(case):
         (shapes, out_shape), seed = case
         a, b = (t.requires_grad_() for t in _pair(*shapes, seed))
-        grad = torch.ones(out_shape, dtype=torch.float64).cumsum(-1) if out_shape else torch.tensor(2.0, dtype=torch.float64)
+        grad = torch.full(out_shape, 2.0, dtype=torch.float64)
+        grad = grad.cumsum(-1) if out_shape else grad
         theirs = torch.autograd.grad(a * b, (a, b), grad)
         ours = fn(*(internals.from_torch(t.detach()) for t in (grad, a, b)))
         _same(ours[0], theirs[0], f"grad_self for shapes {shapes}")
