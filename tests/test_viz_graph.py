@@ -6,7 +6,6 @@ import torch
 import internals
 from internals.viz.graph import graph_layout, graph_map
 
-
 pytestmark = pytest.mark.usefixtures("close_figures")
 
 
