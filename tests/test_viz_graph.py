@@ -6,7 +6,6 @@ import torch
 import internals
 from internals.viz.graph import graph_layout, graph_map
 
-
 pytestmark = pytest.mark.usefixtures("close_figures")
 
 
@@ -64,6 +63,18 @@ def test_labels_name_the_saved_tensors_and_the_leaf():
     assert labels[1] == "PowBackward0\nsaved: exponent, self"
     assert labels[-1] == "AccumulateGrad\n[2]"
     assert graph_layout(worked_example(torch).grad_fn, saved=False)[0][1][0] == "PowBackward0"
+
+
+@pytest.mark.parametrize("lib", [torch, internals])
+def test_leaves_are_labelled_with_the_names_given(lib):
+    x = lib.tensor([1., 2.], requires_grad=True)
+    w = lib.tensor([0.5, -1.], requires_grad=True)
+    nodes, _ = graph_layout((x * w).sum().grad_fn, names={"x": x, "w": w})
+    leaves = [label for label, _, _ in nodes if label.startswith("AccumulateGrad")]
+    assert leaves == ["AccumulateGrad\nx", "AccumulateGrad\nw"]
+    unnamed, _ = graph_layout((x * w).sum().grad_fn, names={"x": x})
+    assert [label for label, _, _ in unnamed if label.startswith("AccumulateGrad")] == ["AccumulateGrad\nx",
+                                                                                        "AccumulateGrad\n[2]"]
 
 
 def test_the_diamond_puts_the_shared_node_below_both_branches():

@@ -7,6 +7,10 @@ highest key left chooses the kernel. ``call_key_sets`` gives those steps as rows
 read from the live objects; ``key_set_map`` draws them as a grid, one column per key, highest
 priority on the left, so the winner is the leftmost filled cell of the last row.
 """
+import contextlib
+import os
+import sys
+
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
@@ -14,7 +18,8 @@ from ..aten import dispatcher
 from ..c10.dispatch_key import DispatchKey, DispatchKeySet
 from ..c10.local_dispatch_key_set import tls
 
-__all__ = ["call_key_sets", "key_set_map"]
+__all__ = ["call_key_sets", "key_set_map", "compare_tables", "wrapper_answers", "keep_columns",
+           "native_stderr_silenced"]
 
 _ADD, _REMOVE, _HAVE, _WIN = "#9ecae1", "#fcbba1", "#c7e9c0", "#31a354"
 
@@ -73,3 +78,93 @@ def key_set_map(op_name, *args, ax=None, title=None):
     ax.axis("off")
     ax.set_title(title or f"{op_name}: the call's key set (highest priority on the left)", fontsize=10, pad=4)
     return ax
+
+
+def _table_entries(dump):
+    """``{key: kind of entry}`` from a printed dispatch table, fallthroughs marked."""
+    out = {}
+    for line in dump.strip().splitlines():
+        key, rest = line.split(": ", 1)
+        kind = rest.rsplit("[", 1)[1].rstrip("]")
+        out[key] = ("fallthrough " if rest.startswith("fallthrough") else "") + kind
+    return out
+
+
+def compare_tables(name):
+    """internals' dispatch table for operator ``name`` beside torch's, for internals' keys.
+
+    Each row keeps the kind of entry (kernel, autograd kernel, backend fallback, fallthrough...);
+    torch's file paths are dropped.
+    """
+    import torch
+
+    from .. import _C
+    ours = _table_entries(_C._dispatch_dump_table(name))
+    theirs = _table_entries(torch._C._dispatch_dump_table(name))
+    print(f"{'key':<18} {'internals':<30} torch")
+    for key in ours:
+        print(f"{key:<18} {ours[key]:<30} {theirs.get(key, '-')}")
+
+
+def wrapper_answers(lib, wrapped):
+    """Ask a logging wrapper class (``wrapped(data)``, ``wrapped.seen``) four questions.
+
+    Chapter 5 compares a ``__torch_dispatch__`` wrapper subclass with a plain Python wrapper: is
+    it a tensor, does it see the ``mm`` inside ``matmul``, does it see ``view``/``t``/``sum``
+    without forwarding code, and did its author have to write each method.
+    """
+    w = wrapped(lib.arange(4.0))
+    answers = {"isinstance(w, Tensor)": isinstance(w, lib.Tensor)}
+    wrapped.seen.clear()
+    _attempt(lambda: (w * 2).reshape(2, 2).matmul(lib.ones(2, 2)))
+    answers["sees mm inside matmul"] = any("mm" in s for s in wrapped.seen)
+    wrapped.seen.clear()
+    _attempt(lambda: w.reshape(2, 2).t().sum())
+    answers["sees view, t, sum"] = {"aten.view.default", "aten.t.default", "aten.sum.default"} <= set(wrapped.seen)
+    answers["forwards by hand"] = not isinstance(w, lib.Tensor)
+    return answers
+
+
+def _attempt(fn):
+    """Run ``fn``; a plain wrapper may fail half way, and what it saw so far is the answer."""
+    try:
+        fn()
+    except Exception:      # noqa: BLE001 - any failure just ends the attempt
+        pass
+
+
+def keep_columns(table, names):
+    """A profiler table (torch's or internals') with only the columns ``names``, trailing blanks cut.
+
+    ``key_averages().table()`` is laid out in fixed-width columns under a rule of dashes; the
+    rule gives each column's span, the header line its name. Lines that are not table rows (the
+    total at the bottom) pass through unchanged. Used to fit the table to the book's text column.
+    """
+    lines = table.splitlines()
+    rule = next(line for line in lines if line.startswith("-"))
+    spans, start = [], 0
+    for dashes in rule.rstrip().split("  "):
+        spans.append((start, start + len(dashes)))
+        start += len(dashes) + 2
+    header = lines[lines.index(rule) + 1]
+    keep = [(a, b) for a, b in spans if header[a:b].strip() in names]
+    out = []
+    for line in lines:
+        is_row = line.startswith("-") or (len(line) >= spans[-1][1] and line[spans[0][1]:spans[0][1] + 2] == "  ")
+        out.append("  ".join(line[a:b] for a, b in keep).rstrip() if is_row else line)
+    return "\n".join(out)
+
+
+@contextlib.contextmanager
+def native_stderr_silenced():
+    """Send file descriptor 2 to /dev/null for the block: torch's profiler (Kineto) writes status
+    lines such as ``USDT: ... profiler_start`` from C++, past Python's ``sys.stderr``."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with open(os.devnull, "w") as devnull:
+        os.dup2(devnull.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)

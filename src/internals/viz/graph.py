@@ -6,6 +6,8 @@ that sends it a gradient; within a row, nodes keep the order in which the walk f
 It reads only ``name()``, ``next_functions`` and ``_saved_*`` attribute names, so it works on
 torch's nodes and on internals' alike: the same program gives the same layout in both.
 ``graph_map`` draws it; edges ``(None, 0)`` (an input that needs no gradient) are left out.
+A leaf's ``AccumulateGrad`` box shows the leaf's name when ``names`` maps names to the leaves
+(``names={"x": x}``), else its shape.
 """
 import matplotlib.pyplot as plt
 from matplotlib.patches import FancyBboxPatch
@@ -16,19 +18,20 @@ _ACCUMULATE = "torch::autograd::AccumulateGrad"
 _FILL = {"node": "#dce9f5", "leaf": "#d9f0d3"}
 
 
-def _label(node, saved):
+def _label(node, saved, names):
     if node.name() == _ACCUMULATE:
-        return f"AccumulateGrad\n{list(node.variable.shape)}"
+        name = next((n for n, t in names.items() if t is node.variable), None)
+        return f"AccumulateGrad\n{name if name is not None else list(node.variable.shape)}"
     names = [a[len("_saved_"):] for a in dir(node) if a.startswith("_saved_")] if saved else []
     return node.name() + ("\nsaved: " + ", ".join(names) if names else "")
 
 
-def graph_layout(root, saved=True):
+def graph_layout(root, saved=True, names=None):
     """``(nodes, edges)`` of the graph behind ``root`` (a ``grad_fn``).
 
     ``nodes``: one ``(label, row, column)`` per node, in the order the walk met them; ``edges``:
     ``(from, to, input_nr)`` index pairs with the edge's ``input_nr``. ``saved`` adds the names of
-    the node's ``_saved_*`` attributes to its label.
+    the node's ``_saved_*`` attributes to its label; ``names`` (``{"x": x}``) names the leaves.
     """
     order, index, edges = [], {}, []
     stack = [root]
@@ -53,13 +56,13 @@ def graph_layout(root, saved=True):
     for i, node in enumerate(order):
         col = columns.get(row[i], 0)
         columns[row[i]] = col + 1
-        nodes.append((_label(node, saved), row[i], col))
+        nodes.append((_label(node, saved, names or {}), row[i], col))
     return nodes, edges
 
 
-def graph_map(root, ax=None, title=None, saved=True):
-    """Draw the graph behind ``root``; returns the figure."""
-    nodes, edges = graph_layout(root, saved)
+def graph_map(root, ax=None, title=None, saved=True, names=None):
+    """Draw the graph behind ``root`` (leaves named by ``names``, ``{"x": x}``); returns the figure."""
+    nodes, edges = graph_layout(root, saved, names)
     rows = max(r for _, r, _ in nodes) + 1
     width = {r: sum(1 for _, rr, _ in nodes if rr == r) for r in range(rows)}
     span = max(width.values())
