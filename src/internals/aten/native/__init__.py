@@ -3,23 +3,25 @@
 ``native_functions.yaml`` names each kernel as torch's names a function of ``at::native``;
 :func:`kernel` finds it among the families.
 """
-<<<<<<< HEAD
-from . import copy, elementwise, linear_algebra, reduce_ops, softmax, tensor_factories, tensor_shape
-from . import indexing, tensor_transformations, triangular_ops  # noqa: I001  (issue 16a)
-=======
-from . import copy, distributions, elementwise, linear_algebra, reduce_ops, softmax, tensor_factories, tensor_shape
->>>>>>> h17
+from . import (
+    copy,
+    distributions,
+    elementwise,
+    indexing,
+    linear_algebra,
+    reduce_ops,
+    softmax,
+    tensor_factories,
+    tensor_shape,
+    tensor_transformations,
+    triangular_ops,
+)
 from .sparse import sparse_tensor, sparse_tensor_math
 
 __all__ = ["kernel", "FAMILIES"]
 
-<<<<<<< HEAD
-FAMILIES = (copy, elementwise, linear_algebra, reduce_ops, softmax, tensor_factories, tensor_shape, sparse_tensor,
-            sparse_tensor_math, indexing, tensor_transformations, triangular_ops)
-=======
-FAMILIES = (copy, distributions, elementwise, linear_algebra, reduce_ops, softmax, tensor_factories, tensor_shape, sparse_tensor,
-            sparse_tensor_math)
->>>>>>> h17
+FAMILIES = (copy, distributions, elementwise, indexing, linear_algebra, reduce_ops, softmax, tensor_factories,
+            tensor_shape, tensor_transformations, triangular_ops, sparse_tensor, sparse_tensor_math)
 
 
 def kernel(name):
