@@ -69,6 +69,15 @@ def test_softmax_and_layer_norm_are_one_row_kernel_each():
         assert len(compiled.kernels) == 1 and "for r in prange(16):" in str(compiled.kernels[0])
 
 
+def test_softmax_computes_each_exponential_once():
+    """The sum's loop parks exp(x - max) in the output; the last loop divides it in place."""
+    compiled = internals.compile(softmax(internals))
+    compiled(_pair(16, 50)[0])
+    text = str(compiled.kernels[0])
+    assert text.count("math.exp(") == 1
+    assert "v_exp = out0[r * 50 + c]" in text
+
+
 def test_non_contiguous_input_follows_eager_layout():
     x, tx = _pair(33, 64)
     bias, tbias = _pair(33, seed=1)
