@@ -69,6 +69,15 @@ def test_softmax_and_layer_norm_are_one_row_kernel_each():
         assert len(compiled.kernels) == 1 and "for r in prange(16):" in str(compiled.kernels[0])
 
 
+def test_softmax_computes_each_exponential_once():
+    """The sum's loop parks exp(x - max) in the output; the last loop divides it in place."""
+    compiled = internals.compile(softmax(internals))
+    compiled(_pair(16, 50)[0])
+    text = str(compiled.kernels[0])
+    assert text.count("math.exp(") == 1
+    assert "v_exp = out0[r * 50 + c]" in text
+
+
 def test_non_contiguous_input_follows_eager_layout():
     x, tx = _pair(33, 64)
     bias, tbias = _pair(33, seed=1)
@@ -112,11 +121,19 @@ def test_cuda_kernel_on_small_tensors():
     np.testing.assert_allclose(got.cpu().numpy(), chain(torch)(tx, tbias).numpy(), rtol=1e-5, atol=1e-6)
     sm = internals.compile(softmax(internals))
     np.testing.assert_allclose(sm(x.cuda()).cpu().numpy(), torch.softmax(tx, -1).numpy(), rtol=1e-5, atol=1e-6)
+    loss = internals.compile(mse(internals))       # a whole-tensor reduction: eager kernels on CUDA
+    got = loss(x.cuda(), bias.cuda())
+    assert "prange" not in "".join(map(str, loss.kernels)) and got.device.type == "cuda"
+    np.testing.assert_allclose(got.cpu().numpy(), mse(torch)(tx, tbias).numpy(), rtol=1e-5)
 
 
 def test_exercise_checkers_accept_solutions_and_reject_mistakes():
     from internals._dynamo import guard_key
-    from internals.exercises.compile import check_guard_key, check_pointwise_groups, reference_pointwise_groups
+    from internals.exercises.compile import (
+        check_guard_key,
+        check_pointwise_groups,
+        reference_pointwise_groups,
+    )
     assert "correct" in check_pointwise_groups(reference_pointwise_groups)
     assert "7 kinds" in check_guard_key(guard_key)
     with pytest.raises(AssertionError, match="expected groups"):

@@ -7,7 +7,8 @@ written into the text as numbers, so the index arithmetic is as plain as it can 
 
 Each group node becomes one line ``v_<name> = <expression>``. Inputs are read where they are
 needed and outputs written once: one pass over memory for the whole group. In a row kernel a
-value needed by two reductions is recomputed rather than stored (Inductor does the same).
+value needed by two loops is recomputed rather than stored (Inductor does the same), except
+where a reduction loop can park it in an output's memory for the last loop (see ``_parked``).
 """
 import math
 
@@ -106,22 +107,26 @@ class _Writer:
         v, k = _val(a), self.inputs.index(a)
         return f"x{k} = in{k}[{_index(v.shape, v.stride(), v.storage_offset(), loop_shape, var, col)}]"
 
-    def store(self, node, var, loop_shape, col=None):
+    def output_element(self, node, var, loop_shape, col=None):
+        """``outK[index]``: where ``node``'s value goes in its output buffer."""
         v = _val(node)
-        index = _index(v.shape, v.stride(), 0, loop_shape, var, col)
-        return f"out{self.outputs.index(node)}[{index}] = v_{node.name}"
+        return f"out{self.outputs.index(node)}[{_index(v.shape, v.stride(), 0, loop_shape, var, col)}]"
+
+    def store(self, node, var, loop_shape, col=None):
+        return f"{self.output_element(node, var, loop_shape, col)} = v_{node.name}"
 
 
 def _is_full(node, shape):
     return tuple(_val(node).shape) == shape and node.target.name() in EXPRESSIONS
 
 
-def _needed(w, targets, shape):
-    """The full-shape group nodes ``targets`` depend on, in graph order (row-level ones excluded)."""
+def _needed(w, targets, shape, available=()):
+    """The full-shape group nodes ``targets`` depend on, in graph order (row-level ones excluded,
+    and those ``available`` already)."""
     seen, stack = set(), list(targets)
     while stack:
         n = stack.pop()
-        if n in w.members and n not in seen and _is_full(n, shape):
+        if n in w.members and n not in seen and n not in available and _is_full(n, shape):
             seen.add(n)
             stack.extend(n.all_input_nodes())
     return [n for n in w.group.nodes if n in seen]
@@ -161,9 +166,26 @@ def _pointwise(w, device):
     return lines, n
 
 
+def _parked(w, shape):
+    """Values a reduction loop computes that a full-shape output reads, as {value: output}.
+
+    Softmax's ``exp(x - max)`` is needed by the sum and again by the final division. Rather than
+    computing it twice, the sum's loop stores it in the output's own memory and the last loop
+    reads it back and divides in place: one ``exp`` per element instead of two.
+    """
+    reduced = {n for r in w.group.nodes if r.target.name() in ROW_REDUCTIONS for n in _needed(w, [r.args[0]], shape)}
+    parked = {}
+    for out in (m for m in w.outputs if _is_full(m, shape)):
+        value = next((a for a in out.args if a in reduced and a not in w.outputs and a not in parked), None)
+        if value is not None:
+            parked[value] = out
+    return parked
+
+
 def _row(w, device):
     shape = w.group.shape
     rows, cols, row_shape = math.prod(shape[:-1]), shape[-1], shape[:-1] + (1,)
+    parked, stored = _parked(w, shape), []    # a list: the source is written in a fixed order
     lines = [_loop(device, "r", rows, 4)]
     for node in w.group.nodes:
         name = node.target.name()
@@ -174,7 +196,11 @@ def _row(w, device):
             start = "0.0" if name == "aten::sum.dim_IntList" else "-math.inf"
             lines.append(f"        acc = {start}")
             lines.append(_loop(device, "c", cols, 8, parallel=False))
-            lines += _loop_body(w, _needed(w, [source], shape), "r", shape, 12, reads=[source], col="c")
+            computed = _needed(w, [source], shape)
+            lines += _loop_body(w, computed, "r", shape, 12, reads=[source], col="c")
+            for n in (n for n in computed if n in parked and n not in stored):
+                stored.append(n)
+                lines.append(f"            {w.output_element(parked[n], 'r', shape, 'c')} = v_{n.name}")
             value = w.operand(source)
             if name == "aten::sum.dim_IntList":
                 lines.append(f"            acc += {value}")
@@ -188,7 +214,9 @@ def _row(w, device):
     full_outputs = [m for m in w.outputs if _is_full(m, shape)]
     if full_outputs:
         lines.append(_loop(device, "c", cols, 8, parallel=False))
-        lines += _loop_body(w, _needed(w, full_outputs, shape), "r", shape, 12, col="c")
+        for n in stored:            # read back what a reduction loop parked in an output
+            lines.append(f"            v_{n.name} = {w.output_element(parked[n], 'r', shape, 'c')}")
+        lines += _loop_body(w, _needed(w, full_outputs, shape, available=stored), "r", shape, 12, col="c")
         lines += ["            " + w.store(m, "r", shape, col="c") for m in full_outputs]
     return lines, rows
 

@@ -10,7 +10,7 @@ import numpy as np
 from .._meta_registrations import POINTWISE
 from ..fx.experimental.proxy_tensor import make_fx
 
-__all__ = ["check_pointwise_groups", "check_guard_key", "reference_pointwise_groups"]
+__all__ = ["check_guard_key", "check_pointwise_groups", "reference_pointwise_groups"]
 
 
 def reference_pointwise_groups(graph):
