@@ -277,7 +277,8 @@ def test_errors_match_torch(call):
 
 
 def test_in_place_fills_record_their_backward():
-    for name, args in [("normal_", ()), ("uniform_", ()), ("exponential_", ()), ("random_", ()), ("bernoulli_", (0.5,))]:
+    fills = [("normal_", ()), ("uniform_", ()), ("exponential_", ()), ("random_", ()), ("bernoulli_", (0.5,))]
+    for name, args in fills:
         x = internals.ones(3, requires_grad=True).clone()
         y = getattr(x, name)(*args)
         assert type(y.grad_fn).__name__ == type(getattr(torch.ones(3, requires_grad=True).clone(), name)(*args)
