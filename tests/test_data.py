@@ -34,8 +34,8 @@ def test_batch_order_matches_torch(shuffle, drop_last, batch_size, use_generator
     for _ in range(2):       # two epochs: the second continues the streams
         got, want = batches(ours), batches(theirs)
         assert len(got) == len(want)
-        for a, b in zip(got, want):
-            for u, v in zip(a, b):
+        for a, b in zip(got, want, strict=True):
+            for u, v in zip(a, b, strict=True):
                 assert_same(u, v)
     assert_same(internals.randn(4), torch.randn(4))     # and the default generators agree afterwards
 
@@ -57,10 +57,11 @@ def test_random_sampler_with_replacement():
 
 
 def test_collate_fn_and_default_collate():
-    samples_i = [(internals.tensor([1.0, 2.0]), 3, 0.5, {"k": True}), (internals.tensor([4.0, 5.0]), 6, 1.5, {"k": False})]
+    samples_i = [(internals.tensor([1.0, 2.0]), 3, 0.5, {"k": True}),
+                 (internals.tensor([4.0, 5.0]), 6, 1.5, {"k": False})]
     samples_t = [(torch.tensor([1.0, 2.0]), 3, 0.5, {"k": True}), (torch.tensor([4.0, 5.0]), 6, 1.5, {"k": False})]
     ours, theirs = default_collate(samples_i), tud.default_collate(samples_t)
-    for u, v in zip(ours[:3], theirs[:3]):
+    for u, v in zip(ours[:3], theirs[:3], strict=True):
         assert_same(u, v)
     assert_same(ours[3]["k"], theirs[3]["k"])
     loader = DataLoader(list(range(7)), batch_size=3, collate_fn=lambda b: sum(b))

@@ -277,7 +277,8 @@ def test_errors_match_torch(call):
 
 
 def test_in_place_fills_record_their_backward():
-    for name, args in [("normal_", ()), ("uniform_", ()), ("exponential_", ()), ("random_", ()), ("bernoulli_", (0.5,))]:
+    fills = [("normal_", ()), ("uniform_", ()), ("exponential_", ()), ("random_", ()), ("bernoulli_", (0.5,))]
+    for name, args in fills:
         x = internals.ones(3, requires_grad=True).clone()
         y = getattr(x, name)(*args)
         assert type(y.grad_fn).__name__ == type(getattr(torch.ones(3, requires_grad=True).clone(), name)(*args)
@@ -340,3 +341,15 @@ def test_cuda_rand_known_values():
     internals.manual_seed(0)
     values = internals.rand(5, device="cuda").cpu()
     assert np.allclose(values.numpy(), [0.3990, 0.5167, 0.0249, 0.9401, 0.9459], atol=5e-5)
+
+
+def test_cuda_bernoulli_and_dropout_use_the_uniform_stream():
+    """bernoulli_ on cuda compares cuRAND's uniforms with p (torch's bernoulli_scalar_cuda_)."""
+    g = internals.Generator(device="cuda").manual_seed(5)
+    state = g.get_state()
+    u = internals.rand(20, device="cuda", generator=g).cpu().numpy()
+    g.set_state(state)
+    b = internals.empty(20, device="cuda").bernoulli_(0.3, generator=g)
+    assert b.cpu().numpy().tolist() == (u < np.float32(0.3)).astype(np.float32).tolist()
+    y = internals.nn.functional.dropout(internals.ones(8, device="cuda"), 0.5)
+    assert set(y.cpu().numpy().tolist()) <= {0.0, 2.0}

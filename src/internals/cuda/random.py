@@ -29,8 +29,8 @@ from numba import njit
 
 from ..aten.native.cpu.distribution_kernels import fma
 
-__all__ = ["default_cuda_generator", "manual_seed", "manual_seed_all", "initial_seed", "get_rng_state", "set_rng_state", "philox_get_state", "philox_set_state", "philox4x32_10",
-           "philox_uniform", "philox_normal"]
+__all__ = ["default_cuda_generator", "manual_seed", "manual_seed_all", "initial_seed", "get_rng_state",
+           "set_rng_state", "philox_get_state", "philox_set_state", "philox4x32_10", "philox_uniform", "philox_normal"]
 
 _M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
 _W0, _W1 = 0x9E3779B9, 0xBB67AE85      # the key's per-round increments (Weyl sequence)

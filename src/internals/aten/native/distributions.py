@@ -312,16 +312,22 @@ def _zero_one(draws, dtype):
 
 
 def bernoulli_float(self, p=0.5, *, generator=None):
-    """``bernoulli_(p)`` for a number p: a double uniform per element, 1 where it is below p.
-    (On an Intel CPU torch's MKL build draws from MKL's MCG31 stream instead, seeded by one
-    32-bit word; torch checks the vendor at run time. Not reproduced: see the test's note.)"""
+    """``bernoulli_(p)`` for a number p: a uniform per element, 1 where it is below p. On the CPU
+    a double uniform; on cuda cuRAND's (0, 1] uniform, float except for double tensors (torch's
+    ``bernoulli_scalar_cuda_``). (On an Intel CPU torch's MKL build draws from MKL's MCG31 stream
+    instead, seeded by one 32-bit word; torch checks the vendor at run time. Not reproduced.)"""
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     n = self.numel()
     if n == 0:
         return self
     _check_no_internal_overlap(self)
-    gen = _mt19937(generator, self, "bernoulli_")
+    gen = _generator(generator, self.device)
+    if self.device.type == "cuda":
+        from ...cuda.random import philox_uniform
+        double = self.dtype is st.float64
+        uniforms = philox_uniform(gen, n, 0.0, 1.0, double)
+        return _place(self, _zero_one(k.bernoulli_below(uniforms, (float if double else _F32)(p)), self.dtype))
     with gen._lock:
         uniforms = k.uniform_double(_words64(gen, n), 0.0, 1.0)
     return _place(self, _zero_one(k.bernoulli_below(uniforms, p), self.dtype))
@@ -492,7 +498,9 @@ def randn_like(self, *, generator=None, dtype=None, layout=None, device=None, pi
 def dropout(input, p, train):
     """``_dropout_impl``: a mask from ``bernoulli_(1 - p)`` on a tensor like the input, scaled by
     1 / (1 - p), multiplied in (so autograd records a ``MulBackward0``). Nothing to do when not
-    training or p is 0; p = 1 multiplies by a zero."""
+    training or p is 0; p = 1 multiplies by a zero. (On cuda torch calls its fused
+    ``native_dropout`` kernel instead, whose masks come from another use of the Philox stream:
+    on cuda these masks are not torch's.)"""
     return _dropout(input, p, train, "mul.Tensor")
 
 

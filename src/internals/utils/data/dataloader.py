@@ -43,11 +43,11 @@ def default_collate(batch):
     if isinstance(elem, collections.abc.Mapping):
         return {key: default_collate([d[key] for d in batch]) for key in elem}
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):
-        return type(elem)(*(default_collate(list(s)) for s in zip(*batch)))
+        return type(elem)(*(default_collate(list(s)) for s in zip(*batch, strict=True)))
     if isinstance(elem, collections.abc.Sequence):
         if any(len(e) != len(elem) for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        fields = [default_collate(list(s)) for s in zip(*batch)]
+        fields = [default_collate(list(s)) for s in zip(*batch, strict=True)]
         return tuple(fields) if isinstance(elem, tuple) else fields
     raise TypeError(f"default_collate: batch must contain tensors, numbers, dicts or lists; found {type(elem)}")
 
