@@ -2,6 +2,7 @@
 import math
 
 import numpy as np
+import pytest
 
 from internals import exercises as ex
 
@@ -56,20 +57,23 @@ def storage_size(shape, strides, offset):
 
 
 def test_correct_solutions_pass(capsys):
-    assert ex.check_contiguous_strides(contiguous_strides)
-    assert ex.check_view_strides(view_strides)
-    assert ex.check_broadcast_shapes(broadcast_shapes)
-    assert ex.check_storage_size(storage_size)
-    assert ex.check_reduction_loop(lambda x: x.sum(axis=1))
+    ex.check_contiguous_strides(contiguous_strides)
+    ex.check_view_strides(view_strides)
+    ex.check_broadcast_shapes(broadcast_shapes)
+    ex.check_storage_size(storage_size)
+    ex.check_reduction_loop(lambda x: x.sum(axis=1))
     assert capsys.readouterr().out.count("cases match torch") == 5
 
 
 def test_wrong_solutions_fail_and_say_where(capsys):
-    assert not ex.check_contiguous_strides(lambda s: contiguous_strides(s)[::-1])
-    assert not ex.check_view_strides(lambda *a: contiguous_strides(a[2]))  # never refuses
-    assert not ex.check_broadcast_shapes(lambda a, b: a if len(a) >= len(b) else b)
-    assert not ex.check_storage_size(lambda sh, st, off: math.prod(sh))
-    assert not ex.check_reduction_loop(lambda x: np.zeros(x.shape[0], np.float32) + 1)
+    wrong = [(ex.check_contiguous_strides, lambda s: contiguous_strides(s)[::-1]),
+             (ex.check_view_strides, lambda *a: contiguous_strides(a[2])),  # never refuses
+             (ex.check_broadcast_shapes, lambda a, b: a if len(a) >= len(b) else b),
+             (ex.check_storage_size, lambda sh, st, off: math.prod(sh)),
+             (ex.check_reduction_loop, lambda x: np.zeros(x.shape[0], np.float32) + 1)]
+    for check, fn in wrong:
+        with pytest.raises(AssertionError, match="cases differ from torch"):
+            check(fn)
     out = capsys.readouterr().out
     assert out.count("differ from torch") == 5
     assert "input" in out and "expected" in out and "got" in out

@@ -1,6 +1,6 @@
 """Checkers for the book's build-it exercises: ``check_<name>(fn)`` runs the reader's ``fn`` against
-torch on a seeded sample of cases, prints one summary line (or what failed, on which input) and
-returns whether every case matched.
+torch on a seeded sample of cases, prints one summary line, or prints what failed on which
+input and raises ``AssertionError``.
 
 One module per chapter (``ch01_tensors``, ``ch02_strides``, ...), each re-exported here. The shared
 machinery (case loop, report) is in ``_runner``.

@@ -13,8 +13,8 @@ def random_shape(rng, max_dims=4, max_size=5, min_size=0):
 
 def run_cases(name, fn, cases, reference, same=lambda got, want: got == want):
     """Call ``fn(*case)`` and ``reference(*case)`` for each case; print a one-line summary or the
-    failures (input, expected, got). An exception raised by ``reference`` means torch rejects the
-    input: the reader's ``fn`` must raise too (any exception). Returns True when all cases match."""
+    failures (input, expected, got) and raise ``AssertionError``. An exception raised by ``reference``
+    means torch rejects the input: the reader's ``fn`` must raise too (any exception)."""
     failures = []
     for case in cases:
         try:
@@ -34,12 +34,12 @@ def run_cases(name, fn, cases, reference, same=lambda got, want: got == want):
             failures.append((case, repr(want), repr(got)))
     if not failures:
         print(f"{name}: all {len(cases)} cases match torch")
-        return True
+        return
     print(f"{name}: {len(failures)} of {len(cases)} cases differ from torch")
     for case, want, got in failures[:SHOWN]:
         args = ", ".join(repr(a) if not hasattr(a, "shape") else f"<array shape {a.shape}>" for a in case)
         print(wrap(f"  input {args}\n    expected {want}\n    got      {got}"))
-    return False
+    raise AssertionError(f"{name}: {len(failures)} of {len(cases)} cases differ from torch (printed above)")
 
 
 def seeded(seed):
