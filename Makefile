@@ -14,7 +14,21 @@ BOOK_BUILD = $(BIN)/jupyter-book build . --all --warningiserror --nitpick --keep
 # Same hash order everywhere, so set and dict outputs match between `make notebooks` and nbval.
 export PYTHONHASHSEED = 0
 
-.PHONY: book test notebooks bench lab clean distclean
+.PHONY: book test notebooks bench lab clean distclean vendor
+
+# The book's scripts (MathJax, the Jupyter widgets HTML manager) come from npm at the versions
+# package-lock.json pins, and are served from the book's own _static (_config.yml: html_static_path
+# _vendor, mathjax_path, nb_ipywidgets_js), so the built book renders math and widgets offline.
+VENDOR = _vendor/.installed
+$(VENDOR): package.json package-lock.json
+	npm ci --ignore-scripts --no-audit --no-fund
+	rm -rf _vendor && mkdir -p _vendor
+	cp -r node_modules/mathjax/es5 _vendor/mathjax
+	cp -r node_modules/@jupyter-widgets/html-manager/dist _vendor/jupyter-widgets
+	rm -f _vendor/jupyter-widgets/*.map
+	touch $@
+
+vendor: $(VENDOR)
 
 $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m venv $(VENV)
@@ -22,16 +36,18 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --no-deps -e .
 	touch $@
 
-book: $(STAMP)
+book: $(STAMP) $(VENDOR)
 	$(BOOK_BUILD)
 	@echo "Open $(CURDIR)/_build/html/index.html"
 
 # The unit tests draw with Agg (tests/conftest.py); notebooks keep the inline backend to store figures.
-test: $(STAMP)
+test: $(STAMP) $(VENDOR)
 	$(BIN)/python -m pytest tests -n 2 -q
 	$(BIN)/python -m pytest --nbval notebooks/ --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg -q -p no:xdist
+	$(BIN)/python scripts/notebooks_alone.py
 	$(BOOK_BUILD)
+	$(BIN)/python -m pytest tests/book_offline.py -q -p no:xdist
 
 # Syncs the Colab setup cells, then re-executes every chapter in order and stores outputs and
 # widget state in place.
@@ -54,4 +70,4 @@ clean:
 		-o -name '*.egg-info' \) -type d -prune -exec rm -rf {} +
 
 distclean: clean
-	rm -rf $(VENV)
+	rm -rf $(VENV) node_modules _vendor

@@ -3,7 +3,8 @@
 Each case times torch and internals on the same data (median of repeats, after warm-up, which
 also compiles the kernels) and prints both times and ``internals / torch`` (lower is better;
 for throughput targets the ratio's inverse is the fraction of torch's throughput). Results are
-written to ``benchmarks/results/<device>.json`` with a description of the machine. ``--device cuda``
+written, with a description of the machine, to ``src/internals/data/bench_<device>.json``:
+package data, so the performance page reads them from the installed package. ``--device cuda``
 needs an NVIDIA GPU; it times with TF32 off and synchronises both libraries after each run.
 
     python benchmarks/run.py [--device cpu|cuda] [--quick] [--only TEXT]
@@ -182,7 +183,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a smoke run)")
-    parser.add_argument("--output", help="results file (default: benchmarks/results/<device>.json)")
+    parser.add_argument("--output", help="results file (default: src/internals/data/bench_<device>.json)")
     parser.add_argument("--only", help="run only the cases whose name contains this text (nothing is written)")
     args = parser.parse_args(argv)
     sync = lambda: None   # noqa: E731
@@ -206,7 +207,8 @@ def main(argv=None):
     start = cold_start()
     print(f"{'cold start: import + first op (warm kernel cache)':52} {'':>10} {start:9.2f}s")
     result = {"machine": machine(args.device), "quick": args.quick, "cases": rows, "cold_start_s": start}
-    output = Path(args.output or Path(__file__).parent / "results" / f"{args.device}.json")
+    output = Path(args.output or Path(__file__).resolve().parent.parent / "src" / "internals" / "data"
+                  / f"bench_{args.device}.json")
     output.write_text(json.dumps(result, indent=2) + "\n")
     print(f"written to {output}")
 

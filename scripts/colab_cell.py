@@ -36,8 +36,9 @@ def setup_source(url: str, branch: str) -> str:
         [
             f"{MARKER}: installs the course package on Colab only; does nothing elsewhere.",
             "import sys",
+            f'REPO = "{url}"',
             'if "google.colab" in sys.modules:',
-            f'    %pip install -q "internals @ git+{url}@{branch}"',
+            f'    %pip install -q "internals @ git+{{REPO}}@{branch}"  # IPython fills in {{REPO}}',
         ]
     )
 

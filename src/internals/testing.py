@@ -1,11 +1,12 @@
 """``check``: the course's one comparison between an internals tensor and a torch tensor.
 
 It compares values, shape, strides, storage offset and dtype, raises ``AssertionError`` on
-the first mismatch, and returns a one-line confirmation for the notebooks to print.
+the first mismatch, and returns a one-line confirmation for the notebooks to print. ``check_all``
+checks a group of pairs and returns one line for the whole group.
 """
 from ._tensor import Tensor
 
-__all__ = ["check"]
+__all__ = ["check", "check_all"]
 
 
 def check(ours, theirs, *, rtol=None, atol=None, exact_layout=True):
@@ -27,3 +28,11 @@ def check(ours, theirs, *, rtol=None, atol=None, exact_layout=True):
     torch.testing.assert_close(ours.to_torch(), theirs.detach().cpu(), rtol=rtol, atol=atol, equal_nan=True)
     return (f"ok: shape {list(ours.shape)}, stride {list(ours.stride())}, offset {ours.storage_offset()}, "
             f"{ours.dtype.name}, values match")
+
+
+def check_all(pairs, what="results", **kwargs):
+    """``check`` every (ours, theirs) pair; return one confirmation line for the group."""
+    pairs = list(pairs)
+    for ours, theirs in pairs:
+        check(ours, theirs, **kwargs)
+    return f"ok: all {len(pairs)} {what} match torch (shape, stride, offset, dtype, values)"

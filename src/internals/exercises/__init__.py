@@ -1,2 +1,23 @@
-"""Checkers for the chapters' build-it exercises: each takes the reader's function and tests it
-against torch (or against the package's own piece), raising AssertionError on a mismatch."""
+"""Checkers for the book's build-it exercises: ``check_<name>(fn)`` runs the reader's ``fn`` against
+torch (or the package's own piece) on seeded or generated cases, prints one summary line, or prints
+what failed on which input.
+
+One module per chapter, each re-exported here: ``ch01_tensors`` ... ``ch04_kernels``, ``dispatch``
+(5), ``autograd`` (6), ``memory`` (7), ``codebase`` (8), ``training`` (9), ``compile`` (10). The
+shared loops are in ``_runner``.
+"""
+from .autograd import check_mul_backward, check_tanh_backward
+from .ch01_tensors import check_contiguous_strides
+from .ch02_strides import check_broadcast_shapes, check_view_strides
+from .ch03_storage import check_storage_size
+from .ch04_kernels import check_reduction_loop
+from .codebase import check_axpy_operator
+from .compile import check_guard_key, check_pointwise_groups
+from .dispatch import check_counting_mode, check_dispatch_key
+from .memory import check_allocation_size, check_round_size
+from .training import check_sgd_step
+
+__all__ = ["check_contiguous_strides", "check_view_strides", "check_broadcast_shapes", "check_storage_size",
+           "check_reduction_loop", "check_dispatch_key", "check_counting_mode", "check_mul_backward",
+           "check_tanh_backward", "check_round_size", "check_allocation_size", "check_axpy_operator",
+           "check_sgd_step", "check_pointwise_groups", "check_guard_key"]

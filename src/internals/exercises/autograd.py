@@ -8,7 +8,7 @@
 ``check_tanh_backward(fn)``: ``fn(grad, result)`` returns the gradient of ``tanh`` from its saved
 *output* (torch's ``tanh_backward``). Compared with torch on generated values.
 """
-from ._runner import run_cases
+from ._runner import run_generated
 
 __all__ = ["check_mul_backward", "check_tanh_backward"]
 
@@ -46,7 +46,7 @@ def check_mul_backward(fn):
         ours = fn(*(internals.from_torch(t.detach()) for t in (grad, a, b)))
         _same(ours[0], theirs[0], f"grad_self for shapes {shapes}")
         _same(ours[1], theirs[1], f"grad_other for shapes {shapes}")
-    return run_cases("check_mul_backward", cases, check_one)
+    return run_generated("check_mul_backward", cases, check_one)
 
 
 def check_tanh_backward(fn):
@@ -65,4 +65,4 @@ def check_tanh_backward(fn):
         theirs, = torch.autograd.grad(y, x, grad)
         ours = fn(internals.from_torch(grad), internals.from_torch(y.detach()))
         _same(ours, theirs, f"the gradient at x = {xs}")
-    return run_cases("check_tanh_backward", values, check_one)
+    return run_generated("check_tanh_backward", values, check_one)

@@ -7,7 +7,7 @@ checker registers it with ``torch.library`` and with ``internals.library``, call
 operators on generated broadcastable shapes and values of ``alpha``, compares the results, and
 destroys both libraries again.
 """
-from ._runner import run_cases
+from ._runner import run_generated
 
 __all__ = ["check_axpy_operator"]
 
@@ -34,7 +34,7 @@ def check_axpy_operator(register):
             assert torch.allclose(theirs, alpha * x + y), "torch's axpy (your kernel) is not alpha * x + y"
             assert tuple(ours.shape) == tuple(theirs.shape), f"shape {tuple(ours.shape)}, torch's {tuple(theirs.shape)}"
             assert torch.allclose(ours.to_torch(), theirs), f"yours {ours.tolist()}, torch's {theirs.tolist()}"
-        return run_cases("check_axpy_operator", cases, check_one)
+        return run_generated("check_axpy_operator", cases, check_one)
     finally:
         for library in made.values():
             library._destroy()

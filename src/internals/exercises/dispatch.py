@@ -12,7 +12,7 @@ per operator in ``self.counts`` (``str(func)`` keys). Its counts must equal thos
 import contextlib
 from collections import Counter
 
-from ._runner import run_cases
+from ._runner import run_generated
 
 __all__ = ["check_dispatch_key", "check_counting_mode"]
 
@@ -57,7 +57,7 @@ def check_dispatch_key(fn):
         assume(log)                                 # refused before any kernel ran: nothing to compare
         truth = log[0][1]
         assert getattr(answer, "name", answer) == truth, f"you said {answer}, the dispatcher ran {truth} first"
-    return run_cases("check_dispatch_key", _strategy(), check_one)
+    return run_generated("check_dispatch_key", _strategy(), check_one)
 
 
 def _program(lib, ops, x):
@@ -95,4 +95,4 @@ def check_counting_mode(mode_cls):
         with mode_cls() as ours:
             _program(internals, ops, xi)
         assert Counter(ours.counts) == theirs.counts, f"your counts {dict(ours.counts)}, torch's {dict(theirs.counts)}"
-    return run_cases("check_counting_mode", ops, check_one, max_examples=25)
+    return run_generated("check_counting_mode", ops, check_one, max_examples=25)

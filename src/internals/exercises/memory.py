@@ -7,7 +7,7 @@ a multiple of 512. ``check_allocation_size(fn)``: ``fn(rounded)`` is the size of
 package's functions of the same names, which the test suite checks against torch's allocator on
 a GPU (torch's CPU build does not expose these rules).
 """
-from ._runner import run_cases
+from ._runner import run_generated
 
 __all__ = ["check_allocation_size", "check_round_size"]
 
@@ -23,7 +23,7 @@ def _check(name, fn, truth, sizes):
     def check_one(n):
         answer, expected = fn(n), truth(n)
         assert answer == expected, f"you said {answer:,}, the allocator uses {expected:,}"
-    return run_cases(name, sizes, check_one, max_examples=60)
+    return run_generated(name, sizes, check_one, max_examples=60)
 
 
 def check_round_size(fn):

@@ -7,7 +7,7 @@ momentum buffer to the gradient, later steps to ``momentum * buf + grad``; then 
 checker runs a few steps on generated parameter shapes and gradients and compares with
 ``torch.optim.SGD(..., momentum=momentum)``.
 """
-from ._runner import run_cases
+from ._runner import run_generated
 
 __all__ = ["check_sgd_step"]
 
@@ -38,4 +38,4 @@ def check_sgd_step(fn):
             for i, (p_t, p_i) in enumerate(zip(theirs, ours)):
                 assert torch.allclose(p_i.detach().to_torch(), p_t.detach(), atol=1e-6), \
                     f"parameter {i} after step {step + 1}: yours {p_i.tolist()}, torch's {p_t.tolist()}"
-    return run_cases("check_sgd_step", cases, check_one, max_examples=30)
+    return run_generated("check_sgd_step", cases, check_one, max_examples=30)

@@ -1,0 +1,122 @@
+"""Output that fits the book's text column: source listings, error messages and tables.
+
+The rendered book shows ``WIDTH`` characters of an output line, and ``CODE_WIDTH`` of a code
+line, at 1400 px before it scrolls sideways (measured in headless Chromium on the built pages:
+a 740 px and a 718 px text area, 8.43 px per character of the theme's 14 px monospace font).
+``tests/test_notebooks_fit.py`` checks every stored line against them. The chapters print through these helpers instead of ``print``-ing long
+strings:
+
+- ``show_source(obj)`` shows a function's or class's source, syntax-highlighted (IPython's
+  ``Code``, which uses Pygments) in HTML and wrapped to ``WIDTH`` in the plain-text form.
+- ``show_error(fn)`` calls ``fn`` and prints the exception it raises: the class, then the message
+  wrapped to ``WIDTH``. It returns the exception, so a chapter can compare it with torch's.
+- ``table(rows, header)`` lays rows out in columns and shortens (with an ellipsis) only the
+  columns that do not fit.
+- ``wrap(text)`` wraps a long line of prose or a long list.
+"""
+import inspect
+import textwrap
+
+__all__ = ["WIDTH", "CODE_WIDTH", "wrap", "show_source", "show_error", "table", "Source"]
+
+#: Characters of a line the book shows at 1400 px without a horizontal scroll bar.
+WIDTH = 87
+#: Characters of a line of a code cell (its box has wider padding than an output's).
+CODE_WIDTH = 85
+
+
+def wrap(text, width=WIDTH, indent="  "):
+    """Wrap each paragraph of ``text`` to ``width``; continuation lines are indented by ``indent``."""
+    out = []
+    for line in str(text).splitlines() or [""]:
+        if len(line) <= width:
+            out.append(line)
+            continue
+        lead = line[:len(line) - len(line.lstrip())]
+        out.extend(textwrap.wrap(line, width, initial_indent="", subsequent_indent=lead + indent,
+                                 break_on_hyphens=False, drop_whitespace=True) or [""])
+    return "\n".join(out)
+
+
+def _wrap_code(source, width):
+    """Break code lines longer than ``width`` at a space; each break is marked with a trailing
+    ``\\`` and the rest is indented one level (a listing to read, not code to run)."""
+    out = []
+    for line in source.splitlines():
+        indent = line[:len(line) - len(line.lstrip())][:width // 2] + "    "
+        while len(line) > width:
+            cut = line.rfind(" ", len(indent), width - 1)
+            if cut <= len(indent):
+                cut = width - 2
+            out.append(line[:cut] + " \\")
+            line = indent + line[cut:].lstrip()
+        out.append(line)
+    return "\n".join(out) + "\n"
+
+
+class Source:
+    """A source listing: highlighted HTML for the book and Jupyter, wrapped text for plain output."""
+
+    def __init__(self, code, width=WIDTH, language="python"):
+        self.code = _wrap_code(textwrap.dedent(code), width)
+        self.language = language
+
+    def _repr_html_(self):
+        from IPython.display import Code
+        return Code(self.code, language=self.language)._repr_html_()
+
+    def __repr__(self):
+        return self.code.rstrip("\n")
+
+
+def show_source(obj, width=WIDTH):
+    """Display the source of ``obj`` (a function, class, method or module), highlighted and wrapped.
+
+    Returns a ``Source`` object: the last expression of a cell, or passed to ``display``, it renders
+    as highlighted HTML; ``print`` gives the wrapped text.
+    """
+    code = obj if isinstance(obj, str) else inspect.getsource(obj)
+    return Source(code, width)
+
+
+def show_error(fn, *args, width=WIDTH, **kwargs):
+    """Call ``fn(*args, **kwargs)``, print the exception it raises (class, then wrapped message) and
+    return it. Raises ``AssertionError`` if ``fn`` raises nothing: a chapter that shows an error
+    must fail when the error goes away."""
+    try:
+        fn(*args, **kwargs)
+    except Exception as e:  # noqa: BLE001 - any exception is what we show
+        print(wrap(f"{type(e).__name__}: {e}", width))
+        return e
+    raise AssertionError(f"{getattr(fn, '__name__', fn)} raised no exception")
+
+
+def _shorten(cell, width):
+    return cell if len(cell) <= width else cell[:max(width - 1, 1)] + "…"
+
+
+def table(rows, header=None, width=WIDTH, sep="  "):
+    """Return ``rows`` (sequences of values) as aligned text columns no wider than ``width``.
+
+    Numbers are right-aligned, everything else left-aligned. If the columns are too wide the widest
+    ones are shortened, with an ellipsis, until the table fits.
+    """
+    rows = [list(r) for r in rows]
+    all_rows = ([list(header)] if header is not None else []) + rows
+    ncols = max(len(r) for r in all_rows)
+    for r in all_rows:
+        r.extend([""] * (ncols - len(r)))
+    numeric = [all(isinstance(r[c], (int, float)) and not isinstance(r[c], bool) for r in rows if r[c] != "")
+               for c in range(ncols)]
+    cells = [[str(v) for v in r] for r in all_rows]
+    widths = [max(len(r[c]) for r in cells) for c in range(ncols)]
+    while sum(widths) + len(sep) * (ncols - 1) > width and max(widths) > 4:
+        widths[widths.index(max(widths))] -= 1
+    lines = []
+    for i, r in enumerate(cells):
+        parts = [_shorten(v, w).rjust(w) if numeric[c] and not (header is not None and i == 0)
+                 else _shorten(v, w).ljust(w) for c, (v, w) in enumerate(zip(r, widths))]
+        lines.append(sep.join(parts).rstrip())
+        if header is not None and i == 0:
+            lines.append(sep.join("-" * w for w in widths))
+    return "\n".join(lines)
