@@ -4,6 +4,7 @@ Mirrors ``aten/src/ATen/native/TensorShape.cpp`` and, for ``view``, ``computeStr
 ``aten/src/ATen/TensorUtils.cpp``. Every view shares its base's storage and version counter.
 """
 from ...c10.tensor_impl import TensorImpl, contiguous_strides
+from .. import dispatcher
 
 
 def wrap_dim(dim, ndim):
@@ -221,6 +222,25 @@ def narrow(x, dim, start, length):
     return _slice(x, d, start, start + length, 1)
 
 
+def slice_bounds(size, start, end):
+    """``slice``'s start and end, wrapped if negative and clamped into ``[0, size]`` (None: the ends)."""
+    start, end = 0 if start is None else start, size if end is None else end
+    start, end = start + size if start < 0 else start, end + size if end < 0 else end
+    start = min(max(start, 0), size)
+    return start, min(max(end, start), size)
+
+
+def slice_tensor(x, dim=0, start=None, end=None, step=1):
+    """``slice.Tensor``: every ``step``-th element of ``[start, end)`` along ``dim`` (``x[1:3]``)."""
+    if x.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    d = wrap_dim(dim, x.dim())
+    start, end = slice_bounds(x.shape[d], start, end)
+    return _slice(x, d, start, end, step)
+
+
 def _slice(x, d, start, stop, step):
     sizes, strides = list(x.shape), list(x.stride())
     offset = x.storage_offset() + start * strides[d]
@@ -385,7 +405,7 @@ def getitem(x, index):
         if i is Ellipsis:
             d += x.dim() - consumed      # the dims no other index item claims stay whole
         elif i is None:
-            result = unsqueeze(result, d)
+            result = dispatcher.call("unsqueeze", result, d)
             d += 1
         elif isinstance(i, bool) or not isinstance(i, (int, slice)) and not hasattr(i, "__index__"):
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
@@ -396,15 +416,12 @@ def getitem(x, index):
                 raise ValueError("slice step cannot be zero")
             if step < 0:
                 raise ValueError("step must be greater than zero")
-            size = result.shape[d]
-            start, stop, _ = slice(start, stop).indices(size)
-            stop = max(stop, start)
-            result = _slice(result, d, start, stop, step)
+            result = dispatcher.call("slice.Tensor", result, d, start, stop, step)
             d += 1
         else:
             size = result.shape[d]
             i = int(i)
             if not -size <= i < size:
                 raise IndexError(f"index {i} is out of bounds for dimension {position} with size {size}")
-            result = select(result, d, i)
+            result = dispatcher.call("select.int", result, d, i)
     return result if result is not x else make_view(x, x.shape, x.stride())

@@ -6,7 +6,7 @@ Regenerate with ``python -m internals.codegen``.
 from ..functions_manual import *  # noqa: F401,F403  the helpers the formulas call
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0']
+__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'ToCopyBackward0', 'SliceBackward0']
 
 
 class NegBackward0(Node):
@@ -765,3 +765,31 @@ class SplitBackward0(Node):
         split_size = node.split_size_
         dim = node.dim_
         return (split_backward(grads, split_size, dim, self_sym_sizes, self_options),)
+
+
+class ToCopyBackward0(Node):
+    """``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor``"""
+    __slots__ = ('self_options_',)
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_options = node.self_options_
+        return (_to_copy_backward(grad, self_options),)
+
+
+class SliceBackward0(Node):
+    """``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)``"""
+    __slots__ = ('self_sym_sizes_', 'dim_', 'start_', 'end_', 'step_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_start': ('start_', False), '_saved_end': ('end_', False), '_saved_step': ('step_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        start = node.start_
+        end = node.end_
+        step = node.step_
+        return (slice_backward_wrapper(grad, self_sym_sizes, dim, start, end, step),)

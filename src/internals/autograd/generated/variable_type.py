@@ -82,6 +82,8 @@ OPS = {
     'diagonal': dispatcher.find('diagonal'),
     'unfold': dispatcher.find('unfold'),
     'split.Tensor': dispatcher.find('split.Tensor'),
+    '_to_copy': dispatcher.find('_to_copy'),
+    'slice.Tensor': dispatcher.find('slice.Tensor'),
 }
 
 
@@ -1292,6 +1294,46 @@ def split_Tensor(ks, self, split_size, dim=0):
     return result
 
 
+def _to_copy(ks, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToCopyBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['_to_copy'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def slice_Tensor(ks, self, dim=0, start=None, end=None, step=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SliceBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.start_ = start
+        grad_fn.end_ = end
+        grad_fn.step_ = as_int(step)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['slice.Tensor'].redispatch(after_autograd(ks), self, dim, start, end, step)
+    finally:
+        _tls.excluded = excluded
+    if _grad_mode.grad_enabled:
+        mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 KERNELS = {
     'neg': neg,
     'neg_': neg_,
@@ -1357,6 +1399,8 @@ KERNELS = {
     'diagonal': diagonal,
     'unfold': unfold,
     'split.Tensor': split_Tensor,
+    '_to_copy': _to_copy,
+    'slice.Tensor': slice_Tensor,
 }
 
 
