@@ -14,8 +14,7 @@ import numpy as np
 
 from .c10 import scalar_type as st
 from .c10.device import as_device
-from .c10.grad_mode import _state as _grad_mode
-from .c10.local_dispatch_key_set import below_ad_inplace_or_view
+from .aten import dispatcher
 from .c10.tensor_impl import TensorImpl, sparse_coo
 from . import _tensor_indexing
 
@@ -246,12 +245,7 @@ class Tensor:
             return sparse_to(self, dtype, device)
         if dtype is self.dtype and device == self.device and not copy:
             return self
-        from .aten.native.tensor_factories import empty_strided, like_strides
-        out = empty_strided(self.shape, like_strides(self), dtype=dtype, device=device)   # allocated, not dispatched
-        with below_ad_inplace_or_view():   # filling a fresh tensor is not a user's write
-            out.copy_(self)
-        from .autograd.variable_type_manual import record_to_copy
-        return record_to_copy(self, out)
+        return dispatcher.call("_to_copy", self, dtype=dtype, device=device, non_blocking=non_blocking)
 
     def cpu(self):
         return self.to("cpu")
@@ -319,10 +313,11 @@ class Tensor:
         return self.expand(size)
 
     def __getitem__(self, index):
-        if _tensor_indexing.is_advanced(index):     # tensors, lists, bools: index.Tensor (a copy)
+        """Basic indexing, as operators through the dispatcher: ``select.int`` for an int,
+        ``slice.Tensor`` for a slice, ``unsqueeze`` for None (torch's ``applySlicing``); tensors,
+        lists and bools go to ``index.Tensor`` (a copy)."""
+        if _tensor_indexing.is_advanced(index):
             return _tensor_indexing.getitem(self, index)
-        if self._requires_grad and _grad_mode.grad_enabled:
-            return _getitem_recorded(self, index)
         from .aten.native.tensor_shape import getitem
         return getitem(self, index)
 
@@ -577,36 +572,6 @@ def _rebuild_sparse(indices, values, size, coalesced):
     """Unpickle a sparse COO tensor (``torch._utils._rebuild_sparse_tensor``): checked again."""
     from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
     return sparse_coo_tensor(indices, values, size, is_coalesced=coalesced or None)
-
-
-def _getitem_recorded(x, index):
-    """Basic indexing as differentiable operators: select for an int, narrow for a slice of step 1,
-    as_strided for other steps, unsqueeze for None (torch records SelectBackward0/SliceBackward0)."""
-    from .aten.native.tensor_shape import getitem
-    out = getitem(x, index)                 # checks the index and gives the result's geometry
-    if not isinstance(index, tuple):
-        index = (index,)
-    consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
-    result, d = x, 0
-    for i in index:
-        if i is Ellipsis:
-            d += x.dim() - consumed
-        elif i is None:
-            result = result.unsqueeze(d)
-            d += 1
-        elif isinstance(i, slice):
-            start, stop, step = slice(i.start, i.stop, i.step).indices(result.shape[d])
-            length = max(0, -(-(stop - start) // step))
-            if step == 1:
-                result = result.narrow(d, start, length)
-            else:
-                sizes, strides = list(result.shape), list(result.stride())
-                sizes[d], strides[d] = length, strides[d] * step
-                result = result.as_strided(sizes, strides, result.storage_offset() + start * result.stride(d))
-            d += 1
-        else:
-            result = result.select(d, int(i))
-    return result if result is not x else out
 
 
 def _attach_generated_methods():

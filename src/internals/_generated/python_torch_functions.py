@@ -7,7 +7,7 @@ from .._python_arg_parser import PythonArgParser
 from ..aten.dispatcher import call as _call
 
 from ..autograd.variable_factories import variable_factory as _factory
-__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'amax', 'amin', 'arange', 'argmax', 'argmin', 'as_strided', 'bernoulli', 'bmm', 'chunk', 'clone', 'diagonal', 'div', 'dropout', 'dropout_', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'full', 'full_like', 'ge', 'gt', 'le', 'lift_fresh', 'linspace', 'log', 'log_', 'log_softmax', 'lt', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'movedim', 'mul', 'multinomial', 'narrow', 'ne', 'neg', 'neg_', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'reshape', 'rsub', 'select', 'sigmoid', 'sigmoid_', 'softmax', 'split', 'sqrt', 'sqrt_', 'squeeze', 'sub', 'sum', 't', 'tanh', 'tanh_', 'transpose', 'unflatten', 'unsqueeze', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'amax', 'amin', 'arange', 'argmax', 'argmin', 'argwhere', 'as_strided', 'atleast_1d', 'atleast_2d', 'bernoulli', 'bmm', 'cat', 'chunk', 'clone', 'concat', 'diag', 'diag_embed', 'diagonal', 'div', 'dropout', 'dropout_', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'flip', 'full', 'full_like', 'gather', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'index_select', 'le', 'lift_fresh', 'linspace', 'log', 'log_', 'log_softmax', 'lt', 'masked_fill', 'masked_select', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'moveaxis', 'movedim', 'mul', 'multinomial', 'narrow', 'ne', 'neg', 'neg_', 'nonzero', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'repeat_interleave', 'reshape', 'roll', 'rsub', 'scatter', 'scatter_add', 'select', 'sigmoid', 'sigmoid_', 'softmax', 'split', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'take', 'tanh', 'tanh_', 'tile', 'transpose', 'tril', 'triu', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
 
 
 __coalesce_parser = PythonArgParser([
@@ -139,6 +139,17 @@ def argmin(*args, **kwargs):
     return _call('argmin', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
 
 
+_argwhere_parser = PythonArgParser([
+    'argwhere(Tensor input)',
+])
+
+
+def argwhere(*args, **kwargs):
+    _r = _argwhere_parser.parse(args, kwargs)
+    # aten::argwhere(Tensor self) -> Tensor
+    return _call('argwhere', _r.tensor(0))
+
+
 _as_strided_parser = PythonArgParser([
     'as_strided(Tensor input, SymIntArrayRef size, SymIntArrayRef stride, SymInt? storage_offset=None)',
 ])
@@ -148,6 +159,36 @@ def as_strided(*args, **kwargs):
     _r = _as_strided_parser.parse(args, kwargs)
     # aten::as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
     return _call('as_strided', _r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_int64(3))
+
+
+_atleast_1d_parser = PythonArgParser([
+    'atleast_1d(Tensor input)',
+    'atleast_1d(TensorList tensors)',
+])
+
+
+def atleast_1d(*args, **kwargs):
+    _r = _atleast_1d_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::atleast_1d(Tensor self) -> Tensor
+        return _call('atleast_1d', _r.tensor(0))
+    # aten::atleast_1d.Sequence(Tensor[] tensors) -> Tensor[]
+    return _call('atleast_1d.Sequence', _r.value(0))
+
+
+_atleast_2d_parser = PythonArgParser([
+    'atleast_2d(Tensor input)',
+    'atleast_2d(TensorList tensors)',
+])
+
+
+def atleast_2d(*args, **kwargs):
+    _r = _atleast_2d_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::atleast_2d(Tensor self) -> Tensor
+        return _call('atleast_2d', _r.tensor(0))
+    # aten::atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
+    return _call('atleast_2d.Sequence', _r.value(0))
 
 
 _bernoulli_parser = PythonArgParser([
@@ -176,6 +217,17 @@ def bmm(*args, **kwargs):
     return _call('bmm', _r.tensor(0), _r.tensor(1))
 
 
+_cat_parser = PythonArgParser([
+    'cat(TensorList tensors, int64_t dim=0)',
+])
+
+
+def cat(*args, **kwargs):
+    _r = _cat_parser.parse(args, kwargs)
+    # aten::cat(Tensor[] tensors, int dim=0) -> Tensor
+    return _call('cat', _r.value(0), _r.to_int64(1))
+
+
 _chunk_parser = PythonArgParser([
     'chunk(Tensor input, int64_t chunks, int64_t dim=0)',
 ])
@@ -196,6 +248,39 @@ def clone(*args, **kwargs):
     _r = _clone_parser.parse(args, kwargs)
     # aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
     return _call('clone', _r.tensor(0), memory_format=_r.value(1))
+
+
+_concat_parser = PythonArgParser([
+    'concat(TensorList tensors, int64_t dim=0)',
+])
+
+
+def concat(*args, **kwargs):
+    _r = _concat_parser.parse(args, kwargs)
+    # aten::concat(Tensor[] tensors, int dim=0) -> Tensor
+    return _call('concat', _r.value(0), _r.to_int64(1))
+
+
+_diag_parser = PythonArgParser([
+    'diag(Tensor input, int64_t diagonal=0)',
+])
+
+
+def diag(*args, **kwargs):
+    _r = _diag_parser.parse(args, kwargs)
+    # aten::diag(Tensor self, int diagonal=0) -> Tensor
+    return _call('diag', _r.tensor(0), _r.to_int64(1))
+
+
+_diag_embed_parser = PythonArgParser([
+    'diag_embed(Tensor input, int64_t offset=0, int64_t dim1=-2, int64_t dim2=-1)',
+])
+
+
+def diag_embed(*args, **kwargs):
+    _r = _diag_embed_parser.parse(args, kwargs)
+    # aten::diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+    return _call('diag_embed', _r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3))
 
 
 _diagonal_parser = PythonArgParser([
@@ -349,6 +434,17 @@ def flatten(*args, **kwargs):
     return _call('flatten.using_ints', _r.tensor(0), _r.to_int64(1), _r.to_int64(2))
 
 
+_flip_parser = PythonArgParser([
+    'flip(Tensor input, IntArrayRef dims)',
+])
+
+
+def flip(*args, **kwargs):
+    _r = _flip_parser.parse(args, kwargs)
+    # aten::flip(Tensor self, int[] dims) -> Tensor
+    return _call('flip', _r.tensor(0), _r.intlist(1))
+
+
 _full_parser = PythonArgParser([
     'full(SymIntArrayRef size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
@@ -369,6 +465,17 @@ def full_like(*args, **kwargs):
     _r = _full_like_parser.parse(args, kwargs)
     # aten::full_like(Tensor self, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
     return _factory(_r.to_bool(7), 'full_like', _r.tensor(0), _r.scalar(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6), memory_format=_r.value(2))
+
+
+_gather_parser = PythonArgParser([
+    'gather(Tensor input, int64_t dim, Tensor index, *, bool sparse_grad=False)',
+])
+
+
+def gather(*args, **kwargs):
+    _r = _gather_parser.parse(args, kwargs)
+    # aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+    return _call('gather', _r.tensor(0), _r.to_int64(1), _r.tensor(2), sparse_grad=_r.to_bool(3))
 
 
 _ge_parser = PythonArgParser([
@@ -399,6 +506,61 @@ def gt(*args, **kwargs):
         return _call('gt.Tensor', _r.tensor(0), _r.tensor(1))
     # aten::gt.Scalar(Tensor self, Scalar other) -> Tensor
     return _call('gt.Scalar', _r.tensor(0), _r.scalar(1))
+
+
+_hstack_parser = PythonArgParser([
+    'hstack(TensorList tensors)',
+])
+
+
+def hstack(*args, **kwargs):
+    _r = _hstack_parser.parse(args, kwargs)
+    # aten::hstack(Tensor[] tensors) -> Tensor
+    return _call('hstack', _r.value(0))
+
+
+_index_parser = PythonArgParser([
+    'index(Tensor input, c10::List<::std::optional<Tensor>> indices)',
+])
+
+
+def index(*args, **kwargs):
+    _r = _index_parser.parse(args, kwargs)
+    # aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+    return _call('index.Tensor', _r.tensor(0), _r.value(1))
+
+
+_index_put_parser = PythonArgParser([
+    'index_put(Tensor input, c10::List<::std::optional<Tensor>> indices, Tensor values, bool accumulate=False)',
+])
+
+
+def index_put(*args, **kwargs):
+    _r = _index_put_parser.parse(args, kwargs)
+    # aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+    return _call('index_put', _r.tensor(0), _r.value(1), _r.tensor(2), _r.to_bool(3))
+
+
+_index_put__parser = PythonArgParser([
+    'index_put_(Tensor input, c10::List<::std::optional<Tensor>> indices, Tensor values, bool accumulate=False)',
+])
+
+
+def index_put_(*args, **kwargs):
+    _r = _index_put__parser.parse(args, kwargs)
+    # aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
+    return _call('index_put_', _r.tensor(0), _r.value(1), _r.tensor(2), _r.to_bool(3))
+
+
+_index_select_parser = PythonArgParser([
+    'index_select(Tensor input, int64_t dim, Tensor index)',
+])
+
+
+def index_select(*args, **kwargs):
+    _r = _index_select_parser.parse(args, kwargs)
+    # aten::index_select(Tensor self, int dim, Tensor index) -> Tensor
+    return _call('index_select', _r.tensor(0), _r.to_int64(1), _r.tensor(2))
 
 
 _le_parser = PythonArgParser([
@@ -484,6 +646,32 @@ def lt(*args, **kwargs):
         return _call('lt.Tensor', _r.tensor(0), _r.tensor(1))
     # aten::lt.Scalar(Tensor self, Scalar other) -> Tensor
     return _call('lt.Scalar', _r.tensor(0), _r.scalar(1))
+
+
+_masked_fill_parser = PythonArgParser([
+    'masked_fill(Tensor input, Tensor mask, Tensor value)',
+    'masked_fill(Tensor input, Tensor mask, Scalar value)',
+])
+
+
+def masked_fill(*args, **kwargs):
+    _r = _masked_fill_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+        return _call('masked_fill.Tensor', _r.tensor(0), _r.tensor(1), _r.tensor(2))
+    # aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+    return _call('masked_fill.Scalar', _r.tensor(0), _r.tensor(1), _r.scalar(2))
+
+
+_masked_select_parser = PythonArgParser([
+    'masked_select(Tensor input, Tensor mask)',
+])
+
+
+def masked_select(*args, **kwargs):
+    _r = _masked_select_parser.parse(args, kwargs)
+    # aten::masked_select(Tensor self, Tensor mask) -> Tensor
+    return _call('masked_select', _r.tensor(0), _r.tensor(1))
 
 
 _matmul_parser = PythonArgParser([
@@ -583,8 +771,24 @@ def mm(*args, **kwargs):
     return _call('mm', _r.tensor(0), _r.tensor(1))
 
 
+_moveaxis_parser = PythonArgParser([
+    'moveaxis(Tensor input, int64_t source, int64_t destination)',
+    'moveaxis(Tensor input, IntArrayRef source, IntArrayRef destination)',
+])
+
+
+def moveaxis(*args, **kwargs):
+    _r = _moveaxis_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+        return _call('moveaxis.int', _r.tensor(0), _r.to_int64(1), _r.to_int64(2))
+    # aten::moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+    return _call('moveaxis.intlist', _r.tensor(0), _r.intlist(1), _r.intlist(2))
+
+
 _movedim_parser = PythonArgParser([
     'movedim(Tensor input, int64_t source, int64_t destination)',
+    'movedim(Tensor input, IntArrayRef source, IntArrayRef destination)',
     'movedim(Tensor input, IntArrayRef source, IntArrayRef destination)',
 ])
 
@@ -594,6 +798,9 @@ def movedim(*args, **kwargs):
     if _r.idx == 0:
         # aten::movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
         return _call('movedim.int', _r.tensor(0), _r.to_int64(1), _r.to_int64(2))
+    if _r.idx == 1:
+        # aten::movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+        return _call('movedim.intlist', _r.tensor(0), _r.intlist(1), _r.intlist(2))
     # aten::movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)  (internals: aten::movedim.int)
     return _call('movedim.int', _r.tensor(0), _r.intlist(1), _r.intlist(2))
 
@@ -666,6 +873,17 @@ def neg_(*args, **kwargs):
     _r = _neg__parser.parse(args, kwargs)
     # aten::neg_(Tensor(a!) self) -> Tensor(a!)
     return _call('neg_', _r.tensor(0))
+
+
+_nonzero_parser = PythonArgParser([
+    'nonzero(Tensor input)',
+])
+
+
+def nonzero(*args, **kwargs):
+    _r = _nonzero_parser.parse(args, kwargs)
+    # aten::nonzero(Tensor self) -> Tensor
+    return _call('nonzero', _r.tensor(0))
 
 
 _ones_parser = PythonArgParser([
@@ -855,6 +1073,25 @@ def relu_(*args, **kwargs):
     return _call('relu_', _r.tensor(0))
 
 
+_repeat_interleave_parser = PythonArgParser([
+    'repeat_interleave(Tensor input, Tensor repeats, int64_t? dim=None, *, SymInt? output_size=None)',
+    'repeat_interleave(Tensor repeats, *, SymInt? output_size=None)',
+    'repeat_interleave(Tensor input, SymInt repeats, int64_t? dim=None, *, SymInt? output_size=None)',
+])
+
+
+def repeat_interleave(*args, **kwargs):
+    _r = _repeat_interleave_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+        return _call('repeat_interleave.self_Tensor', _r.tensor(0), _r.tensor(1), _r.to_int64(2), output_size=_r.to_int64(3))
+    if _r.idx == 1:
+        # aten::repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
+        return _call('repeat_interleave.Tensor', _r.tensor(0), output_size=_r.to_int64(1))
+    # aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    return _call('repeat_interleave.self_int', _r.tensor(0), _r.to_int64(1), _r.to_int64(2), output_size=_r.to_int64(3))
+
+
 _reshape_parser = PythonArgParser([
     'reshape(Tensor input, SymIntArrayRef shape)',
 ])
@@ -866,6 +1103,17 @@ def reshape(*args, **kwargs):
     return _call('reshape', _r.tensor(0), _r.intlist(1))
 
 
+_roll_parser = PythonArgParser([
+    'roll(Tensor input, SymIntArrayRef[1] shifts, IntArrayRef[1] dims=None)',
+])
+
+
+def roll(*args, **kwargs):
+    _r = _roll_parser.parse(args, kwargs)
+    # aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
+    return _call('roll', _r.tensor(0), _r.intlist(1), _r.intlist(2))
+
+
 _rsub_parser = PythonArgParser([
     'rsub(Tensor input, Scalar other, Scalar alpha=1)',
 ])
@@ -875,6 +1123,32 @@ def rsub(*args, **kwargs):
     _r = _rsub_parser.parse(args, kwargs)
     # aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
     return _call('rsub.Scalar', _r.tensor(0), _r.scalar(1), _r.scalar(2))
+
+
+_scatter_parser = PythonArgParser([
+    'scatter(Tensor input, int64_t dim, Tensor index, Tensor src)',
+    'scatter(Tensor input, int64_t dim, Tensor index, Scalar value)',
+])
+
+
+def scatter(*args, **kwargs):
+    _r = _scatter_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+        return _call('scatter.src', _r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
+    # aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    return _call('scatter.value', _r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3))
+
+
+_scatter_add_parser = PythonArgParser([
+    'scatter_add(Tensor input, int64_t dim, Tensor index, Tensor src)',
+])
+
+
+def scatter_add(*args, **kwargs):
+    _r = _scatter_add_parser.parse(args, kwargs)
+    # aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+    return _call('scatter_add', _r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
 
 
 _select_parser = PythonArgParser([
@@ -977,6 +1251,17 @@ def squeeze(*args, **kwargs):
     return _call('squeeze.dims', _r.tensor(0), _r.intlist(1))
 
 
+_stack_parser = PythonArgParser([
+    'stack(TensorList tensors, int64_t dim=0)',
+])
+
+
+def stack(*args, **kwargs):
+    _r = _stack_parser.parse(args, kwargs)
+    # aten::stack(Tensor[] tensors, int dim=0) -> Tensor
+    return _call('stack', _r.value(0), _r.to_int64(1))
+
+
 _sub_parser = PythonArgParser([
     'sub(Tensor input, Tensor other, *, Scalar alpha=1)',
 ])
@@ -1003,6 +1288,17 @@ def sum(*args, **kwargs):
     return _call('sum.dim_IntList', _r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
 
 
+_swapaxes_parser = PythonArgParser([
+    'swapaxes(Tensor input, int64_t axis0, int64_t axis1)',
+])
+
+
+def swapaxes(*args, **kwargs):
+    _r = _swapaxes_parser.parse(args, kwargs)
+    # aten::swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
+    return _call('swapaxes', _r.tensor(0), _r.to_int64(1), _r.to_int64(2))
+
+
 _t_parser = PythonArgParser([
     't(Tensor input)',
 ])
@@ -1012,6 +1308,17 @@ def t(*args, **kwargs):
     _r = _t_parser.parse(args, kwargs)
     # aten::t(Tensor(a) self) -> Tensor(a)
     return _call('t', _r.tensor(0))
+
+
+_take_parser = PythonArgParser([
+    'take(Tensor input, Tensor index)',
+])
+
+
+def take(*args, **kwargs):
+    _r = _take_parser.parse(args, kwargs)
+    # aten::take(Tensor self, Tensor index) -> Tensor
+    return _call('take', _r.tensor(0), _r.tensor(1))
 
 
 _tanh_parser = PythonArgParser([
@@ -1036,6 +1343,17 @@ def tanh_(*args, **kwargs):
     return _call('tanh_', _r.tensor(0))
 
 
+_tile_parser = PythonArgParser([
+    'tile(Tensor input, SymIntArrayRef dims)',
+])
+
+
+def tile(*args, **kwargs):
+    _r = _tile_parser.parse(args, kwargs)
+    # aten::tile(Tensor self, SymInt[] dims) -> Tensor
+    return _call('tile', _r.tensor(0), _r.intlist(1))
+
+
 _transpose_parser = PythonArgParser([
     'transpose(Tensor input, int64_t dim0, int64_t dim1)',
 ])
@@ -1045,6 +1363,39 @@ def transpose(*args, **kwargs):
     _r = _transpose_parser.parse(args, kwargs)
     # aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
     return _call('transpose.int', _r.tensor(0), _r.to_int64(1), _r.to_int64(2))
+
+
+_tril_parser = PythonArgParser([
+    'tril(Tensor input, SymInt diagonal=0)',
+])
+
+
+def tril(*args, **kwargs):
+    _r = _tril_parser.parse(args, kwargs)
+    # aten::tril(Tensor self, SymInt diagonal=0) -> Tensor
+    return _call('tril', _r.tensor(0), _r.to_int64(1))
+
+
+_triu_parser = PythonArgParser([
+    'triu(Tensor input, SymInt diagonal=0)',
+])
+
+
+def triu(*args, **kwargs):
+    _r = _triu_parser.parse(args, kwargs)
+    # aten::triu(Tensor self, SymInt diagonal=0) -> Tensor
+    return _call('triu', _r.tensor(0), _r.to_int64(1))
+
+
+_unbind_parser = PythonArgParser([
+    'unbind(Tensor input, int64_t dim=0)',
+])
+
+
+def unbind(*args, **kwargs):
+    _r = _unbind_parser.parse(args, kwargs)
+    # aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
+    return _call('unbind.int', _r.tensor(0), _r.to_int64(1))
 
 
 _unflatten_parser = PythonArgParser([
@@ -1069,13 +1420,28 @@ def unsqueeze(*args, **kwargs):
     return _call('unsqueeze', _r.tensor(0), _r.to_int64(1))
 
 
+_vstack_parser = PythonArgParser([
+    'vstack(TensorList tensors)',
+])
+
+
+def vstack(*args, **kwargs):
+    _r = _vstack_parser.parse(args, kwargs)
+    # aten::vstack(Tensor[] tensors) -> Tensor
+    return _call('vstack', _r.value(0))
+
+
 _where_parser = PythonArgParser([
+    'where(Tensor condition)',
     'where(Tensor condition, Tensor input, Tensor other)',
 ])
 
 
 def where(*args, **kwargs):
     _r = _where_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::where(Tensor condition) -> Tensor[]
+        return _call('where', _r.tensor(0))
     # aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
     return _call('where.self', _r.tensor(0), _r.tensor(1), _r.tensor(2))
 

@@ -6,6 +6,7 @@ Regenerate with ``python -m internals.codegen``.
 from .._python_arg_parser import PythonArgParser, type_error_to_not_implemented
 from ..aten.dispatcher import call as _call
 
+from ..autograd.variable_factories import variable_factory as _factory
 
 def _indices(self):
     # aten::_indices(Tensor(a) self) -> Tensor(a)
@@ -124,6 +125,11 @@ def argmin(self, *args, **kwargs):
     return _call('argmin', self, _r.to_int64(0), _r.to_bool(1))
 
 
+def argwhere(self):
+    # aten::argwhere(Tensor self) -> Tensor
+    return _call('argwhere', self)
+
+
 _as_strided_parser = PythonArgParser([
     'as_strided(SymIntArrayRef size, SymIntArrayRef stride, SymInt? storage_offset=None)',
 ])
@@ -217,6 +223,28 @@ def copy_(self, *args, **kwargs):
 def dense_dim(self):
     # aten::dense_dim(Tensor self) -> int
     return _call('dense_dim', self)
+
+
+_diag_parser = PythonArgParser([
+    'diag(int64_t diagonal=0)',
+])
+
+
+def diag(self, *args, **kwargs):
+    _r = _diag_parser.parse(args, kwargs)
+    # aten::diag(Tensor self, int diagonal=0) -> Tensor
+    return _call('diag', self, _r.to_int64(0))
+
+
+_diag_embed_parser = PythonArgParser([
+    'diag_embed(int64_t offset=0, int64_t dim1=-2, int64_t dim2=-1)',
+])
+
+
+def diag_embed(self, *args, **kwargs):
+    _r = _diag_embed_parser.parse(args, kwargs)
+    # aten::diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor
+    return _call('diag_embed', self, _r.to_int64(0), _r.to_int64(1), _r.to_int64(2))
 
 
 _diagonal_parser = PythonArgParser([
@@ -321,6 +349,28 @@ def flatten(self, *args, **kwargs):
     return _call('flatten.using_ints', self, _r.to_int64(0), _r.to_int64(1))
 
 
+_flip_parser = PythonArgParser([
+    'flip(IntArrayRef dims)',
+])
+
+
+def flip(self, *args, **kwargs):
+    _r = _flip_parser.parse(args, kwargs)
+    # aten::flip(Tensor self, int[] dims) -> Tensor
+    return _call('flip', self, _r.intlist(0))
+
+
+_gather_parser = PythonArgParser([
+    'gather(int64_t dim, Tensor index, *, bool sparse_grad=False)',
+])
+
+
+def gather(self, *args, **kwargs):
+    _r = _gather_parser.parse(args, kwargs)
+    # aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+    return _call('gather', self, _r.to_int64(0), _r.tensor(1), sparse_grad=_r.to_bool(2))
+
+
 _ge_parser = PythonArgParser([
     'ge(Tensor other)',
     'ge(Scalar other)',
@@ -349,6 +399,50 @@ def gt(self, *args, **kwargs):
         return _call('gt.Tensor', self, _r.tensor(0))
     # aten::gt.Scalar(Tensor self, Scalar other) -> Tensor
     return _call('gt.Scalar', self, _r.scalar(0))
+
+
+_index_parser = PythonArgParser([
+    'index(c10::List<::std::optional<Tensor>> indices)',
+])
+
+
+def index(self, *args, **kwargs):
+    _r = _index_parser.parse(args, kwargs)
+    # aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+    return _call('index.Tensor', self, _r.value(0))
+
+
+_index_put_parser = PythonArgParser([
+    'index_put(c10::List<::std::optional<Tensor>> indices, Tensor values, bool accumulate=False)',
+])
+
+
+def index_put(self, *args, **kwargs):
+    _r = _index_put_parser.parse(args, kwargs)
+    # aten::index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor
+    return _call('index_put', self, _r.value(0), _r.tensor(1), _r.to_bool(2))
+
+
+_index_put__parser = PythonArgParser([
+    'index_put_(c10::List<::std::optional<Tensor>> indices, Tensor values, bool accumulate=False)',
+])
+
+
+def index_put_(self, *args, **kwargs):
+    _r = _index_put__parser.parse(args, kwargs)
+    # aten::index_put_(Tensor(a!) self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor(a!)
+    return _call('index_put_', self, _r.value(0), _r.tensor(1), _r.to_bool(2))
+
+
+_index_select_parser = PythonArgParser([
+    'index_select(int64_t dim, Tensor index)',
+])
+
+
+def index_select(self, *args, **kwargs):
+    _r = _index_select_parser.parse(args, kwargs)
+    # aten::index_select(Tensor self, int dim, Tensor index) -> Tensor
+    return _call('index_select', self, _r.to_int64(0), _r.tensor(1))
 
 
 def indices(self):
@@ -410,6 +504,47 @@ def lt(self, *args, **kwargs):
         return _call('lt.Tensor', self, _r.tensor(0))
     # aten::lt.Scalar(Tensor self, Scalar other) -> Tensor
     return _call('lt.Scalar', self, _r.scalar(0))
+
+
+_masked_fill_parser = PythonArgParser([
+    'masked_fill(Tensor mask, Tensor value)',
+    'masked_fill(Tensor mask, Scalar value)',
+])
+
+
+def masked_fill(self, *args, **kwargs):
+    _r = _masked_fill_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor
+        return _call('masked_fill.Tensor', self, _r.tensor(0), _r.tensor(1))
+    # aten::masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor
+    return _call('masked_fill.Scalar', self, _r.tensor(0), _r.scalar(1))
+
+
+_masked_fill__parser = PythonArgParser([
+    'masked_fill_(Tensor mask, Tensor value)',
+    'masked_fill_(Tensor mask, Scalar value)',
+])
+
+
+def masked_fill_(self, *args, **kwargs):
+    _r = _masked_fill__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::masked_fill_.Tensor(Tensor(a!) self, Tensor mask, Tensor value) -> Tensor(a!)
+        return _call('masked_fill_.Tensor', self, _r.tensor(0), _r.tensor(1))
+    # aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
+    return _call('masked_fill_.Scalar', self, _r.tensor(0), _r.scalar(1))
+
+
+_masked_select_parser = PythonArgParser([
+    'masked_select(Tensor mask)',
+])
+
+
+def masked_select(self, *args, **kwargs):
+    _r = _masked_select_parser.parse(args, kwargs)
+    # aten::masked_select(Tensor self, Tensor mask) -> Tensor
+    return _call('masked_select', self, _r.tensor(0))
 
 
 _matmul_parser = PythonArgParser([
@@ -509,8 +644,24 @@ def mm(self, *args, **kwargs):
     return _call('mm', self, _r.tensor(0))
 
 
+_moveaxis_parser = PythonArgParser([
+    'moveaxis(int64_t source, int64_t destination)',
+    'moveaxis(IntArrayRef source, IntArrayRef destination)',
+])
+
+
+def moveaxis(self, *args, **kwargs):
+    _r = _moveaxis_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::moveaxis.int(Tensor(a) self, int source, int destination) -> Tensor(a)
+        return _call('moveaxis.int', self, _r.to_int64(0), _r.to_int64(1))
+    # aten::moveaxis.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+    return _call('moveaxis.intlist', self, _r.intlist(0), _r.intlist(1))
+
+
 _movedim_parser = PythonArgParser([
     'movedim(int64_t source, int64_t destination)',
+    'movedim(IntArrayRef source, IntArrayRef destination)',
     'movedim(IntArrayRef source, IntArrayRef destination)',
 ])
 
@@ -520,6 +671,9 @@ def movedim(self, *args, **kwargs):
     if _r.idx == 0:
         # aten::movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
         return _call('movedim.int', self, _r.to_int64(0), _r.to_int64(1))
+    if _r.idx == 1:
+        # aten::movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+        return _call('movedim.intlist', self, _r.intlist(0), _r.intlist(1))
     # aten::movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)  (internals: aten::movedim.int)
     return _call('movedim.int', self, _r.intlist(0), _r.intlist(1))
 
@@ -591,6 +745,55 @@ def neg(self):
 def neg_(self):
     # aten::neg_(Tensor(a!) self) -> Tensor(a!)
     return _call('neg_', self)
+
+
+_new_empty_parser = PythonArgParser([
+    'new_empty(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def new_empty(self, *args, **kwargs):
+    _r = _new_empty_parser.parse(args, kwargs)
+    # aten::new_empty(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(5), 'new_empty', self, _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+
+
+_new_full_parser = PythonArgParser([
+    'new_full(SymIntArrayRef size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def new_full(self, *args, **kwargs):
+    _r = _new_full_parser.parse(args, kwargs)
+    # aten::new_full(Tensor self, SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(6), 'new_full', self, _r.intlist(0), _r.scalar(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+
+
+_new_ones_parser = PythonArgParser([
+    'new_ones(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def new_ones(self, *args, **kwargs):
+    _r = _new_ones_parser.parse(args, kwargs)
+    # aten::new_ones(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(5), 'new_ones', self, _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+
+
+_new_zeros_parser = PythonArgParser([
+    'new_zeros(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def new_zeros(self, *args, **kwargs):
+    _r = _new_zeros_parser.parse(args, kwargs)
+    # aten::new_zeros(Tensor self, SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(5), 'new_zeros', self, _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+
+
+def nonzero(self):
+    # aten::nonzero(Tensor self) -> Tensor
+    return _call('nonzero', self)
 
 
 _normal__parser = PythonArgParser([
@@ -674,6 +877,32 @@ def relu_(self):
     return _call('relu_', self)
 
 
+_repeat_parser = PythonArgParser([
+    'repeat(SymIntArrayRef repeats)',
+])
+
+
+def repeat(self, *args, **kwargs):
+    _r = _repeat_parser.parse(args, kwargs)
+    # aten::repeat(Tensor self, SymInt[] repeats) -> Tensor
+    return _call('repeat', self, _r.intlist(0))
+
+
+_repeat_interleave_parser = PythonArgParser([
+    'repeat_interleave(Tensor repeats, int64_t? dim=None, *, SymInt? output_size=None)',
+    'repeat_interleave(SymInt repeats, int64_t? dim=None, *, SymInt? output_size=None)',
+])
+
+
+def repeat_interleave(self, *args, **kwargs):
+    _r = _repeat_interleave_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+        return _call('repeat_interleave.self_Tensor', self, _r.tensor(0), _r.to_int64(1), output_size=_r.to_int64(2))
+    # aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    return _call('repeat_interleave.self_int', self, _r.to_int64(0), _r.to_int64(1), output_size=_r.to_int64(2))
+
+
 _reshape_parser = PythonArgParser([
     'reshape(SymIntArrayRef shape)',
 ])
@@ -683,6 +912,69 @@ def reshape(self, *args, **kwargs):
     _r = _reshape_parser.parse(args, kwargs)
     # aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
     return _call('reshape', self, _r.intlist(0))
+
+
+_roll_parser = PythonArgParser([
+    'roll(SymIntArrayRef[1] shifts, IntArrayRef[1] dims=None)',
+])
+
+
+def roll(self, *args, **kwargs):
+    _r = _roll_parser.parse(args, kwargs)
+    # aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
+    return _call('roll', self, _r.intlist(0), _r.intlist(1))
+
+
+_scatter_parser = PythonArgParser([
+    'scatter(int64_t dim, Tensor index, Tensor src)',
+    'scatter(int64_t dim, Tensor index, Scalar value)',
+])
+
+
+def scatter(self, *args, **kwargs):
+    _r = _scatter_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+        return _call('scatter.src', self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
+    # aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    return _call('scatter.value', self, _r.to_int64(0), _r.tensor(1), _r.scalar(2))
+
+
+_scatter__parser = PythonArgParser([
+    'scatter_(int64_t dim, Tensor index, Tensor src)',
+    'scatter_(int64_t dim, Tensor index, Scalar value)',
+])
+
+
+def scatter_(self, *args, **kwargs):
+    _r = _scatter__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+        return _call('scatter_.src', self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
+    # aten::scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+    return _call('scatter_.value', self, _r.to_int64(0), _r.tensor(1), _r.scalar(2))
+
+
+_scatter_add_parser = PythonArgParser([
+    'scatter_add(int64_t dim, Tensor index, Tensor src)',
+])
+
+
+def scatter_add(self, *args, **kwargs):
+    _r = _scatter_add_parser.parse(args, kwargs)
+    # aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+    return _call('scatter_add', self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
+
+
+_scatter_add__parser = PythonArgParser([
+    'scatter_add_(int64_t dim, Tensor index, Tensor src)',
+])
+
+
+def scatter_add_(self, *args, **kwargs):
+    _r = _scatter_add__parser.parse(args, kwargs)
+    # aten::scatter_add_(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
+    return _call('scatter_add_', self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
 
 
 _select_parser = PythonArgParser([
@@ -803,9 +1095,31 @@ def sum(self, *args, **kwargs):
     return _call('sum.dim_IntList', self, _r.intlist(0), _r.to_bool(1), dtype=_r.scalartype(2))
 
 
+_swapaxes_parser = PythonArgParser([
+    'swapaxes(int64_t axis0, int64_t axis1)',
+])
+
+
+def swapaxes(self, *args, **kwargs):
+    _r = _swapaxes_parser.parse(args, kwargs)
+    # aten::swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
+    return _call('swapaxes', self, _r.to_int64(0), _r.to_int64(1))
+
+
 def t(self):
     # aten::t(Tensor(a) self) -> Tensor(a)
     return _call('t', self)
+
+
+_take_parser = PythonArgParser([
+    'take(Tensor index)',
+])
+
+
+def take(self, *args, **kwargs):
+    _r = _take_parser.parse(args, kwargs)
+    # aten::take(Tensor self, Tensor index) -> Tensor
+    return _call('take', self, _r.tensor(0))
 
 
 def tanh(self):
@@ -816,6 +1130,17 @@ def tanh(self):
 def tanh_(self):
     # aten::tanh_(Tensor(a!) self) -> Tensor(a!)
     return _call('tanh_', self)
+
+
+_tile_parser = PythonArgParser([
+    'tile(SymIntArrayRef dims)',
+])
+
+
+def tile(self, *args, **kwargs):
+    _r = _tile_parser.parse(args, kwargs)
+    # aten::tile(Tensor self, SymInt[] dims) -> Tensor
+    return _call('tile', self, _r.intlist(0))
 
 
 _to_dense_parser = PythonArgParser([
@@ -853,6 +1178,39 @@ def transpose(self, *args, **kwargs):
     _r = _transpose_parser.parse(args, kwargs)
     # aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
     return _call('transpose.int', self, _r.to_int64(0), _r.to_int64(1))
+
+
+_tril_parser = PythonArgParser([
+    'tril(SymInt diagonal=0)',
+])
+
+
+def tril(self, *args, **kwargs):
+    _r = _tril_parser.parse(args, kwargs)
+    # aten::tril(Tensor self, SymInt diagonal=0) -> Tensor
+    return _call('tril', self, _r.to_int64(0))
+
+
+_triu_parser = PythonArgParser([
+    'triu(SymInt diagonal=0)',
+])
+
+
+def triu(self, *args, **kwargs):
+    _r = _triu_parser.parse(args, kwargs)
+    # aten::triu(Tensor self, SymInt diagonal=0) -> Tensor
+    return _call('triu', self, _r.to_int64(0))
+
+
+_unbind_parser = PythonArgParser([
+    'unbind(int64_t dim=0)',
+])
+
+
+def unbind(self, *args, **kwargs):
+    _r = _unbind_parser.parse(args, kwargs)
+    # aten::unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]
+    return _call('unbind.int', self, _r.to_int64(0))
 
 
 _unflatten_parser = PythonArgParser([
@@ -905,12 +1263,16 @@ def values(self):
 
 
 _view_parser = PythonArgParser([
+    'view(ScalarType dtype)',
     'view(SymIntArrayRef size)',
 ])
 
 
 def view(self, *args, **kwargs):
     _r = _view_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::view.dtype(Tensor(a) self, ScalarType dtype) -> Tensor(a)
+        return _call('view.dtype', self, _r.scalartype(0))
     # aten::view(Tensor(a) self, SymInt[] size) -> Tensor(a)
     return _call('view', self, _r.intlist(0))
 
@@ -965,6 +1327,7 @@ METHODS = {
     'amin': amin,
     'argmax': argmax,
     'argmin': argmin,
+    'argwhere': argwhere,
     'as_strided': as_strided,
     'bernoulli': bernoulli,
     'bernoulli_': bernoulli_,
@@ -974,6 +1337,8 @@ METHODS = {
     'coalesce': coalesce,
     'copy_': copy_,
     'dense_dim': dense_dim,
+    'diag': diag,
+    'diag_embed': diag_embed,
     'diagonal': diagonal,
     'div': div,
     'div_': div_,
@@ -984,8 +1349,14 @@ METHODS = {
     'exponential_': exponential_,
     'fill_': fill_,
     'flatten': flatten,
+    'flip': flip,
+    'gather': gather,
     'ge': ge,
     'gt': gt,
+    'index': index,
+    'index_put': index_put,
+    'index_put_': index_put_,
+    'index_select': index_select,
     'indices': indices,
     'is_coalesced': is_coalesced,
     'le': le,
@@ -993,6 +1364,9 @@ METHODS = {
     'log_': log_,
     'log_softmax': log_softmax,
     'lt': lt,
+    'masked_fill': masked_fill,
+    'masked_fill_': masked_fill_,
+    'masked_select': masked_select,
     'matmul': matmul,
     'max': max,
     'maximum': maximum,
@@ -1000,6 +1374,7 @@ METHODS = {
     'min': min,
     'minimum': minimum,
     'mm': mm,
+    'moveaxis': moveaxis,
     'movedim': movedim,
     'mul': mul,
     'mul_': mul_,
@@ -1008,6 +1383,11 @@ METHODS = {
     'ne': ne,
     'neg': neg,
     'neg_': neg_,
+    'new_empty': new_empty,
+    'new_full': new_full,
+    'new_ones': new_ones,
+    'new_zeros': new_zeros,
+    'nonzero': nonzero,
     'normal_': normal_,
     'permute': permute,
     'pow': pow,
@@ -1015,7 +1395,14 @@ METHODS = {
     'random_': random_,
     'relu': relu,
     'relu_': relu_,
+    'repeat': repeat,
+    'repeat_interleave': repeat_interleave,
     'reshape': reshape,
+    'roll': roll,
+    'scatter': scatter,
+    'scatter_': scatter_,
+    'scatter_add': scatter_add,
+    'scatter_add_': scatter_add_,
     'select': select,
     'sigmoid': sigmoid,
     'sigmoid_': sigmoid_,
@@ -1028,12 +1415,18 @@ METHODS = {
     'sub': sub,
     'sub_': sub_,
     'sum': sum,
+    'swapaxes': swapaxes,
     't': t,
+    'take': take,
     'tanh': tanh,
     'tanh_': tanh_,
+    'tile': tile,
     'to_dense': to_dense,
     'to_sparse': to_sparse,
     'transpose': transpose,
+    'tril': tril,
+    'triu': triu,
+    'unbind': unbind,
     'unflatten': unflatten,
     'unfold': unfold,
     'uniform_': uniform_,

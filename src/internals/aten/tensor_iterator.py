@@ -214,13 +214,14 @@ class TensorIterator:
         if self.config.static_shape is not None:
             self.shape = self.config.static_shape
             return
-        self.shape = broadcast_shapes(*[tuple(i.shape) for i in self.inputs]) if self.inputs else ()
+        self.shape = _broadcast_inputs(self.inputs)
         for out in self.outputs:
             if out is None:
                 continue
+            sizes = out._impl.sizes
             if not self.inputs or not self.config.resize_outputs_:
-                self.shape = broadcast_shapes(self.shape, tuple(out.shape)) if self.inputs else tuple(out.shape)
-            if tuple(out.shape) != self.shape:
+                self.shape = broadcast_shapes(self.shape, sizes) if self.inputs else sizes
+            if sizes != self.shape:
                 raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape "
                                    f"{list(self.shape)}")
 
@@ -231,7 +232,7 @@ class TensorIterator:
         operands = given + self.inputs
         self.device = common_device(*operands) if operands else None
         if config.promote_inputs_to_common_dtype_:
-            common = st.result_type(*self.inputs)
+            common = _common_dtype(self.inputs)
         else:
             common = self.inputs[0].dtype if self.inputs else given[0].dtype
         if config.promote_integer_inputs_to_float_ and not common.is_floating_point:
@@ -247,13 +248,17 @@ class TensorIterator:
             # is computed from the copies, and can differ from the original's: x of shape (1, 1, 2)
             # and strides (1, 1, 2) sorts its size-1 dims first, its copy is plain contiguous.
             # (CUDA casts inside the kernel instead: no copies there.)
-            self.inputs = [x if x.dtype is common else _cast(x, common) for x in self.inputs]
+            self.inputs = [x if x._impl.dtype is common else _cast(x, common) for x in self.inputs]
 
     def fast_set_up(self):
         """Same shapes and one shared dense layout: the output takes it, and one flat loop serves."""
-        if not self.inputs or not all(i._impl.sizes == self.shape for i in self.inputs):
+        impls = [i._impl for i in self.inputs]
+        for impl in impls:
+            if impl.sizes != self.shape:
+                return False
+        if not impls:
             return False
-        layout = _fast_layout([i._impl for i in self.inputs])
+        layout = _fast_layout(impls)
         if layout is None:
             return False
         if layout == "contiguous":
@@ -289,7 +294,7 @@ class TensorIterator:
             original_scalar = k in config.original_scalar_inputs and x.numel() == 1
             if original_scalar:
                 x = config.inputs[k]
-            if x.dtype is compute and x.device == device:
+            if x._impl.dtype is compute and x._impl.device == device:
                 self.inputs[k] = x                   # the usual case: nothing to cast, nothing to move
                 continue
             if x.device != device:
@@ -300,8 +305,8 @@ class TensorIterator:
         for k, out in enumerate(self.outputs):
             wanted = config.output_dtypes[k]
             if wanted is None:
-                wanted = compute if config.cast_common_dtype_to_outputs_ else st.opmath_type(out.dtype)
-            if out.dtype is not wanted:
+                wanted = compute if config.cast_common_dtype_to_outputs_ else st.opmath_type(out._impl.dtype)
+            if out._impl.dtype is not wanted:
                 self.outputs[k] = out._empty_like(wanted)   # the loop writes here; ``cast_outputs`` copies back
 
     def coalesce_dimensions(self):
@@ -309,7 +314,7 @@ class TensorIterator:
         impls = [o._impl for o in self.outputs] + [i._impl for i in self.inputs]
         if self.config.is_reduction_:
             self.geometry = _reduction_geometry(impls[1], self.config.reduce_dims, self.config.in_memory_order)
-        elif self.fast and all(i.strides == impls[0].strides for i in impls):
+        elif self.fast and _same_strides(impls):
             self.geometry = flat_geometry(self.numel(), [i.storage_offset for i in impls])
         else:
             self.geometry = geometry(impls, self.shape)
@@ -323,7 +328,7 @@ class TensorIterator:
 
     def buffers(self):
         """The typed flat buffers behind the operands, outputs first (bit patterns for 16-bit floats)."""
-        return [t._impl.storage.typed(t.dtype) for t in self.outputs + self.inputs]
+        return [t._impl.storage.typed(t._impl.dtype) for t in self.outputs + self.inputs]
 
     def for_each(self, loop):
         """Run ``loop(buffers, sizes, strides, offsets)`` over the whole iteration space (nothing
@@ -332,7 +337,7 @@ class TensorIterator:
         A reduction's loop gets ``loop(buffers, outer_sizes, outer_strides, inner_sizes,
         inner_strides, offset)`` instead: the input's kept and reduced dims apart.
         """
-        if self.result.numel():
+        if self.result._impl.numel():
             loop(self.buffers(), *self.geometry)
             self.cast_outputs()
         return self.result
@@ -342,6 +347,35 @@ class TensorIterator:
         if self.outputs[0] is not self.result:
             from .native.copy import same_device_copy      # copy_ is itself built on TensorIterator
             same_device_copy(self.result, self.outputs[0])
+
+
+def _broadcast_inputs(inputs):
+    """The inputs' broadcast shape (one shape for all, the usual case, is that shape)."""
+    if not inputs:
+        return ()
+    shape = inputs[0]._impl.sizes
+    for i in inputs:
+        if i._impl.sizes != shape:
+            return broadcast_shapes(*[i._impl.sizes for i in inputs])
+    return shape
+
+
+def _same_strides(impls):
+    strides = impls[0].strides
+    for impl in impls:
+        if impl.strides != strides:
+            return False
+    return True
+
+
+def _common_dtype(inputs):
+    """``compute_common_dtype``: the promoted dtype of the inputs (inputs of one dtype, the usual
+    case, promote to it whatever their dims)."""
+    dtype = inputs[0]._impl.dtype
+    for i in inputs:
+        if i._impl.dtype is not dtype:
+            return st.result_type(*inputs)
+    return dtype
 
 
 def _cast(x, dtype):
@@ -464,6 +498,13 @@ def _output_strides(shape, perm):
 
 def _fast_layout(impls):
     """``compute_fast_setup_type``: the strides every operand shares, if they allow one flat loop."""
+    strides = impls[0].strides
+    for impl in impls:
+        if impl.strides != strides:
+            break
+    else:                       # one layout for all (the usual case): is it contiguous?
+        if is_contiguous(impls[0].sizes, strides):
+            return "contiguous"
     if all(is_contiguous(i.sizes, i.strides) for i in impls):
         return "contiguous"
     if all(is_channels_last(i.sizes, i.strides) for i in impls):

@@ -10,8 +10,9 @@ import math
 from .._tensor import wrap_scalar
 from ..aten import dispatcher
 from ..aten.native.tensor_factories import arange, zeros
+from ..aten.native.tensor_shape import slice_bounds, wrap_dim
 
-__all__ = ["is_expandable_to", "sum_to", "maybe_multiply", "sgn", "where", "zeros_like", "threshold_backward",
+__all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "sgn", "where", "zeros_like", "threshold_backward",
            "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self", "pow_backward_exponent",
            "pow_backward_exponent_scalar_base", "sum_backward",
            "mean_backward", "prod_backward", "restore_reduced_dims", "scale_grad_by_count",
@@ -219,11 +220,19 @@ def _embed(grad, sizes, place, accumulate=False):
     return out
 
 
+def _to_copy_backward(grad, self_options):
+    """``_to_copy``: the gradient goes back to the input's dtype and device."""
+    dtype, device = self_options
+    return grad.to(dtype=dtype, device=device)
+
+
 def select_backward(grad, sizes, dim, index):
     return _embed(grad, sizes, lambda z: z.select(dim, index))
 
 
 def slice_backward_wrapper(grad, sizes, dim, start, end, step):
+    dim = wrap_dim(dim, len(sizes))
+    start, end = slice_bounds(sizes[dim], start, end)
     return _embed(grad, sizes, lambda z: z.narrow(dim, start, end - start) if step == 1 else
                   z.as_strided(grad.shape, [s * (step if d == dim % len(sizes) else 1)
                                             for d, s in enumerate(z.stride())],

@@ -5,7 +5,7 @@
 - ``CopySlices``: an in-place operation on a view changes its base too, so the base's history
   is rebased onto a node that routes the gradient of the modified slice through the in-place
   op's backward and passes the rest of the base's gradient through unchanged;
-- ``copy_`` (``CopyBackwards``) and ``Tensor.to`` (``ToCopyBackward0``);
+- ``copy_`` (``CopyBackwards``);
 - autograd kernels for operators that torch implements as CompositeImplicitAutograd but that
   internals gives a backend kernel of their own (flatten, unflatten, movedim, chunk):
   with grad recording, they decompose into the differentiable operators torch's decomposition
@@ -19,7 +19,7 @@ from .graph import Node, SavedVariable, _op_of, collect_next_edges, gradient_edg
 
 __all__ = ["BELOW_AUTOGRAD", "BELOW_AD_INPLACE_OR_VIEW", "after_autograd", "as_int", "as_int_tuple", "check_inplace",
            "mark_view", "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "CopySlices", "CopyBackwards",
-           "ToCopyBackward0", "record_to_copy", "register_manual_kernels"]
+           "register_manual_kernels"]
 
 BELOW_AUTOGRAD = AUTOGRAD_KEYS
 BELOW_AD_INPLACE_OR_VIEW = AUTOGRAD_AND_AD_INPLACE_OR_VIEW
@@ -169,24 +169,6 @@ def copy_(ks, self, src, non_blocking=False):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
-
-
-class ToCopyBackward0(Node):
-    """``Tensor.to`` (torch's ``_to_copy``): the gradient goes back to the input's dtype and device."""
-    __slots__ = ("self_options_",)
-
-    def apply(self, grads):
-        dtype, device = self.self_options_
-        return (grads[0].to(dtype=dtype, device=device),)
-
-
-def record_to_copy(src, out):
-    if _grad_mode.grad_enabled and src._requires_grad:
-        node = ToCopyBackward0()
-        node._next_edges = (gradient_edge(src),)
-        node.self_options_ = (src.dtype, src.device)
-        set_history(out, node)
-    return out
 
 
 # ---------------------------------------------------------------------- composite operators

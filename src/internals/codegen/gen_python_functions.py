@@ -71,6 +71,12 @@ class Overload:
     signature: PythonSignature     # the name sort_overloads reads
 
 
+# Operators torch binds to no Python name (``SKIP_PYTHON_BINDINGS`` in torch's
+# ``tools/autograd/gen_python_functions.py``): reached through a frontend method instead
+# (``Tensor.to`` calls ``_to_copy``, ``x[1:3]`` calls ``slice.Tensor``).
+SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor"}
+
+
 def load_overloads(path=NATIVE_FUNCTIONS):
     """(schema, variants, operator) for each YAML entry and each substitute."""
     entries = [(e["func"], e.get("variants", "function"), None) for e in yaml.safe_load(Path(path).read_text())]
@@ -78,6 +84,8 @@ def load_overloads(path=NATIVE_FUNCTIONS):
     out = []
     for func, variants, op in entries:
         schema = FunctionSchema.parse(func)
+        if str(schema.name) in SKIP_PYTHON_BINDINGS:
+            continue
         out.append((schema, {v.strip() for v in variants.split(",")}, op or str(schema.name)))
     return out
 

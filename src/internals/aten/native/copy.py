@@ -7,6 +7,7 @@ float16). A cross-device copy moves contiguous bytes, then lays them out on the 
 import numpy as np
 
 from ...c10 import scalar_type as st
+from ...c10.device import as_device
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig
 from . import scalar_ops as ops
 from .dispatch_stub import loops
@@ -100,6 +101,17 @@ def copy_(dst, src, non_blocking=False):
     return dst
 
 
+def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
+             memory_format=None):
+    """``_to_copy`` (what ``Tensor.to`` calls): a new tensor with ``self``'s layout in ``dtype`` on
+    ``device``, filled by ``copy_``'s kernel."""
+    from .tensor_factories import empty_strided, like_strides
+    device = as_device(device) if device is not None else self.device
+    out = empty_strided(self.shape, like_strides(self, memory_format), dtype=dtype or self.dtype, device=device,
+                        pin_memory=pin_memory)
+    return copy_(out, self, non_blocking)
+
+
 def fill_(t, value):
     value = st.checked_convert(value, t.dtype)     # 300 into int8 is an error, even for an empty t
     it = TensorIterator.nullary_op(t)
@@ -119,4 +131,4 @@ def clone(x, memory_format=None):
     return out
 
 
-__all__ = ["copy_", "fill_", "zero_", "clone", "buffer", "cast_like", "same_device_copy"]
+__all__ = ["copy_", "_to_copy", "fill_", "zero_", "clone", "buffer", "cast_like", "same_device_copy"]

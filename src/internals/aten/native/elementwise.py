@@ -33,7 +33,8 @@ def _bool_error(op, name):
 
 def binary(op, a, b, *, alpha=1, out=None):
     """A binary op with broadcasting and type promotion; ``out`` is the in-place target, if any."""
-    _check_binary(op, a, b, st.result_type(a, b), alpha)
+    if op in ops.CHECKED or isinstance(alpha, float):
+        _check_binary(op, a, b, st.result_type(a, b), alpha)
     if op in ops.COMPARISONS:
         it = TensorIterator.comparison_op(out, a, b)
     else:
@@ -46,7 +47,7 @@ def binary(op, a, b, *, alpha=1, out=None):
             # a float16 ``x * 2.3`` uses 2.3f, where ``x + 2.3`` sees the float16 2.30078.
             config.read_original_scalar(1)
         it = config.build()
-    if _pow_by_zero_or_one(op, b):
+    if op == ops.POW and _pow_by_zero_or_one(op, b):
         # ``pow(Tensor, Scalar)`` (Pow.cpp) takes a short cut for these exponents: x ** 0 is a
         # fill with ones and x ** 1 a copy. That is why they work for bool, which has no pow.
         return it.result.fill_(1) if b.item() == 0 else it.result.copy_(a)
@@ -62,6 +63,7 @@ def _pow_by_zero_or_one(op, b):
 
 
 def _check_binary(op, a, b, common, alpha):
+    """The ops' own checks before TensorIterator's (``sub_check``, ``pow``'s, ``alpha_check``)."""
     if op == ops.SUB and st.bool_ in (a.dtype, b.dtype):      # ``sub_check``: whatever the other operand
         if a.dtype is b.dtype:
             raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "

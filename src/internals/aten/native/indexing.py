@@ -15,7 +15,7 @@ import numpy as np
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import contiguous_strides
 from ..tensor_iterator import broadcast_shapes, output_layout
-from .copy import _same_device_copy, buffer, fill_
+from .copy import same_device_copy, buffer, fill_
 from .dispatch_stub import loops
 from .elementwise import common_device
 from .linear_algebra import _TYPE_META_NAMES
@@ -54,7 +54,7 @@ def move(out, out_at, src, src_at, accumulate=False):
     if accumulate and out.dtype.is_reduced_float:
         wide_out, wide_src = _float32_twin(out), _float32_twin(src)
         move(wide_out, out_at - out.storage_offset(), wide_src, src_at - src.storage_offset(), True)
-        _same_device_copy(out, wide_out)
+        same_device_copy(out, wide_out)
         return out
     loops(out.device, "indexing").indexed_copy_loop(buffer(out), buffer(src), out_at, src_at, accumulate)
     return out
@@ -63,7 +63,7 @@ def move(out, out_at, src, src_at, accumulate=False):
 def _float32_twin(t):
     """A float32 copy of ``t`` with its sizes and strides (storage offset 0)."""
     twin = empty_strided(t.shape, t.stride(), dtype=st.float32, device=t.device)
-    _same_device_copy(twin, t)
+    same_device_copy(twin, t)
     return twin
 
 
@@ -377,7 +377,7 @@ def masked_fill_scalar(self, mask, value):
     # torch: a contiguous clone filled in place, after broadcasting self against the mask
     shape = broadcast_shapes(tuple(self.shape), tuple(mask.shape))
     out = empty_strided(shape, contiguous_strides(shape), dtype=self.dtype, device=self.device)
-    _same_device_copy(out, self.expand(shape) if tuple(self.shape) != shape else self)
+    same_device_copy(out, self.expand(shape) if tuple(self.shape) != shape else self)
     return masked_fill_scalar_(out, mask, value)
 
 
@@ -411,7 +411,7 @@ def nonzero(self):
     out = empty_strided((n, self.dim()), (1, n), dtype=st.int64, device=self.device)
     if coords.size:
         source = _as_device_tensor(coords.astype(np.int64), st.int64, self.device)
-        _same_device_copy(out, source)
+        same_device_copy(out, source)
     return out
 
 

@@ -229,6 +229,7 @@ def ge(a, b, alpha):
 BINARY = (add, sub, mul, div, power, int_pow, maximum, minimum, eq, ne, lt, le, gt, ge)
 ADD, SUB, MUL, DIV, POW, INT_POW, MAXIMUM, MINIMUM, EQ, NE, LT, LE, GT, GE = range(len(BINARY))
 COMPARISONS = (EQ, NE, LT, LE, GT, GE)
+CHECKED = (SUB, POW)       # binary ops with checks of their own, besides a float alpha's
 
 # ----------------------------------------------------------------------------- reductions
 SUM, PROD, AMAX, AMIN, ARGMAX, ARGMIN = range(6)

@@ -4,6 +4,7 @@ Mirrors ``aten/src/ATen/native/TensorShape.cpp`` and, for ``view``, ``computeStr
 ``aten/src/ATen/TensorUtils.cpp``. Every view shares its base's storage and version counter.
 """
 from ...c10.tensor_impl import TensorImpl, contiguous_strides
+from .. import dispatcher
 
 
 def wrap_dim(dim, ndim):
@@ -225,6 +226,25 @@ def narrow(x, dim, start, length):
     return _slice(x, d, start, start + length, 1)
 
 
+def slice_bounds(size, start, end):
+    """``slice``'s start and end, wrapped if negative and clamped into ``[0, size]`` (None: the ends)."""
+    start, end = 0 if start is None else start, size if end is None else end
+    start, end = start + size if start < 0 else start, end + size if end < 0 else end
+    start = min(max(start, 0), size)
+    return start, min(max(end, start), size)
+
+
+def slice_tensor(x, dim=0, start=None, end=None, step=1):
+    """``slice.Tensor``: every ``step``-th element of ``[start, end)`` along ``dim`` (``x[1:3]``)."""
+    if x.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if step <= 0:
+        raise RuntimeError("slice step must be positive")
+    d = wrap_dim(dim, x.dim())
+    start, end = slice_bounds(x.shape[d], start, end)
+    return _slice(x, d, start, end, step)
+
+
 def _slice(x, d, start, stop, step):
     sizes, strides = list(x.shape), list(x.stride())
     offset = x.storage_offset() + start * strides[d]
@@ -389,7 +409,7 @@ def getitem(x, index):
         if i is Ellipsis:
             d += x.dim() - consumed      # the dims no other index item claims stay whole
         elif i is None:
-            result = unsqueeze(result, d)
+            result = dispatcher.call("unsqueeze", result, d)
             d += 1
         elif isinstance(i, bool) or not isinstance(i, (int, slice)) and not hasattr(i, "__index__"):
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
@@ -400,22 +420,19 @@ def getitem(x, index):
                 raise ValueError("slice step cannot be zero")
             if step < 0:
                 raise ValueError("step must be greater than zero")
-            size = result.shape[d]
-            start, stop, _ = slice(start, stop).indices(size)
-            stop = max(stop, start)
-            result = _slice(result, d, start, stop, step)
+            result = dispatcher.call("slice.Tensor", result, d, start, stop, step)
             d += 1
         else:
             size = result.shape[d]
             i = int(i)
             if not -size <= i < size:
                 raise IndexError(f"index {i} is out of bounds for dimension {position} with size {size}")
-            result = select(result, d, i)
+            result = dispatcher.call("select.int", result, d, i)
     return result if result is not x else make_view(x, x.shape, x.stride())
 
 
 # ---------------------------------------------------------------------- joining and copies (TensorShape.cpp)
-# These copy into a fresh output through the copy kernel (``copy._same_device_copy``), or move
+# These copy into a fresh output through the copy kernel (``copy.same_device_copy``), or move
 # elements by offsets the host computed (``indexing.move``); the result is never a view.
 def _fresh(sizes, dtype, device):
     from .tensor_factories import empty_strided
@@ -430,7 +447,7 @@ def cat(tensors, dim=0):
     """
     from ...c10 import scalar_type as st
     from ...c10.tensor_impl import is_channels_last
-    from .copy import _same_device_copy
+    from .copy import same_device_copy
     from .elementwise import common_device
     from .tensor_factories import empty_strided
     tensors = list(tensors)
@@ -464,7 +481,7 @@ def cat(tensors, dim=0):
         out = _fresh(sizes, dtype, device)
     start = 0
     for t in kept:
-        _same_device_copy(_slice(out, d, start, start + t.shape[d], 1), t)
+        same_device_copy(_slice(out, d, start, start + t.shape[d], 1), t)
         start += t.shape[d]
     return out
 
@@ -524,7 +541,7 @@ def _padded(x, ndim):
 
 def diag_embed(x, offset=0, dim1=-2, dim2=-1):
     """``diag_embed``: the last dim of ``x`` written on a diagonal of new zero matrices."""
-    from .copy import _same_device_copy, fill_
+    from .copy import same_device_copy, fill_
     n = x.shape[-1] + abs(offset) if x.dim() else 1 + abs(offset)
     ndim = x.dim() + 1
     d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
@@ -535,7 +552,7 @@ def diag_embed(x, offset=0, dim1=-2, dim2=-1):
     for k in range(ndim):
         sizes.append(n if k in (d1, d2) else batch.pop(0))
     out = fill_(_fresh(sizes, x.dtype, x.device), 0)
-    _same_device_copy(diagonal(out, offset, d1, d2), x)
+    same_device_copy(diagonal(out, offset, d1, d2), x)
     return out
 
 

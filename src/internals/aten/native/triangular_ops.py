@@ -2,7 +2,7 @@
 other triangle of each matrix (the last two dims) set to zero."""
 import numpy as np
 
-from .copy import _same_device_copy, fill_
+from .copy import same_device_copy, fill_
 from .indexing import element_offsets, move
 from .tensor_factories import empty_strided
 from .tensor_shape import _fresh
@@ -12,7 +12,7 @@ def _triangle(x, diagonal, name, keep_lower):
     if x.dim() < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
     out = _fresh(x.shape, x.dtype, x.device)
-    _same_device_copy(out, x)
+    same_device_copy(out, x)
     rows, cols = x.shape[-2], x.shape[-1]
     above = np.arange(cols)[None, :] - np.arange(rows)[:, None]       # column - row, per element
     zeroed = above > diagonal if keep_lower else above < diagonal

@@ -6,7 +6,7 @@ Regenerate with ``python -m internals.codegen``.
 from ..functions_manual import *  # noqa: F401,F403  the helpers the formulas call
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'UniformBackward0', 'NormalBackward0', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2']
+__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0']
 
 
 class NegBackward0(Node):
@@ -767,6 +767,297 @@ class SplitBackward0(Node):
         return (split_backward(grads, split_size, dim, self_sym_sizes, self_options),)
 
 
+class CatBackward0(Node):
+    """``cat(Tensor[] tensors, int dim=0) -> Tensor``"""
+    __slots__ = ('tensors_args_sizes_', 'tensors_args_scalartypes_', 'dim_')
+    _tensor_slots = ()
+    _exposed = {'_saved_dim': ('dim_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        tensors_args_sizes = node.tensors_args_sizes_
+        tensors_args_scalartypes = node.tensors_args_scalartypes_
+        dim = node.dim_
+        return tuple(cat_tensors_backward(grad, tensors_args_sizes, tensors_args_scalartypes, dim))
+
+
+class StackBackward0(Node):
+    """``stack(Tensor[] tensors, int dim=0) -> Tensor``"""
+    __slots__ = ('tensors_args_scalartypes_', 'dim_')
+    _tensor_slots = ()
+    _exposed = {'_saved_dim': ('dim_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        tensors_args_scalartypes = node.tensors_args_scalartypes_
+        dim = node.dim_
+        return tuple(stack_tensors_backward(grad, dim, tensors_args_scalartypes))
+
+
+class UnbindBackward0(Node):
+    """``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]``"""
+    __slots__ = ('dim_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_dim': ('dim_', False)}
+
+    def apply(node, grads):
+        dim = node.dim_
+        return (unbind_backward(grads, dim),)
+
+
+class FlipBackward0(Node):
+    """``flip(Tensor self, int[] dims) -> Tensor``"""
+    __slots__ = ('dims_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_dims': ('dims_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        dims = node.dims_
+        return (grad.flip(dims),)
+
+
+class RollBackward0(Node):
+    """``roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor``"""
+    __slots__ = ('shifts_', 'dims_')
+    _tensor_slots = ()
+    _exposed = {'_saved_shifts': ('shifts_', False), '_saved_dims': ('dims_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        shifts = node.shifts_
+        dims = node.dims_
+        return (roll_backward(grad, shifts, dims),)
+
+
+class RepeatBackward0(Node):
+    """``repeat(Tensor self, SymInt[] repeats) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'repeats_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_repeats': ('repeats_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        repeats = node.repeats_
+        return (repeat_backward(grad, repeats, self_sym_sizes),)
+
+
+class TrilBackward0(Node):
+    """``tril(Tensor self, SymInt diagonal=0) -> Tensor``"""
+    __slots__ = ('diagonal_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_diagonal': ('diagonal_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        diagonal = node.diagonal_
+        return (grad.tril(diagonal),)
+
+
+class TriuBackward0(Node):
+    """``triu(Tensor self, SymInt diagonal=0) -> Tensor``"""
+    __slots__ = ('diagonal_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_diagonal': ('diagonal_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        diagonal = node.diagonal_
+        return (grad.triu(diagonal),)
+
+
+class DiagEmbedBackward0(Node):
+    """``diag_embed(Tensor self, int offset=0, int dim1=-2, int dim2=-1) -> Tensor``"""
+    __slots__ = ('offset_', 'dim1_', 'dim2_')
+    _tensor_slots = ()
+    _exposed = {'_saved_offset': ('offset_', False), '_saved_dim1': ('dim1_', False), '_saved_dim2': ('dim2_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        offset = node.offset_
+        dim1 = node.dim1_
+        dim2 = node.dim2_
+        return (grad.diagonal(offset, dim1, dim2),)
+
+
+class IndexBackward0(Node):
+    """``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'self_options_', 'indices_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_indices': ('indices_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        self_options = node.self_options_
+        indices = node.indices_
+        return (index_backward(self_sym_sizes, self_options, indices, grad),)
+
+
+class IndexPutBackward0(Node):
+    """``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor``"""
+    __slots__ = ('indices_', 'values_', 'accumulate_')
+    _tensor_slots = ('values_',)
+    _exposed = {'_saved_indices': ('indices_', False), '_saved_values': ('values_', True), '_saved_accumulate': ('accumulate_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            indices = node.indices_
+            values = node.values_.unpack(node)
+            accumulate = node.accumulate_
+            grad_self = grad if accumulate else grad.index_put(indices, zeros_like(values), False)
+        grad_values = None
+        if edges[1] is not None:
+            indices = node.indices_
+            grad_values = grad.index(indices)
+        return grad_self, grad_values
+
+
+class IndexSelectBackward0(Node):
+    """``index_select(Tensor self, int dim, Tensor index) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'dim_', 'index_')
+    _tensor_slots = ('index_',)
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_index': ('index_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        index = node.index_.unpack(node)
+        return (index_select_backward(grad, self_sym_sizes, dim, index),)
+
+
+class GatherBackward0(Node):
+    """``gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'dim_', 'index_')
+    _tensor_slots = ('index_',)
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_index': ('index_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        index = node.index_.unpack(node)
+        return (gather_backward(grad, self_sym_sizes, dim, index),)
+
+
+class ScatterBackward0(Node):
+    """``scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor``"""
+    __slots__ = ('dim_', 'index_')
+    _tensor_slots = ('index_',)
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_index': ('index_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            dim = node.dim_
+            index = node.index_.unpack(node)
+            grad_self = grad.scatter(dim, index, 0)
+        grad_src = None
+        if edges[1] is not None:
+            dim = node.dim_
+            index = node.index_.unpack(node)
+            grad_src = grad.gather(dim, index)
+        return grad_self, grad_src
+
+
+class ScatterBackward1(Node):
+    """``scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor``"""
+    __slots__ = ('dim_', 'index_')
+    _tensor_slots = ('index_',)
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_index': ('index_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        dim = node.dim_
+        index = node.index_.unpack(node)
+        return (grad.scatter(dim, index, 0),)
+
+
+class ScatterAddBackward0(Node):
+    """``scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor``"""
+    __slots__ = ('dim_', 'index_')
+    _tensor_slots = ('index_',)
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_index': ('index_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad
+        grad_src = None
+        if edges[1] is not None:
+            dim = node.dim_
+            index = node.index_.unpack(node)
+            grad_src = grad.gather(dim, index)
+        return grad_self, grad_src
+
+
+class MaskedFillBackward0(Node):
+    """``masked_fill.Scalar(Tensor self, Tensor mask, Scalar value) -> Tensor``"""
+    __slots__ = ('mask_',)
+    _tensor_slots = ('mask_',)
+    _exposed = {'_saved_mask': ('mask_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        mask = node.mask_.unpack(node)
+        return (grad.masked_fill(mask, 0),)
+
+
+class MaskedFillBackward1(Node):
+    """``masked_fill.Tensor(Tensor self, Tensor mask, Tensor value) -> Tensor``"""
+    __slots__ = ('mask_',)
+    _tensor_slots = ('mask_',)
+    _exposed = {'_saved_mask': ('mask_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            mask = node.mask_.unpack(node)
+            grad_self = grad.masked_fill(mask, 0)
+        grad_value = None
+        if edges[1] is not None:
+            mask = node.mask_.unpack(node)
+            grad_value = masked_fill_backward(grad, mask)
+        return grad_self, grad_value
+
+
+class MaskedSelectBackward0(Node):
+    """``masked_select(Tensor self, Tensor mask) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'mask_')
+    _tensor_slots = ('mask_',)
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_mask': ('mask_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        mask = node.mask_.unpack(node)
+        return (masked_select_backward(grad, self_sym_sizes, mask),)
+
+
+class TakeBackward0(Node):
+    """``take(Tensor self, Tensor index) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'index_')
+    _tensor_slots = ('index_',)
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_index': ('index_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        index = node.index_.unpack(node)
+        return (take_backward(grad, self_sym_sizes, index),)
+
+
 class UniformBackward0(Node):
     """``uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)``"""
     __slots__ = ()
@@ -872,3 +1163,31 @@ class BernoulliBackward2(Node):
     def apply(node, grads):
         grad = grads[0]
         return (zeros_like(grad),)
+
+
+class ToCopyBackward0(Node):
+    """``_to_copy(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, bool non_blocking=False, MemoryFormat? memory_format=None) -> Tensor``"""
+    __slots__ = ('self_options_',)
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_options = node.self_options_
+        return (_to_copy_backward(grad, self_options),)
+
+
+class SliceBackward0(Node):
+    """``slice.Tensor(Tensor(a) self, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor(a)``"""
+    __slots__ = ('self_sym_sizes_', 'dim_', 'start_', 'end_', 'step_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_start': ('start_', False), '_saved_end': ('end_', False), '_saved_step': ('step_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        start = node.start_
+        end = node.end_
+        step = node.step_
+        return (slice_backward_wrapper(grad, self_sym_sizes, dim, start, end, step),)

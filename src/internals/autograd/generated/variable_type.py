@@ -82,6 +82,32 @@ OPS = {
     'diagonal': dispatcher.find('diagonal'),
     'unfold': dispatcher.find('unfold'),
     'split.Tensor': dispatcher.find('split.Tensor'),
+    'cat': dispatcher.find('cat'),
+    'stack': dispatcher.find('stack'),
+    'unbind.int': dispatcher.find('unbind.int'),
+    'flip': dispatcher.find('flip'),
+    'roll': dispatcher.find('roll'),
+    'repeat': dispatcher.find('repeat'),
+    'tril': dispatcher.find('tril'),
+    'triu': dispatcher.find('triu'),
+    'diag_embed': dispatcher.find('diag_embed'),
+    'index.Tensor': dispatcher.find('index.Tensor'),
+    'index_put_': dispatcher.find('index_put_'),
+    'index_put': dispatcher.find('index_put'),
+    'index_select': dispatcher.find('index_select'),
+    'gather': dispatcher.find('gather'),
+    'scatter.src': dispatcher.find('scatter.src'),
+    'scatter_.src': dispatcher.find('scatter_.src'),
+    'scatter.value': dispatcher.find('scatter.value'),
+    'scatter_.value': dispatcher.find('scatter_.value'),
+    'scatter_add': dispatcher.find('scatter_add'),
+    'scatter_add_': dispatcher.find('scatter_add_'),
+    'masked_fill.Scalar': dispatcher.find('masked_fill.Scalar'),
+    'masked_fill_.Scalar': dispatcher.find('masked_fill_.Scalar'),
+    'masked_fill.Tensor': dispatcher.find('masked_fill.Tensor'),
+    'masked_fill_.Tensor': dispatcher.find('masked_fill_.Tensor'),
+    'masked_select': dispatcher.find('masked_select'),
+    'take': dispatcher.find('take'),
     'uniform_': dispatcher.find('uniform_'),
     'normal_': dispatcher.find('normal_'),
     'random_.from': dispatcher.find('random_.from'),
@@ -92,6 +118,8 @@ OPS = {
     'bernoulli_.Tensor': dispatcher.find('bernoulli_.Tensor'),
     'bernoulli_.float': dispatcher.find('bernoulli_.float'),
     'bernoulli.p': dispatcher.find('bernoulli.p'),
+    '_to_copy': dispatcher.find('_to_copy'),
+    'slice.Tensor': dispatcher.find('slice.Tensor'),
 }
 
 
@@ -1302,6 +1330,489 @@ def split_Tensor(ks, self, split_size, dim=0):
     return result
 
 
+def cat(ks, tensors, dim=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and any(t._requires_grad for t in tensors):
+        grad_fn = CatBackward0()
+        grad_fn._next_edges = collect_next_edges(*tensors)
+        grad_fn.tensors_args_sizes_ = [t._impl.sizes for t in tensors]
+        grad_fn.tensors_args_scalartypes_ = [t._impl.dtype for t in tensors]
+        grad_fn.dim_ = as_int(dim)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['cat'].redispatch(after_autograd(ks), tensors, dim)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def stack(ks, tensors, dim=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and any(t._requires_grad for t in tensors):
+        grad_fn = StackBackward0()
+        grad_fn._next_edges = collect_next_edges(*tensors)
+        grad_fn.tensors_args_scalartypes_ = [t._impl.dtype for t in tensors]
+        grad_fn.dim_ = as_int(dim)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['stack'].redispatch(after_autograd(ks), tensors, dim)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def unbind_int(ks, self, dim=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UnbindBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dim_ = as_int(dim)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['unbind.int'].redispatch(after_autograd(ks), self, dim)
+    finally:
+        _tls.excluded = excluded
+    if _grad_mode.grad_enabled:
+        mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def flip(ks, self, dims):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = FlipBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dims_ = as_int_tuple(dims)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['flip'].redispatch(after_autograd(ks), self, dims)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def roll(ks, self, shifts, dims=()):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = RollBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.shifts_ = as_int_tuple(shifts)
+        grad_fn.dims_ = as_int_tuple(dims)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['roll'].redispatch(after_autograd(ks), self, shifts, dims)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def repeat(ks, self, repeats):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = RepeatBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.repeats_ = as_int_tuple(repeats)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['repeat'].redispatch(after_autograd(ks), self, repeats)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def tril(ks, self, diagonal=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = TrilBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.diagonal_ = as_int(diagonal)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['tril'].redispatch(after_autograd(ks), self, diagonal)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def triu(ks, self, diagonal=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = TriuBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.diagonal_ = as_int(diagonal)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['triu'].redispatch(after_autograd(ks), self, diagonal)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def diag_embed(ks, self, offset=0, dim1=-2, dim2=-1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = DiagEmbedBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.offset_ = as_int(offset)
+        grad_fn.dim1_ = as_int(dim1)
+        grad_fn.dim2_ = as_int(dim2)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['diag_embed'].redispatch(after_autograd(ks), self, offset, dim1, dim2)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_Tensor(ks, self, indices):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = IndexBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
+        grad_fn.indices_ = indices
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['index.Tensor'].redispatch(after_autograd(ks), self, indices)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_put_(ks, self, indices, values, accumulate=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or values._requires_grad):
+        check_inplace(self)
+        grad_fn = IndexPutBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, values)
+        grad_fn.indices_ = indices
+        if edges[0] is not None:
+            grad_fn.values_ = SavedVariable(values, False)
+        if edges[0] is not None:
+            grad_fn.accumulate_ = accumulate
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['index_put_'].redispatch(after_autograd(ks), self, indices, values, accumulate)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def index_put(ks, self, indices, values, accumulate=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or values._requires_grad):
+        grad_fn = IndexPutBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, values)
+        grad_fn.indices_ = indices
+        if edges[0] is not None:
+            grad_fn.values_ = SavedVariable(values, False)
+        if edges[0] is not None:
+            grad_fn.accumulate_ = accumulate
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['index_put'].redispatch(after_autograd(ks), self, indices, values, accumulate)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_select(ks, self, dim, index):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = IndexSelectBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = SavedVariable(index, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['index_select'].redispatch(after_autograd(ks), self, dim, index)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def gather(ks, self, dim, index, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = GatherBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = SavedVariable(index, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['gather'].redispatch(after_autograd(ks), self, dim, index, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def scatter_src(ks, self, dim, index, src):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
+        grad_fn = ScatterBackward0()
+        grad_fn._next_edges = collect_next_edges(self, src)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = SavedVariable(index, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['scatter.src'].redispatch(after_autograd(ks), self, dim, index, src)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def scatter__src(ks, self, dim, index, src):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
+        check_inplace(self)
+        grad_fn = ScatterBackward0()
+        grad_fn._next_edges = collect_next_edges(self, src)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = SavedVariable(index, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['scatter_.src'].redispatch(after_autograd(ks), self, dim, index, src)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def scatter_value(ks, self, dim, index, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ScatterBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = SavedVariable(index, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['scatter.value'].redispatch(after_autograd(ks), self, dim, index, value)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def scatter__value(ks, self, dim, index, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = ScatterBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = SavedVariable(index, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['scatter_.value'].redispatch(after_autograd(ks), self, dim, index, value)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def scatter_add(ks, self, dim, index, src):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
+        grad_fn = ScatterAddBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, src)
+        if edges[1] is not None:
+            grad_fn.dim_ = as_int(dim)
+        if edges[1] is not None:
+            grad_fn.index_ = SavedVariable(index, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['scatter_add'].redispatch(after_autograd(ks), self, dim, index, src)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def scatter_add_(ks, self, dim, index, src):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
+        check_inplace(self)
+        grad_fn = ScatterAddBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, src)
+        if edges[1] is not None:
+            grad_fn.dim_ = as_int(dim)
+        if edges[1] is not None:
+            grad_fn.index_ = SavedVariable(index, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['scatter_add_'].redispatch(after_autograd(ks), self, dim, index, src)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def masked_fill_Scalar(ks, self, mask, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MaskedFillBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.mask_ = SavedVariable(mask, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['masked_fill.Scalar'].redispatch(after_autograd(ks), self, mask, value)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def masked_fill__Scalar(ks, self, mask, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = MaskedFillBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.mask_ = SavedVariable(mask, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['masked_fill_.Scalar'].redispatch(after_autograd(ks), self, mask, value)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def masked_fill_Tensor(ks, self, mask, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
+        grad_fn = MaskedFillBackward1()
+        grad_fn._next_edges = collect_next_edges(self, value)
+        grad_fn.mask_ = SavedVariable(mask, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['masked_fill.Tensor'].redispatch(after_autograd(ks), self, mask, value)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def masked_fill__Tensor(ks, self, mask, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
+        check_inplace(self)
+        grad_fn = MaskedFillBackward1()
+        grad_fn._next_edges = collect_next_edges(self, value)
+        grad_fn.mask_ = SavedVariable(mask, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['masked_fill_.Tensor'].redispatch(after_autograd(ks), self, mask, value)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def masked_select(ks, self, mask):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MaskedSelectBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.mask_ = SavedVariable(mask, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['masked_select'].redispatch(after_autograd(ks), self, mask)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def take(ks, self, index):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = TakeBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.index_ = SavedVariable(index, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['take'].redispatch(after_autograd(ks), self, index)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def uniform_(ks, self, from_=0, to=1, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1472,6 +1983,46 @@ def bernoulli_p(ks, self, p, **kwargs):
     return result
 
 
+def _to_copy(ks, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToCopyBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['_to_copy'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def slice_Tensor(ks, self, dim=0, start=None, end=None, step=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SliceBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.start_ = start
+        grad_fn.end_ = end
+        grad_fn.step_ = as_int(step)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['slice.Tensor'].redispatch(after_autograd(ks), self, dim, start, end, step)
+    finally:
+        _tls.excluded = excluded
+    if _grad_mode.grad_enabled:
+        mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 KERNELS = {
     'neg': neg,
     'neg_': neg_,
@@ -1537,6 +2088,32 @@ KERNELS = {
     'diagonal': diagonal,
     'unfold': unfold,
     'split.Tensor': split_Tensor,
+    'cat': cat,
+    'stack': stack,
+    'unbind.int': unbind_int,
+    'flip': flip,
+    'roll': roll,
+    'repeat': repeat,
+    'tril': tril,
+    'triu': triu,
+    'diag_embed': diag_embed,
+    'index.Tensor': index_Tensor,
+    'index_put_': index_put_,
+    'index_put': index_put,
+    'index_select': index_select,
+    'gather': gather,
+    'scatter.src': scatter_src,
+    'scatter_.src': scatter__src,
+    'scatter.value': scatter_value,
+    'scatter_.value': scatter__value,
+    'scatter_add': scatter_add,
+    'scatter_add_': scatter_add_,
+    'masked_fill.Scalar': masked_fill_Scalar,
+    'masked_fill_.Scalar': masked_fill__Scalar,
+    'masked_fill.Tensor': masked_fill_Tensor,
+    'masked_fill_.Tensor': masked_fill__Tensor,
+    'masked_select': masked_select,
+    'take': take,
     'uniform_': uniform_,
     'normal_': normal_,
     'random_.from': random__from,
@@ -1547,6 +2124,8 @@ KERNELS = {
     'bernoulli_.Tensor': bernoulli__Tensor,
     'bernoulli_.float': bernoulli__float,
     'bernoulli.p': bernoulli_p,
+    '_to_copy': _to_copy,
+    'slice.Tensor': slice_Tensor,
 }
 
 
