@@ -13,7 +13,9 @@ import subprocess
 import sys
 import textwrap
 import threading
+import warnings
 
+import numpy as np
 import pytest
 import torch
 from conftest import assert_same, assert_same_error
@@ -278,3 +280,119 @@ def test_sparse_tensors_deepcopy_and_pickle():
         torch.sparse_coo_tensor(torch.tensor(i), torch.tensor(v), (2, 3))
     for f in (copy.deepcopy, lambda t: pickle.loads(pickle.dumps(t))):
         assert_same(f(s).to_dense(), f(ts).to_dense())
+
+
+# ----------------------------------------------------------------------------- refused as torch refuses
+def _set_grad(T, grad):
+    w = T.ones(2, requires_grad=True)
+    w.grad = grad(T)
+
+
+def _set_data(T):
+    w = T.ones(2, requires_grad=True)
+    w.data = T.ones(2, dtype=T.int64)
+
+
+def _backward_through_hook(T, hook):
+    x = T.ones(3, requires_grad=True)
+    x.register_hook(hook)
+    (x * 2).sum().backward()
+
+
+def _inference_tensor(T):
+    with T.inference_mode():
+        return T.ones(2)
+
+
+# Each case: a function of the module (internals or torch) that torch refuses; the message torch
+# gives must start with ours (ours may stop before torch's advice).
+REFUSED = {
+    "tensor int8 300": lambda T: T.tensor([300], dtype=T.int8),
+    "tensor int64 1e20": lambda T: T.tensor([1e20], dtype=T.int64),
+    "tensor int64 nan": lambda T: T.tensor([float("nan")], dtype=T.int64),
+    "tensor uint8 -1.5": lambda T: T.tensor([-1.5], dtype=T.uint8),
+    "tensor int16 nested": lambda T: T.tensor([[1, 2], [3, 40000]], dtype=T.int16),
+    "setitem int8 1000": lambda T: T.zeros(2, dtype=T.int8).__setitem__(0, 1000),
+    "add alpha 1j": lambda T: T.add(T.ones(3), T.ones(3), alpha=1j),
+    "add alpha True": lambda T: T.add(T.ones(3), T.ones(3), alpha=True),
+    "sub alpha True": lambda T: T.ones(3).sub(T.ones(3), alpha=True),
+    "device cuda:-1": lambda T: T.device("cuda:-1"),
+    "arange nan": lambda T: T.arange(float("nan")),
+    "arange inf": lambda T: T.arange(0, float("inf")),
+    "squeeze (0, 0)": lambda T: T.ones(1, 2).squeeze((0, 0)),
+    "empty_strided 2 sizes 1 stride": lambda T: T.empty_strided((2, 3), (1,)),
+    "expand 2**32 x 2**32": lambda T: T.ones(1, 1).expand(2**32, 2**32),
+    "from_numpy odd strides": lambda T: T.from_numpy(np.ndarray((2,), np.float32, np.zeros(12, np.uint8), 0, (6,))),
+    "grad of another size": lambda T: _set_grad(T, lambda T: T.ones(3)),
+    "grad of another dtype": lambda T: _set_grad(T, lambda T: T.ones(2, dtype=T.float64)),
+    "grad an int tensor": lambda T: _set_grad(T, lambda T: T.ones(2, dtype=T.int64)),
+    "grad an int": lambda T: _set_grad(T, lambda T: 5),
+    "data int with requires_grad": _set_data,
+    "hook changes dtype": lambda T: _backward_through_hook(T, lambda g: g.double()),
+    "hook changes size": lambda T: _backward_through_hook(T, lambda g: g[:1]),
+    "hook returns an int": lambda T: _backward_through_hook(T, lambda g: 5),
+    "inference requires_grad_": lambda T: _inference_tensor(T).requires_grad_(),
+    "inference _version": lambda T: _inference_tensor(T)._version,
+    "cuda('cpu')": lambda T: T.ones(2).cuda("cpu"),
+}
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=str)
+def test_refused_as_torch_refuses(case):
+    ours, theirs = assert_same_error(lambda: REFUSED[case](internals), lambda: REFUSED[case](torch))
+    assert str(theirs).startswith(str(ours)) or case in ("cuda('cpu')", "expand 2**32 x 2**32", "hook changes dtype"), \
+        (str(ours), str(theirs))
+
+
+def test_hook_changing_the_dtype_names_both_types():
+    with pytest.raises(RuntimeError, match=r"hook '<lambda>' has changed the type of value \(was torch.FloatTensor "
+                                           r"got torch.DoubleTensor\)"):
+        _backward_through_hook(internals, lambda g: g.double())
+
+
+@pytest.mark.parametrize("device", ["cuda:1", 5])
+def test_there_is_one_cuda_device(device):
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        internals.ones(2, device=device)
+    with pytest.raises(RuntimeError, match="invalid device ordinal"):
+        internals.ones(2).to(device)
+
+
+# ----------------------------------------------------------------------------- computed as torch computes
+ACCEPTED = {
+    "mean float16": lambda T: T.full((100,), 1000., dtype=T.float16).mean(),
+    "mean bfloat16": lambda T: T.tensor([43.75, 44.0, 43.5, 43.75, 44.25], dtype=T.bfloat16).mean(),
+    "mean float16 dim": lambda T: T.full((3, 200), 500., dtype=T.float16).mean(1),
+    "setitem uint8 -1 wraps": lambda T: _set(T.zeros(2, dtype=T.uint8), slice(None), -1),
+    "device cpu:0": lambda T: T.ones(2, device="cpu:0") + 1,
+    "dtype=float": lambda T: T.ones(2, dtype=float),
+    "dtype=int": lambda T: T.zeros(2, dtype=int),
+    "dtype=bool": lambda T: T.zeros(2, dtype=bool),
+    "fill_ 0-dim tensor": lambda T: T.zeros(2).fill_(T.tensor(3.)),
+    "movedim of a scalar": lambda T: T.tensor(1.).movedim(-1, -1),
+    "read-only broadcast_to": lambda T: T.from_numpy(np.broadcast_to(np.arange(3, dtype=np.float32), (2, 3))) + 1,
+    "read-only frombuffer": lambda T: T.from_numpy(np.frombuffer(b"\0\0\x80?" * 4, dtype=np.float32)).exp(),
+    "read-only setflags": lambda T: T.from_numpy(_read_only(np.arange(6.).reshape(2, 3))).sum(0),
+}
+
+
+def _set(x, index, value):
+    x[index] = value
+    return x
+
+
+def _read_only(array):
+    array.setflags(write=False)
+    return array
+
+
+@pytest.mark.parametrize("case", ACCEPTED, ids=str)
+def test_computed_as_torch_computes(case):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # torch warns that a read-only array is shared
+        assert_same(ACCEPTED[case](internals), ACCEPTED[case](torch), exact_layout=False)
+
+
+def test_cpu_allocation_failure_is_torchs_runtime_error():
+    with pytest.raises(RuntimeError, match="DefaultCPUAllocator: can't allocate memory"):
+        internals.empty(2**50, dtype=internals.uint8)

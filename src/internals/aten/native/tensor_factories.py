@@ -43,6 +43,8 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     if device.type == "cuda":
         from ... import cuda
         cuda._announce_simulator()
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})")
     check_sizes_and_strides(size, stride)   # before allocating: negative ones would ask for negative bytes
     nbytes = required_storage_elements(size, stride, 0) * dtype.itemsize
     return Tensor._from_impl(TensorImpl(UntypedStorage(nbytes, device), size, stride, 0, dtype))
@@ -108,6 +110,8 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, pin
         start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not all(math.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (end - start) / step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
@@ -269,9 +273,25 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
             inferred = infer_scalar_type(data)
             holder = np.bool_ if inferred is st.bool_ else np.float64 if inferred.is_floating_point else np.int64
             # holder: exact for ``inferred``
-            out = _from_host(np.array(data, dtype=holder), dtype or inferred, None, device, None)
+            values = np.array(data, dtype=holder)
+            _check_fits(values, dtype or inferred)
+            out = _from_host(values, dtype or inferred, None, device, None)
     out = dispatcher.call("lift_fresh", out)
     return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def _check_fits(values, dtype):
+    """torch refuses a Python number its integer dtype cannot hold (NaN and infinities included),
+    where a C cast would wrap it or be undefined."""
+    if dtype.is_floating_point or dtype is st.bool_ or values.dtype == np.bool_ or values.size == 0:
+        return
+    info = np.iinfo(dtype.numpy_type)
+    if values.dtype.kind == "f":
+        bad = ~np.isfinite(values) | (values <= info.min - 1.0) | (values >= info.max + 1.0)
+    else:
+        bad = (values < info.min) | (values > info.max)
+    if bad.any():
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
 
 
 def infer_scalar_type(obj):
@@ -316,6 +336,14 @@ def from_numpy(array):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     from ...c10.storage import bytes_of
     dtype = st.from_numpy_dtype(array.dtype)
+    if any(s % array.itemsize for s in array.strides):
+        raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy "
+                         "array to reallocate the memory.")
+    if not array.flags.writeable:
+        # The kernels take writable buffers (Numba compiles a loop per array type, read-only being
+        # another type). torch shares a read-only array and warns that writing to it is undefined;
+        # here it is copied, so the tensor computes and writing to it is defined.
+        array = array.copy()
     data = bytes_of(array)
     strides = tuple(s // array.itemsize for s in array.strides)
     storage = UntypedStorage(len(data), "cpu", data=data)
