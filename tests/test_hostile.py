@@ -136,6 +136,34 @@ def test_bounds_checked_kernels_run_under_numba_boundscheck(tmp_path):
     assert code == 0 and out.split()[0] == "78.0", out
 
 
+# ----------------------------------------------------------------------------- threads and Numba's layers
+CONCURRENT_OPS = """
+    import sys, threading, numba, internals as T
+    x = T.ones(200_000)          # above one grain: the parallel loops run
+    results = []
+    def work():
+        for _ in range(5):
+            results.append((x + 1).sum().item() + x.exp().amax().item())
+    sys.setswitchinterval(1e-6)
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    print(numba.threading_layer(), len(results), set(results))
+"""
+
+
+@pytest.mark.parametrize("layer", ["workqueue", "default"])
+def test_ops_from_four_threads_never_abort_whatever_the_threading_layer(layer):
+    """Numba's workqueue layer terminates the process when two threads launch parallel loops at
+    once; the dispatcher then runs one operator at a time."""
+    code, out = run_program(CONCURRENT_OPS, NUMBA_THREADING_LAYER=layer)
+    assert code == 0, out
+    name, count, values = out.split(maxsplit=2)
+    assert (count, values.strip()) == ("20", "{400002.7182817459}") and (name == "workqueue") == (layer == "workqueue")
+
+
 # ----------------------------------------------------------------------------- the caching allocator
 def check_consistent(a):
     """Every segment's blocks are linked both ways and tile it; the pools hold exactly the free blocks."""
