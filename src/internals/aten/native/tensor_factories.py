@@ -14,7 +14,9 @@ Kernels that allocate their outputs (elementwise, reductions, copies, ...) call 
 with NumPy and copied to the device: a factory's work is allocation and layout, which is what
 the course looks at.
 """
+import ctypes
 import math
+import warnings
 
 import numpy as np
 
@@ -330,6 +332,14 @@ def _host_impl(array):
     return TensorImpl(storage, array.shape, contiguous_strides(array.shape), 0, dtype)
 
 
+def writable_alias(data):
+    """The same bytes as a writable array (kept alive by it): the kernels take writable buffers
+    only (read-only is another array type to Numba, so a read-only input would not type)."""
+    raw = (ctypes.c_uint8 * data.size).from_address(data.ctypes.data)
+    raw.keep_alive = data
+    return np.frombuffer(raw, dtype=np.uint8)
+
+
 def from_numpy(array):
     """A tensor sharing ``array``'s memory (and keeping it alive), strides in elements."""
     if not isinstance(array, np.ndarray):
@@ -339,12 +349,12 @@ def from_numpy(array):
     if any(s % array.itemsize for s in array.strides):
         raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy "
                          "array to reallocate the memory.")
-    if not array.flags.writeable:
-        # The kernels take writable buffers (Numba compiles a loop per array type, read-only being
-        # another type). torch shares a read-only array and warns that writing to it is undefined;
-        # here it is copied, so the tensor computes and writing to it is defined.
-        array = array.copy()
     data = bytes_of(array)
+    if not data.flags.writeable:
+        warnings.warn("The given NumPy array is not writable: the tensor shares its memory, and writing "
+                      "to the tensor is undefined behavior (as in torch). Copy the array to protect its data.",
+                      UserWarning, stacklevel=2)
+        data = writable_alias(data)
     strides = tuple(s // array.itemsize for s in array.strides)
     storage = UntypedStorage(len(data), "cpu", data=data)
     return Tensor._from_impl(TensorImpl(storage, array.shape, strides, 0, dtype))
