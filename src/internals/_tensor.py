@@ -15,6 +15,7 @@ import numpy as np
 from .c10 import scalar_type as st
 from .c10.device import as_device
 from .aten import dispatcher
+from .c10.grad_mode import InferenceMode
 from .c10.tensor_impl import TensorImpl, sparse_coo
 from . import _tensor_indexing
 
@@ -59,7 +60,7 @@ class _ArrayBase:
 class Tensor:
     __slots__ = ("_impl", "_base", "__weakref__",
                  # autograd metadata (torch's AutogradMeta): see the autograd section below
-                 "_requires_grad", "grad", "_grad_fn", "_output_nr", "_grad_accumulator", "_backward_hooks",
+                 "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_grad_accumulator", "_backward_hooks",
                  "_attr_version")
 
     # ------------------------------------------------------------------ construction
@@ -72,7 +73,7 @@ class Tensor:
         t._impl = impl
         t._base = base._base if base is not None and base._base is not None else base
         t._requires_grad = False
-        t.grad = t._grad_fn = t._grad_accumulator = t._backward_hooks = t._attr_version = None
+        t._grad = t._grad_fn = t._grad_accumulator = t._backward_hooks = t._attr_version = None
         t._output_nr = 0
         return t
 
@@ -142,6 +143,8 @@ class Tensor:
 
     @property
     def _version(self):
+        if self.is_inference():
+            raise RuntimeError("Inference tensors do not track version counter.")
         return self._impl.version_counter.version
 
     def dim(self):
@@ -251,7 +254,10 @@ class Tensor:
         return self.to("cpu")
 
     def cuda(self, device=None):
-        return self.to("cuda" if device is None else as_device(device if not isinstance(device, int) else f"cuda:{device}"))
+        device = as_device("cuda" if device is None else device)
+        if device.type != "cuda":
+            raise RuntimeError("Invalid device, must be cuda device")
+        return self.to(device)
 
     def to_torch(self):
         from ._interop import to_torch
@@ -322,6 +328,8 @@ class Tensor:
         return getitem(self, index)
 
     def __setitem__(self, index, value):
+        if isinstance(value, (bool, int, float)):
+            st.checked_convert(value, self.dtype)     # torch refuses 1000 for an int8 tensor, as fill_ does
         if _tensor_indexing.is_advanced(index):     # index_put_ into the basic part's view
             return _tensor_indexing.setitem(self, index, value)
         self[index].copy_(value if isinstance(value, Tensor) else wrap_scalar(value))
@@ -425,6 +433,8 @@ class Tensor:
                                "var_no_grad = var.detach().")
         if value and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
+        if value and self.is_inference() and not InferenceMode.is_enabled():
+            raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")
         if self._grad_fn is None:
             self._requires_grad = bool(value)
 
@@ -440,6 +450,30 @@ class Tensor:
             from .autograd.graph import gradient_edge
             gradient_edge(self)          # a view modified in place gets its grad_fn made anew
         return self._grad_fn
+
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, new):
+        """torch's ``THPVariable_set_grad`` checks: a gradient is None or a tensor of the same size,
+        dtype and device (an optimizer would otherwise broadcast it, or write another dtype)."""
+        if new is not None:
+            if not isinstance(new, Tensor):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(new).__name__}")
+            if new.dtype is not self.dtype:
+                raise RuntimeError(f"attempting to assign a gradient with dtype '{_CPP_TYPE_NAMES[new.dtype.name]}' "
+                                   f"to a tensor with grad_dtype '{self.dtype.torch_name}'. The gradient must match "
+                                   "the tensor's grad_dtype (defaults to the tensor's dtype).")
+            if new.device != self.device:
+                raise RuntimeError("attempting to assign a gradient to a tensor that has data of a different device")
+            if new.shape != self.shape:
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(new.shape)}' to a tensor of size "
+                                   f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the "
+                                   "same size")
+        self._grad = new
 
     @property
     def is_leaf(self):
@@ -525,6 +559,8 @@ class Tensor:
 
     @data.setter
     def data(self, new):
+        if self._requires_grad and not new.dtype.is_floating_point:
+            raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._impl = new._impl
 
     # ------------------------------------------------------------------ copy and pickle (``torch/_tensor.py``)
@@ -559,6 +595,12 @@ class Tensor:
         impl = self._impl
         return _rebuild_tensor_v2, (impl.storage, impl.storage_offset, impl.sizes, impl.strides, impl.dtype,
                                     self.requires_grad)
+
+
+# The C++ type names torch's gradient-dtype message prints (``caffe2::TypeMeta`` names).
+_CPP_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                   "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                   "uint8": "unsigned char", "bool": "bool"}
 
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, dtype, requires_grad):

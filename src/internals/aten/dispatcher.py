@@ -19,6 +19,7 @@ import os
 from ..c10.dispatch_key import ALIAS_KEYS, DispatchKey, DispatchKeySet, alias_runtime_keys
 from ..c10.local_dispatch_key_set import tls
 from ..c10.trace_log import TraceLog
+from ._threads import ONE_AT_A_TIME
 
 __all__ = ["OperatorHandle", "KernelFunction", "define", "impl", "deregister", "register_fallback",
            "find", "call", "trace", "operators", "backend_fallbacks", "add_observer", "remove_observer"]
@@ -128,6 +129,12 @@ class OperatorHandle:
         return (bits | tls.included.bits) & ~tls.excluded.bits
 
     def __call__(self, *args, **kwargs):
+        if ONE_AT_A_TIME is not None:       # Numba's workqueue layer: see ``_threads.py``
+            with ONE_AT_A_TIME:
+                return self._call(args, kwargs)
+        return self._call(args, kwargs)
+
+    def _call(self, args, kwargs):
         bits = self.key_set_bits(args, kwargs)
         if _observers:
             return self._call_observed(bits, args, kwargs)

@@ -93,6 +93,19 @@ def _needed(roots, deps, targets):
     return needed
 
 
+def _check_hook_result(hook, old, new):
+    """A hook may replace a gradient, not change what it is (torch's ``check_single_result``)."""
+    from .._tensor import Tensor
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
+    if new.dtype is not old.dtype or new.device != old.device:
+        raise RuntimeError(f"hook '{name}' has changed the type of value (was {old._type_name()} got "
+                           f"{new._type_name()})")
+    if new.shape != old.shape:
+        raise RuntimeError(f"hook '{name}' has changed the size of value")
+
+
 def _call_tensor_hooks(node, buf):
     for i in range(len(buf)):
         if buf[i] is None:
@@ -100,6 +113,7 @@ def _call_tensor_hooks(node, buf):
         for hook in tuple(node._tensor_hooks(i)):
             new = hook(buf[i])
             if new is not None:
+                _check_hook_result(hook, buf[i], new)
                 buf[i] = new
         if node._retains_grad and i in node._retains_grad:
             node._retains_grad[i](buf[i])

@@ -16,7 +16,11 @@ class CPUAllocator:
         self.num_frees = 0
 
     def allocate(self, nbytes):
-        buffer = np.empty(nbytes, dtype=np.uint8)
+        try:
+            buffer = np.empty(nbytes, dtype=np.uint8)
+        except (MemoryError, ValueError):      # NumPy's two ways of saying no: torch raises RuntimeError
+            raise RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} "
+                               "bytes.") from None
         self.allocated_bytes += nbytes
         self.peak_bytes = max(self.peak_bytes, self.allocated_bytes)
         self.num_allocs += 1

@@ -10,8 +10,12 @@ class device:
         if isinstance(type, device):
             type, index = type.type, type.index
         elif ":" in type:
-            type, idx = type.split(":")
+            type, _, idx = type.partition(":")
+            if not idx.isdigit():        # torch's parser takes decimal digits only ('cuda:-1' is refused)
+                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
             index = int(idx)
+        if index is not None and index < 0:
+            raise RuntimeError(f"Device index must be -1 or non-negative, got {index}")
         if type not in ("cpu", "cuda", "meta"):
             raise RuntimeError(f"Expected one of cpu, cuda, meta device type at start of device string: {type}")
         if type == "cuda" and index is None:

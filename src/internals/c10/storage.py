@@ -22,6 +22,8 @@ class UntypedStorage:
     def __init__(self, nbytes, device="cpu", *, data=None, allocator=None):
         """Allocate ``nbytes`` on ``device``, or wrap ``data`` (a byte array) without copying."""
         self.device = device if isinstance(device, _device) else _device(device)
+        if self.device.type == "cpu" and self.device.index is not None:    # 'cpu:0' is the CPU, as in torch
+            self.device = _device("cpu")
         if data is None:
             allocator = allocator or _allocator_for(self.device)
             data = allocator.allocate(nbytes)
@@ -122,6 +124,9 @@ def _rebuild_storage(data, device):
 def _allocator_for(device):
     if device.type == "cpu":
         return cpu_allocator
+    if device.type == "cuda" and device.index != 0:
+        raise RuntimeError(f"CUDA error: invalid device ordinal (internals has one cuda device, cuda:0; "
+                           f"asked for {device})")
     if device.type == "cuda":
         from ..cuda.caching_allocator import cuda_allocator  # imported on first use: it loads Numba's CUDA
         return cuda_allocator

@@ -4,6 +4,8 @@ Mirrors ``c10/core/TensorImpl.h``: sizes, strides (in elements), a storage offse
 device (the storage's), a layout and a version counter shared by all views of one tensor. The
 contiguity predicates are those of ``c10/core/Contiguity.h``.
 """
+import math
+
 from .device import device as _device
 from .grad_mode import InferenceMode
 
@@ -128,6 +130,9 @@ def contiguous_strides(sizes):
     return tuple(reversed(strides))
 
 
+_INT64_MAX = 2**63 - 1
+
+
 def required_storage_elements(sizes, strides, storage_offset):
     """One past the largest element index the view can reach (0 for an empty view)."""
     if 0 in sizes:
@@ -144,6 +149,11 @@ def check_sizes_and_strides(sizes, strides):
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {list(sizes)}")
     if strides and min(strides) < 0:
         raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(strides)}")
+    # torch's sizes and strides are int64, and so is the element count: a larger one cannot be expressed
+    if (sizes and max(sizes) > _INT64_MAX) or (strides and max(strides) > _INT64_MAX):
+        raise RuntimeError(f"size or stride does not fit in int64: sizes {list(sizes)}, strides {list(strides)}")
+    if math.prod(sizes) > _INT64_MAX:
+        raise RuntimeError("numel: integer multiplication overflow")
 
 
 def check_in_bounds(storage_nbytes, sizes, strides, storage_offset, itemsize):
@@ -156,6 +166,8 @@ def check_in_bounds(storage_nbytes, sizes, strides, storage_offset, itemsize):
     if storage_offset < 0:
         raise RuntimeError(f"Tensor: invalid storage offset {storage_offset}")
     needed = required_storage_elements(sizes, strides, storage_offset) * itemsize
+    if needed > _INT64_MAX:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)} and strides={list(strides)}")
     if needed > storage_nbytes:
         raise RuntimeError(
             f"setStorage: sizes {list(sizes)}, strides {list(strides)}, storage offset {storage_offset}, "

@@ -75,6 +75,10 @@ def _check_binary(op, a, b, common, alpha):
             raise NotImplementedError('"pow" not implemented for \'Bool\'')
     if op in (ops.ADD, ops.SUB) and not common.is_floating_point and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if op in (ops.ADD, ops.SUB) and isinstance(alpha, complex):     # no complex dtypes here
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+    if op in (ops.ADD, ops.SUB) and common is not st.bool_ and isinstance(alpha, bool):
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
     if op == ops.POW and not common.is_floating_point and b._impl.is_wrapped_number and b.item() < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
 

@@ -100,8 +100,12 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
     count = 1
     for d in dims:
         count *= x.shape[d]
-    total = _reduce(ops.SUM, x, dims, keepdim, out_dtype, "mean")
-    return total.div_(count) if count else total.fill_(float("nan"))
+    # float16/bfloat16 sum and divide in float32 (torch's op-math type), then round once: a float16
+    # sum of 100 x 1000. would overflow to inf before the division brought it back in range.
+    compute = st.float32 if out_dtype.is_reduced_float else out_dtype
+    total = _reduce(ops.SUM, x, dims, keepdim, compute, "mean")
+    total = total.div_(count) if count else total.fill_(float("nan"))
+    return total if compute is out_dtype else total.to(out_dtype)
 
 
 def _check_not_all_of_empty(name, x):

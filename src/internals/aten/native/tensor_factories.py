@@ -15,7 +15,9 @@ with NumPy and copied to the device: a factory's work is allocation and layout, 
 the course looks at. The random factories (``rand``, ``randn``, ``randint``, ``randperm``, ...)
 live with the distributions, in ``distributions.py``.
 """
+import ctypes
 import math
+import warnings
 
 import numpy as np
 
@@ -43,6 +45,8 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     if device.type == "cuda":
         from ... import cuda
         cuda._announce_simulator()
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})")
     check_sizes_and_strides(size, stride)   # before allocating: negative ones would ask for negative bytes
     nbytes = required_storage_elements(size, stride, 0) * dtype.itemsize
     return Tensor._from_impl(TensorImpl(UntypedStorage(nbytes, device), size, stride, 0, dtype))
@@ -108,6 +112,8 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, pin
         start, end = 0, start
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if not all(math.isfinite(v) for v in (start, end)):
+        raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (end - start) / step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
     if dtype is None:
@@ -220,9 +226,25 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
             inferred = infer_scalar_type(data)
             holder = np.bool_ if inferred is st.bool_ else np.float64 if inferred.is_floating_point else np.int64
             # holder: exact for ``inferred``
-            out = _from_host(np.array(data, dtype=holder), dtype or inferred, None, device, None)
+            values = np.array(data, dtype=holder)
+            _check_fits(values, dtype or inferred)
+            out = _from_host(values, dtype or inferred, None, device, None)
     out = dispatcher.call("lift_fresh", out)
     return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def _check_fits(values, dtype):
+    """torch refuses a Python number its integer dtype cannot hold (NaN and infinities included),
+    where a C cast would wrap it or be undefined."""
+    if dtype.is_floating_point or dtype is st.bool_ or values.dtype == np.bool_ or values.size == 0:
+        return
+    info = np.iinfo(dtype.numpy_type)
+    if values.dtype.kind == "f":
+        bad = ~np.isfinite(values) | (values <= info.min - 1.0) | (values >= info.max + 1.0)
+    else:
+        bad = (values < info.min) | (values > info.max)
+    if bad.any():
+        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
 
 
 def infer_scalar_type(obj):
@@ -261,13 +283,29 @@ def _host_impl(array):
     return TensorImpl(storage, array.shape, contiguous_strides(array.shape), 0, dtype)
 
 
+def writable_alias(data):
+    """The same bytes as a writable array (kept alive by it): the kernels take writable buffers
+    only (read-only is another array type to Numba, so a read-only input would not type)."""
+    raw = (ctypes.c_uint8 * data.size).from_address(data.ctypes.data)
+    raw.keep_alive = data
+    return np.frombuffer(raw, dtype=np.uint8)
+
+
 def from_numpy(array):
     """A tensor sharing ``array``'s memory (and keeping it alive), strides in elements."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     from ...c10.storage import bytes_of
     dtype = st.from_numpy_dtype(array.dtype)
+    if any(s % array.itemsize for s in array.strides):
+        raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy "
+                         "array to reallocate the memory.")
     data = bytes_of(array)
+    if not data.flags.writeable:
+        warnings.warn("The given NumPy array is not writable: the tensor shares its memory, and writing "
+                      "to the tensor is undefined behavior (as in torch). Copy the array to protect its data.",
+                      UserWarning, stacklevel=2)
+        data = writable_alias(data)
     strides = tuple(s // array.itemsize for s in array.strides)
     storage = UntypedStorage(len(data), "cpu", data=data)
     return Tensor._from_impl(TensorImpl(storage, array.shape, strides, 0, dtype))

@@ -157,6 +157,10 @@ def _movedim_order(x, source, destination):
         raise RuntimeError(f"movedim: Invalid source or destination dims: source ({src} dims) should contain "
                            f"the same number of dims as destination ({dst} dims)")
     given = {"source": src, "destination": dst}
+    if x.dim() == 0:     # a scalar's one dim is 0 or -1, and moving it changes nothing
+        for d in src + dst:
+            wrap_dim(d, 0)
+        return make_view(x, (), ())
     src = [wrap_dim(d, x.dim()) for d in src]
     dst = [wrap_dim(d, x.dim()) for d in dst]
     for name, wrapped in (("source", src), ("destination", dst)):
@@ -273,6 +277,9 @@ def squeeze(x, dim=None):
         dims = range(x.dim())
     else:
         dims = [wrap_dim(d, x.dim()) for d in ([dim] if isinstance(dim, int) else dim)]
+        for d in dims:
+            if dims.count(d) > 1:
+                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
     keep = [d for d in range(x.dim()) if not (d in dims and x.shape[d] == 1)]
     return make_view(x, [x.shape[d] for d in keep], [x.stride()[d] for d in keep])
 
