@@ -33,7 +33,7 @@ def _bool_error(op, name):
 
 def binary(op, a, b, *, alpha=1, out=None):
     """A binary op with broadcasting and type promotion; ``out`` is the in-place target, if any."""
-    if op in ops.CHECKED or isinstance(alpha, float):
+    if op in ops.CHECKED or type(alpha) is not int:     # a float, complex or bool alpha has rules of its own
         _check_binary(op, a, b, st.result_type(a, b), alpha)
     if op in ops.COMPARISONS:
         it = TensorIterator.comparison_op(out, a, b)
