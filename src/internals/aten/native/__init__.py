@@ -4,7 +4,7 @@
 :func:`kernel` finds it among the families.
 """
 from . import copy, elementwise, linear_algebra, reduce_ops, softmax, tensor_factories, tensor_shape
-from . import indexing, tensor_transformations, triangular_ops  # noqa: I001  (issue 16a)
+from . import indexing, tensor_transformations, triangular_ops
 from .sparse import sparse_tensor, sparse_tensor_math
 
 __all__ = ["kernel", "FAMILIES"]
