@@ -19,7 +19,7 @@ def test_the_factories_are_operators():
         "empty.memory_format", "empty_strided", "zeros", "ones", "full", "arange", "arange.start", "arange.start_step",
         "linspace", "eye", "eye.m", "rand", "rand.generator", "randn", "randn.generator", "empty_like", "zeros_like",
         "ones_like", "full_like", "rand_like", "rand_like.generator", "randn_like", "randn_like.generator",
-        "lift_fresh"}
+        "lift_fresh", "new_empty", "new_zeros", "new_ones", "new_full"}
 
 
 # ---------------------------------------------------------------------- what a TorchDispatchMode sees
