@@ -145,6 +145,16 @@ def test_every_derivative_entry_is_tested():
     # The Scalar overloads torch's Python binding picks for a Python number: x ** 2.5, 2 ** x, 1 - x.
     for program in (lambda x: x ** 2.5, lambda x: 2 ** x, lambda x: 1 - x):
         reached.add(program(internals.tensor([1.5, 2.0], requires_grad=True)).grad_fn.name())
+    # The joining and indexing operators: their gradient cases in test_ops_shape_index.py.
+    from test_ops_shape_index import GRAD_CASES
+    for shapes, build in GRAD_CASES.values():
+        stack = [build(internals, *[internals.randn(s, dtype=internals.float64, requires_grad=True)
+                                    for s in shapes]).grad_fn]
+        while stack:
+            node = stack.pop()
+            if node is not None:
+                reached.add(node.name())
+                stack += [n for n, _ in node.next_functions]
     assert set(functions.__all__) - reached == set(), sorted(set(functions.__all__) - reached)
 
 
