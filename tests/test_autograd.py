@@ -150,6 +150,16 @@ def test_every_derivative_entry_is_tested():
                  lambda y: y.random_(0, 3), lambda y: y.exponential_(), lambda y: y.bernoulli_(0.5),
                  lambda y: y.bernoulli_(internals.rand(2)), lambda y: internals.bernoulli(y.sigmoid())):
         reached.add(fill(internals.ones(2, requires_grad=True).clone()).grad_fn.name())
+    # The joining and indexing operators: their gradient cases in test_ops_shape_index.py.
+    from test_ops_shape_index import GRAD_CASES
+    for shapes, build in GRAD_CASES.values():
+        stack = [build(internals, *[internals.randn(s, dtype=internals.float64, requires_grad=True)
+                                    for s in shapes]).grad_fn]
+        while stack:
+            node = stack.pop()
+            if node is not None:
+                reached.add(node.name())
+                stack += [n for n, _ in node.next_functions]
     assert set(functions.__all__) - reached == set(), sorted(set(functions.__all__) - reached)
 
 
@@ -570,7 +580,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     unmatched = {str(s.name) for s in match_natives(load_derivatives())}
     manual = {"copy_", "flatten.using_ints", "unflatten.int", "movedim.int", "chunk"}
     comparisons = {f"{c}.{o}" for c in ("eq", "ne", "lt", "le", "gt", "ge") for o in ("Tensor", "Scalar")}
-    not_differentiable = comparisons | {"argmax", "argmin", "multinomial"}
+    not_differentiable = comparisons | {"argmax", "argmin", "multinomial", "view.dtype", "nonzero",
+                                        "repeat_interleave.Tensor"}
     # Sparse tensors take no part in autograd in internals: their operators have no formula.
     sparse = {"_coalesce", "_indices", "_nnz", "_to_dense", "_to_sparse", "_to_sparse.sparse_dim", "_values",
               "coalesce", "dense_dim", "indices", "is_coalesced", "sparse_dim", "to_dense", "to_sparse",
@@ -586,8 +597,12 @@ def test_every_differentiable_native_function_has_a_kernel():
     assert {"zeros", "empty.memory_format", "arange.start_step", "zeros_like", "lift_fresh"} <= factories
     aten = {n.split("::")[1] for n, op in dispatcher.operators.items() if op.namespace == "aten"}
     composite = {n for n in aten if "CompositeImplicitAutograd" in dispatcher.find(n).kernels}
+    joining = {"concat", "concatenate", "hstack", "vstack", "atleast_1d", "atleast_2d", "atleast_1d.Sequence",
+               "atleast_2d.Sequence", "tile", "repeat_interleave.self_Tensor", "repeat_interleave.self_int",
+               "movedim.intlist", "moveaxis.int", "moveaxis.intlist", "swapaxes", "diag", "argwhere", "where",
+               "fliplr", "flipud"}
     assert composite == {"matmul", "reshape", "softmax.int", "log_softmax.int", "to_sparse", "to_sparse.sparse_dim",
-                         "to_dense", "coalesce", "dropout", "dropout_"}
+                         "to_dense", "coalesce", "dropout", "dropout_"} | joining
     assert unmatched & aten == (manual | not_differentiable | sparse | composite | factories) & aten
     for name in manual:
         assert "Autograd" in dispatcher.find(name).kernels

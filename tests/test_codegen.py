@@ -54,11 +54,13 @@ def test_every_variant_is_bound():
             assert not hasattr(internals.Tensor, name) and name not in python_torch_functions.__all__
             continue
         variants = {v.strip() for v in entry.get("variants", "function").split(",")}
-        if "method" in variants:
+        # Written by hand around the binding (_functional.py, _tensor.py): where with numbers,
+        # cat/stack refusing an empty list, nonzero's as_tuple.
+        if "method" in variants and name != "nonzero":
             assert getattr(internals.Tensor, name) is python_variable_methods.METHODS[name]
         if "function" in variants:
             assert hasattr(python_torch_functions, name) and name in python_torch_functions.__all__
-            if name != "where":           # the one the namespace writes by hand (_functional.py)
+            if name not in ("where", "cat", "stack", "nonzero"):
                 assert getattr(internals, name) is getattr(python_torch_functions, name)
 
 

@@ -8,12 +8,14 @@ over this file's own table; its index arguments may also hold slices and ``...``
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis import strategies as hst
+from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
-from conftest import TO_INTERNALS, assert_same, assert_same_error
+from conftest import assert_same, assert_same_error
 from test_ops import (TORCH_DTYPES, Adapter, Unsupported, _noncontiguous, _opinfo_name, compare_call, fn, meth,
                       opinfo_samples, to_ours)
-from torch.testing._internal.common_methods_invocations import op_db
 
 ADAPTERS = {
     # joining and splitting
@@ -23,10 +25,13 @@ ADAPTERS = {
     "vstack": Adapter(fn("vstack")),
     "unbind": Adapter(fn("unbind"), "unbind"),
     "flip": Adapter(fn("flip"), "flip", kwargs=("dims",)),
+    "fliplr": Adapter(fn("fliplr"), "fliplr"),
+    "flipud": Adapter(fn("flipud"), "flipud"),
     "roll": Adapter(fn("roll"), "roll"),
     "repeat": Adapter(meth("repeat"), "repeat"),
     "tile": Adapter(fn("tile"), "tile"),
-    "repeat_interleave": Adapter(fn("repeat_interleave"), "repeat_interleave", kwargs=("repeats", "dim", "output_size")),
+    "repeat_interleave": Adapter(fn("repeat_interleave"), "repeat_interleave",
+                                 kwargs=("repeats", "dim", "output_size")),
     "tril": Adapter(fn("tril"), "tril"),
     "triu": Adapter(fn("triu"), "triu"),
     "diag": Adapter(fn("diag"), "diag"),
@@ -43,7 +48,7 @@ ADAPTERS = {
     "scatter_add": Adapter(fn("scatter_add"), "scatter_add"),
     "masked_fill": Adapter(fn("masked_fill"), "masked_fill"),
     "masked_select": Adapter(fn("masked_select"), "masked_select"),
-    "nonzero": Adapter(fn("nonzero"), kwargs=("as_tuple",)),
+    "nonzero": Adapter(fn("nonzero"), "nonzero", kwargs=("as_tuple",)),
     "argwhere": Adapter(fn("argwhere"), "argwhere"),
     "take": Adapter(fn("take"), "take"),
     # creation
@@ -74,7 +79,8 @@ def run_samples(name, dtype):
         for layout in ("as given", "non-contiguous"):
             x, args, kwargs = sample.input, sample.args, sample.kwargs
             if layout == "non-contiguous":
-                x, args, kwargs = _noncontiguous(x), _noncontiguous(args), {k: _noncontiguous(v) for k, v in kwargs.items()}
+                x, args = _noncontiguous(x), _noncontiguous(args)
+                kwargs = {k: _noncontiguous(v) for k, v in kwargs.items()}
             try:
                 extra = set(kwargs) - set(adapter.kwargs)
                 if extra:
@@ -118,6 +124,8 @@ GRAD_CASES = {
     "cat-promoted": ([(2, 3), (1, 3)], lambda L, a, b: L.cat([a, b.float()])),
     "stack": ([(2, 3), (2, 3)], lambda L, a, b: L.stack([a, b], 1)),
     "hstack": ([(2,), (3,)], lambda L, a, b: L.hstack([a, b])),
+    "concatenate": ([(2,), (3,)], lambda L, a, b: L.concatenate([a, b])),
+    "fliplr": ([(2, 3)], lambda L, a: L.fliplr(a)),
     "vstack": ([(3,), (2, 3)], lambda L, a, b: L.vstack([a, b])),
     "unbind": ([(2, 3)], lambda L, a: L.unbind(a, 1)[1]),
     "flip": ([(2, 3, 2)], lambda L, a: a.flip([0, 2])),
@@ -191,9 +199,6 @@ def test_setitem_records_index_put():
 # =============================================================================================
 # Advanced indexing over random layouts: values, shapes, strides (hypothesis)
 # =============================================================================================
-from hypothesis import given, settings, strategies as hst  # noqa: E402
-
-
 @hst.composite
 def index_items(draw):
     shape = tuple(draw(hst.lists(hst.integers(1, 4), min_size=1, max_size=4)))
@@ -307,6 +312,8 @@ ERRORS = {
     "stack-sizes": lambda L: L.stack([_x(L), L.ones(4, 3)]),
     "stack-empty": lambda L: L.stack([]),
     "flip-duplicates": lambda L: _x(L).flip([0, -2]),
+    "fliplr-vector": lambda L: L.fliplr(L.ones(2)),
+    "flipud-scalar": lambda L: L.flipud(L.tensor(1.)),
     "roll-mismatch": lambda L: _x(L).roll((1, 2), (0,)),
     "roll-no-dims": lambda L: _x(L).roll((1, 2)),
     "repeat-too-few": lambda L: _x(L).repeat(2),
@@ -452,3 +459,36 @@ def test_cuda_kernels(name):
     ours = CUDA_CASES[name](internals, o, "cuda")
     assert ours.device.type == "cuda" and ours.stride() == expected.stride()
     assert_same(ours.cpu(), expected, exact_layout=False)
+
+
+# =============================================================================================
+# tensor() from Python data: torch's dtype inference and its errors
+# =============================================================================================
+TENSOR_DATA = ["[1, 2.5]", "[True, 2]", "[[1, 2], [3, 4]]", "[np.float32(2), 1]", "[np.int16(1), 2]", "[]", "[[]]",
+               "[L.tensor(1.), L.tensor(2.)]", "(True, False)", "[1e40]", "-1, dtype=L.uint8", "[2**63 - 1]",
+               "[1.5, -2.7], dtype=L.int32", "[-255], dtype=L.uint8", "[1e300], dtype=L.float16",
+               # errors
+               "[2**63]", "-2**63 - 1", "300, dtype=L.int8", "[1, 300], dtype=L.uint8", "[-256], dtype=L.uint8",
+               "[2.5e10], dtype=L.int32", "[[1, 2], [3]]", "[[1], [2, 3]]", "[[1, 2], 3]", "[1, [2]]", "'a'"]
+
+
+@pytest.mark.parametrize("data", TENSOR_DATA)
+def test_tensor_from_python_data(data):
+    def run(L):
+        return eval(f"L.tensor({data})", {"L": L, "np": np})
+    try:
+        expected = run(torch)
+    except Exception:
+        ours, theirs = assert_same_error(lambda: run(internals), lambda: run(torch))
+        assert str(ours) == str(theirs)
+        return
+    assert_same(run(internals), expected)
+
+
+def test_large_copies_take_the_parallel_loop():
+    """Above one grain (32768 elements) the CPU copy runs in parallel chunks: same result."""
+    t = torch.arange(70001, dtype=torch.float64)
+    o = internals.from_torch(t)
+    assert_same(o.flip(0), t.flip(0))
+    index = torch.arange(70001).flip(0)
+    assert_same(o[internals.from_torch(index)], t[index])

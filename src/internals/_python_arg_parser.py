@@ -90,7 +90,7 @@ _CHECKS = {
     "IntArrayRef": lambda p, obj: _is_int_list(obj, p.size),
     "SymIntArrayRef": lambda p, obj: _is_int_list(obj, p.size),
     "bool": lambda p, obj: isinstance(obj, bool),
-    "ScalarType": lambda p, obj: isinstance(obj, st.dtype) or obj in _PYTHON_TYPES,
+    "ScalarType": lambda p, obj: isinstance(obj, st.dtype) or isinstance(obj, type) and obj in _PYTHON_TYPES,
     "Layout": lambda p, obj: isinstance(obj, _layout),
     # internals names memory formats with strings ("contiguous"); it has no memory_format objects
     "MemoryFormat": lambda p, obj: isinstance(obj, str),

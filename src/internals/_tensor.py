@@ -625,6 +625,12 @@ def _attach_generated_methods():
     Tensor.__neg__, Tensor.__abs__ = Tensor.neg, Tensor.abs
     for name in ("__rsub__", "__rtruediv__", "__rpow__"):
         setattr(Tensor, name, type_error_to_not_implemented(getattr(Tensor, name), name))
+    Tensor.nonzero = _nonzero        # its ``as_tuple`` keyword belongs to the binding, not the operator
+
+
+def _nonzero(self, *, as_tuple=False):
+    from ._functional import nonzero
+    return nonzero(self, as_tuple=as_tuple)
 
 
 # Imported last: the parser and the generated bindings import Tensor and wrap_scalar from here.

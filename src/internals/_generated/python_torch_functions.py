@@ -7,7 +7,7 @@ from .._python_arg_parser import PythonArgParser
 from ..aten.dispatcher import call as _call
 
 from ..autograd.variable_factories import variable_factory as _factory
-__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'amax', 'amin', 'arange', 'argmax', 'argmin', 'argwhere', 'as_strided', 'atleast_1d', 'atleast_2d', 'bernoulli', 'bmm', 'cat', 'chunk', 'clone', 'concat', 'diag', 'diag_embed', 'diagonal', 'div', 'dropout', 'dropout_', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'flip', 'full', 'full_like', 'gather', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'index_select', 'le', 'lift_fresh', 'linspace', 'log', 'log_', 'log_softmax', 'lt', 'masked_fill', 'masked_select', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'moveaxis', 'movedim', 'mul', 'multinomial', 'narrow', 'ne', 'neg', 'neg_', 'nonzero', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'repeat_interleave', 'reshape', 'roll', 'rsub', 'scatter', 'scatter_add', 'select', 'sigmoid', 'sigmoid_', 'softmax', 'split', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'take', 'tanh', 'tanh_', 'tile', 'transpose', 'tril', 'triu', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'amax', 'amin', 'arange', 'argmax', 'argmin', 'argwhere', 'as_strided', 'atleast_1d', 'atleast_2d', 'bernoulli', 'bmm', 'cat', 'chunk', 'clone', 'concat', 'concatenate', 'diag', 'diag_embed', 'diagonal', 'div', 'dropout', 'dropout_', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'full', 'full_like', 'gather', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'index_select', 'le', 'lift_fresh', 'linspace', 'log', 'log_', 'log_softmax', 'lt', 'masked_fill', 'masked_select', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'moveaxis', 'movedim', 'mul', 'multinomial', 'narrow', 'ne', 'neg', 'neg_', 'nonzero', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'repeat_interleave', 'reshape', 'roll', 'rsub', 'scatter', 'scatter_add', 'select', 'sigmoid', 'sigmoid_', 'softmax', 'split', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'take', 'tanh', 'tanh_', 'tile', 'transpose', 'tril', 'triu', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
 
 
 __coalesce_parser = PythonArgParser([
@@ -261,6 +261,17 @@ def concat(*args, **kwargs):
     return _call('concat', _r.value(0), _r.to_int64(1))
 
 
+_concatenate_parser = PythonArgParser([
+    'concatenate(TensorList tensors, int64_t dim=0)',
+])
+
+
+def concatenate(*args, **kwargs):
+    _r = _concatenate_parser.parse(args, kwargs)
+    # aten::concatenate(Tensor[] tensors, int dim=0) -> Tensor
+    return _call('concatenate', _r.value(0), _r.to_int64(1))
+
+
 _diag_parser = PythonArgParser([
     'diag(Tensor input, int64_t diagonal=0)',
 ])
@@ -443,6 +454,28 @@ def flip(*args, **kwargs):
     _r = _flip_parser.parse(args, kwargs)
     # aten::flip(Tensor self, int[] dims) -> Tensor
     return _call('flip', _r.tensor(0), _r.intlist(1))
+
+
+_fliplr_parser = PythonArgParser([
+    'fliplr(Tensor input)',
+])
+
+
+def fliplr(*args, **kwargs):
+    _r = _fliplr_parser.parse(args, kwargs)
+    # aten::fliplr(Tensor self) -> Tensor
+    return _call('fliplr', _r.tensor(0))
+
+
+_flipud_parser = PythonArgParser([
+    'flipud(Tensor input)',
+])
+
+
+def flipud(*args, **kwargs):
+    _r = _flipud_parser.parse(args, kwargs)
+    # aten::flipud(Tensor self) -> Tensor
+    return _call('flipud', _r.tensor(0))
 
 
 _full_parser = PythonArgParser([

@@ -360,6 +360,16 @@ def flip(self, *args, **kwargs):
     return _call('flip', self, _r.intlist(0))
 
 
+def fliplr(self):
+    # aten::fliplr(Tensor self) -> Tensor
+    return _call('fliplr', self)
+
+
+def flipud(self):
+    # aten::flipud(Tensor self) -> Tensor
+    return _call('flipud', self)
+
+
 _gather_parser = PythonArgParser([
     'gather(int64_t dim, Tensor index, *, bool sparse_grad=False)',
 ])
@@ -1350,6 +1360,8 @@ METHODS = {
     'fill_': fill_,
     'flatten': flatten,
     'flip': flip,
+    'fliplr': fliplr,
+    'flipud': flipud,
     'gather': gather,
     'ge': ge,
     'gt': gt,

@@ -15,13 +15,16 @@ from ..c10.dispatch_key import DispatchKey, DispatchKeySet, autocast_key_for
 from ..c10.local_dispatch_key_set import exclude_keys, tls
 
 __all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "register_autocast_kernels",
-           "LOWER_PRECISION_FP", "FP32"]
+           "LOWER_PRECISION_FP", "FP32", "PROMOTE"]
 
 # The policy lists of autocast_mode.cpp, for the operators internals has.
 LOWER_PRECISION_FP = {"cpu": ("mm", "bmm", "matmul"), "cuda": ("mm", "bmm", "matmul")}
 FP32 = {"cpu": ("prod", "prod.dim_int"),
         "cuda": ("exp", "log", "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "sum", "sum.dim_IntList", "prod", "prod.dim_int",
                  "softmax.int", "log_softmax.int")}
+
+# "promote": the floating-point arguments (lists included) cast to the widest of their dtypes.
+PROMOTE = {"cpu": ("cat", "stack"), "cuda": ("index_put", "scatter_add")}
 
 
 class _State(threading.local):
@@ -74,12 +77,37 @@ def _autocast_kernel(op, key, device_type, to_dtype):
     return kernel
 
 
+def _promote_kernel(op, key, device_type):
+    """``promote_type`` in autocast_mode.h: one dtype for all floating-point tensor arguments."""
+    def floating(t):
+        return hasattr(t, "_impl") and t.dtype.is_floating_point and t.device.type == device_type
+
+    def kernel(keys, *args, **kwargs):
+        flat = [t for a in args for t in (a if isinstance(a, (list, tuple)) else [a])]
+        target = None
+        for t in filter(floating, flat):
+            target = t.dtype if target is None else st.promote_types(target, t.dtype)
+
+        def cast(a):
+            if isinstance(a, (list, tuple)):
+                return [cast(t) for t in a]
+            return a.to(target) if floating(a) else a
+        with exclude_keys(DispatchKeySet(key)):
+            return op.redispatch(keys.below(key), *[cast(a) for a in args], **kwargs)
+    kernel.__name__ = kernel.__qualname__ = "autocast_promote"
+    return kernel
+
+
 def register_autocast_kernels():
     for device_type, key in (("cpu", DispatchKey.AutocastCPU), ("cuda", DispatchKey.AutocastCUDA)):
         for name in LOWER_PRECISION_FP[device_type]:
             op = dispatcher.find(name)
             dispatcher.impl(op.name, key.name, dispatcher.KernelFunction(
                 _autocast_kernel(op, key, device_type, None), with_keyset=True))
+        for name in PROMOTE[device_type]:
+            op = dispatcher.find(name)
+            dispatcher.impl(op.name, key.name, dispatcher.KernelFunction(
+                _promote_kernel(op, key, device_type), with_keyset=True))
         for name in FP32[device_type]:
             op = dispatcher.find(name)
             dispatcher.impl(op.name, key.name, dispatcher.KernelFunction(

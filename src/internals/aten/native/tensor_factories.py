@@ -224,27 +224,56 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
             out = empty_like(source, dtype=dtype or source.dtype, device=device).copy_(source)
         else:
             inferred = infer_scalar_type(data)
+            _check_nesting(data, _nested_sizes(data), 0)
             holder = np.bool_ if inferred is st.bool_ else np.float64 if inferred.is_floating_point else np.int64
-            # holder: exact for ``inferred``
-            values = np.array(data, dtype=holder)
+            try:                             # holder: exact for ``inferred``
+                values = np.array(data, dtype=holder)
+            except OverflowError:            # a Python int beyond int64
+                raise ValueError("Overflow when unpacking long long") from None
             _check_fits(values, dtype or inferred)
             out = _from_host(values, dtype or inferred, None, device, None)
     out = dispatcher.call("lift_fresh", out)
     return out.requires_grad_(requires_grad) if requires_grad else out
 
 
-def _check_fits(values, dtype):
-    """torch refuses a Python number its integer dtype cannot hold (NaN and infinities included),
-    where a C cast would wrap it or be undefined."""
-    if dtype.is_floating_point or dtype is st.bool_ or values.dtype == np.bool_ or values.size == 0:
+def _is_sequence(obj):
+    return isinstance(obj, (list, tuple)) or isinstance(obj, Tensor) and obj.dim() > 0
+
+
+def _nested_sizes(data):
+    """The sizes torch reads off the first element at each depth (``compute_sizes``)."""
+    sizes = []
+    while _is_sequence(data):
+        sizes.append(len(data))
+        if not len(data):
+            break
+        data = data[0]
+    return sizes
+
+
+def _check_nesting(data, sizes, dim):
+    """Every sequence as long as the first one at its depth (``recursive_store``'s checks)."""
+    if dim == len(sizes):
+        if _is_sequence(data):
+            raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as an integer")
         return
-    info = np.iinfo(dtype.numpy_type)
-    if values.dtype.kind == "f":
-        bad = ~np.isfinite(values) | (values <= info.min - 1.0) | (values >= info.max + 1.0)
-    else:
-        bad = (values < info.min) | (values > info.max)
-    if bad.any():
-        raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow")
+    if not _is_sequence(data):
+        raise TypeError("not a sequence")
+    if len(data) != sizes[dim]:
+        raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(data)})")
+    for item in data:
+        _check_nesting(item, sizes, dim + 1)
+
+
+def _check_fits(values, dtype):
+    """Python numbers stored as an integral dtype must fit it (``c10::checked_convert``); the
+    extremes decide. A float dtype takes anything (out of range is inf)."""
+    if values.size and not dtype.is_floating_point and dtype is not st.bool_:
+        try:
+            st.checked_convert(values.min().item(), dtype)
+            st.checked_convert(values.max().item(), dtype)
+        except RuntimeError:     # the same check; torch.tensor's message names the dtype its own way
+            raise RuntimeError(f"value cannot be converted to type {dtype.name} without overflow") from None
 
 
 def infer_scalar_type(obj):

@@ -18,6 +18,20 @@ def flip(x, dims):
     return move(out, walk(out), x, element_offsets(positions, x.stride(), x.storage_offset()))
 
 
+def fliplr(x):
+    """CompositeImplicitAutograd: ``flip`` of dim 1."""
+    if x.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return x.flip([1])
+
+
+def flipud(x):
+    """CompositeImplicitAutograd: ``flip`` of dim 0."""
+    if x.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return x.flip([0])
+
+
 def roll(x, shifts, dims=()):
     """``roll``: elements shifted along ``dims`` (the flattened tensor when none), wrapping around."""
     shifts, dims = list(shifts), list(dims)

@@ -4,18 +4,33 @@
 The host (``native/indexing.py``) has already checked every index and turned it into element
 offsets into the operands' flat buffers, so a loop only moves elements: ``out[out_at[i]] =
 src[src_at[i]]``, or ``+=`` to accumulate. Numba checks no bounds: the offsets must be valid.
+Up to one grain a copy runs on the calling thread, as the elementwise loops do (``loops._pick``).
 """
 from numba import njit, prange
 
+from .loops import GRAIN
 
-@njit(parallel=True, cache=True)
-def _copy_indexed(out, src, out_at, src_at):
-    for i in prange(out_at.size):
+
+@njit(inline="always")
+def _copy_range(out, src, out_at, src_at, lo, hi):
+    for i in range(lo, hi):
         out[out_at[i]] = src[src_at[i]]
 
 
+@njit(parallel=True, cache=True)
+def _copy_parallel(out, src, out_at, src_at):
+    n = out_at.size
+    for chunk in prange((n + GRAIN - 1) // GRAIN):
+        _copy_range(out, src, out_at, src_at, chunk * GRAIN, min(n, (chunk + 1) * GRAIN))
+
+
 @njit(cache=True)
-def _add_indexed(out, src, out_at, src_at):
+def _copy_serial(out, src, out_at, src_at):
+    _copy_range(out, src, out_at, src_at, 0, out_at.size)
+
+
+@njit(cache=True)
+def _add_serial(out, src, out_at, src_at):
     # Serial: two offsets may name the same element of ``out`` (a repeated index), and the sums
     # must not race. torch's CPU index_put_(accumulate=True) is serial for the same reason.
     for i in range(out_at.size):
@@ -24,4 +39,7 @@ def _add_indexed(out, src, out_at, src_at):
 
 def indexed_copy_loop(out, src, out_at, src_at, accumulate):
     """Move (or add) ``src[src_at[i]]`` to ``out[out_at[i]]`` for every i."""
-    (_add_indexed if accumulate else _copy_indexed)(out, src, out_at, src_at)
+    if accumulate:
+        _add_serial(out, src, out_at, src_at)
+    else:
+        (_copy_parallel if out_at.size > GRAIN else _copy_serial)(out, src, out_at, src_at)
