@@ -140,9 +140,6 @@ class Generator:
         words = self.random(2 * n).astype(np.uint64)
         return (words[0::2] << np.uint64(32)) | words[1::2]
 
-    def __repr__(self):
-        return f"<internals.Generator device={self.device}>"
-
     def __repr__(self):                     # torch's Generator is a C type of torch._C
         return f"<internals._C.Generator object at {hex(id(self))}>"
 
