@@ -160,7 +160,7 @@ def _movedim_order(x, source, destination):
     if x.dim() == 0:     # a scalar's one dim is 0 or -1, and moving it changes nothing
         for d in src + dst:
             wrap_dim(d, 0)
-        return make_view(x, (), ())
+        return []
     src = [wrap_dim(d, x.dim()) for d in src]
     dst = [wrap_dim(d, x.dim()) for d in dst]
     for name, wrapped in (("source", src), ("destination", dst)):
