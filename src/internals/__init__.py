@@ -30,6 +30,7 @@ _register_autocast_kernels()
 from ._interop import from_torch
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from . import _C, amp, autograd, cuda, library, profiler, testing, utils
+from . import linalg  # noqa: E402  math (issue 16)
 from . import nn, optim
 from .amp import autocast
 from ._ops import ops

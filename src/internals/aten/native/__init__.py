@@ -3,13 +3,14 @@
 ``native_functions.yaml`` names each kernel as torch's names a function of ``at::native``;
 :func:`kernel` finds it among the families.
 """
+from . import binary_ops, blas, reduce_ops_math, sorting, unary_ops  # math (issue 16)
 from . import copy, elementwise, linear_algebra, reduce_ops, softmax, tensor_factories, tensor_shape
 from .sparse import sparse_tensor, sparse_tensor_math
 
 __all__ = ["kernel", "FAMILIES"]
 
 FAMILIES = (copy, elementwise, linear_algebra, reduce_ops, softmax, tensor_factories, tensor_shape, sparse_tensor,
-            sparse_tensor_math)
+            sparse_tensor_math, unary_ops, binary_ops, reduce_ops_math, blas, sorting)
 
 
 def kernel(name):
