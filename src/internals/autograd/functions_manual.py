@@ -328,8 +328,7 @@ def _float64():
 
 
 # ---------------------------------------------------------------------- math (issue 16)
-__all__ += ["gelu_backward", "silu_backward", "softplus_backward", "clamp_backward", "clamp_backward_min",
-            "clamp_backward_max"]
+__all__ += ["gelu_backward", "silu_backward", "softplus_backward", "clamp_backward"]
 
 
 def gelu_backward(grad, self, approximate):
@@ -365,18 +364,6 @@ def clamp_backward(grad, self, min, max):
     """The gradient passes where ``min <= self <= max`` (torch's ``clamp_backward``)."""
     inside = _inside(self, min, lambda s, b: s >= b).bitwise_and(_inside(self, max, lambda s, b: s <= b))
     return where(inside, grad, 0)
-
-
-def clamp_backward_min(grad, self, min, max):
-    """A tensor ``min`` gets the gradient where it was the result: self < min (and min <= max)."""
-    chosen = (self < min) if max is None else (self < min).bitwise_and(min <= max)
-    return where(chosen, grad, 0)
-
-
-def clamp_backward_max(grad, self, min, max):
-    """``max`` is the result where self > max, or where min > max (max wins then)."""
-    chosen = (self > max) if min is None else (self > max).bitwise_or(min > max)
-    return where(chosen, grad, 0)
 
 
 __all__ += ["var_backward", "std_backward", "logsumexp_backward", "linalg_vector_norm_backward"]

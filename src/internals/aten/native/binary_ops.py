@@ -9,6 +9,7 @@ fmod, as ``BinaryOpsKernel.cpp`` does) and runs the generic CPU or CUDA loop.
 from ...c10 import scalar_type as st
 from . import scalar_ops as ops
 from .elementwise import binary, where
+from .linear_algebra import _TYPE_META_NAMES
 
 
 def _wrap(value):
@@ -124,7 +125,7 @@ def clamp(x, min=None, max=None, *, out=None):
     dtype = st.result_type(x, *bounds)
     if out is not None and not st.can_cast(dtype, out.dtype):
         raise RuntimeError(f"result type {dtype.torch_name} can't be cast to the desired output type "
-                           f"{out.dtype.torch_name}")
+                           f"{_TYPE_META_NAMES[out.dtype.name]}")
     if dtype is st.bool_:
         raise _not_implemented("clamp", dtype)
     result = x if x.dtype is dtype else x.to(dtype)
@@ -171,8 +172,8 @@ def lerp_(start, end, weight):
 def _check_lerp(start, end, weight):
     for name, t in (("end", end), ("weight", weight)):
         if hasattr(t, "_impl") and t.dtype is not start.dtype:
-            raise RuntimeError(f"expected dtype {start.dtype.torch_name} for `{name}` but got dtype "
-                               f"{t.dtype.torch_name}")
+            raise RuntimeError(f"expected dtype {_TYPE_META_NAMES[start.dtype.name]} for `{name}` but got dtype "
+                               f"{_TYPE_META_NAMES[t.dtype.name]}")
     if not start.dtype.is_floating_point:
         kernel = "lerp_kernel_tensor" if hasattr(weight, "_impl") else "lerp_kernel_scalar"
         raise NotImplementedError(f'"{kernel}" not implemented for \'{start.dtype.torch_name}\'')

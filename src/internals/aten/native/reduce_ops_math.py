@@ -9,6 +9,7 @@ import math
 import warnings
 
 from ...c10 import scalar_type as st
+from .elementwise import where
 from .reduce_ops import normalize_dims
 
 
@@ -120,7 +121,8 @@ def logsumexp(x, dim, keepdim=False):
 
 def _finite(t):
     """``t`` with its infinities replaced by 0."""
-    return t.mul(t.abs().ne(math.inf))
+    from ..._tensor import wrap_scalar
+    return where(t.abs().eq(math.inf), wrap_scalar(0), t)
 
 
 def _float_dtype(x):

@@ -84,7 +84,13 @@ def _rows(x, dim):
     float32 for the 16-bit floats and uint8 for bool (both convert back exactly)."""
     compute = st.float32 if x.dtype.is_reduced_float else (st.uint8 if x.dtype is st.bool_ else x.dtype)
     moved = x.movedim(dim, -1) if x.dim() else x.reshape(1)
-    return moved.to(compute).contiguous(), moved.shape
+    return _from_zero(moved.to(compute).contiguous()), moved.shape
+
+
+def _from_zero(t):
+    """``t`` starting at element 0 of its buffer, as the loops read it (a contiguous view may
+    start further in)."""
+    return t.clone() if t.storage_offset() else t
 
 
 def _sorted_rows(x, dim, descending):
@@ -125,7 +131,8 @@ def sort_stable(x, *, stable=None, dim=-1, descending=False):
     """Results laid out as the input, made dense (``infer_dense_strides``), as torch's."""
     d = _dim(x, dim)
     values, idx = _sorted_rows(x, d, descending)
-    layout = output_layout([x._impl], tuple(x.shape))
+    # an empty input keeps its strides (torch: it counts as dense)
+    layout = tuple(x.stride()) if x.numel() == 0 else output_layout([x._impl], tuple(x.shape))
     return _return_type("sort")(_back(values, x, d, layout), _back(idx, x, d, layout))
 
 
@@ -164,8 +171,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
         raise RuntimeError("selected index k out of range")
     values, idx = _sorted_rows(x, d, largest)
     values, idx = values.narrow(-1, 0, k), idx.narrow(-1, 0, k)
-    if x.dim():
-        values, idx = values.movedim(-1, d), idx.movedim(-1, d)
+    values, idx = (values.movedim(-1, d), idx.movedim(-1, d)) if x.dim() else (values.reshape(()), idx.reshape(()))
     return _return_type("topk")(values.contiguous(), idx.contiguous())
 
 
@@ -173,7 +179,7 @@ def kthvalue(x, k, dim=-1, keepdim=False):
     d = _dim(x, dim)
     n = x.shape[d] if x.dim() else 1
     if not 1 <= k <= n:
-        raise IndexError(f"kthvalue(): selected number k out of range for dimension {d}")
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     return _selection(x, d, keepdim, "kthvalue", KTH, k - 1)
 
 
@@ -208,7 +214,7 @@ def _scan(x, dim, dtype, product):
     d = _dim(x, dim)
     out_dtype = dtype or (st.int64 if not x.dtype.is_floating_point else x.dtype)
     compute = st.float32 if out_dtype.is_reduced_float else out_dtype
-    rows = x.movedim(d, -1).to(compute).contiguous() if x.dim() else x.reshape(1).to(compute)
+    rows = _from_zero(x.movedim(d, -1).to(compute).contiguous() if x.dim() else x.reshape(1).to(compute).contiguous())
     result = empty(rows.shape, dtype=compute, device=x.device)
     n = rows.shape[-1] if rows.dim() else 1
     if result.numel():

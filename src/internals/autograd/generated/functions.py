@@ -1007,26 +1007,10 @@ class ClampBackward0(Node):
 
     def apply(node, grads):
         grad = grads[0]
-        edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            self = node.self_.unpack(node)
-            min = node.min_.unpack(node)
-            max = node.max_.unpack(node)
-            grad_self = clamp_backward(grad, self, min, max)
-        grad_min = None
-        if edges[1] is not None:
-            self = node.self_.unpack(node)
-            min = node.min_.unpack(node)
-            max = node.max_.unpack(node)
-            grad_min = clamp_backward_min(grad, self, min, max)
-        grad_max = None
-        if edges[2] is not None:
-            self = node.self_.unpack(node)
-            min = node.min_.unpack(node)
-            max = node.max_.unpack(node)
-            grad_max = clamp_backward_max(grad, self, min, max)
-        return grad_self, grad_min, grad_max
+        self = node.self_.unpack(node)
+        min = node.min_.unpack(node)
+        max = node.max_.unpack(node)
+        return (clamp_backward(grad, self, min, max),)
 
 
 class LerpBackward0(Node):
