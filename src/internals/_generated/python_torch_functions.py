@@ -760,7 +760,7 @@ _gelu_parser = PythonArgParser([
 
 def gelu(*args, **kwargs):
     _r = _gelu_parser.parse(args, kwargs)
-    # aten::gelu(Tensor self, *, str approximate="none") -> Tensor
+    # aten::gelu(Tensor self, *, str approximate='none') -> Tensor
     return _call('gelu', _r.tensor(0), approximate=_r.value(1))
 
 
@@ -771,7 +771,7 @@ _gelu__parser = PythonArgParser([
 
 def gelu_(*args, **kwargs):
     _r = _gelu__parser.parse(args, kwargs)
-    # aten::gelu_(Tensor(a!) self, *, str approximate="none") -> Tensor(a!)
+    # aten::gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
     return _call('gelu_', _r.tensor(0), approximate=_r.value(1))
 
 

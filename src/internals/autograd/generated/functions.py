@@ -816,7 +816,7 @@ class ErfBackward0(Node):
 
 
 class GeluBackward0(Node):
-    """``gelu(Tensor self, *, str approximate="none") -> Tensor``"""
+    """``gelu(Tensor self, *, str approximate='none') -> Tensor``"""
     __slots__ = ('self_', 'approximate_')
     _tensor_slots = ('self_',)
     _exposed = {'_saved_self': ('self_', True), '_saved_approximate': ('approximate_', False)}

@@ -1535,7 +1535,7 @@ def gelu(ks, self, **kwargs):
         grad_fn = GeluBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-        grad_fn.approximate_ = kwargs.get('approximate', "none")
+        grad_fn.approximate_ = kwargs.get('approximate', 'none')
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
@@ -1554,7 +1554,7 @@ def gelu_(ks, self, **kwargs):
         grad_fn = GeluBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-        grad_fn.approximate_ = kwargs.get('approximate', "none")
+        grad_fn.approximate_ = kwargs.get('approximate', 'none')
     excluded = _tls.excluded
     _tls.excluded = excluded | BELOW_AUTOGRAD
     try:
