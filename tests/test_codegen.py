@@ -60,7 +60,7 @@ def test_every_variant_is_bound():
             assert getattr(internals.Tensor, name) is python_variable_methods.METHODS[name]
         if "function" in variants:
             assert hasattr(python_torch_functions, name) and name in python_torch_functions.__all__
-            if name not in ("where", "cat", "stack", "nonzero"):
+            if name not in ("where", "cat", "stack", "nonzero", "einsum"):   # written by hand in _functional.py
                 assert getattr(internals, name) is getattr(python_torch_functions, name)
 
 

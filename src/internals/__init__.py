@@ -32,6 +32,7 @@ from .utils import data as _utils_data  # noqa: F401  (internals.utils.data, as 
 from .serialization import save, load
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from . import _C, amp, autograd, cuda, library, profiler, testing, utils
+from . import linalg  # noqa: E402  math (issue 16)
 from . import nn, optim
 from .amp import autocast
 from ._ops import ops

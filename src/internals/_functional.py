@@ -55,3 +55,11 @@ def broadcast_shapes(*shapes):
 
 def is_tensor(obj):
     return isinstance(obj, Tensor)
+
+
+def einsum(equation, *operands):
+    """As torch/functional.py's: the operands as separate arguments, or one list of them."""
+    from .aten import dispatcher
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = operands[0]
+    return dispatcher.call("einsum", equation, list(operands))

@@ -128,6 +128,8 @@ def _parse_default(type_, size, text, optional_type):
             return int(text)
         except ValueError:
             return float(text)
+    if type_ == "c10::string_view" and text[:1] in ("'", '"'):
+        return text[1:-1]                               # a string literal: approximate="none"
     return text
 
 

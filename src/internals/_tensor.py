@@ -350,9 +350,22 @@ class Tensor:
         return _torch_functions.pow(other, self)
 
     def __invert__(self):
-        if self.dtype is not st.bool_:
-            raise NotImplementedError("~ is implemented for bool tensors only in internals")
-        return self.eq(False)
+        if self.dtype.is_floating_point:
+            raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+        return self.bitwise_not()
+
+    # math (issue 16): the reflected operators torch/_tensor.py writes out (``2 // x``, ``2 % x``).
+    def __rfloordiv__(self, other):
+        return wrap_scalar(other).floor_divide(self)
+
+    def __rmod__(self, other):
+        return _torch_functions.remainder(other, self)
+
+    def __rlshift__(self, other):
+        return _torch_functions.bitwise_left_shift(other, self)
+
+    def __rrshift__(self, other):
+        return _torch_functions.bitwise_right_shift(other, self)
 
     def __bool__(self):
         if self.numel() != 1:
@@ -623,7 +636,7 @@ def _attach_generated_methods():
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     Tensor.__neg__, Tensor.__abs__ = Tensor.neg, Tensor.abs
-    for name in ("__rsub__", "__rtruediv__", "__rpow__"):
+    for name in ("__rsub__", "__rtruediv__", "__rpow__", "__rfloordiv__", "__rmod__", "__rlshift__", "__rrshift__"):
         setattr(Tensor, name, type_error_to_not_implemented(getattr(Tensor, name), name))
     Tensor.nonzero = _nonzero        # its ``as_tuple`` keyword belongs to the binding, not the operator
 

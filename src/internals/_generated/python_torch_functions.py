@@ -7,7 +7,7 @@ from .._python_arg_parser import PythonArgParser
 from ..aten.dispatcher import call as _call
 
 from ..autograd.variable_factories import variable_factory as _factory
-__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'amax', 'amin', 'arange', 'argmax', 'argmin', 'argwhere', 'as_strided', 'atleast_1d', 'atleast_2d', 'bernoulli', 'bmm', 'cat', 'chunk', 'clone', 'concat', 'concatenate', 'diag', 'diag_embed', 'diagonal', 'div', 'dropout', 'dropout_', 'empty', 'empty_like', 'empty_strided', 'eq', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'full', 'full_like', 'gather', 'ge', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'index_select', 'le', 'lift_fresh', 'linspace', 'log', 'log_', 'log_softmax', 'lt', 'masked_fill', 'masked_select', 'matmul', 'max', 'maximum', 'mean', 'min', 'minimum', 'mm', 'moveaxis', 'movedim', 'mul', 'multinomial', 'narrow', 'ne', 'neg', 'neg_', 'nonzero', 'ones', 'ones_like', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'repeat_interleave', 'reshape', 'roll', 'rsub', 'scatter', 'scatter_add', 'select', 'sigmoid', 'sigmoid_', 'softmax', 'split', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'sub', 'sum', 'swapaxes', 't', 'take', 'tanh', 'tanh_', 'tile', 'transpose', 'tril', 'triu', 'unbind', 'unflatten', 'unsqueeze', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'addmv', 'all', 'allclose', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'atleast_1d', 'atleast_2d', 'baddbmm', 'bernoulli', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clip', 'clip_', 'clone', 'concat', 'concatenate', 'cos', 'cos_', 'count_nonzero', 'cumprod', 'cumsum', 'diag', 'diag_embed', 'diagonal', 'div', 'dot', 'dropout', 'dropout_', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor_divide', 'fmod', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'index_select', 'isclose', 'isfinite', 'isinf', 'isnan', 'kthvalue', 'le', 'lerp', 'lift_fresh', 'linalg_vector_norm', 'linspace', 'log', 'log_', 'log_softmax', 'logsumexp', 'lt', 'masked_fill', 'masked_select', 'matmul', 'max', 'maximum', 'mean', 'median', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'mul', 'multinomial', 'narrow', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'ones', 'ones_like', 'outer', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'roll', 'round', 'round_', 'rsub', 'scatter', 'scatter_add', 'select', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'softmax', 'softplus', 'sort', 'split', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'swapaxes', 't', 'take', 'tan', 'tan_', 'tanh', 'tanh_', 'tile', 'topk', 'transpose', 'tril', 'triu', 'unbind', 'unflatten', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
 
 
 __coalesce_parser = PythonArgParser([
@@ -76,6 +76,47 @@ def add(*args, **kwargs):
     return _call('add.Tensor', _r.tensor(0), _r.tensor(1), alpha=_r.scalar(2))
 
 
+_addmv_parser = PythonArgParser([
+    'addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def addmv(*args, **kwargs):
+    _r = _addmv_parser.parse(args, kwargs)
+    # aten::addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    return _call('addmv', _r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
+
+
+_all_parser = PythonArgParser([
+    'all(Tensor input)',
+    'all(Tensor input, IntArrayRef? dim=None, bool keepdim=False)',
+    'all(Tensor input, int64_t dim, bool keepdim=False)',
+])
+
+
+def all(*args, **kwargs):
+    _r = _all_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::all(Tensor self) -> Tensor
+        return _call('all', _r.tensor(0))
+    if _r.idx == 1:
+        # aten::all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+        return _call('all.dims', _r.tensor(0), _r.intlist(1), _r.to_bool(2))
+    # aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    return _call('all.dim', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+
+
+_allclose_parser = PythonArgParser([
+    'allclose(Tensor input, Tensor other, double rtol=1e-05, double atol=1e-08, bool equal_nan=False)',
+])
+
+
+def allclose(*args, **kwargs):
+    _r = _allclose_parser.parse(args, kwargs)
+    # aten::allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
+    return _call('allclose', _r.tensor(0), _r.tensor(1), _r.to_double(2), _r.to_double(3), _r.to_bool(4))
+
+
 _amax_parser = PythonArgParser([
     'amax(Tensor input, IntArrayRef[1] dim=None, bool keepdim=False)',
 ])
@@ -96,6 +137,25 @@ def amin(*args, **kwargs):
     _r = _amin_parser.parse(args, kwargs)
     # aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
     return _call('amin', _r.tensor(0), _r.intlist(1), _r.to_bool(2))
+
+
+_any_parser = PythonArgParser([
+    'any(Tensor input)',
+    'any(Tensor input, IntArrayRef? dim=None, bool keepdim=False)',
+    'any(Tensor input, int64_t dim, bool keepdim=False)',
+])
+
+
+def any(*args, **kwargs):
+    _r = _any_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::any(Tensor self) -> Tensor
+        return _call('any', _r.tensor(0))
+    if _r.idx == 1:
+        # aten::any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+        return _call('any.dims', _r.tensor(0), _r.intlist(1), _r.to_bool(2))
+    # aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    return _call('any.dim', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
 
 
 _arange_parser = PythonArgParser([
@@ -137,6 +197,21 @@ def argmin(*args, **kwargs):
     _r = _argmin_parser.parse(args, kwargs)
     # aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
     return _call('argmin', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+
+
+_argsort_parser = PythonArgParser([
+    'argsort(Tensor input, *, bool stable, int64_t dim=-1, bool descending=False)',
+    'argsort(Tensor input, int64_t dim=-1, bool descending=False)',
+])
+
+
+def argsort(*args, **kwargs):
+    _r = _argsort_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+        return _call('argsort.stable', _r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3))
+    # aten::argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
+    return _call('argsort', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
 
 
 _argwhere_parser = PythonArgParser([
@@ -191,6 +266,17 @@ def atleast_2d(*args, **kwargs):
     return _call('atleast_2d.Sequence', _r.value(0))
 
 
+_baddbmm_parser = PythonArgParser([
+    'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def baddbmm(*args, **kwargs):
+    _r = _baddbmm_parser.parse(args, kwargs)
+    # aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    return _call('baddbmm', _r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
+
+
 _bernoulli_parser = PythonArgParser([
     'bernoulli(Tensor input, *, Generator? generator=None)',
     'bernoulli(Tensor input, double p, *, Generator? generator=None)',
@@ -204,6 +290,112 @@ def bernoulli(*args, **kwargs):
         return _call('bernoulli', _r.tensor(0), generator=_r.value(1))
     # aten::bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
     return _call('bernoulli.p', _r.tensor(0), _r.to_double(1), generator=_r.value(2))
+
+
+_bitwise_and_parser = PythonArgParser([
+    'bitwise_and(Tensor input, Tensor other)',
+    'bitwise_and(Scalar self, Tensor other)',
+    'bitwise_and(Tensor input, Scalar other)',
+])
+
+
+def bitwise_and(*args, **kwargs):
+    _r = _bitwise_and_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('bitwise_and.Tensor', _r.tensor(0), _r.tensor(1))
+    if _r.idx == 1:
+        # aten::bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+        return _call('bitwise_and.Scalar_Tensor', _r.scalar(0), _r.tensor(1))
+    # aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('bitwise_and.Scalar', _r.tensor(0), _r.scalar(1))
+
+
+_bitwise_left_shift_parser = PythonArgParser([
+    'bitwise_left_shift(Tensor input, Tensor other)',
+    'bitwise_left_shift(Scalar self, Tensor other)',
+    'bitwise_left_shift(Tensor input, Scalar other)',
+])
+
+
+def bitwise_left_shift(*args, **kwargs):
+    _r = _bitwise_left_shift_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('bitwise_left_shift.Tensor', _r.tensor(0), _r.tensor(1))
+    if _r.idx == 1:
+        # aten::bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+        return _call('bitwise_left_shift.Scalar_Tensor', _r.scalar(0), _r.tensor(1))
+    # aten::bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('bitwise_left_shift.Tensor_Scalar', _r.tensor(0), _r.scalar(1))
+
+
+_bitwise_not_parser = PythonArgParser([
+    'bitwise_not(Tensor input)',
+])
+
+
+def bitwise_not(*args, **kwargs):
+    _r = _bitwise_not_parser.parse(args, kwargs)
+    # aten::bitwise_not(Tensor self) -> Tensor
+    return _call('bitwise_not', _r.tensor(0))
+
+
+_bitwise_or_parser = PythonArgParser([
+    'bitwise_or(Tensor input, Tensor other)',
+    'bitwise_or(Scalar self, Tensor other)',
+    'bitwise_or(Tensor input, Scalar other)',
+])
+
+
+def bitwise_or(*args, **kwargs):
+    _r = _bitwise_or_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('bitwise_or.Tensor', _r.tensor(0), _r.tensor(1))
+    if _r.idx == 1:
+        # aten::bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+        return _call('bitwise_or.Scalar_Tensor', _r.scalar(0), _r.tensor(1))
+    # aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('bitwise_or.Scalar', _r.tensor(0), _r.scalar(1))
+
+
+_bitwise_right_shift_parser = PythonArgParser([
+    'bitwise_right_shift(Tensor input, Tensor other)',
+    'bitwise_right_shift(Scalar self, Tensor other)',
+    'bitwise_right_shift(Tensor input, Scalar other)',
+])
+
+
+def bitwise_right_shift(*args, **kwargs):
+    _r = _bitwise_right_shift_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('bitwise_right_shift.Tensor', _r.tensor(0), _r.tensor(1))
+    if _r.idx == 1:
+        # aten::bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+        return _call('bitwise_right_shift.Scalar_Tensor', _r.scalar(0), _r.tensor(1))
+    # aten::bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('bitwise_right_shift.Tensor_Scalar', _r.tensor(0), _r.scalar(1))
+
+
+_bitwise_xor_parser = PythonArgParser([
+    'bitwise_xor(Tensor input, Tensor other)',
+    'bitwise_xor(Scalar self, Tensor other)',
+    'bitwise_xor(Tensor input, Scalar other)',
+])
+
+
+def bitwise_xor(*args, **kwargs):
+    _r = _bitwise_xor_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('bitwise_xor.Tensor', _r.tensor(0), _r.tensor(1))
+    if _r.idx == 1:
+        # aten::bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+        return _call('bitwise_xor.Scalar_Tensor', _r.scalar(0), _r.tensor(1))
+    # aten::bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('bitwise_xor.Scalar', _r.tensor(0), _r.scalar(1))
 
 
 _bmm_parser = PythonArgParser([
@@ -239,6 +431,66 @@ def chunk(*args, **kwargs):
     return _call('chunk', _r.tensor(0), _r.to_int64(1), _r.to_int64(2))
 
 
+_clamp_parser = PythonArgParser([
+    'clamp(Tensor input, Tensor? min=None, Tensor? max=None)',
+    'clamp(Tensor input, Scalar? min=None, Scalar? max=None)',
+])
+
+
+def clamp(*args, **kwargs):
+    _r = _clamp_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+        return _call('clamp.Tensor', _r.tensor(0), _r.tensor(1), _r.tensor(2))
+    # aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+    return _call('clamp', _r.tensor(0), _r.scalar(1), _r.scalar(2))
+
+
+_clamp__parser = PythonArgParser([
+    'clamp_(Tensor input, Tensor? min=None, Tensor? max=None)',
+    'clamp_(Tensor input, Scalar? min=None, Scalar? max=None)',
+])
+
+
+def clamp_(*args, **kwargs):
+    _r = _clamp__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+        return _call('clamp_.Tensor', _r.tensor(0), _r.tensor(1), _r.tensor(2))
+    # aten::clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+    return _call('clamp_', _r.tensor(0), _r.scalar(1), _r.scalar(2))
+
+
+_clip_parser = PythonArgParser([
+    'clip(Tensor input, Tensor? min=None, Tensor? max=None)',
+    'clip(Tensor input, Scalar? min=None, Scalar? max=None)',
+])
+
+
+def clip(*args, **kwargs):
+    _r = _clip_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+        return _call('clip.Tensor', _r.tensor(0), _r.tensor(1), _r.tensor(2))
+    # aten::clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+    return _call('clip', _r.tensor(0), _r.scalar(1), _r.scalar(2))
+
+
+_clip__parser = PythonArgParser([
+    'clip_(Tensor input, Tensor? min=None, Tensor? max=None)',
+    'clip_(Tensor input, Scalar? min=None, Scalar? max=None)',
+])
+
+
+def clip_(*args, **kwargs):
+    _r = _clip__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+        return _call('clip_.Tensor', _r.tensor(0), _r.tensor(1), _r.tensor(2))
+    # aten::clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+    return _call('clip_', _r.tensor(0), _r.scalar(1), _r.scalar(2))
+
+
 _clone_parser = PythonArgParser([
     'clone(Tensor input, *, MemoryFormat? memory_format=None)',
 ])
@@ -270,6 +522,65 @@ def concatenate(*args, **kwargs):
     _r = _concatenate_parser.parse(args, kwargs)
     # aten::concatenate(Tensor[] tensors, int dim=0) -> Tensor
     return _call('concatenate', _r.value(0), _r.to_int64(1))
+
+
+_cos_parser = PythonArgParser([
+    'cos(Tensor input)',
+])
+
+
+def cos(*args, **kwargs):
+    _r = _cos_parser.parse(args, kwargs)
+    # aten::cos(Tensor self) -> Tensor
+    return _call('cos', _r.tensor(0))
+
+
+_cos__parser = PythonArgParser([
+    'cos_(Tensor input)',
+])
+
+
+def cos_(*args, **kwargs):
+    _r = _cos__parser.parse(args, kwargs)
+    # aten::cos_(Tensor(a!) self) -> Tensor(a!)
+    return _call('cos_', _r.tensor(0))
+
+
+_count_nonzero_parser = PythonArgParser([
+    'count_nonzero(Tensor input, int64_t? dim=None)',
+    'count_nonzero(Tensor input, IntArrayRef dim)',
+])
+
+
+def count_nonzero(*args, **kwargs):
+    _r = _count_nonzero_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::count_nonzero(Tensor self, int? dim=None) -> Tensor
+        return _call('count_nonzero', _r.tensor(0), _r.to_int64(1))
+    # aten::count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+    return _call('count_nonzero.dim_IntList', _r.tensor(0), _r.intlist(1))
+
+
+_cumprod_parser = PythonArgParser([
+    'cumprod(Tensor input, int64_t dim, *, ScalarType? dtype=None)',
+])
+
+
+def cumprod(*args, **kwargs):
+    _r = _cumprod_parser.parse(args, kwargs)
+    # aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+    return _call('cumprod', _r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2))
+
+
+_cumsum_parser = PythonArgParser([
+    'cumsum(Tensor input, int64_t dim, *, ScalarType? dtype=None)',
+])
+
+
+def cumsum(*args, **kwargs):
+    _r = _cumsum_parser.parse(args, kwargs)
+    # aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+    return _call('cumsum', _r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2))
 
 
 _diag_parser = PythonArgParser([
@@ -307,13 +618,32 @@ def diagonal(*args, **kwargs):
 
 _div_parser = PythonArgParser([
     'div(Tensor input, Tensor other)',
+    'div(Tensor input, Tensor other, *, c10::string_view? rounding_mode)',
+    'div(Tensor input, Scalar other, *, c10::string_view? rounding_mode)',
 ])
 
 
 def div(*args, **kwargs):
     _r = _div_parser.parse(args, kwargs)
-    # aten::div.Tensor(Tensor self, Tensor other) -> Tensor
-    return _call('div.Tensor', _r.tensor(0), _r.tensor(1))
+    if _r.idx == 0:
+        # aten::div.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('div.Tensor', _r.tensor(0), _r.tensor(1))
+    if _r.idx == 1:
+        # aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+        return _call('div.Tensor_mode', _r.tensor(0), _r.tensor(1), rounding_mode=_r.value(2))
+    # aten::div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+    return _call('div.Scalar_mode', _r.tensor(0), _r.scalar(1), rounding_mode=_r.value(2))
+
+
+_dot_parser = PythonArgParser([
+    'dot(Tensor input, Tensor tensor)',
+])
+
+
+def dot(*args, **kwargs):
+    _r = _dot_parser.parse(args, kwargs)
+    # aten::dot(Tensor self, Tensor tensor) -> Tensor
+    return _call('dot', _r.tensor(0), _r.tensor(1))
 
 
 _dropout_parser = PythonArgParser([
@@ -336,6 +666,17 @@ def dropout_(*args, **kwargs):
     _r = _dropout__parser.parse(args, kwargs)
     # aten::dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
     return _call('dropout_', _r.tensor(0), _r.to_double(1), _r.to_bool(2))
+
+
+_einsum_parser = PythonArgParser([
+    'einsum(c10::string_view equation, TensorList tensors, *, IntArrayRef? path=None)',
+])
+
+
+def einsum(*args, **kwargs):
+    _r = _einsum_parser.parse(args, kwargs)
+    # aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
+    return _call('einsum', _r.value(0), _r.value(1), path=_r.intlist(2))
 
 
 _empty_parser = PythonArgParser([
@@ -384,6 +725,39 @@ def eq(*args, **kwargs):
         return _call('eq.Tensor', _r.tensor(0), _r.tensor(1))
     # aten::eq.Scalar(Tensor self, Scalar other) -> Tensor
     return _call('eq.Scalar', _r.tensor(0), _r.scalar(1))
+
+
+_equal_parser = PythonArgParser([
+    'equal(Tensor input, Tensor other)',
+])
+
+
+def equal(*args, **kwargs):
+    _r = _equal_parser.parse(args, kwargs)
+    # aten::equal(Tensor self, Tensor other) -> bool
+    return _call('equal', _r.tensor(0), _r.tensor(1))
+
+
+_erf_parser = PythonArgParser([
+    'erf(Tensor input)',
+])
+
+
+def erf(*args, **kwargs):
+    _r = _erf_parser.parse(args, kwargs)
+    # aten::erf(Tensor self) -> Tensor
+    return _call('erf', _r.tensor(0))
+
+
+_erf__parser = PythonArgParser([
+    'erf_(Tensor input)',
+])
+
+
+def erf_(*args, **kwargs):
+    _r = _erf__parser.parse(args, kwargs)
+    # aten::erf_(Tensor(a!) self) -> Tensor(a!)
+    return _call('erf_', _r.tensor(0))
 
 
 _exp_parser = PythonArgParser([
@@ -478,6 +852,36 @@ def flipud(*args, **kwargs):
     return _call('flipud', _r.tensor(0))
 
 
+_floor_divide_parser = PythonArgParser([
+    'floor_divide(Tensor input, Tensor other)',
+    'floor_divide(Tensor input, Scalar other)',
+])
+
+
+def floor_divide(*args, **kwargs):
+    _r = _floor_divide_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::floor_divide(Tensor self, Tensor other) -> Tensor
+        return _call('floor_divide', _r.tensor(0), _r.tensor(1))
+    # aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('floor_divide.Scalar', _r.tensor(0), _r.scalar(1))
+
+
+_fmod_parser = PythonArgParser([
+    'fmod(Tensor input, Tensor other)',
+    'fmod(Tensor input, Scalar other)',
+])
+
+
+def fmod(*args, **kwargs):
+    _r = _fmod_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('fmod.Tensor', _r.tensor(0), _r.tensor(1))
+    # aten::fmod.Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('fmod.Scalar', _r.tensor(0), _r.scalar(1))
+
+
 _full_parser = PythonArgParser([
     'full(SymIntArrayRef size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
@@ -524,6 +928,28 @@ def ge(*args, **kwargs):
         return _call('ge.Tensor', _r.tensor(0), _r.tensor(1))
     # aten::ge.Scalar(Tensor self, Scalar other) -> Tensor
     return _call('ge.Scalar', _r.tensor(0), _r.scalar(1))
+
+
+_gelu_parser = PythonArgParser([
+    'gelu(Tensor input, *, c10::string_view approximate="none")',
+])
+
+
+def gelu(*args, **kwargs):
+    _r = _gelu_parser.parse(args, kwargs)
+    # aten::gelu(Tensor self, *, str approximate='none') -> Tensor
+    return _call('gelu', _r.tensor(0), approximate=_r.value(1))
+
+
+_gelu__parser = PythonArgParser([
+    'gelu_(Tensor input, *, c10::string_view approximate="none")',
+])
+
+
+def gelu_(*args, **kwargs):
+    _r = _gelu__parser.parse(args, kwargs)
+    # aten::gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
+    return _call('gelu_', _r.tensor(0), approximate=_r.value(1))
 
 
 _gt_parser = PythonArgParser([
@@ -596,6 +1022,61 @@ def index_select(*args, **kwargs):
     return _call('index_select', _r.tensor(0), _r.to_int64(1), _r.tensor(2))
 
 
+_isclose_parser = PythonArgParser([
+    'isclose(Tensor input, Tensor other, double rtol=1e-05, double atol=1e-08, bool equal_nan=False)',
+])
+
+
+def isclose(*args, **kwargs):
+    _r = _isclose_parser.parse(args, kwargs)
+    # aten::isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+    return _call('isclose', _r.tensor(0), _r.tensor(1), _r.to_double(2), _r.to_double(3), _r.to_bool(4))
+
+
+_isfinite_parser = PythonArgParser([
+    'isfinite(Tensor input)',
+])
+
+
+def isfinite(*args, **kwargs):
+    _r = _isfinite_parser.parse(args, kwargs)
+    # aten::isfinite(Tensor self) -> Tensor
+    return _call('isfinite', _r.tensor(0))
+
+
+_isinf_parser = PythonArgParser([
+    'isinf(Tensor input)',
+])
+
+
+def isinf(*args, **kwargs):
+    _r = _isinf_parser.parse(args, kwargs)
+    # aten::isinf(Tensor self) -> Tensor
+    return _call('isinf', _r.tensor(0))
+
+
+_isnan_parser = PythonArgParser([
+    'isnan(Tensor input)',
+])
+
+
+def isnan(*args, **kwargs):
+    _r = _isnan_parser.parse(args, kwargs)
+    # aten::isnan(Tensor self) -> Tensor
+    return _call('isnan', _r.tensor(0))
+
+
+_kthvalue_parser = PythonArgParser([
+    'kthvalue(Tensor input, SymInt k, int64_t dim=-1, bool keepdim=False)',
+])
+
+
+def kthvalue(*args, **kwargs):
+    _r = _kthvalue_parser.parse(args, kwargs)
+    # aten::kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+    return _call('kthvalue', _r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3))
+
+
 _le_parser = PythonArgParser([
     'le(Tensor input, Tensor other)',
     'le(Tensor input, Scalar other)',
@@ -611,6 +1092,21 @@ def le(*args, **kwargs):
     return _call('le.Scalar', _r.tensor(0), _r.scalar(1))
 
 
+_lerp_parser = PythonArgParser([
+    'lerp(Tensor input, Tensor end, Tensor weight)',
+    'lerp(Tensor input, Tensor end, Scalar weight)',
+])
+
+
+def lerp(*args, **kwargs):
+    _r = _lerp_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+        return _call('lerp.Tensor', _r.tensor(0), _r.tensor(1), _r.tensor(2))
+    # aten::lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+    return _call('lerp.Scalar', _r.tensor(0), _r.tensor(1), _r.scalar(2))
+
+
 _lift_fresh_parser = PythonArgParser([
     'lift_fresh(Tensor input)',
 ])
@@ -620,6 +1116,17 @@ def lift_fresh(*args, **kwargs):
     _r = _lift_fresh_parser.parse(args, kwargs)
     # aten::lift_fresh(Tensor(a) self) -> Tensor(a)
     return _call('lift_fresh', _r.tensor(0))
+
+
+_linalg_vector_norm_parser = PythonArgParser([
+    'linalg_vector_norm(Tensor input, Scalar ord=2, IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)',
+])
+
+
+def linalg_vector_norm(*args, **kwargs):
+    _r = _linalg_vector_norm_parser.parse(args, kwargs)
+    # aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    return _call('linalg_vector_norm', _r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3), dtype=_r.scalartype(4))
 
 
 _linspace_parser = PythonArgParser([
@@ -664,6 +1171,17 @@ def log_softmax(*args, **kwargs):
     _r = _log_softmax_parser.parse(args, kwargs)
     # aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
     return _call('log_softmax.int', _r.tensor(0), _r.to_int64(1), _r.scalartype(2))
+
+
+_logsumexp_parser = PythonArgParser([
+    'logsumexp(Tensor input, IntArrayRef[1] dim, bool keepdim=False)',
+])
+
+
+def logsumexp(*args, **kwargs):
+    _r = _logsumexp_parser.parse(args, kwargs)
+    # aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+    return _call('logsumexp', _r.tensor(0), _r.intlist(1), _r.to_bool(2))
 
 
 _lt_parser = PythonArgParser([
@@ -763,6 +1281,21 @@ def mean(*args, **kwargs):
     return _call('mean.dim', _r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
 
 
+_median_parser = PythonArgParser([
+    'median(Tensor input)',
+    'median(Tensor input, int64_t dim, bool keepdim=False)',
+])
+
+
+def median(*args, **kwargs):
+    _r = _median_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::median(Tensor self) -> Tensor
+        return _call('median', _r.tensor(0))
+    # aten::median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    return _call('median.dim', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+
+
 _min_parser = PythonArgParser([
     'min(Tensor input)',
     'min(Tensor input, Tensor other)',
@@ -802,6 +1335,17 @@ def mm(*args, **kwargs):
     _r = _mm_parser.parse(args, kwargs)
     # aten::mm(Tensor self, Tensor mat2) -> Tensor
     return _call('mm', _r.tensor(0), _r.tensor(1))
+
+
+_mode_parser = PythonArgParser([
+    'mode(Tensor input, int64_t dim=-1, bool keepdim=False)',
+])
+
+
+def mode(*args, **kwargs):
+    _r = _mode_parser.parse(args, kwargs)
+    # aten::mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+    return _call('mode', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
 
 
 _moveaxis_parser = PythonArgParser([
@@ -919,6 +1463,21 @@ def nonzero(*args, **kwargs):
     return _call('nonzero', _r.tensor(0))
 
 
+_norm_parser = PythonArgParser([
+    'norm(Tensor input, Scalar p=2)',
+    'norm(Tensor input, Scalar? p, IntArrayRef[1] dim, bool keepdim=False)',
+])
+
+
+def norm(*args, **kwargs):
+    _r = _norm_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::norm.Scalar(Tensor self, Scalar p=2) -> Tensor
+        return _call('norm.Scalar', _r.tensor(0), _r.scalar(1))
+    # aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+    return _call('norm.ScalarOpt_dim', _r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3))
+
+
 _ones_parser = PythonArgParser([
     'ones(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
@@ -939,6 +1498,17 @@ def ones_like(*args, **kwargs):
     _r = _ones_like_parser.parse(args, kwargs)
     # aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
     return _factory(_r.to_bool(6), 'ones_like', _r.tensor(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5), memory_format=_r.value(1))
+
+
+_outer_parser = PythonArgParser([
+    'outer(Tensor input, Tensor vec2)',
+])
+
+
+def outer(*args, **kwargs):
+    _r = _outer_parser.parse(args, kwargs)
+    # aten::outer(Tensor self, Tensor vec2) -> Tensor
+    return _call('outer', _r.tensor(0), _r.tensor(1))
 
 
 _permute_parser = PythonArgParser([
@@ -1106,6 +1676,25 @@ def relu_(*args, **kwargs):
     return _call('relu_', _r.tensor(0))
 
 
+_remainder_parser = PythonArgParser([
+    'remainder(Tensor input, Tensor other)',
+    'remainder(Scalar self, Tensor other)',
+    'remainder(Tensor input, Scalar other)',
+])
+
+
+def remainder(*args, **kwargs):
+    _r = _remainder_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('remainder.Tensor', _r.tensor(0), _r.tensor(1))
+    if _r.idx == 1:
+        # aten::remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
+        return _call('remainder.Scalar_Tensor', _r.scalar(0), _r.tensor(1))
+    # aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('remainder.Scalar', _r.tensor(0), _r.scalar(1))
+
+
 _repeat_interleave_parser = PythonArgParser([
     'repeat_interleave(Tensor input, Tensor repeats, int64_t? dim=None, *, SymInt? output_size=None)',
     'repeat_interleave(Tensor repeats, *, SymInt? output_size=None)',
@@ -1145,6 +1734,36 @@ def roll(*args, **kwargs):
     _r = _roll_parser.parse(args, kwargs)
     # aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
     return _call('roll', _r.tensor(0), _r.intlist(1), _r.intlist(2))
+
+
+_round_parser = PythonArgParser([
+    'round(Tensor input)',
+    'round(Tensor input, *, int64_t decimals)',
+])
+
+
+def round(*args, **kwargs):
+    _r = _round_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::round(Tensor self) -> Tensor
+        return _call('round', _r.tensor(0))
+    # aten::round.decimals(Tensor self, *, int decimals) -> Tensor
+    return _call('round.decimals', _r.tensor(0), decimals=_r.to_int64(1))
+
+
+_round__parser = PythonArgParser([
+    'round_(Tensor input)',
+    'round_(Tensor input, *, int64_t decimals)',
+])
+
+
+def round_(*args, **kwargs):
+    _r = _round__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::round_(Tensor(a!) self) -> Tensor(a!)
+        return _call('round_', _r.tensor(0))
+    # aten::round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+    return _call('round_.decimals', _r.tensor(0), decimals=_r.to_int64(1))
 
 
 _rsub_parser = PythonArgParser([
@@ -1217,6 +1836,61 @@ def sigmoid_(*args, **kwargs):
     return _call('sigmoid_', _r.tensor(0))
 
 
+_sign_parser = PythonArgParser([
+    'sign(Tensor input)',
+])
+
+
+def sign(*args, **kwargs):
+    _r = _sign_parser.parse(args, kwargs)
+    # aten::sign(Tensor self) -> Tensor
+    return _call('sign', _r.tensor(0))
+
+
+_silu_parser = PythonArgParser([
+    'silu(Tensor input)',
+])
+
+
+def silu(*args, **kwargs):
+    _r = _silu_parser.parse(args, kwargs)
+    # aten::silu(Tensor self) -> Tensor
+    return _call('silu', _r.tensor(0))
+
+
+_silu__parser = PythonArgParser([
+    'silu_(Tensor input)',
+])
+
+
+def silu_(*args, **kwargs):
+    _r = _silu__parser.parse(args, kwargs)
+    # aten::silu_(Tensor(a!) self) -> Tensor(a!)
+    return _call('silu_', _r.tensor(0))
+
+
+_sin_parser = PythonArgParser([
+    'sin(Tensor input)',
+])
+
+
+def sin(*args, **kwargs):
+    _r = _sin_parser.parse(args, kwargs)
+    # aten::sin(Tensor self) -> Tensor
+    return _call('sin', _r.tensor(0))
+
+
+_sin__parser = PythonArgParser([
+    'sin_(Tensor input)',
+])
+
+
+def sin_(*args, **kwargs):
+    _r = _sin__parser.parse(args, kwargs)
+    # aten::sin_(Tensor(a!) self) -> Tensor(a!)
+    return _call('sin_', _r.tensor(0))
+
+
 _softmax_parser = PythonArgParser([
     'softmax(Tensor input, int64_t dim, ScalarType? dtype=None)',
 ])
@@ -1226,6 +1900,32 @@ def softmax(*args, **kwargs):
     _r = _softmax_parser.parse(args, kwargs)
     # aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
     return _call('softmax.int', _r.tensor(0), _r.to_int64(1), _r.scalartype(2))
+
+
+_softplus_parser = PythonArgParser([
+    'softplus(Tensor input, Scalar beta=1, Scalar threshold=20)',
+])
+
+
+def softplus(*args, **kwargs):
+    _r = _softplus_parser.parse(args, kwargs)
+    # aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+    return _call('softplus', _r.tensor(0), _r.scalar(1), _r.scalar(2))
+
+
+_sort_parser = PythonArgParser([
+    'sort(Tensor input, *, bool? stable, int64_t dim=-1, bool descending=False)',
+    'sort(Tensor input, int64_t dim=-1, bool descending=False)',
+])
+
+
+def sort(*args, **kwargs):
+    _r = _sort_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+        return _call('sort.stable', _r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3))
+    # aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+    return _call('sort', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
 
 
 _split_parser = PythonArgParser([
@@ -1295,6 +1995,44 @@ def stack(*args, **kwargs):
     return _call('stack', _r.value(0), _r.to_int64(1))
 
 
+_std_parser = PythonArgParser([
+    'std(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)',
+    'std(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
+    'std(Tensor input, bool unbiased=True)',
+])
+
+
+def std(*args, **kwargs):
+    _r = _std_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+        return _call('std.dim', _r.tensor(0), _r.intlist(1), _r.to_bool(2), _r.to_bool(3))
+    if _r.idx == 1:
+        # aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+        return _call('std.correction', _r.tensor(0), _r.intlist(1), correction=_r.scalar(2), keepdim=_r.to_bool(3))
+    # aten::std(Tensor self, bool unbiased=True) -> Tensor
+    return _call('std', _r.tensor(0), _r.to_bool(1))
+
+
+_std_mean_parser = PythonArgParser([
+    'std_mean(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)',
+    'std_mean(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
+    'std_mean(Tensor input, bool unbiased=True)',
+])
+
+
+def std_mean(*args, **kwargs):
+    _r = _std_mean_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::std_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+        return _call('std_mean.dim', _r.tensor(0), _r.intlist(1), _r.to_bool(2), _r.to_bool(3))
+    if _r.idx == 1:
+        # aten::std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+        return _call('std_mean.correction', _r.tensor(0), _r.intlist(1), correction=_r.scalar(2), keepdim=_r.to_bool(3))
+    # aten::std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+    return _call('std_mean', _r.tensor(0), _r.to_bool(1))
+
+
 _sub_parser = PythonArgParser([
     'sub(Tensor input, Tensor other, *, Scalar alpha=1)',
 ])
@@ -1354,6 +2092,28 @@ def take(*args, **kwargs):
     return _call('take', _r.tensor(0), _r.tensor(1))
 
 
+_tan_parser = PythonArgParser([
+    'tan(Tensor input)',
+])
+
+
+def tan(*args, **kwargs):
+    _r = _tan_parser.parse(args, kwargs)
+    # aten::tan(Tensor self) -> Tensor
+    return _call('tan', _r.tensor(0))
+
+
+_tan__parser = PythonArgParser([
+    'tan_(Tensor input)',
+])
+
+
+def tan_(*args, **kwargs):
+    _r = _tan__parser.parse(args, kwargs)
+    # aten::tan_(Tensor(a!) self) -> Tensor(a!)
+    return _call('tan_', _r.tensor(0))
+
+
 _tanh_parser = PythonArgParser([
     'tanh(Tensor input)',
 ])
@@ -1385,6 +2145,17 @@ def tile(*args, **kwargs):
     _r = _tile_parser.parse(args, kwargs)
     # aten::tile(Tensor self, SymInt[] dims) -> Tensor
     return _call('tile', _r.tensor(0), _r.intlist(1))
+
+
+_topk_parser = PythonArgParser([
+    'topk(Tensor input, SymInt k, int64_t dim=-1, bool largest=True, bool sorted=True)',
+])
+
+
+def topk(*args, **kwargs):
+    _r = _topk_parser.parse(args, kwargs)
+    # aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+    return _call('topk', _r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4))
 
 
 _transpose_parser = PythonArgParser([
@@ -1451,6 +2222,44 @@ def unsqueeze(*args, **kwargs):
     _r = _unsqueeze_parser.parse(args, kwargs)
     # aten::unsqueeze(Tensor(a) self, int dim) -> Tensor(a)
     return _call('unsqueeze', _r.tensor(0), _r.to_int64(1))
+
+
+_var_parser = PythonArgParser([
+    'var(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)',
+    'var(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
+    'var(Tensor input, bool unbiased=True)',
+])
+
+
+def var(*args, **kwargs):
+    _r = _var_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+        return _call('var.dim', _r.tensor(0), _r.intlist(1), _r.to_bool(2), _r.to_bool(3))
+    if _r.idx == 1:
+        # aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+        return _call('var.correction', _r.tensor(0), _r.intlist(1), correction=_r.scalar(2), keepdim=_r.to_bool(3))
+    # aten::var(Tensor self, bool unbiased=True) -> Tensor
+    return _call('var', _r.tensor(0), _r.to_bool(1))
+
+
+_var_mean_parser = PythonArgParser([
+    'var_mean(Tensor input, IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)',
+    'var_mean(Tensor input, IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
+    'var_mean(Tensor input, bool unbiased=True)',
+])
+
+
+def var_mean(*args, **kwargs):
+    _r = _var_mean_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::var_mean.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> (Tensor, Tensor)
+        return _call('var_mean.dim', _r.tensor(0), _r.intlist(1), _r.to_bool(2), _r.to_bool(3))
+    if _r.idx == 1:
+        # aten::var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+        return _call('var_mean.correction', _r.tensor(0), _r.intlist(1), correction=_r.scalar(2), keepdim=_r.to_bool(3))
+    # aten::var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
+    return _call('var_mean', _r.tensor(0), _r.to_bool(1))
 
 
 _vstack_parser = PythonArgParser([

@@ -81,6 +81,47 @@ def add_(self, *args, **kwargs):
     return _call('add_.Tensor', self, _r.tensor(0), alpha=_r.scalar(1))
 
 
+_addmv_parser = PythonArgParser([
+    'addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def addmv(self, *args, **kwargs):
+    _r = _addmv_parser.parse(args, kwargs)
+    # aten::addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    return _call('addmv', self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
+
+
+_all_parser = PythonArgParser([
+    'all()',
+    'all(IntArrayRef? dim=None, bool keepdim=False)',
+    'all(int64_t dim, bool keepdim=False)',
+])
+
+
+def all(self, *args, **kwargs):
+    _r = _all_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::all(Tensor self) -> Tensor
+        return _call('all', self)
+    if _r.idx == 1:
+        # aten::all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+        return _call('all.dims', self, _r.intlist(0), _r.to_bool(1))
+    # aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    return _call('all.dim', self, _r.to_int64(0), _r.to_bool(1))
+
+
+_allclose_parser = PythonArgParser([
+    'allclose(Tensor other, double rtol=1e-05, double atol=1e-08, bool equal_nan=False)',
+])
+
+
+def allclose(self, *args, **kwargs):
+    _r = _allclose_parser.parse(args, kwargs)
+    # aten::allclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> bool
+    return _call('allclose', self, _r.tensor(0), _r.to_double(1), _r.to_double(2), _r.to_bool(3))
+
+
 _amax_parser = PythonArgParser([
     'amax(IntArrayRef[1] dim=None, bool keepdim=False)',
 ])
@@ -101,6 +142,25 @@ def amin(self, *args, **kwargs):
     _r = _amin_parser.parse(args, kwargs)
     # aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
     return _call('amin', self, _r.intlist(0), _r.to_bool(1))
+
+
+_any_parser = PythonArgParser([
+    'any()',
+    'any(IntArrayRef? dim=None, bool keepdim=False)',
+    'any(int64_t dim, bool keepdim=False)',
+])
+
+
+def any(self, *args, **kwargs):
+    _r = _any_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::any(Tensor self) -> Tensor
+        return _call('any', self)
+    if _r.idx == 1:
+        # aten::any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+        return _call('any.dims', self, _r.intlist(0), _r.to_bool(1))
+    # aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+    return _call('any.dim', self, _r.to_int64(0), _r.to_bool(1))
 
 
 _argmax_parser = PythonArgParser([
@@ -125,6 +185,21 @@ def argmin(self, *args, **kwargs):
     return _call('argmin', self, _r.to_int64(0), _r.to_bool(1))
 
 
+_argsort_parser = PythonArgParser([
+    'argsort(*, bool stable, int64_t dim=-1, bool descending=False)',
+    'argsort(int64_t dim=-1, bool descending=False)',
+])
+
+
+def argsort(self, *args, **kwargs):
+    _r = _argsort_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+        return _call('argsort.stable', self, stable=_r.to_bool(0), dim=_r.to_int64(1), descending=_r.to_bool(2))
+    # aten::argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
+    return _call('argsort', self, _r.to_int64(0), _r.to_bool(1))
+
+
 def argwhere(self):
     # aten::argwhere(Tensor self) -> Tensor
     return _call('argwhere', self)
@@ -139,6 +214,17 @@ def as_strided(self, *args, **kwargs):
     _r = _as_strided_parser.parse(args, kwargs)
     # aten::as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
     return _call('as_strided', self, _r.intlist(0), _r.intlist(1), _r.to_int64(2))
+
+
+_baddbmm_parser = PythonArgParser([
+    'baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def baddbmm(self, *args, **kwargs):
+    _r = _baddbmm_parser.parse(args, kwargs)
+    # aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    return _call('baddbmm', self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
 
 
 _bernoulli_parser = PythonArgParser([
@@ -171,6 +257,166 @@ def bernoulli_(self, *args, **kwargs):
     return _call('bernoulli_.float', self, _r.to_double(0), generator=_r.value(1))
 
 
+_bitwise_and_parser = PythonArgParser([
+    'bitwise_and(Tensor other)',
+    'bitwise_and(Scalar other)',
+])
+
+
+def bitwise_and(self, *args, **kwargs):
+    _r = _bitwise_and_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('bitwise_and.Tensor', self, _r.tensor(0))
+    # aten::bitwise_and.Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('bitwise_and.Scalar', self, _r.scalar(0))
+
+
+_bitwise_and__parser = PythonArgParser([
+    'bitwise_and_(Tensor other)',
+    'bitwise_and_(Scalar other)',
+])
+
+
+def bitwise_and_(self, *args, **kwargs):
+    _r = _bitwise_and__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bitwise_and_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _call('bitwise_and_.Tensor', self, _r.tensor(0))
+    # aten::bitwise_and_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _call('bitwise_and_.Scalar', self, _r.scalar(0))
+
+
+_bitwise_left_shift_parser = PythonArgParser([
+    'bitwise_left_shift(Tensor other)',
+    'bitwise_left_shift(Scalar other)',
+])
+
+
+def bitwise_left_shift(self, *args, **kwargs):
+    _r = _bitwise_left_shift_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('bitwise_left_shift.Tensor', self, _r.tensor(0))
+    # aten::bitwise_left_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('bitwise_left_shift.Tensor_Scalar', self, _r.scalar(0))
+
+
+_bitwise_left_shift__parser = PythonArgParser([
+    'bitwise_left_shift_(Tensor other)',
+    'bitwise_left_shift_(Scalar other)',
+])
+
+
+def bitwise_left_shift_(self, *args, **kwargs):
+    _r = _bitwise_left_shift__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bitwise_left_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _call('bitwise_left_shift_.Tensor', self, _r.tensor(0))
+    # aten::bitwise_left_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _call('bitwise_left_shift_.Tensor_Scalar', self, _r.scalar(0))
+
+
+def bitwise_not(self):
+    # aten::bitwise_not(Tensor self) -> Tensor
+    return _call('bitwise_not', self)
+
+
+def bitwise_not_(self):
+    # aten::bitwise_not_(Tensor(a!) self) -> Tensor(a!)
+    return _call('bitwise_not_', self)
+
+
+_bitwise_or_parser = PythonArgParser([
+    'bitwise_or(Tensor other)',
+    'bitwise_or(Scalar other)',
+])
+
+
+def bitwise_or(self, *args, **kwargs):
+    _r = _bitwise_or_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('bitwise_or.Tensor', self, _r.tensor(0))
+    # aten::bitwise_or.Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('bitwise_or.Scalar', self, _r.scalar(0))
+
+
+_bitwise_or__parser = PythonArgParser([
+    'bitwise_or_(Tensor other)',
+    'bitwise_or_(Scalar other)',
+])
+
+
+def bitwise_or_(self, *args, **kwargs):
+    _r = _bitwise_or__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bitwise_or_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _call('bitwise_or_.Tensor', self, _r.tensor(0))
+    # aten::bitwise_or_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _call('bitwise_or_.Scalar', self, _r.scalar(0))
+
+
+_bitwise_right_shift_parser = PythonArgParser([
+    'bitwise_right_shift(Tensor other)',
+    'bitwise_right_shift(Scalar other)',
+])
+
+
+def bitwise_right_shift(self, *args, **kwargs):
+    _r = _bitwise_right_shift_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('bitwise_right_shift.Tensor', self, _r.tensor(0))
+    # aten::bitwise_right_shift.Tensor_Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('bitwise_right_shift.Tensor_Scalar', self, _r.scalar(0))
+
+
+_bitwise_right_shift__parser = PythonArgParser([
+    'bitwise_right_shift_(Tensor other)',
+    'bitwise_right_shift_(Scalar other)',
+])
+
+
+def bitwise_right_shift_(self, *args, **kwargs):
+    _r = _bitwise_right_shift__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bitwise_right_shift_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _call('bitwise_right_shift_.Tensor', self, _r.tensor(0))
+    # aten::bitwise_right_shift_.Tensor_Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _call('bitwise_right_shift_.Tensor_Scalar', self, _r.scalar(0))
+
+
+_bitwise_xor_parser = PythonArgParser([
+    'bitwise_xor(Tensor other)',
+    'bitwise_xor(Scalar other)',
+])
+
+
+def bitwise_xor(self, *args, **kwargs):
+    _r = _bitwise_xor_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('bitwise_xor.Tensor', self, _r.tensor(0))
+    # aten::bitwise_xor.Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('bitwise_xor.Scalar', self, _r.scalar(0))
+
+
+_bitwise_xor__parser = PythonArgParser([
+    'bitwise_xor_(Tensor other)',
+    'bitwise_xor_(Scalar other)',
+])
+
+
+def bitwise_xor_(self, *args, **kwargs):
+    _r = _bitwise_xor__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::bitwise_xor_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _call('bitwise_xor_.Tensor', self, _r.tensor(0))
+    # aten::bitwise_xor_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _call('bitwise_xor_.Scalar', self, _r.scalar(0))
+
+
 _bmm_parser = PythonArgParser([
     'bmm(Tensor mat2)',
 ])
@@ -191,6 +437,66 @@ def chunk(self, *args, **kwargs):
     _r = _chunk_parser.parse(args, kwargs)
     # aten::chunk(Tensor(a -> *) self, int chunks, int dim=0) -> Tensor(a)[]
     return _call('chunk', self, _r.to_int64(0), _r.to_int64(1))
+
+
+_clamp_parser = PythonArgParser([
+    'clamp(Tensor? min=None, Tensor? max=None)',
+    'clamp(Scalar? min=None, Scalar? max=None)',
+])
+
+
+def clamp(self, *args, **kwargs):
+    _r = _clamp_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+        return _call('clamp.Tensor', self, _r.tensor(0), _r.tensor(1))
+    # aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+    return _call('clamp', self, _r.scalar(0), _r.scalar(1))
+
+
+_clamp__parser = PythonArgParser([
+    'clamp_(Tensor? min=None, Tensor? max=None)',
+    'clamp_(Scalar? min=None, Scalar? max=None)',
+])
+
+
+def clamp_(self, *args, **kwargs):
+    _r = _clamp__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::clamp_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+        return _call('clamp_.Tensor', self, _r.tensor(0), _r.tensor(1))
+    # aten::clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+    return _call('clamp_', self, _r.scalar(0), _r.scalar(1))
+
+
+_clip_parser = PythonArgParser([
+    'clip(Tensor? min=None, Tensor? max=None)',
+    'clip(Scalar? min=None, Scalar? max=None)',
+])
+
+
+def clip(self, *args, **kwargs):
+    _r = _clip_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::clip.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+        return _call('clip.Tensor', self, _r.tensor(0), _r.tensor(1))
+    # aten::clip(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+    return _call('clip', self, _r.scalar(0), _r.scalar(1))
+
+
+_clip__parser = PythonArgParser([
+    'clip_(Tensor? min=None, Tensor? max=None)',
+    'clip_(Scalar? min=None, Scalar? max=None)',
+])
+
+
+def clip_(self, *args, **kwargs):
+    _r = _clip__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::clip_.Tensor(Tensor(a!) self, Tensor? min=None, Tensor? max=None) -> Tensor(a!)
+        return _call('clip_.Tensor', self, _r.tensor(0), _r.tensor(1))
+    # aten::clip_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)
+    return _call('clip_', self, _r.scalar(0), _r.scalar(1))
 
 
 _clone_parser = PythonArgParser([
@@ -218,6 +524,53 @@ def copy_(self, *args, **kwargs):
     _r = _copy__parser.parse(args, kwargs)
     # aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
     return _call('copy_', self, _r.tensor(0), _r.to_bool(1))
+
+
+def cos(self):
+    # aten::cos(Tensor self) -> Tensor
+    return _call('cos', self)
+
+
+def cos_(self):
+    # aten::cos_(Tensor(a!) self) -> Tensor(a!)
+    return _call('cos_', self)
+
+
+_count_nonzero_parser = PythonArgParser([
+    'count_nonzero(int64_t? dim=None)',
+    'count_nonzero(IntArrayRef dim)',
+])
+
+
+def count_nonzero(self, *args, **kwargs):
+    _r = _count_nonzero_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::count_nonzero(Tensor self, int? dim=None) -> Tensor
+        return _call('count_nonzero', self, _r.to_int64(0))
+    # aten::count_nonzero.dim_IntList(Tensor self, int[] dim) -> Tensor
+    return _call('count_nonzero.dim_IntList', self, _r.intlist(0))
+
+
+_cumprod_parser = PythonArgParser([
+    'cumprod(int64_t dim, *, ScalarType? dtype=None)',
+])
+
+
+def cumprod(self, *args, **kwargs):
+    _r = _cumprod_parser.parse(args, kwargs)
+    # aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+    return _call('cumprod', self, _r.to_int64(0), dtype=_r.scalartype(1))
+
+
+_cumsum_parser = PythonArgParser([
+    'cumsum(int64_t dim, *, ScalarType? dtype=None)',
+])
+
+
+def cumsum(self, *args, **kwargs):
+    _r = _cumsum_parser.parse(args, kwargs)
+    # aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+    return _call('cumsum', self, _r.to_int64(0), dtype=_r.scalartype(1))
 
 
 def dense_dim(self):
@@ -260,24 +613,51 @@ def diagonal(self, *args, **kwargs):
 
 _div_parser = PythonArgParser([
     'div(Tensor other)',
+    'div(Tensor other, *, c10::string_view? rounding_mode)',
+    'div(Scalar other, *, c10::string_view? rounding_mode)',
 ])
 
 
 def div(self, *args, **kwargs):
     _r = _div_parser.parse(args, kwargs)
-    # aten::div.Tensor(Tensor self, Tensor other) -> Tensor
-    return _call('div.Tensor', self, _r.tensor(0))
+    if _r.idx == 0:
+        # aten::div.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('div.Tensor', self, _r.tensor(0))
+    if _r.idx == 1:
+        # aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+        return _call('div.Tensor_mode', self, _r.tensor(0), rounding_mode=_r.value(1))
+    # aten::div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+    return _call('div.Scalar_mode', self, _r.scalar(0), rounding_mode=_r.value(1))
 
 
 _div__parser = PythonArgParser([
     'div_(Tensor other)',
+    'div_(Tensor other, *, c10::string_view? rounding_mode)',
+    'div_(Scalar other, *, c10::string_view? rounding_mode)',
 ])
 
 
 def div_(self, *args, **kwargs):
     _r = _div__parser.parse(args, kwargs)
-    # aten::div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
-    return _call('div_.Tensor', self, _r.tensor(0))
+    if _r.idx == 0:
+        # aten::div_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _call('div_.Tensor', self, _r.tensor(0))
+    if _r.idx == 1:
+        # aten::div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
+        return _call('div_.Tensor_mode', self, _r.tensor(0), rounding_mode=_r.value(1))
+    # aten::div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
+    return _call('div_.Scalar_mode', self, _r.scalar(0), rounding_mode=_r.value(1))
+
+
+_dot_parser = PythonArgParser([
+    'dot(Tensor tensor)',
+])
+
+
+def dot(self, *args, **kwargs):
+    _r = _dot_parser.parse(args, kwargs)
+    # aten::dot(Tensor self, Tensor tensor) -> Tensor
+    return _call('dot', self, _r.tensor(0))
 
 
 _eq_parser = PythonArgParser([
@@ -293,6 +673,27 @@ def eq(self, *args, **kwargs):
         return _call('eq.Tensor', self, _r.tensor(0))
     # aten::eq.Scalar(Tensor self, Scalar other) -> Tensor
     return _call('eq.Scalar', self, _r.scalar(0))
+
+
+_equal_parser = PythonArgParser([
+    'equal(Tensor other)',
+])
+
+
+def equal(self, *args, **kwargs):
+    _r = _equal_parser.parse(args, kwargs)
+    # aten::equal(Tensor self, Tensor other) -> bool
+    return _call('equal', self, _r.tensor(0))
+
+
+def erf(self):
+    # aten::erf(Tensor self) -> Tensor
+    return _call('erf', self)
+
+
+def erf_(self):
+    # aten::erf_(Tensor(a!) self) -> Tensor(a!)
+    return _call('erf_', self)
 
 
 def exp(self):
@@ -368,6 +769,66 @@ def fliplr(self):
 def flipud(self):
     # aten::flipud(Tensor self) -> Tensor
     return _call('flipud', self)
+
+
+_floor_divide_parser = PythonArgParser([
+    'floor_divide(Tensor other)',
+    'floor_divide(Scalar other)',
+])
+
+
+def floor_divide(self, *args, **kwargs):
+    _r = _floor_divide_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::floor_divide(Tensor self, Tensor other) -> Tensor
+        return _call('floor_divide', self, _r.tensor(0))
+    # aten::floor_divide.Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('floor_divide.Scalar', self, _r.scalar(0))
+
+
+_floor_divide__parser = PythonArgParser([
+    'floor_divide_(Tensor other)',
+    'floor_divide_(Scalar other)',
+])
+
+
+def floor_divide_(self, *args, **kwargs):
+    _r = _floor_divide__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::floor_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _call('floor_divide_.Tensor', self, _r.tensor(0))
+    # aten::floor_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _call('floor_divide_.Scalar', self, _r.scalar(0))
+
+
+_fmod_parser = PythonArgParser([
+    'fmod(Tensor other)',
+    'fmod(Scalar other)',
+])
+
+
+def fmod(self, *args, **kwargs):
+    _r = _fmod_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('fmod.Tensor', self, _r.tensor(0))
+    # aten::fmod.Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('fmod.Scalar', self, _r.scalar(0))
+
+
+_fmod__parser = PythonArgParser([
+    'fmod_(Tensor other)',
+    'fmod_(Scalar other)',
+])
+
+
+def fmod_(self, *args, **kwargs):
+    _r = _fmod__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::fmod_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _call('fmod_.Tensor', self, _r.tensor(0))
+    # aten::fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _call('fmod_.Scalar', self, _r.scalar(0))
 
 
 _gather_parser = PythonArgParser([
@@ -465,6 +926,43 @@ def is_coalesced(self):
     return _call('is_coalesced', self)
 
 
+_isclose_parser = PythonArgParser([
+    'isclose(Tensor other, double rtol=1e-05, double atol=1e-08, bool equal_nan=False)',
+])
+
+
+def isclose(self, *args, **kwargs):
+    _r = _isclose_parser.parse(args, kwargs)
+    # aten::isclose(Tensor self, Tensor other, float rtol=1e-05, float atol=1e-08, bool equal_nan=False) -> Tensor
+    return _call('isclose', self, _r.tensor(0), _r.to_double(1), _r.to_double(2), _r.to_bool(3))
+
+
+def isfinite(self):
+    # aten::isfinite(Tensor self) -> Tensor
+    return _call('isfinite', self)
+
+
+def isinf(self):
+    # aten::isinf(Tensor self) -> Tensor
+    return _call('isinf', self)
+
+
+def isnan(self):
+    # aten::isnan(Tensor self) -> Tensor
+    return _call('isnan', self)
+
+
+_kthvalue_parser = PythonArgParser([
+    'kthvalue(SymInt k, int64_t dim=-1, bool keepdim=False)',
+])
+
+
+def kthvalue(self, *args, **kwargs):
+    _r = _kthvalue_parser.parse(args, kwargs)
+    # aten::kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+    return _call('kthvalue', self, _r.to_int64(0), _r.to_int64(1), _r.to_bool(2))
+
+
 _le_parser = PythonArgParser([
     'le(Tensor other)',
     'le(Scalar other)',
@@ -478,6 +976,36 @@ def le(self, *args, **kwargs):
         return _call('le.Tensor', self, _r.tensor(0))
     # aten::le.Scalar(Tensor self, Scalar other) -> Tensor
     return _call('le.Scalar', self, _r.scalar(0))
+
+
+_lerp_parser = PythonArgParser([
+    'lerp(Tensor end, Tensor weight)',
+    'lerp(Tensor end, Scalar weight)',
+])
+
+
+def lerp(self, *args, **kwargs):
+    _r = _lerp_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+        return _call('lerp.Tensor', self, _r.tensor(0), _r.tensor(1))
+    # aten::lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+    return _call('lerp.Scalar', self, _r.tensor(0), _r.scalar(1))
+
+
+_lerp__parser = PythonArgParser([
+    'lerp_(Tensor end, Tensor weight)',
+    'lerp_(Tensor end, Scalar weight)',
+])
+
+
+def lerp_(self, *args, **kwargs):
+    _r = _lerp__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::lerp_.Tensor(Tensor(a!) self, Tensor end, Tensor weight) -> Tensor(a!)
+        return _call('lerp_.Tensor', self, _r.tensor(0), _r.tensor(1))
+    # aten::lerp_.Scalar(Tensor(a!) self, Tensor end, Scalar weight) -> Tensor(a!)
+    return _call('lerp_.Scalar', self, _r.tensor(0), _r.scalar(1))
 
 
 def log(self):
@@ -499,6 +1027,17 @@ def log_softmax(self, *args, **kwargs):
     _r = _log_softmax_parser.parse(args, kwargs)
     # aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
     return _call('log_softmax.int', self, _r.to_int64(0), _r.scalartype(1))
+
+
+_logsumexp_parser = PythonArgParser([
+    'logsumexp(IntArrayRef[1] dim, bool keepdim=False)',
+])
+
+
+def logsumexp(self, *args, **kwargs):
+    _r = _logsumexp_parser.parse(args, kwargs)
+    # aten::logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor
+    return _call('logsumexp', self, _r.intlist(0), _r.to_bool(1))
 
 
 _lt_parser = PythonArgParser([
@@ -613,6 +1152,21 @@ def mean(self, *args, **kwargs):
     return _call('mean.dim', self, _r.intlist(0), _r.to_bool(1), dtype=_r.scalartype(2))
 
 
+_median_parser = PythonArgParser([
+    'median()',
+    'median(int64_t dim, bool keepdim=False)',
+])
+
+
+def median(self, *args, **kwargs):
+    _r = _median_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::median(Tensor self) -> Tensor
+        return _call('median', self)
+    # aten::median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    return _call('median.dim', self, _r.to_int64(0), _r.to_bool(1))
+
+
 _min_parser = PythonArgParser([
     'min()',
     'min(Tensor other)',
@@ -652,6 +1206,17 @@ def mm(self, *args, **kwargs):
     _r = _mm_parser.parse(args, kwargs)
     # aten::mm(Tensor self, Tensor mat2) -> Tensor
     return _call('mm', self, _r.tensor(0))
+
+
+_mode_parser = PythonArgParser([
+    'mode(int64_t dim=-1, bool keepdim=False)',
+])
+
+
+def mode(self, *args, **kwargs):
+    _r = _mode_parser.parse(args, kwargs)
+    # aten::mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+    return _call('mode', self, _r.to_int64(0), _r.to_bool(1))
 
 
 _moveaxis_parser = PythonArgParser([
@@ -806,6 +1371,21 @@ def nonzero(self):
     return _call('nonzero', self)
 
 
+_norm_parser = PythonArgParser([
+    'norm(Scalar p=2)',
+    'norm(Scalar? p, IntArrayRef[1] dim, bool keepdim=False)',
+])
+
+
+def norm(self, *args, **kwargs):
+    _r = _norm_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::norm.Scalar(Tensor self, Scalar p=2) -> Tensor
+        return _call('norm.Scalar', self, _r.scalar(0))
+    # aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+    return _call('norm.ScalarOpt_dim', self, _r.scalar(0), _r.intlist(1), _r.to_bool(2))
+
+
 _normal__parser = PythonArgParser([
     'normal_(double mean=0, double std=1, *, Generator? generator=None)',
 ])
@@ -815,6 +1395,17 @@ def normal_(self, *args, **kwargs):
     _r = _normal__parser.parse(args, kwargs)
     # aten::normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
     return _call('normal_', self, _r.to_double(0), _r.to_double(1), generator=_r.value(2))
+
+
+_outer_parser = PythonArgParser([
+    'outer(Tensor vec2)',
+])
+
+
+def outer(self, *args, **kwargs):
+    _r = _outer_parser.parse(args, kwargs)
+    # aten::outer(Tensor self, Tensor vec2) -> Tensor
+    return _call('outer', self, _r.tensor(0))
 
 
 _permute_parser = PythonArgParser([
@@ -841,6 +1432,21 @@ def pow(self, *args, **kwargs):
         return _call('pow.Tensor_Tensor', self, _r.tensor(0))
     # aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
     return _call('pow.Tensor_Scalar', self, _r.scalar(0))
+
+
+_pow__parser = PythonArgParser([
+    'pow_(Tensor exponent)',
+    'pow_(Scalar exponent)',
+])
+
+
+def pow_(self, *args, **kwargs):
+    _r = _pow__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+        return _call('pow_.Tensor', self, _r.tensor(0))
+    # aten::pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+    return _call('pow_.Scalar', self, _r.scalar(0))
 
 
 _prod_parser = PythonArgParser([
@@ -885,6 +1491,36 @@ def relu(self):
 def relu_(self):
     # aten::relu_(Tensor(a!) self) -> Tensor(a!)
     return _call('relu_', self)
+
+
+_remainder_parser = PythonArgParser([
+    'remainder(Tensor other)',
+    'remainder(Scalar other)',
+])
+
+
+def remainder(self, *args, **kwargs):
+    _r = _remainder_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('remainder.Tensor', self, _r.tensor(0))
+    # aten::remainder.Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('remainder.Scalar', self, _r.scalar(0))
+
+
+_remainder__parser = PythonArgParser([
+    'remainder_(Tensor other)',
+    'remainder_(Scalar other)',
+])
+
+
+def remainder_(self, *args, **kwargs):
+    _r = _remainder__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::remainder_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _call('remainder_.Tensor', self, _r.tensor(0))
+    # aten::remainder_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _call('remainder_.Scalar', self, _r.scalar(0))
 
 
 _repeat_parser = PythonArgParser([
@@ -933,6 +1569,36 @@ def roll(self, *args, **kwargs):
     _r = _roll_parser.parse(args, kwargs)
     # aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
     return _call('roll', self, _r.intlist(0), _r.intlist(1))
+
+
+_round_parser = PythonArgParser([
+    'round()',
+    'round(*, int64_t decimals)',
+])
+
+
+def round(self, *args, **kwargs):
+    _r = _round_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::round(Tensor self) -> Tensor
+        return _call('round', self)
+    # aten::round.decimals(Tensor self, *, int decimals) -> Tensor
+    return _call('round.decimals', self, decimals=_r.to_int64(0))
+
+
+_round__parser = PythonArgParser([
+    'round_()',
+    'round_(*, int64_t decimals)',
+])
+
+
+def round_(self, *args, **kwargs):
+    _r = _round__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::round_(Tensor(a!) self) -> Tensor(a!)
+        return _call('round_', self)
+    # aten::round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+    return _call('round_.decimals', self, decimals=_r.to_int64(0))
 
 
 _scatter_parser = PythonArgParser([
@@ -1008,6 +1674,26 @@ def sigmoid_(self):
     return _call('sigmoid_', self)
 
 
+def sign(self):
+    # aten::sign(Tensor self) -> Tensor
+    return _call('sign', self)
+
+
+def sign_(self):
+    # aten::sign_(Tensor(a!) self) -> Tensor(a!)
+    return _call('sign_', self)
+
+
+def sin(self):
+    # aten::sin(Tensor self) -> Tensor
+    return _call('sin', self)
+
+
+def sin_(self):
+    # aten::sin_(Tensor(a!) self) -> Tensor(a!)
+    return _call('sin_', self)
+
+
 _softmax_parser = PythonArgParser([
     'softmax(int64_t dim, ScalarType? dtype=None)',
 ])
@@ -1017,6 +1703,21 @@ def softmax(self, *args, **kwargs):
     _r = _softmax_parser.parse(args, kwargs)
     # aten::softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
     return _call('softmax.int', self, _r.to_int64(0), _r.scalartype(1))
+
+
+_sort_parser = PythonArgParser([
+    'sort(*, bool? stable, int64_t dim=-1, bool descending=False)',
+    'sort(int64_t dim=-1, bool descending=False)',
+])
+
+
+def sort(self, *args, **kwargs):
+    _r = _sort_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+        return _call('sort.stable', self, stable=_r.to_bool(0), dim=_r.to_int64(1), descending=_r.to_bool(2))
+    # aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+    return _call('sort', self, _r.to_int64(0), _r.to_bool(1))
 
 
 def sparse_dim(self):
@@ -1066,6 +1767,25 @@ def squeeze(self, *args, **kwargs):
         return _call('squeeze.dims', self, _r.to_int64(0))
     # aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
     return _call('squeeze.dims', self, _r.intlist(0))
+
+
+_std_parser = PythonArgParser([
+    'std(IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)',
+    'std(IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
+    'std(bool unbiased=True)',
+])
+
+
+def std(self, *args, **kwargs):
+    _r = _std_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::std.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+        return _call('std.dim', self, _r.intlist(0), _r.to_bool(1), _r.to_bool(2))
+    if _r.idx == 1:
+        # aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+        return _call('std.correction', self, _r.intlist(0), correction=_r.scalar(1), keepdim=_r.to_bool(2))
+    # aten::std(Tensor self, bool unbiased=True) -> Tensor
+    return _call('std', self, _r.to_bool(0))
 
 
 _sub_parser = PythonArgParser([
@@ -1132,6 +1852,16 @@ def take(self, *args, **kwargs):
     return _call('take', self, _r.tensor(0))
 
 
+def tan(self):
+    # aten::tan(Tensor self) -> Tensor
+    return _call('tan', self)
+
+
+def tan_(self):
+    # aten::tan_(Tensor(a!) self) -> Tensor(a!)
+    return _call('tan_', self)
+
+
 def tanh(self):
     # aten::tanh(Tensor self) -> Tensor
     return _call('tanh', self)
@@ -1177,6 +1907,17 @@ def to_sparse(self, *args, **kwargs):
         return _call('to_sparse', self, layout=_r.value(0), blocksize=_r.intlist(1), dense_dim=_r.to_int64(2))
     # aten::to_sparse.sparse_dim(Tensor self, int sparse_dim) -> Tensor
     return _call('to_sparse.sparse_dim', self, _r.to_int64(0))
+
+
+_topk_parser = PythonArgParser([
+    'topk(SymInt k, int64_t dim=-1, bool largest=True, bool sorted=True)',
+])
+
+
+def topk(self, *args, **kwargs):
+    _r = _topk_parser.parse(args, kwargs)
+    # aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+    return _call('topk', self, _r.to_int64(0), _r.to_int64(1), _r.to_bool(2), _r.to_bool(3))
 
 
 _transpose_parser = PythonArgParser([
@@ -1272,6 +2013,25 @@ def values(self):
     return _call('values', self)
 
 
+_var_parser = PythonArgParser([
+    'var(IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)',
+    'var(IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
+    'var(bool unbiased=True)',
+])
+
+
+def var(self, *args, **kwargs):
+    _r = _var_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::var.dim(Tensor self, int[1]? dim, bool unbiased=True, bool keepdim=False) -> Tensor
+        return _call('var.dim', self, _r.intlist(0), _r.to_bool(1), _r.to_bool(2))
+    if _r.idx == 1:
+        # aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+        return _call('var.correction', self, _r.intlist(0), correction=_r.scalar(1), keepdim=_r.to_bool(2))
+    # aten::var(Tensor self, bool unbiased=True) -> Tensor
+    return _call('var', self, _r.to_bool(0))
+
+
 _view_parser = PythonArgParser([
     'view(ScalarType dtype)',
     'view(SymIntArrayRef size)',
@@ -1321,6 +2081,24 @@ __lt__ = type_error_to_not_implemented(lt, '__lt__')
 __le__ = type_error_to_not_implemented(le, '__le__')
 __gt__ = type_error_to_not_implemented(gt, '__gt__')
 __ge__ = type_error_to_not_implemented(ge, '__ge__')
+__ipow__ = type_error_to_not_implemented(pow_, '__ipow__')
+__floordiv__ = type_error_to_not_implemented(floor_divide, '__floordiv__')
+__ifloordiv__ = type_error_to_not_implemented(floor_divide_, '__ifloordiv__')
+__mod__ = type_error_to_not_implemented(remainder, '__mod__')
+__imod__ = type_error_to_not_implemented(remainder_, '__imod__')
+__and__ = type_error_to_not_implemented(bitwise_and, '__and__')
+__rand__ = type_error_to_not_implemented(bitwise_and, '__rand__')
+__iand__ = type_error_to_not_implemented(bitwise_and_, '__iand__')
+__or__ = type_error_to_not_implemented(bitwise_or, '__or__')
+__ror__ = type_error_to_not_implemented(bitwise_or, '__ror__')
+__ior__ = type_error_to_not_implemented(bitwise_or_, '__ior__')
+__xor__ = type_error_to_not_implemented(bitwise_xor, '__xor__')
+__rxor__ = type_error_to_not_implemented(bitwise_xor, '__rxor__')
+__ixor__ = type_error_to_not_implemented(bitwise_xor_, '__ixor__')
+__lshift__ = type_error_to_not_implemented(bitwise_left_shift, '__lshift__')
+__ilshift__ = type_error_to_not_implemented(bitwise_left_shift_, '__ilshift__')
+__rshift__ = type_error_to_not_implemented(bitwise_right_shift, '__rshift__')
+__irshift__ = type_error_to_not_implemented(bitwise_right_shift_, '__irshift__')
 
 # What _tensor.py attaches to Tensor.
 METHODS = {
@@ -1333,26 +2111,57 @@ METHODS = {
     'abs_': abs_,
     'add': add,
     'add_': add_,
+    'addmv': addmv,
+    'all': all,
+    'allclose': allclose,
     'amax': amax,
     'amin': amin,
+    'any': any,
     'argmax': argmax,
     'argmin': argmin,
+    'argsort': argsort,
     'argwhere': argwhere,
     'as_strided': as_strided,
+    'baddbmm': baddbmm,
     'bernoulli': bernoulli,
     'bernoulli_': bernoulli_,
+    'bitwise_and': bitwise_and,
+    'bitwise_and_': bitwise_and_,
+    'bitwise_left_shift': bitwise_left_shift,
+    'bitwise_left_shift_': bitwise_left_shift_,
+    'bitwise_not': bitwise_not,
+    'bitwise_not_': bitwise_not_,
+    'bitwise_or': bitwise_or,
+    'bitwise_or_': bitwise_or_,
+    'bitwise_right_shift': bitwise_right_shift,
+    'bitwise_right_shift_': bitwise_right_shift_,
+    'bitwise_xor': bitwise_xor,
+    'bitwise_xor_': bitwise_xor_,
     'bmm': bmm,
     'chunk': chunk,
+    'clamp': clamp,
+    'clamp_': clamp_,
+    'clip': clip,
+    'clip_': clip_,
     'clone': clone,
     'coalesce': coalesce,
     'copy_': copy_,
+    'cos': cos,
+    'cos_': cos_,
+    'count_nonzero': count_nonzero,
+    'cumprod': cumprod,
+    'cumsum': cumsum,
     'dense_dim': dense_dim,
     'diag': diag,
     'diag_embed': diag_embed,
     'diagonal': diagonal,
     'div': div,
     'div_': div_,
+    'dot': dot,
     'eq': eq,
+    'equal': equal,
+    'erf': erf,
+    'erf_': erf_,
     'exp': exp,
     'exp_': exp_,
     'expand': expand,
@@ -1362,6 +2171,10 @@ METHODS = {
     'flip': flip,
     'fliplr': fliplr,
     'flipud': flipud,
+    'floor_divide': floor_divide,
+    'floor_divide_': floor_divide_,
+    'fmod': fmod,
+    'fmod_': fmod_,
     'gather': gather,
     'ge': ge,
     'gt': gt,
@@ -1371,10 +2184,18 @@ METHODS = {
     'index_select': index_select,
     'indices': indices,
     'is_coalesced': is_coalesced,
+    'isclose': isclose,
+    'isfinite': isfinite,
+    'isinf': isinf,
+    'isnan': isnan,
+    'kthvalue': kthvalue,
     'le': le,
+    'lerp': lerp,
+    'lerp_': lerp_,
     'log': log,
     'log_': log_,
     'log_softmax': log_softmax,
+    'logsumexp': logsumexp,
     'lt': lt,
     'masked_fill': masked_fill,
     'masked_fill_': masked_fill_,
@@ -1383,9 +2204,11 @@ METHODS = {
     'max': max,
     'maximum': maximum,
     'mean': mean,
+    'median': median,
     'min': min,
     'minimum': minimum,
     'mm': mm,
+    'mode': mode,
     'moveaxis': moveaxis,
     'movedim': movedim,
     'mul': mul,
@@ -1400,17 +2223,24 @@ METHODS = {
     'new_ones': new_ones,
     'new_zeros': new_zeros,
     'nonzero': nonzero,
+    'norm': norm,
     'normal_': normal_,
+    'outer': outer,
     'permute': permute,
     'pow': pow,
+    'pow_': pow_,
     'prod': prod,
     'random_': random_,
     'relu': relu,
     'relu_': relu_,
+    'remainder': remainder,
+    'remainder_': remainder_,
     'repeat': repeat,
     'repeat_interleave': repeat_interleave,
     'reshape': reshape,
     'roll': roll,
+    'round': round,
+    'round_': round_,
     'scatter': scatter,
     'scatter_': scatter_,
     'scatter_add': scatter_add,
@@ -1418,23 +2248,32 @@ METHODS = {
     'select': select,
     'sigmoid': sigmoid,
     'sigmoid_': sigmoid_,
+    'sign': sign,
+    'sign_': sign_,
+    'sin': sin,
+    'sin_': sin_,
     'softmax': softmax,
+    'sort': sort,
     'sparse_dim': sparse_dim,
     'split': split,
     'sqrt': sqrt,
     'sqrt_': sqrt_,
     'squeeze': squeeze,
+    'std': std,
     'sub': sub,
     'sub_': sub_,
     'sum': sum,
     'swapaxes': swapaxes,
     't': t,
     'take': take,
+    'tan': tan,
+    'tan_': tan_,
     'tanh': tanh,
     'tanh_': tanh_,
     'tile': tile,
     'to_dense': to_dense,
     'to_sparse': to_sparse,
+    'topk': topk,
     'transpose': transpose,
     'tril': tril,
     'triu': triu,
@@ -1444,6 +2283,7 @@ METHODS = {
     'uniform_': uniform_,
     'unsqueeze': unsqueeze,
     'values': values,
+    'var': var,
     'view': view,
     'where': where,
     'zero_': zero_,
@@ -1465,4 +2305,22 @@ METHODS = {
     '__le__': __le__,
     '__gt__': __gt__,
     '__ge__': __ge__,
+    '__ipow__': __ipow__,
+    '__floordiv__': __floordiv__,
+    '__ifloordiv__': __ifloordiv__,
+    '__mod__': __mod__,
+    '__imod__': __imod__,
+    '__and__': __and__,
+    '__rand__': __rand__,
+    '__iand__': __iand__,
+    '__or__': __or__,
+    '__ror__': __ror__,
+    '__ior__': __ior__,
+    '__xor__': __xor__,
+    '__rxor__': __rxor__,
+    '__ixor__': __ixor__,
+    '__lshift__': __lshift__,
+    '__ilshift__': __ilshift__,
+    '__rshift__': __rshift__,
+    '__irshift__': __irshift__,
 }

@@ -411,3 +411,124 @@ def take_backward(grad, sizes, index):
 __all__ += ["cat_tensors_backward", "stack_tensors_backward", "unbind_backward", "roll_backward", "repeat_backward",
             "index_backward", "index_select_backward", "gather_backward", "masked_fill_backward",
             "masked_select_backward", "take_backward"]
+# ---------------------------------------------------------------------- math (issue 16)
+__all__ += ["gelu_backward", "silu_backward", "softplus_backward", "clamp_backward"]
+
+
+def gelu_backward(grad, self, approximate):
+    """d/dx x Phi(x) = Phi(x) + x phi(x); with approximate="tanh", the derivative of that fit."""
+    if approximate == "tanh":
+        k = math.sqrt(2 / math.pi)
+        inner = k * (self + 0.044715 * self.pow(3))
+        t = inner.tanh()
+        d_inner = k * (1 + 3 * 0.044715 * self * self)
+        return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * d_inner)
+    cdf = 0.5 * (1 + (self * (1 / math.sqrt(2))).erf())
+    pdf = (-0.5 * self * self).exp() * (1 / math.sqrt(2 * math.pi))
+    return grad * (cdf + self * pdf)
+
+
+def silu_backward(grad, self):
+    """d/dx x sigmoid(x) = sigmoid(x) (1 + x (1 - sigmoid(x)))."""
+    s = self.sigmoid()
+    return grad * s * (1 + self * (1 - s))
+
+
+def softplus_backward(grad, self, beta, threshold):
+    """sigmoid(beta x), or 1 past the threshold, where softplus is the identity."""
+    z = (self * beta).sigmoid()
+    return where(self * beta > threshold, grad, grad * z)
+
+
+def _inside(self, bound, keep):
+    return wrap_scalar(True) if bound is None else keep(self, bound)
+
+
+def clamp_backward(grad, self, min, max):
+    """The gradient passes where ``min <= self <= max`` (torch's ``clamp_backward``)."""
+    inside = _inside(self, min, lambda s, b: s >= b).bitwise_and(_inside(self, max, lambda s, b: s <= b))
+    return where(inside, grad, 0)
+
+
+__all__ += ["var_backward", "std_backward", "logsumexp_backward", "linalg_vector_norm_backward"]
+
+
+def _all_dims(dims, ndim):
+    return list(range(ndim)) if dims is None or (not isinstance(dims, int) and len(dims) == 0) else dims
+
+
+def var_backward(grad, self, dims, correction, keepdim):
+    """d var / dx = 2 (x - mean) / (N - correction)."""
+    dims = _all_dims(dims, self.dim())
+    dims = [dims] if isinstance(dims, int) else dims
+    n = 1
+    for d in dims:
+        n *= self.shape[d] if self.dim() else 1
+    correction = 1 if correction is None else correction
+    grad = restore_reduced_dims(grad, dims, keepdim, self.dim())
+    return (2.0 / (n - correction)) * grad * (self - self.mean(dims, keepdim=True))
+
+
+def std_backward(result, grad, self, dims, correction, keepdim):
+    """std = sqrt(var): the var gradient scaled by 1 / (2 std); 0 where std is 0, as torch."""
+    grad_var = where(result == 0, 0, grad / (result * 2))
+    return var_backward(grad_var, self, dims, correction, keepdim)
+
+
+def logsumexp_backward(grad, self, result, dims, keepdim):
+    """d/dx log sum exp(x) = softmax(x) = exp(x - result)."""
+    grad = restore_reduced_dims(grad, dims, keepdim, self.dim())
+    result = restore_reduced_dims(result, dims, keepdim, self.dim())
+    return grad * (self - result).exp()
+
+
+def linalg_vector_norm_backward(grad, self, ord, result, dims, keepdim):
+    """The gradient of ||x||_p: sign(x) |x|^(p-1) / ||x||^(p-1); for inf, shared among the
+    elements that reach the max; 0 for p = 0 and where the norm is 0."""
+    dims = _all_dims(dims, self.dim())
+    grad = restore_reduced_dims(grad, dims, keepdim, self.dim())
+    result = restore_reduced_dims(result, dims, keepdim, self.dim())
+    if ord == 0:
+        return zeros_like(self)
+    if ord == 1:
+        return grad * sgn(self)
+    if ord == 2:
+        return where(result == 0, 0, grad * self / result)
+    if math.isinf(ord):
+        hits = (self.abs() == result).to(self.dtype)
+        return grad * sgn(self) * hits / hits.sum(dims, keepdim=True)
+    scale = self.abs().pow(ord - 2) * self / result.pow(ord - 1)
+    return where(result == 0, 0, grad * scale)
+
+
+__all__ += ["sort_backward"]
+
+
+def sort_backward(grad, dim, indices, sizes):
+    """sort/topk: output j along ``dim`` came from input ``indices[j]``; each input element
+    sums the gradients of the outputs taken from it (a scatter, written as a one-hot product)."""
+    if not sizes:
+        return grad.reshape(())
+    dim = dim % len(sizes)
+    g, i = grad.movedim(dim, -1), indices.movedim(dim, -1)
+    positions = arange(sizes[dim], device=grad.device).unsqueeze(-1)
+    hits = i.unsqueeze(-2) == positions                     # (..., n, k)
+    return (g.unsqueeze(-2) * hits).sum(-1).movedim(-1, dim)
+
+
+__all__ += ["cumsum_backward", "cumprod_backward"]
+
+
+def cumsum_backward(grad, dim):
+    """Input i feeds outputs i.. n-1: the reversed cumulative sum, total - cumsum + grad."""
+    if grad.dim() == 0:
+        return grad
+    return grad.sum(dim, keepdim=True) - grad.cumsum(dim) + grad
+
+
+def cumprod_backward(grad, self, dim, result):
+    """d result_j / d x_i = result_j / x_i for j >= i: sum_j>=i grad_j result_j, over x_i.
+    (Exact where no input is 0; torch's FunctionsManual handles zeros separately.)"""
+    if self.dim() == 0:
+        return grad
+    return cumsum_backward(grad * result, dim) / self

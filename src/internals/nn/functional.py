@@ -131,3 +131,22 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         raise NotImplementedError("internals' cross_entropy takes class-index targets, not probabilities")
     class_dim = 1 if input.dim() >= 2 else 0
     return nll_loss(log_softmax(input, class_dim), target, weight, size_average, ignore_index, reduce, reduction)
+
+
+# ---- math (issue 16): the activations torch binds in torch._C._nn
+__all__ += ["gelu", "silu", "softplus"]
+
+
+def gelu(input, approximate="none"):
+    from .._functional import gelu as _gelu
+    return _gelu(input, approximate=approximate)
+
+
+def silu(input, inplace=False):
+    from .._functional import silu as _silu, silu_ as _silu_
+    return _silu_(input) if inplace else _silu(input)
+
+
+def softplus(input, beta=1.0, threshold=20.0):
+    from .._functional import softplus as _softplus
+    return _softplus(input, beta, threshold)

@@ -4,24 +4,30 @@
 :func:`kernel` finds it among the families.
 """
 from . import (
+    binary_ops,
+    blas,
     copy,
     distributions,
     elementwise,
     indexing,
     linear_algebra,
     reduce_ops,
+    reduce_ops_math,
     softmax,
+    sorting,
     tensor_factories,
     tensor_shape,
     tensor_transformations,
     triangular_ops,
+    unary_ops,
 )
 from .sparse import sparse_tensor, sparse_tensor_math
 
 __all__ = ["kernel", "FAMILIES"]
 
-FAMILIES = (copy, distributions, elementwise, indexing, linear_algebra, reduce_ops, softmax, tensor_factories,
-            tensor_shape, tensor_transformations, triangular_ops, sparse_tensor, sparse_tensor_math)
+FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, linear_algebra, blas, reduce_ops,
+            reduce_ops_math, sorting, softmax, tensor_factories, tensor_shape, tensor_transformations, triangular_ops,
+            sparse_tensor, sparse_tensor_math)
 
 
 def kernel(name):

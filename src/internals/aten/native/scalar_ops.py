@@ -10,6 +10,7 @@ simulator these are plain Python calls into the same table.
 """
 import math
 
+import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
@@ -136,10 +137,73 @@ def identity(x):
     return x        # a CPU copy: the loop's store converts to the output's dtype, as C does
 
 
+# ---- math (issue 16): UnaryOps.cpp's kernels, in the compute dtype (float32 for 16-bit floats)
+@register_jitable
+def sin(x):
+    return math.sin(x)
+
+
+@register_jitable
+def cos(x):
+    return math.cos(x)
+
+
+@register_jitable
+def tan(x):
+    return math.tan(x)
+
+
+@register_jitable
+def erf(x):
+    return math.erf(x)
+
+
+@register_jitable
+def gelu(x):
+    """``GeluKernel.cpp``, approximate="none": x * Phi(x), Phi the normal distribution's CDF."""
+    return x * 0.5 * (1 + math.erf(x * 0.7071067811865476))
+
+
+@register_jitable
+def gelu_tanh(x):
+    """approximate="tanh": the tanh fit of Phi."""
+    inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)
+    return 0.5 * x * (1 + math.tanh(inner))
+
+
+@register_jitable
+def silu(x):
+    return x / (1 + exp(-x))
+
+
+@register_jitable
+def sign(x):
+    return (0 < x) - (x < 0)       # as ``sign_kernel``: NaN gives 0, -0.0 gives 0
+
+
+@register_jitable
+def nearbyint(x):
+    """Round half to even (C's ``nearbyint``), as ``round`` does."""
+    if not abs(x) < 4503599627370496.0:     # 2**52: already an integer (or inf, or NaN)
+        return x
+    r = math.floor(x + 0.5)
+    if r - x == 0.5 and r % 2 != 0:
+        r -= 1
+    return math.copysign(r, x)              # keeps the sign of -0.4 -> -0.0
+
+
+@register_jitable
+def bitwise_not(x):
+    return ~x               # integers only: a bool tensor's ``~`` is LOGICAL_NOT
+
+
 UNARY = (neg, absolute, exp, log, sqrt, relu, sigmoid, tanh, logical_not,
          float_bits_to_half, half_bits_to_float, float_bits_to_bf16, bf16_bits_to_float, identity)
 (NEG, ABS, EXP, LOG, SQRT, RELU, SIGMOID, TANH, LOGICAL_NOT,
  FLOAT_BITS_TO_HALF, HALF_BITS_TO_FLOAT, FLOAT_BITS_TO_BF16, BF16_BITS_TO_FLOAT, IDENTITY) = range(len(UNARY))
+# ---- math (issue 16): appended, so that the op numbers above stay what they were
+UNARY += (sin, cos, tan, erf, gelu, gelu_tanh, silu, sign, nearbyint, bitwise_not)
+SIN, COS, TAN, ERF, GELU, GELU_TANH, SILU, SIGN, NEARBYINT, BITWISE_NOT = range(len(UNARY) - 10, len(UNARY))
 
 
 # ----------------------------------------------------------------------------- binary ops
@@ -226,10 +290,139 @@ def ge(a, b, alpha):
     return a >= b
 
 
+def fmod(a, b):
+    """C's ``fmod``, exact: Python (and the CUDA simulator) has ``math.fmod``; in jitted code
+    Numba has ``math.fmod`` on CUDA only, and NumPy's on the CPU (see the overloads below)."""
+    return math.fmod(a, b)
+
+
+@overload(fmod, target="cpu")
+def _fmod_cpu(a, b):
+    return lambda a, b: np.fmod(a, b)
+
+
+@overload(fmod, target="cuda")
+def _fmod_cuda(a, b):
+    return lambda a, b: math.fmod(a, b)
+
+
+# ---- math (issue 16): BinaryOpsKernel.cpp's kernels. Integer and floating versions are separate
+# ops where C++ computes them differently; the caller picks one by the compute dtype.
+@register_jitable
+def div_floor_int(a, b, alpha):
+    return a // b           # Python's // floors, as ``div_floor_kernel`` does for integers
+
+
+@register_jitable
+def div_floor_float(a, b, alpha):
+    """``div_floor_floating``: floor(a / b) computed from fmod, so it is exact where a / b rounds up."""
+    if b == 0:
+        return a / b
+    mod = fmod(a, b)
+    div = (a - mod) / b
+    if mod != 0 and (b < 0) != (mod < 0):
+        div -= 1
+    if div == 0:
+        return math.copysign(0.0, a / b)
+    floordiv = math.floor(div)
+    if div - floordiv > 0.5:
+        floordiv += 1
+    return floordiv
+
+
+@register_jitable
+def div_trunc_int(a, b, alpha):
+    q = a // b
+    return q + 1 if q < 0 and q * b != a else q
+
+
+@register_jitable
+def div_trunc_float(a, b, alpha):
+    return math.trunc(a / b) if b != 0 else a / b
+
+
+@register_jitable
+def remainder_int(a, b, alpha):
+    return a % b            # Python's % takes the divisor's sign, as torch's remainder
+
+
+@register_jitable
+def remainder_float(a, b, alpha):
+    mod = fmod(a, b) if b != 0 else math.nan
+    return mod + b if mod != 0 and (b < 0) != (mod < 0) else mod
+
+
+@register_jitable
+def fmod_int(a, b, alpha):
+    r = a % b
+    return r - b if r != 0 and (r < 0) != (a < 0) else r     # C's %: the dividend's sign
+
+
+@register_jitable
+def fmod_float(a, b, alpha):
+    return fmod(a, b) if b != 0 and not math.isinf(a) else math.nan
+
+
+@register_jitable
+def bitwise_and(a, b, alpha):
+    return a & b
+
+
+@register_jitable
+def bitwise_or(a, b, alpha):
+    return a | b
+
+
+@register_jitable
+def bitwise_xor(a, b, alpha):
+    return a ^ b
+
+
+@register_jitable
+def lshift(a, b, alpha):
+    """Shifting by a negative count or past 63 bits gives 0 (``lshift_kernel``); narrower types
+    lose the high bits on the store, which is their own past-the-width case."""
+    return a << b if 0 <= b < 64 else a - a
+
+
+@register_jitable
+def rshift(a, b, alpha):
+    """Past the width, an arithmetic shift by width - 1 (the sign fills every bit)."""
+    return a >> b if 0 <= b < 64 else a >> 63
+
+
+@register_jitable
+def round_decimals(a, ten_pow, negative):
+    """``round(decimals=d)``: ``ten_pow`` is 10 ** |d|; for negative d round a / 10**|d|."""
+    if negative:
+        return nearbyint(a / ten_pow) * ten_pow
+    return nearbyint(a * ten_pow) / ten_pow
+
+
+@register_jitable
+def softplus(x, beta, threshold):
+    """log(1 + exp(beta x)) / beta, or x itself past the threshold (``softplus_kernel``)."""
+    return x if x * beta > threshold else math.log1p(exp(x * beta)) / beta
+
+
+@register_jitable
+def lerp(start, end, weight):
+    """``lerp`` with a scalar weight: from the nearer end, as ATen's, so weight 1 gives ``end``."""
+    diff = end - start
+    return start + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
+
+
 BINARY = (add, sub, mul, div, power, int_pow, maximum, minimum, eq, ne, lt, le, gt, ge)
 ADD, SUB, MUL, DIV, POW, INT_POW, MAXIMUM, MINIMUM, EQ, NE, LT, LE, GT, GE = range(len(BINARY))
 COMPARISONS = (EQ, NE, LT, LE, GT, GE)
 CHECKED = (SUB, POW)       # binary ops with checks of their own, besides a float alpha's
+# ---- math (issue 16): appended, so that the op numbers above stay what they were
+BINARY += (div_floor_int, div_floor_float, div_trunc_int, div_trunc_float, remainder_int, remainder_float,
+           fmod_int, fmod_float, bitwise_and, bitwise_or, bitwise_xor, lshift, rshift, round_decimals, softplus,
+           lerp)
+(DIV_FLOOR_INT, DIV_FLOOR_FLOAT, DIV_TRUNC_INT, DIV_TRUNC_FLOAT, REMAINDER_INT, REMAINDER_FLOAT, FMOD_INT,
+ FMOD_FLOAT, BITWISE_AND, BITWISE_OR, BITWISE_XOR, LSHIFT, RSHIFT, ROUND_DECIMALS, SOFTPLUS,
+ LERP) = range(len(BINARY) - 16, len(BINARY))
 
 # ----------------------------------------------------------------------------- reductions
 SUM, PROD, AMAX, AMIN, ARGMAX, ARGMIN = range(6)

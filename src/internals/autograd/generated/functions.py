@@ -6,7 +6,7 @@ Regenerate with ``python -m internals.codegen``.
 from ..functions_manual import *  # noqa: F401,F403  the helpers the formulas call
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0']
+__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CumprodBackward0']
 
 
 class NegBackward0(Node):
@@ -1191,3 +1191,556 @@ class SliceBackward0(Node):
         end = node.end_
         step = node.step_
         return (slice_backward_wrapper(grad, self_sym_sizes, dim, start, end, step),)
+
+
+class SinBackward0(Node):
+    """``sin(Tensor self) -> Tensor``"""
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        return (grad * self.cos(),)
+
+
+class CosBackward0(Node):
+    """``cos(Tensor self) -> Tensor``"""
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        return (grad * -self.sin(),)
+
+
+class TanBackward0(Node):
+    """``tan(Tensor self) -> Tensor``"""
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        result = node.result_.unpack(node)
+        return (grad * (1 + result.pow(2)),)
+
+
+class ErfBackward0(Node):
+    """``erf(Tensor self) -> Tensor``"""
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        return (1.1283791670955126 * (-self.pow(2)).exp() * grad,)
+
+
+class GeluBackward0(Node):
+    """``gelu(Tensor self, *, str approximate='none') -> Tensor``"""
+    __slots__ = ('self_', 'approximate_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_approximate': ('approximate_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        approximate = node.approximate_
+        return (gelu_backward(grad, self, approximate),)
+
+
+class SiluBackward0(Node):
+    """``silu(Tensor self) -> Tensor``"""
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        return (silu_backward(grad, self),)
+
+
+class SoftplusBackward0(Node):
+    """``softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor``"""
+    __slots__ = ('self_', 'beta_', 'threshold_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_beta': ('beta_', False), '_saved_threshold': ('threshold_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        beta = node.beta_
+        threshold = node.threshold_
+        return (softplus_backward(grad, self, beta, threshold),)
+
+
+class SignBackward0(Node):
+    """``sign(Tensor self) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
+
+
+class RoundBackward0(Node):
+    """``round(Tensor self) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
+
+
+class RoundBackward1(Node):
+    """``round.decimals(Tensor self, *, int decimals) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
+
+
+class DivBackward2(Node):
+    """``div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor``"""
+    __slots__ = ('other_', 'rounding_mode_', 'self_')
+    _tensor_slots = ('other_', 'self_')
+    _exposed = {'_saved_other': ('other_', True), '_saved_rounding_mode': ('rounding_mode_', False), '_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            other = node.other_.unpack(node)
+            rounding_mode = node.rounding_mode_
+            grad_self = zeros_like(grad) if rounding_mode is not None else grad / other
+        grad_other = None
+        if edges[1] is not None:
+            other = node.other_.unpack(node)
+            rounding_mode = node.rounding_mode_
+            self = node.self_.unpack(node)
+            grad_other = zeros_like(grad) if rounding_mode is not None else -grad * self / (other * other)
+        return grad_self, grad_other
+
+
+class DivBackward3(Node):
+    """``div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor``"""
+    __slots__ = ('other_', 'rounding_mode_')
+    _tensor_slots = ()
+    _exposed = {'_saved_other': ('other_', False), '_saved_rounding_mode': ('rounding_mode_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        other = node.other_
+        rounding_mode = node.rounding_mode_
+        return (zeros_like(grad) if rounding_mode is not None else grad / other,)
+
+
+class RemainderBackward0(Node):
+    """``remainder.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (grad,)
+
+
+class RemainderBackward1(Node):
+    """``remainder.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_other': ('other_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad
+        grad_other = None
+        if edges[1] is not None:
+            self = node.self_.unpack(node)
+            other = node.other_.unpack(node)
+            grad_other = -grad * self.div(other, rounding_mode="floor")
+        return grad_self, grad_other
+
+
+class FmodBackward0(Node):
+    """``fmod.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (grad,)
+
+
+class FmodBackward1(Node):
+    """``fmod.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_other': ('other_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad
+        grad_other = None
+        if edges[1] is not None:
+            self = node.self_.unpack(node)
+            other = node.other_.unpack(node)
+            grad_other = -grad * self.div(other, rounding_mode="trunc")
+        return grad_self, grad_other
+
+
+class ClampBackward1(Node):
+    """``clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor``"""
+    __slots__ = ('self_', 'min_', 'max_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_min': ('min_', False), '_saved_max': ('max_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        min = node.min_
+        max = node.max_
+        return (clamp_backward(grad, self, min, max),)
+
+
+class ClampBackward0(Node):
+    """``clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor``"""
+    __slots__ = ('self_', 'min_', 'max_')
+    _tensor_slots = ('self_', 'min_', 'max_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_min': ('min_', True), '_saved_max': ('max_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        min = node.min_.unpack(node)
+        max = node.max_.unpack(node)
+        return (clamp_backward(grad, self, min, max),)
+
+
+class LerpBackward0(Node):
+    """``lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor``"""
+    __slots__ = ('weight_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_weight': ('weight_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            weight = node.weight_
+            grad_self = grad * (1 - weight)
+        grad_end = None
+        if edges[1] is not None:
+            weight = node.weight_
+            grad_end = grad * weight
+        return grad_self, grad_end
+
+
+class LerpBackward1(Node):
+    """``lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor``"""
+    __slots__ = ('weight_', 'self_', 'end_')
+    _tensor_slots = ('weight_', 'self_', 'end_')
+    _exposed = {'_saved_weight': ('weight_', True), '_saved_self': ('self_', True), '_saved_end': ('end_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            weight = node.weight_.unpack(node)
+            grad_self = grad * (1 - weight)
+        grad_end = None
+        if edges[1] is not None:
+            weight = node.weight_.unpack(node)
+            grad_end = grad * weight
+        grad_weight = None
+        if edges[2] is not None:
+            self = node.self_.unpack(node)
+            end = node.end_.unpack(node)
+            grad_weight = grad * (end - self)
+        return grad_self, grad_end, grad_weight
+
+
+class VarBackward0(Node):
+    """``var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor``"""
+    __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_correction': ('correction_', False), '_saved_keepdim': ('keepdim_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        dim = node.dim_
+        correction = node.correction_
+        keepdim = node.keepdim_
+        return (var_backward(grad, self, dim, correction, keepdim),)
+
+
+class StdBackward0(Node):
+    """``std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor``"""
+    __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_correction': ('correction_', False), '_saved_keepdim': ('keepdim_', False), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        dim = node.dim_
+        correction = node.correction_
+        keepdim = node.keepdim_
+        result = node.result_.unpack(node)
+        return (std_backward(result, grad, self, dim, correction, keepdim),)
+
+
+class LogsumexpBackward0(Node):
+    """``logsumexp(Tensor self, int[1] dim, bool keepdim=False) -> Tensor``"""
+    __slots__ = ('self_', 'dim_', 'keepdim_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        dim = node.dim_
+        keepdim = node.keepdim_
+        result = node.result_.unpack(node)
+        return (logsumexp_backward(grad, self, result, dim, keepdim),)
+
+
+class LinalgVectorNormBackward0(Node):
+    """``linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``"""
+    __slots__ = ('self_', 'ord_', 'dim_', 'keepdim_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_ord': ('ord_', False), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        ord = node.ord_
+        dim = node.dim_
+        keepdim = node.keepdim_
+        result = node.result_.unpack(node)
+        return (linalg_vector_norm_backward(grad, self, ord, result, dim, keepdim),)
+
+
+class DotBackward0(Node):
+    """``dot(Tensor self, Tensor tensor) -> Tensor``"""
+    __slots__ = ('tensor_', 'self_')
+    _tensor_slots = ('tensor_', 'self_')
+    _exposed = {'_saved_tensor': ('tensor_', True), '_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            tensor = node.tensor_.unpack(node)
+            grad_self = grad * tensor
+        grad_tensor = None
+        if edges[1] is not None:
+            self = node.self_.unpack(node)
+            grad_tensor = grad * self
+        return grad_self, grad_tensor
+
+
+class AddmvBackward0(Node):
+    """``addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor``"""
+    __slots__ = ('beta_', 'vec_', 'alpha_', 'mat_')
+    _tensor_slots = ('vec_', 'mat_')
+    _exposed = {'_saved_beta': ('beta_', False), '_saved_vec': ('vec_', True), '_saved_alpha': ('alpha_', False), '_saved_mat': ('mat_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            beta = node.beta_
+            grad_self = maybe_multiply(grad, beta)
+        grad_mat = None
+        if edges[1] is not None:
+            vec = node.vec_.unpack(node)
+            alpha = node.alpha_
+            grad_mat = maybe_multiply(grad.unsqueeze(1) * vec.unsqueeze(0), alpha)
+        grad_vec = None
+        if edges[2] is not None:
+            alpha = node.alpha_
+            mat = node.mat_.unpack(node)
+            grad_vec = maybe_multiply(mat.t().matmul(grad), alpha)
+        return grad_self, grad_mat, grad_vec
+
+
+class BaddbmmBackward0(Node):
+    """``baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``"""
+    __slots__ = ('beta_', 'batch2_', 'alpha_', 'batch1_')
+    _tensor_slots = ('batch2_', 'batch1_')
+    _exposed = {'_saved_beta': ('beta_', False), '_saved_batch2': ('batch2_', True), '_saved_alpha': ('alpha_', False), '_saved_batch1': ('batch1_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            beta = node.beta_
+            grad_self = maybe_multiply(grad, beta)
+        grad_batch1 = None
+        if edges[1] is not None:
+            batch2 = node.batch2_.unpack(node)
+            alpha = node.alpha_
+            grad_batch1 = maybe_multiply(grad.bmm(batch2.transpose(1, 2)), alpha)
+        grad_batch2 = None
+        if edges[2] is not None:
+            alpha = node.alpha_
+            batch1 = node.batch1_.unpack(node)
+            grad_batch2 = maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
+        return grad_self, grad_batch1, grad_batch2
+
+
+class SortBackward0(Node):
+    """``sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``"""
+    __slots__ = ('self_sym_sizes_', 'dim_', 'indices_')
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_indices': ('indices_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        indices = node.indices_.unpack(node)
+        return (sort_backward(grad, dim, indices, self_sym_sizes),)
+
+
+class SortBackward1(Node):
+    """``sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)``"""
+    __slots__ = ('self_sym_sizes_', 'dim_', 'indices_')
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_indices': ('indices_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        indices = node.indices_.unpack(node)
+        return (sort_backward(grad, dim, indices, self_sym_sizes),)
+
+
+class TopkBackward0(Node):
+    """``topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)``"""
+    __slots__ = ('self_sym_sizes_', 'dim_', 'indices_')
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_indices': ('indices_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        indices = node.indices_.unpack(node)
+        return (sort_backward(grad, dim, indices, self_sym_sizes),)
+
+
+class KthvalueBackward0(Node):
+    """``kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)``"""
+    __slots__ = ('self_sym_sizes_', 'dim_', 'keepdim_', 'indices_')
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_indices': ('indices_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        keepdim = node.keepdim_
+        indices = node.indices_.unpack(node)
+        return (value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, keepdim),)
+
+
+class MedianBackward1(Node):
+    """``median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``"""
+    __slots__ = ('self_sym_sizes_', 'dim_', 'keepdim_', 'indices_')
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_indices': ('indices_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        keepdim = node.keepdim_
+        indices = node.indices_.unpack(node)
+        return (value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, keepdim),)
+
+
+class ModeBackward0(Node):
+    """``mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)``"""
+    __slots__ = ('self_sym_sizes_', 'dim_', 'keepdim_', 'indices_')
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_indices': ('indices_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        keepdim = node.keepdim_
+        indices = node.indices_.unpack(node)
+        return (value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, keepdim),)
+
+
+class MedianBackward0(Node):
+    """``median(Tensor self) -> Tensor``"""
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        result = node.result_.unpack(node)
+        return (evenly_distribute_backward(grad, self, result),)
+
+
+class CumsumBackward0(Node):
+    """``cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor``"""
+    __slots__ = ('self_scalar_type_', 'dim_')
+    _tensor_slots = ()
+    _exposed = {'_saved_dim': ('dim_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_scalar_type = node.self_scalar_type_
+        dim = node.dim_
+        return (cumsum_backward(grad.to(self_scalar_type), dim),)
+
+
+class CumprodBackward0(Node):
+    """``cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor``"""
+    __slots__ = ('self_scalar_type_', 'self_', 'dim_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_scalar_type = node.self_scalar_type_
+        self = node.self_.unpack(node)
+        dim = node.dim_
+        result = node.result_.unpack(node)
+        return (cumprod_backward(grad.to(self_scalar_type), self, dim, result),)

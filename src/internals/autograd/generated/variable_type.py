@@ -43,7 +43,9 @@ OPS = {
     'div.Tensor': dispatcher.find('div.Tensor'),
     'div_.Tensor': dispatcher.find('div_.Tensor'),
     'pow.Tensor_Scalar': dispatcher.find('pow.Tensor_Scalar'),
+    'pow_.Scalar': dispatcher.find('pow_.Scalar'),
     'pow.Tensor_Tensor': dispatcher.find('pow.Tensor_Tensor'),
+    'pow_.Tensor': dispatcher.find('pow_.Tensor'),
     'pow.Scalar': dispatcher.find('pow.Scalar'),
     'rsub.Scalar': dispatcher.find('rsub.Scalar'),
     'maximum': dispatcher.find('maximum'),
@@ -120,6 +122,61 @@ OPS = {
     'bernoulli.p': dispatcher.find('bernoulli.p'),
     '_to_copy': dispatcher.find('_to_copy'),
     'slice.Tensor': dispatcher.find('slice.Tensor'),
+    'sin': dispatcher.find('sin'),
+    'sin_': dispatcher.find('sin_'),
+    'cos': dispatcher.find('cos'),
+    'cos_': dispatcher.find('cos_'),
+    'tan': dispatcher.find('tan'),
+    'tan_': dispatcher.find('tan_'),
+    'erf': dispatcher.find('erf'),
+    'erf_': dispatcher.find('erf_'),
+    'gelu': dispatcher.find('gelu'),
+    'gelu_': dispatcher.find('gelu_'),
+    'silu': dispatcher.find('silu'),
+    'silu_': dispatcher.find('silu_'),
+    'softplus': dispatcher.find('softplus'),
+    'sign': dispatcher.find('sign'),
+    'sign_': dispatcher.find('sign_'),
+    'round': dispatcher.find('round'),
+    'round_': dispatcher.find('round_'),
+    'round.decimals': dispatcher.find('round.decimals'),
+    'round_.decimals': dispatcher.find('round_.decimals'),
+    'div.Tensor_mode': dispatcher.find('div.Tensor_mode'),
+    'div_.Tensor_mode': dispatcher.find('div_.Tensor_mode'),
+    'div.Scalar_mode': dispatcher.find('div.Scalar_mode'),
+    'div_.Scalar_mode': dispatcher.find('div_.Scalar_mode'),
+    'remainder.Scalar': dispatcher.find('remainder.Scalar'),
+    'remainder_.Scalar': dispatcher.find('remainder_.Scalar'),
+    'remainder.Tensor': dispatcher.find('remainder.Tensor'),
+    'remainder_.Tensor': dispatcher.find('remainder_.Tensor'),
+    'fmod.Scalar': dispatcher.find('fmod.Scalar'),
+    'fmod_.Scalar': dispatcher.find('fmod_.Scalar'),
+    'fmod.Tensor': dispatcher.find('fmod.Tensor'),
+    'fmod_.Tensor': dispatcher.find('fmod_.Tensor'),
+    'clamp': dispatcher.find('clamp'),
+    'clamp_': dispatcher.find('clamp_'),
+    'clamp.Tensor': dispatcher.find('clamp.Tensor'),
+    'clamp_.Tensor': dispatcher.find('clamp_.Tensor'),
+    'lerp.Scalar': dispatcher.find('lerp.Scalar'),
+    'lerp_.Scalar': dispatcher.find('lerp_.Scalar'),
+    'lerp.Tensor': dispatcher.find('lerp.Tensor'),
+    'lerp_.Tensor': dispatcher.find('lerp_.Tensor'),
+    'var.correction': dispatcher.find('var.correction'),
+    'std.correction': dispatcher.find('std.correction'),
+    'logsumexp': dispatcher.find('logsumexp'),
+    'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
+    'dot': dispatcher.find('dot'),
+    'addmv': dispatcher.find('addmv'),
+    'baddbmm': dispatcher.find('baddbmm'),
+    'sort': dispatcher.find('sort'),
+    'sort.stable': dispatcher.find('sort.stable'),
+    'topk': dispatcher.find('topk'),
+    'kthvalue': dispatcher.find('kthvalue'),
+    'median.dim': dispatcher.find('median.dim'),
+    'mode': dispatcher.find('mode'),
+    'median': dispatcher.find('median'),
+    'cumsum': dispatcher.find('cumsum'),
+    'cumprod': dispatcher.find('cumprod'),
 }
 
 
@@ -573,6 +630,25 @@ def pow_Tensor_Scalar(ks, self, exponent):
     return result
 
 
+def pow__Scalar(ks, self, exponent):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = PowBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.exponent_ = exponent
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['pow_.Scalar'].redispatch(after_autograd(ks), self, exponent)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def pow_Tensor_Tensor(ks, self, exponent):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or exponent._requires_grad):
@@ -590,6 +666,27 @@ def pow_Tensor_Tensor(ks, self, exponent):
         set_history(result, grad_fn)
         if edges[1] is not None:
             grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def pow__Tensor(ks, self, exponent):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or exponent._requires_grad):
+        check_inplace(self)
+        grad_fn = PowBackward1()
+        edges = grad_fn._next_edges = collect_next_edges(self, exponent)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.exponent_ = SavedVariable(exponent, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['pow_.Tensor'].redispatch(after_autograd(ks), self, exponent)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        if edges[1] is not None:
+            grad_fn.result_ = saved_inplace_result(self)
     return result
 
 
@@ -2023,6 +2120,1043 @@ def slice_Tensor(ks, self, dim=0, start=None, end=None, step=1):
     return result
 
 
+def sin(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SinBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['sin'].redispatch(after_autograd(ks), self)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sin_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = SinBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['sin_'].redispatch(after_autograd(ks), self)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def cos(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = CosBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['cos'].redispatch(after_autograd(ks), self)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def cos_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = CosBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['cos_'].redispatch(after_autograd(ks), self)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def tan(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = TanBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['tan'].redispatch(after_autograd(ks), self)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def tan_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = TanBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['tan_'].redispatch(after_autograd(ks), self)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def erf(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ErfBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['erf'].redispatch(after_autograd(ks), self)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def erf_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = ErfBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['erf_'].redispatch(after_autograd(ks), self)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def gelu(ks, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = GeluBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.approximate_ = kwargs.get('approximate', 'none')
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['gelu'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def gelu_(ks, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = GeluBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.approximate_ = kwargs.get('approximate', 'none')
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['gelu_'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def silu(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SiluBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['silu'].redispatch(after_autograd(ks), self)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def silu_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = SiluBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['silu_'].redispatch(after_autograd(ks), self)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def softplus(ks, self, beta=1, threshold=20):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SoftplusBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.beta_ = beta
+        grad_fn.threshold_ = threshold
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['softplus'].redispatch(after_autograd(ks), self, beta, threshold)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sign(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SignBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['sign'].redispatch(after_autograd(ks), self)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sign_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = SignBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['sign_'].redispatch(after_autograd(ks), self)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def round(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = RoundBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['round'].redispatch(after_autograd(ks), self)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def round_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = RoundBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['round_'].redispatch(after_autograd(ks), self)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def round_decimals(ks, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = RoundBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['round.decimals'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def round__decimals(ks, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = RoundBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['round_.decimals'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def div_Tensor_mode(ks, self, other, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = DivBackward2()
+        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.other_ = SavedVariable(other, False)
+        grad_fn.rounding_mode_ = kwargs.get('rounding_mode', None)
+        if edges[1] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['div.Tensor_mode'].redispatch(after_autograd(ks), self, other, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def div__Tensor_mode(ks, self, other, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = DivBackward2()
+        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.other_ = SavedVariable(other, False)
+        grad_fn.rounding_mode_ = kwargs.get('rounding_mode', None)
+        if edges[1] is not None:
+            grad_fn.self_ = SavedVariable(self.clone(), False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['div_.Tensor_mode'].redispatch(after_autograd(ks), self, other, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def div_Scalar_mode(ks, self, other, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = DivBackward3()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.other_ = other
+        grad_fn.rounding_mode_ = kwargs.get('rounding_mode', None)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['div.Scalar_mode'].redispatch(after_autograd(ks), self, other, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def div__Scalar_mode(ks, self, other, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = DivBackward3()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.other_ = other
+        grad_fn.rounding_mode_ = kwargs.get('rounding_mode', None)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['div_.Scalar_mode'].redispatch(after_autograd(ks), self, other, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def remainder_Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = RemainderBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['remainder.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def remainder__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = RemainderBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['remainder_.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def remainder_Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = RemainderBackward1()
+        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        if edges[1] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+        if edges[1] is not None:
+            grad_fn.other_ = SavedVariable(other, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['remainder.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def remainder__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = RemainderBackward1()
+        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        if edges[1] is not None:
+            grad_fn.self_ = SavedVariable(self.clone(), False)
+        if edges[1] is not None:
+            grad_fn.other_ = SavedVariable(other, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['remainder_.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def fmod_Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = FmodBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['fmod.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fmod__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = FmodBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['fmod_.Scalar'].redispatch(after_autograd(ks), self, other)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def fmod_Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = FmodBackward1()
+        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        if edges[1] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+        if edges[1] is not None:
+            grad_fn.other_ = SavedVariable(other, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['fmod.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fmod__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = FmodBackward1()
+        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        if edges[1] is not None:
+            grad_fn.self_ = SavedVariable(self.clone(), False)
+        if edges[1] is not None:
+            grad_fn.other_ = SavedVariable(other, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['fmod_.Tensor'].redispatch(after_autograd(ks), self, other)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def clamp(ks, self, min=None, max=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ClampBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.min_ = min
+        grad_fn.max_ = max
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['clamp'].redispatch(after_autograd(ks), self, min, max)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def clamp_(ks, self, min=None, max=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = ClampBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.min_ = min
+        grad_fn.max_ = max
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['clamp_'].redispatch(after_autograd(ks), self, min, max)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def clamp_Tensor(ks, self, min=None, max=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ClampBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.min_ = SavedVariable(min, False)
+        grad_fn.max_ = SavedVariable(max, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['clamp.Tensor'].redispatch(after_autograd(ks), self, min, max)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def clamp__Tensor(ks, self, min=None, max=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = ClampBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.min_ = SavedVariable(min, False)
+        grad_fn.max_ = SavedVariable(max, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['clamp_.Tensor'].redispatch(after_autograd(ks), self, min, max)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def lerp_Scalar(ks, self, end, weight):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or end._requires_grad):
+        grad_fn = LerpBackward0()
+        grad_fn._next_edges = collect_next_edges(self, end)
+        grad_fn.weight_ = weight
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['lerp.Scalar'].redispatch(after_autograd(ks), self, end, weight)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def lerp__Scalar(ks, self, end, weight):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or end._requires_grad):
+        check_inplace(self)
+        grad_fn = LerpBackward0()
+        grad_fn._next_edges = collect_next_edges(self, end)
+        grad_fn.weight_ = weight
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['lerp_.Scalar'].redispatch(after_autograd(ks), self, end, weight)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def lerp_Tensor(ks, self, end, weight):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or end._requires_grad or weight._requires_grad):
+        grad_fn = LerpBackward1()
+        edges = grad_fn._next_edges = collect_next_edges(self, end, weight)
+        if edges[0] is not None or edges[1] is not None:
+            grad_fn.weight_ = SavedVariable(weight, False)
+        if edges[2] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+        if edges[2] is not None:
+            grad_fn.end_ = SavedVariable(end, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['lerp.Tensor'].redispatch(after_autograd(ks), self, end, weight)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def lerp__Tensor(ks, self, end, weight):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or end._requires_grad or weight._requires_grad):
+        check_inplace(self)
+        grad_fn = LerpBackward1()
+        edges = grad_fn._next_edges = collect_next_edges(self, end, weight)
+        if edges[0] is not None or edges[1] is not None:
+            grad_fn.weight_ = SavedVariable(weight, False)
+        if edges[2] is not None:
+            grad_fn.self_ = SavedVariable(self.clone(), False)
+        if edges[2] is not None:
+            grad_fn.end_ = SavedVariable(end, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['lerp_.Tensor'].redispatch(after_autograd(ks), self, end, weight)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def var_correction(ks, self, dim=None, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = VarBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int_tuple(dim)
+        grad_fn.correction_ = kwargs.get('correction', None)
+        grad_fn.keepdim_ = kwargs.get('keepdim', False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['var.correction'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def std_correction(ks, self, dim=None, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = StdBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int_tuple(dim)
+        grad_fn.correction_ = kwargs.get('correction', None)
+        grad_fn.keepdim_ = kwargs.get('keepdim', False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['std.correction'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def logsumexp(ks, self, dim, keepdim=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = LogsumexpBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int_tuple(dim)
+        grad_fn.keepdim_ = keepdim
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['logsumexp'].redispatch(after_autograd(ks), self, dim, keepdim)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = LinalgVectorNormBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.ord_ = ord
+        grad_fn.dim_ = as_int_tuple(dim)
+        grad_fn.keepdim_ = keepdim
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['linalg_vector_norm'].redispatch(after_autograd(ks), self, ord, dim, keepdim, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def dot(ks, self, tensor):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or tensor._requires_grad):
+        grad_fn = DotBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, tensor)
+        if edges[0] is not None:
+            grad_fn.tensor_ = SavedVariable(tensor, False)
+        if edges[1] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['dot'].redispatch(after_autograd(ks), self, tensor)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addmv(ks, self, mat, vec, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or mat._requires_grad or vec._requires_grad):
+        grad_fn = AddmvBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, mat, vec)
+        if edges[0] is not None:
+            grad_fn.beta_ = kwargs.get('beta', 1)
+        if edges[1] is not None:
+            grad_fn.vec_ = SavedVariable(vec, False)
+        if edges[1] is not None or edges[2] is not None:
+            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        if edges[2] is not None:
+            grad_fn.mat_ = SavedVariable(mat, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['addmv'].redispatch(after_autograd(ks), self, mat, vec, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def baddbmm(ks, self, batch1, batch2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
+        grad_fn = BaddbmmBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, batch1, batch2)
+        if edges[0] is not None:
+            grad_fn.beta_ = kwargs.get('beta', 1)
+        if edges[1] is not None:
+            grad_fn.batch2_ = SavedVariable(batch2, False)
+        if edges[1] is not None or edges[2] is not None:
+            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        if edges[2] is not None:
+            grad_fn.batch1_ = SavedVariable(batch1, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['baddbmm'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sort(ks, self, dim=-1, descending=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SortBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['sort'].redispatch(after_autograd(ks), self, dim, descending)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], True)
+    return result
+
+
+def sort_stable(ks, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SortBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = kwargs.get('dim', -1)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['sort.stable'].redispatch(after_autograd(ks), self, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], True)
+    return result
+
+
+def topk(ks, self, k, dim=-1, largest=True, sorted=True):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = TopkBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['topk'].redispatch(after_autograd(ks), self, k, dim, largest, sorted)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], True)
+    return result
+
+
+def kthvalue(ks, self, k, dim=-1, keepdim=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = KthvalueBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.keepdim_ = keepdim
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['kthvalue'].redispatch(after_autograd(ks), self, k, dim, keepdim)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], True)
+    return result
+
+
+def median_dim(ks, self, dim, keepdim=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MedianBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.keepdim_ = keepdim
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['median.dim'].redispatch(after_autograd(ks), self, dim, keepdim)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], True)
+    return result
+
+
+def mode(ks, self, dim=-1, keepdim=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ModeBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.keepdim_ = keepdim
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['mode'].redispatch(after_autograd(ks), self, dim, keepdim)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], True)
+    return result
+
+
+def median(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MedianBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['median'].redispatch(after_autograd(ks), self)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def cumsum(ks, self, dim, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = CumsumBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.dim_ = as_int(dim)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['cumsum'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def cumprod(ks, self, dim, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = CumprodBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int(dim)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['cumprod'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
 KERNELS = {
     'neg': neg,
     'neg_': neg_,
@@ -2049,7 +3183,9 @@ KERNELS = {
     'div.Tensor': div_Tensor,
     'div_.Tensor': div__Tensor,
     'pow.Tensor_Scalar': pow_Tensor_Scalar,
+    'pow_.Scalar': pow__Scalar,
     'pow.Tensor_Tensor': pow_Tensor_Tensor,
+    'pow_.Tensor': pow__Tensor,
     'pow.Scalar': pow_Scalar,
     'rsub.Scalar': rsub_Scalar,
     'maximum': maximum,
@@ -2126,6 +3262,61 @@ KERNELS = {
     'bernoulli.p': bernoulli_p,
     '_to_copy': _to_copy,
     'slice.Tensor': slice_Tensor,
+    'sin': sin,
+    'sin_': sin_,
+    'cos': cos,
+    'cos_': cos_,
+    'tan': tan,
+    'tan_': tan_,
+    'erf': erf,
+    'erf_': erf_,
+    'gelu': gelu,
+    'gelu_': gelu_,
+    'silu': silu,
+    'silu_': silu_,
+    'softplus': softplus,
+    'sign': sign,
+    'sign_': sign_,
+    'round': round,
+    'round_': round_,
+    'round.decimals': round_decimals,
+    'round_.decimals': round__decimals,
+    'div.Tensor_mode': div_Tensor_mode,
+    'div_.Tensor_mode': div__Tensor_mode,
+    'div.Scalar_mode': div_Scalar_mode,
+    'div_.Scalar_mode': div__Scalar_mode,
+    'remainder.Scalar': remainder_Scalar,
+    'remainder_.Scalar': remainder__Scalar,
+    'remainder.Tensor': remainder_Tensor,
+    'remainder_.Tensor': remainder__Tensor,
+    'fmod.Scalar': fmod_Scalar,
+    'fmod_.Scalar': fmod__Scalar,
+    'fmod.Tensor': fmod_Tensor,
+    'fmod_.Tensor': fmod__Tensor,
+    'clamp': clamp,
+    'clamp_': clamp_,
+    'clamp.Tensor': clamp_Tensor,
+    'clamp_.Tensor': clamp__Tensor,
+    'lerp.Scalar': lerp_Scalar,
+    'lerp_.Scalar': lerp__Scalar,
+    'lerp.Tensor': lerp_Tensor,
+    'lerp_.Tensor': lerp__Tensor,
+    'var.correction': var_correction,
+    'std.correction': std_correction,
+    'logsumexp': logsumexp,
+    'linalg_vector_norm': linalg_vector_norm,
+    'dot': dot,
+    'addmv': addmv,
+    'baddbmm': baddbmm,
+    'sort': sort,
+    'sort.stable': sort_stable,
+    'topk': topk,
+    'kthvalue': kthvalue,
+    'median.dim': median_dim,
+    'mode': mode,
+    'median': median,
+    'cumsum': cumsum,
+    'cumprod': cumprod,
 }
 
 

@@ -1,0 +1,211 @@
+"""More binary operators: division with a rounding mode, floor_divide, remainder, fmod, the
+bitwise and shift operators, clamp and lerp (``aten/src/ATen/native/BinaryOps.cpp``,
+``TensorCompare.cpp``, ``Lerp.cpp``).
+
+Each promotes its operands as ``elementwise.binary`` does, then picks the scalar function for
+the compute dtype (integer division floors and truncates exactly, floating division through
+fmod, as ``BinaryOpsKernel.cpp`` does) and runs the generic CPU or CUDA loop.
+"""
+from ...c10 import scalar_type as st
+from . import scalar_ops as ops
+from .elementwise import binary, where
+from .linear_algebra import _TYPE_META_NAMES
+
+
+def _wrap(value):
+    from ..._tensor import wrap_scalar
+    return wrap_scalar(value)
+
+
+def _not_implemented(kernel, dtype):
+    return NotImplementedError(f'"{kernel}_cpu" not implemented for \'{dtype.torch_name}\'')
+
+
+def _check_divisor(b, common):
+    """Integer division by zero raises in torch (``ZeroDivisionError``, a RuntimeError); a float's
+    gives inf or NaN."""
+    if not common.is_floating_point and b.eq(0).any().item():
+        raise RuntimeError("ZeroDivisionError")
+
+
+def _integer_or_float(name, int_op, float_op, a, b, out):
+    common = st.result_type(a, b)
+    if common is st.bool_:
+        raise _not_implemented(name, common)
+    _check_divisor(b, common)
+    return binary(float_op if common.is_floating_point else int_op, a, b, out=out)
+
+
+def div_mode(a, b, *, rounding_mode=None, out=None):
+    """``div.Tensor_mode``: true division, or rounded toward zero ("trunc") or down ("floor")."""
+    if rounding_mode is None:
+        return binary(ops.DIV, a, b, out=out)
+    if rounding_mode == "trunc":
+        return _integer_or_float("div_trunc", ops.DIV_TRUNC_INT, ops.DIV_TRUNC_FLOAT, a, b, out)
+    if rounding_mode == "floor":
+        return _integer_or_float("div_floor", ops.DIV_FLOOR_INT, ops.DIV_FLOOR_FLOAT, a, b, out)
+    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                       f"'{rounding_mode}'")
+
+
+def div_mode_(a, b, *, rounding_mode=None):
+    return div_mode(a, b, rounding_mode=rounding_mode, out=a)
+
+
+def div_scalar_mode(a, b, *, rounding_mode=None):
+    return div_mode(a, _wrap(b), rounding_mode=rounding_mode)
+
+
+def div_scalar_mode_(a, b, *, rounding_mode=None):
+    return div_mode(a, _wrap(b), rounding_mode=rounding_mode, out=a)
+
+
+def floor_divide(a, b, *, out=None):
+    return _integer_or_float("div_floor", ops.DIV_FLOOR_INT, ops.DIV_FLOOR_FLOAT, a, _as_tensor(b), out)
+
+
+def floor_divide_(a, b):
+    return floor_divide(a, b, out=a)
+
+
+def remainder(a, b, *, out=None):
+    return _integer_or_float("remainder", ops.REMAINDER_INT, ops.REMAINDER_FLOAT, _as_tensor(a), _as_tensor(b), out)
+
+
+def remainder_(a, b):
+    return remainder(a, b, out=a)
+
+
+def fmod(a, b, *, out=None):
+    return _integer_or_float("fmod", ops.FMOD_INT, ops.FMOD_FLOAT, a, _as_tensor(b), out)
+
+
+def fmod_(a, b):
+    return fmod(a, b, out=a)
+
+
+def _as_tensor(value):
+    """A ``.Scalar`` overload's Python number, wrapped as the loops take it."""
+    return value if hasattr(value, "_impl") else _wrap(value)
+
+
+# ---- bitwise and shift operators: integers and bool only (shifts: integers only)
+def _bitwise(name, op, a, b, out, bool_ok=True):
+    a, b = _as_tensor(a), _as_tensor(b)
+    common = st.result_type(a, b)
+    if common.is_floating_point or (common is st.bool_ and not bool_ok):
+        raise _not_implemented(name, common)
+    return binary(op, a, b, out=out)
+
+
+def _bitwise_kernels(name, kernel_name, op, bool_ok=True):
+    def kernel(a, b):
+        return _bitwise(kernel_name, op, a, b, None, bool_ok)
+
+    def kernel_(a, b):
+        return _bitwise(kernel_name, op, a, b, a, bool_ok)
+    kernel.__name__, kernel_.__name__ = name, name + "_"
+    return kernel, kernel_
+
+
+bitwise_and, bitwise_and_ = _bitwise_kernels("bitwise_and", "bitwise_and", ops.BITWISE_AND)
+bitwise_or, bitwise_or_ = _bitwise_kernels("bitwise_or", "bitwise_or", ops.BITWISE_OR)
+bitwise_xor, bitwise_xor_ = _bitwise_kernels("bitwise_xor", "bitwise_xor", ops.BITWISE_XOR)
+bitwise_left_shift, bitwise_left_shift_ = _bitwise_kernels("bitwise_left_shift", "lshift", ops.LSHIFT, False)
+bitwise_right_shift, bitwise_right_shift_ = _bitwise_kernels("bitwise_right_shift", "rshift", ops.RSHIFT, False)
+
+
+# ---- clamp (TensorCompare.cpp) and lerp (Lerp.cpp)
+def clamp(x, min=None, max=None, *, out=None):
+    """``clamp`` and ``clamp.Tensor``: max(x, min), then min(., max), in the dtype all three
+    promote to; NaN in x stays NaN (maximum and minimum propagate it)."""
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    bounds = [_as_tensor(v) for v in (min, max) if v is not None]
+    dtype = st.result_type(x, *bounds)
+    if out is not None and not st.can_cast(dtype, out.dtype):
+        raise RuntimeError(f"result type {dtype.torch_name} can't be cast to the desired output type "
+                           f"{_TYPE_META_NAMES[out.dtype.name]}")
+    if dtype is st.bool_:
+        raise _not_implemented("clamp", dtype)
+    result = x if x.dtype is dtype else x.to(dtype)
+    if min is not None:
+        result = binary(ops.MAXIMUM, result, _as_tensor(min))
+    if max is not None:
+        result = binary(ops.MINIMUM, result, _as_tensor(max))
+    return result if out is None else out.copy_(result)
+
+
+def clamp_(x, min=None, max=None):
+    return clamp(x, min, max, out=x)
+
+
+def clip(x, min=None, max=None):
+    """CompositeImplicitAutograd: clip is clamp under another name."""
+    return x.clamp(min, max)
+
+
+def clip_(x, min=None, max=None):
+    return x.clamp_(min, max)
+
+
+def pow_tensor_scalar_(x, exponent):
+    """``pow_.Scalar``, ``x **= 2``."""
+    return binary(ops.POW, x, _wrap(exponent), out=x)
+
+
+def lerp(start, end, weight, *, out=None):
+    """``lerp.Scalar`` in one loop (the weight as the loop's ``alpha``); ``lerp.Tensor`` from the
+    same two formulas, picked elementwise by |weight| < 0.5 (from the nearer end)."""
+    _check_lerp(start, end, weight)
+    if not hasattr(weight, "_impl"):
+        return binary(ops.LERP, start, end, alpha=weight, out=out)
+    diff = end - start
+    result = where(weight.abs() < 0.5, start + weight * diff, end - diff * (1 - weight))
+    return result if out is None else out.copy_(result)
+
+
+def lerp_(start, end, weight):
+    return lerp(start, end, weight, out=start)
+
+
+def _check_lerp(start, end, weight):
+    for name, t in (("end", end), ("weight", weight)):
+        if hasattr(t, "_impl") and t.dtype is not start.dtype:
+            raise RuntimeError(f"expected dtype {_TYPE_META_NAMES[start.dtype.name]} for `{name}` but got dtype "
+                               f"{_TYPE_META_NAMES[t.dtype.name]}")
+    if not start.dtype.is_floating_point:
+        kernel = "lerp_kernel_tensor" if hasattr(weight, "_impl") else "lerp_kernel_scalar"
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{start.dtype.torch_name}\'')
+
+
+# ---- closeness (TensorCompare.cpp): compositions of elementwise ops, as torch writes them
+def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    """|a - b| <= atol + rtol |b|, or exactly equal (so equal infinities are close)."""
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"{a.dtype.torch_name} did not match {b.dtype.torch_name}")
+    if rtol < 0:
+        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
+    if atol < 0:
+        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    close = a.eq(b)
+    if equal_nan:
+        close = close.bitwise_or(a.ne(a).bitwise_and(b.ne(b)))
+    if a.dtype is st.bool_ or (rtol == 0 and atol == 0):
+        return close
+    if not a.dtype.is_floating_point:      # integers compare in the default float dtype, as torch
+        a, b = a.to(st.get_default_dtype()), b.to(st.get_default_dtype())
+    bound = (b.abs() * rtol + atol)
+    near = (a - b).abs().le(bound).bitwise_and(bound.ne(float("inf")))
+    return close.bitwise_or(near)
+
+
+def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
+    return bool(isclose(a, b, rtol, atol, equal_nan).all().item())
+
+
+def equal(a, b):
+    """Same shape and equal values (NaN is never equal); dtypes promote as ``==`` does."""
+    from .elementwise import common_device
+    common_device(a, b)
+    return tuple(a.shape) == tuple(b.shape) and bool(a.eq(b).all().item())

@@ -1,0 +1,140 @@
+"""Vector products: ``dot``, ``outer``, ``addmv``, ``baddbmm`` (``aten/src/ATen/native/Blas.cpp``,
+``LinearAlgebra.cpp``), and ``einsum`` (``Linear.cpp``).
+
+dot, addmv and baddbmm check their operands as torch does, then run the matrix product kernels
+of ``linear_algebra`` (a dot product is a 1 x K by K x 1 product) and scale with elementwise ops.
+outer and einsum are CompositeImplicitAutograd: written with other operators only.
+"""
+from .linear_algebra import bmm, mm
+
+
+def dot(a, b):
+    if a.dim() != 1 or b.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.dim()}D and {b.dim()}D tensors")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"dot : expected both vectors to have same dtype, but found {a.dtype.torch_name} "
+                           f"and {b.dtype.torch_name}")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
+                           f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
+                           "respectively")
+    return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape(())
+
+
+def _scaled_sum(self, product, beta, alpha):
+    """beta * self + alpha * product; beta == 0 ignores self (its NaN too), as BLAS does."""
+    if alpha != 1:
+        product = product.mul(alpha)
+    if beta == 0:
+        return product
+    return product.add(self if beta == 1 else self.mul(beta))
+
+
+def _check_scalars(dtype, beta, alpha):
+    if not dtype.is_floating_point and (isinstance(beta, float) or isinstance(alpha, float)):
+        raise RuntimeError("For integral input tensors, argument beta must not be a floating point number."
+                           if isinstance(beta, float) else
+                           "For integral input tensors, argument alpha must not be a floating point number.")
+
+
+def addmv(self, mat, vec, *, beta=1, alpha=1):
+    """beta * self + alpha * (mat @ vec), ``self`` broadcast to the result's length."""
+    if mat.dim() != 2 or vec.dim() != 1:
+        raise RuntimeError(f"vector + matrix @ vector expected, got {self.dim()}, {mat.dim()}, {vec.dim()}")
+    if mat.shape[1] != vec.shape[0] or not (self.dim() <= 1 and self.numel() in (1, mat.shape[0])):
+        raise RuntimeError(f"size mismatch, got input ({self.shape[0] if self.dim() else 1}), mat "
+                           f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
+    _check_scalars(mat.dtype, beta, alpha)
+    product = mm(mat, vec.unsqueeze(1)).squeeze(1)
+    return _scaled_sum(self.expand(product.shape), product, beta, alpha)
+
+
+def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
+    """beta * self + alpha * (batch1 @ batch2), ``self`` broadcast to (B, M, N)."""
+    if batch1.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if batch2.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    _check_scalars(batch1.dtype, beta, alpha)
+    if self.dtype is not batch1.dtype:
+        raise RuntimeError(f"expected scalar type {batch1.dtype.torch_name} but found {self.dtype.torch_name}")
+    product = bmm(batch1, batch2)
+    return _scaled_sum(self.expand(product.shape), product, beta, alpha)
+
+
+def outer(self, vec2):
+    if self.dim() != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument self, but got {self.dim()}-D")
+    if vec2.dim() != 1:
+        raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.dim()}-D")
+    return self.reshape(self.shape[0], 1) * vec2
+
+
+# ---- einsum: each operand's subscripts lined up on one list of letters, then one broadcast
+# product summed over the letters the output lacks (torch contracts pairwise with bmm; the
+# results agree to rounding).
+def einsum(equation, tensors, *, path=None):
+    inputs, output = _parse_equation(equation.replace(" ", ""), tensors)
+    letters = list(output) + sorted({c for term in inputs for c in term} - set(output))
+    operands = [_aligned(t, term, letters) for t, term in zip(tensors, inputs)]
+    product = operands[0]
+    for t in operands[1:]:
+        product = product * t
+    summed = list(range(len(output), len(letters)))
+    if summed:
+        product = product.sum(summed)
+    return product
+
+
+def _parse_equation(equation, tensors):
+    """Subscript strings per operand and for the output, with "..." spelled out as upper-case
+    letters (one per broadcast dim; einsum's own subscripts are a-z and A-Z, so the spare
+    letters are the Greek ones)."""
+    lhs, arrow, rhs = equation.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(tensors):
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation"
+                           if len(tensors) > len(terms) else
+                           "einsum(): fewer operands were provided than specified in the equation")
+    ellipsis = max((t.dim() - len(term.replace("...", "")) for t, term in zip(tensors, terms) if "..." in term),
+                   default=0)
+    spare = "".join(chr(0x3B1 + i) for i in range(ellipsis))
+    expanded = []
+    for t, term in zip(tensors, terms):
+        n = t.dim() - len(term.replace("...", "")) if "..." in term else 0
+        expanded.append(term.replace("...", spare[ellipsis - n:]))
+        if len(expanded[-1]) != t.dim():
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(term)}) does not match "
+                               f"the number of dimensions ({t.dim()}) for operand {len(expanded) - 1}"
+                               f"{' and no ellipsis was given' if '...' not in term else ''}")
+    if arrow:
+        out = rhs.replace("...", spare)
+    else:
+        counts = {}
+        for term in expanded:
+            for c in term:
+                counts[c] = counts.get(c, 0) + 1
+        out = spare + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in spare))
+    return expanded, out
+
+
+def _aligned(t, term, letters):
+    """``t`` with one dim per letter, in ``letters``' order: a repeated subscript takes the
+    diagonal, a missing letter is a size-1 dim to broadcast."""
+    term = list(term)
+    for c in set(term):
+        while term.count(c) > 1:
+            i = term.index(c)
+            j = term.index(c, i + 1)
+            t = t.diagonal(0, i, j)                  # the diagonal becomes the last dim
+            term = [x for k, x in enumerate(term) if k not in (i, j)] + [c]
+    present = [c for c in letters if c in term]
+    t = t.permute([term.index(c) for c in present]) if present else t
+    shape, k = [], 0
+    for c in letters:
+        if c in term:
+            shape.append(t.shape[k])
+            k += 1
+        else:
+            shape.append(1)
+    return t.reshape(shape)

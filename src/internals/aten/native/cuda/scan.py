@@ -1,0 +1,22 @@
+"""CUDA scan kernel for cumsum and cumprod: one thread per row, accumulated left to right
+(``aten/src/ATen/native/cuda/ScanKernels.cu`` scans each row in parallel within a block)."""
+from numba import cuda
+
+from .loops import launch_config
+
+
+@cuda.jit
+def _scan(out, a, rows, n, product):
+    r = cuda.grid(1)
+    while r < rows:
+        lo = r * n
+        acc = a[lo] - a[lo] + (1 if product else 0)
+        for i in range(n):
+            acc = acc * a[lo + i] if product else acc + a[lo + i]
+            out[lo + i] = acc
+        r += cuda.gridsize(1)
+
+
+def scan_loop(out, a, rows, n, product):
+    blocks, threads = launch_config(rows)
+    _scan[blocks, threads](out, a, rows, n, product)

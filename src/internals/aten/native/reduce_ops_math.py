@@ -1,0 +1,159 @@
+"""More reductions: any, all, count_nonzero, var, std, logsumexp, the vector norms
+(``aten/src/ATen/native/ReduceOps.cpp``, ``LinearAlgebra.cpp`` for ``linalg_vector_norm``).
+
+Each is written with the reductions of ``reduce_ops`` (sum, amax, amin) and elementwise ops, so
+it runs the CPU and CUDA reduction loops those do. float16 and bfloat16 inputs compute in
+float32 and round once at the end, as torch's reductions accumulate in float32.
+"""
+import math
+import warnings
+
+from ...c10 import scalar_type as st
+from .elementwise import where
+from .reduce_ops import normalize_dims
+
+
+def _bool_reduce(x, dim, keepdim, hits):
+    """``any``/``all``: count the elements that decide the answer. A uint8 input gives uint8."""
+    count = hits(x).sum(dim=normalize_dims(dim, x.dim()), keepdim=keepdim)
+    out = count.gt(0) if hits is _nonzero else count.eq(0)
+    return out.to(st.uint8) if x.dtype is st.uint8 else out
+
+
+def _nonzero(x):
+    return x.ne(0)
+
+
+def _zero(x):
+    return x.eq(0)
+
+
+def any_(x, dim=None, keepdim=False):
+    return _bool_reduce(x, dim, keepdim, _nonzero)
+
+
+def all_(x, dim=None, keepdim=False):
+    return _bool_reduce(x, dim, keepdim, _zero)
+
+
+def count_nonzero(x, dim=None):
+    return x.ne(0).sum(dim=normalize_dims(dim, x.dim()))
+
+
+def _count(x, dims):
+    n = 1
+    for d in dims:
+        n *= x.shape[d]
+    return n
+
+
+def _float_input(x, name):
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"{name} only support floating point and complex dtypes")
+    return x.to(st.float32) if x.dtype.is_reduced_float else x
+
+
+def var_correction(x, dim=None, *, correction=None, keepdim=False):
+    """Two passes, as a textbook: the mean, then the mean squared deviation from it, divided by
+    N - correction (torch uses Welford's one pass; both are exact to rounding)."""
+    xc = _float_input(x, "std and var")
+    dims = normalize_dims(dim, x.dim())
+    n = _count(x, dims)
+    correction = 1 if correction is None else correction
+    if n - correction <= 0:
+        warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+                      "factor (input numel divided by output numel).", UserWarning, stacklevel=2)
+    dev = xc - xc.mean(dim=dims, keepdim=True)
+    result = (dev * dev).sum(dim=dims, keepdim=keepdim).div(max(n - correction, 0))
+    return result.to(x.dtype)
+
+
+def std_correction(x, dim=None, *, correction=None, keepdim=False):
+    return var_correction(x, dim, correction=correction, keepdim=keepdim).sqrt()
+
+
+def _correction(unbiased):
+    return 1 if unbiased else 0
+
+
+# CompositeImplicitAutograd overloads: the ``unbiased`` flag is a correction of 1 or 0, and
+# var_mean/std_mean a pair of the two operators (torch fuses them in one kernel, whose
+# gradient node is VarMeanBackward0; here var and mean record their own nodes).
+def _statistic(name):
+    def with_correction(x, dim=None, *, correction=None, keepdim=False):
+        from ..dispatcher import call
+        if name.endswith("_mean"):
+            stat = call(name[:3] + ".correction", x, dim, correction=correction, keepdim=keepdim)
+            return stat, x.mean(dim, keepdim=keepdim)
+        return call(name + ".correction", x, dim, correction=correction, keepdim=keepdim)
+
+    def all_dims(x, unbiased=True):
+        return with_correction(x, None, correction=_correction(unbiased))
+
+    def over_dims(x, dim, unbiased=True, keepdim=False):
+        return with_correction(x, dim, correction=_correction(unbiased), keepdim=keepdim)
+    for f, suffix in ((with_correction, "_correction"), (all_dims, ""), (over_dims, "_dim")):
+        f.__name__ = f.__qualname__ = name + suffix
+    return with_correction, all_dims, over_dims
+
+
+_, var, var_dim = _statistic("var")
+_, std, std_dim = _statistic("std")
+var_mean_correction, var_mean, var_mean_dim = _statistic("var_mean")
+std_mean_correction, std_mean, std_mean_dim = _statistic("std_mean")
+
+
+def logsumexp(x, dim, keepdim=False):
+    """log(sum(exp(x))) shifted by the max, so that exp cannot overflow (an infinite max shifts
+    by 0: inf - inf would be NaN)."""
+    xc = x.to(st.get_default_dtype()) if not x.dtype.is_floating_point else x
+    xc = xc.to(st.float32) if xc.dtype.is_reduced_float else xc
+    dims = normalize_dims(dim, x.dim())
+    if x.numel() == 0:
+        return xc.exp().sum(dim=dims, keepdim=keepdim).log().to(_float_dtype(x))
+    shift = xc.amax(dim=dims, keepdim=True)
+    shift = _finite(shift)
+    out = (xc - shift).exp().sum(dim=dims, keepdim=True).log() + shift
+    if not keepdim:
+        out = out.squeeze(dims)
+    return out.to(_float_dtype(x))
+
+
+def _finite(t):
+    """``t`` with its infinities replaced by 0."""
+    from ..._tensor import wrap_scalar
+    return where(t.abs().eq(math.inf), wrap_scalar(0), t)
+
+
+def _float_dtype(x):
+    return x.dtype if x.dtype.is_floating_point else st.get_default_dtype()
+
+
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """sum(|x|^ord)^(1/ord); ord = inf, -inf take max/min |x|, ord = 0 counts the nonzeros."""
+    if not x.dtype.is_floating_point:
+        raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                           f"Got {x.dtype.torch_name}")
+    xc = x.to(dtype) if dtype is not None else x
+    xc = xc.to(st.float32) if xc.dtype.is_reduced_float else xc
+    dims = normalize_dims(dim, x.dim())
+    a = xc.abs()
+    if ord == math.inf:
+        out = a.amax(dim=dims, keepdim=keepdim)
+    elif ord == -math.inf:
+        out = a.amin(dim=dims, keepdim=keepdim)
+    elif ord == 0:
+        out = a.ne(0).sum(dim=dims, keepdim=keepdim).to(a.dtype)
+    elif ord == 1:
+        out = a.sum(dim=dims, keepdim=keepdim)
+    elif ord == 2:
+        out = (a * a).sum(dim=dims, keepdim=keepdim).sqrt()
+    else:
+        out = a.pow(ord).sum(dim=dims, keepdim=keepdim).pow(1.0 / ord)
+    return out.to(dtype or x.dtype)
+
+
+def norm(x, p=2, dim=None, keepdim=False):
+    """CompositeImplicitAutograd: ``norm.Scalar`` and ``norm.ScalarOpt_dim`` are vector norms."""
+    from ..dispatcher import call
+    return call("linalg_vector_norm", x, 2 if p is None else p, dim, keepdim)

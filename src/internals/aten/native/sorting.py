@@ -1,0 +1,231 @@
+"""Sorting and selection: ``sort``, ``argsort``, ``topk``, ``kthvalue``, ``median``, ``mode``
+(``aten/src/ATen/native/Sorting.cpp``, ``TensorCompare.cpp``), and the scans ``cumsum``,
+``cumprod`` (``ReduceOps.cpp``).
+
+Every row along ``dim`` is sorted by one stable merge sort, ``sort_row`` below, that the CPU
+loop (rows in parallel) and the CUDA kernel (a thread per row) both compile. NaN sorts as the
+largest value, as in torch. The selections are read off the sorted rows.
+"""
+import collections
+
+from numba.extending import register_jitable
+
+from ...c10 import scalar_type as st
+from ..tensor_iterator import output_layout
+from .copy import buffer
+from .dispatch_stub import loops
+from .reduce_ops import normalize_dims
+from .tensor_factories import empty, empty_strided
+
+
+@register_jitable
+def _greater(x, y):
+    """x > y with NaN above every number (two NaNs are equal)."""
+    return x > y or (x != x and y == y)
+
+
+@register_jitable
+def sort_row(keys, idx, tmp, n, descending):
+    """Bottom-up merge sort of the positions 0..n-1 of ``keys`` into ``idx`` (``tmp``: scratch).
+    Stable: of two equal keys the earlier position comes first, either direction."""
+    for i in range(n):
+        idx[i] = i
+    src, dst, width, swaps = idx, tmp, 1, 0
+    while width < n:
+        lo = 0
+        while lo < n:
+            mid, hi = min(lo + width, n), min(lo + 2 * width, n)
+            i, j = lo, mid
+            for k in range(lo, hi):
+                # take from the right run only if its key strictly comes first
+                if j < hi and (i >= mid or (_greater(keys[src[j]], keys[src[i]]) if descending
+                                            else _greater(keys[src[i]], keys[src[j]]))):
+                    dst[k] = src[j]
+                    j += 1
+                else:
+                    dst[k] = src[i]
+                    i += 1
+            lo += 2 * width
+        src, dst = dst, src
+        swaps += 1
+        width *= 2
+    if swaps % 2:
+        for i in range(n):
+            idx[i] = tmp[i]
+
+
+KTH, MEDIAN, MODE = range(3)
+
+
+@register_jitable
+def select_in_row(kind, values, n, k):
+    """The position, in one sorted row, of the k-th value (k from 0), of the lower median (the
+    first NaN if the row has one, as torch's median), or of the mode: the value of the longest
+    run, the smallest of equally long ones, at the run's end (its last index, as torch's)."""
+    if kind == KTH:
+        return k
+    if kind == MEDIAN:
+        if values[n - 1] != values[n - 1]:
+            p = 0
+            while values[p] == values[p]:
+                p += 1
+            return p
+        return (n - 1) // 2
+    best, best_len, run = 0, 0, 0
+    for p in range(n):
+        run = run + 1 if p > 0 and values[p] == values[p - 1] else 1
+        if run > best_len:
+            best, best_len = p, run
+    return best
+
+
+def _rows(x, dim):
+    """x with ``dim`` last, as a contiguous (rows, n) tensor in a dtype the loops compare:
+    float32 for the 16-bit floats and uint8 for bool (both convert back exactly)."""
+    compute = st.float32 if x.dtype.is_reduced_float else (st.uint8 if x.dtype is st.bool_ else x.dtype)
+    moved = x.movedim(dim, -1) if x.dim() else x.reshape(1)
+    return _from_zero(moved.to(compute).contiguous()), moved.shape
+
+
+def _from_zero(t):
+    """``t`` starting at element 0 of its buffer, as the loops read it (a contiguous view may
+    start further in)."""
+    return t.clone() if t.storage_offset() else t
+
+
+def _sorted_rows(x, dim, descending):
+    """(values, indices), each with ``dim`` last and contiguous."""
+    rows, shape = _rows(x, dim)
+    n = shape[-1] if shape else 1
+    idx = empty(shape, dtype=st.int64, device=x.device)
+    values = empty(shape, dtype=rows.dtype, device=x.device)
+    if rows.numel():
+        tmp = empty(shape, dtype=st.int64, device=x.device)
+        loops(x.device, "sorting").sort_loop(buffer(values), buffer(idx), buffer(tmp), buffer(rows),
+                                             rows.numel() // n, n, descending)
+    return values.to(x.dtype), idx
+
+
+def _dim(x, dim):
+    return normalize_dims(dim, x.dim())[0] if x.dim() else 0
+
+
+def _back(t, x, dim, layout):
+    """A dim-last result moved back to ``dim``, copied into ``layout``'s strides."""
+    moved = t.movedim(-1, dim) if x.dim() else t.reshape(())
+    out = empty_strided(tuple(x.shape), layout, dtype=t.dtype, device=x.device)
+    return out.copy_(moved)
+
+
+_RETURN_TYPES = {}
+
+
+def _return_type(name):
+    """``torch.return_types.sort`` and friends: a named (values, indices) pair."""
+    if name not in _RETURN_TYPES:
+        _RETURN_TYPES[name] = collections.namedtuple(name, ["values", "indices"])
+    return _RETURN_TYPES[name]
+
+
+def sort_stable(x, *, stable=None, dim=-1, descending=False):
+    """Results laid out as the input, made dense (``infer_dense_strides``), as torch's."""
+    d = _dim(x, dim)
+    values, idx = _sorted_rows(x, d, descending)
+    # an empty input keeps its strides (torch: it counts as dense)
+    layout = tuple(x.stride()) if x.numel() == 0 else output_layout([x._impl], tuple(x.shape))
+    return _return_type("sort")(_back(values, x, d, layout), _back(idx, x, d, layout))
+
+
+def sort(x, dim=-1, descending=False):
+    return sort_stable(x, dim=dim, descending=descending)
+
+
+def argsort(x, dim=-1, descending=False):
+    return sort_stable(x, dim=dim, descending=descending).indices
+
+
+def argsort_stable(x, *, stable, dim=-1, descending=False):
+    return argsort(x, dim, descending)
+
+
+def _selection(x, dim, keepdim, name, kind, k=0):
+    """(value, index) at the position ``select_in_row`` picks in each sorted row along ``dim``."""
+    values, idx = _sorted_rows(x, dim, False)
+    rows, n = values.numel() // max(values.shape[-1], 1), values.shape[-1]
+    compute = st.float32 if x.dtype.is_reduced_float else (st.uint8 if x.dtype is st.bool_ else x.dtype)
+    v = empty(values.shape[:-1], dtype=compute, device=x.device)
+    i = empty(values.shape[:-1], dtype=st.int64, device=x.device)
+    if rows and n:
+        loops(x.device, "sorting").select_loop(kind, buffer(v), buffer(i), buffer(values.to(compute)), buffer(idx),
+                                               rows, n, k)
+    v = v.to(x.dtype)
+    if keepdim and x.dim():
+        v, i = v.unsqueeze(dim), i.unsqueeze(dim)
+    return _return_type(name)(v, i)
+
+
+def topk(x, k, dim=-1, largest=True, sorted=True):
+    d = _dim(x, dim)
+    n = x.shape[d] if x.dim() else 1
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    values, idx = _sorted_rows(x, d, largest)
+    values, idx = values.narrow(-1, 0, k), idx.narrow(-1, 0, k)
+    values, idx = (values.movedim(-1, d), idx.movedim(-1, d)) if x.dim() else (values.reshape(()), idx.reshape(()))
+    return _return_type("topk")(values.contiguous(), idx.contiguous())
+
+
+def kthvalue(x, k, dim=-1, keepdim=False):
+    d = _dim(x, dim)
+    n = x.shape[d] if x.dim() else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    return _selection(x, d, keepdim, "kthvalue", KTH, k - 1)
+
+
+def _check_nonempty(name, x, d):
+    if x.dim() and x.shape[d] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
+def median_dim(x, dim, keepdim=False):
+    d = _dim(x, dim)
+    _check_nonempty("median", x, d)
+    return _selection(x, d, keepdim, "median", MEDIAN)
+
+
+def median(x):
+    """The median of every element: NaN for an empty tensor."""
+    if x.numel() == 0:
+        return empty((), dtype=x.dtype, device=x.device).fill_(float("nan"))
+    return median_dim(x.reshape(-1), 0).values
+
+
+def mode(x, dim=-1, keepdim=False):
+    d = _dim(x, dim)
+    _check_nonempty("mode", x, d)
+    return _selection(x, d, keepdim, "mode", MODE)
+
+
+# ---- scans
+def _scan(x, dim, dtype, product):
+    """cumsum/cumprod: integers and bool accumulate in int64 unless ``dtype`` says otherwise, the
+    16-bit floats in float32; the result is contiguous, as torch's."""
+    d = _dim(x, dim)
+    out_dtype = dtype or (st.int64 if not x.dtype.is_floating_point else x.dtype)
+    compute = st.float32 if out_dtype.is_reduced_float else out_dtype
+    rows = _from_zero(x.movedim(d, -1).to(compute).contiguous() if x.dim() else x.reshape(1).to(compute).contiguous())
+    result = empty(rows.shape, dtype=compute, device=x.device)
+    n = rows.shape[-1] if rows.dim() else 1
+    if result.numel():
+        loops(x.device, "scan").scan_loop(buffer(result), buffer(rows), result.numel() // n, n, product)
+    result = result.movedim(-1, d) if x.dim() else result.reshape(())
+    return result.to(out_dtype).contiguous()
+
+
+def cumsum(x, dim, *, dtype=None):
+    return _scan(x, dim, dtype, False)
+
+
+def cumprod(x, dim, *, dtype=None):
+    return _scan(x, dim, dtype, True)

@@ -1,0 +1,124 @@
+"""More unary operators: trigonometry, erf, the activations gelu/silu/softplus, sign, round,
+bitwise_not and the float classifiers (``aten/src/ATen/native/UnaryOps.cpp``, ``Activation.cpp``,
+``TensorCompare.cpp``).
+
+Each runs through ``elementwise.unary`` (or ``binary`` when it takes a number: softplus's beta,
+round's decimals), so it has the generic loops' CPU and CUDA kernels, dtype promotion and
+layouts. The op numbers name the scalar functions in ``scalar_ops``.
+"""
+import math
+
+from ...c10 import scalar_type as st
+from . import scalar_ops as ops
+from .elementwise import binary, unary
+from .tensor_factories import ones_like, zeros_like
+
+
+def _wrap(value):
+    from ..._tensor import wrap_scalar
+    return wrap_scalar(value)
+
+
+def _not_implemented(kernel, x):
+    return NotImplementedError(f'"{kernel}" not implemented for \'{x.dtype.torch_name}\'')
+
+
+def _floating_kernel(name, op):
+    """sin, cos, tan, erf: integers and bool compute in the default float dtype, as torch's do."""
+    def kernel(x):
+        return unary(op, x, floating=True, name=name)
+
+    def kernel_(x):
+        return unary(op, x, out=x, floating=True, name=name)
+    kernel.__name__, kernel_.__name__ = name, name + "_"
+    return kernel, kernel_
+
+
+sin, sin_ = _floating_kernel("sin", ops.SIN)
+cos, cos_ = _floating_kernel("cos", ops.COS)
+tan, tan_ = _floating_kernel("tan", ops.TAN)
+erf, erf_ = _floating_kernel("erf", ops.ERF)
+
+
+def _float_only(x, kernel):
+    """The activation kernels dispatch on floating types only (``AT_DISPATCH_FLOATING_TYPES``)."""
+    if not x.dtype.is_floating_point:
+        raise _not_implemented(kernel, x)
+
+
+def gelu(x, *, approximate="none", out=None):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _float_only(x, "GeluKernelImpl")
+    return unary(ops.GELU if approximate == "none" else ops.GELU_TANH, x, out=out)
+
+
+def gelu_(x, *, approximate="none"):
+    return gelu(x, approximate=approximate, out=x)
+
+
+def silu(x):
+    _float_only(x, "silu_cpu")
+    return unary(ops.SILU, x)
+
+
+def silu_(x):
+    _float_only(x, "silu_cpu")
+    return unary(ops.SILU, x, out=x)
+
+
+def softplus(x, beta=1, threshold=20):
+    """beta rides in the loop's second operand, threshold in its ``alpha``: one pass."""
+    _float_only(x, "softplus_cpu")
+    return binary(ops.SOFTPLUS, x, _wrap(beta), alpha=threshold)
+
+
+def sign(x):
+    return x.clone() if x.dtype is st.bool_ else unary(ops.SIGN, x)
+
+
+def sign_(x):
+    return x if x.dtype is st.bool_ else unary(ops.SIGN, x, out=x)
+
+
+def round_decimals(x, *, decimals=0, out=None):
+    """``round`` and ``round.decimals``: half to even; integers are already round (decimals=0 only)."""
+    if decimals != 0:
+        if not x.dtype.is_floating_point:
+            raise _not_implemented("round_cpu", x)
+        ten_pow = 10.0 ** abs(decimals)
+        return binary(ops.ROUND_DECIMALS, x, _wrap(ten_pow), alpha=decimals < 0, out=out)
+    if not x.dtype.is_floating_point:
+        return x.clone() if out is None else out
+    return unary(ops.NEARBYINT, x, out=out)
+
+
+def round_decimals_(x, *, decimals=0):
+    return round_decimals(x, decimals=decimals, out=x)
+
+
+def bitwise_not(x, *, out=None):
+    if x.dtype.is_floating_point:
+        raise _not_implemented("bitwise_not_cpu", x)
+    return unary(ops.LOGICAL_NOT if x.dtype is st.bool_ else ops.BITWISE_NOT, x, out=out)
+
+
+def bitwise_not_(x):
+    return bitwise_not(x, out=x)
+
+
+# ---- classifiers (TensorCompare.cpp): compositions of comparisons, as torch writes them
+def isnan(x):
+    return x.ne(x)
+
+
+def isinf(x):
+    if not x.dtype.is_floating_point:
+        return zeros_like(x, dtype=st.bool_)      # no integer is infinite: torch's shortcut too
+    return x.abs().eq(math.inf)
+
+
+def isfinite(x):
+    if not x.dtype.is_floating_point:
+        return ones_like(x, dtype=st.bool_)
+    return x.eq(x).bitwise_and(x.abs().ne(math.inf))
