@@ -6,15 +6,13 @@ Every row along ``dim`` is sorted by one stable merge sort, ``sort_row`` below, 
 loop (rows in parallel) and the CUDA kernel (a thread per row) both compile. NaN sorts as the
 largest value, as in torch. The selections are read off the sorted rows.
 """
-import collections
-
 from numba.extending import register_jitable
 
 from ...c10 import scalar_type as st
 from ..tensor_iterator import output_layout
 from .copy import buffer
 from .dispatch_stub import loops
-from .reduce_ops import normalize_dims
+from .reduce_ops import _return_type, normalize_dims
 from .tensor_factories import empty, empty_strided
 
 
@@ -115,16 +113,6 @@ def _back(t, x, dim, layout):
     moved = t.movedim(-1, dim) if x.dim() else t.reshape(())
     out = empty_strided(tuple(x.shape), layout, dtype=t.dtype, device=x.device)
     return out.copy_(moved)
-
-
-_RETURN_TYPES = {}
-
-
-def _return_type(name):
-    """``torch.return_types.sort`` and friends: a named (values, indices) pair."""
-    if name not in _RETURN_TYPES:
-        _RETURN_TYPES[name] = collections.namedtuple(name, ["values", "indices"])
-    return _RETURN_TYPES[name]
 
 
 def sort_stable(x, *, stable=None, dim=-1, descending=False):
