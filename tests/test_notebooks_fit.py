@@ -16,11 +16,7 @@ from internals.display import CODE_WIDTH, WIDTH
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 
 # Lines allowed to be wider, by (notebook, cell id): each with the reason. Keep this empty if you can.
-EXCEPTIONS = {
-    ("01_tensors.ipynb", "ch01-63"): "the package's one-line notice that device='cuda' runs on Numba's CUDA "
-    "simulator (stderr, only on machines without a GPU); wrapping it in internals.cuda changes the stored "
-    "output of every chapter that creates a cuda tensor, so it waits for a re-execution of all of them",
-}
+EXCEPTIONS = {}
 
 # The output forms myst-nb renders before text/plain (myst_nb's default render priority for HTML).
 RICHER = ("application/vnd.jupyter.widget-view+json", "text/html", "image/svg+xml", "image/png", "image/jpeg",
