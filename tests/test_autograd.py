@@ -124,8 +124,24 @@ def test_opinfo_gradients(name):
     assert ran > 0
 
 
+def _nodes(out):
+    """The names of every node reachable from ``out``'s grad_fn."""
+    names, stack = set(), [out.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is not None and node.name() not in names:
+            names.add(node.name())
+            stack += [n for n, _ in node.next_functions]
+    return names
+
+
 def test_every_derivative_entry_is_tested():
-    """Each node class the codegen made is reached by some OpInfo sample above."""
+    """Each node class the codegen made is reached by some OpInfo sample above, or by a gradient case
+    of test_ops_shape_index.py / test_ops_math.py (which compare grad_fn names and gradients with torch)."""
+    from test_ops_math import GRAD_CASES as MATH_GRAD_CASES
+    from test_ops_math import _x
+    from test_ops_shape_index import GRAD_CASES
+
     from internals.autograd.generated import functions
     reached = set()
     for name in GRAD_OPS:
@@ -136,12 +152,8 @@ def test_every_derivative_entry_is_tested():
                 out = ADAPTERS[name].ours(x, *args, **{k: to_ours(v) for k, v in sample.kwargs.items()})
             except Exception:
                 continue
-            stack = [t.grad_fn for t in _outputs(out)]
-            while stack:
-                node = stack.pop()
-                if node is not None and node.name() not in reached:
-                    reached.add(node.name())
-                    stack += [n for n, _ in node.next_functions]
+            for t in _outputs(out):
+                reached |= _nodes(t)
     # The Scalar overloads torch's Python binding picks for a Python number: x ** 2.5, 2 ** x, 1 - x.
     for program in (lambda x: x ** 2.5, lambda x: 2 ** x, lambda x: 1 - x):
         reached.add(program(internals.tensor([1.5, 2.0], requires_grad=True)).grad_fn.name())
@@ -150,16 +162,11 @@ def test_every_derivative_entry_is_tested():
                  lambda y: y.random_(0, 3), lambda y: y.exponential_(), lambda y: y.bernoulli_(0.5),
                  lambda y: y.bernoulli_(internals.rand(2)), lambda y: internals.bernoulli(y.sigmoid())):
         reached.add(fill(internals.ones(2, requires_grad=True).clone()).grad_fn.name())
-    # The joining and indexing operators: their gradient cases in test_ops_shape_index.py.
-    from test_ops_shape_index import GRAD_CASES
     for shapes, build in GRAD_CASES.values():
-        stack = [build(internals, *[internals.randn(s, dtype=internals.float64, requires_grad=True)
-                                    for s in shapes]).grad_fn]
-        while stack:
-            node = stack.pop()
-            if node is not None:
-                reached.add(node.name())
-                stack += [n for n, _ in node.next_functions]
+        reached |= _nodes(build(internals, *[internals.randn(s, dtype=internals.float64, requires_grad=True)
+                                             for s in shapes]))
+    for build in MATH_GRAD_CASES.values():
+        reached |= _nodes(build(internals, _x(internals)))
     assert set(functions.__all__) - reached == set(), sorted(set(functions.__all__) - reached)
 
 
