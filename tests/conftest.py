@@ -53,6 +53,7 @@ def logging_modes(log_t, log_i):
     """The classic operation-logger mode, once for torch and once for internals: each appends
     ``str(func)`` of every operator it sees to its list."""
     from torch.utils._python_dispatch import TorchDispatchMode as TorchMode
+
     from internals.utils._python_dispatch import TorchDispatchMode
 
     class Theirs(TorchMode):

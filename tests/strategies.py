@@ -22,9 +22,9 @@ import collections
 
 import hypothesis.strategies as st
 import torch
+from conftest import DTYPE_PAIRS
 
 import internals
-from conftest import DTYPE_PAIRS
 
 MAX_CHAIN_DIMS = 6     # a chain stops adding dims (unsqueeze, unfold, expand) beyond this
 

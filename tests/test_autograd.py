@@ -6,10 +6,10 @@ import hypothesis
 import hypothesis.strategies as st
 import pytest
 import torch
-
-import internals
 from conftest import assert_same
 from test_ops import ADAPTERS, OPINFOS, Unsupported, opinfo_samples, to_ours
+
+import internals
 
 NOT_DIFFERENTIABLE = {"eq", "ne", "lt", "le", "gt", "ge", "argmax", "argmin"}
 GRAD_OPS = [name for name in ADAPTERS if name not in NOT_DIFFERENTIABLE]

@@ -1,10 +1,10 @@
 """internals.autograd.Function, gradcheck and checkpoint, against torch."""
 import pytest
 import torch
+from torch.utils.checkpoint import checkpoint as torch_checkpoint
 
 import internals
 from internals.utils.checkpoint import checkpoint as our_checkpoint
-from torch.utils.checkpoint import checkpoint as torch_checkpoint
 
 
 def make_function(lib):

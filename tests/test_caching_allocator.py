@@ -19,8 +19,8 @@ import pytest
 import torch
 
 import internals
-from internals.cuda import caching_allocator as ca
 from internals.cuda import allocator_config, memory, streams
+from internals.cuda import caching_allocator as ca
 from internals.cuda._device_memory import DeviceMemory
 from internals.cuda.allocator_config import AllocatorConfig
 

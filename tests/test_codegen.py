@@ -9,12 +9,12 @@ import yaml
 from torchgen.model import FunctionSchema
 
 import internals
+from internals._generated import python_torch_functions, python_variable_methods
+from internals._python_arg_parser import FunctionSignature, PythonArgParser
 from internals.aten import dispatcher
 from internals.aten.register_native_functions import native_function_entries
 from internals.codegen import gen_python_functions as gen
 from internals.codegen import torch_source
-from internals._generated import python_torch_functions, python_variable_methods
-from internals._python_arg_parser import FunctionSignature, PythonArgParser
 
 ENTRIES = [entry for entry, _ in native_function_entries()]
 

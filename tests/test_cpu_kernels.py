@@ -8,9 +8,9 @@ past one block, strip or tile and not a multiple of it, transposed, sliced and e
 import numpy as np
 import pytest
 import torch
+from conftest import assert_same
 
 import internals
-from conftest import assert_same
 
 LAYOUTS = {
     "contiguous": lambda t: t,

@@ -17,10 +17,11 @@ import textwrap
 
 import pytest
 import torch
-from hypothesis import given, settings, strategies as hst
+from conftest import DTYPE_PAIRS, TO_INTERNALS, assert_same, assert_same_error
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
 import internals
-from conftest import DTYPE_PAIRS, TO_INTERNALS, assert_same, assert_same_error
 
 # The simulator runs each CUDA thread as a Python thread, with NumPy scalars: an integer power
 # that wraps around, or exp(100) in float32, makes NumPy warn in those threads, where the

@@ -2,11 +2,10 @@
 import pytest
 import torch
 import torch.utils.data as tud
+from conftest import assert_same
 
 import internals
 from internals.utils.data import BatchSampler, DataLoader, RandomSampler, TensorDataset, default_collate
-
-from conftest import assert_same
 
 
 def datasets(n=23):

@@ -5,6 +5,8 @@ import warnings
 
 import pytest
 import torch
+from conftest import assert_same_error, logging_modes
+from conftest import dispatch_table as table
 from torch.utils._python_dispatch import TorchDispatchMode as TorchMode
 
 import internals
@@ -12,8 +14,6 @@ from internals.aten import dispatcher
 from internals.c10.dispatch_key import DispatchKey
 from internals.utils._python_dispatch import TorchDispatchMode
 from internals.utils._pytree import tree_map
-
-from conftest import assert_same_error, dispatch_table as table, logging_modes
 
 pytestmark = pytest.mark.filterwarnings("ignore:.*Overriding a previously registered kernel")
 
@@ -510,7 +510,7 @@ def test_impl_before_define_waits_for_the_schema():
     assert dumps[internals] == dumps[torch] == f"name: {ns}::later\nschema: (none)\nCPU: registered at :: (none) [ boxed ]\n"
     for mod in libs:
         with pytest.raises(AttributeError):
-            getattr(getattr(mod.ops, ns), "later")
+            getattr(mod.ops, ns).later
     for mod, lib in libs.items():
         lib.define("later(Tensor x) -> Tensor")
     assert getattr(internals.ops, ns).later(internals.ones(2)).tolist() == \

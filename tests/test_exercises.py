@@ -81,6 +81,7 @@ def test_wrong_solutions_fail_and_say_where(capsys):
 
 def test_view_cases_include_refusals():
     import torch
+
     from internals.exercises._runner import seeded
     from internals.exercises.ch02_strides import _strided_case
     rng = seeded(0)

@@ -2,12 +2,12 @@
 picks their backend), seen by TorchDispatchMode and the profiler as torch's are."""
 import pytest
 import torch
+from conftest import assert_same, assert_same_error, logging_modes
+from conftest import dispatch_table as table
 
 import internals
 from internals.aten import dispatcher
 from internals.aten.native import tensor_factories
-
-from conftest import assert_same, assert_same_error, dispatch_table as table, logging_modes
 
 FACTORY_OPS = sorted(n for n, op in dispatcher.operators.items()
                      if any(getattr(k.fn, "__module__", None) == tensor_factories.__name__

@@ -10,10 +10,11 @@ the cuda device.
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, strategies as hst
+from conftest import assert_same, assert_same_error
+from hypothesis import given
+from hypothesis import strategies as hst
 
 import internals
-from conftest import assert_same, assert_same_error
 
 SENTINEL = -777.0
 INTERNAL_OVERLAP = ("unsupported operation: more than one element of the written-to tensor refers to a single "

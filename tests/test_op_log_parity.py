@@ -2,9 +2,9 @@
 operators, in the same order, in both libraries, for a corpus of everyday programs."""
 import pytest
 import torch
+from conftest import logging_modes
 
 import internals
-from conftest import logging_modes
 
 
 def _programs(lib):

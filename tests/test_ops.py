@@ -15,12 +15,12 @@ import hypothesis
 import hypothesis.strategies as st
 import pytest
 import torch
+from conftest import DTYPE_PAIRS, TO_INTERNALS, assert_same, assert_same_error
+from strategies import small_integer_tensor
 from torch.testing._internal.common_methods_invocations import op_db
 from torch.testing._internal.common_utils import noncontiguous_like
 
 import internals
-from conftest import DTYPE_PAIRS, TO_INTERNALS, assert_same, assert_same_error
-from strategies import small_integer_tensor
 
 TORCH_DTYPES = [theirs for _, theirs in DTYPE_PAIRS]
 FLOAT_DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]

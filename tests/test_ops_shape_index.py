@@ -8,14 +8,24 @@ over this file's own table; its index arguments may also hold slices and ``...``
 import numpy as np
 import pytest
 import torch
+from conftest import assert_same, assert_same_error
 from hypothesis import given, settings
 from hypothesis import strategies as hst
+from test_ops import (
+    TORCH_DTYPES,
+    Adapter,
+    Unsupported,
+    _noncontiguous,
+    _opinfo_name,
+    compare_call,
+    fn,
+    meth,
+    opinfo_samples,
+    to_ours,
+)
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
-from conftest import assert_same, assert_same_error
-from test_ops import (TORCH_DTYPES, Adapter, Unsupported, _noncontiguous, _opinfo_name, compare_call, fn, meth,
-                      opinfo_samples, to_ours)
 
 ADAPTERS = {
     # joining and splitting

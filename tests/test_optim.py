@@ -7,9 +7,9 @@ parameters and the optimizer state must match torch's. torch runs its single-ten
 """
 import pytest
 import torch
+from conftest import assert_same, assert_same_error
 
 import internals
-from conftest import assert_same, assert_same_error
 
 STEPS = 20
 # Float32 tolerance for trajectories: internals composes lerp_/addcmul_/addcdiv_ from mul/add/div

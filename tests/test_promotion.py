@@ -9,10 +9,10 @@ import itertools
 
 import pytest
 import torch
+from conftest import DTYPE_PAIRS, TO_INTERNALS, assert_same
 from torch._prims_common import ELEMENTWISE_TYPE_PROMOTION_KIND, elementwise_dtypes
 
 import internals
-from conftest import DTYPE_PAIRS, TO_INTERNALS, assert_same
 
 DTYPES = [theirs for _, theirs in DTYPE_PAIRS]          # torch dtypes; TO_INTERNALS maps them
 DTYPE_PAIRS_100 = [pytest.param(a, b, id=f"{str(a)[6:]}-{str(b)[6:]}") for a, b in itertools.product(DTYPES, DTYPES)]

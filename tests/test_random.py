@@ -15,13 +15,13 @@ import threading
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings, strategies as hst
+from conftest import assert_same, assert_same_error
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
 import internals
 from internals.aten import dispatcher
 from internals.aten.native import distributions
-
-from conftest import assert_same, assert_same_error
 
 DTYPES = ["float32", "float64", "float16", "bfloat16"]
 SIZES = hst.sampled_from([1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 40])

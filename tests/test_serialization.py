@@ -5,10 +5,9 @@ import zipfile
 
 import pytest
 import torch
+from conftest import assert_same
 
 import internals
-
-from conftest import assert_same
 
 DTYPES = ["float32", "float64", "float16", "bfloat16", "int64", "int32", "int8", "uint8", "bool"]
 

@@ -1,8 +1,8 @@
 """The facts quoted in the course's reference page, checked directly."""
-import internals
 import torch
-
 from conftest import assert_same
+
+import internals
 
 
 def test_output_strides_follow_inputs():

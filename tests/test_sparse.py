@@ -10,10 +10,11 @@ import re
 
 import pytest
 import torch
-from hypothesis import given, settings, strategies as hst
+from conftest import assert_same, assert_same_error
+from hypothesis import given, settings
+from hypothesis import strategies as hst
 
 import internals
-from conftest import assert_same, assert_same_error
 
 DTYPES = [torch.float32, torch.float64, torch.int64, torch.bool]
 EXACT = dict(rtol=0, atol=0)

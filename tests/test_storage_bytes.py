@@ -1,10 +1,9 @@
 """A storage's bytes read the same way in internals as in torch: ``storage[i]``, ``tolist()``, ``bytes()``."""
 import pytest
 import torch
+from conftest import DTYPE_PAIRS
 
 import internals
-
-from conftest import DTYPE_PAIRS
 
 
 @pytest.mark.parametrize("ours_dtype, torch_dtype", DTYPE_PAIRS, ids=[t.name for t, _ in DTYPE_PAIRS])

@@ -3,11 +3,12 @@ factories, NumPy interop, ``tolist``/``item`` and the torch round trip."""
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, strategies as st
+from conftest import DTYPE_PAIRS, TO_TORCH, assert_same, assert_same_error
+from hypothesis import given
+from hypothesis import strategies as st
+from strategies import dtype_pairs, shapes, torch_tensors, view_chains
 
 import internals
-from conftest import DTYPE_PAIRS, TO_TORCH, assert_same, assert_same_error
-from strategies import dtype_pairs, shapes, torch_tensors, view_chains
 
 FLOAT_PAIRS = [(o, t) for o, t in DTYPE_PAIRS if t.is_floating_point]
 NUMPY_TYPES = [np.bool_, np.uint8, np.int8, np.int16, np.int32, np.int64, np.float16, np.float32, np.float64]

@@ -9,12 +9,12 @@ import math
 
 import pytest
 import torch
-from hypothesis import given, strategies as st
-
-import internals
 from conftest import assert_same, assert_same_error
+from hypothesis import given
+from hypothesis import strategies as st
 from strategies import fresh_copy, shapes, view_chains, windowed_tensors
 
+import internals
 
 # ------------------------------------------------------------------------------------ helpers
 

@@ -9,7 +9,6 @@ from internals.c10.dispatch_key import DispatchKey
 from internals.utils._python_dispatch import TorchDispatchMode
 from internals.viz.dispatch import call_key_sets, key_set_map
 
-
 pytestmark = pytest.mark.usefixtures("close_figures")
 
 

@@ -3,7 +3,7 @@ import matplotlib.pyplot as plt
 import pytest
 import torch
 
-from internals.viz.strides import stride_map, storage_indices
+from internals.viz.strides import storage_indices, stride_map
 
 VIEWS = [  # (sizes, strides, offset) over a 12-element storage
     ((3, 4), (4, 1), 0),

@@ -48,8 +48,8 @@ def broadcast_to(input, size):
 
 
 def broadcast_shapes(*shapes):
-    from .aten.tensor_iterator import broadcast_shapes as infer
     from ._tensor import Size
+    from .aten.tensor_iterator import broadcast_shapes as infer
     return Size(infer(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes]))
 
 

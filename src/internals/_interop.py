@@ -5,10 +5,10 @@ storage on the other side. torch is imported only here, and only when asked for.
 """
 import numpy as np
 
+from ._tensor import Tensor
 from .c10 import scalar_type as st
 from .c10.storage import UntypedStorage
 from .c10.tensor_impl import TensorImpl
-from ._tensor import Tensor
 
 _TORCH_NAMES = {d.name: d for d in st.ALL_DTYPES}
 

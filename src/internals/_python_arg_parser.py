@@ -21,7 +21,8 @@ import numpy as np
 
 from ._tensor import Tensor, wrap_scalar
 from .c10 import scalar_type as st
-from .c10.device import as_device, device as _device
+from .c10.device import as_device
+from .c10.device import device as _device
 from .c10.generator import Generator
 from .c10.tensor_impl import layout as _layout
 from .c10.trace_log import TraceLog

@@ -12,12 +12,12 @@ import copy
 
 import numpy as np
 
+from . import _tensor_indexing
+from .aten import dispatcher
 from .c10 import scalar_type as st
 from .c10.device import as_device
-from .aten import dispatcher
 from .c10.grad_mode import InferenceMode
 from .c10.tensor_impl import TensorImpl, sparse_coo
-from . import _tensor_indexing
 
 __all__ = ["Tensor", "Size"]
 

@@ -281,7 +281,7 @@ class TensorIterator:
     def allocate_or_resize_outputs(self):
         for k, out in enumerate(self.outputs):
             if out is None:
-                from .native.tensor_factories import empty_strided   # factories are kernels built on this module
+                from .native.tensor_factories import empty_strided  # factories are kernels built on this module
                 dtype = self.config.output_dtypes[k] or self.common_dtype
                 self.outputs[k] = empty_strided(self.shape, self.output_strides, dtype=dtype, device=self.device)
 
@@ -345,7 +345,7 @@ class TensorIterator:
     def cast_outputs(self):
         """``cast_outputs``: an output computed in a temporary of another dtype gets its values."""
         if self.outputs[0] is not self.result:
-            from .native.copy import same_device_copy      # copy_ is itself built on TensorIterator
+            from .native.copy import same_device_copy  # copy_ is itself built on TensorIterator
             same_device_copy(self.result, self.outputs[0])
 
 
@@ -379,7 +379,7 @@ def _common_dtype(inputs):
 
 
 def _cast(x, dtype):
-    from .native.copy import cast_like                      # copy_ is itself built on TensorIterator
+    from .native.copy import cast_like  # copy_ is itself built on TensorIterator
     return cast_like(x, dtype)
 
 

@@ -6,10 +6,17 @@ reverse (``engine.py``). The recording is done by the kernels of the ``Autograd`
 (generated ``generated/variable_type.py``, from ``derivatives.yaml``; regenerate with
 ``python -m internals.codegen``).
 """
-from .grad_mode import (no_grad, enable_grad, set_grad_enabled, inference_mode, is_grad_enabled,  # noqa: F401
-                        is_inference_mode_enabled)
 from . import graph  # noqa: F401
-from .engine import make_grads as _make_grads, run_backward as _run_backward
+from .engine import make_grads as _make_grads
+from .engine import run_backward as _run_backward
+from .grad_mode import (  # noqa: F401
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck", "GradcheckError", "graph", "no_grad", "enable_grad", "set_grad_enabled",
            "inference_mode", "is_grad_enabled", "is_inference_mode_enabled"]
@@ -48,4 +55,4 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
 
 
 from .function import Function, FunctionCtx, once_differentiable  # noqa: E402  (needs the Tensor class)
-from .gradcheck import gradcheck, GradcheckError  # noqa: E402
+from .gradcheck import GradcheckError, gradcheck  # noqa: E402

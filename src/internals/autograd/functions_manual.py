@@ -7,6 +7,7 @@ written into zeros through a view: an in-place op on a view, which autograd reco
 CopySlices when the gradient itself requires grad.
 """
 import math
+
 from .._tensor import wrap_scalar
 from ..aten import dispatcher
 from ..aten.native.tensor_factories import arange, zeros
@@ -318,6 +319,7 @@ def as_strided_backward(grad, geometry, size, stride, storage_offset):
         flat = _embed(grad, (geometry.storage_numel,), lambda z: z.as_strided(size, stride, offset))
         return flat.as_strided(geometry.sizes, geometry.strides, geometry.storage_offset)
     import numpy as np
+
     from ..aten.native.tensor_factories import from_numpy
     if grad.requires_grad:
         raise NotImplementedError("double backward through an as_strided whose elements overlap is not "

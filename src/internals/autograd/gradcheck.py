@@ -41,8 +41,8 @@ def _numerical_jacobian(fn, inputs, x, eps):
 
 
 def _analytical_jacobians(fn, inputs, wrt):
-    from . import grad
     from ..aten.native.tensor_factories import zeros_like
+    from . import grad
     outputs = [o for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
     rows = []
     for out in outputs:

@@ -14,7 +14,8 @@
 from ..aten import dispatcher
 from ..c10.dispatch_key import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
 from ..c10.grad_mode import _state as _grad_mode
-from ..c10.local_dispatch_key_set import AUTOGRAD_AND_AD_INPLACE_OR_VIEW, tls as _tls
+from ..c10.local_dispatch_key_set import AUTOGRAD_AND_AD_INPLACE_OR_VIEW
+from ..c10.local_dispatch_key_set import tls as _tls
 from .graph import Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
 
 __all__ = ["BELOW_AUTOGRAD", "BELOW_AD_INPLACE_OR_VIEW", "after_autograd", "as_int", "as_int_tuple", "check_inplace",

@@ -6,7 +6,6 @@ contiguity predicates are those of ``c10/core/Contiguity.h``.
 """
 import math
 
-from .device import device as _device
 from .grad_mode import InferenceMode
 
 __all__ = ["TensorImpl", "VersionCounter", "layout", "strided", "sparse_coo", "compute_key_set",

@@ -3,13 +3,27 @@ import sys
 
 from .._cuda_env import SIMULATED
 from . import memory
-from .memory import (OutOfMemoryError, memory_allocated, memory_reserved, max_memory_allocated,
-                     max_memory_reserved, reset_peak_memory_stats, reset_accumulated_memory_stats, memory_stats,
-                     memory_stats_as_nested_dict, memory_snapshot, memory_summary, empty_cache, mem_get_info,
-                     set_per_process_memory_fraction, get_per_process_memory_fraction, set_device_capacity,
-                     get_allocator_backend)
+from .memory import (
+    OutOfMemoryError,
+    empty_cache,
+    get_allocator_backend,
+    get_per_process_memory_fraction,
+    max_memory_allocated,
+    max_memory_reserved,
+    mem_get_info,
+    memory_allocated,
+    memory_reserved,
+    memory_snapshot,
+    memory_stats,
+    memory_stats_as_nested_dict,
+    memory_summary,
+    reset_accumulated_memory_stats,
+    reset_peak_memory_stats,
+    set_device_capacity,
+    set_per_process_memory_fraction,
+)
+from .random import get_rng_state, initial_seed, manual_seed, manual_seed_all, set_rng_state
 from .streams import Stream, StreamContext, current_stream, default_stream, stream
-from .random import manual_seed, manual_seed_all, initial_seed, get_rng_state, set_rng_state
 
 __all__ = ["is_available", "is_simulated", "device_count", "synchronize", "current_device", *memory.__all__,
            "Stream", "StreamContext", "current_stream", "default_stream", "stream",

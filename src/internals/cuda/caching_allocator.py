@@ -515,8 +515,8 @@ class NativeCachingAllocator:
         self._device_allocator = allocator
 
     def allocate(self, nbytes):
-        from numba import cuda
         import numpy as np
+        from numba import cuda
         if nbytes >= 2**60:
             raise OutOfMemoryError("CUDA out of memory. Tried to allocate more than 1EB memory.")
         if nbytes == 0:   # torch hands out a null pointer and allocates nothing

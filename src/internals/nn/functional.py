@@ -143,7 +143,8 @@ def gelu(input, approximate="none"):
 
 
 def silu(input, inplace=False):
-    from .._functional import silu as _silu, silu_ as _silu_
+    from .._functional import silu as _silu
+    from .._functional import silu_ as _silu_
     return _silu_(input) if inplace else _silu(input)
 
 

@@ -16,11 +16,11 @@ accepted and ignored).
 """
 import warnings
 
+from .._tensor import Tensor
 from ..autograd import backward as _backward
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad
 from ..autograd.graph import saved_tensors_hooks
-from .._tensor import Tensor
 
 __all__ = ["checkpoint"]
 

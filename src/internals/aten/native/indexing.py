@@ -15,7 +15,7 @@ import numpy as np
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import contiguous_strides
 from ..tensor_iterator import broadcast_shapes, output_layout
-from .copy import same_device_copy, buffer, fill_
+from .copy import buffer, fill_, same_device_copy
 from .dispatch_stub import loops
 from .elementwise import common_device
 from .linear_algebra import _TYPE_META_NAMES

@@ -12,7 +12,6 @@ from ..tensor_iterator import broadcast_shapes, common_device
 from .copy import buffer, cast_like
 from .dispatch_stub import loops
 
-
 # The C++ type names torch's mm message prints (``caffe2::TypeMeta`` names, demangled by the compiler).
 _TYPE_META_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
                     "int32": "int", "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -67,9 +66,9 @@ def _blas_operand(t, compute):
 
 def mm(a, b):
     if a.dim() != 2:
-        raise RuntimeError(f"self must be a matrix")
+        raise RuntimeError("self must be a matrix")
     if b.dim() != 2:
-        raise RuntimeError(f"mat2 must be a matrix")
+        raise RuntimeError("mat2 must be a matrix")
     if a.shape[1] != b.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
                            f"{b.shape[0]}x{b.shape[1]})")
@@ -78,9 +77,9 @@ def mm(a, b):
 
 def bmm(a, b):
     if a.dim() != 3:
-        raise RuntimeError(f"batch1 must be a 3D tensor")
+        raise RuntimeError("batch1 must be a 3D tensor")
     if b.dim() != 3:
-        raise RuntimeError(f"batch2 must be a 3D tensor")
+        raise RuntimeError("batch2 must be a 3D tensor")
     if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")

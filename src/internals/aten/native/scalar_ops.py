@@ -14,6 +14,7 @@ import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
 
+
 # ----------------------------------------------------------------------------- unary ops
 @register_jitable
 def neg(x):

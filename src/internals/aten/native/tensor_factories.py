@@ -21,13 +21,13 @@ import warnings
 
 import numpy as np
 
+from ... import _tensor
 from ...c10 import scalar_type as st
 from ...c10.device import as_device
-from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, exclude_keys
 from ...c10.dispatch_key import DispatchKey, DispatchKeySet
+from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, exclude_keys
 from ...c10.storage import UntypedStorage
 from ...c10.tensor_impl import TensorImpl, check_sizes_and_strides, contiguous_strides, required_storage_elements
-from ... import _tensor
 from .. import dispatcher
 from ..tensor_iterator import output_layout
 from .cpu.range_factories import linspace_fill

@@ -548,7 +548,7 @@ def _padded(x, ndim):
 
 def diag_embed(x, offset=0, dim1=-2, dim2=-1):
     """``diag_embed``: the last dim of ``x`` written on a diagonal of new zero matrices."""
-    from .copy import same_device_copy, fill_
+    from .copy import fill_, same_device_copy
     n = x.shape[-1] + abs(offset) if x.dim() else 1 + abs(offset)
     ndim = x.dim() + 1
     d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)

@@ -2,7 +2,7 @@
 other triangle of each matrix (the last two dims) set to zero."""
 import numpy as np
 
-from .copy import same_device_copy, fill_
+from .copy import fill_, same_device_copy
 from .indexing import element_offsets, move
 from .tensor_factories import empty_strided
 from .tensor_shape import _fresh

@@ -1,7 +1,7 @@
-from .module import Module
-from .linear import Linear
-from .activation import ReLU, Dropout
+from .activation import Dropout, ReLU
 from .container import Sequential
-from .loss import MSELoss, CrossEntropyLoss
+from .linear import Linear
+from .loss import CrossEntropyLoss, MSELoss
+from .module import Module
 
 __all__ = ["Module", "Linear", "ReLU", "Dropout", "Sequential", "MSELoss", "CrossEntropyLoss"]

@@ -2,7 +2,8 @@
 import math
 
 from ...aten.native.tensor_factories import empty
-from .. import functional as F, init
+from .. import functional as F
+from .. import init
 from ..parameter import Parameter
 from .module import Module
 
