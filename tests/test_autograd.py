@@ -46,7 +46,9 @@ def assert_same_graph(ours, theirs, seen=None):
 def _requiring_grad(value, lib):
     """Float tensors of a sample made leaves that require grad (a fresh copy per library)."""
     if isinstance(value, (torch.Tensor, internals.Tensor)) and value.dtype.is_floating_point:
-        return value.detach().clone().requires_grad_(True) if lib is torch else value.clone().detach().requires_grad_(True)
+        if lib is torch:
+            return value.detach().clone().requires_grad_(True)
+        return value.clone().detach().requires_grad_(True)
     if isinstance(value, (list, tuple)):
         return type(value)(_requiring_grad(v, lib) for v in value)
     return value
@@ -89,8 +91,8 @@ def run_gradient_sample(name, sample):
     ours_x, ours_args = _requiring_grad(ours_in[0], internals), _requiring_grad(ours_in[1], internals)
     try:
         theirs = op.op(theirs_x, *theirs_args, **kwargs)
-    except Exception:
-        raise Unsupported("torch raises")
+    except Exception as e:
+        raise Unsupported("torch raises") from e
     ours = adapter.ours(ours_x, *ours_args, **ours_in[2])
     theirs_out, ours_out = _outputs(theirs), _outputs(ours)
     assert [t.requires_grad for t in ours_out] == [t.requires_grad for t in theirs_out]
@@ -273,7 +275,7 @@ def _saved_after_free(lib):
     x = lib.tensor([1., 2., 3.], requires_grad=True)
     y = x.exp()
     y.sum().backward()
-    y.grad_fn._saved_result
+    y.grad_fn._saved_result  # noqa: B018  reading the freed saved tensor is what must raise
 
 
 def _modified_output(lib):

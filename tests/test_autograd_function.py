@@ -99,7 +99,8 @@ def test_function_wrong_number_of_gradients():
 ])
 def test_gradcheck_agrees_with_torch(fn):
     gen = torch.Generator().manual_seed(0)
-    x0, w0 = torch.rand(2, 3, generator=gen, dtype=torch.float64) + 0.1, torch.randn(2, 3, generator=gen, dtype=torch.float64)
+    x0 = torch.rand(2, 3, generator=gen, dtype=torch.float64) + 0.1
+    w0 = torch.randn(2, 3, generator=gen, dtype=torch.float64)
     theirs = torch.autograd.gradcheck(lambda x, w: fn(torch, x, w), (x0.requires_grad_(), w0.requires_grad_()))
     x, w = internals.from_torch(x0.detach()).requires_grad_(), internals.from_torch(w0.detach()).requires_grad_()
     assert internals.autograd.gradcheck(lambda x, w: fn(internals, x, w), (x, w)) is theirs is True

@@ -289,8 +289,10 @@ def torch_or_internals(t):
     """The module ``t`` comes from, so one lambda serves both sides."""
     if isinstance(t, torch.Tensor):
         return torch
-    ones = lambda *shape: internals.ones(*shape, device=t.device)
-    tensor = lambda value: internals.tensor(value)          # a 0-dim CPU tensor may join any device
+    def ones(*shape):
+        return internals.ones(*shape, device=t.device)
+    def tensor(value):
+        return internals.tensor(value)          # a 0-dim CPU tensor may join any device
     return type("module", (), {"ones": staticmethod(ones), "tensor": staticmethod(tensor)})
 
 

@@ -196,7 +196,8 @@ def test_version_counter_is_shared_by_all_views(chain):
     for step in range(1, 3):
         ours_base.fill_(step)
         theirs_base.fill_(step)
-        assert ours._version == sibling_ours._version == ours_base._version == theirs._version == step
+        assert ours._version == sibling_ours._version == ours_base._version == step
+        assert theirs._version == sibling_theirs._version == step
     copy_ours, copy_theirs = ours.clone(), theirs.clone()
     assert copy_ours._version == copy_theirs._version == 0
 
@@ -368,7 +369,7 @@ def test_tensor_is_a_copy():
 
 
 def test_tensor_from_tensor_keeps_dtype():
-    for ours_dtype, theirs_dtype in DTYPE_PAIRS:
+    for _ours_dtype, theirs_dtype in DTYPE_PAIRS:
         t = torch.arange(4).to(theirs_dtype)
         with pytest.warns(UserWarning):
             theirs = torch.tensor(t)
@@ -565,7 +566,7 @@ def test_item_matches_torch(t):
 
 def test_item_of_special_values():
     for value in [float("inf"), float("-inf"), 1e-45, 65504.0, 3.140625]:
-        for ours_dtype, theirs_dtype in FLOAT_PAIRS:
+        for _ours_dtype, theirs_dtype in FLOAT_PAIRS:
             t = torch.tensor(value, dtype=theirs_dtype)
             assert internals.from_torch(t).item() == t.item()
     assert np.isnan(internals.tensor(float("nan")).item())
@@ -599,7 +600,7 @@ def test_from_torch_copies():
 def test_to_changes_dtype_like_torch(pair):
     ours_dtype, theirs_dtype = pair
     base = torch.arange(-3, 9).reshape(3, 4).t()
-    for source_ours, source_theirs in DTYPE_PAIRS:
+    for _source_ours, source_theirs in DTYPE_PAIRS:
         t = base.to(source_theirs)
         if not theirs_dtype.is_signed and source_theirs.is_signed:
             t = t.abs()

@@ -20,8 +20,8 @@ __all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "register_au
 # The policy lists of autocast_mode.cpp, for the operators internals has.
 LOWER_PRECISION_FP = {"cpu": ("mm", "bmm", "matmul"), "cuda": ("mm", "bmm", "matmul")}
 FP32 = {"cpu": ("prod", "prod.dim_int"),
-        "cuda": ("exp", "log", "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "sum", "sum.dim_IntList", "prod", "prod.dim_int",
-                 "softmax.int", "log_softmax.int")}
+        "cuda": ("exp", "log", "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "sum", "sum.dim_IntList",
+                 "prod", "prod.dim_int", "softmax.int", "log_softmax.int")}
 
 # "promote": the floating-point arguments (lists included) cast to the widest of their dtypes.
 PROMOTE = {"cpu": ("cat", "stack"), "cuda": ("index_put", "scatter_add")}
