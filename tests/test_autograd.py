@@ -453,7 +453,7 @@ def test_tensor_hooks_and_retain_grad():
         y = x * 3
         y.retain_grad()
         y.register_hook(lambda g: g * 2)          # replaces the gradient flowing on
-        x.register_hook(lambda g: seen.update({lib.__name__: g.tolist()}))
+        x.register_hook(lambda g, lib=lib: seen.update({lib.__name__: g.tolist()}))
         (y * y).sum().backward()
         seen[lib.__name__ + "y"] = y.grad.tolist()
         seen[lib.__name__ + "x"] = x.grad.tolist()
@@ -467,8 +467,8 @@ def test_node_hooks():
     for lib in (torch, internals):
         x = lib.tensor([1., 2.], requires_grad=True)
         y = x.exp()
-        y.grad_fn.register_prehook(lambda g_out: calls.append(("pre", lib.__name__, g_out[0].tolist())))
-        y.grad_fn.register_hook(lambda g_in, g_out: calls.append(("post", lib.__name__, len(g_in))))
+        y.grad_fn.register_prehook(lambda g_out, lib=lib: calls.append(("pre", lib.__name__, g_out[0].tolist())))
+        y.grad_fn.register_hook(lambda g_in, g_out, lib=lib: calls.append(("post", lib.__name__, len(g_in))))
         handle = y.grad_fn.register_hook(lambda g_in, g_out: calls.append("removed"))
         handle.remove()
         y.sum().backward()

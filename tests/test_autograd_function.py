@@ -160,7 +160,7 @@ def test_non_reentrant_checkpoint_records_the_real_graph_and_keeps_no_activation
     for lib, ckpt in ((torch, torch_checkpoint), (internals, our_checkpoint)):
         calls = []
 
-        def segment(a):
+        def segment(a, calls=calls):
             calls.append(1)
             return a.exp().tanh().sigmoid() * a
 
@@ -187,11 +187,11 @@ def test_saved_tensors_hooks_pack_and_unpack_what_torch_does():
     for lib in (torch, internals):
         packed = []
 
-        def pack(t):
+        def pack(t, packed=packed):
             packed.append(t.tolist())
             return t.tolist()
 
-        def unpack(values):
+        def unpack(values, lib=lib):
             return lib.tensor(values) * 2      # backward sees doubled saved values
 
         x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)

@@ -119,8 +119,8 @@ def test_size_and_stride_reject_bad_dims(t):
     ours = internals.from_torch(t)
     n = t.dim()
     for d in (n, -n - 1, n + 1) if n else (0, -1, 1):
-        same_error_and_message(lambda: ours.size(d), lambda: t.size(d))
-        same_error_and_message(lambda: ours.stride(d), lambda: t.stride(d))
+        same_error_and_message(lambda d=d: ours.size(d), lambda d=d: t.size(d))
+        same_error_and_message(lambda d=d: ours.stride(d), lambda d=d: t.stride(d))
 
 
 def test_size_repr():
@@ -288,7 +288,7 @@ def test_arange_with_dtype(args):
 
 def test_arange_errors():
     for args in [(0, 1, 0), (0, 1, -1), (1, 0), (0, 1.0, -0.5)]:
-        same_error_and_message(lambda: internals.arange(*args), lambda: torch.arange(*args))
+        same_error_and_message(lambda args=args: internals.arange(*args), lambda args=args: torch.arange(*args))
 
 
 LINSPACE_ENDS = st.one_of(st.integers(-20, 20), st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False),
@@ -416,8 +416,10 @@ def test_like_factories_keep_torchs_layout(name, make, compare_values, chain):
 def test_random_like_refuses_integer_dtypes(name):
     for ours_dtype, theirs_dtype in DTYPE_PAIRS:
         if not theirs_dtype.is_floating_point:
-            assert_same_error(lambda: getattr(internals, name)(internals.zeros(2), dtype=ours_dtype),
-                              lambda: getattr(torch, name)(torch.zeros(2), dtype=theirs_dtype))
+            assert_same_error(lambda ours_dtype=ours_dtype:
+                              getattr(internals, name)(internals.zeros(2), dtype=ours_dtype),
+                              lambda theirs_dtype=theirs_dtype:
+                              getattr(torch, name)(torch.zeros(2), dtype=theirs_dtype))
 
 
 @given(shapes())
@@ -436,8 +438,8 @@ def test_rand_randn_shapes_and_dtypes(shape):
 def test_rand_refuses_non_float_dtypes(name):
     for ours_dtype, theirs_dtype in DTYPE_PAIRS:
         if not theirs_dtype.is_floating_point:
-            same_error_and_message(lambda: getattr(internals, name)(2, dtype=ours_dtype),
-                                   lambda: getattr(torch, name)(2, dtype=theirs_dtype))
+            same_error_and_message(lambda ours_dtype=ours_dtype: getattr(internals, name)(2, dtype=ours_dtype),
+                                   lambda theirs_dtype=theirs_dtype: getattr(torch, name)(2, dtype=theirs_dtype))
 
 
 @pytest.mark.parametrize("name", ["rand", "randn"])
