@@ -40,8 +40,9 @@ book: $(STAMP) $(VENDOR)
 	$(BOOK_BUILD)
 	@echo "Open $(CURDIR)/_build/html/index.html"
 
-# The unit tests draw with Agg (tests/conftest.py); notebooks keep the inline backend to store figures.
+# Lint first (rules in pyproject.toml), then the tests. The unit tests draw with Agg (tests/conftest.py); notebooks keep the inline backend to store figures.
 test: $(STAMP) $(VENDOR)
+	$(BIN)/ruff check src tests scripts benchmarks
 	$(BIN)/python -m pytest tests -n 2 -q
 	$(BIN)/python -m pytest --nbval notebooks/ --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg -q -p no:xdist

@@ -605,6 +605,8 @@ for op in range(len(ops.UNARY)):
         pairs = [BITS[op]]
     elif op == ops.LOGICAL_NOT:
         pairs = [(b1, b1)]
+    elif op == ops.BITWISE_NOT:             # integers only
+        pairs = [(i64, i64), (i8, i8)]
     elif op in FLOATING:
         pairs = [(f32, f32), (f64, f64)]
     else:
@@ -615,8 +617,8 @@ for op in range(len(ops.UNARY)):
 for op in range(len(ops.BINARY)):
     if op == ops.POW or op == ops.DIV:
         kinds = [f32, f64]
-    elif op == ops.INT_POW:
-        kinds = [i64, i8]
+    elif op in (ops.INT_POW, ops.BITWISE_AND, ops.BITWISE_OR, ops.BITWISE_XOR, ops.LSHIFT, ops.RSHIFT):
+        kinds = [i64, i8]                   # integers only
     elif op in ops.COMPARISONS or op == ops.ADD:
         kinds = [f32, i64, b1]
     else:

@@ -16,11 +16,12 @@ from internals.display import CODE_WIDTH, WIDTH
 NOTEBOOKS = sorted((Path(__file__).resolve().parent.parent / "notebooks").glob("*.ipynb"))
 
 # Lines allowed to be wider, by (notebook, cell id): each with the reason. Keep this empty if you can.
-EXCEPTIONS = {
-    ("01_tensors.ipynb", "ch01-63"): "the package's one-line notice that device='cuda' runs on Numba's CUDA "
-    "simulator (stderr, only on machines without a GPU); wrapping it in internals.cuda changes the stored "
-    "output of every chapter that creates a cuda tensor, so it waits for a re-execution of all of them",
-}
+EXCEPTIONS = {}
+
+# Chapters not yet refitted to the page (issue 19 is open for them): their check is expected to fail,
+# strictly, so a chapter that comes to fit must leave this list.
+NOT_YET_FITTED = {"04_kernels.ipynb", "05_dispatch.ipynb", "06_autograd.ipynb", "07_memory.ipynb",
+                  "08_codebase_tour.ipynb", "09_capstone.ipynb", "10_compile.ipynb"}
 
 # The output forms myst-nb renders before text/plain (myst_nb's default render priority for HTML).
 RICHER = ("application/vnd.jupyter.widget-view+json", "text/html", "image/svg+xml", "image/png", "image/jpeg",
@@ -83,7 +84,9 @@ def test_exceptions_name_real_cells():
         assert cid in {c.get("id") for c in nb["cells"]}, f"{name} has no cell {cid}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+@pytest.mark.parametrize("path", [
+    pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="not yet refitted (issue 19)"))
+    if p.name in NOT_YET_FITTED else p for p in NOTEBOOKS], ids=[p.name for p in NOTEBOOKS])
 def test_lines_fit_the_page(path):
     found = too_wide(path)
     report = "\n".join(f"  cell {cid} {what} ({n} > {CODE_WIDTH if what != 'output' else WIDTH}): {line[:60]}…"

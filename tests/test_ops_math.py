@@ -414,6 +414,17 @@ GRAD_CASES = {
     "cumsum": lambda lib, x: x.cumsum(1),
     "cumprod": lambda lib, x: x.cumprod(1),
     "einsum": lambda lib, x: lib.einsum("ij,kj->ik", x, x),
+    "div floor": lambda lib, x: lib.div(x, x.detach() + 3, rounding_mode="floor"),
+    "div trunc scalar": lambda lib, x: lib.ops.aten.div.Scalar_mode(x, 2.0, rounding_mode="trunc"),
+    "fmod scalar": lambda lib, x: lib.fmod(x, 0.8),
+    "remainder tensor": lambda lib, x: lib.remainder(x, lib.full((3,), 0.8, dtype=lib.float64)),
+    "lerp tensor": lambda lib, x: x.lerp(x * 2, lib.full((3,), 0.3, dtype=lib.float64)),
+    "median all": lambda lib, x: x.median(),
+    "mode": lambda lib, x: x.mode(1).values,
+    "round": lambda lib, x: x.round(),
+    "round decimals": lambda lib, x: x.round(decimals=1),
+    "sign": lambda lib, x: x.sign(),
+    "sort stable": lambda lib, x: x.sort(stable=True, dim=1).values,
 }
 
 

@@ -5,8 +5,8 @@ Regenerate with ``python -m internals.codegen``.
 """
 from .._python_arg_parser import PythonArgParser, type_error_to_not_implemented
 from ..aten.dispatcher import call as _call
-from ..autograd.variable_factories import variable_factory as _factory
 
+from ..autograd.variable_factories import variable_factory as _factory
 
 def _indices(self):
     # aten::_indices(Tensor(a) self) -> Tensor(a)

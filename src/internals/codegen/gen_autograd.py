@@ -397,7 +397,9 @@ def gen_variable_type(infos):
     ops = "\n".join(f"    {name!r}: dispatcher.find({name!r})," for name, _, _ in kernels)
     table = "\n".join(f"    {name!r}: {fn}," for name, fn, _ in kernels)
     body = "\n\n\n".join(code for _, _, code in kernels)
-    nodes = _import(".functions", _used(body, [info.node for info in infos] + ["TensorGeometry"]))
+    nodes = _import(".functions", _used(body, [info.node for info in infos]))
+    if _used(body, ["TensorGeometry"]):
+        nodes = "from ..functions_manual import TensorGeometry\n" + nodes
     return (VARIABLE_TYPE_HEADER.format(nodes=nodes) + "OPS = {\n" + ops + "\n}\n\n\n" + body +
             "\n\n\nKERNELS = {\n" + table + "\n}\n\n\n"
             "def register_autograd_kernels():\n"

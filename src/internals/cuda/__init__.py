@@ -60,5 +60,5 @@ def _announce_simulator():
     global _announced
     if SIMULATED and not _announced:
         _announced = True
-        print("internals: no CUDA GPU found, so device='cuda' runs on Numba's CUDA simulator "
+        print("internals: no CUDA GPU found, so device='cuda' runs on Numba's CUDA simulator\n"
               "(correct but slow: keep sizes small).", file=sys.stderr)

@@ -12,17 +12,9 @@ from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import tls as _tls
 from ..graph import SavedVariable, collect_next_edges, set_history
-from ..variable_type_manual import (
-    BELOW_AD_INPLACE_OR_VIEW,
-    BELOW_AUTOGRAD,
-    after_autograd,
-    as_int,
-    as_int_tuple,
-    check_inplace,
-    mark_view,
-    rebase_history,
-    saved_inplace_result,
-)
+from ..variable_type_manual import (BELOW_AD_INPLACE_OR_VIEW, BELOW_AUTOGRAD, after_autograd, as_int,
+                                    as_int_tuple, check_inplace, mark_view, rebase_history, saved_inplace_result)
+from ..functions_manual import TensorGeometry
 from .functions import (
     AbsBackward0,
     AddBackward0,
@@ -49,8 +41,8 @@ from .functions import (
     DivBackward3,
     DotBackward0,
     ErfBackward0,
-    ExpandBackward0,
     ExpBackward0,
+    ExpandBackward0,
     ExponentialBackward0,
     FillBackward2,
     FlipBackward0,
@@ -126,11 +118,10 @@ from .functions import (
     SubBackward0,
     SumBackward0,
     SumBackward1,
+    TBackward0,
     TakeBackward0,
     TanBackward0,
     TanhBackward0,
-    TBackward0,
-    TensorGeometry,
     ToCopyBackward0,
     TopkBackward0,
     TransposeBackward0,

@@ -3,26 +3,12 @@ main process (``num_workers=0``)."""
 import collections.abc
 
 from ... import _tensor
+from ..._functional import stack
 from ...aten.native.tensor_factories import empty, tensor
 from ...c10 import scalar_type as st
 from .sampler import BatchSampler, RandomSampler, SequentialSampler
 
 __all__ = ["DataLoader", "default_collate"]
-
-
-def _stack(tensors):
-    """``torch.stack(tensors, 0)`` for a batch: a new leading dimension, each sample copied into
-    its slot. (A stand-in until the ``stack`` operator lands; it records no autograd history,
-    which a batch of data does not need.)"""
-    first = tensors[0]
-    for i, t in enumerate(tensors):
-        if t.shape != first.shape:
-            raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(first.shape)} at entry 0 "
-                               f"and {list(t.shape)} at entry {i}")
-    out = empty((len(tensors), *first.shape), dtype=first.dtype, device=first.device)
-    for i, t in enumerate(tensors):
-        out.select(0, i).copy_(t.detach())
-    return out
 
 
 def default_collate(batch):
@@ -31,7 +17,7 @@ def default_collate(batch):
     field by field."""
     elem = batch[0]
     if isinstance(elem, _tensor.Tensor):
-        return _stack(batch)
+        return stack([t.detach() for t in batch], 0)     # a batch of data records no history
     if isinstance(elem, bool):
         return tensor(batch, dtype=st.bool_)
     if isinstance(elem, int):
