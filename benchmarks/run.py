@@ -131,12 +131,14 @@ def mlp_steps():
     x, y = torch.rand(256, 512), torch.randint(0, 10, (256,))
     t_model, t_opt, t_loss = build(torch, None)
     i_model, i_opt, i_loss = build(internals, {k: internals.from_torch(v) for k, v in t_model.state_dict().items()})
-    return step(t_model, t_opt, t_loss, x, y), step(i_model, i_opt, i_loss, internals.from_torch(x), internals.from_torch(y))
+    return (step(t_model, t_opt, t_loss, x, y),
+            step(i_model, i_opt, i_loss, internals.from_torch(x), internals.from_torch(y)))
 
 
 def cold_start():
     """Seconds for a fresh process to import internals and run its first op (warm kernel cache)."""
-    code = "import time; t=time.perf_counter(); import internals as t_; (t_.ones(4)+1).sum(); print(time.perf_counter()-t)"
+    code = ("import time; t=time.perf_counter(); import internals as t_; (t_.ones(4)+1).sum(); "
+            "print(time.perf_counter()-t)")
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True)  # make sure the cache is warm
     result = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
     return float(result.stdout.strip().splitlines()[-1])

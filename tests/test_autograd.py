@@ -46,7 +46,9 @@ def assert_same_graph(ours, theirs, seen=None):
 def _requiring_grad(value, lib):
     """Float tensors of a sample made leaves that require grad (a fresh copy per library)."""
     if isinstance(value, (torch.Tensor, internals.Tensor)) and value.dtype.is_floating_point:
-        return value.detach().clone().requires_grad_(True) if lib is torch else value.clone().detach().requires_grad_(True)
+        if lib is torch:
+            return value.detach().clone().requires_grad_(True)
+        return value.clone().detach().requires_grad_(True)
     if isinstance(value, (list, tuple)):
         return type(value)(_requiring_grad(v, lib) for v in value)
     return value
@@ -89,8 +91,8 @@ def run_gradient_sample(name, sample):
     ours_x, ours_args = _requiring_grad(ours_in[0], internals), _requiring_grad(ours_in[1], internals)
     try:
         theirs = op.op(theirs_x, *theirs_args, **kwargs)
-    except Exception:
-        raise Unsupported("torch raises")
+    except Exception as e:
+        raise Unsupported("torch raises") from e
     ours = adapter.ours(ours_x, *ours_args, **ours_in[2])
     theirs_out, ours_out = _outputs(theirs), _outputs(ours)
     assert [t.requires_grad for t in ours_out] == [t.requires_grad for t in theirs_out]
@@ -280,7 +282,7 @@ def _saved_after_free(lib):
     x = lib.tensor([1., 2., 3.], requires_grad=True)
     y = x.exp()
     y.sum().backward()
-    y.grad_fn._saved_result
+    y.grad_fn._saved_result  # noqa: B018  reading the freed saved tensor is what must raise
 
 
 def _modified_output(lib):
@@ -458,7 +460,7 @@ def test_tensor_hooks_and_retain_grad():
         y = x * 3
         y.retain_grad()
         y.register_hook(lambda g: g * 2)          # replaces the gradient flowing on
-        x.register_hook(lambda g: seen.update({lib.__name__: g.tolist()}))
+        x.register_hook(lambda g, lib=lib: seen.update({lib.__name__: g.tolist()}))
         (y * y).sum().backward()
         seen[lib.__name__ + "y"] = y.grad.tolist()
         seen[lib.__name__ + "x"] = x.grad.tolist()
@@ -472,8 +474,8 @@ def test_node_hooks():
     for lib in (torch, internals):
         x = lib.tensor([1., 2.], requires_grad=True)
         y = x.exp()
-        y.grad_fn.register_prehook(lambda g_out: calls.append(("pre", lib.__name__, g_out[0].tolist())))
-        y.grad_fn.register_hook(lambda g_in, g_out: calls.append(("post", lib.__name__, len(g_in))))
+        y.grad_fn.register_prehook(lambda g_out, lib=lib: calls.append(("pre", lib.__name__, g_out[0].tolist())))
+        y.grad_fn.register_hook(lambda g_in, g_out, lib=lib: calls.append(("post", lib.__name__, len(g_in))))
         handle = y.grad_fn.register_hook(lambda g_in, g_out: calls.append("removed"))
         handle.remove()
         y.sum().backward()

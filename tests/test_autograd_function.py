@@ -99,7 +99,8 @@ def test_function_wrong_number_of_gradients():
 ])
 def test_gradcheck_agrees_with_torch(fn):
     gen = torch.Generator().manual_seed(0)
-    x0, w0 = torch.rand(2, 3, generator=gen, dtype=torch.float64) + 0.1, torch.randn(2, 3, generator=gen, dtype=torch.float64)
+    x0 = torch.rand(2, 3, generator=gen, dtype=torch.float64) + 0.1
+    w0 = torch.randn(2, 3, generator=gen, dtype=torch.float64)
     theirs = torch.autograd.gradcheck(lambda x, w: fn(torch, x, w), (x0.requires_grad_(), w0.requires_grad_()))
     x, w = internals.from_torch(x0.detach()).requires_grad_(), internals.from_torch(w0.detach()).requires_grad_()
     assert internals.autograd.gradcheck(lambda x, w: fn(internals, x, w), (x, w)) is theirs is True
@@ -159,7 +160,7 @@ def test_non_reentrant_checkpoint_records_the_real_graph_and_keeps_no_activation
     for lib, ckpt in ((torch, torch_checkpoint), (internals, our_checkpoint)):
         calls = []
 
-        def segment(a):
+        def segment(a, calls=calls):
             calls.append(1)
             return a.exp().tanh().sigmoid() * a
 
@@ -186,11 +187,11 @@ def test_saved_tensors_hooks_pack_and_unpack_what_torch_does():
     for lib in (torch, internals):
         packed = []
 
-        def pack(t):
+        def pack(t, packed=packed):
             packed.append(t.tolist())
             return t.tolist()
 
-        def unpack(values):
+        def unpack(values, lib=lib):
             return lib.tensor(values) * 2      # backward sees doubled saved values
 
         x = lib.tensor([1.0, 2.0, 3.0], requires_grad=True)

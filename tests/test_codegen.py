@@ -93,7 +93,7 @@ def test_every_kernel_takes_its_schema_arguments():
             continue
         positional = [None] * len(op.schema.arguments.flat_positional)
         kwonly = {a.name: None for a in op.schema.arguments.flat_kwarg_only}
-        for key, kernel in op.kernels.items():
+        for _key, kernel in op.kernels.items():
             if kernel.boxed or kernel.fallthrough:
                 continue
             args = [None] + positional if kernel.with_keyset else positional

@@ -358,8 +358,9 @@ def test_argmax_ties_go_to_the_first_index_across_threads():
 
 
 # ----------------------------------------------------------------------------- matrix products
-@pytest.mark.parametrize("m, k, n, dtype", [(1, 1, 1, torch.float32), (5, 7, 3, torch.float32), (4, 4, 4, torch.float32),
-                                             (9, 13, 6, torch.float64), (17, 3, 18, torch.int64)])
+@pytest.mark.parametrize("m, k, n, dtype", [(1, 1, 1, torch.float32), (5, 7, 3, torch.float32),
+                                             (4, 4, 4, torch.float32), (9, 13, 6, torch.float64),
+                                             (17, 3, 18, torch.int64)])
 def test_mm_odd_sizes(m, k, n, dtype):
     # The tile is 4 (simulated) or 16: none of these sizes needs to be a multiple of it.
     a = (torch.randn(m, k) * 4).to(dtype)

@@ -236,7 +236,7 @@ def both_libraries(kind="DEF"):
 
 def test_define_impl_and_call():
     ns, lt, li = both_libraries()
-    for lib, mod in ((lt, torch), (li, internals)):
+    for lib, _mod in ((lt, torch), (li, internals)):
         assert lib.define("twice(Tensor x) -> Tensor") == "twice"
         lib.impl("twice", lambda x: x * 2, "CPU")
     ours = getattr(internals.ops, ns).twice(internals.tensor([1., 2.]))
@@ -247,7 +247,7 @@ def test_define_impl_and_call():
 
 def test_kernel_for_one_key_is_chosen_by_that_key():
     ns, lt, li = both_libraries()
-    for lib, mod in ((lt, torch), (li, internals)):
+    for lib, _mod in ((lt, torch), (li, internals)):
         lib.define("which(Tensor x) -> Tensor")
         lib.impl("which", lambda x: x * 0 + 1, "CPU")
         lib.impl("which", lambda x: x * 0 + 2, "AutogradCPU")
@@ -304,7 +304,8 @@ def test_duplicate_definition_is_an_error():
 
 def test_second_def_library_for_a_namespace_is_an_error():
     ns, lt, li = both_libraries()
-    ours, theirs = assert_same_error(lambda: internals.library.Library(ns, "DEF"), lambda: torch.library.Library(ns, "DEF"))
+    ours, theirs = assert_same_error(lambda: internals.library.Library(ns, "DEF"),
+                                     lambda: torch.library.Library(ns, "DEF"))
     assert str(theirs).startswith(str(ours))
 
 
@@ -330,7 +331,7 @@ def test_destroying_a_def_library_removes_its_operators():
     li.define("gone(Tensor x) -> Tensor")
     li._destroy()
     with pytest.raises(AttributeError):
-        getattr(internals.ops, ns).gone
+        getattr(internals.ops, ns).gone  # noqa: B018  the attribute access itself is what must raise
     internals.library.Library(ns, "DEF")      # the namespace is free again
 
 
@@ -432,7 +433,8 @@ def test_profiler_counts_operators_like_torch():
         run(torch, xt)
     with internals.profiler.profile(record_shapes=True) as pi:
         run(internals, internals.from_torch(xt))
-    theirs = {e.key: e.count for e in pt.key_averages() if e.key in ("aten::mul", "aten::add", "aten::relu", "aten::sum")}
+    names = ("aten::mul", "aten::add", "aten::relu", "aten::sum")
+    theirs = {e.key: e.count for e in pt.key_averages() if e.key in names}
     ours = {e.key: e.count for e in pi.key_averages()}
     assert ours == theirs == {"aten::mul": 1, "aten::add": 1, "aten::relu": 3, "aten::sum": 1}
     mul = [e for e in pi.events() if e.name == "aten::mul"][0]
@@ -504,14 +506,15 @@ def test_impl_before_define_waits_for_the_schema():
     schema, and cannot be called until ``define`` gives it one."""
     ns = fresh_ns()
     libs = {mod: mod.library.Library(ns, "FRAGMENT") for mod in (torch, internals)}
-    for mod, lib in libs.items():
+    for lib in libs.values():
         lib.impl("later", lambda x: x * 3, "CPU")
     dumps = {mod: _without_locations(mod._C._dispatch_dump(f"{ns}::later")) for mod in libs}
-    assert dumps[internals] == dumps[torch] == f"name: {ns}::later\nschema: (none)\nCPU: registered at :: (none) [ boxed ]\n"
+    expected = f"name: {ns}::later\nschema: (none)\nCPU: registered at :: (none) [ boxed ]\n"
+    assert dumps[internals] == dumps[torch] == expected
     for mod in libs:
         with pytest.raises(AttributeError):
-            getattr(mod.ops, ns).later
-    for mod, lib in libs.items():
+            getattr(mod.ops, ns).later  # noqa: B018  the attribute access itself is what must raise
+    for lib in libs.values():
         lib.define("later(Tensor x) -> Tensor")
     assert getattr(internals.ops, ns).later(internals.ones(2)).tolist() == \
         getattr(torch.ops, ns).later(torch.ones(2)).tolist() == [3., 3.]

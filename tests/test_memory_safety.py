@@ -98,7 +98,7 @@ def test_views_of_views_of_offset_storages():
     for args in [((8,), (2,)), ((3, 5), (5, 1)), ((2, 2), (1, 1), 17), ((1,), (1,), 19)]:
         assert_same(ours_inner.as_strided(*args), inner.as_strided(*args))     # just fits
     for args in [((9,), (2,)), ((3, 6), (5, 1)), ((2, 2), (1, 1), 18), ((1,), (1,), 20)]:
-        same_message(lambda: ours_inner.as_strided(*args), lambda: inner.as_strided(*args))
+        same_message(lambda args=args: ours_inner.as_strided(*args), lambda args=args: inner.as_strided(*args))
     chain, ours_chain = inner.view(3, 5)[1:, 2:].t(), ours_inner.view(3, 5)[1:, 2:].t()
     assert_same(ours_chain, chain)
     same_message(lambda: ours_chain.as_strided((4, 4), (5, 1)), lambda: chain.as_strided((4, 4), (5, 1)))
@@ -289,8 +289,10 @@ def torch_or_internals(t):
     """The module ``t`` comes from, so one lambda serves both sides."""
     if isinstance(t, torch.Tensor):
         return torch
-    ones = lambda *shape: internals.ones(*shape, device=t.device)
-    tensor = lambda value: internals.tensor(value)          # a 0-dim CPU tensor may join any device
+    def ones(*shape):
+        return internals.ones(*shape, device=t.device)
+    def tensor(value):
+        return internals.tensor(value)          # a 0-dim CPU tensor may join any device
     return type("module", (), {"ones": staticmethod(ones), "tensor": staticmethod(tensor)})
 
 

@@ -101,7 +101,9 @@ def test_structure_matches_torch():
     assert list(ours.state_dict()) == list(theirs.state_dict())
     assert [n for n, _ in ours.named_parameters(prefix="model", recurse=True)] == \
            [n for n, _ in theirs.named_parameters(prefix="model")]
-    assert [n for n, _ in ours.named_parameters(recurse=False)] == [n for n, _ in theirs.named_parameters(recurse=False)]
+    def own_names(m):
+        return [n for n, _ in m.named_parameters(recurse=False)]
+    assert own_names(ours) == own_names(theirs)
     assert repr(ours) == repr(theirs)
     for (name, o), t in zip(ours.state_dict().items(), theirs.state_dict().values()):
         assert_same(o, t)
@@ -150,7 +152,7 @@ def test_attribute_errors_match_torch():
         (lambda m, t: m.add_module("x", 3), None),
     ]
     for fn, _ in cases:
-        err_ours, err_theirs = assert_same_error(lambda: fn(ours, internals), lambda: fn(theirs, torch))
+        err_ours, err_theirs = assert_same_error(lambda fn=fn: fn(ours, internals), lambda fn=fn: fn(theirs, torch))
         assert str(err_ours) == str(err_theirs)
 
 
@@ -237,7 +239,8 @@ def test_init_errors_match_torch():
     for fn in (lambda t, nn: nn.init.kaiming_uniform_(t.zeros(3)),
                lambda t, nn: nn.init.kaiming_uniform_(t.zeros(3, 3), mode="fan"),
                lambda t, nn: nn.init.calculate_gain("softsign2")):
-        err_ours, err_theirs = assert_same_error(lambda: fn(internals, internals.nn), lambda: fn(torch, torch.nn))
+        err_ours, err_theirs = assert_same_error(lambda fn=fn: fn(internals, internals.nn),
+                                                 lambda fn=fn: fn(torch, torch.nn))
         assert str(err_ours) == str(err_theirs)
 
 

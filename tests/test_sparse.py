@@ -87,7 +87,8 @@ def test_to_sparse_with_dense_dims_equals_torch(x, data):
         return
     sparse_dim = data.draw(hst.integers(1, x.dim()))
     assert_same_sparse(ours_of(x).to_sparse(sparse_dim), x.to_sparse(sparse_dim))
-    assert_same_sparse(ours_of(x).to_sparse(dense_dim=x.dim() - sparse_dim), x.to_sparse(dense_dim=x.dim() - sparse_dim))
+    dense_dim = x.dim() - sparse_dim
+    assert_same_sparse(ours_of(x).to_sparse(dense_dim=dense_dim), x.to_sparse(dense_dim=dense_dim))
 
 
 @given(sparse_inputs())
@@ -244,7 +245,8 @@ def test_refusals_match_torch(name):
     theirs_args, ours_args = _pair()
     ours, theirs = assert_same_error(lambda: fn(*ours_args), lambda: fn(*theirs_args))
     if prefix_only:    # a dense-only op: the dispatcher finds no kernel for the SparseCPU key
-        first = lambda e: re.match(r"[^.]*\.", str(e)).group(0)
+        def first(e):
+            return re.match(r"[^.]*\.", str(e)).group(0)
         assert first(ours) == first(theirs)
     else:
         assert str(ours) == str(theirs)
@@ -281,8 +283,8 @@ def test_mm_and_add_have_sparse_kernels():
     for op in ("aten::mm", "aten::add.Tensor"):
         ours, theirs = internals._C._dispatch_dump_table(op), torch._C._dispatch_dump_table(op)
         for key in ("SparseCPU", "SparseCUDA"):
-            assert re.search(rf"^{key}: registered at internals/aten/native/sparse/sparse_tensor_math.py:\d+ \[kernel\]$",
-                             ours, re.M)
+            where = "internals/aten/native/sparse/sparse_tensor_math.py"
+            assert re.search(rf"^{key}: registered at {where}:\d+ \[kernel\]$", ours, re.M)
         assert re.search(r"^SparseCPU: .* \[kernel\]$", theirs, re.M)     # a CPU wheel: no SparseCUDA
 
 

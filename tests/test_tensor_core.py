@@ -119,8 +119,8 @@ def test_size_and_stride_reject_bad_dims(t):
     ours = internals.from_torch(t)
     n = t.dim()
     for d in (n, -n - 1, n + 1) if n else (0, -1, 1):
-        same_error_and_message(lambda: ours.size(d), lambda: t.size(d))
-        same_error_and_message(lambda: ours.stride(d), lambda: t.stride(d))
+        same_error_and_message(lambda d=d: ours.size(d), lambda d=d: t.size(d))
+        same_error_and_message(lambda d=d: ours.stride(d), lambda d=d: t.stride(d))
 
 
 def test_size_repr():
@@ -196,7 +196,8 @@ def test_version_counter_is_shared_by_all_views(chain):
     for step in range(1, 3):
         ours_base.fill_(step)
         theirs_base.fill_(step)
-        assert ours._version == sibling_ours._version == ours_base._version == theirs._version == step
+        assert ours._version == sibling_ours._version == ours_base._version == step
+        assert theirs._version == sibling_theirs._version == step
     copy_ours, copy_theirs = ours.clone(), theirs.clone()
     assert copy_ours._version == copy_theirs._version == 0
 
@@ -287,7 +288,7 @@ def test_arange_with_dtype(args):
 
 def test_arange_errors():
     for args in [(0, 1, 0), (0, 1, -1), (1, 0), (0, 1.0, -0.5)]:
-        same_error_and_message(lambda: internals.arange(*args), lambda: torch.arange(*args))
+        same_error_and_message(lambda args=args: internals.arange(*args), lambda args=args: torch.arange(*args))
 
 
 LINSPACE_ENDS = st.one_of(st.integers(-20, 20), st.floats(-1e6, 1e6, allow_nan=False, allow_subnormal=False),
@@ -368,7 +369,7 @@ def test_tensor_is_a_copy():
 
 
 def test_tensor_from_tensor_keeps_dtype():
-    for ours_dtype, theirs_dtype in DTYPE_PAIRS:
+    for _ours_dtype, theirs_dtype in DTYPE_PAIRS:
         t = torch.arange(4).to(theirs_dtype)
         with pytest.warns(UserWarning):
             theirs = torch.tensor(t)
@@ -415,8 +416,10 @@ def test_like_factories_keep_torchs_layout(name, make, compare_values, chain):
 def test_random_like_refuses_integer_dtypes(name):
     for ours_dtype, theirs_dtype in DTYPE_PAIRS:
         if not theirs_dtype.is_floating_point:
-            assert_same_error(lambda: getattr(internals, name)(internals.zeros(2), dtype=ours_dtype),
-                              lambda: getattr(torch, name)(torch.zeros(2), dtype=theirs_dtype))
+            assert_same_error(lambda ours_dtype=ours_dtype:
+                              getattr(internals, name)(internals.zeros(2), dtype=ours_dtype),
+                              lambda theirs_dtype=theirs_dtype:
+                              getattr(torch, name)(torch.zeros(2), dtype=theirs_dtype))
 
 
 @given(shapes())
@@ -435,8 +438,8 @@ def test_rand_randn_shapes_and_dtypes(shape):
 def test_rand_refuses_non_float_dtypes(name):
     for ours_dtype, theirs_dtype in DTYPE_PAIRS:
         if not theirs_dtype.is_floating_point:
-            same_error_and_message(lambda: getattr(internals, name)(2, dtype=ours_dtype),
-                                   lambda: getattr(torch, name)(2, dtype=theirs_dtype))
+            same_error_and_message(lambda ours_dtype=ours_dtype: getattr(internals, name)(2, dtype=ours_dtype),
+                                   lambda theirs_dtype=theirs_dtype: getattr(torch, name)(2, dtype=theirs_dtype))
 
 
 @pytest.mark.parametrize("name", ["rand", "randn"])
@@ -565,7 +568,7 @@ def test_item_matches_torch(t):
 
 def test_item_of_special_values():
     for value in [float("inf"), float("-inf"), 1e-45, 65504.0, 3.140625]:
-        for ours_dtype, theirs_dtype in FLOAT_PAIRS:
+        for _ours_dtype, theirs_dtype in FLOAT_PAIRS:
             t = torch.tensor(value, dtype=theirs_dtype)
             assert internals.from_torch(t).item() == t.item()
     assert np.isnan(internals.tensor(float("nan")).item())
@@ -599,7 +602,7 @@ def test_from_torch_copies():
 def test_to_changes_dtype_like_torch(pair):
     ours_dtype, theirs_dtype = pair
     base = torch.arange(-3, 9).reshape(3, 4).t()
-    for source_ours, source_theirs in DTYPE_PAIRS:
+    for _source_ours, source_theirs in DTYPE_PAIRS:
         t = base.to(source_theirs)
         if not theirs_dtype.is_signed and source_theirs.is_signed:
             t = t.abs()

@@ -160,7 +160,8 @@ def test_view_every_shape_on_chains(chain):
         try:
             expected = theirs.view(shape)
         except RuntimeError:
-            check_error(lambda x: x.view(shape), ours, theirs)    # incompatible strides, or an ambiguous -1
+            # incompatible strides, or an ambiguous -1
+            check_error(lambda x, shape=shape: x.view(shape), ours, theirs)
             continue
         assert_view(ours.view(shape), expected, ours_base, theirs_base)
         if shape:
@@ -172,8 +173,8 @@ def test_view_and_reshape_bad_shapes(chain):
     ours, theirs, _, _ = chain.run()
     n = theirs.numel()
     for shape in [(n + 1,), (-1, -1), (-2,), (n, -2), (n + 1, -1) if n else (2, 3)]:
-        check_error(lambda x: x.view(shape), ours, theirs)
-        check_error(lambda x: x.reshape(shape), ours, theirs)
+        check_error(lambda x, shape=shape: x.view(shape), ours, theirs)
+        check_error(lambda x, shape=shape: x.reshape(shape), ours, theirs)
 
 
 def test_view_zero_with_inferred_dim_is_ambiguous():
@@ -197,7 +198,7 @@ def test_reshape_is_a_view_exactly_when_torchs_is(chain):
         try:
             expected = theirs.reshape(shape)
         except RuntimeError:
-            check_error(lambda x: x.reshape(shape), ours, theirs)    # an ambiguous -1 with no elements
+            check_error(lambda x, shape=shape: x.reshape(shape), ours, theirs)    # an ambiguous -1 with no elements
             continue
         got = ours.reshape(shape)
         assert_same(got, expected)
@@ -270,10 +271,10 @@ def test_is_contiguous_matches_torch(chain):
 def test_transpose_every_dim_pair(t):
     ours, theirs = both(t)
     for d0, d1 in itertools.product(dims(t), repeat=2):
-        check_op(lambda x: x.transpose(d0, d1), ours, theirs)
+        check_op(lambda x, d0=d0, d1=d1: x.transpose(d0, d1), ours, theirs)
     for d in bad_dims(t):
-        check_error(lambda x: x.transpose(d, 0), ours, theirs)
-        check_error(lambda x: x.transpose(0, d), ours, theirs)
+        check_error(lambda x, d=d: x.transpose(d, 0), ours, theirs)
+        check_error(lambda x, d=d: x.transpose(0, d), ours, theirs)
 
 
 @pytest.mark.filterwarnings("ignore:Tensor.mT is deprecated on 0-D tensors")
@@ -304,12 +305,12 @@ def test_T_reverses_any_number_of_dims(t):
 def test_permute_every_order(t):
     ours, theirs = both(t)
     for order in itertools.permutations(range(t.dim())):
-        check_op(lambda x: x.permute(order), ours, theirs)
+        check_op(lambda x, order=order: x.permute(order), ours, theirs)
         if order:
-            check_op(lambda x: x.permute(*order), ours, theirs)
+            check_op(lambda x, order=order: x.permute(*order), ours, theirs)
         negative = tuple(d - t.dim() for d in order)
-        check_op(lambda x: x.permute(negative), ours, theirs)
-        check_op(lambda x: namespace(x).permute(x, order), ours, theirs)
+        check_op(lambda x, negative=negative: x.permute(negative), ours, theirs)
+        check_op(lambda x, order=order: namespace(x).permute(x, order), ours, theirs)
 
 
 @given(windowed_tensors(shape=shapes(min_dims=1)))
@@ -320,7 +321,7 @@ def test_permute_bad_orders(t):
     if n >= 2:
         bad += [(0,) * n, (0, -n) + tuple(range(2, n))]    # repeated dims (0 and -n are the same)
     for order in bad:
-        check_error(lambda x: x.permute(order), ours, theirs)
+        check_error(lambda x, order=order: x.permute(order), ours, theirs)
     check_error(lambda x: x.permute((n,) + tuple(range(1, n))), ours, theirs)
 
 
@@ -328,12 +329,12 @@ def test_permute_bad_orders(t):
 def test_movedim(t):
     ours, theirs = both(t)
     for s, d in itertools.product(dims(t), repeat=2):
-        check_op(lambda x: x.movedim(s, d), ours, theirs)
+        check_op(lambda x, s=s, d=d: x.movedim(s, d), ours, theirs)
     n = t.dim()
     for k in range(1, n + 1):
         for src in itertools.permutations(range(n), k):
             dst = tuple(reversed(range(n)))[:k]
-            check_op(lambda x: x.movedim(src, dst), ours, theirs)
+            check_op(lambda x, src=src, dst=dst: x.movedim(src, dst), ours, theirs)
     check_error(lambda x: x.movedim((0,), (0, 1)), ours, theirs)
     check_error(lambda x: x.movedim(n, 0), ours, theirs)
     if n >= 2:
@@ -349,10 +350,10 @@ def test_expand(t, data):
                  for s in t.shape]
         lead = data.draw(st.lists(st.integers(0, 3), max_size=2))
         target = tuple(lead + sizes)
-        check_op(lambda x: x.expand(target), ours, theirs)
+        check_op(lambda x, target=target: x.expand(target), ours, theirs)
         if target:
-            check_op(lambda x: x.expand(*target), ours, theirs)
-        check_op(lambda x: x.broadcast_to(target), ours, theirs)
+            check_op(lambda x, target=target: x.expand(*target), ours, theirs)
+        check_op(lambda x, target=target: x.broadcast_to(target), ours, theirs)
         like = tuple(t.shape[i - len(lead)] if s == -1 else s for i, s in enumerate(target))
         assert_view(ours.expand_as(internals.zeros(like)), theirs.expand_as(torch.zeros(like)), ours, theirs)
 
@@ -367,9 +368,9 @@ def test_expand_bad_sizes(t):
     for i, size in enumerate(shape):
         if size != 1:
             grown = shape[:i] + [size + 1] + shape[i + 1:]
-            check_error(lambda x: x.expand(grown), ours, theirs)           # a non-singleton dim changes
+            check_error(lambda x, grown=grown: x.expand(grown), ours, theirs)           # a non-singleton dim changes
             negative = shape[:i] + [-2] + shape[i + 1:]
-            check_error(lambda x: x.expand(negative), ours, theirs)
+            check_error(lambda x, negative=negative: x.expand(negative), ours, theirs)
 
 
 @given(windowed_tensors(shape=shapes(max_dims=3, min_side=1)))
@@ -383,7 +384,7 @@ def test_expand_negative_sizes(t):
     for i, size in enumerate(shape):
         if size == 1:
             negative = shape[:i] + [-2] + shape[i + 1:]
-            check_error(lambda x: x.expand(negative), ours, theirs, message=False)
+            check_error(lambda x, negative=negative: x.expand(negative), ours, theirs, message=False)
     if t.dim() == 0:
         check_error(lambda x: x.expand(-1), ours, theirs, message=False)
 
@@ -396,13 +397,14 @@ def test_narrow_every_start_and_length(t):
         for start in range(-size, size + 1):
             first = start + size if start < 0 else start
             for length in range(0, size - first + 1):
-                check_op(lambda x: x.narrow(d, start, length), ours, theirs)
-            check_error(lambda x: x.narrow(d, start, size - first + 1), ours, theirs)
+                check_op(lambda x, d=d, start=start, length=length: x.narrow(d, start, length), ours, theirs)
+            check_error(lambda x, d=d, start=start, size=size, first=first: x.narrow(d, start, size - first + 1),
+                        ours, theirs)
         for start in (-size - 1, size + 1):
-            check_error(lambda x: x.narrow(d, start, 0), ours, theirs)
-        check_error(lambda x: x.narrow(d, 0, -1), ours, theirs)
+            check_error(lambda x, d=d, start=start: x.narrow(d, start, 0), ours, theirs)
+        check_error(lambda x, d=d: x.narrow(d, 0, -1), ours, theirs)
     for d in bad_dims(t):
-        check_error(lambda x: x.narrow(d, 0, 0), ours, theirs)
+        check_error(lambda x, d=d: x.narrow(d, 0, 0), ours, theirs)
 
 
 def test_narrow_zero_dim():
@@ -419,11 +421,11 @@ def test_select_every_index(t):
     for d in dims(t):
         size = t.shape[d]
         for i in range(-size, size):
-            check_op(lambda x: x.select(d, i), ours, theirs)
+            check_op(lambda x, d=d, i=i: x.select(d, i), ours, theirs)
         for i in (-size - 1, size, size + 3):
-            check_error(lambda x: x.select(d, i), ours, theirs)
+            check_error(lambda x, d=d, i=i: x.select(d, i), ours, theirs)
     for d in bad_dims(t):
-        check_error(lambda x: x.select(d, 0), ours, theirs)
+        check_error(lambda x, d=d: x.select(d, 0), ours, theirs)
 
 
 @given(windowed_tensors(shape=shapes(max_side=2)))
@@ -431,23 +433,23 @@ def test_squeeze_every_subset(t):
     ours, theirs = both(t)
     check_op(lambda x: x.squeeze(), ours, theirs)
     for d in dims(t):
-        check_op(lambda x: x.squeeze(d), ours, theirs)
+        check_op(lambda x, d=d: x.squeeze(d), ours, theirs)
     n = max(t.dim(), 1)
     for k in range(n + 1):
         for subset in itertools.combinations(range(n), k):
-            check_op(lambda x: x.squeeze(subset), ours, theirs)
+            check_op(lambda x, subset=subset: x.squeeze(subset), ours, theirs)
     for d in bad_dims(t):
-        check_error(lambda x: x.squeeze(d), ours, theirs)
-        check_error(lambda x: x.squeeze((0, d)), ours, theirs)
+        check_error(lambda x, d=d: x.squeeze(d), ours, theirs)
+        check_error(lambda x, d=d: x.squeeze((0, d)), ours, theirs)
 
 
 @given(windowed_tensors())
 def test_unsqueeze_every_position(t):
     ours, theirs = both(t)
     for d in dims(t, extra=1):
-        check_op(lambda x: x.unsqueeze(d), ours, theirs)
+        check_op(lambda x, d=d: x.unsqueeze(d), ours, theirs)
     for d in bad_dims(t, extra=1):
-        check_error(lambda x: x.unsqueeze(d), ours, theirs)
+        check_error(lambda x, d=d: x.unsqueeze(d), ours, theirs)
 
 
 @given(windowed_tensors(), st.data())
@@ -466,7 +468,7 @@ def test_flatten_every_range(chain):
         try:
             expected = theirs.flatten(s, e)
         except RuntimeError:
-            check_error(lambda x: x.flatten(s, e), ours, theirs)
+            check_error(lambda x, s=s, e=e: x.flatten(s, e), ours, theirs)
             continue
         got = ours.flatten(s, e)
         assert_same(got, expected)
@@ -474,8 +476,8 @@ def test_flatten_every_range(chain):
         assert (got.untyped_storage() is ours_base.untyped_storage()) == shares
     check_op(lambda x: x.flatten(), ours_base, theirs_base)
     for d in bad_dims(theirs):
-        check_error(lambda x: x.flatten(d, -1), ours, theirs)
-        check_error(lambda x: x.flatten(0, d), ours, theirs)
+        check_error(lambda x, d=d: x.flatten(d, -1), ours, theirs)
+        check_error(lambda x, d=d: x.flatten(0, d), ours, theirs)
 
 
 @given(windowed_tensors(shape=shapes(min_dims=1)))
@@ -485,12 +487,12 @@ def test_unflatten(t):
         for sizes in _targets(t.shape[d]):
             # Leave out () and, for a dim of size 0, an ambiguous -1 like (0, -1): errors below.
             if sizes and not (-1 in sizes and math.prod(sizes) == 0):
-                check_op(lambda x: x.unflatten(d, sizes), ours, theirs)
-        check_error(lambda x: x.unflatten(d, ()), ours, theirs)
-        check_error(lambda x: x.unflatten(d, (t.shape[d] + 1,)), ours, theirs)
-        check_same_outcome(lambda x: x.unflatten(d, (t.shape[d] + 1, -1)), ours, theirs)   # fine when size 0
+                check_op(lambda x, d=d, sizes=sizes: x.unflatten(d, sizes), ours, theirs)
+        check_error(lambda x, d=d: x.unflatten(d, ()), ours, theirs)
+        check_error(lambda x, d=d: x.unflatten(d, (t.shape[d] + 1,)), ours, theirs)
+        check_same_outcome(lambda x, d=d: x.unflatten(d, (t.shape[d] + 1, -1)), ours, theirs)   # fine when size 0
     for d in bad_dims(t):
-        check_error(lambda x: x.unflatten(d, (1, -1)), ours, theirs)
+        check_error(lambda x, d=d: x.unflatten(d, (1, -1)), ours, theirs)
 
 
 @pytest.mark.parametrize("shape, sizes", [((0, 2), (0, -1)), ((0, 2), (-1, 0, 3)), ((4, 2), (-1, -1)),
@@ -507,12 +509,12 @@ def test_diagonal_every_offset_and_dim_pair(t):
     for d1, d2 in itertools.product(dims(t), repeat=2):
         for offset in range(-6, 7):
             if d1 % t.dim() == d2 % t.dim():
-                check_error(lambda x: x.diagonal(offset, d1, d2), ours, theirs)
+                check_error(lambda x, offset=offset, d1=d1, d2=d2: x.diagonal(offset, d1, d2), ours, theirs)
             else:
-                check_op(lambda x: x.diagonal(offset, d1, d2), ours, theirs)
+                check_op(lambda x, offset=offset, d1=d1, d2=d2: x.diagonal(offset, d1, d2), ours, theirs)
     check_op(lambda x: x.diagonal(), ours, theirs)
     for d in bad_dims(t):
-        check_error(lambda x: x.diagonal(0, d, 0), ours, theirs)
+        check_error(lambda x, d=d: x.diagonal(0, d, 0), ours, theirs)
 
 
 def test_diagonal_needs_two_dims():
@@ -528,13 +530,13 @@ def test_unfold_every_size_and_step(t):
         extent = t.shape[d] if t.dim() else 1
         for size in range(0, extent + 1):
             for step in range(1, 5):
-                check_op(lambda x: x.unfold(d, size, step), ours, theirs)
-        check_error(lambda x: x.unfold(d, extent + 1, 1), ours, theirs)
-        check_error(lambda x: x.unfold(d, 0, 0), ours, theirs)
-        check_error(lambda x: x.unfold(d, 0, -1), ours, theirs)
-        check_error(lambda x: x.unfold(d, -1, 1), ours, theirs, message=False)
+                check_op(lambda x, d=d, size=size, step=step: x.unfold(d, size, step), ours, theirs)
+        check_error(lambda x, d=d, extent=extent: x.unfold(d, extent + 1, 1), ours, theirs)
+        check_error(lambda x, d=d: x.unfold(d, 0, 0), ours, theirs)
+        check_error(lambda x, d=d: x.unfold(d, 0, -1), ours, theirs)
+        check_error(lambda x, d=d: x.unfold(d, -1, 1), ours, theirs, message=False)
     for d in bad_dims(t):
-        check_error(lambda x: x.unfold(d, 1, 1), ours, theirs)
+        check_error(lambda x, d=d: x.unfold(d, 1, 1), ours, theirs)
 
 
 def check_pieces(op, ours_base, theirs_base):
@@ -551,26 +553,26 @@ def test_split_and_chunk(t, data):
     for d in dims(t):
         size = t.shape[d]
         for split_size in range(1, 7):
-            check_pieces(lambda x: x.split(split_size, d), ours, theirs)
-            check_pieces(lambda x: namespace(x).split(x, split_size, d), ours, theirs)
+            check_pieces(lambda x, split_size=split_size, d=d: x.split(split_size, d), ours, theirs)
+            check_pieces(lambda x, split_size=split_size, d=d: namespace(x).split(x, split_size, d), ours, theirs)
         for chunks in range(1, 8):
-            check_pieces(lambda x: x.chunk(chunks, d), ours, theirs)
-            check_pieces(lambda x: namespace(x).chunk(x, chunks, d), ours, theirs)
-        sections = data.draw(st.lists(st.integers(0, size), max_size=4).filter(lambda s: sum(s) <= size))
+            check_pieces(lambda x, chunks=chunks, d=d: x.chunk(chunks, d), ours, theirs)
+            check_pieces(lambda x, chunks=chunks, d=d: namespace(x).chunk(x, chunks, d), ours, theirs)
+        sections = data.draw(st.lists(st.integers(0, size), max_size=4).filter(lambda s, size=size: sum(s) <= size))
         sections = sections + [size - sum(sections)]
-        check_pieces(lambda x: x.split(sections, d), ours, theirs)
+        check_pieces(lambda x, sections=sections, d=d: x.split(sections, d), ours, theirs)
         for bad in ([size + 1], [size, 1], [1] * (size + 1), [-1, size + 1], [size + 1, -1]):
-            check_error(lambda x: x.split(bad, d), ours, theirs)
+            check_error(lambda x, bad=bad, d=d: x.split(bad, d), ours, theirs)
         if size:
-            check_error(lambda x: x.split(0, d), ours, theirs)
+            check_error(lambda x, d=d: x.split(0, d), ours, theirs)
         else:
-            check_pieces(lambda x: x.split(0, d), ours, theirs)
-        check_error(lambda x: x.split(-1, d), ours, theirs)
+            check_pieces(lambda x, d=d: x.split(0, d), ours, theirs)
+        check_error(lambda x, d=d: x.split(-1, d), ours, theirs)
         for chunks in (0, -1):
-            check_error(lambda x: x.chunk(chunks, d), ours, theirs)
+            check_error(lambda x, chunks=chunks, d=d: x.chunk(chunks, d), ours, theirs)
     for d in bad_dims(t):
-        check_error(lambda x: x.split(1, d), ours, theirs)
-        check_error(lambda x: x.chunk(1, d), ours, theirs)
+        check_error(lambda x, d=d: x.split(1, d), ours, theirs)
+        check_error(lambda x, d=d: x.chunk(1, d), ours, theirs)
 
 
 # ----------------------------------------------------------------------------------- as_strided
@@ -593,14 +595,14 @@ def test_as_strided_valid(t, data):
     storage_elements = t.untyped_storage().nbytes() // t.element_size()
     for _ in range(10):
         size, stride, offset = data.draw(as_strided_args(storage_elements))
-        check_op(lambda x: x.as_strided(size, stride, offset), ours, theirs)
+        check_op(lambda x, size=size, stride=stride, offset=offset: x.as_strided(size, stride, offset), ours, theirs)
         assert_view(internals.as_strided(ours, size, stride, offset), torch.as_strided(theirs, size, stride, offset),
                     ours, theirs)
         # Without an offset, the view starts at the input's own offset (and may then not fit).
         try:
             expected = theirs.as_strided(size, stride)
         except RuntimeError:
-            check_error(lambda x: x.as_strided(size, stride), ours, theirs)
+            check_error(lambda x, size=size, stride=stride: x.as_strided(size, stride), ours, theirs)
         else:
             assert_view(ours.as_strided(size, stride), expected, ours, theirs)
 
@@ -675,7 +677,7 @@ def test_getitem_named_cases():
                   slice(-100, 100), slice(5, 1), slice(1, 3, 2), (Ellipsis, 1), (1, Ellipsis), (None,),
                   (None, Ellipsis, None), (Ellipsis,), Ellipsis, None, (slice(None), None, 2),
                   (1, None, slice(1, None, 2), Ellipsis, None), (Ellipsis, None, -1), ()]:
-        check_op(lambda x: x[index], ours, theirs)
+        check_op(lambda x, index=index: x[index], ours, theirs)
 
 
 def test_getitem_returns_a_new_view_for_empty_index():
@@ -699,15 +701,15 @@ def test_getitem_non_positive_step(step, message):
 def test_getitem_errors():
     ours, theirs = both(torch.arange(60).reshape(3, 4, 5))
     for index in [3, -4, (0, 4), (0, 0, 5), (0, 0, -6), (2, -5)]:
-        check_error(lambda x: x[index], ours, theirs)
+        check_error(lambda x, index=index: x[index], ours, theirs)
     for index in [(0, 0, 0, 0), (0, Ellipsis, 0, 0, 0), (None, 0, 0, 0, 0, None)]:
-        check_error(lambda x: x[index], ours, theirs)
+        check_error(lambda x, index=index: x[index], ours, theirs)
     for index in [1.0, (0, 1.5)]:
-        check_error(lambda x: x[index], ours, theirs)
+        check_error(lambda x, index=index: x[index], ours, theirs)
     scalar_ours, scalar_theirs = both(torch.tensor(1.0))
     check_error(lambda x: x[0], scalar_ours, scalar_theirs)
     for index in [(0,), (Ellipsis, 0), (None, 0), slice(None)]:
-        check_error(lambda x: x[index], scalar_ours, scalar_theirs, message=False)
+        check_error(lambda x, index=index: x[index], scalar_ours, scalar_theirs, message=False)
 
 
 def test_getitem_index_out_of_range_message():

@@ -306,7 +306,8 @@ class FunctionSignature:
             return None
         shown = []
         for p, obj in zip(self.params, args):
-            shown.append(_type_name(obj) if p.check(p, obj) or (obj is None and p.allow_none) else f"!{_type_name(obj)}!")
+            matches = p.check(p, obj) or (obj is None and p.allow_none)
+            shown.append(_type_name(obj) if matches else f"!{_type_name(obj)}!")
         for key, obj in (kwargs or {}).items():
             p = self.params[self.names[key]]
             ok = p.check(p, obj) or (obj is None and p.allow_none)
@@ -361,8 +362,9 @@ class PythonArgs:
                 out.append(operator.index(item))
             except TypeError:
                 sig = self.signature
-                raise TypeError(f"{sig.name}(): argument '{sig.params[i].name}' failed to unpack the object at pos "
-                                f"{pos + 1} with error \"type must be tuple of ints,but got {_type_name(item)}\"") from None
+                raise TypeError(f"{sig.name}(): argument '{sig.params[i].name}' failed to unpack the object at "
+                                f"pos {pos + 1} with error \"type must be tuple of ints,but got "
+                                f"{_type_name(item)}\"") from None
         return out
 
     def scalartype(self, i):

@@ -551,11 +551,11 @@ class Tensor:
 
     def detach_(self):
         if self._attr_version is not None:
-            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using DistributedDataParallel "
-                               "(DDP) for training, and gradient_as_bucket_view is set as True, gradients are views of "
-                               "DDP buckets, and hence detach_() cannot be called on these gradients. To fix this error, "
-                               "please refer to the Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
-                               "solution.")
+            raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
+                               "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view is set as "
+                               "True, gradients are views of DDP buckets, and hence detach_() cannot be called on "
+                               "these gradients. To fix this error, please refer to the Optimizer.zero_grad() function "
+                               "in torch/optim/optimizer.py as the solution.")
         self._grad_fn, self._requires_grad, self._output_nr = None, False, 0
         return self
 

@@ -13,9 +13,9 @@ from ..aten import dispatcher
 from ..aten.native.tensor_factories import arange, zeros
 from ..aten.native.tensor_shape import slice_bounds, wrap_dim
 
-__all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "sgn", "where", "zeros_like", "threshold_backward",
-           "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self", "pow_backward_exponent",
-           "pow_backward_exponent_scalar_base", "sum_backward",
+__all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "sgn", "where", "zeros_like",
+           "threshold_backward", "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
+           "pow_backward_exponent", "pow_backward_exponent_scalar_base", "sum_backward",
            "mean_backward", "prod_backward", "restore_reduced_dims", "scale_grad_by_count",
            "evenly_distribute_backward", "value_selecting_reduction_backward", "_softmax_backward_data",
            "_log_softmax_backward_data", "mm_mat1_backward", "mm_mat2_backward", "permute_backwards",

@@ -206,7 +206,8 @@ def _movedim(self, source, destination):
     from ..aten.native.tensor_shape import movedim, wrap_dim
     movedim(self, source, destination)               # the backend's checks of the arguments
     n = self.dim()
-    as_list = (lambda d: list(d) if isinstance(d, (list, tuple)) else [d])
+    def as_list(d):
+        return (list(d) if isinstance(d, (list, tuple)) else [d])
     source = [wrap_dim(d, n) for d in as_list(source)]
     destination = [wrap_dim(d, n) for d in as_list(destination)]
     order = [None] * n

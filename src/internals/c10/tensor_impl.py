@@ -147,7 +147,8 @@ def check_sizes_and_strides(sizes, strides):
     if sizes and min(sizes) < 0:
         raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {list(sizes)}")
     if strides and min(strides) < 0:
-        raise RuntimeError(f"as_strided: Negative strides are not supported at the moment, got strides: {list(strides)}")
+        raise RuntimeError("as_strided: Negative strides are not supported at the moment, "
+                           f"got strides: {list(strides)}")
     # torch's sizes and strides are int64, and so is the element count: a larger one cannot be expressed
     if (sizes and max(sizes) > _INT64_MAX) or (strides and max(strides) > _INT64_MAX):
         raise RuntimeError(f"size or stride does not fit in int64: sizes {list(sizes)}, strides {list(strides)}")

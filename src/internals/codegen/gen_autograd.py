@@ -129,18 +129,18 @@ def load_derivatives(path=DERIVATIVES):
         for i, arg in enumerate(edges):
             formula = formulas[arg]
 
-            def prop(m):
+            def prop(m, saved=saved, i=i):
                 name = f"{m.group(1)}_{m.group(2)}"
                 expr, exposed = PROPERTIES[m.group(2)]
                 saved.setdefault(name, Saved(name, expr.format(m.group(1)), False, exposed=exposed)).users.add(i)
                 return name
 
-            def geometry(m):
+            def geometry(m, saved=saved, i=i):
                 name = f"{m.group(1)}_geometry"
                 saved.setdefault(name, Saved(name, f"TensorGeometry({m.group(1)})", False, exposed=False)).users.add(i)
                 return name
 
-            def list_prop(m):
+            def list_prop(m, saved=saved, i=i):
                 suffix, expr = LIST_PROPERTIES[m.group(1)]
                 name = f"{m.group(2)}_{suffix}"
                 saved.setdefault(name, Saved(name, expr.format(m.group(2)), False, exposed=False)).users.add(i)

@@ -195,7 +195,8 @@ def gen_methods(path=NATIVE_FUNCTIONS):
     head += "from ..autograd.variable_factories import variable_factory as _factory\n"   # new_zeros, ...
     body = "\n\n\n".join(gen_binding(name, overloads, True) for name, overloads in groups.items())
     dunders = [f"{d} = type_error_to_not_implemented({op}, {d!r})" for d, op in BINARY_DUNDERS.items() if op in groups]
-    table = [f"    {name!r}: {name}," for name in list(groups) + [d for d, op in BINARY_DUNDERS.items() if op in groups]]
+    dunder_names = [d for d, op in BINARY_DUNDERS.items() if op in groups]
+    table = [f"    {name!r}: {name}," for name in list(groups) + dunder_names]
     return (head + "\n" + body + "\n\n\n" + "\n".join(dunders) + "\n\n"
             "# What _tensor.py attaches to Tensor.\nMETHODS = {\n" + "\n".join(table) + "\n}\n")
 

@@ -97,7 +97,8 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.torch_name}")
     batched = input.dim() == 2
     if batched and target.shape[0] != input.shape[0]:
-        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size ({target.shape[0]}).")
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) "
+                         f"to match target batch_size ({target.shape[0]}).")
     if not batched and target.dim() != 0:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     num_classes = input.shape[-1]

@@ -55,7 +55,8 @@ def _reduce(op, x, dims, keepdim, out_dtype, name):
     xc = cast_like(x, st.opmath_type(x.dtype) if arg else _accumulate_dtype(x.dtype, out_dtype))
     if arg:
         it = TensorIterator.reduce_op(out, xc, dims, out_dtype=st.int64, in_memory_order=False)
-        return it.for_each(lambda buffers, *geometry: loops(x.device, "reduce").arg_reduce_loop(op, *buffers, *geometry))
+        reduce = loops(x.device, "reduce")
+        return it.for_each(lambda buffers, *geometry: reduce.arg_reduce_loop(op, *buffers, *geometry))
     it = TensorIterator.reduce_op(out, xc, dims)
     init = np.dtype(xc.dtype.numpy_type).type(1 if op == ops.PROD else 0)
     return it.for_each(lambda buffers, *geometry: loops(x.device, "reduce").reduce_loop(op, *buffers, init, *geometry))

@@ -46,7 +46,8 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         from ... import cuda
         cuda._announce_simulator()
     if len(size) != len(stride):
-        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match dimensionality of strides ({len(stride)})")
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match "
+                           f"dimensionality of strides ({len(stride)})")
     check_sizes_and_strides(size, stride)   # before allocating: negative ones would ask for negative bytes
     nbytes = required_storage_elements(size, stride, 0) * dtype.itemsize
     return Tensor._from_impl(TensorImpl(UntypedStorage(nbytes, device), size, stride, 0, dtype))

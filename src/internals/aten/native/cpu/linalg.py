@@ -66,10 +66,22 @@ def _dot_tile(a_rows, w_rows, zero):
     c00 = c01 = c02 = c03 = c10 = c11 = c12 = c13 = zero
     c20 = c21 = c22 = c23 = c30 = c31 = c32 = c33 = zero
     for k in range(a0.shape[0]):
-        c00 += a0[k] * w0[k]; c01 += a0[k] * w1[k]; c02 += a0[k] * w2[k]; c03 += a0[k] * w3[k]
-        c10 += a1[k] * w0[k]; c11 += a1[k] * w1[k]; c12 += a1[k] * w2[k]; c13 += a1[k] * w3[k]
-        c20 += a2[k] * w0[k]; c21 += a2[k] * w1[k]; c22 += a2[k] * w2[k]; c23 += a2[k] * w3[k]
-        c30 += a3[k] * w0[k]; c31 += a3[k] * w1[k]; c32 += a3[k] * w2[k]; c33 += a3[k] * w3[k]
+        c00 += a0[k] * w0[k]
+        c01 += a0[k] * w1[k]
+        c02 += a0[k] * w2[k]
+        c03 += a0[k] * w3[k]
+        c10 += a1[k] * w0[k]
+        c11 += a1[k] * w1[k]
+        c12 += a1[k] * w2[k]
+        c13 += a1[k] * w3[k]
+        c20 += a2[k] * w0[k]
+        c21 += a2[k] * w1[k]
+        c22 += a2[k] * w2[k]
+        c23 += a2[k] * w3[k]
+        c30 += a3[k] * w0[k]
+        c31 += a3[k] * w1[k]
+        c32 += a3[k] * w2[k]
+        c33 += a3[k] * w3[k]
     return ((c00, c01, c02, c03), (c10, c11, c12, c13), (c20, c21, c22, c23), (c30, c31, c32, c33))
 
 

@@ -33,7 +33,8 @@ def _add_sparse_sparse(t, s, alpha):
     coalesced when both inputs are. On cuda, as torch's CUDA kernel: the two lists concatenated,
     ``s``'s values scaled by ``alpha``, uncoalesced."""
     if t.shape != s.shape:
-        raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, but {list(t.shape)} != {list(s.shape)}")
+        raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, "
+                           f"but {list(t.shape)} != {list(s.shape)}")
     if t.sparse_dim() != s.sparse_dim():
         raise RuntimeError(f"add: expected 'self' and 'other' to have same density, but 'self' has {t.sparse_dim()} "
                            f"sparse dimensions while 'other' has {s.sparse_dim()} sparse dimensions")
