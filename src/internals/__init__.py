@@ -5,33 +5,11 @@
 CPU and CUDA), and the Tensor frontend.
 """
 from . import _cuda_env  # first: decides GPU or simulator before Numba is imported  # noqa: F401
-
-# isort: split
-from . import (
-                              _C,
-                              amp,
-                              autograd,
-                              cuda,
-                              library,
-                              linalg,  # math (issue 16)
-                              nn,
-                              optim,
-                              profiler,
-                              testing,
-                              utils,
-)
-from ._dynamo import compile  # noqa: A004  torch.compile
-from ._functional import *  # noqa: F401,F403  torch.add, torch.exp, ... as functions
-from ._interop import from_torch
-from ._ops import ops
 from ._tensor import Size, Tensor
-from .amp import autocast
 from .amp.autocast_mode import register_autocast_kernels as _register_autocast_kernels
 from .aten.fallbacks import register_core_fallbacks as _register_core_fallbacks
-from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from .aten.native.tensor_factories import from_numpy, tensor
 from .aten.register_native_functions import register_native_functions as _register_native_functions
-from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .autograd.ad_inplace_or_view import register_inplace_kernels as _register_inplace_kernels
 from .autograd.variable_type_manual import register_manual_kernels as _register_autograd_kernels
 from .c10.device import device
@@ -56,18 +34,41 @@ from .c10.scalar_type import (  # noqa: A004
 from .c10.scalar_type import bool_ as bool
 from .c10.storage import UntypedStorage
 from .c10.tensor_impl import sparse_coo, strided
-from .cuda import OutOfMemoryError  # torch.OutOfMemoryError is torch.cuda.OutOfMemoryError
-from .serialization import load, save
-from .utils import data as _utils_data  # noqa: F401  (internals.utils.data, as torch.utils.data)
 from .utils._python_dispatch import register_python_fallbacks as _register_python_fallbacks
 
-# The kernels register once every module is imported: the dispatcher's tables are filled here.
 _register_core_fallbacks()
 _register_python_fallbacks()
 _register_native_functions()
 _register_inplace_kernels()
 _register_autograd_kernels()
 _register_autocast_kernels()
+
+# isort: split
+# The modules below look operators up in the filled tables when they are imported (the
+# decompositions of internals._decomp, for one), so they come after the registration.
+from . import (
+                              _C,
+                              amp,
+                              autograd,
+                              cuda,
+                              library,
+                              linalg,  # math (issue 16)
+                              nn,
+                              optim,
+                              profiler,
+                              testing,
+                              utils,
+)
+from ._dynamo import compile  # noqa: A004  torch.compile
+from ._functional import *  # noqa: F401,F403  torch.add, torch.exp, ... as functions
+from ._interop import from_torch
+from ._ops import ops
+from .amp import autocast
+from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
+from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
+from .cuda import OutOfMemoryError  # torch.OutOfMemoryError is torch.cuda.OutOfMemoryError
+from .serialization import load, save
+from .utils import data as _utils_data  # noqa: F401  (internals.utils.data, as torch.utils.data)
 
 half, float, double, short, int, long = float16, float32, float64, int16, int32, int64  # noqa: A001
 
