@@ -249,13 +249,15 @@ def opinfo_samples(op, dtype):
     return op.sample_inputs_func(op, "cpu", dtype, False)
 
 
-def run_samples(name, dtype):
-    """Compare every OpInfo sample of ``name`` at ``dtype`` (as given, then non-contiguous).
+def run_opinfo_samples(name, op, adapter, dtype, convert=to_ours, compare=None):
+    """Compare every OpInfo sample of ``op`` at ``dtype`` (as given, then non-contiguous).
 
     Returns (ran, skipped, reasons). Each sample runs the function variant and, where both
-    libraries have it, the method variant.
+    libraries have it, the method variant. ``convert`` turns torch's arguments into ours;
+    ``compare(ours_fn, theirs_fn, given, ours, tol)`` checks one call (by default ``compare_call``).
+    The OpInfo tests of the other operator files use this loop with their own adapters.
     """
-    op, adapter = OPINFOS[name], ADAPTERS[name]
+    compare = compare or compare_call
     ran, skipped, reasons = 0, 0, set()
     for sample in opinfo_samples(op, dtype):
         for layout in ("as given", "non-contiguous"):
@@ -267,20 +269,24 @@ def run_samples(name, dtype):
                 extra = set(kwargs) - set(adapter.kwargs)
                 if extra:
                     raise Unsupported(f"keyword {sorted(extra)}")
-                ours = (to_ours(x), to_ours(tuple(args)), {k: to_ours(v) for k, v in kwargs.items()})
+                ours = (convert(x), convert(tuple(args)), {k: convert(v) for k, v in kwargs.items()})
             except Unsupported as why:
                 skipped += 1
                 reasons.add(str(why))
                 continue
-            where = f"{name} {dtype} {layout}: input {tuple(x.shape)}, args {args!r}, kwargs {kwargs!r}"
+            where = f"{name} {dtype} {layout}: input {getattr(x, 'shape', x)!r}, args {args!r}, kwargs {kwargs!r}"
             try:
-                compare_call(adapter.ours, op.op, (x, args, kwargs), ours, adapter.tol)
+                compare(adapter.ours, op.op, (x, args, kwargs), ours, adapter.tol)
                 if adapter.method and op.method_variant is not None:
-                    compare_call(meth(adapter.method), op.method_variant, (x, args, kwargs), ours, adapter.tol)
+                    compare(meth(adapter.method), op.method_variant, (x, args, kwargs), ours, adapter.tol)
             except AssertionError as e:
                 raise AssertionError(f"{where}\n{e}") from e
             ran += 1
     return ran, skipped, reasons
+
+
+def run_samples(name, dtype):
+    return run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype)
 
 
 OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}")

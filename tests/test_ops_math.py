@@ -13,14 +13,10 @@ from test_ops import (
     MATMUL_TOL,
     TORCH_DTYPES,
     Adapter,
-    Unsupported,
-    _noncontiguous,
     compare_call,
     fn,
-    meth,
-    opinfo_samples,
+    run_opinfo_samples,
     same_outcome,
-    to_ours,
 )
 from torch.testing._internal.common_methods_invocations import op_db
 
@@ -120,37 +116,14 @@ def opinfo_dtypes(name):
 
 
 def run_samples(name, dtype):
-    """Every OpInfo sample of ``name`` at ``dtype``, as given and non-contiguous: (ran, skipped, reasons)."""
-    op, adapter = OPINFOS[name], ADAPTERS[name]
-    ran, skipped, reasons = 0, 0, set()
-    for sample in opinfo_samples(op, dtype):
-        for layout in ("as given", "non-contiguous"):
-            x, args, kwargs = sample.input, sample.args, sample.kwargs
-            if layout == "non-contiguous":
-                x, args = _noncontiguous(x), _noncontiguous(args)
-                kwargs = {k: _noncontiguous(v) for k, v in kwargs.items()}
-            try:
-                extra = set(kwargs) - set(adapter.kwargs)
-                if extra:
-                    raise Unsupported(f"keyword {sorted(extra)}")
-                ours = (to_ours(x), to_ours(tuple(args)), {k: to_ours(v) for k, v in kwargs.items()})
-            except Unsupported as why:
-                skipped += 1
-                reasons.add(str(why))
-                continue
-            where = f"{name} {dtype} {layout}: input {tuple(x.shape)}, args {args!r}, kwargs {kwargs!r}"
-            try:
-                if name in TIES:
-                    compare_selection(name, adapter.ours, op.op, (x, args, kwargs), ours)
-                    ran += 1
-                    continue
-                compare_call(adapter.ours, op.op, (x, args, kwargs), ours, adapter.tol)
-                if adapter.method and op.method_variant is not None:
-                    compare_call(meth(adapter.method), op.method_variant, (x, args, kwargs), ours, adapter.tol)
-            except AssertionError as e:
-                raise AssertionError(f"{where}\n{e}") from e
-            ran += 1
-    return ran, skipped, reasons
+    """Every OpInfo sample of ``name`` at ``dtype``, as given and non-contiguous: (ran, skipped, reasons).
+    The operators of ``TIES`` compare their indices by what they select (``compare_selection``)."""
+    def compare(ours_fn, theirs_fn, given, ours, tol):
+        if name in TIES:
+            compare_selection(name, ours_fn, theirs_fn, given, ours)
+        else:
+            compare_call(ours_fn, theirs_fn, given, ours, tol)
+    return run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare)
 
 
 # Among equal values, torch's topk/kthvalue/median/mode pick an index their partial sorts happen

@@ -14,13 +14,10 @@ from hypothesis import strategies as hst
 from test_ops import (
     TORCH_DTYPES,
     Adapter,
-    Unsupported,
-    _noncontiguous,
     _opinfo_name,
-    compare_call,
     fn,
     meth,
-    opinfo_samples,
+    run_opinfo_samples,
     to_ours,
 )
 from torch.testing._internal.common_methods_invocations import op_db
@@ -82,33 +79,8 @@ def convert(value):
 
 
 def run_samples(name, dtype):
-    """Every OpInfo sample of ``name`` at ``dtype``, as given and non-contiguous: (ran, skipped)."""
-    op, adapter = OPINFOS[name], ADAPTERS[name]
-    ran, skipped, reasons = 0, 0, set()
-    for sample in opinfo_samples(op, dtype):
-        for layout in ("as given", "non-contiguous"):
-            x, args, kwargs = sample.input, sample.args, sample.kwargs
-            if layout == "non-contiguous":
-                x, args = _noncontiguous(x), _noncontiguous(args)
-                kwargs = {k: _noncontiguous(v) for k, v in kwargs.items()}
-            try:
-                extra = set(kwargs) - set(adapter.kwargs)
-                if extra:
-                    raise Unsupported(f"keyword {sorted(extra)}")
-                ours = (convert(x), convert(tuple(args)), {k: convert(v) for k, v in kwargs.items()})
-            except Unsupported as why:
-                skipped += 1
-                reasons.add(str(why))
-                continue
-            where = f"{name} {dtype} {layout}: input {getattr(x, 'shape', x)!r}, args {args!r}, kwargs {kwargs!r}"
-            try:
-                compare_call(adapter.ours, op.op, (x, args, kwargs), ours, adapter.tol)
-                if adapter.method and op.method_variant is not None:
-                    compare_call(meth(adapter.method), op.method_variant, (x, args, kwargs), ours, adapter.tol)
-            except AssertionError as e:
-                raise AssertionError(f"{where}\n{e}") from e
-            ran += 1
-    return ran, skipped, reasons
+    """Every OpInfo sample of ``name`` at ``dtype``, as given and non-contiguous: (ran, skipped, reasons)."""
+    return run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, convert=convert)
 
 
 CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name in ADAPTERS
