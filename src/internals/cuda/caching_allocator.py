@@ -7,8 +7,11 @@ the same stream. ``memory_allocated`` counts the blocks handed out (rounded size
 ``memory_reserved`` counts the segments. ``empty_cache`` gives back every segment that is
 entirely free. The function names below are torch's, so the two files can be read side by side.
 
+History: ``_record_memory_history`` makes the allocator keep trace entries and stack traces
+(``memory_history.py``), in the format of torch's snapshots.
+
 Left out: CUDA graphs' private pools, expandable segments, ``record_stream`` events (no kernel
-here runs on a second stream), history recording.
+here runs on a second stream).
 
 Thread safety: as torch's, each device allocator holds a recursive mutex for the whole of every
 call that reads or changes its pools, segments or statistics (a storage may be freed on any
@@ -23,6 +26,7 @@ from dataclasses import dataclass, field
 from . import streams
 from ._device_memory import DeviceMemory
 from .allocator_config import SIZE_MAX, get_config
+from .memory_history import ALL, STATE, MemoryHistory
 
 __all__ = ["OutOfMemoryError", "DeviceCachingAllocator", "NativeCachingAllocator", "cuda_allocator",
            "round_size", "get_allocation_size", "format_size"]
@@ -91,6 +95,8 @@ class Block:
         self.allocated = False
         self.prev = self.next = None   # neighbours in the same segment, in address order
         self.gc_count_base = 0
+        self.frames = None             # context_when_allocated: the stack that last handed it out
+        self.segment_frames = None     # context_when_segment_allocated (the segment's first block)
 
     def key(self):
         """Where the block sorts in its pool (``BlockComparatorSize``): stream, then size, then address."""
@@ -169,6 +175,7 @@ class AllocParams:
     pool: BlockPool
     alloc_size: int
     block: Block = field(default=None)
+    context: list = field(default=None)   # the stack gathered when malloc began, if recording
 
 
 def _locked(method):
@@ -194,6 +201,7 @@ class DeviceCachingAllocator:
         self.total_allocated_memory = 0     # bytes in segments, what cudaMalloc handed us
         self.allowed_memory_maximum = None  # set by a memory fraction below 1
         self.free_memory_callbacks = []     # FreeCudaMemoryCallbacksRegistry: callables -> bool
+        self.history = MemoryHistory()      # switched on by _record_memory_history
         # Read once, as torch does when it builds the allocator: SIZE_MAX reads back as -1 (int64).
         self.stats.max_split_size = _int64(self.config.max_split_size)
         self.set_memory_fraction(self.config.per_process_memory_fraction)
@@ -204,7 +212,7 @@ class DeviceCachingAllocator:
         """A block for ``orig_size`` bytes on ``stream``: reuse, else a new segment, else OOM (``malloc``)."""
         size = round_size(orig_size, self.config)
         pool = self.get_pool(size)
-        params = AllocParams(size, stream, pool, get_allocation_size(size))
+        params = AllocParams(size, stream, pool, get_allocation_size(size), context=self.history.gather(STATE))
         found = self.get_free_block(params) or (self.trigger_free_memory_callbacks() and self.get_free_block(params))
         if not found:
             if self.allowed_memory_maximum is not None and self.config.garbage_collection_threshold > 0:
@@ -213,7 +221,7 @@ class DeviceCachingAllocator:
                      # free cached oversize blocks, just enough, and try again
                      or (self.release_available_cached_blocks(params) and self.alloc_block(params, is_retry=False))
                      # free every cached segment that is entirely free, and try a last time
-                     or (self.release_cached_blocks() and self.alloc_block(params, is_retry=True)))
+                     or (self.release_cached_blocks(params.context) and self.alloc_block(params, is_retry=True)))
         if not found:
             self.raise_out_of_memory(params)
         return self.alloc_found_block(params, orig_size, self.should_split(params.block, size))
@@ -267,6 +275,8 @@ class DeviceCachingAllocator:
             return False
         self.total_allocated_memory += size
         p.block = Block(p.stream, size, p.pool, ptr)
+        p.block.segment_frames = p.context
+        self.history.record("segment_alloc", ptr, size, p.stream, p.context)
         for stat in self.stats.each("segment", p.pool):
             stat.increase(1)
         for stat in self.stats.each("reserved_bytes", p.pool):
@@ -284,6 +294,7 @@ class DeviceCachingAllocator:
             remaining = block
             block = Block(p.stream, size, pool, remaining.ptr)
             block.prev, block.next = remaining.prev, remaining
+            block.segment_frames, remaining.segment_frames = remaining.segment_frames, None   # it heads now
             if block.prev:
                 block.prev.next = block
             remaining.prev = block
@@ -303,6 +314,8 @@ class DeviceCachingAllocator:
                     stat.decrease(amount)
         block.allocated = True
         block.requested_size = orig_size
+        block.frames = p.context
+        self.history.record("alloc", block.ptr, orig_size, block.stream, block.frames)
         self.active_blocks.add(block)
         for name, amount in (("allocation", 1), ("allocated_bytes", block.size), ("active", 1),
                              ("active_bytes", block.size), ("requested_bytes", orig_size)):
@@ -316,6 +329,7 @@ class DeviceCachingAllocator:
         free, total = self.memory.mem_get_info()
         allowed = "" if self.allowed_memory_maximum is None else f"{format_size(self.allowed_memory_maximum)} allowed; "
         self.stats.num_ooms += 1
+        self.history.record("oom", free, p.size, p.stream, p.context)
         allocated = self.stats.allocated_bytes["all"].current
         reserved = self.stats.reserved_bytes["all"].current
         raise OutOfMemoryError(
@@ -341,27 +355,28 @@ class DeviceCachingAllocator:
         target = max(p.size, max_split)
         i = pool.lower_bound(p.stream, target)
         if i < len(pool.blocks) and pool.blocks[i].stream == p.stream:
-            self.release_block(pool.blocks[i])
+            self.release_block(pool.blocks[i], p.context)
             return True
         released = 0
         i -= 1   # the largest block below `target` (if it is on this stream)
         while i >= 0 and released < target and pool.blocks[i].size >= max_split and pool.blocks[i].stream == p.stream:
             released += pool.blocks[i].size
-            self.release_block(pool.blocks[i])
+            self.release_block(pool.blocks[i], p.context)
             i -= 1
         return released >= target
 
-    def release_cached_blocks(self):
+    def release_cached_blocks(self, context=None):
         """``release_cached_blocks`` (and ``empty_cache``): cudaFree every cached block that is a whole segment."""
         self.stats.num_sync_all_streams += 1   # synchronize_and_free_events: no events to wait for here
         for pool in (self.large_blocks, self.small_blocks):
             for block in list(pool.blocks):
                 if not block.is_split():
-                    self.release_block(block)
+                    self.release_block(block, context)
         return True
 
-    def release_block(self, block):
+    def release_block(self, block, context=None):
         """``release_block``: cudaFree one cached segment."""
+        self.history.record("segment_free", block.ptr, block.size, block.stream, context or block.segment_frames)
         self.stats.num_device_free += 1
         self.memory.free(block.ptr)
         self.total_allocated_memory -= block.size
@@ -395,16 +410,20 @@ class DeviceCachingAllocator:
     def free(self, block):
         """``free``: the storage is gone; its block returns to the cache (not to CUDA)."""
         block.allocated = False
+        context = self.history.gather(ALL)
+        self.history.record("free_requested", block.ptr, block.requested_size, block.stream, context)
         for stat in self.stats.each("allocation", block.pool):
             stat.decrease(1)
         for stat in self.stats.each("allocated_bytes", block.pool):
             stat.decrease(block.size)
         if block.size >= self.config.max_split_size:
             self.stats.oversize_allocations.decrease(1)
-        self.free_block(block)
+        self.free_block(block, context)
 
-    def free_block(self, block):
+    def free_block(self, block, context=None):
         """``free_block``: merge with free neighbours of the segment, then cache the result."""
+        self.history.record("free_completed", block.ptr, block.requested_size, block.stream, context or block.frames)
+        block.frames = None
         pool, orig_size, requested = block.pool, block.size, block.requested_size
         net_pieces = net_bytes = 0
         for neighbour in (block.prev, block.next):
@@ -432,8 +451,8 @@ class DeviceCachingAllocator:
         """``try_merge_blocks``: absorb the free neighbour ``src`` into ``dst``; its size, or 0."""
         if src is None or src.allocated:
             return 0
-        if dst.prev is src:   # [src dst]
-            dst.ptr, dst.prev = src.ptr, src.prev
+        if dst.prev is src:   # [src dst]: dst becomes the piece at src's address
+            dst.ptr, dst.prev, dst.segment_frames = src.ptr, src.prev, src.segment_frames
             if dst.prev:
                 dst.prev.next = dst
         else:                 # [dst src]
@@ -452,7 +471,7 @@ class DeviceCachingAllocator:
 
     @_locked
     def empty_cache(self):
-        self.release_cached_blocks()
+        self.release_cached_blocks(self.history.gather(ALL))
 
     @_locked
     def reset_peak_stats(self):

@@ -6,6 +6,8 @@ torch's keys, ``memory_snapshot()`` lists segments and their blocks, ``memory_su
 torch's table. ``set_device_capacity`` is ours: the size of the simulated device.
 """
 import collections
+import pickle
+import sys
 
 from ..c10.device import as_device
 from ..c10.device import device as _device
@@ -146,19 +148,53 @@ def _set_allocator_settings(env):
 
 def memory_snapshot(mempool_id=None, include_traces=True):
     """Every segment, by address, with its blocks in address order (``_cuda_memorySnapshot``)."""
-    segments = []
-    for head in _allocator().segments():
-        blocks = [{"address": b.ptr, "size": b.size, "requested_size": b.requested_size,
-                   "state": "active_allocated" if b.allocated else "inactive", "frames": []}
-                  for b in _ca.segment_blocks(head)]
-        active = [b for b in blocks if b["state"] == "active_allocated"]
-        segments.append({
-            "device": 0, "address": head.ptr, "total_size": sum(b["size"] for b in blocks),
+    allocator = _allocator()
+    with allocator.mutex:
+        segments = [_segment(head) for head in allocator.segments()]
+        # torch notes each snapshot in the history, with the bytes active at that moment
+        allocator.history.record("snapshot", 0, sum(s["active_size"] for s in segments), 0)
+    return segments
+
+
+def _segment(head):
+    blocks = [{"address": b.ptr, "size": b.size, "requested_size": b.requested_size,
+               "state": "active_allocated" if b.allocated else "inactive", "frames": b.frames or []}
+              for b in _ca.segment_blocks(head)]
+    active = [b for b in blocks if b["state"] == "active_allocated"]
+    return {"device": 0, "address": head.ptr, "total_size": sum(b["size"] for b in blocks),
             "allocated_size": sum(b["size"] for b in active), "active_size": sum(b["size"] for b in active),
             "requested_size": sum(b["requested_size"] for b in active), "stream": head.stream,
             "segment_type": "small" if head.pool.is_small else "large", "segment_pool_id": (0, 0),
-            "is_expandable": False, "frames": [], "blocks": blocks})
-    return segments
+            "is_expandable": False, "frames": head.segment_frames or [], "blocks": blocks}
+
+
+def _record_memory_history(enabled="all", context="all", stacks="all", max_entries=sys.maxsize, device=None,
+                           clear_history=False, compile_context=False, global_record_annotations=False,
+                           skip_actions=None):
+    """Keep the allocator's history for ``_snapshot`` (``torch.cuda.memory._record_memory_history``).
+
+    ``stacks="python"`` keeps the caller's frames; ``"all"`` adds the package's own frames, which
+    stand where torch's C++ frames stand. ``device``, ``compile_context`` and
+    ``global_record_annotations`` are taken for torch's signature (one device; nothing compiled
+    or annotated to record).
+    """
+    allocator = _allocator(device)
+    with allocator.mutex:
+        allocator.history.configure(enabled, context, stacks, max_entries, clear_history, skip_actions)
+
+
+def _snapshot(device=None):
+    """Segments and the recorded history, as ``torch.cuda.memory._snapshot()`` returns them."""
+    segments = memory_snapshot()
+    allocator = _allocator(device)
+    with allocator.mutex:
+        return {"segments": segments, "device_traces": [allocator.history.trace()]}
+
+
+def _dump_snapshot(filename="dump_snapshot.pickle"):
+    """``_snapshot()`` pickled to ``filename``: what pytorch.org/memory_viz and ``_memory_viz`` read."""
+    with open(filename, "wb") as f:
+        pickle.dump(_snapshot(), f)
 
 
 def _scaled(value, reference, units, step, threshold):
