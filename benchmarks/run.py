@@ -144,6 +144,31 @@ def cold_start():
     return float(result.stdout.strip().splitlines()[-1])
 
 
+def ceilings(device="cpu", sync=lambda: None):
+    """The machine's two roofline ceilings, measured with torch: memory bandwidth (GB/s) from a
+    256 MiB copy (one read and one write per byte), and arithmetic (GFLOP/s) from a 2048 x 2048
+    float32 matrix product (2n^3 operations). Medians of five runs after a warm-up."""
+    def best_median(fn):
+        fn()
+        sync()
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            fn()
+            sync()
+            times.append(time.perf_counter() - start)
+        return statistics.median(times)
+
+    src = torch.ones(64 * 1024 * 1024, device=device)
+    dst = torch.empty_like(src)
+    copy_s = best_median(lambda: dst.copy_(src))
+    n = 2048
+    a, b = torch.rand(n, n, device=device), torch.rand(n, n, device=device)
+    mm_s = best_median(lambda: torch.mm(a, b))
+    return {"bandwidth_GBps": 2 * src.nbytes / copy_s / 1e9, "gflops": 2 * n**3 / mm_s / 1e9,
+            "how": "torch: a 256 MiB copy_ (bytes read + written), a 2048x2048 float32 mm (2n^3)"}
+
+
 def machine(device="cpu"):
     blas = re.search(r"BLAS_INFO=(\w+)", torch.__config__.show())
     gpu = {"gpu": torch.cuda.get_device_name()} if device == "cuda" else {}
@@ -208,7 +233,11 @@ def main(argv=None):
         return      # a partial run: keep the results file of the last full one
     start = cold_start()
     print(f"{'cold start: import + first op (warm kernel cache)':52} {'':>10} {start:9.2f}s")
-    result = {"machine": machine(args.device), "quick": args.quick, "cases": rows, "cold_start_s": start}
+    roof = ceilings(args.device, sync)
+    print(f"{'ceilings: memory bandwidth, float32 matmul':52} {roof['bandwidth_GBps']:7.1f} GB/s "
+          f"{roof['gflops']:7.1f} GFLOP/s")
+    result = {"machine": machine(args.device), "quick": args.quick, "cases": rows, "cold_start_s": start,
+              "ceilings": roof}
     output = Path(args.output or Path(__file__).resolve().parent.parent / "src" / "internals" / "data"
                   / f"bench_{args.device}.json")
     output.write_text(json.dumps(result, indent=2) + "\n")

@@ -129,3 +129,23 @@ def test_timeline_rejects_mismatched_labels():
         segment_timeline([("a", SNAPSHOT)], labels=[{}, {}])
     with pytest.raises(ValueError, match="at least one"):
         segment_timeline([])
+
+
+def test_memory_timeline_draws_a_band_per_allocation_and_the_reserved_line(fresh_cuda):
+    from internals.cuda import memory
+    from internals.viz.memory import active_allocations, memory_timeline
+    memory._record_memory_history(max_entries=1000, skip_actions=["snapshot"])
+    try:
+        a = internals.empty(1000, device="cuda")
+        b = internals.empty(3 * MiB, dtype=internals.uint8, device="cuda")
+        del a
+        trace = memory._snapshot()["device_traces"][0]
+    finally:
+        memory._record_memory_history(None)
+    # segment_alloc, alloc a, segment_alloc, alloc b, free_requested a, free_completed a
+    assert active_allocations(trace) == [[1, 5, 4000], [3, None, 3 * MiB]]
+    ax = memory_timeline(trace, labels=["a", "b"])
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b", "reserved"]
+    (reserved,) = ax.get_lines()
+    assert list(reserved.get_ydata()) == [2, 2, 22, 22, 22, 22, 22]   # MiB: small then large segment
+    del b

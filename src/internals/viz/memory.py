@@ -11,10 +11,11 @@ segment, and rows are ordered by pool, then size, so a picture does not change f
 """
 import matplotlib.pyplot as plt
 from matplotlib.patches import Patch, Rectangle
+from matplotlib.ticker import MaxNLocator
 
 from ..cuda.caching_allocator import format_size
 
-__all__ = ["segment_map", "segment_timeline"]
+__all__ = ["segment_map", "segment_timeline", "active_allocations", "memory_timeline"]
 
 MiB = 1024**2
 _FREE = "#d9d9d9"     # cached, not handed out
@@ -140,3 +141,56 @@ def segment_timeline(steps, *, labels=None):
     axes[-1, 0].set_xlabel("offset in segment (MiB)", fontsize=8)
     fig.legend(handles=_legend_handles(), fontsize=8, frameon=False, loc="outside lower center", ncols=3)
     return fig
+
+
+def active_allocations(trace):
+    """Replay a recorded trace: one ``[start, end, size]`` per allocation, in allocation order.
+
+    ``start`` and ``end`` are event indices (``end`` is None for an allocation still alive);
+    ``size`` is the requested size, as the alloc entry records it.
+    """
+    spans, live = [], {}
+    for index, entry in enumerate(trace):
+        if entry["action"] == "alloc":
+            live[entry["addr"]] = len(spans)
+            spans.append([index, None, entry["size"]])
+        elif entry["action"] == "free_completed" and entry["addr"] in live:
+            spans[live.pop(entry["addr"])][1] = index
+    return spans
+
+
+def memory_timeline(trace, ax=None, *, title=None, labels=None):
+    """The "Active Memory Timeline" of torch's visualizer, drawn from ``_snapshot()["device_traces"][0]``.
+
+    Every allocation is a band as thick as its size, from its alloc event to its free, stacked in
+    allocation order (a band above a freed one drops down, as in torch's picture); the step line
+    is reserved memory, from the segment events. ``labels`` names the allocations in order.
+    Returns the Axes.
+    """
+    spans = active_allocations(trace)
+    steps = len(trace) + 1   # one point past the last event, so the last step has a width
+    if ax is None:
+        _, ax = plt.subplots(figsize=(9, 3.2), layout="constrained")
+    alive = [[size / MiB if start <= t and (end is None or t < end) else 0 for t in range(steps)]
+             for start, end, size in spans]
+    colours = _Colours()
+    names = list(labels or [])
+    ax.stackplot(range(steps), alive, step="post", colors=[colours(i) for i in range(len(spans))],
+                 labels=names + [None] * (len(spans) - len(names)), edgecolor="white", linewidth=0.4)
+    reserved, total = [], 0
+    for entry in trace:
+        total += {"segment_alloc": entry["size"], "segment_free": -entry["size"]}.get(entry["action"], 0)
+        reserved.append(total / MiB)
+    reserved.append(total / MiB)
+    ax.step(range(steps), reserved, where="post", color="black", linewidth=1.2, label="reserved")
+    ax.set_ylim(0, 1.1 * max(reserved + [sum(col) for col in zip(*alive)] + [1e-9]))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("allocator event", fontsize=8)
+    ax.set_ylabel("MiB", fontsize=8)
+    ax.tick_params(labelsize=8)
+    ax.set_xlim(0, steps - 1)
+    ax.spines[["top", "right"]].set_visible(False)
+    if title is not None:
+        ax.set_title(title, fontsize=10, loc="left")
+    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    return ax
