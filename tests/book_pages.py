@@ -1,0 +1,72 @@
+"""Every page of the built book, as a reader meets it: headless Chromium at 1400 px, no network.
+
+For each page: nothing in the article runs off the right edge of the text column, and no code or
+output block needs a horizontal scroll bar; math is typeset (MathJax ran from the book's own
+files); a full-page screenshot goes to ``_build/screenshots`` for a person to look at. Run by
+``make test`` after the book build (not named test_*.py, so ``pytest tests`` skips it).
+
+Needs a Chromium: ``$CHROMIUM``, else ``/usr/bin/chromium`` (Debian's package ``chromium``), driven
+through Playwright. Without one the checks are skipped and say why.
+"""
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+HTML = ROOT / "_build" / "html"
+SHOTS = ROOT / "_build" / "screenshots"
+PAGES = sorted((HTML / "notebooks").glob("*.html")) + [HTML / "index.html"]
+WIDTH = 1400
+CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+
+# What the page reports: blocks that scroll sideways, and elements that reach past the column.
+MEASURE = r"""() => {
+  const article = document.querySelector('article.bd-article') || document.querySelector('main');
+  const edge = article.getBoundingClientRect().right;
+  const describe = (el) => {
+    const cell = el.closest('.cell');
+    const text = (el.innerText || el.getAttribute('alt') || el.tagName).trim().split('\n')[0];
+    return `${el.tagName.toLowerCase()} in ${cell ? cell.id || 'a cell' : 'the text'}: ${text.slice(0, 60)}`;
+  };
+  const found = [];
+  for (const el of article.querySelectorAll('pre, table, .output, .cell_output, .highlight, div.math')) {
+    if (el.scrollWidth > el.clientWidth + 1) found.push('scrolls: ' + describe(el));
+  }
+  for (const el of article.querySelectorAll('img, svg, table, pre, p, .widget-container')) {
+    const box = el.getBoundingClientRect();
+    if (box.width > 0 && box.right > edge + 1) found.push('past the column: ' + describe(el));
+  }
+  // prose only: a code cell may well contain a backslash and a parenthesis
+  const prose = [...article.querySelectorAll('p, li, td')].filter((el) => !el.closest('pre, code, .cell'));
+  const raw = prose.filter((el) => /\\\(|\\\[/.test(el.innerText)).length;
+  return {found, raw};
+}"""
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if CHROMIUM is None:
+        pytest.skip("no Chromium found: install Debian's chromium, or set CHROMIUM to a Chromium binary")
+    if not PAGES[0].exists():
+        pytest.fail("no built book: run the book build first")
+    from playwright.sync_api import sync_playwright
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield browser
+        browser.close()
+
+
+@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+def test_page_fits_and_renders(browser, path):
+    context = browser.new_context(viewport={"width": WIDTH, "height": 900}, offline=True)
+    page = context.new_page()
+    page.goto(path.as_uri(), wait_until="load")
+    page.wait_for_timeout(1500)   # MathJax typesets after load
+    report = page.evaluate(MEASURE)
+    page.screenshot(path=str(SHOTS / f"{path.stem}.png"), full_page=True)
+    context.close()
+    assert report["found"] == [], "\n".join(report["found"])
+    assert report["raw"] == 0, f"{report['raw']} formulas left as raw LaTeX"
