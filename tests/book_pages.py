@@ -17,7 +17,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
-PAGES = sorted((HTML / "notebooks").glob("*.html")) + [HTML / "index.html"]
+PAGES = sorted((HTML / "notebooks").glob("*.html")) + sorted((HTML / "book").glob("*.html"))
 WIDTH = 1400
 CHROMIUM = os.environ.get("CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
 
