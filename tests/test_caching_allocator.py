@@ -608,7 +608,6 @@ SHARED_BAD_SETTINGS = [
 
 @pytest.mark.parametrize("text, error, message", SHARED_BAD_SETTINGS + [
     ("max_spilt_size_mb:64", ValueError, "Unrecognized key 'max_spilt_size_mb' in CUDA allocator config."),
-    ("expandable_segments:True", NotImplementedError, "expandable_segments:True"),
 ])
 def test_bad_settings(text, error, message):
     with pytest.raises(error, match=message):

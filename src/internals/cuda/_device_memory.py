@@ -5,6 +5,7 @@ Numba's simulator a device array is host memory, and the device has whatever cap
 (16 GiB unless ``set_capacity`` or ``INTERNALS_CUDA_DEVICE_CAPACITY`` says otherwise), so that
 out-of-memory can be taught without a GPU. A capacity set on a GPU is enforced too.
 """
+import mmap
 import os
 
 import numpy as np
@@ -34,9 +35,11 @@ class DeviceMemory:
     def __init__(self, capacity=None):
         self.capacity = capacity if capacity is not None else _capacity_from_env()
         self.arrays = {}   # address -> the device array holding that segment's bytes
+        self.reserved = {}  # address -> the array over a reserved range (expandable segments)
+        self.mapped = 0     # bytes of pages mapped into reserved ranges
 
     def used(self):
-        return sum(a.size for a in self.arrays.values())
+        return sum(a.size for a in self.arrays.values()) + self.mapped
 
     def mem_get_info(self):
         """``(free, total)`` bytes, as ``cudaMemGetInfo``."""
@@ -74,4 +77,34 @@ class DeviceMemory:
             cuda.current_context().deallocations.clear()
 
     def array(self, address):
-        return self.arrays[address]
+        return self.arrays[address] if address in self.arrays else self.reserved[address][0]
+
+    # cuMemAddressReserve, cuMemCreate + cuMemMap, cuMemUnmap, cuMemAddressFree: expandable segments
+    def reserve(self, size):
+        """A range of ``size`` addresses with no memory behind it yet; its address."""
+        if not SIMULATED:
+            raise NotImplementedError("internals emulates expandable segments on Numba's CUDA simulator only: "
+                                      "Numba has no CUDA virtual-memory calls (cuMemAddressReserve, cuMemMap)")
+        from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray   # what device_array gives there
+        buffer = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0))
+        array = FakeCUDAArray(np.frombuffer(buffer, dtype=np.uint8))
+        self.reserved[address_of(array)] = (array, buffer)
+        return address_of(array)
+
+    def map(self, size):
+        """Back ``size`` more bytes of reserved addresses with memory; False if the device is full."""
+        if size > self.mem_get_info()[0]:
+            return False
+        self.mapped += size
+        return True
+
+    def unmap(self, address, size):
+        """Give back the memory behind ``[address, address + size)`` (the pages read as zeros again)."""
+        base = next(a for a, (array, _) in self.reserved.items() if a <= address < a + array.size)
+        buffer = self.reserved[base][1]
+        if hasattr(mmap, "MADV_DONTNEED"):
+            buffer.madvise(mmap.MADV_DONTNEED, address - base, size)
+        self.mapped -= size
+
+    def release(self, address):
+        del self.reserved[address]

@@ -86,10 +86,6 @@ class AllocatorConfig:
             return self._parse_divisions(tokens, i)
         elif key == "expandable_segments":
             self.expandable_segments = _bool(tokens, i)
-            if self.expandable_segments:
-                raise NotImplementedError(
-                    "internals does not implement expandable_segments:True (torch grows one segment per "
-                    "stream with cuMemMap); use expandable_segments:False, the default.")
         elif key == "per_process_memory_fraction":
             value = float(_token(tokens, i))
             if not 0.0 <= value <= 1.0:

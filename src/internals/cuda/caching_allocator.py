@@ -10,8 +10,11 @@ entirely free. The function names below are torch's, so the two files can be rea
 History: ``_record_memory_history`` makes the allocator keep trace entries and stack traces
 (``memory_history.py``), in the format of torch's snapshots.
 
-Left out: CUDA graphs' private pools, expandable segments, ``record_stream`` events (no kernel
-here runs on a second stream).
+Expandable segments (``expandable_segments:True``): blocks live in one growing range per stream
+and pool, mapped page by page (``expandable_segments.py``; on the simulator only).
+
+Left out: CUDA graphs' private pools, ``record_stream`` events (no kernel here runs on a second
+stream).
 
 Thread safety: as torch's, each device allocator holds a recursive mutex for the whole of every
 call that reads or changes its pools, segments or statistics (a storage may be freed on any
@@ -26,6 +29,7 @@ from dataclasses import dataclass, field
 from . import streams
 from ._device_memory import DeviceMemory
 from .allocator_config import SIZE_MAX, get_config
+from .expandable_segments import ExpandableSegment, SegmentRange
 from .memory_history import ALL, STATE, MemoryHistory
 
 __all__ = ["OutOfMemoryError", "DeviceCachingAllocator", "NativeCachingAllocator", "cuda_allocator",
@@ -95,6 +99,8 @@ class Block:
         self.allocated = False
         self.prev = self.next = None   # neighbours in the same segment, in address order
         self.gc_count_base = 0
+        self.mapped = True             # backed by memory (False: unmapped pages of an expandable segment)
+        self.expandable_segment = None
         self.frames = None             # context_when_allocated: the stack that last handed it out
         self.segment_frames = None     # context_when_segment_allocated (the segment's first block)
 
@@ -104,6 +110,14 @@ class Block:
 
     def is_split(self):
         return self.prev is not None or self.next is not None
+
+    def splice(self, before, after):
+        """Put this block between ``before`` and ``after`` in its segment."""
+        if before is not None:
+            before.next = self
+        if after is not None:
+            after.prev = self
+        self.prev, self.next = before, after
 
     def __repr__(self):
         state = "allocated" if self.allocated else "free"
@@ -116,6 +130,7 @@ class BlockPool:
     def __init__(self, is_small):
         self.is_small = is_small
         self.blocks = []
+        self.unmapped = []   # unmapped blocks of expandable segments, by (stream, address)
         self.get_free_blocks_call_count = 0
 
     def insert_into_blocks(self, block):
@@ -127,7 +142,10 @@ class BlockPool:
         return bisect.bisect_left(self.blocks, (stream, size, 0), key=Block.key)
 
     def remove(self, block):
-        self.blocks.remove(block)
+        (self.blocks if block.mapped else self.unmapped).remove(block)
+
+    def insert_unmapped(self, block):
+        bisect.insort(self.unmapped, block, key=lambda b: (b.stream, b.ptr))
 
 
 class Stat:
@@ -202,6 +220,7 @@ class DeviceCachingAllocator:
         self.allowed_memory_maximum = None  # set by a memory fraction below 1
         self.free_memory_callbacks = []     # FreeCudaMemoryCallbacksRegistry: callables -> bool
         self.history = MemoryHistory()      # switched on by _record_memory_history
+        self.expandable_segments = []
         # Read once, as torch does when it builds the allocator: SIZE_MAX reads back as -1 (int64).
         self.stats.max_split_size = _int64(self.config.max_split_size)
         self.set_memory_fraction(self.config.per_process_memory_fraction)
@@ -239,6 +258,10 @@ class DeviceCachingAllocator:
         i = pool.lower_bound(p.stream, p.size)
         if i == len(pool.blocks) or pool.blocks[i].stream != p.stream:
             return False
+        if pool.blocks[i].expandable_segment is not None:
+            i = self.expandable_best_fit(pool, i, p.stream)
+            if i is None:
+                return False
         block = pool.blocks[i]
         # An oversize block (>= max_split_size) is not cut up for a smaller request...
         if p.size < max_split and block.size >= max_split:
@@ -248,6 +271,24 @@ class DeviceCachingAllocator:
             return False
         p.block = pool.blocks.pop(i)
         return True
+
+    def expandable_best_fit(self, pool, i, stream):
+        """The index ``get_free_block`` settles on when the candidate lives in an expandable segment.
+
+        With expandable segments on, a free block followed by unmapped pages counts as the size it
+        can grow to; with them off (switched off after use), expandable blocks are skipped.
+        """
+        def grows_to(b):
+            return b.size + (b.next.size if b.next is not None and not b.next.mapped else 0)
+        blocks = pool.blocks
+        if self.config.expandable_segments:
+            while (blocks[i].expandable_segment is not None and i + 1 < len(blocks)
+                   and blocks[i + 1].stream == stream and grows_to(blocks[i + 1]) < grows_to(blocks[i])):
+                i += 1
+            return i
+        while i < len(blocks) and blocks[i].expandable_segment is not None and blocks[i].stream == stream:
+            i += 1
+        return i if i < len(blocks) and blocks[i].stream == stream else None
 
     def trigger_free_memory_callbacks(self):
         freed = False
@@ -259,7 +300,7 @@ class DeviceCachingAllocator:
         """``should_split``: small pool if >= 512 bytes remain; large pool if the request is not
         oversize and more than 1 MiB would remain (smaller leftovers stay inside the block)."""
         remaining = block.size - size
-        if block.pool.is_small:
+        if block.pool.is_small or self.config.expandable_segments:
             return remaining >= kMinBlockSize
         return size < self.config.max_split_size and remaining > kSmallSize
 
@@ -270,6 +311,9 @@ class DeviceCachingAllocator:
             self.stats.num_alloc_retries += 1
         if self.allowed_memory_maximum is not None and self.total_allocated_memory + size > self.allowed_memory_maximum:
             return False   # over the memory fraction: refused without asking the device
+        if self.config.expandable_segments:
+            p.block = self.try_allocate_expandable_block(p.stream, p.pool, p.size, p.context)
+            return p.block is not None
         ptr = self.memory.malloc(size)
         if ptr is None:
             return False
@@ -300,15 +344,18 @@ class DeviceCachingAllocator:
             remaining.prev = block
             remaining.ptr += size
             remaining.size -= size
+            block.expandable_segment = remaining.expandable_segment
             pool.insert_into_blocks(remaining)
-            if already_split:   # a free piece shrank by `size`
+            if block.expandable_segment is not None:
+                pass            # expandable segments stay out of the inactive_split statistics, as in torch
+            elif already_split:   # a free piece shrank by `size`
                 for stat in self.stats.each("inactive_split_bytes", pool):
                     stat.decrease(size)
             else:               # a new free piece appeared
                 for name, amount in (("inactive_split_bytes", remaining.size), ("inactive_split", 1)):
                     for stat in self.stats.each(name, pool):
                         stat.increase(amount)
-        elif already_split:     # a free piece became active whole
+        elif already_split and block.expandable_segment is None:   # a free piece became active whole
             for name, amount in (("inactive_split_bytes", block.size), ("inactive_split", 1)):
                 for stat in self.stats.each(name, pool):
                     stat.decrease(amount)
@@ -369,13 +416,115 @@ class DeviceCachingAllocator:
         """``release_cached_blocks`` (and ``empty_cache``): cudaFree every cached block that is a whole segment."""
         self.stats.num_sync_all_streams += 1   # synchronize_and_free_events: no events to wait for here
         for pool in (self.large_blocks, self.small_blocks):
-            for block in list(pool.blocks):
-                if not block.is_split():
-                    self.release_block(block, context)
+            self.release_blocks(pool, context)
         return True
+
+    def release_blocks(self, pool, context):
+        """``release_blocks``: cudaFree every whole cached segment; unmap the free pages of expandable ones."""
+        to_unmap = [b for b in pool.blocks if b.expandable_segment is not None]
+        for block in [b for b in pool.blocks if b.expandable_segment is None and not b.is_split()]:
+            self.release_block(block, context)
+        for block in to_unmap:
+            self.unmap_block(block, context)
+            if not block.is_split():
+                self.release_expandable_segment(block)
+
+    # ------------------------------------------------------------------ expandable segments
+    def find_expandable_block(self, stream, pool, size):
+        """``find_expandable_block``: the lowest unmapped range of ``stream`` with room for ``size``
+        (taking the free block just before it along), else a new expandable segment."""
+        def allocatable(b):
+            return b is not None and not b.allocated
+
+        def has_room(b):
+            total = 0
+            while total < size and allocatable(b):
+                total, b = total + b.size, b.next
+            return total >= size
+        for candidate in [b for b in pool.unmapped if b.stream == stream]:
+            if allocatable(candidate.prev):
+                candidate = candidate.prev
+            if has_room(candidate):
+                return candidate
+        segment = ExpandableSegment(self.memory, stream, kSmallBuffer if pool.is_small else kLargeBuffer)
+        self.expandable_segments.append(segment)
+        candidate = Block(stream, segment.size(), pool, segment.ptr)
+        candidate.mapped, candidate.expandable_segment = False, segment
+        pool.insert_unmapped(candidate)
+        return candidate
+
+    def map_block(self, to_map, size, context):
+        """``map_block``: map the pages for the first ``size`` bytes of an unmapped block; False on OOM."""
+        mapped = to_map.expandable_segment.map(SegmentRange(to_map.ptr, size))
+        if mapped.size == 0:
+            return False
+        pool = to_map.pool
+        pool.unmapped.remove(to_map)
+        to_map.mapped = True
+        if mapped.size < to_map.size:   # the rest stays unmapped, as a block of its own
+            rest = Block(to_map.stream, to_map.size - mapped.size, pool, to_map.ptr + mapped.size)
+            rest.mapped, rest.expandable_segment = False, to_map.expandable_segment
+            rest.splice(to_map, to_map.next)
+            pool.insert_unmapped(rest)
+            to_map.size = mapped.size
+        for neighbour in (to_map.prev, to_map.next):
+            self.try_merge_blocks(to_map, neighbour, pool)
+        pool.insert_into_blocks(to_map)
+        self.total_allocated_memory += mapped.size
+        for stat in self.stats.each("reserved_bytes", pool):
+            stat.increase(mapped.size)
+        self.stats.num_device_alloc += 1
+        self.history.record("segment_map", mapped.ptr, mapped.size, to_map.stream, context)
+        return True
+
+    def try_allocate_expandable_block(self, stream, pool, size, context):
+        """``try_allocate_expandable_block``: map pages until a free block of ``size`` bytes exists."""
+        candidate = self.find_expandable_block(stream, pool, size)
+        if not candidate.mapped and not self.map_block(candidate, min(candidate.size, size), context):
+            return None
+        while candidate.size < size:   # free, then unmapped pages: map some and merge them in
+            grown = candidate.next
+            if not self.map_block(grown, min(size - candidate.size, grown.size), context):
+                return None
+            candidate = grown
+        pool.blocks.remove(candidate)
+        return candidate
+
+    def unmap_block(self, block, context):
+        """``unmap_block``: give back the whole pages inside a free expandable block."""
+        unmapped = block.expandable_segment.unmap(SegmentRange(block.ptr, block.size))
+        if unmapped.size == 0:
+            return
+        pool = block.pool
+        pool.blocks.remove(block)
+        before = unmapped.ptr - block.ptr
+        after = block.size - before - unmapped.size
+        for start, length, place in ((block.ptr, before, "before"), (unmapped.ptr + unmapped.size, after, "after")):
+            if length > 0:   # the part of a page still in use by a neighbour stays mapped and free
+                piece = Block(block.stream, length, pool, start)
+                piece.expandable_segment = block.expandable_segment
+                piece.splice(*((block.prev, block) if place == "before" else (block, block.next)))
+                pool.insert_into_blocks(piece)
+        block.ptr, block.size, block.mapped = unmapped.ptr, unmapped.size, False
+        for neighbour in (block.prev, block.next):
+            self.try_merge_blocks(block, neighbour, pool)
+        pool.insert_unmapped(block)
+        self.total_allocated_memory -= unmapped.size
+        for stat in self.stats.each("reserved_bytes", pool):
+            stat.decrease(unmapped.size)
+        self.stats.num_device_free += 1
+        self.history.record("segment_unmap", unmapped.ptr, unmapped.size, block.stream,
+                            context or block.segment_frames)
+
+    def release_expandable_segment(self, block):
+        """``release_expandable_segment``: the whole range is unmapped; give the addresses back."""
+        self.expandable_segments.remove(block.expandable_segment)
+        block.pool.unmapped.remove(block)
+        block.expandable_segment.release()
 
     def release_block(self, block, context=None):
         """``release_block``: cudaFree one cached segment."""
+        assert block.expandable_segment is None, "expandable segments are unmapped, not freed"
         self.history.record("segment_free", block.ptr, block.size, block.stream, context or block.segment_frames)
         self.stats.num_device_free += 1
         self.memory.free(block.ptr)
@@ -436,6 +585,8 @@ class DeviceCachingAllocator:
         if block.is_split():
             net_pieces += 1
             net_bytes += block.size
+        if block.expandable_segment is not None:
+            net_pieces = net_bytes = 0   # left out of inactive_split, as in torch
         for name, change in (("inactive_split", net_pieces), ("inactive_split_bytes", net_bytes)):
             for stat in self.stats.each(name, pool):
                 if change > 0:
@@ -449,7 +600,7 @@ class DeviceCachingAllocator:
     @staticmethod
     def try_merge_blocks(dst, src, pool):
         """``try_merge_blocks``: absorb the free neighbour ``src`` into ``dst``; its size, or 0."""
-        if src is None or src.allocated:
+        if src is None or src.allocated or src.mapped != dst.mapped:
             return 0
         if dst.prev is src:   # [src dst]: dst becomes the piece at src's address
             dst.ptr, dst.prev, dst.segment_frames = src.ptr, src.prev, src.segment_frames
@@ -495,13 +646,14 @@ class DeviceCachingAllocator:
     def segments(self):
         """The head block of every segment, by address (what ``snapshot`` walks)."""
         blocks = list(self.active_blocks) + self.small_blocks.blocks + self.large_blocks.blocks
-        return sorted((b for b in blocks if b.prev is None), key=lambda b: b.ptr)
+        # an expandable segment shows as one segment per run of mapped blocks
+        return sorted((b for b in blocks if b.prev is None or not b.prev.mapped), key=lambda b: b.ptr)
 
 
 def segment_blocks(head):
-    """The blocks of the segment starting at ``head``, in address order."""
+    """The blocks of the segment starting at ``head``, in address order (mapped ones only)."""
     block = head
-    while block is not None:
+    while block is not None and block.mapped:
         yield block
         block = block.next
 

@@ -165,7 +165,8 @@ def _segment(head):
             "allocated_size": sum(b["size"] for b in active), "active_size": sum(b["size"] for b in active),
             "requested_size": sum(b["requested_size"] for b in active), "stream": head.stream,
             "segment_type": "small" if head.pool.is_small else "large", "segment_pool_id": (0, 0),
-            "is_expandable": False, "frames": head.segment_frames or [], "blocks": blocks}
+            "is_expandable": head.expandable_segment is not None, "frames": head.segment_frames or [],
+            "blocks": blocks}
 
 
 def _record_memory_history(enabled="all", context="all", stacks="all", max_entries=sys.maxsize, device=None,

@@ -17,7 +17,8 @@ LIBRARY = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 # RecordContext in torch: how much stack to keep. Each level adds to the one before.
 CONTEXT_LEVELS = {None: 0, "state": 1, "alloc": 2, "all": 3}
 STATE, ALLOC, ALL = 1, 2, 3
-ACTIONS = ("alloc", "free_requested", "free_completed", "segment_alloc", "segment_free", "oom", "snapshot")
+ACTIONS = ("alloc", "free_requested", "free_completed", "segment_alloc", "segment_free", "segment_map",
+           "segment_unmap", "oom", "snapshot")
 
 
 def gather_frames(library_frames):
@@ -26,7 +27,7 @@ def gather_frames(library_frames):
     ``library_frames`` False keeps only frames outside the package (torch's ``stacks="python"``
     keeps the Python frames and leaves out the C++ ones of the library underneath).
     """
-    frames, frame = [], sys._getframe(1)
+    frames, frame = [], sys._getframe(2)   # from the caller of gather()
     while frame is not None:
         filename = frame.f_code.co_filename
         if library_frames or not filename.startswith(LIBRARY):
