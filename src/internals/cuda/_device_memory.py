@@ -85,7 +85,9 @@ class DeviceMemory:
         if not SIMULATED:
             raise NotImplementedError("internals emulates expandable segments on Numba's CUDA simulator only: "
                                       "Numba has no CUDA virtual-memory calls (cuMemAddressReserve, cuMemMap)")
-        from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray   # what device_array gives there
+        # what cuda.device_array gives on the simulator; imported here, as Numba is imported lazily
+        from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+
         buffer = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0))
         array = FakeCUDAArray(np.frombuffer(buffer, dtype=np.uint8))
         self.reserved[address_of(array)] = (array, buffer)
