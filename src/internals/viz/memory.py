@@ -71,8 +71,14 @@ def _draw(ax, snapshot, labels, colours, width):
             offset += block["size"]
         ax.add_patch(Rectangle((0, y - _HEIGHT / 2), segment["total_size"] / MiB, _HEIGHT,
                                fill=False, edgecolor="black", linewidth=1.2, zorder=4))
+        if segment.get("is_expandable"):   # the mapped pages: 2 MiB (small pool) or 20 MiB (large)
+            page = 2 * MiB if segment["segment_type"] == "small" else 20 * MiB
+            for edge in range(page, segment["total_size"], page):
+                ax.plot([edge / MiB] * 2, [y - _HEIGHT / 2, y + _HEIGHT / 2], color="black", linestyle=":",
+                        linewidth=1.2, zorder=4)
     ax.set_yticks(range(n - 1, -1, -1),
-                  [f"{format_size(s['total_size'])}\n{s['segment_type']} pool" for s in segments], fontsize=8)
+                  [f"{format_size(s['total_size'])}\n{s['segment_type']} pool"
+                   + ("\n(expandable)" if s.get("is_expandable") else "") for s in segments], fontsize=8)
     ax.set_ylim(-0.6, max(n, 1) - 0.4)
     ax.set_xlim(0, width / MiB)
     ax.set_xlabel("offset in segment (MiB)", fontsize=8)
