@@ -8,7 +8,6 @@ the trace from an empty allocator rebuilds exactly the segments and live blocks 
 import pathlib
 import pickle
 import sys
-import threading
 
 import pytest
 import torch
@@ -20,6 +19,7 @@ from internals.cuda._device_memory import DeviceMemory
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from allocator_programs import PROGRAMS, run_program  # noqa: E402
+from test_hostile import in_threads  # noqa: E402
 
 MiB, GiB = 1024**2, 1024**3
 TRACE_KEYS = {"action", "addr", "size", "stream", "time_us", "compile_context", "user_metadata"}
@@ -170,20 +170,11 @@ def test_dump_snapshot_is_a_pickle_torchs_reader_takes(recording, tmp_path):
 
 
 def test_threads_record_a_consistent_history(recording):
-    old = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)   # switch threads often, so a missing lock would show
-    try:
-        def work():
-            for n in range(60):
-                x = internals.empty(1 + 1000 * (n % 7), dtype=internals.uint8, device="cuda")
-                del x
-        threads = [threading.Thread(target=work) for _ in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(old)
+    def work(_):
+        for n in range(60):
+            x = internals.empty(1 + 1000 * (n % 7), dtype=internals.uint8, device="cuda")
+            del x
+    assert in_threads(work) == []   # four threads at a short switch interval, so a missing lock would show
     snapshot = memory._snapshot()
     trace = snapshot["device_traces"][0]
     assert sum(e["action"] == "alloc" for e in trace) == 240
