@@ -1,12 +1,13 @@
 """Every page of the built book, as a reader meets it: headless Chromium at 1400 px, no network.
 
 For each page: nothing in the article runs off the right edge of the text column, and no code or
-output block needs a horizontal scroll bar; math is typeset (MathJax ran from the book's own
-files); a full-page screenshot goes to ``_build/screenshots`` for a person to look at. Run by
-``make test`` after the book build (not named test_*.py, so ``pytest tests`` skips it).
+output block needs a horizontal scroll bar; math is typeset and saved widgets render (MathJax and
+the widget manager ran from the book's own files, with the network off); a full-page screenshot
+goes to ``_build/screenshots`` for a person to look at. Run by ``make test`` after the book build
+(not named test_*.py, so ``pytest tests`` skips it).
 
-Needs a Chromium: ``$CHROMIUM``, else ``/usr/bin/chromium`` (Debian's package ``chromium``), driven
-through Playwright. Without one the checks are skipped and say why.
+Needs a Chromium: ``$CHROMIUM``, else ``chromium`` on the PATH (Debian's package ``chromium``),
+driven through Playwright. Without one the checks are skipped and say why.
 """
 import os
 import shutil
@@ -41,7 +42,8 @@ MEASURE = r"""() => {
   // prose only: a code cell may well contain a backslash and a parenthesis
   const prose = [...article.querySelectorAll('p, li, td')].filter((el) => !el.closest('pre, code, .cell'));
   const raw = prose.filter((el) => /\\\(|\\\[/.test(el.innerText)).length;
-  return {found, raw};
+  const views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
+  return {found, raw, views, widgets: document.querySelectorAll('.jupyter-widgets').length};
 }"""
 
 
@@ -70,3 +72,4 @@ def test_page_fits_and_renders(browser, path):
     context.close()
     assert report["found"] == [], "\n".join(report["found"])
     assert report["raw"] == 0, f"{report['raw']} formulas left as raw LaTeX"
+    assert report["widgets"] >= report["views"], "a saved widget did not render (the widget manager did not load)"
