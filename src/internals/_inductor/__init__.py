@@ -27,8 +27,10 @@ def _numba_function(source, device, name):
 
             import numpy as np
             from numba import cuda, njit, prange
+
+            from .vec_math import exp_f32
             scope = {"math": math, "njit": njit, "prange": prange, "cuda": cuda, "float32": np.float32,
-                     "float64": np.float64}
+                     "float64": np.float64, "exp_f32": exp_f32}
             exec(compile(source.text, f"<generated {name}>", "exec"), scope)  # noqa: S102 -- generated code
             fn = _compiled[(source.text, device)] = scope[name]
     return fn

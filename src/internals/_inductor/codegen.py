@@ -9,6 +9,12 @@ Each group node becomes one line ``v_<name> = <expression>``. Inputs are read wh
 needed and outputs written once: one pass over memory for the whole group. In a row kernel a
 value needed by two loops is recomputed rather than stored (Inductor does the same), except
 where a reduction loop can park it in an output's memory for the last loop (see ``_parked``).
+
+On the CPU a float32 kernel calls ``exp_f32`` (``vec_math.py``) rather than ``math.exp``, so that
+its loops vectorize, and a row kernel is compiled with ``fastmath={"reassoc"}``: LLVM may then
+sum a row in several vector lanes at once, as torch's vectorized reductions do (the order of the
+additions changes, nothing else: nan and inf behave as without it). A division by a per-row value
+becomes one reciprocal per row and a multiply per element, as in torch's softmax and layer norm.
 """
 import math
 
@@ -66,8 +72,10 @@ class KernelSource:
 
 
 class _Writer:
-    def __init__(self, group, constant_value):
+    def __init__(self, group, constant_value, device):
         self.group, self.constant_value = group, constant_value
+        self.exp = "exp_f32" if device == "cpu" and _dtype_name(group) == "float32" else "math.exp"
+        self.reciprocals = set()   # per-row values whose reciprocal the row loop computes
         self.members = set(group.nodes)
         self.constants, self.inputs, self.outputs = {}, [], []
         for node in group.nodes:
@@ -97,7 +105,9 @@ class _Writer:
         name = node.target.name()
         if name == "aten::pow.Tensor_Scalar" and node.args[1] == 2:
             return "{0} * {0}".format(self.operand(node.args[0]))
-        text = EXPRESSIONS[name].format(*[self.operand(a) for a in node.args])
+        if name == "aten::div.Tensor" and node.args[1] in self.reciprocals:
+            return f"{self.operand(node.args[0])} * inv_{node.args[1].name}"
+        text = EXPRESSIONS[name].format(*[self.operand(a) for a in node.args], exp=self.exp)
         alpha = node.kwargs.get("alpha", 1)
         if alpha != 1:      # add/sub with alpha: a + alpha * b
             text = text.replace(" + ", f" + {self.literal(alpha)} * ").replace(" - ", f" - {self.literal(alpha)} * ")
@@ -114,6 +124,10 @@ class _Writer:
 
     def store(self, node, var, loop_shape, col=None):
         return f"{self.output_element(node, var, loop_shape, col)} = v_{node.name}"
+
+
+def _dtype_name(group):
+    return str(group.dtype).rsplit(".", 1)[-1]
 
 
 def _is_full(node, shape):
@@ -151,10 +165,20 @@ def _loop(device, var, count, indent, parallel=True):
 
 
 def _pointwise(w, device):
-    """One loop over the elements; a whole-tensor sum or mean at the end accumulates in it."""
+    """One loop over the elements; a whole-tensor sum or mean at the end accumulates in it.
+
+    On the CPU a kernel over two or more dims loops over rows (in parallel) and, inside, over the
+    last dim: an input broadcast along the rows is then read at ``c``, not at ``i % cols``, and
+    the inner loop has the plain indexing LLVM needs to vectorize it.
+    """
     shape, n = w.group.shape, math.prod(w.group.shape)
     reduction = w.group.nodes[-1] if w.group.kind == "reduce" else None
     nodes = [m for m in w.group.nodes if m is not reduction]
+    if device == "cpu" and reduction is None and len(shape) >= 2:
+        lines = [_loop(device, "r", n // shape[-1], 4), _loop(device, "c", shape[-1], 8, parallel=False)]
+        lines += _loop_body(w, nodes, "r", shape, 12, col="c")
+        lines += ["            " + w.store(m, "r", shape, col="c") for m in w.outputs]
+        return lines, n
     lines = ["    acc = 0.0"] if reduction else []
     lines.append(_loop(device, "i", n, 4))
     lines += _loop_body(w, nodes, "i", shape, 8, reads=[reduction.args[0]] if reduction else ())
@@ -193,8 +217,10 @@ def _row(w, device):
             continue
         if name in ROW_REDUCTIONS:
             source = node.args[0]
-            start = "0.0" if name == "aten::sum.dim_IntList" else "-math.inf"
-            lines.append(f"        acc = {start}")
+            is_sum = name == "aten::sum.dim_IntList"
+            lines.append(f"        acc = {'ZERO' if is_sum else 'NEG_INF'}")
+            if not is_sum:
+                lines.append("        nan = False")
             lines.append(_loop(device, "c", cols, 8, parallel=False))
             computed = _needed(w, [source], shape)
             lines += _loop_body(w, computed, "r", shape, 12, reads=[source], col="c")
@@ -202,13 +228,18 @@ def _row(w, device):
                 stored.append(n)
                 lines.append(f"            {w.output_element(parked[n], 'r', shape, 'c')} = v_{n.name}")
             value = w.operand(source)
-            if name == "aten::sum.dim_IntList":
+            if is_sum:
                 lines.append(f"            acc += {value}")
-            else:       # amax: a NaN wins, as in torch
-                lines.append(f"            acc = {value} if {value} > acc or {value} != {value} else acc")
-            lines.append(f"        v_{node.name} = acc")
+                lines.append(f"        v_{node.name} = acc")
+            else:       # amax: max() vectorizes; a nan anywhere in the row wins, as in torch
+                lines.append(f"            acc = max(acc, {value})")
+                lines.append(f"            nan |= {value} != {value}")
+                lines.append(f"        v_{node.name} = NAN if nan else acc")
         else:           # a pointwise op on one value per row
             lines += _loop_body(w, [node], "r", row_shape, 8)
+        if any(u.target.name() == "aten::div.Tensor" and u.args[1] is node and u in w.members for u in node.users):
+            w.reciprocals.add(node)
+            lines.append(f"        inv_{node.name} = ONE / v_{node.name}")
         if node in w.outputs:
             lines.append("        " + w.store(node, "r", row_shape))
     full_outputs = [m for m in w.outputs if _is_full(m, shape)]
@@ -224,15 +255,18 @@ def _row(w, device):
 def generate(group, device, constant_value, name="fused"):
     """The kernel source for ``group`` on ``device`` ('cpu' or 'cuda'). ``constant_value(node)``
     gives the Python number a wrapped-constant node stands for."""
-    w = _Writer(group, constant_value)
+    w = _Writer(group, constant_value, device)
     body, launch = (_row if group.kind == "row" else _pointwise)(w, device)
     if group.kind == "reduce" and device == "cuda":
         raise NotImplementedError("a whole-tensor reduction kernel is generated for the CPU only")
-    dtype = str(group.dtype).rsplit(".", 1)[-1]
+    dtype = _dtype_name(group)
     params = [f"out{i}" for i in range(len(w.outputs))] + [f"in{i}" for i in range(len(w.inputs))]
     header = [f"{k} = {dtype}({v!r})" for k, v in w.constants.items()]
-    header += [f"ZERO = {dtype}(0)", f"ONE = {dtype}(1)", ""]
-    decorator = "@cuda.jit" if device == "cuda" else "@njit(parallel=True, fastmath=False)"
+    header += [f"ZERO = {dtype}(0)", f"ONE = {dtype}(1)"]
+    header += [f"NEG_INF = {dtype}(-math.inf)", f"NAN = {dtype}(math.nan)"] if group.kind == "row" else []
+    fastmath = '{"reassoc"}' if group.kind == "row" else "False"
+    decorator = "@cuda.jit" if device == "cuda" else f"@njit(parallel=True, fastmath={fastmath})"
+    header.append("")
     signature = f"def {name}({', '.join(params)}):"
     text = "\n".join(header + [decorator, signature] + body) + "\n"
     return KernelSource(text, w.inputs, w.outputs, launch)

@@ -13,12 +13,13 @@ __all__ = ["EXPRESSIONS", "FULL_REDUCTIONS", "ROW_REDUCTIONS", "FusedGroup", "sc
 ROW_REDUCTIONS = ("aten::sum.dim_IntList", "aten::amax")
 FULL_REDUCTIONS = ("aten::sum", "aten::mean")
 
-# How the generated code computes each pointwise op, ``{0}`` ``{1}`` its operands (see codegen).
+# How the generated code computes each pointwise op, ``{0}`` ``{1}`` its operands and ``{exp}`` the
+# exp function of the kernel's device and dtype (see codegen).
 EXPRESSIONS = {
     "aten::add.Tensor": "{0} + {1}", "aten::sub.Tensor": "{0} - {1}", "aten::mul.Tensor": "{0} * {1}",
-    "aten::div.Tensor": "{0} / {1}", "aten::neg": "-{0}", "aten::exp": "math.exp({0})",
+    "aten::div.Tensor": "{0} / {1}", "aten::neg": "-{0}", "aten::exp": "{exp}({0})",
     "aten::log": "math.log({0})", "aten::sqrt": "math.sqrt({0})", "aten::tanh": "math.tanh({0})",
-    "aten::sigmoid": "ONE / (ONE + math.exp(-{0}))", "aten::relu": "(ZERO if {0} < ZERO else {0})",
+    "aten::sigmoid": "ONE / (ONE + {exp}(-{0}))", "aten::relu": "(ZERO if {0} < ZERO else {0})",
     "aten::abs": "abs({0})", "aten::pow.Tensor_Scalar": "{0} ** {1}",
     "aten::maximum": "({0} if {0} > {1} or {0} != {0} else {1})",
     "aten::minimum": "({0} if {0} < {1} or {0} != {0} else {1})",
