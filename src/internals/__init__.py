@@ -14,6 +14,7 @@ from .autograd.ad_inplace_or_view import register_inplace_kernels as _register_i
 from .autograd.variable_type_manual import register_manual_kernels as _register_autograd_kernels
 from .c10.device import device
 from .c10.generator import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .c10.memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .c10.scalar_type import (  # noqa: A004
                               bfloat16,
                               can_cast,

@@ -24,6 +24,7 @@ from .c10 import scalar_type as st
 from .c10.device import as_device
 from .c10.device import device as _device
 from .c10.generator import Generator
+from .c10.memory_format import memory_format
 from .c10.tensor_impl import layout as _layout
 from .c10.trace_log import TraceLog
 
@@ -93,8 +94,7 @@ _CHECKS = {
     "bool": lambda p, obj: isinstance(obj, bool),
     "ScalarType": lambda p, obj: isinstance(obj, st.dtype) or isinstance(obj, type) and obj in _PYTHON_TYPES,
     "Layout": lambda p, obj: isinstance(obj, _layout),
-    # internals names memory formats with strings ("contiguous"); it has no memory_format objects
-    "MemoryFormat": lambda p, obj: isinstance(obj, str),
+    "MemoryFormat": lambda p, obj: isinstance(obj, memory_format),
     "Device": lambda p, obj: _is_int(obj) or isinstance(obj, (str, _device)),
     "Generator": lambda p, obj: isinstance(obj, Generator),
     "TensorList": lambda p, obj: isinstance(obj, (tuple, list)) and all(isinstance(t, Tensor) for t in obj),
@@ -268,6 +268,10 @@ class FunctionSignature:
                 return None
             if not is_kwd:
                 arg_pos += 1
+        if arg_pos < nargs:     # x.view((2, 3), 1): the list was given whole, so 1 is one too many
+            if raise_exception:
+                self._extra_args(nargs)
+            return None
         if kwargs and used_kwargs < len(kwargs):
             if raise_exception:
                 self._extra_kwargs(kwargs, nargs)

@@ -17,6 +17,13 @@ from .aten import dispatcher
 from .c10 import scalar_type as st
 from .c10.device import as_device
 from .c10.grad_mode import InferenceMode
+from .c10.memory_format import (
+    channels_last,
+    channels_last_3d,
+    contiguous_format,
+    is_channels_last_contiguous,
+    preserve_format,
+)
 from .c10.tensor_impl import TensorImpl, sparse_coo
 
 __all__ = ["Tensor", "Size"]
@@ -170,7 +177,10 @@ class Tensor:
                                "equivalent dense tensor, multiply numel() by element_size()")
         return self.numel() * self.dtype.itemsize
 
-    def is_contiguous(self, memory_format=None):
+    def is_contiguous(self, memory_format=contiguous_format):
+        """Laid out in ``memory_format`` (``TensorImpl::is_contiguous``; preserve_format reads as contiguous)."""
+        if memory_format in (channels_last, channels_last_3d):
+            return is_channels_last_contiguous(self._impl.sizes, self._impl.strides, memory_format)
         return self._impl.is_contiguous()
 
     def is_floating_point(self):
@@ -207,8 +217,9 @@ class Tensor:
         np_type = np.float16 if self.dtype is st.float16 else self.dtype.numpy_type
         buf = self._impl.storage._data.view(np.uint8)
         itemsize = self.element_size()
-        # An array with no elements gets zero strides, as torch's does.
-        strides = [s * itemsize for s in self.stride()] if self.numel() else [0] * self.dim()
+        # An array with no elements gets zero strides, as torch's does; byte strides are int64 and
+        # wrap around as torch's do (a size-1 dim's stride of 2**62 becomes 0).
+        strides = [(s * itemsize + 2**63) % 2**64 - 2**63 for s in self.stride()] if self.numel() else [0] * self.dim()
         array = np.lib.stride_tricks.as_strided(
             buf[self.storage_offset() * itemsize:].view(np_type) if self.numel() else np.empty(0, np_type),
             shape=self.shape, strides=strides, writeable=True)
@@ -233,7 +244,7 @@ class Tensor:
             t = t.to(st.float32)
         return t.numpy()
 
-    def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False):
+    def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=preserve_format):
         for a in args:
             if isinstance(a, st.dtype):
                 dtype = a
@@ -246,9 +257,11 @@ class Tensor:
         if self.is_sparse:
             from .aten.native.sparse.sparse_tensor import sparse_to
             return sparse_to(self, dtype, device)
-        if dtype is self.dtype and device == self.device and not copy:
-            return self
-        return dispatcher.call("_to_copy", self, dtype=dtype, device=device, non_blocking=non_blocking)
+        if dtype is self.dtype and device == self.device and not copy and (
+                memory_format is preserve_format or self.is_contiguous(memory_format)):
+            return self     # torch's to_will_alias
+        return dispatcher.call("_to_copy", self, dtype=dtype, device=device, non_blocking=non_blocking,
+                               memory_format=memory_format)
 
     def cpu(self):
         return self.to("cpu")
@@ -291,8 +304,13 @@ class Tensor:
     # The operators' methods (add, sum, view, ...) are generated from native_functions.yaml into
     # _generated/python_variable_methods.py and attached below the class. Written here: what is
     # not an operator in internals, and the dunders torch also writes by hand in torch/_tensor.py.
-    def contiguous(self, memory_format=None):
-        return self if self.is_contiguous() else self.clone(memory_format="contiguous")
+    def contiguous(self, memory_format=contiguous_format):
+        """Self if already laid out in ``memory_format``, else a copy that is (``TensorBase::contiguous``)."""
+        if self.is_contiguous(memory_format):
+            return self
+        if memory_format is preserve_format:
+            raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+        return self.clone(memory_format=memory_format)
 
     def view_as(self, other):
         return self.view(other.shape)

@@ -4,6 +4,7 @@ import numpy as np
 from .c10 import scalar_type as st
 
 LINEWIDTH = 80   # torch's PRINT_OPTS.linewidth
+THRESHOLD, EDGEITEMS = 1000, 3   # torch's PRINT_OPTS: more elements than this print as "..."
 
 
 def tensor_repr(t):
@@ -27,15 +28,23 @@ def tensor_repr(t):
 def _body(t, prefix):
     """The values as nested lists; ``prefix`` is what precedes them on the first line (its length
     indents the following lines)."""
-    values = t._host_values()
+    values = t._host_values()      # a strided view: nothing is copied
+    shown = _summarized(values)     # what is printed: formats are chosen from it, as torch does
     if t.dtype.is_floating_point:
-        return np.array2string(values, separator=", ", prefix=prefix, precision=4,
-                               floatmode="fixed" if _needs_fixed(values) else "maxprec_equal")
+        text = np.array2string(values, separator=", ", prefix=prefix, precision=4,
+                               floatmode="fixed" if _needs_fixed(shown) else "maxprec_equal")
+        return _torch_ellipsis(text, values)
     if t.dtype is st.bool_ and values.size:
         # NumPy pads every bool to the width of "False"; torch to the widest value printed.
-        width = max(len(str(v)) for v in values.flat)
-        return np.array2string(values, separator=", ", prefix=prefix, formatter={"bool": lambda v: str(v).rjust(width)})
-    return np.array2string(values, separator=", ", prefix=prefix)
+        width = max(len(str(v)) for v in shown.flat)
+        text = np.array2string(values, separator=", ", prefix=prefix, formatter={"bool": lambda v: str(v).rjust(width)})
+        return _torch_ellipsis(text, values)
+    return _torch_ellipsis(np.array2string(values, separator=", ", prefix=prefix), values)
+
+
+def _torch_ellipsis(text, values):
+    """torch writes the elided middle of a row as ",  ...," (two spaces), NumPy as ", ...,"."""
+    return text.replace(", ...,", ",  ...,") if values.size > THRESHOLD else text
 
 
 def _sparse_repr(t):
@@ -68,6 +77,24 @@ def _sparse_repr(t):
     return text + ")"
 
 
+def _summarized(values):
+    """The elements a summarized print shows (``get_summarized_data``): the first and last
+    ``EDGEITEMS`` along every long dim. Only those are read, so printing an expanded 10**5 x 10**5
+    tensor touches a few elements, not 10**10."""
+    if values.size <= THRESHOLD:
+        return values
+    keep = [np.r_[0:EDGEITEMS, n - EDGEITEMS:n] if n > 2 * EDGEITEMS else np.arange(n) for n in values.shape]
+    return values[np.ix_(*keep)]   # one gather of the shown elements (np.take would copy the whole view)
+
+
 def _needs_fixed(values):
+    """Four digits after the point for every value (torch's ``_Formatter``): unless all values are
+    integers printed as integers ("0., 1."), which holds while they span at most three decades
+    below 1e8; beyond that torch prints ``{:.4e}``."""
     finite = values[np.isfinite(values)] if values.size else values
-    return bool(finite.size) and not np.all(finite == np.round(finite))
+    if not finite.size:
+        return False
+    if not np.all(finite == np.round(finite)):
+        return True
+    nonzero = np.abs(finite[finite != 0])
+    return bool(nonzero.size) and (nonzero.max() / nonzero.min() > 1000 or nonzero.max() > 1e8)

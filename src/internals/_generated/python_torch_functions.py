@@ -798,12 +798,16 @@ def eye(*args, **kwargs):
 
 
 _fill__parser = PythonArgParser([
+    'fill_(Tensor input, Tensor value)',
     'fill_(Tensor input, Scalar value)',
 ])
 
 
 def fill_(*args, **kwargs):
     _r = _fill__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
+        return _call('fill_.Tensor', _r.tensor(0), _r.tensor(1))
     # aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
     return _call('fill_.Scalar', _r.tensor(0), _r.scalar(1))
 

@@ -729,12 +729,16 @@ def exponential_(self, *args, **kwargs):
 
 
 _fill__parser = PythonArgParser([
+    'fill_(Tensor value)',
     'fill_(Scalar value)',
 ])
 
 
 def fill_(self, *args, **kwargs):
     _r = _fill__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::fill_.Tensor(Tensor(a!) self, Tensor value) -> Tensor(a!)
+        return _call('fill_.Tensor', self, _r.tensor(0))
     # aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
     return _call('fill_.Scalar', self, _r.scalar(0))
 

@@ -18,9 +18,7 @@ class device:
             raise RuntimeError(f"Device index must be -1 or non-negative, got {index}")
         if type not in ("cpu", "cuda", "meta"):
             raise RuntimeError(f"Expected one of cpu, cuda, meta device type at start of device string: {type}")
-        if type == "cuda" and index is None:
-            index = 0
-        self.type, self.index = type, index
+        self.type, self.index = type, index   # 'cuda' keeps no index: device('cuda') != device('cuda:0')
 
     def __eq__(self, other):
         if other.__class__ is device:     # the common case first: every op compares devices
@@ -42,8 +40,11 @@ class device:
 
 
 def as_device(d):
+    """The device an operator works on: cuda without an index means the current device, cuda:0
+    (torch's ``ensure_has_index``), so that a tensor made on 'cuda' reports cuda:0."""
     if d is None:
         return device("cpu")
     if isinstance(d, int):
         return device("cuda", d)
-    return d if isinstance(d, device) else device(d)
+    d = d if isinstance(d, device) else device(d)
+    return device("cuda", 0) if d.type == "cuda" and d.index is None else d

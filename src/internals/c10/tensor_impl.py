@@ -7,6 +7,7 @@ contiguity predicates are those of ``c10/core/Contiguity.h``.
 import math
 
 from .grad_mode import InferenceMode
+from .memory_format import channels_last, is_channels_last_contiguous
 
 __all__ = ["TensorImpl", "VersionCounter", "layout", "strided", "sparse_coo", "compute_key_set",
            "contiguous_strides"]
@@ -190,15 +191,7 @@ def is_contiguous(sizes, strides):
 
 def is_channels_last(sizes, strides):
     """4-d tensors laid out NHWC (``compute_channels_last_contiguous_2d``)."""
-    if len(sizes) != 4:
-        return False
-    expected = 1
-    for d in (1, 3, 2, 0):
-        if sizes[d] != 1:
-            if strides[d] != expected:
-                return False
-            expected *= sizes[d]
-    return True
+    return is_channels_last_contiguous(sizes, strides, channels_last)
 
 
 def is_non_overlapping_and_dense(sizes, strides):

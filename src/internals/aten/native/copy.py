@@ -118,6 +118,15 @@ def fill_(t, value):
     return it.for_each(lambda buffers, *geometry: loops(t.device).fill_loop(*buffers, value, *geometry))
 
 
+def fill_tensor_(t, value):
+    """``fill_.Tensor``: fill with the value of a 0-dim tensor (torch reads it on the device; this
+    kernel reads it as a Python number, which on the simulator is the same thing)."""
+    if value.dim() != 0:
+        raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
+                           f"{value.dim()} dimensions.")
+    return fill_(t, value.item())
+
+
 def zero_(t):
     """torch's CPU kernel memsets a small dense tensor and otherwise calls ``fill_`` with 0; this
     one always fills (the kernel, not the operator: no nested dispatch)."""
@@ -131,4 +140,4 @@ def clone(x, memory_format=None):
     return out
 
 
-__all__ = ["copy_", "_to_copy", "fill_", "zero_", "clone", "buffer", "cast_like", "same_device_copy"]
+__all__ = ["copy_", "_to_copy", "fill_", "fill_tensor_", "zero_", "clone", "buffer", "cast_like", "same_device_copy"]

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.generator import default_generator
+from ...c10.memory_format import contiguous_format
 from ...c10.storage import UntypedStorage, bytes_of
 from ...c10.tensor_impl import TensorImpl
 from .. import dispatcher
@@ -365,12 +366,12 @@ def _values_in_order(t, out):
 
 def bernoulli(self, *, generator=None):
     """``bernoulli(p)``: a new tensor like p (contiguous), ``bernoulli_`` with p itself."""
-    out = dispatcher.call("empty_like", self, memory_format="contiguous")
+    out = dispatcher.call("empty_like", self, memory_format=contiguous_format)
     return dispatcher.call("bernoulli_.Tensor", out, self, generator=generator)
 
 
 def bernoulli_p(self, p, *, generator=None):
-    out = dispatcher.call("empty_like", self, memory_format="contiguous")
+    out = dispatcher.call("empty_like", self, memory_format=contiguous_format)
     return dispatcher.call("bernoulli_.float", out, p, generator=generator)
 
 

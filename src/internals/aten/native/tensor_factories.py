@@ -26,6 +26,13 @@ from ...c10 import scalar_type as st
 from ...c10.device import as_device
 from ...c10.dispatch_key import DispatchKey, DispatchKeySet
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, exclude_keys
+from ...c10.memory_format import (
+    channels_last,
+    channels_last_3d,
+    channels_last_strides,
+    contiguous_format,
+    preserve_format,
+)
 from ...c10.storage import UntypedStorage
 from ...c10.tensor_impl import TensorImpl, check_sizes_and_strides, contiguous_strides, required_storage_elements
 from .. import dispatcher
@@ -55,10 +62,12 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
 
 def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """``empty.memory_format``'s CPU and CUDA kernel (torch's ``empty_cpu``, ``empty_cuda``)."""
-    if memory_format not in (None, "contiguous"):
-        raise NotImplementedError(f"internals lays out new tensors contiguously only, not as {memory_format!r}")
     size = tuple(size)
-    return empty_strided(size, contiguous_strides(size), dtype=dtype, device=device, pin_memory=pin_memory)
+    if memory_format is preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the empty operator")   # torch's check
+    strides = contiguous_strides(size) if memory_format in (None, contiguous_format) else \
+        channels_last_strides(size, memory_format)
+    return empty_strided(size, strides, dtype=dtype, device=device, pin_memory=pin_memory)
 
 
 def _empty(size, dtype, layout, device, pin_memory):
@@ -160,10 +169,12 @@ def eye(n, m=None, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 # ---------------------------------------------------------------------- *_like (composite kernels)
 def like_strides(x, memory_format=None):
-    """The strides ``empty_like`` gives: contiguous if asked, else (``preserve_format``) a dense
-    input's own strides, else dense strides in the order of the input's."""
-    if memory_format == "contiguous":
+    """The strides ``empty_like`` gives: those of ``memory_format`` if one is asked, else
+    (``preserve_format``) a dense input's own strides, else dense strides in the order of the input's."""
+    if memory_format is contiguous_format:
         return contiguous_strides(x.shape)
+    if memory_format in (channels_last, channels_last_3d):
+        return channels_last_strides(tuple(x.shape), memory_format)
     if x._impl.is_non_overlapping_and_dense():
         return x.stride()
     return output_layout([x._impl], x.shape)
@@ -172,7 +183,7 @@ def like_strides(x, memory_format=None):
 def empty_like(self, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """``at::empty_strided`` with the input's layout (``at::empty`` when contiguous is asked)."""
     dtype, device = dtype or self.dtype, device if device is not None else self.device
-    if memory_format == "contiguous":
+    if memory_format is contiguous_format:
         return _empty(self.shape, dtype, layout, device, pin_memory)
     return dispatcher.call("empty_strided", self.shape, like_strides(self, memory_format), dtype=dtype, layout=layout,
                            device=device, pin_memory=pin_memory)

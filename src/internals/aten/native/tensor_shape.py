@@ -3,6 +3,7 @@
 Mirrors ``aten/src/ATen/native/TensorShape.cpp`` and, for ``view``, ``computeStride`` in
 ``aten/src/ATen/TensorUtils.cpp``. Every view shares its base's storage and version counter.
 """
+from ...c10.memory_format import contiguous_format
 from ...c10.tensor_impl import TensorImpl, contiguous_strides
 from .. import dispatcher
 
@@ -110,7 +111,7 @@ def reshape(x, *shape):
         return x.view(shape)
     # A copy: torch clones, then takes an ``_unsafe_view`` that is not tracked as a view, so the
     # result has no ``_base`` (it owns its fresh storage alone) and no view bookkeeping.
-    out = x.clone(memory_format="contiguous").view(shape)
+    out = x.clone(memory_format=contiguous_format).view(shape)
     out._base, out._attr_version = None, None
     return out
 
@@ -648,7 +649,7 @@ def diag(x, diagonal=0):
         return x.diag_embed(diagonal, 0, 1)
     if x.dim() != 2:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.dim()}D")
-    return x.diagonal(diagonal).clone(memory_format="contiguous")     # torch: diagonal_copy
+    return x.diagonal(diagonal).clone(memory_format=contiguous_format)     # torch: diagonal_copy
 
 
 def repeat_interleave_self_int(x, repeats, dim=None, output_size=None):
@@ -661,7 +662,7 @@ def repeat_interleave_self_int(x, repeats, dim=None, output_size=None):
     d = wrap_dim(dim, x.dim())
     sizes = list(x.shape)
     sizes.insert(d + 1, repeats)
-    return x.unsqueeze(d + 1).expand(sizes).clone(memory_format="contiguous").flatten(d, d + 1)
+    return x.unsqueeze(d + 1).expand(sizes).clone(memory_format=contiguous_format).flatten(d, d + 1)
 
 
 def repeat_interleave_self_tensor(x, repeats, dim=None, output_size=None):

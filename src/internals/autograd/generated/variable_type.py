@@ -45,6 +45,7 @@ from .functions import (
     ExpandBackward0,
     ExponentialBackward0,
     FillBackward2,
+    FillBackward3,
     FlipBackward0,
     FmodBackward0,
     FmodBackward1,
@@ -172,6 +173,7 @@ OPS = {
     'minimum': dispatcher.find('minimum'),
     'where.self': dispatcher.find('where.self'),
     'fill_.Scalar': dispatcher.find('fill_.Scalar'),
+    'fill_.Tensor': dispatcher.find('fill_.Tensor'),
     'zero_': dispatcher.find('zero_'),
     'clone': dispatcher.find('clone'),
     'sum': dispatcher.find('sum'),
@@ -909,6 +911,23 @@ def fill__Scalar(ks, self, value):
     _tls.excluded = excluded | BELOW_AUTOGRAD
     try:
         result = OPS['fill_.Scalar'].redispatch(after_autograd(ks), self, value)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def fill__Tensor(ks, self, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
+        check_inplace(self)
+        grad_fn = FillBackward3()
+        grad_fn._next_edges = collect_next_edges(self, value)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AUTOGRAD
+    try:
+        result = OPS['fill_.Tensor'].redispatch(after_autograd(ks), self, value)
     finally:
         _tls.excluded = excluded
     if grad_fn is not None:
@@ -3312,6 +3331,7 @@ KERNELS = {
     'minimum': minimum,
     'where.self': where_self,
     'fill_.Scalar': fill__Scalar,
+    'fill_.Tensor': fill__Tensor,
     'zero_': zero_,
     'clone': clone,
     'sum': sum,
