@@ -23,6 +23,7 @@ from .c10.memory_format import (
     contiguous_format,
     is_channels_last_contiguous,
     preserve_format,
+    suggest_memory_format,
 )
 from .c10.tensor_impl import TensorImpl, sparse_coo
 
@@ -258,7 +259,7 @@ class Tensor:
             from .aten.native.sparse.sparse_tensor import sparse_to
             return sparse_to(self, dtype, device)
         if dtype is self.dtype and device == self.device and not copy and (
-                memory_format is preserve_format or self.is_contiguous(memory_format)):
+                memory_format is preserve_format or suggest_memory_format(self.shape, self.stride()) is memory_format):
             return self     # torch's to_will_alias
         return dispatcher.call("_to_copy", self, dtype=dtype, device=device, non_blocking=non_blocking,
                                memory_format=memory_format)

@@ -5,7 +5,7 @@ for 5-d tensors; ``preserve_format`` asks an operator to keep its input's order.
 """
 
 __all__ = ["memory_format", "contiguous_format", "preserve_format", "channels_last", "channels_last_3d",
-           "channels_last_strides", "is_channels_last_contiguous"]
+           "channels_last_strides", "is_channels_last_contiguous", "is_channels_last_strides", "suggest_memory_format"]
 
 
 class memory_format:
@@ -56,3 +56,27 @@ def is_channels_last_contiguous(sizes, strides, fmt):
                 return False
             expected *= sizes[d]
     return True
+
+
+def is_channels_last_strides(sizes, strides, fmt):
+    """``is_channels_last_strides_2d`` / ``_3d``: do the strides *look* channels-last? torch's
+    heuristic, ambiguous layouts (N111, size-1 channels) counting as contiguous."""
+    order = _CHANNELS_INNERMOST[fmt]
+    if len(sizes) != len(order) or strides[1] == 0:
+        return False
+    smallest = 0
+    for d in order:
+        if sizes[d] == 0 or strides[d] < smallest:
+            return False
+        if d == 0 and smallest == strides[1]:
+            return False
+        smallest = strides[d] * (sizes[d] if sizes[d] > 1 else 1)
+    return True
+
+
+def suggest_memory_format(sizes, strides):
+    """``TensorBase::suggest_memory_format``: the format a strided tensor's strides suggest."""
+    for fmt in (channels_last, channels_last_3d):
+        if is_channels_last_strides(sizes, strides, fmt):
+            return fmt
+    return contiguous_format

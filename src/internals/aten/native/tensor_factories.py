@@ -64,7 +64,7 @@ def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory
     """``empty.memory_format``'s CPU and CUDA kernel (torch's ``empty_cpu``, ``empty_cuda``)."""
     size = tuple(size)
     if memory_format is preserve_format:
-        raise RuntimeError("preserve memory format is unsupported by the empty operator")   # torch's check
+        raise RuntimeError("unsupported memory format Preserve")   # torch's check in empty_cpu
     strides = contiguous_strides(size) if memory_format in (None, contiguous_format) else \
         channels_last_strides(size, memory_format)
     return empty_strided(size, strides, dtype=dtype, device=device, pin_memory=pin_memory)
