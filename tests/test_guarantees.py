@@ -98,3 +98,35 @@ def test_to_aliases_when_the_strides_suggest_the_format(shape, perm):
         base = lib.ones(*[shape[p] for p in perm]).permute(*[perm.index(d) for d in range(4)])
         return [base.to(memory_format=f) is base for f in (lib.channels_last, lib.contiguous_format)]
     assert run(internals) == run(torch)
+
+
+def _nograd_view_written(lib, grad_when_writing, base_requires_grad=True):
+    a = lib.ones(3, requires_grad=base_requires_grad).clone()
+    with lib.no_grad():
+        v = a[:2]
+    with lib.set_grad_enabled(grad_when_writing):
+        v.add_(1)
+    return a.tolist()
+
+
+@pytest.mark.parametrize("grad_when_writing, base_requires_grad", [(True, True), (False, True), (True, False)])
+def test_a_view_made_under_no_grad_is_not_written_with_grad_on(grad_when_writing, base_requires_grad):
+    def run(lib):
+        try:
+            return _nograd_view_written(lib, grad_when_writing, base_requires_grad)
+        except RuntimeError as e:
+            return str(e)
+    assert run(internals) == run(torch)
+
+
+def _saved_then_modified(lib, write):
+    a = lib.ones(3, requires_grad=True)
+    b = a * 2
+    c = b * b          # saves b, an input of the mul
+    write(b)
+    c.sum().backward()
+
+
+@pytest.mark.parametrize("write", [lambda b: b.add_(1), lambda b: b.__setitem__(0, 5.0), lambda b: b[1:].mul_(3)])
+def test_version_error_names_what_produced_the_tensor_now(write):
+    same_error(lambda lib: _saved_then_modified(lib, write))

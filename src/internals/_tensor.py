@@ -69,7 +69,7 @@ class Tensor:
     __slots__ = ("_impl", "_base", "__weakref__",
                  # autograd metadata (torch's AutogradMeta): see the autograd section below
                  "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_grad_accumulator", "_backward_hooks",
-                 "_attr_version")
+                 "_attr_version", "_creation_meta")
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -81,7 +81,7 @@ class Tensor:
         t._impl = impl
         t._base = base._base if base is not None and base._base is not None else base
         t._requires_grad = False
-        t._grad = t._grad_fn = t._grad_accumulator = t._backward_hooks = t._attr_version = None
+        t._grad = t._grad_fn = t._grad_accumulator = t._backward_hooks = t._attr_version = t._creation_meta = None
         t._output_nr = 0
         return t
 

@@ -284,8 +284,7 @@ class SavedVariable:
     tensor is not kept at all, only what the pack hook made of it: then no version can be
     checked at unpack (torch does not check either).
     """
-    __slots__ = ("data", "version", "output_nr", "is_output", "requires_grad", "grad_fn_name", "packed",
-                 "unpack_hook")
+    __slots__ = ("data", "version", "output_nr", "is_output", "requires_grad", "packed", "unpack_hook")
 
     def __init__(self, t, is_output):
         self.data = self.unpack_hook = None
@@ -298,7 +297,6 @@ class SavedVariable:
         self.is_output = is_output
         self.requires_grad = t._requires_grad
         self.output_nr = t._output_nr
-        self.grad_fn_name = None if is_output or t._grad_fn is None else _op_of(t._grad_fn)
         data = type(t)._from_impl(t._impl) if is_output else t
         if _hooks.stack:
             pack_hook, self.unpack_hook = _hooks.stack[-1]
@@ -321,9 +319,11 @@ class SavedVariable:
         current = data._impl.version_counter.version
         if current != self.version:
             what = f"[{data._type_name()} [{', '.join(str(s) for s in data._impl.sizes)}]]"
-            name = _op_of(node) if self.is_output else self.grad_fn_name
-            if name is not None:
-                what += f", which is output {self.output_nr} of {name},"
+            # an input is kept itself, so torch names what produced it *now* (the in-place op);
+            # an output is kept without grad_fn, so the node that saved it is named
+            producer = node if self.is_output else data._grad_fn
+            if producer is not None:
+                what += f", which is output {self.output_nr} of {_op_of(producer)},"
             raise RuntimeError("one of the variables needed for gradient computation has been modified by an "
                                f"inplace operation: {what} is at version {current}; expected version "
                                f"{self.version} instead. {_HINT}")

@@ -26,6 +26,7 @@ BELOW_AUTOGRAD = AUTOGRAD_KEYS
 BELOW_AD_INPLACE_OR_VIEW = AUTOGRAD_AND_AD_INPLACE_OR_VIEW
 _AFTER_AUTOGRAD_BITS = (1 << int(DispatchKey.AutogradOther)) - 1
 MULTI_OUTPUT_VIEW = -1     # _attr_version of an output of split/chunk: no in-place allowed
+NO_GRAD_MODE = "no_grad_mode"   # _creation_meta of a view made under no_grad of a base that requires grad
 
 
 def after_autograd(ks):
@@ -57,7 +58,13 @@ def _run_below(op, ks, excluded_keys, *args, **kwargs):
 # ---------------------------------------------------------------------- views and in-place
 def mark_view(result):
     """Remember the version a differentiable view was made at: when it changes (an in-place op on
-    the view or its base), the view's grad_fn is made anew from its base's history."""
+    the view or its base), the view's grad_fn is made anew from its base's history. A view made
+    with grad mode off of a base that requires grad is remembered as such instead (torch's
+    ``CreationMeta::NO_GRAD_MODE``): writing it in place with grad mode on is refused."""
+    if not _grad_mode.grad_enabled:
+        if not isinstance(result, (list, tuple)) and result._base is not None and result._base._requires_grad:
+            result._creation_meta = NO_GRAD_MODE
+        return
     if isinstance(result, (list, tuple)):
         for t in result:
             t._attr_version = MULTI_OUTPUT_VIEW

@@ -331,8 +331,7 @@ def gen_kernel(info, schema):
               "    finally:",
               "        _tls.excluded = excluded"]
     if is_view:
-        lines.append("    if _grad_mode.grad_enabled:")
-        lines.append("        mark_view(result)")
+        lines.append("    mark_view(result)")
     lines.append("    if grad_fn is not None:")
     outputs = [r.name or "result" for r in info.schema.returns]
     if inplace:

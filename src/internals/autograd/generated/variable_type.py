@@ -1297,8 +1297,7 @@ def as_strided(ks, self, size, stride, storage_offset=None):
         result = OPS['as_strided'].redispatch(after_autograd(ks), self, size, stride, storage_offset)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1316,8 +1315,7 @@ def view(ks, self, size):
         result = OPS['view'].redispatch(after_autograd(ks), self, size)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1336,8 +1334,7 @@ def transpose_int(ks, self, dim0, dim1):
         result = OPS['transpose.int'].redispatch(after_autograd(ks), self, dim0, dim1)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1354,8 +1351,7 @@ def t(ks, self):
         result = OPS['t'].redispatch(after_autograd(ks), self)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1373,8 +1369,7 @@ def permute(ks, self, dims):
         result = OPS['permute'].redispatch(after_autograd(ks), self, dims)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1392,8 +1387,7 @@ def expand(ks, self, size, **kwargs):
         result = OPS['expand'].redispatch(after_autograd(ks), self, size, **kwargs)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1414,8 +1408,7 @@ def narrow(ks, self, dim, start, length):
         result = OPS['narrow'].redispatch(after_autograd(ks), self, dim, start, length)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1435,8 +1428,7 @@ def select_int(ks, self, dim, index):
         result = OPS['select.int'].redispatch(after_autograd(ks), self, dim, index)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1454,8 +1446,7 @@ def squeeze(ks, self):
         result = OPS['squeeze'].redispatch(after_autograd(ks), self)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1474,8 +1465,7 @@ def squeeze_dims(ks, self, dim):
         result = OPS['squeeze.dims'].redispatch(after_autograd(ks), self, dim)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1493,8 +1483,7 @@ def unsqueeze(ks, self, dim):
         result = OPS['unsqueeze'].redispatch(after_autograd(ks), self, dim)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1515,8 +1504,7 @@ def diagonal(ks, self, offset=0, dim1=0, dim2=1):
         result = OPS['diagonal'].redispatch(after_autograd(ks), self, offset, dim1, dim2)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1537,8 +1525,7 @@ def unfold(ks, self, dimension, size, step):
         result = OPS['unfold'].redispatch(after_autograd(ks), self, dimension, size, step)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1559,8 +1546,7 @@ def split_Tensor(ks, self, split_size, dim=0):
         result = OPS['split.Tensor'].redispatch(after_autograd(ks), self, split_size, dim)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1615,8 +1601,7 @@ def unbind_int(ks, self, dim=0):
         result = OPS['unbind.int'].redispatch(after_autograd(ks), self, dim)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2252,8 +2237,7 @@ def slice_Tensor(ks, self, dim=0, start=None, end=None, step=1):
         result = OPS['slice.Tensor'].redispatch(after_autograd(ks), self, dim, start, end, step)
     finally:
         _tls.excluded = excluded
-    if _grad_mode.grad_enabled:
-        mark_view(result)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
