@@ -102,6 +102,7 @@ def _index(lib, values, dtype="int64"):
 
 
 GRAD_CASES = {
+    "fill_ with a 0-dim tensor": ([(3,), ()], lambda L, a, v: a.clone().fill_(v)),
     "cat": ([(2, 3), (2, 2)], lambda L, a, b: L.cat([a, b], 1)),
     "cat-promoted": ([(2, 3), (1, 3)], lambda L, a, b: L.cat([a, b.float()])),
     "stack": ([(2, 3), (2, 3)], lambda L, a, b: L.stack([a, b], 1)),

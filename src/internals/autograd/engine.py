@@ -14,7 +14,9 @@ recorded there.
 import heapq
 import itertools
 
+from ..aten import dispatcher
 from ..c10.grad_mode import _state as _grad_state
+from ..c10.memory_format import preserve_format
 from .graph import AccumulateGrad, gradient_edge
 
 __all__ = ["run_backward", "make_grads"]
@@ -26,13 +28,13 @@ def _torch_size(sizes):
 
 def make_grads(outputs, grad_outputs, is_grads_batched=False):
     """Default gradients for the roots: ones for scalars (``_make_grads`` in torch/autograd/__init__.py)."""
-    from ..aten.native.tensor_factories import ones_like
     grads = []
     for i, (out, g) in enumerate(zip(outputs, grad_outputs)):
         if g is None:
             if out._requires_grad and out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = ones_like(out) if out._requires_grad else None
+            # through the dispatcher, as torch's ``torch.ones_like(out, memory_format=preserve_format)``
+            g = dispatcher.call("ones_like", out, memory_format=preserve_format) if out._requires_grad else None
         elif g._impl.sizes != out._impl.sizes:
             raise RuntimeError(f"Mismatch in shape: grad_output[{i}] has a shape of {_torch_size(g.shape)} and "
                                f"output[{i}] has a shape of {_torch_size(out.shape)}.")
