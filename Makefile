@@ -48,7 +48,7 @@ test: $(STAMP) $(VENDOR)
 		--nbval-sanitize-with tests/nbval_sanitize.cfg -q -p no:xdist
 	$(BIN)/python scripts/notebooks_alone.py
 	$(BOOK_BUILD)
-	$(BIN)/python -m pytest tests/book_offline.py -q -p no:xdist
+	$(BIN)/python -m pytest tests/book_offline.py tests/book_pages.py -q -p no:xdist
 
 # Syncs the Colab setup cells, then re-executes every chapter in order and stores outputs and
 # widget state in place.

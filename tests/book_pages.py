@@ -61,7 +61,13 @@ def browser():
         browser.close()
 
 
-@pytest.mark.parametrize("path", PAGES, ids=lambda p: p.stem)
+# Chapters whose stored outputs are not yet refitted (tests/test_notebooks_fit.py lists the same):
+# their check is expected to fail, strictly, so a chapter that comes to fit must leave this list.
+NOT_YET_FITTED = {"04_kernels", "05_dispatch", "06_autograd", "08_codebase_tour"}
+
+
+@pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="not yet refitted"))
+                                  if p.stem in NOT_YET_FITTED else p for p in PAGES], ids=lambda p: p.stem)
 def test_page_fits_and_renders(browser, path):
     context = browser.new_context(viewport={"width": WIDTH, "height": 900}, offline=True)
     page = context.new_page()
