@@ -191,8 +191,8 @@ def test_profiler_table_for_zeros():
     lambda lib: lib.ones(2, dtype=lib.float64, device="cpu", layout=lib.strided, pin_memory=False),
     lambda lib: lib.full([2], True), lambda lib: lib.arange(2, 11, 3, dtype=lib.float64), lambda lib: lib.eye(2, m=3),
     lambda lib: lib.linspace(-1., 1., steps=4), lambda lib: lib.empty(size=(0, 2)).zero_(),
-    lambda lib: lib.ones_like(lib.ones(3, 2).t(),
-                              memory_format=lib.contiguous_format if lib is torch else "contiguous"),
+    lambda lib: lib.ones_like(lib.ones(3, 2).t(), memory_format=lib.contiguous_format),
+    lambda lib: lib.zeros_like(lib.ones(2, 3, 4, 5), memory_format=lib.channels_last),
 ])
 def test_bindings_accept_torchs_spellings(call):
     assert_same(call(internals), call(torch))

@@ -103,10 +103,13 @@ def _source(value):
 
 
 def _internals_source(value):
-    """dtypes print as ``internals.float32``; a device as ``internals.device('cpu')``."""
+    """dtypes print as ``internals.float32``, memory formats as ``internals.preserve_format`` (their
+    repr says ``torch.``, as torch's do); a device as ``internals.device('cpu')``."""
     text = repr(value)
     if text.startswith("internals."):
         return text
+    if type(value).__name__ == "memory_format":
+        return f"internals.{value.name}"
     if type(value).__name__ == "device":
         return f"internals.device({str(value)!r})"
     raise NotImplementedError(f"fx cannot write {type(value).__name__} {text} as source")
