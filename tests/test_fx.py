@@ -22,8 +22,6 @@ DIFFERENCES = {
     "aten.detach.default": ([[], ["aten.clone.default"]],
                             ("torch's autograd detaches saved outputs and accumulated grads; "
                              "internals saves the output as is and accumulates a clone")),
-    "aten.ones_like.default": ([["aten.empty_like.default", "aten.fill_.Scalar"]],
-                               "backward's seed gradient: empty_like then fill_ here"),
     "aten.div.Scalar": ([["aten.div.Tensor"]], "derivative formulas wrap Python numbers as tensors"),
     "aten.mul.Scalar": ([["aten.mul.Tensor"]], "derivative formulas wrap Python numbers as tensors"),
     "aten.threshold_backward.default": ([["aten.gt.Scalar", "aten.where.self"]],
