@@ -130,3 +130,18 @@ def _saved_then_modified(lib, write):
 @pytest.mark.parametrize("write", [lambda b: b.add_(1), lambda b: b.__setitem__(0, 5.0), lambda b: b[1:].mul_(3)])
 def test_version_error_names_what_produced_the_tensor_now(write):
     same_error(lambda lib: _saved_then_modified(lib, write))
+
+
+@pytest.mark.parametrize("base_is_leaf", [True, False])
+def test_a_view_made_under_no_grad_requires_grad_through_its_base_only(base_is_leaf):
+    """It reports requires_grad, has no grad_fn, and gradients flowing into it go nowhere."""
+    def run(lib):
+        a = lib.ones(3, requires_grad=True)
+        a = a if base_is_leaf else a.clone()
+        with lib.no_grad():
+            v = a[:2]
+        out = v * 2
+        edges = [e[0] is None for e in out.grad_fn.next_functions]
+        out.sum().backward()
+        return v.requires_grad, v.grad_fn is None, v.is_leaf, edges, v.grad, a.grad if base_is_leaf else None
+    assert run(internals) == run(torch)

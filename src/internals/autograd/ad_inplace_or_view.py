@@ -10,7 +10,7 @@ from ..c10.dispatch_key import DispatchKey
 from ..c10.grad_mode import _state as _grad_state
 from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
 
-__all__ = ["register_inplace_kernels", "mutated_positions", "increment_version", "check_view_creation"]
+__all__ = ["register_inplace_kernels", "mutated_positions", "increment_version"]
 
 ERR_INFERENCE_INPLACE = (
     "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
@@ -23,24 +23,8 @@ def mutated_positions(op):
     return tuple(i for i, a in enumerate(args) if a.annotation is not None and a.annotation.is_write)
 
 
-ERR_NO_GRAD_VIEW = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use "
-    "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
-    "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
-    "you want the inplace to be tracked).")
-
-
-def check_view_creation(t):
-    """``handle_view_on_rebase``: a view made under no_grad may not be written with grad mode on
-    (autograd could not tell whether the write should reach its base's gradient)."""
-    if t._creation_meta is not None and _grad_state.grad_enabled:
-        raise RuntimeError(ERR_NO_GRAD_VIEW)
-
-
 def _inplace_kernel(op, positions):
     def ADInplaceOrView(keys, *args, **kwargs):
-        for i in positions:
-            check_view_creation(args[i])       # before anything is written, as torch
         with below_ad_inplace_or_view():
             out = op.redispatch(keys.below(DispatchKey.ADInplaceOrView), *args, **kwargs)
         for i in positions:

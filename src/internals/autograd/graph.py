@@ -222,9 +222,9 @@ def gradient_edge(t):
         refresh_view_grad_fn(t)          # a view changed in place since its grad_fn was made
     if t._grad_fn is not None:
         return (t._grad_fn, t._output_nr)
-    if t._requires_grad:
+    if t._requires_grad and t._creation_meta is None:
         return (grad_accumulator(t), 0)
-    return None
+    return None     # a view made under no_grad requires grad through its base only: no accumulator
 
 
 def collect_next_edges(*tensors):

@@ -60,10 +60,12 @@ def mark_view(result):
     """Remember the version a differentiable view was made at: when it changes (an in-place op on
     the view or its base), the view's grad_fn is made anew from its base's history. A view made
     with grad mode off of a base that requires grad is remembered as such instead (torch's
-    ``CreationMeta::NO_GRAD_MODE``): writing it in place with grad mode on is refused."""
+    ``CreationMeta::NO_GRAD_MODE``): it requires grad through its base but has no grad_fn, so
+    later ops treat it as a leaf, and writing it in place with grad mode on is refused."""
     if not _grad_mode.grad_enabled:
         if not isinstance(result, (list, tuple)) and result._base is not None and result._base._requires_grad:
             result._creation_meta = NO_GRAD_MODE
+            result._requires_grad = True
         return
     if isinstance(result, (list, tuple)):
         for t in result:
@@ -87,8 +89,23 @@ def refresh_view_grad_fn(view):
         set_history(view, node)
 
 
+ERR_NO_GRAD_VIEW = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that this use "
+    "case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both the view and the "
+    "inplace either both inside the no_grad block (if you don't want the inplace to be tracked) or both outside (if "
+    "you want the inplace to be tracked).")
+
+
+def check_view_creation(t):
+    """``handle_view_on_rebase``: a view made under no_grad may not be written while autograd records
+    (it could not tell whether the write should reach the base's gradient)."""
+    if t._creation_meta is NO_GRAD_MODE:
+        raise RuntimeError(ERR_NO_GRAD_VIEW)
+
+
 def check_inplace(t):
     """May ``t`` be written in place while autograd records? (``check_inplace`` in VariableTypeUtils.h)"""
+    check_view_creation(t)
     if t._attr_version is not None:
         if t._attr_version == MULTI_OUTPUT_VIEW and t._grad_fn is not None:
             raise RuntimeError(
