@@ -63,7 +63,7 @@ def browser():
 
 # Chapters whose stored outputs are not yet refitted (tests/test_notebooks_fit.py lists the same):
 # their check is expected to fail, strictly, so a chapter that comes to fit must leave this list.
-NOT_YET_FITTED = {"04_kernels"}
+NOT_YET_FITTED = set()
 
 
 @pytest.mark.parametrize("path", [pytest.param(p, marks=pytest.mark.xfail(strict=True, reason="not yet refitted"))
