@@ -647,6 +647,15 @@ for t in (f32, f64, i64):
     compile_(f"mm {t}", linalg._build_mm(t).py_func, (arr(t), arr(t), arr(t), i64, i64, i64, b1, b1),
              must_contain=(".shared", "bar.sync"))
 
+from internals.aten.native.cuda import im2col, pooling
+SIZES = (i64,) * 13                          # C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW
+for t in (f32, f64):
+    compile_(f"im2col {t}", im2col._im2col.py_func, (arr(t), arr(t)) + SIZES)
+    compile_(f"col2im {t}", im2col._col2im.py_func, (arr(t), arr(t)) + SIZES)
+for t in (f32, i64):
+    compile_(f"max_pool2d {t}", pooling._max_pool2d.py_func, (arr(t), arr(i64), arr(t)) + SIZES[1:])
+    compile_(f"max_pool2d_backward {t}", pooling._max_pool2d_backward.py_func, (arr(t), arr(t), arr(i64), i64, i64))
+
 print("COMPILED", compiled)
 for line in failures:
     print("FAILED", line)

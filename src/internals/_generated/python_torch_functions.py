@@ -7,7 +7,7 @@ from .._python_arg_parser import PythonArgParser
 from ..aten.dispatcher import call as _call
 
 from ..autograd.variable_factories import variable_factory as _factory
-__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'addmv', 'all', 'allclose', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'atleast_1d', 'atleast_2d', 'baddbmm', 'bernoulli', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clip', 'clip_', 'clone', 'concat', 'concatenate', 'cos', 'cos_', 'count_nonzero', 'cumprod', 'cumsum', 'diag', 'diag_embed', 'diagonal', 'div', 'dot', 'dropout', 'dropout_', 'einsum', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor_divide', 'fmod', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'index_select', 'isclose', 'isfinite', 'isinf', 'isnan', 'kthvalue', 'le', 'lerp', 'lift_fresh', 'linalg_vector_norm', 'linspace', 'log', 'log_', 'log_softmax', 'logsumexp', 'lt', 'masked_fill', 'masked_select', 'matmul', 'max', 'maximum', 'mean', 'median', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'mul', 'multinomial', 'narrow', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'ones', 'ones_like', 'outer', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'roll', 'round', 'round_', 'rsub', 'scatter', 'scatter_add', 'select', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'softmax', 'softplus', 'sort', 'split', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'swapaxes', 't', 'take', 'tan', 'tan_', 'tanh', 'tanh_', 'tile', 'topk', 'transpose', 'tril', 'triu', 'unbind', 'unflatten', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'addmv', 'all', 'allclose', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'atleast_1d', 'atleast_2d', 'baddbmm', 'batch_norm', 'bernoulli', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clip', 'clip_', 'clone', 'concat', 'concatenate', 'conv2d', 'convolution', 'cos', 'cos_', 'count_nonzero', 'cumprod', 'cumsum', 'diag', 'diag_embed', 'diagonal', 'div', 'dot', 'dropout', 'dropout_', 'einsum', 'embedding', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor_divide', 'fmod', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'index_select', 'isclose', 'isfinite', 'isinf', 'isnan', 'kthvalue', 'layer_norm', 'le', 'lerp', 'lift_fresh', 'linalg_vector_norm', 'linspace', 'log', 'log_', 'log_softmax', 'logsumexp', 'lt', 'masked_fill', 'masked_select', 'matmul', 'max', 'max_pool2d', 'maximum', 'mean', 'median', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'mul', 'multinomial', 'narrow', 'native_batch_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'ones', 'ones_like', 'outer', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'roll', 'round', 'round_', 'rsub', 'scatter', 'scatter_add', 'select', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'softmax', 'softplus', 'sort', 'split', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'swapaxes', 't', 'take', 'tan', 'tan_', 'tanh', 'tanh_', 'tile', 'topk', 'transpose', 'tril', 'triu', 'unbind', 'unflatten', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
 
 
 __coalesce_parser = PythonArgParser([
@@ -277,6 +277,17 @@ def baddbmm(*args, **kwargs):
     return _call('baddbmm', _r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
 
 
+_batch_norm_parser = PythonArgParser([
+    'batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, double momentum, double eps, bool cudnn_enabled)',
+])
+
+
+def batch_norm(*args, **kwargs):
+    _r = _batch_norm_parser.parse(args, kwargs)
+    # aten::batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps, bool cudnn_enabled) -> Tensor
+    return _call('batch_norm', _r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3), _r.tensor(4), _r.to_bool(5), _r.to_double(6), _r.to_double(7), _r.to_bool(8))
+
+
 _bernoulli_parser = PythonArgParser([
     'bernoulli(Tensor input, *, Generator? generator=None)',
     'bernoulli(Tensor input, double p, *, Generator? generator=None)',
@@ -524,6 +535,32 @@ def concatenate(*args, **kwargs):
     return _call('concatenate', _r.value(0), _r.to_int64(1))
 
 
+_conv2d_parser = PythonArgParser([
+    'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, SymIntArrayRef[2] padding=0, SymIntArrayRef[2] dilation=1, SymInt groups=1)',
+    'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, c10::string_view padding="valid", SymIntArrayRef[2] dilation=1, SymInt groups=1)',
+])
+
+
+def conv2d(*args, **kwargs):
+    _r = _conv2d_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] dilation=1, SymInt groups=1) -> Tensor
+        return _call('conv2d', _r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6))
+    # aten::conv2d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, str padding="valid", SymInt[2] dilation=1, SymInt groups=1) -> Tensor
+    return _call('conv2d.padding', _r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.value(4), _r.intlist(5), _r.to_int64(6))
+
+
+_convolution_parser = PythonArgParser([
+    'convolution(Tensor input, Tensor weight, Tensor? bias, SymIntArrayRef stride, SymIntArrayRef padding, SymIntArrayRef dilation, bool transposed, SymIntArrayRef output_padding, SymInt groups)',
+])
+
+
+def convolution(*args, **kwargs):
+    _r = _convolution_parser.parse(args, kwargs)
+    # aten::convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor
+    return _call('convolution', _r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_bool(6), _r.intlist(7), _r.to_int64(8))
+
+
 _cos_parser = PythonArgParser([
     'cos(Tensor input)',
 ])
@@ -677,6 +714,17 @@ def einsum(*args, **kwargs):
     _r = _einsum_parser.parse(args, kwargs)
     # aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
     return _call('einsum', _r.value(0), _r.value(1), path=_r.intlist(2))
+
+
+_embedding_parser = PythonArgParser([
+    'embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False)',
+])
+
+
+def embedding(*args, **kwargs):
+    _r = _embedding_parser.parse(args, kwargs)
+    # aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
+    return _call('embedding', _r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4))
 
 
 _empty_parser = PythonArgParser([
@@ -1081,6 +1129,17 @@ def kthvalue(*args, **kwargs):
     return _call('kthvalue', _r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3))
 
 
+_layer_norm_parser = PythonArgParser([
+    'layer_norm(Tensor input, SymIntArrayRef normalized_shape, Tensor? weight=None, Tensor? bias=None, double eps=1e-05, bool cudnn_enable=True)',
+])
+
+
+def layer_norm(*args, **kwargs):
+    _r = _layer_norm_parser.parse(args, kwargs)
+    # aten::layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enable=True) -> Tensor
+    return _call('layer_norm', _r.tensor(0), _r.intlist(1), _r.tensor(2), _r.tensor(3), _r.to_double(4), _r.to_bool(5))
+
+
 _le_parser = PythonArgParser([
     'le(Tensor input, Tensor other)',
     'le(Tensor input, Scalar other)',
@@ -1259,6 +1318,17 @@ def max(*args, **kwargs):
     return _call('max.dim', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
 
 
+_max_pool2d_parser = PythonArgParser([
+    'max_pool2d(Tensor input, IntArrayRef[2] kernel_size, IntArrayRef[2] stride=None, IntArrayRef[2] padding=0, IntArrayRef[2] dilation=1, bool ceil_mode=False)',
+])
+
+
+def max_pool2d(*args, **kwargs):
+    _r = _max_pool2d_parser.parse(args, kwargs)
+    # aten::max_pool2d(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> Tensor
+    return _call('max_pool2d', _r.tensor(0), _r.intlist(1), _r.intlist(2), _r.intlist(3), _r.intlist(4), _r.to_bool(5))
+
+
 _maximum_parser = PythonArgParser([
     'maximum(Tensor input, Tensor other)',
 ])
@@ -1417,6 +1487,28 @@ def narrow(*args, **kwargs):
     _r = _narrow_parser.parse(args, kwargs)
     # aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
     return _call('narrow', _r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3))
+
+
+_native_batch_norm_parser = PythonArgParser([
+    'native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, double momentum, double eps)',
+])
+
+
+def native_batch_norm(*args, **kwargs):
+    _r = _native_batch_norm_parser.parse(args, kwargs)
+    # aten::native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
+    return _call('native_batch_norm', _r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3), _r.tensor(4), _r.to_bool(5), _r.to_double(6), _r.to_double(7))
+
+
+_native_layer_norm_parser = PythonArgParser([
+    'native_layer_norm(Tensor input, SymIntArrayRef normalized_shape, Tensor? weight, Tensor? bias, double eps)',
+])
+
+
+def native_layer_norm(*args, **kwargs):
+    _r = _native_layer_norm_parser.parse(args, kwargs)
+    # aten::native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)
+    return _call('native_layer_norm', _r.tensor(0), _r.intlist(1), _r.tensor(2), _r.tensor(3), _r.to_double(4))
 
 
 _ne_parser = PythonArgParser([

@@ -20,7 +20,9 @@ __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", 
            "evenly_distribute_backward", "value_selecting_reduction_backward", "_softmax_backward_data",
            "_log_softmax_backward_data", "mm_mat1_backward", "mm_mat2_backward", "permute_backwards",
            "unsqueeze_to", "select_backward", "slice_backward_wrapper", "diagonal_backward", "unfold_backward",
-           "split_backward", "as_strided_backward", "TensorGeometry"]
+           "split_backward", "as_strided_backward", "TensorGeometry", "convolution_backward",
+           "max_pool2d_with_indices_backward", "native_batch_norm_backward", "native_layer_norm_backward",
+           "embedding_dense_backward"]
 
 
 # ---------------------------------------------------------------------- broadcasting
@@ -534,3 +536,27 @@ def cumprod_backward(grad, self, dim, result):
     if self.dim() == 0:
         return grad
     return cumsum_backward(grad * result, dim) / self
+
+
+# ---------------------------------------------------------------------- layers
+# The layers' backward passes are operators of their own, as in torch (convolution_backward, ...):
+# a formula calls them through the dispatcher, so a dispatch mode sees the op torch's would. They
+# have no derivative here, so these gradients cannot be differentiated again (torch's can).
+def convolution_backward(*args):
+    return dispatcher.call("convolution_backward", *args)
+
+
+def max_pool2d_with_indices_backward(*args):
+    return dispatcher.call("max_pool2d_with_indices_backward", *args)
+
+
+def native_batch_norm_backward(*args):
+    return dispatcher.call("native_batch_norm_backward", *args)
+
+
+def native_layer_norm_backward(*args):
+    return dispatcher.call("native_layer_norm_backward", *args)
+
+
+def embedding_dense_backward(*args):
+    return dispatcher.call("embedding_dense_backward", *args)

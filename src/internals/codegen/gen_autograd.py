@@ -56,6 +56,15 @@ GEOMETRY_RE = re.compile(r"\bTensorGeometry\((\w+)\)")
 NOT_A_FORMULA = {"name", "output_differentiability", "dispatch", "result"}
 
 
+def _output_names(schema):
+    """The outputs' names in formulas: their own, else ``result``, or ``result0``, ``result1``, ...
+    when there are several (as in torch's derivatives.yaml)."""
+    returns = schema.returns
+    if len(returns) == 1:
+        return [returns[0].name or "result"]
+    return [r.name or f"result{i}" for i, r in enumerate(returns)]
+
+
 def _uses(formula, name):
     return re.search(rf"(?<![.\w]){name}\b", formula) is not None
 
@@ -102,6 +111,7 @@ class Derivative:
     differentiable_outputs: list
     natives: list = field(default_factory=list)   # native function schemas it covers
     list_edges: tuple = ()      # differentiable inputs that are Tensor[] (cat's tensors)
+    groups: dict = field(default_factory=dict)   # input -> the inputs one formula serves with it
 
 
 def load_derivatives(path=DERIVATIVES):
@@ -111,8 +121,8 @@ def load_derivatives(path=DERIVATIVES):
     for entry in yaml.safe_load(Path(path).read_text()):
         schema = FunctionSchema.parse(entry["name"])
         args = {a.name: a for a in schema.arguments.flat_all}
-        outputs = [r.name or "result" for r in schema.returns]
-        formulas = {k: v for k, v in entry.items() if k not in NOT_A_FORMULA}
+        outputs = _output_names(schema)
+        formulas, groups = _split_formulas(entry)
         for k in formulas:
             if k not in args:
                 raise ValueError(f"{entry['name']}: '{k}' is not an argument")
@@ -160,8 +170,25 @@ def load_derivatives(path=DERIVATIVES):
         list_edges = tuple(a for a in edges if args[a].type.is_list_like())
         if list_edges and len(edges) > 1:
             raise ValueError(f"{entry['name']}: a Tensor[] input must be the only differentiable one")
-        infos.append(Derivative(schema, node, rewritten, edges, saved, differentiable, list_edges=list_edges))
+        infos.append(Derivative(schema, node, rewritten, edges, saved, differentiable, list_edges=list_edges,
+                                groups=groups))
     return infos
+
+
+def _split_formulas(entry):
+    """Input -> formula, and input -> its group: one formula may serve several inputs, as
+    ``input, weight, bias: convolution_backward(...)`` does, computing a tuple of gradients at once
+    (with ``grad_input_mask`` saying which of them are needed)."""
+    formulas, groups = {}, {}
+    for key, formula in entry.items():
+        if key in NOT_A_FORMULA:
+            continue
+        names = tuple(n.strip() for n in key.split(","))
+        for name in names:
+            formulas[name] = formula
+            if len(names) > 1:
+                groups[name] = names
+    return formulas, groups
 
 
 def match_natives(infos, path=NATIVE_FUNCTIONS):
@@ -216,13 +243,28 @@ def gen_node(info):
         lines.append("        edges = node._next_edges")
         results = []
         for i, arg in enumerate(info.edges):
-            lines.append(f"        grad_{arg} = None")
-            lines.append(f"        if edges[{i}] is not None:")
-            lines += _local_setup(info, [s.name for s in saved if i in s.users], 12)
-            lines.append(f"            grad_{arg} = {info.formulas[arg]}")
             results.append(f"grad_{arg}")
+            group = info.groups.get(arg)
+            if group is None:
+                lines.append(f"        grad_{arg} = None")
+                lines.append(f"        if edges[{i}] is not None:")
+                lines += _local_setup(info, [s.name for s in saved if i in s.users], 12)
+                lines.append(f"            grad_{arg} = {info.formulas[arg]}")
+            elif arg == group[0]:
+                lines += _group_lines(info, group, saved)
         lines.append(f"        return {', '.join(results)}")
     return "\n".join(lines)
+
+
+def _group_lines(info, group, saved):
+    """One formula for several inputs: run it once if any of their edges exists."""
+    at = [info.edges.index(a) for a in group]
+    mask = ", ".join(f"edges[{i}] is not None" for i in at)
+    return [f"        {' = '.join(f'grad_{a}' for a in group)} = None",
+            f"        grad_input_mask = [{mask}]",
+            "        if any(grad_input_mask):",
+            *_local_setup(info, [s.name for s in saved if set(at) & s.users], 12),
+            f"            {', '.join(f'grad_{a}' for a in group)} = {info.formulas[group[0]]}"]
 
 
 FUNCTIONS_HEADER = '''"""Backward nodes, one per entry of autograd/derivatives.yaml (torch's generated Functions.cpp).
@@ -291,10 +333,11 @@ def gen_kernel(info, schema):
     inplace = schema.kind() == SchemaKind.inplace
     is_view = any(a.annotation is not None and not a.annotation.is_write for a in positional) and not inplace
     diff_inputs = info.edges
+    optional = {a.name for a in positional if a.type.is_nullable()}
     name = _kernel_name(schema)
     lines = [f"def {name}({', '.join(params)}):",
              "    grad_fn = None",
-             f"    if _grad_mode.grad_enabled and {_any_requires_grad(diff_inputs, info.list_edges)}:"]
+             f"    if _grad_mode.grad_enabled and {_any_requires_grad(diff_inputs, info.list_edges, optional)}:"]
     if inplace:
         lines.append("        check_inplace(self)")
     lines.append(f"        grad_fn = {info.node}()")
@@ -333,7 +376,7 @@ def gen_kernel(info, schema):
     if is_view:
         lines.append("    mark_view(result)")
     lines.append("    if grad_fn is not None:")
-    outputs = [r.name or "result" for r in info.schema.returns]
+    outputs = _output_names(info.schema)
     if inplace:
         lines.append("        rebase_history(self, grad_fn)")
     elif len(outputs) > 1:
@@ -353,10 +396,11 @@ def gen_kernel(info, schema):
     return name, "\n".join(lines)
 
 
-def _any_requires_grad(names, list_names=()):
+def _any_requires_grad(names, list_names=(), optional=()):
     if list_names:
         return f"any(t._requires_grad for t in {names[0]})"
-    test = " or ".join(f"{n}._requires_grad" for n in names)
+    test = " or ".join(f"({n} is not None and {n}._requires_grad)" if n in optional else f"{n}._requires_grad"
+                       for n in names)
     return f"({test})" if len(names) > 1 else test
 
 

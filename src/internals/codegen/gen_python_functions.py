@@ -81,8 +81,10 @@ class Overload:
 
 # Operators torch binds to no Python name (``SKIP_PYTHON_BINDINGS`` in torch's
 # ``tools/autograd/gen_python_functions.py``): reached through a frontend method instead
-# (``Tensor.to`` calls ``_to_copy``, ``x[1:3]`` calls ``slice.Tensor``).
-SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor"}
+# (``Tensor.to`` calls ``_to_copy``, ``x[1:3]`` calls ``slice.Tensor``), or called by autograd
+# only (torch's pattern ``.*_backward``), or bound in ``torch._C._nn``, which internals does not
+# have (``max_pool2d_with_indices``: ``F.max_pool2d`` reaches it).
+SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "max_pool2d_with_indices"}
 
 
 def load_overloads(path=NATIVE_FUNCTIONS):
@@ -92,7 +94,7 @@ def load_overloads(path=NATIVE_FUNCTIONS):
     out = []
     for func, variants, op in entries:
         schema = FunctionSchema.parse(func)
-        if str(schema.name) in SKIP_PYTHON_BINDINGS:
+        if str(schema.name) in SKIP_PYTHON_BINDINGS or schema.name.name.base.endswith("_backward"):
             continue
         out.append((schema, {v.strip() for v in variants.split(",")}, op or str(schema.name)))
     return out

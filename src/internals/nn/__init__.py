@@ -1,11 +1,12 @@
-"""Neural-network building blocks (``torch/nn``): Parameter, Module and a few layers and losses.
+"""Neural-network building blocks (``torch/nn``): Parameter, Module, layers and losses.
 
-Everything here is composed from internals' operators, so autograd records it and the same
-code runs on the CPU and on cuda.
+The layers run on internals' operators (convolution, max_pool2d_with_indices, native_batch_norm,
+... each with its backward operator), so autograd records them and the same code runs on the
+CPU and on cuda.
 """
 from . import functional, init
-from .modules import CrossEntropyLoss, Dropout, Linear, Module, MSELoss, ReLU, Sequential
+from .modules import *  # noqa: F403
+from .modules import __all__ as _modules
 from .parameter import Parameter
 
-__all__ = ["Parameter", "Module", "Linear", "ReLU", "Dropout", "Sequential", "MSELoss", "CrossEntropyLoss",
-           "functional", "init"]
+__all__ = ["Parameter", *_modules, "functional", "init"]

@@ -1,10 +1,14 @@
 """Functional forms of the layers and losses (``torch/nn/functional.py``).
 
-Each is a composition of internals' operators (matmul, add, relu, log_softmax, where, sum, ...),
-not a kernel of its own: autograd differentiates them through those operators' backward
-formulas, and they run on any device the operators run on. torch has fused kernels for some
-(``addmm``, ``nll_loss``); the results agree to float rounding, which the tests measure.
+The losses and ``linear`` are compositions of internals' operators (matmul, add, log_softmax,
+where, sum, ...): autograd differentiates them through those operators' backward formulas, and
+they run on any device the operators run on. torch has fused kernels for some (``addmm``,
+``nll_loss``); the results agree to float rounding, which the tests measure. The layers
+(``conv2d``, ``max_pool2d``, ``batch_norm``, ``layer_norm``, ``embedding``) call the operators
+torch's call, each with its own kernel and its own backward operator (``aten/native/convolution.py``,
+``pooling.py``, ``normalization.py``, ``embedding.py``).
 """
+import math
 import warnings
 
 from .._functional import where
@@ -152,3 +156,67 @@ def silu(input, inplace=False):
 def softplus(input, beta=1.0, threshold=20.0):
     from .._functional import softplus as _softplus
     return _softplus(input, beta, threshold)
+
+
+# ---- layers (issue 17): each calls the operator torch's does, so a dispatch mode logs the same ops
+__all__ += ["conv2d", "max_pool2d", "batch_norm", "layer_norm", "embedding", "sigmoid", "tanh"]
+
+
+def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``torch.conv2d``: ``convolution`` (im2col + matrix product), for 3-d or 4-d input;
+    ``padding`` may be "valid" or "same"."""
+    from .._functional import conv2d as _conv2d
+    return _conv2d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """Maxima of (dilated) windows; ``stride`` defaults to the kernel size. With ``return_indices``
+    also each maximum's position ``h·W + w`` in its input plane."""
+    from ..aten import dispatcher
+    out, indices = dispatcher.call("max_pool2d_with_indices", input, kernel_size, [] if stride is None else stride,
+                                   padding, dilation, ceil_mode)
+    return (out, indices) if return_indices else out
+
+
+def _verify_batch_size(size):
+    if size[0] * math.prod(size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Normalize each channel by the batch's statistics (training: and update the running ones in
+    place) or by the running statistics (eval)."""
+    if training:
+        _verify_batch_size(input.shape)
+    from .._functional import batch_norm as _batch_norm
+    return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
+
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Normalize each sample over its trailing ``normalized_shape`` dims."""
+    from .._functional import layer_norm as _layer_norm
+    return _layer_norm(input, list(normalized_shape), weight, bias, eps)
+
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """Rows of ``weight`` at the indices in ``input``; the row ``padding_idx`` gets no gradient."""
+    if padding_idx is not None:
+        if padding_idx > 0 and padding_idx >= weight.shape[0]:
+            raise AssertionError("Padding_idx must be within num_embeddings")
+        if padding_idx < 0:
+            if padding_idx < -weight.shape[0]:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            padding_idx = weight.shape[0] + padding_idx
+    if max_norm is not None:
+        raise NotImplementedError("internals' embedding has no max_norm (torch renormalizes the rows in place)")
+    from .._functional import embedding as _embedding
+    return _embedding(weight, input, -1 if padding_idx is None else padding_idx, scale_grad_by_freq, sparse)
+
+
+def sigmoid(input):
+    return input.sigmoid()
+
+
+def tanh(input):
+    return input.tanh()

@@ -6,11 +6,15 @@
 from . import (
     binary_ops,
     blas,
+    convolution,
     copy,
     distributions,
     elementwise,
+    embedding,
     indexing,
     linear_algebra,
+    normalization,
+    pooling,
     reduce_ops,
     reduce_ops_math,
     softmax,
@@ -27,7 +31,7 @@ __all__ = ["kernel", "FAMILIES"]
 
 FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, linear_algebra, blas, reduce_ops,
             reduce_ops_math, sorting, softmax, tensor_factories, tensor_shape, tensor_transformations, triangular_ops,
-            sparse_tensor, sparse_tensor_math)
+            sparse_tensor, sparse_tensor_math, convolution, pooling, normalization, embedding)
 
 
 def kernel(name):

@@ -10,9 +10,11 @@ from ..functions_manual import (  # the helpers the formulas call
     as_strided_backward,
     cat_tensors_backward,
     clamp_backward,
+    convolution_backward,
     cumprod_backward,
     cumsum_backward,
     diagonal_backward,
+    embedding_dense_backward,
     evenly_distribute_backward,
     gather_backward,
     gelu_backward,
@@ -22,10 +24,13 @@ from ..functions_manual import (  # the helpers the formulas call
     logsumexp_backward,
     masked_fill_backward,
     masked_select_backward,
+    max_pool2d_with_indices_backward,
     maybe_multiply,
     mean_backward,
     mm_mat1_backward,
     mm_mat2_backward,
+    native_batch_norm_backward,
+    native_layer_norm_backward,
     permute_backwards,
     pow_backward,
     pow_backward_exponent,
@@ -61,7 +66,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CumprodBackward0']
+__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -1817,3 +1822,106 @@ class CumprodBackward0(Node):
         dim = node.dim_
         result = node.result_.unpack(node)
         return (cumprod_backward(grad.to(self_scalar_type), self, dim, result),)
+
+
+class ConvolutionBackward0(Node):
+    """``convolution(Tensor input, Tensor weight, Tensor? bias, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups) -> Tensor``"""
+    __slots__ = ('input_', 'weight_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_')
+    _tensor_slots = ('input_', 'weight_')
+    _exposed = {'_saved_input': ('input_', True), '_saved_weight': ('weight_', True), '_saved_stride': ('stride_', False), '_saved_padding': ('padding_', False), '_saved_dilation': ('dilation_', False), '_saved_transposed': ('transposed_', False), '_saved_output_padding': ('output_padding_', False), '_saved_groups': ('groups_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_input = grad_weight = grad_bias = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
+        if any(grad_input_mask):
+            input = node.input_.unpack(node)
+            weight = node.weight_.unpack(node)
+            stride = node.stride_
+            padding = node.padding_
+            dilation = node.dilation_
+            transposed = node.transposed_
+            output_padding = node.output_padding_
+            groups = node.groups_
+            grad_input, grad_weight, grad_bias = convolution_backward(grad, input, weight, [grad.size(1)], stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
+        return grad_input, grad_weight, grad_bias
+
+
+class MaxPool2DWithIndicesBackward0(Node):
+    """``max_pool2d_with_indices(Tensor self, int[2] kernel_size, int[2] stride=[], int[2] padding=0, int[2] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)``"""
+    __slots__ = ('self_', 'kernel_size_', 'stride_', 'padding_', 'dilation_', 'ceil_mode_', 'result1_')
+    _tensor_slots = ('self_', 'result1_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_kernel_size': ('kernel_size_', False), '_saved_stride': ('stride_', False), '_saved_padding': ('padding_', False), '_saved_dilation': ('dilation_', False), '_saved_ceil_mode': ('ceil_mode_', False), '_saved_result1': ('result1_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        kernel_size = node.kernel_size_
+        stride = node.stride_
+        padding = node.padding_
+        dilation = node.dilation_
+        ceil_mode = node.ceil_mode_
+        result1 = node.result1_.unpack(node)
+        return (max_pool2d_with_indices_backward(grad, self, kernel_size, stride, padding, dilation, ceil_mode, result1),)
+
+
+class NativeBatchNormBackward0(Node):
+    """``native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)``"""
+    __slots__ = ('input_', 'weight_', 'running_mean_', 'running_var_', 'training_', 'eps_', 'result1_', 'result2_')
+    _tensor_slots = ('input_', 'weight_', 'running_mean_', 'running_var_', 'result1_', 'result2_')
+    _exposed = {'_saved_input': ('input_', True), '_saved_weight': ('weight_', True), '_saved_running_mean': ('running_mean_', True), '_saved_running_var': ('running_var_', True), '_saved_training': ('training_', False), '_saved_eps': ('eps_', False), '_saved_result1': ('result1_', True), '_saved_result2': ('result2_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_input = grad_weight = grad_bias = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
+        if any(grad_input_mask):
+            input = node.input_.unpack(node)
+            weight = node.weight_.unpack(node)
+            running_mean = node.running_mean_.unpack(node)
+            running_var = node.running_var_.unpack(node)
+            training = node.training_
+            eps = node.eps_
+            result1 = node.result1_.unpack(node)
+            result2 = node.result2_.unpack(node)
+            grad_input, grad_weight, grad_bias = native_batch_norm_backward(grad, input, weight, running_mean, running_var, result1, result2, training, eps, grad_input_mask)
+        return grad_input, grad_weight, grad_bias
+
+
+class NativeLayerNormBackward0(Node):
+    """``native_layer_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight, Tensor? bias, float eps) -> (Tensor, Tensor, Tensor)``"""
+    __slots__ = ('input_', 'normalized_shape_', 'weight_', 'bias_', 'result1_', 'result2_')
+    _tensor_slots = ('input_', 'weight_', 'bias_', 'result1_', 'result2_')
+    _exposed = {'_saved_input': ('input_', True), '_saved_normalized_shape': ('normalized_shape_', False), '_saved_weight': ('weight_', True), '_saved_bias': ('bias_', True), '_saved_result1': ('result1_', True), '_saved_result2': ('result2_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_input = grad_weight = grad_bias = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
+        if any(grad_input_mask):
+            input = node.input_.unpack(node)
+            normalized_shape = node.normalized_shape_
+            weight = node.weight_.unpack(node)
+            bias = node.bias_.unpack(node)
+            result1 = node.result1_.unpack(node)
+            result2 = node.result2_.unpack(node)
+            grad_input, grad_weight, grad_bias = native_layer_norm_backward(grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask)
+        return grad_input, grad_weight, grad_bias
+
+
+class EmbeddingBackward0(Node):
+    """``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor``"""
+    __slots__ = ('weight_sym_sizes_', 'indices_', 'padding_idx_', 'scale_grad_by_freq_')
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_weight_sym_sizes': ('weight_sym_sizes_', False), '_saved_indices': ('indices_', True), '_saved_padding_idx': ('padding_idx_', False), '_saved_scale_grad_by_freq': ('scale_grad_by_freq_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        weight_sym_sizes = node.weight_sym_sizes_
+        indices = node.indices_.unpack(node)
+        padding_idx = node.padding_idx_
+        scale_grad_by_freq = node.scale_grad_by_freq_
+        return (embedding_dense_backward(grad, indices, weight_sym_sizes[0], padding_idx, scale_grad_by_freq),)

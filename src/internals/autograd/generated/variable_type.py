@@ -31,6 +31,7 @@ from .functions import (
     ClampBackward0,
     ClampBackward1,
     CloneBackward0,
+    ConvolutionBackward0,
     CosBackward0,
     CumprodBackward0,
     CumsumBackward0,
@@ -40,6 +41,7 @@ from .functions import (
     DivBackward2,
     DivBackward3,
     DotBackward0,
+    EmbeddingBackward0,
     ErfBackward0,
     ExpBackward0,
     ExpandBackward0,
@@ -66,6 +68,7 @@ from .functions import (
     MaskedSelectBackward0,
     MaxBackward0,
     MaxBackward1,
+    MaxPool2DWithIndicesBackward0,
     MaximumBackward0,
     MeanBackward0,
     MeanBackward1,
@@ -78,6 +81,8 @@ from .functions import (
     ModeBackward0,
     MulBackward0,
     NarrowBackward0,
+    NativeBatchNormBackward0,
+    NativeLayerNormBackward0,
     NegBackward0,
     NormalBackward0,
     PermuteBackward0,
@@ -299,6 +304,11 @@ OPS = {
     'median': dispatcher.find('median'),
     'cumsum': dispatcher.find('cumsum'),
     'cumprod': dispatcher.find('cumprod'),
+    'convolution': dispatcher.find('convolution'),
+    'max_pool2d_with_indices': dispatcher.find('max_pool2d_with_indices'),
+    'native_batch_norm': dispatcher.find('native_batch_norm'),
+    'native_layer_norm': dispatcher.find('native_layer_norm'),
+    'embedding': dispatcher.find('embedding'),
 }
 
 
@@ -3280,6 +3290,119 @@ def cumprod(ks, self, dim, **kwargs):
     return result
 
 
+def convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (input._requires_grad or weight._requires_grad or (bias is not None and bias._requires_grad)):
+        grad_fn = ConvolutionBackward0()
+        grad_fn._next_edges = collect_next_edges(input, weight, bias)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.dilation_ = as_int_tuple(dilation)
+        grad_fn.transposed_ = transposed
+        grad_fn.output_padding_ = as_int_tuple(output_padding)
+        grad_fn.groups_ = as_int(groups)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['convolution'].redispatch(after_autograd(ks), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MaxPool2DWithIndicesBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.kernel_size_ = as_int_tuple(kernel_size)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.dilation_ = as_int_tuple(dilation)
+        grad_fn.ceil_mode_ = ceil_mode
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['max_pool2d_with_indices'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, dilation, ceil_mode)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+    return result
+
+
+def native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
+        grad_fn = NativeBatchNormBackward0()
+        grad_fn._next_edges = collect_next_edges(input, weight, bias)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.running_mean_ = SavedVariable(running_mean, False)
+        grad_fn.running_var_ = SavedVariable(running_var, False)
+        grad_fn.training_ = training
+        grad_fn.eps_ = eps
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['native_batch_norm'].redispatch(after_autograd(ks), input, weight, bias, running_mean, running_var, training, momentum, eps)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+        grad_fn.result2_ = SavedVariable(result[2], True)
+    return result
+
+
+def native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
+        grad_fn = NativeLayerNormBackward0()
+        grad_fn._next_edges = collect_next_edges(input, weight, bias)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.normalized_shape_ = as_int_tuple(normalized_shape)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.bias_ = SavedVariable(bias, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['native_layer_norm'].redispatch(after_autograd(ks), input, normalized_shape, weight, bias, eps)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+        grad_fn.result2_ = SavedVariable(result[2], True)
+    return result
+
+
+def embedding(ks, weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and weight._requires_grad:
+        grad_fn = EmbeddingBackward0()
+        grad_fn._next_edges = collect_next_edges(weight)
+        grad_fn.weight_sym_sizes_ = weight._impl.sizes
+        grad_fn.indices_ = SavedVariable(indices, False)
+        grad_fn.padding_idx_ = as_int(padding_idx)
+        grad_fn.scale_grad_by_freq_ = scale_grad_by_freq
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['embedding'].redispatch(after_autograd(ks), weight, indices, padding_idx, scale_grad_by_freq, sparse)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 KERNELS = {
     'neg': neg,
     'neg_': neg_,
@@ -3441,6 +3564,11 @@ KERNELS = {
     'median': median,
     'cumsum': cumsum,
     'cumprod': cumprod,
+    'convolution': convolution,
+    'max_pool2d_with_indices': max_pool2d_with_indices,
+    'native_batch_norm': native_batch_norm,
+    'native_layer_norm': native_layer_norm,
+    'embedding': embedding,
 }
 
 

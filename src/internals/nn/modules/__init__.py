@@ -1,7 +1,15 @@
-from .activation import Dropout, ReLU
+from .activation import GELU, Dropout, ReLU, Sigmoid, SiLU, Tanh
+from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import Sequential
+from .conv import Conv2d
+from .flatten import Flatten
 from .linear import Linear
 from .loss import CrossEntropyLoss, MSELoss
 from .module import Module
+from .normalization import LayerNorm
+from .pooling import MaxPool2d
+from .sparse import Embedding
 
-__all__ = ["Module", "Linear", "ReLU", "Dropout", "Sequential", "MSELoss", "CrossEntropyLoss"]
+__all__ = ["Module", "Linear", "Conv2d", "MaxPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding",
+           "Flatten", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Dropout", "Sequential", "MSELoss",
+           "CrossEntropyLoss"]

@@ -1,8 +1,9 @@
-"""Activation modules (``torch/nn/modules/activation.py``): ReLU; and Dropout (``dropout.py``)."""
+"""Activation modules (``torch/nn/modules/activation.py``): ReLU, GELU, SiLU, Sigmoid, Tanh; and
+Dropout (``dropout.py``)."""
 from .. import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "Dropout"]
+__all__ = ["ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Dropout"]
 
 
 class ReLU(Module):
@@ -17,6 +18,44 @@ class ReLU(Module):
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""
+
+
+class GELU(Module):
+    """x·Φ(x), Φ the standard normal CDF; ``approximate="tanh"`` uses torch's tanh formula."""
+
+    def __init__(self, approximate="none"):
+        super().__init__()
+        self.approximate = approximate
+
+    def forward(self, input):
+        return F.gelu(input, approximate=self.approximate)
+
+    def extra_repr(self):
+        return f"approximate={self.approximate!r}"
+
+
+class SiLU(Module):
+    """x·sigmoid(x)."""
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.silu(input, inplace=self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Sigmoid(Module):
+    def forward(self, input):
+        return F.sigmoid(input)
+
+
+class Tanh(Module):
+    def forward(self, input):
+        return F.tanh(input)
 
 
 class Dropout(Module):

@@ -1,0 +1,176 @@
+"""2-d convolution as im2col + matrix product (``aten/src/ATen/native/Convolution.cpp``, and the
+``slow_conv2d`` path of ``ConvolutionMM2d.cpp`` with ``Unfold2d.cpp`` / ``im2col.cuh``).
+
+``im2col`` copies, for every output position, the ``C·kh·kw`` input values its kernel window
+covers into one column (zeros where the window hangs over the padding). The convolution is then
+one matrix product, ``weight (OC, C·kh·kw) @ columns (C·kh·kw, OH·OW)``, per image and group.
+The backward pass reuses both pieces: the weight's gradient is ``grad_output @ columnsᵀ``; the
+input's is ``weightᵀ @ grad_output``, folded back onto the image by ``col2im``, which sums every
+column entry into the input element it was copied from.
+
+torch's CPU wheel runs float32 convolutions through oneDNN (mkldnn) instead; the numbers agree to
+float rounding, and the operators a dispatch mode sees (``convolution``, ``convolution_backward``)
+are the same.
+"""
+from collections import namedtuple
+
+from ...c10 import scalar_type as st
+from ...c10.memory_format import channels_last, channels_last_strides, suggest_memory_format
+from .copy import buffer
+from .dispatch_stub import loops
+from .tensor_factories import empty, empty_strided
+
+Geometry = namedtuple("Geometry", "N C H W OC G kh kw sh sw ph pw dh dw OH OW")
+
+
+def _pair(name, values):
+    values = (int(values),) if isinstance(values, int) else tuple(int(v) for v in values)
+    if len(values) == 1:
+        values *= 2
+    if len(values) != 2:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of 2 values to match the "
+                           f"convolution dimensions, but got {name}={list(values)}")
+    return values
+
+
+def conv_geometry(input, weight, stride, padding, dilation, groups):
+    """Every size the loops need, checked as ``check_shape_forward`` checks them."""
+    if input.dim() != 4 or weight.dim() != 4:
+        raise RuntimeError(f"Expected 4-dimensional input for 4-dimensional weight {list(weight.shape)}, but got "
+                           f"{input.dim()}-dimensional input of size {list(input.shape)} instead")
+    (sh, sw), (ph, pw), (dh, dw) = _pair("stride", stride), _pair("padding", padding), _pair("dilation", dilation)
+    if min(sh, sw) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(ph, pw) < 0:
+        raise RuntimeError("negative padding is not supported")
+    if min(dh, dw) <= 0:
+        raise RuntimeError("dilation should be greater than zero")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    N, C, H, W = input.shape
+    OC, CG, kh, kw = weight.shape
+    if C != CG * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(input.shape)} to have {CG * groups} channels, but got {C} channels instead")
+    if OC % groups:
+        raise RuntimeError("Given groups=" + str(groups) + ", expected weight to be divisible by " + str(groups)
+                           + " at dimension 0, but got weight of size " + str(list(weight.shape)) + " instead")
+    eh, ew = dh * (kh - 1) + 1, dw * (kw - 1) + 1          # the window's extent, dilation included
+    if H + 2 * ph < eh or W + 2 * pw < ew:
+        raise RuntimeError(f"Calculated padded input size per channel: ({H + 2 * ph} x {W + 2 * pw}). Kernel size: "
+                           f"({eh} x {ew}). Kernel size can't be greater than actual input size")
+    OH, OW = (H + 2 * ph - eh) // sh + 1, (W + 2 * pw - ew) // sw + 1
+    return Geometry(N, C, H, W, OC, groups, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW)
+
+
+def _check_types(input, weight, bias):
+    for other in (weight, bias):
+        if other is not None and other.dtype is not input.dtype:
+            raise RuntimeError(f"expected scalar type {input.dtype.torch_name} but found {other.dtype.torch_name}")
+    if input.dtype is st.bool_:
+        raise NotImplementedError("\"slow_conv2d_cpu\" not implemented for 'Bool'")
+    if input.device != weight.device or (bias is not None and bias.device != input.device):
+        raise RuntimeError("Input and weight should be on the same device")
+
+
+def keep_channels_last(out, *inputs):
+    """torch's layer kernels write a channels-last output when an input is channels-last
+    (``suggest_memory_format``): the loops here write NCHW, and this copies to NHWC then, with
+    exactly NHWC's strides even where sizes of 1 would make NCHW's do."""
+    if not any(t is not None and t.dim() == 4 and suggest_memory_format(t.shape, t.stride()) is channels_last
+               for t in inputs):
+        return out
+    strides = channels_last_strides(tuple(out.shape), channels_last)
+    if tuple(out.stride()) == strides:
+        return out
+    return empty_strided(tuple(out.shape), strides, dtype=out.dtype, device=out.device).copy_(out)
+
+
+def im2col(input, g):
+    """The columns of ``input`` (N, C, H, W): (N, G, C/G·kh·kw, OH·OW), one row per (channel, ki, kj)."""
+    x = input.contiguous()
+    cols = empty((g.N, g.G, g.C // g.G * g.kh * g.kw, g.OH * g.OW), dtype=x.dtype, device=x.device)
+    if cols.numel():
+        loops(x.device, "im2col").im2col(buffer(cols), x._flat_buffer(), *g[1:4], *g[6:])
+    return cols
+
+
+def col2im(cols, g):
+    """The adjoint of :func:`im2col`: each input element is the sum of the column entries copied from it."""
+    cols = cols.contiguous()
+    image = empty((g.N, g.C, g.H, g.W), dtype=cols.dtype, device=cols.device)
+    if image.numel():
+        loops(cols.device, "im2col").col2im(buffer(image), cols._flat_buffer(), *g[1:4], *g[6:])
+    return image
+
+
+def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """``convolution`` for 2-d, non-transposed convolutions: im2col, then one batched matrix product."""
+    if transposed:
+        raise NotImplementedError("internals' convolution has no transposed convolution")
+    _check_types(input, weight, bias)
+    g = conv_geometry(input, weight, stride, padding, dilation, groups)
+    compute = st.opmath_type(input.dtype)      # 16-bit floats multiply in float32, as torch's CPU loops do
+    x, w = input.to(compute), weight.to(compute)
+    out = w.reshape(g.G, g.OC // g.G, -1).matmul(im2col(x, g))        # (N, G, OC/G, OH·OW)
+    out = out.reshape(g.N, g.OC, g.OH, g.OW)
+    if bias is not None:
+        out = out.add_(bias.to(compute).reshape(g.OC, 1, 1))
+    return keep_channels_last(out.to(input.dtype), input, weight)
+
+
+def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
+                         output_padding, groups, output_mask):
+    """The three gradients, each only if ``output_mask`` asks for it."""
+    if transposed:
+        raise NotImplementedError("internals' convolution has no transposed convolution")
+    g = conv_geometry(input, weight, stride, padding, dilation, groups)
+    compute = st.opmath_type(input.dtype)
+    go = grad_output.to(compute).reshape(g.N, g.G, g.OC // g.G, g.OH * g.OW)
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        w = weight.to(compute).reshape(g.G, g.OC // g.G, -1)
+        grad_input = col2im(w.transpose(1, 2).matmul(go), g).to(input.dtype)
+    if output_mask[1]:
+        cols = im2col(input.to(compute), g)
+        grad_weight = go.matmul(cols.transpose(2, 3)).sum(0).reshape(weight.shape).to(weight.dtype)
+    if output_mask[2]:
+        grad_bias = grad_output.to(compute).sum((0, 2, 3)).to(grad_output.dtype)
+    return grad_input, grad_weight, grad_bias
+
+
+def conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    """``conv2d``, CompositeImplicitAutograd: an unbatched (C, H, W) input gets a batch of one."""
+    from ..dispatcher import call
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
+                           f"{list(input.shape)}")
+    batched = input.dim() == 4
+    out = call("convolution", input if batched else input.unsqueeze(0), weight, bias, stride, padding, dilation,
+               False, [0, 0], groups)
+    return out if batched else out.squeeze(0)
+
+
+def conv2d_padding(input, weight, bias=None, stride=(1, 1), padding="valid", dilation=(1, 1), groups=1):
+    """``conv2d.padding``: "valid" is no padding; "same" pads so the output keeps the input's size."""
+    if padding == "valid":
+        return conv2d(input, weight, bias, stride, (0, 0), dilation, groups)
+    if padding != "same":
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    if any(s != 1 for s in _pair("stride", stride)):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    # Total padding d·(k − 1) per dim; when it is odd, torch pads the right (bottom) side one
+    # more, with an explicit pad of the input first, and then pads symmetrically.
+    totals = [d * (k - 1) for d, k in zip(_pair("dilation", dilation), weight.shape[2:])]
+    extra = [t % 2 for t in totals]
+    if any(extra):
+        input = _pad_end(input, extra)
+    return conv2d(input, weight, bias, stride, [t // 2 for t in totals], dilation, groups)
+
+
+def _pad_end(input, extra):
+    """``input`` with ``extra`` zero rows and columns appended (a differentiable copy into zeros)."""
+    *lead, H, W = input.shape
+    padded = input.new_zeros((*lead, H + extra[0], W + extra[1]))
+    padded.narrow(-2, 0, H).narrow(-1, 0, W).copy_(input)
+    return padded

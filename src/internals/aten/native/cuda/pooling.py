@@ -1,0 +1,52 @@
+"""CUDA max pooling (``aten/src/ATen/native/cuda/DilatedMaxPool2d.cu``). Same buffers as
+``cpu/pooling.py``: one thread per output element forward; backward, one thread per plane, so
+that no two threads add into the same element (no atomics)."""
+import numpy as np
+from numba import cuda
+
+from .loops import launch_config
+
+
+@cuda.jit
+def _max_pool2d(out, indices, inp, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
+    i = cuda.grid(1)
+    while i < out.size:
+        ow, oh, p = i % OW, (i // OW) % OH, i // (OH * OW)
+        h0, w0 = oh * sh - ph, ow * sw - pw
+        h1, w1 = min(h0 + (kh - 1) * dh + 1, H), min(w0 + (kw - 1) * dw + 1, W)
+        while h0 < 0:
+            h0 += dh
+        while w0 < 0:
+            w0 += dw
+        at = h0 * W + w0
+        best = inp[p * H * W + at]
+        for h in range(h0, h1, dh):
+            for w in range(w0, w1, dw):
+                v = inp[p * H * W + h * W + w]
+                if v > best or v != v:
+                    best, at = v, h * W + w
+        out[i] = best
+        indices[i] = at
+        i += cuda.gridsize(1)
+
+
+@cuda.jit
+def _max_pool2d_backward(grad_input, grad_output, indices, plane_in, plane_out):
+    p = cuda.grid(1)
+    while p < grad_input.size // plane_in:
+        for i in range(plane_in):
+            grad_input[p * plane_in + i] = 0
+        for j in range(plane_out):
+            grad_input[p * plane_in + indices[p * plane_out + j]] += grad_output[p * plane_out + j]
+        p += cuda.gridsize(1)
+
+
+def max_pool2d(out, indices, inp, *geometry):
+    with np.errstate(all="ignore"):
+        _max_pool2d[launch_config(out.size)](out, indices, inp, *geometry)
+
+
+def max_pool2d_backward(grad_input, grad_output, indices, plane_in, plane_out):
+    with np.errstate(all="ignore"):
+        _max_pool2d_backward[launch_config(grad_input.size // plane_in)](grad_input, grad_output, indices,
+                                                                        plane_in, plane_out)

@@ -1,0 +1,86 @@
+"""``BatchNorm1d`` and ``BatchNorm2d`` (``torch/nn/modules/batchnorm.py``).
+
+While training, each channel is normalized by the batch's mean and variance, and the running
+statistics (buffers: saved in ``state_dict``, moved by ``.to()``, not trained) move towards them
+by ``momentum``; in eval mode the running statistics are used instead.
+"""
+from ...aten.native.tensor_factories import empty, ones, tensor, zeros
+from ...c10 import scalar_type as st
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["BatchNorm1d", "BatchNorm2d"]
+
+
+class _BatchNorm(Module):
+    def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
+                 dtype=None, *, bias=True):
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        if affine:
+            self.weight = Parameter(empty((num_features,), device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(empty((num_features,), device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", zeros((num_features,), device=device, dtype=dtype))
+            self.register_buffer("running_var", ones((num_features,), device=device, dtype=dtype))
+            self.register_buffer("num_batches_tracked", tensor(0, dtype=st.int64, device=device))
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+        self.reset_parameters()
+
+    def reset_running_stats(self):
+        if self.track_running_stats:
+            self.running_mean.zero_()
+            self.running_var.fill_(1)
+            self.num_batches_tracked.zero_()
+
+    def reset_parameters(self):
+        self.reset_running_stats()
+        if self.affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        self._check_input_dim(input)
+        factor = 0.0 if self.momentum is None else self.momentum
+        if self.training and self.track_running_stats:
+            self.num_batches_tracked.add_(1)
+            if self.momentum is None:       # a cumulative average: each batch weighs 1/n
+                factor = 1.0 / float(self.num_batches_tracked)
+        # In eval mode without running statistics, the batch's statistics are used.
+        bn_training = self.training or (self.running_mean is None and self.running_var is None)
+        use_running = not self.training or self.track_running_stats
+        return F.batch_norm(input, self.running_mean if use_running else None,
+                            self.running_var if use_running else None, self.weight, self.bias, bn_training, factor,
+                            self.eps)
+
+    def extra_repr(self):
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
+                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+class BatchNorm1d(_BatchNorm):
+    """Over (N, C) or (N, C, L) input: statistics per channel C."""
+
+    def _check_input_dim(self, input):
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class BatchNorm2d(_BatchNorm):
+    """Over (N, C, H, W) input: statistics per channel C, over the batch and every position."""
+
+    def _check_input_dim(self, input):
+        if input.dim() != 4:
+            raise ValueError(f"expected 4D input (got {input.dim()}D input)")

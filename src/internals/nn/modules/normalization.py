@@ -1,0 +1,45 @@
+"""``LayerNorm`` (``torch/nn/modules/normalization.py``)."""
+import numbers
+
+from ...aten.native.tensor_factories import empty
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["LayerNorm"]
+
+
+class LayerNorm(Module):
+    """Normalize each sample over its last ``len(normalized_shape)`` dims, then scale and shift
+    elementwise by ``weight`` and ``bias`` (of shape ``normalized_shape``)."""
+
+    def __init__(self, normalized_shape, eps=1e-5, elementwise_affine=True, bias=True, device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
+            if bias:
+                self.bias = Parameter(empty(self.normalized_shape, device=device, dtype=dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+            if self.bias is not None:
+                init.zeros_(self.bias)
+
+    def forward(self, input):
+        return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
+
+    def extra_repr(self):
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
+                f"bias={self.bias is not None}")

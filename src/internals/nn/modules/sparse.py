@@ -1,0 +1,60 @@
+"""``Embedding`` (``torch/nn/modules/sparse.py``): a table of ``num_embeddings`` vectors, looked up by index."""
+from ...aten.native.tensor_factories import empty
+from ...autograd.grad_mode import no_grad
+from .. import functional as F
+from .. import init
+from ..parameter import Parameter
+from .module import Module
+
+__all__ = ["Embedding"]
+
+
+class Embedding(Module):
+    """weight (num_embeddings, embedding_dim), drawn from N(0, 1); the row ``padding_idx`` starts at
+    zero and gets no gradient."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
+        super().__init__()
+        if padding_idx is not None:
+            if padding_idx > 0 and padding_idx >= num_embeddings:
+                raise AssertionError("Padding_idx must be within num_embeddings")
+            if padding_idx < 0:
+                if padding_idx < -num_embeddings:
+                    raise AssertionError("Padding_idx must be within num_embeddings")
+                padding_idx = num_embeddings + padding_idx
+        self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
+        if _weight is None:
+            self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype),
+                                    requires_grad=not _freeze)
+            self.reset_parameters()
+        else:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise AssertionError("Shape of weight does not match num_embeddings and embedding_dim")
+            self.weight = Parameter(_weight, requires_grad=not _freeze)
+
+    def reset_parameters(self):
+        init.normal_(self.weight)
+        if self.padding_idx is not None:
+            with no_grad():
+                self.weight[self.padding_idx].fill_(0)
+
+    def forward(self, input):
+        return F.embedding(input, self.weight, self.padding_idx, self.max_norm, self.norm_type,
+                           self.scale_grad_by_freq, self.sparse)
+
+    def extra_repr(self):
+        s = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            s += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            s += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            s += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            s += ", scale_grad_by_freq=True"
+        if self.sparse:
+            s += ", sparse=True"
+        return s
