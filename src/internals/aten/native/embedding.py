@@ -12,7 +12,8 @@ from .tensor_factories import ones, zeros
 def _check_indices(indices, name):
     if indices.dtype not in (st.int64, st.int32):
         raise RuntimeError(f"Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-                           f"Long, Int; but got torch.{indices.dtype.torch_name}Tensor instead (while checking arguments for {name})")
+                           f"Long, Int; but got torch.{indices.dtype.torch_name}Tensor instead "
+                           f"(while checking arguments for {name})")
 
 
 def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=False):

@@ -125,8 +125,11 @@ def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, we
     xhat = input.to(compute).sub(mean).mul(rstd)
     w = None if weight is None else weight.to(compute)
     grad_input = _normalized_backward(go, xhat, rstd, w, dims, output_mask[0])
-    grad_weight = _sum_over(go.mul(xhat), batch_dims).to(weight.dtype) if output_mask[1] and weight is not None else None
-    grad_bias = _sum_over(go, batch_dims).to(bias.dtype) if output_mask[2] and bias is not None else None
+    grad_weight = grad_bias = None
+    if output_mask[1] and weight is not None:
+        grad_weight = _sum_over(go.mul(xhat), batch_dims).to(weight.dtype)
+    if output_mask[2] and bias is not None:
+        grad_bias = _sum_over(go, batch_dims).to(bias.dtype)
     return None if grad_input is None else grad_input.to(input.dtype), grad_weight, grad_bias
 
 
