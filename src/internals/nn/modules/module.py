@@ -116,8 +116,8 @@ class Module:
     def _check_name(self, name, kind, own):
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError(f'{kind} name can\'t contain "."')
+        if "." in name:     # torch names the culprit for modules only
+            raise KeyError(f'{kind} name can\'t contain "."' + (f", got: {name}" if kind == "module" else ""))
         if name == "":
             raise KeyError(f'{kind} name can\'t be empty string ""')
         if hasattr(self, name) and name not in own:
