@@ -591,3 +591,25 @@ def test_hook_handles_are_removable_handles():
     from internals.utils.hooks import RemovableHandle
     handle = internals.nn.Linear(1, 1).register_full_backward_pre_hook(lambda m, g: None)
     assert isinstance(handle, RemovableHandle)
+
+
+def test_function_materializes_grads_of_non_differentiable_outputs():
+    """What lets a hook see zeros for an input that needs no grad: torch's Function hands zeros,
+    not None, to backward for an unused non-differentiable output (materialize_non_diff_grads)."""
+    seen = []
+    for lib in (internals, torch):
+        class Split(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x, y):
+                ctx.mark_non_differentiable(y)
+                return x.clone(), y.clone()
+
+            @staticmethod
+            def backward(ctx, gx, gy):
+                seen.append(None if gy is None else gy.tolist())
+                return gx, None
+
+        x = lib.ones(2, requires_grad=True)
+        a, b = Split.apply(x, lib.ones(2))
+        a.sum().backward()
+    assert seen == [[0.0, 0.0], [0.0, 0.0]]      # internals, then torch

@@ -140,7 +140,7 @@ class LRScheduler:
     def _warn_if_called_outside_step(self):
         if not self._get_lr_called_within_step:
             warnings.warn("To get the last learning rate computed by the scheduler, please use `get_last_lr()`.",
-                          UserWarning, stacklevel=3)
+                          UserWarning, stacklevel=2)
 
 
 class LambdaLR(LRScheduler):
