@@ -8,7 +8,7 @@ gradient per output, expecting one per input (None where there is none).
 """
 from .._tensor import Tensor
 from ..c10.grad_mode import _state as _grad_mode
-from .graph import Node, SavedVariable, collect_next_edges, set_history
+from .graph import Node, SavedVariable, _meta, collect_next_edges, set_history
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -54,8 +54,9 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, grads):
         if self.materialize_grads:
             from ..aten.native.tensor_factories import zeros
+            # Every tensor output, differentiable or not, gets zeros (torch's materialize_non_diff_grads).
             grads = [g if g is not None or m is None else zeros(m[0], dtype=m[1], device=m[2])
-                     for g, m in zip(grads, self._input_meta)]      # (no metadata: a non-differentiable output)
+                     for g, m in zip(grads, self._output_info)]      # (no metadata: not a tensor)
         result = type(self)._forward_cls.backward(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
@@ -105,6 +106,7 @@ class Function(FunctionCtx):
         ctx._tensor_positions = tuple(positions)
         ctx._next_edges = collect_next_edges(*inputs)
         set_history([o if d else None for o, d in zip(outs, differentiable)], ctx)
+        ctx._output_info = [_meta(o) if isinstance(o, Tensor) else None for o in outs]
         ctx._saved = [SavedVariable(t, any(t is o for o in outs)) if t is not None else SavedVariable(None, False)
                       for t in ctx.to_save]
         return outs[0] if single else outs

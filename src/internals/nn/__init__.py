@@ -1,12 +1,13 @@
-"""Neural-network building blocks (``torch/nn``): Parameter, Module, layers and losses.
+"""Neural-network building blocks (``torch/nn``): Parameter, Module, layers, containers and
+losses, and ``nn.utils`` (gradient clipping).
 
 The layers run on internals' operators (convolution, max_pool2d_with_indices, native_batch_norm,
 ... each with its backward operator), so autograd records them and the same code runs on the
 CPU and on cuda.
 """
-from . import functional, init
+from . import functional, init, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules
 from .parameter import Parameter
 
-__all__ = ["Parameter", *_modules, "functional", "init"]
+__all__ = ["Parameter", *_modules, "functional", "init", "utils"]

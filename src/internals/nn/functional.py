@@ -15,7 +15,8 @@ from .._functional import where
 from .._tensor import Tensor
 from ..aten.native.tensor_factories import arange, zeros_like
 
-__all__ = ["linear", "relu", "dropout", "log_softmax", "softmax", "mse_loss", "nll_loss", "cross_entropy"]
+__all__ = ["linear", "relu", "dropout", "log_softmax", "softmax", "mse_loss", "nll_loss", "cross_entropy",
+           "binary_cross_entropy_with_logits"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -107,17 +108,22 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
     num_classes = input.shape[-1]
     _check_targets(target, num_classes, ignore_index)
-    counted = where(target.ne(ignore_index), target, -1)        # an ignored target matches no class
-    onehot = counted.unsqueeze(-1).eq(arange(num_classes, device=input.device))    # (N, C) bool
-    if weight is not None:
-        picked_weight = onehot.mul(weight).sum(-1)                                # w[target[i]], 0 if ignored
-    else:
-        picked_weight = onehot.sum(-1).to(input.dtype)                            # 1, or 0 if ignored
+    onehot, picked_weight = _target_weights(input, target, weight, ignore_index)
     picked = _pick(input, onehot)
     loss = picked.mul(picked_weight).neg()
     if reduction == "mean":
         return loss.sum().div(picked_weight.sum())
     return _reduce(loss, reduction)
+
+
+def _target_weights(input, target, weight, ignore_index):
+    """The one-hot mask of the targets (N, C) and each target's weight: w[target[i]] (1 without
+    weights), 0 where the target is ignored. Their sum is what 'mean' divides by."""
+    counted = where(target.ne(ignore_index), target, -1)        # an ignored target matches no class
+    onehot = counted.unsqueeze(-1).eq(arange(input.shape[-1], device=input.device))    # (N, C) bool
+    if weight is not None:
+        return onehot, onehot.mul(weight).sum(-1)
+    return onehot, onehot.sum(-1).to(input.dtype)
 
 
 def _pick(values, onehot):
@@ -127,15 +133,101 @@ def _pick(values, onehot):
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
-    """Softmax cross-entropy of logits (N, C) or (C,) against class indices: log_softmax, then nll."""
-    if label_smoothing != 0.0:
-        raise NotImplementedError("internals' cross_entropy has no label smoothing")
-    if isinstance(target, Tensor) and target.is_floating_point():
-        if target.shape != input.shape:
-            raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.torch_name}")
-        raise NotImplementedError("internals' cross_entropy takes class-index targets, not probabilities")
+    """Softmax cross-entropy of logits (N, C) or (C,) against class indices or class probabilities.
+
+    As ``cross_entropy_loss`` in torch's ``aten/src/ATen/native/LossNLL.cpp``: a float target of
+    the input's shape is a distribution over classes; otherwise the targets are class indices,
+    and ``label_smoothing`` ε mixes the one-hot target with the uniform distribution.
+    """
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError("internals' cross_entropy supports only the reduction argument")
+    _check_reduction(reduction)
     class_dim = 1 if input.dim() >= 2 else 0
-    return nll_loss(log_softmax(input, class_dim), target, weight, size_average, ignore_index, reduce, reduction)
+    if isinstance(target, Tensor) and target.shape == input.shape:
+        if not target.is_floating_point():
+            raise RuntimeError("Expected floating point type for target with class probabilities, "
+                               f"got {target.dtype.torch_name.capitalize()}")
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        return _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim)
+    if isinstance(target, Tensor) and target.is_floating_point():
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.torch_name}")
+    log_probs = log_softmax(input, class_dim)
+    nll = nll_loss(log_probs, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing <= 0.0:         # torch ignores a negative smoothing for class-index targets
+        return nll
+    _check_label_smoothing(label_smoothing)
+    smooth = _smooth_loss(log_probs, target, weight, ignore_index, reduction, class_dim)
+    return nll.mul(1 - label_smoothing).add(smooth.mul(label_smoothing / input.shape[class_dim]))
+
+
+def _check_label_smoothing(label_smoothing):
+    if label_smoothing > 1.0:
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+
+
+def _class_weight(weight, ndim, class_dim):
+    """The (C,) weight viewed so that it broadcasts along ``class_dim`` of an ``ndim``-dim input."""
+    shape = [1] * ndim
+    shape[class_dim] = weight.shape[0]
+    return weight.view(shape)
+
+
+def _smooth_loss(log_probs, target, weight, ignore_index, reduction, class_dim):
+    """−Σ_c w_c·log p_c per sample, the loss against the uniform target; an ignored sample counts 0,
+    and 'mean' divides by the same total target weight as the nll term."""
+    if weight is not None:
+        per_sample = log_probs.mul(_class_weight(weight, log_probs.dim(), class_dim)).sum(class_dim).neg()
+    else:
+        per_sample = log_probs.sum(class_dim).neg()
+    per_sample = where(target.eq(ignore_index), zeros_like(per_sample), per_sample)
+    if reduction == "mean":
+        return per_sample.sum().div(_target_weights(log_probs, target, weight, ignore_index)[1].sum())
+    return _reduce(per_sample, reduction)
+
+
+def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim):
+    """−Σ_c w_c·target_c·log p_c per sample (``cross_entropy_loss_prob_target``); 'mean' divides by
+    the number of samples, whatever the weights."""
+    num_classes = input.shape[class_dim]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != num_classes):
+        raise RuntimeError(f"cross_entropy: weight tensor should be defined either for all {num_classes} classes "
+                           f"or no classes but got weight tensor of shape: {list(weight.shape)}")
+    log_probs = log_softmax(input, class_dim)
+    if label_smoothing > 0.0:
+        _check_label_smoothing(label_smoothing)
+        target = target.mul(1 - label_smoothing).add(label_smoothing / num_classes)
+    terms = log_probs.mul(target)
+    if weight is not None:
+        terms = terms.mul(_class_weight(weight, input.dim(), class_dim))
+    if reduction == "none":
+        return terms.sum(class_dim).neg()
+    total = terms.sum().neg()
+    return total if reduction == "sum" else total.div(input.numel() // num_classes)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
+                                     reduction="mean", pos_weight=None):
+    """Sigmoid + binary cross-entropy in one stable formula (``aten/src/ATen/native/Loss.cpp``):
+
+        loss = (1 − y)·x − (1 + (pos_weight − 1)·y)·log σ(x),    −log σ(x) = softplus(−x)
+
+    ``log(sigmoid(x))`` computed naively overflows to −inf for very negative x; softplus(−x)
+    = log1p(exp(−|x|)) + max(−x, 0) never exponentiates a large number. ``pos_weight`` scales
+    the positive term only, ``weight`` the whole per-element loss.
+    """
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError("internals' binary_cross_entropy_with_logits supports only the reduction argument")
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    neg_log_sigmoid = softplus(input.neg())
+    if pos_weight is not None:
+        neg_log_sigmoid = neg_log_sigmoid.mul(pos_weight.sub(1).mul(target).add(1))
+    loss = target.neg().add(1).mul(input).add(neg_log_sigmoid)
+    if weight is not None:
+        loss = loss.mul(weight)
+    return _reduce(loss, reduction)
 
 
 # ---- math (issue 16): the activations torch binds in torch._C._nn

@@ -1,6 +1,8 @@
-"""Optimizers (``torch/optim``): the base class, SGD and Adam, as torch's single-tensor loops."""
-from .adam import Adam
+"""Optimizers (``torch/optim``): the base class, SGD, Adam and AdamW, as torch's single-tensor loops,
+and the learning-rate schedulers of ``optim.lr_scheduler``."""
+from . import lr_scheduler
+from .adam import Adam, AdamW
 from .optimizer import Optimizer
 from .sgd import SGD
 
-__all__ = ["Optimizer", "SGD", "Adam"]
+__all__ = ["Optimizer", "SGD", "Adam", "AdamW", "lr_scheduler"]

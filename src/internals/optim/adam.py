@@ -9,12 +9,14 @@ Per parameter, in torch's order, with t the step count:
     p = p − lr/(1 − β1^t) · m / denom       (torch: ``addcdiv_``)
 internals has no lerp_/addcmul_/addcdiv_ kernels, so each is written with mul/add/div;
 the results agree with torch's fused kernels to float rounding.
+
+``AdamW`` (``torch/optim/adamw.py``) is Adam with ``decoupled_weight_decay=True``.
 """
 from ..aten.native.tensor_factories import tensor, zeros_like
 from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer
 
-__all__ = ["Adam"]
+__all__ = ["Adam", "AdamW"]
 
 
 class Adam(Optimizer):
@@ -78,3 +80,14 @@ class Adam(Optimizer):
                 denom = second.sqrt().div(bias_correction2_sqrt).add_(eps)
                 p.add_(exp_avg.div(denom), alpha=-step_size)
         return loss
+
+
+class AdamW(Adam):
+    """Adam whose weight decay shrinks the weights (p *= 1 − lr·wd) instead of adding wd·p to the
+    gradient. torch 2.x defines it exactly so, as a subclass fixing the flag (and a larger default decay)."""
+
+    def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False, *,
+                 maximize=False, foreach=None, capturable=False, differentiable=False, fused=None):
+        super().__init__(params, lr, betas, eps, weight_decay, amsgrad, foreach=foreach, maximize=maximize,
+                         capturable=capturable, differentiable=differentiable, fused=fused,
+                         decoupled_weight_decay=True)

@@ -1,1 +1,1 @@
-"""Utilities (``torch/utils``): Python dispatch and pytree helpers."""
+"""Utilities (``torch/utils``): Python dispatch and pytree helpers, module backward hooks."""

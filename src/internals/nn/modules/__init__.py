@@ -1,15 +1,15 @@
 from .activation import GELU, Dropout, ReLU, Sigmoid, SiLU, Tanh
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .container import Sequential
+from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv2d
 from .flatten import Flatten
 from .linear import Linear
-from .loss import CrossEntropyLoss, MSELoss
+from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss
 from .module import Module
 from .normalization import LayerNorm
 from .pooling import MaxPool2d
 from .sparse import Embedding
 
 __all__ = ["Module", "Linear", "Conv2d", "MaxPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding",
-           "Flatten", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Dropout", "Sequential", "MSELoss",
-           "CrossEntropyLoss"]
+           "Flatten", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Dropout", "Sequential", "ModuleList", "ModuleDict",
+           "MSELoss", "CrossEntropyLoss", "BCEWithLogitsLoss"]

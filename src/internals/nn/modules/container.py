@@ -1,9 +1,22 @@
-"""``Sequential`` (``torch/nn/modules/container.py``): children called in order."""
+"""Containers (``torch/nn/modules/container.py``): ``Sequential`` calls its children in order;
+``ModuleList`` and ``ModuleDict`` only hold them, registered, so that ``parameters()``,
+``state_dict()`` and ``to()`` see them (a plain Python list of modules would hide them)."""
+import operator
 from collections import OrderedDict
+from collections import abc as container_abcs
+from itertools import chain
 
-from .module import Module
+from .module import Module, _addindent
 
-__all__ = ["Sequential"]
+__all__ = ["Sequential", "ModuleList", "ModuleDict"]
+
+
+def _abs_index(idx, size):
+    """``idx`` in [-size, size) made non-negative, as Python lists index."""
+    idx = operator.index(idx)
+    if not -size <= idx < size:
+        raise IndexError(f"index {idx} is out of range")
+    return idx % size
 
 
 class Sequential(Module):
@@ -27,10 +40,7 @@ class Sequential(Module):
     def __getitem__(self, idx):
         if isinstance(idx, slice):
             return type(self)(OrderedDict(list(self._modules.items())[idx]))
-        size = len(self)
-        if not -size <= idx < size:
-            raise IndexError(f"index {idx} is out of range")
-        return list(self._modules.values())[idx % size]
+        return list(self._modules.values())[_abs_index(idx, len(self))]
 
     def append(self, module):
         self.add_module(str(len(self)), module)
@@ -40,3 +50,149 @@ class Sequential(Module):
         for module in self:
             input = module(input)
         return input
+
+
+class ModuleList(Module):
+    """A list of modules; its children are always named "0", "1", ... in order, renumbered after a deletion."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self += modules
+
+    def _key(self, idx):
+        return str(_abs_index(idx, len(self)))
+
+    def __getitem__(self, idx):
+        if isinstance(idx, slice):
+            return type(self)(list(self._modules.values())[idx])
+        return self._modules[self._key(idx)]
+
+    def __setitem__(self, idx, module):
+        setattr(self, self._key(idx), module)
+
+    def __delitem__(self, idx):
+        if isinstance(idx, slice):
+            for k in range(len(self._modules))[idx]:
+                delattr(self, str(k))
+        else:
+            delattr(self, self._key(idx))
+        # Renumber, so that the names stay "0".."n-1" and indexing by name keeps working.
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules.values())
+
+    def __iadd__(self, modules):
+        return self.extend(modules)
+
+    def __add__(self, other):
+        combined = ModuleList()
+        for i, module in enumerate(chain(self, other)):
+            combined.add_module(str(i), module)
+        return combined
+
+    def insert(self, index, module):
+        # Shift the names from the end down to ``index`` one place up, then fill the gap.
+        for i in range(len(self._modules), index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+
+    def append(self, module):
+        self.add_module(str(len(self)), module)
+        return self
+
+    def pop(self, key):
+        module = self[key]
+        del self[key]
+        return module
+
+    def extend(self, modules):
+        if not isinstance(modules, container_abcs.Iterable):
+            raise TypeError("ModuleList.extend should be called with an iterable, but got " + type(modules).__name__)
+        offset = len(self)
+        for i, module in enumerate(modules):
+            self.add_module(str(offset + i), module)
+        return self
+
+    def __dir__(self):
+        return [key for key in super().__dir__() if not key.isdigit()]
+
+    def __repr__(self):
+        """Runs of equal consecutive children print once, as ``(2-4): 3 x Linear(...)``."""
+        if not len(self):
+            return f"{type(self).__name__}()"
+        runs = []                    # [first index, last index, repr]
+        for i, module in enumerate(self):
+            text = repr(module)
+            if runs and runs[-1][2] == text:
+                runs[-1][1] = i
+            else:
+                runs.append([i, i, text])
+        lines = [_addindent(f"({a}): {text}" if a == b else f"({a}-{b}): {b - a + 1} x {text}", 2)
+                 for a, b, text in runs]
+        return f"{type(self).__name__}(\n  " + "\n  ".join(lines) + "\n)"
+
+
+class ModuleDict(Module):
+    """An ordered dict of modules by name; the names are the children's names."""
+
+    def __init__(self, modules=None):
+        super().__init__()
+        if modules is not None:
+            self.update(modules)
+
+    def __getitem__(self, key):
+        return self._modules[key]
+
+    def __setitem__(self, key, module):
+        self.add_module(key, module)
+
+    def __delitem__(self, key):
+        del self._modules[key]
+
+    def __len__(self):
+        return len(self._modules)
+
+    def __iter__(self):
+        return iter(self._modules)
+
+    def __contains__(self, key):
+        return key in self._modules
+
+    def clear(self):
+        self._modules.clear()
+
+    def pop(self, key):
+        module = self[key]
+        del self[key]
+        return module
+
+    def keys(self):
+        return self._modules.keys()
+
+    def items(self):
+        return self._modules.items()
+
+    def values(self):
+        return self._modules.values()
+
+    def update(self, modules):
+        """From a mapping (in its order) or from an iterable of (name, module) pairs."""
+        if not isinstance(modules, container_abcs.Iterable):
+            raise TypeError("ModuleDict.update should be called with an iterable of key/value pairs, but got "
+                            + type(modules).__name__)
+        if isinstance(modules, (container_abcs.Mapping, ModuleDict)):
+            for key, module in modules.items():
+                self[key] = module
+            return
+        for j, pair in enumerate(modules):
+            if not isinstance(pair, container_abcs.Iterable):
+                raise TypeError(f"ModuleDict update sequence element #{j} should be Iterable; is"
+                                + type(pair).__name__)
+            if len(pair) != 2:
+                raise ValueError(f"ModuleDict update sequence element #{j} has length {len(pair)}; 2 is required")
+            self[pair[0]] = pair[1]

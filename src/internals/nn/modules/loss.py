@@ -2,7 +2,7 @@
 from .. import functional as F
 from .module import Module
 
-__all__ = ["MSELoss", "CrossEntropyLoss"]
+__all__ = ["MSELoss", "CrossEntropyLoss", "BCEWithLogitsLoss"]
 
 
 class _Loss(Module):
@@ -30,3 +30,19 @@ class CrossEntropyLoss(_Loss):
     def forward(self, input, target):
         return F.cross_entropy(input, target, weight=self.weight, ignore_index=self.ignore_index,
                                reduction=self.reduction, label_smoothing=self.label_smoothing)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """Binary cross-entropy of logits against targets in [0, 1]; ``weight`` and ``pos_weight`` are
+    buffers, so ``to()`` moves them with the module."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
+        if size_average is not None or reduce is not None:
+            raise NotImplementedError("internals' BCEWithLogitsLoss supports only the reduction argument")
+        super().__init__(reduction)
+        self.register_buffer("weight", weight)
+        self.register_buffer("pos_weight", pos_weight)
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy_with_logits(input, target, self.weight, pos_weight=self.pos_weight,
+                                                  reduction=self.reduction)

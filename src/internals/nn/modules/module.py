@@ -6,10 +6,12 @@ to an attribute is caught by ``__setattr__`` and filed in one of three ordered d
 fails; every traversal (``named_parameters``, ``state_dict``, ``to``, ``zero_grad``) is a walk over
 those dicts, with dotted prefixes ("0.weight", "2.0.bias") made from the attribute names.
 """
+import warnings
 from collections import OrderedDict, namedtuple
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Parameter
 
 __all__ = ["Module"]
@@ -72,6 +74,8 @@ class Module:
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_forward_pre_hooks", [])
         object.__setattr__(self, "_forward_hooks", [])
+        object.__setattr__(self, "_backward_pre_hooks", [])
+        object.__setattr__(self, "_backward_hooks", [])
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -112,8 +116,8 @@ class Module:
     def _check_name(self, name, kind, own):
         if not isinstance(name, str):
             raise TypeError(f"{kind} name should be a string. Got {_typename(name)}")
-        if "." in name:
-            raise KeyError(f'{kind} name can\'t contain "."')
+        if "." in name:     # torch names the culprit for modules only
+            raise KeyError(f'{kind} name can\'t contain "."' + (f", got: {name}" if kind == "module" else ""))
         if name == "":
             raise KeyError(f'{kind} name can\'t be empty string ""')
         if hasattr(self, name) and name not in own:
@@ -362,10 +366,22 @@ class Module:
         """``hook(module, args, output)`` runs after ``forward``; a non-None result replaces ``output``."""
         return self._add_hook(self._forward_hooks, hook)
 
+    def register_full_backward_pre_hook(self, hook, prepend=False):
+        """``hook(module, grad_output)`` runs when the gradients of the outputs are known; a non-None
+        result replaces ``grad_output``."""
+        return self._add_hook(self._backward_pre_hooks, hook, prepend)
+
+    def register_full_backward_hook(self, hook, prepend=False):
+        """``hook(module, grad_input, grad_output)`` runs when the gradients of the tensor inputs are
+        known (None for the other arguments); a non-None result replaces ``grad_input``."""
+        return self._add_hook(self._backward_hooks, hook, prepend)
+
     @staticmethod
-    def _add_hook(hooks, hook):
-        from ...autograd.graph import RemovableHandle
-        hooks.append(hook)
+    def _add_hook(hooks, hook, prepend=False):
+        if prepend:
+            hooks.insert(0, hook)
+        else:
+            hooks.append(hook)
         return RemovableHandle(hooks, hook)
 
     def __call__(self, *args, **kwargs):
@@ -373,11 +389,21 @@ class Module:
             result = hook(self, args)
             if result is not None:
                 args = result if isinstance(result, tuple) else (result,)
+        # The hooks registered now are those this call runs, as in torch.
+        bw_hook = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            bw_hook = BackwardHook(self, list(self._backward_hooks), list(self._backward_pre_hooks))
+            args = bw_hook.setup_input_hook(args)
         output = self.forward(*args, **kwargs)
         for hook in list(self._forward_hooks):
             result = hook(self, args, output)
             if result is not None:
                 output = result
+        if bw_hook is not None:
+            if not isinstance(output, (Tensor, tuple)):
+                warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of "
+                              f"Tensors but received {type(output)}", stacklevel=2)
+            output = bw_hook.setup_output_hook(output)
         return output
 
     # ------------------------------------------------------------------ printing
