@@ -169,6 +169,12 @@ def test_every_derivative_entry_is_tested():
                                              for s in shapes]))
     for build in MATH_GRAD_CASES.values():
         reached |= _nodes(build(internals, _x(internals)))
+    # The layers (tests/test_layers.py compares their values, gradients and nodes with torch's).
+    F, x = internals.nn.functional, internals.randn(2, 2, 4, 4, requires_grad=True)
+    for out in (F.conv2d(x, internals.randn(3, 2, 3, 3)), F.max_pool2d(x, 2), F.layer_norm(x, [4]),
+                F.batch_norm(x, None, None, training=True),
+                F.embedding(internals.tensor([1, 0]), internals.randn(3, 2, requires_grad=True))):
+        reached |= _nodes(out)
     assert set(functions.__all__) - reached == set(), sorted(set(functions.__all__) - reached)
 
 
@@ -619,9 +625,13 @@ def test_every_differentiable_native_function_has_a_kernel():
     math = {"argsort", "argsort.stable", "clip", "clip.Tensor", "clip_", "clip_.Tensor", "einsum", "norm.Scalar",
             "norm.ScalarOpt_dim", "outer", "std", "std.dim", "std_mean", "std_mean.correction", "std_mean.dim",
             "var", "var.dim", "var_mean", "var_mean.correction", "var_mean.dim"}
+    layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm"}
     assert composite == {"matmul", "reshape", "softmax.int", "log_softmax.int", "to_sparse", "to_sparse.sparse_dim",
-                         "to_dense", "coalesce", "dropout", "dropout_"} | joining | math
-    assert unmatched & aten == (manual | not_differentiable | sparse | composite | factories) & aten
+                         "to_dense", "coalesce", "dropout", "dropout_"} | joining | math | layers
+    # The layers' backward operators have no formula: their gradients are not differentiated again.
+    backward = {"convolution_backward", "max_pool2d_with_indices_backward", "native_batch_norm_backward",
+                "native_layer_norm_backward", "embedding_dense_backward"}
+    assert unmatched & aten == (manual | not_differentiable | sparse | composite | factories | backward) & aten
     for name in manual:
         assert "Autograd" in dispatcher.find(name).kernels
 

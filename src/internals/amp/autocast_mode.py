@@ -18,14 +18,15 @@ __all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "register_au
            "LOWER_PRECISION_FP", "FP32", "PROMOTE"]
 
 # The policy lists of autocast_mode.cpp, for the operators internals has.
-LOWER_PRECISION_FP = {"cpu": ("mm", "bmm", "matmul", "baddbmm"),
-                      "cuda": ("mm", "bmm", "matmul", "addmv", "baddbmm", "einsum")}
+LOWER_PRECISION_FP = {"cpu": ("conv2d", "conv2d.padding", "mm", "bmm", "matmul", "baddbmm"),
+                      "cuda": ("conv2d", "convolution", "mm", "bmm", "matmul", "addmv", "baddbmm", "einsum")}
 # (torch casts some of the cuda fp32 ops, norm among them, by passing dtype=float32 instead of casting
 # the inputs, "fp32_append_dtype"; for a float16 input the two agree.)
 FP32 = {"cpu": ("prod", "prod.dim_int"),
         "cuda": ("exp", "log", "tan", "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "softplus", "sum",
                  "sum.dim_IntList", "prod", "prod.dim_int", "cumprod", "cumsum", "logsumexp", "norm.Scalar",
-                 "norm.ScalarOpt_dim", "linalg_vector_norm", "softmax.int", "log_softmax.int")}
+                 "norm.ScalarOpt_dim", "linalg_vector_norm", "softmax.int", "log_softmax.int", "layer_norm",
+                 "native_layer_norm")}
 
 # "promote": the floating-point arguments (lists included) cast to the widest of their dtypes.
 PROMOTE = {"cpu": ("cat", "stack"), "cuda": ("dot", "index_put", "scatter_add")}
