@@ -353,3 +353,36 @@ def test_layers_on_cuda_match_cpu():
         results.append([out.cpu(), x.grad.cpu(), net[0].weight.grad.cpu(), net[1].running_var.cpu()])
     for cpu, cuda in zip(*results):
         assert_same(cuda, cpu.to_torch(), rtol=1e-12, atol=1e-12)
+
+
+# ---------------------------------------------------------------------------- a CNN, step for step
+def test_cnn_trains_like_torch_from_the_same_seed():
+    """Chapter 10's loop in small: built, shuffled, dropped-out and trained (AdamW, StepLR) from one
+    seed in each library, nothing copied across; every loss and the final state equal torch's."""
+    def run(lib):
+        lib.manual_seed(0)
+        nn = lib.nn
+        model = nn.Sequential(nn.Conv2d(1, 4, 3, padding=1, bias=False), nn.BatchNorm2d(4), nn.ReLU(),
+                              nn.MaxPool2d(2), nn.Flatten(), nn.Dropout(0.25), nn.Linear(16, 3))
+        x, y = lib.rand(40, 1, 4, 4), lib.randint(0, 3, (40,))
+        loader = lib.utils.data.DataLoader(lib.utils.data.TensorDataset(x, y), 8, shuffle=True,
+                                           generator=lib.Generator().manual_seed(1))
+        opt = lib.optim.AdamW(model.parameters(), lr=1e-2)
+        schedule = lib.optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5)
+        losses = []
+        for _ in range(2):
+            for xb, yb in loader:
+                loss = lib.nn.functional.cross_entropy(model(xb), yb)
+                opt.zero_grad()
+                loss.backward()
+                opt.step()
+                schedule.step()
+                losses.append(loss.item())
+        return losses, model.state_dict()
+
+    (losses_t, state_t), (losses_i, state_i) = run(torch), run(internals)
+    assert len(losses_i) == len(losses_t) == 10
+    assert max(abs(a - b) for a, b in zip(losses_i, losses_t)) <= 1e-5
+    assert list(state_i) == list(state_t)
+    for k in state_t:
+        assert_same(state_i[k], state_t[k], rtol=1e-5, atol=1e-5)

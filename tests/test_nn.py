@@ -1,9 +1,9 @@
 """Differential tests of internals.nn against torch.nn.
 
 Models are built twice, with the same structure; internals' copy gets torch's initial weights
-through ``load_state_dict`` (internals draws its own random numbers, so only the bounds of its
-initialisation can be compared). Then names, shapes, reprs, state dicts, forward values,
-losses, gradients and whole training steps must match torch's.
+through ``load_state_dict``, so these tests do not depend on the random streams (which
+``test_random.py`` and ``test_layers.py`` compare). Then names, shapes, reprs, state dicts,
+forward values, losses, gradients and whole training steps must match torch's.
 """
 import math
 from collections import OrderedDict

@@ -87,6 +87,11 @@ class Overload:
 SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "max_pool2d_with_indices"}
 
 
+def binds_no_python_name(schema_name):
+    """Whether the operator ``schema_name`` (an ``OperatorName``) gets no Python binding."""
+    return str(schema_name) in SKIP_PYTHON_BINDINGS or schema_name.name.base.endswith("_backward")
+
+
 def load_overloads(path=NATIVE_FUNCTIONS):
     """(schema, variants, operator) for each YAML entry and each substitute."""
     entries = [(e["func"], e.get("variants", "function"), None) for e in yaml.safe_load(Path(path).read_text())]
@@ -94,7 +99,7 @@ def load_overloads(path=NATIVE_FUNCTIONS):
     out = []
     for func, variants, op in entries:
         schema = FunctionSchema.parse(func)
-        if str(schema.name) in SKIP_PYTHON_BINDINGS or schema.name.name.base.endswith("_backward"):
+        if binds_no_python_name(schema.name):
             continue
         out.append((schema, {v.strip() for v in variants.split(",")}, op or str(schema.name)))
     return out

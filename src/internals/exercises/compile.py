@@ -1,4 +1,4 @@
-"""Checkers for chapter 10 (From eager to compiled).
+"""Checkers for chapter 11 (From eager to compiled).
 
 - ``check_pointwise_groups(fn)``: ``fn(graph)`` returns the names of the nodes to fuse, as a list of
   lists: maximal runs of consecutive pointwise ``call_function`` nodes with the same output shape.

@@ -132,8 +132,11 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         w = weight.to(compute).reshape(g.G, g.OC // g.G, -1)
         grad_input = col2im(w.transpose(1, 2).matmul(go), g).to(input.dtype)
     if output_mask[1]:
-        cols = im2col(input.to(compute), g)
-        grad_weight = go.matmul(cols.transpose(2, 3)).sum(0).reshape(weight.shape).to(weight.dtype)
+        # Σ over images of grad_output @ columnsᵀ, as one product per group: the images are laid
+        # side by side along the summed dimension, (G, OC/G, N·L) @ (G, N·L, C/G·kh·kw).
+        cols = im2col(input.to(compute), g).permute(1, 0, 3, 2).reshape(g.G, g.N * g.OH * g.OW, -1)
+        go_rows = go.permute(1, 2, 0, 3).reshape(g.G, g.OC // g.G, -1)
+        grad_weight = go_rows.matmul(cols).reshape(weight.shape).to(weight.dtype)
     if output_mask[2]:
         grad_bias = grad_output.to(compute).sum((0, 2, 3)).to(grad_output.dtype)
     return grad_input, grad_weight, grad_bias

@@ -12,7 +12,8 @@ from numba import njit, prange
 def im2col(cols, inp, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
     N = inp.size // (C * H * W)
     L = OH * OW
-    for plane in prange(N * C):                   # one (image, channel) per task: kh·kw rows of cols
+    # One task per (image, channel): it fills that channel's kh·kw rows of the image's columns.
+    for plane in prange(N * C):
         n, c = plane // C, plane % C
         src = plane * H * W
         for ki in range(kh):
