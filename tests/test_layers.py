@@ -289,6 +289,13 @@ def test_conv2d_padding_same_and_unbatched():
     for padding in ("same", "valid"):
         assert_same(F.conv2d(internals.from_torch(x), internals.from_torch(w), padding=padding, dilation=2),
                     NNF.conv2d(x, w, padding=padding, dilation=2), rtol=1e-5, atol=1e-5)
+    even = torch.randn(3, 2, 2, 4)            # an odd total padding: torch pads the end one more, and warns
+    with pytest.warns(UserWarning, match="even kernel lengths") as ours:
+        out = F.conv2d(internals.from_torch(x), internals.from_torch(even), padding="same")
+    with pytest.warns(UserWarning) as theirs:
+        expected = NNF.conv2d(x, even, padding="same")
+    assert str(theirs[0].message).startswith(str(ours[0].message) + " (Triggered internally at")
+    assert_same(out, expected, rtol=1e-5, atol=1e-5)
 
 
 # ---------------------------------------------------------------------------- errors

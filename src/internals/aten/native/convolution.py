@@ -12,6 +12,7 @@ torch's CPU wheel runs float32 convolutions through oneDNN (mkldnn) instead; the
 float rounding, and the operators a dispatch mode sees (``convolution``, ``convolution_backward``)
 are the same.
 """
+import warnings
 from collections import namedtuple
 
 from ...c10 import scalar_type as st
@@ -167,6 +168,8 @@ def conv2d_padding(input, weight, bias=None, stride=(1, 1), padding="valid", dil
     totals = [d * (k - 1) for d, k in zip(_pair("dilation", dilation), weight.shape[2:])]
     extra = [t % 2 for t in totals]
     if any(extra):
+        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
+                      "copy of the input be created", UserWarning, stacklevel=2)
         input = _pad_end(input, extra)
     return conv2d(input, weight, bias, stride, [t // 2 for t in totals], dilation, groups)
 
