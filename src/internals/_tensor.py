@@ -560,14 +560,6 @@ class Tensor:
             fn._retains_grad = {}
         fn._retains_grad[self._output_nr] = retain
 
-    def detach(self):
-        """The same data, out of the graph: no grad_fn, no requires_grad (``Tensor.detach``).
-
-        It shares the version counter, so autograd still sees in-place writes through it, but
-        it is no view: its ``_base`` is None, as torch's.
-        """
-        return self._alias(self._impl.version_counter)
-
     def detach_(self):
         if self._attr_version is not None:
             raise RuntimeError("Can't detach views in-place. Use detach() instead. If you are using "
@@ -581,11 +573,8 @@ class Tensor:
     @property
     def data(self):
         """The same storage and geometry with its own version counter, outside autograd's view."""
-        return self._alias(None)
-
-    def _alias(self, version_counter):
         impl = self._impl
-        alias = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype, version_counter)
+        alias = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype, None)
         alias.key_set = impl.key_set
         return type(self)._from_impl(alias)
 

@@ -98,6 +98,17 @@ def python_fallback(op, keys, *args, **kwargs):
                     f"NotImplemented:\n\n  - tensor subclasses: {list(types)}")
 
 
+def mode_detach(tensor):
+    """``PyInterpreter::detach``: the mode on top of the stack makes a detached handle, through
+    ``aten.detach``, for a TensorImpl shallow copy (popped while it runs, as for any operator)."""
+    from .._ops import ops
+    mode = _pop_mode()
+    try:
+        return mode.__torch_dispatch__(ops.aten.detach.default, (), (tensor,), {})
+    finally:
+        _push_mode(mode)
+
+
 def python_tls_snapshot(op, keys, *args, **kwargs):
     """PythonTLSSnapshot sits above everything so Python state is captured first; then it steps aside."""
     return op.redispatch(keys.below(DispatchKey.PythonTLSSnapshot), *args, **kwargs)

@@ -150,6 +150,10 @@ def relu_(x):
     return unary(ops.RELU, x, out=x, name="relu")
 
 
+def threshold_backward(grad_output, self, threshold):
+    return binary(ops.THRESHOLD_BACKWARD, grad_output, self, alpha=threshold)
+
+
 def sigmoid(x):
     return unary(ops.SIGMOID, x, floating=True, name="sigmoid")
 

@@ -413,6 +413,13 @@ def lerp(start, end, weight):
     return start + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
 
 
+@register_jitable
+def threshold_backward(grad, x, threshold):
+    """relu's gradient: 0 where the saved output is at or below the threshold, else ``grad``
+    (``threshold_kernel`` with value 0); a NaN output lets the gradient through."""
+    return 0 if x <= threshold else grad
+
+
 BINARY = (add, sub, mul, div, power, int_pow, maximum, minimum, eq, ne, lt, le, gt, ge)
 ADD, SUB, MUL, DIV, POW, INT_POW, MAXIMUM, MINIMUM, EQ, NE, LT, LE, GT, GE = range(len(BINARY))
 COMPARISONS = (EQ, NE, LT, LE, GT, GE)
@@ -420,10 +427,10 @@ CHECKED = (SUB, POW)       # binary ops with checks of their own, besides a floa
 # ---- math (issue 16): appended, so that the op numbers above stay what they were
 BINARY += (div_floor_int, div_floor_float, div_trunc_int, div_trunc_float, remainder_int, remainder_float,
            fmod_int, fmod_float, bitwise_and, bitwise_or, bitwise_xor, lshift, rshift, round_decimals, softplus,
-           lerp)
+           lerp, threshold_backward)
 (DIV_FLOOR_INT, DIV_FLOOR_FLOAT, DIV_TRUNC_INT, DIV_TRUNC_FLOAT, REMAINDER_INT, REMAINDER_FLOAT, FMOD_INT,
  FMOD_FLOAT, BITWISE_AND, BITWISE_OR, BITWISE_XOR, LSHIFT, RSHIFT, ROUND_DECIMALS, SOFTPLUS,
- LERP) = range(len(BINARY) - 16, len(BINARY))
+ LERP, THRESHOLD_BACKWARD) = range(len(BINARY) - 17, len(BINARY))
 
 # ----------------------------------------------------------------------------- reductions
 SUM, PROD, AMAX, AMIN, ARGMAX, ARGMIN = range(6)

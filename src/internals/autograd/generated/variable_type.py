@@ -18,6 +18,7 @@ from ..functions_manual import TensorGeometry
 from .functions import (
     AbsBackward0,
     AddBackward0,
+    AddmmBackward0,
     AddmvBackward0,
     AmaxBackward0,
     AminBackward0,
@@ -80,6 +81,7 @@ from .functions import (
     MmBackward0,
     ModeBackward0,
     MulBackward0,
+    MvBackward0,
     NarrowBackward0,
     NativeBatchNormBackward0,
     NativeLayerNormBackward0,
@@ -128,6 +130,7 @@ from .functions import (
     TakeBackward0,
     TanBackward0,
     TanhBackward0,
+    ThresholdBackwardBackward0,
     ToCopyBackward0,
     TopkBackward0,
     TransposeBackward0,
@@ -136,6 +139,7 @@ from .functions import (
     UnbindBackward0,
     UnfoldBackward0,
     UniformBackward0,
+    UnsafeViewBackward0,
     UnsqueezeBackward0,
     VarBackward0,
     ViewBackward0,
@@ -156,6 +160,7 @@ OPS = {
     'sqrt_': dispatcher.find('sqrt_'),
     'relu': dispatcher.find('relu'),
     'relu_': dispatcher.find('relu_'),
+    'threshold_backward': dispatcher.find('threshold_backward'),
     'sigmoid': dispatcher.find('sigmoid'),
     'sigmoid_': dispatcher.find('sigmoid_'),
     'tanh': dispatcher.find('tanh'),
@@ -199,6 +204,7 @@ OPS = {
     'bmm': dispatcher.find('bmm'),
     'as_strided': dispatcher.find('as_strided'),
     'view': dispatcher.find('view'),
+    '_unsafe_view': dispatcher.find('_unsafe_view'),
     'transpose.int': dispatcher.find('transpose.int'),
     't': dispatcher.find('t'),
     'permute': dispatcher.find('permute'),
@@ -293,7 +299,9 @@ OPS = {
     'logsumexp': dispatcher.find('logsumexp'),
     'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
     'dot': dispatcher.find('dot'),
+    'addmm': dispatcher.find('addmm'),
     'addmv': dispatcher.find('addmv'),
+    'mv': dispatcher.find('mv'),
     'baddbmm': dispatcher.find('baddbmm'),
     'sort': dispatcher.find('sort'),
     'sort.stable': dispatcher.find('sort.stable'),
@@ -517,6 +525,26 @@ def relu_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def threshold_backward(ks, grad_output, self, threshold):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = ThresholdBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
+        if edges[0] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+        if edges[0] is not None:
+            grad_fn.threshold_ = threshold
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['threshold_backward'].redispatch(after_autograd(ks), grad_output, self, threshold)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -1326,6 +1354,23 @@ def view(ks, self, size):
     finally:
         _tls.excluded = excluded
     mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _unsafe_view(ks, self, size):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UnsafeViewBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['_unsafe_view'].redispatch(after_autograd(ks), self, size)
+    finally:
+        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3069,6 +3114,38 @@ def dot(ks, self, tensor):
     return result
 
 
+def addmm(ks, self, mat1, mat2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or mat1._requires_grad or mat2._requires_grad):
+        grad_fn = AddmmBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, mat1, mat2)
+        if edges[0] is not None:
+            grad_fn.beta_ = kwargs.get('beta', 1)
+        if edges[1] is not None:
+            grad_fn.mat1_sym_sizes_ = mat1._impl.sizes
+        if edges[1] is not None:
+            grad_fn.mat1_sym_strides_ = mat1._impl.strides
+        if edges[1] is not None:
+            grad_fn.mat2_ = SavedVariable(mat2, False)
+        if edges[1] is not None or edges[2] is not None:
+            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        if edges[2] is not None:
+            grad_fn.mat2_sym_sizes_ = mat2._impl.sizes
+        if edges[2] is not None:
+            grad_fn.mat2_sym_strides_ = mat2._impl.strides
+        if edges[2] is not None:
+            grad_fn.mat1_ = SavedVariable(mat1, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['addmm'].redispatch(after_autograd(ks), self, mat1, mat2, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def addmv(ks, self, mat, vec, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or mat._requires_grad or vec._requires_grad):
@@ -3086,6 +3163,26 @@ def addmv(ks, self, mat, vec, **kwargs):
     _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
     try:
         result = OPS['addmv'].redispatch(after_autograd(ks), self, mat, vec, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def mv(ks, self, vec):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or vec._requires_grad):
+        grad_fn = MvBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, vec)
+        if edges[0] is not None:
+            grad_fn.vec_ = SavedVariable(vec, False)
+        if edges[1] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['mv'].redispatch(after_autograd(ks), self, vec)
     finally:
         _tls.excluded = excluded
     if grad_fn is not None:
@@ -3416,6 +3513,7 @@ KERNELS = {
     'sqrt_': sqrt_,
     'relu': relu,
     'relu_': relu_,
+    'threshold_backward': threshold_backward,
     'sigmoid': sigmoid,
     'sigmoid_': sigmoid_,
     'tanh': tanh,
@@ -3459,6 +3557,7 @@ KERNELS = {
     'bmm': bmm,
     'as_strided': as_strided,
     'view': view,
+    '_unsafe_view': _unsafe_view,
     'transpose.int': transpose_int,
     't': t,
     'permute': permute,
@@ -3553,7 +3652,9 @@ KERNELS = {
     'logsumexp': logsumexp,
     'linalg_vector_norm': linalg_vector_norm,
     'dot': dot,
+    'addmm': addmm,
     'addmv': addmv,
+    'mv': mv,
     'baddbmm': baddbmm,
     'sort': sort,
     'sort.stable': sort_stable,
