@@ -1,6 +1,7 @@
-"""``addmm``, ``mv``, ``F.linear`` (one ``addmm`` as torch's), ``matmul``'s folding, ``threshold_backward`` (relu's gradient)
-and ``detach`` as operators, against torch: OpInfo samples (torch has none for detach), errors, gradients and grad_fn names.
-The operators a dispatch mode logs for them are compared in ``test_op_log_parity.py``."""
+"""``addmm``, ``mv``, ``F.linear`` (one ``addmm`` as torch's), ``matmul``'s folding,
+``threshold_backward`` (relu's gradient) and ``detach`` as operators, against torch: OpInfo
+samples (torch has none for detach), errors, gradients and grad_fn names. The operators a
+dispatch mode logs for them are compared in ``test_op_log_parity.py``."""
 import pytest
 import torch
 from conftest import assert_same
