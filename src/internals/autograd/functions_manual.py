@@ -8,9 +8,8 @@ CopySlices when the gradient itself requires grad.
 """
 import math
 
-from .._tensor import wrap_scalar
 from ..aten import dispatcher
-from ..aten.native.tensor_factories import arange, zeros
+from ..aten.native.tensor_factories import arange, wrap_scalar, zeros
 from ..aten.native.tensor_shape import slice_bounds, wrap_dim
 
 __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "sgn", "where", "zeros_like",
