@@ -23,7 +23,6 @@ import numpy as np
 
 from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
-from ...c10.device import as_device
 from ...c10.dispatch_key import DispatchKey, DispatchKeySet
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, exclude_keys
 from ...c10.memory_format import (
@@ -34,30 +33,15 @@ from ...c10.memory_format import (
     preserve_format,
 )
 from ...c10.storage import UntypedStorage
-from ...c10.tensor_impl import TensorImpl, check_sizes_and_strides, contiguous_strides, required_storage_elements
+from ...c10.tensor_impl import TensorImpl, contiguous_strides
 from .. import dispatcher
+from ..empty_tensor import empty_strided
 from ..tensor_iterator import output_layout
 from .cpu.range_factories import linspace_fill
 
 
 # ---------------------------------------------------------------------- allocation (backend kernels)
-def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
-    """``empty_strided``'s CPU and CUDA kernel: fresh storage just large enough for the view."""
-    dtype = dtype or st.get_default_dtype()
-    device = as_device(device)
-    if pin_memory:
-        raise NotImplementedError("internals has no pinned-memory allocator: pin_memory=True is not supported")
-    if device.type == "cuda":
-        from ... import cuda
-        cuda._announce_simulator()
-    if len(size) != len(stride):
-        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match "
-                           f"dimensionality of strides ({len(stride)})")
-    check_sizes_and_strides(size, stride)   # before allocating: negative ones would ask for negative bytes
-    nbytes = required_storage_elements(size, stride, 0) * dtype.itemsize
-    return TensorBase._from_impl(TensorImpl(UntypedStorage(nbytes, device), size, stride, 0, dtype))
-
-
+# ``empty_strided``'s kernel is ``aten/empty_tensor.py``'s, which TensorIterator also calls.
 def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """``empty.memory_format``'s CPU and CUDA kernel (torch's ``empty_cpu``, ``empty_cuda``)."""
     size = tuple(size)
