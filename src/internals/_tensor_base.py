@@ -8,6 +8,9 @@ torch, a new tensor is an instance of the Python class registered at initialisat
 a subclass's own ``_from_impl`` keeps the subclass.
 """
 from .c10.dispatch_key import PYTHON_KEYS
+from .c10.memory_format import channels_last, channels_last_3d, contiguous_format, is_channels_last_contiguous
+from .c10.tensor_impl import sparse_coo
+from .c10.wrap_dim import wrap_dim
 
 __all__ = ["TensorBase", "Size"]
 
@@ -43,6 +46,142 @@ class TensorBase:
         t._output_nr = 0
         return t
 
+    # ------------------------------------------------------------------ metadata
+    # What a kernel reads of a tensor (torch's ``at::TensorBase`` accessors): no operator runs.
+    def _flat_buffer(self):
+        """The typed buffer starting at this (contiguous) tensor's first element."""
+        buf = self._impl.storage.typed(self.dtype)
+        return buf[self.storage_offset(): self.storage_offset() + self.numel()]
+
+    # ------------------------------------------------------------------ metadata
+    @property
+    def shape(self):
+        return Size(self._impl.sizes)
+
+    def size(self, dim=None):
+        if dim is None:
+            return self.shape
+        return self._impl.sizes[self._metadata_dim(dim)]
+
+    def stride(self, dim=None):
+        if dim is None:
+            return self._impl.strides
+        return self._impl.strides[self._metadata_dim(dim)]
+
+    def _metadata_dim(self, dim):
+        """``dim`` wrapped for size(dim)/stride(dim), which unlike ops accept no dim of a 0-dim tensor."""
+        if self.dim() == 0:
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        return wrap_dim(dim, self.dim())
+
+    def storage_offset(self):
+        return self._impl.storage_offset
+
+    @property
+    def dtype(self):
+        return self._impl.dtype
+
+    @property
+    def device(self):
+        return self._impl.device
+
+    @property
+    def layout(self):
+        return self._impl.layout
+
+    @property
+    def is_cuda(self):
+        return self.device.type == "cuda"
+
+    @property
+    def _version(self):
+        if self.is_inference():
+            raise RuntimeError("Inference tensors do not track version counter.")
+        return self._impl.version_counter.version
+
+    def dim(self):
+        return len(self._impl.sizes)
+
+    ndim = property(dim)
+
+    def numel(self):
+        return self._impl.numel()
+
+    def element_size(self):
+        return self.dtype.itemsize
+
+    @property
+    def itemsize(self):
+        return self.dtype.itemsize
+
+    @property
+    def nbytes(self):
+        if self.is_sparse:
+            raise RuntimeError("nbytes is not defined for sparse tensors.  If you want the size of the constituent "
+                               "tensors, add the nbytes of the indices and values.  If you want the size of the  "
+                               "equivalent dense tensor, multiply numel() by element_size()")
+        return self.numel() * self.dtype.itemsize
+
+    def is_contiguous(self, memory_format=contiguous_format):
+        """Laid out in ``memory_format`` (``TensorImpl::is_contiguous``; preserve_format reads as contiguous)."""
+        if memory_format in (channels_last, channels_last_3d):
+            return is_channels_last_contiguous(self._impl.sizes, self._impl.strides, memory_format)
+        return self._impl.is_contiguous()
+
+    def is_floating_point(self):
+        return self.dtype.is_floating_point
+
+    def untyped_storage(self):
+        return self._impl.storage
+
+    def data_ptr(self):
+        if self.is_sparse:
+            raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+        if self.numel() == 0:    # no first element to point at: torch answers nullptr
+            return 0
+        return self._impl.storage.data_ptr() + self.storage_offset() * self.element_size()
+
+    def _type_name(self):
+        """The type string torch's error messages print: the legacy ``torch.FloatTensor`` names,
+        and ``CPUBoolType`` style for the dtypes that never had one."""
+        name = self.dtype.torch_name
+        if name in ("Byte", "Char", "Short", "Int", "Long", "Half", "Float", "Double"):
+            return f"torch.{'cuda.' if self.is_cuda else ''}{name}Tensor"
+        return f"{'CUDA' if self.is_cuda else 'CPU'}{name}Type"
+
+    # ------------------------------------------------------------------ sparse (COO layout)
+    # The SparseCPU/SparseCUDA operators of aten/native/sparse (to_sparse, coalesce, indices, ...)
+    # are generated methods; ``layout``, ``stride()`` and the rest of the metadata above read the
+    # SparseTensorImpl as they read a strided one.
+    @property
+    def is_sparse(self):
+        return self._impl.layout is sparse_coo
+
+    # ------------------------------------------------------------------ autograd metadata
+    @property
+    def grad(self):
+        return self._grad
+
+    @grad.setter
+    def grad(self, new):
+        """torch's ``THPVariable_set_grad`` checks: a gradient is None or a tensor of the same size,
+        dtype and device (an optimizer would otherwise broadcast it, or write another dtype)."""
+        if new is not None:
+            if not isinstance(new, TensorBase):
+                raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
+                                f"{type(new).__name__}")
+            if new.dtype is not self.dtype:
+                raise RuntimeError(f"attempting to assign a gradient with dtype '{_CPP_TYPE_NAMES[new.dtype.name]}' "
+                                   f"to a tensor with grad_dtype '{self.dtype.torch_name}'. The gradient must match "
+                                   "the tensor's grad_dtype (defaults to the tensor's dtype).")
+            if new.device != self.device:
+                raise RuntimeError("attempting to assign a gradient to a tensor that has data of a different device")
+            if new.shape != self.shape:
+                raise RuntimeError(f"attempting to assign a gradient of size '{list(new.shape)}' to a tensor of size "
+                                   f"'{list(self.shape)}'. Please ensure that the gradient and the tensor are the "
+                                   "same size")
+        self._grad = new
+
 
 class Size(tuple):
     """``torch.Size``: a tuple of ints with torch's repr."""
@@ -55,3 +194,9 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
+
+
+# The C++ type names torch's gradient-dtype message prints (``caffe2::TypeMeta`` names).
+_CPP_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                   "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+                   "uint8": "unsigned char", "bool": "bool"}

@@ -18,8 +18,9 @@ __all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "register_au
            "LOWER_PRECISION_FP", "FP32", "PROMOTE"]
 
 # The policy lists of autocast_mode.cpp, for the operators internals has.
-LOWER_PRECISION_FP = {"cpu": ("conv2d", "conv2d.padding", "mm", "bmm", "matmul", "baddbmm"),
-                      "cuda": ("conv2d", "convolution", "mm", "bmm", "matmul", "addmv", "baddbmm", "einsum")}
+LOWER_PRECISION_FP = {"cpu": ("conv2d", "conv2d.padding", "mm", "bmm", "matmul", "baddbmm", "addmm", "linear"),
+                      "cuda": ("conv2d", "convolution", "mm", "bmm", "matmul", "addmv", "baddbmm", "einsum", "addmm",
+                               "linear", "mv")}
 # (torch casts some of the cuda fp32 ops, norm among them, by passing dtype=float32 instead of casting
 # the inputs, "fp32_append_dtype"; for a float16 input the two agree.)
 FP32 = {"cpu": ("prod", "prod.dim_int"),

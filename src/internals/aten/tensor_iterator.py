@@ -31,7 +31,7 @@ from ..c10.tensor_impl import contiguous_strides, is_channels_last, is_contiguou
 from .empty_tensor import empty_strided
 
 __all__ = ["TensorIteratorConfig", "TensorIterator", "broadcast_shapes", "Geometry", "geometry", "output_layout",
-           "coalesce", "check_no_overlap", "common_device", "flat_geometry"]
+           "scratch_like", "coalesce", "check_no_overlap", "common_device", "flat_geometry"]
 
 
 class TensorIteratorConfig:
@@ -307,7 +307,7 @@ class TensorIterator:
             if wanted is None:
                 wanted = compute if config.cast_common_dtype_to_outputs_ else st.opmath_type(out._impl.dtype)
             if out._impl.dtype is not wanted:
-                self.outputs[k] = out._empty_like(wanted)   # the loop writes here; ``cast_outputs`` copies back
+                self.outputs[k] = scratch_like(out, wanted)   # the loop writes here; ``cast_outputs`` copies back
 
     def coalesce_dimensions(self):
         """The loop's geometry: dims merged where every operand walks them as one."""
@@ -376,6 +376,14 @@ def _common_dtype(inputs):
         if i._impl.dtype is not dtype:
             return st.result_type(*inputs)
     return dtype
+
+
+def scratch_like(t, dtype):
+    """A kernel's scratch tensor with ``t``'s layout, allocated directly (not an operator): ``t``'s
+    own strides when it is dense, else dense strides in its dims' memory order."""
+    impl = t._impl
+    strides = impl.strides if impl.is_non_overlapping_and_dense() else output_layout([impl], impl.sizes)
+    return empty_strided(impl.sizes, strides, dtype=dtype, device=impl.device)
 
 
 def _cast(x, dtype):

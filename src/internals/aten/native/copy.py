@@ -8,7 +8,7 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.device import as_device
-from ..tensor_iterator import TensorIterator, TensorIteratorConfig
+from ..tensor_iterator import TensorIterator, TensorIteratorConfig, scratch_like
 from . import scalar_ops as ops
 from .dispatch_stub import loops
 
@@ -36,7 +36,7 @@ def same_device_copy(dst, src):
     as 32-bit words for the float32 side, the loop then runs a bit conversion.
     """
     if src.dtype.is_reduced_float and src.dtype is not dst.dtype:
-        wide = src._empty_like(st.float32)
+        wide = scratch_like(src, st.float32)
         _bits_copy(wide, src, _TO_FLOAT[src.dtype])
         return same_device_copy(dst, wide)
     if dst.dtype.is_reduced_float and src.dtype is not dst.dtype:
@@ -59,7 +59,7 @@ def cast_like(src, dtype):
         return src
     if not src._impl.sizes and src.device.type == "cpu" and not (src.dtype.is_reduced_float or dtype.is_reduced_float):
         return _cast_scalar(src, dtype)
-    out = src._empty_like(dtype)
+    out = scratch_like(src, dtype)
     same_device_copy(out, src)
     return out
 

@@ -9,7 +9,7 @@ does.
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import is_contiguous
 from .. import dispatcher
-from ..tensor_iterator import broadcast_shapes, common_device
+from ..tensor_iterator import broadcast_shapes, common_device, scratch_like
 from .copy import buffer, cast_like
 from .dispatch_stub import loops
 
@@ -42,7 +42,7 @@ def _batched_mm(a, b, name):
         return out
     compute = st.opmath_type(a.dtype)
     (ac, trans_a), (bc, trans_b) = _blas_operand(a, compute), _blas_operand(b, compute)
-    target = out if out.dtype is compute else out._empty_like(compute)
+    target = out if out.dtype is compute else scratch_like(out, compute)
     if K == 0:
         target.zero_()
     else:

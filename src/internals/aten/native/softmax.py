@@ -4,17 +4,24 @@ Built from the ops above in the numerically safe form torch's kernel computes: s
 maximum along ``dim`` first, so ``exp`` cannot overflow. The output is contiguous, as torch's is.
 """
 from ...c10 import scalar_type as st
+from ...c10.memory_format import contiguous_format
+from .. import dispatcher
+from .copy import cast_like
 from .reduce_ops import normalize_dims
 from .tensor_factories import empty
 
 
 def _prepare(x, dim, dtype, name):
+    """The input cast and made contiguous as the kernel computes on it (``host_softmax``'s
+    ``input.contiguous()``, a ``clone`` through the dispatcher when one is needed)."""
     if dtype is not None:
-        x = x.to(dtype)
+        x = cast_like(x, dtype)
     if not x.dtype.is_floating_point:
         raise NotImplementedError(f'"{name}_lastdim_kernel_impl" not implemented for \'{x.dtype.torch_name}\'')
     (d,) = normalize_dims(dim, x.dim()) if x.dim() else (0,)
-    compute = x.to(st.opmath_type(x.dtype)).contiguous()
+    compute = cast_like(x, st.opmath_type(x.dtype))
+    if not compute.is_contiguous():
+        compute = dispatcher.call("clone", compute, memory_format=contiguous_format)
     return compute, d, x.dtype
 
 
@@ -23,10 +30,10 @@ def softmax(x, dim, dtype=None):
     if x.numel() == 0:      # nothing to normalise, and no maximum to subtract
         return empty(x.shape, dtype=out_dtype, device=x.device)
     if x.dim() == 0:
-        return x.exp().div(x.exp()).to(out_dtype)
+        return cast_like(x.exp().div(x.exp()), out_dtype)
     shifted = x - x.amax(d, keepdim=True)
     e = shifted.exp()
-    return (e / e.sum(d, keepdim=True)).to(out_dtype)
+    return cast_like(e / e.sum(d, keepdim=True), out_dtype)
 
 
 def log_softmax(x, dim, dtype=None):
@@ -34,9 +41,9 @@ def log_softmax(x, dim, dtype=None):
     if x.numel() == 0:      # nothing to normalise, and no maximum to subtract
         return empty(x.shape, dtype=out_dtype, device=x.device)
     if x.dim() == 0:
-        return (x - x).to(out_dtype)
+        return cast_like(x - x, out_dtype)
     shifted = x - x.amax(d, keepdim=True)
-    return (shifted - shifted.exp().sum(d, keepdim=True).log()).to(out_dtype)
+    return cast_like(shifted - shifted.exp().sum(d, keepdim=True).log(), out_dtype)
 
 
 def _softmax(x, dim, half_to_float):
@@ -50,13 +57,13 @@ def _log_softmax(x, dim, half_to_float):
 
 def softmax_int(x, dim, dtype=None):
     """``softmax.int``, CompositeImplicitAutograd as in torch: cast if asked, then ``_softmax``."""
-    return _dispatch("_softmax", x if dtype is None else x.to(dtype), dim, False)
+    return dispatcher.call("_softmax", _to(x, dtype), dim, False)
 
 
 def log_softmax_int(x, dim, dtype=None):
-    return _dispatch("_log_softmax", x if dtype is None else x.to(dtype), dim, False)
+    return dispatcher.call("_log_softmax", _to(x, dtype), dim, False)
 
 
-def _dispatch(name, *args):
-    from ..dispatcher import call
-    return call(name, *args)
+def _to(x, dtype):
+    """``input.toType(dtype)``: ``_to_copy`` through the dispatcher, when the dtype changes."""
+    return x if dtype is None or x.dtype is dtype else dispatcher.call("_to_copy", x, dtype=dtype)

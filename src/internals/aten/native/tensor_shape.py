@@ -5,14 +5,8 @@ Mirrors ``aten/src/ATen/native/TensorShape.cpp`` and, for ``view``, ``computeStr
 """
 from ...c10.memory_format import contiguous_format
 from ...c10.tensor_impl import TensorImpl, contiguous_strides
+from ...c10.wrap_dim import wrap_dim
 from .. import dispatcher
-
-
-def wrap_dim(dim, ndim):
-    n = max(ndim, 1)
-    if not -n <= dim < n:
-        raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
-    return dim % n
 
 
 def make_view(base, sizes, strides, offset=None, dtype=None):

@@ -1,0 +1,67 @@
+"""One road through the layers: a tracer following ``a + b`` and ``x.sum(0)`` sees each call go
+down (frontend -> autograd -> kernel -> TensorIterator -> loop), never back up, and no frontend
+code below the dispatcher. The dispatcher routes between layers (a redispatch is not a step up),
+and c10 and ``TensorBase`` are below every layer, so calls into them are always down."""
+import sys
+
+import pytest
+
+import internals
+
+LAYERS = ("frontend", "autograd", "kernel", "tensor_iterator", "loop", "core")
+
+
+def layer(code):
+    """The layer a Python frame belongs to, by its module; None for the dispatcher (a router)
+    and for code outside the package."""
+    path = code.co_filename.replace("\\", "/")
+    if "src/internals/" not in path and "/internals/" not in path:
+        return None
+    module = path.split("internals/", 1)[1]
+    if module == "aten/dispatcher.py":
+        return None
+    if module.startswith(("_python_arg_parser", "_generated/", "_tensor.py", "_functional")):
+        return "frontend"
+    if module.startswith("autograd/"):
+        return "autograd"
+    if module.startswith(("aten/native/cpu/", "aten/native/cuda/", "aten/native/dispatch_stub")):
+        return "loop"
+    if module.startswith("aten/native/"):
+        # the loop a kernel hands ``for_each`` is a lambda of the kernel's module: it is the loop
+        return "loop" if code.co_name == "<lambda>" else "kernel"
+    if module in ("aten/tensor_iterator.py", "aten/empty_tensor.py"):
+        return "tensor_iterator"
+    return "core"      # c10, _tensor_base: below everything
+
+
+def upward_calls(program):
+    """(caller, callee) pairs of every call that goes up a layer while ``program`` runs."""
+    found = []
+
+    def profile(frame, event, arg):
+        if event != "call" or frame.f_back is None:
+            return
+        callee, caller = layer(frame.f_code), layer(frame.f_back.f_code)
+        if callee and caller and LAYERS.index(callee) < LAYERS.index(caller):
+            found.append((f"{caller}: {frame.f_back.f_code.co_name}", f"{callee}: {frame.f_code.co_name}"))
+
+    sys.setprofile(profile)
+    try:
+        program()
+    finally:
+        sys.setprofile(None)
+    return found
+
+
+a, b = internals.ones(2, 3), internals.ones(2, 3)
+PROGRAMS = {
+    "a + b": lambda: a + b,
+    "x.sum(0)": lambda: a.sum(0),
+    "a.t() + b.t() (not the fast path)": lambda: a.t() + b.t(),
+}
+
+
+@pytest.mark.parametrize("name", PROGRAMS)
+def test_calls_only_go_down(name):
+    PROGRAMS[name]()          # compiled first: the tracer follows a warm call
+    assert upward_calls(PROGRAMS[name]) == []
