@@ -51,7 +51,7 @@ def test_every_variant_is_bound():
         schema_name = FunctionSchema.parse(entry["func"]).name
         name = str(schema_name.name)
         if gen.binds_no_python_name(schema_name) or entry.get("python_module") == "nn":
-            assert not hasattr(internals.Tensor, name) and name not in python_torch_functions.__all__
+            assert not hasattr(internals.Tensor, name) and name not in python_torch_functions.FUNCTIONS
             continue
         variants = {v.strip() for v in entry.get("variants", "function").split(",")}
         # Written by hand around the binding (_functional.py, _tensor.py): where with numbers,
@@ -59,9 +59,9 @@ def test_every_variant_is_bound():
         if "method" in variants and name != "nonzero":
             assert getattr(internals.Tensor, name) is python_variable_methods.METHODS[name]
         if "function" in variants:
-            assert hasattr(python_torch_functions, name) and name in python_torch_functions.__all__
+            assert name in python_torch_functions.FUNCTIONS
             if name not in ("where", "cat", "stack", "nonzero", "einsum"):   # written by hand in _functional.py
-                assert getattr(internals, name) is getattr(python_torch_functions, name)
+                assert getattr(internals, name) is python_torch_functions.FUNCTIONS[name]
 
 
 def test_no_hand_written_method_shadows_an_operator():
@@ -109,16 +109,16 @@ def test_adding_an_operator_is_a_yaml_entry_and_a_kernel(tmp_path):
     overloads = gen.grouped(True, path)["square_plus"]
     code = gen.gen_binding("square_plus", overloads, method=True)
     assert "'square_plus(*, Scalar c=0)'" in code
-    assert "def square_plus" in gen.gen_functions(path)
+    assert "def THPVariable_square_plus" in gen.gen_functions(path)
     namespace = {"PythonArgParser": PythonArgParser, "_call": dispatcher.call}
     exec(code, namespace)
     op = dispatcher.define("aten", "square_plus(Tensor self, *, Scalar c=0) -> Tensor")
     try:
         dispatcher.impl(op.name, "CPU", dispatcher.KernelFunction(lambda self, c=0: self * self + c))
         x = internals.arange(3.0)
-        assert namespace["square_plus"](x, c=1).tolist() == [1.0, 2.0, 5.0]
+        assert namespace["THPVariable_square_plus"](x, c=1).tolist() == [1.0, 2.0, 5.0]
         with pytest.raises(TypeError, match=r"square_plus\(\) takes 0 positional arguments but 1 was given"):
-            namespace["square_plus"](x, 1)
+            namespace["THPVariable_square_plus"](x, 1)
     finally:
         dispatcher.deregister(op.name)
 

@@ -4,14 +4,16 @@ The operators' functions are generated from ``aten/native_functions.yaml`` into
 ``_generated/python_torch_functions.py``. Written here in Python, as torch writes some in
 ``torch/functional.py``: what is not an operator in internals, and ``where`` with Python numbers.
 """
-from ._generated.python_torch_functions import *  # noqa: F401,F403
-from ._generated.python_torch_functions import __all__ as _generated
+from ._generated.python_torch_functions import FUNCTIONS
 from ._tensor_base import Size, TensorBase
 from .aten import dispatcher
 from .aten.native.tensor_factories import wrap_scalar
 from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
 
-__all__ = _generated + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor"]
+# The generated bindings become this module's functions, as torch/__init__.py copies those of
+# ``torch._C._VariableFunctions`` into its namespace; the functions below replace a few of them.
+globals().update(FUNCTIONS)
+__all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor"]
 
 
 def where(condition, input=None, other=None):

@@ -29,7 +29,7 @@ from .c10.memory_format import memory_format
 from .c10.tensor_impl import layout as _layout
 from .c10.trace_log import TraceLog
 
-__all__ = ["PythonArgParser", "PythonArgs", "FunctionSignature", "FunctionParameter", "trace",
+__all__ = ["PythonArgParser", "PythonArgs", "FunctionSignature", "FunctionParameter", "trace", "named",
            "type_error_to_not_implemented"]
 
 # The operators whose Tensor parameters also take Python numbers (``should_allow_numbers_as_tensors``).
@@ -419,6 +419,15 @@ class PythonArgParser:
             if why is not None:
                 lines.append(f"      didn't match because some of the arguments have invalid types: {why}")
         raise TypeError("\n".join(lines) + "\n")
+
+
+def named(table):
+    """A generated table of bindings, each function named as Python sees it (``sum``, not
+    ``THPVariable_sum``), as torch's ``PyMethodDef`` entries name theirs."""
+    for name, fn in table.items():
+        if not name.startswith("__"):
+            fn.__name__ = fn.__qualname__ = name
+    return table
 
 
 def type_error_to_not_implemented(fn, name):

@@ -15,7 +15,7 @@ import numpy as np
 
 from . import _tensor_indexing
 from ._functional import nonzero
-from ._generated import python_torch_functions as _torch_functions
+from ._generated.python_torch_functions import FUNCTIONS as _torch_functions
 from ._generated.python_variable_methods import METHODS
 from ._interop import to_torch
 from ._python_arg_parser import type_error_to_not_implemented
@@ -216,7 +216,7 @@ class Tensor(TensorBase):
     # The reflected operators that are not their operator with the operands swapped
     # (torch/_tensor.py): ``2 - x`` is rsub(x, 2), ``2 ** x`` is pow(2, x).
     def __rsub__(self, other):
-        return _torch_functions.rsub(self, other)
+        return _torch_functions["rsub"](self, other)
 
     def __rtruediv__(self, other):
         # As torch/_tensor.py's ``__rdiv__``: ``other / x`` is ``x.reciprocal() * other``, two
@@ -224,7 +224,7 @@ class Tensor(TensorBase):
         return wrap_scalar(1).div(self).mul(other)
 
     def __rpow__(self, other):
-        return _torch_functions.pow(other, self)
+        return _torch_functions["pow"](other, self)
 
     def __invert__(self):
         if self.dtype.is_floating_point:
