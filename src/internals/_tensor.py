@@ -190,6 +190,40 @@ class Tensor:
     def untyped_storage(self):
         return self._impl.storage
 
+    def storage(self):
+        """A TypedStorage over ``untyped_storage()`` with this tensor's dtype; deprecated, so the
+        first call in a process warns (``torch/_tensor.py``)."""
+        from .storage import _warn_typed_storage_removal
+        _warn_typed_storage_removal(stacklevel=2)
+        return self._typed_storage()
+
+    def _typed_storage(self):
+        from .storage import TypedStorage
+        return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
+
+    def set_(self, *args, **kwargs):
+        """Point this tensor at a storage (typed or untyped) or at another tensor's, with an offset,
+        sizes and strides; or, with no argument, at a new empty storage. The binding torch writes by
+        hand (``THPVariable_set_`` in ``python_variable_methods.cpp``): it checks the dtypes, then
+        calls one of the ``set_`` operators."""
+        r = _set_parser.parse(args, kwargs)
+        if r.idx == 0:
+            return dispatcher.call("set_", self)
+        if r.idx in (1, 2):
+            source = _untyped_for_set(r.value(0), self)
+            if r.idx == 1:
+                return dispatcher.call("set_.source_Storage", self, source)
+            return dispatcher.call("set_.source_Storage_storage_offset", self, source, r.to_int64(1), r.intlist(2),
+                                   r.intlist(3))
+        source = r.tensor(0)
+        if source.dtype is not self.dtype:
+            raise RuntimeError(f"Could not set tensor of type {_CPP_TYPE_NAMES[source.dtype.name]} to a tensor of "
+                               f"type {_CPP_TYPE_NAMES[self.dtype.name]}")
+        if r.idx == 3:
+            return dispatcher.call("set_.source_Tensor", self, source)
+        return dispatcher.call("set_.source_Tensor_storage_offset", self, source, r.to_int64(1), r.intlist(2),
+                               r.intlist(3))
+
     def data_ptr(self):
         if self.is_sparse:
             raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
@@ -635,6 +669,17 @@ _CPP_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Hal
                    "uint8": "unsigned char", "bool": "bool"}
 
 
+def _untyped_for_set(storage, tensor):
+    """The bytes ``set_`` points at: a TypedStorage must have the tensor's dtype."""
+    untyped = getattr(storage, "_untyped_storage", None)
+    if untyped is None:
+        return storage
+    if storage.dtype is not tensor.dtype:
+        raise RuntimeError(f"Expected a Storage of type {_CPP_TYPE_NAMES[tensor.dtype.name]} or an UntypedStorage, "
+                           f"but got type {storage.dtype.torch_name} for argument 1 'storage'")
+    return untyped
+
+
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, dtype, requires_grad):
     """Unpickle a strided tensor (``torch._utils._rebuild_tensor_v2``, with the dtype given here:
     this package's storages are untyped)."""
@@ -667,6 +712,14 @@ def _nonzero(self, *, as_tuple=False):
 
 # Imported last: the parser and the generated bindings import Tensor and wrap_scalar from here.
 from ._generated import python_torch_functions as _torch_functions  # noqa: E402
-from ._python_arg_parser import type_error_to_not_implemented  # noqa: E402
+from ._python_arg_parser import PythonArgParser, type_error_to_not_implemented  # noqa: E402
+
+_set_parser = PythonArgParser([
+    "set_()",
+    "set_(Storage source)",
+    "set_(Storage source, SymInt storage_offset, SymIntArrayRef size, SymIntArrayRef stride=None)",
+    "set_(Tensor source)",
+    "set_(Tensor source, SymInt storage_offset, SymIntArrayRef size, SymIntArrayRef stride=None)",
+])
 
 _attach_generated_methods()

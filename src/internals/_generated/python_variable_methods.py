@@ -1564,6 +1564,17 @@ def reshape(self, *args, **kwargs):
     return _call('reshape', self, _r.intlist(0))
 
 
+_resize__parser = PythonArgParser([
+    'resize_(SymIntArrayRef size, *, MemoryFormat? memory_format=None)',
+])
+
+
+def resize_(self, *args, **kwargs):
+    _r = _resize__parser.parse(args, kwargs)
+    # aten::resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+    return _call('resize_', self, _r.intlist(0), memory_format=_r.value(1))
+
+
 _roll_parser = PythonArgParser([
     'roll(SymIntArrayRef[1] shifts, IntArrayRef[1] dims=None)',
 ])
@@ -2242,6 +2253,7 @@ METHODS = {
     'repeat': repeat,
     'repeat_interleave': repeat_interleave,
     'reshape': reshape,
+    'resize_': resize_,
     'roll': roll,
     'round': round,
     'round_': round_,
