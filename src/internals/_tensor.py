@@ -204,8 +204,8 @@ class Tensor:
     def set_(self, *args, **kwargs):
         """Point this tensor at a storage (typed or untyped) or at another tensor's, with an offset,
         sizes and strides; or, with no argument, at a new empty storage. The binding torch writes by
-        hand (``THPVariable_set_`` in ``python_variable_methods.cpp``): it checks the dtypes, then
-        calls one of the ``set_`` operators."""
+        hand (``THPVariable_set_`` in ``python_variable_methods.cpp``): it checks the dtype of a
+        typed storage, or of a tensor given alone, then calls one of the ``set_`` operators."""
         r = _set_parser.parse(args, kwargs)
         if r.idx == 0:
             return dispatcher.call("set_", self)
@@ -216,13 +216,13 @@ class Tensor:
             return dispatcher.call("set_.source_Storage_storage_offset", self, source, r.to_int64(1), r.intlist(2),
                                    r.intlist(3))
         source = r.tensor(0)
+        if r.idx == 4:     # no dtype check here: the tensor reads the source's bytes as its own dtype
+            return dispatcher.call("set_.source_Tensor_storage_offset", self, source, r.to_int64(1), r.intlist(2),
+                                   r.intlist(3))
         if source.dtype is not self.dtype:
             raise RuntimeError(f"Could not set tensor of type {_CPP_TYPE_NAMES[source.dtype.name]} to a tensor of "
                                f"type {_CPP_TYPE_NAMES[self.dtype.name]}")
-        if r.idx == 3:
-            return dispatcher.call("set_.source_Tensor", self, source)
-        return dispatcher.call("set_.source_Tensor_storage_offset", self, source, r.to_int64(1), r.intlist(2),
-                               r.intlist(3))
+        return dispatcher.call("set_.source_Tensor", self, source)
 
     def data_ptr(self):
         if self.is_sparse:
