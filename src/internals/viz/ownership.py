@@ -117,7 +117,7 @@ def ownership_map(named, ax=None, title=None):
     for a, b, kind, label in edges:
         (x0, y0), (x1, y1) = where[a], where[b]
         if x0 == x1:                            # within a column (``_base``, ``base``): round the left side
-            start, end, bend = (x0 - _WIDTH / 2, y0), (x1 - _WIDTH / 2, y1), 0.5 if y1 > y0 else -0.5
+            start, end, bend = (x0 - _WIDTH / 2, y0), (x1 - _WIDTH / 2, y1), -0.5 if y1 > y0 else 0.5
         elif kind == "points":                  # along the array's row, then up into the bytes
             start, end, bend = (x0 + _WIDTH / 2, y0), (x1, y1 - _HEIGHT / 2), None
         else:
@@ -127,7 +127,7 @@ def ownership_map(named, ax=None, title=None):
                                                               connectionstyle=path, **_STYLE[kind]))
         if label:
             inside = x0 == x1
-            lx = start[0] - 0.55 if inside else (start[0] + end[0]) / 2
+            lx = start[0] - 0.45 if inside else (start[0] + end[0]) / 2
             ly = start[1] + 0.1 if kind == "points" else (start[1] + end[1]) / 2 + (0 if inside else 0.1)
             ax.text(lx, ly, label, fontsize=8, ha="right" if inside else "center", va="center" if inside else "bottom",
                     color=_STYLE[kind]["color"])
