@@ -158,6 +158,14 @@ def test_resize_keeps_the_data_and_restrides():
     assert_same(ours, theirs)
 
 
+def test_resize_restriding_an_expanded_tensor_grows_its_storage():
+    """torch gives the dense strides and leaves the 4-byte storage, which the tensor now overruns;
+    internals gives the same strides and grows the storage to fit."""
+    theirs, ours = (lib.zeros(1).expand(4).resize_(4, memory_format=lib.contiguous_format) for lib in LIBS)
+    assert ours.stride() == theirs.stride() == (1,) and theirs.untyped_storage().nbytes() == 4
+    assert ours.untyped_storage().nbytes() == 16 and fits(ours) and ours[0].item() == 0.
+
+
 def test_resize_version_is_shared_with_views():
     for lib in LIBS:
         base = lib.zeros(6)

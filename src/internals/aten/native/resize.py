@@ -50,7 +50,11 @@ def resize_(self, size, *, memory_format=None):
         _maybe_resize_storage(impl.storage, geometry, impl.storage_offset, impl.dtype.itemsize)
         impl.sizes, impl.strides = geometry
     if memory_format is not None:                      # ``empty_tensor_restride``
-        impl.strides = channels_last_strides(size, memory_format) if restride else contiguous_strides(size)
+        strides = channels_last_strides(size, memory_format) if restride else contiguous_strides(size)
+        # torch restrides without a look at the storage, so an expanded tensor made dense reaches
+        # past its end; here the storage grows to fit, as it does for new sizes.
+        _maybe_resize_storage(impl.storage, (size, strides), impl.storage_offset, impl.dtype.itemsize)
+        impl.strides = strides
     return self
 
 
