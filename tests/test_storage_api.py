@@ -112,6 +112,35 @@ def test_typed_storage_bad_index(index):
     same_error(read)
 
 
+def test_typed_storage_constructors():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for args, kwargs in [((), {}), ((3,), {"dtype": "int16"}), (([1, 2, 3],), {"dtype": "int8"})]:
+            theirs, ours = (lib.TypedStorage(*args, **{k: getattr(lib, v) for k, v in kwargs.items()})
+                            for lib in LIBS)
+            assert (ours.nbytes(), str(ours.dtype)[len("internals."):]) == \
+                (theirs.nbytes(), str(theirs.dtype)[len("torch."):])
+        assert internals.TypedStorage([1, 2, 3], dtype=internals.int8).tolist() == [1, 2, 3]
+
+
+@pytest.mark.parametrize("args, kwargs", [
+    ((), {"wrap_storage": 5, "dtype": "float32"}),
+    ((), {"wrap_storage": "raw"}),
+    ((), {"wrap_storage": "raw", "dtype": 1}),
+    ((), {"wrap_storage": "raw", "dtype": "float32", "device": "cpu"}),
+    ((1,), {"wrap_storage": "raw", "dtype": "float32"}),
+    ((1, 2), {}),
+    ((1.5,), {}),
+])
+def test_typed_storage_constructor_errors(args, kwargs):
+    def make(lib):
+        values = {"raw": lib.zeros(2).untyped_storage(), "float32": lib.float32}
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return lib.TypedStorage(*args, **{k: values.get(v, v) for k, v in kwargs.items()})
+    same_error(make)
+
+
 def test_typed_storage_wraps_an_untyped_one():
     for lib in LIBS:
         raw = lib.arange(4, dtype=lib.int16).untyped_storage()

@@ -6,6 +6,7 @@ Before PyTorch 2.0 a storage had a dtype (``FloatStorage``, ...). Today the stor
 first use in a process warns. It holds the untyped storage and a dtype, nothing else, and reads
 an element by making a tensor over the storage (``set_``) and indexing it, as torch's does.
 """
+import collections.abc
 import threading
 import warnings
 
@@ -38,27 +39,53 @@ def _reset_warn_typed_storage_removal():
         _has_warned = False
 
 
+_ARG_ERROR = ("TypedStorage.__init__ received an invalid combination of arguments. Expected one of:\n"
+              " * (*, torch.device device, torch.dtype dtype)\n"
+              " * (int size, *, torch.device device, torch.dtype dtype)\n"
+              " * (Sequence data, *, torch.device device, torch.dtype dtype)\n"
+              " * (*, UntypedStorage wrap_storage, torch.dtype dtype)")
+
+
+def _check_wrapped(args, device, dtype, wrap_storage):
+    """``TypedStorage(wrap_storage=..., dtype=...)``'s arguments, checked in torch's order."""
+    if args:
+        raise RuntimeError(_ARG_ERROR + "\nNo positional arguments should be given when using 'wrap_storage'")
+    if dtype is None:
+        raise RuntimeError(_ARG_ERROR + "\nArgument 'dtype' must be specified")
+    if not isinstance(dtype, st.dtype):
+        raise TypeError(_ARG_ERROR + f"\nArgument 'dtype' must be torch.dtype, not {type(dtype)}")
+    if device is not None:
+        raise RuntimeError(_ARG_ERROR + "\nArgument 'device' should not be specified when 'wrap_storage' is given")
+    if not isinstance(wrap_storage, UntypedStorage):
+        raise TypeError(_ARG_ERROR + f"\nArgument 'wrap_storage' must be UntypedStorage, but got {type(wrap_storage)}")
+    return wrap_storage
+
+
 class TypedStorage:
     is_sparse = False
 
     def __init__(self, *args, device=None, dtype=None, wrap_storage=None, _internal=False):
-        """``TypedStorage(wrap_storage=s, dtype=d)`` views the bytes of ``s``; ``TypedStorage(n, dtype=d)``
-        allocates ``n`` elements (``TypedStorage()``: none)."""
+        """``TypedStorage(wrap_storage=s, dtype=d)`` views the bytes of ``s``; ``TypedStorage(n, dtype=d,
+        device=...)`` allocates ``n`` elements, ``TypedStorage([1, 2], dtype=d)`` holds those values,
+        ``TypedStorage()`` nothing. The checks and messages are torch's."""
         if not _internal:
             _warn_typed_storage_removal()
         if wrap_storage is not None:
-            if args or dtype is None or device is not None or not isinstance(wrap_storage, UntypedStorage):
-                raise RuntimeError("TypedStorage.__init__ received an invalid combination of arguments. Expected "
-                                   "(*, UntypedStorage wrap_storage, torch.dtype dtype)")
-            self.dtype, self._untyped_storage = dtype, wrap_storage
+            self.dtype, self._untyped_storage = dtype, _check_wrapped(args, device, dtype, wrap_storage)
             return
-        if len(args) > 1 or (args and not isinstance(args[0], int)):
-            raise RuntimeError("TypedStorage.__init__ received an invalid combination of arguments. Expected one "
-                               "of:\n * (*, torch.device device, torch.dtype dtype)\n * (int size, *, torch.device "
-                               "device, torch.dtype dtype)")
         self.dtype = st.get_default_dtype() if dtype is None else dtype
-        size = args[0] if args else 0
-        self._untyped_storage = UntypedStorage(size * self.dtype.itemsize, "cpu" if device is None else device)
+        device = "cpu" if device is None else device
+        if len(args) > 1:
+            raise RuntimeError(_ARG_ERROR + "\nToo many positional arguments")
+        if not args:
+            self._untyped_storage = UntypedStorage(0, device)
+        elif isinstance(args[0], int) and not isinstance(args[0], bool):
+            self._untyped_storage = UntypedStorage(args[0] * self.dtype.itemsize, device)
+        elif isinstance(args[0], collections.abc.Sequence):
+            from . import tensor
+            self._untyped_storage = tensor(args[0], dtype=self.dtype, device=device).untyped_storage()
+        else:
+            raise TypeError(_ARG_ERROR + f"\nArgument type not recognized: {type(args[0])}")
 
     # ------------------------------------------------------------------ size and place
     def _size(self):
