@@ -129,8 +129,8 @@ def ownership_map(named, ax=None, title=None):
             inside = x0 == x1
             lx = start[0] - 0.45 if inside else (start[0] + end[0]) / 2
             ly = start[1] + 0.1 if kind == "points" else (start[1] + end[1]) / 2 + (0 if inside else 0.1)
-            ax.text(lx, ly, label, fontsize=8.5, ha="right" if inside else "center", va="center" if inside else "bottom",
-                    color=_STYLE[kind]["color"])
+            ax.text(lx, ly, label, fontsize=8.5, ha="right" if inside else "center",
+                    va="center" if inside else "bottom", color=_STYLE[kind]["color"])
     for (column, _, label), (x, y) in zip(nodes, where):
         ax.add_patch(FancyBboxPatch((x - _WIDTH / 2, y - _HEIGHT / 2), _WIDTH, _HEIGHT, boxstyle="round,pad=0.03",
                                     facecolor=_FILL[column], edgecolor="0.3"))
