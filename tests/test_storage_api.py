@@ -6,12 +6,13 @@ share bytes, the bytes kept, warnings, and the class and message of every error.
 resize adds are uninitialized in both libraries, so only the kept ones are compared.
 """
 import warnings
+from pathlib import Path
 
 import hypothesis.strategies as st
 import numpy as np
 import pytest
 import torch
-from conftest import DTYPE_PAIRS, assert_same, assert_same_error
+from conftest import DTYPE_PAIRS, assert_same, assert_same_error, logging_modes
 from hypothesis import given
 from strategies import shapes
 
@@ -389,3 +390,39 @@ def test_set_and_autograd():
         a.set_(lib.ones(3, requires_grad=True))
         assert a.requires_grad and a.grad_fn.name() == "torch::autograd::NotImplemented"
     same_error(lambda lib: (lib.zeros(3, requires_grad=True) * 1).set_(lib.ones(3)).sum().backward())
+
+
+def test_a_dispatch_mode_sees_torchs_operators():
+    """resize_ and each set_ form reach the dispatcher as the operator torch's do (the form with a
+    tensor and a geometry is CompositeImplicitAutograd: a mode sees the storage overload)."""
+    def program(lib):
+        src = lib.arange(6.)
+        t = lib.zeros(2)
+        t.resize_(3)
+        t.set_(src.untyped_storage())
+        t.set_(src.untyped_storage(), 1, (2,))
+        t.set_(src)
+        t.set_(src, 1, (2, 2), (1, 2))
+        t.set_()
+    logs = {torch: [], internals: []}
+    modes = dict(zip(LIBS, logging_modes(logs[torch], logs[internals])))
+    for lib in LIBS:
+        with modes[lib]:
+            program(lib)
+    assert logs[internals] == logs[torch]
+    assert [op for op in logs[torch] if op.startswith(("aten.set_", "aten.resize_"))] == [
+        "aten.resize_.default", "aten.set_.source_Storage", "aten.set_.source_Storage_storage_offset",
+        "aten.set_.source_Tensor", "aten.set_.source_Storage_storage_offset", "aten.set_.default"]
+
+
+def test_set_refuses_a_storage_on_another_device():
+    """torch's message, whose fixed parts are read from its installed Resize.h."""
+    header = (Path(torch.__path__[0]) / "include/ATen/native/Resize.h").read_text()
+    assert '"Attempted to set the storage of a tensor on device \\"' in header
+    assert '"\\".  This is no longer allowed; the devices must match."' in header
+    t = internals.zeros(2)
+    with pytest.raises(RuntimeError) as err:
+        t.set_(internals.zeros(2, device="cuda").untyped_storage())
+    assert str(err.value) == ('Attempted to set the storage of a tensor on device "cpu" to a storage on different '
+                              'device "cuda:0".  This is no longer allowed; the devices must match.')
+    assert fits(t) and t.device.type == "cpu"
