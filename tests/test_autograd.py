@@ -600,7 +600,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     from internals.aten.native import tensor_factories
     from internals.codegen.gen_autograd import load_derivatives, match_natives
     unmatched = {str(s.name) for s in match_natives(load_derivatives())}
-    manual = {"copy_", "flatten.using_ints", "unflatten.int", "movedim.int", "chunk"}
+    manual = {"copy_", "flatten.using_ints", "unflatten.int", "movedim.int", "chunk", "resize_", "set_",
+              "set_.source_Storage", "set_.source_Storage_storage_offset", "set_.source_Tensor"}
     comparisons = {f"{c}.{o}" for c in ("eq", "ne", "lt", "le", "gt", "ge") for o in ("Tensor", "Scalar")}
     not_differentiable = comparisons | {"argmax", "argmin", "multinomial", "view.dtype", "nonzero",
                                         "repeat_interleave.Tensor", "detach"}
@@ -635,7 +636,8 @@ def test_every_differentiable_native_function_has_a_kernel():
             "var", "var.dim", "var_mean", "var_mean.correction", "var_mean.dim"}
     layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear"}
     assert composite == {"matmul", "reshape", "softmax.int", "log_softmax.int", "to_sparse", "to_sparse.sparse_dim",
-                         "to_dense", "coalesce", "dropout", "dropout_"} | joining | math | layers
+                         "to_dense", "coalesce", "dropout", "dropout_", "set_.source_Tensor_storage_offset"} | \
+        joining | math | layers
     # The layers' backward operators have no formula: their gradients are not differentiated again.
     backward = {"convolution_backward", "max_pool2d_with_indices_backward", "native_batch_norm_backward",
                 "native_layer_norm_backward", "embedding_dense_backward"}

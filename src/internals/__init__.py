@@ -86,6 +86,7 @@ from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .cuda import OutOfMemoryError  # torch.OutOfMemoryError is torch.cuda.OutOfMemoryError
 from .serialization import load, save
+from .storage import TypedStorage
 from .utils import data as _utils_data  # noqa: F401  (internals.utils.data, as torch.utils.data)
 
 half, float, double, short, int, long = float16, float32, float64, int16, int32, int64  # noqa: A001

@@ -103,14 +103,22 @@ _CHECKS = {
     "c10::List<::std::optional<Tensor>>": lambda p, obj: isinstance(obj, (tuple, list)) and all(
         t is None or isinstance(t, TensorBase) for t in obj),
     "c10::string_view": lambda p, obj: isinstance(obj, str),
+    "Storage": lambda p, obj: _is_storage(obj),
 }
+
+
+def _is_storage(obj):
+    """``THPVariable_set_``'s Storage: an UntypedStorage or a TypedStorage."""
+    from .storage import TypedStorage, UntypedStorage
+    return isinstance(obj, (TypedStorage, UntypedStorage))
 
 # How a parameter's type is named in error messages (``FunctionParameter::type_name``).
 _TYPE_NAMES = {"Tensor": "Tensor", "Scalar": "Number", "double": "float", "int64_t": "int", "SymInt": "int",
                "IntArrayRef": "tuple of ints", "SymIntArrayRef": "tuple of ints", "bool": "bool",
                "ScalarType": "torch.dtype", "Layout": "torch.layout", "MemoryFormat": "torch.memory_format",
                "Device": "torch.device", "Generator": "torch.Generator", "TensorList": "tuple of Tensors",
-               "c10::string_view": "str", "c10::List<::std::optional<Tensor>>": "tuple of Tensors"}
+               "c10::string_view": "str", "c10::List<::std::optional<Tensor>>": "tuple of Tensors",
+               "Storage": "torch.Storage"}
 
 
 def _parse_default(type_, size, text, optional_type):

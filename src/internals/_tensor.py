@@ -18,8 +18,8 @@ from ._functional import nonzero
 from ._generated.python_torch_functions import FUNCTIONS as _torch_functions
 from ._generated.python_variable_methods import METHODS
 from ._interop import to_torch
-from ._python_arg_parser import type_error_to_not_implemented
-from ._tensor_base import Size, TensorBase
+from ._python_arg_parser import PythonArgParser, type_error_to_not_implemented
+from ._tensor_base import _CPP_TYPE_NAMES, Size, TensorBase
 from ._tensor_str import tensor_repr
 from .aten import dispatcher
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor, sparse_to
@@ -37,6 +37,7 @@ from .c10.memory_format import (
     suggest_memory_format,
 )
 from .c10.tensor_impl import TensorImpl, contiguous_strides
+from .storage import TypedStorage, _warn_typed_storage_removal
 
 __all__ = ["Tensor", "Size"]
 
@@ -65,6 +66,39 @@ class Tensor(TensorBase):
         t = cls._from_impl(impl)
         t._requires_grad = requires_grad
         return t
+
+    # ------------------------------------------------------------------ storage
+    def storage(self):
+        """A TypedStorage over ``untyped_storage()`` with this tensor's dtype; deprecated, so the
+        first call in a process warns (``torch/_tensor.py``)."""
+        _warn_typed_storage_removal(stacklevel=2)
+        return self._typed_storage()
+
+    def _typed_storage(self):
+        return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
+
+    def set_(self, *args, **kwargs):
+        """Point this tensor at a storage (typed or untyped) or at another tensor's, with an offset,
+        sizes and strides; or, with no argument, at a new empty storage. The binding torch writes by
+        hand (``THPVariable_set_`` in ``python_variable_methods.cpp``): it checks the dtype of a
+        typed storage, or of a tensor given alone, then calls one of the ``set_`` operators."""
+        r = _set_parser.parse(args, kwargs)
+        if r.idx == 0:
+            return dispatcher.call("set_", self)
+        if r.idx in (1, 2):
+            source = _untyped_for_set(r.value(0), self)
+            if r.idx == 1:
+                return dispatcher.call("set_.source_Storage", self, source)
+            return dispatcher.call("set_.source_Storage_storage_offset", self, source, r.to_int64(1), r.intlist(2),
+                                   r.intlist(3))
+        source = r.tensor(0)
+        if r.idx == 4:     # no dtype check here: the tensor reads the source's bytes as its own dtype
+            return dispatcher.call("set_.source_Tensor_storage_offset", self, source, r.to_int64(1), r.intlist(2),
+                                   r.intlist(3))
+        if source.dtype is not self.dtype:
+            raise RuntimeError(f"Could not set tensor of type {_CPP_TYPE_NAMES[source.dtype.name]} to a tensor of "
+                               f"type {_CPP_TYPE_NAMES[self.dtype.name]}")
+        return dispatcher.call("set_.source_Tensor", self, source)
 
     # ------------------------------------------------------------------ conversion
     def numpy(self):
@@ -434,6 +468,26 @@ class Tensor(TensorBase):
         impl = self._impl
         return _rebuild_tensor_v2, (impl.storage, impl.storage_offset, impl.sizes, impl.strides, impl.dtype,
                                     self.requires_grad)
+
+
+def _untyped_for_set(storage, tensor):
+    """The bytes ``set_`` points at: a TypedStorage must have the tensor's dtype."""
+    untyped = getattr(storage, "_untyped_storage", None)
+    if untyped is None:
+        return storage
+    if storage.dtype is not tensor.dtype:
+        raise RuntimeError(f"Expected a Storage of type {_CPP_TYPE_NAMES[tensor.dtype.name]} or an UntypedStorage, "
+                           f"but got type {storage.dtype.torch_name} for argument 1 'storage'")
+    return untyped
+
+
+_set_parser = PythonArgParser([
+    "set_()",
+    "set_(Storage source)",
+    "set_(Storage source, SymInt storage_offset, SymIntArrayRef size, SymIntArrayRef stride=None)",
+    "set_(Tensor source)",
+    "set_(Tensor source, SymInt storage_offset, SymIntArrayRef size, SymIntArrayRef stride=None)",
+])
 
 
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, dtype, requires_grad):

@@ -1591,6 +1591,17 @@ def THPVariable_reshape(self, *args, **kwargs):
     return _call('reshape', self, _r.intlist(0))
 
 
+_resize__parser = PythonArgParser([
+    'resize_(SymIntArrayRef size, *, MemoryFormat? memory_format=None)',
+])
+
+
+def THPVariable_resize_(self, *args, **kwargs):
+    _r = _resize__parser.parse(args, kwargs)
+    # aten::resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+    return _call('resize_', self, _r.intlist(0), memory_format=_r.value(1))
+
+
 _roll_parser = PythonArgParser([
     'roll(SymIntArrayRef[1] shifts, IntArrayRef[1] dims=None)',
 ])
@@ -2235,6 +2246,7 @@ METHODS = named({
     'repeat': THPVariable_repeat,
     'repeat_interleave': THPVariable_repeat_interleave,
     'reshape': THPVariable_reshape,
+    'resize_': THPVariable_resize_,
     'roll': THPVariable_roll,
     'round': THPVariable_round,
     'round_': THPVariable_round_,

@@ -42,9 +42,22 @@ def increment_version(t):
     t._impl.version_counter.version += 1
 
 
+def _resize_kernel(op):
+    """``resize_`` is written by hand in torch (``VariableTypeManual.cpp``): the version moves only
+    when the sizes did."""
+    def resize_(keys, self, size, *, memory_format=None):
+        sizes = self._impl.sizes
+        with below_ad_inplace_or_view():
+            out = op.redispatch(keys.below(DispatchKey.ADInplaceOrView), self, size, memory_format=memory_format)
+        if sizes != self._impl.sizes:
+            increment_version(self)
+        return out
+    return resize_
+
+
 def register_inplace_kernels():
     for op in list(dispatcher.operators.values()):
         positions = mutated_positions(op)
         if op.namespace == "aten" and positions:
-            dispatcher.impl(op.name, "ADInplaceOrView",
-                            dispatcher.KernelFunction(_inplace_kernel(op, positions), with_keyset=True))
+            fn = _resize_kernel(op) if op.name == "aten::resize_" else _inplace_kernel(op, positions)
+            dispatcher.impl(op.name, "ADInplaceOrView", dispatcher.KernelFunction(fn, with_keyset=True))

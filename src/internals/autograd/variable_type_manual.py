@@ -185,6 +185,52 @@ def copy_(ks, self, src, non_blocking=False):
     return result
 
 
+# ---------------------------------------------------------------------- resize_ and set_
+def resize_(ks, self, size, *, memory_format=None):
+    """A tensor autograd tracks may not change its size (``VariableType::resize_``)."""
+    if self._requires_grad:
+        raise RuntimeError("cannot resize variables that require grad")
+    with below_autograd():
+        return _RESIZE.redispatch(after_autograd(ks), self, size, memory_format=memory_format)
+
+
+class NotImplementedNode(Node):
+    """The grad_fn of an output whose operator has no derivative (``functions/basic_ops.h``):
+    backward through it raises."""
+    __slots__ = ("forward_fn",)
+
+    def __init__(self, forward_fn):
+        super().__init__()
+        self.forward_fn = forward_fn
+
+    def name(self):
+        return "torch::autograd::NotImplemented"
+
+    def __repr__(self):
+        return f"<NotImplemented object at {hex(id(self))}>"
+
+    def apply(self, grads):
+        raise RuntimeError(f"derivative for {self.forward_fn} is not implemented")
+
+
+def _set_kernel(op):
+    """torch generates this one (``set_`` has no formula): a tensor re-pointed while autograd records
+    gets a grad_fn that refuses backward; a leaf that requires grad may not be re-pointed."""
+    def set_(ks, self, *args):
+        inputs = (self,) + tuple(a for a in args if hasattr(a, "_requires_grad"))
+        grad_fn = None
+        if _grad_mode.grad_enabled and any(t._requires_grad for t in inputs):
+            check_inplace(self)
+            grad_fn = NotImplementedNode("set_")
+            grad_fn._next_edges = collect_next_edges(*inputs)
+        with below_autograd():
+            result = op.redispatch(after_autograd(ks), self, *args)
+        if grad_fn is not None:
+            rebase_history(self, grad_fn)
+        return result
+    return set_
+
+
 # ---------------------------------------------------------------------- composite operators
 def _composite(name, decompose):
     """An Autograd kernel that, when a graph is recorded, calls ``decompose`` (differentiable ops)
@@ -240,15 +286,20 @@ def _chunk(self, chunks, dim=0):
     return dispatcher.call("split.Tensor", self, max(-(-size // chunks), 1), dim)
 
 
-_COPY = None
+_COPY = _RESIZE = None
+SET_OVERLOADS = ("set_", "set_.source_Storage", "set_.source_Storage_storage_offset", "set_.source_Tensor")
 
 
 def register_manual_kernels():
-    global _COPY
+    global _COPY, _RESIZE
     from .generated.variable_type import register_autograd_kernels
     register_autograd_kernels()
-    _COPY = dispatcher.find("copy_")
+    _COPY, _RESIZE = dispatcher.find("copy_"), dispatcher.find("resize_")
     dispatcher.impl("copy_", "Autograd", dispatcher.KernelFunction(copy_, with_keyset=True))
+    dispatcher.impl("resize_", "Autograd", dispatcher.KernelFunction(resize_, with_keyset=True))
+    for name in SET_OVERLOADS:
+        dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(_set_kernel(dispatcher.find(name)),
+                                                                    with_keyset=True))
     for name, decompose in (("flatten.using_ints", _flatten), ("unflatten.int", _unflatten),
                             ("movedim.int", _movedim), ("chunk", _chunk)):
         dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(_composite(name, decompose), with_keyset=True))

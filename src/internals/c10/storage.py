@@ -4,6 +4,7 @@ A storage knows nothing of dtypes, shapes or strides: that is the TensorImpl's j
 (views) may share one storage. Its bytes live in a NumPy ``uint8`` array on the CPU and in a
 Numba device array of bytes on cuda.
 """
+import gc
 import operator
 import sys
 
@@ -12,6 +13,7 @@ import numpy as np
 from .._cuda_env import SIMULATED
 from .allocator import cpu_allocator
 from .device import device as _device
+from .tensor_impl import required_storage_elements
 
 __all__ = ["UntypedStorage"]
 
@@ -19,8 +21,9 @@ __all__ = ["UntypedStorage"]
 class UntypedStorage:
     _allocator = None       # set when the storage allocated its bytes (not when it wraps ``data``)
 
-    def __init__(self, nbytes, device="cpu", *, data=None, allocator=None):
-        """Allocate ``nbytes`` on ``device``, or wrap ``data`` (a byte array) without copying."""
+    def __init__(self, nbytes, device="cpu", *, data=None, allocator=None, resizable=True):
+        """Allocate ``nbytes`` on ``device``, or wrap ``data`` (a byte array) without copying.
+        ``resizable=False`` for memory someone else owns (``from_numpy``), as torch marks it."""
         self.device = device if isinstance(device, _device) else _device(device)
         if self.device.type == "cpu" and self.device.index is not None:    # 'cpu:0' is the CPU, as in torch
             self.device = _device("cpu")
@@ -30,6 +33,7 @@ class UntypedStorage:
             self._allocator = allocator
         self._data = data
         self._nbytes = nbytes
+        self._resizable = resizable
         self._typed = {}        # dtype -> the flat view ``typed`` made: views are cheap, not free
 
     def __del__(self, _exiting=sys.is_finalizing):
@@ -54,6 +58,48 @@ class UntypedStorage:
             # ``__cuda_array_interface__``: their address is a host one.
             return self._data.ctypes.data
         return self._data.__cuda_array_interface__["data"][0]
+
+    def resizable(self):
+        return self._resizable
+
+    def resize_(self, nbytes):
+        """New bytes of size ``nbytes``, the old ones copied up to the smaller size, the old block
+        given back (``resize_bytes_cpu`` in ``aten/src/ATen/native/Resize.cpp``). The data pointer
+        changes; every tensor on this storage sees the new bytes.
+
+        One difference from torch, on purpose: torch lets a storage shrink under a tensor that
+        still reaches past the new end (reading it then reads freed memory); here that raises,
+        because no tensor may reach outside its storage."""
+        nbytes = operator.index(nbytes)
+        if nbytes < 0:     # torch passes it on to the allocator as a size_t
+            raise RuntimeError(f"[enforce fail at alloc_cpu.cpp:98] ((ptrdiff_t)nbytes) >= 0. alloc_cpu() seems "
+                               f"to have been called with negative number: {nbytes % 2**64}")
+        if not self._resizable:
+            raise RuntimeError("Trying to resize storage that is not resizable")
+        if nbytes < self._nbytes:
+            self._check_no_tensor_reaches(nbytes)
+        allocator = self._allocator or _allocator_for(self.device)
+        new = allocator.allocate(nbytes)
+        kept = min(nbytes, self._nbytes)
+        if kept:
+            if self.device.type == "cpu":
+                new[:kept] = self._data[:kept]
+            else:
+                new[:kept].copy_to_device(self._data[:kept])
+        if self._allocator is not None:
+            self._allocator.free(self._data, self._nbytes)
+        self._data, self._nbytes, self._allocator, self._typed = new, nbytes, allocator, {}
+        return self
+
+    def _check_no_tensor_reaches(self, nbytes):
+        """Refuse to shrink below the last byte a live tensor on this storage reaches. Shrinking
+        is rare, so the tensors are found by asking the garbage collector who refers to us."""
+        for impl in gc.get_referrers(self):
+            if getattr(impl, "storage", None) is self and hasattr(impl, "strides"):
+                needed = required_storage_elements(impl.sizes, impl.strides, impl.storage_offset) * impl.dtype.itemsize
+                if needed > nbytes:
+                    raise RuntimeError(f"internals: cannot resize a storage to {nbytes} bytes while a tensor of "
+                                       f"sizes {list(impl.sizes)} reaches {needed} bytes into it")
 
     def typed(self, dtype):
         """The bytes viewed as a flat array of ``dtype`` (what a kernel indexes)."""

@@ -157,11 +157,12 @@ def check_sizes_and_strides(sizes, strides):
         raise RuntimeError("numel: integer multiplication overflow")
 
 
-def check_in_bounds(storage_nbytes, sizes, strides, storage_offset, itemsize):
+def check_in_bounds(storage_nbytes, sizes, strides, storage_offset, itemsize, shown_strides=None):
     """``setStorage``'s check: every element the view can reach lies inside the storage.
 
     This is the guard that lets kernels skip bounds checks: no TensorImpl exists whose
-    elements fall outside its storage.
+    elements fall outside its storage. ``shown_strides``: the strides as the caller was given
+    them, for the message (``set_`` given none checks contiguous ones, and torch prints ``[]``).
     """
     check_sizes_and_strides(sizes, strides)
     if storage_offset < 0:
@@ -171,7 +172,8 @@ def check_in_bounds(storage_nbytes, sizes, strides, storage_offset, itemsize):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(sizes)} and strides={list(strides)}")
     if needed > storage_nbytes:
         raise RuntimeError(
-            f"setStorage: sizes {list(sizes)}, strides {list(strides)}, storage offset {storage_offset}, "
+            f"setStorage: sizes {list(sizes)}, strides {list(strides if shown_strides is None else shown_strides)}, "
+            f"storage offset {storage_offset}, "
             f"and itemsize {itemsize} requiring a storage size of {needed} are out of bounds for storage "
             f"of size {storage_nbytes}")
 

@@ -86,11 +86,15 @@ class Overload:
 # ``torch._C._nn``, which internals does not have: ``nn.functional`` calls them
 # (``F.linear``, ``F.max_pool2d``).
 SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor"}
+# Names whose binding is written by hand, in _tensor.py as in torch's python_variable_methods.cpp:
+# ``set_`` takes a Storage, typed or untyped, and checks a typed one's dtype against the tensor's.
+BOUND_BY_HAND = {"set_"}
 
 
 def binds_no_python_name(schema_name):
-    """Whether the operator ``schema_name`` (an ``OperatorName``) gets no Python binding."""
-    return str(schema_name) in SKIP_PYTHON_BINDINGS or schema_name.name.base.endswith("_backward")
+    """Whether the operator ``schema_name`` (an ``OperatorName``) gets no generated Python binding."""
+    return (str(schema_name) in SKIP_PYTHON_BINDINGS or str(schema_name.name) in BOUND_BY_HAND
+            or schema_name.name.base.endswith("_backward"))
 
 
 def load_overloads(path=NATIVE_FUNCTIONS):

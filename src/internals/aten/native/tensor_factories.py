@@ -343,7 +343,7 @@ def from_numpy(array):
                       UserWarning, stacklevel=2)
         data = writable_alias(data)
     strides = tuple(s // array.itemsize for s in array.strides)
-    storage = UntypedStorage(len(data), "cpu", data=data)
+    storage = UntypedStorage(len(data), "cpu", data=data, resizable=False)   # NumPy owns the bytes
     return TensorBase._from_impl(TensorImpl(storage, array.shape, strides, 0, dtype))
 
 

@@ -1,0 +1,117 @@
+"""Resizing a tensor and pointing it at another storage (``aten/src/ATen/native/Resize.h``,
+``Resize.cpp``; the ``set_`` kernels are in torch's ``TensorShape.cpp``, built from Resize.h's helpers).
+
+``resize_`` gives a tensor new sizes with contiguous strides, keeping its storage and offset; the
+storage grows (never shrinks) when the new sizes reach past its end, the old bytes copied over.
+``set_`` makes a tensor look at a storage with a given offset, sizes and strides, growing that
+storage in the same way. Both are in-place *metadata* changes of the same TensorImpl.
+
+Every check runs before anything changes: torch sets the sizes first and may then fail to grow a
+storage that is not resizable, leaving a tensor that reaches past its storage; here a failed call
+leaves the tensor as it was.
+"""
+from ...c10.memory_format import channels_last_strides, contiguous_format, preserve_format
+from ...c10.tensor_impl import check_in_bounds, contiguous_strides, required_storage_elements
+
+__all__ = ["resize_", "set_", "set_storage_", "set_tensor_", "set__symint", "set_cpu_"]
+
+
+def _new_geometry(impl, size, stride):
+    """The (sizes, strides) to set -- contiguous strides when none are given -- or None when the
+    sizes (and the strides, if given) are these already: ``resize_impl_cpu_``'s early return."""
+    if impl.sizes == size and (stride is None or impl.strides == stride):
+        return None
+    if any(n < 0 for n in size):      # what torch finds while counting the elements
+        raise RuntimeError("numel: integer multiplication overflow")
+    if stride is not None and any(s < 0 for s in stride):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
+    return size, contiguous_strides(size) if stride is None else stride
+
+
+def _maybe_resize_storage(storage, geometry, offset, itemsize):
+    """``maybe_resize_storage_cpu``: grow ``storage`` to the bytes this geometry reaches (an empty
+    tensor reaches none, whatever its offset). It never shrinks."""
+    needed = required_storage_elements(*geometry, offset) * itemsize
+    if needed > storage.nbytes():
+        storage.resize_(needed)
+
+
+def resize_(self, size, *, memory_format=None):
+    """``resize_``: contiguous strides for ``size`` (or those of ``memory_format``), the storage grown
+    to fit; the data up to the old end of the storage is kept."""
+    if memory_format is preserve_format:
+        raise RuntimeError("Unsupported memory formatPreserve")
+    impl, size = self._impl, tuple(size)
+    restride = memory_format is not None and memory_format is not contiguous_format
+    if restride:
+        channels_last_strides(size, memory_format)     # the rank check, before anything changes
+    geometry = _new_geometry(impl, size, None)
+    if geometry is not None:
+        _maybe_resize_storage(impl.storage, geometry, impl.storage_offset, impl.dtype.itemsize)
+        impl.sizes, impl.strides = geometry
+    if memory_format is not None:                      # ``empty_tensor_restride``
+        strides = channels_last_strides(size, memory_format) if restride else contiguous_strides(size)
+        # torch restrides without a look at the storage, so an expanded tensor made dense reaches
+        # past its end; here the storage grows to fit, as it does for new sizes.
+        _maybe_resize_storage(impl.storage, (size, strides), impl.storage_offset, impl.dtype.itemsize)
+        impl.strides = strides
+    return self
+
+
+# ---------------------------------------------------------------------- set_
+def _check_set_storage(impl, storage, offset, size, stride):
+    """``checkSetStorage``: strides to match the sizes, an offset that is not negative, the same device;
+    and, when sizes and strides stay as they are (so the storage will not be grown), the bounds."""
+    if stride is not None and len(size) != len(stride):
+        raise RuntimeError(f"unequal size length ({len(size)}) and stride length ({len(stride)})")
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    if impl.sizes == size and (stride is None or impl.strides == stride):
+        checked = contiguous_strides(size) if stride is None else stride
+        check_in_bounds(storage.nbytes(), size, checked, offset, impl.dtype.itemsize, shown_strides=stride or ())
+    if storage is not impl.storage and storage.device != impl.storage.device:
+        raise RuntimeError(f'Attempted to set the storage of a tensor on device "{impl.storage.device}" to a storage '
+                           f'on different device "{storage.device}".  This is no longer allowed; the devices must '
+                           'match.')
+
+
+def set_storage_(self, source, storage_offset, size, stride=()):
+    """``set_.source_Storage_storage_offset`` (``set_storage_cpu_``): this tensor now reads ``source``
+    from ``storage_offset`` with ``size`` and ``stride`` (contiguous when empty), ``source`` grown to fit."""
+    impl, size, stride = self._impl, tuple(size), tuple(stride) if stride else None
+    _check_set_storage(impl, source, storage_offset, size, stride)
+    geometry = _new_geometry(impl, size, stride)
+    if geometry is not None:
+        _maybe_resize_storage(source, geometry, storage_offset, impl.dtype.itemsize)
+    impl.storage, impl.storage_offset = source, storage_offset
+    if geometry is not None:
+        impl.sizes, impl.strides = geometry
+    return self
+
+
+def set_(self, source):
+    """``set_.source_Storage``: all of ``source``, as a 1-d tensor of this tensor's dtype."""
+    return set_storage_(self, source, 0, [source.nbytes() // self.dtype.itemsize])
+
+
+def set_tensor_(self, source):
+    """``set_.source_Tensor``: the storage, offset, sizes and strides of ``source``."""
+    if source._impl is self._impl:
+        return self
+    s = source._impl
+    return set_storage_(self, s.storage, s.storage_offset, s.sizes, s.strides)
+
+
+def set__symint(self, source, storage_offset, size, stride=()):
+    """``set_.source_Tensor_storage_offset`` (CompositeImplicitAutograd): ``source``'s storage with
+    the geometry given, through the storage overload."""
+    from .. import dispatcher
+    return dispatcher.call("set_.source_Storage_storage_offset", self, source._impl.storage, storage_offset, size,
+                           stride)
+
+
+def set_cpu_(self):
+    """``set_()``: a new, empty storage on this tensor's device, sizes ``[0]`` (torch's ``set_cpu_``,
+    and ``set_cuda_``, which does the same on cuda)."""
+    from ...c10.storage import UntypedStorage
+    return set_storage_(self, UntypedStorage(0, self._impl.storage.device), 0, [0])

@@ -1,0 +1,167 @@
+"""TypedStorage: an untyped storage read as elements of one dtype (``torch/storage.py``).
+
+Before PyTorch 2.0 a storage had a dtype (``FloatStorage``, ...). Today the storage is bytes
+(``UntypedStorage``, ``c10/core/StorageImpl.h``) and the dtype belongs to the tensor; what
+``tensor.storage()`` returns is this thin Python wrapper, kept for old code and deprecated: the
+first use in a process warns. It holds the untyped storage and a dtype, nothing else, and reads
+an element by making a tensor over the storage (``set_``) and indexing it, as torch's does.
+"""
+import collections.abc
+import threading
+import warnings
+
+from .c10 import scalar_type as st
+from .c10.storage import UntypedStorage
+
+__all__ = ["TypedStorage", "UntypedStorage"]
+
+_warn_lock = threading.Lock()
+_has_warned = False
+
+
+def _warn_typed_storage_removal(stacklevel=2):
+    """Warn once per process, as torch's ``_warn_typed_storage_removal`` does; ``stacklevel``
+    counts from the caller of the function that calls this one."""
+    global _has_warned
+    with _warn_lock:
+        first, _has_warned = not _has_warned, True
+    if first:
+        warnings.warn("TypedStorage is deprecated. It will be removed in the future and UntypedStorage will be the "
+                      "only storage class. This should only matter to you if you are using storages directly.  To "
+                      "access UntypedStorage directly, use tensor.untyped_storage() instead of tensor.storage()",
+                      UserWarning, stacklevel=stacklevel + 1)
+
+
+def _reset_warn_typed_storage_removal():
+    """Let the next use warn again (torch has the same hook, for its tests)."""
+    global _has_warned
+    with _warn_lock:
+        _has_warned = False
+
+
+_ARG_ERROR = ("TypedStorage.__init__ received an invalid combination of arguments. Expected one of:\n"
+              " * (*, torch.device device, torch.dtype dtype)\n"
+              " * (int size, *, torch.device device, torch.dtype dtype)\n"
+              " * (Sequence data, *, torch.device device, torch.dtype dtype)\n"
+              " * (*, UntypedStorage wrap_storage, torch.dtype dtype)")
+
+
+def _check_wrapped(args, device, dtype, wrap_storage):
+    """``TypedStorage(wrap_storage=..., dtype=...)``'s arguments, checked in torch's order."""
+    if args:
+        raise RuntimeError(_ARG_ERROR + "\nNo positional arguments should be given when using 'wrap_storage'")
+    if dtype is None:
+        raise RuntimeError(_ARG_ERROR + "\nArgument 'dtype' must be specified")
+    if not isinstance(dtype, st.dtype):
+        raise TypeError(_ARG_ERROR + f"\nArgument 'dtype' must be torch.dtype, not {type(dtype)}")
+    if device is not None:
+        raise RuntimeError(_ARG_ERROR + "\nArgument 'device' should not be specified when 'wrap_storage' is given")
+    if not isinstance(wrap_storage, UntypedStorage):
+        raise TypeError(_ARG_ERROR + f"\nArgument 'wrap_storage' must be UntypedStorage, but got {type(wrap_storage)}")
+    return wrap_storage
+
+
+class TypedStorage:
+    is_sparse = False
+
+    def __init__(self, *args, device=None, dtype=None, wrap_storage=None, _internal=False):
+        """``TypedStorage(wrap_storage=s, dtype=d)`` views the bytes of ``s``; ``TypedStorage(n, dtype=d,
+        device=...)`` allocates ``n`` elements, ``TypedStorage([1, 2], dtype=d)`` holds those values,
+        ``TypedStorage()`` nothing. The checks and messages are torch's."""
+        if not _internal:
+            _warn_typed_storage_removal()
+        if wrap_storage is not None:
+            self.dtype, self._untyped_storage = dtype, _check_wrapped(args, device, dtype, wrap_storage)
+            return
+        self.dtype = st.get_default_dtype() if dtype is None else dtype
+        device = "cpu" if device is None else device
+        if len(args) > 1:
+            raise RuntimeError(_ARG_ERROR + "\nToo many positional arguments")
+        if not args:
+            self._untyped_storage = UntypedStorage(0, device)
+        elif isinstance(args[0], int) and not isinstance(args[0], bool):
+            self._untyped_storage = UntypedStorage(args[0] * self.dtype.itemsize, device)
+        elif isinstance(args[0], collections.abc.Sequence):
+            from . import tensor
+            self._untyped_storage = tensor(args[0], dtype=self.dtype, device=device).untyped_storage()
+        else:
+            raise TypeError(_ARG_ERROR + f"\nArgument type not recognized: {type(args[0])}")
+
+    # ------------------------------------------------------------------ size and place
+    def _size(self):
+        return self._untyped_storage.nbytes() // self.dtype.itemsize
+
+    def size(self):
+        _warn_typed_storage_removal()
+        return self._size()
+
+    def __len__(self):
+        _warn_typed_storage_removal()
+        return self._size()
+
+    def nbytes(self):
+        _warn_typed_storage_removal()
+        return self._untyped_storage.nbytes()
+
+    def element_size(self):
+        _warn_typed_storage_removal()
+        return self.dtype.itemsize
+
+    @property
+    def device(self):
+        _warn_typed_storage_removal()
+        return self._untyped_storage.device
+
+    @property
+    def is_cuda(self):
+        _warn_typed_storage_removal()
+        return self._untyped_storage.device.type == "cuda"
+
+    def data_ptr(self):
+        _warn_typed_storage_removal()
+        return self._untyped_storage.data_ptr()
+
+    def untyped(self):
+        """The UntypedStorage underneath: the same object ``tensor.untyped_storage()`` returns."""
+        _warn_typed_storage_removal()
+        return self._untyped_storage
+
+    # ------------------------------------------------------------------ elements
+    def _as_tensor(self):
+        """A 1-d tensor over all of the storage (``torch.tensor([]).set_(self)``, as torch's ``_getitem``)."""
+        from . import tensor
+        return tensor([], dtype=self.dtype, device=self._untyped_storage.device).set_(self)
+
+    def _check_index(self, idx):
+        if isinstance(idx, slice):
+            raise RuntimeError("slices are only supported in UntypedStorage.__getitem__")
+        if type(idx) is not int:
+            raise RuntimeError(f"can't index a {type(self)} with {type(idx)}")
+        if not -self._size() <= idx < self._size():
+            raise IndexError(f"index {idx} out of range for storage of size {self._size()}")
+
+    def __getitem__(self, idx):
+        _warn_typed_storage_removal()
+        self._check_index(idx)
+        return self._as_tensor()[idx].item()
+
+    def __setitem__(self, idx, value):
+        _warn_typed_storage_removal()
+        self._check_index(idx)
+        self._as_tensor()[idx] = value
+
+    def tolist(self):
+        _warn_typed_storage_removal()
+        return self._as_tensor().tolist()
+
+    def __iter__(self):
+        _warn_typed_storage_removal()
+        return iter(self.tolist())
+
+    def __str__(self):
+        _warn_typed_storage_removal()
+        info = (f"[{type(self).__module__}.{type(self).__name__}(dtype={self.dtype}, "
+                f"device={self._untyped_storage.device}) of size {self._size()}]")
+        return " " + "\n ".join(str(v) for v in self._as_tensor().tolist()) + "\n" + info
+
+    __repr__ = __str__
