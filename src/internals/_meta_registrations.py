@@ -10,7 +10,7 @@ kernels only compute metadata already, so a fake tensor can run them as they are
 from collections import namedtuple
 
 from .aten.native.tensor_factories import like_strides
-from .aten.native.tensor_shape import wrap_dim
+from .aten.native.tensor_shape import compute_stride, infer_size, wrap_dim
 from .aten.tensor_iterator import broadcast_shapes, output_layout
 from .c10 import scalar_type as st
 from .c10.device import device as as_device
@@ -160,6 +160,23 @@ def meta_addmm(bias, a, b, *, beta=1, alpha=1):
     out = meta_mm(a, b)
     broadcast_shapes(tuple(bias.shape), out.shape)
     return out
+
+
+@register_meta("mv")
+def meta_mv(a, v):
+    return TensorMeta((a.shape[0],), (1,), a.dtype, a.device)
+
+
+@register_meta("threshold_backward")
+def meta_threshold_backward(grad, x, threshold):
+    return _elementwise([grad, x], st.result_type(grad, x))
+
+
+@register_meta("_unsafe_view")
+def meta_unsafe_view(x, size):
+    """``view``'s geometry on a fresh result (``reshape``'s copy, ``matmul``'s product)."""
+    shape = infer_size(tuple(size), x.numel())
+    return TensorMeta(shape, compute_stride(tuple(x.shape), x.stride(), shape), x.dtype, x.device)
 
 
 @register_meta("bmm")

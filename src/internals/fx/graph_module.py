@@ -81,9 +81,13 @@ def _wrapped(head, args, width, close=")"):
     if len(line) <= width:
         return [line]
     indent = " " * 8
+    lines = [head]
+    if len(head) > width and " = " in head:     # a long name and callee: the callee on a line of its own
+        target, callee = head.split(" = ", 1)
+        lines = [target + " = \\", indent + callee.lstrip()]
     body = textwrap.wrap(", ".join(args) + close, width - len(indent), break_long_words=False,
                          break_on_hyphens=False)
-    return [head] + [indent + b for b in body]
+    return lines + [indent + b for b in body]
 
 
 def _source(value):
