@@ -22,7 +22,7 @@ QUOTED = [
     ("ATen/native/DispatchStub.h", r"enum class CPUCapability"),
     ("ATen/Dispatch.h", r"#define AT_DISPATCH_SWITCH\("),
     ("ATen/native/cpu/Loops.h", r"^void cpu_kernel_vec\("),
-    ("ATen/native/cpu/Loops.h", r"^vectorized_loop\("),
+    ("ATen/native/cpu/Loops.h", r"for \(; i <= n - 2 \* Vec::size\(\)"),
     ("ATen/cpu/vec/vec_base.h", r"static constexpr size_type size\(\)"),
     ("c10/util/Exception.h", r"#define TORCH_CHECK\(cond, \.\.\.\)"),
 ]
@@ -63,6 +63,17 @@ def test_show_excerpt_is_headed_by_its_path_and_line_and_fits():
     assert all(len(line) <= WIDTH for line in text.splitlines())
     cpp = repr(show_excerpt("ATen/ops/add_meta.h", r"structured_add_Tensor", lines=1))
     assert cpp.splitlines()[0].startswith("// torch/include/ATen/ops/add_meta.h:")
+
+
+def test_which_picks_among_the_matches():
+    name, pattern = "c10/util/Exception.h", r"#define TORCH_CHECK\(cond, \.\.\.\)"
+    with open(wheel_file(name), encoding="utf-8") as f:
+        numbers = [i + 1 for i, line in enumerate(f.read().splitlines()) if re.search(pattern, line)]
+    assert len(numbers) > 1     # defined once per build flavour
+    assert find_excerpt(name, pattern, which=-1)[0] == numbers[-1]
+    assert find_excerpt(name, pattern)[0] == numbers[0]
+    # the last one, a normal build's, throws through torchCheckFail (c10::Error)
+    assert "torchCheckFail" in find_excerpt(name, pattern, lines=4, which=-1)[1]
 
 
 def test_a_missing_file_or_symbol_is_an_error():

@@ -157,15 +157,17 @@ def wheel_file(name):
     raise FileNotFoundError(f"{name} is not in the installed torch wheel")
 
 
-def find_excerpt(name, pattern, lines=8, until=None):
+def find_excerpt(name, pattern, lines=8, until=None, which=0):
     """``(line number, text)`` of an excerpt of the wheel's file ``name``: the first line matching
-    the regular expression ``pattern``, and the ``lines - 1`` after it, or, with ``until``, the
-    lines up to and including the first one after it that matches ``until``."""
+    the regular expression ``pattern`` (or the match numbered ``which``, as a list index: -1 is
+    the last), and the ``lines - 1`` after it, or, with ``until``, the lines up to and including
+    the first one after it that matches ``until``."""
     with open(wheel_file(name), encoding="utf-8") as f:
         text = f.read().splitlines()
-    start = next((i for i, line in enumerate(text) if re.search(pattern, line)), None)
-    if start is None:
+    matches = [i for i, line in enumerate(text) if re.search(pattern, line)]
+    if not matches:
         raise LookupError(f"{pattern!r} is not in {name}")
+    start = matches[which]
     if until is None:
         end = start + lines
     else:
@@ -173,10 +175,11 @@ def find_excerpt(name, pattern, lines=8, until=None):
     return start + 1, "\n".join(text[start:end])
 
 
-def show_excerpt(name, pattern, lines=8, until=None, width=WIDTH):
+def show_excerpt(name, pattern, lines=8, until=None, which=0, width=WIDTH):
     """Display an excerpt of the wheel's file ``name`` (see ``find_excerpt``), headed by where it
-    comes from, e.g. ``// torch/include/ATen/ops/add_meta.h:21``; highlighted as C++, or as YAML for ``.yaml``."""
-    lineno, text = find_excerpt(name, pattern, lines, until)
+    comes from, e.g. ``// torch/include/ATen/ops/add_meta.h:21``; highlighted as C++, or as YAML
+    for ``.yaml``."""
+    lineno, text = find_excerpt(name, pattern, lines, until, which)
     yaml = name.endswith(".yaml")
     path = wheel_file(name)
     where = os.path.relpath(path, _site(path))     # torch/include/..., torchgen/packaged/...
