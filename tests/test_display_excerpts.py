@@ -25,6 +25,7 @@ QUOTED = [
     ("ATen/native/cpu/Loops.h", r"for \(; i <= n - 2 \* Vec::size\(\)"),
     ("ATen/cpu/vec/vec_base.h", r"static constexpr size_type size\(\)"),
     ("c10/util/Exception.h", r"#define TORCH_CHECK\(cond, \.\.\.\)"),
+    ("dest/ufunc.py", r"^def compute_ufunc_cpu\("),
 ]
 
 
@@ -44,6 +45,7 @@ def test_headers_come_from_torch_include_and_the_schemas_from_torchgen():
     assert wheel_file("ATen/ops/add_meta.h") == os.path.join(include, "ATen/ops/add_meta.h")
     assert wheel_file("ATen/native/native_functions.yaml").endswith(
         os.path.join("torchgen", "packaged", "ATen", "native", "native_functions.yaml"))
+    assert wheel_file("dest/ufunc.py").endswith(os.path.join("torchgen", "dest", "ufunc.py"))
 
 
 def test_until_stops_at_the_first_match_after_the_start():

@@ -14,7 +14,8 @@ instead of ``print``-ing long strings:
   columns that do not fit.
 - ``wrap(text)`` wraps a long line of prose or a long list.
 - ``show_excerpt(name, pattern)`` shows a few lines of a file the installed torch wheel ships
-  (a C++ header under ``torch/include``, or torchgen's copy of ``native_functions.yaml``),
+  (a C++ header under ``torch/include``, torchgen's copy of ``native_functions.yaml``, or
+  torchgen's own code generators),
   found by what they say rather than by line number, so the chapter follows the installed
   version; ``wheel_file(name)`` is the file's path.
 """
@@ -132,9 +133,10 @@ def table(rows, header=None, width=WIDTH, sep="  "):
 
 def _wheel_roots():
     """Where the torch wheel keeps the files a chapter quotes: its C++ headers, the package itself,
-    and torchgen's packaged copy of the op schemas (found without importing either package)."""
+    torchgen's packaged copy of the op schemas, and torchgen (the code generator) itself; found
+    without importing either package."""
     roots = []
-    for package, sub in (("torch", "include"), ("torch", ""), ("torchgen", "packaged")):
+    for package, sub in (("torch", "include"), ("torch", ""), ("torchgen", "packaged"), ("torchgen", "")):
         spec = importlib.util.find_spec(package)
         if spec is not None and spec.submodule_search_locations:
             roots.append(os.path.join(spec.submodule_search_locations[0], sub))
@@ -178,10 +180,10 @@ def find_excerpt(name, pattern, lines=8, until=None, which=0):
 def show_excerpt(name, pattern, lines=8, until=None, which=0, width=WIDTH):
     """Display an excerpt of the wheel's file ``name`` (see ``find_excerpt``), headed by where it
     comes from, e.g. ``// torch/include/ATen/ops/add_meta.h:21``; highlighted as C++, or as YAML
-    for ``.yaml``."""
+    or Python for a ``.yaml`` or ``.py`` file."""
     lineno, text = find_excerpt(name, pattern, lines, until, which)
-    yaml = name.endswith(".yaml")
+    language = {".yaml": "yaml", ".py": "python"}.get(os.path.splitext(name)[1], "cpp")
     path = wheel_file(name)
     where = os.path.relpath(path, _site(path))     # torch/include/..., torchgen/packaged/...
-    head = f"{'#' if yaml else '//'} {where}:{lineno}"
-    return Source(f"{head}\n{textwrap.dedent(text)}", width, language="yaml" if yaml else "cpp")
+    head = f"{'//' if language == 'cpp' else '#'} {where}:{lineno}"
+    return Source(f"{head}\n{textwrap.dedent(text)}", width, language=language)

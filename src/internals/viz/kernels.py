@@ -153,7 +153,7 @@ def layout_steps(config):
     return stages
 
 
-_STAGE_TITLES = {"compute_strides": "before reorder\n(tensor order, last dim fastest)",
+_STAGE_TITLES = {"compute_strides": "before reorder\n(the tensors' own dim order)",
                  "reorder_dimensions": "after reorder_dimensions\n(fastest dim first)",
                  "coalesce_dimensions": "after coalesce_dimensions\n(the loop)"}
 
@@ -206,7 +206,7 @@ def build_map(taken=None):
     it is: when it succeeds, the three steps after it are skipped. With ``taken`` (the steps one
     ``trace_build`` ran), the steps that did not run are greyed. Returns the figure."""
     steps = build_steps()
-    fig, ax = plt.subplots(figsize=(6.4, 0.8 + 0.34 * len(steps)))
+    fig, ax = plt.subplots(figsize=(7.0, 0.8 + 0.34 * len(steps)))
     for i, step in enumerate(steps):
         ran = taken is None or step in taken
         face = "#fdd49e" if step == "fast_set_up" else ("#c6dbef" if step in _SKIPPED_BY_FAST else "#e5e5e5")
@@ -224,7 +224,7 @@ def build_map(taken=None):
     ax.text(4.75, (fast + last + 1) * 0.45 + 0.3, note, ha="left", va="center", fontsize=8.5, color="#d94801")
     ax.text(-0.2, (fast + last) * 0.45 + 0.75, "no shared\nlayout", ha="right", va="center",
             fontsize=8.5, color="#2171b5")
-    ax.set_xlim(-1.6, 6.4)
+    ax.set_xlim(-1.6, 7.4)
     ax.set_ylim(len(steps) * 0.9, -0.3)
     ax.axis("off")
     ax.set_title("TensorIterator.build(), in order", fontsize=10)
