@@ -13,11 +13,20 @@ instead of ``print``-ing long strings:
 - ``table(rows, header)`` lays rows out in columns and shortens (with an ellipsis) only the
   columns that do not fit.
 - ``wrap(text)`` wraps a long line of prose or a long list.
+- ``show_excerpt(name, pattern)`` shows a few lines of a file the installed torch wheel ships
+  (a C++ header under ``torch/include``, torchgen's copy of ``native_functions.yaml``, or
+  torchgen's own code generators),
+  found by what they say rather than by line number, so the chapter follows the installed
+  version; ``wheel_file(name)`` is the file's path.
 """
+import importlib.util
 import inspect
+import os
+import re
 import textwrap
 
-__all__ = ["WIDTH", "CODE_WIDTH", "wrap", "show_source", "show_error", "table", "Source"]
+__all__ = ["WIDTH", "CODE_WIDTH", "wrap", "show_source", "show_error", "table", "Source", "wheel_file",
+           "find_excerpt", "show_excerpt"]
 
 #: Characters of a line the book shows at 1400 px without a horizontal scroll bar.
 WIDTH = 87
@@ -120,3 +129,61 @@ def table(rows, header=None, width=WIDTH, sep="  "):
         if header is not None and i == 0:
             lines.append(sep.join("-" * w for w in widths))
     return "\n".join(lines)
+
+
+def _wheel_roots():
+    """Where the torch wheel keeps the files a chapter quotes: its C++ headers, the package itself,
+    torchgen's packaged copy of the op schemas, and torchgen (the code generator) itself; found
+    without importing either package."""
+    roots = []
+    for package, sub in (("torch", "include"), ("torch", ""), ("torchgen", "packaged"), ("torchgen", "")):
+        spec = importlib.util.find_spec(package)
+        if spec is not None and spec.submodule_search_locations:
+            roots.append(os.path.join(spec.submodule_search_locations[0], sub))
+    return roots
+
+
+def _site(path):
+    """The folder that holds the torch package a wheel file ``path`` belongs to."""
+    return next(os.path.dirname(os.path.dirname(root)) for root in _wheel_roots()
+                if path.startswith(os.path.join(root, "")))
+
+
+def wheel_file(name):
+    """The path of ``name`` (``"ATen/ops/add_meta.h"``, ``"ATen/native/native_functions.yaml"``)
+    in the installed torch wheel. Raises ``FileNotFoundError`` if the wheel does not ship it."""
+    for root in _wheel_roots():
+        path = os.path.join(root, name)
+        if os.path.isfile(path):
+            return path
+    raise FileNotFoundError(f"{name} is not in the installed torch wheel")
+
+
+def find_excerpt(name, pattern, lines=8, until=None, which=0):
+    """``(line number, text)`` of an excerpt of the wheel's file ``name``: the first line matching
+    the regular expression ``pattern`` (or the match numbered ``which``, as a list index: -1 is
+    the last), and the ``lines - 1`` after it, or, with ``until``, the lines up to and including
+    the first one after it that matches ``until``."""
+    with open(wheel_file(name), encoding="utf-8") as f:
+        text = f.read().splitlines()
+    matches = [i for i, line in enumerate(text) if re.search(pattern, line)]
+    if not matches:
+        raise LookupError(f"{pattern!r} is not in {name}")
+    start = matches[which]
+    if until is None:
+        end = start + lines
+    else:
+        end = next((i + 1 for i in range(start + 1, len(text)) if re.search(until, text[i])), start + lines)
+    return start + 1, "\n".join(text[start:end])
+
+
+def show_excerpt(name, pattern, lines=8, until=None, which=0, width=WIDTH):
+    """Display an excerpt of the wheel's file ``name`` (see ``find_excerpt``), headed by where it
+    comes from, e.g. ``// torch/include/ATen/ops/add_meta.h:21``; highlighted as C++, or as YAML
+    or Python for a ``.yaml`` or ``.py`` file."""
+    lineno, text = find_excerpt(name, pattern, lines, until, which)
+    language = {".yaml": "yaml", ".py": "python"}.get(os.path.splitext(name)[1], "cpp")
+    path = wheel_file(name)
+    where = os.path.relpath(path, _site(path))     # torch/include/..., torchgen/packaged/...
+    head = f"{'//' if language == 'cpp' else '#'} {where}:{lineno}"
+    return Source(f"{head}\n{textwrap.dedent(text)}", width, language=language)
