@@ -94,3 +94,21 @@ def test_argument_types_are_named_as_torch_names_them(call):
     """``got (tuple, int)``: the given arguments by their Python type names, not ``tuple of (int, int)``."""
     ours, theirs = assert_same_error(lambda: call(internals), lambda: call(torch))
     assert str(ours) == str(theirs)
+
+
+# ----------------------------------------------------------------------------- Python numbers
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "uint8", "int8", "bool"])
+@pytest.mark.parametrize("value", [1e6, 1e39, 70000, 300, -300, 2**40, 2.5, float("inf")])
+@pytest.mark.parametrize("op", ["pow", "pow_", "clamp min", "clamp max", "rpow"])
+def test_scalar_exponents_and_bounds_must_fit_the_dtype(dtype, value, op):
+    """``uint8.pow(300)`` and ``int8.clamp(max=300)`` are torch's overflow errors; they used to wrap."""
+    def run(lib):
+        x = lib.ones(2, dtype=getattr(lib, dtype))
+        return {"pow": lambda: x.pow(value), "pow_": lambda: x.pow_(value), "clamp min": lambda: x.clamp(min=value),
+                "clamp max": lambda: lib.clamp(x, max=value), "rpow": lambda: value ** x}[op]()
+    try:
+        theirs = run(torch)
+    except RuntimeError:
+        same_error(run)
+        return
+    assert_same(run(internals), theirs)
