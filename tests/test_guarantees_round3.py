@@ -112,3 +112,79 @@ def test_scalar_exponents_and_bounds_must_fit_the_dtype(dtype, value, op):
         same_error(run)
         return
     assert_same(run(internals), theirs)
+
+
+# ----------------------------------------------------------------------------- overlapping writes
+@pytest.mark.parametrize("geometry", [((4,), (0,), 0), ((2, 3), (0, 1), 1), ((2, 2), (0, 0), 3)])
+def test_scatter_into_a_self_overlapping_view_is_refused(geometry):
+    """Two elements of ``self`` at one address: which scatter wins would be a race; torch refuses."""
+    def run(lib):
+        x = lib.arange(24.0).as_strided(*geometry)
+        x.scatter_(0, lib.zeros((1,) + tuple(x.shape[1:]), dtype=lib.int64), 3.0)
+    same_error(run)
+
+
+@pytest.mark.parametrize("make", [lambda L: L.ones(1, 3).expand(4, 3), lambda L: L.tensor(1.0).expand(4),
+                                  lambda L: L.arange(24.0).as_strided((2, 2), (0, 0), 3)])
+def test_copying_a_tensor_onto_itself_is_a_no_op(make):
+    """``copy_impl`` returns at once when source and destination are the same elements."""
+    def run(lib):
+        x = make(lib)
+        return x.copy_(x)
+    assert_same(run(internals), run(torch))
+
+
+# ----------------------------------------------------------------------------- autograd
+def _function_returning(lib, grads):
+    class F(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, g):
+            return grads(g)
+    a = lib.ones(2, requires_grad=True)
+    F.apply(a).sum().backward()
+    return a.grad
+
+
+def test_a_function_returning_too_many_gradients_is_refused():
+    same_error(lambda lib: _function_returning(lib, lambda g: (g, g)))
+    # ...unless the extra ones are None
+    assert_same(_function_returning(internals, lambda g: (g, None, None)), _function_returning(torch, lambda g: (g, None)))
+
+
+def test_backward_with_inputs():
+    def run(lib):
+        a = lib.ones(2, requires_grad=True)
+        b = a * 2
+        (b * b).sum().backward(inputs=[b])
+        return b.grad, b.retains_grad, a.grad
+    (b_ours, kept_ours, a_ours), (b_theirs, kept_theirs, a_theirs) = run(internals), run(torch)
+    assert_same(b_ours, b_theirs)
+    assert (kept_ours, a_ours) == (kept_theirs, a_theirs) == (True, None)
+    same_error(lambda lib: (lib.ones(2, requires_grad=True) * 2).sum().backward(inputs=[]))
+
+
+@pytest.mark.parametrize("mode", [0, 1, "yes", None])
+def test_set_grad_enabled_takes_a_bool(mode):
+    try:
+        same_error(lambda lib: lib.set_grad_enabled(mode))
+    finally:
+        torch.set_grad_enabled(True)
+        internals.set_grad_enabled(True)
+
+
+# ----------------------------------------------------------------------------- devices
+@pytest.mark.parametrize("args", [
+    ("cuda:01",), ("cuda:\u0661",), ("",), (" cuda",), ("cuda:",), (":0",), ("cuda:0:0",), ("cuda:+1",), ("cpu:-1",),
+    ("cuda:0", 0), ("cuda", -1), ("cuda", "0"), (True,), (None,), (1.5,), (-1,),
+])
+def test_device_strings_and_arguments_refused_as_torch_refuses(args):
+    same_error(lambda lib: lib.device(*args))
+
+
+def test_a_bare_integer_is_an_accelerator_index():
+    """torch.device(0) is the accelerator's device 0 (this torch build has none, so only internals runs it)."""
+    assert internals.device(0) == internals.device("cuda:0") and internals.device(2).index == 2

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import contiguous_strides
-from ..tensor_iterator import broadcast_shapes, output_layout
+from ..tensor_iterator import assert_no_internal_overlap, broadcast_shapes, output_layout
 from .copy import buffer, fill_, same_device_copy
 from .dispatch_stub import loops
 from .elementwise import common_device
@@ -295,6 +295,7 @@ def gather(self, dim, index, sparse_grad=False):
 
 def _scatter(self, dim, index, src, accumulate, name):
     d = _gather_scatter_checks(name, self, dim, index, src)
+    assert_no_internal_overlap(self._impl)      # ``scatter_meta_impl``
     if src.dtype is not self.dtype:
         raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
     if index.numel():
