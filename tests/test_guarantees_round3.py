@@ -216,3 +216,36 @@ def test_float_formats_as_torch(values, dtype):
 ])
 def test_rows_and_suffixes_wrap_as_torch(make):
     assert repr(make(internals)).replace("internals.", "torch.") == repr(make(torch))
+
+
+# ----------------------------------------------------------------------------- masks
+@pytest.mark.parametrize("index", [
+    lambda L: (L.tensor(True),), lambda L: (L.tensor(False),), lambda L: (L.tensor([1, 0, 1], dtype=L.uint8),),
+    lambda L: (L.tensor([True, False, True]),), lambda L: (L.tensor([True, False]),),
+])
+@pytest.mark.parametrize("value", [lambda L: L.tensor(-1.0), lambda L: L.tensor(7)])
+def test_index_put_with_one_mask_and_one_value_is_masked_fill(index, value):
+    """``canDispatchToMaskedFill``: a 0-dim mask fills everything (it was a NumPy ValueError), a
+    uint8 mask is refused as masked_fill_ refuses it, and the value's dtype need not match."""
+    def run(lib):
+        return lib.arange(12.0).reshape(3, 4).index_put_(index(lib), value(lib))
+    try:
+        theirs = run(torch)
+    except (RuntimeError, IndexError):
+        same_error(run)
+        return
+    assert_same(run(internals), theirs)
+
+
+def test_setitem_with_a_uint8_mask_is_refused():
+    def run(lib):
+        lib.arange(12.0).reshape(3, 4)[lib.tensor([1, 0, 1], dtype=lib.uint8)] = -1.0
+    same_error(run)
+
+
+def test_setitem_with_a_mask_after_a_slice():
+    def run(lib):
+        x = lib.arange(12.0).reshape(3, 4)
+        x[:, lib.tensor([True, False, True, False])] = lib.tensor(7)
+        return x
+    assert_same(run(internals), run(torch))
