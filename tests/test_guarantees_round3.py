@@ -249,3 +249,11 @@ def test_setitem_with_a_mask_after_a_slice():
         x[:, lib.tensor([True, False, True, False])] = lib.tensor(7)
         return x
     assert_same(run(internals), run(torch))
+
+
+# ----------------------------------------------------------------------------- NumPy
+@pytest.mark.parametrize("how", ["tensor", "from_numpy"])
+@pytest.mark.parametrize("dtype", [">f4", ">i8", ">f8"])
+def test_a_byte_swapped_numpy_array_is_refused(how, dtype):
+    import numpy as np
+    same_error(lambda lib: getattr(lib, how)(np.array([1, 2], dtype=dtype)))
