@@ -144,10 +144,15 @@ def _parse_default(type_, size, text, optional_type):
 
 
 def _type_name(obj):
-    """How a given argument's type is printed: ``Tensor``, ``int``, ``tuple of (int, str)``."""
-    if isinstance(obj, (tuple, list)) and not isinstance(obj, TensorBase):
-        return f"{type(obj).__name__} of ({', '.join(_type_name(o) for o in obj)})"
+    """A given argument's type as torch's ``py_typename`` prints it: ``Tensor``, ``int``, ``tuple``."""
     return "Tensor" if isinstance(obj, TensorBase) else type(obj).__name__
+
+
+def _arg_desc(obj):
+    """...and as a signature's mismatch shows it (``_argDesc``): ``tuple of (int, str)``."""
+    if isinstance(obj, (tuple, list)) and not isinstance(obj, TensorBase):
+        return f"{type(obj).__name__} of ({', '.join(_arg_desc(o) for o in obj)})"
+    return _type_name(obj)
 
 
 # ---------------------------------------------------------------------- signatures
@@ -320,11 +325,11 @@ class FunctionSignature:
         shown = []
         for p, obj in zip(self.params, args):
             matches = p.check(p, obj) or (obj is None and p.allow_none)
-            shown.append(_type_name(obj) if matches else f"!{_type_name(obj)}!")
+            shown.append(_arg_desc(obj) if matches else f"!{_arg_desc(obj)}!")
         for key, obj in (kwargs or {}).items():
             p = self.params[self.names[key]]
             ok = p.check(p, obj) or (obj is None and p.allow_none)
-            shown.append(f"{key}={_type_name(obj) if ok else '!' + _type_name(obj) + '!'}")
+            shown.append(f"{key}={_arg_desc(obj) if ok else '!' + _arg_desc(obj) + '!'}")
         return f"({', '.join(shown)})"
 
 

@@ -1,10 +1,13 @@
 """Printing tensors in torch's style (``torch/_tensor_str.py``), via NumPy's formatter."""
+import math
+
 import numpy as np
 
 from .c10 import scalar_type as st
 
 LINEWIDTH = 80   # torch's PRINT_OPTS.linewidth
 THRESHOLD, EDGEITEMS = 1000, 3   # torch's PRINT_OPTS: more elements than this print as "..."
+PRECISION = 4
 
 
 def tensor_repr(t):
@@ -22,29 +25,89 @@ def tensor_repr(t):
         extras.append("requires_grad=True")
     if t.numel() == 0 and t.dim() > 1:
         extras.insert(0, f"size={tuple(t.shape)}")
-    return "tensor(" + ", ".join([_body(t, "tensor(")] + extras) + ")"
+    return _add_suffixes("tensor(" + _body(t, "tensor("), extras, len("tensor("))
+
+
+def _add_suffixes(text, suffixes, indent, force_newline=False):
+    """``_add_suffixes``: each suffix after ", ", or on a line of its own once the line would pass
+    80 columns (torch counts from the last newline, one more than the line); a sparse tensor's
+    first suffix always starts a line."""
+    line = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        width = len(suffix.replace("internals.", "torch."))     # break where torch's text breaks
+        if force_newline or line + width + 2 > LINEWIDTH:
+            force_newline = False
+            text += ",\n" + " " * indent + suffix
+            line = indent + width
+        else:
+            text += ", " + suffix
+            line += width + 2
+    return text + ")"
 
 
 def _body(t, prefix):
-    """The values as nested lists; ``prefix`` is what precedes them on the first line (its length
-    indents the following lines)."""
-    values = t._host_values()      # a strided view: nothing is copied
-    shown = _summarized(values)     # what is printed: formats are chosen from it, as torch does
-    if t.dtype.is_floating_point:
-        text = np.array2string(values, separator=", ", prefix=prefix, precision=4,
-                               floatmode="fixed" if _needs_fixed(shown) else "maxprec_equal")
-        return _torch_ellipsis(text, values)
-    if t.dtype is st.bool_ and values.size:
-        # NumPy pads every bool to the width of "False"; torch to the widest value printed.
-        width = max(len(str(v)) for v in shown.flat)
-        text = np.array2string(values, separator=", ", prefix=prefix, formatter={"bool": lambda v: str(v).rjust(width)})
-        return _torch_ellipsis(text, values)
-    return _torch_ellipsis(np.array2string(values, separator=", ", prefix=prefix), values)
+    """The values as nested lists (``_tensor_str``); ``prefix`` is what precedes them on the first
+    line (its length indents the following lines)."""
+    if t.numel() == 0:
+        return "[]"
+    values = t._host_values()      # a strided view: nothing is copied, and only what is shown is read
+    summarize = values.size > THRESHOLD
+    formatter = _Formatter(_summarized(values) if summarize else values, t.dtype)
+    return _nested(values, len(prefix), summarize, formatter)
 
 
-def _torch_ellipsis(text, values):
-    """torch writes the elided middle of a row as ",  ...," (two spaces), NumPy as ", ...,"."""
-    return text.replace(", ...,", ",  ...,") if values.size > THRESHOLD else text
+class _Formatter:
+    """torch's ``_Formatter``: one width and one style for every element, chosen from the nonzero
+    finite values shown: integers print as "3.", else four decimals, or ``{:.4e}`` when the values
+    span more than three decades, pass 1e8 or (not all integers) fall below 1e-4."""
+
+    def __init__(self, values, dtype):
+        self.floating = dtype.is_floating_point
+        self.int_mode, self.sci_mode, self.width = True, False, 1
+        if not self.floating:
+            self.width = max(len(str(v)) for v in values.reshape(-1).tolist())
+            return
+        flat = values.reshape(-1).astype(np.float64)
+        shown = flat[np.isfinite(flat) & (flat != 0)]
+        if not shown.size:
+            return
+        magnitude = np.abs(shown)
+        low, high = magnitude.min(), magnitude.max()
+        self.int_mode = bool(np.all(shown == np.ceil(shown)))
+        self.sci_mode = high / low > 1000.0 or high > 1.0e8 or (not self.int_mode and low < 1.0e-4)
+        if self.sci_mode:
+            self.width = max(len(f"{v:.{PRECISION}e}") for v in shown.tolist())
+        elif self.int_mode:
+            self.width = max(len(f"{v:.0f}") + 1 for v in shown.tolist())
+        else:
+            self.width = max(len(f"{v:.{PRECISION}f}") for v in shown.tolist())
+
+    def format(self, value):
+        if not self.floating:
+            text = str(value)
+        elif self.sci_mode:
+            text = f"{value:{self.width}.{PRECISION}e}"
+        elif self.int_mode:
+            text = f"{value:.0f}" + ("" if math.isinf(value) or math.isnan(value) else ".")
+        else:
+            text = f"{value:.{PRECISION}f}"
+        return text.rjust(self.width)       # inf and nan do not count towards the width
+
+
+def _nested(values, indent, summarize, formatter):
+    """``_tensor_str_with_formatter``: a 0-dim value, a row (``_vector_str``), or rows of rows."""
+    if values.ndim == 0:
+        return formatter.format(values.item())
+    n = values.shape[0]
+    rows = (list(range(EDGEITEMS)) + [None] + list(range(n - EDGEITEMS, n)) if summarize and n > 2 * EDGEITEMS
+            else list(range(n)))
+    if values.ndim == 1:
+        data = [" ..." if i is None else formatter.format(values[i].item()) for i in rows]
+        per_line = max(1, (LINEWIDTH - indent) // (formatter.width + 2))
+        lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    slices = ["..." if i is None else _nested(values[i], indent + 1, summarize, formatter) for i in rows]
+    return "[" + ("," + "\n" * (values.ndim - 1) + " " * (indent + 1)).join(slices) + "]"
 
 
 def _sparse_repr(t):
@@ -65,16 +128,7 @@ def _sparse_repr(t):
     if t.dtype not in {st.get_default_dtype(), st.int64, st.bool_}:
         suffixes.append(f"dtype=internals.{t.dtype.name}")
     suffixes.append(f"layout={t.layout}")
-    text = "tensor(" + (",\n" + indent).join(parts)
-    line = len(indent) + len(parts[-1]) + 1    # torch counts from the last newline, one more than the line
-    for i, suffix in enumerate(suffixes):
-        if i == 0 or line + len(suffix) + 2 > LINEWIDTH:
-            text += ",\n" + indent + suffix
-            line = len(indent) + len(suffix)
-        else:
-            text += ", " + suffix
-            line += len(suffix) + 2
-    return text + ")"
+    return _add_suffixes("tensor(" + (",\n" + indent).join(parts), suffixes, len(indent), force_newline=True)
 
 
 def _summarized(values):
@@ -87,14 +141,3 @@ def _summarized(values):
     return values[np.ix_(*keep)]   # one gather of the shown elements (np.take would copy the whole view)
 
 
-def _needs_fixed(values):
-    """Four digits after the point for every value (torch's ``_Formatter``): unless all values are
-    integers printed as integers ("0., 1."), which holds while they span at most three decades
-    below 1e8; beyond that torch prints ``{:.4e}``."""
-    finite = values[np.isfinite(values)] if values.size else values
-    if not finite.size:
-        return False
-    if not np.all(finite == np.round(finite)):
-        return True
-    nonzero = np.abs(finite[finite != 0])
-    return bool(nonzero.size) and (nonzero.max() / nonzero.min() > 1000 or nonzero.max() > 1e8)

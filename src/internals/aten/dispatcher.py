@@ -19,7 +19,7 @@ import os
 from ..c10.dispatch_key import ALIAS_KEYS, DispatchKey, DispatchKeySet, alias_runtime_keys
 from ..c10.local_dispatch_key_set import tls
 from ..c10.trace_log import TraceLog
-from ._threads import ONE_AT_A_TIME
+from ._threads import ONE_AT_A_TIME, ONE_CUDA_KERNEL
 
 __all__ = ["OperatorHandle", "KernelFunction", "define", "impl", "deregister", "register_fallback",
            "find", "call", "trace", "operators", "backend_fallbacks", "add_observer", "remove_observer"]
@@ -43,6 +43,7 @@ def _where(fn):
 
 
 _KEY_OF_BIT = {int(k): k for k in DispatchKey}    # DispatchKey(i) without the Enum call's cost
+_SIMULATED_KEYS = (DispatchKey.CUDA, DispatchKey.SparseCUDA)     # their kernels launch on the simulator
 
 
 class KernelFunction:
@@ -155,6 +156,12 @@ class OperatorHandle:
         kernel = entry[0]
         if _trace_log.entries is not None:
             _trace(self, key, entry)
+        if ONE_CUDA_KERNEL is not None and key in _SIMULATED_KEYS:      # see ``_threads.py``
+            with ONE_CUDA_KERNEL:
+                return self._run_kernel(kernel, bits, args, kwargs)
+        return self._run_kernel(kernel, bits, args, kwargs)
+
+    def _run_kernel(self, kernel, bits, args, kwargs):
         if kernel.boxed:
             return kernel.fn(self, DispatchKeySet._from_bits(bits), *args, **kwargs)
         if kernel.with_keyset:

@@ -662,12 +662,17 @@ def has_internal_overlap(impl):
     return any(st == 0 and n > 1 for n, st in zip(impl.sizes, impl.strides))
 
 
-def check_no_overlap(out, inputs):
-    """TensorIterator's ``check_mem_overlap``: refuse writes that would race with themselves."""
-    if has_internal_overlap(out):
+def assert_no_internal_overlap(impl):
+    """``assert_no_internal_overlap`` (``MemoryOverlap.cpp``): no write reaches an element twice."""
+    if has_internal_overlap(impl):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers "
                            "to a single memory location. Please clone() the tensor before performing "
                            "the operation.")
+
+
+def check_no_overlap(out, inputs):
+    """TensorIterator's ``check_mem_overlap``: refuse writes that would race with themselves."""
+    assert_no_internal_overlap(out)
     for i in inputs:
         if _overlap(out, i) == "partial":
             raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "

@@ -35,7 +35,12 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
     """Accumulate into ``.grad`` of the leaves the gradient of ``tensors`` (``torch.autograd.backward``)."""
     tensors = _as_tuple(tensors)
     grads = _as_tuple(grad_tensors if grad_variables is None else grad_variables) or (None,) * len(tensors)
+    if inputs is not None and not _as_tuple(inputs):
+        raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     inputs = _as_tuple(inputs)
+    for t in inputs:
+        if t.grad_fn is not None:
+            t.retain_grad()         # a non-leaf input gets its .grad too (``run_backward`` in autograd.cpp)
     if retain_graph is None:
         retain_graph = create_graph
     _run_backward(tensors, _make_grads(tensors, grads), retain_graph, create_graph, inputs, allow_unused=True)

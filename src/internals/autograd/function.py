@@ -61,7 +61,9 @@ class BackwardCFunction(Node, FunctionCtx):
         if not isinstance(result, tuple):
             result = (result,)
         expected = len(self.needs_input_grad)
-        if len(result) < expected:
+        if len(result) > expected and all(g is None for g in result[expected:]):
+            result = result[:expected]          # extra results are allowed while they are None
+        if len(result) != expected:
             raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
                                f"(expected {expected}, got {len(result)})")
         return tuple(result[i] for i in self._tensor_positions)

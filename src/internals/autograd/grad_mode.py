@@ -40,8 +40,11 @@ class _DecoratorContextManager:
 
 class set_grad_enabled(_DecoratorContextManager):
     def __init__(self, mode):
+        if not isinstance(mode, bool):      # torch._C._set_grad_enabled parses a bool, nothing else
+            raise TypeError(f"set_grad_enabled(): argument 'enabled' (position 1) must be bool, "
+                            f"not {type(mode).__name__}")
         self.prev = GradMode.is_enabled()
-        self.mode = bool(mode)
+        self.mode = mode
         GradMode.set_enabled(self.mode)    # torch applies it at once: usable as a plain function
 
     def __enter__(self):

@@ -1,5 +1,7 @@
 """Devices, mirroring ``c10/core/Device.h``: a type ("cpu" or "cuda") and an index."""
 
+import re
+
 __all__ = ["device"]
 
 
@@ -9,13 +11,17 @@ class device:
     def __init__(self, type, index=None):
         if isinstance(type, device):
             type, index = type.type, type.index
-        elif ":" in type:
-            type, _, idx = type.partition(":")
-            if not idx.isdigit():        # torch's parser takes decimal digits only ('cuda:-1' is refused)
-                raise RuntimeError(f"Invalid device string: '{type}:{idx}'")
-            index = int(idx)
+        elif isinstance(type, int) and not isinstance(type, bool) and index is None:
+            type, index = "cuda", type          # torch.device(0): an index on the accelerator
+        elif isinstance(type, str):
+            type, index = _parse(type, index)
+        else:
+            raise TypeError(f"device() received an invalid combination of arguments - got "
+                            f"({type.__class__.__name__}), but expected one of:\n * (torch.device device)\n"
+                            f"      didn't match because some of the arguments have invalid types: "
+                            f"(!{type.__class__.__name__}!)\n * (str type, int index = -1)\n")
         if index is not None and index < 0:
-            raise RuntimeError(f"Device index must be -1 or non-negative, got {index}")
+            raise RuntimeError("Device index must not be negative")
         if type not in ("cpu", "cuda", "meta"):
             raise RuntimeError(f"Expected one of cpu, cuda, meta device type at start of device string: {type}")
         self.type, self.index = type, index   # 'cuda' keeps no index: device('cuda') != device('cuda:0')
@@ -37,6 +43,26 @@ class device:
         if self.index is None:
             return f"device(type='{self.type}')"
         return f"device(type='{self.type}', index={self.index})"
+
+
+_DEVICE_STRING = re.compile(r"([A-Za-z_]+)(?::([1-9][0-9]*|0))?")    # ASCII letters and digits only
+
+
+def _parse(text, index):
+    """A device string (``Device::Device(const std::string&)``): a type, then maybe ``:`` and a
+    decimal index without leading zeros; an explicit ``index`` excludes one in the string."""
+    if not text:
+        raise RuntimeError("Device string must not be empty")
+    match = _DEVICE_STRING.fullmatch(text)
+    if match is None:
+        raise RuntimeError(f"Invalid device string: '{text}'")
+    if index is not None and not isinstance(index, int):
+        raise TypeError(f"device(): argument 'index' (position 2) must be int, not {index.__class__.__name__}")
+    if match[2] is not None:
+        if index is not None:
+            raise RuntimeError(f"type (string) must not include an index because index was passed explicitly: {text}")
+        index = int(match[2])
+    return match[1], index
 
 
 def as_device(d):

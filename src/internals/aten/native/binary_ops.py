@@ -8,7 +8,7 @@ fmod, as ``BinaryOpsKernel.cpp`` does) and runs the generic CPU or CUDA loop.
 """
 from ...c10 import scalar_type as st
 from . import scalar_ops as ops
-from .elementwise import binary, where
+from .elementwise import binary, check_pow_exponent, where
 from .linear_algebra import _TYPE_META_NAMES
 from .tensor_factories import wrap_scalar
 
@@ -124,6 +124,9 @@ def clamp(x, min=None, max=None, *, out=None):
                            f"{_TYPE_META_NAMES[out.dtype.name]}")
     if dtype is st.bool_:
         raise _not_implemented("clamp", dtype)
+    for bound in (min, max):
+        if bound is not None and not hasattr(bound, "_impl"):
+            st.checked_convert(bound, dtype)        # ``clamp_scalar_kernel_impl``: ``min.to<scalar_t>()``
     result = x if x.dtype is dtype else x.to(dtype)
     if min is not None:
         result = binary(ops.MAXIMUM, result, _as_tensor(min))
@@ -147,6 +150,7 @@ def clip_(x, min=None, max=None):
 
 def pow_tensor_scalar_(x, exponent):
     """``pow_.Scalar``, ``x **= 2``."""
+    check_pow_exponent(x, exponent)
     return binary(ops.POW, x, wrap_scalar(exponent), out=x)
 
 

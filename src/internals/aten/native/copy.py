@@ -70,7 +70,8 @@ def _cast_scalar(src, dtype):
     the loop would (the 16-bit floats, cast on their bit patterns, take the loop)."""
     from .tensor_factories import _host_impl
     value = buffer(src)[src._impl.storage_offset]
-    return type(src)._from_impl(_host_impl(np.array(value, dtype=dtype.numpy_type)))
+    with np.errstate(over="ignore", invalid="ignore"):      # a C cast warns of nothing (1e39 -> inf)
+        return type(src)._from_impl(_host_impl(np.array(value, dtype=dtype.numpy_type)))
 
 
 def _cross_device_copy(dst, src):
@@ -87,7 +88,12 @@ def _cross_device_copy(dst, src):
 
 def copy_(dst, src, non_blocking=False):
     """The overlap and shape checks of ``copy_``'s TensorIterator, then a same-device loop or a
-    move across devices."""
+    move across devices. A copy of the very same elements returns at once (``copy_impl``), so
+    ``x.copy_(x)`` on an expanded ``x`` is no overlap error."""
+    d, s = dst._impl, src._impl
+    if (d.storage is s.storage and d.storage_offset == s.storage_offset and d.strides == s.strides
+            and d.sizes == s.sizes and d.dtype is s.dtype):
+        return dst
     it = (TensorIteratorConfig().add_output(dst).add_const_input(src).resize_outputs(False)
           .compute_in_opmath(False))
     it = TensorIterator(it)

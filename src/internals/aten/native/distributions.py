@@ -19,7 +19,7 @@ from ...c10.memory_format import contiguous_format
 from ...c10.storage import UntypedStorage, bytes_of
 from ...c10.tensor_impl import TensorImpl
 from .. import dispatcher
-from ..tensor_iterator import has_internal_overlap, output_layout
+from ..tensor_iterator import assert_no_internal_overlap, output_layout
 from .copy import copy_
 from .cpu import distribution_kernels as k
 
@@ -302,12 +302,6 @@ def exponential_(self, lambd=1.0, *, generator=None):
 
 
 # ---------------------------------------------------------------------- bernoulli
-def _check_no_internal_overlap(self):
-    if has_internal_overlap(self._impl):
-        raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers to a "
-                           "single memory location. Please clone() the tensor before performing the operation.")
-
-
 def _zero_one(draws, dtype):
     return draws if dtype is st.bool_ else draws.astype(np.float64 if dtype is st.float64 else np.int64)
 
@@ -322,7 +316,7 @@ def bernoulli_float(self, p=0.5, *, generator=None):
     n = self.numel()
     if n == 0:
         return self
-    _check_no_internal_overlap(self)
+    assert_no_internal_overlap(self._impl)
     gen = _generator(generator, self.device)
     if self.device.type == "cuda":
         from ...cuda.random import philox_uniform
@@ -340,7 +334,7 @@ def bernoulli_tensor(self, p, *, generator=None):
     n = self.numel()
     if n == 0:
         return self
-    _check_no_internal_overlap(self)
+    assert_no_internal_overlap(self._impl)
     p = p.to(device="cpu").expand(self.shape)
     probs = _values_in_order(p, self)
     gen = _mt19937(generator, self, "bernoulli_")

@@ -306,7 +306,17 @@ def ge_scalar(a, other):
 
 
 def pow_tensor_scalar(self, exponent):
+    check_pow_exponent(self, exponent)
     return binary(ops.POW, self, wrap_scalar(exponent))
+
+
+def check_pow_exponent(self, exponent):
+    """``pow_tensor_scalar_kernel`` (``PowKernel.cpp``) takes the exponent as a double for float
+    and double, and as the result's own type otherwise: 300 is no uint8 exponent, 1e6 no float16."""
+    dtype = st.result_type(self, exponent)
+    if dtype in (st.float32, st.float64) or (not dtype.is_floating_point and exponent < 0):
+        return          # (negative integer powers are refused by the kernel, with torch's message)
+    st.checked_convert(exponent, dtype)
 
 
 def pow_scalar(self, exponent):

@@ -14,7 +14,7 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import contiguous_strides
-from ..tensor_iterator import broadcast_shapes, output_layout
+from ..tensor_iterator import assert_no_internal_overlap, broadcast_shapes, output_layout
 from .copy import buffer, fill_, same_device_copy
 from .dispatch_stub import loops
 from .elementwise import common_device
@@ -174,6 +174,9 @@ def index(self, indices):
 
 def index_put_(self, indices, values, accumulate=False):
     """``index_put_``: ``self[indices] = values`` (or ``+=``), ``values`` broadcast to the indexed shape."""
+    mask = None if accumulate else _masked_fill_mask(self, indices, values)
+    if mask is not None:
+        return masked_fill_scalar_(self, mask, values.item())
     if values.dtype is not self.dtype:
         raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
                            f"{self.dtype.torch_name} for the destination and {values.dtype.torch_name} for the source.")
@@ -295,6 +298,7 @@ def gather(self, dim, index, sparse_grad=False):
 
 def _scatter(self, dim, index, src, accumulate, name):
     d = _gather_scatter_checks(name, self, dim, index, src)
+    assert_no_internal_overlap(self._impl)      # ``scatter_meta_impl``
     if src.dtype is not self.dtype:
         raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
     if index.numel():
@@ -335,6 +339,31 @@ def scatter_value(self, dim, index, value):
 
 def scatter_add(self, dim, index, src):
     return scatter_add_(self.clone(), dim, index, src)
+
+
+def _masked_fill_mask(self, indices, values):
+    """``canDispatchToMaskedFill``: a single bool or uint8 index and a one-element CPU value make
+    ``index_put_`` a ``masked_fill_`` (so a 0-dim mask works, and a uint8 mask is refused); the
+    mask gets trailing dims of size 1 for the dims it does not cover."""
+    if values.numel() != 1 or values.device.type != "cpu":
+        return None
+    covered, mask = 0, None
+    for ix in indices:
+        if ix is None:
+            covered += 1
+            continue
+        if ix.dtype not in (st.bool_, st.uint8) or ix.device != self.device or mask is not None:
+            return None
+        if covered + ix.dim() > self.dim():
+            return None                     # too many indices: the general path says so
+        for j, n in enumerate(ix.shape):
+            if n != self.shape[covered + j]:
+                raise IndexError(f"The shape of the mask {list(ix.shape)} at index {j} does not match the shape "
+                                 f"of the indexed tensor {list(self.shape)} at index {covered + j}")
+        mask, covered = ix, covered + ix.dim()
+    if mask is None:
+        return None
+    return mask.reshape(tuple(mask.shape) + (1,) * (self.dim() - covered))
 
 
 # ---------------------------------------------------------------------- masks

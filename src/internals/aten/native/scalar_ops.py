@@ -182,10 +182,13 @@ def sign(x):
     return (0 < x) - (x < 0)       # as ``sign_kernel``: NaN gives 0, -0.0 gives 0
 
 
+_INTEGRAL = 2.0 ** 52      # every float64 (and float32) at least this large is an integer
+
+
 @register_jitable
 def nearbyint(x):
     """Round half to even (C's ``nearbyint``), as ``round`` does."""
-    if not abs(x) < 4503599627370496.0:     # 2**52: already an integer (or inf, or NaN)
+    if not abs(x) < _INTEGRAL:              # already an integer (or inf, or NaN)
         return x
     r = math.floor(x + 0.5)
     if r - x == 0.5 and r % 2 != 0:
@@ -325,6 +328,8 @@ def div_floor_float(a, b, alpha):
         div -= 1
     if div == 0:
         return math.copysign(0.0, a / b)
+    if not abs(div) < _INTEGRAL:    # nan, inf or an integer already: Numba's math.floor returns an int64
+        return div
     floordiv = math.floor(div)
     if div - floordiv > 0.5:
         floordiv += 1
@@ -339,7 +344,9 @@ def div_trunc_int(a, b, alpha):
 
 @register_jitable
 def div_trunc_float(a, b, alpha):
-    return math.trunc(a / b) if b != 0 else a / b
+    q = a / b
+    # Numba's math.trunc returns an int64 (see div_floor_float), which would lose -0.0 too
+    return math.copysign(math.trunc(q), q) if abs(q) < _INTEGRAL else q
 
 
 @register_jitable

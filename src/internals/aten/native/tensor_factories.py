@@ -279,7 +279,7 @@ def infer_scalar_type(obj):
     if isinstance(obj, bool):
         return st.bool_
     if isinstance(obj, (np.generic, np.ndarray)):
-        return st.from_numpy_dtype(obj.dtype)
+        return _from_numpy_dtype(obj.dtype)
     if isinstance(obj, int):
         return st.int64
     if isinstance(obj, float):
@@ -295,6 +295,14 @@ def infer_scalar_type(obj):
             result = d if result is None else st.promote_types(result, d)
         return result or st.get_default_dtype()
     raise RuntimeError(f"Could not infer dtype of {type(obj).__name__}")
+
+
+def _from_numpy_dtype(np_dtype):
+    """A NumPy dtype as a torch dtype, byte-swapped ones refused first (``tensor_from_numpy``)."""
+    if not np_dtype.isnative:
+        raise ValueError("given numpy array has byte order different from the native byte order. Conversion "
+                         "between byte orders is currently not supported.")
+    return st.from_numpy_dtype(np_dtype)
 
 
 # ---------------------------------------------------------------------- host memory
@@ -332,7 +340,7 @@ def from_numpy(array):
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
     from ...c10.storage import bytes_of
-    dtype = st.from_numpy_dtype(array.dtype)
+    dtype = _from_numpy_dtype(array.dtype)
     if any(s % array.itemsize for s in array.strides):
         raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy "
                          "array to reallocate the memory.")
