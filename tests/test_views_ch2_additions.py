@@ -118,3 +118,14 @@ def test_memory_formats():
         return [(t.is_contiguous(), t.is_contiguous(memory_format=L.channels_last))
                 for t in (x, cl, L.ones(2, 1, 4, 5), L.ones(2, 3, 1, 1), cl.permute(0, 2, 3, 1))]
     assert flags(internals) == flags(torch)
+
+
+def test_check_views_tables_a_group_and_fails_loudly():
+    x, tx = _x(internals), _x(torch)
+    text = internals.testing.check_views({"x.t()": (x.t(), tx.t()), "x[1:]": (x[1:], tx[1:])})
+    lines = text.splitlines()
+    assert lines[2].split() == ["x.t()", "[4,", "3]", "[1,", "4]", "0", "float32"]
+    assert lines[3].split() == ["x[1:]", "[2,", "4]", "[4,", "1]", "4", "float32"]
+    assert len(lines) == 5 and lines[-1].startswith("ok: ")
+    with pytest.raises(AssertionError, match=r"stride \(1, 3\) != \(4, 1\)"):
+        internals.testing.check_views({"x.t()": (x.t(), tx.t()), "wrong": (x.t().contiguous().t(), tx)})
