@@ -1,7 +1,6 @@
 """Pictures of what the package's data structures hold, for the course's chapters.
 
-``stride_map`` draws a strided view over its storage and ``memory_order_map`` a 4-d tensor's
-memory format (chapter 2); ``segment_map`` and
+``stride_map`` draws a strided view over its storage (chapter 2); ``segment_map`` and
 ``segment_timeline`` draw the CUDA caching allocator's segments and blocks, ``memory_timeline``
 its recorded history (chapter 7);
 ``tile_map`` draws the tiles one block of the tiled CUDA matmul loads (chapter 4); ``graph_map``
@@ -15,8 +14,8 @@ from .dispatch import call_key_sets, compare_tables, keep_columns, key_set_map, 
 from .graph import graph_layout, graph_map
 from .kernels import tile_map, tile_steps
 from .memory import active_allocations, memory_timeline, segment_map, segment_timeline
-from .strides import memory_order_map, stride_map
+from .strides import stride_map
 
 __all__ = ["call_path_map", "trace_call", "call_key_sets", "compare_tables", "keep_columns", "key_set_map",
            "native_stderr_silenced", "wrapper_answers", "graph_layout", "graph_map", "stride_map", "segment_map",
-           "memory_order_map", "segment_timeline", "active_allocations", "memory_timeline", "tile_map", "tile_steps"]
+           "segment_timeline", "active_allocations", "memory_timeline", "tile_map", "tile_steps"]
