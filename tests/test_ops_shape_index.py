@@ -348,11 +348,13 @@ def test_index_put_accumulates_repeated_indices():
 # =============================================================================================
 def test_every_view_has_a_base():
     x = internals.zeros(2, 3, 4)
-    views = [x.view(6, 4), x[0], x[:, 1:], x.transpose(0, 1), x.unfold(2, 2, 1), x.diagonal(), x.view(internals.int32),
+    views = [x.view(6, 4), x[0], x[:, 1:], x.transpose(0, 1), x.unfold(2, 2, 1), x.diagonal(),
              *x.unbind(1), *x.split(1), x.movedim([0, 1], [2, 0]), x.swapaxes(0, 2), x.unflatten(2, (2, 2))]
     for v in views:
         assert v._base is x and v._is_view()
     assert not x._is_view() and not x[_index(internals, [0])]._is_view() and not x.flip(0)._is_view()
+    # view.dtype shares the storage but is non-differentiable, so autograd records no view (as torch)
+    assert not x.view(internals.int32)._is_view() and not torch.zeros(2).view(torch.int32)._is_view()
 
 
 @pytest.mark.parametrize("source, target", [("float32", "int32"), ("float32", "int16"), ("float32", "uint8"),

@@ -3,7 +3,7 @@ import matplotlib.pyplot as plt
 import pytest
 import torch
 
-from internals.viz.strides import storage_indices, stride_map
+from internals.viz.strides import memory_order_map, storage_indices, stride_map
 
 VIEWS = [  # (sizes, strides, offset) over a 12-element storage
     ((3, 4), (4, 1), 0),
@@ -59,3 +59,21 @@ def test_draws_into_a_given_axes():
 def test_rejects_what_it_cannot_draw(sizes, strides):
     with pytest.raises(ValueError):
         stride_map(sizes, strides, 0, 8)
+
+
+@pytest.mark.parametrize("fmt", [torch.contiguous_format, torch.channels_last])
+def test_memory_order_map_colours_storage_by_torchs_channels(fmt):
+    """The storage row's colours are the channels torch stores at each position, in order."""
+    t = torch.arange(3.).view(1, 3, 1, 1).expand(2, 3, 2, 2).contiguous(memory_format=fmt)
+    ax = memory_order_map(t.shape, t.stride())
+    cmap = plt.get_cmap("tab10")
+    storage_row = [p for p in ax.patches if p.get_y() == 0]
+    held = t.as_strided((t.numel(),), (1,)).tolist()        # the channel stored at each position
+    assert [p.get_facecolor() for p in storage_row] == [cmap(int(c)) for c in held]
+    labels = [x.get_text() for x in ax.texts]
+    assert sorted(int(s) for s in labels if s.isdigit()) == sorted(list(range(24)) * 2)
+
+
+def test_memory_order_map_rejects_other_ranks():
+    with pytest.raises(ValueError):
+        memory_order_map((2, 3), (3, 1))

@@ -2,11 +2,13 @@
 
 It compares values, shape, strides, storage offset and dtype, raises ``AssertionError`` on
 the first mismatch, and returns a one-line confirmation for the notebooks to print. ``check_all``
-checks a group of pairs and returns one line for the whole group.
+checks a group of pairs and returns one line for the whole group; ``check_views`` checks a named
+group and returns a table of their layouts with one line for the whole group.
 """
 from ._tensor import Tensor
+from .display import table
 
-__all__ = ["check", "check_all"]
+__all__ = ["check", "check_all", "check_views"]
 
 
 def check(ours, theirs, *, rtol=None, atol=None, exact_layout=True):
@@ -36,3 +38,14 @@ def check_all(pairs, what="results", **kwargs):
     for ours, theirs in pairs:
         check(ours, theirs, **kwargs)
     return f"ok: all {len(pairs)} {what} match torch (shape, stride, offset, dtype, values)"
+
+
+def check_views(named, **kwargs):
+    """``check`` every ``name: (ours, theirs)`` of ``named``; return a table of their sizes,
+    strides, offsets and dtypes, and one confirmation line for the group."""
+    rows = []
+    for name, (ours, theirs) in named.items():
+        check(ours, theirs, **kwargs)
+        rows.append((name, list(ours.shape), list(ours.stride()), ours.storage_offset(), ours.dtype.name))
+    return (table(rows, ("", "sizes", "strides", "offset", "dtype"))
+            + "\nok: torch agrees on every row (shape, stride, offset, dtype, values)")

@@ -5,6 +5,10 @@ element ``[i, j]`` lives at ``offset + i * strides[0] + j * strides[1]``. ``stri
 storage as a row of cells and the view as a grid below it; each element is labelled and coloured
 by the storage cell it maps to. It works from the numbers alone, so it can also draw a view that
 ``as_strided`` would refuse: elements past the end of the storage are drawn in red.
+
+``memory_order_map`` draws a 4-d N, C, H, W tensor the same way, coloured by channel, to show the
+order in which memory holds its elements: plane after plane for the contiguous (NCHW) format,
+all the channels of one pixel after another for ``channels_last`` (NHWC).
 """
 import itertools
 from collections import Counter
@@ -12,11 +16,12 @@ from collections import Counter
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
-__all__ = ["stride_map", "storage_indices"]
+__all__ = ["stride_map", "storage_indices", "memory_order_map"]
 
 _CMAP = "viridis"        # colour = position in storage: a contiguous view reads as one smooth sweep
 _UNUSED = "#eeeeee"      # storage cells the view never reads
 _OUT = "#d62728"         # elements past the end of the storage
+_CHANNELS = "tab10"      # one colour per channel in memory_order_map
 _GAP = 1.3               # vertical space between the storage row and the view's grid
 
 
@@ -104,6 +109,52 @@ def stride_map(sizes, strides, offset, storage_size, ax=None, *, title=None):
     ax.set_title(title, fontsize=10)
     ax.set_xlim(left, width + 0.2)
     ax.set_ylim(bottom, top_edge)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return ax
+
+
+def memory_order_map(sizes, strides, offset=0, ax=None, *, title=None):
+    """Draw a 4-d N, C, H, W tensor (``sizes``, ``strides``, ``offset``) as memory holds it.
+
+    Top row: the storage in memory order, each cell numbered and coloured by the channel of the
+    element stored there (grey where none is). Below: the tensor as N rows of C planes of H x W,
+    each element showing the storage index it reads, in its channel's colour. Draws into ``ax``
+    if given, else into a new figure sized to fit; returns the Axes.
+    """
+    sizes, strides = tuple(int(n) for n in sizes), tuple(int(s) for s in strides)
+    if len(sizes) != 4 or len(strides) != 4:
+        raise ValueError(f"memory_order_map draws 4-d (N, C, H, W) tensors, got sizes {list(sizes)} "
+                         f"and strides {list(strides)}")
+    n_images, channels, height, width = sizes
+    where = storage_indices(sizes, strides, offset)
+    channel_at = {k: index[1] for index, k in where.items()}
+    span = max(channel_at, default=-1) + 1
+    columns = max(span, channels * (width + 1) - 1, 1)
+    bottom = -_GAP - n_images * (height + 1) - 0.2
+    if ax is None:
+        _, ax = plt.subplots(figsize=(0.4 * (columns + 2.8), 0.4 * (2.2 - bottom) + 0.3))
+    cmap = plt.get_cmap(_CHANNELS)
+
+    def cell(x, y, k, c):
+        _cell(ax, x, y, str(k), cmap(c), text_color=_text_color(cmap(c)), size=8)
+
+    for k in range(span):                            # the storage row
+        if k in channel_at:
+            cell(k, 0, k, channel_at[k])
+        else:
+            _cell(ax, k, 0, str(k), _UNUSED, edge="#999999", text_color="#999999", size=8)
+    ax.text(-0.3, 0.5, "storage", ha="right", va="center", fontsize=9)
+    for (n, c, h, w), k in where.items():            # plane (n, c): one H x W grid
+        cell(c * (width + 1) + w, -_GAP - 1 - n * (height + 1) - h, k, c)
+    for c in range(channels):
+        ax.text(c * (width + 1) + width / 2, -_GAP + 0.1, f"channel {c}", ha="center", va="bottom",
+                fontsize=8, color=cmap(c))
+    for n in range(n_images):
+        ax.text(-0.3, -_GAP - n * (height + 1) - height / 2, f"image {n}", ha="right", va="center", fontsize=9)
+    ax.set_title(title or f"sizes {list(sizes)}, strides {list(strides)}", fontsize=10)
+    ax.set_xlim(-2.8, columns + 0.2)
+    ax.set_ylim(bottom, 2.0)
     ax.set_aspect("equal")
     ax.axis("off")
     return ax

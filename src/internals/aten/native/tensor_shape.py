@@ -588,30 +588,47 @@ def diag_embed(x, offset=0, dim1=-2, dim2=-1):
 def view_dtype(x, dtype):
     """``view.dtype``: the same bytes read as another dtype. With another item size the last dim
     is rescaled: it must have stride 1, and the other strides, the offset and (to widen) the last
-    size must divide evenly (``view_dtype`` in TensorConversions.cpp, checked in its order)."""
+    size must divide evenly (``view_dtype`` in TensorConversions.cpp, checked in its order).
+
+    The result shares the storage and the version counter, but it is no view to autograd:
+    derivatives.yaml marks ``view.dtype`` non-differentiable, and torch's ``as_view`` records
+    only differentiable views, so ``_base`` is None and ``_is_view()`` is False."""
+    out = make_view(x, *_dtype_view_layout(x, dtype), dtype)
+    out._base = None
+    return out
+
+
+def _dtype_view_layout(x, dtype):
+    """Sizes, strides and offset of ``x`` read as ``dtype``, with torch's checks in torch's order:
+    narrowing checks the last stride only; widening checks the last size and the offset first."""
     old, new = x.dtype.itemsize, dtype.itemsize
+    sizes, strides, offset = list(x.shape), list(x.stride()), x.storage_offset()
     if old == new:
-        return make_view(x, x.shape, x.stride(), dtype=dtype)
+        return sizes, strides, offset
     what = f"to view {x.dtype.torch_name} as {dtype.torch_name} (different element sizes)"
     if x.dim() == 0:
         raise RuntimeError(f"self.dim() cannot be 0 {what}")
-    if x.stride(-1) != 1:
-        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {x.stride(-1)}")
-    sizes, strides, offset = list(x.shape), list(x.stride()), x.storage_offset()
     if old > new:                          # narrower elements: each old one becomes ``ratio``
+        _check_last_stride(strides, what)
         ratio = old // new
         sizes[-1] *= ratio
-        return make_view(x, sizes, [s * ratio for s in strides[:-1]] + [1], offset * ratio, dtype)
+        return sizes, [s * ratio for s in strides[:-1]] + [1], offset * ratio
     ratio = new // old
     if sizes[-1] % ratio:
         raise RuntimeError(f"self.size(-1) must be divisible by {ratio} {what}, but got {sizes[-1]}")
     if offset % ratio:
         raise RuntimeError(f"self.storage_offset() must be divisible by {ratio} {what}, but got {offset}")
+    _check_last_stride(strides, what)
     for s in strides[:-1]:
         if s % ratio:
             raise RuntimeError(f"self.stride(i) must be divisible by {ratio} {what}, but got {s}")
     sizes[-1] //= ratio
-    return make_view(x, sizes, [s // ratio for s in strides[:-1]] + [1], offset // ratio, dtype)
+    return sizes, [s // ratio for s in strides[:-1]] + [1], offset // ratio
+
+
+def _check_last_stride(strides, what):
+    if strides[-1] != 1:
+        raise RuntimeError(f"self.stride(-1) must be 1 {what}, but got {strides[-1]}")
 
 
 # ---------------------------------------------------------------------- composites (CompositeImplicitAutograd)
