@@ -593,9 +593,8 @@ def view_dtype(x, dtype):
     The result shares the storage and the version counter, but it is no view to autograd:
     derivatives.yaml marks ``view.dtype`` non-differentiable, and torch's ``as_view`` records
     only differentiable views, so ``_base`` is None and ``_is_view()`` is False."""
-    out = make_view(x, *_dtype_view_layout(x, dtype), dtype)
-    out._base = None
-    return out
+    sizes, strides, offset = _dtype_view_layout(x, dtype)
+    return type(x)._from_impl(_alias(x, sizes, strides, offset, dtype, x._impl.version_counter))
 
 
 def _dtype_view_layout(x, dtype):
