@@ -7,7 +7,7 @@ from .._python_arg_parser import PythonArgParser
 from ..aten.dispatcher import call as _call
 
 from ..autograd.variable_factories import variable_factory as _factory
-__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'addmv', 'all', 'allclose', 'amax', 'amin', 'any', 'arange', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'atleast_1d', 'atleast_2d', 'baddbmm', 'batch_norm', 'bernoulli', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clip', 'clip_', 'clone', 'concat', 'concatenate', 'conv2d', 'convolution', 'cos', 'cos_', 'count_nonzero', 'cumprod', 'cumsum', 'diag', 'diag_embed', 'diagonal', 'div', 'dot', 'dropout', 'dropout_', 'einsum', 'embedding', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor_divide', 'fmod', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'gt', 'hstack', 'index', 'index_put', 'index_put_', 'index_select', 'isclose', 'isfinite', 'isinf', 'isnan', 'kthvalue', 'layer_norm', 'le', 'lerp', 'lift_fresh', 'linalg_vector_norm', 'linspace', 'log', 'log_', 'log_softmax', 'logsumexp', 'lt', 'masked_fill', 'masked_select', 'matmul', 'max', 'max_pool2d', 'maximum', 'mean', 'median', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'mul', 'multinomial', 'narrow', 'native_batch_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'ones', 'ones_like', 'outer', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randn', 'randn_like', 'randperm', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'roll', 'round', 'round_', 'rsub', 'scatter', 'scatter_add', 'select', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'softmax', 'softplus', 'sort', 'split', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'swapaxes', 't', 'take', 'tan', 'tan_', 'tanh', 'tanh_', 'tile', 'topk', 'transpose', 'tril', 'triu', 'unbind', 'unflatten', 'unsqueeze', 'var', 'var_mean', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'addmv', 'all', 'allclose', 'amax', 'amin', 'angle', 'any', 'arange', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'atleast_1d', 'atleast_2d', 'baddbmm', 'batch_norm', 'bernoulli', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clip', 'clip_', 'clone', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conv2d', 'convolution', 'cos', 'cos_', 'count_nonzero', 'cumprod', 'cumsum', 'diag', 'diag_embed', 'diagonal', 'div', 'dot', 'dropout', 'dropout_', 'einsum', 'embedding', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor_divide', 'fmod', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'gt', 'hstack', 'imag', 'index', 'index_put', 'index_put_', 'index_select', 'isclose', 'isfinite', 'isinf', 'isnan', 'kthvalue', 'layer_norm', 'le', 'lerp', 'lift_fresh', 'linalg_vector_norm', 'linspace', 'log', 'log_', 'log_softmax', 'logsumexp', 'lt', 'masked_fill', 'masked_select', 'matmul', 'max', 'max_pool2d', 'maximum', 'mean', 'median', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'mul', 'multinomial', 'narrow', 'native_batch_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'ones', 'ones_like', 'outer', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randn', 'randn_like', 'randperm', 'real', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'roll', 'round', 'round_', 'rsub', 'scatter', 'scatter_add', 'select', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'softmax', 'softplus', 'sort', 'split', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'swapaxes', 't', 'take', 'tan', 'tan_', 'tanh', 'tanh_', 'tile', 'topk', 'transpose', 'tril', 'triu', 'unbind', 'unflatten', 'unsqueeze', 'var', 'var_mean', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
 
 
 __coalesce_parser = PythonArgParser([
@@ -137,6 +137,17 @@ def amin(*args, **kwargs):
     _r = _amin_parser.parse(args, kwargs)
     # aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
     return _call('amin', _r.tensor(0), _r.intlist(1), _r.to_bool(2))
+
+
+_angle_parser = PythonArgParser([
+    'angle(Tensor input)',
+])
+
+
+def angle(*args, **kwargs):
+    _r = _angle_parser.parse(args, kwargs)
+    # aten::angle(Tensor self) -> Tensor
+    return _call('angle', _r.tensor(0))
 
 
 _any_parser = PythonArgParser([
@@ -513,6 +524,17 @@ def clone(*args, **kwargs):
     return _call('clone', _r.tensor(0), memory_format=_r.value(1))
 
 
+_complex_parser = PythonArgParser([
+    'complex(Tensor real, Tensor imag)',
+])
+
+
+def complex(*args, **kwargs):
+    _r = _complex_parser.parse(args, kwargs)
+    # aten::complex(Tensor real, Tensor imag) -> Tensor
+    return _call('complex', _r.tensor(0), _r.tensor(1))
+
+
 _concat_parser = PythonArgParser([
     'concat(TensorList tensors, int64_t dim=0)',
 ])
@@ -533,6 +555,28 @@ def concatenate(*args, **kwargs):
     _r = _concatenate_parser.parse(args, kwargs)
     # aten::concatenate(Tensor[] tensors, int dim=0) -> Tensor
     return _call('concatenate', _r.value(0), _r.to_int64(1))
+
+
+_conj_parser = PythonArgParser([
+    'conj(Tensor input)',
+])
+
+
+def conj(*args, **kwargs):
+    _r = _conj_parser.parse(args, kwargs)
+    # aten::conj(Tensor(a) self) -> Tensor(a)
+    return _call('conj', _r.tensor(0))
+
+
+_conj_physical_parser = PythonArgParser([
+    'conj_physical(Tensor input)',
+])
+
+
+def conj_physical(*args, **kwargs):
+    _r = _conj_physical_parser.parse(args, kwargs)
+    # aten::conj_physical(Tensor self) -> Tensor
+    return _call('conj_physical', _r.tensor(0))
 
 
 _conv2d_parser = PythonArgParser([
@@ -1028,6 +1072,17 @@ def hstack(*args, **kwargs):
     _r = _hstack_parser.parse(args, kwargs)
     # aten::hstack(Tensor[] tensors) -> Tensor
     return _call('hstack', _r.value(0))
+
+
+_imag_parser = PythonArgParser([
+    'imag(Tensor input)',
+])
+
+
+def imag(*args, **kwargs):
+    _r = _imag_parser.parse(args, kwargs)
+    # aten::imag(Tensor(a) self) -> Tensor(a)
+    return _call('imag', _r.tensor(0))
 
 
 _index_parser = PythonArgParser([
@@ -1750,6 +1805,17 @@ def randperm(*args, **kwargs):
     return _factory(_r.to_bool(5), 'randperm', _r.to_int64(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
 
 
+_real_parser = PythonArgParser([
+    'real(Tensor input)',
+])
+
+
+def real(*args, **kwargs):
+    _r = _real_parser.parse(args, kwargs)
+    # aten::real(Tensor(a) self) -> Tensor(a)
+    return _call('real', _r.tensor(0))
+
+
 _relu_parser = PythonArgParser([
     'relu(Tensor input)',
 ])
@@ -1819,6 +1885,17 @@ def reshape(*args, **kwargs):
     _r = _reshape_parser.parse(args, kwargs)
     # aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
     return _call('reshape', _r.tensor(0), _r.intlist(1))
+
+
+_resolve_conj_parser = PythonArgParser([
+    'resolve_conj(Tensor input)',
+])
+
+
+def resolve_conj(*args, **kwargs):
+    _r = _resolve_conj_parser.parse(args, kwargs)
+    # aten::resolve_conj(Tensor(a) self) -> Tensor(a)
+    return _call('resolve_conj', _r.tensor(0))
 
 
 _roll_parser = PythonArgParser([
@@ -2356,6 +2433,28 @@ def var_mean(*args, **kwargs):
         return _call('var_mean.correction', _r.tensor(0), _r.intlist(1), correction=_r.scalar(2), keepdim=_r.to_bool(3))
     # aten::var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
     return _call('var_mean', _r.tensor(0), _r.to_bool(1))
+
+
+_view_as_complex_parser = PythonArgParser([
+    'view_as_complex(Tensor input)',
+])
+
+
+def view_as_complex(*args, **kwargs):
+    _r = _view_as_complex_parser.parse(args, kwargs)
+    # aten::view_as_complex(Tensor(a) self) -> Tensor(a)
+    return _call('view_as_complex', _r.tensor(0))
+
+
+_view_as_real_parser = PythonArgParser([
+    'view_as_real(Tensor input)',
+])
+
+
+def view_as_real(*args, **kwargs):
+    _r = _view_as_real_parser.parse(args, kwargs)
+    # aten::view_as_real(Tensor(a) self) -> Tensor(a)
+    return _call('view_as_real', _r.tensor(0))
 
 
 _vstack_parser = PythonArgParser([

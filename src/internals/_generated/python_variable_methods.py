@@ -144,6 +144,11 @@ def amin(self, *args, **kwargs):
     return _call('amin', self, _r.intlist(0), _r.to_bool(1))
 
 
+def angle(self):
+    # aten::angle(Tensor self) -> Tensor
+    return _call('angle', self)
+
+
 _any_parser = PythonArgParser([
     'any()',
     'any(IntArrayRef? dim=None, bool keepdim=False)',
@@ -513,6 +518,16 @@ def clone(self, *args, **kwargs):
 def coalesce(self):
     # aten::coalesce(Tensor(a) self) -> Tensor(a)
     return _call('coalesce', self)
+
+
+def conj(self):
+    # aten::conj(Tensor(a) self) -> Tensor(a)
+    return _call('conj', self)
+
+
+def conj_physical(self):
+    # aten::conj_physical(Tensor self) -> Tensor
+    return _call('conj_physical', self)
 
 
 _copy__parser = PythonArgParser([
@@ -1564,6 +1579,11 @@ def reshape(self, *args, **kwargs):
     return _call('reshape', self, _r.intlist(0))
 
 
+def resolve_conj(self):
+    # aten::resolve_conj(Tensor(a) self) -> Tensor(a)
+    return _call('resolve_conj', self)
+
+
 _roll_parser = PythonArgParser([
     'roll(SymIntArrayRef[1] shifts, IntArrayRef[1] dims=None)',
 ])
@@ -2120,6 +2140,7 @@ METHODS = {
     'allclose': allclose,
     'amax': amax,
     'amin': amin,
+    'angle': angle,
     'any': any,
     'argmax': argmax,
     'argmin': argmin,
@@ -2149,6 +2170,8 @@ METHODS = {
     'clip_': clip_,
     'clone': clone,
     'coalesce': coalesce,
+    'conj': conj,
+    'conj_physical': conj_physical,
     'copy_': copy_,
     'cos': cos,
     'cos_': cos_,
@@ -2242,6 +2265,7 @@ METHODS = {
     'repeat': repeat,
     'repeat_interleave': repeat_interleave,
     'reshape': reshape,
+    'resolve_conj': resolve_conj,
     'roll': roll,
     'round': round,
     'round_': round_,

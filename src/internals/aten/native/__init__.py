@@ -6,6 +6,7 @@
 from . import (
     binary_ops,
     blas,
+    complex_helper,
     convolution,
     copy,
     distributions,
@@ -31,7 +32,7 @@ __all__ = ["kernel", "FAMILIES"]
 
 FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, linear_algebra, blas, reduce_ops,
             reduce_ops_math, sorting, softmax, tensor_factories, tensor_shape, tensor_transformations, triangular_ops,
-            sparse_tensor, sparse_tensor_math, convolution, pooling, normalization, embedding)
+            sparse_tensor, sparse_tensor_math, convolution, pooling, normalization, embedding, complex_helper)
 
 
 def kernel(name):
