@@ -239,7 +239,14 @@ def angle_complex(x):
 
 @register_jitable
 def exp_complex(x):
-    return cmath.exp(x)
+    """e^re (cos im + i sin im), with the real ``exp``'s overflow guard (Python's cmath.exp raises
+    where C's gives inf); a zero imaginary part stays exactly zero, as C99's ``cexp`` keeps it."""
+    e = exp(x.real)
+    if x.imag == 0:
+        return complex(e, x.imag)
+    if not abs(x.imag) < math.inf:       # inf or NaN: no angle to turn by
+        return complex(math.nan, math.nan)
+    return complex(e * math.cos(x.imag), e * math.sin(x.imag))
 
 
 @register_jitable

@@ -294,8 +294,8 @@ def _check_real_target(inferred, dtype):
 
 def _check_fits(values, dtype):
     """Python numbers stored as an integral dtype must fit it (``c10::checked_convert``); the
-    extremes decide. A float dtype takes anything (out of range is inf)."""
-    if values.size and not dtype.is_floating_point and dtype is not st.bool_:
+    extremes decide. A float or complex dtype takes anything (out of range is inf)."""
+    if values.size and dtype.category == st.INTEGRAL:
         try:
             st.checked_convert(values.min().item(), dtype)
             st.checked_convert(values.max().item(), dtype)
