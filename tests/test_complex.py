@@ -379,6 +379,13 @@ def test_view_as_complex_errors(make):
     error_text(lambda: internals.view_as_complex(make(internals)), lambda: torch.view_as_complex(make(torch)))
 
 
+def test_view_as_complex_under_autocast():
+    """An fp32 op of CPU autocast: a bfloat16 input becomes float32 first (then complex64)."""
+    x = torch.tensor([[1.0, 2.0]], dtype=torch.bfloat16)
+    with torch.autocast("cpu"), internals.autocast("cpu"):
+        assert_same(internals.view_as_complex(internals.from_torch(x)), torch.view_as_complex(x), **EXACT)
+
+
 def test_torch_complex():
     for dtype in (torch.float32, torch.float64):
         re, ret = both([[1.0, -2.0, math.inf]], dtype)
