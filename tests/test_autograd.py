@@ -175,6 +175,13 @@ def test_every_derivative_entry_is_tested():
                 F.batch_norm(x, None, None, training=True),
                 F.embedding(internals.tensor([1, 0]), internals.randn(3, 2, requires_grad=True))):
         reached |= _nodes(out)
+    # The operators of tests/test_linear.py, and relu's backward differentiated again.
+    from test_linear import GRAD_CASES as LINEAR_CASES
+    for build in LINEAR_CASES.values():
+        reached |= _nodes(build(internals))
+    y = internals.randn(3, dtype=internals.float64, requires_grad=True)
+    (g,) = internals.autograd.grad(y.relu(), y, internals.ones(3, dtype=internals.float64), create_graph=True)
+    reached |= _nodes(g)
     assert set(functions.__all__) - reached == set(), sorted(set(functions.__all__) - reached)
 
 

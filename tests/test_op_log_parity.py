@@ -12,9 +12,11 @@ def _programs(lib):
     def ones(*shape, grad=False):
         return lambda: lib.ones(*shape, requires_grad=grad)
 
-    def linear():
-        lib.manual_seed(0) if hasattr(lib, "manual_seed") else None
-        return lib.nn.Linear(3, 4), lib.ones(2, 3)
+    def linear(*shape, bias=True):
+        def setup():
+            lib.manual_seed(0)
+            return lib.nn.Linear(3, 4, bias=bias), lib.ones(*shape)
+        return setup
 
     return {
         "select": (ones(3, 4), lambda x: x[0]),
@@ -29,7 +31,20 @@ def _programs(lib):
         "views": (ones(2, 3), lambda x: x.t().transpose(0, 1).view(6).reshape(3, 2)),
         "reductions": (ones(2, 3), lambda x: (x.sum(), x.sum(0), x.mean(1), x.amax(0))),
         "elementwise": (ones(2, 3), lambda x: (x + 1) * x - x.exp()),
-        "linear": (linear, lambda args: args[0](args[1])),
+        "linear": (linear(2, 3), lambda args: args[0](args[1])),
+        "linear, 3-d input": (linear(2, 5, 3), lambda args: args[0](args[1])),
+        "linear, 1-d input": (linear(3), lambda args: args[0](args[1])),
+        "linear, non-contiguous 3-d input": (lambda: (lib.nn.Linear(3, 4), lib.ones(2, 3, 5).transpose(1, 2)),
+                                             lambda args: args[0](args[1])),
+        "matmul 3-d by matrix": (ones(2, 5, 3), lambda x: x @ lib.ones(3, 4)),
+        "matmul 3-d by a matrix that requires grad": (ones(2, 5, 3), lambda x: x @ lib.ones(3, 4, requires_grad=True)),
+        "matmul batched": (ones(2, 5, 3), lambda x: x @ lib.ones(2, 3, 4)),
+        "matmul vector by batch": (ones(3), lambda x: x @ lib.ones(2, 3, 4)),
+        "reshape that copies": (ones(3, 4), lambda x: x.t().reshape(12)),
+        "linear without bias": (linear(2, 3, bias=False), lambda args: args[0](args[1])),
+        "linear backward": (linear(2, 3), lambda args: args[0](args[1]).sum().backward()),
+        "exp and sigmoid with grad": (ones(2, 3, grad=True), lambda x: x.exp().sigmoid()),
+        "detach": (ones(2, 3, grad=True), lambda x: (x * 2).detach()),
         "relu with grad": (ones(2, 3, grad=True), lambda x: lib.nn.ReLU()(x)),
         "relu backward": (ones(2, 3, grad=True), lambda x: lib.nn.ReLU()(x * 2).sum().backward()),
         "to float64 with grad": (ones(3, grad=True), lambda x: x.double()),
@@ -37,12 +52,7 @@ def _programs(lib):
     }
 
 
-# Not yet on torch's road: ``F.linear`` as ``addmm``, and a saved output detached through the dispatcher.
-NOT_YET = {"linear", "relu with grad", "relu backward"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="issue 14: not yet"))
-                                  if n in NOT_YET else n for n in _programs(torch)])
+@pytest.mark.parametrize("name", list(_programs(torch)))
 def test_same_operators_logged(name):
     log_t, log_i = [], []
     mode_t, mode_i = logging_modes(log_t, log_i)

@@ -4,7 +4,11 @@
 ``c10`` (dtypes, storage, TensorImpl), ``aten`` (dispatcher, TensorIterator, native kernels for
 CPU and CUDA), and the Tensor frontend.
 """
-from . import _cuda_env  # first: decides GPU or simulator before Numba is imported  # noqa: F401
+from . import (
+    _cuda_env,  # first: decides GPU or simulator before Numba is imported  # noqa: F401
+    _tensor,
+    _tensor_base,
+)
 from ._tensor import Size, Tensor
 from .amp.autocast_mode import register_autocast_kernels as _register_autocast_kernels
 from .aten.fallbacks import register_core_fallbacks as _register_core_fallbacks
@@ -16,35 +20,48 @@ from .c10.device import device
 from .c10.generator import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .c10.memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .c10.scalar_type import (  # noqa: A004
-                              bfloat16,
-                              can_cast,
-                              complex64,
-                              complex128,
-                              dtype,
-                              float16,
-                              float32,
-                              float64,
-                              get_default_dtype,
-                              int8,
-                              int16,
-                              int32,
-                              int64,
-                              promote_types,
-                              result_type,
-                              set_default_dtype,
-                              uint8,
+    bfloat16,
+    can_cast,
+    complex64,
+    complex128,
+    dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int8,
+    int16,
+    int32,
+    int64,
+    promote_types,
+    result_type,
+    set_default_dtype,
+    uint8,
 )
 from .c10.scalar_type import bool_ as bool
 from .c10.storage import UntypedStorage
 from .c10.tensor_impl import sparse_coo, strided
 from .utils._python_dispatch import register_python_fallbacks as _register_python_fallbacks
 
-_register_core_fallbacks()
-_register_python_fallbacks()
-_register_native_functions()
-_register_inplace_kernels()
-_register_autograd_kernels()
-_register_autocast_kernels()
+
+def _initialize():
+    """Fill the tables, in order, before anything runs an operator (torch's static registrars and
+    ``_C._initExtension``)."""
+    # 1. The Python class new tensors get (THPVariableClass), and its generated operator methods.
+    _tensor_base._set_tensor_class(Tensor)
+    _tensor._attach_generated_methods()
+    # 2. Backend fallbacks first: a kernel registered later overrides its key's fallback.
+    _register_core_fallbacks()
+    _register_python_fallbacks()
+    # 3. The operators of native_functions.yaml with their backend and composite kernels.
+    _register_native_functions()
+    # 4. The layers above the backends: ADInplaceOrView, then Autograd, then Autocast kernels.
+    _register_inplace_kernels()
+    _register_autograd_kernels()
+    _register_autocast_kernels()
+
+
+_initialize()
 
 # isort: split
 # The modules below look operators up in the filled tables when they are imported (the

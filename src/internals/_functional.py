@@ -6,7 +6,10 @@ The operators' functions are generated from ``aten/native_functions.yaml`` into
 """
 from ._generated.python_torch_functions import *  # noqa: F401,F403
 from ._generated.python_torch_functions import __all__ as _generated
-from ._tensor import Tensor, wrap_scalar
+from ._tensor_base import Size, TensorBase
+from .aten import dispatcher
+from .aten.native.tensor_factories import wrap_scalar
+from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
 
 __all__ = _generated + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor"]
 
@@ -15,7 +18,6 @@ def where(condition, input=None, other=None):
     """``where.self``, with a Python number for ``input`` or ``other`` taken as a wrapped number
     (torch has where.ScalarSelf/ScalarOther/Scalar overloads for that; internals does not).
     With the condition alone, ``where(Tensor condition)``: the indices where it holds, per dim."""
-    from .aten import dispatcher
     if input is None and other is None:
         return dispatcher.call("where", condition)
     return dispatcher.call("where.self", condition, wrap_scalar(input), wrap_scalar(other))
@@ -25,7 +27,6 @@ def cat(tensors, dim=0):
     """``torch.cat``: an empty list is refused by the binding, before any dispatch."""
     if not tensors:
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    from .aten import dispatcher
     return dispatcher.call("cat", tensors, dim)
 
 
@@ -33,13 +34,11 @@ def stack(tensors, dim=0):
     """``torch.stack``: an empty list has no tensor to dispatch on; refused as torch's kernel does."""
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
-    from .aten import dispatcher
     return dispatcher.call("stack", tensors, dim)
 
 
 def nonzero(input, *, as_tuple=False):
     """``torch.nonzero``: ``as_tuple`` is a keyword of the Python binding, not of the operator."""
-    from .aten import dispatcher
     return dispatcher.call("where", input) if as_tuple else dispatcher.call("nonzero", input)
 
 
@@ -48,18 +47,15 @@ def broadcast_to(input, size):
 
 
 def broadcast_shapes(*shapes):
-    from ._tensor import Size
-    from .aten.tensor_iterator import broadcast_shapes as infer
-    return Size(infer(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes]))
+    return Size(_infer_broadcast(*[(s,) if isinstance(s, int) else tuple(s) for s in shapes]))
 
 
 def is_tensor(obj):
-    return isinstance(obj, Tensor)
+    return isinstance(obj, TensorBase)
 
 
 def einsum(equation, *operands):
     """As torch/functional.py's: the operands as separate arguments, or one list of them."""
-    from .aten import dispatcher
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = operands[0]
     return dispatcher.call("einsum", equation, list(operands))

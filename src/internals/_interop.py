@@ -5,7 +5,7 @@ storage on the other side. torch is imported only here, and only when asked for.
 """
 import numpy as np
 
-from ._tensor import Tensor
+from ._tensor_base import TensorBase
 from .c10 import scalar_type as st
 from .c10.storage import UntypedStorage
 from .c10.tensor_impl import TensorImpl
@@ -28,7 +28,7 @@ def from_torch(t):
     if raw.nbytes():
         data.untyped_storage().copy_(raw.cpu() if raw.device.type != "cpu" else raw)
     storage = UntypedStorage(raw.nbytes(), "cpu", data=data.numpy().copy())
-    out = Tensor._from_impl(TensorImpl(storage, tuple(t.shape), t.stride(), t.storage_offset(), dtype))
+    out = TensorBase._from_impl(TensorImpl(storage, tuple(t.shape), t.stride(), t.storage_offset(), dtype))
     if t.device.type == "cuda":
         out = _same_layout_on(out, "cuda")
     return out.requires_grad_(t.requires_grad) if t.requires_grad and t.is_leaf else out
@@ -43,7 +43,7 @@ def _same_layout_on(t, device):
             storage._data.copy_to_device(raw)
     else:
         storage = UntypedStorage(len(raw), device, data=raw.copy_to_host())
-    return Tensor._from_impl(TensorImpl(storage, t.shape, t.stride(), t.storage_offset(), t.dtype))
+    return TensorBase._from_impl(TensorImpl(storage, t.shape, t.stride(), t.storage_offset(), t.dtype))
 
 
 def to_torch(t):

@@ -19,7 +19,8 @@ import operator
 
 import numpy as np
 
-from ._tensor import Tensor, wrap_scalar
+from ._tensor_base import TensorBase
+from .aten.native.tensor_factories import wrap_scalar
 from .c10 import scalar_type as st
 from .c10.device import as_device
 from .c10.device import device as _device
@@ -69,7 +70,7 @@ def _is_number(obj):
 
 def _is_scalar_like(obj):
     """A Scalar or float parameter also takes a 0-dim tensor that does not require grad."""
-    return _is_number(obj) or (isinstance(obj, Tensor) and obj.dim() == 0 and not obj._requires_grad)
+    return _is_number(obj) or (isinstance(obj, TensorBase) and obj.dim() == 0 and not obj._requires_grad)
 
 
 def _is_int_list(obj, size):
@@ -83,10 +84,10 @@ def _is_int_list(obj, size):
 _PYTHON_TYPES = {bool: st.bool_, int: st.int64, float: st.float64}
 
 _CHECKS = {
-    "Tensor": lambda p, obj: isinstance(obj, Tensor) or (p.numbers_as_tensors and _is_number(obj)),
+    "Tensor": lambda p, obj: isinstance(obj, TensorBase) or (p.numbers_as_tensors and _is_number(obj)),
     "Scalar": lambda p, obj: _is_scalar_like(obj),
     "double": lambda p, obj: (_is_scalar_like(obj) and not isinstance(obj, complex)),
-    "int64_t": lambda p, obj: _is_int(obj) or (isinstance(obj, Tensor) and obj.dim() == 0 and not obj._requires_grad
+    "int64_t": lambda p, obj: _is_int(obj) or (isinstance(obj, TensorBase) and obj.dim() == 0 and not obj._requires_grad
                                                and not obj.dtype.is_floating_point and obj.dtype is not st.bool_),
     "SymInt": lambda p, obj: _is_index(obj),
     "IntArrayRef": lambda p, obj: _is_int_list(obj, p.size),
@@ -97,10 +98,10 @@ _CHECKS = {
     "MemoryFormat": lambda p, obj: isinstance(obj, memory_format),
     "Device": lambda p, obj: _is_int(obj) or isinstance(obj, (str, _device)),
     "Generator": lambda p, obj: isinstance(obj, Generator),
-    "TensorList": lambda p, obj: isinstance(obj, (tuple, list)) and all(isinstance(t, Tensor) for t in obj),
+    "TensorList": lambda p, obj: isinstance(obj, (tuple, list)) and all(isinstance(t, TensorBase) for t in obj),
     # ``Tensor?[] indices`` (index, index_put_): tensors and Nones
     "c10::List<::std::optional<Tensor>>": lambda p, obj: isinstance(obj, (tuple, list)) and all(
-        t is None or isinstance(t, Tensor) for t in obj),
+        t is None or isinstance(t, TensorBase) for t in obj),
     "c10::string_view": lambda p, obj: isinstance(obj, str),
 }
 
@@ -136,9 +137,9 @@ def _parse_default(type_, size, text, optional_type):
 
 def _type_name(obj):
     """How a given argument's type is printed: ``Tensor``, ``int``, ``tuple of (int, str)``."""
-    if isinstance(obj, (tuple, list)) and not isinstance(obj, Tensor):
+    if isinstance(obj, (tuple, list)) and not isinstance(obj, TensorBase):
         return f"{type(obj).__name__} of ({', '.join(_type_name(o) for o in obj)})"
-    return "Tensor" if isinstance(obj, Tensor) else type(obj).__name__
+    return "Tensor" if isinstance(obj, TensorBase) else type(obj).__name__
 
 
 # ---------------------------------------------------------------------- signatures
@@ -335,11 +336,11 @@ class PythonArgs:
 
     def tensor(self, i):
         v = self.values[i]
-        return v if v is None or isinstance(v, Tensor) else wrap_scalar(v)
+        return v if v is None or isinstance(v, TensorBase) else wrap_scalar(v)
 
     def scalar(self, i):
         v = self._get(i)
-        if isinstance(v, Tensor):
+        if isinstance(v, TensorBase):
             return v.item()                          # a 0-dim tensor given for a number
         return v.item() if isinstance(v, (np.number, np.bool_)) else v
 

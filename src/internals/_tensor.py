@@ -9,11 +9,25 @@ dispatcher by torch's operator name. Written here by hand, as in torch: metadata
 indexing, the autograd API and a few dunders.
 """
 import copy
+import weakref
 
 import numpy as np
 
 from . import _tensor_indexing
+from ._functional import nonzero
+from ._generated import python_torch_functions as _torch_functions
+from ._generated.python_variable_methods import METHODS
+from ._interop import to_torch
+from ._python_arg_parser import type_error_to_not_implemented
+from ._tensor_base import Size, TensorBase
+from ._tensor_str import tensor_repr
 from .aten import dispatcher
+from .aten.native.sparse.sparse_tensor import sparse_coo_tensor, sparse_to
+from .aten.native.tensor_factories import empty_strided, from_numpy, like_strides, wrap_scalar
+from .aten.native.tensor_shape import getitem, wrap_dim
+from .autograd import backward
+from .autograd.grad_mode import no_grad
+from .autograd.graph import RemovableHandle, gradient_edge
 from .c10 import scalar_type as st
 from .c10.device import as_device
 from .c10.grad_mode import InferenceMode
@@ -25,36 +39,9 @@ from .c10.memory_format import (
     preserve_format,
     suggest_memory_format,
 )
-from .c10.tensor_impl import TensorImpl, sparse_coo
+from .c10.tensor_impl import TensorImpl, contiguous_strides, sparse_coo
 
 __all__ = ["Tensor", "Size"]
-
-
-class Size(tuple):
-    """``torch.Size``: a tuple of ints with torch's repr."""
-
-    def __repr__(self):
-        return f"internals.Size([{', '.join(str(s) for s in self)}])"
-
-    def numel(self):
-        n = 1
-        for s in self:
-            n *= s
-        return n
-
-
-def wrap_scalar(value):
-    """A Python number as a 0-dim CPU tensor marked as a wrapped number (``scalar_to_tensor``).
-
-    Made directly over a NumPy scalar's bytes, not through the dispatcher: wrapping an argument
-    is part of the call, not an operator of its own.
-    """
-    if isinstance(value, Tensor):
-        return value
-    from .aten.native.tensor_factories import _host_impl
-    impl = _host_impl(np.array(value, dtype=st.scalar_dtype(value).numpy_type))
-    impl.is_wrapped_number = True
-    return Tensor._from_impl(impl)
 
 
 class _ArrayBase:
@@ -65,32 +52,16 @@ class _ArrayBase:
         self.tensor = tensor
 
 
-class Tensor:
-    __slots__ = ("_impl", "_base", "__weakref__",
-                 # autograd metadata (torch's AutogradMeta): see the autograd section below
-                 "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_grad_accumulator", "_backward_hooks",
-                 "_attr_version", "_creation_meta")
+class Tensor(TensorBase):
+    """``torch.Tensor``: the frontend class over ``TensorBase`` (its state lives there)."""
+    __slots__ = ()
 
     # ------------------------------------------------------------------ construction
-    @classmethod
-    def _from_impl(cls, impl, base=None):
-        if hasattr(cls, "__torch_dispatch__"):     # a subclass that handles its own ops: the Python keys
-            from .utils._python_dispatch import PYTHON_KEYS
-            impl.key_set = impl.key_set | PYTHON_KEYS
-        t = object.__new__(cls)
-        t._impl = impl
-        t._base = base._base if base is not None and base._base is not None else base
-        t._requires_grad = False
-        t._grad = t._grad_fn = t._grad_accumulator = t._backward_hooks = t._attr_version = t._creation_meta = None
-        t._output_nr = 0
-        return t
-
     @staticmethod
     def _make_wrapper_subclass(cls, size, strides=None, storage_offset=0, dtype=None, device=None,
                                requires_grad=False, **_):
         """A tensor of class ``cls`` with metadata but no data of its own: its ``__torch_dispatch__``
         works on the tensors it wraps (``torch.Tensor._make_wrapper_subclass``)."""
-        from .c10.tensor_impl import TensorImpl, contiguous_strides
         size = tuple(size)
         impl = TensorImpl.without_storage(size, contiguous_strides(size) if strides is None else tuple(strides),
                                           storage_offset, dtype or st.get_default_dtype(), as_device(device))
@@ -100,7 +71,6 @@ class Tensor:
 
     def _empty_like(self, dtype):
         """A kernel's scratch tensor with this one's layout: allocated directly, not dispatched."""
-        from .aten.native.tensor_factories import empty_strided, like_strides
         return empty_strided(self.shape, like_strides(self), dtype=dtype, device=self.device)
 
     def _flat_buffer(self):
@@ -127,7 +97,6 @@ class Tensor:
         """``dim`` wrapped for size(dim)/stride(dim), which unlike ops accept no dim of a 0-dim tensor."""
         if self.dim() == 0:
             raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-        from .aten.native.tensor_shape import wrap_dim
         return wrap_dim(dim, self.dim())
 
     def storage_offset(self):
@@ -271,7 +240,6 @@ class Tensor:
         dtype = dtype or self.dtype
         device = as_device(device) if device is not None else self.device
         if self.is_sparse:
-            from .aten.native.sparse.sparse_tensor import sparse_to
             return sparse_to(self, dtype, device)
         if dtype is self.dtype and device == self.device and not copy and (
                 memory_format is preserve_format or suggest_memory_format(self.shape, self.stride()) is memory_format):
@@ -289,7 +257,6 @@ class Tensor:
         return self.to(device)
 
     def to_torch(self):
-        from ._interop import to_torch
         return to_torch(self)
 
     def float(self):
@@ -358,7 +325,6 @@ class Tensor:
         lists and bools go to ``index.Tensor`` (a copy)."""
         if _tensor_indexing.is_advanced(index):
             return _tensor_indexing.getitem(self, index)
-        from .aten.native.tensor_shape import getitem
         return getitem(self, index)
 
     def __setitem__(self, index, value):
@@ -438,7 +404,6 @@ class Tensor:
         return (self[i] for i in range(self.shape[0]))
 
     def __repr__(self):
-        from ._tensor_str import tensor_repr
         return tensor_repr(self)
 
     # ------------------------------------------------------------------ Python protocol (torch/_tensor.py)
@@ -457,7 +422,6 @@ class Tensor:
     def __array_wrap__(self, array, context=None, return_scalar=False):
         """A NumPy result computed from a tensor (``np.sin(x)``, ``x + ndarray``) comes back as a tensor;
         a bool array as uint8, as torch's does."""
-        from .aten.native.tensor_factories import from_numpy
         if array.dtype == bool:
             array = array.astype("uint8")
         return from_numpy(np.ascontiguousarray(array))
@@ -505,7 +469,6 @@ class Tensor:
     @property
     def grad_fn(self):
         if self._attr_version is not None:
-            from .autograd.graph import gradient_edge
             gradient_edge(self)          # a view modified in place gets its grad_fn made anew
         return self._grad_fn
 
@@ -552,7 +515,6 @@ class Tensor:
         return fn is not None and bool(fn._retains_grad) and self._output_nr in fn._retains_grad
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
-        from .autograd import backward
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook):
@@ -562,7 +524,6 @@ class Tensor:
         fn = self.grad_fn
         if fn is not None:
             return fn._add_tensor_pre_hook(self._output_nr, hook)
-        from .autograd.graph import RemovableHandle
         if self._backward_hooks is None:
             self._backward_hooks = []
         self._backward_hooks.append(hook)
@@ -575,7 +536,6 @@ class Tensor:
         fn = self.grad_fn
         if fn is None or (fn._retains_grad and self._output_nr in fn._retains_grad):
             return
-        import weakref
         ref = weakref.ref(self)
 
         def retain(grad):
@@ -585,14 +545,6 @@ class Tensor:
         if fn._retains_grad is None:
             fn._retains_grad = {}
         fn._retains_grad[self._output_nr] = retain
-
-    def detach(self):
-        """The same data, out of the graph: no grad_fn, no requires_grad (``Tensor.detach``).
-
-        It shares the version counter, so autograd still sees in-place writes through it, but
-        it is no view: its ``_base`` is None, as torch's.
-        """
-        return self._alias(self._impl.version_counter)
 
     def detach_(self):
         if self._attr_version is not None:
@@ -607,11 +559,8 @@ class Tensor:
     @property
     def data(self):
         """The same storage and geometry with its own version counter, outside autograd's view."""
-        return self._alias(None)
-
-    def _alias(self, version_counter):
         impl = self._impl
-        alias = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype, version_counter)
+        alias = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype, None)
         alias.key_set = impl.key_set
         return type(self)._from_impl(alias)
 
@@ -630,7 +579,6 @@ class Tensor:
         if not self.is_leaf:
             raise RuntimeError("Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
                                "protocol at the moment.")
-        from .autograd.grad_mode import no_grad
         with no_grad():
             if self.is_sparse:
                 new = _rebuild_sparse(copy.deepcopy(self._impl.indices, memo), copy.deepcopy(self._impl.values, memo),
@@ -670,29 +618,15 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, dtype, requires_gr
 
 def _rebuild_sparse(indices, values, size, coalesced):
     """Unpickle a sparse COO tensor (``torch._utils._rebuild_sparse_tensor``): checked again."""
-    from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
     return sparse_coo_tensor(indices, values, size, is_coalesced=coalesced or None)
 
 
 def _attach_generated_methods():
     """The generated operator methods and dunders onto Tensor (torch's ``TensorBase`` methods),
-    and the aliases and wrappers torch/_tensor.py adds by hand."""
-    from ._generated.python_variable_methods import METHODS
+    and the aliases and wrappers torch/_tensor.py adds by hand. Called by ``internals._initialize``."""
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
     Tensor.__neg__, Tensor.__abs__ = Tensor.neg, Tensor.abs
     for name in ("__rsub__", "__rtruediv__", "__rpow__", "__rfloordiv__", "__rmod__", "__rlshift__", "__rrshift__"):
         setattr(Tensor, name, type_error_to_not_implemented(getattr(Tensor, name), name))
-    Tensor.nonzero = _nonzero        # its ``as_tuple`` keyword belongs to the binding, not the operator
-
-
-def _nonzero(self, *, as_tuple=False):
-    from ._functional import nonzero
-    return nonzero(self, as_tuple=as_tuple)
-
-
-# Imported last: the parser and the generated bindings import Tensor and wrap_scalar from here.
-from ._generated import python_torch_functions as _torch_functions  # noqa: E402
-from ._python_arg_parser import type_error_to_not_implemented  # noqa: E402
-
-_attach_generated_methods()
+    Tensor.nonzero = nonzero         # its ``as_tuple`` keyword belongs to the binding, not the operator

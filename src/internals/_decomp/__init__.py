@@ -7,8 +7,8 @@ the function's own calls are recorded in its place. The functions here are plain
 under the tracer each line becomes one node.
 """
 from .._ops import ops
-from .._tensor import wrap_scalar
 from ..aten import dispatcher
+from ..aten.native.tensor_factories import wrap_scalar
 
 __all__ = ["decomposition_table", "get_decompositions", "register_decomposition"]
 

@@ -7,7 +7,7 @@ from .._python_arg_parser import PythonArgParser
 from ..aten.dispatcher import call as _call
 
 from ..autograd.variable_factories import variable_factory as _factory
-__all__ = ['_coalesce', '_log_softmax', '_softmax', 'abs', 'abs_', 'add', 'addmv', 'all', 'allclose', 'amax', 'amin', 'angle', 'any', 'arange', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'atleast_1d', 'atleast_2d', 'baddbmm', 'batch_norm', 'bernoulli', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clip', 'clip_', 'clone', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conv2d', 'convolution', 'cos', 'cos_', 'count_nonzero', 'cumprod', 'cumsum', 'diag', 'diag_embed', 'diagonal', 'div', 'dot', 'dropout', 'dropout_', 'einsum', 'embedding', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor_divide', 'fmod', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'gt', 'hstack', 'imag', 'index', 'index_put', 'index_put_', 'index_select', 'isclose', 'isfinite', 'isinf', 'isnan', 'kthvalue', 'layer_norm', 'le', 'lerp', 'lift_fresh', 'linalg_vector_norm', 'linspace', 'log', 'log_', 'log_softmax', 'logsumexp', 'lt', 'masked_fill', 'masked_select', 'matmul', 'max', 'max_pool2d', 'maximum', 'mean', 'median', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'mul', 'multinomial', 'narrow', 'native_batch_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'ones', 'ones_like', 'outer', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randn', 'randn_like', 'randperm', 'real', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'roll', 'round', 'round_', 'rsub', 'scatter', 'scatter_add', 'select', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'softmax', 'softplus', 'sort', 'split', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'swapaxes', 't', 'take', 'tan', 'tan_', 'tanh', 'tanh_', 'tile', 'topk', 'transpose', 'tril', 'triu', 'unbind', 'unflatten', 'unsqueeze', 'var', 'var_mean', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
+__all__ = ['_coalesce', '_log_softmax', '_softmax', '_unsafe_view', 'abs', 'abs_', 'add', 'addmm', 'addmv', 'all', 'allclose', 'amax', 'amin', 'angle', 'any', 'arange', 'argmax', 'argmin', 'argsort', 'argwhere', 'as_strided', 'atleast_1d', 'atleast_2d', 'baddbmm', 'batch_norm', 'bernoulli', 'bitwise_and', 'bitwise_left_shift', 'bitwise_not', 'bitwise_or', 'bitwise_right_shift', 'bitwise_xor', 'bmm', 'cat', 'chunk', 'clamp', 'clamp_', 'clip', 'clip_', 'clone', 'complex', 'concat', 'concatenate', 'conj', 'conj_physical', 'conv2d', 'convolution', 'cos', 'cos_', 'count_nonzero', 'cumprod', 'cumsum', 'detach', 'diag', 'diag_embed', 'diagonal', 'div', 'dot', 'dropout', 'dropout_', 'einsum', 'embedding', 'empty', 'empty_like', 'empty_strided', 'eq', 'equal', 'erf', 'erf_', 'exp', 'exp_', 'eye', 'fill_', 'flatten', 'flip', 'fliplr', 'flipud', 'floor_divide', 'fmod', 'full', 'full_like', 'gather', 'ge', 'gelu', 'gelu_', 'gt', 'hstack', 'imag', 'index', 'index_put', 'index_put_', 'index_select', 'isclose', 'isfinite', 'isinf', 'isnan', 'kthvalue', 'layer_norm', 'le', 'lerp', 'lift_fresh', 'linalg_vector_norm', 'linspace', 'log', 'log_', 'log_softmax', 'logsumexp', 'lt', 'masked_fill', 'masked_select', 'matmul', 'max', 'max_pool2d', 'maximum', 'mean', 'median', 'min', 'minimum', 'mm', 'mode', 'moveaxis', 'movedim', 'mul', 'multinomial', 'mv', 'narrow', 'native_batch_norm', 'native_layer_norm', 'ne', 'neg', 'neg_', 'nonzero', 'norm', 'ones', 'ones_like', 'outer', 'permute', 'pow', 'prod', 'rand', 'rand_like', 'randint', 'randn', 'randn_like', 'randperm', 'real', 'relu', 'relu_', 'remainder', 'repeat_interleave', 'reshape', 'resolve_conj', 'roll', 'round', 'round_', 'rsub', 'scatter', 'scatter_add', 'select', 'sigmoid', 'sigmoid_', 'sign', 'silu', 'silu_', 'sin', 'sin_', 'softmax', 'softplus', 'sort', 'split', 'sqrt', 'sqrt_', 'squeeze', 'stack', 'std', 'std_mean', 'sub', 'sum', 'swapaxes', 't', 'take', 'tan', 'tan_', 'tanh', 'tanh_', 'tile', 'topk', 'transpose', 'tril', 'triu', 'unbind', 'unflatten', 'unsqueeze', 'var', 'var_mean', 'view_as_complex', 'view_as_real', 'vstack', 'where', 'zero_', 'zeros', 'zeros_like']
 
 
 __coalesce_parser = PythonArgParser([
@@ -43,6 +43,17 @@ def _softmax(*args, **kwargs):
     return _call('_softmax', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
 
 
+__unsafe_view_parser = PythonArgParser([
+    '_unsafe_view(Tensor input, SymIntArrayRef size)',
+])
+
+
+def _unsafe_view(*args, **kwargs):
+    _r = __unsafe_view_parser.parse(args, kwargs)
+    # aten::_unsafe_view(Tensor self, SymInt[] size) -> Tensor
+    return _call('_unsafe_view', _r.tensor(0), _r.intlist(1))
+
+
 _abs_parser = PythonArgParser([
     'abs(Tensor input)',
 ])
@@ -74,6 +85,17 @@ def add(*args, **kwargs):
     _r = _add_parser.parse(args, kwargs)
     # aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
     return _call('add.Tensor', _r.tensor(0), _r.tensor(1), alpha=_r.scalar(2))
+
+
+_addmm_parser = PythonArgParser([
+    'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def addmm(*args, **kwargs):
+    _r = _addmm_parser.parse(args, kwargs)
+    # aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    return _call('addmm', _r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
 
 
 _addmv_parser = PythonArgParser([
@@ -662,6 +684,17 @@ def cumsum(*args, **kwargs):
     _r = _cumsum_parser.parse(args, kwargs)
     # aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
     return _call('cumsum', _r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2))
+
+
+_detach_parser = PythonArgParser([
+    'detach(Tensor input)',
+])
+
+
+def detach(*args, **kwargs):
+    _r = _detach_parser.parse(args, kwargs)
+    # aten::detach(Tensor(a) self) -> Tensor(a)
+    return _call('detach', _r.tensor(0))
 
 
 _diag_parser = PythonArgParser([
@@ -1531,6 +1564,17 @@ def multinomial(*args, **kwargs):
     _r = _multinomial_parser.parse(args, kwargs)
     # aten::multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
     return _call('multinomial', _r.tensor(0), _r.to_int64(1), _r.to_bool(2), generator=_r.value(3))
+
+
+_mv_parser = PythonArgParser([
+    'mv(Tensor input, Tensor vec)',
+])
+
+
+def mv(*args, **kwargs):
+    _r = _mv_parser.parse(args, kwargs)
+    # aten::mv(Tensor self, Tensor vec) -> Tensor
+    return _call('mv', _r.tensor(0), _r.tensor(1))
 
 
 _narrow_parser = PythonArgParser([

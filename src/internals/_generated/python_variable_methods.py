@@ -81,6 +81,17 @@ def add_(self, *args, **kwargs):
     return _call('add_.Tensor', self, _r.tensor(0), alpha=_r.scalar(1))
 
 
+_addmm_parser = PythonArgParser([
+    'addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def addmm(self, *args, **kwargs):
+    _r = _addmm_parser.parse(args, kwargs)
+    # aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    return _call('addmm', self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
+
+
 _addmv_parser = PythonArgParser([
     'addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)',
 ])
@@ -591,6 +602,11 @@ def cumsum(self, *args, **kwargs):
 def dense_dim(self):
     # aten::dense_dim(Tensor self) -> int
     return _call('dense_dim', self)
+
+
+def detach(self):
+    # aten::detach(Tensor(a) self) -> Tensor(a)
+    return _call('detach', self)
 
 
 _diag_parser = PythonArgParser([
@@ -1303,6 +1319,17 @@ def multinomial(self, *args, **kwargs):
     _r = _multinomial_parser.parse(args, kwargs)
     # aten::multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
     return _call('multinomial', self, _r.to_int64(0), _r.to_bool(1), generator=_r.value(2))
+
+
+_mv_parser = PythonArgParser([
+    'mv(Tensor vec)',
+])
+
+
+def mv(self, *args, **kwargs):
+    _r = _mv_parser.parse(args, kwargs)
+    # aten::mv(Tensor self, Tensor vec) -> Tensor
+    return _call('mv', self, _r.tensor(0))
 
 
 _narrow_parser = PythonArgParser([
@@ -2135,6 +2162,7 @@ METHODS = {
     'abs_': abs_,
     'add': add,
     'add_': add_,
+    'addmm': addmm,
     'addmv': addmv,
     'all': all,
     'allclose': allclose,
@@ -2179,6 +2207,7 @@ METHODS = {
     'cumprod': cumprod,
     'cumsum': cumsum,
     'dense_dim': dense_dim,
+    'detach': detach,
     'diag': diag,
     'diag_embed': diag_embed,
     'diagonal': diagonal,
@@ -2241,6 +2270,7 @@ METHODS = {
     'mul': mul,
     'mul_': mul_,
     'multinomial': multinomial,
+    'mv': mv,
     'narrow': narrow,
     'ne': ne,
     'neg': neg,

@@ -28,6 +28,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from ..c10.tensor_impl import contiguous_strides, is_channels_last, is_contiguous, is_non_overlapping_and_dense
+from .empty_tensor import empty_strided
 
 __all__ = ["TensorIteratorConfig", "TensorIterator", "broadcast_shapes", "Geometry", "geometry", "output_layout",
            "coalesce", "check_no_overlap", "common_device", "flat_geometry"]
@@ -281,7 +282,6 @@ class TensorIterator:
     def allocate_or_resize_outputs(self):
         for k, out in enumerate(self.outputs):
             if out is None:
-                from .native.tensor_factories import empty_strided  # factories are kernels built on this module
                 dtype = self.config.output_dtypes[k] or self.common_dtype
                 self.outputs[k] = empty_strided(self.shape, self.output_strides, dtype=dtype, device=self.device)
 

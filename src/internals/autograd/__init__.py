@@ -9,6 +9,7 @@ reverse (``engine.py``). The recording is done by the kernels of the ``Autograd`
 from . import graph  # noqa: F401
 from .engine import make_grads as _make_grads
 from .engine import run_backward as _run_backward
+from .function import Function, FunctionCtx, once_differentiable
 from .grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,
@@ -17,6 +18,7 @@ from .grad_mode import (  # noqa: F401
     no_grad,
     set_grad_enabled,
 )
+from .gradcheck import GradcheckError, gradcheck
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck", "GradcheckError",
            "graph", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
@@ -53,7 +55,3 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         from .functions_manual import zeros_like
         result = [zeros_like(t) if g is None else g for t, g in zip(inputs, result)]
     return tuple(result)
-
-
-from .function import Function, FunctionCtx, once_differentiable  # noqa: E402  (needs the Tensor class)
-from .gradcheck import GradcheckError, gradcheck  # noqa: E402

@@ -3,7 +3,10 @@
 ``run_backward`` walks the graph from the roots twice. First it counts, for every node, how
 many edges point at it (``compute_dependencies``). Then it runs nodes from a ready queue: a
 node is ready when its count drops to zero, which means every gradient it will ever get has
-arrived and been summed in its *input buffer*. Like torch's CPU ready queue, the queue is a
+arrived and been summed in its *input buffer*. Each ready node goes through torch's three
+steps: ``evaluate_function`` (captures, then routing the outputs to the next buffers) calls
+``call_function`` (hooks and the node itself), which calls ``validate_outputs`` (shapes and
+dtypes made to fit). Like torch's CPU ready queue, the queue is a
 priority queue on the sequence number, later nodes first, so a chain runs in reverse creation
 order and AccumulateGrad (the largest number) runs as soon as it is ready.
 
@@ -14,12 +17,14 @@ recorded there.
 import heapq
 import itertools
 
+from .._tensor_base import TensorBase
 from ..aten import dispatcher
 from ..c10.grad_mode import _state as _grad_state
 from ..c10.memory_format import preserve_format
 from .graph import AccumulateGrad, gradient_edge
 
-__all__ = ["run_backward", "make_grads"]
+__all__ = ["run_backward", "make_grads", "GraphTask", "evaluate_function", "call_function", "validate_outputs",
+           "compute_dependencies", "init_to_execute"]
 
 
 def _torch_size(sizes):
@@ -57,14 +62,16 @@ def _validate(grad, meta, node, index):
 
 
 def _add_to_buffer(buffers, node, input_nr, grad):
+    """``InputBuffer::add``: a tensor used twice gets the sum of its gradients."""
     buf = buffers.get(node)
     if buf is None:
         buf = buffers[node] = [None] * node._num_inputs
     old = buf[input_nr]
-    buf[input_nr] = grad if old is None else old + grad    # a tensor used twice: its grads add up
+    buf[input_nr] = grad if old is None else old + grad
 
 
-def _dependencies(roots):
+def compute_dependencies(roots):
+    """How many edges point at each node reachable from the roots (``compute_dependencies``)."""
     deps, seen, stack = {}, set(roots), list(roots)
     while stack:
         for edge in stack.pop()._next_edges:
@@ -77,8 +84,9 @@ def _dependencies(roots):
     return deps
 
 
-def _needed(roots, deps, targets):
-    """Nodes from which a target can be reached: the only ones ``grad`` must run (``exec_info``)."""
+def init_to_execute(roots, deps, targets):
+    """Nodes from which a target can be reached: the only ones ``grad`` must run
+    (``GraphTask::init_to_execute``, torch's ``exec_info``)."""
     remaining, order, stack = dict(deps), [], [n for n in set(roots) if not deps.get(n)]
     while stack:                           # a topological order, roots first
         node = stack.pop()
@@ -97,9 +105,8 @@ def _needed(roots, deps, targets):
 
 def _check_hook_result(hook, old, new):
     """A hook may replace a gradient, not change what it is (torch's ``check_single_result``)."""
-    from .._tensor import Tensor
     name = getattr(hook, "__name__", type(hook).__name__)
-    if not isinstance(new, Tensor):
+    if not isinstance(new, TensorBase):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
     if new.dtype is not old.dtype or new.device != old.device:
         raise RuntimeError(f"hook '{name}' has changed the type of value (was {old._type_name()} got "
@@ -121,82 +128,115 @@ def _call_tensor_hooks(node, buf):
             node._retains_grad[i](buf[i])
 
 
+class GraphTask:
+    """One backward call's state (``graph_task.h``): the dependency counts, the input buffers of
+    nodes not yet ready (``not_ready_``), the ready queue, and what ``grad`` captures."""
+    __slots__ = ("keep_graph", "accumulate_grad", "deps", "buffers", "ready", "tie", "captures", "targets",
+                 "needed", "results")
+
+    def __init__(self, keep_graph, accumulate_grad, n_inputs):
+        self.keep_graph, self.accumulate_grad = keep_graph, accumulate_grad
+        self.buffers, self.ready, self.tie = {}, [], itertools.count()
+        self.captures, self.targets, self.needed = {}, set(), None
+        self.results = [None] * n_inputs
+
+    def push_ready(self, node):
+        """The CPU ready queue: a priority queue on the sequence number, later nodes first."""
+        heapq.heappush(self.ready, (-node._seq, next(self.tie), node))
+
+
+def validate_outputs(node, grads):
+    """Make each gradient fit the input its edge leads to (``validate_outputs``)."""
+    return [g if g is None or edge is None else _validate(g, edge[0]._input_meta[edge[1]], node, index)
+            for index, (edge, g) in enumerate(zip(node._next_edges, grads))]
+
+
+def call_function(task, node, buf):
+    """Hooks before, the node's ``apply``, the outputs validated, hooks after (``call_function``)."""
+    if node._pre_hooks:
+        for hook in node._pre_hooks:
+            new = hook(tuple(buf))
+            if new is not None:
+                buf = list(new)
+    if any(g is not None for g in buf):
+        grads = node.apply(buf)
+    else:
+        grads = (None,) * len(node._next_edges)
+    grads = validate_outputs(node, grads)
+    if node._post_hooks:
+        for hook in node._post_hooks:
+            new = hook(tuple(grads), tuple(buf))
+            if new is not None:
+                grads = list(new)
+    return grads
+
+
+def evaluate_function(task, node, buf):
+    """Run one ready node and route its outputs to the next nodes' buffers (``evaluate_function``)."""
+    _call_tensor_hooks(node, buf)
+    for input_nr, slot in task.captures.get(node, ()):
+        task.results[slot] = buf[input_nr]
+    if task.needed is not None and node not in task.needed and not (task.accumulate_grad and node in task.targets):
+        return                          # nothing below leads to an input: its edges stay unvisited
+    if isinstance(node, AccumulateGrad) and not task.accumulate_grad:
+        return
+    grads = call_function(task, node, buf)
+    buf = None                          # the buffers own the gradients now: AccumulateGrad may take one
+    if not task.keep_graph:
+        node.release_variables()
+    deps = task.deps
+    for edge, g in zip(node._next_edges, grads):
+        if edge is None:
+            continue
+        nxt, input_nr = edge
+        if g is not None:
+            _add_to_buffer(task.buffers, nxt, input_nr, g)
+        left = deps[nxt] - 1
+        deps[nxt] = left
+        if left == 0:
+            task.push_ready(nxt)
+
+
 def run_backward(outputs, grad_outputs, keep_graph, create_graph, inputs=(), allow_unused=False,
                  accumulate_grad=True):
-    """Run the graph behind ``outputs`` backward; return the gradients captured for ``inputs``."""
+    """Run the graph behind ``outputs`` backward; return the gradients captured for ``inputs``
+    (``Engine::execute``, then ``thread_main``'s loop over the ready queue)."""
+    task = GraphTask(keep_graph, accumulate_grad, len(inputs))
     roots = []
     for i, (t, g) in enumerate(zip(outputs, grad_outputs)):
         edge = gradient_edge(t)
         if edge is None:
             raise RuntimeError(f"element {i} of tensors does not require grad and does not have a grad_fn")
         roots.append((edge, g))
-    captures, targets, needed = {}, set(), None
     for slot, t in enumerate(inputs):
         edge = gradient_edge(t)
         if edge is None:
             raise RuntimeError("One of the differentiated Tensors does not require grad")
-        captures.setdefault(edge[0], []).append((edge[1], slot))
-        targets.add(edge[0])
+        task.captures.setdefault(edge[0], []).append((edge[1], slot))
+        task.targets.add(edge[0])
     root_nodes = [edge[0] for edge, _ in roots]
-    deps = _dependencies(root_nodes)
+    task.deps = compute_dependencies(root_nodes)
     if inputs:
-        needed = _needed(root_nodes, deps, targets)
-
-    buffers, heap, tie = {}, [], itertools.count()
+        task.needed = init_to_execute(root_nodes, task.deps, task.targets)
     for (node, input_nr), g in roots:
         if g is not None:
-            _add_to_buffer(buffers, node, input_nr, g)
+            _add_to_buffer(task.buffers, node, input_nr, g)
     for node in dict.fromkeys(root_nodes):
-        if not deps.get(node):
-            heapq.heappush(heap, (-node._seq, next(tie), node))
+        if not task.deps.get(node):
+            task.push_ready(node)
 
-    results = [None] * len(inputs)
     prev_mode = _grad_state.grad_enabled
     _grad_state.grad_enabled = bool(create_graph)
     try:
-        while heap:
-            node = heapq.heappop(heap)[2]
-            buf = buffers.pop(node, None) or [None] * node._num_inputs
-            _call_tensor_hooks(node, buf)
-            for input_nr, slot in captures.get(node, ()):
-                results[slot] = buf[input_nr]
-            if needed is not None and node not in needed and not (accumulate_grad and node in targets):
-                continue                    # nothing below leads to an input: its edges stay unvisited
-            if isinstance(node, AccumulateGrad) and not accumulate_grad:
-                continue
-            if node._pre_hooks:
-                for hook in node._pre_hooks:
-                    new = hook(tuple(buf))
-                    if new is not None:
-                        buf = list(new)
-            if any(g is not None for g in buf):
-                grads = node.apply(buf)
-            else:
-                grads = (None,) * len(node._next_edges)
-            if not keep_graph:
-                node.release_variables()
-            if node._post_hooks:
-                for hook in node._post_hooks:
-                    new = hook(tuple(grads), tuple(buf))
-                    if new is not None:
-                        grads = new
-            for index, (edge, g) in enumerate(zip(node._next_edges, grads)):
-                if edge is None:
-                    continue
-                nxt, input_nr = edge
-                if g is not None:
-                    _add_to_buffer(buffers, nxt, input_nr, _validate(g, nxt._input_meta[input_nr], node, index))
-                left = deps[nxt] - 1
-                deps[nxt] = left
-                if left == 0:
-                    heapq.heappush(heap, (-nxt._seq, next(tie), nxt))
-            grads = g = None     # the buffers own the gradients now: AccumulateGrad may take one
+        while task.ready:
+            node = heapq.heappop(task.ready)[2]
+            evaluate_function(task, node, task.buffers.pop(node, None) or [None] * node._num_inputs)
     finally:
         _grad_state.grad_enabled = prev_mode
 
     if inputs and not allow_unused:
-        for slot, g in enumerate(results):
+        for slot, g in enumerate(task.results):
             if g is None:
                 raise RuntimeError(f"The differentiated Tensor at index {slot} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
-    return results
+    return task.results

@@ -6,7 +6,7 @@ tensor input requires grad, makes ``ctx`` the outputs' grad_fn: ``ctx`` *is* the
 an instance of ``MyFnBackward``, and the engine calls ``MyFn.backward(ctx, *grads)`` with one
 gradient per output, expecting one per input (None where there is none).
 """
-from .._tensor import Tensor
+from .._tensor_base import TensorBase
 from ..c10.grad_mode import _state as _grad_mode
 from .graph import Node, SavedVariable, _meta, collect_next_edges, set_history
 
@@ -86,9 +86,9 @@ class Function(FunctionCtx):
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = cls._backward_cls()
-        positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+        positions = [i for i, a in enumerate(args) if isinstance(a, TensorBase)]
         inputs = [args[i] for i in positions]
-        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a._requires_grad for a in args)
+        ctx.needs_input_grad = tuple(isinstance(a, TensorBase) and a._requires_grad for a in args)
         record = _grad_mode.grad_enabled and any(t._requires_grad for t in inputs)
         previous = _grad_mode.grad_enabled
         _grad_mode.grad_enabled = False
@@ -100,13 +100,13 @@ class Function(FunctionCtx):
             return outputs
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
-        differentiable = [isinstance(o, Tensor) and not any(o is n for n in ctx.non_differentiable) for o in outs]
+        differentiable = [isinstance(o, TensorBase) and not any(o is n for n in ctx.non_differentiable) for o in outs]
         # An input returned as it is becomes a new tensor on the same data, which gets the history.
         outs = tuple(type(o)._from_impl(o._impl) if any(o is t for t in inputs) else o for o in outs)
         ctx._tensor_positions = tuple(positions)
         ctx._next_edges = collect_next_edges(*inputs)
         set_history([o if d else None for o, d in zip(outs, differentiable)], ctx)
-        ctx._output_info = [_meta(o) if isinstance(o, Tensor) else None for o in outs]
+        ctx._output_info = [_meta(o) if isinstance(o, TensorBase) else None for o in outs]
         ctx._saved = [SavedVariable(t, any(t is o for o in outs)) if t is not None else SavedVariable(None, False)
                       for t in ctx.to_save]
         return outs[0] if single else outs

@@ -8,13 +8,12 @@ CopySlices when the gradient itself requires grad.
 """
 import math
 
-from .._tensor import wrap_scalar
 from ..aten import dispatcher
-from ..aten.native.tensor_factories import arange, zeros
+from ..aten.native.tensor_factories import arange, wrap_scalar, zeros
 from ..aten.native.tensor_shape import slice_bounds, wrap_dim
 
 __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "sgn", "where", "zeros_like",
-           "threshold_backward", "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
+           "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
            "pow_backward_exponent", "pow_backward_exponent_scalar_base", "sum_backward",
            "mean_backward", "prod_backward", "restore_reduced_dims", "scale_grad_by_count",
            "evenly_distribute_backward", "value_selecting_reduction_backward", "_softmax_backward_data",
@@ -22,7 +21,7 @@ __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", 
            "unsqueeze_to", "select_backward", "slice_backward_wrapper", "diagonal_backward", "unfold_backward",
            "split_backward", "as_strided_backward", "TensorGeometry", "convolution_backward",
            "max_pool2d_with_indices_backward", "native_batch_norm_backward", "native_layer_norm_backward",
-           "embedding_dense_backward"]
+           "embedding_dense_backward", "threshold_backward"]
 
 
 # ---------------------------------------------------------------------- broadcasting
@@ -64,7 +63,8 @@ def sgn(t):
 
 
 def threshold_backward(grad, out, threshold):
-    return where(out > threshold, grad, 0)
+    """relu's backward is an operator of its own, with a derivative: called through the dispatcher."""
+    return dispatcher.call("threshold_backward", grad, out, threshold)
 
 
 def sigmoid_backward(grad, out):
@@ -182,17 +182,17 @@ def _column_major(sizes, strides):
     return strides[0] == 1 and strides[1] == max(sizes[0], 1) and sizes[1] > 1
 
 
-def mm_mat1_backward(grad, mat2, sizes, strides):
+def mm_mat1_backward(grad, mat2, sizes, strides, alpha=1):
     # Give the gradient the layout of mat1: for a column-major mat1, compute the transpose.
     if _column_major(sizes, strides):
-        return mat2.mm(grad.t()).t()
-    return grad.mm(mat2.t())
+        return maybe_multiply(mat2.mm(grad.t()).t(), alpha)
+    return maybe_multiply(grad.mm(mat2.t()), alpha)
 
 
-def mm_mat2_backward(grad, mat1, sizes, strides):
+def mm_mat2_backward(grad, mat1, sizes, strides, alpha=1):
     if _column_major(sizes, strides):
-        return grad.t().mm(mat1).t()
-    return mat1.t().mm(grad)
+        return maybe_multiply(grad.t().mm(mat1).t(), alpha)
+    return maybe_multiply(mat1.t().mm(grad), alpha)
 
 
 # ---------------------------------------------------------------------- views

@@ -6,7 +6,7 @@ computed in float64: in float32 the finite differences alone are off by more tha
 """
 import numpy as np
 
-from .._tensor import Tensor
+from .._tensor_base import TensorBase
 from .grad_mode import no_grad
 
 __all__ = ["gradcheck", "GradcheckError"]
@@ -23,7 +23,7 @@ def _as_tuple(x):
 def _flat_outputs(fn, inputs):
     with no_grad():
         outputs = _as_tuple(fn(*inputs))
-    return np.concatenate([o.detach().cpu().double().numpy().ravel() for o in outputs if isinstance(o, Tensor)])
+    return np.concatenate([o.detach().cpu().double().numpy().ravel() for o in outputs if isinstance(o, TensorBase)])
 
 
 def _numerical_jacobian(fn, inputs, x, eps):
@@ -43,7 +43,7 @@ def _numerical_jacobian(fn, inputs, x, eps):
 def _analytical_jacobians(fn, inputs, wrt):
     from ..aten.native.tensor_factories import zeros_like
     from . import grad
-    outputs = [o for o in _as_tuple(fn(*inputs)) if isinstance(o, Tensor)]
+    outputs = [o for o in _as_tuple(fn(*inputs)) if isinstance(o, TensorBase)]
     rows = []
     for out in outputs:
         for k in range(out.numel()):
@@ -61,7 +61,7 @@ def _analytical_jacobians(fn, inputs, wrt):
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_):
     """True if the analytical Jacobian of ``func`` at ``inputs`` matches the numerical one."""
     inputs = _as_tuple(inputs)
-    wrt = [x for x in inputs if isinstance(x, Tensor) and x.requires_grad]
+    wrt = [x for x in inputs if isinstance(x, TensorBase) and x.requires_grad]
     if not wrt:
         raise ValueError("gradcheck expects at least one input tensor to require gradient, but none of the them "
                          "have requires_grad=True.")

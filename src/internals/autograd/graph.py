@@ -18,6 +18,7 @@ import weakref
 
 from ..c10.grad_mode import _state as _grad_state
 from ..c10.tensor_impl import strided
+from ..utils._python_dispatch import _get_current_dispatch_mode, mode_detach
 
 __all__ = ["Node", "AccumulateGrad", "SavedVariable", "saved_tensors_hooks", "RemovableHandle", "gradient_edge",
            "grad_accumulator", "set_history", "collect_next_edges", "ERR_BACKWARD_TWICE"]
@@ -297,7 +298,7 @@ class SavedVariable:
         self.is_output = is_output
         self.requires_grad = t._requires_grad
         self.output_nr = t._output_nr
-        data = type(t)._from_impl(t._impl) if is_output else t
+        data = tensor_data(t) if is_output else t
         if _hooks.stack:
             pack_hook, self.unpack_hook = _hooks.stack[-1]
             enabled, _grad_state.grad_enabled = _grad_state.grad_enabled, False    # packing is not recorded
@@ -330,14 +331,26 @@ class SavedVariable:
         return self._with_history(data, node)
 
     def _with_history(self, data, node):
-        """A saved output gets its node back as grad_fn."""
+        """A saved output gets its node back as grad_fn (``make_variable``: a new handle)."""
+        if not self.is_output and self.unpack_hook is None:
+            return data             # the input itself was kept (torch's ``saved_original_``)
+        out = tensor_data(data)
         if self.is_output and self.requires_grad:
-            out = type(data)._from_impl(data._impl)
             out._grad_fn, out._output_nr, out._requires_grad = node, self.output_nr, True
-            return out
-        return data
+        return out
 
     def release(self):
         self.data = self.unpack_hook = self.packed = None
         self.version = None
 
+
+def tensor_data(t):
+    """A new handle on ``t``'s TensorImpl with no autograd history (``VariableHooks::tensor_data``).
+
+    torch makes it with ``TensorImpl::shallow_copy_and_detach``, which hands the job to the
+    dispatch mode on top of the stack when one is active: that is why a mode sees an
+    ``aten.detach`` each time autograd saves or unpacks an output.
+    """
+    if _get_current_dispatch_mode() is not None:
+        return mode_detach(t)
+    return type(t)._from_impl(t._impl)

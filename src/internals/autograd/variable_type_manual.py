@@ -12,18 +12,15 @@
   uses, so the graph has torch's nodes (ViewBackward0, PermuteBackward0, SplitBackward0, ...).
 """
 from ..aten import dispatcher
-from ..c10.dispatch_key import AUTOGRAD_KEYS, DispatchKey, DispatchKeySet
+from ..c10.dispatch_key import DispatchKey, DispatchKeySet
 from ..c10.grad_mode import _state as _grad_mode
-from ..c10.local_dispatch_key_set import AUTOGRAD_AND_AD_INPLACE_OR_VIEW
-from ..c10.local_dispatch_key_set import tls as _tls
+from ..c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
 from .graph import Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
 
-__all__ = ["BELOW_AUTOGRAD", "BELOW_AD_INPLACE_OR_VIEW", "after_autograd", "as_int", "as_int_tuple", "check_inplace",
+__all__ = ["after_autograd", "as_int", "as_int_tuple", "check_inplace",
            "mark_view", "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "CopySlices", "CopyBackwards",
            "register_manual_kernels"]
 
-BELOW_AUTOGRAD = AUTOGRAD_KEYS
-BELOW_AD_INPLACE_OR_VIEW = AUTOGRAD_AND_AD_INPLACE_OR_VIEW
 _AFTER_AUTOGRAD_BITS = (1 << int(DispatchKey.AutogradOther)) - 1
 MULTI_OUTPUT_VIEW = -1     # _attr_version of an output of split/chunk: no in-place allowed
 NO_GRAD_MODE = "no_grad_mode"   # _creation_meta of a view made under no_grad of a base that requires grad
@@ -44,15 +41,6 @@ def as_int_tuple(value):
     if value is None:
         return None
     return (value,) if isinstance(value, int) else tuple(value)
-
-
-def _run_below(op, ks, excluded_keys, *args, **kwargs):
-    excluded = _tls.excluded
-    _tls.excluded = excluded | excluded_keys
-    try:
-        return op.redispatch(after_autograd(ks), *args, **kwargs)
-    finally:
-        _tls.excluded = excluded
 
 
 # ---------------------------------------------------------------------- views and in-place
@@ -190,7 +178,8 @@ def copy_(ks, self, src, non_blocking=False):
         check_inplace(self)
         grad_fn = CopyBackwards()
         grad_fn._next_edges = collect_next_edges(self, src)
-    result = _run_below(_COPY, ks, BELOW_AUTOGRAD, self, src, non_blocking)
+    with below_autograd():
+        result = _COPY.redispatch(after_autograd(ks), self, src, non_blocking)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -205,7 +194,8 @@ def _composite(name, decompose):
     def kernel(ks, self, *args, **kwargs):
         if _grad_mode.grad_enabled and self._requires_grad:
             return decompose(self, *args, **kwargs)
-        result = _run_below(op, ks, BELOW_AD_INPLACE_OR_VIEW, self, *args, **kwargs)
+        with below_ad_inplace_or_view():
+            result = op.redispatch(after_autograd(ks), self, *args, **kwargs)
         if _grad_mode.grad_enabled:
             mark_view(result)
         return result

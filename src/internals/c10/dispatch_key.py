@@ -93,6 +93,7 @@ BACKEND_KEYS = DispatchKeySet([DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Me
 AUTOGRAD_KEYS = DispatchKeySet([DispatchKey.AutogradOther, DispatchKey.AutogradCPU, DispatchKey.AutogradCUDA,
                                 DispatchKey.AutogradMeta])
 AUTOCAST_KEYS = DispatchKeySet([DispatchKey.AutocastCPU, DispatchKey.AutocastCUDA])
+PYTHON_KEYS = DispatchKeySet([DispatchKey.Python, DispatchKey.PythonTLSSnapshot])   # added while a mode is active
 
 # Alias keys name a group of runtime keys at registration time; no tensor carries them
 # (``c10/core/DispatchKey.h``, "Alias dispatch keys"). A kernel registered to an alias fills the

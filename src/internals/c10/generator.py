@@ -23,7 +23,9 @@ import threading
 
 import numpy as np
 
+from .._tensor_base import TensorBase  # only to check a state argument's type
 from . import mt19937
+from . import scalar_type as st
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state"]
@@ -146,9 +148,7 @@ class Generator:
 
 def _check_rng_state(state):
     """``check_rng_state``: a CPU uint8 tensor; returns its bytes as a NumPy array."""
-    from .. import _tensor
-    from . import scalar_type as st
-    if not isinstance(state, _tensor.Tensor):
+    if not isinstance(state, TensorBase):
         raise TypeError(f"expected a torch.ByteTensor, but got {type(state).__name__}")
     if state.dtype is not st.uint8 or state.device.type != "cpu":
         raise TypeError(f"RNG state must be a torch.ByteTensor, got {state.dtype.torch_name} on {state.device}")

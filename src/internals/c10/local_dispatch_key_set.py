@@ -37,9 +37,6 @@ class _Guard:
     __slots__ = ("keys", "saved")
     attribute = None
 
-    def __init__(self, keys):
-        self.keys = keys
-
     def __enter__(self):
         self.saved = getattr(tls, self.attribute)
         setattr(tls, self.attribute, self.saved | self.keys)
@@ -53,25 +50,37 @@ class include_keys(_Guard):
     __slots__ = ()
     attribute = "included"
 
+    def __init__(self, keys):
+        self.keys = keys
+
 
 class exclude_keys(_Guard):
     """``c10::impl::ExcludeDispatchKeyGuard``: remove ``keys`` from every call in the block."""
     __slots__ = ()
     attribute = "excluded"
 
+    def __init__(self, keys):
+        self.keys = keys
 
-def below_autograd():
+
+AUTOGRAD_AND_AD_INPLACE_OR_VIEW = AUTOGRAD_KEYS | DispatchKeySet(DispatchKey.ADInplaceOrView)
+
+
+# The two guards every kernel call enters are classes with their keys fixed, so entering one
+# costs no Python-level constructor call.
+class below_autograd(_Guard):
     """``at::AutoDispatchBelowAutograd``: calls in the block skip the Autograd keys."""
-    return exclude_keys(AUTOGRAD_KEYS)
+    __slots__ = ()
+    attribute = "excluded"
+    keys = AUTOGRAD_KEYS
 
 
-def below_ad_inplace_or_view():
+class below_ad_inplace_or_view(_Guard):
     """``at::AutoDispatchBelowADInplaceOrView``: calls in the block skip Autograd and ADInplaceOrView.
 
     Kernels run inside it, and so do factories: a write a kernel makes into a fresh tensor is
     not a user's in-place op, so it must not bump a version counter or record a graph.
     """
-    return exclude_keys(AUTOGRAD_AND_AD_INPLACE_OR_VIEW)
-
-
-AUTOGRAD_AND_AD_INPLACE_OR_VIEW = AUTOGRAD_KEYS | DispatchKeySet(DispatchKey.ADInplaceOrView)
+    __slots__ = ()
+    attribute = "excluded"
+    keys = AUTOGRAD_AND_AD_INPLACE_OR_VIEW

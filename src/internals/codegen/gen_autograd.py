@@ -366,13 +366,9 @@ def gen_kernel(info, schema):
             lines.append(f"            grad_fn.{s.name}_ = {value}")
         else:
             lines.append(f"        grad_fn.{s.name}_ = {value}")
-    guard = "BELOW_AUTOGRAD" if inplace else "BELOW_AD_INPLACE_OR_VIEW"
-    lines += ["    excluded = _tls.excluded",
-              f"    _tls.excluded = excluded | {guard}",
-              "    try:",
-              f"        result = OPS[{str(schema.name)!r}].redispatch(after_autograd(ks), {call_args})",
-              "    finally:",
-              "        _tls.excluded = excluded"]
+    guard = "below_autograd" if inplace else "below_ad_inplace_or_view"
+    lines += [f"    with {guard}():",
+              f"        result = OPS[{str(schema.name)!r}].redispatch(after_autograd(ks), {call_args})"]
     if is_view:
         lines.append("    mark_view(result)")
     lines.append("    if grad_fn is not None:")
@@ -423,10 +419,10 @@ operator (``AutoDispatchBelowADInplaceOrView``), with only Autograd excluded for
 """
 from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
-from ...c10.local_dispatch_key_set import tls as _tls
+from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
 from ..graph import SavedVariable, collect_next_edges, set_history
-from ..variable_type_manual import (BELOW_AD_INPLACE_OR_VIEW, BELOW_AUTOGRAD, after_autograd, as_int,
-                                    as_int_tuple, check_inplace, mark_view, rebase_history, saved_inplace_result)
+from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, mark_view, rebase_history,
+                                    saved_inplace_result)
 {nodes}
 
 '''

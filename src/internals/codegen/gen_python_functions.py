@@ -82,9 +82,10 @@ class Overload:
 # Operators torch binds to no Python name (``SKIP_PYTHON_BINDINGS`` in torch's
 # ``tools/autograd/gen_python_functions.py``): reached through a frontend method instead
 # (``Tensor.to`` calls ``_to_copy``, ``x[1:3]`` calls ``slice.Tensor``), or called by autograd
-# only (torch's pattern ``.*_backward``), or bound in ``torch._C._nn``, which internals does not
-# have (``max_pool2d_with_indices``: ``F.max_pool2d`` reaches it).
-SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "max_pool2d_with_indices"}
+# only (torch's pattern ``.*_backward``). Entries with ``python_module: nn`` are bound in
+# ``torch._C._nn``, which internals does not have: ``nn.functional`` calls them
+# (``F.linear``, ``F.max_pool2d``).
+SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor"}
 
 
 def binds_no_python_name(schema_name):
@@ -94,7 +95,8 @@ def binds_no_python_name(schema_name):
 
 def load_overloads(path=NATIVE_FUNCTIONS):
     """(schema, variants, operator) for each YAML entry and each substitute."""
-    entries = [(e["func"], e.get("variants", "function"), None) for e in yaml.safe_load(Path(path).read_text())]
+    entries = [(e["func"], e.get("variants", "function"), None) for e in yaml.safe_load(Path(path).read_text())
+               if e.get("python_module") != "nn"]
     entries += [(func, "function, method", op) for func, op in SUBSTITUTES.items()]
     out = []
     for func, variants, op in entries:

@@ -13,6 +13,7 @@ import warnings
 
 from .._functional import where
 from .._tensor import Tensor
+from ..aten import dispatcher
 from ..aten.native.tensor_factories import arange, zeros_like
 
 __all__ = ["linear", "relu", "dropout", "log_softmax", "softmax", "mse_loss", "nll_loss", "cross_entropy",
@@ -31,9 +32,9 @@ def _reduce(loss, reduction):
 
 
 def linear(input, weight, bias=None):
-    """x Wᵀ + b; the weight is (out_features, in_features), as stored by ``nn.Linear``."""
-    out = input.matmul(weight.t())
-    return out if bias is None else out.add(bias)
+    """x Wᵀ + b; the weight is (out_features, in_features), as stored by ``nn.Linear``.
+    The operator ``aten::linear`` (``torch._C._nn.linear``): mostly one ``addmm``."""
+    return dispatcher.call("linear", input, weight, bias)
 
 
 def relu(input, inplace=False):
@@ -45,7 +46,6 @@ def dropout(input, p=0.5, training=True, inplace=False):
     (``aten::dropout``: the mask comes from ``bernoulli_``, so the same seed gives torch's mask)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    from ..aten import dispatcher
     return dispatcher.call("dropout_" if inplace else "dropout", input, p, training)
 
 
@@ -264,7 +264,6 @@ def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
 def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
     """Maxima of (dilated) windows; ``stride`` defaults to the kernel size. With ``return_indices``
     also each maximum's position ``h·W + w`` in its input plane."""
-    from ..aten import dispatcher
     out, indices = dispatcher.call("max_pool2d_with_indices", input, kernel_size, [] if stride is None else stride,
                                    padding, dilation, ceil_mode)
     return (out, indices) if return_indices else out

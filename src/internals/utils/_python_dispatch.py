@@ -10,15 +10,13 @@ tensor subclass.
 """
 import threading
 
+from .._tensor_base import TensorBase
 from ..aten import dispatcher
-from ..c10.dispatch_key import DispatchKey, DispatchKeySet
+from ..c10.dispatch_key import PYTHON_KEYS, DispatchKey
 from ..c10.local_dispatch_key_set import tls
 
 __all__ = ["TorchDispatchMode", "python_fallback", "register_python_fallbacks", "overload_of",
            "_get_current_dispatch_mode"]
-
-PYTHON_KEYS = DispatchKeySet([DispatchKey.Python, DispatchKey.PythonTLSSnapshot])
-
 
 class _ModeStack(threading.local):
     def __init__(self):
@@ -72,11 +70,10 @@ def overload_of(op):
 
 
 def _subclass_types(args, kwargs):
-    from .._tensor import Tensor
     from ._pytree import tree_flatten
     seen = []
     for a in tree_flatten((args, kwargs)):
-        if isinstance(a, Tensor) and hasattr(type(a), "__torch_dispatch__") and type(a) not in seen:
+        if isinstance(a, TensorBase) and hasattr(type(a), "__torch_dispatch__") and type(a) not in seen:
             seen.append(type(a))
     return tuple(seen)
 
@@ -96,6 +93,17 @@ def python_fallback(op, keys, *args, **kwargs):
             return result
     raise TypeError(f"Multiple dispatch failed for '{op.name}'; all __torch_dispatch__ handlers returned "
                     f"NotImplemented:\n\n  - tensor subclasses: {list(types)}")
+
+
+def mode_detach(tensor):
+    """``PyInterpreter::detach``: the mode on top of the stack makes a detached handle, through
+    ``aten.detach``, for a TensorImpl shallow copy (popped while it runs, as for any operator)."""
+    from .._ops import ops
+    mode = _pop_mode()
+    try:
+        return mode.__torch_dispatch__(ops.aten.detach.default, (), (tensor,), {})
+    finally:
+        _push_mode(mode)
 
 
 def python_tls_snapshot(op, keys, *args, **kwargs):

@@ -10,11 +10,7 @@ from ...c10 import scalar_type as st
 from . import scalar_ops as ops
 from .elementwise import binary, where
 from .linear_algebra import _TYPE_META_NAMES
-
-
-def _wrap(value):
-    from ..._tensor import wrap_scalar
-    return wrap_scalar(value)
+from .tensor_factories import wrap_scalar
 
 
 def _not_implemented(kernel, dtype):
@@ -53,11 +49,11 @@ def div_mode_(a, b, *, rounding_mode=None):
 
 
 def div_scalar_mode(a, b, *, rounding_mode=None):
-    return div_mode(a, _wrap(b), rounding_mode=rounding_mode)
+    return div_mode(a, wrap_scalar(b), rounding_mode=rounding_mode)
 
 
 def div_scalar_mode_(a, b, *, rounding_mode=None):
-    return div_mode(a, _wrap(b), rounding_mode=rounding_mode, out=a)
+    return div_mode(a, wrap_scalar(b), rounding_mode=rounding_mode, out=a)
 
 
 def floor_divide(a, b, *, out=None):
@@ -86,7 +82,7 @@ def fmod_(a, b):
 
 def _as_tensor(value):
     """A ``.Scalar`` overload's Python number, wrapped as the loops take it."""
-    return value if hasattr(value, "_impl") else _wrap(value)
+    return value if hasattr(value, "_impl") else wrap_scalar(value)
 
 
 # ---- bitwise and shift operators: integers and bool only (shifts: integers only)
@@ -151,7 +147,7 @@ def clip_(x, min=None, max=None):
 
 def pow_tensor_scalar_(x, exponent):
     """``pow_.Scalar``, ``x **= 2``."""
-    return binary(ops.POW, x, _wrap(exponent), out=x)
+    return binary(ops.POW, x, wrap_scalar(exponent), out=x)
 
 
 def lerp(start, end, weight, *, out=None):

@@ -1,10 +1,14 @@
-"""Vector products: ``dot``, ``outer``, ``addmv``, ``baddbmm`` (``aten/src/ATen/native/Blas.cpp``,
-``LinearAlgebra.cpp``), and ``einsum`` (``Linear.cpp``).
+"""Products with a sum: ``dot``, ``outer``, ``addmm``, ``addmv``, ``mv``, ``baddbmm``
+(``aten/src/ATen/native/Blas.cpp``, ``LinearAlgebra.cpp``), and ``linear`` and ``einsum``
+(``Linear.cpp``).
 
-dot, addmv and baddbmm check their operands as torch does, then run the matrix product kernels
-of ``linear_algebra`` (a dot product is a 1 x K by K x 1 product) and scale with elementwise ops.
-outer and einsum are CompositeImplicitAutograd: written with other operators only.
+dot, addmm, addmv, mv and baddbmm check their operands as torch does, then run the matrix product
+kernels of ``linear_algebra`` (a dot product is a 1 x K by K x 1 product) and scale with
+elementwise ops. outer, linear and einsum are CompositeImplicitAutograd: written with other
+operators only, so a dispatch mode sees what they decompose into.
 """
+from ...utils._python_dispatch import _get_current_dispatch_mode
+from .. import dispatcher
 from .linear_algebra import bmm, mm
 
 
@@ -37,6 +41,49 @@ def _check_scalars(dtype, beta, alpha):
                            "For integral input tensors, argument alpha must not be a floating point number.")
 
 
+def addmm(self, mat1, mat2, *, beta=1, alpha=1):
+    """beta * self + alpha * (mat1 @ mat2), ``self`` broadcast to (N, M) (``addmm_out_cpu``)."""
+    for name, m in (("mat1", mat1), ("mat2", mat2)):
+        if m.dim() != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
+                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+    for name, m in (("mat1", mat1), ("self", self)):
+        if m.dtype is not mat2.dtype:
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {m.dtype.torch_name} and "
+                               f"{mat2.dtype.torch_name}")
+    if not mat2.dtype.is_floating_point:     # integral results take the scalars' integer parts
+        beta, alpha = int(beta), int(alpha)
+    self = self.expand(mat1.shape[0], mat2.shape[1])
+    return _scaled_sum(self, mm(mat1, mat2), beta, alpha)
+
+
+def linear(input, weight, bias=None):
+    """input @ weight.T + bias (``Linear.cpp``): one ``addmm`` where the input folds to a matrix.
+
+    A 2-D input with a bias is one fused ``addmm``; a contiguous input of other rank is viewed as
+    a matrix, multiplied with ``addmm`` and viewed back (``_flatten_nd_linear``). The rest go
+    through ``matmul``, then add the bias: in place, unless a dispatch mode is watching
+    (``isTensorSubclassLike`` is true under one, and then torch adds out of place).
+    """
+    if input.dim() == 2 and bias is not None:
+        return dispatcher.call("addmm", bias, input, dispatcher.call("t", weight))
+    if bias is not None and input.is_contiguous() and bias.dim() == 1:
+        *batch, k = input.shape
+        rows = 1
+        for s in batch:
+            rows *= s
+        matrix = dispatcher.call("reshape", input, [rows, k])
+        out = dispatcher.call("addmm", bias, matrix, dispatcher.call("t", weight))
+        return dispatcher.call("view", out, [*batch, out.shape[1]])
+    out = dispatcher.call("matmul", input, dispatcher.call("t", weight))
+    if bias is None:
+        return out
+    watched = _get_current_dispatch_mode() is not None
+    return dispatcher.call("add.Tensor" if watched else "add_.Tensor", out, bias)
+
+
 def addmv(self, mat, vec, *, beta=1, alpha=1):
     """beta * self + alpha * (mat @ vec), ``self`` broadcast to the result's length."""
     if mat.dim() != 2 or vec.dim() != 1:
@@ -47,6 +94,12 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
     _check_scalars(mat.dtype, beta, alpha)
     product = mm(mat, vec.unsqueeze(1)).squeeze(1)
     return _scaled_sum(self.expand(product.shape), product, beta, alpha)
+
+
+def mv(self, vec):
+    """matrix @ vector: ``addmv`` into a fresh result with beta 0, as torch's (so its errors are
+    addmv's)."""
+    return addmv(self.new_empty(self.shape[:1]), self, vec, beta=0)
 
 
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):

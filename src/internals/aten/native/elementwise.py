@@ -10,6 +10,7 @@ from ...c10 import scalar_type as st
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig, common_device
 from . import scalar_ops as ops
 from .dispatch_stub import loops
+from .tensor_factories import wrap_scalar
 
 __all__ = ["unary", "binary", "where", "common_device"]
 
@@ -203,6 +204,10 @@ def relu_(x):
     return unary(ops.RELU, x, out=x, name="relu")
 
 
+def threshold_backward(grad_output, self, threshold):
+    return binary(ops.THRESHOLD_BACKWARD, grad_output, self, alpha=threshold)
+
+
 def sigmoid(x):
     return unary(ops.SIGMOID, x, floating=True, name="sigmoid")
 
@@ -325,48 +330,43 @@ def ge_(a, b, *, alpha=1):
 
 def eq_scalar(a, other):
     """``eq.Scalar``: the Python number arrives as is, and is wrapped here."""
-    return binary(ops.EQ, a, _wrap(other))
+    return binary(ops.EQ, a, wrap_scalar(other))
 
 
 def ne_scalar(a, other):
     """``ne.Scalar``: the Python number arrives as is, and is wrapped here."""
-    return binary(ops.NE, a, _wrap(other))
+    return binary(ops.NE, a, wrap_scalar(other))
 
 
 def lt_scalar(a, other):
     """``lt.Scalar``: the Python number arrives as is, and is wrapped here."""
-    return binary(ops.LT, a, _wrap(other))
+    return binary(ops.LT, a, wrap_scalar(other))
 
 
 def le_scalar(a, other):
     """``le.Scalar``: the Python number arrives as is, and is wrapped here."""
-    return binary(ops.LE, a, _wrap(other))
+    return binary(ops.LE, a, wrap_scalar(other))
 
 
 def gt_scalar(a, other):
     """``gt.Scalar``: the Python number arrives as is, and is wrapped here."""
-    return binary(ops.GT, a, _wrap(other))
+    return binary(ops.GT, a, wrap_scalar(other))
 
 
 def ge_scalar(a, other):
     """``ge.Scalar``: the Python number arrives as is, and is wrapped here."""
-    return binary(ops.GE, a, _wrap(other))
+    return binary(ops.GE, a, wrap_scalar(other))
 
 
 def pow_tensor_scalar(self, exponent):
-    return binary(ops.POW, self, _wrap(exponent))
+    return binary(ops.POW, self, wrap_scalar(exponent))
 
 
 def pow_scalar(self, exponent):
     """``pow.Scalar``: a Python number raised to a tensor (``2 ** x``)."""
-    return binary(ops.POW, _wrap(self), exponent)
+    return binary(ops.POW, wrap_scalar(self), exponent)
 
 
 def rsub_scalar(self, other, alpha=1):
     """``rsub.Scalar``: ``other - alpha * self`` (``1 - x``)."""
-    return binary(ops.SUB, _wrap(other), self, alpha=alpha)
-
-
-def _wrap(value):
-    from ..._tensor import wrap_scalar
-    return wrap_scalar(value)
+    return binary(ops.SUB, wrap_scalar(other), self, alpha=alpha)

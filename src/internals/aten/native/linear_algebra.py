@@ -8,6 +8,7 @@ does.
 """
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import is_contiguous
+from .. import dispatcher
 from ..tensor_iterator import broadcast_shapes, common_device
 from .copy import buffer, cast_like
 from .dispatch_stub import loops
@@ -97,26 +98,62 @@ def matmul(a, b):
                                f"{a.shape[0]} and {b.shape[0]} elements respectively")
         return a.unsqueeze(0).mm(b.unsqueeze(1)).reshape(())
     if a.dim() == 2 and b.dim() == 1:
-        return a.mm(b.unsqueeze(1)).squeeze(1)
+        return a.mv(b)
     if a.dim() == 1 and b.dim() == 2:
         return a.unsqueeze(0).mm(b).squeeze(0)
     if a.dim() == 2 and b.dim() == 2:
         return a.mm(b)
-    # Batched: broadcast the batch dims, then one bmm over their product.
-    a2 = a.unsqueeze(0) if a.dim() == 1 else a
+    if _should_fold(a, b):
+        return _folded_matmul(a, b)
+    # Batched: broadcast the batch dims, then one bmm over their product. A vector is a 1 x K
+    # (or K x 1) matrix; expand adds the leading dims itself, so ``a`` needs no unsqueeze.
+    a_shape = (1, *a.shape) if a.dim() == 1 else tuple(a.shape)
     b2 = b.unsqueeze(1) if b.dim() == 1 else b
-    if a2.shape[-1] != b2.shape[-2]:
+    if a_shape[-1] != b2.shape[-2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{a2.shape[-1]}, {b2.shape[-2]}]")
-    batch = broadcast_shapes(tuple(a2.shape[:-2]), tuple(b2.shape[:-2]))
-    M, K, N = a2.shape[-2], a2.shape[-1], b2.shape[-1]
+                           f"[{a_shape[-1]}, {b2.shape[-2]}]")
+    batch = broadcast_shapes(a_shape[:-2], tuple(b2.shape[:-2]))
+    M, K, N = a_shape[-2], a_shape[-1], b2.shape[-1]
     n = 1
     for s in batch:
         n *= s
-    out = a2.expand(*batch, M, K).reshape(n, M, K).bmm(b2.expand(*batch, K, N).reshape(n, K, N))
-    out = out.reshape(*batch, M, N)
-    if a.dim() == 1:
-        out = out.squeeze(-2)
-    if b.dim() == 1:
-        out = out.squeeze(-1)
-    return out
+    out = a.expand(*batch, M, K).reshape(n, M, K).bmm(b2.expand(*batch, K, N).reshape(n, K, N))
+    shape = [*batch] + ([M] if a.dim() > 1 else []) + ([N] if b.dim() > 1 else [])
+    return dispatcher.call("_unsafe_view", out, shape)
+
+
+def _should_fold(a, b):
+    """Can the larger operand fold into one matrix, so one mm replaces a bmm (``should_fold``)?
+
+    Only a 3-d-or-more operand times a matrix or vector qualifies. It folds when the small operand
+    requires grad (its gradient is then one mm, not a bmm and a sum), or when folding copies
+    nothing: the leading dims are contiguous with each other.
+    """
+    big, small = (a, b) if a.dim() >= b.dim() else (b.mT, a)
+    if not (big.dim() >= 3 and small.dim() <= 2):
+        return False
+    if (b if a.dim() >= b.dim() else a)._requires_grad:
+        return True
+    if a.dim() == 2:          # folding would need the product transposed and copied
+        return False
+    if big.numel() == 0:
+        return True
+    sizes, strides = big.shape, big.stride()
+    return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(big.dim() - 2))
+
+
+def _folded_matmul(a, b):
+    """(..., M, K) @ (K, N): one (M', K) @ (K, N) product, viewed back (or its transpose, for the
+    1-d/2-d times batch case)."""
+    transpose = b.dim() > a.dim()
+    big = b.mT if transpose else a
+    small = (a.t() if a.dim() == 2 else a) if transpose else b
+    *lead, k = big.shape
+    rows = 1
+    for s in lead:
+        rows *= s
+    folded = big.reshape(rows, k)
+    if small.dim() == 2:
+        out = dispatcher.call("_unsafe_view", folded.mm(small), [*lead, small.shape[1]])
+        return out.mT.contiguous() if transpose else out
+    return dispatcher.call("_unsafe_view", folded.mv(small), lead)

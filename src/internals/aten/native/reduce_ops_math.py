@@ -11,6 +11,7 @@ import warnings
 from ...c10 import scalar_type as st
 from .elementwise import where
 from .reduce_ops import normalize_dims
+from .tensor_factories import wrap_scalar
 
 
 def _bool_reduce(x, dim, keepdim, hits):
@@ -121,7 +122,6 @@ def logsumexp(x, dim, keepdim=False):
 
 def _finite(t):
     """``t`` with its infinities replaced by 0."""
-    from ..._tensor import wrap_scalar
     return where(t.abs().eq(math.inf), wrap_scalar(0), t)
 
 

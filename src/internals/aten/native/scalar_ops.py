@@ -471,6 +471,13 @@ def lerp(start, end, weight):
 
 
 @register_jitable
+def threshold_backward(grad, x, threshold):
+    """relu's gradient: 0 where the saved output is at or below the threshold, else ``grad``
+    (``threshold_kernel`` with value 0); a NaN output lets the gradient through."""
+    return 0 if x <= threshold else grad
+
+
+@register_jitable
 def _over_zero(x):
     """x / +0.0 without Python's ZeroDivisionError (the simulator runs plain Python)."""
     return math.nan if x != x or x == 0 else math.copysign(math.inf, x)
@@ -493,10 +500,10 @@ ORDERED = (MAXIMUM, MINIMUM, LT, LE, GT, GE)    # no kernel for complex numbers,
 # ---- math (issue 16): appended, so that the op numbers above stay what they were
 BINARY += (div_floor_int, div_floor_float, div_trunc_int, div_trunc_float, remainder_int, remainder_float,
            fmod_int, fmod_float, bitwise_and, bitwise_or, bitwise_xor, lshift, rshift, round_decimals, softplus,
-           lerp)
+           lerp, threshold_backward)
 (DIV_FLOOR_INT, DIV_FLOOR_FLOAT, DIV_TRUNC_INT, DIV_TRUNC_FLOAT, REMAINDER_INT, REMAINDER_FLOAT, FMOD_INT,
  FMOD_FLOAT, BITWISE_AND, BITWISE_OR, BITWISE_XOR, LSHIFT, RSHIFT, ROUND_DECIMALS, SOFTPLUS,
- LERP) = range(len(BINARY) - 16, len(BINARY))
+ LERP, THRESHOLD_BACKWARD) = range(len(BINARY) - 17, len(BINARY))
 BINARY += (div_complex,)
 DIV_COMPLEX = len(BINARY) - 1
 

@@ -21,9 +21,8 @@ import warnings
 
 import numpy as np
 
-from ... import _tensor
+from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
-from ...c10.device import as_device
 from ...c10.dispatch_key import DispatchKey, DispatchKeySet
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, exclude_keys
 from ...c10.memory_format import (
@@ -34,32 +33,15 @@ from ...c10.memory_format import (
     preserve_format,
 )
 from ...c10.storage import UntypedStorage
-from ...c10.tensor_impl import TensorImpl, check_sizes_and_strides, contiguous_strides, required_storage_elements
+from ...c10.tensor_impl import TensorImpl, contiguous_strides
 from .. import dispatcher
+from ..empty_tensor import empty_strided
 from ..tensor_iterator import output_layout
 from .cpu.range_factories import linspace_fill
 
-Tensor = _tensor.Tensor
-
 
 # ---------------------------------------------------------------------- allocation (backend kernels)
-def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
-    """``empty_strided``'s CPU and CUDA kernel: fresh storage just large enough for the view."""
-    dtype = dtype or st.get_default_dtype()
-    device = as_device(device)
-    if pin_memory:
-        raise NotImplementedError("internals has no pinned-memory allocator: pin_memory=True is not supported")
-    if device.type == "cuda":
-        from ... import cuda
-        cuda._announce_simulator()
-    if len(size) != len(stride):
-        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match "
-                           f"dimensionality of strides ({len(stride)})")
-    check_sizes_and_strides(size, stride)   # before allocating: negative ones would ask for negative bytes
-    nbytes = required_storage_elements(size, stride, 0) * dtype.itemsize
-    return Tensor._from_impl(TensorImpl(UntypedStorage(nbytes, device), size, stride, 0, dtype))
-
-
+# ``empty_strided``'s kernel is ``aten/empty_tensor.py``'s, which TensorIterator also calls.
 def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """``empty.memory_format``'s CPU and CUDA kernel (torch's ``empty_cpu``, ``empty_cuda``)."""
     size = tuple(size)
@@ -104,7 +86,7 @@ def _infer_scalar_dtype(value):
 # ---------------------------------------------------------------------- ranges (composite kernels)
 def _copy_from_host(out, values):
     """``out.copy_`` of a NumPy array's values (torch's range and random kernels write theirs in place)."""
-    return out.copy_(Tensor._from_impl(_host_impl(np.array(values, order="C", copy=None))))
+    return out.copy_(TensorBase._from_impl(_host_impl(np.array(values, order="C", copy=None))))
 
 
 def _from_host(values, dtype, layout, device, pin_memory):
@@ -234,7 +216,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")
     with below_ad_inplace_or_view(), exclude_keys(_NOT_PYTHON):
-        if isinstance(data, (Tensor, np.ndarray)):
+        if isinstance(data, (TensorBase, np.ndarray)):
             source = from_numpy(data) if isinstance(data, np.ndarray) else data.detach()
             out = empty_like(source, dtype=dtype or source.dtype, device=device).copy_(source)
         else:
@@ -254,7 +236,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
 
 
 def _is_sequence(obj):
-    return isinstance(obj, (list, tuple)) or isinstance(obj, Tensor) and obj.dim() > 0
+    return isinstance(obj, (list, tuple)) or isinstance(obj, TensorBase) and obj.dim() > 0
 
 
 def _nested_sizes(data):
@@ -320,7 +302,7 @@ def infer_scalar_type(obj):
         return st.get_default_dtype()
     if isinstance(obj, complex):
         return st.default_complex_dtype()
-    if isinstance(obj, Tensor):
+    if isinstance(obj, TensorBase):
         return obj.dtype
     if isinstance(obj, str):
         raise ValueError("too many dimensions 'str'")
@@ -334,6 +316,19 @@ def infer_scalar_type(obj):
 
 
 # ---------------------------------------------------------------------- host memory
+def wrap_scalar(value):
+    """A Python number as a 0-dim CPU tensor marked as a wrapped number (``scalar_to_tensor``).
+
+    Made directly over a NumPy scalar's bytes, not through the dispatcher: wrapping an argument
+    is part of the call, not an operator of its own.
+    """
+    if isinstance(value, TensorBase):
+        return value
+    impl = _host_impl(np.array(value, dtype=st.scalar_dtype(value).numpy_type))
+    impl.is_wrapped_number = True
+    return TensorBase._from_impl(impl)
+
+
 def _host_impl(array):
     """A TensorImpl viewing a C-contiguous NumPy array without copying (float16 included)."""
     from ...c10.storage import bytes_of
@@ -367,7 +362,7 @@ def from_numpy(array):
         data = writable_alias(data)
     strides = tuple(s // array.itemsize for s in array.strides)
     storage = UntypedStorage(len(data), "cpu", data=data)
-    return Tensor._from_impl(TensorImpl(storage, array.shape, strides, 0, dtype))
+    return TensorBase._from_impl(TensorImpl(storage, array.shape, strides, 0, dtype))
 
 
 # ---------------------------------------------------------------------- new_* (the tensor's dtype and device)

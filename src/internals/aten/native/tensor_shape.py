@@ -16,11 +16,41 @@ def wrap_dim(dim, ndim):
 
 
 def make_view(base, sizes, strides, offset=None, dtype=None):
-    impl = base._impl
-    view = TensorImpl(impl.storage, sizes, strides, impl.storage_offset if offset is None else offset,
-                      dtype or impl.dtype, impl.version_counter)
-    view.key_set = impl.key_set      # a view is what its base is: normal, inference, ...
+    view = _alias(base, sizes, strides, offset, dtype, base._impl.version_counter)
     return type(base)._from_impl(view, base=base)
+
+
+def _alias(x, sizes, strides, offset, dtype, version_counter):
+    """A new TensorImpl over ``x``'s storage (``alias_with_sizes_and_strides``)."""
+    impl = x._impl
+    alias = TensorImpl(impl.storage, sizes, strides, impl.storage_offset if offset is None else offset,
+                       dtype or impl.dtype, version_counter)
+    alias.key_set = impl.key_set      # an alias is what its base is: normal, inference, ...
+    return alias
+
+
+def detach(x):
+    """The same data and version counter, out of the graph (``detach`` in ``TensorShape.cpp``).
+
+    No view bookkeeping: its ``_base`` is None, as torch's, since autograd never looks through it;
+    the shared version counter still lets autograd see in-place writes made through it.
+    """
+    impl = x._impl
+    return type(x)._from_impl(_alias(x, impl.sizes, impl.strides, None, None, impl.version_counter))
+
+
+def _unsafe_view(x, shape):
+    """``view``'s geometry, not tracked as a view: no base, a version counter of its own.
+
+    For results no one else holds (``reshape``'s fresh copy, ``matmul``'s product), where view
+    bookkeeping would only make in-place ops on them look like writes into a base.
+    """
+    shape = infer_size(_shape_arg(shape), x.numel())
+    strides = compute_stride(tuple(x.shape), x.stride(), shape)
+    if strides is None:
+        raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
+                           "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
+    return type(x)._from_impl(_alias(x, shape, strides, None, None, None))
 
 
 def as_strided(x, size, stride, storage_offset=None):
@@ -104,16 +134,13 @@ def view(x, *shape):
 def reshape(x, *shape):
     """CompositeImplicitAutograd, as in torch: ``view`` when the strides allow it, else a copy.
 
-    It calls operators only, so autograd and modes see a ``view`` (or ``clone`` and ``view``).
+    It calls operators only, so autograd and modes see a ``view``, or a ``clone`` and an
+    ``_unsafe_view`` of the copy (not tracked as a view: it owns its fresh storage alone).
     """
     shape = infer_size(_shape_arg(shape), x.numel())
     if compute_stride(tuple(x.shape), x.stride(), shape) is not None:
         return x.view(shape)
-    # A copy: torch clones, then takes an ``_unsafe_view`` that is not tracked as a view, so the
-    # result has no ``_base`` (it owns its fresh storage alone) and no view bookkeeping.
-    out = x.clone(memory_format=contiguous_format).view(shape)
-    out._base, out._attr_version = None, None
-    return out
+    return dispatcher.call("_unsafe_view", x.clone(memory_format=contiguous_format), list(shape))
 
 
 def _shape_arg(shape):

@@ -11,12 +11,7 @@ import math
 from ...c10 import scalar_type as st
 from . import scalar_ops as ops
 from .elementwise import binary, unary
-from .tensor_factories import ones_like, zeros_like
-
-
-def _wrap(value):
-    from ..._tensor import wrap_scalar
-    return wrap_scalar(value)
+from .tensor_factories import ones_like, wrap_scalar, zeros_like
 
 
 def _not_implemented(kernel, x):
@@ -70,7 +65,7 @@ def silu_(x):
 def softplus(x, beta=1, threshold=20):
     """beta rides in the loop's second operand, threshold in its ``alpha``: one pass."""
     _float_only(x, "softplus_cpu")
-    return binary(ops.SOFTPLUS, x, _wrap(beta), alpha=threshold)
+    return binary(ops.SOFTPLUS, x, wrap_scalar(beta), alpha=threshold)
 
 
 def sign(x):
@@ -87,7 +82,7 @@ def round_decimals(x, *, decimals=0, out=None):
         if not x.dtype.is_floating_point:
             raise _not_implemented("round_cpu", x)
         ten_pow = 10.0 ** abs(decimals)
-        return binary(ops.ROUND_DECIMALS, x, _wrap(ten_pow), alpha=decimals < 0, out=out)
+        return binary(ops.ROUND_DECIMALS, x, wrap_scalar(ten_pow), alpha=decimals < 0, out=out)
     if not x.dtype.is_floating_point:
         return x.clone() if out is None else out
     return unary(ops.NEARBYINT, x, out=out)

@@ -66,7 +66,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -138,6 +138,26 @@ class ReluBackward0(Node):
         grad = grads[0]
         result = node.result_.unpack(node)
         return (threshold_backward(grad, result, 0),)
+
+
+class ThresholdBackwardBackward0(Node):
+    """``threshold_backward(Tensor grad_output, Tensor self, Scalar threshold) -> Tensor``"""
+    __slots__ = ('self_', 'threshold_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_threshold': ('threshold_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_grad_output = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            threshold = node.threshold_
+            grad_grad_output = threshold_backward(grad, self, threshold)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = zeros_like(grad)
+        return grad_grad_output, grad_self
 
 
 class SigmoidBackward0(Node):
@@ -677,6 +697,18 @@ class AsStridedBackward0(Node):
 
 class ViewBackward0(Node):
     """``view(Tensor(a) self, SymInt[] size) -> Tensor(a)``"""
+    __slots__ = ('self_sym_sizes_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        return (grad.reshape(self_sym_sizes),)
+
+
+class UnsafeViewBackward0(Node):
+    """``_unsafe_view(Tensor self, SymInt[] size) -> Tensor``"""
     __slots__ = ('self_sym_sizes_',)
     _tensor_slots = ()
     _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
@@ -1644,6 +1676,36 @@ class DotBackward0(Node):
         return grad_self, grad_tensor
 
 
+class AddmmBackward0(Node):
+    """``addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``"""
+    __slots__ = ('beta_', 'mat1_sym_sizes_', 'mat1_sym_strides_', 'mat2_', 'alpha_', 'mat2_sym_sizes_', 'mat2_sym_strides_', 'mat1_')
+    _tensor_slots = ('mat2_', 'mat1_')
+    _exposed = {'_saved_beta': ('beta_', False), '_saved_mat1_sym_sizes': ('mat1_sym_sizes_', False), '_saved_mat1_sym_strides': ('mat1_sym_strides_', False), '_saved_mat2': ('mat2_', True), '_saved_alpha': ('alpha_', False), '_saved_mat2_sym_sizes': ('mat2_sym_sizes_', False), '_saved_mat2_sym_strides': ('mat2_sym_strides_', False), '_saved_mat1': ('mat1_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            beta = node.beta_
+            grad_self = maybe_multiply(grad, beta)
+        grad_mat1 = None
+        if edges[1] is not None:
+            mat1_sym_sizes = node.mat1_sym_sizes_
+            mat1_sym_strides = node.mat1_sym_strides_
+            mat2 = node.mat2_.unpack(node)
+            alpha = node.alpha_
+            grad_mat1 = mm_mat1_backward(grad, mat2, mat1_sym_sizes, mat1_sym_strides, alpha)
+        grad_mat2 = None
+        if edges[2] is not None:
+            alpha = node.alpha_
+            mat2_sym_sizes = node.mat2_sym_sizes_
+            mat2_sym_strides = node.mat2_sym_strides_
+            mat1 = node.mat1_.unpack(node)
+            grad_mat2 = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha)
+        return grad_self, grad_mat1, grad_mat2
+
+
 class AddmvBackward0(Node):
     """``addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor``"""
     __slots__ = ('beta_', 'vec_', 'alpha_', 'mat_')
@@ -1668,6 +1730,26 @@ class AddmvBackward0(Node):
             mat = node.mat_.unpack(node)
             grad_vec = maybe_multiply(mat.t().matmul(grad), alpha)
         return grad_self, grad_mat, grad_vec
+
+
+class MvBackward0(Node):
+    """``mv(Tensor self, Tensor vec) -> Tensor``"""
+    __slots__ = ('vec_', 'self_')
+    _tensor_slots = ('vec_', 'self_')
+    _exposed = {'_saved_vec': ('vec_', True), '_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            vec = node.vec_.unpack(node)
+            grad_self = grad.unsqueeze(1) * vec.unsqueeze(0)
+        grad_vec = None
+        if edges[1] is not None:
+            self = node.self_.unpack(node)
+            grad_vec = self.t().mv(grad)
+        return grad_self, grad_vec
 
 
 class BaddbmmBackward0(Node):

@@ -10,14 +10,15 @@ operator (``AutoDispatchBelowADInplaceOrView``), with only Autograd excluded for
 """
 from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
-from ...c10.local_dispatch_key_set import tls as _tls
+from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
 from ..graph import SavedVariable, collect_next_edges, set_history
-from ..variable_type_manual import (BELOW_AD_INPLACE_OR_VIEW, BELOW_AUTOGRAD, after_autograd, as_int,
-                                    as_int_tuple, check_inplace, mark_view, rebase_history, saved_inplace_result)
+from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, mark_view, rebase_history,
+                                    saved_inplace_result)
 from ..functions_manual import TensorGeometry
 from .functions import (
     AbsBackward0,
     AddBackward0,
+    AddmmBackward0,
     AddmvBackward0,
     AmaxBackward0,
     AminBackward0,
@@ -80,6 +81,7 @@ from .functions import (
     MmBackward0,
     ModeBackward0,
     MulBackward0,
+    MvBackward0,
     NarrowBackward0,
     NativeBatchNormBackward0,
     NativeLayerNormBackward0,
@@ -128,6 +130,7 @@ from .functions import (
     TakeBackward0,
     TanBackward0,
     TanhBackward0,
+    ThresholdBackwardBackward0,
     ToCopyBackward0,
     TopkBackward0,
     TransposeBackward0,
@@ -136,6 +139,7 @@ from .functions import (
     UnbindBackward0,
     UnfoldBackward0,
     UniformBackward0,
+    UnsafeViewBackward0,
     UnsqueezeBackward0,
     VarBackward0,
     ViewBackward0,
@@ -156,6 +160,7 @@ OPS = {
     'sqrt_': dispatcher.find('sqrt_'),
     'relu': dispatcher.find('relu'),
     'relu_': dispatcher.find('relu_'),
+    'threshold_backward': dispatcher.find('threshold_backward'),
     'sigmoid': dispatcher.find('sigmoid'),
     'sigmoid_': dispatcher.find('sigmoid_'),
     'tanh': dispatcher.find('tanh'),
@@ -199,6 +204,7 @@ OPS = {
     'bmm': dispatcher.find('bmm'),
     'as_strided': dispatcher.find('as_strided'),
     'view': dispatcher.find('view'),
+    '_unsafe_view': dispatcher.find('_unsafe_view'),
     'transpose.int': dispatcher.find('transpose.int'),
     't': dispatcher.find('t'),
     'permute': dispatcher.find('permute'),
@@ -293,7 +299,9 @@ OPS = {
     'logsumexp': dispatcher.find('logsumexp'),
     'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
     'dot': dispatcher.find('dot'),
+    'addmm': dispatcher.find('addmm'),
     'addmv': dispatcher.find('addmv'),
+    'mv': dispatcher.find('mv'),
     'baddbmm': dispatcher.find('baddbmm'),
     'sort': dispatcher.find('sort'),
     'sort.stable': dispatcher.find('sort.stable'),
@@ -317,12 +325,8 @@ def neg(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NegBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['neg'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -334,12 +338,8 @@ def neg_(ks, self):
         check_inplace(self)
         grad_fn = NegBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['neg_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -351,12 +351,8 @@ def abs(ks, self):
         grad_fn = AbsBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['abs'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -369,12 +365,8 @@ def abs_(ks, self):
         grad_fn = AbsBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['abs_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -385,12 +377,8 @@ def exp(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ExpBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['exp'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -403,12 +391,8 @@ def exp_(ks, self):
         check_inplace(self)
         grad_fn = ExpBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['exp_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -421,12 +405,8 @@ def log(ks, self):
         grad_fn = LogBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['log'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -439,12 +419,8 @@ def log_(ks, self):
         grad_fn = LogBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['log_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -455,12 +431,8 @@ def sqrt(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SqrtBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['sqrt'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -473,12 +445,8 @@ def sqrt_(ks, self):
         check_inplace(self)
         grad_fn = SqrtBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['sqrt_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -490,12 +458,8 @@ def relu(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ReluBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['relu'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -508,15 +472,27 @@ def relu_(ks, self):
         check_inplace(self)
         grad_fn = ReluBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['relu_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def threshold_backward(ks, grad_output, self, threshold):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = ThresholdBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
+        if edges[0] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+        if edges[0] is not None:
+            grad_fn.threshold_ = threshold
+    with below_ad_inplace_or_view():
+        result = OPS['threshold_backward'].redispatch(after_autograd(ks), grad_output, self, threshold)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -525,12 +501,8 @@ def sigmoid(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SigmoidBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['sigmoid'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -543,12 +515,8 @@ def sigmoid_(ks, self):
         check_inplace(self)
         grad_fn = SigmoidBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['sigmoid_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -560,12 +528,8 @@ def tanh(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TanhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['tanh'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -578,12 +542,8 @@ def tanh_(ks, self):
         check_inplace(self)
         grad_fn = TanhBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['tanh_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -597,12 +557,8 @@ def add_Tensor(ks, self, other, **kwargs):
         edges = grad_fn._next_edges = collect_next_edges(self, other)
         if edges[1] is not None:
             grad_fn.alpha_ = kwargs.get('alpha', 1)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['add.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -616,12 +572,8 @@ def add__Tensor(ks, self, other, **kwargs):
         edges = grad_fn._next_edges = collect_next_edges(self, other)
         if edges[1] is not None:
             grad_fn.alpha_ = kwargs.get('alpha', 1)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['add_.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -634,12 +586,8 @@ def sub_Tensor(ks, self, other, **kwargs):
         edges = grad_fn._next_edges = collect_next_edges(self, other)
         if edges[1] is not None:
             grad_fn.alpha_ = kwargs.get('alpha', 1)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['sub.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -653,12 +601,8 @@ def sub__Tensor(ks, self, other, **kwargs):
         edges = grad_fn._next_edges = collect_next_edges(self, other)
         if edges[1] is not None:
             grad_fn.alpha_ = kwargs.get('alpha', 1)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['sub_.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -673,12 +617,8 @@ def mul_Tensor(ks, self, other):
             grad_fn.other_ = SavedVariable(other, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['mul.Tensor'].redispatch(after_autograd(ks), self, other)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -694,12 +634,8 @@ def mul__Tensor(ks, self, other):
             grad_fn.other_ = SavedVariable(other, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['mul_.Tensor'].redispatch(after_autograd(ks), self, other)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -713,12 +649,8 @@ def div_Tensor(ks, self, other):
         grad_fn.other_ = SavedVariable(other, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['div.Tensor'].redispatch(after_autograd(ks), self, other)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -733,12 +665,8 @@ def div__Tensor(ks, self, other):
         grad_fn.other_ = SavedVariable(other, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['div_.Tensor'].redispatch(after_autograd(ks), self, other)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -751,12 +679,8 @@ def pow_Tensor_Scalar(ks, self, exponent):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.exponent_ = exponent
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['pow.Tensor_Scalar'].redispatch(after_autograd(ks), self, exponent)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -770,12 +694,8 @@ def pow__Scalar(ks, self, exponent):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.exponent_ = exponent
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['pow_.Scalar'].redispatch(after_autograd(ks), self, exponent)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -788,12 +708,8 @@ def pow_Tensor_Tensor(ks, self, exponent):
         edges = grad_fn._next_edges = collect_next_edges(self, exponent)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.exponent_ = SavedVariable(exponent, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['pow.Tensor_Tensor'].redispatch(after_autograd(ks), self, exponent)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         if edges[1] is not None:
@@ -809,12 +725,8 @@ def pow__Tensor(ks, self, exponent):
         edges = grad_fn._next_edges = collect_next_edges(self, exponent)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.exponent_ = SavedVariable(exponent, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['pow_.Tensor'].redispatch(after_autograd(ks), self, exponent)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         if edges[1] is not None:
@@ -829,12 +741,8 @@ def pow_Scalar(ks, self, exponent):
         grad_fn._next_edges = collect_next_edges(exponent)
         grad_fn.self_ = self
         grad_fn.exponent_ = SavedVariable(exponent, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['pow.Scalar'].redispatch(after_autograd(ks), self, exponent)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -847,12 +755,8 @@ def rsub_Scalar(ks, self, other, alpha=1):
         grad_fn = RsubBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.alpha_ = alpha
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['rsub.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -865,12 +769,8 @@ def maximum(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.other_ = SavedVariable(other, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['maximum'].redispatch(after_autograd(ks), self, other)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -883,12 +783,8 @@ def minimum(ks, self, other):
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.other_ = SavedVariable(other, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['minimum'].redispatch(after_autograd(ks), self, other)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -900,12 +796,8 @@ def where_self(ks, condition, self, other):
         grad_fn = WhereBackward0()
         grad_fn._next_edges = collect_next_edges(self, other)
         grad_fn.condition_ = SavedVariable(condition, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['where.self'].redispatch(after_autograd(ks), condition, self, other)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -917,12 +809,8 @@ def fill__Scalar(ks, self, value):
         check_inplace(self)
         grad_fn = FillBackward2()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['fill_.Scalar'].redispatch(after_autograd(ks), self, value)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -934,12 +822,8 @@ def fill__Tensor(ks, self, value):
         check_inplace(self)
         grad_fn = FillBackward3()
         grad_fn._next_edges = collect_next_edges(self, value)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['fill_.Tensor'].redispatch(after_autograd(ks), self, value)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -951,12 +835,8 @@ def zero_(ks, self):
         check_inplace(self)
         grad_fn = ZeroBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['zero_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -967,12 +847,8 @@ def clone(ks, self, **kwargs):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = CloneBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['clone'].redispatch(after_autograd(ks), self, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -984,12 +860,8 @@ def sum(ks, self, **kwargs):
         grad_fn = SumBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['sum'].redispatch(after_autograd(ks), self, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1003,12 +875,8 @@ def sum_dim_IntList(ks, self, dim, keepdim=False, **kwargs):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['sum.dim_IntList'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1021,12 +889,8 @@ def mean(ks, self, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.self_sym_numel_ = self.numel()
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['mean'].redispatch(after_autograd(ks), self, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1041,12 +905,8 @@ def mean_dim(ks, self, dim, keepdim=False, **kwargs):
         grad_fn.self_sym_numel_ = self.numel()
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['mean.dim'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1058,12 +918,8 @@ def prod(ks, self, **kwargs):
         grad_fn = ProdBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['prod'].redispatch(after_autograd(ks), self, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1078,12 +934,8 @@ def prod_dim_int(ks, self, dim, keepdim=False, **kwargs):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['prod.dim_int'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1098,12 +950,8 @@ def amax(ks, self, dim=(), keepdim=False):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['amax'].redispatch(after_autograd(ks), self, dim, keepdim)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1118,12 +966,8 @@ def amin(ks, self, dim=(), keepdim=False):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['amin'].redispatch(after_autograd(ks), self, dim, keepdim)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1138,12 +982,8 @@ def max_dim(ks, self, dim, keepdim=False):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['max.dim'].redispatch(after_autograd(ks), self, dim, keepdim)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -1156,12 +996,8 @@ def max(ks, self):
         grad_fn = MaxBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['max'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1176,12 +1012,8 @@ def min_dim(ks, self, dim, keepdim=False):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['min.dim'].redispatch(after_autograd(ks), self, dim, keepdim)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -1194,12 +1026,8 @@ def min(ks, self):
         grad_fn = MinBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['min'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1213,12 +1041,8 @@ def _softmax(ks, self, dim, half_to_float):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.dim_ = as_int(dim)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['_softmax'].redispatch(after_autograd(ks), self, dim, half_to_float)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1232,12 +1056,8 @@ def _log_softmax(ks, self, dim, half_to_float):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.dim_ = as_int(dim)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['_log_softmax'].redispatch(after_autograd(ks), self, dim, half_to_float)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -1261,12 +1081,8 @@ def mm(ks, self, mat2):
             grad_fn.mat2_sym_strides_ = mat2._impl.strides
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['mm'].redispatch(after_autograd(ks), self, mat2)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1281,12 +1097,8 @@ def bmm(ks, self, mat2):
             grad_fn.mat2_ = SavedVariable(mat2, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['bmm'].redispatch(after_autograd(ks), self, mat2)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1301,12 +1113,8 @@ def as_strided(ks, self, size, stride, storage_offset=None):
         grad_fn.size_ = as_int_tuple(size)
         grad_fn.stride_ = as_int_tuple(stride)
         grad_fn.storage_offset_ = storage_offset
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['as_strided'].redispatch(after_autograd(ks), self, size, stride, storage_offset)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1319,13 +1127,22 @@ def view(ks, self, size):
         grad_fn = ViewBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['view'].redispatch(after_autograd(ks), self, size)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _unsafe_view(ks, self, size):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UnsafeViewBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+    with below_ad_inplace_or_view():
+        result = OPS['_unsafe_view'].redispatch(after_autograd(ks), self, size)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1338,12 +1155,8 @@ def transpose_int(ks, self, dim0, dim1):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dim0_ = as_int(dim0)
         grad_fn.dim1_ = as_int(dim1)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['transpose.int'].redispatch(after_autograd(ks), self, dim0, dim1)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1355,12 +1168,8 @@ def t(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['t'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1373,12 +1182,8 @@ def permute(ks, self, dims):
         grad_fn = PermuteBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dims_ = as_int_tuple(dims)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['permute'].redispatch(after_autograd(ks), self, dims)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1391,12 +1196,8 @@ def expand(ks, self, size, **kwargs):
         grad_fn = ExpandBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['expand'].redispatch(after_autograd(ks), self, size, **kwargs)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1412,12 +1213,8 @@ def narrow(ks, self, dim, start, length):
         grad_fn.dim_ = as_int(dim)
         grad_fn.start_ = as_int(start)
         grad_fn.length_ = as_int(length)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['narrow'].redispatch(after_autograd(ks), self, dim, start, length)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1432,12 +1229,8 @@ def select_int(ks, self, dim, index):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = as_int(index)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['select.int'].redispatch(after_autograd(ks), self, dim, index)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1450,12 +1243,8 @@ def squeeze(ks, self):
         grad_fn = SqueezeBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['squeeze'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1469,12 +1258,8 @@ def squeeze_dims(ks, self, dim):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int_tuple(dim)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['squeeze.dims'].redispatch(after_autograd(ks), self, dim)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1487,12 +1272,8 @@ def unsqueeze(ks, self, dim):
         grad_fn = UnsqueezeBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dim_ = as_int(dim)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['unsqueeze'].redispatch(after_autograd(ks), self, dim)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1508,12 +1289,8 @@ def diagonal(ks, self, offset=0, dim1=0, dim2=1):
         grad_fn.offset_ = as_int(offset)
         grad_fn.dim1_ = as_int(dim1)
         grad_fn.dim2_ = as_int(dim2)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['diagonal'].redispatch(after_autograd(ks), self, offset, dim1, dim2)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1529,12 +1306,8 @@ def unfold(ks, self, dimension, size, step):
         grad_fn.dimension_ = as_int(dimension)
         grad_fn.size_ = as_int(size)
         grad_fn.step_ = as_int(step)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['unfold'].redispatch(after_autograd(ks), self, dimension, size, step)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1550,12 +1323,8 @@ def split_Tensor(ks, self, split_size, dim=0):
         grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
         grad_fn.split_size_ = as_int(split_size)
         grad_fn.dim_ = as_int(dim)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['split.Tensor'].redispatch(after_autograd(ks), self, split_size, dim)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1570,12 +1339,8 @@ def cat(ks, tensors, dim=0):
         grad_fn.tensors_args_sizes_ = [t._impl.sizes for t in tensors]
         grad_fn.tensors_args_scalartypes_ = [t._impl.dtype for t in tensors]
         grad_fn.dim_ = as_int(dim)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['cat'].redispatch(after_autograd(ks), tensors, dim)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1588,12 +1353,8 @@ def stack(ks, tensors, dim=0):
         grad_fn._next_edges = collect_next_edges(*tensors)
         grad_fn.tensors_args_scalartypes_ = [t._impl.dtype for t in tensors]
         grad_fn.dim_ = as_int(dim)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['stack'].redispatch(after_autograd(ks), tensors, dim)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1605,12 +1366,8 @@ def unbind_int(ks, self, dim=0):
         grad_fn = UnbindBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dim_ = as_int(dim)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['unbind.int'].redispatch(after_autograd(ks), self, dim)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -1623,12 +1380,8 @@ def flip(ks, self, dims):
         grad_fn = FlipBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dims_ = as_int_tuple(dims)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['flip'].redispatch(after_autograd(ks), self, dims)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1641,12 +1394,8 @@ def roll(ks, self, shifts, dims=()):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.shifts_ = as_int_tuple(shifts)
         grad_fn.dims_ = as_int_tuple(dims)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['roll'].redispatch(after_autograd(ks), self, shifts, dims)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1659,12 +1408,8 @@ def repeat(ks, self, repeats):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.repeats_ = as_int_tuple(repeats)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['repeat'].redispatch(after_autograd(ks), self, repeats)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1676,12 +1421,8 @@ def tril(ks, self, diagonal=0):
         grad_fn = TrilBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.diagonal_ = as_int(diagonal)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['tril'].redispatch(after_autograd(ks), self, diagonal)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1693,12 +1434,8 @@ def triu(ks, self, diagonal=0):
         grad_fn = TriuBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.diagonal_ = as_int(diagonal)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['triu'].redispatch(after_autograd(ks), self, diagonal)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1712,12 +1449,8 @@ def diag_embed(ks, self, offset=0, dim1=-2, dim2=-1):
         grad_fn.offset_ = as_int(offset)
         grad_fn.dim1_ = as_int(dim1)
         grad_fn.dim2_ = as_int(dim2)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['diag_embed'].redispatch(after_autograd(ks), self, offset, dim1, dim2)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1731,12 +1464,8 @@ def index_Tensor(ks, self, indices):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
         grad_fn.indices_ = indices
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['index.Tensor'].redispatch(after_autograd(ks), self, indices)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1753,12 +1482,8 @@ def index_put_(ks, self, indices, values, accumulate=False):
             grad_fn.values_ = SavedVariable(values, False)
         if edges[0] is not None:
             grad_fn.accumulate_ = accumulate
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['index_put_'].redispatch(after_autograd(ks), self, indices, values, accumulate)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -1774,12 +1499,8 @@ def index_put(ks, self, indices, values, accumulate=False):
             grad_fn.values_ = SavedVariable(values, False)
         if edges[0] is not None:
             grad_fn.accumulate_ = accumulate
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['index_put'].redispatch(after_autograd(ks), self, indices, values, accumulate)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1793,12 +1514,8 @@ def index_select(ks, self, dim, index):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['index_select'].redispatch(after_autograd(ks), self, dim, index)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1812,12 +1529,8 @@ def gather(ks, self, dim, index, **kwargs):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['gather'].redispatch(after_autograd(ks), self, dim, index, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1830,12 +1543,8 @@ def scatter_src(ks, self, dim, index, src):
         grad_fn._next_edges = collect_next_edges(self, src)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['scatter.src'].redispatch(after_autograd(ks), self, dim, index, src)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1849,12 +1558,8 @@ def scatter__src(ks, self, dim, index, src):
         grad_fn._next_edges = collect_next_edges(self, src)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['scatter_.src'].redispatch(after_autograd(ks), self, dim, index, src)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -1867,12 +1572,8 @@ def scatter_value(ks, self, dim, index, value):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['scatter.value'].redispatch(after_autograd(ks), self, dim, index, value)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1886,12 +1587,8 @@ def scatter__value(ks, self, dim, index, value):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = SavedVariable(index, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['scatter_.value'].redispatch(after_autograd(ks), self, dim, index, value)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -1906,12 +1603,8 @@ def scatter_add(ks, self, dim, index, src):
             grad_fn.dim_ = as_int(dim)
         if edges[1] is not None:
             grad_fn.index_ = SavedVariable(index, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['scatter_add'].redispatch(after_autograd(ks), self, dim, index, src)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1927,12 +1620,8 @@ def scatter_add_(ks, self, dim, index, src):
             grad_fn.dim_ = as_int(dim)
         if edges[1] is not None:
             grad_fn.index_ = SavedVariable(index, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['scatter_add_'].redispatch(after_autograd(ks), self, dim, index, src)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -1944,12 +1633,8 @@ def masked_fill_Scalar(ks, self, mask, value):
         grad_fn = MaskedFillBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.mask_ = SavedVariable(mask, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['masked_fill.Scalar'].redispatch(after_autograd(ks), self, mask, value)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1962,12 +1647,8 @@ def masked_fill__Scalar(ks, self, mask, value):
         grad_fn = MaskedFillBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.mask_ = SavedVariable(mask, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['masked_fill_.Scalar'].redispatch(after_autograd(ks), self, mask, value)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -1979,12 +1660,8 @@ def masked_fill_Tensor(ks, self, mask, value):
         grad_fn = MaskedFillBackward1()
         grad_fn._next_edges = collect_next_edges(self, value)
         grad_fn.mask_ = SavedVariable(mask, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['masked_fill.Tensor'].redispatch(after_autograd(ks), self, mask, value)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1997,12 +1674,8 @@ def masked_fill__Tensor(ks, self, mask, value):
         grad_fn = MaskedFillBackward1()
         grad_fn._next_edges = collect_next_edges(self, value)
         grad_fn.mask_ = SavedVariable(mask, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['masked_fill_.Tensor'].redispatch(after_autograd(ks), self, mask, value)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2015,12 +1688,8 @@ def masked_select(ks, self, mask):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.mask_ = SavedVariable(mask, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['masked_select'].redispatch(after_autograd(ks), self, mask)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2033,12 +1702,8 @@ def take(ks, self, index):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.index_ = SavedVariable(index, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['take'].redispatch(after_autograd(ks), self, index)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2050,12 +1715,8 @@ def uniform_(ks, self, from_=0, to=1, **kwargs):
         check_inplace(self)
         grad_fn = UniformBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['uniform_'].redispatch(after_autograd(ks), self, from_, to, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2067,12 +1728,8 @@ def normal_(ks, self, mean=0, std=1, **kwargs):
         check_inplace(self)
         grad_fn = NormalBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['normal_'].redispatch(after_autograd(ks), self, mean, std, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2084,12 +1741,8 @@ def random__from(ks, self, from_, to, **kwargs):
         check_inplace(self)
         grad_fn = RandomBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['random_.from'].redispatch(after_autograd(ks), self, from_, to, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2101,12 +1754,8 @@ def random__to(ks, self, to, **kwargs):
         check_inplace(self)
         grad_fn = RandomBackward1()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['random_.to'].redispatch(after_autograd(ks), self, to, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2118,12 +1767,8 @@ def random_(ks, self, **kwargs):
         check_inplace(self)
         grad_fn = RandomBackward2()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['random_'].redispatch(after_autograd(ks), self, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2135,12 +1780,8 @@ def exponential_(ks, self, lambd=1, **kwargs):
         check_inplace(self)
         grad_fn = ExponentialBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['exponential_'].redispatch(after_autograd(ks), self, lambd, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2151,12 +1792,8 @@ def bernoulli(ks, self, **kwargs):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = BernoulliBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['bernoulli'].redispatch(after_autograd(ks), self, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2170,12 +1807,8 @@ def bernoulli__Tensor(ks, self, p, **kwargs):
         edges = grad_fn._next_edges = collect_next_edges(self, p)
         if edges[1] is not None:
             grad_fn.p_ = SavedVariable(p, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['bernoulli_.Tensor'].redispatch(after_autograd(ks), self, p, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2187,12 +1820,8 @@ def bernoulli__float(ks, self, p=0.5, **kwargs):
         check_inplace(self)
         grad_fn = BernoulliBackward2()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['bernoulli_.float'].redispatch(after_autograd(ks), self, p, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2203,12 +1832,8 @@ def bernoulli_p(ks, self, p, **kwargs):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = BernoulliBackward2()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['bernoulli.p'].redispatch(after_autograd(ks), self, p, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2220,12 +1845,8 @@ def _to_copy(ks, self, **kwargs):
         grad_fn = ToCopyBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['_to_copy'].redispatch(after_autograd(ks), self, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2241,12 +1862,8 @@ def slice_Tensor(ks, self, dim=0, start=None, end=None, step=1):
         grad_fn.start_ = start
         grad_fn.end_ = end
         grad_fn.step_ = as_int(step)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['slice.Tensor'].redispatch(after_autograd(ks), self, dim, start, end, step)
-    finally:
-        _tls.excluded = excluded
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -2259,12 +1876,8 @@ def sin(ks, self):
         grad_fn = SinBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['sin'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2277,12 +1890,8 @@ def sin_(ks, self):
         grad_fn = SinBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['sin_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2294,12 +1903,8 @@ def cos(ks, self):
         grad_fn = CosBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['cos'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2312,12 +1917,8 @@ def cos_(ks, self):
         grad_fn = CosBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['cos_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2328,12 +1929,8 @@ def tan(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = TanBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['tan'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -2346,12 +1943,8 @@ def tan_(ks, self):
         check_inplace(self)
         grad_fn = TanBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['tan_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
@@ -2364,12 +1957,8 @@ def erf(ks, self):
         grad_fn = ErfBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['erf'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2382,12 +1971,8 @@ def erf_(ks, self):
         grad_fn = ErfBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['erf_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2400,12 +1985,8 @@ def gelu(ks, self, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.approximate_ = kwargs.get('approximate', 'none')
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['gelu'].redispatch(after_autograd(ks), self, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2419,12 +2000,8 @@ def gelu_(ks, self, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.approximate_ = kwargs.get('approximate', 'none')
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['gelu_'].redispatch(after_autograd(ks), self, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2436,12 +2013,8 @@ def silu(ks, self):
         grad_fn = SiluBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['silu'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2454,12 +2027,8 @@ def silu_(ks, self):
         grad_fn = SiluBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self.clone(), False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['silu_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2473,12 +2042,8 @@ def softplus(ks, self, beta=1, threshold=20):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.beta_ = beta
         grad_fn.threshold_ = threshold
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['softplus'].redispatch(after_autograd(ks), self, beta, threshold)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2489,12 +2054,8 @@ def sign(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SignBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['sign'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2506,12 +2067,8 @@ def sign_(ks, self):
         check_inplace(self)
         grad_fn = SignBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['sign_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2522,12 +2079,8 @@ def round(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RoundBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['round'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2539,12 +2092,8 @@ def round_(ks, self):
         check_inplace(self)
         grad_fn = RoundBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['round_'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2555,12 +2104,8 @@ def round_decimals(ks, self, **kwargs):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RoundBackward1()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['round.decimals'].redispatch(after_autograd(ks), self, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2572,12 +2117,8 @@ def round__decimals(ks, self, **kwargs):
         check_inplace(self)
         grad_fn = RoundBackward1()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['round_.decimals'].redispatch(after_autograd(ks), self, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2592,12 +2133,8 @@ def div_Tensor_mode(ks, self, other, **kwargs):
         grad_fn.rounding_mode_ = kwargs.get('rounding_mode', None)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['div.Tensor_mode'].redispatch(after_autograd(ks), self, other, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2613,12 +2150,8 @@ def div__Tensor_mode(ks, self, other, **kwargs):
         grad_fn.rounding_mode_ = kwargs.get('rounding_mode', None)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['div_.Tensor_mode'].redispatch(after_autograd(ks), self, other, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2631,12 +2164,8 @@ def div_Scalar_mode(ks, self, other, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.other_ = other
         grad_fn.rounding_mode_ = kwargs.get('rounding_mode', None)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['div.Scalar_mode'].redispatch(after_autograd(ks), self, other, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2650,12 +2179,8 @@ def div__Scalar_mode(ks, self, other, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.other_ = other
         grad_fn.rounding_mode_ = kwargs.get('rounding_mode', None)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['div_.Scalar_mode'].redispatch(after_autograd(ks), self, other, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2666,12 +2191,8 @@ def remainder_Scalar(ks, self, other):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RemainderBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['remainder.Scalar'].redispatch(after_autograd(ks), self, other)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2683,12 +2204,8 @@ def remainder__Scalar(ks, self, other):
         check_inplace(self)
         grad_fn = RemainderBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['remainder_.Scalar'].redispatch(after_autograd(ks), self, other)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2703,12 +2220,8 @@ def remainder_Tensor(ks, self, other):
             grad_fn.self_ = SavedVariable(self, False)
         if edges[1] is not None:
             grad_fn.other_ = SavedVariable(other, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['remainder.Tensor'].redispatch(after_autograd(ks), self, other)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2724,12 +2237,8 @@ def remainder__Tensor(ks, self, other):
             grad_fn.self_ = SavedVariable(self.clone(), False)
         if edges[1] is not None:
             grad_fn.other_ = SavedVariable(other, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['remainder_.Tensor'].redispatch(after_autograd(ks), self, other)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2740,12 +2249,8 @@ def fmod_Scalar(ks, self, other):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = FmodBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['fmod.Scalar'].redispatch(after_autograd(ks), self, other)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2757,12 +2262,8 @@ def fmod__Scalar(ks, self, other):
         check_inplace(self)
         grad_fn = FmodBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['fmod_.Scalar'].redispatch(after_autograd(ks), self, other)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2777,12 +2278,8 @@ def fmod_Tensor(ks, self, other):
             grad_fn.self_ = SavedVariable(self, False)
         if edges[1] is not None:
             grad_fn.other_ = SavedVariable(other, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['fmod.Tensor'].redispatch(after_autograd(ks), self, other)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2798,12 +2295,8 @@ def fmod__Tensor(ks, self, other):
             grad_fn.self_ = SavedVariable(self.clone(), False)
         if edges[1] is not None:
             grad_fn.other_ = SavedVariable(other, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['fmod_.Tensor'].redispatch(after_autograd(ks), self, other)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2817,12 +2310,8 @@ def clamp(ks, self, min=None, max=None):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.min_ = min
         grad_fn.max_ = max
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['clamp'].redispatch(after_autograd(ks), self, min, max)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2837,12 +2326,8 @@ def clamp_(ks, self, min=None, max=None):
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_ = min
         grad_fn.max_ = max
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['clamp_'].redispatch(after_autograd(ks), self, min, max)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2856,12 +2341,8 @@ def clamp_Tensor(ks, self, min=None, max=None):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.min_ = SavedVariable(min, False)
         grad_fn.max_ = SavedVariable(max, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['clamp.Tensor'].redispatch(after_autograd(ks), self, min, max)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2876,12 +2357,8 @@ def clamp__Tensor(ks, self, min=None, max=None):
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_ = SavedVariable(min, False)
         grad_fn.max_ = SavedVariable(max, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['clamp_.Tensor'].redispatch(after_autograd(ks), self, min, max)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2893,12 +2370,8 @@ def lerp_Scalar(ks, self, end, weight):
         grad_fn = LerpBackward0()
         grad_fn._next_edges = collect_next_edges(self, end)
         grad_fn.weight_ = weight
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['lerp.Scalar'].redispatch(after_autograd(ks), self, end, weight)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2911,12 +2384,8 @@ def lerp__Scalar(ks, self, end, weight):
         grad_fn = LerpBackward0()
         grad_fn._next_edges = collect_next_edges(self, end)
         grad_fn.weight_ = weight
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['lerp_.Scalar'].redispatch(after_autograd(ks), self, end, weight)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2933,12 +2402,8 @@ def lerp_Tensor(ks, self, end, weight):
             grad_fn.self_ = SavedVariable(self, False)
         if edges[2] is not None:
             grad_fn.end_ = SavedVariable(end, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['lerp.Tensor'].redispatch(after_autograd(ks), self, end, weight)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2956,12 +2421,8 @@ def lerp__Tensor(ks, self, end, weight):
             grad_fn.self_ = SavedVariable(self.clone(), False)
         if edges[2] is not None:
             grad_fn.end_ = SavedVariable(end, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AUTOGRAD
-    try:
+    with below_autograd():
         result = OPS['lerp_.Tensor'].redispatch(after_autograd(ks), self, end, weight)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2976,12 +2437,8 @@ def var_correction(ks, self, dim=None, **kwargs):
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.correction_ = kwargs.get('correction', None)
         grad_fn.keepdim_ = kwargs.get('keepdim', False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['var.correction'].redispatch(after_autograd(ks), self, dim, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2996,12 +2453,8 @@ def std_correction(ks, self, dim=None, **kwargs):
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.correction_ = kwargs.get('correction', None)
         grad_fn.keepdim_ = kwargs.get('keepdim', False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['std.correction'].redispatch(after_autograd(ks), self, dim, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -3016,12 +2469,8 @@ def logsumexp(ks, self, dim, keepdim=False):
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['logsumexp'].redispatch(after_autograd(ks), self, dim, keepdim)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -3037,12 +2486,8 @@ def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
         grad_fn.ord_ = ord
         grad_fn.dim_ = as_int_tuple(dim)
         grad_fn.keepdim_ = keepdim
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['linalg_vector_norm'].redispatch(after_autograd(ks), self, ord, dim, keepdim, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -3058,12 +2503,36 @@ def dot(ks, self, tensor):
             grad_fn.tensor_ = SavedVariable(tensor, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['dot'].redispatch(after_autograd(ks), self, tensor)
-    finally:
-        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addmm(ks, self, mat1, mat2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or mat1._requires_grad or mat2._requires_grad):
+        grad_fn = AddmmBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, mat1, mat2)
+        if edges[0] is not None:
+            grad_fn.beta_ = kwargs.get('beta', 1)
+        if edges[1] is not None:
+            grad_fn.mat1_sym_sizes_ = mat1._impl.sizes
+        if edges[1] is not None:
+            grad_fn.mat1_sym_strides_ = mat1._impl.strides
+        if edges[1] is not None:
+            grad_fn.mat2_ = SavedVariable(mat2, False)
+        if edges[1] is not None or edges[2] is not None:
+            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        if edges[2] is not None:
+            grad_fn.mat2_sym_sizes_ = mat2._impl.sizes
+        if edges[2] is not None:
+            grad_fn.mat2_sym_strides_ = mat2._impl.strides
+        if edges[2] is not None:
+            grad_fn.mat1_ = SavedVariable(mat1, False)
+    with below_ad_inplace_or_view():
+        result = OPS['addmm'].redispatch(after_autograd(ks), self, mat1, mat2, **kwargs)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3082,12 +2551,24 @@ def addmv(ks, self, mat, vec, **kwargs):
             grad_fn.alpha_ = kwargs.get('alpha', 1)
         if edges[2] is not None:
             grad_fn.mat_ = SavedVariable(mat, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['addmv'].redispatch(after_autograd(ks), self, mat, vec, **kwargs)
-    finally:
-        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def mv(ks, self, vec):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or vec._requires_grad):
+        grad_fn = MvBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, vec)
+        if edges[0] is not None:
+            grad_fn.vec_ = SavedVariable(vec, False)
+        if edges[1] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['mv'].redispatch(after_autograd(ks), self, vec)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3106,12 +2587,8 @@ def baddbmm(ks, self, batch1, batch2, **kwargs):
             grad_fn.alpha_ = kwargs.get('alpha', 1)
         if edges[2] is not None:
             grad_fn.batch1_ = SavedVariable(batch1, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['baddbmm'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3124,12 +2601,8 @@ def sort(ks, self, dim=-1, descending=False):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['sort'].redispatch(after_autograd(ks), self, dim, descending)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -3143,12 +2616,8 @@ def sort_stable(ks, self, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = kwargs.get('dim', -1)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['sort.stable'].redispatch(after_autograd(ks), self, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -3162,12 +2631,8 @@ def topk(ks, self, k, dim=-1, largest=True, sorted=True):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['topk'].redispatch(after_autograd(ks), self, k, dim, largest, sorted)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -3182,12 +2647,8 @@ def kthvalue(ks, self, k, dim=-1, keepdim=False):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['kthvalue'].redispatch(after_autograd(ks), self, k, dim, keepdim)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -3202,12 +2663,8 @@ def median_dim(ks, self, dim, keepdim=False):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['median.dim'].redispatch(after_autograd(ks), self, dim, keepdim)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -3222,12 +2679,8 @@ def mode(ks, self, dim=-1, keepdim=False):
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.dim_ = as_int(dim)
         grad_fn.keepdim_ = keepdim
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['mode'].redispatch(after_autograd(ks), self, dim, keepdim)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
@@ -3240,12 +2693,8 @@ def median(ks, self):
         grad_fn = MedianBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_ = SavedVariable(self, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['median'].redispatch(after_autograd(ks), self)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -3259,12 +2708,8 @@ def cumsum(ks, self, dim, **kwargs):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.dim_ = as_int(dim)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['cumsum'].redispatch(after_autograd(ks), self, dim, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3278,12 +2723,8 @@ def cumprod(ks, self, dim, **kwargs):
         grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.dim_ = as_int(dim)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['cumprod'].redispatch(after_autograd(ks), self, dim, **kwargs)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -3303,12 +2744,8 @@ def convolution(ks, input, weight, bias, stride, padding, dilation, transposed, 
         grad_fn.transposed_ = transposed
         grad_fn.output_padding_ = as_int_tuple(output_padding)
         grad_fn.groups_ = as_int(groups)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['convolution'].redispatch(after_autograd(ks), input, weight, bias, stride, padding, dilation, transposed, output_padding, groups)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3325,12 +2762,8 @@ def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
         grad_fn.padding_ = as_int_tuple(padding)
         grad_fn.dilation_ = as_int_tuple(dilation)
         grad_fn.ceil_mode_ = ceil_mode
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['max_pool2d_with_indices'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, dilation, ceil_mode)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
@@ -3348,12 +2781,8 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
         grad_fn.running_var_ = SavedVariable(running_var, False)
         grad_fn.training_ = training
         grad_fn.eps_ = eps
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['native_batch_norm'].redispatch(after_autograd(ks), input, weight, bias, running_mean, running_var, training, momentum, eps)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
@@ -3370,12 +2799,8 @@ def native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
         grad_fn.normalized_shape_ = as_int_tuple(normalized_shape)
         grad_fn.weight_ = SavedVariable(weight, False)
         grad_fn.bias_ = SavedVariable(bias, False)
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['native_layer_norm'].redispatch(after_autograd(ks), input, normalized_shape, weight, bias, eps)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
@@ -3392,12 +2817,8 @@ def embedding(ks, weight, indices, padding_idx=-1, scale_grad_by_freq=False, spa
         grad_fn.indices_ = SavedVariable(indices, False)
         grad_fn.padding_idx_ = as_int(padding_idx)
         grad_fn.scale_grad_by_freq_ = scale_grad_by_freq
-    excluded = _tls.excluded
-    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
-    try:
+    with below_ad_inplace_or_view():
         result = OPS['embedding'].redispatch(after_autograd(ks), weight, indices, padding_idx, scale_grad_by_freq, sparse)
-    finally:
-        _tls.excluded = excluded
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3416,6 +2837,7 @@ KERNELS = {
     'sqrt_': sqrt_,
     'relu': relu,
     'relu_': relu_,
+    'threshold_backward': threshold_backward,
     'sigmoid': sigmoid,
     'sigmoid_': sigmoid_,
     'tanh': tanh,
@@ -3459,6 +2881,7 @@ KERNELS = {
     'bmm': bmm,
     'as_strided': as_strided,
     'view': view,
+    '_unsafe_view': _unsafe_view,
     'transpose.int': transpose_int,
     't': t,
     'permute': permute,
@@ -3553,7 +2976,9 @@ KERNELS = {
     'logsumexp': logsumexp,
     'linalg_vector_norm': linalg_vector_norm,
     'dot': dot,
+    'addmm': addmm,
     'addmv': addmv,
+    'mv': mv,
     'baddbmm': baddbmm,
     'sort': sort,
     'sort.stable': sort_stable,

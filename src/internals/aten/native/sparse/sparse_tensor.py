@@ -10,12 +10,13 @@ where it runs (``linear_indices``, ``checked_coalesced``): the loops themselves 
 """
 import numpy as np
 
+from ...._tensor_base import TensorBase
 from ....c10 import scalar_type as st
 from ....c10.device import as_device
 from ....c10.sparse_tensor_impl import SparseTensorImpl
 from ....c10.tensor_impl import sparse_coo, strided
 from ...dispatcher import call
-from ..tensor_factories import Tensor, empty, from_host, tensor, zeros
+from ..tensor_factories import empty, from_host, tensor, zeros
 from ..tensor_shape import make_view
 from . import kernels
 
@@ -24,7 +25,7 @@ __all__ = ["sparse_coo_tensor", "new_sparse", "flat", "kernel_values", "linear_i
 
 # ---------------------------------------------------------------------- helpers
 def new_sparse(sizes, indices, values, coalesced):
-    return Tensor._from_impl(SparseTensorImpl(sizes, indices, values, coalesced))
+    return TensorBase._from_impl(SparseTensorImpl(sizes, indices, values, coalesced))
 
 
 def flat(t):
@@ -99,8 +100,8 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, re
     """``torch.sparse_coo_tensor``: a sparse tensor over the given indices and values (not copied
     when they already have the right dtype and device). The indices are always checked against the
     sizes, as torch does only with ``check_invariants=True``."""
-    indices = indices if isinstance(indices, Tensor) else tensor(indices)
-    values = values if isinstance(values, Tensor) else tensor(values)
+    indices = indices if isinstance(indices, TensorBase) else tensor(indices)
+    values = values if isinstance(values, TensorBase) else tensor(values)
     device = as_device(device) if device is not None else values.device
     if indices.dim() != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(indices.shape)}")

@@ -1,0 +1,30 @@
+"""Allocating a tensor: fresh storage just large enough for a view (``aten/src/ATen/EmptyTensor.cpp``).
+
+Below the operators: TensorIterator calls it for the outputs it allocates, as torch's calls
+``at::detail::empty_strided_cpu``, and ``tensor_factories`` registers it as the CPU and CUDA
+kernel of ``empty_strided``.
+"""
+from .._tensor_base import TensorBase
+from ..c10 import scalar_type as st
+from ..c10.device import as_device
+from ..c10.storage import UntypedStorage
+from ..c10.tensor_impl import TensorImpl, check_sizes_and_strides, required_storage_elements
+
+__all__ = ["empty_strided"]
+
+
+def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """``empty_strided``'s CPU and CUDA kernel: fresh storage just large enough for the view."""
+    dtype = dtype or st.get_default_dtype()
+    device = as_device(device)
+    if pin_memory:
+        raise NotImplementedError("internals has no pinned-memory allocator: pin_memory=True is not supported")
+    if device.type == "cuda":
+        from .. import cuda  # the cuda package sits above aten: a real cycle
+        cuda._announce_simulator()
+    if len(size) != len(stride):
+        raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match "
+                           f"dimensionality of strides ({len(stride)})")
+    check_sizes_and_strides(size, stride)   # before allocating: negative ones would ask for negative bytes
+    nbytes = required_storage_elements(size, stride, 0) * dtype.itemsize
+    return TensorBase._from_impl(TensorImpl(UntypedStorage(nbytes, device), size, stride, 0, dtype))
