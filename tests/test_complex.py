@@ -313,6 +313,7 @@ def test_ops_without_complex_kernels_raise():
     error_text(lambda: x.maximum(x), lambda: xt.maximum(xt))
     error_text(lambda: x.minimum(x), lambda: xt.minimum(xt))
     error_text(lambda: x.relu(), lambda: xt.relu())
+    error_text(lambda: x.sign(), lambda: xt.sign())
     with pytest.raises(NotImplementedError, match="internals: sin is not implemented for complex tensors"):
         x.sin()     # torch has a complex sin; internals not yet
 
