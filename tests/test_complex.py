@@ -316,6 +316,10 @@ def test_ops_without_complex_kernels_raise():
     error_text(lambda: x.sign(), lambda: xt.sign())
     with pytest.raises(NotImplementedError, match="internals: sin is not implemented for complex tensors"):
         x.sin()     # torch has a complex sin; internals not yet
+    with pytest.raises(NotImplementedError, match="internals: pow is not implemented for complex tensors"):
+        x ** 2
+    assert_same(x ** 1, xt ** 1, **EXACT)      # pow's short cuts come first, as in torch
+    assert_same(x ** 0, xt ** 0, **EXACT)
 
 
 def test_equality_and_reductions():
