@@ -580,6 +580,7 @@ except Exception as e:
 
 f32, f64, i64, i8, u8, b1 = types.float32, types.float64, types.int64, types.int8, types.uint8, types.boolean
 u16, u32 = types.uint16, types.uint32
+c64, c128 = types.complex64, types.complex128
 arr = lambda t: t[::1]                        # a launch passes C-contiguous device arrays
 GEOMETRY = (i64, arr(i64), types.int64[:, ::1], arr(i64))        # n, shape, strides, offsets
 REDUCE_GEOMETRY = (i64, i64, arr(i64), arr(i64), arr(i64), arr(i64), i64)
@@ -600,9 +601,13 @@ def compile_(name, fn, signature, must_contain=()):
 BITS = {ops.FLOAT_BITS_TO_HALF: (u16, u32), ops.FLOAT_BITS_TO_BF16: (u16, u32),
         ops.HALF_BITS_TO_FLOAT: (u32, u16), ops.BF16_BITS_TO_FLOAT: (u32, u16)}
 FLOATING = (ops.EXP, ops.LOG, ops.SQRT, ops.SIGMOID, ops.TANH)
+COMPLEX = {ops.REAL_PART: [(f32, c64), (f64, c128)], ops.NONZERO: [(b1, c64)], ops.ANGLE_COMPLEX: [(f32, c64)],
+           **{op: [(c64, c64), (c128, c128)] for op in (ops.CONJ, ops.EXP_COMPLEX, ops.LOG_COMPLEX, ops.SQRT_COMPLEX)}}
 for op in range(len(ops.UNARY)):
     if op in BITS:
         pairs = [BITS[op]]
+    elif op in COMPLEX:                     # complex numbers only (NEG and ABS take them too)
+        pairs = COMPLEX[op]
     elif op == ops.LOGICAL_NOT:
         pairs = [(b1, b1)]
     elif op == ops.BITWISE_NOT:             # integers only
@@ -617,10 +622,12 @@ for op in range(len(ops.UNARY)):
 for op in range(len(ops.BINARY)):
     if op == ops.POW or op == ops.DIV:
         kinds = [f32, f64]
+    elif op == ops.DIV_COMPLEX:
+        kinds = [c64, c128]
     elif op in (ops.INT_POW, ops.BITWISE_AND, ops.BITWISE_OR, ops.BITWISE_XOR, ops.LSHIFT, ops.RSHIFT):
         kinds = [i64, i8]                   # integers only
     elif op in ops.COMPARISONS or op == ops.ADD:
-        kinds = [f32, i64, b1]
+        kinds = [f32, i64, b1] + ([c64] if op in (ops.ADD, ops.EQ, ops.NE) else [])
     else:
         kinds = [f32, i64]
     for t in kinds:
@@ -636,7 +643,7 @@ for src, dst in [(f32, b1), (f32, u8), (i64, i8), (f64, i64), (b1, f32), (i64, f
     compile_(f"copy {src}->{dst}", kernel.py_func, (arr(dst), arr(src)) + GEOMETRY)
 
 for op in (ops.SUM, ops.PROD, ops.AMAX, ops.AMIN):
-    for t in (f32, i64) + ((b1,) if op in (ops.AMAX, ops.AMIN) else ()):
+    for t in (f32, i64) + ((b1,) if op in (ops.AMAX, ops.AMIN) else (c64,)):
         compile_(f"reduce op {op} {t}", reduce._build_reduce(op, t).py_func,
                  (arr(t), arr(t), t) + REDUCE_GEOMETRY, must_contain=(".shared", "bar.sync"))
 for op in (ops.ARGMAX, ops.ARGMIN):

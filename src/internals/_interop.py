@@ -20,6 +20,8 @@ def _torch_dtype(torch, d):
 def from_torch(t):
     """An internals tensor with ``t``'s values, sizes, strides, offset and dtype (CPU or cuda)."""
     import torch
+    if t.is_conj():      # its bytes hold the unconjugated values; internals has no bit to say so
+        raise ValueError("from_torch: a tensor with the conjugate bit set; call resolve_conj() first")
     dtype = _TORCH_NAMES[str(t.dtype).replace("torch.", "")]
     raw = t.untyped_storage()
     data = torch.empty(raw.nbytes(), dtype=torch.uint8)

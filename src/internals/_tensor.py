@@ -67,6 +67,15 @@ class Tensor(TensorBase):
         t._requires_grad = requires_grad
         return t
 
+    # ------------------------------------------------------------------ complex parts (views)
+    @property
+    def real(self):
+        return _torch_functions["real"](self)
+
+    @property
+    def imag(self):
+        return _torch_functions["imag"](self)
+
     # ------------------------------------------------------------------ storage
     def storage(self):
         """A TypedStorage over ``untyped_storage()`` with this tensor's dtype; deprecated, so the
@@ -285,13 +294,22 @@ class Tensor(TensorBase):
         return bool(self.item())
 
     def __float__(self):
-        return float(self.item())
+        return float(self._real_item(st.float64))
 
     def __int__(self):
-        return int(self.item())
+        return int(self._real_item(st.int64))
+
+    def __complex__(self):
+        return complex(self.item())
+
+    def _real_item(self, dtype):
+        """The value as ``Scalar::to<double>`` / ``to<int64_t>`` reads it: a complex one only
+        with a zero imaginary part."""
+        value = self.item()
+        return st.checked_convert(value, dtype).item() if isinstance(value, complex) else value
 
     def __index__(self):
-        if self.dtype.is_floating_point or self.numel() != 1:
+        if self.dtype.category > st.INTEGRAL or self.numel() != 1:
             raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
@@ -344,6 +362,8 @@ class Tensor(TensorBase):
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
                                "computed variable in a subgraph that doesn't require differentiation use "
                                "var_no_grad = var.detach().")
+        if value and self.dtype.is_complex:     # torch allows it; Wirtinger calculus is not built here
+            raise NotImplementedError("internals: complex tensors cannot require gradients (no complex autograd)")
         if value and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self.is_inference() and not InferenceMode.is_enabled():
@@ -352,7 +372,7 @@ class Tensor(TensorBase):
             self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad=True):
-        if requires_grad and not self.dtype.is_floating_point:
+        if requires_grad and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self.requires_grad = requires_grad
         return self

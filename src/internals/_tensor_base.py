@@ -131,6 +131,13 @@ class TensorBase:
     def is_floating_point(self):
         return self.dtype.is_floating_point
 
+    def is_complex(self):
+        return self.dtype.is_complex
+
+    def is_conj(self):
+        """Always False: internals has no lazy conjugate bit (``conj()`` computes, see complex_helper)."""
+        return False
+
     def untyped_storage(self):
         return self._impl.storage
 

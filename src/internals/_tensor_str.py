@@ -1,4 +1,5 @@
-"""Printing tensors in torch's style (``torch/_tensor_str.py``), via NumPy's formatter."""
+"""Printing tensors in torch's style (``torch/_tensor_str.py``): torch's ``_Formatter``, ported;
+a complex tensor gets two, one for the real parts and one for the imaginary parts."""
 import math
 
 import numpy as np
@@ -16,7 +17,7 @@ def tensor_repr(t):
     extras = []
     if t.device.type != "cpu":
         extras.append(f"device='{t.device}'")
-    default = {st.get_default_dtype(), st.int64, st.bool_}
+    default = {st.get_default_dtype(), _default_complex(), st.int64, st.bool_}
     if t.dtype not in default or (t.numel() == 0 and t.dtype is not st.get_default_dtype()):
         extras.append(f"dtype=internals.{t.dtype.name}")
     if t.grad_fn is not None:
@@ -52,8 +53,18 @@ def _body(t, prefix):
         return "[]"
     values = t._host_values()      # a strided view: nothing is copied, and only what is shown is read
     summarize = values.size > THRESHOLD
-    formatter = _Formatter(_summarized(values) if summarize else values, t.dtype)
+    shown = _summarized(values) if summarize else values
+    if t.dtype.is_complex:
+        formatter = _ComplexFormatter(_Formatter(shown.real, t.dtype.to_real()),
+                                      _Formatter(shown.imag, t.dtype.to_real()))
+    else:
+        formatter = _Formatter(shown, t.dtype)
     return _nested(values, len(prefix), summarize, formatter)
+
+
+def _default_complex():
+    """The complex dtype repr leaves unnamed: complex128 under a float64 default, else complex64."""
+    return st.complex128 if st.get_default_dtype() is st.float64 else st.complex64
 
 
 class _Formatter:
@@ -92,6 +103,19 @@ class _Formatter:
         else:
             text = f"{value:.{PRECISION}f}"
         return text.rjust(self.width)       # inf and nan do not count towards the width
+
+
+class _ComplexFormatter:
+    """A complex value as torch writes it: the real part, then the imaginary part with its sign
+    and a "j" (``_scalar_str``), each in its own formatter's width."""
+
+    def __init__(self, real, imag):
+        self.real, self.imag = real, imag
+        self.width = real.width + imag.width + 1      # torch's element_length, less the ", "
+
+    def format(self, z):
+        imag = (self.imag.format(z.imag) + "j").lstrip()
+        return self.real.format(z.real) + (imag if imag[0] in "+-" else "+" + imag)
 
 
 def _nested(values, indent, summarize, formatter):

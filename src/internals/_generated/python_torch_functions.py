@@ -159,6 +159,17 @@ def THPVariable_amin(*args, **kwargs):
     return _call('amin', _r.tensor(0), _r.intlist(1), _r.to_bool(2))
 
 
+_angle_parser = PythonArgParser([
+    'angle(Tensor input)',
+])
+
+
+def THPVariable_angle(*args, **kwargs):
+    _r = _angle_parser.parse(args, kwargs)
+    # aten::angle(Tensor self) -> Tensor
+    return _call('angle', _r.tensor(0))
+
+
 _any_parser = PythonArgParser([
     'any(Tensor input)',
     'any(Tensor input, IntArrayRef? dim=None, bool keepdim=False)',
@@ -533,6 +544,17 @@ def THPVariable_clone(*args, **kwargs):
     return _call('clone', _r.tensor(0), memory_format=_r.value(1))
 
 
+_complex_parser = PythonArgParser([
+    'complex(Tensor real, Tensor imag)',
+])
+
+
+def THPVariable_complex(*args, **kwargs):
+    _r = _complex_parser.parse(args, kwargs)
+    # aten::complex(Tensor real, Tensor imag) -> Tensor
+    return _call('complex', _r.tensor(0), _r.tensor(1))
+
+
 _concat_parser = PythonArgParser([
     'concat(TensorList tensors, int64_t dim=0)',
 ])
@@ -553,6 +575,28 @@ def THPVariable_concatenate(*args, **kwargs):
     _r = _concatenate_parser.parse(args, kwargs)
     # aten::concatenate(Tensor[] tensors, int dim=0) -> Tensor
     return _call('concatenate', _r.value(0), _r.to_int64(1))
+
+
+_conj_parser = PythonArgParser([
+    'conj(Tensor input)',
+])
+
+
+def THPVariable_conj(*args, **kwargs):
+    _r = _conj_parser.parse(args, kwargs)
+    # aten::conj(Tensor(a) self) -> Tensor(a)
+    return _call('conj', _r.tensor(0))
+
+
+_conj_physical_parser = PythonArgParser([
+    'conj_physical(Tensor input)',
+])
+
+
+def THPVariable_conj_physical(*args, **kwargs):
+    _r = _conj_physical_parser.parse(args, kwargs)
+    # aten::conj_physical(Tensor self) -> Tensor
+    return _call('conj_physical', _r.tensor(0))
 
 
 _conv2d_parser = PythonArgParser([
@@ -1059,6 +1103,17 @@ def THPVariable_hstack(*args, **kwargs):
     _r = _hstack_parser.parse(args, kwargs)
     # aten::hstack(Tensor[] tensors) -> Tensor
     return _call('hstack', _r.value(0))
+
+
+_imag_parser = PythonArgParser([
+    'imag(Tensor input)',
+])
+
+
+def THPVariable_imag(*args, **kwargs):
+    _r = _imag_parser.parse(args, kwargs)
+    # aten::imag(Tensor(a) self) -> Tensor(a)
+    return _call('imag', _r.tensor(0))
 
 
 _index_parser = PythonArgParser([
@@ -1792,6 +1847,17 @@ def THPVariable_randperm(*args, **kwargs):
     return _factory(_r.to_bool(5), 'randperm', _r.to_int64(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
 
 
+_real_parser = PythonArgParser([
+    'real(Tensor input)',
+])
+
+
+def THPVariable_real(*args, **kwargs):
+    _r = _real_parser.parse(args, kwargs)
+    # aten::real(Tensor(a) self) -> Tensor(a)
+    return _call('real', _r.tensor(0))
+
+
 _relu_parser = PythonArgParser([
     'relu(Tensor input)',
 ])
@@ -1861,6 +1927,17 @@ def THPVariable_reshape(*args, **kwargs):
     _r = _reshape_parser.parse(args, kwargs)
     # aten::reshape(Tensor(a) self, SymInt[] shape) -> Tensor(a)
     return _call('reshape', _r.tensor(0), _r.intlist(1))
+
+
+_resolve_conj_parser = PythonArgParser([
+    'resolve_conj(Tensor input)',
+])
+
+
+def THPVariable_resolve_conj(*args, **kwargs):
+    _r = _resolve_conj_parser.parse(args, kwargs)
+    # aten::resolve_conj(Tensor(a) self) -> Tensor(a)
+    return _call('resolve_conj', _r.tensor(0))
 
 
 _roll_parser = PythonArgParser([
@@ -2400,6 +2477,28 @@ def THPVariable_var_mean(*args, **kwargs):
     return _call('var_mean', _r.tensor(0), _r.to_bool(1))
 
 
+_view_as_complex_parser = PythonArgParser([
+    'view_as_complex(Tensor input)',
+])
+
+
+def THPVariable_view_as_complex(*args, **kwargs):
+    _r = _view_as_complex_parser.parse(args, kwargs)
+    # aten::view_as_complex(Tensor(a) self) -> Tensor(a)
+    return _call('view_as_complex', _r.tensor(0))
+
+
+_view_as_real_parser = PythonArgParser([
+    'view_as_real(Tensor input)',
+])
+
+
+def THPVariable_view_as_real(*args, **kwargs):
+    _r = _view_as_real_parser.parse(args, kwargs)
+    # aten::view_as_real(Tensor(a) self) -> Tensor(a)
+    return _call('view_as_real', _r.tensor(0))
+
+
 _vstack_parser = PythonArgParser([
     'vstack(TensorList tensors)',
 ])
@@ -2474,6 +2573,7 @@ FUNCTIONS = named({
     'allclose': THPVariable_allclose,
     'amax': THPVariable_amax,
     'amin': THPVariable_amin,
+    'angle': THPVariable_angle,
     'any': THPVariable_any,
     'arange': THPVariable_arange,
     'argmax': THPVariable_argmax,
@@ -2500,8 +2600,11 @@ FUNCTIONS = named({
     'clip': THPVariable_clip,
     'clip_': THPVariable_clip_,
     'clone': THPVariable_clone,
+    'complex': THPVariable_complex,
     'concat': THPVariable_concat,
     'concatenate': THPVariable_concatenate,
+    'conj': THPVariable_conj,
+    'conj_physical': THPVariable_conj_physical,
     'conv2d': THPVariable_conv2d,
     'convolution': THPVariable_convolution,
     'cos': THPVariable_cos,
@@ -2544,6 +2647,7 @@ FUNCTIONS = named({
     'gelu_': THPVariable_gelu_,
     'gt': THPVariable_gt,
     'hstack': THPVariable_hstack,
+    'imag': THPVariable_imag,
     'index': THPVariable_index,
     'index_put': THPVariable_index_put,
     'index_put_': THPVariable_index_put_,
@@ -2601,11 +2705,13 @@ FUNCTIONS = named({
     'randn': THPVariable_randn,
     'randn_like': THPVariable_randn_like,
     'randperm': THPVariable_randperm,
+    'real': THPVariable_real,
     'relu': THPVariable_relu,
     'relu_': THPVariable_relu_,
     'remainder': THPVariable_remainder,
     'repeat_interleave': THPVariable_repeat_interleave,
     'reshape': THPVariable_reshape,
+    'resolve_conj': THPVariable_resolve_conj,
     'roll': THPVariable_roll,
     'round': THPVariable_round,
     'round_': THPVariable_round_,
@@ -2649,6 +2755,8 @@ FUNCTIONS = named({
     'unsqueeze': THPVariable_unsqueeze,
     'var': THPVariable_var,
     'var_mean': THPVariable_var_mean,
+    'view_as_complex': THPVariable_view_as_complex,
+    'view_as_real': THPVariable_view_as_real,
     'vstack': THPVariable_vstack,
     'where': THPVariable_where,
     'zero_': THPVariable_zero_,

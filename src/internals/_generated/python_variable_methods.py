@@ -155,6 +155,11 @@ def THPVariable_amin(self, *args, **kwargs):
     return _call('amin', self, _r.intlist(0), _r.to_bool(1))
 
 
+def THPVariable_angle(self):
+    # aten::angle(Tensor self) -> Tensor
+    return _call('angle', self)
+
+
 _any_parser = PythonArgParser([
     'any()',
     'any(IntArrayRef? dim=None, bool keepdim=False)',
@@ -524,6 +529,16 @@ def THPVariable_clone(self, *args, **kwargs):
 def THPVariable_coalesce(self):
     # aten::coalesce(Tensor(a) self) -> Tensor(a)
     return _call('coalesce', self)
+
+
+def THPVariable_conj(self):
+    # aten::conj(Tensor(a) self) -> Tensor(a)
+    return _call('conj', self)
+
+
+def THPVariable_conj_physical(self):
+    # aten::conj_physical(Tensor self) -> Tensor
+    return _call('conj_physical', self)
 
 
 _copy__parser = PythonArgParser([
@@ -1602,6 +1617,11 @@ def THPVariable_resize_(self, *args, **kwargs):
     return _call('resize_', self, _r.intlist(0), memory_format=_r.value(1))
 
 
+def THPVariable_resolve_conj(self):
+    # aten::resolve_conj(Tensor(a) self) -> Tensor(a)
+    return _call('resolve_conj', self)
+
+
 _roll_parser = PythonArgParser([
     'roll(SymIntArrayRef[1] shifts, IntArrayRef[1] dims=None)',
 ])
@@ -2122,6 +2142,7 @@ METHODS = named({
     'allclose': THPVariable_allclose,
     'amax': THPVariable_amax,
     'amin': THPVariable_amin,
+    'angle': THPVariable_angle,
     'any': THPVariable_any,
     'argmax': THPVariable_argmax,
     'argmin': THPVariable_argmin,
@@ -2151,6 +2172,8 @@ METHODS = named({
     'clip_': THPVariable_clip_,
     'clone': THPVariable_clone,
     'coalesce': THPVariable_coalesce,
+    'conj': THPVariable_conj,
+    'conj_physical': THPVariable_conj_physical,
     'copy_': THPVariable_copy_,
     'cos': THPVariable_cos,
     'cos_': THPVariable_cos_,
@@ -2247,6 +2270,7 @@ METHODS = named({
     'repeat_interleave': THPVariable_repeat_interleave,
     'reshape': THPVariable_reshape,
     'resize_': THPVariable_resize_,
+    'resolve_conj': THPVariable_resolve_conj,
     'roll': THPVariable_roll,
     'round': THPVariable_round,
     'round_': THPVariable_round_,

@@ -236,7 +236,7 @@ class TensorIterator:
             common = _common_dtype(self.inputs)
         else:
             common = self.inputs[0].dtype if self.inputs else given[0].dtype
-        if config.promote_integer_inputs_to_float_ and not common.is_floating_point:
+        if config.promote_integer_inputs_to_float_ and common.category <= st.INTEGRAL:   # bool too
             common = st.get_default_dtype()
         self.common_dtype = common
         for out, dtype in zip(self.outputs, self.config.output_dtypes):

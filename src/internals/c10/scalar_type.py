@@ -8,10 +8,10 @@ import functools
 import numpy as np
 
 __all__ = ["dtype", "promote_types", "result_type", "can_cast", "opmath_type", "get_default_dtype", "set_default_dtype",
-           "checked_convert"]
+           "checked_convert", "default_complex_dtype", "to_complex", "to_real"]
 
-# Categories, in the order promotion climbs them: bool < integer < floating.
-BOOL, INTEGRAL, FLOATING = 0, 1, 2
+# Categories, in the order promotion climbs them: bool < integer < floating < complex.
+BOOL, INTEGRAL, FLOATING, COMPLEX = 0, 1, 2, 3
 
 
 class dtype:
@@ -36,12 +36,20 @@ class dtype:
 
     @property
     def is_complex(self):
-        return False
+        return self.category == COMPLEX
 
     @property
     def is_reduced_float(self):
         """float16 and bfloat16: stored as 16 bits, computed in float32."""
         return self.category == FLOATING and self.itemsize == 2
+
+    def to_real(self):
+        """``dtype.to_real()``: a complex dtype's component type; any other dtype is itself."""
+        return to_real(self)
+
+    def to_complex(self):
+        """``dtype.to_complex()``: the complex dtype whose components are this float dtype."""
+        return to_complex(self)
 
     def __repr__(self):
         return f"internals.{self.name}"
@@ -60,8 +68,12 @@ float16 = dtype("float16", "Half", 2, FLOATING, np.uint16)
 bfloat16 = dtype("bfloat16", "BFloat16", 2, FLOATING, np.uint16)
 float32 = dtype("float32", "Float", 4, FLOATING, np.float32)
 float64 = dtype("float64", "Double", 8, FLOATING, np.float64)
+# A complex number is two floats side by side (``c10::complex<T>``, ``c10/util/complex.h``):
+# real part first, so NumPy's complex64/complex128 read the same bytes.
+complex64 = dtype("complex64", "ComplexFloat", 8, COMPLEX, np.complex64)
+complex128 = dtype("complex128", "ComplexDouble", 16, COMPLEX, np.complex128)
 
-ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
 
 
@@ -84,6 +96,33 @@ def set_default_dtype(d):
     _default_dtype = d
 
 
+def default_complex_dtype():
+    """``get_default_complex_dtype`` (``c10/core/DefaultDtype.cpp``): complex128 under a float64
+    default, else complex64. (Under a float16 default torch picks complex32, which internals lacks.)"""
+    if _default_dtype is float16:
+        raise NotImplementedError(_NO_COMPLEX32)
+    return complex128 if _default_dtype is float64 else complex64
+
+
+_NO_COMPLEX32 = "complex32 (ComplexHalf) is not supported by internals"
+
+
+def to_complex(d):
+    """``toComplexType``: float64 -> complex128; float32 and bfloat16 -> complex64."""
+    if d.is_complex:
+        return d
+    if d is float16:
+        raise NotImplementedError(_NO_COMPLEX32)
+    if d.category != FLOATING:
+        raise RuntimeError(f"Unknown Complex ScalarType for {d.torch_name}")
+    return complex128 if d is float64 else complex64
+
+
+def to_real(d):
+    """``toRealValueType``: complex64 -> float32, complex128 -> float64; others unchanged."""
+    return {complex64: float32, complex128: float64}.get(d, d)
+
+
 def from_numpy_dtype(np_dtype):
     np_dtype = np.dtype(np_dtype)
     if np_dtype == np.float16:
@@ -92,7 +131,7 @@ def from_numpy_dtype(np_dtype):
         if d.numpy_type == np_dtype and d is not float16 and d is not bfloat16:
             return d
     raise TypeError(f"can't convert np.ndarray of type numpy.{np_dtype}. The only supported types are: "
-                    "float64, float32, float16, int64, int32, int16, int8, uint8, and bool.")
+                    "float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, and bool.")
 
 
 def promote_types(a, b):
@@ -100,12 +139,15 @@ def promote_types(a, b):
 
     The rules ``promoteTypes`` encodes in its lookup table: the same type stays; bool yields to
     anything; integers widen to fit both (uint8 with a signed type needs the next signed size);
-    any float beats any integer; the two 16-bit floats meet at float32.
+    any float beats any integer; the two 16-bit floats meet at float32; a complex type beats
+    the rest, with parts wide enough for both (complex64 with float64 is complex128).
     """
     if a is b:
         return a
     if a is bool_ or b is bool_:
         return b if a is bool_ else a
+    if a.is_complex or b.is_complex:
+        return to_complex(promote_types(to_real(a), to_real(b)))
     if a.category != b.category:
         return a if a.category > b.category else b
     if a.category == FLOATING:
@@ -136,11 +178,16 @@ def can_cast(from_, to):
 
 
 def _combine_categories(higher, lower):
-    """``combine_categories``: a lower priority group wins only with a higher category."""
+    """``combine_categories``: a lower priority group wins only with a higher category; a complex
+    lower group over a float higher one keeps the float's width (float32 tensor + 1j: complex64)."""
     if higher is None:
         return lower
     if lower is None:
         return higher
+    if higher.is_complex:
+        return higher
+    if lower.is_complex:
+        return to_complex(higher) if higher.category == FLOATING else lower
     if higher.category == FLOATING:
         return higher
     if higher is bool_ or lower.category == FLOATING:
@@ -151,7 +198,7 @@ def _combine_categories(higher, lower):
 # Each dtype's C++ type in ATen's kernels, as torch's error messages name it.
 _CPP_NAMES = {"bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
               "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-              "float64": "double"}
+              "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 _FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
 
 
@@ -176,12 +223,23 @@ def _remembered(kind, value, d):      # ``kind`` keeps True and 1 apart: they ha
 
 
 def _converted(value, d):
+    if isinstance(value, (complex, np.complexfloating)) and not d.is_complex:
+        # ``overflows`` for a complex source: a nonzero imaginary part cannot become real
+        if d is bool_:
+            value = bool(value)
+        elif value.imag != 0:
+            raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[d.name]} without overflow")
+        else:
+            value = value.real
     if d is not bool_ and not _fits(value, d):
         raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[d.name]} without overflow")
     return np.array(value).astype(opmath_type(d).numpy_type)[()]
 
 
 def _fits(value, d):
+    if d.is_complex:               # each component as the component type
+        value = complex(value)
+        return _fits(value.real, to_real(d)) and _fits(value.imag, to_real(d))
     if d.category == FLOATING:
         return value != value or abs(value) == float("inf") or abs(value) <= _FLOAT_MAX.get(d.name, float("inf"))
     info = np.iinfo(d.numpy_type)
@@ -192,13 +250,15 @@ def _fits(value, d):
 
 
 def scalar_dtype(value):
-    """The dtype of a Python scalar before promotion: bool, int64 or float64."""
+    """The dtype of a Python scalar before promotion: bool, int64, float64 or complex128."""
     if isinstance(value, (bool, np.bool_)):
         return bool_
     if isinstance(value, (int, np.integer)):
         return int64
     if isinstance(value, (float, np.floating)):
         return float64
+    if isinstance(value, (complex, np.complexfloating)):
+        return complex128
     raise TypeError(f"unsupported scalar type {type(value).__name__}")
 
 
@@ -218,7 +278,9 @@ class ResultTypeState:
                 self.zero = promote_types(self.zero, d) if self.zero else d
             return self
         d = impl.dtype if impl is not None else scalar_dtype(operand)
-        if d.category == FLOATING:   # a wrapped Python float counts as the default dtype
+        if d.is_complex:             # a wrapped Python complex: the default complex dtype
+            d = default_complex_dtype()
+        elif d.category == FLOATING:   # a wrapped Python float counts as the default dtype
             d = _default_dtype
         self.wrapped = promote_types(self.wrapped, d) if self.wrapped else d
         return self

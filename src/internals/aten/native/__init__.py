@@ -6,6 +6,7 @@
 from . import (
     binary_ops,
     blas,
+    complex_helper,
     convolution,
     copy,
     distributions,
@@ -32,7 +33,8 @@ __all__ = ["kernel", "FAMILIES"]
 
 FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, linear_algebra, blas, reduce_ops,
             reduce_ops_math, sorting, softmax, tensor_factories, tensor_shape, tensor_transformations, triangular_ops,
-            sparse_tensor, sparse_tensor_math, convolution, pooling, normalization, embedding, resize)
+            sparse_tensor, sparse_tensor_math, convolution, pooling, normalization, embedding, resize,
+            complex_helper)
 
 
 def kernel(name):

@@ -4,6 +4,8 @@ Mirrors ``aten/src/ATen/native/Copy.cpp``. A same-device copy is one strided loo
 float16 and bfloat16 pass through float32, converted on their bit patterns (Numba has no CPU
 float16). A cross-device copy moves contiguous bytes, then lays them out on the far side.
 """
+import warnings
+
 import numpy as np
 
 from ...c10 import scalar_type as st
@@ -35,6 +37,8 @@ def same_device_copy(dst, src):
     float16 and bfloat16 convert through float32 on their bit patterns (Numba has no CPU float16):
     as 32-bit words for the float32 side, the loop then runs a bit conversion.
     """
+    if src.dtype.is_complex and not dst.dtype.is_complex:
+        return _complex_to_real_copy(dst, src)
     if src.dtype.is_reduced_float and src.dtype is not dst.dtype:
         wide = scratch_like(src, st.float32)
         _bits_copy(wide, src, _TO_FLOAT[src.dtype])
@@ -43,6 +47,24 @@ def same_device_copy(dst, src):
         return _bits_copy(dst, cast_like(src, st.float32), _FROM_FLOAT[dst.dtype])
     it = _copy_iterator(dst, src)
     it.for_each(lambda buffers, *geometry: loops(dst.device).copy_loop(*buffers, *geometry))
+
+
+_warned = []     # torch warns once per process (TORCH_WARN_ONCE); list.append is atomic
+
+
+def _complex_to_real_copy(dst, src):
+    """Complex into a real dtype: the real part (torch warns once that the imaginary part is
+    lost), through a real dtype of the same width; into bool: nonzero-ness, without a warning."""
+    if dst.dtype is st.bool_:
+        it = _copy_iterator(dst, src)
+        return it.for_each(lambda buffers, *geometry: loops(dst.device).unary_loop(ops.NONZERO, *buffers, *geometry))
+    if not _warned:
+        _warned.append(True)
+        warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
+    real = src._empty_like(st.to_real(src.dtype))
+    it = _copy_iterator(real, src)
+    it.for_each(lambda buffers, *geometry: loops(dst.device).unary_loop(ops.REAL_PART, *buffers, *geometry))
+    return same_device_copy(dst, real)
 
 
 def _bits_copy(dst, src, op):
@@ -57,7 +79,8 @@ def cast_like(src, dtype):
     """``src`` in ``dtype``, with its layout (a kernel's cast, not dispatched)."""
     if src.dtype is dtype:
         return src
-    if not src._impl.sizes and src.device.type == "cpu" and not (src.dtype.is_reduced_float or dtype.is_reduced_float):
+    if (not src._impl.sizes and src.device.type == "cpu" and not (src.dtype.is_reduced_float or dtype.is_reduced_float)
+            and dtype.is_complex >= src.dtype.is_complex):      # complex -> real takes the loop (and warns)
         return _cast_scalar(src, dtype)
     out = scratch_like(src, dtype)
     same_device_copy(out, src)

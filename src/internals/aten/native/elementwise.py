@@ -19,8 +19,33 @@ def unary(op, x, *, out=None, floating=False, name=None):
     """A unary op. ``floating`` ops (exp, log, ...) turn integer inputs into the default float."""
     if x.dtype is st.bool_ and op in (ops.NEG, ops.ABS, ops.RELU):
         raise _bool_error(op, name)
+    if x.dtype.is_complex:
+        op = _complex_op(op, name)
     it = TensorIterator.unary_float_op(out, x) if floating else TensorIterator.unary_op(out, x)
     return it.for_each(lambda buffers, *geometry: loops(it.device).unary_loop(op, *buffers, *geometry))
+
+
+# The unary ops with a complex kernel here, and the scalar function each uses for complex numbers.
+_COMPLEX_UNARY = {ops.NEG: ops.NEG, ops.CONJ: ops.CONJ, ops.EXP: ops.EXP_COMPLEX, ops.LOG: ops.LOG_COMPLEX,
+                  ops.SQRT: ops.SQRT_COMPLEX}
+
+
+def _complex_op(op, name):
+    if op == ops.RELU:
+        raise NotImplementedError("clamp is not supported for complex types")
+    if op not in _COMPLEX_UNARY:      # torch has complex kernels for most of these: internals not yet
+        raise NotImplementedError(f"internals: {name} is not implemented for complex tensors")
+    return _COMPLEX_UNARY[op]
+
+
+def real_valued_unary(op, complex_op, x):
+    """abs and angle (``abs``, ``angle`` in UnaryOps.cpp): a complex input gives a real output,
+    of the matching real dtype; a real input keeps its dtype (angle: integers become floats)."""
+    if not x.dtype.is_complex:
+        return unary(op, x, floating=op == ops.ANGLE, name="abs" if op == ops.ABS else "angle")
+    it = (TensorIteratorConfig().add_output(None, st.to_real(x.dtype)).add_const_input(x)
+          .compute_in_opmath(False).build())
+    return it.for_each(lambda buffers, *geometry: loops(it.device).unary_loop(complex_op, *buffers, *geometry))
 
 
 def _bool_error(op, name):
@@ -53,8 +78,14 @@ def binary(op, a, b, *, alpha=1, out=None):
         # fill with ones and x ** 1 a copy. That is why they work for bool, which has no pow.
         return it.result.fill_(1) if b.item() == 0 else it.result.copy_(a)
     compute = st.opmath_type(it.common_dtype)
-    if op == ops.POW and not compute.is_floating_point:
+    if compute.is_complex and op in ops.ORDERED:
+        raise _complex_order_error(op, compute)
+    if compute.is_complex and op == ops.POW:     # torch's complex pow has edge cases (0 ** -1) not matched here
+        raise NotImplementedError("internals: pow is not implemented for complex tensors")
+    if op == ops.POW and not (compute.is_floating_point or compute.is_complex):
         op = ops.INT_POW
+    if op == ops.DIV and compute.is_complex:
+        op = ops.DIV_COMPLEX
     scalar = st.checked_convert(alpha, compute)
     return it.for_each(lambda buffers, *geometry: loops(it.device).binary_loop(op, *buffers, scalar, *geometry))
 
@@ -74,14 +105,32 @@ def _check_binary(op, a, b, common, alpha):
     if common is st.bool_:
         if op == ops.POW and not _pow_by_zero_or_one(op, b):
             raise NotImplementedError('"pow" not implemented for \'Bool\'')
-    if op in (ops.ADD, ops.SUB) and not common.is_floating_point and isinstance(alpha, float):
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
-    if op in (ops.ADD, ops.SUB) and isinstance(alpha, complex):     # no complex dtypes here
-        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
-    if op in (ops.ADD, ops.SUB) and common is not st.bool_ and isinstance(alpha, bool):
-        raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if op == ops.POW and not common.is_floating_point and b._impl.is_wrapped_number and b.item() < 0:
+    if op in (ops.ADD, ops.SUB):
+        _alpha_check(common, alpha)
+    if op == ops.POW and common.category <= st.INTEGRAL and b._impl.is_wrapped_number and b.item() < 0:
         raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+def _alpha_check(common, alpha):
+    """``alpha_check`` (BinaryOps.h), in its order: a complex alpha on integers fails the first
+    check that applies, the float one."""
+    if isinstance(alpha, bool) and common is not st.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if common.category <= st.INTEGRAL and isinstance(alpha, (float, complex)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if not common.is_complex and isinstance(alpha, complex):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+
+
+def _complex_order_error(op, common):
+    """Complex numbers have no order: the comparisons have no complex kernel, and maximum and
+    minimum refuse them by name."""
+    if op in (ops.MAXIMUM, ops.MINIMUM):
+        return RuntimeError(f"{'maximum' if op == ops.MAXIMUM else 'minimum'} not implemented for complex tensors.")
+    return NotImplementedError(f'"{_ORDER_NAMES[op]}_cpu" not implemented for \'{common.torch_name}\'')
+
+
+_ORDER_NAMES = {ops.LT: "lt", ops.LE: "le", ops.GT: "gt", ops.GE: "ge"}
 
 
 def where(cond, a, b):
@@ -112,11 +161,17 @@ def neg_(x):
 
 
 def abs(x):
-    return unary(ops.ABS, x, name="abs")
+    return real_valued_unary(ops.ABS, ops.ABS, x)
 
 
 def abs_(x):
+    if x.dtype.is_complex:     # the result is real: it cannot go back into x
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
     return unary(ops.ABS, x, out=x, name="abs")
+
+
+def angle(x):
+    return real_valued_unary(ops.ANGLE, ops.ANGLE_COMPLEX, x)
 
 
 def exp(x):

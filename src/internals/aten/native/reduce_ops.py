@@ -80,7 +80,7 @@ def _accumulate_dtype(in_dtype, out_dtype):
 def _sum_dtype(x, dtype):
     if dtype is not None:
         return dtype
-    return st.int64 if not x.dtype.is_floating_point else x.dtype
+    return st.int64 if x.dtype.category <= st.INTEGRAL else x.dtype      # bool and integers: int64
 
 
 def sum(x, dim=None, keepdim=False, *, dtype=None):
@@ -93,7 +93,7 @@ def prod(x, dim=None, keepdim=False, *, dtype=None):
 
 def mean(x, dim=None, keepdim=False, *, dtype=None):
     out_dtype = dtype or x.dtype
-    if not out_dtype.is_floating_point:
+    if out_dtype.category <= st.INTEGRAL:
         which = "Optional" if dtype else "Input"
         raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either a floating point "
                            f"or complex dtype. Got: {out_dtype.torch_name}")

@@ -8,6 +8,7 @@ a compile-time literal and the ``@overload`` below resolves it to the table's fu
 typing, so each (op, dtype) pair compiles to its own straight-line loop. Under the CUDA
 simulator these are plain Python calls into the same table.
 """
+import cmath
 import math
 
 import numpy as np
@@ -208,6 +209,62 @@ UNARY = (neg, absolute, exp, log, sqrt, relu, sigmoid, tanh, logical_not,
 # ---- math (issue 16): appended, so that the op numbers above stay what they were
 UNARY += (sin, cos, tan, erf, gelu, gelu_tanh, silu, sign, nearbyint, bitwise_not)
 SIN, COS, TAN, ERF, GELU, GELU_TANH, SILU, SIGN, NEARBYINT, BITWISE_NOT = range(len(UNARY) - 10, len(UNARY))
+
+
+# ---- complex numbers: the kernels ``AT_DISPATCH_..._AND_COMPLEX_TYPES`` adds for c10::complex
+@register_jitable
+def real_part(x):
+    return x.real       # a complex -> real copy: the imaginary part is dropped (torch warns)
+
+
+@register_jitable
+def nonzero(x):
+    return x != 0       # complex -> bool: true unless both parts are zero
+
+
+@register_jitable
+def conj(x):
+    return x.conjugate()
+
+
+@register_jitable
+def angle(x):
+    """A real number's angle: 0, or pi for a negative one; NaN stays NaN (``angle_impl``)."""
+    if x != x:
+        return x
+    return math.pi if x < 0 else 0.0
+
+
+@register_jitable
+def angle_complex(x):
+    return cmath.phase(x)
+
+
+@register_jitable
+def exp_complex(x):
+    """e^re (cos im + i sin im), with the real ``exp``'s overflow guard (Python's cmath.exp raises
+    where C's gives inf); a zero imaginary part stays exactly zero, as C99's ``cexp`` keeps it."""
+    e = exp(x.real)
+    if x.imag == 0:
+        return complex(e, x.imag)
+    if not abs(x.imag) < math.inf:       # inf or NaN: no angle to turn by
+        return complex(math.nan, math.nan)
+    return complex(e * math.cos(x.imag), e * math.sin(x.imag))
+
+
+@register_jitable
+def log_complex(x):
+    return cmath.log(x) if x != 0 else complex(-math.inf, cmath.phase(x))
+
+
+@register_jitable
+def sqrt_complex(x):
+    return cmath.sqrt(x)
+
+
+UNARY += (real_part, nonzero, conj, angle, angle_complex, exp_complex, log_complex, sqrt_complex)
+(REAL_PART, NONZERO, CONJ, ANGLE, ANGLE_COMPLEX, EXP_COMPLEX, LOG_COMPLEX,
+ SQRT_COMPLEX) = range(len(UNARY) - 8, len(UNARY))
 
 
 # ----------------------------------------------------------------------------- binary ops
@@ -427,10 +484,26 @@ def threshold_backward(grad, x, threshold):
     return 0 if x <= threshold else grad
 
 
+@register_jitable
+def _over_zero(x):
+    """x / +0.0 without Python's ZeroDivisionError (the simulator runs plain Python)."""
+    return math.nan if x != x or x == 0 else math.copysign(math.inf, x)
+
+
+@register_jitable
+def div_complex(a, b, alpha):
+    """Complex division; by zero, each part divided by zero on its own, as ``c10::complex``'s
+    ``operator/=`` does (1j / 0 is nan+infj), where Python raises."""
+    if b.real == 0 and b.imag == 0:
+        return complex(_over_zero(a.real), _over_zero(a.imag))
+    return a / b
+
+
 BINARY = (add, sub, mul, div, power, int_pow, maximum, minimum, eq, ne, lt, le, gt, ge)
 ADD, SUB, MUL, DIV, POW, INT_POW, MAXIMUM, MINIMUM, EQ, NE, LT, LE, GT, GE = range(len(BINARY))
 COMPARISONS = (EQ, NE, LT, LE, GT, GE)
 CHECKED = (SUB, POW)       # binary ops with checks of their own, besides a float alpha's
+ORDERED = (MAXIMUM, MINIMUM, LT, LE, GT, GE)    # no kernel for complex numbers, which have no order
 # ---- math (issue 16): appended, so that the op numbers above stay what they were
 BINARY += (div_floor_int, div_floor_float, div_trunc_int, div_trunc_float, remainder_int, remainder_float,
            fmod_int, fmod_float, bitwise_and, bitwise_or, bitwise_xor, lshift, rshift, round_decimals, softplus,
@@ -438,21 +511,40 @@ BINARY += (div_floor_int, div_floor_float, div_trunc_int, div_trunc_float, remai
 (DIV_FLOOR_INT, DIV_FLOOR_FLOAT, DIV_TRUNC_INT, DIV_TRUNC_FLOAT, REMAINDER_INT, REMAINDER_FLOAT, FMOD_INT,
  FMOD_FLOAT, BITWISE_AND, BITWISE_OR, BITWISE_XOR, LSHIFT, RSHIFT, ROUND_DECIMALS, SOFTPLUS,
  LERP, THRESHOLD_BACKWARD) = range(len(BINARY) - 17, len(BINARY))
+BINARY += (div_complex,)
+DIV_COMPLEX = len(BINARY) - 1
 
 # ----------------------------------------------------------------------------- reductions
 SUM, PROD, AMAX, AMIN, ARGMAX, ARGMIN = range(6)
 
 
 @register_jitable
-def reduce_combine(op, acc, x):
-    """Fold ``x`` into ``acc``; max and min let NaN win, as torch's do."""
-    if op == SUM:
-        return acc + x
-    elif op == PROD:
-        return acc * x
-    elif op == AMAX:
-        return acc if (acc != acc or acc >= x) else x
+def _sum_combine(acc, x):
+    return acc + x
+
+
+@register_jitable
+def _prod_combine(acc, x):
+    return acc * x
+
+
+@register_jitable
+def _amax_combine(acc, x):
+    return acc if (acc != acc or acc >= x) else x     # NaN wins, as torch's max does
+
+
+@register_jitable
+def _amin_combine(acc, x):
     return acc if (acc != acc or acc <= x) else x
+
+
+REDUCE = (_sum_combine, _prod_combine, _amax_combine, _amin_combine)
+
+
+def reduce_combine(op, acc, x):
+    """Fold ``x`` into ``acc``. In jitted code ``op`` is a literal and resolves while typing (see
+    ``_reduce_combine_jit``), so a complex sum never types max's comparisons."""
+    return REDUCE[op](acc, x)
 
 
 @register_jitable
@@ -484,6 +576,12 @@ def _literal_op(op):
 def _unary_op_jit(op, x):
     fn = UNARY[_literal_op(op)]
     return lambda op, x: fn(x)
+
+
+@overload(reduce_combine, target="generic", prefer_literal=True)
+def _reduce_combine_jit(op, acc, x):
+    fn = REDUCE[_literal_op(op)]
+    return lambda op, acc, x: fn(acc, x)
 
 
 @overload(binary_op, target="generic", prefer_literal=True)

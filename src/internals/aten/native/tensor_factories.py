@@ -70,13 +70,16 @@ def ones(size, *, dtype=None, layout=None, device=None, pin_memory=None):
 
 
 def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=None):
-    """The dtype, if not given, is the fill value's: bool, int64, or the default float dtype."""
+    """The dtype, if not given, is the fill value's: bool, int64, the default float dtype or the
+    default complex dtype."""
     out = _empty(size, dtype or _infer_scalar_dtype(fill_value), layout, device, pin_memory)
     return dispatcher.call("fill_.Scalar", out, fill_value)
 
 
 def _infer_scalar_dtype(value):
     d = st.scalar_dtype(value)
+    if d.is_complex:
+        return st.default_complex_dtype()
     return st.get_default_dtype() if d.is_floating_point else d
 
 
@@ -219,7 +222,9 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
         else:
             inferred = infer_scalar_type(data)
             _check_nesting(data, _nested_sizes(data), 0)
-            holder = np.bool_ if inferred is st.bool_ else np.float64 if inferred.is_floating_point else np.int64
+            _check_real_target(inferred, dtype)
+            holder = (np.bool_ if inferred is st.bool_ else np.complex128 if inferred.is_complex
+                      else np.float64 if inferred.is_floating_point else np.int64)
             try:                             # holder: exact for ``inferred``
                 values = np.array(data, dtype=holder)
             except OverflowError:            # a Python int beyond int64
@@ -259,10 +264,20 @@ def _check_nesting(data, sizes, dim):
         _check_nesting(item, sizes, dim + 1)
 
 
+def _check_real_target(inferred, dtype):
+    """A Python complex stored as a real dtype: torch's ``store_scalar`` unpacks it as a double or
+    an integer, which Python refuses (bool takes its truth value)."""
+    if not inferred.is_complex or dtype is None or dtype.is_complex or dtype is st.bool_:
+        return
+    if dtype.is_floating_point:
+        raise TypeError("must be real number, not complex")
+    raise TypeError("'complex' object cannot be interpreted as an integer")
+
+
 def _check_fits(values, dtype):
     """Python numbers stored as an integral dtype must fit it (``c10::checked_convert``); the
-    extremes decide. A float dtype takes anything (out of range is inf)."""
-    if values.size and not dtype.is_floating_point and dtype is not st.bool_:
+    extremes decide. A float or complex dtype takes anything (out of range is inf)."""
+    if values.size and dtype.category == st.INTEGRAL:
         try:
             st.checked_convert(values.min().item(), dtype)
             st.checked_convert(values.max().item(), dtype)
@@ -273,7 +288,8 @@ def _check_fits(values, dtype):
 def infer_scalar_type(obj):
     """The dtype ``torch.tensor(obj)`` picks (``infer_scalar_type`` in ``torch/csrc/utils/tensor_new.cpp``).
 
-    Python bools, ints and floats give bool, int64 and the default dtype; NumPy scalars and arrays
+    Python bools, ints, floats and complex numbers give bool, int64, the default dtype and the
+    default complex dtype (complex64, or complex128 under float64); NumPy scalars and arrays
     keep their own dtype; a sequence promotes over its items, and an empty one is the default dtype.
     """
     if isinstance(obj, bool):
@@ -284,6 +300,8 @@ def infer_scalar_type(obj):
         return st.int64
     if isinstance(obj, float):
         return st.get_default_dtype()
+    if isinstance(obj, complex):
+        return st.default_complex_dtype()
     if isinstance(obj, TensorBase):
         return obj.dtype
     if isinstance(obj, str):

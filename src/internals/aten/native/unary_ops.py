@@ -69,11 +69,19 @@ def softplus(x, beta=1, threshold=20):
 
 
 def sign(x):
+    _check_sign(x)
     return x.clone() if x.dtype is st.bool_ else unary(ops.SIGN, x)
 
 
 def sign_(x):
+    _check_sign(x)
     return x if x.dtype is st.bool_ else unary(ops.SIGN, x, out=x)
+
+
+def _check_sign(x):
+    if x.dtype.is_complex:      # ``sign_kernel`` refuses them by name
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                                  "torch.sgn instead.")
 
 
 def round_decimals(x, *, decimals=0, out=None):
