@@ -61,7 +61,7 @@ def _complex_to_real_copy(dst, src):
     if not _warned:
         _warned.append(True)
         warnings.warn("Casting complex values to real discards the imaginary part", UserWarning, stacklevel=2)
-    real = src._empty_like(st.to_real(src.dtype))
+    real = scratch_like(src, st.to_real(src.dtype))
     it = _copy_iterator(real, src)
     it.for_each(lambda buffers, *geometry: loops(dst.device).unary_loop(ops.REAL_PART, *buffers, *geometry))
     return same_device_copy(dst, real)
