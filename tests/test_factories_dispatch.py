@@ -9,8 +9,10 @@ import internals
 from internals.aten import dispatcher
 from internals.aten.native import tensor_factories
 
+# The operators whose kernels tensor_factories registers (empty_strided's is aten/empty_tensor.py's,
+# which TensorIterator calls too).
 FACTORY_OPS = sorted(n for n, op in dispatcher.operators.items()
-                     if any(getattr(k.fn, "__module__", None) == tensor_factories.__name__
+                     if any(getattr(tensor_factories, getattr(k.fn, "__name__", ""), None) is k.fn
                             for k in op.kernels.values()))
 
 
