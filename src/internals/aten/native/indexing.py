@@ -335,7 +335,7 @@ def scatter_reduce_(self, dim, index, src, reduce):
     TensorAdvancedIndexing.cpp; Python's default filter shows it once per call site)."""
     reduce = _scatter_reduce_op(reduce)
     warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
-                  "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.")
+                  "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.", stacklevel=2)
     return _scatter(self, dim, index, src, reduce, "scatter")
 
 
