@@ -386,6 +386,10 @@ GRAD_CASES = {
     "median": lambda lib, x: x.median(1).values,
     "cumsum": lambda lib, x: x.cumsum(1),
     "cumprod": lambda lib, x: x.cumprod(1),
+    # x minus some of its own values: exact zeros where gradcheck still moves the input
+    "cumprod one zero": lambda lib, x: (x - lib.tensor([[0, -1.2, 0], [0, 0, 0]], dtype=lib.float64)).cumprod(1),
+    "cumprod zeros": lambda lib, x: (x - lib.tensor([[0.3, -1.2, 0], [1.7, 0, 0.9]], dtype=lib.float64)).cumprod(1),
+    "cumprod zeros dim 0": lambda lib, x: (x - lib.tensor([[0.3, 0, 0], [1.7, 0, 0]], dtype=lib.float64)).cumprod(0),
     "einsum": lambda lib, x: lib.einsum("ij,kj->ik", x, x),
     "div floor": lambda lib, x: lib.div(x, x.detach() + 3, rounding_mode="floor"),
     "div trunc scalar": lambda lib, x: lib.ops.aten.div.Scalar_mode(x, 2.0, rounding_mode="trunc"),

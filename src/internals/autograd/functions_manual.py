@@ -531,11 +531,21 @@ def cumsum_backward(grad, dim):
 
 
 def cumprod_backward(grad, self, dim, result):
-    """d result_j / d x_i = result_j / x_i for j >= i: sum_j>=i grad_j result_j, over x_i.
-    (Exact where no input is 0; torch's FunctionsManual handles zeros separately.)"""
+    """d result_k / d x_i = prod_{j <= k, j != i} x_j for k >= i (torch's ``cumprod_backward`` in
+    FunctionsManual.cpp). Without zeros that is result_k / x_i. Along each slice, an input before
+    the first zero keeps that form (the results past the zero are 0); the first zero gets
+    sum_k grad_k * cumprod(x with that zero set to 1)_k; an input after it gets 0."""
     if self.dim() == 0:
         return grad
-    return cumsum_backward(grad * result, dim) / self
+    is_zero = self == 0
+    if not is_zero.any().item():
+        return cumsum_backward(grad * result, dim) / self
+    zeros_so_far = is_zero.cumsum(dim)
+    before = zeros_so_far == 0
+    first_zero = is_zero & (zeros_so_far == 1)
+    before_grad = cumsum_backward(grad * result, dim) / self.masked_fill(zeros_so_far > 0, 1)
+    first_zero_grad = cumsum_backward(grad * self.masked_fill(first_zero, 1).cumprod(dim), dim)
+    return where(before, before_grad, where(first_zero, first_zero_grad, 0))
 
 
 # ---------------------------------------------------------------------- layers
