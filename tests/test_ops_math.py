@@ -416,3 +416,41 @@ def test_gradients(case):
     f(internals, x_ours).sum().backward()
     f(torch, x_theirs).sum().backward()
     assert_same(x_ours.grad, x_theirs.grad, rtol=1e-10, atol=1e-12, exact_layout=False)
+
+
+# clamp with tensor bounds: the bounds get gradients too (torch's clamp_backward_min_max). The
+# bounds broadcast against x; in "crossed", min > max at one column, where clamp returns max.
+CLAMP_BOUNDS = {
+    "min and max": ([[0.0, -1.0, 0.5]], [[1.0], [0.2]]),
+    "crossed": ([0.0, -1.0, 1.5], [1.0, 2.0, 1.0]),
+    "min only": ([[0.0, -1.0, 0.5], [2.0, -1.0, 0.0]], None),
+    "max only": (None, 0.5),
+}
+
+
+@pytest.mark.parametrize("case", CLAMP_BOUNDS)
+@pytest.mark.parametrize("name", ["clamp", "clip"])
+def test_clamp_tensor_bounds_gradients(case, name):
+    def inputs(lib):
+        return [_x(lib)] + [None if b is None else lib.tensor(b, dtype=lib.float64, requires_grad=True)
+                            for b in CLAMP_BOUNDS[case]]
+
+    def f(lib, x, lo, hi):
+        return getattr(lib, name)(x, lo, hi)
+
+    ours, theirs = inputs(internals), inputs(torch)
+    out_ours, out_theirs = f(internals, *ours), f(torch, *theirs)
+    assert out_ours.grad_fn.name() == out_theirs.grad_fn.name()
+    out_ours.backward(internals.from_torch(torch.arange(6.0, dtype=torch.float64).reshape(2, 3)))
+    out_theirs.backward(torch.arange(6.0, dtype=torch.float64).reshape(2, 3))
+    for a, b in zip(ours, theirs):
+        if b is not None:
+            assert_same(a.grad, b.grad, exact_layout=False)
+    given = tuple(t for t in inputs(internals) if t is not None)
+    assert internals.autograd.gradcheck(lambda *ts: f(internals, *_fill_bounds(ts, CLAMP_BOUNDS[case])), given)
+
+
+def _fill_bounds(tensors, bounds):
+    """(x, min, max) from the tensors gradcheck moves, with None where the case has no bound."""
+    it = iter(tensors)
+    return [next(it)] + [None if b is None else next(it) for b in bounds]

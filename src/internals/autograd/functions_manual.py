@@ -416,7 +416,7 @@ __all__ += ["cat_tensors_backward", "stack_tensors_backward", "unbind_backward",
             "index_backward", "index_select_backward", "gather_backward", "masked_fill_backward",
             "masked_select_backward", "take_backward"]
 # ---------------------------------------------------------------------- math (issue 16)
-__all__ += ["gelu_backward", "silu_backward", "softplus_backward", "clamp_backward"]
+__all__ += ["gelu_backward", "silu_backward", "softplus_backward", "clamp_backward", "clamp_backward_min_max"]
 
 
 def gelu_backward(grad, self, approximate):
@@ -452,6 +452,23 @@ def clamp_backward(grad, self, min, max):
     """The gradient passes where ``min <= self <= max`` (torch's ``clamp_backward``)."""
     inside = _inside(self, min, lambda s, b: s >= b).bitwise_and(_inside(self, max, lambda s, b: s <= b))
     return where(inside, grad, 0)
+
+
+def clamp_backward_min_max(grad, self, min, max, grad_input_mask):
+    """The gradients of tensor bounds (torch's ``clamp_backward_min_max``): ``min`` gets it where it
+    lifted ``self``; ``max`` where it lowered ``self``, or everywhere it lies below ``min`` (clamp
+    then returns ``max``). The engine sums each back to its bound's shape."""
+    grad_min = grad_max = None
+    if min is not None and max is not None:
+        if grad_input_mask[0]:
+            grad_min = where((self < min).bitwise_and(min < max), grad, 0)
+        if grad_input_mask[1]:
+            grad_max = where((self > max).bitwise_or(max < min), grad, 0)
+    elif min is not None and grad_input_mask[0]:
+        grad_min = where(self < min, grad, 0)
+    elif max is not None and grad_input_mask[1]:
+        grad_max = where(self > max, grad, 0)
+    return grad_min, grad_max
 
 
 __all__ += ["var_backward", "std_backward", "logsumexp_backward", "linalg_vector_norm_backward"]

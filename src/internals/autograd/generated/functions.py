@@ -10,6 +10,7 @@ from ..functions_manual import (  # the helpers the formulas call
     as_strided_backward,
     cat_tensors_backward,
     clamp_backward,
+    clamp_backward_min_max,
     convolution_backward,
     cumprod_backward,
     cumsum_backward,
@@ -1511,10 +1512,21 @@ class ClampBackward0(Node):
 
     def apply(node, grads):
         grad = grads[0]
-        self = node.self_.unpack(node)
-        min = node.min_.unpack(node)
-        max = node.max_.unpack(node)
-        return (clamp_backward(grad, self, min, max),)
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            min = node.min_.unpack(node)
+            max = node.max_.unpack(node)
+            grad_self = clamp_backward(grad, self, min, max)
+        grad_min = grad_max = None
+        grad_input_mask = [edges[1] is not None, edges[2] is not None]
+        if any(grad_input_mask):
+            self = node.self_.unpack(node)
+            min = node.min_.unpack(node)
+            max = node.max_.unpack(node)
+            grad_min, grad_max = clamp_backward_min_max(grad, self, min, max, grad_input_mask)
+        return grad_self, grad_min, grad_max
 
 
 class LerpBackward0(Node):

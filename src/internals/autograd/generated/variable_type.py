@@ -2850,9 +2850,9 @@ def clamp_(ks, self, min=None, max=None):
 
 def clamp_Tensor(ks, self, min=None, max=None):
     grad_fn = None
-    if _grad_mode.grad_enabled and self._requires_grad:
+    if _grad_mode.grad_enabled and (self._requires_grad or (min is not None and min._requires_grad) or (max is not None and max._requires_grad)):
         grad_fn = ClampBackward0()
-        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self, min, max)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.min_ = SavedVariable(min, False)
         grad_fn.max_ = SavedVariable(max, False)
@@ -2869,10 +2869,10 @@ def clamp_Tensor(ks, self, min=None, max=None):
 
 def clamp__Tensor(ks, self, min=None, max=None):
     grad_fn = None
-    if _grad_mode.grad_enabled and self._requires_grad:
+    if _grad_mode.grad_enabled and (self._requires_grad or (min is not None and min._requires_grad) or (max is not None and max._requires_grad)):
         check_inplace(self)
         grad_fn = ClampBackward0()
-        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self, min, max)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_ = SavedVariable(min, False)
         grad_fn.max_ = SavedVariable(max, False)
