@@ -454,3 +454,26 @@ def _fill_bounds(tensors, bounds):
     """(x, min, max) from the tensors gradcheck moves, with None where the case has no bound."""
     it = iter(tensors)
     return [next(it)] + [None if b is None else next(it) for b in bounds]
+
+
+# var_mean/std_mean: one node for both outputs, named as torch's; gradients from either or both
+STAT_MEAN = {
+    "std_mean": lambda lib, x: lib.std_mean(x),
+    "var_mean dim": lambda lib, x: lib.var_mean(x, 1),
+    "std_mean keepdim": lambda lib, x: lib.std_mean(x, dim=0, correction=0, keepdim=True),
+    "var_mean unbiased": lambda lib, x: lib.var_mean(x, [0, 1], False),
+}
+
+
+@pytest.mark.parametrize("used", [(0,), (1,), (0, 1)], ids=["stat", "mean", "both"])
+@pytest.mark.parametrize("case", STAT_MEAN)
+def test_stat_mean_one_node(case, used):
+    f = STAT_MEAN[case]
+    x_ours, x_theirs = _x(internals), _x(torch)
+    ours, theirs = f(internals, x_ours), f(torch, x_theirs)
+    assert [t.grad_fn.name() for t in ours] == [t.grad_fn.name() for t in theirs]
+    assert ours[0].grad_fn is ours[1].grad_fn and theirs[0].grad_fn is theirs[1].grad_fn
+    sum(ours[i].sum() * (i + 2) for i in used).backward()
+    sum(theirs[i].sum() * (i + 2) for i in used).backward()
+    assert_same(x_ours.grad, x_theirs.grad, rtol=1e-10, atol=1e-12, exact_layout=False)
+    assert internals.autograd.gradcheck(lambda x: [f(internals, x)[i] for i in used], (_x(internals),))

@@ -471,7 +471,7 @@ def clamp_backward_min_max(grad, self, min, max, grad_input_mask):
     return grad_min, grad_max
 
 
-__all__ += ["var_backward", "std_backward", "logsumexp_backward", "linalg_vector_norm_backward"]
+__all__ += ["var_backward", "std_backward", "var_mean_backward", "std_mean_backward", "logsumexp_backward", "linalg_vector_norm_backward"]
 
 
 def _all_dims(dims, ndim):
@@ -494,6 +494,25 @@ def std_backward(result, grad, self, dims, correction, keepdim):
     """std = sqrt(var): the var gradient scaled by 1 / (2 std); 0 where std is 0, as torch."""
     grad_var = where(result == 0, 0, grad / (result * 2))
     return var_backward(grad_var, self, dims, correction, keepdim)
+
+
+def var_mean_backward(grad_var, grad_mean, self, dims, correction, keepdim):
+    """var_mean's one node (torch's ``var_mean_backward``): the sum of the two outputs' gradients."""
+    grad_self = None if grad_var is None else var_backward(grad_var, self, dims, correction, keepdim)
+    return _stat_mean_backward(grad_self, grad_mean, self, dims, keepdim)
+
+
+def std_mean_backward(grad_std, grad_mean, self, std, dims, correction, keepdim):
+    """std_mean's one node (torch's ``std_mean_backward``)."""
+    grad_self = None if grad_std is None else std_backward(std, grad_std, self, dims, correction, keepdim)
+    return _stat_mean_backward(grad_self, grad_mean, self, dims, keepdim)
+
+
+def _stat_mean_backward(grad_self, grad_mean, self, dims, keepdim):
+    if grad_mean is None:
+        return grad_self
+    grad = mean_backward(grad_mean, self.shape, dims, self.numel(), keepdim)
+    return grad if grad_self is None else grad_self + grad
 
 
 def logsumexp_backward(grad, self, result, dims, keepdim):

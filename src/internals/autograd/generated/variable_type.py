@@ -121,6 +121,7 @@ from .functions import (
     SqueezeBackward2,
     StackBackward0,
     StdBackward0,
+    StdMeanBackward0,
     SubBackward0,
     SumBackward0,
     SumBackward1,
@@ -138,6 +139,7 @@ from .functions import (
     UniformBackward0,
     UnsqueezeBackward0,
     VarBackward0,
+    VarMeanBackward0,
     ViewBackward0,
     WhereBackward0,
     ZeroBackward0,
@@ -290,6 +292,8 @@ OPS = {
     'lerp_.Tensor': dispatcher.find('lerp_.Tensor'),
     'var.correction': dispatcher.find('var.correction'),
     'std.correction': dispatcher.find('std.correction'),
+    'var_mean.correction': dispatcher.find('var_mean.correction'),
+    'std_mean.correction': dispatcher.find('std_mean.correction'),
     'logsumexp': dispatcher.find('logsumexp'),
     'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
     'dot': dispatcher.find('dot'),
@@ -3008,6 +3012,47 @@ def std_correction(ks, self, dim=None, **kwargs):
     return result
 
 
+def var_mean_correction(ks, self, dim=None, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = VarMeanBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int_tuple(dim)
+        grad_fn.correction_ = kwargs.get('correction', None)
+        grad_fn.keepdim_ = kwargs.get('keepdim', False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['var_mean.correction'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+    return result
+
+
+def std_mean_correction(ks, self, dim=None, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = StdMeanBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int_tuple(dim)
+        grad_fn.correction_ = kwargs.get('correction', None)
+        grad_fn.keepdim_ = kwargs.get('keepdim', False)
+    excluded = _tls.excluded
+    _tls.excluded = excluded | BELOW_AD_INPLACE_OR_VIEW
+    try:
+        result = OPS['std_mean.correction'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    finally:
+        _tls.excluded = excluded
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+        grad_fn.result0_ = SavedVariable(result[0], True)
+    return result
+
+
 def logsumexp(ks, self, dim, keepdim=False):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -3550,6 +3595,8 @@ KERNELS = {
     'lerp_.Tensor': lerp__Tensor,
     'var.correction': var_correction,
     'std.correction': std_correction,
+    'var_mean.correction': var_mean_correction,
+    'std_mean.correction': std_mean_correction,
     'logsumexp': logsumexp,
     'linalg_vector_norm': linalg_vector_norm,
     'dot': dot,
