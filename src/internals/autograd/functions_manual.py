@@ -471,7 +471,8 @@ def clamp_backward_min_max(grad, self, min, max, grad_input_mask):
     return grad_min, grad_max
 
 
-__all__ += ["var_backward", "std_backward", "var_mean_backward", "std_mean_backward", "logsumexp_backward", "linalg_vector_norm_backward"]
+__all__ += ["var_backward", "std_backward", "var_mean_backward", "std_mean_backward", "logsumexp_backward",
+            "linalg_vector_norm_backward"]
 
 
 def _all_dims(dims, ndim):
