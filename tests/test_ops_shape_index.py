@@ -410,6 +410,28 @@ def test_scatter_with_reduce_warns_as_torch():
 # =============================================================================================
 # Views, creation and the Python protocol
 # =============================================================================================
+ZERO_DIM_INDEX = {
+    "int": lambda L: L.tensor(1),
+    "negative int": lambda L: L.tensor(-1, dtype=L.int32),
+    "true": lambda L: L.tensor(True),
+    "false": lambda L: L.tensor(False),
+    "int and slice": lambda L: (slice(1, None), L.tensor(2)),
+}
+
+
+@pytest.mark.parametrize("name", ZERO_DIM_INDEX)
+def test_zero_dim_tensor_index_views_as_torch(name):
+    """A 0-dim integer tensor indexes like a Python int: a view sharing the storage (torch's
+    ``applySlicing`` turns it into ``select``); a 0-dim bool adds a dim of size 1 or 0, as a copy."""
+    t = torch.arange(12.).reshape(3, 4)
+    o = internals.from_torch(t)
+    expected, ours = t[ZERO_DIM_INDEX[name](torch)], o[convert(ZERO_DIM_INDEX[name](torch))]
+    assert_same(ours, expected)
+    assert ours._is_view() == expected._is_view()
+    same = expected.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+    assert (ours.untyped_storage().data_ptr() == o.untyped_storage().data_ptr()) == same
+
+
 def test_every_view_has_a_base():
     x = internals.zeros(2, 3, 4)
     views = [x.view(6, 4), x[0], x[:, 1:], x.transpose(0, 1), x.unfold(2, 2, 1), x.diagonal(), x.view(internals.int32),

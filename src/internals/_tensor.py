@@ -658,6 +658,12 @@ def _attach_generated_methods():
     for name in ("__rsub__", "__rtruediv__", "__rpow__", "__rfloordiv__", "__rmod__", "__rlshift__", "__rrshift__"):
         setattr(Tensor, name, type_error_to_not_implemented(getattr(Tensor, name), name))
     Tensor.nonzero = _nonzero        # its ``as_tuple`` keyword belongs to the binding, not the operator
+    Tensor.norm = _norm              # torch.norm is Python (torch/functional.py), and so is Tensor.norm
+
+
+def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    from ._functional import norm
+    return norm(self, p, dim, keepdim, dtype)
 
 
 def _nonzero(self, *, as_tuple=False):
