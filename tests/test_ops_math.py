@@ -493,3 +493,13 @@ def test_stat_mean_one_node(case, used):
     sum(theirs[i].sum() * (i + 2) for i in used).backward()
     assert_same(x_ours.grad, x_theirs.grad, rtol=1e-10, atol=1e-12, exact_layout=False)
     assert internals.autograd.gradcheck(lambda x: [f(internals, x)[i] for i in used], (_x(internals),))
+
+
+def test_nuclear_norm_is_refused():
+    """torch sums singular values for p='nuc'; internals computes none, and says so instead of guessing."""
+    x = torch.arange(6.0).reshape(2, 3)
+    torch.norm(x, "nuc")                       # a valid call in torch
+    for call in (lambda o: internals.norm(o, "nuc"), lambda o: o.norm("nuc", dim=(0, 1)),
+                 lambda o: internals.linalg.matrix_norm(o, "nuc")):
+        with pytest.raises(NotImplementedError, match="ord='nuc'"):
+            call(internals.from_torch(x))
