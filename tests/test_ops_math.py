@@ -85,6 +85,7 @@ ADAPTERS = {
                                   tol=REDUCE_TOL),
     "norm": Adapter(fn("norm"), "norm", kwargs=("p", "dim", "keepdim"), tol=REDUCE_TOL),
     "norm.inf": Adapter(fn("norm"), "norm", kwargs=("p", "dim", "keepdim"), tol=REDUCE_TOL),
+    "norm.fro": Adapter(fn("norm"), "norm", kwargs=("p", "dim", "keepdim"), tol=REDUCE_TOL),
     # products: torch's BLAS sums in another order (see test_ops.MATMUL_TOL)
     "dot": Adapter(fn("dot"), "dot", tol=MATMUL_TOL),
     "outer": Adapter(fn("outer"), "outer"),
@@ -233,6 +234,12 @@ OPERATOR_CASES = {
     "logsumexp with inf": lambda lib: lib.tensor([[-float("inf"), -float("inf")], [float("inf"), 1.0]]).logsumexp(1),
     "vector_norm inf": lambda lib: lib.linalg.vector_norm(floats(lib), float("inf"), dim=1),
     "vector_norm 0": lambda lib: lib.linalg.vector_norm(floats(lib), 0),
+    "norm fro": lambda lib: lib.norm(floats(lib), "fro"),
+    "norm fro dims": lambda lib: floats(lib).reshape(1, 2, 3).norm("fro", (0, 2), keepdim=True),
+    "norm fro dim": lambda lib: lib.norm(floats(lib), p="fro", dim=1),
+    "norm fro dtype": lambda lib: floats(lib).norm("fro", dtype=lib.float64),
+    "norm default": lambda lib: lib.norm(floats(lib), dim=0),
+    "matrix_norm fro": lambda lib: lib.linalg.matrix_norm(floats(lib).reshape(1, 2, 3), dim=(2, 0)),
     "isclose equal_nan": lambda lib: lib.isclose(lib.tensor([float("nan"), 1.0]),
                                                  lib.tensor([float("nan"), 1.0 + 1e-9]), equal_nan=True),
     "einsum trace": lambda lib: lib.einsum("ii", floats(lib)[:, :2]),
@@ -325,6 +332,11 @@ ERROR_CASES = {
     "isclose dtypes": lambda lib: lib.isclose(ints(lib), floats(lib)),
     "var int": lambda lib: ints(lib).var(),
     "vector_norm int": lambda lib: lib.linalg.vector_norm(ints(lib)),
+    "norm fro 3 dims": lambda lib: floats(lib).reshape(1, 2, 3).norm("fro", (0, 1, 2)),
+    "norm nuc 3 dims": lambda lib: lib.norm(floats(lib).reshape(1, 2, 3), "nuc"),
+    "norm bad string": lambda lib: lib.norm(floats(lib), "abc"),
+    "matrix_norm 1-d": lambda lib: lib.linalg.matrix_norm(floats(lib)[0]),
+    "matrix_norm same dims": lambda lib: lib.linalg.matrix_norm(floats(lib), dim=(1, -1)),
     "dot 2d": lambda lib: lib.dot(floats(lib), floats(lib)),
     "dot dtypes": lambda lib: lib.dot(lib.ones(3), lib.ones(3, dtype=lib.float64)),
     "dot sizes": lambda lib: lib.dot(lib.ones(3), lib.ones(2)),
@@ -373,8 +385,12 @@ GRAD_CASES = {
     "lerp scalar": lambda lib, x: x.lerp(x * 2, 0.3),
     "var": lambda lib, x: x.var(1),
     "std": lambda lib, x: x.std(),
+    "std_mean": lambda lib, x: lib.std_mean(x, 1)[0],
+    "var_mean": lambda lib, x: lib.var_mean(x)[1],
     "logsumexp": lambda lib, x: x.logsumexp(1),
     "norm": lambda lib, x: x.norm(),
+    "norm fro": lambda lib, x: x.norm("fro", dim=(0, 1)),
+    "norm fro dim": lambda lib, x: lib.norm(x, "fro", 1, keepdim=True),
     "vector_norm 3": lambda lib, x: lib.linalg.vector_norm(x, 3, dim=0),
     "vector_norm inf": lambda lib, x: lib.linalg.vector_norm(x, float("inf")),
     "dot": lambda lib, x: lib.dot(x[0], x[1]),
@@ -386,6 +402,10 @@ GRAD_CASES = {
     "median": lambda lib, x: x.median(1).values,
     "cumsum": lambda lib, x: x.cumsum(1),
     "cumprod": lambda lib, x: x.cumprod(1),
+    # x minus some of its own values: exact zeros where gradcheck still moves the input
+    "cumprod one zero": lambda lib, x: (x - lib.tensor([[0, -1.2, 0], [0, 0, 0]], dtype=lib.float64)).cumprod(1),
+    "cumprod zeros": lambda lib, x: (x - lib.tensor([[0.3, -1.2, 0], [1.7, 0, 0.9]], dtype=lib.float64)).cumprod(1),
+    "cumprod zeros dim 0": lambda lib, x: (x - lib.tensor([[0.3, 0, 0], [1.7, 0, 0]], dtype=lib.float64)).cumprod(0),
     "einsum": lambda lib, x: lib.einsum("ij,kj->ik", x, x),
     "div floor": lambda lib, x: lib.div(x, x.detach() + 3, rounding_mode="floor"),
     "div trunc scalar": lambda lib, x: lib.ops.aten.div.Scalar_mode(x, 2.0, rounding_mode="trunc"),
@@ -412,3 +432,74 @@ def test_gradients(case):
     f(internals, x_ours).sum().backward()
     f(torch, x_theirs).sum().backward()
     assert_same(x_ours.grad, x_theirs.grad, rtol=1e-10, atol=1e-12, exact_layout=False)
+
+
+# clamp with tensor bounds: the bounds get gradients too (torch's clamp_backward_min_max). The
+# bounds broadcast against x; in "crossed", min > max at one column, where clamp returns max.
+CLAMP_BOUNDS = {
+    "min and max": ([[0.0, -1.0, 0.5]], [[1.0], [0.2]]),
+    "crossed": ([0.0, -1.0, 1.5], [1.0, 2.0, 1.0]),
+    "min only": ([[0.0, -1.0, 0.5], [2.0, -1.0, 0.0]], None),
+    "max only": (None, 0.5),
+}
+
+
+@pytest.mark.parametrize("case", CLAMP_BOUNDS)
+@pytest.mark.parametrize("name", ["clamp", "clip"])
+def test_clamp_tensor_bounds_gradients(case, name):
+    def inputs(lib):
+        return [_x(lib)] + [None if b is None else lib.tensor(b, dtype=lib.float64, requires_grad=True)
+                            for b in CLAMP_BOUNDS[case]]
+
+    def f(lib, x, lo, hi):
+        return getattr(lib, name)(x, lo, hi)
+
+    ours, theirs = inputs(internals), inputs(torch)
+    out_ours, out_theirs = f(internals, *ours), f(torch, *theirs)
+    assert out_ours.grad_fn.name() == out_theirs.grad_fn.name()
+    out_ours.backward(internals.from_torch(torch.arange(6.0, dtype=torch.float64).reshape(2, 3)))
+    out_theirs.backward(torch.arange(6.0, dtype=torch.float64).reshape(2, 3))
+    for a, b in zip(ours, theirs):
+        if b is not None:
+            assert_same(a.grad, b.grad, exact_layout=False)
+    given = tuple(t for t in inputs(internals) if t is not None)
+    assert internals.autograd.gradcheck(lambda *ts: f(internals, *_fill_bounds(ts, CLAMP_BOUNDS[case])), given)
+
+
+def _fill_bounds(tensors, bounds):
+    """(x, min, max) from the tensors gradcheck moves, with None where the case has no bound."""
+    it = iter(tensors)
+    return [next(it)] + [None if b is None else next(it) for b in bounds]
+
+
+# var_mean/std_mean: one node for both outputs, named as torch's; gradients from either or both
+STAT_MEAN = {
+    "std_mean": lambda lib, x: lib.std_mean(x),
+    "var_mean dim": lambda lib, x: lib.var_mean(x, 1),
+    "std_mean keepdim": lambda lib, x: lib.std_mean(x, dim=0, correction=0, keepdim=True),
+    "var_mean unbiased": lambda lib, x: lib.var_mean(x, [0, 1], False),
+}
+
+
+@pytest.mark.parametrize("used", [(0,), (1,), (0, 1)], ids=["stat", "mean", "both"])
+@pytest.mark.parametrize("case", STAT_MEAN)
+def test_stat_mean_one_node(case, used):
+    f = STAT_MEAN[case]
+    x_ours, x_theirs = _x(internals), _x(torch)
+    ours, theirs = f(internals, x_ours), f(torch, x_theirs)
+    assert [t.grad_fn.name() for t in ours] == [t.grad_fn.name() for t in theirs]
+    assert ours[0].grad_fn is ours[1].grad_fn and theirs[0].grad_fn is theirs[1].grad_fn
+    sum(ours[i].sum() * (i + 2) for i in used).backward()
+    sum(theirs[i].sum() * (i + 2) for i in used).backward()
+    assert_same(x_ours.grad, x_theirs.grad, rtol=1e-10, atol=1e-12, exact_layout=False)
+    assert internals.autograd.gradcheck(lambda x: [f(internals, x)[i] for i in used], (_x(internals),))
+
+
+def test_nuclear_norm_is_refused():
+    """torch sums singular values for p='nuc'; internals computes none, and says so instead of guessing."""
+    x = torch.arange(6.0).reshape(2, 3)
+    torch.norm(x, "nuc")                       # a valid call in torch
+    for call in (lambda o: internals.norm(o, "nuc"), lambda o: o.norm("nuc", dim=(0, 1)),
+                 lambda o: internals.linalg.matrix_norm(o, "nuc")):
+        with pytest.raises(NotImplementedError, match="ord='nuc'"):
+            call(internals.from_torch(x))

@@ -5,6 +5,8 @@ errors and bounds checks, and the Python protocol (``__format__``, return types,
 The OpInfo runner is the one of ``test_ops.py`` (same comparison, same non-contiguous pass),
 over this file's own table; its index arguments may also hold slices and ``...``.
 """
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -50,8 +52,7 @@ ADAPTERS = {
     "index_put": Adapter(fn("index_put"), "index_put", kwargs=("accumulate",)),
     "index_select": Adapter(fn("index_select"), "index_select"),
     "gather": Adapter(fn("gather"), "gather", kwargs=("sparse_grad",)),
-    # the samples with reduce="add"/"multiply" (scatter.reduce) are skipped: no such overload here
-    "scatter": Adapter(fn("scatter"), "scatter", min_ran=0.3),
+    "scatter": Adapter(fn("scatter"), "scatter", kwargs=("reduce",)),
     "scatter_add": Adapter(fn("scatter_add"), "scatter_add"),
     "masked_fill": Adapter(fn("masked_fill"), "masked_fill"),
     "masked_select": Adapter(fn("masked_select"), "masked_select"),
@@ -282,6 +283,8 @@ ERRORS = {
     "scatter-out-of-range": lambda L: _x(L).scatter(0, _index(L, [[3]]), 1.),
     "scatter-dtype": lambda L: _x(L).scatter(0, _index(L, [[0]]), L.ones(1, 1, dtype=L.float64)),
     "scatter_add-out-of-range": lambda L: _x(L).scatter_add(1, _index(L, [[9]]), L.ones(1, 1)),
+    "scatter-reduce-sum": lambda L: _x(L).scatter(0, _index(L, [[0]]), L.ones(1, 1), reduce="sum"),
+    "scatter-value-reduce-mean": lambda L: _x(L).scatter_(0, _index(L, [[0]]), 2., reduce="mean"),
     "take-out-of-range": lambda L: L.take(_x(L), _index(L, [12])),
     "take-negative": lambda L: L.take(_x(L), _index(L, [-13])),
     "masked_fill-float-mask": lambda L: _x(L).masked_fill(L.ones(3, 4), 0.),
@@ -343,9 +346,92 @@ def test_index_put_accumulates_repeated_indices():
         assert_same(results[1], results[0])
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_scatter_add_sums_16_bit_floats_in_float32(dtype):
+    """2048 + 1 + 1 + 1 + 1: rounded after each add, float16 would stay at 2048; torch's CPU
+    scatter_add (and scatter_reduce's sum) rounds once, after summing in float32."""
+    results = []
+    for L in (torch, internals):
+        src = L.tensor([2048., 1., 1., 1., 1.], dtype=getattr(L, dtype))
+        index = L.zeros(5, dtype=L.int64)
+        results.append(L.zeros(1, dtype=src.dtype).scatter_add(0, index, src))
+    assert_same(results[1], results[0])
+
+
+SCATTER_REDUCE = {
+    "add": lambda L, x: x.scatter(1, _index(L, [[0, 0], [1, 1]]), x[:, 1:] + 1, reduce="add"),
+    "multiply": lambda L, x: x.scatter(0, _index(L, [[1, 1, 0]]), x[2:] + 1, reduce="multiply"),
+    "value-add": lambda L, x: x.scatter(0, _index(L, [[0, 0, 1], [0, 2, 1]]), 2.5, reduce="add"),
+    "value-multiply": lambda L, x: x.scatter(1, _index(L, [[2, 2, 2]]), -2, reduce="multiply"),
+    "in-place": lambda L, x: x.clone().scatter_(1, _index(L, [[1, 1]]), x[:1] * 3, reduce="multiply"),
+    "in-place-value": lambda L, x: x.clone().scatter_(0, _index(L, [[2], [2]]), 4., reduce="add"),
+    "int64": lambda L, x: x.long().scatter(1, _index(L, [[0, 0]]), 3, reduce="multiply"),
+    "float16": lambda L, x: x.half().scatter(1, _index(L, [[0, 0]]), x[:1, :2].half(), reduce="add"),
+}
+
+
+@pytest.mark.parametrize("name", SCATTER_REDUCE)
+def test_scatter_with_reduce_matches_torch(name):
+    """scatter(reduce="add"|"multiply"): repeated indices reduce once per occurrence (scatter.reduce,
+    scatter.value_reduce and their in-place forms)."""
+    t = torch.arange(1., 10.).reshape(3, 3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(SCATTER_REDUCE[name](internals, internals.from_torch(t)), SCATTER_REDUCE[name](torch, t))
+
+
+_TORCH_SCATTER_WARNINGS = """
+import torch, warnings
+warnings.simplefilter("always")
+for value in (torch.ones(1, 1), 2.):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.zeros(2, 2).scatter(0, torch.zeros(1, 1, dtype=torch.long), value, reduce="add")
+    print(repr([str(w.message).split(" (Triggered internally")[0] for w in caught]))
+"""
+
+
+def test_scatter_with_reduce_warns_as_torch():
+    """A tensor src with ``reduce`` is deprecated (a scalar value is not). torch warns once per
+    process, so its warnings are read in a fresh interpreter."""
+    import subprocess
+    import sys
+    theirs = subprocess.run([sys.executable, "-c", _TORCH_SCATTER_WARNINGS], capture_output=True, text=True,
+                            check=True).stdout.splitlines()
+    ours = []
+    for value in (internals.ones(1, 1), 2.):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            internals.zeros(2, 2).scatter(0, internals.zeros(1, 1, dtype=internals.int64), value, reduce="add")
+        ours.append(repr([str(w.message) for w in caught]))
+    assert ours == theirs and theirs[1] == "[]"
+
+
 # =============================================================================================
 # Views, creation and the Python protocol
 # =============================================================================================
+ZERO_DIM_INDEX = {
+    "int": lambda L: L.tensor(1),
+    "negative int": lambda L: L.tensor(-1, dtype=L.int32),
+    "true": lambda L: L.tensor(True),
+    "false": lambda L: L.tensor(False),
+    "int and slice": lambda L: (slice(1, None), L.tensor(2)),
+}
+
+
+@pytest.mark.parametrize("name", ZERO_DIM_INDEX)
+def test_zero_dim_tensor_index_views_as_torch(name):
+    """A 0-dim integer tensor indexes like a Python int: a view sharing the storage (torch's
+    ``applySlicing`` turns it into ``select``); a 0-dim bool adds a dim of size 1 or 0, as a copy."""
+    t = torch.arange(12.).reshape(3, 4)
+    o = internals.from_torch(t)
+    expected, ours = t[ZERO_DIM_INDEX[name](torch)], o[convert(ZERO_DIM_INDEX[name](torch))]
+    assert_same(ours, expected)
+    assert ours._is_view() == expected._is_view()
+    same = expected.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+    assert (ours.untyped_storage().data_ptr() == o.untyped_storage().data_ptr()) == same
+
+
 def test_every_view_has_a_base():
     x = internals.zeros(2, 3, 4)
     views = [x.view(6, 4), x[0], x[:, 1:], x.transpose(0, 1), x.unfold(2, 2, 1), x.diagonal(),
@@ -416,6 +502,8 @@ CUDA_CASES = {
     "setitem-mask": lambda L, x, dev: _set(x, x > 4, 0.5),
     "gather": lambda L, x, dev: x.gather(1, L.tensor([[2, 0], [1, 1], [0, 0]], device=dev)),
     "scatter_add": lambda L, x, dev: x.scatter_add(0, L.tensor([[2, 2, 0]], device=dev), x[:1]),
+    "scatter-multiply": lambda L, x, dev: x.scatter(0, L.tensor([[2, 2, 0]], device=dev), 3., reduce="multiply"),
+    "scatter-add-float16": lambda L, x, dev: x.half().scatter(1, L.tensor([[1, 1]], device=dev), 2., reduce="add"),
     "index_select": lambda L, x, dev: x.index_select(1, L.tensor([2, 0], device=dev)),
     "take": lambda L, x, dev: L.take(x, L.tensor([[8, -1]], device=dev)),
     "masked_fill": lambda L, x, dev: x.masked_fill(x < 3, -1.),

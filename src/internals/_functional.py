@@ -13,7 +13,7 @@ from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
 # The generated bindings become this module's functions, as torch/__init__.py copies those of
 # ``torch._C._VariableFunctions`` into its namespace; the functions below replace a few of them.
 globals().update(FUNCTIONS)
-__all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor"]
+__all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm"]
 
 
 def where(condition, input=None, other=None):
@@ -42,6 +42,18 @@ def stack(tensors, dim=0):
 def nonzero(input, *, as_tuple=False):
     """``torch.nonzero``: ``as_tuple`` is a keyword of the Python binding, not of the operator."""
     return dispatcher.call("where", input) if as_tuple else dispatcher.call("nonzero", input)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+    """``torch.norm`` (torch/functional.py): a vector norm, 'fro' over at most two dims included
+    (the 2-norm of the elements); any other string ``p`` is a matrix norm."""
+    from . import linalg
+    dims = [dim] if isinstance(dim, int) else dim
+    if isinstance(p, str):
+        if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
+            return linalg.vector_norm(input, 2, dims, keepdim, dtype=dtype)
+        return linalg.matrix_norm(input, p, list(range(input.dim())) if dims is None else dims, keepdim, dtype=dtype)
+    return linalg.vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
 
 
 def broadcast_to(input, size):

@@ -14,7 +14,7 @@ import weakref
 import numpy as np
 
 from . import _tensor_indexing
-from ._functional import nonzero
+from ._functional import nonzero, norm
 from ._generated.python_torch_functions import FUNCTIONS as _torch_functions
 from ._generated.python_variable_methods import METHODS
 from ._interop import to_torch
@@ -531,3 +531,8 @@ def _attach_generated_methods():
     for name in ("__rsub__", "__rtruediv__", "__rpow__", "__rfloordiv__", "__rmod__", "__rlshift__", "__rrshift__"):
         setattr(Tensor, name, type_error_to_not_implemented(getattr(Tensor, name), name))
     Tensor.nonzero = nonzero         # its ``as_tuple`` keyword belongs to the binding, not the operator
+    Tensor.norm = _norm              # torch.norm is Python (torch/functional.py), and so is Tensor.norm
+
+
+def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+    return norm(self, p, dim, keepdim, dtype)

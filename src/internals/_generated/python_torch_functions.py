@@ -1994,7 +1994,9 @@ def THPVariable_rsub(*args, **kwargs):
 
 _scatter_parser = PythonArgParser([
     'scatter(Tensor input, int64_t dim, Tensor index, Tensor src)',
+    'scatter(Tensor input, int64_t dim, Tensor index, Tensor src, *, c10::string_view reduce)',
     'scatter(Tensor input, int64_t dim, Tensor index, Scalar value)',
+    'scatter(Tensor input, int64_t dim, Tensor index, Scalar value, *, c10::string_view reduce)',
 ])
 
 
@@ -2003,8 +2005,14 @@ def THPVariable_scatter(*args, **kwargs):
     if _r.idx == 0:
         # aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
         return _call('scatter.src', _r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
-    # aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
-    return _call('scatter.value', _r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3))
+    if _r.idx == 1:
+        # aten::scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+        return _call('scatter.reduce', _r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), reduce=_r.value(4))
+    if _r.idx == 2:
+        # aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+        return _call('scatter.value', _r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3))
+    # aten::scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+    return _call('scatter.value_reduce', _r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3), reduce=_r.value(4))
 
 
 _scatter_add_parser = PythonArgParser([

@@ -1665,7 +1665,9 @@ def THPVariable_round_(self, *args, **kwargs):
 
 _scatter_parser = PythonArgParser([
     'scatter(int64_t dim, Tensor index, Tensor src)',
+    'scatter(int64_t dim, Tensor index, Tensor src, *, c10::string_view reduce)',
     'scatter(int64_t dim, Tensor index, Scalar value)',
+    'scatter(int64_t dim, Tensor index, Scalar value, *, c10::string_view reduce)',
 ])
 
 
@@ -1674,13 +1676,21 @@ def THPVariable_scatter(self, *args, **kwargs):
     if _r.idx == 0:
         # aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
         return _call('scatter.src', self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
-    # aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
-    return _call('scatter.value', self, _r.to_int64(0), _r.tensor(1), _r.scalar(2))
+    if _r.idx == 1:
+        # aten::scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+        return _call('scatter.reduce', self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), reduce=_r.value(3))
+    if _r.idx == 2:
+        # aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+        return _call('scatter.value', self, _r.to_int64(0), _r.tensor(1), _r.scalar(2))
+    # aten::scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+    return _call('scatter.value_reduce', self, _r.to_int64(0), _r.tensor(1), _r.scalar(2), reduce=_r.value(3))
 
 
 _scatter__parser = PythonArgParser([
     'scatter_(int64_t dim, Tensor index, Tensor src)',
+    'scatter_(int64_t dim, Tensor index, Tensor src, *, c10::string_view reduce)',
     'scatter_(int64_t dim, Tensor index, Scalar value)',
+    'scatter_(int64_t dim, Tensor index, Scalar value, *, c10::string_view reduce)',
 ])
 
 
@@ -1689,8 +1699,14 @@ def THPVariable_scatter_(self, *args, **kwargs):
     if _r.idx == 0:
         # aten::scatter_.src(Tensor(a!) self, int dim, Tensor index, Tensor src) -> Tensor(a!)
         return _call('scatter_.src', self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
-    # aten::scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
-    return _call('scatter_.value', self, _r.to_int64(0), _r.tensor(1), _r.scalar(2))
+    if _r.idx == 1:
+        # aten::scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
+        return _call('scatter_.reduce', self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), reduce=_r.value(3))
+    if _r.idx == 2:
+        # aten::scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+        return _call('scatter_.value', self, _r.to_int64(0), _r.tensor(1), _r.scalar(2))
+    # aten::scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
+    return _call('scatter_.value_reduce', self, _r.to_int64(0), _r.tensor(1), _r.scalar(2), reduce=_r.value(3))
 
 
 _scatter_add_parser = PythonArgParser([

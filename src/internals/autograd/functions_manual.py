@@ -416,7 +416,7 @@ __all__ += ["cat_tensors_backward", "stack_tensors_backward", "unbind_backward",
             "index_backward", "index_select_backward", "gather_backward", "masked_fill_backward",
             "masked_select_backward", "take_backward"]
 # ---------------------------------------------------------------------- math (issue 16)
-__all__ += ["gelu_backward", "silu_backward", "softplus_backward", "clamp_backward"]
+__all__ += ["gelu_backward", "silu_backward", "softplus_backward", "clamp_backward", "clamp_backward_min_max"]
 
 
 def gelu_backward(grad, self, approximate):
@@ -454,7 +454,25 @@ def clamp_backward(grad, self, min, max):
     return where(inside, grad, 0)
 
 
-__all__ += ["var_backward", "std_backward", "logsumexp_backward", "linalg_vector_norm_backward"]
+def clamp_backward_min_max(grad, self, min, max, grad_input_mask):
+    """The gradients of tensor bounds (torch's ``clamp_backward_min_max``): ``min`` gets it where it
+    lifted ``self``; ``max`` where it lowered ``self``, or everywhere it lies below ``min`` (clamp
+    then returns ``max``). The engine sums each back to its bound's shape."""
+    grad_min = grad_max = None
+    if min is not None and max is not None:
+        if grad_input_mask[0]:
+            grad_min = where((self < min).bitwise_and(min < max), grad, 0)
+        if grad_input_mask[1]:
+            grad_max = where((self > max).bitwise_or(max < min), grad, 0)
+    elif min is not None and grad_input_mask[0]:
+        grad_min = where(self < min, grad, 0)
+    elif max is not None and grad_input_mask[1]:
+        grad_max = where(self > max, grad, 0)
+    return grad_min, grad_max
+
+
+__all__ += ["var_backward", "std_backward", "var_mean_backward", "std_mean_backward", "logsumexp_backward",
+            "linalg_vector_norm_backward"]
 
 
 def _all_dims(dims, ndim):
@@ -477,6 +495,25 @@ def std_backward(result, grad, self, dims, correction, keepdim):
     """std = sqrt(var): the var gradient scaled by 1 / (2 std); 0 where std is 0, as torch."""
     grad_var = where(result == 0, 0, grad / (result * 2))
     return var_backward(grad_var, self, dims, correction, keepdim)
+
+
+def var_mean_backward(grad_var, grad_mean, self, dims, correction, keepdim):
+    """var_mean's one node (torch's ``var_mean_backward``): the sum of the two outputs' gradients."""
+    grad_self = None if grad_var is None else var_backward(grad_var, self, dims, correction, keepdim)
+    return _stat_mean_backward(grad_self, grad_mean, self, dims, keepdim)
+
+
+def std_mean_backward(grad_std, grad_mean, self, std, dims, correction, keepdim):
+    """std_mean's one node (torch's ``std_mean_backward``)."""
+    grad_self = None if grad_std is None else std_backward(std, grad_std, self, dims, correction, keepdim)
+    return _stat_mean_backward(grad_self, grad_mean, self, dims, keepdim)
+
+
+def _stat_mean_backward(grad_self, grad_mean, self, dims, keepdim):
+    if grad_mean is None:
+        return grad_self
+    grad = mean_backward(grad_mean, self.shape, dims, self.numel(), keepdim)
+    return grad if grad_self is None else grad_self + grad
 
 
 def logsumexp_backward(grad, self, result, dims, keepdim):
@@ -531,11 +568,21 @@ def cumsum_backward(grad, dim):
 
 
 def cumprod_backward(grad, self, dim, result):
-    """d result_j / d x_i = result_j / x_i for j >= i: sum_j>=i grad_j result_j, over x_i.
-    (Exact where no input is 0; torch's FunctionsManual handles zeros separately.)"""
+    """d result_k / d x_i = prod_{j <= k, j != i} x_j for k >= i (torch's ``cumprod_backward`` in
+    FunctionsManual.cpp). Without zeros that is result_k / x_i. Along each slice, an input before
+    the first zero keeps that form (the results past the zero are 0); the first zero gets
+    sum_k grad_k * cumprod(x with that zero set to 1)_k; an input after it gets 0."""
     if self.dim() == 0:
         return grad
-    return cumsum_backward(grad * result, dim) / self
+    is_zero = self == 0
+    if not is_zero.any().item():
+        return cumsum_backward(grad * result, dim) / self
+    zeros_so_far = is_zero.cumsum(dim)
+    before = zeros_so_far == 0
+    first_zero = is_zero & (zeros_so_far == 1)
+    before_grad = cumsum_backward(grad * result, dim) / self.masked_fill(zeros_so_far > 0, 1)
+    first_zero_grad = cumsum_backward(grad * self.masked_fill(first_zero, 1).cumprod(dim), dim)
+    return where(before, before_grad, where(first_zero, first_zero_grad, 0))
 
 
 # ---------------------------------------------------------------------- layers

@@ -8,6 +8,7 @@ flat buffers. Then one loop (``cpu/indexing.py`` or ``cuda/indexing.py``) moves 
 Numba checks no bounds, so no offset reaches a loop before the host has checked it. The index
 tensors are read on the host for that check (torch checks them inside its kernels instead).
 """
+import warnings
 from collections import namedtuple
 
 import numpy as np
@@ -42,8 +43,9 @@ def walk(t):
     return element_offsets([np.arange(n) for n in t.shape], t.stride(), t.storage_offset())
 
 
-def move(out, out_at, src, src_at, accumulate=False):
-    """``out[out_at] = src[src_at]`` (or ``+=``) on ``out``'s device, same dtype on both sides.
+def move(out, out_at, src, src_at, reduce=None):
+    """``out[out_at] = src[src_at]`` on ``out``'s device, same dtype on both sides; with
+    ``reduce="add"`` (or ``"multiply"``) ``+=`` (``*=``) instead.
 
     The 16-bit floats are stored as bit patterns, which a copy may move but not add: they
     accumulate in float32 copies laid out as the originals, then round once.
@@ -51,12 +53,12 @@ def move(out, out_at, src, src_at, accumulate=False):
     out_at, src_at = np.ascontiguousarray(out_at, np.int64).ravel(), np.ascontiguousarray(src_at, np.int64).ravel()
     if not out_at.size:
         return out
-    if accumulate and out.dtype.is_reduced_float:
+    if reduce and out.dtype.is_reduced_float:
         wide_out, wide_src = _float32_twin(out), _float32_twin(src)
-        move(wide_out, out_at - out.storage_offset(), wide_src, src_at - src.storage_offset(), True)
+        move(wide_out, out_at - out.storage_offset(), wide_src, src_at - src.storage_offset(), reduce)
         same_device_copy(out, wide_out)
         return out
-    loops(out.device, "indexing").indexed_copy_loop(buffer(out), buffer(src), out_at, src_at, accumulate)
+    loops(out.device, "indexing").indexed_copy_loop(buffer(out), buffer(src), out_at, src_at, reduce)
     return out
 
 
@@ -193,7 +195,7 @@ def index_put_(self, indices, values, accumulate=False):
     src_at = element_offsets([np.arange(n) if m != 1 else np.zeros(n, np.int64)
                               for n, m in zip(result, (1,) * lead + tuple(values.shape))],
                              (0,) * lead + values.stride(), values.storage_offset())
-    return move(self, dst_at, values, src_at, accumulate)
+    return move(self, dst_at, values, src_at, "add" if accumulate else None)
 
 
 def index_put(self, indices, values, accumulate=False):
@@ -296,7 +298,7 @@ def gather(self, dim, index, sparse_grad=False):
     return out
 
 
-def _scatter(self, dim, index, src, accumulate, name):
+def _scatter(self, dim, index, src, reduce, name):
     d = _gather_scatter_checks(name, self, dim, index, src)
     assert_no_internal_overlap(self._impl)      # ``scatter_meta_impl``
     if src.dtype is not self.dtype:
@@ -307,7 +309,7 @@ def _scatter(self, dim, index, src, accumulate, name):
         src_sizes, src_strides = _geometry(src)
         isizes = _geometry(index)[0]
         src_at = element_offsets([np.arange(n) for n in isizes], src_strides, src.storage_offset())
-        move(self, _along(self, index, d, picks), src, src_at, accumulate)
+        move(self, _along(self, index, d, picks), src, src_at, reduce)
     return self
 
 
@@ -316,17 +318,37 @@ def _scalar_source(self, value):
     return fill_(empty_strided((1,), (1,), dtype=self.dtype, device=self.device), value)
 
 
+def _scatter_reduce_op(reduce):
+    """scatter's ``reduce`` string, checked as ``get_operator_enum`` checks it (ScatterGatherChecks.h)."""
+    if reduce not in ("add", "multiply"):
+        raise RuntimeError("reduce argument must be either add or multiply.")
+    return reduce
+
+
 def scatter_src_(self, dim, index, src):
-    return _scatter(self, dim, index, src, False, "scatter")
+    return _scatter(self, dim, index, src, None, "scatter")
 
 
-def scatter_value_(self, dim, index, value):
+def scatter_value_(self, dim, index, value, reduce=None):
     one = _scalar_source(self, value)
-    return _scatter(self, dim, index, as_strided(one, index.shape, (0,) * index.dim()), False, "scatter")
+    return _scatter(self, dim, index, as_strided(one, index.shape, (0,) * index.dim()), reduce, "scatter")
+
+
+def scatter_reduce_(self, dim, index, src, reduce):
+    """``scatter_.reduce``: torch deprecates its ``reduce`` with a tensor ``src`` (TORCH_WARN_ONCE in
+    TensorAdvancedIndexing.cpp; Python's default filter shows it once per call site)."""
+    reduce = _scatter_reduce_op(reduce)
+    warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
+                  "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.", stacklevel=2)
+    return _scatter(self, dim, index, src, reduce, "scatter")
+
+
+def scatter_value_reduce_(self, dim, index, value, reduce):
+    return scatter_value_(self, dim, index, value, _scatter_reduce_op(reduce))
 
 
 def scatter_add_(self, dim, index, src):
-    return _scatter(self, dim, index, src, True, "scatter_add")
+    return _scatter(self, dim, index, src, "add", "scatter_add")
 
 
 def scatter_src(self, dim, index, src):
@@ -335,6 +357,14 @@ def scatter_src(self, dim, index, src):
 
 def scatter_value(self, dim, index, value):
     return scatter_value_(self.clone(), dim, index, value)
+
+
+def scatter_reduce(self, dim, index, src, reduce):
+    return scatter_reduce_(self.clone(), dim, index, src, reduce)
+
+
+def scatter_value_reduce(self, dim, index, value, reduce):
+    return scatter_value_reduce_(self.clone(), dim, index, value, reduce)
 
 
 def scatter_add(self, dim, index, src):

@@ -9,6 +9,7 @@ import math
 import warnings
 
 from ...c10 import scalar_type as st
+from .. import dispatcher
 from .elementwise import where
 from .reduce_ops import normalize_dims
 from .tensor_factories import wrap_scalar
@@ -77,31 +78,33 @@ def _correction(unbiased):
     return 1 if unbiased else 0
 
 
-# CompositeImplicitAutograd overloads: the ``unbiased`` flag is a correction of 1 or 0, and
-# var_mean/std_mean a pair of the two operators (torch fuses them in one kernel, whose
-# gradient node is VarMeanBackward0; here var and mean record their own nodes).
+# CompositeImplicitAutograd overloads: the ``unbiased`` flag is a correction of 1 or 0. The
+# var_mean/std_mean kernels compute the two statistics below autograd, so the pair gets one
+# node (VarMeanBackward0, StdMeanBackward0), as torch's fused kernel does.
 def _statistic(name):
-    def with_correction(x, dim=None, *, correction=None, keepdim=False):
-        from ..dispatcher import call
-        if name.endswith("_mean"):
-            stat = call(name[:3] + ".correction", x, dim, correction=correction, keepdim=keepdim)
-            return stat, x.mean(dim, keepdim=keepdim)
-        return call(name + ".correction", x, dim, correction=correction, keepdim=keepdim)
-
     def all_dims(x, unbiased=True):
-        return with_correction(x, None, correction=_correction(unbiased))
+        return dispatcher.call(name + ".correction", x, None, correction=_correction(unbiased))
 
     def over_dims(x, dim, unbiased=True, keepdim=False):
-        return with_correction(x, dim, correction=_correction(unbiased), keepdim=keepdim)
-    for f, suffix in ((with_correction, "_correction"), (all_dims, ""), (over_dims, "_dim")):
+        return dispatcher.call(name + ".correction", x, dim, correction=_correction(unbiased), keepdim=keepdim)
+    for f, suffix in ((all_dims, ""), (over_dims, "_dim")):
         f.__name__ = f.__qualname__ = name + suffix
-    return with_correction, all_dims, over_dims
+    return all_dims, over_dims
 
 
-_, var, var_dim = _statistic("var")
-_, std, std_dim = _statistic("std")
-var_mean_correction, var_mean, var_mean_dim = _statistic("var_mean")
-std_mean_correction, std_mean, std_mean_dim = _statistic("std_mean")
+def _with_mean(name):
+    def kernel(x, dim=None, *, correction=None, keepdim=False):
+        stat = dispatcher.call(name + ".correction", x, dim, correction=correction, keepdim=keepdim)
+        return stat, x.mean(dim, keepdim=keepdim)
+    kernel.__name__ = kernel.__qualname__ = name + "_mean_correction"
+    return kernel
+
+
+var, var_dim = _statistic("var")
+std, std_dim = _statistic("std")
+var_mean, var_mean_dim = _statistic("var_mean")
+std_mean, std_mean_dim = _statistic("std_mean")
+var_mean_correction, std_mean_correction = _with_mean("var"), _with_mean("std")
 
 
 def logsumexp(x, dim, keepdim=False):
@@ -155,5 +158,4 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 def norm(x, p=2, dim=None, keepdim=False):
     """CompositeImplicitAutograd: ``norm.Scalar`` and ``norm.ScalarOpt_dim`` are vector norms."""
-    from ..dispatcher import call
-    return call("linalg_vector_norm", x, 2 if p is None else p, dim, keepdim)
+    return dispatcher.call("linalg_vector_norm", x, 2 if p is None else p, dim, keepdim)

@@ -10,6 +10,7 @@ from ..functions_manual import (  # the helpers the formulas call
     as_strided_backward,
     cat_tensors_backward,
     clamp_backward,
+    clamp_backward_min_max,
     convolution_backward,
     cumprod_backward,
     cumsum_backward,
@@ -51,6 +52,7 @@ from ..functions_manual import (  # the helpers the formulas call
     split_backward,
     stack_tensors_backward,
     std_backward,
+    std_mean_backward,
     sum_backward,
     sum_to,
     take_backward,
@@ -61,12 +63,13 @@ from ..functions_manual import (  # the helpers the formulas call
     unsqueeze_to,
     value_selecting_reduction_backward,
     var_backward,
+    var_mean_backward,
     where,
     zeros_like,
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -1543,10 +1546,21 @@ class ClampBackward0(Node):
 
     def apply(node, grads):
         grad = grads[0]
-        self = node.self_.unpack(node)
-        min = node.min_.unpack(node)
-        max = node.max_.unpack(node)
-        return (clamp_backward(grad, self, min, max),)
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            min = node.min_.unpack(node)
+            max = node.max_.unpack(node)
+            grad_self = clamp_backward(grad, self, min, max)
+        grad_min = grad_max = None
+        grad_input_mask = [edges[1] is not None, edges[2] is not None]
+        if any(grad_input_mask):
+            self = node.self_.unpack(node)
+            min = node.min_.unpack(node)
+            max = node.max_.unpack(node)
+            grad_min, grad_max = clamp_backward_min_max(grad, self, min, max, grad_input_mask)
+        return grad_self, grad_min, grad_max
 
 
 class LerpBackward0(Node):
@@ -1623,6 +1637,35 @@ class StdBackward0(Node):
         keepdim = node.keepdim_
         result = node.result_.unpack(node)
         return (std_backward(result, grad, self, dim, correction, keepdim),)
+
+
+class VarMeanBackward0(Node):
+    """``var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)``"""
+    __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_correction': ('correction_', False), '_saved_keepdim': ('keepdim_', False)}
+
+    def apply(node, grads):
+        self = node.self_.unpack(node)
+        dim = node.dim_
+        correction = node.correction_
+        keepdim = node.keepdim_
+        return (var_mean_backward(grads[0], grads[1], self, dim, correction, keepdim),)
+
+
+class StdMeanBackward0(Node):
+    """``std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)``"""
+    __slots__ = ('self_', 'dim_', 'correction_', 'keepdim_', 'result0_')
+    _tensor_slots = ('self_', 'result0_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_correction': ('correction_', False), '_saved_keepdim': ('keepdim_', False), '_saved_result0': ('result0_', True)}
+
+    def apply(node, grads):
+        self = node.self_.unpack(node)
+        dim = node.dim_
+        correction = node.correction_
+        keepdim = node.keepdim_
+        result0 = node.result0_.unpack(node)
+        return (std_mean_backward(grads[0], grads[1], self, result0, dim, correction, keepdim),)
 
 
 class LogsumexpBackward0(Node):

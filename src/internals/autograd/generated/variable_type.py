@@ -123,6 +123,7 @@ from .functions import (
     SqueezeBackward2,
     StackBackward0,
     StdBackward0,
+    StdMeanBackward0,
     SubBackward0,
     SumBackward0,
     SumBackward1,
@@ -142,6 +143,7 @@ from .functions import (
     UnsafeViewBackward0,
     UnsqueezeBackward0,
     VarBackward0,
+    VarMeanBackward0,
     ViewBackward0,
     WhereBackward0,
     ZeroBackward0,
@@ -296,6 +298,8 @@ OPS = {
     'lerp_.Tensor': dispatcher.find('lerp_.Tensor'),
     'var.correction': dispatcher.find('var.correction'),
     'std.correction': dispatcher.find('std.correction'),
+    'var_mean.correction': dispatcher.find('var_mean.correction'),
+    'std_mean.correction': dispatcher.find('std_mean.correction'),
     'logsumexp': dispatcher.find('logsumexp'),
     'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
     'dot': dispatcher.find('dot'),
@@ -2335,9 +2339,9 @@ def clamp_(ks, self, min=None, max=None):
 
 def clamp_Tensor(ks, self, min=None, max=None):
     grad_fn = None
-    if _grad_mode.grad_enabled and self._requires_grad:
+    if _grad_mode.grad_enabled and (self._requires_grad or (min is not None and min._requires_grad) or (max is not None and max._requires_grad)):
         grad_fn = ClampBackward0()
-        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self, min, max)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.min_ = SavedVariable(min, False)
         grad_fn.max_ = SavedVariable(max, False)
@@ -2350,10 +2354,10 @@ def clamp_Tensor(ks, self, min=None, max=None):
 
 def clamp__Tensor(ks, self, min=None, max=None):
     grad_fn = None
-    if _grad_mode.grad_enabled and self._requires_grad:
+    if _grad_mode.grad_enabled and (self._requires_grad or (min is not None and min._requires_grad) or (max is not None and max._requires_grad)):
         check_inplace(self)
         grad_fn = ClampBackward0()
-        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn._next_edges = collect_next_edges(self, min, max)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.min_ = SavedVariable(min, False)
         grad_fn.max_ = SavedVariable(max, False)
@@ -2458,6 +2462,39 @@ def std_correction(ks, self, dim=None, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def var_mean_correction(ks, self, dim=None, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = VarMeanBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int_tuple(dim)
+        grad_fn.correction_ = kwargs.get('correction', None)
+        grad_fn.keepdim_ = kwargs.get('keepdim', False)
+    with below_ad_inplace_or_view():
+        result = OPS['var_mean.correction'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+    return result
+
+
+def std_mean_correction(ks, self, dim=None, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = StdMeanBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int_tuple(dim)
+        grad_fn.correction_ = kwargs.get('correction', None)
+        grad_fn.keepdim_ = kwargs.get('keepdim', False)
+    with below_ad_inplace_or_view():
+        result = OPS['std_mean.correction'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+        grad_fn.result0_ = SavedVariable(result[0], True)
     return result
 
 
@@ -2973,6 +3010,8 @@ KERNELS = {
     'lerp_.Tensor': lerp__Tensor,
     'var.correction': var_correction,
     'std.correction': std_correction,
+    'var_mean.correction': var_mean_correction,
+    'std_mean.correction': std_mean_correction,
     'logsumexp': logsumexp,
     'linalg_vector_norm': linalg_vector_norm,
     'dot': dot,

@@ -3,7 +3,7 @@
 
 The host (``native/indexing.py``) has already checked every index and turned it into element
 offsets into the operands' flat buffers, so a loop only moves elements: ``out[out_at[i]] =
-src[src_at[i]]``, or ``+=`` to accumulate. Numba checks no bounds: the offsets must be valid.
+src[src_at[i]]``, or ``+=`` / ``*=`` to reduce. Numba checks no bounds: the offsets must be valid.
 Up to one grain a copy runs on the calling thread, as the elementwise loops do (``loops._pick``).
 """
 from numba import njit, prange
@@ -37,9 +37,16 @@ def _add_serial(out, src, out_at, src_at):
         out[out_at[i]] += src[src_at[i]]
 
 
-def indexed_copy_loop(out, src, out_at, src_at, accumulate):
-    """Move (or add) ``src[src_at[i]]`` to ``out[out_at[i]]`` for every i."""
-    if accumulate:
-        _add_serial(out, src, out_at, src_at)
+@njit(cache=True)
+def _mul_serial(out, src, out_at, src_at):
+    for i in range(out_at.size):        # serial, as _add_serial
+        out[out_at[i]] *= src[src_at[i]]
+
+
+def indexed_copy_loop(out, src, out_at, src_at, reduce):
+    """Move ``src[src_at[i]]`` to ``out[out_at[i]]`` for every i, or add (multiply) it there
+    when ``reduce`` is ``"add"`` (``"multiply"``)."""
+    if reduce:
+        (_add_serial if reduce == "add" else _mul_serial)(out, src, out_at, src_at)
     else:
         (_copy_parallel if out_at.size > GRAIN else _copy_serial)(out, src, out_at, src_at)

@@ -23,8 +23,18 @@ def _add_indexed(out, src, out_at, src_at):
             out[out_at[i]] += src[src_at[i]]
 
 
-def indexed_copy_loop(out, src, out_at, src_at, accumulate):
+@cuda.jit
+def _mul_indexed(out, src, out_at, src_at):
+    if cuda.grid(1) == 0:               # one thread, as _add_indexed
+        for i in range(out_at.size):
+            out[out_at[i]] *= src[src_at[i]]
+
+
+_REDUCE_KERNELS = {None: _copy_indexed, "add": _add_indexed, "multiply": _mul_indexed}
+
+
+def indexed_copy_loop(out, src, out_at, src_at, reduce):
     out_at, src_at = cuda.to_device(np.ascontiguousarray(out_at)), cuda.to_device(np.ascontiguousarray(src_at))
-    blocks, threads = (1, 1) if accumulate else launch_config(out_at.size)
+    blocks, threads = (1, 1) if reduce else launch_config(out_at.size)
     with np.errstate(all="ignore"):
-        (_add_indexed if accumulate else _copy_indexed)[blocks, threads](out, src, out_at, src_at)
+        _REDUCE_KERNELS[reduce][blocks, threads](out, src, out_at, src_at)
