@@ -612,6 +612,8 @@ def test_every_differentiable_native_function_has_a_kernel():
         "all", "any", "allclose", "count_nonzero", "equal", "floor_divide", "isclose", "isfinite", "isinf",
         "isnan")} | {"remainder.Scalar_Tensor", "scatter.reduce", "scatter_.reduce", "scatter.value_reduce",
                      "scatter_.value_reduce"}
+    # Complex tensors cannot require grad here (no complex autograd): these have no formula.
+    not_differentiable |= {"complex", "view_as_real", "view_as_complex", "conj_physical", "angle"}
     # Sparse tensors take no part in autograd in internals: their operators have no formula.
     sparse = {"_coalesce", "_indices", "_nnz", "_to_dense", "_to_sparse", "_to_sparse.sparse_dim", "_values",
               "coalesce", "dense_dim", "indices", "is_coalesced", "sparse_dim", "to_dense", "to_sparse",
@@ -636,9 +638,10 @@ def test_every_differentiable_native_function_has_a_kernel():
             "norm.ScalarOpt_dim", "outer", "std", "std.dim", "std_mean", "std_mean.dim",
             "var", "var.dim", "var_mean", "var_mean.dim"}
     layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear"}
+    complex_parts = {"real", "imag", "conj", "resolve_conj"}     # composites of complex_helper.py
     assert composite == {"matmul", "reshape", "softmax.int", "log_softmax.int", "to_sparse", "to_sparse.sparse_dim",
                          "to_dense", "coalesce", "dropout", "dropout_", "set_.source_Tensor_storage_offset"} | \
-        joining | math | layers
+        joining | math | layers | complex_parts
     # The layers' backward operators have no formula: their gradients are not differentiated again.
     backward = {"convolution_backward", "max_pool2d_with_indices_backward", "native_batch_norm_backward",
                 "native_layer_norm_backward", "embedding_dense_backward"}

@@ -279,13 +279,13 @@ class Tensor(TensorBase):
         return wrap_scalar(other).floor_divide(self)
 
     def __rmod__(self, other):
-        return _torch_functions.remainder(other, self)
+        return _torch_functions["remainder"](other, self)
 
     def __rlshift__(self, other):
-        return _torch_functions.bitwise_left_shift(other, self)
+        return _torch_functions["bitwise_left_shift"](other, self)
 
     def __rrshift__(self, other):
-        return _torch_functions.bitwise_right_shift(other, self)
+        return _torch_functions["bitwise_right_shift"](other, self)
 
     def __bool__(self):
         if self.numel() != 1:
