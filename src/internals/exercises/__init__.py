@@ -3,7 +3,7 @@ torch (or the package's own piece) on seeded or generated cases, prints one summ
 what failed on which input.
 
 One module per chapter, each re-exported here: ``ch01_tensors`` ... ``ch04_kernels``, ``dispatch``
-(5), ``autograd`` (6), ``memory`` (7), ``codebase`` (8), ``training`` (9), ``compile`` (10). The
+(5), ``autograd`` (6), ``memory`` (7), ``codebase`` (8), ``training`` (9), ``cnn`` (10), ``compile`` (11). The
 shared loops are in ``_runner``.
 """
 from .autograd import check_mul_backward, check_tanh_backward
@@ -11,6 +11,7 @@ from .ch01_tensors import check_contiguous_strides
 from .ch02_strides import check_broadcast_shapes, check_view_strides
 from .ch03_storage import check_storage_size
 from .ch04_kernels import check_reduction_loop
+from .cnn import check_conv2d, check_im2col
 from .codebase import check_axpy_operator
 from .compile import check_guard_key, check_pointwise_groups
 from .dispatch import check_counting_mode, check_dispatch_key
@@ -20,4 +21,4 @@ from .training import check_sgd_step
 __all__ = ["check_contiguous_strides", "check_view_strides", "check_broadcast_shapes", "check_storage_size",
            "check_reduction_loop", "check_dispatch_key", "check_counting_mode", "check_mul_backward",
            "check_tanh_backward", "check_round_size", "check_allocation_size", "check_axpy_operator",
-           "check_sgd_step", "check_pointwise_groups", "check_guard_key"]
+           "check_sgd_step", "check_pointwise_groups", "check_guard_key", "check_im2col", "check_conv2d"]
