@@ -12,6 +12,7 @@ from internals.aten import dispatcher
 from internals.c10.dispatch_key import DispatchKeySet
 from internals.c10.local_dispatch_key_set import tls
 from internals.exercises.autograd import check_mul_backward, check_tanh_backward
+from internals.exercises.cnn import check_conv2d, check_im2col
 from internals.exercises.codebase import check_axpy_operator
 from internals.exercises.dispatch import check_counting_mode, check_dispatch_key
 from internals.exercises.memory import check_allocation_size, check_round_size
@@ -81,6 +82,30 @@ def segment(rounded):
     return 20 * MiB if rounded < 10 * MiB else 2 * MiB * -(-rounded // (2 * MiB))
 
 
+# chapter 10's exercises: im2col, and a convolution from columns
+def im2col(x, kernel_size, stride, padding):
+    c, h, w = x.shape
+    kh, kw = kernel_size
+    padded = internals.zeros(c, h + 2 * padding, w + 2 * padding)
+    padded[:, padding:padding + h, padding:padding + w] = x
+    oh, ow = (h + 2 * padding - kh) // stride + 1, (w + 2 * padding - kw) // stride + 1
+    rows = [padded[ci, i:i + stride * (oh - 1) + 1:stride, j:j + stride * (ow - 1) + 1:stride].reshape(oh * ow)
+            for ci in range(c) for i in range(kh) for j in range(kw)]
+    return internals.stack(rows)
+
+
+def conv2d(x, weight, stride, padding, cols=im2col):
+    o, _, kh, kw = weight.shape
+    oh = (x.shape[2] + 2 * padding - kh) // stride + 1
+    ow = (x.shape[3] + 2 * padding - kw) // stride + 1
+    return internals.stack([(weight.reshape(o, -1) @ cols(x[b], (kh, kw), stride, padding)).reshape(o, oh, ow)
+                            for b in range(x.shape[0])])
+
+
+def im2col_ignoring_padding(x, kernel_size, stride, padding):
+    return im2col(x, kernel_size, stride, 0)
+
+
 CASES = [
     (check_dispatch_key, dispatch_key, lambda op, *args: "CPU"),
     (check_counting_mode, Counting, CountingNothing),
@@ -91,6 +116,8 @@ CASES = [
     (check_allocation_size, segment, lambda n: 20 * MiB),
     (check_axpy_operator, register(1), register(2)),
     (check_sgd_step, sgd(True), sgd(False)),
+    (check_im2col, im2col, im2col_ignoring_padding),
+    (check_conv2d, conv2d, lambda x, w, s, p: conv2d(x, w.flip(2), s, p)),     # a correlation flipped
 ]
 
 

@@ -4,12 +4,11 @@ Thread tests run at a one-microsecond switch interval, so that threads interleav
 code under test.
 """
 import itertools
-import sys
-import threading
 
 import pytest
 import torch
 from conftest import assert_same, assert_same_error
+from test_hostile import in_threads
 
 import internals
 
@@ -18,30 +17,6 @@ def same_error(fn):
     """Both libraries raise the same class with the same first line."""
     ours, theirs = assert_same_error(lambda: fn(internals), lambda: fn(torch))
     assert str(ours).splitlines()[0] == str(theirs).splitlines()[0]
-
-
-def in_threads(work, n=4):
-    """Run ``work(k)`` on ``n`` threads at a one-microsecond switch interval; the exceptions raised."""
-    errors, barrier = [], threading.Barrier(n)
-
-    def body(k):
-        barrier.wait()
-        try:
-            work(k)
-        except Exception as e:      # noqa: BLE001 - every failure is reported by the test
-            errors.append(e)
-
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=body, args=(k,)) for k in range(n)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(interval)
-    return errors
 
 
 # ----------------------------------------------------------------------------- threads

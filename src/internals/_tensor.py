@@ -24,7 +24,7 @@ from ._tensor_str import tensor_repr
 from .aten import dispatcher
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor, sparse_to
 from .aten.native.tensor_factories import from_numpy, wrap_scalar
-from .aten.native.tensor_shape import getitem
+from .aten.native.tensor_shape import alias_impl, getitem
 from .autograd import backward
 from .autograd.grad_mode import no_grad
 from .autograd.graph import RemovableHandle, gradient_edge
@@ -447,9 +447,7 @@ class Tensor(TensorBase):
     def data(self):
         """The same storage and geometry with its own version counter, outside autograd's view."""
         impl = self._impl
-        alias = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype, None)
-        alias.key_set = impl.key_set
-        return type(self)._from_impl(alias)
+        return type(self)._from_impl(alias_impl(self, impl.sizes, impl.strides, None, None, None))
 
     @data.setter
     def data(self, new):

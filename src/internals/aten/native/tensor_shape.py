@@ -10,11 +10,11 @@ from .. import dispatcher
 
 
 def make_view(base, sizes, strides, offset=None, dtype=None):
-    view = _alias(base, sizes, strides, offset, dtype, base._impl.version_counter)
+    view = alias_impl(base, sizes, strides, offset, dtype, base._impl.version_counter)
     return type(base)._from_impl(view, base=base)
 
 
-def _alias(x, sizes, strides, offset, dtype, version_counter):
+def alias_impl(x, sizes, strides, offset, dtype, version_counter):
     """A new TensorImpl over ``x``'s storage (``alias_with_sizes_and_strides``)."""
     impl = x._impl
     alias = TensorImpl(impl.storage, sizes, strides, impl.storage_offset if offset is None else offset,
@@ -30,7 +30,7 @@ def detach(x):
     the shared version counter still lets autograd see in-place writes made through it.
     """
     impl = x._impl
-    return type(x)._from_impl(_alias(x, impl.sizes, impl.strides, None, None, impl.version_counter))
+    return type(x)._from_impl(alias_impl(x, impl.sizes, impl.strides, None, None, impl.version_counter))
 
 
 def _unsafe_view(x, shape):
@@ -44,7 +44,7 @@ def _unsafe_view(x, shape):
     if strides is None:
         raise RuntimeError("view size is not compatible with input tensor's size and stride (at least one "
                            "dimension spans across two contiguous subspaces). Use .reshape(...) instead.")
-    return type(x)._from_impl(_alias(x, shape, strides, None, None, None))
+    return type(x)._from_impl(alias_impl(x, shape, strides, None, None, None))
 
 
 def as_strided(x, size, stride, storage_offset=None):
@@ -594,7 +594,7 @@ def view_dtype(x, dtype):
     derivatives.yaml marks ``view.dtype`` non-differentiable, and torch's ``as_view`` records
     only differentiable views, so ``_base`` is None and ``_is_view()`` is False."""
     sizes, strides, offset = _dtype_view_layout(x, dtype)
-    return type(x)._from_impl(_alias(x, sizes, strides, offset, dtype, x._impl.version_counter))
+    return type(x)._from_impl(alias_impl(x, sizes, strides, offset, dtype, x._impl.version_counter))
 
 
 def _dtype_view_layout(x, dtype):
