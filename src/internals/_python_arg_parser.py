@@ -159,7 +159,7 @@ def _arg_desc(obj):
 class FunctionParameter:
     """One parameter of a signature string: ``IntArrayRef[1]? dim``, ``Scalar alpha=1``."""
     __slots__ = ("name", "type", "size", "allow_none", "optional", "keyword_only", "default", "check",
-                 "numbers_as_tensors", "numpy_names")
+                 "is_tensor", "numbers_as_tensors", "numpy_names")
 
     def __init__(self, fmt, keyword_only, numbers_as_tensors):
         type_, _, name = fmt.partition(" ")
@@ -178,6 +178,7 @@ class FunctionParameter:
         self.keyword_only = keyword_only
         self.numbers_as_tensors = numbers_as_tensors
         self.check = _CHECKS[type_]
+        self.is_tensor = type_ == "Tensor"
         self.numpy_names = NUMPY_NAMES.get(self.name, ())
 
     def type_name(self):
@@ -268,7 +269,7 @@ class FunctionSignature:
                 values.append(None)
             elif obj is None and p.allow_none:
                 values.append(None)
-            elif p.check(p, obj):
+            elif (p.is_tensor and isinstance(obj, TensorBase)) or p.check(p, obj):   # the usual case first
                 values.append(obj)
             elif self.varargs_intlist and i == 0 and not is_kwd and _is_int_list(args, p.size):
                 values.append(args)           # all positional arguments are the list
@@ -352,7 +353,9 @@ class PythonArgs:
         return v if v is None or isinstance(v, TensorBase) else wrap_scalar(v)
 
     def scalar(self, i):
-        v = self._get(i)
+        v = self.values[i]
+        if v is None:           # ``_get`` spelled out: ``alpha`` comes through here on every add
+            v = self.signature.params[i].default
         if isinstance(v, TensorBase):
             return v.item()                          # a 0-dim tensor given for a number
         return v.item() if isinstance(v, (np.number, np.bool_)) else v
@@ -410,7 +413,8 @@ class PythonArgParser:
         for sig in self.signatures:
             values = sig.parse(args, kwargs)
             if values is not None:
-                _trace_log.add((self.name, sig.fmt))
+                if _trace_log.entries is not None:      # a tracer listens (checked here: every call passes)
+                    _trace_log.add((self.name, sig.fmt))
                 return PythonArgs(sig, values)
         self._raise(args, kwargs)
 

@@ -36,8 +36,8 @@ class TensorBase:
         """Wrap a TensorImpl (``THPVariable_Wrap``); ``base`` makes the result a view of it."""
         if cls is TensorBase:
             cls = _tensor_class
-        if hasattr(cls, "__torch_dispatch__"):     # a subclass that handles its own ops: the Python keys
-            impl.key_set = impl.key_set | PYTHON_KEYS
+        elif cls is not _tensor_class and hasattr(cls, "__torch_dispatch__"):
+            impl.key_set = impl.key_set | PYTHON_KEYS     # a subclass that handles its own ops: the Python keys
         t = object.__new__(cls)
         t._impl = impl
         t._base = base._base if base is not None and base._base is not None else base

@@ -130,16 +130,16 @@ class OperatorHandle:
         return (bits | tls.included.bits) & ~tls.excluded.bits
 
     def __call__(self, *args, **kwargs):
+        bits = self.key_set_bits(args, kwargs)
+        if ONE_AT_A_TIME is not None or _observers:     # the rare cases, off the common road
+            return self._call_guarded(bits, args, kwargs)
+        return self._run(bits, args, kwargs)
+
+    def _call_guarded(self, bits, args, kwargs):
         if ONE_AT_A_TIME is not None:       # Numba's workqueue layer: see ``_threads.py``
             with ONE_AT_A_TIME:
-                return self._call(args, kwargs)
-        return self._call(args, kwargs)
-
-    def _call(self, args, kwargs):
-        bits = self.key_set_bits(args, kwargs)
-        if _observers:
-            return self._call_observed(bits, args, kwargs)
-        return self._run(bits, args, kwargs)
+                return self._call_observed(bits, args, kwargs)
+        return self._call_observed(bits, args, kwargs)
 
     def redispatch(self, key_set, *args, **kwargs):
         """Run the kernel of the highest key in ``key_set`` (``Dispatcher::redispatch``)."""
@@ -156,16 +156,13 @@ class OperatorHandle:
         kernel = entry[0]
         if _trace_log.entries is not None:
             _trace(self, key, entry)
+        if kernel.boxed:
+            args = (self, DispatchKeySet._from_bits(bits), *args)
+        elif kernel.with_keyset:
+            args = (DispatchKeySet._from_bits(bits), *args)
         if ONE_CUDA_KERNEL is not None and key in _SIMULATED_KEYS:      # see ``_threads.py``
             with ONE_CUDA_KERNEL:
-                return self._run_kernel(kernel, bits, args, kwargs)
-        return self._run_kernel(kernel, bits, args, kwargs)
-
-    def _run_kernel(self, kernel, bits, args, kwargs):
-        if kernel.boxed:
-            return kernel.fn(self, DispatchKeySet._from_bits(bits), *args, **kwargs)
-        if kernel.with_keyset:
-            return kernel.fn(DispatchKeySet._from_bits(bits), *args, **kwargs)
+                return kernel.fn(*args, **kwargs)
         return kernel.fn(*args, **kwargs)
 
     def _call_observed(self, bits, args, kwargs):

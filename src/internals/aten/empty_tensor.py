@@ -22,9 +22,10 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     if device.type == "cuda":
         from .. import cuda  # the cuda package sits above aten: a real cycle
         cuda._announce_simulator()
+    size, stride = tuple(map(int, size)), tuple(map(int, stride))
     if len(size) != len(stride):
         raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match "
                            f"dimensionality of strides ({len(stride)})")
     check_sizes_and_strides(size, stride)   # before allocating: negative ones would ask for negative bytes
     nbytes = required_storage_elements(size, stride, 0) * dtype.itemsize
-    return TensorBase._from_impl(TensorImpl(UntypedStorage(nbytes, device), size, stride, 0, dtype))
+    return TensorBase._from_impl(TensorImpl(UntypedStorage(nbytes, device), size, stride, 0, dtype, fresh=True))

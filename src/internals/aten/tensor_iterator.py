@@ -24,6 +24,8 @@ Mirrors ``aten/src/ATen/TensorIterator.cpp``. A kernel describes its operands wi
 Strides here are in elements (torch keeps bytes), and dimension 0 is the fastest-moving one,
 as in torch after reordering.
 """
+import operator
+
 import numpy as np
 
 from ..c10 import scalar_type as st
@@ -41,19 +43,21 @@ class TensorIteratorConfig:
     bool output, else in the common dtype). Every setter returns the config, as torch's do.
     """
 
+    # The rules' defaults, torch's, as class attributes: a setter overrides one for its config.
+    check_mem_overlap_ = True
+    promote_inputs_to_common_dtype_ = False
+    promote_integer_inputs_to_float_ = False
+    cast_common_dtype_to_outputs_ = False
+    enforce_safe_casting_to_output_ = False
+    resize_outputs_ = True
+    is_reduction_ = False
+    reduce_dims, in_memory_order = (), True
+    compute_in_opmath_ = True
+    original_scalar_inputs = ()
+    static_shape = None
+
     def __init__(self):
         self.outputs, self.output_dtypes, self.inputs = [], [], []
-        self.original_scalar_inputs = ()
-        self.check_mem_overlap_ = True
-        self.promote_inputs_to_common_dtype_ = False
-        self.promote_integer_inputs_to_float_ = False
-        self.cast_common_dtype_to_outputs_ = False
-        self.enforce_safe_casting_to_output_ = False
-        self.resize_outputs_ = True
-        self.is_reduction_ = False
-        self.reduce_dims, self.in_memory_order = (), True
-        self.compute_in_opmath_ = True
-        self.static_shape = None
 
     def add_output(self, tensor, dtype=None):
         self.outputs.append(tensor)
@@ -228,28 +232,31 @@ class TensorIterator:
 
     def compute_types(self):
         """The common device and dtype, and the checks of a given output against them."""
-        config = self.config
+        config, inputs = self.config, self.inputs
         given = [o for o in self.outputs if o is not None]
-        operands = given + self.inputs
+        operands = given + inputs if given else inputs
         self.device = common_device(*operands) if operands else None
         if config.promote_inputs_to_common_dtype_:
-            common = _common_dtype(self.inputs)
+            common = _common_dtype(inputs)
         else:
-            common = self.inputs[0].dtype if self.inputs else given[0].dtype
+            common = inputs[0]._impl.dtype if inputs else given[0]._impl.dtype
         if config.promote_integer_inputs_to_float_ and common.category <= st.INTEGRAL:   # bool too
             common = st.get_default_dtype()
         self.common_dtype = common
-        for out, dtype in zip(self.outputs, self.config.output_dtypes):
-            wanted = dtype or common
-            if out is not None and config.enforce_safe_casting_to_output_ and not st.can_cast(wanted, out.dtype):
-                raise RuntimeError(f"result type {wanted.torch_name} can't be cast to the desired output "
-                                   f"type {out.dtype.torch_name}")
+        if given and config.enforce_safe_casting_to_output_:
+            for out, dtype in zip(self.outputs, config.output_dtypes):
+                wanted = dtype or common
+                if out is not None and not st.can_cast(wanted, out.dtype):
+                    raise RuntimeError(f"result type {wanted.torch_name} can't be cast to the desired output "
+                                       f"type {out.dtype.torch_name}")
         if config.promote_inputs_to_common_dtype_ and self.device is not None and self.device.type == "cpu":
             # The CPU replaces such an input by ``x.to(common)``: a dense copy. The output's layout
             # is computed from the copies, and can differ from the original's: x of shape (1, 1, 2)
             # and strides (1, 1, 2) sorts its size-1 dims first, its copy is plain contiguous.
             # (CUDA casts inside the kernel instead: no copies there.)
-            self.inputs = [x if x._impl.dtype is common else _cast(x, common) for x in self.inputs]
+            for k, x in enumerate(inputs):
+                if x._impl.dtype is not common:
+                    inputs[k] = _cast(x, common)
 
     def fast_set_up(self):
         """Same shapes and one shared dense layout: the output takes it, and one flat loop serves."""
@@ -291,10 +298,11 @@ class TensorIterator:
         common = self.common_dtype
         compute = st.opmath_type(common)
         for k, x in enumerate(self.inputs):
-            original_scalar = k in config.original_scalar_inputs and x.numel() == 1
+            original_scalar = k in config.original_scalar_inputs and x._impl.numel() == 1
             if original_scalar:
                 x = config.inputs[k]
-            if x._impl.dtype is compute and x._impl.device == device:
+            impl = x._impl
+            if impl.dtype is compute and (impl.device is device or impl.device == device):
                 self.inputs[k] = x                   # the usual case: nothing to cast, nothing to move
                 continue
             if x.device != device:
@@ -311,11 +319,11 @@ class TensorIterator:
 
     def coalesce_dimensions(self):
         """The loop's geometry: dims merged where every operand walks them as one."""
-        impls = [o._impl for o in self.outputs] + [i._impl for i in self.inputs]
+        impls = [t._impl for t in self.outputs + self.inputs]
         if self.config.is_reduction_:
             self.geometry = _reduction_geometry(impls[1], self.config.reduce_dims, self.config.in_memory_order)
         elif self.fast and _same_strides(impls):
-            self.geometry = flat_geometry(self.numel(), [i.storage_offset for i in impls])
+            self.geometry = flat_geometry(impls[0].numel(), [i.storage_offset for i in impls])
         else:
             self.geometry = geometry(impls, self.shape)
 
@@ -339,14 +347,14 @@ class TensorIterator:
         """
         if self.result._impl.numel():
             loop(self.buffers(), *self.geometry)
-            self.cast_outputs()
+            if self.outputs[0] is not self.result:
+                self.cast_outputs()
         return self.result
 
     def cast_outputs(self):
         """``cast_outputs``: an output computed in a temporary of another dtype gets its values."""
-        if self.outputs[0] is not self.result:
-            from .native.copy import same_device_copy  # copy_ is itself built on TensorIterator
-            same_device_copy(self.result, self.outputs[0])
+        from .native.copy import same_device_copy  # copy_ is itself built on TensorIterator
+        same_device_copy(self.result, self.outputs[0])
 
 
 def _broadcast_inputs(inputs):
@@ -399,7 +407,7 @@ def common_device(*tensors):
         if impl.sizes or impl.device.type != "cpu":
             if found is None:
                 found = impl.device
-            elif impl.device != found:
+            elif impl.device is not found and impl.device != found:
                 a, b = sorted({found, impl.device}, key=str, reverse=True)
                 raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two "
                                    f"devices, {a} and {b}!")
@@ -435,22 +443,22 @@ def infer_size(a, b):
     return tuple(result)
 
 
-class Geometry:
-    """What a loop needs: ``shape`` (fastest first), ``strides[k, d]`` and ``offsets[k]``."""
+class Geometry(tuple):
+    """What a loop needs: ``shape`` (fastest first), ``strides[k, d]`` and ``offsets[k]``; a tuple
+    of the three, so that ``loop(*geometry)`` unpacks it without a Python-level ``__iter__``."""
+    __slots__ = ()
 
-    def __init__(self, shape, strides, offsets):
+    def __new__(cls, shape, strides, offsets):
         if not shape:           # a 0-dim op is a loop of one element
             shape, strides = [1], [[0] for _ in strides]
-        self.shape = np.array(shape, dtype=np.int64)
-        self.strides = np.array(strides, dtype=np.int64).reshape(len(offsets), len(shape))
-        self.offsets = np.array(offsets, dtype=np.int64)
+        return super().__new__(cls, (np.array(shape, dtype=np.int64),
+                                     np.array(strides, dtype=np.int64).reshape(len(offsets), len(shape)),
+                                     np.array(offsets, dtype=np.int64)))
+
+    shape, strides, offsets = (property(operator.itemgetter(i)) for i in range(3))
 
     def numel(self):
         return int(np.prod(self.shape))
-
-    def __iter__(self):
-        """``sizes, strides, offsets``, as a loop takes them."""
-        return iter((self.shape, self.strides, self.offsets))
 
 
 def _operand_strides(impl, shape):

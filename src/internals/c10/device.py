@@ -65,11 +65,14 @@ def _parse(text, index):
     return match[1], index
 
 
+_CPU = device("cpu")     # what ``device=None`` means, made once: a device is never changed
+
+
 def as_device(d):
     """The device an operator works on: cuda without an index means the current device, cuda:0
     (torch's ``ensure_has_index``), so that a tensor made on 'cuda' reports cuda:0."""
     if d is None:
-        return device("cpu")
+        return _CPU
     if isinstance(d, int):
         return device("cuda", d)
     d = d if isinstance(d, device) else device(d)

@@ -38,8 +38,8 @@ class _Guard:
     attribute = None
 
     def __enter__(self):
-        self.saved = getattr(tls, self.attribute)
-        setattr(tls, self.attribute, self.saved | self.keys)
+        saved = self.saved = getattr(tls, self.attribute)
+        setattr(tls, self.attribute, DispatchKeySet._from_bits(saved.bits | self.keys.bits))
 
     def __exit__(self, *exc):
         setattr(tls, self.attribute, self.saved)

@@ -29,19 +29,10 @@ class dtype:
         self.category = category
         self.numpy_type = np.dtype(numpy_type)
         self.is_signed = signed
-
-    @property
-    def is_floating_point(self):
-        return self.category == FLOATING
-
-    @property
-    def is_complex(self):
-        return self.category == COMPLEX
-
-    @property
-    def is_reduced_float(self):
-        """float16 and bfloat16: stored as 16 bits, computed in float32."""
-        return self.category == FLOATING and self.itemsize == 2
+        # Plain attributes, not properties: kernels ask on every call, and a dtype never changes.
+        self.is_floating_point = category == FLOATING
+        self.is_complex = category == COMPLEX
+        self.is_reduced_float = category == FLOATING and itemsize == 2   # float16, bfloat16: computed in float32
 
     def to_real(self):
         """``dtype.to_real()``: a complex dtype's component type; any other dtype is itself."""

@@ -19,7 +19,7 @@ __all__ = ["UntypedStorage"]
 
 
 class UntypedStorage:
-    _allocator = None       # set when the storage allocated its bytes (not when it wraps ``data``)
+    __slots__ = ("device", "_data", "_nbytes", "_resizable", "_typed", "_allocator", "__weakref__")
 
     def __init__(self, nbytes, device="cpu", *, data=None, allocator=None, resizable=True):
         """Allocate ``nbytes`` on ``device``, or wrap ``data`` (a byte array) without copying.
@@ -28,9 +28,9 @@ class UntypedStorage:
         if self.device.type == "cpu" and self.device.index is not None:    # 'cpu:0' is the CPU, as in torch
             self.device = _device("cpu")
         if data is None:
-            allocator = allocator or _allocator_for(self.device)
+            allocator = allocator or (cpu_allocator if self.device.type == "cpu" else _allocator_for(self.device))
             data = allocator.allocate(nbytes)
-            self._allocator = allocator
+        self._allocator = allocator     # None when the storage wraps ``data`` someone else allocated
         self._data = data
         self._nbytes = nbytes
         self._resizable = resizable
@@ -105,8 +105,9 @@ class UntypedStorage:
         """The bytes viewed as a flat array of ``dtype`` (what a kernel indexes)."""
         view = self._typed.get(dtype)
         if view is None:
-            n = self._nbytes // dtype.itemsize
-            view = self._typed[dtype] = self._data[: n * dtype.itemsize].view(dtype.numpy_type)
+            used = self._nbytes - self._nbytes % dtype.itemsize     # whole items only
+            data = self._data if used == self._nbytes else self._data[:used]
+            view = self._typed[dtype] = data.view(dtype.numpy_type)
         return view
 
     def __len__(self):

@@ -88,17 +88,22 @@ class TensorImplBase:
 
 
 class TensorImpl(TensorImplBase):
-    __slots__ = ("storage", "storage_offset", "sizes", "strides", "dtype", "layout",
+    __slots__ = ("storage", "storage_offset", "sizes", "strides", "dtype", "device", "layout",
                  "version_counter", "is_wrapped_number", "key_set", "__weakref__")
 
-    def __init__(self, storage, sizes, strides, storage_offset, dtype, version_counter=None):
-        sizes, strides = tuple(map(int, sizes)), tuple(map(int, strides))
-        check_in_bounds(storage.nbytes(), sizes, strides, storage_offset, dtype.itemsize)
+    def __init__(self, storage, sizes, strides, storage_offset, dtype, version_counter=None, *, fresh=False):
+        """``fresh``: ``storage`` was just allocated for exactly these sizes and strides, given as
+        tuples of ints (``empty_strided``): in bounds by construction, so not checked again --
+        torch's ``empty_generic`` sets them without ``checkInBoundsForStorage`` too."""
+        if not fresh:
+            sizes, strides = tuple(map(int, sizes)), tuple(map(int, strides))
+            check_in_bounds(storage.nbytes(), sizes, strides, storage_offset, dtype.itemsize)
         self.storage = storage
         self.sizes = sizes
         self.strides = strides
         self.storage_offset = int(storage_offset)
         self.dtype = dtype
+        self.device = storage.device    # kept here, as torch's ``device_opt_``: ``set_`` keeps the device
         self.layout = strided
         self.version_counter = version_counter or VersionCounter()
         self.is_wrapped_number = False   # a Python scalar turned into a 0-dim tensor
@@ -109,10 +114,6 @@ class TensorImpl(TensorImplBase):
         """Metadata with no memory behind it (a wrapper subclass's): any access to data raises."""
         return cls(NoStorage(device, required_storage_elements(sizes, strides, storage_offset) * dtype.itemsize),
                    sizes, strides, storage_offset, dtype)
-
-    @property
-    def device(self):
-        return self.storage.device
 
     def is_contiguous(self):
         return is_contiguous(self.sizes, self.strides)
@@ -180,7 +181,7 @@ def check_in_bounds(storage_nbytes, sizes, strides, storage_offset, itemsize, sh
 
 def is_contiguous(sizes, strides):
     """Row-major with no gaps; dims of size 1 may have any stride; an empty tensor is contiguous."""
-    if any(n == 0 for n in sizes):
+    if 0 in sizes:
         return True
     expected = 1
     for n, s in zip(reversed(sizes), reversed(strides)):

@@ -78,16 +78,21 @@ def binary(op, a, b, *, alpha=1, out=None):
         # fill with ones and x ** 1 a copy. That is why they work for bool, which has no pow.
         return it.result.fill_(1) if b.item() == 0 else it.result.copy_(a)
     compute = st.opmath_type(it.common_dtype)
-    if compute.is_complex and op in ops.ORDERED:
-        raise _complex_order_error(op, compute)
-    if compute.is_complex and op == ops.POW:     # torch's complex pow has edge cases (0 ** -1) not matched here
-        raise NotImplementedError("internals: pow is not implemented for complex tensors")
-    if op == ops.POW and not (compute.is_floating_point or compute.is_complex):
+    if compute.is_complex:
+        op = _complex_binary_op(op, compute)
+    elif op == ops.POW and not compute.is_floating_point:
         op = ops.INT_POW
-    if op == ops.DIV and compute.is_complex:
-        op = ops.DIV_COMPLEX
     scalar = st.checked_convert(alpha, compute)
     return it.for_each(lambda buffers, *geometry: loops(it.device).binary_loop(op, *buffers, scalar, *geometry))
+
+
+def _complex_binary_op(op, compute):
+    """The op's complex kernel; complex numbers have no order, and pow is not done here."""
+    if op in ops.ORDERED:
+        raise _complex_order_error(op, compute)
+    if op == ops.POW:     # torch's complex pow has edge cases (0 ** -1) not matched here
+        raise NotImplementedError("internals: pow is not implemented for complex tensors")
+    return ops.DIV_COMPLEX if op == ops.DIV else op
 
 
 def _pow_by_zero_or_one(op, b):

@@ -147,9 +147,10 @@ _loops = {}
 
 
 def _loop(kind, op, build):
-    if (kind, op) not in _loops:
-        _loops[kind, op] = build(op)
-    return _loops[kind, op]
+    loops = _loops.get((kind, op))
+    if loops is None:         # two threads may both build it: the same loops, either one kept
+        loops = _loops[kind, op] = build(op)
+    return loops
 
 
 def _pick(loops, shape):
