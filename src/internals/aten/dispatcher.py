@@ -16,6 +16,7 @@ highest key picks the kernel. A kernel that does its part and hands over to the 
 import inspect
 import os
 
+from .._tensor_base import TensorBase
 from ..c10.dispatch_key import ALIAS_KEYS, DispatchKey, DispatchKeySet, alias_runtime_keys
 from ..c10.local_dispatch_key_set import tls
 from ..c10.trace_log import TraceLog
@@ -115,18 +116,15 @@ class OperatorHandle:
         """Bits of the call's key set (``DispatchKeyExtractor``), before fallthroughs are masked."""
         bits = 0
         for a in args:
-            impl = getattr(a, "_impl", None)
-            if impl is not None:
-                bits |= impl.key_set.bits
+            if isinstance(a, TensorBase):
+                bits |= a._impl.key_set.bits
             elif isinstance(a, (list, tuple)):
                 for t in a:
-                    impl = getattr(t, "_impl", None)
-                    if impl is not None:
-                        bits |= impl.key_set.bits
+                    if isinstance(t, TensorBase):
+                        bits |= t._impl.key_set.bits
         for a in kwargs.values():
-            impl = getattr(a, "_impl", None)
-            if impl is not None:
-                bits |= impl.key_set.bits
+            if isinstance(a, TensorBase):
+                bits |= a._impl.key_set.bits
         return (bits | tls.included.bits) & ~tls.excluded.bits
 
     def __call__(self, *args, **kwargs):

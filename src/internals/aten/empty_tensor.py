@@ -8,24 +8,36 @@ from .._tensor_base import TensorBase
 from ..c10 import scalar_type as st
 from ..c10.device import as_device
 from ..c10.storage import UntypedStorage
-from ..c10.tensor_impl import TensorImpl, check_sizes_and_strides, required_storage_elements
+from ..c10.tensor_impl import TensorImpl, check_sizes_and_strides, contiguous_strides, required_storage_elements
 
-__all__ = ["empty_strided"]
+_INT64_MAX = 2**63 - 1
+
+__all__ = ["empty_strided", "empty_strided_generic"]
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
-    """``empty_strided``'s CPU and CUDA kernel: fresh storage just large enough for the view."""
-    dtype = dtype or st.get_default_dtype()
+    """``empty_strided``'s CPU and CUDA kernel: its arguments checked, then ``empty_strided_generic``."""
     device = as_device(device)
     if pin_memory:
         raise NotImplementedError("internals has no pinned-memory allocator: pin_memory=True is not supported")
-    if device.type == "cuda":
-        from .. import cuda  # the cuda package sits above aten: a real cycle
-        cuda._announce_simulator()
     size, stride = tuple(map(int, size)), tuple(map(int, stride))
     if len(size) != len(stride):
         raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match "
                            f"dimensionality of strides ({len(stride)})")
-    check_sizes_and_strides(size, stride)   # before allocating: negative ones would ask for negative bytes
+    check_sizes_and_strides(size, stride)   # no negative size or stride, nothing int64 cannot hold
+    return empty_strided_generic(size, stride, dtype or st.get_default_dtype(), device)
+
+
+def empty_strided_generic(size, stride, dtype, device):
+    """``empty_strided_generic``: fresh storage just large enough for the view. ``size`` and
+    ``stride`` are tuples of non-negative ints of one length; TensorIterator calls this directly
+    for the outputs it allocates (sizes broadcast from valid tensors, strides it computed), as
+    torch's calls ``empty_strided_cpu``."""
+    if device.type == "cuda":
+        from .. import cuda  # the cuda package sits above aten: a real cycle
+        cuda._announce_simulator()
     nbytes = required_storage_elements(size, stride, 0) * dtype.itemsize
+    if nbytes > _INT64_MAX:      # ``computeStorageNbytes``: broadcasting can reach past int64
+        shown = "" if stride == contiguous_strides(size) else f" and strides={list(stride)}"
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}{shown}")
     return TensorBase._from_impl(TensorImpl(UntypedStorage(nbytes, device), size, stride, 0, dtype, fresh=True))

@@ -24,13 +24,14 @@ Mirrors ``aten/src/ATen/TensorIterator.cpp``. A kernel describes its operands wi
 Strides here are in elements (torch keeps bytes), and dimension 0 is the fastest-moving one,
 as in torch after reordering.
 """
+import functools
 import operator
 
 import numpy as np
 
 from ..c10 import scalar_type as st
 from ..c10.tensor_impl import contiguous_strides, is_channels_last, is_contiguous, is_non_overlapping_and_dense
-from .empty_tensor import empty_strided
+from .empty_tensor import empty_strided_generic
 
 __all__ = ["TensorIteratorConfig", "TensorIterator", "broadcast_shapes", "Geometry", "geometry", "output_layout",
            "scratch_like", "coalesce", "check_no_overlap", "common_device", "flat_geometry"]
@@ -130,15 +131,14 @@ class TensorIterator:
     strides). ``result`` is the output the caller gets back.
     """
 
+    # What ``build()`` fills in, None until then (class attributes: nothing to set per iterator).
+    shape = perm = geometry = common_dtype = device = output_strides = result = None
+    fast = False
+
     def __init__(self, config):
         self.config = config
         self.outputs = list(config.outputs)
         self.inputs = list(config.inputs)
-        self.shape = self.perm = self.geometry = None
-        self.common_dtype = self.device = None
-        self.output_strides = None
-        self.fast = False
-        self.result = None
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -270,7 +270,7 @@ class TensorIterator:
         if layout is None:
             return False
         if layout == "contiguous":
-            layout = contiguous_strides(self.shape)
+            layout = _contiguous_strides(self.shape)
         elif layout == "channels_last":
             layout = _channels_last_strides(self.shape)
         self.output_strides = layout
@@ -290,20 +290,23 @@ class TensorIterator:
         for k, out in enumerate(self.outputs):
             if out is None:
                 dtype = self.config.output_dtypes[k] or self.common_dtype
-                self.outputs[k] = empty_strided(self.shape, self.output_strides, dtype=dtype, device=self.device)
+                self.outputs[k] = empty_strided_generic(self.shape, tuple(self.output_strides), dtype, self.device)
 
     def cast_to_opmath(self):
         """The operands as the loop reads them, all in the computation dtype (see module docstring)."""
         config, device = self.config, self.device
         common = self.common_dtype
         compute = st.opmath_type(common)
+        scalars = config.original_scalar_inputs
         for k, x in enumerate(self.inputs):
-            original_scalar = k in config.original_scalar_inputs and x._impl.numel() == 1
+            impl = x._impl
+            if impl.dtype is compute and impl.device is device and not scalars:
+                continue                             # the usual case: nothing to cast, nothing to move
+            original_scalar = k in scalars and impl.numel() == 1
             if original_scalar:
                 x = config.inputs[k]
-            impl = x._impl
-            if impl.dtype is compute and (impl.device is device or impl.device == device):
-                self.inputs[k] = x                   # the usual case: nothing to cast, nothing to move
+            if x.dtype is compute and x.device == device:
+                self.inputs[k] = x
                 continue
             if x.device != device:
                 x = x.to(device)
@@ -391,7 +394,7 @@ def scratch_like(t, dtype):
     own strides when it is dense, else dense strides in its dims' memory order."""
     impl = t._impl
     strides = impl.strides if impl.is_non_overlapping_and_dense() else output_layout([impl], impl.sizes)
-    return empty_strided(impl.sizes, strides, dtype=dtype, device=impl.device)
+    return empty_strided_generic(impl.sizes, tuple(strides), dtype, impl.device)
 
 
 def _cast(x, dtype):
@@ -529,6 +532,11 @@ def _fast_layout(impls):
         if all(i.strides == impls[-1].strides for i in impls):
             return impls[-1].strides
     return None
+
+
+# The contiguous strides of a shape, remembered: the fast path asks on every call, a training
+# loop with a few shapes again and again, and the loop that computes them costs more than a lookup.
+_contiguous_strides = functools.lru_cache(maxsize=4096)(contiguous_strides)
 
 
 def _channels_last_strides(sizes):

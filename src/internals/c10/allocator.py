@@ -22,7 +22,8 @@ class CPUAllocator:
             raise RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} "
                                "bytes.") from None
         self.allocated_bytes += nbytes
-        self.peak_bytes = max(self.peak_bytes, self.allocated_bytes)
+        if self.allocated_bytes > self.peak_bytes:
+            self.peak_bytes = self.allocated_bytes
         self.num_allocs += 1
         return buffer
 

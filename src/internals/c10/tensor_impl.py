@@ -6,7 +6,7 @@ contiguity predicates are those of ``c10/core/Contiguity.h``.
 """
 import math
 
-from .grad_mode import InferenceMode
+from .grad_mode import _state as _modes
 from .memory_format import channels_last, is_channels_last_contiguous
 
 __all__ = ["TensorImpl", "VersionCounter", "layout", "strided", "sparse_coo", "compute_key_set",
@@ -107,7 +107,7 @@ class TensorImpl(TensorImplBase):
         self.layout = strided
         self.version_counter = version_counter or VersionCounter()
         self.is_wrapped_number = False   # a Python scalar turned into a 0-dim tensor
-        self.key_set = compute_key_set(storage.device.type, strided, InferenceMode.is_enabled())
+        self.key_set = compute_key_set(storage.device.type, strided, _modes.inference)   # InferenceMode.is_enabled()
 
     @classmethod
     def without_storage(cls, sizes, strides, storage_offset, dtype, device):
