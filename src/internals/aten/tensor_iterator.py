@@ -31,6 +31,7 @@ import numpy as np
 
 from ..c10 import scalar_type as st
 from ..c10.tensor_impl import contiguous_strides, is_channels_last, is_contiguous, is_non_overlapping_and_dense
+from . import dispatcher
 from .empty_tensor import empty_strided_generic
 
 __all__ = ["TensorIteratorConfig", "TensorIterator", "broadcast_shapes", "Geometry", "geometry", "output_layout",
@@ -259,13 +260,14 @@ class TensorIterator:
                     inputs[k] = _cast(x, common)
 
     def fast_set_up(self):
-        """Same shapes and one shared dense layout: the output takes it, and one flat loop serves."""
-        impls = [i._impl for i in self.inputs]
+        """Same shapes and one shared dense layout (``compute_fast_setup_type``, over the given
+        outputs and the inputs): a new output takes it, and one flat loop serves them all."""
+        if not self.inputs:
+            return False
+        impls = [t._impl for t in self.outputs + self.inputs if t is not None]
         for impl in impls:
             if impl.sizes != self.shape:
                 return False
-        if not impls:
-            return False
         layout = _fast_layout(impls)
         if layout is None:
             return False
@@ -308,8 +310,8 @@ class TensorIterator:
             if x.dtype is compute and x.device == device:
                 self.inputs[k] = x
                 continue
-            if x.device != device:
-                x = x.to(device)
+            if x.device != device:          # a CPU scalar joining a cuda op: ``x.to(device)``
+                x = dispatcher.call("_to_copy", x, device=device)
             if not original_scalar and x.dtype is not common and compute is not common:
                 x = _cast(x, common)                 # rounded to the common dtype first, as torch's loop does
             self.inputs[k] = x if x.dtype is compute else _cast(x, compute)
@@ -323,10 +325,10 @@ class TensorIterator:
     def coalesce_dimensions(self):
         """The loop's geometry: dims merged where every operand walks them as one."""
         impls = [t._impl for t in self.outputs + self.inputs]
-        if self.config.is_reduction_:
-            self.geometry = _reduction_geometry(impls[1], self.config.reduce_dims, self.config.in_memory_order)
-        elif self.fast and _same_strides(impls):
+        if self.fast:       # every operand walks its elements in one memory order: one flat dim
             self.geometry = flat_geometry(impls[0].numel(), [i.storage_offset for i in impls])
+        elif self.config.is_reduction_:
+            self.geometry = _reduction_geometry(impls[1], self.config.reduce_dims, self.config.in_memory_order)
         else:
             self.geometry = geometry(impls, self.shape)
 
@@ -369,14 +371,6 @@ def _broadcast_inputs(inputs):
         if i._impl.sizes != shape:
             return broadcast_shapes(*[i._impl.sizes for i in inputs])
     return shape
-
-
-def _same_strides(impls):
-    strides = impls[0].strides
-    for impl in impls:
-        if impl.strides != strides:
-            return False
-    return True
 
 
 def _common_dtype(inputs):
