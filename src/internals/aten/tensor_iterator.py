@@ -333,12 +333,6 @@ class TensorIterator:
             self.geometry = geometry(impls, self.shape)
 
     # ------------------------------------------------------------------ running
-    def numel(self):
-        n = 1
-        for size in self.shape:
-            n *= size
-        return n
-
     def buffers(self):
         """The typed flat buffers behind the operands, outputs first (bit patterns for 16-bit floats)."""
         return [t._impl.storage.typed(t._impl.dtype) for t in self.outputs + self.inputs]
@@ -453,9 +447,6 @@ class Geometry(tuple):
                                      np.array(offsets, dtype=np.int64)))
 
     shape, strides, offsets = (property(operator.itemgetter(i)) for i in range(3))
-
-    def numel(self):
-        return int(np.prod(self.shape))
 
 
 def _operand_strides(impl, shape):
