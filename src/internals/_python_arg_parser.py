@@ -28,6 +28,7 @@ from .c10.generator import Generator
 from .c10.memory_format import memory_format
 from .c10.tensor_impl import layout as _layout
 from .c10.trace_log import TraceLog
+from .storage import TypedStorage, UntypedStorage
 
 __all__ = ["PythonArgParser", "PythonArgs", "FunctionSignature", "FunctionParameter", "trace", "named",
            "type_error_to_not_implemented"]
@@ -109,7 +110,6 @@ _CHECKS = {
 
 def _is_storage(obj):
     """``THPVariable_set_``'s Storage: an UntypedStorage or a TypedStorage."""
-    from .storage import TypedStorage, UntypedStorage
     return isinstance(obj, (TypedStorage, UntypedStorage))
 
 # How a parameter's type is named in error messages (``FunctionParameter::type_name``).

@@ -15,6 +15,9 @@ highest key picks the kernel. A kernel that does its part and hands over to the 
 """
 import inspect
 import os
+import warnings
+
+from torchgen.model import FunctionSchema
 
 from .._tensor_base import TensorBase
 from ..c10.dispatch_key import ALIAS_KEYS, DispatchKey, DispatchKeySet, alias_runtime_keys
@@ -181,7 +184,6 @@ class OperatorHandle:
 # ---------------------------------------------------------------------- registration
 def define(namespace, schema, debug=None):
     """Declare an operator from its schema (``TORCH_LIBRARY``'s ``m.def``)."""
-    from torchgen.model import FunctionSchema
     parsed = FunctionSchema.parse(schema)
     name = f"{namespace}::{parsed.name}"
     op = operators.get(name)
@@ -205,7 +207,6 @@ def impl(name, key, kernel):
         name = name if "::" in name else f"aten::{name}"
         op = operators[name] = OperatorHandle(name)
     if key in op.kernels:
-        import warnings
         warnings.warn(f"Overriding a previously registered kernel for the same operator and the same "
                       f"dispatch key\n  operator: {op.name}\n  dispatch key: {key}\n  previous kernel: "
                       f"{op.kernels[key].debug}\n       new kernel: {kernel.debug}", UserWarning, stacklevel=3)

@@ -6,6 +6,7 @@ contiguity predicates are those of ``c10/core/Contiguity.h``.
 """
 import math
 
+from .dispatch_key import DispatchKey, DispatchKeySet, autocast_key_for, autograd_key_for, backend_key_for
 from .grad_mode import _state as _modes
 from .memory_format import channels_last, is_channels_last_contiguous
 
@@ -59,7 +60,6 @@ def compute_key_set(device_type, layout, inference=False):
     cache_key = (device_type, layout, inference)
     keys = _key_sets.get(cache_key)
     if keys is None:
-        from .dispatch_key import DispatchKey, DispatchKeySet, autocast_key_for, autograd_key_for, backend_key_for
         listed = [backend_key_for(device_type, sparse=layout is sparse_coo)]
         if not inference:
             listed += [DispatchKey.ADInplaceOrView, autograd_key_for(device_type)]
@@ -77,7 +77,6 @@ class TensorImplBase:
     __slots__ = ()
 
     def is_inference(self):
-        from .dispatch_key import DispatchKey
         return DispatchKey.ADInplaceOrView not in self.key_set
 
     def numel(self):

@@ -27,6 +27,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import torchgen
 import yaml
 from torchgen.model import FunctionSchema, SchemaKind
 
@@ -76,7 +77,6 @@ def _op_prefix(base):
 
 def _torch_node_numbers():
     """Schema name -> node name, for the entries of torch's own derivatives.yaml."""
-    import torchgen
     path = Path(torchgen.__file__).parent / "packaged" / "autograd" / "derivatives.yaml"
     counter, names = Counter(), {}
     for entry in yaml.safe_load(path.read_text()):

@@ -30,7 +30,7 @@ def installed(path):
 
 def source_url(repo_path):
     """A link to ``repo_path`` at the commit of the installed torch (``torch.version.git_version``)."""
-    import torch.version
+    import torch.version  # torch is heavy: imported when a link is first made, not with the package
     return f"https://github.com/pytorch/pytorch/blob/{torch.version.git_version}/{repo_path}"
 
 
