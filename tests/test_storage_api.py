@@ -5,6 +5,8 @@ Compared: sizes, strides, offsets, storage sizes, version counters, ``_base``, w
 share bytes, the bytes kept, warnings, and the class and message of every error. Bytes that a
 resize adds are uninitialized in both libraries, so only the kept ones are compared.
 """
+import copy
+import pickle
 import warnings
 from pathlib import Path
 
@@ -140,6 +142,60 @@ def test_typed_storage_constructor_errors(args, kwargs):
             warnings.simplefilter("ignore")
             return lib.TypedStorage(*args, **{k: values.get(v, v) for k, v in kwargs.items()})
     same_error(make)
+
+
+_CONVERSIONS = ["double", "float", "half", "bfloat16", "long", "int", "short", "char", "byte", "bool",
+                "complex_float", "complex_double"]
+
+
+@pytest.mark.parametrize("method", _CONVERSIONS)
+def test_typed_storage_conversions(method):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs, ours = (lib.tensor([1.5, -2.0, 0.0]).storage() for lib in LIBS)
+        t, o = getattr(theirs, method)(), getattr(ours, method)()
+        assert str(o.dtype).split(".")[1] == str(t.dtype).split(".")[1]
+        assert o.tolist() == t.tolist()
+        # always a new storage, even for the storage's own dtype (torch's ``_to`` clones then)
+        assert (o.data_ptr() == ours.data_ptr()) == (t.data_ptr() == theirs.data_ptr()) is False
+
+
+def test_typed_storage_copies_and_pickles():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for lib in LIBS:
+            x = lib.tensor([1.0, 2.0, 3.0])
+            s = x.storage()
+            c = s.clone()
+            assert type(c) is type(s) and c.tolist() == [1.0, 2.0, 3.0] and c.data_ptr() != s.data_ptr()
+            assert s.fill_(2.5) is s and x.tolist() == [2.5] * 3
+            target = lib.TypedStorage(3, dtype=lib.float32)
+            assert target.copy_(c) is target and target.tolist() == [1.0, 2.0, 3.0]
+            assert target.copy_(lib.tensor([4.0, 5.0, 6.0]).untyped_storage()).tolist() == [4.0, 5.0, 6.0]
+            moved = s.cpu()
+            assert moved is not s and moved.data_ptr() == s.data_ptr()
+            assert s.to(device=lib.device("cpu")).data_ptr() == s.data_ptr()
+            assert copy.copy(s).data_ptr() != s.data_ptr() and copy.copy(s).tolist() == s.tolist()
+            pair = copy.deepcopy([s, x.storage()])         # two wrappers of one storage stay one storage
+            assert pair[0].data_ptr() == pair[1].data_ptr() != s.data_ptr() and pair[0].tolist() == s.tolist()
+            back = pickle.loads(pickle.dumps(lib.tensor([1, 2]).storage()))
+            assert back.dtype is lib.int64 and back.tolist() == [1, 2]
+            assert s.resize_(5) is None and s.size() == 5
+            assert (s.is_pinned(), s.is_shared(), s.pickle_storage_type()) == (False, False, "FloatStorage")
+        assert internals.zeros(1).storage().type() == "internals.FloatStorage"
+        assert torch.zeros(1).storage().type() == "torch.FloatStorage"
+
+
+@pytest.mark.parametrize("case", ["copy_ of another size", "to with a positional device"])
+def test_typed_storage_copy_errors(case):
+    def run(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            s = lib.TypedStorage(3, dtype=lib.float64)
+            if case == "copy_ of another size":
+                return s.copy_(lib.tensor([1.0, 2.0, 3.0]).storage())
+            return s.to("cpu")
+    same_error(run)
 
 
 def test_typed_storage_wraps_an_untyped_one():

@@ -7,6 +7,7 @@ first use in a process warns. It holds the untyped storage and a dtype, nothing 
 an element by making a tensor over the storage (``set_``) and indexing it, as torch's does.
 """
 import collections.abc
+import copy
 import threading
 import warnings
 
@@ -158,6 +159,89 @@ class TypedStorage:
         _warn_typed_storage_removal()
         return iter(self.tolist())
 
+    def fill_(self, value):
+        _warn_typed_storage_removal()
+        self._as_tensor().fill_(value)
+        return self
+
+    # ------------------------------------------------------------------ copies and conversions
+    def _wrap(self, untyped):
+        return TypedStorage(wrap_storage=untyped, dtype=self.dtype, _internal=True)
+
+    def clone(self):
+        """A new storage holding a copy of the elements, on the same device."""
+        _warn_typed_storage_removal()
+        return self._wrap(self._untyped_storage.clone())
+
+    def copy_(self, source, non_blocking=None):
+        """The bytes of ``source`` (a TypedStorage or an UntypedStorage of the same size), copied in."""
+        _warn_typed_storage_removal()
+        source = source._untyped_storage if isinstance(source, TypedStorage) else source
+        mine = self._untyped_storage
+        if source.nbytes() != mine.nbytes():
+            raise RuntimeError(f"size does not match, self was {mine.nbytes()} bytes but src was "
+                               f"{source.nbytes()} bytes")
+        as_bytes = self._bytes_tensor
+        as_bytes(mine).copy_(as_bytes(source))
+        return self
+
+    @staticmethod
+    def _bytes_tensor(untyped):
+        from . import tensor, uint8  # the package imports storage before it defines tensor: a real cycle
+        return tensor([], dtype=uint8, device=untyped.device).set_(untyped)
+
+    def to(self, *, device, non_blocking=False):
+        """This storage's elements on ``device``: the same bytes when they are there already."""
+        _warn_typed_storage_removal()
+        return self._as_tensor().to(device)._typed_storage()
+
+    def cpu(self):
+        _warn_typed_storage_removal()
+        return self.to(device="cpu")
+
+    def cuda(self, device=None, non_blocking=False):
+        _warn_typed_storage_removal()
+        return self.to(device="cuda" if device is None else device)
+
+    def _to(self, dtype):
+        """The elements converted to ``dtype``: always a new storage, even for this dtype (torch's ``_to``)."""
+        converted = self._as_tensor().to(dtype)._typed_storage()
+        if converted.data_ptr() == self.data_ptr():
+            converted = converted.clone()
+        return converted
+
+    def resize_(self, size):
+        """Grow or shrink to ``size`` elements (returns None, as torch's does)."""
+        _warn_typed_storage_removal()
+        self._untyped_storage.resize_(size * self.dtype.itemsize)
+
+    def type(self, dtype=None, non_blocking=False):
+        """Without a dtype: the legacy class name, ``FloatStorage`` for float32 (torch says ``torch.FloatStorage``)."""
+        _warn_typed_storage_removal()
+        if dtype is not None:
+            raise NotImplementedError("internals: TypedStorage.type(dtype) is not supported; use the "
+                                      "conversion methods (double(), int(), ...)")
+        return f"internals.{self.pickle_storage_type()}"
+
+    def pickle_storage_type(self):
+        return f"{self.dtype.torch_name}Storage"
+
+    def is_pinned(self, device="cuda"):
+        return False
+
+    def is_shared(self):
+        return False
+
+    def __copy__(self):
+        return self.clone()
+
+    def __deepcopy__(self, memo):
+        """One copy of the bytes per untyped storage, however many typed storages wrap it."""
+        return self._wrap(copy.deepcopy(self._untyped_storage, memo))
+
+    def __reduce__(self):
+        return _rebuild_typed_storage, (self._untyped_storage, self.dtype)
+
     def __str__(self):
         _warn_typed_storage_removal()
         info = (f"[{type(self).__module__}.{type(self).__name__}(dtype={self.dtype}, "
@@ -165,3 +249,24 @@ class TypedStorage:
         return " " + "\n ".join(str(v) for v in self._as_tensor().tolist()) + "\n" + info
 
     __repr__ = __str__
+
+
+def _conversion(dtype_name):
+    def convert(self):
+        _warn_typed_storage_removal()
+        return self._to(getattr(st, dtype_name))
+    convert.__name__ = convert.__qualname__ = _CONVERSIONS[dtype_name]
+    convert.__doc__ = f"The elements as {dtype_name}, in a new storage."
+    return convert
+
+
+# torch's legacy conversions: ``storage.double()`` and friends, one per dtype.
+_CONVERSIONS = {"float64": "double", "float32": "float", "float16": "half", "bfloat16": "bfloat16",
+                "int64": "long", "int32": "int", "int16": "short", "int8": "char", "uint8": "byte", "bool_": "bool",
+                "complex64": "complex_float", "complex128": "complex_double"}
+for _dtype_name, _method in _CONVERSIONS.items():
+    setattr(TypedStorage, _method, _conversion(_dtype_name))
+
+
+def _rebuild_typed_storage(untyped, dtype):
+    return TypedStorage(wrap_storage=untyped, dtype=dtype, _internal=True)
