@@ -20,6 +20,8 @@ EINSUM_TOL = {torch.float32: (1.3e-6, 1e-4), torch.float16: (1e-3, 1e-3), torch.
 
 ADAPTERS = {
     "einsum": Adapter(lambda tensors, equation: internals.einsum(equation, tensors), tol=EINSUM_TOL),
+    **{f"scatter_reduce.{r}": Adapter(internals.scatter_reduce, "scatter_reduce", kwargs=("include_self",))
+       for r in ("sum", "prod", "mean", "amax", "amin")},
 }
 
 
@@ -160,3 +162,114 @@ def test_einsum_path_errors(path):
     with pytest.raises(RuntimeError) as ours:
         internals.ops.aten.einsum("i,i", [internals.ones(2), internals.ones(2)], path=path)
     assert str(ours.value) == str(theirs.value)
+
+
+# =============================================================================================
+# scatter_reduce.two
+# =============================================================================================
+
+def _scatter_inputs(lib, dtype=torch.float64, nan=False):
+    gen = torch.Generator().manual_seed(1)
+    self = torch.randn(3, 4, generator=gen, dtype=torch.float64)
+    src = torch.randn(2, 4, generator=gen, dtype=torch.float64)
+    if nan:
+        src[0, 1] = float("nan")
+    self, src = self.to(dtype), src.to(dtype)
+    index = torch.tensor([[0, 1, 0, 2], [1, 1, 0, 0]])
+    if lib is torch:
+        return self, index, src
+    return internals.from_torch(self), internals.from_torch(index), internals.from_torch(src)
+
+
+REDUCTIONS = ("sum", "prod", "mean", "amax", "amin")
+
+
+def _scatter_int_inputs(lib, dtype):
+    d = getattr(lib, str(dtype)[6:])
+    self = lib.tensor([[3, -2, 7, 1], [0, 5, -4, 2], [6, 1, 1, -3]], dtype=d)
+    src = lib.tensor([[-1, 4, 2, 9], [3, -6, 0, 5]], dtype=d)
+    return self, lib.tensor([[0, 1, 0, 2], [1, 1, 0, 0]]), src
+
+
+@pytest.mark.parametrize("reduce", REDUCTIONS + ("max", "min"))
+@pytest.mark.parametrize("include_self", [True, False])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float16, torch.int64, torch.int16])
+def test_scatter_reduce_values(reduce, include_self, dtype):
+    """Out of place and in place, with a NaN in the source for the floats."""
+    for nan in (False, True) if dtype.is_floating_point else (False,):
+        def inputs(lib, nan=nan):
+            return _scatter_inputs(lib, dtype, nan) if dtype.is_floating_point else _scatter_int_inputs(lib, dtype)
+        (x_t, i_t, s_t), (x_o, i_o, s_o) = inputs(torch), inputs(internals)
+        theirs = x_t.scatter_reduce(0, i_t, s_t, reduce, include_self=include_self)
+        assert_same(internals.scatter_reduce(x_o, 0, i_o, s_o, reduce, include_self=include_self), theirs,
+                    rtol=0, atol=0)
+        assert x_o.scatter_reduce_(0, i_o, s_o, reduce, include_self=include_self) is x_o
+        assert_same(x_o, theirs, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("reduce", REDUCTIONS)
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_gradients(reduce, include_self):
+    theirs_in = [t.requires_grad_() if t.is_floating_point() else t for t in _scatter_inputs(torch)]
+    ours_in = [t.requires_grad_() if t.dtype.is_floating_point else t for t in _scatter_inputs(internals)]
+    if reduce == "prod":        # zeros: two in one group (column 0), a single one in another
+        with torch.no_grad():
+            theirs_in[2][0, 0] = theirs_in[2][1, 0] = theirs_in[2][0, 3] = 0
+        with internals.no_grad():
+            ours_in[2][0, 0] = ours_in[2][1, 0] = ours_in[2][0, 3] = 0
+    theirs = theirs_in[0].scatter_reduce(0, theirs_in[1], theirs_in[2], reduce, include_self=include_self)
+    ours = ours_in[0].scatter_reduce(0, ours_in[1], ours_in[2], reduce, include_self=include_self)
+    assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__ == "ScatterReduceBackward0"
+    weights = torch.arange(12.0, dtype=torch.float64).reshape(3, 4)
+    (theirs * weights).sum().backward()
+    (ours * internals.from_torch(weights)).sum().backward()
+    for o, t in ((ours_in[0], theirs_in[0]), (ours_in[2], theirs_in[2])):
+        assert_same(o.grad, t.grad, rtol=1e-12, atol=1e-12)
+    ours_in = [t.detach().requires_grad_() if t.dtype.is_floating_point else t for t in _scatter_inputs(internals)]
+    assert internals.autograd.gradcheck(
+        lambda a, b: a.scatter_reduce(0, ours_in[1], b, reduce, include_self=include_self), (ours_in[0], ours_in[2]))
+
+
+SCATTER_ERRORS = {
+    "unknown reduction": lambda lib, x, i, s: x.scatter_reduce(0, i, s, "Sum"),
+    "src dtype": lambda lib, x, i, s: x.scatter_reduce(0, i, s.to(lib.float32), "sum"),
+    "index dtype": lambda lib, x, i, s: x.scatter_reduce(0, i.to(lib.int16), s, "amax"),
+    "index too large": lambda lib, x, i, s: x.scatter_reduce(0, i + 5, s, "prod", include_self=False),
+    "index rank": lambda lib, x, i, s: x.scatter_reduce(0, i[0], s, "mean"),
+    "bool mean": lambda lib, x, i, s: (x > 0).scatter_reduce(0, i, s > 0, "mean"),
+}
+
+
+@pytest.mark.parametrize("case", SCATTER_ERRORS)
+def test_scatter_reduce_errors(case):
+    f = SCATTER_ERRORS[case]
+    ours, theirs = assert_same_error(lambda: f(internals, *_scatter_inputs(internals)),
+                                     lambda: f(torch, *_scatter_inputs(torch)))
+    assert str(ours) == str(theirs)
+
+
+# =============================================================================================
+# index_put_(accumulate=True) in 16-bit floats: each add rounds on torch's CPU
+# =============================================================================================
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("case", ["one element, 3000 ones", "rows", "strided target", "mixed values"])
+def test_index_put_accumulate_rounds_each_add(dtype, case):
+    def run(lib):
+        d = getattr(lib, str(dtype)[6:])
+        gen = torch.Generator().manual_seed(2)
+        if case == "one element, 3000 ones":
+            return lib.zeros(3, dtype=d).index_put_((lib.zeros(3000, dtype=lib.int64),), lib.ones(3000, dtype=d),
+                                                    accumulate=True)
+        if case == "rows":
+            return lib.zeros(3, 2, dtype=d).index_put_((lib.tensor([0, 2] * 700),), lib.ones(1400, 2, dtype=d),
+                                                       accumulate=True)
+        if case == "strided target":
+            x = lib.full((4, 3), 100.0, dtype=d)[:, 1]
+            return x.index_put_((lib.tensor([3, 0, 3, 3, 1]),), lib.tensor(0.3, dtype=d), accumulate=True)
+        values = torch.randn(500, generator=gen).to(dtype)
+        index = torch.randint(0, 4, (500,), generator=gen)
+        if lib is not torch:
+            values, index = internals.from_torch(values), internals.from_torch(index)
+        return lib.full((4,), 7.0, dtype=d).index_put_((index,), values, accumulate=True)
+    assert_same(run(internals), run(torch), rtol=0, atol=0)

@@ -2026,6 +2026,17 @@ def THPVariable_scatter_add(*args, **kwargs):
     return _call('scatter_add', _r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
 
 
+_scatter_reduce_parser = PythonArgParser([
+    'scatter_reduce(Tensor input, int64_t dim, Tensor index, Tensor src, c10::string_view reduce, *, bool include_self=True)',
+])
+
+
+def THPVariable_scatter_reduce(*args, **kwargs):
+    _r = _scatter_reduce_parser.parse(args, kwargs)
+    # aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+    return _call('scatter_reduce.two', _r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), _r.value(4), include_self=_r.to_bool(5))
+
+
 _select_parser = PythonArgParser([
     'select(Tensor input, int64_t dim, SymInt index)',
 ])
@@ -2726,6 +2737,7 @@ FUNCTIONS = named({
     'rsub': THPVariable_rsub,
     'scatter': THPVariable_scatter,
     'scatter_add': THPVariable_scatter_add,
+    'scatter_reduce': THPVariable_scatter_reduce,
     'select': THPVariable_select,
     'sigmoid': THPVariable_sigmoid,
     'sigmoid_': THPVariable_sigmoid_,

@@ -1731,6 +1731,28 @@ def THPVariable_scatter_add_(self, *args, **kwargs):
     return _call('scatter_add_', self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
 
 
+_scatter_reduce_parser = PythonArgParser([
+    'scatter_reduce(int64_t dim, Tensor index, Tensor src, c10::string_view reduce, *, bool include_self=True)',
+])
+
+
+def THPVariable_scatter_reduce(self, *args, **kwargs):
+    _r = _scatter_reduce_parser.parse(args, kwargs)
+    # aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+    return _call('scatter_reduce.two', self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), _r.value(3), include_self=_r.to_bool(4))
+
+
+_scatter_reduce__parser = PythonArgParser([
+    'scatter_reduce_(int64_t dim, Tensor index, Tensor src, c10::string_view reduce, *, bool include_self=True)',
+])
+
+
+def THPVariable_scatter_reduce_(self, *args, **kwargs):
+    _r = _scatter_reduce__parser.parse(args, kwargs)
+    # aten::scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)
+    return _call('scatter_reduce_.two', self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), _r.value(3), include_self=_r.to_bool(4))
+
+
 _select_parser = PythonArgParser([
     'select(int64_t dim, SymInt index)',
 ])
@@ -2294,6 +2316,8 @@ METHODS = named({
     'scatter_': THPVariable_scatter_,
     'scatter_add': THPVariable_scatter_add,
     'scatter_add_': THPVariable_scatter_add_,
+    'scatter_reduce': THPVariable_scatter_reduce,
+    'scatter_reduce_': THPVariable_scatter_reduce_,
     'select': THPVariable_select,
     'sigmoid': THPVariable_sigmoid,
     'sigmoid_': THPVariable_sigmoid_,
