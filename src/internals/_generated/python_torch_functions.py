@@ -2370,6 +2370,25 @@ def THPVariable_tanh_(*args, **kwargs):
     return _call('tanh_', _r.tensor(0))
 
 
+_tensor_split_parser = PythonArgParser([
+    'tensor_split(Tensor input, SymIntArrayRef indices, int64_t dim=0)',
+    'tensor_split(Tensor input, Tensor tensor_indices_or_sections, int64_t dim=0)',
+    'tensor_split(Tensor input, SymInt sections, int64_t dim=0)',
+])
+
+
+def THPVariable_tensor_split(*args, **kwargs):
+    _r = _tensor_split_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
+        return _call('tensor_split.indices', _r.tensor(0), _r.intlist(1), _r.to_int64(2))
+    if _r.idx == 1:
+        # aten::tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+        return _call('tensor_split.tensor_indices_or_sections', _r.tensor(0), _r.tensor(1), _r.to_int64(2))
+    # aten::tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
+    return _call('tensor_split.sections', _r.tensor(0), _r.to_int64(1), _r.to_int64(2))
+
+
 _tile_parser = PythonArgParser([
     'tile(Tensor input, SymIntArrayRef dims)',
 ])
@@ -2765,6 +2784,7 @@ FUNCTIONS = named({
     'tan_': THPVariable_tan_,
     'tanh': THPVariable_tanh,
     'tanh_': THPVariable_tanh_,
+    'tensor_split': THPVariable_tensor_split,
     'tile': THPVariable_tile,
     'topk': THPVariable_topk,
     'transpose': THPVariable_transpose,

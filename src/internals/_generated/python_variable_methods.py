@@ -1972,6 +1972,25 @@ def THPVariable_tanh_(self):
     return _call('tanh_', self)
 
 
+_tensor_split_parser = PythonArgParser([
+    'tensor_split(SymIntArrayRef indices, int64_t dim=0)',
+    'tensor_split(Tensor tensor_indices_or_sections, int64_t dim=0)',
+    'tensor_split(SymInt sections, int64_t dim=0)',
+])
+
+
+def THPVariable_tensor_split(self, *args, **kwargs):
+    _r = _tensor_split_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
+        return _call('tensor_split.indices', self, _r.intlist(0), _r.to_int64(1))
+    if _r.idx == 1:
+        # aten::tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+        return _call('tensor_split.tensor_indices_or_sections', self, _r.tensor(0), _r.to_int64(1))
+    # aten::tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
+    return _call('tensor_split.sections', self, _r.to_int64(0), _r.to_int64(1))
+
+
 _tile_parser = PythonArgParser([
     'tile(SymIntArrayRef dims)',
 ])
@@ -2343,6 +2362,7 @@ METHODS = named({
     'tan_': THPVariable_tan_,
     'tanh': THPVariable_tanh,
     'tanh_': THPVariable_tanh_,
+    'tensor_split': THPVariable_tensor_split,
     'tile': THPVariable_tile,
     'to_dense': THPVariable_to_dense,
     'to_sparse': THPVariable_to_sparse,
