@@ -637,6 +637,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     math = {"argsort", "argsort.stable", "clip", "clip.Tensor", "clip_", "clip_.Tensor", "einsum", "norm.Scalar",
             "norm.ScalarOpt_dim", "outer", "std", "std.dim", "std_mean", "std_mean.dim",
             "var", "var.dim", "var_mean", "var_mean.dim"}
+    math |= {"tensor_split.sections", "tensor_split.indices", "tensor_split.tensor_indices_or_sections"}
     layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear"}
     complex_parts = {"real", "imag", "conj", "resolve_conj"}     # composites of complex_helper.py
     assert composite == {"matmul", "reshape", "softmax.int", "log_softmax.int", "to_sparse", "to_sparse.sparse_dim",

@@ -68,8 +68,28 @@ def is_tensor(obj):
     return isinstance(obj, TensorBase)
 
 
-def einsum(equation, *operands):
-    """As torch/functional.py's: the operands as separate arguments, or one list of them."""
+def einsum(*args):
+    """As torch/functional.py's: an equation and the operands (separately or as one list), or
+    operands interleaved with their subscript lists (0-25 are A-Z, 26-51 a-z) and an optional
+    output list."""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, "
+                         "or at least one operand and its subscripts list")
+    if isinstance(args[0], TensorBase):
+        equation = ",".join("".join(_einsum_subscript(s) for s in sub) for sub in args[1::2])
+        if len(args) % 2 == 1:
+            equation += "->" + "".join(_einsum_subscript(s) for s in args[-1])
+        operands = args[:-1:2] if len(args) % 2 == 1 else args[::2]
+    else:
+        equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
-        operands = operands[0]
+        return einsum(equation, *operands[0])
     return dispatcher.call("einsum", equation, list(operands))
+
+
+def _einsum_subscript(n):
+    if n is Ellipsis:
+        return "..."
+    if 0 <= n < 52:
+        return chr(ord("A") + n) if n < 26 else chr(ord("a") + n - 26)
+    raise ValueError("einsum(): subscript in subscript list is not within the valid range [0, 52)")

@@ -2026,6 +2026,17 @@ def THPVariable_scatter_add(*args, **kwargs):
     return _call('scatter_add', _r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
 
 
+_scatter_reduce_parser = PythonArgParser([
+    'scatter_reduce(Tensor input, int64_t dim, Tensor index, Tensor src, c10::string_view reduce, *, bool include_self=True)',
+])
+
+
+def THPVariable_scatter_reduce(*args, **kwargs):
+    _r = _scatter_reduce_parser.parse(args, kwargs)
+    # aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+    return _call('scatter_reduce.two', _r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), _r.value(4), include_self=_r.to_bool(5))
+
+
 _select_parser = PythonArgParser([
     'select(Tensor input, int64_t dim, SymInt index)',
 ])
@@ -2357,6 +2368,25 @@ def THPVariable_tanh_(*args, **kwargs):
     _r = _tanh__parser.parse(args, kwargs)
     # aten::tanh_(Tensor(a!) self) -> Tensor(a!)
     return _call('tanh_', _r.tensor(0))
+
+
+_tensor_split_parser = PythonArgParser([
+    'tensor_split(Tensor input, SymIntArrayRef indices, int64_t dim=0)',
+    'tensor_split(Tensor input, Tensor tensor_indices_or_sections, int64_t dim=0)',
+    'tensor_split(Tensor input, SymInt sections, int64_t dim=0)',
+])
+
+
+def THPVariable_tensor_split(*args, **kwargs):
+    _r = _tensor_split_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
+        return _call('tensor_split.indices', _r.tensor(0), _r.intlist(1), _r.to_int64(2))
+    if _r.idx == 1:
+        # aten::tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+        return _call('tensor_split.tensor_indices_or_sections', _r.tensor(0), _r.tensor(1), _r.to_int64(2))
+    # aten::tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
+    return _call('tensor_split.sections', _r.tensor(0), _r.to_int64(1), _r.to_int64(2))
 
 
 _tile_parser = PythonArgParser([
@@ -2726,6 +2756,7 @@ FUNCTIONS = named({
     'rsub': THPVariable_rsub,
     'scatter': THPVariable_scatter,
     'scatter_add': THPVariable_scatter_add,
+    'scatter_reduce': THPVariable_scatter_reduce,
     'select': THPVariable_select,
     'sigmoid': THPVariable_sigmoid,
     'sigmoid_': THPVariable_sigmoid_,
@@ -2753,6 +2784,7 @@ FUNCTIONS = named({
     'tan_': THPVariable_tan_,
     'tanh': THPVariable_tanh,
     'tanh_': THPVariable_tanh_,
+    'tensor_split': THPVariable_tensor_split,
     'tile': THPVariable_tile,
     'topk': THPVariable_topk,
     'transpose': THPVariable_transpose,

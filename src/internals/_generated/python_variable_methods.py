@@ -1731,6 +1731,28 @@ def THPVariable_scatter_add_(self, *args, **kwargs):
     return _call('scatter_add_', self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
 
 
+_scatter_reduce_parser = PythonArgParser([
+    'scatter_reduce(int64_t dim, Tensor index, Tensor src, c10::string_view reduce, *, bool include_self=True)',
+])
+
+
+def THPVariable_scatter_reduce(self, *args, **kwargs):
+    _r = _scatter_reduce_parser.parse(args, kwargs)
+    # aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+    return _call('scatter_reduce.two', self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), _r.value(3), include_self=_r.to_bool(4))
+
+
+_scatter_reduce__parser = PythonArgParser([
+    'scatter_reduce_(int64_t dim, Tensor index, Tensor src, c10::string_view reduce, *, bool include_self=True)',
+])
+
+
+def THPVariable_scatter_reduce_(self, *args, **kwargs):
+    _r = _scatter_reduce__parser.parse(args, kwargs)
+    # aten::scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)
+    return _call('scatter_reduce_.two', self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), _r.value(3), include_self=_r.to_bool(4))
+
+
 _select_parser = PythonArgParser([
     'select(int64_t dim, SymInt index)',
 ])
@@ -1948,6 +1970,25 @@ def THPVariable_tanh(self):
 def THPVariable_tanh_(self):
     # aten::tanh_(Tensor(a!) self) -> Tensor(a!)
     return _call('tanh_', self)
+
+
+_tensor_split_parser = PythonArgParser([
+    'tensor_split(SymIntArrayRef indices, int64_t dim=0)',
+    'tensor_split(Tensor tensor_indices_or_sections, int64_t dim=0)',
+    'tensor_split(SymInt sections, int64_t dim=0)',
+])
+
+
+def THPVariable_tensor_split(self, *args, **kwargs):
+    _r = _tensor_split_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::tensor_split.indices(Tensor(a -> *) self, SymInt[] indices, int dim=0) -> Tensor(a)[]
+        return _call('tensor_split.indices', self, _r.intlist(0), _r.to_int64(1))
+    if _r.idx == 1:
+        # aten::tensor_split.tensor_indices_or_sections(Tensor(a -> *) self, Tensor tensor_indices_or_sections, int dim=0) -> Tensor(a)[]
+        return _call('tensor_split.tensor_indices_or_sections', self, _r.tensor(0), _r.to_int64(1))
+    # aten::tensor_split.sections(Tensor(a -> *) self, SymInt sections, int dim=0) -> Tensor(a)[]
+    return _call('tensor_split.sections', self, _r.to_int64(0), _r.to_int64(1))
 
 
 _tile_parser = PythonArgParser([
@@ -2294,6 +2335,8 @@ METHODS = named({
     'scatter_': THPVariable_scatter_,
     'scatter_add': THPVariable_scatter_add,
     'scatter_add_': THPVariable_scatter_add_,
+    'scatter_reduce': THPVariable_scatter_reduce,
+    'scatter_reduce_': THPVariable_scatter_reduce_,
     'select': THPVariable_select,
     'sigmoid': THPVariable_sigmoid,
     'sigmoid_': THPVariable_sigmoid_,
@@ -2319,6 +2362,7 @@ METHODS = named({
     'tan_': THPVariable_tan_,
     'tanh': THPVariable_tanh,
     'tanh_': THPVariable_tanh_,
+    'tensor_split': THPVariable_tensor_split,
     'tile': THPVariable_tile,
     'to_dense': THPVariable_to_dense,
     'to_sparse': THPVariable_to_sparse,

@@ -396,6 +396,57 @@ def gather_backward(grad, sizes, dim, index):
     return zeros(sizes, dtype=grad.dtype, device=grad.device).scatter_add(dim, index, grad)
 
 
+def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result):
+    """(grad_self, grad_src) of ``scatter_reduce.two`` (``scatter_reduce_backward`` in
+    FunctionsManual.cpp): "prod" divides the product by each factor, with a lone zero factor
+    given the product of the others; "amax"/"amin" share the gradient evenly among the
+    elements equal to the result; ``include_self=False`` gives the replaced elements of
+    ``self`` no gradient."""
+    call = dispatcher.call
+    if reduce == "sum":
+        grad_self, grad_src = grad, call("gather", grad, dim, index)
+    elif reduce == "prod":
+        grad_self, grad_src = _scatter_prod_backward(grad, self, dim, index, src, include_self, result)
+    elif reduce == "mean":
+        n = call("ones_like" if include_self else "zeros_like", grad)
+        n = call("scatter_add", n, dim, index, call("ones_like", src))
+        n = call("masked_fill.Scalar", n, call("eq.Scalar", n, 0), 1)
+        grad_self = call("div.Tensor", grad, n)
+        grad_src = call("div.Tensor", call("gather", grad, dim, index), call("gather", n, dim, index))
+    elif reduce in ("amax", "amin"):
+        value = call("gather", result, dim, index)
+        self_is_result = call("eq.Tensor", self, result)
+        src_is_result = call("eq.Tensor", src, value)
+        n = call("scatter_add", call("_to_copy", self_is_result, dtype=self.dtype), dim, index,
+                 call("_to_copy", src_is_result, dtype=self.dtype))
+        shared = call("div.Tensor", grad, n)
+        grad_self = call("mul.Tensor", self_is_result, shared)
+        grad_src = call("mul.Tensor", src_is_result, call("gather", shared, dim, index))
+    else:
+        raise RuntimeError("Expected 'reduce' argument to be one of 'sum', 'prod', 'mean', 'amax', 'amin' but got "
+                           f"{reduce}.")
+    if not include_self:
+        grad_self = call("scatter.value", grad_self, dim, index, 0)
+    return grad_self, grad_src
+
+
+def _scatter_prod_backward(grad, self, dim, index, src, include_self, result):
+    call = dispatcher.call
+    masked_self = call("masked_fill.Scalar", self, call("eq.Scalar", self, 0), 1)
+    masked_self_result = call("scatter_reduce.two", masked_self, dim, index, src, "prod", include_self=include_self)
+    grad_self = call("div.Tensor", call("mul.Tensor", grad, masked_self_result), masked_self)
+    src_zero = call("eq.Scalar", src, 0)
+    zeros = call("scatter_add", call("zeros_like", self), dim, index, call("_to_copy", src_zero, dtype=self.dtype))
+    src_single_zero = call("bitwise_and.Tensor", src_zero, call("eq.Scalar", call("gather", zeros, dim, index), 1))
+    masked_src = call("masked_fill.Scalar", src, src_single_zero, 1)
+    masked_src_result = call("scatter_reduce.two", self, dim, index, masked_src, "prod", include_self=include_self)
+    grad_src = call("where.self", src_single_zero,
+                    call("gather", call("mul.Tensor", grad, masked_src_result), dim, index),
+                    call("div.Tensor", call("gather", call("mul.Tensor", grad, result), dim, index),
+                         call("masked_fill.Scalar", src, src_zero, 1)))
+    return grad_self, grad_src
+
+
 def masked_fill_backward(grad, mask):
     return where(mask, grad, 0).sum()
 
@@ -414,7 +465,7 @@ def take_backward(grad, sizes, index):
 
 __all__ += ["cat_tensors_backward", "stack_tensors_backward", "unbind_backward", "roll_backward", "repeat_backward",
             "index_backward", "index_select_backward", "gather_backward", "masked_fill_backward",
-            "masked_select_backward", "take_backward"]
+            "masked_select_backward", "take_backward", "scatter_reduce_backward"]
 # ---------------------------------------------------------------------- math (issue 16)
 __all__ += ["gelu_backward", "silu_backward", "softplus_backward", "clamp_backward", "clamp_backward_min_max"]
 

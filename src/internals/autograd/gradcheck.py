@@ -42,6 +42,7 @@ def _numerical_jacobian(fn, inputs, x, eps):
 
 def _analytical_jacobians(fn, inputs, wrt):
     from ..aten.native.tensor_factories import zeros_like
+    from ..c10.memory_format import contiguous_format
     from . import grad
     outputs = [o for o in _as_tuple(fn(*inputs)) if isinstance(o, TensorBase)]
     rows = []
@@ -50,7 +51,7 @@ def _analytical_jacobians(fn, inputs, wrt):
             if not out.requires_grad:
                 rows.append([np.zeros(x.numel()) for x in wrt])
                 continue
-            seed = zeros_like(out)
+            seed = zeros_like(out, memory_format=contiguous_format)    # so view(-1) works
             seed.view(-1)[k] = 1.0
             grads = grad([out], wrt, [seed], retain_graph=True, allow_unused=True)
             rows.append([np.zeros(x.numel()) if g is None else g.detach().cpu().double().numpy().ravel()

@@ -163,7 +163,8 @@ class AccumulateGrad(Node):
                 # The engine may hand the same gradient to several places (AddBackward0 passes
                 # it through), the user may hold it: store a copy we own, detached unless a
                 # graph of the grad is wanted.
-                var.grad = new_grad.clone() if _grad_state.grad_enabled else _detached_clone(new_grad)
+                var.grad = (_clone_obey_contract(new_grad, var) if _grad_state.grad_enabled else
+                            _detached_clone(new_grad, var))
         elif _grad_state.grad_enabled:
             var.grad = var.grad + new_grad       # out of place: keeps the graph of the old grad
         else:
@@ -194,10 +195,23 @@ def _obeys_layout(grad, var):
     return True
 
 
-def _detached_clone(t):
+def _clone_obey_contract(grad, var):
+    """``clone_obey_contract``: a copy with the leaf's strides where the leaf is dense (so a
+    permuted gradient is stored in the leaf's layout), else a contiguous one; the copy is a
+    ``copy_`` into an ``empty_strided`` buffer, so a grad of the grad hangs off CopyBackwards."""
+    from ..aten import dispatcher
+    from ..c10.memory_format import contiguous_format
+    if var._impl.is_non_overlapping_and_dense():
+        out = dispatcher.call("empty_strided", list(var.shape), list(var.stride()), dtype=grad.dtype,
+                              device=grad.device)
+        return dispatcher.call("copy_", out, grad)
+    return dispatcher.call("clone", grad, memory_format=contiguous_format)
+
+
+def _detached_clone(grad, var):
     from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
     with below_ad_inplace_or_view():
-        out = t.clone()
+        out = _clone_obey_contract(grad, var)
     return out
 
 

@@ -123,71 +123,253 @@ def outer(self, vec2):
     return self.reshape(self.shape[0], 1) * vec2
 
 
-# ---- einsum: each operand's subscripts lined up on one list of letters, then one broadcast
-# product summed over the letters the output lacks (torch contracts pairwise with bmm; the
-# results agree to rounding).
-def einsum(equation, tensors, *, path=None):
-    inputs, output = _parse_equation(equation.replace(" ", ""), tensors)
-    letters = list(output) + sorted({c for term in inputs for c in term} - set(output))
-    operands = [_aligned(t, term, letters) for t, term in zip(tensors, inputs)]
-    product = operands[0]
-    for t in operands[1:]:
-        product = product * t
-    summed = list(range(len(output), len(letters)))
-    if summed:
-        product = product.sum(summed)
-    return product
+# ---- einsum (``Linear.cpp``): the operands' dims aligned on one list, output labels first and
+# contraction labels after, then contracted left to right in pairs, each pair a ``bmm``
+# (``sumproduct_pair``); a dim that only one operand still has is summed before its pair.
+_LETTERS = 26
+_ELLIPSIS = 2 * _LETTERS
 
 
-def _parse_equation(equation, tensors):
-    """Subscript strings per operand and for the output, with "..." spelled out as upper-case
-    letters (one per broadcast dim; einsum's own subscripts are a-z and A-Z, so the spare
-    letters are the Greek ones)."""
-    lhs, arrow, rhs = equation.partition("->")
-    terms = lhs.split(",")
-    if len(terms) != len(tensors):
-        raise RuntimeError("einsum(): more operands were provided than specified in the equation"
-                           if len(tensors) > len(terms) else
-                           "einsum(): fewer operands were provided than specified in the equation")
-    ellipsis = max((t.dim() - len(term.replace("...", "")) for t, term in zip(tensors, terms) if "..." in term),
-                   default=0)
-    spare = "".join(chr(0x3B1 + i) for i in range(ellipsis))
-    expanded = []
-    for t, term in zip(tensors, terms):
-        n = t.dim() - len(term.replace("...", "")) if "..." in term else 0
-        expanded.append(term.replace("...", spare[ellipsis - n:]))
-        if len(expanded[-1]) != t.dim():
-            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({len(term)}) does not match "
-                               f"the number of dimensions ({t.dim()}) for operand {len(expanded) - 1}"
-                               f"{' and no ellipsis was given' if '...' not in term else ''}")
-    if arrow:
-        out = rhs.replace("...", spare)
+def _subscript(label):
+    """A-Z are 0-25, a-z 26-51: torch's label order, which orders the contraction dims."""
+    return ord(label) - ord("A") if label.isupper() else ord(label) - ord("a") + _LETTERS
+
+
+def _label(s):
+    return chr(s + ord("A")) if s < _LETTERS else chr(s - _LETTERS + ord("a"))
+
+
+def _is_ellipsis(text, i):
+    return i + 2 < len(text) and text[i + 1] == "." and text[i + 2] == "."
+
+
+def _invalid_subscript(label, index):
+    if not (label.isascii() and label.isalpha()):
+        raise RuntimeError(f"einsum(): invalid subscript given at index {index} in the equation string, "
+                           "subscripts must be in [a-zA-Z]")
+
+
+def _operand_labels(lhs, num_ops):
+    """Each operand's labels as subscripts, ``_ELLIPSIS`` where it has "..."."""
+    labels, current, i = [[]], 0, 0
+    while i < len(lhs):
+        c = lhs[i]
+        if c == ".":
+            if _ELLIPSIS in labels[current]:
+                raise RuntimeError(f"einsum(): found '.' for operand {current} for which an ellipsis was "
+                                   "already found")
+            if not _is_ellipsis(lhs, i):
+                raise RuntimeError(f"einsum(): found '.' for operand {current} that is not part of any ellipsis")
+            labels[current].append(_ELLIPSIS)
+            i += 2
+        elif c == ",":
+            current += 1
+            if current >= num_ops:
+                raise RuntimeError("einsum(): fewer operands were provided than specified in the equation")
+            labels.append([])
+        elif c != " ":
+            _invalid_subscript(c, i)
+            labels[current].append(_subscript(c))
+        i += 1
+    if current != num_ops - 1:
+        raise RuntimeError("einsum(): more operands were provided than specified in the equation")
+    return labels
+
+
+def _ellipsis_dims(tensors, labels):
+    """How many dims the widest "..." covers, after checking each operand's label count."""
+    widest = 0
+    for i, (t, op_labels) in enumerate(zip(tensors, labels)):
+        n = len(op_labels) - (_ELLIPSIS in op_labels)
+        if _ELLIPSIS in op_labels:
+            widest = max(widest, t.dim() - n)
+            if n > t.dim():
+                raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) is more than the "
+                                   f"number of dimensions ({t.dim()}) for operand {i}")
+        elif n != t.dim():
+            raise RuntimeError(f"einsum(): the number of subscripts in the equation ({n}) does not match the "
+                               f"number of dimensions ({t.dim()}) for operand {i} and no ellipsis was given")
+    return widest
+
+
+def _aligned_positions(equation, arrow, labels, ell_dims):
+    """Where each label sits in the aligned shape: (positions, ellipsis start, output rank, rank)."""
+    counts = [0] * _ELLIPSIS
+    for op_labels in labels:
+        for s in op_labels:
+            if s != _ELLIPSIS:
+                counts[s] += 1
+    position, index, ell_index, ell_in_output = [-1] * _ELLIPSIS, 0, 0, arrow < 0
+    if arrow < 0:               # implicit output: the ellipsis, then the labels seen once, in order
+        index = ell_dims
+        for s in range(_ELLIPSIS):
+            if counts[s] == 1:
+                position[s], index = index, index + 1
     else:
-        counts = {}
-        for term in expanded:
-            for c in term:
-                counts[c] = counts.get(c, 0) + 1
-        out = spare + "".join(sorted(c for c, n in counts.items() if n == 1 and c not in spare))
-    return expanded, out
+        rhs, i = equation[arrow + 2:], 0
+        while i < len(rhs):
+            c = rhs[i]
+            if c == ".":
+                if ell_in_output:
+                    raise RuntimeError("einsum(): found '.' for output but an ellipsis (...) was already found")
+                if not _is_ellipsis(rhs, i):
+                    raise RuntimeError("einsum(): found '.' for output that is not part of any ellipsis (...)")
+                ell_index, index, ell_in_output = index, index + ell_dims, True
+                i += 2
+            elif c != " ":
+                _invalid_subscript(c, arrow + 2 + i)
+                s = _subscript(c)
+                if counts[s] == 0 or position[s] != -1:
+                    raise RuntimeError(f"einsum(): output subscript {c}" + (
+                        " appears more than once in the output" if position[s] != -1 else
+                        " does not appear in the equation for any input operand"))
+                position[s], index = index, index + 1
+            i += 1
+    out_dims = index
+    if not ell_in_output:
+        ell_index, index = index, index + ell_dims
+    for s in range(_ELLIPSIS):
+        if counts[s] and position[s] == -1:
+            position[s], index = index, index + 1
+    return position, ell_index, out_dims, index
 
 
-def _aligned(t, term, letters):
-    """``t`` with one dim per letter, in ``letters``' order: a repeated subscript takes the
-    diagonal, a missing letter is a size-1 dim to broadcast."""
-    term = list(term)
-    for c in set(term):
-        while term.count(c) > 1:
-            i = term.index(c)
-            j = term.index(c, i + 1)
-            t = t.diagonal(0, i, j)                  # the diagonal becomes the last dim
-            term = [x for k, x in enumerate(term) if k not in (i, j)] + [c]
-    present = [c for c in letters if c in term]
-    t = t.permute([term.index(c) for c in present]) if present else t
-    shape, k = [], 0
-    for c in letters:
-        if c in term:
-            shape.append(t.shape[k])
-            k += 1
+def _align(i, op, op_labels, where, ell_dims, sizes, counts):
+    """Operand ``i`` permuted to the aligned order: repeated labels become diagonals, missing
+    ones size-1 dims. ``sizes`` (per label, and per ellipsis dim) and ``counts`` (how many
+    operands have each aligned dim with a size other than 1) are updated."""
+    position, ell_index, rank = where
+    permutation, dim = [-1] * rank, 0
+    for s in op_labels:
+        if s == _ELLIPSIS:
+            covered = op.dim() - (len(op_labels) - 1)
+            for j in range(ell_dims - covered, ell_dims):
+                size = op.shape[dim]
+                if size != 1:
+                    if sizes[_ELLIPSIS + j] not in (1, size):
+                        raise RuntimeError(f"einsum(): dimension {dim} covered by ellipsis in operand {i}has size "
+                                           f"{size} which does not broadcast with previously seen ellipsis with "
+                                           f"size {sizes[_ELLIPSIS + j]} for the respective dimension")
+                    sizes[_ELLIPSIS + j] = size
+                    counts[ell_index + j] += 1
+                permutation[ell_index + j], dim = dim, dim + 1
+        elif permutation[position[s]] == -1:
+            size = op.shape[dim]
+            if size != 1:
+                if sizes[s] not in (1, size):
+                    raise RuntimeError(f"einsum(): subscript {_label(s)} has size {size} for operand {i} which "
+                                       f"does not broadcast with previously seen size {sizes[s]}")
+                sizes[s] = size
+                counts[position[s]] += 1
+            permutation[position[s]], dim = dim, dim + 1
         else:
-            shape.append(1)
-    return t.reshape(shape)
+            previous = permutation[position[s]]
+            if op.shape[dim] != op.shape[previous]:
+                raise RuntimeError(f"einsum(): subscript {_label(s)} is repeated for operand {i} but the sizes "
+                                   f"don't match, {op.shape[dim]} != {op.shape[previous]}")
+            op = dispatcher.call("diagonal", op, 0, previous, dim)
+            rest = list(range(op.dim() - 1))            # movedim(-1, previous), as the permute it is
+            op = dispatcher.call("permute", op, rest[:previous] + [op.dim() - 1] + rest[previous:])
+    for k, p in enumerate(permutation):
+        if p == -1:
+            op = dispatcher.call("unsqueeze", op, dim)
+            permutation[k], dim = dim, dim + 1
+    return dispatcher.call("permute", op, permutation)
+
+
+def einsum(equation, tensors, *, path=None):
+    if not tensors:
+        raise RuntimeError("einsum(): must provide at least one operand")
+    if path is not None:
+        expected = 1 if len(tensors) == 1 else (len(tensors) - 1) * 2
+        if len(path) != expected:
+            raise RuntimeError(f"einsum(): expected contraction path given in path parameter to have size "
+                               f"{expected} but got {len(path)}")
+    arrow = equation.find("->")
+    labels = _operand_labels(equation if arrow < 0 else equation[:arrow], len(tensors))
+    ell_dims = _ellipsis_dims(tensors, labels)
+    position, ell_index, out_dims, rank = _aligned_positions(equation, arrow, labels, ell_dims)
+    sizes, counts = [1] * (_ELLIPSIS + ell_dims), [0] * rank
+    ops = [_align(i, t, op_labels, (position, ell_index, rank), ell_dims, sizes, counts)
+           for i, (t, op_labels) in enumerate(zip(tensors, labels))]
+    steps = iter(path or ())
+    while len(ops) > 1:
+        i, j = (0, 1) if path is None else sorted((next(steps), next(steps)))
+        if path is not None and (i == j or i < 0 or j >= len(ops)):
+            raise RuntimeError(f"einsum(): invalid contraction ({i}, {j})" + (
+                " cannot contract an operand with itself" if i == j else " operand index is out of bounds"))
+        a, b = ops[i], ops[j]
+        del ops[j], ops[i]
+        product = _contract(a, b, range(out_dims, rank), counts)
+        ops.insert(0 if path is None else len(ops), product)
+    result = ops[0]
+    if rank == out_dims:
+        return result
+    if len(tensors) > 1:        # every contraction dim is size 1 by now: view it away
+        return dispatcher.call("view", result, list(result.shape[:out_dims]))
+    return dispatcher.call("sum.dim_IntList", result, list(range(out_dims, rank)))
+
+
+def _contract(a, b, contraction_dims, counts):
+    """One pairwise step: the dims no later operand has are summed, those both have by the
+    product, those only one has before it."""
+    summed, a_only, b_only = [], [], []
+    for d in contraction_dims:
+        if a.shape[d] != 1 and b.shape[d] != 1:
+            counts[d] -= 1
+            if counts[d] == 1:
+                summed.append(d)
+                counts[d] = 0
+        elif counts[d] == 1:
+            if a.shape[d] != 1:
+                a_only.append(d)
+                counts[d] = 0
+            elif b.shape[d] != 1:
+                b_only.append(d)
+                counts[d] = 0
+    if a_only:
+        a = dispatcher.call("sum.dim_IntList", a, a_only, True)
+    if b_only:
+        b = dispatcher.call("sum.dim_IntList", b, b_only, True)
+    return _sumproduct_pair(a, b, summed)
+
+
+def _sumproduct_pair(left, right, sum_dims):
+    """``(left * right).sum(sum_dims, keepdim=True)`` as one ``bmm`` (``sumproduct_pair``): the
+    dims both have become the batch, the dims one has the rows or columns, the summed ones the
+    inner dim; the product is viewed and permuted back to the operands' order."""
+    if not sum_dims:
+        return dispatcher.call("mul.Tensor", left, right)
+    lro, lo, ro, summed_size = [], [], [], 1
+    for d in range(left.dim()):
+        in_left, in_right = left.shape[d] != 1, right.shape[d] != 1
+        if d in sum_dims:
+            if in_left and in_right:
+                summed_size *= left.shape[d]
+            elif in_left:
+                left = dispatcher.call("sum.dim_IntList", left, [d], True)
+            elif in_right:
+                right = dispatcher.call("sum.dim_IntList", right, [d], True)
+        elif in_left and in_right:
+            lro.append(d)
+        elif in_left:
+            lo.append(d)
+        else:
+            ro.append(d)
+    if lo and ro and ro[-1] < lo[0]:    # right's output dims all come first: bmm(right, left) is in order
+        left, right, lo, ro = right, left, ro, lo
+    lro_size, lo_size, ro_size = (_numel(left, lro), _numel(left, lo), _numel(right, ro))
+    out_size = [left.shape[d] for d in lro + lo] + [1] * len(sum_dims) + [right.shape[d] for d in ro]
+    order = lro + lo + list(sum_dims) + ro
+    left = dispatcher.call("reshape", dispatcher.call("permute", left, order), [lro_size, lo_size, summed_size])
+    right = dispatcher.call("reshape", dispatcher.call("permute", right, lro + list(sum_dims) + ro + lo),
+                            [lro_size, summed_size, ro_size])
+    result = dispatcher.call("view", dispatcher.call("bmm", left, right), out_size)
+    return dispatcher.call("permute", result, [order.index(d) for d in range(len(order))])
+
+
+def _numel(t, dims):
+    n = 1
+    for d in dims:
+        n *= t.shape[d]
+    return n

@@ -27,7 +27,8 @@ def unary(op, x, *, out=None, floating=False, name=None):
 
 # The unary ops with a complex kernel here, and the scalar function each uses for complex numbers.
 _COMPLEX_UNARY = {ops.NEG: ops.NEG, ops.CONJ: ops.CONJ, ops.EXP: ops.EXP_COMPLEX, ops.LOG: ops.LOG_COMPLEX,
-                  ops.SQRT: ops.SQRT_COMPLEX}
+                  ops.SQRT: ops.SQRT_COMPLEX, ops.SIN: ops.SIN_COMPLEX, ops.COS: ops.COS_COMPLEX,
+                  ops.TAN: ops.TAN_COMPLEX, ops.TANH: ops.TANH_COMPLEX, ops.SIGMOID: ops.SIGMOID_COMPLEX}
 
 
 def _complex_op(op, name):

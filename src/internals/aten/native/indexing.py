@@ -8,6 +8,7 @@ flat buffers. Then one loop (``cpu/indexing.py`` or ``cuda/indexing.py``) moves 
 Numba checks no bounds, so no offset reaches a loop before the host has checked it. The index
 tensors are read on the host for that check (torch checks them inside its kernels instead).
 """
+import math
 import warnings
 from collections import namedtuple
 
@@ -15,6 +16,7 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import contiguous_strides
+from .. import dispatcher
 from ..tensor_iterator import assert_no_internal_overlap, broadcast_shapes, output_layout
 from .copy import buffer, fill_, same_device_copy
 from .dispatch_stub import loops
@@ -195,7 +197,42 @@ def index_put_(self, indices, values, accumulate=False):
     src_at = element_offsets([np.arange(n) if m != 1 else np.zeros(n, np.int64)
                               for n, m in zip(result, (1,) * lead + tuple(values.shape))],
                              (0,) * lead + values.stride(), values.storage_offset())
+    if accumulate and self.dtype.is_reduced_float and self.device.type == "cpu":
+        return _add_each_rounded(self, dst_at, values, src_at)
     return move(self, dst_at, values, src_at, "add" if accumulate else None)
+
+
+def _add_each_rounded(out, out_at, src, src_at):
+    """CPU ``index_put_(accumulate=True)`` on float16/bfloat16: ``cpu_index_kernel`` adds in
+    the 16-bit type, so each add rounds (float16 2048 + 1 stays 2048), unlike ``move``'s one
+    rounding. The adds to one element run in index order: the k-th add of every element in
+    one vectorised step, k = 0, 1, ..."""
+    out_at, src_at = np.asarray(out_at, np.int64).ravel(), np.asarray(src_at, np.int64).ravel()
+    order = np.argsort(out_at, kind="stable")
+    out_at, src_at = out_at[order], src_at[order]
+    first = np.r_[True, out_at[1:] != out_at[:-1]]
+    starts = np.flatnonzero(first)
+    rank = np.arange(out_at.size) - np.repeat(starts, np.diff(np.r_[starts, out_at.size]))
+    bits, values = buffer(out), _as_float32(out.dtype, buffer(src))
+    for k in range(int(rank.max(initial=-1)) + 1):
+        dst, pick = out_at[rank == k], src_at[rank == k]
+        bits[dst] = _rounded_bits(out.dtype, _as_float32(out.dtype, bits[dst]) + values[pick])
+    return out
+
+
+def _as_float32(dtype, bits):
+    if dtype is st.float16:
+        return bits.view(np.float16).astype(np.float32)
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def _rounded_bits(dtype, f32):
+    """float32 values to float16/bfloat16 bit patterns, rounding to nearest even."""
+    if dtype is st.float16:
+        return f32.astype(np.float16).view(np.uint16)
+    b = f32.view(np.uint32)
+    rounded = ((b + 0x7FFF + ((b >> 16) & 1)) >> 16).astype(np.uint16)
+    return np.where(np.isnan(f32), np.uint16(0x7FC0), rounded)
 
 
 def index_put(self, indices, values, accumulate=False):
@@ -361,6 +398,54 @@ def scatter_value(self, dim, index, value):
 
 def scatter_reduce(self, dim, index, src, reduce):
     return scatter_reduce_(self.clone(), dim, index, src, reduce)
+
+
+# scatter_reduce.two's reductions: the kernel's name for each, the identity that starts an element
+# when include_self=False (``scatter_reduce_two`` in TensorAdvancedIndexing.cpp); "max" and "min"
+# are accepted as amax and amin, as ``get_reduction_enum`` does.
+_TWO_KERNELS = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "amax", "max": "amax", "amin": "amin",
+                "min": "amin"}
+
+
+def _reduction_identity(reduce, dtype):
+    if reduce in ("sum", "mean"):
+        return 0
+    if reduce == "prod":
+        return 1
+    high = reduce in ("amin", "min")
+    if dtype is st.bool_:
+        return high
+    if dtype.is_floating_point:
+        return math.inf if high else -math.inf
+    info = np.iinfo(dtype.numpy_type)
+    return int(info.max if high else info.min)
+
+
+def scatter_reduce_two_(self, dim, index, src, reduce, *, include_self=True):
+    """``scatter_reduce_.two``: each ``src`` element combined into the ``self`` element
+    ``index`` names along ``dim``; ``include_self=False`` starts every named element from the
+    reduction's identity; "mean" divides by how many were combined (floor for integers)."""
+    if reduce not in _TWO_KERNELS:
+        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+    if reduce == "mean" and self.dtype is st.bool_:
+        raise NotImplementedError('"scatter_gather_tensor_cpu_reduce_mean" not implemented for \'Bool\'')
+    if not include_self:
+        _gather_scatter_checks("scatter", self, dim, index, src)
+        scatter_value_(self, dim, index, _reduction_identity(reduce, self.dtype))
+    _scatter(self, dim, index, src, _TWO_KERNELS[reduce], "scatter")
+    if reduce == "mean":
+        count = dispatcher.call("ones_like" if include_self else "zeros_like", self)
+        dispatcher.call("scatter_add_", count, dim, index, dispatcher.call("ones_like", src))
+        dispatcher.call("masked_fill_.Scalar", count, dispatcher.call("eq.Scalar", count, 0), 1)
+        if self.dtype.is_floating_point or self.dtype.is_complex:
+            dispatcher.call("div_.Tensor", self, count)
+        else:
+            dispatcher.call("div_.Tensor_mode", self, count, rounding_mode="floor")
+    return self
+
+
+def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
+    return scatter_reduce_two_(self.clone(), dim, index, src, reduce, include_self=include_self)
 
 
 def scatter_value_reduce(self, dim, index, value, reduce):

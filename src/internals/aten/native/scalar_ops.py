@@ -267,6 +267,46 @@ UNARY += (real_part, nonzero, conj, angle, angle_complex, exp_complex, log_compl
  SQRT_COMPLEX) = range(len(UNARY) - 8, len(UNARY))
 
 
+# Complex trigonometry (std::sin etc. on c10::complex, through ``Vectorized::map``): cmath's, for
+# finite inputs. A non-finite part gives NaN (C99's special values of csin and friends are not
+# reproduced), which also keeps the CUDA simulator's Python cmath from raising.
+@register_jitable
+def _finite(x):
+    return abs(x.real) < math.inf and abs(x.imag) < math.inf
+
+
+@register_jitable
+def sin_complex(x):
+    return cmath.sin(x) if _finite(x) else complex(math.nan, math.nan)
+
+
+@register_jitable
+def cos_complex(x):
+    return cmath.cos(x) if _finite(x) else complex(math.nan, math.nan)
+
+
+@register_jitable
+def tan_complex(x):
+    return cmath.tan(x) if _finite(x) else complex(math.nan, math.nan)
+
+
+@register_jitable
+def tanh_complex(x):
+    return cmath.tanh(x) if _finite(x) else complex(math.nan, math.nan)
+
+
+@register_jitable
+def sigmoid_complex(x):
+    """1 / (1 + e^-x) with the reciprocal as torch's vectorised loop takes it: conj(w) / |w|^2."""
+    w = 1 + exp_complex(-x)
+    d = w.real * w.real + w.imag * w.imag
+    return complex(w.real / d, -w.imag / d)
+
+
+UNARY += (sin_complex, cos_complex, tan_complex, tanh_complex, sigmoid_complex)
+SIN_COMPLEX, COS_COMPLEX, TAN_COMPLEX, TANH_COMPLEX, SIGMOID_COMPLEX = range(len(UNARY) - 5, len(UNARY))
+
+
 # ----------------------------------------------------------------------------- binary ops
 @register_jitable
 def add(a, b, alpha):

@@ -3,6 +3,7 @@
 Mirrors ``aten/src/ATen/native/TensorShape.cpp`` and, for ``view``, ``computeStride`` in
 ``aten/src/ATen/TensorUtils.cpp``. Every view shares its base's storage and version counter.
 """
+from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
 from ...c10.tensor_impl import TensorImpl, contiguous_strides
 from ...c10.wrap_dim import wrap_dim
@@ -418,6 +419,55 @@ def chunk(x, chunks, dim=0):
     if step == 0:     # torch returns `chunks` empty pieces of a size-0 dim
         return tuple(narrow(x, d, 0, 0) for _ in range(chunks))
     return split(x, step, d)
+
+
+# ---- tensor_split (TensorShape.cpp): pieces as ``slice.Tensor`` views, so each has SliceBackward0
+def _tensor_split_dim(x, dim):
+    if x.dim() == 0:
+        raise RuntimeError("tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims")
+    return wrap_dim(dim, x.dim())
+
+
+def tensor_split_sections(x, sections, dim=0):
+    """``sections`` pieces as even as can be: the first ``size % sections`` one longer."""
+    d = _tensor_split_dim(x, dim)
+    if sections <= 0:
+        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    shortest, longer = divmod(x.shape[d], sections)
+    pieces, start = [], 0
+    for k in range(sections):
+        size = shortest + (k < longer)
+        pieces.append(dispatcher.call("slice.Tensor", x, d, start, start + size))
+        start += size
+    return tuple(pieces)
+
+
+def tensor_split_indices(x, indices, dim=0):
+    """Pieces cut before each index (``slice`` clamps, so indices past the end give empties)."""
+    d = _tensor_split_dim(x, dim)
+    pieces, start = [], 0
+    for end in indices:
+        pieces.append(dispatcher.call("slice.Tensor", x, d, start, end))
+        start = end
+    pieces.append(dispatcher.call("slice.Tensor", x, d, start, x.shape[d]))
+    return tuple(pieces)
+
+
+def tensor_split(x, tensor_indices_or_sections, dim=0):
+    """The tensor overload: a 0-dim long tensor is a number of sections, a 1-dim one indices."""
+    _tensor_split_dim(x, dim)
+    t = tensor_indices_or_sections
+    if t.device.type != "cpu":
+        raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be on cpu, but it's on {t.device}")
+    if t.dtype is not st.int64:
+        raise RuntimeError("tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                           f"{t.dtype.torch_name}")
+    if t.dim() > 1:
+        raise RuntimeError("tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                           f"one-dimensional tensor, but got a tensor with {t.dim()} dims")
+    if t.dim() == 0:
+        return dispatcher.call("tensor_split.sections", x, int(t.item()), dim)
+    return dispatcher.call("tensor_split.indices", x, [int(v) for v in t._host_values()], dim)
 
 
 def getitem(x, index):

@@ -42,6 +42,7 @@ from ..functions_manual import (  # the helpers the formulas call
     restore_reduced_dims,
     roll_backward,
     scale_grad_by_count,
+    scatter_reduce_backward,
     select_backward,
     sgn,
     sigmoid_backward,
@@ -69,7 +70,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TBackward0', 'PermuteBackward0', 'ExpandBackward0', 'NarrowBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -1091,6 +1092,29 @@ class ScatterBackward1(Node):
         dim = node.dim_
         index = node.index_.unpack(node)
         return (grad.scatter(dim, index, 0),)
+
+
+class ScatterReduceBackward0(Node):
+    """``scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor``"""
+    __slots__ = ('self_', 'dim_', 'index_', 'src_', 'reduce_', 'include_self_', 'result_')
+    _tensor_slots = ('self_', 'index_', 'src_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_index': ('index_', True), '_saved_src': ('src_', True), '_saved_reduce': ('reduce_', False), '_saved_include_self': ('include_self_', False), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = grad_src = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None]
+        if any(grad_input_mask):
+            self = node.self_.unpack(node)
+            dim = node.dim_
+            index = node.index_.unpack(node)
+            src = node.src_.unpack(node)
+            reduce = node.reduce_
+            include_self = node.include_self_
+            result = node.result_.unpack(node)
+            grad_self, grad_src = scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
+        return grad_self, grad_src
 
 
 class ScatterAddBackward0(Node):

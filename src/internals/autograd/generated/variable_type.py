@@ -107,6 +107,7 @@ from .functions import (
     ScatterAddBackward0,
     ScatterBackward0,
     ScatterBackward1,
+    ScatterReduceBackward0,
     SelectBackward0,
     SigmoidBackward0,
     SignBackward0,
@@ -237,6 +238,8 @@ OPS = {
     'scatter_.src': dispatcher.find('scatter_.src'),
     'scatter.value': dispatcher.find('scatter.value'),
     'scatter_.value': dispatcher.find('scatter_.value'),
+    'scatter_reduce.two': dispatcher.find('scatter_reduce.two'),
+    'scatter_reduce_.two': dispatcher.find('scatter_reduce_.two'),
     'scatter_add': dispatcher.find('scatter_add'),
     'scatter_add_': dispatcher.find('scatter_add_'),
     'masked_fill.Scalar': dispatcher.find('masked_fill.Scalar'),
@@ -1598,6 +1601,45 @@ def scatter__value(ks, self, dim, index, value):
     return result
 
 
+def scatter_reduce_two(ks, self, dim, index, src, reduce, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
+        grad_fn = ScatterReduceBackward0()
+        grad_fn._next_edges = collect_next_edges(self, src)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = SavedVariable(index, False)
+        grad_fn.src_ = SavedVariable(src, False)
+        grad_fn.reduce_ = reduce
+        grad_fn.include_self_ = kwargs.get('include_self', True)
+    with below_ad_inplace_or_view():
+        result = OPS['scatter_reduce.two'].redispatch(after_autograd(ks), self, dim, index, src, reduce, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def scatter_reduce__two(ks, self, dim, index, src, reduce, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
+        check_inplace(self)
+        grad_fn = ScatterReduceBackward0()
+        grad_fn._next_edges = collect_next_edges(self, src)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = SavedVariable(index, False)
+        grad_fn.src_ = SavedVariable(src, False)
+        grad_fn.reduce_ = reduce
+        grad_fn.include_self_ = kwargs.get('include_self', True)
+    with below_autograd():
+        result = OPS['scatter_reduce_.two'].redispatch(after_autograd(ks), self, dim, index, src, reduce, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
 def scatter_add(ks, self, dim, index, src):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
@@ -2949,6 +2991,8 @@ KERNELS = {
     'scatter_.src': scatter__src,
     'scatter.value': scatter_value,
     'scatter_.value': scatter__value,
+    'scatter_reduce.two': scatter_reduce_two,
+    'scatter_reduce_.two': scatter_reduce__two,
     'scatter_add': scatter_add,
     'scatter_add_': scatter_add_,
     'masked_fill.Scalar': masked_fill_Scalar,

@@ -43,10 +43,30 @@ def _mul_serial(out, src, out_at, src_at):
         out[out_at[i]] *= src[src_at[i]]
 
 
+@njit(cache=True)
+def _max_serial(out, src, out_at, src_at):
+    # scatter_reduce's amax (``ReduceMaximum``): a NaN source wins, a NaN already there stays.
+    for i in range(out_at.size):
+        s = src[src_at[i]]
+        if s != s or s > out[out_at[i]]:
+            out[out_at[i]] = s
+
+
+@njit(cache=True)
+def _min_serial(out, src, out_at, src_at):
+    for i in range(out_at.size):        # as _max_serial
+        s = src[src_at[i]]
+        if s != s or s < out[out_at[i]]:
+            out[out_at[i]] = s
+
+
+_REDUCE_LOOPS = {"add": _add_serial, "multiply": _mul_serial, "amax": _max_serial, "amin": _min_serial}
+
+
 def indexed_copy_loop(out, src, out_at, src_at, reduce):
-    """Move ``src[src_at[i]]`` to ``out[out_at[i]]`` for every i, or add (multiply) it there
-    when ``reduce`` is ``"add"`` (``"multiply"``)."""
+    """Move ``src[src_at[i]]`` to ``out[out_at[i]]`` for every i, or combine it with what is
+    there when ``reduce`` is ``"add"``, ``"multiply"``, ``"amax"`` or ``"amin"``."""
     if reduce:
-        (_add_serial if reduce == "add" else _mul_serial)(out, src, out_at, src_at)
+        _REDUCE_LOOPS[reduce](out, src, out_at, src_at)
     else:
         (_copy_parallel if out_at.size > GRAIN else _copy_serial)(out, src, out_at, src_at)

@@ -30,7 +30,26 @@ def _mul_indexed(out, src, out_at, src_at):
             out[out_at[i]] *= src[src_at[i]]
 
 
-_REDUCE_KERNELS = {None: _copy_indexed, "add": _add_indexed, "multiply": _mul_indexed}
+@cuda.jit
+def _max_indexed(out, src, out_at, src_at):
+    if cuda.grid(1) == 0:               # one thread, as _add_indexed; a NaN source wins
+        for i in range(out_at.size):
+            s = src[src_at[i]]
+            if s != s or s > out[out_at[i]]:
+                out[out_at[i]] = s
+
+
+@cuda.jit
+def _min_indexed(out, src, out_at, src_at):
+    if cuda.grid(1) == 0:
+        for i in range(out_at.size):
+            s = src[src_at[i]]
+            if s != s or s < out[out_at[i]]:
+                out[out_at[i]] = s
+
+
+_REDUCE_KERNELS = {None: _copy_indexed, "add": _add_indexed, "multiply": _mul_indexed, "amax": _max_indexed,
+                   "amin": _min_indexed}
 
 
 def indexed_copy_loop(out, src, out_at, src_at, reduce):
