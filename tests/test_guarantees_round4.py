@@ -1,4 +1,6 @@
 """A fourth round of hostile inputs (issue 15): each case differed from torch 2.13 before its fix."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -156,3 +158,109 @@ def test_scans_accumulate_in_torchs_cpu_acc_type(dtype, op):
     def run(L):
         return getattr(L.tensor(a).to(getattr(L, dtype)), op)(0)
     same(run)
+
+
+# ----------------------------------------------------------------------------- round 4's own cases
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_clamp_and_maximum_keep_the_first_of_equal_zeros(dtype):
+    """``std::max(a, b)`` returns ``a`` when neither is less: clamp(-0.0, min=0.0) is -0.0, it was
+    0.0. (Past a vector's width torch's own answer changes, so short tensors only.)"""
+    def run(L):
+        d = getattr(L, dtype)
+        a, b = L.tensor([-0.0, 0.0, 1.0], dtype=d), L.tensor([0.0, -0.0, float("nan")], dtype=d)
+        return (L.maximum(a, b), L.minimum(a, b), a.clamp(min=0.0), a.clamp(max=-0.0),
+                a.clamp(L.zeros(3, dtype=d), L.ones(3, dtype=d)))
+    for o, t in zip(run(internals), run(torch)):
+        assert_same(o, t)
+        assert [str(v) for v in o.tolist()] == [str(v) for v in t.tolist()]
+
+
+def test_floor_division_of_the_most_negative_int_by_minus_one_wraps():
+    """Numba's ``//`` gives 0 there; torch's ``div_floor_integer`` wraps to the same value."""
+    same(lambda L: L.tensor([-2**63, 7]) // -1)
+    same(lambda L: L.tensor([-2**63, 7]).div(L.tensor(-1), rounding_mode="floor"))
+
+
+def test_topk_refuses_bool():
+    same_error(lambda L: L.tensor([True, False]).topk(1))
+
+
+def _warned(fn):
+    with pytest.warns(UserWarning) as record:
+        result = fn()
+    return result, [str(w.message).split(" (Triggered internally")[0] for w in record]
+
+
+def test_a_short_list_holding_sequences_is_a_tuple_of_indices():
+    """NumPy's heuristic, which torch keeps with a warning: ``x[[[0, 1], [1, 2]]]`` is
+    ``x[[0, 1], [1, 2]]`` (two elements); it was read as one (2, 2) index tensor."""
+    for index in ([[0, 1], [1, 2]], [slice(None), 1], [None, 0], [Ellipsis, [1, 2]]):
+        ours, ours_warned = _warned(lambda index=index: internals.arange(12.).reshape(3, 4)[index])
+        theirs, their_warned = _warned(lambda index=index: torch.arange(12.).reshape(3, 4)[index])
+        assert_same(ours, theirs)
+        assert ours_warned == their_warned
+
+
+def test_an_empty_list_indexes_as_an_int64_tensor():
+    same(lambda L: L.arange(12.).reshape(3, 4)[[]])
+    same(lambda L: L.arange(12.).reshape(3, 4)[[], 1:])
+
+
+def test_a_string_index_is_a_type_error():
+    same_error(lambda L: L.arange(3.)["a"])
+
+
+def _setitem(L, index, value_shape):
+    x = L.arange(12.).reshape(3, 4)
+    x[index] = L.arange(float(np.prod(value_shape))).reshape(value_shape)
+    return x
+
+
+@pytest.mark.parametrize("index", [0, (slice(None), 1), (slice(0, 2),)])
+@pytest.mark.parametrize("value_shape", [(1, 1, 4), (1, 4), (1, 1, 1), (1, 2, 4), (2, 1, 4), (2,), (1, 3, 1)])
+def test_setitem_drops_the_values_leading_ones_then_expands(index, value_shape):
+    """``copy_to``: leading size-1 dims of the value are ignored, then it is expanded to the target
+    (with expand's messages); a (1, 1, 4) value for a row of 4 was refused."""
+    try:
+        expected = _setitem(torch, index, value_shape)
+    except RuntimeError:
+        same_error(lambda L: _setitem(L, index, value_shape))
+    else:
+        assert_same(_setitem(internals, index, value_shape), expected)
+
+
+def test_setitem_with_a_tensor_index_drops_leading_ones_too():
+    def run(L):
+        x = L.zeros(3, 4)
+        x[L.tensor([0, 2])] = L.ones(1, 1, 4)
+        return x
+    same(run)
+
+
+def test_masked_select_names_the_mask_first():
+    same_error(lambda L: L.ones(3, 4).masked_select(L.tensor([True, False])))
+
+
+@pytest.mark.parametrize("shape", [(1,), (), (2, 3)])
+@pytest.mark.parametrize("kw", [{}, {"correction": 0}, {"correction": 2}, {"dim": -1, "correction": 3}])
+@pytest.mark.parametrize("op", ["var", "std"])
+def test_var_and_std_backward_without_degrees_of_freedom(shape, kw, op):
+    """``ones(1).std().backward()`` raised ZeroDivisionError; torch's gradient is NaN where x is
+    its mean and inf elsewhere (full reductions), 2 / 0 = inf (over a dim)."""
+    if "dim" in kw and not shape:
+        kw = {"correction": kw["correction"]}
+
+    def run(L):
+        x = L.tensor(np.arange(float(np.prod(shape))).reshape(shape) % 2, dtype=L.float32, requires_grad=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")         # "degrees of freedom is <= 0"
+            getattr(x, op)(**kw).sum().backward()
+        return x.grad
+    same(run)
+
+
+@pytest.mark.parametrize("call", [lambda L: L.tensor([1], requires_grad=True),
+                                  lambda L: L.tensor(True, requires_grad=True),
+                                  lambda L: L.tensor([1.], dtype=L.int32, requires_grad=True)])
+def test_tensor_with_requires_grad_of_an_integral_dtype(call):
+    same_error(call)

@@ -154,6 +154,8 @@ def _selection(x, dim, keepdim, name, kind, k=0):
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
+    if x.dtype is st.bool_ and not x.is_cuda:     # (CUDA's refusal is not checked here)
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     d = _dim(x, dim)
     n = x.shape[d] if x.dim() else 1
     if not 0 <= k <= n:

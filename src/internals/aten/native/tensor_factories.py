@@ -227,6 +227,8 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
             _check_fits(values, dtype or inferred)
             out = _from_host(values, dtype or inferred, None, device, None)
     out = dispatcher.call("lift_fresh", out)
+    if requires_grad and not (out.dtype.is_floating_point or out.dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     return out.requires_grad_(requires_grad) if requires_grad else out
 
 
