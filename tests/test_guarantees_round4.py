@@ -4,7 +4,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from conftest import assert_same, assert_same_error
+from conftest import assert_same, assert_same_error, logging_modes
 
 import internals
 
@@ -227,6 +227,20 @@ def test_setitem_drops_the_values_leading_ones_then_expands(index, value_shape):
         same_error(lambda L: _setitem(L, index, value_shape))
     else:
         assert_same(_setitem(internals, index, value_shape), expected)
+
+
+@pytest.mark.parametrize("value", [lambda L: L.ones(4), lambda L: L.ones(1, 4), lambda L: L.ones(1),
+                                   lambda L: L.tensor(2.)])
+def test_setitem_runs_the_operators_torchs_copy_to_runs(value):
+    """A copy when the sizes agree, a fill from a 0-dim value, else a view then an expand: the
+    expand used to run whatever the sizes, and a 0-dim value was copied, not filled."""
+    log_t, log_i = [], []
+    theirs, ours = logging_modes(log_t, log_i)
+    with theirs:
+        torch.zeros(3, 4)[0] = value(torch)
+    with ours:
+        internals.zeros(3, 4)[0] = value(internals)
+    assert log_i == log_t
 
 
 def test_setitem_with_a_tensor_index_drops_leading_ones_too():

@@ -252,12 +252,11 @@ class Tensor(TensorBase):
         if isinstance(value, (bool, int, float)):
             st.checked_convert(value, self.dtype)     # torch refuses 1000 for an int8 tensor, as fill_ does
         index = _tensor_indexing.as_tuple(index)
-        if isinstance(value, Tensor):
+        if isinstance(value, Tensor) and not isinstance(index, int):    # (torch's int fast path skips it)
             value = _tensor_indexing.strip_leading_ones(value)
         if _tensor_indexing.is_advanced(index):     # index_put_ into the basic part's view
             return _tensor_indexing.setitem(self, index, value)
-        dst = self[index]
-        dst.copy_(value.expand(dst.shape) if isinstance(value, Tensor) else wrap_scalar(value))     # ``copy_to``
+        _tensor_indexing.copy_to(self[index], value if isinstance(value, Tensor) else wrap_scalar(value))
 
     __hash__ = object.__hash__
 

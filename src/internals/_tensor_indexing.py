@@ -14,7 +14,7 @@ import numpy as np
 
 from .c10 import scalar_type as st
 
-__all__ = ["as_tuple", "is_advanced", "getitem", "setitem", "strip_leading_ones"]
+__all__ = ["as_tuple", "copy_to", "is_advanced", "getitem", "setitem", "strip_leading_ones"]
 
 
 _SEQUENCE_WARNING = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
@@ -47,6 +47,21 @@ def strip_leading_ones(value):
     while k < value.dim() and value.shape[k] == 1:
         k += 1
     return value.view(value.shape[k:]) if k else value
+
+
+def copy_to(dst, src):
+    """``x[basic] = src`` (``copy_to`` in ``ATen/TensorIndexing.h``): a copy when the sizes agree,
+    a fill from a 0-dim CPU value, else the value without its leading ones, expanded if need be."""
+    if dst.shape == src.shape:
+        dst.copy_(src)
+    elif src.dim() == 0 and src.device.type == "cpu":
+        dst.fill_(src)
+    else:
+        k = 0
+        while k < src.dim() - 1 and src.shape[k] == 1:
+            k += 1
+        src = src.view(src.shape[k:])
+        dst.copy_(src if src.shape == dst.shape else src.expand(dst.shape))
 
 
 def _is_int_tensor_scalar(i):
