@@ -358,10 +358,11 @@ class PythonArgs:
             v = self.signature.params[i].default
         if isinstance(v, TensorBase):
             return v.item()                          # a 0-dim tensor given for a number
-        return v.item() if isinstance(v, (np.number, np.bool_)) else v
+        return v.item() if isinstance(v, (np.number, np.bool_)) else st.unpack_int_scalar(v)
 
     def to_double(self, i):
-        v = self.scalar(i)
+        v = self._get(i)
+        v = v.item() if isinstance(v, (TensorBase, np.number, np.bool_)) else v
         return None if v is None else float(v)
 
     def to_int64(self, i):

@@ -243,6 +243,7 @@ class Tensor(TensorBase):
         """Basic indexing, as operators through the dispatcher: ``select.int`` for an int,
         ``slice.Tensor`` for a slice, ``unsqueeze`` for None (torch's ``applySlicing``); tensors,
         lists and bools go to ``index.Tensor`` (a copy)."""
+        index = _tensor_indexing.as_tuple(index)
         if _tensor_indexing.is_advanced(index):
             return _tensor_indexing.getitem(self, index)
         return getitem(self, index)
@@ -250,9 +251,12 @@ class Tensor(TensorBase):
     def __setitem__(self, index, value):
         if isinstance(value, (bool, int, float)):
             st.checked_convert(value, self.dtype)     # torch refuses 1000 for an int8 tensor, as fill_ does
+        index = _tensor_indexing.as_tuple(index)
+        if isinstance(value, Tensor) and not isinstance(index, int):    # (torch's int fast path skips it)
+            value = _tensor_indexing.strip_leading_ones(value)
         if _tensor_indexing.is_advanced(index):     # index_put_ into the basic part's view
             return _tensor_indexing.setitem(self, index, value)
-        self[index].copy_(value if isinstance(value, Tensor) else wrap_scalar(value))
+        _tensor_indexing.copy_to(self[index], value if isinstance(value, Tensor) else wrap_scalar(value))
 
     __hash__ = object.__hash__
 

@@ -531,15 +531,20 @@ def _all_dims(dims, ndim):
 
 
 def var_backward(grad, self, dims, correction, keepdim):
-    """d var / dx = 2 (x - mean) / (N - correction)."""
+    """d var / dx = 2 (x - mean) / (N - correction); C++'s 2 / 0 is inf, and a full reduction
+    with no degrees of freedom left is NaN where x is its mean, inf elsewhere (as torch's)."""
+    full = _all_dims(dims, self.dim()) is not dims or not self.dim()
     dims = _all_dims(dims, self.dim())
     dims = [dims] if isinstance(dims, int) else dims
     n = 1
     for d in dims:
         n *= self.shape[d] if self.dim() else 1
-    correction = 1 if correction is None else correction
+    dof = n - (1 if correction is None else correction)
+    mean = self.mean(dims, keepdim=True)
+    if full and dof <= 0:
+        return grad * where(self == mean, math.nan, math.inf)
     grad = restore_reduced_dims(grad, dims, keepdim, self.dim())
-    return (2.0 / (n - correction)) * grad * (self - self.mean(dims, keepdim=True))
+    return (2.0 / dof if dof else math.inf) * grad * (self - mean)
 
 
 def std_backward(result, grad, self, dims, correction, keepdim):

@@ -20,8 +20,8 @@ from ..c10.grad_mode import _state as _grad_state
 from ..c10.tensor_impl import strided
 from ..utils._python_dispatch import _get_current_dispatch_mode, mode_detach
 
-__all__ = ["Node", "AccumulateGrad", "SavedVariable", "saved_tensors_hooks", "RemovableHandle", "gradient_edge",
-           "grad_accumulator", "set_history", "collect_next_edges", "ERR_BACKWARD_TWICE"]
+__all__ = ["Node", "AccumulateGrad", "SavedVariable", "SavedVariableList", "saved_tensors_hooks", "RemovableHandle",
+           "gradient_edge", "grad_accumulator", "set_history", "collect_next_edges", "ERR_BACKWARD_TWICE"]
 
 UINT64_MAX = 2 ** 64 - 1     # AccumulateGrad's sequence number: it runs as soon as it is ready
 _sequence = itertools.count()
@@ -356,6 +356,24 @@ class SavedVariable:
     def release(self):
         self.data = self.unpack_hook = self.packed = None
         self.version = None
+
+
+class SavedVariableList:
+    """A ``Tensor?[]`` kept for backward, one SavedVariable per tensor (the ``std::vector<SavedVariable>``
+    torch's generated nodes keep, as ``IndexBackward0::indices_``): each is version-checked at unpack,
+    and once released the list raises as a released tensor does."""
+    __slots__ = ("items",)
+
+    def __init__(self, tensors):
+        self.items = [None if t is None else SavedVariable(t, False) for t in tensors]
+
+    def unpack(self, node):
+        if self.items is None:
+            raise RuntimeError(ERR_BACKWARD_TWICE)
+        return tuple(None if s is None else s.unpack(node) for s in self.items)
+
+    def release(self):
+        self.items = None
 
 
 def tensor_data(t):

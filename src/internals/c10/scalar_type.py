@@ -240,6 +240,14 @@ def _fits(value, d):
     return lowest <= value <= info.max
 
 
+def unpack_int_scalar(value):
+    """A Python int given for a Scalar: torch's parser reads it as a long long, else as an unsigned
+    long long (``scalar_slow``), so anything outside [-2**63, 2**64) is Python's OverflowError."""
+    if type(value) is int and not -2 ** 63 <= value < 2 ** 64:
+        raise OverflowError("can't convert negative int to unsigned" if value < 0 else "int too big to convert")
+    return value
+
+
 def scalar_dtype(value):
     """The dtype of a Python scalar before promotion: bool, int64, float64 or complex128."""
     if isinstance(value, (bool, np.bool_)):

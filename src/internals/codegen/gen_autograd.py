@@ -96,6 +96,7 @@ class Saved:
     name: str          # the slot is name + "_"; the formula's local variable is name
     expr: str          # what to save, at forward time
     tensor: bool       # a SavedVariable (unpacked with version checks) or a plain value
+    is_list: bool = False    # a Tensor?[] kept as a SavedVariableList (index's indices)
     is_output: bool = False
     exposed: bool = True
     users: set = field(default_factory=set)   # the edges whose formula needs it
@@ -159,9 +160,8 @@ def load_derivatives(path=DERIVATIVES):
             formula = GEOMETRY_RE.sub(geometry, PROPERTY_RE.sub(prop, LIST_PROPERTY_RE.sub(list_prop, formula)))
             for name, a in args.items():
                 if _uses(formula, name):
-                    # a list of tensors (index's Tensor?[] indices) is kept as the list itself
-                    tensor = a.type.is_tensor_like() and not a.type.is_list_like()
-                    saved.setdefault(name, Saved(name, name, tensor)).users.add(i)
+                    is_list = a.type.is_tensor_like() and a.type.is_list_like()
+                    saved.setdefault(name, Saved(name, name, a.type.is_tensor_like(), is_list)).users.add(i)
             for name in outputs:
                 if _uses(formula, name):
                     saved.setdefault(name, Saved(name, name, True, is_output=True)).users.add(i)
@@ -352,7 +352,8 @@ def gen_kernel(info, schema):
             value = f"kwargs.get({s.name!r}, {default})"
         elif s.tensor:
             original = inplace and s.name == "self"      # the value before the op overwrites it
-            value = f"SavedVariable({'self.clone()' if original else s.expr}, False)"
+            value = (f"SavedVariableList({s.expr})" if s.is_list
+                     else f"SavedVariable({'self.clone()' if original else s.expr}, False)")
         else:
             value = s.expr
             arg = next((a for a in positional if a.name == s.name), None)
@@ -420,7 +421,7 @@ operator (``AutoDispatchBelowADInplaceOrView``), with only Autograd excluded for
 from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
-from ..graph import SavedVariable, collect_next_edges, set_history
+from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, mark_view, rebase_history,
                                     saved_inplace_result)
 {nodes}

@@ -537,7 +537,7 @@ def masked_select(self, mask):
     if mask.dtype is not st.bool_:
         raise RuntimeError("masked_select: expected BoolTensor for mask")
     common_device(self, mask)
-    shape = broadcast_shapes(tuple(self.shape), tuple(mask.shape))
+    shape = broadcast_shapes(tuple(mask.shape), tuple(self.shape))     # ``expand_outplace(mask, self)``
     chosen = np.broadcast_to(_host_array(mask), shape)
     src = element_offsets([np.arange(n) if m != 1 else np.zeros(n, np.int64)
                            for n, m in zip(shape, (1,) * (len(shape) - self.dim()) + tuple(self.shape))],

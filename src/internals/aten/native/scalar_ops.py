@@ -353,12 +353,12 @@ def int_pow(base, exponent, alpha):
 
 @register_jitable
 def maximum(a, b, alpha):
-    return a if (a != a or a > b) else b    # NaN propagates
+    return b if (b != b or b > a) else a    # NaN propagates; of equal values (-0.0, 0.0) ``a``, as std::max
 
 
 @register_jitable
 def minimum(a, b, alpha):
-    return a if (a != a or a < b) else b
+    return b if (b != b or b < a) else a
 
 
 @register_jitable
@@ -411,6 +411,8 @@ def _fmod_cuda(a, b):
 # ops where C++ computes them differently; the caller picks one by the compute dtype.
 @register_jitable
 def div_floor_int(a, b, alpha):
+    if b == -1:
+        return -a           # wraps for the most negative value, as torch's; Numba's // gives 0
     return a // b           # Python's // floors, as ``div_floor_kernel`` does for integers
 
 

@@ -6,6 +6,7 @@ Every row along ``dim`` is sorted by one stable merge sort, ``sort_row`` below, 
 loop (rows in parallel) and the CUDA kernel (a thread per row) both compile. NaN sorts as the
 largest value, as in torch. The selections are read off the sorted rows.
 """
+import numpy as np
 from numba.extending import register_jitable
 
 from ...c10 import scalar_type as st
@@ -153,6 +154,8 @@ def _selection(x, dim, keepdim, name, kind, k=0):
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
+    if x.dtype is st.bool_ and not x.is_cuda:     # (CUDA's refusal is not checked here)
+        raise RuntimeError("topk does not support bool dtypes on CPU")
     d = _dim(x, dim)
     n = x.shape[d] if x.dim() else 1
     if not 0 <= k <= n:
@@ -160,12 +163,19 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     values, idx = _sorted_rows(x, d, largest)
     values, idx = values.narrow(-1, 0, k), idx.narrow(-1, 0, k)
     values, idx = (values.movedim(-1, d), idx.movedim(-1, d)) if x.dim() else (values.reshape(()), idx.reshape(()))
-    return _return_type("topk")(values.contiguous(), idx.contiguous())
+    return _return_type("topk")(_dense(values), _dense(idx))
+
+
+def _dense(t):
+    """``t`` with contiguous strides: ``.contiguous()`` keeps an empty tensor's strides (any
+    strides count as contiguous then), where torch's outputs are made contiguous."""
+    return t.contiguous() if t.numel() else empty(tuple(t.shape), dtype=t.dtype, device=t.device)
 
 
 def kthvalue(x, k, dim=-1, keepdim=False):
     d = _dim(x, dim)
     n = x.shape[d] if x.dim() else 1
+    _check_nonempty("kthvalue", x, d)
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
     return _selection(x, d, keepdim, "kthvalue", KTH, k - 1)
@@ -206,9 +216,11 @@ def _scan(x, dim, dtype, product):
     result = empty(rows.shape, dtype=compute, device=x.device)
     n = rows.shape[-1] if rows.dim() else 1
     if result.numel():
-        loops(x.device, "scan").scan_loop(buffer(result), buffer(rows), result.numel() // n, n, product)
+        acc = np.float64 if out_dtype is st.float32 else compute.numpy_type     # CPU ``acc_type``
+        init = np.dtype(acc).type(1 if product else 0)
+        loops(x.device, "scan").scan_loop(buffer(result), buffer(rows), result.numel() // n, n, product, init)
     result = result.movedim(-1, d) if x.dim() else result.reshape(())
-    return result.to(out_dtype).contiguous()
+    return _dense(result.to(out_dtype))
 
 
 def cumsum(x, dim, *, dtype=None):

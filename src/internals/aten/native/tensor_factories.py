@@ -223,16 +223,30 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
             inferred = infer_scalar_type(data)
             _check_nesting(data, _nested_sizes(data), 0)
             _check_real_target(inferred, dtype)
-            holder = (np.bool_ if inferred is st.bool_ else np.complex128 if inferred.is_complex
-                      else np.float64 if inferred.is_floating_point else np.int64)
-            try:                             # holder: exact for ``inferred``
-                values = np.array(data, dtype=holder)
-            except OverflowError:            # a Python int beyond int64
-                raise ValueError("Overflow when unpacking long long") from None
+            values = _host_values(data, inferred, dtype or inferred)
             _check_fits(values, dtype or inferred)
             out = _from_host(values, dtype or inferred, None, device, None)
     out = dispatcher.call("lift_fresh", out)
+    if requires_grad and not (out.dtype.is_floating_point or out.dtype.is_complex):
+        raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
     return out.requires_grad_(requires_grad) if requires_grad else out
+
+
+def _host_values(data, inferred, target):
+    """The Python numbers as a NumPy array in a holder exact for what ``store_scalar`` unpacks: a
+    float or bool target unpacks each number as a double or a truth value (``tensor(2**63,
+    dtype=float32)`` is 9.2234e+18), an integral one as a long long, which a Python int beyond
+    int64 overflows."""
+    holder = (np.bool_ if inferred is st.bool_ else np.complex128 if inferred.is_complex
+              else np.float64 if inferred.is_floating_point else np.int64)
+    if holder is np.int64 and target.category != st.INTEGRAL:
+        holder = np.bool_ if target is st.bool_ else np.float64
+    try:
+        return np.array(data, dtype=holder)
+    except OverflowError:
+        if holder is not np.int64:
+            raise                            # "int too large to convert to float", as Python says
+        raise ValueError("Overflow when unpacking long long") from None
 
 
 def _is_sequence(obj):
@@ -332,6 +346,7 @@ def wrap_scalar(value):
     """
     if isinstance(value, TensorBase):
         return value
+    st.unpack_int_scalar(value)
     impl = _host_impl(np.array(value, dtype=st.scalar_dtype(value).numpy_type))
     impl.is_wrapped_number = True
     return TensorBase._from_impl(impl)

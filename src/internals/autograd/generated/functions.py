@@ -998,35 +998,35 @@ class DiagEmbedBackward0(Node):
 class IndexBackward0(Node):
     """``index.Tensor(Tensor self, Tensor?[] indices) -> Tensor``"""
     __slots__ = ('self_sym_sizes_', 'self_options_', 'indices_')
-    _tensor_slots = ()
-    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_indices': ('indices_', False)}
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_indices': ('indices_', True)}
 
     def apply(node, grads):
         grad = grads[0]
         self_sym_sizes = node.self_sym_sizes_
         self_options = node.self_options_
-        indices = node.indices_
+        indices = node.indices_.unpack(node)
         return (index_backward(self_sym_sizes, self_options, indices, grad),)
 
 
 class IndexPutBackward0(Node):
     """``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor``"""
     __slots__ = ('indices_', 'values_', 'accumulate_')
-    _tensor_slots = ('values_',)
-    _exposed = {'_saved_indices': ('indices_', False), '_saved_values': ('values_', True), '_saved_accumulate': ('accumulate_', False)}
+    _tensor_slots = ('indices_', 'values_')
+    _exposed = {'_saved_indices': ('indices_', True), '_saved_values': ('values_', True), '_saved_accumulate': ('accumulate_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         grad_self = None
         if edges[0] is not None:
-            indices = node.indices_
+            indices = node.indices_.unpack(node)
             values = node.values_.unpack(node)
             accumulate = node.accumulate_
             grad_self = grad if accumulate else grad.index_put(indices, zeros_like(values), False)
         grad_values = None
         if edges[1] is not None:
-            indices = node.indices_
+            indices = node.indices_.unpack(node)
             grad_values = grad.index(indices)
         return grad_self, grad_values
 

@@ -11,7 +11,7 @@ operator (``AutoDispatchBelowADInplaceOrView``), with only Autograd excluded for
 from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
-from ..graph import SavedVariable, collect_next_edges, set_history
+from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, mark_view, rebase_history,
                                     saved_inplace_result)
 from ..functions_manual import TensorGeometry
@@ -1470,7 +1470,7 @@ def index_Tensor(ks, self, indices):
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
-        grad_fn.indices_ = indices
+        grad_fn.indices_ = SavedVariableList(indices)
     with below_ad_inplace_or_view():
         result = OPS['index.Tensor'].redispatch(after_autograd(ks), self, indices)
     if grad_fn is not None:
@@ -1484,7 +1484,7 @@ def index_put_(ks, self, indices, values, accumulate=False):
         check_inplace(self)
         grad_fn = IndexPutBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, values)
-        grad_fn.indices_ = indices
+        grad_fn.indices_ = SavedVariableList(indices)
         if edges[0] is not None:
             grad_fn.values_ = SavedVariable(values, False)
         if edges[0] is not None:
@@ -1501,7 +1501,7 @@ def index_put(ks, self, indices, values, accumulate=False):
     if _grad_mode.grad_enabled and (self._requires_grad or values._requires_grad):
         grad_fn = IndexPutBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, values)
-        grad_fn.indices_ = indices
+        grad_fn.indices_ = SavedVariableList(indices)
         if edges[0] is not None:
             grad_fn.values_ = SavedVariable(values, False)
         if edges[0] is not None:

@@ -6,17 +6,17 @@ from .loops import launch_config
 
 
 @cuda.jit
-def _scan(out, a, rows, n, product):
+def _scan(out, a, rows, n, product, init):
     r = cuda.grid(1)
     while r < rows:
         lo = r * n
-        acc = a[lo] - a[lo] + (1 if product else 0)
+        acc = init
         for i in range(n):
             acc = acc * a[lo + i] if product else acc + a[lo + i]
             out[lo + i] = acc
         r += cuda.gridsize(1)
 
 
-def scan_loop(out, a, rows, n, product):
+def scan_loop(out, a, rows, n, product, init):
     blocks, threads = launch_config(rows)
-    _scan[blocks, threads](out, a, rows, n, product)
+    _scan[blocks, threads](out, a, rows, n, product, init)
