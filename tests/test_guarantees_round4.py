@@ -278,3 +278,16 @@ def test_var_and_std_backward_without_degrees_of_freedom(shape, kw, op):
                                   lambda L: L.tensor([1.], dtype=L.int32, requires_grad=True)])
 def test_tensor_with_requires_grad_of_an_integral_dtype(call):
     same_error(call)
+
+
+# ----------------------------------------------------------------------------- left by round 4, fixed after
+def test_copy_names_its_tensors_in_torchs_order():
+    """``copy_``'s TensorIterator broadcasts the given output first, then the input (``compute_shape``)."""
+    same_error(lambda L: L.zeros(2, 3).copy_(L.ones(4)))
+    same_error(lambda L: L.zeros(2, 3).add_(L.ones(4)))
+
+
+def test_a_grad_of_another_dtype_gets_torchs_whole_message():
+    def assign(L):
+        L.ones(3, requires_grad=True).grad = L.ones(3, dtype=L.float64)
+    same_error(assign)

@@ -180,7 +180,10 @@ class TensorBase:
             if new.dtype is not self.dtype:
                 raise RuntimeError(f"attempting to assign a gradient with dtype '{_CPP_TYPE_NAMES[new.dtype.name]}' "
                                    f"to a tensor with grad_dtype '{self.dtype.torch_name}'. The gradient must match "
-                                   "the tensor's grad_dtype (defaults to the tensor's dtype).")
+                                   "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
+                                   "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. "
+                                   "Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient "
+                                   "may break downstream systems that assume they match.")
             if new.device != self.device:
                 raise RuntimeError("attempting to assign a gradient to a tensor that has data of a different device")
             if new.shape != self.shape:

@@ -220,14 +220,12 @@ class TensorIterator:
         if self.config.static_shape is not None:
             self.shape = self.config.static_shape
             return
-        self.shape = _broadcast_inputs(self.inputs)
+        operands = self.inputs
+        if not operands or not self.config.resize_outputs_:     # given outputs take part, first
+            operands = [o for o in self.outputs if o is not None] + operands
+        self.shape = _broadcast_shape(operands)
         for out in self.outputs:
-            if out is None:
-                continue
-            sizes = out._impl.sizes
-            if not self.inputs or not self.config.resize_outputs_:
-                self.shape = broadcast_shapes(self.shape, sizes) if self.inputs else sizes
-            if sizes != self.shape:
+            if out is not None and out._impl.sizes != self.shape:
                 raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape "
                                    f"{list(self.shape)}")
 
@@ -356,14 +354,14 @@ class TensorIterator:
         same_device_copy(self.result, self.outputs[0])
 
 
-def _broadcast_inputs(inputs):
-    """The inputs' broadcast shape (one shape for all, the usual case, is that shape)."""
-    if not inputs:
+def _broadcast_shape(operands):
+    """The operands' broadcast shape, in their order (one shape for all, the usual case, is that shape)."""
+    if not operands:
         return ()
-    shape = inputs[0]._impl.sizes
-    for i in inputs:
-        if i._impl.sizes != shape:
-            return broadcast_shapes(*[i._impl.sizes for i in inputs])
+    shape = operands[0]._impl.sizes
+    for t in operands:
+        if t._impl.sizes != shape:
+            return broadcast_shapes(*[t._impl.sizes for t in operands])
     return shape
 
 
