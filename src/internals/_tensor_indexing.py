@@ -20,20 +20,20 @@ def _items(index):
 
 
 def _is_int_tensor_scalar(i):
-    from ._tensor import Tensor
+    from ._tensor import Tensor  # _tensor imports this module: a real cycle
     return isinstance(i, Tensor) and i.dim() == 0 and i.dtype is not st.bool_ and not i.dtype.is_floating_point
 
 
 def is_advanced(index):
     """Does ``index`` need advanced indexing (a tensor, list, array or bool among its items)?"""
-    from ._tensor import Tensor
+    from ._tensor import Tensor  # _tensor imports this module: a real cycle
     return any(isinstance(i, (bool, list, np.ndarray)) or isinstance(i, Tensor) and not _is_int_tensor_scalar(i)
                for i in _items(index))
 
 
 def _as_index_tensor(i, device):
-    from ._tensor import Tensor
-    from .aten.native.tensor_factories import tensor
+    from ._tensor import Tensor  # _tensor imports this module: a real cycle
+    from .aten.native.tensor_factories import tensor  # loaded by _tensor, before the kernels: a cycle
     if isinstance(i, Tensor):
         return i
     if isinstance(i, bool) or isinstance(i, Tensor):
@@ -47,8 +47,8 @@ def _mask_dims(t):
 
 def _split(x, index):
     """(the basic index, [(dim of the basic result, index tensor)]), as ``applySlicing`` splits it."""
-    from ._tensor import Tensor
-    from .aten.native.tensor_factories import empty_strided, tensor
+    from ._tensor import Tensor  # _tensor imports this module: a real cycle
+    from .aten.native.tensor_factories import empty_strided, tensor  # loaded by _tensor, before the kernels: a cycle
     items = [i if i is None or i is Ellipsis or isinstance(i, (bool, slice)) or _is_int_tensor_scalar(i)
              or not isinstance(i, (Tensor, list, np.ndarray)) else _as_index_tensor(i, x.device) for i in _items(index)]
     consumed = sum(_mask_dims(i) if isinstance(i, Tensor) and not _is_int_tensor_scalar(i) and i.dim() else
@@ -100,8 +100,8 @@ def getitem(x, index):
 
 
 def setitem(x, index, value):
-    from ._tensor import Tensor
-    from .aten import dispatcher
+    from ._tensor import Tensor  # _tensor imports this module: a real cycle
+    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
     basic, tensors = _split(x, index)
     if not isinstance(value, Tensor):   # a number is written as one of x's dtype (``valueToTensor``)
         value = dispatcher.call("full", (), value, dtype=x.dtype, device=x.device)

@@ -17,6 +17,7 @@ import threading
 import weakref
 
 from ..c10.grad_mode import _state as _grad_state
+from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
 from ..c10.tensor_impl import strided
 from ..utils._python_dispatch import _get_current_dispatch_mode, mode_detach
 
@@ -195,7 +196,6 @@ def _obeys_layout(grad, var):
 
 
 def _detached_clone(t):
-    from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
     with below_ad_inplace_or_view():
         out = t.clone()
     return out
@@ -219,7 +219,7 @@ def grad_accumulator(t):
 def gradient_edge(t):
     """Where a gradient for ``t`` goes: its grad_fn's input, its AccumulateGrad, or nowhere."""
     if t._attr_version is not None and t._attr_version != t._impl.version_counter.version and t._attr_version >= 0:
-        from .variable_type_manual import refresh_view_grad_fn
+        from .variable_type_manual import refresh_view_grad_fn  # variable_type_manual imports graph: a real cycle
         refresh_view_grad_fn(t)          # a view changed in place since its grad_fn was made
     if t._grad_fn is not None:
         return (t._grad_fn, t._output_nr)

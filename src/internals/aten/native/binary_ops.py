@@ -8,7 +8,7 @@ fmod, as ``BinaryOpsKernel.cpp`` does) and runs the generic CPU or CUDA loop.
 """
 from ...c10 import scalar_type as st
 from . import scalar_ops as ops
-from .elementwise import binary, check_pow_exponent, where
+from .elementwise import binary, check_pow_exponent, common_device, where
 from .linear_algebra import _TYPE_META_NAMES
 from .tensor_factories import wrap_scalar
 
@@ -206,6 +206,5 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 
 def equal(a, b):
     """Same shape and equal values (NaN is never equal); dtypes promote as ``==`` does."""
-    from .elementwise import common_device
     common_device(a, b)
     return tuple(a.shape) == tuple(b.shape) and bool(a.eq(b).all().item())

@@ -13,6 +13,7 @@ Conjugation: torch's ``conj()`` is lazy, a view with a conjugate bit that kernel
 to resolve.
 """
 from ...c10 import scalar_type as st
+from .. import dispatcher
 from ..tensor_iterator import TensorIteratorConfig
 from . import scalar_ops as ops
 from .elementwise import unary
@@ -20,7 +21,6 @@ from .tensor_shape import make_view
 
 
 def _call(name, *args):
-    from .. import dispatcher
     return dispatcher.call(name, *args)
 
 

@@ -12,6 +12,7 @@ from .. import dispatcher
 from ..tensor_iterator import broadcast_shapes, common_device, scratch_like
 from .copy import buffer, cast_like
 from .dispatch_stub import loops
+from .tensor_factories import empty
 
 # The C++ type names torch's mm message prints (``caffe2::TypeMeta`` names, demangled by the compiler).
 _TYPE_META_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
@@ -31,7 +32,6 @@ def _check_dtypes(name, a, b):
 
 def _batched_mm(a, b, name):
     """a (M, K) @ b (K, N) -> (M, N), or a batch of them: (B, M, K) @ (B, K, N) -> (B, M, N)."""
-    from .tensor_factories import empty
     _check_dtypes(name, a, b)
     common_device(a, b)
     *lead, M, K = a.shape

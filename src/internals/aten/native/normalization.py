@@ -13,6 +13,7 @@ grad_input = invstd · (g − mean(g) − x̂ · mean(g · x̂)), the means take
 import math
 
 from ...c10 import scalar_type as st
+from ..dispatcher import call
 from .convolution import keep_channels_last
 from .tensor_factories import empty
 
@@ -141,12 +142,10 @@ def _sum_over(t, dims):
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     """``batch_norm``, CompositeImplicitAutograd: the output of ``native_batch_norm``. An empty
     input comes back as a copy (a new tensor, still in the graph), the running statistics untouched."""
-    from ..dispatcher import call
     if input.numel() == 0:
         return input.clone()
     return call("native_batch_norm", input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
-    from ..dispatcher import call
     return call("native_layer_norm", input, normalized_shape, weight, bias, eps)[0]

@@ -8,6 +8,7 @@ the window's row-major order, and a NaN wins over any number, as in torch's loop
 many windows tie at 0, so the rule decides which input gets the gradient).
 """
 from ...c10 import scalar_type as st
+from ..dispatcher import call
 from .convolution import keep_channels_last
 from .copy import buffer
 from .dispatch_stub import loops
@@ -101,5 +102,4 @@ def max_pool2d_with_indices_backward(grad_output, x, kernel_size, stride, paddin
 
 def max_pool2d(x, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     """``max_pool2d``, CompositeImplicitAutograd: the values of ``max_pool2d_with_indices``."""
-    from ..dispatcher import call
     return call("max_pool2d_with_indices", x, kernel_size, stride, padding, dilation, ceil_mode)[0]

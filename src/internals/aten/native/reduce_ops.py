@@ -9,10 +9,12 @@ and products accumulate in int64, as torch's do.
 import numpy as np
 
 from ...c10 import scalar_type as st
+from ...return_types import return_type
 from ..tensor_iterator import TensorIterator
 from . import scalar_ops as ops
 from .copy import cast_like
 from .dispatch_stub import loops
+from .tensor_factories import empty
 
 
 def normalize_dims(dims, ndim):
@@ -42,7 +44,6 @@ def _out_shape(x, dims, keepdim):
 
 
 def _reduce(op, x, dims, keepdim, out_dtype, name):
-    from .tensor_factories import empty
     given, dims = dims, normalize_dims(dims, x.dim())
     if op in (ops.AMAX, ops.AMIN, ops.ARGMAX, ops.ARGMIN) and x.numel() == 0:
         zero_dim = _first_empty_dim(x, given, dims, name)
@@ -162,7 +163,6 @@ def _max_min(op, arg_op, name, x, dim, keepdim):
 
 def _return_type(name):
     """``torch.return_types.max`` and friends: a named (values, indices) pair."""
-    from ...return_types import return_type
     return return_type(name)
 
 

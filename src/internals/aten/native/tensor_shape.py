@@ -3,10 +3,16 @@
 Mirrors ``aten/src/ATen/native/TensorShape.cpp`` and, for ``view``, ``computeStride`` in
 ``aten/src/ATen/TensorUtils.cpp``. Every view shares its base's storage and version counter.
 """
+import numpy as np
+
+from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
-from ...c10.tensor_impl import TensorImpl, contiguous_strides
+from ...c10.tensor_impl import TensorImpl, contiguous_strides, is_channels_last
 from ...c10.wrap_dim import wrap_dim
 from .. import dispatcher
+from .copy import fill_, same_device_copy
+from .elementwise import common_device
+from .tensor_factories import empty_strided
 
 
 def make_view(base, sizes, strides, offset=None, dtype=None):
@@ -464,7 +470,6 @@ def getitem(x, index):
 # These copy into a fresh output through the copy kernel (``copy.same_device_copy``), or move
 # elements by offsets the host computed (``indexing.move``); the result is never a view.
 def _fresh(sizes, dtype, device):
-    from .tensor_factories import empty_strided
     return empty_strided(tuple(sizes), contiguous_strides(tuple(sizes)), dtype=dtype, device=device)
 
 
@@ -474,11 +479,6 @@ def cat(tensors, dim=0):
     As torch's, a 1-d empty tensor joins anything (the legacy rule) and is skipped. The output is
     contiguous, or channels-last when every input is (``compute_output_memory_format``).
     """
-    from ...c10 import scalar_type as st
-    from ...c10.tensor_impl import is_channels_last
-    from .copy import same_device_copy
-    from .elementwise import common_device
-    from .tensor_factories import empty_strided
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
@@ -544,7 +544,7 @@ def movedim_intlist(x, source, destination):
 
 def repeat(x, repeats):
     """``repeat``: ``x`` tiled ``repeats[d]`` times along each dim (leading dims added as needed)."""
-    from .indexing import element_offsets, move, walk
+    from .indexing import element_offsets, move, walk  # indexing imports tensor_shape: a real cycle
     repeats = list(repeats)
     if len(repeats) < x.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
@@ -558,7 +558,6 @@ def repeat(x, repeats):
     sizes = [r * s for r, s in zip(repeats, padded)]
     out = _fresh(sizes, x.dtype, x.device)
     if out.numel():
-        import numpy as np
         src = element_offsets([np.arange(n) % s for n, s in zip(sizes, padded)], strides, x.storage_offset())
         move(out, walk(out), x, src)
     return out
@@ -570,7 +569,6 @@ def _padded(x, ndim):
 
 def diag_embed(x, offset=0, dim1=-2, dim2=-1):
     """``diag_embed``: the last dim of ``x`` written on a diagonal of new zero matrices."""
-    from .copy import fill_, same_device_copy
     n = x.shape[-1] + abs(offset) if x.dim() else 1 + abs(offset)
     ndim = x.dim() + 1
     d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
@@ -634,7 +632,6 @@ def _check_last_stride(strides, what):
 # Written with operators, through the dispatcher, as torch writes them: autograd sees the
 # operators they call.
 def _call(name, *args, **kwargs):
-    from .. import dispatcher
     return dispatcher.call(name, *args, **kwargs)
 
 
