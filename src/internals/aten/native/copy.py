@@ -10,8 +10,10 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.device import as_device
+from ...c10.memory_format import contiguous_format
 from ...c10.storage import UntypedStorage
 from ...c10.tensor_impl import TensorImpl
+from .. import dispatcher
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig, scratch_like
 from . import scalar_ops as ops
 from .dispatch_stub import loops
@@ -90,6 +92,18 @@ def cast_like(src, dtype):
     return out
 
 
+def to(x, dtype):
+    """``x.to(dtype)`` below the frontend (``TensorConversions.cpp``'s ``to``): ``x`` itself when
+    the dtype already matches, else ``_to_copy`` through the dispatcher."""
+    return x if x.dtype is dtype else dispatcher.call("_to_copy", x, dtype=dtype)
+
+
+def contiguous(x):
+    """``x.contiguous()`` below the frontend (``TensorBase::contiguous``): ``x`` itself when it is
+    contiguous, else a ``clone`` through the dispatcher."""
+    return x if x.is_contiguous() else dispatcher.call("clone", x, memory_format=contiguous_format)
+
+
 def _cast_scalar(src, dtype):
     """A 0-dim CPU tensor cast on the host: a wrapped Python number (``x * 2``) is cast on every
     call, and a loop over one element would cost more than the op. NumPy converts as C does, as
@@ -102,7 +116,7 @@ def _cast_scalar(src, dtype):
 def _cross_device_copy(dst, src):
     """Copy between the host and the device through contiguous bytes."""
     from numba import cuda  # numba.cuda is slow to import: loaded on first CUDA use
-    staged = src.to(dtype=dst.dtype).contiguous()
+    staged = contiguous(to(src, dst.dtype))
     raw = staged._impl.storage._data[staged.storage_offset() * staged.element_size():][: staged.nbytes]
     moved = cuda.to_device(raw) if dst.device.type == "cuda" else raw.copy_to_host()
     impl = TensorImpl(UntypedStorage(len(moved), dst.device, data=moved), staged.shape, staged.stride(), 0, dst.dtype)
@@ -122,7 +136,7 @@ def copy_(dst, src, non_blocking=False):
     it = TensorIterator(it)
     it.compute_mem_overlaps()
     it.compute_shape()
-    src = src.expand(dst.shape)
+    src = dispatcher.call("expand", src, list(dst.shape))
     if src.device == dst.device:
         same_device_copy(dst, src)
     else:
