@@ -86,7 +86,7 @@ def _infer_scalar_dtype(value):
 # ---------------------------------------------------------------------- ranges (composite kernels)
 def _copy_from_host(out, values):
     """``out.copy_`` of a NumPy array's values (torch's range and random kernels write theirs in place)."""
-    return out.copy_(TensorBase._from_impl(_host_impl(np.array(values, order="C", copy=None))))
+    return dispatcher.call("copy_", out, TensorBase._from_impl(_host_impl(np.array(values, order="C", copy=None))))
 
 
 def _from_host(values, dtype, layout, device, pin_memory):
