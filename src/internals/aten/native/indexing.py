@@ -15,6 +15,7 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import contiguous_strides
+from .. import dispatcher
 from ..tensor_iterator import assert_no_internal_overlap, broadcast_shapes, output_layout
 from .copy import buffer, fill_, same_device_copy
 from .dispatch_stub import loops
@@ -199,7 +200,7 @@ def index_put_(self, indices, values, accumulate=False):
 
 
 def index_put(self, indices, values, accumulate=False):
-    return index_put_(self.clone(), indices, values, accumulate)
+    return index_put_(dispatcher.call("clone", self), indices, values, accumulate)
 
 
 def _on_device(t, device):
@@ -352,23 +353,23 @@ def scatter_add_(self, dim, index, src):
 
 
 def scatter_src(self, dim, index, src):
-    return scatter_src_(self.clone(), dim, index, src)
+    return scatter_src_(dispatcher.call("clone", self), dim, index, src)
 
 
 def scatter_value(self, dim, index, value):
-    return scatter_value_(self.clone(), dim, index, value)
+    return scatter_value_(dispatcher.call("clone", self), dim, index, value)
 
 
 def scatter_reduce(self, dim, index, src, reduce):
-    return scatter_reduce_(self.clone(), dim, index, src, reduce)
+    return scatter_reduce_(dispatcher.call("clone", self), dim, index, src, reduce)
 
 
 def scatter_value_reduce(self, dim, index, value, reduce):
-    return scatter_value_reduce_(self.clone(), dim, index, value, reduce)
+    return scatter_value_reduce_(dispatcher.call("clone", self), dim, index, value, reduce)
 
 
 def scatter_add(self, dim, index, src):
-    return scatter_add_(self.clone(), dim, index, src)
+    return scatter_add_(dispatcher.call("clone", self), dim, index, src)
 
 
 def _masked_fill_mask(self, indices, values):
@@ -393,7 +394,7 @@ def _masked_fill_mask(self, indices, values):
         mask, covered = ix, covered + ix.dim()
     if mask is None:
         return None
-    return mask.reshape(tuple(mask.shape) + (1,) * (self.dim() - covered))
+    return dispatcher.call("reshape", mask, [*mask.shape] + [1] * (self.dim() - covered))
 
 
 # ---------------------------------------------------------------------- masks
@@ -436,7 +437,7 @@ def masked_fill_scalar(self, mask, value):
     # torch: a contiguous clone filled in place, after broadcasting self against the mask
     shape = broadcast_shapes(tuple(self.shape), tuple(mask.shape))
     out = empty_strided(shape, contiguous_strides(shape), dtype=self.dtype, device=self.device)
-    same_device_copy(out, self.expand(shape) if tuple(self.shape) != shape else self)
+    same_device_copy(out, dispatcher.call("expand", self, list(shape)) if tuple(self.shape) != shape else self)
     return masked_fill_scalar_(out, mask, value)
 
 
