@@ -78,7 +78,8 @@ def complex(real, imag):
            .add_const_input(imag).compute_in_opmath(False).build()).result
     parts = view_as_real(out)
     for k, part in enumerate((real, imag)):
-        parts.select(-1, k).copy_(part.expand(out.shape))
+        half = dispatcher.call("select.int", parts, -1, k)
+        dispatcher.call("copy_", half, dispatcher.call("expand", part, list(out.shape)))
     return out
 
 
