@@ -65,3 +65,60 @@ PROGRAMS = {
 def test_calls_only_go_down(name):
     PROGRAMS[name]()          # compiled first: the tracer follows a warm call
     assert upward_calls(PROGRAMS[name]) == []
+
+
+def parser_entries_below_the_dispatcher(program):
+    """(caller, callee) of each call from a kernel, TensorIterator or loop into the frontend's
+    argument parsing (the generated bindings, ``_python_arg_parser``): a composite kernel calls
+    the operators it needs through the dispatcher, as an ``at::`` call in C++ does."""
+    found = []
+
+    def profile(frame, event, arg):
+        if event != "call" or frame.f_back is None:
+            return
+        path = frame.f_code.co_filename.replace("\\", "/")
+        if "internals/_generated/" in path or "internals/_python_arg_parser" in path:
+            caller = frame.f_back.f_code
+            if layer(caller) in ("kernel", "tensor_iterator", "loop"):
+                found.append((f"{layer(caller)}: {caller.co_name}", frame.f_code.co_name))
+
+    sys.setprofile(profile)
+    try:
+        program()
+    finally:
+        sys.setprofile(None)
+    return found
+
+
+F = internals.nn.functional
+x, target = internals.randn(3, 4, generator=internals.Generator().manual_seed(0)), internals.tensor([1, 0, 3])
+COMPOSITES = {
+    "var": lambda: x.var(1),
+    "std": lambda: x.std(),
+    "var_mean": lambda: internals.var_mean(x, 1),
+    "logsumexp": lambda: x.logsumexp(1),
+    "vector norm": lambda: x.norm(),
+    "sort": lambda: x.sort(1),
+    "topk": lambda: x.topk(2),
+    "median": lambda: x.median(),
+    "cumsum": lambda: x.cumsum(0),
+    "softmax": lambda: x.softmax(1),
+    "layer_norm": lambda: F.layer_norm(x, (4,)),
+    "batch_norm": lambda: F.batch_norm(x, internals.zeros(4), internals.ones(4), training=True),
+    "cross_entropy": lambda: F.cross_entropy(x, target),
+}
+
+
+def test_the_tracer_sees_a_frontend_call():
+    """A kernel calling a Tensor method (compiled here as code of a kernel module) is caught."""
+    scope = {}
+    exec(compile("def frontend_kernel(t):\n    return t.ne(0).sum()\n",  # noqa: S102 -- a fake kernel
+                 "src/internals/aten/native/fake_kernel.py", "exec"), scope)
+    assert parser_entries_below_the_dispatcher(lambda: scope["frontend_kernel"](x)) == [
+        ("kernel: frontend_kernel", "THPVariable_ne"), ("kernel: frontend_kernel", "THPVariable_sum")]
+
+
+@pytest.mark.parametrize("name", COMPOSITES)
+def test_composite_kernels_call_operators_through_the_dispatcher(name):
+    COMPOSITES[name]()
+    assert parser_entries_below_the_dispatcher(COMPOSITES[name]) == []

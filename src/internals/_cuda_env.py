@@ -21,6 +21,7 @@ import ctypes
 import hashlib
 import os
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 _NATIVE = Path(__file__).parent / "aten" / "native"
@@ -43,7 +44,6 @@ _CODEGEN_SETTINGS = ("NUMBA_BOUNDSCHECK", "NUMBA_OPT", "NUMBA_DEBUGINFO", "NUMBA
 
 def _kernel_sources_hash():
     """A hash of what the compiled kernels depend on: their sources, Numba's version, its settings."""
-    from importlib.metadata import version
     digest = hashlib.sha256()
     for path in sorted(_NATIVE.rglob("*.py")):
         digest.update(path.read_bytes())

@@ -4,6 +4,7 @@ The operators' functions are generated from ``aten/native_functions.yaml`` into
 ``_generated/python_torch_functions.py``. Written here in Python, as torch writes some in
 ``torch/functional.py``: what is not an operator in internals, and ``where`` with Python numbers.
 """
+from . import linalg
 from ._generated.python_torch_functions import FUNCTIONS
 from ._tensor_base import Size, TensorBase
 from .aten import dispatcher
@@ -47,7 +48,6 @@ def nonzero(input, *, as_tuple=False):
 def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     """``torch.norm`` (torch/functional.py): a vector norm, 'fro' over at most two dims included
     (the 2-norm of the elements); any other string ``p`` is a matrix norm."""
-    from . import linalg
     dims = [dim] if isinstance(dim, int) else dim
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):

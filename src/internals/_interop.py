@@ -19,7 +19,7 @@ def _torch_dtype(torch, d):
 
 def from_torch(t):
     """An internals tensor with ``t``'s values, sizes, strides, offset and dtype (CPU or cuda)."""
-    import torch
+    import torch  # torch is heavy and optional: imported only when converting
     if t.is_conj():      # its bytes hold the unconjugated values; internals has no bit to say so
         raise ValueError("from_torch: a tensor with the conjugate bit set; call resolve_conj() first")
     dtype = _TORCH_NAMES[str(t.dtype).replace("torch.", "")]
@@ -51,7 +51,7 @@ def to_torch(t):
 
     cuda tensors come back to the CPU: torch on this machine may have no CUDA.
     """
-    import torch
+    import torch  # torch is heavy and optional: imported only when converting
     if t.device.type != "cpu":
         t = _same_layout_on(t, "cpu")
     raw = np.ascontiguousarray(t._impl.storage._data)

@@ -31,7 +31,7 @@ def as_tuple(index):
     """NumPy's heuristic, kept by torch (``treatSequenceAsTuple``): a list shorter than 32 holding a
     sequence, tensor, slice, ``...`` or None is a tuple of indices (``x[[[0, 1], [1, 2]]]`` picks
     two elements), with a deprecation warning."""
-    from ._tensor import Tensor
+    from ._tensor import Tensor  # _tensor imports this module: a real cycle
     if not isinstance(index, list) or len(index) >= 32:
         return index
     if any(i is None or i is Ellipsis or isinstance(i, (Tensor, list, tuple, str, slice, np.ndarray)) for i in index):
@@ -65,20 +65,20 @@ def copy_to(dst, src):
 
 
 def _is_int_tensor_scalar(i):
-    from ._tensor import Tensor
+    from ._tensor import Tensor  # _tensor imports this module: a real cycle
     return isinstance(i, Tensor) and i.dim() == 0 and i.dtype is not st.bool_ and not i.dtype.is_floating_point
 
 
 def is_advanced(index):
     """Does ``index`` need advanced indexing (a tensor, list, array or bool among its items)?"""
-    from ._tensor import Tensor
+    from ._tensor import Tensor  # _tensor imports this module: a real cycle
     return any(isinstance(i, (bool, list, str, np.ndarray)) or isinstance(i, Tensor) and not _is_int_tensor_scalar(i)
                for i in _items(index))
 
 
 def _as_index_tensor(i, device):
-    from ._tensor import Tensor
-    from .aten.native.tensor_factories import tensor
+    from ._tensor import Tensor  # _tensor imports this module: a real cycle
+    from .aten.native.tensor_factories import tensor  # loaded by _tensor, before the kernels: a cycle
     if isinstance(i, Tensor):
         return i
     if isinstance(i, np.ndarray):
@@ -93,8 +93,8 @@ def _mask_dims(t):
 
 def _split(x, index):
     """(the basic index, [(dim of the basic result, index tensor)]), as ``applySlicing`` splits it."""
-    from ._tensor import Tensor
-    from .aten.native.tensor_factories import empty_strided, tensor
+    from ._tensor import Tensor  # _tensor imports this module: a real cycle
+    from .aten.native.tensor_factories import empty_strided, tensor  # loaded by _tensor, before the kernels: a cycle
     items = [i if i is None or i is Ellipsis or isinstance(i, (bool, slice)) or _is_int_tensor_scalar(i)
              or not isinstance(i, (Tensor, list, tuple, str, np.ndarray)) else _as_index_tensor(i, x.device)
              for i in _items(index)]
@@ -147,8 +147,8 @@ def getitem(x, index):
 
 
 def setitem(x, index, value):
-    from ._tensor import Tensor
-    from .aten import dispatcher
+    from ._tensor import Tensor  # _tensor imports this module: a real cycle
+    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
     basic, tensors = _split(x, index)
     if not isinstance(value, Tensor):   # a number is written as one of x's dtype (``valueToTensor``)
         value = dispatcher.call("full", (), value, dtype=x.dtype, device=x.device)

@@ -71,7 +71,7 @@ class Source:
         self.language = language
 
     def _repr_html_(self):
-        from IPython.display import Code
+        from IPython.display import Code  # IPython is heavy and only a notebook's HTML needs it
         return Code(self.code, language=self.language)._repr_html_()
 
     def __repr__(self):

@@ -31,6 +31,7 @@ from .c10 import scalar_type as st
 from .c10.device import as_device
 from .c10.storage import UntypedStorage
 from .c10.tensor_impl import TensorImpl
+from .nn.parameter import Parameter
 
 __all__ = ["save", "load"]
 
@@ -89,7 +90,6 @@ class _Pickler(pickle._Pickler):
     dispatch[_Global] = save_global_ref
 
     def save_tensor(self, obj):
-        from .nn.parameter import Parameter
         if obj.is_sparse:
             raise NotImplementedError("internals.save writes strided tensors only")
         if isinstance(obj, Parameter):
@@ -138,7 +138,6 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks):
-    from .nn.parameter import Parameter
     return Parameter(data, requires_grad)
 
 
@@ -177,7 +176,7 @@ class _Unpickler(pickle.Unpickler):
 
 
 def _to_device(storage, device):
-    from numba import cuda
+    from numba import cuda  # numba.cuda is slow to import: loaded on first CUDA use
     return UntypedStorage(storage.nbytes(), device, data=cuda.to_device(storage._data))
 
 

@@ -83,7 +83,7 @@ class TypedStorage:
         elif isinstance(args[0], int) and not isinstance(args[0], bool):
             self._untyped_storage = UntypedStorage(args[0] * self.dtype.itemsize, device)
         elif isinstance(args[0], collections.abc.Sequence):
-            from . import tensor
+            from . import tensor  # the package loads storage before tensor: a cycle
             self._untyped_storage = tensor(args[0], dtype=self.dtype, device=device).untyped_storage()
         else:
             raise TypeError(_ARG_ERROR + f"\nArgument type not recognized: {type(args[0])}")
@@ -130,7 +130,7 @@ class TypedStorage:
     # ------------------------------------------------------------------ elements
     def _as_tensor(self):
         """A 1-d tensor over all of the storage (``torch.tensor([]).set_(self)``, as torch's ``_getitem``)."""
-        from . import tensor
+        from . import tensor  # the package loads storage before tensor: a cycle
         return tensor([], dtype=self.dtype, device=self._untyped_storage.device).set_(self)
 
     def _check_index(self, idx):

@@ -13,7 +13,7 @@ __all__ = ["check", "check_all", "check_views"]
 
 def check(ours, theirs, *, rtol=None, atol=None, exact_layout=True):
     """Compare ``ours`` (internals) with ``theirs`` (torch); return a short confirmation."""
-    import torch
+    import torch  # torch is heavy: only a check needs it
     if not isinstance(ours, Tensor):
         raise AssertionError(f"expected an internals.Tensor, got {type(ours).__name__}")
     problems = []

@@ -4,7 +4,10 @@
 (``codegen``), compiles each with Numba and returns a function that runs the plan: generated
 kernels for the groups, the eager kernels for every other node.
 """
+import math
 import threading
+
+import numpy as np
 
 from ..aten.native.copy import buffer
 from ..aten.native.tensor_factories import empty_strided
@@ -12,6 +15,7 @@ from ..fx.graph import Node
 from ..utils._pytree import tree_map
 from .codegen import generate
 from .scheduler import FusedGroup, schedule
+from .vec_math import exp_f32
 
 __all__ = ["CompiledGraph", "compile_fx"]
 
@@ -23,12 +27,7 @@ def _numba_function(source, device, name):
     with _compile_lock:
         fn = _compiled.get((source.text, device))
         if fn is None:
-            import math
-
-            import numpy as np
-            from numba import cuda, njit, prange
-
-            from .vec_math import exp_f32
+            from numba import cuda, njit, prange  # numba.cuda is slow to import: loaded on first CUDA use
             scope = {"math": math, "njit": njit, "prange": prange, "cuda": cuda, "float32": np.float32,
                      "float64": np.float64, "exp_f32": exp_f32}
             exec(compile(source.text, f"<generated {name}>", "exec"), scope)  # noqa: S102 -- generated code
@@ -83,7 +82,7 @@ class CompiledGraph:
             outs.append(empty_strided(tuple(v.shape), v.stride(), dtype=v.dtype, device=self.device))
         buffers = [buffer(t) for t in outs] + [buffer(env[n]) for n in source.inputs]
         if self.device == "cuda":
-            from ..aten.native.cuda.loops import launch_config
+            from ..aten.native.cuda.loops import launch_config  # the CUDA loops import numba.cuda, slow to import
             blocks, threads = launch_config(source.launch_size)
             fn[blocks, threads](*buffers)
         else:

@@ -8,6 +8,7 @@ dtype. A tracer runs a whole training step this way in microseconds per op, what
 """
 from .._meta_registrations import TensorMeta, meta_table
 from .._tensor import Tensor
+from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.dispatch_key import DispatchKeySet, backend_key_for
 from ..c10.tensor_impl import TensorImpl
 from ..utils._python_dispatch import TorchDispatchMode
@@ -101,7 +102,6 @@ class FakeTensorMode(TorchDispatchMode):
 
 
 def _broadcast_to(src, target):
-    from ..aten.tensor_iterator import broadcast_shapes
     return broadcast_shapes(tuple(src.shape), tuple(target.shape))
 
 

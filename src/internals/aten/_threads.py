@@ -19,6 +19,8 @@ starting Numba's threads (started before a ``fork``, OpenMP's threads would hang
 import importlib
 import threading
 
+from numba import config
+
 from .._cuda_env import SIMULATED
 
 __all__ = ["ONE_AT_A_TIME", "ONE_CUDA_KERNEL", "numba_would_use_workqueue"]
@@ -30,7 +32,6 @@ _CANDIDATES = {"default": ("tbbpool", "omppool"), "safe": ("tbbpool",), "threads
 
 def numba_would_use_workqueue():
     """True when Numba's parallel loops would run on its workqueue layer."""
-    from numba import config
     for module in _CANDIDATES.get(config.THREADING_LAYER, ()):
         try:
             importlib.import_module(f"numba.np.ufunc.{module}")

@@ -10,6 +10,7 @@ from . import graph  # noqa: F401
 from .engine import make_grads as _make_grads
 from .engine import run_backward as _run_backward
 from .function import Function, FunctionCtx, once_differentiable
+from .functions_manual import zeros_like
 from .grad_mode import (  # noqa: F401
     enable_grad,
     inference_mode,
@@ -57,6 +58,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     result = _run_backward(outputs, _make_grads(outputs, grads), retain_graph, create_graph, inputs,
                            allow_unused=allow_unused, accumulate_grad=False)
     if materialize_grads:
-        from .functions_manual import zeros_like
         result = [zeros_like(t) if g is None else g for t, g in zip(inputs, result)]
     return tuple(result)

@@ -21,6 +21,7 @@ from .._tensor_base import TensorBase
 from ..aten import dispatcher
 from ..c10.grad_mode import _state as _grad_state
 from ..c10.memory_format import preserve_format
+from .functions_manual import is_expandable_to, sum_to
 from .graph import AccumulateGrad, gradient_edge
 
 __all__ = ["run_backward", "make_grads", "GraphTask", "evaluate_function", "call_function", "validate_outputs",
@@ -51,7 +52,6 @@ def _validate(grad, meta, node, index):
     """Make a gradient fit the input it is for (``validate_outputs``): sum away broadcast dims, cast."""
     sizes, dtype, device = meta
     if grad._impl.sizes != sizes:
-        from .functions_manual import is_expandable_to, sum_to
         if not is_expandable_to(sizes, grad._impl.sizes):
             raise RuntimeError(f"Function {node.name()} returned an invalid gradient at index {index} - got "
                                f"{list(grad.shape)} but expected shape compatible with {list(sizes)}")

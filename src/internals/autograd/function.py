@@ -7,6 +7,7 @@ an instance of ``MyFnBackward``, and the engine calls ``MyFn.backward(ctx, *grad
 gradient per output, expecting one per input (None where there is none).
 """
 from .._tensor_base import TensorBase
+from ..aten.native.tensor_factories import zeros
 from ..c10.grad_mode import _state as _grad_mode
 from .graph import Node, SavedVariable, _meta, collect_next_edges, set_history
 
@@ -53,7 +54,6 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def apply(self, grads):
         if self.materialize_grads:
-            from ..aten.native.tensor_factories import zeros
             # Every tensor output, differentiable or not, gets zeros (torch's materialize_non_diff_grads).
             grads = [g if g is not None or m is None else zeros(m[0], dtype=m[1], device=m[2])
                      for g, m in zip(grads, self._output_info)]      # (no metadata: not a tensor)

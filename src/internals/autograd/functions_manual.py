@@ -8,9 +8,13 @@ CopySlices when the gradient itself requires grad.
 """
 import math
 
+import numpy as np
+
 from ..aten import dispatcher
-from ..aten.native.tensor_factories import arange, wrap_scalar, zeros
+from ..aten.native.tensor_factories import arange, from_numpy, wrap_scalar, zeros
 from ..aten.native.tensor_shape import slice_bounds, wrap_dim
+from ..aten.tensor_iterator import broadcast_shapes
+from ..c10.scalar_type import float64
 
 __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "sgn", "where", "zeros_like",
            "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
@@ -298,7 +302,6 @@ class TensorGeometry:
 
 def _storage_indices(sizes, strides, offset):
     """The storage index of every element of a view, as a NumPy array of the view's shape."""
-    import numpy as np
     idx = np.full(tuple(sizes), offset, dtype=np.int64)
     for d, (n, st) in enumerate(zip(sizes, strides)):
         shape = [1] * len(sizes)
@@ -320,9 +323,7 @@ def as_strided_backward(grad, geometry, size, stride, storage_offset):
     if not (_overlaps(size, stride) or _overlaps(geometry.sizes, geometry.strides)):
         flat = _embed(grad, (geometry.storage_numel,), lambda z: z.as_strided(size, stride, offset))
         return flat.as_strided(geometry.sizes, geometry.strides, geometry.storage_offset)
-    import numpy as np
 
-    from ..aten.native.tensor_factories import from_numpy
     if grad.requires_grad:
         raise NotImplementedError("double backward through an as_strided whose elements overlap is not "
                                   "implemented in internals")
@@ -336,7 +337,6 @@ def as_strided_backward(grad, geometry, size, stride, storage_offset):
 
 
 def _float64():
-    from ..c10.scalar_type import float64
     return float64
 
 
@@ -453,7 +453,6 @@ def masked_fill_backward(grad, mask):
 
 def masked_select_backward(grad, sizes, mask):
     """Zeros of the broadcast shape with ``grad`` where the mask holds (the engine sums them down)."""
-    from ..aten.tensor_iterator import broadcast_shapes
     shape = broadcast_shapes(tuple(sizes), tuple(mask.shape))
     return zeros(shape, dtype=grad.dtype, device=grad.device).index_put_([mask.expand(shape)], grad)
 

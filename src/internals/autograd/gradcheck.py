@@ -7,6 +7,8 @@ computed in float64: in float32 the finite differences alone are off by more tha
 import numpy as np
 
 from .._tensor_base import TensorBase
+from ..aten.native.tensor_factories import zeros_like
+from ..c10.memory_format import contiguous_format
 from .grad_mode import no_grad
 
 __all__ = ["gradcheck", "GradcheckError"]
@@ -41,9 +43,7 @@ def _numerical_jacobian(fn, inputs, x, eps):
 
 
 def _analytical_jacobians(fn, inputs, wrt):
-    from ..aten.native.tensor_factories import zeros_like
-    from ..c10.memory_format import contiguous_format
-    from . import grad
+    from . import grad  # the autograd package imports gradcheck: a real cycle
     outputs = [o for o in _as_tuple(fn(*inputs)) if isinstance(o, TensorBase)]
     rows = []
     for out in outputs:

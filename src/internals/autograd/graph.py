@@ -16,7 +16,10 @@ import sys
 import threading
 import weakref
 
+from ..aten import dispatcher
 from ..c10.grad_mode import _state as _grad_state
+from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
+from ..c10.memory_format import contiguous_format
 from ..c10.tensor_impl import strided
 from ..utils._python_dispatch import _get_current_dispatch_mode, mode_detach
 
@@ -199,8 +202,6 @@ def _clone_obey_contract(grad, var):
     """``clone_obey_contract``: a copy with the leaf's strides where the leaf is dense (so a
     permuted gradient is stored in the leaf's layout), else a contiguous one; the copy is a
     ``copy_`` into an ``empty_strided`` buffer, so a grad of the grad hangs off CopyBackwards."""
-    from ..aten import dispatcher
-    from ..c10.memory_format import contiguous_format
     if var._impl.is_non_overlapping_and_dense():
         out = dispatcher.call("empty_strided", list(var.shape), list(var.stride()), dtype=grad.dtype,
                               device=grad.device)
@@ -209,7 +210,6 @@ def _clone_obey_contract(grad, var):
 
 
 def _detached_clone(grad, var):
-    from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
     with below_ad_inplace_or_view():
         out = _clone_obey_contract(grad, var)
     return out
@@ -233,7 +233,7 @@ def grad_accumulator(t):
 def gradient_edge(t):
     """Where a gradient for ``t`` goes: its grad_fn's input, its AccumulateGrad, or nowhere."""
     if t._attr_version is not None and t._attr_version != t._impl.version_counter.version and t._attr_version >= 0:
-        from .variable_type_manual import refresh_view_grad_fn
+        from .variable_type_manual import refresh_view_grad_fn  # variable_type_manual imports graph: a real cycle
         refresh_view_grad_fn(t)          # a view changed in place since its grad_fn was made
     if t._grad_fn is not None:
         return (t._grad_fn, t._output_nr)

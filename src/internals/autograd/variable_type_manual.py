@@ -12,9 +12,13 @@
   uses, so the graph has torch's nodes (ViewBackward0, PermuteBackward0, SplitBackward0, ...).
 """
 from ..aten import dispatcher
+from ..aten.native.tensor_factories import empty_strided
+from ..aten.native.tensor_shape import flatten, movedim, unflatten, wrap_dim
 from ..c10.dispatch_key import DispatchKey, DispatchKeySet
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
+from .functions_manual import TensorGeometry, zeros_like
+from .generated.functions import AsStridedBackward0
 from .graph import Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
 
 __all__ = ["after_autograd", "as_int", "as_int_tuple", "check_inplace",
@@ -64,8 +68,6 @@ def mark_view(result):
 
 def refresh_view_grad_fn(view):
     """The grad_fn of a view whose data changed in place: an AsStridedBackward0 from its base."""
-    from .functions_manual import TensorGeometry
-    from .generated.functions import AsStridedBackward0
     base = view._base
     view._attr_version = view._impl.version_counter.version
     if base._requires_grad:
@@ -142,7 +144,6 @@ class CopySlices(Node):
         self._next_edges = (gradient_edge(base),) + tuple(fn._next_edges[1:])
 
     def apply(self, grads):
-        from ..aten.native.tensor_factories import empty_strided
         grad = grads[0]
         result = empty_strided(self.base_sizes, self.base_strides, dtype=grad.dtype, device=grad.device)
         result.copy_(grad)
@@ -167,7 +168,6 @@ class CopyBackwards(Node):
         return "torch::autograd::CopyBackwards"
 
     def apply(self, grads):
-        from .functions_manual import zeros_like
         grad, edges = grads[0], self._next_edges
         return (zeros_like(grad) if edges[0] is not None else None, grad if edges[1] is not None else None)
 
@@ -250,7 +250,6 @@ def _composite(name, decompose):
 
 
 def _flatten(self, start_dim=0, end_dim=-1):
-    from ..aten.native.tensor_shape import flatten, wrap_dim
     shape = flatten(self, start_dim, end_dim).shape
     if self.dim() and wrap_dim(start_dim, self.dim()) == wrap_dim(end_dim, self.dim()):
         return self                       # torch returns the tensor itself: nothing to flatten
@@ -258,12 +257,10 @@ def _flatten(self, start_dim=0, end_dim=-1):
 
 
 def _unflatten(self, dim, sizes):
-    from ..aten.native.tensor_shape import unflatten
     return dispatcher.call("view", self, list(unflatten(self, dim, sizes).shape))
 
 
 def _movedim(self, source, destination):
-    from ..aten.native.tensor_shape import movedim, wrap_dim
     movedim(self, source, destination)               # the backend's checks of the arguments
     n = self.dim()
     def as_list(d):
@@ -279,7 +276,6 @@ def _movedim(self, source, destination):
 
 
 def _chunk(self, chunks, dim=0):
-    from ..aten.native.tensor_shape import wrap_dim
     if chunks <= 0:
         raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
     size = self.shape[wrap_dim(dim, self.dim())]
@@ -292,7 +288,7 @@ SET_OVERLOADS = ("set_", "set_.source_Storage", "set_.source_Storage_storage_off
 
 def register_manual_kernels():
     global _COPY, _RESIZE
-    from .generated.variable_type import register_autograd_kernels
+    from .generated.variable_type import register_autograd_kernels  # the generated kernels import it: a cycle
     register_autograd_kernels()
     _COPY, _RESIZE = dispatcher.find("copy_"), dispatcher.find("resize_")
     dispatcher.impl("copy_", "Autograd", dispatcher.KernelFunction(copy_, with_keyset=True))

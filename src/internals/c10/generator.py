@@ -24,8 +24,11 @@ import threading
 import numpy as np
 
 from .._tensor_base import TensorBase  # only to check a state argument's type
+from ..aten.native.tensor_factories import from_numpy
+from ..cuda.random import manual_seed_all, philox_get_state, philox_set_state
 from . import mt19937
 from . import scalar_type as st
+from .device import as_device
 
 __all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
            "set_rng_state"]
@@ -59,7 +62,6 @@ class Generator:
     """
 
     def __init__(self, device="cpu"):
-        from .device import as_device
         self.device = as_device(device)
         self._lock = threading.RLock()
         self.manual_seed(DEFAULT_SEED)
@@ -90,9 +92,7 @@ class Generator:
     # ---------------------------------------------------------------- state in torch's format
     def get_state(self):
         """The state as a uint8 tensor in torch's layout (``CPUGeneratorImpl::get_state``)."""
-        from ..aten.native.tensor_factories import from_numpy
         if self.device.type != "cpu":
-            from ..cuda.random import philox_get_state
             return from_numpy(philox_get_state(self))
         pod = np.zeros((), STATE_DTYPE)
         with self._lock:
@@ -111,7 +111,6 @@ class Generator:
         """Restore a state from :meth:`get_state` (or from torch's ``get_rng_state``)."""
         raw = _check_rng_state(new_state)
         if self.device.type != "cpu":
-            from ..cuda.random import philox_set_state
             philox_set_state(self, raw)
             return self
         if raw.size != STATE_DTYPE.itemsize:
@@ -160,7 +159,6 @@ default_generator = Generator()
 
 def manual_seed(seed):
     """Seed the default CPU generator and, as torch does, the CUDA ones."""
-    from ..cuda.random import manual_seed_all
     manual_seed_all(seed)
     return default_generator.manual_seed(seed)
 

@@ -51,7 +51,7 @@ def current_device():
 
 
 def synchronize():
-    from numba import cuda
+    from numba import cuda  # numba.cuda is slow to import: loaded on first CUDA use
     cuda.synchronize()
 
 

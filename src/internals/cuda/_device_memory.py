@@ -44,7 +44,7 @@ class DeviceMemory:
     def mem_get_info(self):
         """``(free, total)`` bytes, as ``cudaMemGetInfo``."""
         if self.capacity is None and not SIMULATED:
-            from numba import cuda
+            from numba import cuda  # numba.cuda is slow to import: loaded on first CUDA use
             free, total = cuda.current_context().get_memory_info()
             return int(free), int(total)
         total = self.capacity if self.capacity is not None else SIMULATED_DEFAULT_CAPACITY
@@ -57,7 +57,7 @@ class DeviceMemory:
         """A new segment's address, or None where cudaMalloc would fail with cudaErrorMemoryAllocation."""
         if (self.capacity is not None or SIMULATED) and size > self.mem_get_info()[0]:
             return None
-        from numba import cuda
+        from numba import cuda  # numba.cuda is slow to import: loaded on first CUDA use
         try:
             array = cuda.device_array(size, dtype=np.uint8)
         except Exception as error:   # CudaAPIError(CUDA_ERROR_OUT_OF_MEMORY) on a GPU
@@ -73,7 +73,7 @@ class DeviceMemory:
         so that the memory is back on the device at once, as after torch's cudaFree."""
         del self.arrays[address]
         if not SIMULATED:
-            from numba import cuda
+            from numba import cuda  # numba.cuda is slow to import: loaded on first CUDA use
             cuda.current_context().deallocations.clear()
 
     def array(self, address):
@@ -86,7 +86,7 @@ class DeviceMemory:
             raise NotImplementedError("internals emulates expandable segments on Numba's CUDA simulator only: "
                                       "Numba has no CUDA virtual-memory calls (cuMemAddressReserve, cuMemMap)")
         # what cuda.device_array gives on the simulator; imported here, as Numba is imported lazily
-        from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray
+        from numba.cuda.simulator.cudadrv.devicearray import FakeCUDAArray  # numba.cuda is slow: loaded on use
 
         buffer = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0))
         array = FakeCUDAArray(np.frombuffer(buffer, dtype=np.uint8))

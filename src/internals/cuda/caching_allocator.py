@@ -26,8 +26,10 @@ import functools
 import threading
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from . import streams
-from ._device_memory import DeviceMemory
+from ._device_memory import DeviceMemory, address_of
 from .allocator_config import SIZE_MAX, get_config
 from .expandable_segments import ExpandableSegment, SegmentRange
 from .memory_history import ALL, STATE, MemoryHistory
@@ -686,8 +688,7 @@ class NativeCachingAllocator:
         self._device_allocator = allocator
 
     def allocate(self, nbytes):
-        import numpy as np
-        from numba import cuda
+        from numba import cuda  # numba.cuda is slow to import: loaded on first CUDA use
         if nbytes >= 2**60:
             raise OutOfMemoryError("CUDA out of memory. Tried to allocate more than 1EB memory.")
         if nbytes == 0:   # torch hands out a null pointer and allocates nothing
@@ -707,7 +708,6 @@ class NativeCachingAllocator:
         """Called by the storage's finalizer: the block goes back to its allocator's cache."""
         if nbytes == 0:
             return
-        from ._device_memory import address_of
         with self.mutex:
             owner, block = self.allocated_blocks.pop(address_of(data))
         owner.free(block)

@@ -28,6 +28,7 @@ import numpy as np
 from numba import njit
 
 from ..aten.native.cpu.distribution_kernels import fma
+from ..c10.device import as_device
 
 __all__ = ["default_cuda_generator", "manual_seed", "manual_seed_all", "initial_seed", "get_rng_state",
            "set_rng_state", "philox_get_state", "philox_set_state", "philox4x32_10", "philox_uniform", "philox_normal"]
@@ -42,7 +43,7 @@ _generators = {}
 
 def default_cuda_generator(device):
     """``getDefaultCUDAGenerator(index)``: one per device, created on first use."""
-    from ..c10.generator import Generator
+    from ..c10.generator import Generator  # c10.generator imports cuda.random: a real cycle
     index = device.index or 0
     if index not in _generators:
         _generators[index] = Generator(device=f"cuda:{index}")
@@ -50,7 +51,6 @@ def default_cuda_generator(device):
 
 
 def _current():
-    from ..c10.device import as_device
     return default_cuda_generator(as_device("cuda"))
 
 

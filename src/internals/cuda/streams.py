@@ -7,6 +7,8 @@ one, ``with internals.cuda.stream(s):`` makes it current, as in torch.
 """
 import itertools
 
+from ..c10.device import device
+
 __all__ = ["Stream", "current_stream", "default_stream", "stream", "StreamContext"]
 
 _ids = itertools.count(1)   # 0 is the default stream (torch reports its cudaStream_t, null, as 0)
@@ -19,7 +21,6 @@ class Stream:
 
     @property
     def device(self):
-        from ..c10.device import device
         return device("cuda", 0)
 
     def synchronize(self):

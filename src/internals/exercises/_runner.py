@@ -53,7 +53,7 @@ def seeded(seed):
 
 def run_generated(name, strategy, check_one, max_examples=40):
     """Return True if ``check_one`` held on every drawn case; print a one-line verdict."""
-    from hypothesis import HealthCheck, given, settings
+    from hypothesis import HealthCheck, given, settings  # hypothesis is heavy: only a checker needs it
 
     seen, passed = [], []
 

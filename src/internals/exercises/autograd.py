@@ -8,20 +8,22 @@
 ``check_tanh_backward(fn)``: ``fn(grad, result)`` returns the gradient of ``tanh`` from its saved
 *output* (torch's ``tanh_backward``). Compared with torch on generated values.
 """
+import internals
+
 from ._runner import run_generated
 
 __all__ = ["check_mul_backward", "check_tanh_backward"]
 
 
 def _pair(shape_a, shape_b, seed):
-    import torch
+    import torch  # torch is heavy: only a check needs it
     g = torch.Generator().manual_seed(seed)
     return (torch.randn(shape_a, generator=g, dtype=torch.float64),
             torch.randn(shape_b, generator=g, dtype=torch.float64))
 
 
 def _same(ours, theirs, what):
-    import torch
+    import torch  # torch is heavy: only a check needs it
     assert ours is not None, f"{what} is None"
     assert tuple(ours.shape) == tuple(theirs.shape), f"{what}: shape {tuple(ours.shape)}, torch's {tuple(theirs.shape)}"
     assert torch.allclose(ours.to_torch(), theirs), f"{what}: yours {ours.tolist()}, torch's {theirs.tolist()}"
@@ -29,11 +31,10 @@ def _same(ours, theirs, what):
 
 def check_mul_backward(fn):
     """Check ``fn(grad, self, other) -> (grad_self, grad_other)`` against torch's gradients of ``self * other``."""
-    import torch
-    from hypothesis import strategies as st
-    from hypothesis.extra.numpy import mutually_broadcastable_shapes
+    import torch  # torch is heavy: only a check needs it
+    from hypothesis import strategies as st  # hypothesis is heavy: only a checker needs it
+    from hypothesis.extra.numpy import mutually_broadcastable_shapes  # hypothesis is heavy: only a checker needs it
 
-    import internals
 
     cases = st.tuples(mutually_broadcastable_shapes(num_shapes=2, max_dims=3, max_side=3), st.integers(0, 99))
 
@@ -51,10 +52,9 @@ def check_mul_backward(fn):
 
 def check_tanh_backward(fn):
     """Check ``fn(grad, result) -> grad_input`` (``result = tanh(x)``) against torch's gradient."""
-    import torch
-    from hypothesis import strategies as st
+    import torch  # torch is heavy: only a check needs it
+    from hypothesis import strategies as st  # hypothesis is heavy: only a checker needs it
 
-    import internals
 
     values = st.lists(st.floats(-6, 6), min_size=1, max_size=6)
 

@@ -34,7 +34,7 @@ def _strided_case(rng, torch):
 def check_view_strides(fn, n=200, seed=0):
     """``fn(shape, strides, new_shape) -> tuple of strides``, or ``None`` where ``view`` must
     refuse (torch raises and asks for ``reshape``)."""
-    import torch
+    import torch  # torch is heavy: only a check needs it
     rng = seeded(seed)
     cases = [_strided_case(rng, torch) for _ in range(n)]
 
@@ -50,7 +50,7 @@ def check_view_strides(fn, n=200, seed=0):
 
 def check_broadcast_shapes(fn, n=200, seed=0):
     """``fn(a, b) -> shape`` that both shapes broadcast to; it must raise where torch does."""
-    import torch
+    import torch  # torch is heavy: only a check needs it
     rng = seeded(seed)
     cases = []
     for _ in range(n):

@@ -6,7 +6,7 @@ from ._runner import random_shape, run_cases, seeded
 def check_storage_size(fn, n=200, seed=0):
     """``fn(shape, strides, offset) -> int``: the fewest storage elements a tensor with this
     geometry reaches into (0 for a tensor with no elements)."""
-    import torch
+    import torch  # torch is heavy: only a check needs it
     rng = seeded(seed)
     cases = []
     for _ in range(n):

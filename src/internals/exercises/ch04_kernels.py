@@ -7,7 +7,7 @@ from ._runner import run_cases, seeded
 def check_reduction_loop(fn, n=40, seed=0):
     """``fn(x) -> y``: ``x`` a 2-d float32 NumPy array (any strides), ``y`` its sums over dim 1,
     matching ``torch.sum(x, dim=1)`` to float32 accuracy."""
-    import torch
+    import torch  # torch is heavy: only a check needs it
     rng = seeded(seed)
     np_rng = np.random.default_rng(seed)
     cases = []

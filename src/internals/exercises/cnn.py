@@ -10,6 +10,8 @@ into the padding. Compared with ``torch.nn.functional.unfold`` on generated shap
 ``(O, C, kh, kw)`` internals tensors and returns the ``(N, O, OH, OW)`` convolution, built from
 columns and a matrix product. Compared with ``torch.nn.functional.conv2d``.
 """
+import internals
+
 from ._runner import run_generated
 
 __all__ = ["check_im2col", "check_conv2d"]
@@ -17,7 +19,7 @@ __all__ = ["check_im2col", "check_conv2d"]
 
 def _geometry():
     """Shapes that always leave at least one output position."""
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # hypothesis is heavy: only a checker needs it
 
     @st.composite
     def draw(draw):
@@ -31,9 +33,8 @@ def _geometry():
 
 def check_im2col(fn):
     """Check a hand-written ``im2col(x, kernel_size, stride, padding)`` against torch's unfold."""
-    import torch
+    import torch  # torch is heavy: only a check needs it
 
-    import internals
 
     def check_one(case):
         c, h, w, kernel, stride, padding, seed = case
@@ -47,9 +48,8 @@ def check_im2col(fn):
 
 def check_conv2d(fn):
     """Check a hand-written ``conv2d(x, weight, stride, padding)`` against torch's conv2d."""
-    import torch
+    import torch  # torch is heavy: only a check needs it
 
-    import internals
 
     def check_one(case):
         c, h, w, kernel, stride, padding, seed = case

@@ -7,6 +7,8 @@ checker registers it with ``torch.library`` and with ``internals.library``, call
 operators on generated broadcastable shapes and values of ``alpha``, compares the results, and
 destroys both libraries again.
 """
+import internals
+
 from ._runner import run_generated
 
 __all__ = ["check_axpy_operator"]
@@ -14,11 +16,10 @@ __all__ = ["check_axpy_operator"]
 
 def check_axpy_operator(register):
     """Check ``register(library_module) -> Library`` (``axpy`` in namespace ``exercise_axpy``)."""
-    import torch
-    from hypothesis import strategies as st
-    from hypothesis.extra.numpy import mutually_broadcastable_shapes
+    import torch  # torch is heavy: only a check needs it
+    from hypothesis import strategies as st  # hypothesis is heavy: only a checker needs it
+    from hypothesis.extra.numpy import mutually_broadcastable_shapes  # hypothesis is heavy: only a checker needs it
 
-    import internals
 
     made = {lib: register(lib.library) for lib in (torch, internals)}
     try:

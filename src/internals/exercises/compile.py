@@ -7,6 +7,8 @@
 """
 import numpy as np
 
+import internals as T
+
 from .._meta_registrations import POINTWISE
 from ..fx.experimental.proxy_tensor import make_fx
 
@@ -32,7 +34,6 @@ def reference_pointwise_groups(graph):
 
 
 def _graphs():
-    import internals as T
     x, b, w = T.ones(4, 3), T.ones(3), T.ones(3, 5)
     yield make_fx(lambda x, b: (x * T.sigmoid(1.702 * x) + b) * 0.5)(x, b).graph
     yield make_fx(lambda x, w: T.relu(x @ w) * 2 - (x @ w).exp())(x, w).graph
@@ -51,7 +52,6 @@ def check_pointwise_groups(fn):
 
 
 def check_guard_key(fn):
-    import internals as T
     x = T.tensor(np.arange(12, dtype=np.float32).reshape(3, 4))
     same = [(x, 2.0), (x * 3, 2.0), (T.zeros(3, 4), 2.0)]
     different = {"shape": (T.zeros(4, 3), 2.0), "strides": (T.zeros(4, 3).t(), 2.0),

@@ -12,6 +12,9 @@ per operator in ``self.counts`` (``str(func)`` keys). Its counts must equal thos
 import contextlib
 from collections import Counter
 
+import internals
+
+from ..aten import dispatcher
 from ._runner import run_generated
 
 __all__ = ["check_dispatch_key", "check_counting_mode"]
@@ -22,12 +25,11 @@ _CONTEXTS = ["plain", "no_grad", "inference_mode", "autocast"]
 
 
 def _strategy():
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # hypothesis is heavy: only a checker needs it
     return st.tuples(st.sampled_from(sorted(_OPS)), st.sampled_from(_KINDS), st.sampled_from(_CONTEXTS))
 
 
 def _make(kind):
-    import internals
     if kind == "made in inference_mode":
         with internals.inference_mode():
             return internals.ones(2, 2)
@@ -36,16 +38,14 @@ def _make(kind):
 
 
 def _context(name):
-    import internals
     return {"plain": contextlib.nullcontext(), "no_grad": internals.no_grad(),
             "inference_mode": internals.inference_mode(), "autocast": internals.autocast("cpu")}[name]
 
 
 def check_dispatch_key(fn):
     """Check ``fn(op_name, *args) -> DispatchKey`` against the key the dispatcher really runs first."""
-    from hypothesis import assume
+    from hypothesis import assume  # hypothesis is heavy: only a checker needs it
 
-    from ..aten import dispatcher
 
     def check_one(case):
         op_name, kind, context = case
@@ -70,11 +70,10 @@ def _program(lib, ops, x):
 
 def check_counting_mode(mode_cls):
     """Check a counting ``TorchDispatchMode`` (``self.counts``) against torch's on random programs."""
-    import torch
-    from hypothesis import strategies as st
-    from torch.utils._python_dispatch import TorchDispatchMode
+    import torch  # torch is heavy: only a check needs it
+    from hypothesis import strategies as st  # hypothesis is heavy: only a checker needs it
+    from torch.utils._python_dispatch import TorchDispatchMode  # torch is heavy: only a check needs it
 
-    import internals
 
     class Reference(TorchDispatchMode):
         def __init__(self):

@@ -7,13 +7,15 @@ a multiple of 512. ``check_allocation_size(fn)``: ``fn(rounded)`` is the size of
 package's functions of the same names, which the test suite checks against torch's allocator on
 a GPU (torch's CPU build does not expose these rules).
 """
+from ..cuda.allocator_config import AllocatorConfig
+from ..cuda.caching_allocator import get_allocation_size, round_size
 from ._runner import run_generated
 
 __all__ = ["check_allocation_size", "check_round_size"]
 
 
 def _sizes():
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # hypothesis is heavy: only a checker needs it
     edges = [0, 1, 511, 512, 513, 1024**2 - 1, 1024**2, 1024**2 + 1, 10 * 1024**2 - 1, 10 * 1024**2,
              10 * 1024**2 + 1]
     return st.one_of(st.sampled_from(edges), st.integers(0, 64 * 1024**2))
@@ -28,13 +30,10 @@ def _check(name, fn, truth, sizes):
 
 def check_round_size(fn):
     """Check ``fn(nbytes) -> rounded bytes`` against the allocator's ``round_size`` (default settings)."""
-    from ..cuda.allocator_config import AllocatorConfig
-    from ..cuda.caching_allocator import round_size
     default = AllocatorConfig()
     return _check("check_round_size", fn, lambda n: round_size(n, default), _sizes())
 
 
 def check_allocation_size(fn):
     """Check ``fn(rounded bytes) -> segment bytes`` against the allocator's ``get_allocation_size``."""
-    from ..cuda.caching_allocator import get_allocation_size
     return _check("check_allocation_size", fn, get_allocation_size, _sizes().map(lambda n: 512 * -(-max(n, 1) // 512)))

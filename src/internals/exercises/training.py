@@ -7,6 +7,8 @@ momentum buffer to the gradient, later steps to ``momentum * buf + grad``; then 
 checker runs a few steps on generated parameter shapes and gradients and compares with
 ``torch.optim.SGD(..., momentum=momentum)``.
 """
+import internals
+
 from ._runner import run_generated
 
 __all__ = ["check_sgd_step"]
@@ -14,10 +16,9 @@ __all__ = ["check_sgd_step"]
 
 def check_sgd_step(fn):
     """Check a hand-written ``sgd_step(params, buffers, lr, momentum)`` against torch.optim.SGD."""
-    import torch
-    from hypothesis import strategies as st
+    import torch  # torch is heavy: only a check needs it
+    from hypothesis import strategies as st  # hypothesis is heavy: only a checker needs it
 
-    import internals
 
     shapes = st.lists(st.lists(st.integers(1, 3), min_size=0, max_size=2).map(tuple), min_size=1, max_size=3)
     cases = st.tuples(shapes, st.sampled_from([0.1, 0.5]), st.sampled_from([0.0, 0.9]), st.integers(0, 99))

@@ -8,6 +8,8 @@ import math
 import operator
 import textwrap
 
+import internals
+
 from .graph import Node, describe_value, target_name
 
 __all__ = ["GraphModule"]
@@ -25,7 +27,6 @@ class GraphModule:
     def recompile(self):
         """Regenerate ``code`` from the graph (after a pass changed it) and compile it."""
         self.code = python_code(self.graph)
-        import internals
         scope = {"internals": internals, "operator": operator}
         code = compile(self.code, f"<fx {self._class_name}>", "exec")
         exec(code, scope)  # noqa: S102 -- running its generated code is what a GraphModule does

@@ -11,6 +11,14 @@ torch's call, each with its own kernel and its own backward operator (``aten/nat
 import math
 import warnings
 
+from .._functional import batch_norm as _batch_norm
+from .._functional import conv2d as _conv2d
+from .._functional import embedding as _embedding
+from .._functional import gelu as _gelu
+from .._functional import layer_norm as _layer_norm
+from .._functional import silu as _silu
+from .._functional import silu_ as _silu_
+from .._functional import softplus as _softplus
 from .._functional import where
 from .._tensor import Tensor
 from ..aten import dispatcher
@@ -235,18 +243,14 @@ __all__ += ["gelu", "silu", "softplus"]
 
 
 def gelu(input, approximate="none"):
-    from .._functional import gelu as _gelu
     return _gelu(input, approximate=approximate)
 
 
 def silu(input, inplace=False):
-    from .._functional import silu as _silu
-    from .._functional import silu_ as _silu_
     return _silu_(input) if inplace else _silu(input)
 
 
 def softplus(input, beta=1.0, threshold=20.0):
-    from .._functional import softplus as _softplus
     return _softplus(input, beta, threshold)
 
 
@@ -257,7 +261,6 @@ __all__ += ["conv2d", "max_pool2d", "batch_norm", "layer_norm", "embedding", "si
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """``torch.conv2d``: ``convolution`` (im2col + matrix product), for 3-d or 4-d input;
     ``padding`` may be "valid" or "same"."""
-    from .._functional import conv2d as _conv2d
     return _conv2d(input, weight, bias, stride, padding, dilation, groups)
 
 
@@ -279,13 +282,11 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     place) or by the running statistics (eval)."""
     if training:
         _verify_batch_size(input.shape)
-    from .._functional import batch_norm as _batch_norm
     return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     """Normalize each sample over its trailing ``normalized_shape`` dims."""
-    from .._functional import layer_norm as _layer_norm
     return _layer_norm(input, list(normalized_shape), weight, bias, eps)
 
 
@@ -301,7 +302,6 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
             padding_idx = weight.shape[0] + padding_idx
     if max_norm is not None:
         raise NotImplementedError("internals' embedding has no max_norm (torch renormalizes the rows in place)")
-    from .._functional import embedding as _embedding
     return _embedding(weight, input, -1 if padding_idx is None else padding_idx, scale_grad_by_freq, sparse)
 
 

@@ -5,6 +5,7 @@ strides) whose class tells ``Module.__setattr__`` to file it under ``_parameters
 requires grad unless told otherwise.
 """
 from .._tensor import Tensor
+from ..aten.native.tensor_factories import empty
 from ..c10.tensor_impl import TensorImpl
 
 __all__ = ["Parameter"]
@@ -15,7 +16,6 @@ class Parameter(Tensor):
 
     def __new__(cls, data=None, requires_grad=True):
         if data is None:
-            from ..aten.native.tensor_factories import empty
             data = empty((0,))
         impl = data._impl
         # A new TensorImpl over the same storage: the parameter aliases ``data`` (as torch's

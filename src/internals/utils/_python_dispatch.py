@@ -10,10 +10,12 @@ tensor subclass.
 """
 import threading
 
+from .._ops import ops
 from .._tensor_base import TensorBase
 from ..aten import dispatcher
 from ..c10.dispatch_key import PYTHON_KEYS, DispatchKey
 from ..c10.local_dispatch_key_set import tls
+from ._pytree import tree_flatten
 
 __all__ = ["TorchDispatchMode", "python_fallback", "register_python_fallbacks", "overload_of",
            "_get_current_dispatch_mode"]
@@ -63,14 +65,12 @@ class TorchDispatchMode:
 
 def overload_of(op):
     """The OpOverload object (``internals.ops.aten.add.Tensor``) of an operator handle."""
-    from .._ops import ops
     name = op.name.split("::", 1)[1]
     base, _, overload = name.partition(".")
     return getattr(getattr(getattr(ops, op.namespace), base), overload or "default")
 
 
 def _subclass_types(args, kwargs):
-    from ._pytree import tree_flatten
     seen = []
     for a in tree_flatten((args, kwargs)):
         if isinstance(a, TensorBase) and hasattr(type(a), "__torch_dispatch__") and type(a) not in seen:
@@ -98,7 +98,6 @@ def python_fallback(op, keys, *args, **kwargs):
 def mode_detach(tensor):
     """``PyInterpreter::detach``: the mode on top of the stack makes a detached handle, through
     ``aten.detach``, for a TensorImpl shallow copy (popped while it runs, as for any operator)."""
-    from .._ops import ops
     mode = _pop_mode()
     try:
         return mode.__torch_dispatch__(ops.aten.detach.default, (), (tensor,), {})

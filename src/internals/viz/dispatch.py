@@ -14,6 +14,7 @@ import sys
 import matplotlib.pyplot as plt
 from matplotlib.patches import Rectangle
 
+from .. import _C
 from ..aten import dispatcher
 from ..c10.dispatch_key import DispatchKey, DispatchKeySet
 from ..c10.local_dispatch_key_set import tls
@@ -96,9 +97,8 @@ def compare_tables(name):
     Each row keeps the kind of entry (kernel, autograd kernel, backend fallback, fallthrough...);
     torch's file paths are dropped.
     """
-    import torch
+    import torch  # torch is heavy: only a check needs it
 
-    from .. import _C
     ours = _table_entries(_C._dispatch_dump_table(name))
     theirs = _table_entries(torch._C._dispatch_dump_table(name))
     print(f"{'key':<18} {'internals':<30} torch")

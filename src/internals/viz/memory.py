@@ -13,6 +13,7 @@ import matplotlib.pyplot as plt
 from matplotlib.patches import Patch, Rectangle
 from matplotlib.ticker import MaxNLocator
 
+from ..cuda import memory_snapshot
 from ..cuda.caching_allocator import format_size
 
 __all__ = ["segment_map", "segment_timeline", "active_allocations", "memory_timeline"]
@@ -107,7 +108,6 @@ def segment_map(snapshot=None, ax=None, *, title=None, labels=None):
     addresses themselves are never shown. Returns the Axes.
     """
     if snapshot is None:
-        from ..cuda import memory_snapshot
         snapshot = memory_snapshot()
     own_figure = ax is None
     if own_figure:

@@ -7,8 +7,10 @@ the compute dtype (integer division floors and truncates exactly, floating divis
 fmod, as ``BinaryOpsKernel.cpp`` does) and runs the generic CPU or CUDA loop.
 """
 from ...c10 import scalar_type as st
+from ..dispatcher import call
 from . import scalar_ops as ops
-from .elementwise import binary, check_pow_exponent, where
+from .copy import to
+from .elementwise import binary, check_pow_exponent, common_device, where
 from .linear_algebra import _TYPE_META_NAMES
 from .tensor_factories import wrap_scalar
 
@@ -20,7 +22,7 @@ def _not_implemented(kernel, dtype):
 def _check_divisor(b, common):
     """Integer division by zero raises in torch (``ZeroDivisionError``, a RuntimeError); a float's
     gives inf or NaN."""
-    if not common.is_floating_point and b.eq(0).any().item():
+    if not common.is_floating_point and call("any", call("eq.Scalar", b, 0)).item():
         raise RuntimeError("ZeroDivisionError")
 
 
@@ -127,12 +129,12 @@ def clamp(x, min=None, max=None, *, out=None):
     for bound in (min, max):
         if bound is not None and not hasattr(bound, "_impl"):
             st.checked_convert(bound, dtype)        # ``clamp_scalar_kernel_impl``: ``min.to<scalar_t>()``
-    result = x if x.dtype is dtype else x.to(dtype)
+    result = to(x, dtype)
     if min is not None:
         result = binary(ops.MAXIMUM, result, _as_tensor(min))
     if max is not None:
         result = binary(ops.MINIMUM, result, _as_tensor(max))
-    return result if out is None else out.copy_(result)
+    return result if out is None else call("copy_", out, result)
 
 
 def clamp_(x, min=None, max=None):
@@ -160,9 +162,12 @@ def lerp(start, end, weight, *, out=None):
     _check_lerp(start, end, weight)
     if not hasattr(weight, "_impl"):
         return binary(ops.LERP, start, end, alpha=weight, out=out)
-    diff = end - start
-    result = where(weight.abs() < 0.5, start + weight * diff, end - diff * (1 - weight))
-    return result if out is None else out.copy_(result)
+    diff = call("sub.Tensor", end, start)
+    near_start = call("lt.Scalar", call("abs", weight), 0.5)
+    from_start = call("add.Tensor", start, call("mul.Tensor", weight, diff))
+    from_end = call("sub.Tensor", end, call("mul.Tensor", diff, call("rsub.Scalar", weight, 1)))
+    result = where(near_start, from_start, from_end)
+    return result if out is None else call("copy_", out, result)
 
 
 def lerp_(start, end, weight):
@@ -188,24 +193,25 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
-    close = a.eq(b)
+    close = call("eq.Tensor", a, b)
     if equal_nan:
-        close = close.bitwise_or(a.ne(a).bitwise_and(b.ne(b)))
+        both_nan = call("bitwise_and.Tensor", call("ne.Tensor", a, a), call("ne.Tensor", b, b))
+        close = call("bitwise_or.Tensor", close, both_nan)
     if a.dtype is st.bool_ or (rtol == 0 and atol == 0):
         return close
     if not a.dtype.is_floating_point:      # integers compare in the default float dtype, as torch
-        a, b = a.to(st.get_default_dtype()), b.to(st.get_default_dtype())
-    bound = (b.abs() * rtol + atol)
-    near = (a - b).abs().le(bound).bitwise_and(bound.ne(float("inf")))
-    return close.bitwise_or(near)
+        a, b = to(a, st.get_default_dtype()), to(b, st.get_default_dtype())
+    bound = call("add.Tensor", call("mul.Tensor", call("abs", b), wrap_scalar(rtol)), wrap_scalar(atol))
+    within = call("le.Tensor", call("abs", call("sub.Tensor", a, b)), bound)
+    near = call("bitwise_and.Tensor", within, call("ne.Scalar", bound, float("inf")))
+    return call("bitwise_or.Tensor", close, near)
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    return bool(isclose(a, b, rtol, atol, equal_nan).all().item())
+    return bool(call("all", isclose(a, b, rtol, atol, equal_nan)).item())
 
 
 def equal(a, b):
     """Same shape and equal values (NaN is never equal); dtypes promote as ``==`` does."""
-    from .elementwise import common_device
     common_device(a, b)
-    return tuple(a.shape) == tuple(b.shape) and bool(a.eq(b).all().item())
+    return tuple(a.shape) == tuple(b.shape) and bool(call("all", call("eq.Tensor", a, b)).item())

@@ -7,9 +7,11 @@ kernels of ``linear_algebra`` (a dot product is a 1 x K by K x 1 product) and sc
 elementwise ops. outer, linear and einsum are CompositeImplicitAutograd: written with other
 operators only, so a dispatch mode sees what they decompose into.
 """
+from ...c10.local_dispatch_key_set import below_ad_inplace_or_view
 from ...utils._python_dispatch import _get_current_dispatch_mode
 from .. import dispatcher
 from .linear_algebra import bmm, mm
+from .tensor_factories import wrap_scalar
 
 
 def dot(a, b):
@@ -22,16 +24,17 @@ def dot(a, b):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
                            f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
                            "respectively")
-    return mm(a.unsqueeze(0), b.unsqueeze(1)).reshape(())
+    return dispatcher.call("reshape", mm(dispatcher.call("unsqueeze", a, 0), dispatcher.call("unsqueeze", b, 1)), [])
 
 
 def _scaled_sum(self, product, beta, alpha):
     """beta * self + alpha * product; beta == 0 ignores self (its NaN too), as BLAS does."""
     if alpha != 1:
-        product = product.mul(alpha)
+        product = dispatcher.call("mul.Tensor", product, wrap_scalar(alpha))
     if beta == 0:
         return product
-    return product.add(self if beta == 1 else self.mul(beta))
+    scaled = self if beta == 1 else dispatcher.call("mul.Tensor", self, wrap_scalar(beta))
+    return dispatcher.call("add.Tensor", product, scaled)
 
 
 def _check_scalars(dtype, beta, alpha):
@@ -55,7 +58,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
                                f"{mat2.dtype.torch_name}")
     if not mat2.dtype.is_floating_point:     # integral results take the scalars' integer parts
         beta, alpha = int(beta), int(alpha)
-    self = self.expand(mat1.shape[0], mat2.shape[1])
+    self = dispatcher.call("expand", self, [mat1.shape[0], mat2.shape[1]])
     return _scaled_sum(self, mm(mat1, mat2), beta, alpha)
 
 
@@ -92,14 +95,17 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
         raise RuntimeError(f"size mismatch, got input ({self.shape[0] if self.dim() else 1}), mat "
                            f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
     _check_scalars(mat.dtype, beta, alpha)
-    product = mm(mat, vec.unsqueeze(1)).squeeze(1)
-    return _scaled_sum(self.expand(product.shape), product, beta, alpha)
+    product = dispatcher.call("squeeze.dims", mm(mat, dispatcher.call("unsqueeze", vec, 1)), 1)
+    return _scaled_sum(dispatcher.call("expand", self, list(product.shape)), product, beta, alpha)
 
 
 def mv(self, vec):
     """matrix @ vector: ``addmv`` into a fresh result with beta 0, as torch's (so its errors are
     addmv's)."""
-    return addmv(self.new_empty(self.shape[:1]), self, vec, beta=0)
+    with below_ad_inplace_or_view():        # as the frontend's ``new_empty`` makes it
+        out = dispatcher.call("new_empty", self, list(self.shape[:1]), dtype=None, layout=None, device=None,
+                              pin_memory=False)
+    return addmv(out, self, vec, beta=0)
 
 
 def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
@@ -112,7 +118,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     if self.dtype is not batch1.dtype:
         raise RuntimeError(f"expected scalar type {batch1.dtype.torch_name} but found {self.dtype.torch_name}")
     product = bmm(batch1, batch2)
-    return _scaled_sum(self.expand(product.shape), product, beta, alpha)
+    return _scaled_sum(dispatcher.call("expand", self, list(product.shape)), product, beta, alpha)
 
 
 def outer(self, vec2):
@@ -120,7 +126,7 @@ def outer(self, vec2):
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {self.dim()}-D")
     if vec2.dim() != 1:
         raise RuntimeError(f"outer: Expected 1-D argument vec2, but got {vec2.dim()}-D")
-    return self.reshape(self.shape[0], 1) * vec2
+    return dispatcher.call("mul.Tensor", dispatcher.call("reshape", self, [self.shape[0], 1]), vec2)
 
 
 # ---- einsum (``Linear.cpp``): the operands' dims aligned on one list, output labels first and

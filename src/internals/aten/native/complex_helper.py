@@ -13,6 +13,7 @@ Conjugation: torch's ``conj()`` is lazy, a view with a conjugate bit that kernel
 to resolve.
 """
 from ...c10 import scalar_type as st
+from .. import dispatcher
 from ..tensor_iterator import TensorIteratorConfig
 from . import scalar_ops as ops
 from .elementwise import unary
@@ -20,7 +21,6 @@ from .tensor_shape import make_view
 
 
 def _call(name, *args):
-    from .. import dispatcher
     return dispatcher.call(name, *args)
 
 
@@ -78,7 +78,8 @@ def complex(real, imag):
            .add_const_input(imag).compute_in_opmath(False).build()).result
     parts = view_as_real(out)
     for k, part in enumerate((real, imag)):
-        parts.select(-1, k).copy_(part.expand(out.shape))
+        half = dispatcher.call("select.int", parts, -1, k)
+        dispatcher.call("copy_", half, dispatcher.call("expand", part, list(out.shape)))
     return out
 
 

@@ -17,6 +17,7 @@ from collections import namedtuple
 
 from ...c10 import scalar_type as st
 from ...c10.memory_format import channels_last, channels_last_strides, suggest_memory_format
+from ..dispatcher import call
 from .copy import buffer
 from .dispatch_stub import loops
 from .tensor_factories import empty, empty_strided
@@ -145,7 +146,6 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
 
 def conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     """``conv2d``, CompositeImplicitAutograd: an unbatched (C, H, W) input gets a batch of one."""
-    from ..dispatcher import call
     if input.dim() not in (3, 4):
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
                            f"{list(input.shape)}")

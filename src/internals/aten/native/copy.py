@@ -10,9 +10,14 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.device import as_device
+from ...c10.memory_format import contiguous_format
+from ...c10.storage import UntypedStorage
+from ...c10.tensor_impl import TensorImpl
+from .. import dispatcher
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig, scratch_like
 from . import scalar_ops as ops
 from .dispatch_stub import loops
+from .tensor_factories import _host_impl, empty_strided, like_strides
 
 
 def buffer(t):
@@ -87,11 +92,22 @@ def cast_like(src, dtype):
     return out
 
 
+def to(x, dtype):
+    """``x.to(dtype)`` below the frontend (``TensorConversions.cpp``'s ``to``): ``x`` itself when
+    the dtype already matches, else ``_to_copy`` through the dispatcher."""
+    return x if x.dtype is dtype else dispatcher.call("_to_copy", x, dtype=dtype)
+
+
+def contiguous(x):
+    """``x.contiguous()`` below the frontend (``TensorBase::contiguous``): ``x`` itself when it is
+    contiguous, else a ``clone`` through the dispatcher."""
+    return x if x.is_contiguous() else dispatcher.call("clone", x, memory_format=contiguous_format)
+
+
 def _cast_scalar(src, dtype):
     """A 0-dim CPU tensor cast on the host: a wrapped Python number (``x * 2``) is cast on every
     call, and a loop over one element would cost more than the op. NumPy converts as C does, as
     the loop would (the 16-bit floats, cast on their bit patterns, take the loop)."""
-    from .tensor_factories import _host_impl
     value = buffer(src)[src._impl.storage_offset]
     with np.errstate(over="ignore", invalid="ignore"):      # a C cast warns of nothing (1e39 -> inf)
         return type(src)._from_impl(_host_impl(np.array(value, dtype=dtype.numpy_type)))
@@ -99,12 +115,10 @@ def _cast_scalar(src, dtype):
 
 def _cross_device_copy(dst, src):
     """Copy between the host and the device through contiguous bytes."""
-    from numba import cuda
-    staged = src.to(dtype=dst.dtype).contiguous()
+    from numba import cuda  # numba.cuda is slow to import: loaded on first CUDA use
+    staged = contiguous(to(src, dst.dtype))
     raw = staged._impl.storage._data[staged.storage_offset() * staged.element_size():][: staged.nbytes]
     moved = cuda.to_device(raw) if dst.device.type == "cuda" else raw.copy_to_host()
-    from ...c10.storage import UntypedStorage
-    from ...c10.tensor_impl import TensorImpl
     impl = TensorImpl(UntypedStorage(len(moved), dst.device, data=moved), staged.shape, staged.stride(), 0, dst.dtype)
     same_device_copy(dst, type(dst)._from_impl(impl))
 
@@ -122,7 +136,7 @@ def copy_(dst, src, non_blocking=False):
     it = TensorIterator(it)
     it.compute_mem_overlaps()
     it.compute_shape()
-    src = src.expand(dst.shape)
+    src = dispatcher.call("expand", src, list(dst.shape))
     if src.device == dst.device:
         same_device_copy(dst, src)
     else:
@@ -134,7 +148,6 @@ def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non
              memory_format=None):
     """``_to_copy`` (what ``Tensor.to`` calls): a new tensor with ``self``'s layout in ``dtype`` on
     ``device``, filled by ``copy_``'s kernel."""
-    from .tensor_factories import empty_strided, like_strides
     device = as_device(device) if device is not None else self.device
     out = empty_strided(self.shape, like_strides(self, memory_format), dtype=dtype or self.dtype, device=device,
                         pin_memory=pin_memory)
@@ -163,7 +176,6 @@ def zero_(t):
 
 
 def clone(x, memory_format=None):
-    from .tensor_factories import empty_strided, like_strides
     out = empty_strided(x.shape, like_strides(x, memory_format), dtype=x.dtype, device=x.device)
     same_device_copy(out, x)
     return out

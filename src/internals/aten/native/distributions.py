@@ -18,10 +18,12 @@ from ...c10.generator import default_generator
 from ...c10.memory_format import contiguous_format
 from ...c10.storage import UntypedStorage, bytes_of
 from ...c10.tensor_impl import TensorImpl
+from ...cuda.random import default_cuda_generator, philox_normal, philox_uniform
 from .. import dispatcher
 from ..tensor_iterator import assert_no_internal_overlap, output_layout
 from .copy import copy_
 from .cpu import distribution_kernels as k
+from .tensor_factories import from_host
 
 __all__ = ["uniform_", "normal_", "random_", "random_from", "random_to", "exponential_", "bernoulli_float",
            "bernoulli_tensor", "bernoulli", "bernoulli_p", "multinomial", "randperm", "randint", "randint_low", "rand",
@@ -43,7 +45,6 @@ def _generator(generator, device):
     """``get_generator_or_default``: the tensor's device must match the generator's."""
     if generator is None:
         if device.type == "cuda":
-            from ...cuda.random import default_cuda_generator
             return default_cuda_generator(device)
         return default_generator
     if generator.device.type != device.type:
@@ -126,7 +127,6 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     gen = _generator(generator, self.device)
     double = self.dtype is st.float64
     if self.device.type == "cuda":
-        from ...cuda.random import philox_uniform
         values = philox_uniform(gen, n, from_, to, double)
     else:
         with gen._lock:
@@ -154,7 +154,6 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
         return self
     gen = _generator(generator, self.device)
     if self.device.type == "cuda":
-        from ...cuda.random import philox_normal
         return _place(self, _as_float32(philox_normal(gen, n, mean, std, self.dtype is st.float64), self.dtype))
     with gen._lock:
         if n >= 16 and self.is_contiguous():
@@ -319,7 +318,6 @@ def bernoulli_float(self, p=0.5, *, generator=None):
     assert_no_internal_overlap(self._impl)
     gen = _generator(generator, self.device)
     if self.device.type == "cuda":
-        from ...cuda.random import philox_uniform
         double = self.dtype is st.float64
         uniforms = philox_uniform(gen, n, 0.0, 1.0, double)
         return _place(self, _zero_one(k.bernoulli_below(uniforms, (float if double else _F32)(p)), self.dtype))
@@ -401,7 +399,6 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
         picks = np.argsort(-scores, axis=1, kind="stable")[:, :num_samples]
     else:
         picks = _with_replacement(rows, num_samples, generator)
-    from .tensor_factories import from_host
     return from_host(np.ascontiguousarray(picks).reshape(out_shape).astype(np.int64), st.int64, self.device)
 
 

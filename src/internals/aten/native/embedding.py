@@ -6,6 +6,7 @@ weight it was read from (an accumulating ``index_put_``: a repeated index adds o
 skipping ``padding_idx`` and, with ``scale_grad_by_freq``, dividing by how often each row was used.
 """
 from ...c10 import scalar_type as st
+from .. import dispatcher
 from .tensor_factories import ones, zeros
 
 
@@ -23,19 +24,21 @@ def embedding(weight, indices, padding_idx=-1, scale_grad_by_freq=False, sparse=
     _check_indices(indices, "embedding")
     if sparse:
         raise NotImplementedError("internals' embedding has no sparse gradient")
-    rows = weight.index_select(0, indices.reshape(-1))
-    return rows.view(*indices.shape, weight.shape[1])
+    rows = dispatcher.call("index_select", weight, 0, dispatcher.call("reshape", indices, [-1]))
+    return dispatcher.call("view", rows, [*indices.shape, weight.shape[1]])
 
 
 def embedding_dense_backward(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
     _check_indices(indices, "embedding_backward")
-    flat = indices.reshape(-1)
-    grad = grad_output.reshape(flat.numel(), grad_output.shape[-1])
+    flat = dispatcher.call("reshape", indices, [-1])
+    grad = dispatcher.call("reshape", grad_output, [flat.numel(), grad_output.shape[-1]])
     if padding_idx >= 0:
-        grad = grad.masked_fill((flat == padding_idx).unsqueeze(1), 0)
+        padding = dispatcher.call("unsqueeze", dispatcher.call("eq.Scalar", flat, padding_idx), 1)
+        grad = dispatcher.call("masked_fill.Scalar", grad, padding, 0)
     if scale_grad_by_freq:
         counts = zeros((num_weights,), dtype=grad.dtype, device=grad.device)
-        counts.index_put_((flat,), ones(flat.shape, dtype=grad.dtype, device=grad.device), accumulate=True)
-        grad = grad.div(counts.index_select(0, flat).unsqueeze(1))
+        dispatcher.call("index_put_", counts, (flat,), ones(flat.shape, dtype=grad.dtype, device=grad.device), True)
+        per_row = dispatcher.call("unsqueeze", dispatcher.call("index_select", counts, 0, flat), 1)
+        grad = dispatcher.call("div.Tensor", grad, per_row)
     out = zeros((num_weights, grad.shape[1]), dtype=grad.dtype, device=grad.device)
-    return out.index_put_((flat,), grad, accumulate=True)
+    return dispatcher.call("index_put_", out, (flat,), grad, True)

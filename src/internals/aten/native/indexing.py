@@ -236,7 +236,7 @@ def _rounded_bits(dtype, f32):
 
 
 def index_put(self, indices, values, accumulate=False):
-    return index_put_(self.clone(), indices, values, accumulate)
+    return index_put_(dispatcher.call("clone", self), indices, values, accumulate)
 
 
 def _on_device(t, device):
@@ -389,15 +389,15 @@ def scatter_add_(self, dim, index, src):
 
 
 def scatter_src(self, dim, index, src):
-    return scatter_src_(self.clone(), dim, index, src)
+    return scatter_src_(dispatcher.call("clone", self), dim, index, src)
 
 
 def scatter_value(self, dim, index, value):
-    return scatter_value_(self.clone(), dim, index, value)
+    return scatter_value_(dispatcher.call("clone", self), dim, index, value)
 
 
 def scatter_reduce(self, dim, index, src, reduce):
-    return scatter_reduce_(self.clone(), dim, index, src, reduce)
+    return scatter_reduce_(dispatcher.call("clone", self), dim, index, src, reduce)
 
 
 # scatter_reduce.two's reductions: the kernel's name for each, the identity that starts an element
@@ -449,11 +449,11 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
 
 
 def scatter_value_reduce(self, dim, index, value, reduce):
-    return scatter_value_reduce_(self.clone(), dim, index, value, reduce)
+    return scatter_value_reduce_(dispatcher.call("clone", self), dim, index, value, reduce)
 
 
 def scatter_add(self, dim, index, src):
-    return scatter_add_(self.clone(), dim, index, src)
+    return scatter_add_(dispatcher.call("clone", self), dim, index, src)
 
 
 def _masked_fill_mask(self, indices, values):
@@ -478,7 +478,7 @@ def _masked_fill_mask(self, indices, values):
         mask, covered = ix, covered + ix.dim()
     if mask is None:
         return None
-    return mask.reshape(tuple(mask.shape) + (1,) * (self.dim() - covered))
+    return dispatcher.call("reshape", mask, [*mask.shape] + [1] * (self.dim() - covered))
 
 
 # ---------------------------------------------------------------------- masks
@@ -521,7 +521,7 @@ def masked_fill_scalar(self, mask, value):
     # torch: a contiguous clone filled in place, after broadcasting self against the mask
     shape = broadcast_shapes(tuple(self.shape), tuple(mask.shape))
     out = empty_strided(shape, contiguous_strides(shape), dtype=self.dtype, device=self.device)
-    same_device_copy(out, self.expand(shape) if tuple(self.shape) != shape else self)
+    same_device_copy(out, dispatcher.call("expand", self, list(shape)) if tuple(self.shape) != shape else self)
     return masked_fill_scalar_(out, mask, value)
 
 

@@ -10,8 +10,9 @@ from ...c10 import scalar_type as st
 from ...c10.tensor_impl import is_contiguous
 from .. import dispatcher
 from ..tensor_iterator import broadcast_shapes, common_device, scratch_like
-from .copy import buffer, cast_like
+from .copy import buffer, cast_like, contiguous
 from .dispatch_stub import loops
+from .tensor_factories import empty
 
 # The C++ type names torch's mm message prints (``caffe2::TypeMeta`` names, demangled by the compiler).
 _TYPE_META_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
@@ -31,7 +32,6 @@ def _check_dtypes(name, a, b):
 
 def _batched_mm(a, b, name):
     """a (M, K) @ b (K, N) -> (M, N), or a batch of them: (B, M, K) @ (B, K, N) -> (B, M, N)."""
-    from .tensor_factories import empty
     _check_dtypes(name, a, b)
     common_device(a, b)
     *lead, M, K = a.shape
@@ -44,11 +44,11 @@ def _batched_mm(a, b, name):
     (ac, trans_a), (bc, trans_b) = _blas_operand(a, compute), _blas_operand(b, compute)
     target = out if out.dtype is compute else scratch_like(out, compute)
     if K == 0:
-        target.zero_()
+        dispatcher.call("zero_", target)
     else:
         loops(a.device, "linalg").mm_loop(buffer(target), ac._flat_buffer(), bc._flat_buffer(), batch, M, N, K,
                                           trans_a, trans_b)
-    return out if target is out else out.copy_(target)
+    return out if target is out else dispatcher.call("copy_", out, target)
 
 
 def _blas_operand(t, compute):
@@ -56,13 +56,13 @@ def _blas_operand(t, compute):
     row-major, ``(tensor, True)`` when it is column-major (a transposed row-major matrix, as
     ``w.t()`` in ``linear``), otherwise a row-major copy. Casts make row-major copies too."""
     if t.dtype is not compute:
-        return cast_like(t.contiguous(), compute), False
+        return cast_like(contiguous(t), compute), False
     sizes, strides = t._impl.sizes, t._impl.strides
     if is_contiguous(sizes, strides):
         return t, False
     if is_contiguous(sizes[:-2] + (sizes[-1], sizes[-2]), strides[:-2] + (strides[-1], strides[-2])):
         return t, True
-    return t.contiguous(), False
+    return contiguous(t), False
 
 
 def mm(a, b):
@@ -96,19 +96,20 @@ def matmul(a, b):
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
                                "to have the same number of elements, but got "
                                f"{a.shape[0]} and {b.shape[0]} elements respectively")
-        return a.unsqueeze(0).mm(b.unsqueeze(1)).reshape(())
+        row, column = dispatcher.call("unsqueeze", a, 0), dispatcher.call("unsqueeze", b, 1)
+        return dispatcher.call("reshape", dispatcher.call("mm", row, column), [])
     if a.dim() == 2 and b.dim() == 1:
-        return a.mv(b)
+        return dispatcher.call("mv", a, b)
     if a.dim() == 1 and b.dim() == 2:
-        return a.unsqueeze(0).mm(b).squeeze(0)
+        return dispatcher.call("squeeze.dims", dispatcher.call("mm", dispatcher.call("unsqueeze", a, 0), b), 0)
     if a.dim() == 2 and b.dim() == 2:
-        return a.mm(b)
+        return dispatcher.call("mm", a, b)
     if _should_fold(a, b):
         return _folded_matmul(a, b)
     # Batched: broadcast the batch dims, then one bmm over their product. A vector is a 1 x K
     # (or K x 1) matrix; expand adds the leading dims itself, so ``a`` needs no unsqueeze.
     a_shape = (1, *a.shape) if a.dim() == 1 else tuple(a.shape)
-    b2 = b.unsqueeze(1) if b.dim() == 1 else b
+    b2 = dispatcher.call("unsqueeze", b, 1) if b.dim() == 1 else b
     if a_shape[-1] != b2.shape[-2]:
         raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
                            f"[{a_shape[-1]}, {b2.shape[-2]}]")
@@ -117,7 +118,9 @@ def matmul(a, b):
     n = 1
     for s in batch:
         n *= s
-    out = a.expand(*batch, M, K).reshape(n, M, K).bmm(b2.expand(*batch, K, N).reshape(n, K, N))
+    a3 = dispatcher.call("reshape", dispatcher.call("expand", a, [*batch, M, K]), [n, M, K])
+    b3 = dispatcher.call("reshape", dispatcher.call("expand", b2, [*batch, K, N]), [n, K, N])
+    out = dispatcher.call("bmm", a3, b3)
     shape = [*batch] + ([M] if a.dim() > 1 else []) + ([N] if b.dim() > 1 else [])
     return dispatcher.call("_unsafe_view", out, shape)
 
@@ -129,7 +132,7 @@ def _should_fold(a, b):
     requires grad (its gradient is then one mm, not a bmm and a sum), or when folding copies
     nothing: the leading dims are contiguous with each other.
     """
-    big, small = (a, b) if a.dim() >= b.dim() else (b.mT, a)
+    big, small = (a, b) if a.dim() >= b.dim() else (_mT(b), a)
     if not (big.dim() >= 3 and small.dim() <= 2):
         return False
     if (b if a.dim() >= b.dim() else a)._requires_grad:
@@ -146,14 +149,19 @@ def _folded_matmul(a, b):
     """(..., M, K) @ (K, N): one (M', K) @ (K, N) product, viewed back (or its transpose, for the
     1-d/2-d times batch case)."""
     transpose = b.dim() > a.dim()
-    big = b.mT if transpose else a
-    small = (a.t() if a.dim() == 2 else a) if transpose else b
+    big = _mT(b) if transpose else a
+    small = (dispatcher.call("t", a) if a.dim() == 2 else a) if transpose else b
     *lead, k = big.shape
     rows = 1
     for s in lead:
         rows *= s
-    folded = big.reshape(rows, k)
+    folded = dispatcher.call("reshape", big, [rows, k])
     if small.dim() == 2:
-        out = dispatcher.call("_unsafe_view", folded.mm(small), [*lead, small.shape[1]])
-        return out.mT.contiguous() if transpose else out
-    return dispatcher.call("_unsafe_view", folded.mv(small), lead)
+        out = dispatcher.call("_unsafe_view", dispatcher.call("mm", folded, small), [*lead, small.shape[1]])
+        return contiguous(_mT(out)) if transpose else out
+    return dispatcher.call("_unsafe_view", dispatcher.call("mv", folded, small), lead)
+
+
+def _mT(t):
+    """``t.mT`` of a matrix or batch of them: its last two dims swapped."""
+    return dispatcher.call("transpose.int", t, -2, -1)

@@ -13,8 +13,10 @@ grad_input = invstd · (g − mean(g) − x̂ · mean(g · x̂)), the means take
 import math
 
 from ...c10 import scalar_type as st
+from ..dispatcher import call
 from .convolution import keep_channels_last
-from .tensor_factories import empty
+from .copy import to
+from .tensor_factories import empty, wrap_scalar
 
 
 def _check_channels(name, t, C):
@@ -36,37 +38,60 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
                     ("running_var", running_var)):
         _check_channels(name, t, C)
     compute = st.opmath_type(input.dtype)
-    x = input.to(compute)
+    x = to(input, compute)
     if training:
-        var, mean = x.var(dims, correction=0), x.mean(dims)
-        invstd = var.add(eps).sqrt().pow(-1)
+        var, mean = call("var.correction", x, dims, correction=0), call("mean.dim", x, dims, False)
+        invstd = _inverse_std(var, eps)
         n = input.numel() // C
         if running_mean is not None:
-            running_mean.copy_(running_mean.mul(1 - momentum).add(mean, alpha=momentum))
+            _update(running_mean, mean, momentum)
         if running_var is not None:
-            unbiased = var.mul(n / (n - 1)) if n > 1 else var.mul(math.inf)
-            running_var.copy_(running_var.mul(1 - momentum).add(unbiased, alpha=momentum))
+            _update(running_var, _mul(var, n / (n - 1) if n > 1 else math.inf), momentum)
         save_mean, save_invstd = mean, invstd
     else:
         if running_mean is None or running_var is None:
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        mean, invstd = running_mean.to(compute), running_var.to(compute).add(eps).sqrt().pow(-1)
+        mean, invstd = to(running_mean, compute), _inverse_std(to(running_var, compute), eps)
         save_mean = save_invstd = empty((0,), dtype=compute, device=input.device)
-    out = _affine(x.sub(mean.view(shape)).mul(invstd.view(shape)), weight, bias, shape)
-    return keep_channels_last(out.to(input.dtype), input), save_mean, save_invstd
+    out = _affine(_normalize(x, mean, invstd, shape), weight, bias, shape)
+    return keep_channels_last(to(out, input.dtype), input), save_mean, save_invstd
+
+
+def _inverse_std(var, eps):
+    """1 / sqrt(var + eps), as ``var.add(eps).sqrt().pow(-1)``."""
+    std = call("sqrt", call("add.Tensor", var, wrap_scalar(eps)))
+    return call("pow.Tensor_Scalar", std, -1)
+
+
+def _mul(a, b):
+    """``a * b``; a number ``b`` is wrapped, as the frontend wraps it."""
+    return call("mul.Tensor", a, wrap_scalar(b))
+
+
+def _update(running, stat, momentum):
+    """running = (1 - momentum) · running + momentum · stat, in place."""
+    call("copy_", running, call("add.Tensor", _mul(running, 1 - momentum), stat, alpha=momentum))
+
+
+def _normalize(x, mean, invstd, shape=None):
+    """(x − mean) · invstd, the statistics viewed as ``shape`` when one is given."""
+    centred = call("sub.Tensor", x, mean if shape is None else call("view", mean, shape))
+    return _mul(centred, invstd if shape is None else call("view", invstd, shape))
 
 
 def _affine(xhat, weight, bias, shape):
-    out = xhat if weight is None else xhat.mul(weight.view(shape))
-    return out if bias is None else out.add(bias.view(shape))
+    out = xhat if weight is None else _mul(xhat, call("view", weight, shape))
+    return out if bias is None else call("add.Tensor", out, call("view", bias, shape))
 
 
 def _normalized_backward(grad_out, xhat, invstd, weight_view, dims, need_input):
     """grad_input from the closed form, or None; grad_out and xhat already in the compute dtype."""
     if not need_input:
         return None
-    g = grad_out if weight_view is None else grad_out.mul(weight_view)
-    return invstd.mul(g.sub(g.mean(dims, keepdim=True)).sub(xhat.mul(g.mul(xhat).mean(dims, keepdim=True))))
+    g = grad_out if weight_view is None else _mul(grad_out, weight_view)
+    centred = call("sub.Tensor", g, call("mean.dim", g, dims, True))
+    projection = _mul(xhat, call("mean.dim", _mul(g, xhat), dims, True))
+    return _mul(invstd, call("sub.Tensor", centred, projection))
 
 
 def native_batch_norm_backward(grad_out, input, weight, running_mean, running_var, save_mean, save_invstd,
@@ -76,17 +101,20 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
     if train:
         mean, invstd = save_mean, save_invstd
     else:
-        mean, invstd = running_mean.to(compute), running_var.to(compute).add(eps).sqrt().pow(-1)
-    go, x = grad_out.to(compute), input.to(compute)
-    xhat = x.sub(mean.view(shape)).mul(invstd.view(shape))
-    w = None if weight is None else weight.to(compute).view(shape)
+        mean, invstd = to(running_mean, compute), _inverse_std(to(running_var, compute), eps)
+    go, x = to(grad_out, compute), to(input, compute)
+    xhat = _normalize(x, mean, invstd, shape)
+    w = None if weight is None else call("view", to(weight, compute), shape)
     if train:
-        grad_input = _normalized_backward(go, xhat, invstd.view(shape), w, dims, output_mask[0])
-    else:           # the statistics are constants: only the scaling is differentiated
-        grad_input = go.mul(invstd.view(shape) if w is None else invstd.view(shape).mul(w)) if output_mask[0] else None
-    grad_weight = go.mul(xhat).sum(dims).to(input.dtype) if output_mask[1] else None
-    grad_bias = go.sum(dims).to(input.dtype) if output_mask[2] else None
-    return None if grad_input is None else grad_input.to(input.dtype), grad_weight, grad_bias
+        grad_input = _normalized_backward(go, xhat, call("view", invstd, shape), w, dims, output_mask[0])
+    elif output_mask[0]:        # the statistics are constants: only the scaling is differentiated
+        scale = call("view", invstd, shape)
+        grad_input = _mul(go, scale if w is None else _mul(scale, w))
+    else:
+        grad_input = None
+    grad_weight = to(_sum_over(_mul(go, xhat), dims), input.dtype) if output_mask[1] else None
+    grad_bias = to(_sum_over(go, dims), input.dtype) if output_mask[2] else None
+    return None if grad_input is None else to(grad_input, input.dtype), grad_weight, grad_bias
 
 
 def _layer_norm_dims(input, normalized_shape, weight, bias):
@@ -109,44 +137,42 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """(output, mean, rstd); mean and rstd keep the normalized dims with size 1, as torch's do."""
     dims, _ = _layer_norm_dims(input, normalized_shape, weight, bias)
     compute = st.opmath_type(input.dtype)
-    x = input.to(compute)
-    var, mean = x.var(dims, correction=0, keepdim=True), x.mean(dims, keepdim=True)
-    rstd = var.add(eps).sqrt().pow(-1)
-    out = x.sub(mean).mul(rstd)
-    out = out if weight is None else out.mul(weight.to(compute))
-    out = out if bias is None else out.add(bias.to(compute))
-    return out.to(input.dtype), mean, rstd
+    x = to(input, compute)
+    var, mean = call("var.correction", x, dims, correction=0, keepdim=True), call("mean.dim", x, dims, True)
+    rstd = _inverse_std(var, eps)
+    out = _normalize(x, mean, rstd)
+    out = out if weight is None else _mul(out, to(weight, compute))
+    out = out if bias is None else call("add.Tensor", out, to(bias, compute))
+    return to(out, input.dtype), mean, rstd
 
 
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     dims, batch_dims = _layer_norm_dims(input, normalized_shape, weight, bias)
     compute = st.opmath_type(input.dtype)
-    go = grad_out.to(compute)
-    xhat = input.to(compute).sub(mean).mul(rstd)
-    w = None if weight is None else weight.to(compute)
+    go = to(grad_out, compute)
+    xhat = _normalize(to(input, compute), mean, rstd)
+    w = None if weight is None else to(weight, compute)
     grad_input = _normalized_backward(go, xhat, rstd, w, dims, output_mask[0])
     grad_weight = grad_bias = None
     if output_mask[1] and weight is not None:
-        grad_weight = _sum_over(go.mul(xhat), batch_dims).to(weight.dtype)
+        grad_weight = to(_sum_over(_mul(go, xhat), batch_dims), weight.dtype)
     if output_mask[2] and bias is not None:
-        grad_bias = _sum_over(go, batch_dims).to(bias.dtype)
-    return None if grad_input is None else grad_input.to(input.dtype), grad_weight, grad_bias
+        grad_bias = to(_sum_over(go, batch_dims), bias.dtype)
+    return None if grad_input is None else to(grad_input, input.dtype), grad_weight, grad_bias
 
 
 def _sum_over(t, dims):
     """Sum over ``dims``; none is no sum (``sum(dim=[])`` would sum everything)."""
-    return t.sum(dims) if dims else t
+    return call("sum.dim_IntList", t, dims, False) if dims else t
 
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
     """``batch_norm``, CompositeImplicitAutograd: the output of ``native_batch_norm``. An empty
     input comes back as a copy (a new tensor, still in the graph), the running statistics untouched."""
-    from ..dispatcher import call
     if input.numel() == 0:
-        return input.clone()
+        return call("clone", input)
     return call("native_batch_norm", input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
-    from ..dispatcher import call
     return call("native_layer_norm", input, normalized_shape, weight, bias, eps)[0]

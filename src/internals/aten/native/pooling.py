@@ -8,8 +8,9 @@ the window's row-major order, and a NaN wins over any number, as in torch's loop
 many windows tie at 0, so the rule decides which input gets the gradient).
 """
 from ...c10 import scalar_type as st
+from ..dispatcher import call
 from .convolution import keep_channels_last
-from .copy import buffer
+from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
 from .tensor_factories import empty
 
@@ -66,12 +67,12 @@ def max_pool2d_with_indices(x, kernel_size, stride=(), padding=(0,), dilation=(1
     """The maxima (N, C, OH, OW), or (C, OH, OW), and their int64 positions in their input planes."""
     g = pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode)
     compute = st.opmath_type(x.dtype)          # 16-bit floats compare as float32 (bit patterns don't order)
-    xc = x.to(compute).contiguous()
+    xc = contiguous(to(x, compute))
     lead, (H, W), (OH, OW) = tuple(x.shape[:-2]), x.shape[-2:], g[-2:]
     out = empty((*lead, OH, OW), dtype=compute, device=x.device)
     indices = empty((*lead, OH, OW), dtype=st.int64, device=x.device)
     loops(x.device, "pooling").max_pool2d(buffer(out), buffer(indices), xc._flat_buffer(), H, W, *g)
-    return keep_channels_last(out.to(x.dtype), x), keep_channels_last(indices, x)
+    return keep_channels_last(to(out, x.dtype), x), keep_channels_last(indices, x)
 
 
 def max_pool2d_with_indices_backward(grad_output, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
@@ -88,18 +89,17 @@ def max_pool2d_with_indices_backward(grad_output, x, kernel_size, stride, paddin
     # private copy that no other thread can change between the check and the loop.
     if indices.dtype is not st.int64:
         raise RuntimeError(f"expected indices of scalar type Long but found {indices.dtype.torch_name}")
-    idx = indices.contiguous().clone()
-    if idx.numel() and (idx.min().item() < 0 or idx.max().item() >= H * W):
+    idx = call("clone", contiguous(indices))
+    if idx.numel() and (call("min", idx).item() < 0 or call("max", idx).item() >= H * W):
         raise RuntimeError(f"max_pool2d_with_indices_backward: an index is outside its {H}x{W} input plane")
     compute = st.opmath_type(x.dtype)
-    go = grad_output.to(compute).contiguous()
+    go = contiguous(to(grad_output, compute))
     grad_input = empty(tuple(x.shape), dtype=compute, device=x.device)
     loops(x.device, "pooling").max_pool2d_backward(buffer(grad_input), go._flat_buffer(), idx._flat_buffer(),
                                                    H * W, g[-2] * g[-1])
-    return grad_input.to(x.dtype)
+    return to(grad_input, x.dtype)
 
 
 def max_pool2d(x, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     """``max_pool2d``, CompositeImplicitAutograd: the values of ``max_pool2d_with_indices``."""
-    from ..dispatcher import call
     return call("max_pool2d_with_indices", x, kernel_size, stride, padding, dilation, ceil_mode)[0]

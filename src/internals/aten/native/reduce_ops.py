@@ -9,10 +9,13 @@ and products accumulate in int64, as torch's do.
 import numpy as np
 
 from ...c10 import scalar_type as st
+from ...return_types import return_type
+from .. import dispatcher
 from ..tensor_iterator import TensorIterator
 from . import scalar_ops as ops
-from .copy import cast_like
+from .copy import cast_like, to
 from .dispatch_stub import loops
+from .tensor_factories import empty, wrap_scalar
 
 
 def normalize_dims(dims, ndim):
@@ -42,7 +45,6 @@ def _out_shape(x, dims, keepdim):
 
 
 def _reduce(op, x, dims, keepdim, out_dtype, name):
-    from .tensor_factories import empty
     given, dims = dims, normalize_dims(dims, x.dim())
     if op in (ops.AMAX, ops.AMIN, ops.ARGMAX, ops.ARGMIN) and x.numel() == 0:
         zero_dim = _first_empty_dim(x, given, dims, name)
@@ -105,8 +107,11 @@ def mean(x, dim=None, keepdim=False, *, dtype=None):
     # sum of 100 x 1000. would overflow to inf before the division brought it back in range.
     compute = st.float32 if out_dtype.is_reduced_float else out_dtype
     total = _reduce(ops.SUM, x, dims, keepdim, compute, "mean")
-    total = total.div_(count) if count else total.fill_(float("nan"))
-    return total if compute is out_dtype else total.to(out_dtype)
+    if count:
+        total = dispatcher.call("div_.Tensor", total, wrap_scalar(count))
+    else:
+        total = dispatcher.call("fill_.Scalar", total, float("nan"))
+    return to(total, out_dtype)
 
 
 def _check_not_all_of_empty(name, x):
@@ -135,9 +140,9 @@ def _arg(op, name, x, dim, keepdim):
     if dim is None:
         if x.numel() == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
-        flat = x.reshape(-1)
+        flat = dispatcher.call("reshape", x, [-1])
         out = _reduce(op, flat, 0, False, st.int64, name)
-        return out.reshape([1] * x.dim()) if keepdim else out
+        return dispatcher.call("reshape", out, [1] * x.dim()) if keepdim else out
     return _reduce(op, x, dim, keepdim, st.int64, name)
 
 
@@ -162,7 +167,6 @@ def _max_min(op, arg_op, name, x, dim, keepdim):
 
 def _return_type(name):
     """``torch.return_types.max`` and friends: a named (values, indices) pair."""
-    from ...return_types import return_type
     return return_type(name)
 
 

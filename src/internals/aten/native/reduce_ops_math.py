@@ -10,6 +10,7 @@ import warnings
 
 from ...c10 import scalar_type as st
 from .. import dispatcher
+from .copy import to
 from .elementwise import where
 from .reduce_ops import normalize_dims
 from .tensor_factories import wrap_scalar
@@ -17,17 +18,21 @@ from .tensor_factories import wrap_scalar
 
 def _bool_reduce(x, dim, keepdim, hits):
     """``any``/``all``: count the elements that decide the answer. A uint8 input gives uint8."""
-    count = hits(x).sum(dim=normalize_dims(dim, x.dim()), keepdim=keepdim)
-    out = count.gt(0) if hits is _nonzero else count.eq(0)
-    return out.to(st.uint8) if x.dtype is st.uint8 else out
+    count = _sum(hits(x), normalize_dims(dim, x.dim()), keepdim)
+    out = dispatcher.call("gt.Scalar" if hits is _nonzero else "eq.Scalar", count, 0)
+    return to(out, st.uint8) if x.dtype is st.uint8 else out
 
 
 def _nonzero(x):
-    return x.ne(0)
+    return dispatcher.call("ne.Scalar", x, 0)
 
 
 def _zero(x):
-    return x.eq(0)
+    return dispatcher.call("eq.Scalar", x, 0)
+
+
+def _sum(x, dims, keepdim=False):
+    return dispatcher.call("sum.dim_IntList", x, dims, keepdim)
 
 
 def any_(x, dim=None, keepdim=False):
@@ -39,7 +44,7 @@ def all_(x, dim=None, keepdim=False):
 
 
 def count_nonzero(x, dim=None):
-    return x.ne(0).sum(dim=normalize_dims(dim, x.dim()))
+    return _sum(_nonzero(x), normalize_dims(dim, x.dim()))
 
 
 def _count(x, dims):
@@ -52,7 +57,7 @@ def _count(x, dims):
 def _float_input(x, name):
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
-    return x.to(st.float32) if x.dtype.is_reduced_float else x
+    return to(x, st.float32) if x.dtype.is_reduced_float else x
 
 
 def var_correction(x, dim=None, *, correction=None, keepdim=False):
@@ -65,13 +70,13 @@ def var_correction(x, dim=None, *, correction=None, keepdim=False):
     if n - correction <= 0:
         warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
                       "factor (input numel divided by output numel).", UserWarning, stacklevel=2)
-    dev = xc - xc.mean(dim=dims, keepdim=True)
-    result = (dev * dev).sum(dim=dims, keepdim=keepdim).div(max(n - correction, 0))
-    return result.to(x.dtype)
+    dev = dispatcher.call("sub.Tensor", xc, dispatcher.call("mean.dim", xc, dims, True))
+    squares = _sum(dispatcher.call("mul.Tensor", dev, dev), dims, keepdim)
+    return to(dispatcher.call("div.Tensor", squares, wrap_scalar(max(n - correction, 0))), x.dtype)
 
 
 def std_correction(x, dim=None, *, correction=None, keepdim=False):
-    return var_correction(x, dim, correction=correction, keepdim=keepdim).sqrt()
+    return dispatcher.call("sqrt", var_correction(x, dim, correction=correction, keepdim=keepdim))
 
 
 def _correction(unbiased):
@@ -95,7 +100,7 @@ def _statistic(name):
 def _with_mean(name):
     def kernel(x, dim=None, *, correction=None, keepdim=False):
         stat = dispatcher.call(name + ".correction", x, dim, correction=correction, keepdim=keepdim)
-        return stat, x.mean(dim, keepdim=keepdim)
+        return stat, dispatcher.call("mean.dim", x, dim, keepdim)
     kernel.__name__ = kernel.__qualname__ = name + "_mean_correction"
     return kernel
 
@@ -110,22 +115,25 @@ var_mean_correction, std_mean_correction = _with_mean("var"), _with_mean("std")
 def logsumexp(x, dim, keepdim=False):
     """log(sum(exp(x))) shifted by the max, so that exp cannot overflow (an infinite max shifts
     by 0: inf - inf would be NaN)."""
-    xc = x.to(st.get_default_dtype()) if not x.dtype.is_floating_point else x
-    xc = xc.to(st.float32) if xc.dtype.is_reduced_float else xc
+    xc = to(x, _float_dtype(x))
+    xc = to(xc, st.float32) if xc.dtype.is_reduced_float else xc
     dims = normalize_dims(dim, x.dim())
     if x.numel() == 0:
-        return xc.exp().sum(dim=dims, keepdim=keepdim).log().to(_float_dtype(x))
-    shift = xc.amax(dim=dims, keepdim=True)
-    shift = _finite(shift)
-    out = (xc - shift).exp().sum(dim=dims, keepdim=True).log() + shift
+        return to(_log_sum_exp(xc, dims, keepdim), _float_dtype(x))
+    shift = _finite(dispatcher.call("amax", xc, dims, True))
+    out = dispatcher.call("add.Tensor", _log_sum_exp(dispatcher.call("sub.Tensor", xc, shift), dims, True), shift)
     if not keepdim:
-        out = out.squeeze(dims)
-    return out.to(_float_dtype(x))
+        out = dispatcher.call("squeeze.dims", out, dims)
+    return to(out, _float_dtype(x))
+
+
+def _log_sum_exp(x, dims, keepdim):
+    return dispatcher.call("log", _sum(dispatcher.call("exp", x), dims, keepdim))
 
 
 def _finite(t):
     """``t`` with its infinities replaced by 0."""
-    return where(t.abs().eq(math.inf), wrap_scalar(0), t)
+    return where(dispatcher.call("eq.Scalar", dispatcher.call("abs", t), math.inf), wrap_scalar(0), t)
 
 
 def _float_dtype(x):
@@ -137,23 +145,24 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     if not x.dtype.is_floating_point:
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {x.dtype.torch_name}")
-    xc = x.to(dtype) if dtype is not None else x
-    xc = xc.to(st.float32) if xc.dtype.is_reduced_float else xc
+    xc = to(x, dtype) if dtype is not None else x
+    xc = to(xc, st.float32) if xc.dtype.is_reduced_float else xc
     dims = normalize_dims(dim, x.dim())
-    a = xc.abs()
+    a = dispatcher.call("abs", xc)
     if ord == math.inf:
-        out = a.amax(dim=dims, keepdim=keepdim)
+        out = dispatcher.call("amax", a, dims, keepdim)
     elif ord == -math.inf:
-        out = a.amin(dim=dims, keepdim=keepdim)
+        out = dispatcher.call("amin", a, dims, keepdim)
     elif ord == 0:
-        out = a.ne(0).sum(dim=dims, keepdim=keepdim).to(a.dtype)
+        out = to(_sum(_nonzero(a), dims, keepdim), a.dtype)
     elif ord == 1:
-        out = a.sum(dim=dims, keepdim=keepdim)
+        out = _sum(a, dims, keepdim)
     elif ord == 2:
-        out = (a * a).sum(dim=dims, keepdim=keepdim).sqrt()
+        out = dispatcher.call("sqrt", _sum(dispatcher.call("mul.Tensor", a, a), dims, keepdim))
     else:
-        out = a.pow(ord).sum(dim=dims, keepdim=keepdim).pow(1.0 / ord)
-    return out.to(dtype or x.dtype)
+        powers = dispatcher.call("pow.Tensor_Scalar", a, ord)
+        out = dispatcher.call("pow.Tensor_Scalar", _sum(powers, dims, keepdim), 1.0 / ord)
+    return to(out, dtype or x.dtype)
 
 
 def norm(x, p=2, dim=None, keepdim=False):

@@ -11,7 +11,9 @@ storage that is not resizable, leaving a tensor that reaches past its storage; h
 leaves the tensor as it was.
 """
 from ...c10.memory_format import channels_last_strides, contiguous_format, preserve_format
+from ...c10.storage import UntypedStorage
 from ...c10.tensor_impl import check_in_bounds, contiguous_strides, required_storage_elements
+from .. import dispatcher
 
 __all__ = ["resize_", "set_", "set_storage_", "set_tensor_", "set__symint", "set_cpu_"]
 
@@ -105,7 +107,6 @@ def set_tensor_(self, source):
 def set__symint(self, source, storage_offset, size, stride=()):
     """``set_.source_Tensor_storage_offset`` (CompositeImplicitAutograd): ``source``'s storage with
     the geometry given, through the storage overload."""
-    from .. import dispatcher
     return dispatcher.call("set_.source_Storage_storage_offset", self, source._impl.storage, storage_offset, size,
                            stride)
 
@@ -113,5 +114,4 @@ def set__symint(self, source, storage_offset, size, stride=()):
 def set_cpu_(self):
     """``set_()``: a new, empty storage on this tensor's device, sizes ``[0]`` (torch's ``set_cpu_``,
     and ``set_cuda_``, which does the same on cuda)."""
-    from ...c10.storage import UntypedStorage
     return set_storage_(self, UntypedStorage(0, self._impl.storage.device), 0, [0])

@@ -6,7 +6,7 @@ maximum along ``dim`` first, so ``exp`` cannot overflow. The output is contiguou
 from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
 from .. import dispatcher
-from .copy import cast_like
+from .copy import cast_like, to
 from .reduce_ops import normalize_dims
 from .tensor_factories import empty
 
@@ -30,10 +30,9 @@ def softmax(x, dim, dtype=None):
     if x.numel() == 0:      # nothing to normalise, and no maximum to subtract
         return empty(x.shape, dtype=out_dtype, device=x.device)
     if x.dim() == 0:
-        return cast_like(x.exp().div(x.exp()), out_dtype)
-    shifted = x - x.amax(d, keepdim=True)
-    e = shifted.exp()
-    return cast_like(e / e.sum(d, keepdim=True), out_dtype)
+        return cast_like(dispatcher.call("div.Tensor", dispatcher.call("exp", x), dispatcher.call("exp", x)), out_dtype)
+    e = dispatcher.call("exp", _shifted(x, d))
+    return cast_like(dispatcher.call("div.Tensor", e, _sum(e, d)), out_dtype)
 
 
 def log_softmax(x, dim, dtype=None):
@@ -41,9 +40,19 @@ def log_softmax(x, dim, dtype=None):
     if x.numel() == 0:      # nothing to normalise, and no maximum to subtract
         return empty(x.shape, dtype=out_dtype, device=x.device)
     if x.dim() == 0:
-        return cast_like(x - x, out_dtype)
-    shifted = x - x.amax(d, keepdim=True)
-    return cast_like(shifted - shifted.exp().sum(d, keepdim=True).log(), out_dtype)
+        return cast_like(dispatcher.call("sub.Tensor", x, x), out_dtype)
+    shifted = _shifted(x, d)
+    log_sum = dispatcher.call("log", _sum(dispatcher.call("exp", shifted), d))
+    return cast_like(dispatcher.call("sub.Tensor", shifted, log_sum), out_dtype)
+
+
+def _shifted(x, d):
+    """``x`` less its maximum along ``d``: exp of it cannot overflow."""
+    return dispatcher.call("sub.Tensor", x, dispatcher.call("amax", x, [d], True))
+
+
+def _sum(x, d):
+    return dispatcher.call("sum.dim_IntList", x, [d], True)
 
 
 def _softmax(x, dim, half_to_float):
@@ -65,5 +74,5 @@ def log_softmax_int(x, dim, dtype=None):
 
 
 def _to(x, dtype):
-    """``input.toType(dtype)``: ``_to_copy`` through the dispatcher, when the dtype changes."""
-    return x if dtype is None or x.dtype is dtype else dispatcher.call("_to_copy", x, dtype=dtype)
+    """``input.toType(dtype)``: ``_to_copy`` through the dispatcher, when a dtype is given."""
+    return x if dtype is None else to(x, dtype)

@@ -10,8 +10,9 @@ import numpy as np
 from numba.extending import register_jitable
 
 from ...c10 import scalar_type as st
+from .. import dispatcher
 from ..tensor_iterator import output_layout
-from .copy import buffer
+from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
 from .reduce_ops import _return_type, normalize_dims
 from .tensor_factories import empty, empty_strided
@@ -82,14 +83,24 @@ def _rows(x, dim):
     """x with ``dim`` last, as a contiguous (rows, n) tensor in a dtype the loops compare:
     float32 for the 16-bit floats and uint8 for bool (both convert back exactly)."""
     compute = st.float32 if x.dtype.is_reduced_float else (st.uint8 if x.dtype is st.bool_ else x.dtype)
-    moved = x.movedim(dim, -1) if x.dim() else x.reshape(1)
-    return _from_zero(moved.to(compute).contiguous()), moved.shape
+    moved = _last(x, dim)
+    return _from_zero(contiguous(to(moved, compute))), moved.shape
+
+
+def _last(x, dim):
+    """``x`` with ``dim`` moved last; a 0-dim ``x`` as one element."""
+    return dispatcher.call("movedim.int", x, dim, -1) if x.dim() else dispatcher.call("reshape", x, [1])
+
+
+def _unlast(t, x, dim):
+    """A dim-last ``t`` with its last dim moved back to ``dim`` (to 0-dim when ``x`` is)."""
+    return dispatcher.call("movedim.int", t, -1, dim) if x.dim() else dispatcher.call("reshape", t, [])
 
 
 def _from_zero(t):
     """``t`` starting at element 0 of its buffer, as the loops read it (a contiguous view may
     start further in)."""
-    return t.clone() if t.storage_offset() else t
+    return dispatcher.call("clone", t) if t.storage_offset() else t
 
 
 def _sorted_rows(x, dim, descending):
@@ -102,7 +113,7 @@ def _sorted_rows(x, dim, descending):
         tmp = empty(shape, dtype=st.int64, device=x.device)
         loops(x.device, "sorting").sort_loop(buffer(values), buffer(idx), buffer(tmp), buffer(rows),
                                              rows.numel() // n, n, descending)
-    return values.to(x.dtype), idx
+    return to(values, x.dtype), idx
 
 
 def _dim(x, dim):
@@ -111,9 +122,8 @@ def _dim(x, dim):
 
 def _back(t, x, dim, layout):
     """A dim-last result moved back to ``dim``, copied into ``layout``'s strides."""
-    moved = t.movedim(-1, dim) if x.dim() else t.reshape(())
     out = empty_strided(tuple(x.shape), layout, dtype=t.dtype, device=x.device)
-    return out.copy_(moved)
+    return dispatcher.call("copy_", out, _unlast(t, x, dim))
 
 
 def sort_stable(x, *, stable=None, dim=-1, descending=False):
@@ -145,11 +155,11 @@ def _selection(x, dim, keepdim, name, kind, k=0):
     v = empty(values.shape[:-1], dtype=compute, device=x.device)
     i = empty(values.shape[:-1], dtype=st.int64, device=x.device)
     if rows and n:
-        loops(x.device, "sorting").select_loop(kind, buffer(v), buffer(i), buffer(values.to(compute)), buffer(idx),
+        loops(x.device, "sorting").select_loop(kind, buffer(v), buffer(i), buffer(to(values, compute)), buffer(idx),
                                                rows, n, k)
-    v = v.to(x.dtype)
+    v = to(v, x.dtype)
     if keepdim and x.dim():
-        v, i = v.unsqueeze(dim), i.unsqueeze(dim)
+        v, i = dispatcher.call("unsqueeze", v, dim), dispatcher.call("unsqueeze", i, dim)
     return _return_type(name)(v, i)
 
 
@@ -161,15 +171,15 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
     values, idx = _sorted_rows(x, d, largest)
-    values, idx = values.narrow(-1, 0, k), idx.narrow(-1, 0, k)
-    values, idx = (values.movedim(-1, d), idx.movedim(-1, d)) if x.dim() else (values.reshape(()), idx.reshape(()))
+    values, idx = (dispatcher.call("narrow", t, -1, 0, k) for t in (values, idx))
+    values, idx = _unlast(values, x, d), _unlast(idx, x, d)
     return _return_type("topk")(_dense(values), _dense(idx))
 
 
 def _dense(t):
-    """``t`` with contiguous strides: ``.contiguous()`` keeps an empty tensor's strides (any
+    """``t`` with contiguous strides: ``contiguous`` keeps an empty tensor's strides (any
     strides count as contiguous then), where torch's outputs are made contiguous."""
-    return t.contiguous() if t.numel() else empty(tuple(t.shape), dtype=t.dtype, device=t.device)
+    return contiguous(t) if t.numel() else empty(tuple(t.shape), dtype=t.dtype, device=t.device)
 
 
 def kthvalue(x, k, dim=-1, keepdim=False):
@@ -195,8 +205,8 @@ def median_dim(x, dim, keepdim=False):
 def median(x):
     """The median of every element: NaN for an empty tensor."""
     if x.numel() == 0:
-        return empty((), dtype=x.dtype, device=x.device).fill_(float("nan"))
-    return median_dim(x.reshape(-1), 0).values
+        return dispatcher.call("fill_.Scalar", empty((), dtype=x.dtype, device=x.device), float("nan"))
+    return median_dim(dispatcher.call("reshape", x, [-1]), 0).values
 
 
 def mode(x, dim=-1, keepdim=False):
@@ -212,15 +222,14 @@ def _scan(x, dim, dtype, product):
     d = _dim(x, dim)
     out_dtype = dtype or (st.int64 if not x.dtype.is_floating_point else x.dtype)
     compute = st.float32 if out_dtype.is_reduced_float else out_dtype
-    rows = _from_zero(x.movedim(d, -1).to(compute).contiguous() if x.dim() else x.reshape(1).to(compute).contiguous())
+    rows = _from_zero(contiguous(to(_last(x, d), compute)))
     result = empty(rows.shape, dtype=compute, device=x.device)
     n = rows.shape[-1] if rows.dim() else 1
     if result.numel():
         acc = np.float64 if out_dtype is st.float32 else compute.numpy_type     # CPU ``acc_type``
         init = np.dtype(acc).type(1 if product else 0)
         loops(x.device, "scan").scan_loop(buffer(result), buffer(rows), result.numel() // n, n, product, init)
-    result = result.movedim(-1, d) if x.dim() else result.reshape(())
-    return _dense(result.to(out_dtype))
+    return _dense(to(_unlast(result, x, d), out_dtype))
 
 
 def cumsum(x, dim, *, dtype=None):

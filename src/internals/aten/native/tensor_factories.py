@@ -32,7 +32,7 @@ from ...c10.memory_format import (
     contiguous_format,
     preserve_format,
 )
-from ...c10.storage import UntypedStorage
+from ...c10.storage import UntypedStorage, bytes_of
 from ...c10.tensor_impl import TensorImpl, contiguous_strides
 from .. import dispatcher
 from ..empty_tensor import empty_strided
@@ -86,7 +86,7 @@ def _infer_scalar_dtype(value):
 # ---------------------------------------------------------------------- ranges (composite kernels)
 def _copy_from_host(out, values):
     """``out.copy_`` of a NumPy array's values (torch's range and random kernels write theirs in place)."""
-    return out.copy_(TensorBase._from_impl(_host_impl(np.array(values, order="C", copy=None))))
+    return dispatcher.call("copy_", out, TensorBase._from_impl(_host_impl(np.array(values, order="C", copy=None))))
 
 
 def _from_host(values, dtype, layout, device, pin_memory):
@@ -354,7 +354,6 @@ def wrap_scalar(value):
 
 def _host_impl(array):
     """A TensorImpl viewing a C-contiguous NumPy array without copying (float16 included)."""
-    from ...c10.storage import bytes_of
     dtype = st.from_numpy_dtype(array.dtype)
     storage = UntypedStorage(array.nbytes, "cpu", data=bytes_of(array) if array.size else np.empty(0, np.uint8))
     return TensorImpl(storage, array.shape, contiguous_strides(array.shape), 0, dtype)
@@ -372,7 +371,6 @@ def from_numpy(array):
     """A tensor sharing ``array``'s memory (and keeping it alive), strides in elements."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    from ...c10.storage import bytes_of
     dtype = _from_numpy_dtype(array.dtype)
     if any(s % array.itemsize for s in array.strides):
         raise ValueError("given numpy array strides not a multiple of the element byte size. Copy the numpy "

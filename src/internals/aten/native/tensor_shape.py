@@ -3,11 +3,16 @@
 Mirrors ``aten/src/ATen/native/TensorShape.cpp`` and, for ``view``, ``computeStride`` in
 ``aten/src/ATen/TensorUtils.cpp``. Every view shares its base's storage and version counter.
 """
+import numpy as np
+
 from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
-from ...c10.tensor_impl import TensorImpl, contiguous_strides
+from ...c10.tensor_impl import TensorImpl, contiguous_strides, is_channels_last
 from ...c10.wrap_dim import wrap_dim
 from .. import dispatcher
+from .copy import fill_, same_device_copy
+from .elementwise import common_device
+from .tensor_factories import empty_strided
 
 
 def make_view(base, sizes, strides, offset=None, dtype=None):
@@ -134,8 +139,8 @@ def reshape(x, *shape):
     """
     shape = infer_size(_shape_arg(shape), x.numel())
     if compute_stride(tuple(x.shape), x.stride(), shape) is not None:
-        return x.view(shape)
-    return dispatcher.call("_unsafe_view", x.clone(memory_format=contiguous_format), list(shape))
+        return dispatcher.call("view", x, list(shape))
+    return dispatcher.call("_unsafe_view", dispatcher.call("clone", x, memory_format=contiguous_format), list(shape))
 
 
 def _shape_arg(shape):
@@ -514,7 +519,6 @@ def getitem(x, index):
 # These copy into a fresh output through the copy kernel (``copy.same_device_copy``), or move
 # elements by offsets the host computed (``indexing.move``); the result is never a view.
 def _fresh(sizes, dtype, device):
-    from .tensor_factories import empty_strided
     return empty_strided(tuple(sizes), contiguous_strides(tuple(sizes)), dtype=dtype, device=device)
 
 
@@ -524,11 +528,6 @@ def cat(tensors, dim=0):
     As torch's, a 1-d empty tensor joins anything (the legacy rule) and is skipped. The output is
     contiguous, or channels-last when every input is (``compute_output_memory_format``).
     """
-    from ...c10 import scalar_type as st
-    from ...c10.tensor_impl import is_channels_last
-    from .copy import same_device_copy
-    from .elementwise import common_device
-    from .tensor_factories import empty_strided
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
@@ -576,7 +575,7 @@ def stack(tensors, dim=0):
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
                                f"entry 0 and {list(t.shape)} at entry {i}")
     d = wrap_dim(dim, tensors[0].dim() + 1)
-    return _call("cat", [unsqueeze(t, d) for t in tensors], d)
+    return dispatcher.call("cat", [unsqueeze(t, d) for t in tensors], d)
 
 
 def unbind(x, dim=0):
@@ -589,12 +588,12 @@ def unbind(x, dim=0):
 
 def movedim_intlist(x, source, destination):
     """``movedim.intlist`` (CompositeImplicitAutograd, as torch's): a permute."""
-    return x.permute(_movedim_order(x, list(source), list(destination)))
+    return dispatcher.call("permute", x, _movedim_order(x, list(source), list(destination)))
 
 
 def repeat(x, repeats):
     """``repeat``: ``x`` tiled ``repeats[d]`` times along each dim (leading dims added as needed)."""
-    from .indexing import element_offsets, move, walk
+    from .indexing import element_offsets, move, walk  # indexing imports tensor_shape: a real cycle
     repeats = list(repeats)
     if len(repeats) < x.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
@@ -608,7 +607,6 @@ def repeat(x, repeats):
     sizes = [r * s for r, s in zip(repeats, padded)]
     out = _fresh(sizes, x.dtype, x.device)
     if out.numel():
-        import numpy as np
         src = element_offsets([np.arange(n) % s for n, s in zip(sizes, padded)], strides, x.storage_offset())
         move(out, walk(out), x, src)
     return out
@@ -620,7 +618,6 @@ def _padded(x, ndim):
 
 def diag_embed(x, offset=0, dim1=-2, dim2=-1):
     """``diag_embed``: the last dim of ``x`` written on a diagonal of new zero matrices."""
-    from .copy import fill_, same_device_copy
     n = x.shape[-1] + abs(offset) if x.dim() else 1 + abs(offset)
     ndim = x.dim() + 1
     d1, d2 = wrap_dim(dim1, ndim), wrap_dim(dim2, ndim)
@@ -683,30 +680,27 @@ def _check_last_stride(strides, what):
 # ---------------------------------------------------------------------- composites (CompositeImplicitAutograd)
 # Written with operators, through the dispatcher, as torch writes them: autograd sees the
 # operators they call.
-def _call(name, *args, **kwargs):
-    from .. import dispatcher
-    return dispatcher.call(name, *args, **kwargs)
-
-
 def concat(tensors, dim=0):
-    return _call("cat", tensors, dim)
+    return dispatcher.call("cat", tensors, dim)
 
 
 def hstack(tensors):
     tensors = [atleast_1d(t) for t in tensors]
-    return _call("cat", tensors, 0 if tensors and tensors[0].dim() == 1 else 1)
+    return dispatcher.call("cat", tensors, 0 if tensors and tensors[0].dim() == 1 else 1)
 
 
 def vstack(tensors):
-    return _call("cat", [atleast_2d(t) for t in tensors], 0)
+    return dispatcher.call("cat", [atleast_2d(t) for t in tensors], 0)
 
 
 def atleast_1d(x):
-    return x.reshape(1) if x.dim() == 0 else x
+    return dispatcher.call("reshape", x, [1]) if x.dim() == 0 else x
 
 
 def atleast_2d(x):
-    return x.reshape(1, 1) if x.dim() == 0 else x.unsqueeze(0) if x.dim() == 1 else x
+    if x.dim() == 0:
+        return dispatcher.call("reshape", x, [1, 1])
+    return dispatcher.call("unsqueeze", x, 0) if x.dim() == 1 else x
 
 
 def atleast_1d_sequence(tensors):
@@ -719,24 +713,27 @@ def atleast_2d_sequence(tensors):
 
 def tile(x, dims):
     dims = list(dims)
-    return x.repeat([1] * (x.dim() - len(dims)) + dims)
+    return dispatcher.call("repeat", x, [1] * (x.dim() - len(dims)) + dims)
 
 
 def swapaxes(x, axis0, axis1):
-    return x.transpose(axis0, axis1)
+    return dispatcher.call("transpose.int", x, axis0, axis1)
 
 
 def moveaxis(x, source, destination):
-    return x.movedim(source, destination)
+    """``moveaxis.int`` and ``moveaxis.intlist``: the ``movedim`` of the same overload."""
+    overload = "movedim.int" if isinstance(source, int) else "movedim.intlist"
+    return dispatcher.call(overload, x, source, destination)
 
 
 def diag(x, diagonal=0):
     """``diag``: a vector's diagonal matrix, or a matrix's diagonal as a new vector."""
     if x.dim() == 1:
-        return x.diag_embed(diagonal, 0, 1)
+        return dispatcher.call("diag_embed", x, diagonal, 0, 1)
     if x.dim() != 2:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.dim()}D")
-    return x.diagonal(diagonal).clone(memory_format=contiguous_format)     # torch: diagonal_copy
+    diagonal = dispatcher.call("diagonal", x, diagonal, 0, 1)
+    return dispatcher.call("clone", diagonal, memory_format=contiguous_format)     # torch: diagonal_copy
 
 
 def repeat_interleave_self_int(x, repeats, dim=None, output_size=None):
@@ -745,35 +742,40 @@ def repeat_interleave_self_int(x, repeats, dim=None, output_size=None):
     if repeats < 0:
         raise RuntimeError("repeats can not be negative")
     if dim is None:
-        x, dim = x.flatten(), 0
+        x, dim = _flatten(x), 0
     d = wrap_dim(dim, x.dim())
     sizes = list(x.shape)
     sizes.insert(d + 1, repeats)
-    return x.unsqueeze(d + 1).expand(sizes).clone(memory_format=contiguous_format).flatten(d, d + 1)
+    copies = dispatcher.call("expand", dispatcher.call("unsqueeze", x, d + 1), sizes)
+    return _flatten(dispatcher.call("clone", copies, memory_format=contiguous_format), d, d + 1)
+
+
+def _flatten(x, start=0, end=-1):
+    return dispatcher.call("flatten.using_ints", x, start, end)
 
 
 def repeat_interleave_self_tensor(x, repeats, dim=None, output_size=None):
     n = x.shape[wrap_dim(dim, x.dim())] if dim is not None else x.numel()
     if repeats.dim() == 0 or repeats.numel() == 1:
-        repeats = repeats.reshape(1).expand(n)
+        repeats = dispatcher.call("expand", dispatcher.call("reshape", repeats, [1]), [n])
     elif repeats.dim() == 1 and repeats.shape[0] != n:
         raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
                            f"{repeats.shape[0]} and input.size({0 if dim is None else dim}) = {n}")
-    return _interleave(x, _call("repeat_interleave.Tensor", repeats, output_size=output_size), dim)
+    return _interleave(x, dispatcher.call("repeat_interleave.Tensor", repeats, output_size=output_size), dim)
 
 
 def _interleave(x, index, dim):
     if dim is None:
-        return x.flatten().index_select(0, index)
-    return x.index_select(dim, index)
+        return dispatcher.call("index_select", _flatten(x), 0, index)
+    return dispatcher.call("index_select", x, dim, index)
 
 
 def where_cond(condition):
     """``where(condition)``: ``condition.nonzero(as_tuple=True)``, one index vector per dim."""
     if condition.dim() == 0:        # as a vector of one element
-        condition = condition.unsqueeze(0)
-    return _call("nonzero", condition).unbind(1)
+        condition = dispatcher.call("unsqueeze", condition, 0)
+    return dispatcher.call("unbind.int", dispatcher.call("nonzero", condition), 1)
 
 
 def argwhere(x):
-    return _call("nonzero", x)
+    return dispatcher.call("nonzero", x)

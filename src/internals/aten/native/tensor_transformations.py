@@ -2,6 +2,7 @@
 element order the host computes as offsets (see ``indexing.py``); one loop moves the elements."""
 import numpy as np
 
+from .. import dispatcher
 from .indexing import element_offsets, move, walk
 from .tensor_factories import empty_strided, like_strides
 from .tensor_shape import _fresh, wrap_dim
@@ -22,14 +23,14 @@ def fliplr(x):
     """CompositeImplicitAutograd: ``flip`` of dim 1."""
     if x.dim() < 2:
         raise RuntimeError("Input must be >= 2-d.")
-    return x.flip([1])
+    return dispatcher.call("flip", x, [1])
 
 
 def flipud(x):
     """CompositeImplicitAutograd: ``flip`` of dim 0."""
     if x.dim() < 1:
         raise RuntimeError("Input must be >= 1-d.")
-    return x.flip([0])
+    return dispatcher.call("flip", x, [0])
 
 
 def roll(x, shifts, dims=()):

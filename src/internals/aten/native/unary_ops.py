@@ -9,6 +9,7 @@ layouts. The op numbers name the scalar functions in ``scalar_ops``.
 import math
 
 from ...c10 import scalar_type as st
+from .. import dispatcher
 from . import scalar_ops as ops
 from .elementwise import binary, unary
 from .tensor_factories import ones_like, wrap_scalar, zeros_like
@@ -70,7 +71,7 @@ def softplus(x, beta=1, threshold=20):
 
 def sign(x):
     _check_sign(x)
-    return x.clone() if x.dtype is st.bool_ else unary(ops.SIGN, x)
+    return dispatcher.call("clone", x) if x.dtype is st.bool_ else unary(ops.SIGN, x)
 
 
 def sign_(x):
@@ -92,7 +93,7 @@ def round_decimals(x, *, decimals=0, out=None):
         ten_pow = 10.0 ** abs(decimals)
         return binary(ops.ROUND_DECIMALS, x, wrap_scalar(ten_pow), alpha=decimals < 0, out=out)
     if not x.dtype.is_floating_point:
-        return x.clone() if out is None else out
+        return dispatcher.call("clone", x) if out is None else out
     return unary(ops.NEARBYINT, x, out=out)
 
 
@@ -112,16 +113,18 @@ def bitwise_not_(x):
 
 # ---- classifiers (TensorCompare.cpp): compositions of comparisons, as torch writes them
 def isnan(x):
-    return x.ne(x)
+    return dispatcher.call("ne.Tensor", x, x)
 
 
 def isinf(x):
     if not x.dtype.is_floating_point:
         return zeros_like(x, dtype=st.bool_)      # no integer is infinite: torch's shortcut too
-    return x.abs().eq(math.inf)
+    return dispatcher.call("eq.Scalar", dispatcher.call("abs", x), math.inf)
 
 
 def isfinite(x):
     if not x.dtype.is_floating_point:
         return ones_like(x, dtype=st.bool_)
-    return x.eq(x).bitwise_and(x.abs().ne(math.inf))
+    not_nan = dispatcher.call("eq.Tensor", x, x)
+    finite_size = dispatcher.call("ne.Scalar", dispatcher.call("abs", x), math.inf)
+    return dispatcher.call("bitwise_and.Tensor", not_nan, finite_size)

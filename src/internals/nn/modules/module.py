@@ -11,6 +11,7 @@ from collections import OrderedDict, namedtuple
 
 from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
+from ...c10 import scalar_type as st
 from ...utils.hooks import BackwardHook, RemovableHandle
 from ..parameter import Parameter
 
@@ -272,7 +273,6 @@ class Module:
     def to(self, *args, **kwargs):
         """``to(device)``, ``to(dtype)`` (floating parameters only, as torch) or both."""
         def convert(t):
-            from ...c10 import scalar_type as st
             dtypes = [a for a in args if isinstance(a, st.dtype)] + [v for k, v in kwargs.items() if k == "dtype"]
             devices = [a for a in args if not isinstance(a, st.dtype)] + [v for k, v in kwargs.items() if k == "device"]
             dtype = dtypes[0] if dtypes and t.is_floating_point() else None

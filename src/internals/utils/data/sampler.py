@@ -2,6 +2,7 @@
 import itertools
 
 from ...aten.native.distributions import randint, randperm
+from ...aten.native.tensor_factories import empty
 from ...c10 import scalar_type as st
 from ...c10.generator import Generator
 
@@ -28,7 +29,6 @@ class SequentialSampler(Sampler):
 
 def _draw_seed():
     """``int(torch.empty((), dtype=torch.int64).random_().item())``: one 64-bit draw of the default generator."""
-    from ...aten.native.tensor_factories import empty
     return int(empty((), dtype=st.int64).random_().item())
 
 
