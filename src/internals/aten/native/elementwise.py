@@ -7,6 +7,7 @@ gives it (or check the in-place output), cast inputs to the computation dtype, a
 float16 and bfloat16 compute in float32 and round once at the end, as ATen's ``opmath`` does.
 """
 from ...c10 import scalar_type as st
+from .. import dispatcher
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig, common_device
 from . import scalar_ops as ops
 from .dispatch_stub import loops
@@ -77,7 +78,9 @@ def binary(op, a, b, *, alpha=1, out=None):
     if op == ops.POW and _pow_by_zero_or_one(op, b):
         # ``pow(Tensor, Scalar)`` (Pow.cpp) takes a short cut for these exponents: x ** 0 is a
         # fill with ones and x ** 1 a copy. That is why they work for bool, which has no pow.
-        return it.result.fill_(1) if b.item() == 0 else it.result.copy_(a)
+        if b.item() == 0:
+            return dispatcher.call("fill_.Scalar", it.result, 1)
+        return dispatcher.call("copy_", it.result, a)
     compute = st.opmath_type(it.common_dtype)
     if compute.is_complex:
         op = _complex_binary_op(op, compute)
@@ -148,8 +151,8 @@ def where(cond, a, b):
     device = common_device(cond, a, b)
     # where casts its values with ``.to(result_type)`` before building its TensorIterator (on
     # every device), so the output's layout follows the cast copies.
-    cond, a, b = (x if x.device == device else x.to(device) for x in (cond, a, b))
-    a, b = (x if x.dtype is common else x.to(common) for x in (a, b))
+    cond, a, b = (x if x.device == device else dispatcher.call("_to_copy", x, device=device) for x in (cond, a, b))
+    a, b = (x if x.dtype is common else dispatcher.call("_to_copy", x, dtype=common) for x in (a, b))
     it = (TensorIteratorConfig().add_output(None, common).add_const_input(cond).add_const_input(a).add_const_input(b)
           .compute_in_opmath(False).build())      # the loop only moves values: no arithmetic
     return it.for_each(lambda buffers, *geometry: loops(device).where_loop(*buffers, *geometry))
