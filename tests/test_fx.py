@@ -17,15 +17,11 @@ from internals.fx.experimental.proxy_tensor import make_fx
 
 DIFFERENCES = {
     # torch op: (internals' replacements, each a list of ops; why)
-    "aten.addmm.default": ([["aten.mm.default", "aten.add.Tensor"]],
-                           "F.linear here is t, mm and add; torch fuses the bias into addmm"),
-    "aten.detach.default": ([[], ["aten.clone.default"]],
-                            ("torch's autograd detaches saved outputs and accumulated grads; "
-                             "internals saves the output as is and accumulates a clone")),
+    "aten.detach.default": ([["aten.empty_strided.default", "aten.copy_.default"]],
+                            ("torch's AccumulateGrad steals a new gradient nothing else holds (a detach); "
+                             "internals always copies it into the leaf's layout, as torch's clone_obey_contract")),
     "aten.div.Scalar": ([["aten.div.Tensor"]], "derivative formulas wrap Python numbers as tensors"),
     "aten.mul.Scalar": ([["aten.mul.Tensor"]], "derivative formulas wrap Python numbers as tensors"),
-    "aten.threshold_backward.default": ([["aten.gt.Scalar", "aten.where.self"]],
-                                        "relu's derivative is where(result > 0, grad, 0) here"),
 }
 
 

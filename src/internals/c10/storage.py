@@ -24,13 +24,16 @@ class UntypedStorage:
     def __init__(self, nbytes, device="cpu", *, data=None, allocator=None, resizable=True):
         """Allocate ``nbytes`` on ``device``, or wrap ``data`` (a byte array) without copying.
         ``resizable=False`` for memory someone else owns (``from_numpy``), as torch marks it."""
-        self.device = device if isinstance(device, _device) else _device(device)
-        if self.device.type == "cpu" and self.device.index is not None:    # 'cpu:0' is the CPU, as in torch
-            self.device = _device("cpu")
+        device = device if isinstance(device, _device) else _device(device)
+        if device.type == "cpu" and device.index is not None:    # 'cpu:0' is the CPU, as in torch
+            device = _device("cpu")
         if data is None:
-            allocator = allocator or (cpu_allocator if self.device.type == "cpu" else _allocator_for(self.device))
+            if allocator is None:
+                allocator = cpu_allocator if device.type == "cpu" else _allocator_for(device)
             data = allocator.allocate(nbytes)
-        self._allocator = allocator     # None when the storage wraps ``data`` someone else allocated
+        # None when the storage wraps ``data`` that someone else allocated: nothing to give back
+        self._allocator = allocator
+        self.device = device
         self._data = data
         self._nbytes = nbytes
         self._resizable = resizable
