@@ -14,15 +14,14 @@ tensor's Philox generator instead (:mod:`internals.cuda.random`).
 import numpy as np
 
 from ...c10 import scalar_type as st
-from ...c10.device import as_device
 from ...c10.generator import default_generator
-from ...c10.memory_format import contiguous_format, preserve_format
+from ...c10.memory_format import contiguous_format
 from ...c10.storage import UntypedStorage, bytes_of
 from ...c10.tensor_impl import TensorImpl
 from ...cuda.random import default_cuda_generator, philox_normal, philox_uniform
 from .. import dispatcher
 from ..tensor_iterator import assert_no_internal_overlap, output_layout
-from .copy import copy_, to
+from .copy import copy_, cpu, to
 from .cpu import distribution_kernels as k
 from .tensor_factories import from_host, wrap_scalar
 
@@ -334,7 +333,7 @@ def bernoulli_tensor(self, p, *, generator=None):
     if n == 0:
         return self
     assert_no_internal_overlap(self._impl)
-    p = dispatcher.call("expand", _on_cpu(p), list(self.shape), implicit=False)
+    p = dispatcher.call("expand", cpu(p), list(self.shape), implicit=False)
     probs = _values_in_order(p, self)
     gen = _mt19937(generator, self, "bernoulli_")
     with gen._lock:
@@ -357,17 +356,9 @@ def _values_in_order(t, out):
     return flat.numpy().copy()
 
 
-def _on_cpu(t):
-    """``t.to(device="cpu")`` below the frontend: ``t`` itself on the CPU, else ``_to_copy``."""
-    if t.device.type == "cpu":
-        return t
-    return dispatcher.call("_to_copy", t, dtype=t.dtype, device=as_device("cpu"), non_blocking=False,
-                           memory_format=preserve_format)
-
-
 def _host(t):
     """``t``'s values as a NumPy array, the 16-bit floats read in float32 (the kernels' opmath)."""
-    return _on_cpu(to(t, st.float32) if t.dtype.is_reduced_float else t).numpy()
+    return cpu(to(t, st.float32) if t.dtype.is_reduced_float else t).numpy()
 
 
 def bernoulli(self, *, generator=None):
@@ -404,7 +395,7 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
         host = _host(rows)
         if not (np.all(host < np.inf) and np.all(host >= 0)):
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-        if np.any(_on_cpu(dispatcher.call("sum.dim_IntList", rows, [1], False, dtype=None)).numpy() == 0):
+        if np.any(cpu(dispatcher.call("sum.dim_IntList", rows, [1], False, dtype=None)).numpy() == 0):
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         q = dispatcher.call("exponential_", dispatcher.call("empty_like", self), 1.0, generator=generator)
         ratio = dispatcher.call("div.Tensor", dispatcher.call("detach", self), q)
