@@ -92,6 +92,10 @@ def parser_entries_below_the_dispatcher(program):
 
 F = internals.nn.functional
 x, target = internals.randn(3, 4, generator=internals.Generator().manual_seed(0)), internals.tensor([1, 0, 3])
+image, kernel, bias = (internals.randn(*size, generator=internals.Generator().manual_seed(1))
+                      for size in ((1, 2, 5, 5), (3, 2, 2, 2), (3,)))
+image_grad = image.clone().requires_grad_()
+sparse = internals.sparse_coo_tensor(internals.tensor([[0, 2, 0], [1, 0, 1]]), internals.tensor([1., 2., 3.]), (3, 2))
 COMPOSITES = {
     "var": lambda: x.var(1),
     "std": lambda: x.std(),
@@ -106,6 +110,12 @@ COMPOSITES = {
     "layer_norm": lambda: F.layer_norm(x, (4,)),
     "batch_norm": lambda: F.batch_norm(x, internals.zeros(4), internals.ones(4), training=True),
     "cross_entropy": lambda: F.cross_entropy(x, target),
+    "conv2d": lambda: F.conv2d(image, kernel, bias, padding="same"),
+    "conv2d backward": lambda: F.conv2d(image_grad, kernel, bias, stride=2).sum().backward(),
+    "multinomial": lambda: internals.multinomial(x.softmax(1), 2),
+    "dropout": lambda: F.dropout(x, 0.5),
+    "sparse add and to_dense": lambda: (sparse + sparse).to_dense(),
+    "dense @ sparse": lambda: internals.mm(x.t(), sparse),
 }
 
 
@@ -118,6 +128,7 @@ def test_the_tracer_sees_a_frontend_call():
         ("kernel: frontend_kernel", "THPVariable_ne"), ("kernel: frontend_kernel", "THPVariable_sum")]
 
 
+@pytest.mark.filterwarnings("ignore:Using padding='same'")     # conv2d's even kernel pads the input first
 @pytest.mark.parametrize("name", COMPOSITES)
 def test_composite_kernels_call_operators_through_the_dispatcher(name):
     COMPOSITES[name]()

@@ -16,9 +16,10 @@ import warnings
 from collections import namedtuple
 
 from ...c10 import scalar_type as st
+from ...c10.local_dispatch_key_set import below_ad_inplace_or_view
 from ...c10.memory_format import channels_last, channels_last_strides, suggest_memory_format
 from ..dispatcher import call
-from .copy import buffer
+from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
 from .tensor_factories import empty, empty_strided
 
@@ -85,12 +86,12 @@ def keep_channels_last(out, *inputs):
     strides = channels_last_strides(tuple(out.shape), channels_last)
     if tuple(out.stride()) == strides:
         return out
-    return empty_strided(tuple(out.shape), strides, dtype=out.dtype, device=out.device).copy_(out)
+    return call("copy_", empty_strided(tuple(out.shape), strides, dtype=out.dtype, device=out.device), out, False)
 
 
 def im2col(input, g):
     """The columns of ``input`` (N, C, H, W): (N, G, C/G·kh·kw, OH·OW), one row per (channel, ki, kj)."""
-    x = input.contiguous()
+    x = contiguous(input)
     cols = empty((g.N, g.G, g.C // g.G * g.kh * g.kw, g.OH * g.OW), dtype=x.dtype, device=x.device)
     if cols.numel():
         loops(x.device, "im2col").im2col(buffer(cols), x._flat_buffer(), *g[1:4], *g[6:])
@@ -99,7 +100,7 @@ def im2col(input, g):
 
 def col2im(cols, g):
     """The adjoint of :func:`im2col`: each input element is the sum of the column entries copied from it."""
-    cols = cols.contiguous()
+    cols = contiguous(cols)
     image = empty((g.N, g.C, g.H, g.W), dtype=cols.dtype, device=cols.device)
     if image.numel():
         loops(cols.device, "im2col").col2im(buffer(image), cols._flat_buffer(), *g[1:4], *g[6:])
@@ -113,12 +114,12 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     _check_types(input, weight, bias)
     g = conv_geometry(input, weight, stride, padding, dilation, groups)
     compute = st.opmath_type(input.dtype)      # 16-bit floats multiply in float32, as torch's CPU loops do
-    x, w = input.to(compute), weight.to(compute)
-    out = w.reshape(g.G, g.OC // g.G, -1).matmul(im2col(x, g))        # (N, G, OC/G, OH·OW)
-    out = out.reshape(g.N, g.OC, g.OH, g.OW)
+    x, w = to(input, compute), to(weight, compute)
+    out = call("matmul", call("reshape", w, [g.G, g.OC // g.G, -1]), im2col(x, g))     # (N, G, OC/G, OH·OW)
+    out = call("reshape", out, [g.N, g.OC, g.OH, g.OW])
     if bias is not None:
-        out = out.add_(bias.to(compute).reshape(g.OC, 1, 1))
-    return keep_channels_last(out.to(input.dtype), input, weight)
+        out = call("add_.Tensor", out, call("reshape", to(bias, compute), [g.OC, 1, 1]), alpha=1)
+    return keep_channels_last(to(out, input.dtype), input, weight)
 
 
 def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed,
@@ -128,19 +129,21 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         raise NotImplementedError("internals' convolution has no transposed convolution")
     g = conv_geometry(input, weight, stride, padding, dilation, groups)
     compute = st.opmath_type(input.dtype)
-    go = grad_output.to(compute).reshape(g.N, g.G, g.OC // g.G, g.OH * g.OW)
+    go = call("reshape", to(grad_output, compute), [g.N, g.G, g.OC // g.G, g.OH * g.OW])
     grad_input = grad_weight = grad_bias = None
     if output_mask[0]:
-        w = weight.to(compute).reshape(g.G, g.OC // g.G, -1)
-        grad_input = col2im(w.transpose(1, 2).matmul(go), g).to(input.dtype)
+        w = call("reshape", to(weight, compute), [g.G, g.OC // g.G, -1])
+        grad_input = to(col2im(call("matmul", call("transpose.int", w, 1, 2), go), g), input.dtype)
     if output_mask[1]:
         # Σ over images of grad_output @ columnsᵀ, as one product per group: the images are laid
         # side by side along the summed dimension, (G, OC/G, N·L) @ (G, N·L, C/G·kh·kw).
-        cols = im2col(input.to(compute), g).permute(1, 0, 3, 2).reshape(g.G, g.N * g.OH * g.OW, -1)
-        go_rows = go.permute(1, 2, 0, 3).reshape(g.G, g.OC // g.G, -1)
-        grad_weight = go_rows.matmul(cols).reshape(weight.shape).to(weight.dtype)
+        cols = call("reshape", call("permute", im2col(to(input, compute), g), [1, 0, 3, 2]),
+                    [g.G, g.N * g.OH * g.OW, -1])
+        go_rows = call("reshape", call("permute", go, [1, 2, 0, 3]), [g.G, g.OC // g.G, -1])
+        grad_weight = to(call("reshape", call("matmul", go_rows, cols), list(weight.shape)), weight.dtype)
     if output_mask[2]:
-        grad_bias = grad_output.to(compute).sum((0, 2, 3)).to(grad_output.dtype)
+        summed = call("sum.dim_IntList", to(grad_output, compute), [0, 2, 3], False, dtype=None)
+        grad_bias = to(summed, grad_output.dtype)
     return grad_input, grad_weight, grad_bias
 
 
@@ -150,9 +153,9 @@ def conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1,
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
                            f"{list(input.shape)}")
     batched = input.dim() == 4
-    out = call("convolution", input if batched else input.unsqueeze(0), weight, bias, stride, padding, dilation,
-               False, [0, 0], groups)
-    return out if batched else out.squeeze(0)
+    out = call("convolution", input if batched else call("unsqueeze", input, 0), weight, bias, stride, padding,
+               dilation, False, [0, 0], groups)
+    return out if batched else call("squeeze.dims", out, 0)
 
 
 def conv2d_padding(input, weight, bias=None, stride=(1, 1), padding="valid", dilation=(1, 1), groups=1):
@@ -177,6 +180,8 @@ def conv2d_padding(input, weight, bias=None, stride=(1, 1), padding="valid", dil
 def _pad_end(input, extra):
     """``input`` with ``extra`` zero rows and columns appended (a differentiable copy into zeros)."""
     *lead, H, W = input.shape
-    padded = input.new_zeros((*lead, H + extra[0], W + extra[1]))
-    padded.narrow(-2, 0, H).narrow(-1, 0, W).copy_(input)
+    with below_ad_inplace_or_view():        # as the frontend's ``new_zeros`` makes it
+        padded = call("new_zeros", input, [*lead, H + extra[0], W + extra[1]], dtype=None, layout=None, device=None,
+                      pin_memory=False)
+    call("copy_", call("narrow", call("narrow", padded, -2, 0, H), -1, 0, W), input, False)
     return padded

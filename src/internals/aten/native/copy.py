@@ -10,7 +10,7 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.device import as_device
-from ...c10.memory_format import contiguous_format
+from ...c10.memory_format import contiguous_format, preserve_format
 from ...c10.storage import UntypedStorage
 from ...c10.tensor_impl import TensorImpl
 from .. import dispatcher
@@ -96,6 +96,21 @@ def to(x, dtype):
     """``x.to(dtype)`` below the frontend (``TensorConversions.cpp``'s ``to``): ``x`` itself when
     the dtype already matches, else ``_to_copy`` through the dispatcher."""
     return x if x.dtype is dtype else dispatcher.call("_to_copy", x, dtype=dtype)
+
+
+def to_device(x, dtype, device):
+    """``x.to(dtype=dtype, device=device)`` below the frontend: ``x`` itself when both already
+    match, else ``_to_copy`` through the dispatcher."""
+    device = as_device(device)
+    if x.dtype is dtype and x.device == device:
+        return x
+    return dispatcher.call("_to_copy", x, dtype=dtype, device=device, non_blocking=False,
+                           memory_format=preserve_format)
+
+
+def cpu(x):
+    """``x.cpu()`` below the frontend."""
+    return to_device(x, x.dtype, "cpu")
 
 
 def contiguous(x):

@@ -21,9 +21,9 @@ from ...c10.tensor_impl import TensorImpl
 from ...cuda.random import default_cuda_generator, philox_normal, philox_uniform
 from .. import dispatcher
 from ..tensor_iterator import assert_no_internal_overlap, output_layout
-from .copy import copy_
+from .copy import copy_, cpu, to
 from .cpu import distribution_kernels as k
-from .tensor_factories import from_host
+from .tensor_factories import from_host, wrap_scalar
 
 __all__ = ["uniform_", "normal_", "random_", "random_from", "random_to", "exponential_", "bernoulli_float",
            "bernoulli_tensor", "bernoulli", "bernoulli_p", "multinomial", "randperm", "randint", "randint_low", "rand",
@@ -333,7 +333,7 @@ def bernoulli_tensor(self, p, *, generator=None):
     if n == 0:
         return self
     assert_no_internal_overlap(self._impl)
-    p = p.to(device="cpu").expand(self.shape)
+    p = dispatcher.call("expand", cpu(p), list(self.shape), implicit=False)
     probs = _values_in_order(p, self)
     gen = _mt19937(generator, self, "bernoulli_")
     with gen._lock:
@@ -349,11 +349,16 @@ def _values_in_order(t, out):
     """``t``'s values (same shape as ``out``) in the order TensorIterator visits ``out`` and ``t``."""
     strides = output_layout([out._impl, t._impl], tuple(out.shape))
     ordered = dispatcher.call("empty_strided", tuple(out.shape), strides, dtype=t.dtype, device="cpu")
-    ordered.copy_(t)
-    flat = ordered.as_strided((ordered.numel(),), (1,))
+    dispatcher.call("copy_", ordered, t, False)
+    flat = dispatcher.call("as_strided", ordered, [ordered.numel()], [1], None)
     if t.dtype is st.bfloat16:
-        flat = flat.float()
+        flat = to(flat, st.float32)
     return flat.numpy().copy()
+
+
+def _host(t):
+    """``t``'s values as a NumPy array, the 16-bit floats read in float32 (the kernels' opmath)."""
+    return cpu(to(t, st.float32) if t.dtype.is_reduced_float else t).numpy()
 
 
 def bernoulli(self, *, generator=None):
@@ -385,17 +390,16 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
     out_shape = (num_samples,) if self.dim() == 1 else (self.shape[0], num_samples)
     if 0 in out_shape:
         return dispatcher.call("empty.memory_format", out_shape, dtype=st.int64, device=self.device)
-    rows = self.detach().reshape(-1, n_categories)
+    rows = dispatcher.call("reshape", dispatcher.call("detach", self), [-1, n_categories])
     if not replacement or num_samples == 1:
-        probs = rows.float() if self.dtype.is_reduced_float else rows
-        host = probs.to(device="cpu").numpy()
+        host = _host(rows)
         if not (np.all(host < np.inf) and np.all(host >= 0)):
             raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
-        if np.any(rows.sum(1).to(device="cpu").numpy() == 0):
+        if np.any(cpu(dispatcher.call("sum.dim_IntList", rows, [1], False, dtype=None)).numpy() == 0):
             raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
         q = dispatcher.call("exponential_", dispatcher.call("empty_like", self), 1.0, generator=generator)
-        ratio = dispatcher.call("div.Tensor", self.detach(), q).reshape(-1, n_categories)
-        scores = (ratio.float() if self.dtype.is_reduced_float else ratio).to(device="cpu").numpy()
+        ratio = dispatcher.call("div.Tensor", dispatcher.call("detach", self), q)
+        scores = _host(dispatcher.call("reshape", ratio, [-1, n_categories]))
         picks = np.argsort(-scores, axis=1, kind="stable")[:, :num_samples]
     else:
         picks = _with_replacement(rows, num_samples, generator)
@@ -405,7 +409,7 @@ def multinomial(self, num_samples, replacement=False, *, generator=None):
 def _with_replacement(rows, num_samples, generator):
     """``multinomial_with_replacement_apply``: sums in the input's type (float for the 16-bit ones)."""
     compute = np.float64 if rows.dtype is st.float64 else _F32
-    host = (rows.float() if rows.dtype.is_reduced_float else rows).to(device="cpu").numpy().astype(compute)
+    host = _host(rows).astype(compute)
     if np.any(host < 0):
         raise RuntimeError("invalid multinomial distribution (encountering probability entry < 0)")
     if not np.all(np.isfinite(host)):
@@ -511,5 +515,5 @@ def _dropout(input, p, train, multiply):
         return dispatcher.call(multiply, input, zero)
     noise = dispatcher.call("empty_like", input)
     dispatcher.call("bernoulli_.float", noise, 1 - p)
-    noise.div_(1 - p)        # torch's div_.Scalar: the number wrapped as a 0-dim tensor
+    dispatcher.call("div_.Tensor", noise, wrap_scalar(1 - p))      # the number wrapped, as the parser does
     return dispatcher.call(multiply, input, noise)

@@ -16,6 +16,7 @@ from ....c10.device import as_device
 from ....c10.sparse_tensor_impl import SparseTensorImpl
 from ....c10.tensor_impl import sparse_coo, strided
 from ...dispatcher import call
+from ..copy import contiguous, cpu, to, to_device
 from ..tensor_factories import empty, from_host, tensor, zeros
 from ..tensor_shape import make_view
 from . import kernels
@@ -37,7 +38,7 @@ def flat(t):
 def kernel_values(values):
     """``values`` as the loops read them: contiguous, and float16/bfloat16 widened to float32
     (Numba computes in neither; every float16 or bfloat16 value is exact in float32)."""
-    return values.to(st.opmath_type(values.dtype)).contiguous()
+    return contiguous(to(values, st.opmath_type(values.dtype)))
 
 
 def _sizes_array(sizes):
@@ -47,7 +48,7 @@ def _sizes_array(sizes):
 def linear_indices(indices, sizes):
     """Each entry's row-major position among the sparse sizes (int64 tensor of ``nnz``), after checking
     every coordinate against ``sizes``: the loops that scatter or gather with these positions trust them."""
-    indices = indices.contiguous()
+    indices = contiguous(indices)
     check_indices(indices, sizes)
     nnz = indices.shape[1]
     out = empty((nnz,), dtype=st.int64, device=indices.device)
@@ -65,7 +66,7 @@ def check_indices(indices, sizes):
     a kernel that scatters into a dense tensor trusts these indices)."""
     if indices.shape[1] == 0 or indices.shape[0] == 0:
         return
-    lows, highs = indices.amin(1).tolist(), indices.amax(1).tolist()
+    lows, highs = call("amin", indices, [1], False).tolist(), call("amax", indices, [1], False).tolist()
     for d, (low, high, size) in enumerate(zip(lows, highs, sizes)):
         if low < 0:
             raise RuntimeError(f"found negative index {low} for dim {d}")
@@ -74,7 +75,7 @@ def check_indices(indices, sizes):
 
 
 def _sorted_and_distinct(indices, sizes):
-    lin = linear_indices(indices, sizes).cpu().numpy()
+    lin = cpu(linear_indices(indices, sizes)).numpy()
     return not np.any(lin[1:] <= lin[:-1])
 
 
@@ -87,7 +88,7 @@ def _check_claimed_coalesced(indices, sizes):
 def checked_coalesced(impl):
     """The indices of a coalesced ``impl``, checked again (in range, sorted, distinct) for a kernel that
     relies on all three: the caller may have written into them since (``s._indices()[0, 0] = 7``)."""
-    indices = impl.indices.contiguous()
+    indices = contiguous(impl.indices)
     if impl.nnz and not _sorted_and_distinct(indices, impl.sizes[:impl.sparse_dim]):
         raise RuntimeError("sparse tensor marked coalesced has unsorted or repeated indices "
                            "(were its indices modified in place?)")
@@ -106,7 +107,7 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, re
     if indices.dim() != 2:
         raise RuntimeError(f"indices must be sparse_dim x nnz, but got: {list(indices.shape)}")
     if values.dim() == 0:          # torch reads a 0-dim value as one entry
-        values = values.reshape(1)
+        values = call("reshape", values, [1])
     sparse_dim, nnz = indices.shape
     dense_dim = values.dim() - 1
     if values.shape[0] != nnz:
@@ -114,12 +115,12 @@ def sparse_coo_tensor(indices, values, size=None, *, dtype=None, device=None, re
                            f"nnz from values: {values.shape[0]}")
     # Tensors of their own over the caller's memory: ``i.data = other`` on the caller's tensor must not
     # swap the sparse tensor's indices (its kernels read ``nnz`` entries of them).
-    indices = indices.to(dtype=st.int64, device=device).data
-    values = values.to(dtype=dtype or values.dtype, device=device).data
+    indices = to_device(indices, st.int64, device).data
+    values = to_device(values, dtype or values.dtype, device).data
     if size is None:
         if nnz and sparse_dim:
             check_indices(indices, [float("inf")] * sparse_dim)     # negatives only
-            highs = [h + 1 for h in indices.amax(1).tolist()]
+            highs = [h + 1 for h in call("amax", indices, [1], False).tolist()]
         else:
             highs = [0] * sparse_dim
         size = (*highs, *values.shape[1:])
@@ -172,8 +173,8 @@ def sparse_to(t, dtype, device):
     if dtype is t.dtype and device == t.device:
         return t
     impl = t._impl
-    return new_sparse(impl.sizes, impl.indices.to(device=device), impl.values.to(dtype=dtype, device=device),
-                      impl.coalesced)
+    return new_sparse(impl.sizes, to_device(impl.indices, impl.indices.dtype, device),
+                      to_device(impl.values, dtype, device), impl.coalesced)
 
 
 # ---------------------------------------------------------------------- dense -> sparse
@@ -211,7 +212,7 @@ def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense
     flags = empty((rows,), dtype=st.int64, device=self.device)
     if rows:
         k.nonzero_rows(flat(flags), flat(x), block)
-    counts = flags.cpu().numpy()
+    counts = cpu(flags).numpy()
     nnz = int(counts.sum())
     positions = from_host(np.cumsum(counts) - counts, st.int64, self.device)
     indices = empty((sparse_dim, nnz), dtype=st.int64, device=self.device)
@@ -219,12 +220,12 @@ def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense
     if nnz:
         k.gather_rows(flat(indices), flat(values), flat(x), flat(flags), flat(positions), _sizes_array(sparse_sizes),
                       block, nnz)
-    return new_sparse(self.shape, indices, values.to(self.dtype), coalesced=True)
+    return new_sparse(self.shape, indices, to(values, self.dtype), coalesced=True)
 
 
 def sparse_coo_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
     _check_target_layout(layout, blocksize)
-    if sparse_dim is not None and sparse_dim != self.sparse_dim():
+    if sparse_dim is not None and sparse_dim != call("sparse_dim", self):
         raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument !=self.sparse_dim() "
                            "is not supported")
     return self
@@ -235,7 +236,7 @@ def coalesce_or_self(self):
     """CompositeImplicitAutograd: a coalesced tensor is its own coalesced form."""
     if self.layout is not sparse_coo:
         raise RuntimeError(f"coalesce expected sparse coordinate tensor layout but got {_layout_name(self)}")
-    return self if self.is_coalesced() else call("_coalesce", self)
+    return self if call("is_coalesced", self) else call("_coalesce", self)
 
 
 def _coalesce_sparse(self):
@@ -247,9 +248,9 @@ def _coalesce_sparse(self):
     """
     impl = self._impl
     sparse_sizes = impl.sizes[:impl.sparse_dim]
-    indices, values = impl.indices.contiguous(), kernel_values(impl.values)
+    indices, values = contiguous(impl.indices), kernel_values(impl.values)
     nnz, block = impl.nnz, int(np.prod(impl.sizes[impl.sparse_dim:]))
-    lin = linear_indices(indices, sparse_sizes).cpu().numpy()
+    lin = cpu(linear_indices(indices, sparse_sizes)).numpy()
     perm = np.argsort(lin, kind="stable")
     starts = np.concatenate(([0], np.flatnonzero(np.diff(lin[perm])) + 1, [nnz])) if nnz else np.zeros(1, np.int64)
     count = len(starts) - 1
@@ -259,7 +260,7 @@ def _coalesce_sparse(self):
         perm_t, starts_t = from_host(perm, st.int64, self.device), from_host(starts, st.int64, self.device)
         kernels(self.device).merge_segments(flat(out_indices), flat(out_values), flat(indices), flat(values),
                                             flat(perm_t), flat(starts_t), impl.sparse_dim, block, nnz)
-    return new_sparse(impl.sizes, out_indices, out_values.to(self.dtype), coalesced=True)
+    return new_sparse(impl.sizes, out_indices, to(out_values, self.dtype), coalesced=True)
 
 
 def to_dense(self, dtype=None, *, masked_grad=None):
@@ -275,13 +276,13 @@ def sparse_to_dense(self, dtype=None, masked_grad=None):
     GPU without atomics."""
     if dtype is not None:
         raise RuntimeError("dtype argument is not supported by sparse_to_dense")
-    c = self.coalesce()._impl
+    c = call("coalesce", self)._impl
     values = kernel_values(c.values)
     out = zeros(c.sizes, dtype=values.dtype, device=self.device)
     if c.nnz:
         rows = linear_indices(c.indices, c.sizes[:c.sparse_dim])
         kernels(self.device).scatter_rows(flat(out), flat(values), flat(rows), int(np.prod(c.sizes[c.sparse_dim:])))
-    return out.to(self.dtype)
+    return to(out, self.dtype)
 
 
 # ---------------------------------------------------------------------- accessors

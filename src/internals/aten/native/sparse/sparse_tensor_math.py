@@ -7,8 +7,10 @@ import numpy as np
 
 from ....c10 import scalar_type as st
 from ....c10.tensor_impl import sparse_coo, strided
+from ...dispatcher import call
+from ..copy import contiguous, to
 from ..elementwise import common_device
-from ..tensor_factories import empty
+from ..tensor_factories import empty, wrap_scalar
 from . import kernels
 from .sparse_tensor import checked_coalesced, flat, kernel_values, linear_indices, new_sparse
 
@@ -24,7 +26,7 @@ def add_sparse(self, other, *, alpha=1):
             raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
                                f"{list(self.shape)} while other has size {list(other.shape)} (FYI: dense-sparse "
                                "addition does not currently support broadcasting)")
-        return self.add(other.to_dense(), alpha=alpha)
+        return call("add.Tensor", self, call("to_dense", other, None, masked_grad=None), alpha=alpha)
     return _add_sparse_sparse(self, other, alpha)
 
 
@@ -35,7 +37,7 @@ def _add_sparse_sparse(t, s, alpha):
     if t.shape != s.shape:
         raise RuntimeError(f"add: expected sizes of 'self' and 'other' to match, "
                            f"but {list(t.shape)} != {list(s.shape)}")
-    if t.sparse_dim() != s.sparse_dim():
+    if call("sparse_dim", t) != call("sparse_dim", s):
         raise RuntimeError(f"add: expected 'self' and 'other' to have same density, but 'self' has {t.sparse_dim()} "
                            f"sparse dimensions while 'other' has {s.sparse_dim()} sparse dimensions")
     device = common_device(t, s)
@@ -47,24 +49,29 @@ def _add_sparse_sparse(t, s, alpha):
     if not dtype.is_floating_point and isinstance(alpha, float):
         raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
     ti, si = t._impl, s._impl
-    t_idx, s_idx = ti.indices.contiguous(), si.indices.contiguous()
-    t_val, s_val = ti.values.to(dtype).contiguous(), si.values.to(dtype).contiguous()
+    t_idx, s_idx = contiguous(ti.indices), contiguous(si.indices)
+    t_val, s_val = contiguous(to(ti.values, dtype)), contiguous(to(si.values, dtype))
     S, tn, sn = ti.sparse_dim, ti.nnz, si.nnz
     r_idx = empty((S, tn + sn), dtype=st.int64, device=device)
     r_val = empty((tn + sn, *t_val.shape[1:]), dtype=dtype, device=device)
     if device.type == "cuda":
-        r_idx.narrow(1, 0, tn).copy_(t_idx)
-        r_idx.narrow(1, tn, sn).copy_(s_idx)
-        r_val.narrow(0, 0, tn).copy_(t_val)
-        r_val.narrow(0, tn, sn).copy_(s_val.mul(alpha))
+        _put(r_idx, 1, 0, t_idx)
+        _put(r_idx, 1, tn, s_idx)
+        _put(r_val, 0, 0, t_val)
+        _put(r_val, 0, tn, call("mul.Tensor", s_val, wrap_scalar(alpha)))
         return new_sparse(t.shape, r_idx, r_val, coalesced=False)
     sparse_sizes = ti.sizes[:S]
     t_lin, s_lin = linear_indices(t_idx, sparse_sizes), linear_indices(s_idx, sparse_sizes)
     block = int(np.prod(ti.sizes[S:]))
     count = kernels(device).merge_add(flat(r_idx), flat(r_val), flat(t_idx), flat(t_val), flat(t_lin), flat(s_idx),
                                       flat(s_val), flat(s_lin), st.checked_convert(alpha, dtype), S, block)
-    return new_sparse(t.shape, r_idx.narrow(1, 0, count).contiguous(), r_val.narrow(0, 0, count),
+    return new_sparse(t.shape, contiguous(call("narrow", r_idx, 1, 0, count)), call("narrow", r_val, 0, 0, count),
                       coalesced=ti.coalesced and si.coalesced)
+
+
+def _put(dst, dim, start, src):
+    """``dst.narrow(dim, start, len).copy_(src)``: ``src`` written into a slice of ``dst``."""
+    call("copy_", call("narrow", dst, dim, start, src.shape[dim]), src, False)
 
 
 def _sparse_mm(self, mat2):
@@ -79,9 +86,11 @@ def _sparse_mm(self, mat2):
         if i.sparse_dim != 2 or i.dense_dim != 0:
             raise NotImplementedError("internals: dense @ sparse needs a 2-d sparse matrix with no dense dims")
         flipped = empty((2, i.nnz), dtype=st.int64, device=i.indices.device)
-        flipped[0], flipped[1] = i.indices[1], i.indices[0]
+        rows = call("select.int", i.indices, 0, 1), call("select.int", i.indices, 0, 0)
+        for row, source in enumerate(rows):
+            call("copy_", call("select.int", flipped, 0, row), source, False)
         mat2_t = new_sparse((i.sizes[1], i.sizes[0]), flipped, i.values, coalesced=False)
-        return _sparse_mm(mat2_t, self.t()).t()
+        return call("t", _sparse_mm(mat2_t, call("t", self)))
     if mat2.layout is sparse_coo:
         raise NotImplementedError("internals: sparse @ sparse is not implemented (torch returns a sparse tensor)")
     impl = self._impl
@@ -97,7 +106,7 @@ def _sparse_mm(self, mat2):
     if mat2.shape[0] != K:
         raise RuntimeError(f"addmm: Argument #3 (dense): Expected dim 0 size {K}, got {mat2.shape[0]}")
     device = common_device(self, mat2)
-    c = self.coalesce()._impl
+    c = call("coalesce", self)._impl
     indices, values, dense = checked_coalesced(c), kernel_values(c.values), kernel_values(mat2)
     nnz = c.nnz
     k = kernels(device)
@@ -106,4 +115,4 @@ def _sparse_mm(self, mat2):
     out = empty((M, N), dtype=values.dtype, device=device)
     if out.numel():
         k.spmm(flat(out), flat(row_ptr), flat(indices)[nnz:], flat(values), flat(dense), M, N)
-    return out.to(self.dtype)
+    return to(out, self.dtype)
