@@ -291,3 +291,12 @@ def test_a_grad_of_another_dtype_gets_torchs_whole_message():
     def assign(L):
         L.ones(3, requires_grad=True).grad = L.ones(3, dtype=L.float64)
     same_error(assign)
+
+
+def test_multinomial_without_replacement_reads_bfloat16():
+    """The zero-sum check read a bfloat16 sum through NumPy, which has no bfloat16 (TypeError)."""
+    p = internals.tensor([0.2, 0.3, 0.5]).to(internals.bfloat16)
+    internals.manual_seed(0)
+    picked = internals.multinomial(p, 2)
+    assert picked.shape == (2,) and len(set(picked.tolist())) == 2
+    same_error(lambda L: L.multinomial(L.tensor([[0.0, 0.0], [1.0, 0.0]]).to(L.bfloat16), 1))

@@ -1526,7 +1526,6 @@ def THPVariable_moveaxis(*args, **kwargs):
 _movedim_parser = PythonArgParser([
     'movedim(Tensor input, int64_t source, int64_t destination)',
     'movedim(Tensor input, IntArrayRef source, IntArrayRef destination)',
-    'movedim(Tensor input, IntArrayRef source, IntArrayRef destination)',
 ])
 
 
@@ -1535,11 +1534,8 @@ def THPVariable_movedim(*args, **kwargs):
     if _r.idx == 0:
         # aten::movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
         return _call('movedim.int', _r.tensor(0), _r.to_int64(1), _r.to_int64(2))
-    if _r.idx == 1:
-        # aten::movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
-        return _call('movedim.intlist', _r.tensor(0), _r.intlist(1), _r.intlist(2))
-    # aten::movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)  (internals: aten::movedim.int)
-    return _call('movedim.int', _r.tensor(0), _r.intlist(1), _r.intlist(2))
+    # aten::movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+    return _call('movedim.intlist', _r.tensor(0), _r.intlist(1), _r.intlist(2))
 
 
 _mul_parser = PythonArgParser([

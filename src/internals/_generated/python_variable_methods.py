@@ -1272,7 +1272,6 @@ def THPVariable_moveaxis(self, *args, **kwargs):
 _movedim_parser = PythonArgParser([
     'movedim(int64_t source, int64_t destination)',
     'movedim(IntArrayRef source, IntArrayRef destination)',
-    'movedim(IntArrayRef source, IntArrayRef destination)',
 ])
 
 
@@ -1281,11 +1280,8 @@ def THPVariable_movedim(self, *args, **kwargs):
     if _r.idx == 0:
         # aten::movedim.int(Tensor(a) self, int source, int destination) -> Tensor(a)
         return _call('movedim.int', self, _r.to_int64(0), _r.to_int64(1))
-    if _r.idx == 1:
-        # aten::movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
-        return _call('movedim.intlist', self, _r.intlist(0), _r.intlist(1))
-    # aten::movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)  (internals: aten::movedim.int)
-    return _call('movedim.int', self, _r.intlist(0), _r.intlist(1))
+    # aten::movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
+    return _call('movedim.intlist', self, _r.intlist(0), _r.intlist(1))
 
 
 _mul_parser = PythonArgParser([

@@ -40,13 +40,11 @@ GENERATED = PACKAGE / "_generated"
 
 # Overloads torch's Python bindings have, with no operator of their own here: the binding
 # calls the operator that computes the same. torch's own max.other/min.other kernels call
-# maximum/minimum; internals' movedim.int kernel also takes lists of dims, its squeeze.dims
-# kernel one dim, and its split.Tensor kernel a list of sizes. Schemas as in torch's
-# native_functions.yaml.
+# maximum/minimum; internals' squeeze.dims kernel also takes one dim, and its split.Tensor
+# kernel a list of sizes. Schemas as in torch's native_functions.yaml.
 SUBSTITUTES = {
     "max.other(Tensor self, Tensor other) -> Tensor": "maximum",
     "min.other(Tensor self, Tensor other) -> Tensor": "minimum",
-    "movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)": "movedim.int",
     "squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)": "squeeze.dims",
     "split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]": "split.Tensor",
 }
