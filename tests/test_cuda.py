@@ -602,7 +602,9 @@ BITS = {ops.FLOAT_BITS_TO_HALF: (u16, u32), ops.FLOAT_BITS_TO_BF16: (u16, u32),
         ops.HALF_BITS_TO_FLOAT: (u32, u16), ops.BF16_BITS_TO_FLOAT: (u32, u16)}
 FLOATING = (ops.EXP, ops.LOG, ops.SQRT, ops.SIGMOID, ops.TANH)
 COMPLEX = {ops.REAL_PART: [(f32, c64), (f64, c128)], ops.NONZERO: [(b1, c64)], ops.ANGLE_COMPLEX: [(f32, c64)],
-           **{op: [(c64, c64), (c128, c128)] for op in (ops.CONJ, ops.EXP_COMPLEX, ops.LOG_COMPLEX, ops.SQRT_COMPLEX)}}
+           **{op: [(c64, c64), (c128, c128)] for op in (ops.CONJ, ops.EXP_COMPLEX, ops.LOG_COMPLEX, ops.SQRT_COMPLEX,
+                                                        ops.SIN_COMPLEX, ops.COS_COMPLEX, ops.TAN_COMPLEX,
+                                                        ops.TANH_COMPLEX, ops.SIGMOID_COMPLEX)}}
 for op in range(len(ops.UNARY)):
     if op in BITS:
         pairs = [BITS[op]]
@@ -662,6 +664,11 @@ for t in (f32, f64):
 for t in (f32, i64):
     compile_(f"max_pool2d {t}", pooling._max_pool2d.py_func, (arr(t), arr(i64), arr(t)) + SIZES[1:])
     compile_(f"max_pool2d_backward {t}", pooling._max_pool2d_backward.py_func, (arr(t), arr(t), arr(i64), i64, i64))
+
+from internals.aten.native.cuda import indexing
+for name in ("_copy_indexed", "_add_indexed", "_mul_indexed", "_max_indexed", "_min_indexed"):
+    for t in (f32, i64):
+        compile_(f"indexed {name} {t}", getattr(indexing, name).py_func, (arr(t), arr(t), arr(i64), arr(i64)))
 
 print("COMPILED", compiled)
 for line in failures:

@@ -176,12 +176,17 @@ def fill_(t, value):
 
 
 def fill_tensor_(t, value):
-    """``fill_.Tensor``: fill with the value of a 0-dim tensor (torch reads it on the device; this
-    kernel reads it as a Python number, which on the simulator is the same thing)."""
+    """``fill_.Tensor`` (``Fill.cpp``): from another device, the value is read as a number and
+    filled in; on the same device it is a ``copy_`` of the 0-dim value -- with copy_'s overlap
+    check, so an expanded ``t`` is refused -- from a clone if ``value`` shares ``t``'s storage."""
     if value.dim() != 0:
         raise RuntimeError("fill_ only supports 0-dimension value tensor but got tensor with "
                            f"{value.dim()} dimensions.")
-    return fill_(t, value.item())
+    if t.device != value.device:
+        return fill_(t, value.item())
+    if t._impl.storage is value._impl.storage:     # ``is_alias_of``: the value would be overwritten
+        value = dispatcher.call("clone", value)
+    return dispatcher.call("copy_", t, value)
 
 
 def zero_(t):
