@@ -25,14 +25,14 @@ class UntypedStorage:
         """Allocate ``nbytes`` on ``device``, or wrap ``data`` (a byte array) without copying.
         ``resizable=False`` for memory someone else owns (``from_numpy``), as torch marks it."""
         device = device if isinstance(device, _device) else _device(device)
-        if device.type == "cpu" and device.index is not None:    # 'cpu:0' is the CPU, as in torch
-            device = _device("cpu")
+        if device.type == "cpu" and device.index is not None:
+            device = _device("cpu")      # 'cpu:0' is the CPU, as in torch
         if data is None:
             if allocator is None:
-                allocator = cpu_allocator if device.type == "cpu" else _allocator_for(device)
+                cpu = device.type == "cpu"
+                allocator = cpu_allocator if cpu else _allocator_for(device)
             data = allocator.allocate(nbytes)
-        # None when the storage wraps ``data`` that someone else allocated: nothing to give back
-        self._allocator = allocator
+        self._allocator = allocator      # None for ``data`` someone else allocated
         self.device = device
         self._data = data
         self._nbytes = nbytes

@@ -90,11 +90,11 @@ class TensorImpl(TensorImplBase):
     __slots__ = ("storage", "storage_offset", "sizes", "strides", "dtype", "device", "layout",
                  "version_counter", "is_wrapped_number", "key_set", "__weakref__")
 
-    def __init__(self, storage, sizes, strides, storage_offset, dtype, version_counter=None,
-                 *, fresh=False):
-        """``fresh``: ``storage`` was just allocated for exactly these sizes and strides,
-        tuples of ints (``empty_strided``): in bounds by construction, so not checked
-        again (torch's ``empty_generic`` does not check them either)."""
+    def __init__(self, storage, sizes, strides, storage_offset, dtype,
+                 version_counter=None, *, fresh=False):
+        """``fresh``: ``storage`` was just allocated for exactly these sizes and
+        strides, tuples of ints (``empty_strided``): in bounds by construction, so
+        not checked again (torch's ``empty_generic`` does not check them either)."""
         if not fresh:
             sizes, strides = tuple(map(int, sizes)), tuple(map(int, strides))
             check_in_bounds(storage.nbytes(), sizes, strides, storage_offset, dtype.itemsize)
@@ -103,7 +103,7 @@ class TensorImpl(TensorImplBase):
         self.strides = strides
         self.storage_offset = int(storage_offset)
         self.dtype = dtype
-        self.device = storage.device     # torch's ``device_opt_``: ``set_`` keeps the device
+        self.device = storage.device     # ``device_opt_``: ``set_`` keeps the device
         self.layout = strided
         self.version_counter = version_counter or VersionCounter()
         self.is_wrapped_number = False   # a Python scalar turned into a 0-dim tensor
