@@ -1,4 +1,6 @@
 """A fourth round of hostile inputs (issue 15): each case differed from torch 2.13 before its fix."""
+import gc
+import sys
 import warnings
 
 import numpy as np
@@ -300,3 +302,17 @@ def test_multinomial_without_replacement_reads_bfloat16():
     picked = internals.multinomial(p, 2)
     assert picked.shape == (2,) and len(set(picked.tolist())) == 2
     same_error(lambda L: L.multinomial(L.tensor([[0.0, 0.0], [1.0, 0.0]]).to(L.bfloat16), 1))
+
+
+def test_a_failed_allocation_leaves_no_error_behind():
+    """A storage whose allocation fails is collected without an exception in ``__del__``
+    (Python reports those as ignored: the allocator must not be read before it is set)."""
+    seen = []
+    previous, sys.unraisablehook = sys.unraisablehook, seen.append
+    try:
+        with pytest.raises(RuntimeError, match="can't allocate memory"):
+            internals.empty(2**62, dtype=internals.uint8)
+        gc.collect()
+    finally:
+        sys.unraisablehook = previous
+    assert seen == []
