@@ -36,14 +36,20 @@ def layer(code):
 
 def upward_calls(program):
     """(caller, callee) pairs of every call that goes up a layer while ``program`` runs."""
-    found = []
-
-    def profile(frame, event, arg):
-        if event != "call" or frame.f_back is None:
-            return
+    def on_call(frame, found):
         callee, caller = layer(frame.f_code), layer(frame.f_back.f_code)
         if callee and caller and LAYERS.index(callee) < LAYERS.index(caller):
             found.append((f"{caller}: {frame.f_back.f_code.co_name}", f"{callee}: {frame.f_code.co_name}"))
+    return calls_seen(program, on_call)
+
+
+def calls_seen(program, on_call):
+    """What ``on_call(frame, found)`` puts in ``found`` for every Python call ``program`` makes."""
+    found = []
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_back is not None:
+            on_call(frame, found)
 
     sys.setprofile(profile)
     try:
@@ -71,23 +77,13 @@ def parser_entries_below_the_dispatcher(program):
     """(caller, callee) of each call from a kernel, TensorIterator or loop into the frontend's
     argument parsing (the generated bindings, ``_python_arg_parser``): a composite kernel calls
     the operators it needs through the dispatcher, as an ``at::`` call in C++ does."""
-    found = []
-
-    def profile(frame, event, arg):
-        if event != "call" or frame.f_back is None:
-            return
+    def on_call(frame, found):
         path = frame.f_code.co_filename.replace("\\", "/")
         if "internals/_generated/" in path or "internals/_python_arg_parser" in path:
             caller = frame.f_back.f_code
             if layer(caller) in ("kernel", "tensor_iterator", "loop"):
                 found.append((f"{layer(caller)}: {caller.co_name}", frame.f_code.co_name))
-
-    sys.setprofile(profile)
-    try:
-        program()
-    finally:
-        sys.setprofile(None)
-    return found
+    return calls_seen(program, on_call)
 
 
 F = internals.nn.functional
