@@ -275,24 +275,19 @@ def _finite(x):
     return abs(x.real) < math.inf and abs(x.imag) < math.inf
 
 
-@register_jitable
-def sin_complex(x):
-    return cmath.sin(x) if _finite(x) else complex(math.nan, math.nan)
+def _finite_only(fn, name):
+    """``fn`` for finite complex inputs, NaN otherwise (see above)."""
+    @register_jitable
+    def finite_only(x):
+        return fn(x) if _finite(x) else complex(math.nan, math.nan)
+    finite_only.__name__ = finite_only.__qualname__ = name
+    return finite_only
 
 
-@register_jitable
-def cos_complex(x):
-    return cmath.cos(x) if _finite(x) else complex(math.nan, math.nan)
-
-
-@register_jitable
-def tan_complex(x):
-    return cmath.tan(x) if _finite(x) else complex(math.nan, math.nan)
-
-
-@register_jitable
-def tanh_complex(x):
-    return cmath.tanh(x) if _finite(x) else complex(math.nan, math.nan)
+sin_complex = _finite_only(cmath.sin, "sin_complex")
+cos_complex = _finite_only(cmath.cos, "cos_complex")
+tan_complex = _finite_only(cmath.tan, "tan_complex")
+tanh_complex = _finite_only(cmath.tanh, "tanh_complex")
 
 
 @register_jitable
