@@ -44,7 +44,7 @@ class UntypedStorage:
         gets back what it handed out, the cuda one finding its block by address. At interpreter
         exit there is nothing left to give memory back to. (A ``weakref.finalize`` would work too,
         at about 2 us more per storage: a tenth of a one-element add.)"""
-        allocator = getattr(self, "_allocator", None)     # unset if __init__ failed to allocate
+        allocator = getattr(self, "_allocator", None)  # unset if allocation failed
         if allocator is not None and not _exiting():
             allocator.free(self._data, self._nbytes)
 
