@@ -14,12 +14,9 @@ import internals
 NOT_DIFFERENTIABLE = {"eq", "ne", "lt", "le", "gt", "ge", "argmax", "argmin"}
 GRAD_OPS = [name for name in ADAPTERS if name not in NOT_DIFFERENTIABLE]
 
-# Where internals' graph has other nodes than torch's, and why (see the autograd chapter): there
-# is no slice operator (narrow is a node of its own, slicing with a step is as_strided); reshape
-# of a non-viewable tensor is clone + view (torch: clone + _unsafe_view); split with a list of
-# sizes is split.Tensor (torch: split_with_sizes); squeeze(int) is squeeze.dims (torch: squeeze.dim).
-RENAMED = {"SliceBackward0": "NarrowBackward0", "UnsafeViewBackward0": "ViewBackward0",
-           "SplitWithSizesBackward0": "SplitBackward0", "SqueezeBackward1": "SqueezeBackward2"}
+# Where internals' graph has other nodes than torch's, and why: split with a list of sizes is
+# split.Tensor (torch: split_with_sizes); squeeze(int) is squeeze.dims (torch: squeeze.dim).
+RENAMED = {"SplitWithSizesBackward0": "SplitBackward0", "SqueezeBackward1": "SqueezeBackward2"}
 
 
 # matmul decomposes into mm with views in internals, into dot/mv/mm/bmm with views in torch.
@@ -179,6 +176,7 @@ def test_every_derivative_entry_is_tested():
     from test_linear import GRAD_CASES as LINEAR_CASES
     for build in LINEAR_CASES.values():
         reached |= _nodes(build(internals))
+    reached.add(internals.ones(2, requires_grad=True)[...].grad_fn.name())    # x[...] is alias
     y = internals.randn(3, dtype=internals.float64, requires_grad=True)
     (g,) = internals.autograd.grad(y.relu(), y, internals.ones(3, dtype=internals.float64), create_graph=True)
     reached |= _nodes(g)
@@ -640,8 +638,9 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"tensor_split.sections", "tensor_split.indices", "tensor_split.tensor_indices_or_sections"}
     layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear"}
     complex_parts = {"real", "imag", "conj", "resolve_conj"}     # composites of complex_helper.py
-    assert composite == {"matmul", "reshape", "softmax.int", "log_softmax.int", "to_sparse", "to_sparse.sparse_dim",
-                         "to_dense", "coalesce", "dropout", "dropout_", "set_.source_Tensor_storage_offset"} | \
+    assert composite == {"matmul", "reshape", "narrow", "softmax.int", "log_softmax.int", "to_sparse",
+                         "to_sparse.sparse_dim", "to_dense", "coalesce", "dropout", "dropout_",
+                         "set_.source_Tensor_storage_offset"} | \
         joining | math | layers | complex_parts
     # The layers' backward operators have no formula: their gradients are not differentiated again.
     backward = {"convolution_backward", "max_pool2d_with_indices_backward", "native_batch_norm_backward",

@@ -53,6 +53,9 @@ def _programs(lib):
         "relu backward": (ones(2, 3, grad=True), lambda x: lib.nn.ReLU()(x * 2).sum().backward()),
         "to float64 with grad": (ones(3, grad=True), lambda x: x.double()),
         "slice with grad": (ones(5, 4, grad=True), lambda x: x[1:4:2, None][0]),
+        "clip by numbers and by tensors": (ones(2, 3), lambda x: (x.clip(0, 1), x.clip(x), lib.clip(x, max=x),
+                                                                  x.clip_(None, x))),
+        "index by a tensor": (ones(4, 3), lambda x: x[lib.tensor([2, 0])]),
     }
 
 
@@ -81,3 +84,40 @@ def test_dispatched_conversions_and_indexing_record_torchs_nodes(convert):
     (rt * rt).sum().backward()
     (ro * ro).sum().backward()
     torch.testing.assert_close(o.grad.to_torch(), t.grad)
+
+
+# x[...] and x[...] = v as torch's python_variable_indexing.cpp runs them: a slice that keeps its
+# whole dim is skipped (except alone, x[:]), an index that selects everything is an alias, index
+# tensors make no slices, a bool makes its index with empty + fill_, a number value is lifted
+# first, a value's leading ones are viewed away only where the sizes differ.
+INDEXING = ["x[...]", "x[()]", "x[None]", "x[..., None]", "x[0:10, -3:]", "x[0:4:1, 0]", "x[:, 0:2]", "x[:]",
+            "x[:, :]", "x[0:4]", "x[tensor([2, 0])]", "x[tensor([2, 0]), 1:]", "x[:, tensor([2, 0])]",
+            "x[..., tensor([1])]", "x[tensor([True, False, True, True])]", "x[None, tensor([1])]",
+            "x[0, tensor([1])]", "x[[0, 1]]", "x[True]", "x[False]", "x[None, True]", "x[0, [0, 1]]", "x[[0, 1], 0]",
+            "x[0:4, tensor([1])]", "x[[True, False, True, True]]", "x[[[0, 1], [1, 2]]]",
+            "x[:] = 1", "x[:, 0] = 1", "x[0:4, 0:3] = y", "x[...] = y", "x[:, :] = y", "x[tensor([0])] = 1",
+            "x[:, tensor([0])] = 1", "x[0] = 1", "x[0:2] = 1", "x[1:, :] = 2", "x[:, tensor([0])] = y[:, :1]",
+            "x[True] = 1", "x[False] = 5", "x[0] = w", "x[1:3] = w", "x[tensor([0, 1])] = w", "x[0] = 1.5",
+            "x[0, 0] = tensor(3.)", "x[x > 1] = 0", "x[0] = y[0, None]", "x[...] = 1", "x[0] = y[0]",
+            "x[:2] = y[:2]", "x[[0, 1]] = y[:2]", "x[0:2] = y[0]", "x[1:, 1:] = tensor([[7.]])", "x[:, None, [1]] = 3",
+            "x[0] = 'a'", "x[0] = 2 + 1j", "x[0] = None", "x[:, 5]", "x[0, 0, 0]", "x[..., ...]", "x[..., 0, ...]",
+            "x[..., ..., 0]", "x[..., ..., 0:1]", "x[..., ..., None]", "x[..., ..., [0]]"]
+
+
+@pytest.mark.parametrize("program", INDEXING)
+def test_indexing_logs_and_results(program):
+    def run(lib, mode):
+        x, log = lib.ones(4, 3), []
+        x[1] = 2.0
+        env = {"x": x, "y": lib.zeros(4, 3), "w": lib.zeros(1, 1, 3), "tensor": lib.tensor}
+        modes = logging_modes(log, log)
+        try:
+            with modes[mode]:
+                result = eval(program, env) if " = " not in program else exec(program, env)
+        except Exception as e:      # noqa: BLE001 -- the class and message are what is compared
+            return log, (type(e).__name__, str(e))
+        shown = None if result is None else (result.tolist(), tuple(result.shape), result.stride(),
+                                             result.storage_offset(), result._base is x)
+        return log, (x.tolist(), shown)
+
+    assert run(internals, 1) == run(torch, 0)

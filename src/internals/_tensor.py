@@ -24,7 +24,7 @@ from ._tensor_str import tensor_repr
 from .aten import dispatcher
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor, sparse_to
 from .aten.native.tensor_factories import from_numpy, wrap_scalar
-from .aten.native.tensor_shape import alias_impl, getitem
+from .aten.native.tensor_shape import alias_impl
 from .autograd import backward
 from .autograd.grad_mode import no_grad
 from .autograd.graph import RemovableHandle, gradient_edge
@@ -240,23 +240,12 @@ class Tensor(TensorBase):
         return self.expand(size)
 
     def __getitem__(self, index):
-        """Basic indexing, as operators through the dispatcher: ``select.int`` for an int,
-        ``slice.Tensor`` for a slice, ``unsqueeze`` for None (torch's ``applySlicing``); tensors,
-        lists and bools go to ``index.Tensor`` (a copy)."""
-        index = _tensor_indexing.as_tuple(index)
-        if _tensor_indexing.is_advanced(index):
-            return _tensor_indexing.getitem(self, index)
-        return getitem(self, index)
+        """Views through the dispatcher (``select.int``, ``slice.Tensor``, ``unsqueeze``) for ints,
+        slices and None; tensors, lists and bools go on to ``index.Tensor`` (a copy)."""
+        return _tensor_indexing.getitem(self, index)
 
     def __setitem__(self, index, value):
-        if isinstance(value, (bool, int, float)):
-            st.checked_convert(value, self.dtype)     # torch refuses 1000 for an int8 tensor, as fill_ does
-        index = _tensor_indexing.as_tuple(index)
-        if isinstance(value, Tensor) and not isinstance(index, int):    # (torch's int fast path skips it)
-            value = _tensor_indexing.strip_leading_ones(value)
-        if _tensor_indexing.is_advanced(index):     # index_put_ into the basic part's view
-            return _tensor_indexing.setitem(self, index, value)
-        _tensor_indexing.copy_to(self[index], value if isinstance(value, Tensor) else wrap_scalar(value))
+        _tensor_indexing.setitem(self, index, value)
 
     __hash__ = object.__hash__
 

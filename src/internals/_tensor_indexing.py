@@ -1,12 +1,15 @@
-"""Indexing with tensors, lists and bools in ``x[...]`` and ``x[...] = v`` (torch's
-``torch/csrc/autograd/python_variable_indexing.cpp``).
+"""``x[index]`` and ``x[index] = v`` (torch's ``torch/csrc/autograd/python_variable_indexing.cpp``
+and ``ATen/TensorIndexing.h``).
 
-As torch does, the index is taken apart: its ints, slices, ``None`` and ``...`` are applied first
-as basic indexing (views: select, slice, unsqueeze), each tensor left in place as a full slice;
-then the tensors go to one ``index.Tensor`` (a copy) or ``index_put_`` (a write into the view),
-listed by the dim they index. A list or NumPy array is made a tensor first; a Python bool or a
-0-dim bool tensor adds a size-1 dim that the bool keeps (True) or empties (False); a 0-dim
-integer tensor counts as an int.
+As torch does, the index's items are applied in order (``applySlicing``), each as a view operator
+through the dispatcher: ``select.int`` for an int, ``slice.Tensor`` for a slice, ``unsqueeze`` for
+None. A slice that keeps all of its dim makes no call at all (torch skips it), except when it is
+the whole index (``x[:]``, always a new view); an index that selects everything (``x[...]``,
+``x[:, :]``) returns ``alias``. Tensors are only recorded, by the dim of the view they index, and
+go to one ``index.Tensor`` (a copy) or ``index_put_`` (a write into the view) at the end. A list
+or NumPy array becomes a tensor where it stands; a Python bool, or a 0-dim bool tensor, adds a
+size-1 dim that an index ``[0]`` keeps (True) or an empty index empties (False); a 0-dim integer
+tensor counts as an int.
 """
 import warnings
 
@@ -14,7 +17,7 @@ import numpy as np
 
 from .c10 import scalar_type as st
 
-__all__ = ["as_tuple", "copy_to", "is_advanced", "getitem", "setitem", "strip_leading_ones"]
+__all__ = ["getitem", "setitem"]
 
 
 _SEQUENCE_WARNING = ("Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed "
@@ -35,45 +38,177 @@ def as_tuple(index):
     if not isinstance(index, list) or len(index) >= 32:
         return index
     if any(i is None or i is Ellipsis or isinstance(i, (Tensor, list, tuple, str, slice, np.ndarray)) for i in index):
-        warnings.warn(_SEQUENCE_WARNING, UserWarning, stacklevel=3)
+        warnings.warn(_SEQUENCE_WARNING, UserWarning, stacklevel=4)   # the line with x[seq]
         return tuple(index)
     return index
 
 
-def strip_leading_ones(value):
-    """The value of ``x[...] = value`` without its leading size-1 dims (``slicePrefix1sDims``), which
-    NumPy ignores there: a (1, 1, 4) value fills a row of 4."""
-    k = 0
-    while k < value.dim() and value.shape[k] == 1:
-        k += 1
-    return value.view(value.shape[k:]) if k else value
+def getitem(x, index):
+    """``THPVariable_getitem``."""
+    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
+    if index is Ellipsis:
+        return dispatcher.call("alias", x)
+    if isinstance(index, slice):         # ``x[:]`` is always a new view: no shortcut for the whole dim
+        return apply_slicing(x, (index,), disable_slice_optimization=True)[0]
+    if x.dim() == 0 and _is_int(index):
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
+                         "in C++ to convert a 0-dim tensor to a number")
+    sliced, tensors = apply_slicing(x, as_tuple(index))
+    if tensors:
+        return dispatcher.call("index.Tensor", sliced, _index_list(tensors))
+    return dispatcher.call("alias", x) if sliced is x else sliced
+
+
+def setitem(x, index, value):
+    """``THPVariable_setitem``: the value is made a tensor first, then the index is applied."""
+    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
+    value = _value_to_tensor(x, value)
+    if index is False:                    # a new size-1 dim that nothing is written to
+        return
+    sliced, tensors = apply_slicing(x, None if index is True else as_tuple(index))
+    if not tensors:
+        copy_to(sliced, value)
+        return
+    stripped = _strip_leading_ones(value.shape)
+    if stripped != value.shape:
+        value = dispatcher.call("view", value, stripped)
+    dispatcher.call("index_put_", sliced, _index_list(tensors), value)
+
+
+def apply_slicing(x, index, disable_slice_optimization=False):
+    """``applySlicing``: the view that the index's ints, slices, None and bools make of ``x``, and
+    the index tensors as ``[(dim of that view, tensor)]``."""
+    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
+    items = _items(index)
+    specified = _count_specified_dimensions(items)
+    if specified > x.dim():
+        raise IndexError(f"too many indices for tensor of dimension {x.dim()}")
+    result, d, tensors = x, 0, []
+    for position, i in enumerate(items):    # torch's messages name an item by its position
+        if i is Ellipsis:
+            d += x.dim() - specified        # the dims no other item claims stay whole (each ``...`` skips them)
+        elif i is None:
+            result = dispatcher.call("unsqueeze", result, d)
+            d += 1
+        elif isinstance(i, bool) or _is_0dim(i, (st.bool_, st.uint8)):
+            keep = i if isinstance(i, bool) else bool(i.item())
+            result = dispatcher.call("unsqueeze", result, d)
+            tensors.append((d, _bool_index(result, keep)))
+            d += 1
+        elif isinstance(i, slice):
+            result = _apply_slice(result, d, i, disable_slice_optimization)
+            d += 1
+        elif _is_int(i) or _is_0dim(i, None):
+            result = _apply_select(result, d, int(i.item() if _is_0dim(i, None) else i), position)
+        elif _is_sequence(i):
+            t = _as_index_tensor(i, x.device)
+            tensors.append((d, t))
+            d += _mask_dims(t)
+        else:
+            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
+                             f"are valid indices (got {type(i).__name__})")
+    return result, tensors
+
+
+def _apply_slice(x, d, s, disable_slice_optimization):
+    """``applySlice``: a slice that starts at 0, steps by 1 and ends at or past the dim's end makes
+    no call."""
+    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
+    step = 1 if s.step is None else s.step
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    if step < 0:
+        raise ValueError("step must be greater than zero")
+    whole = (s.start is None or type(s.start) is int and s.start == 0) and type(step) is int and step == 1 and (
+        s.stop is None or type(s.stop) is int and s.stop >= _size(x, d))
+    if whole and not disable_slice_optimization:
+        return x
+    return dispatcher.call("slice.Tensor", x, d, s.start, s.stop, step)
+
+
+def _apply_select(x, d, i, position):
+    """``applySelect``: torch checks the bounds here, naming the item's position in the index."""
+    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
+    size = _size(x, d)
+    if not -size <= i < size:
+        raise IndexError(f"index {i} is out of bounds for dimension {position} with size {size}")
+    return dispatcher.call("select.int", x, d, i)
+
+
+def _size(x, d):
+    """The size of dim ``d``; past the last dim (two ``...``) torch reads a size of 0."""
+    return x.shape[d] if d < x.dim() else 0
+
+
+def _bool_index(like, keep):
+    """``boolToIndexingTensor``: index [0] keeps the new size-1 dim, an empty index empties it."""
+    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
+    t = dispatcher.call("empty.memory_format", [1 if keep else 0], dtype=st.int64, device=like.device)
+    return dispatcher.call("fill_.Scalar", t, 0) if keep else t
+
+
+def _count_specified_dimensions(items):
+    """``count_specified_dimensions``: the dims an index claims; a bool or byte tensor claims as
+    many as it has, None, ``...`` and bools none."""
+    from ._tensor import Tensor  # _tensor imports this module: a real cycle
+    return sum(_mask_dims(i) if isinstance(i, Tensor) else
+               0 if i is None or i is Ellipsis or isinstance(i, bool) else 1 for i in items)
+
+
+def _value_to_tensor(x, value):
+    """``valueToTensor``: a Python number becomes a 0-dim CPU tensor of ``x``'s dtype (1000 is
+    refused for int8, 1j for float32), made as ``torch.tensor`` makes one (``lift_fresh``)."""
+    from ._tensor import Tensor  # _tensor imports this module: a real cycle
+    from .aten.native.tensor_factories import tensor  # loaded by _tensor, before the kernels: a cycle
+    if isinstance(value, Tensor):
+        return value
+    if not isinstance(value, (bool, int, float, complex, np.integer)):
+        kind = type(value)
+        name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+        raise TypeError(f"can't assign a {name} to a {x._type_name()}")
+    st.checked_convert(value, x.dtype)
+    return tensor(value, dtype=x.dtype)
 
 
 def copy_to(dst, src):
     """``x[basic] = src`` (``copy_to`` in ``ATen/TensorIndexing.h``): a copy when the sizes agree,
     a fill from a 0-dim CPU value, else the value without its leading ones, expanded if need be."""
+    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
     if dst.shape == src.shape:
-        dst.copy_(src)
+        dispatcher.call("copy_", dst, src)
     elif src.dim() == 0 and src.device.type == "cpu":
-        dst.fill_(src)
+        dispatcher.call("fill_.Tensor", dst, src)
     else:
-        k = 0
-        while k < src.dim() - 1 and src.shape[k] == 1:
-            k += 1
-        src = src.view(src.shape[k:])
-        dst.copy_(src if src.shape == dst.shape else src.expand(dst.shape))
+        src = dispatcher.call("view", src, _strip_leading_ones(src.shape))
+        if src.shape != dst.shape:
+            src = dispatcher.call("expand", src, list(dst.shape))
+        dispatcher.call("copy_", dst, src)
 
 
-def _is_int_tensor_scalar(i):
+def _strip_leading_ones(shape):
+    """``slicePrefix1sSize``: a value's leading size-1 dims, which NumPy ignores in assignment (a
+    (1, 1, 4) value fills a row of 4)."""
+    k = 0
+    while k < len(shape) and shape[k] == 1:
+        k += 1
+    return tuple(shape[k:])
+
+
+def _is_int(i):
+    return isinstance(i, (int, np.integer)) and not isinstance(i, bool)
+
+
+def _is_0dim(i, dtypes):
+    """A 0-dim integer tensor, of one of ``dtypes`` (or not bool or byte, for None)."""
     from ._tensor import Tensor  # _tensor imports this module: a real cycle
-    return isinstance(i, Tensor) and i.dim() == 0 and i.dtype is not st.bool_ and not i.dtype.is_floating_point
+    if not isinstance(i, Tensor) or i.dim() or i.dtype.category > st.INTEGRAL:
+        return False
+    return i.dtype in dtypes if dtypes else i.dtype not in (st.bool_, st.uint8)
 
 
-def is_advanced(index):
-    """Does ``index`` need advanced indexing (a tensor, list, array or bool among its items)?"""
+def _is_sequence(i):
     from ._tensor import Tensor  # _tensor imports this module: a real cycle
-    return any(isinstance(i, (bool, list, str, np.ndarray)) or isinstance(i, Tensor) and not _is_int_tensor_scalar(i)
-               for i in _items(index))
+    return isinstance(i, (Tensor, list, tuple, str, np.ndarray))
 
 
 def _as_index_tensor(i, device):
@@ -91,44 +226,6 @@ def _mask_dims(t):
     return t.dim() if t.dtype in (st.bool_, st.uint8) else 1
 
 
-def _split(x, index):
-    """(the basic index, [(dim of the basic result, index tensor)]), as ``applySlicing`` splits it."""
-    from ._tensor import Tensor  # _tensor imports this module: a real cycle
-    from .aten.native.tensor_factories import empty_strided, tensor  # loaded by _tensor, before the kernels: a cycle
-    items = [i if i is None or i is Ellipsis or isinstance(i, (bool, slice)) or _is_int_tensor_scalar(i)
-             or not isinstance(i, (Tensor, list, tuple, str, np.ndarray)) else _as_index_tensor(i, x.device)
-             for i in _items(index)]
-    consumed = sum(_mask_dims(i) if isinstance(i, Tensor) and not _is_int_tensor_scalar(i) and i.dim() else
-                   0 if i is None or i is Ellipsis or isinstance(i, bool) or isinstance(i, Tensor) and
-                   i.dtype is st.bool_ and i.dim() == 0 else 1 for i in items)
-    basic, tensors, r = [], [], 0
-    for i in items:
-        if i is Ellipsis:
-            basic.append(i)
-            r += x.dim() - consumed
-        elif i is None:
-            basic.append(i)
-            r += 1
-        elif isinstance(i, bool) or isinstance(i, Tensor) and i.dtype is st.bool_ and i.dim() == 0:
-            # a new size-1 dim, indexed by [0] (kept) or by nothing (emptied)
-            basic.append(None)
-            keep = bool(i) if isinstance(i, bool) else bool(i.item())
-            tensors.append((r, tensor([0], device=x.device) if keep else
-                            empty_strided((0,), (1,), dtype=st.int64, device=x.device)))
-            r += 1
-        elif isinstance(i, Tensor) and not _is_int_tensor_scalar(i):
-            k = _mask_dims(i)
-            basic.extend([slice(None)] * k)
-            tensors.append((r, i))
-            r += k
-        elif isinstance(i, slice):
-            basic.append(i)
-            r += 1
-        else:
-            basic.append(i)
-    return tuple(basic), tensors
-
-
 def _index_list(tensors):
     """The ``Tensor?[]`` of index.Tensor: None for each dim not indexed; a mask stands for its dims."""
     indices, d = [], 0
@@ -139,17 +236,3 @@ def _index_list(tensors):
         indices.append(t)
         d += _mask_dims(t)
     return indices
-
-
-def getitem(x, index):
-    basic, tensors = _split(x, index)
-    return x[basic].index(_index_list(tensors))
-
-
-def setitem(x, index, value):
-    from ._tensor import Tensor  # _tensor imports this module: a real cycle
-    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
-    basic, tensors = _split(x, index)
-    if not isinstance(value, Tensor):   # a number is written as one of x's dtype (``valueToTensor``)
-        value = dispatcher.call("full", (), value, dtype=x.dtype, device=x.device)
-    x[basic].index_put_(_index_list(tensors), value)

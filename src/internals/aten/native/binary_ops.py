@@ -6,6 +6,7 @@ Each promotes its operands as ``elementwise.binary`` does, then picks the scalar
 the compute dtype (integer division floors and truncates exactly, floating division through
 fmod, as ``BinaryOpsKernel.cpp`` does) and runs the generic CPU or CUDA loop.
 """
+from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ..dispatcher import call
 from . import scalar_ops as ops
@@ -142,12 +143,17 @@ def clamp_(x, min=None, max=None):
 
 
 def clip(x, min=None, max=None):
-    """CompositeImplicitAutograd: clip is clamp under another name."""
-    return x.clamp(min, max)
+    """CompositeImplicitAutograd: clip is clamp under another name (the overload with tensor
+    bounds when a bound is a tensor, as C++ overload resolution picks in ``at::clamp``)."""
+    return call(_clamp_overload("clamp", min, max), x, min, max)
 
 
 def clip_(x, min=None, max=None):
-    return x.clamp_(min, max)
+    return call(_clamp_overload("clamp_", min, max), x, min, max)
+
+
+def _clamp_overload(name, min, max):
+    return f"{name}.Tensor" if isinstance(min, TensorBase) or isinstance(max, TensorBase) else name
 
 
 def pow_tensor_scalar_(x, exponent):

@@ -18,7 +18,7 @@ from ...c10 import scalar_type as st
 from ...c10.tensor_impl import contiguous_strides
 from .. import dispatcher
 from ..tensor_iterator import assert_no_internal_overlap, broadcast_shapes, output_layout
-from .copy import buffer, fill_, same_device_copy
+from .copy import buffer, fill_, same_device_copy, to_device
 from .dispatch_stub import loops
 from .elementwise import common_device
 from .linear_algebra import _TYPE_META_NAMES
@@ -240,7 +240,7 @@ def index_put(self, indices, values, accumulate=False):
 
 
 def _on_device(t, device):
-    return t if t.device == device else t.to(device)
+    return to_device(t, t.dtype, device)
 
 
 # ---------------------------------------------------------------------- index_select, take

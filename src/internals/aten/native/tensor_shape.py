@@ -39,6 +39,11 @@ def detach(x):
     return type(x)._from_impl(alias_impl(x, impl.sizes, impl.strides, None, None, impl.version_counter))
 
 
+def alias(x):
+    """``alias``: a view of the whole of ``x``, a new tensor over the same elements (``x[...]``)."""
+    return make_view(x, x.shape, x.stride())
+
+
 def _unsafe_view(x, shape):
     """``view``'s geometry, not tracked as a view: no base, a version counter of its own.
 
@@ -255,7 +260,7 @@ def narrow(x, dim, start, length):
         raise RuntimeError("narrow(): length must be non-negative.")
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
-    return _slice(x, d, start, start + length, 1)
+    return dispatcher.call("slice.Tensor", x, d, start, start + length, 1)     # CompositeImplicitAutograd
 
 
 def slice_bounds(size, start, end):
@@ -473,46 +478,6 @@ def tensor_split(x, tensor_indices_or_sections, dim=0):
     if t.dim() == 0:
         return dispatcher.call("tensor_split.sections", x, int(t.item()), dim)
     return dispatcher.call("tensor_split.indices", x, [int(v) for v in t._host_values()], dim)
-
-
-def getitem(x, index):
-    """Basic indexing: ints, slices (positive steps), None and Ellipsis (``applySlicing``)."""
-    if x.dim() == 0 and isinstance(index, int) and not isinstance(index, bool):
-        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
-                         "in C++ to convert a 0-dim tensor to a number")
-    if not isinstance(index, tuple):
-        index = (index,)
-    consumed = sum(1 for i in index if i is not None and i is not Ellipsis)
-    if sum(1 for i in index if i is Ellipsis) > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if consumed > x.dim():
-        raise IndexError(f"too many indices for tensor of dimension {x.dim()}")
-    result, d = x, 0
-    # torch's messages name an index by its position in the index tuple (``real_dim``).
-    for position, i in enumerate(index):
-        if i is Ellipsis:
-            d += x.dim() - consumed      # the dims no other index item claims stay whole
-        elif i is None:
-            result = dispatcher.call("unsqueeze", result, d)
-            d += 1
-        elif isinstance(i, bool) or not isinstance(i, (int, slice)) and not hasattr(i, "__index__"):
-            raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                             f"are valid indices (got {type(i).__name__})")
-        elif isinstance(i, slice):
-            start, stop, step = i.start, i.stop, 1 if i.step is None else i.step
-            if step == 0:
-                raise ValueError("slice step cannot be zero")
-            if step < 0:
-                raise ValueError("step must be greater than zero")
-            result = dispatcher.call("slice.Tensor", result, d, start, stop, step)
-            d += 1
-        else:
-            size = result.shape[d]
-            i = int(i)
-            if not -size <= i < size:
-                raise IndexError(f"index {i} is out of bounds for dimension {position} with size {size}")
-            result = dispatcher.call("select.int", result, d, i)
-    return result if result is not x else make_view(x, x.shape, x.stride())
 
 
 # ---------------------------------------------------------------------- joining and copies (TensorShape.cpp)

@@ -20,6 +20,7 @@ from .functions import (
     AddBackward0,
     AddmmBackward0,
     AddmvBackward0,
+    AliasBackward0,
     AmaxBackward0,
     AminBackward0,
     AsStridedBackward0,
@@ -82,7 +83,6 @@ from .functions import (
     ModeBackward0,
     MulBackward0,
     MvBackward0,
-    NarrowBackward0,
     NativeBatchNormBackward0,
     NativeLayerNormBackward0,
     NegBackward0,
@@ -210,9 +210,9 @@ OPS = {
     '_unsafe_view': dispatcher.find('_unsafe_view'),
     'transpose.int': dispatcher.find('transpose.int'),
     't': dispatcher.find('t'),
+    'alias': dispatcher.find('alias'),
     'permute': dispatcher.find('permute'),
     'expand': dispatcher.find('expand'),
-    'narrow': dispatcher.find('narrow'),
     'select.int': dispatcher.find('select.int'),
     'squeeze': dispatcher.find('squeeze'),
     'squeeze.dims': dispatcher.find('squeeze.dims'),
@@ -1183,6 +1183,19 @@ def t(ks, self):
     return result
 
 
+def alias(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AliasBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['alias'].redispatch(after_autograd(ks), self)
+    mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def permute(ks, self, dims):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1205,23 +1218,6 @@ def expand(ks, self, size, **kwargs):
         grad_fn.self_sym_sizes_ = self._impl.sizes
     with below_ad_inplace_or_view():
         result = OPS['expand'].redispatch(after_autograd(ks), self, size, **kwargs)
-    mark_view(result)
-    if grad_fn is not None:
-        set_history(result, grad_fn)
-    return result
-
-
-def narrow(ks, self, dim, start, length):
-    grad_fn = None
-    if _grad_mode.grad_enabled and self._requires_grad:
-        grad_fn = NarrowBackward0()
-        grad_fn._next_edges = collect_next_edges(self)
-        grad_fn.self_sym_sizes_ = self._impl.sizes
-        grad_fn.dim_ = as_int(dim)
-        grad_fn.start_ = as_int(start)
-        grad_fn.length_ = as_int(length)
-    with below_ad_inplace_or_view():
-        result = OPS['narrow'].redispatch(after_autograd(ks), self, dim, start, length)
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -2963,9 +2959,9 @@ KERNELS = {
     '_unsafe_view': _unsafe_view,
     'transpose.int': transpose_int,
     't': t,
+    'alias': alias,
     'permute': permute,
     'expand': expand,
-    'narrow': narrow,
     'select.int': select_int,
     'squeeze': squeeze,
     'squeeze.dims': squeeze_dims,
