@@ -14,10 +14,6 @@ import internals
 NOT_DIFFERENTIABLE = {"eq", "ne", "lt", "le", "gt", "ge", "argmax", "argmin"}
 GRAD_OPS = [name for name in ADAPTERS if name not in NOT_DIFFERENTIABLE]
 
-# Where internals' graph has other nodes than torch's, and why: split with a list of sizes is
-# split.Tensor (torch: split_with_sizes); squeeze(int) is squeeze.dims (torch: squeeze.dim).
-RENAMED = {"SplitWithSizesBackward0": "SplitBackward0", "SqueezeBackward1": "SqueezeBackward2"}
-
 
 # matmul decomposes into mm with views in internals, into dot/mv/mm/bmm with views in torch.
 # "fill" and "zero_" run torch.fill / zero_ in torch (FillBackward0, ZeroBackward0), clone().fill_ here.
@@ -31,7 +27,7 @@ def assert_same_graph(ours, theirs, seen=None):
         assert (ours is None) == (theirs is None)
         return
     seen.add(id(theirs))
-    assert RENAMED.get(theirs.name(), theirs.name()) == ours.name()
+    assert theirs.name() == ours.name()
     if theirs.name() == "UnsafeViewBackward0":    # torch: clone, _unsafe_view; internals: clone, view
         return
     theirs_next, ours_next = theirs.next_functions, ours.next_functions
@@ -638,7 +634,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"tensor_split.sections", "tensor_split.indices", "tensor_split.tensor_indices_or_sections"}
     layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear"}
     complex_parts = {"real", "imag", "conj", "resolve_conj"}     # composites of complex_helper.py
-    assert composite == {"matmul", "reshape", "narrow", "softmax.int", "log_softmax.int", "to_sparse",
+    assert composite == {"matmul", "reshape", "narrow", "split.sizes", "softmax.int", "log_softmax.int", "to_sparse",
                          "to_sparse.sparse_dim", "to_dense", "coalesce", "dropout", "dropout_",
                          "set_.source_Tensor_storage_offset"} | \
         joining | math | layers | complex_parts

@@ -56,6 +56,12 @@ def _programs(lib):
         "clip by numbers and by tensors": (ones(2, 3), lambda x: (x.clip(0, 1), x.clip(x), lib.clip(x, max=x),
                                                                   x.clip_(None, x))),
         "index by a tensor": (ones(4, 3), lambda x: x[lib.tensor([2, 0])]),
+        "split by sizes and by a size": (ones(1, 3, grad=True), lambda x: (x.split([1, 2], dim=1), lib.split(x, 2, 1),
+                                                                         x.split_with_sizes([2, 1], 1))),
+        "squeeze one dim, some dims, all dims": (ones(1, 3, grad=True), lambda x: (x.squeeze(0), lib.squeeze(x, 0),
+                                                                                 x.squeeze(dim=(0,)), x.squeeze())),
+        "narrow": (ones(4, 3, grad=True), lambda x: (x.narrow(0, 1, 2), lib.narrow(x, 1, 0, 3))),
+        "conv2d of an unbatched image": (ones(2, 5, 5), lambda x: lib.nn.functional.conv2d(x, lib.ones(3, 2, 3, 3))),
     }
 
 

@@ -2169,8 +2169,19 @@ def THPVariable_split(*args, **kwargs):
     if _r.idx == 0:
         # aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
         return _call('split.Tensor', _r.tensor(0), _r.to_int64(1), _r.to_int64(2))
-    # aten::split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]  (internals: aten::split.Tensor)
-    return _call('split.Tensor', _r.tensor(0), _r.intlist(1), _r.to_int64(2))
+    # aten::split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
+    return _call('split.sizes', _r.tensor(0), _r.intlist(1), _r.to_int64(2))
+
+
+_split_with_sizes_parser = PythonArgParser([
+    'split_with_sizes(Tensor input, SymIntArrayRef split_sizes, int64_t dim=0)',
+])
+
+
+def THPVariable_split_with_sizes(*args, **kwargs):
+    _r = _split_with_sizes_parser.parse(args, kwargs)
+    # aten::split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
+    return _call('split_with_sizes', _r.tensor(0), _r.intlist(1), _r.to_int64(2))
 
 
 _sqrt_parser = PythonArgParser([
@@ -2208,8 +2219,8 @@ def THPVariable_squeeze(*args, **kwargs):
         # aten::squeeze(Tensor(a) self) -> Tensor(a)
         return _call('squeeze', _r.tensor(0))
     if _r.idx == 1:
-        # aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)  (internals: aten::squeeze.dims)
-        return _call('squeeze.dims', _r.tensor(0), _r.to_int64(1))
+        # aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
+        return _call('squeeze.dim', _r.tensor(0), _r.to_int64(1))
     # aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
     return _call('squeeze.dims', _r.tensor(0), _r.intlist(1))
 
@@ -2765,6 +2776,7 @@ FUNCTIONS = named({
     'softplus': THPVariable_softplus,
     'sort': THPVariable_sort,
     'split': THPVariable_split,
+    'split_with_sizes': THPVariable_split_with_sizes,
     'sqrt': THPVariable_sqrt,
     'sqrt_': THPVariable_sqrt_,
     'squeeze': THPVariable_squeeze,

@@ -1832,8 +1832,19 @@ def THPVariable_split(self, *args, **kwargs):
     if _r.idx == 0:
         # aten::split.Tensor(Tensor(a -> *) self, SymInt split_size, int dim=0) -> Tensor(a)[]
         return _call('split.Tensor', self, _r.to_int64(0), _r.to_int64(1))
-    # aten::split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]  (internals: aten::split.Tensor)
-    return _call('split.Tensor', self, _r.intlist(0), _r.to_int64(1))
+    # aten::split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]
+    return _call('split.sizes', self, _r.intlist(0), _r.to_int64(1))
+
+
+_split_with_sizes_parser = PythonArgParser([
+    'split_with_sizes(SymIntArrayRef split_sizes, int64_t dim=0)',
+])
+
+
+def THPVariable_split_with_sizes(self, *args, **kwargs):
+    _r = _split_with_sizes_parser.parse(args, kwargs)
+    # aten::split_with_sizes(Tensor(a -> *) self, SymInt[] split_sizes, int dim=0) -> Tensor(a)[]
+    return _call('split_with_sizes', self, _r.intlist(0), _r.to_int64(1))
 
 
 def THPVariable_sqrt(self):
@@ -1859,8 +1870,8 @@ def THPVariable_squeeze(self, *args, **kwargs):
         # aten::squeeze(Tensor(a) self) -> Tensor(a)
         return _call('squeeze', self)
     if _r.idx == 1:
-        # aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)  (internals: aten::squeeze.dims)
-        return _call('squeeze.dims', self, _r.to_int64(0))
+        # aten::squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)
+        return _call('squeeze.dim', self, _r.to_int64(0))
     # aten::squeeze.dims(Tensor(a) self, int[] dim) -> Tensor(a)
     return _call('squeeze.dims', self, _r.intlist(0))
 
@@ -2344,6 +2355,7 @@ METHODS = named({
     'sort': THPVariable_sort,
     'sparse_dim': THPVariable_sparse_dim,
     'split': THPVariable_split,
+    'split_with_sizes': THPVariable_split_with_sizes,
     'sqrt': THPVariable_sqrt,
     'sqrt_': THPVariable_sqrt_,
     'squeeze': THPVariable_squeeze,

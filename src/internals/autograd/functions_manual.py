@@ -23,7 +23,8 @@ __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", 
            "evenly_distribute_backward", "value_selecting_reduction_backward", "_softmax_backward_data",
            "_log_softmax_backward_data", "mm_mat1_backward", "mm_mat2_backward", "permute_backwards",
            "unsqueeze_to", "select_backward", "slice_backward_wrapper", "diagonal_backward", "unfold_backward",
-           "split_backward", "as_strided_backward", "TensorGeometry", "convolution_backward",
+           "split_backward", "split_with_sizes_backward", "as_strided_backward", "TensorGeometry",
+           "convolution_backward",
            "max_pool2d_with_indices_backward", "native_batch_norm_backward", "native_layer_norm_backward",
            "embedding_dense_backward", "threshold_backward"]
 
@@ -266,19 +267,24 @@ def unfold_backward(grad, sizes, dimension, size, step):
     return out
 
 
-def split_backward(grads, split_size, dim, sizes, options):
-    """Missing gradients of unused pieces count as zeros; the pieces go side by side."""
+def split_with_sizes_backward(grads, split_sizes, dim, sizes, options):
+    """The pieces' gradients side by side; a piece no one used has a gradient of zeros."""
     dtype, device = options
     dim = dim % max(len(sizes), 1)
     out = zeros(sizes, dtype=dtype, device=device)
     start = 0
-    for i, g in enumerate(grads):
-        # split_size is a length, or (split_with_sizes) the list of lengths
-        length = split_size[i] if isinstance(split_size, (list, tuple)) else min(split_size, sizes[dim] - start)
+    for g, length in zip(grads, split_sizes):
         if g is not None:
             out.narrow(dim, start, length).copy_(g)
         start += length
     return out
+
+
+def split_backward(grads, split_size, dim, sizes, options):
+    """``split``'s pieces are ``split_size`` long, the last one shorter."""
+    d = dim % max(len(sizes), 1)
+    lengths = [min(split_size, sizes[d] - i * split_size) for i in range(len(grads))]
+    return split_with_sizes_backward(grads, lengths, dim, sizes, options)
 
 
 def _overlaps(sizes, strides):

@@ -39,14 +39,11 @@ NATIVE_FUNCTIONS = PACKAGE / "aten" / "native_functions.yaml"
 GENERATED = PACKAGE / "_generated"
 
 # Overloads torch's Python bindings have, with no operator of their own here: the binding
-# calls the operator that computes the same. torch's own max.other/min.other kernels call
-# maximum/minimum; internals' squeeze.dims kernel also takes one dim, and its split.Tensor
-# kernel a list of sizes. Schemas as in torch's native_functions.yaml.
+# calls the operator that computes the same, as torch's own max.other/min.other kernels call
+# maximum/minimum. Schemas as in torch's native_functions.yaml.
 SUBSTITUTES = {
     "max.other(Tensor self, Tensor other) -> Tensor": "maximum",
     "min.other(Tensor self, Tensor other) -> Tensor": "minimum",
-    "squeeze.dim(Tensor(a) self, int dim) -> Tensor(a)": "squeeze.dims",
-    "split.sizes(Tensor(a -> *) self, SymInt[] split_size, int dim=0) -> Tensor(a)[]": "split.Tensor",
 }
 
 # The operator dunders (torch's python_variable_methods.cpp template, torch/_tensor.py): a

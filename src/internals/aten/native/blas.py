@@ -95,7 +95,7 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
         raise RuntimeError(f"size mismatch, got input ({self.shape[0] if self.dim() else 1}), mat "
                            f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
     _check_scalars(mat.dtype, beta, alpha)
-    product = dispatcher.call("squeeze.dims", mm(mat, dispatcher.call("unsqueeze", vec, 1)), 1)
+    product = dispatcher.call("squeeze.dim", mm(mat, dispatcher.call("unsqueeze", vec, 1)), 1)
     return _scaled_sum(dispatcher.call("expand", self, list(product.shape)), product, beta, alpha)
 
 

@@ -155,7 +155,7 @@ def conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1,
     batched = input.dim() == 4
     out = call("convolution", input if batched else call("unsqueeze", input, 0), weight, bias, stride, padding,
                dilation, False, [0, 0], groups)
-    return out if batched else call("squeeze.dims", out, 0)
+    return out if batched else call("squeeze.dim", out, 0)
 
 
 def conv2d_padding(input, weight, bias=None, stride=(1, 1), padding="valid", dilation=(1, 1), groups=1):

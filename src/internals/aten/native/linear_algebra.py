@@ -101,7 +101,7 @@ def matmul(a, b):
     if a.dim() == 2 and b.dim() == 1:
         return dispatcher.call("mv", a, b)
     if a.dim() == 1 and b.dim() == 2:
-        return dispatcher.call("squeeze.dims", dispatcher.call("mm", dispatcher.call("unsqueeze", a, 0), b), 0)
+        return dispatcher.call("squeeze.dim", dispatcher.call("mm", dispatcher.call("unsqueeze", a, 0), b), 0)
     if a.dim() == 2 and b.dim() == 2:
         return dispatcher.call("mm", a, b)
     if _should_fold(a, b):

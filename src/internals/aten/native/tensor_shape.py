@@ -390,27 +390,38 @@ def unfold(x, dimension, size, step):
     return make_view(x, sizes + [size], strides + [inner_stride])
 
 
-def split(x, split_size_or_sections, dim=0):
+def split(x, split_size, dim=0):
+    """``split.Tensor``: pieces of ``split_size`` along ``dim``, the last one shorter."""
     if x.dim() == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
     d = wrap_dim(dim, x.dim())
     size = x.shape[d]
-    if isinstance(split_size_or_sections, int):
-        step = split_size_or_sections
-        if step < 0:
-            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
-        if step == 0 and size:
-            raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
-        # Always at least one piece (an empty dim gives one empty piece); the last may be short.
-        pieces = max((size + step - 1) // step, 1) if step else 1
-        return tuple(narrow(x, d, i * step, min(step, size - i * step)) for i in range(pieces))
-    sections = list(split_size_or_sections)
+    if split_size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
+    if split_size == 0 and size:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
+    # Always at least one piece (an empty dim gives one empty piece).
+    pieces = max((size + split_size - 1) // split_size, 1) if split_size else 1
+    return tuple(narrow(x, d, i * split_size, min(split_size, size - i * split_size)) for i in range(pieces))
+
+
+def split_sizes(x, split_size, dim=0):
+    """``split.sizes``, CompositeImplicitAutograd: a list of sizes is ``split_with_sizes``."""
+    return dispatcher.call("split_with_sizes", x, split_size, dim)
+
+
+def split_with_sizes(x, split_sizes, dim=0):
+    """Pieces of the given sizes along ``dim``, which must add up to its size."""
+    if x.dim() == 0:
+        raise RuntimeError("split expects at least a 1-dimensional tensor")
+    d = wrap_dim(dim, x.dim())
+    sections = list(split_sizes)
     if any(n < 0 for n in sections):
         raise RuntimeError(f"split_with_sizes expects split_sizes have only non-negative entries, but got "
                            f"split_sizes={sections}")
-    if sum(sections) != size:
-        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {size} (input tensor's size "
-                           f"at dimension {dim}), but got split_sizes={sections}")   # the dim as given
+    if sum(sections) != x.shape[d]:
+        raise RuntimeError(f"split_with_sizes expects split_sizes to sum exactly to {x.shape[d]} (input tensor's "
+                           f"size at dimension {dim}), but got split_sizes={sections}")   # the dim as given
     out, start = [], 0
     for n in sections:
         out.append(narrow(x, d, start, n))

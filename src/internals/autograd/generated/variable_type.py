@@ -119,8 +119,10 @@ from .functions import (
     SortBackward0,
     SortBackward1,
     SplitBackward0,
+    SplitWithSizesBackward0,
     SqrtBackward0,
     SqueezeBackward0,
+    SqueezeBackward1,
     SqueezeBackward2,
     StackBackward0,
     StdBackward0,
@@ -215,11 +217,13 @@ OPS = {
     'expand': dispatcher.find('expand'),
     'select.int': dispatcher.find('select.int'),
     'squeeze': dispatcher.find('squeeze'),
+    'squeeze.dim': dispatcher.find('squeeze.dim'),
     'squeeze.dims': dispatcher.find('squeeze.dims'),
     'unsqueeze': dispatcher.find('unsqueeze'),
     'diagonal': dispatcher.find('diagonal'),
     'unfold': dispatcher.find('unfold'),
     'split.Tensor': dispatcher.find('split.Tensor'),
+    'split_with_sizes': dispatcher.find('split_with_sizes'),
     'cat': dispatcher.find('cat'),
     'stack': dispatcher.find('stack'),
     'unbind.int': dispatcher.find('unbind.int'),
@@ -1254,6 +1258,21 @@ def squeeze(ks, self):
     return result
 
 
+def squeeze_dim(ks, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SqueezeBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+    with below_ad_inplace_or_view():
+        result = OPS['squeeze.dim'].redispatch(after_autograd(ks), self, dim)
+    mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def squeeze_dims(ks, self, dim):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1328,6 +1347,23 @@ def split_Tensor(ks, self, split_size, dim=0):
         grad_fn.dim_ = as_int(dim)
     with below_ad_inplace_or_view():
         result = OPS['split.Tensor'].redispatch(after_autograd(ks), self, split_size, dim)
+    mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def split_with_sizes(ks, self, split_sizes, dim=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SplitWithSizesBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.self_options_ = (self._impl.dtype, self._impl.device)
+        grad_fn.split_sizes_ = as_int_tuple(split_sizes)
+        grad_fn.dim_ = as_int(dim)
+    with below_ad_inplace_or_view():
+        result = OPS['split_with_sizes'].redispatch(after_autograd(ks), self, split_sizes, dim)
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -2964,11 +3000,13 @@ KERNELS = {
     'expand': expand,
     'select.int': select_int,
     'squeeze': squeeze,
+    'squeeze.dim': squeeze_dim,
     'squeeze.dims': squeeze_dims,
     'unsqueeze': unsqueeze,
     'diagonal': diagonal,
     'unfold': unfold,
     'split.Tensor': split_Tensor,
+    'split_with_sizes': split_with_sizes,
     'cat': cat,
     'stack': stack,
     'unbind.int': unbind_int,
