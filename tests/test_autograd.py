@@ -594,7 +594,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     from internals.aten.native import tensor_factories
     from internals.codegen.gen_autograd import load_derivatives, match_natives
     unmatched = {str(s.name) for s in match_natives(load_derivatives())}
-    manual = {"copy_", "flatten.using_ints", "unflatten.int", "movedim.int", "chunk", "resize_", "set_",
+    manual = {"copy_", "resize_", "set_",
               "set_.source_Storage", "set_.source_Storage_storage_offset", "set_.source_Tensor"}
     comparisons = {f"{c}.{o}" for c in ("eq", "ne", "lt", "le", "gt", "ge") for o in ("Tensor", "Scalar")}
     not_differentiable = comparisons | {"argmax", "argmin", "multinomial", "view.dtype", "nonzero",
@@ -634,7 +634,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"tensor_split.sections", "tensor_split.indices", "tensor_split.tensor_indices_or_sections"}
     layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear"}
     complex_parts = {"real", "imag", "conj", "resolve_conj"}     # composites of complex_helper.py
-    assert composite == {"matmul", "reshape", "narrow", "split.sizes", "softmax.int", "log_softmax.int", "to_sparse",
+    assert composite == {"matmul", "reshape", "narrow", "split.sizes", "flatten.using_ints", "unflatten.int",
+                         "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int", "to_sparse",
                          "to_sparse.sparse_dim", "to_dense", "coalesce", "dropout", "dropout_",
                          "set_.source_Tensor_storage_offset"} | \
         joining | math | layers | complex_parts

@@ -61,6 +61,14 @@ def _programs(lib):
         "squeeze one dim, some dims, all dims": (ones(1, 3, grad=True), lambda x: (x.squeeze(0), lib.squeeze(x, 0),
                                                                                  x.squeeze(dim=(0,)), x.squeeze())),
         "narrow": (ones(4, 3, grad=True), lambda x: (x.narrow(0, 1, 2), lib.narrow(x, 1, 0, 3))),
+        "flatten, unflatten, movedim, chunk": (ones(2, 3, 4, grad=True), lambda x: (
+            x.flatten(), x.flatten(1), x.mT.flatten(), x.unflatten(2, (2, 2)), x.movedim(0, 2), x.chunk(2, 2),
+            lib.ones(0, 2).chunk(3))),
+        "layers made and run": (ones(2, 4), lambda x: (lib.nn.Linear(4, 3)(x), lib.nn.LayerNorm(4)(x),
+                                                        lib.nn.Conv2d(1, 2, (1, 3))(x[None, None]),
+                                                        lib.nn.Embedding(5, 2)(lib.tensor([1, 2])))),
+        "layer norm with grad saves its statistics as they are": (ones(2, 4, grad=True),
+                                                                  lambda x: lib.nn.LayerNorm(4)(x).sum().backward()),
         "conv2d of an unbatched image": (ones(2, 5, 5), lambda x: lib.nn.functional.conv2d(x, lib.ones(3, 2, 3, 3))),
     }
 

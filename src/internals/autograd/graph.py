@@ -309,10 +309,12 @@ class SavedVariable:
         if t._impl.is_inference():
             raise RuntimeError(ERR_SAVE_INFERENCE)      # it has no version counter to check later
         self.version = t._impl.version_counter.version
-        self.is_output = is_output
+        # An output with no history (a leaf, as layer norm's mean) is kept itself, as an input is
+        # (torch's ``saved_original_``): only outputs with a grad_fn are kept without it.
+        self.is_output = is_output and t._grad_fn is not None
         self.requires_grad = t._requires_grad
         self.output_nr = t._output_nr
-        data = tensor_data(t) if is_output else t
+        data = tensor_data(t) if self.is_output else t
         if _hooks.stack:
             pack_hook, self.unpack_hook = _hooks.stack[-1]
             enabled, _grad_state.grad_enabled = _grad_state.grad_enabled, False    # packing is not recorded

@@ -5,18 +5,13 @@
 - ``CopySlices``: an in-place operation on a view changes its base too, so the base's history
   is rebased onto a node that routes the gradient of the modified slice through the in-place
   op's backward and passes the rest of the base's gradient through unchanged;
-- ``copy_`` (``CopyBackwards``);
-- autograd kernels for operators that torch implements as CompositeImplicitAutograd but that
-  internals gives a backend kernel of their own (flatten, unflatten, movedim, chunk):
-  with grad recording, they decompose into the differentiable operators torch's decomposition
-  uses, so the graph has torch's nodes (ViewBackward0, PermuteBackward0, SplitBackward0, ...).
+- ``copy_`` (``CopyBackwards``).
 """
 from ..aten import dispatcher
 from ..aten.native.tensor_factories import empty_strided
-from ..aten.native.tensor_shape import flatten, movedim, unflatten, wrap_dim
 from ..c10.dispatch_key import DispatchKey, DispatchKeySet
 from ..c10.grad_mode import _state as _grad_mode
-from ..c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
+from ..c10.local_dispatch_key_set import below_autograd
 from .functions_manual import TensorGeometry, zeros_like
 from .generated.functions import AsStridedBackward0
 from .graph import Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
@@ -231,57 +226,6 @@ def _set_kernel(op):
     return set_
 
 
-# ---------------------------------------------------------------------- composite operators
-def _composite(name, decompose):
-    """An Autograd kernel that, when a graph is recorded, calls ``decompose`` (differentiable ops)
-    instead of the backend's direct kernel."""
-    op = dispatcher.find(name)
-
-    def kernel(ks, self, *args, **kwargs):
-        if _grad_mode.grad_enabled and self._requires_grad:
-            return decompose(self, *args, **kwargs)
-        with below_ad_inplace_or_view():
-            result = op.redispatch(after_autograd(ks), self, *args, **kwargs)
-        if _grad_mode.grad_enabled:
-            mark_view(result)
-        return result
-    kernel.__name__ = name.replace(".", "_")
-    return kernel
-
-
-def _flatten(self, start_dim=0, end_dim=-1):
-    shape = flatten(self, start_dim, end_dim).shape
-    if self.dim() and wrap_dim(start_dim, self.dim()) == wrap_dim(end_dim, self.dim()):
-        return self                       # torch returns the tensor itself: nothing to flatten
-    return dispatcher.call("reshape", self, list(shape))
-
-
-def _unflatten(self, dim, sizes):
-    return dispatcher.call("view", self, list(unflatten(self, dim, sizes).shape))
-
-
-def _movedim(self, source, destination):
-    movedim(self, source, destination)               # the backend's checks of the arguments
-    n = self.dim()
-    def as_list(d):
-        return (list(d) if isinstance(d, (list, tuple)) else [d])
-    source = [wrap_dim(d, n) for d in as_list(source)]
-    destination = [wrap_dim(d, n) for d in as_list(destination)]
-    order = [None] * n
-    for s, d in zip(source, destination):
-        order[d] = s
-    rest = iter(d for d in range(n) if d not in source)
-    order = [next(rest) if o is None else o for o in order]
-    return dispatcher.call("permute", self, order)
-
-
-def _chunk(self, chunks, dim=0):
-    if chunks <= 0:
-        raise RuntimeError("chunk expects `chunks` to be greater than 0, got: " + str(chunks))
-    size = self.shape[wrap_dim(dim, self.dim())]
-    return dispatcher.call("split.Tensor", self, max(-(-size // chunks), 1), dim)
-
-
 _COPY = _RESIZE = None
 SET_OVERLOADS = ("set_", "set_.source_Storage", "set_.source_Storage_storage_offset", "set_.source_Tensor")
 
@@ -296,6 +240,3 @@ def register_manual_kernels():
     for name in SET_OVERLOADS:
         dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(_set_kernel(dispatcher.find(name)),
                                                                     with_keyset=True))
-    for name, decompose in (("flatten.using_ints", _flatten), ("unflatten.int", _unflatten),
-                            ("movedim.int", _movedim), ("chunk", _chunk)):
-        dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(_composite(name, decompose), with_keyset=True))

@@ -4,8 +4,8 @@ Mirrors ``torch/nn/parameter.py``. A Parameter is an ordinary tensor (same stora
 strides) whose class tells ``Module.__setattr__`` to file it under ``_parameters``, and which
 requires grad unless told otherwise.
 """
+from .._functional import empty
 from .._tensor import Tensor
-from ..aten.native.tensor_factories import empty
 from ..c10.tensor_impl import TensorImpl
 
 __all__ = ["Parameter"]

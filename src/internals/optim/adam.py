@@ -12,7 +12,8 @@ the results agree with torch's fused kernels to float rounding.
 
 ``AdamW`` (``torch/optim/adamw.py``) is Adam with ``decoupled_weight_decay=True``.
 """
-from ..aten.native.tensor_factories import tensor, zeros_like
+from .._functional import zeros_like
+from ..aten.native.tensor_factories import tensor
 from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer
 

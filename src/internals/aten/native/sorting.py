@@ -140,11 +140,12 @@ def sort(x, dim=-1, descending=False):
 
 
 def argsort(x, dim=-1, descending=False):
-    return sort_stable(x, dim=dim, descending=descending).indices
+    """CompositeImplicitAutograd, as torch's: the indices of a ``sort``."""
+    return dispatcher.call("sort", x, dim, descending)[1]
 
 
 def argsort_stable(x, *, stable, dim=-1, descending=False):
-    return argsort(x, dim, descending)
+    return dispatcher.call("sort.stable", x, stable=stable, dim=dim, descending=descending)[1]
 
 
 def _selection(x, dim, keepdim, name, kind, k=0):

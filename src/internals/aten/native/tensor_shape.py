@@ -207,7 +207,8 @@ def _movedim_order(x, source, destination):
 
 
 def movedim(x, source, destination):
-    return permute(x, *_movedim_order(x, source, destination))
+    """``movedim.int`` (CompositeImplicitAutograd, as torch's): a permute."""
+    return dispatcher.call("permute", x, _movedim_order(x, source, destination))
 
 
 def expand(x, *sizes, implicit=False):
@@ -328,9 +329,11 @@ def unsqueeze(x, dim):
 
 
 def flatten(x, start_dim=0, end_dim=-1):
+    """``flatten.using_ints`` (CompositeImplicitAutograd, as torch's): a reshape, or ``x`` itself
+    when there is nothing to flatten."""
     s, e = wrap_dim(start_dim, x.dim()), wrap_dim(end_dim, x.dim())
     if x.dim() == 0:
-        return reshape(x, 1)
+        return dispatcher.call("reshape", x, [1])
     if s > e:
         raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
     if s == e:
@@ -338,10 +341,11 @@ def flatten(x, start_dim=0, end_dim=-1):
     n = 1
     for size in x.shape[s:e + 1]:
         n *= size
-    return reshape(x, *x.shape[:s], n, *x.shape[e + 1:])
+    return dispatcher.call("reshape", x, [*x.shape[:s], n, *x.shape[e + 1:]])
 
 
 def unflatten(x, dim, sizes):
+    """``unflatten.int`` (CompositeImplicitAutograd, as torch's): a view."""
     d = wrap_dim(dim, x.dim())
     if len(sizes) == 0:
         raise RuntimeError("unflatten: sizes must be non-empty")
@@ -352,7 +356,7 @@ def unflatten(x, dim, sizes):
             raise RuntimeError(f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim "
                                f"{d} ({x.shape[d]}) in the input tensor") from None
         raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
-    return view(x, *x.shape[:d], *sizes, *x.shape[d + 1:])
+    return dispatcher.call("view", x, [*x.shape[:d], *sizes, *x.shape[d + 1:]])
 
 
 def diagonal(x, offset=0, dim1=0, dim2=1):
@@ -430,16 +434,17 @@ def split_with_sizes(x, split_sizes, dim=0):
 
 
 def chunk(x, chunks, dim=0):
+    """``chunk`` (CompositeImplicitAutograd, as torch's): a ``split`` into pieces of the size that
+    makes ``chunks`` of them, or ``chunks`` empty pieces of an empty dim (``split_with_sizes``)."""
     if x.dim() == 0:
         raise RuntimeError("chunk expects at least a 1-dimensional tensor")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
-    d = wrap_dim(dim, x.dim())
-    size = x.shape[d]
-    step = (size + chunks - 1) // chunks
-    if step == 0:     # torch returns `chunks` empty pieces of a size-0 dim
-        return tuple(narrow(x, d, 0, 0) for _ in range(chunks))
-    return split(x, step, d)
+    size = x.shape[wrap_dim(dim, x.dim())]
+    split_size = (size + chunks - 1) // chunks
+    if split_size == 0 and size == 0:
+        return dispatcher.call("split_with_sizes", x, [0] * chunks, dim)
+    return dispatcher.call("split.Tensor", x, split_size, dim)
 
 
 # ---- tensor_split (TensorShape.cpp): pieces as ``slice.Tensor`` views, so each has SliceBackward0

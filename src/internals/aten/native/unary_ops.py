@@ -12,7 +12,7 @@ from ...c10 import scalar_type as st
 from .. import dispatcher
 from . import scalar_ops as ops
 from .elementwise import binary, unary
-from .tensor_factories import ones_like, wrap_scalar, zeros_like
+from .tensor_factories import wrap_scalar, zeros_like
 
 
 def _not_implemented(kernel, x):
@@ -123,8 +123,13 @@ def isinf(x):
 
 
 def isfinite(x):
-    if not x.dtype.is_floating_point:
-        return ones_like(x, dtype=st.bool_)
-    not_nan = dispatcher.call("eq.Tensor", x, x)
+    """CompositeImplicitAutograd, as torch's: ``(x == x) * (x.abs() != inf)`` (torch's compiler
+    evaluates the right operand first); an integer is always finite, a complex number when both
+    its parts are."""
+    if x.dtype.category <= st.INTEGRAL:
+        return dispatcher.call("ones_like", x, dtype=st.bool_)
+    if x.dtype.is_complex:
+        return dispatcher.call("bitwise_and_.Tensor", isfinite(dispatcher.call("real", x)),
+                               isfinite(dispatcher.call("imag", x)))
     finite_size = dispatcher.call("ne.Scalar", dispatcher.call("abs", x), math.inf)
-    return dispatcher.call("bitwise_and.Tensor", not_nan, finite_size)
+    return dispatcher.call("mul.Tensor", dispatcher.call("eq.Tensor", x, x), finite_size)

@@ -4,7 +4,8 @@ While training, each channel is normalized by the batch's mean and variance, and
 statistics (buffers: saved in ``state_dict``, moved by ``.to()``, not trained) move towards them
 by ``momentum``; in eval mode the running statistics are used instead.
 """
-from ...aten.native.tensor_factories import empty, ones, tensor, zeros
+from ..._functional import empty, ones, zeros
+from ...aten.native.tensor_factories import tensor
 from ...c10 import scalar_type as st
 from .. import functional as F
 from .. import init

@@ -1,7 +1,7 @@
 """``Conv2d`` (``torch/nn/modules/conv.py``): a learned 2-d convolution, run by ``F.conv2d``."""
 import math
 
-from ...aten.native.tensor_factories import empty
+from ..._functional import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

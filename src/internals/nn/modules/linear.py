@@ -1,7 +1,7 @@
 """``Linear``: y = x Wᵀ + b (``torch/nn/modules/linear.py``)."""
 import math
 
-from ...aten.native.tensor_factories import empty
+from ..._functional import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

@@ -1,7 +1,7 @@
 """``LayerNorm`` (``torch/nn/modules/normalization.py``)."""
 import numbers
 
-from ...aten.native.tensor_factories import empty
+from ..._functional import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter

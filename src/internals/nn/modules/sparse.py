@@ -1,5 +1,5 @@
 """``Embedding`` (``torch/nn/modules/sparse.py``): a table of ``num_embeddings`` vectors, looked up by index."""
-from ...aten.native.tensor_factories import empty
+from ..._functional import empty
 from ...autograd.grad_mode import no_grad
 from .. import functional as F
 from .. import init
