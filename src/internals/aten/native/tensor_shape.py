@@ -738,15 +738,19 @@ def diag(x, diagonal=0):
 
 def repeat_interleave_self_int(x, repeats, dim=None, output_size=None):
     """An int count: each element's copies side by side, as torch decomposes it (a new dim after
-    ``dim``, expanded, copied, flattened away)."""
-    if repeats < 0:
-        raise RuntimeError("repeats can not be negative")
+    ``dim``, expanded, copied, flattened away; Repeat.cpp)."""
+    d = wrap_dim(0 if dim is None else dim, x.dim())
     if dim is None:
-        x, dim = _flatten(x), 0
-    d = wrap_dim(dim, x.dim())
+        x = _flatten(x)
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    x = dispatcher.call("unsqueeze", x, d + 1)
     sizes = list(x.shape)
-    sizes.insert(d + 1, repeats)
-    copies = dispatcher.call("expand", dispatcher.call("unsqueeze", x, d + 1), sizes)
+    sizes[d + 1] = repeats
+    copies = dispatcher.call("expand", x, sizes)
+    if output_size is not None and output_size != repeats * sizes[d]:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {repeats * sizes[d]} but got "
+                           f"{output_size}")
     return _flatten(dispatcher.call("clone", copies, memory_format=contiguous_format), d, d + 1)
 
 
@@ -755,10 +759,12 @@ def _flatten(x, start=0, end=-1):
 
 
 def repeat_interleave_self_tensor(x, repeats, dim=None, output_size=None):
-    n = x.shape[wrap_dim(dim, x.dim())] if dim is not None else x.numel()
+    if repeats.dim() > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    n = x.size(dim) if dim is not None else x.numel()
     if repeats.dim() == 0 or repeats.numel() == 1:
         repeats = dispatcher.call("expand", dispatcher.call("reshape", repeats, [1]), [n])
-    elif repeats.dim() == 1 and repeats.shape[0] != n:
+    elif repeats.shape[0] != n:
         raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
                            f"{repeats.shape[0]} and input.size({0 if dim is None else dim}) = {n}")
     return _interleave(x, dispatcher.call("repeat_interleave.Tensor", repeats, output_size=output_size), dim)
