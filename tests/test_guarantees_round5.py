@@ -1,4 +1,5 @@
 """A fifth round of hostile inputs (issue 15): each case differed from torch 2.13 before its fix."""
+import numpy as np
 import pytest
 import torch
 from conftest import assert_same, assert_same_error
@@ -109,3 +110,77 @@ def test_repeat_interleave_validates_as_torch(x, repeats, dim, output_size):
 def test_repeat_interleave_of_counts(repeats, output_size):
     same_or_same_error(lambda L: L.repeat_interleave(L.tensor(eval(repeats), dtype=None if repeats != "[]"
                                                               else L.long), output_size=output_size))
+
+
+# ----------------------------------------------------------------------------- joining, flipping, rolling
+@pytest.mark.parametrize("call", [
+    lambda L: L.cat(L.ones(2)),
+    lambda L: L.cat([L.ones(2), 1]),
+    lambda L: L.cat((L.ones(2), None)),
+    lambda L: L.stack([L.ones(2), np.int64(1)]),
+    lambda L: L.cat([L.ones(2)], dim=None),
+    lambda L: L.cat([L.ones(2)], True),
+    lambda L: L.stack(L.ones(2)),
+    lambda L: L.stack([L.ones(2)], 1.0),
+    lambda L: L.cat([]),
+    lambda L: L.stack(()),
+    lambda L: L.cat(tensors=[L.ones(2), L.ones(1)], dim=0),
+    lambda L: L.stack([L.arange(6.), L.empty(0)], 3),
+    lambda L: L.stack([L.arange(6.), L.empty(0)], -4),
+])
+def test_cat_and_stack_parse_their_lists_as_torch(call):
+    """A list holding a number or None raised AttributeError inside the kernel, a tensor for the
+    list asked for its truth value, ``dim=True`` was taken as 1; stack compared sizes before
+    checking its dim."""
+    same_or_same_error(call)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.flip(L.ones(2, 3), [0, 0]),
+    lambda L: L.flip(L.ones(2, 3), (1, -1)),
+    lambda L: L.flip(L.ones(2, 3), (0, 0, 7)),
+    lambda L: L.roll(L.ones(2, 3), [], []),
+    lambda L: L.roll(L.ones(0, 3), [], []),
+    lambda L: L.roll(L.tensor(3.), 1, 0),
+    lambda L: L.roll(L.tensor(3.), 1, 5),
+    lambda L: L.roll(L.tensor(3.), [1, 2], [0, 1]),
+    lambda L: L.roll(L.tensor(3.), 1),
+    lambda L: L.unbind(L.tensor(3.), 9),
+    lambda L: L.unbind(L.tensor(3.), -1),
+    lambda L: L.ones(2, 3).unfold(0, -1, 1),
+    lambda L: L.ones(2, 3).unfold(0, -1, 0),
+    lambda L: L.tensor(3.).unfold(0, -1, 1),
+    lambda L: L.tensor_split(L.ones(2, 3), L.tensor([1., 2.]), 5),
+    lambda L: L.tensor_split(L.ones(2, 3), L.tensor([[1]]), 5),
+    lambda L: L.tensor_split(L.ones(2, 3), 0, 5),
+    lambda L: L.tensor_split(L.ones(2, 3), [1], 5),
+    lambda L: L.tensor_split(L.tensor(3.), 0, 5),
+])
+def test_dims_and_sizes_are_checked_in_torchs_order(call):
+    """Duplicate flip dims, an empty roll, 0-dim roll and unbind, a negative unfold size and
+    tensor_split's checks before its dim's: other messages (or a tensor) before."""
+    same_or_same_error(call)
+
+
+# ----------------------------------------------------------------------------- sorting and selection
+@pytest.mark.parametrize("op", ["sort", "argsort", "median", "mode", "cumsum", "kthvalue", "topk"])
+@pytest.mark.parametrize("dim", [0, -1, 1, 3, -4])
+def test_a_0_dim_tensor_takes_only_dims_0_and_minus_1(op, dim):
+    """sort, argsort, median, mode and cumsum of a 0-dim tensor accepted any dim."""
+    def run(L):
+        x = L.tensor(3.)
+        return getattr(L, op)(x, 1, dim) if op in ("kthvalue", "topk") else getattr(L, op)(x, dim)
+    same_or_same_error(run)
+
+
+@pytest.mark.parametrize("x", ["L.tensor(3.)", "L.tensor([True])", "L.tensor(True)", "L.ones(2, 3).bool()",
+                               "L.ones(0, 3).bool()"])
+@pytest.mark.parametrize("call", [
+    lambda L, x: L.kthvalue(x, 1), lambda L, x: L.kthvalue(x, 1, 0), lambda L, x: L.median(x),
+    lambda L, x: L.median(x, 0), lambda L, x: L.mode(x, 0), lambda L, x: L.topk(x, 0), lambda L, x: L.topk(x, 1),
+    lambda L, x: L.topk(x, 100), lambda L, x: L.topk(x, -1, 0, largest=False),
+])
+def test_selection_refuses_bool_in_its_kernel_and_copies_a_0_dim_input(x, call):
+    """kthvalue and median of bool were computed (torch: not implemented), topk checked bool
+    before k, and topk of a 0-dim tensor with k=0 failed in a reshape."""
+    same_or_same_error(lambda L: call(L, eval(x)))

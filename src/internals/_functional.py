@@ -26,18 +26,23 @@ def where(condition, input=None, other=None):
     return dispatcher.call("where.self", condition, wrap_scalar(input), wrap_scalar(other))
 
 
-def cat(tensors, dim=0):
+def cat(*args, **kwargs):
     """``torch.cat``: an empty list is refused by the binding, before any dispatch."""
-    if not tensors:
+    if _empty_list(args, kwargs):
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    return dispatcher.call("cat", tensors, dim)
+    return FUNCTIONS["cat"](*args, **kwargs)
 
 
-def stack(tensors, dim=0):
+def stack(*args, **kwargs):
     """``torch.stack``: an empty list has no tensor to dispatch on; refused as torch's kernel does."""
-    if not tensors:
+    if _empty_list(args, kwargs):
         raise RuntimeError("stack expects a non-empty TensorList")
-    return dispatcher.call("stack", tensors, dim)
+    return FUNCTIONS["stack"](*args, **kwargs)
+
+
+def _empty_list(args, kwargs):
+    tensors = args[0] if args else kwargs.get("tensors")
+    return isinstance(tensors, (list, tuple)) and not tensors
 
 
 def nonzero(input, *, as_tuple=False):

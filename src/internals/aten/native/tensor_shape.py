@@ -374,6 +374,8 @@ def unfold(x, dimension, size, step):
     extent = x.shape[d] if x.dim() else 1
     if size > extent:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {extent} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     sizes, strides = list(x.shape), list(x.stride())
@@ -459,8 +461,9 @@ def tensor_split_indices(x, indices, dim=0):
 
 
 def tensor_split(x, tensor_indices_or_sections, dim=0):
-    """The tensor overload: a 0-dim long tensor is a number of sections, a 1-dim one indices."""
-    _tensor_split_dim(x, dim)
+    """The tensor overload: a 0-dim long tensor is a number of sections, a 1-dim one indices
+    (``dim`` is checked by the overload it calls)."""
+    _tensor_split_dim(x, 0)
     t = tensor_indices_or_sections
     if t.device.type != "cpu":
         raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be on cpu, but it's on {t.device}")
@@ -570,19 +573,19 @@ def stack(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
+    d = wrap_dim(dim, tensors[0].dim() + 1)
     for i, t in enumerate(tensors[1:], 1):
         if t.shape != tensors[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
                                f"entry 0 and {list(t.shape)} at entry {i}")
-    d = wrap_dim(dim, tensors[0].dim() + 1)
     return dispatcher.call("cat", [unsqueeze(t, d) for t in tensors], d)
 
 
 def unbind(x, dim=0):
     """``unbind``: the slices along ``dim``, as views."""
-    if x.dim() == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, x.dim())
+    if x.dim() == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     return tuple(select(x, d, i) for i in range(x.shape[d]))
 
 
