@@ -1,4 +1,6 @@
 """A fifth round of hostile inputs (issue 15): each case differed from torch 2.13 before its fix."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
@@ -184,3 +186,70 @@ def test_selection_refuses_bool_in_its_kernel_and_copies_a_0_dim_input(x, call):
     """kthvalue and median of bool were computed (torch: not implemented), topk checked bool
     before k, and topk of a 0-dim tensor with k=0 failed in a reshape."""
     same_or_same_error(lambda L: call(L, eval(x)))
+
+
+# ----------------------------------------------------------------------------- random numbers, seeds, ints
+@pytest.mark.parametrize("call", [
+    lambda L: L.bernoulli(L.tensor([0.5, 2.])),
+    lambda L: L.bernoulli(L.tensor([0.5, float("nan")])),
+    lambda L: L.bernoulli(L.tensor([-0.1, 0.5], dtype=L.float64)),
+    lambda L: L.bernoulli(L.tensor([0., 1.], dtype=L.float16)),
+    lambda L: L.empty(3).normal_(0, float("nan")),
+    lambda L: L.empty(3).normal_(0, -1),
+    lambda L: L.empty(3).normal_(0, -0.25),
+    lambda L: L.empty(3).uniform_(1, 0),
+    lambda L: L.empty(3).uniform_(2.5, -1e20),
+    lambda L: L.empty(3).exponential_(-1),
+    lambda L: L.empty(3).exponential_(0),
+    lambda L: L.randperm(300, dtype=L.int8),
+    lambda L: L.randperm(129, dtype=L.int8),
+    lambda L: L.randperm(128, dtype=L.int8),
+    lambda L: L.randperm(5, dtype=L.bool),
+    lambda L: L.randperm(1, dtype=L.bool),
+    lambda L: L.randperm(0, dtype=L.bool),
+    lambda L: L.randint(0, 2**63, (3,)),
+    lambda L: L.randint(2**63, (3,)),
+    lambda L: L.randint(-2**63 - 1, 0, (3,)),
+    lambda L: L.zeros(2).sum(2**63),
+])
+def test_random_arguments_are_checked_as_torch_checks_them(call):
+    """Probabilities outside [0, 1] or NaN, a NaN std, a permutation that does not fit its
+    dtype or is bool, and ints past int64 (which wrapped into a wrong range) were accepted."""
+    def run(L):
+        L.manual_seed(0)
+        return call(L)
+    same_or_same_error(run)
+
+
+@pytest.mark.parametrize("seed", [2**64, -2**63 - 1, 2**64 - 1, -2**63])
+@pytest.mark.parametrize("how", ["manual_seed", "generator"])
+def test_a_seed_past_64_bits_is_a_value_error(seed, how):
+    def run(L):
+        if how == "manual_seed":
+            L.manual_seed(seed)
+            return L.rand(2)
+        return L.rand(2, generator=L.Generator().manual_seed(seed))
+    same_or_same_error(run)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.zeros(2).view(2, 2**63),
+    lambda L: L.zeros(2).expand(-2**63 - 1),
+    lambda L: L.zeros(2).view(2, "a"),
+])
+def test_an_int_list_element_past_int64_fails_to_unpack(call):
+    """torch's message goes on with a C++ stack trace: compared up to it."""
+    ours, theirs = assert_same_error(lambda: call(internals), lambda: call(torch))
+    assert str(theirs).startswith(str(ours))
+
+
+@pytest.mark.parametrize("x", ["L.arange(4.)", "L.arange(4.).expand(3, 4)", "L.tensor(2.)", "L.empty(0, 4)"])
+def test_where_takes_a_uint8_condition_with_torchs_warning(x):
+    """torch warns once a process (TORCH_WARN_ONCE), internals once a call site."""
+    def run(L):
+        return L.where(L.tensor([1, 0, 2, 0], dtype=L.uint8), eval(x), 0.)
+    with pytest.warns(UserWarning, match="where received a uint8 condition tensor. This behavior is deprecated"):
+        run(internals)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        same_or_same_error(run)

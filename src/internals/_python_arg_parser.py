@@ -51,6 +51,14 @@ def _is_int(obj):
     return isinstance(obj, (int, np.integer)) and not isinstance(obj, bool)
 
 
+def _unpack_long(obj):
+    """``THPUtils_unpackLong``: an int64, or ValueError."""
+    v = operator.index(obj)
+    if not -(1 << 63) <= v < (1 << 63):
+        raise ValueError("Overflow when unpacking long long")
+    return v
+
+
 def _is_index(obj):
     """``THPUtils_checkIndex``: an int, or anything with ``__index__`` (a 0-dim integer tensor)."""
     if isinstance(obj, bool):
@@ -382,7 +390,7 @@ class PythonArgs:
 
     def to_int64(self, i):
         v = self._get(i)
-        return None if v is None else operator.index(v)
+        return None if v is None else _unpack_long(v)
 
     def to_bool(self, i):
         return self._get(i)
@@ -392,16 +400,17 @@ class PythonArgs:
         if v is None:
             return None
         if not isinstance(v, (tuple, list)):
-            return [operator.index(v)] * max(self.signature.params[i].size, 1)
+            return [_unpack_long(v)] * max(self.signature.params[i].size, 1)
         out = []
         for pos, item in enumerate(v):
             try:
-                out.append(operator.index(item))
-            except TypeError:
+                out.append(_unpack_long(item))
+            except (TypeError, ValueError) as e:
+                error = (f'type must be tuple of ints,but got {_type_name(item)}"' if isinstance(e, TypeError)
+                         else str(e))      # (torch's message goes on with a C++ stack trace)
                 sig = self.signature
                 raise TypeError(f"{sig.name}(): argument '{sig.params[i].name}' failed to unpack the object at "
-                                f"pos {pos + 1} with error \"type must be tuple of ints,but got "
-                                f"{_type_name(item)}\"") from None
+                                f"pos {pos + 1} with error \"{error}") from None
         return out
 
     def scalartype(self, i):
