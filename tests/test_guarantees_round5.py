@@ -279,3 +279,27 @@ def test_conv2d_checks_in_torchs_order(x, w, kw):
         return same_error(run)
     ours = run(internals)
     assert_same(ours, theirs, exact_layout=ours.numel() > 0)   # torch's empty results' strides vary by backend
+
+
+# ----------------------------------------------------------------------------- masked_fill, softmax
+@pytest.mark.parametrize("mask", ["L.tensor([True, False])", "L.ones(5, 2, 3, 4, dtype=L.bool)",
+                                  "L.ones(3, 1, dtype=L.bool)", "L.ones(1, 2, 3, 4, dtype=L.bool)"])
+@pytest.mark.parametrize("call", [
+    lambda L, x, m: x.clone().masked_fill_(m, 1.), lambda L, x, m: x.masked_fill(m, 1.),
+    lambda L, x, m: x.masked_fill(m, L.tensor([1.])), lambda L, x, m: x.clone().masked_fill_(m, L.tensor([1.])),
+    lambda L, x, m: x.masked_fill(m, L.tensor(2.)),
+])
+def test_masked_fill_broadcasts_as_torch(mask, call):
+    """In place, TensorIterator broadcasts self with the mask (self named first) and refuses to
+    grow self; out of place, the mask is broadcast with self before the value is checked."""
+    same_or_same_error(lambda L: call(L, L.zeros(2, 3, 4), eval(mask)))
+
+
+@pytest.mark.parametrize("x", ["L.empty(0, dtype=L.long)", "L.tensor(3)", "L.tensor(3.)", "L.ones(2, 3, 1).long()",
+                               "L.ones(2, 3).bool()"])
+@pytest.mark.parametrize("dim", [0, 1, -1, 3])
+@pytest.mark.parametrize("op", ["softmax", "log_softmax"])
+def test_softmax_checks_its_dim_then_names_the_kernel_it_would_run(x, dim, op):
+    """An integer input named the last-dim kernel for every dim, before the dim was checked (a
+    0-dim tensor took any dim); an empty one is returned as it is."""
+    same_or_same_error(lambda L: getattr(L, op)(eval(x), dim))

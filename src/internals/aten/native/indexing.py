@@ -512,14 +512,9 @@ def _check_mask(mask, name):
 
 def _mask_where(self, mask):
     """Offsets of ``self``'s elements where ``mask`` (broadcast to ``self``'s shape) is true."""
-    try:
-        shape = broadcast_shapes(tuple(self.shape), tuple(mask.shape))
-    except RuntimeError:
-        shape = None
+    shape = broadcast_shapes(tuple(self.shape), tuple(mask.shape))     # as TensorIterator, self first
     if shape != tuple(self.shape):
-        raise RuntimeError(f"The expanded size of the tensor ({self.shape[-1] if self.dim() else 1}) must match the "
-                           f"existing size ({mask.shape[-1]}) at non-singleton dimension {self.dim() - 1}.  Target "
-                           f"sizes: {list(self.shape)}.  Tensor sizes: {list(mask.shape)}")
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
     chosen = np.broadcast_to(_host_array(mask), shape)
     return walk(self)[chosen]
 
@@ -540,14 +535,15 @@ def masked_fill_tensor_(self, mask, value):
 
 
 def masked_fill_scalar(self, mask, value):
-    # torch: a contiguous clone filled in place, after broadcasting self against the mask
-    shape = broadcast_shapes(tuple(self.shape), tuple(mask.shape))
+    # torch: a contiguous clone filled in place, after broadcasting the mask against self
+    shape = broadcast_shapes(tuple(mask.shape), tuple(self.shape))
     out = empty_strided(shape, contiguous_strides(shape), dtype=self.dtype, device=self.device)
     same_device_copy(out, dispatcher.call("expand", self, list(shape)) if tuple(self.shape) != shape else self)
     return masked_fill_scalar_(out, mask, value)
 
 
 def masked_fill_tensor(self, mask, value):
+    broadcast_shapes(tuple(mask.shape), tuple(self.shape))     # (``expand_outplace`` comes first)
     if value.dim() != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.dim()} dimension(s).")
