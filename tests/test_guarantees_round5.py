@@ -303,3 +303,21 @@ def test_softmax_checks_its_dim_then_names_the_kernel_it_would_run(x, dim, op):
     """An integer input named the last-dim kernel for every dim, before the dim was checked (a
     0-dim tensor took any dim); an empty one is returned as it is."""
     same_or_same_error(lambda L: getattr(L, op)(eval(x), dim))
+
+
+# ----------------------------------------------------------------------------- saved integer outputs
+@pytest.mark.parametrize("forward", [
+    lambda L, x: L.nn.functional.max_pool2d(x[None, None], 2, return_indices=True),
+    lambda L, x: x.sort(1), lambda L, x: x.topk(2, 1), lambda L, x: x.max(1), lambda L, x: x.kthvalue(2, 1),
+    lambda L, x: x.median(1), lambda L, x: x.mode(1),
+])
+@pytest.mark.parametrize("mutate", [lambda i: i.zero_(), lambda i: i.fill_(100), lambda i: i.add_(0)])
+def test_indices_written_before_backward_are_caught_without_naming_a_node(forward, mutate):
+    """Indices have no history, so torch's version error names no node for them ("which is
+    output 0 of Max" was added); the backward never reads the new values."""
+    def run(L):
+        x = L.arange(16.).reshape(4, 4).requires_grad_()
+        values, indices = forward(L, x)
+        mutate(indices)
+        values.sum().backward()
+    same_error(run)
