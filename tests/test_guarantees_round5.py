@@ -321,3 +321,14 @@ def test_indices_written_before_backward_are_caught_without_naming_a_node(forwar
         mutate(indices)
         values.sum().backward()
     same_error(run)
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.einsum(3, L.ones(2, 2)), lambda L: L.einsum(None, L.ones(2)), lambda L: L.einsum("ij", 3),
+    lambda L: L.einsum("ij", [L.ones(2, 2), 3]), lambda L: L.einsum("i,i->", L.ones(2), None),
+    lambda L: L.einsum("ij,jk", L.ones(2, 3), L.ones(3, 2)),
+])
+def test_einsum_goes_through_its_binding(call):
+    """An equation that is not a string raised AttributeError, an operand that is not a tensor
+    NotImplementedError from the dispatcher."""
+    same_or_same_error(call)

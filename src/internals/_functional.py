@@ -89,7 +89,7 @@ def einsum(*args):
         equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         return einsum(equation, *operands[0])
-    return dispatcher.call("einsum", equation, list(operands))
+    return FUNCTIONS["einsum"](equation, operands)      # the binding checks the equation and the operands
 
 
 def _einsum_subscript(n):
