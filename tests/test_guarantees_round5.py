@@ -332,3 +332,25 @@ def test_einsum_goes_through_its_binding(call):
     """An equation that is not a string raised AttributeError, an operand that is not a tensor
     NotImplementedError from the dispatcher."""
     same_or_same_error(call)
+
+
+@pytest.mark.parametrize("size", ["2", "2.0", "np.int64(1)", "[1, 1]", "(2, -1)", "L.tensor(1)", "L.tensor([1, 2])",
+                                  "-1", "[np.int64(1), 1]"])
+@pytest.mark.parametrize("dim", [0, -1, 9])
+@pytest.mark.parametrize("how", ["function", "method"])
+def test_split_routes_what_is_not_an_int_to_split_with_sizes(size, dim, how):
+    """torch.split and Tensor.split are Python: a float or a NumPy integer goes to
+    split_with_sizes and is refused there (internals split by it); a negative size is refused
+    before the dim is checked."""
+    def run(L):
+        x = L.arange(6.).reshape(2, 3)
+        return L.split(x, eval(size), dim) if how == "function" else x.split(eval(size), dim)
+    same_or_same_error(run)
+
+
+@pytest.mark.parametrize("x", ["L.tensor([1, 2])", "L.empty(0)", "L.ones(1, 1)", "L.tensor(2.5)", "L.tensor([1j])"])
+@pytest.mark.parametrize("convert", [int, float, complex])
+def test_python_number_conversions_need_one_element(x, convert):
+    """``int``, ``float`` and ``complex`` of a tensor of several elements raised ``item``'s
+    RuntimeError; torch checks the count first, with a ValueError."""
+    same_or_same_error(lambda L: L.tensor(convert(eval(x))))

@@ -45,6 +45,11 @@ def _empty_list(args, kwargs):
     return isinstance(tensors, (list, tuple)) and not tensors
 
 
+def split(tensor, split_size_or_sections, dim=0):
+    """``torch.split`` is Python (torch/functional.py): ``Tensor.split``."""
+    return tensor.split(split_size_or_sections, dim)
+
+
 def nonzero(input, *, as_tuple=False):
     """``torch.nonzero``: ``as_tuple`` is a keyword of the Python binding, not of the operator."""
     return dispatcher.call("where", input) if as_tuple else dispatcher.call("nonzero", input)

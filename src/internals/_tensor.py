@@ -236,6 +236,20 @@ class Tensor(TensorBase):
     def expand_as(self, other):
         return self.expand(other.shape)
 
+    def split(self, split_size, dim=0):
+        """torch/_tensor.py's: an int (a tensor is tried as one) is one size; anything else is a
+        list of sizes for ``split_with_sizes``, whose binding refuses what is not one (a float,
+        a NumPy integer)."""
+        if isinstance(split_size, TensorBase):
+            try:
+                split_size = int(split_size)
+            except ValueError:
+                pass
+        if isinstance(split_size, int):
+            return TensorBase.split(self, split_size, dim)
+        r = _split_with_sizes_parser.parse((self, split_size, dim), {})
+        return dispatcher.call("split.Tensor", self, r.intlist(1), r.to_int64(2))
+
     def broadcast_to(self, size):
         return self.expand(size)
 
@@ -304,12 +318,19 @@ class Tensor(TensorBase):
         return int(self._real_item(st.int64))
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._one_item())
+
+    def _one_item(self):
+        """The Python number conversions check the count themselves (``THPVariable_float_scalar``
+        and friends), before ``item`` would."""
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
 
     def _real_item(self, dtype):
         """The value as ``Scalar::to<double>`` / ``to<int64_t>`` reads it: a complex one only
         with a zero imaginary part."""
-        value = self.item()
+        value = self._one_item()
         return st.checked_convert(value, dtype).item() if isinstance(value, complex) else value
 
     def __index__(self):
@@ -503,6 +524,8 @@ def _untyped_for_set(storage, tensor):
     return untyped
 
 
+_split_with_sizes_parser = PythonArgParser(
+    ["split_with_sizes(Tensor input, SymIntArrayRef split_sizes, int64_t dim=0)"])
 _set_parser = PythonArgParser([
     "set_()",
     "set_(Storage source)",

@@ -390,12 +390,12 @@ def unfold(x, dimension, size, step):
 def split(x, split_size_or_sections, dim=0):
     if x.dim() == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if isinstance(split_size_or_sections, int) and split_size_or_sections < 0:     # checked before the dim
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size_or_sections}")
     d = wrap_dim(dim, x.dim())
     size = x.shape[d]
     if isinstance(split_size_or_sections, int):
         step = split_size_or_sections
-        if step < 0:
-            raise RuntimeError(f"split expects split_size be non-negative, but got split_size={step}")
         if step == 0 and size:
             raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
         # Always at least one piece (an empty dim gives one empty piece); the last may be short.
