@@ -1,4 +1,6 @@
 """A fifth round of hostile inputs (issue 15): each case differed from torch 2.13 before its fix."""
+import sys
+import threading
 import warnings
 
 import numpy as np
@@ -354,3 +356,67 @@ def test_python_number_conversions_need_one_element(x, convert):
     """``int``, ``float`` and ``complex`` of a tensor of several elements raised ``item``'s
     RuntimeError; torch checks the count first, with a ValueError."""
     same_or_same_error(lambda L: L.tensor(convert(eval(x))))
+
+
+# ----------------------------------------------------------------------------- threads
+def _on_threads(fn, n=4):
+    errors, switch = [], sys.getswitchinterval()
+
+    def run(i):
+        try:
+            fn(i)
+        except BaseException as e:       # noqa: BLE001 (the test reports whatever a thread raised)
+            errors.append(e)
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=run, args=(i,)) for i in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert not errors, errors
+
+
+def test_the_default_generator_shared_by_four_threads_stays_whole():
+    """Seeding and drawing from four threads at once raises nothing, and afterwards a seed
+    reproduces torch's numbers (the cached normal included)."""
+    def draw(i):
+        for _ in range(30):
+            internals.manual_seed(i)
+            internals.rand(17), internals.randn(5), internals.randint(0, 5, (9,)), internals.randperm(20)
+            internals.bernoulli(internals.full((8,), 0.5)), internals.multinomial(internals.ones(5), 3)
+    _on_threads(draw)
+    for L in (internals, torch):
+        L.manual_seed(7)
+    same(lambda L: L.cat([L.randn(3), L.rand(100), L.randn(1)]))
+
+
+def test_private_generators_on_four_threads_draw_torchs_numbers():
+    results = {}
+
+    def draw(i):
+        g = internals.Generator().manual_seed(123)
+        results[i] = internals.cat([internals.randn(7, generator=g) for _ in range(20)])
+    _on_threads(draw)
+    g = torch.Generator().manual_seed(123)
+    theirs = torch.cat([torch.randn(7, generator=g) for _ in range(20)])
+    for ours in results.values():
+        assert_same(ours, theirs)
+
+
+def test_hooks_and_retain_grad_on_four_threads_with_one_shared_leaf():
+    w = internals.ones(3, requires_grad=True)
+
+    def train(i):
+        for _ in range(25):
+            x = internals.ones(3, requires_grad=True)
+            y = x * w
+            y.retain_grad()
+            handle = y.register_hook(lambda g: g * 2)
+            (y * y).sum().backward()
+            handle.remove()
+            assert internals.equal(x.grad, internals.full((3,), 4.)) and y.grad is not None
+    _on_threads(train)
+    assert internals.equal(w.grad, internals.full((3,), 4 * 25 * 4.))
