@@ -420,3 +420,16 @@ def test_hooks_and_retain_grad_on_four_threads_with_one_shared_leaf():
             assert internals.equal(x.grad, internals.full((3,), 4.)) and y.grad is not None
     _on_threads(train)
     assert internals.equal(w.grad, internals.full((3,), 4 * 25 * 4.))
+
+
+@pytest.mark.parametrize("start", ["L.tensor(1)", "L.tensor([1])", "L.tensor(1.)", "L.tensor(True)",
+                                   "L.tensor(1, dtype=L.int8)", "L.tensor(-1)", "np.int64(1)", "1"])
+@pytest.mark.parametrize("x", ["L.arange(6.)", "L.arange(6.).reshape(2, 3)[:, ::2]", "L.empty(0, 2)", "L.tensor(2.)"])
+@pytest.mark.parametrize("how", ["function", "method"])
+def test_narrow_takes_a_0_dim_integer_tensor_as_start(start, x, how):
+    """torch's binding tries ``narrow.Tensor`` first; a one-element vector was read as an int,
+    a float tensor refused with a TypeError."""
+    def run(L):
+        t = eval(x)
+        return L.narrow(t, 0, eval(start), 1) if how == "function" else t.narrow(0, eval(start), 1)
+    same_or_same_error(run)
