@@ -433,3 +433,18 @@ def test_narrow_takes_a_0_dim_integer_tensor_as_start(start, x, how):
         t = eval(x)
         return L.narrow(t, 0, eval(start), 1) if how == "function" else t.narrow(0, eval(start), 1)
     same_or_same_error(run)
+
+
+# ----------------------------------------------------------------------------- max_pool2d
+@pytest.mark.parametrize("x", ["L.ones(1, 1, 4, 4)", "L.ones(1, 4, 4)", "L.ones(4, 4)", "L.ones(0, 1, 4, 4)",
+                               "L.ones(1, 0, 4, 4)", "L.ones(1, 1, 0, 4)", "L.ones(1, 1, 1, 1)", "L.ones(0, 4, 4)",
+                               "L.ones(1, 1, 5, 5)[..., ::2]", "L.ones(1, 1, 9, 9)"])
+@pytest.mark.parametrize("args", ["2", "0", "-1", "2, stride=0", "2, stride=-1", "2, padding=2", "2, padding=-1",
+                                  "3, padding=2, dilation=2", "2, dilation=0", "(3, 1), padding=(1, 0)",
+                                  "-2, padding=1", "3, stride=2, ceil_mode=True, padding=1"])
+@pytest.mark.parametrize("indices", [False, True])
+def test_max_pool2d_checks_in_torchs_order(x, args, indices):
+    """A negative padding was accepted (and pooled a shrunken plane); the input's dims were
+    checked after the kernel's sizes, the empty planes with another message, and a padding
+    within the dilated window but past half the kernel was not refused."""
+    same_or_same_error(lambda L: eval(f"L.nn.functional.max_pool2d({x}, {args}, return_indices={indices})"))
