@@ -10,6 +10,7 @@ from ._tensor_base import Size, TensorBase
 from .aten import dispatcher
 from .aten.native.tensor_factories import wrap_scalar
 from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
+from .c10 import scalar_type as st
 
 # The generated bindings become this module's functions, as torch/__init__.py copies those of
 # ``torch._C._VariableFunctions`` into its namespace; the functions below replace a few of them.
@@ -26,18 +27,42 @@ def where(condition, input=None, other=None):
     return dispatcher.call("where.self", condition, wrap_scalar(input), wrap_scalar(other))
 
 
-def cat(tensors, dim=0):
+def cat(*args, **kwargs):
     """``torch.cat``: an empty list is refused by the binding, before any dispatch."""
-    if not tensors:
+    if _empty_list(args, kwargs):
         raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    return dispatcher.call("cat", tensors, dim)
+    return FUNCTIONS["cat"](*args, **kwargs)
 
 
-def stack(tensors, dim=0):
+def stack(*args, **kwargs):
     """``torch.stack``: an empty list has no tensor to dispatch on; refused as torch's kernel does."""
-    if not tensors:
+    if _empty_list(args, kwargs):
         raise RuntimeError("stack expects a non-empty TensorList")
-    return dispatcher.call("stack", tensors, dim)
+    return FUNCTIONS["stack"](*args, **kwargs)
+
+
+def _empty_list(args, kwargs):
+    tensors = args[0] if args else kwargs.get("tensors")
+    return isinstance(tensors, (list, tuple)) and not tensors
+
+
+def narrow(input, dim, start, length):
+    return FUNCTIONS["narrow"](input, dim, narrow_start(start), length)
+
+
+def narrow_start(start):
+    """torch's binding tries ``narrow.Tensor`` first: a tensor start must be a 0-dim integer one
+    (``narrow_tensor_symint``), not any tensor ``__index__`` takes."""
+    if isinstance(start, TensorBase):
+        if start.dim() != 0 or start.dtype.category != st.INTEGRAL:
+            raise RuntimeError("start must be an 0-dim integral Tensor.")
+        return int(start.item())
+    return start
+
+
+def split(tensor, split_size_or_sections, dim=0):
+    """``torch.split`` is Python (torch/functional.py): ``Tensor.split``."""
+    return tensor.split(split_size_or_sections, dim)
 
 
 def nonzero(input, *, as_tuple=False):
@@ -84,7 +109,7 @@ def einsum(*args):
         equation, operands = args[0], args[1:]
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         return einsum(equation, *operands[0])
-    return dispatcher.call("einsum", equation, list(operands))
+    return FUNCTIONS["einsum"](equation, operands)      # the binding checks the equation and the operands
 
 
 def _einsum_subscript(n):

@@ -51,6 +51,14 @@ def _is_int(obj):
     return isinstance(obj, (int, np.integer)) and not isinstance(obj, bool)
 
 
+def _unpack_long(obj):
+    """``THPUtils_unpackLong``: an int64, or ValueError."""
+    v = operator.index(obj)
+    if not -(1 << 63) <= v < (1 << 63):
+        raise ValueError("Overflow when unpacking long long")
+    return v
+
+
 def _is_index(obj):
     """``THPUtils_checkIndex``: an int, or anything with ``__index__`` (a 0-dim integer tensor)."""
     if isinstance(obj, bool):
@@ -99,13 +107,23 @@ _CHECKS = {
     "MemoryFormat": lambda p, obj: isinstance(obj, memory_format),
     "Device": lambda p, obj: _is_int(obj) or isinstance(obj, (str, _device)),
     "Generator": lambda p, obj: isinstance(obj, Generator),
-    "TensorList": lambda p, obj: isinstance(obj, (tuple, list)) and all(isinstance(t, TensorBase) for t in obj),
+    "TensorList": lambda p, obj: _is_tensor_list(p, obj, allow_none=False),
     # ``Tensor?[] indices`` (index, index_put_): tensors and Nones
-    "c10::List<::std::optional<Tensor>>": lambda p, obj: isinstance(obj, (tuple, list)) and all(
-        t is None or isinstance(t, TensorBase) for t in obj),
+    "c10::List<::std::optional<Tensor>>": lambda p, obj: _is_tensor_list(p, obj, allow_none=True),
     "c10::string_view": lambda p, obj: isinstance(obj, str),
     "Storage": lambda p, obj: _is_storage(obj),
 }
+
+
+def _is_tensor_list(p, obj, allow_none):
+    """A list or tuple of tensors; any other element is an error at once, whatever overload
+    might follow (``is_tensor_list_and_append_overloaded`` with ``throw_error``)."""
+    if not isinstance(obj, (tuple, list)):
+        return False
+    for i, t in enumerate(obj):
+        if not (isinstance(t, TensorBase) or allow_none and t is None):
+            raise TypeError(f"expected Tensor as element {i} in argument {p.index}, but got {_type_name(t)}")
+    return True
 
 
 def _is_storage(obj):
@@ -144,8 +162,12 @@ def _parse_default(type_, size, text, optional_type):
 
 
 def _type_name(obj):
-    """A given argument's type as torch's ``py_typename`` prints it: ``Tensor``, ``int``, ``tuple``."""
-    return "Tensor" if isinstance(obj, TensorBase) else type(obj).__name__
+    """A given argument's type as torch's ``py_typename`` prints it: ``Tensor``, ``int``, ``tuple``,
+    and NumPy's types by their C ``tp_name``, ``numpy.int64``."""
+    if isinstance(obj, TensorBase):
+        return "Tensor"
+    kind = type(obj)
+    return f"numpy.{kind.__name__}" if kind.__module__ == "numpy" else kind.__name__
 
 
 def _arg_desc(obj):
@@ -159,7 +181,7 @@ def _arg_desc(obj):
 class FunctionParameter:
     """One parameter of a signature string: ``IntArrayRef[1]? dim``, ``Scalar alpha=1``."""
     __slots__ = ("name", "type", "size", "allow_none", "optional", "keyword_only", "default", "check",
-                 "is_tensor", "numbers_as_tensors", "numpy_names")
+                 "is_tensor", "numbers_as_tensors", "numpy_names", "index")
 
     def __init__(self, fmt, keyword_only, numbers_as_tensors):
         type_, _, name = fmt.partition(" ")
@@ -212,6 +234,7 @@ class FunctionSignature:
                 keyword_only = True
             else:
                 self.params.append(FunctionParameter(part, keyword_only, numbers_as_tensors))
+                self.params[-1].index = len(self.params) - 1     # "argument 0" in torch's messages
         self.max_args = len(self.params)
         self.min_args = sum(1 for p in self.params if not p.optional)
         self.max_pos_args = sum(1 for p in self.params if not p.keyword_only)
@@ -367,7 +390,7 @@ class PythonArgs:
 
     def to_int64(self, i):
         v = self._get(i)
-        return None if v is None else operator.index(v)
+        return None if v is None else _unpack_long(v)
 
     def to_bool(self, i):
         return self._get(i)
@@ -377,16 +400,17 @@ class PythonArgs:
         if v is None:
             return None
         if not isinstance(v, (tuple, list)):
-            return [operator.index(v)] * max(self.signature.params[i].size, 1)
+            return [_unpack_long(v)] * max(self.signature.params[i].size, 1)
         out = []
         for pos, item in enumerate(v):
             try:
-                out.append(operator.index(item))
-            except TypeError:
+                out.append(_unpack_long(item))
+            except (TypeError, ValueError) as e:
+                error = (f'type must be tuple of ints,but got {_type_name(item)}"' if isinstance(e, TypeError)
+                         else str(e))      # (torch's message goes on with a C++ stack trace)
                 sig = self.signature
                 raise TypeError(f"{sig.name}(): argument '{sig.params[i].name}' failed to unpack the object at "
-                                f"pos {pos + 1} with error \"type must be tuple of ints,but got "
-                                f"{_type_name(item)}\"") from None
+                                f"pos {pos + 1} with error \"{error}") from None
         return out
 
     def scalartype(self, i):

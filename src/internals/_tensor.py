@@ -14,7 +14,7 @@ import weakref
 import numpy as np
 
 from . import _tensor_indexing
-from ._functional import nonzero, norm
+from ._functional import narrow_start, nonzero, norm
 from ._generated.python_torch_functions import FUNCTIONS as _torch_functions
 from ._generated.python_variable_methods import METHODS
 from ._interop import to_torch
@@ -236,6 +236,22 @@ class Tensor(TensorBase):
     def expand_as(self, other):
         return self.expand(other.shape)
 
+    def narrow(self, dim, start, length):
+        return TensorBase.narrow(self, dim, narrow_start(start), length)
+
+    def split(self, split_size, dim=0):
+        """torch/_tensor.py's: an int (a tensor is tried as one) is one size; anything else is a
+        list of sizes for ``split_with_sizes``, whose binding refuses what is not one (a float,
+        a NumPy integer)."""
+        if isinstance(split_size, TensorBase):
+            try:
+                split_size = int(split_size)
+            except ValueError:
+                pass
+        if isinstance(split_size, int):
+            return TensorBase.split(self, split_size, dim)
+        return _torch_functions["split_with_sizes"](self, split_size, dim)     # torch._VF.split_with_sizes
+
     def broadcast_to(self, size):
         return self.expand(size)
 
@@ -293,12 +309,19 @@ class Tensor(TensorBase):
         return int(self._real_item(st.int64))
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._one_item())
+
+    def _one_item(self):
+        """The Python number conversions check the count themselves (``THPVariable_float_scalar``
+        and friends), before ``item`` would."""
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
 
     def _real_item(self, dtype):
         """The value as ``Scalar::to<double>`` / ``to<int64_t>`` reads it: a complex one only
         with a zero imaginary part."""
-        value = self.item()
+        value = self._one_item()
         return st.checked_convert(value, dtype).item() if isinstance(value, complex) else value
 
     def __index__(self):

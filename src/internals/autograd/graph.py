@@ -337,8 +337,9 @@ class SavedVariable:
         if current != self.version:
             what = f"[{data._type_name()} [{', '.join(str(s) for s in data._impl.sizes)}]]"
             # an input is kept itself, so torch names what produced it *now* (the in-place op);
-            # an output is kept without grad_fn, so the node that saved it is named
-            producer = node if self.is_output else data._grad_fn
+            # an output is kept without grad_fn, so the node that saved it is named, unless the
+            # output had no history (integer indices): then nothing is named
+            producer = (node if self.requires_grad else None) if self.is_output else data._grad_fn
             if producer is not None:
                 what += f", which is output {self.output_nr} of {_op_of(producer)},"
             raise RuntimeError("one of the variables needed for gradient computation has been modified by an "

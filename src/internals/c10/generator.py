@@ -49,7 +49,7 @@ def _unsigned_seed(seed):
     """torch takes any int64 or uint64 seed and keeps it as uint64 (a negative one wraps)."""
     seed = int(seed)
     if not -(1 << 63) <= seed < (1 << 64):
-        raise RuntimeError("Overflow when unpacking long long")
+        raise ValueError("Overflow when unpacking long long")
     return seed & ((1 << 64) - 1)
 
 

@@ -26,43 +26,77 @@ from .tensor_factories import empty, empty_strided
 Geometry = namedtuple("Geometry", "N C H W OC G kh kw sh sw ph pw dh dw OH OW")
 
 
-def _pair(name, values):
-    values = (int(values),) if isinstance(values, int) else tuple(int(v) for v in values)
+def _expand(name, values, dim):
+    """``expand_param_if_needed``: one value for every spatial dim, or one per dim."""
+    values = [int(values)] if isinstance(values, int) else [int(v) for v in values]
     if len(values) == 1:
-        values *= 2
-    if len(values) != 2:
-        raise RuntimeError(f"expected {name} to be a single integer value or a list of 2 values to match the "
-                           f"convolution dimensions, but got {name}={list(values)}")
+        values *= dim
+    if len(values) != dim:
+        raise RuntimeError(f"expected {name} to be a single integer value or a list of {dim} values to match the "
+                           f"convolution dimensions, but got {name}={values}")
     return values
 
 
-def conv_geometry(input, weight, stride, padding, dilation, groups):
-    """Every size the loops need, checked as ``check_shape_forward`` checks them."""
-    if input.dim() != 4 or weight.dim() != 4:
-        raise RuntimeError(f"Expected 4-dimensional input for 4-dimensional weight {list(weight.shape)}, but got "
-                           f"{input.dim()}-dimensional input of size {list(input.shape)} instead")
-    (sh, sw), (ph, pw), (dh, dw) = _pair("stride", stride), _pair("padding", padding), _pair("dilation", dilation)
-    if min(sh, sw) <= 0:
-        raise RuntimeError("non-positive stride is not supported")
-    if min(ph, pw) < 0:
-        raise RuntimeError("negative padding is not supported")
-    if min(dh, dw) <= 0:
-        raise RuntimeError("dilation should be greater than zero")
+def _pair(name, values):
+    return _expand(name, values, 2)
+
+
+def conv_geometry(input, weight, stride, padding, dilation, groups, bias=None):
+    """Every size the loops need, checked in the order of ``_convolution``, ``check_shape_forward``,
+    ``_select_conv_backend`` and ``slow_conv2d_shape_check``."""
+    k = weight.dim()
+    if k <= 2:
+        raise RuntimeError("weight should have at least three dimensions")
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
-    N, C, H, W = input.shape
-    OC, CG, kh, kw = weight.shape
-    if C != CG * groups:
-        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
-                           f"{list(input.shape)} to have {CG * groups} channels, but got {C} channels instead")
-    if OC % groups:
+    stride, padding, dilation = (_expand(n, v, k - 2) for n, v in
+                                 (("stride", stride), ("padding", padding), ("dilation", dilation)))
+    if min(padding) < 0:
+        raise RuntimeError("negative padding is not supported")
+    if min(stride) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(dilation) < 0:
+        raise RuntimeError("dilation should be greater than zero")
+    if k != input.dim():
+        raise RuntimeError(f"Expected {k}-dimensional input for {k}-dimensional weight {list(weight.shape)}, but got "
+                           f"{input.dim()}-dimensional input of size {list(input.shape)} instead")
+    if weight.shape[0] < groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+                           f"weight of size {list(weight.shape)} instead")
+    if weight.shape[0] % groups:
         raise RuntimeError("Given groups=" + str(groups) + ", expected weight to be divisible by " + str(groups)
                            + " at dimension 0, but got weight of size " + str(list(weight.shape)) + " instead")
-    eh, ew = dh * (kh - 1) + 1, dw * (kw - 1) + 1          # the window's extent, dilation included
-    if H + 2 * ph < eh or W + 2 * pw < ew:
-        raise RuntimeError(f"Calculated padded input size per channel: ({H + 2 * ph} x {W + 2 * pw}). Kernel size: "
-                           f"({eh} x {ew}). Kernel size can't be greater than actual input size")
-    OH, OW = (H + 2 * ph - eh) // sh + 1, (W + 2 * pw - ew) // sw + 1
+    if input.shape[1] != weight.shape[1] * groups:
+        raise RuntimeError(f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+                           f"{list(input.shape)} to have {weight.shape[1] * groups} channels, but got "
+                           f"{input.shape[1]} channels instead")
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != weight.shape[0]):
+        raise RuntimeError(f"Given weight of size {list(weight.shape)}, expected bias to be 1-dimensional with "
+                           f"{weight.shape[0]} elements, but got bias of size {list(bias.shape)} instead")
+    padded = [n + 2 * p for n, p in zip(input.shape[2:], padding)]
+    extent = [d * (n - 1) + 1 for d, n in zip(dilation, weight.shape[2:])]    # the window, dilation included
+    if any(p < e for p, e in zip(padded, extent)):
+        raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
+                           f"size: ({' x '.join(map(str, extent))}). Kernel size can't be greater than actual input "
+                           "size")
+    if k != 4:
+        raise NotImplementedError("internals' convolution is 2-d only")
+    N, C, H, W = input.shape
+    OC, _, kh, kw = weight.shape
+    if input.numel() == 0 and N and C:
+        raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: "
+                           f"{list(input.shape)}")
+    if input.numel() == 0 and weight.numel() == 0:   # torch's empty backend reads the weight's element 0
+        raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
+    if input.numel():       # the kernels' own checks (an empty batch never reaches them)
+        if min(dilation) == 0:
+            what, got = ("kernel size", [kh, kw]) if min(kh, kw) == 0 else ("dilation", dilation)
+            raise RuntimeError(f"{what} should be greater than zero, but got {got}")
+        if min(kh, kw) == 0:
+            raise RuntimeError(f"kernel size should be greater than zero, but got kernel_height: {kh} "
+                               f"kernel_width: {kw}")
+    (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
+    OH, OW = ((p - e) // s + 1 for p, e, s in zip(padded, extent, stride))
     return Geometry(N, C, H, W, OC, groups, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW)
 
 
@@ -112,7 +146,7 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
     if transposed:
         raise NotImplementedError("internals' convolution has no transposed convolution")
     _check_types(input, weight, bias)
-    g = conv_geometry(input, weight, stride, padding, dilation, groups)
+    g = conv_geometry(input, weight, stride, padding, dilation, groups, bias)
     compute = st.opmath_type(input.dtype)      # 16-bit floats multiply in float32, as torch's CPU loops do
     x, w = to(input, compute), to(weight, compute)
     out = call("matmul", call("reshape", w, [g.G, g.OC // g.G, -1]), im2col(x, g))     # (N, G, OC/G, OH·OW)
@@ -147,28 +181,42 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     return grad_input, grad_weight, grad_bias
 
 
-def conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
-    """``conv2d``, CompositeImplicitAutograd: an unbatched (C, H, W) input gets a batch of one."""
+def _batchify(input):
+    """``batchify``: an unbatched (C, H, W) input gets a batch of one."""
     if input.dim() not in (3, 4):
         raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
                            f"{list(input.shape)}")
-    batched = input.dim() == 4
-    out = call("convolution", input if batched else call("unsqueeze", input, 0), weight, bias, stride, padding,
-               dilation, False, [0, 0], groups)
-    return out if batched else call("squeeze.dim", out, 0)
+    return input if input.dim() == 4 else call("unsqueeze", input, 0)
+
+
+def conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
+    """``conv2d``, CompositeImplicitAutograd."""
+    out = call("convolution", _batchify(input), weight, bias, stride, padding, dilation, False, [0, 0], groups)
+    return out if input.dim() == 4 else call("squeeze.dim", out, 0)
 
 
 def conv2d_padding(input, weight, bias=None, stride=(1, 1), padding="valid", dilation=(1, 1), groups=1):
-    """``conv2d.padding``: "valid" is no padding; "same" pads so the output keeps the input's size."""
+    """``conv2d.padding``: "valid" is no padding; "same" pads so the output keeps the input's size
+    (``_convolution_mode`` and ``convolution_same``, which check before padding)."""
+    batched = _batchify(input)
     if padding == "valid":
         return conv2d(input, weight, bias, stride, (0, 0), dilation, groups)
     if padding != "same":
         raise RuntimeError(f"Invalid padding string: '{padding}'")
+    k = weight.dim()
+    if k <= 2:
+        raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if k != batched.dim():
+        raise RuntimeError(f"Expected {k}-dimensional input for {k}-dimensional weight{list(weight.shape)}, but got "
+                           f"{batched.dim()}-dimensional input of size {list(batched.shape)} instead")
     if any(s != 1 for s in _pair("stride", stride)):
         raise RuntimeError("padding='same' is not supported for strided convolutions")
     # Total padding d·(k − 1) per dim; when it is odd, torch pads the right (bottom) side one
-    # more, with an explicit pad of the input first, and then pads symmetrically.
-    totals = [d * (k - 1) for d, k in zip(_pair("dilation", dilation), weight.shape[2:])]
+    # more, with an explicit pad of the input first, and then pads symmetrically. (An empty
+    # kernel's negative total is left for the convolution to refuse.)
+    totals = [max(d * (n - 1), 0) for d, n in zip(_pair("dilation", dilation), weight.shape[2:])]
     extra = [t % 2 for t in totals]
     if any(extra):
         warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "

@@ -117,7 +117,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
         if not low <= value <= high:
             raise RuntimeError(f"{name} is out of bounds for {_TYPEMETA[self.dtype]}")
     if from_ > to:
-        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_} > to={to}")
+        raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}")
     if to - from_ > high:
         raise RuntimeError(f"uniform_ expects to-from <= std::numeric_limits<{self.dtype.torch_name}>::max(), "
                            f"but found to={to} and from={from_} which result in to-from to exceed the limit")
@@ -146,8 +146,8 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """``normal_kernel``: 16 or more contiguous values take ``normal_fill`` (chunks of 16,
     Box-Muller in float for the float dtypes), others the scalar path (double Box-Muller, one
     value kept for the next call)."""
-    if std < 0:
-        raise RuntimeError(f"normal expects std >= 0.0, but found std {std}")
+    if not std >= 0:        # NaN too
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
     _check_floating(self, "normal_kernel_cpu")
     n = self.numel()
     if n == 0:
@@ -287,7 +287,7 @@ def random_(self, *, generator=None):
 # ---------------------------------------------------------------------- exponential_
 def exponential_(self, lambd=1.0, *, generator=None):
     if not lambd > 0.0:
-        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd}")
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     if not self.dtype.is_floating_point:
         raise RuntimeError("Exponential distribution is a continuous probability distribution. dtype must be a "
                            f"floating point but you specified {self.dtype.torch_name}")
@@ -335,6 +335,9 @@ def bernoulli_tensor(self, p, *, generator=None):
     assert_no_internal_overlap(self._impl)
     p = dispatcher.call("expand", cpu(p), list(self.shape), implicit=False)
     probs = _values_in_order(p, self)
+    if not ((probs >= 0) & (probs <= 1)).all():       # NaN fails both
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message "
+                           "be improved?  If so, please report an enhancement request to PyTorch.)")
     gen = _mt19937(generator, self, "bernoulli_")
     with gen._lock:
         if p.dtype is st.float64:
@@ -435,6 +438,9 @@ def randperm(n, *, generator=None, dtype=None, layout=None, device=None, pin_mem
                           pin_memory=pin_memory)     # refuses a negative n first, as torch's at::empty
     if dtype.is_floating_point and n > (1 << _DIGITS[dtype]) + 1:
         raise RuntimeError(f"n cannot be greater than 2^{_DIGITS[dtype]}+1 for {dtype.torch_name} type.")
+    st.checked_convert(max(n - 1, 0), dtype)    # ``check_supported_max_int_with_precision``: n-1 must fit
+    if dtype is st.bool_:
+        raise NotImplementedError('"randperm" not implemented for \'Bool\'')
     gen = _mt19937(generator, out, "randperm")
     with gen._lock:
         if n < (1 << 32) // 20:      # torch keeps its original algorithm below this

@@ -6,6 +6,8 @@ dtype by torch's promotion rules, broadcast, allocate the output with the layout
 gives it (or check the in-place output), cast inputs to the computation dtype, and run one loop.
 float16 and bfloat16 compute in float32 and round once at the end, as ATen's ``opmath`` does.
 """
+import warnings
+
 from ...c10 import scalar_type as st
 from .. import dispatcher
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig, common_device
@@ -143,7 +145,12 @@ _ORDER_NAMES = {ops.LT: "lt", ops.LE: "le", ops.GT: "gt", ops.GE: "ge"}
 
 
 def where(cond, a, b):
-    """``where.self``: ``a`` where ``cond``, else ``b``."""
+    """``where.self``: ``a`` where ``cond``, else ``b``; a uint8 condition still works, with
+    torch's deprecation warning (TensorCompare.cpp), as its nonzero elements."""
+    if cond.dtype is st.uint8:
+        warnings.warn("where received a uint8 condition tensor. This behavior is deprecated and will be removed in "
+                      "a future version of PyTorch. Use a boolean condition instead.", stacklevel=2)
+        cond = dispatcher.call("_to_copy", cond, dtype=st.bool_)
     if cond.dtype is not st.bool_:
         raise RuntimeError(f"where expected condition to be a boolean tensor, but got a tensor with dtype "
                            f"{cond.dtype.torch_name}")

@@ -129,11 +129,13 @@ def _expand_indices(self, indices):
     return arrays + [None] * pad, layouts + [None] * pad
 
 
-def _index_plan(self, indices):
+def _index_plan(self, indices, before_bounds=None):
     """Where ``self[indices]`` reads: (result shape, source offsets, the operands' layouts).
 
     The broadcast index dims replace the indexed dims where they stand if these are adjacent,
     and go first otherwise (NumPy's rule, ``AdvancedIndex`` in TensorAdvancedIndexing.cpp).
+    ``before_bounds(result shape)`` runs the caller's checks that torch makes before its kernel
+    checks each index against its dim.
     """
     arrays, layouts = _expand_indices(self, indices)
     dims = [d for d, a in enumerate(arrays) if a is not None]
@@ -144,14 +146,18 @@ def _index_plan(self, indices):
     except RuntimeError:
         raise IndexError("shape mismatch: indexing tensors could not be broadcast together with shapes " +
                          ", ".join(str(list(arrays[d].shape)) for d in dims)) from None
-    read = np.zeros(shape, dtype=np.int64)
-    for j, d in enumerate(dims):      # torch's message counts the index tensors, not self's dims
-        read = read + _wrap_checked(np.broadcast_to(arrays[d], shape), self.shape[d], j) * self.stride(d)
+    if 0 not in shape and any(self.shape[d] == 0 for d in dims):
+        raise IndexError("index is out of bounds for dimension with size 0")
     adjacent = dims == list(range(dims[0], dims[-1] + 1))
     before = [d for d in range(dims[0]) if adjacent]
     after = [d for d in range(self.dim()) if arrays[d] is None and d not in before]
     sizes, strides = self.shape, self.stride()
     result = tuple(sizes[d] for d in before) + shape + tuple(sizes[d] for d in after)
+    if before_bounds is not None:
+        before_bounds(result)
+    read = np.zeros(shape, dtype=np.int64)
+    for j, d in enumerate(dims):      # torch's message counts the index tensors, not self's dims
+        read = read + _wrap_checked(np.broadcast_to(arrays[d], shape), self.shape[d], j) * self.stride(d)
     src = element_offsets([np.arange(sizes[d]) for d in before], [strides[d] for d in before], self.storage_offset())
     src = src.reshape(src.shape + (1,) * len(shape)) + read
     src = src.reshape(src.shape + (1,) * len(after)) + element_offsets(
@@ -181,17 +187,20 @@ def index_put_(self, indices, values, accumulate=False):
     mask = None if accumulate else _masked_fill_mask(self, indices, values)
     if mask is not None:
         return masked_fill_scalar_(self, mask, values.item())
-    if values.dtype is not self.dtype:
-        raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
-                           f"{self.dtype.torch_name} for the destination and {values.dtype.torch_name} for the source.")
     common_device(self, values)
-    result, dst_at, _ = _index_plan(self, list(indices))
-    try:
-        if broadcast_shapes(tuple(values.shape), result) != result:
-            raise RuntimeError
-    except RuntimeError:
-        raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to "
-                           f"indexing result of shape {list(result)}") from None
+
+    def check_values(result):       # ``make_index_put_iterator``
+        try:
+            if broadcast_shapes(tuple(values.shape), result) != result:
+                raise RuntimeError
+        except RuntimeError:
+            raise RuntimeError(f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast "
+                               f"to indexing result of shape {list(result)}") from None
+        if values.dtype is not self.dtype:
+            raise RuntimeError(f"Index put requires the source and destination dtypes match, got "
+                               f"{self.dtype.torch_name} for the destination and {values.dtype.torch_name} "
+                               "for the source.")
+    result, dst_at, _ = _index_plan(self, list(indices), check_values)
     values = _on_device(values, self.device)
     lead = len(result) - values.dim()
     src_at = element_offsets([np.arange(n) if m != 1 else np.zeros(n, np.int64)
@@ -248,20 +257,22 @@ def _on_device(t, device):
 
 def index_select(self, dim, index):
     """``index_select``: the slices of ``self`` along ``dim`` at ``index`` (a vector), contiguous."""
+    d = wrap_dim(dim, self.dim())
     if index.dim() > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
+    if self.dim() == 0 and index.numel() != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
     if index.dtype not in (st.int64, st.int32):
         raise RuntimeError("index_select(): Expected dtype int32 or int64 for index")
-    d = wrap_dim(dim, self.dim())
+    if self.dim() > 1 and index.numel() and self.shape[d] == 0:
+        raise RuntimeError("index_select(): self indexing axis dim should be positive")
     size = self.shape[d] if self.dim() else 1
     # torch's CPU kernel checks dim 0 of a tensor in one loop, the other dims in another
     error, message = ((IndexError, "index out of range in self") if d == 0 else
                       (RuntimeError, "INDICES element is out of DATA bounds, id={} axis_dim={}"))
     picks = _wrap_checked(_host_array(index).reshape(-1), size, d, error, message, wrap=False)
     if self.dim() == 0:
-        out = empty_strided((), (), dtype=self.dtype, device=self.device) if index.numel() else None
-        if out is None:     # a 0-dim self with an empty index: an empty vector
-            return empty_strided((0,), (1,), dtype=self.dtype, device=self.device)
+        out = empty_strided((), (), dtype=self.dtype, device=self.device)
         return move(out, walk(out), self, walk(self))
     sizes = list(self.shape)
     sizes[d] = picks.size
@@ -276,6 +287,8 @@ def take(self, index):
     if index.dtype is not st.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype.torch_name}")
     n = self.numel()
+    if n == 0 and index.numel():
+        raise IndexError("take(): tried to take from an empty tensor")
     picks = _wrap_checked(_host_array(index), n, 0, IndexError,
                           "out of range: tried to access index {} on a tensor of {} elements.")
     out = empty_strided(index.shape, contiguous_strides(index.shape), dtype=self.dtype, device=self.device)
@@ -289,25 +302,35 @@ def _geometry(t):
 
 
 def _gather_scatter_checks(name, self, dim, index, src=None):
-    """``gather_shape_check`` / ``scatter_shape_check`` from ScatterGatherChecks.h."""
+    """``scatter_gather_dtype_check`` then ``gather_shape_check`` / ``scatter_shape_check``
+    (ScatterGatherChecks.h): ``src`` is None for gather and for a scalar scatter."""
     d = wrap_dim(dim, self.dim())
     if index.numel() == 0:         # torch checks nothing else of an empty index
         return d
     if index.dtype not in (st.int64, st.int32):
         raise RuntimeError(f"{name}(): Expected dtype int32/int64 for index")
+    if src is not None and src.dtype is not self.dtype:
+        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
     if max(index.dim(), 1) != max(self.dim(), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as "
                            f"{'input' if name == 'gather' else 'self'} tensor")
     isizes, ssizes = _geometry(index)[0], _geometry(self)[0]
-    if src is not None and max(src.dim(), 1) != max(self.dim(), 1):
+    expected = (f"expected index {list(index.shape)} to be no larger than self {list(self.shape)} "
+                f"apart from dimension {d}")
+    wrong = next((k for k in range(len(isizes)) if k != d and isizes[k] > ssizes[k]), None)
+    if name == "gather":
+        if wrong is not None:
+            raise RuntimeError(f"Size does not match at dimension {wrong} {expected}")
+        return d
+    # scatter checks src's sizes only if self's were right (``src.size(k)`` raising if src has
+    # fewer dims), and names src only if there is one
+    wrong = wrong is not None or src is not None and any(
+        isizes[k] > (src.size(k) if src.dim() else 1) for k in range(len(ssizes)))
+    if src is not None and max(src.dim(), 1) != max(index.dim(), 1):
         raise RuntimeError("Index tensor must have the same number of dimensions as src tensor")
-    for k in range(len(isizes)):
-        if k != d and isizes[k] > ssizes[k]:
-            raise RuntimeError(f"Size does not match at dimension {k} expected index {list(index.shape)} to be "
-                               f"no larger than self {list(self.shape)} apart from dimension {d}")
-        if src is not None and isizes[k] > _geometry(src)[0][k]:
-            raise RuntimeError(f"Expected index {list(index.shape)} to be no larger than self {list(self.shape)} "
-                               f"apart from dimension {d} and to be no larger size than src {list(src.shape)}")
+    if wrong:
+        raise RuntimeError("E" + expected[1:] + (f" and to be no larger size than src {list(src.shape)}"
+                                                 if src is not None else ""))
     return d
 
 
@@ -335,11 +358,10 @@ def gather(self, dim, index, sparse_grad=False):
     return out
 
 
-def _scatter(self, dim, index, src, reduce, name):
-    d = _gather_scatter_checks(name, self, dim, index, src)
-    assert_no_internal_overlap(self._impl)      # ``scatter_meta_impl``
-    if src.dtype is not self.dtype:
-        raise RuntimeError(f"{name}(): Expected self.dtype to be equal to src.dtype")
+def _scatter(self, dim, index, src, reduce, scalar=False):
+    """``scatter_meta_impl`` and the kernel; ``scalar``: ``src`` stands for a Python number."""
+    d = _gather_scatter_checks("scatter", self, dim, index, None if scalar else src)
+    assert_no_internal_overlap(self._impl)
     if index.numel():
         picks = _picks(index, _geometry(self)[0][d], d)
         src = _on_device(src, self.device)
@@ -363,12 +385,12 @@ def _scatter_reduce_op(reduce):
 
 
 def scatter_src_(self, dim, index, src):
-    return _scatter(self, dim, index, src, None, "scatter")
+    return _scatter(self, dim, index, src, None)
 
 
 def scatter_value_(self, dim, index, value, reduce=None):
     one = _scalar_source(self, value)
-    return _scatter(self, dim, index, as_strided(one, index.shape, (0,) * index.dim()), reduce, "scatter")
+    return _scatter(self, dim, index, as_strided(one, index.shape, (0,) * index.dim()), reduce, scalar=True)
 
 
 def scatter_reduce_(self, dim, index, src, reduce):
@@ -377,7 +399,7 @@ def scatter_reduce_(self, dim, index, src, reduce):
     reduce = _scatter_reduce_op(reduce)
     warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
                   "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.", stacklevel=2)
-    return _scatter(self, dim, index, src, reduce, "scatter")
+    return _scatter(self, dim, index, src, reduce)
 
 
 def scatter_value_reduce_(self, dim, index, value, reduce):
@@ -385,7 +407,7 @@ def scatter_value_reduce_(self, dim, index, value, reduce):
 
 
 def scatter_add_(self, dim, index, src):
-    return _scatter(self, dim, index, src, "add", "scatter_add")
+    return _scatter(self, dim, index, src, "add")
 
 
 def scatter_src(self, dim, index, src):
@@ -432,7 +454,7 @@ def scatter_reduce_two_(self, dim, index, src, reduce, *, include_self=True):
     if not include_self:
         _gather_scatter_checks("scatter", self, dim, index, src)
         scatter_value_(self, dim, index, _reduction_identity(reduce, self.dtype))
-    _scatter(self, dim, index, src, _TWO_KERNELS[reduce], "scatter")
+    _scatter(self, dim, index, src, _TWO_KERNELS[reduce])
     if reduce == "mean":
         count = dispatcher.call("ones_like" if include_self else "zeros_like", self)
         dispatcher.call("scatter_add_", count, dim, index, dispatcher.call("ones_like", src))
@@ -490,14 +512,9 @@ def _check_mask(mask, name):
 
 def _mask_where(self, mask):
     """Offsets of ``self``'s elements where ``mask`` (broadcast to ``self``'s shape) is true."""
-    try:
-        shape = broadcast_shapes(tuple(self.shape), tuple(mask.shape))
-    except RuntimeError:
-        shape = None
+    shape = broadcast_shapes(tuple(self.shape), tuple(mask.shape))     # as TensorIterator, self first
     if shape != tuple(self.shape):
-        raise RuntimeError(f"The expanded size of the tensor ({self.shape[-1] if self.dim() else 1}) must match the "
-                           f"existing size ({mask.shape[-1]}) at non-singleton dimension {self.dim() - 1}.  Target "
-                           f"sizes: {list(self.shape)}.  Tensor sizes: {list(mask.shape)}")
+        raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
     chosen = np.broadcast_to(_host_array(mask), shape)
     return walk(self)[chosen]
 
@@ -518,14 +535,15 @@ def masked_fill_tensor_(self, mask, value):
 
 
 def masked_fill_scalar(self, mask, value):
-    # torch: a contiguous clone filled in place, after broadcasting self against the mask
-    shape = broadcast_shapes(tuple(self.shape), tuple(mask.shape))
+    # torch: a contiguous clone filled in place, after broadcasting the mask against self
+    shape = broadcast_shapes(tuple(mask.shape), tuple(self.shape))
     out = empty_strided(shape, contiguous_strides(shape), dtype=self.dtype, device=self.device)
     same_device_copy(out, dispatcher.call("expand", self, list(shape)) if tuple(self.shape) != shape else self)
     return masked_fill_scalar_(out, mask, value)
 
 
 def masked_fill_tensor(self, mask, value):
+    broadcast_shapes(tuple(mask.shape), tuple(self.shape))     # (``expand_outplace`` comes first)
     if value.dim() != 0:
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.dim()} dimension(s).")
@@ -560,15 +578,17 @@ def nonzero(self):
 
 
 def repeat_interleave_tensor(repeats, output_size=None):
-    """``repeat_interleave.Tensor``: ``i`` repeated ``repeats[i]`` times, for each i."""
+    """``repeat_interleave.Tensor``: ``i`` repeated ``repeats[i]`` times, for each i
+    (``repeat_interleave_common`` in Repeat.h; the kernel dispatches on index types first)."""
+    if repeats.dtype not in (st.int64, st.int32):
+        raise NotImplementedError(f'"repeat_interleave_cpu" not implemented for \'{repeats.dtype.torch_name}\'')
     if repeats.dim() != 1:
         raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
-    if repeats.dtype not in (st.int64, st.int32):
-        raise RuntimeError("repeats has to be Long or Int tensor")
     counts = _host_array(repeats).astype(np.int64)
+    if output_size is not None and counts.size and output_size != counts.sum():
+        raise RuntimeError("allocated size does not match required size")
+    # torch checks the signs only without an output_size (and then leaves elements unset): always here
     if (counts < 0).any():
         raise RuntimeError("repeats can not be negative")
     out = np.repeat(np.arange(counts.size, dtype=np.int64), counts)
-    if output_size is not None and output_size != out.size:
-        raise RuntimeError("allocated size does not match required size")
     return _as_device_tensor(out, repeats.dtype, repeats.device)

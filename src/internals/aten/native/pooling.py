@@ -41,22 +41,33 @@ def pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode):
         raise RuntimeError("max_pool2d: stride must either be omitted, a single int, or a tuple of two ints")
     (kh, kw), (ph, pw), (dh, dw) = _pair(kernel_size), _pair(padding), _pair(dilation)
     sh, sw = _pair(stride, (kh, kw))
-    if sh == 0 or sw == 0:
-        raise RuntimeError("stride should not be zero")
+    if x.dim() not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    C, H, W = x.shape[-3:]
+    sizes = []
+    for size, k, pad, s, d in ((H, kh, ph, sh, dh), (W, kw, pw, sw, dw)):     # ``pooling_output_shape``
+        if s == 0:
+            raise RuntimeError("stride should not be zero")
+        if pad < 0:
+            raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
+        if pad > int(((k - 1) * d + 1) / 2):        # C++ division truncates
+            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad}, "
+                               f"kernel_size={k} and dilation={d}")
+        sizes.append(_pool_output_size(size, k, pad, s, d, ceil_mode))
+    OH, OW = sizes
+    # ``pool2d_shape_check``
     if min(kh, kw) <= 0:
         raise RuntimeError(f"kernel size should be greater than zero, but got kH: {kh} kW: {kw}")
     if min(sh, sw) < 0:
         raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
     if min(dh, dw) <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} dilationW: {dw}")
-    if x.dim() not in (3, 4) or any(s == 0 for s in x.shape[-3:]):
-        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    for pad, k, d in ((ph, kh, dh), (pw, kw, dw)):
-        if pad > ((k - 1) * d + 1) // 2:
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad}, "
-                               f"kernel_size={k} and dilation={d}")
-    C, H, W = x.shape[-3:]
-    OH, OW = _pool_output_size(H, kh, ph, sh, dh, ceil_mode), _pool_output_size(W, kw, pw, sw, dw, ceil_mode)
+    if any(n == 0 for n in x.shape[-3:]):
+        raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
+                           f"got:{list(x.shape)}")
+    if kw // 2 < pw or kh // 2 < ph:
+        raise RuntimeError(f"pad should be smaller than or equal to half of kernel size, but got padW = {pw}, "
+                           f"padH = {ph}, kW = {kw}, kH = {kh}")
     if OH < 1 or OW < 1:
         raise RuntimeError(f"Given input size: ({C}x{H}x{W}). Calculated output size: ({C}x{OH}x{OW}). "
                            "Output size is too small")

@@ -7,8 +7,8 @@ from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
 from .. import dispatcher
 from .copy import cast_like, to
-from .reduce_ops import normalize_dims
 from .tensor_factories import empty
+from .tensor_shape import wrap_dim
 
 
 def _prepare(x, dim, dtype, name):
@@ -16,9 +16,10 @@ def _prepare(x, dim, dtype, name):
     ``input.contiguous()``, a ``clone`` through the dispatcher when one is needed)."""
     if dtype is not None:
         x = cast_like(x, dtype)
-    if not x.dtype.is_floating_point:
-        raise NotImplementedError(f'"{name}_lastdim_kernel_impl" not implemented for \'{x.dtype.torch_name}\'')
-    (d,) = normalize_dims(dim, x.dim()) if x.dim() else (0,)
+    d = wrap_dim(dim, x.dim())
+    if not x.dtype.is_floating_point and x.numel():     # an empty input never reaches a kernel
+        kernel = f"{name}_lastdim" if d == max(x.dim() - 1, 0) else name
+        raise NotImplementedError(f'"{kernel}_kernel_impl" not implemented for \'{x.dtype.torch_name}\'')
     compute = cast_like(x, st.opmath_type(x.dtype))
     if not compute.is_contiguous():
         compute = dispatcher.call("clone", compute, memory_format=contiguous_format)

@@ -16,6 +16,7 @@ from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
 from .reduce_ops import _return_type, normalize_dims
 from .tensor_factories import empty, empty_strided
+from .tensor_shape import wrap_dim
 
 
 @register_jitable
@@ -117,7 +118,13 @@ def _sorted_rows(x, dim, descending):
 
 
 def _dim(x, dim):
-    return normalize_dims(dim, x.dim())[0] if x.dim() else 0
+    return normalize_dims(dim, x.dim())[0] if x.dim() else wrap_dim(dim, 0)
+
+
+def _no_bool(x, kernel):
+    """The CPU selection kernels dispatch on all types but bool."""
+    if x.dtype is st.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
 def _back(t, x, dim, layout):
@@ -165,12 +172,15 @@ def _selection(x, dim, keepdim, name, kind, k=0):
 
 
 def topk(x, k, dim=-1, largest=True, sorted=True):
-    if x.dtype is st.bool_ and not x.is_cuda:     # (CUDA's refusal is not checked here)
-        raise RuntimeError("topk does not support bool dtypes on CPU")
     d = _dim(x, dim)
     n = x.shape[d] if x.dim() else 1
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
+    if x.dtype is st.bool_ and not x.is_cuda:     # (CUDA's refusal is not checked here)
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    if x.dim() == 0:        # torch copies the element whatever k (0 or 1)
+        return _return_type("topk")(dispatcher.call("clone", x), dispatcher.call("zeros", [], dtype=st.int64,
+                                                                                 device=x.device))
     values, idx = _sorted_rows(x, d, largest)
     values, idx = (dispatcher.call("narrow", t, -1, 0, k) for t in (values, idx))
     values, idx = _unlast(values, x, d), _unlast(idx, x, d)
@@ -189,6 +199,8 @@ def kthvalue(x, k, dim=-1, keepdim=False):
     _check_nonempty("kthvalue", x, d)
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if x.dim():
+        _no_bool(x, "kthvalue_cpu")
     return _selection(x, d, keepdim, "kthvalue", KTH, k - 1)
 
 
@@ -200,6 +212,7 @@ def _check_nonempty(name, x, d):
 def median_dim(x, dim, keepdim=False):
     d = _dim(x, dim)
     _check_nonempty("median", x, d)
+    _no_bool(x, "median_out")
     return _selection(x, d, keepdim, "median", MEDIAN)
 
 
@@ -207,6 +220,7 @@ def median(x):
     """The median of every element: NaN for an empty tensor."""
     if x.numel() == 0:
         return dispatcher.call("fill_.Scalar", empty((), dtype=x.dtype, device=x.device), float("nan"))
+    _no_bool(x, "median_cpu")
     return median_dim(dispatcher.call("reshape", x, [-1]), 0).values
 
 

@@ -383,6 +383,8 @@ def unfold(x, dimension, size, step):
     extent = x.shape[d] if x.dim() else 1
     if size > extent:
         raise RuntimeError(f"maximum size for tensor at dimension {d} is {extent} but size is {size}")
+    if size < 0:
+        raise RuntimeError(f"size is {size} but must be >= 0")
     if step <= 0:
         raise RuntimeError(f"step is {step} but must be > 0")
     sizes, strides = list(x.shape), list(x.stride())
@@ -398,10 +400,10 @@ def split(x, split_size, dim=0):
     """``split.Tensor``: pieces of ``split_size`` along ``dim``, the last one shorter."""
     if x.dim() == 0:
         raise RuntimeError("split expects at least a 1-dimensional tensor")
+    if split_size < 0:     # checked before the dim
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
     d = wrap_dim(dim, x.dim())
     size = x.shape[d]
-    if split_size < 0:
-        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={split_size}")
     if split_size == 0 and size:
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
     # Always at least one piece (an empty dim gives one empty piece).
@@ -480,8 +482,9 @@ def tensor_split_indices(x, indices, dim=0):
 
 
 def tensor_split(x, tensor_indices_or_sections, dim=0):
-    """The tensor overload: a 0-dim long tensor is a number of sections, a 1-dim one indices."""
-    _tensor_split_dim(x, dim)
+    """The tensor overload: a 0-dim long tensor is a number of sections, a 1-dim one indices
+    (``dim`` is checked by the overload it calls)."""
+    _tensor_split_dim(x, 0)
     t = tensor_indices_or_sections
     if t.device.type != "cpu":
         raise RuntimeError(f"tensor_split expected tensor_indices_or_sections to be on cpu, but it's on {t.device}")
@@ -551,19 +554,19 @@ def stack(tensors, dim=0):
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
+    d = wrap_dim(dim, tensors[0].dim() + 1)
     for i, t in enumerate(tensors[1:], 1):
         if t.shape != tensors[0].shape:
             raise RuntimeError(f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
                                f"entry 0 and {list(t.shape)} at entry {i}")
-    d = wrap_dim(dim, tensors[0].dim() + 1)
     return dispatcher.call("cat", [unsqueeze(t, d) for t in tensors], d)
 
 
 def unbind(x, dim=0):
     """``unbind``: the slices along ``dim``, as views."""
-    if x.dim() == 0:
-        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     d = wrap_dim(dim, x.dim())
+    if x.dim() == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     return tuple(select(x, d, i) for i in range(x.shape[d]))
 
 
@@ -719,15 +722,19 @@ def diag(x, diagonal=0):
 
 def repeat_interleave_self_int(x, repeats, dim=None, output_size=None):
     """An int count: each element's copies side by side, as torch decomposes it (a new dim after
-    ``dim``, expanded, copied, flattened away)."""
-    if repeats < 0:
-        raise RuntimeError("repeats can not be negative")
+    ``dim``, expanded, copied, flattened away; Repeat.cpp)."""
+    d = wrap_dim(0 if dim is None else dim, x.dim())
     if dim is None:
-        x, dim = _flatten(x), 0
-    d = wrap_dim(dim, x.dim())
+        x = _flatten(x)
+    if repeats < 0:
+        raise RuntimeError("Repeats must be non-negative")
+    x = dispatcher.call("unsqueeze", x, d + 1)
     sizes = list(x.shape)
-    sizes.insert(d + 1, repeats)
-    copies = dispatcher.call("expand", dispatcher.call("unsqueeze", x, d + 1), sizes)
+    sizes[d + 1] = repeats
+    copies = dispatcher.call("expand", x, sizes)
+    if output_size is not None and output_size != repeats * sizes[d]:
+        raise RuntimeError(f"repeat_interleave: Invalid output_size, expected {repeats * sizes[d]} but got "
+                           f"{output_size}")
     return _flatten(dispatcher.call("clone", copies, memory_format=contiguous_format), d, d + 1)
 
 
@@ -736,10 +743,12 @@ def _flatten(x, start=0, end=-1):
 
 
 def repeat_interleave_self_tensor(x, repeats, dim=None, output_size=None):
-    n = x.shape[wrap_dim(dim, x.dim())] if dim is not None else x.numel()
+    if repeats.dim() > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    n = x.size(dim) if dim is not None else x.numel()
     if repeats.dim() == 0 or repeats.numel() == 1:
         repeats = dispatcher.call("expand", dispatcher.call("reshape", repeats, [1]), [n])
-    elif repeats.dim() == 1 and repeats.shape[0] != n:
+    elif repeats.shape[0] != n:
         raise RuntimeError("repeats must have the same size as input along dim, but got repeats.size(0) = "
                            f"{repeats.shape[0]} and input.size({0 if dim is None else dim}) = {n}")
     return _interleave(x, dispatcher.call("repeat_interleave.Tensor", repeats, output_size=output_size), dim)

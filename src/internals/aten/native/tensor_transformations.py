@@ -10,10 +10,12 @@ from .tensor_shape import _fresh, wrap_dim
 
 def flip(x, dims):
     """``flip``: the order reversed along ``dims``; the result keeps ``x``'s layout (``empty_like``)."""
-    wrapped = [wrap_dim(d, x.dim()) for d in dims]
-    if len(set(wrapped)) != len(wrapped):
-        raise RuntimeError(f"dims has duplicates, original flip dims size={len(dims)}, but unique flip dims "
-                           f"size={len(set(wrapped))}")
+    wrapped = []
+    for d in dims:          # ``dim_list_to_bitset``: each dim wrapped, then checked against those before it
+        d = wrap_dim(d, x.dim())
+        if d in wrapped:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        wrapped.append(d)
     out = empty_strided(x.shape, like_strides(x), dtype=x.dtype, device=x.device)
     positions = [np.arange(n)[::-1] if d in wrapped else np.arange(n) for d, n in enumerate(x.shape)]
     return move(out, walk(out), x, element_offsets(positions, x.stride(), x.storage_offset()))
@@ -36,12 +38,16 @@ def flipud(x):
 def roll(x, shifts, dims=()):
     """``roll``: elements shifted along ``dims`` (the flattened tensor when none), wrapping around."""
     shifts, dims = list(shifts), list(dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
     if not dims and len(shifts) == 1:
         out, n = _fresh(x.shape, x.dtype, x.device), x.numel()
         src = walk(x).reshape(-1)[(np.arange(n) - shifts[0]) % n] if n else walk(x)
         return move(out, walk(out), x, src)
     if len(shifts) != len(dims):
         raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if x.dim() == 0:        # torch asks ``self.size(dim)``, which a 0-dim tensor refuses for any dim
+        raise IndexError(f"Dimension specified as {dims[0]} but tensor has no dimensions")
     if x.numel() == 0:            # nothing to move: torch returns a clone with x's layout
         return empty_strided(x.shape, like_strides(x), dtype=x.dtype, device=x.device)
     out = _fresh(x.shape, x.dtype, x.device)
