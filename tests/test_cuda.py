@@ -624,7 +624,7 @@ for op in range(len(ops.UNARY)):
 for op in range(len(ops.BINARY)):
     if op == ops.POW or op == ops.DIV:
         kinds = [f32, f64]
-    elif op == ops.DIV_COMPLEX:
+    elif op in (ops.DIV_COMPLEX, ops.POW_COMPLEX, ops.POW_COMPLEX_SCALAR):
         kinds = [c64, c128]
     elif op in (ops.INT_POW, ops.BITWISE_AND, ops.BITWISE_OR, ops.BITWISE_XOR, ops.LSHIFT, ops.RSHIFT):
         kinds = [i64, i8]                   # integers only

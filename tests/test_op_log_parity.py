@@ -53,6 +53,13 @@ def _programs(lib):
         "relu backward": (ones(2, 3, grad=True), lambda x: lib.nn.ReLU()(x * 2).sum().backward()),
         "to float64 with grad": (ones(3, grad=True), lambda x: x.double()),
         "slice with grad": (ones(5, 4, grad=True), lambda x: x[1:4:2, None][0]),
+        "item": (ones(1), lambda x: x.item()),
+        "float, int, bool and complex of a tensor": (ones(1), lambda x: (float(x), int(x), bool(x), complex(x))),
+        "a loss printed with a format": (ones(3, grad=True), lambda x: f"{(x * 2).sum():.3f}"),
+        "a comparison in an if": (ones(2), lambda x: 1 if x.sum() > 0 else 2),
+        "an index tensor": (lambda: lib.tensor(1), lambda i: [1, 2, 3][i]),
+        "item of a cuda tensor": (lambda: lib.ones(2).cuda() if lib is internals else lib.ones(2),
+                                  lambda x: x[1].item()),
     }
 
 

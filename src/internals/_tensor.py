@@ -141,7 +141,7 @@ class Tensor(TensorBase):
     def item(self):
         if self.numel() != 1:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        return self._host_values().reshape(-1)[0].item()
+        return dispatcher.call("_local_scalar_dense", self)     # the operator torch's item() calls
 
     def _host_values(self):
         t = self.cpu()
@@ -304,12 +304,19 @@ class Tensor(TensorBase):
         return int(self._real_item(st.int64))
 
     def __complex__(self):
-        return complex(self.item())
+        return complex(self._python_scalar())
+
+    def _python_scalar(self):
+        """``THPVariable_float_scalar`` and its twins: one element, else a ValueError (``item()``
+        raises a RuntimeError of its own)."""
+        if self.numel() != 1:
+            raise ValueError("only one element tensors can be converted to Python scalars")
+        return self.item()
 
     def _real_item(self, dtype):
         """The value as ``Scalar::to<double>`` / ``to<int64_t>`` reads it: a complex one only
         with a zero imaginary part."""
-        value = self.item()
+        value = self._python_scalar()
         return st.checked_convert(value, dtype).item() if isinstance(value, complex) else value
 
     def __index__(self):
