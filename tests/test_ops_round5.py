@@ -199,7 +199,7 @@ def test_item_reads_the_element_as_torch(dtype, device):
     for index in (1, 3):
         value, expected = ours[index].item(), theirs[index].item()
         assert type(value) is type(expected) and value == expected
-        assert internals._local_scalar_dense(ours[index]) == torch.ops.aten._local_scalar_dense(theirs[index])
+        assert internals.ops.aten._local_scalar_dense(ours[index]) == torch.ops.aten._local_scalar_dense(theirs[index])
     assert ours.reshape(2, 2).t()[1, 0].item() == theirs.reshape(2, 2).t()[1, 0].item()
 
 

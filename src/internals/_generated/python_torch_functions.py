@@ -19,17 +19,6 @@ def THPVariable__coalesce(*args, **kwargs):
     return _call('_coalesce', _r.tensor(0))
 
 
-__local_scalar_dense_parser = PythonArgParser([
-    '_local_scalar_dense(Tensor input)',
-])
-
-
-def THPVariable__local_scalar_dense(*args, **kwargs):
-    _r = __local_scalar_dense_parser.parse(args, kwargs)
-    # aten::_local_scalar_dense(Tensor self) -> Scalar
-    return _call('_local_scalar_dense', _r.tensor(0))
-
-
 __log_softmax_parser = PythonArgParser([
     '_log_softmax(Tensor input, int64_t dim, bool half_to_float)',
 ])
@@ -2606,7 +2595,6 @@ def THPVariable_zeros_like(*args, **kwargs):
 # The function table (torch's ``torch_functions``): what internals puts in its namespace.
 FUNCTIONS = named({
     '_coalesce': THPVariable__coalesce,
-    '_local_scalar_dense': THPVariable__local_scalar_dense,
     '_log_softmax': THPVariable__log_softmax,
     '_softmax': THPVariable__softmax,
     '_unsafe_view': THPVariable__unsafe_view,
