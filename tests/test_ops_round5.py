@@ -217,3 +217,152 @@ def test_python_conversions_and_their_errors(make, convert):
         return error_text(lambda: convert(make(internals)), lambda: convert(make(torch)))
     value = convert(make(internals))
     assert type(value) is type(expected) and value == expected
+
+
+# ---------------------------------------------------------------------------------- real pow short cuts
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("exponent", [2, 3, -2, -1, -0.5, 2.0, -1.0])
+def test_float_powers_take_torchs_short_cuts(exponent, dtype, device):
+    """x ** 3 is x * x * x in the tensor's type (two roundings), x ** -2 is 1 / (x * x), x ** -1
+    the reciprocal, x ** -0.5 one over sqrt, as ``pow_tensor_scalar_optimized_kernel``: bit for
+    bit, where pow's one rounding differs in the last place for a third of these values. (x ** 0.5
+    is sqrt, whose own last place differs from torch's vectorised one: see test_sqrt_is_pow_half.)"""
+    xt = torch.cat([torch.linspace(-math.pi, math.pi, 200, dtype=dtype),
+                    torch.tensor([0.0, -0.0, INF, -INF, NAN, 1e-30, 3e15], dtype=dtype)])
+    x = internals.from_torch(xt).to(device)
+    same(x ** exponent, xt ** exponent)
+    same(x[::3].pow(exponent), xt[::3].pow(exponent))
+    y, yt = x.clone(), xt.clone()
+    y **= exponent
+    yt **= exponent
+    same(y, yt)
+
+
+def test_sqrt_is_pow_half():
+    """x ** 0.5 takes sqrt's kernel, in internals as in torch: both libraries agree with themselves."""
+    xt = torch.linspace(0, 10, 300)
+    x = internals.from_torch(xt)
+    assert internals.equal(x ** 0.5, x.sqrt())
+    assert torch.equal(xt ** 0.5, xt.sqrt())
+    assert_same(x ** 0.5, xt ** 0.5)
+
+
+# ---------------------------------------------------------------------------------- floor, ceil, trunc, frac
+ROUNDING = ["floor", "ceil", "trunc", "frac", "fix"]
+ROUNDED_VALUES = [-2.5, -0.5, -0.0, 0.0, 0.3, 1.5, 2.7, -1e20, 3e15 + 0.5, INF, -INF, NAN]
+
+
+@pytest.mark.parametrize("device", DEVICES)
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("name", ROUNDING)
+def test_rounding_functions(name, dtype, device):
+    """Values (signed zeros: ceil(-0.5) is -0.0), dtype, strides of a transposed input, and the
+    in-place variant returning its input."""
+    xt = torch.tensor(ROUNDED_VALUES, dtype=dtype).reshape(3, 4)
+    x = internals.from_torch(xt).to(device)
+    for ours, theirs in ((x, xt), (x.t(), xt.t()), (x[:, ::2], xt[:, ::2])):
+        assert_same(getattr(internals, name)(ours), getattr(torch, name)(theirs), rtol=0, atol=0)
+        assert_same(getattr(ours, name)(), getattr(theirs, name)(), rtol=0, atol=0)
+        signs = getattr(ours, name)().cpu().to(internals.float64).reshape(-1).tolist()
+        expected = getattr(theirs, name)().double().reshape(-1).tolist()
+        assert [math.copysign(1, v) for v in signs if v == v] == [math.copysign(1, v) for v in expected if v == v]
+    y, yt = x.clone(), xt.clone()
+    assert getattr(y, name + "_")() is y
+    getattr(torch, name + "_")(yt)
+    assert_same(y, yt, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("name", ROUNDING)
+@pytest.mark.parametrize("dtype", [torch.int64, torch.uint8, torch.int32, torch.bool, torch.complex64])
+def test_rounding_functions_of_integers_and_their_errors(name, dtype):
+    """An integer tensor is its own floor (a copy; itself in place); frac refuses integers; bool
+    and complex are refused with torch's messages."""
+    xt = torch.tensor([[1, 0, 3]]).to(dtype).t()
+    x = internals.from_torch(xt)
+    try:
+        theirs = getattr(torch, name)(xt)
+    except (NotImplementedError, RuntimeError):
+        error_text(lambda: getattr(internals, name)(x), lambda: getattr(torch, name)(xt))
+        return error_text(lambda: getattr(x, name + "_")(), lambda: getattr(xt, name + "_")())
+    ours = getattr(internals, name)(x)
+    assert_same(ours, theirs, rtol=0, atol=0)
+    assert ours.data_ptr() != x.data_ptr()
+    assert getattr(x, name + "_")() is x
+
+
+@pytest.mark.parametrize("name", ROUNDING)
+def test_rounding_functions_gradients(name):
+    """floor, ceil and trunc pass no gradient (zeros); frac passes it through; torch's node names."""
+    xt = torch.tensor([1.5, -2.25, 0.75], dtype=torch.float64, requires_grad=True)
+    x = internals.from_torch(xt.detach()).requires_grad_()
+    out, out_t = getattr(x, name)(), getattr(xt, name)()
+    assert type(out.grad_fn).__name__ == type(out_t.grad_fn).__name__
+    (out * internals.tensor([1.0, 2.0, 3.0], dtype=internals.float64)).sum().backward()
+    (out_t * torch.tensor([1.0, 2.0, 3.0], dtype=torch.float64)).sum().backward()
+    assert_same(x.grad, xt.grad, rtol=0, atol=0)
+    assert internals.autograd.gradcheck(lambda t: getattr(t, name)() * t, (x.detach().requires_grad_(),))
+
+
+# ---------------------------------------------------------------------------------- snippets' protocol
+def test_tensor_type_and_nelement():
+    """``x.type()`` names the legacy class (internals' module name in place of torch's);
+    ``x.type(dtype)`` and ``x.type("torch.IntTensor")`` convert; bad names are torch's errors."""
+    for make in (lambda lib: lib.tensor([1.5]), lambda lib: lib.tensor([True]), lambda lib: lib.tensor([1j]),
+                 lambda lib: lib.tensor([1.5]).bfloat16(), lambda lib: lib.tensor([[1, 2]])):
+        ours, theirs = make(internals), make(torch)
+        assert ours.type() == theirs.type().replace("torch.", "internals.")
+        assert ours.nelement() == theirs.nelement()
+    x, xt = both([1.5, -2.5], torch.float32)
+    assert_same(x.type(internals.int32), xt.type(torch.int32))
+    assert_same(x.type("torch.IntTensor"), xt.type("torch.IntTensor"))
+    assert x.type(internals.float32) is x and x.type("internals.FloatTensor") is x
+    assert x.type("torch.cuda.DoubleTensor").device.type == "cuda"
+    assert x.cuda().type() == "internals.cuda.FloatTensor"
+    for bad in ("foo", "torch.FooTensor", 3):
+        error_text(lambda bad=bad: x.type(bad), lambda bad=bad: xt.type(bad))
+
+
+def test_softmax_modules():
+    torch.manual_seed(0)
+    xt = torch.randn(3, 5)
+    x = internals.from_torch(xt)
+    for name in ("Softmax", "LogSoftmax"):
+        for dim in (0, 1, -1):
+            ours, theirs = getattr(internals.nn, name)(dim=dim), getattr(torch.nn, name)(dim=dim)
+            assert repr(ours) == repr(theirs)
+            assert_same(ours(x), theirs(xt), rtol=1e-6, atol=1e-7)
+    seq = internals.nn.Sequential(internals.nn.Linear(5, 2), internals.nn.Softmax(dim=1))
+    assert repr(seq).endswith("(1): Softmax(dim=1)\n)")
+
+
+def test_custom_function_node_repr_names_its_module():
+    """The node class of an autograd.Function is a Python class in torch: its repr is object's,
+    with the module (``<torch.autograd.function.MyFnBackward object at 0x...>``)."""
+    def make(lib):
+        class Double(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx, x):
+                return x * 2
+
+            @staticmethod
+            def backward(ctx, grad):
+                return grad * 2
+        return Double.apply(lib.ones(1, requires_grad=True)).grad_fn
+    ours, theirs = make(internals), make(torch)
+    assert repr(ours).split(" at ")[0] == repr(theirs).split(" at ")[0].replace("torch.", "internals.")
+    assert repr(internals.ones(1, requires_grad=True).exp().grad_fn).startswith("<ExpBackward0 object at ")
+
+
+@pytest.mark.parametrize("name", ["round", "floor", "ceil", "trunc"])
+def test_integer_results_are_laid_out_by_tensor_iterator(name):
+    """An integer input is copied into the output TensorIterator lays out (dense strides of the
+    input's order), not cloned with the input's own strides: a (3, 1) view of strides (1, 3)
+    gives strides (1, 1), as torch's."""
+    xt = torch.tensor([[1, 0, 3]]).t()
+    assert_same(getattr(internals, name)(internals.from_torch(xt)), getattr(torch, name)(xt), rtol=0, atol=0)
+    xt = torch.arange(12).reshape(3, 4)[:, ::2].t()
+    assert_same(getattr(internals, name)(internals.from_torch(xt)), getattr(torch, name)(xt), rtol=0, atol=0)
+    if name == "round":        # sign of a bool tensor is the same kind of copy
+        xt = torch.tensor([[True, False, True]]).t()
+        assert_same(internals.sign(internals.from_torch(xt)), torch.sign(xt), rtol=0, atol=0)

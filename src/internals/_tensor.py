@@ -50,6 +50,19 @@ class _ArrayBase:
         self.tensor = tensor
 
 
+_LEGACY_TYPES = {f"{prefix}{d.torch_name}Tensor": (d, device) for d in st.ALL_DTYPES
+                 for prefix, device in (("", "cpu"), ("cuda.", "cuda"))}
+
+
+def _legacy_type(name):
+    """``torch.cuda.FloatTensor`` (or ``internals.``...) -> (float32, "cuda"), for ``Tensor.type``."""
+    for module in ("internals.", "torch."):
+        if name.startswith(module) and name[len(module):] in _LEGACY_TYPES:
+            dtype, device = _LEGACY_TYPES[name[len(module):]]
+            return device, dtype
+    raise ValueError(f"invalid type: '{name}'")
+
+
 class Tensor(TensorBase):
     """``torch.Tensor``: the frontend class over ``TensorBase`` (its state lives there)."""
     __slots__ = ()
@@ -178,6 +191,21 @@ class Tensor(TensorBase):
 
     def to_torch(self):
         return to_torch(self)
+
+    def type(self, dtype=None, non_blocking=False):
+        """Without a dtype, the legacy type name: ``internals.FloatTensor`` (torch's
+        ``torch.FloatTensor``); with a dtype, or such a name, ``to()`` it (``x.type(torch.float)``)."""
+        prefix = "cuda." if self.is_cuda else ""
+        if dtype is None:
+            return f"internals.{prefix}{self.dtype.torch_name}Tensor"
+        if isinstance(dtype, str):
+            return self.to(*_legacy_type(dtype), non_blocking=non_blocking)
+        if not isinstance(dtype, st.dtype):
+            raise TypeError("dtype must be a type, str, or dtype object")
+        return self.to(dtype, non_blocking=non_blocking)
+
+    def nelement(self):
+        return self.numel()
 
     def float(self):
         return self.to(st.float32)

@@ -88,6 +88,8 @@ def binary(op, a, b, *, alpha=1, out=None):
         op = _complex_binary_op(op, compute, b)
     elif op == ops.POW and not compute.is_floating_point:
         op = ops.INT_POW
+    elif op == ops.POW and b._impl.is_wrapped_number and it.common_dtype in (st.float32, st.float64):
+        op = ops.POW_FLOAT_SCALAR       # pow.Tensor_Scalar's short cuts (the 16-bit floats have others)
     scalar = st.checked_convert(alpha, compute)
     return it.for_each(lambda buffers, *geometry: loops(it.device).binary_loop(op, *buffers, scalar, *geometry))
 

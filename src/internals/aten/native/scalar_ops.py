@@ -14,6 +14,7 @@ import math
 import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
+from numba.np.numpy_support import as_dtype
 
 
 # ----------------------------------------------------------------------------- unary ops
@@ -431,6 +432,34 @@ UNARY += (sin_complex, cos_complex, tan_complex, tanh_complex, sigmoid_complex)
 SIN_COMPLEX, COS_COMPLEX, TAN_COMPLEX, TANH_COMPLEX, SIGMOID_COMPLEX = range(len(UNARY) - 5, len(UNARY))
 
 
+# ---- rounding (issue 16, round 5): floor, ceil, trunc and frac of floats. Numba's math.floor
+# returns an int64, which has no -0.0: the sign comes back with copysign (ceil(-0.5) is -0.0).
+@register_jitable
+def floor(x):
+    return math.copysign(math.floor(x), x) if abs(x) < _INTEGRAL else x
+
+
+@register_jitable
+def ceil(x):
+    return math.copysign(math.ceil(x), x) if abs(x) < _INTEGRAL else x
+
+
+@register_jitable
+def trunc(x):
+    # floor of |x|: NumPy's float32 has no __trunc__ for math.trunc (the simulator runs Python)
+    return math.copysign(math.floor(abs(x)), x) if abs(x) < _INTEGRAL else x
+
+
+@register_jitable
+def frac(x):
+    """x - trunc(x), exact; inf - inf makes frac(inf) NaN, as torch's."""
+    return x - trunc(x)
+
+
+UNARY += (floor, ceil, trunc, frac)
+FLOOR, CEIL, TRUNC, FRAC = range(len(UNARY) - 4, len(UNARY))
+
+
 # ----------------------------------------------------------------------------- binary ops
 @register_jitable
 def add(a, b, alpha):
@@ -454,6 +483,37 @@ def div(a, b, alpha):
 
 @register_jitable
 def power(a, b, alpha):
+    return a ** b
+
+
+def like(x, value):
+    """``value`` in x's own type: a float32 stays float32 (Numba widens a Python float to float64)."""
+    return type(x)(value)
+
+
+@overload(like, target="generic")
+def _like_jit(x, value):
+    ctor = as_dtype(x).type
+    return lambda x, value: ctor(value)
+
+
+@register_jitable
+def pow_float_scalar(a, b, alpha):
+    """``pow_tensor_scalar_kernel`` (``PowKernel.cpp``) for float and double: sqrt, 1 / sqrt and
+    the reciprocal for exponents 0.5, -0.5 and -1, products for 2, 3 and -2, each in the
+    tensor's own type (x ** 3 is x * x * x, rounded twice, not pow's one rounding); else pow."""
+    if b == 2:
+        return a * a
+    if b == 3:
+        return a * a * a
+    one = like(a, 1)
+    if b == -2:
+        return one / (a * a)
+    if b == -1:
+        return one / a
+    if b == 0.5 or b == -0.5:
+        root = math.sqrt(a) if a >= 0 else like(a, math.nan)
+        return root if b == 0.5 else one / root
     return a ** b
 
 
@@ -736,8 +796,8 @@ BINARY += (div_floor_int, div_floor_float, div_trunc_int, div_trunc_float, remai
 (DIV_FLOOR_INT, DIV_FLOOR_FLOAT, DIV_TRUNC_INT, DIV_TRUNC_FLOAT, REMAINDER_INT, REMAINDER_FLOAT, FMOD_INT,
  FMOD_FLOAT, BITWISE_AND, BITWISE_OR, BITWISE_XOR, LSHIFT, RSHIFT, ROUND_DECIMALS, SOFTPLUS,
  LERP, THRESHOLD_BACKWARD) = range(len(BINARY) - 17, len(BINARY))
-BINARY += (div_complex, pow_complex, pow_complex_scalar)
-DIV_COMPLEX, POW_COMPLEX, POW_COMPLEX_SCALAR = range(len(BINARY) - 3, len(BINARY))
+BINARY += (div_complex, pow_complex, pow_complex_scalar, pow_float_scalar)
+DIV_COMPLEX, POW_COMPLEX, POW_COMPLEX_SCALAR, POW_FLOAT_SCALAR = range(len(BINARY) - 4, len(BINARY))
 
 # ----------------------------------------------------------------------------- reductions
 SUM, PROD, AMAX, AMIN, ARGMAX, ARGMIN = range(6)
