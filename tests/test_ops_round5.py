@@ -366,3 +366,21 @@ def test_integer_results_are_laid_out_by_tensor_iterator(name):
     if name == "round":        # sign of a bool tensor is the same kind of copy
         xt = torch.tensor([[True, False, True]]).t()
         assert_same(internals.sign(internals.from_torch(xt)), torch.sign(xt), rtol=0, atol=0)
+
+
+def test_new_tensor():
+    """The source tensor's dtype and device unless given; from a tensor, a copy and torch's warning."""
+    for make in (lambda lib, x: x.new_tensor([1, 2]), lambda lib, x: x.new_tensor([1, 2], dtype=lib.int32),
+                 lambda lib, x: x.new_tensor(3), lambda lib, x: x.new_tensor([[1.5]], requires_grad=True)):
+        ours = make(internals, internals.tensor([1.0], dtype=internals.float64))
+        theirs = make(torch, torch.tensor([1.0], dtype=torch.float64))
+        assert_same(ours, theirs, rtol=0, atol=0)
+        assert ours.requires_grad == theirs.requires_grad
+    source, source_t = both([1, 2], torch.int64)
+    with pytest.warns(UserWarning) as ours:
+        copy = internals.ones(1).new_tensor(source)
+    with pytest.warns(UserWarning) as theirs:
+        expected = torch.ones(1).new_tensor(source_t)
+    assert str(ours[0].message) == str(theirs[0].message)
+    assert_same(copy, expected, rtol=0, atol=0)
+    assert internals.ones(1).cuda().new_tensor([2]).device.type == "cuda"

@@ -9,6 +9,7 @@ dispatcher by torch's operator name. Written here by hand, as in torch: metadata
 indexing, the autograd API and a few dunders.
 """
 import copy
+import warnings
 import weakref
 
 import numpy as np
@@ -23,7 +24,7 @@ from ._tensor_base import _CPP_TYPE_NAMES, Size, TensorBase
 from ._tensor_str import tensor_repr
 from .aten import dispatcher
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor, sparse_to
-from .aten.native.tensor_factories import from_numpy, wrap_scalar
+from .aten.native.tensor_factories import from_numpy, tensor, wrap_scalar
 from .aten.native.tensor_shape import alias_impl, getitem
 from .autograd import backward
 from .autograd.grad_mode import no_grad
@@ -206,6 +207,16 @@ class Tensor(TensorBase):
 
     def nelement(self):
         return self.numel()
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        """``tensor(data)`` with this tensor's dtype and device unless given (``new_tensor`` in
+        ``tensor_new.cpp``); a tensor as data is copied, with torch's advice to say so."""
+        if isinstance(data, Tensor):
+            warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                          "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                          "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+        return tensor(data, dtype=dtype or self.dtype, device=self.device if device is None else device,
+                      requires_grad=requires_grad)
 
     def float(self):
         return self.to(st.float32)
