@@ -600,7 +600,7 @@ def compile_(name, fn, signature, must_contain=()):
 
 BITS = {ops.FLOAT_BITS_TO_HALF: (u16, u32), ops.FLOAT_BITS_TO_BF16: (u16, u32),
         ops.HALF_BITS_TO_FLOAT: (u32, u16), ops.BF16_BITS_TO_FLOAT: (u32, u16)}
-FLOATING = (ops.EXP, ops.LOG, ops.SQRT, ops.SIGMOID, ops.TANH)
+FLOATING = (ops.EXP, ops.LOG, ops.SQRT, ops.SIGMOID, ops.TANH, ops.FLOOR, ops.CEIL, ops.TRUNC, ops.FRAC)
 COMPLEX = {ops.REAL_PART: [(f32, c64), (f64, c128)], ops.NONZERO: [(b1, c64)], ops.ANGLE_COMPLEX: [(f32, c64)],
            **{op: [(c64, c64), (c128, c128)] for op in (ops.CONJ, ops.EXP_COMPLEX, ops.LOG_COMPLEX, ops.SQRT_COMPLEX,
                                                         ops.SIN_COMPLEX, ops.COS_COMPLEX, ops.TAN_COMPLEX,
@@ -622,9 +622,9 @@ for op in range(len(ops.UNARY)):
         compile_(f"unary op {op} {a}", loops._build_unary(op).py_func, (arr(out), arr(a)) + GEOMETRY)
 
 for op in range(len(ops.BINARY)):
-    if op == ops.POW or op == ops.DIV:
+    if op in (ops.POW, ops.DIV, ops.POW_FLOAT_SCALAR):
         kinds = [f32, f64]
-    elif op == ops.DIV_COMPLEX:
+    elif op in (ops.DIV_COMPLEX, ops.POW_COMPLEX, ops.POW_COMPLEX_SCALAR):
         kinds = [c64, c128]
     elif op in (ops.INT_POW, ops.BITWISE_AND, ops.BITWISE_OR, ops.BITWISE_XOR, ops.LSHIFT, ops.RSHIFT):
         kinds = [i64, i8]                   # integers only

@@ -70,6 +70,13 @@ def _programs(lib):
         "layer norm with grad saves its statistics as they are": (ones(2, 4, grad=True),
                                                                   lambda x: lib.nn.LayerNorm(4)(x).sum().backward()),
         "conv2d of an unbatched image": (ones(2, 5, 5), lambda x: lib.nn.functional.conv2d(x, lib.ones(3, 2, 3, 3))),
+        "item": (ones(1), lambda x: x.item()),
+        "float, int, bool and complex of a tensor": (ones(1), lambda x: (float(x), int(x), bool(x), complex(x))),
+        "a loss printed with a format": (ones(3, grad=True), lambda x: f"{(x * 2).sum():.3f}"),
+        "a comparison in an if": (ones(2), lambda x: 1 if x.sum() > 0 else 2),
+        "an index tensor": (lambda: lib.tensor(1), lambda i: [1, 2, 3][i]),
+        "item of a cuda tensor": (lambda: lib.ones(2).cuda() if lib is internals else lib.ones(2),
+                                  lambda x: x[1].item()),
     }
 
 
@@ -115,7 +122,8 @@ INDEXING = ["x[...]", "x[()]", "x[None]", "x[..., None]", "x[0:10, -3:]", "x[0:4
             "x[0, 0] = tensor(3.)", "x[x > 1] = 0", "x[0] = y[0, None]", "x[...] = 1", "x[0] = y[0]",
             "x[:2] = y[:2]", "x[[0, 1]] = y[:2]", "x[0:2] = y[0]", "x[1:, 1:] = tensor([[7.]])", "x[:, None, [1]] = 3",
             "x[0] = 'a'", "x[0] = 2 + 1j", "x[0] = None", "x[:, 5]", "x[0, 0, 0]", "x[..., ...]", "x[..., 0, ...]",
-            "x[..., ..., 0]", "x[..., ..., 0:1]", "x[..., ..., None]", "x[..., ..., [0]]"]
+            "x[..., ..., 0]", "x[..., ..., 0:1]", "x[..., ..., None]", "x[..., ..., [0]]", "x[tensor(1)]",
+            "x[:, tensor(1)]", "x[tensor(True)]", "x[tensor(False), 0]", "x[tensor(1)] = 2"]
 
 
 @pytest.mark.parametrize("program", INDEXING)

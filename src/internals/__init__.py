@@ -10,6 +10,7 @@ from . import (
     _tensor_base,
 )
 from ._tensor import Size, Tensor
+from ._tensor_str import set_printoptions
 from .amp.autocast_mode import register_autocast_kernels as _register_autocast_kernels
 from .aten.fallbacks import register_core_fallbacks as _register_core_fallbacks
 from .aten.native.tensor_factories import from_numpy, tensor

@@ -108,8 +108,9 @@ _CHECKS = {
     "Device": lambda p, obj: _is_int(obj) or isinstance(obj, (str, _device)),
     "Generator": lambda p, obj: isinstance(obj, Generator),
     "TensorList": lambda p, obj: _is_tensor_list(p, obj, allow_none=False),
-    # ``Tensor?[] indices`` (index, index_put_): tensors and Nones
-    "c10::List<::std::optional<Tensor>>": lambda p, obj: _is_tensor_list(p, obj, allow_none=True),
+    # ``Tensor?[] indices`` (index_put_): the binding takes tensors only, as torch's does; the
+    # Nones of ``x[:, i] = v`` reach the operator from the indexing code, not through here
+    "c10::List<::std::optional<Tensor>>": lambda p, obj: _is_tensor_list(p, obj, allow_none=False),
     "c10::string_view": lambda p, obj: isinstance(obj, str),
     "Storage": lambda p, obj: _is_storage(obj),
 }

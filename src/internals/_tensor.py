@@ -9,6 +9,7 @@ dispatcher by torch's operator name. Written here by hand, as in torch: metadata
 indexing, the autograd API and a few dunders.
 """
 import copy
+import warnings
 import weakref
 
 import numpy as np
@@ -23,7 +24,7 @@ from ._tensor_base import _CPP_TYPE_NAMES, Size, TensorBase
 from ._tensor_str import tensor_repr
 from .aten import dispatcher
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor, sparse_to
-from .aten.native.tensor_factories import from_numpy, wrap_scalar
+from .aten.native.tensor_factories import from_numpy, tensor, wrap_scalar
 from .aten.native.tensor_shape import alias_impl
 from .autograd import backward
 from .autograd.grad_mode import no_grad
@@ -48,6 +49,19 @@ class _ArrayBase:
     def __init__(self, interface, tensor):
         self.__array_interface__ = interface
         self.tensor = tensor
+
+
+_LEGACY_TYPES = {f"{prefix}{d.torch_name}Tensor": (d, device) for d in st.ALL_DTYPES
+                 for prefix, device in (("", "cpu"), ("cuda.", "cuda"))}
+
+
+def _legacy_type(name):
+    """``torch.cuda.FloatTensor`` (or ``internals.``...) -> (float32, "cuda"), for ``Tensor.type``."""
+    for module in ("internals.", "torch."):
+        if name.startswith(module) and name[len(module):] in _LEGACY_TYPES:
+            dtype, device = _LEGACY_TYPES[name[len(module):]]
+            return device, dtype
+    raise ValueError(f"invalid type: '{name}'")
 
 
 class Tensor(TensorBase):
@@ -141,7 +155,7 @@ class Tensor(TensorBase):
     def item(self):
         if self.numel() != 1:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
-        return self._host_values().reshape(-1)[0].item()
+        return dispatcher.call("_local_scalar_dense", self)     # the operator torch's item() calls
 
     def _host_values(self):
         t = self.cpu()
@@ -178,6 +192,31 @@ class Tensor(TensorBase):
 
     def to_torch(self):
         return to_torch(self)
+
+    def type(self, dtype=None, non_blocking=False):
+        """Without a dtype, the legacy type name: ``internals.FloatTensor`` (torch's
+        ``torch.FloatTensor``); with a dtype, or such a name, ``to()`` it (``x.type(torch.float)``)."""
+        prefix = "cuda." if self.is_cuda else ""
+        if dtype is None:
+            return f"internals.{prefix}{self.dtype.torch_name}Tensor"
+        if isinstance(dtype, str):
+            return self.to(*_legacy_type(dtype), non_blocking=non_blocking)
+        if not isinstance(dtype, st.dtype):
+            raise TypeError("dtype must be a type, str, or dtype object")
+        return self.to(dtype, non_blocking=non_blocking)
+
+    def nelement(self):
+        return self.numel()
+
+    def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
+        """``tensor(data)`` with this tensor's dtype and device unless given (``new_tensor`` in
+        ``tensor_new.cpp``); a tensor as data is copied, with torch's advice to say so."""
+        if isinstance(data, Tensor):
+            warnings.warn("To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() "
+                          "or sourceTensor.detach().clone().requires_grad_(True), rather than "
+                          "tensor.new_tensor(sourceTensor).", UserWarning, stacklevel=2)
+        return tensor(data, dtype=dtype or self.dtype, device=self.device if device is None else device,
+                      requires_grad=requires_grad)
 
     def float(self):
         return self.to(st.float32)
@@ -309,11 +348,11 @@ class Tensor(TensorBase):
         return int(self._real_item(st.int64))
 
     def __complex__(self):
-        return complex(self._one_item())
+        return complex(self._python_scalar())
 
-    def _one_item(self):
-        """The Python number conversions check the count themselves (``THPVariable_float_scalar``
-        and friends), before ``item`` would."""
+    def _python_scalar(self):
+        """``THPVariable_float_scalar`` and its twins: one element, else a ValueError (``item()``
+        raises a RuntimeError of its own)."""
         if self.numel() != 1:
             raise ValueError("only one element tensors can be converted to Python scalars")
         return self.item()
@@ -321,7 +360,7 @@ class Tensor(TensorBase):
     def _real_item(self, dtype):
         """The value as ``Scalar::to<double>`` / ``to<int64_t>`` reads it: a complex one only
         with a zero imaginary part."""
-        value = self._one_item()
+        value = self._python_scalar()
         return st.checked_convert(value, dtype).item() if isinstance(value, complex) else value
 
     def __index__(self):

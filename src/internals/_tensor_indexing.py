@@ -91,8 +91,8 @@ def apply_slicing(x, index, disable_slice_optimization=False):
             result = dispatcher.call("unsqueeze", result, d)
             d += 1
         elif isinstance(i, bool) or _is_0dim(i, (st.bool_, st.uint8)):
-            keep = i if isinstance(i, bool) else bool(i.item())
             result = dispatcher.call("unsqueeze", result, d)
+            keep = i if isinstance(i, bool) else bool(i.item())     # read after the unsqueeze, as torch
             tensors.append((d, _bool_index(result, keep)))
             d += 1
         elif isinstance(i, slice):

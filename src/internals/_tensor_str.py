@@ -1,14 +1,43 @@
 """Printing tensors in torch's style (``torch/_tensor_str.py``): torch's ``_Formatter``, ported;
 a complex tensor gets two, one for the real parts and one for the imaginary parts."""
+import dataclasses
 import math
 
 import numpy as np
 
 from .c10 import scalar_type as st
 
-LINEWIDTH = 80   # torch's PRINT_OPTS.linewidth
-THRESHOLD, EDGEITEMS = 1000, 3   # torch's PRINT_OPTS: more elements than this print as "..."
-PRECISION = 4
+
+@dataclasses.dataclass
+class _PrinterOptions:
+    """torch's ``PRINT_OPTS``: digits after the point, the element count past which a tensor is
+    summarized, the items kept at each end of a summarized dim, the line width, and scientific
+    notation forced on or off (None: the formatter chooses)."""
+    precision: int = 4
+    threshold: float = 1000
+    edgeitems: int = 3
+    linewidth: int = 80
+    sci_mode: bool | None = None
+
+
+PRINT_OPTS = _PrinterOptions()
+_PROFILES = {"default": (4, 1000, 3, 80), "short": (2, 1000, 2, 80), "full": (4, math.inf, 3, 80)}
+
+
+def set_printoptions(precision=None, threshold=None, edgeitems=None, linewidth=None, profile=None, sci_mode=None):
+    """``torch.set_printoptions``: a profile first, then each option given; ``sci_mode`` is always
+    set (left out, it goes back to None)."""
+    if profile in _PROFILES:
+        PRINT_OPTS.precision, PRINT_OPTS.threshold, PRINT_OPTS.edgeitems, PRINT_OPTS.linewidth = _PROFILES[profile]
+    for name, value in (("precision", precision), ("threshold", threshold), ("edgeitems", edgeitems),
+                        ("linewidth", linewidth)):
+        if value is not None:
+            setattr(PRINT_OPTS, name, value)
+    PRINT_OPTS.sci_mode = sci_mode
+
+
+def get_printoptions():
+    return dataclasses.asdict(PRINT_OPTS)
 
 
 def tensor_repr(t):
@@ -36,7 +65,7 @@ def _add_suffixes(text, suffixes, indent, force_newline=False):
     line = len(text) - text.rfind("\n") + 1
     for suffix in suffixes:
         width = len(suffix.replace("internals.", "torch."))     # break where torch's text breaks
-        if force_newline or line + width + 2 > LINEWIDTH:
+        if force_newline or line + width + 2 > PRINT_OPTS.linewidth:
             force_newline = False
             text += ",\n" + " " * indent + suffix
             line = indent + width
@@ -52,7 +81,7 @@ def _body(t, prefix):
     if t.numel() == 0:
         return "[]"
     values = t._host_values()      # a strided view: nothing is copied, and only what is shown is read
-    summarize = values.size > THRESHOLD
+    summarize = values.size > PRINT_OPTS.threshold
     shown = _summarized(values) if summarize else values
     if t.dtype.is_complex:
         formatter = _ComplexFormatter(_Formatter(shown.real, t.dtype.to_real()),
@@ -85,23 +114,25 @@ class _Formatter:
         magnitude = np.abs(shown)
         low, high = magnitude.min(), magnitude.max()
         self.int_mode = bool(np.all(shown == np.ceil(shown)))
-        self.sci_mode = high / low > 1000.0 or high > 1.0e8 or (not self.int_mode and low < 1.0e-4)
+        self.sci_mode = (high / low > 1000.0 or high > 1.0e8 or (not self.int_mode and low < 1.0e-4)
+                         if PRINT_OPTS.sci_mode is None else PRINT_OPTS.sci_mode)
+        self.precision = PRINT_OPTS.precision
         if self.sci_mode:
-            self.width = max(len(f"{v:.{PRECISION}e}") for v in shown.tolist())
+            self.width = max(len(f"{v:.{self.precision}e}") for v in shown.tolist())
         elif self.int_mode:
             self.width = max(len(f"{v:.0f}") + 1 for v in shown.tolist())
         else:
-            self.width = max(len(f"{v:.{PRECISION}f}") for v in shown.tolist())
+            self.width = max(len(f"{v:.{self.precision}f}") for v in shown.tolist())
 
     def format(self, value):
         if not self.floating:
             text = str(value)
         elif self.sci_mode:
-            text = f"{value:{self.width}.{PRECISION}e}"
+            text = f"{value:{self.width}.{self.precision}e}"
         elif self.int_mode:
             text = f"{value:.0f}" + ("" if math.isinf(value) or math.isnan(value) else ".")
         else:
-            text = f"{value:.{PRECISION}f}"
+            text = f"{value:.{self.precision}f}"
         return text.rjust(self.width)       # inf and nan do not count towards the width
 
 
@@ -123,11 +154,11 @@ def _nested(values, indent, summarize, formatter):
     if values.ndim == 0:
         return formatter.format(values.item())
     n = values.shape[0]
-    rows = (list(range(EDGEITEMS)) + [None] + list(range(n - EDGEITEMS, n)) if summarize and n > 2 * EDGEITEMS
-            else list(range(n)))
+    edge = PRINT_OPTS.edgeitems
+    rows = list(range(edge)) + [None] + list(range(n - edge, n)) if summarize and n > 2 * edge else list(range(n))
     if values.ndim == 1:
         data = [" ..." if i is None else formatter.format(values[i].item()) for i in rows]
-        per_line = max(1, (LINEWIDTH - indent) // (formatter.width + 2))
+        per_line = max(1, (PRINT_OPTS.linewidth - indent) // (formatter.width + 2))
         lines = [", ".join(data[i:i + per_line]) for i in range(0, len(data), per_line)]
         return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
     slices = ["..." if i is None else _nested(values[i], indent + 1, summarize, formatter) for i in rows]
@@ -157,11 +188,12 @@ def _sparse_repr(t):
 
 def _summarized(values):
     """The elements a summarized print shows (``get_summarized_data``): the first and last
-    ``EDGEITEMS`` along every long dim. Only those are read, so printing an expanded 10**5 x 10**5
+    ``PRINT_OPTS.edgeitems`` along every long dim. Only those are read, so printing an expanded 10**5 x 10**5
     tensor touches a few elements, not 10**10."""
-    if values.size <= THRESHOLD:
+    if values.size <= PRINT_OPTS.threshold:
         return values
-    keep = [np.r_[0:EDGEITEMS, n - EDGEITEMS:n] if n > 2 * EDGEITEMS else np.arange(n) for n in values.shape]
+    edge = PRINT_OPTS.edgeitems
+    keep = [np.r_[0:edge, n - edge:n] if n > 2 * edge else np.arange(n) for n in values.shape]
     return values[np.ix_(*keep)]   # one gather of the shown elements (np.take would copy the whole view)
 
 

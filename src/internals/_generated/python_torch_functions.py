@@ -462,6 +462,28 @@ def THPVariable_cat(*args, **kwargs):
     return _call('cat', _r.value(0), _r.to_int64(1))
 
 
+_ceil_parser = PythonArgParser([
+    'ceil(Tensor input)',
+])
+
+
+def THPVariable_ceil(*args, **kwargs):
+    _r = _ceil_parser.parse(args, kwargs)
+    # aten::ceil(Tensor self) -> Tensor
+    return _call('ceil', _r.tensor(0))
+
+
+_ceil__parser = PythonArgParser([
+    'ceil_(Tensor input)',
+])
+
+
+def THPVariable_ceil_(*args, **kwargs):
+    _r = _ceil__parser.parse(args, kwargs)
+    # aten::ceil_(Tensor(a!) self) -> Tensor(a!)
+    return _call('ceil_', _r.tensor(0))
+
+
 _chunk_parser = PythonArgParser([
     'chunk(Tensor input, int64_t chunks, int64_t dim=0)',
 ])
@@ -935,6 +957,28 @@ def THPVariable_fill_(*args, **kwargs):
     return _call('fill_.Scalar', _r.tensor(0), _r.scalar(1))
 
 
+_fix_parser = PythonArgParser([
+    'fix(Tensor input)',
+])
+
+
+def THPVariable_fix(*args, **kwargs):
+    _r = _fix_parser.parse(args, kwargs)
+    # aten::fix(Tensor self) -> Tensor
+    return _call('fix', _r.tensor(0))
+
+
+_fix__parser = PythonArgParser([
+    'fix_(Tensor input)',
+])
+
+
+def THPVariable_fix_(*args, **kwargs):
+    _r = _fix__parser.parse(args, kwargs)
+    # aten::fix_(Tensor(a!) self) -> Tensor(a!)
+    return _call('fix_', _r.tensor(0))
+
+
 _flatten_parser = PythonArgParser([
     'flatten(Tensor input, int64_t start_dim=0, int64_t end_dim=-1)',
 ])
@@ -979,6 +1023,28 @@ def THPVariable_flipud(*args, **kwargs):
     return _call('flipud', _r.tensor(0))
 
 
+_floor_parser = PythonArgParser([
+    'floor(Tensor input)',
+])
+
+
+def THPVariable_floor(*args, **kwargs):
+    _r = _floor_parser.parse(args, kwargs)
+    # aten::floor(Tensor self) -> Tensor
+    return _call('floor', _r.tensor(0))
+
+
+_floor__parser = PythonArgParser([
+    'floor_(Tensor input)',
+])
+
+
+def THPVariable_floor_(*args, **kwargs):
+    _r = _floor__parser.parse(args, kwargs)
+    # aten::floor_(Tensor(a!) self) -> Tensor(a!)
+    return _call('floor_', _r.tensor(0))
+
+
 _floor_divide_parser = PythonArgParser([
     'floor_divide(Tensor input, Tensor other)',
     'floor_divide(Tensor input, Scalar other)',
@@ -1007,6 +1073,28 @@ def THPVariable_fmod(*args, **kwargs):
         return _call('fmod.Tensor', _r.tensor(0), _r.tensor(1))
     # aten::fmod.Scalar(Tensor self, Scalar other) -> Tensor
     return _call('fmod.Scalar', _r.tensor(0), _r.scalar(1))
+
+
+_frac_parser = PythonArgParser([
+    'frac(Tensor input)',
+])
+
+
+def THPVariable_frac(*args, **kwargs):
+    _r = _frac_parser.parse(args, kwargs)
+    # aten::frac(Tensor self) -> Tensor
+    return _call('frac', _r.tensor(0))
+
+
+_frac__parser = PythonArgParser([
+    'frac_(Tensor input)',
+])
+
+
+def THPVariable_frac_(*args, **kwargs):
+    _r = _frac__parser.parse(args, kwargs)
+    # aten::frac_(Tensor(a!) self) -> Tensor(a!)
+    return _call('frac_', _r.tensor(0))
 
 
 _full_parser = PythonArgParser([
@@ -2451,6 +2539,28 @@ def THPVariable_triu(*args, **kwargs):
     return _call('triu', _r.tensor(0), _r.to_int64(1))
 
 
+_trunc_parser = PythonArgParser([
+    'trunc(Tensor input)',
+])
+
+
+def THPVariable_trunc(*args, **kwargs):
+    _r = _trunc_parser.parse(args, kwargs)
+    # aten::trunc(Tensor self) -> Tensor
+    return _call('trunc', _r.tensor(0))
+
+
+_trunc__parser = PythonArgParser([
+    'trunc_(Tensor input)',
+])
+
+
+def THPVariable_trunc_(*args, **kwargs):
+    _r = _trunc__parser.parse(args, kwargs)
+    # aten::trunc_(Tensor(a!) self) -> Tensor(a!)
+    return _call('trunc_', _r.tensor(0))
+
+
 _unbind_parser = PythonArgParser([
     'unbind(Tensor input, int64_t dim=0)',
 ])
@@ -2639,6 +2749,8 @@ FUNCTIONS = named({
     'bitwise_xor': THPVariable_bitwise_xor,
     'bmm': THPVariable_bmm,
     'cat': THPVariable_cat,
+    'ceil': THPVariable_ceil,
+    'ceil_': THPVariable_ceil_,
     'chunk': THPVariable_chunk,
     'clamp': THPVariable_clamp,
     'clamp_': THPVariable_clamp_,
@@ -2678,12 +2790,18 @@ FUNCTIONS = named({
     'exp_': THPVariable_exp_,
     'eye': THPVariable_eye,
     'fill_': THPVariable_fill_,
+    'fix': THPVariable_fix,
+    'fix_': THPVariable_fix_,
     'flatten': THPVariable_flatten,
     'flip': THPVariable_flip,
     'fliplr': THPVariable_fliplr,
     'flipud': THPVariable_flipud,
+    'floor': THPVariable_floor,
+    'floor_': THPVariable_floor_,
     'floor_divide': THPVariable_floor_divide,
     'fmod': THPVariable_fmod,
+    'frac': THPVariable_frac,
+    'frac_': THPVariable_frac_,
     'full': THPVariable_full,
     'full_like': THPVariable_full_like,
     'gather': THPVariable_gather,
@@ -2798,6 +2916,8 @@ FUNCTIONS = named({
     'transpose': THPVariable_transpose,
     'tril': THPVariable_tril,
     'triu': THPVariable_triu,
+    'trunc': THPVariable_trunc,
+    'trunc_': THPVariable_trunc_,
     'unbind': THPVariable_unbind,
     'unflatten': THPVariable_unflatten,
     'unsqueeze': THPVariable_unsqueeze,

@@ -444,6 +444,16 @@ def THPVariable_bmm(self, *args, **kwargs):
     return _call('bmm', self, _r.tensor(0))
 
 
+def THPVariable_ceil(self):
+    # aten::ceil(Tensor self) -> Tensor
+    return _call('ceil', self)
+
+
+def THPVariable_ceil_(self):
+    # aten::ceil_(Tensor(a!) self) -> Tensor(a!)
+    return _call('ceil_', self)
+
+
 _chunk_parser = PythonArgParser([
     'chunk(int64_t chunks, int64_t dim=0)',
 ])
@@ -774,6 +784,16 @@ def THPVariable_fill_(self, *args, **kwargs):
     return _call('fill_.Scalar', self, _r.scalar(0))
 
 
+def THPVariable_fix(self):
+    # aten::fix(Tensor self) -> Tensor
+    return _call('fix', self)
+
+
+def THPVariable_fix_(self):
+    # aten::fix_(Tensor(a!) self) -> Tensor(a!)
+    return _call('fix_', self)
+
+
 _flatten_parser = PythonArgParser([
     'flatten(int64_t start_dim=0, int64_t end_dim=-1)',
 ])
@@ -804,6 +824,16 @@ def THPVariable_fliplr(self):
 def THPVariable_flipud(self):
     # aten::flipud(Tensor self) -> Tensor
     return _call('flipud', self)
+
+
+def THPVariable_floor(self):
+    # aten::floor(Tensor self) -> Tensor
+    return _call('floor', self)
+
+
+def THPVariable_floor_(self):
+    # aten::floor_(Tensor(a!) self) -> Tensor(a!)
+    return _call('floor_', self)
 
 
 _floor_divide_parser = PythonArgParser([
@@ -864,6 +894,16 @@ def THPVariable_fmod_(self, *args, **kwargs):
         return _call('fmod_.Tensor', self, _r.tensor(0))
     # aten::fmod_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
     return _call('fmod_.Scalar', self, _r.scalar(0))
+
+
+def THPVariable_frac(self):
+    # aten::frac(Tensor self) -> Tensor
+    return _call('frac', self)
+
+
+def THPVariable_frac_(self):
+    # aten::frac_(Tensor(a!) self) -> Tensor(a!)
+    return _call('frac_', self)
 
 
 _gather_parser = PythonArgParser([
@@ -2079,6 +2119,16 @@ def THPVariable_triu(self, *args, **kwargs):
     return _call('triu', self, _r.to_int64(0))
 
 
+def THPVariable_trunc(self):
+    # aten::trunc(Tensor self) -> Tensor
+    return _call('trunc', self)
+
+
+def THPVariable_trunc_(self):
+    # aten::trunc_(Tensor(a!) self) -> Tensor(a!)
+    return _call('trunc_', self)
+
+
 _unbind_parser = PythonArgParser([
     'unbind(int64_t dim=0)',
 ])
@@ -2229,6 +2279,8 @@ METHODS = named({
     'bitwise_xor': THPVariable_bitwise_xor,
     'bitwise_xor_': THPVariable_bitwise_xor_,
     'bmm': THPVariable_bmm,
+    'ceil': THPVariable_ceil,
+    'ceil_': THPVariable_ceil_,
     'chunk': THPVariable_chunk,
     'clamp': THPVariable_clamp,
     'clamp_': THPVariable_clamp_,
@@ -2261,14 +2313,20 @@ METHODS = named({
     'expand': THPVariable_expand,
     'exponential_': THPVariable_exponential_,
     'fill_': THPVariable_fill_,
+    'fix': THPVariable_fix,
+    'fix_': THPVariable_fix_,
     'flatten': THPVariable_flatten,
     'flip': THPVariable_flip,
     'fliplr': THPVariable_fliplr,
     'flipud': THPVariable_flipud,
+    'floor': THPVariable_floor,
+    'floor_': THPVariable_floor_,
     'floor_divide': THPVariable_floor_divide,
     'floor_divide_': THPVariable_floor_divide_,
     'fmod': THPVariable_fmod,
     'fmod_': THPVariable_fmod_,
+    'frac': THPVariable_frac,
+    'frac_': THPVariable_frac_,
     'gather': THPVariable_gather,
     'ge': THPVariable_ge,
     'gt': THPVariable_gt,
@@ -2378,6 +2436,8 @@ METHODS = named({
     'transpose': THPVariable_transpose,
     'tril': THPVariable_tril,
     'triu': THPVariable_triu,
+    'trunc': THPVariable_trunc,
+    'trunc_': THPVariable_trunc_,
     'unbind': THPVariable_unbind,
     'unflatten': THPVariable_unflatten,
     'unfold': THPVariable_unfold,

@@ -42,6 +42,10 @@ class BackwardCFunction(Node, FunctionCtx):
         self._saved = None
         self._tensor_positions = ()
 
+    # A Python class in torch (``torch.autograd.function.MyFnBackward``): object's own repr, with
+    # the module name, where the C++ nodes print their bare name (``<AddBackward0 object at ...>``).
+    __repr__ = object.__repr__
+
     @property
     def saved_tensors(self):
         if self._saved is None:      # forward recorded no graph: the tensors are kept as given

@@ -388,14 +388,16 @@ def repeat_backward(grad, repeats, sizes):
 
 
 def index_backward(sizes, options, indices, grad):
+    """The gradient summed into a zero tensor where the index put it (Nones stand for whole dims:
+    the operator takes them, as C++ does; the Python binding does not)."""
     dtype, device = options
-    return zeros(sizes, dtype=dtype, device=device).index_put_(indices, grad, True)
+    return dispatcher.call("index_put_", zeros(sizes, dtype=dtype, device=device), indices, grad, True)
 
 
 def index_select_backward(grad, sizes, dim, index):
     dim = dim % max(len(sizes), 1)
     indices = [None] * dim + [index.reshape(-1)]
-    return zeros(sizes, dtype=grad.dtype, device=grad.device).index_put_(indices, grad, True)
+    return dispatcher.call("index_put_", zeros(sizes, dtype=grad.dtype, device=grad.device), indices, grad, True)
 
 
 def gather_backward(grad, sizes, dim, index):

@@ -77,10 +77,10 @@ class Overload:
 # Operators torch binds to no Python name (``SKIP_PYTHON_BINDINGS`` in torch's
 # ``tools/autograd/gen_python_functions.py``): reached through a frontend method instead
 # (``Tensor.to`` calls ``_to_copy``, ``x[1:3]`` calls ``slice.Tensor``, ``x[...]`` calls
-# ``alias``), or called by autograd only (torch's pattern ``.*_backward``). Entries with
-# ``python_module: nn`` are bound in ``torch._C._nn``, which internals does not have:
-# ``nn.functional`` calls them (``F.linear``, ``F.max_pool2d``).
-SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "alias"}
+# ``alias``, ``item()`` calls ``_local_scalar_dense``), or called by autograd only (torch's
+# pattern ``.*_backward``). Entries with ``python_module: nn`` are bound in ``torch._C._nn``,
+# which internals does not have: ``nn.functional`` calls them (``F.linear``, ``F.max_pool2d``).
+SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "alias", "_local_scalar_dense"}
 # Names whose binding is written by hand, in _tensor.py as in torch's python_variable_methods.cpp:
 # ``set_`` takes a Storage, typed or untyped, and checks a typed one's dtype against the tensor's.
 BOUND_BY_HAND = {"set_"}

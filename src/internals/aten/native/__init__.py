@@ -19,6 +19,7 @@ from . import (
     reduce_ops,
     reduce_ops_math,
     resize,
+    scalar,
     softmax,
     sorting,
     tensor_factories,
@@ -34,7 +35,7 @@ __all__ = ["kernel", "FAMILIES"]
 FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, linear_algebra, blas, reduce_ops,
             reduce_ops_math, sorting, softmax, tensor_factories, tensor_shape, tensor_transformations, triangular_ops,
             sparse_tensor, sparse_tensor_math, convolution, pooling, normalization, embedding, resize,
-            complex_helper)
+            complex_helper, scalar)
 
 
 def kernel(name):

@@ -83,26 +83,36 @@ def binary(op, a, b, *, alpha=1, out=None):
         if b.item() == 0:
             return dispatcher.call("fill_.Scalar", it.result, 1)
         return dispatcher.call("copy_", it.result, a)
+    if op == ops.POW and _one_to_the(a):       # ``pow.Scalar``'s: 1 ** x is a fill, NaN exponents too
+        return dispatcher.call("fill_.Scalar", it.result, 1)
     compute = st.opmath_type(it.common_dtype)
     if compute.is_complex:
-        op = _complex_binary_op(op, compute)
+        op = _complex_binary_op(op, compute, b)
     elif op == ops.POW and not compute.is_floating_point:
         op = ops.INT_POW
+    elif op == ops.POW and b._impl.is_wrapped_number and it.common_dtype in (st.float32, st.float64):
+        op = ops.POW_FLOAT_SCALAR       # pow.Tensor_Scalar's short cuts (the 16-bit floats have others)
     scalar = st.checked_convert(alpha, compute)
     return it.for_each(lambda buffers, *geometry: loops(it.device).binary_loop(op, *buffers, scalar, *geometry))
 
 
-def _complex_binary_op(op, compute):
-    """The op's complex kernel; complex numbers have no order, and pow is not done here."""
+def _complex_binary_op(op, compute, b):
+    """The op's complex kernel; complex numbers have no order. pow.Tensor_Scalar (the only
+    caller whose exponent is a wrapped number) has short cuts of its own."""
     if op in ops.ORDERED:
         raise _complex_order_error(op, compute)
-    if op == ops.POW:     # torch's complex pow has edge cases (0 ** -1) not matched here
-        raise NotImplementedError("internals: pow is not implemented for complex tensors")
+    if op == ops.POW:
+        return ops.POW_COMPLEX_SCALAR if b._impl.is_wrapped_number else ops.POW_COMPLEX
     return ops.DIV_COMPLEX if op == ops.DIV else op
 
 
 def _pow_by_zero_or_one(op, b):
     return op == ops.POW and b._impl.is_wrapped_number and b.item() in (0, 1)
+
+
+def _one_to_the(a):
+    """A wrapped base equal to 1 (Scalar::equal: True is not 1)."""
+    return a._impl.is_wrapped_number and a.dtype is not st.bool_ and a.item() == 1
 
 
 def _check_binary(op, a, b, common, alpha):
@@ -383,9 +393,10 @@ def pow_tensor_scalar(self, exponent):
 
 def check_pow_exponent(self, exponent):
     """``pow_tensor_scalar_kernel`` (``PowKernel.cpp``) takes the exponent as a double for float
-    and double, and as the result's own type otherwise: 300 is no uint8 exponent, 1e6 no float16."""
+    and double, as a complex double for complex types, and as the result's own type otherwise:
+    300 is no uint8 exponent, 1e6 no float16."""
     dtype = st.result_type(self, exponent)
-    if dtype in (st.float32, st.float64) or (not dtype.is_floating_point and exponent < 0):
+    if dtype in (st.float32, st.float64) or dtype.is_complex or (not dtype.is_floating_point and exponent < 0):
         return          # (negative integer powers are refused by the kernel, with torch's message)
     st.checked_convert(exponent, dtype)
 

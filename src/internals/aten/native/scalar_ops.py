@@ -14,6 +14,7 @@ import math
 import numpy as np
 from numba import types
 from numba.extending import overload, register_jitable
+from numba.np.numpy_support import as_dtype
 
 
 # ----------------------------------------------------------------------------- unary ops
@@ -242,14 +243,22 @@ def angle_complex(x):
 
 @register_jitable
 def exp_complex(x):
-    """e^re (cos im + i sin im), with the real ``exp``'s overflow guard (Python's cmath.exp raises
-    where C's gives inf); a zero imaginary part stays exactly zero, as C99's ``cexp`` keeps it."""
-    e = exp(x.real)
-    if x.imag == 0:
-        return complex(e, x.imag)
-    if not abs(x.imag) < math.inf:       # inf or NaN: no angle to turn by
-        return complex(math.nan, math.nan)
-    return complex(e * math.cos(x.imag), e * math.sin(x.imag))
+    """C99's ``cexp`` (Annex G, as glibc has it): e^re (cos im + i sin im), with the real ``exp``'s
+    overflow guard (Python's cmath.exp raises where C's gives inf). A zero imaginary part stays
+    exactly zero; an infinite real part meets a non-finite angle as Annex G says."""
+    re, im = x.real, x.imag
+    if abs(re) < math.inf:
+        if not abs(im) < math.inf:          # inf or NaN: no angle to turn by
+            return complex(math.nan, math.nan)
+        e = exp(re)
+        return complex(e, im) if im == 0 else complex(e * math.cos(im), e * math.sin(im))
+    if re != re:                            # NaN: only a zero imaginary part survives
+        return complex(re, im if im == 0 else math.nan)
+    value = 0.0 if re < 0 else math.inf
+    if abs(im) < math.inf:
+        return complex(value, im) if im == 0 else complex(math.copysign(value, math.cos(im)),
+                                                          math.copysign(value, math.sin(im)))
+    return complex(math.inf, im - im) if re > 0 else complex(0.0, math.copysign(0.0, im))
 
 
 @register_jitable
@@ -267,39 +276,188 @@ UNARY += (real_part, nonzero, conj, angle, angle_complex, exp_complex, log_compl
  SQRT_COMPLEX) = range(len(UNARY) - 8, len(UNARY))
 
 
-# Complex trigonometry (std::sin etc. on c10::complex, through ``Vectorized::map``): cmath's, for
-# finite inputs. A non-finite part gives NaN (C99's special values of csin and friends are not
-# reproduced), which also keeps the CUDA simulator's Python cmath from raising.
+# Complex hyperbolic and trigonometric functions (std::sin etc. on c10::complex, that is glibc's
+# csin, ccos, ctan, ctanh): C99 Annex G's values for infinite and NaN parts, and for finite ones
+# sinh/cosh written out with a guard against overflow (Python's math.cosh raises past 710,
+# which the CUDA simulator would meet). sin(z) = -i sinh(iz), cos(z) = cosh(iz), tan(z) = -i tanh(iz).
+def cosh_limit(x):
+    """Where e^x overflows x's type, ``(MAX_EXP - 1) * ln 2`` (glibc's threshold t): 88.03 for
+    float32, 709.09 for float64. Python (the simulator) asks the value's type; Numba, see below."""
+    return 88.02969193111305 if isinstance(x, np.float32) else 709.0895657128241
+
+
+@overload(cosh_limit, target="generic")
+def _cosh_limit_jit(x):
+    limit = 88.02969193111305 if x == types.float32 else 709.0895657128241
+    return lambda x: limit
+
+
 @register_jitable
-def _finite(x):
-    return abs(x.real) < math.inf and abs(x.imag) < math.inf
+def _times_cosh(c, x):
+    """c * cosh(x) without overflowing early: in x's own type while cosh(x) fits it (as glibc's
+    csinhf computes in float), then in double, then with e^|x| / 2 as two halves."""
+    if abs(x) < cosh_limit(x):
+        return c * math.cosh(x)
+    wide, cw = abs(np.float64(x)), np.float64(c)      # (Numba's float() keeps a float32)
+    if wide < 709.0:
+        return cw * math.cosh(wide)
+    half = exp(wide / 2)
+    return cw * half / 2 * half
 
 
-def _finite_only(fn, name):
-    """``fn`` for finite complex inputs, NaN otherwise (see above)."""
-    @register_jitable
-    def finite_only(x):
-        return fn(x) if _finite(x) else complex(math.nan, math.nan)
-    finite_only.__name__ = finite_only.__qualname__ = name
-    return finite_only
+@register_jitable
+def _times_sinh(c, x):
+    return c * math.sinh(x) if abs(x) < cosh_limit(x) else _times_cosh(c, x) * math.copysign(1.0, x)
 
 
-sin_complex = _finite_only(cmath.sin, "sin_complex")
-cos_complex = _finite_only(cmath.cos, "cos_complex")
-tan_complex = _finite_only(cmath.tan, "tan_complex")
-tanh_complex = _finite_only(cmath.tanh, "tanh_complex")
+# These take the two parts, not a complex number: a complex64's parts stay float32 (Numba's
+# ``complex()`` makes a complex128), so the math runs in float, as glibc's csinf and friends do.
+@register_jitable
+def csinh(re, im):
+    """glibc's ``csinh``."""
+    if abs(re) < math.inf:
+        if abs(im) < math.inf:
+            return complex(_times_sinh(math.cos(im), re), _times_cosh(math.sin(im), re))
+        if re == 0:
+            return complex(re, im - im)
+        return complex(math.nan, math.nan)
+    if re == re:                            # re is +-inf
+        if abs(im) < math.inf:
+            if im == 0:
+                return complex(re, im)
+            return complex(math.copysign(math.inf, math.cos(im)) * math.copysign(1.0, re),
+                           math.copysign(math.inf, math.sin(im)))
+        return complex(math.inf, im - im)
+    return complex(math.nan, im if im == 0 else math.nan)
+
+
+@register_jitable
+def ccosh(re, im):
+    """glibc's ``ccosh``."""
+    if abs(re) < math.inf:
+        if abs(im) < math.inf:
+            return complex(_times_cosh(math.cos(im), re), _times_sinh(math.sin(im), re))
+        return complex(im - im, 0.0 if re == 0 else math.nan)
+    if re == re:
+        if abs(im) < math.inf:
+            if im == 0:
+                return complex(math.inf, im * math.copysign(1.0, re))
+            return complex(math.copysign(math.inf, math.cos(im)),
+                           math.copysign(math.inf, math.sin(im)) * math.copysign(1.0, re))
+        return complex(math.inf, im - im)
+    return complex(math.nan, im if im == 0 else math.nan)
+
+
+@register_jitable
+def ctanh(re, im):
+    """glibc's ``ctanh``: past half the overflow threshold (where sinh^2 would overflow) tanh is
+    +-1 and the imaginary part 4 sin cos e^(-2|re|)."""
+    if not (abs(re) < math.inf and abs(im) < math.inf):
+        if abs(re) == math.inf:
+            if abs(im) < math.inf and abs(im) > 1:
+                return complex(math.copysign(1.0, re), math.copysign(0.0, math.sin(im) * math.cos(im)))
+            return complex(math.copysign(1.0, re), math.copysign(0.0, im))
+        if im == 0:
+            return complex(re, im)
+        return complex(re if re == 0 else math.nan, math.nan)
+    s, c = math.sin(im), math.cos(im)
+    if abs(re) > cosh_limit(re) / 2:
+        return complex(math.copysign(1.0, re), 4 * s * c * exp(-2 * abs(re)))
+    sh, ch = math.sinh(re), math.cosh(re)
+    den = sh * sh + c * c if abs(sh) > abs(c) * 2.220446049250313e-16 else c * c
+    return complex(sh * ch / den, s * c / den)
+
+
+@register_jitable
+def sin_complex(x):
+    """-i sinh(iz); glibc's csin gives +inf where that has -inf (both parts non-finite)."""
+    if abs(x.imag) == math.inf and not abs(x.real) < math.inf:
+        return complex(math.nan, math.inf)
+    w = csinh(-x.imag, x.real)
+    return complex(w.imag, -w.real)
+
+
+@register_jitable
+def cos_complex(x):
+    return ccosh(-x.imag, x.real)
+
+
+@register_jitable
+def tan_complex(x):
+    w = ctanh(-x.imag, x.real)
+    return complex(w.imag, -w.real)
+
+
+@register_jitable
+def tanh_complex(x):
+    return ctanh(x.real, x.imag)
+
+
+@register_jitable
+def _over_zero(x):
+    """x / +0.0 without Python's ZeroDivisionError (the simulator runs plain Python)."""
+    return math.nan if x != x or x == 0 else math.copysign(math.inf, x)
+
+
+@register_jitable
+def _fdiv(a, b):
+    """a / b as C computes it, where Python (the simulator) raises for b == 0."""
+    return a / b if b != 0 else _over_zero(a) * math.copysign(1.0, b)
+
+
+@register_jitable
+def c10_div(a, b):
+    """``c10::complex``'s ``operator/``: NumPy's scaled division; by zero, each part divided by
+    zero on its own (1j / 0 is nan+infj)."""
+    c, d = b.real, b.imag
+    if abs(c) >= abs(d):
+        if c == 0 and d == 0:
+            return complex(_fdiv(a.real, abs(c)), _fdiv(a.imag, abs(d)))
+        rat = d / c
+        scl = 1.0 / (c + d * rat)
+        return complex((a.real + a.imag * rat) * scl, (a.imag - a.real * rat) * scl)
+    rat = _fdiv(c, d)
+    scl = _fdiv(1.0, d + c * rat)
+    return complex((a.real * rat + a.imag) * scl, (a.imag * rat - a.real) * scl)
 
 
 @register_jitable
 def sigmoid_complex(x):
-    """1 / (1 + e^-x) with the reciprocal as torch's vectorised loop takes it: conj(w) / |w|^2."""
-    w = 1 + exp_complex(-x)
-    d = w.real * w.real + w.imag * w.imag
-    return complex(w.real / d, -w.imag / d)
+    """1 / (1 + e^-x), the scalar loop of ``sigmoid_kernel``: cexp, then c10's division."""
+    w = exp_complex(complex(-x.real, -x.imag))
+    return c10_div(complex(1.0, 0.0), complex(1.0 + w.real, 0.0 + w.imag))
 
 
 UNARY += (sin_complex, cos_complex, tan_complex, tanh_complex, sigmoid_complex)
 SIN_COMPLEX, COS_COMPLEX, TAN_COMPLEX, TANH_COMPLEX, SIGMOID_COMPLEX = range(len(UNARY) - 5, len(UNARY))
+
+
+# ---- rounding (issue 16, round 5): floor, ceil, trunc and frac of floats. Numba's math.floor
+# returns an int64, which has no -0.0: the sign comes back with copysign (ceil(-0.5) is -0.0).
+@register_jitable
+def floor(x):
+    return math.copysign(math.floor(x), x) if abs(x) < _INTEGRAL else x
+
+
+@register_jitable
+def ceil(x):
+    return math.copysign(math.ceil(x), x) if abs(x) < _INTEGRAL else x
+
+
+@register_jitable
+def trunc(x):
+    # floor of |x|: NumPy's float32 has no __trunc__ for math.trunc (the simulator runs Python)
+    return math.copysign(math.floor(abs(x)), x) if abs(x) < _INTEGRAL else x
+
+
+@register_jitable
+def frac(x):
+    """x - trunc(x), exact; inf - inf makes frac(inf) NaN, as torch's."""
+    return x - trunc(x)
+
+
+UNARY += (floor, ceil, trunc, frac)
+FLOOR, CEIL, TRUNC, FRAC = range(len(UNARY) - 4, len(UNARY))
 
 
 # ----------------------------------------------------------------------------- binary ops
@@ -325,6 +483,37 @@ def div(a, b, alpha):
 
 @register_jitable
 def power(a, b, alpha):
+    return a ** b
+
+
+def like(x, value):
+    """``value`` in x's own type: a float32 stays float32 (Numba widens a Python float to float64)."""
+    return type(x)(value)
+
+
+@overload(like, target="generic")
+def _like_jit(x, value):
+    ctor = as_dtype(x).type
+    return lambda x, value: ctor(value)
+
+
+@register_jitable
+def pow_float_scalar(a, b, alpha):
+    """``pow_tensor_scalar_kernel`` (``PowKernel.cpp``) for float and double: sqrt, 1 / sqrt and
+    the reciprocal for exponents 0.5, -0.5 and -1, products for 2, 3 and -2, each in the
+    tensor's own type (x ** 3 is x * x * x, rounded twice, not pow's one rounding); else pow."""
+    if b == 2:
+        return a * a
+    if b == 3:
+        return a * a * a
+    one = like(a, 1)
+    if b == -2:
+        return one / (a * a)
+    if b == -1:
+        return one / a
+    if b == 0.5 or b == -0.5:
+        root = math.sqrt(a) if a >= 0 else like(a, math.nan)
+        return root if b == 0.5 else one / root
     return a ** b
 
 
@@ -522,18 +711,77 @@ def threshold_backward(grad, x, threshold):
 
 
 @register_jitable
-def _over_zero(x):
-    """x / +0.0 without Python's ZeroDivisionError (the simulator runs plain Python)."""
-    return math.nan if x != x or x == 0 else math.copysign(math.inf, x)
+def div_complex(a, b, alpha):
+    return c10_div(a, b)
 
 
 @register_jitable
-def div_complex(a, b, alpha):
-    """Complex division; by zero, each part divided by zero on its own, as ``c10::complex``'s
-    ``operator/=`` does (1j / 0 is nan+infj), where Python raises."""
-    if b.real == 0 and b.imag == 0:
-        return complex(_over_zero(a.real), _over_zero(a.imag))
-    return a / b
+def _cmul(a, b):
+    """C's complex product, term by term (inf * 0 parts give NaN, as the kernels' do)."""
+    return complex(a.real * b.real - a.imag * b.imag, a.real * b.imag + a.imag * b.real)
+
+
+@register_jitable
+def _box(x):
+    """Annex G's "box": an infinite part becomes +-1, a finite one +-0."""
+    return math.copysign(1.0 if abs(x) == math.inf else 0.0, x)
+
+
+@register_jitable
+def _zero_nan(x):
+    return math.copysign(0.0, x) if x != x else x
+
+
+@register_jitable
+def c99_mul(x, y):
+    """C's ``*`` on complex numbers (libgcc's ``__muldc3``, C99 Annex G): the product term by
+    term, and where both parts come out NaN, infinities recovered from an infinite factor."""
+    a, b, c, d = x.real, x.imag, y.real, y.imag
+    ac, bd, ad, bc = a * c, b * d, a * d, b * c
+    re, im = ac - bd, ad + bc
+    if not (re != re and im != im):
+        return complex(re, im)
+    recalc = False
+    if abs(a) == math.inf or abs(b) == math.inf:
+        a, b, c, d = _box(a), _box(b), _zero_nan(c), _zero_nan(d)
+        recalc = True
+    if abs(c) == math.inf or abs(d) == math.inf:
+        a, b, c, d = _zero_nan(a), _zero_nan(b), _box(c), _box(d)
+        recalc = True
+    if not recalc and (abs(ac) == math.inf or abs(bd) == math.inf or abs(ad) == math.inf
+                       or abs(bc) == math.inf):
+        a, b, c, d = _zero_nan(a), _zero_nan(b), _zero_nan(c), _zero_nan(d)
+        recalc = True
+    if recalc:
+        return complex(math.inf * (a * c - b * d), math.inf * (a * d + b * c))
+    return complex(re, im)
+
+
+@register_jitable
+def pow_complex(a, b, alpha):
+    """``std::pow`` of two complex numbers: glibc's ``cpow``, cexp(b * clog(a)), no special case
+    for a zero base (0 ** 2 is -0j that way, 0 ** 0 NaN)."""
+    return exp_complex(c99_mul(b, log_complex(a)))
+
+
+@register_jitable
+def pow_complex_scalar(a, b, alpha):
+    """``pow_tensor_scalar_kernel`` (``PowKernel.cpp``) for complex numbers: sqrt, 1 / sqrt and
+    the reciprocal for exponents 0.5, -0.5 and -1, products for 2, 3 and -2, then ``cpow``."""
+    if b == 0.5:
+        return sqrt_complex(a)
+    one = complex(1.0, 0.0)
+    if b == -0.5:
+        return c10_div(one, sqrt_complex(a))
+    if b == -1:
+        return c10_div(one, a)
+    if b == 2:
+        return _cmul(a, a)
+    if b == 3:
+        return _cmul(_cmul(a, a), a)
+    if b == -2:
+        return c10_div(one, _cmul(a, a))
+    return pow_complex(a, b, alpha)
 
 
 BINARY = (add, sub, mul, div, power, int_pow, maximum, minimum, eq, ne, lt, le, gt, ge)
@@ -548,8 +796,8 @@ BINARY += (div_floor_int, div_floor_float, div_trunc_int, div_trunc_float, remai
 (DIV_FLOOR_INT, DIV_FLOOR_FLOAT, DIV_TRUNC_INT, DIV_TRUNC_FLOAT, REMAINDER_INT, REMAINDER_FLOAT, FMOD_INT,
  FMOD_FLOAT, BITWISE_AND, BITWISE_OR, BITWISE_XOR, LSHIFT, RSHIFT, ROUND_DECIMALS, SOFTPLUS,
  LERP, THRESHOLD_BACKWARD) = range(len(BINARY) - 17, len(BINARY))
-BINARY += (div_complex,)
-DIV_COMPLEX = len(BINARY) - 1
+BINARY += (div_complex, pow_complex, pow_complex_scalar, pow_float_scalar)
+DIV_COMPLEX, POW_COMPLEX, POW_COMPLEX_SCALAR, POW_FLOAT_SCALAR = range(len(BINARY) - 4, len(BINARY))
 
 # ----------------------------------------------------------------------------- reductions
 SUM, PROD, AMAX, AMIN, ARGMAX, ARGMIN = range(6)

@@ -71,7 +71,7 @@ def softplus(x, beta=1, threshold=20):
 
 def sign(x):
     _check_sign(x)
-    return dispatcher.call("clone", x) if x.dtype is st.bool_ else unary(ops.SIGN, x)
+    return unary(ops.IDENTITY if x.dtype is st.bool_ else ops.SIGN, x)     # bool: its own sign
 
 
 def sign_(x):
@@ -92,13 +92,70 @@ def round_decimals(x, *, decimals=0, out=None):
             raise _not_implemented("round_cpu", x)
         ten_pow = 10.0 ** abs(decimals)
         return binary(ops.ROUND_DECIMALS, x, wrap_scalar(ten_pow), alpha=decimals < 0, out=out)
-    if not x.dtype.is_floating_point:
-        return dispatcher.call("clone", x) if out is None else out
+    if not x.dtype.is_floating_point:        # a copy laid out by TensorIterator, as floor's
+        return unary(ops.IDENTITY, x) if out is None else out
     return unary(ops.NEARBYINT, x, out=out)
 
 
 def round_decimals_(x, *, decimals=0):
     return round_decimals(x, decimals=decimals, out=x)
+
+
+def _rounded(op, name, x, out=None):
+    """floor, ceil and trunc (``UnaryOps.cpp``): an integer tensor is its own result (copied into
+    the output TensorIterator lays out, or itself in place); bool and complex tensors are refused,
+    as torch's kernels refuse them."""
+    if x.dtype.is_complex:
+        raise NotImplementedError(f"{name} is not supported for complex inputs")
+    if x.dtype is st.bool_:
+        raise _not_implemented(f"{name}_vml_cpu", x)
+    if not x.dtype.is_floating_point:
+        return unary(ops.IDENTITY, x) if out is None else out
+    return unary(op, x, out=out)
+
+
+def floor(x):
+    return _rounded(ops.FLOOR, "floor", x)
+
+
+def floor_(x):
+    return _rounded(ops.FLOOR, "floor", x, out=x)
+
+
+def ceil(x):
+    return _rounded(ops.CEIL, "ceil", x)
+
+
+def ceil_(x):
+    return _rounded(ops.CEIL, "ceil", x, out=x)
+
+
+def trunc(x):
+    return _rounded(ops.TRUNC, "trunc", x)
+
+
+def trunc_(x):
+    return _rounded(ops.TRUNC, "trunc", x, out=x)
+
+
+def fix(x):
+    """CompositeImplicitAutograd: fix is trunc under another name."""
+    return dispatcher.call("trunc", x)
+
+
+def fix_(x):
+    return dispatcher.call("trunc_", x)
+
+
+def frac(x, *, out=None):
+    """x - trunc(x), for floating tensors only."""
+    if not x.dtype.is_floating_point:
+        raise _not_implemented("frac_cpu", x)
+    return unary(ops.FRAC, x, out=out)
+
+
+def frac_(x):
+    return frac(x, out=x)
 
 
 def bitwise_not(x, *, out=None):

@@ -30,6 +30,7 @@ from .functions import (
     BernoulliBackward2,
     BmmBackward0,
     CatBackward0,
+    CeilBackward0,
     ClampBackward0,
     ClampBackward1,
     CloneBackward0,
@@ -51,8 +52,10 @@ from .functions import (
     FillBackward2,
     FillBackward3,
     FlipBackward0,
+    FloorBackward0,
     FmodBackward0,
     FmodBackward1,
+    FracBackward0,
     GatherBackward0,
     GeluBackward0,
     IndexBackward0,
@@ -140,6 +143,7 @@ from .functions import (
     TransposeBackward0,
     TrilBackward0,
     TriuBackward0,
+    TruncBackward0,
     UnbindBackward0,
     UnfoldBackward0,
     UniformBackward0,
@@ -279,6 +283,14 @@ OPS = {
     'softplus': dispatcher.find('softplus'),
     'sign': dispatcher.find('sign'),
     'sign_': dispatcher.find('sign_'),
+    'floor': dispatcher.find('floor'),
+    'floor_': dispatcher.find('floor_'),
+    'ceil': dispatcher.find('ceil'),
+    'ceil_': dispatcher.find('ceil_'),
+    'trunc': dispatcher.find('trunc'),
+    'trunc_': dispatcher.find('trunc_'),
+    'frac': dispatcher.find('frac'),
+    'frac_': dispatcher.find('frac_'),
     'round': dispatcher.find('round'),
     'round_': dispatcher.find('round_'),
     'round.decimals': dispatcher.find('round.decimals'),
@@ -2152,6 +2164,106 @@ def sign_(ks, self):
     return result
 
 
+def floor(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = FloorBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['floor'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def floor_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = FloorBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['floor_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def ceil(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = CeilBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['ceil'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def ceil_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = CeilBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['ceil_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def trunc(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = TruncBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['trunc'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def trunc_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = TruncBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['trunc_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def frac(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = FracBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['frac'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def frac_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = FracBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['frac_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def round(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -3062,6 +3174,14 @@ KERNELS = {
     'softplus': softplus,
     'sign': sign,
     'sign_': sign_,
+    'floor': floor,
+    'floor_': floor_,
+    'ceil': ceil,
+    'ceil_': ceil_,
+    'trunc': trunc,
+    'trunc_': trunc_,
+    'frac': frac,
+    'frac_': frac_,
     'round': round,
     'round_': round_,
     'round.decimals': round_decimals,

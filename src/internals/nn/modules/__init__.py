@@ -1,4 +1,4 @@
-from .activation import GELU, Dropout, ReLU, Sigmoid, SiLU, Tanh
+from .activation import GELU, Dropout, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv2d
@@ -11,5 +11,5 @@ from .pooling import MaxPool2d
 from .sparse import Embedding
 
 __all__ = ["Module", "Linear", "Conv2d", "MaxPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding",
-           "Flatten", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Dropout", "Sequential", "ModuleList", "ModuleDict",
-           "MSELoss", "CrossEntropyLoss", "BCEWithLogitsLoss"]
+           "Flatten", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Sequential",
+           "ModuleList", "ModuleDict", "MSELoss", "CrossEntropyLoss", "BCEWithLogitsLoss"]

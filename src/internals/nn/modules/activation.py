@@ -1,9 +1,9 @@
-"""Activation modules (``torch/nn/modules/activation.py``): ReLU, GELU, SiLU, Sigmoid, Tanh; and
-Dropout (``dropout.py``)."""
+"""Activation modules (``torch/nn/modules/activation.py``): ReLU, GELU, SiLU, Sigmoid, Tanh,
+Softmax, LogSoftmax; and Dropout (``dropout.py``)."""
 from .. import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Dropout"]
+__all__ = ["ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout"]
 
 
 class ReLU(Module):
@@ -56,6 +56,25 @@ class Sigmoid(Module):
 class Tanh(Module):
     def forward(self, input):
         return F.tanh(input)
+
+
+class Softmax(Module):
+    """softmax along ``dim`` (``None``: the dim F.softmax picks, with its warning)."""
+
+    def __init__(self, dim=None):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.softmax(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class LogSoftmax(Softmax):
+    def forward(self, input):
+        return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
 class Dropout(Module):
