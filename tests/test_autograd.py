@@ -639,8 +639,9 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"fix", "fix_"}      # trunc under another name
     layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear"}
     complex_parts = {"real", "imag", "conj", "resolve_conj"}     # composites of complex_helper.py
-    assert composite == {"matmul", "reshape", "narrow", "split.sizes", "flatten.using_ints", "unflatten.int",
-                         "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int", "to_sparse",
+    assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
+                         "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
+                         "to_sparse",
                          "to_sparse.sparse_dim", "to_dense", "coalesce", "dropout", "dropout_",
                          "set_.source_Tensor_storage_offset"} | \
         joining | math | layers | complex_parts

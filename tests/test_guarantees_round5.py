@@ -70,6 +70,12 @@ def test_index_put_checks_indices_then_value_shape_then_dtype_then_bounds(index,
     same_or_same_error(run)
 
 
+@pytest.mark.parametrize("indices", ["(None,)", "(L.tensor([0]), None)", "[None, L.tensor([1])]"])
+def test_index_put_binding_takes_tensors_only(indices):
+    """The Nones of ``x[:, i] = v`` reach the operator from the indexing code; the binding refuses them."""
+    same_error(lambda L: L.zeros(3, 3).index_put_(eval(indices), L.ones(1)))
+
+
 @pytest.mark.parametrize("call", [
     lambda L: L.zeros(0)[L.tensor([0, 0])],
     lambda L: L.zeros(2, 0)[:, L.tensor([[0], [1]])],

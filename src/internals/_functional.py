@@ -10,7 +10,6 @@ from ._tensor_base import Size, TensorBase
 from .aten import dispatcher
 from .aten.native.tensor_factories import wrap_scalar
 from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
-from .c10 import scalar_type as st
 
 # The generated bindings become this module's functions, as torch/__init__.py copies those of
 # ``torch._C._VariableFunctions`` into its namespace; the functions below replace a few of them.
@@ -44,20 +43,6 @@ def stack(*args, **kwargs):
 def _empty_list(args, kwargs):
     tensors = args[0] if args else kwargs.get("tensors")
     return isinstance(tensors, (list, tuple)) and not tensors
-
-
-def narrow(input, dim, start, length):
-    return FUNCTIONS["narrow"](input, dim, narrow_start(start), length)
-
-
-def narrow_start(start):
-    """torch's binding tries ``narrow.Tensor`` first: a tensor start must be a 0-dim integer one
-    (``narrow_tensor_symint``), not any tensor ``__index__`` takes."""
-    if isinstance(start, TensorBase):
-        if start.dim() != 0 or start.dtype.category != st.INTEGRAL:
-            raise RuntimeError("start must be an 0-dim integral Tensor.")
-        return int(start.item())
-    return start
 
 
 def split(tensor, split_size_or_sections, dim=0):

@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from . import _tensor_indexing
-from ._functional import narrow_start, nonzero, norm
+from ._functional import nonzero, norm
 from ._generated.python_torch_functions import FUNCTIONS as _torch_functions
 from ._generated.python_variable_methods import METHODS
 from ._interop import to_torch
@@ -274,9 +274,6 @@ class Tensor(TensorBase):
 
     def expand_as(self, other):
         return self.expand(other.shape)
-
-    def narrow(self, dim, start, length):
-        return TensorBase.narrow(self, dim, narrow_start(start), length)
 
     def split(self, split_size, dim=0):
         """torch/_tensor.py's: an int (a tensor is tried as one) is one size; anything else is a

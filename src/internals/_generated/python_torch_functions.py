@@ -1660,12 +1660,16 @@ def THPVariable_mv(*args, **kwargs):
 
 
 _narrow_parser = PythonArgParser([
+    'narrow(Tensor input, int64_t dim, Tensor start, SymInt length)',
     'narrow(Tensor input, int64_t dim, SymInt start, SymInt length)',
 ])
 
 
 def THPVariable_narrow(*args, **kwargs):
     _r = _narrow_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)
+        return _call('narrow.Tensor', _r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.to_int64(3))
     # aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
     return _call('narrow', _r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3))
 

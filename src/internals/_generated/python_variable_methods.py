@@ -1369,12 +1369,16 @@ def THPVariable_mv(self, *args, **kwargs):
 
 
 _narrow_parser = PythonArgParser([
+    'narrow(int64_t dim, Tensor start, SymInt length)',
     'narrow(int64_t dim, SymInt start, SymInt length)',
 ])
 
 
 def THPVariable_narrow(self, *args, **kwargs):
     _r = _narrow_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::narrow.Tensor(Tensor(a) self, int dim, Tensor start, SymInt length) -> Tensor(a)
+        return _call('narrow.Tensor', self, _r.to_int64(0), _r.tensor(1), _r.to_int64(2))
     # aten::narrow(Tensor(a) self, int dim, SymInt start, SymInt length) -> Tensor(a)
     return _call('narrow', self, _r.to_int64(0), _r.to_int64(1), _r.to_int64(2))
 

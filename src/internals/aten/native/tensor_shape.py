@@ -245,10 +245,6 @@ def expand(x, *sizes, implicit=False):
 
 
 def narrow(x, dim, start, length):
-    if isinstance(start, type(x)):   # ``narrow.Tensor``: the start given as a 0-dim integer tensor
-        if start.dim() != 0 or start.dtype.is_floating_point or start.dtype.name == "bool":
-            raise RuntimeError("start must be an 0-dim integral Tensor.")
-        start = start.item()
     if x.dim() == 0:
         raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
     d = wrap_dim(dim, x.dim())
@@ -262,6 +258,13 @@ def narrow(x, dim, start, length):
     if start + length > size:
         raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return dispatcher.call("slice.Tensor", x, d, start, start + length, 1)     # CompositeImplicitAutograd
+
+
+def narrow_tensor(x, dim, start, length):
+    """``narrow.Tensor``: the start given as a 0-dim integer tensor, read with ``item()``."""
+    if start.dim() != 0 or start.dtype.category != st.INTEGRAL:
+        raise RuntimeError("start must be an 0-dim integral Tensor.")
+    return narrow(x, dim, start.item(), length)
 
 
 def slice_bounds(size, start, end):
