@@ -15,6 +15,9 @@ import warnings
 
 import numpy as np
 
+from ._tensor_base import TensorBase
+from .aten import dispatcher
+from .aten.native.tensor_factories import tensor
 from .c10 import scalar_type as st
 
 __all__ = ["getitem", "setitem"]
@@ -34,10 +37,9 @@ def as_tuple(index):
     """NumPy's heuristic, kept by torch (``treatSequenceAsTuple``): a list shorter than 32 holding a
     sequence, tensor, slice, ``...`` or None is a tuple of indices (``x[[[0, 1], [1, 2]]]`` picks
     two elements), with a deprecation warning."""
-    from ._tensor import Tensor  # _tensor imports this module: a real cycle
     if not isinstance(index, list) or len(index) >= 32:
         return index
-    if any(i is None or i is Ellipsis or isinstance(i, (Tensor, list, tuple, str, slice, np.ndarray)) for i in index):
+    if any(i is None or i is Ellipsis or isinstance(i, slice) or _is_sequence(i) for i in index):
         warnings.warn(_SEQUENCE_WARNING, UserWarning, stacklevel=4)   # the line with x[seq]
         return tuple(index)
     return index
@@ -45,7 +47,6 @@ def as_tuple(index):
 
 def getitem(x, index):
     """``THPVariable_getitem``."""
-    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
     if index is Ellipsis:
         return dispatcher.call("alias", x)
     if isinstance(index, slice):         # ``x[:]`` is always a new view: no shortcut for the whole dim
@@ -61,7 +62,6 @@ def getitem(x, index):
 
 def setitem(x, index, value):
     """``THPVariable_setitem``: the value is made a tensor first, then the index is applied."""
-    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
     value = _value_to_tensor(x, value)
     if index is False:                    # a new size-1 dim that nothing is written to
         return
@@ -78,7 +78,6 @@ def setitem(x, index, value):
 def apply_slicing(x, index, disable_slice_optimization=False):
     """``applySlicing``: the view that the index's ints, slices, None and bools make of ``x``, and
     the index tensors as ``[(dim of that view, tensor)]``."""
-    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
     items = _items(index)
     specified = _count_specified_dimensions(items)
     if specified > x.dim():
@@ -113,7 +112,6 @@ def apply_slicing(x, index, disable_slice_optimization=False):
 def _apply_slice(x, d, s, disable_slice_optimization):
     """``applySlice``: a slice that starts at 0, steps by 1 and ends at or past the dim's end makes
     no call."""
-    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
     step = 1 if s.step is None else s.step
     if step == 0:
         raise ValueError("slice step cannot be zero")
@@ -128,7 +126,6 @@ def _apply_slice(x, d, s, disable_slice_optimization):
 
 def _apply_select(x, d, i, position):
     """``applySelect``: torch checks the bounds here, naming the item's position in the index."""
-    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
     size = _size(x, d)
     if not -size <= i < size:
         raise IndexError(f"index {i} is out of bounds for dimension {position} with size {size}")
@@ -142,7 +139,6 @@ def _size(x, d):
 
 def _bool_index(like, keep):
     """``boolToIndexingTensor``: index [0] keeps the new size-1 dim, an empty index empties it."""
-    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
     t = dispatcher.call("empty.memory_format", [1 if keep else 0], dtype=st.int64, device=like.device)
     return dispatcher.call("fill_.Scalar", t, 0) if keep else t
 
@@ -150,17 +146,14 @@ def _bool_index(like, keep):
 def _count_specified_dimensions(items):
     """``count_specified_dimensions``: the dims an index claims; a bool or byte tensor claims as
     many as it has, None, ``...`` and bools none."""
-    from ._tensor import Tensor  # _tensor imports this module: a real cycle
-    return sum(_mask_dims(i) if isinstance(i, Tensor) else
+    return sum(_mask_dims(i) if isinstance(i, TensorBase) else
                0 if i is None or i is Ellipsis or isinstance(i, bool) else 1 for i in items)
 
 
 def _value_to_tensor(x, value):
     """``valueToTensor``: a Python number becomes a 0-dim CPU tensor of ``x``'s dtype (1000 is
     refused for int8, 1j for float32), made as ``torch.tensor`` makes one (``lift_fresh``)."""
-    from ._tensor import Tensor  # _tensor imports this module: a real cycle
-    from .aten.native.tensor_factories import tensor  # loaded by _tensor, before the kernels: a cycle
-    if isinstance(value, Tensor):
+    if isinstance(value, TensorBase):
         return value
     if not isinstance(value, (bool, int, float, complex, np.integer)):
         kind = type(value)
@@ -173,7 +166,6 @@ def _value_to_tensor(x, value):
 def copy_to(dst, src):
     """``x[basic] = src`` (``copy_to`` in ``ATen/TensorIndexing.h``): a copy when the sizes agree,
     a fill from a 0-dim CPU value, else the value without its leading ones, expanded if need be."""
-    from .aten import dispatcher  # loaded by _tensor, before the kernels: a cycle
     if dst.shape == src.shape:
         dispatcher.call("copy_", dst, src)
     elif src.dim() == 0 and src.device.type == "cpu":
@@ -200,21 +192,17 @@ def _is_int(i):
 
 def _is_0dim(i, dtypes):
     """A 0-dim integer tensor, of one of ``dtypes`` (or not bool or byte, for None)."""
-    from ._tensor import Tensor  # _tensor imports this module: a real cycle
-    if not isinstance(i, Tensor) or i.dim() or i.dtype.category > st.INTEGRAL:
+    if not isinstance(i, TensorBase) or i.dim() or i.dtype.category > st.INTEGRAL:
         return False
     return i.dtype in dtypes if dtypes else i.dtype not in (st.bool_, st.uint8)
 
 
 def _is_sequence(i):
-    from ._tensor import Tensor  # _tensor imports this module: a real cycle
-    return isinstance(i, (Tensor, list, tuple, str, np.ndarray))
+    return isinstance(i, (TensorBase, list, tuple, str, np.ndarray))
 
 
 def _as_index_tensor(i, device):
-    from ._tensor import Tensor  # _tensor imports this module: a real cycle
-    from .aten.native.tensor_factories import tensor  # loaded by _tensor, before the kernels: a cycle
-    if isinstance(i, Tensor):
+    if isinstance(i, TensorBase):
         return i
     if isinstance(i, np.ndarray):
         return tensor(i).to(device)

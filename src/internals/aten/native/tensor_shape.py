@@ -207,7 +207,7 @@ def _movedim_order(x, source, destination):
 
 
 def movedim(x, source, destination):
-    """``movedim.int`` (CompositeImplicitAutograd, as torch's): a permute."""
+    """``movedim.int`` and ``movedim.intlist`` (CompositeImplicitAutograd, as torch's): a permute."""
     return dispatcher.call("permute", x, _movedim_order(x, source, destination))
 
 
@@ -571,11 +571,6 @@ def unbind(x, dim=0):
     if x.dim() == 0:
         raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     return tuple(select(x, d, i) for i in range(x.shape[d]))
-
-
-def movedim_intlist(x, source, destination):
-    """``movedim.intlist`` (CompositeImplicitAutograd, as torch's): a permute."""
-    return dispatcher.call("permute", x, _movedim_order(x, list(source), list(destination)))
 
 
 def repeat(x, repeats):
