@@ -112,7 +112,7 @@ def test_adding_an_operator_is_a_yaml_entry_and_a_kernel(tmp_path):
     code = gen.gen_binding("square_plus", overloads, method=True)
     assert "'square_plus(*, Scalar c=0)'" in code
     assert "def THPVariable_square_plus" in gen.gen_functions(path)
-    namespace = {"PythonArgParser": PythonArgParser, "_call": dispatcher.call}
+    namespace = {"PythonArgParser": PythonArgParser, "_ops": dispatcher.aten_ops}
     exec(code, namespace)
     op = dispatcher.define("aten", "square_plus(Tensor self, *, Scalar c=0) -> Tensor")
     try:
@@ -121,7 +121,8 @@ def test_adding_an_operator_is_a_yaml_entry_and_a_kernel(tmp_path):
         assert namespace["THPVariable_square_plus"](x, c=1).tolist() == [1.0, 2.0, 5.0]
         with pytest.raises(TypeError, match=r"square_plus\(\) takes 0 positional arguments but 1 was given"):
             namespace["THPVariable_square_plus"](x, 1)
-    finally:
+    finally:        # the kernel, then the schema: nothing of the operator is left for later tests
+        dispatcher.deregister(op.name, "CPU")
         dispatcher.deregister(op.name)
 
 

@@ -239,6 +239,9 @@ class FunctionSignature:
         self.max_args = len(self.params)
         self.min_args = sum(1 for p in self.params if not p.optional)
         self.max_pos_args = sum(1 for p in self.params if not p.keyword_only)
+        self.defaults_from = self.max_args      # every parameter from here on has a default
+        while self.defaults_from and self.params[self.defaults_from - 1].optional:
+            self.defaults_from -= 1
         self.names = {p.name: i for i, p in enumerate(self.params)}
         for i, p in enumerate(self.params):
             for alias in p.numpy_names:
@@ -283,6 +286,9 @@ class FunctionSignature:
                         obj = kwargs.get(alias, _MISSING)
                 if obj is not _MISSING:
                     used_kwargs += 1
+            elif i >= self.defaults_from:     # nothing more given, nothing more needed (``alpha``)
+                values += [None] * (self.max_args - i)
+                break
             else:
                 obj = _MISSING
             if obj is _MISSING:
@@ -378,8 +384,8 @@ class PythonArgs:
 
     def scalar(self, i):
         v = self.values[i]
-        if v is None:           # ``_get`` spelled out: ``alpha`` comes through here on every add
-            v = self.signature.params[i].default
+        if v is None:           # the default (``alpha`` on every add): a valid number already
+            return self.signature.params[i].default
         if isinstance(v, TensorBase):
             return v.item()                          # a 0-dim tensor given for a number
         return v.item() if isinstance(v, (np.number, np.bool_)) else st.unpack_int_scalar(v)

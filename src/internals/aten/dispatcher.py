@@ -194,7 +194,7 @@ def define(namespace, schema, debug=None):
         op = operators[name] = OperatorHandle(name)
     op.schema, op.debug = parsed, debug or "registered at internals"
     if namespace == "aten":
-        _aten[str(parsed.name)] = op
+        aten_ops[str(parsed.name)] = op
     return op
 
 
@@ -202,7 +202,7 @@ def impl(name, key, kernel):
     """Register ``kernel`` (a KernelFunction) for registration key ``key`` of operator ``name``;
     an operator not defined yet is created without a schema, to receive it later."""
     alias_runtime_keys(key)            # rejects an unknown key name with a KeyError
-    op = operators.get(name) or _aten.get(name)
+    op = operators.get(name) or aten_ops.get(name)
     if op is None:
         name = name if "::" in name else f"aten::{name}"
         op = operators[name] = OperatorHandle(name)
@@ -220,7 +220,7 @@ def deregister(name, key=None):
     if op is None:
         return
     if key is None:              # the schema goes; kernels other libraries registered stay, as in torch
-        _aten.pop(str(op.schema.name), None)
+        aten_ops.pop(str(op.schema.name), None)
         op.schema = op.debug = None
     else:
         op.kernels.pop(key, None)
@@ -239,12 +239,12 @@ def register_fallback(key, kernel):
         op.update_table()
 
 
-_aten = {}   # "add.Tensor" -> the aten operator, for the frontend's calls
+aten_ops = {}   # "add.Tensor" -> the aten operator, for the frontend's calls
 
 
 def find(name):
     """An operator by ``ns::name.overload`` (or, for aten, just ``name.overload``)."""
-    op = operators.get(name) or _aten.get(name)
+    op = operators.get(name) or aten_ops.get(name)
     if op is None or op.schema is None:
         raise RuntimeError(f"Could not find schema for {name}")
     return op
@@ -252,7 +252,7 @@ def find(name):
 
 def call(name, *args, **kwargs):
     """Call the aten operator ``name`` (``add.Tensor``): what the Tensor methods do."""
-    return _aten[name](*args, **kwargs)
+    return aten_ops[name](*args, **kwargs)
 
 
 # ---------------------------------------------------------------------- observers

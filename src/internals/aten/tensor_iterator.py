@@ -25,6 +25,7 @@ Strides here are in elements (torch keeps bytes), and dimension 0 is the fastest
 as in torch after reordering.
 """
 import functools
+import math
 import operator
 
 import numpy as np
@@ -60,10 +61,13 @@ class TensorIteratorConfig:
 
     def __init__(self):
         self.outputs, self.output_dtypes, self.inputs = [], [], []
+        self.given_outputs = []         # the outputs that are tensors, not None
 
     def add_output(self, tensor, dtype=None):
         self.outputs.append(tensor)
         self.output_dtypes.append(dtype)
+        if tensor is not None:
+            self.given_outputs.append(tensor)
         return self
 
     def add_input(self, tensor):
@@ -128,12 +132,12 @@ class TensorIterator:
     """An op's operands, made ready for one loop by ``build()`` (see the module docstring).
 
     After ``build()``: ``outputs`` and ``inputs`` as the loop reads them (in the computation
-    dtype), ``shape``, ``common_dtype``, ``device``, and ``geometry`` (the coalesced sizes and
-    strides). ``result`` is the output the caller gets back.
+    dtype), ``shape``, ``common_dtype`` and ``compute_dtype`` (its ``opmath_type``), ``device``,
+    and ``geometry`` (the coalesced sizes and strides). ``result`` is the output the caller gets back.
     """
 
     # What ``build()`` fills in, None until then (class attributes: nothing to set per iterator).
-    shape = perm = geometry = common_dtype = device = output_strides = result = None
+    shape = perm = geometry = common_dtype = compute_dtype = device = output_strides = result = None
     fast = False
 
     def __init__(self, config):
@@ -212,9 +216,8 @@ class TensorIterator:
         return self
 
     def compute_mem_overlaps(self):
-        for out in self.outputs:
-            if out is not None:
-                check_no_overlap(out._impl, [i._impl for i in self.inputs])
+        for out in self.config.given_outputs:
+            check_no_overlap(out._impl, [i._impl for i in self.inputs])
 
     def compute_shape(self):
         if self.config.static_shape is not None:
@@ -222,7 +225,7 @@ class TensorIterator:
             return
         operands = self.inputs
         if not operands or not self.config.resize_outputs_:     # given outputs take part, first
-            operands = [o for o in self.outputs if o is not None] + operands
+            operands = self.config.given_outputs + operands
         self.shape = _broadcast_shape(operands)
         for out in self.outputs:
             if out is not None and out._impl.sizes != self.shape:
@@ -232,7 +235,7 @@ class TensorIterator:
     def compute_types(self):
         """The common device and dtype, and the checks of a given output against them."""
         config, inputs = self.config, self.inputs
-        given = [o for o in self.outputs if o is not None]
+        given = config.given_outputs
         operands = given + inputs if given else inputs
         self.device = common_device(*operands) if operands else None
         if config.promote_inputs_to_common_dtype_:
@@ -242,6 +245,7 @@ class TensorIterator:
         if config.promote_integer_inputs_to_float_ and common.category <= st.INTEGRAL:   # bool too
             common = st.get_default_dtype()
         self.common_dtype = common
+        self.compute_dtype = st.opmath_type(common)     # what the loop computes in
         if given and config.enforce_safe_casting_to_output_:
             for out, dtype in zip(self.outputs, config.output_dtypes):
                 wanted = dtype or common
@@ -262,7 +266,7 @@ class TensorIterator:
         outputs and the inputs): a new output takes it, and one flat loop serves them all."""
         if not self.inputs:
             return False
-        impls = [t._impl for t in self.outputs + self.inputs if t is not None]
+        impls = [t._impl for t in self.config.given_outputs + self.inputs]
         for impl in impls:
             if impl.sizes != self.shape:
                 return False
@@ -295,8 +299,7 @@ class TensorIterator:
     def cast_to_opmath(self):
         """The operands as the loop reads them, all in the computation dtype (see module docstring)."""
         config, device = self.config, self.device
-        common = self.common_dtype
-        compute = st.opmath_type(common)
+        common, compute = self.common_dtype, self.compute_dtype
         scalars = config.original_scalar_inputs
         for k, x in enumerate(self.inputs):
             impl = x._impl
@@ -322,13 +325,13 @@ class TensorIterator:
 
     def coalesce_dimensions(self):
         """The loop's geometry: dims merged where every operand walks them as one."""
-        impls = [t._impl for t in self.outputs + self.inputs]
+        operands = self.outputs + self.inputs
         if self.fast:       # every operand walks its elements in one memory order: one flat dim
-            self.geometry = flat_geometry(impls[0].numel(), [i.storage_offset for i in impls])
+            self.geometry = flat_geometry(math.prod(self.shape), [t._impl.storage_offset for t in operands])
         elif self.config.is_reduction_:
-            self.geometry = _reduction_geometry(impls[1], self.config.reduce_dims, self.config.in_memory_order)
+            self.geometry = _reduction_geometry(operands[1]._impl, self.config.reduce_dims, self.config.in_memory_order)
         else:
-            self.geometry = geometry(impls, self.shape)
+            self.geometry = geometry([t._impl for t in operands], self.shape)
 
     # ------------------------------------------------------------------ running
     def buffers(self):

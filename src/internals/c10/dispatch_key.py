@@ -29,6 +29,9 @@ class DispatchKey(IntEnum):
     PythonTLSSnapshot = 15
 
 
+_BY_BITS = {}
+
+
 class DispatchKeySet:
     """An immutable set of dispatch keys, kept as a bit mask like torch's."""
     __slots__ = ("bits",)
@@ -41,8 +44,13 @@ class DispatchKeySet:
 
     @classmethod
     def _from_bits(cls, bits):
-        out = object.__new__(cls)    # no keys to loop over: the dispatcher makes one per call
-        out.bits = bits
+        """The set of these bits. Sets are immutable, so each is made once and shared: the
+        dispatcher asks for several on every call (16 keys: at most 65,536 of them)."""
+        out = _BY_BITS.get(bits)
+        if out is None:
+            out = object.__new__(cls)
+            out.bits = bits
+            _BY_BITS[bits] = out      # two threads may both make one: either is kept, both are equal
         return out
 
     def __or__(self, other):

@@ -27,11 +27,10 @@ sparse_coo = layout("sparse_coo")
 
 
 class VersionCounter:
-    """Bumped by every in-place write; shared by a tensor and all its views."""
-    __slots__ = ("version",)
-
-    def __init__(self):
-        self.version = 0
+    """Bumped by every in-place write; shared by a tensor and all its views. Every new tensor
+    makes one, so it has no ``__init__`` to call: the class attribute is each counter's 0 until
+    its first bump."""
+    version = 0
 
 
 class NoStorage:
@@ -80,10 +79,7 @@ class TensorImplBase:
         return DispatchKey.ADInplaceOrView not in self.key_set
 
     def numel(self):
-        n = 1
-        for s in self.sizes:
-            n *= s
-        return n
+        return math.prod(self.sizes)
 
 
 class TensorImpl(TensorImplBase):
@@ -107,8 +103,10 @@ class TensorImpl(TensorImplBase):
         self.layout = strided
         self.version_counter = version_counter or VersionCounter()
         self.is_wrapped_number = False   # a Python scalar turned into a 0-dim tensor
-        # ``_modes.inference`` is InferenceMode.is_enabled(), read without a call
-        self.key_set = compute_key_set(storage.device.type, strided, _modes.inference)
+        # the keys, from the cache ``compute_key_set`` fills (``_modes.inference`` is
+        # InferenceMode.is_enabled(), read without a call)
+        key = (storage.device.type, strided, _modes.inference)
+        self.key_set = _key_sets.get(key) or compute_key_set(*key)
 
     @classmethod
     def without_storage(cls, sizes, strides, storage_offset, dtype, device):

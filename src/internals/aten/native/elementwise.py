@@ -77,23 +77,32 @@ def binary(op, a, b, *, alpha=1, out=None):
             # a float16 ``x * 2.3`` uses 2.3f, where ``x + 2.3`` sees the float16 2.30078.
             config.read_original_scalar(1)
         it = config.build()
-    if op == ops.POW and _pow_by_zero_or_one(op, b):
-        # ``pow(Tensor, Scalar)`` (Pow.cpp) takes a short cut for these exponents: x ** 0 is a
-        # fill with ones and x ** 1 a copy. That is why they work for bool, which has no pow.
+    compute = it.compute_dtype
+    if op == ops.POW:
+        short_cut = _pow_short_cut(it, a, b)
+        if short_cut is not None:
+            return short_cut
+        if not compute.is_complex and not compute.is_floating_point:
+            op = ops.INT_POW
+        elif b._impl.is_wrapped_number and it.common_dtype in (st.float32, st.float64):
+            op = ops.POW_FLOAT_SCALAR       # pow.Tensor_Scalar's short cuts (the 16-bit floats have others)
+    if compute.is_complex:
+        op = _complex_binary_op(op, compute, b)
+    scalar = st.checked_convert(alpha, compute)
+    return it.for_each(lambda buffers, *geometry: loops(it.device).binary_loop(op, *buffers, scalar, *geometry))
+
+
+def _pow_short_cut(it, a, b):
+    """pow's answers that need no loop, or None. ``pow(Tensor, Scalar)`` (Pow.cpp): x ** 0 is a
+    fill with ones and x ** 1 a copy (that is why they work for bool, which has no pow);
+    ``pow.Scalar``: 1 ** x is a fill, NaN exponents too."""
+    if _pow_by_zero_or_one(b):
         if b.item() == 0:
             return dispatcher.call("fill_.Scalar", it.result, 1)
         return dispatcher.call("copy_", it.result, a)
-    if op == ops.POW and _one_to_the(a):       # ``pow.Scalar``'s: 1 ** x is a fill, NaN exponents too
+    if _one_to_the(a):
         return dispatcher.call("fill_.Scalar", it.result, 1)
-    compute = st.opmath_type(it.common_dtype)
-    if compute.is_complex:
-        op = _complex_binary_op(op, compute, b)
-    elif op == ops.POW and not compute.is_floating_point:
-        op = ops.INT_POW
-    elif op == ops.POW and b._impl.is_wrapped_number and it.common_dtype in (st.float32, st.float64):
-        op = ops.POW_FLOAT_SCALAR       # pow.Tensor_Scalar's short cuts (the 16-bit floats have others)
-    scalar = st.checked_convert(alpha, compute)
-    return it.for_each(lambda buffers, *geometry: loops(it.device).binary_loop(op, *buffers, scalar, *geometry))
+    return None
 
 
 def _complex_binary_op(op, compute, b):
@@ -106,8 +115,8 @@ def _complex_binary_op(op, compute, b):
     return ops.DIV_COMPLEX if op == ops.DIV else op
 
 
-def _pow_by_zero_or_one(op, b):
-    return op == ops.POW and b._impl.is_wrapped_number and b.item() in (0, 1)
+def _pow_by_zero_or_one(b):
+    return b._impl.is_wrapped_number and b.item() in (0, 1)
 
 
 def _one_to_the(a):
@@ -124,7 +133,7 @@ def _check_binary(op, a, b, common, alpha):
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
     if common is st.bool_:
-        if op == ops.POW and not _pow_by_zero_or_one(op, b):
+        if op == ops.POW and not _pow_by_zero_or_one(b):
             raise NotImplementedError('"pow" not implemented for \'Bool\'')
     if op in (ops.ADD, ops.SUB):
         _alpha_check(common, alpha)
