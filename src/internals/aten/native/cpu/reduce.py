@@ -199,7 +199,7 @@ def reduce_loop(op, out, a, init, outer_shape, outer_strides, inner_shape, inner
         kernels = columns
     else:
         kernels = strided
-    _pick(kernels, (outer_shape.prod(), inner_shape.prod()))(
+    _pick(kernels, outer_shape.tolist() + inner_shape.tolist())(
         out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
 
 
@@ -231,5 +231,5 @@ def _arg_reduce_serial(op, out, a, outer_shape, outer_strides, inner_shape, inne
 
 def arg_reduce_loop(op, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset):
     """out[o] = position (row-major over the reduced dims) of the max/min of element o's inputs."""
-    _pick((_arg_reduce, _arg_reduce_serial), (outer_shape.prod(), inner_shape.prod()))(
+    _pick((_arg_reduce, _arg_reduce_serial), outer_shape.tolist() + inner_shape.tolist())(
         op, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset)
