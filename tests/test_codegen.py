@@ -80,11 +80,12 @@ def test_signature_strings_round_trip():
             for o in overloads:
                 sig = FunctionSignature(o.signature.signature_str(symint=True), 0)
                 assert sig.name == name
-                args = o.signature.arguments(skip_outputs=True)
+                args = o.signature.arguments()
                 assert [p.name for p in sig.params] == [a.name if a.name != "self" or str(a.type) == "Scalar"
                                                         else "input" for a in args]
-                # keyword-only: the schema's, and requires_grad (a factory's Python-only argument)
-                kwonly = {k.name for k in o.schema.arguments.flat_kwarg_only} | {"requires_grad"}
+                # keyword-only: the schema's, requires_grad (a factory's Python-only argument), and
+                # ``out`` where the name has an out= overload
+                kwonly = {k.name for k in o.schema.arguments.flat_kwarg_only} | {"requires_grad", "out"}
                 assert [p.keyword_only for p in sig.params] == [a.name in kwonly for a in args]
 
 

@@ -17,13 +17,20 @@ globals().update(FUNCTIONS)
 __all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm"]
 
 
-def where(condition, input=None, other=None):
+def where(condition, input=None, other=None, *, out=None):
     """``where.self``, with a Python number for ``input`` or ``other`` taken as a wrapped number
     (torch has where.ScalarSelf/ScalarOther/Scalar overloads for that; internals does not).
-    With the condition alone, ``where(Tensor condition)``: the indices where it holds, per dim."""
+    With the condition alone, ``where(Tensor condition)``: the indices where it holds, per dim.
+    With ``out``, ``where.self_out``: tensors only (the Scalar overloads have no out=)."""
     if input is None and other is None:
         return dispatcher.call("where", condition)
-    return dispatcher.call("where.self", condition, wrap_scalar(input), wrap_scalar(other))
+    if out is None:
+        return dispatcher.call("where.self", condition, wrap_scalar(input), wrap_scalar(other))
+    for position, (name, value) in enumerate((("input", input), ("other", other)), 2):
+        if not isinstance(value, TensorBase):
+            raise TypeError(f"where(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{type(value).__name__}")
+    return dispatcher.call("where.self_out", condition, input, other, out=out)
 
 
 def cat(*args, **kwargs):

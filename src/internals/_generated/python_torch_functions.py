@@ -6,7 +6,9 @@ Regenerate with ``python -m internals.codegen``.
 from .._python_arg_parser import PythonArgParser, named
 from ..aten.dispatcher import call as _call
 
+from ..autograd.variable_factories import out_variable_factory as _factory_out
 from ..autograd.variable_factories import variable_factory as _factory
+from ..return_types import return_type as _return_type
 
 __coalesce_parser = PythonArgParser([
     '_coalesce(Tensor input)',
@@ -53,14 +55,17 @@ def THPVariable__unsafe_view(*args, **kwargs):
 
 
 _abs_parser = PythonArgParser([
-    'abs(Tensor input)',
+    'abs(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_abs(*args, **kwargs):
     _r = _abs_parser.parse(args, kwargs)
-    # aten::abs(Tensor self) -> Tensor
-    return _call('abs', _r.tensor(0))
+    if _r.is_none(1):
+        # aten::abs(Tensor self) -> Tensor
+        return _call('abs', _r.tensor(0))
+    # aten::abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('abs.out', _r.tensor(0), out=_r.tensor(1))
 
 
 _abs__parser = PythonArgParser([
@@ -75,25 +80,31 @@ def THPVariable_abs_(*args, **kwargs):
 
 
 _add_parser = PythonArgParser([
-    'add(Tensor input, Tensor other, *, Scalar alpha=1)',
+    'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)',
 ])
 
 
 def THPVariable_add(*args, **kwargs):
     _r = _add_parser.parse(args, kwargs)
-    # aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-    return _call('add.Tensor', _r.tensor(0), _r.tensor(1), alpha=_r.scalar(2))
+    if _r.is_none(3):
+        # aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+        return _call('add.Tensor', _r.tensor(0), _r.tensor(1), alpha=_r.scalar(2))
+    # aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+    return _call('add.out', _r.tensor(0), _r.tensor(1), alpha=_r.scalar(2), out=_r.tensor(3))
 
 
 _addmm_parser = PythonArgParser([
-    'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)',
+    'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)',
 ])
 
 
 def THPVariable_addmm(*args, **kwargs):
     _r = _addmm_parser.parse(args, kwargs)
-    # aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-    return _call('addmm', _r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
+    if _r.is_none(5):
+        # aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+        return _call('addmm', _r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
+    # aten::addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+    return _call('addmm.out', _r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4), out=_r.tensor(5))
 
 
 _addmv_parser = PythonArgParser([
@@ -190,22 +201,28 @@ def THPVariable_any(*args, **kwargs):
 
 
 _arange_parser = PythonArgParser([
-    'arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'arange(Scalar end, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
     'arange(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
-    'arange(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'arange(Scalar start, Scalar end, Scalar step=1, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
 
 def THPVariable_arange(*args, **kwargs):
     _r = _arange_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(5), 'arange', _r.scalar(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+        if _r.is_none(1):
+            # aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+            return _factory(_r.to_bool(6), 'arange', _r.scalar(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+        # aten::arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)
+        return _factory_out(_r.to_bool(6), (_r.scalartype(2), _r.value(3), _r.device(4)), 'arange.out', _r.scalar(0), out=_r.tensor(1))
     if _r.idx == 1:
         # aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
         return _factory(_r.to_bool(6), 'arange.start', _r.scalar(0), _r.scalar(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
-    # aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(7), 'arange.start_step', _r.scalar(0), _r.scalar(1), _r.scalar(2), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6))
+    if _r.is_none(3):
+        # aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(8), 'arange.start_step', _r.scalar(0), _r.scalar(1), _r.scalar(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7))
+    # aten::arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'arange.start_out', _r.scalar(0), _r.scalar(1), _r.scalar(2), out=_r.tensor(3))
 
 
 _argmax_parser = PythonArgParser([
@@ -441,25 +458,31 @@ def THPVariable_bitwise_xor(*args, **kwargs):
 
 
 _bmm_parser = PythonArgParser([
-    'bmm(Tensor input, Tensor mat2)',
+    'bmm(Tensor input, Tensor mat2, *, Tensor out=None)',
 ])
 
 
 def THPVariable_bmm(*args, **kwargs):
     _r = _bmm_parser.parse(args, kwargs)
-    # aten::bmm(Tensor self, Tensor mat2) -> Tensor
-    return _call('bmm', _r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::bmm(Tensor self, Tensor mat2) -> Tensor
+        return _call('bmm', _r.tensor(0), _r.tensor(1))
+    # aten::bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('bmm.out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _cat_parser = PythonArgParser([
-    'cat(TensorList tensors, int64_t dim=0)',
+    'cat(TensorList tensors, int64_t dim=0, *, Tensor out=None)',
 ])
 
 
 def THPVariable_cat(*args, **kwargs):
     _r = _cat_parser.parse(args, kwargs)
-    # aten::cat(Tensor[] tensors, int dim=0) -> Tensor
-    return _call('cat', _r.value(0), _r.to_int64(1))
+    if _r.is_none(2):
+        # aten::cat(Tensor[] tensors, int dim=0) -> Tensor
+        return _call('cat', _r.value(0), _r.to_int64(1))
+    # aten::cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('cat.out', _r.value(0), _r.to_int64(1), out=_r.tensor(2))
 
 
 _ceil_parser = PythonArgParser([
@@ -496,18 +519,24 @@ def THPVariable_chunk(*args, **kwargs):
 
 
 _clamp_parser = PythonArgParser([
-    'clamp(Tensor input, Tensor? min=None, Tensor? max=None)',
-    'clamp(Tensor input, Scalar? min=None, Scalar? max=None)',
+    'clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor out=None)',
+    'clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor out=None)',
 ])
 
 
 def THPVariable_clamp(*args, **kwargs):
     _r = _clamp_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
-        return _call('clamp.Tensor', _r.tensor(0), _r.tensor(1), _r.tensor(2))
-    # aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-    return _call('clamp', _r.tensor(0), _r.scalar(1), _r.scalar(2))
+        if _r.is_none(3):
+            # aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+            return _call('clamp.Tensor', _r.tensor(0), _r.tensor(1), _r.tensor(2))
+        # aten::clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)
+        return _call('clamp.Tensor_out', _r.tensor(0), _r.tensor(1), _r.tensor(2), out=_r.tensor(3))
+    if _r.is_none(3):
+        # aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+        return _call('clamp', _r.tensor(0), _r.scalar(1), _r.scalar(2))
+    # aten::clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('clamp.out', _r.tensor(0), _r.scalar(1), _r.scalar(2), out=_r.tensor(3))
 
 
 _clamp__parser = PythonArgParser([
@@ -648,14 +677,17 @@ def THPVariable_convolution(*args, **kwargs):
 
 
 _cos_parser = PythonArgParser([
-    'cos(Tensor input)',
+    'cos(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_cos(*args, **kwargs):
     _r = _cos_parser.parse(args, kwargs)
-    # aten::cos(Tensor self) -> Tensor
-    return _call('cos', _r.tensor(0))
+    if _r.is_none(1):
+        # aten::cos(Tensor self) -> Tensor
+        return _call('cos', _r.tensor(0))
+    # aten::cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('cos.out', _r.tensor(0), out=_r.tensor(1))
 
 
 _cos__parser = PythonArgParser([
@@ -696,14 +728,17 @@ def THPVariable_cumprod(*args, **kwargs):
 
 
 _cumsum_parser = PythonArgParser([
-    'cumsum(Tensor input, int64_t dim, *, ScalarType? dtype=None)',
+    'cumsum(Tensor input, int64_t dim, *, ScalarType? dtype=None, Tensor out=None)',
 ])
 
 
 def THPVariable_cumsum(*args, **kwargs):
     _r = _cumsum_parser.parse(args, kwargs)
-    # aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-    return _call('cumsum', _r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2))
+    if _r.is_none(3):
+        # aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+        return _call('cumsum', _r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2))
+    # aten::cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    return _call('cumsum.out', _r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2), out=_r.tensor(3))
 
 
 _detach_parser = PythonArgParser([
@@ -751,7 +786,7 @@ def THPVariable_diagonal(*args, **kwargs):
 
 
 _div_parser = PythonArgParser([
-    'div(Tensor input, Tensor other)',
+    'div(Tensor input, Tensor other, *, Tensor out=None)',
     'div(Tensor input, Tensor other, *, c10::string_view? rounding_mode)',
     'div(Tensor input, Scalar other, *, c10::string_view? rounding_mode)',
 ])
@@ -760,8 +795,11 @@ _div_parser = PythonArgParser([
 def THPVariable_div(*args, **kwargs):
     _r = _div_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::div.Tensor(Tensor self, Tensor other) -> Tensor
-        return _call('div.Tensor', _r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::div.Tensor(Tensor self, Tensor other) -> Tensor
+            return _call('div.Tensor', _r.tensor(0), _r.tensor(1))
+        # aten::div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _call('div.out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.idx == 1:
         # aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
         return _call('div.Tensor_mode', _r.tensor(0), _r.tensor(1), rounding_mode=_r.value(2))
@@ -858,18 +896,24 @@ def THPVariable_empty_strided(*args, **kwargs):
 
 
 _eq_parser = PythonArgParser([
-    'eq(Tensor input, Tensor other)',
-    'eq(Tensor input, Scalar other)',
+    'eq(Tensor input, Tensor other, *, Tensor out=None)',
+    'eq(Tensor input, Scalar other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_eq(*args, **kwargs):
     _r = _eq_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::eq.Tensor(Tensor self, Tensor other) -> Tensor
-        return _call('eq.Tensor', _r.tensor(0), _r.tensor(1))
-    # aten::eq.Scalar(Tensor self, Scalar other) -> Tensor
-    return _call('eq.Scalar', _r.tensor(0), _r.scalar(1))
+        if _r.is_none(2):
+            # aten::eq.Tensor(Tensor self, Tensor other) -> Tensor
+            return _call('eq.Tensor', _r.tensor(0), _r.tensor(1))
+        # aten::eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _call('eq.Tensor_out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::eq.Scalar(Tensor self, Scalar other) -> Tensor
+        return _call('eq.Scalar', _r.tensor(0), _r.scalar(1))
+    # aten::eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('eq.Scalar_out', _r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _equal_parser = PythonArgParser([
@@ -906,14 +950,17 @@ def THPVariable_erf_(*args, **kwargs):
 
 
 _exp_parser = PythonArgParser([
-    'exp(Tensor input)',
+    'exp(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_exp(*args, **kwargs):
     _r = _exp_parser.parse(args, kwargs)
-    # aten::exp(Tensor self) -> Tensor
-    return _call('exp', _r.tensor(0))
+    if _r.is_none(1):
+        # aten::exp(Tensor self) -> Tensor
+        return _call('exp', _r.tensor(0))
+    # aten::exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('exp.out', _r.tensor(0), out=_r.tensor(1))
 
 
 _exp__parser = PythonArgParser([
@@ -1098,14 +1145,17 @@ def THPVariable_frac_(*args, **kwargs):
 
 
 _full_parser = PythonArgParser([
-    'full(SymIntArrayRef size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'full(SymIntArrayRef size, Scalar fill_value, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
 
 def THPVariable_full(*args, **kwargs):
     _r = _full_parser.parse(args, kwargs)
-    # aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(6), 'full', _r.intlist(0), _r.scalar(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+    if _r.is_none(2):
+        # aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(7), 'full', _r.intlist(0), _r.scalar(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6))
+    # aten::full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(7), (_r.scalartype(3), _r.value(4), _r.device(5)), 'full.out', _r.intlist(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _full_like_parser = PythonArgParser([
@@ -1120,29 +1170,38 @@ def THPVariable_full_like(*args, **kwargs):
 
 
 _gather_parser = PythonArgParser([
-    'gather(Tensor input, int64_t dim, Tensor index, *, bool sparse_grad=False)',
+    'gather(Tensor input, int64_t dim, Tensor index, *, bool sparse_grad=False, Tensor out=None)',
 ])
 
 
 def THPVariable_gather(*args, **kwargs):
     _r = _gather_parser.parse(args, kwargs)
-    # aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
-    return _call('gather', _r.tensor(0), _r.to_int64(1), _r.tensor(2), sparse_grad=_r.to_bool(3))
+    if _r.is_none(4):
+        # aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+        return _call('gather', _r.tensor(0), _r.to_int64(1), _r.tensor(2), sparse_grad=_r.to_bool(3))
+    # aten::gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)
+    return _call('gather.out', _r.tensor(0), _r.to_int64(1), _r.tensor(2), sparse_grad=_r.to_bool(3), out=_r.tensor(4))
 
 
 _ge_parser = PythonArgParser([
-    'ge(Tensor input, Tensor other)',
-    'ge(Tensor input, Scalar other)',
+    'ge(Tensor input, Tensor other, *, Tensor out=None)',
+    'ge(Tensor input, Scalar other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_ge(*args, **kwargs):
     _r = _ge_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::ge.Tensor(Tensor self, Tensor other) -> Tensor
-        return _call('ge.Tensor', _r.tensor(0), _r.tensor(1))
-    # aten::ge.Scalar(Tensor self, Scalar other) -> Tensor
-    return _call('ge.Scalar', _r.tensor(0), _r.scalar(1))
+        if _r.is_none(2):
+            # aten::ge.Tensor(Tensor self, Tensor other) -> Tensor
+            return _call('ge.Tensor', _r.tensor(0), _r.tensor(1))
+        # aten::ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _call('ge.Tensor_out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::ge.Scalar(Tensor self, Scalar other) -> Tensor
+        return _call('ge.Scalar', _r.tensor(0), _r.scalar(1))
+    # aten::ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('ge.Scalar_out', _r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _gelu_parser = PythonArgParser([
@@ -1168,18 +1227,24 @@ def THPVariable_gelu_(*args, **kwargs):
 
 
 _gt_parser = PythonArgParser([
-    'gt(Tensor input, Tensor other)',
-    'gt(Tensor input, Scalar other)',
+    'gt(Tensor input, Tensor other, *, Tensor out=None)',
+    'gt(Tensor input, Scalar other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_gt(*args, **kwargs):
     _r = _gt_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::gt.Tensor(Tensor self, Tensor other) -> Tensor
-        return _call('gt.Tensor', _r.tensor(0), _r.tensor(1))
-    # aten::gt.Scalar(Tensor self, Scalar other) -> Tensor
-    return _call('gt.Scalar', _r.tensor(0), _r.scalar(1))
+        if _r.is_none(2):
+            # aten::gt.Tensor(Tensor self, Tensor other) -> Tensor
+            return _call('gt.Tensor', _r.tensor(0), _r.tensor(1))
+        # aten::gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _call('gt.Tensor_out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::gt.Scalar(Tensor self, Scalar other) -> Tensor
+        return _call('gt.Scalar', _r.tensor(0), _r.scalar(1))
+    # aten::gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('gt.Scalar_out', _r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _hstack_parser = PythonArgParser([
@@ -1238,14 +1303,17 @@ def THPVariable_index_put_(*args, **kwargs):
 
 
 _index_select_parser = PythonArgParser([
-    'index_select(Tensor input, int64_t dim, Tensor index)',
+    'index_select(Tensor input, int64_t dim, Tensor index, *, Tensor out=None)',
 ])
 
 
 def THPVariable_index_select(*args, **kwargs):
     _r = _index_select_parser.parse(args, kwargs)
-    # aten::index_select(Tensor self, int dim, Tensor index) -> Tensor
-    return _call('index_select', _r.tensor(0), _r.to_int64(1), _r.tensor(2))
+    if _r.is_none(3):
+        # aten::index_select(Tensor self, int dim, Tensor index) -> Tensor
+        return _call('index_select', _r.tensor(0), _r.to_int64(1), _r.tensor(2))
+    # aten::index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('index_select.out', _r.tensor(0), _r.to_int64(1), _r.tensor(2), out=_r.tensor(3))
 
 
 _isclose_parser = PythonArgParser([
@@ -1315,18 +1383,24 @@ def THPVariable_layer_norm(*args, **kwargs):
 
 
 _le_parser = PythonArgParser([
-    'le(Tensor input, Tensor other)',
-    'le(Tensor input, Scalar other)',
+    'le(Tensor input, Tensor other, *, Tensor out=None)',
+    'le(Tensor input, Scalar other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_le(*args, **kwargs):
     _r = _le_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::le.Tensor(Tensor self, Tensor other) -> Tensor
-        return _call('le.Tensor', _r.tensor(0), _r.tensor(1))
-    # aten::le.Scalar(Tensor self, Scalar other) -> Tensor
-    return _call('le.Scalar', _r.tensor(0), _r.scalar(1))
+        if _r.is_none(2):
+            # aten::le.Tensor(Tensor self, Tensor other) -> Tensor
+            return _call('le.Tensor', _r.tensor(0), _r.tensor(1))
+        # aten::le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _call('le.Tensor_out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::le.Scalar(Tensor self, Scalar other) -> Tensor
+        return _call('le.Scalar', _r.tensor(0), _r.scalar(1))
+    # aten::le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('le.Scalar_out', _r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _lerp_parser = PythonArgParser([
@@ -1367,25 +1441,31 @@ def THPVariable_linalg_vector_norm(*args, **kwargs):
 
 
 _linspace_parser = PythonArgParser([
-    'linspace(Scalar start, Scalar end, int64_t steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'linspace(Scalar start, Scalar end, int64_t steps, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
 
 def THPVariable_linspace(*args, **kwargs):
     _r = _linspace_parser.parse(args, kwargs)
-    # aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(7), 'linspace', _r.scalar(0), _r.scalar(1), _r.to_int64(2), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6))
+    if _r.is_none(3):
+        # aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(8), 'linspace', _r.scalar(0), _r.scalar(1), _r.to_int64(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7))
+    # aten::linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'linspace.out', _r.scalar(0), _r.scalar(1), _r.to_int64(2), out=_r.tensor(3))
 
 
 _log_parser = PythonArgParser([
-    'log(Tensor input)',
+    'log(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_log(*args, **kwargs):
     _r = _log_parser.parse(args, kwargs)
-    # aten::log(Tensor self) -> Tensor
-    return _call('log', _r.tensor(0))
+    if _r.is_none(1):
+        # aten::log(Tensor self) -> Tensor
+        return _call('log', _r.tensor(0))
+    # aten::log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('log.out', _r.tensor(0), out=_r.tensor(1))
 
 
 _log__parser = PythonArgParser([
@@ -1422,18 +1502,24 @@ def THPVariable_logsumexp(*args, **kwargs):
 
 
 _lt_parser = PythonArgParser([
-    'lt(Tensor input, Tensor other)',
-    'lt(Tensor input, Scalar other)',
+    'lt(Tensor input, Tensor other, *, Tensor out=None)',
+    'lt(Tensor input, Scalar other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_lt(*args, **kwargs):
     _r = _lt_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::lt.Tensor(Tensor self, Tensor other) -> Tensor
-        return _call('lt.Tensor', _r.tensor(0), _r.tensor(1))
-    # aten::lt.Scalar(Tensor self, Scalar other) -> Tensor
-    return _call('lt.Scalar', _r.tensor(0), _r.scalar(1))
+        if _r.is_none(2):
+            # aten::lt.Tensor(Tensor self, Tensor other) -> Tensor
+            return _call('lt.Tensor', _r.tensor(0), _r.tensor(1))
+        # aten::lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _call('lt.Tensor_out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::lt.Scalar(Tensor self, Scalar other) -> Tensor
+        return _call('lt.Scalar', _r.tensor(0), _r.scalar(1))
+    # aten::lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('lt.Scalar_out', _r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _masked_fill_parser = PythonArgParser([
@@ -1463,20 +1549,23 @@ def THPVariable_masked_select(*args, **kwargs):
 
 
 _matmul_parser = PythonArgParser([
-    'matmul(Tensor input, Tensor other)',
+    'matmul(Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_matmul(*args, **kwargs):
     _r = _matmul_parser.parse(args, kwargs)
-    # aten::matmul(Tensor self, Tensor other) -> Tensor
-    return _call('matmul', _r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::matmul(Tensor self, Tensor other) -> Tensor
+        return _call('matmul', _r.tensor(0), _r.tensor(1))
+    # aten::matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('matmul.out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _max_parser = PythonArgParser([
     'max(Tensor input)',
     'max(Tensor input, Tensor other)',
-    'max(Tensor input, int64_t dim, bool keepdim=False)',
+    'max(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)',
 ])
 
 
@@ -1488,8 +1577,11 @@ def THPVariable_max(*args, **kwargs):
     if _r.idx == 1:
         # aten::max.other(Tensor self, Tensor other) -> Tensor  (internals: aten::maximum)
         return _call('maximum', _r.tensor(0), _r.tensor(1))
-    # aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-    return _call('max.dim', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    if _r.is_none(3):
+        # aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+        return _call('max.dim', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    # aten::max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)
+    return _return_type('max_out')(*_call('max.dim_max', _r.tensor(0), _r.to_int64(1), _r.to_bool(2), max=_r.tensorlist(3)[0], max_values=_r.tensorlist(3)[1]))
 
 
 _max_pool2d_parser = PythonArgParser([
@@ -1504,19 +1596,22 @@ def THPVariable_max_pool2d(*args, **kwargs):
 
 
 _maximum_parser = PythonArgParser([
-    'maximum(Tensor input, Tensor other)',
+    'maximum(Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_maximum(*args, **kwargs):
     _r = _maximum_parser.parse(args, kwargs)
-    # aten::maximum(Tensor self, Tensor other) -> Tensor
-    return _call('maximum', _r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::maximum(Tensor self, Tensor other) -> Tensor
+        return _call('maximum', _r.tensor(0), _r.tensor(1))
+    # aten::maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('maximum.out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _mean_parser = PythonArgParser([
     'mean(Tensor input, *, ScalarType? dtype=None)',
-    'mean(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)',
+    'mean(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)',
 ])
 
 
@@ -1525,8 +1620,11 @@ def THPVariable_mean(*args, **kwargs):
     if _r.idx == 0:
         # aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
         return _call('mean', _r.tensor(0), dtype=_r.scalartype(1))
-    # aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-    return _call('mean.dim', _r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
+    if _r.is_none(4):
+        # aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+        return _call('mean.dim', _r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
+    # aten::mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    return _call('mean.out', _r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3), out=_r.tensor(4))
 
 
 _median_parser = PythonArgParser([
@@ -1547,7 +1645,7 @@ def THPVariable_median(*args, **kwargs):
 _min_parser = PythonArgParser([
     'min(Tensor input)',
     'min(Tensor input, Tensor other)',
-    'min(Tensor input, int64_t dim, bool keepdim=False)',
+    'min(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)',
 ])
 
 
@@ -1559,30 +1657,39 @@ def THPVariable_min(*args, **kwargs):
     if _r.idx == 1:
         # aten::min.other(Tensor self, Tensor other) -> Tensor  (internals: aten::minimum)
         return _call('minimum', _r.tensor(0), _r.tensor(1))
-    # aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-    return _call('min.dim', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    if _r.is_none(3):
+        # aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+        return _call('min.dim', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    # aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
+    return _return_type('min_out')(*_call('min.dim_min', _r.tensor(0), _r.to_int64(1), _r.to_bool(2), min=_r.tensorlist(3)[0], min_indices=_r.tensorlist(3)[1]))
 
 
 _minimum_parser = PythonArgParser([
-    'minimum(Tensor input, Tensor other)',
+    'minimum(Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_minimum(*args, **kwargs):
     _r = _minimum_parser.parse(args, kwargs)
-    # aten::minimum(Tensor self, Tensor other) -> Tensor
-    return _call('minimum', _r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::minimum(Tensor self, Tensor other) -> Tensor
+        return _call('minimum', _r.tensor(0), _r.tensor(1))
+    # aten::minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('minimum.out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _mm_parser = PythonArgParser([
-    'mm(Tensor input, Tensor mat2)',
+    'mm(Tensor input, Tensor mat2, *, Tensor out=None)',
 ])
 
 
 def THPVariable_mm(*args, **kwargs):
     _r = _mm_parser.parse(args, kwargs)
-    # aten::mm(Tensor self, Tensor mat2) -> Tensor
-    return _call('mm', _r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::mm(Tensor self, Tensor mat2) -> Tensor
+        return _call('mm', _r.tensor(0), _r.tensor(1))
+    # aten::mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('mm.out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _mode_parser = PythonArgParser([
@@ -1627,14 +1734,17 @@ def THPVariable_movedim(*args, **kwargs):
 
 
 _mul_parser = PythonArgParser([
-    'mul(Tensor input, Tensor other)',
+    'mul(Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_mul(*args, **kwargs):
     _r = _mul_parser.parse(args, kwargs)
-    # aten::mul.Tensor(Tensor self, Tensor other) -> Tensor
-    return _call('mul.Tensor', _r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::mul.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('mul.Tensor', _r.tensor(0), _r.tensor(1))
+    # aten::mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('mul.out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _multinomial_parser = PythonArgParser([
@@ -1697,29 +1807,38 @@ def THPVariable_native_layer_norm(*args, **kwargs):
 
 
 _ne_parser = PythonArgParser([
-    'ne(Tensor input, Tensor other)',
-    'ne(Tensor input, Scalar other)',
+    'ne(Tensor input, Tensor other, *, Tensor out=None)',
+    'ne(Tensor input, Scalar other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_ne(*args, **kwargs):
     _r = _ne_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::ne.Tensor(Tensor self, Tensor other) -> Tensor
-        return _call('ne.Tensor', _r.tensor(0), _r.tensor(1))
-    # aten::ne.Scalar(Tensor self, Scalar other) -> Tensor
-    return _call('ne.Scalar', _r.tensor(0), _r.scalar(1))
+        if _r.is_none(2):
+            # aten::ne.Tensor(Tensor self, Tensor other) -> Tensor
+            return _call('ne.Tensor', _r.tensor(0), _r.tensor(1))
+        # aten::ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _call('ne.Tensor_out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::ne.Scalar(Tensor self, Scalar other) -> Tensor
+        return _call('ne.Scalar', _r.tensor(0), _r.scalar(1))
+    # aten::ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('ne.Scalar_out', _r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _neg_parser = PythonArgParser([
-    'neg(Tensor input)',
+    'neg(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_neg(*args, **kwargs):
     _r = _neg_parser.parse(args, kwargs)
-    # aten::neg(Tensor self) -> Tensor
-    return _call('neg', _r.tensor(0))
+    if _r.is_none(1):
+        # aten::neg(Tensor self) -> Tensor
+        return _call('neg', _r.tensor(0))
+    # aten::neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('neg.out', _r.tensor(0), out=_r.tensor(1))
 
 
 _neg__parser = PythonArgParser([
@@ -1760,14 +1879,17 @@ def THPVariable_norm(*args, **kwargs):
 
 
 _ones_parser = PythonArgParser([
-    'ones(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'ones(SymIntArrayRef size, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
 
 def THPVariable_ones(*args, **kwargs):
     _r = _ones_parser.parse(args, kwargs)
-    # aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(5), 'ones', _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+    if _r.is_none(1):
+        # aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(6), 'ones', _r.intlist(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+    # aten::ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(6), (_r.scalartype(2), _r.value(3), _r.device(4)), 'ones.out', _r.intlist(0), out=_r.tensor(1))
 
 
 _ones_like_parser = PythonArgParser([
@@ -1804,27 +1926,33 @@ def THPVariable_permute(*args, **kwargs):
 
 
 _pow_parser = PythonArgParser([
-    'pow(Tensor input, Tensor exponent)',
+    'pow(Tensor input, Tensor exponent, *, Tensor out=None)',
     'pow(Scalar self, Tensor exponent)',
-    'pow(Tensor input, Scalar exponent)',
+    'pow(Tensor input, Scalar exponent, *, Tensor out=None)',
 ])
 
 
 def THPVariable_pow(*args, **kwargs):
     _r = _pow_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
-        return _call('pow.Tensor_Tensor', _r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+            return _call('pow.Tensor_Tensor', _r.tensor(0), _r.tensor(1))
+        # aten::pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+        return _call('pow.Tensor_Tensor_out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.idx == 1:
         # aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor
         return _call('pow.Scalar', _r.scalar(0), _r.tensor(1))
-    # aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-    return _call('pow.Tensor_Scalar', _r.tensor(0), _r.scalar(1))
+    if _r.is_none(2):
+        # aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+        return _call('pow.Tensor_Scalar', _r.tensor(0), _r.scalar(1))
+    # aten::pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('pow.Tensor_Scalar_out', _r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _prod_parser = PythonArgParser([
     'prod(Tensor input, *, ScalarType? dtype=None)',
-    'prod(Tensor input, int64_t dim, bool keepdim=False, *, ScalarType? dtype=None)',
+    'prod(Tensor input, int64_t dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)',
 ])
 
 
@@ -1833,8 +1961,11 @@ def THPVariable_prod(*args, **kwargs):
     if _r.idx == 0:
         # aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
         return _call('prod', _r.tensor(0), dtype=_r.scalartype(1))
-    # aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-    return _call('prod.dim_int', _r.tensor(0), _r.to_int64(1), _r.to_bool(2), dtype=_r.scalartype(3))
+    if _r.is_none(4):
+        # aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+        return _call('prod.dim_int', _r.tensor(0), _r.to_int64(1), _r.to_bool(2), dtype=_r.scalartype(3))
+    # aten::prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    return _call('prod.int_out', _r.tensor(0), _r.to_int64(1), _r.to_bool(2), dtype=_r.scalartype(3), out=_r.tensor(4))
 
 
 _rand_parser = PythonArgParser([
@@ -2137,14 +2268,17 @@ def THPVariable_select(*args, **kwargs):
 
 
 _sigmoid_parser = PythonArgParser([
-    'sigmoid(Tensor input)',
+    'sigmoid(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_sigmoid(*args, **kwargs):
     _r = _sigmoid_parser.parse(args, kwargs)
-    # aten::sigmoid(Tensor self) -> Tensor
-    return _call('sigmoid', _r.tensor(0))
+    if _r.is_none(1):
+        # aten::sigmoid(Tensor self) -> Tensor
+        return _call('sigmoid', _r.tensor(0))
+    # aten::sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('sigmoid.out', _r.tensor(0), out=_r.tensor(1))
 
 
 _sigmoid__parser = PythonArgParser([
@@ -2192,14 +2326,17 @@ def THPVariable_silu_(*args, **kwargs):
 
 
 _sin_parser = PythonArgParser([
-    'sin(Tensor input)',
+    'sin(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_sin(*args, **kwargs):
     _r = _sin_parser.parse(args, kwargs)
-    # aten::sin(Tensor self) -> Tensor
-    return _call('sin', _r.tensor(0))
+    if _r.is_none(1):
+        # aten::sin(Tensor self) -> Tensor
+        return _call('sin', _r.tensor(0))
+    # aten::sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('sin.out', _r.tensor(0), out=_r.tensor(1))
 
 
 _sin__parser = PythonArgParser([
@@ -2236,18 +2373,24 @@ def THPVariable_softplus(*args, **kwargs):
 
 
 _sort_parser = PythonArgParser([
-    'sort(Tensor input, *, bool? stable, int64_t dim=-1, bool descending=False)',
-    'sort(Tensor input, int64_t dim=-1, bool descending=False)',
+    'sort(Tensor input, *, bool? stable, int64_t dim=-1, bool descending=False, TensorList[2] out=None)',
+    'sort(Tensor input, int64_t dim=-1, bool descending=False, *, TensorList[2] out=None)',
 ])
 
 
 def THPVariable_sort(*args, **kwargs):
     _r = _sort_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-        return _call('sort.stable', _r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3))
-    # aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-    return _call('sort', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+        if _r.is_none(4):
+            # aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+            return _call('sort.stable', _r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3))
+        # aten::sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+        return _return_type('sort_out')(*_call('sort.values_stable', _r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3), values=_r.tensorlist(4)[0], indices=_r.tensorlist(4)[1]))
+    if _r.is_none(3):
+        # aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+        return _call('sort', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    # aten::sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+    return _return_type('sort_out')(*_call('sort.values', _r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
 
 
 _split_parser = PythonArgParser([
@@ -2277,14 +2420,17 @@ def THPVariable_split_with_sizes(*args, **kwargs):
 
 
 _sqrt_parser = PythonArgParser([
-    'sqrt(Tensor input)',
+    'sqrt(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_sqrt(*args, **kwargs):
     _r = _sqrt_parser.parse(args, kwargs)
-    # aten::sqrt(Tensor self) -> Tensor
-    return _call('sqrt', _r.tensor(0))
+    if _r.is_none(1):
+        # aten::sqrt(Tensor self) -> Tensor
+        return _call('sqrt', _r.tensor(0))
+    # aten::sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('sqrt.out', _r.tensor(0), out=_r.tensor(1))
 
 
 _sqrt__parser = PythonArgParser([
@@ -2318,14 +2464,17 @@ def THPVariable_squeeze(*args, **kwargs):
 
 
 _stack_parser = PythonArgParser([
-    'stack(TensorList tensors, int64_t dim=0)',
+    'stack(TensorList tensors, int64_t dim=0, *, Tensor out=None)',
 ])
 
 
 def THPVariable_stack(*args, **kwargs):
     _r = _stack_parser.parse(args, kwargs)
-    # aten::stack(Tensor[] tensors, int dim=0) -> Tensor
-    return _call('stack', _r.value(0), _r.to_int64(1))
+    if _r.is_none(2):
+        # aten::stack(Tensor[] tensors, int dim=0) -> Tensor
+        return _call('stack', _r.value(0), _r.to_int64(1))
+    # aten::stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('stack.out', _r.value(0), _r.to_int64(1), out=_r.tensor(2))
 
 
 _std_parser = PythonArgParser([
@@ -2367,19 +2516,22 @@ def THPVariable_std_mean(*args, **kwargs):
 
 
 _sub_parser = PythonArgParser([
-    'sub(Tensor input, Tensor other, *, Scalar alpha=1)',
+    'sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)',
 ])
 
 
 def THPVariable_sub(*args, **kwargs):
     _r = _sub_parser.parse(args, kwargs)
-    # aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-    return _call('sub.Tensor', _r.tensor(0), _r.tensor(1), alpha=_r.scalar(2))
+    if _r.is_none(3):
+        # aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+        return _call('sub.Tensor', _r.tensor(0), _r.tensor(1), alpha=_r.scalar(2))
+    # aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+    return _call('sub.out', _r.tensor(0), _r.tensor(1), alpha=_r.scalar(2), out=_r.tensor(3))
 
 
 _sum_parser = PythonArgParser([
     'sum(Tensor input, *, ScalarType? dtype=None)',
-    'sum(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)',
+    'sum(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)',
 ])
 
 
@@ -2388,8 +2540,11 @@ def THPVariable_sum(*args, **kwargs):
     if _r.idx == 0:
         # aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
         return _call('sum', _r.tensor(0), dtype=_r.scalartype(1))
-    # aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-    return _call('sum.dim_IntList', _r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
+    if _r.is_none(4):
+        # aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+        return _call('sum.dim_IntList', _r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
+    # aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    return _call('sum.IntList_out', _r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3), out=_r.tensor(4))
 
 
 _swapaxes_parser = PythonArgParser([
@@ -2448,14 +2603,17 @@ def THPVariable_tan_(*args, **kwargs):
 
 
 _tanh_parser = PythonArgParser([
-    'tanh(Tensor input)',
+    'tanh(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_tanh(*args, **kwargs):
     _r = _tanh_parser.parse(args, kwargs)
-    # aten::tanh(Tensor self) -> Tensor
-    return _call('tanh', _r.tensor(0))
+    if _r.is_none(1):
+        # aten::tanh(Tensor self) -> Tensor
+        return _call('tanh', _r.tensor(0))
+    # aten::tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('tanh.out', _r.tensor(0), out=_r.tensor(1))
 
 
 _tanh__parser = PythonArgParser([
@@ -2500,14 +2658,17 @@ def THPVariable_tile(*args, **kwargs):
 
 
 _topk_parser = PythonArgParser([
-    'topk(Tensor input, SymInt k, int64_t dim=-1, bool largest=True, bool sorted=True)',
+    'topk(Tensor input, SymInt k, int64_t dim=-1, bool largest=True, bool sorted=True, *, TensorList[2] out=None)',
 ])
 
 
 def THPVariable_topk(*args, **kwargs):
     _r = _topk_parser.parse(args, kwargs)
-    # aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
-    return _call('topk', _r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4))
+    if _r.is_none(5):
+        # aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+        return _call('topk', _r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4))
+    # aten::topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+    return _return_type('topk_out')(*_call('topk.values', _r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4), values=_r.tensorlist(5)[0], indices=_r.tensorlist(5)[1]))
 
 
 _transpose_parser = PythonArgParser([
@@ -2671,7 +2832,7 @@ def THPVariable_vstack(*args, **kwargs):
 
 _where_parser = PythonArgParser([
     'where(Tensor condition)',
-    'where(Tensor condition, Tensor input, Tensor other)',
+    'where(Tensor condition, Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
@@ -2680,8 +2841,11 @@ def THPVariable_where(*args, **kwargs):
     if _r.idx == 0:
         # aten::where(Tensor condition) -> Tensor[]
         return _call('where', _r.tensor(0))
-    # aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-    return _call('where.self', _r.tensor(0), _r.tensor(1), _r.tensor(2))
+    if _r.is_none(3):
+        # aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+        return _call('where.self', _r.tensor(0), _r.tensor(1), _r.tensor(2))
+    # aten::where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('where.self_out', _r.tensor(0), _r.tensor(1), _r.tensor(2), out=_r.tensor(3))
 
 
 _zero__parser = PythonArgParser([
@@ -2696,14 +2860,17 @@ def THPVariable_zero_(*args, **kwargs):
 
 
 _zeros_parser = PythonArgParser([
-    'zeros(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'zeros(SymIntArrayRef size, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
 
 def THPVariable_zeros(*args, **kwargs):
     _r = _zeros_parser.parse(args, kwargs)
-    # aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(5), 'zeros', _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+    if _r.is_none(1):
+        # aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(6), 'zeros', _r.intlist(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+    # aten::zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(6), (_r.scalartype(2), _r.value(3), _r.device(4)), 'zeros.out', _r.intlist(0), out=_r.tensor(1))
 
 
 _zeros_like_parser = PythonArgParser([
