@@ -197,9 +197,6 @@ def dispatch_call(overload, method, signature=None):
     return call
 
 
-_OPTIONS = {"dtype": "ScalarType?", "layout": "Layout?", "device": "Device?"}
-
-
 def schema_comment(overload):
     note = "" if overload.op == str(overload.schema.name) else f"  (internals: aten::{overload.op})"
     return f"# aten::{overload.schema}{note}"
