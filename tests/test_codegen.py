@@ -56,13 +56,13 @@ def test_every_variant_is_bound():
             continue
         variants = {v.strip() for v in entry.get("variants", "function").split(",")}
         # Written by hand around the binding (_functional.py, _tensor.py): where with numbers,
-        # cat/stack refusing an empty list, nonzero's as_tuple, norm's string p, and split, which
-        # torch writes in Python too (torch/functional.py, torch/_tensor.py).
+        # cat/stack refusing an empty list, nonzero's as_tuple, norm's string p, and split and
+        # meshgrid, which torch writes in Python too (torch/functional.py, torch/_tensor.py).
         if "method" in variants and name not in ("nonzero", "norm", "split"):
             assert getattr(internals.Tensor, name) is python_variable_methods.METHODS[name]
         if "function" in variants:
             assert name in python_torch_functions.FUNCTIONS
-            if name not in ("where", "cat", "stack", "nonzero", "einsum", "norm", "split"):   # _functional.py
+            if name not in ("where", "cat", "stack", "nonzero", "einsum", "norm", "split", "meshgrid"):
                 assert getattr(internals, name) is python_torch_functions.FUNCTIONS[name]
 
 

@@ -14,7 +14,8 @@ from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
 # The generated bindings become this module's functions, as torch/__init__.py copies those of
 # ``torch._C._VariableFunctions`` into its namespace; the functions below replace a few of them.
 globals().update(FUNCTIONS)
-__all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm"]
+__all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm",
+                          "meshgrid"]
 
 
 def where(condition, input=None, other=None, *, out=None):
@@ -31,6 +32,17 @@ def where(condition, input=None, other=None, *, out=None):
             raise TypeError(f"where(): argument '{name}' (position {position}) must be Tensor, not "
                             f"{type(value).__name__}")
     return dispatcher.call("where.self_out", condition, input, other, out=out)
+
+
+def meshgrid(*tensors, indexing=None):
+    """``torch.functional.meshgrid``: the tensors given one by one or as one list; the operator
+    without ``indexing`` warns that it will be required."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    if not tensors:     # no tensor to dispatch on: refused as torch's kernel does
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    kwargs = {} if indexing is None else {"indexing": indexing}
+    return tuple(FUNCTIONS["meshgrid"](tensors, **kwargs))
 
 
 def cat(*args, **kwargs):

@@ -716,6 +716,28 @@ def THPVariable_count_nonzero(*args, **kwargs):
     return _call('count_nonzero.dim_IntList', _r.tensor(0), _r.intlist(1))
 
 
+_cummax_parser = PythonArgParser([
+    'cummax(Tensor input, int64_t dim)',
+])
+
+
+def THPVariable_cummax(*args, **kwargs):
+    _r = _cummax_parser.parse(args, kwargs)
+    # aten::cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+    return _call('cummax', _r.tensor(0), _r.to_int64(1))
+
+
+_cummin_parser = PythonArgParser([
+    'cummin(Tensor input, int64_t dim)',
+])
+
+
+def THPVariable_cummin(*args, **kwargs):
+    _r = _cummin_parser.parse(args, kwargs)
+    # aten::cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+    return _call('cummin', _r.tensor(0), _r.to_int64(1))
+
+
 _cumprod_parser = PythonArgParser([
     'cumprod(Tensor input, int64_t dim, *, ScalarType? dtype=None)',
 ])
@@ -1490,6 +1512,20 @@ def THPVariable_log_softmax(*args, **kwargs):
     return _call('log_softmax.int', _r.tensor(0), _r.to_int64(1), _r.scalartype(2))
 
 
+_logspace_parser = PythonArgParser([
+    'logspace(Scalar start, Scalar end, int64_t steps, double base=10.0, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def THPVariable_logspace(*args, **kwargs):
+    _r = _logspace_parser.parse(args, kwargs)
+    if _r.is_none(4):
+        # aten::logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(9), 'logspace', _r.scalar(0), _r.scalar(1), _r.to_int64(2), _r.to_double(3), dtype=_r.scalartype(5), layout=_r.value(6), device=_r.device(7), pin_memory=_r.to_bool(8))
+    # aten::logspace.out(Scalar start, Scalar end, int steps, float base=10.0, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(9), (_r.scalartype(5), _r.value(6), _r.device(7)), 'logspace.out', _r.scalar(0), _r.scalar(1), _r.to_int64(2), _r.to_double(3), out=_r.tensor(4))
+
+
 _logsumexp_parser = PythonArgParser([
     'logsumexp(Tensor input, IntArrayRef[1] dim, bool keepdim=False)',
 ])
@@ -1642,6 +1678,21 @@ def THPVariable_median(*args, **kwargs):
     return _call('median.dim', _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
 
 
+_meshgrid_parser = PythonArgParser([
+    'meshgrid(TensorList tensors)',
+    'meshgrid(TensorList tensors, *, c10::string_view indexing)',
+])
+
+
+def THPVariable_meshgrid(*args, **kwargs):
+    _r = _meshgrid_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::meshgrid(Tensor[] tensors) -> Tensor[]
+        return _call('meshgrid', _r.value(0))
+    # aten::meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
+    return _call('meshgrid.indexing', _r.value(0), indexing=_r.value(1))
+
+
 _min_parser = PythonArgParser([
     'min(Tensor input)',
     'min(Tensor input, Tensor other)',
@@ -1769,6 +1820,28 @@ def THPVariable_mv(*args, **kwargs):
     return _call('mv', _r.tensor(0), _r.tensor(1))
 
 
+_nan_to_num_parser = PythonArgParser([
+    'nan_to_num(Tensor input, double? nan=None, double? posinf=None, double? neginf=None)',
+])
+
+
+def THPVariable_nan_to_num(*args, **kwargs):
+    _r = _nan_to_num_parser.parse(args, kwargs)
+    # aten::nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+    return _call('nan_to_num', _r.tensor(0), _r.to_double(1), _r.to_double(2), _r.to_double(3))
+
+
+_nan_to_num__parser = PythonArgParser([
+    'nan_to_num_(Tensor input, double? nan=None, double? posinf=None, double? neginf=None)',
+])
+
+
+def THPVariable_nan_to_num_(*args, **kwargs):
+    _r = _nan_to_num__parser.parse(args, kwargs)
+    # aten::nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
+    return _call('nan_to_num_', _r.tensor(0), _r.to_double(1), _r.to_double(2), _r.to_double(3))
+
+
 _narrow_parser = PythonArgParser([
     'narrow(Tensor input, int64_t dim, Tensor start, SymInt length)',
     'narrow(Tensor input, int64_t dim, SymInt start, SymInt length)',
@@ -1876,6 +1949,29 @@ def THPVariable_norm(*args, **kwargs):
         return _call('norm.Scalar', _r.tensor(0), _r.scalar(1))
     # aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
     return _call('norm.ScalarOpt_dim', _r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3))
+
+
+_normal_parser = PythonArgParser([
+    'normal(Tensor mean, Tensor std, *, Generator? generator=None)',
+    'normal(Tensor mean, double std=1, *, Generator? generator=None)',
+    'normal(double mean, Tensor std, *, Generator? generator=None)',
+    'normal(double mean, double std, SymIntArrayRef size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def THPVariable_normal(*args, **kwargs):
+    _r = _normal_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
+        return _call('normal.Tensor_Tensor', _r.tensor(0), _r.tensor(1), generator=_r.value(2))
+    if _r.idx == 1:
+        # aten::normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor
+        return _call('normal.Tensor_float', _r.tensor(0), _r.to_double(1), generator=_r.value(2))
+    if _r.idx == 2:
+        # aten::normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
+        return _call('normal.float_Tensor', _r.to_double(0), _r.tensor(1), generator=_r.value(2))
+    # aten::normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(8), 'normal.float_float', _r.to_double(0), _r.to_double(1), _r.intlist(2), generator=_r.value(3), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7))
 
 
 _ones_parser = PythonArgParser([
@@ -2938,6 +3034,8 @@ FUNCTIONS = named({
     'cos': THPVariable_cos,
     'cos_': THPVariable_cos_,
     'count_nonzero': THPVariable_count_nonzero,
+    'cummax': THPVariable_cummax,
+    'cummin': THPVariable_cummin,
     'cumprod': THPVariable_cumprod,
     'cumsum': THPVariable_cumsum,
     'detach': THPVariable_detach,
@@ -3000,6 +3098,7 @@ FUNCTIONS = named({
     'log': THPVariable_log,
     'log_': THPVariable_log_,
     'log_softmax': THPVariable_log_softmax,
+    'logspace': THPVariable_logspace,
     'logsumexp': THPVariable_logsumexp,
     'lt': THPVariable_lt,
     'masked_fill': THPVariable_masked_fill,
@@ -3010,6 +3109,7 @@ FUNCTIONS = named({
     'maximum': THPVariable_maximum,
     'mean': THPVariable_mean,
     'median': THPVariable_median,
+    'meshgrid': THPVariable_meshgrid,
     'min': THPVariable_min,
     'minimum': THPVariable_minimum,
     'mm': THPVariable_mm,
@@ -3019,6 +3119,8 @@ FUNCTIONS = named({
     'mul': THPVariable_mul,
     'multinomial': THPVariable_multinomial,
     'mv': THPVariable_mv,
+    'nan_to_num': THPVariable_nan_to_num,
+    'nan_to_num_': THPVariable_nan_to_num_,
     'narrow': THPVariable_narrow,
     'native_batch_norm': THPVariable_native_batch_norm,
     'native_layer_norm': THPVariable_native_layer_norm,
@@ -3027,6 +3129,7 @@ FUNCTIONS = named({
     'neg_': THPVariable_neg_,
     'nonzero': THPVariable_nonzero,
     'norm': THPVariable_norm,
+    'normal': THPVariable_normal,
     'ones': THPVariable_ones,
     'ones_like': THPVariable_ones_like,
     'outer': THPVariable_outer,

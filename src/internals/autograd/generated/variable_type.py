@@ -36,6 +36,8 @@ from .functions import (
     CloneBackward0,
     ConvolutionBackward0,
     CosBackward0,
+    CummaxBackward0,
+    CumminBackward0,
     CumprodBackward0,
     CumsumBackward0,
     DiagEmbedBackward0,
@@ -86,10 +88,14 @@ from .functions import (
     ModeBackward0,
     MulBackward0,
     MvBackward0,
+    NanToNumBackward0,
     NativeBatchNormBackward0,
     NativeLayerNormBackward0,
     NegBackward0,
     NormalBackward0,
+    NormalBackward1,
+    NormalBackward2,
+    NormalBackward3,
     PermuteBackward0,
     PowBackward0,
     PowBackward1,
@@ -163,6 +169,8 @@ OPS = {
     'abs': dispatcher.find('abs'),
     'abs.out': dispatcher.find('abs.out'),
     'abs_': dispatcher.find('abs_'),
+    'nan_to_num': dispatcher.find('nan_to_num'),
+    'nan_to_num_': dispatcher.find('nan_to_num_'),
     'exp': dispatcher.find('exp'),
     'exp.out': dispatcher.find('exp.out'),
     'exp_': dispatcher.find('exp_'),
@@ -285,6 +293,9 @@ OPS = {
     'take': dispatcher.find('take'),
     'uniform_': dispatcher.find('uniform_'),
     'normal_': dispatcher.find('normal_'),
+    'normal.Tensor_float': dispatcher.find('normal.Tensor_float'),
+    'normal.float_Tensor': dispatcher.find('normal.float_Tensor'),
+    'normal.Tensor_Tensor': dispatcher.find('normal.Tensor_Tensor'),
     'random_.from': dispatcher.find('random_.from'),
     'random_.to': dispatcher.find('random_.to'),
     'random_': dispatcher.find('random_'),
@@ -370,6 +381,8 @@ OPS = {
     'median': dispatcher.find('median'),
     'cumsum': dispatcher.find('cumsum'),
     'cumsum.out': dispatcher.find('cumsum.out'),
+    'cummax': dispatcher.find('cummax'),
+    'cummin': dispatcher.find('cummin'),
     'cumprod': dispatcher.find('cumprod'),
     'convolution': dispatcher.find('convolution'),
     'max_pool2d_with_indices': dispatcher.find('max_pool2d_with_indices'),
@@ -439,6 +452,33 @@ def abs_(ks, self):
         grad_fn.self_ = SavedVariable(self.clone(), False)
     with below_autograd():
         result = OPS['abs_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def nan_to_num(ks, self, nan=None, posinf=None, neginf=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NanToNumBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['nan_to_num'].redispatch(after_autograd(ks), self, nan, posinf, neginf)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def nan_to_num_(ks, self, nan=None, posinf=None, neginf=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = NanToNumBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['nan_to_num_'].redispatch(after_autograd(ks), self, nan, posinf, neginf)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -2024,6 +2064,42 @@ def normal_(ks, self, mean=0, std=1, **kwargs):
     return result
 
 
+def normal_Tensor_float(ks, mean, std=1, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and mean._requires_grad:
+        grad_fn = NormalBackward1()
+        grad_fn._next_edges = collect_next_edges(mean)
+    with below_ad_inplace_or_view():
+        result = OPS['normal.Tensor_float'].redispatch(after_autograd(ks), mean, std, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def normal_float_Tensor(ks, mean, std, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and std._requires_grad:
+        grad_fn = NormalBackward2()
+        grad_fn._next_edges = collect_next_edges(std)
+    with below_ad_inplace_or_view():
+        result = OPS['normal.float_Tensor'].redispatch(after_autograd(ks), mean, std, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def normal_Tensor_Tensor(ks, mean, std, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (mean._requires_grad or std._requires_grad):
+        grad_fn = NormalBackward3()
+        grad_fn._next_edges = collect_next_edges(mean, std)
+    with below_ad_inplace_or_view():
+        result = OPS['normal.Tensor_Tensor'].redispatch(after_autograd(ks), mean, std, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def random__from(ks, self, from_, to, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -3191,6 +3267,36 @@ def cumsum_out(ks, self, dim, **kwargs):
         return OPS['cumsum.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
+def cummax(ks, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = CummaxBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int(dim)
+    with below_ad_inplace_or_view():
+        result = OPS['cummax'].redispatch(after_autograd(ks), self, dim)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], True)
+    return result
+
+
+def cummin(ks, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = CumminBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int(dim)
+    with below_ad_inplace_or_view():
+        result = OPS['cummin'].redispatch(after_autograd(ks), self, dim)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], True)
+    return result
+
+
 def cumprod(ks, self, dim, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -3313,6 +3419,8 @@ KERNELS = {
     'abs': abs,
     'abs.out': abs_out,
     'abs_': abs_,
+    'nan_to_num': nan_to_num,
+    'nan_to_num_': nan_to_num_,
     'exp': exp,
     'exp.out': exp_out,
     'exp_': exp_,
@@ -3435,6 +3543,9 @@ KERNELS = {
     'take': take,
     'uniform_': uniform_,
     'normal_': normal_,
+    'normal.Tensor_float': normal_Tensor_float,
+    'normal.float_Tensor': normal_float_Tensor,
+    'normal.Tensor_Tensor': normal_Tensor_Tensor,
     'random_.from': random__from,
     'random_.to': random__to,
     'random_': random_,
@@ -3520,6 +3631,8 @@ KERNELS = {
     'median': median,
     'cumsum': cumsum,
     'cumsum.out': cumsum_out,
+    'cummax': cummax,
+    'cummin': cummin,
     'cumprod': cumprod,
     'convolution': convolution,
     'max_pool2d_with_indices': max_pool2d_with_indices,
