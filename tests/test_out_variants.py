@@ -111,6 +111,16 @@ CASES = {
     "linspace": "lib.linspace(0, 1, 5, out=e(2))",
     "linspace into float64": "lib.linspace(-1, 1, 4, out=e(0, dtype=lib.float64))",
     "arange requires_grad": "lib.arange(3.0, out=e(0), requires_grad=True)",
+    # memory overlap: TensorIterator refuses an out that partly overlaps an input; cat and
+    # index_select refuse any overlap; an out that reaches an element twice is refused
+    "add into a transposed view of its input": "lib.add(x, 1, out=x.t())",
+    "exp into a row of its input": "lib.exp(x, out=x[0])",
+    "cat into one of its inputs": "lib.cat([x, g], out=x)",
+    "index_select into a slice of its input": "lib.index_select(x, 0, lib.tensor([0]), out=x[0:1])",
+    "add into an expanded out": "lib.add(x, 1, out=lib.ones(1).expand(2, 3))",
+    "where into an input": "lib.where(x > 3, x, g, out=g)",
+    "clamp into its input": "lib.clamp(x, 1, 3, out=x)",
+    "cumsum into its input": "lib.cumsum(x, 0, out=x)",
     # autograd: no graph through out=
     "add of an input that requires grad": "lib.add(x.requires_grad_(), g, out=e(0))",
     "exp of an input that requires grad": "lib.exp(x.requires_grad_(), out=e(0))",

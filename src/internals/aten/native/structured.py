@@ -20,8 +20,10 @@ its functional overload (the entry of the same signature).
 """
 import warnings
 
+from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ..dispatcher import call
+from ..tensor_iterator import _overlap, assert_no_internal_overlap, check_no_overlap
 from .linear_algebra import _TYPE_META_NAMES
 
 __all__ = ["structured_out", "resize_output", "out_dtype_rule"]
@@ -48,6 +50,27 @@ def out_dtype_rule(name, functional_schema, tensor_iterator):
     if any(a.name == "layout" for a in functional_schema.arguments.flat_kwarg_only):
         return "factory"
     return "iterator" if tensor_iterator else "exact"
+
+
+# The rules of operators built on a TensorIterator that checks its operands' memory
+# (``check_mem_overlap``: no partial overlap of ``out`` with an input), and of those that refuse
+# any overlap at all (``cat``'s and ``index_select``'s ``assert_no_overlap``).
+_PARTIAL_OVERLAP_RULES = ("iterator", "same", "where")
+_ANY_OVERLAP_RULES = ("cat", "index_select")
+
+
+def _check_overlap(rule, out, args):
+    """Refuse an ``out`` that overlaps an input where torch's kernel does, before anything runs."""
+    inputs = [t._impl for a in args for t in (a if isinstance(a, (list, tuple)) else (a,))
+              if isinstance(t, TensorBase)]
+    if rule in _PARTIAL_OVERLAP_RULES:
+        check_no_overlap(out._impl, inputs)
+    elif rule in _ANY_OVERLAP_RULES:
+        assert_no_internal_overlap(out._impl)
+        if any(_overlap(out._impl, i) for i in inputs):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                               "refer to a single memory location. Please clone() the tensor before performing "
+                               "the operation.")
 
 
 def _cpp_name(dtype):
@@ -130,6 +153,8 @@ def structured_out(name, functional, functional_schema, out_names, rule):
     ``functional``: it takes the out= overload's arguments, the outputs by their schema names."""
     def out_kernel(*args, **kwargs):
         outs = [kwargs.pop(n) for n in out_names]
+        for out in outs:
+            _check_overlap(rule, out, (*args, *kwargs.values()))
         results = functional(*args, **_functional_kwargs(rule, functional_schema, kwargs, outs))
         results = results if len(outs) > 1 else (results,)
         for out, result in zip(outs, results):
