@@ -90,12 +90,13 @@ def test_signature_strings_round_trip():
 
 
 def test_every_kernel_takes_its_schema_arguments():
-    """The bindings pass every schema argument (keyword-only ones by name): each kernel takes them."""
+    """The bindings pass every schema argument (keyword-only ones and outputs by name): each kernel
+    takes them."""
     for op in dispatcher.operators.values():
         if op.namespace != "aten":
             continue
         positional = [None] * len(op.schema.arguments.flat_positional)
-        kwonly = {a.name: None for a in op.schema.arguments.flat_kwarg_only}
+        kwonly = {a.name: None for a in (*op.schema.arguments.flat_kwarg_only, *op.schema.arguments.out)}
         for _key, kernel in op.kernels.items():
             if kernel.boxed or kernel.fallthrough:
                 continue

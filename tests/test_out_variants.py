@@ -6,6 +6,7 @@ and strides (a resized ``out`` takes the functional result's strides), the warni
 ``out`` resized), the error class and message (dtype rules, autograd), the version counter, and
 the operators a logging TorchDispatchMode sees.
 """
+import math
 import warnings
 
 import pytest
@@ -225,3 +226,28 @@ def test_out_of_another_type_as_torch(program):
             eval(program, {"lib": lib})
         results.append((type(info.value).__name__, str(info.value)))
     assert results[1] == results[0]
+
+
+MATMUL_SHAPES = [((3,), (3,)), ((2, 3), (3,)), ((3,), (3, 2)), ((2, 3), (3, 2)), ((4, 2, 3), (3, 2)),
+                 ((4, 2, 3), (4, 3, 2)), ((3,), (4, 3, 2))]
+
+
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=str)
+def test_matmul_out(shapes):
+    """Values, sizes and strides of every kind of product, and the autograd refusal in
+    ``matmul()``'s name; the 1-d and 2-d products log the out= product torch's does."""
+    a, b = shapes
+    results = []
+    for lib in (torch, internals):
+        x, y = lib.arange(float(math.prod(a))).reshape(a), lib.arange(float(math.prod(b))).reshape(b) / 3
+        log = []
+        mode = logging_modes(log, log)[lib is internals]
+        out = lib.empty(0)
+        with mode:
+            r = lib.matmul(x, y, out=out)
+        with pytest.raises(RuntimeError) as info:
+            lib.matmul(x.requires_grad_(), y, out=lib.empty(0))
+        logged = log if (len(a), len(b)) in {(1, 1), (2, 1), (2, 2)} else None
+        results.append((r is out, tuple(r.shape), r.stride(), r.tolist(), str(info.value), logged))
+    assert results[1][:3] == results[0][:3] and results[1][4:] == results[0][4:]
+    torch.testing.assert_close(results[1][3], results[0][3])

@@ -830,14 +830,17 @@ def THPVariable_div(*args, **kwargs):
 
 
 _dot_parser = PythonArgParser([
-    'dot(Tensor input, Tensor tensor)',
+    'dot(Tensor input, Tensor tensor, *, Tensor out=None)',
 ])
 
 
 def THPVariable_dot(*args, **kwargs):
     _r = _dot_parser.parse(args, kwargs)
-    # aten::dot(Tensor self, Tensor tensor) -> Tensor
-    return _call('dot', _r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::dot(Tensor self, Tensor tensor) -> Tensor
+        return _call('dot', _r.tensor(0), _r.tensor(1))
+    # aten::dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('dot.out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _dropout_parser = PythonArgParser([
@@ -1810,14 +1813,17 @@ def THPVariable_multinomial(*args, **kwargs):
 
 
 _mv_parser = PythonArgParser([
-    'mv(Tensor input, Tensor vec)',
+    'mv(Tensor input, Tensor vec, *, Tensor out=None)',
 ])
 
 
 def THPVariable_mv(*args, **kwargs):
     _r = _mv_parser.parse(args, kwargs)
-    # aten::mv(Tensor self, Tensor vec) -> Tensor
-    return _call('mv', _r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::mv(Tensor self, Tensor vec) -> Tensor
+        return _call('mv', _r.tensor(0), _r.tensor(1))
+    # aten::mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)
+    return _call('mv.out', _r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _nan_to_num_parser = PythonArgParser([

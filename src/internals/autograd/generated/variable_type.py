@@ -364,10 +364,12 @@ OPS = {
     'logsumexp': dispatcher.find('logsumexp'),
     'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
     'dot': dispatcher.find('dot'),
+    'dot.out': dispatcher.find('dot.out'),
     'addmm': dispatcher.find('addmm'),
     'addmm.out': dispatcher.find('addmm.out'),
     'addmv': dispatcher.find('addmv'),
     'mv': dispatcher.find('mv'),
+    'mv.out': dispatcher.find('mv.out'),
     'baddbmm': dispatcher.find('baddbmm'),
     'sort': dispatcher.find('sort'),
     'sort.values': dispatcher.find('sort.values'),
@@ -389,7 +391,6 @@ OPS = {
     'native_batch_norm': dispatcher.find('native_batch_norm'),
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     'embedding': dispatcher.find('embedding'),
-    'matmul.out': dispatcher.find('matmul.out'),
 }
 
 
@@ -3032,6 +3033,12 @@ def dot(ks, self, tensor):
     return result
 
 
+def dot_out(ks, self, tensor, **kwargs):
+    check_out_no_requires_grad('dot', self, tensor, kwargs.get('out'))
+    with below_autograd():
+        return OPS['dot.out'].redispatch(after_autograd(ks), self, tensor, **kwargs)
+
+
 def addmm(ks, self, mat1, mat2, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or mat1._requires_grad or mat2._requires_grad):
@@ -3100,6 +3107,12 @@ def mv(ks, self, vec):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def mv_out(ks, self, vec, **kwargs):
+    check_out_no_requires_grad('mv', self, vec, kwargs.get('out'))
+    with below_autograd():
+        return OPS['mv.out'].redispatch(after_autograd(ks), self, vec, **kwargs)
 
 
 def baddbmm(ks, self, batch1, batch2, **kwargs):
@@ -3406,12 +3419,6 @@ def embedding(ks, weight, indices, padding_idx=-1, scale_grad_by_freq=False, spa
     return result
 
 
-def matmul_out(ks, self, other, **kwargs):
-    check_out_no_requires_grad('matmul', self, other, kwargs.get('out'))
-    with below_autograd():
-        return OPS['matmul.out'].redispatch(after_autograd(ks), self, other, **kwargs)
-
-
 KERNELS = {
     'neg': neg,
     'neg.out': neg_out,
@@ -3614,10 +3621,12 @@ KERNELS = {
     'logsumexp': logsumexp,
     'linalg_vector_norm': linalg_vector_norm,
     'dot': dot,
+    'dot.out': dot_out,
     'addmm': addmm,
     'addmm.out': addmm_out,
     'addmv': addmv,
     'mv': mv,
+    'mv.out': mv_out,
     'baddbmm': baddbmm,
     'sort': sort,
     'sort.values': sort_values,
@@ -3639,7 +3648,6 @@ KERNELS = {
     'native_batch_norm': native_batch_norm,
     'native_layer_norm': native_layer_norm,
     'embedding': embedding,
-    'matmul.out': matmul_out,
 }
 
 
