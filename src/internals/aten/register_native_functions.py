@@ -43,7 +43,7 @@ def _dispatch(entry, functionals):
     rule = out_dtype_rule(base, functional[0], entry.get("structured_inherits") == "TensorIteratorBase")
     outs = [a.name for a in schema.arguments.out]
     return {keys.replace("CompositeImplicitAutograd", "CompositeExplicitAutograd"):
-            structured_out(base, kernel(name), functional[0], outs, rule)
+            structured_out(base, kernel(name), outs, rule)
             for keys, name in functional[1].items() if "Sparse" not in keys}   # dense outs only
 
 

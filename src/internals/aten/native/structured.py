@@ -136,29 +136,33 @@ def _resize(rule, out, result):
         out._impl.strides = result._impl.strides       # dense, as a fresh result is: fits the storage
 
 
-def _functional_kwargs(rule, functional_schema, kwargs, outs):
+def _functional_kwargs(rule, args, kwargs, outs):
     """What the functional kernel gets besides the inputs: the dtype ``out`` asks for, where the
-    rule computes in it; a factory's options too (its out= overload has none)."""
+    rule computes in it (``mean`` only from a floating input into a floating ``out``); a
+    factory's options too (its out= overload has none)."""
     if rule in ("from_out", "from_out_float") and kwargs.get("dtype") is None:
         dtype = outs[0].dtype
-        if rule == "from_out" or dtype.is_floating_point or dtype.is_complex:
+        floating = all(d.is_floating_point or d.is_complex for d in (dtype, args[0].dtype))
+        if rule == "from_out" or floating:
             kwargs = {**kwargs, "dtype": dtype}
     elif rule in ("factory", "arange"):
         kwargs = {**kwargs, "dtype": outs[0].dtype, "device": outs[0].device}
     return kwargs
 
 
-def structured_out(name, functional, functional_schema, out_names, rule):
+def structured_out(name, functional, out_names, rule):
     """The out= kernel of operator ``name`` (base name, for messages) over the functional kernel
     ``functional``: it takes the out= overload's arguments, the outputs by their schema names."""
     def out_kernel(*args, **kwargs):
         outs = [kwargs.pop(n) for n in out_names]
         for out in outs:
             _check_overlap(rule, out, (*args, *kwargs.values()))
-        results = functional(*args, **_functional_kwargs(rule, functional_schema, kwargs, outs))
+        # a dtype given to a reduction or scan is the result's, which ``out`` must have exactly
+        checked = "exact" if rule.startswith("from_out") and kwargs.get("dtype") is not None else rule
+        results = functional(*args, **_functional_kwargs(rule, args, kwargs, outs))
         results = results if len(outs) > 1 else (results,)
         for out, result in zip(outs, results):
-            _check_dtype(rule, name, result, out)
+            _check_dtype(checked, name, result, out)
             if out.device != result.device:
                 raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} "
                                    "instead")
