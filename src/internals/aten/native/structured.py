@@ -31,7 +31,7 @@ __all__ = ["structured_out", "resize_output", "out_dtype_rule"]
 # The dtype rule of each operator's out= variant, where it is not its family's (below).
 OUT_DTYPE_RULES = {
     # unary_op and clamp: TensorIterator with no cast to the outputs (``check_all_same_dtype``)
-    "neg": "same", "abs": "same", "clamp": "same", "clip": "same",
+    "neg": "same", "abs": "same", "clamp": "same",
     "where": "where",
     "cat": "cat", "stack": "cat",
     "index_select": "index_select",
