@@ -56,13 +56,13 @@ def test_every_variant_is_bound():
             continue
         variants = {v.strip() for v in entry.get("variants", "function").split(",")}
         # Written by hand around the binding (_functional.py, _tensor.py): where with numbers,
-        # cat/stack refusing an empty list, nonzero's as_tuple, norm's string p, and split, which
-        # torch writes in Python too (torch/functional.py, torch/_tensor.py).
+        # cat/stack refusing an empty list, nonzero's as_tuple, norm's string p, and split and
+        # meshgrid, which torch writes in Python too (torch/functional.py, torch/_tensor.py).
         if "method" in variants and name not in ("nonzero", "norm", "split"):
             assert getattr(internals.Tensor, name) is python_variable_methods.METHODS[name]
         if "function" in variants:
             assert name in python_torch_functions.FUNCTIONS
-            if name not in ("where", "cat", "stack", "nonzero", "einsum", "norm", "split"):   # _functional.py
+            if name not in ("where", "cat", "stack", "nonzero", "einsum", "norm", "split", "meshgrid"):
                 assert getattr(internals, name) is python_torch_functions.FUNCTIONS[name]
 
 
@@ -80,21 +80,23 @@ def test_signature_strings_round_trip():
             for o in overloads:
                 sig = FunctionSignature(o.signature.signature_str(symint=True), 0)
                 assert sig.name == name
-                args = o.signature.arguments(skip_outputs=True)
+                args = o.signature.arguments()
                 assert [p.name for p in sig.params] == [a.name if a.name != "self" or str(a.type) == "Scalar"
                                                         else "input" for a in args]
-                # keyword-only: the schema's, and requires_grad (a factory's Python-only argument)
-                kwonly = {k.name for k in o.schema.arguments.flat_kwarg_only} | {"requires_grad"}
+                # keyword-only: the schema's, requires_grad (a factory's Python-only argument), and
+                # ``out`` where the name has an out= overload
+                kwonly = {k.name for k in o.schema.arguments.flat_kwarg_only} | {"requires_grad", "out"}
                 assert [p.keyword_only for p in sig.params] == [a.name in kwonly for a in args]
 
 
 def test_every_kernel_takes_its_schema_arguments():
-    """The bindings pass every schema argument (keyword-only ones by name): each kernel takes them."""
+    """The bindings pass every schema argument (keyword-only ones and outputs by name): each kernel
+    takes them."""
     for op in dispatcher.operators.values():
         if op.namespace != "aten":
             continue
         positional = [None] * len(op.schema.arguments.flat_positional)
-        kwonly = {a.name: None for a in op.schema.arguments.flat_kwarg_only}
+        kwonly = {a.name: None for a in (*op.schema.arguments.flat_kwarg_only, *op.schema.arguments.out)}
         for _key, kernel in op.kernels.items():
             if kernel.boxed or kernel.fallthrough:
                 continue

@@ -19,7 +19,7 @@ FACTORY_OPS = sorted(n for n, op in dispatcher.operators.items()
 def test_the_factories_are_operators():
     assert {n.split("::")[1] for n in FACTORY_OPS} == {
         "empty.memory_format", "empty_strided", "zeros", "ones", "full", "arange", "arange.start", "arange.start_step",
-        "linspace", "eye", "eye.m", "empty_like", "zeros_like", "ones_like", "full_like", "lift_fresh",
+        "linspace", "logspace", "eye", "eye.m", "empty_like", "zeros_like", "ones_like", "full_like", "lift_fresh",
         "new_empty", "new_zeros", "new_ones", "new_full"}
     # the random factories (rand, randn, randint, randperm, *_like) are in distributions.py: test_random.py
 

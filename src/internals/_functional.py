@@ -14,16 +14,35 @@ from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
 # The generated bindings become this module's functions, as torch/__init__.py copies those of
 # ``torch._C._VariableFunctions`` into its namespace; the functions below replace a few of them.
 globals().update(FUNCTIONS)
-__all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm"]
+__all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm",
+                          "meshgrid"]
 
 
-def where(condition, input=None, other=None):
+def where(condition, input=None, other=None, *, out=None):
     """``where.self``, with a Python number for ``input`` or ``other`` taken as a wrapped number
     (torch has where.ScalarSelf/ScalarOther/Scalar overloads for that; internals does not).
-    With the condition alone, ``where(Tensor condition)``: the indices where it holds, per dim."""
+    With the condition alone, ``where(Tensor condition)``: the indices where it holds, per dim.
+    With ``out``, ``where.self_out``: tensors only (the Scalar overloads have no out=)."""
     if input is None and other is None:
         return dispatcher.call("where", condition)
-    return dispatcher.call("where.self", condition, wrap_scalar(input), wrap_scalar(other))
+    if out is None:
+        return dispatcher.call("where.self", condition, wrap_scalar(input), wrap_scalar(other))
+    for position, (name, value) in enumerate((("input", input), ("other", other)), 2):
+        if not isinstance(value, TensorBase):
+            raise TypeError(f"where(): argument '{name}' (position {position}) must be Tensor, not "
+                            f"{type(value).__name__}")
+    return dispatcher.call("where.self_out", condition, input, other, out=out)
+
+
+def meshgrid(*tensors, indexing=None):
+    """``torch.functional.meshgrid``: the tensors given one by one or as one list; the operator
+    without ``indexing`` warns that it will be required."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tensors[0]
+    if not tensors:     # no tensor to dispatch on: refused as torch's kernel does
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    kwargs = {} if indexing is None else {"indexing": indexing}
+    return tuple(FUNCTIONS["meshgrid"](tensors, **kwargs))
 
 
 def cat(*args, **kwargs):

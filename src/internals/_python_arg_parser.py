@@ -382,6 +382,14 @@ class PythonArgs:
         v = self.values[i]
         return v if v is None or isinstance(v, TensorBase) else wrap_scalar(v)
 
+    def tensorlist(self, i):
+        """``out=(values, indices)``: the tensors, as given."""
+        return self.values[i]
+
+    def is_none(self, i):
+        """``isNone``: the argument was not given, or given as None (an ``out=`` not asked for)."""
+        return self.values[i] is None
+
     def scalar(self, i):
         v = self.values[i]
         if v is None:           # the default (``alpha`` on every add): a valid number already

@@ -6,7 +6,9 @@ Regenerate with ``python -m internals.codegen``.
 from .._python_arg_parser import PythonArgParser, named
 from ..aten.dispatcher import aten_ops as _ops
 
+from ..autograd.variable_factories import out_variable_factory as _factory_out
 from ..autograd.variable_factories import variable_factory as _factory
+from ..return_types import return_type as _return_type
 
 __coalesce_parser = PythonArgParser([
     '_coalesce(Tensor input)',
@@ -53,14 +55,17 @@ def THPVariable__unsafe_view(*args, **kwargs):
 
 
 _abs_parser = PythonArgParser([
-    'abs(Tensor input)',
+    'abs(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_abs(*args, **kwargs):
     _r = _abs_parser.parse(args, kwargs)
-    # aten::abs(Tensor self) -> Tensor
-    return _ops['abs'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::abs(Tensor self) -> Tensor
+        return _ops['abs'](_r.tensor(0))
+    # aten::abs.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['abs.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _abs__parser = PythonArgParser([
@@ -75,25 +80,31 @@ def THPVariable_abs_(*args, **kwargs):
 
 
 _add_parser = PythonArgParser([
-    'add(Tensor input, Tensor other, *, Scalar alpha=1)',
+    'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)',
 ])
 
 
 def THPVariable_add(*args, **kwargs):
     _r = _add_parser.parse(args, kwargs)
-    # aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-    return _ops['add.Tensor'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2))
+    if _r.is_none(3):
+        # aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+        return _ops['add.Tensor'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2))
+    # aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+    return _ops['add.out'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2), out=_r.tensor(3))
 
 
 _addmm_parser = PythonArgParser([
-    'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)',
+    'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)',
 ])
 
 
 def THPVariable_addmm(*args, **kwargs):
     _r = _addmm_parser.parse(args, kwargs)
-    # aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-    return _ops['addmm'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
+    if _r.is_none(5):
+        # aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+        return _ops['addmm'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
+    # aten::addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+    return _ops['addmm.out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4), out=_r.tensor(5))
 
 
 _addmv_parser = PythonArgParser([
@@ -190,22 +201,28 @@ def THPVariable_any(*args, **kwargs):
 
 
 _arange_parser = PythonArgParser([
-    'arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'arange(Scalar end, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
     'arange(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
-    'arange(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'arange(Scalar start, Scalar end, Scalar step=1, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
 
 def THPVariable_arange(*args, **kwargs):
     _r = _arange_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(5), 'arange', _r.scalar(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+        if _r.is_none(1):
+            # aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+            return _factory(_r.to_bool(6), 'arange', _r.scalar(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+        # aten::arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)
+        return _factory_out(_r.to_bool(6), (_r.scalartype(2), _r.value(3), _r.device(4)), 'arange.out', _r.scalar(0), out=_r.tensor(1))
     if _r.idx == 1:
         # aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
         return _factory(_r.to_bool(6), 'arange.start', _r.scalar(0), _r.scalar(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
-    # aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(7), 'arange.start_step', _r.scalar(0), _r.scalar(1), _r.scalar(2), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6))
+    if _r.is_none(3):
+        # aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(8), 'arange.start_step', _r.scalar(0), _r.scalar(1), _r.scalar(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7))
+    # aten::arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'arange.start_out', _r.scalar(0), _r.scalar(1), _r.scalar(2), out=_r.tensor(3))
 
 
 _argmax_parser = PythonArgParser([
@@ -441,25 +458,31 @@ def THPVariable_bitwise_xor(*args, **kwargs):
 
 
 _bmm_parser = PythonArgParser([
-    'bmm(Tensor input, Tensor mat2)',
+    'bmm(Tensor input, Tensor mat2, *, Tensor out=None)',
 ])
 
 
 def THPVariable_bmm(*args, **kwargs):
     _r = _bmm_parser.parse(args, kwargs)
-    # aten::bmm(Tensor self, Tensor mat2) -> Tensor
-    return _ops['bmm'](_r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::bmm(Tensor self, Tensor mat2) -> Tensor
+        return _ops['bmm'](_r.tensor(0), _r.tensor(1))
+    # aten::bmm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['bmm.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _cat_parser = PythonArgParser([
-    'cat(TensorList tensors, int64_t dim=0)',
+    'cat(TensorList tensors, int64_t dim=0, *, Tensor out=None)',
 ])
 
 
 def THPVariable_cat(*args, **kwargs):
     _r = _cat_parser.parse(args, kwargs)
-    # aten::cat(Tensor[] tensors, int dim=0) -> Tensor
-    return _ops['cat'](_r.value(0), _r.to_int64(1))
+    if _r.is_none(2):
+        # aten::cat(Tensor[] tensors, int dim=0) -> Tensor
+        return _ops['cat'](_r.value(0), _r.to_int64(1))
+    # aten::cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['cat.out'](_r.value(0), _r.to_int64(1), out=_r.tensor(2))
 
 
 _ceil_parser = PythonArgParser([
@@ -496,18 +519,24 @@ def THPVariable_chunk(*args, **kwargs):
 
 
 _clamp_parser = PythonArgParser([
-    'clamp(Tensor input, Tensor? min=None, Tensor? max=None)',
-    'clamp(Tensor input, Scalar? min=None, Scalar? max=None)',
+    'clamp(Tensor input, Tensor? min=None, Tensor? max=None, *, Tensor out=None)',
+    'clamp(Tensor input, Scalar? min=None, Scalar? max=None, *, Tensor out=None)',
 ])
 
 
 def THPVariable_clamp(*args, **kwargs):
     _r = _clamp_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
-        return _ops['clamp.Tensor'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
-    # aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-    return _ops['clamp'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
+        if _r.is_none(3):
+            # aten::clamp.Tensor(Tensor self, Tensor? min=None, Tensor? max=None) -> Tensor
+            return _ops['clamp.Tensor'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
+        # aten::clamp.Tensor_out(Tensor self, Tensor? min=None, Tensor? max=None, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['clamp.Tensor_out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), out=_r.tensor(3))
+    if _r.is_none(3):
+        # aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+        return _ops['clamp'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
+    # aten::clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['clamp.out'](_r.tensor(0), _r.scalar(1), _r.scalar(2), out=_r.tensor(3))
 
 
 _clamp__parser = PythonArgParser([
@@ -648,14 +677,17 @@ def THPVariable_convolution(*args, **kwargs):
 
 
 _cos_parser = PythonArgParser([
-    'cos(Tensor input)',
+    'cos(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_cos(*args, **kwargs):
     _r = _cos_parser.parse(args, kwargs)
-    # aten::cos(Tensor self) -> Tensor
-    return _ops['cos'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::cos(Tensor self) -> Tensor
+        return _ops['cos'](_r.tensor(0))
+    # aten::cos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['cos.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _cos__parser = PythonArgParser([
@@ -684,6 +716,28 @@ def THPVariable_count_nonzero(*args, **kwargs):
     return _ops['count_nonzero.dim_IntList'](_r.tensor(0), _r.intlist(1))
 
 
+_cummax_parser = PythonArgParser([
+    'cummax(Tensor input, int64_t dim)',
+])
+
+
+def THPVariable_cummax(*args, **kwargs):
+    _r = _cummax_parser.parse(args, kwargs)
+    # aten::cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+    return _ops['cummax'](_r.tensor(0), _r.to_int64(1))
+
+
+_cummin_parser = PythonArgParser([
+    'cummin(Tensor input, int64_t dim)',
+])
+
+
+def THPVariable_cummin(*args, **kwargs):
+    _r = _cummin_parser.parse(args, kwargs)
+    # aten::cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+    return _ops['cummin'](_r.tensor(0), _r.to_int64(1))
+
+
 _cumprod_parser = PythonArgParser([
     'cumprod(Tensor input, int64_t dim, *, ScalarType? dtype=None)',
 ])
@@ -696,14 +750,17 @@ def THPVariable_cumprod(*args, **kwargs):
 
 
 _cumsum_parser = PythonArgParser([
-    'cumsum(Tensor input, int64_t dim, *, ScalarType? dtype=None)',
+    'cumsum(Tensor input, int64_t dim, *, ScalarType? dtype=None, Tensor out=None)',
 ])
 
 
 def THPVariable_cumsum(*args, **kwargs):
     _r = _cumsum_parser.parse(args, kwargs)
-    # aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-    return _ops['cumsum'](_r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2))
+    if _r.is_none(3):
+        # aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+        return _ops['cumsum'](_r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2))
+    # aten::cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    return _ops['cumsum.out'](_r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2), out=_r.tensor(3))
 
 
 _detach_parser = PythonArgParser([
@@ -751,7 +808,7 @@ def THPVariable_diagonal(*args, **kwargs):
 
 
 _div_parser = PythonArgParser([
-    'div(Tensor input, Tensor other)',
+    'div(Tensor input, Tensor other, *, Tensor out=None)',
     'div(Tensor input, Tensor other, *, c10::string_view? rounding_mode)',
     'div(Tensor input, Scalar other, *, c10::string_view? rounding_mode)',
 ])
@@ -760,8 +817,11 @@ _div_parser = PythonArgParser([
 def THPVariable_div(*args, **kwargs):
     _r = _div_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::div.Tensor(Tensor self, Tensor other) -> Tensor
-        return _ops['div.Tensor'](_r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::div.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['div.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['div.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.idx == 1:
         # aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
         return _ops['div.Tensor_mode'](_r.tensor(0), _r.tensor(1), rounding_mode=_r.value(2))
@@ -770,14 +830,17 @@ def THPVariable_div(*args, **kwargs):
 
 
 _dot_parser = PythonArgParser([
-    'dot(Tensor input, Tensor tensor)',
+    'dot(Tensor input, Tensor tensor, *, Tensor out=None)',
 ])
 
 
 def THPVariable_dot(*args, **kwargs):
     _r = _dot_parser.parse(args, kwargs)
-    # aten::dot(Tensor self, Tensor tensor) -> Tensor
-    return _ops['dot'](_r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::dot(Tensor self, Tensor tensor) -> Tensor
+        return _ops['dot'](_r.tensor(0), _r.tensor(1))
+    # aten::dot.out(Tensor self, Tensor tensor, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['dot.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _dropout_parser = PythonArgParser([
@@ -858,18 +921,24 @@ def THPVariable_empty_strided(*args, **kwargs):
 
 
 _eq_parser = PythonArgParser([
-    'eq(Tensor input, Tensor other)',
-    'eq(Tensor input, Scalar other)',
+    'eq(Tensor input, Tensor other, *, Tensor out=None)',
+    'eq(Tensor input, Scalar other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_eq(*args, **kwargs):
     _r = _eq_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::eq.Tensor(Tensor self, Tensor other) -> Tensor
-        return _ops['eq.Tensor'](_r.tensor(0), _r.tensor(1))
-    # aten::eq.Scalar(Tensor self, Scalar other) -> Tensor
-    return _ops['eq.Scalar'](_r.tensor(0), _r.scalar(1))
+        if _r.is_none(2):
+            # aten::eq.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['eq.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::eq.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['eq.Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::eq.Scalar(Tensor self, Scalar other) -> Tensor
+        return _ops['eq.Scalar'](_r.tensor(0), _r.scalar(1))
+    # aten::eq.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['eq.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _equal_parser = PythonArgParser([
@@ -906,14 +975,17 @@ def THPVariable_erf_(*args, **kwargs):
 
 
 _exp_parser = PythonArgParser([
-    'exp(Tensor input)',
+    'exp(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_exp(*args, **kwargs):
     _r = _exp_parser.parse(args, kwargs)
-    # aten::exp(Tensor self) -> Tensor
-    return _ops['exp'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::exp(Tensor self) -> Tensor
+        return _ops['exp'](_r.tensor(0))
+    # aten::exp.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['exp.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _exp__parser = PythonArgParser([
@@ -1098,14 +1170,17 @@ def THPVariable_frac_(*args, **kwargs):
 
 
 _full_parser = PythonArgParser([
-    'full(SymIntArrayRef size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'full(SymIntArrayRef size, Scalar fill_value, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
 
 def THPVariable_full(*args, **kwargs):
     _r = _full_parser.parse(args, kwargs)
-    # aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(6), 'full', _r.intlist(0), _r.scalar(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+    if _r.is_none(2):
+        # aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(7), 'full', _r.intlist(0), _r.scalar(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6))
+    # aten::full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(7), (_r.scalartype(3), _r.value(4), _r.device(5)), 'full.out', _r.intlist(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _full_like_parser = PythonArgParser([
@@ -1120,29 +1195,38 @@ def THPVariable_full_like(*args, **kwargs):
 
 
 _gather_parser = PythonArgParser([
-    'gather(Tensor input, int64_t dim, Tensor index, *, bool sparse_grad=False)',
+    'gather(Tensor input, int64_t dim, Tensor index, *, bool sparse_grad=False, Tensor out=None)',
 ])
 
 
 def THPVariable_gather(*args, **kwargs):
     _r = _gather_parser.parse(args, kwargs)
-    # aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
-    return _ops['gather'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), sparse_grad=_r.to_bool(3))
+    if _r.is_none(4):
+        # aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+        return _ops['gather'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), sparse_grad=_r.to_bool(3))
+    # aten::gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)
+    return _ops['gather.out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), sparse_grad=_r.to_bool(3), out=_r.tensor(4))
 
 
 _ge_parser = PythonArgParser([
-    'ge(Tensor input, Tensor other)',
-    'ge(Tensor input, Scalar other)',
+    'ge(Tensor input, Tensor other, *, Tensor out=None)',
+    'ge(Tensor input, Scalar other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_ge(*args, **kwargs):
     _r = _ge_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::ge.Tensor(Tensor self, Tensor other) -> Tensor
-        return _ops['ge.Tensor'](_r.tensor(0), _r.tensor(1))
-    # aten::ge.Scalar(Tensor self, Scalar other) -> Tensor
-    return _ops['ge.Scalar'](_r.tensor(0), _r.scalar(1))
+        if _r.is_none(2):
+            # aten::ge.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['ge.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::ge.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['ge.Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::ge.Scalar(Tensor self, Scalar other) -> Tensor
+        return _ops['ge.Scalar'](_r.tensor(0), _r.scalar(1))
+    # aten::ge.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['ge.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _gelu_parser = PythonArgParser([
@@ -1168,18 +1252,24 @@ def THPVariable_gelu_(*args, **kwargs):
 
 
 _gt_parser = PythonArgParser([
-    'gt(Tensor input, Tensor other)',
-    'gt(Tensor input, Scalar other)',
+    'gt(Tensor input, Tensor other, *, Tensor out=None)',
+    'gt(Tensor input, Scalar other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_gt(*args, **kwargs):
     _r = _gt_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::gt.Tensor(Tensor self, Tensor other) -> Tensor
-        return _ops['gt.Tensor'](_r.tensor(0), _r.tensor(1))
-    # aten::gt.Scalar(Tensor self, Scalar other) -> Tensor
-    return _ops['gt.Scalar'](_r.tensor(0), _r.scalar(1))
+        if _r.is_none(2):
+            # aten::gt.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['gt.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::gt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['gt.Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::gt.Scalar(Tensor self, Scalar other) -> Tensor
+        return _ops['gt.Scalar'](_r.tensor(0), _r.scalar(1))
+    # aten::gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['gt.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _hstack_parser = PythonArgParser([
@@ -1238,14 +1328,17 @@ def THPVariable_index_put_(*args, **kwargs):
 
 
 _index_select_parser = PythonArgParser([
-    'index_select(Tensor input, int64_t dim, Tensor index)',
+    'index_select(Tensor input, int64_t dim, Tensor index, *, Tensor out=None)',
 ])
 
 
 def THPVariable_index_select(*args, **kwargs):
     _r = _index_select_parser.parse(args, kwargs)
-    # aten::index_select(Tensor self, int dim, Tensor index) -> Tensor
-    return _ops['index_select'](_r.tensor(0), _r.to_int64(1), _r.tensor(2))
+    if _r.is_none(3):
+        # aten::index_select(Tensor self, int dim, Tensor index) -> Tensor
+        return _ops['index_select'](_r.tensor(0), _r.to_int64(1), _r.tensor(2))
+    # aten::index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['index_select.out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), out=_r.tensor(3))
 
 
 _isclose_parser = PythonArgParser([
@@ -1315,18 +1408,24 @@ def THPVariable_layer_norm(*args, **kwargs):
 
 
 _le_parser = PythonArgParser([
-    'le(Tensor input, Tensor other)',
-    'le(Tensor input, Scalar other)',
+    'le(Tensor input, Tensor other, *, Tensor out=None)',
+    'le(Tensor input, Scalar other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_le(*args, **kwargs):
     _r = _le_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::le.Tensor(Tensor self, Tensor other) -> Tensor
-        return _ops['le.Tensor'](_r.tensor(0), _r.tensor(1))
-    # aten::le.Scalar(Tensor self, Scalar other) -> Tensor
-    return _ops['le.Scalar'](_r.tensor(0), _r.scalar(1))
+        if _r.is_none(2):
+            # aten::le.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['le.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::le.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['le.Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::le.Scalar(Tensor self, Scalar other) -> Tensor
+        return _ops['le.Scalar'](_r.tensor(0), _r.scalar(1))
+    # aten::le.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['le.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _lerp_parser = PythonArgParser([
@@ -1367,25 +1466,31 @@ def THPVariable_linalg_vector_norm(*args, **kwargs):
 
 
 _linspace_parser = PythonArgParser([
-    'linspace(Scalar start, Scalar end, int64_t steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'linspace(Scalar start, Scalar end, int64_t steps, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
 
 def THPVariable_linspace(*args, **kwargs):
     _r = _linspace_parser.parse(args, kwargs)
-    # aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(7), 'linspace', _r.scalar(0), _r.scalar(1), _r.to_int64(2), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6))
+    if _r.is_none(3):
+        # aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(8), 'linspace', _r.scalar(0), _r.scalar(1), _r.to_int64(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7))
+    # aten::linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'linspace.out', _r.scalar(0), _r.scalar(1), _r.to_int64(2), out=_r.tensor(3))
 
 
 _log_parser = PythonArgParser([
-    'log(Tensor input)',
+    'log(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_log(*args, **kwargs):
     _r = _log_parser.parse(args, kwargs)
-    # aten::log(Tensor self) -> Tensor
-    return _ops['log'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::log(Tensor self) -> Tensor
+        return _ops['log'](_r.tensor(0))
+    # aten::log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['log.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _log__parser = PythonArgParser([
@@ -1410,6 +1515,20 @@ def THPVariable_log_softmax(*args, **kwargs):
     return _ops['log_softmax.int'](_r.tensor(0), _r.to_int64(1), _r.scalartype(2))
 
 
+_logspace_parser = PythonArgParser([
+    'logspace(Scalar start, Scalar end, int64_t steps, double base=10.0, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def THPVariable_logspace(*args, **kwargs):
+    _r = _logspace_parser.parse(args, kwargs)
+    if _r.is_none(4):
+        # aten::logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(9), 'logspace', _r.scalar(0), _r.scalar(1), _r.to_int64(2), _r.to_double(3), dtype=_r.scalartype(5), layout=_r.value(6), device=_r.device(7), pin_memory=_r.to_bool(8))
+    # aten::logspace.out(Scalar start, Scalar end, int steps, float base=10.0, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(9), (_r.scalartype(5), _r.value(6), _r.device(7)), 'logspace.out', _r.scalar(0), _r.scalar(1), _r.to_int64(2), _r.to_double(3), out=_r.tensor(4))
+
+
 _logsumexp_parser = PythonArgParser([
     'logsumexp(Tensor input, IntArrayRef[1] dim, bool keepdim=False)',
 ])
@@ -1422,18 +1541,24 @@ def THPVariable_logsumexp(*args, **kwargs):
 
 
 _lt_parser = PythonArgParser([
-    'lt(Tensor input, Tensor other)',
-    'lt(Tensor input, Scalar other)',
+    'lt(Tensor input, Tensor other, *, Tensor out=None)',
+    'lt(Tensor input, Scalar other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_lt(*args, **kwargs):
     _r = _lt_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::lt.Tensor(Tensor self, Tensor other) -> Tensor
-        return _ops['lt.Tensor'](_r.tensor(0), _r.tensor(1))
-    # aten::lt.Scalar(Tensor self, Scalar other) -> Tensor
-    return _ops['lt.Scalar'](_r.tensor(0), _r.scalar(1))
+        if _r.is_none(2):
+            # aten::lt.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['lt.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::lt.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['lt.Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::lt.Scalar(Tensor self, Scalar other) -> Tensor
+        return _ops['lt.Scalar'](_r.tensor(0), _r.scalar(1))
+    # aten::lt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['lt.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _masked_fill_parser = PythonArgParser([
@@ -1463,20 +1588,23 @@ def THPVariable_masked_select(*args, **kwargs):
 
 
 _matmul_parser = PythonArgParser([
-    'matmul(Tensor input, Tensor other)',
+    'matmul(Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_matmul(*args, **kwargs):
     _r = _matmul_parser.parse(args, kwargs)
-    # aten::matmul(Tensor self, Tensor other) -> Tensor
-    return _ops['matmul'](_r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::matmul(Tensor self, Tensor other) -> Tensor
+        return _ops['matmul'](_r.tensor(0), _r.tensor(1))
+    # aten::matmul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['matmul.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _max_parser = PythonArgParser([
     'max(Tensor input)',
     'max(Tensor input, Tensor other)',
-    'max(Tensor input, int64_t dim, bool keepdim=False)',
+    'max(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)',
 ])
 
 
@@ -1488,8 +1616,11 @@ def THPVariable_max(*args, **kwargs):
     if _r.idx == 1:
         # aten::max.other(Tensor self, Tensor other) -> Tensor  (internals: aten::maximum)
         return _ops['maximum'](_r.tensor(0), _r.tensor(1))
-    # aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-    return _ops['max.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    if _r.is_none(3):
+        # aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+        return _ops['max.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    # aten::max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)
+    return _return_type('max_out')(*_ops['max.dim_max'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), max=_r.tensorlist(3)[0], max_values=_r.tensorlist(3)[1]))
 
 
 _max_pool2d_parser = PythonArgParser([
@@ -1504,19 +1635,22 @@ def THPVariable_max_pool2d(*args, **kwargs):
 
 
 _maximum_parser = PythonArgParser([
-    'maximum(Tensor input, Tensor other)',
+    'maximum(Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_maximum(*args, **kwargs):
     _r = _maximum_parser.parse(args, kwargs)
-    # aten::maximum(Tensor self, Tensor other) -> Tensor
-    return _ops['maximum'](_r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::maximum(Tensor self, Tensor other) -> Tensor
+        return _ops['maximum'](_r.tensor(0), _r.tensor(1))
+    # aten::maximum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['maximum.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _mean_parser = PythonArgParser([
     'mean(Tensor input, *, ScalarType? dtype=None)',
-    'mean(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)',
+    'mean(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)',
 ])
 
 
@@ -1525,8 +1659,11 @@ def THPVariable_mean(*args, **kwargs):
     if _r.idx == 0:
         # aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
         return _ops['mean'](_r.tensor(0), dtype=_r.scalartype(1))
-    # aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-    return _ops['mean.dim'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
+    if _r.is_none(4):
+        # aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+        return _ops['mean.dim'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
+    # aten::mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    return _ops['mean.out'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3), out=_r.tensor(4))
 
 
 _median_parser = PythonArgParser([
@@ -1544,10 +1681,25 @@ def THPVariable_median(*args, **kwargs):
     return _ops['median.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
 
 
+_meshgrid_parser = PythonArgParser([
+    'meshgrid(TensorList tensors)',
+    'meshgrid(TensorList tensors, *, c10::string_view indexing)',
+])
+
+
+def THPVariable_meshgrid(*args, **kwargs):
+    _r = _meshgrid_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::meshgrid(Tensor[] tensors) -> Tensor[]
+        return _ops['meshgrid'](_r.value(0))
+    # aten::meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
+    return _ops['meshgrid.indexing'](_r.value(0), indexing=_r.value(1))
+
+
 _min_parser = PythonArgParser([
     'min(Tensor input)',
     'min(Tensor input, Tensor other)',
-    'min(Tensor input, int64_t dim, bool keepdim=False)',
+    'min(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)',
 ])
 
 
@@ -1559,30 +1711,39 @@ def THPVariable_min(*args, **kwargs):
     if _r.idx == 1:
         # aten::min.other(Tensor self, Tensor other) -> Tensor  (internals: aten::minimum)
         return _ops['minimum'](_r.tensor(0), _r.tensor(1))
-    # aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-    return _ops['min.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    if _r.is_none(3):
+        # aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+        return _ops['min.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    # aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
+    return _return_type('min_out')(*_ops['min.dim_min'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), min=_r.tensorlist(3)[0], min_indices=_r.tensorlist(3)[1]))
 
 
 _minimum_parser = PythonArgParser([
-    'minimum(Tensor input, Tensor other)',
+    'minimum(Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_minimum(*args, **kwargs):
     _r = _minimum_parser.parse(args, kwargs)
-    # aten::minimum(Tensor self, Tensor other) -> Tensor
-    return _ops['minimum'](_r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::minimum(Tensor self, Tensor other) -> Tensor
+        return _ops['minimum'](_r.tensor(0), _r.tensor(1))
+    # aten::minimum.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['minimum.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _mm_parser = PythonArgParser([
-    'mm(Tensor input, Tensor mat2)',
+    'mm(Tensor input, Tensor mat2, *, Tensor out=None)',
 ])
 
 
 def THPVariable_mm(*args, **kwargs):
     _r = _mm_parser.parse(args, kwargs)
-    # aten::mm(Tensor self, Tensor mat2) -> Tensor
-    return _ops['mm'](_r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::mm(Tensor self, Tensor mat2) -> Tensor
+        return _ops['mm'](_r.tensor(0), _r.tensor(1))
+    # aten::mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['mm.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _mode_parser = PythonArgParser([
@@ -1627,14 +1788,17 @@ def THPVariable_movedim(*args, **kwargs):
 
 
 _mul_parser = PythonArgParser([
-    'mul(Tensor input, Tensor other)',
+    'mul(Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_mul(*args, **kwargs):
     _r = _mul_parser.parse(args, kwargs)
-    # aten::mul.Tensor(Tensor self, Tensor other) -> Tensor
-    return _ops['mul.Tensor'](_r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::mul.Tensor(Tensor self, Tensor other) -> Tensor
+        return _ops['mul.Tensor'](_r.tensor(0), _r.tensor(1))
+    # aten::mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['mul.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _multinomial_parser = PythonArgParser([
@@ -1649,14 +1813,39 @@ def THPVariable_multinomial(*args, **kwargs):
 
 
 _mv_parser = PythonArgParser([
-    'mv(Tensor input, Tensor vec)',
+    'mv(Tensor input, Tensor vec, *, Tensor out=None)',
 ])
 
 
 def THPVariable_mv(*args, **kwargs):
     _r = _mv_parser.parse(args, kwargs)
-    # aten::mv(Tensor self, Tensor vec) -> Tensor
-    return _ops['mv'](_r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::mv(Tensor self, Tensor vec) -> Tensor
+        return _ops['mv'](_r.tensor(0), _r.tensor(1))
+    # aten::mv.out(Tensor self, Tensor vec, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['mv.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+
+
+_nan_to_num_parser = PythonArgParser([
+    'nan_to_num(Tensor input, double? nan=None, double? posinf=None, double? neginf=None)',
+])
+
+
+def THPVariable_nan_to_num(*args, **kwargs):
+    _r = _nan_to_num_parser.parse(args, kwargs)
+    # aten::nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+    return _ops['nan_to_num'](_r.tensor(0), _r.to_double(1), _r.to_double(2), _r.to_double(3))
+
+
+_nan_to_num__parser = PythonArgParser([
+    'nan_to_num_(Tensor input, double? nan=None, double? posinf=None, double? neginf=None)',
+])
+
+
+def THPVariable_nan_to_num_(*args, **kwargs):
+    _r = _nan_to_num__parser.parse(args, kwargs)
+    # aten::nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
+    return _ops['nan_to_num_'](_r.tensor(0), _r.to_double(1), _r.to_double(2), _r.to_double(3))
 
 
 _narrow_parser = PythonArgParser([
@@ -1697,29 +1886,38 @@ def THPVariable_native_layer_norm(*args, **kwargs):
 
 
 _ne_parser = PythonArgParser([
-    'ne(Tensor input, Tensor other)',
-    'ne(Tensor input, Scalar other)',
+    'ne(Tensor input, Tensor other, *, Tensor out=None)',
+    'ne(Tensor input, Scalar other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_ne(*args, **kwargs):
     _r = _ne_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::ne.Tensor(Tensor self, Tensor other) -> Tensor
-        return _ops['ne.Tensor'](_r.tensor(0), _r.tensor(1))
-    # aten::ne.Scalar(Tensor self, Scalar other) -> Tensor
-    return _ops['ne.Scalar'](_r.tensor(0), _r.scalar(1))
+        if _r.is_none(2):
+            # aten::ne.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['ne.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::ne.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['ne.Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::ne.Scalar(Tensor self, Scalar other) -> Tensor
+        return _ops['ne.Scalar'](_r.tensor(0), _r.scalar(1))
+    # aten::ne.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['ne.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _neg_parser = PythonArgParser([
-    'neg(Tensor input)',
+    'neg(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_neg(*args, **kwargs):
     _r = _neg_parser.parse(args, kwargs)
-    # aten::neg(Tensor self) -> Tensor
-    return _ops['neg'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::neg(Tensor self) -> Tensor
+        return _ops['neg'](_r.tensor(0))
+    # aten::neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['neg.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _neg__parser = PythonArgParser([
@@ -1759,15 +1957,41 @@ def THPVariable_norm(*args, **kwargs):
     return _ops['norm.ScalarOpt_dim'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3))
 
 
+_normal_parser = PythonArgParser([
+    'normal(Tensor mean, Tensor std, *, Generator? generator=None)',
+    'normal(Tensor mean, double std=1, *, Generator? generator=None)',
+    'normal(double mean, Tensor std, *, Generator? generator=None)',
+    'normal(double mean, double std, SymIntArrayRef size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def THPVariable_normal(*args, **kwargs):
+    _r = _normal_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
+        return _ops['normal.Tensor_Tensor'](_r.tensor(0), _r.tensor(1), generator=_r.value(2))
+    if _r.idx == 1:
+        # aten::normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor
+        return _ops['normal.Tensor_float'](_r.tensor(0), _r.to_double(1), generator=_r.value(2))
+    if _r.idx == 2:
+        # aten::normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
+        return _ops['normal.float_Tensor'](_r.to_double(0), _r.tensor(1), generator=_r.value(2))
+    # aten::normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(8), 'normal.float_float', _r.to_double(0), _r.to_double(1), _r.intlist(2), generator=_r.value(3), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7))
+
+
 _ones_parser = PythonArgParser([
-    'ones(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'ones(SymIntArrayRef size, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
 
 def THPVariable_ones(*args, **kwargs):
     _r = _ones_parser.parse(args, kwargs)
-    # aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(5), 'ones', _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+    if _r.is_none(1):
+        # aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(6), 'ones', _r.intlist(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+    # aten::ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(6), (_r.scalartype(2), _r.value(3), _r.device(4)), 'ones.out', _r.intlist(0), out=_r.tensor(1))
 
 
 _ones_like_parser = PythonArgParser([
@@ -1804,27 +2028,33 @@ def THPVariable_permute(*args, **kwargs):
 
 
 _pow_parser = PythonArgParser([
-    'pow(Tensor input, Tensor exponent)',
+    'pow(Tensor input, Tensor exponent, *, Tensor out=None)',
     'pow(Scalar self, Tensor exponent)',
-    'pow(Tensor input, Scalar exponent)',
+    'pow(Tensor input, Scalar exponent, *, Tensor out=None)',
 ])
 
 
 def THPVariable_pow(*args, **kwargs):
     _r = _pow_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
-        return _ops['pow.Tensor_Tensor'](_r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+            return _ops['pow.Tensor_Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['pow.Tensor_Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.idx == 1:
         # aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor
         return _ops['pow.Scalar'](_r.scalar(0), _r.tensor(1))
-    # aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
-    return _ops['pow.Tensor_Scalar'](_r.tensor(0), _r.scalar(1))
+    if _r.is_none(2):
+        # aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+        return _ops['pow.Tensor_Scalar'](_r.tensor(0), _r.scalar(1))
+    # aten::pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['pow.Tensor_Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _prod_parser = PythonArgParser([
     'prod(Tensor input, *, ScalarType? dtype=None)',
-    'prod(Tensor input, int64_t dim, bool keepdim=False, *, ScalarType? dtype=None)',
+    'prod(Tensor input, int64_t dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)',
 ])
 
 
@@ -1833,8 +2063,11 @@ def THPVariable_prod(*args, **kwargs):
     if _r.idx == 0:
         # aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
         return _ops['prod'](_r.tensor(0), dtype=_r.scalartype(1))
-    # aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-    return _ops['prod.dim_int'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), dtype=_r.scalartype(3))
+    if _r.is_none(4):
+        # aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+        return _ops['prod.dim_int'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), dtype=_r.scalartype(3))
+    # aten::prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    return _ops['prod.int_out'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), dtype=_r.scalartype(3), out=_r.tensor(4))
 
 
 _rand_parser = PythonArgParser([
@@ -2137,14 +2370,17 @@ def THPVariable_select(*args, **kwargs):
 
 
 _sigmoid_parser = PythonArgParser([
-    'sigmoid(Tensor input)',
+    'sigmoid(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_sigmoid(*args, **kwargs):
     _r = _sigmoid_parser.parse(args, kwargs)
-    # aten::sigmoid(Tensor self) -> Tensor
-    return _ops['sigmoid'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::sigmoid(Tensor self) -> Tensor
+        return _ops['sigmoid'](_r.tensor(0))
+    # aten::sigmoid.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['sigmoid.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _sigmoid__parser = PythonArgParser([
@@ -2192,14 +2428,17 @@ def THPVariable_silu_(*args, **kwargs):
 
 
 _sin_parser = PythonArgParser([
-    'sin(Tensor input)',
+    'sin(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_sin(*args, **kwargs):
     _r = _sin_parser.parse(args, kwargs)
-    # aten::sin(Tensor self) -> Tensor
-    return _ops['sin'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::sin(Tensor self) -> Tensor
+        return _ops['sin'](_r.tensor(0))
+    # aten::sin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['sin.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _sin__parser = PythonArgParser([
@@ -2236,18 +2475,24 @@ def THPVariable_softplus(*args, **kwargs):
 
 
 _sort_parser = PythonArgParser([
-    'sort(Tensor input, *, bool? stable, int64_t dim=-1, bool descending=False)',
-    'sort(Tensor input, int64_t dim=-1, bool descending=False)',
+    'sort(Tensor input, *, bool? stable, int64_t dim=-1, bool descending=False, TensorList[2] out=None)',
+    'sort(Tensor input, int64_t dim=-1, bool descending=False, *, TensorList[2] out=None)',
 ])
 
 
 def THPVariable_sort(*args, **kwargs):
     _r = _sort_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-        return _ops['sort.stable'](_r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3))
-    # aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
-    return _ops['sort'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+        if _r.is_none(4):
+            # aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+            return _ops['sort.stable'](_r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3))
+        # aten::sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+        return _return_type('sort_out')(*_ops['sort.values_stable'](_r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3), values=_r.tensorlist(4)[0], indices=_r.tensorlist(4)[1]))
+    if _r.is_none(3):
+        # aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+        return _ops['sort'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    # aten::sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+    return _return_type('sort_out')(*_ops['sort.values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
 
 
 _split_parser = PythonArgParser([
@@ -2277,14 +2522,17 @@ def THPVariable_split_with_sizes(*args, **kwargs):
 
 
 _sqrt_parser = PythonArgParser([
-    'sqrt(Tensor input)',
+    'sqrt(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_sqrt(*args, **kwargs):
     _r = _sqrt_parser.parse(args, kwargs)
-    # aten::sqrt(Tensor self) -> Tensor
-    return _ops['sqrt'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::sqrt(Tensor self) -> Tensor
+        return _ops['sqrt'](_r.tensor(0))
+    # aten::sqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['sqrt.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _sqrt__parser = PythonArgParser([
@@ -2318,14 +2566,17 @@ def THPVariable_squeeze(*args, **kwargs):
 
 
 _stack_parser = PythonArgParser([
-    'stack(TensorList tensors, int64_t dim=0)',
+    'stack(TensorList tensors, int64_t dim=0, *, Tensor out=None)',
 ])
 
 
 def THPVariable_stack(*args, **kwargs):
     _r = _stack_parser.parse(args, kwargs)
-    # aten::stack(Tensor[] tensors, int dim=0) -> Tensor
-    return _ops['stack'](_r.value(0), _r.to_int64(1))
+    if _r.is_none(2):
+        # aten::stack(Tensor[] tensors, int dim=0) -> Tensor
+        return _ops['stack'](_r.value(0), _r.to_int64(1))
+    # aten::stack.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['stack.out'](_r.value(0), _r.to_int64(1), out=_r.tensor(2))
 
 
 _std_parser = PythonArgParser([
@@ -2367,19 +2618,22 @@ def THPVariable_std_mean(*args, **kwargs):
 
 
 _sub_parser = PythonArgParser([
-    'sub(Tensor input, Tensor other, *, Scalar alpha=1)',
+    'sub(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)',
 ])
 
 
 def THPVariable_sub(*args, **kwargs):
     _r = _sub_parser.parse(args, kwargs)
-    # aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-    return _ops['sub.Tensor'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2))
+    if _r.is_none(3):
+        # aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+        return _ops['sub.Tensor'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2))
+    # aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+    return _ops['sub.out'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2), out=_r.tensor(3))
 
 
 _sum_parser = PythonArgParser([
     'sum(Tensor input, *, ScalarType? dtype=None)',
-    'sum(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)',
+    'sum(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)',
 ])
 
 
@@ -2388,8 +2642,11 @@ def THPVariable_sum(*args, **kwargs):
     if _r.idx == 0:
         # aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
         return _ops['sum'](_r.tensor(0), dtype=_r.scalartype(1))
-    # aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-    return _ops['sum.dim_IntList'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
+    if _r.is_none(4):
+        # aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+        return _ops['sum.dim_IntList'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
+    # aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    return _ops['sum.IntList_out'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3), out=_r.tensor(4))
 
 
 _swapaxes_parser = PythonArgParser([
@@ -2448,14 +2705,17 @@ def THPVariable_tan_(*args, **kwargs):
 
 
 _tanh_parser = PythonArgParser([
-    'tanh(Tensor input)',
+    'tanh(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_tanh(*args, **kwargs):
     _r = _tanh_parser.parse(args, kwargs)
-    # aten::tanh(Tensor self) -> Tensor
-    return _ops['tanh'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::tanh(Tensor self) -> Tensor
+        return _ops['tanh'](_r.tensor(0))
+    # aten::tanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['tanh.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _tanh__parser = PythonArgParser([
@@ -2500,14 +2760,17 @@ def THPVariable_tile(*args, **kwargs):
 
 
 _topk_parser = PythonArgParser([
-    'topk(Tensor input, SymInt k, int64_t dim=-1, bool largest=True, bool sorted=True)',
+    'topk(Tensor input, SymInt k, int64_t dim=-1, bool largest=True, bool sorted=True, *, TensorList[2] out=None)',
 ])
 
 
 def THPVariable_topk(*args, **kwargs):
     _r = _topk_parser.parse(args, kwargs)
-    # aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
-    return _ops['topk'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4))
+    if _r.is_none(5):
+        # aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
+        return _ops['topk'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4))
+    # aten::topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+    return _return_type('topk_out')(*_ops['topk.values'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4), values=_r.tensorlist(5)[0], indices=_r.tensorlist(5)[1]))
 
 
 _transpose_parser = PythonArgParser([
@@ -2671,7 +2934,7 @@ def THPVariable_vstack(*args, **kwargs):
 
 _where_parser = PythonArgParser([
     'where(Tensor condition)',
-    'where(Tensor condition, Tensor input, Tensor other)',
+    'where(Tensor condition, Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
@@ -2680,8 +2943,11 @@ def THPVariable_where(*args, **kwargs):
     if _r.idx == 0:
         # aten::where(Tensor condition) -> Tensor[]
         return _ops['where'](_r.tensor(0))
-    # aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-    return _ops['where.self'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
+    if _r.is_none(3):
+        # aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+        return _ops['where.self'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
+    # aten::where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['where.self_out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), out=_r.tensor(3))
 
 
 _zero__parser = PythonArgParser([
@@ -2696,14 +2962,17 @@ def THPVariable_zero_(*args, **kwargs):
 
 
 _zeros_parser = PythonArgParser([
-    'zeros(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'zeros(SymIntArrayRef size, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
 
 def THPVariable_zeros(*args, **kwargs):
     _r = _zeros_parser.parse(args, kwargs)
-    # aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(5), 'zeros', _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+    if _r.is_none(1):
+        # aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(6), 'zeros', _r.intlist(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+    # aten::zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(6), (_r.scalartype(2), _r.value(3), _r.device(4)), 'zeros.out', _r.intlist(0), out=_r.tensor(1))
 
 
 _zeros_like_parser = PythonArgParser([
@@ -2771,6 +3040,8 @@ FUNCTIONS = named({
     'cos': THPVariable_cos,
     'cos_': THPVariable_cos_,
     'count_nonzero': THPVariable_count_nonzero,
+    'cummax': THPVariable_cummax,
+    'cummin': THPVariable_cummin,
     'cumprod': THPVariable_cumprod,
     'cumsum': THPVariable_cumsum,
     'detach': THPVariable_detach,
@@ -2833,6 +3104,7 @@ FUNCTIONS = named({
     'log': THPVariable_log,
     'log_': THPVariable_log_,
     'log_softmax': THPVariable_log_softmax,
+    'logspace': THPVariable_logspace,
     'logsumexp': THPVariable_logsumexp,
     'lt': THPVariable_lt,
     'masked_fill': THPVariable_masked_fill,
@@ -2843,6 +3115,7 @@ FUNCTIONS = named({
     'maximum': THPVariable_maximum,
     'mean': THPVariable_mean,
     'median': THPVariable_median,
+    'meshgrid': THPVariable_meshgrid,
     'min': THPVariable_min,
     'minimum': THPVariable_minimum,
     'mm': THPVariable_mm,
@@ -2852,6 +3125,8 @@ FUNCTIONS = named({
     'mul': THPVariable_mul,
     'multinomial': THPVariable_multinomial,
     'mv': THPVariable_mv,
+    'nan_to_num': THPVariable_nan_to_num,
+    'nan_to_num_': THPVariable_nan_to_num_,
     'narrow': THPVariable_narrow,
     'native_batch_norm': THPVariable_native_batch_norm,
     'native_layer_norm': THPVariable_native_layer_norm,
@@ -2860,6 +3135,7 @@ FUNCTIONS = named({
     'neg_': THPVariable_neg_,
     'nonzero': THPVariable_nonzero,
     'norm': THPVariable_norm,
+    'normal': THPVariable_normal,
     'ones': THPVariable_ones,
     'ones_like': THPVariable_ones_like,
     'outer': THPVariable_outer,

@@ -587,6 +587,28 @@ def THPVariable_count_nonzero(self, *args, **kwargs):
     return _ops['count_nonzero.dim_IntList'](self, _r.intlist(0))
 
 
+_cummax_parser = PythonArgParser([
+    'cummax(int64_t dim)',
+])
+
+
+def THPVariable_cummax(self, *args, **kwargs):
+    _r = _cummax_parser.parse(args, kwargs)
+    # aten::cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+    return _ops['cummax'](self, _r.to_int64(0))
+
+
+_cummin_parser = PythonArgParser([
+    'cummin(int64_t dim)',
+])
+
+
+def THPVariable_cummin(self, *args, **kwargs):
+    _r = _cummin_parser.parse(args, kwargs)
+    # aten::cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+    return _ops['cummin'](self, _r.to_int64(0))
+
+
 _cumprod_parser = PythonArgParser([
     'cumprod(int64_t dim, *, ScalarType? dtype=None)',
 ])
@@ -782,6 +804,17 @@ def THPVariable_fill_(self, *args, **kwargs):
         return _ops['fill_.Tensor'](self, _r.tensor(0))
     # aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
     return _ops['fill_.Scalar'](self, _r.scalar(0))
+
+
+_fill_diagonal__parser = PythonArgParser([
+    'fill_diagonal_(Scalar fill_value, bool wrap=False)',
+])
+
+
+def THPVariable_fill_diagonal_(self, *args, **kwargs):
+    _r = _fill_diagonal__parser.parse(args, kwargs)
+    # aten::fill_diagonal_(Tensor(a!) self, Scalar fill_value, bool wrap=False) -> Tensor(a!)
+    return _ops['fill_diagonal_'](self, _r.scalar(0), _r.to_bool(1))
 
 
 def THPVariable_fix(self):
@@ -1366,6 +1399,28 @@ def THPVariable_mv(self, *args, **kwargs):
     _r = _mv_parser.parse(args, kwargs)
     # aten::mv(Tensor self, Tensor vec) -> Tensor
     return _ops['mv'](self, _r.tensor(0))
+
+
+_nan_to_num_parser = PythonArgParser([
+    'nan_to_num(double? nan=None, double? posinf=None, double? neginf=None)',
+])
+
+
+def THPVariable_nan_to_num(self, *args, **kwargs):
+    _r = _nan_to_num_parser.parse(args, kwargs)
+    # aten::nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+    return _ops['nan_to_num'](self, _r.to_double(0), _r.to_double(1), _r.to_double(2))
+
+
+_nan_to_num__parser = PythonArgParser([
+    'nan_to_num_(double? nan=None, double? posinf=None, double? neginf=None)',
+])
+
+
+def THPVariable_nan_to_num_(self, *args, **kwargs):
+    _r = _nan_to_num__parser.parse(args, kwargs)
+    # aten::nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
+    return _ops['nan_to_num_'](self, _r.to_double(0), _r.to_double(1), _r.to_double(2))
 
 
 _narrow_parser = PythonArgParser([
@@ -2298,6 +2353,8 @@ METHODS = named({
     'cos': THPVariable_cos,
     'cos_': THPVariable_cos_,
     'count_nonzero': THPVariable_count_nonzero,
+    'cummax': THPVariable_cummax,
+    'cummin': THPVariable_cummin,
     'cumprod': THPVariable_cumprod,
     'cumsum': THPVariable_cumsum,
     'dense_dim': THPVariable_dense_dim,
@@ -2317,6 +2374,7 @@ METHODS = named({
     'expand': THPVariable_expand,
     'exponential_': THPVariable_exponential_,
     'fill_': THPVariable_fill_,
+    'fill_diagonal_': THPVariable_fill_diagonal_,
     'fix': THPVariable_fix,
     'fix_': THPVariable_fix_,
     'flatten': THPVariable_flatten,
@@ -2371,6 +2429,8 @@ METHODS = named({
     'mul_': THPVariable_mul_,
     'multinomial': THPVariable_multinomial,
     'mv': THPVariable_mv,
+    'nan_to_num': THPVariable_nan_to_num,
+    'nan_to_num_': THPVariable_nan_to_num_,
     'narrow': THPVariable_narrow,
     'ne': THPVariable_ne,
     'neg': THPVariable_neg,

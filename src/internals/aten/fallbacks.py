@@ -7,14 +7,33 @@ for operators with no autograd kernel: it runs the operator below autograd and m
 kernel's own inner calls do not come back up (``autograd_fallback`` in VariableFallbackKernel.cpp).
 """
 from ..c10.dispatch_key import DispatchKey
+from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
 from .dispatcher import KernelFunction, register_fallback
 
-__all__ = ["register_core_fallbacks", "autograd_fallback"]
+__all__ = ["register_core_fallbacks", "autograd_fallback", "check_out_no_requires_grad"]
+
+
+def check_out_no_requires_grad(name, *tensors):
+    """An out= operator records no graph: none of its tensors, inputs or outputs, may require grad
+    while grad mode is on (``throw_error_out_requires_grad`` in VariableTypeUtils.h). A list
+    argument (cat's tensors) counts each of its tensors; a missing optional tensor, none."""
+    if not _grad_mode.grad_enabled:
+        return
+    for t in tensors:
+        for x in (t if isinstance(t, (tuple, list)) else (t,)):
+            if x is not None and x._requires_grad:
+                raise RuntimeError(f"{name}(): functions with out=... arguments don't support automatic "
+                                   "differentiation, but one of the arguments requires grad.")
 
 
 def autograd_fallback(op, keys, *args, **kwargs):
-    """Run ``op`` below autograd: no graph is recorded for an operator without a derivative."""
+    """Run ``op`` below autograd: no graph is recorded for an operator without a derivative.
+    An out= operator (``zeros.out``) refuses an ``out`` that requires grad, naming the operator
+    as torch's fallback does (``aten::zeros()``)."""
+    if op.schema.arguments.out:
+        outs = (kwargs.get(a.name) for a in op.schema.arguments.out)
+        check_out_no_requires_grad(f"aten::{op.schema.name.name}", *outs)
     with below_ad_inplace_or_view():
         return op.redispatch(keys.below(DispatchKey.AutogradOther), *args, **kwargs)
 

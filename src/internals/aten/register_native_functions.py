@@ -8,10 +8,12 @@ time, reading the same kind of file.
 from pathlib import Path
 
 import yaml
+from torchgen.model import FunctionSchema, SchemaKind
 
 from . import dispatcher
 from .backend_select import backend_select_kernel, needs_backend_select
 from .native import kernel
+from .native.structured import out_dtype_rule, structured_out
 
 __all__ = ["NATIVE_FUNCTIONS", "native_function_entries", "register_native_functions"]
 
@@ -26,11 +28,36 @@ def native_function_entries(path=NATIVE_FUNCTIONS):
     return list(zip(entries, lines))
 
 
+def _dispatch(entry, functionals):
+    """An entry's kernels, {keys: kernel}. An out= entry without kernels of its own gets the
+    structured out kernel over its functional overload's (``native/structured.py``): under the
+    same keys, except that a CompositeImplicitAutograd functional's is CompositeExplicitAutograd
+    (the out kernel calls it below autograd, as one operator)."""
+    if "dispatch" in entry:
+        return {keys: kernel(name) for keys, name in entry["dispatch"].items()}
+    schema = FunctionSchema.parse(entry["func"])
+    if schema.kind() != SchemaKind.out:
+        return {}
+    functional = functionals[schema.signature()]
+    base = str(schema.name.name.base)
+    rule = out_dtype_rule(base, functional[0], entry.get("structured_inherits") == "TensorIteratorBase")
+    outs = [a.name for a in schema.arguments.out]
+    return {keys.replace("CompositeImplicitAutograd", "CompositeExplicitAutograd"):
+            structured_out(base, kernel(name), outs, rule)
+            for keys, name in functional[1].items() if "Sparse" not in keys}   # dense outs only
+
+
 def register_native_functions():
-    for entry, line in native_function_entries():
+    entries = native_function_entries()
+    functionals = {}
+    for entry, _ in entries:
+        schema = FunctionSchema.parse(entry["func"])
+        if schema.kind() == SchemaKind.functional and "dispatch" in entry:
+            functionals.setdefault(schema.signature(), (schema, entry["dispatch"]))
+    for entry, line in entries:
         op = dispatcher.define("aten", entry["func"], f"registered at internals/aten/native_functions.yaml:{line}")
-        for keys, name in entry.get("dispatch", {}).items():
-            fn = dispatcher.KernelFunction(kernel(name))
+        for keys, fn in _dispatch(entry, functionals).items():
+            fn = dispatcher.KernelFunction(fn)
             for key in keys.split(","):
                 dispatcher.impl(op.name, key.strip(), fn)
         if needs_backend_select(op.schema):

@@ -23,12 +23,21 @@ def mutated_positions(op):
     return tuple(i for i, a in enumerate(args) if a.annotation is not None and a.annotation.is_write)
 
 
-def _inplace_kernel(op, positions):
+def mutated_keywords(op):
+    """Names of the keyword-only arguments the schema marks as written: an out= operator's outputs."""
+    args = op.schema.arguments
+    return tuple(a.name for a in (*args.flat_kwarg_only, *args.out) if a.annotation is not None
+                 and a.annotation.is_write)
+
+
+def _inplace_kernel(op, positions, keywords=()):
     def ADInplaceOrView(keys, *args, **kwargs):
         with below_ad_inplace_or_view():
             out = op.redispatch(keys.below(DispatchKey.ADInplaceOrView), *args, **kwargs)
         for i in positions:
             increment_version(args[i])
+        for name in keywords:
+            increment_version(kwargs[name])
         return out
     return ADInplaceOrView
 
@@ -57,7 +66,7 @@ def _resize_kernel(op):
 
 def register_inplace_kernels():
     for op in list(dispatcher.operators.values()):
-        positions = mutated_positions(op)
-        if op.namespace == "aten" and positions:
-            fn = _resize_kernel(op) if op.name == "aten::resize_" else _inplace_kernel(op, positions)
+        positions, keywords = mutated_positions(op), mutated_keywords(op)
+        if op.namespace == "aten" and (positions or keywords):
+            fn = _resize_kernel(op) if op.name == "aten::resize_" else _inplace_kernel(op, positions, keywords)
             dispatcher.impl(op.name, "ADInplaceOrView", dispatcher.KernelFunction(fn, with_keyset=True))

@@ -404,6 +404,14 @@ def gather_backward(grad, sizes, dim, index):
     return zeros(sizes, dtype=grad.dtype, device=grad.device).scatter_add(dim, index, grad)
 
 
+def cummaxmin_backward(grad, self, indices, dim):
+    """Each running extreme's gradient goes back to the element it was (``cummaxmin_backward``):
+    a scatter_add of ``grad`` at ``indices`` into zeros; an empty input is its own gradient."""
+    if self.numel() == 0:
+        return self
+    return zeros(self.shape, dtype=self.dtype, device=self.device).scatter_add_(dim, indices, grad)
+
+
 def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result):
     """(grad_self, grad_src) of ``scatter_reduce.two`` (``scatter_reduce_backward`` in
     FunctionsManual.cpp): "prod" divides the product by each factor, with a lone zero factor
@@ -472,7 +480,7 @@ def take_backward(grad, sizes, index):
 
 __all__ += ["cat_tensors_backward", "stack_tensors_backward", "unbind_backward", "roll_backward", "repeat_backward",
             "index_backward", "index_select_backward", "gather_backward", "masked_fill_backward",
-            "masked_select_backward", "take_backward", "scatter_reduce_backward"]
+            "masked_select_backward", "take_backward", "scatter_reduce_backward", "cummaxmin_backward"]
 # ---------------------------------------------------------------------- math (issue 16)
 __all__ += ["gelu_backward", "silu_backward", "softplus_backward", "clamp_backward", "clamp_backward_min_max"]
 

@@ -8,6 +8,7 @@
 - ``copy_`` (``CopyBackwards``).
 """
 from ..aten import dispatcher
+from ..aten.fallbacks import check_out_no_requires_grad
 from ..aten.native.tensor_factories import empty_strided
 from ..c10.dispatch_key import DispatchKey, DispatchKeySet
 from ..c10.grad_mode import _state as _grad_mode
@@ -16,7 +17,7 @@ from .functions_manual import TensorGeometry, zeros_like
 from .generated.functions import AsStridedBackward0
 from .graph import Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
 
-__all__ = ["after_autograd", "as_int", "as_int_tuple", "check_inplace",
+__all__ = ["after_autograd", "as_int", "as_int_tuple", "check_inplace", "check_out_no_requires_grad",
            "mark_view", "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "CopySlices", "CopyBackwards",
            "register_manual_kernels"]
 

@@ -321,8 +321,28 @@ def _ident(name):
     return name + "_" if keyword.iskeyword(name) else name
 
 
+def gen_out_kernel(schema):
+    """The Autograd kernel of an out= function (``add.out``): no graph, and an error if a tensor
+    requires grad (torch's ``is_out_fn`` branch of ``emit_body``); then the operator below."""
+    positional = schema.arguments.flat_positional
+    params = ["ks"] + [_ident(a.name) if a.default is None else f"{_ident(a.name)}={_py_default(a.default)}"
+                       for a in positional] + ["**kwargs"]
+    tensors = [_ident(a.name) for a in positional if a.type.is_tensor_like()]
+    tensors += [f"kwargs.get({a.name!r})" for a in (*schema.arguments.flat_kwarg_only, *schema.arguments.out)
+                if a.type.is_tensor_like()]
+    call_args = ", ".join([_ident(a.name) for a in positional] + ["**kwargs"])
+    name = _kernel_name(schema)
+    lines = [f"def {name}({', '.join(params)}):",
+             f"    check_out_no_requires_grad({schema.name.name.base!r}, {', '.join(tensors)})",
+             "    with below_autograd():",
+             f"        return OPS[{str(schema.name)!r}].redispatch(after_autograd(ks), {call_args})"]
+    return name, "\n".join(lines)
+
+
 def gen_kernel(info, schema):
     """The Autograd kernel of one native function."""
+    if schema.kind() == SchemaKind.out:
+        return gen_out_kernel(schema)
     positional = schema.arguments.flat_positional
     kwonly = schema.arguments.flat_kwarg_only
     params = ["ks"] + [_ident(a.name) if a.default is None else f"{_ident(a.name)}={_py_default(a.default)}"
@@ -422,8 +442,8 @@ from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
-from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, mark_view, rebase_history,
-                                    saved_inplace_result)
+from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_out_no_requires_grad,
+                                    mark_view, rebase_history, saved_inplace_result)
 {nodes}
 
 '''

@@ -24,6 +24,7 @@ generated list of the same lines).
 
 Like gen_autograd.py, this module imports no part of ``internals``.
 """
+import dataclasses
 import sys
 from collections import defaultdict
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from pathlib import Path
 
 import yaml
 from torchgen.api.python import PythonSignature, signature_from_schema
-from torchgen.model import FunctionSchema
+from torchgen.model import FunctionSchema, SchemaKind
 from torchgen.packaged.autograd.gen_python_functions import sort_overloads
 
 PACKAGE = Path(__file__).resolve().parents[1]
@@ -72,6 +73,7 @@ class Overload:
     schema: FunctionSchema
     op: str                        # the operator the binding calls: "add.Tensor"
     signature: PythonSignature     # the name sort_overloads reads
+    out: "Overload | None" = None  # its out= overload ("add.out"), called when out is given
 
 
 # Operators torch binds to no Python name (``SKIP_PYTHON_BINDINGS`` in torch's
@@ -107,12 +109,29 @@ def load_overloads(path=NATIVE_FUNCTIONS):
 
 
 def grouped(method, path=NATIVE_FUNCTIONS):
-    """Python name -> its overloads in the order the parser tries them."""
-    groups = defaultdict(list)
+    """Python name -> its overloads in the order the parser tries them. An ``out=`` overload
+    (``add.out``) is paired with the functional one of the same signature (``add.Tensor``): one
+    Python signature, with ``Tensor out=None``, serves both (torchgen's ``group_overloads`` and
+    ``PythonSignatureGroup.from_pairs``)."""
+    groups, outs = defaultdict(list), {}
     for schema, variants, op in load_overloads(path):
-        if ("method" if method else "function") in variants:
-            ps = signature_from_schema(schema, category_override=None, method=method)
-            groups[str(schema.name.name)].append(Overload(schema, op, ps))
+        if ("method" if method else "function") not in variants:
+            continue
+        ps = signature_from_schema(schema, category_override=None, method=method)
+        overload = Overload(schema, op, ps)
+        if schema.kind() == SchemaKind.out:
+            outs[schema.signature()] = overload
+        else:
+            groups[str(schema.name.name)].append(overload)
+    for overloads in groups.values():
+        for o in overloads:
+            out = outs.pop(o.schema.signature(), None)
+            if out is not None:
+                # the out overload's signature, with the functional one's TensorOptions
+                o.signature = dataclasses.replace(out.signature, tensor_options_args=o.signature.tensor_options_args)
+                o.out = out
+    if outs:
+        raise ValueError(f"out= overloads with no functional overload: {sorted(str(s) for s in outs)}")
     return {name: list(sort_overloads(overloads)) for name, overloads in sorted(groups.items())}
 
 
@@ -140,23 +159,43 @@ def accessor(type_str):
     return "value"
 
 
-def dispatch_call(overload, method):
+# The TensorOptions a factory's out= call checks against ``out`` (torch's ``check_out_type_matches``).
+_OPTIONS = {"dtype": "ScalarType?", "layout": "Layout?", "device": "Device?"}
+
+
+def dispatch_call(overload, method, signature=None):
     """``_ops["add.Tensor"](self, _r.tensor(0), alpha=_r.scalar(1))``: the operator's handle,
     found by name on each call (a ``Library`` may replace it), then called (``at::_ops::add_Tensor::call``).
 
     An operator with TensorOptions gets a ``requires_grad`` keyword in Python that its schema
     lacks: it is called through ``_factory(requires_grad, ...)``, as torch's binding calls the
-    ``torch::`` variable factory that sets it after the call."""
-    index = {a.name: i for i, a in enumerate(overload.signature.arguments(skip_outputs=True))}
+    ``torch::`` variable factory that sets it after the call. Its out= overload is called through
+    ``_factory_out``, which checks the options given against ``out`` first.
+    ``signature`` is the Python signature parsed, when it is not the overload's own (an out=
+    overload parsed by its functional pair's signature)."""
+    signature = signature or overload.signature
+    index = {a.name: i for i, a in enumerate(signature.arguments())}
     arguments = overload.schema.arguments
     exprs = []
     for a in arguments.flat_positional:
         exprs.append("self" if method and a.name == "self" else f"_r.{accessor(str(a.type))}({index[a.name]})")
     for a in arguments.flat_kwarg_only:
         exprs.append(f"{a.name}=_r.{accessor(str(a.type))}({index[a.name]})")
+    outputs = arguments.out
+    if outputs:
+        at = signature.output_idx()
+        exprs += ([f"{outputs[0].name}=_r.tensor({at})"] if len(outputs) == 1 else
+                  [f"{a.name}=_r.tensorlist({at})[{i}]" for i, a in enumerate(outputs)])
     if "requires_grad" in index:
-        return f"_factory(_r.to_bool({index['requires_grad']}), {overload.op!r}, {', '.join(exprs)})"
-    return f"_ops[{overload.op!r}]({', '.join(exprs)})"
+        options = ", ".join(f"_r.{accessor(type_)}({index[name]})" for name, type_ in _OPTIONS.items())
+        requires_grad = f"_r.to_bool({index['requires_grad']})"
+        if outputs:
+            return f"_factory_out({requires_grad}, ({options}), {overload.op!r}, {', '.join(exprs)})"
+        return f"_factory({requires_grad}, {overload.op!r}, {', '.join(exprs)})"
+    call = f"_ops[{overload.op!r}]({', '.join(exprs)})"
+    if len(outputs) > 1:            # out=(values, indices) comes back as torch.return_types.max_out
+        return f"_return_type({str(overload.schema.name.name) + '_out'!r})(*{call})"
+    return call
 
 
 def schema_comment(overload):
@@ -184,6 +223,13 @@ def gen_binding(name, overloads, method):
         indent = "    " if last or len(overloads) == 1 else "        "
         if not last:
             lines.append(f"    if _r.idx == {i}:")
+        if o.out is not None:           # torch's PY_VARIABLE_OUT: the functional call when out is None
+            lines.append(f"{indent}if _r.is_none({o.signature.output_idx()}):")
+            lines.append(f"{indent}    {schema_comment(o)}")
+            lines.append(f"{indent}    return {dispatch_call(o, method, o.signature)}")
+            lines.append(f"{indent}{schema_comment(o.out)}")
+            lines.append(f"{indent}return {dispatch_call(o.out, method, o.signature)}")
+            continue
         lines.append(f"{indent}{schema_comment(o)}")
         lines.append(f"{indent}return {dispatch_call(o, method)}")
     return "\n".join(lines)
@@ -220,7 +266,9 @@ def gen_functions(path=NATIVE_FUNCTIONS):
     groups = grouped(False, path)
     head = HEADER.format(what="Namespace functions (``internals.add``), one per operator name with the ``function`` "
                               "variant (torch's generated python_torch_functions.cpp).", extra="")
-    head += "from ..autograd.variable_factories import variable_factory as _factory\n"
+    head += ("from ..autograd.variable_factories import out_variable_factory as _factory_out\n"
+             "from ..autograd.variable_factories import variable_factory as _factory\n"
+             "from ..return_types import return_type as _return_type\n")
     body = "\n\n\n".join(gen_binding(name, overloads, False) for name, overloads in groups.items())
     table = [f"    {name!r}: {binding_name(name)}," for name in groups]
     return (head + "\n" + body + "\n\n\n"

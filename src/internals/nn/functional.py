@@ -24,7 +24,7 @@ from .._tensor import Tensor
 from ..aten import dispatcher
 from ..aten.native.tensor_factories import arange, zeros_like
 
-__all__ = ["linear", "relu", "dropout", "log_softmax", "softmax", "mse_loss", "nll_loss", "cross_entropy",
+__all__ = ["linear", "relu", "dropout", "log_softmax", "softmax", "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy_with_logits"]
 
 _REDUCTIONS = ("none", "mean", "sum")
@@ -71,17 +71,31 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return input.log_softmax(_implicit_dim(input.dim()) if dim is None else dim, dtype)
 
 
+def _check_target_size(input, target):
+    if target.shape != input.shape:
+        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
+                      "This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=3)
+
+
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """(input - target)² per element, then mean/sum/none."""
     if size_average is not None or reduce is not None or weight is not None:
         raise NotImplementedError("internals' mse_loss supports only the reduction argument")
     _check_reduction(reduction)
-    if target.shape != input.shape:
-        warnings.warn(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}). "
-                      "This will likely lead to incorrect results due to broadcasting. "
-                      "Please ensure they have the same size.", stacklevel=2)
+    _check_target_size(input, target)
     diff = input.sub(target)
     return _reduce(diff.mul(diff), reduction)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
+    """|input - target| per element, then mean/sum/none: torch's ``l1_loss`` is a composite of
+    ``sub``, ``abs`` and the reduction (``Loss.cpp``), so autograd records those nodes."""
+    if size_average is not None or reduce is not None or weight is not None:
+        raise NotImplementedError("internals' l1_loss supports only the reduction argument")
+    _check_reduction(reduction)
+    _check_target_size(input, target)
+    return _reduce(input.sub(target).abs(), reduction)
 
 
 def _check_targets(target, num_classes, ignore_index):

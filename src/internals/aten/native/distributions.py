@@ -20,7 +20,7 @@ from ...c10.storage import UntypedStorage, bytes_of
 from ...c10.tensor_impl import TensorImpl
 from ...cuda.random import default_cuda_generator, philox_normal, philox_uniform
 from .. import dispatcher
-from ..tensor_iterator import assert_no_internal_overlap, output_layout
+from ..tensor_iterator import assert_no_internal_overlap, broadcast_shapes, output_layout
 from .copy import copy_, cpu, to
 from .cpu import distribution_kernels as k
 from .tensor_factories import from_host, wrap_scalar
@@ -28,7 +28,8 @@ from .tensor_factories import from_host, wrap_scalar
 __all__ = ["uniform_", "normal_", "random_", "random_from", "random_to", "exponential_", "bernoulli_float",
            "bernoulli_tensor", "bernoulli", "bernoulli_p", "multinomial", "randperm", "randint", "randint_low", "rand",
            "randn",
-           "rand_like", "randn_like", "dropout", "dropout_"]
+           "rand_like", "randn_like", "normal_tensor_float", "normal_float_tensor", "normal_tensor_tensor",
+           "normal_float_float", "dropout", "dropout_"]
 
 _F32 = np.float32
 # numeric limits in torch's terms: mantissa digits (with the implicit bit) and the largest finite value
@@ -494,6 +495,47 @@ def rand_like(self, *, generator=None, dtype=None, layout=None, device=None, pin
 def randn_like(self, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     out = _like(self, dtype, layout, device, pin_memory, memory_format)
     return dispatcher.call("normal_", out, 0.0, 1.0, generator=generator)
+
+
+# ---------------------------------------------------------------------- normal (DistributionTemplates.h)
+# ``normal_impl`` and ``normal_out_impl``: standard (or std-scaled) normal values drawn into a
+# contiguous result, then shifted and scaled by the tensor arguments with in-place ops. The draw
+# is ``normal_``'s, so a seed gives torch's values.
+def _check_std_tensor(std):
+    if not (std.numel() == 0 or dispatcher.call("ge.Scalar", std, 0.0).all().item()):
+        raise RuntimeError("normal expects all elements of std >= 0.0")
+
+
+def normal_tensor_float(mean, std=1.0, *, generator=None):
+    """``normal.Tensor_float``: ``normal_(0, std)`` like ``mean``, plus ``mean``."""
+    if not std >= 0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    out = dispatcher.call("empty_like", mean, memory_format=contiguous_format)
+    dispatcher.call("normal_", out, 0.0, std, generator=generator)
+    return dispatcher.call("add_.Tensor", out, mean)
+
+
+def normal_float_tensor(mean, std, *, generator=None):
+    """``normal.float_Tensor``: ``normal_(0, 1)`` like ``std``, times ``std``, plus ``mean``."""
+    _check_std_tensor(std)
+    out = dispatcher.call("empty_like", std, memory_format=contiguous_format)
+    dispatcher.call("normal_", out, 0.0, 1.0, generator=generator)
+    return dispatcher.call("add_.Tensor", dispatcher.call("mul_.Tensor", out, std),
+                           dispatcher.call("full", [], mean, dtype=out.dtype, device=out.device))
+
+
+def normal_tensor_tensor(mean, std, *, generator=None):
+    """``normal.Tensor_Tensor``: ``normal_(0, 1)`` in the broadcast shape, times ``std``, plus ``mean``."""
+    _check_std_tensor(std)
+    out = _empty(broadcast_shapes(mean.shape, std.shape), mean.dtype, None, mean.device, None)
+    dispatcher.call("normal_", out, 0.0, 1.0, generator=generator)
+    return dispatcher.call("add_.Tensor", dispatcher.call("mul_.Tensor", out, std), mean)
+
+
+def normal_float_float(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
+    """``normal.float_float``: ``empty(size)`` then ``normal_(mean, std)``."""
+    out = _empty(size, dtype, layout, device, pin_memory)
+    return dispatcher.call("normal_", out, mean, std, generator=generator)
 
 
 # ---------------------------------------------------------------------- dropout (Dropout.cpp)

@@ -9,6 +9,7 @@ does.
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import is_contiguous
 from .. import dispatcher
+from ..fallbacks import check_out_no_requires_grad
 from ..tensor_iterator import broadcast_shapes, common_device, scratch_like
 from .copy import buffer, cast_like, contiguous
 from .dispatch_stub import loops
@@ -123,6 +124,21 @@ def matmul(a, b):
     out = dispatcher.call("bmm", a3, b3)
     shape = [*batch] + ([M] if a.dim() > 1 else []) + ([N] if b.dim() > 1 else [])
     return dispatcher.call("_unsafe_view", out, shape)
+
+
+def matmul_out(a, b, *, out):
+    """``matmul.out`` (``_matmul_impl`` given an out): an operator made of operators, as the
+    functional one, so its own autograd check (the parts run with inputs that need no grad).
+    The 1-d and 2-d products write with the out= overload of the product they call (``dot.out``,
+    ``mv.out``, ``mm.out``); the others are computed, then ``out`` is resized (``resize_``, no
+    warning) and given the values (torch views ``out`` and writes it with ``mm.out``/``bmm.out``)."""
+    check_out_no_requires_grad("matmul", a, b, out)
+    product = {(1, 1): "dot.out", (2, 1): "mv.out", (2, 2): "mm.out"}.get((a.dim(), b.dim()))
+    if product is not None:
+        return dispatcher.call(product, a, b, out=out)
+    result = matmul(a, b)
+    dispatcher.call("resize_", out, result.shape)
+    return dispatcher.call("copy_", out, result)
 
 
 def _should_fold(a, b):

@@ -253,3 +253,26 @@ def cumsum(x, dim, *, dtype=None):
 
 def cumprod(x, dim, *, dtype=None):
     return _scan(x, dim, dtype, True)
+
+
+def _extreme_scan(x, dim, is_max, name):
+    """cummax/cummin (``ReduceOps.cpp``): the running extreme along ``dim`` and the index it was
+    found at, both contiguous; a 0-dim input is its own extreme, at index 0."""
+    d = _dim(x, dim)
+    rows, shape = _rows(x, d)
+    values = empty(rows.shape, dtype=rows.dtype, device=x.device)
+    indices = empty(rows.shape, dtype=st.int64, device=x.device)
+    n = shape[-1] if shape else 1
+    if values.numel():
+        loops(x.device, "scan").extreme_scan_loop(buffer(values), buffer(indices), buffer(rows),
+                                                  values.numel() // n, n, is_max)
+    values, indices = _unlast(to(values, x.dtype), x, d), _unlast(indices, x, d)
+    return _return_type(name)(_dense(values), _dense(indices))
+
+
+def cummax(x, dim):
+    return _extreme_scan(x, dim, True, "cummax")
+
+
+def cummin(x, dim):
+    return _extreme_scan(x, dim, False, "cummin")

@@ -37,7 +37,7 @@ from ...c10.tensor_impl import TensorImpl, contiguous_strides
 from .. import dispatcher
 from ..empty_tensor import empty_strided
 from ..tensor_iterator import output_layout
-from .cpu.range_factories import linspace_fill
+from .cpu.range_factories import linspace_fill, logspace_fill
 
 
 # ---------------------------------------------------------------------- allocation (backend kernels)
@@ -141,6 +141,30 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
     if steps > 1:
         step = (end_ - start_) / compute(steps - 1)
         linspace_fill(values, start_, end_, step, np.arange(steps).astype(compute))
+    return _from_host(values, dtype, layout, device, pin_memory)
+
+
+def logspace(start, end, steps, base=10.0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """torch's CPU algorithm (``logspace_out``): ``base`` to the power of a linspace made as
+    ``linspace``'s, counting up from ``start`` and down from ``end``. ``start`` and ``end`` are
+    first converted to the result's dtype (float16 and bfloat16 round as float32 here, an
+    approximation); a floating result computes the exponents and powers in double, an integer
+    one in float, then truncates. One step is ``base ** start`` in double."""
+    dtype = dtype or st.get_default_dtype()
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if steps == 1:
+        return _from_host(np.array([float(base) ** float(start)]), dtype, layout, device, pin_memory)
+    if dtype.is_floating_point:     # ``scalar_t`` start and end, their difference; double from there
+        scalar = np.float64 if dtype is st.float64 else np.float32
+        compute, start_, end_ = np.float64, scalar(start), scalar(end)
+        step = np.float64(end_ - start_) / (steps - 1)
+    else:                           # integer start and end; float from there
+        compute, start_, end_ = np.float32, int(start), int(end)
+        step = np.float32(end_ - start_) / np.float32(steps - 1)
+    values = np.empty(steps, dtype=compute)
+    logspace_fill(values, compute(start_), compute(end_), compute(step), compute(base),
+                  np.arange(steps).astype(compute))
     return _from_host(values, dtype, layout, device, pin_memory)
 
 

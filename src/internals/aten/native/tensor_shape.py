@@ -3,6 +3,8 @@
 Mirrors ``aten/src/ATen/native/TensorShape.cpp`` and, for ``view``, ``computeStride`` in
 ``aten/src/ATen/TensorUtils.cpp``. Every view shares its base's storage and version counter.
 """
+import warnings
+
 import numpy as np
 
 from ...c10 import scalar_type as st
@@ -767,3 +769,63 @@ def where_cond(condition):
 
 def argwhere(x):
     return dispatcher.call("nonzero", x)
+
+
+# ---- meshgrid (TensorShape.cpp) and fill_diagonal_ (Fill.cpp): compositions of views
+def meshgrid(tensors):
+    """``meshgrid`` without ``indexing``: torch warns (once per call site here, as Python's
+    default filter shows a warning) and indexes as "ij"."""
+    warnings.warn("torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+                  UserWarning, stacklevel=2)
+    return meshgrid_indexing(tensors, indexing="ij")
+
+
+def meshgrid_indexing(tensors, *, indexing):
+    """Each 0-d or 1-d tensor viewed along its own dim and expanded to the grid's shape; "xy"
+    swaps the first two inputs, then the first two grids back."""
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for a, b in zip(tensors, tensors[1:]):
+        if a.dtype is not b.dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+        if a.device != b.device:
+            raise RuntimeError("meshgrid expects all tensors to have the same device")
+    tensors = list(tensors)
+    swap = indexing == "xy" and len(tensors) >= 2
+    if swap:
+        tensors[0], tensors[1] = tensors[1], tensors[0]
+    elif indexing != "ij" and indexing != "xy":
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {indexing}')
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError(f"torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: {t}")
+    shape = [t.numel() for t in tensors]
+    grids = []
+    for i, t in enumerate(tensors):
+        view_shape = [1] * len(tensors)
+        view_shape[i] = -1
+        grids.append(dispatcher.call("expand", dispatcher.call("view", t, view_shape), shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return grids
+
+
+def fill_diagonal_(self, fill_value, wrap=False):
+    """The main diagonal of a matrix (or of an n-cube) filled through one strided view: stride
+    the sum of the strides; a tall matrix with ``wrap`` also gets the diagonals below, one view
+    that starts ``width + 1`` rows down."""
+    n = self.dim()
+    if n < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = self.shape[0], self.shape[1]
+    if n > 2 and any(size != height for size in self.shape[1:]):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    offset, stride = self.storage_offset(), sum(self.stride())
+    size = min(height, width)
+    dispatcher.call("fill_.Scalar", dispatcher.call("as_strided", self, [size], [stride], offset), fill_value)
+    if wrap and n == 2 and height > width + 1:
+        step = width + 1
+        wrap_size = (self.numel() + step - 1) // step - size
+        wrapped = dispatcher.call("as_strided", self, [wrap_size], [stride], offset + self.stride(0) * (width + 1))
+        dispatcher.call("fill_.Scalar", wrapped, fill_value)
+    return self

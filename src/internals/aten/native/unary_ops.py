@@ -190,3 +190,30 @@ def isfinite(x):
                                isfinite(dispatcher.call("imag", x)))
     finite_size = dispatcher.call("ne.Scalar", dispatcher.call("abs", x), math.inf)
     return dispatcher.call("mul.Tensor", dispatcher.call("eq.Tensor", x, x), finite_size)
+
+
+# The largest finite value of each floating dtype (``std::numeric_limits<scalar_t>::max()``).
+_FLOAT_MAX = {st.float16: 65504.0, st.bfloat16: 3.3895313892515355e38, st.float32: 3.4028234663852886e38,
+              st.float64: 1.7976931348623157e308}
+
+
+def nan_to_num(x, nan=None, posinf=None, neginf=None, *, out=None):
+    """NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values unless
+    given; ``nan_to_num_kernel`` converts each replacement to the dtype). Integers and bool have
+    none to replace: a copy (torch's shortcut). Written as ``where`` over the classifiers, the
+    values then copied into ``empty_like(x)``, the output torch's kernel writes."""
+    if x.dtype.is_complex:
+        raise NotImplementedError("internals' nan_to_num has no complex kernel")
+    if not x.dtype.is_floating_point:
+        return dispatcher.call("clone", x) if out is None else dispatcher.call("copy_", out, x)
+    big = _FLOAT_MAX[x.dtype]
+    replaced = x
+    for mask, value in ((isnan(x), 0.0 if nan is None else nan),
+                        (dispatcher.call("eq.Scalar", x, math.inf), big if posinf is None else posinf),
+                        (dispatcher.call("eq.Scalar", x, -math.inf), -big if neginf is None else neginf)):
+        replaced = dispatcher.call("where.self", mask, wrap_scalar(value), replaced)
+    return dispatcher.call("copy_", dispatcher.call("empty_like", x) if out is None else out, replaced)
+
+
+def nan_to_num_(x, nan=None, posinf=None, neginf=None):
+    return nan_to_num(x, nan, posinf, neginf, out=x)

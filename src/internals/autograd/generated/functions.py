@@ -12,6 +12,7 @@ from ..functions_manual import (  # the helpers the formulas call
     clamp_backward,
     clamp_backward_min_max,
     convolution_backward,
+    cummaxmin_backward,
     cumprod_backward,
     cumsum_backward,
     diagonal_backward,
@@ -71,7 +72,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'AbsBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TBackward0', 'AliasBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'AbsBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TBackward0', 'AliasBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -95,6 +96,18 @@ class AbsBackward0(Node):
         grad = grads[0]
         self = node.self_.unpack(node)
         return (grad * sgn(self),)
+
+
+class NanToNumBackward0(Node):
+    """``nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor``"""
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        return (grad * self.isfinite(),)
 
 
 class ExpBackward0(Node):
@@ -1241,6 +1254,46 @@ class NormalBackward0(Node):
         return (zeros_like(grad),)
 
 
+class NormalBackward1(Node):
+    """``normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
+
+
+class NormalBackward2(Node):
+    """``normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
+
+
+class NormalBackward3(Node):
+    """``normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_mean = None
+        if edges[0] is not None:
+            grad_mean = zeros_like(grad)
+        grad_std = None
+        if edges[1] is not None:
+            grad_std = zeros_like(grad)
+        return grad_mean, grad_std
+
+
 class RandomBackward0(Node):
     """``random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)``"""
     __slots__ = ()
@@ -2024,6 +2077,34 @@ class CumsumBackward0(Node):
         self_scalar_type = node.self_scalar_type_
         dim = node.dim_
         return (cumsum_backward(grad.to(self_scalar_type), dim),)
+
+
+class CummaxBackward0(Node):
+    """``cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)``"""
+    __slots__ = ('self_', 'dim_', 'indices_')
+    _tensor_slots = ('self_', 'indices_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_indices': ('indices_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        dim = node.dim_
+        indices = node.indices_.unpack(node)
+        return (cummaxmin_backward(grad, self, indices, dim),)
+
+
+class CumminBackward0(Node):
+    """``cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)``"""
+    __slots__ = ('self_', 'dim_', 'indices_')
+    _tensor_slots = ('self_', 'indices_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_indices': ('indices_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        dim = node.dim_
+        indices = node.indices_.unpack(node)
+        return (cummaxmin_backward(grad, self, indices, dim),)
 
 
 class CumprodBackward0(Node):

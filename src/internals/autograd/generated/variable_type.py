@@ -12,8 +12,8 @@ from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
-from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, mark_view, rebase_history,
-                                    saved_inplace_result)
+from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_out_no_requires_grad,
+                                    mark_view, rebase_history, saved_inplace_result)
 from ..functions_manual import TensorGeometry
 from .functions import (
     AbsBackward0,
@@ -36,6 +36,8 @@ from .functions import (
     CloneBackward0,
     ConvolutionBackward0,
     CosBackward0,
+    CummaxBackward0,
+    CumminBackward0,
     CumprodBackward0,
     CumsumBackward0,
     DiagEmbedBackward0,
@@ -86,10 +88,14 @@ from .functions import (
     ModeBackward0,
     MulBackward0,
     MvBackward0,
+    NanToNumBackward0,
     NativeBatchNormBackward0,
     NativeLayerNormBackward0,
     NegBackward0,
     NormalBackward0,
+    NormalBackward1,
+    NormalBackward2,
+    NormalBackward3,
     PermuteBackward0,
     PowBackward0,
     PowBackward1,
@@ -158,59 +164,84 @@ from .functions import (
 
 OPS = {
     'neg': dispatcher.find('neg'),
+    'neg.out': dispatcher.find('neg.out'),
     'neg_': dispatcher.find('neg_'),
     'abs': dispatcher.find('abs'),
+    'abs.out': dispatcher.find('abs.out'),
     'abs_': dispatcher.find('abs_'),
+    'nan_to_num': dispatcher.find('nan_to_num'),
+    'nan_to_num_': dispatcher.find('nan_to_num_'),
     'exp': dispatcher.find('exp'),
+    'exp.out': dispatcher.find('exp.out'),
     'exp_': dispatcher.find('exp_'),
     'log': dispatcher.find('log'),
+    'log.out': dispatcher.find('log.out'),
     'log_': dispatcher.find('log_'),
     'sqrt': dispatcher.find('sqrt'),
+    'sqrt.out': dispatcher.find('sqrt.out'),
     'sqrt_': dispatcher.find('sqrt_'),
     'relu': dispatcher.find('relu'),
     'relu_': dispatcher.find('relu_'),
     'threshold_backward': dispatcher.find('threshold_backward'),
     'sigmoid': dispatcher.find('sigmoid'),
+    'sigmoid.out': dispatcher.find('sigmoid.out'),
     'sigmoid_': dispatcher.find('sigmoid_'),
     'tanh': dispatcher.find('tanh'),
+    'tanh.out': dispatcher.find('tanh.out'),
     'tanh_': dispatcher.find('tanh_'),
     'add.Tensor': dispatcher.find('add.Tensor'),
+    'add.out': dispatcher.find('add.out'),
     'add_.Tensor': dispatcher.find('add_.Tensor'),
     'sub.Tensor': dispatcher.find('sub.Tensor'),
+    'sub.out': dispatcher.find('sub.out'),
     'sub_.Tensor': dispatcher.find('sub_.Tensor'),
     'mul.Tensor': dispatcher.find('mul.Tensor'),
+    'mul.out': dispatcher.find('mul.out'),
     'mul_.Tensor': dispatcher.find('mul_.Tensor'),
     'div.Tensor': dispatcher.find('div.Tensor'),
+    'div.out': dispatcher.find('div.out'),
     'div_.Tensor': dispatcher.find('div_.Tensor'),
     'pow.Tensor_Scalar': dispatcher.find('pow.Tensor_Scalar'),
+    'pow.Tensor_Scalar_out': dispatcher.find('pow.Tensor_Scalar_out'),
     'pow_.Scalar': dispatcher.find('pow_.Scalar'),
     'pow.Tensor_Tensor': dispatcher.find('pow.Tensor_Tensor'),
+    'pow.Tensor_Tensor_out': dispatcher.find('pow.Tensor_Tensor_out'),
     'pow_.Tensor': dispatcher.find('pow_.Tensor'),
     'pow.Scalar': dispatcher.find('pow.Scalar'),
     'rsub.Scalar': dispatcher.find('rsub.Scalar'),
     'maximum': dispatcher.find('maximum'),
+    'maximum.out': dispatcher.find('maximum.out'),
     'minimum': dispatcher.find('minimum'),
+    'minimum.out': dispatcher.find('minimum.out'),
     'where.self': dispatcher.find('where.self'),
+    'where.self_out': dispatcher.find('where.self_out'),
     'fill_.Scalar': dispatcher.find('fill_.Scalar'),
     'fill_.Tensor': dispatcher.find('fill_.Tensor'),
     'zero_': dispatcher.find('zero_'),
     'clone': dispatcher.find('clone'),
     'sum': dispatcher.find('sum'),
     'sum.dim_IntList': dispatcher.find('sum.dim_IntList'),
+    'sum.IntList_out': dispatcher.find('sum.IntList_out'),
     'mean': dispatcher.find('mean'),
     'mean.dim': dispatcher.find('mean.dim'),
+    'mean.out': dispatcher.find('mean.out'),
     'prod': dispatcher.find('prod'),
     'prod.dim_int': dispatcher.find('prod.dim_int'),
+    'prod.int_out': dispatcher.find('prod.int_out'),
     'amax': dispatcher.find('amax'),
     'amin': dispatcher.find('amin'),
     'max.dim': dispatcher.find('max.dim'),
+    'max.dim_max': dispatcher.find('max.dim_max'),
     'max': dispatcher.find('max'),
     'min.dim': dispatcher.find('min.dim'),
+    'min.dim_min': dispatcher.find('min.dim_min'),
     'min': dispatcher.find('min'),
     '_softmax': dispatcher.find('_softmax'),
     '_log_softmax': dispatcher.find('_log_softmax'),
     'mm': dispatcher.find('mm'),
+    'mm.out': dispatcher.find('mm.out'),
     'bmm': dispatcher.find('bmm'),
+    'bmm.out': dispatcher.find('bmm.out'),
     'as_strided': dispatcher.find('as_strided'),
     'view': dispatcher.find('view'),
     '_unsafe_view': dispatcher.find('_unsafe_view'),
@@ -229,7 +260,9 @@ OPS = {
     'split.Tensor': dispatcher.find('split.Tensor'),
     'split_with_sizes': dispatcher.find('split_with_sizes'),
     'cat': dispatcher.find('cat'),
+    'cat.out': dispatcher.find('cat.out'),
     'stack': dispatcher.find('stack'),
+    'stack.out': dispatcher.find('stack.out'),
     'unbind.int': dispatcher.find('unbind.int'),
     'flip': dispatcher.find('flip'),
     'roll': dispatcher.find('roll'),
@@ -241,7 +274,9 @@ OPS = {
     'index_put_': dispatcher.find('index_put_'),
     'index_put': dispatcher.find('index_put'),
     'index_select': dispatcher.find('index_select'),
+    'index_select.out': dispatcher.find('index_select.out'),
     'gather': dispatcher.find('gather'),
+    'gather.out': dispatcher.find('gather.out'),
     'scatter.src': dispatcher.find('scatter.src'),
     'scatter_.src': dispatcher.find('scatter_.src'),
     'scatter.value': dispatcher.find('scatter.value'),
@@ -258,6 +293,9 @@ OPS = {
     'take': dispatcher.find('take'),
     'uniform_': dispatcher.find('uniform_'),
     'normal_': dispatcher.find('normal_'),
+    'normal.Tensor_float': dispatcher.find('normal.Tensor_float'),
+    'normal.float_Tensor': dispatcher.find('normal.float_Tensor'),
+    'normal.Tensor_Tensor': dispatcher.find('normal.Tensor_Tensor'),
     'random_.from': dispatcher.find('random_.from'),
     'random_.to': dispatcher.find('random_.to'),
     'random_': dispatcher.find('random_'),
@@ -269,8 +307,10 @@ OPS = {
     '_to_copy': dispatcher.find('_to_copy'),
     'slice.Tensor': dispatcher.find('slice.Tensor'),
     'sin': dispatcher.find('sin'),
+    'sin.out': dispatcher.find('sin.out'),
     'sin_': dispatcher.find('sin_'),
     'cos': dispatcher.find('cos'),
+    'cos.out': dispatcher.find('cos.out'),
     'cos_': dispatcher.find('cos_'),
     'tan': dispatcher.find('tan'),
     'tan_': dispatcher.find('tan_'),
@@ -308,8 +348,10 @@ OPS = {
     'fmod.Tensor': dispatcher.find('fmod.Tensor'),
     'fmod_.Tensor': dispatcher.find('fmod_.Tensor'),
     'clamp': dispatcher.find('clamp'),
+    'clamp.out': dispatcher.find('clamp.out'),
     'clamp_': dispatcher.find('clamp_'),
     'clamp.Tensor': dispatcher.find('clamp.Tensor'),
+    'clamp.Tensor_out': dispatcher.find('clamp.Tensor_out'),
     'clamp_.Tensor': dispatcher.find('clamp_.Tensor'),
     'lerp.Scalar': dispatcher.find('lerp.Scalar'),
     'lerp_.Scalar': dispatcher.find('lerp_.Scalar'),
@@ -322,18 +364,27 @@ OPS = {
     'logsumexp': dispatcher.find('logsumexp'),
     'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
     'dot': dispatcher.find('dot'),
+    'dot.out': dispatcher.find('dot.out'),
     'addmm': dispatcher.find('addmm'),
+    'addmm.out': dispatcher.find('addmm.out'),
     'addmv': dispatcher.find('addmv'),
     'mv': dispatcher.find('mv'),
+    'mv.out': dispatcher.find('mv.out'),
     'baddbmm': dispatcher.find('baddbmm'),
     'sort': dispatcher.find('sort'),
+    'sort.values': dispatcher.find('sort.values'),
     'sort.stable': dispatcher.find('sort.stable'),
+    'sort.values_stable': dispatcher.find('sort.values_stable'),
     'topk': dispatcher.find('topk'),
+    'topk.values': dispatcher.find('topk.values'),
     'kthvalue': dispatcher.find('kthvalue'),
     'median.dim': dispatcher.find('median.dim'),
     'mode': dispatcher.find('mode'),
     'median': dispatcher.find('median'),
     'cumsum': dispatcher.find('cumsum'),
+    'cumsum.out': dispatcher.find('cumsum.out'),
+    'cummax': dispatcher.find('cummax'),
+    'cummin': dispatcher.find('cummin'),
     'cumprod': dispatcher.find('cumprod'),
     'convolution': dispatcher.find('convolution'),
     'max_pool2d_with_indices': dispatcher.find('max_pool2d_with_indices'),
@@ -353,6 +404,12 @@ def neg(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def neg_out(ks, self, **kwargs):
+    check_out_no_requires_grad('neg', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['neg.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def neg_(ks, self):
@@ -381,6 +438,12 @@ def abs(ks, self):
     return result
 
 
+def abs_out(ks, self, **kwargs):
+    check_out_no_requires_grad('abs', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['abs.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def abs_(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -390,6 +453,33 @@ def abs_(ks, self):
         grad_fn.self_ = SavedVariable(self.clone(), False)
     with below_autograd():
         result = OPS['abs_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def nan_to_num(ks, self, nan=None, posinf=None, neginf=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NanToNumBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['nan_to_num'].redispatch(after_autograd(ks), self, nan, posinf, neginf)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def nan_to_num_(ks, self, nan=None, posinf=None, neginf=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = NanToNumBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['nan_to_num_'].redispatch(after_autograd(ks), self, nan, posinf, neginf)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -406,6 +496,12 @@ def exp(ks, self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     return result
+
+
+def exp_out(ks, self, **kwargs):
+    check_out_no_requires_grad('exp', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['exp.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def exp_(ks, self):
@@ -435,6 +531,12 @@ def log(ks, self):
     return result
 
 
+def log_out(ks, self, **kwargs):
+    check_out_no_requires_grad('log', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['log.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def log_(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -460,6 +562,12 @@ def sqrt(ks, self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     return result
+
+
+def sqrt_out(ks, self, **kwargs):
+    check_out_no_requires_grad('sqrt', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['sqrt.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def sqrt_(ks, self):
@@ -532,6 +640,12 @@ def sigmoid(ks, self):
     return result
 
 
+def sigmoid_out(ks, self, **kwargs):
+    check_out_no_requires_grad('sigmoid', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['sigmoid.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def sigmoid_(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -557,6 +671,12 @@ def tanh(ks, self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     return result
+
+
+def tanh_out(ks, self, **kwargs):
+    check_out_no_requires_grad('tanh', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['tanh.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def tanh_(ks, self):
@@ -585,6 +705,12 @@ def add_Tensor(ks, self, other, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def add_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('add', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['add.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def add__Tensor(ks, self, other, **kwargs):
@@ -616,6 +742,12 @@ def sub_Tensor(ks, self, other, **kwargs):
     return result
 
 
+def sub_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('sub', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['sub.out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
 def sub__Tensor(ks, self, other, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
@@ -645,6 +777,12 @@ def mul_Tensor(ks, self, other):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def mul_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('mul', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['mul.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def mul__Tensor(ks, self, other):
@@ -679,6 +817,12 @@ def div_Tensor(ks, self, other):
     return result
 
 
+def div_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('div', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['div.out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
 def div__Tensor(ks, self, other):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
@@ -707,6 +851,12 @@ def pow_Tensor_Scalar(ks, self, exponent):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def pow_Tensor_Scalar_out(ks, self, exponent, **kwargs):
+    check_out_no_requires_grad('pow', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['pow.Tensor_Scalar_out'].redispatch(after_autograd(ks), self, exponent, **kwargs)
 
 
 def pow__Scalar(ks, self, exponent):
@@ -738,6 +888,12 @@ def pow_Tensor_Tensor(ks, self, exponent):
         if edges[1] is not None:
             grad_fn.result_ = SavedVariable(result, True)
     return result
+
+
+def pow_Tensor_Tensor_out(ks, self, exponent, **kwargs):
+    check_out_no_requires_grad('pow', self, exponent, kwargs.get('out'))
+    with below_autograd():
+        return OPS['pow.Tensor_Tensor_out'].redispatch(after_autograd(ks), self, exponent, **kwargs)
 
 
 def pow__Tensor(ks, self, exponent):
@@ -799,6 +955,12 @@ def maximum(ks, self, other):
     return result
 
 
+def maximum_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('maximum', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['maximum.out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
 def minimum(ks, self, other):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
@@ -813,6 +975,12 @@ def minimum(ks, self, other):
     return result
 
 
+def minimum_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('minimum', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['minimum.out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
 def where_self(ks, condition, self, other):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
@@ -824,6 +992,12 @@ def where_self(ks, condition, self, other):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def where_self_out(ks, condition, self, other, **kwargs):
+    check_out_no_requires_grad('where', condition, self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['where.self_out'].redispatch(after_autograd(ks), condition, self, other, **kwargs)
 
 
 def fill__Scalar(ks, self, value):
@@ -905,6 +1079,12 @@ def sum_dim_IntList(ks, self, dim, keepdim=False, **kwargs):
     return result
 
 
+def sum_IntList_out(ks, self, dim, keepdim=False, **kwargs):
+    check_out_no_requires_grad('sum', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['sum.IntList_out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
+
+
 def mean(ks, self, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -935,6 +1115,12 @@ def mean_dim(ks, self, dim, keepdim=False, **kwargs):
     return result
 
 
+def mean_out(ks, self, dim, keepdim=False, **kwargs):
+    check_out_no_requires_grad('mean', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['mean.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
+
+
 def prod(ks, self, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -963,6 +1149,12 @@ def prod_dim_int(ks, self, dim, keepdim=False, **kwargs):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     return result
+
+
+def prod_int_out(ks, self, dim, keepdim=False, **kwargs):
+    check_out_no_requires_grad('prod', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['prod.int_out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
 
 def amax(ks, self, dim=(), keepdim=False):
@@ -1013,6 +1205,12 @@ def max_dim(ks, self, dim, keepdim=False):
     return result
 
 
+def max_dim_max(ks, self, dim, keepdim=False, **kwargs):
+    check_out_no_requires_grad('max', self, kwargs.get('max'), kwargs.get('max_values'))
+    with below_autograd():
+        return OPS['max.dim_max'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
+
+
 def max(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1041,6 +1239,12 @@ def min_dim(ks, self, dim, keepdim=False):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     return result
+
+
+def min_dim_min(ks, self, dim, keepdim=False, **kwargs):
+    check_out_no_requires_grad('min', self, kwargs.get('min'), kwargs.get('min_indices'))
+    with below_autograd():
+        return OPS['min.dim_min'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
 
 def min(ks, self):
@@ -1111,6 +1315,12 @@ def mm(ks, self, mat2):
     return result
 
 
+def mm_out(ks, self, mat2, **kwargs):
+    check_out_no_requires_grad('mm', self, mat2, kwargs.get('out'))
+    with below_autograd():
+        return OPS['mm.out'].redispatch(after_autograd(ks), self, mat2, **kwargs)
+
+
 def bmm(ks, self, mat2):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or mat2._requires_grad):
@@ -1125,6 +1335,12 @@ def bmm(ks, self, mat2):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def bmm_out(ks, self, mat2, **kwargs):
+    check_out_no_requires_grad('bmm', self, mat2, kwargs.get('out'))
+    with below_autograd():
+        return OPS['bmm.out'].redispatch(after_autograd(ks), self, mat2, **kwargs)
 
 
 def as_strided(ks, self, size, stride, storage_offset=None):
@@ -1397,6 +1613,12 @@ def cat(ks, tensors, dim=0):
     return result
 
 
+def cat_out(ks, tensors, dim=0, **kwargs):
+    check_out_no_requires_grad('cat', tensors, kwargs.get('out'))
+    with below_autograd():
+        return OPS['cat.out'].redispatch(after_autograd(ks), tensors, dim, **kwargs)
+
+
 def stack(ks, tensors, dim=0):
     grad_fn = None
     if _grad_mode.grad_enabled and any(t._requires_grad for t in tensors):
@@ -1409,6 +1631,12 @@ def stack(ks, tensors, dim=0):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def stack_out(ks, tensors, dim=0, **kwargs):
+    check_out_no_requires_grad('stack', tensors, kwargs.get('out'))
+    with below_autograd():
+        return OPS['stack.out'].redispatch(after_autograd(ks), tensors, dim, **kwargs)
 
 
 def unbind_int(ks, self, dim=0):
@@ -1572,6 +1800,12 @@ def index_select(ks, self, dim, index):
     return result
 
 
+def index_select_out(ks, self, dim, index, **kwargs):
+    check_out_no_requires_grad('index_select', self, index, kwargs.get('out'))
+    with below_autograd():
+        return OPS['index_select.out'].redispatch(after_autograd(ks), self, dim, index, **kwargs)
+
+
 def gather(ks, self, dim, index, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1585,6 +1819,12 @@ def gather(ks, self, dim, index, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def gather_out(ks, self, dim, index, **kwargs):
+    check_out_no_requires_grad('gather', self, index, kwargs.get('out'))
+    with below_autograd():
+        return OPS['gather.out'].redispatch(after_autograd(ks), self, dim, index, **kwargs)
 
 
 def scatter_src(ks, self, dim, index, src):
@@ -1825,6 +2065,42 @@ def normal_(ks, self, mean=0, std=1, **kwargs):
     return result
 
 
+def normal_Tensor_float(ks, mean, std=1, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and mean._requires_grad:
+        grad_fn = NormalBackward1()
+        grad_fn._next_edges = collect_next_edges(mean)
+    with below_ad_inplace_or_view():
+        result = OPS['normal.Tensor_float'].redispatch(after_autograd(ks), mean, std, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def normal_float_Tensor(ks, mean, std, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and std._requires_grad:
+        grad_fn = NormalBackward2()
+        grad_fn._next_edges = collect_next_edges(std)
+    with below_ad_inplace_or_view():
+        result = OPS['normal.float_Tensor'].redispatch(after_autograd(ks), mean, std, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def normal_Tensor_Tensor(ks, mean, std, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (mean._requires_grad or std._requires_grad):
+        grad_fn = NormalBackward3()
+        grad_fn._next_edges = collect_next_edges(mean, std)
+    with below_ad_inplace_or_view():
+        result = OPS['normal.Tensor_Tensor'].redispatch(after_autograd(ks), mean, std, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def random__from(ks, self, from_, to, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1973,6 +2249,12 @@ def sin(ks, self):
     return result
 
 
+def sin_out(ks, self, **kwargs):
+    check_out_no_requires_grad('sin', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['sin.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def sin_(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1998,6 +2280,12 @@ def cos(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def cos_out(ks, self, **kwargs):
+    check_out_no_requires_grad('cos', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['cos.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def cos_(ks, self):
@@ -2507,6 +2795,12 @@ def clamp(ks, self, min=None, max=None):
     return result
 
 
+def clamp_out(ks, self, min=None, max=None, **kwargs):
+    check_out_no_requires_grad('clamp', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['clamp.out'].redispatch(after_autograd(ks), self, min, max, **kwargs)
+
+
 def clamp_(ks, self, min=None, max=None):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2536,6 +2830,12 @@ def clamp_Tensor(ks, self, min=None, max=None):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def clamp_Tensor_out(ks, self, min=None, max=None, **kwargs):
+    check_out_no_requires_grad('clamp', self, min, max, kwargs.get('out'))
+    with below_autograd():
+        return OPS['clamp.Tensor_out'].redispatch(after_autograd(ks), self, min, max, **kwargs)
 
 
 def clamp__Tensor(ks, self, min=None, max=None):
@@ -2733,6 +3033,12 @@ def dot(ks, self, tensor):
     return result
 
 
+def dot_out(ks, self, tensor, **kwargs):
+    check_out_no_requires_grad('dot', self, tensor, kwargs.get('out'))
+    with below_autograd():
+        return OPS['dot.out'].redispatch(after_autograd(ks), self, tensor, **kwargs)
+
+
 def addmm(ks, self, mat1, mat2, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or mat1._requires_grad or mat2._requires_grad):
@@ -2759,6 +3065,12 @@ def addmm(ks, self, mat1, mat2, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def addmm_out(ks, self, mat1, mat2, **kwargs):
+    check_out_no_requires_grad('addmm', self, mat1, mat2, kwargs.get('out'))
+    with below_autograd():
+        return OPS['addmm.out'].redispatch(after_autograd(ks), self, mat1, mat2, **kwargs)
 
 
 def addmv(ks, self, mat, vec, **kwargs):
@@ -2797,6 +3109,12 @@ def mv(ks, self, vec):
     return result
 
 
+def mv_out(ks, self, vec, **kwargs):
+    check_out_no_requires_grad('mv', self, vec, kwargs.get('out'))
+    with below_autograd():
+        return OPS['mv.out'].redispatch(after_autograd(ks), self, vec, **kwargs)
+
+
 def baddbmm(ks, self, batch1, batch2, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
@@ -2832,6 +3150,12 @@ def sort(ks, self, dim=-1, descending=False):
     return result
 
 
+def sort_values(ks, self, dim=-1, descending=False, **kwargs):
+    check_out_no_requires_grad('sort', self, kwargs.get('values'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['sort.values'].redispatch(after_autograd(ks), self, dim, descending, **kwargs)
+
+
 def sort_stable(ks, self, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2847,6 +3171,12 @@ def sort_stable(ks, self, **kwargs):
     return result
 
 
+def sort_values_stable(ks, self, **kwargs):
+    check_out_no_requires_grad('sort', self, kwargs.get('values'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['sort.values_stable'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def topk(ks, self, k, dim=-1, largest=True, sorted=True):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2860,6 +3190,12 @@ def topk(ks, self, k, dim=-1, largest=True, sorted=True):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     return result
+
+
+def topk_values(ks, self, k, dim=-1, largest=True, sorted=True, **kwargs):
+    check_out_no_requires_grad('topk', self, kwargs.get('values'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['topk.values'].redispatch(after_autograd(ks), self, k, dim, largest, sorted, **kwargs)
 
 
 def kthvalue(ks, self, k, dim=-1, keepdim=False):
@@ -2935,6 +3271,42 @@ def cumsum(ks, self, dim, **kwargs):
         result = OPS['cumsum'].redispatch(after_autograd(ks), self, dim, **kwargs)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def cumsum_out(ks, self, dim, **kwargs):
+    check_out_no_requires_grad('cumsum', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['cumsum.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
+
+
+def cummax(ks, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = CummaxBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int(dim)
+    with below_ad_inplace_or_view():
+        result = OPS['cummax'].redispatch(after_autograd(ks), self, dim)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], True)
+    return result
+
+
+def cummin(ks, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = CumminBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int(dim)
+    with below_ad_inplace_or_view():
+        result = OPS['cummin'].redispatch(after_autograd(ks), self, dim)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], True)
     return result
 
 
@@ -3049,59 +3421,84 @@ def embedding(ks, weight, indices, padding_idx=-1, scale_grad_by_freq=False, spa
 
 KERNELS = {
     'neg': neg,
+    'neg.out': neg_out,
     'neg_': neg_,
     'abs': abs,
+    'abs.out': abs_out,
     'abs_': abs_,
+    'nan_to_num': nan_to_num,
+    'nan_to_num_': nan_to_num_,
     'exp': exp,
+    'exp.out': exp_out,
     'exp_': exp_,
     'log': log,
+    'log.out': log_out,
     'log_': log_,
     'sqrt': sqrt,
+    'sqrt.out': sqrt_out,
     'sqrt_': sqrt_,
     'relu': relu,
     'relu_': relu_,
     'threshold_backward': threshold_backward,
     'sigmoid': sigmoid,
+    'sigmoid.out': sigmoid_out,
     'sigmoid_': sigmoid_,
     'tanh': tanh,
+    'tanh.out': tanh_out,
     'tanh_': tanh_,
     'add.Tensor': add_Tensor,
+    'add.out': add_out,
     'add_.Tensor': add__Tensor,
     'sub.Tensor': sub_Tensor,
+    'sub.out': sub_out,
     'sub_.Tensor': sub__Tensor,
     'mul.Tensor': mul_Tensor,
+    'mul.out': mul_out,
     'mul_.Tensor': mul__Tensor,
     'div.Tensor': div_Tensor,
+    'div.out': div_out,
     'div_.Tensor': div__Tensor,
     'pow.Tensor_Scalar': pow_Tensor_Scalar,
+    'pow.Tensor_Scalar_out': pow_Tensor_Scalar_out,
     'pow_.Scalar': pow__Scalar,
     'pow.Tensor_Tensor': pow_Tensor_Tensor,
+    'pow.Tensor_Tensor_out': pow_Tensor_Tensor_out,
     'pow_.Tensor': pow__Tensor,
     'pow.Scalar': pow_Scalar,
     'rsub.Scalar': rsub_Scalar,
     'maximum': maximum,
+    'maximum.out': maximum_out,
     'minimum': minimum,
+    'minimum.out': minimum_out,
     'where.self': where_self,
+    'where.self_out': where_self_out,
     'fill_.Scalar': fill__Scalar,
     'fill_.Tensor': fill__Tensor,
     'zero_': zero_,
     'clone': clone,
     'sum': sum,
     'sum.dim_IntList': sum_dim_IntList,
+    'sum.IntList_out': sum_IntList_out,
     'mean': mean,
     'mean.dim': mean_dim,
+    'mean.out': mean_out,
     'prod': prod,
     'prod.dim_int': prod_dim_int,
+    'prod.int_out': prod_int_out,
     'amax': amax,
     'amin': amin,
     'max.dim': max_dim,
+    'max.dim_max': max_dim_max,
     'max': max,
     'min.dim': min_dim,
+    'min.dim_min': min_dim_min,
     'min': min,
     '_softmax': _softmax,
     '_log_softmax': _log_softmax,
     'mm': mm,
+    'mm.out': mm_out,
     'bmm': bmm,
+    'bmm.out': bmm_out,
     'as_strided': as_strided,
     'view': view,
     '_unsafe_view': _unsafe_view,
@@ -3120,7 +3517,9 @@ KERNELS = {
     'split.Tensor': split_Tensor,
     'split_with_sizes': split_with_sizes,
     'cat': cat,
+    'cat.out': cat_out,
     'stack': stack,
+    'stack.out': stack_out,
     'unbind.int': unbind_int,
     'flip': flip,
     'roll': roll,
@@ -3132,7 +3531,9 @@ KERNELS = {
     'index_put_': index_put_,
     'index_put': index_put,
     'index_select': index_select,
+    'index_select.out': index_select_out,
     'gather': gather,
+    'gather.out': gather_out,
     'scatter.src': scatter_src,
     'scatter_.src': scatter__src,
     'scatter.value': scatter_value,
@@ -3149,6 +3550,9 @@ KERNELS = {
     'take': take,
     'uniform_': uniform_,
     'normal_': normal_,
+    'normal.Tensor_float': normal_Tensor_float,
+    'normal.float_Tensor': normal_float_Tensor,
+    'normal.Tensor_Tensor': normal_Tensor_Tensor,
     'random_.from': random__from,
     'random_.to': random__to,
     'random_': random_,
@@ -3160,8 +3564,10 @@ KERNELS = {
     '_to_copy': _to_copy,
     'slice.Tensor': slice_Tensor,
     'sin': sin,
+    'sin.out': sin_out,
     'sin_': sin_,
     'cos': cos,
+    'cos.out': cos_out,
     'cos_': cos_,
     'tan': tan,
     'tan_': tan_,
@@ -3199,8 +3605,10 @@ KERNELS = {
     'fmod.Tensor': fmod_Tensor,
     'fmod_.Tensor': fmod__Tensor,
     'clamp': clamp,
+    'clamp.out': clamp_out,
     'clamp_': clamp_,
     'clamp.Tensor': clamp_Tensor,
+    'clamp.Tensor_out': clamp_Tensor_out,
     'clamp_.Tensor': clamp__Tensor,
     'lerp.Scalar': lerp_Scalar,
     'lerp_.Scalar': lerp__Scalar,
@@ -3213,18 +3621,27 @@ KERNELS = {
     'logsumexp': logsumexp,
     'linalg_vector_norm': linalg_vector_norm,
     'dot': dot,
+    'dot.out': dot_out,
     'addmm': addmm,
+    'addmm.out': addmm_out,
     'addmv': addmv,
     'mv': mv,
+    'mv.out': mv_out,
     'baddbmm': baddbmm,
     'sort': sort,
+    'sort.values': sort_values,
     'sort.stable': sort_stable,
+    'sort.values_stable': sort_values_stable,
     'topk': topk,
+    'topk.values': topk_values,
     'kthvalue': kthvalue,
     'median.dim': median_dim,
     'mode': mode,
     'median': median,
     'cumsum': cumsum,
+    'cumsum.out': cumsum_out,
+    'cummax': cummax,
+    'cummin': cummin,
     'cumprod': cumprod,
     'convolution': convolution,
     'max_pool2d_with_indices': max_pool2d_with_indices,

@@ -4,7 +4,7 @@ from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv2d
 from .flatten import Flatten
 from .linear import Linear
-from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss
+from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss
 from .module import Module
 from .normalization import LayerNorm
 from .pooling import MaxPool2d
@@ -12,4 +12,4 @@ from .sparse import Embedding
 
 __all__ = ["Module", "Linear", "Conv2d", "MaxPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding",
            "Flatten", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Sequential",
-           "ModuleList", "ModuleDict", "MSELoss", "CrossEntropyLoss", "BCEWithLogitsLoss"]
+           "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "CrossEntropyLoss", "BCEWithLogitsLoss"]

@@ -2,7 +2,7 @@
 from .. import functional as F
 from .module import Module
 
-__all__ = ["MSELoss", "CrossEntropyLoss", "BCEWithLogitsLoss"]
+__all__ = ["MSELoss", "L1Loss", "CrossEntropyLoss", "BCEWithLogitsLoss"]
 
 
 class _Loss(Module):
@@ -16,6 +16,13 @@ class MSELoss(_Loss):
 
     def forward(self, input, target):
         return F.mse_loss(input, target, reduction=self.reduction)
+
+
+class L1Loss(_Loss):
+    """Mean (or sum, or per-element) absolute difference of input and target."""
+
+    def forward(self, input, target):
+        return F.l1_loss(input, target, reduction=self.reduction)
 
 
 class CrossEntropyLoss(_Loss):

@@ -20,3 +20,19 @@ def linspace_fill(out, start, end, step, index):
             out[i] = start + step * index[i]
         else:
             out[i] = end - step * index[steps - i - 1]
+
+
+@njit(cache=True)
+def logspace_fill(out, start, end, step, base, index):
+    """``out[i]`` for a logspace (``logspace_out`` in ``RangeFactories.cpp``, a file torch builds
+    without fused multiply-add): ``base ** (start + step·i)`` for the first half, ``base **
+    (end − step·(steps − 1 − i))`` for the second, in ``start``'s type (double for a float or
+    double result, float for an integer one: integer results are truncated by the caller);
+    ``index[i]`` is ``i`` in that type, as C++ converts it."""
+    steps = out.size
+    halfway = steps // 2
+    for i in range(steps):
+        if i < halfway:
+            out[i] = base ** (start + step * index[i])
+        else:
+            out[i] = base ** (end - step * index[steps - i - 1])

@@ -16,3 +16,24 @@ def _scan(out, a, rows, n, product, init):
 
 def scan_loop(out, a, rows, n, product, init):
     _scan(out, a, rows, n, product, init)
+
+
+@njit(parallel=True, cache=True)
+def _extreme_scan(values, indices, a, rows, n, is_max):
+    for r in prange(rows):
+        lo = r * n
+        out = a[lo]
+        idx = 0
+        for i in range(n):
+            x = a[lo + i]
+            # ``cummax_cummin_helper``: a NaN is taken and then kept; ties move to the later index
+            if x != x or (out == out and (x >= out if is_max else x <= out)):
+                out = x
+                idx = i
+            values[lo + i] = out
+            indices[lo + i] = idx
+
+
+def extreme_scan_loop(values, indices, a, rows, n, is_max):
+    """cummax/cummin (``cummax_helper_cpu``): the running extreme of each row and where it was."""
+    _extreme_scan(values, indices, a, rows, n, is_max)

@@ -20,3 +20,26 @@ def _scan(out, a, rows, n, product, init):
 def scan_loop(out, a, rows, n, product, init):
     blocks, threads = launch_config(rows)
     _scan[blocks, threads](out, a, rows, n, product, init)
+
+
+@cuda.jit
+def _extreme_scan(values, indices, a, rows, n, is_max):
+    r = cuda.grid(1)
+    while r < rows:
+        lo = r * n
+        out = a[lo]
+        idx = 0
+        for i in range(n):
+            x = a[lo + i]
+            if x != x or (out == out and (x >= out if is_max else x <= out)):
+                out = x
+                idx = i
+            values[lo + i] = out
+            indices[lo + i] = idx
+        r += cuda.gridsize(1)
+
+
+def extreme_scan_loop(values, indices, a, rows, n, is_max):
+    """cummax/cummin, one thread per row (the CPU loop's rule: ``ScanKernels.cu``)."""
+    blocks, threads = launch_config(rows)
+    _extreme_scan[blocks, threads](values, indices, a, rows, n, is_max)

@@ -1,0 +1,174 @@
+"""out= kernels: ``torch.add(a, b, out=c)`` runs the operator's ``.out`` overload (``add.out``).
+
+torch writes most operators once, as a *structured* kernel: a meta function computes the
+output's sizes, strides and dtype, and the ``impl`` writes the values. The functional variant
+allocates the output the meta function asks for; the out variant is handed ``out`` and checks
+it (torchgen's generated ``structured_add_out_out::set_output_strided`` with its ``resize_out``):
+
+1. the dtype: each operator family has its own rule (a TensorIterator op casts to a wider
+   ``out``, ``mm`` wants the dtype exactly, ``sum`` computes *in* ``out``'s dtype, ...);
+2. the sizes: ``resize_output`` (``Resize.cpp``) resizes an ``out`` of other sizes, with a
+   deprecation warning unless it had no elements; a resized ``out`` takes the strides the meta
+   function computed, one that already fits keeps its own;
+3. then the values are written into it, and ``out`` itself is returned.
+
+Here the functional kernel is the meta function and the ``impl`` at once: the out kernel runs it
+and copies its result into the checked ``out`` (``copy_``, which casts). So every operator has one
+kernel, and its out variant is registered from the YAML (``register_native_functions``) rather
+than written: an ``.out`` entry without a ``dispatch:`` gets ``structured_out`` over the kernels of
+its functional overload (the entry of the same signature).
+"""
+import warnings
+
+from ..._tensor_base import TensorBase
+from ...c10 import scalar_type as st
+from ..dispatcher import call
+from ..tensor_iterator import _overlap, assert_no_internal_overlap, check_no_overlap
+from .linear_algebra import _TYPE_META_NAMES
+
+__all__ = ["structured_out", "resize_output", "out_dtype_rule"]
+
+# The dtype rule of each operator's out= variant, where it is not its family's (below).
+OUT_DTYPE_RULES = {
+    # unary_op and clamp: TensorIterator with no cast to the outputs (``check_all_same_dtype``)
+    "neg": "same", "abs": "same", "clamp": "same",
+    "where": "where",
+    "cat": "cat", "stack": "cat",
+    "index_select": "index_select",
+    # reductions and scans compute in ``out``'s dtype when no dtype is given
+    "sum": "from_out", "prod": "from_out", "cumsum": "from_out", "mean": "from_out_float",
+    "arange": "arange",
+}
+
+
+def out_dtype_rule(name, functional_schema, tensor_iterator):
+    """The rule for the out= variant of ``name``: the table's, else a factory's (TensorOptions:
+    the values made in ``out``'s dtype), a TensorIterator op's (``structured_inherits:
+    TensorIteratorBase``: the result cast to ``out`` if that is safe), else ``exact``."""
+    if name in OUT_DTYPE_RULES:
+        return OUT_DTYPE_RULES[name]
+    if any(a.name == "layout" for a in functional_schema.arguments.flat_kwarg_only):
+        return "factory"
+    return "iterator" if tensor_iterator else "exact"
+
+
+# The rules of operators built on a TensorIterator that checks its operands' memory
+# (``check_mem_overlap``: no partial overlap of ``out`` with an input), and of those that refuse
+# any overlap at all (``cat``'s and ``index_select``'s ``assert_no_overlap``).
+_PARTIAL_OVERLAP_RULES = ("iterator", "same", "where")
+_ANY_OVERLAP_RULES = ("cat", "index_select")
+
+
+def _check_overlap(rule, out, args):
+    """Refuse an ``out`` that overlaps an input where torch's kernel does, before anything runs."""
+    inputs = [t._impl for a in args for t in (a if isinstance(a, (list, tuple)) else (a,))
+              if isinstance(t, TensorBase)]
+    if rule in _PARTIAL_OVERLAP_RULES:
+        check_no_overlap(out._impl, inputs)
+    elif rule in _ANY_OVERLAP_RULES:
+        assert_no_internal_overlap(out._impl)
+        if any(_overlap(out._impl, i) for i in inputs):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                               "refer to a single memory location. Please clone() the tensor before performing "
+                               "the operation.")
+
+
+def _cpp_name(dtype):
+    return _TYPE_META_NAMES.get(dtype.name, dtype.torch_name)
+
+
+def _check_dtype(rule, name, result, out):
+    """``out`` may receive ``result``: each rule's check, in torch's words."""
+    want, got = result.dtype, out.dtype
+    if rule in ("iterator", "from_out_float") and not st.can_cast(want, got):
+        raise RuntimeError(f"result type {want.torch_name} can't be cast to the desired output type {got.torch_name}")
+    if rule == "cat" and not st.can_cast(want, got):
+        raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {got.torch_name}")
+    if want is got or rule in ("iterator", "from_out_float", "cat", "from_out", "factory", "arange"):
+        return
+    if rule == "same":
+        raise RuntimeError(f"Found dtype {got.torch_name} but expected {want.torch_name}")
+    if rule == "where":
+        raise RuntimeError(f"Expected out type to be {want.torch_name} but got {got.torch_name}")
+    if rule == "index_select":
+        raise RuntimeError(f"{name}(): self and result must have the same scalar type")
+    raise RuntimeError(f"Expected out tensor to have dtype {_cpp_name(want)}, but got {_cpp_name(got)} instead")
+
+
+def resize_output(out, shape):
+    """``at::native::resize_output``: give ``out`` the sizes ``shape``; whether it had to. An
+    ``out`` that had elements is resized with torch's deprecation warning."""
+    shape = tuple(shape)
+    if out._impl.sizes == shape:
+        return False
+    if out._impl.numel() != 0:
+        warnings.warn(f"An output with one or more elements was resized since it had shape {list(out.shape)}, which "
+                      f"does not match the required output shape {list(shape)}. This behavior is deprecated, and in "
+                      "a future PyTorch release outputs will not be resized unless they have zero elements. You can "
+                      "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+                      UserWarning, stacklevel=2)
+    call("resize_", out, shape)
+    return True
+
+
+def _resize_arange(out, shape):
+    """``arange_out`` resizes by itself, with a warning of its own (``RangeFactories.cpp``)."""
+    if out._impl.numel() != shape[0]:
+        if out._impl.numel() > 0:
+            warnings.warn(f"The number of elements in the out tensor of shape {list(out.shape)} is {out.numel()} "
+                          f"which does not match the computed number of elements {shape[0]}. Note that this may "
+                          f"occur as a result of rounding error. The out tensor will be resized to a tensor of shape "
+                          f"({shape[0]},).", UserWarning, stacklevel=2)
+        call("resize_", out, shape)
+    return False
+
+
+def _resize(rule, out, result):
+    """Resize ``out`` to the result's sizes; a resized one takes the result's strides (torch's
+    ``resize_out``: ``as_strided_`` with the strides the meta function gave). Factories resize
+    with ``resize_``: no warning, contiguous strides."""
+    if rule == "arange":
+        return _resize_arange(out, result.shape)
+    if rule == "factory":
+        call("resize_", out, result.shape)
+        return
+    if resize_output(out, result.shape):
+        out._impl.strides = result._impl.strides       # dense, as a fresh result is: fits the storage
+
+
+def _functional_kwargs(rule, args, kwargs, outs):
+    """What the functional kernel gets besides the inputs: the dtype ``out`` asks for, where the
+    rule computes in it (``mean`` only from a floating input into a floating ``out``); a
+    factory's options too (its out= overload has none)."""
+    if rule in ("from_out", "from_out_float") and kwargs.get("dtype") is None:
+        dtype = outs[0].dtype
+        floating = all(d.is_floating_point or d.is_complex for d in (dtype, args[0].dtype))
+        if rule == "from_out" or floating:
+            kwargs = {**kwargs, "dtype": dtype}
+    elif rule in ("factory", "arange"):
+        kwargs = {**kwargs, "dtype": outs[0].dtype, "device": outs[0].device}
+    return kwargs
+
+
+def structured_out(name, functional, out_names, rule):
+    """The out= kernel of operator ``name`` (base name, for messages) over the functional kernel
+    ``functional``: it takes the out= overload's arguments, the outputs by their schema names."""
+    def out_kernel(*args, **kwargs):
+        outs = [kwargs.pop(n) for n in out_names]
+        for out in outs:
+            _check_overlap(rule, out, (*args, *kwargs.values()))
+        # a dtype given to a reduction or scan is the result's, which ``out`` must have exactly
+        checked = "exact" if rule.startswith("from_out") and kwargs.get("dtype") is not None else rule
+        results = functional(*args, **_functional_kwargs(rule, args, kwargs, outs))
+        results = results if len(outs) > 1 else (results,)
+        for out, result in zip(outs, results):
+            _check_dtype(checked, name, result, out)
+            if out.device != result.device:
+                raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} "
+                                   "instead")
+        for out, result in zip(outs, results):
+            _resize(rule, out, result)
+            call("copy_", out, result)
+        return tuple(outs) if len(outs) > 1 else outs[0]
+    out_kernel.__name__ = out_kernel.__qualname__ = f"{name}_out"
+    return out_kernel
