@@ -26,11 +26,17 @@ def where(condition, input=None, other=None):
     return dispatcher.call("where.self", condition, wrap_scalar(input), wrap_scalar(other))
 
 
-def cat(*args, **kwargs):
-    """``torch.cat``: an empty list is refused by the binding, before any dispatch."""
-    if _empty_list(args, kwargs):
-        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    return FUNCTIONS["cat"](*args, **kwargs)
+def _cat_binding(name):
+    def binding(*args, **kwargs):
+        if _empty_list(args, kwargs):
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        return FUNCTIONS[name](*args, **kwargs)
+    binding.__name__ = binding.__qualname__ = name
+    binding.__doc__ = f"``torch.{name}``: an empty list is refused by the binding, before any dispatch."
+    return binding
+
+
+cat, concat, concatenate = (_cat_binding(name) for name in ("cat", "concat", "concatenate"))
 
 
 def stack(*args, **kwargs):

@@ -9,6 +9,7 @@ and products accumulate in int64, as torch's do.
 import numpy as np
 
 from ...c10 import scalar_type as st
+from ...c10.wrap_dim import wrap_dim
 from ...return_types import return_type
 from .. import dispatcher
 from ..tensor_iterator import TensorIterator
@@ -18,7 +19,7 @@ from .dispatch_stub import loops
 from .tensor_factories import empty, wrap_scalar
 
 
-def normalize_dims(dims, ndim):
+def normalize_dims(dims, ndim, in_order=False):
     """Wrap negative dims and check range, as ``maybe_wrap_dim`` does.
 
     No dims, or an empty list of them, means every dim: ``make_dim_mask`` in ``ReduceOpsUtils.h``
@@ -28,12 +29,13 @@ def normalize_dims(dims, ndim):
         return tuple(range(ndim))
     if isinstance(dims, int):
         dims = (dims,)
-    out = []
+    out, n = [], ndim or 1    # a 0-dim tensor takes dim 0 and -1
+    # sum and most reductions wrap every dim before comparing any; ``in_order`` (var, std and
+    # vector_norm) wraps and compares them one at a time
+    for d in () if in_order else dims:
+        wrap_dim(d, n)
     for d in dims:
-        n = ndim or 1          # a 0-dim tensor takes dim 0 and -1
-        if not -n <= d < n:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
-        d = d % n
+        d = wrap_dim(d, n)
         if d in out:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         out.append(d)

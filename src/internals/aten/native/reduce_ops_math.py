@@ -64,7 +64,7 @@ def var_correction(x, dim=None, *, correction=None, keepdim=False):
     """Two passes, as a textbook: the mean, then the mean squared deviation from it, divided by
     N - correction (torch uses Welford's one pass; both are exact to rounding)."""
     xc = _float_input(x, "std and var")
-    dims = normalize_dims(dim, x.dim())
+    dims = normalize_dims(dim, x.dim(), in_order=True)
     n = _count(x, dims)
     correction = 1 if correction is None else correction
     if n - correction <= 0:
@@ -147,7 +147,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
                            f"Got {x.dtype.torch_name}")
     xc = to(x, dtype) if dtype is not None else x
     xc = to(xc, st.float32) if xc.dtype.is_reduced_float else xc
-    dims = normalize_dims(dim, x.dim())
+    dims = normalize_dims(dim, x.dim(), in_order=True)
     a = dispatcher.call("abs", xc)
     if ord == math.inf:
         out = dispatcher.call("amax", a, dims, keepdim)
