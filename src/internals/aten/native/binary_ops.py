@@ -22,14 +22,14 @@ def _not_implemented(kernel, dtype):
 
 def _check_divisor(b, common):
     """Integer division by zero raises in torch (``ZeroDivisionError``, a RuntimeError); a float's
-    gives inf or NaN."""
-    if not common.is_floating_point and call("any", call("eq.Scalar", b, 0)).item():
+    gives inf or NaN. The divisor is read in the common dtype, so 256 divides an int8 tensor as 0."""
+    if not common.is_floating_point and call("any", call("eq.Scalar", to(b, common), 0)).item():
         raise RuntimeError("ZeroDivisionError")
 
 
 def _integer_or_float(name, int_op, float_op, a, b, out):
     common = st.result_type(a, b)
-    if common is st.bool_:
+    if common is st.bool_ or common.is_complex:
         raise _not_implemented(name, common)
     _check_divisor(b, common)
     return binary(float_op if common.is_floating_point else int_op, a, b, out=out)
@@ -168,6 +168,15 @@ def lerp(start, end, weight, *, out=None):
     _check_lerp(start, end, weight)
     if not hasattr(weight, "_impl"):
         return binary(ops.LERP, start, end, alpha=weight, out=out)
+    if weight.dim() == 0 and weight.dtype is not start.dtype:
+        # ``TORCH_META_FUNC(lerp_Tensor)``: a 0-dim weight of another dtype is promoted with the
+        # operands (a complex one makes the result complex) and the result cast back safely
+        common = st.result_type(start, end, weight)
+        if out is not None and not st.can_cast(common, out.dtype):
+            raise RuntimeError(f"result type {common.torch_name} can't be cast to the desired output type "
+                               f"{out.dtype.torch_name}")
+        result = lerp(*(to(t, common) for t in (start, end, weight)))
+        return result if out is None else call("copy_", out, result)
     diff = call("sub.Tensor", end, start)
     near_start = call("lt.Scalar", call("abs", weight), 0.5)
     from_start = call("add.Tensor", start, call("mul.Tensor", weight, diff))
@@ -182,12 +191,14 @@ def lerp_(start, end, weight):
 
 def _check_lerp(start, end, weight):
     for name, t in (("end", end), ("weight", weight)):
-        if hasattr(t, "_impl") and t.dtype is not start.dtype:
+        if hasattr(t, "_impl") and t.dtype is not start.dtype and (t is end or t.dim()):
             raise RuntimeError(f"expected dtype {_TYPE_META_NAMES[start.dtype.name]} for `{name}` but got dtype "
                                f"{_TYPE_META_NAMES[t.dtype.name]}")
-    if not start.dtype.is_floating_point:
+    promoted = hasattr(weight, "_impl") and weight.dim() == 0
+    dtype = st.result_type(start, end, weight) if promoted else start.dtype
+    if not dtype.is_floating_point:
         kernel = "lerp_kernel_tensor" if hasattr(weight, "_impl") else "lerp_kernel_scalar"
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{start.dtype.torch_name}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{dtype.torch_name}\'')
 
 
 # ---- closeness (TensorCompare.cpp): compositions of elementwise ops, as torch writes them
@@ -195,10 +206,9 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|a - b| <= atol + rtol |b|, or exactly equal (so equal infinities are close)."""
     if a.dtype is not b.dtype:
         raise RuntimeError(f"{a.dtype.torch_name} did not match {b.dtype.torch_name}")
-    if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
-    if atol < 0:
-        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if not tol >= 0:      # NaN too; printed as C++ prints a double (-1, not -1.0)
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {float(tol):g}")
     close = call("eq.Tensor", a, b)
     if equal_nan:
         both_nan = call("bitwise_and.Tensor", call("ne.Tensor", a, a), call("ne.Tensor", b, b))
