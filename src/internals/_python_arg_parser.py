@@ -480,6 +480,8 @@ class PythonArgParser:
         if len(self.signatures) == 1 or len(plausible) == 1:
             (plausible or self.signatures)[0].parse(args, kwargs, raise_exception=True)
         given = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in (kwargs or {}).items()])
+        if kwargs and not args:      # ``_argDesc`` trims the last ", " only when there are positional arguments
+            given += ", "
         head = f"{self.name}() received an invalid combination of arguments - got ({given}), but expected"
         if len(self.signatures) == 1:
             raise TypeError(f"{head} {self.signatures[0]}")

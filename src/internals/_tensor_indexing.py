@@ -51,7 +51,7 @@ def getitem(x, index):
     if index is Ellipsis:
         return dispatcher.call("alias", x)
     if isinstance(index, slice):         # ``x[:]`` is always a new view: no shortcut for the whole dim
-        return apply_slicing(x, (index,), disable_slice_optimization=True)[0]
+        return _apply_slice(x, 0, index, disable_slice_optimization=True)     # (slice() refuses a 0-dim x)
     if x.dim() == 0 and _is_int(index):
         _refuse_int_index_of_0_dim(index)
     sliced, tensors = apply_slicing(x, as_tuple(index))
@@ -67,7 +67,10 @@ def setitem(x, index, value):
         return
     if x.dim() == 0 and _is_int(index):
         _refuse_int_index_of_0_dim(index)
-    sliced, tensors = apply_slicing(x, None if index is True else as_tuple(index))
+    if isinstance(index, slice):          # as getitem's: slice() refuses a 0-dim x
+        sliced, tensors = _apply_slice(x, 0, index, disable_slice_optimization=True), []
+    else:
+        sliced, tensors = apply_slicing(x, None if index is True else as_tuple(index))
     if not tensors:
         copy_to(sliced, value)
         return
@@ -186,10 +189,9 @@ def _value_to_tensor(x, value):
                         f"{x.dtype.torch_name}Tensor")
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         value = _unpack_long(value)
-    if x.dtype in (st.float16, st.bfloat16):
-        value = st.checked_convert(value, st.float64)
-    else:
-        st.checked_convert(value, x.dtype)
+    st.checked_convert(value, st.float64 if x.dtype in (st.float16, st.bfloat16) else x.dtype)
+    if isinstance(value, complex) and not x.dtype.is_complex:     # no imaginary part: checked above
+        value = bool(value) if x.dtype is st.bool_ else value.real
     return tensor(value, dtype=x.dtype)
 
 

@@ -165,16 +165,10 @@ def pow_tensor_scalar_(x, exponent):
 def lerp(start, end, weight, *, out=None):
     """``lerp.Scalar`` in one loop (the weight as the loop's ``alpha``); ``lerp.Tensor`` from the
     same two formulas, picked elementwise by |weight| < 0.5 (from the nearer end)."""
-    _check_lerp(start, end, weight)
+    common = _check_lerp(start, end, weight, out)
     if not hasattr(weight, "_impl"):
         return binary(ops.LERP, start, end, alpha=weight, out=out)
-    if weight.dim() == 0 and weight.dtype is not start.dtype:
-        # ``TORCH_META_FUNC(lerp_Tensor)``: a 0-dim weight of another dtype is promoted with the
-        # operands (a complex one makes the result complex) and the result cast back safely
-        common = st.result_type(start, end, weight)
-        if out is not None and not st.can_cast(common, out.dtype):
-            raise RuntimeError(f"result type {common.torch_name} can't be cast to the desired output type "
-                               f"{out.dtype.torch_name}")
+    if common is not start.dtype or weight.dtype is not start.dtype:
         result = lerp(*(to(t, common) for t in (start, end, weight)))
         return result if out is None else call("copy_", out, result)
     diff = call("sub.Tensor", end, start)
@@ -189,16 +183,23 @@ def lerp_(start, end, weight):
     return lerp(start, end, weight, out=start)
 
 
-def _check_lerp(start, end, weight):
+def _check_lerp(start, end, weight, out):
+    """``TORCH_META_FUNC(lerp_Tensor)``: ``end`` has the input's dtype, and so has a weight
+    unless it is 0-dim: that one is promoted with the operands (a complex weight makes the
+    result complex), and the result must cast safely into ``out``. Returns the dtype computed in."""
     for name, t in (("end", end), ("weight", weight)):
         if hasattr(t, "_impl") and t.dtype is not start.dtype and (t is end or t.dim()):
             raise RuntimeError(f"expected dtype {_TYPE_META_NAMES[start.dtype.name]} for `{name}` but got dtype "
                                f"{_TYPE_META_NAMES[t.dtype.name]}")
     promoted = hasattr(weight, "_impl") and weight.dim() == 0
     dtype = st.result_type(start, end, weight) if promoted else start.dtype
+    if out is not None and not st.can_cast(dtype, out.dtype):
+        raise RuntimeError(f"result type {dtype.torch_name} can't be cast to the desired output type "
+                           f"{out.dtype.torch_name}")
     if not dtype.is_floating_point:
         kernel = "lerp_kernel_tensor" if hasattr(weight, "_impl") else "lerp_kernel_scalar"
         raise NotImplementedError(f'"{kernel}" not implemented for \'{dtype.torch_name}\'')
+    return dtype
 
 
 # ---- closeness (TensorCompare.cpp): compositions of elementwise ops, as torch writes them

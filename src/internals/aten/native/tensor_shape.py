@@ -7,12 +7,12 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
-from ...c10.tensor_impl import TensorImpl, check_size_nonnegative, contiguous_strides, is_channels_last
+from ...c10.tensor_impl import TensorImpl, contiguous_strides, is_channels_last
 from ...c10.wrap_dim import wrap_dim
 from .. import dispatcher
 from .copy import fill_, same_device_copy
 from .elementwise import common_device
-from .tensor_factories import empty_strided
+from .tensor_factories import empty, empty_strided
 
 
 def make_view(base, sizes, strides, offset=None, dtype=None):
@@ -514,7 +514,8 @@ def tensor_split(x, tensor_indices_or_sections, dim=0):
 # These copy into a fresh output through the copy kernel (``copy.same_device_copy``), or move
 # elements by offsets the host computed (``indexing.move``); the result is never a view.
 def _fresh(sizes, dtype, device):
-    return empty_strided(tuple(sizes), contiguous_strides(tuple(sizes)), dtype=dtype, device=device)
+    """A contiguous output, checked as ``empty`` checks its sizes (negative, or too many bytes)."""
+    return empty(tuple(sizes), dtype=dtype, device=device)
 
 
 def cat(tensors, dim=0):
@@ -592,9 +593,7 @@ def repeat(x, repeats):
     lead = len(repeats) - x.dim()
     strides = (0,) * lead + tuple(x.stride())
     sizes = [r * s for r, s in zip(repeats, padded)]
-    # torch checks the sizes it makes, not the repeats: a dim of 0 repeated -1 times is empty
-    check_size_nonnegative(sizes)
-    out = _fresh(sizes, x.dtype, x.device)
+    out = _fresh(sizes, x.dtype, x.device)     # checks the sizes, not the repeats: 0 times -1 is 0
     if out.numel():
         src = element_offsets([np.arange(n) % s for n, s in zip(sizes, padded)], strides, x.storage_offset())
         move(out, walk(out), x, src)
