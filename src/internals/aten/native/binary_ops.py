@@ -120,6 +120,8 @@ def clamp(x, min=None, max=None, *, out=None):
     promote to; NaN in x stays NaN (maximum and minimum propagate it)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if x.dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
     bounds = [_as_tensor(v) for v in (min, max) if v is not None]
     dtype = st.result_type(x, *bounds)
     if out is not None and not st.can_cast(dtype, out.dtype):

@@ -115,6 +115,8 @@ var_mean_correction, std_mean_correction = _with_mean("var"), _with_mean("std")
 def logsumexp(x, dim, keepdim=False):
     """log(sum(exp(x))) shifted by the max, so that exp cannot overflow (an infinite max shifts
     by 0: inf - inf would be NaN)."""
+    if x.dtype.is_complex:      # the cast below would drop the imaginary parts
+        raise NotImplementedError("internals: logsumexp is not implemented for complex tensors")
     xc = to(x, _float_dtype(x))
     xc = to(xc, st.float32) if xc.dtype.is_reduced_float else xc
     dims = normalize_dims(dim, x.dim())
