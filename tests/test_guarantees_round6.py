@@ -356,3 +356,20 @@ def test_logsumexp_of_a_complex_tensor_is_refused_not_made_real():
     with pytest.raises(NotImplementedError, match="logsumexp is not implemented for complex tensors"):
         internals.tensor([1 + 2j]).logsumexp(0)
     assert torch.tensor([1 + 2j]).logsumexp(0).is_complex()
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.cat([L.ones(2, 3, dtype=L.complex64), L.ones(2, 3, requires_grad=True)], 0),
+    lambda L: L.stack([L.ones(3, dtype=L.complex64), L.ones(3, requires_grad=True)]),
+    lambda L: L.ones(2, requires_grad=True) * 1j,
+    lambda L: L.ones(2, requires_grad=True).to(L.complex64),
+])
+def test_a_complex_result_in_a_graph_is_refused_not_detached(call):
+    """The silent one: torch records the complex result in the graph; the package returned it
+    without ``requires_grad``, so a later backward would skip it. It has no complex autograd
+    and now says so."""
+    assert call(torch).grad_fn is not None
+    with pytest.raises(NotImplementedError, match="complex tensors cannot require gradients"):
+        call(internals)
+    with internals.no_grad():
+        assert not call(internals).requires_grad
