@@ -373,3 +373,24 @@ def test_a_complex_result_in_a_graph_is_refused_not_detached(call):
         call(internals)
     with internals.no_grad():
         assert not call(internals).requires_grad
+
+
+@pytest.mark.parametrize("call", [
+    lambda L: L.bitwise_left_shift(L.tensor([-7, 0, 7]), 1j),
+    lambda L: L.bitwise_and(L.tensor([1, 2]), 1j),
+    lambda L: L.tensor([1, 2]) ^ 1j,
+    lambda L: 1j & L.tensor([True]),
+    lambda L: L.bitwise_left_shift(L.tensor([-0.0, 1.5]), 2**63),
+    lambda L: L.bitwise_right_shift(L.tensor([-0.0, 1.5]), -2**63 - 1),
+    lambda L: L.tensor([True]) << True,
+    lambda L: L.tensor([True]) & True,
+    lambda L: L.clamp(L.tensor([-7, 0, 7]), 1j, 0),
+    lambda L: L.arange(12.).reshape(3, 4).new_zeros((-1, 2)),
+    lambda L: L.arange(12.).reshape(3, 4).new_zeros((2, -3), dtype=L.int8),
+])
+def test_bitwise_clamp_and_new_zeros_refuse_by_dtype_first(call):
+    """A complex operand of a bitwise operator leaked a Numba typing error, and a float tensor
+    shifted by 2**63 failed on the number before its dtype; clamp refuses a complex result
+    whatever makes it complex; ``new_zeros`` is ``empty(...).zero_()`` and words a negative size
+    as ``empty`` does."""
+    same_or_same_error(call)

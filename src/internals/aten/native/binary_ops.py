@@ -90,11 +90,10 @@ def _as_tensor(value):
 
 # ---- bitwise and shift operators: integers and bool only (shifts: integers only)
 def _bitwise(name, op, a, b, out, bool_ok=True):
-    a, b = _as_tensor(a), _as_tensor(b)
-    common = st.result_type(a, b)
-    if common.is_floating_point or (common is st.bool_ and not bool_ok):
+    common = st.result_type(a, b)       # before a number is wrapped: a float's 2**63 is refused by dtype
+    if common.is_floating_point or common.is_complex or (common is st.bool_ and not bool_ok):
         raise _not_implemented(name, common)
-    return binary(op, a, b, out=out)
+    return binary(op, _as_tensor(a), _as_tensor(b), out=out)
 
 
 def _bitwise_kernels(name, kernel_name, op, bool_ok=True):
@@ -120,10 +119,10 @@ def clamp(x, min=None, max=None, *, out=None):
     promote to; NaN in x stays NaN (maximum and minimum propagate it)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if x.dtype.is_complex:
-        raise NotImplementedError("clamp is not supported for complex types")
     bounds = [_as_tensor(v) for v in (min, max) if v is not None]
     dtype = st.result_type(x, *bounds)
+    if dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
     if out is not None and not st.can_cast(dtype, out.dtype):
         raise RuntimeError(f"result type {dtype.torch_name} can't be cast to the desired output type "
                            f"{_TYPE_META_NAMES[out.dtype.name]}")

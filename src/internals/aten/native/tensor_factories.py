@@ -402,7 +402,9 @@ def new_empty(self, size, **options):
 
 
 def new_zeros(self, size, **options):
-    return _new("zeros", self, size, **options)
+    """``empty(...).zero_()``, as torch's: a negative size is ``empty``'s to refuse (``zeros`` words it
+    its own way)."""
+    return dispatcher.call("zero_", new_empty(self, size, **options))
 
 
 def new_ones(self, size, **options):
