@@ -45,11 +45,17 @@ def meshgrid(*tensors, indexing=None):
     return tuple(FUNCTIONS["meshgrid"](tensors, **kwargs))
 
 
-def cat(*args, **kwargs):
-    """``torch.cat``: an empty list is refused by the binding, before any dispatch."""
-    if _empty_list(args, kwargs):
-        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
-    return FUNCTIONS["cat"](*args, **kwargs)
+def _cat_binding(name):
+    def binding(*args, **kwargs):
+        if _empty_list(args, kwargs):
+            raise ValueError("torch.cat(): expected a non-empty list of Tensors")
+        return FUNCTIONS[name](*args, **kwargs)
+    binding.__name__ = binding.__qualname__ = name
+    binding.__doc__ = f"``torch.{name}``: an empty list is refused by the binding, before any dispatch."
+    return binding
+
+
+cat, concat, concatenate = (_cat_binding(name) for name in ("cat", "concat", "concatenate"))
 
 
 def stack(*args, **kwargs):

@@ -172,12 +172,36 @@ def _type_name(obj):
 
 
 def _arg_desc(obj):
-    """...and as a signature's mismatch shows it (``_argDesc``): ``tuple of (int, str)``."""
+    """...and as a signature's mismatch line shows it (``_formattedArgDesc``): ``tuple of (int,)``,
+    ``list of [int, str]``."""
     if isinstance(obj, (tuple, list)) and not isinstance(obj, TensorBase):
-        return f"{type(obj).__name__} of ({', '.join(_arg_desc(o) for o in obj)})"
+        inner = ", ".join(_type_name(o) for o in obj)
+        if isinstance(obj, list):
+            return f"list of [{inner}]"
+        return f"tuple of ({inner}{',' if len(obj) == 1 else ''})"
     return _type_name(obj)
 
 
+def _option_types(option):
+    """The type of each ``", "``-separated piece of a printed signature, as torch's
+    ``_parseOption`` reads it back: the text before the last space, so ``*`` is a piece and a
+    parameter with a default (``bool keepdim = False``) has the type ``bool keepdim =``."""
+    types = []
+    for piece in option[1:-1].split(", "):
+        end = piece.rfind(" ")
+        if "..." in piece:
+            end -= 4
+        types.append(piece[:end] if end >= 0 else piece)
+    return types
+
+
+def _type_matches(type_, obj):
+    """``_buildType``'s test: a float takes ints, and every other type compares its name."""
+    name = _type_name(obj)
+    return name in ("float", "int") if type_ == "float" else name == type_
+
+
+# ---------------------------------------------------------------------- signatures
 # ---------------------------------------------------------------------- signatures
 class FunctionParameter:
     """One parameter of a signature string: ``IntArrayRef[1]? dim``, ``Scalar alpha=1``."""
@@ -347,21 +371,25 @@ class FunctionSignature:
         raise TypeError("invalid keyword arguments")
 
     def _mismatch(self, args, kwargs):
-        """The "didn't match" line of an error: each given argument's type, ``!marked!`` where
-        this signature does not take it; None where the count or the keywords already rule it out."""
-        n = len(args) + len(kwargs or ())
-        if not self.min_args <= n <= self.max_args or len(args) > self.max_pos_args or \
-                any(k not in self.names for k in kwargs or ()):
+        """The "didn't match" line under this signature in an error listing several
+        (``format_invalid_args``), or None. Torch reads the printed signature back, so it
+        counts ``*`` and the parameters with defaults as pieces, and never matches the latter."""
+        option = str(self)
+        types = _option_types(option)
+        got = len(args) + len(kwargs or ())
+        variadic = "..." in option
+        if not (got == len(types) or variadic and got > len(types)):
             return None
+        if kwargs:
+            names = [t.rpartition(" ")[2] for t in option[1:-1].split(", ")]
+            wrong = [k for k in kwargs if k not in names[max(len(names) - len(kwargs), 0):]]
+            if wrong:
+                return "some of the keywords were incorrect: " + ", ".join(wrong)
         shown = []
-        for p, obj in zip(self.params, args):
-            matches = p.check(p, obj) or (obj is None and p.allow_none)
-            shown.append(_arg_desc(obj) if matches else f"!{_arg_desc(obj)}!")
-        for key, obj in (kwargs or {}).items():
-            p = self.params[self.names[key]]
-            ok = p.check(p, obj) or (obj is None and p.allow_none)
-            shown.append(f"{key}={_arg_desc(obj) if ok else '!' + _arg_desc(obj) + '!'}")
-        return f"({', '.join(shown)})"
+        for i, obj in enumerate(list(args) + list((kwargs or {}).values())):
+            type_ = types[i] if i < len(types) else types[-1]
+            shown.append(_arg_desc(obj) if _type_matches(type_, obj) else f"!{_arg_desc(obj)}!")
+        return f"some of the arguments have invalid types: ({', '.join(shown)})"
 
 
 class PythonArgs:
@@ -466,6 +494,8 @@ class PythonArgParser:
         if len(self.signatures) == 1 or len(plausible) == 1:
             (plausible or self.signatures)[0].parse(args, kwargs, raise_exception=True)
         given = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in (kwargs or {}).items()])
+        if kwargs and not args:      # ``_argDesc`` trims the last ", " only when there are positional arguments
+            given += ", "
         head = f"{self.name}() received an invalid combination of arguments - got ({given}), but expected"
         if len(self.signatures) == 1:
             raise TypeError(f"{head} {self.signatures[0]}")
@@ -474,7 +504,7 @@ class PythonArgParser:
             lines.append(f" * {sig}")
             why = sig._mismatch(args, kwargs)
             if why is not None:
-                lines.append(f"      didn't match because some of the arguments have invalid types: {why}")
+                lines.append(f"      didn't match because {why}")
         raise TypeError("\n".join(lines) + "\n")
 
 

@@ -11,6 +11,7 @@ or NumPy array becomes a tensor where it stands; a Python bool, or a 0-dim bool 
 size-1 dim that an index ``[0]`` keeps (True) or an empty index empties (False); a 0-dim integer
 tensor counts as an int.
 """
+import operator
 import warnings
 
 import numpy as np
@@ -50,10 +51,9 @@ def getitem(x, index):
     if index is Ellipsis:
         return dispatcher.call("alias", x)
     if isinstance(index, slice):         # ``x[:]`` is always a new view: no shortcut for the whole dim
-        return apply_slicing(x, (index,), disable_slice_optimization=True)[0]
+        return _apply_slice(x, 0, index, disable_slice_optimization=True)     # (slice() refuses a 0-dim x)
     if x.dim() == 0 and _is_int(index):
-        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` "
-                         "in C++ to convert a 0-dim tensor to a number")
+        _refuse_int_index_of_0_dim(index)
     sliced, tensors = apply_slicing(x, as_tuple(index))
     if tensors:
         return dispatcher.call("index.Tensor", sliced, _index_list(tensors))
@@ -65,7 +65,12 @@ def setitem(x, index, value):
     value = _value_to_tensor(x, value)
     if index is False:                    # a new size-1 dim that nothing is written to
         return
-    sliced, tensors = apply_slicing(x, None if index is True else as_tuple(index))
+    if x.dim() == 0 and _is_int(index):
+        _refuse_int_index_of_0_dim(index)
+    if isinstance(index, slice):          # as getitem's: slice() refuses a 0-dim x
+        sliced, tensors = _apply_slice(x, 0, index, disable_slice_optimization=True), []
+    else:
+        sliced, tensors = apply_slicing(x, None if index is True else as_tuple(index))
     if not tensors:
         copy_to(sliced, value)
         return
@@ -73,6 +78,14 @@ def setitem(x, index, value):
     if stripped != value.shape:
         value = dispatcher.call("view", value, stripped)
     dispatcher.call("index_put_", sliced, _index_list(tensors), value)
+
+
+def _refuse_int_index_of_0_dim(index):
+    """``x[i]`` of a 0-dim ``x``: ``applySelect`` reads the size of the dim it lacks as 0."""
+    if _unpack_long(index) == 0:
+        raise IndexError("invalid index of a 0-dim tensor. Use `tensor.item()` in Python or "
+                         "`tensor.item<T>()` in C++ to convert a 0-dim tensor to a number")
+    raise IndexError(f"index {index} is out of bounds for dimension 0 with size 0")
 
 
 def apply_slicing(x, index, disable_slice_optimization=False):
@@ -98,30 +111,44 @@ def apply_slicing(x, index, disable_slice_optimization=False):
             result = _apply_slice(result, d, i, disable_slice_optimization)
             d += 1
         elif _is_int(i) or _is_0dim(i, None):
-            result = _apply_select(result, d, int(i.item() if _is_0dim(i, None) else i), position)
+            result = _apply_select(result, d, i.item() if _is_0dim(i, None) else _unpack_long(i), position)
         elif _is_sequence(i):
             t = _as_index_tensor(i, x.device)
             tensors.append((d, t))
             d += _mask_dims(t)
         else:
             raise IndexError(f"only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables "
-                             f"are valid indices (got {type(i).__name__})")
+                             f"are valid indices (got {_tp_name(i)})")
     return result, tensors
 
 
 def _apply_slice(x, d, s, disable_slice_optimization):
     """``applySlice``: a slice that starts at 0, steps by 1 and ends at or past the dim's end makes
     no call."""
-    step = 1 if s.step is None else s.step
+    start, stop, step = (_slice_index(b) for b in (s.start, s.stop, s.step))
+    step = 1 if step is None else step
     if step == 0:
         raise ValueError("slice step cannot be zero")
+    step = max(step, -_SSIZE_MAX)
     if step < 0:
         raise ValueError("step must be greater than zero")
-    whole = (s.start is None or type(s.start) is int and s.start == 0) and type(step) is int and step == 1 and (
-        s.stop is None or type(s.stop) is int and s.stop >= _size(x, d))
+    whole = not start and step == 1 and (stop is None or stop >= _size(x, d))
     if whole and not disable_slice_optimization:
         return x
-    return dispatcher.call("slice.Tensor", x, d, s.start, s.stop, step)
+    return dispatcher.call("slice.Tensor", x, d, start, stop, step)
+
+
+_SSIZE_MAX = 2**63 - 1
+
+
+def _slice_index(bound):
+    """``PySlice_Unpack``: a bound read with ``__index__`` (``x[t:]`` reads a 0-dim tensor ``t``)
+    and clamped into Py_ssize_t."""
+    if bound is None:
+        return None
+    if not hasattr(bound, "__index__"):
+        raise TypeError("slice indices must be integers or None or have an __index__ method")
+    return min(max(operator.index(bound), -_SSIZE_MAX - 1), _SSIZE_MAX)
 
 
 def _apply_select(x, d, i, position):
@@ -152,15 +179,34 @@ def _count_specified_dimensions(items):
 
 def _value_to_tensor(x, value):
     """``valueToTensor``: a Python number becomes a 0-dim CPU tensor of ``x``'s dtype (1000 is
-    refused for int8, 1j for float32), made as ``torch.tensor`` makes one (``lift_fresh``)."""
+    refused for int8, 1j for float32), made as ``torch.tensor`` makes one (``lift_fresh``). An
+    int is read as an int64 first (2**63 fails there, whatever the dtype), and float16/bfloat16
+    take the number as a double, so 1e6 rounds to inf instead of overflowing."""
     if isinstance(value, TensorBase):
         return value
     if not isinstance(value, (bool, int, float, complex, np.integer)):
-        kind = type(value)
-        name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
-        raise TypeError(f"can't assign a {name} to a {x._type_name()}")
-    st.checked_convert(value, x.dtype)
+        raise TypeError(f"can't assign a {_tp_name(value)} to a torch.{'cuda.' if x.is_cuda else ''}"
+                        f"{x.dtype.torch_name}Tensor")
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        value = _unpack_long(value)
+    st.checked_convert(value, st.float64 if x.dtype in (st.float16, st.bfloat16) else x.dtype)
+    if isinstance(value, complex) and not x.dtype.is_complex:     # no imaginary part: checked above
+        value = bool(value) if x.dtype is st.bool_ else value.real
     return tensor(value, dtype=x.dtype)
+
+
+def _unpack_long(i):
+    """``THPUtils_unpackLong``: a Python int as an int64, or a ValueError."""
+    i = int(i)
+    if not -2**63 <= i < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    return i
+
+
+def _tp_name(obj):
+    """The type's C name, as torch's messages print it: ``str``, ``numpy.float64``."""
+    kind = type(obj)
+    return kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
 
 
 def copy_to(dst, src):
@@ -198,7 +244,7 @@ def _is_0dim(i, dtypes):
 
 
 def _is_sequence(i):
-    return isinstance(i, (TensorBase, list, tuple, str, np.ndarray))
+    return isinstance(i, (TensorBase, list, tuple, str, range, np.ndarray))
 
 
 def _as_index_tensor(i, device):
@@ -206,7 +252,11 @@ def _as_index_tensor(i, device):
         return i
     if isinstance(i, np.ndarray):
         return tensor(i).to(device)
+    if isinstance(i, range):
+        i = list(i)
     t = tensor(i, device=device)    # a list: bool or uint8 if it infers so, else int64 (``indexing_tensor_from_data``)
+    if t.dtype.is_complex:          # each number is read as an int64 (a float is truncated)
+        raise TypeError("'complex' object cannot be interpreted as an integer")
     return t if t.dtype in (st.bool_, st.uint8) else t.to(st.int64)
 
 

@@ -259,6 +259,8 @@ def set_history(outputs, node):
             t._output_nr = i
             t._requires_grad = True
             node._input_meta[i] = _meta(t)
+        elif t is not None and t._impl.dtype.is_complex:     # torch would record it: refuse, not drop it
+            raise NotImplementedError("internals: complex tensors cannot require gradients (no complex autograd)")
 
 
 def _op_of(node):

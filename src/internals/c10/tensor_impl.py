@@ -143,10 +143,16 @@ def required_storage_elements(sizes, strides, storage_offset):
     return last + 1
 
 
+def check_size_nonnegative(sizes):
+    """``check_size_nonnegative``: the message names the first negative size."""
+    if sizes and min(sizes) < 0:
+        first = next(n for n in sizes if n < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {first}: {list(sizes)}")
+
+
 def check_sizes_and_strides(sizes, strides):
     """No negative size (a tensor cannot have -1 rows) and no negative stride (torch has none)."""
-    if sizes and min(sizes) < 0:
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(sizes)}: {list(sizes)}")
+    check_size_nonnegative(sizes)
     if strides and min(strides) < 0:
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, "
                            f"got strides: {list(strides)}")

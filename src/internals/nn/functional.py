@@ -23,6 +23,8 @@ from .._functional import where
 from .._tensor import Tensor
 from ..aten import dispatcher
 from ..aten.native.tensor_factories import arange, zeros_like
+from ..autograd.grad_mode import no_grad
+from ..c10 import scalar_type as st
 
 __all__ = ["linear", "relu", "dropout", "log_softmax", "softmax", "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy_with_logits"]
@@ -315,8 +317,29 @@ def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, sca
                 raise AssertionError("Padding_idx must be within num_embeddings")
             padding_idx = weight.shape[0] + padding_idx
     if max_norm is not None:
-        raise NotImplementedError("internals' embedding has no max_norm (torch renormalizes the rows in place)")
+        _no_grad_embedding_renorm_(weight, input, max_norm, norm_type)
     return _embedding(weight, input, -1 if padding_idx is None else padding_idx, scale_grad_by_freq, sparse)
+
+
+def _no_grad_embedding_renorm_(weight, input, max_norm, norm_type):
+    """``embedding_renorm_`` (``aten/src/ATen/native/Embedding.cpp``), under no_grad on
+    ``weight.detach()`` as torch/nn/functional.py calls it: each row ``input`` names, once and in
+    sorted order, is scaled in place down to a ``norm_type``-norm of ``max_norm`` (plus 1e-7)."""
+    if weight.dim() != 2:
+        raise RuntimeError(f"Expected 2-dimensional tensor, but got {weight.dim()}-dimensional tensor for "
+                           "argument #1 'self' (while checking arguments for embedding_renorm_)")
+    if input.dtype not in (st.int64, st.int32):
+        raise RuntimeError("Expected tensor for argument #2 'indices' to have one of the following scalar types: "
+                           f"Long, Int; but got {input._type_name()} instead (while checking arguments for "
+                           "embedding_renorm_)")
+    with no_grad():
+        rows = weight.clone()     # scaled here, then written back once: one in-place op, one version
+        for i in sorted(set(input.reshape(-1).tolist())):
+            row = rows.select(0, i)
+            norm = row.norm(norm_type).item()
+            if norm > max_norm:
+                row.mul_(max_norm / (norm + 1e-7))
+        weight.detach().copy_(rows)
 
 
 def sigmoid(input):

@@ -22,14 +22,14 @@ def _not_implemented(kernel, dtype):
 
 def _check_divisor(b, common):
     """Integer division by zero raises in torch (``ZeroDivisionError``, a RuntimeError); a float's
-    gives inf or NaN."""
-    if not common.is_floating_point and call("any", call("eq.Scalar", b, 0)).item():
+    gives inf or NaN. The divisor is read in the common dtype, so 256 divides an int8 tensor as 0."""
+    if not common.is_floating_point and call("any", call("eq.Scalar", to(b, common), 0)).item():
         raise RuntimeError("ZeroDivisionError")
 
 
 def _integer_or_float(name, int_op, float_op, a, b, out):
     common = st.result_type(a, b)
-    if common is st.bool_:
+    if common is st.bool_ or common.is_complex:
         raise _not_implemented(name, common)
     _check_divisor(b, common)
     return binary(float_op if common.is_floating_point else int_op, a, b, out=out)
@@ -90,11 +90,10 @@ def _as_tensor(value):
 
 # ---- bitwise and shift operators: integers and bool only (shifts: integers only)
 def _bitwise(name, op, a, b, out, bool_ok=True):
-    a, b = _as_tensor(a), _as_tensor(b)
-    common = st.result_type(a, b)
-    if common.is_floating_point or (common is st.bool_ and not bool_ok):
+    common = st.result_type(a, b)       # before a number is wrapped: a float's 2**63 is refused by dtype
+    if common.is_floating_point or common.is_complex or (common is st.bool_ and not bool_ok):
         raise _not_implemented(name, common)
-    return binary(op, a, b, out=out)
+    return binary(op, _as_tensor(a), _as_tensor(b), out=out)
 
 
 def _bitwise_kernels(name, kernel_name, op, bool_ok=True):
@@ -122,6 +121,8 @@ def clamp(x, min=None, max=None, *, out=None):
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     bounds = [_as_tensor(v) for v in (min, max) if v is not None]
     dtype = st.result_type(x, *bounds)
+    if dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
     if out is not None and not st.can_cast(dtype, out.dtype):
         raise RuntimeError(f"result type {dtype.torch_name} can't be cast to the desired output type "
                            f"{_TYPE_META_NAMES[out.dtype.name]}")
@@ -165,9 +166,12 @@ def pow_tensor_scalar_(x, exponent):
 def lerp(start, end, weight, *, out=None):
     """``lerp.Scalar`` in one loop (the weight as the loop's ``alpha``); ``lerp.Tensor`` from the
     same two formulas, picked elementwise by |weight| < 0.5 (from the nearer end)."""
-    _check_lerp(start, end, weight)
+    common = _check_lerp(start, end, weight, out)
     if not hasattr(weight, "_impl"):
         return binary(ops.LERP, start, end, alpha=weight, out=out)
+    if common is not start.dtype or weight.dtype is not start.dtype:
+        result = lerp(*(to(t, common) for t in (start, end, weight)))
+        return result if out is None else call("copy_", out, result)
     diff = call("sub.Tensor", end, start)
     near_start = call("lt.Scalar", call("abs", weight), 0.5)
     from_start = call("add.Tensor", start, call("mul.Tensor", weight, diff))
@@ -180,14 +184,23 @@ def lerp_(start, end, weight):
     return lerp(start, end, weight, out=start)
 
 
-def _check_lerp(start, end, weight):
+def _check_lerp(start, end, weight, out):
+    """``TORCH_META_FUNC(lerp_Tensor)``: ``end`` has the input's dtype, and so has a weight
+    unless it is 0-dim: that one is promoted with the operands (a complex weight makes the
+    result complex), and the result must cast safely into ``out``. Returns the dtype computed in."""
     for name, t in (("end", end), ("weight", weight)):
-        if hasattr(t, "_impl") and t.dtype is not start.dtype:
+        if hasattr(t, "_impl") and t.dtype is not start.dtype and (t is end or t.dim()):
             raise RuntimeError(f"expected dtype {_TYPE_META_NAMES[start.dtype.name]} for `{name}` but got dtype "
                                f"{_TYPE_META_NAMES[t.dtype.name]}")
-    if not start.dtype.is_floating_point:
+    promoted = hasattr(weight, "_impl") and weight.dim() == 0
+    dtype = st.result_type(start, end, weight) if promoted else start.dtype
+    if out is not None and not st.can_cast(dtype, out.dtype):
+        raise RuntimeError(f"result type {dtype.torch_name} can't be cast to the desired output type "
+                           f"{out.dtype.torch_name}")
+    if not dtype.is_floating_point:
         kernel = "lerp_kernel_tensor" if hasattr(weight, "_impl") else "lerp_kernel_scalar"
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{start.dtype.torch_name}\'')
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{dtype.torch_name}\'')
+    return dtype
 
 
 # ---- closeness (TensorCompare.cpp): compositions of elementwise ops, as torch writes them
@@ -195,10 +208,9 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
     """|a - b| <= atol + rtol |b|, or exactly equal (so equal infinities are close)."""
     if a.dtype is not b.dtype:
         raise RuntimeError(f"{a.dtype.torch_name} did not match {b.dtype.torch_name}")
-    if rtol < 0:
-        raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
-    if atol < 0:
-        raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    for name, tol in (("rtol", rtol), ("atol", atol)):
+        if not tol >= 0:      # NaN too; printed as C++ prints a double (-1, not -1.0)
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {float(tol):g}")
     close = call("eq.Tensor", a, b)
     if equal_nan:
         both_nan = call("bitwise_and.Tensor", call("ne.Tensor", a, a), call("ne.Tensor", b, b))

@@ -86,7 +86,7 @@ def conv_geometry(input, weight, stride, padding, dilation, groups, bias=None):
     if input.numel() == 0 and N and C:
         raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: "
                            f"{list(input.shape)}")
-    if input.numel() == 0 and weight.numel() == 0:   # torch's empty backend reads the weight's element 0
+    if input.numel() == 0 and C and weight.numel() == 0:   # torch's empty backend reads the weight's element 0
         raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
     if input.numel():       # the kernels' own checks (an empty batch never reaches them)
         if min(dilation) == 0:
@@ -147,6 +147,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         raise NotImplementedError("internals' convolution has no transposed convolution")
     _check_types(input, weight, bias)
     g = conv_geometry(input, weight, stride, padding, dilation, groups, bias)
+    if g.C == 0:      # torch's empty backend multiplies the empty input by the weight: no channels out
+        return _zeros([g.N, 0, g.OH, g.OW], input)
     compute = st.opmath_type(input.dtype)      # 16-bit floats multiply in float32, as torch's CPU loops do
     x, w = to(input, compute), to(weight, compute)
     out = call("matmul", call("reshape", w, [g.G, g.OC // g.G, -1]), im2col(x, g))     # (N, G, OC/G, OH·OW)
@@ -162,6 +164,10 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     if transposed:
         raise NotImplementedError("internals' convolution has no transposed convolution")
     g = conv_geometry(input, weight, stride, padding, dilation, groups)
+    if input.numel() == 0:       # an empty batch, or no channels: zeros (the products would be empty)
+        return (_zeros(input.shape, input) if output_mask[0] else None,
+                _zeros(weight.shape, weight) if output_mask[1] else None,
+                _zeros(bias_sizes, grad_output) if output_mask[2] else None)
     compute = st.opmath_type(input.dtype)
     go = call("reshape", to(grad_output, compute), [g.N, g.G, g.OC // g.G, g.OH * g.OW])
     grad_input = grad_weight = grad_bias = None
@@ -179,6 +185,10 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         summed = call("sum.dim_IntList", to(grad_output, compute), [0, 2, 3], False, dtype=None)
         grad_bias = to(summed, grad_output.dtype)
     return grad_input, grad_weight, grad_bias
+
+
+def _zeros(sizes, like):
+    return call("zeros", list(sizes), dtype=like.dtype, device=like.device)
 
 
 def _batchify(input):

@@ -9,6 +9,7 @@ and products accumulate in int64, as torch's do.
 import numpy as np
 
 from ...c10 import scalar_type as st
+from ...c10.wrap_dim import wrap_dim
 from ...return_types import return_type
 from .. import dispatcher
 from ..tensor_iterator import TensorIterator
@@ -18,7 +19,7 @@ from .dispatch_stub import loops
 from .tensor_factories import empty, wrap_scalar
 
 
-def normalize_dims(dims, ndim):
+def normalize_dims(dims, ndim, in_order=False):
     """Wrap negative dims and check range, as ``maybe_wrap_dim`` does.
 
     No dims, or an empty list of them, means every dim: ``make_dim_mask`` in ``ReduceOpsUtils.h``
@@ -28,12 +29,13 @@ def normalize_dims(dims, ndim):
         return tuple(range(ndim))
     if isinstance(dims, int):
         dims = (dims,)
-    out = []
+    out, n = [], ndim or 1    # a 0-dim tensor takes dim 0 and -1
+    # sum and most reductions wrap every dim before comparing any; ``in_order`` (var, std and
+    # vector_norm) wraps and compares them one at a time
+    for d in () if in_order else dims:
+        wrap_dim(d, n)
     for d in dims:
-        n = ndim or 1          # a 0-dim tensor takes dim 0 and -1
-        if not -n <= d < n:
-            raise IndexError(f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {d})")
-        d = d % n
+        d = wrap_dim(d, n)
         if d in out:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         out.append(d)
@@ -125,18 +127,20 @@ def _check_not_all_of_empty(name, x):
 def amax(x, dim=(), keepdim=False):
     if dim is None or (not isinstance(dim, int) and len(dim) == 0):
         _check_not_all_of_empty("amax", x)
+    _not_complex(x, "max_values_cpu")
     return _reduce(ops.AMAX, x, dim, keepdim, x.dtype, "amax")
 
 
 def amin(x, dim=(), keepdim=False):
     if dim is None or (not isinstance(dim, int) and len(dim) == 0):
         _check_not_all_of_empty("amin", x)
+    _not_complex(x, "min_values_cpu")
     return _reduce(ops.AMIN, x, dim, keepdim, x.dtype, "amin")
 
 
 def _arg(op, name, x, dim, keepdim):
-    if x.dtype is st.bool_:
-        raise RuntimeError(f"{name}(): does not support bool input")
+    if x.dtype is st.bool_ or x.dtype.is_complex:
+        raise RuntimeError(f"{name}(): does not support {'bool' if x.dtype is st.bool_ else 'complex'} input")
     if dim is None:
         if x.numel() == 0:
             raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
@@ -157,12 +161,22 @@ def argmin(x, dim=None, keepdim=False):
 def _max_min(op, arg_op, name, x, dim, keepdim):
     if dim is None:
         _check_not_all_of_empty(name, x)
+        _not_complex(x, f"{name}_all")
         return _reduce(op, x, None, False, x.dtype, name)
+    if x.dtype.is_complex:
+        wrap_dim(dim, x.dim())
+        raise RuntimeError(f"{name}(): does not support complex input")
     values = _reduce(op, x, dim, keepdim, x.dtype, name)
     # bool compares as uint8 for the position; the values are unchanged.
     source = x if x.dtype is not st.bool_ else cast_like(x, st.uint8)
     indices = _reduce(arg_op, source, dim, keepdim, st.int64, name)
     return _return_type(name)(values, indices)
+
+
+def _not_complex(x, kernel):
+    """max, min, sorting and selection compare elements: torch's CPU kernels have no complex case."""
+    if x.dtype.is_complex:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{x.dtype.torch_name}\'')
 
 
 def _return_type(name):

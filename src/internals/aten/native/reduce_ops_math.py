@@ -64,7 +64,7 @@ def var_correction(x, dim=None, *, correction=None, keepdim=False):
     """Two passes, as a textbook: the mean, then the mean squared deviation from it, divided by
     N - correction (torch uses Welford's one pass; both are exact to rounding)."""
     xc = _float_input(x, "std and var")
-    dims = normalize_dims(dim, x.dim())
+    dims = normalize_dims(dim, x.dim(), in_order=True)
     n = _count(x, dims)
     correction = 1 if correction is None else correction
     if n - correction <= 0:
@@ -115,6 +115,8 @@ var_mean_correction, std_mean_correction = _with_mean("var"), _with_mean("std")
 def logsumexp(x, dim, keepdim=False):
     """log(sum(exp(x))) shifted by the max, so that exp cannot overflow (an infinite max shifts
     by 0: inf - inf would be NaN)."""
+    if x.dtype.is_complex:      # the cast below would drop the imaginary parts
+        raise NotImplementedError("internals: logsumexp is not implemented for complex tensors")
     xc = to(x, _float_dtype(x))
     xc = to(xc, st.float32) if xc.dtype.is_reduced_float else xc
     dims = normalize_dims(dim, x.dim())
@@ -147,7 +149,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
                            f"Got {x.dtype.torch_name}")
     xc = to(x, dtype) if dtype is not None else x
     xc = to(xc, st.float32) if xc.dtype.is_reduced_float else xc
-    dims = normalize_dims(dim, x.dim())
+    dims = normalize_dims(dim, x.dim(), in_order=True)
     a = dispatcher.call("abs", xc)
     if ord == math.inf:
         out = dispatcher.call("amax", a, dims, keepdim)

@@ -14,7 +14,7 @@ from .. import dispatcher
 from ..tensor_iterator import output_layout
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
-from .reduce_ops import _return_type, normalize_dims
+from .reduce_ops import _not_complex, _return_type, normalize_dims
 from .tensor_factories import empty, empty_strided
 from .tensor_shape import wrap_dim
 
@@ -122,9 +122,15 @@ def _dim(x, dim):
 
 
 def _no_bool(x, kernel):
-    """The CPU selection kernels dispatch on all types but bool."""
+    """The CPU selection kernels dispatch on all types but bool (and complex)."""
     if x.dtype is st.bool_:
         raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    _not_complex(x, kernel)
+
+
+def _sortable(x, name):
+    if x.dtype.is_complex:
+        raise RuntimeError(f" {name} does not support complex dtypes on CPU")
 
 
 def _back(t, x, dim, layout):
@@ -136,6 +142,7 @@ def _back(t, x, dim, layout):
 def sort_stable(x, *, stable=None, dim=-1, descending=False):
     """Results laid out as the input, made dense (``infer_dense_strides``), as torch's."""
     d = _dim(x, dim)
+    _sortable(x, "Sort")
     values, idx = _sorted_rows(x, d, descending)
     # an empty input keeps its strides (torch: it counts as dense)
     layout = tuple(x.stride()) if x.numel() == 0 else output_layout([x._impl], tuple(x.shape))
@@ -178,6 +185,7 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
         raise RuntimeError("selected index k out of range")
     if x.dtype is st.bool_ and not x.is_cuda:     # (CUDA's refusal is not checked here)
         raise RuntimeError("topk does not support bool dtypes on CPU")
+    _sortable(x, "topk")
     if x.dim() == 0:        # torch copies the element whatever k (0 or 1)
         return _return_type("topk")(dispatcher.call("clone", x), dispatcher.call("zeros", [], dtype=st.int64,
                                                                                  device=x.device))
@@ -199,8 +207,10 @@ def kthvalue(x, k, dim=-1, keepdim=False):
     _check_nonempty("kthvalue", x, d)
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    if x.dim():
-        _no_bool(x, "kthvalue_cpu")
+    if x.dim() == 0:        # torch copies the element, whatever its dtype
+        return _return_type("kthvalue")(dispatcher.call("clone", x),
+                                        dispatcher.call("zeros", [], dtype=st.int64, device=x.device))
+    _no_bool(x, "kthvalue_cpu")
     return _selection(x, d, keepdim, "kthvalue", KTH, k - 1)
 
 
@@ -227,6 +237,7 @@ def median(x):
 def mode(x, dim=-1, keepdim=False):
     d = _dim(x, dim)
     _check_nonempty("mode", x, d)
+    _not_complex(x, "mode_cpu")
     return _selection(x, d, keepdim, "mode", MODE)
 
 
@@ -235,13 +246,14 @@ def _scan(x, dim, dtype, product):
     """cumsum/cumprod: integers and bool accumulate in int64 unless ``dtype`` says otherwise, the
     16-bit floats in float32; the result is contiguous, as torch's."""
     d = _dim(x, dim)
-    out_dtype = dtype or (st.int64 if not x.dtype.is_floating_point else x.dtype)
+    out_dtype = dtype or (x.dtype if x.dtype.is_floating_point or x.dtype.is_complex else st.int64)
     compute = st.float32 if out_dtype.is_reduced_float else out_dtype
     rows = _from_zero(contiguous(to(_last(x, d), compute)))
     result = empty(rows.shape, dtype=compute, device=x.device)
     n = rows.shape[-1] if rows.dim() else 1
     if result.numel():
-        acc = np.float64 if out_dtype is st.float32 else compute.numpy_type     # CPU ``acc_type``
+        # CPU ``acc_type``: float32 and complex64 accumulate in double precision
+        acc = {st.float32: np.float64, st.complex64: np.complex128}.get(out_dtype, compute.numpy_type)
         init = np.dtype(acc).type(1 if product else 0)
         loops(x.device, "scan").scan_loop(buffer(result), buffer(rows), result.numel() // n, n, product, init)
     return _dense(to(_unlast(result, x, d), out_dtype))

@@ -33,7 +33,7 @@ from ...c10.memory_format import (
     preserve_format,
 )
 from ...c10.storage import UntypedStorage, bytes_of
-from ...c10.tensor_impl import TensorImpl, contiguous_strides
+from ...c10.tensor_impl import TensorImpl, check_size_nonnegative, contiguous_strides
 from .. import dispatcher
 from ..empty_tensor import empty_strided
 from ..tensor_iterator import output_layout
@@ -45,6 +45,10 @@ from .cpu.range_factories import linspace_fill, logspace_fill
 def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
     """``empty.memory_format``'s CPU and CUDA kernel (torch's ``empty_cpu``, ``empty_cuda``)."""
     size = tuple(size)
+    check_size_nonnegative(size)
+    # ``computeStorageNbytesContiguous``: the bytes must fit in int64 before any stride is made
+    if math.prod(size) * (dtype or st.get_default_dtype()).itemsize >= 2**63:
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     if memory_format is preserve_format:
         raise RuntimeError("unsupported memory format Preserve")   # torch's check in empty_cpu
     strides = contiguous_strides(size) if memory_format in (None, contiguous_format) else \
@@ -422,7 +426,9 @@ def new_empty(self, size, **options):
 
 
 def new_zeros(self, size, **options):
-    return _new("zeros", self, size, **options)
+    """``empty(...).zero_()``, as torch's: a negative size is ``empty``'s to refuse (``zeros`` words it
+    its own way)."""
+    return dispatcher.call("zero_", new_empty(self, size, **options))
 
 
 def new_ones(self, size, **options):

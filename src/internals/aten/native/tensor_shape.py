@@ -14,7 +14,7 @@ from ...c10.wrap_dim import wrap_dim
 from .. import dispatcher
 from .copy import fill_, same_device_copy
 from .elementwise import common_device
-from .tensor_factories import empty_strided
+from .tensor_factories import empty, empty_strided
 
 
 def make_view(base, sizes, strides, offset=None, dtype=None):
@@ -289,11 +289,18 @@ def slice_tensor(x, dim=0, start=None, end=None, step=1):
 
 
 def _slice(x, d, start, stop, step):
+    """The view; as torch's int64 arithmetic, a step near 2**63 wraps the size and stride around
+    (into a size of 0, or a negative stride that the view's check refuses)."""
     sizes, strides = list(x.shape), list(x.stride())
     offset = x.storage_offset() + start * strides[d]
-    sizes[d] = max(0, (stop - start + step - 1) // step)
-    strides[d] *= step
+    n = _wrap_int64(stop - start + step - 1)
+    sizes[d] = max(0, abs(n) // step * (1 if n >= 0 else -1))     # C++ division truncates
+    strides[d] = _wrap_int64(strides[d] * step)
     return make_view(x, sizes, strides, offset)
+
+
+def _wrap_int64(v):
+    return (v + 2**63) % 2**64 - 2**63
 
 
 def select(x, dim, index):
@@ -315,10 +322,11 @@ def squeeze(x, dim=None):
     if dim is None:
         dims = range(x.dim())
     else:
-        dims = [wrap_dim(d, x.dim()) for d in ([dim] if isinstance(dim, int) else dim)]
-        for d in dims:
-            if dims.count(d) > 1:
-                raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        dims = []
+        for d in [dim] if isinstance(dim, int) else dim:      # wrapped and compared in turn
+            dims.append(wrap_dim(d, x.dim()))
+            if dims[-1] in dims[:-1]:
+                raise RuntimeError(f"dim {dims[-1]} appears multiple times in the list of dims")
     keep = [d for d in range(x.dim()) if not (d in dims and x.shape[d] == 1)]
     return make_view(x, [x.shape[d] for d in keep], [x.stride()[d] for d in keep])
 
@@ -508,7 +516,8 @@ def tensor_split(x, tensor_indices_or_sections, dim=0):
 # These copy into a fresh output through the copy kernel (``copy.same_device_copy``), or move
 # elements by offsets the host computed (``indexing.move``); the result is never a view.
 def _fresh(sizes, dtype, device):
-    return empty_strided(tuple(sizes), contiguous_strides(tuple(sizes)), dtype=dtype, device=device)
+    """A contiguous output, checked as ``empty`` checks its sizes (negative, or too many bytes)."""
+    return empty(tuple(sizes), dtype=dtype, device=device)
 
 
 def cat(tensors, dim=0):
@@ -582,14 +591,11 @@ def repeat(x, repeats):
     if len(repeats) < x.dim():
         raise RuntimeError("Number of dimensions of repeat dims can not be smaller than number of dimensions of "
                            "tensor")
-    if any(r < 0 for r in repeats):
-        raise RuntimeError(f"Trying to create tensor with negative dimension {min(repeats)}: "
-                           f"{[r * s for r, s in zip(repeats, _padded(x, len(repeats)))]}")
     padded = _padded(x, len(repeats))
     lead = len(repeats) - x.dim()
     strides = (0,) * lead + tuple(x.stride())
     sizes = [r * s for r, s in zip(repeats, padded)]
-    out = _fresh(sizes, x.dtype, x.device)
+    out = _fresh(sizes, x.dtype, x.device)     # checks the sizes, not the repeats: 0 times -1 is 0
     if out.numel():
         src = element_offsets([np.arange(n) % s for n, s in zip(sizes, padded)], strides, x.storage_offset())
         move(out, walk(out), x, src)

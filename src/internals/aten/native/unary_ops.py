@@ -92,6 +92,8 @@ def round_decimals(x, *, decimals=0, out=None):
             raise _not_implemented("round_cpu", x)
         ten_pow = 10.0 ** abs(decimals)
         return binary(ops.ROUND_DECIMALS, x, wrap_scalar(ten_pow), alpha=decimals < 0, out=out)
+    if x.dtype is st.bool_ or x.dtype.is_complex:
+        raise _not_implemented("round_vml_cpu", x)
     if not x.dtype.is_floating_point:        # a copy laid out by TensorIterator, as floor's
         return unary(ops.IDENTITY, x) if out is None else out
     return unary(ops.NEARBYINT, x, out=out)

@@ -2142,7 +2142,7 @@ class ConvolutionBackward0(Node):
             transposed = node.transposed_
             output_padding = node.output_padding_
             groups = node.groups_
-            grad_input, grad_weight, grad_bias = convolution_backward(grad, input, weight, [grad.size(1)], stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
+            grad_input, grad_weight, grad_bias = convolution_backward(grad, input, weight, [weight.size(0)], stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
         return grad_input, grad_weight, grad_bias
 
 
