@@ -2,28 +2,18 @@
 
 The operators' functions are generated from ``aten/native_functions.yaml`` into
 ``_generated/python_torch_functions.py``. Written here in Python, as torch writes some in
-``torch/functional.py``: what is not an operator in internals, and ``where`` with Python numbers.
+``torch/functional.py``: what is not an operator in internals.
 """
 from . import linalg
 from ._generated.python_torch_functions import FUNCTIONS
 from ._tensor_base import Size, TensorBase
 from .aten import dispatcher
-from .aten.native.tensor_factories import wrap_scalar
 from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
 
 # The generated bindings become this module's functions, as torch/__init__.py copies those of
 # ``torch._C._VariableFunctions`` into its namespace; the functions below replace a few of them.
 globals().update(FUNCTIONS)
 __all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm"]
-
-
-def where(condition, input=None, other=None):
-    """``where.self``, with a Python number for ``input`` or ``other`` taken as a wrapped number
-    (torch has where.ScalarSelf/ScalarOther/Scalar overloads for that; internals does not).
-    With the condition alone, ``where(Tensor condition)``: the indices where it holds, per dim."""
-    if input is None and other is None:
-        return dispatcher.call("where", condition)
-    return dispatcher.call("where.self", condition, wrap_scalar(input), wrap_scalar(other))
 
 
 def cat(*args, **kwargs):

@@ -8,6 +8,66 @@ from ..aten.dispatcher import call as _call
 
 from ..autograd.variable_factories import variable_factory as _factory
 
+___ilshift___parser = PythonArgParser([
+    '__ilshift__(Tensor other)',
+    '__ilshift__(Scalar other)',
+])
+
+
+def THPVariable___ilshift__(self, *args, **kwargs):
+    _r = ___ilshift___parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::__ilshift__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _call('__ilshift__.Tensor', self, _r.tensor(0))
+    # aten::__ilshift__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _call('__ilshift__.Scalar', self, _r.scalar(0))
+
+
+___irshift___parser = PythonArgParser([
+    '__irshift__(Tensor other)',
+    '__irshift__(Scalar other)',
+])
+
+
+def THPVariable___irshift__(self, *args, **kwargs):
+    _r = ___irshift___parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::__irshift__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _call('__irshift__.Tensor', self, _r.tensor(0))
+    # aten::__irshift__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _call('__irshift__.Scalar', self, _r.scalar(0))
+
+
+___lshift___parser = PythonArgParser([
+    '__lshift__(Tensor other)',
+    '__lshift__(Scalar other)',
+])
+
+
+def THPVariable___lshift__(self, *args, **kwargs):
+    _r = ___lshift___parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::__lshift__.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('__lshift__.Tensor', self, _r.tensor(0))
+    # aten::__lshift__.Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('__lshift__.Scalar', self, _r.scalar(0))
+
+
+___rshift___parser = PythonArgParser([
+    '__rshift__(Tensor other)',
+    '__rshift__(Scalar other)',
+])
+
+
+def THPVariable___rshift__(self, *args, **kwargs):
+    _r = ___rshift___parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::__rshift__.Tensor(Tensor self, Tensor other) -> Tensor
+        return _call('__rshift__.Tensor', self, _r.tensor(0))
+    # aten::__rshift__.Scalar(Tensor self, Scalar other) -> Tensor
+    return _call('__rshift__.Scalar', self, _r.scalar(0))
+
+
 def THPVariable__indices(self):
     # aten::_indices(Tensor(a) self) -> Tensor(a)
     return _call('_indices', self)
@@ -1419,6 +1479,17 @@ def THPVariable_new_empty(self, *args, **kwargs):
     return _factory(_r.to_bool(5), 'new_empty', self, _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
 
 
+_new_empty_strided_parser = PythonArgParser([
+    'new_empty_strided(SymIntArrayRef size, SymIntArrayRef stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def THPVariable_new_empty_strided(self, *args, **kwargs):
+    _r = _new_empty_strided_parser.parse(args, kwargs)
+    # aten::new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(6), 'new_empty_strided', self, _r.intlist(0), _r.intlist(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+
+
 _new_full_parser = PythonArgParser([
     'new_full(SymIntArrayRef size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
@@ -1567,6 +1638,11 @@ def THPVariable_random_(self, *args, **kwargs):
         return _call('random_.from', self, _r.to_int64(0), _r.to_int64(1), generator=_r.value(2))
     # aten::random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
     return _call('random_.to', self, _r.to_int64(0), generator=_r.value(1))
+
+
+def THPVariable_reciprocal(self):
+    # aten::reciprocal(Tensor self) -> Tensor
+    return _call('reciprocal', self)
 
 
 def THPVariable_relu(self):
@@ -2229,13 +2305,17 @@ def THPVariable_view(self, *args, **kwargs):
 
 _where_parser = PythonArgParser([
     'where(Tensor condition, Tensor other)',
+    'where(Tensor condition, Scalar other)',
 ])
 
 
 def THPVariable_where(self, *args, **kwargs):
     _r = _where_parser.parse(args, kwargs)
-    # aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-    return _call('where.self', _r.tensor(0), self, _r.tensor(1))
+    if _r.idx == 0:
+        # aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+        return _call('where.self', _r.tensor(0), self, _r.tensor(1))
+    # aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+    return _call('where.ScalarOther', _r.tensor(0), self, _r.scalar(1))
 
 
 def THPVariable_zero_(self):
@@ -2376,6 +2456,7 @@ METHODS = named({
     'neg': THPVariable_neg,
     'neg_': THPVariable_neg_,
     'new_empty': THPVariable_new_empty,
+    'new_empty_strided': THPVariable_new_empty_strided,
     'new_full': THPVariable_new_full,
     'new_ones': THPVariable_new_ones,
     'new_zeros': THPVariable_new_zeros,
@@ -2388,6 +2469,7 @@ METHODS = named({
     'pow_': THPVariable_pow_,
     'prod': THPVariable_prod,
     'random_': THPVariable_random_,
+    'reciprocal': THPVariable_reciprocal,
     'relu': THPVariable_relu,
     'relu_': THPVariable_relu_,
     'remainder': THPVariable_remainder,
@@ -2484,8 +2566,8 @@ METHODS = named({
     '__xor__': type_error_to_not_implemented(THPVariable_bitwise_xor, '__xor__'),
     '__rxor__': type_error_to_not_implemented(THPVariable_bitwise_xor, '__rxor__'),
     '__ixor__': type_error_to_not_implemented(THPVariable_bitwise_xor_, '__ixor__'),
-    '__lshift__': type_error_to_not_implemented(THPVariable_bitwise_left_shift, '__lshift__'),
-    '__ilshift__': type_error_to_not_implemented(THPVariable_bitwise_left_shift_, '__ilshift__'),
-    '__rshift__': type_error_to_not_implemented(THPVariable_bitwise_right_shift, '__rshift__'),
-    '__irshift__': type_error_to_not_implemented(THPVariable_bitwise_right_shift_, '__irshift__'),
+    '__lshift__': type_error_to_not_implemented(THPVariable___lshift__, '__lshift__'),
+    '__ilshift__': type_error_to_not_implemented(THPVariable___ilshift__, '__ilshift__'),
+    '__rshift__': type_error_to_not_implemented(THPVariable___rshift__, '__rshift__'),
+    '__irshift__': type_error_to_not_implemented(THPVariable___irshift__, '__irshift__'),
 })

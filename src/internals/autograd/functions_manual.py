@@ -16,7 +16,10 @@ from ..aten.native.tensor_shape import slice_bounds, wrap_dim
 from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.scalar_type import float64
 
-__all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "sgn", "where", "zeros_like",
+__all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "mul_scalar", "div_scalar",
+           "mul_tensor_backward", "div_tensor_self_backward", "div_tensor_other_backward",
+           "softmax_double_backward", "nll_loss_backward", "nll_loss", "mse_loss_backward",
+           "mse_loss_double_backward", "sgn", "where", "zeros_like",
            "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
            "pow_backward_exponent", "pow_backward_exponent_scalar_base", "sum_backward",
            "mean_backward", "prod_backward", "restore_reduced_dims", "scale_grad_by_count",
@@ -55,8 +58,36 @@ def maybe_multiply(t, s):
     return t if s == 1 else t * s
 
 
+# C++'s ``t * 2`` and ``t / n`` call the Scalar overloads (``mul.Scalar``, ``div.Scalar``); Python's
+# ``t * 2`` wraps the number into a tensor (``mul.Tensor``). The formulas write torch's C++.
+def mul_scalar(t, s):
+    return dispatcher.call("mul.Scalar", t, s)
+
+
+def div_scalar(t, s):
+    return dispatcher.call("div.Scalar", t, s)
+
+
+def mul_tensor_backward(grad, other, self_st):
+    return mul_scalar(grad, other)
+
+
+def div_tensor_self_backward(grad, other, self_st):
+    return div_scalar(grad, other)
+
+
+def div_tensor_other_backward(grad, self, other):
+    """-grad * self / other², as torch groups it: ``-grad * ((self / other) / other)``, the right
+    operand first (the order C++ evaluates it in)."""
+    ratio = (self / other) / other
+    return -grad * ratio
+
+
 def where(cond, a, b):
-    return dispatcher.call("where.self", cond, wrap_scalar(a), wrap_scalar(b))
+    """``at::where`` with a number for either value picks a Scalar overload, as C++ overloading does."""
+    overload = {(True, True): "self", (False, True): "ScalarSelf", (True, False): "ScalarOther",
+                (False, False): "Scalar"}
+    return dispatcher.call(f"where.{overload[hasattr(a, 'dim'), hasattr(b, 'dim')]}", cond, a, b)
 
 
 def zeros_like(t):
@@ -89,7 +120,7 @@ def pow_backward(grad, self, exponent):
     """``pow.Tensor_Scalar``: d/dx x**c = c * x**(c-1), grouped as torch's; 0 for c == 0."""
     if exponent == 0:
         return zeros_like(self)
-    return grad * (self.pow(exponent - 1) * exponent)
+    return grad * mul_scalar(self.pow(exponent - 1), exponent)
 
 
 def pow_backward_exponent_scalar_base(grad, base, exponent, result):
@@ -131,7 +162,7 @@ def mean_backward(grad, sizes, dims, numel, keepdim):
     count = 1
     for d in _reduced_dims(dims, len(sizes)) if sizes else ():
         count *= sizes[d]
-    return sum_backward(grad, sizes, dims, keepdim) / max(count, 1) if sizes else grad / numel
+    return div_scalar(sum_backward(grad, sizes, dims, keepdim), max(count, 1) if sizes else numel)
 
 
 def prod_backward(grad, self, result, dim=None, keepdim=False):
@@ -175,11 +206,35 @@ def value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
 
 
 def _softmax_backward_data(grad, output, dim, input_dtype):
-    return ((grad - (grad * output).sum(dim, keepdim=True)) * output).to(input_dtype)
+    return dispatcher.call("_softmax_backward_data", grad, output, dim, input_dtype)
 
 
 def _log_softmax_backward_data(grad, output, dim, input_dtype):
-    return (grad - output.exp() * grad.sum(dim, keepdim=True)).to(input_dtype)
+    return dispatcher.call("_log_softmax_backward_data", grad, output, dim, input_dtype)
+
+
+def softmax_double_backward(grad, grad_output, dim, output):
+    """The derivative of ``_softmax_backward_data`` with respect to the softmax output."""
+    return grad_output * grad - (output * grad_output).sum(dim, True) * grad \
+        - grad_output * (output * grad).sum(dim, True)
+
+
+# ---------------------------------------------------------------------- losses (operators of their own)
+def nll_loss_backward(grad, self, target, weight, reduction, ignore_index, total_weight):
+    return dispatcher.call("nll_loss_backward", grad, self, target, weight, reduction, ignore_index, total_weight)
+
+
+def nll_loss(self, target, weight, reduction, ignore_index):
+    return dispatcher.call("nll_loss_forward", self, target, weight, reduction, ignore_index)[0]
+
+
+def mse_loss_backward(grad, self, target, reduction):
+    return dispatcher.call("mse_loss_backward", grad, self, target, reduction)
+
+
+def mse_loss_double_backward(grad, input, reduction):
+    grad_input = mul_scalar(grad, 2)
+    return div_scalar(grad_input, input.numel()) if reduction == 1 else grad_input
 
 
 # ---------------------------------------------------------------------- linear algebra
@@ -547,16 +602,18 @@ def var_backward(grad, self, dims, correction, keepdim):
     for d in dims:
         n *= self.shape[d] if self.dim() else 1
     dof = n - (1 if correction is None else correction)
-    mean = self.mean(dims, keepdim=True)
+    mean = self.mean() if full else self.mean(dims, keepdim=True)
     if full and dof <= 0:
         return grad * where(self == mean, math.nan, math.inf)
-    grad = restore_reduced_dims(grad, dims, keepdim, self.dim())
-    return (2.0 / dof if dof else math.inf) * grad * (self - mean)
+    if not full and not keepdim:
+        grad = restore_reduced_dims(grad, dims, keepdim, self.dim())
+    centered = self - mean                  # C++ evaluates the right operand first
+    return mul_scalar(grad, 2.0 / dof if dof else math.inf) * centered
 
 
 def std_backward(result, grad, self, dims, correction, keepdim):
     """std = sqrt(var): the var gradient scaled by 1 / (2 std); 0 where std is 0, as torch."""
-    grad_var = where(result == 0, 0, grad / (result * 2))
+    grad_var = dispatcher.call("masked_fill_.Scalar", grad / mul_scalar(result, 2), result == 0, 0)
     return var_backward(grad_var, self, dims, correction, keepdim)
 
 

@@ -71,8 +71,8 @@ def _uses(formula, name):
 
 
 def _op_prefix(base):
-    """``add`` -> ``AddBackward`` (``_create_op_prefix``)."""
-    return "".join(p.title() for p in base.split("_")) + "Backward"
+    """``add`` -> ``AddBackward``, ``nll_loss_forward`` -> ``NllLossBackward`` (``_create_op_prefix``)."""
+    return ("".join(p.title() for p in base.split("_")) + "Backward").replace("ForwardBackward", "Backward")
 
 
 def _torch_node_numbers():
@@ -241,9 +241,11 @@ def gen_node(info):
             lines.append(f"        return ({info.formulas[arg]},)")
     else:
         lines.append("        edges = node._next_edges")
-        results = []
-        for i, arg in enumerate(info.edges):
-            results.append(f"grad_{arg}")
+        results = [f"grad_{arg}" for arg in info.edges]
+        # The formulas run in the sorted order of their keys, as torch's load_derivatives.py reads
+        # them (``sorted(defn.keys())``): div's ``other`` before ``self``, mm's ``mat2`` before ``self``.
+        order = sorted(enumerate(info.edges), key=lambda e: ", ".join(info.groups.get(e[1], (e[1],))))
+        for i, arg in order:
             group = info.groups.get(arg)
             if group is None:
                 lines.append(f"        grad_{arg} = None")
@@ -309,7 +311,7 @@ def gen_functions(infos):
 
 # ---------------------------------------------------------------------- variable_type.py
 def _py_default(default):
-    return {"[]": "()", "true": "True", "false": "False"}.get(default, default)
+    return {"[]": "()", "true": "True", "false": "False", "Mean": "1"}.get(default, default)   # at::Reduction::Mean
 
 
 def _kernel_name(schema):

@@ -41,6 +41,7 @@ from .functions import (
     DiagEmbedBackward0,
     DiagonalBackward0,
     DivBackward0,
+    DivBackward1,
     DivBackward2,
     DivBackward3,
     DotBackward0,
@@ -67,6 +68,7 @@ from .functions import (
     LinalgVectorNormBackward0,
     LogBackward0,
     LogSoftmaxBackward0,
+    LogSoftmaxBackwardDataBackward0,
     LogsumexpBackward0,
     MaskedFillBackward0,
     MaskedFillBackward1,
@@ -84,11 +86,16 @@ from .functions import (
     MinimumBackward0,
     MmBackward0,
     ModeBackward0,
+    MseLossBackward0,
+    MseLossBackwardBackward0,
     MulBackward0,
+    MulBackward1,
     MvBackward0,
     NativeBatchNormBackward0,
     NativeLayerNormBackward0,
     NegBackward0,
+    NllLossBackward0,
+    NllLossBackwardBackward0,
     NormalBackward0,
     PermuteBackward0,
     PowBackward0,
@@ -99,6 +106,7 @@ from .functions import (
     RandomBackward0,
     RandomBackward1,
     RandomBackward2,
+    ReciprocalBackward0,
     ReluBackward0,
     RemainderBackward0,
     RemainderBackward1,
@@ -118,6 +126,7 @@ from .functions import (
     SinBackward0,
     SliceBackward0,
     SoftmaxBackward0,
+    SoftmaxBackwardDataBackward0,
     SoftplusBackward0,
     SortBackward0,
     SortBackward1,
@@ -159,6 +168,7 @@ from .functions import (
 OPS = {
     'neg': dispatcher.find('neg'),
     'neg_': dispatcher.find('neg_'),
+    'reciprocal': dispatcher.find('reciprocal'),
     'abs': dispatcher.find('abs'),
     'abs_': dispatcher.find('abs_'),
     'exp': dispatcher.find('exp'),
@@ -180,6 +190,8 @@ OPS = {
     'sub_.Tensor': dispatcher.find('sub_.Tensor'),
     'mul.Tensor': dispatcher.find('mul.Tensor'),
     'mul_.Tensor': dispatcher.find('mul_.Tensor'),
+    'mul.Scalar': dispatcher.find('mul.Scalar'),
+    'div.Scalar': dispatcher.find('div.Scalar'),
     'div.Tensor': dispatcher.find('div.Tensor'),
     'div_.Tensor': dispatcher.find('div_.Tensor'),
     'pow.Tensor_Scalar': dispatcher.find('pow.Tensor_Scalar'),
@@ -209,6 +221,12 @@ OPS = {
     'min': dispatcher.find('min'),
     '_softmax': dispatcher.find('_softmax'),
     '_log_softmax': dispatcher.find('_log_softmax'),
+    '_softmax_backward_data': dispatcher.find('_softmax_backward_data'),
+    '_log_softmax_backward_data': dispatcher.find('_log_softmax_backward_data'),
+    'nll_loss_forward': dispatcher.find('nll_loss_forward'),
+    'nll_loss_backward': dispatcher.find('nll_loss_backward'),
+    'mse_loss': dispatcher.find('mse_loss'),
+    'mse_loss_backward': dispatcher.find('mse_loss_backward'),
     'mm': dispatcher.find('mm'),
     'bmm': dispatcher.find('bmm'),
     'as_strided': dispatcher.find('as_strided'),
@@ -365,6 +383,19 @@ def neg_(ks, self):
         result = OPS['neg_'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    return result
+
+
+def reciprocal(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ReciprocalBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['reciprocal'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
@@ -661,6 +692,34 @@ def mul__Tensor(ks, self, other):
         result = OPS['mul_.Tensor'].redispatch(after_autograd(ks), self, other)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    return result
+
+
+def mul_Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MulBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.other_ = other
+    with below_ad_inplace_or_view():
+        result = OPS['mul.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def div_Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = DivBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.other_ = other
+    with below_ad_inplace_or_view():
+        result = OPS['div.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -1084,6 +1143,112 @@ def _log_softmax(ks, self, dim, half_to_float):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def _softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
+        grad_fn = SoftmaxBackwardDataBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn.output_ = SavedVariable(output, False)
+        grad_fn.dim_ = as_int(dim)
+        if edges[0] is not None:
+            grad_fn.input_dtype_ = input_dtype
+        if edges[1] is not None:
+            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_softmax_backward_data'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
+        grad_fn = LogSoftmaxBackwardDataBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn.output_ = SavedVariable(output, False)
+        grad_fn.dim_ = as_int(dim)
+        if edges[1] is not None:
+            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_log_softmax_backward_data'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NllLossBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.ignore_index_ = as_int(ignore_index)
+    with below_ad_inplace_or_view():
+        result = OPS['nll_loss_forward'].redispatch(after_autograd(ks), self, target, weight, reduction, ignore_index)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.total_weight_ = SavedVariable(result[1], True)
+    return result
+
+
+def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = NllLossBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
+        if edges[0] is not None:
+            grad_fn.target_ = SavedVariable(target, False)
+        if edges[0] is not None:
+            grad_fn.weight_ = SavedVariable(weight, False)
+        if edges[0] is not None:
+            grad_fn.reduction_ = as_int(reduction)
+        if edges[0] is not None:
+            grad_fn.ignore_index_ = as_int(ignore_index)
+    with below_ad_inplace_or_view():
+        result = OPS['nll_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def mse_loss(ks, self, target, reduction=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
+        grad_fn = MseLossBackward0()
+        grad_fn._next_edges = collect_next_edges(self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+    with below_ad_inplace_or_view():
+        result = OPS['mse_loss'].redispatch(after_autograd(ks), self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def mse_loss_backward(ks, grad_output, self, target, reduction):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
+        grad_fn = MseLossBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, self, target)
+        if edges[0] is not None or edges[1] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+        if edges[0] is not None or edges[2] is not None:
+            grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+        if edges[1] is not None or edges[2] is not None:
+            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['mse_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -3050,6 +3215,7 @@ def embedding(ks, weight, indices, padding_idx=-1, scale_grad_by_freq=False, spa
 KERNELS = {
     'neg': neg,
     'neg_': neg_,
+    'reciprocal': reciprocal,
     'abs': abs,
     'abs_': abs_,
     'exp': exp,
@@ -3071,6 +3237,8 @@ KERNELS = {
     'sub_.Tensor': sub__Tensor,
     'mul.Tensor': mul_Tensor,
     'mul_.Tensor': mul__Tensor,
+    'mul.Scalar': mul_Scalar,
+    'div.Scalar': div_Scalar,
     'div.Tensor': div_Tensor,
     'div_.Tensor': div__Tensor,
     'pow.Tensor_Scalar': pow_Tensor_Scalar,
@@ -3100,6 +3268,12 @@ KERNELS = {
     'min': min,
     '_softmax': _softmax,
     '_log_softmax': _log_softmax,
+    '_softmax_backward_data': _softmax_backward_data,
+    '_log_softmax_backward_data': _log_softmax_backward_data,
+    'nll_loss_forward': nll_loss_forward,
+    'nll_loss_backward': nll_loss_backward,
+    'mse_loss': mse_loss,
+    'mse_loss_backward': mse_loss_backward,
     'mm': mm,
     'bmm': bmm,
     'as_strided': as_strided,
