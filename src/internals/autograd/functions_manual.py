@@ -46,6 +46,8 @@ def is_expandable_to(shape, desired):
 def sum_to(grad, shape):
     """Sum ``grad`` down to ``shape``, undoing a broadcast (``at::sum_to``)."""
     shape = tuple(shape)
+    if not shape:
+        return grad.sum()
     lead = grad.dim() - len(shape)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1]
     if dims:
@@ -602,12 +604,11 @@ def var_backward(grad, self, dims, correction, keepdim):
     for d in dims:
         n *= self.shape[d] if self.dim() else 1
     dof = n - (1 if correction is None else correction)
-    mean = self.mean() if full else self.mean(dims, keepdim=True)
     if full and dof <= 0:
-        return grad * where(self == mean, math.nan, math.inf)
+        return grad * where(self == self.mean(), math.nan, math.inf)
     if not full and not keepdim:
         grad = restore_reduced_dims(grad, dims, keepdim, self.dim())
-    centered = self - mean                  # C++ evaluates the right operand first
+    centered = self - (self.mean() if full else self.mean(dims, keepdim=True))   # C++: the right operand first
     return mul_scalar(grad, 2.0 / dof if dof else math.inf) * centered
 
 

@@ -175,8 +175,9 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
     call("empty.memory_format", [0], dtype=st.uint8, layout=strided, device=input.device)
     if input.numel() == 0:
         acc = st.float64 if input.device.type == "cpu" and input.dtype is st.float32 else st.opmath_type(input.dtype)
+        features = input.shape[1] if input.dim() > 1 else 0   # torch reads sizes()[1] unchecked: 0 here
         for _ in range(2):
-            call("empty.memory_format", [input.shape[1]], dtype=acc, layout=strided, device=input.device)
+            call("empty.memory_format", [features], dtype=acc, layout=strided, device=input.device)
         out = call("clone", input)
         out = out if weight is None else call("mul.Tensor", out, call("select.int", weight, 0, 0))
         return out if bias is None else call("add.Tensor", out, call("select.int", bias, 0, 0))
