@@ -103,6 +103,12 @@ def _programs(lib):
             + x.var(1, keepdim=True) + x.std(0)).sum().backward()),
         "backward of softmax, log_softmax and a quotient": (ones(2, 3, grad=True), lambda x: (
             x.softmax(1) + x.log_softmax(0) + x / (x + 1)).sum().backward()),
+        "in-place view operators": (ones(2, 3), lambda x: x.t_().unsqueeze_(0).squeeze_().transpose_(0, 1)
+                                    .as_strided_((2, 2), (1, 2))),
+        "squeeze_ of a view, each overload": (ones(1, 3), lambda x: (x[None].squeeze_(0), x[None].squeeze_((0, 1)),
+                                                                     x[None].squeeze_())),
+        "in-place view operators, backward": (ones(2, 3, grad=True), lambda x: (x * 2).t_().unsqueeze_(1)
+                                              .sum().backward()),
         "backward of a linear layer without bias": (ones(2, 3, grad=True), lambda x: lib.nn.functional.linear(
             x, lib.ones(4, 3, requires_grad=True)).sum().backward()),
     }
@@ -172,6 +178,26 @@ def test_indexing_logs_and_results(program):
         return log, (x.tolist(), shown)
 
     assert run(internals, 1) == run(torch, 0)
+
+
+@pytest.mark.parametrize("program", ["x.t_()", "x.transpose_(0, 1)", "x.unsqueeze_(1)", "x[None].squeeze_()",
+                                     "x[None].squeeze_(0)", "x[None].squeeze_((0, 1))",
+                                     "x.as_strided_((2, 2), (1, 2), 1)",
+                                     "(x * 2).t_()", "(x * 2).unsqueeze_(0)", "(x * 2).as_strided_((3,), (2,))"])
+def test_in_place_view_operators(program):
+    """``x`` itself takes its view's geometry: the same tensor back, torch's sizes, strides, offset,
+    version, grad_fn and gradient."""
+    def run(lib):
+        leaf = lib.arange(6.0).reshape(2, 3).requires_grad_()
+        x = leaf.detach().clone() if "*" not in program else leaf
+        out = eval(program, {"x": x})
+        geometry = (tuple(out.shape), out.stride(), out.storage_offset(), out._version, out.tolist())
+        if not out.requires_grad:
+            return geometry
+        out.sum().backward()
+        return geometry, type(out.grad_fn).__name__, leaf.grad.tolist()
+
+    assert run(internals) == run(torch)
 
 
 # Backward formulas that call operators torch's call (mul.Scalar, div.Scalar, reciprocal, the

@@ -289,6 +289,17 @@ def THPVariable_as_strided(*args, **kwargs):
     return _call('as_strided', _r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_int64(3))
 
 
+_as_strided__parser = PythonArgParser([
+    'as_strided_(Tensor input, SymIntArrayRef size, SymIntArrayRef stride, SymInt? storage_offset=None)',
+])
+
+
+def THPVariable_as_strided_(*args, **kwargs):
+    _r = _as_strided__parser.parse(args, kwargs)
+    # aten::as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
+    return _call('as_strided_', _r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_int64(3))
+
+
 _atleast_1d_parser = PythonArgParser([
     'atleast_1d(Tensor input)',
     'atleast_1d(TensorList tensors)',
@@ -2798,6 +2809,7 @@ FUNCTIONS = named({
     'argsort': THPVariable_argsort,
     'argwhere': THPVariable_argwhere,
     'as_strided': THPVariable_as_strided,
+    'as_strided_': THPVariable_as_strided_,
     'atleast_1d': THPVariable_atleast_1d,
     'atleast_2d': THPVariable_atleast_2d,
     'baddbmm': THPVariable_baddbmm,

@@ -292,6 +292,17 @@ def THPVariable_as_strided(self, *args, **kwargs):
     return _call('as_strided', self, _r.intlist(0), _r.intlist(1), _r.to_int64(2))
 
 
+_as_strided__parser = PythonArgParser([
+    'as_strided_(SymIntArrayRef size, SymIntArrayRef stride, SymInt? storage_offset=None)',
+])
+
+
+def THPVariable_as_strided_(self, *args, **kwargs):
+    _r = _as_strided__parser.parse(args, kwargs)
+    # aten::as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
+    return _call('as_strided_', self, _r.intlist(0), _r.intlist(1), _r.to_int64(2))
+
+
 _baddbmm_parser = PythonArgParser([
     'baddbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)',
 ])
@@ -1996,6 +2007,25 @@ def THPVariable_squeeze(self, *args, **kwargs):
     return _call('squeeze.dims', self, _r.intlist(0))
 
 
+_squeeze__parser = PythonArgParser([
+    'squeeze_()',
+    'squeeze_(int64_t dim)',
+    'squeeze_(IntArrayRef dim)',
+])
+
+
+def THPVariable_squeeze_(self, *args, **kwargs):
+    _r = _squeeze__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::squeeze_(Tensor(a!) self) -> Tensor(a!)
+        return _call('squeeze_', self)
+    if _r.idx == 1:
+        # aten::squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+        return _call('squeeze_.dim', self, _r.to_int64(0))
+    # aten::squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+    return _call('squeeze_.dims', self, _r.intlist(0))
+
+
 _std_parser = PythonArgParser([
     'std(IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)',
     'std(IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
@@ -2066,6 +2096,11 @@ def THPVariable_swapaxes(self, *args, **kwargs):
 def THPVariable_t(self):
     # aten::t(Tensor(a) self) -> Tensor(a)
     return _call('t', self)
+
+
+def THPVariable_t_(self):
+    # aten::t_(Tensor(a!) self) -> Tensor(a!)
+    return _call('t_', self)
 
 
 _take_parser = PythonArgParser([
@@ -2177,6 +2212,17 @@ def THPVariable_transpose(self, *args, **kwargs):
     return _call('transpose.int', self, _r.to_int64(0), _r.to_int64(1))
 
 
+_transpose__parser = PythonArgParser([
+    'transpose_(int64_t dim0, int64_t dim1)',
+])
+
+
+def THPVariable_transpose_(self, *args, **kwargs):
+    _r = _transpose__parser.parse(args, kwargs)
+    # aten::transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+    return _call('transpose_', self, _r.to_int64(0), _r.to_int64(1))
+
+
 _tril_parser = PythonArgParser([
     'tril(SymInt diagonal=0)',
 ])
@@ -2264,6 +2310,17 @@ def THPVariable_unsqueeze(self, *args, **kwargs):
     return _call('unsqueeze', self, _r.to_int64(0))
 
 
+_unsqueeze__parser = PythonArgParser([
+    'unsqueeze_(int64_t dim)',
+])
+
+
+def THPVariable_unsqueeze_(self, *args, **kwargs):
+    _r = _unsqueeze__parser.parse(args, kwargs)
+    # aten::unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)
+    return _call('unsqueeze_', self, _r.to_int64(0))
+
+
 def THPVariable_values(self):
     # aten::values(Tensor(a) self) -> Tensor(a)
     return _call('values', self)
@@ -2347,6 +2404,7 @@ METHODS = named({
     'argsort': THPVariable_argsort,
     'argwhere': THPVariable_argwhere,
     'as_strided': THPVariable_as_strided,
+    'as_strided_': THPVariable_as_strided_,
     'baddbmm': THPVariable_baddbmm,
     'bernoulli': THPVariable_bernoulli,
     'bernoulli_': THPVariable_bernoulli_,
@@ -2503,12 +2561,14 @@ METHODS = named({
     'sqrt': THPVariable_sqrt,
     'sqrt_': THPVariable_sqrt_,
     'squeeze': THPVariable_squeeze,
+    'squeeze_': THPVariable_squeeze_,
     'std': THPVariable_std,
     'sub': THPVariable_sub,
     'sub_': THPVariable_sub_,
     'sum': THPVariable_sum,
     'swapaxes': THPVariable_swapaxes,
     't': THPVariable_t,
+    't_': THPVariable_t_,
     'take': THPVariable_take,
     'tan': THPVariable_tan,
     'tan_': THPVariable_tan_,
@@ -2520,6 +2580,7 @@ METHODS = named({
     'to_sparse': THPVariable_to_sparse,
     'topk': THPVariable_topk,
     'transpose': THPVariable_transpose,
+    'transpose_': THPVariable_transpose_,
     'tril': THPVariable_tril,
     'triu': THPVariable_triu,
     'trunc': THPVariable_trunc,
@@ -2529,6 +2590,7 @@ METHODS = named({
     'unfold': THPVariable_unfold,
     'uniform_': THPVariable_uniform_,
     'unsqueeze': THPVariable_unsqueeze,
+    'unsqueeze_': THPVariable_unsqueeze_,
     'values': THPVariable_values,
     'var': THPVariable_var,
     'view': THPVariable_view,

@@ -192,12 +192,16 @@ def _split_formulas(entry):
 
 
 def match_natives(infos, path=NATIVE_FUNCTIONS):
-    """Attach each native function to the entry with its signature (so exp_ uses exp's entry)."""
-    by_signature = {info.schema.signature(): info for info in infos}
+    """Attach each native function to its own entry, else to the entry with its signature (so exp_
+    uses exp's entry); t_ has an entry of its own (TBackward1), though its signature is t's."""
+    by_name = {str(info.schema.name): info for info in infos}
+    by_signature = {}
+    for info in infos:
+        by_signature.setdefault(info.schema.signature(), info)
     unmatched = []
     for entry in yaml.safe_load(Path(path).read_text()):
         schema = FunctionSchema.parse(entry["func"])
-        info = by_signature.get(schema.signature())
+        info = by_name.get(str(schema.name)) or by_signature.get(schema.signature())
         if info is not None:
             info.natives.append(schema)
         else:

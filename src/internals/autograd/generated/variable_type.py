@@ -24,6 +24,7 @@ from .functions import (
     AmaxBackward0,
     AminBackward0,
     AsStridedBackward0,
+    AsStridedBackward1,
     BaddbmmBackward0,
     BernoulliBackward0,
     BernoulliBackward1,
@@ -136,6 +137,9 @@ from .functions import (
     SqueezeBackward0,
     SqueezeBackward1,
     SqueezeBackward2,
+    SqueezeBackward3,
+    SqueezeBackward4,
+    SqueezeBackward5,
     StackBackward0,
     StdBackward0,
     StdMeanBackward0,
@@ -143,6 +147,7 @@ from .functions import (
     SumBackward0,
     SumBackward1,
     TBackward0,
+    TBackward1,
     TakeBackward0,
     TanBackward0,
     TanhBackward0,
@@ -150,6 +155,7 @@ from .functions import (
     ToCopyBackward0,
     TopkBackward0,
     TransposeBackward0,
+    TransposeBackward1,
     TrilBackward0,
     TriuBackward0,
     TruncBackward0,
@@ -158,6 +164,7 @@ from .functions import (
     UniformBackward0,
     UnsafeViewBackward0,
     UnsqueezeBackward0,
+    UnsqueezeBackward1,
     VarBackward0,
     VarMeanBackward0,
     ViewBackward0,
@@ -230,10 +237,13 @@ OPS = {
     'mm': dispatcher.find('mm'),
     'bmm': dispatcher.find('bmm'),
     'as_strided': dispatcher.find('as_strided'),
+    'as_strided_': dispatcher.find('as_strided_'),
     'view': dispatcher.find('view'),
     '_unsafe_view': dispatcher.find('_unsafe_view'),
     'transpose.int': dispatcher.find('transpose.int'),
+    'transpose_': dispatcher.find('transpose_'),
     't': dispatcher.find('t'),
+    't_': dispatcher.find('t_'),
     'alias': dispatcher.find('alias'),
     'permute': dispatcher.find('permute'),
     'expand': dispatcher.find('expand'),
@@ -241,7 +251,11 @@ OPS = {
     'squeeze': dispatcher.find('squeeze'),
     'squeeze.dim': dispatcher.find('squeeze.dim'),
     'squeeze.dims': dispatcher.find('squeeze.dims'),
+    'squeeze_': dispatcher.find('squeeze_'),
+    'squeeze_.dim': dispatcher.find('squeeze_.dim'),
+    'squeeze_.dims': dispatcher.find('squeeze_.dims'),
     'unsqueeze': dispatcher.find('unsqueeze'),
+    'unsqueeze_': dispatcher.find('unsqueeze_'),
     'diagonal': dispatcher.find('diagonal'),
     'unfold': dispatcher.find('unfold'),
     'split.Tensor': dispatcher.find('split.Tensor'),
@@ -1309,6 +1323,23 @@ def as_strided(ks, self, size, stride, storage_offset=None):
     return result
 
 
+def as_strided_(ks, self, size, stride, storage_offset=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = AsStridedBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_geometry_ = TensorGeometry(self)
+        grad_fn.size_ = as_int_tuple(size)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.storage_offset_ = storage_offset
+    with below_autograd():
+        result = OPS['as_strided_'].redispatch(after_autograd(ks), self, size, stride, storage_offset)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def view(ks, self, size):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1351,6 +1382,21 @@ def transpose_int(ks, self, dim0, dim1):
     return result
 
 
+def transpose_(ks, self, dim0, dim1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = TransposeBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dim0_ = as_int(dim0)
+        grad_fn.dim1_ = as_int(dim1)
+    with below_autograd():
+        result = OPS['transpose_'].redispatch(after_autograd(ks), self, dim0, dim1)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def t(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1361,6 +1407,19 @@ def t(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def t_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = TBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['t_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -1465,6 +1524,50 @@ def squeeze_dims(ks, self, dim):
     return result
 
 
+def squeeze_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = SqueezeBackward3()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+    with below_autograd():
+        result = OPS['squeeze_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def squeeze__dim(ks, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = SqueezeBackward4()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+    with below_autograd():
+        result = OPS['squeeze_.dim'].redispatch(after_autograd(ks), self, dim)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def squeeze__dims(ks, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = SqueezeBackward5()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int_tuple(dim)
+    with below_autograd():
+        result = OPS['squeeze_.dims'].redispatch(after_autograd(ks), self, dim)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def unsqueeze(ks, self, dim):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1476,6 +1579,20 @@ def unsqueeze(ks, self, dim):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def unsqueeze_(ks, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = UnsqueezeBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dim_ = as_int(dim)
+    with below_autograd():
+        result = OPS['unsqueeze_'].redispatch(after_autograd(ks), self, dim)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -3277,10 +3394,13 @@ KERNELS = {
     'mm': mm,
     'bmm': bmm,
     'as_strided': as_strided,
+    'as_strided_': as_strided_,
     'view': view,
     '_unsafe_view': _unsafe_view,
     'transpose.int': transpose_int,
+    'transpose_': transpose_,
     't': t,
+    't_': t_,
     'alias': alias,
     'permute': permute,
     'expand': expand,
@@ -3288,7 +3408,11 @@ KERNELS = {
     'squeeze': squeeze,
     'squeeze.dim': squeeze_dim,
     'squeeze.dims': squeeze_dims,
+    'squeeze_': squeeze_,
+    'squeeze_.dim': squeeze__dim,
+    'squeeze_.dims': squeeze__dims,
     'unsqueeze': unsqueeze,
+    'unsqueeze_': unsqueeze_,
     'diagonal': diagonal,
     'unfold': unfold,
     'split.Tensor': split_Tensor,
