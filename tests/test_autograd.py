@@ -180,6 +180,10 @@ def test_every_derivative_entry_is_tested():
     from test_ops_round5 import ROUNDING
     for name in ROUNDING:
         reached |= _nodes(getattr(internals.tensor([1.5], requires_grad=True), name)())
+    # The in-place view operators (tests/test_op_log_parity.py compares their nodes and gradients).
+    for view_ in (lambda y: y.t_(), lambda y: y.transpose_(0, 1), lambda y: y.squeeze_(), lambda y: y.squeeze_(0),
+                  lambda y: y.squeeze_((0,)), lambda y: y.unsqueeze_(0), lambda y: y.as_strided_((2,), (1,))):
+        reached.add(view_(internals.ones(1, 2, requires_grad=True) * 1).grad_fn.name())
     # The backward operators differentiated twice (tests/test_op_log_parity.py compares them).
     from test_op_log_parity import GRAD_CASES as TWICE_CASES
     from test_op_log_parity import _nodes as nodes_of

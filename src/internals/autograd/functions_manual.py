@@ -106,11 +106,11 @@ def threshold_backward(grad, out, threshold):
 
 
 def sigmoid_backward(grad, out):
-    return grad * (1 - out) * out
+    return dispatcher.call("sigmoid_backward", grad, out)
 
 
 def tanh_backward(grad, out):
-    return grad * (1 - out * out)
+    return dispatcher.call("tanh_backward", grad, out)
 
 
 def pow_backward_self(grad, self, exponent):

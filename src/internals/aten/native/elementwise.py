@@ -266,6 +266,18 @@ def threshold_backward(grad_output, self, threshold):
     return binary(ops.THRESHOLD_BACKWARD, grad_output, self, alpha=threshold)
 
 
+# sigmoid's and tanh's backward kernels (``sigmoid_backward``, ``tanh_backward`` in
+# BinaryOpsKernel.cpp), from the output y: grad·(1 − y)·y and grad·(1 − y²).
+def sigmoid_backward(grad_output, output):
+    one_minus = dispatcher.call("rsub.Scalar", output, 1)
+    return dispatcher.call("mul.Tensor", dispatcher.call("mul.Tensor", grad_output, one_minus), output)
+
+
+def tanh_backward(grad_output, output):
+    one_minus = dispatcher.call("rsub.Scalar", dispatcher.call("mul.Tensor", output, output), 1)
+    return dispatcher.call("mul.Tensor", grad_output, one_minus)
+
+
 def sigmoid(x):
     return unary(ops.SIGMOID, x, floating=True, name="sigmoid")
 

@@ -122,6 +122,7 @@ from .functions import (
     ScatterReduceBackward0,
     SelectBackward0,
     SigmoidBackward0,
+    SigmoidBackwardBackward0,
     SignBackward0,
     SiluBackward0,
     SinBackward0,
@@ -151,6 +152,7 @@ from .functions import (
     TakeBackward0,
     TanBackward0,
     TanhBackward0,
+    TanhBackwardBackward0,
     ThresholdBackwardBackward0,
     ToCopyBackward0,
     TopkBackward0,
@@ -191,6 +193,8 @@ OPS = {
     'sigmoid_': dispatcher.find('sigmoid_'),
     'tanh': dispatcher.find('tanh'),
     'tanh_': dispatcher.find('tanh_'),
+    'sigmoid_backward': dispatcher.find('sigmoid_backward'),
+    'tanh_backward': dispatcher.find('tanh_backward'),
     'add.Tensor': dispatcher.find('add.Tensor'),
     'add_.Tensor': dispatcher.find('add_.Tensor'),
     'sub.Tensor': dispatcher.find('sub.Tensor'),
@@ -615,6 +619,36 @@ def tanh_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def sigmoid_backward(ks, grad_output, output):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
+        grad_fn = SigmoidBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn.output_ = SavedVariable(output, False)
+        if edges[1] is not None:
+            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['sigmoid_backward'].redispatch(after_autograd(ks), grad_output, output)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def tanh_backward(ks, grad_output, output):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
+        grad_fn = TanhBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn.output_ = SavedVariable(output, False)
+        if edges[1] is not None:
+            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['tanh_backward'].redispatch(after_autograd(ks), grad_output, output)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -3348,6 +3382,8 @@ KERNELS = {
     'sigmoid_': sigmoid_,
     'tanh': tanh,
     'tanh_': tanh_,
+    'sigmoid_backward': sigmoid_backward,
+    'tanh_backward': tanh_backward,
     'add.Tensor': add_Tensor,
     'add_.Tensor': add__Tensor,
     'sub.Tensor': sub_Tensor,
