@@ -104,6 +104,9 @@ def _programs(lib):
         "backward of softmax, log_softmax and a quotient": (ones(2, 3, grad=True), lambda x: (
             x.softmax(1) + x.log_softmax(0) + x / (x + 1)).sum().backward()),
         "backward of sigmoid and tanh": (ones(2, 3, grad=True), lambda x: (x.sigmoid() + x.tanh()).sum().backward()),
+        "backward of select, slice, index, gather and stack": (ones(3, 4, grad=True), lambda x: (
+            x[0].sum() + x[:, 1:3].sum() + x[::2].sum() + x[[0, 1]].sum() + x[x > 0].sum()
+            + x.gather(1, lib.tensor([[0], [1], [2]])).sum() + lib.stack([x, x]).sum()).backward()),
         "in-place view operators": (ones(2, 3), lambda x: x.t_().unsqueeze_(0).squeeze_().transpose_(0, 1)
                                     .as_strided_((2, 2), (1, 2))),
         "squeeze_ of a view, each overload": (ones(1, 3), lambda x: (x[None].squeeze_(0), x[None].squeeze_((0, 1)),
@@ -207,6 +210,7 @@ def test_in_place_view_operators(program):
 GRAD_CASES = {
     "powers, roots and means": lambda lib, x: (x ** 3 + x.sqrt() + x.mean() + x.mean(0) * x.sum(0) + x.var()).sum(),
     "reciprocal and reflected division": lambda lib, x: (x.reciprocal() + 2 / x).sum(),
+    "select and slice": lambda lib, x: (x[0] * x[:, 1]).sum() + (x[1:, 0] * x[::2, 2]).sum(),
     "sigmoid and tanh": lambda lib, x: (x.sigmoid() * x + x.tanh() * x).sum(),
     "softmax and log_softmax": lambda lib, x: (x.softmax(1) * x + x.log_softmax(0) * x).sum(),
     "cross entropy": lambda lib, x: lib.nn.functional.cross_entropy(x * x, lib.tensor([1, 0, 2])),

@@ -12,9 +12,12 @@ import numpy as np
 
 from ..aten import dispatcher
 from ..aten.native.tensor_factories import arange, from_numpy, wrap_scalar, zeros
-from ..aten.native.tensor_shape import slice_bounds, wrap_dim
 from ..aten.tensor_iterator import broadcast_shapes
+from ..c10.dispatch_key import DispatchKey
+from ..c10.local_dispatch_key_set import tls
 from ..c10.scalar_type import float64
+
+INT64_MAX = 2 ** 63 - 1       # slice's end when none is given
 
 __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "mul_scalar", "div_scalar",
            "mul_tensor_backward", "div_tensor_self_backward", "div_tensor_other_backward",
@@ -25,7 +28,8 @@ __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", 
            "mean_backward", "prod_backward", "restore_reduced_dims", "scale_grad_by_count",
            "evenly_distribute_backward", "value_selecting_reduction_backward", "_softmax_backward_data",
            "_log_softmax_backward_data", "mm_mat1_backward", "mm_mat2_backward", "permute_backwards",
-           "unsqueeze_to", "select_backward", "slice_backward_wrapper", "diagonal_backward", "unfold_backward",
+           "unsqueeze_to", "select_backward", "slice_backward_wrapper", "slice_symint", "diagonal_backward",
+           "unfold_backward",
            "split_backward", "split_with_sizes_backward", "as_strided_backward", "TensorGeometry",
            "convolution_backward",
            "max_pool2d_with_indices_backward", "native_batch_norm_backward", "native_layer_norm_backward",
@@ -292,16 +296,17 @@ def _to_copy_backward(grad, self_options):
 
 
 def select_backward(grad, sizes, dim, index):
-    return _embed(grad, sizes, lambda z: z.select(dim, index))
+    return dispatcher.call("select_backward", grad, list(sizes), dim, index)
 
 
 def slice_backward_wrapper(grad, sizes, dim, start, end, step):
-    dim = wrap_dim(dim, len(sizes))
-    start, end = slice_bounds(sizes[dim], start, end)
-    return _embed(grad, sizes, lambda z: z.narrow(dim, start, end - start) if step == 1 else
-                  z.as_strided(grad.shape, [s * (step if d == dim % len(sizes) else 1)
-                                            for d, s in enumerate(z.stride())],
-                               z.storage_offset() + start * z.stride(dim)))
+    """``slice.Tensor``'s formula: ``slice_backward`` with a missing start 0 and end INT64_MAX."""
+    return dispatcher.call("slice_backward", grad, list(sizes), dim, 0 if start is None else start,
+                           INT64_MAX if end is None else end, step)
+
+
+def slice_symint(grad, dim, start, end, step):
+    return dispatcher.call("slice.Tensor", grad, dim, start, end, step)
 
 
 def diagonal_backward(grad, sizes, offset, dim1, dim2):
@@ -421,7 +426,8 @@ def cat_tensors_backward(grad, sizes, dtypes, dim):
 
 
 def stack_tensors_backward(grad, dim, dtypes):
-    return [g.to(t) for g, t in zip(grad.unbind(dim), dtypes)]
+    """One ``select`` per input (the engine casts each to its input's dtype)."""
+    return [grad.select(dim, i) for i in range(len(dtypes))]
 
 
 def unbind_backward(grads, dim):
@@ -444,11 +450,19 @@ def repeat_backward(grad, repeats, sizes):
     return grad.reshape(pairs).sum(list(range(0, len(pairs), 2))).reshape(tuple(sizes))
 
 
+def _subclass_like(*tensors):
+    """``areAnyTensorSubclassLike``: a tensor subclass, or any tensor while a dispatch mode is on.
+    torch's formulas then call the out-of-place variant of an operator, which a mode can trace."""
+    return DispatchKey.Python in tls.included or any(DispatchKey.Python in t._impl.key_set for t in tensors)
+
+
 def index_backward(sizes, options, indices, grad):
-    """The gradient summed into a zero tensor where the index put it (Nones stand for whole dims:
+    """The gradient summed into ``new_zeros`` where the index put it (Nones stand for whole dims:
     the operator takes them, as C++ does; the Python binding does not)."""
     dtype, device = options
-    return dispatcher.call("index_put_", zeros(sizes, dtype=dtype, device=device), indices, grad, True)
+    zeros_like_self = dispatcher.call("new_zeros", grad, list(sizes), dtype=dtype, device=device)
+    put = "index_put" if _subclass_like(zeros_like_self, grad) else "index_put_"
+    return dispatcher.call(put, zeros_like_self, indices, grad, True)
 
 
 def index_select_backward(grad, sizes, dim, index):
@@ -458,7 +472,8 @@ def index_select_backward(grad, sizes, dim, index):
 
 
 def gather_backward(grad, sizes, dim, index):
-    return zeros(sizes, dtype=grad.dtype, device=grad.device).scatter_add(dim, index, grad)
+    result = dispatcher.call("new_zeros", grad, list(sizes))
+    return dispatcher.call("scatter_add" if _subclass_like(index, grad) else "scatter_add_", result, dim, index, grad)
 
 
 def scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result):

@@ -331,6 +331,20 @@ def unsqueeze(x, dim):
     return make_view(x, sizes, strides)
 
 
+# The gradients of select and slice (TensorShape.cpp's ``select_backward_symint``,
+# ``slice_backward``): zeros of the input's sizes with the gradient copied into the view.
+def select_backward(grad_output, input_sizes, dim, index):
+    out = dispatcher.call("zeros", list(input_sizes), dtype=grad_output.dtype, device=grad_output.device)
+    dispatcher.call("copy_", dispatcher.call("select.int", out, dim, index), grad_output)
+    return out
+
+
+def slice_backward(grad_output, input_sizes, dim, start, end, step):
+    out = dispatcher.call("zeros", list(input_sizes), dtype=grad_output.dtype, device=grad_output.device)
+    dispatcher.call("copy_", dispatcher.call("slice.Tensor", out, dim, start, end, step), grad_output)
+    return out
+
+
 # The in-place view operators (TensorShape.cpp's ``t_``, ``squeeze_``, ...): ``x`` itself takes
 # the geometry its view would have; no element moves.
 def _take_geometry(x, view):

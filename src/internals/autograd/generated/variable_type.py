@@ -121,12 +121,14 @@ from .functions import (
     ScatterBackward1,
     ScatterReduceBackward0,
     SelectBackward0,
+    SelectBackwardBackward0,
     SigmoidBackward0,
     SigmoidBackwardBackward0,
     SignBackward0,
     SiluBackward0,
     SinBackward0,
     SliceBackward0,
+    SliceBackwardBackward0,
     SoftmaxBackward0,
     SoftmaxBackwardDataBackward0,
     SoftplusBackward0,
@@ -252,6 +254,7 @@ OPS = {
     'permute': dispatcher.find('permute'),
     'expand': dispatcher.find('expand'),
     'select.int': dispatcher.find('select.int'),
+    'select_backward': dispatcher.find('select_backward'),
     'squeeze': dispatcher.find('squeeze'),
     'squeeze.dim': dispatcher.find('squeeze.dim'),
     'squeeze.dims': dispatcher.find('squeeze.dims'),
@@ -304,6 +307,7 @@ OPS = {
     'bernoulli.p': dispatcher.find('bernoulli.p'),
     '_to_copy': dispatcher.find('_to_copy'),
     'slice.Tensor': dispatcher.find('slice.Tensor'),
+    'slice_backward': dispatcher.find('slice_backward'),
     'sin': dispatcher.find('sin'),
     'sin_': dispatcher.find('sin_'),
     'cos': dispatcher.find('cos'),
@@ -1514,6 +1518,20 @@ def select_int(ks, self, dim, index):
     return result
 
 
+def select_backward(ks, grad_output, input_sizes, dim, index):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = SelectBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = as_int(index)
+    with below_ad_inplace_or_view():
+        result = OPS['select_backward'].redispatch(after_autograd(ks), grad_output, input_sizes, dim, index)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def squeeze(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2271,6 +2289,22 @@ def slice_Tensor(ks, self, dim=0, start=None, end=None, step=1):
     with below_ad_inplace_or_view():
         result = OPS['slice.Tensor'].redispatch(after_autograd(ks), self, dim, start, end, step)
     mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def slice_backward(ks, grad_output, input_sizes, dim, start, end, step):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = SliceBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.start_ = as_int(start)
+        grad_fn.end_ = as_int(end)
+        grad_fn.step_ = as_int(step)
+    with below_ad_inplace_or_view():
+        result = OPS['slice_backward'].redispatch(after_autograd(ks), grad_output, input_sizes, dim, start, end, step)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3441,6 +3475,7 @@ KERNELS = {
     'permute': permute,
     'expand': expand,
     'select.int': select_int,
+    'select_backward': select_backward,
     'squeeze': squeeze,
     'squeeze.dim': squeeze_dim,
     'squeeze.dims': squeeze_dims,
@@ -3493,6 +3528,7 @@ KERNELS = {
     'bernoulli.p': bernoulli_p,
     '_to_copy': _to_copy,
     'slice.Tensor': slice_Tensor,
+    'slice_backward': slice_backward,
     'sin': sin,
     'sin_': sin_,
     'cos': cos,
