@@ -77,9 +77,48 @@ def _programs(lib):
         "an index tensor": (lambda: lib.tensor(1), lambda i: [1, 2, 3][i]),
         "item of a cuda tensor": (lambda: lib.ones(2).cuda() if lib is internals else lib.ones(2),
                                   lambda x: x[1].item()),
+        # A leaf's gradient is stored through new_empty_strided (AccumulateGrad's clone_obey_contract).
+        "a leaf's gradient stored in its layout": (ones(2, 3, grad=True), lambda x: (x.t().sum() + x.sum()).backward()),
+        "where with numbers": (ones(3), lambda x: (lib.where(x > 0, x, 0.0), lib.where(x > 0, 1, 2.5),
+                                                   lib.where(x > 0, 2, x), x.where(x > 0, 2),
+                                                   lib.where(x > 0, lib.ones(3, dtype=lib.int64), 2.5))),
+        "where with a number, backward": (ones(3, grad=True), lambda x: lib.where(x > 0, x, 0.0).sum().backward()),
+        "reflected operators": (ones(3), lambda x: (2 / x, 2 - x, 2 ** x, 2 // x, 2 % x, 2 * x, 2 + x)),
+        "reflected division, backward": (ones(3, grad=True), lambda x: (2 / x).sum().backward()),
+        "shifts": (lambda: lib.arange(4), lambda i: (i << 1, i >> 1, i << i, i >> i, 1 << i, i & 3, i | 3, i ^ 3)),
+        "shifts in place": (lambda: lib.arange(4), lambda i: i.__ilshift__(1).__irshift__(1)),
+        "batch norm reserves a workspace": (lambda: lib.ones(2, 3, 4, requires_grad=True), lambda x: (
+            lib.nn.functional.batch_norm(x, lib.zeros(3), lib.ones(3), training=True).sum().backward(),
+            lib.nn.functional.batch_norm(x, lib.zeros(3), lib.ones(3)))),
+        "batch norm of an empty batch": (lambda: lib.ones(0, 3, 2), lambda x: lib.nn.functional.batch_norm(
+            x, lib.zeros(3), lib.ones(3), lib.ones(3), lib.ones(3), training=True)),
+        "cross entropy, backward": (ones(3, 4, grad=True), lambda x: lib.nn.functional.cross_entropy(
+            x, lib.tensor([1, 0, 3])).backward()),
+        "nll loss, each reduction": (ones(3, 4, grad=True), lambda x: [lib.nn.functional.nll_loss(
+            x, lib.tensor([1, -100, 3]), reduction=r).sum().backward() for r in ("mean", "sum", "none")]),
+        "mse loss, broadcast target, backward": (ones(3, 4, grad=True), lambda x: lib.nn.functional.mse_loss(
+            x, lib.zeros(4)).backward()),
+        "backward of products and quotients by numbers": (ones(2, 3, grad=True), lambda x: (
+            x * 2 + x / 2 + x ** 2 + x ** 3 + x.sqrt() + x.mean(1, keepdim=True) + x.mean() + x.var() + x.std()
+            + x.var(1, keepdim=True) + x.std(0)).sum().backward()),
+        "backward of softmax, log_softmax and a quotient": (ones(2, 3, grad=True), lambda x: (
+            x.softmax(1) + x.log_softmax(0) + x / (x + 1)).sum().backward()),
+        "backward of sigmoid and tanh": (ones(2, 3, grad=True), lambda x: (x.sigmoid() + x.tanh()).sum().backward()),
+        "backward of select, slice, index, gather and stack": (ones(3, 4, grad=True), lambda x: (
+            x[0].sum() + x[:, 1:3].sum() + x[::2].sum() + x[[0, 1]].sum() + x[x > 0].sum()
+            + x.gather(1, lib.tensor([[0], [1], [2]])).sum() + lib.stack([x, x]).sum()).backward()),
+        "in-place view operators": (ones(2, 3), lambda x: x.t_().unsqueeze_(0).squeeze_().transpose_(0, 1)
+                                    .as_strided_((2, 2), (1, 2))),
+        "squeeze_ of a view, each overload": (ones(1, 3), lambda x: (x[None].squeeze_(0), x[None].squeeze_((0, 1)),
+                                                                     x[None].squeeze_())),
+        "in-place view operators, backward": (ones(2, 3, grad=True), lambda x: (x * 2).t_().unsqueeze_(1)
+                                              .sum().backward()),
+        "backward of a linear layer without bias": (ones(2, 3, grad=True), lambda x: lib.nn.functional.linear(
+            x, lib.ones(4, 3, requires_grad=True)).sum().backward()),
     }
 
 
+@pytest.mark.filterwarnings("ignore:Using a target size")      # mse_loss's broadcast target
 @pytest.mark.parametrize("name", list(_programs(torch)))
 def test_same_operators_logged(name):
     log_t, log_i = [], []
@@ -143,3 +182,66 @@ def test_indexing_logs_and_results(program):
         return log, (x.tolist(), shown)
 
     assert run(internals, 1) == run(torch, 0)
+
+
+@pytest.mark.parametrize("program", ["x.t_()", "x.transpose_(0, 1)", "x.unsqueeze_(1)", "x[None].squeeze_()",
+                                     "x[None].squeeze_(0)", "x[None].squeeze_((0, 1))",
+                                     "x.as_strided_((2, 2), (1, 2), 1)",
+                                     "(x * 2).t_()", "(x * 2).unsqueeze_(0)", "(x * 2).as_strided_((3,), (2,))"])
+def test_in_place_view_operators(program):
+    """``x`` itself takes its view's geometry: the same tensor back, torch's sizes, strides, offset,
+    version, grad_fn and gradient."""
+    def run(lib):
+        leaf = lib.arange(6.0).reshape(2, 3).requires_grad_()
+        x = leaf.detach().clone() if "*" not in program else leaf
+        out = eval(program, {"x": x})
+        geometry = (tuple(out.shape), out.stride(), out.storage_offset(), out._version, out.tolist())
+        if not out.requires_grad:
+            return geometry
+        out.sum().backward()
+        return geometry, type(out.grad_fn).__name__, leaf.grad.tolist()
+
+    assert run(internals) == run(torch)
+
+
+# Backward formulas that call operators torch's call (mul.Scalar, div.Scalar, reciprocal, the
+# softmax and loss backward operators), differentiated twice: the nodes of the second graph,
+# the values and both gradients are torch's.
+GRAD_CASES = {
+    "powers, roots and means": lambda lib, x: (x ** 3 + x.sqrt() + x.mean() + x.mean(0) * x.sum(0) + x.var()).sum(),
+    "reciprocal and reflected division": lambda lib, x: (x.reciprocal() + 2 / x).sum(),
+    "select and slice": lambda lib, x: (x[0] * x[:, 1]).sum() + (x[1:, 0] * x[::2, 2]).sum(),
+    "sigmoid and tanh": lambda lib, x: (x.sigmoid() * x + x.tanh() * x).sum(),
+    "softmax and log_softmax": lambda lib, x: (x.softmax(1) * x + x.log_softmax(0) * x).sum(),
+    "cross entropy": lambda lib, x: lib.nn.functional.cross_entropy(x * x, lib.tensor([1, 0, 2])),
+    "nll loss with weights, summed": lambda lib, x: lib.nn.functional.nll_loss(
+        x * x, lib.tensor([1, 0, 2]), lib.tensor([1.0, 2.0, 0.5], dtype=lib.float64), reduction="sum"),
+    "mse loss": lambda lib, x: lib.nn.functional.mse_loss(x * x, x.detach()),
+}
+
+
+def _nodes(t):
+    """The names of the nodes reachable from ``t.grad_fn`` (each node visited once)."""
+    seen, stack = {}, [t.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is not None and id(node) not in seen:
+            seen[id(node)] = node       # kept alive, so no id is reused during the walk
+            stack += [n for n, _ in node.next_functions]
+    return {node.name() for node in seen.values()}
+
+
+@pytest.mark.parametrize("name", list(GRAD_CASES))
+def test_backward_operators_twice_differentiated(name):
+    def run(lib):
+        x = (lib.arange(9, dtype=lib.float64).reshape(3, 3) / 7 + 0.2).requires_grad_()
+        out = GRAD_CASES[name](lib, x)
+        (g,) = lib.autograd.grad(out, x, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        return _nodes(out) | _nodes(g), out, g, gg
+
+    nodes_t, *values_t = run(torch)
+    nodes_i, *values_i = run(internals)
+    assert nodes_i == nodes_t
+    for ours, theirs in zip(values_i, values_t):
+        torch.testing.assert_close(ours.detach().to_torch(), theirs.detach())

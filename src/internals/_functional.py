@@ -2,13 +2,12 @@
 
 The operators' functions are generated from ``aten/native_functions.yaml`` into
 ``_generated/python_torch_functions.py``. Written here in Python, as torch writes some in
-``torch/functional.py``: what is not an operator in internals, and ``where`` with Python numbers.
+``torch/functional.py``: what is not an operator in internals.
 """
 from . import linalg
 from ._generated.python_torch_functions import FUNCTIONS
 from ._tensor_base import Size, TensorBase
 from .aten import dispatcher
-from .aten.native.tensor_factories import wrap_scalar
 from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
 
 # The generated bindings become this module's functions, as torch/__init__.py copies those of
@@ -16,22 +15,6 @@ from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
 globals().update(FUNCTIONS)
 __all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm",
                           "meshgrid"]
-
-
-def where(condition, input=None, other=None, *, out=None):
-    """``where.self``, with a Python number for ``input`` or ``other`` taken as a wrapped number
-    (torch has where.ScalarSelf/ScalarOther/Scalar overloads for that; internals does not).
-    With the condition alone, ``where(Tensor condition)``: the indices where it holds, per dim.
-    With ``out``, ``where.self_out``: tensors only (the Scalar overloads have no out=)."""
-    if input is None and other is None:
-        return dispatcher.call("where", condition)
-    if out is None:
-        return dispatcher.call("where.self", condition, wrap_scalar(input), wrap_scalar(other))
-    for position, (name, value) in enumerate((("input", input), ("other", other)), 2):
-        if not isinstance(value, TensorBase):
-            raise TypeError(f"where(): argument '{name}' (position {position}) must be Tensor, not "
-                            f"{type(value).__name__}")
-    return dispatcher.call("where.self_out", condition, input, other, out=out)
 
 
 def meshgrid(*tensors, indexing=None):

@@ -36,7 +36,7 @@ def _is_tensor(x):
 
 
 # ------------------------------------------------------------------ elementwise (TensorIterator)
-_FLOATING_UNARY = ("exp", "log", "sqrt", "sigmoid", "tanh")
+_FLOATING_UNARY = ("exp", "log", "sqrt", "sigmoid", "tanh", "reciprocal")
 _UNARY = ("neg", "abs", "relu") + _FLOATING_UNARY
 _BINARY = ("add.Tensor", "sub.Tensor", "mul.Tensor", "div.Tensor", "pow.Tensor_Tensor", "pow.Tensor_Scalar",
            "pow.Scalar", "rsub.Scalar", "maximum", "minimum", "add.Scalar", "sub.Scalar", "mul.Scalar",
@@ -136,6 +136,35 @@ def meta_softmax(x, dim, half_to_float):
     return TensorMeta(tuple(x.shape), contiguous_strides(x.shape), dtype, x.device)
 
 
+@register_meta("_softmax_backward_data", "_log_softmax_backward_data")
+def meta_softmax_backward_data(grad, output, dim, input_dtype):
+    return TensorMeta(tuple(grad.shape), contiguous_strides(grad.shape), input_dtype, grad.device)
+
+
+# ------------------------------------------------------------------ losses (reduction: 0 none, 1 mean, 2 sum)
+@register_meta("nll_loss_forward")
+def meta_nll_loss_forward(x, target, weight, reduction, ignore_index):
+    shape = (x.shape[0],) if reduction == 0 and x.dim() == 2 else ()
+    return (TensorMeta(shape, contiguous_strides(shape), x.dtype, x.device),
+            TensorMeta((), (), x.dtype, x.device))
+
+
+@register_meta("nll_loss_backward")
+def meta_nll_loss_backward(grad, x, target, weight, reduction, ignore_index, total_weight):
+    return TensorMeta(tuple(x.shape), contiguous_strides(x.shape), x.dtype, x.device)
+
+
+@register_meta("mse_loss")
+def meta_mse_loss(x, target, reduction=1):
+    out = _elementwise([x, target], st.result_type(x, target))
+    return out if reduction == 0 else TensorMeta((), (), out.dtype, out.device)
+
+
+@register_meta("mse_loss_backward")
+def meta_mse_loss_backward(grad, x, target, reduction):
+    return _elementwise([x, target, grad], st.result_type(x, target), layout_operands=[x])
+
+
 # ------------------------------------------------------------------ matrix products
 def _check_mm(a, b, name):
     if a.dim() != 2 or b.dim() != 2:
@@ -170,6 +199,11 @@ def meta_mv(a, v):
 @register_meta("threshold_backward")
 def meta_threshold_backward(grad, x, threshold):
     return _elementwise([grad, x], st.result_type(grad, x))
+
+
+@register_meta("sigmoid_backward", "tanh_backward")
+def meta_activation_backward(grad, output):
+    return _elementwise([grad, output], st.result_type(grad, output))
 
 
 @register_meta("_unsafe_view")
@@ -209,6 +243,11 @@ def meta_full(size, fill_value, *, dtype=None, layout=None, device=None, pin_mem
 @register_meta("empty_strided")
 def meta_empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
     return _factory(size, dtype, device, stride)
+
+
+@register_meta("new_empty_strided")
+def meta_new_empty_strided(x, size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _factory(size, dtype or x.dtype, x.device if device is None else device, stride)
 
 
 def _like(x, dtype, device, memory_format):

@@ -95,10 +95,10 @@ class _OpNamespace:
         self._packets = {}
 
     def __getattr__(self, op_name):
-        if op_name.startswith("__"):
-            raise AttributeError(op_name)
         prefix = f"{self.name}::{op_name}"
-        if not _defined(prefix):
+        if not _defined(prefix):        # a dunder probe (copy, inspect) gets a plain AttributeError;
+            if op_name.startswith("__"):    # ``aten.__lshift__`` is an operator
+                raise AttributeError(op_name)
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
         return self._packets.setdefault(op_name, OpOverloadPacket(self.name, op_name))
 

@@ -309,7 +309,7 @@ class Tensor(TensorBase):
     def __rtruediv__(self, other):
         # As torch/_tensor.py's ``__rdiv__``: ``other / x`` is ``x.reciprocal() * other``, two
         # roundings rather than one (float16: reciprocal rounds to float16, then the product).
-        return wrap_scalar(1).div(self).mul(other)
+        return self.reciprocal() * other
 
     def __rpow__(self, other):
         return _torch_functions["pow"](other, self)

@@ -32,6 +32,17 @@ def THPVariable__log_softmax(*args, **kwargs):
     return _ops['_log_softmax'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
 
 
+__log_softmax_backward_data_parser = PythonArgParser([
+    '_log_softmax_backward_data(Tensor grad_output, Tensor output, int64_t dim, ScalarType input_dtype)',
+])
+
+
+def THPVariable__log_softmax_backward_data(*args, **kwargs):
+    _r = __log_softmax_backward_data_parser.parse(args, kwargs)
+    # aten::_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+    return _ops['_log_softmax_backward_data'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3))
+
+
 __softmax_parser = PythonArgParser([
     '_softmax(Tensor input, int64_t dim, bool half_to_float)',
 ])
@@ -41,6 +52,17 @@ def THPVariable__softmax(*args, **kwargs):
     _r = __softmax_parser.parse(args, kwargs)
     # aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
     return _ops['_softmax'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+
+
+__softmax_backward_data_parser = PythonArgParser([
+    '_softmax_backward_data(Tensor grad_output, Tensor output, int64_t dim, ScalarType input_dtype)',
+])
+
+
+def THPVariable__softmax_backward_data(*args, **kwargs):
+    _r = __softmax_backward_data_parser.parse(args, kwargs)
+    # aten::_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+    return _ops['_softmax_backward_data'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3))
 
 
 __unsafe_view_parser = PythonArgParser([
@@ -282,6 +304,17 @@ def THPVariable_as_strided(*args, **kwargs):
     _r = _as_strided_parser.parse(args, kwargs)
     # aten::as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
     return _ops['as_strided'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_int64(3))
+
+
+_as_strided__parser = PythonArgParser([
+    'as_strided_(Tensor input, SymIntArrayRef size, SymIntArrayRef stride, SymInt? storage_offset=None)',
+])
+
+
+def THPVariable_as_strided_(*args, **kwargs):
+    _r = _as_strided__parser.parse(args, kwargs)
+    # aten::as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
+    return _ops['as_strided_'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_int64(3))
 
 
 _atleast_1d_parser = PythonArgParser([
@@ -2179,6 +2212,17 @@ def THPVariable_real(*args, **kwargs):
     return _ops['real'](_r.tensor(0))
 
 
+_reciprocal_parser = PythonArgParser([
+    'reciprocal(Tensor input)',
+])
+
+
+def THPVariable_reciprocal(*args, **kwargs):
+    _r = _reciprocal_parser.parse(args, kwargs)
+    # aten::reciprocal(Tensor self) -> Tensor
+    return _ops['reciprocal'](_r.tensor(0))
+
+
 _relu_parser = PythonArgParser([
     'relu(Tensor input)',
 ])
@@ -2311,6 +2355,17 @@ def THPVariable_rsub(*args, **kwargs):
     _r = _rsub_parser.parse(args, kwargs)
     # aten::rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
     return _ops['rsub.Scalar'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
+
+
+_scalar_tensor_parser = PythonArgParser([
+    'scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def THPVariable_scalar_tensor(*args, **kwargs):
+    _r = _scalar_tensor_parser.parse(args, kwargs)
+    # aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(5), 'scalar_tensor', _r.scalar(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
 
 
 _scatter_parser = PythonArgParser([
@@ -2935,6 +2990,9 @@ def THPVariable_vstack(*args, **kwargs):
 _where_parser = PythonArgParser([
     'where(Tensor condition)',
     'where(Tensor condition, Tensor input, Tensor other, *, Tensor out=None)',
+    'where(Tensor condition, Scalar self, Tensor other)',
+    'where(Tensor condition, Tensor input, Scalar other)',
+    'where(Tensor condition, Scalar self, Scalar other)',
 ])
 
 
@@ -2943,11 +3001,20 @@ def THPVariable_where(*args, **kwargs):
     if _r.idx == 0:
         # aten::where(Tensor condition) -> Tensor[]
         return _ops['where'](_r.tensor(0))
-    if _r.is_none(3):
-        # aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-        return _ops['where.self'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
-    # aten::where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
-    return _ops['where.self_out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), out=_r.tensor(3))
+    if _r.idx == 1:
+        if _r.is_none(3):
+            # aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+            return _ops['where.self'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
+        # aten::where.self_out(Tensor condition, Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['where.self_out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), out=_r.tensor(3))
+    if _r.idx == 2:
+        # aten::where.ScalarSelf(Tensor condition, Scalar self, Tensor other) -> Tensor
+        return _ops['where.ScalarSelf'](_r.tensor(0), _r.scalar(1), _r.tensor(2))
+    if _r.idx == 3:
+        # aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+        return _ops['where.ScalarOther'](_r.tensor(0), _r.tensor(1), _r.scalar(2))
+    # aten::where.Scalar(Tensor condition, Scalar self, Scalar other) -> Tensor
+    return _ops['where.Scalar'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
 
 
 _zero__parser = PythonArgParser([
@@ -2990,7 +3057,9 @@ def THPVariable_zeros_like(*args, **kwargs):
 FUNCTIONS = named({
     '_coalesce': THPVariable__coalesce,
     '_log_softmax': THPVariable__log_softmax,
+    '_log_softmax_backward_data': THPVariable__log_softmax_backward_data,
     '_softmax': THPVariable__softmax,
+    '_softmax_backward_data': THPVariable__softmax_backward_data,
     '_unsafe_view': THPVariable__unsafe_view,
     'abs': THPVariable_abs,
     'abs_': THPVariable_abs_,
@@ -3009,6 +3078,7 @@ FUNCTIONS = named({
     'argsort': THPVariable_argsort,
     'argwhere': THPVariable_argwhere,
     'as_strided': THPVariable_as_strided,
+    'as_strided_': THPVariable_as_strided_,
     'atleast_1d': THPVariable_atleast_1d,
     'atleast_2d': THPVariable_atleast_2d,
     'baddbmm': THPVariable_baddbmm,
@@ -3149,6 +3219,7 @@ FUNCTIONS = named({
     'randn_like': THPVariable_randn_like,
     'randperm': THPVariable_randperm,
     'real': THPVariable_real,
+    'reciprocal': THPVariable_reciprocal,
     'relu': THPVariable_relu,
     'relu_': THPVariable_relu_,
     'remainder': THPVariable_remainder,
@@ -3159,6 +3230,7 @@ FUNCTIONS = named({
     'round': THPVariable_round,
     'round_': THPVariable_round_,
     'rsub': THPVariable_rsub,
+    'scalar_tensor': THPVariable_scalar_tensor,
     'scatter': THPVariable_scatter,
     'scatter_add': THPVariable_scatter_add,
     'scatter_reduce': THPVariable_scatter_reduce,

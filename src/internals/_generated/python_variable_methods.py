@@ -8,6 +8,66 @@ from ..aten.dispatcher import aten_ops as _ops
 
 from ..autograd.variable_factories import variable_factory as _factory
 
+___ilshift___parser = PythonArgParser([
+    '__ilshift__(Tensor other)',
+    '__ilshift__(Scalar other)',
+])
+
+
+def THPVariable___ilshift__(self, *args, **kwargs):
+    _r = ___ilshift___parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::__ilshift__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _ops['__ilshift__.Tensor'](self, _r.tensor(0))
+    # aten::__ilshift__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _ops['__ilshift__.Scalar'](self, _r.scalar(0))
+
+
+___irshift___parser = PythonArgParser([
+    '__irshift__(Tensor other)',
+    '__irshift__(Scalar other)',
+])
+
+
+def THPVariable___irshift__(self, *args, **kwargs):
+    _r = ___irshift___parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::__irshift__.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _ops['__irshift__.Tensor'](self, _r.tensor(0))
+    # aten::__irshift__.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _ops['__irshift__.Scalar'](self, _r.scalar(0))
+
+
+___lshift___parser = PythonArgParser([
+    '__lshift__(Tensor other)',
+    '__lshift__(Scalar other)',
+])
+
+
+def THPVariable___lshift__(self, *args, **kwargs):
+    _r = ___lshift___parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::__lshift__.Tensor(Tensor self, Tensor other) -> Tensor
+        return _ops['__lshift__.Tensor'](self, _r.tensor(0))
+    # aten::__lshift__.Scalar(Tensor self, Scalar other) -> Tensor
+    return _ops['__lshift__.Scalar'](self, _r.scalar(0))
+
+
+___rshift___parser = PythonArgParser([
+    '__rshift__(Tensor other)',
+    '__rshift__(Scalar other)',
+])
+
+
+def THPVariable___rshift__(self, *args, **kwargs):
+    _r = ___rshift___parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::__rshift__.Tensor(Tensor self, Tensor other) -> Tensor
+        return _ops['__rshift__.Tensor'](self, _r.tensor(0))
+    # aten::__rshift__.Scalar(Tensor self, Scalar other) -> Tensor
+    return _ops['__rshift__.Scalar'](self, _r.scalar(0))
+
+
 def THPVariable__indices(self):
     # aten::_indices(Tensor(a) self) -> Tensor(a)
     return _ops['_indices'](self)
@@ -230,6 +290,17 @@ def THPVariable_as_strided(self, *args, **kwargs):
     _r = _as_strided_parser.parse(args, kwargs)
     # aten::as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)
     return _ops['as_strided'](self, _r.intlist(0), _r.intlist(1), _r.to_int64(2))
+
+
+_as_strided__parser = PythonArgParser([
+    'as_strided_(SymIntArrayRef size, SymIntArrayRef stride, SymInt? storage_offset=None)',
+])
+
+
+def THPVariable_as_strided_(self, *args, **kwargs):
+    _r = _as_strided__parser.parse(args, kwargs)
+    # aten::as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
+    return _ops['as_strided_'](self, _r.intlist(0), _r.intlist(1), _r.to_int64(2))
 
 
 _baddbmm_parser = PythonArgParser([
@@ -1474,6 +1545,17 @@ def THPVariable_new_empty(self, *args, **kwargs):
     return _factory(_r.to_bool(5), 'new_empty', self, _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
 
 
+_new_empty_strided_parser = PythonArgParser([
+    'new_empty_strided(SymIntArrayRef size, SymIntArrayRef stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def THPVariable_new_empty_strided(self, *args, **kwargs):
+    _r = _new_empty_strided_parser.parse(args, kwargs)
+    # aten::new_empty_strided(Tensor self, SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(6), 'new_empty_strided', self, _r.intlist(0), _r.intlist(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+
+
 _new_full_parser = PythonArgParser([
     'new_full(SymIntArrayRef size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
@@ -1622,6 +1704,11 @@ def THPVariable_random_(self, *args, **kwargs):
         return _ops['random_.from'](self, _r.to_int64(0), _r.to_int64(1), generator=_r.value(2))
     # aten::random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
     return _ops['random_.to'](self, _r.to_int64(0), generator=_r.value(1))
+
+
+def THPVariable_reciprocal(self):
+    # aten::reciprocal(Tensor self) -> Tensor
+    return _ops['reciprocal'](self)
 
 
 def THPVariable_relu(self):
@@ -1975,6 +2062,25 @@ def THPVariable_squeeze(self, *args, **kwargs):
     return _ops['squeeze.dims'](self, _r.intlist(0))
 
 
+_squeeze__parser = PythonArgParser([
+    'squeeze_()',
+    'squeeze_(int64_t dim)',
+    'squeeze_(IntArrayRef dim)',
+])
+
+
+def THPVariable_squeeze_(self, *args, **kwargs):
+    _r = _squeeze__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::squeeze_(Tensor(a!) self) -> Tensor(a!)
+        return _ops['squeeze_'](self)
+    if _r.idx == 1:
+        # aten::squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)
+        return _ops['squeeze_.dim'](self, _r.to_int64(0))
+    # aten::squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)
+    return _ops['squeeze_.dims'](self, _r.intlist(0))
+
+
 _std_parser = PythonArgParser([
     'std(IntArrayRef[1]? dim, bool unbiased=True, bool keepdim=False)',
     'std(IntArrayRef[1]? dim=None, *, Scalar? correction=None, bool keepdim=False)',
@@ -2045,6 +2151,11 @@ def THPVariable_swapaxes(self, *args, **kwargs):
 def THPVariable_t(self):
     # aten::t(Tensor(a) self) -> Tensor(a)
     return _ops['t'](self)
+
+
+def THPVariable_t_(self):
+    # aten::t_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['t_'](self)
 
 
 _take_parser = PythonArgParser([
@@ -2156,6 +2267,17 @@ def THPVariable_transpose(self, *args, **kwargs):
     return _ops['transpose.int'](self, _r.to_int64(0), _r.to_int64(1))
 
 
+_transpose__parser = PythonArgParser([
+    'transpose_(int64_t dim0, int64_t dim1)',
+])
+
+
+def THPVariable_transpose_(self, *args, **kwargs):
+    _r = _transpose__parser.parse(args, kwargs)
+    # aten::transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+    return _ops['transpose_'](self, _r.to_int64(0), _r.to_int64(1))
+
+
 _tril_parser = PythonArgParser([
     'tril(SymInt diagonal=0)',
 ])
@@ -2243,6 +2365,17 @@ def THPVariable_unsqueeze(self, *args, **kwargs):
     return _ops['unsqueeze'](self, _r.to_int64(0))
 
 
+_unsqueeze__parser = PythonArgParser([
+    'unsqueeze_(int64_t dim)',
+])
+
+
+def THPVariable_unsqueeze_(self, *args, **kwargs):
+    _r = _unsqueeze__parser.parse(args, kwargs)
+    # aten::unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)
+    return _ops['unsqueeze_'](self, _r.to_int64(0))
+
+
 def THPVariable_values(self):
     # aten::values(Tensor(a) self) -> Tensor(a)
     return _ops['values'](self)
@@ -2284,13 +2417,17 @@ def THPVariable_view(self, *args, **kwargs):
 
 _where_parser = PythonArgParser([
     'where(Tensor condition, Tensor other)',
+    'where(Tensor condition, Scalar other)',
 ])
 
 
 def THPVariable_where(self, *args, **kwargs):
     _r = _where_parser.parse(args, kwargs)
-    # aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-    return _ops['where.self'](_r.tensor(0), self, _r.tensor(1))
+    if _r.idx == 0:
+        # aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
+        return _ops['where.self'](_r.tensor(0), self, _r.tensor(1))
+    # aten::where.ScalarOther(Tensor condition, Tensor self, Scalar other) -> Tensor
+    return _ops['where.ScalarOther'](_r.tensor(0), self, _r.scalar(1))
 
 
 def THPVariable_zero_(self):
@@ -2322,6 +2459,7 @@ METHODS = named({
     'argsort': THPVariable_argsort,
     'argwhere': THPVariable_argwhere,
     'as_strided': THPVariable_as_strided,
+    'as_strided_': THPVariable_as_strided_,
     'baddbmm': THPVariable_baddbmm,
     'bernoulli': THPVariable_bernoulli,
     'bernoulli_': THPVariable_bernoulli_,
@@ -2436,6 +2574,7 @@ METHODS = named({
     'neg': THPVariable_neg,
     'neg_': THPVariable_neg_,
     'new_empty': THPVariable_new_empty,
+    'new_empty_strided': THPVariable_new_empty_strided,
     'new_full': THPVariable_new_full,
     'new_ones': THPVariable_new_ones,
     'new_zeros': THPVariable_new_zeros,
@@ -2448,6 +2587,7 @@ METHODS = named({
     'pow_': THPVariable_pow_,
     'prod': THPVariable_prod,
     'random_': THPVariable_random_,
+    'reciprocal': THPVariable_reciprocal,
     'relu': THPVariable_relu,
     'relu_': THPVariable_relu_,
     'remainder': THPVariable_remainder,
@@ -2481,12 +2621,14 @@ METHODS = named({
     'sqrt': THPVariable_sqrt,
     'sqrt_': THPVariable_sqrt_,
     'squeeze': THPVariable_squeeze,
+    'squeeze_': THPVariable_squeeze_,
     'std': THPVariable_std,
     'sub': THPVariable_sub,
     'sub_': THPVariable_sub_,
     'sum': THPVariable_sum,
     'swapaxes': THPVariable_swapaxes,
     't': THPVariable_t,
+    't_': THPVariable_t_,
     'take': THPVariable_take,
     'tan': THPVariable_tan,
     'tan_': THPVariable_tan_,
@@ -2498,6 +2640,7 @@ METHODS = named({
     'to_sparse': THPVariable_to_sparse,
     'topk': THPVariable_topk,
     'transpose': THPVariable_transpose,
+    'transpose_': THPVariable_transpose_,
     'tril': THPVariable_tril,
     'triu': THPVariable_triu,
     'trunc': THPVariable_trunc,
@@ -2507,6 +2650,7 @@ METHODS = named({
     'unfold': THPVariable_unfold,
     'uniform_': THPVariable_uniform_,
     'unsqueeze': THPVariable_unsqueeze,
+    'unsqueeze_': THPVariable_unsqueeze_,
     'values': THPVariable_values,
     'var': THPVariable_var,
     'view': THPVariable_view,
@@ -2544,8 +2688,8 @@ METHODS = named({
     '__xor__': type_error_to_not_implemented(THPVariable_bitwise_xor, '__xor__'),
     '__rxor__': type_error_to_not_implemented(THPVariable_bitwise_xor, '__rxor__'),
     '__ixor__': type_error_to_not_implemented(THPVariable_bitwise_xor_, '__ixor__'),
-    '__lshift__': type_error_to_not_implemented(THPVariable_bitwise_left_shift, '__lshift__'),
-    '__ilshift__': type_error_to_not_implemented(THPVariable_bitwise_left_shift_, '__ilshift__'),
-    '__rshift__': type_error_to_not_implemented(THPVariable_bitwise_right_shift, '__rshift__'),
-    '__irshift__': type_error_to_not_implemented(THPVariable_bitwise_right_shift_, '__irshift__'),
+    '__lshift__': type_error_to_not_implemented(THPVariable___lshift__, '__lshift__'),
+    '__ilshift__': type_error_to_not_implemented(THPVariable___ilshift__, '__ilshift__'),
+    '__rshift__': type_error_to_not_implemented(THPVariable___rshift__, '__rshift__'),
+    '__irshift__': type_error_to_not_implemented(THPVariable___irshift__, '__irshift__'),
 })

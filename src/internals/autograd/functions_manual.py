@@ -12,17 +12,24 @@ import numpy as np
 
 from ..aten import dispatcher
 from ..aten.native.tensor_factories import arange, from_numpy, wrap_scalar, zeros
-from ..aten.native.tensor_shape import slice_bounds, wrap_dim
 from ..aten.tensor_iterator import broadcast_shapes
+from ..c10.dispatch_key import DispatchKey
+from ..c10.local_dispatch_key_set import tls
 from ..c10.scalar_type import float64
 
-__all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "sgn", "where", "zeros_like",
+INT64_MAX = 2 ** 63 - 1       # slice's end when none is given
+
+__all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "mul_scalar", "div_scalar",
+           "mul_tensor_backward", "div_tensor_self_backward", "div_tensor_other_backward",
+           "softmax_double_backward", "nll_loss_backward", "nll_loss", "mse_loss_backward",
+           "mse_loss_double_backward", "sgn", "where", "zeros_like",
            "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
            "pow_backward_exponent", "pow_backward_exponent_scalar_base", "sum_backward",
            "mean_backward", "prod_backward", "restore_reduced_dims", "scale_grad_by_count",
            "evenly_distribute_backward", "value_selecting_reduction_backward", "_softmax_backward_data",
            "_log_softmax_backward_data", "mm_mat1_backward", "mm_mat2_backward", "permute_backwards",
-           "unsqueeze_to", "select_backward", "slice_backward_wrapper", "diagonal_backward", "unfold_backward",
+           "unsqueeze_to", "select_backward", "slice_backward_wrapper", "slice_symint", "diagonal_backward",
+           "unfold_backward",
            "split_backward", "split_with_sizes_backward", "as_strided_backward", "TensorGeometry",
            "convolution_backward",
            "max_pool2d_with_indices_backward", "native_batch_norm_backward", "native_layer_norm_backward",
@@ -43,6 +50,8 @@ def is_expandable_to(shape, desired):
 def sum_to(grad, shape):
     """Sum ``grad`` down to ``shape``, undoing a broadcast (``at::sum_to``)."""
     shape = tuple(shape)
+    if not shape:
+        return grad.sum()
     lead = grad.dim() - len(shape)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1]
     if dims:
@@ -55,8 +64,36 @@ def maybe_multiply(t, s):
     return t if s == 1 else t * s
 
 
+# C++'s ``t * 2`` and ``t / n`` call the Scalar overloads (``mul.Scalar``, ``div.Scalar``); Python's
+# ``t * 2`` wraps the number into a tensor (``mul.Tensor``). The formulas write torch's C++.
+def mul_scalar(t, s):
+    return dispatcher.call("mul.Scalar", t, s)
+
+
+def div_scalar(t, s):
+    return dispatcher.call("div.Scalar", t, s)
+
+
+def mul_tensor_backward(grad, other, self_st):
+    return mul_scalar(grad, other)
+
+
+def div_tensor_self_backward(grad, other, self_st):
+    return div_scalar(grad, other)
+
+
+def div_tensor_other_backward(grad, self, other):
+    """-grad * self / other², as torch groups it: ``-grad * ((self / other) / other)``, the right
+    operand first (the order C++ evaluates it in)."""
+    ratio = (self / other) / other
+    return -grad * ratio
+
+
 def where(cond, a, b):
-    return dispatcher.call("where.self", cond, wrap_scalar(a), wrap_scalar(b))
+    """``at::where`` with a number for either value picks a Scalar overload, as C++ overloading does."""
+    overload = {(True, True): "self", (False, True): "ScalarSelf", (True, False): "ScalarOther",
+                (False, False): "Scalar"}
+    return dispatcher.call(f"where.{overload[hasattr(a, 'dim'), hasattr(b, 'dim')]}", cond, a, b)
 
 
 def zeros_like(t):
@@ -73,11 +110,11 @@ def threshold_backward(grad, out, threshold):
 
 
 def sigmoid_backward(grad, out):
-    return grad * (1 - out) * out
+    return dispatcher.call("sigmoid_backward", grad, out)
 
 
 def tanh_backward(grad, out):
-    return grad * (1 - out * out)
+    return dispatcher.call("tanh_backward", grad, out)
 
 
 def pow_backward_self(grad, self, exponent):
@@ -89,7 +126,7 @@ def pow_backward(grad, self, exponent):
     """``pow.Tensor_Scalar``: d/dx x**c = c * x**(c-1), grouped as torch's; 0 for c == 0."""
     if exponent == 0:
         return zeros_like(self)
-    return grad * (self.pow(exponent - 1) * exponent)
+    return grad * mul_scalar(self.pow(exponent - 1), exponent)
 
 
 def pow_backward_exponent_scalar_base(grad, base, exponent, result):
@@ -131,7 +168,7 @@ def mean_backward(grad, sizes, dims, numel, keepdim):
     count = 1
     for d in _reduced_dims(dims, len(sizes)) if sizes else ():
         count *= sizes[d]
-    return sum_backward(grad, sizes, dims, keepdim) / max(count, 1) if sizes else grad / numel
+    return div_scalar(sum_backward(grad, sizes, dims, keepdim), max(count, 1) if sizes else numel)
 
 
 def prod_backward(grad, self, result, dim=None, keepdim=False):
@@ -175,11 +212,35 @@ def value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
 
 
 def _softmax_backward_data(grad, output, dim, input_dtype):
-    return ((grad - (grad * output).sum(dim, keepdim=True)) * output).to(input_dtype)
+    return dispatcher.call("_softmax_backward_data", grad, output, dim, input_dtype)
 
 
 def _log_softmax_backward_data(grad, output, dim, input_dtype):
-    return (grad - output.exp() * grad.sum(dim, keepdim=True)).to(input_dtype)
+    return dispatcher.call("_log_softmax_backward_data", grad, output, dim, input_dtype)
+
+
+def softmax_double_backward(grad, grad_output, dim, output):
+    """The derivative of ``_softmax_backward_data`` with respect to the softmax output."""
+    return grad_output * grad - (output * grad_output).sum(dim, True) * grad \
+        - grad_output * (output * grad).sum(dim, True)
+
+
+# ---------------------------------------------------------------------- losses (operators of their own)
+def nll_loss_backward(grad, self, target, weight, reduction, ignore_index, total_weight):
+    return dispatcher.call("nll_loss_backward", grad, self, target, weight, reduction, ignore_index, total_weight)
+
+
+def nll_loss(self, target, weight, reduction, ignore_index):
+    return dispatcher.call("nll_loss_forward", self, target, weight, reduction, ignore_index)[0]
+
+
+def mse_loss_backward(grad, self, target, reduction):
+    return dispatcher.call("mse_loss_backward", grad, self, target, reduction)
+
+
+def mse_loss_double_backward(grad, input, reduction):
+    grad_input = mul_scalar(grad, 2)
+    return div_scalar(grad_input, input.numel()) if reduction == 1 else grad_input
 
 
 # ---------------------------------------------------------------------- linear algebra
@@ -235,16 +296,17 @@ def _to_copy_backward(grad, self_options):
 
 
 def select_backward(grad, sizes, dim, index):
-    return _embed(grad, sizes, lambda z: z.select(dim, index))
+    return dispatcher.call("select_backward", grad, list(sizes), dim, index)
 
 
 def slice_backward_wrapper(grad, sizes, dim, start, end, step):
-    dim = wrap_dim(dim, len(sizes))
-    start, end = slice_bounds(sizes[dim], start, end)
-    return _embed(grad, sizes, lambda z: z.narrow(dim, start, end - start) if step == 1 else
-                  z.as_strided(grad.shape, [s * (step if d == dim % len(sizes) else 1)
-                                            for d, s in enumerate(z.stride())],
-                               z.storage_offset() + start * z.stride(dim)))
+    """``slice.Tensor``'s formula: ``slice_backward`` with a missing start 0 and end INT64_MAX."""
+    return dispatcher.call("slice_backward", grad, list(sizes), dim, 0 if start is None else start,
+                           INT64_MAX if end is None else end, step)
+
+
+def slice_symint(grad, dim, start, end, step):
+    return dispatcher.call("slice.Tensor", grad, dim, start, end, step)
 
 
 def diagonal_backward(grad, sizes, offset, dim1, dim2):
@@ -364,7 +426,8 @@ def cat_tensors_backward(grad, sizes, dtypes, dim):
 
 
 def stack_tensors_backward(grad, dim, dtypes):
-    return [g.to(t) for g, t in zip(grad.unbind(dim), dtypes)]
+    """One ``select`` per input (the engine casts each to its input's dtype)."""
+    return [grad.select(dim, i) for i in range(len(dtypes))]
 
 
 def unbind_backward(grads, dim):
@@ -387,11 +450,19 @@ def repeat_backward(grad, repeats, sizes):
     return grad.reshape(pairs).sum(list(range(0, len(pairs), 2))).reshape(tuple(sizes))
 
 
+def _subclass_like(*tensors):
+    """``areAnyTensorSubclassLike``: a tensor subclass, or any tensor while a dispatch mode is on.
+    torch's formulas then call the out-of-place variant of an operator, which a mode can trace."""
+    return DispatchKey.Python in tls.included or any(DispatchKey.Python in t._impl.key_set for t in tensors)
+
+
 def index_backward(sizes, options, indices, grad):
-    """The gradient summed into a zero tensor where the index put it (Nones stand for whole dims:
+    """The gradient summed into ``new_zeros`` where the index put it (Nones stand for whole dims:
     the operator takes them, as C++ does; the Python binding does not)."""
     dtype, device = options
-    return dispatcher.call("index_put_", zeros(sizes, dtype=dtype, device=device), indices, grad, True)
+    zeros_like_self = dispatcher.call("new_zeros", grad, list(sizes), dtype=dtype, device=device)
+    put = "index_put" if _subclass_like(zeros_like_self, grad) else "index_put_"
+    return dispatcher.call(put, zeros_like_self, indices, grad, True)
 
 
 def index_select_backward(grad, sizes, dim, index):
@@ -401,7 +472,8 @@ def index_select_backward(grad, sizes, dim, index):
 
 
 def gather_backward(grad, sizes, dim, index):
-    return zeros(sizes, dtype=grad.dtype, device=grad.device).scatter_add(dim, index, grad)
+    result = dispatcher.call("new_zeros", grad, list(sizes))
+    return dispatcher.call("scatter_add" if _subclass_like(index, grad) else "scatter_add_", result, dim, index, grad)
 
 
 def cummaxmin_backward(grad, self, indices, dim):
@@ -555,16 +627,17 @@ def var_backward(grad, self, dims, correction, keepdim):
     for d in dims:
         n *= self.shape[d] if self.dim() else 1
     dof = n - (1 if correction is None else correction)
-    mean = self.mean(dims, keepdim=True)
     if full and dof <= 0:
-        return grad * where(self == mean, math.nan, math.inf)
-    grad = restore_reduced_dims(grad, dims, keepdim, self.dim())
-    return (2.0 / dof if dof else math.inf) * grad * (self - mean)
+        return grad * where(self == self.mean(), math.nan, math.inf)
+    if not full and not keepdim:
+        grad = restore_reduced_dims(grad, dims, keepdim, self.dim())
+    centered = self - (self.mean() if full else self.mean(dims, keepdim=True))   # C++: the right operand first
+    return mul_scalar(grad, 2.0 / dof if dof else math.inf) * centered
 
 
 def std_backward(result, grad, self, dims, correction, keepdim):
     """std = sqrt(var): the var gradient scaled by 1 / (2 std); 0 where std is 0, as torch."""
-    grad_var = where(result == 0, 0, grad / (result * 2))
+    grad_var = dispatcher.call("masked_fill_.Scalar", grad / mul_scalar(result, 2), result == 0, 0)
     return var_backward(grad_var, self, dims, correction, keepdim)
 
 

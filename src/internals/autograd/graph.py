@@ -201,10 +201,9 @@ def _obeys_layout(grad, var):
 def _clone_obey_contract(grad, var):
     """``clone_obey_contract``: a copy with the leaf's strides where the leaf is dense (so a
     permuted gradient is stored in the leaf's layout), else a contiguous one; the copy is a
-    ``copy_`` into an ``empty_strided`` buffer, so a grad of the grad hangs off CopyBackwards."""
+    ``copy_`` into a ``new_empty_strided`` buffer, so a grad of the grad hangs off CopyBackwards."""
     if var._impl.is_non_overlapping_and_dense():
-        out = dispatcher.call("empty_strided", list(var.shape), list(var.stride()), dtype=grad.dtype,
-                              device=grad.device)
+        out = dispatcher.call("new_empty_strided", grad, list(var.shape), list(var.stride()))
         return dispatcher.call("copy_", out, grad)
     return dispatcher.call("clone", grad, memory_format=contiguous_format)
 

@@ -71,8 +71,8 @@ def _uses(formula, name):
 
 
 def _op_prefix(base):
-    """``add`` -> ``AddBackward`` (``_create_op_prefix``)."""
-    return "".join(p.title() for p in base.split("_")) + "Backward"
+    """``add`` -> ``AddBackward``, ``nll_loss_forward`` -> ``NllLossBackward`` (``_create_op_prefix``)."""
+    return ("".join(p.title() for p in base.split("_")) + "Backward").replace("ForwardBackward", "Backward")
 
 
 def _torch_node_numbers():
@@ -192,12 +192,16 @@ def _split_formulas(entry):
 
 
 def match_natives(infos, path=NATIVE_FUNCTIONS):
-    """Attach each native function to the entry with its signature (so exp_ uses exp's entry)."""
-    by_signature = {info.schema.signature(): info for info in infos}
+    """Attach each native function to its own entry, else to the entry with its signature (so exp_
+    uses exp's entry); t_ has an entry of its own (TBackward1), though its signature is t's."""
+    by_name = {str(info.schema.name): info for info in infos}
+    by_signature = {}
+    for info in infos:
+        by_signature.setdefault(info.schema.signature(), info)
     unmatched = []
     for entry in yaml.safe_load(Path(path).read_text()):
         schema = FunctionSchema.parse(entry["func"])
-        info = by_signature.get(schema.signature())
+        info = by_name.get(str(schema.name)) or by_signature.get(schema.signature())
         if info is not None:
             info.natives.append(schema)
         else:
@@ -241,9 +245,11 @@ def gen_node(info):
             lines.append(f"        return ({info.formulas[arg]},)")
     else:
         lines.append("        edges = node._next_edges")
-        results = []
-        for i, arg in enumerate(info.edges):
-            results.append(f"grad_{arg}")
+        results = [f"grad_{arg}" for arg in info.edges]
+        # The formulas run in the sorted order of their keys, as torch's load_derivatives.py reads
+        # them (``sorted(defn.keys())``): div's ``other`` before ``self``, mm's ``mat2`` before ``self``.
+        order = sorted(enumerate(info.edges), key=lambda e: ", ".join(info.groups.get(e[1], (e[1],))))
+        for i, arg in order:
             group = info.groups.get(arg)
             if group is None:
                 lines.append(f"        grad_{arg} = None")
@@ -309,7 +315,7 @@ def gen_functions(infos):
 
 # ---------------------------------------------------------------------- variable_type.py
 def _py_default(default):
-    return {"[]": "()", "true": "True", "false": "False"}.get(default, default)
+    return {"[]": "()", "true": "True", "false": "False", "Mean": "1"}.get(default, default)   # at::Reduction::Mean
 
 
 def _kernel_name(schema):

@@ -63,8 +63,8 @@ BINARY_DUNDERS = {
     "__and__": "bitwise_and", "__rand__": "bitwise_and", "__iand__": "bitwise_and_",
     "__or__": "bitwise_or", "__ror__": "bitwise_or", "__ior__": "bitwise_or_",
     "__xor__": "bitwise_xor", "__rxor__": "bitwise_xor", "__ixor__": "bitwise_xor_",
-    "__lshift__": "bitwise_left_shift", "__ilshift__": "bitwise_left_shift_",
-    "__rshift__": "bitwise_right_shift", "__irshift__": "bitwise_right_shift_",
+    "__lshift__": "__lshift__", "__ilshift__": "__ilshift__",
+    "__rshift__": "__rshift__", "__irshift__": "__irshift__",
 }
 
 
@@ -82,7 +82,9 @@ class Overload:
 # ``alias``, ``item()`` calls ``_local_scalar_dense``), or called by autograd only (torch's
 # pattern ``.*_backward``). Entries with ``python_module: nn`` are bound in ``torch._C._nn``,
 # which internals does not have: ``nn.functional`` calls them (``F.linear``, ``F.max_pool2d``).
-SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "alias", "_local_scalar_dense"}
+# The Scalar overloads of the arithmetic operators are for C++ callers (torch's
+# ``SKIP_PYTHON_BINDINGS_SIGNATURES``): Python wraps a number into a tensor instead.
+SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "alias", "_local_scalar_dense", "mul.Scalar", "div.Scalar"}
 # Names whose binding is written by hand, in _tensor.py as in torch's python_variable_methods.cpp:
 # ``set_`` takes a Storage, typed or untyped, and checks a typed one's dtype against the tensor's.
 BOUND_BY_HAND = {"set_"}
@@ -117,6 +119,8 @@ def grouped(method, path=NATIVE_FUNCTIONS):
     for schema, variants, op in load_overloads(path):
         if ("method" if method else "function") not in variants:
             continue
+        if not method and str(schema.name.name).startswith("__"):
+            continue            # ``__lshift__`` & co. are Tensor dunders only, never ``torch.__lshift__``
         ps = signature_from_schema(schema, category_override=None, method=method)
         overload = Overload(schema, op, ps)
         if schema.kind() == SchemaKind.out:
@@ -254,7 +258,8 @@ def gen_methods(path=NATIVE_FUNCTIONS):
                          extra=", type_error_to_not_implemented")
     head += "from ..autograd.variable_factories import variable_factory as _factory\n"   # new_zeros, ...
     body = "\n\n\n".join(gen_binding(name, overloads, True) for name, overloads in groups.items())
-    table = [f"    {name!r}: {binding_name(name)}," for name in groups]
+    # An operator named as a dunder (``__lshift__``) is bound once, as its dunder
+    table = [f"    {name!r}: {binding_name(name)}," for name in groups if name not in BINARY_DUNDERS]
     table += [f"    {d!r}: type_error_to_not_implemented({binding_name(op)}, {d!r}),"
               for d, op in BINARY_DUNDERS.items() if op in groups]
     return (head + "\n" + body + "\n\n\n"
@@ -270,7 +275,8 @@ def gen_functions(path=NATIVE_FUNCTIONS):
              "from ..autograd.variable_factories import variable_factory as _factory\n"
              "from ..return_types import return_type as _return_type\n")
     body = "\n\n\n".join(gen_binding(name, overloads, False) for name, overloads in groups.items())
-    table = [f"    {name!r}: {binding_name(name)}," for name in groups]
+    # An operator named as a dunder (``__lshift__``) is bound once, as its dunder
+    table = [f"    {name!r}: {binding_name(name)}," for name in groups if name not in BINARY_DUNDERS]
     return (head + "\n" + body + "\n\n\n"
             "# The function table (torch's ``torch_functions``): what internals puts in its namespace.\n"
             "FUNCTIONS = named({\n" + "\n".join(table) + "\n})\n")

@@ -23,6 +23,7 @@ from .._functional import where
 from .._tensor import Tensor
 from ..aten import dispatcher
 from ..aten.native.tensor_factories import arange, zeros_like
+from ..aten.tensor_iterator import broadcast_shapes
 from ..autograd.grad_mode import no_grad
 from ..c10 import scalar_type as st
 
@@ -81,13 +82,14 @@ def _check_target_size(input, target):
 
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
-    """(input - target)² per element, then mean/sum/none."""
+    """(input - target)² per element, then mean/sum/none: the operator ``mse_loss``."""
     if size_average is not None or reduce is not None or weight is not None:
         raise NotImplementedError("internals' mse_loss supports only the reduction argument")
     _check_reduction(reduction)
     _check_target_size(input, target)
-    diff = input.sub(target)
-    return _reduce(diff.mul(diff), reduction)
+    shape = broadcast_shapes(input.shape, target.shape)      # torch.broadcast_tensors
+    input, target = (t if t.shape == shape else t.expand(shape) for t in (input, target))
+    return dispatcher.call("mse_loss", input, target, _REDUCTIONS.index(reduction))
 
 
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
@@ -100,23 +102,11 @@ def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", wei
     return _reduce(input.sub(target).abs(), reduction)
 
 
-def _check_targets(target, num_classes, ignore_index):
-    """Class indices must lie in [0, C) or equal ignore_index: the one-hot selection below would
-    silently give 0 for any other value, where torch's nll kernel raises."""
-    for value in target.reshape(-1).tolist():      # read on the host, as torch's kernel checks each one
-        if value != ignore_index and not 0 <= value < num_classes:
-            raise IndexError(f"Target {value} is out of bounds.")
-
-
 def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
-    """Negative log-likelihood of class-index targets, given log-probabilities (N, C) or (C,).
-
-    The picked entry ``input[i, target[i]]`` is selected with a one-hot mask
-    (``target.unsqueeze(1) == arange(C)``) and ``where``, then summed over classes: only
-    existing operators, so the gradient flows back through ``where`` to the picked entries.
-    With ``reduction='mean'`` the sum is divided by the total weight of the counted targets
-    (their number when there are no weights), as torch does.
-    """
+    """Negative log-likelihood of class-index targets, given log-probabilities (N, C) or (C,):
+    the operator ``nll_loss_forward`` (``aten/native/loss.py``), whose backward is the operator
+    ``nll_loss_backward``. With ``reduction='mean'`` the sum is divided by the total weight of
+    the counted targets (their number when there are no weights), as torch does."""
     if size_average is not None or reduce is not None:
         raise NotImplementedError("internals' nll_loss supports only the reduction argument")
     _check_reduction(reduction)
@@ -130,14 +120,7 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                          f"to match target batch_size ({target.shape[0]}).")
     if not batched and target.dim() != 0:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    num_classes = input.shape[-1]
-    _check_targets(target, num_classes, ignore_index)
-    onehot, picked_weight = _target_weights(input, target, weight, ignore_index)
-    picked = _pick(input, onehot)
-    loss = picked.mul(picked_weight).neg()
-    if reduction == "mean":
-        return loss.sum().div(picked_weight.sum())
-    return _reduce(loss, reduction)
+    return dispatcher.call("nll_loss_forward", input, target, weight, _REDUCTIONS.index(reduction), ignore_index)[0]
 
 
 def _target_weights(input, target, weight, ignore_index):

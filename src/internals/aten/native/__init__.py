@@ -14,6 +14,7 @@ from . import (
     embedding,
     indexing,
     linear_algebra,
+    loss,
     normalization,
     pooling,
     reduce_ops,
@@ -34,7 +35,7 @@ __all__ = ["kernel", "FAMILIES"]
 
 FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, linear_algebra, blas, reduce_ops,
             reduce_ops_math, sorting, softmax, tensor_factories, tensor_shape, tensor_transformations, triangular_ops,
-            sparse_tensor, sparse_tensor_math, convolution, pooling, normalization, embedding, resize,
+            sparse_tensor, sparse_tensor_math, convolution, pooling, normalization, loss, embedding, resize,
             complex_helper, scalar)
 
 

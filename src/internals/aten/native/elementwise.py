@@ -9,9 +9,11 @@ float16 and bfloat16 compute in float32 and round once at the end, as ATen's ``o
 import warnings
 
 from ...c10 import scalar_type as st
+from ...c10.tensor_impl import strided
 from .. import dispatcher
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig, common_device
 from . import scalar_ops as ops
+from .copy import to
 from .dispatch_stub import loops
 from .tensor_factories import wrap_scalar
 
@@ -163,6 +165,29 @@ def _complex_order_error(op, common):
 _ORDER_NAMES = {ops.LT: "lt", ops.LE: "le", ops.GT: "gt", ops.GE: "ge"}
 
 
+# where's Scalar overloads (TensorCompare.cpp): the number becomes a ``scalar_tensor`` of the
+# result type, the tensor is cast to it, and ``where.self`` runs.
+def _scalar_tensor(value, dtype, like):
+    return dispatcher.call("scalar_tensor", value, dtype=dtype, layout=strided, device=like.device)
+
+
+def where_scalar_self(cond, a, b):
+    common = st.result_type(b, wrap_scalar(a))
+    return dispatcher.call("where.self", cond, _scalar_tensor(a, common, b), to(b, common))
+
+
+def where_scalar_other(cond, a, b):
+    common = st.result_type(a, wrap_scalar(b))
+    b_t = _scalar_tensor(b, common, a)
+    return dispatcher.call("where.self", cond, to(a, common), b_t)
+
+
+def where_scalar(cond, a, b):
+    common = st.result_type(wrap_scalar(a), wrap_scalar(b))
+    b_t = _scalar_tensor(b, common, cond)
+    return dispatcher.call("where.self", cond, _scalar_tensor(a, common, cond), b_t)
+
+
 def where(cond, a, b):
     """``where.self``: ``a`` where ``cond``, else ``b``; a uint8 condition still works, with
     torch's deprecation warning (TensorCompare.cpp), as its nonzero elements."""
@@ -193,6 +218,11 @@ def neg(x):
 
 def neg_(x):
     return unary(ops.NEG, x, out=x, name="neg")
+
+
+def reciprocal(x):
+    """``1 / x`` (an integer or bool ``x`` gives the default float dtype, as true division does)."""
+    return binary(ops.DIV, wrap_scalar(1), x)
 
 
 def abs(x):
@@ -245,6 +275,18 @@ def threshold_backward(grad_output, self, threshold):
     return binary(ops.THRESHOLD_BACKWARD, grad_output, self, alpha=threshold)
 
 
+# sigmoid's and tanh's backward kernels (``sigmoid_backward``, ``tanh_backward`` in
+# BinaryOpsKernel.cpp), from the output y: grad·(1 − y)·y and grad·(1 − y²).
+def sigmoid_backward(grad_output, output):
+    one_minus = dispatcher.call("rsub.Scalar", output, 1)
+    return dispatcher.call("mul.Tensor", dispatcher.call("mul.Tensor", grad_output, one_minus), output)
+
+
+def tanh_backward(grad_output, output):
+    one_minus = dispatcher.call("rsub.Scalar", dispatcher.call("mul.Tensor", output, output), 1)
+    return dispatcher.call("mul.Tensor", grad_output, one_minus)
+
+
 def sigmoid(x):
     return unary(ops.SIGMOID, x, floating=True, name="sigmoid")
 
@@ -283,6 +325,15 @@ def mul(a, b, *, alpha=1):
 
 def mul_(a, b, *, alpha=1):
     return binary(ops.MUL, a, b, alpha=alpha, out=a)
+
+
+def mul_scalar(a, b):
+    """``mul.Scalar`` (CompositeExplicitAutograd): ``mul.Tensor`` with the number wrapped."""
+    return dispatcher.call("mul.Tensor", a, wrap_scalar(b))
+
+
+def div_scalar(a, b):
+    return dispatcher.call("div.Tensor", a, wrap_scalar(b))
 
 
 def div(a, b, *, alpha=1):

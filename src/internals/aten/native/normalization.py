@@ -13,6 +13,7 @@ grad_input = invstd · (g − mean(g) − x̂ · mean(g · x̂)), the means take
 import math
 
 from ...c10 import scalar_type as st
+from ...c10.tensor_impl import strided
 from ..dispatcher import call
 from .convolution import keep_channels_last
 from .copy import to
@@ -167,10 +168,19 @@ def _sum_over(t, dims):
 
 
 def batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, cudnn_enabled):
-    """``batch_norm``, CompositeImplicitAutograd: the output of ``native_batch_norm``. An empty
-    input comes back as a copy (a new tensor, still in the graph), the running statistics untouched."""
+    """``batch_norm``, CompositeImplicitAutograd (``_batch_norm_impl_index``): an empty byte
+    ``reserve`` (cudnn's workspace, unused on this path), then the output of ``native_batch_norm``.
+    An empty input comes back as a copy scaled by the first weight and bias (a new tensor, still in
+    the graph) beside empty statistics in the accumulate type, the running statistics untouched."""
+    call("empty.memory_format", [0], dtype=st.uint8, layout=strided, device=input.device)
     if input.numel() == 0:
-        return call("clone", input)
+        acc = st.float64 if input.device.type == "cpu" and input.dtype is st.float32 else st.opmath_type(input.dtype)
+        features = input.shape[1] if input.dim() > 1 else 0   # torch reads sizes()[1] unchecked: 0 here
+        for _ in range(2):
+            call("empty.memory_format", [features], dtype=acc, layout=strided, device=input.device)
+        out = call("clone", input)
+        out = out if weight is None else call("mul.Tensor", out, call("select.int", weight, 0, 0))
+        return out if bias is None else call("add.Tensor", out, call("select.int", bias, 0, 0))
     return call("native_batch_norm", input, weight, bias, running_mean, running_var, training, momentum, eps)[0]
 
 

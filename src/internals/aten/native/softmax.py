@@ -77,3 +77,20 @@ def log_softmax_int(x, dim, dtype=None):
 def _to(x, dtype):
     """``input.toType(dtype)``: ``_to_copy`` through the dispatcher, when a dtype is given."""
     return x if dtype is None else to(x, dtype)
+
+
+# The backward kernels (``softmax_backward_cpu``, ``log_softmax_backward_cpu``): operators of their
+# own, so autograd records one node and a dispatch mode sees one call.
+def _softmax_backward_data(grad_output, output, dim, input_dtype):
+    """(grad − Σ_dim grad·y)·y, for the softmax output y."""
+    total = dispatcher.call("sum.dim_IntList", dispatcher.call("mul.Tensor", grad_output, output), [dim], True)
+    grad = dispatcher.call("mul.Tensor", dispatcher.call("sub.Tensor", grad_output, total), output)
+    return to(grad, input_dtype)
+
+
+def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
+    """grad − exp(y)·Σ_dim grad, for the log-softmax output y."""
+    total = dispatcher.call("sum.dim_IntList", grad_output, [dim], True)
+    grad = dispatcher.call("sub.Tensor", grad_output,
+                           dispatcher.call("mul.Tensor", dispatcher.call("exp", output), total))
+    return to(grad, input_dtype)

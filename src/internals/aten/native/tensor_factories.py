@@ -80,6 +80,12 @@ def full(size, fill_value, *, dtype=None, layout=None, device=None, pin_memory=N
     return dispatcher.call("fill_.Scalar", out, fill_value)
 
 
+def scalar_tensor(s, *, dtype=None, layout=None, device=None, pin_memory=None):
+    """A 0-dim tensor holding ``s``, in the default dtype unless given (a Scalar made a Tensor
+    inside a composite, as ``where``'s Scalar overloads do)."""
+    return dispatcher.call("fill_.Scalar", _empty([], dtype or st.get_default_dtype(), layout, device, pin_memory), s)
+
+
 def _infer_scalar_dtype(value):
     d = st.scalar_dtype(value)
     if d.is_complex:
@@ -423,6 +429,10 @@ def _new(factory, self, size, *args, dtype=None, layout=None, device=None, pin_m
 
 def new_empty(self, size, **options):
     return _new("empty.memory_format", self, size, **options)
+
+
+def new_empty_strided(self, size, stride, **options):
+    return _new("empty_strided", self, size, stride, **options)
 
 
 def new_zeros(self, size, **options):

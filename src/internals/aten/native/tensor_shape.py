@@ -341,6 +341,48 @@ def unsqueeze(x, dim):
     return make_view(x, sizes, strides)
 
 
+# The gradients of select and slice (TensorShape.cpp's ``select_backward_symint``,
+# ``slice_backward``): zeros of the input's sizes with the gradient copied into the view.
+def select_backward(grad_output, input_sizes, dim, index):
+    out = dispatcher.call("zeros", list(input_sizes), dtype=grad_output.dtype, device=grad_output.device)
+    dispatcher.call("copy_", dispatcher.call("select.int", out, dim, index), grad_output)
+    return out
+
+
+def slice_backward(grad_output, input_sizes, dim, start, end, step):
+    out = dispatcher.call("zeros", list(input_sizes), dtype=grad_output.dtype, device=grad_output.device)
+    dispatcher.call("copy_", dispatcher.call("slice.Tensor", out, dim, start, end, step), grad_output)
+    return out
+
+
+# The in-place view operators (TensorShape.cpp's ``t_``, ``squeeze_``, ...): ``x`` itself takes
+# the geometry its view would have; no element moves.
+def _take_geometry(x, view):
+    impl, v = x._impl, view._impl
+    impl.sizes, impl.strides, impl.storage_offset = v.sizes, v.strides, v.storage_offset
+    return x
+
+
+def t_(x):
+    return _take_geometry(x, t(x))
+
+
+def transpose_(x, dim0, dim1):
+    return _take_geometry(x, transpose(x, dim0, dim1))
+
+
+def squeeze_(x, dim=None):
+    return _take_geometry(x, squeeze(x, dim))
+
+
+def unsqueeze_(x, dim):
+    return _take_geometry(x, unsqueeze(x, dim))
+
+
+def as_strided_(x, size, stride, storage_offset=None):
+    return _take_geometry(x, as_strided(x, size, stride, storage_offset))
+
+
 def flatten(x, start_dim=0, end_dim=-1):
     """``flatten.using_ints`` (CompositeImplicitAutograd, as torch's): a reshape, or ``x`` itself
     when there is nothing to flatten."""

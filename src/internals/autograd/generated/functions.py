@@ -16,6 +16,9 @@ from ..functions_manual import (  # the helpers the formulas call
     cumprod_backward,
     cumsum_backward,
     diagonal_backward,
+    div_scalar,
+    div_tensor_other_backward,
+    div_tensor_self_backward,
     embedding_dense_backward,
     evenly_distribute_backward,
     gather_backward,
@@ -31,8 +34,14 @@ from ..functions_manual import (  # the helpers the formulas call
     mean_backward,
     mm_mat1_backward,
     mm_mat2_backward,
+    mse_loss_backward,
+    mse_loss_double_backward,
+    mul_scalar,
+    mul_tensor_backward,
     native_batch_norm_backward,
     native_layer_norm_backward,
+    nll_loss,
+    nll_loss_backward,
     permute_backwards,
     pow_backward,
     pow_backward_exponent,
@@ -49,6 +58,8 @@ from ..functions_manual import (  # the helpers the formulas call
     sigmoid_backward,
     silu_backward,
     slice_backward_wrapper,
+    slice_symint,
+    softmax_double_backward,
     softplus_backward,
     sort_backward,
     split_backward,
@@ -72,7 +83,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'AbsBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TBackward0', 'AliasBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'UnsqueezeBackward0', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -84,6 +95,18 @@ class NegBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         return (grad.neg(),)
+
+
+class ReciprocalBackward0(Node):
+    """``reciprocal(Tensor self) -> Tensor``"""
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        result = node.result_.unpack(node)
+        return ((result * result).mul(-grad),)
 
 
 class AbsBackward0(Node):
@@ -143,7 +166,7 @@ class SqrtBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         result = node.result_.unpack(node)
-        return (grad / (2 * result),)
+        return (grad / mul_scalar(result, 2),)
 
 
 class ReluBackward0(Node):
@@ -202,6 +225,48 @@ class TanhBackward0(Node):
         return (tanh_backward(grad, result),)
 
 
+class SigmoidBackwardBackward0(Node):
+    """``sigmoid_backward(Tensor grad_output, Tensor output) -> Tensor``"""
+    __slots__ = ('output_', 'grad_output_')
+    _tensor_slots = ('output_', 'grad_output_')
+    _exposed = {'_saved_output': ('output_', True), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_grad_output = None
+        if edges[0] is not None:
+            output = node.output_.unpack(node)
+            grad_grad_output = sigmoid_backward(grad, output)
+        grad_output = None
+        if edges[1] is not None:
+            output = node.output_.unpack(node)
+            grad_output = node.grad_output_.unpack(node)
+            grad_output = grad * grad_output * (output * -2 + 1)
+        return grad_grad_output, grad_output
+
+
+class TanhBackwardBackward0(Node):
+    """``tanh_backward(Tensor grad_output, Tensor output) -> Tensor``"""
+    __slots__ = ('output_', 'grad_output_')
+    _tensor_slots = ('output_', 'grad_output_')
+    _exposed = {'_saved_output': ('output_', True), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_grad_output = None
+        if edges[0] is not None:
+            output = node.output_.unpack(node)
+            grad_grad_output = tanh_backward(grad, output)
+        grad_output = None
+        if edges[1] is not None:
+            output = node.output_.unpack(node)
+            grad_output = node.grad_output_.unpack(node)
+            grad_output = grad * (output * -2 * grad_output)
+        return grad_grad_output, grad_output
+
+
 class AddBackward0(Node):
     """``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor``"""
     __slots__ = ('alpha_',)
@@ -211,13 +276,13 @@ class AddBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            grad_self = grad
         grad_other = None
         if edges[1] is not None:
             alpha = node.alpha_
             grad_other = maybe_multiply(grad, alpha)
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad
         return grad_self, grad_other
 
 
@@ -230,13 +295,13 @@ class SubBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            grad_self = grad
         grad_other = None
         if edges[1] is not None:
             alpha = node.alpha_
             grad_other = maybe_multiply(-grad, alpha)
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad
         return grad_self, grad_other
 
 
@@ -249,15 +314,41 @@ class MulBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            other = node.other_.unpack(node)
-            grad_self = grad * other
         grad_other = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
             grad_other = grad * self
+        grad_self = None
+        if edges[0] is not None:
+            other = node.other_.unpack(node)
+            grad_self = grad * other
         return grad_self, grad_other
+
+
+class MulBackward1(Node):
+    """``mul.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    __slots__ = ('self_scalar_type_', 'other_')
+    _tensor_slots = ()
+    _exposed = {'_saved_other': ('other_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_scalar_type = node.self_scalar_type_
+        other = node.other_
+        return (mul_tensor_backward(grad, other, self_scalar_type),)
+
+
+class DivBackward1(Node):
+    """``div.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    __slots__ = ('self_scalar_type_', 'other_')
+    _tensor_slots = ()
+    _exposed = {'_saved_other': ('other_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_scalar_type = node.self_scalar_type_
+        other = node.other_
+        return (div_tensor_self_backward(grad, other, self_scalar_type),)
 
 
 class DivBackward0(Node):
@@ -269,15 +360,15 @@ class DivBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            other = node.other_.unpack(node)
-            grad_self = grad / other
         grad_other = None
         if edges[1] is not None:
             other = node.other_.unpack(node)
             self = node.self_.unpack(node)
-            grad_other = -grad * self / (other * other)
+            grad_other = div_tensor_other_backward(grad, self, other)
+        grad_self = None
+        if edges[0] is not None:
+            other = node.other_.unpack(node)
+            grad_self = grad / other
         return grad_self, grad_other
 
 
@@ -303,17 +394,17 @@ class PowBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            self = node.self_.unpack(node)
-            exponent = node.exponent_.unpack(node)
-            grad_self = pow_backward_self(grad, self, exponent)
         grad_exponent = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
             exponent = node.exponent_.unpack(node)
             result = node.result_.unpack(node)
             grad_exponent = pow_backward_exponent(grad, self, exponent, result)
+        grad_self = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            exponent = node.exponent_.unpack(node)
+            grad_self = pow_backward_self(grad, self, exponent)
         return grad_self, grad_exponent
 
 
@@ -352,16 +443,16 @@ class MaximumBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            self = node.self_.unpack(node)
-            other = node.other_.unpack(node)
-            grad_self = where(self < other, 0, where(self == other, grad / 2, grad))
         grad_other = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
             other = node.other_.unpack(node)
             grad_other = where(self > other, 0, where(self == other, grad / 2, grad))
+        grad_self = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            other = node.other_.unpack(node)
+            grad_self = where(self < other, 0, where(self == other, grad / 2, grad))
         return grad_self, grad_other
 
 
@@ -374,16 +465,16 @@ class MinimumBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            self = node.self_.unpack(node)
-            other = node.other_.unpack(node)
-            grad_self = where(self > other, 0, where(self == other, grad / 2, grad))
         grad_other = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
             other = node.other_.unpack(node)
             grad_other = where(self < other, 0, where(self == other, grad / 2, grad))
+        grad_self = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            other = node.other_.unpack(node)
+            grad_self = where(self > other, 0, where(self == other, grad / 2, grad))
         return grad_self, grad_other
 
 
@@ -396,14 +487,14 @@ class WhereBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            condition = node.condition_.unpack(node)
-            grad_self = where(condition, grad, 0)
         grad_other = None
         if edges[1] is not None:
             condition = node.condition_.unpack(node)
             grad_other = where(condition, 0, grad)
+        grad_self = None
+        if edges[0] is not None:
+            condition = node.condition_.unpack(node)
+            grad_self = where(condition, grad, 0)
         return grad_self, grad_other
 
 
@@ -494,7 +585,7 @@ class MeanBackward0(Node):
         grad = grads[0]
         self_sym_sizes = node.self_sym_sizes_
         self_sym_numel = node.self_sym_numel_
-        return (grad.expand(self_sym_sizes) / self_sym_numel,)
+        return (div_scalar(grad.expand(self_sym_sizes), self_sym_numel),)
 
 
 class MeanBackward1(Node):
@@ -654,6 +745,146 @@ class LogSoftmaxBackward0(Node):
         return (_log_softmax_backward_data(grad, result, dim, self_scalar_type),)
 
 
+class SoftmaxBackwardDataBackward0(Node):
+    """``_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor``"""
+    __slots__ = ('output_', 'dim_', 'input_dtype_', 'grad_output_')
+    _tensor_slots = ('output_', 'grad_output_')
+    _exposed = {'_saved_output': ('output_', True), '_saved_dim': ('dim_', False), '_saved_input_dtype': ('input_dtype_', False), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_grad_output = None
+        if edges[0] is not None:
+            output = node.output_.unpack(node)
+            dim = node.dim_
+            input_dtype = node.input_dtype_
+            grad_grad_output = _softmax_backward_data(grad.to(output.dtype), output, dim, input_dtype)
+        grad_output = None
+        if edges[1] is not None:
+            output = node.output_.unpack(node)
+            dim = node.dim_
+            grad_output = node.grad_output_.unpack(node)
+            grad_output = softmax_double_backward(grad.to(output.dtype), grad_output, dim, output).to(output.dtype)
+        return grad_grad_output, grad_output
+
+
+class LogSoftmaxBackwardDataBackward0(Node):
+    """``_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor``"""
+    __slots__ = ('output_', 'dim_', 'grad_output_')
+    _tensor_slots = ('output_', 'grad_output_')
+    _exposed = {'_saved_output': ('output_', True), '_saved_dim': ('dim_', False), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_grad_output = None
+        if edges[0] is not None:
+            output = node.output_.unpack(node)
+            dim = node.dim_
+            grad_grad_output = grad.to(output.dtype) - (grad.to(output.dtype) * output.exp()).sum(dim, True)
+        grad_output = None
+        if edges[1] is not None:
+            output = node.output_.unpack(node)
+            dim = node.dim_
+            grad_output = node.grad_output_.unpack(node)
+            grad_output = (-grad_output.sum(dim, True) * output.exp() * grad.to(output.dtype)).to(output.dtype)
+        return grad_grad_output, grad_output
+
+
+class NllLossBackward0(Node):
+    """``nll_loss_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)``"""
+    __slots__ = ('self_', 'target_', 'weight_', 'reduction_', 'ignore_index_', 'total_weight_')
+    _tensor_slots = ('self_', 'target_', 'weight_', 'total_weight_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_target': ('target_', True), '_saved_weight': ('weight_', True), '_saved_reduction': ('reduction_', False), '_saved_ignore_index': ('ignore_index_', False), '_saved_total_weight': ('total_weight_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        weight = node.weight_.unpack(node)
+        reduction = node.reduction_
+        ignore_index = node.ignore_index_
+        total_weight = node.total_weight_.unpack(node)
+        return (nll_loss_backward(grad, self, target, weight, reduction, ignore_index, total_weight),)
+
+
+class NllLossBackwardBackward0(Node):
+    """``nll_loss_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor``"""
+    __slots__ = ('target_', 'weight_', 'reduction_', 'ignore_index_')
+    _tensor_slots = ('target_', 'weight_')
+    _exposed = {'_saved_target': ('target_', True), '_saved_weight': ('weight_', True), '_saved_reduction': ('reduction_', False), '_saved_ignore_index': ('ignore_index_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_grad_output = None
+        if edges[0] is not None:
+            target = node.target_.unpack(node)
+            weight = node.weight_.unpack(node)
+            reduction = node.reduction_
+            ignore_index = node.ignore_index_
+            grad_grad_output = nll_loss(grad, target, weight, reduction, ignore_index)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = zeros_like(grad)
+        return grad_grad_output, grad_self
+
+
+class MseLossBackward0(Node):
+    """``mse_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor``"""
+    __slots__ = ('self_', 'target_', 'reduction_')
+    _tensor_slots = ('self_', 'target_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_target': ('target_', True), '_saved_reduction': ('reduction_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            reduction = node.reduction_
+            grad_self = mse_loss_backward(grad, self, target, reduction)
+        grad_target = None
+        if edges[1] is not None:
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            reduction = node.reduction_
+            grad_target = mse_loss_backward(grad, target, self, reduction)
+        return grad_self, grad_target
+
+
+class MseLossBackwardBackward0(Node):
+    """``mse_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor``"""
+    __slots__ = ('self_', 'target_', 'reduction_', 'grad_output_')
+    _tensor_slots = ('self_', 'target_', 'grad_output_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_target': ('target_', True), '_saved_reduction': ('reduction_', False), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_grad_output = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            reduction = node.reduction_
+            grad_grad_output = mse_loss_backward(grad, self, target, reduction)
+        grad_self = None
+        if edges[1] is not None:
+            self = node.self_.unpack(node)
+            reduction = node.reduction_
+            grad_output = node.grad_output_.unpack(node)
+            grad_self = mse_loss_double_backward(grad * grad_output, self, reduction)
+        grad_target = None
+        if edges[2] is not None:
+            target = node.target_.unpack(node)
+            reduction = node.reduction_
+            grad_output = node.grad_output_.unpack(node)
+            grad_target = -mse_loss_double_backward(grad * grad_output, target, reduction)
+        return grad_grad_output, grad_self, grad_target
+
+
 class MmBackward0(Node):
     """``mm(Tensor self, Tensor mat2) -> Tensor``"""
     __slots__ = ('self_sym_sizes_', 'self_sym_strides_', 'mat2_', 'mat2_sym_sizes_', 'mat2_sym_strides_', 'self_')
@@ -663,18 +894,18 @@ class MmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            self_sym_sizes = node.self_sym_sizes_
-            self_sym_strides = node.self_sym_strides_
-            mat2 = node.mat2_.unpack(node)
-            grad_self = mm_mat1_backward(grad, mat2, self_sym_sizes, self_sym_strides)
         grad_mat2 = None
         if edges[1] is not None:
             mat2_sym_sizes = node.mat2_sym_sizes_
             mat2_sym_strides = node.mat2_sym_strides_
             self = node.self_.unpack(node)
             grad_mat2 = mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides)
+        grad_self = None
+        if edges[0] is not None:
+            self_sym_sizes = node.self_sym_sizes_
+            self_sym_strides = node.self_sym_strides_
+            mat2 = node.mat2_.unpack(node)
+            grad_self = mm_mat1_backward(grad, mat2, self_sym_sizes, self_sym_strides)
         return grad_self, grad_mat2
 
 
@@ -687,19 +918,34 @@ class BmmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            mat2 = node.mat2_.unpack(node)
-            grad_self = grad.bmm(mat2.transpose(1, 2))
         grad_mat2 = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
             grad_mat2 = self.transpose(1, 2).bmm(grad)
+        grad_self = None
+        if edges[0] is not None:
+            mat2 = node.mat2_.unpack(node)
+            grad_self = grad.bmm(mat2.transpose(1, 2))
         return grad_self, grad_mat2
 
 
 class AsStridedBackward0(Node):
     """``as_strided(Tensor(a) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a)``"""
+    __slots__ = ('self_geometry_', 'size_', 'stride_', 'storage_offset_')
+    _tensor_slots = ()
+    _exposed = {'_saved_size': ('size_', False), '_saved_stride': ('stride_', False), '_saved_storage_offset': ('storage_offset_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_geometry = node.self_geometry_
+        size = node.size_
+        stride = node.stride_
+        storage_offset = node.storage_offset_
+        return (as_strided_backward(grad, self_geometry, size, stride, storage_offset),)
+
+
+class AsStridedBackward1(Node):
+    """``as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)``"""
     __slots__ = ('self_geometry_', 'size_', 'stride_', 'storage_offset_')
     _tensor_slots = ()
     _exposed = {'_saved_size': ('size_', False), '_saved_stride': ('stride_', False), '_saved_storage_offset': ('storage_offset_', False)}
@@ -750,8 +996,32 @@ class TransposeBackward0(Node):
         return (grad.transpose(dim0, dim1),)
 
 
+class TransposeBackward1(Node):
+    """``transpose_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)``"""
+    __slots__ = ('dim0_', 'dim1_')
+    _tensor_slots = ()
+    _exposed = {'_saved_dim0': ('dim0_', False), '_saved_dim1': ('dim1_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        dim0 = node.dim0_
+        dim1 = node.dim1_
+        return (grad.transpose(dim0, dim1),)
+
+
 class TBackward0(Node):
     """``t(Tensor(a) self) -> Tensor(a)``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (grad.t(),)
+
+
+class TBackward1(Node):
+    """``t_(Tensor(a!) self) -> Tensor(a!)``"""
     __slots__ = ()
     _tensor_slots = ()
     _exposed = {}
@@ -810,6 +1080,19 @@ class SelectBackward0(Node):
         return (select_backward(grad, self_sym_sizes, dim, index),)
 
 
+class SelectBackwardBackward0(Node):
+    """``select_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt index) -> Tensor``"""
+    __slots__ = ('dim_', 'index_')
+    _tensor_slots = ()
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_index': ('index_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        dim = node.dim_
+        index = node.index_
+        return (grad.select(dim, index),)
+
+
 class SqueezeBackward0(Node):
     """``squeeze(Tensor(a) self) -> Tensor(a)``"""
     __slots__ = ('self_sym_sizes_',)
@@ -848,8 +1131,58 @@ class SqueezeBackward2(Node):
         return (unsqueeze_to(grad, dim, self_sym_sizes),)
 
 
+class SqueezeBackward3(Node):
+    """``squeeze_(Tensor(a!) self) -> Tensor(a!)``"""
+    __slots__ = ('self_sym_sizes_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        return (unsqueeze_to(grad, self_sym_sizes),)
+
+
+class SqueezeBackward4(Node):
+    """``squeeze_.dim(Tensor(a!) self, int dim) -> Tensor(a!)``"""
+    __slots__ = ('self_sym_sizes_', 'dim_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        return (unsqueeze_to(grad, dim, self_sym_sizes),)
+
+
+class SqueezeBackward5(Node):
+    """``squeeze_.dims(Tensor(a!) self, int[] dim) -> Tensor(a!)``"""
+    __slots__ = ('self_sym_sizes_', 'dim_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        return (unsqueeze_to(grad, dim, self_sym_sizes),)
+
+
 class UnsqueezeBackward0(Node):
     """``unsqueeze(Tensor(a) self, int dim) -> Tensor(a)``"""
+    __slots__ = ('dim_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_dim': ('dim_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        dim = node.dim_
+        return (grad.squeeze(dim),)
+
+
+class UnsqueezeBackward1(Node):
+    """``unsqueeze_(Tensor(a!) self, int dim) -> Tensor(a!)``"""
     __slots__ = ('dim_',)
     _tensor_slots = ()
     _exposed = {'_saved_dim': ('dim_', False)}
@@ -1358,13 +1691,13 @@ class BernoulliBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            grad_self = zeros_like(grad)
         grad_p = None
         if edges[1] is not None:
             p = node.p_.unpack(node)
             grad_p = zeros_like(p)
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = zeros_like(grad)
         return grad_self, grad_p
 
 
@@ -1405,6 +1738,21 @@ class SliceBackward0(Node):
         end = node.end_
         step = node.step_
         return (slice_backward_wrapper(grad, self_sym_sizes, dim, start, end, step),)
+
+
+class SliceBackwardBackward0(Node):
+    """``slice_backward(Tensor grad_output, SymInt[] input_sizes, int dim, SymInt start, SymInt end, SymInt step) -> Tensor``"""
+    __slots__ = ('dim_', 'start_', 'end_', 'step_')
+    _tensor_slots = ()
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_start': ('start_', False), '_saved_end': ('end_', False), '_saved_step': ('step_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        dim = node.dim_
+        start = node.start_
+        end = node.end_
+        step = node.step_
+        return (slice_symint(grad, dim, start, end, step),)
 
 
 class SinBackward0(Node):
@@ -1580,17 +1928,17 @@ class DivBackward2(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            other = node.other_.unpack(node)
-            rounding_mode = node.rounding_mode_
-            grad_self = zeros_like(grad) if rounding_mode is not None else grad / other
         grad_other = None
         if edges[1] is not None:
             other = node.other_.unpack(node)
             rounding_mode = node.rounding_mode_
             self = node.self_.unpack(node)
             grad_other = zeros_like(grad) if rounding_mode is not None else -grad * self / (other * other)
+        grad_self = None
+        if edges[0] is not None:
+            other = node.other_.unpack(node)
+            rounding_mode = node.rounding_mode_
+            grad_self = zeros_like(grad) if rounding_mode is not None else grad / other
         return grad_self, grad_other
 
 
@@ -1627,14 +1975,14 @@ class RemainderBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            grad_self = grad
         grad_other = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
             other = node.other_.unpack(node)
             grad_other = -grad * self.div(other, rounding_mode="floor")
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad
         return grad_self, grad_other
 
 
@@ -1658,14 +2006,14 @@ class FmodBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            grad_self = grad
         grad_other = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
             other = node.other_.unpack(node)
             grad_other = -grad * self.div(other, rounding_mode="trunc")
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad
         return grad_self, grad_other
 
 
@@ -1692,12 +2040,6 @@ class ClampBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            self = node.self_.unpack(node)
-            min = node.min_.unpack(node)
-            max = node.max_.unpack(node)
-            grad_self = clamp_backward(grad, self, min, max)
         grad_min = grad_max = None
         grad_input_mask = [edges[1] is not None, edges[2] is not None]
         if any(grad_input_mask):
@@ -1705,6 +2047,12 @@ class ClampBackward0(Node):
             min = node.min_.unpack(node)
             max = node.max_.unpack(node)
             grad_min, grad_max = clamp_backward_min_max(grad, self, min, max, grad_input_mask)
+        grad_self = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            min = node.min_.unpack(node)
+            max = node.max_.unpack(node)
+            grad_self = clamp_backward(grad, self, min, max)
         return grad_self, grad_min, grad_max
 
 
@@ -1717,14 +2065,14 @@ class LerpBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            weight = node.weight_
-            grad_self = grad * (1 - weight)
         grad_end = None
         if edges[1] is not None:
             weight = node.weight_
             grad_end = grad * weight
+        grad_self = None
+        if edges[0] is not None:
+            weight = node.weight_
+            grad_self = grad * (1 - weight)
         return grad_self, grad_end
 
 
@@ -1737,14 +2085,14 @@ class LerpBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            weight = node.weight_.unpack(node)
-            grad_self = grad * (1 - weight)
         grad_end = None
         if edges[1] is not None:
             weight = node.weight_.unpack(node)
             grad_end = grad * weight
+        grad_self = None
+        if edges[0] is not None:
+            weight = node.weight_.unpack(node)
+            grad_self = grad * (1 - weight)
         grad_weight = None
         if edges[2] is not None:
             self = node.self_.unpack(node)
@@ -1873,10 +2221,6 @@ class AddmmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            beta = node.beta_
-            grad_self = maybe_multiply(grad, beta)
         grad_mat1 = None
         if edges[1] is not None:
             mat1_sym_sizes = node.mat1_sym_sizes_
@@ -1891,6 +2235,10 @@ class AddmmBackward0(Node):
             mat2_sym_strides = node.mat2_sym_strides_
             mat1 = node.mat1_.unpack(node)
             grad_mat2 = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha)
+        grad_self = None
+        if edges[0] is not None:
+            beta = node.beta_
+            grad_self = maybe_multiply(grad, beta)
         return grad_self, grad_mat1, grad_mat2
 
 
@@ -1903,15 +2251,15 @@ class AddmvBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            beta = node.beta_
-            grad_self = maybe_multiply(grad, beta)
         grad_mat = None
         if edges[1] is not None:
             vec = node.vec_.unpack(node)
             alpha = node.alpha_
             grad_mat = maybe_multiply(grad.unsqueeze(1) * vec.unsqueeze(0), alpha)
+        grad_self = None
+        if edges[0] is not None:
+            beta = node.beta_
+            grad_self = maybe_multiply(grad, beta)
         grad_vec = None
         if edges[2] is not None:
             alpha = node.alpha_
@@ -1949,10 +2297,6 @@ class BaddbmmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            beta = node.beta_
-            grad_self = maybe_multiply(grad, beta)
         grad_batch1 = None
         if edges[1] is not None:
             batch2 = node.batch2_.unpack(node)
@@ -1963,6 +2307,10 @@ class BaddbmmBackward0(Node):
             alpha = node.alpha_
             batch1 = node.batch1_.unpack(node)
             grad_batch2 = maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
+        grad_self = None
+        if edges[0] is not None:
+            beta = node.beta_
+            grad_self = maybe_multiply(grad, beta)
         return grad_self, grad_batch1, grad_batch2
 
 

@@ -24,6 +24,7 @@ from .functions import (
     AmaxBackward0,
     AminBackward0,
     AsStridedBackward0,
+    AsStridedBackward1,
     BaddbmmBackward0,
     BernoulliBackward0,
     BernoulliBackward1,
@@ -43,6 +44,7 @@ from .functions import (
     DiagEmbedBackward0,
     DiagonalBackward0,
     DivBackward0,
+    DivBackward1,
     DivBackward2,
     DivBackward3,
     DotBackward0,
@@ -69,6 +71,7 @@ from .functions import (
     LinalgVectorNormBackward0,
     LogBackward0,
     LogSoftmaxBackward0,
+    LogSoftmaxBackwardDataBackward0,
     LogsumexpBackward0,
     MaskedFillBackward0,
     MaskedFillBackward1,
@@ -86,12 +89,17 @@ from .functions import (
     MinimumBackward0,
     MmBackward0,
     ModeBackward0,
+    MseLossBackward0,
+    MseLossBackwardBackward0,
     MulBackward0,
+    MulBackward1,
     MvBackward0,
     NanToNumBackward0,
     NativeBatchNormBackward0,
     NativeLayerNormBackward0,
     NegBackward0,
+    NllLossBackward0,
+    NllLossBackwardBackward0,
     NormalBackward0,
     NormalBackward1,
     NormalBackward2,
@@ -105,6 +113,7 @@ from .functions import (
     RandomBackward0,
     RandomBackward1,
     RandomBackward2,
+    ReciprocalBackward0,
     ReluBackward0,
     RemainderBackward0,
     RemainderBackward1,
@@ -118,12 +127,16 @@ from .functions import (
     ScatterBackward1,
     ScatterReduceBackward0,
     SelectBackward0,
+    SelectBackwardBackward0,
     SigmoidBackward0,
+    SigmoidBackwardBackward0,
     SignBackward0,
     SiluBackward0,
     SinBackward0,
     SliceBackward0,
+    SliceBackwardBackward0,
     SoftmaxBackward0,
+    SoftmaxBackwardDataBackward0,
     SoftplusBackward0,
     SortBackward0,
     SortBackward1,
@@ -133,6 +146,9 @@ from .functions import (
     SqueezeBackward0,
     SqueezeBackward1,
     SqueezeBackward2,
+    SqueezeBackward3,
+    SqueezeBackward4,
+    SqueezeBackward5,
     StackBackward0,
     StdBackward0,
     StdMeanBackward0,
@@ -140,13 +156,16 @@ from .functions import (
     SumBackward0,
     SumBackward1,
     TBackward0,
+    TBackward1,
     TakeBackward0,
     TanBackward0,
     TanhBackward0,
+    TanhBackwardBackward0,
     ThresholdBackwardBackward0,
     ToCopyBackward0,
     TopkBackward0,
     TransposeBackward0,
+    TransposeBackward1,
     TrilBackward0,
     TriuBackward0,
     TruncBackward0,
@@ -155,6 +174,7 @@ from .functions import (
     UniformBackward0,
     UnsafeViewBackward0,
     UnsqueezeBackward0,
+    UnsqueezeBackward1,
     VarBackward0,
     VarMeanBackward0,
     ViewBackward0,
@@ -166,6 +186,7 @@ OPS = {
     'neg': dispatcher.find('neg'),
     'neg.out': dispatcher.find('neg.out'),
     'neg_': dispatcher.find('neg_'),
+    'reciprocal': dispatcher.find('reciprocal'),
     'abs': dispatcher.find('abs'),
     'abs.out': dispatcher.find('abs.out'),
     'abs_': dispatcher.find('abs_'),
@@ -189,6 +210,8 @@ OPS = {
     'tanh': dispatcher.find('tanh'),
     'tanh.out': dispatcher.find('tanh.out'),
     'tanh_': dispatcher.find('tanh_'),
+    'sigmoid_backward': dispatcher.find('sigmoid_backward'),
+    'tanh_backward': dispatcher.find('tanh_backward'),
     'add.Tensor': dispatcher.find('add.Tensor'),
     'add.out': dispatcher.find('add.out'),
     'add_.Tensor': dispatcher.find('add_.Tensor'),
@@ -198,6 +221,8 @@ OPS = {
     'mul.Tensor': dispatcher.find('mul.Tensor'),
     'mul.out': dispatcher.find('mul.out'),
     'mul_.Tensor': dispatcher.find('mul_.Tensor'),
+    'mul.Scalar': dispatcher.find('mul.Scalar'),
+    'div.Scalar': dispatcher.find('div.Scalar'),
     'div.Tensor': dispatcher.find('div.Tensor'),
     'div.out': dispatcher.find('div.out'),
     'div_.Tensor': dispatcher.find('div_.Tensor'),
@@ -238,23 +263,37 @@ OPS = {
     'min': dispatcher.find('min'),
     '_softmax': dispatcher.find('_softmax'),
     '_log_softmax': dispatcher.find('_log_softmax'),
+    '_softmax_backward_data': dispatcher.find('_softmax_backward_data'),
+    '_log_softmax_backward_data': dispatcher.find('_log_softmax_backward_data'),
+    'nll_loss_forward': dispatcher.find('nll_loss_forward'),
+    'nll_loss_backward': dispatcher.find('nll_loss_backward'),
+    'mse_loss': dispatcher.find('mse_loss'),
+    'mse_loss_backward': dispatcher.find('mse_loss_backward'),
     'mm': dispatcher.find('mm'),
     'mm.out': dispatcher.find('mm.out'),
     'bmm': dispatcher.find('bmm'),
     'bmm.out': dispatcher.find('bmm.out'),
     'as_strided': dispatcher.find('as_strided'),
+    'as_strided_': dispatcher.find('as_strided_'),
     'view': dispatcher.find('view'),
     '_unsafe_view': dispatcher.find('_unsafe_view'),
     'transpose.int': dispatcher.find('transpose.int'),
+    'transpose_': dispatcher.find('transpose_'),
     't': dispatcher.find('t'),
+    't_': dispatcher.find('t_'),
     'alias': dispatcher.find('alias'),
     'permute': dispatcher.find('permute'),
     'expand': dispatcher.find('expand'),
     'select.int': dispatcher.find('select.int'),
+    'select_backward': dispatcher.find('select_backward'),
     'squeeze': dispatcher.find('squeeze'),
     'squeeze.dim': dispatcher.find('squeeze.dim'),
     'squeeze.dims': dispatcher.find('squeeze.dims'),
+    'squeeze_': dispatcher.find('squeeze_'),
+    'squeeze_.dim': dispatcher.find('squeeze_.dim'),
+    'squeeze_.dims': dispatcher.find('squeeze_.dims'),
     'unsqueeze': dispatcher.find('unsqueeze'),
+    'unsqueeze_': dispatcher.find('unsqueeze_'),
     'diagonal': dispatcher.find('diagonal'),
     'unfold': dispatcher.find('unfold'),
     'split.Tensor': dispatcher.find('split.Tensor'),
@@ -306,6 +345,7 @@ OPS = {
     'bernoulli.p': dispatcher.find('bernoulli.p'),
     '_to_copy': dispatcher.find('_to_copy'),
     'slice.Tensor': dispatcher.find('slice.Tensor'),
+    'slice_backward': dispatcher.find('slice_backward'),
     'sin': dispatcher.find('sin'),
     'sin.out': dispatcher.find('sin.out'),
     'sin_': dispatcher.find('sin_'),
@@ -422,6 +462,19 @@ def neg_(ks, self):
         result = OPS['neg_'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    return result
+
+
+def reciprocal(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ReciprocalBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['reciprocal'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
@@ -693,6 +746,36 @@ def tanh_(ks, self):
     return result
 
 
+def sigmoid_backward(ks, grad_output, output):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
+        grad_fn = SigmoidBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn.output_ = SavedVariable(output, False)
+        if edges[1] is not None:
+            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['sigmoid_backward'].redispatch(after_autograd(ks), grad_output, output)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def tanh_backward(ks, grad_output, output):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
+        grad_fn = TanhBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn.output_ = SavedVariable(output, False)
+        if edges[1] is not None:
+            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['tanh_backward'].redispatch(after_autograd(ks), grad_output, output)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def add_Tensor(ks, self, other, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
@@ -799,6 +882,34 @@ def mul__Tensor(ks, self, other):
         result = OPS['mul_.Tensor'].redispatch(after_autograd(ks), self, other)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    return result
+
+
+def mul_Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MulBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.other_ = other
+    with below_ad_inplace_or_view():
+        result = OPS['mul.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def div_Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = DivBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.other_ = other
+    with below_ad_inplace_or_view():
+        result = OPS['div.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -1291,6 +1402,112 @@ def _log_softmax(ks, self, dim, half_to_float):
     return result
 
 
+def _softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
+        grad_fn = SoftmaxBackwardDataBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn.output_ = SavedVariable(output, False)
+        grad_fn.dim_ = as_int(dim)
+        if edges[0] is not None:
+            grad_fn.input_dtype_ = input_dtype
+        if edges[1] is not None:
+            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_softmax_backward_data'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
+        grad_fn = LogSoftmaxBackwardDataBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn.output_ = SavedVariable(output, False)
+        grad_fn.dim_ = as_int(dim)
+        if edges[1] is not None:
+            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_log_softmax_backward_data'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NllLossBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.ignore_index_ = as_int(ignore_index)
+    with below_ad_inplace_or_view():
+        result = OPS['nll_loss_forward'].redispatch(after_autograd(ks), self, target, weight, reduction, ignore_index)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.total_weight_ = SavedVariable(result[1], True)
+    return result
+
+
+def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = NllLossBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
+        if edges[0] is not None:
+            grad_fn.target_ = SavedVariable(target, False)
+        if edges[0] is not None:
+            grad_fn.weight_ = SavedVariable(weight, False)
+        if edges[0] is not None:
+            grad_fn.reduction_ = as_int(reduction)
+        if edges[0] is not None:
+            grad_fn.ignore_index_ = as_int(ignore_index)
+    with below_ad_inplace_or_view():
+        result = OPS['nll_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def mse_loss(ks, self, target, reduction=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
+        grad_fn = MseLossBackward0()
+        grad_fn._next_edges = collect_next_edges(self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+    with below_ad_inplace_or_view():
+        result = OPS['mse_loss'].redispatch(after_autograd(ks), self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def mse_loss_backward(ks, grad_output, self, target, reduction):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
+        grad_fn = MseLossBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, self, target)
+        if edges[0] is not None or edges[1] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+        if edges[0] is not None or edges[2] is not None:
+            grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+        if edges[1] is not None or edges[2] is not None:
+            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['mse_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def mm(ks, self, mat2):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or mat2._requires_grad):
@@ -1360,6 +1577,23 @@ def as_strided(ks, self, size, stride, storage_offset=None):
     return result
 
 
+def as_strided_(ks, self, size, stride, storage_offset=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = AsStridedBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_geometry_ = TensorGeometry(self)
+        grad_fn.size_ = as_int_tuple(size)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.storage_offset_ = storage_offset
+    with below_autograd():
+        result = OPS['as_strided_'].redispatch(after_autograd(ks), self, size, stride, storage_offset)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def view(ks, self, size):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1402,6 +1636,21 @@ def transpose_int(ks, self, dim0, dim1):
     return result
 
 
+def transpose_(ks, self, dim0, dim1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = TransposeBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dim0_ = as_int(dim0)
+        grad_fn.dim1_ = as_int(dim1)
+    with below_autograd():
+        result = OPS['transpose_'].redispatch(after_autograd(ks), self, dim0, dim1)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def t(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1412,6 +1661,19 @@ def t(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def t_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = TBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['t_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -1472,6 +1734,20 @@ def select_int(ks, self, dim, index):
     return result
 
 
+def select_backward(ks, grad_output, input_sizes, dim, index):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = SelectBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = as_int(index)
+    with below_ad_inplace_or_view():
+        result = OPS['select_backward'].redispatch(after_autograd(ks), grad_output, input_sizes, dim, index)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def squeeze(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1516,6 +1792,50 @@ def squeeze_dims(ks, self, dim):
     return result
 
 
+def squeeze_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = SqueezeBackward3()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+    with below_autograd():
+        result = OPS['squeeze_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def squeeze__dim(ks, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = SqueezeBackward4()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+    with below_autograd():
+        result = OPS['squeeze_.dim'].redispatch(after_autograd(ks), self, dim)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def squeeze__dims(ks, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = SqueezeBackward5()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int_tuple(dim)
+    with below_autograd():
+        result = OPS['squeeze_.dims'].redispatch(after_autograd(ks), self, dim)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def unsqueeze(ks, self, dim):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1527,6 +1847,20 @@ def unsqueeze(ks, self, dim):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def unsqueeze_(ks, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = UnsqueezeBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dim_ = as_int(dim)
+    with below_autograd():
+        result = OPS['unsqueeze_'].redispatch(after_autograd(ks), self, dim)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -2231,6 +2565,22 @@ def slice_Tensor(ks, self, dim=0, start=None, end=None, step=1):
     with below_ad_inplace_or_view():
         result = OPS['slice.Tensor'].redispatch(after_autograd(ks), self, dim, start, end, step)
     mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def slice_backward(ks, grad_output, input_sizes, dim, start, end, step):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = SliceBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.start_ = as_int(start)
+        grad_fn.end_ = as_int(end)
+        grad_fn.step_ = as_int(step)
+    with below_ad_inplace_or_view():
+        result = OPS['slice_backward'].redispatch(after_autograd(ks), grad_output, input_sizes, dim, start, end, step)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3423,6 +3773,7 @@ KERNELS = {
     'neg': neg,
     'neg.out': neg_out,
     'neg_': neg_,
+    'reciprocal': reciprocal,
     'abs': abs,
     'abs.out': abs_out,
     'abs_': abs_,
@@ -3446,6 +3797,8 @@ KERNELS = {
     'tanh': tanh,
     'tanh.out': tanh_out,
     'tanh_': tanh_,
+    'sigmoid_backward': sigmoid_backward,
+    'tanh_backward': tanh_backward,
     'add.Tensor': add_Tensor,
     'add.out': add_out,
     'add_.Tensor': add__Tensor,
@@ -3455,6 +3808,8 @@ KERNELS = {
     'mul.Tensor': mul_Tensor,
     'mul.out': mul_out,
     'mul_.Tensor': mul__Tensor,
+    'mul.Scalar': mul_Scalar,
+    'div.Scalar': div_Scalar,
     'div.Tensor': div_Tensor,
     'div.out': div_out,
     'div_.Tensor': div__Tensor,
@@ -3495,23 +3850,37 @@ KERNELS = {
     'min': min,
     '_softmax': _softmax,
     '_log_softmax': _log_softmax,
+    '_softmax_backward_data': _softmax_backward_data,
+    '_log_softmax_backward_data': _log_softmax_backward_data,
+    'nll_loss_forward': nll_loss_forward,
+    'nll_loss_backward': nll_loss_backward,
+    'mse_loss': mse_loss,
+    'mse_loss_backward': mse_loss_backward,
     'mm': mm,
     'mm.out': mm_out,
     'bmm': bmm,
     'bmm.out': bmm_out,
     'as_strided': as_strided,
+    'as_strided_': as_strided_,
     'view': view,
     '_unsafe_view': _unsafe_view,
     'transpose.int': transpose_int,
+    'transpose_': transpose_,
     't': t,
+    't_': t_,
     'alias': alias,
     'permute': permute,
     'expand': expand,
     'select.int': select_int,
+    'select_backward': select_backward,
     'squeeze': squeeze,
     'squeeze.dim': squeeze_dim,
     'squeeze.dims': squeeze_dims,
+    'squeeze_': squeeze_,
+    'squeeze_.dim': squeeze__dim,
+    'squeeze_.dims': squeeze__dims,
     'unsqueeze': unsqueeze,
+    'unsqueeze_': unsqueeze_,
     'diagonal': diagonal,
     'unfold': unfold,
     'split.Tensor': split_Tensor,
@@ -3563,6 +3932,7 @@ KERNELS = {
     'bernoulli.p': bernoulli_p,
     '_to_copy': _to_copy,
     'slice.Tensor': slice_Tensor,
+    'slice_backward': slice_backward,
     'sin': sin,
     'sin.out': sin_out,
     'sin_': sin_,

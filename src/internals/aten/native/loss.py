@@ -1,0 +1,72 @@
+"""``nll_loss`` and ``mse_loss`` and their backward operators (``aten/src/ATen/native/LossNLL.cpp``,
+``Loss.cpp``).
+
+torch runs each in one fused loop; here each kernel is a short composition of internals'
+operators, called below autograd as any kernel's inner calls are, so a dispatch mode sees
+``nll_loss_forward`` and ``nll_loss_backward`` alone, as in torch. ``reduction`` is torch's enum:
+0 none, 1 mean, 2 sum. The class picked for each sample is found with a one-hot mask
+(``target.unsqueeze(-1) == arange(C)``); an ignored target matches no class.
+"""
+from ..dispatcher import call
+from .copy import to
+from .tensor_factories import arange, wrap_scalar
+
+NONE, MEAN, SUM = 0, 1, 2
+
+
+def _picked(self, target, weight, ignore_index):
+    """The one-hot mask of the targets (..., C) and each target's weight (0 where ignored)."""
+    counted = call("where.self", call("ne.Scalar", target, ignore_index), target, wrap_scalar(-1))
+    onehot = call("eq.Tensor", call("unsqueeze", counted, -1), arange(self.shape[-1], device=self.device))
+    if weight is None:
+        return onehot, to(call("sum.dim_IntList", onehot, [-1], False), self.dtype)
+    return onehot, call("sum.dim_IntList", call("mul.Tensor", onehot, weight), [-1], False)
+
+
+def _check_targets(target, num_classes, ignore_index):
+    """Class indices lie in [0, C) or equal ignore_index: the one-hot mask would give any other
+    value a loss of 0, where torch's kernel raises, naming the first such target."""
+    outside = call("bitwise_or.Tensor", call("lt.Scalar", target, 0), call("ge.Scalar", target, num_classes))
+    bad = call("masked_select", target, call("bitwise_and.Tensor", outside, call("ne.Scalar", target, ignore_index)))
+    if bad.numel():
+        raise IndexError(f"Target {call('_local_scalar_dense', call('select.int', bad, 0, 0))} is out of bounds.")
+
+
+def _reduce(loss, reduction):
+    return loss if reduction == NONE else call("sum", loss) if reduction == SUM else call("mean", loss)
+
+
+def nll_loss_forward(self, target, weight, reduction, ignore_index):
+    """(output, total_weight): −w[t]·self[t] per sample, reduced; 'mean' divides the sum by the
+    total weight of the counted targets (0/0 is NaN when every target is ignored, as in torch)."""
+    _check_targets(target, self.shape[-1], ignore_index)
+    onehot, w = _picked(self, target, weight, ignore_index)
+    zero = wrap_scalar(0)
+    picked = call("sum.dim_IntList", call("where.self", onehot, self, zero), [-1], False)
+    loss = call("neg", call("mul.Tensor", picked, w))
+    if reduction == NONE:        # the total weight is only computed for a reduction; 0 otherwise
+        return loss, call("scalar_tensor", 0, dtype=self.dtype, device=self.device)
+    total_weight = call("sum", w)
+    if reduction == MEAN:
+        return call("div.Tensor", call("sum", loss), total_weight), total_weight
+    return call("sum", loss), total_weight
+
+
+def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    """−w[t]·grad at each sample's target class (÷ total_weight for 'mean'), 0 elsewhere."""
+    onehot, w = _picked(self, target, weight, ignore_index)
+    grad = call("div.Tensor", grad_output, total_weight) if reduction == MEAN else grad_output
+    coefficient = call("unsqueeze", call("neg", call("mul.Tensor", w, grad)), -1)
+    return call("where.self", onehot, to(coefficient, self.dtype), wrap_scalar(0))
+
+
+def mse_loss(self, target, reduction=MEAN):
+    diff = call("sub.Tensor", self, target)
+    return _reduce(call("mul.Tensor", diff, diff), reduction)
+
+
+def mse_loss_backward(grad_output, self, target, reduction):
+    """2·(self − target)·grad (÷ numel for 'mean'), as torch's ``mse_loss_backward_out``."""
+    norm = 2.0 / self.numel() if reduction == MEAN else 2.0
+    diff = call("sub.Tensor", self, target)
+    return call("mul.Tensor", call("mul.Tensor", diff, wrap_scalar(norm)), grad_output)
