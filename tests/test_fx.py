@@ -161,6 +161,22 @@ def test_data_dependent_code_cannot_be_traced():
         gm_fn(internals.randn(5, 3))
 
 
+def test_item_is_data_dependent_as_in_torch():
+    """``item()`` (an ``if`` on a tensor, ``float(x)``) reaches ``_local_scalar_dense``: both fake
+    modes refuse it with the same exception and message."""
+    from torch._subclasses.fake_tensor import DataDependentOutputException as TorchDataDependent
+    from torch._subclasses.fake_tensor import FakeTensorMode as TorchFakeTensorMode
+
+    from internals._subclasses.fake_tensor import DataDependentOutputException, FakeTensorMode
+    messages = []
+    for mode_type, error, lib in ((TorchFakeTensorMode, TorchDataDependent, torch),
+                                  (FakeTensorMode, DataDependentOutputException, internals)):
+        with mode_type() as mode, pytest.raises(error) as info:
+            mode.from_tensor(lib.ones(3)).sum().item()
+        messages.append(str(info.value))
+    assert messages[0] == messages[1] == "aten._local_scalar_dense.default"
+
+
 def test_printing_fits_87_columns(capsys):
     f, args = corpus(internals)["training_step"]
     gm = make_fx(f)(*_fresh(args))

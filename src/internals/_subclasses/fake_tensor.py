@@ -67,6 +67,8 @@ class FakeTensorMode(TorchDispatchMode):
         kwargs = kwargs or {}
         args, kwargs = tree_map(self._fakeify, args), tree_map(self._fakeify, kwargs)
         name = func.name()
+        if name == "aten::_local_scalar_dense":     # item(), float(), an ``if`` on a tensor: a value
+            raise DataDependentOutputException(str(func))
         if _writes_first_argument(func):
             return self._inplace(name, args, kwargs)
         if name in meta_table:

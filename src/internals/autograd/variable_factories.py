@@ -15,12 +15,7 @@ __all__ = ["variable_factory", "out_variable_factory", "check_out_type_matches"]
 def variable_factory(requires_grad, name, *args, **kwargs):
     with below_ad_inplace_or_view():
         result = dispatcher.call(name, *args, **kwargs)
-    if requires_grad:
-        # ``make_variable`` -> ``set_requires_grad``'s check, in its words (not ``requires_grad_``'s)
-        if not result.dtype.is_floating_point:
-            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
-        result._requires_grad = True
-    return result
+    return _set_requires_grad(result, requires_grad)
 
 
 def check_out_type_matches(out, dtype, layout, device):
@@ -40,6 +35,11 @@ def out_variable_factory(requires_grad, options, name, *args, **kwargs):
     (a user's write into ``x``: its version moves), and ``x`` made to require grad if asked."""
     check_out_type_matches(kwargs["out"], *options)
     result = dispatcher.call(name, *args, **kwargs)
+    return _set_requires_grad(result, requires_grad)
+
+
+def _set_requires_grad(result, requires_grad):
+    """``make_variable`` -> ``set_requires_grad``'s check, in its words (not ``requires_grad_``'s)."""
     if requires_grad:
         if not result.dtype.is_floating_point:
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")

@@ -2,6 +2,7 @@
 (``aten/src/ATen/native/cuda/ScanKernels.cu`` scans each row in parallel within a block)."""
 from numba import cuda
 
+from ..scan_ops import cumulative_row, extreme_row
 from .loops import launch_config
 
 
@@ -9,11 +10,7 @@ from .loops import launch_config
 def _scan(out, a, rows, n, product, init):
     r = cuda.grid(1)
     while r < rows:
-        lo = r * n
-        acc = init
-        for i in range(n):
-            acc = acc * a[lo + i] if product else acc + a[lo + i]
-            out[lo + i] = acc
+        cumulative_row(out, a, r * n, n, product, init)
         r += cuda.gridsize(1)
 
 
@@ -26,16 +23,7 @@ def scan_loop(out, a, rows, n, product, init):
 def _extreme_scan(values, indices, a, rows, n, is_max):
     r = cuda.grid(1)
     while r < rows:
-        lo = r * n
-        out = a[lo]
-        idx = 0
-        for i in range(n):
-            x = a[lo + i]
-            if x != x or (out == out and (x >= out if is_max else x <= out)):
-                out = x
-                idx = i
-            values[lo + i] = out
-            indices[lo + i] = idx
+        extreme_row(values, indices, a, r * n, n, is_max)
         r += cuda.gridsize(1)
 
 
