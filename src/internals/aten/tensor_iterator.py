@@ -227,8 +227,8 @@ class TensorIterator:
         if not operands or not self.config.resize_outputs_:     # given outputs take part, first
             operands = self.config.given_outputs + operands
         self.shape = _broadcast_shape(operands)
-        for out in self.outputs:
-            if out is not None and out._impl.sizes != self.shape:
+        for out in self.config.given_outputs:
+            if out._impl.sizes != self.shape:
                 raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape "
                                    f"{list(self.shape)}")
 
