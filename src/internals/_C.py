@@ -47,7 +47,8 @@ def _dispatch_dump(name):
     lines = [f"name: {op.name}", "schema: (none)"] if op.schema is None else \
         [f"name: {op.name}", f"schema: {op.namespace}::{op.schema}", f"debug: {op.debug}",
          "alias analysis kind: FROM_SCHEMA"]
-    order = [k.name for k in DispatchKey] + ["Autograd", "CompositeExplicitAutograd", "CompositeImplicitAutograd"]
+    order = [k.name for k in DispatchKey] + ["Autograd", "CompositeExplicitAutograd",
+                                             "CompositeExplicitAutogradNonFunctional", "CompositeImplicitAutograd"]
     for key in sorted(op.kernels, key=order.index):
         kernel = op.kernels[key]
         label = f"{key}[alias]" if key not in DispatchKey.__members__ else key

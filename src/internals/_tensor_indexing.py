@@ -67,8 +67,8 @@ def setitem(x, index, value):
         return
     if x.dim() == 0 and _is_int(index):
         _refuse_int_index_of_0_dim(index)
-    if isinstance(index, slice):          # as getitem's: slice() refuses a 0-dim x
-        sliced, tensors = _apply_slice(x, 0, index, disable_slice_optimization=True), []
+    if isinstance(index, slice):          # a whole-dim slice writes x itself (slice() refuses a 0-dim x)
+        sliced, tensors = _apply_slice(x, 0, index, disable_slice_optimization=False), []
     else:
         sliced, tensors = apply_slicing(x, None if index is True else as_tuple(index))
     if not tensors:
@@ -133,7 +133,7 @@ def _apply_slice(x, d, s, disable_slice_optimization):
     if step < 0:
         raise ValueError("step must be greater than zero")
     whole = not start and step == 1 and (stop is None or stop >= _size(x, d))
-    if whole and not disable_slice_optimization:
+    if whole and not disable_slice_optimization and x.dim():
         return x
     return dispatcher.call("slice.Tensor", x, d, start, stop, step)
 

@@ -47,6 +47,7 @@ def _where(fn):
 
 
 _KEY_OF_BIT = {int(k): k for k in DispatchKey}    # DispatchKey(i) without the Enum call's cost
+_EXPLICIT = ("CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional")   # backend-kernel aliases
 _SIMULATED_KEYS = (DispatchKey.CUDA, DispatchKey.SparseCUDA)     # their kernels launch on the simulator
 
 
@@ -91,12 +92,14 @@ class OperatorHandle:
         if key.name in k:
             return k[key.name], "kernel"
         backends = ALIAS_KEYS["CompositeExplicitAutograd"]
-        if "CompositeExplicitAutograd" in k and key in backends:
-            return k["CompositeExplicitAutograd"], "default backend kernel"
+        explicit = [alias for alias in _EXPLICIT if alias in k]
+        for alias in explicit:
+            if key in ALIAS_KEYS[alias]:
+                return k[alias], "default backend kernel"
         if "CompositeImplicitAutograd" in k and key in ALIAS_KEYS["CompositeImplicitAutograd"]:
             # An autograd key takes the decomposition only if its backend has no kernel of its own:
             # a backend kernel needs the autograd formula, not a decomposition.
-            has_backend = any(b.name in k for b in backends) or "CompositeExplicitAutograd" in k
+            has_backend = any(b.name in k for b in backends) or bool(explicit)
             if key in backends or not has_backend:
                 return k["CompositeImplicitAutograd"], "math kernel"
         if "Autograd" in k and key in ALIAS_KEYS["Autograd"]:

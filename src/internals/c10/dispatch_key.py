@@ -109,6 +109,8 @@ PYTHON_KEYS = DispatchKeySet([DispatchKey.Python, DispatchKey.PythonTLSSnapshot]
 ALIAS_KEYS = {
     "Autograd": AUTOGRAD_KEYS,
     "CompositeExplicitAutograd": BACKEND_KEYS,
+    # the dense backends only: a kernel that makes a strided tensor (``new_empty_strided``)
+    "CompositeExplicitAutogradNonFunctional": DispatchKeySet([DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta]),
     "CompositeImplicitAutograd": BACKEND_KEYS | AUTOGRAD_KEYS,
 }
 
