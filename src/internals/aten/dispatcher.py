@@ -118,8 +118,9 @@ class OperatorHandle:
                     self.fallthrough_bits |= 1 << int(key)
 
     # ------------------------------------------------------------------ calling
-    def key_set_bits(self, args, kwargs):
-        """Bits of the call's key set (``DispatchKeyExtractor``), before fallthroughs are masked."""
+    def __call__(self, *args, **kwargs):
+        """``Dispatcher::call``: the call's key set from its tensors and the thread's included and
+        excluded keys (``DispatchKeyExtractor``), then the kernel of its highest key."""
         bits = 0
         for a in args:
             if isinstance(a, TensorBase):
@@ -131,10 +132,7 @@ class OperatorHandle:
         for a in kwargs.values():
             if isinstance(a, TensorBase):
                 bits |= a._impl.key_set.bits
-        return (bits | tls.included.bits) & ~tls.excluded.bits
-
-    def __call__(self, *args, **kwargs):
-        bits = self.key_set_bits(args, kwargs)
+        bits = (bits | tls.included.bits) & ~tls.excluded.bits
         if ONE_AT_A_TIME is not None or _observers:     # the rare cases, off the common road
             return self._call_guarded(bits, args, kwargs)
         return self._run(bits, args, kwargs)

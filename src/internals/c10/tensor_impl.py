@@ -93,11 +93,12 @@ class TensorImpl(TensorImplBase):
         not checked again (torch's ``empty_generic`` does not check them either)."""
         if not fresh:
             sizes, strides = tuple(map(int, sizes)), tuple(map(int, strides))
+            storage_offset = int(storage_offset)
             check_in_bounds(storage.nbytes(), sizes, strides, storage_offset, dtype.itemsize)
         self.storage = storage
         self.sizes = sizes
         self.strides = strides
-        self.storage_offset = int(storage_offset)
+        self.storage_offset = storage_offset
         self.dtype = dtype
         self.device = storage.device     # ``device_opt_``: ``set_`` keeps the device
         self.layout = strided
