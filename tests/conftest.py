@@ -1,5 +1,6 @@
 """Shared fixtures and helpers for the differential tests against torch."""
 import os
+import warnings
 
 import matplotlib
 
@@ -47,6 +48,32 @@ def assert_same_error(fn_ours, fn_theirs):
         f"internals raised {type(ours.value).__name__}: {ours.value}\n"
         f"torch raised {type(theirs.value).__name__}: {theirs.value}")
     return ours.value, theirs.value
+
+
+def same_error(fn):
+    """``fn(lib)`` raises the same class with the same message in both libraries."""
+    ours, theirs = assert_same_error(lambda: fn(internals), lambda: fn(torch))
+    assert str(ours) == str(theirs)
+
+
+def same_or_same_error(fn):
+    """``fn(lib)`` raises the same error in both libraries, or gives the same tensor (or the same
+    tensors and other values) with the same layout. Warnings are not compared here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            theirs = fn(torch)
+        except Exception:
+            return same_error(fn)
+        ours = fn(internals)
+    if isinstance(theirs, torch.Tensor):
+        return assert_same(ours, theirs)
+    assert len(ours) == len(theirs)
+    for o, t in zip(ours, theirs):
+        if isinstance(t, torch.Tensor):
+            assert_same(o, t)
+        else:
+            assert o == t
 
 
 def logging_modes(log_t, log_i):

@@ -6,15 +6,9 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from conftest import assert_same, assert_same_error, logging_modes
+from conftest import assert_same, logging_modes, same_error
 
 import internals
-
-
-def same_error(fn):
-    """Both libraries raise the same class with the same message."""
-    ours, theirs = assert_same_error(lambda: fn(internals), lambda: fn(torch))
-    assert str(ours) == str(theirs)
 
 
 def same(fn, **kw):

@@ -6,32 +6,13 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from conftest import assert_same, assert_same_error
+from conftest import assert_same, assert_same_error, same_error, same_or_same_error
 
 import internals
 
 
-def same_error(fn):
-    """Both libraries raise the same class with the same message."""
-    ours, theirs = assert_same_error(lambda: fn(internals), lambda: fn(torch))
-    assert str(ours) == str(theirs)
-
-
 def same(fn, **kw):
     assert_same(fn(internals), fn(torch), **kw)
-
-
-def same_or_same_error(fn):
-    try:
-        theirs = fn(torch)
-    except Exception:
-        return same_error(fn)
-    ours = fn(internals)
-    if isinstance(theirs, torch.Tensor):
-        return assert_same(ours, theirs)
-    assert len(ours) == len(theirs)
-    for o, t in zip(ours, theirs):
-        assert_same(o, t)
 
 
 # ----------------------------------------------------------------------------- gather and scatter
