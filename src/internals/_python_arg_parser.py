@@ -202,7 +202,6 @@ def _type_matches(type_, obj):
 
 
 # ---------------------------------------------------------------------- signatures
-# ---------------------------------------------------------------------- signatures
 class FunctionParameter:
     """One parameter of a signature string: ``IntArrayRef[1]? dim``, ``Scalar alpha=1``."""
     __slots__ = ("name", "type", "size", "allow_none", "optional", "keyword_only", "default", "check",
