@@ -266,10 +266,12 @@ class TensorIterator:
         outputs and the inputs): a new output takes it, and one flat loop serves them all."""
         if not self.inputs:
             return False
-        impls = [t._impl for t in self.config.given_outputs + self.inputs]
-        for impl in impls:
+        impls = []
+        for t in self.config.given_outputs + self.inputs:
+            impl = t._impl
             if impl.sizes != self.shape:
                 return False
+            impls.append(impl)
         layout = _fast_layout(impls)
         if layout is None:
             return False
@@ -327,7 +329,10 @@ class TensorIterator:
         """The loop's geometry: dims merged where every operand walks them as one."""
         operands = self.outputs + self.inputs
         if self.fast:       # every operand walks its elements in one memory order: one flat dim
-            self.geometry = flat_geometry(math.prod(self.shape), [t._impl.storage_offset for t in operands])
+            offsets = []
+            for t in operands:
+                offsets.append(t._impl.storage_offset)
+            self.geometry = flat_geometry(math.prod(self.shape), offsets)
         elif self.config.is_reduction_:
             self.geometry = _reduction_geometry(operands[1]._impl, self.config.reduce_dims, self.config.in_memory_order)
         else:
@@ -336,7 +341,11 @@ class TensorIterator:
     # ------------------------------------------------------------------ running
     def buffers(self):
         """The typed flat buffers behind the operands, outputs first (bit patterns for 16-bit floats)."""
-        return [t._impl.storage.typed(t._impl.dtype) for t in self.outputs + self.inputs]
+        buffers = []
+        for t in self.outputs + self.inputs:
+            impl = t._impl
+            buffers.append(impl.storage.typed(impl.dtype))
+        return buffers
 
     def for_each(self, loop):
         """Run ``loop(buffers, sizes, strides, offsets)`` over the whole iteration space (nothing
