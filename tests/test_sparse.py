@@ -350,13 +350,17 @@ def test_cuda_mm_overwrites_a_reused_block():
 
 
 SPARSE_PTX_PROGRAM = r'''
-import os, sys
+import os, sys, types as pytypes
 os.environ["NUMBA_ENABLE_CUDASIM"] = "0"      # compile for real: the simulator cannot make PTX
+import numba.cuda.dispatcher
 from numba import cuda, types
 import internals
 from internals.aten.native.sparse.cuda import kernels as k
 assert not internals.cuda.is_simulated()
 CC = (7, 5)
+# The kernels call the per-item functions of sparse/rows.py; compiling such a call asks the
+# current GPU for its compute capability, and this machine has none (as in test_cuda.py).
+numba.cuda.dispatcher.get_current_device = lambda: pytypes.SimpleNamespace(compute_capability=CC)
 try:
     cuda.compile_ptx(lambda a: None, (types.float32[::1],), cc=CC)
 except Exception as e:

@@ -5,82 +5,50 @@ All arrays are flat typed buffers of contiguous tensors. An ``indices`` buffer i
 buffer holds ``nnz`` blocks of ``D`` elements (D = 1 when there are no dense dims). A "row" of a
 dense tensor is one such block: the dense tensor seen as (P, D), P the product of the sparse sizes.
 Every index a loop follows was checked against the sizes before the call: no bounds checks here.
+What one item of a loop does is in ``../rows.py``, shared with the CUDA kernels.
 """
 from numba import njit, prange
+
+from ..rows import gather_row, linear_index_of, merge_segment, nonzero_row, row_pointers_at, scatter_row
 
 
 @njit(parallel=True, cache=True)
 def nonzero_rows(flags, x, D):
-    """flags[p] = 1 if row p of the dense ``x`` holds any nonzero (NaN counts: it is not zero)."""
     for p in prange(flags.size):
-        found = 0
-        for e in range(D):
-            if x[p * D + e] != 0:
-                found = 1
-                break
-        flags[p] = found
+        nonzero_row(p, flags, x, D)
 
 
 @njit(parallel=True, cache=True)
 def gather_rows(indices, values, x, flags, positions, sizes, D, nnz):
-    """Entry ``positions[p]`` <- row p of ``x``, for each flagged row: its coordinates (p unravelled
-    over ``sizes``, row-major) and its block of values. Rows keep their order: the result is sorted."""
+    """Rows keep their order (``positions`` is a prefix sum of ``flags``): the result is sorted."""
     for p in prange(flags.size):
-        if flags[p]:
-            j = positions[p]
-            rest = p
-            for d in range(sizes.size - 1, -1, -1):
-                indices[d * nnz + j] = rest % sizes[d]
-                rest //= sizes[d]
-            for e in range(D):
-                values[j * D + e] = x[p * D + e]
+        gather_row(p, indices, values, x, flags, positions, sizes, D, nnz)
 
 
 @njit(parallel=True, cache=True)
 def linear_index(out, indices, sizes, nnz):
-    """out[j] = the row-major position of entry j's coordinates in a tensor of ``sizes``."""
     for j in prange(nnz):
-        position = 0
-        for d in range(sizes.size):
-            position = position * sizes[d] + indices[d * nnz + j]
-        out[j] = position
+        linear_index_of(j, out, indices, sizes, nnz)
 
 
 @njit(parallel=True, cache=True)
 def merge_segments(out_indices, out_values, indices, values, perm, starts, S, D, nnz):
-    """Coalesce's merge: output entry s sums the input entries ``perm[starts[s]:starts[s + 1]]``
-    (one coordinate, in their input order) and takes their coordinates. Segments run in parallel."""
-    count = starts.size - 1
-    for s in prange(count):
-        first = perm[starts[s]]
-        for d in range(S):
-            out_indices[d * count + s] = indices[d * nnz + first]
-        for e in range(D):
-            out_values[s * D + e] = values[first * D + e]
-            for k in range(starts[s] + 1, starts[s + 1]):
-                out_values[s * D + e] += values[perm[k] * D + e]
+    """Segments (output entries) run in parallel: each writes only its own."""
+    for s in prange(starts.size - 1):
+        merge_segment(s, out_indices, out_values, indices, values, perm, starts, S, D, nnz)
 
 
 @njit(parallel=True, cache=True)
 def scatter_rows(out, values, rows, D):
-    """out[rows[j]] = values[j] block by block; the rows are distinct (a coalesced input)."""
     for j in prange(rows.size):
-        for e in range(D):
-            out[rows[j] * D + e] = values[j * D + e]
+        scatter_row(j, out, values, rows, D)
 
 
 @njit(parallel=True, cache=True)
 def csr_row_pointers(row_ptr, rows, nnz, M):
-    """The CSR row pointers of sorted row indices: row r's entries are ``row_ptr[r]:row_ptr[r + 1]``.
-
-    Each boundary k (between entries k - 1 and k) starts every row after the previous entry's row
-    up to entry k's row: each row pointer is written exactly once, so boundaries run in parallel.
-    """
+    """The CSR row pointers of sorted row indices: row r's entries are ``row_ptr[r]:row_ptr[r + 1]``."""
     for k in prange(nnz + 1):
-        previous = rows[k - 1] if k > 0 else -1
-        current = rows[k] if k < nnz else M
-        for r in range(previous + 1, current + 1):
-            row_ptr[r] = k
+        row_pointers_at(k, row_ptr, rows, nnz, M)
 
 
 @njit(parallel=True, cache=True)

@@ -1,28 +1,24 @@
 """CUDA kernels of the sparse COO layout (``aten/src/ATen/native/sparse/cuda``).
 
 One thread per row, entry or output element, in grid-stride loops; same buffers and arguments as
-the CPU loops in ``sparse/cpu/kernels.py`` (read that file's docstring for the layouts). What is
-not here runs on the host, as the op code says: the prefix sum of ``to_sparse``'s row flags and
-``coalesce``'s sort. torch does both on the GPU (``thrust``/``cub``); a sort is not what the course
-builds. ``merge_add`` has no CUDA twin: torch's CUDA sparse + sparse concatenates the two entry
-lists instead of merging them.
+the CPU loops in ``sparse/cpu/kernels.py`` (read that file's docstring for the layouts), and the
+same per-item work, from ``sparse/rows.py``. What is not here runs on the host, as the op code
+says: the prefix sum of ``to_sparse``'s row flags and ``coalesce``'s sort. torch does both on the
+GPU (``thrust``/``cub``); a sort is not what the course builds. ``merge_add`` has no CUDA twin:
+torch's CUDA sparse + sparse concatenates the two entry lists instead of merging them.
 """
 import numpy as np
 from numba import cuda
 
 from ...cuda.loops import launch_config
+from ..rows import gather_row, linear_index_of, merge_segment, nonzero_row, row_pointers_at, scatter_row
 
 
 @cuda.jit
 def _nonzero_rows(flags, x, D):
     p = cuda.grid(1)
     while p < flags.size:
-        found = 0
-        for e in range(D):
-            if x[p * D + e] != 0:
-                found = 1
-                break
-        flags[p] = found
+        nonzero_row(p, flags, x, D)
         p += cuda.gridsize(1)
 
 
@@ -30,14 +26,7 @@ def _nonzero_rows(flags, x, D):
 def _gather_rows(indices, values, x, flags, positions, sizes, D, nnz):
     p = cuda.grid(1)
     while p < flags.size:
-        if flags[p]:
-            j = positions[p]
-            rest = p
-            for d in range(sizes.size - 1, -1, -1):
-                indices[d * nnz + j] = rest % sizes[d]
-                rest //= sizes[d]
-            for e in range(D):
-                values[j * D + e] = x[p * D + e]
+        gather_row(p, indices, values, x, flags, positions, sizes, D, nnz)
         p += cuda.gridsize(1)
 
 
@@ -45,25 +34,15 @@ def _gather_rows(indices, values, x, flags, positions, sizes, D, nnz):
 def _linear_index(out, indices, sizes, nnz):
     j = cuda.grid(1)
     while j < nnz:
-        position = 0
-        for d in range(sizes.size):
-            position = position * sizes[d] + indices[d * nnz + j]
-        out[j] = position
+        linear_index_of(j, out, indices, sizes, nnz)
         j += cuda.gridsize(1)
 
 
 @cuda.jit
 def _merge_segments(out_indices, out_values, indices, values, perm, starts, S, D, nnz):
-    count = starts.size - 1
     s = cuda.grid(1)
-    while s < count:
-        first = perm[starts[s]]
-        for d in range(S):
-            out_indices[d * count + s] = indices[d * nnz + first]
-        for e in range(D):
-            out_values[s * D + e] = values[first * D + e]
-            for k in range(starts[s] + 1, starts[s + 1]):
-                out_values[s * D + e] += values[perm[k] * D + e]
+    while s < starts.size - 1:
+        merge_segment(s, out_indices, out_values, indices, values, perm, starts, S, D, nnz)
         s += cuda.gridsize(1)
 
 
@@ -71,8 +50,7 @@ def _merge_segments(out_indices, out_values, indices, values, perm, starts, S, D
 def _scatter_rows(out, values, rows, D):
     j = cuda.grid(1)
     while j < rows.size:
-        for e in range(D):
-            out[rows[j] * D + e] = values[j * D + e]
+        scatter_row(j, out, values, rows, D)
         j += cuda.gridsize(1)
 
 
@@ -80,10 +58,7 @@ def _scatter_rows(out, values, rows, D):
 def _csr_row_pointers(row_ptr, rows, nnz, M):
     k = cuda.grid(1)
     while k < nnz + 1:
-        previous = rows[k - 1] if k > 0 else -1
-        current = rows[k] if k < nnz else M
-        for r in range(previous + 1, current + 1):
-            row_ptr[r] = k
+        row_pointers_at(k, row_ptr, rows, nnz, M)
         k += cuda.gridsize(1)
 
 
