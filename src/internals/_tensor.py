@@ -164,7 +164,12 @@ class Tensor(TensorBase):
         return t.numpy()
 
     def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=preserve_format):
+        flags = [a for a in args if isinstance(a, bool)]      # positional non_blocking, then copy
+        if flags:
+            non_blocking, copy = (flags + [copy])[:2]
         for a in args:
+            if isinstance(a, bool):
+                continue
             if isinstance(a, st.dtype):
                 dtype = a
             elif isinstance(a, Tensor):

@@ -74,7 +74,11 @@ class UntypedStorage:
         One difference from torch, on purpose: torch lets a storage shrink under a tensor that
         still reaches past the new end (reading it then reads freed memory); here that raises,
         because no tensor may reach outside its storage."""
+        if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)):    # THPUtils_checkLong
+            raise RuntimeError(f"resize_ expects an int, but got {type(nbytes).__name__}")
         nbytes = operator.index(nbytes)
+        if not -2**63 <= nbytes < 2**63:
+            raise ValueError("Overflow when unpacking long long")
         if nbytes < 0:     # torch passes it on to the allocator as a size_t
             raise RuntimeError(f"[enforce fail at alloc_cpu.cpp:98] ((ptrdiff_t)nbytes) >= 0. alloc_cpu() seems "
                                f"to have been called with negative number: {nbytes % 2**64}")

@@ -177,6 +177,7 @@ from .functions import (
     UnsqueezeBackward1,
     VarBackward0,
     VarMeanBackward0,
+    ViewAsComplexBackward0,
     ViewBackward0,
     WhereBackward0,
     ZeroBackward0,
@@ -282,6 +283,7 @@ OPS = {
     't': dispatcher.find('t'),
     't_': dispatcher.find('t_'),
     'alias': dispatcher.find('alias'),
+    'view_as_complex': dispatcher.find('view_as_complex'),
     'permute': dispatcher.find('permute'),
     'expand': dispatcher.find('expand'),
     'select.int': dispatcher.find('select.int'),
@@ -1684,6 +1686,19 @@ def alias(ks, self):
         grad_fn._next_edges = collect_next_edges(self)
     with below_ad_inplace_or_view():
         result = OPS['alias'].redispatch(after_autograd(ks), self)
+    mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def view_as_complex(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ViewAsComplexBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['view_as_complex'].redispatch(after_autograd(ks), self)
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
@@ -3869,6 +3884,7 @@ KERNELS = {
     't': t,
     't_': t_,
     'alias': alias,
+    'view_as_complex': view_as_complex,
     'permute': permute,
     'expand': expand,
     'select.int': select_int,
