@@ -307,6 +307,16 @@ def test_storage_resize_reads_its_argument_as_torch(nbytes):
     same_error(lambda L: L.ones(2).untyped_storage().resize_(nbytes))
 
 
+@pytest.mark.parametrize("nbytes", [-1, -5])
+def test_a_storage_of_negative_size_is_the_allocators_error(nbytes):
+    same_error(lambda L: L.UntypedStorage(nbytes))
+
+
+@pytest.mark.parametrize("method", ["byte", "char", "short"])
+def test_the_integer_conversion_methods(method):
+    same_or_same_error(lambda L: getattr(L.tensor([1.7, -1.7, 300.0, -2.0**31 - 1]), method)())
+
+
 @pytest.mark.parametrize("size, stride", [((2**62, 4), (1, 1)), ((2**62, 4, 0), (1, 1, 1)), ((2**62, 4), None),
                                           ((2**31, 2**31), None), ((2**31, 2**31), (2**31, 1))])
 def test_set_and_resize_count_elements_and_bytes_as_torch(size, stride):

@@ -235,6 +235,15 @@ class Tensor(TensorBase):
     def bfloat16(self):
         return self.to(st.bfloat16)
 
+    def byte(self):
+        return self.to(st.uint8)
+
+    def char(self):
+        return self.to(st.int8)
+
+    def short(self):
+        return self.to(st.int16)
+
     def int(self):
         return self.to(st.int32)
 
