@@ -9,6 +9,7 @@ gradient per output, expecting one per input (None where there is none).
 from .._tensor_base import TensorBase
 from ..aten.native.tensor_factories import zeros
 from ..c10.grad_mode import _state as _grad_mode
+from .grad_mode import no_grad
 from .graph import Node, SavedVariable, _meta, collect_next_edges, set_history
 from .variable_type_manual import rebase_history
 
@@ -113,35 +114,38 @@ class Function(FunctionCtx):
         finally:
             _grad_mode.grad_enabled = previous
         single = not isinstance(outputs, tuple)
-        outs = (outputs,) if single else outputs
-        dirty = _dirty_inputs(ctx)
-        differentiable = [record and isinstance(o, TensorBase) and not _among(o, ctx.non_differentiable)
-                          for o in outs]
-        for o, d in zip(outs, differentiable):
-            if d and _among(o, dirty):
-                _check_dirty_output(o, len(outs))
-        if not all(_among(t, outs) for t in dirty):
-            raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. "
-                               "The inputs that are modified inplace must all be outputs of the Function.")
+        outs, differentiable = _wrap_outputs(ctx, (outputs,) if single else outputs, inputs, record)
         if record:
-            _check_saved(ctx.to_save)
-        # ``_wrap_outputs``: an input returned as it is becomes a new tensor on the same data (which
-        # gets the history, or else is a detached alias); an input modified in place (``mark_dirty``)
-        # is returned itself, with its history rebased onto this node.
-        outs = tuple(o if not _among(o, inputs) or (_among(o, dirty) and (d or not o._requires_grad))
-                     else type(o)._from_impl(o._impl) if d else _alias(o) for o, d in zip(outs, differentiable))
-        if not record:
-            return outs[0] if single else outs
-        ctx._tensor_positions = tuple(positions)
-        ctx._next_edges = collect_next_edges(*inputs)
-        set_history([o if d else None for o, d in zip(outs, differentiable)], ctx)
-        for o, d in zip(outs, differentiable):
-            if d and _among(o, dirty) and o._base is not None:
-                rebase_history(o, ctx)          # the view's base gets CopySlices (one output only)
-        ctx._output_info = [_meta(o) if isinstance(o, TensorBase) else None for o in outs]
-        ctx._saved = [SavedVariable(t, any(t is o for o in outs)) if t is not None else SavedVariable(None, False)
-                      for t in ctx.to_save]
+            ctx._tensor_positions = tuple(positions)
+            ctx._next_edges = collect_next_edges(*inputs)
+            set_history([o if d else None for o, d in zip(outs, differentiable)], ctx)
+            for o, d in zip(outs, differentiable):
+                if d and _among(o, ctx.dirty_tensors) and o._base is not None:
+                    rebase_history(o, ctx)      # the view's base gets CopySlices (one output only)
+            ctx._output_info = [_meta(o) if isinstance(o, TensorBase) else None for o in outs]
+            ctx._saved = [SavedVariable(t, any(t is o for o in outs)) if t is not None else SavedVariable(None, False)
+                          for t in ctx.to_save]
         return outs[0] if single else outs
+
+
+def _wrap_outputs(ctx, outs, inputs, record):
+    """``_wrap_outputs`` (custom_function.cpp), with its checks in its order; the outputs to
+    return and which of them get this node as history. An input returned as it is becomes a new
+    tensor on the same data (with the history, or else a detached alias); an input modified in
+    place (``mark_dirty``) is returned itself, its history rebased onto this node."""
+    dirty = _dirty_inputs(ctx)
+    differentiable = [record and isinstance(o, TensorBase) and not _among(o, ctx.non_differentiable) for o in outs]
+    for o, d in zip(outs, differentiable):
+        if d and _among(o, dirty):
+            _check_dirty_output(o, len(outs))
+    if not all(_among(t, outs) for t in dirty):
+        raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. "
+                           "The inputs that are modified inplace must all be outputs of the Function.")
+    if record:
+        _check_saved(ctx.to_save)
+    outs = tuple(o if not _among(o, inputs) or (_among(o, dirty) and (d or not o._requires_grad))
+                 else type(o)._from_impl(o._impl) if d else _alias(o) for o, d in zip(outs, differentiable))
+    return outs, differentiable
 
 
 def _among(t, tensors):
@@ -190,12 +194,8 @@ def _alias(t):
     else ``_view_as_self_with_no_grad`` (a view whose base is the input)."""
     if t._requires_grad:
         return t.detach()
-    previous = _grad_mode.grad_enabled
-    _grad_mode.grad_enabled = False
-    try:
+    with no_grad():
         return t.view_as(t)
-    finally:
-        _grad_mode.grad_enabled = previous
 
 
 def once_differentiable(fn):
