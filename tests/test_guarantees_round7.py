@@ -202,6 +202,36 @@ def test_an_input_returned_without_a_graph_is_a_detached_alias(dirty):
     assert run(internals) == run(torch)
 
 
+def _times_k(L, *, vjp=False, backward=True):
+    """A Function computing a * k whose ctx is filled by setup_context; its backward is called
+    ``backward``, ``vjp`` or both."""
+    def forward(a, k=3):
+        return a * k
+
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0])
+        ctx.k, ctx.seen = inputs[1], (len(inputs), L.is_grad_enabled())
+
+    def grad(ctx, g):
+        return g * ctx.k, None
+    body = {"forward": staticmethod(forward), "setup_context": staticmethod(setup_context)}
+    body.update({name: staticmethod(grad) for name, on in (("backward", backward), ("vjp", vjp)) if on})
+    return type("TimesK", (L.autograd.Function,), body)
+
+
+@pytest.mark.parametrize("vjp, backward", [(False, True), (True, False), (True, True)])
+def test_setup_context_and_vjp(vjp, backward):
+    """A forward without ctx plus ``setup_context`` (which sees the inputs with their defaults,
+    grad mode off), and ``vjp`` as the other name of ``backward`` (not both): the package
+    passed ctx to such a forward and knew no vjp."""
+    def run(L):
+        x = L.arange(1., 4.).requires_grad_()
+        y = _times_k(L, vjp=vjp, backward=backward).apply(x)
+        y.sum().backward()
+        return y.grad_fn.seen, x.grad
+    same_or_same_error(run)
+
+
 # ----------------------------------------------------------------------------- autograd misuse
 def _grad_of_itself(x):
     x.grad = x

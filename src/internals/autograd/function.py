@@ -6,6 +6,8 @@ tensor input requires grad, makes ``ctx`` the outputs' grad_fn: ``ctx`` *is* the
 an instance of ``MyFnBackward``, and the engine calls ``MyFn.backward(ctx, *grads)`` with one
 gradient per output, expecting one per input (None where there is none).
 """
+import inspect
+
 from .._tensor_base import TensorBase
 from ..aten.native.tensor_factories import zeros
 from ..c10.grad_mode import _state as _grad_mode
@@ -66,7 +68,7 @@ class BackwardCFunction(Node, FunctionCtx):
             # Every tensor output, differentiable or not, gets zeros (torch's materialize_non_diff_grads).
             grads = [g if g is not None or m is None else zeros(m[0], dtype=m[1], device=m[2])
                      for g, m in zip(grads, self._output_info)]      # (no metadata: not a tensor)
-        result = type(self)._forward_cls.backward(self, *grads)
+        result = _user_backward(type(self)._forward_cls)(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
         expected = len(self.needs_input_grad)
@@ -100,6 +102,13 @@ class Function(FunctionCtx):
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
 
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Override it (with a ``forward`` that takes no ctx) to fill ``ctx`` after the forward."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = cls._backward_cls()
@@ -110,7 +119,13 @@ class Function(FunctionCtx):
         previous = _grad_mode.grad_enabled
         _grad_mode.grad_enabled = False
         try:
-            outputs = cls.forward(ctx, *args, **kwargs)
+            if cls.setup_context is Function.setup_context:
+                outputs = cls.forward(ctx, *args, **kwargs)
+            else:           # the forward takes no ctx; setup_context gets the inputs with their defaults
+                bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+                bound.apply_defaults()
+                outputs = cls.forward(*bound.args, **bound.kwargs)
+                cls.setup_context(ctx, bound.args, outputs)
         finally:
             _grad_mode.grad_enabled = previous
         single = not isinstance(outputs, tuple)
@@ -146,6 +161,14 @@ def _wrap_outputs(ctx, outs, inputs, record):
     outs = tuple(o if not _among(o, inputs) or (_among(o, dirty) and (d or not o._requires_grad))
                  else type(o)._from_impl(o._impl) if d else _alias(o) for o, d in zip(outs, differentiable))
     return outs, differentiable
+
+
+def _user_backward(fn_cls):
+    """``BackwardCFunction._get_user_fn``: ``backward``, or ``vjp`` (its other name), not both."""
+    if fn_cls.backward is not Function.backward and fn_cls.vjp is not Function.vjp:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should "
+                           "only implement one of them.")
+    return fn_cls.vjp if fn_cls.vjp is not Function.vjp else fn_cls.backward
 
 
 def _among(t, tensors):
