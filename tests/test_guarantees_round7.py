@@ -316,13 +316,27 @@ def test_to_takes_non_blocking_and_copy_by_position(args):
     assert run(internals) == run(torch)
 
 
-def test_view_as_complex_of_a_tensor_that_requires_grad_is_refused_not_detached():
-    """torch records ``ViewAsComplexBackward0``; the package dropped requires_grad. It has no
-    complex autograd (as round 6's complex results) and now says so."""
-    assert torch.view_as_complex(torch.ones(2, 2, requires_grad=True)).requires_grad
+@pytest.mark.parametrize("make", [lambda L, x: L.view_as_complex(x), lambda L, x: L.complex(x, x)])
+def test_a_complex_view_or_complex_of_tensors_that_require_grad_is_refused_not_detached(make):
+    """torch records ``ViewAsComplexBackward0`` and ``ComplexBackward0``; the package dropped
+    requires_grad. It has no complex autograd (as round 6's complex results) and now says so."""
+    assert make(torch, torch.ones(2, 2, requires_grad=True)).requires_grad
     with pytest.raises(NotImplementedError, match="complex tensors cannot require gradients"):
-        internals.view_as_complex(internals.ones(2, 2, requires_grad=True))
-    assert_same(internals.view_as_complex(internals.ones(2, 2)), torch.view_as_complex(torch.ones(2, 2)))
+        make(internals, internals.ones(2, 2, requires_grad=True))
+    with internals.no_grad():
+        assert_same(make(internals, internals.ones(2, 2, requires_grad=True)),
+                    make(torch, torch.ones(2, 2, requires_grad=True)).detach())
+
+
+def test_the_angle_of_a_real_tensor_keeps_its_graph():
+    """``AngleBackward0``: zeros for a real input (torch's ``angle_backward``); the package's
+    result did not require grad."""
+    def run(L):
+        x = L.tensor([-1., 0., 2., -0., float("nan")], requires_grad=True)
+        y = x.angle()
+        y.sum().backward()
+        return y, x.grad
+    same_or_same_error(run)
 
 
 @pytest.mark.parametrize("shape, repeats", [((3,), (2**63 - 1,)), ((5,), (2**62,)), ((2,), (2**63 - 1,)),
