@@ -197,6 +197,14 @@ def test_every_derivative_entry_is_tested():
         out = build(internals, x)
         (g,) = internals.autograd.grad(out, x, create_graph=True)
         reached |= nodes_of(out) | nodes_of(g)
+    # view_as_complex and complex make their nodes, then refuse the complex result a history (no
+    # complex autograd; tests/test_guarantees_round7.py compares that with torch's nodes).
+    for make, node in ((lambda x: internals.view_as_complex(x), "ViewAsComplexBackward0"),
+                       (lambda x: internals.complex(x, x), "ComplexBackward0")):
+        with pytest.raises(NotImplementedError, match="complex tensors cannot require gradients"):
+            make(internals.ones(2, 2, requires_grad=True))
+        reached.add(node)
+    reached.add(internals.ones(2, requires_grad=True).angle().grad_fn.name())     # round 7 compares it
     assert set(functions.__all__) - reached == set(), sorted(set(functions.__all__) - reached)
 
 
@@ -629,7 +637,7 @@ def test_every_differentiable_native_function_has_a_kernel():
         "isnan")} | {"remainder.Scalar_Tensor", "scatter.reduce", "scatter_.reduce", "scatter.value_reduce",
                      "scatter_.value_reduce"}
     # Complex tensors cannot require grad here (no complex autograd): these have no formula.
-    not_differentiable |= {"complex", "view_as_real", "view_as_complex", "conj_physical", "angle"}
+    not_differentiable |= {"view_as_real", "conj_physical"}
     # Sparse tensors take no part in autograd in internals: their operators have no formula.
     sparse = {"_coalesce", "_indices", "_nnz", "_to_dense", "_to_sparse", "_to_sparse.sparse_dim", "_values",
               "coalesce", "dense_dim", "indices", "is_coalesced", "sparse_dim", "to_dense", "to_sparse",

@@ -164,7 +164,12 @@ class Tensor(TensorBase):
         return t.numpy()
 
     def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=preserve_format):
+        flags = [a for a in args if isinstance(a, bool)]      # positional non_blocking, then copy
+        if flags:
+            non_blocking, copy = (flags + [copy])[:2]
         for a in args:
+            if isinstance(a, bool):
+                continue
             if isinstance(a, st.dtype):
                 dtype = a
             elif isinstance(a, Tensor):
@@ -229,6 +234,15 @@ class Tensor(TensorBase):
 
     def bfloat16(self):
         return self.to(st.bfloat16)
+
+    def byte(self):
+        return self.to(st.uint8)
+
+    def char(self):
+        return self.to(st.int8)
+
+    def short(self):
+        return self.to(st.int16)
 
     def int(self):
         return self.to(st.int32)

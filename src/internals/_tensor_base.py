@@ -177,6 +177,8 @@ class TensorBase:
             if not isinstance(new, TensorBase):
                 raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type "
                                 f"{type(new).__name__}")
+            if new is self:
+                raise RuntimeError("can't assign Variable as its own grad")
             if new.dtype is not self.dtype:
                 raise RuntimeError(f"attempting to assign a gradient with dtype '{_CPP_TYPE_NAMES[new.dtype.name]}' "
                                    f"to a tensor with grad_dtype '{self.dtype.torch_name}'. The gradient must match "

@@ -73,10 +73,14 @@ class _Pickler(pickle._Pickler):
         super().__init__(file, protocol=2)
         self.storages = {}        # key -> (UntypedStorage), in the order they were met
         self._keys = {}           # id(storage) -> key
+        self._dtypes = {}         # id(storage) -> the dtype it was first saved as
 
     def persistent_id(self, obj):
         if not isinstance(obj, _StorageRef):
             return None
+        seen = self._dtypes.setdefault(id(obj.storage), obj.dtype)
+        if seen is not obj.dtype and obj.storage.nbytes():       # as torch's persistent_id
+            raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
         key = self._keys.setdefault(id(obj.storage), str(len(self._keys)))
         self.storages[key] = obj.storage
         location = str(obj.storage.device) if obj.storage.device.type == "cuda" else "cpu"
@@ -118,6 +122,8 @@ def _storage_bytes(storage):
 def save(obj, f):
     """Write ``obj`` (tensors, parameters, and dicts/lists/tuples/numbers of them, as a
     ``state_dict``) to ``f``, a path or a binary file, in torch's zip format."""
+    if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):
+        raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
     buffer = io.BytesIO()
     pickler = _Pickler(buffer)
     pickler.dump(obj)

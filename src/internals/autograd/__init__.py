@@ -51,6 +51,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of ``outputs`` with respect to ``inputs``, returned, not accumulated (``torch.autograd.grad``)."""
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
+    if not inputs:      # the engine's first check (python_engine.cpp)
+        raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")
     grads = _as_tuple(grad_outputs) or (None,) * len(outputs)
     if retain_graph is None:
         retain_graph = create_graph

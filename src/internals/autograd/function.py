@@ -6,10 +6,14 @@ tensor input requires grad, makes ``ctx`` the outputs' grad_fn: ``ctx`` *is* the
 an instance of ``MyFnBackward``, and the engine calls ``MyFn.backward(ctx, *grads)`` with one
 gradient per output, expecting one per input (None where there is none).
 """
+import inspect
+
 from .._tensor_base import TensorBase
 from ..aten.native.tensor_factories import zeros
 from ..c10.grad_mode import _state as _grad_mode
+from .grad_mode import no_grad
 from .graph import Node, SavedVariable, _meta, collect_next_edges, set_history
+from .variable_type_manual import rebase_history
 
 __all__ = ["Function", "FunctionCtx", "BackwardCFunction", "once_differentiable"]
 
@@ -28,6 +32,9 @@ class FunctionCtx:
 
     def set_materialize_grads(self, value):
         """With True (the default), a missing output gradient reaches backward as zeros, not None."""
+        if type(value) is not bool:     # torch's binding takes a bool only
+            raise TypeError("set_materialize_grads received an invalid combination of arguments - got (), "
+                            "but expected (bool)")
         self.materialize_grads = value
 
 
@@ -61,7 +68,7 @@ class BackwardCFunction(Node, FunctionCtx):
             # Every tensor output, differentiable or not, gets zeros (torch's materialize_non_diff_grads).
             grads = [g if g is not None or m is None else zeros(m[0], dtype=m[1], device=m[2])
                      for g, m in zip(grads, self._output_info)]      # (no metadata: not a tensor)
-        result = type(self)._forward_cls.backward(self, *grads)
+        result = _user_backward(type(self)._forward_cls)(self, *grads)
         if not isinstance(result, tuple):
             result = (result,)
         expected = len(self.needs_input_grad)
@@ -70,6 +77,12 @@ class BackwardCFunction(Node, FunctionCtx):
         if len(result) != expected:
             raise RuntimeError(f"function {self.name()} returned an incorrect number of gradients "
                                f"(expected {expected}, got {len(result)})")
+        for i, g in enumerate(result):          # ``PyNode::apply``'s checks, in its order
+            if g is not None and i not in self._tensor_positions:
+                raise RuntimeError(f"function {self.name()} returned a gradient different than None at position "
+                                   f"{i + 1}, but the corresponding forward input was not a Variable")
+            if g is not None and not isinstance(g, TensorBase):
+                raise RuntimeError(f"expected Variable or None (got {type(g).__name__})")
         return tuple(result[i] for i in self._tensor_positions)
 
 
@@ -89,6 +102,13 @@ class Function(FunctionCtx):
         raise NotImplementedError("You must implement either the backward or vjp method for your custom "
                                   "autograd.Function to use it with backward mode AD.")
 
+    vjp = backward
+
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        """Override it (with a ``forward`` that takes no ctx) to fill ``ctx`` after the forward."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args, **kwargs):
         ctx = cls._backward_cls()
@@ -99,23 +119,106 @@ class Function(FunctionCtx):
         previous = _grad_mode.grad_enabled
         _grad_mode.grad_enabled = False
         try:
-            outputs = cls.forward(ctx, *args, **kwargs)
+            if cls.setup_context is Function.setup_context:
+                outputs = cls.forward(ctx, *args, **kwargs)
+            else:           # the forward takes no ctx; setup_context gets the inputs with their defaults
+                bound = inspect.signature(cls.forward).bind(*args, **kwargs)
+                bound.apply_defaults()
+                outputs = cls.forward(*bound.args, **bound.kwargs)
+                cls.setup_context(ctx, bound.args, outputs)
         finally:
             _grad_mode.grad_enabled = previous
-        if not record:
-            return outputs
         single = not isinstance(outputs, tuple)
-        outs = (outputs,) if single else outputs
-        differentiable = [isinstance(o, TensorBase) and not any(o is n for n in ctx.non_differentiable) for o in outs]
-        # An input returned as it is becomes a new tensor on the same data, which gets the history.
-        outs = tuple(type(o)._from_impl(o._impl) if any(o is t for t in inputs) else o for o in outs)
-        ctx._tensor_positions = tuple(positions)
-        ctx._next_edges = collect_next_edges(*inputs)
-        set_history([o if d else None for o, d in zip(outs, differentiable)], ctx)
-        ctx._output_info = [_meta(o) if isinstance(o, TensorBase) else None for o in outs]
-        ctx._saved = [SavedVariable(t, any(t is o for o in outs)) if t is not None else SavedVariable(None, False)
-                      for t in ctx.to_save]
+        outs, differentiable = _wrap_outputs(ctx, (outputs,) if single else outputs, inputs, record)
+        if record:
+            ctx._tensor_positions = tuple(positions)
+            ctx._next_edges = collect_next_edges(*inputs)
+            set_history([o if d else None for o, d in zip(outs, differentiable)], ctx)
+            for o, d in zip(outs, differentiable):
+                if d and _among(o, ctx.dirty_tensors) and o._base is not None:
+                    rebase_history(o, ctx)      # the view's base gets CopySlices (one output only)
+            ctx._output_info = [_meta(o) if isinstance(o, TensorBase) else None for o in outs]
+            ctx._saved = [SavedVariable(t, any(t is o for o in outs)) if t is not None else SavedVariable(None, False)
+                          for t in ctx.to_save]
         return outs[0] if single else outs
+
+
+def _wrap_outputs(ctx, outs, inputs, record):
+    """``_wrap_outputs`` (custom_function.cpp), with its checks in its order; the outputs to
+    return and which of them get this node as history. An input returned as it is becomes a new
+    tensor on the same data (with the history, or else a detached alias); an input modified in
+    place (``mark_dirty``) is returned itself, its history rebased onto this node."""
+    dirty = _dirty_inputs(ctx)
+    differentiable = [record and isinstance(o, TensorBase) and not _among(o, ctx.non_differentiable) for o in outs]
+    for o, d in zip(outs, differentiable):
+        if d and _among(o, dirty):
+            _check_dirty_output(o, len(outs))
+    if not all(_among(t, outs) for t in dirty):
+        raise RuntimeError("Some elements marked as dirty during the forward method were not returned as output. "
+                           "The inputs that are modified inplace must all be outputs of the Function.")
+    if record:
+        _check_saved(ctx.to_save)
+    outs = tuple(o if not _among(o, inputs) or (_among(o, dirty) and (d or not o._requires_grad))
+                 else type(o)._from_impl(o._impl) if d else _alias(o) for o, d in zip(outs, differentiable))
+    return outs, differentiable
+
+
+def _user_backward(fn_cls):
+    """``BackwardCFunction._get_user_fn``: ``backward``, or ``vjp`` (its other name), not both."""
+    if fn_cls.backward is not Function.backward and fn_cls.vjp is not Function.vjp:
+        raise RuntimeError("Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should "
+                           "only implement one of them.")
+    return fn_cls.vjp if fn_cls.vjp is not Function.vjp else fn_cls.backward
+
+
+def _among(t, tensors):
+    return any(t is u for u in tensors)
+
+
+def _check_saved(to_save):
+    for i, t in enumerate(to_save):
+        if t is not None and not isinstance(t, TensorBase):
+            raise TypeError(f"save_for_backward can only save variables, but argument {i} is of type "
+                            f"{type(t).__name__}")
+
+
+def _dirty_inputs(ctx):
+    """``_mark_dirty`` and ``_parse_non_differentiable`` (python_function.cpp): every marked object
+    is a tensor (torch's message stops at "argument "), and each dirty tensor's version moves."""
+    for marked, message in ((ctx.dirty_tensors, "mark_dirty can only accept variables, but argument "),
+                            (ctx.non_differentiable, "mark_non_differentiable only accepts variable arguments, "
+                                                     "but got ")):
+        if not all(isinstance(t, TensorBase) for t in marked):
+            raise RuntimeError(message)
+    for t in ctx.dirty_tensors:
+        t._impl.version_counter.version += 1
+    return ctx.dirty_tensors
+
+
+def _check_dirty_output(t, num_outputs):
+    """``_wrap_outputs``' checks of a modified input (custom_function.cpp)."""
+    if t._grad_fn is None and t._requires_grad:
+        raise RuntimeError("a leaf Variable that requires grad has been used in an in-place operation.")
+    if t._base is not None and num_outputs > 1:
+        raise RuntimeError(_DIRTY_VIEW_OF_MANY)
+
+
+_DIRTY_VIEW_OF_MANY = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot return "
+    "more than one Tensor. This is not supported by the current autograd engine. You should either make sure "
+    "the input is not a view (using .clone() for example) or make your Function only return one Tensor "
+    "(potentially splitting it into two Functions: one doing the inplace that returns a single Tensor and a "
+    "second one that does the other operations). You can ask on the forum https://discuss.pytorch.org/ if you "
+    "need help to do this change.")
+
+
+def _alias(t):
+    """An input returned by a forward that records no graph: ``detach()`` if it requires grad,
+    else ``_view_as_self_with_no_grad`` (a view whose base is the input)."""
+    if t._requires_grad:
+        return t.detach()
+    with no_grad():
+        return t.view_as(t)
 
 
 def once_differentiable(fn):

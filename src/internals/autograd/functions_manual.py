@@ -22,7 +22,7 @@ INT64_MAX = 2 ** 63 - 1       # slice's end when none is given
 __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "mul_scalar", "div_scalar",
            "mul_tensor_backward", "div_tensor_self_backward", "div_tensor_other_backward",
            "softmax_double_backward", "nll_loss_backward", "nll_loss", "mse_loss_backward",
-           "mse_loss_double_backward", "sgn", "where", "zeros_like",
+           "mse_loss_double_backward", "sgn", "view_as_real", "where", "zeros_like",
            "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
            "pow_backward_exponent", "pow_backward_exponent_scalar_base", "sum_backward",
            "mean_backward", "prod_backward", "restore_reduced_dims", "scale_grad_by_count",
@@ -102,6 +102,10 @@ def zeros_like(t):
 
 def sgn(t):
     return (t > 0).to(t.dtype) - (t < 0).to(t.dtype)
+
+
+def view_as_real(t):
+    return dispatcher.call("view_as_real", t)
 
 
 def threshold_backward(grad, out, threshold):

@@ -224,7 +224,8 @@ def _converted(value, d):
             value = value.real
     if d is not bool_ and not _fits(value, d):
         raise RuntimeError(f"value cannot be converted to type {_CPP_NAMES[d.name]} without overflow")
-    return np.array(value).astype(opmath_type(d).numpy_type)[()]
+    with np.errstate(invalid="ignore"):         # 2.0**63 as an int64, which NumPy warns of
+        return np.array(value).astype(opmath_type(d).numpy_type)[()]
 
 
 def _fits(value, d):
@@ -235,7 +236,9 @@ def _fits(value, d):
         return value != value or abs(value) == float("inf") or abs(value) <= _FLOAT_MAX.get(d.name, float("inf"))
     info = np.iinfo(d.numpy_type)
     if isinstance(value, (float, np.floating)):
-        return info.min <= value <= info.max            # NaN and inf fail too
+        # compared as doubles, as ``c10::overflows``: int64's max is the double 2**63, so 2.0**63
+        # fits (and converts as x86 does, to -2**63); NaN and inf fail
+        return float(info.min) <= value <= float(info.max)
     lowest = info.min if d.is_signed else -int(info.max)
     return lowest <= value <= info.max
 

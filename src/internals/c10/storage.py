@@ -18,6 +18,12 @@ from .tensor_impl import required_storage_elements
 __all__ = ["UntypedStorage"]
 
 
+def _check_nbytes(nbytes):
+    if nbytes < 0:     # torch passes it on to the allocator as a size_t
+        raise RuntimeError(f"[enforce fail at alloc_cpu.cpp:98] ((ptrdiff_t)nbytes) >= 0. alloc_cpu() seems "
+                           f"to have been called with negative number: {nbytes % 2**64}")
+
+
 class UntypedStorage:
     __slots__ = ("device", "_data", "_nbytes", "_resizable", "_typed", "_allocator", "__weakref__")
 
@@ -28,6 +34,7 @@ class UntypedStorage:
         if device.type == "cpu" and device.index is not None:
             device = _device("cpu")      # 'cpu:0' is the CPU, as in torch
         if data is None:
+            _check_nbytes(nbytes)
             if allocator is None:
                 cpu = device.type == "cpu"
                 allocator = cpu_allocator if cpu else _allocator_for(device)
@@ -74,10 +81,12 @@ class UntypedStorage:
         One difference from torch, on purpose: torch lets a storage shrink under a tensor that
         still reaches past the new end (reading it then reads freed memory); here that raises,
         because no tensor may reach outside its storage."""
+        if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)):    # THPUtils_checkLong
+            raise RuntimeError(f"resize_ expects an int, but got {type(nbytes).__name__}")
         nbytes = operator.index(nbytes)
-        if nbytes < 0:     # torch passes it on to the allocator as a size_t
-            raise RuntimeError(f"[enforce fail at alloc_cpu.cpp:98] ((ptrdiff_t)nbytes) >= 0. alloc_cpu() seems "
-                               f"to have been called with negative number: {nbytes % 2**64}")
+        if not -2**63 <= nbytes < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+        _check_nbytes(nbytes)
         if not self._resizable:
             raise RuntimeError("Trying to resize storage that is not resizable")
         if nbytes < self._nbytes:

@@ -170,7 +170,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
 
 def _check_label_smoothing(label_smoothing):
     if label_smoothing > 1.0:
-        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
+        raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing:g}")
 
 
 def _class_weight(weight, ndim, class_dim):

@@ -18,6 +18,8 @@ class Parameter(Tensor):
         if data is None:
             data = empty((0,))
         impl = data._impl
+        if requires_grad and not (impl.dtype.is_floating_point or impl.dtype.is_complex):    # _make_subclass's words
+            raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         # A new TensorImpl over the same storage: the parameter aliases ``data`` (as torch's
         # ``_make_subclass`` does) but is a leaf of its own, with no grad_fn.
         alias = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype)

@@ -54,6 +54,8 @@ class Adam(Optimizer):
         loss = self._evaluate(closure)
         for group in self.param_groups:
             lr, eps, weight_decay, amsgrad = group["lr"], group["eps"], group["weight_decay"], group["amsgrad"]
+            self._refuse_sparse_grads(group, "Adam does not support sparse gradients, please consider SparseAdam "
+                                             "instead")
             beta1, beta2 = group["betas"]
             for p in group["params"]:
                 if p.grad is None:

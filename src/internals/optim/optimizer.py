@@ -43,6 +43,8 @@ class Optimizer:
 
     def add_param_group(self, param_group):
         """Add a group; hyper-parameters it does not set are taken from ``defaults``."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
         param_group = dict(param_group, params=[params] if isinstance(params, Tensor) else list(params))
         for p in param_group["params"]:
@@ -56,6 +58,12 @@ class Optimizer:
         if seen & {id(p) for p in param_group["params"]}:
             raise ValueError("some parameters appear in more than one parameter group")
         self.param_groups.append(param_group)
+
+    @staticmethod
+    def _refuse_sparse_grads(group, message):
+        """``_init_group``'s check, made for the whole group before any parameter moves."""
+        if any(p.grad is not None and p.grad.is_sparse for p in group["params"]):
+            raise RuntimeError(message)
 
     def zero_grad(self, set_to_none=True):
         zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)

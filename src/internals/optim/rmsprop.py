@@ -44,6 +44,7 @@ class RMSprop(Optimizer):
         loss = self._evaluate(closure)
         for group in self.param_groups:
             lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
+            self._refuse_sparse_grads(group, "RMSprop does not support sparse gradients")
             for p in group["params"]:
                 if p.grad is None:
                     continue

@@ -70,6 +70,9 @@ def linear(input, weight, bias=None):
     through ``matmul``, then add the bias: in place, unless a dispatch mode is watching
     (``isTensorSubclassLike`` is true under one, and then torch adds out of place).
     """
+    if input.dim() == 0 or weight.dim() == 0:      # the reshape below cannot take a 0-dim input
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {input.dim()}D and "
+                           f"{weight.dim()}D")
     if input.dim() == 2 and bias is not None:
         return dispatcher.call("addmm", bias, input, dispatcher.call("t", weight))
     if bias is not None and input.is_contiguous() and bias.dim() == 1:

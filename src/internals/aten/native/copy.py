@@ -50,6 +50,10 @@ def same_device_copy(dst, src):
         return same_device_copy(dst, wide)
     if dst.dtype.is_reduced_float and src.dtype is not dst.dtype:
         return _bits_copy(dst, cast_like(src, st.float32), _FROM_FLOAT[dst.dtype])
+    if dst.dtype is st.uint8 and src.dtype.is_floating_point:
+        # c10's ``static_cast_with_inter_type<uint8_t>``: a float reaches uint8 through int64, so
+        # -2**31 - 1.0 wraps to 255 (a direct cast goes through int32 and gives 0).
+        return same_device_copy(dst, cast_like(src, st.int64))
     it = _copy_iterator(dst, src)
     it.for_each(lambda buffers, *geometry: loops(dst.device).copy_loop(*buffers, *geometry))
 
@@ -125,6 +129,8 @@ def _cast_scalar(src, dtype):
     the loop would (the 16-bit floats, cast on their bit patterns, take the loop)."""
     value = buffer(src)[src._impl.storage_offset]
     with np.errstate(over="ignore", invalid="ignore"):      # a C cast warns of nothing (1e39 -> inf)
+        if dtype is st.uint8 and src.dtype.is_floating_point:
+            value = np.array(value).astype(np.int64)        # through int64, as the loop above
         return type(src)._from_impl(_host_impl(np.array(value, dtype=dtype.numpy_type)))
 
 

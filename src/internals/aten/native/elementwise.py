@@ -8,6 +8,8 @@ float16 and bfloat16 compute in float32 and round once at the end, as ATen's ``o
 """
 import warnings
 
+import numpy as np
+
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import strided
 from .. import dispatcher
@@ -91,7 +93,17 @@ def binary(op, a, b, *, alpha=1, out=None):
     if compute.is_complex:
         op = _complex_binary_op(op, compute, b)
     scalar = st.checked_convert(alpha, compute)
+    if it.common_dtype.is_reduced_float and op in (ops.ADD, ops.SUB):
+        scalar = _rounded_to_16_bits(scalar, it.common_dtype)   # ``alpha.to<scalar_t>()``: Half
     return it.for_each(lambda buffers, *geometry: loops(it.device).binary_loop(op, *buffers, scalar, *geometry))
+
+
+def _rounded_to_16_bits(value, dtype):
+    """A float32 value rounded to float16 or bfloat16 and widened again."""
+    bits = np.float32(value).view(np.uint32)
+    if dtype is st.float16:
+        return np.uint32(ops.half_bits_to_float(ops.float_bits_to_half(bits))).view(np.float32)
+    return np.uint32(ops.bf16_bits_to_float(ops.float_bits_to_bf16(bits))).view(np.float32)
 
 
 def _pow_short_cut(it, a, b):

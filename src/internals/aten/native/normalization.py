@@ -35,8 +35,8 @@ def _batch_norm_dims(input):
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """(output, save_mean, save_invstd); the saved statistics are empty in eval mode, as in torch."""
     dims, shape, C = _batch_norm_dims(input)
-    for name, t in (("weight", weight), ("bias", bias), ("running_mean", running_mean),
-                    ("running_var", running_var)):
+    for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
+                    ("bias", bias)):        # ``batch_norm``'s order (Normalization.cpp)
         _check_channels(name, t, C)
     compute = st.opmath_type(input.dtype)
     x = to(input, compute)

@@ -23,17 +23,32 @@ def _new_geometry(impl, size, stride):
     sizes (and the strides, if given) are these already: ``resize_impl_cpu_``'s early return."""
     if impl.sizes == size and (stride is None or impl.strides == stride):
         return None
-    if any(n < 0 for n in size):      # what torch finds while counting the elements
+    if _numel_overflows(size):        # what torch finds while counting the elements
         raise RuntimeError("numel: integer multiplication overflow")
     if stride is not None and any(s < 0 for s in stride):
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     return size, contiguous_strides(size) if stride is None else stride
 
 
-def _maybe_resize_storage(storage, geometry, offset, itemsize):
+def _numel_overflows(size):
+    """``safe_compute_numel``: the sizes multiplied as uint64 (a negative one is huge), any step
+    past 64 bits flagged even if a later 0 makes the product 0, and the product within int64."""
+    product, overflowed = 1, False
+    for n in size:
+        product *= n % 2**64
+        overflowed |= product >= 2**64
+        product %= 2**64
+    return overflowed or product >= 2**63
+
+
+def _maybe_resize_storage(storage, geometry, offset, itemsize, strides_given=False):
     """``maybe_resize_storage_cpu``: grow ``storage`` to the bytes this geometry reaches (an empty
     tensor reaches none, whatever its offset). It never shrinks."""
     needed = required_storage_elements(*geometry, offset) * itemsize
+    if needed >= 2**63:         # ``computeStorageNbytes``
+        size, stride = geometry
+        shown = f" and strides={list(stride)}" if strides_given or stride != contiguous_strides(size) else ""
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}{shown}")
     if needed > storage.nbytes():
         storage.resize_(needed)
 
@@ -84,7 +99,7 @@ def set_storage_(self, source, storage_offset, size, stride=()):
     _check_set_storage(impl, source, storage_offset, size, stride)
     geometry = _new_geometry(impl, size, stride)
     if geometry is not None:
-        _maybe_resize_storage(source, geometry, storage_offset, impl.dtype.itemsize)
+        _maybe_resize_storage(source, geometry, storage_offset, impl.dtype.itemsize, stride is not None)
     impl.storage, impl.storage_offset = source, storage_offset
     if geometry is not None:
         impl.sizes, impl.strides = geometry

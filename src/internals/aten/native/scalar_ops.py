@@ -12,9 +12,11 @@ import cmath
 import math
 
 import numpy as np
-from numba import types
+from numba import njit, types
 from numba.extending import overload, register_jitable
 from numba.np.numpy_support import as_dtype
+
+from .cpu.distribution_kernels import fma
 
 
 # ----------------------------------------------------------------------------- unary ops
@@ -461,14 +463,40 @@ FLOOR, CEIL, TRUNC, FRAC = range(len(UNARY) - 4, len(UNARY))
 
 
 # ----------------------------------------------------------------------------- binary ops
+def multiply_add(a, b, c):
+    """a * b + c, for floats rounded once: torch's ``add`` (``ufunc/add.h``) is
+    ``vec::fmadd(other, alpha, self)``, and GCC fuses its scalar ``self + alpha * other`` too.
+    In Python (the CUDA simulator) a float goes through the jitted version below."""
+    if isinstance(c, (float, np.floating)):
+        return _host_fma(a, b, c)
+    return a * b + c
+
+
+@overload(multiply_add, target="cpu")
+def _multiply_add_cpu(a, b, c):
+    if isinstance(c, types.Float):
+        return lambda a, b, c: fma(a, b, c)
+    return lambda a, b, c: a * b + c
+
+
+@overload(multiply_add, target="cuda")
+def _multiply_add_cuda(a, b, c):
+    return lambda a, b, c: a * b + c        # NVVM contracts this to one fma, as nvcc does torch's
+
+
+@njit(cache=True)
+def _host_fma(a, b, c):
+    return fma(a, b, c)
+
+
 @register_jitable
 def add(a, b, alpha):
-    return a + alpha * b
+    return multiply_add(alpha, b, a)
 
 
 @register_jitable
 def sub(a, b, alpha):
-    return a - alpha * b
+    return multiply_add(-alpha, b, a)       # torch's sub is add with -alpha
 
 
 @register_jitable

@@ -636,7 +636,7 @@ def repeat(x, repeats):
     padded = _padded(x, len(repeats))
     lead = len(repeats) - x.dim()
     strides = (0,) * lead + tuple(x.stride())
-    sizes = [r * s for r, s in zip(repeats, padded)]
+    sizes = [_wrap_int64(r * s) for r, s in zip(repeats, padded)]     # int64 products, as torch's
     out = _fresh(sizes, x.dtype, x.device)     # checks the sizes, not the repeats: 0 times -1 is 0
     if out.numel():
         src = element_offsets([np.arange(n) % s for n, s in zip(sizes, padded)], strides, x.storage_offset())

@@ -78,12 +78,13 @@ from ..functions_manual import (  # the helpers the formulas call
     value_selecting_reduction_backward,
     var_backward,
     var_mean_backward,
+    view_as_real,
     where,
     zeros_like,
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -119,6 +120,17 @@ class AbsBackward0(Node):
         grad = grads[0]
         self = node.self_.unpack(node)
         return (grad * sgn(self),)
+
+
+class AngleBackward0(Node):
+    """``angle(Tensor self) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
 
 
 class NanToNumBackward0(Node):
@@ -1040,6 +1052,35 @@ class AliasBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         return (grad,)
+
+
+class ViewAsComplexBackward0(Node):
+    """``view_as_complex(Tensor(a) self) -> Tensor(a)``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (view_as_real(grad.contiguous()),)
+
+
+class ComplexBackward0(Node):
+    """``complex(Tensor real, Tensor imag) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_imag = None
+        if edges[1] is not None:
+            grad_imag = grad.imag
+        grad_real = None
+        if edges[0] is not None:
+            grad_real = grad.real
+        return grad_real, grad_imag
 
 
 class PermuteBackward0(Node):

@@ -23,6 +23,7 @@ from .functions import (
     AliasBackward0,
     AmaxBackward0,
     AminBackward0,
+    AngleBackward0,
     AsStridedBackward0,
     AsStridedBackward1,
     BaddbmmBackward0,
@@ -35,6 +36,7 @@ from .functions import (
     ClampBackward0,
     ClampBackward1,
     CloneBackward0,
+    ComplexBackward0,
     ConvolutionBackward0,
     CosBackward0,
     CummaxBackward0,
@@ -177,6 +179,7 @@ from .functions import (
     UnsqueezeBackward1,
     VarBackward0,
     VarMeanBackward0,
+    ViewAsComplexBackward0,
     ViewBackward0,
     WhereBackward0,
     ZeroBackward0,
@@ -190,6 +193,7 @@ OPS = {
     'abs': dispatcher.find('abs'),
     'abs.out': dispatcher.find('abs.out'),
     'abs_': dispatcher.find('abs_'),
+    'angle': dispatcher.find('angle'),
     'nan_to_num': dispatcher.find('nan_to_num'),
     'nan_to_num_': dispatcher.find('nan_to_num_'),
     'exp': dispatcher.find('exp'),
@@ -282,6 +286,8 @@ OPS = {
     't': dispatcher.find('t'),
     't_': dispatcher.find('t_'),
     'alias': dispatcher.find('alias'),
+    'view_as_complex': dispatcher.find('view_as_complex'),
+    'complex': dispatcher.find('complex'),
     'permute': dispatcher.find('permute'),
     'expand': dispatcher.find('expand'),
     'select.int': dispatcher.find('select.int'),
@@ -508,6 +514,18 @@ def abs_(ks, self):
         result = OPS['abs_'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    return result
+
+
+def angle(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AngleBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['angle'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -1685,6 +1703,31 @@ def alias(ks, self):
     with below_ad_inplace_or_view():
         result = OPS['alias'].redispatch(after_autograd(ks), self)
     mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def view_as_complex(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ViewAsComplexBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['view_as_complex'].redispatch(after_autograd(ks), self)
+    mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def complex(ks, real, imag):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (real._requires_grad or imag._requires_grad):
+        grad_fn = ComplexBackward0()
+        grad_fn._next_edges = collect_next_edges(real, imag)
+    with below_ad_inplace_or_view():
+        result = OPS['complex'].redispatch(after_autograd(ks), real, imag)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3777,6 +3820,7 @@ KERNELS = {
     'abs': abs,
     'abs.out': abs_out,
     'abs_': abs_,
+    'angle': angle,
     'nan_to_num': nan_to_num,
     'nan_to_num_': nan_to_num_,
     'exp': exp,
@@ -3869,6 +3913,8 @@ KERNELS = {
     't': t,
     't_': t_,
     'alias': alias,
+    'view_as_complex': view_as_complex,
+    'complex': complex,
     'permute': permute,
     'expand': expand,
     'select.int': select_int,

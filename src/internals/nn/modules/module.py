@@ -272,9 +272,13 @@ class Module:
 
     def to(self, *args, **kwargs):
         """``to(device)``, ``to(dtype)`` (floating parameters only, as torch) or both."""
+        dtypes = [a for a in args if isinstance(a, st.dtype)] + [v for k, v in kwargs.items() if k == "dtype"]
+        devices = [a for a in args if not isinstance(a, st.dtype)] + [v for k, v in kwargs.items() if k == "device"]
+        if dtypes and not (dtypes[0].is_floating_point or dtypes[0].is_complex):
+            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                            f"dtype={dtypes[0]}")
+
         def convert(t):
-            dtypes = [a for a in args if isinstance(a, st.dtype)] + [v for k, v in kwargs.items() if k == "dtype"]
-            devices = [a for a in args if not isinstance(a, st.dtype)] + [v for k, v in kwargs.items() if k == "device"]
             dtype = dtypes[0] if dtypes and t.is_floating_point() else None
             return t.to(device=devices[0] if devices else None, dtype=dtype)
         return self._apply(convert)
@@ -316,7 +320,7 @@ class Module:
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing, unexpected, errors = [], [], []
-        for prefix, module in self.named_modules(prefix=""):
+        for prefix, module in self.named_modules(prefix="", remove_duplicate=False):   # a shared child loads twice
             prefix = prefix + "." if prefix else ""
             module._load_from_state_dict(state_dict, prefix, missing, unexpected, errors)
         if strict:

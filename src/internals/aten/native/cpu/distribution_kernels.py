@@ -36,9 +36,10 @@ _INV53 = 1.0 / (1 << 53)
 @intrinsic
 def fma(typingctx, a, b, c):
     """a * b + c rounded once (``std::fma``, and what GCC makes of ``a * b + c`` here)."""
-    def codegen(context, builder, signature, args):
+    def codegen(context, builder, signature, args):      # in the type of c (alpha may be wider)
+        args = [context.cast(builder, v, t, signature.return_type) for v, t in zip(args, signature.args)]
         return builder.fma(*args)
-    return a(a, b, c), codegen
+    return c(a, b, c), codegen
 
 
 # ---------------------------------------------------------------------- uniform (uniform_real)
