@@ -27,7 +27,7 @@ The torch wheel this course tests against is CPU-only, so neither is checked aga
 import numpy as np
 from numba import njit
 
-from ..aten.native.cpu.distribution_kernels import fma
+from ..aten.native.scalar_ops import fma
 from ..c10.device import as_device
 
 __all__ = ["default_cuda_generator", "manual_seed", "manual_seed_all", "initial_seed", "get_rng_state",

@@ -13,10 +13,8 @@ import math
 
 import numpy as np
 from numba import njit, types
-from numba.extending import overload, register_jitable
+from numba.extending import intrinsic, overload, register_jitable
 from numba.np.numpy_support import as_dtype
-
-from .cpu.distribution_kernels import fma
 
 
 # ----------------------------------------------------------------------------- unary ops
@@ -463,6 +461,15 @@ FLOOR, CEIL, TRUNC, FRAC = range(len(UNARY) - 4, len(UNARY))
 
 
 # ----------------------------------------------------------------------------- binary ops
+@intrinsic
+def fma(typingctx, a, b, c):
+    """a * b + c rounded once (``std::fma``, and what GCC makes of ``a * b + c`` here)."""
+    def codegen(context, builder, signature, args):      # in the type of c (alpha may be wider)
+        args = [context.cast(builder, v, t, signature.return_type) for v, t in zip(args, signature.args)]
+        return builder.fma(*args)
+    return c(a, b, c), codegen
+
+
 def multiply_add(a, b, c):
     """a * b + c, for floats rounded once: torch's ``add`` (``ufunc/add.h``) is
     ``vec::fmadd(other, alpha, self)``, and GCC fuses its scalar ``self + alpha * other`` too.

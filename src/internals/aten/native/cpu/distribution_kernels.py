@@ -10,7 +10,7 @@ last bit of a value, and both were checked against torch 2.13's x86-64 wheel:
 
 - torch's CPU kernels are compiled with FMA enabled and GCC's default ``-ffp-contract=fast``, so
   ``x * (to - from) + from`` and ``normal * std + mean`` are single fused multiply-adds (one
-  rounding). :func:`fma` is LLVM's ``llvm.fma``, exact on every machine.
+  rounding). :func:`fma` (``scalar_ops``) is LLVM's ``llvm.fma``, exact on every machine.
 - ``normal_fill`` (randn of 16 or more contiguous floats) runs torch's AVX2 kernel even on an
   AVX-512 machine (``REGISTER_NO_AVX512_DISPATCH(normal_stub)``), whose ``log`` and ``sincos`` are
   Cephes polynomials in float32 (``avx_mathfun.h``), not libm. :func:`_log_ps` and
@@ -21,9 +21,10 @@ import math
 
 import numpy as np
 from numba import njit
-from numba.extending import intrinsic
 
-__all__ = ["fma", "uniform_float", "uniform_double", "normal_scalar", "normal_fill_float", "normal_fill_double",
+from ..scalar_ops import fma
+
+__all__ = ["uniform_float", "uniform_double", "normal_scalar", "normal_fill_float", "normal_fill_double",
            "exponential_double", "bernoulli_below", "multinomial_with_replacement"]
 
 f32 = np.float32
@@ -31,15 +32,6 @@ _MASK24 = np.uint32((1 << 24) - 1)       # float's 24-bit mantissa: uniform_real
 _MASK53 = np.uint64((1 << 53) - 1)       # double's 53
 _INV24 = f32(1.0 / (1 << 24))
 _INV53 = 1.0 / (1 << 53)
-
-
-@intrinsic
-def fma(typingctx, a, b, c):
-    """a * b + c rounded once (``std::fma``, and what GCC makes of ``a * b + c`` here)."""
-    def codegen(context, builder, signature, args):      # in the type of c (alpha may be wider)
-        args = [context.cast(builder, v, t, signature.return_type) for v, t in zip(args, signature.args)]
-        return builder.fma(*args)
-    return c(a, b, c), codegen
 
 
 # ---------------------------------------------------------------------- uniform (uniform_real)
