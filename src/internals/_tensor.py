@@ -67,6 +67,7 @@ def _legacy_type(name):
 class Tensor(TensorBase):
     """``torch.Tensor``: the frontend class over ``TensorBase`` (its state lives there)."""
     __slots__ = ()
+    __module__ = "internals"     # ``type(x)`` prints ``<class 'internals.Tensor'>``, as torch's names ``torch``
 
     # ------------------------------------------------------------------ construction
     @staticmethod

@@ -203,9 +203,13 @@ def nan_to_num(x, nan=None, posinf=None, neginf=None, *, out=None):
     """NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values unless
     given; ``nan_to_num_kernel`` converts each replacement to the dtype). Integers and bool have
     none to replace: a copy (torch's shortcut). Written as ``where`` over the classifiers, the
-    values then copied into ``empty_like(x)``, the output torch's kernel writes."""
+    values then copied into ``empty_like(x)``, the output torch's kernel writes. A complex
+    tensor has its real and imaginary parts replaced each, as floats of its value type."""
     if x.dtype.is_complex:
-        raise NotImplementedError("internals' nan_to_num has no complex kernel")
+        result = dispatcher.call("empty_like", x) if out is None else out
+        nan_to_num(dispatcher.call("view_as_real", x), nan, posinf, neginf,
+                   out=dispatcher.call("view_as_real", result))
+        return result
     if not x.dtype.is_floating_point:
         return dispatcher.call("clone", x) if out is None else dispatcher.call("copy_", out, x)
     big = _FLOAT_MAX[x.dtype]

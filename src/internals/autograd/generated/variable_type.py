@@ -187,10 +187,12 @@ OPS = {
     'neg.out': dispatcher.find('neg.out'),
     'neg_': dispatcher.find('neg_'),
     'reciprocal': dispatcher.find('reciprocal'),
+    'reciprocal.out': dispatcher.find('reciprocal.out'),
     'abs': dispatcher.find('abs'),
     'abs.out': dispatcher.find('abs.out'),
     'abs_': dispatcher.find('abs_'),
     'nan_to_num': dispatcher.find('nan_to_num'),
+    'nan_to_num.out': dispatcher.find('nan_to_num.out'),
     'nan_to_num_': dispatcher.find('nan_to_num_'),
     'exp': dispatcher.find('exp'),
     'exp.out': dispatcher.find('exp.out'),
@@ -254,7 +256,9 @@ OPS = {
     'prod.dim_int': dispatcher.find('prod.dim_int'),
     'prod.int_out': dispatcher.find('prod.int_out'),
     'amax': dispatcher.find('amax'),
+    'amax.out': dispatcher.find('amax.out'),
     'amin': dispatcher.find('amin'),
+    'amin.out': dispatcher.find('amin.out'),
     'max.dim': dispatcher.find('max.dim'),
     'max.dim_max': dispatcher.find('max.dim_max'),
     'max': dispatcher.find('max'),
@@ -333,8 +337,11 @@ OPS = {
     'uniform_': dispatcher.find('uniform_'),
     'normal_': dispatcher.find('normal_'),
     'normal.Tensor_float': dispatcher.find('normal.Tensor_float'),
+    'normal.Tensor_float_out': dispatcher.find('normal.Tensor_float_out'),
     'normal.float_Tensor': dispatcher.find('normal.float_Tensor'),
+    'normal.float_Tensor_out': dispatcher.find('normal.float_Tensor_out'),
     'normal.Tensor_Tensor': dispatcher.find('normal.Tensor_Tensor'),
+    'normal.Tensor_Tensor_out': dispatcher.find('normal.Tensor_Tensor_out'),
     'random_.from': dispatcher.find('random_.from'),
     'random_.to': dispatcher.find('random_.to'),
     'random_': dispatcher.find('random_'),
@@ -353,27 +360,39 @@ OPS = {
     'cos.out': dispatcher.find('cos.out'),
     'cos_': dispatcher.find('cos_'),
     'tan': dispatcher.find('tan'),
+    'tan.out': dispatcher.find('tan.out'),
     'tan_': dispatcher.find('tan_'),
     'erf': dispatcher.find('erf'),
+    'erf.out': dispatcher.find('erf.out'),
     'erf_': dispatcher.find('erf_'),
     'gelu': dispatcher.find('gelu'),
+    'gelu.out': dispatcher.find('gelu.out'),
     'gelu_': dispatcher.find('gelu_'),
     'silu': dispatcher.find('silu'),
+    'silu.out': dispatcher.find('silu.out'),
     'silu_': dispatcher.find('silu_'),
     'softplus': dispatcher.find('softplus'),
+    'softplus.out': dispatcher.find('softplus.out'),
     'sign': dispatcher.find('sign'),
+    'sign.out': dispatcher.find('sign.out'),
     'sign_': dispatcher.find('sign_'),
     'floor': dispatcher.find('floor'),
+    'floor.out': dispatcher.find('floor.out'),
     'floor_': dispatcher.find('floor_'),
     'ceil': dispatcher.find('ceil'),
+    'ceil.out': dispatcher.find('ceil.out'),
     'ceil_': dispatcher.find('ceil_'),
     'trunc': dispatcher.find('trunc'),
+    'trunc.out': dispatcher.find('trunc.out'),
     'trunc_': dispatcher.find('trunc_'),
     'frac': dispatcher.find('frac'),
+    'frac.out': dispatcher.find('frac.out'),
     'frac_': dispatcher.find('frac_'),
     'round': dispatcher.find('round'),
+    'round.out': dispatcher.find('round.out'),
     'round_': dispatcher.find('round_'),
     'round.decimals': dispatcher.find('round.decimals'),
+    'round.decimals_out': dispatcher.find('round.decimals_out'),
     'round_.decimals': dispatcher.find('round_.decimals'),
     'div.Tensor_mode': dispatcher.find('div.Tensor_mode'),
     'div_.Tensor_mode': dispatcher.find('div_.Tensor_mode'),
@@ -424,7 +443,9 @@ OPS = {
     'cumsum': dispatcher.find('cumsum'),
     'cumsum.out': dispatcher.find('cumsum.out'),
     'cummax': dispatcher.find('cummax'),
+    'cummax.out': dispatcher.find('cummax.out'),
     'cummin': dispatcher.find('cummin'),
+    'cummin.out': dispatcher.find('cummin.out'),
     'cumprod': dispatcher.find('cumprod'),
     'convolution': dispatcher.find('convolution'),
     'max_pool2d_with_indices': dispatcher.find('max_pool2d_with_indices'),
@@ -478,6 +499,12 @@ def reciprocal(ks, self):
     return result
 
 
+def reciprocal_out(ks, self, **kwargs):
+    check_out_no_requires_grad('reciprocal', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['reciprocal.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def abs(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -522,6 +549,12 @@ def nan_to_num(ks, self, nan=None, posinf=None, neginf=None):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def nan_to_num_out(ks, self, nan=None, posinf=None, neginf=None, **kwargs):
+    check_out_no_requires_grad('nan_to_num', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['nan_to_num.out'].redispatch(after_autograd(ks), self, nan, posinf, neginf, **kwargs)
 
 
 def nan_to_num_(ks, self, nan=None, posinf=None, neginf=None):
@@ -1284,6 +1317,12 @@ def amax(ks, self, dim=(), keepdim=False):
     return result
 
 
+def amax_out(ks, self, dim=(), keepdim=False, **kwargs):
+    check_out_no_requires_grad('amax', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['amax.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
+
+
 def amin(ks, self, dim=(), keepdim=False):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1298,6 +1337,12 @@ def amin(ks, self, dim=(), keepdim=False):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     return result
+
+
+def amin_out(ks, self, dim=(), keepdim=False, **kwargs):
+    check_out_no_requires_grad('amin', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['amin.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
 
 def max_dim(ks, self, dim, keepdim=False):
@@ -2411,6 +2456,12 @@ def normal_Tensor_float(ks, mean, std=1, **kwargs):
     return result
 
 
+def normal_Tensor_float_out(ks, mean, std=1, **kwargs):
+    check_out_no_requires_grad('normal', mean, kwargs.get('out'))
+    with below_autograd():
+        return OPS['normal.Tensor_float_out'].redispatch(after_autograd(ks), mean, std, **kwargs)
+
+
 def normal_float_Tensor(ks, mean, std, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and std._requires_grad:
@@ -2423,6 +2474,12 @@ def normal_float_Tensor(ks, mean, std, **kwargs):
     return result
 
 
+def normal_float_Tensor_out(ks, mean, std, **kwargs):
+    check_out_no_requires_grad('normal', std, kwargs.get('out'))
+    with below_autograd():
+        return OPS['normal.float_Tensor_out'].redispatch(after_autograd(ks), mean, std, **kwargs)
+
+
 def normal_Tensor_Tensor(ks, mean, std, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (mean._requires_grad or std._requires_grad):
@@ -2433,6 +2490,12 @@ def normal_Tensor_Tensor(ks, mean, std, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def normal_Tensor_Tensor_out(ks, mean, std, **kwargs):
+    check_out_no_requires_grad('normal', mean, std, kwargs.get('out'))
+    with below_autograd():
+        return OPS['normal.Tensor_Tensor_out'].redispatch(after_autograd(ks), mean, std, **kwargs)
 
 
 def random__from(ks, self, from_, to, **kwargs):
@@ -2665,6 +2728,12 @@ def tan(ks, self):
     return result
 
 
+def tan_out(ks, self, **kwargs):
+    check_out_no_requires_grad('tan', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['tan.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def tan_(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2690,6 +2759,12 @@ def erf(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def erf_out(ks, self, **kwargs):
+    check_out_no_requires_grad('erf', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['erf.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def erf_(ks, self):
@@ -2720,6 +2795,12 @@ def gelu(ks, self, **kwargs):
     return result
 
 
+def gelu_out(ks, self, **kwargs):
+    check_out_no_requires_grad('gelu', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['gelu.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def gelu_(ks, self, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2746,6 +2827,12 @@ def silu(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def silu_out(ks, self, **kwargs):
+    check_out_no_requires_grad('silu', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['silu.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def silu_(ks, self):
@@ -2777,6 +2864,12 @@ def softplus(ks, self, beta=1, threshold=20):
     return result
 
 
+def softplus_out(ks, self, beta=1, threshold=20, **kwargs):
+    check_out_no_requires_grad('softplus', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['softplus.out'].redispatch(after_autograd(ks), self, beta, threshold, **kwargs)
+
+
 def sign(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2787,6 +2880,12 @@ def sign(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def sign_out(ks, self, **kwargs):
+    check_out_no_requires_grad('sign', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['sign.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def sign_(ks, self):
@@ -2814,6 +2913,12 @@ def floor(ks, self):
     return result
 
 
+def floor_out(ks, self, **kwargs):
+    check_out_no_requires_grad('floor', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['floor.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def floor_(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2837,6 +2942,12 @@ def ceil(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def ceil_out(ks, self, **kwargs):
+    check_out_no_requires_grad('ceil', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['ceil.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def ceil_(ks, self):
@@ -2864,6 +2975,12 @@ def trunc(ks, self):
     return result
 
 
+def trunc_out(ks, self, **kwargs):
+    check_out_no_requires_grad('trunc', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['trunc.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def trunc_(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2887,6 +3004,12 @@ def frac(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def frac_out(ks, self, **kwargs):
+    check_out_no_requires_grad('frac', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['frac.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def frac_(ks, self):
@@ -2914,6 +3037,12 @@ def round(ks, self):
     return result
 
 
+def round_out(ks, self, **kwargs):
+    check_out_no_requires_grad('round', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['round.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def round_(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2937,6 +3066,12 @@ def round_decimals(ks, self, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def round_decimals_out(ks, self, **kwargs):
+    check_out_no_requires_grad('round', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['round.decimals_out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def round__decimals(ks, self, **kwargs):
@@ -3645,6 +3780,12 @@ def cummax(ks, self, dim):
     return result
 
 
+def cummax_out(ks, self, dim, **kwargs):
+    check_out_no_requires_grad('cummax', self, kwargs.get('values'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['cummax.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
+
+
 def cummin(ks, self, dim):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -3658,6 +3799,12 @@ def cummin(ks, self, dim):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     return result
+
+
+def cummin_out(ks, self, dim, **kwargs):
+    check_out_no_requires_grad('cummin', self, kwargs.get('values'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['cummin.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
 def cumprod(ks, self, dim, **kwargs):
@@ -3774,10 +3921,12 @@ KERNELS = {
     'neg.out': neg_out,
     'neg_': neg_,
     'reciprocal': reciprocal,
+    'reciprocal.out': reciprocal_out,
     'abs': abs,
     'abs.out': abs_out,
     'abs_': abs_,
     'nan_to_num': nan_to_num,
+    'nan_to_num.out': nan_to_num_out,
     'nan_to_num_': nan_to_num_,
     'exp': exp,
     'exp.out': exp_out,
@@ -3841,7 +3990,9 @@ KERNELS = {
     'prod.dim_int': prod_dim_int,
     'prod.int_out': prod_int_out,
     'amax': amax,
+    'amax.out': amax_out,
     'amin': amin,
+    'amin.out': amin_out,
     'max.dim': max_dim,
     'max.dim_max': max_dim_max,
     'max': max,
@@ -3920,8 +4071,11 @@ KERNELS = {
     'uniform_': uniform_,
     'normal_': normal_,
     'normal.Tensor_float': normal_Tensor_float,
+    'normal.Tensor_float_out': normal_Tensor_float_out,
     'normal.float_Tensor': normal_float_Tensor,
+    'normal.float_Tensor_out': normal_float_Tensor_out,
     'normal.Tensor_Tensor': normal_Tensor_Tensor,
+    'normal.Tensor_Tensor_out': normal_Tensor_Tensor_out,
     'random_.from': random__from,
     'random_.to': random__to,
     'random_': random_,
@@ -3940,27 +4094,39 @@ KERNELS = {
     'cos.out': cos_out,
     'cos_': cos_,
     'tan': tan,
+    'tan.out': tan_out,
     'tan_': tan_,
     'erf': erf,
+    'erf.out': erf_out,
     'erf_': erf_,
     'gelu': gelu,
+    'gelu.out': gelu_out,
     'gelu_': gelu_,
     'silu': silu,
+    'silu.out': silu_out,
     'silu_': silu_,
     'softplus': softplus,
+    'softplus.out': softplus_out,
     'sign': sign,
+    'sign.out': sign_out,
     'sign_': sign_,
     'floor': floor,
+    'floor.out': floor_out,
     'floor_': floor_,
     'ceil': ceil,
+    'ceil.out': ceil_out,
     'ceil_': ceil_,
     'trunc': trunc,
+    'trunc.out': trunc_out,
     'trunc_': trunc_,
     'frac': frac,
+    'frac.out': frac_out,
     'frac_': frac_,
     'round': round,
+    'round.out': round_out,
     'round_': round_,
     'round.decimals': round_decimals,
+    'round.decimals_out': round_decimals_out,
     'round_.decimals': round__decimals,
     'div.Tensor_mode': div_Tensor_mode,
     'div_.Tensor_mode': div__Tensor_mode,
@@ -4011,7 +4177,9 @@ KERNELS = {
     'cumsum': cumsum,
     'cumsum.out': cumsum_out,
     'cummax': cummax,
+    'cummax.out': cummax_out,
     'cummin': cummin,
+    'cummin.out': cummin_out,
     'cumprod': cumprod,
     'convolution': convolution,
     'max_pool2d_with_indices': max_pool2d_with_indices,
