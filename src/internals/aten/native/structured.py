@@ -23,7 +23,7 @@ import warnings
 from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ..dispatcher import call
-from ..tensor_iterator import _overlap, assert_no_internal_overlap, check_no_overlap
+from ..tensor_iterator import _overlap, assert_no_internal_overlap, check_no_overlap, output_layout
 from .linear_algebra import _TYPE_META_NAMES
 from .resize import resize_output
 
@@ -134,16 +134,24 @@ def _resize_arange(out, shape):
     return False
 
 
-def _resize(rule, out, result):
+def _resize(rule, out, result, self):
     """Resize ``out`` to the result's sizes; a resized one takes the result's strides (torch's
     ``resize_out``: ``as_strided_`` with the strides the meta function gave). Factories resize
-    with ``resize_``: no warning, contiguous strides."""
+    with ``resize_``: no warning, contiguous strides. Two kernels are not structured: ``cummax``
+    resizes with ``resize_output`` (contiguous strides), and ``nan_to_num`` copies an integer
+    input that way, a float one through ``TensorIterator::unary_op`` (the input's layout)."""
     if rule == "arange":
         return _resize_arange(out, result.shape)
     if rule == "factory":
         call("resize_", out, result.shape)
         return
-    if resize_output(out, result.shape):
+    if not resize_output(out, result.shape) or rule == "cummax":
+        return
+    if rule == "nan_to_num":    # a float input's TensorIterator lays it out; an integer one is copied
+        if not (self.dtype.is_floating_point or self.dtype.is_complex):
+            return
+        out._impl.strides = output_layout([self._impl], result.shape)
+    else:
         out._impl.strides = result._impl.strides       # dense, as a fresh result is: fits the storage
 
 
@@ -206,7 +214,7 @@ def structured_out(name, functional, out_names, rule):
                 raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} "
                                    "instead")
         for out, result in zip(outs, results):
-            _resize(rule, out, result)
+            _resize(rule, out, result, args[0])
         if aliased is not None and _blas_usable(outs[0]):
             call("zero_", outs[0])
             results = (functional(*aliased, **kwargs),)
