@@ -29,6 +29,9 @@ from .functions import (
     BernoulliBackward0,
     BernoulliBackward1,
     BernoulliBackward2,
+    BinaryCrossEntropyBackward0,
+    BinaryCrossEntropyBackwardBackward0,
+    BinaryCrossEntropyWithLogitsBackward0,
     BmmBackward0,
     CatBackward0,
     CeilBackward0,
@@ -66,6 +69,9 @@ from .functions import (
     IndexPutBackward0,
     IndexSelectBackward0,
     KthvalueBackward0,
+    LeakyReluBackward0,
+    LeakyReluBackward1,
+    LeakyReluBackwardBackward0,
     LerpBackward0,
     LerpBackward1,
     LinalgVectorNormBackward0,
@@ -205,6 +211,9 @@ OPS = {
     'sqrt_': dispatcher.find('sqrt_'),
     'relu': dispatcher.find('relu'),
     'relu_': dispatcher.find('relu_'),
+    'leaky_relu': dispatcher.find('leaky_relu'),
+    'leaky_relu_': dispatcher.find('leaky_relu_'),
+    'leaky_relu_backward': dispatcher.find('leaky_relu_backward'),
     'threshold_backward': dispatcher.find('threshold_backward'),
     'sigmoid': dispatcher.find('sigmoid'),
     'sigmoid.out': dispatcher.find('sigmoid.out'),
@@ -273,6 +282,9 @@ OPS = {
     'nll_loss_backward': dispatcher.find('nll_loss_backward'),
     'mse_loss': dispatcher.find('mse_loss'),
     'mse_loss_backward': dispatcher.find('mse_loss_backward'),
+    'binary_cross_entropy': dispatcher.find('binary_cross_entropy'),
+    'binary_cross_entropy_backward': dispatcher.find('binary_cross_entropy_backward'),
+    'binary_cross_entropy_with_logits': dispatcher.find('binary_cross_entropy_with_logits'),
     'mm': dispatcher.find('mm'),
     'mm.out': dispatcher.find('mm.out'),
     'bmm': dispatcher.find('bmm'),
@@ -694,6 +706,51 @@ def relu_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def leaky_relu(ks, self, negative_slope=0.01):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = LeakyReluBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.negative_slope_ = negative_slope
+    with below_ad_inplace_or_view():
+        result = OPS['leaky_relu'].redispatch(after_autograd(ks), self, negative_slope)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def leaky_relu_(ks, self, negative_slope=0.01):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = LeakyReluBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.negative_slope_ = negative_slope
+    with below_autograd():
+        result = OPS['leaky_relu_'].redispatch(after_autograd(ks), self, negative_slope)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = LeakyReluBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
+        if edges[0] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+        if edges[0] is not None:
+            grad_fn.negative_slope_ = negative_slope
+    with below_ad_inplace_or_view():
+        result = OPS['leaky_relu_backward'].redispatch(after_autograd(ks), grad_output, self, negative_slope, self_is_result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -1548,6 +1605,57 @@ def mse_loss_backward(ks, grad_output, self, target, reduction):
             grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['mse_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def binary_cross_entropy(ks, self, target, weight=None, reduction=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
+        grad_fn = BinaryCrossEntropyBackward0()
+        grad_fn._next_edges = collect_next_edges(self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+    with below_ad_inplace_or_view():
+        result = OPS['binary_cross_entropy'].redispatch(after_autograd(ks), self, target, weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def binary_cross_entropy_backward(ks, grad_output, self, target, weight=None, reduction=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
+        grad_fn = BinaryCrossEntropyBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+        if edges[1] is not None or edges[2] is not None:
+            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['binary_cross_entropy_backward'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def binary_cross_entropy_with_logits(ks, self, target, weight=None, pos_weight=None, reduction=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
+        grad_fn = BinaryCrossEntropyWithLogitsBackward0()
+        grad_fn._next_edges = collect_next_edges(self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.pos_weight_ = SavedVariable(pos_weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+    with below_ad_inplace_or_view():
+        result = OPS['binary_cross_entropy_with_logits'].redispatch(after_autograd(ks), self, target, weight, pos_weight, reduction)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3939,6 +4047,9 @@ KERNELS = {
     'sqrt_': sqrt_,
     'relu': relu,
     'relu_': relu_,
+    'leaky_relu': leaky_relu,
+    'leaky_relu_': leaky_relu_,
+    'leaky_relu_backward': leaky_relu_backward,
     'threshold_backward': threshold_backward,
     'sigmoid': sigmoid,
     'sigmoid.out': sigmoid_out,
@@ -4007,6 +4118,9 @@ KERNELS = {
     'nll_loss_backward': nll_loss_backward,
     'mse_loss': mse_loss,
     'mse_loss_backward': mse_loss_backward,
+    'binary_cross_entropy': binary_cross_entropy,
+    'binary_cross_entropy_backward': binary_cross_entropy_backward,
+    'binary_cross_entropy_with_logits': binary_cross_entropy_with_logits,
     'mm': mm,
     'mm.out': mm_out,
     'bmm': bmm,
