@@ -186,3 +186,61 @@ def test_bce_of_an_input_outside_zero_one():
     for lib in (torch, internals):
         with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
             lib.nn.functional.binary_cross_entropy(lib.tensor([math.nan]), lib.tensor([0.0]))
+
+
+# ------------------------------------------------------------------------------ everyday namespace functions
+NAMESPACE = [
+    "lib.numel(lib.ones(2, 3))", "lib.numel(3)", "lib.is_floating_point(lib.ones(1))", "lib.is_complex(lib.ones(1))",
+    "lib.broadcast_tensors(lib.ones(3, 1), lib.arange(4))", "lib.broadcast_tensors(lib.ones(2), lib.ones(3))",
+    "lib.as_tensor([1.5, 2.5])", "lib.as_tensor([1, 2], dtype=lib.float64)", "lib.as_tensor(lib.arange(3))",
+    "lib.as_tensor(lib.arange(3), dtype=lib.float32)",
+    "lib.LongTensor([1, 2])", "lib.FloatTensor([[1, 2]])", "lib.DoubleTensor(2, 3).shape", "lib.ByteTensor([3])",
+    "lib.BoolTensor([True, False])", "lib.IntTensor(lib.Size([2, 2])).shape", "lib.LongTensor()", "lib.HalfTensor([1])",
+    "lib.BFloat16Tensor([1.5])", "lib.CharTensor([-1])", "lib.ShortTensor([7])", "lib.LongTensor('a')",
+    "isinstance(lib.ones(1), lib.FloatTensor)", "isinstance(lib.ones(1), lib.LongTensor)",
+    "repr(lib.LongTensor)", "repr(lib.finfo(lib.float32))", "repr(lib.finfo(lib.float16))",
+    "repr(lib.finfo(lib.bfloat16))", "repr(lib.finfo(lib.float64))", "repr(lib.finfo())",
+    "repr(lib.finfo(lib.complex64))", "repr(lib.iinfo(lib.int32))", "repr(lib.iinfo(lib.uint8))",
+    "[(f.bits, f.eps, f.max, f.min, f.tiny, f.smallest_normal, f.resolution, f.dtype) for f in "
+    "map(lib.finfo, (lib.float16, lib.bfloat16, lib.float32, lib.float64))]",
+    "[(i.bits, i.max, i.min, i.dtype) for i in map(lib.iinfo, (lib.int8, lib.int16, lib.int32, lib.int64))]",
+    "lib.finfo(lib.int32)", "lib.iinfo(lib.bool)", "lib.finfo(lib.float32) == lib.finfo(lib.float32)",
+    "lib.ones(2).is_cpu", "lib.ones(2, requires_grad=True).numpy()",
+    "lib.ones(2, requires_grad=True).numpy(force=True)",
+    "(lambda x: (lib.tensor([x, x]), x))(lib.tensor(1.0, requires_grad=True))[0]",
+    "repr((lambda y: (y.__setitem__(0, 10.0), y)[1])(lib.ones(3, requires_grad=True).clone()))",
+]
+
+
+def _plain(lib, value):
+    """A value both libraries can be compared by: tensors described, names made torch's."""
+    if isinstance(value, (list, tuple)) and not isinstance(value, lib.Size):
+        return type(value).__name__, [_plain(lib, v) for v in value]
+    if isinstance(value, lib.Tensor):
+        return str(value.dtype)[len(lib.__name__) + 1:], tuple(value.shape), value.stride(), value.tolist()
+    if hasattr(value, "tolist"):        # a NumPy array
+        return "ndarray", value.tolist()
+    return str(value).replace(f"{lib.__name__}.", "torch.")
+
+
+@pytest.mark.parametrize("program", NAMESPACE)
+def test_namespace_functions(program):
+    results = []
+    for lib in (torch, internals):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")     # torch warns converting a tensor that requires grad
+            try:
+                results.append(_plain(lib, eval(program, {"lib": lib})))
+            except Exception as exc:     # noqa: BLE001 -- the class and message are compared
+                results.append((type(exc).__name__, str(exc).replace(f"{lib.__name__}.", "torch.")))
+    assert results[1] == results[0]
+
+
+def test_as_tensor_shares_a_numpy_arrays_memory():
+    import numpy as np
+    for lib in (torch, internals):
+        a = np.array([1, 2, 3])
+        t = lib.as_tensor(a)
+        a[0] = 9
+        assert t.tolist() == [9, 2, 3]
+        assert lib.as_tensor(a, dtype=lib.float32).tolist() == [9.0, 2.0, 3.0]

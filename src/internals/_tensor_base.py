@@ -94,6 +94,10 @@ class TensorBase:
         return self.device.type == "cuda"
 
     @property
+    def is_cpu(self):
+        return self.device.type == "cpu"
+
+    @property
     def _version(self):
         if self.is_inference():
             raise RuntimeError("Inference tensors do not track version counter.")

@@ -359,12 +359,12 @@ def _values_in_order(t, out):
     flat = dispatcher.call("as_strided", ordered, [ordered.numel()], [1], None)
     if t.dtype is st.bfloat16:
         flat = to(flat, st.float32)
-    return flat.numpy().copy()
+    return flat._numpy().copy()
 
 
 def _host(t):
     """``t``'s values as a NumPy array, the 16-bit floats read in float32 (the kernels' opmath)."""
-    return cpu(to(t, st.float32) if t.dtype.is_reduced_float else t).numpy()
+    return cpu(to(t, st.float32) if t.dtype.is_reduced_float else t)._numpy()
 
 
 def bernoulli(self, *, generator=None):
