@@ -26,11 +26,12 @@ ADAPTERS = {
     "nn.functional.binary_cross_entropy": Adapter(F.binary_cross_entropy, kwargs=("weight", "reduction")),
     "nn.functional.binary_cross_entropy_with_logits":
         Adapter(F.binary_cross_entropy_with_logits, kwargs=("weight", "pos_weight", "reduction")),
+    "index_add": Adapter(internals.index_add, "index_add", kwargs=("alpha",)),
 }
 OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
 assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
 OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in OPINFOS.items()
-                for dtype in (torch.float32, torch.float64) if dtype in TORCH_DTYPES
+                for dtype in (torch.float32, torch.float64, torch.int64, torch.bool) if dtype in TORCH_DTYPES
                 and dtype in op.supported_dtypes("cpu")]
 # binary_cross_entropy: torch takes log1p(-x) where internals has no log1p and takes log(1 - x):
 # a few ulps apart near x = 0 (OpInfo's inputs are uniform in (0, 1))
@@ -105,6 +106,8 @@ GRAD_CASES = {
     "binary_cross_entropy": lambda lib, x, t: lib.nn.functional.binary_cross_entropy(lib.sigmoid(x), t),
     "binary_cross_entropy, weighted sum": lambda lib, x, t: lib.nn.functional.binary_cross_entropy(
         lib.sigmoid(x), t, weight=lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64), reduction="sum"),
+    "index_add": lambda lib, x, t: x.index_add(1, lib.tensor([2, 0, 2]), t * 2, alpha=3),
+    "index_add_ of a clone": lambda lib, x, t: (x * 1).index_add_(0, lib.tensor([1, 1]), t),
     "bce with logits": lambda lib, x, t: lib.nn.functional.binary_cross_entropy_with_logits(x, t),
     "bce with logits, pos_weight and weight": lambda lib, x, t: lib.nn.functional.binary_cross_entropy_with_logits(
         x, t, weight=lib.tensor([2.0, 1.0, 0.5], dtype=lib.float64),
@@ -208,6 +211,17 @@ NAMESPACE = [
     "lib.ones(2).is_cpu", "lib.ones(2, requires_grad=True).numpy()",
     "lib.ones(2, requires_grad=True).numpy(force=True)",
     "(lambda x: (lib.tensor([x, x]), x))(lib.tensor(1.0, requires_grad=True))[0]",
+    "lib.zeros(5).index_add_(0, lib.tensor([0, 4, 0]), lib.tensor([1., 2., 3.]))",
+    "lib.index_add(lib.zeros(3, 4).t(), 0, lib.tensor([0, 0]), lib.ones(2, 3), alpha=2)",
+    "lib.zeros(3, 4).index_add_(1, lib.tensor([3, 0]), lib.arange(6.).reshape(3, 2))",
+    "lib.zeros(3, 4).index_add_(0, lib.tensor([[0]]), lib.ones(1, 4))",
+    "lib.zeros(3, 4).index_add_(0, lib.tensor([0.]), lib.ones(1, 4))",
+    "lib.zeros(3, 4).index_add_(0, lib.tensor([0]), lib.ones(1, 4, dtype=lib.float64))",
+    "lib.zeros(3, 4).index_add_(1, lib.tensor([0, 1]), lib.ones(3, 3))",
+    "lib.zeros(3, 4).index_add_(0, lib.tensor([-1]), lib.ones(1, 4))",
+    "lib.zeros(3).index_add_(0, lib.tensor([5]), lib.ones(1))",
+    "lib.zeros(3).index_add_(0, lib.tensor([-1]), lib.ones(1))",
+    "lib.zeros(3, 4).index_add_(2, lib.tensor([0]), lib.ones(1, 4))",
     "repr((lambda y: (y.__setitem__(0, 10.0), y)[1])(lib.ones(3, requires_grad=True).clone()))",
 ]
 

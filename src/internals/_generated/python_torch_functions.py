@@ -1391,6 +1391,17 @@ def THPVariable_index(*args, **kwargs):
     return _ops['index.Tensor'](_r.tensor(0), _r.value(1))
 
 
+_index_add_parser = PythonArgParser([
+    'index_add(Tensor input, int64_t dim, Tensor index, Tensor source, *, Scalar alpha=1)',
+])
+
+
+def THPVariable_index_add(*args, **kwargs):
+    _r = _index_add_parser.parse(args, kwargs)
+    # aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+    return _ops['index_add'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), alpha=_r.scalar(4))
+
+
 _index_put_parser = PythonArgParser([
     'index_put(Tensor input, c10::List<::std::optional<Tensor>> indices, Tensor values, bool accumulate=False)',
 ])
@@ -3250,6 +3261,7 @@ FUNCTIONS = named({
     'hstack': THPVariable_hstack,
     'imag': THPVariable_imag,
     'index': THPVariable_index,
+    'index_add': THPVariable_index_add,
     'index_put': THPVariable_index_put,
     'index_put_': THPVariable_index_put_,
     'index_select': THPVariable_index_select,

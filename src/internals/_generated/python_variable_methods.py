@@ -1062,6 +1062,28 @@ def THPVariable_index(self, *args, **kwargs):
     return _ops['index.Tensor'](self, _r.value(0))
 
 
+_index_add_parser = PythonArgParser([
+    'index_add(int64_t dim, Tensor index, Tensor source, *, Scalar alpha=1)',
+])
+
+
+def THPVariable_index_add(self, *args, **kwargs):
+    _r = _index_add_parser.parse(args, kwargs)
+    # aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+    return _ops['index_add'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), alpha=_r.scalar(3))
+
+
+_index_add__parser = PythonArgParser([
+    'index_add_(int64_t dim, Tensor index, Tensor source, *, Scalar alpha=1)',
+])
+
+
+def THPVariable_index_add_(self, *args, **kwargs):
+    _r = _index_add__parser.parse(args, kwargs)
+    # aten::index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)
+    return _ops['index_add_'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), alpha=_r.scalar(3))
+
+
 _index_put_parser = PythonArgParser([
     'index_put(c10::List<::std::optional<Tensor>> indices, Tensor values, bool accumulate=False)',
 ])
@@ -2531,6 +2553,8 @@ METHODS = named({
     'ge': THPVariable_ge,
     'gt': THPVariable_gt,
     'index': THPVariable_index,
+    'index_add': THPVariable_index_add,
+    'index_add_': THPVariable_index_add_,
     'index_put': THPVariable_index_put,
     'index_put_': THPVariable_index_put_,
     'index_select': THPVariable_index_select,

@@ -65,6 +65,7 @@ from .functions import (
     FracBackward0,
     GatherBackward0,
     GeluBackward0,
+    IndexAddBackward0,
     IndexBackward0,
     IndexPutBackward0,
     IndexSelectBackward0,
@@ -338,6 +339,8 @@ OPS = {
     'scatter_.value': dispatcher.find('scatter_.value'),
     'scatter_reduce.two': dispatcher.find('scatter_reduce.two'),
     'scatter_reduce_.two': dispatcher.find('scatter_reduce_.two'),
+    'index_add': dispatcher.find('index_add'),
+    'index_add_': dispatcher.find('index_add_'),
     'scatter_add': dispatcher.find('scatter_add'),
     'scatter_add_': dispatcher.find('scatter_add_'),
     'masked_fill.Scalar': dispatcher.find('masked_fill.Scalar'),
@@ -2411,6 +2414,47 @@ def scatter_reduce__two(ks, self, dim, index, src, reduce, **kwargs):
     return result
 
 
+def index_add(ks, self, dim, index, source, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        grad_fn = IndexAddBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, source)
+        if edges[1] is not None:
+            grad_fn.dim_ = as_int(dim)
+        if edges[1] is not None:
+            grad_fn.index_ = SavedVariable(index, False)
+        if edges[1] is not None:
+            grad_fn.source_ = SavedVariable(source, False)
+        if edges[1] is not None:
+            grad_fn.alpha_ = kwargs.get('alpha', 1)
+    with below_ad_inplace_or_view():
+        result = OPS['index_add'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_add_(ks, self, dim, index, source, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        check_inplace(self)
+        grad_fn = IndexAddBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, source)
+        if edges[1] is not None:
+            grad_fn.dim_ = as_int(dim)
+        if edges[1] is not None:
+            grad_fn.index_ = SavedVariable(index, False)
+        if edges[1] is not None:
+            grad_fn.source_ = SavedVariable(source, False)
+        if edges[1] is not None:
+            grad_fn.alpha_ = kwargs.get('alpha', 1)
+    with below_autograd():
+        result = OPS['index_add_'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def scatter_add(ks, self, dim, index, src):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
@@ -4174,6 +4218,8 @@ KERNELS = {
     'scatter_.value': scatter__value,
     'scatter_reduce.two': scatter_reduce_two,
     'scatter_reduce_.two': scatter_reduce__two,
+    'index_add': index_add,
+    'index_add_': index_add_,
     'scatter_add': scatter_add,
     'scatter_add_': scatter_add_,
     'masked_fill.Scalar': masked_fill_Scalar,
