@@ -17,7 +17,8 @@ from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
 # ``torch._C._VariableFunctions`` into its namespace; the functions below replace a few of them.
 globals().update(FUNCTIONS)
 __all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm",
-                          "meshgrid", "broadcast_tensors", "numel", "as_tensor", "is_floating_point", "is_complex"]
+                          "meshgrid", "broadcast_tensors", "numel", "as_tensor", "is_floating_point", "is_complex",
+                          "unique"]
 
 
 def meshgrid(*tensors, indexing=None):
@@ -92,6 +93,19 @@ def numel(input):
     if not isinstance(input, TensorBase):
         raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
     return input.numel()
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """``torch.functional.unique`` over all the elements (``_unique2``): the values alone, or a
+    tuple with the inverse and/or the counts asked for."""
+    if dim is not None:
+        raise NotImplementedError("internals' unique takes no dim")
+    output, inverse, counts = dispatcher.call("_unique2", input, sorted, return_inverse, return_counts)
+    if return_inverse and return_counts:
+        return output, inverse, counts
+    if return_inverse or return_counts:
+        return output, inverse if return_inverse else counts
+    return output
 
 
 def is_floating_point(input):

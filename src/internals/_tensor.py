@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from . import _tensor_indexing
-from ._functional import nonzero, norm
+from ._functional import nonzero, norm, unique
 from ._generated.python_torch_functions import FUNCTIONS as _torch_functions
 from ._generated.python_variable_methods import METHODS
 from ._interop import to_torch
@@ -590,7 +590,12 @@ def _attach_generated_methods():
         setattr(Tensor, name, type_error_to_not_implemented(getattr(Tensor, name), name))
     Tensor.nonzero = nonzero         # its ``as_tuple`` keyword belongs to the binding, not the operator
     Tensor.norm = _norm              # torch.norm is Python (torch/functional.py), and so is Tensor.norm
+    Tensor.unique = _unique          # and so are torch.unique and Tensor.unique
 
 
 def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     return norm(self, p, dim, keepdim, dtype)
+
+
+def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    return unique(self, sorted, return_inverse, return_counts, dim)

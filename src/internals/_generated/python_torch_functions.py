@@ -65,6 +65,17 @@ def THPVariable__softmax_backward_data(*args, **kwargs):
     return _ops['_softmax_backward_data'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3))
 
 
+__unique2_parser = PythonArgParser([
+    '_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False)',
+])
+
+
+def THPVariable__unique2(*args, **kwargs):
+    _r = __unique2_parser.parse(args, kwargs)
+    # aten::_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+    return _ops['_unique2'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2), _r.to_bool(3))
+
+
 __unsafe_view_parser = PythonArgParser([
     '_unsafe_view(Tensor input, SymIntArrayRef size)',
 ])
@@ -3163,6 +3174,7 @@ FUNCTIONS = named({
     '_log_softmax_backward_data': THPVariable__log_softmax_backward_data,
     '_softmax': THPVariable__softmax,
     '_softmax_backward_data': THPVariable__softmax_backward_data,
+    '_unique2': THPVariable__unique2,
     '_unsafe_view': THPVariable__unsafe_view,
     'abs': THPVariable_abs,
     'abs_': THPVariable_abs_,

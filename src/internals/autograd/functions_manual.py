@@ -25,7 +25,7 @@ __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", 
            "mse_loss_double_backward", "binary_cross_entropy_backward", "binary_cross_entropy_target_backward",
            "binary_cross_entropy_double_backward", "binary_cross_entropy_double_backward_target",
            "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward",
-           "leaky_relu_backward", "sgn", "where", "zeros_like",
+           "leaky_relu_backward", "not_implemented", "sgn", "where", "zeros_like",
            "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
            "pow_backward_exponent", "pow_backward_exponent_scalar_base", "sum_backward",
            "mean_backward", "prod_backward", "restore_reduced_dims", "scale_grad_by_count",
@@ -292,6 +292,12 @@ def binary_cross_entropy_with_logits_target_backward(grad, self, target, weight,
     else:
         grad_target = ((-self).sigmoid().log() - self.sigmoid().log() * pos_weight) * grad
     return _weighted_mean(grad_target, weight, reduction, target.numel())
+
+
+def not_implemented(name, grad):
+    """A formula for an operator without a derivative: the node exists, its backward refuses
+    (``grad`` is passed so that the generated ``apply`` uses what it unpacks)."""
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
 
 
 def leaky_relu_backward(grad, self, negative_slope, self_is_result):

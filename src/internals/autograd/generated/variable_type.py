@@ -179,6 +179,7 @@ from .functions import (
     UnbindBackward0,
     UnfoldBackward0,
     UniformBackward0,
+    Unique2Backward0,
     UnsafeViewBackward0,
     UnsqueezeBackward0,
     UnsqueezeBackward1,
@@ -445,6 +446,7 @@ OPS = {
     'mv': dispatcher.find('mv'),
     'mv.out': dispatcher.find('mv.out'),
     'baddbmm': dispatcher.find('baddbmm'),
+    '_unique2': dispatcher.find('_unique2'),
     'sort': dispatcher.find('sort'),
     'sort.values': dispatcher.find('sort.values'),
     'sort.stable': dispatcher.find('sort.stable'),
@@ -3772,6 +3774,18 @@ def baddbmm(ks, self, batch1, batch2, **kwargs):
     return result
 
 
+def _unique2(ks, self, sorted=True, return_inverse=False, return_counts=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = Unique2Backward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['_unique2'].redispatch(after_autograd(ks), self, sorted, return_inverse, return_counts)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+    return result
+
+
 def sort(ks, self, dim=-1, descending=False):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -4324,6 +4338,7 @@ KERNELS = {
     'mv': mv,
     'mv.out': mv_out,
     'baddbmm': baddbmm,
+    '_unique2': _unique2,
     'sort': sort,
     'sort.values': sort_values,
     'sort.stable': sort_stable,
