@@ -1,7 +1,8 @@
 """Issue 16, round 7: operators the tutorial snippets reach for -- ``F.leaky_relu``/``nn.LeakyReLU``,
 ``F.binary_cross_entropy``/``nn.BCELoss``, ``binary_cross_entropy_with_logits`` as one operator
-(``BinaryCrossEntropyWithLogitsBackward0``), ``nn.NLLLoss`` -- and ``torch.Size`` slices and
-concatenations, and the public names of Tensor, Size, dtype and device.
+(``BinaryCrossEntropyWithLogitsBackward0``), ``nn.NLLLoss``, ``index_add``, ``unique``, ``trace``,
+``numel``/``as_tensor``/``broadcast_tensors``, the legacy tensor types, ``finfo``/``iinfo`` -- and
+``torch.Size`` slices and concatenations, and the public names of Tensor, Size, dtype and device.
 
 As ``tests/test_ops_round6.py``: PyTorch's OpInfo samples (as given and non-contiguous), then
 everyday calls compared for values (exactly), strides, dtypes, grad_fn names, gradients,
@@ -27,6 +28,7 @@ ADAPTERS = {
     "nn.functional.binary_cross_entropy_with_logits":
         Adapter(F.binary_cross_entropy_with_logits, kwargs=("weight", "pos_weight", "reduction")),
     "index_add": Adapter(internals.index_add, "index_add", kwargs=("alpha",)),
+    "trace": Adapter(internals.trace, "trace"),
 }
 OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
 assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
@@ -107,6 +109,7 @@ GRAD_CASES = {
     "binary_cross_entropy, weighted sum": lambda lib, x, t: lib.nn.functional.binary_cross_entropy(
         lib.sigmoid(x), t, weight=lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64), reduction="sum"),
     "index_add": lambda lib, x, t: x.index_add(1, lib.tensor([2, 0, 2]), t * 2, alpha=3),
+    "trace": lambda lib, x, t: (x * t).trace() * x,
     "index_add_ of a clone": lambda lib, x, t: (x * 1).index_add_(0, lib.tensor([1, 1]), t),
     "bce with logits": lambda lib, x, t: lib.nn.functional.binary_cross_entropy_with_logits(x, t),
     "bce with logits, pos_weight and weight": lambda lib, x, t: lib.nn.functional.binary_cross_entropy_with_logits(
@@ -211,6 +214,8 @@ NAMESPACE = [
     "lib.ones(2).is_cpu", "lib.ones(2, requires_grad=True).numpy()",
     "lib.ones(2, requires_grad=True).numpy(force=True)",
     "(lambda x: (lib.tensor([x, x]), x))(lib.tensor(1.0, requires_grad=True))[0]",
+    "lib.arange(6).reshape(2, 3).trace()", "lib.arange(6, dtype=lib.uint8).reshape(3, 2).t().trace()",
+    "lib.ones(2).trace()", "lib.ones(2, 2, dtype=lib.bool).trace()",
     "lib.unique(lib.tensor([3, 1, 2, 3, 1]))", "lib.unique(lib.tensor([3, 1, 2, 3, 1]), return_inverse=True)",
     "lib.unique(lib.tensor([[1.5, 0.5], [1.5, 2.]]), return_counts=True)",
     "lib.tensor([[3], [1], [3]]).unique(return_inverse=True, return_counts=True)",

@@ -2939,6 +2939,17 @@ def THPVariable_topk(*args, **kwargs):
     return _return_type('topk_out')(*_ops['topk.values'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4), values=_r.tensorlist(5)[0], indices=_r.tensorlist(5)[1]))
 
 
+_trace_parser = PythonArgParser([
+    'trace(Tensor input)',
+])
+
+
+def THPVariable_trace(*args, **kwargs):
+    _r = _trace_parser.parse(args, kwargs)
+    # aten::trace(Tensor self) -> Tensor
+    return _ops['trace'](_r.tensor(0))
+
+
 _transpose_parser = PythonArgParser([
     'transpose(Tensor input, int64_t dim0, int64_t dim1)',
 ])
@@ -3382,6 +3393,7 @@ FUNCTIONS = named({
     'tensor_split': THPVariable_tensor_split,
     'tile': THPVariable_tile,
     'topk': THPVariable_topk,
+    'trace': THPVariable_trace,
     'transpose': THPVariable_transpose,
     'tril': THPVariable_tril,
     'triu': THPVariable_triu,

@@ -2278,6 +2278,11 @@ def THPVariable_topk(self, *args, **kwargs):
     return _ops['topk'](self, _r.to_int64(0), _r.to_int64(1), _r.to_bool(2), _r.to_bool(3))
 
 
+def THPVariable_trace(self):
+    # aten::trace(Tensor self) -> Tensor
+    return _ops['trace'](self)
+
+
 _transpose_parser = PythonArgParser([
     'transpose(int64_t dim0, int64_t dim1)',
 ])
@@ -2663,6 +2668,7 @@ METHODS = named({
     'to_dense': THPVariable_to_dense,
     'to_sparse': THPVariable_to_sparse,
     'topk': THPVariable_topk,
+    'trace': THPVariable_trace,
     'transpose': THPVariable_transpose,
     'transpose_': THPVariable_transpose_,
     'tril': THPVariable_tril,

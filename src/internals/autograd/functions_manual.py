@@ -374,6 +374,14 @@ def diagonal_backward(grad, sizes, offset, dim1, dim2):
     return _embed(grad, sizes, lambda z: z.diagonal(offset, dim1, dim2))
 
 
+__all__ += ["trace_backward"]
+
+
+def trace_backward(grad, sizes):
+    """The gradient along the main diagonal, zeros elsewhere (``trace_backward_symint``)."""
+    return diagonal_backward(grad.expand(min(sizes)), sizes, 0, 0, 1)
+
+
 def unfold_backward(grad, sizes, dimension, size, step):
     """Windows overlap when step < size: add each window position's slice in turn."""
     if not sizes:                  # a 0-dim input has the one window of size 1

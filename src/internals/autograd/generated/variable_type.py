@@ -171,6 +171,7 @@ from .functions import (
     ThresholdBackwardBackward0,
     ToCopyBackward0,
     TopkBackward0,
+    TraceBackward0,
     TransposeBackward0,
     TransposeBackward1,
     TrilBackward0,
@@ -313,6 +314,7 @@ OPS = {
     'unsqueeze': dispatcher.find('unsqueeze'),
     'unsqueeze_': dispatcher.find('unsqueeze_'),
     'diagonal': dispatcher.find('diagonal'),
+    'trace': dispatcher.find('trace'),
     'unfold': dispatcher.find('unfold'),
     'split.Tensor': dispatcher.find('split.Tensor'),
     'split_with_sizes': dispatcher.find('split_with_sizes'),
@@ -2034,6 +2036,19 @@ def diagonal(ks, self, offset=0, dim1=0, dim2=1):
     with below_ad_inplace_or_view():
         result = OPS['diagonal'].redispatch(after_autograd(ks), self, offset, dim1, dim2)
     mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def trace(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = TraceBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+    with below_ad_inplace_or_view():
+        result = OPS['trace'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4205,6 +4220,7 @@ KERNELS = {
     'unsqueeze': unsqueeze,
     'unsqueeze_': unsqueeze_,
     'diagonal': diagonal,
+    'trace': trace,
     'unfold': unfold,
     'split.Tensor': split_Tensor,
     'split_with_sizes': split_with_sizes,
