@@ -11,8 +11,8 @@ does not catch is printed as its class and message, and compared too.
 Left out (see the round's report): float32 training loops whose losses are sums of 2,000
 float32 values (torch's vectorised cascade sum adds in another order than internals' loop: the
 printed losses differ in their last digits), and snippets calling what internals lacks
-(``linalg.inv``, ``det``, ``avg_pool2d``/``AdaptiveAvgPool2d``, ``nansum``, the ``torch.Tensor(...)``
-constructor).
+(``linalg.inv``, ``det``, ``avg_pool2d``/``AdaptiveAvgPool2d``, ``nansum``, ``rsqrt``, the
+``torch.Tensor(...)`` constructor).
 """
 import contextlib
 import io
@@ -51,7 +51,7 @@ def _stdout(lib, source):
 
 
 def test_the_snippets_are_read():
-    assert len(SNIPPETS) == 147 and all("import torch" in s for s in SNIPPETS.values())
+    assert len(SNIPPETS) == 170 and all("import torch" in s for s in SNIPPETS.values())
 
 
 @pytest.mark.parametrize("name", list(SNIPPETS))
