@@ -83,7 +83,9 @@ from . import (
 from ._dynamo import compile  # noqa: A004  torch.compile
 from ._functional import *  # noqa: F401,F403  torch.add, torch.exp, ... as functions
 from ._interop import from_torch
+from ._legacy_tensor_types import *  # noqa: F401,F403  torch.FloatTensor, torch.LongTensor, ...
 from ._ops import ops
+from ._type_info import finfo, iinfo
 from .amp import autocast
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled

@@ -4,17 +4,21 @@ The operators' functions are generated from ``aten/native_functions.yaml`` into
 ``_generated/python_torch_functions.py``. Written here in Python, as torch writes some in
 ``torch/functional.py``: what is not an operator in internals.
 """
+import numpy as np
+
 from . import linalg
 from ._generated.python_torch_functions import FUNCTIONS
 from ._tensor_base import Size, TensorBase
 from .aten import dispatcher
+from .aten.native.tensor_factories import from_numpy, tensor
 from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
 
 # The generated bindings become this module's functions, as torch/__init__.py copies those of
 # ``torch._C._VariableFunctions`` into its namespace; the functions below replace a few of them.
 globals().update(FUNCTIONS)
 __all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm",
-                          "meshgrid"]
+                          "meshgrid", "broadcast_tensors", "numel", "as_tensor", "is_floating_point", "is_complex",
+                          "unique"]
 
 
 def meshgrid(*tensors, indexing=None):
@@ -76,6 +80,51 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
 
 def broadcast_to(input, size):
     return input.broadcast_to(size)
+
+
+def broadcast_tensors(*tensors):
+    """``torch.functional.broadcast_tensors``: each tensor expanded to the shape they broadcast to."""
+    shape = _infer_broadcast(*(t.shape for t in tensors))
+    return tuple(t.expand(shape) for t in tensors)
+
+
+def numel(input):
+    """``torch.numel``: a binding of its own, which takes a tensor only."""
+    if not isinstance(input, TensorBase):
+        raise TypeError(f"numel(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}")
+    return input.numel()
+
+
+def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    """``torch.functional.unique`` over all the elements (``_unique2``): the values alone, or a
+    tuple with the inverse and/or the counts asked for."""
+    if dim is not None:
+        raise NotImplementedError("internals' unique takes no dim")
+    output, inverse, counts = dispatcher.call("_unique2", input, sorted, return_inverse, return_counts)
+    if return_inverse and return_counts:
+        return output, inverse, counts
+    if return_inverse or return_counts:
+        return output, inverse if return_inverse else counts
+    return output
+
+
+def is_floating_point(input):
+    return input.is_floating_point()
+
+
+def is_complex(input):
+    return input.is_complex()
+
+
+def as_tensor(data, dtype=None, device=None):
+    """``torch.as_tensor``: a tensor or a NumPy array is used as it is where its dtype and device
+    are the ones asked for (a NumPy array's memory shared, as ``from_numpy`` shares it), else
+    converted; any other data is copied, as ``tensor()`` copies it."""
+    if isinstance(data, TensorBase):
+        return data.to(dtype=dtype, device=device)
+    if isinstance(data, np.ndarray):
+        return from_numpy(data).to(dtype=dtype, device=device)
+    return tensor(data, dtype=dtype, device=device)
 
 
 def broadcast_shapes(*shapes):

@@ -152,6 +152,10 @@ def _parse_default(type_, size, text, optional_type):
         return [int(text)] * size                       # int[2] stride=1 means [1, 1]
     if type_ == "ScalarType":
         return st.int64 if text == "torch.int64" else None
+    if text.startswith("at::Reduction::"):
+        # ``int reduction=Mean``: torch's parser reads this default with ``atol``, which gives 0, so
+        # ``torch.binary_cross_entropy_with_logits(x, t)`` does not reduce (F.* pass it explicitly)
+        return 0
     if type_ in ("Scalar", "double", "int64_t", "SymInt"):
         try:
             return int(text)

@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from . import _tensor_indexing
-from ._functional import nonzero, norm
+from ._functional import nonzero, norm, unique
 from ._generated.python_torch_functions import FUNCTIONS as _torch_functions
 from ._generated.python_variable_methods import METHODS
 from ._interop import to_torch
@@ -27,7 +27,7 @@ from .aten.native.sparse.sparse_tensor import sparse_coo_tensor, sparse_to
 from .aten.native.tensor_factories import from_numpy, tensor, wrap_scalar
 from .aten.native.tensor_shape import alias_impl
 from .autograd import backward
-from .autograd.grad_mode import no_grad
+from .autograd.grad_mode import is_grad_enabled, no_grad
 from .autograd.graph import RemovableHandle, gradient_edge
 from .c10 import scalar_type as st
 from .c10.device import as_device
@@ -67,6 +67,7 @@ def _legacy_type(name):
 class Tensor(TensorBase):
     """``torch.Tensor``: the frontend class over ``TensorBase`` (its state lives there)."""
     __slots__ = ()
+    __module__ = "internals"     # ``type(x)`` prints ``<class 'internals.Tensor'>``, as torch's names ``torch``
 
     # ------------------------------------------------------------------ construction
     @staticmethod
@@ -124,13 +125,20 @@ class Tensor(TensorBase):
         return dispatcher.call("set_.source_Tensor", self, source)
 
     # ------------------------------------------------------------------ conversion
-    def numpy(self):
-        """A NumPy array sharing this tensor's memory (CPU only)."""
+    def numpy(self, *, force=False):
+        """A NumPy array sharing this tensor's memory (CPU only). A tensor that requires grad is
+        refused while grad mode is on (the array would let its values change behind autograd's
+        back), unless ``force``; the package's own reads of values use ``_numpy``."""
         if self.device.type != "cpu":
             raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
                             "copy the tensor to host memory first.")
         if self.is_sparse:
             raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+        if self.requires_grad and is_grad_enabled() and not force:
+            raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        return self._numpy()
+
+    def _numpy(self):
         if self.dtype is st.bfloat16:
             raise TypeError("Got unsupported ScalarType BFloat16")
         np_type = np.float16 if self.dtype is st.float16 else self.dtype.numpy_type
@@ -161,7 +169,7 @@ class Tensor(TensorBase):
         t = self.cpu()
         if t.dtype is st.bfloat16:
             t = t.to(st.float32)
-        return t.numpy()
+        return t._numpy()
 
     def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=preserve_format):
         flags = [a for a in args if isinstance(a, bool)]      # positional non_blocking, then copy
@@ -596,7 +604,12 @@ def _attach_generated_methods():
         setattr(Tensor, name, type_error_to_not_implemented(getattr(Tensor, name), name))
     Tensor.nonzero = nonzero         # its ``as_tuple`` keyword belongs to the binding, not the operator
     Tensor.norm = _norm              # torch.norm is Python (torch/functional.py), and so is Tensor.norm
+    Tensor.unique = _unique          # and so are torch.unique and Tensor.unique
 
 
 def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
     return norm(self, p, dim, keepdim, dtype)
+
+
+def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    return unique(self, sorted, return_inverse, return_counts, dim)

@@ -94,6 +94,10 @@ class TensorBase:
         return self.device.type == "cuda"
 
     @property
+    def is_cpu(self):
+        return self.device.type == "cpu"
+
+    @property
     def _version(self):
         if self.is_inference():
             raise RuntimeError("Inference tensors do not track version counter.")
@@ -197,6 +201,7 @@ class TensorBase:
 
 class Size(tuple):
     """``torch.Size``: a tuple of ints with torch's repr."""
+    __module__ = "internals"     # the public name, as ``torch.Size.__module__`` is ``torch``
 
     def __repr__(self):
         return f"internals.Size([{', '.join(str(s) for s in self)}])"
@@ -206,6 +211,25 @@ class Size(tuple):
         for s in self:
             n *= s
         return n
+
+    # Slicing, concatenating and repeating give a Size back, as torch's sequence methods do
+    # (``THPSize_as_sequence`` in ``torch/csrc/Size.cpp``); an index gives an int.
+    def __getitem__(self, key):
+        item = tuple.__getitem__(self, key)
+        return Size(item) if isinstance(key, slice) else item
+
+    def __add__(self, other):
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to internals.Size")
+        return Size(tuple(self) + tuple(other))
+
+    def __radd__(self, other):
+        return Size(tuple(other) + tuple(self))
+
+    def __mul__(self, times):
+        return Size(tuple.__mul__(self, times))
+
+    __rmul__ = __mul__
 
 
 # The C++ type names torch's gradient-dtype message prints (``caffe2::TypeMeta`` names).

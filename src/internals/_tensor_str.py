@@ -50,7 +50,7 @@ def tensor_repr(t):
     if t.dtype not in default or (t.numel() == 0 and t.dtype is not st.get_default_dtype()):
         extras.append(f"dtype=internals.{t.dtype.name}")
     if t.grad_fn is not None:
-        extras.append(f"grad_fn=<{t.grad_fn.name()}>")
+        extras.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")    # CopySlices, not torch::autograd::...
     elif t.requires_grad:
         extras.append("requires_grad=True")
     if t.numel() == 0 and t.dim() > 1:

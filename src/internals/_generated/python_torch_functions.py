@@ -65,6 +65,17 @@ def THPVariable__softmax_backward_data(*args, **kwargs):
     return _ops['_softmax_backward_data'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3))
 
 
+__unique2_parser = PythonArgParser([
+    '_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False)',
+])
+
+
+def THPVariable__unique2(*args, **kwargs):
+    _r = __unique2_parser.parse(args, kwargs)
+    # aten::_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+    return _ops['_unique2'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2), _r.to_bool(3))
+
+
 __unsafe_view_parser = PythonArgParser([
     '_unsafe_view(Tensor input, SymIntArrayRef size)',
 ])
@@ -171,36 +182,45 @@ def THPVariable_allclose(*args, **kwargs):
 
 
 _amax_parser = PythonArgParser([
-    'amax(Tensor input, IntArrayRef[1] dim=None, bool keepdim=False)',
+    'amax(Tensor input, IntArrayRef[1] dim=None, bool keepdim=False, *, Tensor out=None)',
 ])
 
 
 def THPVariable_amax(*args, **kwargs):
     _r = _amax_parser.parse(args, kwargs)
-    # aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-    return _ops['amax'](_r.tensor(0), _r.intlist(1), _r.to_bool(2))
+    if _r.is_none(3):
+        # aten::amax(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+        return _ops['amax'](_r.tensor(0), _r.intlist(1), _r.to_bool(2))
+    # aten::amax.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['amax.out'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), out=_r.tensor(3))
 
 
 _amin_parser = PythonArgParser([
-    'amin(Tensor input, IntArrayRef[1] dim=None, bool keepdim=False)',
+    'amin(Tensor input, IntArrayRef[1] dim=None, bool keepdim=False, *, Tensor out=None)',
 ])
 
 
 def THPVariable_amin(*args, **kwargs):
     _r = _amin_parser.parse(args, kwargs)
-    # aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
-    return _ops['amin'](_r.tensor(0), _r.intlist(1), _r.to_bool(2))
+    if _r.is_none(3):
+        # aten::amin(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor
+        return _ops['amin'](_r.tensor(0), _r.intlist(1), _r.to_bool(2))
+    # aten::amin.out(Tensor self, int[1] dim=[], bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['amin.out'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), out=_r.tensor(3))
 
 
 _angle_parser = PythonArgParser([
-    'angle(Tensor input)',
+    'angle(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_angle(*args, **kwargs):
     _r = _angle_parser.parse(args, kwargs)
-    # aten::angle(Tensor self) -> Tensor
-    return _ops['angle'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::angle(Tensor self) -> Tensor
+        return _ops['angle'](_r.tensor(0))
+    # aten::angle.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['angle.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _any_parser = PythonArgParser([
@@ -248,25 +268,31 @@ def THPVariable_arange(*args, **kwargs):
 
 
 _argmax_parser = PythonArgParser([
-    'argmax(Tensor input, int64_t? dim=None, bool keepdim=False)',
+    'argmax(Tensor input, int64_t? dim=None, bool keepdim=False, *, Tensor out=None)',
 ])
 
 
 def THPVariable_argmax(*args, **kwargs):
     _r = _argmax_parser.parse(args, kwargs)
-    # aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
-    return _ops['argmax'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    if _r.is_none(3):
+        # aten::argmax(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+        return _ops['argmax'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    # aten::argmax.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['argmax.out'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), out=_r.tensor(3))
 
 
 _argmin_parser = PythonArgParser([
-    'argmin(Tensor input, int64_t? dim=None, bool keepdim=False)',
+    'argmin(Tensor input, int64_t? dim=None, bool keepdim=False, *, Tensor out=None)',
 ])
 
 
 def THPVariable_argmin(*args, **kwargs):
     _r = _argmin_parser.parse(args, kwargs)
-    # aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
-    return _ops['argmin'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    if _r.is_none(3):
+        # aten::argmin(Tensor self, int? dim=None, bool keepdim=False) -> Tensor
+        return _ops['argmin'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    # aten::argmin.out(Tensor self, int? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['argmin.out'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), out=_r.tensor(3))
 
 
 _argsort_parser = PythonArgParser([
@@ -384,6 +410,17 @@ def THPVariable_bernoulli(*args, **kwargs):
     return _ops['bernoulli.p'](_r.tensor(0), _r.to_double(1), generator=_r.value(2))
 
 
+_binary_cross_entropy_with_logits_parser = PythonArgParser([
+    'binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int64_t reduction=at::Reduction::Mean)',
+])
+
+
+def THPVariable_binary_cross_entropy_with_logits(*args, **kwargs):
+    _r = _binary_cross_entropy_with_logits_parser.parse(args, kwargs)
+    # aten::binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor
+    return _ops['binary_cross_entropy_with_logits'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3), _r.to_int64(4))
+
+
 _bitwise_and_parser = PythonArgParser([
     'bitwise_and(Tensor input, Tensor other)',
     'bitwise_and(Scalar self, Tensor other)',
@@ -423,14 +460,17 @@ def THPVariable_bitwise_left_shift(*args, **kwargs):
 
 
 _bitwise_not_parser = PythonArgParser([
-    'bitwise_not(Tensor input)',
+    'bitwise_not(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_bitwise_not(*args, **kwargs):
     _r = _bitwise_not_parser.parse(args, kwargs)
-    # aten::bitwise_not(Tensor self) -> Tensor
-    return _ops['bitwise_not'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::bitwise_not(Tensor self) -> Tensor
+        return _ops['bitwise_not'](_r.tensor(0))
+    # aten::bitwise_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['bitwise_not.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _bitwise_or_parser = PythonArgParser([
@@ -519,14 +559,17 @@ def THPVariable_cat(*args, **kwargs):
 
 
 _ceil_parser = PythonArgParser([
-    'ceil(Tensor input)',
+    'ceil(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_ceil(*args, **kwargs):
     _r = _ceil_parser.parse(args, kwargs)
-    # aten::ceil(Tensor self) -> Tensor
-    return _ops['ceil'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::ceil(Tensor self) -> Tensor
+        return _ops['ceil'](_r.tensor(0))
+    # aten::ceil.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['ceil.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _ceil__parser = PythonArgParser([
@@ -750,25 +793,31 @@ def THPVariable_count_nonzero(*args, **kwargs):
 
 
 _cummax_parser = PythonArgParser([
-    'cummax(Tensor input, int64_t dim)',
+    'cummax(Tensor input, int64_t dim, *, TensorList[2] out=None)',
 ])
 
 
 def THPVariable_cummax(*args, **kwargs):
     _r = _cummax_parser.parse(args, kwargs)
-    # aten::cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
-    return _ops['cummax'](_r.tensor(0), _r.to_int64(1))
+    if _r.is_none(2):
+        # aten::cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
+        return _ops['cummax'](_r.tensor(0), _r.to_int64(1))
+    # aten::cummax.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+    return _return_type('cummax_out')(*_ops['cummax.out'](_r.tensor(0), _r.to_int64(1), values=_r.tensorlist(2)[0], indices=_r.tensorlist(2)[1]))
 
 
 _cummin_parser = PythonArgParser([
-    'cummin(Tensor input, int64_t dim)',
+    'cummin(Tensor input, int64_t dim, *, TensorList[2] out=None)',
 ])
 
 
 def THPVariable_cummin(*args, **kwargs):
     _r = _cummin_parser.parse(args, kwargs)
-    # aten::cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
-    return _ops['cummin'](_r.tensor(0), _r.to_int64(1))
+    if _r.is_none(2):
+        # aten::cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
+        return _ops['cummin'](_r.tensor(0), _r.to_int64(1))
+    # aten::cummin.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+    return _return_type('cummin_out')(*_ops['cummin.out'](_r.tensor(0), _r.to_int64(1), values=_r.tensorlist(2)[0], indices=_r.tensorlist(2)[1]))
 
 
 _cumprod_parser = PythonArgParser([
@@ -986,14 +1035,17 @@ def THPVariable_equal(*args, **kwargs):
 
 
 _erf_parser = PythonArgParser([
-    'erf(Tensor input)',
+    'erf(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_erf(*args, **kwargs):
     _r = _erf_parser.parse(args, kwargs)
-    # aten::erf(Tensor self) -> Tensor
-    return _ops['erf'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::erf(Tensor self) -> Tensor
+        return _ops['erf'](_r.tensor(0))
+    # aten::erf.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['erf.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _erf__parser = PythonArgParser([
@@ -1063,14 +1115,17 @@ def THPVariable_fill_(*args, **kwargs):
 
 
 _fix_parser = PythonArgParser([
-    'fix(Tensor input)',
+    'fix(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_fix(*args, **kwargs):
     _r = _fix_parser.parse(args, kwargs)
-    # aten::fix(Tensor self) -> Tensor
-    return _ops['fix'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::fix(Tensor self) -> Tensor
+        return _ops['fix'](_r.tensor(0))
+    # aten::fix.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['fix.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _fix__parser = PythonArgParser([
@@ -1129,14 +1184,17 @@ def THPVariable_flipud(*args, **kwargs):
 
 
 _floor_parser = PythonArgParser([
-    'floor(Tensor input)',
+    'floor(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_floor(*args, **kwargs):
     _r = _floor_parser.parse(args, kwargs)
-    # aten::floor(Tensor self) -> Tensor
-    return _ops['floor'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::floor(Tensor self) -> Tensor
+        return _ops['floor'](_r.tensor(0))
+    # aten::floor.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['floor.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _floor__parser = PythonArgParser([
@@ -1181,14 +1239,17 @@ def THPVariable_fmod(*args, **kwargs):
 
 
 _frac_parser = PythonArgParser([
-    'frac(Tensor input)',
+    'frac(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_frac(*args, **kwargs):
     _r = _frac_parser.parse(args, kwargs)
-    # aten::frac(Tensor self) -> Tensor
-    return _ops['frac'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::frac(Tensor self) -> Tensor
+        return _ops['frac'](_r.tensor(0))
+    # aten::frac.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['frac.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _frac__parser = PythonArgParser([
@@ -1263,14 +1324,17 @@ def THPVariable_ge(*args, **kwargs):
 
 
 _gelu_parser = PythonArgParser([
-    'gelu(Tensor input, *, c10::string_view approximate="none")',
+    'gelu(Tensor input, *, c10::string_view approximate="none", Tensor out=None)',
 ])
 
 
 def THPVariable_gelu(*args, **kwargs):
     _r = _gelu_parser.parse(args, kwargs)
-    # aten::gelu(Tensor self, *, str approximate='none') -> Tensor
-    return _ops['gelu'](_r.tensor(0), approximate=_r.value(1))
+    if _r.is_none(2):
+        # aten::gelu(Tensor self, *, str approximate='none') -> Tensor
+        return _ops['gelu'](_r.tensor(0), approximate=_r.value(1))
+    # aten::gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)
+    return _ops['gelu.out'](_r.tensor(0), approximate=_r.value(1), out=_r.tensor(2))
 
 
 _gelu__parser = PythonArgParser([
@@ -1336,6 +1400,17 @@ def THPVariable_index(*args, **kwargs):
     _r = _index_parser.parse(args, kwargs)
     # aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
     return _ops['index.Tensor'](_r.tensor(0), _r.value(1))
+
+
+_index_add_parser = PythonArgParser([
+    'index_add(Tensor input, int64_t dim, Tensor index, Tensor source, *, Scalar alpha=1)',
+])
+
+
+def THPVariable_index_add(*args, **kwargs):
+    _r = _index_add_parser.parse(args, kwargs)
+    # aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+    return _ops['index_add'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), alpha=_r.scalar(4))
 
 
 _index_put_parser = PythonArgParser([
@@ -1860,14 +1935,17 @@ def THPVariable_mv(*args, **kwargs):
 
 
 _nan_to_num_parser = PythonArgParser([
-    'nan_to_num(Tensor input, double? nan=None, double? posinf=None, double? neginf=None)',
+    'nan_to_num(Tensor input, double? nan=None, double? posinf=None, double? neginf=None, *, Tensor out=None)',
 ])
 
 
 def THPVariable_nan_to_num(*args, **kwargs):
     _r = _nan_to_num_parser.parse(args, kwargs)
-    # aten::nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
-    return _ops['nan_to_num'](_r.tensor(0), _r.to_double(1), _r.to_double(2), _r.to_double(3))
+    if _r.is_none(4):
+        # aten::nan_to_num(Tensor self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor
+        return _ops['nan_to_num'](_r.tensor(0), _r.to_double(1), _r.to_double(2), _r.to_double(3))
+    # aten::nan_to_num.out(Tensor self, float? nan=None, float? posinf=None, float? neginf=None, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['nan_to_num.out'](_r.tensor(0), _r.to_double(1), _r.to_double(2), _r.to_double(3), out=_r.tensor(4))
 
 
 _nan_to_num__parser = PythonArgParser([
@@ -1991,26 +2069,38 @@ def THPVariable_norm(*args, **kwargs):
 
 
 _normal_parser = PythonArgParser([
-    'normal(Tensor mean, Tensor std, *, Generator? generator=None)',
-    'normal(Tensor mean, double std=1, *, Generator? generator=None)',
-    'normal(double mean, Tensor std, *, Generator? generator=None)',
-    'normal(double mean, double std, SymIntArrayRef size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor out=None)',
+    'normal(Tensor mean, double std=1, *, Generator? generator=None, Tensor out=None)',
+    'normal(double mean, Tensor std, *, Generator? generator=None, Tensor out=None)',
+    'normal(double mean, double std, SymIntArrayRef size, *, Generator? generator=None, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
 
 def THPVariable_normal(*args, **kwargs):
     _r = _normal_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
-        return _ops['normal.Tensor_Tensor'](_r.tensor(0), _r.tensor(1), generator=_r.value(2))
+        if _r.is_none(3):
+            # aten::normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
+            return _ops['normal.Tensor_Tensor'](_r.tensor(0), _r.tensor(1), generator=_r.value(2))
+        # aten::normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+        return _ops['normal.Tensor_Tensor_out'](_r.tensor(0), _r.tensor(1), generator=_r.value(2), out=_r.tensor(3))
     if _r.idx == 1:
-        # aten::normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor
-        return _ops['normal.Tensor_float'](_r.tensor(0), _r.to_double(1), generator=_r.value(2))
+        if _r.is_none(3):
+            # aten::normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor
+            return _ops['normal.Tensor_float'](_r.tensor(0), _r.to_double(1), generator=_r.value(2))
+        # aten::normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+        return _ops['normal.Tensor_float_out'](_r.tensor(0), _r.to_double(1), generator=_r.value(2), out=_r.tensor(3))
     if _r.idx == 2:
-        # aten::normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
-        return _ops['normal.float_Tensor'](_r.to_double(0), _r.tensor(1), generator=_r.value(2))
-    # aten::normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(8), 'normal.float_float', _r.to_double(0), _r.to_double(1), _r.intlist(2), generator=_r.value(3), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7))
+        if _r.is_none(3):
+            # aten::normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
+            return _ops['normal.float_Tensor'](_r.to_double(0), _r.tensor(1), generator=_r.value(2))
+        # aten::normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+        return _ops['normal.float_Tensor_out'](_r.to_double(0), _r.tensor(1), generator=_r.value(2), out=_r.tensor(3))
+    if _r.is_none(4):
+        # aten::normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(9), 'normal.float_float', _r.to_double(0), _r.to_double(1), _r.intlist(2), generator=_r.value(3), dtype=_r.scalartype(5), layout=_r.value(6), device=_r.device(7), pin_memory=_r.to_bool(8))
+    # aten::normal.float_float_out(float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(9), (_r.scalartype(5), _r.value(6), _r.device(7)), 'normal.float_float_out', _r.to_double(0), _r.to_double(1), _r.intlist(2), generator=_r.value(3), out=_r.tensor(4))
 
 
 _ones_parser = PythonArgParser([
@@ -2213,14 +2303,17 @@ def THPVariable_real(*args, **kwargs):
 
 
 _reciprocal_parser = PythonArgParser([
-    'reciprocal(Tensor input)',
+    'reciprocal(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_reciprocal(*args, **kwargs):
     _r = _reciprocal_parser.parse(args, kwargs)
-    # aten::reciprocal(Tensor self) -> Tensor
-    return _ops['reciprocal'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::reciprocal(Tensor self) -> Tensor
+        return _ops['reciprocal'](_r.tensor(0))
+    # aten::reciprocal.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['reciprocal.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _relu_parser = PythonArgParser([
@@ -2317,18 +2410,24 @@ def THPVariable_roll(*args, **kwargs):
 
 
 _round_parser = PythonArgParser([
-    'round(Tensor input)',
-    'round(Tensor input, *, int64_t decimals)',
+    'round(Tensor input, *, Tensor out=None)',
+    'round(Tensor input, *, int64_t decimals, Tensor out=None)',
 ])
 
 
 def THPVariable_round(*args, **kwargs):
     _r = _round_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::round(Tensor self) -> Tensor
-        return _ops['round'](_r.tensor(0))
-    # aten::round.decimals(Tensor self, *, int decimals) -> Tensor
-    return _ops['round.decimals'](_r.tensor(0), decimals=_r.to_int64(1))
+        if _r.is_none(1):
+            # aten::round(Tensor self) -> Tensor
+            return _ops['round'](_r.tensor(0))
+        # aten::round.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['round.out'](_r.tensor(0), out=_r.tensor(1))
+    if _r.is_none(2):
+        # aten::round.decimals(Tensor self, *, int decimals) -> Tensor
+        return _ops['round.decimals'](_r.tensor(0), decimals=_r.to_int64(1))
+    # aten::round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)
+    return _ops['round.decimals_out'](_r.tensor(0), decimals=_r.to_int64(1), out=_r.tensor(2))
 
 
 _round__parser = PythonArgParser([
@@ -2450,25 +2549,31 @@ def THPVariable_sigmoid_(*args, **kwargs):
 
 
 _sign_parser = PythonArgParser([
-    'sign(Tensor input)',
+    'sign(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_sign(*args, **kwargs):
     _r = _sign_parser.parse(args, kwargs)
-    # aten::sign(Tensor self) -> Tensor
-    return _ops['sign'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::sign(Tensor self) -> Tensor
+        return _ops['sign'](_r.tensor(0))
+    # aten::sign.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['sign.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _silu_parser = PythonArgParser([
-    'silu(Tensor input)',
+    'silu(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_silu(*args, **kwargs):
     _r = _silu_parser.parse(args, kwargs)
-    # aten::silu(Tensor self) -> Tensor
-    return _ops['silu'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::silu(Tensor self) -> Tensor
+        return _ops['silu'](_r.tensor(0))
+    # aten::silu.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['silu.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _silu__parser = PythonArgParser([
@@ -2519,14 +2624,17 @@ def THPVariable_softmax(*args, **kwargs):
 
 
 _softplus_parser = PythonArgParser([
-    'softplus(Tensor input, Scalar beta=1, Scalar threshold=20)',
+    'softplus(Tensor input, Scalar beta=1, Scalar threshold=20, *, Tensor out=None)',
 ])
 
 
 def THPVariable_softplus(*args, **kwargs):
     _r = _softplus_parser.parse(args, kwargs)
-    # aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
-    return _ops['softplus'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
+    if _r.is_none(3):
+        # aten::softplus(Tensor self, Scalar beta=1, Scalar threshold=20) -> Tensor
+        return _ops['softplus'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
+    # aten::softplus.out(Tensor self, Scalar beta=1, Scalar threshold=20, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['softplus.out'](_r.tensor(0), _r.scalar(1), _r.scalar(2), out=_r.tensor(3))
 
 
 _sort_parser = PythonArgParser([
@@ -2738,14 +2846,17 @@ def THPVariable_take(*args, **kwargs):
 
 
 _tan_parser = PythonArgParser([
-    'tan(Tensor input)',
+    'tan(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_tan(*args, **kwargs):
     _r = _tan_parser.parse(args, kwargs)
-    # aten::tan(Tensor self) -> Tensor
-    return _ops['tan'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::tan(Tensor self) -> Tensor
+        return _ops['tan'](_r.tensor(0))
+    # aten::tan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['tan.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _tan__parser = PythonArgParser([
@@ -2828,6 +2939,17 @@ def THPVariable_topk(*args, **kwargs):
     return _return_type('topk_out')(*_ops['topk.values'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4), values=_r.tensorlist(5)[0], indices=_r.tensorlist(5)[1]))
 
 
+_trace_parser = PythonArgParser([
+    'trace(Tensor input)',
+])
+
+
+def THPVariable_trace(*args, **kwargs):
+    _r = _trace_parser.parse(args, kwargs)
+    # aten::trace(Tensor self) -> Tensor
+    return _ops['trace'](_r.tensor(0))
+
+
 _transpose_parser = PythonArgParser([
     'transpose(Tensor input, int64_t dim0, int64_t dim1)',
 ])
@@ -2862,14 +2984,17 @@ def THPVariable_triu(*args, **kwargs):
 
 
 _trunc_parser = PythonArgParser([
-    'trunc(Tensor input)',
+    'trunc(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_trunc(*args, **kwargs):
     _r = _trunc_parser.parse(args, kwargs)
-    # aten::trunc(Tensor self) -> Tensor
-    return _ops['trunc'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::trunc(Tensor self) -> Tensor
+        return _ops['trunc'](_r.tensor(0))
+    # aten::trunc.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['trunc.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _trunc__parser = PythonArgParser([
@@ -3060,6 +3185,7 @@ FUNCTIONS = named({
     '_log_softmax_backward_data': THPVariable__log_softmax_backward_data,
     '_softmax': THPVariable__softmax,
     '_softmax_backward_data': THPVariable__softmax_backward_data,
+    '_unique2': THPVariable__unique2,
     '_unsafe_view': THPVariable__unsafe_view,
     'abs': THPVariable_abs,
     'abs_': THPVariable_abs_,
@@ -3084,6 +3210,7 @@ FUNCTIONS = named({
     'baddbmm': THPVariable_baddbmm,
     'batch_norm': THPVariable_batch_norm,
     'bernoulli': THPVariable_bernoulli,
+    'binary_cross_entropy_with_logits': THPVariable_binary_cross_entropy_with_logits,
     'bitwise_and': THPVariable_bitwise_and,
     'bitwise_left_shift': THPVariable_bitwise_left_shift,
     'bitwise_not': THPVariable_bitwise_not,
@@ -3157,6 +3284,7 @@ FUNCTIONS = named({
     'hstack': THPVariable_hstack,
     'imag': THPVariable_imag,
     'index': THPVariable_index,
+    'index_add': THPVariable_index_add,
     'index_put': THPVariable_index_put,
     'index_put_': THPVariable_index_put_,
     'index_select': THPVariable_index_select,
@@ -3265,6 +3393,7 @@ FUNCTIONS = named({
     'tensor_split': THPVariable_tensor_split,
     'tile': THPVariable_tile,
     'topk': THPVariable_topk,
+    'trace': THPVariable_trace,
     'transpose': THPVariable_transpose,
     'tril': THPVariable_tril,
     'triu': THPVariable_triu,

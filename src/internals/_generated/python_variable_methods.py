@@ -1062,6 +1062,28 @@ def THPVariable_index(self, *args, **kwargs):
     return _ops['index.Tensor'](self, _r.value(0))
 
 
+_index_add_parser = PythonArgParser([
+    'index_add(int64_t dim, Tensor index, Tensor source, *, Scalar alpha=1)',
+])
+
+
+def THPVariable_index_add(self, *args, **kwargs):
+    _r = _index_add_parser.parse(args, kwargs)
+    # aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+    return _ops['index_add'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), alpha=_r.scalar(3))
+
+
+_index_add__parser = PythonArgParser([
+    'index_add_(int64_t dim, Tensor index, Tensor source, *, Scalar alpha=1)',
+])
+
+
+def THPVariable_index_add_(self, *args, **kwargs):
+    _r = _index_add__parser.parse(args, kwargs)
+    # aten::index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)
+    return _ops['index_add_'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), alpha=_r.scalar(3))
+
+
 _index_put_parser = PythonArgParser([
     'index_put(c10::List<::std::optional<Tensor>> indices, Tensor values, bool accumulate=False)',
 ])
@@ -2256,6 +2278,11 @@ def THPVariable_topk(self, *args, **kwargs):
     return _ops['topk'](self, _r.to_int64(0), _r.to_int64(1), _r.to_bool(2), _r.to_bool(3))
 
 
+def THPVariable_trace(self):
+    # aten::trace(Tensor self) -> Tensor
+    return _ops['trace'](self)
+
+
 _transpose_parser = PythonArgParser([
     'transpose(int64_t dim0, int64_t dim1)',
 ])
@@ -2531,6 +2558,8 @@ METHODS = named({
     'ge': THPVariable_ge,
     'gt': THPVariable_gt,
     'index': THPVariable_index,
+    'index_add': THPVariable_index_add,
+    'index_add_': THPVariable_index_add_,
     'index_put': THPVariable_index_put,
     'index_put_': THPVariable_index_put_,
     'index_select': THPVariable_index_select,
@@ -2639,6 +2668,7 @@ METHODS = named({
     'to_dense': THPVariable_to_dense,
     'to_sparse': THPVariable_to_sparse,
     'topk': THPVariable_topk,
+    'trace': THPVariable_trace,
     'transpose': THPVariable_transpose,
     'transpose_': THPVariable_transpose_,
     'tril': THPVariable_tril,

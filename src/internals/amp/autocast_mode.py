@@ -15,7 +15,7 @@ from ..c10.dispatch_key import DispatchKey, DispatchKeySet, autocast_key_for
 from ..c10.local_dispatch_key_set import exclude_keys, tls
 
 __all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "register_autocast_kernels",
-           "LOWER_PRECISION_FP", "FP32", "PROMOTE"]
+           "LOWER_PRECISION_FP", "FP32", "PROMOTE", "BANNED"]
 
 # The policy lists of autocast_mode.cpp, for the operators internals has.
 LOWER_PRECISION_FP = {"cpu": ("conv2d", "conv2d.padding", "mm", "bmm", "matmul", "baddbmm", "addmm", "linear"),
@@ -23,14 +23,28 @@ LOWER_PRECISION_FP = {"cpu": ("conv2d", "conv2d.padding", "mm", "bmm", "matmul",
                                "linear", "mv")}
 # (torch casts some of the cuda fp32 ops, norm among them, by passing dtype=float32 instead of casting
 # the inputs, "fp32_append_dtype"; for a float16 input the two agree.)
-FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss"),
-        "cuda": ("exp", "log", "tan", "reciprocal", "mse_loss", "pow.Tensor_Tensor", "pow.Tensor_Scalar",
-                 "pow.Scalar", "softplus", "sum", "sum.dim_IntList", "prod", "prod.dim_int", "cumprod", "cumsum",
-                 "logsumexp", "norm.Scalar", "norm.ScalarOpt_dim", "linalg_vector_norm", "softmax.int",
-                 "log_softmax.int", "layer_norm", "native_layer_norm")}
+FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_cross_entropy",
+                "binary_cross_entropy_with_logits", "trace"),
+        "cuda": ("exp", "log", "tan", "reciprocal", "mse_loss", "binary_cross_entropy_with_logits",
+                 "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "softplus", "sum", "sum.dim_IntList",
+                 "prod", "prod.dim_int", "cumprod", "cumsum", "logsumexp", "norm.Scalar", "norm.ScalarOpt_dim",
+                 "linalg_vector_norm", "softmax.int", "log_softmax.int", "layer_norm", "native_layer_norm")}
 
 # "promote": the floating-point arguments (lists included) cast to the widest of their dtypes.
 PROMOTE = {"cpu": ("cat", "stack"), "cuda": ("dot", "index_put", "scatter_add")}
+
+
+# "banned" (cuda): refused, naming the safe alternative (``autocast_mode.cpp``'s ``binary_cross_entropy_banned``).
+BANNED = {"cpu": (), "cuda": ("binary_cross_entropy",)}
+_BANNED_MESSAGE = ("torch.nn.functional.binary_cross_entropy and torch.nn.BCELoss are unsafe to autocast.\n"
+                   "Many models use a sigmoid layer right before the binary cross entropy layer.\n"
+                   "In this case, combine the two layers using torch.nn.functional.binary_cross_entropy_with_logits\n"
+                   "or torch.nn.BCEWithLogitsLoss.  binary_cross_entropy_with_logits and BCEWithLogits are\n"
+                   "safe to autocast.")
+
+
+def _banned_kernel(*args, **kwargs):
+    raise RuntimeError(_BANNED_MESSAGE)
 
 
 class _State(threading.local):
@@ -118,3 +132,5 @@ def register_autocast_kernels():
             op = dispatcher.find(name)
             dispatcher.impl(op.name, key.name, dispatcher.KernelFunction(
                 _autocast_kernel(op, key, device_type, st.float32), with_keyset=True))
+        for name in BANNED[device_type]:
+            dispatcher.impl(dispatcher.find(name).name, key.name, dispatcher.KernelFunction(_banned_kernel))

@@ -22,7 +22,10 @@ INT64_MAX = 2 ** 63 - 1       # slice's end when none is given
 __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "mul_scalar", "div_scalar",
            "mul_tensor_backward", "div_tensor_self_backward", "div_tensor_other_backward",
            "softmax_double_backward", "nll_loss_backward", "nll_loss", "mse_loss_backward",
-           "mse_loss_double_backward", "sgn", "view_as_real", "where", "zeros_like",
+           "mse_loss_double_backward", "binary_cross_entropy_backward", "binary_cross_entropy_target_backward",
+           "binary_cross_entropy_double_backward", "binary_cross_entropy_double_backward_target",
+           "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward",
+           "leaky_relu_backward", "not_implemented", "sgn", "view_as_real", "where", "zeros_like",
            "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
            "pow_backward_exponent", "pow_backward_exponent_scalar_base", "sum_backward",
            "mean_backward", "prod_backward", "restore_reduced_dims", "scale_grad_by_count",
@@ -247,6 +250,64 @@ def mse_loss_double_backward(grad, input, reduction):
     return div_scalar(grad_input, input.numel()) if reduction == 1 else grad_input
 
 
+def _weighted_mean(grad_input, weight, reduction, numel):
+    """The tail of the binary cross-entropy gradients: times ``weight``, ÷ numel for 'mean'."""
+    if weight is not None:
+        grad_input = grad_input * weight
+    return div_scalar(grad_input, numel) if reduction == 1 else grad_input
+
+
+def binary_cross_entropy_backward(grad, self, target, weight, reduction):
+    return dispatcher.call("binary_cross_entropy_backward", grad, self, target, weight, reduction)
+
+
+def binary_cross_entropy_target_backward(grad, self, target, weight, reduction):
+    """d/dt of −(t log x + (1 − t) log(1 − x)) = −logit(x)."""
+    return _weighted_mean(-(self.log() - (1 - self).log()) * grad, weight, reduction, target.numel())
+
+
+def binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction):
+    """d/dx of g·(x − t)/(x(1 − x)): (x² − 2xt + t)/(x(1 − x))², ε = 1e-12 added as torch's."""
+    eps = 1e-12
+    grad_input = (self * self - 2 * self * target + target) / ((self + eps).pow(2) * (1 - self + eps).pow(2))
+    return _weighted_mean(grad_input * (grad * grad_output), weight, reduction, self.numel())
+
+
+def binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction):
+    """d/dt of g·(x − t)/(x(1 − x)): −g/(x(1 − x))."""
+    eps = 1e-12
+    return _weighted_mean(-grad * grad_output / ((1 - self + eps) * (self + eps)), weight, reduction, self.numel())
+
+
+def binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight, reduction):
+    """σ(x) − t, or (p t + 1 − t) σ(x) − p t with ``pos_weight`` p (``FunctionsManual.cpp``)."""
+    if pos_weight is None:
+        grad_input = self.sigmoid() - target
+    else:
+        t = pos_weight * target
+        grad_input = (t + 1 - target) * self.sigmoid() - t
+    return _weighted_mean(grad_input * grad, weight, reduction, self.numel())
+
+
+def binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction):
+    """−x, or log σ(−x) − p log σ(x) with ``pos_weight`` p."""
+    if pos_weight is None:
+        grad_target = -self * grad
+    else:
+        grad_target = ((-self).sigmoid().log() - self.sigmoid().log() * pos_weight) * grad
+    return _weighted_mean(grad_target, weight, reduction, target.numel())
+
+
+def not_implemented(name, grad):
+    """A formula for an operator without a derivative: the node exists, its backward refuses
+    (``grad`` is passed so that the generated ``apply`` uses what it unpacks)."""
+    raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+
+def leaky_relu_backward(grad, self, negative_slope, self_is_result):
+    return dispatcher.call("leaky_relu_backward", grad, self, negative_slope, self_is_result)
+
+
 # ---------------------------------------------------------------------- linear algebra
 def _column_major(sizes, strides):
     return strides[0] == 1 and strides[1] == max(sizes[0], 1) and sizes[1] > 1
@@ -315,6 +376,14 @@ def slice_symint(grad, dim, start, end, step):
 
 def diagonal_backward(grad, sizes, offset, dim1, dim2):
     return _embed(grad, sizes, lambda z: z.diagonal(offset, dim1, dim2))
+
+
+__all__ += ["trace_backward"]
+
+
+def trace_backward(grad, sizes):
+    """The gradient along the main diagonal, zeros elsewhere (``trace_backward_symint``)."""
+    return diagonal_backward(grad.expand(min(sizes)), sizes, 0, 0, 1)
 
 
 def unfold_backward(grad, sizes, dimension, size, step):
@@ -402,7 +471,7 @@ def as_strided_backward(grad, geometry, size, stride, storage_offset):
     out_idx = _storage_indices(size, stride, offset)
     in_idx = _storage_indices(geometry.sizes, geometry.strides, geometry.storage_offset)
     buf = np.zeros(geometry.storage_numel, dtype=np.float64)
-    np.add.at(buf, out_idx.ravel(), grad.to(dtype=_float64(), device="cpu").numpy().ravel())
+    np.add.at(buf, out_idx.ravel(), grad.to(dtype=_float64(), device="cpu")._numpy().ravel())
     counts = np.bincount(in_idx.ravel(), minlength=geometry.storage_numel)
     result = np.ascontiguousarray(buf[in_idx] / np.maximum(counts[in_idx], 1))
     return from_numpy(result).to(dtype=grad.dtype, device=grad.device)

@@ -7,6 +7,7 @@ __all__ = ["device"]
 
 class device:
     __slots__ = ("type", "index")
+    __module__ = "internals"     # the public name, as ``torch.device.__module__`` is ``torch``
 
     def __init__(self, type, index=None):
         if isinstance(type, device):

@@ -21,6 +21,7 @@ class dtype:
     bfloat16 storage is viewed as uint16 bit patterns and the kernels convert through float32,
     as ATen does with its ``opmath_type``.
     """
+    __module__ = "internals"     # the public name, as ``torch.dtype.__module__`` is ``torch``
 
     def __init__(self, name, torch_name, itemsize, category, numpy_type, signed=True):
         self.name = name              # "float32"

@@ -28,7 +28,7 @@ from ..autograd.grad_mode import no_grad
 from ..c10 import scalar_type as st
 
 __all__ = ["linear", "relu", "dropout", "log_softmax", "softmax", "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
-           "binary_cross_entropy_with_logits"]
+           "binary_cross_entropy", "binary_cross_entropy_with_logits"]
 
 _REDUCTIONS = ("none", "mean", "sum")
 
@@ -213,32 +213,41 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, clas
     return total if reduction == "sum" else total.div(input.numel() // num_classes)
 
 
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """Binary cross-entropy of probabilities: the operator ``binary_cross_entropy``
+    (``aten/native/loss.py``), whose backward is the operator ``binary_cross_entropy_backward``."""
+    if size_average is not None or reduce is not None:
+        raise NotImplementedError("internals' binary_cross_entropy supports only the reduction argument")
+    _check_reduction(reduction)
+    if target.shape != input.shape:
+        raise ValueError(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
+                         "is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        weight = weight.expand(broadcast_shapes(target.shape, weight.shape))
+    return dispatcher.call("binary_cross_entropy", input, target, weight, _REDUCTIONS.index(reduction))
+
+
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
-    """Sigmoid + binary cross-entropy in one stable formula (``aten/src/ATen/native/Loss.cpp``):
-
-        loss = (1 − y)·x − (1 + (pos_weight − 1)·y)·log σ(x),    −log σ(x) = softplus(−x)
-
-    ``log(sigmoid(x))`` computed naively overflows to −inf for very negative x; softplus(−x)
-    = log1p(exp(−|x|)) + max(−x, 0) never exponentiates a large number. ``pos_weight`` scales
-    the positive term only, ``weight`` the whole per-element loss.
-    """
+    """Sigmoid + binary cross-entropy in one stable formula: the operator
+    ``binary_cross_entropy_with_logits`` (``aten/native/loss.py``), so autograd records
+    ``BinaryCrossEntropyWithLogitsBackward0``. ``pos_weight`` scales the positive term only,
+    ``weight`` the whole per-element loss."""
     if size_average is not None or reduce is not None:
         raise NotImplementedError("internals' binary_cross_entropy_with_logits supports only the reduction argument")
     _check_reduction(reduction)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    neg_log_sigmoid = softplus(input.neg())
-    if pos_weight is not None:
-        neg_log_sigmoid = neg_log_sigmoid.mul(pos_weight.sub(1).mul(target).add(1))
-    loss = target.neg().add(1).mul(input).add(neg_log_sigmoid)
-    if weight is not None:
-        loss = loss.mul(weight)
-    return _reduce(loss, reduction)
+    return dispatcher.call("binary_cross_entropy_with_logits", input, target, weight, pos_weight,
+                           _REDUCTIONS.index(reduction))
 
 
 # ---- math (issue 16): the activations torch binds in torch._C._nn
-__all__ += ["gelu", "silu", "softplus"]
+__all__ += ["gelu", "silu", "softplus", "leaky_relu"]
+
+
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    return dispatcher.call("leaky_relu_" if inplace else "leaky_relu", input, negative_slope)
 
 
 def gelu(input, approximate="none"):

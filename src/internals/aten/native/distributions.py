@@ -13,6 +13,7 @@ tensor's Philox generator instead (:mod:`internals.cuda.random`).
 """
 import numpy as np
 
+from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ...c10.generator import default_generator
 from ...c10.memory_format import contiguous_format
@@ -23,6 +24,7 @@ from .. import dispatcher
 from ..tensor_iterator import assert_no_internal_overlap, broadcast_shapes, output_layout
 from .copy import copy_, cpu, to
 from .cpu import distribution_kernels as k
+from .resize import resize_output
 from .tensor_factories import from_host, wrap_scalar
 
 __all__ = ["uniform_", "normal_", "random_", "random_from", "random_to", "exponential_", "bernoulli_float",
@@ -357,12 +359,12 @@ def _values_in_order(t, out):
     flat = dispatcher.call("as_strided", ordered, [ordered.numel()], [1], None)
     if t.dtype is st.bfloat16:
         flat = to(flat, st.float32)
-    return flat.numpy().copy()
+    return flat._numpy().copy()
 
 
 def _host(t):
     """``t``'s values as a NumPy array, the 16-bit floats read in float32 (the kernels' opmath)."""
-    return cpu(to(t, st.float32) if t.dtype.is_reduced_float else t).numpy()
+    return cpu(to(t, st.float32) if t.dtype.is_reduced_float else t)._numpy()
 
 
 def bernoulli(self, *, generator=None):
@@ -506,10 +508,14 @@ def _check_std_tensor(std):
         raise RuntimeError("normal expects all elements of std >= 0.0")
 
 
-def normal_tensor_float(mean, std=1.0, *, generator=None):
-    """``normal.Tensor_float``: ``normal_(0, std)`` like ``mean``, plus ``mean``."""
+def _check_std(std):
     if not std >= 0:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+
+
+def normal_tensor_float(mean, std=1.0, *, generator=None):
+    """``normal.Tensor_float``: ``normal_(0, std)`` like ``mean``, plus ``mean``."""
+    _check_std(std)
     out = dispatcher.call("empty_like", mean, memory_format=contiguous_format)
     dispatcher.call("normal_", out, 0.0, std, generator=generator)
     return dispatcher.call("add_.Tensor", out, mean)
@@ -518,23 +524,55 @@ def normal_tensor_float(mean, std=1.0, *, generator=None):
 def normal_float_tensor(mean, std, *, generator=None):
     """``normal.float_Tensor``: ``normal_(0, 1)`` like ``std``, times ``std``, plus ``mean``."""
     _check_std_tensor(std)
-    out = dispatcher.call("empty_like", std, memory_format=contiguous_format)
-    dispatcher.call("normal_", out, 0.0, 1.0, generator=generator)
-    return dispatcher.call("add_.Tensor", dispatcher.call("mul_.Tensor", out, std),
-                           dispatcher.call("full", [], mean, dtype=out.dtype, device=out.device))
+    return _scale_shift(dispatcher.call("empty_like", std, memory_format=contiguous_format), mean, std, generator)
 
 
 def normal_tensor_tensor(mean, std, *, generator=None):
     """``normal.Tensor_Tensor``: ``normal_(0, 1)`` in the broadcast shape, times ``std``, plus ``mean``."""
     _check_std_tensor(std)
     out = _empty(broadcast_shapes(mean.shape, std.shape), mean.dtype, None, mean.device, None)
+    return _scale_shift(out, mean, std, generator)
+
+
+def _scale_shift(out, mean, std, generator):
+    """``normal_(0, 1)`` into ``out``, times ``std``, plus ``mean`` (a number: a 0-d tensor like ``out``)."""
     dispatcher.call("normal_", out, 0.0, 1.0, generator=generator)
+    if not isinstance(mean, TensorBase):
+        mean = dispatcher.call("full", [], mean, dtype=out.dtype, device=out.device)
     return dispatcher.call("add_.Tensor", dispatcher.call("mul_.Tensor", out, std), mean)
 
 
 def normal_float_float(mean, std, size, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None):
     """``normal.float_float``: ``empty(size)`` then ``normal_(mean, std)``."""
     out = _empty(size, dtype, layout, device, pin_memory)
+    return dispatcher.call("normal_", out, mean, std, generator=generator)
+
+
+# The out= overloads (``normal_out_impl`` in ``DistributionTemplates.h``) are not structured: the
+# draws are made in ``out`` itself, in its dtype and memory order, and ``out`` is resized to its
+# own sizes broadcast with the inputs' (so a mean of (2, 3) fills an ``out`` of (3,) resized).
+def normal_tensor_float_out(mean, std=1.0, *, generator=None, out):
+    _check_std(std)
+    resize_output(out, broadcast_shapes(mean.shape, out.shape))
+    dispatcher.call("normal_", out, 0.0, std, generator=generator)
+    return dispatcher.call("add_.Tensor", out, mean)
+
+
+def normal_float_tensor_out(mean, std, *, generator=None, out):
+    _check_std_tensor(std)
+    resize_output(out, std.shape)
+    return _scale_shift(out, mean, std, generator)
+
+
+def normal_tensor_tensor_out(mean, std, *, generator=None, out):
+    _check_std_tensor(std)
+    resize_output(out, broadcast_shapes(mean.shape, std.shape))
+    return _scale_shift(out, mean, std, generator)
+
+
+def normal_float_float_out(mean, std, size, *, generator=None, out):
+    """``normal_out``: ``out.resize_(size)`` (no warning), then ``normal_(mean, std)``."""
+    dispatcher.call("resize_", out, size)
     return dispatcher.call("normal_", out, mean, std, generator=generator)
 
 

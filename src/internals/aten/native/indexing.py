@@ -15,6 +15,7 @@ from collections import namedtuple
 import numpy as np
 
 from ...c10 import scalar_type as st
+from ...c10.memory_format import contiguous_format
 from ...c10.tensor_impl import contiguous_strides
 from .. import dispatcher
 from ..tensor_iterator import assert_no_internal_overlap, broadcast_shapes, output_layout
@@ -22,7 +23,7 @@ from .copy import buffer, fill_, same_device_copy, to_device
 from .dispatch_stub import loops
 from .elementwise import common_device
 from .linear_algebra import _TYPE_META_NAMES
-from .tensor_factories import empty_strided, from_host
+from .tensor_factories import empty_strided, from_host, wrap_scalar
 from .tensor_shape import as_strided, compute_stride, expand, select, wrap_dim
 
 INDEX_DTYPES = (st.int64, st.int32, st.uint8, st.bool_)
@@ -246,6 +247,44 @@ def _rounded_bits(dtype, f32):
 
 def index_put(self, indices, values, accumulate=False):
     return index_put_(dispatcher.call("clone", self), indices, values, accumulate)
+
+
+def index_add_(self, dim, index, source, *, alpha=1):
+    """``index_add_`` (``TensorAdvancedIndexing.cpp``): ``alpha`` times the slices of ``source``
+    along ``dim`` added into ``self`` at ``index``, a repeated index receiving each: an
+    accumulating ``index_put_`` with ``index`` in ``dim``'s place."""
+    d = wrap_dim(dim, self.dim())
+    if index.dim() > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
+                         f"{index.dtype.torch_name} and size: {list(index.shape)}")
+    if index.dtype not in (st.int64, st.int32):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {index.dtype.torch_name}")
+    if self.dtype is not source.dtype:
+        raise RuntimeError(f"index_add_(): self ({self.dtype.torch_name}) and source ({source.dtype.torch_name}) "
+                           "must have the same scalar type")
+    size = source.shape[d] if source.dim() else 1
+    if index.numel() != size:
+        raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
+                           f"({size}), for dim: {d}")
+    bound = self.shape[d] if self.dim() else 1      # no index wraps around: -1 is out of bounds too
+    outside = dispatcher.call("masked_select", index, dispatcher.call("bitwise_or.Tensor", dispatcher.call(
+        "lt.Scalar", index, 0), dispatcher.call("ge.Scalar", index, bound)))
+    if outside.numel():     # the vector loop's check, or the slices loop's
+        if self.dim() <= 1:
+            raise IndexError("index out of range in self")
+        raise RuntimeError(f"index {outside[0].item()} is out of bounds for dimension {d} with size {bound}")
+    values = source if alpha == 1 else dispatcher.call("mul.Tensor", source, wrap_scalar(alpha))
+    if self.dim() == 0:     # a 0-d tensor (and source) taken as a vector of one element
+        index_put_(dispatcher.call("unsqueeze", self, 0), [index], dispatcher.call("reshape", values, [-1]),
+                   accumulate=True)
+        return self
+    return index_put_(self, [None] * d + [index], values, accumulate=True)
+
+
+def index_add(self, dim, index, source, *, alpha=1):
+    """Into a contiguous copy of ``self`` (the meta function's output, ``self``'s sizes)."""
+    out = dispatcher.call("clone", self, memory_format=contiguous_format)
+    return index_add_(out, dim, index, source, alpha=alpha)
 
 
 def _on_device(t, device):

@@ -13,6 +13,7 @@ from ..fallbacks import check_out_no_requires_grad
 from ..tensor_iterator import broadcast_shapes, common_device, scratch_like
 from .copy import buffer, cast_like, contiguous
 from .dispatch_stub import loops
+from .resize import resize_output
 from .tensor_factories import empty
 
 # The C++ type names torch's mm message prints (``caffe2::TypeMeta`` names, demangled by the compiler).
@@ -90,9 +91,27 @@ def bmm(a, b):
 
 def matmul(a, b):
     """CompositeImplicitAutograd: only calls other operators (through the dispatcher), never a loop."""
+    return _matmul_impl(a, b, None)
+
+
+def matmul_out(a, b, *, out):
+    """``matmul.out``: an operator made of operators, as the functional one, so its own autograd
+    check (the parts run with inputs that need no grad). Each product writes with the out=
+    overload of the operator it calls (``dot.out``, ``mv.out``, ``mm.out``, ``bmm.out``): the
+    folded and batched ones into ``out`` resized to the result's sizes and reshaped to the
+    product's (copied back if that reshape had to copy)."""
+    check_out_no_requires_grad("matmul", a, b, out)
+    return _matmul_impl(a, b, out)
+
+
+def _matmul_impl(a, b, out):
+    """``_matmul_impl`` (``LinearAlgebra.cpp``): the product each pair of ranks calls, with or
+    without an ``out``."""
     if a.dim() == 0 or b.dim() == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")
     if a.dim() == 1 and b.dim() == 1:
+        if out is not None:
+            return dispatcher.call("dot.out", a, b, out=out)
         if a.shape[0] != b.shape[0]:
             raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
                                "to have the same number of elements, but got "
@@ -100,13 +119,16 @@ def matmul(a, b):
         row, column = dispatcher.call("unsqueeze", a, 0), dispatcher.call("unsqueeze", b, 1)
         return dispatcher.call("reshape", dispatcher.call("mm", row, column), [])
     if a.dim() == 2 and b.dim() == 1:
-        return dispatcher.call("mv", a, b)
+        return dispatcher.call("mv", a, b) if out is None else dispatcher.call("mv.out", a, b, out=out)
     if a.dim() == 1 and b.dim() == 2:
-        return dispatcher.call("squeeze.dim", dispatcher.call("mm", dispatcher.call("unsqueeze", a, 0), b), 0)
+        if out is None:
+            return dispatcher.call("squeeze.dim", dispatcher.call("mm", dispatcher.call("unsqueeze", a, 0), b), 0)
+        return dispatcher.call("squeeze_.dim", dispatcher.call("mm.out", dispatcher.call("unsqueeze", a, 0), b,
+                                                               out=out), 0)
     if a.dim() == 2 and b.dim() == 2:
-        return dispatcher.call("mm", a, b)
-    if _should_fold(a, b):
-        return _folded_matmul(a, b)
+        return dispatcher.call("mm", a, b) if out is None else dispatcher.call("mm.out", a, b, out=out)
+    if _should_fold(a, b, out is not None):
+        return _folded_matmul(a, b, out)
     # Batched: broadcast the batch dims, then one bmm over their product. A vector is a 1 x K
     # (or K x 1) matrix; expand adds the leading dims itself, so ``a`` needs no unsqueeze.
     a_shape = (1, *a.shape) if a.dim() == 1 else tuple(a.shape)
@@ -121,37 +143,36 @@ def matmul(a, b):
         n *= s
     a3 = dispatcher.call("reshape", dispatcher.call("expand", a, [*batch, M, K]), [n, M, K])
     b3 = dispatcher.call("reshape", dispatcher.call("expand", b2, [*batch, K, N]), [n, K, N])
-    out = dispatcher.call("bmm", a3, b3)
     shape = [*batch] + ([M] if a.dim() > 1 else []) + ([N] if b.dim() > 1 else [])
-    return dispatcher.call("_unsafe_view", out, shape)
+    if out is None:
+        return dispatcher.call("_unsafe_view", dispatcher.call("bmm", a3, b3), shape)
+    return _into_out("bmm.out", a3, b3, out, shape, [n, M, N], view_back=True)
 
 
-def matmul_out(a, b, *, out):
-    """``matmul.out`` (``_matmul_impl`` given an out): an operator made of operators, as the
-    functional one, so its own autograd check (the parts run with inputs that need no grad).
-    The 1-d and 2-d products write with the out= overload of the product they call (``dot.out``,
-    ``mv.out``, ``mm.out``); the others are computed, then ``out`` is resized (``resize_``, no
-    warning) and given the values (torch views ``out`` and writes it with ``mm.out``/``bmm.out``)."""
-    check_out_no_requires_grad("matmul", a, b, out)
-    product = {(1, 1): "dot.out", (2, 1): "mv.out", (2, 2): "mm.out"}.get((a.dim(), b.dim()))
-    if product is not None:
-        return dispatcher.call(product, a, b, out=out)
-    result = matmul(a, b)
-    dispatcher.call("resize_", out, result.shape)
-    return dispatcher.call("copy_", out, result)
+def _into_out(product, x, y, out, shape, product_shape, view_back):
+    """``out`` resized to ``shape``, then written by ``product`` through a reshape of it to the
+    product's sizes, copied back where that reshape is not a view of ``out``: viewed as ``out``
+    first on the batched path; the folded path copies it as it is (torch's ``out.copy_(reshaped_out)``,
+    which fails to broadcast when ``out`` has more dims, as it does there)."""
+    resize_output(out, shape)
+    reshaped = dispatcher.call("reshape", out, product_shape)
+    dispatcher.call(product, x, y, out=reshaped)
+    if reshaped._impl.storage is not out._impl.storage:
+        dispatcher.call("copy_", out, dispatcher.call("view", reshaped, list(out.shape)) if view_back else reshaped)
+    return out
 
 
-def _should_fold(a, b):
+def _should_fold(a, b, has_out=False):
     """Can the larger operand fold into one matrix, so one mm replaces a bmm (``should_fold``)?
 
     Only a 3-d-or-more operand times a matrix or vector qualifies. It folds when the small operand
-    requires grad (its gradient is then one mm, not a bmm and a sum), or when folding copies
-    nothing: the leading dims are contiguous with each other.
+    requires grad (its gradient is then one mm, not a bmm and a sum; not with an ``out``, which
+    has no gradient), or when folding copies nothing: the leading dims are contiguous with each other.
     """
     big, small = (a, b) if a.dim() >= b.dim() else (_mT(b), a)
     if not (big.dim() >= 3 and small.dim() <= 2):
         return False
-    if (b if a.dim() >= b.dim() else a)._requires_grad:
+    if (b if a.dim() >= b.dim() else a)._requires_grad and not has_out:
         return True
     if a.dim() == 2:          # folding would need the product transposed and copied
         return False
@@ -161,9 +182,9 @@ def _should_fold(a, b):
     return all(strides[i] == strides[i + 1] * sizes[i + 1] for i in range(big.dim() - 2))
 
 
-def _folded_matmul(a, b):
+def _folded_matmul(a, b, out=None):
     """(..., M, K) @ (K, N): one (M', K) @ (K, N) product, viewed back (or its transpose, for the
-    1-d/2-d times batch case)."""
+    1-d/2-d times batch case, which never folds with an ``out``)."""
     transpose = b.dim() > a.dim()
     big = _mT(b) if transpose else a
     small = (dispatcher.call("t", a) if a.dim() == 2 else a) if transpose else b
@@ -172,6 +193,10 @@ def _folded_matmul(a, b):
     for s in lead:
         rows *= s
     folded = dispatcher.call("reshape", big, [rows, k])
+    if out is not None:
+        if small.dim() == 2:
+            return _into_out("mm.out", folded, small, out, [*lead, small.shape[1]], [rows, small.shape[1]], False)
+        return _into_out("mv.out", folded, small, out, lead, [rows], False)
     if small.dim() == 2:
         out = dispatcher.call("_unsafe_view", dispatcher.call("mm", folded, small), [*lead, small.shape[1]])
         return contiguous(_mT(out)) if transpose else out

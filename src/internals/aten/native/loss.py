@@ -36,6 +36,46 @@ def _reduce(loss, reduction):
     return loss if reduction == NONE else call("sum", loss) if reduction == SUM else call("mean", loss)
 
 
+def binary_cross_entropy(self, target, weight=None, reduction=MEAN):
+    """(t − 1)·max(log(1 − x), −100) − t·max(log x, −100) per element (``binary_cross_entropy_out_cpu``,
+    which takes ``log1p(−x)``, a last-bit difference at most; the logs are clamped so a 0 or 1 input
+    gives a finite loss), times ``weight``, reduced."""
+    for values, name in ((self, "input"), (target, "target")):
+        inside = call("bitwise_and.Tensor", call("ge.Scalar", values, 0), call("le.Scalar", values, 1))
+        if not call("all", inside).item():
+            raise RuntimeError(f"all elements of {name} should be between 0 and 1")
+    log_x = call("clamp", call("log", self), -100)
+    log_1mx = call("clamp", call("log", call("rsub.Scalar", self, 1)), -100)
+    t_1 = call("sub.Tensor", target, wrap_scalar(1))
+    loss = call("sub.Tensor", call("mul.Tensor", t_1, log_1mx), call("mul.Tensor", target, log_x))
+    if weight is not None:
+        loss = call("mul.Tensor", loss, weight)
+    return _reduce(loss, reduction)
+
+
+def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=MEAN):
+    """grad·(x − t) / max((1 − x)·x, 1e-12), times ``weight``, ÷ numel for 'mean'."""
+    denominator = call("clamp", call("mul.Tensor", call("rsub.Scalar", self, 1), self), 1e-12)
+    grad = call("div.Tensor", call("mul.Tensor", grad_output, call("sub.Tensor", self, target)), denominator)
+    if weight is not None:
+        grad = call("mul.Tensor", grad, weight)
+    return call("div.Tensor", grad, wrap_scalar(self.numel())) if reduction == MEAN else grad
+
+
+def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=MEAN):
+    """(1 − t)·x − (1 + (pos_weight − 1)·t)·log σ(x), with −log σ(x) computed as softplus(−x),
+    which never exponentiates a large number; times ``weight``, reduced (``Loss.cpp``)."""
+    neg_log_sigmoid = call("softplus", call("neg", self))
+    if pos_weight is not None:
+        pos_1 = call("sub.Tensor", pos_weight, wrap_scalar(1))
+        log_weight = call("add.Tensor", call("mul.Tensor", pos_1, target), wrap_scalar(1))
+        neg_log_sigmoid = call("mul.Tensor", neg_log_sigmoid, log_weight)
+    loss = call("add.Tensor", call("mul.Tensor", call("rsub.Scalar", target, 1), self), neg_log_sigmoid)
+    if weight is not None:
+        loss = call("mul.Tensor", loss, weight)
+    return _reduce(loss, reduction)
+
+
 def nll_loss_forward(self, target, weight, reduction, ignore_index):
     """(output, total_weight): −w[t]·self[t] per sample, reduced; 'mean' divides the sum by the
     total weight of the counted targets (0/0 is NaN when every target is ignored, as in torch)."""

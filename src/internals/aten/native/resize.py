@@ -10,12 +10,14 @@ Every check runs before anything changes: torch sets the sizes first and may the
 storage that is not resizable, leaving a tensor that reaches past its storage; here a failed call
 leaves the tensor as it was.
 """
+import warnings
+
 from ...c10.memory_format import channels_last_strides, contiguous_format, preserve_format
 from ...c10.storage import UntypedStorage
 from ...c10.tensor_impl import check_in_bounds, contiguous_strides, required_storage_elements
 from .. import dispatcher
 
-__all__ = ["resize_", "set_", "set_storage_", "set_tensor_", "set__symint", "set_cpu_"]
+__all__ = ["resize_", "resize_output", "set_", "set_storage_", "set_tensor_", "set__symint", "set_cpu_"]
 
 
 def _new_geometry(impl, size, stride):
@@ -130,3 +132,19 @@ def set_cpu_(self):
     """``set_()``: a new, empty storage on this tensor's device, sizes ``[0]`` (torch's ``set_cpu_``,
     and ``set_cuda_``, which does the same on cuda)."""
     return set_storage_(self, UntypedStorage(0, self._impl.storage.device), 0, [0])
+
+
+def resize_output(out, shape):
+    """``at::native::resize_output``: give ``out`` the sizes ``shape``; whether it had to. An
+    ``out`` that had elements is resized with torch's deprecation warning."""
+    shape = tuple(shape)
+    if out._impl.sizes == shape:
+        return False
+    if out._impl.numel() != 0:
+        warnings.warn(f"An output with one or more elements was resized since it had shape {list(out.shape)}, which "
+                      f"does not match the required output shape {list(shape)}. This behavior is deprecated, and in "
+                      "a future PyTorch release outputs will not be resized unless they have zero elements. You can "
+                      "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
+                      UserWarning, stacklevel=2)
+    dispatcher.call("resize_", out, shape)
+    return True

@@ -15,7 +15,7 @@ from ..tensor_iterator import output_layout
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
 from .reduce_ops import _not_complex, _return_type, normalize_dims
-from .tensor_factories import empty, empty_strided
+from .tensor_factories import empty, empty_strided, from_host
 from .tensor_shape import wrap_dim
 
 
@@ -288,3 +288,17 @@ def cummax(x, dim):
 
 def cummin(x, dim):
     return _extreme_scan(x, dim, False, "cummin")
+
+
+# ---------------------------------------------------------------------- unique (Unique.cpp)
+def _unique2(self, sorted=True, return_inverse=False, return_counts=False):
+    """The distinct values in ascending order (sorted or not, as torch's CPU kernel gives them),
+    where each element's value lies among them (``inverse``, shaped as ``self``) and how often
+    each occurs (``counts``); the two left unasked are empty. Found on the host with NumPy: the
+    values decide the result's size."""
+    values = np.asarray(self._host_values()).reshape(-1)
+    uniq, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    nothing = empty([0], dtype=st.int64, device=self.device)
+    return (from_host(uniq, self.dtype, self.device),
+            from_host(inverse.reshape(tuple(self.shape)), st.int64, self.device) if return_inverse else nothing,
+            from_host(counts, st.int64, self.device) if return_counts else nothing)

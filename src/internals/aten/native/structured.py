@@ -23,10 +23,11 @@ import warnings
 from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ..dispatcher import call
-from ..tensor_iterator import _overlap, assert_no_internal_overlap, check_no_overlap
+from ..tensor_iterator import _overlap, assert_no_internal_overlap, check_no_overlap, output_layout
 from .linear_algebra import _TYPE_META_NAMES
+from .resize import resize_output
 
-__all__ = ["structured_out", "resize_output", "out_dtype_rule"]
+__all__ = ["structured_out", "out_dtype_rule"]
 
 # The dtype rule of each operator's out= variant, where it is not its family's (below).
 OUT_DTYPE_RULES = {
@@ -38,6 +39,11 @@ OUT_DTYPE_RULES = {
     # reductions and scans compute in ``out``'s dtype when no dtype is given
     "sum": "from_out", "prod": "from_out", "cumsum": "from_out", "mean": "from_out_float",
     "arange": "arange",
+    # unary_op (``build_borrowing_unary_op``): out must have the input's dtype, checked first
+    **dict.fromkeys(("sign", "floor", "ceil", "trunc", "frac", "fix", "round", "bitwise_not", "gelu", "silu",
+                     "softplus"), "unary"),
+    # their own checks, against the input's dtype, before anything runs
+    "nan_to_num": "nan_to_num", "amax": "amax", "amin": "amax", "cummax": "cummax", "cummin": "cummax",
 }
 
 
@@ -77,9 +83,30 @@ def _cpp_name(dtype):
     return _TYPE_META_NAMES.get(dtype.name, dtype.torch_name)
 
 
+# The rules that check ``out`` against the input's dtype before the kernel runs (so a float
+# ``bitwise_not`` into a bool ``out`` is refused for the dtype, not for the kernel's).
+_INPUT_DTYPE_MESSAGES = {
+    "unary": "Found dtype {got} but expected {want}",
+    "nan_to_num": "nan_to_num: dtype of out: {got} should be same as input: {want}",
+    "amax": ("Expected the dtype for input and out to match, but got {want} for input's dtype and {got} for out's "
+             "dtype."),
+    "cummax": "expected scalar_type {want} but found {got}",
+}
+
+
+def _check_input_dtype(rule, self, outs):
+    """The check of those rules: the first ``out`` has the input's dtype (cummax's second, the
+    indices, is long)."""
+    for out, want in zip(outs, (self.dtype, st.int64)):
+        if out.dtype is not want:
+            raise RuntimeError(_INPUT_DTYPE_MESSAGES[rule].format(want=want.torch_name, got=out.dtype.torch_name))
+
+
 def _check_dtype(rule, name, result, out):
     """``out`` may receive ``result``: each rule's check, in torch's words."""
     want, got = result.dtype, out.dtype
+    if rule in _INPUT_DTYPE_MESSAGES:
+        return      # checked before the kernel ran
     if rule in ("iterator", "from_out_float") and not st.can_cast(want, got):
         raise RuntimeError(f"result type {want.torch_name} can't be cast to the desired output type {got.torch_name}")
     if rule == "cat" and not st.can_cast(want, got):
@@ -95,22 +122,6 @@ def _check_dtype(rule, name, result, out):
     raise RuntimeError(f"Expected out tensor to have dtype {_cpp_name(want)}, but got {_cpp_name(got)} instead")
 
 
-def resize_output(out, shape):
-    """``at::native::resize_output``: give ``out`` the sizes ``shape``; whether it had to. An
-    ``out`` that had elements is resized with torch's deprecation warning."""
-    shape = tuple(shape)
-    if out._impl.sizes == shape:
-        return False
-    if out._impl.numel() != 0:
-        warnings.warn(f"An output with one or more elements was resized since it had shape {list(out.shape)}, which "
-                      f"does not match the required output shape {list(shape)}. This behavior is deprecated, and in "
-                      "a future PyTorch release outputs will not be resized unless they have zero elements. You can "
-                      "explicitly reuse an out tensor t by resizing it, inplace, to zero elements with t.resize_(0).",
-                      UserWarning, stacklevel=2)
-    call("resize_", out, shape)
-    return True
-
-
 def _resize_arange(out, shape):
     """``arange_out`` resizes by itself, with a warning of its own (``RangeFactories.cpp``)."""
     if out._impl.numel() != shape[0]:
@@ -123,16 +134,24 @@ def _resize_arange(out, shape):
     return False
 
 
-def _resize(rule, out, result):
+def _resize(rule, out, result, self):
     """Resize ``out`` to the result's sizes; a resized one takes the result's strides (torch's
     ``resize_out``: ``as_strided_`` with the strides the meta function gave). Factories resize
-    with ``resize_``: no warning, contiguous strides."""
+    with ``resize_``: no warning, contiguous strides. Two kernels are not structured: ``cummax``
+    resizes with ``resize_output`` (contiguous strides), and ``nan_to_num`` copies an integer
+    input that way, a float one through ``TensorIterator::unary_op`` (the input's layout)."""
     if rule == "arange":
         return _resize_arange(out, result.shape)
     if rule == "factory":
         call("resize_", out, result.shape)
         return
-    if resize_output(out, result.shape):
+    if not resize_output(out, result.shape) or rule == "cummax":
+        return
+    if rule == "nan_to_num":    # a float input's TensorIterator lays it out; an integer one is copied
+        if not (self.dtype.is_floating_point or self.dtype.is_complex):
+            return
+        out._impl.strides = output_layout([self._impl], result.shape)
+    else:
         out._impl.strides = result._impl.strides       # dense, as a fresh result is: fits the storage
 
 
@@ -150,6 +169,30 @@ def _functional_kwargs(rule, args, kwargs, outs):
     return kwargs
 
 
+# mm and mv hand ``out`` itself to BLAS when its layout lets them (``addmm_impl_cpu_``,
+# ``addmv_out_cpu``) and, beta being 0, zero it first: an input that shares memory with ``out`` is
+# then read as zeros (``mm(x, y, out=x)`` gives zeros). An ``out`` BLAS cannot take is computed
+# into a contiguous copy, and the inputs are read as they were.
+_ZEROED_FIRST = ("mm", "mv")
+
+
+def _blas_usable(out):
+    """``addmm_impl_cpu_``'s test: unit stride along one dim, a leading dimension along the other."""
+    if out.dim() == 1:
+        return True
+    (n, m), (s0, s1) = out.shape, out.stride()
+    return (s0 == 1 and (m == 1 or s1 >= max(1, n))) or (s1 == 1 and (n == 1 or s0 >= max(1, m)))
+
+
+def _aliased_inputs(name, out, args):
+    """The inputs as views taken now (before ``out`` is resized), where ``out`` shares memory
+    with one of them and the kernel zeroes it first; else None."""
+    if name not in _ZEROED_FIRST or not any(isinstance(a, TensorBase) and _overlap(out._impl, a._impl)
+                                             for a in args):
+        return None
+    return [call("alias", a) if isinstance(a, TensorBase) else a for a in args]
+
+
 def structured_out(name, functional, out_names, rule):
     """The out= kernel of operator ``name`` (base name, for messages) over the functional kernel
     ``functional``: it takes the out= overload's arguments, the outputs by their schema names."""
@@ -157,9 +200,13 @@ def structured_out(name, functional, out_names, rule):
         outs = [kwargs.pop(n) for n in out_names]
         for out in outs:
             _check_overlap(rule, out, (*args, *kwargs.values()))
+        if rule in _INPUT_DTYPE_MESSAGES:
+            _check_input_dtype(rule, args[0], outs)
         # a dtype given to a reduction or scan is the result's, which ``out`` must have exactly
         checked = "exact" if rule.startswith("from_out") and kwargs.get("dtype") is not None else rule
-        results = functional(*args, **_functional_kwargs(rule, args, kwargs, outs))
+        aliased = _aliased_inputs(name, outs[0], args)
+        kwargs = _functional_kwargs(rule, args, kwargs, outs)
+        results = functional(*args, **kwargs)
         results = results if len(outs) > 1 else (results,)
         for out, result in zip(outs, results):
             _check_dtype(checked, name, result, out)
@@ -167,7 +214,11 @@ def structured_out(name, functional, out_names, rule):
                 raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} "
                                    "instead")
         for out, result in zip(outs, results):
-            _resize(rule, out, result)
+            _resize(rule, out, result, args[0])
+        if aliased is not None and _blas_usable(outs[0]):
+            call("zero_", outs[0])
+            results = (functional(*aliased, **kwargs),)
+        for out, result in zip(outs, results):
             call("copy_", out, result)
         return tuple(outs) if len(outs) > 1 else outs[0]
     out_kernel.__name__ = out_kernel.__qualname__ = f"{name}_out"

@@ -24,6 +24,7 @@ import numpy as np
 from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ...c10.dispatch_key import DispatchKey, DispatchKeySet
+from ...c10.grad_mode import GradMode
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, exclude_keys
 from ...c10.memory_format import (
     channels_last,
@@ -275,12 +276,16 @@ def _host_values(data, inferred, target):
               else np.float64 if inferred.is_floating_point else np.int64)
     if holder is np.int64 and target.category != st.INTEGRAL:
         holder = np.bool_ if target is st.bool_ else np.float64
+    enabled = GradMode.is_enabled()
+    GradMode.set_enabled(False)     # tensors among the values are read as numbers, as torch's item() reads them
     try:
         return np.array(data, dtype=holder)
     except OverflowError:
         if holder is not np.int64:
             raise                            # "int too large to convert to float", as Python says
         raise ValueError("Overflow when unpacking long long") from None
+    finally:
+        GradMode.set_enabled(enabled)
 
 
 def _is_sequence(obj):

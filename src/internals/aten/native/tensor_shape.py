@@ -758,6 +758,16 @@ def moveaxis(x, source, destination):
     return dispatcher.call(overload, x, source, destination)
 
 
+def trace(x):
+    """``trace`` (``ReduceOps.cpp``): the sum of a matrix's main diagonal; integers sum in int64."""
+    if x.dim() != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {x.dim()}")
+    if x.dtype is st.bool_:
+        raise NotImplementedError('"trace" not implemented for \'Bool\'')
+    dtype = st.int64 if x.dtype.category == st.INTEGRAL else None
+    return dispatcher.call("sum", dispatcher.call("diagonal", x, 0, 0, 1), dtype=dtype)
+
+
 def diag(x, diagonal=0):
     """``diag``: a vector's diagonal matrix, or a matrix's diagonal as a new vector."""
     if x.dim() == 1:

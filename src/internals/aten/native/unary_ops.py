@@ -69,6 +69,31 @@ def softplus(x, beta=1, threshold=20):
     return binary(ops.SOFTPLUS, x, wrap_scalar(beta), alpha=threshold)
 
 
+def leaky_relu(x, negative_slope=0.01, *, out=None):
+    """x where x > 0, else x times the slope (``leaky_relu_kernel``): a ``where`` over the two."""
+    _float_only(x, "leaky_relu_cpu")
+    result = dispatcher.call("where.self", dispatcher.call("gt.Scalar", x, 0), x,
+                             dispatcher.call("mul.Tensor", x, wrap_scalar(negative_slope)))
+    return result if out is None else dispatcher.call("copy_", out, result)
+
+
+def leaky_relu_(x, negative_slope=0.01):
+    return leaky_relu(x, negative_slope, out=x)
+
+
+def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
+    """grad where self > 0, else grad times the slope; from the result (in place) only for a
+    slope that keeps the sign, as torch refuses the other."""
+    if self_is_result and negative_slope < 0:
+        raise RuntimeError("In-place leakyReLu backward calculation is triggered with a negative slope which is not "
+                           "supported. This is caused by calling in-place forward function with a negative slope, "
+                           "please call out-of-place version instead. File an issue at "
+                           "https://github.com/pytorch/pytorch if you do require supporting in-place leakRelu backward "
+                           "calculation with negative slope")
+    return dispatcher.call("where.self", dispatcher.call("gt.Scalar", self, 0), grad_output,
+                           dispatcher.call("mul.Tensor", grad_output, wrap_scalar(negative_slope)))
+
+
 def sign(x):
     _check_sign(x)
     return unary(ops.IDENTITY if x.dtype is st.bool_ else ops.SIGN, x)     # bool: its own sign
@@ -203,9 +228,13 @@ def nan_to_num(x, nan=None, posinf=None, neginf=None, *, out=None):
     """NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values unless
     given; ``nan_to_num_kernel`` converts each replacement to the dtype). Integers and bool have
     none to replace: a copy (torch's shortcut). Written as ``where`` over the classifiers, the
-    values then copied into ``empty_like(x)``, the output torch's kernel writes."""
+    values then copied into ``empty_like(x)``, the output torch's kernel writes. A complex
+    tensor has its real and imaginary parts replaced each, as floats of its value type."""
     if x.dtype.is_complex:
-        raise NotImplementedError("internals' nan_to_num has no complex kernel")
+        result = dispatcher.call("empty_like", x) if out is None else out
+        nan_to_num(dispatcher.call("view_as_real", x), nan, posinf, neginf,
+                   out=dispatcher.call("view_as_real", result))
+        return result
     if not x.dtype.is_floating_point:
         return dispatcher.call("clone", x) if out is None else dispatcher.call("copy_", out, x)
     big = _FLOAT_MAX[x.dtype]

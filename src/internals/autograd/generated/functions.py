@@ -8,6 +8,12 @@ from ..functions_manual import (  # the helpers the formulas call
     _softmax_backward_data,
     _to_copy_backward,
     as_strided_backward,
+    binary_cross_entropy_backward,
+    binary_cross_entropy_double_backward,
+    binary_cross_entropy_double_backward_target,
+    binary_cross_entropy_target_backward,
+    binary_cross_entropy_with_logits_backward,
+    binary_cross_entropy_with_logits_target_backward,
     cat_tensors_backward,
     clamp_backward,
     clamp_backward_min_max,
@@ -25,6 +31,7 @@ from ..functions_manual import (  # the helpers the formulas call
     gelu_backward,
     index_backward,
     index_select_backward,
+    leaky_relu_backward,
     linalg_vector_norm_backward,
     logsumexp_backward,
     masked_fill_backward,
@@ -42,6 +49,7 @@ from ..functions_manual import (  # the helpers the formulas call
     native_layer_norm_backward,
     nll_loss,
     nll_loss_backward,
+    not_implemented,
     permute_backwards,
     pow_backward,
     pow_backward_exponent,
@@ -72,6 +80,7 @@ from ..functions_manual import (  # the helpers the formulas call
     take_backward,
     tanh_backward,
     threshold_backward,
+    trace_backward,
     unbind_backward,
     unfold_backward,
     unsqueeze_to,
@@ -84,7 +93,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'IndexAddBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'Unique2Backward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -191,6 +200,52 @@ class ReluBackward0(Node):
         grad = grads[0]
         result = node.result_.unpack(node)
         return (threshold_backward(grad, result, 0),)
+
+
+class LeakyReluBackward0(Node):
+    """``leaky_relu(Tensor self, Scalar negative_slope=0.01) -> Tensor``"""
+    __slots__ = ('self_', 'negative_slope_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_negative_slope': ('negative_slope_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        negative_slope = node.negative_slope_
+        return (leaky_relu_backward(grad, self, negative_slope, False),)
+
+
+class LeakyReluBackward1(Node):
+    """``leaky_relu_(Tensor(a!) self, Scalar negative_slope=0.01) -> Tensor(a!)``"""
+    __slots__ = ('negative_slope_', 'result_')
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_negative_slope': ('negative_slope_', False), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        negative_slope = node.negative_slope_
+        result = node.result_.unpack(node)
+        return (leaky_relu_backward(grad, result, negative_slope, True),)
+
+
+class LeakyReluBackwardBackward0(Node):
+    """``leaky_relu_backward(Tensor grad_output, Tensor self, Scalar negative_slope, bool self_is_result) -> Tensor``"""
+    __slots__ = ('self_', 'negative_slope_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_negative_slope': ('negative_slope_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_grad_output = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            negative_slope = node.negative_slope_
+            grad_grad_output = leaky_relu_backward(grad, self, negative_slope, False)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = zeros_like(grad)
+        return grad_grad_output, grad_self
 
 
 class ThresholdBackwardBackward0(Node):
@@ -897,6 +952,95 @@ class MseLossBackwardBackward0(Node):
         return grad_grad_output, grad_self, grad_target
 
 
+class BinaryCrossEntropyBackward0(Node):
+    """``binary_cross_entropy(Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor``"""
+    __slots__ = ('self_', 'target_', 'weight_', 'reduction_')
+    _tensor_slots = ('self_', 'target_', 'weight_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_target': ('target_', True), '_saved_weight': ('weight_', True), '_saved_reduction': ('reduction_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            weight = node.weight_.unpack(node)
+            reduction = node.reduction_
+            grad_self = binary_cross_entropy_backward(grad, self, target, weight, reduction)
+        grad_target = None
+        if edges[1] is not None:
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            weight = node.weight_.unpack(node)
+            reduction = node.reduction_
+            grad_target = binary_cross_entropy_target_backward(grad, self, target, weight, reduction)
+        return grad_self, grad_target
+
+
+class BinaryCrossEntropyBackwardBackward0(Node):
+    """``binary_cross_entropy_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight=None, int reduction=Mean) -> Tensor``"""
+    __slots__ = ('self_', 'target_', 'weight_', 'reduction_', 'grad_output_')
+    _tensor_slots = ('self_', 'target_', 'weight_', 'grad_output_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_target': ('target_', True), '_saved_weight': ('weight_', True), '_saved_reduction': ('reduction_', False), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_grad_output = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            weight = node.weight_.unpack(node)
+            reduction = node.reduction_
+            grad_grad_output = binary_cross_entropy_backward(grad, self, target, weight, reduction)
+        grad_self = None
+        if edges[1] is not None:
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            weight = node.weight_.unpack(node)
+            reduction = node.reduction_
+            grad_output = node.grad_output_.unpack(node)
+            grad_self = binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction)
+        grad_target = None
+        if edges[2] is not None:
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            weight = node.weight_.unpack(node)
+            reduction = node.reduction_
+            grad_output = node.grad_output_.unpack(node)
+            grad_target = binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction)
+        return grad_grad_output, grad_self, grad_target
+
+
+class BinaryCrossEntropyWithLogitsBackward0(Node):
+    """``binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor``"""
+    __slots__ = ('self_', 'target_', 'weight_', 'pos_weight_', 'reduction_')
+    _tensor_slots = ('self_', 'target_', 'weight_', 'pos_weight_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_target': ('target_', True), '_saved_weight': ('weight_', True), '_saved_pos_weight': ('pos_weight_', True), '_saved_reduction': ('reduction_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            weight = node.weight_.unpack(node)
+            pos_weight = node.pos_weight_.unpack(node)
+            reduction = node.reduction_
+            grad_self = binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight, reduction)
+        grad_target = None
+        if edges[1] is not None:
+            self = node.self_.unpack(node)
+            target = node.target_.unpack(node)
+            weight = node.weight_.unpack(node)
+            pos_weight = node.pos_weight_.unpack(node)
+            reduction = node.reduction_
+            grad_target = binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction)
+        return grad_self, grad_target
+
+
 class MmBackward0(Node):
     """``mm(Tensor self, Tensor mat2) -> Tensor``"""
     __slots__ = ('self_sym_sizes_', 'self_sym_strides_', 'mat2_', 'mat2_sym_sizes_', 'mat2_sym_strides_', 'self_')
@@ -1249,6 +1393,18 @@ class DiagonalBackward0(Node):
         return (diagonal_backward(grad, self_sym_sizes, offset, dim1, dim2),)
 
 
+class TraceBackward0(Node):
+    """``trace(Tensor self) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        return (trace_backward(grad, self_sym_sizes),)
+
+
 class UnfoldBackward0(Node):
     """``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)``"""
     __slots__ = ('self_sym_sizes_', 'dimension_', 'size_', 'step_')
@@ -1526,6 +1682,28 @@ class ScatterReduceBackward0(Node):
             result = node.result_.unpack(node)
             grad_self, grad_src = scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
         return grad_self, grad_src
+
+
+class IndexAddBackward0(Node):
+    """``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor``"""
+    __slots__ = ('dim_', 'index_', 'source_', 'alpha_')
+    _tensor_slots = ('index_', 'source_')
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_index': ('index_', True), '_saved_source': ('source_', True), '_saved_alpha': ('alpha_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad
+        grad_source = None
+        if edges[1] is not None:
+            dim = node.dim_
+            index = node.index_.unpack(node)
+            source = node.source_.unpack(node)
+            alpha = node.alpha_
+            grad_source = maybe_multiply(grad.index_select(dim, index).expand_as(source), alpha)
+        return grad_self, grad_source
 
 
 class ScatterAddBackward0(Node):
@@ -2353,6 +2531,17 @@ class BaddbmmBackward0(Node):
             beta = node.beta_
             grad_self = maybe_multiply(grad, beta)
         return grad_self, grad_batch1, grad_batch2
+
+
+class Unique2Backward0(Node):
+    """``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (not_implemented("_unique2", grad),)
 
 
 class SortBackward0(Node):

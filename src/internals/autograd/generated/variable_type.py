@@ -30,6 +30,9 @@ from .functions import (
     BernoulliBackward0,
     BernoulliBackward1,
     BernoulliBackward2,
+    BinaryCrossEntropyBackward0,
+    BinaryCrossEntropyBackwardBackward0,
+    BinaryCrossEntropyWithLogitsBackward0,
     BmmBackward0,
     CatBackward0,
     CeilBackward0,
@@ -64,10 +67,14 @@ from .functions import (
     FracBackward0,
     GatherBackward0,
     GeluBackward0,
+    IndexAddBackward0,
     IndexBackward0,
     IndexPutBackward0,
     IndexSelectBackward0,
     KthvalueBackward0,
+    LeakyReluBackward0,
+    LeakyReluBackward1,
+    LeakyReluBackwardBackward0,
     LerpBackward0,
     LerpBackward1,
     LinalgVectorNormBackward0,
@@ -166,6 +173,7 @@ from .functions import (
     ThresholdBackwardBackward0,
     ToCopyBackward0,
     TopkBackward0,
+    TraceBackward0,
     TransposeBackward0,
     TransposeBackward1,
     TrilBackward0,
@@ -174,6 +182,7 @@ from .functions import (
     UnbindBackward0,
     UnfoldBackward0,
     UniformBackward0,
+    Unique2Backward0,
     UnsafeViewBackward0,
     UnsqueezeBackward0,
     UnsqueezeBackward1,
@@ -190,11 +199,14 @@ OPS = {
     'neg.out': dispatcher.find('neg.out'),
     'neg_': dispatcher.find('neg_'),
     'reciprocal': dispatcher.find('reciprocal'),
+    'reciprocal.out': dispatcher.find('reciprocal.out'),
     'abs': dispatcher.find('abs'),
     'abs.out': dispatcher.find('abs.out'),
     'abs_': dispatcher.find('abs_'),
     'angle': dispatcher.find('angle'),
+    'angle.out': dispatcher.find('angle.out'),
     'nan_to_num': dispatcher.find('nan_to_num'),
+    'nan_to_num.out': dispatcher.find('nan_to_num.out'),
     'nan_to_num_': dispatcher.find('nan_to_num_'),
     'exp': dispatcher.find('exp'),
     'exp.out': dispatcher.find('exp.out'),
@@ -207,6 +219,9 @@ OPS = {
     'sqrt_': dispatcher.find('sqrt_'),
     'relu': dispatcher.find('relu'),
     'relu_': dispatcher.find('relu_'),
+    'leaky_relu': dispatcher.find('leaky_relu'),
+    'leaky_relu_': dispatcher.find('leaky_relu_'),
+    'leaky_relu_backward': dispatcher.find('leaky_relu_backward'),
     'threshold_backward': dispatcher.find('threshold_backward'),
     'sigmoid': dispatcher.find('sigmoid'),
     'sigmoid.out': dispatcher.find('sigmoid.out'),
@@ -258,7 +273,9 @@ OPS = {
     'prod.dim_int': dispatcher.find('prod.dim_int'),
     'prod.int_out': dispatcher.find('prod.int_out'),
     'amax': dispatcher.find('amax'),
+    'amax.out': dispatcher.find('amax.out'),
     'amin': dispatcher.find('amin'),
+    'amin.out': dispatcher.find('amin.out'),
     'max.dim': dispatcher.find('max.dim'),
     'max.dim_max': dispatcher.find('max.dim_max'),
     'max': dispatcher.find('max'),
@@ -273,6 +290,9 @@ OPS = {
     'nll_loss_backward': dispatcher.find('nll_loss_backward'),
     'mse_loss': dispatcher.find('mse_loss'),
     'mse_loss_backward': dispatcher.find('mse_loss_backward'),
+    'binary_cross_entropy': dispatcher.find('binary_cross_entropy'),
+    'binary_cross_entropy_backward': dispatcher.find('binary_cross_entropy_backward'),
+    'binary_cross_entropy_with_logits': dispatcher.find('binary_cross_entropy_with_logits'),
     'mm': dispatcher.find('mm'),
     'mm.out': dispatcher.find('mm.out'),
     'bmm': dispatcher.find('bmm'),
@@ -301,6 +321,7 @@ OPS = {
     'unsqueeze': dispatcher.find('unsqueeze'),
     'unsqueeze_': dispatcher.find('unsqueeze_'),
     'diagonal': dispatcher.find('diagonal'),
+    'trace': dispatcher.find('trace'),
     'unfold': dispatcher.find('unfold'),
     'split.Tensor': dispatcher.find('split.Tensor'),
     'split_with_sizes': dispatcher.find('split_with_sizes'),
@@ -328,6 +349,8 @@ OPS = {
     'scatter_.value': dispatcher.find('scatter_.value'),
     'scatter_reduce.two': dispatcher.find('scatter_reduce.two'),
     'scatter_reduce_.two': dispatcher.find('scatter_reduce_.two'),
+    'index_add': dispatcher.find('index_add'),
+    'index_add_': dispatcher.find('index_add_'),
     'scatter_add': dispatcher.find('scatter_add'),
     'scatter_add_': dispatcher.find('scatter_add_'),
     'masked_fill.Scalar': dispatcher.find('masked_fill.Scalar'),
@@ -339,8 +362,11 @@ OPS = {
     'uniform_': dispatcher.find('uniform_'),
     'normal_': dispatcher.find('normal_'),
     'normal.Tensor_float': dispatcher.find('normal.Tensor_float'),
+    'normal.Tensor_float_out': dispatcher.find('normal.Tensor_float_out'),
     'normal.float_Tensor': dispatcher.find('normal.float_Tensor'),
+    'normal.float_Tensor_out': dispatcher.find('normal.float_Tensor_out'),
     'normal.Tensor_Tensor': dispatcher.find('normal.Tensor_Tensor'),
+    'normal.Tensor_Tensor_out': dispatcher.find('normal.Tensor_Tensor_out'),
     'random_.from': dispatcher.find('random_.from'),
     'random_.to': dispatcher.find('random_.to'),
     'random_': dispatcher.find('random_'),
@@ -359,27 +385,39 @@ OPS = {
     'cos.out': dispatcher.find('cos.out'),
     'cos_': dispatcher.find('cos_'),
     'tan': dispatcher.find('tan'),
+    'tan.out': dispatcher.find('tan.out'),
     'tan_': dispatcher.find('tan_'),
     'erf': dispatcher.find('erf'),
+    'erf.out': dispatcher.find('erf.out'),
     'erf_': dispatcher.find('erf_'),
     'gelu': dispatcher.find('gelu'),
+    'gelu.out': dispatcher.find('gelu.out'),
     'gelu_': dispatcher.find('gelu_'),
     'silu': dispatcher.find('silu'),
+    'silu.out': dispatcher.find('silu.out'),
     'silu_': dispatcher.find('silu_'),
     'softplus': dispatcher.find('softplus'),
+    'softplus.out': dispatcher.find('softplus.out'),
     'sign': dispatcher.find('sign'),
+    'sign.out': dispatcher.find('sign.out'),
     'sign_': dispatcher.find('sign_'),
     'floor': dispatcher.find('floor'),
+    'floor.out': dispatcher.find('floor.out'),
     'floor_': dispatcher.find('floor_'),
     'ceil': dispatcher.find('ceil'),
+    'ceil.out': dispatcher.find('ceil.out'),
     'ceil_': dispatcher.find('ceil_'),
     'trunc': dispatcher.find('trunc'),
+    'trunc.out': dispatcher.find('trunc.out'),
     'trunc_': dispatcher.find('trunc_'),
     'frac': dispatcher.find('frac'),
+    'frac.out': dispatcher.find('frac.out'),
     'frac_': dispatcher.find('frac_'),
     'round': dispatcher.find('round'),
+    'round.out': dispatcher.find('round.out'),
     'round_': dispatcher.find('round_'),
     'round.decimals': dispatcher.find('round.decimals'),
+    'round.decimals_out': dispatcher.find('round.decimals_out'),
     'round_.decimals': dispatcher.find('round_.decimals'),
     'div.Tensor_mode': dispatcher.find('div.Tensor_mode'),
     'div_.Tensor_mode': dispatcher.find('div_.Tensor_mode'),
@@ -417,6 +455,7 @@ OPS = {
     'mv': dispatcher.find('mv'),
     'mv.out': dispatcher.find('mv.out'),
     'baddbmm': dispatcher.find('baddbmm'),
+    '_unique2': dispatcher.find('_unique2'),
     'sort': dispatcher.find('sort'),
     'sort.values': dispatcher.find('sort.values'),
     'sort.stable': dispatcher.find('sort.stable'),
@@ -430,7 +469,9 @@ OPS = {
     'cumsum': dispatcher.find('cumsum'),
     'cumsum.out': dispatcher.find('cumsum.out'),
     'cummax': dispatcher.find('cummax'),
+    'cummax.out': dispatcher.find('cummax.out'),
     'cummin': dispatcher.find('cummin'),
+    'cummin.out': dispatcher.find('cummin.out'),
     'cumprod': dispatcher.find('cumprod'),
     'convolution': dispatcher.find('convolution'),
     'max_pool2d_with_indices': dispatcher.find('max_pool2d_with_indices'),
@@ -484,6 +525,12 @@ def reciprocal(ks, self):
     return result
 
 
+def reciprocal_out(ks, self, **kwargs):
+    check_out_no_requires_grad('reciprocal', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['reciprocal.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def abs(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -529,6 +576,12 @@ def angle(ks, self):
     return result
 
 
+def angle_out(ks, self, **kwargs):
+    check_out_no_requires_grad('angle', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['angle.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def nan_to_num(ks, self, nan=None, posinf=None, neginf=None):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -540,6 +593,12 @@ def nan_to_num(ks, self, nan=None, posinf=None, neginf=None):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def nan_to_num_out(ks, self, nan=None, posinf=None, neginf=None, **kwargs):
+    check_out_no_requires_grad('nan_to_num', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['nan_to_num.out'].redispatch(after_autograd(ks), self, nan, posinf, neginf, **kwargs)
 
 
 def nan_to_num_(ks, self, nan=None, posinf=None, neginf=None):
@@ -679,6 +738,51 @@ def relu_(ks, self):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def leaky_relu(ks, self, negative_slope=0.01):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = LeakyReluBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.negative_slope_ = negative_slope
+    with below_ad_inplace_or_view():
+        result = OPS['leaky_relu'].redispatch(after_autograd(ks), self, negative_slope)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def leaky_relu_(ks, self, negative_slope=0.01):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = LeakyReluBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.negative_slope_ = negative_slope
+    with below_autograd():
+        result = OPS['leaky_relu_'].redispatch(after_autograd(ks), self, negative_slope)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = LeakyReluBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
+        if edges[0] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+        if edges[0] is not None:
+            grad_fn.negative_slope_ = negative_slope
+    with below_ad_inplace_or_view():
+        result = OPS['leaky_relu_backward'].redispatch(after_autograd(ks), grad_output, self, negative_slope, self_is_result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -1302,6 +1406,12 @@ def amax(ks, self, dim=(), keepdim=False):
     return result
 
 
+def amax_out(ks, self, dim=(), keepdim=False, **kwargs):
+    check_out_no_requires_grad('amax', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['amax.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
+
+
 def amin(ks, self, dim=(), keepdim=False):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1316,6 +1426,12 @@ def amin(ks, self, dim=(), keepdim=False):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     return result
+
+
+def amin_out(ks, self, dim=(), keepdim=False, **kwargs):
+    check_out_no_requires_grad('amin', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['amin.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
 
 def max_dim(ks, self, dim, keepdim=False):
@@ -1521,6 +1637,57 @@ def mse_loss_backward(ks, grad_output, self, target, reduction):
             grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['mse_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def binary_cross_entropy(ks, self, target, weight=None, reduction=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
+        grad_fn = BinaryCrossEntropyBackward0()
+        grad_fn._next_edges = collect_next_edges(self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+    with below_ad_inplace_or_view():
+        result = OPS['binary_cross_entropy'].redispatch(after_autograd(ks), self, target, weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def binary_cross_entropy_backward(ks, grad_output, self, target, weight=None, reduction=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
+        grad_fn = BinaryCrossEntropyBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+        if edges[1] is not None or edges[2] is not None:
+            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['binary_cross_entropy_backward'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def binary_cross_entropy_with_logits(ks, self, target, weight=None, pos_weight=None, reduction=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
+        grad_fn = BinaryCrossEntropyWithLogitsBackward0()
+        grad_fn._next_edges = collect_next_edges(self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.pos_weight_ = SavedVariable(pos_weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+    with below_ad_inplace_or_view():
+        result = OPS['binary_cross_entropy_with_logits'].redispatch(after_autograd(ks), self, target, weight, pos_weight, reduction)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1924,6 +2091,19 @@ def diagonal(ks, self, offset=0, dim1=0, dim2=1):
     return result
 
 
+def trace(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = TraceBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+    with below_ad_inplace_or_view():
+        result = OPS['trace'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def unfold(ks, self, dimension, size, step):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2301,6 +2481,47 @@ def scatter_reduce__two(ks, self, dim, index, src, reduce, **kwargs):
     return result
 
 
+def index_add(ks, self, dim, index, source, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        grad_fn = IndexAddBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, source)
+        if edges[1] is not None:
+            grad_fn.dim_ = as_int(dim)
+        if edges[1] is not None:
+            grad_fn.index_ = SavedVariable(index, False)
+        if edges[1] is not None:
+            grad_fn.source_ = SavedVariable(source, False)
+        if edges[1] is not None:
+            grad_fn.alpha_ = kwargs.get('alpha', 1)
+    with below_ad_inplace_or_view():
+        result = OPS['index_add'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_add_(ks, self, dim, index, source, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        check_inplace(self)
+        grad_fn = IndexAddBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, source)
+        if edges[1] is not None:
+            grad_fn.dim_ = as_int(dim)
+        if edges[1] is not None:
+            grad_fn.index_ = SavedVariable(index, False)
+        if edges[1] is not None:
+            grad_fn.source_ = SavedVariable(source, False)
+        if edges[1] is not None:
+            grad_fn.alpha_ = kwargs.get('alpha', 1)
+    with below_autograd():
+        result = OPS['index_add_'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def scatter_add(ks, self, dim, index, src):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
@@ -2454,6 +2675,12 @@ def normal_Tensor_float(ks, mean, std=1, **kwargs):
     return result
 
 
+def normal_Tensor_float_out(ks, mean, std=1, **kwargs):
+    check_out_no_requires_grad('normal', mean, kwargs.get('out'))
+    with below_autograd():
+        return OPS['normal.Tensor_float_out'].redispatch(after_autograd(ks), mean, std, **kwargs)
+
+
 def normal_float_Tensor(ks, mean, std, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and std._requires_grad:
@@ -2466,6 +2693,12 @@ def normal_float_Tensor(ks, mean, std, **kwargs):
     return result
 
 
+def normal_float_Tensor_out(ks, mean, std, **kwargs):
+    check_out_no_requires_grad('normal', std, kwargs.get('out'))
+    with below_autograd():
+        return OPS['normal.float_Tensor_out'].redispatch(after_autograd(ks), mean, std, **kwargs)
+
+
 def normal_Tensor_Tensor(ks, mean, std, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (mean._requires_grad or std._requires_grad):
@@ -2476,6 +2709,12 @@ def normal_Tensor_Tensor(ks, mean, std, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def normal_Tensor_Tensor_out(ks, mean, std, **kwargs):
+    check_out_no_requires_grad('normal', mean, std, kwargs.get('out'))
+    with below_autograd():
+        return OPS['normal.Tensor_Tensor_out'].redispatch(after_autograd(ks), mean, std, **kwargs)
 
 
 def random__from(ks, self, from_, to, **kwargs):
@@ -2708,6 +2947,12 @@ def tan(ks, self):
     return result
 
 
+def tan_out(ks, self, **kwargs):
+    check_out_no_requires_grad('tan', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['tan.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def tan_(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2733,6 +2978,12 @@ def erf(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def erf_out(ks, self, **kwargs):
+    check_out_no_requires_grad('erf', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['erf.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def erf_(ks, self):
@@ -2763,6 +3014,12 @@ def gelu(ks, self, **kwargs):
     return result
 
 
+def gelu_out(ks, self, **kwargs):
+    check_out_no_requires_grad('gelu', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['gelu.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def gelu_(ks, self, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2789,6 +3046,12 @@ def silu(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def silu_out(ks, self, **kwargs):
+    check_out_no_requires_grad('silu', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['silu.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def silu_(ks, self):
@@ -2820,6 +3083,12 @@ def softplus(ks, self, beta=1, threshold=20):
     return result
 
 
+def softplus_out(ks, self, beta=1, threshold=20, **kwargs):
+    check_out_no_requires_grad('softplus', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['softplus.out'].redispatch(after_autograd(ks), self, beta, threshold, **kwargs)
+
+
 def sign(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2830,6 +3099,12 @@ def sign(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def sign_out(ks, self, **kwargs):
+    check_out_no_requires_grad('sign', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['sign.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def sign_(ks, self):
@@ -2857,6 +3132,12 @@ def floor(ks, self):
     return result
 
 
+def floor_out(ks, self, **kwargs):
+    check_out_no_requires_grad('floor', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['floor.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def floor_(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2880,6 +3161,12 @@ def ceil(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def ceil_out(ks, self, **kwargs):
+    check_out_no_requires_grad('ceil', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['ceil.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def ceil_(ks, self):
@@ -2907,6 +3194,12 @@ def trunc(ks, self):
     return result
 
 
+def trunc_out(ks, self, **kwargs):
+    check_out_no_requires_grad('trunc', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['trunc.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def trunc_(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2930,6 +3223,12 @@ def frac(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def frac_out(ks, self, **kwargs):
+    check_out_no_requires_grad('frac', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['frac.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def frac_(ks, self):
@@ -2957,6 +3256,12 @@ def round(ks, self):
     return result
 
 
+def round_out(ks, self, **kwargs):
+    check_out_no_requires_grad('round', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['round.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def round_(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2980,6 +3285,12 @@ def round_decimals(ks, self, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def round_decimals_out(ks, self, **kwargs):
+    check_out_no_requires_grad('round', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['round.decimals_out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def round__decimals(ks, self, **kwargs):
@@ -3528,6 +3839,18 @@ def baddbmm(ks, self, batch1, batch2, **kwargs):
     return result
 
 
+def _unique2(ks, self, sorted=True, return_inverse=False, return_counts=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = Unique2Backward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['_unique2'].redispatch(after_autograd(ks), self, sorted, return_inverse, return_counts)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+    return result
+
+
 def sort(ks, self, dim=-1, descending=False):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -3688,6 +4011,12 @@ def cummax(ks, self, dim):
     return result
 
 
+def cummax_out(ks, self, dim, **kwargs):
+    check_out_no_requires_grad('cummax', self, kwargs.get('values'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['cummax.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
+
+
 def cummin(ks, self, dim):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -3701,6 +4030,12 @@ def cummin(ks, self, dim):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     return result
+
+
+def cummin_out(ks, self, dim, **kwargs):
+    check_out_no_requires_grad('cummin', self, kwargs.get('values'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['cummin.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
 def cumprod(ks, self, dim, **kwargs):
@@ -3817,11 +4152,14 @@ KERNELS = {
     'neg.out': neg_out,
     'neg_': neg_,
     'reciprocal': reciprocal,
+    'reciprocal.out': reciprocal_out,
     'abs': abs,
     'abs.out': abs_out,
     'abs_': abs_,
     'angle': angle,
+    'angle.out': angle_out,
     'nan_to_num': nan_to_num,
+    'nan_to_num.out': nan_to_num_out,
     'nan_to_num_': nan_to_num_,
     'exp': exp,
     'exp.out': exp_out,
@@ -3834,6 +4172,9 @@ KERNELS = {
     'sqrt_': sqrt_,
     'relu': relu,
     'relu_': relu_,
+    'leaky_relu': leaky_relu,
+    'leaky_relu_': leaky_relu_,
+    'leaky_relu_backward': leaky_relu_backward,
     'threshold_backward': threshold_backward,
     'sigmoid': sigmoid,
     'sigmoid.out': sigmoid_out,
@@ -3885,7 +4226,9 @@ KERNELS = {
     'prod.dim_int': prod_dim_int,
     'prod.int_out': prod_int_out,
     'amax': amax,
+    'amax.out': amax_out,
     'amin': amin,
+    'amin.out': amin_out,
     'max.dim': max_dim,
     'max.dim_max': max_dim_max,
     'max': max,
@@ -3900,6 +4243,9 @@ KERNELS = {
     'nll_loss_backward': nll_loss_backward,
     'mse_loss': mse_loss,
     'mse_loss_backward': mse_loss_backward,
+    'binary_cross_entropy': binary_cross_entropy,
+    'binary_cross_entropy_backward': binary_cross_entropy_backward,
+    'binary_cross_entropy_with_logits': binary_cross_entropy_with_logits,
     'mm': mm,
     'mm.out': mm_out,
     'bmm': bmm,
@@ -3928,6 +4274,7 @@ KERNELS = {
     'unsqueeze': unsqueeze,
     'unsqueeze_': unsqueeze_,
     'diagonal': diagonal,
+    'trace': trace,
     'unfold': unfold,
     'split.Tensor': split_Tensor,
     'split_with_sizes': split_with_sizes,
@@ -3955,6 +4302,8 @@ KERNELS = {
     'scatter_.value': scatter__value,
     'scatter_reduce.two': scatter_reduce_two,
     'scatter_reduce_.two': scatter_reduce__two,
+    'index_add': index_add,
+    'index_add_': index_add_,
     'scatter_add': scatter_add,
     'scatter_add_': scatter_add_,
     'masked_fill.Scalar': masked_fill_Scalar,
@@ -3966,8 +4315,11 @@ KERNELS = {
     'uniform_': uniform_,
     'normal_': normal_,
     'normal.Tensor_float': normal_Tensor_float,
+    'normal.Tensor_float_out': normal_Tensor_float_out,
     'normal.float_Tensor': normal_float_Tensor,
+    'normal.float_Tensor_out': normal_float_Tensor_out,
     'normal.Tensor_Tensor': normal_Tensor_Tensor,
+    'normal.Tensor_Tensor_out': normal_Tensor_Tensor_out,
     'random_.from': random__from,
     'random_.to': random__to,
     'random_': random_,
@@ -3986,27 +4338,39 @@ KERNELS = {
     'cos.out': cos_out,
     'cos_': cos_,
     'tan': tan,
+    'tan.out': tan_out,
     'tan_': tan_,
     'erf': erf,
+    'erf.out': erf_out,
     'erf_': erf_,
     'gelu': gelu,
+    'gelu.out': gelu_out,
     'gelu_': gelu_,
     'silu': silu,
+    'silu.out': silu_out,
     'silu_': silu_,
     'softplus': softplus,
+    'softplus.out': softplus_out,
     'sign': sign,
+    'sign.out': sign_out,
     'sign_': sign_,
     'floor': floor,
+    'floor.out': floor_out,
     'floor_': floor_,
     'ceil': ceil,
+    'ceil.out': ceil_out,
     'ceil_': ceil_,
     'trunc': trunc,
+    'trunc.out': trunc_out,
     'trunc_': trunc_,
     'frac': frac,
+    'frac.out': frac_out,
     'frac_': frac_,
     'round': round,
+    'round.out': round_out,
     'round_': round_,
     'round.decimals': round_decimals,
+    'round.decimals_out': round_decimals_out,
     'round_.decimals': round__decimals,
     'div.Tensor_mode': div_Tensor_mode,
     'div_.Tensor_mode': div__Tensor_mode,
@@ -4044,6 +4408,7 @@ KERNELS = {
     'mv': mv,
     'mv.out': mv_out,
     'baddbmm': baddbmm,
+    '_unique2': _unique2,
     'sort': sort,
     'sort.values': sort_values,
     'sort.stable': sort_stable,
@@ -4057,7 +4422,9 @@ KERNELS = {
     'cumsum': cumsum,
     'cumsum.out': cumsum_out,
     'cummax': cummax,
+    'cummax.out': cummax_out,
     'cummin': cummin,
+    'cummin.out': cummin_out,
     'cumprod': cumprod,
     'convolution': convolution,
     'max_pool2d_with_indices': max_pool2d_with_indices,

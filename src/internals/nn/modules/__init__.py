@@ -1,10 +1,10 @@
-from .activation import GELU, Dropout, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
+from .activation import GELU, Dropout, LeakyReLU, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv2d
 from .flatten import Flatten
 from .linear import Linear
-from .loss import BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss
+from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
 from .normalization import LayerNorm
 from .pooling import MaxPool2d
@@ -12,4 +12,5 @@ from .sparse import Embedding
 
 __all__ = ["Module", "Linear", "Conv2d", "MaxPool2d", "BatchNorm1d", "BatchNorm2d", "LayerNorm", "Embedding",
            "Flatten", "ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout", "Sequential",
-           "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "CrossEntropyLoss", "BCEWithLogitsLoss"]
+           "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "CrossEntropyLoss", "BCEWithLogitsLoss",
+           "LeakyReLU", "NLLLoss", "BCELoss"]

@@ -1,9 +1,9 @@
 """Activation modules (``torch/nn/modules/activation.py``): ReLU, GELU, SiLU, Sigmoid, Tanh,
-Softmax, LogSoftmax; and Dropout (``dropout.py``)."""
+Softmax, LogSoftmax, LeakyReLU; and Dropout (``dropout.py``)."""
 from .. import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout"]
+__all__ = ["ReLU", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout"]
 
 
 class ReLU(Module):
@@ -18,6 +18,21 @@ class ReLU(Module):
 
     def extra_repr(self):
         return "inplace=True" if self.inplace else ""
+
+
+class LeakyReLU(Module):
+    """x where x > 0, else ``negative_slope``·x; ``inplace=True`` overwrites the input."""
+
+    def __init__(self, negative_slope=1e-2, inplace=False):
+        super().__init__()
+        self.negative_slope = negative_slope
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.leaky_relu(input, self.negative_slope, self.inplace)
+
+    def extra_repr(self):
+        return f"negative_slope={self.negative_slope}{', inplace=True' if self.inplace else ''}"
 
 
 class GELU(Module):

@@ -2,7 +2,7 @@
 from .. import functional as F
 from .module import Module
 
-__all__ = ["MSELoss", "L1Loss", "CrossEntropyLoss", "BCEWithLogitsLoss"]
+__all__ = ["MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWithLogitsLoss"]
 
 
 class _Loss(Module):
@@ -23,6 +23,34 @@ class L1Loss(_Loss):
 
     def forward(self, input, target):
         return F.l1_loss(input, target, reduction=self.reduction)
+
+
+class _WeightedLoss(_Loss):
+    """A loss with per-class (or per-element) weights: a buffer, so ``to()`` moves it."""
+
+    def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
+        if size_average is not None or reduce is not None:
+            raise NotImplementedError(f"internals' {type(self).__name__} supports only the reduction argument")
+        super().__init__(reduction)
+        self.register_buffer("weight", weight)
+
+
+class NLLLoss(_WeightedLoss):
+    """The negative log-likelihood of the target classes, given log-probabilities."""
+
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+        super().__init__(weight, size_average, reduce, reduction)
+        self.ignore_index = ignore_index
+
+    def forward(self, input, target):
+        return F.nll_loss(input, target, weight=self.weight, ignore_index=self.ignore_index, reduction=self.reduction)
+
+
+class BCELoss(_WeightedLoss):
+    """Binary cross-entropy of probabilities in [0, 1] against targets in [0, 1]."""
+
+    def forward(self, input, target):
+        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
 
 
 class CrossEntropyLoss(_Loss):
