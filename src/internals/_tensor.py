@@ -37,8 +37,9 @@ from .c10.memory_format import (
     preserve_format,
     suggest_memory_format,
 )
-from .c10.tensor_impl import TensorImpl, contiguous_strides
+from .c10.tensor_impl import TensorImpl, VersionCounter, contiguous_strides
 from .storage import TypedStorage, _warn_typed_storage_removal
+from .utils._python_dispatch import _get_current_dispatch_mode, mode_detach
 
 __all__ = ["Tensor", "Size"]
 
@@ -497,8 +498,14 @@ class Tensor(TensorBase):
 
     @property
     def data(self):
-        """The same storage and geometry with its own version counter, outside autograd's view."""
+        """The same storage and geometry with its own version counter, outside autograd's view
+        (``variable_data``: a ``shallow_copy_and_detach``, which a dispatch mode on the stack makes
+        through ``aten.detach``; the copy then gets its fresh counter)."""
         impl = self._impl
+        if _get_current_dispatch_mode() is not None:
+            out = mode_detach(self)
+            out._impl.version_counter = VersionCounter()
+            return out
         return type(self)._from_impl(alias_impl(self, impl.sizes, impl.strides, None, None, None))
 
     @data.setter

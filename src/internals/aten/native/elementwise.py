@@ -327,6 +327,11 @@ def mul_(a, b, *, alpha=1):
     return binary(ops.MUL, a, b, alpha=alpha, out=a)
 
 
+def add_scalar(a, b, alpha=1):
+    """``add.Scalar`` (CompositeExplicitAutograd): ``add.Tensor`` with the number wrapped."""
+    return dispatcher.call("add.Tensor", a, wrap_scalar(b), alpha=alpha)
+
+
 def mul_scalar(a, b):
     """``mul.Scalar`` (CompositeExplicitAutograd): ``mul.Tensor`` with the number wrapped."""
     return dispatcher.call("mul.Tensor", a, wrap_scalar(b))

@@ -406,6 +406,35 @@ def scatter_value_reduce_(self, dim, index, value, reduce):
     return scatter_value_(self, dim, index, value, _scatter_reduce_op(reduce))
 
 
+def index_add_(self, dim, index, source, *, alpha=1):
+    """``index_add_``: ``self[..., index[i], ...] += alpha * source[..., i, ...]`` along ``dim``, an
+    accumulating ``index_put_`` with the index at ``dim`` (torch's checks first, its messages)."""
+    dim = wrap_dim(dim, self.dim())
+    if index.dim() > 1:
+        raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
+                         f"{index.dtype.torch_name} and size: {list(index.shape)}")
+    if index.dtype not in (st.int64, st.int32):
+        raise RuntimeError(f"index_add_(): Expected dtype int32/int64 for index but got: {index.dtype.torch_name}")
+    if self.dtype is not source.dtype:
+        raise RuntimeError(f"index_add_(): self ({self.dtype.torch_name}) and source ({source.dtype.torch_name}) "
+                           "must have the same scalar type")
+    n = index.numel()
+    if source.dim() and n != source.shape[dim]:
+        raise RuntimeError(f"index_add_(): Number of indices ({n}) should be equal to source.size(dim): "
+                           f"({source.shape[dim]}), for dim: {dim}")
+    if source.dim() and [s for d, s in enumerate(source.shape) if d != dim] != \
+            [s for d, s in enumerate(self.shape) if d != dim]:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(self.shape)} source.shape = {list(source.shape)}")
+    if alpha != 1:
+        source = dispatcher.call("mul.Scalar", source, alpha)
+    return index_put_(self, [None] * dim + [index.reshape(-1)], source, True)
+
+
+def index_add(self, dim, index, source, *, alpha=1):
+    return index_add_(dispatcher.call("clone", self), dim, index, source, alpha=alpha)
+
+
 def scatter_add_(self, dim, index, src):
     return _scatter(self, dim, index, src, "add")
 

@@ -93,16 +93,11 @@ def matmul(a, b):
     if a.dim() == 0 or b.dim() == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {a.dim()}D and {b.dim()}D")
     if a.dim() == 1 and b.dim() == 1:
-        if a.shape[0] != b.shape[0]:
-            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
-                               "to have the same number of elements, but got "
-                               f"{a.shape[0]} and {b.shape[0]} elements respectively")
-        row, column = dispatcher.call("unsqueeze", a, 0), dispatcher.call("unsqueeze", b, 1)
-        return dispatcher.call("reshape", dispatcher.call("mm", row, column), [])
+        return dispatcher.call("dot", a, b)
     if a.dim() == 2 and b.dim() == 1:
         return dispatcher.call("mv", a, b)
     if a.dim() == 1 and b.dim() == 2:
-        return dispatcher.call("squeeze.dim", dispatcher.call("mm", dispatcher.call("unsqueeze", a, 0), b), 0)
+        return dispatcher.call("squeeze_.dim", dispatcher.call("mm", dispatcher.call("unsqueeze", a, 0), b), 0)
     if a.dim() == 2 and b.dim() == 2:
         return dispatcher.call("mm", a, b)
     if _should_fold(a, b):

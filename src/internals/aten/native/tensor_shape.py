@@ -758,14 +758,18 @@ def moveaxis(x, source, destination):
     return dispatcher.call(overload, x, source, destination)
 
 
+def diagonal_copy(x, offset=0, dim1=0, dim2=1):
+    """``diagonal_copy``: the ``diagonal`` view's elements in a new contiguous tensor."""
+    return dispatcher.call("clone", diagonal(x, offset, dim1, dim2), memory_format=contiguous_format)
+
+
 def diag(x, diagonal=0):
     """``diag``: a vector's diagonal matrix, or a matrix's diagonal as a new vector."""
     if x.dim() == 1:
         return dispatcher.call("diag_embed", x, diagonal, 0, 1)
     if x.dim() != 2:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.dim()}D")
-    diagonal = dispatcher.call("diagonal", x, diagonal, 0, 1)
-    return dispatcher.call("clone", diagonal, memory_format=contiguous_format)     # torch: diagonal_copy
+    return dispatcher.call("diagonal_copy", x, diagonal, 0, 1)
 
 
 def repeat_interleave_self_int(x, repeats, dim=None, output_size=None):

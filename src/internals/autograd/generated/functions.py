@@ -7,6 +7,7 @@ from ..functions_manual import (  # the helpers the formulas call
     _log_softmax_backward_data,
     _softmax_backward_data,
     _to_copy_backward,
+    amax_amin_backward,
     as_strided_backward,
     cat_tensors_backward,
     clamp_backward,
@@ -23,6 +24,7 @@ from ..functions_manual import (  # the helpers the formulas call
     evenly_distribute_backward,
     gather_backward,
     gelu_backward,
+    gelu_double_backward,
     index_backward,
     index_select_backward,
     linalg_vector_norm_backward,
@@ -49,18 +51,18 @@ from ..functions_manual import (  # the helpers the formulas call
     pow_backward_self,
     prod_backward,
     repeat_backward,
-    restore_reduced_dims,
     roll_backward,
-    scale_grad_by_count,
     scatter_reduce_backward,
     select_backward,
     sgn,
     sigmoid_backward,
     silu_backward,
+    silu_double_backward,
     slice_backward_wrapper,
     slice_symint,
     softmax_double_backward,
     softplus_backward,
+    softplus_double_backward,
     sort_backward,
     split_backward,
     split_with_sizes_backward,
@@ -83,7 +85,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'DiagonalCopyBackward0', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'GeluBackwardBackward0', 'SiluBackwardBackward0', 'SoftplusBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -118,7 +120,18 @@ class AbsBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         self = node.self_.unpack(node)
-        return (grad * sgn(self),)
+        return (grad * self.sgn(),)
+
+
+class SgnBackward0(Node):
+    """``sgn(Tensor self) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
 
 
 class NanToNumBackward0(Node):
@@ -323,6 +336,17 @@ class MulBackward0(Node):
             other = node.other_.unpack(node)
             grad_self = grad * other
         return grad_self, grad_other
+
+
+class AddBackward1(Node):
+    """``add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (grad,)
 
 
 class MulBackward1(Node):
@@ -643,7 +667,7 @@ class AmaxBackward0(Node):
         dim = node.dim_
         keepdim = node.keepdim_
         result = node.result_.unpack(node)
-        return (scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim, keepdim) == self, dim),)
+        return (amax_amin_backward(grad, self, result, dim, keepdim),)
 
 
 class AminBackward0(Node):
@@ -658,7 +682,7 @@ class AminBackward0(Node):
         dim = node.dim_
         keepdim = node.keepdim_
         result = node.result_.unpack(node)
-        return (scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim, keepdim) == self, dim),)
+        return (amax_amin_backward(grad, self, result, dim, keepdim),)
 
 
 class MaxBackward0(Node):
@@ -1208,6 +1232,21 @@ class DiagonalBackward0(Node):
         return (diagonal_backward(grad, self_sym_sizes, offset, dim1, dim2),)
 
 
+class DiagonalCopyBackward0(Node):
+    """``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'offset_', 'dim1_', 'dim2_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_offset': ('offset_', False), '_saved_dim1': ('dim1_', False), '_saved_dim2': ('dim2_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        offset = node.offset_
+        dim1 = node.dim1_
+        dim2 = node.dim2_
+        return (diagonal_backward(grad, self_sym_sizes, offset, dim1, dim2),)
+
+
 class UnfoldBackward0(Node):
     """``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)``"""
     __slots__ = ('self_sym_sizes_', 'dimension_', 'size_', 'step_')
@@ -1399,6 +1438,28 @@ class IndexPutBackward0(Node):
             indices = node.indices_.unpack(node)
             grad_values = grad.index(indices)
         return grad_self, grad_values
+
+
+class IndexAddBackward0(Node):
+    """``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor``"""
+    __slots__ = ('dim_', 'index_', 'source_', 'alpha_')
+    _tensor_slots = ('index_', 'source_')
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_index': ('index_', True), '_saved_source': ('source_', True), '_saved_alpha': ('alpha_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad
+        grad_source = None
+        if edges[1] is not None:
+            dim = node.dim_
+            index = node.index_.unpack(node)
+            source = node.source_.unpack(node)
+            alpha = node.alpha_
+            grad_source = maybe_multiply(grad.index_select(dim, index).expand_as(source) if source.dim() > 0 else grad.index_select(dim, index.squeeze(0)), alpha)
+        return grad_self, grad_source
 
 
 class IndexSelectBackward0(Node):
@@ -1842,6 +1903,75 @@ class SoftplusBackward0(Node):
         return (softplus_backward(grad, self, beta, threshold),)
 
 
+class GeluBackwardBackward0(Node):
+    """``gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor``"""
+    __slots__ = ('self_', 'approximate_', 'grad_output_')
+    _tensor_slots = ('self_', 'grad_output_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_approximate': ('approximate_', False), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_grad_output = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            approximate = node.approximate_
+            grad_grad_output = gelu_backward(grad, self, approximate)
+        grad_self = None
+        if edges[1] is not None:
+            self = node.self_.unpack(node)
+            approximate = node.approximate_
+            grad_output = node.grad_output_.unpack(node)
+            grad_self = gelu_double_backward(grad, grad_output, self, approximate)
+        return grad_grad_output, grad_self
+
+
+class SiluBackwardBackward0(Node):
+    """``silu_backward(Tensor grad_output, Tensor self) -> Tensor``"""
+    __slots__ = ('self_', 'grad_output_')
+    _tensor_slots = ('self_', 'grad_output_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_grad_output = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            grad_grad_output = silu_backward(grad, self)
+        grad_self = None
+        if edges[1] is not None:
+            self = node.self_.unpack(node)
+            grad_output = node.grad_output_.unpack(node)
+            grad_self = silu_double_backward(grad, grad_output, self)
+        return grad_grad_output, grad_self
+
+
+class SoftplusBackwardBackward0(Node):
+    """``softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor``"""
+    __slots__ = ('self_', 'beta_', 'threshold_', 'grad_output_')
+    _tensor_slots = ('self_', 'grad_output_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_beta': ('beta_', False), '_saved_threshold': ('threshold_', False), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_grad_output = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            beta = node.beta_
+            threshold = node.threshold_
+            grad_grad_output = softplus_backward(grad, self, beta, threshold)
+        grad_self = None
+        if edges[1] is not None:
+            self = node.self_.unpack(node)
+            beta = node.beta_
+            threshold = node.threshold_
+            grad_output = node.grad_output_.unpack(node)
+            grad_self = softplus_double_backward(grad * grad_output, self, beta, threshold)
+        return grad_grad_output, grad_self
+
+
 class SignBackward0(Node):
     """``sign(Tensor self) -> Tensor``"""
     __slots__ = ()
@@ -2280,7 +2410,7 @@ class MvBackward0(Node):
         grad_self = None
         if edges[0] is not None:
             vec = node.vec_.unpack(node)
-            grad_self = grad.unsqueeze(1) * vec.unsqueeze(0)
+            grad_self = grad.ger(vec)
         grad_vec = None
         if edges[1] is not None:
             self = node.self_.unpack(node)

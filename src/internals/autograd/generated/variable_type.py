@@ -18,6 +18,7 @@ from ..functions_manual import TensorGeometry
 from .functions import (
     AbsBackward0,
     AddBackward0,
+    AddBackward1,
     AddmmBackward0,
     AddmvBackward0,
     AliasBackward0,
@@ -43,6 +44,7 @@ from .functions import (
     CumsumBackward0,
     DiagEmbedBackward0,
     DiagonalBackward0,
+    DiagonalCopyBackward0,
     DivBackward0,
     DivBackward1,
     DivBackward2,
@@ -62,6 +64,8 @@ from .functions import (
     FracBackward0,
     GatherBackward0,
     GeluBackward0,
+    GeluBackwardBackward0,
+    IndexAddBackward0,
     IndexBackward0,
     IndexPutBackward0,
     IndexSelectBackward0,
@@ -128,16 +132,19 @@ from .functions import (
     ScatterReduceBackward0,
     SelectBackward0,
     SelectBackwardBackward0,
+    SgnBackward0,
     SigmoidBackward0,
     SigmoidBackwardBackward0,
     SignBackward0,
     SiluBackward0,
+    SiluBackwardBackward0,
     SinBackward0,
     SliceBackward0,
     SliceBackwardBackward0,
     SoftmaxBackward0,
     SoftmaxBackwardDataBackward0,
     SoftplusBackward0,
+    SoftplusBackwardBackward0,
     SortBackward0,
     SortBackward1,
     SplitBackward0,
@@ -190,6 +197,8 @@ OPS = {
     'abs': dispatcher.find('abs'),
     'abs.out': dispatcher.find('abs.out'),
     'abs_': dispatcher.find('abs_'),
+    'sgn': dispatcher.find('sgn'),
+    'sgn_': dispatcher.find('sgn_'),
     'nan_to_num': dispatcher.find('nan_to_num'),
     'nan_to_num_': dispatcher.find('nan_to_num_'),
     'exp': dispatcher.find('exp'),
@@ -221,6 +230,7 @@ OPS = {
     'mul.Tensor': dispatcher.find('mul.Tensor'),
     'mul.out': dispatcher.find('mul.out'),
     'mul_.Tensor': dispatcher.find('mul_.Tensor'),
+    'add.Scalar': dispatcher.find('add.Scalar'),
     'mul.Scalar': dispatcher.find('mul.Scalar'),
     'div.Scalar': dispatcher.find('div.Scalar'),
     'div.Tensor': dispatcher.find('div.Tensor'),
@@ -295,6 +305,7 @@ OPS = {
     'unsqueeze': dispatcher.find('unsqueeze'),
     'unsqueeze_': dispatcher.find('unsqueeze_'),
     'diagonal': dispatcher.find('diagonal'),
+    'diagonal_copy': dispatcher.find('diagonal_copy'),
     'unfold': dispatcher.find('unfold'),
     'split.Tensor': dispatcher.find('split.Tensor'),
     'split_with_sizes': dispatcher.find('split_with_sizes'),
@@ -312,6 +323,8 @@ OPS = {
     'index.Tensor': dispatcher.find('index.Tensor'),
     'index_put_': dispatcher.find('index_put_'),
     'index_put': dispatcher.find('index_put'),
+    'index_add': dispatcher.find('index_add'),
+    'index_add_': dispatcher.find('index_add_'),
     'index_select': dispatcher.find('index_select'),
     'index_select.out': dispatcher.find('index_select.out'),
     'gather': dispatcher.find('gather'),
@@ -361,6 +374,9 @@ OPS = {
     'silu': dispatcher.find('silu'),
     'silu_': dispatcher.find('silu_'),
     'softplus': dispatcher.find('softplus'),
+    'gelu_backward': dispatcher.find('gelu_backward'),
+    'silu_backward': dispatcher.find('silu_backward'),
+    'softplus_backward': dispatcher.find('softplus_backward'),
     'sign': dispatcher.find('sign'),
     'sign_': dispatcher.find('sign_'),
     'floor': dispatcher.find('floor'),
@@ -506,6 +522,31 @@ def abs_(ks, self):
         grad_fn.self_ = SavedVariable(self.clone(), False)
     with below_autograd():
         result = OPS['abs_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def sgn(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SgnBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['sgn'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sgn_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = SgnBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['sgn_'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -882,6 +923,18 @@ def mul__Tensor(ks, self, other):
         result = OPS['mul_.Tensor'].redispatch(after_autograd(ks), self, other)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    return result
+
+
+def add_Scalar(ks, self, other, alpha=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AddBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['add.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -1881,6 +1934,22 @@ def diagonal(ks, self, offset=0, dim1=0, dim2=1):
     return result
 
 
+def diagonal_copy(ks, self, offset=0, dim1=0, dim2=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = DiagonalCopyBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.offset_ = as_int(offset)
+        grad_fn.dim1_ = as_int(dim1)
+        grad_fn.dim2_ = as_int(dim2)
+    with below_ad_inplace_or_view():
+        result = OPS['diagonal_copy'].redispatch(after_autograd(ks), self, offset, dim1, dim2)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def unfold(ks, self, dimension, size, step):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2116,6 +2185,47 @@ def index_put(ks, self, indices, values, accumulate=False):
         result = OPS['index_put'].redispatch(after_autograd(ks), self, indices, values, accumulate)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def index_add(ks, self, dim, index, source, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        grad_fn = IndexAddBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, source)
+        if edges[1] is not None:
+            grad_fn.dim_ = as_int(dim)
+        if edges[1] is not None:
+            grad_fn.index_ = SavedVariable(index, False)
+        if edges[1] is not None:
+            grad_fn.source_ = SavedVariable(source, False)
+        if edges[1] is not None:
+            grad_fn.alpha_ = kwargs.get('alpha', 1)
+    with below_ad_inplace_or_view():
+        result = OPS['index_add'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_add_(ks, self, dim, index, source, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        check_inplace(self)
+        grad_fn = IndexAddBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, source)
+        if edges[1] is not None:
+            grad_fn.dim_ = as_int(dim)
+        if edges[1] is not None:
+            grad_fn.index_ = SavedVariable(index, False)
+        if edges[1] is not None:
+            grad_fn.source_ = SavedVariable(source, False)
+        if edges[1] is not None:
+            grad_fn.alpha_ = kwargs.get('alpha', 1)
+    with below_autograd():
+        result = OPS['index_add_'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -2772,6 +2882,54 @@ def softplus(ks, self, beta=1, threshold=20):
         grad_fn.threshold_ = threshold
     with below_ad_inplace_or_view():
         result = OPS['softplus'].redispatch(after_autograd(ks), self, beta, threshold)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def gelu_backward(ks, grad_output, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = GeluBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.approximate_ = kwargs.get('approximate', 'none')
+        if edges[1] is not None:
+            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['gelu_backward'].redispatch(after_autograd(ks), grad_output, self, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def silu_backward(ks, grad_output, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = SiluBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        if edges[1] is not None:
+            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['silu_backward'].redispatch(after_autograd(ks), grad_output, self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def softplus_backward(ks, grad_output, self, beta, threshold):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = SoftplusBackwardBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.beta_ = beta
+        grad_fn.threshold_ = threshold
+        if edges[1] is not None:
+            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['softplus_backward'].redispatch(after_autograd(ks), grad_output, self, beta, threshold)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -3777,6 +3935,8 @@ KERNELS = {
     'abs': abs,
     'abs.out': abs_out,
     'abs_': abs_,
+    'sgn': sgn,
+    'sgn_': sgn_,
     'nan_to_num': nan_to_num,
     'nan_to_num_': nan_to_num_,
     'exp': exp,
@@ -3808,6 +3968,7 @@ KERNELS = {
     'mul.Tensor': mul_Tensor,
     'mul.out': mul_out,
     'mul_.Tensor': mul__Tensor,
+    'add.Scalar': add_Scalar,
     'mul.Scalar': mul_Scalar,
     'div.Scalar': div_Scalar,
     'div.Tensor': div_Tensor,
@@ -3882,6 +4043,7 @@ KERNELS = {
     'unsqueeze': unsqueeze,
     'unsqueeze_': unsqueeze_,
     'diagonal': diagonal,
+    'diagonal_copy': diagonal_copy,
     'unfold': unfold,
     'split.Tensor': split_Tensor,
     'split_with_sizes': split_with_sizes,
@@ -3899,6 +4061,8 @@ KERNELS = {
     'index.Tensor': index_Tensor,
     'index_put_': index_put_,
     'index_put': index_put,
+    'index_add': index_add,
+    'index_add_': index_add_,
     'index_select': index_select,
     'index_select.out': index_select_out,
     'gather': gather,
@@ -3948,6 +4112,9 @@ KERNELS = {
     'silu': silu,
     'silu_': silu_,
     'softplus': softplus,
+    'gelu_backward': gelu_backward,
+    'silu_backward': silu_backward,
+    'softplus_backward': softplus_backward,
     'sign': sign,
     'sign_': sign_,
     'floor': floor,
