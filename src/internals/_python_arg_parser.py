@@ -152,6 +152,8 @@ def _parse_default(type_, size, text, optional_type):
         return [int(text)] * size                       # int[2] stride=1 means [1, 1]
     if type_ == "ScalarType":
         return st.int64 if text == "torch.int64" else None
+    if type_ == "int64_t" and text == "at::Reduction::Mean":
+        return 0    # torch reads an int default with atol, which gives 0 here: Python's default is no reduction
     if type_ in ("Scalar", "double", "int64_t", "SymInt"):
         try:
             return int(text)

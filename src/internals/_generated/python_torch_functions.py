@@ -384,6 +384,17 @@ def THPVariable_bernoulli(*args, **kwargs):
     return _ops['bernoulli.p'](_r.tensor(0), _r.to_double(1), generator=_r.value(2))
 
 
+_binary_cross_entropy_with_logits_parser = PythonArgParser([
+    'binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int64_t reduction=at::Reduction::Mean)',
+])
+
+
+def THPVariable_binary_cross_entropy_with_logits(*args, **kwargs):
+    _r = _binary_cross_entropy_with_logits_parser.parse(args, kwargs)
+    # aten::binary_cross_entropy_with_logits(Tensor self, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int reduction=Mean) -> Tensor
+    return _ops['binary_cross_entropy_with_logits'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3), _r.to_int64(4))
+
+
 _bitwise_and_parser = PythonArgParser([
     'bitwise_and(Tensor input, Tensor other)',
     'bitwise_and(Scalar self, Tensor other)',
@@ -3172,6 +3183,7 @@ FUNCTIONS = named({
     'baddbmm': THPVariable_baddbmm,
     'batch_norm': THPVariable_batch_norm,
     'bernoulli': THPVariable_bernoulli,
+    'binary_cross_entropy_with_logits': THPVariable_binary_cross_entropy_with_logits,
     'bitwise_and': THPVariable_bitwise_and,
     'bitwise_left_shift': THPVariable_bitwise_left_shift,
     'bitwise_not': THPVariable_bitwise_not,

@@ -11,9 +11,10 @@ import math
 import numpy as np
 
 from ..aten import dispatcher
-from ..aten.native.tensor_factories import arange, from_numpy, wrap_scalar, zeros
+from ..aten.native.tensor_factories import arange, from_numpy, zeros
 from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.dispatch_key import DispatchKey
+from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import tls
 from ..c10.scalar_type import float64
 
@@ -22,7 +23,8 @@ INT64_MAX = 2 ** 63 - 1       # slice's end when none is given
 __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "mul_scalar", "div_scalar",
            "mul_tensor_backward", "div_tensor_self_backward", "div_tensor_other_backward",
            "softmax_double_backward", "nll_loss_backward", "nll_loss", "mse_loss_backward",
-           "mse_loss_double_backward", "sgn", "where", "zeros_like",
+           "mse_loss_double_backward", "binary_cross_entropy_with_logits_backward",
+           "binary_cross_entropy_with_logits_target_backward", "where", "zeros_like",
            "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
            "pow_backward_exponent", "pow_backward_exponent_scalar_base", "sum_backward",
            "mean_backward", "prod_backward", "amax_amin_backward", "scale_grad_by_count",
@@ -98,10 +100,6 @@ def where(cond, a, b):
 
 def zeros_like(t):
     return zeros(t.shape, dtype=t.dtype, device=t.device)
-
-
-def sgn(t):
-    return dispatcher.call("sgn", t)
 
 
 def threshold_backward(grad, out, threshold):
@@ -233,7 +231,8 @@ def evenly_distribute_backward(grad, input, value):
         mask = (input == value).logical_or_(input_and_value_isnan)
         return mask * (grad / mask.sum())
     mask = input.isnan() if value.isnan().item() else input == value
-    return dispatcher.call("new_zeros", grad, list(input.shape), dtype=input.dtype).masked_fill_(mask, grad / mask.sum())
+    zeros_ = dispatcher.call("new_zeros", grad, list(input.shape), dtype=input.dtype)
+    return zeros_.masked_fill_(mask, grad / mask.sum())
 
 
 def value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
@@ -271,6 +270,40 @@ def nll_loss(self, target, weight, reduction, ignore_index):
 
 def mse_loss_backward(grad, self, target, reduction):
     return dispatcher.call("mse_loss_backward", grad, self, target, reduction)
+
+
+def binary_cross_entropy_with_logits_backward(grad, input, target, weight, pos_weight, reduction):
+    """(sigmoid(x) - y) grad, with pos_weight: ((pw y + 1 - y) sigmoid(x) - pw y) grad; the in-place
+    steps are out-of-place where torch's are (grad mode on, a subclass, a dispatch mode)."""
+    functional = _subclass_like(input, target) or _grad_mode.grad_enabled
+    if pos_weight is not None:
+        t = pos_weight.mul(target)
+        grad_input = (t.add(1).sub(target).mul(input.sigmoid()).sub(t) if functional
+                      else t.add(1).sub_(target).mul_(input.sigmoid()).sub_(t))
+    else:
+        grad_input = input.sigmoid().sub(target) if functional else input.sigmoid().sub_(target)
+    for factor in (grad, weight):
+        if factor is not None:
+            functional = _subclass_like(factor) or _grad_mode.grad_enabled
+            grad_input = grad_input.mul(factor) if functional else grad_input.mul_(factor)
+    return div_scalar_(grad_input, input.numel()) if reduction == 1 else grad_input
+
+
+def binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction):
+    """-x grad; with pos_weight: (log sigmoid(-x) - pw log sigmoid(x)) grad (log sigmoid(x) = -softplus(-x))."""
+    if pos_weight is not None:
+        log_sigmoid_neg = dispatcher.call("softplus", self).neg()
+        log_sigmoid = dispatcher.call("softplus", self.neg()).neg()
+        grad_target = log_sigmoid_neg.sub(log_sigmoid.mul(pos_weight)).mul(grad)
+    else:
+        grad_target = -self * grad
+    if weight is not None:
+        grad_target = grad_target.mul(weight) if _subclass_like(weight) else grad_target.mul_(weight)
+    return div_scalar_(grad_target, target.numel()) if reduction == 1 else grad_target
+
+
+def div_scalar_(t, s):
+    return dispatcher.call("div_.Scalar", t, s)
 
 
 def mse_loss_double_backward(grad, input, reduction):

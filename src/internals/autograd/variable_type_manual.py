@@ -18,7 +18,8 @@ from .generated.functions import AsStridedBackward0
 from .graph import Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
 
 __all__ = ["after_autograd", "as_int", "as_int_tuple", "check_inplace", "check_out_no_requires_grad",
-           "mark_view", "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "CopySlices", "CopyBackwards",
+           "mark_view", "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "set_inplace_view_history",
+           "CopySlices", "CopyBackwards",
            "register_manual_kernels"]
 
 _AFTER_AUTOGRAD_BITS = (1 << int(DispatchKey.AutogradOther)) - 1
@@ -114,6 +115,16 @@ def rebase_history(t, fn):
         refresh_view_grad_fn(t)
     else:
         set_history(t, fn)
+
+
+def set_inplace_view_history(t, fn):
+    """An in-place view operator (``t_``, ``unsqueeze_``) changes only ``t``'s geometry, no data:
+    ``fn`` becomes ``t``'s own history, with no CopySlices, and a view's recorded version moves on
+    with it, so its grad_fn is not remade as an AsStridedBackward0 (torch's codegen calls
+    ``set_history`` for these, and ``set_gradient_edge`` updates a view's attr_version)."""
+    set_history(t, fn)
+    if t._attr_version is not None and t._attr_version != MULTI_OUTPUT_VIEW:
+        t._attr_version = t._impl.version_counter.version
 
 
 def saved_inplace_result(t):

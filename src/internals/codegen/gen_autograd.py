@@ -209,6 +209,21 @@ def match_natives(infos, path=NATIVE_FUNCTIONS):
     return unmatched
 
 
+def _view_names(path=NATIVE_FUNCTIONS):
+    """The names of the view operators (an output that aliases ``self`` without writing it): the
+    in-place operator of such a name (``t_``, ``unsqueeze_``) is an in-place view operator, torch's
+    ``inplace_view`` tag."""
+    names = set()
+    for entry in yaml.safe_load(Path(path).read_text()):
+        schema = FunctionSchema.parse(entry["func"])
+        if any(r.annotation is not None and not r.annotation.is_write for r in schema.returns):
+            names.add(schema.name.name.base)
+    return names
+
+
+VIEW_NAMES = _view_names()
+
+
 # ---------------------------------------------------------------------- functions.py
 def _indent(lines, n):
     return [(" " * n + line) if line else "" for line in lines]
@@ -400,7 +415,9 @@ def gen_kernel(info, schema):
         lines.append("    mark_view(result)")
     lines.append("    if grad_fn is not None:")
     outputs = _output_names(info.schema)
-    if inplace:
+    if inplace and schema.name.name.base in VIEW_NAMES:
+        lines.append("        set_inplace_view_history(self, grad_fn)")
+    elif inplace:
         lines.append("        rebase_history(self, grad_fn)")
     elif len(outputs) > 1:
         diff = [o for o, d in zip(outputs, info.differentiable_outputs) if d]
@@ -449,7 +466,7 @@ from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_out_no_requires_grad,
-                                    mark_view, rebase_history, saved_inplace_result)
+                                    mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
 {nodes}
 
 '''

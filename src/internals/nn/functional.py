@@ -215,26 +215,15 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, clas
 
 def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,
                                      reduction="mean", pos_weight=None):
-    """Sigmoid + binary cross-entropy in one stable formula (``aten/src/ATen/native/Loss.cpp``):
-
-        loss = (1 − y)·x − (1 + (pos_weight − 1)·y)·log σ(x),    −log σ(x) = softplus(−x)
-
-    ``log(sigmoid(x))`` computed naively overflows to −inf for very negative x; softplus(−x)
-    = log1p(exp(−|x|)) + max(−x, 0) never exponentiates a large number. ``pos_weight`` scales
-    the positive term only, ``weight`` the whole per-element loss.
-    """
+    """Sigmoid + binary cross-entropy in one stable formula: the operator
+    ``binary_cross_entropy_with_logits`` (aten/native/loss.py), after torch's checks."""
     if size_average is not None or reduce is not None:
         raise NotImplementedError("internals' binary_cross_entropy_with_logits supports only the reduction argument")
     _check_reduction(reduction)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    neg_log_sigmoid = softplus(input.neg())
-    if pos_weight is not None:
-        neg_log_sigmoid = neg_log_sigmoid.mul(pos_weight.sub(1).mul(target).add(1))
-    loss = target.neg().add(1).mul(input).add(neg_log_sigmoid)
-    if weight is not None:
-        loss = loss.mul(weight)
-    return _reduce(loss, reduction)
+    return dispatcher.call("binary_cross_entropy_with_logits", input, target, weight, pos_weight,
+                           _REDUCTIONS.index(reduction))
 
 
 # ---- math (issue 16): the activations torch binds in torch._C._nn

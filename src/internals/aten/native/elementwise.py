@@ -341,6 +341,10 @@ def div_scalar(a, b):
     return dispatcher.call("div.Tensor", a, wrap_scalar(b))
 
 
+def div_scalar_(a, b):
+    return dispatcher.call("div_.Tensor", a, wrap_scalar(b))
+
+
 def div(a, b, *, alpha=1):
     return binary(ops.DIV, a, b, alpha=alpha)
 

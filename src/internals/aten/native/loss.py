@@ -60,6 +60,25 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     return call("where.self", onehot, to(coefficient, self.dtype), wrap_scalar(0))
 
 
+def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=MEAN):
+    """Sigmoid + binary cross-entropy in one stable formula (``Loss.cpp``):
+
+        loss = (1 - y) x - (1 + (pos_weight - 1) y) log sigmoid(x),    -log sigmoid(x) = softplus(-x)
+
+    ``log(sigmoid(x))`` computed naively overflows to -inf for very negative x; softplus(-x)
+    never exponentiates a large number. ``pos_weight`` scales the positive term only, ``weight``
+    the whole per-element loss."""
+    neg_log_sigmoid = call("softplus", call("neg", self))
+    if pos_weight is not None:
+        log_weight = call("add.Tensor", call("mul.Tensor", call("sub.Tensor", pos_weight, wrap_scalar(1)), target),
+                          wrap_scalar(1))
+        neg_log_sigmoid = call("mul.Tensor", neg_log_sigmoid, log_weight)
+    loss = call("add.Tensor", call("mul.Tensor", call("rsub.Scalar", target, 1), self), neg_log_sigmoid)
+    if weight is not None:
+        loss = call("mul.Tensor", loss, weight)
+    return _reduce(loss, reduction)
+
+
 def mse_loss(self, target, reduction=MEAN):
     diff = call("sub.Tensor", self, target)
     return _reduce(call("mul.Tensor", diff, diff), reduction)

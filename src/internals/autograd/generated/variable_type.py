@@ -13,7 +13,7 @@ from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_out_no_requires_grad,
-                                    mark_view, rebase_history, saved_inplace_result)
+                                    mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
 from ..functions_manual import TensorGeometry
 from .functions import (
     AbsBackward0,
@@ -30,6 +30,7 @@ from .functions import (
     BernoulliBackward0,
     BernoulliBackward1,
     BernoulliBackward2,
+    BinaryCrossEntropyWithLogitsBackward0,
     BmmBackward0,
     CatBackward0,
     CeilBackward0,
@@ -233,6 +234,7 @@ OPS = {
     'add.Scalar': dispatcher.find('add.Scalar'),
     'mul.Scalar': dispatcher.find('mul.Scalar'),
     'div.Scalar': dispatcher.find('div.Scalar'),
+    'div_.Scalar': dispatcher.find('div_.Scalar'),
     'div.Tensor': dispatcher.find('div.Tensor'),
     'div.out': dispatcher.find('div.out'),
     'div_.Tensor': dispatcher.find('div_.Tensor'),
@@ -279,6 +281,7 @@ OPS = {
     'nll_loss_backward': dispatcher.find('nll_loss_backward'),
     'mse_loss': dispatcher.find('mse_loss'),
     'mse_loss_backward': dispatcher.find('mse_loss_backward'),
+    'binary_cross_entropy_with_logits': dispatcher.find('binary_cross_entropy_with_logits'),
     'mm': dispatcher.find('mm'),
     'mm.out': dispatcher.find('mm.out'),
     'bmm': dispatcher.find('bmm'),
@@ -966,6 +969,21 @@ def div_Scalar(ks, self, other):
     return result
 
 
+def div__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = DivBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.other_ = other
+    with below_autograd():
+        result = OPS['div_.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def div_Tensor(ks, self, other):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
@@ -1561,6 +1579,23 @@ def mse_loss_backward(ks, grad_output, self, target, reduction):
     return result
 
 
+def binary_cross_entropy_with_logits(ks, self, target, weight=None, pos_weight=None, reduction=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
+        grad_fn = BinaryCrossEntropyWithLogitsBackward0()
+        grad_fn._next_edges = collect_next_edges(self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.pos_weight_ = SavedVariable(pos_weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+    with below_ad_inplace_or_view():
+        result = OPS['binary_cross_entropy_with_logits'].redispatch(after_autograd(ks), self, target, weight, pos_weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def mm(ks, self, mat2):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or mat2._requires_grad):
@@ -1643,7 +1678,7 @@ def as_strided_(ks, self, size, stride, storage_offset=None):
     with below_autograd():
         result = OPS['as_strided_'].redispatch(after_autograd(ks), self, size, stride, storage_offset)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return result
 
 
@@ -1700,7 +1735,7 @@ def transpose_(ks, self, dim0, dim1):
     with below_autograd():
         result = OPS['transpose_'].redispatch(after_autograd(ks), self, dim0, dim1)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return result
 
 
@@ -1726,7 +1761,7 @@ def t_(ks, self):
     with below_autograd():
         result = OPS['t_'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return result
 
 
@@ -1855,7 +1890,7 @@ def squeeze_(ks, self):
     with below_autograd():
         result = OPS['squeeze_'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return result
 
 
@@ -1870,7 +1905,7 @@ def squeeze__dim(ks, self, dim):
     with below_autograd():
         result = OPS['squeeze_.dim'].redispatch(after_autograd(ks), self, dim)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return result
 
 
@@ -1885,7 +1920,7 @@ def squeeze__dims(ks, self, dim):
     with below_autograd():
         result = OPS['squeeze_.dims'].redispatch(after_autograd(ks), self, dim)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return result
 
 
@@ -1913,7 +1948,7 @@ def unsqueeze_(ks, self, dim):
     with below_autograd():
         result = OPS['unsqueeze_'].redispatch(after_autograd(ks), self, dim)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return result
 
 
@@ -3971,6 +4006,7 @@ KERNELS = {
     'add.Scalar': add_Scalar,
     'mul.Scalar': mul_Scalar,
     'div.Scalar': div_Scalar,
+    'div_.Scalar': div__Scalar,
     'div.Tensor': div_Tensor,
     'div.out': div_out,
     'div_.Tensor': div__Tensor,
@@ -4017,6 +4053,7 @@ KERNELS = {
     'nll_loss_backward': nll_loss_backward,
     'mse_loss': mse_loss,
     'mse_loss_backward': mse_loss_backward,
+    'binary_cross_entropy_with_logits': binary_cross_entropy_with_logits,
     'mm': mm,
     'mm.out': mm_out,
     'bmm': bmm,
