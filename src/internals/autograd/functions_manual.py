@@ -23,7 +23,7 @@ INT64_MAX = 2 ** 63 - 1       # slice's end when none is given
 __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "mul_scalar", "div_scalar",
            "mul_tensor_backward", "div_tensor_self_backward", "div_tensor_other_backward",
            "softmax_double_backward", "nll_loss_backward", "nll_loss", "mse_loss_backward",
-           "mse_loss_double_backward", "binary_cross_entropy_with_logits_backward",
+           "mse_loss_double_backward", "ties_halved", "binary_cross_entropy_with_logits_backward",
            "binary_cross_entropy_with_logits_target_backward", "where", "zeros_like",
            "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
            "pow_backward_exponent", "pow_backward_exponent_scalar_base", "sum_backward",
@@ -63,7 +63,7 @@ def sum_to(grad, shape):
 
 # ---------------------------------------------------------------------- elementwise
 def maybe_multiply(t, s):
-    return t if s == 1 else t * s
+    return t if s == 1 else mul_scalar(t, s)      # C++'s t * s: mul.Scalar
 
 
 # C++'s ``t * 2`` and ``t / n`` call the Scalar overloads (``mul.Scalar``, ``div.Scalar``); Python's
@@ -99,7 +99,14 @@ def where(cond, a, b):
 
 
 def zeros_like(t):
-    return zeros(t.shape, dtype=t.dtype, device=t.device)
+    return dispatcher.call("zeros_like", t)
+
+
+def ties_halved(grad, self, other):
+    """``at::where(self == other, grad / 2, grad)``, its arguments evaluated right to left as C++
+    evaluates torch's formula: the half first."""
+    half = div_scalar(grad, 2)
+    return where(self == other, half, grad)
 
 
 def threshold_backward(grad, out, threshold):
@@ -278,8 +285,9 @@ def binary_cross_entropy_with_logits_backward(grad, input, target, weight, pos_w
     functional = _subclass_like(input, target) or _grad_mode.grad_enabled
     if pos_weight is not None:
         t = pos_weight.mul(target)
-        grad_input = (t.add(1).sub(target).mul(input.sigmoid()).sub(t) if functional
-                      else t.add(1).sub_(target).mul_(input.sigmoid()).sub_(t))
+        t_plus_1 = dispatcher.call("add.Scalar", t, 1)
+        grad_input = (t_plus_1.sub(target).mul(input.sigmoid()).sub(t) if functional
+                      else t_plus_1.sub_(target).mul_(input.sigmoid()).sub_(t))
     else:
         grad_input = input.sigmoid().sub(target) if functional else input.sigmoid().sub_(target)
     for factor in (grad, weight):
@@ -378,7 +386,7 @@ def slice_symint(grad, dim, start, end, step):
 
 
 def diagonal_backward(grad, sizes, offset, dim1, dim2):
-    return _embed(grad, sizes, lambda z: z.diagonal(offset, dim1, dim2))
+    return dispatcher.call("diagonal_backward", grad, list(sizes), offset, dim1, dim2)
 
 
 def unfold_backward(grad, sizes, dimension, size, step):
@@ -401,13 +409,12 @@ def split_with_sizes_backward(grads, split_sizes, dim, sizes, options):
     """The pieces' gradients side by side; a piece no one used has a gradient of zeros."""
     dtype, device = options
     dim = dim % max(len(sizes), 1)
-    out = zeros(sizes, dtype=dtype, device=device)
-    start = 0
+    pieces = []
     for g, length in zip(grads, split_sizes):
-        if g is not None:
-            out.narrow(dim, start, length).copy_(g)
-        start += length
-    return out
+        size = list(sizes)
+        size[dim] = length
+        pieces.append(g if g is not None else dispatcher.call("zeros", size, dtype=dtype, device=device))
+    return dispatcher.call("cat", pieces, dim)
 
 
 def split_backward(grads, split_size, dim, sizes, options):
@@ -509,13 +516,19 @@ def roll_backward(grad, shifts, dims):
 
 
 def repeat_backward(grad, repeats, sizes):
-    """Sum the copies: view the gradient as (r0, s0, r1, s1, ...) and sum the r dims."""
-    lead = len(repeats) - len(sizes)
-    padded = (1,) * lead + tuple(sizes)
-    if grad.numel() == 0:
+    """Sum the copies: the leading new dims summed away, then the gradient reshaped to
+    (r0, s0, r1, s1, ...) (a dim repeated once keeps only s) and the r dims summed."""
+    if 0 in repeats:
         return zeros(sizes, dtype=grad.dtype, device=grad.device)
-    pairs = [n for r, s in zip(repeats, padded) for n in (r, s)]
-    return grad.reshape(pairs).sum(list(range(0, len(pairs), 2))).reshape(tuple(sizes))
+    for _ in range(grad.dim() - len(sizes)):
+        grad = grad.sum(0, False)
+    grad_size, sum_dims = [], []
+    for repeat, size in zip(repeats[len(repeats) - len(sizes):], sizes):
+        if repeat != 1:
+            grad_size.append(repeat)
+            sum_dims.append(len(grad_size) - 1)
+        grad_size.append(size)
+    return grad.reshape(grad_size).sum(sum_dims) if sum_dims else grad
 
 
 def _subclass_like(*tensors):
@@ -623,7 +636,8 @@ __all__ += ["cat_tensors_backward", "stack_tensors_backward", "unbind_backward",
             "index_backward", "index_select_backward", "gather_backward", "masked_fill_backward",
             "masked_select_backward", "take_backward", "scatter_reduce_backward", "cummaxmin_backward"]
 # ---------------------------------------------------------------------- math (issue 16)
-__all__ += ["gelu_backward", "silu_backward", "softplus_backward", "gelu_double_backward", "silu_double_backward",
+__all__ += ["gelu_backward", "silu_backward", "softplus_backward", "gelu_double_backward",
+            "infinitely_differentiable_silu_backward", "grad_mode_is_enabled",
             "softplus_double_backward", "clamp_backward", "clamp_backward_min_max"]
 
 
@@ -652,10 +666,16 @@ def gelu_double_backward(ggI, gO, input, approximate):
     return ggI * gO * (2 * pdf - input_sq * pdf)
 
 
-def silu_double_backward(grad, grad_output, self):
-    sigmoid = self.sigmoid()
-    d_sigmoid = sigmoid * (1 - sigmoid)
-    return grad * grad_output * (2 * d_sigmoid + self * d_sigmoid * (1 - 2 * sigmoid))
+def infinitely_differentiable_silu_backward(grad_output, input):
+    """silu's gradient written with differentiable operators, for a backward that records a graph
+    (torch's formula picks it when grad mode is on, so silu_backward needs no formula of its own)."""
+    sigmoid = input.sigmoid()
+    one_minus_sigmoid = dispatcher.call("empty_like", sigmoid).fill_(1.0).sub_(sigmoid)    # C++'s 1.0 - t
+    return grad_output * sigmoid * dispatcher.call("add.Scalar", input * one_minus_sigmoid, 1.0)
+
+
+def grad_mode_is_enabled():
+    return _grad_mode.grad_enabled
 
 
 def softplus_double_backward(grad, input, beta, threshold):

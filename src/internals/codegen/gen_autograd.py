@@ -132,6 +132,8 @@ def load_derivatives(path=DERIVATIVES):
         prefix = _op_prefix(schema.name.name.base)
         if schema_name in torch_names:
             node = torch_names[schema_name]
+        elif schema_name.endswith("_copy") and schema_name[:-5] in torch_names:
+            node = torch_names[schema_name[:-5]] + "_copy"    # torch's view_copy nodes: the view's, renamed
         else:
             node = f"{prefix}{own_counter[prefix]}"
             own_counter[prefix] += 1

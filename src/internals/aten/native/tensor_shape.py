@@ -758,6 +758,13 @@ def moveaxis(x, source, destination):
     return dispatcher.call(overload, x, source, destination)
 
 
+def diagonal_backward(grad_output, input_sizes, offset, dim1, dim2):
+    """``diagonal_backward``: zeros of the input's sizes with the gradient on that diagonal."""
+    out = dispatcher.call("new_zeros", grad_output, list(input_sizes))
+    same_device_copy(diagonal(out, offset, dim1, dim2), grad_output)
+    return out
+
+
 def diagonal_copy(x, offset=0, dim1=0, dim2=1):
     """``diagonal_copy``: the ``diagonal`` view's elements in a new contiguous tensor."""
     return dispatcher.call("clone", diagonal(x, offset, dim1, dim2), memory_format=contiguous_format)

@@ -27,8 +27,10 @@ from ..functions_manual import (  # the helpers the formulas call
     gather_backward,
     gelu_backward,
     gelu_double_backward,
+    grad_mode_is_enabled,
     index_backward,
     index_select_backward,
+    infinitely_differentiable_silu_backward,
     linalg_vector_norm_backward,
     logsumexp_backward,
     masked_fill_backward,
@@ -58,13 +60,11 @@ from ..functions_manual import (  # the helpers the formulas call
     select_backward,
     sigmoid_backward,
     silu_backward,
-    silu_double_backward,
     slice_backward_wrapper,
     slice_symint,
     softmax_double_backward,
     softplus_backward,
     softplus_double_backward,
-    sort_backward,
     split_backward,
     split_with_sizes_backward,
     stack_tensors_backward,
@@ -75,6 +75,7 @@ from ..functions_manual import (  # the helpers the formulas call
     take_backward,
     tanh_backward,
     threshold_backward,
+    ties_halved,
     unbind_backward,
     unfold_backward,
     unsqueeze_to,
@@ -86,7 +87,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'DiagonalCopyBackward0', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'GeluBackwardBackward0', 'SiluBackwardBackward0', 'SoftplusBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -472,12 +473,12 @@ class MaximumBackward0(Node):
         if edges[1] is not None:
             self = node.self_.unpack(node)
             other = node.other_.unpack(node)
-            grad_other = where(self > other, 0, where(self == other, grad / 2, grad))
+            grad_other = ties_halved(grad, self, other).masked_fill_(self > other, 0)
         grad_self = None
         if edges[0] is not None:
             self = node.self_.unpack(node)
             other = node.other_.unpack(node)
-            grad_self = where(self < other, 0, where(self == other, grad / 2, grad))
+            grad_self = ties_halved(grad, self, other).masked_fill_(self < other, 0)
         return grad_self, grad_other
 
 
@@ -494,12 +495,12 @@ class MinimumBackward0(Node):
         if edges[1] is not None:
             self = node.self_.unpack(node)
             other = node.other_.unpack(node)
-            grad_other = where(self < other, 0, where(self == other, grad / 2, grad))
+            grad_other = ties_halved(grad, self, other).masked_fill_(self < other, 0)
         grad_self = None
         if edges[0] is not None:
             self = node.self_.unpack(node)
             other = node.other_.unpack(node)
-            grad_self = where(self > other, 0, where(self == other, grad / 2, grad))
+            grad_self = ties_halved(grad, self, other).masked_fill_(self > other, 0)
         return grad_self, grad_other
 
 
@@ -1261,7 +1262,21 @@ class DiagonalBackward0(Node):
         return (diagonal_backward(grad, self_sym_sizes, offset, dim1, dim2),)
 
 
-class DiagonalCopyBackward0(Node):
+class DiagonalBackwardBackward0(Node):
+    """``diagonal_backward(Tensor grad_output, SymInt[] input_sizes, int offset, int dim1, int dim2) -> Tensor``"""
+    __slots__ = ('offset_', 'dim1_', 'dim2_')
+    _tensor_slots = ()
+    _exposed = {'_saved_offset': ('offset_', False), '_saved_dim1': ('dim1_', False), '_saved_dim2': ('dim2_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        offset = node.offset_
+        dim1 = node.dim1_
+        dim2 = node.dim2_
+        return (grad.diagonal(offset, dim1, dim2),)
+
+
+class DiagonalBackward0_copy(Node):
     """``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor``"""
     __slots__ = ('self_sym_sizes_', 'offset_', 'dim1_', 'dim2_')
     _tensor_slots = ()
@@ -1915,7 +1930,7 @@ class SiluBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         self = node.self_.unpack(node)
-        return (silu_backward(grad, self),)
+        return (infinitely_differentiable_silu_backward(grad, self) if grad_mode_is_enabled() else silu_backward(grad, self),)
 
 
 class SoftplusBackward0(Node):
@@ -1952,27 +1967,6 @@ class GeluBackwardBackward0(Node):
             approximate = node.approximate_
             grad_output = node.grad_output_.unpack(node)
             grad_self = gelu_double_backward(grad, grad_output, self, approximate)
-        return grad_grad_output, grad_self
-
-
-class SiluBackwardBackward0(Node):
-    """``silu_backward(Tensor grad_output, Tensor self) -> Tensor``"""
-    __slots__ = ('self_', 'grad_output_')
-    _tensor_slots = ('self_', 'grad_output_')
-    _exposed = {'_saved_self': ('self_', True), '_saved_grad_output': ('grad_output_', True)}
-
-    def apply(node, grads):
-        grad = grads[0]
-        edges = node._next_edges
-        grad_grad_output = None
-        if edges[0] is not None:
-            self = node.self_.unpack(node)
-            grad_grad_output = silu_backward(grad, self)
-        grad_self = None
-        if edges[1] is not None:
-            self = node.self_.unpack(node)
-            grad_output = node.grad_output_.unpack(node)
-            grad_self = silu_double_backward(grad, grad_output, self)
         return grad_grad_output, grad_self
 
 
@@ -2484,7 +2478,7 @@ class SortBackward0(Node):
         self_sym_sizes = node.self_sym_sizes_
         dim = node.dim_
         indices = node.indices_.unpack(node)
-        return (sort_backward(grad, dim, indices, self_sym_sizes),)
+        return (value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, True),)
 
 
 class SortBackward1(Node):
@@ -2498,7 +2492,7 @@ class SortBackward1(Node):
         self_sym_sizes = node.self_sym_sizes_
         dim = node.dim_
         indices = node.indices_.unpack(node)
-        return (sort_backward(grad, dim, indices, self_sym_sizes),)
+        return (value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, True),)
 
 
 class TopkBackward0(Node):
@@ -2512,7 +2506,7 @@ class TopkBackward0(Node):
         self_sym_sizes = node.self_sym_sizes_
         dim = node.dim_
         indices = node.indices_.unpack(node)
-        return (sort_backward(grad, dim, indices, self_sym_sizes),)
+        return (value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, True),)
 
 
 class KthvalueBackward0(Node):

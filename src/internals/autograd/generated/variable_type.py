@@ -45,7 +45,8 @@ from .functions import (
     CumsumBackward0,
     DiagEmbedBackward0,
     DiagonalBackward0,
-    DiagonalCopyBackward0,
+    DiagonalBackward0_copy,
+    DiagonalBackwardBackward0,
     DivBackward0,
     DivBackward1,
     DivBackward2,
@@ -138,7 +139,6 @@ from .functions import (
     SigmoidBackwardBackward0,
     SignBackward0,
     SiluBackward0,
-    SiluBackwardBackward0,
     SinBackward0,
     SliceBackward0,
     SliceBackwardBackward0,
@@ -308,6 +308,7 @@ OPS = {
     'unsqueeze': dispatcher.find('unsqueeze'),
     'unsqueeze_': dispatcher.find('unsqueeze_'),
     'diagonal': dispatcher.find('diagonal'),
+    'diagonal_backward': dispatcher.find('diagonal_backward'),
     'diagonal_copy': dispatcher.find('diagonal_copy'),
     'unfold': dispatcher.find('unfold'),
     'split.Tensor': dispatcher.find('split.Tensor'),
@@ -378,7 +379,6 @@ OPS = {
     'silu_': dispatcher.find('silu_'),
     'softplus': dispatcher.find('softplus'),
     'gelu_backward': dispatcher.find('gelu_backward'),
-    'silu_backward': dispatcher.find('silu_backward'),
     'softplus_backward': dispatcher.find('softplus_backward'),
     'sign': dispatcher.find('sign'),
     'sign_': dispatcher.find('sign_'),
@@ -1969,10 +1969,25 @@ def diagonal(ks, self, offset=0, dim1=0, dim2=1):
     return result
 
 
+def diagonal_backward(ks, grad_output, input_sizes, offset, dim1, dim2):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = DiagonalBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.offset_ = as_int(offset)
+        grad_fn.dim1_ = as_int(dim1)
+        grad_fn.dim2_ = as_int(dim2)
+    with below_ad_inplace_or_view():
+        result = OPS['diagonal_backward'].redispatch(after_autograd(ks), grad_output, input_sizes, offset, dim1, dim2)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def diagonal_copy(ks, self, offset=0, dim1=0, dim2=1):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
-        grad_fn = DiagonalCopyBackward0()
+        grad_fn = DiagonalBackward0_copy()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_sym_sizes_ = self._impl.sizes
         grad_fn.offset_ = as_int(offset)
@@ -2933,21 +2948,6 @@ def gelu_backward(ks, grad_output, self, **kwargs):
             grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['gelu_backward'].redispatch(after_autograd(ks), grad_output, self, **kwargs)
-    if grad_fn is not None:
-        set_history(result, grad_fn)
-    return result
-
-
-def silu_backward(ks, grad_output, self):
-    grad_fn = None
-    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
-        grad_fn = SiluBackwardBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
-        grad_fn.self_ = SavedVariable(self, False)
-        if edges[1] is not None:
-            grad_fn.grad_output_ = SavedVariable(grad_output, False)
-    with below_ad_inplace_or_view():
-        result = OPS['silu_backward'].redispatch(after_autograd(ks), grad_output, self)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4080,6 +4080,7 @@ KERNELS = {
     'unsqueeze': unsqueeze,
     'unsqueeze_': unsqueeze_,
     'diagonal': diagonal,
+    'diagonal_backward': diagonal_backward,
     'diagonal_copy': diagonal_copy,
     'unfold': unfold,
     'split.Tensor': split_Tensor,
@@ -4150,7 +4151,6 @@ KERNELS = {
     'silu_': silu_,
     'softplus': softplus,
     'gelu_backward': gelu_backward,
-    'silu_backward': silu_backward,
     'softplus_backward': softplus_backward,
     'sign': sign,
     'sign_': sign_,
