@@ -626,8 +626,9 @@ def test_every_differentiable_native_function_has_a_kernel():
         "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "bitwise_left_shift", "bitwise_right_shift",
         "__lshift", "__rshift", "__ilshift", "__irshift",
         "all", "any", "allclose", "count_nonzero", "equal", "floor_divide", "isclose", "isfinite", "isinf",
-        "isnan", "logical_and", "logical_or", "logical_xor", "logical_not")} | {"remainder.Scalar_Tensor", "scatter.reduce", "scatter_.reduce", "scatter.value_reduce",
-                     "scatter_.value_reduce"}
+        "isnan", "logical_and", "logical_or", "logical_xor", "logical_not")} | {
+        "remainder.Scalar_Tensor", "scatter.reduce", "scatter_.reduce", "scatter.value_reduce",
+        "scatter_.value_reduce"}
     # Complex tensors cannot require grad here (no complex autograd): these have no formula.
     not_differentiable |= {"complex", "view_as_real", "view_as_complex", "conj_physical", "angle"}
     # Sparse tensors take no part in autograd in internals: their operators have no formula.
