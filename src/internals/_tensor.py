@@ -126,7 +126,14 @@ class Tensor(TensorBase):
 
     # ------------------------------------------------------------------ conversion
     def numpy(self):
-        """A NumPy array sharing this tensor's memory (CPU only)."""
+        """A NumPy array sharing this tensor's memory (CPU only). torch's ``tensor_to_numpy``
+        detaches first, an operator a dispatch mode sees."""
+        array = self._numpy_view()
+        dispatcher.call("detach", self)
+        return array
+
+    def _numpy_view(self):
+        """The array itself, for internals' own reads (``tolist``, printing): no operator."""
         if self.device.type != "cpu":
             raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
                             "copy the tensor to host memory first.")
@@ -162,7 +169,7 @@ class Tensor(TensorBase):
         t = self.cpu()
         if t.dtype is st.bfloat16:
             t = t.to(st.float32)
-        return t.numpy()
+        return t._numpy_view()
 
     def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=preserve_format):
         for a in args:

@@ -473,7 +473,7 @@ def as_strided_backward(grad, geometry, size, stride, storage_offset):
     out_idx = _storage_indices(size, stride, offset)
     in_idx = _storage_indices(geometry.sizes, geometry.strides, geometry.storage_offset)
     buf = np.zeros(geometry.storage_numel, dtype=np.float64)
-    np.add.at(buf, out_idx.ravel(), grad.to(dtype=_float64(), device="cpu").numpy().ravel())
+    np.add.at(buf, out_idx.ravel(), grad.to(dtype=_float64(), device="cpu")._numpy_view().ravel())
     counts = np.bincount(in_idx.ravel(), minlength=geometry.storage_numel)
     result = np.ascontiguousarray(buf[in_idx] / np.maximum(counts[in_idx], 1))
     return from_numpy(result).to(dtype=grad.dtype, device=grad.device)

@@ -9,7 +9,6 @@
 """
 from ..aten import dispatcher
 from ..aten.fallbacks import check_out_no_requires_grad
-from ..aten.native.tensor_factories import empty_strided
 from ..c10.dispatch_key import DispatchKey, DispatchKeySet
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import below_autograd
@@ -152,7 +151,7 @@ class CopySlices(Node):
 
     def apply(self, grads):
         grad = grads[0]
-        result = empty_strided(self.base_sizes, self.base_strides, dtype=grad.dtype, device=grad.device)
+        result = dispatcher.call("new_empty_strided", grad, list(self.base_sizes), list(self.base_strides))
         result.copy_(grad)
         grad_slice = result.as_strided(self.view_sizes, self.view_strides, self.view_offset - self.base_offset)
         res = self.fn.apply([grad_slice.clone()])
