@@ -164,6 +164,17 @@ def _programs(lib):
         "logical operators": (signed(), lambda x: (
             lib.logical_and(x, x > 0), x.logical_or(x > 0), lib.logical_xor(x, x), lib.logical_not(x),
             x.clone().logical_and_(x > 0), x.clone().logical_not_())),
+        "cross entropy with label smoothing and with probabilities": (signed(grad=True), lambda x: [
+            lib.nn.functional.cross_entropy(x, target, weight, reduction=r, label_smoothing=s).sum().backward()
+            for target in (lib.tensor([2, -100]), lib.ones(2, 3) / 3) for weight in (None, lib.ones(3) * 2)
+            for r in ("mean", "sum", "none") for s in (0.0, 0.1)]),
+        "pow backward, each overload": (signed(grad=True), lambda x: (
+            x.pow(x.detach() + 3) + (x + 3).pow(x) + 2 ** x + 0 ** x + x ** 2.5 + x ** 0).sum().backward()),
+        "numpy and from_numpy": (signed(), lambda x: (lib.from_numpy(x.numpy()), x.tolist(), repr(x))),
+        "in-place writes through views, backward (CopySlices, fill_)": (signed(grad=True), lambda x: [
+            step(x * 1) for step in (lambda z: (z.__setitem__(0, 0.0), z.sum().backward()),
+                                     lambda z: (z[0].mul_(2), z.sum().backward()),
+                                     lambda z: (z[:, 1].zero_(), z.sum().backward()))]),
         "in-place view operators on views keep their own nodes": (signed(grad=True), lambda x: [
             (view_(x * 2), type(view_(x * 2).grad_fn).__name__) for view_ in (
                 lambda y: y[1:].t_(), lambda y: y[0].unsqueeze_(0), lambda y: y[:, 1:].transpose_(0, 1),
@@ -284,6 +295,7 @@ GRAD_CASES = {
     "index_add, index_select, diag and mv": lambda lib, x: (
         lib.zeros(3, 3, dtype=lib.float64).index_add(0, lib.tensor([0, 0, 2]), x) * x
         + x.index_select(1, lib.tensor([2, 0, 0])) * x).sum() + (lib.diag(x) * x[0]).sum() + (x @ x[1]).sum(),
+    "powers with tensor exponents and a number base": lambda lib, x: (x.pow(x) + 2 ** x + x ** 2.5).sum(),
     "max, amax, norm, prod, cumsum and topk": lambda lib, x: (
         x.max() * x + x.max(1).values * x + x.amax(0) * x + x.norm() * x + x.norm(dim=1) * x + x.prod() * x
         + x.prod(1) * x + x.cumsum(1) * x + x.topk(2, 1).values.sum(1, keepdim=True) * x).sum(),

@@ -122,9 +122,17 @@ def tanh_backward(grad, out):
     return dispatcher.call("tanh_backward", grad, out)
 
 
+# The pow formulas as torch writes them; C++ evaluates a call's arguments right to left, so the
+# value of ``at::where(cond, zero, value)`` is computed first, then the zero, then the condition.
+def _scalar_zero(grad):
+    return dispatcher.call("scalar_tensor", 0.0, dtype=grad.dtype, device=grad.device)
+
+
 def pow_backward_self(grad, self, exponent):
-    # d/dx x**y = y * x**(y-1); torch defines it as 0 where y == 0 (also at x == 0).
-    return where(exponent == 0, 0, grad * exponent * self.pow(exponent - 1))
+    """d/dx x**y = y * x**(y-1); torch defines it as 0 where y == 0 (also at x == 0)."""
+    value = grad * (exponent * self.pow(dispatcher.call("sub.Scalar", exponent, 1)))
+    zero = _scalar_zero(grad)
+    return where(exponent == 0.0, zero, value)
 
 
 def pow_backward(grad, self, exponent):
@@ -137,14 +145,19 @@ def pow_backward(grad, self, exponent):
 def pow_backward_exponent_scalar_base(grad, base, exponent, result):
     """``pow.Scalar``: d/dy c**y = c**y * log(c); for c == 0, 0 where y >= 0 (the limit)."""
     if base == 0:
-        return grad * where(exponent >= 0, 0, result * float("-inf"))
-    return grad * (result * math.log(base))
+        value = mul_scalar(result, -math.inf)          # log(0)
+        zero = dispatcher.call("zeros", [], dtype=grad.dtype, device=grad.device)
+        return grad * where(exponent >= 0, zero, value)
+    return grad * mul_scalar(result, math.log(base))
 
 
 def pow_backward_exponent(grad, self, exponent, result):
-    # d/dy x**y = x**y * log(x); 0 where x == 0 and y >= 0 (the limit), instead of 0 * -inf.
-    at_zero = (self == 0).to(grad.dtype) * (exponent >= 0).to(grad.dtype)
-    return grad * where(at_zero > 0, 0, result * self.log())
+    """d/dy x**y = x**y * log(x); 0 where x == 0 and y >= 0 (the limit), instead of 0 * -inf."""
+    exponent_nonnegative = exponent >= 0
+    cond = (self == 0).logical_and(exponent_nonnegative)
+    value = result * self.log()
+    zero = _scalar_zero(grad)
+    return grad * where(cond, zero, value)
 
 
 # ---------------------------------------------------------------------- reductions

@@ -262,19 +262,24 @@ def gen_node(info):
             lines.append(f"        return ({info.formulas[arg]},)")
     else:
         lines.append("        edges = node._next_edges")
-        results = [f"grad_{arg}" for arg in info.edges]
+        # What is always saved is unpacked first, as torch's apply does (a saved output's unpack
+        # is a detach a mode sees); what only one edge needs, under that edge. Each input's
+        # gradient is d_<input> (grad_<input> may be a saved argument's name: grad_output).
+        always = [s.name for s in saved if not _need(info, s)]
+        lines += _local_setup(info, always, 8)
+        results = [f"d_{arg}" for arg in info.edges]
         # The formulas run in the sorted order of their keys, as torch's load_derivatives.py reads
         # them (``sorted(defn.keys())``): div's ``other`` before ``self``, mm's ``mat2`` before ``self``.
         order = sorted(enumerate(info.edges), key=lambda e: ", ".join(info.groups.get(e[1], (e[1],))))
         for i, arg in order:
             group = info.groups.get(arg)
             if group is None:
-                lines.append(f"        grad_{arg} = None")
+                lines.append(f"        d_{arg} = None")
                 lines.append(f"        if edges[{i}] is not None:")
-                lines += _local_setup(info, [s.name for s in saved if i in s.users], 12)
-                lines.append(f"            grad_{arg} = {info.formulas[arg]}")
+                lines += _local_setup(info, [s.name for s in saved if i in s.users and s.name not in always], 12)
+                lines.append(f"            d_{arg} = {info.formulas[arg]}")
             elif arg == group[0]:
-                lines += _group_lines(info, group, saved)
+                lines += _group_lines(info, group, [s for s in saved if s.name not in always])
         lines.append(f"        return {', '.join(results)}")
     return "\n".join(lines)
 
@@ -283,11 +288,11 @@ def _group_lines(info, group, saved):
     """One formula for several inputs: run it once if any of their edges exists."""
     at = [info.edges.index(a) for a in group]
     mask = ", ".join(f"edges[{i}] is not None" for i in at)
-    return [f"        {' = '.join(f'grad_{a}' for a in group)} = None",
+    return [f"        {' = '.join(f'd_{a}' for a in group)} = None",
             f"        grad_input_mask = [{mask}]",
             "        if any(grad_input_mask):",
             *_local_setup(info, [s.name for s in saved if set(at) & s.users], 12),
-            f"            {', '.join(f'grad_{a}' for a in group)} = {info.formulas[group[0]]}"]
+            f"            {', '.join(f'd_{a}' for a in group)} = {info.formulas[group[0]]}"]
 
 
 FUNCTIONS_HEADER = '''"""Backward nodes, one per entry of autograd/derivatives.yaml (torch's generated Functions.cpp).
@@ -447,10 +452,14 @@ def _any_requires_grad(names, list_names=(), optional=()):
 
 
 def _need(info, saved):
-    """The condition under which a saved value is needed: some edge whose formula uses it exists."""
-    if len(saved.users) == len(info.edges):
+    """The condition under which a saved value is saved: the one edge whose formula uses it exists
+    (torch's ``guard_for``). torch guards only an input tensor that a single formula, for a single
+    input, of an operator with several differentiable inputs uses, and never an output or the
+    saved values of a ``*_backward`` operator: those are always saved (a mode sees the ``detach``)."""
+    if (saved.is_output or not saved.tensor or saved.is_list or len(saved.users) != 1 or len(info.edges) <= 1
+            or "backward" in info.schema.name.name.base):
         return ""
-    return " or ".join(f"edges[{i}] is not None" for i in sorted(saved.users))
+    return f"edges[{next(iter(saved.users))}] is not None"
 
 
 VARIABLE_TYPE_HEADER = '''"""Autograd kernels, one per differentiable operator (torch's generated VariableType_*.cpp).

@@ -332,6 +332,11 @@ def add_scalar(a, b, alpha=1):
     return dispatcher.call("add.Tensor", a, wrap_scalar(b), alpha=alpha)
 
 
+def sub_scalar(a, b, alpha=1):
+    """``sub.Scalar`` (CompositeExplicitAutograd): ``sub.Tensor`` with the number wrapped."""
+    return dispatcher.call("sub.Tensor", a, wrap_scalar(b), alpha=alpha)
+
+
 def mul_scalar(a, b):
     """``mul.Scalar`` (CompositeExplicitAutograd): ``mul.Tensor`` with the number wrapped."""
     return dispatcher.call("mul.Tensor", a, wrap_scalar(b))

@@ -87,7 +87,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -205,15 +205,15 @@ class ThresholdBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_grad_output = None
+        self = node.self_.unpack(node)
+        threshold = node.threshold_
+        d_grad_output = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            threshold = node.threshold_
-            grad_grad_output = threshold_backward(grad, self, threshold)
-        grad_self = None
+            d_grad_output = threshold_backward(grad, self, threshold)
+        d_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(grad)
-        return grad_grad_output, grad_self
+            d_self = zeros_like(grad)
+        return d_grad_output, d_self
 
 
 class SigmoidBackward0(Node):
@@ -249,16 +249,15 @@ class SigmoidBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_grad_output = None
+        output = node.output_.unpack(node)
+        grad_output = node.grad_output_.unpack(node)
+        d_grad_output = None
         if edges[0] is not None:
-            output = node.output_.unpack(node)
-            grad_grad_output = sigmoid_backward(grad, output)
-        grad_output = None
+            d_grad_output = sigmoid_backward(grad, output)
+        d_output = None
         if edges[1] is not None:
-            output = node.output_.unpack(node)
-            grad_output = node.grad_output_.unpack(node)
-            grad_output = grad * grad_output * (output * -2 + 1)
-        return grad_grad_output, grad_output
+            d_output = grad * grad_output * (output * -2 + 1)
+        return d_grad_output, d_output
 
 
 class TanhBackwardBackward0(Node):
@@ -270,16 +269,15 @@ class TanhBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_grad_output = None
+        output = node.output_.unpack(node)
+        grad_output = node.grad_output_.unpack(node)
+        d_grad_output = None
         if edges[0] is not None:
-            output = node.output_.unpack(node)
-            grad_grad_output = tanh_backward(grad, output)
-        grad_output = None
+            d_grad_output = tanh_backward(grad, output)
+        d_output = None
         if edges[1] is not None:
-            output = node.output_.unpack(node)
-            grad_output = node.grad_output_.unpack(node)
-            grad_output = grad * (output * -2 * grad_output)
-        return grad_grad_output, grad_output
+            d_output = grad * (output * -2 * grad_output)
+        return d_grad_output, d_output
 
 
 class AddBackward0(Node):
@@ -291,14 +289,14 @@ class AddBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_other = None
+        alpha = node.alpha_
+        d_other = None
         if edges[1] is not None:
-            alpha = node.alpha_
-            grad_other = maybe_multiply(grad, alpha)
-        grad_self = None
+            d_other = maybe_multiply(grad, alpha)
+        d_self = None
         if edges[0] is not None:
-            grad_self = grad
-        return grad_self, grad_other
+            d_self = grad
+        return d_self, d_other
 
 
 class SubBackward0(Node):
@@ -310,14 +308,14 @@ class SubBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_other = None
+        alpha = node.alpha_
+        d_other = None
         if edges[1] is not None:
-            alpha = node.alpha_
-            grad_other = maybe_multiply(-grad, alpha)
-        grad_self = None
+            d_other = maybe_multiply(-grad, alpha)
+        d_self = None
         if edges[0] is not None:
-            grad_self = grad
-        return grad_self, grad_other
+            d_self = grad
+        return d_self, d_other
 
 
 class MulBackward0(Node):
@@ -329,19 +327,30 @@ class MulBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_other = None
+        d_other = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
-            grad_other = grad * self
-        grad_self = None
+            d_other = grad * self
+        d_self = None
         if edges[0] is not None:
             other = node.other_.unpack(node)
-            grad_self = grad * other
-        return grad_self, grad_other
+            d_self = grad * other
+        return d_self, d_other
 
 
 class AddBackward1(Node):
     """``add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (grad,)
+
+
+class SubBackward1(Node):
+    """``sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor``"""
     __slots__ = ()
     _tensor_slots = ()
     _exposed = {}
@@ -386,16 +395,15 @@ class DivBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_other = None
+        other = node.other_.unpack(node)
+        d_other = None
         if edges[1] is not None:
-            other = node.other_.unpack(node)
             self = node.self_.unpack(node)
-            grad_other = div_tensor_other_backward(grad, self, other)
-        grad_self = None
+            d_other = div_tensor_other_backward(grad, self, other)
+        d_self = None
         if edges[0] is not None:
-            other = node.other_.unpack(node)
-            grad_self = grad / other
-        return grad_self, grad_other
+            d_self = grad / other
+        return d_self, d_other
 
 
 class PowBackward0(Node):
@@ -420,18 +428,16 @@ class PowBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_exponent = None
+        self = node.self_.unpack(node)
+        exponent = node.exponent_.unpack(node)
+        result = node.result_.unpack(node)
+        d_exponent = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            exponent = node.exponent_.unpack(node)
-            result = node.result_.unpack(node)
-            grad_exponent = pow_backward_exponent(grad, self, exponent, result)
-        grad_self = None
+            d_exponent = pow_backward_exponent(grad, self, exponent, result)
+        d_self = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            exponent = node.exponent_.unpack(node)
-            grad_self = pow_backward_self(grad, self, exponent)
-        return grad_self, grad_exponent
+            d_self = pow_backward_self(grad, self, exponent)
+        return d_self, d_exponent
 
 
 class PowBackward2(Node):
@@ -469,17 +475,15 @@ class MaximumBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_other = None
+        self = node.self_.unpack(node)
+        other = node.other_.unpack(node)
+        d_other = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            other = node.other_.unpack(node)
-            grad_other = ties_halved(grad, self, other).masked_fill_(self > other, 0)
-        grad_self = None
+            d_other = ties_halved(grad, self, other).masked_fill_(self > other, 0)
+        d_self = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            other = node.other_.unpack(node)
-            grad_self = ties_halved(grad, self, other).masked_fill_(self < other, 0)
-        return grad_self, grad_other
+            d_self = ties_halved(grad, self, other).masked_fill_(self < other, 0)
+        return d_self, d_other
 
 
 class MinimumBackward0(Node):
@@ -491,17 +495,15 @@ class MinimumBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_other = None
+        self = node.self_.unpack(node)
+        other = node.other_.unpack(node)
+        d_other = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            other = node.other_.unpack(node)
-            grad_other = ties_halved(grad, self, other).masked_fill_(self < other, 0)
-        grad_self = None
+            d_other = ties_halved(grad, self, other).masked_fill_(self < other, 0)
+        d_self = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            other = node.other_.unpack(node)
-            grad_self = ties_halved(grad, self, other).masked_fill_(self > other, 0)
-        return grad_self, grad_other
+            d_self = ties_halved(grad, self, other).masked_fill_(self > other, 0)
+        return d_self, d_other
 
 
 class WhereBackward0(Node):
@@ -513,15 +515,14 @@ class WhereBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_other = None
+        condition = node.condition_.unpack(node)
+        d_other = None
         if edges[1] is not None:
-            condition = node.condition_.unpack(node)
-            grad_other = where(condition, 0, grad)
-        grad_self = None
+            d_other = where(condition, 0, grad)
+        d_self = None
         if edges[0] is not None:
-            condition = node.condition_.unpack(node)
-            grad_self = where(condition, grad, 0)
-        return grad_self, grad_other
+            d_self = where(condition, grad, 0)
+        return d_self, d_other
 
 
 class FillBackward2(Node):
@@ -544,13 +545,13 @@ class FillBackward3(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
+        d_self = None
         if edges[0] is not None:
-            grad_self = zeros_like(grad)
-        grad_value = None
+            d_self = zeros_like(grad)
+        d_value = None
         if edges[1] is not None:
-            grad_value = grad.sum()
-        return grad_self, grad_value
+            d_value = grad.sum()
+        return d_self, d_value
 
 
 class ZeroBackward0(Node):
@@ -780,19 +781,17 @@ class SoftmaxBackwardDataBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_grad_output = None
+        output = node.output_.unpack(node)
+        dim = node.dim_
+        input_dtype = node.input_dtype_
+        grad_output = node.grad_output_.unpack(node)
+        d_grad_output = None
         if edges[0] is not None:
-            output = node.output_.unpack(node)
-            dim = node.dim_
-            input_dtype = node.input_dtype_
-            grad_grad_output = _softmax_backward_data(grad.to(output.dtype), output, dim, input_dtype)
-        grad_output = None
+            d_grad_output = _softmax_backward_data(grad.to(output.dtype), output, dim, input_dtype)
+        d_output = None
         if edges[1] is not None:
-            output = node.output_.unpack(node)
-            dim = node.dim_
-            grad_output = node.grad_output_.unpack(node)
-            grad_output = softmax_double_backward(grad.to(output.dtype), grad_output, dim, output).to(output.dtype)
-        return grad_grad_output, grad_output
+            d_output = softmax_double_backward(grad.to(output.dtype), grad_output, dim, output).to(output.dtype)
+        return d_grad_output, d_output
 
 
 class LogSoftmaxBackwardDataBackward0(Node):
@@ -804,18 +803,16 @@ class LogSoftmaxBackwardDataBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_grad_output = None
+        output = node.output_.unpack(node)
+        dim = node.dim_
+        grad_output = node.grad_output_.unpack(node)
+        d_grad_output = None
         if edges[0] is not None:
-            output = node.output_.unpack(node)
-            dim = node.dim_
-            grad_grad_output = grad.to(output.dtype) - (grad.to(output.dtype) * output.exp()).sum(dim, True)
-        grad_output = None
+            d_grad_output = grad.to(output.dtype) - (grad.to(output.dtype) * output.exp()).sum(dim, True)
+        d_output = None
         if edges[1] is not None:
-            output = node.output_.unpack(node)
-            dim = node.dim_
-            grad_output = node.grad_output_.unpack(node)
-            grad_output = (-grad_output.sum(dim, True) * output.exp() * grad.to(output.dtype)).to(output.dtype)
-        return grad_grad_output, grad_output
+            d_output = (-grad_output.sum(dim, True) * output.exp() * grad.to(output.dtype)).to(output.dtype)
+        return d_grad_output, d_output
 
 
 class NllLossBackward0(Node):
@@ -844,17 +841,17 @@ class NllLossBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_grad_output = None
+        target = node.target_.unpack(node)
+        weight = node.weight_.unpack(node)
+        reduction = node.reduction_
+        ignore_index = node.ignore_index_
+        d_grad_output = None
         if edges[0] is not None:
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
-            reduction = node.reduction_
-            ignore_index = node.ignore_index_
-            grad_grad_output = nll_loss(grad, target, weight, reduction, ignore_index)
-        grad_self = None
+            d_grad_output = nll_loss(grad, target, weight, reduction, ignore_index)
+        d_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(grad)
-        return grad_grad_output, grad_self
+            d_self = zeros_like(grad)
+        return d_grad_output, d_self
 
 
 class MseLossBackward0(Node):
@@ -866,19 +863,16 @@ class MseLossBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        reduction = node.reduction_
+        d_self = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            reduction = node.reduction_
-            grad_self = mse_loss_backward(grad, self, target, reduction)
-        grad_target = None
+            d_self = mse_loss_backward(grad, self, target, reduction)
+        d_target = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            reduction = node.reduction_
-            grad_target = mse_loss_backward(grad, target, self, reduction)
-        return grad_self, grad_target
+            d_target = mse_loss_backward(grad, target, self, reduction)
+        return d_self, d_target
 
 
 class MseLossBackwardBackward0(Node):
@@ -890,25 +884,20 @@ class MseLossBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_grad_output = None
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        reduction = node.reduction_
+        grad_output = node.grad_output_.unpack(node)
+        d_grad_output = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            reduction = node.reduction_
-            grad_grad_output = mse_loss_backward(grad, self, target, reduction)
-        grad_self = None
+            d_grad_output = mse_loss_backward(grad, self, target, reduction)
+        d_self = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            reduction = node.reduction_
-            grad_output = node.grad_output_.unpack(node)
-            grad_self = mse_loss_double_backward(grad * grad_output, self, reduction)
-        grad_target = None
+            d_self = mse_loss_double_backward(grad * grad_output, self, reduction)
+        d_target = None
         if edges[2] is not None:
-            target = node.target_.unpack(node)
-            reduction = node.reduction_
-            grad_output = node.grad_output_.unpack(node)
-            grad_target = -mse_loss_double_backward(grad * grad_output, target, reduction)
-        return grad_grad_output, grad_self, grad_target
+            d_target = -mse_loss_double_backward(grad * grad_output, target, reduction)
+        return d_grad_output, d_self, d_target
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Node):
@@ -920,23 +909,18 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        weight = node.weight_.unpack(node)
+        pos_weight = node.pos_weight_.unpack(node)
+        reduction = node.reduction_
+        d_self = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
-            pos_weight = node.pos_weight_.unpack(node)
-            reduction = node.reduction_
-            grad_self = binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight, reduction)
-        grad_target = None
+            d_self = binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight, reduction)
+        d_target = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
-            pos_weight = node.pos_weight_.unpack(node)
-            reduction = node.reduction_
-            grad_target = binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction)
-        return grad_self, grad_target
+            d_target = binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction)
+        return d_self, d_target
 
 
 class MmBackward0(Node):
@@ -948,19 +932,19 @@ class MmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_mat2 = None
+        self_sym_sizes = node.self_sym_sizes_
+        self_sym_strides = node.self_sym_strides_
+        mat2_sym_sizes = node.mat2_sym_sizes_
+        mat2_sym_strides = node.mat2_sym_strides_
+        d_mat2 = None
         if edges[1] is not None:
-            mat2_sym_sizes = node.mat2_sym_sizes_
-            mat2_sym_strides = node.mat2_sym_strides_
             self = node.self_.unpack(node)
-            grad_mat2 = mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides)
-        grad_self = None
+            d_mat2 = mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides)
+        d_self = None
         if edges[0] is not None:
-            self_sym_sizes = node.self_sym_sizes_
-            self_sym_strides = node.self_sym_strides_
             mat2 = node.mat2_.unpack(node)
-            grad_self = mm_mat1_backward(grad, mat2, self_sym_sizes, self_sym_strides)
-        return grad_self, grad_mat2
+            d_self = mm_mat1_backward(grad, mat2, self_sym_sizes, self_sym_strides)
+        return d_self, d_mat2
 
 
 class BmmBackward0(Node):
@@ -972,15 +956,15 @@ class BmmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_mat2 = None
+        d_mat2 = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
-            grad_mat2 = self.transpose(1, 2).bmm(grad)
-        grad_self = None
+            d_mat2 = self.transpose(1, 2).bmm(grad)
+        d_self = None
         if edges[0] is not None:
             mat2 = node.mat2_.unpack(node)
-            grad_self = grad.bmm(mat2.transpose(1, 2))
-        return grad_self, grad_mat2
+            d_self = grad.bmm(mat2.transpose(1, 2))
+        return d_self, d_mat2
 
 
 class AsStridedBackward0(Node):
@@ -1471,17 +1455,16 @@ class IndexPutBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
+        indices = node.indices_.unpack(node)
+        accumulate = node.accumulate_
+        d_self = None
         if edges[0] is not None:
-            indices = node.indices_.unpack(node)
             values = node.values_.unpack(node)
-            accumulate = node.accumulate_
-            grad_self = grad if accumulate else grad.index_put(indices, zeros_like(values), False)
-        grad_values = None
+            d_self = grad if accumulate else grad.index_put(indices, zeros_like(values), False)
+        d_values = None
         if edges[1] is not None:
-            indices = node.indices_.unpack(node)
-            grad_values = grad.index(indices)
-        return grad_self, grad_values
+            d_values = grad.index(indices)
+        return d_self, d_values
 
 
 class IndexAddBackward0(Node):
@@ -1493,17 +1476,17 @@ class IndexAddBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
+        dim = node.dim_
+        alpha = node.alpha_
+        d_self = None
         if edges[0] is not None:
-            grad_self = grad
-        grad_source = None
+            d_self = grad
+        d_source = None
         if edges[1] is not None:
-            dim = node.dim_
             index = node.index_.unpack(node)
             source = node.source_.unpack(node)
-            alpha = node.alpha_
-            grad_source = maybe_multiply(grad.index_select(dim, index).expand_as(source) if source.dim() > 0 else grad.index_select(dim, index.squeeze(0)), alpha)
-        return grad_self, grad_source
+            d_source = maybe_multiply(grad.index_select(dim, index).expand_as(source) if source.dim() > 0 else grad.index_select(dim, index.squeeze(0)), alpha)
+        return d_self, d_source
 
 
 class IndexSelectBackward0(Node):
@@ -1543,17 +1526,15 @@ class ScatterBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
+        dim = node.dim_
+        index = node.index_.unpack(node)
+        d_self = None
         if edges[0] is not None:
-            dim = node.dim_
-            index = node.index_.unpack(node)
-            grad_self = grad.scatter(dim, index, 0)
-        grad_src = None
+            d_self = grad.scatter(dim, index, 0)
+        d_src = None
         if edges[1] is not None:
-            dim = node.dim_
-            index = node.index_.unpack(node)
-            grad_src = grad.gather(dim, index)
-        return grad_self, grad_src
+            d_src = grad.gather(dim, index)
+        return d_self, d_src
 
 
 class ScatterBackward1(Node):
@@ -1578,18 +1559,18 @@ class ScatterReduceBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = grad_src = None
+        self = node.self_.unpack(node)
+        dim = node.dim_
+        index = node.index_.unpack(node)
+        src = node.src_.unpack(node)
+        reduce = node.reduce_
+        include_self = node.include_self_
+        result = node.result_.unpack(node)
+        d_self = d_src = None
         grad_input_mask = [edges[0] is not None, edges[1] is not None]
         if any(grad_input_mask):
-            self = node.self_.unpack(node)
-            dim = node.dim_
-            index = node.index_.unpack(node)
-            src = node.src_.unpack(node)
-            reduce = node.reduce_
-            include_self = node.include_self_
-            result = node.result_.unpack(node)
-            grad_self, grad_src = scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
-        return grad_self, grad_src
+            d_self, d_src = scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
+        return d_self, d_src
 
 
 class ScatterAddBackward0(Node):
@@ -1601,15 +1582,15 @@ class ScatterAddBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
+        dim = node.dim_
+        d_self = None
         if edges[0] is not None:
-            grad_self = grad
-        grad_src = None
+            d_self = grad
+        d_src = None
         if edges[1] is not None:
-            dim = node.dim_
             index = node.index_.unpack(node)
-            grad_src = grad.gather(dim, index)
-        return grad_self, grad_src
+            d_src = grad.gather(dim, index)
+        return d_self, d_src
 
 
 class MaskedFillBackward0(Node):
@@ -1633,15 +1614,14 @@ class MaskedFillBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
+        mask = node.mask_.unpack(node)
+        d_self = None
         if edges[0] is not None:
-            mask = node.mask_.unpack(node)
-            grad_self = grad.masked_fill(mask, 0)
-        grad_value = None
+            d_self = grad.masked_fill(mask, 0)
+        d_value = None
         if edges[1] is not None:
-            mask = node.mask_.unpack(node)
-            grad_value = masked_fill_backward(grad, mask)
-        return grad_self, grad_value
+            d_value = masked_fill_backward(grad, mask)
+        return d_self, d_value
 
 
 class MaskedSelectBackward0(Node):
@@ -1723,13 +1703,13 @@ class NormalBackward3(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_mean = None
+        d_mean = None
         if edges[0] is not None:
-            grad_mean = zeros_like(grad)
-        grad_std = None
+            d_mean = zeros_like(grad)
+        d_std = None
         if edges[1] is not None:
-            grad_std = zeros_like(grad)
-        return grad_mean, grad_std
+            d_std = zeros_like(grad)
+        return d_mean, d_std
 
 
 class RandomBackward0(Node):
@@ -1796,14 +1776,14 @@ class BernoulliBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_p = None
+        d_p = None
         if edges[1] is not None:
             p = node.p_.unpack(node)
-            grad_p = zeros_like(p)
-        grad_self = None
+            d_p = zeros_like(p)
+        d_self = None
         if edges[0] is not None:
-            grad_self = zeros_like(grad)
-        return grad_self, grad_p
+            d_self = zeros_like(grad)
+        return d_self, d_p
 
 
 class BernoulliBackward2(Node):
@@ -1956,18 +1936,16 @@ class GeluBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_grad_output = None
+        self = node.self_.unpack(node)
+        approximate = node.approximate_
+        grad_output = node.grad_output_.unpack(node)
+        d_grad_output = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            approximate = node.approximate_
-            grad_grad_output = gelu_backward(grad, self, approximate)
-        grad_self = None
+            d_grad_output = gelu_backward(grad, self, approximate)
+        d_self = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            approximate = node.approximate_
-            grad_output = node.grad_output_.unpack(node)
-            grad_self = gelu_double_backward(grad, grad_output, self, approximate)
-        return grad_grad_output, grad_self
+            d_self = gelu_double_backward(grad, grad_output, self, approximate)
+        return d_grad_output, d_self
 
 
 class SoftplusBackwardBackward0(Node):
@@ -1979,20 +1957,17 @@ class SoftplusBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_grad_output = None
+        self = node.self_.unpack(node)
+        beta = node.beta_
+        threshold = node.threshold_
+        grad_output = node.grad_output_.unpack(node)
+        d_grad_output = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            beta = node.beta_
-            threshold = node.threshold_
-            grad_grad_output = softplus_backward(grad, self, beta, threshold)
-        grad_self = None
+            d_grad_output = softplus_backward(grad, self, beta, threshold)
+        d_self = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            beta = node.beta_
-            threshold = node.threshold_
-            grad_output = node.grad_output_.unpack(node)
-            grad_self = softplus_double_backward(grad * grad_output, self, beta, threshold)
-        return grad_grad_output, grad_self
+            d_self = softplus_double_backward(grad * grad_output, self, beta, threshold)
+        return d_grad_output, d_self
 
 
 class SignBackward0(Node):
@@ -2081,18 +2056,16 @@ class DivBackward2(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_other = None
+        other = node.other_.unpack(node)
+        rounding_mode = node.rounding_mode_
+        d_other = None
         if edges[1] is not None:
-            other = node.other_.unpack(node)
-            rounding_mode = node.rounding_mode_
             self = node.self_.unpack(node)
-            grad_other = zeros_like(grad) if rounding_mode is not None else -grad * self / (other * other)
-        grad_self = None
+            d_other = zeros_like(grad) if rounding_mode is not None else -grad * self / (other * other)
+        d_self = None
         if edges[0] is not None:
-            other = node.other_.unpack(node)
-            rounding_mode = node.rounding_mode_
-            grad_self = zeros_like(grad) if rounding_mode is not None else grad / other
-        return grad_self, grad_other
+            d_self = zeros_like(grad) if rounding_mode is not None else grad / other
+        return d_self, d_other
 
 
 class DivBackward3(Node):
@@ -2128,15 +2101,15 @@ class RemainderBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_other = None
+        d_other = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
             other = node.other_.unpack(node)
-            grad_other = -grad * self.div(other, rounding_mode="floor")
-        grad_self = None
+            d_other = -grad * self.div(other, rounding_mode="floor")
+        d_self = None
         if edges[0] is not None:
-            grad_self = grad
-        return grad_self, grad_other
+            d_self = grad
+        return d_self, d_other
 
 
 class FmodBackward0(Node):
@@ -2159,15 +2132,15 @@ class FmodBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_other = None
+        d_other = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
             other = node.other_.unpack(node)
-            grad_other = -grad * self.div(other, rounding_mode="trunc")
-        grad_self = None
+            d_other = -grad * self.div(other, rounding_mode="trunc")
+        d_self = None
         if edges[0] is not None:
-            grad_self = grad
-        return grad_self, grad_other
+            d_self = grad
+        return d_self, d_other
 
 
 class ClampBackward1(Node):
@@ -2193,20 +2166,17 @@ class ClampBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_min = grad_max = None
+        self = node.self_.unpack(node)
+        min = node.min_.unpack(node)
+        max = node.max_.unpack(node)
+        d_min = d_max = None
         grad_input_mask = [edges[1] is not None, edges[2] is not None]
         if any(grad_input_mask):
-            self = node.self_.unpack(node)
-            min = node.min_.unpack(node)
-            max = node.max_.unpack(node)
-            grad_min, grad_max = clamp_backward_min_max(grad, self, min, max, grad_input_mask)
-        grad_self = None
+            d_min, d_max = clamp_backward_min_max(grad, self, min, max, grad_input_mask)
+        d_self = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            min = node.min_.unpack(node)
-            max = node.max_.unpack(node)
-            grad_self = clamp_backward(grad, self, min, max)
-        return grad_self, grad_min, grad_max
+            d_self = clamp_backward(grad, self, min, max)
+        return d_self, d_min, d_max
 
 
 class LerpBackward0(Node):
@@ -2218,15 +2188,14 @@ class LerpBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_end = None
+        weight = node.weight_
+        d_end = None
         if edges[1] is not None:
-            weight = node.weight_
-            grad_end = grad * weight
-        grad_self = None
+            d_end = grad * weight
+        d_self = None
         if edges[0] is not None:
-            weight = node.weight_
-            grad_self = grad * (1 - weight)
-        return grad_self, grad_end
+            d_self = grad * (1 - weight)
+        return d_self, d_end
 
 
 class LerpBackward1(Node):
@@ -2238,20 +2207,19 @@ class LerpBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_end = None
+        weight = node.weight_.unpack(node)
+        d_end = None
         if edges[1] is not None:
-            weight = node.weight_.unpack(node)
-            grad_end = grad * weight
-        grad_self = None
+            d_end = grad * weight
+        d_self = None
         if edges[0] is not None:
-            weight = node.weight_.unpack(node)
-            grad_self = grad * (1 - weight)
-        grad_weight = None
+            d_self = grad * (1 - weight)
+        d_weight = None
         if edges[2] is not None:
             self = node.self_.unpack(node)
             end = node.end_.unpack(node)
-            grad_weight = grad * (end - self)
-        return grad_self, grad_end, grad_weight
+            d_weight = grad * (end - self)
+        return d_self, d_end, d_weight
 
 
 class VarBackward0(Node):
@@ -2354,15 +2322,15 @@ class DotBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
+        d_self = None
         if edges[0] is not None:
             tensor = node.tensor_.unpack(node)
-            grad_self = grad * tensor
-        grad_tensor = None
+            d_self = grad * tensor
+        d_tensor = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
-            grad_tensor = grad * self
-        return grad_self, grad_tensor
+            d_tensor = grad * self
+        return d_self, d_tensor
 
 
 class AddmmBackward0(Node):
@@ -2374,25 +2342,24 @@ class AddmmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_mat1 = None
+        beta = node.beta_
+        mat1_sym_sizes = node.mat1_sym_sizes_
+        mat1_sym_strides = node.mat1_sym_strides_
+        alpha = node.alpha_
+        mat2_sym_sizes = node.mat2_sym_sizes_
+        mat2_sym_strides = node.mat2_sym_strides_
+        d_mat1 = None
         if edges[1] is not None:
-            mat1_sym_sizes = node.mat1_sym_sizes_
-            mat1_sym_strides = node.mat1_sym_strides_
             mat2 = node.mat2_.unpack(node)
-            alpha = node.alpha_
-            grad_mat1 = mm_mat1_backward(grad, mat2, mat1_sym_sizes, mat1_sym_strides, alpha)
-        grad_mat2 = None
+            d_mat1 = mm_mat1_backward(grad, mat2, mat1_sym_sizes, mat1_sym_strides, alpha)
+        d_mat2 = None
         if edges[2] is not None:
-            alpha = node.alpha_
-            mat2_sym_sizes = node.mat2_sym_sizes_
-            mat2_sym_strides = node.mat2_sym_strides_
             mat1 = node.mat1_.unpack(node)
-            grad_mat2 = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha)
-        grad_self = None
+            d_mat2 = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha)
+        d_self = None
         if edges[0] is not None:
-            beta = node.beta_
-            grad_self = maybe_multiply(grad, beta)
-        return grad_self, grad_mat1, grad_mat2
+            d_self = maybe_multiply(grad, beta)
+        return d_self, d_mat1, d_mat2
 
 
 class AddmvBackward0(Node):
@@ -2404,21 +2371,20 @@ class AddmvBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_mat = None
+        beta = node.beta_
+        alpha = node.alpha_
+        d_mat = None
         if edges[1] is not None:
             vec = node.vec_.unpack(node)
-            alpha = node.alpha_
-            grad_mat = maybe_multiply(grad.unsqueeze(1) * vec.unsqueeze(0), alpha)
-        grad_self = None
+            d_mat = maybe_multiply(grad.unsqueeze(1) * vec.unsqueeze(0), alpha)
+        d_self = None
         if edges[0] is not None:
-            beta = node.beta_
-            grad_self = maybe_multiply(grad, beta)
-        grad_vec = None
+            d_self = maybe_multiply(grad, beta)
+        d_vec = None
         if edges[2] is not None:
-            alpha = node.alpha_
             mat = node.mat_.unpack(node)
-            grad_vec = maybe_multiply(mat.t().matmul(grad), alpha)
-        return grad_self, grad_mat, grad_vec
+            d_vec = maybe_multiply(mat.t().matmul(grad), alpha)
+        return d_self, d_mat, d_vec
 
 
 class MvBackward0(Node):
@@ -2430,15 +2396,15 @@ class MvBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_self = None
+        d_self = None
         if edges[0] is not None:
             vec = node.vec_.unpack(node)
-            grad_self = grad.ger(vec)
-        grad_vec = None
+            d_self = grad.ger(vec)
+        d_vec = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
-            grad_vec = self.t().mv(grad)
-        return grad_self, grad_vec
+            d_vec = self.t().mv(grad)
+        return d_self, d_vec
 
 
 class BaddbmmBackward0(Node):
@@ -2450,21 +2416,20 @@ class BaddbmmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_batch1 = None
+        beta = node.beta_
+        alpha = node.alpha_
+        d_batch1 = None
         if edges[1] is not None:
             batch2 = node.batch2_.unpack(node)
-            alpha = node.alpha_
-            grad_batch1 = maybe_multiply(grad.bmm(batch2.transpose(1, 2)), alpha)
-        grad_batch2 = None
+            d_batch1 = maybe_multiply(grad.bmm(batch2.transpose(1, 2)), alpha)
+        d_batch2 = None
         if edges[2] is not None:
-            alpha = node.alpha_
             batch1 = node.batch1_.unpack(node)
-            grad_batch2 = maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
-        grad_self = None
+            d_batch2 = maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
+        d_self = None
         if edges[0] is not None:
-            beta = node.beta_
-            grad_self = maybe_multiply(grad, beta)
-        return grad_self, grad_batch1, grad_batch2
+            d_self = maybe_multiply(grad, beta)
+        return d_self, d_batch1, d_batch2
 
 
 class SortBackward0(Node):
@@ -2632,19 +2597,19 @@ class ConvolutionBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_input = grad_weight = grad_bias = None
+        input = node.input_.unpack(node)
+        weight = node.weight_.unpack(node)
+        stride = node.stride_
+        padding = node.padding_
+        dilation = node.dilation_
+        transposed = node.transposed_
+        output_padding = node.output_padding_
+        groups = node.groups_
+        d_input = d_weight = d_bias = None
         grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
         if any(grad_input_mask):
-            input = node.input_.unpack(node)
-            weight = node.weight_.unpack(node)
-            stride = node.stride_
-            padding = node.padding_
-            dilation = node.dilation_
-            transposed = node.transposed_
-            output_padding = node.output_padding_
-            groups = node.groups_
-            grad_input, grad_weight, grad_bias = convolution_backward(grad, input, weight, [weight.size(0)], stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
-        return grad_input, grad_weight, grad_bias
+            d_input, d_weight, d_bias = convolution_backward(grad, input, weight, [weight.size(0)], stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
+        return d_input, d_weight, d_bias
 
 
 class MaxPool2DWithIndicesBackward0(Node):
@@ -2674,19 +2639,19 @@ class NativeBatchNormBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_input = grad_weight = grad_bias = None
+        input = node.input_.unpack(node)
+        weight = node.weight_.unpack(node)
+        running_mean = node.running_mean_.unpack(node)
+        running_var = node.running_var_.unpack(node)
+        training = node.training_
+        eps = node.eps_
+        result1 = node.result1_.unpack(node)
+        result2 = node.result2_.unpack(node)
+        d_input = d_weight = d_bias = None
         grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
         if any(grad_input_mask):
-            input = node.input_.unpack(node)
-            weight = node.weight_.unpack(node)
-            running_mean = node.running_mean_.unpack(node)
-            running_var = node.running_var_.unpack(node)
-            training = node.training_
-            eps = node.eps_
-            result1 = node.result1_.unpack(node)
-            result2 = node.result2_.unpack(node)
-            grad_input, grad_weight, grad_bias = native_batch_norm_backward(grad, input, weight, running_mean, running_var, result1, result2, training, eps, grad_input_mask)
-        return grad_input, grad_weight, grad_bias
+            d_input, d_weight, d_bias = native_batch_norm_backward(grad, input, weight, running_mean, running_var, result1, result2, training, eps, grad_input_mask)
+        return d_input, d_weight, d_bias
 
 
 class NativeLayerNormBackward0(Node):
@@ -2698,17 +2663,17 @@ class NativeLayerNormBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        grad_input = grad_weight = grad_bias = None
+        input = node.input_.unpack(node)
+        normalized_shape = node.normalized_shape_
+        weight = node.weight_.unpack(node)
+        bias = node.bias_.unpack(node)
+        result1 = node.result1_.unpack(node)
+        result2 = node.result2_.unpack(node)
+        d_input = d_weight = d_bias = None
         grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
         if any(grad_input_mask):
-            input = node.input_.unpack(node)
-            normalized_shape = node.normalized_shape_
-            weight = node.weight_.unpack(node)
-            bias = node.bias_.unpack(node)
-            result1 = node.result1_.unpack(node)
-            result2 = node.result2_.unpack(node)
-            grad_input, grad_weight, grad_bias = native_layer_norm_backward(grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask)
-        return grad_input, grad_weight, grad_bias
+            d_input, d_weight, d_bias = native_layer_norm_backward(grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask)
+        return d_input, d_weight, d_bias
 
 
 class EmbeddingBackward0(Node):

@@ -161,6 +161,7 @@ from .functions import (
     StdBackward0,
     StdMeanBackward0,
     SubBackward0,
+    SubBackward1,
     SumBackward0,
     SumBackward1,
     TBackward0,
@@ -232,6 +233,7 @@ OPS = {
     'mul.out': dispatcher.find('mul.out'),
     'mul_.Tensor': dispatcher.find('mul_.Tensor'),
     'add.Scalar': dispatcher.find('add.Scalar'),
+    'sub.Scalar': dispatcher.find('sub.Scalar'),
     'mul.Scalar': dispatcher.find('mul.Scalar'),
     'div.Scalar': dispatcher.find('div.Scalar'),
     'div_.Scalar': dispatcher.find('div_.Scalar'),
@@ -712,11 +714,9 @@ def threshold_backward(ks, grad_output, self, threshold):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ThresholdBackwardBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
-        if edges[0] is not None:
-            grad_fn.self_ = SavedVariable(self, False)
-        if edges[0] is not None:
-            grad_fn.threshold_ = threshold
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.threshold_ = threshold
     with below_ad_inplace_or_view():
         result = OPS['threshold_backward'].redispatch(after_autograd(ks), grad_output, self, threshold)
     if grad_fn is not None:
@@ -794,10 +794,9 @@ def sigmoid_backward(ks, grad_output, output):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = SigmoidBackwardBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn._next_edges = collect_next_edges(grad_output, output)
         grad_fn.output_ = SavedVariable(output, False)
-        if edges[1] is not None:
-            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['sigmoid_backward'].redispatch(after_autograd(ks), grad_output, output)
     if grad_fn is not None:
@@ -809,10 +808,9 @@ def tanh_backward(ks, grad_output, output):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = TanhBackwardBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn._next_edges = collect_next_edges(grad_output, output)
         grad_fn.output_ = SavedVariable(output, False)
-        if edges[1] is not None:
-            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['tanh_backward'].redispatch(after_autograd(ks), grad_output, output)
     if grad_fn is not None:
@@ -824,9 +822,8 @@ def add_Tensor(ks, self, other, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = AddBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, other)
-        if edges[1] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_ad_inplace_or_view():
         result = OPS['add.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
     if grad_fn is not None:
@@ -845,9 +842,8 @@ def add__Tensor(ks, self, other, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
         grad_fn = AddBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, other)
-        if edges[1] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_autograd():
         result = OPS['add_.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
     if grad_fn is not None:
@@ -859,9 +855,8 @@ def sub_Tensor(ks, self, other, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = SubBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, other)
-        if edges[1] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_ad_inplace_or_view():
         result = OPS['sub.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
     if grad_fn is not None:
@@ -880,9 +875,8 @@ def sub__Tensor(ks, self, other, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
         grad_fn = SubBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, other)
-        if edges[1] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_autograd():
         result = OPS['sub_.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
     if grad_fn is not None:
@@ -936,6 +930,18 @@ def add_Scalar(ks, self, other, alpha=1):
         grad_fn._next_edges = collect_next_edges(self)
     with below_ad_inplace_or_view():
         result = OPS['add.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sub_Scalar(ks, self, other, alpha=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SubBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['sub.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -1060,15 +1066,14 @@ def pow_Tensor_Tensor(ks, self, exponent):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or exponent._requires_grad):
         grad_fn = PowBackward1()
-        edges = grad_fn._next_edges = collect_next_edges(self, exponent)
+        grad_fn._next_edges = collect_next_edges(self, exponent)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.exponent_ = SavedVariable(exponent, False)
     with below_ad_inplace_or_view():
         result = OPS['pow.Tensor_Tensor'].redispatch(after_autograd(ks), self, exponent)
     if grad_fn is not None:
         set_history(result, grad_fn)
-        if edges[1] is not None:
-            grad_fn.result_ = SavedVariable(result, True)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
@@ -1083,15 +1088,14 @@ def pow__Tensor(ks, self, exponent):
     if _grad_mode.grad_enabled and (self._requires_grad or exponent._requires_grad):
         check_inplace(self)
         grad_fn = PowBackward1()
-        edges = grad_fn._next_edges = collect_next_edges(self, exponent)
+        grad_fn._next_edges = collect_next_edges(self, exponent)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.exponent_ = SavedVariable(exponent, False)
     with below_autograd():
         result = OPS['pow_.Tensor'].redispatch(after_autograd(ks), self, exponent)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
-        if edges[1] is not None:
-            grad_fn.result_ = saved_inplace_result(self)
+        grad_fn.result_ = saved_inplace_result(self)
     return result
 
 
@@ -1477,13 +1481,11 @@ def _softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = SoftmaxBackwardDataBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn._next_edges = collect_next_edges(grad_output, output)
         grad_fn.output_ = SavedVariable(output, False)
         grad_fn.dim_ = as_int(dim)
-        if edges[0] is not None:
-            grad_fn.input_dtype_ = input_dtype
-        if edges[1] is not None:
-            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.input_dtype_ = input_dtype
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['_softmax_backward_data'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype)
     if grad_fn is not None:
@@ -1495,11 +1497,10 @@ def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = LogSoftmaxBackwardDataBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn._next_edges = collect_next_edges(grad_output, output)
         grad_fn.output_ = SavedVariable(output, False)
         grad_fn.dim_ = as_int(dim)
-        if edges[1] is not None:
-            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['_log_softmax_backward_data'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype)
     if grad_fn is not None:
@@ -1529,15 +1530,11 @@ def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_i
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = NllLossBackwardBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
-        if edges[0] is not None:
-            grad_fn.target_ = SavedVariable(target, False)
-        if edges[0] is not None:
-            grad_fn.weight_ = SavedVariable(weight, False)
-        if edges[0] is not None:
-            grad_fn.reduction_ = as_int(reduction)
-        if edges[0] is not None:
-            grad_fn.ignore_index_ = as_int(ignore_index)
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.ignore_index_ = as_int(ignore_index)
     with below_ad_inplace_or_view():
         result = OPS['nll_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction, ignore_index, total_weight)
     if grad_fn is not None:
@@ -1564,14 +1561,11 @@ def mse_loss_backward(ks, grad_output, self, target, reduction):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
         grad_fn = MseLossBackwardBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, self, target)
-        if edges[0] is not None or edges[1] is not None:
-            grad_fn.self_ = SavedVariable(self, False)
-        if edges[0] is not None or edges[2] is not None:
-            grad_fn.target_ = SavedVariable(target, False)
+        grad_fn._next_edges = collect_next_edges(grad_output, self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
         grad_fn.reduction_ = as_int(reduction)
-        if edges[1] is not None or edges[2] is not None:
-            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['mse_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction)
     if grad_fn is not None:
@@ -1601,16 +1595,12 @@ def mm(ks, self, mat2):
     if _grad_mode.grad_enabled and (self._requires_grad or mat2._requires_grad):
         grad_fn = MmBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, mat2)
-        if edges[0] is not None:
-            grad_fn.self_sym_sizes_ = self._impl.sizes
-        if edges[0] is not None:
-            grad_fn.self_sym_strides_ = self._impl.strides
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.self_sym_strides_ = self._impl.strides
         if edges[0] is not None:
             grad_fn.mat2_ = SavedVariable(mat2, False)
-        if edges[1] is not None:
-            grad_fn.mat2_sym_sizes_ = mat2._impl.sizes
-        if edges[1] is not None:
-            grad_fn.mat2_sym_strides_ = mat2._impl.strides
+        grad_fn.mat2_sym_sizes_ = mat2._impl.sizes
+        grad_fn.mat2_sym_strides_ = mat2._impl.strides
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
     with below_ad_inplace_or_view():
@@ -2212,8 +2202,7 @@ def index_put_(ks, self, indices, values, accumulate=False):
         grad_fn.indices_ = SavedVariableList(indices)
         if edges[0] is not None:
             grad_fn.values_ = SavedVariable(values, False)
-        if edges[0] is not None:
-            grad_fn.accumulate_ = accumulate
+        grad_fn.accumulate_ = accumulate
     with below_autograd():
         result = OPS['index_put_'].redispatch(after_autograd(ks), self, indices, values, accumulate)
     if grad_fn is not None:
@@ -2229,8 +2218,7 @@ def index_put(ks, self, indices, values, accumulate=False):
         grad_fn.indices_ = SavedVariableList(indices)
         if edges[0] is not None:
             grad_fn.values_ = SavedVariable(values, False)
-        if edges[0] is not None:
-            grad_fn.accumulate_ = accumulate
+        grad_fn.accumulate_ = accumulate
     with below_ad_inplace_or_view():
         result = OPS['index_put'].redispatch(after_autograd(ks), self, indices, values, accumulate)
     if grad_fn is not None:
@@ -2243,14 +2231,12 @@ def index_add(ks, self, dim, index, source, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
         grad_fn = IndexAddBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, source)
-        if edges[1] is not None:
-            grad_fn.dim_ = as_int(dim)
+        grad_fn.dim_ = as_int(dim)
         if edges[1] is not None:
             grad_fn.index_ = SavedVariable(index, False)
         if edges[1] is not None:
             grad_fn.source_ = SavedVariable(source, False)
-        if edges[1] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_ad_inplace_or_view():
         result = OPS['index_add'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
     if grad_fn is not None:
@@ -2264,14 +2250,12 @@ def index_add_(ks, self, dim, index, source, **kwargs):
         check_inplace(self)
         grad_fn = IndexAddBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, source)
-        if edges[1] is not None:
-            grad_fn.dim_ = as_int(dim)
+        grad_fn.dim_ = as_int(dim)
         if edges[1] is not None:
             grad_fn.index_ = SavedVariable(index, False)
         if edges[1] is not None:
             grad_fn.source_ = SavedVariable(source, False)
-        if edges[1] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_autograd():
         result = OPS['index_add_'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
     if grad_fn is not None:
@@ -2423,8 +2407,7 @@ def scatter_add(ks, self, dim, index, src):
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = ScatterAddBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, src)
-        if edges[1] is not None:
-            grad_fn.dim_ = as_int(dim)
+        grad_fn.dim_ = as_int(dim)
         if edges[1] is not None:
             grad_fn.index_ = SavedVariable(index, False)
     with below_ad_inplace_or_view():
@@ -2440,8 +2423,7 @@ def scatter_add_(ks, self, dim, index, src):
         check_inplace(self)
         grad_fn = ScatterAddBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, src)
-        if edges[1] is not None:
-            grad_fn.dim_ = as_int(dim)
+        grad_fn.dim_ = as_int(dim)
         if edges[1] is not None:
             grad_fn.index_ = SavedVariable(index, False)
     with below_autograd():
@@ -2941,11 +2923,10 @@ def gelu_backward(ks, grad_output, self, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = GeluBackwardBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.approximate_ = kwargs.get('approximate', 'none')
-        if edges[1] is not None:
-            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['gelu_backward'].redispatch(after_autograd(ks), grad_output, self, **kwargs)
     if grad_fn is not None:
@@ -2957,12 +2938,11 @@ def softplus_backward(ks, grad_output, self, beta, threshold):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = SoftplusBackwardBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.beta_ = beta
         grad_fn.threshold_ = threshold
-        if edges[1] is not None:
-            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['softplus_backward'].redispatch(after_autograd(ks), grad_output, self, beta, threshold)
     if grad_fn is not None:
@@ -3429,8 +3409,7 @@ def lerp_Tensor(ks, self, end, weight):
     if _grad_mode.grad_enabled and (self._requires_grad or end._requires_grad or weight._requires_grad):
         grad_fn = LerpBackward1()
         edges = grad_fn._next_edges = collect_next_edges(self, end, weight)
-        if edges[0] is not None or edges[1] is not None:
-            grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
         if edges[2] is not None:
             grad_fn.self_ = SavedVariable(self, False)
         if edges[2] is not None:
@@ -3448,8 +3427,7 @@ def lerp__Tensor(ks, self, end, weight):
         check_inplace(self)
         grad_fn = LerpBackward1()
         edges = grad_fn._next_edges = collect_next_edges(self, end, weight)
-        if edges[0] is not None or edges[1] is not None:
-            grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
         if edges[2] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
         if edges[2] is not None:
@@ -3587,20 +3565,14 @@ def addmm(ks, self, mat1, mat2, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or mat1._requires_grad or mat2._requires_grad):
         grad_fn = AddmmBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, mat1, mat2)
-        if edges[0] is not None:
-            grad_fn.beta_ = kwargs.get('beta', 1)
-        if edges[1] is not None:
-            grad_fn.mat1_sym_sizes_ = mat1._impl.sizes
-        if edges[1] is not None:
-            grad_fn.mat1_sym_strides_ = mat1._impl.strides
+        grad_fn.beta_ = kwargs.get('beta', 1)
+        grad_fn.mat1_sym_sizes_ = mat1._impl.sizes
+        grad_fn.mat1_sym_strides_ = mat1._impl.strides
         if edges[1] is not None:
             grad_fn.mat2_ = SavedVariable(mat2, False)
-        if edges[1] is not None or edges[2] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
-        if edges[2] is not None:
-            grad_fn.mat2_sym_sizes_ = mat2._impl.sizes
-        if edges[2] is not None:
-            grad_fn.mat2_sym_strides_ = mat2._impl.strides
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn.mat2_sym_sizes_ = mat2._impl.sizes
+        grad_fn.mat2_sym_strides_ = mat2._impl.strides
         if edges[2] is not None:
             grad_fn.mat1_ = SavedVariable(mat1, False)
     with below_ad_inplace_or_view():
@@ -3621,12 +3593,10 @@ def addmv(ks, self, mat, vec, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or mat._requires_grad or vec._requires_grad):
         grad_fn = AddmvBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, mat, vec)
-        if edges[0] is not None:
-            grad_fn.beta_ = kwargs.get('beta', 1)
+        grad_fn.beta_ = kwargs.get('beta', 1)
         if edges[1] is not None:
             grad_fn.vec_ = SavedVariable(vec, False)
-        if edges[1] is not None or edges[2] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
         if edges[2] is not None:
             grad_fn.mat_ = SavedVariable(mat, False)
     with below_ad_inplace_or_view():
@@ -3663,12 +3633,10 @@ def baddbmm(ks, self, batch1, batch2, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
         grad_fn = BaddbmmBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, batch1, batch2)
-        if edges[0] is not None:
-            grad_fn.beta_ = kwargs.get('beta', 1)
+        grad_fn.beta_ = kwargs.get('beta', 1)
         if edges[1] is not None:
             grad_fn.batch2_ = SavedVariable(batch2, False)
-        if edges[1] is not None or edges[2] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
         if edges[2] is not None:
             grad_fn.batch1_ = SavedVariable(batch1, False)
     with below_ad_inplace_or_view():
@@ -4004,6 +3972,7 @@ KERNELS = {
     'mul.out': mul_out,
     'mul_.Tensor': mul__Tensor,
     'add.Scalar': add_Scalar,
+    'sub.Scalar': sub_Scalar,
     'mul.Scalar': mul_Scalar,
     'div.Scalar': div_Scalar,
     'div_.Scalar': div__Scalar,
