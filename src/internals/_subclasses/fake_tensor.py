@@ -33,7 +33,7 @@ class FakeTensor(Tensor):
         impl = TensorImpl.without_storage(meta.shape, meta.strides, storage_offset, meta.dtype, meta.device)
         return cls._from_impl(impl)
 
-    def numpy(self):
+    def _numpy_view(self):      # what numpy(), tolist() and printing read
         raise DataDependentOutputException(
             f"a FakeTensor has no data to read (size={tuple(self.shape)}, dtype={self.dtype}): the traced "
             "code depends on tensor values, which tracing on fake tensors cannot know")

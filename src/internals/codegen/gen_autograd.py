@@ -240,6 +240,12 @@ def _local_setup(info, names, n):
     return _indent(out, n)
 
 
+def _grad_name(info, arg):
+    """The local holding ``arg``'s gradient: grad_<arg>, or d_<arg> where that is the name of a
+    saved argument (sigmoid_backward's ``output`` next to its saved ``grad_output``)."""
+    return f"d_{arg}" if f"grad_{arg}" in info.saved else f"grad_{arg}"
+
+
 def gen_node(info):
     saved = list(info.saved.values())
     lines = [f"class {info.node}(Node):",
@@ -263,21 +269,20 @@ def gen_node(info):
     else:
         lines.append("        edges = node._next_edges")
         # What is always saved is unpacked first, as torch's apply does (a saved output's unpack
-        # is a detach a mode sees); what only one edge needs, under that edge. Each input's
-        # gradient is d_<input> (grad_<input> may be a saved argument's name: grad_output).
+        # is a detach a mode sees); what only one edge needs, under that edge.
         always = [s.name for s in saved if not _need(info, s)]
         lines += _local_setup(info, always, 8)
-        results = [f"d_{arg}" for arg in info.edges]
+        results = [_grad_name(info, arg) for arg in info.edges]
         # The formulas run in the sorted order of their keys, as torch's load_derivatives.py reads
         # them (``sorted(defn.keys())``): div's ``other`` before ``self``, mm's ``mat2`` before ``self``.
         order = sorted(enumerate(info.edges), key=lambda e: ", ".join(info.groups.get(e[1], (e[1],))))
         for i, arg in order:
             group = info.groups.get(arg)
             if group is None:
-                lines.append(f"        d_{arg} = None")
+                lines.append(f"        {_grad_name(info, arg)} = None")
                 lines.append(f"        if edges[{i}] is not None:")
                 lines += _local_setup(info, [s.name for s in saved if i in s.users and s.name not in always], 12)
-                lines.append(f"            d_{arg} = {info.formulas[arg]}")
+                lines.append(f"            {_grad_name(info, arg)} = {info.formulas[arg]}")
             elif arg == group[0]:
                 lines += _group_lines(info, group, [s for s in saved if s.name not in always])
         lines.append(f"        return {', '.join(results)}")
@@ -288,11 +293,11 @@ def _group_lines(info, group, saved):
     """One formula for several inputs: run it once if any of their edges exists."""
     at = [info.edges.index(a) for a in group]
     mask = ", ".join(f"edges[{i}] is not None" for i in at)
-    return [f"        {' = '.join(f'd_{a}' for a in group)} = None",
+    return [f"        {' = '.join(_grad_name(info, a) for a in group)} = None",
             f"        grad_input_mask = [{mask}]",
             "        if any(grad_input_mask):",
             *_local_setup(info, [s.name for s in saved if set(at) & s.users], 12),
-            f"            {', '.join(f'd_{a}' for a in group)} = {info.formulas[group[0]]}"]
+            f"            {', '.join(_grad_name(info, a) for a in group)} = {info.formulas[group[0]]}"]
 
 
 FUNCTIONS_HEADER = '''"""Backward nodes, one per entry of autograd/derivatives.yaml (torch's generated Functions.cpp).

@@ -207,13 +207,13 @@ class ThresholdBackwardBackward0(Node):
         edges = node._next_edges
         self = node.self_.unpack(node)
         threshold = node.threshold_
-        d_grad_output = None
+        grad_grad_output = None
         if edges[0] is not None:
-            d_grad_output = threshold_backward(grad, self, threshold)
-        d_self = None
+            grad_grad_output = threshold_backward(grad, self, threshold)
+        grad_self = None
         if edges[1] is not None:
-            d_self = zeros_like(grad)
-        return d_grad_output, d_self
+            grad_self = zeros_like(grad)
+        return grad_grad_output, grad_self
 
 
 class SigmoidBackward0(Node):
@@ -251,13 +251,13 @@ class SigmoidBackwardBackward0(Node):
         edges = node._next_edges
         output = node.output_.unpack(node)
         grad_output = node.grad_output_.unpack(node)
-        d_grad_output = None
+        grad_grad_output = None
         if edges[0] is not None:
-            d_grad_output = sigmoid_backward(grad, output)
+            grad_grad_output = sigmoid_backward(grad, output)
         d_output = None
         if edges[1] is not None:
             d_output = grad * grad_output * (output * -2 + 1)
-        return d_grad_output, d_output
+        return grad_grad_output, d_output
 
 
 class TanhBackwardBackward0(Node):
@@ -271,13 +271,13 @@ class TanhBackwardBackward0(Node):
         edges = node._next_edges
         output = node.output_.unpack(node)
         grad_output = node.grad_output_.unpack(node)
-        d_grad_output = None
+        grad_grad_output = None
         if edges[0] is not None:
-            d_grad_output = tanh_backward(grad, output)
+            grad_grad_output = tanh_backward(grad, output)
         d_output = None
         if edges[1] is not None:
             d_output = grad * (output * -2 * grad_output)
-        return d_grad_output, d_output
+        return grad_grad_output, d_output
 
 
 class AddBackward0(Node):
@@ -290,13 +290,13 @@ class AddBackward0(Node):
         grad = grads[0]
         edges = node._next_edges
         alpha = node.alpha_
-        d_other = None
+        grad_other = None
         if edges[1] is not None:
-            d_other = maybe_multiply(grad, alpha)
-        d_self = None
+            grad_other = maybe_multiply(grad, alpha)
+        grad_self = None
         if edges[0] is not None:
-            d_self = grad
-        return d_self, d_other
+            grad_self = grad
+        return grad_self, grad_other
 
 
 class SubBackward0(Node):
@@ -309,13 +309,13 @@ class SubBackward0(Node):
         grad = grads[0]
         edges = node._next_edges
         alpha = node.alpha_
-        d_other = None
+        grad_other = None
         if edges[1] is not None:
-            d_other = maybe_multiply(-grad, alpha)
-        d_self = None
+            grad_other = maybe_multiply(-grad, alpha)
+        grad_self = None
         if edges[0] is not None:
-            d_self = grad
-        return d_self, d_other
+            grad_self = grad
+        return grad_self, grad_other
 
 
 class MulBackward0(Node):
@@ -327,15 +327,15 @@ class MulBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        d_other = None
+        grad_other = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
-            d_other = grad * self
-        d_self = None
+            grad_other = grad * self
+        grad_self = None
         if edges[0] is not None:
             other = node.other_.unpack(node)
-            d_self = grad * other
-        return d_self, d_other
+            grad_self = grad * other
+        return grad_self, grad_other
 
 
 class AddBackward1(Node):
@@ -396,14 +396,14 @@ class DivBackward0(Node):
         grad = grads[0]
         edges = node._next_edges
         other = node.other_.unpack(node)
-        d_other = None
+        grad_other = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
-            d_other = div_tensor_other_backward(grad, self, other)
-        d_self = None
+            grad_other = div_tensor_other_backward(grad, self, other)
+        grad_self = None
         if edges[0] is not None:
-            d_self = grad / other
-        return d_self, d_other
+            grad_self = grad / other
+        return grad_self, grad_other
 
 
 class PowBackward0(Node):
@@ -431,13 +431,13 @@ class PowBackward1(Node):
         self = node.self_.unpack(node)
         exponent = node.exponent_.unpack(node)
         result = node.result_.unpack(node)
-        d_exponent = None
+        grad_exponent = None
         if edges[1] is not None:
-            d_exponent = pow_backward_exponent(grad, self, exponent, result)
-        d_self = None
+            grad_exponent = pow_backward_exponent(grad, self, exponent, result)
+        grad_self = None
         if edges[0] is not None:
-            d_self = pow_backward_self(grad, self, exponent)
-        return d_self, d_exponent
+            grad_self = pow_backward_self(grad, self, exponent)
+        return grad_self, grad_exponent
 
 
 class PowBackward2(Node):
@@ -477,13 +477,13 @@ class MaximumBackward0(Node):
         edges = node._next_edges
         self = node.self_.unpack(node)
         other = node.other_.unpack(node)
-        d_other = None
+        grad_other = None
         if edges[1] is not None:
-            d_other = ties_halved(grad, self, other).masked_fill_(self > other, 0)
-        d_self = None
+            grad_other = ties_halved(grad, self, other).masked_fill_(self > other, 0)
+        grad_self = None
         if edges[0] is not None:
-            d_self = ties_halved(grad, self, other).masked_fill_(self < other, 0)
-        return d_self, d_other
+            grad_self = ties_halved(grad, self, other).masked_fill_(self < other, 0)
+        return grad_self, grad_other
 
 
 class MinimumBackward0(Node):
@@ -497,13 +497,13 @@ class MinimumBackward0(Node):
         edges = node._next_edges
         self = node.self_.unpack(node)
         other = node.other_.unpack(node)
-        d_other = None
+        grad_other = None
         if edges[1] is not None:
-            d_other = ties_halved(grad, self, other).masked_fill_(self < other, 0)
-        d_self = None
+            grad_other = ties_halved(grad, self, other).masked_fill_(self < other, 0)
+        grad_self = None
         if edges[0] is not None:
-            d_self = ties_halved(grad, self, other).masked_fill_(self > other, 0)
-        return d_self, d_other
+            grad_self = ties_halved(grad, self, other).masked_fill_(self > other, 0)
+        return grad_self, grad_other
 
 
 class WhereBackward0(Node):
@@ -516,13 +516,13 @@ class WhereBackward0(Node):
         grad = grads[0]
         edges = node._next_edges
         condition = node.condition_.unpack(node)
-        d_other = None
+        grad_other = None
         if edges[1] is not None:
-            d_other = where(condition, 0, grad)
-        d_self = None
+            grad_other = where(condition, 0, grad)
+        grad_self = None
         if edges[0] is not None:
-            d_self = where(condition, grad, 0)
-        return d_self, d_other
+            grad_self = where(condition, grad, 0)
+        return grad_self, grad_other
 
 
 class FillBackward2(Node):
@@ -545,13 +545,13 @@ class FillBackward3(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        d_self = None
+        grad_self = None
         if edges[0] is not None:
-            d_self = zeros_like(grad)
-        d_value = None
+            grad_self = zeros_like(grad)
+        grad_value = None
         if edges[1] is not None:
-            d_value = grad.sum()
-        return d_self, d_value
+            grad_value = grad.sum()
+        return grad_self, grad_value
 
 
 class ZeroBackward0(Node):
@@ -785,13 +785,13 @@ class SoftmaxBackwardDataBackward0(Node):
         dim = node.dim_
         input_dtype = node.input_dtype_
         grad_output = node.grad_output_.unpack(node)
-        d_grad_output = None
+        grad_grad_output = None
         if edges[0] is not None:
-            d_grad_output = _softmax_backward_data(grad.to(output.dtype), output, dim, input_dtype)
+            grad_grad_output = _softmax_backward_data(grad.to(output.dtype), output, dim, input_dtype)
         d_output = None
         if edges[1] is not None:
             d_output = softmax_double_backward(grad.to(output.dtype), grad_output, dim, output).to(output.dtype)
-        return d_grad_output, d_output
+        return grad_grad_output, d_output
 
 
 class LogSoftmaxBackwardDataBackward0(Node):
@@ -806,13 +806,13 @@ class LogSoftmaxBackwardDataBackward0(Node):
         output = node.output_.unpack(node)
         dim = node.dim_
         grad_output = node.grad_output_.unpack(node)
-        d_grad_output = None
+        grad_grad_output = None
         if edges[0] is not None:
-            d_grad_output = grad.to(output.dtype) - (grad.to(output.dtype) * output.exp()).sum(dim, True)
+            grad_grad_output = grad.to(output.dtype) - (grad.to(output.dtype) * output.exp()).sum(dim, True)
         d_output = None
         if edges[1] is not None:
             d_output = (-grad_output.sum(dim, True) * output.exp() * grad.to(output.dtype)).to(output.dtype)
-        return d_grad_output, d_output
+        return grad_grad_output, d_output
 
 
 class NllLossBackward0(Node):
@@ -845,13 +845,13 @@ class NllLossBackwardBackward0(Node):
         weight = node.weight_.unpack(node)
         reduction = node.reduction_
         ignore_index = node.ignore_index_
-        d_grad_output = None
+        grad_grad_output = None
         if edges[0] is not None:
-            d_grad_output = nll_loss(grad, target, weight, reduction, ignore_index)
-        d_self = None
+            grad_grad_output = nll_loss(grad, target, weight, reduction, ignore_index)
+        grad_self = None
         if edges[1] is not None:
-            d_self = zeros_like(grad)
-        return d_grad_output, d_self
+            grad_self = zeros_like(grad)
+        return grad_grad_output, grad_self
 
 
 class MseLossBackward0(Node):
@@ -866,13 +866,13 @@ class MseLossBackward0(Node):
         self = node.self_.unpack(node)
         target = node.target_.unpack(node)
         reduction = node.reduction_
-        d_self = None
+        grad_self = None
         if edges[0] is not None:
-            d_self = mse_loss_backward(grad, self, target, reduction)
-        d_target = None
+            grad_self = mse_loss_backward(grad, self, target, reduction)
+        grad_target = None
         if edges[1] is not None:
-            d_target = mse_loss_backward(grad, target, self, reduction)
-        return d_self, d_target
+            grad_target = mse_loss_backward(grad, target, self, reduction)
+        return grad_self, grad_target
 
 
 class MseLossBackwardBackward0(Node):
@@ -888,16 +888,16 @@ class MseLossBackwardBackward0(Node):
         target = node.target_.unpack(node)
         reduction = node.reduction_
         grad_output = node.grad_output_.unpack(node)
-        d_grad_output = None
+        grad_grad_output = None
         if edges[0] is not None:
-            d_grad_output = mse_loss_backward(grad, self, target, reduction)
-        d_self = None
+            grad_grad_output = mse_loss_backward(grad, self, target, reduction)
+        grad_self = None
         if edges[1] is not None:
-            d_self = mse_loss_double_backward(grad * grad_output, self, reduction)
-        d_target = None
+            grad_self = mse_loss_double_backward(grad * grad_output, self, reduction)
+        grad_target = None
         if edges[2] is not None:
-            d_target = -mse_loss_double_backward(grad * grad_output, target, reduction)
-        return d_grad_output, d_self, d_target
+            grad_target = -mse_loss_double_backward(grad * grad_output, target, reduction)
+        return grad_grad_output, grad_self, grad_target
 
 
 class BinaryCrossEntropyWithLogitsBackward0(Node):
@@ -914,13 +914,13 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
         weight = node.weight_.unpack(node)
         pos_weight = node.pos_weight_.unpack(node)
         reduction = node.reduction_
-        d_self = None
+        grad_self = None
         if edges[0] is not None:
-            d_self = binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight, reduction)
-        d_target = None
+            grad_self = binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight, reduction)
+        grad_target = None
         if edges[1] is not None:
-            d_target = binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction)
-        return d_self, d_target
+            grad_target = binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction)
+        return grad_self, grad_target
 
 
 class MmBackward0(Node):
@@ -936,15 +936,15 @@ class MmBackward0(Node):
         self_sym_strides = node.self_sym_strides_
         mat2_sym_sizes = node.mat2_sym_sizes_
         mat2_sym_strides = node.mat2_sym_strides_
-        d_mat2 = None
+        grad_mat2 = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
-            d_mat2 = mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides)
-        d_self = None
+            grad_mat2 = mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides)
+        grad_self = None
         if edges[0] is not None:
             mat2 = node.mat2_.unpack(node)
-            d_self = mm_mat1_backward(grad, mat2, self_sym_sizes, self_sym_strides)
-        return d_self, d_mat2
+            grad_self = mm_mat1_backward(grad, mat2, self_sym_sizes, self_sym_strides)
+        return grad_self, grad_mat2
 
 
 class BmmBackward0(Node):
@@ -956,15 +956,15 @@ class BmmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        d_mat2 = None
+        grad_mat2 = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
-            d_mat2 = self.transpose(1, 2).bmm(grad)
-        d_self = None
+            grad_mat2 = self.transpose(1, 2).bmm(grad)
+        grad_self = None
         if edges[0] is not None:
             mat2 = node.mat2_.unpack(node)
-            d_self = grad.bmm(mat2.transpose(1, 2))
-        return d_self, d_mat2
+            grad_self = grad.bmm(mat2.transpose(1, 2))
+        return grad_self, grad_mat2
 
 
 class AsStridedBackward0(Node):
@@ -1457,14 +1457,14 @@ class IndexPutBackward0(Node):
         edges = node._next_edges
         indices = node.indices_.unpack(node)
         accumulate = node.accumulate_
-        d_self = None
+        grad_self = None
         if edges[0] is not None:
             values = node.values_.unpack(node)
-            d_self = grad if accumulate else grad.index_put(indices, zeros_like(values), False)
-        d_values = None
+            grad_self = grad if accumulate else grad.index_put(indices, zeros_like(values), False)
+        grad_values = None
         if edges[1] is not None:
-            d_values = grad.index(indices)
-        return d_self, d_values
+            grad_values = grad.index(indices)
+        return grad_self, grad_values
 
 
 class IndexAddBackward0(Node):
@@ -1478,15 +1478,15 @@ class IndexAddBackward0(Node):
         edges = node._next_edges
         dim = node.dim_
         alpha = node.alpha_
-        d_self = None
+        grad_self = None
         if edges[0] is not None:
-            d_self = grad
-        d_source = None
+            grad_self = grad
+        grad_source = None
         if edges[1] is not None:
             index = node.index_.unpack(node)
             source = node.source_.unpack(node)
-            d_source = maybe_multiply(grad.index_select(dim, index).expand_as(source) if source.dim() > 0 else grad.index_select(dim, index.squeeze(0)), alpha)
-        return d_self, d_source
+            grad_source = maybe_multiply(grad.index_select(dim, index).expand_as(source) if source.dim() > 0 else grad.index_select(dim, index.squeeze(0)), alpha)
+        return grad_self, grad_source
 
 
 class IndexSelectBackward0(Node):
@@ -1528,13 +1528,13 @@ class ScatterBackward0(Node):
         edges = node._next_edges
         dim = node.dim_
         index = node.index_.unpack(node)
-        d_self = None
+        grad_self = None
         if edges[0] is not None:
-            d_self = grad.scatter(dim, index, 0)
-        d_src = None
+            grad_self = grad.scatter(dim, index, 0)
+        grad_src = None
         if edges[1] is not None:
-            d_src = grad.gather(dim, index)
-        return d_self, d_src
+            grad_src = grad.gather(dim, index)
+        return grad_self, grad_src
 
 
 class ScatterBackward1(Node):
@@ -1566,11 +1566,11 @@ class ScatterReduceBackward0(Node):
         reduce = node.reduce_
         include_self = node.include_self_
         result = node.result_.unpack(node)
-        d_self = d_src = None
+        grad_self = grad_src = None
         grad_input_mask = [edges[0] is not None, edges[1] is not None]
         if any(grad_input_mask):
-            d_self, d_src = scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
-        return d_self, d_src
+            grad_self, grad_src = scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
+        return grad_self, grad_src
 
 
 class ScatterAddBackward0(Node):
@@ -1583,14 +1583,14 @@ class ScatterAddBackward0(Node):
         grad = grads[0]
         edges = node._next_edges
         dim = node.dim_
-        d_self = None
+        grad_self = None
         if edges[0] is not None:
-            d_self = grad
-        d_src = None
+            grad_self = grad
+        grad_src = None
         if edges[1] is not None:
             index = node.index_.unpack(node)
-            d_src = grad.gather(dim, index)
-        return d_self, d_src
+            grad_src = grad.gather(dim, index)
+        return grad_self, grad_src
 
 
 class MaskedFillBackward0(Node):
@@ -1615,13 +1615,13 @@ class MaskedFillBackward1(Node):
         grad = grads[0]
         edges = node._next_edges
         mask = node.mask_.unpack(node)
-        d_self = None
+        grad_self = None
         if edges[0] is not None:
-            d_self = grad.masked_fill(mask, 0)
-        d_value = None
+            grad_self = grad.masked_fill(mask, 0)
+        grad_value = None
         if edges[1] is not None:
-            d_value = masked_fill_backward(grad, mask)
-        return d_self, d_value
+            grad_value = masked_fill_backward(grad, mask)
+        return grad_self, grad_value
 
 
 class MaskedSelectBackward0(Node):
@@ -1703,13 +1703,13 @@ class NormalBackward3(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        d_mean = None
+        grad_mean = None
         if edges[0] is not None:
-            d_mean = zeros_like(grad)
-        d_std = None
+            grad_mean = zeros_like(grad)
+        grad_std = None
         if edges[1] is not None:
-            d_std = zeros_like(grad)
-        return d_mean, d_std
+            grad_std = zeros_like(grad)
+        return grad_mean, grad_std
 
 
 class RandomBackward0(Node):
@@ -1776,14 +1776,14 @@ class BernoulliBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        d_p = None
+        grad_p = None
         if edges[1] is not None:
             p = node.p_.unpack(node)
-            d_p = zeros_like(p)
-        d_self = None
+            grad_p = zeros_like(p)
+        grad_self = None
         if edges[0] is not None:
-            d_self = zeros_like(grad)
-        return d_self, d_p
+            grad_self = zeros_like(grad)
+        return grad_self, grad_p
 
 
 class BernoulliBackward2(Node):
@@ -1939,13 +1939,13 @@ class GeluBackwardBackward0(Node):
         self = node.self_.unpack(node)
         approximate = node.approximate_
         grad_output = node.grad_output_.unpack(node)
-        d_grad_output = None
+        grad_grad_output = None
         if edges[0] is not None:
-            d_grad_output = gelu_backward(grad, self, approximate)
-        d_self = None
+            grad_grad_output = gelu_backward(grad, self, approximate)
+        grad_self = None
         if edges[1] is not None:
-            d_self = gelu_double_backward(grad, grad_output, self, approximate)
-        return d_grad_output, d_self
+            grad_self = gelu_double_backward(grad, grad_output, self, approximate)
+        return grad_grad_output, grad_self
 
 
 class SoftplusBackwardBackward0(Node):
@@ -1961,13 +1961,13 @@ class SoftplusBackwardBackward0(Node):
         beta = node.beta_
         threshold = node.threshold_
         grad_output = node.grad_output_.unpack(node)
-        d_grad_output = None
+        grad_grad_output = None
         if edges[0] is not None:
-            d_grad_output = softplus_backward(grad, self, beta, threshold)
-        d_self = None
+            grad_grad_output = softplus_backward(grad, self, beta, threshold)
+        grad_self = None
         if edges[1] is not None:
-            d_self = softplus_double_backward(grad * grad_output, self, beta, threshold)
-        return d_grad_output, d_self
+            grad_self = softplus_double_backward(grad * grad_output, self, beta, threshold)
+        return grad_grad_output, grad_self
 
 
 class SignBackward0(Node):
@@ -2058,14 +2058,14 @@ class DivBackward2(Node):
         edges = node._next_edges
         other = node.other_.unpack(node)
         rounding_mode = node.rounding_mode_
-        d_other = None
+        grad_other = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
-            d_other = zeros_like(grad) if rounding_mode is not None else -grad * self / (other * other)
-        d_self = None
+            grad_other = zeros_like(grad) if rounding_mode is not None else -grad * self / (other * other)
+        grad_self = None
         if edges[0] is not None:
-            d_self = zeros_like(grad) if rounding_mode is not None else grad / other
-        return d_self, d_other
+            grad_self = zeros_like(grad) if rounding_mode is not None else grad / other
+        return grad_self, grad_other
 
 
 class DivBackward3(Node):
@@ -2101,15 +2101,15 @@ class RemainderBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        d_other = None
+        grad_other = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
             other = node.other_.unpack(node)
-            d_other = -grad * self.div(other, rounding_mode="floor")
-        d_self = None
+            grad_other = -grad * self.div(other, rounding_mode="floor")
+        grad_self = None
         if edges[0] is not None:
-            d_self = grad
-        return d_self, d_other
+            grad_self = grad
+        return grad_self, grad_other
 
 
 class FmodBackward0(Node):
@@ -2132,15 +2132,15 @@ class FmodBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        d_other = None
+        grad_other = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
             other = node.other_.unpack(node)
-            d_other = -grad * self.div(other, rounding_mode="trunc")
-        d_self = None
+            grad_other = -grad * self.div(other, rounding_mode="trunc")
+        grad_self = None
         if edges[0] is not None:
-            d_self = grad
-        return d_self, d_other
+            grad_self = grad
+        return grad_self, grad_other
 
 
 class ClampBackward1(Node):
@@ -2169,14 +2169,14 @@ class ClampBackward0(Node):
         self = node.self_.unpack(node)
         min = node.min_.unpack(node)
         max = node.max_.unpack(node)
-        d_min = d_max = None
+        grad_min = grad_max = None
         grad_input_mask = [edges[1] is not None, edges[2] is not None]
         if any(grad_input_mask):
-            d_min, d_max = clamp_backward_min_max(grad, self, min, max, grad_input_mask)
-        d_self = None
+            grad_min, grad_max = clamp_backward_min_max(grad, self, min, max, grad_input_mask)
+        grad_self = None
         if edges[0] is not None:
-            d_self = clamp_backward(grad, self, min, max)
-        return d_self, d_min, d_max
+            grad_self = clamp_backward(grad, self, min, max)
+        return grad_self, grad_min, grad_max
 
 
 class LerpBackward0(Node):
@@ -2189,13 +2189,13 @@ class LerpBackward0(Node):
         grad = grads[0]
         edges = node._next_edges
         weight = node.weight_
-        d_end = None
+        grad_end = None
         if edges[1] is not None:
-            d_end = grad * weight
-        d_self = None
+            grad_end = grad * weight
+        grad_self = None
         if edges[0] is not None:
-            d_self = grad * (1 - weight)
-        return d_self, d_end
+            grad_self = grad * (1 - weight)
+        return grad_self, grad_end
 
 
 class LerpBackward1(Node):
@@ -2208,18 +2208,18 @@ class LerpBackward1(Node):
         grad = grads[0]
         edges = node._next_edges
         weight = node.weight_.unpack(node)
-        d_end = None
+        grad_end = None
         if edges[1] is not None:
-            d_end = grad * weight
-        d_self = None
+            grad_end = grad * weight
+        grad_self = None
         if edges[0] is not None:
-            d_self = grad * (1 - weight)
-        d_weight = None
+            grad_self = grad * (1 - weight)
+        grad_weight = None
         if edges[2] is not None:
             self = node.self_.unpack(node)
             end = node.end_.unpack(node)
-            d_weight = grad * (end - self)
-        return d_self, d_end, d_weight
+            grad_weight = grad * (end - self)
+        return grad_self, grad_end, grad_weight
 
 
 class VarBackward0(Node):
@@ -2322,15 +2322,15 @@ class DotBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        d_self = None
+        grad_self = None
         if edges[0] is not None:
             tensor = node.tensor_.unpack(node)
-            d_self = grad * tensor
-        d_tensor = None
+            grad_self = grad * tensor
+        grad_tensor = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
-            d_tensor = grad * self
-        return d_self, d_tensor
+            grad_tensor = grad * self
+        return grad_self, grad_tensor
 
 
 class AddmmBackward0(Node):
@@ -2348,18 +2348,18 @@ class AddmmBackward0(Node):
         alpha = node.alpha_
         mat2_sym_sizes = node.mat2_sym_sizes_
         mat2_sym_strides = node.mat2_sym_strides_
-        d_mat1 = None
+        grad_mat1 = None
         if edges[1] is not None:
             mat2 = node.mat2_.unpack(node)
-            d_mat1 = mm_mat1_backward(grad, mat2, mat1_sym_sizes, mat1_sym_strides, alpha)
-        d_mat2 = None
+            grad_mat1 = mm_mat1_backward(grad, mat2, mat1_sym_sizes, mat1_sym_strides, alpha)
+        grad_mat2 = None
         if edges[2] is not None:
             mat1 = node.mat1_.unpack(node)
-            d_mat2 = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha)
-        d_self = None
+            grad_mat2 = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha)
+        grad_self = None
         if edges[0] is not None:
-            d_self = maybe_multiply(grad, beta)
-        return d_self, d_mat1, d_mat2
+            grad_self = maybe_multiply(grad, beta)
+        return grad_self, grad_mat1, grad_mat2
 
 
 class AddmvBackward0(Node):
@@ -2373,18 +2373,18 @@ class AddmvBackward0(Node):
         edges = node._next_edges
         beta = node.beta_
         alpha = node.alpha_
-        d_mat = None
+        grad_mat = None
         if edges[1] is not None:
             vec = node.vec_.unpack(node)
-            d_mat = maybe_multiply(grad.unsqueeze(1) * vec.unsqueeze(0), alpha)
-        d_self = None
+            grad_mat = maybe_multiply(grad.unsqueeze(1) * vec.unsqueeze(0), alpha)
+        grad_self = None
         if edges[0] is not None:
-            d_self = maybe_multiply(grad, beta)
-        d_vec = None
+            grad_self = maybe_multiply(grad, beta)
+        grad_vec = None
         if edges[2] is not None:
             mat = node.mat_.unpack(node)
-            d_vec = maybe_multiply(mat.t().matmul(grad), alpha)
-        return d_self, d_mat, d_vec
+            grad_vec = maybe_multiply(mat.t().matmul(grad), alpha)
+        return grad_self, grad_mat, grad_vec
 
 
 class MvBackward0(Node):
@@ -2396,15 +2396,15 @@ class MvBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
-        d_self = None
+        grad_self = None
         if edges[0] is not None:
             vec = node.vec_.unpack(node)
-            d_self = grad.ger(vec)
-        d_vec = None
+            grad_self = grad.ger(vec)
+        grad_vec = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
-            d_vec = self.t().mv(grad)
-        return d_self, d_vec
+            grad_vec = self.t().mv(grad)
+        return grad_self, grad_vec
 
 
 class BaddbmmBackward0(Node):
@@ -2418,18 +2418,18 @@ class BaddbmmBackward0(Node):
         edges = node._next_edges
         beta = node.beta_
         alpha = node.alpha_
-        d_batch1 = None
+        grad_batch1 = None
         if edges[1] is not None:
             batch2 = node.batch2_.unpack(node)
-            d_batch1 = maybe_multiply(grad.bmm(batch2.transpose(1, 2)), alpha)
-        d_batch2 = None
+            grad_batch1 = maybe_multiply(grad.bmm(batch2.transpose(1, 2)), alpha)
+        grad_batch2 = None
         if edges[2] is not None:
             batch1 = node.batch1_.unpack(node)
-            d_batch2 = maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
-        d_self = None
+            grad_batch2 = maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
+        grad_self = None
         if edges[0] is not None:
-            d_self = maybe_multiply(grad, beta)
-        return d_self, d_batch1, d_batch2
+            grad_self = maybe_multiply(grad, beta)
+        return grad_self, grad_batch1, grad_batch2
 
 
 class SortBackward0(Node):
@@ -2605,11 +2605,11 @@ class ConvolutionBackward0(Node):
         transposed = node.transposed_
         output_padding = node.output_padding_
         groups = node.groups_
-        d_input = d_weight = d_bias = None
+        grad_input = grad_weight = grad_bias = None
         grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
         if any(grad_input_mask):
-            d_input, d_weight, d_bias = convolution_backward(grad, input, weight, [weight.size(0)], stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
-        return d_input, d_weight, d_bias
+            grad_input, grad_weight, grad_bias = convolution_backward(grad, input, weight, [weight.size(0)], stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
+        return grad_input, grad_weight, grad_bias
 
 
 class MaxPool2DWithIndicesBackward0(Node):
@@ -2647,11 +2647,11 @@ class NativeBatchNormBackward0(Node):
         eps = node.eps_
         result1 = node.result1_.unpack(node)
         result2 = node.result2_.unpack(node)
-        d_input = d_weight = d_bias = None
+        grad_input = grad_weight = grad_bias = None
         grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
         if any(grad_input_mask):
-            d_input, d_weight, d_bias = native_batch_norm_backward(grad, input, weight, running_mean, running_var, result1, result2, training, eps, grad_input_mask)
-        return d_input, d_weight, d_bias
+            grad_input, grad_weight, grad_bias = native_batch_norm_backward(grad, input, weight, running_mean, running_var, result1, result2, training, eps, grad_input_mask)
+        return grad_input, grad_weight, grad_bias
 
 
 class NativeLayerNormBackward0(Node):
@@ -2669,11 +2669,11 @@ class NativeLayerNormBackward0(Node):
         bias = node.bias_.unpack(node)
         result1 = node.result1_.unpack(node)
         result2 = node.result2_.unpack(node)
-        d_input = d_weight = d_bias = None
+        grad_input = grad_weight = grad_bias = None
         grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
         if any(grad_input_mask):
-            d_input, d_weight, d_bias = native_layer_norm_backward(grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask)
-        return d_input, d_weight, d_bias
+            grad_input, grad_weight, grad_bias = native_layer_norm_backward(grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask)
+        return grad_input, grad_weight, grad_bias
 
 
 class EmbeddingBackward0(Node):
