@@ -327,3 +327,18 @@ def test_backward_operators_twice_differentiated(name):
     assert nodes_i == nodes_t
     for ours, theirs in zip(values_i, values_t):
         torch.testing.assert_close(ours.detach().to_torch(), theirs.detach())
+
+
+def test_detached_handles_made_through_a_mode():
+    """``.data`` and ``view(dtype)`` under a mode: the handle comes from the mode's ``aten.detach``;
+    ``.data`` then gets a version counter of its own, ``view(dtype)`` keeps its base's."""
+    def run(lib, mode):
+        x = lib.ones(3, requires_grad=True) * 2
+        x.add_(1)
+        with mode:
+            d, v = x.data, x.view(lib.int32)
+        d.add_(1)
+        return [(t._version, t._base is None, t.requires_grad, t.grad_fn is None) for t in (x, d, v)], x.tolist()
+
+    mode_t, mode_i = logging_modes([], [])
+    assert run(internals, mode_i) == run(torch, mode_t)
