@@ -12,6 +12,9 @@ def _programs(lib):
     def ones(*shape, grad=False):
         return lambda: lib.ones(*shape, requires_grad=grad)
 
+    def signed(grad=False):
+        return lambda: (lib.arange(6.0).reshape(2, 3) - 2).requires_grad_(grad)
+
     def linear(*shape, bias=True):
         def setup():
             lib.manual_seed(0)
@@ -115,6 +118,67 @@ def _programs(lib):
                                               .sum().backward()),
         "backward of a linear layer without bias": (ones(2, 3, grad=True), lambda x: lib.nn.functional.linear(
             x, lib.ones(4, 3, requires_grad=True)).sum().backward()),
+        # backward formulas on torch's road (issue 14): the helpers call the operators torch's call
+        "abs backward calls sgn": (signed(grad=True), lambda x: x.abs().sum().backward()),
+        "clamp backward, number and tensor bounds": (signed(grad=True), lambda x: (
+            x.clamp(-0.5, 0.5).sum() + x.clamp(min=0).sum() + x.clamp(max=0).sum()
+            + x.clamp(lib.zeros(3), lib.ones(3)).sum()).backward()),
+        "max, min and amax backward": (signed(grad=True), lambda x: (
+            x.max() + x.max(1).values.sum() + x.min(0, keepdim=True)[0].sum() + x.amax(1).sum()
+            + x.amin((0, 1)) + x.topk(2, 1).values.sum() + x.sort(0)[0][0].sum()).backward()),
+        "norm backward": (signed(grad=True), lambda x: (
+            x.norm() + x.norm(dim=1).sum() + x.norm(p=1) + x.norm(p=3, dim=0, keepdim=True).sum()).backward()),
+        "prod backward, with and without a zero": (signed(grad=True), lambda x: (
+            x.prod() + (x + 5).prod() + x.prod(1).sum() + (x + 5).prod(0, keepdim=True).sum()).backward()),
+        "cumsum backward flips": (signed(grad=True), lambda x: x.cumsum(1).sum().backward()),
+        "matrix by vector backward calls ger": (signed(grad=True), lambda x: (x @ lib.ones(3)).sum().backward()),
+        "vector products call dot and squeeze_": (lambda: lib.arange(3.0), lambda v: (
+            v @ v, v @ lib.ones(4, 3).t(), (v.requires_grad_() @ lib.ones(3, 2)).sum().backward())),
+        "index_select backward calls index_add": (signed(grad=True), lambda x: x.index_select(
+            1, lib.tensor([0, 2, 2])).sum().backward()),
+        "index_add and its backward": (signed(grad=True), lambda x: lib.zeros(3, 3).index_add(
+            0, lib.tensor([0, 0]), x, alpha=2).sum().backward()),
+        "activation backward operators": (signed(grad=True), lambda x: (
+            lib.nn.functional.gelu(x).sum() + lib.nn.functional.gelu(x, approximate="tanh").sum()
+            + lib.nn.functional.silu(x).sum() + lib.nn.functional.softplus(x, 2, 1).sum()).backward()),
+        "binary cross entropy with logits, each reduction": (signed(grad=True), lambda x: [
+            lib.nn.functional.binary_cross_entropy_with_logits(x, lib.ones(2, 3) / 3, reduction=r).sum().backward()
+            for r in ("mean", "sum", "none")]),
+        "binary cross entropy with logits, weights": (signed(grad=True), lambda x: (
+            lib.nn.functional.binary_cross_entropy_with_logits(x, lib.ones(2, 3) / 3, lib.ones(3) * 2,
+                                                               pos_weight=lib.ones(3) * 3).backward())),
+        "maximum and minimum backward": (signed(grad=True), lambda x: (
+            lib.maximum(x, x.flip(0)) + lib.minimum(x, lib.zeros(3))).sum().backward()),
+        "repeat and split backward": (signed(grad=True), lambda x: (
+            x.repeat(2, 1, 2).sum() + sum(p.sum() for p in x.split([1, 2], 1)) + x.split(1, 0)[1].sum()).backward()),
+        "diagonal and diag backward": (signed(grad=True), lambda x: (
+            x.diagonal().sum() + lib.diag(x, 1).sum() + lib.diag(x[0]).sum()).backward()),
+        # forward operators that log what torch's log
+        ".data and view(dtype) detach through the mode": (signed(grad=True), lambda x: (
+            x.data, (x * 2).data, x.view(lib.int32), x.detach().view(lib.float32))),
+        "isclose, each dtype and option": (signed(), lambda x: [
+            (lib.isclose(x.to(dt), x.to(dt).flip(0)), lib.isclose(x.to(dt), x.to(dt), equal_nan=True),
+             lib.isclose(x.to(dt), x.to(dt), rtol=0, atol=0), x.to(dt).isclose(x.to(dt), rtol=0.1))
+            for dt in (lib.bool, lib.int64, lib.float32)]),
+        "diag calls diagonal_copy": (signed(), lambda x: (lib.diag(x), lib.diag(x, -1), lib.diag(x[0]))),
+        "logical operators": (signed(), lambda x: (
+            lib.logical_and(x, x > 0), x.logical_or(x > 0), lib.logical_xor(x, x), lib.logical_not(x),
+            x.clone().logical_and_(x > 0), x.clone().logical_not_())),
+        "cross entropy with label smoothing and with probabilities": (signed(grad=True), lambda x: [
+            lib.nn.functional.cross_entropy(x, target, weight, reduction=r, label_smoothing=s).sum().backward()
+            for target in (lib.tensor([2, -100]), lib.ones(2, 3) / 3) for weight in (None, lib.ones(3) * 2)
+            for r in ("mean", "sum", "none") for s in (0.0, 0.1)]),
+        "pow backward, each overload": (signed(grad=True), lambda x: (
+            x.pow(x.detach() + 3) + (x + 3).pow(x) + 2 ** x + 0 ** x + x ** 2.5 + x ** 0).sum().backward()),
+        "numpy and from_numpy": (signed(), lambda x: (lib.from_numpy(x.numpy()), x.tolist(), repr(x))),
+        "in-place writes through views, backward (CopySlices, fill_)": (signed(grad=True), lambda x: [
+            step(x * 1) for step in (lambda z: (z.__setitem__(0, 0.0), z.sum().backward()),
+                                     lambda z: (z[0].mul_(2), z.sum().backward()),
+                                     lambda z: (z[:, 1].zero_(), z.sum().backward()))]),
+        "in-place view operators on views keep their own nodes": (signed(grad=True), lambda x: [
+            (view_(x * 2), type(view_(x * 2).grad_fn).__name__) for view_ in (
+                lambda y: y[1:].t_(), lambda y: y[0].unsqueeze_(0), lambda y: y[:, 1:].transpose_(0, 1),
+                lambda y: y[:1].squeeze_(0))]),
     }
 
 
@@ -217,6 +281,24 @@ GRAD_CASES = {
     "nll loss with weights, summed": lambda lib, x: lib.nn.functional.nll_loss(
         x * x, lib.tensor([1, 0, 2]), lib.tensor([1.0, 2.0, 0.5], dtype=lib.float64), reduction="sum"),
     "mse loss": lambda lib, x: lib.nn.functional.mse_loss(x * x, x.detach()),
+    # issue 14: formulas that now take torch's road (sgn, logical_and_, ger, index_add, scatter, the
+    # activations' backward operators, diagonal_backward, flip for cumsum, the exclusive products)
+    "abs, sgn, clamp and maximum": lambda lib, x: ((x - 0.5).abs() * x + x.sgn() * x + x.clamp(0.3, 0.9) * x
+                                                   + x.clamp(min=0.5) * x + lib.maximum(x, 1 - x) * x).sum(),
+    "gelu, silu and softplus": lambda lib, x: (lib.nn.functional.gelu(x) * x + lib.nn.functional.silu(x) * x
+                                               + lib.nn.functional.gelu(x, approximate="tanh") * x
+                                               + lib.nn.functional.softplus(x, 2, 1) * x).sum(),
+    # (a target that requires grad with pos_weight calls log_sigmoid, which internals lacks)
+    "binary cross entropy with logits": lambda lib, x: lib.nn.functional.binary_cross_entropy_with_logits(
+        x * x, x.detach().sigmoid(), pos_weight=lib.tensor([1.0, 2.0, 3.0], dtype=lib.float64))
+    + lib.nn.functional.binary_cross_entropy_with_logits(x * x, x.sigmoid(), reduction="sum"),
+    "index_add, index_select, diag and mv": lambda lib, x: (
+        lib.zeros(3, 3, dtype=lib.float64).index_add(0, lib.tensor([0, 0, 2]), x) * x
+        + x.index_select(1, lib.tensor([2, 0, 0])) * x).sum() + (lib.diag(x) * x[0]).sum() + (x @ x[1]).sum(),
+    "powers with tensor exponents and a number base": lambda lib, x: (x.pow(x) + 2 ** x + x ** 2.5).sum(),
+    "max, amax, norm, prod, cumsum and topk": lambda lib, x: (
+        x.max() * x + x.max(1).values * x + x.amax(0) * x + x.norm() * x + x.norm(dim=1) * x + x.prod() * x
+        + x.prod(1) * x + x.cumsum(1) * x + x.topk(2, 1).values.sum(1, keepdim=True) * x).sum(),
 }
 
 
@@ -245,3 +327,18 @@ def test_backward_operators_twice_differentiated(name):
     assert nodes_i == nodes_t
     for ours, theirs in zip(values_i, values_t):
         torch.testing.assert_close(ours.detach().to_torch(), theirs.detach())
+
+
+def test_detached_handles_made_through_a_mode():
+    """``.data`` and ``view(dtype)`` under a mode: the handle comes from the mode's ``aten.detach``;
+    ``.data`` then gets a version counter of its own, ``view(dtype)`` keeps its base's."""
+    def run(lib, mode):
+        x = lib.ones(3, requires_grad=True) * 2
+        x.add_(1)
+        with mode:
+            d, v = x.data, x.view(lib.int32)
+        d.add_(1)
+        return [(t._version, t._base is None, t.requires_grad, t.grad_fn is None) for t in (x, d, v)], x.tolist()
+
+    mode_t, mode_i = logging_modes([], [])
+    assert run(internals, mode_i) == run(torch, mode_t)

@@ -13,7 +13,8 @@ from ._tensor import Size, Tensor
 from ._tensor_str import set_printoptions
 from .amp.autocast_mode import register_autocast_kernels as _register_autocast_kernels
 from .aten.fallbacks import register_core_fallbacks as _register_core_fallbacks
-from .aten.native.tensor_factories import from_numpy, tensor
+from .aten.native.tensor_factories import from_numpy_lifted as from_numpy
+from .aten.native.tensor_factories import tensor
 from .aten.register_native_functions import register_native_functions as _register_native_functions
 from .autograd.ad_inplace_or_view import register_inplace_kernels as _register_inplace_kernels
 from .autograd.variable_type_manual import register_manual_kernels as _register_autograd_kernels

@@ -37,8 +37,9 @@ from .c10.memory_format import (
     preserve_format,
     suggest_memory_format,
 )
-from .c10.tensor_impl import TensorImpl, contiguous_strides
+from .c10.tensor_impl import TensorImpl, VersionCounter, contiguous_strides
 from .storage import TypedStorage, _warn_typed_storage_removal
+from .utils._python_dispatch import _get_current_dispatch_mode, mode_detach
 
 __all__ = ["Tensor", "Size"]
 
@@ -128,7 +129,8 @@ class Tensor(TensorBase):
     def numpy(self, *, force=False):
         """A NumPy array sharing this tensor's memory (CPU only). A tensor that requires grad is
         refused while grad mode is on (the array would let its values change behind autograd's
-        back), unless ``force``; the package's own reads of values use ``_numpy``."""
+        back), unless ``force``. torch's ``tensor_to_numpy`` then detaches, an operator a dispatch
+        mode sees. The package's own reads of values (``tolist``, printing) use ``_numpy``."""
         if self.device.type != "cpu":
             raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
                             "copy the tensor to host memory first.")
@@ -136,7 +138,9 @@ class Tensor(TensorBase):
             raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
         if self.requires_grad and is_grad_enabled() and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
-        return self._numpy()
+        array = self._numpy()
+        dispatcher.call("detach", self)
+        return array
 
     def _numpy(self):
         if self.dtype is st.bfloat16:
@@ -519,8 +523,14 @@ class Tensor(TensorBase):
 
     @property
     def data(self):
-        """The same storage and geometry with its own version counter, outside autograd's view."""
+        """The same storage and geometry with its own version counter, outside autograd's view
+        (``variable_data``: a ``shallow_copy_and_detach``, which a dispatch mode on the stack makes
+        through ``aten.detach``; the copy then gets its fresh counter)."""
         impl = self._impl
+        if _get_current_dispatch_mode() is not None:
+            out = mode_detach(self)
+            out._impl.version_counter = VersionCounter()
+            return out
         return type(self)._from_impl(alias_impl(self, impl.sizes, impl.strides, None, None, None))
 
     @data.setter

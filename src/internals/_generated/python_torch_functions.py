@@ -889,6 +889,17 @@ def THPVariable_diagonal(*args, **kwargs):
     return _ops['diagonal'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3))
 
 
+_diagonal_copy_parser = PythonArgParser([
+    'diagonal_copy(Tensor input, int64_t offset=0, int64_t dim1=0, int64_t dim2=1)',
+])
+
+
+def THPVariable_diagonal_copy(*args, **kwargs):
+    _r = _diagonal_copy_parser.parse(args, kwargs)
+    # aten::diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
+    return _ops['diagonal_copy'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3))
+
+
 _div_parser = PythonArgParser([
     'div(Tensor input, Tensor other, *, Tensor out=None)',
     'div(Tensor input, Tensor other, *, c10::string_view? rounding_mode)',
@@ -1348,6 +1359,17 @@ def THPVariable_gelu_(*args, **kwargs):
     return _ops['gelu_'](_r.tensor(0), approximate=_r.value(1))
 
 
+_ger_parser = PythonArgParser([
+    'ger(Tensor input, Tensor vec2)',
+])
+
+
+def THPVariable_ger(*args, **kwargs):
+    _r = _ger_parser.parse(args, kwargs)
+    # aten::ger(Tensor self, Tensor vec2) -> Tensor
+    return _ops['ger'](_r.tensor(0), _r.tensor(1))
+
+
 _gt_parser = PythonArgParser([
     'gt(Tensor input, Tensor other, *, Tensor out=None)',
     'gt(Tensor input, Scalar other, *, Tensor out=None)',
@@ -1621,6 +1643,50 @@ def THPVariable_log_softmax(*args, **kwargs):
     _r = _log_softmax_parser.parse(args, kwargs)
     # aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
     return _ops['log_softmax.int'](_r.tensor(0), _r.to_int64(1), _r.scalartype(2))
+
+
+_logical_and_parser = PythonArgParser([
+    'logical_and(Tensor input, Tensor other)',
+])
+
+
+def THPVariable_logical_and(*args, **kwargs):
+    _r = _logical_and_parser.parse(args, kwargs)
+    # aten::logical_and(Tensor self, Tensor other) -> Tensor
+    return _ops['logical_and'](_r.tensor(0), _r.tensor(1))
+
+
+_logical_not_parser = PythonArgParser([
+    'logical_not(Tensor input)',
+])
+
+
+def THPVariable_logical_not(*args, **kwargs):
+    _r = _logical_not_parser.parse(args, kwargs)
+    # aten::logical_not(Tensor self) -> Tensor
+    return _ops['logical_not'](_r.tensor(0))
+
+
+_logical_or_parser = PythonArgParser([
+    'logical_or(Tensor input, Tensor other)',
+])
+
+
+def THPVariable_logical_or(*args, **kwargs):
+    _r = _logical_or_parser.parse(args, kwargs)
+    # aten::logical_or(Tensor self, Tensor other) -> Tensor
+    return _ops['logical_or'](_r.tensor(0), _r.tensor(1))
+
+
+_logical_xor_parser = PythonArgParser([
+    'logical_xor(Tensor input, Tensor other)',
+])
+
+
+def THPVariable_logical_xor(*args, **kwargs):
+    _r = _logical_xor_parser.parse(args, kwargs)
+    # aten::logical_xor(Tensor self, Tensor other) -> Tensor
+    return _ops['logical_xor'](_r.tensor(0), _r.tensor(1))
 
 
 _logspace_parser = PythonArgParser([
@@ -2523,6 +2589,17 @@ def THPVariable_select(*args, **kwargs):
     return _ops['select.int'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
 
 
+_sgn_parser = PythonArgParser([
+    'sgn(Tensor input)',
+])
+
+
+def THPVariable_sgn(*args, **kwargs):
+    _r = _sgn_parser.parse(args, kwargs)
+    # aten::sgn(Tensor self) -> Tensor
+    return _ops['sgn'](_r.tensor(0))
+
+
 _sigmoid_parser = PythonArgParser([
     'sigmoid(Tensor input, *, Tensor out=None)',
 ])
@@ -3245,6 +3322,7 @@ FUNCTIONS = named({
     'diag': THPVariable_diag,
     'diag_embed': THPVariable_diag_embed,
     'diagonal': THPVariable_diagonal,
+    'diagonal_copy': THPVariable_diagonal_copy,
     'div': THPVariable_div,
     'dot': THPVariable_dot,
     'dropout': THPVariable_dropout,
@@ -3280,6 +3358,7 @@ FUNCTIONS = named({
     'ge': THPVariable_ge,
     'gelu': THPVariable_gelu,
     'gelu_': THPVariable_gelu_,
+    'ger': THPVariable_ger,
     'gt': THPVariable_gt,
     'hstack': THPVariable_hstack,
     'imag': THPVariable_imag,
@@ -3302,6 +3381,10 @@ FUNCTIONS = named({
     'log': THPVariable_log,
     'log_': THPVariable_log_,
     'log_softmax': THPVariable_log_softmax,
+    'logical_and': THPVariable_logical_and,
+    'logical_not': THPVariable_logical_not,
+    'logical_or': THPVariable_logical_or,
+    'logical_xor': THPVariable_logical_xor,
     'logspace': THPVariable_logspace,
     'logsumexp': THPVariable_logsumexp,
     'lt': THPVariable_lt,
@@ -3363,6 +3446,7 @@ FUNCTIONS = named({
     'scatter_add': THPVariable_scatter_add,
     'scatter_reduce': THPVariable_scatter_reduce,
     'select': THPVariable_select,
+    'sgn': THPVariable_sgn,
     'sigmoid': THPVariable_sigmoid,
     'sigmoid_': THPVariable_sigmoid_,
     'sign': THPVariable_sign,

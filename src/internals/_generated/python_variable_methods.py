@@ -1036,6 +1036,17 @@ def THPVariable_ge(self, *args, **kwargs):
     return _ops['ge.Scalar'](self, _r.scalar(0))
 
 
+_ger_parser = PythonArgParser([
+    'ger(Tensor vec2)',
+])
+
+
+def THPVariable_ger(self, *args, **kwargs):
+    _r = _ger_parser.parse(args, kwargs)
+    # aten::ger(Tensor self, Tensor vec2) -> Tensor
+    return _ops['ger'](self, _r.tensor(0))
+
+
 _gt_parser = PythonArgParser([
     'gt(Tensor other)',
     'gt(Scalar other)',
@@ -1228,6 +1239,82 @@ def THPVariable_log_softmax(self, *args, **kwargs):
     _r = _log_softmax_parser.parse(args, kwargs)
     # aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
     return _ops['log_softmax.int'](self, _r.to_int64(0), _r.scalartype(1))
+
+
+_logical_and_parser = PythonArgParser([
+    'logical_and(Tensor other)',
+])
+
+
+def THPVariable_logical_and(self, *args, **kwargs):
+    _r = _logical_and_parser.parse(args, kwargs)
+    # aten::logical_and(Tensor self, Tensor other) -> Tensor
+    return _ops['logical_and'](self, _r.tensor(0))
+
+
+_logical_and__parser = PythonArgParser([
+    'logical_and_(Tensor other)',
+])
+
+
+def THPVariable_logical_and_(self, *args, **kwargs):
+    _r = _logical_and__parser.parse(args, kwargs)
+    # aten::logical_and_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    return _ops['logical_and_'](self, _r.tensor(0))
+
+
+def THPVariable_logical_not(self):
+    # aten::logical_not(Tensor self) -> Tensor
+    return _ops['logical_not'](self)
+
+
+def THPVariable_logical_not_(self):
+    # aten::logical_not_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['logical_not_'](self)
+
+
+_logical_or_parser = PythonArgParser([
+    'logical_or(Tensor other)',
+])
+
+
+def THPVariable_logical_or(self, *args, **kwargs):
+    _r = _logical_or_parser.parse(args, kwargs)
+    # aten::logical_or(Tensor self, Tensor other) -> Tensor
+    return _ops['logical_or'](self, _r.tensor(0))
+
+
+_logical_or__parser = PythonArgParser([
+    'logical_or_(Tensor other)',
+])
+
+
+def THPVariable_logical_or_(self, *args, **kwargs):
+    _r = _logical_or__parser.parse(args, kwargs)
+    # aten::logical_or_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    return _ops['logical_or_'](self, _r.tensor(0))
+
+
+_logical_xor_parser = PythonArgParser([
+    'logical_xor(Tensor other)',
+])
+
+
+def THPVariable_logical_xor(self, *args, **kwargs):
+    _r = _logical_xor_parser.parse(args, kwargs)
+    # aten::logical_xor(Tensor self, Tensor other) -> Tensor
+    return _ops['logical_xor'](self, _r.tensor(0))
+
+
+_logical_xor__parser = PythonArgParser([
+    'logical_xor_(Tensor other)',
+])
+
+
+def THPVariable_logical_xor_(self, *args, **kwargs):
+    _r = _logical_xor__parser.parse(args, kwargs)
+    # aten::logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    return _ops['logical_xor_'](self, _r.tensor(0))
 
 
 _logsumexp_parser = PythonArgParser([
@@ -1968,6 +2055,16 @@ def THPVariable_select(self, *args, **kwargs):
     return _ops['select.int'](self, _r.to_int64(0), _r.to_int64(1))
 
 
+def THPVariable_sgn(self):
+    # aten::sgn(Tensor self) -> Tensor
+    return _ops['sgn'](self)
+
+
+def THPVariable_sgn_(self):
+    # aten::sgn_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['sgn_'](self)
+
+
 def THPVariable_sigmoid(self):
     # aten::sigmoid(Tensor self) -> Tensor
     return _ops['sigmoid'](self)
@@ -2556,6 +2653,7 @@ METHODS = named({
     'frac_': THPVariable_frac_,
     'gather': THPVariable_gather,
     'ge': THPVariable_ge,
+    'ger': THPVariable_ger,
     'gt': THPVariable_gt,
     'index': THPVariable_index,
     'index_add': THPVariable_index_add,
@@ -2576,6 +2674,14 @@ METHODS = named({
     'log': THPVariable_log,
     'log_': THPVariable_log_,
     'log_softmax': THPVariable_log_softmax,
+    'logical_and': THPVariable_logical_and,
+    'logical_and_': THPVariable_logical_and_,
+    'logical_not': THPVariable_logical_not,
+    'logical_not_': THPVariable_logical_not_,
+    'logical_or': THPVariable_logical_or,
+    'logical_or_': THPVariable_logical_or_,
+    'logical_xor': THPVariable_logical_xor,
+    'logical_xor_': THPVariable_logical_xor_,
     'logsumexp': THPVariable_logsumexp,
     'lt': THPVariable_lt,
     'masked_fill': THPVariable_masked_fill,
@@ -2636,6 +2742,8 @@ METHODS = named({
     'scatter_reduce': THPVariable_scatter_reduce,
     'scatter_reduce_': THPVariable_scatter_reduce_,
     'select': THPVariable_select,
+    'sgn': THPVariable_sgn,
+    'sgn_': THPVariable_sgn_,
     'sigmoid': THPVariable_sigmoid,
     'sigmoid_': THPVariable_sigmoid_,
     'sign': THPVariable_sign,

@@ -9,6 +9,7 @@ from ..aten import dispatcher
 from ..c10.dispatch_key import DispatchKey
 from ..c10.grad_mode import _state as _grad_state
 from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
+from ..utils._python_dispatch import _get_current_dispatch_mode, mode_detach
 
 __all__ = ["register_inplace_kernels", "mutated_positions", "increment_version"]
 
@@ -64,9 +65,26 @@ def _resize_kernel(op):
     return resize_
 
 
+def _non_differentiable_view_kernel(op):
+    """A view autograd does not record (``view.dtype``): torch's ``as_view`` hands back
+    ``make_variable_non_differentiable_view``, a ``shallow_copy_and_detach`` of the result, which a
+    dispatch mode on the stack makes through ``aten.detach`` (same storage, same version counter)."""
+    def ADInplaceOrView(keys, *args, **kwargs):
+        with below_ad_inplace_or_view():
+            out = op.redispatch(keys.below(DispatchKey.ADInplaceOrView), *args, **kwargs)
+        return out if _get_current_dispatch_mode() is None else mode_detach(out)
+    return ADInplaceOrView
+
+
+NON_DIFFERENTIABLE_VIEWS = ("aten::view.dtype",)
+
+
 def register_inplace_kernels():
     for op in list(dispatcher.operators.values()):
         positions, keywords = mutated_positions(op), mutated_keywords(op)
         if op.namespace == "aten" and (positions or keywords):
             fn = _resize_kernel(op) if op.name == "aten::resize_" else _inplace_kernel(op, positions, keywords)
             dispatcher.impl(op.name, "ADInplaceOrView", dispatcher.KernelFunction(fn, with_keyset=True))
+    for name in NON_DIFFERENTIABLE_VIEWS:
+        fn = _non_differentiable_view_kernel(dispatcher.operators[name])
+        dispatcher.impl(name, "ADInplaceOrView", dispatcher.KernelFunction(fn, with_keyset=True))

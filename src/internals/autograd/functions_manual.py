@@ -11,9 +11,10 @@ import math
 import numpy as np
 
 from ..aten import dispatcher
-from ..aten.native.tensor_factories import arange, from_numpy, wrap_scalar, zeros
+from ..aten.native.tensor_factories import arange, from_numpy, zeros
 from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.dispatch_key import DispatchKey
+from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import tls
 from ..c10.scalar_type import float64
 
@@ -22,13 +23,14 @@ INT64_MAX = 2 ** 63 - 1       # slice's end when none is given
 __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", "mul_scalar", "div_scalar",
            "mul_tensor_backward", "div_tensor_self_backward", "div_tensor_other_backward",
            "softmax_double_backward", "nll_loss_backward", "nll_loss", "mse_loss_backward",
-           "mse_loss_double_backward", "binary_cross_entropy_backward", "binary_cross_entropy_target_backward",
-           "binary_cross_entropy_double_backward", "binary_cross_entropy_double_backward_target",
-           "binary_cross_entropy_with_logits_backward", "binary_cross_entropy_with_logits_target_backward",
-           "leaky_relu_backward", "not_implemented", "sgn", "view_as_real", "where", "zeros_like",
+           "mse_loss_double_backward", "ties_halved", "binary_cross_entropy_backward",
+           "binary_cross_entropy_target_backward", "binary_cross_entropy_double_backward",
+           "binary_cross_entropy_double_backward_target", "binary_cross_entropy_with_logits_backward",
+           "binary_cross_entropy_with_logits_target_backward", "leaky_relu_backward", "not_implemented",
+           "view_as_real", "where", "zeros_like",
            "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
            "pow_backward_exponent", "pow_backward_exponent_scalar_base", "sum_backward",
-           "mean_backward", "prod_backward", "restore_reduced_dims", "scale_grad_by_count",
+           "mean_backward", "prod_backward", "amax_amin_backward", "scale_grad_by_count",
            "evenly_distribute_backward", "value_selecting_reduction_backward", "_softmax_backward_data",
            "_log_softmax_backward_data", "mm_mat1_backward", "mm_mat2_backward", "permute_backwards",
            "unsqueeze_to", "select_backward", "slice_backward_wrapper", "slice_symint", "diagonal_backward",
@@ -64,7 +66,7 @@ def sum_to(grad, shape):
 
 # ---------------------------------------------------------------------- elementwise
 def maybe_multiply(t, s):
-    return t if s == 1 else t * s
+    return t if s == 1 else mul_scalar(t, s)      # C++'s t * s: mul.Scalar
 
 
 # C++'s ``t * 2`` and ``t / n`` call the Scalar overloads (``mul.Scalar``, ``div.Scalar``); Python's
@@ -100,11 +102,14 @@ def where(cond, a, b):
 
 
 def zeros_like(t):
-    return zeros(t.shape, dtype=t.dtype, device=t.device)
+    return dispatcher.call("zeros_like", t)
 
 
-def sgn(t):
-    return (t > 0).to(t.dtype) - (t < 0).to(t.dtype)
+def ties_halved(grad, self, other):
+    """``at::where(self == other, grad / 2, grad)``, its arguments evaluated right to left as C++
+    evaluates torch's formula: the half first."""
+    half = div_scalar(grad, 2)
+    return where(self == other, half, grad)
 
 
 def view_as_real(t):
@@ -124,9 +129,17 @@ def tanh_backward(grad, out):
     return dispatcher.call("tanh_backward", grad, out)
 
 
+# The pow formulas as torch writes them; C++ evaluates a call's arguments right to left, so the
+# value of ``at::where(cond, zero, value)`` is computed first, then the zero, then the condition.
+def _scalar_zero(grad):
+    return dispatcher.call("scalar_tensor", 0.0, dtype=grad.dtype, device=grad.device)
+
+
 def pow_backward_self(grad, self, exponent):
-    # d/dx x**y = y * x**(y-1); torch defines it as 0 where y == 0 (also at x == 0).
-    return where(exponent == 0, 0, grad * exponent * self.pow(exponent - 1))
+    """d/dx x**y = y * x**(y-1); torch defines it as 0 where y == 0 (also at x == 0)."""
+    value = grad * (exponent * self.pow(dispatcher.call("sub.Scalar", exponent, 1)))
+    zero = _scalar_zero(grad)
+    return where(exponent == 0.0, zero, value)
 
 
 def pow_backward(grad, self, exponent):
@@ -139,14 +152,19 @@ def pow_backward(grad, self, exponent):
 def pow_backward_exponent_scalar_base(grad, base, exponent, result):
     """``pow.Scalar``: d/dy c**y = c**y * log(c); for c == 0, 0 where y >= 0 (the limit)."""
     if base == 0:
-        return grad * where(exponent >= 0, 0, result * float("-inf"))
-    return grad * (result * math.log(base))
+        value = mul_scalar(result, -math.inf)          # log(0)
+        zero = dispatcher.call("zeros", [], dtype=grad.dtype, device=grad.device)
+        return grad * where(exponent >= 0, zero, value)
+    return grad * mul_scalar(result, math.log(base))
 
 
 def pow_backward_exponent(grad, self, exponent, result):
-    # d/dy x**y = x**y * log(x); 0 where x == 0 and y >= 0 (the limit), instead of 0 * -inf.
-    at_zero = (self == 0).to(grad.dtype) * (exponent >= 0).to(grad.dtype)
-    return grad * where(at_zero > 0, 0, result * self.log())
+    """d/dy x**y = x**y * log(x); 0 where x == 0 and y >= 0 (the limit), instead of 0 * -inf."""
+    exponent_nonnegative = exponent >= 0
+    cond = (self == 0).logical_and(exponent_nonnegative)
+    value = result * self.log()
+    zero = _scalar_zero(grad)
+    return grad * where(cond, zero, value)
 
 
 # ---------------------------------------------------------------------- reductions
@@ -157,8 +175,8 @@ def _reduced_dims(dims, ndim):
     return sorted(d % max(ndim, 1) for d in dims)
 
 
-def restore_reduced_dims(t, dims, keepdim, ndim=None):
-    """Put back the size-1 dims a reduction without ``keepdim`` removed."""
+def unsqueeze_multiple(t, dims, keepdim, ndim=None):
+    """Put back the size-1 dims a reduction without ``keepdim`` removed, one ``unsqueeze`` each."""
     if keepdim:
         return t
     ndim = t.dim() + len(dims) if ndim is None else ndim
@@ -167,8 +185,25 @@ def restore_reduced_dims(t, dims, keepdim, ndim=None):
     return t
 
 
+def restore_reduced_dims(t, dims, keepdim):
+    """The same shape as ``unsqueeze_multiple`` gives, in one ``view`` (torch's helper of this name)."""
+    if keepdim:
+        return t
+    ndim = t.dim() + len(dims)
+    reduced = set(_reduced_dims(dims, ndim)) if ndim else set()
+    sizes = iter(t.shape)
+    return t.view([1 if d in reduced else next(sizes) for d in range(ndim)])
+
+
+def amax_amin_backward(grad, self, result, dims, keepdim):
+    """``scale_grad_by_count(restore_reduced_dims(grad, ...), restore_reduced_dims(result, ...) == self,
+    dim)``, the arguments evaluated right to left, as C++ evaluates torch's formula."""
+    mask = restore_reduced_dims(result, dims, keepdim) == self
+    return scale_grad_by_count(restore_reduced_dims(grad, dims, keepdim), mask, dims)
+
+
 def sum_backward(grad, sizes, dims, keepdim):
-    return restore_reduced_dims(grad, _reduced_dims(dims, len(sizes)), keepdim, len(sizes)).expand(sizes)
+    return unsqueeze_multiple(grad, _reduced_dims(dims, len(sizes)), keepdim, len(sizes)).expand(sizes)
 
 
 def mean_backward(grad, sizes, dims, numel, keepdim):
@@ -178,22 +213,36 @@ def mean_backward(grad, sizes, dims, numel, keepdim):
     return div_scalar(sum_backward(grad, sizes, dims, keepdim), max(count, 1) if sizes else numel)
 
 
+def prod_safe_zeros_backward(grad, inp, dim):
+    """The product of the *other* elements, with no division (so zeros are safe): the exclusive
+    cumulative products from the left and from the right, multiplied."""
+    if inp.numel() == 0:
+        return grad.expand_as(inp)
+    ones_size = list(inp.shape)
+    ones_size[dim] = 1
+    ones = dispatcher.call("ones", ones_size, dtype=grad.dtype, device=grad.device)
+    n = inp.shape[dim]
+    exclusive_normal = dispatcher.call("cat", [ones, inp.narrow(dim, 0, n - 1)], dim).cumprod(dim)
+    narrow_reverse = inp.narrow(dim, 1, n - 1).flip(dim)
+    exclusive_reverse = dispatcher.call("cat", [ones, narrow_reverse], dim).cumprod(dim).flip(dim)
+    return grad * (exclusive_normal * exclusive_reverse)
+
+
 def prod_backward(grad, self, result, dim=None, keepdim=False):
-    """Product of the *other* elements, without dividing by zero: with one zero in a slice only
-    that element gets a gradient (the product of the rest); with two or more, none does."""
-    dims = None if dim is None else [dim]
+    """torch's ``prod_backward``: result / self where no element is zero, else (and always under a
+    dispatch mode, or with a subclass: composite compliance) ``prod_safe_zeros_backward``."""
+    if self.dim() == 0:
+        return grad
     if dim is None:
-        grad, result = grad.expand(self.shape), result.expand(self.shape)
-    else:
-        grad = restore_reduced_dims(grad, dims, keepdim, self.dim()).expand(self.shape)
-        result = restore_reduced_dims(result, dims, keepdim, self.dim()).expand(self.shape)
-    is_zero = self == 0
-    zero_count = is_zero.sum() if dim is None else is_zero.sum(dims, keepdim=True)
-    nonzero = where(is_zero, 1, self)
-    prod_rest = nonzero.prod() if dim is None else nonzero.prod(dim, keepdim=True)
-    one_zero = where(is_zero, prod_rest, 0)                          # the zero gets the others' product
-    out = where(zero_count == 0, result / where(is_zero, 1, self), where(zero_count == 1, one_zero, 0))
-    return grad * out
+        if _subclass_like(self) or (self == 0).nonzero().numel():
+            return prod_safe_zeros_backward(grad, self.contiguous().view(-1), 0).view_as(self)
+        return grad * (result / self)
+    dim = dim % self.dim()
+    if not keepdim:
+        grad, result = grad.unsqueeze(dim), result.unsqueeze(dim)
+    if _subclass_like(self) or (self == 0).sum(dim, True).sum().item():
+        return prod_safe_zeros_backward(grad, self, dim)
+    return grad * (result / self)
 
 
 def scale_grad_by_count(grad, mask, dims):
@@ -202,20 +251,25 @@ def scale_grad_by_count(grad, mask, dims):
 
 
 def evenly_distribute_backward(grad, input, value):
-    mask = input == value
-    return mask * (grad / mask.sum())
+    """The gradient shared among the elements equal to the max (NaN matching NaN): torch's branch
+    for subclasses, dispatch modes and CUDA; its CPU branch writes it with ``masked_fill_``."""
+    if _subclass_like(grad, input, value) or input.is_cuda:
+        input_and_value_isnan = input.isnan().logical_and(value.isnan())
+        mask = (input == value).logical_or_(input_and_value_isnan)
+        return mask * (grad / mask.sum())
+    mask = input.isnan() if value.isnan().item() else input == value
+    zeros_ = dispatcher.call("new_zeros", grad, list(input.shape), dtype=input.dtype)
+    return zeros_.masked_fill_(mask, grad / mask.sum())
 
 
 def value_selecting_reduction_backward(grad, dim, indices, sizes, keepdim):
-    """The gradient goes to the element each index picked (a scatter, written as a one-hot mask)."""
-    dim = dim % max(len(sizes), 1)
-    grad = restore_reduced_dims(grad, [dim], keepdim, len(sizes))
-    indices = restore_reduced_dims(indices, [dim], keepdim, len(sizes))
-    shape = [1] * len(sizes)
-    if sizes:
-        shape[dim] = sizes[dim]
-    positions = arange(sizes[dim] if sizes else 1, device=grad.device).view(shape)
-    return grad * (positions == indices)
+    """The gradient scattered to the element each index picked."""
+    if not keepdim and sizes:
+        grad, indices = grad.unsqueeze(dim), indices.unsqueeze(dim)
+    grad_in = dispatcher.call("new_zeros", grad, list(sizes))
+    if _subclass_like(grad, indices):
+        return grad_in.scatter(dim, indices, grad)
+    return grad_in.scatter_(dim, indices, grad)
 
 
 def _softmax_backward_data(grad, output, dim, input_dtype):
@@ -243,6 +297,41 @@ def nll_loss(self, target, weight, reduction, ignore_index):
 
 def mse_loss_backward(grad, self, target, reduction):
     return dispatcher.call("mse_loss_backward", grad, self, target, reduction)
+
+
+def binary_cross_entropy_with_logits_backward(grad, input, target, weight, pos_weight, reduction):
+    """(sigmoid(x) - y) grad, with pos_weight: ((pw y + 1 - y) sigmoid(x) - pw y) grad; the in-place
+    steps are out-of-place where torch's are (grad mode on, a subclass, a dispatch mode)."""
+    functional = _subclass_like(input, target) or _grad_mode.grad_enabled
+    if pos_weight is not None:
+        t = pos_weight.mul(target)
+        t_plus_1 = dispatcher.call("add.Scalar", t, 1)
+        grad_input = (t_plus_1.sub(target).mul(input.sigmoid()).sub(t) if functional
+                      else t_plus_1.sub_(target).mul_(input.sigmoid()).sub_(t))
+    else:
+        grad_input = input.sigmoid().sub(target) if functional else input.sigmoid().sub_(target)
+    for factor in (grad, weight):
+        if factor is not None:
+            functional = _subclass_like(factor) or _grad_mode.grad_enabled
+            grad_input = grad_input.mul(factor) if functional else grad_input.mul_(factor)
+    return div_scalar_(grad_input, input.numel()) if reduction == 1 else grad_input
+
+
+def binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction):
+    """-x grad; with pos_weight: (log sigmoid(-x) - pw log sigmoid(x)) grad (log sigmoid(x) = -softplus(-x))."""
+    if pos_weight is not None:
+        log_sigmoid_neg = dispatcher.call("softplus", self).neg()
+        log_sigmoid = dispatcher.call("softplus", self.neg()).neg()
+        grad_target = log_sigmoid_neg.sub(log_sigmoid.mul(pos_weight)).mul(grad)
+    else:
+        grad_target = -self * grad
+    if weight is not None:
+        grad_target = grad_target.mul(weight) if _subclass_like(weight) else grad_target.mul_(weight)
+    return div_scalar_(grad_target, target.numel()) if reduction == 1 else grad_target
+
+
+def div_scalar_(t, s):
+    return dispatcher.call("div_.Scalar", t, s)
 
 
 def mse_loss_double_backward(grad, input, reduction):
@@ -277,25 +366,6 @@ def binary_cross_entropy_double_backward_target(grad, grad_output, self, target,
     """d/dt of g·(x − t)/(x(1 − x)): −g/(x(1 − x))."""
     eps = 1e-12
     return _weighted_mean(-grad * grad_output / ((1 - self + eps) * (self + eps)), weight, reduction, self.numel())
-
-
-def binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight, reduction):
-    """σ(x) − t, or (p t + 1 − t) σ(x) − p t with ``pos_weight`` p (``FunctionsManual.cpp``)."""
-    if pos_weight is None:
-        grad_input = self.sigmoid() - target
-    else:
-        t = pos_weight * target
-        grad_input = (t + 1 - target) * self.sigmoid() - t
-    return _weighted_mean(grad_input * grad, weight, reduction, self.numel())
-
-
-def binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction):
-    """−x, or log σ(−x) − p log σ(x) with ``pos_weight`` p."""
-    if pos_weight is None:
-        grad_target = -self * grad
-    else:
-        grad_target = ((-self).sigmoid().log() - self.sigmoid().log() * pos_weight) * grad
-    return _weighted_mean(grad_target, weight, reduction, target.numel())
 
 
 def not_implemented(name, grad):
@@ -375,7 +445,7 @@ def slice_symint(grad, dim, start, end, step):
 
 
 def diagonal_backward(grad, sizes, offset, dim1, dim2):
-    return _embed(grad, sizes, lambda z: z.diagonal(offset, dim1, dim2))
+    return dispatcher.call("diagonal_backward", grad, list(sizes), offset, dim1, dim2)
 
 
 __all__ += ["trace_backward"]
@@ -406,13 +476,12 @@ def split_with_sizes_backward(grads, split_sizes, dim, sizes, options):
     """The pieces' gradients side by side; a piece no one used has a gradient of zeros."""
     dtype, device = options
     dim = dim % max(len(sizes), 1)
-    out = zeros(sizes, dtype=dtype, device=device)
-    start = 0
+    pieces = []
     for g, length in zip(grads, split_sizes):
-        if g is not None:
-            out.narrow(dim, start, length).copy_(g)
-        start += length
-    return out
+        size = list(sizes)
+        size[dim] = length
+        pieces.append(g if g is not None else dispatcher.call("zeros", size, dtype=dtype, device=device))
+    return dispatcher.call("cat", pieces, dim)
 
 
 def split_backward(grads, split_size, dim, sizes, options):
@@ -514,13 +583,19 @@ def roll_backward(grad, shifts, dims):
 
 
 def repeat_backward(grad, repeats, sizes):
-    """Sum the copies: view the gradient as (r0, s0, r1, s1, ...) and sum the r dims."""
-    lead = len(repeats) - len(sizes)
-    padded = (1,) * lead + tuple(sizes)
-    if grad.numel() == 0:
+    """Sum the copies: the leading new dims summed away, then the gradient reshaped to
+    (r0, s0, r1, s1, ...) (a dim repeated once keeps only s) and the r dims summed."""
+    if 0 in repeats:
         return zeros(sizes, dtype=grad.dtype, device=grad.device)
-    pairs = [n for r, s in zip(repeats, padded) for n in (r, s)]
-    return grad.reshape(pairs).sum(list(range(0, len(pairs), 2))).reshape(tuple(sizes))
+    for _ in range(grad.dim() - len(sizes)):
+        grad = grad.sum(0, False)
+    grad_size, sum_dims = [], []
+    for repeat, size in zip(repeats[len(repeats) - len(sizes):], sizes):
+        if repeat != 1:
+            grad_size.append(repeat)
+            sum_dims.append(len(grad_size) - 1)
+        grad_size.append(size)
+    return grad.reshape(grad_size).sum(sum_dims) if sum_dims else grad
 
 
 def _subclass_like(*tensors):
@@ -539,9 +614,10 @@ def index_backward(sizes, options, indices, grad):
 
 
 def index_select_backward(grad, sizes, dim, index):
-    dim = dim % max(len(sizes), 1)
-    indices = [None] * dim + [index.reshape(-1)]
-    return dispatcher.call("index_put_", zeros(sizes, dtype=grad.dtype, device=grad.device), indices, grad, True)
+    zeros_ = dispatcher.call("new_zeros", grad, list(sizes))
+    if _subclass_like(zeros_, grad, index):
+        return zeros_.index_add(dim, index, grad)
+    return zeros_.index_add_(dim, index, grad)
 
 
 def gather_backward(grad, sizes, dim, index):
@@ -627,42 +703,65 @@ __all__ += ["cat_tensors_backward", "stack_tensors_backward", "unbind_backward",
             "index_backward", "index_select_backward", "gather_backward", "masked_fill_backward",
             "masked_select_backward", "take_backward", "scatter_reduce_backward", "cummaxmin_backward"]
 # ---------------------------------------------------------------------- math (issue 16)
-__all__ += ["gelu_backward", "silu_backward", "softplus_backward", "clamp_backward", "clamp_backward_min_max"]
+__all__ += ["gelu_backward", "silu_backward", "softplus_backward", "gelu_double_backward",
+            "infinitely_differentiable_silu_backward", "grad_mode_is_enabled",
+            "softplus_double_backward", "clamp_backward", "clamp_backward_min_max"]
 
 
 def gelu_backward(grad, self, approximate):
-    """d/dx x Phi(x) = Phi(x) + x phi(x); with approximate="tanh", the derivative of that fit."""
-    if approximate == "tanh":
-        k = math.sqrt(2 / math.pi)
-        inner = k * (self + 0.044715 * self.pow(3))
-        t = inner.tanh()
-        d_inner = k * (1 + 3 * 0.044715 * self * self)
-        return grad * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * d_inner)
-    cdf = 0.5 * (1 + (self * (1 / math.sqrt(2))).erf())
-    pdf = (-0.5 * self * self).exp() * (1 / math.sqrt(2 * math.pi))
-    return grad * (cdf + self * pdf)
+    return dispatcher.call("gelu_backward", grad, self, approximate=approximate)
 
 
 def silu_backward(grad, self):
-    """d/dx x sigmoid(x) = sigmoid(x) (1 + x (1 - sigmoid(x)))."""
-    s = self.sigmoid()
-    return grad * s * (1 + self * (1 - s))
+    return dispatcher.call("silu_backward", grad, self)
 
 
 def softplus_backward(grad, self, beta, threshold):
-    """sigmoid(beta x), or 1 past the threshold, where softplus is the identity."""
-    z = (self * beta).sigmoid()
-    return where(self * beta > threshold, grad, grad * z)
+    return dispatcher.call("softplus_backward", grad, self, beta, threshold)
 
 
-def _inside(self, bound, keep):
-    return wrap_scalar(True) if bound is None else keep(self, bound)
+def gelu_double_backward(ggI, gO, input, approximate):
+    """The derivative of gelu_backward in ``self``: gelu''(x), times both incoming gradients."""
+    if approximate == "tanh":
+        k, c = math.sqrt(2 / math.pi), 0.044715
+        t = (k * (input + c * input.pow(3))).tanh()
+        d_inner = k * (1 + 3 * c * input * input)
+        d2_inner = 6 * k * c * input
+        return ggI * gO * ((1 - t * t) * (d_inner + 0.5 * input * (d2_inner - 2 * t * d_inner * d_inner)))
+    input_sq = input * input
+    pdf = (1 / math.sqrt(2 * math.pi)) * (-0.5 * input_sq).exp()
+    return ggI * gO * (2 * pdf - input_sq * pdf)
+
+
+def infinitely_differentiable_silu_backward(grad_output, input):
+    """silu's gradient written with differentiable operators, for a backward that records a graph
+    (torch's formula picks it when grad mode is on, so silu_backward needs no formula of its own)."""
+    sigmoid = input.sigmoid()
+    one_minus_sigmoid = dispatcher.call("empty_like", sigmoid).fill_(1.0).sub_(sigmoid)    # C++'s 1.0 - t
+    return grad_output * sigmoid * dispatcher.call("add.Scalar", input * one_minus_sigmoid, 1.0)
+
+
+def grad_mode_is_enabled():
+    return _grad_mode.grad_enabled
+
+
+def softplus_double_backward(grad, input, beta, threshold):
+    x = input * beta
+    return sigmoid_backward(grad, x.sigmoid()) * (x < threshold) * beta
 
 
 def clamp_backward(grad, self, min, max):
-    """The gradient passes where ``min <= self <= max`` (torch's ``clamp_backward``)."""
-    inside = _inside(self, min, lambda s, b: s >= b).bitwise_and(_inside(self, max, lambda s, b: s <= b))
-    return where(inside, grad, 0)
+    """The gradient passes where ``min <= self <= max`` (torch's ``clamp_backward``, for number
+    bounds and for tensor bounds)."""
+    if min is None and max is None:
+        return grad
+    zero = dispatcher.call("scalar_tensor", 0.0, dtype=grad.dtype, device=grad.device)
+    if min is not None and max is not None:
+        self_ge_min, self_le_max = self >= min, self <= max
+        tensors = [t for t in (self, min, max) if hasattr(t, "_impl")]
+        both = self_ge_min.logical_and if len(tensors) > 1 and _subclass_like(*tensors) else self_ge_min.logical_and_
+        return where(both(self_le_max), grad, zero)
+    return where(self >= min if min is not None else self <= max, grad, zero)
 
 
 def clamp_backward_min_max(grad, self, min, max, grad_input_mask):
@@ -703,7 +802,7 @@ def var_backward(grad, self, dims, correction, keepdim):
     if full and dof <= 0:
         return grad * where(self == self.mean(), math.nan, math.inf)
     if not full and not keepdim:
-        grad = restore_reduced_dims(grad, dims, keepdim, self.dim())
+        grad = unsqueeze_multiple(grad, dims, keepdim, self.dim())
     centered = self - (self.mean() if full else self.mean(dims, keepdim=True))   # C++: the right operand first
     return mul_scalar(grad, 2.0 / dof if dof else math.inf) * centered
 
@@ -735,28 +834,36 @@ def _stat_mean_backward(grad_self, grad_mean, self, dims, keepdim):
 
 def logsumexp_backward(grad, self, result, dims, keepdim):
     """d/dx log sum exp(x) = softmax(x) = exp(x - result)."""
-    grad = restore_reduced_dims(grad, dims, keepdim, self.dim())
-    result = restore_reduced_dims(result, dims, keepdim, self.dim())
+    grad = unsqueeze_multiple(grad, dims, keepdim, self.dim())
+    result = unsqueeze_multiple(result, dims, keepdim, self.dim())
     return grad * (self - result).exp()
 
 
 def linalg_vector_norm_backward(grad, self, ord, result, dims, keepdim):
-    """The gradient of ||x||_p: sign(x) |x|^(p-1) / ||x||^(p-1); for inf, shared among the
-    elements that reach the max; 0 for p = 0 and where the norm is 0."""
-    dims = _all_dims(dims, self.dim())
-    grad = restore_reduced_dims(grad, dims, keepdim, self.dim())
-    result = restore_reduced_dims(result, dims, keepdim, self.dim())
+    """torch's ``norm_backward``: sign(x) |x|^(p-1) / ||x||^(p-1); for inf, shared among the
+    elements that reach the max; 0 for p = 0 and where the norm is 0. ``dim=None`` reduced every
+    dim but restores none: the 0-d norm broadcasts."""
+    dims = [] if dims is None else [dims] if isinstance(dims, int) else dims
+    if not keepdim and self.dim() != 0:
+        grad = unsqueeze_multiple(grad, dims, False, self.dim()) if dims else grad
+        result = unsqueeze_multiple(result, dims, False, self.dim()) if dims else result
     if ord == 0:
         return zeros_like(self)
     if ord == 1:
-        return grad * sgn(self)
+        return self.sgn() * grad
     if ord == 2:
-        return where(result == 0, 0, grad * self / result)
+        return grad * (self / result).masked_fill_(result == 0, 0)
     if math.isinf(ord):
-        hits = (self.abs() == result).to(self.dtype)
-        return grad * sgn(self) * hits / hits.sum(dims, keepdim=True)
-    scale = self.abs().pow(ord - 2) * self / result.pow(ord - 1)
-    return where(result == 0, 0, grad * scale)
+        self_abs = self.abs()
+        mask = self_abs.eq(result).logical_or(self_abs.isnan())
+        return self.sgn() * ((grad / mask.sum(dims, True)) * mask)
+    if ord < 1:
+        self_scaled = self.sgn() * self.abs().pow_(ord - 1).masked_fill_(self == 0, 0)
+        return self_scaled * grad * result.pow(1 - ord)
+    self_scaled = self.sgn() * self.abs().pow_(ord - 1) if ord < 2 else self * self.abs().pow_(ord - 2)
+    scale_v = grad / result.pow(ord - 1)
+    scale_v.masked_fill_(result == 0, 0)
+    return self_scaled * scale_v
 
 
 __all__ += ["sort_backward"]
@@ -778,10 +885,10 @@ __all__ += ["cumsum_backward", "cumprod_backward"]
 
 
 def cumsum_backward(grad, dim):
-    """Input i feeds outputs i.. n-1: the reversed cumulative sum, total - cumsum + grad."""
-    if grad.dim() == 0:
+    """Input i feeds outputs i.. n-1: the cumulative sum taken from the end (``reversed_cumsum``)."""
+    if grad.numel() <= 1 or grad.shape[dim] == 1:
         return grad
-    return grad.sum(dim, keepdim=True) - grad.cumsum(dim) + grad
+    return grad.flip(dim).cumsum(dim).flip(dim)
 
 
 def cumprod_backward(grad, self, dim, result):

@@ -9,7 +9,6 @@
 """
 from ..aten import dispatcher
 from ..aten.fallbacks import check_out_no_requires_grad
-from ..aten.native.tensor_factories import empty_strided
 from ..c10.dispatch_key import DispatchKey, DispatchKeySet
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import below_autograd
@@ -18,7 +17,8 @@ from .generated.functions import AsStridedBackward0
 from .graph import Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
 
 __all__ = ["after_autograd", "as_int", "as_int_tuple", "check_inplace", "check_out_no_requires_grad",
-           "mark_view", "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "CopySlices", "CopyBackwards",
+           "mark_view", "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "set_inplace_view_history",
+           "CopySlices", "CopyBackwards",
            "register_manual_kernels"]
 
 _AFTER_AUTOGRAD_BITS = (1 << int(DispatchKey.AutogradOther)) - 1
@@ -116,6 +116,16 @@ def rebase_history(t, fn):
         set_history(t, fn)
 
 
+def set_inplace_view_history(t, fn):
+    """An in-place view operator (``t_``, ``unsqueeze_``) changes only ``t``'s geometry, no data:
+    ``fn`` becomes ``t``'s own history, with no CopySlices, and a view's recorded version moves on
+    with it, so its grad_fn is not remade as an AsStridedBackward0 (torch's codegen calls
+    ``set_history`` for these, and ``set_gradient_edge`` updates a view's attr_version)."""
+    set_history(t, fn)
+    if t._attr_version is not None and t._attr_version != MULTI_OUTPUT_VIEW:
+        t._attr_version = t._impl.version_counter.version
+
+
 def saved_inplace_result(t):
     """The result of an in-place op, saved for its backward. On a view, the view's history is now
     CopySlices' (through its base), not the op's node: keep the tensor with that history, as
@@ -141,7 +151,7 @@ class CopySlices(Node):
 
     def apply(self, grads):
         grad = grads[0]
-        result = empty_strided(self.base_sizes, self.base_strides, dtype=grad.dtype, device=grad.device)
+        result = dispatcher.call("new_empty_strided", grad, list(self.base_sizes), list(self.base_strides))
         result.copy_(grad)
         grad_slice = result.as_strided(self.view_sizes, self.view_strides, self.view_offset - self.base_offset)
         res = self.fn.apply([grad_slice.clone()])

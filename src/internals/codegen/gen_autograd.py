@@ -132,6 +132,8 @@ def load_derivatives(path=DERIVATIVES):
         prefix = _op_prefix(schema.name.name.base)
         if schema_name in torch_names:
             node = torch_names[schema_name]
+        elif schema_name.endswith("_copy") and schema_name[:-5] in torch_names:
+            node = torch_names[schema_name[:-5]] + "_copy"    # torch's view_copy nodes: the view's, renamed
         else:
             node = f"{prefix}{own_counter[prefix]}"
             own_counter[prefix] += 1
@@ -209,6 +211,21 @@ def match_natives(infos, path=NATIVE_FUNCTIONS):
     return unmatched
 
 
+def _view_names(path=NATIVE_FUNCTIONS):
+    """The names of the view operators (an output that aliases ``self`` without writing it): the
+    in-place operator of such a name (``t_``, ``unsqueeze_``) is an in-place view operator, torch's
+    ``inplace_view`` tag."""
+    names = set()
+    for entry in yaml.safe_load(Path(path).read_text()):
+        schema = FunctionSchema.parse(entry["func"])
+        if any(r.annotation is not None and not r.annotation.is_write for r in schema.returns):
+            names.add(schema.name.name.base)
+    return names
+
+
+VIEW_NAMES = _view_names()
+
+
 # ---------------------------------------------------------------------- functions.py
 def _indent(lines, n):
     return [(" " * n + line) if line else "" for line in lines]
@@ -221,6 +238,12 @@ def _local_setup(info, names, n):
         s = info.saved[name]
         out.append(f"{name} = node.{name}_.unpack(node)" if s.tensor else f"{name} = node.{name}_")
     return _indent(out, n)
+
+
+def _grad_name(info, arg):
+    """The local holding ``arg``'s gradient: grad_<arg>, or d_<arg> where that is the name of a
+    saved argument (sigmoid_backward's ``output`` next to its saved ``grad_output``)."""
+    return f"d_{arg}" if f"grad_{arg}" in info.saved else f"grad_{arg}"
 
 
 def gen_node(info):
@@ -245,19 +268,23 @@ def gen_node(info):
             lines.append(f"        return ({info.formulas[arg]},)")
     else:
         lines.append("        edges = node._next_edges")
-        results = [f"grad_{arg}" for arg in info.edges]
+        # What is always saved is unpacked first, as torch's apply does (a saved output's unpack
+        # is a detach a mode sees); what only one edge needs, under that edge.
+        always = [s.name for s in saved if not _need(info, s)]
+        lines += _local_setup(info, always, 8)
+        results = [_grad_name(info, arg) for arg in info.edges]
         # The formulas run in the sorted order of their keys, as torch's load_derivatives.py reads
         # them (``sorted(defn.keys())``): div's ``other`` before ``self``, mm's ``mat2`` before ``self``.
         order = sorted(enumerate(info.edges), key=lambda e: ", ".join(info.groups.get(e[1], (e[1],))))
         for i, arg in order:
             group = info.groups.get(arg)
             if group is None:
-                lines.append(f"        grad_{arg} = None")
+                lines.append(f"        {_grad_name(info, arg)} = None")
                 lines.append(f"        if edges[{i}] is not None:")
-                lines += _local_setup(info, [s.name for s in saved if i in s.users], 12)
-                lines.append(f"            grad_{arg} = {info.formulas[arg]}")
+                lines += _local_setup(info, [s.name for s in saved if i in s.users and s.name not in always], 12)
+                lines.append(f"            {_grad_name(info, arg)} = {info.formulas[arg]}")
             elif arg == group[0]:
-                lines += _group_lines(info, group, saved)
+                lines += _group_lines(info, group, [s for s in saved if s.name not in always])
         lines.append(f"        return {', '.join(results)}")
     return "\n".join(lines)
 
@@ -266,11 +293,11 @@ def _group_lines(info, group, saved):
     """One formula for several inputs: run it once if any of their edges exists."""
     at = [info.edges.index(a) for a in group]
     mask = ", ".join(f"edges[{i}] is not None" for i in at)
-    return [f"        {' = '.join(f'grad_{a}' for a in group)} = None",
+    return [f"        {' = '.join(_grad_name(info, a) for a in group)} = None",
             f"        grad_input_mask = [{mask}]",
             "        if any(grad_input_mask):",
             *_local_setup(info, [s.name for s in saved if set(at) & s.users], 12),
-            f"            {', '.join(f'grad_{a}' for a in group)} = {info.formulas[group[0]]}"]
+            f"            {', '.join(_grad_name(info, a) for a in group)} = {info.formulas[group[0]]}"]
 
 
 FUNCTIONS_HEADER = '''"""Backward nodes, one per entry of autograd/derivatives.yaml (torch's generated Functions.cpp).
@@ -400,7 +427,9 @@ def gen_kernel(info, schema):
         lines.append("    mark_view(result)")
     lines.append("    if grad_fn is not None:")
     outputs = _output_names(info.schema)
-    if inplace:
+    if inplace and schema.name.name.base in VIEW_NAMES:
+        lines.append("        set_inplace_view_history(self, grad_fn)")
+    elif inplace:
         lines.append("        rebase_history(self, grad_fn)")
     elif len(outputs) > 1:
         diff = [o for o, d in zip(outputs, info.differentiable_outputs) if d]
@@ -428,10 +457,14 @@ def _any_requires_grad(names, list_names=(), optional=()):
 
 
 def _need(info, saved):
-    """The condition under which a saved value is needed: some edge whose formula uses it exists."""
-    if len(saved.users) == len(info.edges):
+    """The condition under which a saved value is saved: the one edge whose formula uses it exists
+    (torch's ``guard_for``). torch guards only an input tensor that a single formula, for a single
+    input, of an operator with several differentiable inputs uses, and never an output or the
+    saved values of a ``*_backward`` operator: those are always saved (a mode sees the ``detach``)."""
+    if (saved.is_output or not saved.tensor or saved.is_list or len(saved.users) != 1 or len(info.edges) <= 1
+            or "backward" in info.schema.name.name.base):
         return ""
-    return " or ".join(f"edges[{i}] is not None" for i in sorted(saved.users))
+    return f"edges[{next(iter(saved.users))}] is not None"
 
 
 VARIABLE_TYPE_HEADER = '''"""Autograd kernels, one per differentiable operator (torch's generated VariableType_*.cpp).
@@ -449,7 +482,7 @@ from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_out_no_requires_grad,
-                                    mark_view, rebase_history, saved_inplace_result)
+                                    mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
 {nodes}
 
 '''

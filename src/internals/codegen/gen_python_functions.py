@@ -84,7 +84,8 @@ class Overload:
 # which internals does not have: ``nn.functional`` calls them (``F.linear``, ``F.max_pool2d``).
 # The Scalar overloads of the arithmetic operators are for C++ callers (torch's
 # ``SKIP_PYTHON_BINDINGS_SIGNATURES``): Python wraps a number into a tensor instead.
-SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "alias", "_local_scalar_dense", "mul.Scalar", "div.Scalar"}
+SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "alias", "_local_scalar_dense", "add.Scalar", "sub.Scalar",
+                        "mul.Scalar", "div.Scalar", "div_.Scalar"}
 # Names whose binding is written by hand, in _tensor.py as in torch's python_variable_methods.cpp:
 # ``set_`` takes a Storage, typed or untyped, and checks a typed one's dtype against the tensor's.
 BOUND_BY_HAND = {"set_"}

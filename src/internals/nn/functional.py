@@ -19,10 +19,8 @@ from .._functional import layer_norm as _layer_norm
 from .._functional import silu as _silu
 from .._functional import silu_ as _silu_
 from .._functional import softplus as _softplus
-from .._functional import where
 from .._tensor import Tensor
 from ..aten import dispatcher
-from ..aten.native.tensor_factories import arange, zeros_like
 from ..aten.tensor_iterator import broadcast_shapes
 from ..autograd.grad_mode import no_grad
 from ..c10 import scalar_type as st
@@ -123,21 +121,6 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     return dispatcher.call("nll_loss_forward", input, target, weight, _REDUCTIONS.index(reduction), ignore_index)[0]
 
 
-def _target_weights(input, target, weight, ignore_index):
-    """The one-hot mask of the targets (N, C) and each target's weight: w[target[i]] (1 without
-    weights), 0 where the target is ignored. Their sum is what 'mean' divides by."""
-    counted = where(target.ne(ignore_index), target, -1)        # an ignored target matches no class
-    onehot = counted.unsqueeze(-1).eq(arange(input.shape[-1], device=input.device))    # (N, C) bool
-    if weight is not None:
-        return onehot, onehot.mul(weight).sum(-1)
-    return onehot, onehot.sum(-1).to(input.dtype)
-
-
-def _pick(values, onehot):
-    """Σ_c values[..., c] over the one true c of each row (0 where the row has none)."""
-    return where(onehot, values, zeros_like(values)).sum(-1)
-
-
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
                   reduction="mean", label_smoothing=0.0):
     """Softmax cross-entropy of logits (N, C) or (C,) against class indices or class probabilities.
@@ -165,7 +148,8 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
         return nll
     _check_label_smoothing(label_smoothing)
     smooth = _smooth_loss(log_probs, target, weight, ignore_index, reduction, class_dim)
-    return nll.mul(1 - label_smoothing).add(smooth.mul(label_smoothing / input.shape[class_dim]))
+    smoothed = dispatcher.call("mul.Scalar", smooth, label_smoothing / input.shape[class_dim])
+    return dispatcher.call("mul.Scalar", nll, 1 - label_smoothing).add(smoothed)     # C++: the right operand first
 
 
 def _check_label_smoothing(label_smoothing):
@@ -181,16 +165,24 @@ def _class_weight(weight, ndim, class_dim):
 
 
 def _smooth_loss(log_probs, target, weight, ignore_index, reduction, class_dim):
-    """−Σ_c w_c·log p_c per sample, the loss against the uniform target; an ignored sample counts 0,
-    and 'mean' divides by the same total target weight as the nll term."""
+    """-sum_c w_c log p_c per sample, the loss against the uniform target, 0 where the target is
+    ignored; 'mean' divides by the total weight of the counted targets, as the nll term does
+    (``cross_entropy_loss_label_smoothing``; the weights are gathered the way torch's branch for
+    subclasses and dispatch modes does, masked rather than selected)."""
     if weight is not None:
-        per_sample = log_probs.mul(_class_weight(weight, log_probs.dim(), class_dim)).sum(class_dim).neg()
+        smooth = log_probs.mul(_class_weight(weight, log_probs.dim(), class_dim)).sum(class_dim).neg()
     else:
-        per_sample = log_probs.sum(class_dim).neg()
-    per_sample = where(target.eq(ignore_index), zeros_like(per_sample), per_sample)
+        smooth = log_probs.sum(class_dim).neg()
+    ignore_mask = target.eq(ignore_index)
+    smooth.masked_fill_(ignore_mask, 0.0)
     if reduction == "mean":
-        return per_sample.sum().div(_target_weights(log_probs, target, weight, ignore_index)[1].sum())
-    return _reduce(per_sample, reduction)
+        if weight is None:
+            true_mask = ignore_mask.bitwise_not()
+            return smooth.sum().div(true_mask.sum())
+        filtered_target = target.masked_fill(ignore_mask, 0)
+        weight_sum = weight.gather(0, filtered_target.flatten()).masked_fill_(ignore_mask.flatten(), 0).sum()
+        return smooth.sum().div(weight_sum)      # C++: the divisor first
+    return _reduce(smooth, reduction)
 
 
 def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, class_dim):
@@ -203,14 +195,17 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, clas
     log_probs = log_softmax(input, class_dim)
     if label_smoothing > 0.0:
         _check_label_smoothing(label_smoothing)
-        target = target.mul(1 - label_smoothing).add(label_smoothing / num_classes)
-    terms = log_probs.mul(target)
+        target = dispatcher.call("add.Scalar", dispatcher.call("mul.Scalar", target, 1 - label_smoothing),
+                                 label_smoothing / num_classes)
     if weight is not None:
-        terms = terms.mul(_class_weight(weight, input.dim(), class_dim))
+        weight_ = _class_weight(weight, input.dim(), class_dim)
+        terms = log_probs.mul(target).mul(weight_)
+    else:
+        terms = log_probs.mul(target)
     if reduction == "none":
         return terms.sum(class_dim).neg()
     total = terms.sum().neg()
-    return total if reduction == "sum" else total.div(input.numel() // num_classes)
+    return total if reduction == "sum" else dispatcher.call("div.Scalar", total, input.numel() // num_classes)
 
 
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):

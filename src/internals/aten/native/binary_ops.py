@@ -8,6 +8,8 @@ fmod, as ``BinaryOpsKernel.cpp`` does) and runs the generic CPU or CUDA loop.
 """
 from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
+from ...c10.dispatch_key import DispatchKey
+from ...c10.local_dispatch_key_set import tls
 from ..dispatcher import call
 from . import scalar_ops as ops
 from .copy import to
@@ -113,6 +115,23 @@ bitwise_left_shift, bitwise_left_shift_ = _bitwise_kernels("bitwise_left_shift",
 bitwise_right_shift, bitwise_right_shift_ = _bitwise_kernels("bitwise_right_shift", "rshift", ops.RSHIFT, False)
 
 
+# ---- logical operators (``BinaryOps.cpp``): any dtype, each operand read as nonzero or not; the
+# result is bool, or 0 and 1 in ``self``'s dtype in place
+def _logical_kernels(name, op):
+    def kernel(a, b):
+        return binary(op, call("ne.Scalar", a, 0), call("ne.Scalar", b, 0))
+
+    def kernel_(a, b):
+        return call("copy_", a, kernel(a, b))
+    kernel.__name__, kernel_.__name__ = name, name + "_"
+    return kernel, kernel_
+
+
+logical_and, logical_and_ = _logical_kernels("logical_and", ops.BITWISE_AND)
+logical_or, logical_or_ = _logical_kernels("logical_or", ops.BITWISE_OR)
+logical_xor, logical_xor_ = _logical_kernels("logical_xor", ops.BITWISE_XOR)
+
+
 # ---- clamp (TensorCompare.cpp) and lerp (Lerp.cpp)
 def clamp(x, min=None, max=None, *, out=None):
     """``clamp`` and ``clamp.Tensor``: max(x, min), then min(., max), in the dtype all three
@@ -205,24 +224,34 @@ def _check_lerp(start, end, weight, out):
 
 # ---- closeness (TensorCompare.cpp): compositions of elementwise ops, as torch writes them
 def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
-    """|a - b| <= atol + rtol |b|, or exactly equal (so equal infinities are close)."""
+    """|a - b| <= atol + rtol |b|, or exactly equal (so equal infinities are close). As torch's, it is
+    CompositeImplicitAutograd: a dispatch mode sees the operators it is made of, in torch's order."""
     if a.dtype is not b.dtype:
         raise RuntimeError(f"{a.dtype.torch_name} did not match {b.dtype.torch_name}")
     for name, tol in (("rtol", rtol), ("atol", atol)):
         if not tol >= 0:      # NaN too; printed as C++ prints a double (-1, not -1.0)
             raise RuntimeError(f"{name} must be greater than or equal to zero, but got {float(tol):g}")
     close = call("eq.Tensor", a, b)
-    if equal_nan:
-        both_nan = call("bitwise_and.Tensor", call("ne.Tensor", a, a), call("ne.Tensor", b, b))
-        close = call("bitwise_or.Tensor", close, both_nan)
-    if a.dtype is st.bool_ or (rtol == 0 and atol == 0):
+    if equal_nan and (a.dtype.is_floating_point or a.dtype.is_complex):
+        a_nan = call("isnan", a)
+        # a subclass (or any tensor under a dispatch mode) gets the out-of-place and
+        nan_and = "bitwise_and.Tensor" if _subclass_like(b) else "bitwise_and_.Tensor"
+        call("bitwise_or_.Tensor", close, call(nan_and, a_nan, call("isnan", b)))
+    if rtol == 0 and atol == 0:
         return close
-    if not a.dtype.is_floating_point:      # integers compare in the default float dtype, as torch
-        a, b = to(a, st.get_default_dtype()), to(b, st.get_default_dtype())
-    bound = call("add.Tensor", call("mul.Tensor", call("abs", b), wrap_scalar(rtol)), wrap_scalar(atol))
-    within = call("le.Tensor", call("abs", call("sub.Tensor", a, b)), bound)
-    near = call("bitwise_and.Tensor", within, call("ne.Scalar", bound, float("inf")))
-    return call("bitwise_or.Tensor", close, near)
+    # integers (bool too) are compared in the default float dtype, so a - b cannot wrap around
+    cast_a = to(a, st.get_default_dtype()) if a.dtype is st.bool_ else a
+    cast_b = b if a.dtype.is_floating_point or a.dtype.is_complex else to(b, st.get_default_dtype())
+    allowed_error = call("add.Scalar", call("abs", call("mul.Scalar", cast_b, rtol)), atol)
+    actual_error = call("abs", call("sub.Tensor", cast_a, cast_b))
+    finite = call("isfinite", actual_error)
+    call("bitwise_and_.Tensor", finite, call("le.Tensor", actual_error, allowed_error))
+    return call("bitwise_or_.Tensor", close, finite)
+
+
+def _subclass_like(t):
+    """``isTensorSubclassLike``: a tensor subclass, or any tensor while a dispatch mode is on."""
+    return DispatchKey.Python in tls.included or DispatchKey.Python in t._impl.key_set
 
 
 def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):

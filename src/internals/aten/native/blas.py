@@ -124,6 +124,11 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return _scaled_sum(dispatcher.call("expand", self, list(product.shape)), product, beta, alpha)
 
 
+def ger(self, vec2):
+    """``ger``: the old name of ``outer`` (CompositeImplicitAutograd: it calls ``outer``)."""
+    return dispatcher.call("outer", self, vec2)
+
+
 def outer(self, vec2):
     if self.dim() != 1:
         raise RuntimeError(f"outer: Expected 1-D argument self, but got {self.dim()}-D")

@@ -339,6 +339,16 @@ def mul_(a, b, *, alpha=1):
     return binary(ops.MUL, a, b, alpha=alpha, out=a)
 
 
+def add_scalar(a, b, alpha=1):
+    """``add.Scalar`` (CompositeExplicitAutograd): ``add.Tensor`` with the number wrapped."""
+    return dispatcher.call("add.Tensor", a, wrap_scalar(b), alpha=alpha)
+
+
+def sub_scalar(a, b, alpha=1):
+    """``sub.Scalar`` (CompositeExplicitAutograd): ``sub.Tensor`` with the number wrapped."""
+    return dispatcher.call("sub.Tensor", a, wrap_scalar(b), alpha=alpha)
+
+
 def mul_scalar(a, b):
     """``mul.Scalar`` (CompositeExplicitAutograd): ``mul.Tensor`` with the number wrapped."""
     return dispatcher.call("mul.Tensor", a, wrap_scalar(b))
@@ -346,6 +356,10 @@ def mul_scalar(a, b):
 
 def div_scalar(a, b):
     return dispatcher.call("div.Tensor", a, wrap_scalar(b))
+
+
+def div_scalar_(a, b):
+    return dispatcher.call("div_.Tensor", a, wrap_scalar(b))
 
 
 def div(a, b, *, alpha=1):

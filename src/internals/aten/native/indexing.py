@@ -266,6 +266,10 @@ def index_add_(self, dim, index, source, *, alpha=1):
     if index.numel() != size:
         raise RuntimeError(f"index_add_(): Number of indices ({index.numel()}) should be equal to source.size(dim): "
                            f"({size}), for dim: {d}")
+    if source.dim() and [s for k, s in enumerate(source.shape) if k != d] != \
+            [s for k, s in enumerate(self.shape) if k != d]:
+        raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
+                           f"Got self.shape = {list(self.shape)} source.shape = {list(source.shape)}")
     bound = self.shape[d] if self.dim() else 1      # no index wraps around: -1 is out of bounds too
     outside = dispatcher.call("masked_select", index, dispatcher.call("bitwise_or.Tensor", dispatcher.call(
         "lt.Scalar", index, 0), dispatcher.call("ge.Scalar", index, bound)))

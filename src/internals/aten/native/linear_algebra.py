@@ -112,17 +112,12 @@ def _matmul_impl(a, b, out):
     if a.dim() == 1 and b.dim() == 1:
         if out is not None:
             return dispatcher.call("dot.out", a, b, out=out)
-        if a.shape[0] != b.shape[0]:
-            raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] "
-                               "to have the same number of elements, but got "
-                               f"{a.shape[0]} and {b.shape[0]} elements respectively")
-        row, column = dispatcher.call("unsqueeze", a, 0), dispatcher.call("unsqueeze", b, 1)
-        return dispatcher.call("reshape", dispatcher.call("mm", row, column), [])
+        return dispatcher.call("dot", a, b)
     if a.dim() == 2 and b.dim() == 1:
         return dispatcher.call("mv", a, b) if out is None else dispatcher.call("mv.out", a, b, out=out)
     if a.dim() == 1 and b.dim() == 2:
         if out is None:
-            return dispatcher.call("squeeze.dim", dispatcher.call("mm", dispatcher.call("unsqueeze", a, 0), b), 0)
+            return dispatcher.call("squeeze_.dim", dispatcher.call("mm", dispatcher.call("unsqueeze", a, 0), b), 0)
         return dispatcher.call("squeeze_.dim", dispatcher.call("mm.out", dispatcher.call("unsqueeze", a, 0), b,
                                                                out=out), 0)
     if a.dim() == 2 and b.dim() == 2:

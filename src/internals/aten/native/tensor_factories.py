@@ -406,7 +406,13 @@ def writable_alias(data):
     return np.frombuffer(raw, dtype=np.uint8)
 
 
-def from_numpy(array):
+def from_numpy_lifted(array):
+    """``torch.from_numpy``: :func:`from_numpy`'s tensor handed to ``lift_fresh`` through the
+    dispatcher, the one operator a TorchDispatchMode sees (as for ``torch.tensor``)."""
+    return dispatcher.call("lift_fresh", from_numpy(array, stacklevel=3))
+
+
+def from_numpy(array, stacklevel=2):
     """A tensor sharing ``array``'s memory (and keeping it alive), strides in elements."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
@@ -418,7 +424,7 @@ def from_numpy(array):
     if not data.flags.writeable:
         warnings.warn("The given NumPy array is not writable: the tensor shares its memory, and writing "
                       "to the tensor is undefined behavior (as in torch). Copy the array to protect its data.",
-                      UserWarning, stacklevel=2)
+                      UserWarning, stacklevel=stacklevel)
         data = writable_alias(data)
     strides = tuple(s // array.itemsize for s in array.strides)
     storage = UntypedStorage(len(data), "cpu", data=data, resizable=False)   # NumPy owns the bytes

@@ -768,14 +768,25 @@ def trace(x):
     return dispatcher.call("sum", dispatcher.call("diagonal", x, 0, 0, 1), dtype=dtype)
 
 
+def diagonal_backward(grad_output, input_sizes, offset, dim1, dim2):
+    """``diagonal_backward``: zeros of the input's sizes with the gradient on that diagonal."""
+    out = dispatcher.call("new_zeros", grad_output, list(input_sizes))
+    same_device_copy(diagonal(out, offset, dim1, dim2), grad_output)
+    return out
+
+
+def diagonal_copy(x, offset=0, dim1=0, dim2=1):
+    """``diagonal_copy``: the ``diagonal`` view's elements in a new contiguous tensor."""
+    return dispatcher.call("clone", diagonal(x, offset, dim1, dim2), memory_format=contiguous_format)
+
+
 def diag(x, diagonal=0):
     """``diag``: a vector's diagonal matrix, or a matrix's diagonal as a new vector."""
     if x.dim() == 1:
         return dispatcher.call("diag_embed", x, diagonal, 0, 1)
     if x.dim() != 2:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.dim()}D")
-    diagonal = dispatcher.call("diagonal", x, diagonal, 0, 1)
-    return dispatcher.call("clone", diagonal, memory_format=contiguous_format)     # torch: diagonal_copy
+    return dispatcher.call("diagonal_copy", x, diagonal, 0, 1)
 
 
 def repeat_interleave_self_int(x, repeats, dim=None, output_size=None):

@@ -53,6 +53,32 @@ def gelu_(x, *, approximate="none"):
     return gelu(x, approximate=approximate, out=x)
 
 
+# The activations' backward kernels (``GeluKernel.cpp``, ``Activation.cpp``): operators of their own,
+# written here with operators called below autograd, so that a dispatch mode sees only their name.
+def gelu_backward(grad_output, self, *, approximate="none"):
+    """d/dx x Phi(x) = Phi(x) + x phi(x); with approximate="tanh", the derivative of that fit."""
+    if approximate == "tanh":
+        k = math.sqrt(2 / math.pi)
+        t = (k * (self + 0.044715 * self * self * self)).tanh()
+        d_inner = k * (1 + 3 * 0.044715 * self * self)
+        return grad_output * (0.5 * (1 + t) + 0.5 * self * (1 - t * t) * d_inner)
+    cdf = 0.5 * (1 + (self * math.sqrt(0.5)).erf())
+    pdf = (self * self * -0.5).exp() * (1 / math.sqrt(2 * math.pi))
+    return grad_output * (cdf + self * pdf)
+
+
+def silu_backward(grad_output, self):
+    """d/dx x sigmoid(x) = sigmoid(x) (1 + x (1 - sigmoid(x)))."""
+    s = self.sigmoid()
+    return grad_output * s * (1 + self * (1 - s))
+
+
+def softplus_backward(grad_output, self, beta, threshold):
+    """sigmoid(beta x), or 1 past the threshold, where softplus is the identity."""
+    z = (self * beta).exp()
+    return dispatcher.call("where.self", self * beta > threshold, grad_output, grad_output * z / (z + 1))
+
+
 def silu(x):
     _float_only(x, "silu_cpu")
     return unary(ops.SILU, x)
@@ -101,6 +127,19 @@ def sign(x):
 
 def sign_(x):
     _check_sign(x)
+    return x if x.dtype is st.bool_ else unary(ops.SIGN, x, out=x)
+
+
+def sgn(x):
+    """``sgn``: sign's kernel for real numbers (x / |x| for complex ones, which internals has no kernel for)."""
+    if x.dtype.is_complex:
+        raise NotImplementedError("internals' sgn has no complex kernel")
+    return unary(ops.IDENTITY if x.dtype is st.bool_ else ops.SIGN, x)
+
+
+def sgn_(x):
+    if x.dtype.is_complex:
+        raise NotImplementedError("internals' sgn has no complex kernel")
     return x if x.dtype is st.bool_ else unary(ops.SIGN, x, out=x)
 
 
@@ -193,6 +232,16 @@ def bitwise_not(x, *, out=None):
 
 def bitwise_not_(x):
     return bitwise_not(x, out=x)
+
+
+def logical_not(x, *, out=None):
+    """``logical_not``: bool, True where ``x`` is zero; in place, 0 or 1 in ``x``'s own dtype."""
+    result = dispatcher.call("eq.Scalar", x, 0)
+    return result if out is None else dispatcher.call("copy_", out, result)
+
+
+def logical_not_(x):
+    return logical_not(x, out=x)
 
 
 # ---- classifiers (TensorCompare.cpp): compositions of comparisons, as torch writes them

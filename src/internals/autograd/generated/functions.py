@@ -7,6 +7,7 @@ from ..functions_manual import (  # the helpers the formulas call
     _log_softmax_backward_data,
     _softmax_backward_data,
     _to_copy_backward,
+    amax_amin_backward,
     as_strided_backward,
     binary_cross_entropy_backward,
     binary_cross_entropy_double_backward,
@@ -29,8 +30,11 @@ from ..functions_manual import (  # the helpers the formulas call
     evenly_distribute_backward,
     gather_backward,
     gelu_backward,
+    gelu_double_backward,
+    grad_mode_is_enabled,
     index_backward,
     index_select_backward,
+    infinitely_differentiable_silu_backward,
     leaky_relu_backward,
     linalg_vector_norm_backward,
     logsumexp_backward,
@@ -57,19 +61,16 @@ from ..functions_manual import (  # the helpers the formulas call
     pow_backward_self,
     prod_backward,
     repeat_backward,
-    restore_reduced_dims,
     roll_backward,
-    scale_grad_by_count,
     scatter_reduce_backward,
     select_backward,
-    sgn,
     sigmoid_backward,
     silu_backward,
     slice_backward_wrapper,
     slice_symint,
     softmax_double_backward,
     softplus_backward,
-    sort_backward,
+    softplus_double_backward,
     split_backward,
     split_with_sizes_backward,
     stack_tensors_backward,
@@ -80,6 +81,7 @@ from ..functions_manual import (  # the helpers the formulas call
     take_backward,
     tanh_backward,
     threshold_backward,
+    ties_halved,
     trace_backward,
     unbind_backward,
     unfold_backward,
@@ -93,7 +95,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'IndexAddBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'Unique2Backward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'Unique2Backward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -128,7 +130,18 @@ class AbsBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         self = node.self_.unpack(node)
-        return (grad * sgn(self),)
+        return (grad * self.sgn(),)
+
+
+class SgnBackward0(Node):
+    """``sgn(Tensor self) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
 
 
 class AngleBackward0(Node):
@@ -237,10 +250,10 @@ class LeakyReluBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self = node.self_.unpack(node)
+        negative_slope = node.negative_slope_
         grad_grad_output = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            negative_slope = node.negative_slope_
             grad_grad_output = leaky_relu_backward(grad, self, negative_slope, False)
         grad_self = None
         if edges[1] is not None:
@@ -257,10 +270,10 @@ class ThresholdBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self = node.self_.unpack(node)
+        threshold = node.threshold_
         grad_grad_output = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            threshold = node.threshold_
             grad_grad_output = threshold_backward(grad, self, threshold)
         grad_self = None
         if edges[1] is not None:
@@ -301,16 +314,15 @@ class SigmoidBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        output = node.output_.unpack(node)
+        grad_output = node.grad_output_.unpack(node)
         grad_grad_output = None
         if edges[0] is not None:
-            output = node.output_.unpack(node)
             grad_grad_output = sigmoid_backward(grad, output)
-        grad_output = None
+        d_output = None
         if edges[1] is not None:
-            output = node.output_.unpack(node)
-            grad_output = node.grad_output_.unpack(node)
-            grad_output = grad * grad_output * (output * -2 + 1)
-        return grad_grad_output, grad_output
+            d_output = grad * grad_output * (output * -2 + 1)
+        return grad_grad_output, d_output
 
 
 class TanhBackwardBackward0(Node):
@@ -322,16 +334,15 @@ class TanhBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        output = node.output_.unpack(node)
+        grad_output = node.grad_output_.unpack(node)
         grad_grad_output = None
         if edges[0] is not None:
-            output = node.output_.unpack(node)
             grad_grad_output = tanh_backward(grad, output)
-        grad_output = None
+        d_output = None
         if edges[1] is not None:
-            output = node.output_.unpack(node)
-            grad_output = node.grad_output_.unpack(node)
-            grad_output = grad * (output * -2 * grad_output)
-        return grad_grad_output, grad_output
+            d_output = grad * (output * -2 * grad_output)
+        return grad_grad_output, d_output
 
 
 class AddBackward0(Node):
@@ -343,9 +354,9 @@ class AddBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        alpha = node.alpha_
         grad_other = None
         if edges[1] is not None:
-            alpha = node.alpha_
             grad_other = maybe_multiply(grad, alpha)
         grad_self = None
         if edges[0] is not None:
@@ -362,9 +373,9 @@ class SubBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        alpha = node.alpha_
         grad_other = None
         if edges[1] is not None:
-            alpha = node.alpha_
             grad_other = maybe_multiply(-grad, alpha)
         grad_self = None
         if edges[0] is not None:
@@ -390,6 +401,28 @@ class MulBackward0(Node):
             other = node.other_.unpack(node)
             grad_self = grad * other
         return grad_self, grad_other
+
+
+class AddBackward1(Node):
+    """``add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (grad,)
+
+
+class SubBackward1(Node):
+    """``sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (grad,)
 
 
 class MulBackward1(Node):
@@ -427,14 +460,13 @@ class DivBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        other = node.other_.unpack(node)
         grad_other = None
         if edges[1] is not None:
-            other = node.other_.unpack(node)
             self = node.self_.unpack(node)
             grad_other = div_tensor_other_backward(grad, self, other)
         grad_self = None
         if edges[0] is not None:
-            other = node.other_.unpack(node)
             grad_self = grad / other
         return grad_self, grad_other
 
@@ -461,16 +493,14 @@ class PowBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self = node.self_.unpack(node)
+        exponent = node.exponent_.unpack(node)
+        result = node.result_.unpack(node)
         grad_exponent = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            exponent = node.exponent_.unpack(node)
-            result = node.result_.unpack(node)
             grad_exponent = pow_backward_exponent(grad, self, exponent, result)
         grad_self = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            exponent = node.exponent_.unpack(node)
             grad_self = pow_backward_self(grad, self, exponent)
         return grad_self, grad_exponent
 
@@ -510,16 +540,14 @@ class MaximumBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self = node.self_.unpack(node)
+        other = node.other_.unpack(node)
         grad_other = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            other = node.other_.unpack(node)
-            grad_other = where(self > other, 0, where(self == other, grad / 2, grad))
+            grad_other = ties_halved(grad, self, other).masked_fill_(self > other, 0)
         grad_self = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            other = node.other_.unpack(node)
-            grad_self = where(self < other, 0, where(self == other, grad / 2, grad))
+            grad_self = ties_halved(grad, self, other).masked_fill_(self < other, 0)
         return grad_self, grad_other
 
 
@@ -532,16 +560,14 @@ class MinimumBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self = node.self_.unpack(node)
+        other = node.other_.unpack(node)
         grad_other = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            other = node.other_.unpack(node)
-            grad_other = where(self < other, 0, where(self == other, grad / 2, grad))
+            grad_other = ties_halved(grad, self, other).masked_fill_(self < other, 0)
         grad_self = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            other = node.other_.unpack(node)
-            grad_self = where(self > other, 0, where(self == other, grad / 2, grad))
+            grad_self = ties_halved(grad, self, other).masked_fill_(self > other, 0)
         return grad_self, grad_other
 
 
@@ -554,13 +580,12 @@ class WhereBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        condition = node.condition_.unpack(node)
         grad_other = None
         if edges[1] is not None:
-            condition = node.condition_.unpack(node)
             grad_other = where(condition, 0, grad)
         grad_self = None
         if edges[0] is not None:
-            condition = node.condition_.unpack(node)
             grad_self = where(condition, grad, 0)
         return grad_self, grad_other
 
@@ -710,7 +735,7 @@ class AmaxBackward0(Node):
         dim = node.dim_
         keepdim = node.keepdim_
         result = node.result_.unpack(node)
-        return (scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim, keepdim) == self, dim),)
+        return (amax_amin_backward(grad, self, result, dim, keepdim),)
 
 
 class AminBackward0(Node):
@@ -725,7 +750,7 @@ class AminBackward0(Node):
         dim = node.dim_
         keepdim = node.keepdim_
         result = node.result_.unpack(node)
-        return (scale_grad_by_count(restore_reduced_dims(grad, dim, keepdim), restore_reduced_dims(result, dim, keepdim) == self, dim),)
+        return (amax_amin_backward(grad, self, result, dim, keepdim),)
 
 
 class MaxBackward0(Node):
@@ -821,19 +846,17 @@ class SoftmaxBackwardDataBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        output = node.output_.unpack(node)
+        dim = node.dim_
+        input_dtype = node.input_dtype_
+        grad_output = node.grad_output_.unpack(node)
         grad_grad_output = None
         if edges[0] is not None:
-            output = node.output_.unpack(node)
-            dim = node.dim_
-            input_dtype = node.input_dtype_
             grad_grad_output = _softmax_backward_data(grad.to(output.dtype), output, dim, input_dtype)
-        grad_output = None
+        d_output = None
         if edges[1] is not None:
-            output = node.output_.unpack(node)
-            dim = node.dim_
-            grad_output = node.grad_output_.unpack(node)
-            grad_output = softmax_double_backward(grad.to(output.dtype), grad_output, dim, output).to(output.dtype)
-        return grad_grad_output, grad_output
+            d_output = softmax_double_backward(grad.to(output.dtype), grad_output, dim, output).to(output.dtype)
+        return grad_grad_output, d_output
 
 
 class LogSoftmaxBackwardDataBackward0(Node):
@@ -845,18 +868,16 @@ class LogSoftmaxBackwardDataBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        output = node.output_.unpack(node)
+        dim = node.dim_
+        grad_output = node.grad_output_.unpack(node)
         grad_grad_output = None
         if edges[0] is not None:
-            output = node.output_.unpack(node)
-            dim = node.dim_
             grad_grad_output = grad.to(output.dtype) - (grad.to(output.dtype) * output.exp()).sum(dim, True)
-        grad_output = None
+        d_output = None
         if edges[1] is not None:
-            output = node.output_.unpack(node)
-            dim = node.dim_
-            grad_output = node.grad_output_.unpack(node)
-            grad_output = (-grad_output.sum(dim, True) * output.exp() * grad.to(output.dtype)).to(output.dtype)
-        return grad_grad_output, grad_output
+            d_output = (-grad_output.sum(dim, True) * output.exp() * grad.to(output.dtype)).to(output.dtype)
+        return grad_grad_output, d_output
 
 
 class NllLossBackward0(Node):
@@ -885,12 +906,12 @@ class NllLossBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        target = node.target_.unpack(node)
+        weight = node.weight_.unpack(node)
+        reduction = node.reduction_
+        ignore_index = node.ignore_index_
         grad_grad_output = None
         if edges[0] is not None:
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
-            reduction = node.reduction_
-            ignore_index = node.ignore_index_
             grad_grad_output = nll_loss(grad, target, weight, reduction, ignore_index)
         grad_self = None
         if edges[1] is not None:
@@ -907,17 +928,14 @@ class MseLossBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        reduction = node.reduction_
         grad_self = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            reduction = node.reduction_
             grad_self = mse_loss_backward(grad, self, target, reduction)
         grad_target = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            reduction = node.reduction_
             grad_target = mse_loss_backward(grad, target, self, reduction)
         return grad_self, grad_target
 
@@ -931,23 +949,18 @@ class MseLossBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        reduction = node.reduction_
+        grad_output = node.grad_output_.unpack(node)
         grad_grad_output = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            reduction = node.reduction_
             grad_grad_output = mse_loss_backward(grad, self, target, reduction)
         grad_self = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            reduction = node.reduction_
-            grad_output = node.grad_output_.unpack(node)
             grad_self = mse_loss_double_backward(grad * grad_output, self, reduction)
         grad_target = None
         if edges[2] is not None:
-            target = node.target_.unpack(node)
-            reduction = node.reduction_
-            grad_output = node.grad_output_.unpack(node)
             grad_target = -mse_loss_double_backward(grad * grad_output, target, reduction)
         return grad_grad_output, grad_self, grad_target
 
@@ -961,19 +974,15 @@ class BinaryCrossEntropyBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        weight = node.weight_.unpack(node)
+        reduction = node.reduction_
         grad_self = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
-            reduction = node.reduction_
             grad_self = binary_cross_entropy_backward(grad, self, target, weight, reduction)
         grad_target = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
-            reduction = node.reduction_
             grad_target = binary_cross_entropy_target_backward(grad, self, target, weight, reduction)
         return grad_self, grad_target
 
@@ -987,28 +996,19 @@ class BinaryCrossEntropyBackwardBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        weight = node.weight_.unpack(node)
+        reduction = node.reduction_
+        grad_output = node.grad_output_.unpack(node)
         grad_grad_output = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
-            reduction = node.reduction_
             grad_grad_output = binary_cross_entropy_backward(grad, self, target, weight, reduction)
         grad_self = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
-            reduction = node.reduction_
-            grad_output = node.grad_output_.unpack(node)
             grad_self = binary_cross_entropy_double_backward(grad_output, grad, self, target, weight, reduction)
         grad_target = None
         if edges[2] is not None:
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
-            reduction = node.reduction_
-            grad_output = node.grad_output_.unpack(node)
             grad_target = binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction)
         return grad_grad_output, grad_self, grad_target
 
@@ -1022,21 +1022,16 @@ class BinaryCrossEntropyWithLogitsBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        weight = node.weight_.unpack(node)
+        pos_weight = node.pos_weight_.unpack(node)
+        reduction = node.reduction_
         grad_self = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
-            pos_weight = node.pos_weight_.unpack(node)
-            reduction = node.reduction_
             grad_self = binary_cross_entropy_with_logits_backward(grad, self, target, weight, pos_weight, reduction)
         grad_target = None
         if edges[1] is not None:
-            self = node.self_.unpack(node)
-            target = node.target_.unpack(node)
-            weight = node.weight_.unpack(node)
-            pos_weight = node.pos_weight_.unpack(node)
-            reduction = node.reduction_
             grad_target = binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction)
         return grad_self, grad_target
 
@@ -1050,16 +1045,16 @@ class MmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self_sym_sizes = node.self_sym_sizes_
+        self_sym_strides = node.self_sym_strides_
+        mat2_sym_sizes = node.mat2_sym_sizes_
+        mat2_sym_strides = node.mat2_sym_strides_
         grad_mat2 = None
         if edges[1] is not None:
-            mat2_sym_sizes = node.mat2_sym_sizes_
-            mat2_sym_strides = node.mat2_sym_strides_
             self = node.self_.unpack(node)
             grad_mat2 = mm_mat2_backward(grad, self, mat2_sym_sizes, mat2_sym_strides)
         grad_self = None
         if edges[0] is not None:
-            self_sym_sizes = node.self_sym_sizes_
-            self_sym_strides = node.self_sym_strides_
             mat2 = node.mat2_.unpack(node)
             grad_self = mm_mat1_backward(grad, mat2, self_sym_sizes, self_sym_strides)
         return grad_self, grad_mat2
@@ -1405,6 +1400,35 @@ class TraceBackward0(Node):
         return (trace_backward(grad, self_sym_sizes),)
 
 
+class DiagonalBackwardBackward0(Node):
+    """``diagonal_backward(Tensor grad_output, SymInt[] input_sizes, int offset, int dim1, int dim2) -> Tensor``"""
+    __slots__ = ('offset_', 'dim1_', 'dim2_')
+    _tensor_slots = ()
+    _exposed = {'_saved_offset': ('offset_', False), '_saved_dim1': ('dim1_', False), '_saved_dim2': ('dim2_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        offset = node.offset_
+        dim1 = node.dim1_
+        dim2 = node.dim2_
+        return (grad.diagonal(offset, dim1, dim2),)
+
+
+class DiagonalBackward0_copy(Node):
+    """``diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'offset_', 'dim1_', 'dim2_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_offset': ('offset_', False), '_saved_dim1': ('dim1_', False), '_saved_dim2': ('dim2_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        offset = node.offset_
+        dim1 = node.dim1_
+        dim2 = node.dim2_
+        return (diagonal_backward(grad, self_sym_sizes, offset, dim1, dim2),)
+
+
 class UnfoldBackward0(Node):
     """``unfold(Tensor(a) self, int dimension, int size, int step) -> Tensor(a)``"""
     __slots__ = ('self_sym_sizes_', 'dimension_', 'size_', 'step_')
@@ -1585,17 +1609,38 @@ class IndexPutBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        indices = node.indices_.unpack(node)
+        accumulate = node.accumulate_
         grad_self = None
         if edges[0] is not None:
-            indices = node.indices_.unpack(node)
             values = node.values_.unpack(node)
-            accumulate = node.accumulate_
             grad_self = grad if accumulate else grad.index_put(indices, zeros_like(values), False)
         grad_values = None
         if edges[1] is not None:
-            indices = node.indices_.unpack(node)
             grad_values = grad.index(indices)
         return grad_self, grad_values
+
+
+class IndexAddBackward0(Node):
+    """``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor``"""
+    __slots__ = ('dim_', 'index_', 'source_', 'alpha_')
+    _tensor_slots = ('index_', 'source_')
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_index': ('index_', True), '_saved_source': ('source_', True), '_saved_alpha': ('alpha_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        dim = node.dim_
+        alpha = node.alpha_
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad
+        grad_source = None
+        if edges[1] is not None:
+            index = node.index_.unpack(node)
+            source = node.source_.unpack(node)
+            grad_source = maybe_multiply(grad.index_select(dim, index).expand_as(source) if source.dim() > 0 else grad.index_select(dim, index.squeeze(0)), alpha)
+        return grad_self, grad_source
 
 
 class IndexSelectBackward0(Node):
@@ -1635,15 +1680,13 @@ class ScatterBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        dim = node.dim_
+        index = node.index_.unpack(node)
         grad_self = None
         if edges[0] is not None:
-            dim = node.dim_
-            index = node.index_.unpack(node)
             grad_self = grad.scatter(dim, index, 0)
         grad_src = None
         if edges[1] is not None:
-            dim = node.dim_
-            index = node.index_.unpack(node)
             grad_src = grad.gather(dim, index)
         return grad_self, grad_src
 
@@ -1670,40 +1713,18 @@ class ScatterReduceBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self = node.self_.unpack(node)
+        dim = node.dim_
+        index = node.index_.unpack(node)
+        src = node.src_.unpack(node)
+        reduce = node.reduce_
+        include_self = node.include_self_
+        result = node.result_.unpack(node)
         grad_self = grad_src = None
         grad_input_mask = [edges[0] is not None, edges[1] is not None]
         if any(grad_input_mask):
-            self = node.self_.unpack(node)
-            dim = node.dim_
-            index = node.index_.unpack(node)
-            src = node.src_.unpack(node)
-            reduce = node.reduce_
-            include_self = node.include_self_
-            result = node.result_.unpack(node)
             grad_self, grad_src = scatter_reduce_backward(grad, self, dim, index, src, reduce, include_self, result)
         return grad_self, grad_src
-
-
-class IndexAddBackward0(Node):
-    """``index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor``"""
-    __slots__ = ('dim_', 'index_', 'source_', 'alpha_')
-    _tensor_slots = ('index_', 'source_')
-    _exposed = {'_saved_dim': ('dim_', False), '_saved_index': ('index_', True), '_saved_source': ('source_', True), '_saved_alpha': ('alpha_', False)}
-
-    def apply(node, grads):
-        grad = grads[0]
-        edges = node._next_edges
-        grad_self = None
-        if edges[0] is not None:
-            grad_self = grad
-        grad_source = None
-        if edges[1] is not None:
-            dim = node.dim_
-            index = node.index_.unpack(node)
-            source = node.source_.unpack(node)
-            alpha = node.alpha_
-            grad_source = maybe_multiply(grad.index_select(dim, index).expand_as(source), alpha)
-        return grad_self, grad_source
 
 
 class ScatterAddBackward0(Node):
@@ -1715,12 +1736,12 @@ class ScatterAddBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        dim = node.dim_
         grad_self = None
         if edges[0] is not None:
             grad_self = grad
         grad_src = None
         if edges[1] is not None:
-            dim = node.dim_
             index = node.index_.unpack(node)
             grad_src = grad.gather(dim, index)
         return grad_self, grad_src
@@ -1747,13 +1768,12 @@ class MaskedFillBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        mask = node.mask_.unpack(node)
         grad_self = None
         if edges[0] is not None:
-            mask = node.mask_.unpack(node)
             grad_self = grad.masked_fill(mask, 0)
         grad_value = None
         if edges[1] is not None:
-            mask = node.mask_.unpack(node)
             grad_value = masked_fill_backward(grad, mask)
         return grad_self, grad_value
 
@@ -2044,7 +2064,7 @@ class SiluBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         self = node.self_.unpack(node)
-        return (silu_backward(grad, self),)
+        return (infinitely_differentiable_silu_backward(grad, self) if grad_mode_is_enabled() else silu_backward(grad, self),)
 
 
 class SoftplusBackward0(Node):
@@ -2059,6 +2079,49 @@ class SoftplusBackward0(Node):
         beta = node.beta_
         threshold = node.threshold_
         return (softplus_backward(grad, self, beta, threshold),)
+
+
+class GeluBackwardBackward0(Node):
+    """``gelu_backward(Tensor grad_output, Tensor self, *, str approximate='none') -> Tensor``"""
+    __slots__ = ('self_', 'approximate_', 'grad_output_')
+    _tensor_slots = ('self_', 'grad_output_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_approximate': ('approximate_', False), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        approximate = node.approximate_
+        grad_output = node.grad_output_.unpack(node)
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = gelu_backward(grad, self, approximate)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = gelu_double_backward(grad, grad_output, self, approximate)
+        return grad_grad_output, grad_self
+
+
+class SoftplusBackwardBackward0(Node):
+    """``softplus_backward(Tensor grad_output, Tensor self, Scalar beta, Scalar threshold) -> Tensor``"""
+    __slots__ = ('self_', 'beta_', 'threshold_', 'grad_output_')
+    _tensor_slots = ('self_', 'grad_output_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_beta': ('beta_', False), '_saved_threshold': ('threshold_', False), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        beta = node.beta_
+        threshold = node.threshold_
+        grad_output = node.grad_output_.unpack(node)
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = softplus_backward(grad, self, beta, threshold)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = softplus_double_backward(grad * grad_output, self, beta, threshold)
+        return grad_grad_output, grad_self
 
 
 class SignBackward0(Node):
@@ -2147,16 +2210,14 @@ class DivBackward2(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        other = node.other_.unpack(node)
+        rounding_mode = node.rounding_mode_
         grad_other = None
         if edges[1] is not None:
-            other = node.other_.unpack(node)
-            rounding_mode = node.rounding_mode_
             self = node.self_.unpack(node)
             grad_other = zeros_like(grad) if rounding_mode is not None else -grad * self / (other * other)
         grad_self = None
         if edges[0] is not None:
-            other = node.other_.unpack(node)
-            rounding_mode = node.rounding_mode_
             grad_self = zeros_like(grad) if rounding_mode is not None else grad / other
         return grad_self, grad_other
 
@@ -2259,18 +2320,15 @@ class ClampBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self = node.self_.unpack(node)
+        min = node.min_.unpack(node)
+        max = node.max_.unpack(node)
         grad_min = grad_max = None
         grad_input_mask = [edges[1] is not None, edges[2] is not None]
         if any(grad_input_mask):
-            self = node.self_.unpack(node)
-            min = node.min_.unpack(node)
-            max = node.max_.unpack(node)
             grad_min, grad_max = clamp_backward_min_max(grad, self, min, max, grad_input_mask)
         grad_self = None
         if edges[0] is not None:
-            self = node.self_.unpack(node)
-            min = node.min_.unpack(node)
-            max = node.max_.unpack(node)
             grad_self = clamp_backward(grad, self, min, max)
         return grad_self, grad_min, grad_max
 
@@ -2284,13 +2342,12 @@ class LerpBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        weight = node.weight_
         grad_end = None
         if edges[1] is not None:
-            weight = node.weight_
             grad_end = grad * weight
         grad_self = None
         if edges[0] is not None:
-            weight = node.weight_
             grad_self = grad * (1 - weight)
         return grad_self, grad_end
 
@@ -2304,13 +2361,12 @@ class LerpBackward1(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        weight = node.weight_.unpack(node)
         grad_end = None
         if edges[1] is not None:
-            weight = node.weight_.unpack(node)
             grad_end = grad * weight
         grad_self = None
         if edges[0] is not None:
-            weight = node.weight_.unpack(node)
             grad_self = grad * (1 - weight)
         grad_weight = None
         if edges[2] is not None:
@@ -2440,23 +2496,22 @@ class AddmmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        beta = node.beta_
+        mat1_sym_sizes = node.mat1_sym_sizes_
+        mat1_sym_strides = node.mat1_sym_strides_
+        alpha = node.alpha_
+        mat2_sym_sizes = node.mat2_sym_sizes_
+        mat2_sym_strides = node.mat2_sym_strides_
         grad_mat1 = None
         if edges[1] is not None:
-            mat1_sym_sizes = node.mat1_sym_sizes_
-            mat1_sym_strides = node.mat1_sym_strides_
             mat2 = node.mat2_.unpack(node)
-            alpha = node.alpha_
             grad_mat1 = mm_mat1_backward(grad, mat2, mat1_sym_sizes, mat1_sym_strides, alpha)
         grad_mat2 = None
         if edges[2] is not None:
-            alpha = node.alpha_
-            mat2_sym_sizes = node.mat2_sym_sizes_
-            mat2_sym_strides = node.mat2_sym_strides_
             mat1 = node.mat1_.unpack(node)
             grad_mat2 = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha)
         grad_self = None
         if edges[0] is not None:
-            beta = node.beta_
             grad_self = maybe_multiply(grad, beta)
         return grad_self, grad_mat1, grad_mat2
 
@@ -2470,18 +2525,17 @@ class AddmvBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        beta = node.beta_
+        alpha = node.alpha_
         grad_mat = None
         if edges[1] is not None:
             vec = node.vec_.unpack(node)
-            alpha = node.alpha_
             grad_mat = maybe_multiply(grad.unsqueeze(1) * vec.unsqueeze(0), alpha)
         grad_self = None
         if edges[0] is not None:
-            beta = node.beta_
             grad_self = maybe_multiply(grad, beta)
         grad_vec = None
         if edges[2] is not None:
-            alpha = node.alpha_
             mat = node.mat_.unpack(node)
             grad_vec = maybe_multiply(mat.t().matmul(grad), alpha)
         return grad_self, grad_mat, grad_vec
@@ -2499,7 +2553,7 @@ class MvBackward0(Node):
         grad_self = None
         if edges[0] is not None:
             vec = node.vec_.unpack(node)
-            grad_self = grad.unsqueeze(1) * vec.unsqueeze(0)
+            grad_self = grad.ger(vec)
         grad_vec = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
@@ -2516,19 +2570,18 @@ class BaddbmmBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        beta = node.beta_
+        alpha = node.alpha_
         grad_batch1 = None
         if edges[1] is not None:
             batch2 = node.batch2_.unpack(node)
-            alpha = node.alpha_
             grad_batch1 = maybe_multiply(grad.bmm(batch2.transpose(1, 2)), alpha)
         grad_batch2 = None
         if edges[2] is not None:
-            alpha = node.alpha_
             batch1 = node.batch1_.unpack(node)
             grad_batch2 = maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
         grad_self = None
         if edges[0] is not None:
-            beta = node.beta_
             grad_self = maybe_multiply(grad, beta)
         return grad_self, grad_batch1, grad_batch2
 
@@ -2555,7 +2608,7 @@ class SortBackward0(Node):
         self_sym_sizes = node.self_sym_sizes_
         dim = node.dim_
         indices = node.indices_.unpack(node)
-        return (sort_backward(grad, dim, indices, self_sym_sizes),)
+        return (value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, True),)
 
 
 class SortBackward1(Node):
@@ -2569,7 +2622,7 @@ class SortBackward1(Node):
         self_sym_sizes = node.self_sym_sizes_
         dim = node.dim_
         indices = node.indices_.unpack(node)
-        return (sort_backward(grad, dim, indices, self_sym_sizes),)
+        return (value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, True),)
 
 
 class TopkBackward0(Node):
@@ -2583,7 +2636,7 @@ class TopkBackward0(Node):
         self_sym_sizes = node.self_sym_sizes_
         dim = node.dim_
         indices = node.indices_.unpack(node)
-        return (sort_backward(grad, dim, indices, self_sym_sizes),)
+        return (value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, True),)
 
 
 class KthvalueBackward0(Node):
@@ -2709,17 +2762,17 @@ class ConvolutionBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        input = node.input_.unpack(node)
+        weight = node.weight_.unpack(node)
+        stride = node.stride_
+        padding = node.padding_
+        dilation = node.dilation_
+        transposed = node.transposed_
+        output_padding = node.output_padding_
+        groups = node.groups_
         grad_input = grad_weight = grad_bias = None
         grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
         if any(grad_input_mask):
-            input = node.input_.unpack(node)
-            weight = node.weight_.unpack(node)
-            stride = node.stride_
-            padding = node.padding_
-            dilation = node.dilation_
-            transposed = node.transposed_
-            output_padding = node.output_padding_
-            groups = node.groups_
             grad_input, grad_weight, grad_bias = convolution_backward(grad, input, weight, [weight.size(0)], stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
         return grad_input, grad_weight, grad_bias
 
@@ -2751,17 +2804,17 @@ class NativeBatchNormBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        input = node.input_.unpack(node)
+        weight = node.weight_.unpack(node)
+        running_mean = node.running_mean_.unpack(node)
+        running_var = node.running_var_.unpack(node)
+        training = node.training_
+        eps = node.eps_
+        result1 = node.result1_.unpack(node)
+        result2 = node.result2_.unpack(node)
         grad_input = grad_weight = grad_bias = None
         grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
         if any(grad_input_mask):
-            input = node.input_.unpack(node)
-            weight = node.weight_.unpack(node)
-            running_mean = node.running_mean_.unpack(node)
-            running_var = node.running_var_.unpack(node)
-            training = node.training_
-            eps = node.eps_
-            result1 = node.result1_.unpack(node)
-            result2 = node.result2_.unpack(node)
             grad_input, grad_weight, grad_bias = native_batch_norm_backward(grad, input, weight, running_mean, running_var, result1, result2, training, eps, grad_input_mask)
         return grad_input, grad_weight, grad_bias
 
@@ -2775,15 +2828,15 @@ class NativeLayerNormBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        input = node.input_.unpack(node)
+        normalized_shape = node.normalized_shape_
+        weight = node.weight_.unpack(node)
+        bias = node.bias_.unpack(node)
+        result1 = node.result1_.unpack(node)
+        result2 = node.result2_.unpack(node)
         grad_input = grad_weight = grad_bias = None
         grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
         if any(grad_input_mask):
-            input = node.input_.unpack(node)
-            normalized_shape = node.normalized_shape_
-            weight = node.weight_.unpack(node)
-            bias = node.bias_.unpack(node)
-            result1 = node.result1_.unpack(node)
-            result2 = node.result2_.unpack(node)
             grad_input, grad_weight, grad_bias = native_layer_norm_backward(grad, input, normalized_shape, result1, result2, weight, bias, grad_input_mask)
         return grad_input, grad_weight, grad_bias
 

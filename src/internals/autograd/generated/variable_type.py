@@ -13,11 +13,12 @@ from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_out_no_requires_grad,
-                                    mark_view, rebase_history, saved_inplace_result)
+                                    mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
 from ..functions_manual import TensorGeometry
 from .functions import (
     AbsBackward0,
     AddBackward0,
+    AddBackward1,
     AddmmBackward0,
     AddmvBackward0,
     AliasBackward0,
@@ -48,6 +49,8 @@ from .functions import (
     CumsumBackward0,
     DiagEmbedBackward0,
     DiagonalBackward0,
+    DiagonalBackward0_copy,
+    DiagonalBackwardBackward0,
     DivBackward0,
     DivBackward1,
     DivBackward2,
@@ -67,6 +70,7 @@ from .functions import (
     FracBackward0,
     GatherBackward0,
     GeluBackward0,
+    GeluBackwardBackward0,
     IndexAddBackward0,
     IndexBackward0,
     IndexPutBackward0,
@@ -137,6 +141,7 @@ from .functions import (
     ScatterReduceBackward0,
     SelectBackward0,
     SelectBackwardBackward0,
+    SgnBackward0,
     SigmoidBackward0,
     SigmoidBackwardBackward0,
     SignBackward0,
@@ -147,6 +152,7 @@ from .functions import (
     SoftmaxBackward0,
     SoftmaxBackwardDataBackward0,
     SoftplusBackward0,
+    SoftplusBackwardBackward0,
     SortBackward0,
     SortBackward1,
     SplitBackward0,
@@ -162,6 +168,7 @@ from .functions import (
     StdBackward0,
     StdMeanBackward0,
     SubBackward0,
+    SubBackward1,
     SumBackward0,
     SumBackward1,
     TBackward0,
@@ -203,6 +210,8 @@ OPS = {
     'abs': dispatcher.find('abs'),
     'abs.out': dispatcher.find('abs.out'),
     'abs_': dispatcher.find('abs_'),
+    'sgn': dispatcher.find('sgn'),
+    'sgn_': dispatcher.find('sgn_'),
     'angle': dispatcher.find('angle'),
     'angle.out': dispatcher.find('angle.out'),
     'nan_to_num': dispatcher.find('nan_to_num'),
@@ -240,8 +249,11 @@ OPS = {
     'mul.Tensor': dispatcher.find('mul.Tensor'),
     'mul.out': dispatcher.find('mul.out'),
     'mul_.Tensor': dispatcher.find('mul_.Tensor'),
+    'add.Scalar': dispatcher.find('add.Scalar'),
+    'sub.Scalar': dispatcher.find('sub.Scalar'),
     'mul.Scalar': dispatcher.find('mul.Scalar'),
     'div.Scalar': dispatcher.find('div.Scalar'),
+    'div_.Scalar': dispatcher.find('div_.Scalar'),
     'div.Tensor': dispatcher.find('div.Tensor'),
     'div.out': dispatcher.find('div.out'),
     'div_.Tensor': dispatcher.find('div_.Tensor'),
@@ -322,6 +334,8 @@ OPS = {
     'unsqueeze_': dispatcher.find('unsqueeze_'),
     'diagonal': dispatcher.find('diagonal'),
     'trace': dispatcher.find('trace'),
+    'diagonal_backward': dispatcher.find('diagonal_backward'),
+    'diagonal_copy': dispatcher.find('diagonal_copy'),
     'unfold': dispatcher.find('unfold'),
     'split.Tensor': dispatcher.find('split.Tensor'),
     'split_with_sizes': dispatcher.find('split_with_sizes'),
@@ -339,6 +353,8 @@ OPS = {
     'index.Tensor': dispatcher.find('index.Tensor'),
     'index_put_': dispatcher.find('index_put_'),
     'index_put': dispatcher.find('index_put'),
+    'index_add': dispatcher.find('index_add'),
+    'index_add_': dispatcher.find('index_add_'),
     'index_select': dispatcher.find('index_select'),
     'index_select.out': dispatcher.find('index_select.out'),
     'gather': dispatcher.find('gather'),
@@ -349,8 +365,6 @@ OPS = {
     'scatter_.value': dispatcher.find('scatter_.value'),
     'scatter_reduce.two': dispatcher.find('scatter_reduce.two'),
     'scatter_reduce_.two': dispatcher.find('scatter_reduce_.two'),
-    'index_add': dispatcher.find('index_add'),
-    'index_add_': dispatcher.find('index_add_'),
     'scatter_add': dispatcher.find('scatter_add'),
     'scatter_add_': dispatcher.find('scatter_add_'),
     'masked_fill.Scalar': dispatcher.find('masked_fill.Scalar'),
@@ -398,6 +412,8 @@ OPS = {
     'silu_': dispatcher.find('silu_'),
     'softplus': dispatcher.find('softplus'),
     'softplus.out': dispatcher.find('softplus.out'),
+    'gelu_backward': dispatcher.find('gelu_backward'),
+    'softplus_backward': dispatcher.find('softplus_backward'),
     'sign': dispatcher.find('sign'),
     'sign.out': dispatcher.find('sign.out'),
     'sign_': dispatcher.find('sign_'),
@@ -559,6 +575,31 @@ def abs_(ks, self):
         grad_fn.self_ = SavedVariable(self.clone(), False)
     with below_autograd():
         result = OPS['abs_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def sgn(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SgnBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['sgn'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sgn_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = SgnBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['sgn_'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -774,11 +815,9 @@ def leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = LeakyReluBackwardBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
-        if edges[0] is not None:
-            grad_fn.self_ = SavedVariable(self, False)
-        if edges[0] is not None:
-            grad_fn.negative_slope_ = negative_slope
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.negative_slope_ = negative_slope
     with below_ad_inplace_or_view():
         result = OPS['leaky_relu_backward'].redispatch(after_autograd(ks), grad_output, self, negative_slope, self_is_result)
     if grad_fn is not None:
@@ -790,11 +829,9 @@ def threshold_backward(ks, grad_output, self, threshold):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = ThresholdBackwardBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
-        if edges[0] is not None:
-            grad_fn.self_ = SavedVariable(self, False)
-        if edges[0] is not None:
-            grad_fn.threshold_ = threshold
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.threshold_ = threshold
     with below_ad_inplace_or_view():
         result = OPS['threshold_backward'].redispatch(after_autograd(ks), grad_output, self, threshold)
     if grad_fn is not None:
@@ -872,10 +909,9 @@ def sigmoid_backward(ks, grad_output, output):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = SigmoidBackwardBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn._next_edges = collect_next_edges(grad_output, output)
         grad_fn.output_ = SavedVariable(output, False)
-        if edges[1] is not None:
-            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['sigmoid_backward'].redispatch(after_autograd(ks), grad_output, output)
     if grad_fn is not None:
@@ -887,10 +923,9 @@ def tanh_backward(ks, grad_output, output):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = TanhBackwardBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn._next_edges = collect_next_edges(grad_output, output)
         grad_fn.output_ = SavedVariable(output, False)
-        if edges[1] is not None:
-            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['tanh_backward'].redispatch(after_autograd(ks), grad_output, output)
     if grad_fn is not None:
@@ -902,9 +937,8 @@ def add_Tensor(ks, self, other, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = AddBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, other)
-        if edges[1] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_ad_inplace_or_view():
         result = OPS['add.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
     if grad_fn is not None:
@@ -923,9 +957,8 @@ def add__Tensor(ks, self, other, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
         grad_fn = AddBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, other)
-        if edges[1] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_autograd():
         result = OPS['add_.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
     if grad_fn is not None:
@@ -937,9 +970,8 @@ def sub_Tensor(ks, self, other, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = SubBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, other)
-        if edges[1] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_ad_inplace_or_view():
         result = OPS['sub.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
     if grad_fn is not None:
@@ -958,9 +990,8 @@ def sub__Tensor(ks, self, other, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         check_inplace(self)
         grad_fn = SubBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, other)
-        if edges[1] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_autograd():
         result = OPS['sub_.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
     if grad_fn is not None:
@@ -1007,6 +1038,30 @@ def mul__Tensor(ks, self, other):
     return result
 
 
+def add_Scalar(ks, self, other, alpha=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AddBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['add.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sub_Scalar(ks, self, other, alpha=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SubBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['sub.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def mul_Scalar(ks, self, other):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1032,6 +1087,21 @@ def div_Scalar(ks, self, other):
         result = OPS['div.Scalar'].redispatch(after_autograd(ks), self, other)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def div__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = DivBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.other_ = other
+    with below_autograd():
+        result = OPS['div_.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -1111,15 +1181,14 @@ def pow_Tensor_Tensor(ks, self, exponent):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or exponent._requires_grad):
         grad_fn = PowBackward1()
-        edges = grad_fn._next_edges = collect_next_edges(self, exponent)
+        grad_fn._next_edges = collect_next_edges(self, exponent)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.exponent_ = SavedVariable(exponent, False)
     with below_ad_inplace_or_view():
         result = OPS['pow.Tensor_Tensor'].redispatch(after_autograd(ks), self, exponent)
     if grad_fn is not None:
         set_history(result, grad_fn)
-        if edges[1] is not None:
-            grad_fn.result_ = SavedVariable(result, True)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
@@ -1134,15 +1203,14 @@ def pow__Tensor(ks, self, exponent):
     if _grad_mode.grad_enabled and (self._requires_grad or exponent._requires_grad):
         check_inplace(self)
         grad_fn = PowBackward1()
-        edges = grad_fn._next_edges = collect_next_edges(self, exponent)
+        grad_fn._next_edges = collect_next_edges(self, exponent)
         grad_fn.self_ = SavedVariable(self.clone(), False)
         grad_fn.exponent_ = SavedVariable(exponent, False)
     with below_autograd():
         result = OPS['pow_.Tensor'].redispatch(after_autograd(ks), self, exponent)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
-        if edges[1] is not None:
-            grad_fn.result_ = saved_inplace_result(self)
+        grad_fn.result_ = saved_inplace_result(self)
     return result
 
 
@@ -1540,13 +1608,11 @@ def _softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = SoftmaxBackwardDataBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn._next_edges = collect_next_edges(grad_output, output)
         grad_fn.output_ = SavedVariable(output, False)
         grad_fn.dim_ = as_int(dim)
-        if edges[0] is not None:
-            grad_fn.input_dtype_ = input_dtype
-        if edges[1] is not None:
-            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.input_dtype_ = input_dtype
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['_softmax_backward_data'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype)
     if grad_fn is not None:
@@ -1558,11 +1624,10 @@ def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
         grad_fn = LogSoftmaxBackwardDataBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, output)
+        grad_fn._next_edges = collect_next_edges(grad_output, output)
         grad_fn.output_ = SavedVariable(output, False)
         grad_fn.dim_ = as_int(dim)
-        if edges[1] is not None:
-            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['_log_softmax_backward_data'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype)
     if grad_fn is not None:
@@ -1592,15 +1657,11 @@ def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_i
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = NllLossBackwardBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, self)
-        if edges[0] is not None:
-            grad_fn.target_ = SavedVariable(target, False)
-        if edges[0] is not None:
-            grad_fn.weight_ = SavedVariable(weight, False)
-        if edges[0] is not None:
-            grad_fn.reduction_ = as_int(reduction)
-        if edges[0] is not None:
-            grad_fn.ignore_index_ = as_int(ignore_index)
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.ignore_index_ = as_int(ignore_index)
     with below_ad_inplace_or_view():
         result = OPS['nll_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction, ignore_index, total_weight)
     if grad_fn is not None:
@@ -1627,14 +1688,11 @@ def mse_loss_backward(ks, grad_output, self, target, reduction):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
         grad_fn = MseLossBackwardBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, self, target)
-        if edges[0] is not None or edges[1] is not None:
-            grad_fn.self_ = SavedVariable(self, False)
-        if edges[0] is not None or edges[2] is not None:
-            grad_fn.target_ = SavedVariable(target, False)
+        grad_fn._next_edges = collect_next_edges(grad_output, self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
         grad_fn.reduction_ = as_int(reduction)
-        if edges[1] is not None or edges[2] is not None:
-            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['mse_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction)
     if grad_fn is not None:
@@ -1662,13 +1720,12 @@ def binary_cross_entropy_backward(ks, grad_output, self, target, weight=None, re
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
         grad_fn = BinaryCrossEntropyBackwardBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(grad_output, self, target)
+        grad_fn._next_edges = collect_next_edges(grad_output, self, target)
         grad_fn.self_ = SavedVariable(self, False)
         grad_fn.target_ = SavedVariable(target, False)
         grad_fn.weight_ = SavedVariable(weight, False)
         grad_fn.reduction_ = as_int(reduction)
-        if edges[1] is not None or edges[2] is not None:
-            grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['binary_cross_entropy_backward'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction)
     if grad_fn is not None:
@@ -1698,16 +1755,12 @@ def mm(ks, self, mat2):
     if _grad_mode.grad_enabled and (self._requires_grad or mat2._requires_grad):
         grad_fn = MmBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, mat2)
-        if edges[0] is not None:
-            grad_fn.self_sym_sizes_ = self._impl.sizes
-        if edges[0] is not None:
-            grad_fn.self_sym_strides_ = self._impl.strides
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.self_sym_strides_ = self._impl.strides
         if edges[0] is not None:
             grad_fn.mat2_ = SavedVariable(mat2, False)
-        if edges[1] is not None:
-            grad_fn.mat2_sym_sizes_ = mat2._impl.sizes
-        if edges[1] is not None:
-            grad_fn.mat2_sym_strides_ = mat2._impl.strides
+        grad_fn.mat2_sym_sizes_ = mat2._impl.sizes
+        grad_fn.mat2_sym_strides_ = mat2._impl.strides
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
     with below_ad_inplace_or_view():
@@ -1775,7 +1828,7 @@ def as_strided_(ks, self, size, stride, storage_offset=None):
     with below_autograd():
         result = OPS['as_strided_'].redispatch(after_autograd(ks), self, size, stride, storage_offset)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return result
 
 
@@ -1832,7 +1885,7 @@ def transpose_(ks, self, dim0, dim1):
     with below_autograd():
         result = OPS['transpose_'].redispatch(after_autograd(ks), self, dim0, dim1)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return result
 
 
@@ -1858,7 +1911,7 @@ def t_(ks, self):
     with below_autograd():
         result = OPS['t_'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return result
 
 
@@ -2012,7 +2065,7 @@ def squeeze_(ks, self):
     with below_autograd():
         result = OPS['squeeze_'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return result
 
 
@@ -2027,7 +2080,7 @@ def squeeze__dim(ks, self, dim):
     with below_autograd():
         result = OPS['squeeze_.dim'].redispatch(after_autograd(ks), self, dim)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return result
 
 
@@ -2042,7 +2095,7 @@ def squeeze__dims(ks, self, dim):
     with below_autograd():
         result = OPS['squeeze_.dims'].redispatch(after_autograd(ks), self, dim)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return result
 
 
@@ -2070,7 +2123,7 @@ def unsqueeze_(ks, self, dim):
     with below_autograd():
         result = OPS['unsqueeze_'].redispatch(after_autograd(ks), self, dim)
     if grad_fn is not None:
-        rebase_history(self, grad_fn)
+        set_inplace_view_history(self, grad_fn)
     return result
 
 
@@ -2099,6 +2152,37 @@ def trace(ks, self):
         grad_fn.self_sym_sizes_ = self._impl.sizes
     with below_ad_inplace_or_view():
         result = OPS['trace'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def diagonal_backward(ks, grad_output, input_sizes, offset, dim1, dim2):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = DiagonalBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.offset_ = as_int(offset)
+        grad_fn.dim1_ = as_int(dim1)
+        grad_fn.dim2_ = as_int(dim2)
+    with below_ad_inplace_or_view():
+        result = OPS['diagonal_backward'].redispatch(after_autograd(ks), grad_output, input_sizes, offset, dim1, dim2)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def diagonal_copy(ks, self, offset=0, dim1=0, dim2=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = DiagonalBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.offset_ = as_int(offset)
+        grad_fn.dim1_ = as_int(dim1)
+        grad_fn.dim2_ = as_int(dim2)
+    with below_ad_inplace_or_view():
+        result = OPS['diagonal_copy'].redispatch(after_autograd(ks), self, offset, dim1, dim2)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2316,8 +2400,7 @@ def index_put_(ks, self, indices, values, accumulate=False):
         grad_fn.indices_ = SavedVariableList(indices)
         if edges[0] is not None:
             grad_fn.values_ = SavedVariable(values, False)
-        if edges[0] is not None:
-            grad_fn.accumulate_ = accumulate
+        grad_fn.accumulate_ = accumulate
     with below_autograd():
         result = OPS['index_put_'].redispatch(after_autograd(ks), self, indices, values, accumulate)
     if grad_fn is not None:
@@ -2333,12 +2416,48 @@ def index_put(ks, self, indices, values, accumulate=False):
         grad_fn.indices_ = SavedVariableList(indices)
         if edges[0] is not None:
             grad_fn.values_ = SavedVariable(values, False)
-        if edges[0] is not None:
-            grad_fn.accumulate_ = accumulate
+        grad_fn.accumulate_ = accumulate
     with below_ad_inplace_or_view():
         result = OPS['index_put'].redispatch(after_autograd(ks), self, indices, values, accumulate)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def index_add(ks, self, dim, index, source, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        grad_fn = IndexAddBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, source)
+        grad_fn.dim_ = as_int(dim)
+        if edges[1] is not None:
+            grad_fn.index_ = SavedVariable(index, False)
+        if edges[1] is not None:
+            grad_fn.source_ = SavedVariable(source, False)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+    with below_ad_inplace_or_view():
+        result = OPS['index_add'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_add_(ks, self, dim, index, source, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        check_inplace(self)
+        grad_fn = IndexAddBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, source)
+        grad_fn.dim_ = as_int(dim)
+        if edges[1] is not None:
+            grad_fn.index_ = SavedVariable(index, False)
+        if edges[1] is not None:
+            grad_fn.source_ = SavedVariable(source, False)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+    with below_autograd():
+        result = OPS['index_add_'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -2481,54 +2600,12 @@ def scatter_reduce__two(ks, self, dim, index, src, reduce, **kwargs):
     return result
 
 
-def index_add(ks, self, dim, index, source, **kwargs):
-    grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
-        grad_fn = IndexAddBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, source)
-        if edges[1] is not None:
-            grad_fn.dim_ = as_int(dim)
-        if edges[1] is not None:
-            grad_fn.index_ = SavedVariable(index, False)
-        if edges[1] is not None:
-            grad_fn.source_ = SavedVariable(source, False)
-        if edges[1] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
-    with below_ad_inplace_or_view():
-        result = OPS['index_add'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
-    if grad_fn is not None:
-        set_history(result, grad_fn)
-    return result
-
-
-def index_add_(ks, self, dim, index, source, **kwargs):
-    grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
-        check_inplace(self)
-        grad_fn = IndexAddBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, source)
-        if edges[1] is not None:
-            grad_fn.dim_ = as_int(dim)
-        if edges[1] is not None:
-            grad_fn.index_ = SavedVariable(index, False)
-        if edges[1] is not None:
-            grad_fn.source_ = SavedVariable(source, False)
-        if edges[1] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
-    with below_autograd():
-        result = OPS['index_add_'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
-    if grad_fn is not None:
-        rebase_history(self, grad_fn)
-    return result
-
-
 def scatter_add(ks, self, dim, index, src):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = ScatterAddBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, src)
-        if edges[1] is not None:
-            grad_fn.dim_ = as_int(dim)
+        grad_fn.dim_ = as_int(dim)
         if edges[1] is not None:
             grad_fn.index_ = SavedVariable(index, False)
     with below_ad_inplace_or_view():
@@ -2544,8 +2621,7 @@ def scatter_add_(ks, self, dim, index, src):
         check_inplace(self)
         grad_fn = ScatterAddBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, src)
-        if edges[1] is not None:
-            grad_fn.dim_ = as_int(dim)
+        grad_fn.dim_ = as_int(dim)
         if edges[1] is not None:
             grad_fn.index_ = SavedVariable(index, False)
     with below_autograd():
@@ -3089,6 +3165,37 @@ def softplus_out(ks, self, beta=1, threshold=20, **kwargs):
         return OPS['softplus.out'].redispatch(after_autograd(ks), self, beta, threshold, **kwargs)
 
 
+def gelu_backward(ks, grad_output, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = GeluBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.approximate_ = kwargs.get('approximate', 'none')
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['gelu_backward'].redispatch(after_autograd(ks), grad_output, self, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def softplus_backward(ks, grad_output, self, beta, threshold):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = SoftplusBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.beta_ = beta
+        grad_fn.threshold_ = threshold
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['softplus_backward'].redispatch(after_autograd(ks), grad_output, self, beta, threshold)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def sign(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -3590,8 +3697,7 @@ def lerp_Tensor(ks, self, end, weight):
     if _grad_mode.grad_enabled and (self._requires_grad or end._requires_grad or weight._requires_grad):
         grad_fn = LerpBackward1()
         edges = grad_fn._next_edges = collect_next_edges(self, end, weight)
-        if edges[0] is not None or edges[1] is not None:
-            grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
         if edges[2] is not None:
             grad_fn.self_ = SavedVariable(self, False)
         if edges[2] is not None:
@@ -3609,8 +3715,7 @@ def lerp__Tensor(ks, self, end, weight):
         check_inplace(self)
         grad_fn = LerpBackward1()
         edges = grad_fn._next_edges = collect_next_edges(self, end, weight)
-        if edges[0] is not None or edges[1] is not None:
-            grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
         if edges[2] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
         if edges[2] is not None:
@@ -3748,20 +3853,14 @@ def addmm(ks, self, mat1, mat2, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or mat1._requires_grad or mat2._requires_grad):
         grad_fn = AddmmBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, mat1, mat2)
-        if edges[0] is not None:
-            grad_fn.beta_ = kwargs.get('beta', 1)
-        if edges[1] is not None:
-            grad_fn.mat1_sym_sizes_ = mat1._impl.sizes
-        if edges[1] is not None:
-            grad_fn.mat1_sym_strides_ = mat1._impl.strides
+        grad_fn.beta_ = kwargs.get('beta', 1)
+        grad_fn.mat1_sym_sizes_ = mat1._impl.sizes
+        grad_fn.mat1_sym_strides_ = mat1._impl.strides
         if edges[1] is not None:
             grad_fn.mat2_ = SavedVariable(mat2, False)
-        if edges[1] is not None or edges[2] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
-        if edges[2] is not None:
-            grad_fn.mat2_sym_sizes_ = mat2._impl.sizes
-        if edges[2] is not None:
-            grad_fn.mat2_sym_strides_ = mat2._impl.strides
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn.mat2_sym_sizes_ = mat2._impl.sizes
+        grad_fn.mat2_sym_strides_ = mat2._impl.strides
         if edges[2] is not None:
             grad_fn.mat1_ = SavedVariable(mat1, False)
     with below_ad_inplace_or_view():
@@ -3782,12 +3881,10 @@ def addmv(ks, self, mat, vec, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or mat._requires_grad or vec._requires_grad):
         grad_fn = AddmvBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, mat, vec)
-        if edges[0] is not None:
-            grad_fn.beta_ = kwargs.get('beta', 1)
+        grad_fn.beta_ = kwargs.get('beta', 1)
         if edges[1] is not None:
             grad_fn.vec_ = SavedVariable(vec, False)
-        if edges[1] is not None or edges[2] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
         if edges[2] is not None:
             grad_fn.mat_ = SavedVariable(mat, False)
     with below_ad_inplace_or_view():
@@ -3824,12 +3921,10 @@ def baddbmm(ks, self, batch1, batch2, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
         grad_fn = BaddbmmBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, batch1, batch2)
-        if edges[0] is not None:
-            grad_fn.beta_ = kwargs.get('beta', 1)
+        grad_fn.beta_ = kwargs.get('beta', 1)
         if edges[1] is not None:
             grad_fn.batch2_ = SavedVariable(batch2, False)
-        if edges[1] is not None or edges[2] is not None:
-            grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
         if edges[2] is not None:
             grad_fn.batch1_ = SavedVariable(batch1, False)
     with below_ad_inplace_or_view():
@@ -4156,6 +4251,8 @@ KERNELS = {
     'abs': abs,
     'abs.out': abs_out,
     'abs_': abs_,
+    'sgn': sgn,
+    'sgn_': sgn_,
     'angle': angle,
     'angle.out': angle_out,
     'nan_to_num': nan_to_num,
@@ -4193,8 +4290,11 @@ KERNELS = {
     'mul.Tensor': mul_Tensor,
     'mul.out': mul_out,
     'mul_.Tensor': mul__Tensor,
+    'add.Scalar': add_Scalar,
+    'sub.Scalar': sub_Scalar,
     'mul.Scalar': mul_Scalar,
     'div.Scalar': div_Scalar,
+    'div_.Scalar': div__Scalar,
     'div.Tensor': div_Tensor,
     'div.out': div_out,
     'div_.Tensor': div__Tensor,
@@ -4275,6 +4375,8 @@ KERNELS = {
     'unsqueeze_': unsqueeze_,
     'diagonal': diagonal,
     'trace': trace,
+    'diagonal_backward': diagonal_backward,
+    'diagonal_copy': diagonal_copy,
     'unfold': unfold,
     'split.Tensor': split_Tensor,
     'split_with_sizes': split_with_sizes,
@@ -4292,6 +4394,8 @@ KERNELS = {
     'index.Tensor': index_Tensor,
     'index_put_': index_put_,
     'index_put': index_put,
+    'index_add': index_add,
+    'index_add_': index_add_,
     'index_select': index_select,
     'index_select.out': index_select_out,
     'gather': gather,
@@ -4302,8 +4406,6 @@ KERNELS = {
     'scatter_.value': scatter__value,
     'scatter_reduce.two': scatter_reduce_two,
     'scatter_reduce_.two': scatter_reduce__two,
-    'index_add': index_add,
-    'index_add_': index_add_,
     'scatter_add': scatter_add,
     'scatter_add_': scatter_add_,
     'masked_fill.Scalar': masked_fill_Scalar,
@@ -4351,6 +4453,8 @@ KERNELS = {
     'silu_': silu_,
     'softplus': softplus,
     'softplus.out': softplus_out,
+    'gelu_backward': gelu_backward,
+    'softplus_backward': softplus_backward,
     'sign': sign,
     'sign.out': sign_out,
     'sign_': sign_,
