@@ -151,7 +151,7 @@ def _check_rng_state(state):
         raise TypeError(f"expected a torch.ByteTensor, but got {type(state).__name__}")
     if state.dtype is not st.uint8 or state.device.type != "cpu":
         raise TypeError(f"RNG state must be a torch.ByteTensor, got {state.dtype.torch_name} on {state.device}")
-    return state.contiguous().numpy().copy()
+    return state.contiguous()._numpy().copy()
 
 
 default_generator = Generator()

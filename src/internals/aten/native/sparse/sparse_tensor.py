@@ -75,7 +75,7 @@ def check_indices(indices, sizes):
 
 
 def _sorted_and_distinct(indices, sizes):
-    lin = cpu(linear_indices(indices, sizes)).numpy()
+    lin = cpu(linear_indices(indices, sizes))._numpy()
     return not np.any(lin[1:] <= lin[:-1])
 
 
@@ -212,7 +212,7 @@ def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense
     flags = empty((rows,), dtype=st.int64, device=self.device)
     if rows:
         k.nonzero_rows(flat(flags), flat(x), block)
-    counts = cpu(flags).numpy()
+    counts = cpu(flags)._numpy()
     nnz = int(counts.sum())
     positions = from_host(np.cumsum(counts) - counts, st.int64, self.device)
     indices = empty((sparse_dim, nnz), dtype=st.int64, device=self.device)
@@ -250,7 +250,7 @@ def _coalesce_sparse(self):
     sparse_sizes = impl.sizes[:impl.sparse_dim]
     indices, values = contiguous(impl.indices), kernel_values(impl.values)
     nnz, block = impl.nnz, int(np.prod(impl.sizes[impl.sparse_dim:]))
-    lin = cpu(linear_indices(indices, sparse_sizes)).numpy()
+    lin = cpu(linear_indices(indices, sparse_sizes))._numpy()
     perm = np.argsort(lin, kind="stable")
     starts = np.concatenate(([0], np.flatnonzero(np.diff(lin[perm])) + 1, [nnz])) if nnz else np.zeros(1, np.int64)
     count = len(starts) - 1
