@@ -10,39 +10,14 @@ import os
 import subprocess
 import sys
 import textwrap
-import threading
 import warnings
 
 import pytest
 import torch
 from conftest import assert_same, same_error, same_or_same_error
+from test_hostile import in_threads
 
 import internals
-
-
-def in_threads(work, n=4):
-    """Run ``work(k)`` on ``n`` threads at a one-microsecond switch interval; the exceptions they raised."""
-    errors, barrier = [], threading.Barrier(n)
-
-    def body(k):
-        barrier.wait()
-        try:
-            work(k)
-        except Exception as e:      # noqa: BLE001 - every failure is reported by the test
-            errors.append(e)
-
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
-    try:
-        threads = [threading.Thread(target=body, args=(k,)) for k in range(n)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-    finally:
-        sys.setswitchinterval(interval)
-    return errors
-
 
 # ----------------------------------------------------------------------------- dtype conversions
 EDGES = [float("inf"), -float("inf"), float("nan"), 1e10, -1e10, 2.0**31, -2.0**31 - 1, -2.0**40 - 3,
