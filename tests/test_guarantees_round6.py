@@ -33,17 +33,22 @@ def test_several_overloads_list_torchs_didnt_match_lines(call):
 
 
 # ----------------------------------------------------------------------------- setitem values
+def _setitem_case(dtype, index, value):
+    """``x[index] = value`` on a zero tensor of ``dtype``: torch's result or torch's error."""
+    def run(L):
+        x = L.zeros(3, dtype=getattr(L, dtype))
+        x[eval(index)] = eval(value)
+        return x
+    same_or_same_error(run)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "int8", "bool", "float16", "uint8"])
 @pytest.mark.parametrize("index", ["0", "'a'", "slice(None, None, 0)", "5", "[5]"])
 @pytest.mark.parametrize("value", ["2**63", "-2**63 - 1", "np.uint64(2**64 - 1)", "2**64"])
 def test_setitem_reads_an_int_as_int64_before_the_index(dtype, index, value):
     """``valueToTensor`` unpacks a Python int as a long long first: past int64 it is a
     ValueError, whatever the dtype (a float tensor stored 9.2e18) and whatever the index."""
-    def run(L):
-        x = L.zeros(3, dtype=getattr(L, dtype))
-        x[eval(index)] = eval(value)
-        return x
-    same_or_same_error(run)
+    _setitem_case(dtype, index, value)
 
 
 @pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "int8", "bool"])
@@ -52,11 +57,7 @@ def test_setitem_reads_an_int_as_int64_before_the_index(dtype, index, value):
 def test_setitem_of_16_bit_floats_takes_a_double(dtype, index, value):
     """Into float16 and bfloat16 a number goes through a double, so 1e6 becomes inf (the package
     refused it as an overflow) and a complex number with no imaginary part is taken."""
-    def run(L):
-        x = L.zeros(3, dtype=getattr(L, dtype))
-        x[eval(index)] = eval(value)
-        return x
-    same_or_same_error(run)
+    _setitem_case(dtype, index, value)
 
 
 @pytest.mark.parametrize("dtype", ["bool", "bfloat16", "complex64", "complex128", "float16"])
