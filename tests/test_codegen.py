@@ -111,6 +111,55 @@ def test_every_kernel_takes_its_schema_arguments():
             inspect.signature(kernel.fn).bind(*args, **kwonly)
 
 
+def _python_value(default):
+    """A schema default as Python sees it (None, True, 1, 'none'); None for a name such as ``long``."""
+    try:
+        return ast.literal_eval(default)
+    except ValueError:
+        return None
+
+
+def test_every_kernel_defaults_its_keyword_only_arguments_as_the_schema():
+    """A call given no keywords reaches the kernels without the keyword-only arguments
+    (``gen_python_functions.returns``): so each kernel's default must be the schema's."""
+    checked = 0
+    for op in dispatcher.operators.values():
+        arguments = op.schema.arguments if op.namespace == "aten" else None
+        if arguments is None or arguments.tensor_options is not None:     # factories pass every option
+            continue
+        defaults = {a.name: a.default for a in arguments.flat_kwarg_only if a.default is not None}
+        for key, kernel in op.kernels.items():
+            if kernel.boxed or kernel.fallthrough:
+                continue
+            params = inspect.signature(kernel.fn).parameters
+            if any(p.kind is p.VAR_KEYWORD for p in params.values()):
+                continue                    # passes keywords on as it got them (autograd kernels)
+            for name, default in defaults.items():
+                assert params[name].default == _python_value(default), (op.name, key, name)
+                checked += 1
+    assert checked > 100
+
+
+def test_a_call_without_keywords_passes_no_keyword_on():
+    """``x + y`` reaches the dispatcher without ``alpha``; ``x.add(y, alpha=1)`` with it."""
+    x = internals.ones(2)
+    recorded = []
+    handle = dispatcher.aten_ops["add.Tensor"]
+    original = handle.redispatch
+
+    def spy(key_set, *args, **kwargs):
+        recorded.append(kwargs)
+        return original(key_set, *args, **kwargs)
+    handle.redispatch = spy
+    try:
+        x + x
+        x.add(x, alpha=1)
+        internals.add(x, x)
+    finally:
+        del handle.redispatch
+    assert recorded == [{}, {"alpha": 1}, {}]
+
+
 def test_adding_an_operator_is_a_yaml_entry_and_a_kernel(tmp_path):
     """A new entry in a copy of the YAML: its binding is generated, and called as a method once the
     operator is defined and its kernel registered."""

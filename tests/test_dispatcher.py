@@ -137,6 +137,33 @@ def test_mode_adds_python_keys_while_active():
     assert tls_sets(internals) == tls_sets(torch)
 
 
+def test_mode_sees_only_keywords_away_from_their_defaults():
+    """As torch's ``parseIValuesToPyArgsKwargs``: ``alpha=1`` given or not, a mode sees ``{}``."""
+    def calls(lib):
+        x = lib.ones(2)
+        return [lambda: x + x, lambda: x.add(x, alpha=1), lambda: x.add(x, alpha=2), lambda: lib.sub(x, x, alpha=1.5),
+                lambda: x.sum(dtype=None), lambda: x.sum(0, dtype=lib.float64), lambda: lib.nn.functional.gelu(x),
+                lambda: lib.nn.functional.gelu(x, approximate="tanh"), lambda: x.div(x, rounding_mode=None),
+                lambda: x.div(x, rounding_mode="floor")]
+
+    def logged(lib, base):
+        seen = []
+
+        class Logging(base):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                seen.append((str(func), {k: str(v) for k, v in (kwargs or {}).items()}))
+                return func(*args, **(kwargs or {}))
+        for call in calls(lib):
+            with Logging():
+                call()
+        return seen
+    ours, theirs = logged(internals, TorchDispatchMode), logged(torch, TorchMode)
+    assert [kw for _, kw in theirs] == [{}, {}, {"alpha": "2"}, {"alpha": "1.5"}, {}, {"dtype": "torch.float64"},
+                                        {}, {"approximate": "tanh"}, {"rounding_mode": "None"},    # no default
+                                        {"rounding_mode": "floor"}]
+    assert [(f, {k: v.replace("internals.", "torch.") for k, v in kw.items()}) for f, kw in ours] == theirs
+
+
 # ---------------------------------------------------------------------- dispatch tables
 # Keys whose entries mean the same in both libraries for a strided CPU operator. (CUDA is left
 # out: torch's CPU wheel has no CUDA kernels, so its table fills CUDA from a composite.)

@@ -121,6 +121,8 @@ def THPVariable_add(*args, **kwargs):
     _r = _add_parser.parse(args, kwargs)
     if _r.is_none(3):
         # aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+        if not kwargs:
+            return _ops['add.Tensor'](_r.tensor(0), _r.tensor(1))
         return _ops['add.Tensor'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2))
     # aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
     return _ops['add.out'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2), out=_r.tensor(3))
@@ -135,6 +137,8 @@ def THPVariable_addmm(*args, **kwargs):
     _r = _addmm_parser.parse(args, kwargs)
     if _r.is_none(5):
         # aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+        if not kwargs:
+            return _ops['addmm'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
         return _ops['addmm'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
     # aten::addmm.out(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
     return _ops['addmm.out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4), out=_r.tensor(5))
@@ -148,6 +152,8 @@ _addmv_parser = PythonArgParser([
 def THPVariable_addmv(*args, **kwargs):
     _r = _addmv_parser.parse(args, kwargs)
     # aten::addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    if not kwargs:
+        return _ops['addmv'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
     return _ops['addmv'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
 
 
@@ -305,6 +311,8 @@ def THPVariable_argsort(*args, **kwargs):
     _r = _argsort_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+        if not kwargs:
+            return _ops['argsort.stable'](_r.tensor(0))
         return _ops['argsort.stable'](_r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3))
     # aten::argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
     return _ops['argsort'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
@@ -381,6 +389,8 @@ _baddbmm_parser = PythonArgParser([
 def THPVariable_baddbmm(*args, **kwargs):
     _r = _baddbmm_parser.parse(args, kwargs)
     # aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    if not kwargs:
+        return _ops['baddbmm'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
     return _ops['baddbmm'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
 
 
@@ -405,8 +415,12 @@ def THPVariable_bernoulli(*args, **kwargs):
     _r = _bernoulli_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+        if not kwargs:
+            return _ops['bernoulli'](_r.tensor(0))
         return _ops['bernoulli'](_r.tensor(0), generator=_r.value(1))
     # aten::bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+    if not kwargs:
+        return _ops['bernoulli.p'](_r.tensor(0), _r.to_double(1))
     return _ops['bernoulli.p'](_r.tensor(0), _r.to_double(1), generator=_r.value(2))
 
 
@@ -668,6 +682,8 @@ _clone_parser = PythonArgParser([
 def THPVariable_clone(*args, **kwargs):
     _r = _clone_parser.parse(args, kwargs)
     # aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
+    if not kwargs:
+        return _ops['clone'](_r.tensor(0))
     return _ops['clone'](_r.tensor(0), memory_format=_r.value(1))
 
 
@@ -828,6 +844,8 @@ _cumprod_parser = PythonArgParser([
 def THPVariable_cumprod(*args, **kwargs):
     _r = _cumprod_parser.parse(args, kwargs)
     # aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+    if not kwargs:
+        return _ops['cumprod'](_r.tensor(0), _r.to_int64(1))
     return _ops['cumprod'](_r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2))
 
 
@@ -840,6 +858,8 @@ def THPVariable_cumsum(*args, **kwargs):
     _r = _cumsum_parser.parse(args, kwargs)
     if _r.is_none(3):
         # aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+        if not kwargs:
+            return _ops['cumsum'](_r.tensor(0), _r.to_int64(1))
         return _ops['cumsum'](_r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2))
     # aten::cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
     return _ops['cumsum.out'](_r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2), out=_r.tensor(3))
@@ -917,8 +937,12 @@ def THPVariable_div(*args, **kwargs):
         return _ops['div.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.idx == 1:
         # aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+        if not kwargs:
+            return _ops['div.Tensor_mode'](_r.tensor(0), _r.tensor(1))
         return _ops['div.Tensor_mode'](_r.tensor(0), _r.tensor(1), rounding_mode=_r.value(2))
     # aten::div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+    if not kwargs:
+        return _ops['div.Scalar_mode'](_r.tensor(0), _r.scalar(1))
     return _ops['div.Scalar_mode'](_r.tensor(0), _r.scalar(1), rounding_mode=_r.value(2))
 
 
@@ -966,6 +990,8 @@ _einsum_parser = PythonArgParser([
 def THPVariable_einsum(*args, **kwargs):
     _r = _einsum_parser.parse(args, kwargs)
     # aten::einsum(str equation, Tensor[] tensors, *, int[]? path=None) -> Tensor
+    if not kwargs:
+        return _ops['einsum'](_r.value(0), _r.value(1))
     return _ops['einsum'](_r.value(0), _r.value(1), path=_r.intlist(2))
 
 
@@ -1308,6 +1334,8 @@ def THPVariable_gather(*args, **kwargs):
     _r = _gather_parser.parse(args, kwargs)
     if _r.is_none(4):
         # aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+        if not kwargs:
+            return _ops['gather'](_r.tensor(0), _r.to_int64(1), _r.tensor(2))
         return _ops['gather'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), sparse_grad=_r.to_bool(3))
     # aten::gather.out(Tensor self, int dim, Tensor index, *, bool sparse_grad=False, Tensor(a!) out) -> Tensor(a!)
     return _ops['gather.out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), sparse_grad=_r.to_bool(3), out=_r.tensor(4))
@@ -1343,6 +1371,8 @@ def THPVariable_gelu(*args, **kwargs):
     _r = _gelu_parser.parse(args, kwargs)
     if _r.is_none(2):
         # aten::gelu(Tensor self, *, str approximate='none') -> Tensor
+        if not kwargs:
+            return _ops['gelu'](_r.tensor(0))
         return _ops['gelu'](_r.tensor(0), approximate=_r.value(1))
     # aten::gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> Tensor(a!)
     return _ops['gelu.out'](_r.tensor(0), approximate=_r.value(1), out=_r.tensor(2))
@@ -1356,6 +1386,8 @@ _gelu__parser = PythonArgParser([
 def THPVariable_gelu_(*args, **kwargs):
     _r = _gelu__parser.parse(args, kwargs)
     # aten::gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)
+    if not kwargs:
+        return _ops['gelu_'](_r.tensor(0))
     return _ops['gelu_'](_r.tensor(0), approximate=_r.value(1))
 
 
@@ -1432,6 +1464,8 @@ _index_add_parser = PythonArgParser([
 def THPVariable_index_add(*args, **kwargs):
     _r = _index_add_parser.parse(args, kwargs)
     # aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+    if not kwargs:
+        return _ops['index_add'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
     return _ops['index_add'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), alpha=_r.scalar(4))
 
 
@@ -1592,6 +1626,8 @@ _linalg_vector_norm_parser = PythonArgParser([
 def THPVariable_linalg_vector_norm(*args, **kwargs):
     _r = _linalg_vector_norm_parser.parse(args, kwargs)
     # aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    if not kwargs:
+        return _ops['linalg_vector_norm'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3))
     return _ops['linalg_vector_norm'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3), dtype=_r.scalartype(4))
 
 
@@ -1832,9 +1868,13 @@ def THPVariable_mean(*args, **kwargs):
     _r = _mean_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
+        if not kwargs:
+            return _ops['mean'](_r.tensor(0))
         return _ops['mean'](_r.tensor(0), dtype=_r.scalartype(1))
     if _r.is_none(4):
         # aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+        if not kwargs:
+            return _ops['mean.dim'](_r.tensor(0), _r.intlist(1), _r.to_bool(2))
         return _ops['mean.dim'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
     # aten::mean.out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
     return _ops['mean.out'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3), out=_r.tensor(4))
@@ -1867,6 +1907,8 @@ def THPVariable_meshgrid(*args, **kwargs):
         # aten::meshgrid(Tensor[] tensors) -> Tensor[]
         return _ops['meshgrid'](_r.value(0))
     # aten::meshgrid.indexing(Tensor[] tensors, *, str indexing) -> Tensor[]
+    if not kwargs:
+        return _ops['meshgrid.indexing'](_r.value(0))
     return _ops['meshgrid.indexing'](_r.value(0), indexing=_r.value(1))
 
 
@@ -1983,6 +2025,8 @@ _multinomial_parser = PythonArgParser([
 def THPVariable_multinomial(*args, **kwargs):
     _r = _multinomial_parser.parse(args, kwargs)
     # aten::multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
+    if not kwargs:
+        return _ops['multinomial'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
     return _ops['multinomial'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), generator=_r.value(3))
 
 
@@ -2147,18 +2191,24 @@ def THPVariable_normal(*args, **kwargs):
     if _r.idx == 0:
         if _r.is_none(3):
             # aten::normal.Tensor_Tensor(Tensor mean, Tensor std, *, Generator? generator=None) -> Tensor
+            if not kwargs:
+                return _ops['normal.Tensor_Tensor'](_r.tensor(0), _r.tensor(1))
             return _ops['normal.Tensor_Tensor'](_r.tensor(0), _r.tensor(1), generator=_r.value(2))
         # aten::normal.Tensor_Tensor_out(Tensor mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
         return _ops['normal.Tensor_Tensor_out'](_r.tensor(0), _r.tensor(1), generator=_r.value(2), out=_r.tensor(3))
     if _r.idx == 1:
         if _r.is_none(3):
             # aten::normal.Tensor_float(Tensor mean, float std=1, *, Generator? generator=None) -> Tensor
+            if not kwargs:
+                return _ops['normal.Tensor_float'](_r.tensor(0), _r.to_double(1))
             return _ops['normal.Tensor_float'](_r.tensor(0), _r.to_double(1), generator=_r.value(2))
         # aten::normal.Tensor_float_out(Tensor mean, float std=1, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
         return _ops['normal.Tensor_float_out'](_r.tensor(0), _r.to_double(1), generator=_r.value(2), out=_r.tensor(3))
     if _r.idx == 2:
         if _r.is_none(3):
             # aten::normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor
+            if not kwargs:
+                return _ops['normal.float_Tensor'](_r.to_double(0), _r.tensor(1))
             return _ops['normal.float_Tensor'](_r.to_double(0), _r.tensor(1), generator=_r.value(2))
         # aten::normal.float_Tensor_out(float mean, Tensor std, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
         return _ops['normal.float_Tensor_out'](_r.to_double(0), _r.tensor(1), generator=_r.value(2), out=_r.tensor(3))
@@ -2251,9 +2301,13 @@ def THPVariable_prod(*args, **kwargs):
     _r = _prod_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+        if not kwargs:
+            return _ops['prod'](_r.tensor(0))
         return _ops['prod'](_r.tensor(0), dtype=_r.scalartype(1))
     if _r.is_none(4):
         # aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+        if not kwargs:
+            return _ops['prod.dim_int'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
         return _ops['prod.dim_int'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), dtype=_r.scalartype(3))
     # aten::prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
     return _ops['prod.int_out'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), dtype=_r.scalartype(3), out=_r.tensor(4))
@@ -2434,11 +2488,17 @@ def THPVariable_repeat_interleave(*args, **kwargs):
     _r = _repeat_interleave_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+        if not kwargs:
+            return _ops['repeat_interleave.self_Tensor'](_r.tensor(0), _r.tensor(1), _r.to_int64(2))
         return _ops['repeat_interleave.self_Tensor'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), output_size=_r.to_int64(3))
     if _r.idx == 1:
         # aten::repeat_interleave.Tensor(Tensor repeats, *, SymInt? output_size=None) -> Tensor
+        if not kwargs:
+            return _ops['repeat_interleave.Tensor'](_r.tensor(0))
         return _ops['repeat_interleave.Tensor'](_r.tensor(0), output_size=_r.to_int64(1))
     # aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    if not kwargs:
+        return _ops['repeat_interleave.self_int'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
     return _ops['repeat_interleave.self_int'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), output_size=_r.to_int64(3))
 
 
@@ -2491,6 +2551,8 @@ def THPVariable_round(*args, **kwargs):
         return _ops['round.out'](_r.tensor(0), out=_r.tensor(1))
     if _r.is_none(2):
         # aten::round.decimals(Tensor self, *, int decimals) -> Tensor
+        if not kwargs:
+            return _ops['round.decimals'](_r.tensor(0))
         return _ops['round.decimals'](_r.tensor(0), decimals=_r.to_int64(1))
     # aten::round.decimals_out(Tensor self, *, int decimals, Tensor(a!) out) -> Tensor(a!)
     return _ops['round.decimals_out'](_r.tensor(0), decimals=_r.to_int64(1), out=_r.tensor(2))
@@ -2508,6 +2570,8 @@ def THPVariable_round_(*args, **kwargs):
         # aten::round_(Tensor(a!) self) -> Tensor(a!)
         return _ops['round_'](_r.tensor(0))
     # aten::round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+    if not kwargs:
+        return _ops['round_.decimals'](_r.tensor(0))
     return _ops['round_.decimals'](_r.tensor(0), decimals=_r.to_int64(1))
 
 
@@ -2548,11 +2612,15 @@ def THPVariable_scatter(*args, **kwargs):
         return _ops['scatter.src'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
     if _r.idx == 1:
         # aten::scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+        if not kwargs:
+            return _ops['scatter.reduce'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
         return _ops['scatter.reduce'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), reduce=_r.value(4))
     if _r.idx == 2:
         # aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
         return _ops['scatter.value'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3))
     # aten::scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+    if not kwargs:
+        return _ops['scatter.value_reduce'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3))
     return _ops['scatter.value_reduce'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3), reduce=_r.value(4))
 
 
@@ -2575,6 +2643,8 @@ _scatter_reduce_parser = PythonArgParser([
 def THPVariable_scatter_reduce(*args, **kwargs):
     _r = _scatter_reduce_parser.parse(args, kwargs)
     # aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+    if not kwargs:
+        return _ops['scatter_reduce.two'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), _r.value(4))
     return _ops['scatter_reduce.two'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), _r.value(4), include_self=_r.to_bool(5))
 
 
@@ -2725,6 +2795,8 @@ def THPVariable_sort(*args, **kwargs):
     if _r.idx == 0:
         if _r.is_none(4):
             # aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+            if not kwargs:
+                return _ops['sort.stable'](_r.tensor(0))
             return _ops['sort.stable'](_r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3))
         # aten::sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
         return _return_type('sort_out')(*_ops['sort.values_stable'](_r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3), values=_r.tensorlist(4)[0], indices=_r.tensorlist(4)[1]))
@@ -2833,6 +2905,8 @@ def THPVariable_std(*args, **kwargs):
         return _ops['std.dim'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), _r.to_bool(3))
     if _r.idx == 1:
         # aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+        if not kwargs:
+            return _ops['std.correction'](_r.tensor(0), _r.intlist(1))
         return _ops['std.correction'](_r.tensor(0), _r.intlist(1), correction=_r.scalar(2), keepdim=_r.to_bool(3))
     # aten::std(Tensor self, bool unbiased=True) -> Tensor
     return _ops['std'](_r.tensor(0), _r.to_bool(1))
@@ -2852,6 +2926,8 @@ def THPVariable_std_mean(*args, **kwargs):
         return _ops['std_mean.dim'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), _r.to_bool(3))
     if _r.idx == 1:
         # aten::std_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+        if not kwargs:
+            return _ops['std_mean.correction'](_r.tensor(0), _r.intlist(1))
         return _ops['std_mean.correction'](_r.tensor(0), _r.intlist(1), correction=_r.scalar(2), keepdim=_r.to_bool(3))
     # aten::std_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
     return _ops['std_mean'](_r.tensor(0), _r.to_bool(1))
@@ -2866,6 +2942,8 @@ def THPVariable_sub(*args, **kwargs):
     _r = _sub_parser.parse(args, kwargs)
     if _r.is_none(3):
         # aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+        if not kwargs:
+            return _ops['sub.Tensor'](_r.tensor(0), _r.tensor(1))
         return _ops['sub.Tensor'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2))
     # aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
     return _ops['sub.out'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2), out=_r.tensor(3))
@@ -2881,9 +2959,13 @@ def THPVariable_sum(*args, **kwargs):
     _r = _sum_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
+        if not kwargs:
+            return _ops['sum'](_r.tensor(0))
         return _ops['sum'](_r.tensor(0), dtype=_r.scalartype(1))
     if _r.is_none(4):
         # aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+        if not kwargs:
+            return _ops['sum.dim_IntList'](_r.tensor(0), _r.intlist(1), _r.to_bool(2))
         return _ops['sum.dim_IntList'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
     # aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
     return _ops['sum.IntList_out'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3), out=_r.tensor(4))
@@ -3132,6 +3214,8 @@ def THPVariable_var(*args, **kwargs):
         return _ops['var.dim'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), _r.to_bool(3))
     if _r.idx == 1:
         # aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+        if not kwargs:
+            return _ops['var.correction'](_r.tensor(0), _r.intlist(1))
         return _ops['var.correction'](_r.tensor(0), _r.intlist(1), correction=_r.scalar(2), keepdim=_r.to_bool(3))
     # aten::var(Tensor self, bool unbiased=True) -> Tensor
     return _ops['var'](_r.tensor(0), _r.to_bool(1))
@@ -3151,6 +3235,8 @@ def THPVariable_var_mean(*args, **kwargs):
         return _ops['var_mean.dim'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), _r.to_bool(3))
     if _r.idx == 1:
         # aten::var_mean.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> (Tensor, Tensor)
+        if not kwargs:
+            return _ops['var_mean.correction'](_r.tensor(0), _r.intlist(1))
         return _ops['var_mean.correction'](_r.tensor(0), _r.intlist(1), correction=_r.scalar(2), keepdim=_r.to_bool(3))
     # aten::var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
     return _ops['var_mean'](_r.tensor(0), _r.to_bool(1))

@@ -99,6 +99,8 @@ def THPVariable__to_sparse(self, *args, **kwargs):
     _r = __to_sparse_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::_to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor
+        if not kwargs:
+            return _ops['_to_sparse'](self)
         return _ops['_to_sparse'](self, layout=_r.value(0), blocksize=_r.intlist(1), dense_dim=_r.to_int64(2))
     # aten::_to_sparse.sparse_dim(Tensor self, int sparse_dim) -> Tensor
     return _ops['_to_sparse.sparse_dim'](self, _r.to_int64(0))
@@ -127,6 +129,8 @@ _add_parser = PythonArgParser([
 def THPVariable_add(self, *args, **kwargs):
     _r = _add_parser.parse(args, kwargs)
     # aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+    if not kwargs:
+        return _ops['add.Tensor'](self, _r.tensor(0))
     return _ops['add.Tensor'](self, _r.tensor(0), alpha=_r.scalar(1))
 
 
@@ -138,6 +142,8 @@ _add__parser = PythonArgParser([
 def THPVariable_add_(self, *args, **kwargs):
     _r = _add__parser.parse(args, kwargs)
     # aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+    if not kwargs:
+        return _ops['add_.Tensor'](self, _r.tensor(0))
     return _ops['add_.Tensor'](self, _r.tensor(0), alpha=_r.scalar(1))
 
 
@@ -149,6 +155,8 @@ _addmm_parser = PythonArgParser([
 def THPVariable_addmm(self, *args, **kwargs):
     _r = _addmm_parser.parse(args, kwargs)
     # aten::addmm(Tensor self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    if not kwargs:
+        return _ops['addmm'](self, _r.tensor(0), _r.tensor(1))
     return _ops['addmm'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
 
 
@@ -160,6 +168,8 @@ _addmv_parser = PythonArgParser([
 def THPVariable_addmv(self, *args, **kwargs):
     _r = _addmv_parser.parse(args, kwargs)
     # aten::addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    if not kwargs:
+        return _ops['addmv'](self, _r.tensor(0), _r.tensor(1))
     return _ops['addmv'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
 
 
@@ -271,6 +281,8 @@ def THPVariable_argsort(self, *args, **kwargs):
     _r = _argsort_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::argsort.stable(Tensor self, *, bool stable, int dim=-1, bool descending=False) -> Tensor
+        if not kwargs:
+            return _ops['argsort.stable'](self)
         return _ops['argsort.stable'](self, stable=_r.to_bool(0), dim=_r.to_int64(1), descending=_r.to_bool(2))
     # aten::argsort(Tensor self, int dim=-1, bool descending=False) -> Tensor
     return _ops['argsort'](self, _r.to_int64(0), _r.to_bool(1))
@@ -311,6 +323,8 @@ _baddbmm_parser = PythonArgParser([
 def THPVariable_baddbmm(self, *args, **kwargs):
     _r = _baddbmm_parser.parse(args, kwargs)
     # aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    if not kwargs:
+        return _ops['baddbmm'](self, _r.tensor(0), _r.tensor(1))
     return _ops['baddbmm'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
 
 
@@ -324,8 +338,12 @@ def THPVariable_bernoulli(self, *args, **kwargs):
     _r = _bernoulli_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::bernoulli(Tensor self, *, Generator? generator=None) -> Tensor
+        if not kwargs:
+            return _ops['bernoulli'](self)
         return _ops['bernoulli'](self, generator=_r.value(0))
     # aten::bernoulli.p(Tensor self, float p, *, Generator? generator=None) -> Tensor
+    if not kwargs:
+        return _ops['bernoulli.p'](self, _r.to_double(0))
     return _ops['bernoulli.p'](self, _r.to_double(0), generator=_r.value(1))
 
 
@@ -339,8 +357,12 @@ def THPVariable_bernoulli_(self, *args, **kwargs):
     _r = _bernoulli__parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)
+        if not kwargs:
+            return _ops['bernoulli_.Tensor'](self, _r.tensor(0))
         return _ops['bernoulli_.Tensor'](self, _r.tensor(0), generator=_r.value(1))
     # aten::bernoulli_.float(Tensor(a!) self, float p=0.5, *, Generator? generator=None) -> Tensor(a!)
+    if not kwargs:
+        return _ops['bernoulli_.float'](self, _r.to_double(0))
     return _ops['bernoulli_.float'](self, _r.to_double(0), generator=_r.value(1))
 
 
@@ -604,6 +626,8 @@ _clone_parser = PythonArgParser([
 def THPVariable_clone(self, *args, **kwargs):
     _r = _clone_parser.parse(args, kwargs)
     # aten::clone(Tensor self, *, MemoryFormat? memory_format=None) -> Tensor
+    if not kwargs:
+        return _ops['clone'](self)
     return _ops['clone'](self, memory_format=_r.value(0))
 
 
@@ -688,6 +712,8 @@ _cumprod_parser = PythonArgParser([
 def THPVariable_cumprod(self, *args, **kwargs):
     _r = _cumprod_parser.parse(args, kwargs)
     # aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+    if not kwargs:
+        return _ops['cumprod'](self, _r.to_int64(0))
     return _ops['cumprod'](self, _r.to_int64(0), dtype=_r.scalartype(1))
 
 
@@ -699,6 +725,8 @@ _cumsum_parser = PythonArgParser([
 def THPVariable_cumsum(self, *args, **kwargs):
     _r = _cumsum_parser.parse(args, kwargs)
     # aten::cumsum(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+    if not kwargs:
+        return _ops['cumsum'](self, _r.to_int64(0))
     return _ops['cumsum'](self, _r.to_int64(0), dtype=_r.scalartype(1))
 
 
@@ -759,8 +787,12 @@ def THPVariable_div(self, *args, **kwargs):
         return _ops['div.Tensor'](self, _r.tensor(0))
     if _r.idx == 1:
         # aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+        if not kwargs:
+            return _ops['div.Tensor_mode'](self, _r.tensor(0))
         return _ops['div.Tensor_mode'](self, _r.tensor(0), rounding_mode=_r.value(1))
     # aten::div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
+    if not kwargs:
+        return _ops['div.Scalar_mode'](self, _r.scalar(0))
     return _ops['div.Scalar_mode'](self, _r.scalar(0), rounding_mode=_r.value(1))
 
 
@@ -778,8 +810,12 @@ def THPVariable_div_(self, *args, **kwargs):
         return _ops['div_.Tensor'](self, _r.tensor(0))
     if _r.idx == 1:
         # aten::div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) -> Tensor(a!)
+        if not kwargs:
+            return _ops['div_.Tensor_mode'](self, _r.tensor(0))
         return _ops['div_.Tensor_mode'](self, _r.tensor(0), rounding_mode=_r.value(1))
     # aten::div_.Scalar_mode(Tensor(a!) self, Scalar other, *, str? rounding_mode) -> Tensor(a!)
+    if not kwargs:
+        return _ops['div_.Scalar_mode'](self, _r.scalar(0))
     return _ops['div_.Scalar_mode'](self, _r.scalar(0), rounding_mode=_r.value(1))
 
 
@@ -848,6 +884,8 @@ _expand_parser = PythonArgParser([
 def THPVariable_expand(self, *args, **kwargs):
     _r = _expand_parser.parse(args, kwargs)
     # aten::expand(Tensor(a) self, SymInt[] size, *, bool implicit=False) -> Tensor(a)
+    if not kwargs:
+        return _ops['expand'](self, _r.intlist(0))
     return _ops['expand'](self, _r.intlist(0), implicit=_r.to_bool(1))
 
 
@@ -859,6 +897,8 @@ _exponential__parser = PythonArgParser([
 def THPVariable_exponential_(self, *args, **kwargs):
     _r = _exponential__parser.parse(args, kwargs)
     # aten::exponential_(Tensor(a!) self, float lambd=1, *, Generator? generator=None) -> Tensor(a!)
+    if not kwargs:
+        return _ops['exponential_'](self, _r.to_double(0))
     return _ops['exponential_'](self, _r.to_double(0), generator=_r.value(1))
 
 
@@ -1018,6 +1058,8 @@ _gather_parser = PythonArgParser([
 def THPVariable_gather(self, *args, **kwargs):
     _r = _gather_parser.parse(args, kwargs)
     # aten::gather(Tensor self, int dim, Tensor index, *, bool sparse_grad=False) -> Tensor
+    if not kwargs:
+        return _ops['gather'](self, _r.to_int64(0), _r.tensor(1))
     return _ops['gather'](self, _r.to_int64(0), _r.tensor(1), sparse_grad=_r.to_bool(2))
 
 
@@ -1081,6 +1123,8 @@ _index_add_parser = PythonArgParser([
 def THPVariable_index_add(self, *args, **kwargs):
     _r = _index_add_parser.parse(args, kwargs)
     # aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+    if not kwargs:
+        return _ops['index_add'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
     return _ops['index_add'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), alpha=_r.scalar(3))
 
 
@@ -1092,6 +1136,8 @@ _index_add__parser = PythonArgParser([
 def THPVariable_index_add_(self, *args, **kwargs):
     _r = _index_add__parser.parse(args, kwargs)
     # aten::index_add_(Tensor(a!) self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor(a!)
+    if not kwargs:
+        return _ops['index_add_'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
     return _ops['index_add_'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), alpha=_r.scalar(3))
 
 
@@ -1435,8 +1481,12 @@ def THPVariable_mean(self, *args, **kwargs):
     _r = _mean_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::mean(Tensor self, *, ScalarType? dtype=None) -> Tensor
+        if not kwargs:
+            return _ops['mean'](self)
         return _ops['mean'](self, dtype=_r.scalartype(0))
     # aten::mean.dim(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    if not kwargs:
+        return _ops['mean.dim'](self, _r.intlist(0), _r.to_bool(1))
     return _ops['mean.dim'](self, _r.intlist(0), _r.to_bool(1), dtype=_r.scalartype(2))
 
 
@@ -1567,6 +1617,8 @@ _multinomial_parser = PythonArgParser([
 def THPVariable_multinomial(self, *args, **kwargs):
     _r = _multinomial_parser.parse(args, kwargs)
     # aten::multinomial(Tensor self, SymInt num_samples, bool replacement=False, *, Generator? generator=None) -> Tensor
+    if not kwargs:
+        return _ops['multinomial'](self, _r.to_int64(0), _r.to_bool(1))
     return _ops['multinomial'](self, _r.to_int64(0), _r.to_bool(1), generator=_r.value(2))
 
 
@@ -1726,6 +1778,8 @@ _normal__parser = PythonArgParser([
 def THPVariable_normal_(self, *args, **kwargs):
     _r = _normal__parser.parse(args, kwargs)
     # aten::normal_(Tensor(a!) self, float mean=0, float std=1, *, Generator? generator=None) -> Tensor(a!)
+    if not kwargs:
+        return _ops['normal_'](self, _r.to_double(0), _r.to_double(1))
     return _ops['normal_'](self, _r.to_double(0), _r.to_double(1), generator=_r.value(2))
 
 
@@ -1791,8 +1845,12 @@ def THPVariable_prod(self, *args, **kwargs):
     _r = _prod_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::prod(Tensor self, *, ScalarType? dtype=None) -> Tensor
+        if not kwargs:
+            return _ops['prod'](self)
         return _ops['prod'](self, dtype=_r.scalartype(0))
     # aten::prod.dim_int(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    if not kwargs:
+        return _ops['prod.dim_int'](self, _r.to_int64(0), _r.to_bool(1))
     return _ops['prod.dim_int'](self, _r.to_int64(0), _r.to_bool(1), dtype=_r.scalartype(2))
 
 
@@ -1807,11 +1865,17 @@ def THPVariable_random_(self, *args, **kwargs):
     _r = _random__parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::random_(Tensor(a!) self, *, Generator? generator=None) -> Tensor(a!)
+        if not kwargs:
+            return _ops['random_'](self)
         return _ops['random_'](self, generator=_r.value(0))
     if _r.idx == 1:
         # aten::random_.from(Tensor(a!) self, int from, int? to, *, Generator? generator=None) -> Tensor(a!)
+        if not kwargs:
+            return _ops['random_.from'](self, _r.to_int64(0), _r.to_int64(1))
         return _ops['random_.from'](self, _r.to_int64(0), _r.to_int64(1), generator=_r.value(2))
     # aten::random_.to(Tensor(a!) self, int to, *, Generator? generator=None) -> Tensor(a!)
+    if not kwargs:
+        return _ops['random_.to'](self, _r.to_int64(0))
     return _ops['random_.to'](self, _r.to_int64(0), generator=_r.value(1))
 
 
@@ -1881,8 +1945,12 @@ def THPVariable_repeat_interleave(self, *args, **kwargs):
     _r = _repeat_interleave_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::repeat_interleave.self_Tensor(Tensor self, Tensor repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+        if not kwargs:
+            return _ops['repeat_interleave.self_Tensor'](self, _r.tensor(0), _r.to_int64(1))
         return _ops['repeat_interleave.self_Tensor'](self, _r.tensor(0), _r.to_int64(1), output_size=_r.to_int64(2))
     # aten::repeat_interleave.self_int(Tensor self, SymInt repeats, int? dim=None, *, SymInt? output_size=None) -> Tensor
+    if not kwargs:
+        return _ops['repeat_interleave.self_int'](self, _r.to_int64(0), _r.to_int64(1))
     return _ops['repeat_interleave.self_int'](self, _r.to_int64(0), _r.to_int64(1), output_size=_r.to_int64(2))
 
 
@@ -1905,6 +1973,8 @@ _resize__parser = PythonArgParser([
 def THPVariable_resize_(self, *args, **kwargs):
     _r = _resize__parser.parse(args, kwargs)
     # aten::resize_(Tensor(a!) self, SymInt[] size, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+    if not kwargs:
+        return _ops['resize_'](self, _r.intlist(0))
     return _ops['resize_'](self, _r.intlist(0), memory_format=_r.value(1))
 
 
@@ -1936,6 +2006,8 @@ def THPVariable_round(self, *args, **kwargs):
         # aten::round(Tensor self) -> Tensor
         return _ops['round'](self)
     # aten::round.decimals(Tensor self, *, int decimals) -> Tensor
+    if not kwargs:
+        return _ops['round.decimals'](self)
     return _ops['round.decimals'](self, decimals=_r.to_int64(0))
 
 
@@ -1951,6 +2023,8 @@ def THPVariable_round_(self, *args, **kwargs):
         # aten::round_(Tensor(a!) self) -> Tensor(a!)
         return _ops['round_'](self)
     # aten::round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
+    if not kwargs:
+        return _ops['round_.decimals'](self)
     return _ops['round_.decimals'](self, decimals=_r.to_int64(0))
 
 
@@ -1969,11 +2043,15 @@ def THPVariable_scatter(self, *args, **kwargs):
         return _ops['scatter.src'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
     if _r.idx == 1:
         # aten::scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+        if not kwargs:
+            return _ops['scatter.reduce'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
         return _ops['scatter.reduce'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), reduce=_r.value(3))
     if _r.idx == 2:
         # aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
         return _ops['scatter.value'](self, _r.to_int64(0), _r.tensor(1), _r.scalar(2))
     # aten::scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+    if not kwargs:
+        return _ops['scatter.value_reduce'](self, _r.to_int64(0), _r.tensor(1), _r.scalar(2))
     return _ops['scatter.value_reduce'](self, _r.to_int64(0), _r.tensor(1), _r.scalar(2), reduce=_r.value(3))
 
 
@@ -1992,11 +2070,15 @@ def THPVariable_scatter_(self, *args, **kwargs):
         return _ops['scatter_.src'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
     if _r.idx == 1:
         # aten::scatter_.reduce(Tensor(a!) self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor(a!)
+        if not kwargs:
+            return _ops['scatter_.reduce'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
         return _ops['scatter_.reduce'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), reduce=_r.value(3))
     if _r.idx == 2:
         # aten::scatter_.value(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
         return _ops['scatter_.value'](self, _r.to_int64(0), _r.tensor(1), _r.scalar(2))
     # aten::scatter_.value_reduce(Tensor(a!) self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor(a!)
+    if not kwargs:
+        return _ops['scatter_.value_reduce'](self, _r.to_int64(0), _r.tensor(1), _r.scalar(2))
     return _ops['scatter_.value_reduce'](self, _r.to_int64(0), _r.tensor(1), _r.scalar(2), reduce=_r.value(3))
 
 
@@ -2030,6 +2112,8 @@ _scatter_reduce_parser = PythonArgParser([
 def THPVariable_scatter_reduce(self, *args, **kwargs):
     _r = _scatter_reduce_parser.parse(args, kwargs)
     # aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+    if not kwargs:
+        return _ops['scatter_reduce.two'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), _r.value(3))
     return _ops['scatter_reduce.two'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), _r.value(3), include_self=_r.to_bool(4))
 
 
@@ -2041,6 +2125,8 @@ _scatter_reduce__parser = PythonArgParser([
 def THPVariable_scatter_reduce_(self, *args, **kwargs):
     _r = _scatter_reduce__parser.parse(args, kwargs)
     # aten::scatter_reduce_.two(Tensor(a!) self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor(a!)
+    if not kwargs:
+        return _ops['scatter_reduce_.two'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), _r.value(3))
     return _ops['scatter_reduce_.two'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), _r.value(3), include_self=_r.to_bool(4))
 
 
@@ -2116,6 +2202,8 @@ def THPVariable_sort(self, *args, **kwargs):
     _r = _sort_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::sort.stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
+        if not kwargs:
+            return _ops['sort.stable'](self)
         return _ops['sort.stable'](self, stable=_r.to_bool(0), dim=_r.to_int64(1), descending=_r.to_bool(2))
     # aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
     return _ops['sort'](self, _r.to_int64(0), _r.to_bool(1))
@@ -2214,6 +2302,8 @@ def THPVariable_std(self, *args, **kwargs):
         return _ops['std.dim'](self, _r.intlist(0), _r.to_bool(1), _r.to_bool(2))
     if _r.idx == 1:
         # aten::std.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+        if not kwargs:
+            return _ops['std.correction'](self, _r.intlist(0))
         return _ops['std.correction'](self, _r.intlist(0), correction=_r.scalar(1), keepdim=_r.to_bool(2))
     # aten::std(Tensor self, bool unbiased=True) -> Tensor
     return _ops['std'](self, _r.to_bool(0))
@@ -2227,6 +2317,8 @@ _sub_parser = PythonArgParser([
 def THPVariable_sub(self, *args, **kwargs):
     _r = _sub_parser.parse(args, kwargs)
     # aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+    if not kwargs:
+        return _ops['sub.Tensor'](self, _r.tensor(0))
     return _ops['sub.Tensor'](self, _r.tensor(0), alpha=_r.scalar(1))
 
 
@@ -2238,6 +2330,8 @@ _sub__parser = PythonArgParser([
 def THPVariable_sub_(self, *args, **kwargs):
     _r = _sub__parser.parse(args, kwargs)
     # aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+    if not kwargs:
+        return _ops['sub_.Tensor'](self, _r.tensor(0))
     return _ops['sub_.Tensor'](self, _r.tensor(0), alpha=_r.scalar(1))
 
 
@@ -2251,8 +2345,12 @@ def THPVariable_sum(self, *args, **kwargs):
     _r = _sum_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::sum(Tensor self, *, ScalarType? dtype=None) -> Tensor
+        if not kwargs:
+            return _ops['sum'](self)
         return _ops['sum'](self, dtype=_r.scalartype(0))
     # aten::sum.dim_IntList(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    if not kwargs:
+        return _ops['sum.dim_IntList'](self, _r.intlist(0), _r.to_bool(1))
     return _ops['sum.dim_IntList'](self, _r.intlist(0), _r.to_bool(1), dtype=_r.scalartype(2))
 
 
@@ -2346,6 +2444,8 @@ _to_dense_parser = PythonArgParser([
 def THPVariable_to_dense(self, *args, **kwargs):
     _r = _to_dense_parser.parse(args, kwargs)
     # aten::to_dense(Tensor self, ScalarType? dtype=None, *, bool? masked_grad=None) -> Tensor
+    if not kwargs:
+        return _ops['to_dense'](self, _r.scalartype(0))
     return _ops['to_dense'](self, _r.scalartype(0), masked_grad=_r.to_bool(1))
 
 
@@ -2359,6 +2459,8 @@ def THPVariable_to_sparse(self, *args, **kwargs):
     _r = _to_sparse_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor
+        if not kwargs:
+            return _ops['to_sparse'](self)
         return _ops['to_sparse'](self, layout=_r.value(0), blocksize=_r.intlist(1), dense_dim=_r.to_int64(2))
     # aten::to_sparse.sparse_dim(Tensor self, int sparse_dim) -> Tensor
     return _ops['to_sparse.sparse_dim'](self, _r.to_int64(0))
@@ -2475,6 +2577,8 @@ _uniform__parser = PythonArgParser([
 def THPVariable_uniform_(self, *args, **kwargs):
     _r = _uniform__parser.parse(args, kwargs)
     # aten::uniform_(Tensor(a!) self, float from=0, float to=1, *, Generator? generator=None) -> Tensor(a!)
+    if not kwargs:
+        return _ops['uniform_'](self, _r.to_double(0), _r.to_double(1))
     return _ops['uniform_'](self, _r.to_double(0), _r.to_double(1), generator=_r.value(2))
 
 
@@ -2519,6 +2623,8 @@ def THPVariable_var(self, *args, **kwargs):
         return _ops['var.dim'](self, _r.intlist(0), _r.to_bool(1), _r.to_bool(2))
     if _r.idx == 1:
         # aten::var.correction(Tensor self, int[1]? dim=None, *, Scalar? correction=None, bool keepdim=False) -> Tensor
+        if not kwargs:
+            return _ops['var.correction'](self, _r.intlist(0))
         return _ops['var.correction'](self, _r.intlist(0), correction=_r.scalar(1), keepdim=_r.to_bool(2))
     # aten::var(Tensor self, bool unbiased=True) -> Tensor
     return _ops['var'](self, _r.to_bool(0))

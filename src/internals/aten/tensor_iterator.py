@@ -296,17 +296,29 @@ class TensorIterator:
         for k, out in enumerate(self.outputs):
             if out is None:
                 dtype = self.config.output_dtypes[k] or self.common_dtype
-                self.outputs[k] = empty_strided_generic(self.shape, tuple(self.output_strides), dtype, self.device)
+                self.outputs[k] = empty_strided_generic(self.shape, self.output_strides, dtype, self.device)
 
     def cast_to_opmath(self):
         """The operands as the loop reads them, all in the computation dtype (see module docstring)."""
+        config, compute = self.config, self.compute_dtype
+        if not (compute is self.common_dtype and config.promote_inputs_to_common_dtype_
+                and not config.original_scalar_inputs and self.device.type == "cpu"):
+            self._cast_inputs()     # the usual case skips it: ``compute_types`` left CPU inputs in ``common``
+        for k, out in enumerate(self.outputs):
+            wanted = config.output_dtypes[k]
+            if wanted is None:
+                wanted = compute if config.cast_common_dtype_to_outputs_ else st.opmath_type(out._impl.dtype)
+            if out._impl.dtype is not wanted:
+                self.outputs[k] = scratch_like(out, wanted)   # the loop writes here; ``cast_outputs`` copies back
+
+    def _cast_inputs(self):
         config, device = self.config, self.device
         common, compute = self.common_dtype, self.compute_dtype
         scalars = config.original_scalar_inputs
         for k, x in enumerate(self.inputs):
             impl = x._impl
             if impl.dtype is compute and impl.device is device and not scalars:
-                continue                             # the usual case: nothing to cast, nothing to move
+                continue                             # nothing to cast, nothing to move
             original_scalar = k in scalars and impl.numel() == 1
             if original_scalar:
                 x = config.inputs[k]
@@ -318,12 +330,6 @@ class TensorIterator:
             if not original_scalar and x.dtype is not common and compute is not common:
                 x = _cast(x, common)                 # rounded to the common dtype first, as torch's loop does
             self.inputs[k] = x if x.dtype is compute else _cast(x, compute)
-        for k, out in enumerate(self.outputs):
-            wanted = config.output_dtypes[k]
-            if wanted is None:
-                wanted = compute if config.cast_common_dtype_to_outputs_ else st.opmath_type(out._impl.dtype)
-            if out._impl.dtype is not wanted:
-                self.outputs[k] = scratch_like(out, wanted)   # the loop writes here; ``cast_outputs`` copies back
 
     def coalesce_dimensions(self):
         """The loop's geometry: dims merged where every operand walks them as one."""
@@ -354,7 +360,7 @@ class TensorIterator:
         A reduction's loop gets ``loop(buffers, outer_sizes, outer_strides, inner_sizes,
         inner_strides, offset)`` instead: the input's kept and reduced dims apart.
         """
-        if self.result._impl.numel():
+        if 0 not in self.result._impl.sizes:      # an empty result has nothing to compute
             loop(self.buffers(), *self.geometry)
             if self.outputs[0] is not self.result:
                 self.cast_outputs()

@@ -41,7 +41,7 @@ class _Guard:
         saved = self.saved = getattr(tls, self.attribute)
         setattr(tls, self.attribute, DispatchKeySet._from_bits(saved.bits | self.keys.bits))
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, traceback):
         setattr(tls, self.attribute, self.saved)
 
 

@@ -18,10 +18,10 @@ from .tensor_impl import required_storage_elements
 __all__ = ["UntypedStorage"]
 
 
-def _check_nbytes(nbytes):
-    if nbytes < 0:     # torch passes it on to the allocator as a size_t
-        raise RuntimeError(f"[enforce fail at alloc_cpu.cpp:98] ((ptrdiff_t)nbytes) >= 0. alloc_cpu() seems "
-                           f"to have been called with negative number: {nbytes % 2**64}")
+def _negative_nbytes(nbytes):
+    """The error for a negative size: torch passes it on to the allocator as a size_t."""
+    return RuntimeError(f"[enforce fail at alloc_cpu.cpp:98] ((ptrdiff_t)nbytes) >= 0. alloc_cpu() seems "
+                        f"to have been called with negative number: {nbytes % 2**64}")
 
 
 class UntypedStorage:
@@ -31,13 +31,13 @@ class UntypedStorage:
         """Allocate ``nbytes`` on ``device``, or wrap ``data`` (a byte array) without copying.
         ``resizable=False`` for memory someone else owns (``from_numpy``), as torch marks it."""
         device = device if isinstance(device, _device) else _device(device)
-        if device.type == "cpu" and device.index is not None:
+        if device.index is not None and device.type == "cpu":
             device = _device("cpu")      # 'cpu:0' is the CPU, as in torch
         if data is None:
-            _check_nbytes(nbytes)
+            if nbytes < 0:
+                raise _negative_nbytes(nbytes)
             if allocator is None:
-                cpu = device.type == "cpu"
-                allocator = cpu_allocator if cpu else _allocator_for(device)
+                allocator = cpu_allocator if device.type == "cpu" else _allocator_for(device)
             data = allocator.allocate(nbytes)
         self._allocator = allocator      # None for ``data`` someone else allocated
         self.device = device
@@ -86,7 +86,8 @@ class UntypedStorage:
         nbytes = operator.index(nbytes)
         if not -2**63 <= nbytes < 2**63:
             raise ValueError("Overflow when unpacking long long")
-        _check_nbytes(nbytes)
+        if nbytes < 0:
+            raise _negative_nbytes(nbytes)
         if not self._resizable:
             raise RuntimeError("Trying to resize storage that is not resizable")
         if nbytes < self._nbytes:

@@ -107,7 +107,8 @@ class TensorImpl(TensorImplBase):
         # the keys, from the cache ``compute_key_set`` fills (``_modes.inference`` is
         # InferenceMode.is_enabled(), read without a call)
         key = (storage.device.type, strided, _modes.inference)
-        self.key_set = _key_sets.get(key) or compute_key_set(*key)
+        keys = _key_sets.get(key)
+        self.key_set = keys if keys is not None else compute_key_set(*key)
 
     @classmethod
     def without_storage(cls, sizes, strides, storage_offset, dtype, device):

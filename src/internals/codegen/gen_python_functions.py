@@ -168,7 +168,7 @@ def accessor(type_str):
 _OPTIONS = {"dtype": "ScalarType?", "layout": "Layout?", "device": "Device?"}
 
 
-def dispatch_call(overload, method, signature=None):
+def dispatch_call(overload, method, signature=None, keywords=True):
     """``_ops["add.Tensor"](self, _r.tensor(0), alpha=_r.scalar(1))``: the operator's handle,
     found by name on each call (a ``Library`` may replace it), then called (``at::_ops::add_Tensor::call``).
 
@@ -177,14 +177,15 @@ def dispatch_call(overload, method, signature=None):
     ``torch::`` variable factory that sets it after the call. Its out= overload is called through
     ``_factory_out``, which checks the options given against ``out`` first.
     ``signature`` is the Python signature parsed, when it is not the overload's own (an out=
-    overload parsed by its functional pair's signature)."""
+    overload parsed by its functional pair's signature). ``keywords=False`` leaves out the
+    keyword-only arguments other than ``out`` (see ``returns``)."""
     signature = signature or overload.signature
     index = {a.name: i for i, a in enumerate(signature.arguments())}
     arguments = overload.schema.arguments
     exprs = []
     for a in arguments.flat_positional:
         exprs.append("self" if method and a.name == "self" else f"_r.{accessor(str(a.type))}({index[a.name]})")
-    for a in arguments.flat_kwarg_only:
+    for a in arguments.flat_kwarg_only if keywords or "requires_grad" in index else ():
         exprs.append(f"{a.name}=_r.{accessor(str(a.type))}({index[a.name]})")
     outputs = arguments.out
     if outputs:
@@ -201,6 +202,22 @@ def dispatch_call(overload, method, signature=None):
     if len(outputs) > 1:            # out=(values, indices) comes back as torch.return_types.max_out
         return f"_return_type({str(overload.schema.name.name) + '_out'!r})(*{call})"
     return call
+
+
+def returns(overload, method, indent, signature=None):
+    """The binding's ``return`` of one overload's call.
+
+    C++ passes every argument on; a Python keyword argument costs something at each layer it
+    crosses (the dispatcher, autograd, the redispatch, the kernel: about a tenth of a
+    microsecond each). So a call that gave no keywords at all -- none of the keyword-only
+    arguments, then -- is passed on without them, and each kernel's own default applies: the
+    schema's (``test_codegen`` checks every kernel's). This is also how torch shows a call to
+    Python (``__torch_dispatch__``): keyword arguments left at their defaults are left out."""
+    call = dispatch_call(overload, method, signature)
+    short = dispatch_call(overload, method, signature, keywords=False)
+    if short == call:
+        return [f"{indent}return {call}"]
+    return [f"{indent}if not kwargs:", f"{indent}    return {short}", f"{indent}return {call}"]
 
 
 def schema_comment(overload):
@@ -231,12 +248,12 @@ def gen_binding(name, overloads, method):
         if o.out is not None:           # torch's PY_VARIABLE_OUT: the functional call when out is None
             lines.append(f"{indent}if _r.is_none({o.signature.output_idx()}):")
             lines.append(f"{indent}    {schema_comment(o)}")
-            lines.append(f"{indent}    return {dispatch_call(o, method, o.signature)}")
+            lines += returns(o, method, indent + "    ", o.signature)
             lines.append(f"{indent}{schema_comment(o.out)}")
             lines.append(f"{indent}return {dispatch_call(o.out, method, o.signature)}")
             continue
         lines.append(f"{indent}{schema_comment(o)}")
-        lines.append(f"{indent}return {dispatch_call(o, method)}")
+        lines += returns(o, method, indent)
     return "\n".join(lines)
 
 

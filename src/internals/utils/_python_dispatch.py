@@ -8,6 +8,7 @@ then hands the call -- already below Autograd, so after the graph was recorded -
 on top of the stack (popped while it runs, so its own calls go below it), or else to the
 tensor subclass.
 """
+import ast
 import threading
 
 from .._ops import ops
@@ -81,6 +82,7 @@ def _subclass_types(args, kwargs):
 def python_fallback(op, keys, *args, **kwargs):
     """The Python key's fallback: the mode on top of the stack, else the subclasses' handlers."""
     func, types = overload_of(op), _subclass_types(args, kwargs)
+    kwargs = _given(op, kwargs)
     if _stack.modes:
         mode = _pop_mode()
         try:
@@ -93,6 +95,27 @@ def python_fallback(op, keys, *args, **kwargs):
             return result
     raise TypeError(f"Multiple dispatch failed for '{op.name}'; all __torch_dispatch__ handlers returned "
                     f"NotImplemented:\n\n  - tensor subclasses: {list(types)}")
+
+
+def _given(op, kwargs):
+    """The keyword arguments a handler sees: those at their schema default are left out, as
+    torch's ``parseIValuesToPyArgsKwargs`` leaves them (``x.add(y, alpha=1)`` shows ``{}``)."""
+    if not kwargs or op.schema is None:
+        return kwargs
+    defaults = {a.name: a.default for a in op.schema.arguments.flat_kwarg_only if a.default is not None}
+    return {name: value for name, value in kwargs.items() if not _is_default(value, defaults.get(name))}
+
+
+def _is_default(value, default):
+    if default is None or isinstance(value, TensorBase):
+        return False
+    if default == "None":
+        return value is None
+    try:
+        expected = ast.literal_eval(default)      # 1, 1.0, True, 'none'; a name such as ``long`` is not one
+    except ValueError:
+        return False
+    return type(value) is type(expected) and value == expected
 
 
 def mode_detach(tensor):
