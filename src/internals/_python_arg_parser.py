@@ -397,13 +397,9 @@ class FunctionSignature:
 
 class PythonArgs:
     """A matched call (``PythonArgs``): which signature (``idx``), and accessors that convert each
-    argument to what the operator's schema type wants."""
+    argument to what the operator's schema type wants. ``PythonArgParser.parse`` fills in the three
+    fields: every operator call makes one, and a Python ``__init__`` would cost more than that."""
     __slots__ = ("idx", "signature", "values")
-
-    def __init__(self, signature, values):
-        self.idx = signature.index
-        self.signature = signature
-        self.values = values
 
     def _get(self, i):
         v = self.values[i]
@@ -486,7 +482,9 @@ class PythonArgParser:
             if values is not None:
                 if _trace_log.entries is not None:      # a tracer listens (checked here: every call passes)
                     _trace_log.add((self.name, sig.fmt))
-                return PythonArgs(sig, values)
+                matched = PythonArgs()
+                matched.idx, matched.signature, matched.values = sig.index, sig, values
+                return matched
         self._raise(args, kwargs)
 
     def _raise(self, args, kwargs):

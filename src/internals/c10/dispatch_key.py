@@ -29,7 +29,19 @@ class DispatchKey(IntEnum):
     PythonTLSSnapshot = 15
 
 
-_BY_BITS = {}
+class _SetsByBits(dict):
+    """Every key set made so far, by its bits. Sets are immutable, so each is made once and
+    shared: the dispatcher asks for several on every call (16 keys: at most 65,536 of them).
+    A set already made is a plain dict lookup, in C; only a new one runs ``__missing__``."""
+
+    def __missing__(self, bits):
+        out = object.__new__(DispatchKeySet)
+        out.bits = bits
+        self[bits] = out      # two threads may both make one: either is kept, both are equal
+        return out
+
+
+_BY_BITS = _SetsByBits()
 
 
 class DispatchKeySet:
@@ -42,16 +54,9 @@ class DispatchKeySet:
             bits |= 1 << int(k)
         self.bits = bits
 
-    @classmethod
-    def _from_bits(cls, bits):
-        """The set of these bits. Sets are immutable, so each is made once and shared: the
-        dispatcher asks for several on every call (16 keys: at most 65,536 of them)."""
-        out = _BY_BITS.get(bits)
-        if out is None:
-            out = object.__new__(cls)
-            out.bits = bits
-            _BY_BITS[bits] = out      # two threads may both make one: either is kept, both are equal
-        return out
+    # ``DispatchKeySet._from_bits(bits)``: the set of these bits (see ``_SetsByBits``), without
+    # a Python frame: the dispatcher and the guards call it several times on every operator call.
+    _from_bits = staticmethod(_BY_BITS.__getitem__)
 
     def __or__(self, other):
         return DispatchKeySet._from_bits(self.bits | other.bits)

@@ -143,14 +143,18 @@ def _build_binary(op):
     return loop, serial
 
 
-_loops = {}
+class _Compiled(dict):
+    """The (parallel, serial) loops of each ("unary" or "binary", op), built on first use. A hit
+    is a plain dict lookup, in C; a miss runs ``__missing__`` (two threads may both build one:
+    the same loops, either one kept)."""
+
+    def __missing__(self, key):
+        kind, op = key
+        loops = self[key] = (_build_unary if kind == "unary" else _build_binary)(op)
+        return loops
 
 
-def _loop(kind, op, build):
-    loops = _loops.get((kind, op))
-    if loops is None:         # two threads may both build it: the same loops, either one kept
-        loops = _loops[kind, op] = build(op)
-    return loops
+_loops = _Compiled()
 
 
 def _pick(loops, shape):
@@ -170,11 +174,11 @@ def _pick(loops, shape):
 # So when ``out`` is ``a`` (the same typed buffer: same storage, same dtype) and both start at the
 # same element, the loop stores through ``x`` itself, and LLVM has nothing to check.
 def unary_loop(op, out, a, shape, strides, offsets):
-    _pick(_loop("unary", op, _build_unary), shape)(out, a, out is a, shape, strides, offsets)
+    _pick(_loops["unary", op], shape)(out, a, out is a, shape, strides, offsets)
 
 
 def binary_loop(op, out, a, b, alpha, shape, strides, offsets):
-    _pick(_loop("binary", op, _build_binary), shape)(out, a, b, alpha, out is a, shape, strides, offsets)
+    _pick(_loops["binary", op], shape)(out, a, b, alpha, out is a, shape, strides, offsets)
 
 
 @njit(inline="always")
