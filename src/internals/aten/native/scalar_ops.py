@@ -834,6 +834,29 @@ BINARY += (div_floor_int, div_floor_float, div_trunc_int, div_trunc_float, remai
 BINARY += (div_complex, pow_complex, pow_complex_scalar, pow_float_scalar)
 DIV_COMPLEX, POW_COMPLEX, POW_COMPLEX_SCALAR, POW_FLOAT_SCALAR = range(len(BINARY) - 4, len(BINARY))
 
+# ----------------------------------------------------------------------------- ternary ops
+@register_jitable
+def select(cond, a, b, value):
+    """``where``: a or b by the condition (the loop only moves values)."""
+    return a if cond else b
+
+
+@register_jitable
+def addcmul(x, t1, t2, value):
+    """``addcmul_cpu_kernel`` (``PointwiseOpsKernel.cpp``): ``self + value * t1 * t2``, which GCC
+    contracts to one fma of the rounded ``value * t1`` with ``t2`` and ``self``, as ``add``'s."""
+    return multiply_add(value * t1, t2, x)
+
+
+@register_jitable
+def addcdiv(x, t1, t2, value):
+    """``addcdiv_cpu_kernel``: ``self + value * t1 / t2``, each step rounded (no fma: a division)."""
+    return x + value * t1 / t2
+
+
+TERNARY = (select, addcmul, addcdiv)
+WHERE, ADDCMUL, ADDCDIV = range(len(TERNARY))
+
 # ----------------------------------------------------------------------------- reductions
 SUM, PROD, AMAX, AMIN, ARGMAX, ARGMIN = range(6)
 
@@ -886,6 +909,10 @@ def binary_op(op, a, b, alpha):
     return BINARY[op](a, b, alpha)
 
 
+def ternary_op(op, a, b, c, value):
+    return TERNARY[op](a, b, c, value)
+
+
 def _literal_op(op):
     if not isinstance(op, (types.IntegerLiteral, types.Literal)):
         raise TypeError("the op number must be a compile-time constant (use numba.literally)")
@@ -908,3 +935,9 @@ def _reduce_combine_jit(op, acc, x):
 def _binary_op_jit(op, a, b, alpha):
     fn = BINARY[_literal_op(op)]
     return lambda op, a, b, alpha: fn(a, b, alpha)
+
+
+@overload(ternary_op, target="generic", prefer_literal=True)
+def _ternary_op_jit(op, a, b, c, value):
+    fn = TERNARY[_literal_op(op)]
+    return lambda op, a, b, c, value: fn(a, b, c, value)
