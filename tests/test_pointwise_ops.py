@@ -1,6 +1,7 @@
 """addcmul and addcdiv (``PointwiseOps.cpp``) compared with torch: OpInfo samples, the bits of
-each floating dtype (hypothesis), type promotion, out= and in-place variants, errors, gradients
-and nodes (first and second order), and the operators a logging mode sees."""
+each floating dtype (hypothesis; lerp's too, the optimizers' third fused update), type promotion,
+out= and in-place variants, errors, gradients and nodes (first and second order), and the
+operators a logging mode sees."""
 import warnings
 
 import hypothesis
@@ -45,6 +46,17 @@ def test_bits_match_torch(name, dtype, values, value, in_place):
         s, t1, t2 = (lib.tensor(column, dtype=getattr(lib, str(dtype)[6:])) for column in zip(*values))
         op = getattr(s, name + "_") if in_place else (lambda *a, **k: getattr(lib, name)(s, *a, **k))
         return op(t1, t2, value=value)
+    assert_same(run(internals), run(torch), rtol=0, atol=0)
+
+
+@hypothesis.settings(max_examples=40, deadline=None)
+@hypothesis.given(dtype=st.sampled_from(FLOAT_DTYPES),
+                  values=st.lists(st.tuples(FINITE, FINITE), min_size=1, max_size=40), weight=st.floats(-2, 2, allow_nan=False), in_place=st.booleans())
+def test_lerp_scalar_bits_match_torch(dtype, values, weight, in_place):
+    """``lerp.Scalar``, the optimizers' running average: one fma from the nearer end (``lerp_vec``)."""
+    def run(lib):
+        start, end = (lib.tensor(column, dtype=getattr(lib, str(dtype)[6:])) for column in zip(*values))
+        return start.lerp_(end, weight) if in_place else lib.lerp(start, end, weight)
     assert_same(run(internals), run(torch), rtol=0, atol=0)
 
 

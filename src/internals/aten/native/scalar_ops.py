@@ -733,9 +733,10 @@ def softplus(x, beta, threshold):
 
 @register_jitable
 def lerp(start, end, weight):
-    """``lerp`` with a scalar weight: from the nearer end, as ATen's, so weight 1 gives ``end``."""
+    """``lerp`` with a scalar weight: from the nearer end, as ATen's, so weight 1 gives ``end``.
+    One fma either way, as ``lerp_vec`` (``cpu/LerpKernel.cpp``): ``fmadd(weight - 1, diff, end)``."""
     diff = end - start
-    return start + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
+    return multiply_add(weight, diff, start) if abs(weight) < 0.5 else multiply_add(weight - 1, diff, end)
 
 
 @register_jitable
