@@ -51,7 +51,8 @@ def test_bits_match_torch(name, dtype, values, value, in_place):
 
 @hypothesis.settings(max_examples=40, deadline=None)
 @hypothesis.given(dtype=st.sampled_from(FLOAT_DTYPES),
-                  values=st.lists(st.tuples(FINITE, FINITE), min_size=1, max_size=40), weight=st.floats(-2, 2, allow_nan=False), in_place=st.booleans())
+                  values=st.lists(st.tuples(FINITE, FINITE), min_size=1, max_size=40),
+                  weight=st.floats(-2, 2, allow_nan=False), in_place=st.booleans())
 def test_lerp_scalar_bits_match_torch(dtype, values, weight, in_place):
     """``lerp.Scalar``, the optimizers' running average: one fma from the nearer end (``lerp_vec``)."""
     def run(lib):
