@@ -65,6 +65,7 @@ class Adam(Optimizer):
 
 
 def _single_tensor_adam(params, states, group):
+    """One parameter at a time, torch's operators in torch's order (real parameters, not capturable)."""
     lr, eps, weight_decay, amsgrad = group["lr"], group["eps"], group["weight_decay"], group["amsgrad"]
     beta1, beta2 = group["betas"]
     for param, state in zip(params, states):

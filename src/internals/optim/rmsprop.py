@@ -54,6 +54,7 @@ class RMSprop(Optimizer):
 
 
 def _single_tensor_rmsprop(params, states, group):
+    """One parameter at a time, torch's operators in torch's order (real parameters, not capturable)."""
     lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
     for param, state in zip(params, states):
         grad = -param.grad if group["maximize"] else param.grad

@@ -2,8 +2,9 @@
 
 ATen hands each loop a small lambda (``cpu_kernel(iter, [](a, b) { return a + b; })`` in
 ``aten/src/ATen/native/cpu/BinaryOpsKernel.cpp``). Numba cannot cache a loop that takes a
-function argument, so here a loop takes an op *number*: ``unary_op(op, x)`` and
-``binary_op(op, a, b, alpha)`` index a table of small functions. In jitted code the op number is
+function argument, so here a loop takes an op *number*: ``unary_op(op, x)``,
+``binary_op(op, a, b, alpha)`` and ``ternary_op(op, a, b, c, value)`` (where, addcmul,
+addcdiv) index a table of small functions. In jitted code the op number is
 a compile-time literal and the ``@overload`` below resolves it to the table's function while
 typing, so each (op, dtype) pair compiles to its own straight-line loop. Under the CUDA
 simulator these are plain Python calls into the same table.
