@@ -205,6 +205,11 @@ def test_every_derivative_entry_is_tested():
             make(internals.ones(2, 2, requires_grad=True))
         reached.add(node)
     reached.add(internals.ones(2, requires_grad=True).angle().grad_fn.name())     # round 7 compares it
+    # addcmul and addcdiv (tests/test_pointwise_ops.py compares their nodes and gradients).
+    from test_pointwise_ops import GRAD_CASES as POINTWISE_CASES
+    for build in POINTWISE_CASES.values():
+        reached |= _nodes(build(internals, *[internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
+                                             for _ in range(3)]))
     # Round 7's operators, differentiated twice (tests/test_ops_round7.py compares nodes and gradients).
     from test_ops_round7 import GRAD_CASES as ROUND7_CASES
     for build in ROUND7_CASES.values():

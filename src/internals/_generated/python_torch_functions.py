@@ -128,6 +128,34 @@ def THPVariable_add(*args, **kwargs):
     return _ops['add.out'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2), out=_r.tensor(3))
 
 
+_addcdiv_parser = PythonArgParser([
+    'addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor out=None)',
+])
+
+
+def THPVariable_addcdiv(*args, **kwargs):
+    _r = _addcdiv_parser.parse(args, kwargs)
+    if _r.is_none(4):
+        # aten::addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+        return _ops['addcdiv'](_r.tensor(0), _r.tensor(1), _r.tensor(2), value=_r.scalar(3))
+    # aten::addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
+    return _ops['addcdiv.out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), value=_r.scalar(3), out=_r.tensor(4))
+
+
+_addcmul_parser = PythonArgParser([
+    'addcmul(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor out=None)',
+])
+
+
+def THPVariable_addcmul(*args, **kwargs):
+    _r = _addcmul_parser.parse(args, kwargs)
+    if _r.is_none(4):
+        # aten::addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+        return _ops['addcmul'](_r.tensor(0), _r.tensor(1), _r.tensor(2), value=_r.scalar(3))
+    # aten::addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
+    return _ops['addcmul.out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), value=_r.scalar(3), out=_r.tensor(4))
+
+
 _addmm_parser = PythonArgParser([
     'addmm(Tensor input, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)',
 ])
@@ -3353,6 +3381,8 @@ FUNCTIONS = named({
     'abs': THPVariable_abs,
     'abs_': THPVariable_abs_,
     'add': THPVariable_add,
+    'addcdiv': THPVariable_addcdiv,
+    'addcmul': THPVariable_addcmul,
     'addmm': THPVariable_addmm,
     'addmv': THPVariable_addmv,
     'all': THPVariable_all,

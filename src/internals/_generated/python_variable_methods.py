@@ -147,6 +147,50 @@ def THPVariable_add_(self, *args, **kwargs):
     return _ops['add_.Tensor'](self, _r.tensor(0), alpha=_r.scalar(1))
 
 
+_addcdiv_parser = PythonArgParser([
+    'addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1)',
+])
+
+
+def THPVariable_addcdiv(self, *args, **kwargs):
+    _r = _addcdiv_parser.parse(args, kwargs)
+    # aten::addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+    return _ops['addcdiv'](self, _r.tensor(0), _r.tensor(1), value=_r.scalar(2))
+
+
+_addcdiv__parser = PythonArgParser([
+    'addcdiv_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)',
+])
+
+
+def THPVariable_addcdiv_(self, *args, **kwargs):
+    _r = _addcdiv__parser.parse(args, kwargs)
+    # aten::addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+    return _ops['addcdiv_'](self, _r.tensor(0), _r.tensor(1), value=_r.scalar(2))
+
+
+_addcmul_parser = PythonArgParser([
+    'addcmul(Tensor tensor1, Tensor tensor2, *, Scalar value=1)',
+])
+
+
+def THPVariable_addcmul(self, *args, **kwargs):
+    _r = _addcmul_parser.parse(args, kwargs)
+    # aten::addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+    return _ops['addcmul'](self, _r.tensor(0), _r.tensor(1), value=_r.scalar(2))
+
+
+_addcmul__parser = PythonArgParser([
+    'addcmul_(Tensor tensor1, Tensor tensor2, *, Scalar value=1)',
+])
+
+
+def THPVariable_addcmul_(self, *args, **kwargs):
+    _r = _addcmul__parser.parse(args, kwargs)
+    # aten::addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+    return _ops['addcmul_'](self, _r.tensor(0), _r.tensor(1), value=_r.scalar(2))
+
+
 _addmm_parser = PythonArgParser([
     'addmm(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)',
 ])
@@ -2676,6 +2720,10 @@ METHODS = named({
     'abs_': THPVariable_abs_,
     'add': THPVariable_add,
     'add_': THPVariable_add_,
+    'addcdiv': THPVariable_addcdiv,
+    'addcdiv_': THPVariable_addcdiv_,
+    'addcmul': THPVariable_addcmul,
+    'addcmul_': THPVariable_addcmul_,
     'addmm': THPVariable_addmm,
     'addmv': THPVariable_addmv,
     'all': THPVariable_all,

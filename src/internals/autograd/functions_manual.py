@@ -16,6 +16,7 @@ from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.dispatch_key import DispatchKey
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import tls
+from ..c10.memory_format import preserve_format
 from ..c10.scalar_type import float64
 
 INT64_MAX = 2 ** 63 - 1       # slice's end when none is given
@@ -27,7 +28,7 @@ __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", 
            "binary_cross_entropy_target_backward", "binary_cross_entropy_double_backward",
            "binary_cross_entropy_double_backward_target", "binary_cross_entropy_with_logits_backward",
            "binary_cross_entropy_with_logits_target_backward", "leaky_relu_backward", "not_implemented",
-           "view_as_real", "where", "zeros_like",
+           "view_as_real", "where", "zeros_like", "conj", "scalar_div_tensor", "addcdiv_tensor2_backward",
            "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
            "pow_backward_exponent", "pow_backward_exponent_scalar_base", "sum_backward",
            "mean_backward", "prod_backward", "amax_amin_backward", "scale_grad_by_count",
@@ -91,6 +92,27 @@ def div_tensor_other_backward(grad, self, other):
     """-grad * self / other², as torch groups it: ``-grad * ((self / other) / other)``, the right
     operand first (the order C++ evaluates it in)."""
     ratio = (self / other) / other
+    return -grad * ratio
+
+
+def conj(t):
+    """``Tensor::conj``: a real tensor is its own conjugate, returned before any operator runs."""
+    return dispatcher.call("conj", t) if t.dtype.is_complex else t
+
+
+def scalar_div_tensor(s, t):
+    """C++'s ``s / t`` with a number on the left (``TensorOperators.h``):
+    ``empty_like(t, preserve_format).fill_(s).div_(t)``."""
+    quotient = dispatcher.call("empty_like", t, memory_format=preserve_format)
+    dispatcher.call("fill_.Scalar", quotient, s)
+    return dispatcher.call("div_.Tensor", quotient, t)
+
+
+def addcdiv_tensor2_backward(grad, tensor1, tensor2, value):
+    """``-grad * (value * tensor1 / (tensor2 * tensor2)).conj()``, evaluated right to left as C++
+    evaluates torch's formula: the square first, the negated gradient last."""
+    square = tensor2 * tensor2
+    ratio = conj(mul_scalar(tensor1, value) / square)
     return -grad * ratio
 
 

@@ -1,20 +1,20 @@
-"""Adam (``torch/optim/adam.py``, the single-tensor loop, ``capturable=False``).
+"""Adam (``torch/optim/adam.py``: ``Adam._init_group`` and ``_single_tensor_adam``, ``capturable=False``).
 
-Per parameter, in torch's order, with t the step count:
-    g = grad (+ weight_decay·p)
-    m = m + (1 − β1)·(g − m)                 (torch: ``exp_avg.lerp_(g, 1 − β1)``)
-    v = β2·v + (1 − β2)·g²                   (torch: ``mul_(β2).addcmul_(g, g, value=1 − β2)``)
-    v̂ = max(v̂, v) with amsgrad
+Per parameter, in torch's order and with torch's in-place operators, t being the step count:
+    g = grad (+ weight_decay·p)                       ``grad.add(param, alpha=weight_decay)``
+    m = m + (1 − β1)·(g − m)                          ``exp_avg.lerp_(grad, 1 - beta1)``
+    v = β2·v + (1 − β2)·g²                            ``exp_avg_sq.mul_(beta2).addcmul_(grad, grad, ...)``
+    v̂ = max(v̂, v) with amsgrad                        ``torch.maximum(v̂, v, out=v̂)``
     denom = sqrt(v or v̂) / sqrt(1 − β2^t) + eps
-    p = p − lr/(1 − β1^t) · m / denom       (torch: ``addcdiv_``)
-internals has no lerp_/addcmul_/addcdiv_ kernels, so each is written with mul/add/div;
-the results agree with torch's fused kernels to float rounding.
+    p = p − lr/(1 − β1^t) · m / denom                 ``param.addcdiv_(exp_avg, denom, value=-step_size)``
+The same operators, rounded the same way, so the parameters are torch's to the bit.
 
 ``AdamW`` (``torch/optim/adamw.py``) is Adam with ``decoupled_weight_decay=True``.
 """
-from .._functional import zeros_like
+from .._functional import maximum, zeros_like
 from ..aten.native.tensor_factories import tensor
 from ..autograd.grad_mode import no_grad
+from ..c10.memory_format import preserve_format
 from .optimizer import Optimizer
 
 __all__ = ["Adam", "AdamW"]
@@ -39,50 +39,56 @@ class Adam(Optimizer):
                                       differentiable=differentiable, fused=fused,
                                       decoupled_weight_decay=decoupled_weight_decay))
 
-    def _init_state(self, p, amsgrad):
-        # torch keeps the step count as a float32 0-dim CPU tensor and the moments like p.
-        state = self.state[p]
-        state["step"] = tensor(0.0)
-        state["exp_avg"] = zeros_like(p)
-        state["exp_avg_sq"] = zeros_like(p)
-        if amsgrad:
-            state["max_exp_avg_sq"] = zeros_like(p)
-        return state
+    def _init_group(self, group):
+        """The parameters that have a gradient, and their state: made on first use (the step count a
+        float32 0-dim CPU tensor, the moments like the parameter), for all of them before any update."""
+        params = [p for p in group["params"] if p.grad is not None]
+        for p in params:
+            state = self.state[p]
+            if not state:
+                state["step"] = tensor(0.0)
+                state["exp_avg"] = zeros_like(p, memory_format=preserve_format)
+                state["exp_avg_sq"] = zeros_like(p, memory_format=preserve_format)
+                if group["amsgrad"]:
+                    state["max_exp_avg_sq"] = zeros_like(p, memory_format=preserve_format)
+        return params
 
     @no_grad()
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            lr, eps, weight_decay, amsgrad = group["lr"], group["eps"], group["weight_decay"], group["amsgrad"]
             self._refuse_sparse_grads(group, "Adam does not support sparse gradients, please consider SparseAdam "
                                              "instead")
-            beta1, beta2 = group["betas"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                grad = p.grad.neg() if group["maximize"] else p.grad
-                state = self.state[p] or self._init_state(p, amsgrad)
-                state["step"].add_(1)
-                step = state["step"].item()
-                if weight_decay != 0:
-                    if group["decoupled_weight_decay"]:      # AdamW: shrink the weights, not the gradient
-                        p.mul_(1 - lr * weight_decay)
-                    else:
-                        grad = grad.add(p, alpha=weight_decay)
-                exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-                exp_avg.add_(grad.sub(exp_avg).mul(1 - beta1))
-                exp_avg_sq.mul_(beta2).add_(grad.mul(grad), alpha=1 - beta2)
-                # The bias corrections are Python floats (float64), as in torch's non-capturable path.
-                step_size = lr / (1 - beta1 ** step)
-                bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
-                if amsgrad:
-                    state["max_exp_avg_sq"].copy_(state["max_exp_avg_sq"].maximum(exp_avg_sq))
-                    second = state["max_exp_avg_sq"]
-                else:
-                    second = exp_avg_sq
-                denom = second.sqrt().div(bias_correction2_sqrt).add_(eps)
-                p.add_(exp_avg.div(denom), alpha=-step_size)
+            params = self._init_group(group)
+            _single_tensor_adam(params, [self.state[p] for p in params], group)
         return loss
+
+
+def _single_tensor_adam(params, states, group):
+    """One parameter at a time, torch's operators in torch's order (real parameters, not capturable)."""
+    lr, eps, weight_decay, amsgrad = group["lr"], group["eps"], group["weight_decay"], group["amsgrad"]
+    beta1, beta2 = group["betas"]
+    for param, state in zip(params, states):
+        grad = -param.grad if group["maximize"] else param.grad
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        state["step"] += 1
+        if weight_decay != 0:
+            if group["decoupled_weight_decay"]:      # AdamW: shrink the weights, not the gradient
+                param.mul_(1 - lr * weight_decay)
+            else:
+                grad = grad.add(param, alpha=weight_decay)
+        exp_avg.lerp_(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        # The bias corrections are Python floats (float64), as in torch's non-capturable path.
+        step = state["step"].item()
+        step_size = lr / (1 - beta1 ** step)
+        bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
+        if amsgrad:
+            second = maximum(state["max_exp_avg_sq"], exp_avg_sq, out=state["max_exp_avg_sq"])
+        else:
+            second = exp_avg_sq
+        denom = (second.sqrt() / bias_correction2_sqrt).add_(eps)
+        param.addcdiv_(exp_avg, denom, value=-step_size)
 
 
 class AdamW(Adam):

@@ -1,17 +1,17 @@
-"""RMSprop (``torch/optim/rmsprop.py``, the single-tensor loop ``_single_tensor_rmsprop``).
+"""RMSprop (``torch/optim/rmsprop.py``: ``RMSprop._init_group`` and ``_single_tensor_rmsprop``).
 
-Per parameter, in torch's order:  g = grad (−grad if maximizing, + weight_decay·p);
-v = α·v + (1 − α)·g²;  centered: a = a + (1 − α)·(g − a) and avg = sqrt(v − a²), else
-avg = sqrt(v);  avg += eps;  with momentum, buf = momentum·buf + g / avg and p −= lr·buf,
-else p −= lr · g / avg.
-
-torch writes ``addcmul_`` and ``addcdiv_``; internals has no such kernels, so each is written as
-the same products in the same order (``(value·t1)·t2``, ``(value·t1)/t2``), which rounds as
-torch's CPU kernels do.
+Per parameter, in torch's order and with torch's in-place operators:
+    g = grad (−grad if maximizing, + weight_decay·p)
+    v = α·v + (1 − α)·g²                      ``square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)``
+    centered: a = a + (1 − α)·(g − a)         ``grad_avg.lerp_(grad, 1 - alpha)``
+              avg = sqrt(v − a²)              ``square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()``
+    else:     avg = sqrt(v);   then avg += eps
+    momentum: buf = momentum·buf + g / avg    ``buf.mul_(momentum).addcdiv_(grad, avg)``, p −= lr·buf
+    else:     p −= lr · g / avg               ``param.addcdiv_(grad, avg, value=-lr)``
 """
-from .._functional import zeros_like
-from ..aten.native.tensor_factories import tensor
+from .._functional import zeros, zeros_like
 from ..autograd.grad_mode import no_grad
+from ..c10.memory_format import preserve_format
 from .optimizer import Optimizer
 
 __all__ = ["RMSprop"]
@@ -28,44 +28,51 @@ class RMSprop(Optimizer):
                                       weight_decay=weight_decay, capturable=capturable, foreach=foreach,
                                       maximize=maximize, differentiable=differentiable))
 
-    def _init_state(self, p, group):
-        # torch keeps the step count as a float32 0-dim CPU tensor and the averages like p.
-        state = self.state[p]
-        state["step"] = tensor(0.0)
-        state["square_avg"] = zeros_like(p)
-        if group["momentum"] > 0:
-            state["momentum_buffer"] = zeros_like(p)
-        if group["centered"]:
-            state["grad_avg"] = zeros_like(p)
-        return state
+    def _init_group(self, group):
+        """The parameters that have a gradient, and their state: made on first use (the step count a
+        float32 0-dim CPU tensor, the averages like the parameter), for all of them before any update."""
+        params = [p for p in group["params"] if p.grad is not None]
+        for p in params:
+            state = self.state[p]
+            if not state:
+                state["step"] = zeros(())
+                state["square_avg"] = zeros_like(p, memory_format=preserve_format)
+                if group["momentum"] > 0:
+                    state["momentum_buffer"] = zeros_like(p, memory_format=preserve_format)
+                if group["centered"]:
+                    state["grad_avg"] = zeros_like(p, memory_format=preserve_format)
+        return params
 
     @no_grad()
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
             self._refuse_sparse_grads(group, "RMSprop does not support sparse gradients")
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                state = self.state[p] or self._init_state(p, group)
-                state["step"].add_(1)
-                grad = p.grad.neg() if group["maximize"] else p.grad
-                if group["weight_decay"] != 0:
-                    grad = grad.add(p, alpha=group["weight_decay"])
-                square_avg = state["square_avg"]
-                square_avg.mul_(alpha).add_(grad.mul(1 - alpha).mul(grad))          # addcmul_
-                if group["centered"]:
-                    grad_avg = state["grad_avg"]
-                    grad_avg.lerp_(grad, 1 - alpha)
-                    avg = square_avg.add(grad_avg.mul(-1).mul(grad_avg)).sqrt_()    # addcmul(value=-1)
-                else:
-                    avg = square_avg.sqrt()
-                avg = avg.add_(eps)
-                if momentum > 0:
-                    buf = state["momentum_buffer"]
-                    buf.mul_(momentum).add_(grad.div(avg))                          # addcdiv_
-                    p.add_(buf, alpha=-lr)
-                else:
-                    p.add_(grad.mul(-lr).div(avg))                                  # addcdiv_(value=-lr)
+            params = self._init_group(group)
+            _single_tensor_rmsprop(params, [self.state[p] for p in params], group)
         return loss
+
+
+def _single_tensor_rmsprop(params, states, group):
+    """One parameter at a time, torch's operators in torch's order (real parameters, not capturable)."""
+    lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
+    for param, state in zip(params, states):
+        grad = -param.grad if group["maximize"] else param.grad
+        square_avg = state["square_avg"]
+        state["step"] += 1
+        if group["weight_decay"] != 0:
+            grad = grad.add(param, alpha=group["weight_decay"])
+        square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
+        if group["centered"]:
+            grad_avg = state["grad_avg"]
+            grad_avg.lerp_(grad, 1 - alpha)
+            avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
+        else:
+            avg = square_avg.sqrt()
+        avg = avg.add_(eps)
+        if momentum > 0:
+            buf = state["momentum_buffer"]
+            buf.mul_(momentum).addcdiv_(grad, avg)
+            param.add_(buf, alpha=-lr)
+        else:
+            param.addcdiv_(grad, avg, value=-lr)

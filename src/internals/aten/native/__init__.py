@@ -16,6 +16,7 @@ from . import (
     linear_algebra,
     loss,
     normalization,
+    pointwise_ops,
     pooling,
     reduce_ops,
     reduce_ops_math,
@@ -36,7 +37,7 @@ __all__ = ["kernel", "FAMILIES"]
 FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, linear_algebra, blas, reduce_ops,
             reduce_ops_math, sorting, softmax, tensor_factories, tensor_shape, tensor_transformations, triangular_ops,
             sparse_tensor, sparse_tensor_math, convolution, pooling, normalization, loss, embedding, resize,
-            complex_helper, scalar)
+            complex_helper, scalar, pointwise_ops)
 
 
 def kernel(name):

@@ -218,7 +218,7 @@ def where(cond, a, b):
     a, b = (x if x.dtype is common else dispatcher.call("_to_copy", x, dtype=common) for x in (a, b))
     it = (TensorIteratorConfig().add_output(None, common).add_const_input(cond).add_const_input(a).add_const_input(b)
           .compute_in_opmath(False).build())      # the loop only moves values: no arithmetic
-    return it.for_each(lambda buffers, *geometry: loops(device).where_loop(*buffers, *geometry))
+    return it.for_each(lambda buffers, *geometry: loops(device).ternary_loop(ops.WHERE, *buffers, 0, *geometry))
 
 
 # The kernels by their names in native_functions.yaml: each one TensorIterator loop over one op.

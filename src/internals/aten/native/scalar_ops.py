@@ -2,8 +2,9 @@
 
 ATen hands each loop a small lambda (``cpu_kernel(iter, [](a, b) { return a + b; })`` in
 ``aten/src/ATen/native/cpu/BinaryOpsKernel.cpp``). Numba cannot cache a loop that takes a
-function argument, so here a loop takes an op *number*: ``unary_op(op, x)`` and
-``binary_op(op, a, b, alpha)`` index a table of small functions. In jitted code the op number is
+function argument, so here a loop takes an op *number*: ``unary_op(op, x)``,
+``binary_op(op, a, b, alpha)`` and ``ternary_op(op, a, b, c, value)`` (where, addcmul,
+addcdiv) index a table of small functions. In jitted code the op number is
 a compile-time literal and the ``@overload`` below resolves it to the table's function while
 typing, so each (op, dtype) pair compiles to its own straight-line loop. Under the CUDA
 simulator these are plain Python calls into the same table.
@@ -733,9 +734,10 @@ def softplus(x, beta, threshold):
 
 @register_jitable
 def lerp(start, end, weight):
-    """``lerp`` with a scalar weight: from the nearer end, as ATen's, so weight 1 gives ``end``."""
+    """``lerp`` with a scalar weight: from the nearer end, as ATen's, so weight 1 gives ``end``.
+    One fma either way, as ``lerp_vec`` (``cpu/LerpKernel.cpp``): ``fmadd(weight - 1, diff, end)``."""
     diff = end - start
-    return start + weight * diff if abs(weight) < 0.5 else end - diff * (1 - weight)
+    return multiply_add(weight, diff, start) if abs(weight) < 0.5 else multiply_add(weight - 1, diff, end)
 
 
 @register_jitable
@@ -834,6 +836,29 @@ BINARY += (div_floor_int, div_floor_float, div_trunc_int, div_trunc_float, remai
 BINARY += (div_complex, pow_complex, pow_complex_scalar, pow_float_scalar)
 DIV_COMPLEX, POW_COMPLEX, POW_COMPLEX_SCALAR, POW_FLOAT_SCALAR = range(len(BINARY) - 4, len(BINARY))
 
+# ----------------------------------------------------------------------------- ternary ops
+@register_jitable
+def select(cond, a, b, value):
+    """``where``: a or b by the condition (the loop only moves values)."""
+    return a if cond else b
+
+
+@register_jitable
+def addcmul(x, t1, t2, value):
+    """``addcmul_cpu_kernel`` (``PointwiseOpsKernel.cpp``): ``self + value * t1 * t2``, which GCC
+    contracts to one fma of the rounded ``value * t1`` with ``t2`` and ``self``, as ``add``'s."""
+    return multiply_add(value * t1, t2, x)
+
+
+@register_jitable
+def addcdiv(x, t1, t2, value):
+    """``addcdiv_cpu_kernel``: ``self + value * t1 / t2``, each step rounded (no fma: a division)."""
+    return x + value * t1 / t2
+
+
+TERNARY = (select, addcmul, addcdiv)
+WHERE, ADDCMUL, ADDCDIV = range(len(TERNARY))
+
 # ----------------------------------------------------------------------------- reductions
 SUM, PROD, AMAX, AMIN, ARGMAX, ARGMIN = range(6)
 
@@ -886,6 +911,10 @@ def binary_op(op, a, b, alpha):
     return BINARY[op](a, b, alpha)
 
 
+def ternary_op(op, a, b, c, value):
+    return TERNARY[op](a, b, c, value)
+
+
 def _literal_op(op):
     if not isinstance(op, (types.IntegerLiteral, types.Literal)):
         raise TypeError("the op number must be a compile-time constant (use numba.literally)")
@@ -908,3 +937,9 @@ def _reduce_combine_jit(op, acc, x):
 def _binary_op_jit(op, a, b, alpha):
     fn = BINARY[_literal_op(op)]
     return lambda op, a, b, alpha: fn(a, b, alpha)
+
+
+@overload(ternary_op, target="generic", prefer_literal=True)
+def _ternary_op_jit(op, a, b, c, value):
+    fn = TERNARY[_literal_op(op)]
+    return lambda op, a, b, c, value: fn(a, b, c, value)

@@ -19,6 +19,8 @@ from .functions import (
     AbsBackward0,
     AddBackward0,
     AddBackward1,
+    AddcdivBackward0,
+    AddcmulBackward0,
     AddmmBackward0,
     AddmvBackward0,
     AliasBackward0,
@@ -457,6 +459,12 @@ OPS = {
     'lerp_.Scalar': dispatcher.find('lerp_.Scalar'),
     'lerp.Tensor': dispatcher.find('lerp.Tensor'),
     'lerp_.Tensor': dispatcher.find('lerp_.Tensor'),
+    'addcmul': dispatcher.find('addcmul'),
+    'addcmul.out': dispatcher.find('addcmul.out'),
+    'addcmul_': dispatcher.find('addcmul_'),
+    'addcdiv': dispatcher.find('addcdiv'),
+    'addcdiv.out': dispatcher.find('addcdiv.out'),
+    'addcdiv_': dispatcher.find('addcdiv_'),
     'var.correction': dispatcher.find('var.correction'),
     'std.correction': dispatcher.find('std.correction'),
     'var_mean.correction': dispatcher.find('var_mean.correction'),
@@ -3727,6 +3735,86 @@ def lerp__Tensor(ks, self, end, weight):
     return result
 
 
+def addcmul(ks, self, tensor1, tensor2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or tensor1._requires_grad or tensor2._requires_grad):
+        grad_fn = AddcmulBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, tensor1, tensor2)
+        if edges[1] is not None:
+            grad_fn.tensor2_ = SavedVariable(tensor2, False)
+        grad_fn.value_ = kwargs.get('value', 1)
+        if edges[2] is not None:
+            grad_fn.tensor1_ = SavedVariable(tensor1, False)
+    with below_ad_inplace_or_view():
+        result = OPS['addcmul'].redispatch(after_autograd(ks), self, tensor1, tensor2, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addcmul_out(ks, self, tensor1, tensor2, **kwargs):
+    check_out_no_requires_grad('addcmul', self, tensor1, tensor2, kwargs.get('out'))
+    with below_autograd():
+        return OPS['addcmul.out'].redispatch(after_autograd(ks), self, tensor1, tensor2, **kwargs)
+
+
+def addcmul_(ks, self, tensor1, tensor2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or tensor1._requires_grad or tensor2._requires_grad):
+        check_inplace(self)
+        grad_fn = AddcmulBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, tensor1, tensor2)
+        if edges[1] is not None:
+            grad_fn.tensor2_ = SavedVariable(tensor2, False)
+        grad_fn.value_ = kwargs.get('value', 1)
+        if edges[2] is not None:
+            grad_fn.tensor1_ = SavedVariable(tensor1, False)
+    with below_autograd():
+        result = OPS['addcmul_'].redispatch(after_autograd(ks), self, tensor1, tensor2, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def addcdiv(ks, self, tensor1, tensor2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or tensor1._requires_grad or tensor2._requires_grad):
+        grad_fn = AddcdivBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, tensor1, tensor2)
+        grad_fn.tensor2_ = SavedVariable(tensor2, False)
+        grad_fn.value_ = kwargs.get('value', 1)
+        if edges[2] is not None:
+            grad_fn.tensor1_ = SavedVariable(tensor1, False)
+    with below_ad_inplace_or_view():
+        result = OPS['addcdiv'].redispatch(after_autograd(ks), self, tensor1, tensor2, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addcdiv_out(ks, self, tensor1, tensor2, **kwargs):
+    check_out_no_requires_grad('addcdiv', self, tensor1, tensor2, kwargs.get('out'))
+    with below_autograd():
+        return OPS['addcdiv.out'].redispatch(after_autograd(ks), self, tensor1, tensor2, **kwargs)
+
+
+def addcdiv_(ks, self, tensor1, tensor2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or tensor1._requires_grad or tensor2._requires_grad):
+        check_inplace(self)
+        grad_fn = AddcdivBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, tensor1, tensor2)
+        grad_fn.tensor2_ = SavedVariable(tensor2, False)
+        grad_fn.value_ = kwargs.get('value', 1)
+        if edges[2] is not None:
+            grad_fn.tensor1_ = SavedVariable(tensor1, False)
+    with below_autograd():
+        result = OPS['addcdiv_'].redispatch(after_autograd(ks), self, tensor1, tensor2, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def var_correction(ks, self, dim=None, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -4498,6 +4586,12 @@ KERNELS = {
     'lerp_.Scalar': lerp__Scalar,
     'lerp.Tensor': lerp_Tensor,
     'lerp_.Tensor': lerp__Tensor,
+    'addcmul': addcmul,
+    'addcmul.out': addcmul_out,
+    'addcmul_': addcmul_,
+    'addcdiv': addcdiv,
+    'addcdiv.out': addcdiv_out,
+    'addcdiv_': addcdiv_,
     'var.correction': var_correction,
     'std.correction': std_correction,
     'var_mean.correction': var_mean_correction,

@@ -30,7 +30,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..offset_calculator import index_to_offset
-from ..scalar_ops import IDENTITY, binary_op, unary_op
+from ..scalar_ops import IDENTITY, binary_op, ternary_op, unary_op
 
 GRAIN = 32768   # elements per parallel chunk; up to one grain a loop runs on the calling thread (``_pick``)
 
@@ -181,43 +181,49 @@ def binary_loop(op, out, a, b, alpha, shape, strides, offsets):
     _pick(_loops["binary", op], shape)(out, a, b, alpha, out is a, shape, strides, offsets)
 
 
-@njit(inline="always")
-def _where_task(t, per_row, out, cond, a, b, shape, strides, offsets):
+@njit(inline="always", error_model="numpy")
+def _ternary_task(op, t, per_row, out, a, b, c, value, in_place, shape, strides, offsets):
     row, lo, hi = _span(t, per_row, shape)
     s0, s1, s2, s3 = strides[0, 0], strides[1, 0], strides[2, 0], strides[3, 0]
     p0 = _start(row, shape, strides, offsets, 0)
     p1 = _start(row, shape, strides, offsets, 1)
     p2 = _start(row, shape, strides, offsets, 2)
     p3 = _start(row, shape, strides, offsets, 3)
-    if s0 == 1 and s1 == 1 and s2 == 1 and s3 == 1:
-        o, c, x, y = out[p0 + lo:p0 + hi], cond[p1 + lo:p1 + hi], a[p2 + lo:p2 + hi], b[p3 + lo:p3 + hi]
+    if s0 == 1 and s1 == 1 and s2 == 1 and s3 == 1 and in_place and p0 == p1:   # ``p.addcdiv_(m, d)``
+        x, y, z = a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi], c[p3 + lo:p3 + hi]
         for i in range(hi - lo):
-            o[i] = x[i] if c[i] else y[i]
-    elif s0 == 1 and s1 == 1 and s2 == 1 and s3 == 0:    # a scalar b: relu's backward, where(x > 0, g, 0)
-        o, c, x, y = out[p0 + lo:p0 + hi], cond[p1 + lo:p1 + hi], a[p2 + lo:p2 + hi], b[p3]
+            x[i] = ternary_op(op, x[i], y[i], z[i], value)
+    elif s0 == 1 and s1 == 1 and s2 == 1 and s3 == 1:
+        o, x, y, z = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi], c[p3 + lo:p3 + hi]
         for i in range(hi - lo):
-            o[i] = x[i] if c[i] else y
+            o[i] = ternary_op(op, x[i], y[i], z[i], value)
+    elif s0 == 1 and s1 == 1 and s2 == 1 and s3 == 0:    # a scalar last operand: relu's backward, where(x > 0, g, 0)
+        o, x, y, z = out[p0 + lo:p0 + hi], a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi], c[p3]
+        for i in range(hi - lo):
+            o[i] = ternary_op(op, x[i], y[i], z, value)
     else:
         for i in range(lo, hi):
-            out[p0 + i * s0] = a[p2 + i * s2] if cond[p1 + i * s1] else b[p3 + i * s3]
+            out[p0 + i * s0] = ternary_op(op, a[p1 + i * s1], b[p2 + i * s2], c[p3 + i * s3], value)
 
 
-@njit(parallel=True, cache=True)
-def _where_parallel(out, cond, a, b, shape, strides, offsets):
-    rows, per_row = _tasks(shape)
-    for t in prange(rows * per_row):
-        _where_task(t, per_row, out, cond, a, b, shape, strides, offsets)
+def _build_ternary(op):
+    @njit(parallel=True, cache=True, error_model="numpy")
+    def loop(out, a, b, c, value, in_place, shape, strides, offsets):
+        rows, per_row = _tasks(shape)
+        for t in prange(rows * per_row):
+            _ternary_task(op, t, per_row, out, a, b, c, value, in_place, shape, strides, offsets)
+
+    @njit(cache=True, error_model="numpy")
+    def serial(out, a, b, c, value, in_place, shape, strides, offsets):
+        rows, per_row = _tasks(shape)
+        for t in range(rows * per_row):
+            _ternary_task(op, t, per_row, out, a, b, c, value, in_place, shape, strides, offsets)
+    return loop, serial
 
 
-@njit(cache=True)
-def _where_serial(out, cond, a, b, shape, strides, offsets):
-    rows, per_row = _tasks(shape)
-    for t in range(rows * per_row):
-        _where_task(t, per_row, out, cond, a, b, shape, strides, offsets)
-
-
-def where_loop(out, cond, a, b, shape, strides, offsets):
-    _pick((_where_parallel, _where_serial), shape)(out, cond, a, b, shape, strides, offsets)
+def ternary_loop(op, out, a, b, c, value, shape, strides, offsets):
+    """Three inputs and a number: ``where`` (its condition first, no number) and ``addcmul``/``addcdiv``."""
+    _pick(_loop("ternary", op, _build_ternary), shape)(out, a, b, c, value, out is a, shape, strides, offsets)
 
 
 def copy_loop(out, a, shape, strides, offsets):

@@ -13,7 +13,7 @@ from numba import cuda
 
 from ...._cuda_env import SIMULATED
 from ..offset_calculator import index_to_offset
-from ..scalar_ops import binary_op, unary_op
+from ..scalar_ops import binary_op, ternary_op, unary_op
 
 
 def launch_config(n):
@@ -73,15 +73,16 @@ def _build_binary(op):
     return kernel
 
 
-@cuda.jit
-def _where_kernel(out, cond, a, b, n, shape, strides, offsets):
-    i = cuda.grid(1)
-    while i < n:
-        take_a = cond[element_offset(i, shape, strides, offsets, 1)]
-        value_a = a[element_offset(i, shape, strides, offsets, 2)]
-        value_b = b[element_offset(i, shape, strides, offsets, 3)]
-        out[element_offset(i, shape, strides, offsets, 0)] = value_a if take_a else value_b
-        i += cuda.gridsize(1)
+def _build_ternary(op):
+    @cuda.jit
+    def kernel(out, a, b, c, value, n, shape, strides, offsets):
+        i = cuda.grid(1)
+        while i < n:
+            out[element_offset(i, shape, strides, offsets, 0)] = ternary_op(
+                op, a[element_offset(i, shape, strides, offsets, 1)], b[element_offset(i, shape, strides, offsets, 2)],
+                c[element_offset(i, shape, strides, offsets, 3)], value)
+            i += cuda.gridsize(1)
+    return kernel
 
 
 def _build_copy(cast):
@@ -120,8 +121,8 @@ def binary_loop(op, out, a, b, alpha, shape, strides, offsets):
     _launch(_cached(("binary", op), lambda: _build_binary(op)), shape, strides, offsets, out, a, b, alpha)
 
 
-def where_loop(out, cond, a, b, shape, strides, offsets):
-    _launch(_where_kernel, shape, strides, offsets, out, cond, a, b)
+def ternary_loop(op, out, a, b, c, value, shape, strides, offsets):
+    _launch(_cached(("ternary", op), lambda: _build_ternary(op)), shape, strides, offsets, out, a, b, c, value)
 
 
 def copy_loop(out, a, shape, strides, offsets):
