@@ -137,6 +137,8 @@ def THPVariable_addcdiv(*args, **kwargs):
     _r = _addcdiv_parser.parse(args, kwargs)
     if _r.is_none(4):
         # aten::addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+        if not kwargs:
+            return _ops['addcdiv'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
         return _ops['addcdiv'](_r.tensor(0), _r.tensor(1), _r.tensor(2), value=_r.scalar(3))
     # aten::addcdiv.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
     return _ops['addcdiv.out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), value=_r.scalar(3), out=_r.tensor(4))
@@ -151,6 +153,8 @@ def THPVariable_addcmul(*args, **kwargs):
     _r = _addcmul_parser.parse(args, kwargs)
     if _r.is_none(4):
         # aten::addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+        if not kwargs:
+            return _ops['addcmul'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
         return _ops['addcmul'](_r.tensor(0), _r.tensor(1), _r.tensor(2), value=_r.scalar(3))
     # aten::addcmul.out(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor(a!) out) -> Tensor(a!)
     return _ops['addcmul.out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), value=_r.scalar(3), out=_r.tensor(4))

@@ -155,6 +155,8 @@ _addcdiv_parser = PythonArgParser([
 def THPVariable_addcdiv(self, *args, **kwargs):
     _r = _addcdiv_parser.parse(args, kwargs)
     # aten::addcdiv(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+    if not kwargs:
+        return _ops['addcdiv'](self, _r.tensor(0), _r.tensor(1))
     return _ops['addcdiv'](self, _r.tensor(0), _r.tensor(1), value=_r.scalar(2))
 
 
@@ -166,6 +168,8 @@ _addcdiv__parser = PythonArgParser([
 def THPVariable_addcdiv_(self, *args, **kwargs):
     _r = _addcdiv__parser.parse(args, kwargs)
     # aten::addcdiv_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+    if not kwargs:
+        return _ops['addcdiv_'](self, _r.tensor(0), _r.tensor(1))
     return _ops['addcdiv_'](self, _r.tensor(0), _r.tensor(1), value=_r.scalar(2))
 
 
@@ -177,6 +181,8 @@ _addcmul_parser = PythonArgParser([
 def THPVariable_addcmul(self, *args, **kwargs):
     _r = _addcmul_parser.parse(args, kwargs)
     # aten::addcmul(Tensor self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor
+    if not kwargs:
+        return _ops['addcmul'](self, _r.tensor(0), _r.tensor(1))
     return _ops['addcmul'](self, _r.tensor(0), _r.tensor(1), value=_r.scalar(2))
 
 
@@ -188,6 +194,8 @@ _addcmul__parser = PythonArgParser([
 def THPVariable_addcmul_(self, *args, **kwargs):
     _r = _addcmul__parser.parse(args, kwargs)
     # aten::addcmul_(Tensor(a!) self, Tensor tensor1, Tensor tensor2, *, Scalar value=1) -> Tensor(a!)
+    if not kwargs:
+        return _ops['addcmul_'](self, _r.tensor(0), _r.tensor(1))
     return _ops['addcmul_'](self, _r.tensor(0), _r.tensor(1), value=_r.scalar(2))
 
 

@@ -31,7 +31,7 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_c
                  "linalg_vector_norm", "softmax.int", "log_softmax.int", "layer_norm", "native_layer_norm")}
 
 # "promote": the floating-point arguments (lists included) cast to the widest of their dtypes.
-PROMOTE = {"cpu": ("cat", "stack"), "cuda": ("dot", "index_put", "scatter_add")}
+PROMOTE = {"cpu": ("cat", "stack"), "cuda": ("addcdiv", "addcmul", "dot", "index_put", "scatter_add")}
 
 
 # "banned" (cuda): refused, naming the safe alternative (``autocast_mode.cpp``'s ``binary_cross_entropy_banned``).

@@ -144,13 +144,13 @@ def _build_binary(op):
 
 
 class _Compiled(dict):
-    """The (parallel, serial) loops of each ("unary" or "binary", op), built on first use. A hit
-    is a plain dict lookup, in C; a miss runs ``__missing__`` (two threads may both build one:
-    the same loops, either one kept)."""
+    """The (parallel, serial) loops of each ("unary", "binary" or "ternary", op), built on first
+    use. A hit is a plain dict lookup, in C; a miss runs ``__missing__`` (two threads may both
+    build one: the same loops, either one kept)."""
 
     def __missing__(self, key):
         kind, op = key
-        loops = self[key] = (_build_unary if kind == "unary" else _build_binary)(op)
+        loops = self[key] = _BUILDERS[kind](op)
         return loops
 
 
@@ -223,7 +223,10 @@ def _build_ternary(op):
 
 def ternary_loop(op, out, a, b, c, value, shape, strides, offsets):
     """Three inputs and a number: ``where`` (its condition first, no number) and ``addcmul``/``addcdiv``."""
-    _pick(_loop("ternary", op, _build_ternary), shape)(out, a, b, c, value, out is a, shape, strides, offsets)
+    _pick(_loops["ternary", op], shape)(out, a, b, c, value, out is a, shape, strides, offsets)
+
+
+_BUILDERS = {"unary": _build_unary, "binary": _build_binary, "ternary": _build_ternary}
 
 
 def copy_loop(out, a, shape, strides, offsets):
