@@ -137,31 +137,67 @@ def test_mode_adds_python_keys_while_active():
     assert tls_sets(internals) == tls_sets(torch)
 
 
-def test_mode_sees_only_keywords_away_from_their_defaults():
-    """As torch's ``parseIValuesToPyArgsKwargs``: ``alpha=1`` given or not, a mode sees ``{}``."""
+def test_mode_sees_arguments_away_from_their_defaults():
+    """As torch's ``parseIValuesToPyArgsKwargs``: trailing positional arguments and keyword
+    arguments at their schema defaults are left out (``alpha=1`` given or not, a mode sees ``{}``)."""
     def calls(lib):
-        x = lib.ones(2)
+        x = lib.ones(2, 3)
         return [lambda: x + x, lambda: x.add(x, alpha=1), lambda: x.add(x, alpha=2), lambda: lib.sub(x, x, alpha=1.5),
                 lambda: x.sum(dtype=None), lambda: x.sum(0, dtype=lib.float64), lambda: lib.nn.functional.gelu(x),
                 lambda: lib.nn.functional.gelu(x, approximate="tanh"), lambda: x.div(x, rounding_mode=None),
-                lambda: x.div(x, rounding_mode="floor")]
+                lambda: x.div(x, rounding_mode="floor"), lambda: x.sum(0), lambda: x.sum(0, keepdim=True),
+                lambda: x.mean(1), lambda: x.max(1), lambda: lib.cat([x, x]), lambda: lib.cat([x, x], 1),
+                lambda: x.var(1), lambda: x.topk(2), lambda: x.argmax(), lambda: lib.softmax(x, 1)]
 
     def logged(lib, base):
         seen = []
 
         class Logging(base):
             def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-                seen.append((str(func), {k: str(v) for k, v in (kwargs or {}).items()}))
-                return func(*args, **(kwargs or {}))
+                shown = [a if isinstance(a, (int, float, bool, type(None))) else type(a).__name__ for a in args]
+                seen.append((str(func), shown, {k: str(v).replace("internals.", "torch.") for k, v in kwargs.items()}))
+                return func(*args, **kwargs)
         for call in calls(lib):
             with Logging():
                 call()
         return seen
     ours, theirs = logged(internals, TorchDispatchMode), logged(torch, TorchMode)
-    assert [kw for _, kw in theirs] == [{}, {}, {"alpha": "2"}, {"alpha": "1.5"}, {}, {"dtype": "torch.float64"},
-                                        {}, {"approximate": "tanh"}, {"rounding_mode": "None"},    # no default
-                                        {"rounding_mode": "floor"}]
-    assert [(f, {k: v.replace("internals.", "torch.") for k, v in kw.items()}) for f, kw in ours] == theirs
+    assert [kw for _, _, kw in theirs[:10]] == [
+        {}, {}, {"alpha": "2"}, {"alpha": "1.5"}, {}, {"dtype": "torch.float64"}, {}, {"approximate": "tanh"},
+        {"rounding_mode": "None"}, {"rounding_mode": "floor"}]      # div.Tensor_mode's rounding_mode has no default
+    assert ("aten.sum.dim_IntList", ["Tensor", "list"], {}) in theirs
+    assert [(f, [a.replace("Tensor", "X") if isinstance(a, str) else a for a in args], kw) for f, args, kw in ours] == \
+        [(f, [a.replace("Tensor", "X") if isinstance(a, str) else a for a in args], kw) for f, args, kw in theirs]
+
+
+def test_record_function_is_a_range_and_two_operators():
+    """``record_function``'s enter and exit are ``profiler::`` operators (a mode logs them, an
+    optimizer's step and zero_grad make them); the profiler shows the label as one event."""
+    def run(lib, base):
+        seen = []
+
+        class Logging(base):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                seen.append(str(func))
+                return func(*args, **kwargs)
+        p = lib.nn.Parameter(lib.ones(2))
+        optimizer = lib.optim.SGD([p], lr=0.1)
+        p.grad = lib.ones(2)
+        with Logging():
+            optimizer.step()
+        with lib.profiler.profile() as prof:
+            with lib.autograd.profiler.record_function("label"):
+                p.detach() * 2
+            optimizer.zero_grad()
+        events = [(e.name, e.cpu_parent.name if e.cpu_parent else None) if lib is torch else
+                  (e.name, e.parent.name if e.parent else None) for e in prof.events()]
+        return seen, events
+    ours, theirs = run(internals, TorchDispatchMode), run(torch, TorchMode)
+    assert ours[0] == theirs[0] == ["profiler._record_function_enter_new.default", "aten.add_.Tensor",
+                                    "profiler._record_function_exit._RecordFunction"]
+    names = {"label", "aten::detach", "aten::mul", "Optimizer.zero_grad#SGD.zero_grad"}
+    assert [e for e in ours[1] if e[0] in names] == [e for e in theirs[1] if e[0] in names] == [
+        ("label", None), ("aten::detach", "label"), ("aten::mul", "label"), ("Optimizer.zero_grad#SGD.zero_grad", None)]
 
 
 # ---------------------------------------------------------------------- dispatch tables

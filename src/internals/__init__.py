@@ -17,6 +17,7 @@ from .aten.native.tensor_factories import from_numpy_lifted as from_numpy
 from .aten.native.tensor_factories import tensor
 from .aten.register_native_functions import register_native_functions as _register_native_functions
 from .autograd.ad_inplace_or_view import register_inplace_kernels as _register_inplace_kernels
+from .autograd.profiler import register_record_function_ops as _register_record_function_ops
 from .autograd.variable_type_manual import register_manual_kernels as _register_autograd_kernels
 from .c10.device import device
 from .c10.generator import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
@@ -61,6 +62,8 @@ def _initialize():
     _register_inplace_kernels()
     _register_autograd_kernels()
     _register_autocast_kernels()
+    # 5. Operators of other namespaces: the profiler's record_function.
+    _register_record_function_ops()
 
 
 _initialize()

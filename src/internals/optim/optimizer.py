@@ -6,10 +6,12 @@ keyed by parameter (momentum buffers, Adam's moments). ``step()`` reads each ``p
 updates ``p`` in place under no_grad: the update is not part of any graph, and the model sees
 the new values because they are written into the same storage.
 """
+import functools
 from collections import defaultdict
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
+from ..autograd.profiler import record_function
 from ..nn.modules.module import _typename, zero_grads
 
 __all__ = ["Optimizer"]
@@ -65,8 +67,22 @@ class Optimizer:
         if any(p.grad is not None and p.grad.is_sparse for p in group["params"]):
             raise RuntimeError(message)
 
+    def __init_subclass__(cls, **kwargs):
+        """Each optimizer's ``step`` runs inside ``record_function("Optimizer.step#SGD.step")``, a
+        range for the profiler, as torch's ``profile_hook_step`` wraps it (an operator log shows
+        the range's enter and exit)."""
+        super().__init_subclass__(**kwargs)
+        step = cls.__dict__.get("step")
+        if step is not None:
+            @functools.wraps(step)
+            def profiled_step(self, *args, **kwargs):
+                with record_function(f"Optimizer.step#{type(self).__name__}.step"):
+                    return step(self, *args, **kwargs)
+            cls.step = profiled_step
+
     def zero_grad(self, set_to_none=True):
-        zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
+        with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
+            zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
 
     def step(self, closure=None):
         raise NotImplementedError

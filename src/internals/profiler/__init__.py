@@ -12,8 +12,9 @@ import time
 from collections import namedtuple
 
 from ..aten import dispatcher
+from ..autograd.profiler import record_function
 
-__all__ = ["profile", "ProfilerActivity", "FunctionEvent", "FunctionEventAvg", "EventList"]
+__all__ = ["profile", "ProfilerActivity", "FunctionEvent", "FunctionEventAvg", "EventList", "record_function"]
 
 
 class ProfilerActivity:
@@ -118,16 +119,22 @@ class profile:
         dispatcher.remove_observer(self._start, self._end)
 
     def _start(self, op, args):
+        if isinstance(op, str):         # a ``record_function`` range: its label
+            name = op
+        elif op.namespace == "profiler":
+            return None                 # record_function's own enter and exit: the range stands for them
+        else:
+            name = op.name.split(".")[0]                 # torch reports aten::add for every overload of add
         parent = self._open[-1] if self._open else None
-        name = op.name.split(".")[0]                 # torch reports aten::add for every overload of add
         event = FunctionEvent(name, _shapes(args) if self.record_shapes else None, time.perf_counter() * 1e6, parent)
         (parent.children if parent else self._events).append(event)
         self._open.append(event)
         return event
 
     def _end(self, event):
-        event.end_us = time.perf_counter() * 1e6
-        self._open.pop()
+        if event is not None:
+            event.end_us = time.perf_counter() * 1e6
+            self._open.pop()
 
     def events(self):
         """Every call, in the order they started, nested calls included."""

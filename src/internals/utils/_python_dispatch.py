@@ -82,7 +82,7 @@ def _subclass_types(args, kwargs):
 def python_fallback(op, keys, *args, **kwargs):
     """The Python key's fallback: the mode on top of the stack, else the subclasses' handlers."""
     func, types = overload_of(op), _subclass_types(args, kwargs)
-    kwargs = _given(op, kwargs)
+    args, kwargs = _as_given(op, args, kwargs)
     if _stack.modes:
         mode = _pop_mode()
         try:
@@ -97,24 +97,34 @@ def python_fallback(op, keys, *args, **kwargs):
                     f"NotImplemented:\n\n  - tensor subclasses: {list(types)}")
 
 
-def _given(op, kwargs):
-    """The keyword arguments a handler sees: those at their schema default are left out, as
-    torch's ``parseIValuesToPyArgsKwargs`` leaves them (``x.add(y, alpha=1)`` shows ``{}``)."""
-    if not kwargs or op.schema is None:
-        return kwargs
-    defaults = {a.name: a.default for a in op.schema.arguments.flat_kwarg_only if a.default is not None}
-    return {name: value for name, value in kwargs.items() if not _is_default(value, defaults.get(name))}
+def _as_given(op, args, kwargs):
+    """The arguments a handler sees, as torch's ``parseIValuesToPyArgsKwargs`` shows them: trailing
+    positional arguments and keyword arguments at their schema defaults are left out
+    (``x.sum(0)`` shows ``(x, [0])``, ``x.add(y, alpha=1)`` shows ``{}``)."""
+    if op.schema is None:
+        return args, kwargs
+    arguments = op.schema.arguments
+    positional = arguments.flat_positional
+    end = len(args)
+    while end and end <= len(positional) and _is_default(args[end - 1], positional[end - 1].default):
+        end -= 1
+    defaults = {a.name: a.default for a in arguments.flat_kwarg_only}
+    kwargs = {name: value for name, value in kwargs.items() if not _is_default(value, defaults.get(name))}
+    return args[:end], kwargs
 
 
 def _is_default(value, default):
+    """Is ``value`` the schema's ``default`` (a string such as ``None``, ``1``, ``False``, ``[]``)?"""
     if default is None or isinstance(value, TensorBase):
         return False
     if default == "None":
         return value is None
     try:
-        expected = ast.literal_eval(default)      # 1, 1.0, True, 'none'; a name such as ``long`` is not one
+        expected = ast.literal_eval(default)      # 1, 1.0, True, 'none', []; a name such as ``long`` is not one
     except ValueError:
         return False
+    if isinstance(expected, list):
+        return isinstance(value, (list, tuple)) and list(value) == expected
     return type(value) is type(expected) and value == expected
 
 
