@@ -147,7 +147,11 @@ def test_mode_sees_arguments_away_from_their_defaults():
                 lambda: lib.nn.functional.gelu(x, approximate="tanh"), lambda: x.div(x, rounding_mode=None),
                 lambda: x.div(x, rounding_mode="floor"), lambda: x.sum(0), lambda: x.sum(0, keepdim=True),
                 lambda: x.mean(1), lambda: x.max(1), lambda: lib.cat([x, x]), lambda: lib.cat([x, x], 1),
-                lambda: x.var(1), lambda: x.topk(2), lambda: x.argmax(), lambda: lib.softmax(x, 1)]
+                lambda: x.var(1), lambda: x.topk(2), lambda: x.argmax(), lambda: lib.softmax(x, 1),
+                # factories: the binding fills in a factory's device (not a *_like's), randint's dtype
+                lambda: lib.ones(2), lambda: lib.zeros_like(x), lambda: lib.empty(3), lambda: lib.arange(4),
+                lambda: x.new_ones(2), lambda: lib.zeros(2, dtype=lib.float64), lambda: lib.randint(5, (2,)),
+                lambda: lib.randperm(3), lambda: lib.randint(5, (2,), dtype=lib.float32)]
 
     def logged(lib, base):
         seen = []

@@ -91,6 +91,7 @@ def _is_int_list(obj, size):
 
 
 _PYTHON_TYPES = {bool: st.bool_, int: st.int64, float: st.float64}
+_CPU = _device("cpu")
 
 _CHECKS = {
     "Tensor": lambda p, obj: isinstance(obj, TensorBase) or (p.numbers_as_tensors and _is_number(obj)),
@@ -459,10 +460,20 @@ class PythonArgs:
         v = self._get(i)
         return _PYTHON_TYPES.get(v, v) if v is not None else None
 
+    def scalartype_with_default(self, i, default):
+        v = self.scalartype(i)
+        return default if v is None else v
+
     def device(self, i):
         """A device name or index as a device object (None stays None: the operator picks)."""
         v = self._get(i)
         return None if v is None else as_device(v)
+
+    def device_with_default(self, i):
+        """``deviceWithDefault``: a factory's device, the default device if none is given (internals
+        has no ``set_default_device``: it is the CPU)."""
+        v = self._get(i)
+        return _CPU if v is None else as_device(v)
 
     def value(self, i):
         """Layout, MemoryFormat, Generator, strings: passed as they are."""

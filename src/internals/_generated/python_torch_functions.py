@@ -8,6 +8,7 @@ from ..aten.dispatcher import aten_ops as _ops
 
 from ..autograd.variable_factories import out_variable_factory as _factory_out
 from ..autograd.variable_factories import variable_factory as _factory
+from ..c10.scalar_type import int64  # randint's and randperm's default dtype
 from ..return_types import return_type as _return_type
 
 __coalesce_parser = PythonArgParser([
@@ -292,15 +293,15 @@ def THPVariable_arange(*args, **kwargs):
     if _r.idx == 0:
         if _r.is_none(1):
             # aten::arange(Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-            return _factory(_r.to_bool(6), 'arange', _r.scalar(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+            return _factory(_r.to_bool(6), 'arange', _r.scalar(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
         # aten::arange.out(Scalar end, *, Tensor(a!) out) -> Tensor(a!)
         return _factory_out(_r.to_bool(6), (_r.scalartype(2), _r.value(3), _r.device(4)), 'arange.out', _r.scalar(0), out=_r.tensor(1))
     if _r.idx == 1:
         # aten::arange.start(Scalar start, Scalar end, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(6), 'arange.start', _r.scalar(0), _r.scalar(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+        return _factory(_r.to_bool(6), 'arange.start', _r.scalar(0), _r.scalar(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
     if _r.is_none(3):
         # aten::arange.start_step(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(8), 'arange.start_step', _r.scalar(0), _r.scalar(1), _r.scalar(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7))
+        return _factory(_r.to_bool(8), 'arange.start_step', _r.scalar(0), _r.scalar(1), _r.scalar(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device_with_default(6), pin_memory=_r.to_bool(7))
     # aten::arange.start_out(Scalar start, Scalar end, Scalar step=1, *, Tensor(a!) out) -> Tensor(a!)
     return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'arange.start_out', _r.scalar(0), _r.scalar(1), _r.scalar(2), out=_r.tensor(3))
 
@@ -1046,7 +1047,7 @@ _empty_parser = PythonArgParser([
 def THPVariable_empty(*args, **kwargs):
     _r = _empty_parser.parse(args, kwargs)
     # aten::empty.memory_format(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
-    return _factory(_r.to_bool(6), 'empty.memory_format', _r.intlist(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5), memory_format=_r.value(1))
+    return _factory(_r.to_bool(6), 'empty.memory_format', _r.intlist(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5), memory_format=_r.value(1))
 
 
 _empty_like_parser = PythonArgParser([
@@ -1068,7 +1069,7 @@ _empty_strided_parser = PythonArgParser([
 def THPVariable_empty_strided(*args, **kwargs):
     _r = _empty_strided_parser.parse(args, kwargs)
     # aten::empty_strided(SymInt[] size, SymInt[] stride, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(6), 'empty_strided', _r.intlist(0), _r.intlist(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+    return _factory(_r.to_bool(6), 'empty_strided', _r.intlist(0), _r.intlist(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
 
 
 _eq_parser = PythonArgParser([
@@ -1163,9 +1164,9 @@ def THPVariable_eye(*args, **kwargs):
     _r = _eye_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(5), 'eye', _r.to_int64(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+        return _factory(_r.to_bool(5), 'eye', _r.to_int64(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device_with_default(3), pin_memory=_r.to_bool(4))
     # aten::eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(6), 'eye.m', _r.to_int64(0), _r.to_int64(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+    return _factory(_r.to_bool(6), 'eye.m', _r.to_int64(0), _r.to_int64(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
 
 
 _fill__parser = PythonArgParser([
@@ -1341,7 +1342,7 @@ def THPVariable_full(*args, **kwargs):
     _r = _full_parser.parse(args, kwargs)
     if _r.is_none(2):
         # aten::full(SymInt[] size, Scalar fill_value, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(7), 'full', _r.intlist(0), _r.scalar(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6))
+        return _factory(_r.to_bool(7), 'full', _r.intlist(0), _r.scalar(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
     # aten::full.out(SymInt[] size, Scalar fill_value, *, Tensor(a!) out) -> Tensor(a!)
     return _factory_out(_r.to_bool(7), (_r.scalartype(3), _r.value(4), _r.device(5)), 'full.out', _r.intlist(0), _r.scalar(1), out=_r.tensor(2))
 
@@ -1672,7 +1673,7 @@ def THPVariable_linspace(*args, **kwargs):
     _r = _linspace_parser.parse(args, kwargs)
     if _r.is_none(3):
         # aten::linspace(Scalar start, Scalar end, int steps, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(8), 'linspace', _r.scalar(0), _r.scalar(1), _r.to_int64(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7))
+        return _factory(_r.to_bool(8), 'linspace', _r.scalar(0), _r.scalar(1), _r.to_int64(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device_with_default(6), pin_memory=_r.to_bool(7))
     # aten::linspace.out(Scalar start, Scalar end, int steps, *, Tensor(a!) out) -> Tensor(a!)
     return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'linspace.out', _r.scalar(0), _r.scalar(1), _r.to_int64(2), out=_r.tensor(3))
 
@@ -1766,7 +1767,7 @@ def THPVariable_logspace(*args, **kwargs):
     _r = _logspace_parser.parse(args, kwargs)
     if _r.is_none(4):
         # aten::logspace(Scalar start, Scalar end, int steps, float base=10.0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(9), 'logspace', _r.scalar(0), _r.scalar(1), _r.to_int64(2), _r.to_double(3), dtype=_r.scalartype(5), layout=_r.value(6), device=_r.device(7), pin_memory=_r.to_bool(8))
+        return _factory(_r.to_bool(9), 'logspace', _r.scalar(0), _r.scalar(1), _r.to_int64(2), _r.to_double(3), dtype=_r.scalartype(5), layout=_r.value(6), device=_r.device_with_default(7), pin_memory=_r.to_bool(8))
     # aten::logspace.out(Scalar start, Scalar end, int steps, float base=10.0, *, Tensor(a!) out) -> Tensor(a!)
     return _factory_out(_r.to_bool(9), (_r.scalartype(5), _r.value(6), _r.device(7)), 'logspace.out', _r.scalar(0), _r.scalar(1), _r.to_int64(2), _r.to_double(3), out=_r.tensor(4))
 
@@ -2246,7 +2247,7 @@ def THPVariable_normal(*args, **kwargs):
         return _ops['normal.float_Tensor_out'](_r.to_double(0), _r.tensor(1), generator=_r.value(2), out=_r.tensor(3))
     if _r.is_none(4):
         # aten::normal.float_float(float mean, float std, SymInt[] size, *, Generator? generator=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(9), 'normal.float_float', _r.to_double(0), _r.to_double(1), _r.intlist(2), generator=_r.value(3), dtype=_r.scalartype(5), layout=_r.value(6), device=_r.device(7), pin_memory=_r.to_bool(8))
+        return _factory(_r.to_bool(9), 'normal.float_float', _r.to_double(0), _r.to_double(1), _r.intlist(2), generator=_r.value(3), dtype=_r.scalartype(5), layout=_r.value(6), device=_r.device_with_default(7), pin_memory=_r.to_bool(8))
     # aten::normal.float_float_out(float mean, float std, SymInt[] size, *, Generator? generator=None, Tensor(a!) out) -> Tensor(a!)
     return _factory_out(_r.to_bool(9), (_r.scalartype(5), _r.value(6), _r.device(7)), 'normal.float_float_out', _r.to_double(0), _r.to_double(1), _r.intlist(2), generator=_r.value(3), out=_r.tensor(4))
 
@@ -2260,7 +2261,7 @@ def THPVariable_ones(*args, **kwargs):
     _r = _ones_parser.parse(args, kwargs)
     if _r.is_none(1):
         # aten::ones(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(6), 'ones', _r.intlist(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+        return _factory(_r.to_bool(6), 'ones', _r.intlist(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
     # aten::ones.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
     return _factory_out(_r.to_bool(6), (_r.scalartype(2), _r.value(3), _r.device(4)), 'ones.out', _r.intlist(0), out=_r.tensor(1))
 
@@ -2355,9 +2356,9 @@ def THPVariable_rand(*args, **kwargs):
     _r = _rand_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(6), 'rand.generator', _r.intlist(0), generator=_r.value(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+        return _factory(_r.to_bool(6), 'rand.generator', _r.intlist(0), generator=_r.value(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
     # aten::rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(5), 'rand', _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+    return _factory(_r.to_bool(5), 'rand', _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device_with_default(3), pin_memory=_r.to_bool(4))
 
 
 _rand_like_parser = PythonArgParser([
@@ -2387,15 +2388,15 @@ def THPVariable_randint(*args, **kwargs):
     _r = _randint_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(7), 'randint.generator', _r.to_int64(0), _r.intlist(1), generator=_r.value(2), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6))
+        return _factory(_r.to_bool(7), 'randint.generator', _r.to_int64(0), _r.intlist(1), generator=_r.value(2), dtype=_r.scalartype_with_default(3, int64), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
     if _r.idx == 1:
         # aten::randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(6), 'randint', _r.to_int64(0), _r.intlist(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+        return _factory(_r.to_bool(6), 'randint', _r.to_int64(0), _r.intlist(1), dtype=_r.scalartype_with_default(2, int64), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
     if _r.idx == 2:
         # aten::randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(8), 'randint.low_generator', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), generator=_r.value(3), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7))
+        return _factory(_r.to_bool(8), 'randint.low_generator', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), generator=_r.value(3), dtype=_r.scalartype_with_default(4, int64), layout=_r.value(5), device=_r.device_with_default(6), pin_memory=_r.to_bool(7))
     # aten::randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(7), 'randint.low', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6))
+    return _factory(_r.to_bool(7), 'randint.low', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), dtype=_r.scalartype_with_default(3, int64), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
 
 
 _randn_parser = PythonArgParser([
@@ -2408,9 +2409,9 @@ def THPVariable_randn(*args, **kwargs):
     _r = _randn_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(6), 'randn.generator', _r.intlist(0), generator=_r.value(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+        return _factory(_r.to_bool(6), 'randn.generator', _r.intlist(0), generator=_r.value(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
     # aten::randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(5), 'randn', _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+    return _factory(_r.to_bool(5), 'randn', _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device_with_default(3), pin_memory=_r.to_bool(4))
 
 
 _randn_like_parser = PythonArgParser([
@@ -2438,9 +2439,9 @@ def THPVariable_randperm(*args, **kwargs):
     _r = _randperm_parser.parse(args, kwargs)
     if _r.idx == 0:
         # aten::randperm.generator(SymInt n, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(6), 'randperm.generator', _r.to_int64(0), generator=_r.value(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+        return _factory(_r.to_bool(6), 'randperm.generator', _r.to_int64(0), generator=_r.value(1), dtype=_r.scalartype_with_default(2, int64), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
     # aten::randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(5), 'randperm', _r.to_int64(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+    return _factory(_r.to_bool(5), 'randperm', _r.to_int64(0), dtype=_r.scalartype_with_default(1, int64), layout=_r.value(2), device=_r.device_with_default(3), pin_memory=_r.to_bool(4))
 
 
 _real_parser = PythonArgParser([
@@ -2626,7 +2627,7 @@ _scalar_tensor_parser = PythonArgParser([
 def THPVariable_scalar_tensor(*args, **kwargs):
     _r = _scalar_tensor_parser.parse(args, kwargs)
     # aten::scalar_tensor(Scalar s, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(5), 'scalar_tensor', _r.scalar(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device(3), pin_memory=_r.to_bool(4))
+    return _factory(_r.to_bool(5), 'scalar_tensor', _r.scalar(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device_with_default(3), pin_memory=_r.to_bool(4))
 
 
 _scatter_parser = PythonArgParser([
@@ -3357,7 +3358,7 @@ def THPVariable_zeros(*args, **kwargs):
     _r = _zeros_parser.parse(args, kwargs)
     if _r.is_none(1):
         # aten::zeros(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(6), 'zeros', _r.intlist(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5))
+        return _factory(_r.to_bool(6), 'zeros', _r.intlist(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
     # aten::zeros.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
     return _factory_out(_r.to_bool(6), (_r.scalartype(2), _r.value(3), _r.device(4)), 'zeros.out', _r.intlist(0), out=_r.tensor(1))
 

@@ -164,6 +164,9 @@ def accessor(type_str):
     return "value"
 
 
+# torch's default_init expressions, as the arguments after the index of the accessor ``*_with_default``.
+DEFAULT_INITS = {"torch::tensors::get_default_device()": "", "at::kLong": ", int64"}
+
 # The TensorOptions a factory's out= call checks against ``out`` (torch's ``check_out_type_matches``).
 _OPTIONS = {"dtype": "ScalarType?", "layout": "Layout?", "device": "Device?"}
 
@@ -185,8 +188,15 @@ def dispatch_call(overload, method, signature=None, keywords=True):
     exprs = []
     for a in arguments.flat_positional:
         exprs.append("self" if method and a.name == "self" else f"_r.{accessor(str(a.type))}({index[a.name]})")
+    # torch's binding fills in some defaults itself (``deviceWithDefault``): a factory's device
+    # (not a ``*_like``/``new_*`` function's, which takes its input's), randint's int64 dtype.
+    with_default = {a.name: DEFAULT_INITS[a.default_init] for a in signature.arguments()
+                    if getattr(a, "default_init", None)}
     for a in arguments.flat_kwarg_only if keywords or "requires_grad" in index else ():
-        exprs.append(f"{a.name}=_r.{accessor(str(a.type))}({index[a.name]})")
+        if a.name in with_default:
+            exprs.append(f"{a.name}=_r.{accessor(str(a.type))}_with_default({index[a.name]}{with_default[a.name]})")
+        else:
+            exprs.append(f"{a.name}=_r.{accessor(str(a.type))}({index[a.name]})")
     outputs = arguments.out
     if outputs:
         at = signature.output_idx()
@@ -291,6 +301,7 @@ def gen_functions(path=NATIVE_FUNCTIONS):
                               "variant (torch's generated python_torch_functions.cpp).", extra="")
     head += ("from ..autograd.variable_factories import out_variable_factory as _factory_out\n"
              "from ..autograd.variable_factories import variable_factory as _factory\n"
+             "from ..c10.scalar_type import int64  # randint's and randperm's default dtype\n"
              "from ..return_types import return_type as _return_type\n")
     body = "\n\n\n".join(gen_binding(name, overloads, False) for name, overloads in groups.items())
     # An operator named as a dunder (``__lshift__``) is bound once, as its dunder

@@ -14,6 +14,7 @@ import threading
 from .._ops import ops
 from .._tensor_base import TensorBase
 from ..aten import dispatcher
+from ..c10 import scalar_type as st
 from ..c10.dispatch_key import PYTHON_KEYS, DispatchKey
 from ..c10.local_dispatch_key_set import tls
 from ._pytree import tree_flatten
@@ -119,6 +120,8 @@ def _is_default(value, default):
         return False
     if default == "None":
         return value is None
+    if isinstance(value, st.dtype):          # a ScalarType default is its name: ``dtype=long``
+        return value.torch_name.lower() == default
     try:
         expected = ast.literal_eval(default)      # 1, 1.0, True, 'none', []; a name such as ``long`` is not one
     except ValueError:
