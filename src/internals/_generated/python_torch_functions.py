@@ -1623,6 +1623,31 @@ def THPVariable_log(*args, **kwargs):
     return _ops['log.out'](_r.tensor(0), out=_r.tensor(1))
 
 
+_log1p_parser = PythonArgParser([
+    'log1p(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_log1p(*args, **kwargs):
+    _r = _log1p_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::log1p(Tensor self) -> Tensor
+        return _ops['log1p'](_r.tensor(0))
+    # aten::log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['log1p.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_log1p__parser = PythonArgParser([
+    'log1p_(Tensor input)',
+])
+
+
+def THPVariable_log1p_(*args, **kwargs):
+    _r = _log1p__parser.parse(args, kwargs)
+    # aten::log1p_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['log1p_'](_r.tensor(0))
+
+
 _log__parser = PythonArgParser([
     'log_(Tensor input)',
 ])
@@ -2023,6 +2048,20 @@ def THPVariable_nan_to_num_(*args, **kwargs):
     _r = _nan_to_num__parser.parse(args, kwargs)
     # aten::nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
     return _ops['nan_to_num_'](_r.tensor(0), _r.to_double(1), _r.to_double(2), _r.to_double(3))
+
+
+_nansum_parser = PythonArgParser([
+    'nansum(Tensor input, IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)',
+])
+
+
+def THPVariable_nansum(*args, **kwargs):
+    _r = _nansum_parser.parse(args, kwargs)
+    if _r.is_none(4):
+        # aten::nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+        return _ops['nansum'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
+    # aten::nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    return _ops['nansum.out'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3), out=_r.tensor(4))
 
 
 _narrow_parser = PythonArgParser([
@@ -2509,6 +2548,31 @@ def THPVariable_round_(*args, **kwargs):
         return _ops['round_'](_r.tensor(0))
     # aten::round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
     return _ops['round_.decimals'](_r.tensor(0), decimals=_r.to_int64(1))
+
+
+_rsqrt_parser = PythonArgParser([
+    'rsqrt(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_rsqrt(*args, **kwargs):
+    _r = _rsqrt_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::rsqrt(Tensor self) -> Tensor
+        return _ops['rsqrt'](_r.tensor(0))
+    # aten::rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['rsqrt.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_rsqrt__parser = PythonArgParser([
+    'rsqrt_(Tensor input)',
+])
+
+
+def THPVariable_rsqrt_(*args, **kwargs):
+    _r = _rsqrt__parser.parse(args, kwargs)
+    # aten::rsqrt_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['rsqrt_'](_r.tensor(0))
 
 
 _rsub_parser = PythonArgParser([
@@ -3379,6 +3443,8 @@ FUNCTIONS = named({
     'linalg_vector_norm': THPVariable_linalg_vector_norm,
     'linspace': THPVariable_linspace,
     'log': THPVariable_log,
+    'log1p': THPVariable_log1p,
+    'log1p_': THPVariable_log1p_,
     'log_': THPVariable_log_,
     'log_softmax': THPVariable_log_softmax,
     'logical_and': THPVariable_logical_and,
@@ -3408,6 +3474,7 @@ FUNCTIONS = named({
     'mv': THPVariable_mv,
     'nan_to_num': THPVariable_nan_to_num,
     'nan_to_num_': THPVariable_nan_to_num_,
+    'nansum': THPVariable_nansum,
     'narrow': THPVariable_narrow,
     'native_batch_norm': THPVariable_native_batch_norm,
     'native_layer_norm': THPVariable_native_layer_norm,
@@ -3440,6 +3507,8 @@ FUNCTIONS = named({
     'roll': THPVariable_roll,
     'round': THPVariable_round,
     'round_': THPVariable_round_,
+    'rsqrt': THPVariable_rsqrt,
+    'rsqrt_': THPVariable_rsqrt_,
     'rsub': THPVariable_rsub,
     'scalar_tensor': THPVariable_scalar_tensor,
     'scatter': THPVariable_scatter,

@@ -1225,6 +1225,16 @@ def THPVariable_log(self):
     return _ops['log'](self)
 
 
+def THPVariable_log1p(self):
+    # aten::log1p(Tensor self) -> Tensor
+    return _ops['log1p'](self)
+
+
+def THPVariable_log1p_(self):
+    # aten::log1p_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['log1p_'](self)
+
+
 def THPVariable_log_(self):
     # aten::log_(Tensor(a!) self) -> Tensor(a!)
     return _ops['log_'](self)
@@ -1603,6 +1613,17 @@ def THPVariable_nan_to_num_(self, *args, **kwargs):
     return _ops['nan_to_num_'](self, _r.to_double(0), _r.to_double(1), _r.to_double(2))
 
 
+_nansum_parser = PythonArgParser([
+    'nansum(IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)',
+])
+
+
+def THPVariable_nansum(self, *args, **kwargs):
+    _r = _nansum_parser.parse(args, kwargs)
+    # aten::nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    return _ops['nansum'](self, _r.intlist(0), _r.to_bool(1), dtype=_r.scalartype(2))
+
+
 _narrow_parser = PythonArgParser([
     'narrow(int64_t dim, Tensor start, SymInt length)',
     'narrow(int64_t dim, SymInt start, SymInt length)',
@@ -1952,6 +1973,16 @@ def THPVariable_round_(self, *args, **kwargs):
         return _ops['round_'](self)
     # aten::round_.decimals(Tensor(a!) self, *, int decimals) -> Tensor(a!)
     return _ops['round_.decimals'](self, decimals=_r.to_int64(0))
+
+
+def THPVariable_rsqrt(self):
+    # aten::rsqrt(Tensor self) -> Tensor
+    return _ops['rsqrt'](self)
+
+
+def THPVariable_rsqrt_(self):
+    # aten::rsqrt_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['rsqrt_'](self)
 
 
 _scatter_parser = PythonArgParser([
@@ -2672,6 +2703,8 @@ METHODS = named({
     'lerp': THPVariable_lerp,
     'lerp_': THPVariable_lerp_,
     'log': THPVariable_log,
+    'log1p': THPVariable_log1p,
+    'log1p_': THPVariable_log1p_,
     'log_': THPVariable_log_,
     'log_softmax': THPVariable_log_softmax,
     'logical_and': THPVariable_logical_and,
@@ -2704,6 +2737,7 @@ METHODS = named({
     'mv': THPVariable_mv,
     'nan_to_num': THPVariable_nan_to_num,
     'nan_to_num_': THPVariable_nan_to_num_,
+    'nansum': THPVariable_nansum,
     'narrow': THPVariable_narrow,
     'ne': THPVariable_ne,
     'neg': THPVariable_neg,
@@ -2735,6 +2769,8 @@ METHODS = named({
     'roll': THPVariable_roll,
     'round': THPVariable_round,
     'round_': THPVariable_round_,
+    'rsqrt': THPVariable_rsqrt,
+    'rsqrt_': THPVariable_rsqrt_,
     'scatter': THPVariable_scatter,
     'scatter_': THPVariable_scatter_,
     'scatter_add': THPVariable_scatter_add,

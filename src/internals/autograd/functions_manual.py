@@ -30,7 +30,7 @@ __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", 
            "view_as_real", "where", "zeros_like",
            "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
            "pow_backward_exponent", "pow_backward_exponent_scalar_base", "sum_backward",
-           "mean_backward", "prod_backward", "amax_amin_backward", "scale_grad_by_count",
+           "mean_backward", "nansum_backward", "prod_backward", "amax_amin_backward", "scale_grad_by_count",
            "evenly_distribute_backward", "value_selecting_reduction_backward", "_softmax_backward_data",
            "_log_softmax_backward_data", "mm_mat1_backward", "mm_mat2_backward", "permute_backwards",
            "unsqueeze_to", "select_backward", "slice_backward_wrapper", "slice_symint", "diagonal_backward",
@@ -204,6 +204,11 @@ def amax_amin_backward(grad, self, result, dims, keepdim):
 
 def sum_backward(grad, sizes, dims, keepdim):
     return unsqueeze_multiple(grad, _reduced_dims(dims, len(sizes)), keepdim, len(sizes)).expand(sizes)
+
+
+def nansum_backward(grad, self, dims, keepdim):
+    """sum's gradient, zero where the input was NaN."""
+    return sum_backward(grad, self.shape, dims, keepdim) * self.isnan().logical_not()
 
 
 def mean_backward(grad, sizes, dims, numel, keepdim):
@@ -448,7 +453,12 @@ def diagonal_backward(grad, sizes, offset, dim1, dim2):
     return dispatcher.call("diagonal_backward", grad, list(sizes), offset, dim1, dim2)
 
 
-__all__ += ["trace_backward"]
+__all__ += ["trace_backward", "log1p_backward"]
+
+
+def log1p_backward(grad, self):
+    """grad / (self + 1) (``log1p_backward``)."""
+    return grad / (self + 1).conj()
 
 
 def trace_backward(grad, sizes):

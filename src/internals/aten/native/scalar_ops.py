@@ -460,6 +460,21 @@ UNARY += (floor, ceil, trunc, frac)
 FLOOR, CEIL, TRUNC, FRAC = range(len(UNARY) - 4, len(UNARY))
 
 
+@register_jitable
+def rsqrt(x):
+    """``1 / std::sqrt(x)`` in x's own type (``rsqrt_kernel``, ``Vectorized::rsqrt``): two roundings."""
+    return like(x, 1) / sqrt(x)
+
+
+@register_jitable
+def log1p(x):
+    return math.log1p(x) if x > -1 else (-math.inf if x == -1 else math.nan)
+
+
+UNARY += (rsqrt, log1p)
+RSQRT, LOG1P = range(len(UNARY) - 2, len(UNARY))
+
+
 # ----------------------------------------------------------------------------- binary ops
 @intrinsic
 def fma(typingctx, a, b, c):

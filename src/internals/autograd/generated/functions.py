@@ -37,6 +37,7 @@ from ..functions_manual import (  # the helpers the formulas call
     infinitely_differentiable_silu_backward,
     leaky_relu_backward,
     linalg_vector_norm_backward,
+    log1p_backward,
     logsumexp_backward,
     masked_fill_backward,
     masked_select_backward,
@@ -49,6 +50,7 @@ from ..functions_manual import (  # the helpers the formulas call
     mse_loss_double_backward,
     mul_scalar,
     mul_tensor_backward,
+    nansum_backward,
     native_batch_norm_backward,
     native_layer_norm_backward,
     nll_loss,
@@ -95,7 +97,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'Unique2Backward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'Unique2Backward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -665,6 +667,21 @@ class SumBackward1(Node):
         dim = node.dim_
         keepdim = node.keepdim_
         return (sum_backward(grad, self_sym_sizes, dim, keepdim),)
+
+
+class NansumBackward0(Node):
+    """``nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor``"""
+    __slots__ = ('self_scalar_type_', 'self_', 'dim_', 'keepdim_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_scalar_type = node.self_scalar_type_
+        self = node.self_.unpack(node)
+        dim = node.dim_
+        keepdim = node.keepdim_
+        return (nansum_backward(grad.to(self_scalar_type), self, dim, keepdim),)
 
 
 class MeanBackward0(Node):
@@ -2040,6 +2057,30 @@ class ErfBackward0(Node):
         grad = grads[0]
         self = node.self_.unpack(node)
         return (1.1283791670955126 * (-self.pow(2)).exp() * grad,)
+
+
+class RsqrtBackward0(Node):
+    """``rsqrt(Tensor self) -> Tensor``"""
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        result = node.result_.unpack(node)
+        return (-0.5 * grad * result.pow(3).conj(),)
+
+
+class Log1PBackward0(Node):
+    """``log1p(Tensor self) -> Tensor``"""
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        return (log1p_backward(grad, self),)
 
 
 class GeluBackward0(Node):

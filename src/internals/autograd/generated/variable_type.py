@@ -82,6 +82,7 @@ from .functions import (
     LerpBackward0,
     LerpBackward1,
     LinalgVectorNormBackward0,
+    Log1PBackward0,
     LogBackward0,
     LogSoftmaxBackward0,
     LogSoftmaxBackwardDataBackward0,
@@ -108,6 +109,7 @@ from .functions import (
     MulBackward1,
     MvBackward0,
     NanToNumBackward0,
+    NansumBackward0,
     NativeBatchNormBackward0,
     NativeLayerNormBackward0,
     NegBackward0,
@@ -134,6 +136,7 @@ from .functions import (
     RollBackward0,
     RoundBackward0,
     RoundBackward1,
+    RsqrtBackward0,
     RsubBackward1,
     ScatterAddBackward0,
     ScatterBackward0,
@@ -278,6 +281,8 @@ OPS = {
     'sum': dispatcher.find('sum'),
     'sum.dim_IntList': dispatcher.find('sum.dim_IntList'),
     'sum.IntList_out': dispatcher.find('sum.IntList_out'),
+    'nansum': dispatcher.find('nansum'),
+    'nansum.out': dispatcher.find('nansum.out'),
     'mean': dispatcher.find('mean'),
     'mean.dim': dispatcher.find('mean.dim'),
     'mean.out': dispatcher.find('mean.out'),
@@ -404,6 +409,12 @@ OPS = {
     'erf': dispatcher.find('erf'),
     'erf.out': dispatcher.find('erf.out'),
     'erf_': dispatcher.find('erf_'),
+    'rsqrt': dispatcher.find('rsqrt'),
+    'rsqrt.out': dispatcher.find('rsqrt.out'),
+    'rsqrt_': dispatcher.find('rsqrt_'),
+    'log1p': dispatcher.find('log1p'),
+    'log1p.out': dispatcher.find('log1p.out'),
+    'log1p_': dispatcher.find('log1p_'),
     'gelu': dispatcher.find('gelu'),
     'gelu.out': dispatcher.find('gelu.out'),
     'gelu_': dispatcher.find('gelu_'),
@@ -1384,6 +1395,28 @@ def sum_IntList_out(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('sum', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sum.IntList_out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
+
+
+def nansum(ks, self, dim=None, keepdim=False, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NansumBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int_tuple(dim)
+        grad_fn.keepdim_ = keepdim
+    with below_ad_inplace_or_view():
+        result = OPS['nansum'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def nansum_out(ks, self, dim=None, keepdim=False, **kwargs):
+    check_out_no_requires_grad('nansum', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['nansum.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
 
 def mean(ks, self, **kwargs):
@@ -3076,6 +3109,72 @@ def erf_(ks, self):
     return result
 
 
+def rsqrt(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = RsqrtBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['rsqrt'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def rsqrt_out(ks, self, **kwargs):
+    check_out_no_requires_grad('rsqrt', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['rsqrt.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def rsqrt_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = RsqrtBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['rsqrt_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def log1p(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = Log1PBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['log1p'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def log1p_out(ks, self, **kwargs):
+    check_out_no_requires_grad('log1p', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['log1p.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def log1p_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = Log1PBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['log1p_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def gelu(ks, self, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -4319,6 +4418,8 @@ KERNELS = {
     'sum': sum,
     'sum.dim_IntList': sum_dim_IntList,
     'sum.IntList_out': sum_IntList_out,
+    'nansum': nansum,
+    'nansum.out': nansum_out,
     'mean': mean,
     'mean.dim': mean_dim,
     'mean.out': mean_out,
@@ -4445,6 +4546,12 @@ KERNELS = {
     'erf': erf,
     'erf.out': erf_out,
     'erf_': erf_,
+    'rsqrt': rsqrt,
+    'rsqrt.out': rsqrt_out,
+    'rsqrt_': rsqrt_,
+    'log1p': log1p,
+    'log1p.out': log1p_out,
+    'log1p_': log1p_,
     'gelu': gelu,
     'gelu.out': gelu_out,
     'gelu_': gelu_,
