@@ -21,6 +21,17 @@ def THPVariable__coalesce(*args, **kwargs):
     return _ops['_coalesce'](_r.tensor(0))
 
 
+__linalg_det_parser = PythonArgParser([
+    '_linalg_det(Tensor A)',
+])
+
+
+def THPVariable__linalg_det(*args, **kwargs):
+    _r = __linalg_det_parser.parse(args, kwargs)
+    # aten::_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)
+    return _ops['_linalg_det'](_r.tensor(0))
+
+
 __log_softmax_parser = PythonArgParser([
     '_log_softmax(Tensor input, int64_t dim, bool half_to_float)',
 ])
@@ -845,6 +856,17 @@ def THPVariable_cumsum(*args, **kwargs):
     return _ops['cumsum.out'](_r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2), out=_r.tensor(3))
 
 
+_det_parser = PythonArgParser([
+    'det(Tensor input)',
+])
+
+
+def THPVariable_det(*args, **kwargs):
+    _r = _det_parser.parse(args, kwargs)
+    # aten::det(Tensor self) -> Tensor
+    return _ops['det'](_r.tensor(0))
+
+
 _detach_parser = PythonArgParser([
     'detach(Tensor input)',
 ])
@@ -1469,6 +1491,17 @@ def THPVariable_index_select(*args, **kwargs):
         return _ops['index_select'](_r.tensor(0), _r.to_int64(1), _r.tensor(2))
     # aten::index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> Tensor(a!)
     return _ops['index_select.out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), out=_r.tensor(3))
+
+
+_inverse_parser = PythonArgParser([
+    'inverse(Tensor input)',
+])
+
+
+def THPVariable_inverse(*args, **kwargs):
+    _r = _inverse_parser.parse(args, kwargs)
+    # aten::inverse(Tensor self) -> Tensor
+    return _ops['inverse'](_r.tensor(0))
 
 
 _isclose_parser = PythonArgParser([
@@ -3322,6 +3355,7 @@ def THPVariable_zeros_like(*args, **kwargs):
 # The function table (torch's ``torch_functions``): what internals puts in its namespace.
 FUNCTIONS = named({
     '_coalesce': THPVariable__coalesce,
+    '_linalg_det': THPVariable__linalg_det,
     '_log_softmax': THPVariable__log_softmax,
     '_log_softmax_backward_data': THPVariable__log_softmax_backward_data,
     '_softmax': THPVariable__softmax,
@@ -3382,6 +3416,7 @@ FUNCTIONS = named({
     'cummin': THPVariable_cummin,
     'cumprod': THPVariable_cumprod,
     'cumsum': THPVariable_cumsum,
+    'det': THPVariable_det,
     'detach': THPVariable_detach,
     'diag': THPVariable_diag,
     'diag_embed': THPVariable_diag_embed,
@@ -3431,6 +3466,7 @@ FUNCTIONS = named({
     'index_put': THPVariable_index_put,
     'index_put_': THPVariable_index_put_,
     'index_select': THPVariable_index_select,
+    'inverse': THPVariable_inverse,
     'isclose': THPVariable_isclose,
     'isfinite': THPVariable_isfinite,
     'isinf': THPVariable_isinf,

@@ -707,6 +707,11 @@ def THPVariable_dense_dim(self):
     return _ops['dense_dim'](self)
 
 
+def THPVariable_det(self):
+    # aten::det(Tensor self) -> Tensor
+    return _ops['det'](self)
+
+
 def THPVariable_detach(self):
     # aten::detach(Tensor(a) self) -> Tensor(a)
     return _ops['detach'](self)
@@ -1131,6 +1136,11 @@ def THPVariable_index_select(self, *args, **kwargs):
 def THPVariable_indices(self):
     # aten::indices(Tensor(a) self) -> Tensor(a)
     return _ops['indices'](self)
+
+
+def THPVariable_inverse(self):
+    # aten::inverse(Tensor self) -> Tensor
+    return _ops['inverse'](self)
 
 
 def THPVariable_is_coalesced(self):
@@ -2651,6 +2661,7 @@ METHODS = named({
     'cumprod': THPVariable_cumprod,
     'cumsum': THPVariable_cumsum,
     'dense_dim': THPVariable_dense_dim,
+    'det': THPVariable_det,
     'detach': THPVariable_detach,
     'diag': THPVariable_diag,
     'diag_embed': THPVariable_diag_embed,
@@ -2693,6 +2704,7 @@ METHODS = named({
     'index_put_': THPVariable_index_put_,
     'index_select': THPVariable_index_select,
     'indices': THPVariable_indices,
+    'inverse': THPVariable_inverse,
     'is_coalesced': THPVariable_is_coalesced,
     'isclose': THPVariable_isclose,
     'isfinite': THPVariable_isfinite,

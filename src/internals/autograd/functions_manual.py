@@ -453,7 +453,19 @@ def diagonal_backward(grad, sizes, offset, dim1, dim2):
     return dispatcher.call("diagonal_backward", grad, list(sizes), offset, dim1, dim2)
 
 
-__all__ += ["trace_backward", "log1p_backward"]
+__all__ += ["trace_backward", "log1p_backward", "matmul", "linalg_det_backward"]
+
+
+def matmul(a, b):
+    return dispatcher.call("matmul", a, b)
+
+
+def linalg_det_backward(grad, det, A, LU, pivots):
+    """The cofactor matrix times grad: ``grad * det * A^-T`` (``linalg_det_backward`` solves
+    ``A^H X = grad * det * I``). Written with the inverse, so that it differentiates again; a
+    singular ``A`` raises (torch perturbs its LU factors, or takes an SVD, instead)."""
+    scale = (grad * det).unsqueeze(-1).unsqueeze(-1)
+    return scale * dispatcher.call("linalg_inv", A).mT
 
 
 def log1p_backward(grad, self):

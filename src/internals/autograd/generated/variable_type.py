@@ -81,6 +81,8 @@ from .functions import (
     LeakyReluBackwardBackward0,
     LerpBackward0,
     LerpBackward1,
+    LinalgDetBackward0,
+    LinalgInvExBackward0,
     LinalgVectorNormBackward0,
     Log1PBackward0,
     LogBackward0,
@@ -474,6 +476,8 @@ OPS = {
     'std_mean.correction': dispatcher.find('std_mean.correction'),
     'logsumexp': dispatcher.find('logsumexp'),
     'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
+    'linalg_inv_ex': dispatcher.find('linalg_inv_ex'),
+    '_linalg_det': dispatcher.find('_linalg_det'),
     'dot': dispatcher.find('dot'),
     'dot.out': dispatcher.find('dot.out'),
     'addmm': dispatcher.find('addmm'),
@@ -3925,6 +3929,35 @@ def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
     return result
 
 
+def linalg_inv_ex(ks, A, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and A._requires_grad:
+        grad_fn = LinalgInvExBackward0()
+        grad_fn._next_edges = collect_next_edges(A)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_inv_ex'].redispatch(after_autograd(ks), A, **kwargs)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.inverse_ = SavedVariable(result[0], True)
+    return result
+
+
+def _linalg_det(ks, A):
+    grad_fn = None
+    if _grad_mode.grad_enabled and A._requires_grad:
+        grad_fn = LinalgDetBackward0()
+        grad_fn._next_edges = collect_next_edges(A)
+        grad_fn.A_ = SavedVariable(A, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_linalg_det'].redispatch(after_autograd(ks), A)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.result_ = SavedVariable(result[0], True)
+        grad_fn.LU_ = SavedVariable(result[1], True)
+        grad_fn.pivots_ = SavedVariable(result[2], True)
+    return result
+
+
 def dot(ks, self, tensor):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or tensor._requires_grad):
@@ -4611,6 +4644,8 @@ KERNELS = {
     'std_mean.correction': std_mean_correction,
     'logsumexp': logsumexp,
     'linalg_vector_norm': linalg_vector_norm,
+    'linalg_inv_ex': linalg_inv_ex,
+    '_linalg_det': _linalg_det,
     'dot': dot,
     'dot.out': dot_out,
     'addmm': addmm,
