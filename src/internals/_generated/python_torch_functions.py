@@ -10,6 +10,17 @@ from ..autograd.variable_factories import out_variable_factory as _factory_out
 from ..autograd.variable_factories import variable_factory as _factory
 from ..return_types import return_type as _return_type
 
+__adaptive_avg_pool2d_parser = PythonArgParser([
+    '_adaptive_avg_pool2d(Tensor input, SymIntArrayRef[2] output_size)',
+])
+
+
+def THPVariable__adaptive_avg_pool2d(*args, **kwargs):
+    _r = __adaptive_avg_pool2d_parser.parse(args, kwargs)
+    # aten::_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
+    return _ops['_adaptive_avg_pool2d'](_r.tensor(0), _r.intlist(1))
+
+
 __coalesce_parser = PythonArgParser([
     '_coalesce(Tensor input)',
 ])
@@ -3354,6 +3365,7 @@ def THPVariable_zeros_like(*args, **kwargs):
 
 # The function table (torch's ``torch_functions``): what internals puts in its namespace.
 FUNCTIONS = named({
+    '_adaptive_avg_pool2d': THPVariable__adaptive_avg_pool2d,
     '_coalesce': THPVariable__coalesce,
     '_linalg_det': THPVariable__linalg_det,
     '_log_softmax': THPVariable__log_softmax,

@@ -943,6 +943,26 @@ def max_pool2d_with_indices_backward(*args):
     return dispatcher.call("max_pool2d_with_indices_backward", *args)
 
 
+# The average poolings' backward operators have derivatives (pooling is linear in its input).
+__all__ += ["avg_pool2d", "avg_pool2d_backward", "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward"]
+
+
+def avg_pool2d(*args):
+    return dispatcher.call("avg_pool2d", *args)
+
+
+def avg_pool2d_backward(*args):
+    return dispatcher.call("avg_pool2d_backward", *args)
+
+
+def _adaptive_avg_pool2d(grad, output_size):
+    return dispatcher.call("_adaptive_avg_pool2d", grad, list(output_size))
+
+
+def _adaptive_avg_pool2d_backward(*args):
+    return dispatcher.call("_adaptive_avg_pool2d_backward", *args)
+
+
 def native_batch_norm_backward(*args):
     return dispatcher.call("native_batch_norm_backward", *args)
 

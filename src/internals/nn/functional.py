@@ -275,6 +275,24 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (out, indices) if return_indices else out
 
 
+__all__ += ["avg_pool2d", "adaptive_avg_pool2d"]
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """Means of windows; ``stride`` defaults to the kernel size."""
+    return dispatcher.call("avg_pool2d", input, kernel_size, [] if stride is None else stride, padding, ceil_mode,
+                           count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Means over ``output_size`` windows that tile the input; a None size keeps the input's."""
+    if not isinstance(output_size, int):
+        output_size = [input.shape[-2 + i] if v is None else v for i, v in enumerate(output_size)] \
+            if len(output_size) == 2 else list(output_size)
+    return dispatcher.call("adaptive_avg_pool2d", input, output_size)
+
+
 def _verify_batch_size(size):
     if size[0] * math.prod(size[2:]) == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")

@@ -17,6 +17,8 @@ from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_
 from ..functions_manual import TensorGeometry
 from .functions import (
     AbsBackward0,
+    AdaptiveAvgPool2DBackward0,
+    AdaptiveAvgPool2DBackwardBackward0,
     AddBackward0,
     AddBackward1,
     AddmmBackward0,
@@ -27,6 +29,8 @@ from .functions import (
     AngleBackward0,
     AsStridedBackward0,
     AsStridedBackward1,
+    AvgPool2DBackward0,
+    AvgPool2DBackwardBackward0,
     BaddbmmBackward0,
     BernoulliBackward0,
     BernoulliBackward1,
@@ -506,6 +510,10 @@ OPS = {
     'cumprod': dispatcher.find('cumprod'),
     'convolution': dispatcher.find('convolution'),
     'max_pool2d_with_indices': dispatcher.find('max_pool2d_with_indices'),
+    'avg_pool2d': dispatcher.find('avg_pool2d'),
+    'avg_pool2d_backward': dispatcher.find('avg_pool2d_backward'),
+    '_adaptive_avg_pool2d': dispatcher.find('_adaptive_avg_pool2d'),
+    '_adaptive_avg_pool2d_backward': dispatcher.find('_adaptive_avg_pool2d_backward'),
     'native_batch_norm': dispatcher.find('native_batch_norm'),
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     'embedding': dispatcher.find('embedding'),
@@ -4320,6 +4328,71 @@ def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
     return result
 
 
+def avg_pool2d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AvgPool2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.kernel_size_ = as_int_tuple(kernel_size)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.ceil_mode_ = ceil_mode
+        grad_fn.count_include_pad_ = count_include_pad
+        grad_fn.divisor_override_ = divisor_override
+    with below_ad_inplace_or_view():
+        result = OPS['avg_pool2d'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = AvgPool2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.kernel_size_ = as_int_tuple(kernel_size)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.ceil_mode_ = ceil_mode
+        grad_fn.count_include_pad_ = count_include_pad
+        grad_fn.divisor_override_ = divisor_override
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['avg_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _adaptive_avg_pool2d(ks, self, output_size):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AdaptiveAvgPool2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_adaptive_avg_pool2d'].redispatch(after_autograd(ks), self, output_size)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _adaptive_avg_pool2d_backward(ks, grad_output, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = AdaptiveAvgPool2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_adaptive_avg_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
@@ -4674,6 +4747,10 @@ KERNELS = {
     'cumprod': cumprod,
     'convolution': convolution,
     'max_pool2d_with_indices': max_pool2d_with_indices,
+    'avg_pool2d': avg_pool2d,
+    'avg_pool2d_backward': avg_pool2d_backward,
+    '_adaptive_avg_pool2d': _adaptive_avg_pool2d,
+    '_adaptive_avg_pool2d_backward': _adaptive_avg_pool2d_backward,
     'native_batch_norm': native_batch_norm,
     'native_layer_norm': native_layer_norm,
     'embedding': embedding,
