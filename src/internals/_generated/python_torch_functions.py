@@ -3215,6 +3215,17 @@ def THPVariable_unflatten(*args, **kwargs):
     return _ops['unflatten.int'](_r.tensor(0), _r.to_int64(1), _r.intlist(2))
 
 
+_unique_dim_parser = PythonArgParser([
+    'unique_dim(Tensor input, int64_t dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)',
+])
+
+
+def THPVariable_unique_dim(*args, **kwargs):
+    _r = _unique_dim_parser.parse(args, kwargs)
+    # aten::unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+    return _ops['unique_dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), _r.to_bool(3), _r.to_bool(4))
+
+
 _unsqueeze_parser = PythonArgParser([
     'unsqueeze(Tensor input, int64_t dim)',
 ])
@@ -3602,6 +3613,7 @@ FUNCTIONS = named({
     'trunc_': THPVariable_trunc_,
     'unbind': THPVariable_unbind,
     'unflatten': THPVariable_unflatten,
+    'unique_dim': THPVariable_unique_dim,
     'unsqueeze': THPVariable_unsqueeze,
     'var': THPVariable_var,
     'var_mean': THPVariable_var_mean,

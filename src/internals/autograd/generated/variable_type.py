@@ -199,6 +199,7 @@ from .functions import (
     UnfoldBackward0,
     UniformBackward0,
     Unique2Backward0,
+    UniqueDimBackward0,
     UnsafeViewBackward0,
     UnsqueezeBackward0,
     UnsqueezeBackward1,
@@ -491,6 +492,7 @@ OPS = {
     'mv.out': dispatcher.find('mv.out'),
     'baddbmm': dispatcher.find('baddbmm'),
     '_unique2': dispatcher.find('_unique2'),
+    'unique_dim': dispatcher.find('unique_dim'),
     'sort': dispatcher.find('sort'),
     'sort.values': dispatcher.find('sort.values'),
     'sort.stable': dispatcher.find('sort.stable'),
@@ -4086,6 +4088,18 @@ def _unique2(ks, self, sorted=True, return_inverse=False, return_counts=False):
     return result
 
 
+def unique_dim(ks, self, dim, sorted=True, return_inverse=False, return_counts=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UniqueDimBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['unique_dim'].redispatch(after_autograd(ks), self, dim, sorted, return_inverse, return_counts)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+    return result
+
+
 def sort(ks, self, dim=-1, descending=False):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -4728,6 +4742,7 @@ KERNELS = {
     'mv.out': mv_out,
     'baddbmm': baddbmm,
     '_unique2': _unique2,
+    'unique_dim': unique_dim,
     'sort': sort,
     'sort.values': sort_values,
     'sort.stable': sort_stable,
