@@ -8,6 +8,7 @@ and ``cuda/batch_linalg.py``.
 Square matrices of float32 and float64 only (torch also factors rectangular and complex ones).
 """
 from ...c10 import scalar_type as st
+from ...c10.tensor_impl import contiguous_strides
 from ...return_types import return_type
 from .. import dispatcher
 from ..empty_tensor import empty_strided
@@ -39,26 +40,25 @@ def _check_square(A, name):
 def _column_major(shape, dtype, device):
     """A batch of column-major matrices, batches contiguous (``batched_matrix_contiguous_strides``
     with ``f_contig``)."""
-    n = shape[-1]
-    strides, step = [], n * n
-    for size in reversed(shape[:-2]):
-        strides.insert(0, step)
-        step *= size
-    return empty_strided(shape, (*strides, 1, n), dtype=dtype, device=device)
+    strides = contiguous_strides(shape)[:-2]
+    return empty_strided(shape, (*strides, 1, max(shape[-2], 1)), dtype=dtype, device=device)
 
 
 def _lu_kernel_dtype(A):
-    if A.dtype.is_reduced_float:
+    """The LU kernel dispatches on float, double and the complex types (internals: the first two)."""
+    if A.dtype not in (st.float32, st.float64, st.complex64, st.complex128):
         raise NotImplementedError(f'"lu_{A.device.type}" not implemented for \'{A.dtype.torch_name}\'')
 
 
 def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
     """(LU, pivots, info): L and U in one column-major matrix, the 1-based row swaps (int32),
     and 0 or the first zero pivot's position, per matrix."""
-    _check_square(A, "torch.linalg.lu_factor_ex")
-    if not pivot:
-        raise NotImplementedError("internals: linalg.lu_factor_ex factors with pivoting only")
+    if A.dim() < 2:
+        raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} "
+                           "instead")
     _lu_kernel_dtype(A)
+    if A.shape[-1] != A.shape[-2] or A.dtype.is_complex or not pivot:
+        raise NotImplementedError("internals: linalg.lu_factor_ex factors square real matrices, with pivoting")
     batch, n = tuple(A.shape[:-2]), A.shape[-1]
     LU = _column_major(tuple(A.shape), A.dtype, A.device)
     dispatcher.call("copy_", LU, A)

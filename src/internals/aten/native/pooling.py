@@ -16,7 +16,7 @@ from ..dispatcher import call
 from .convolution import keep_channels_last
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
-from .scalar_ops import like
+from .scalar_ops import c_divide
 from .tensor_factories import empty
 
 
@@ -128,12 +128,6 @@ def max_pool2d(x, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode
 # element; a window is a range of rows times a range of columns, so the host describes it by
 # four vectors, each output row's [h0, h1) and each column's [w0, w1), and the divisor by two
 # more. One forward loop and one backward loop per device serve both operators.
-def _check_floating(x, name):
-    """internals averages floats only (torch also averages integers, with C's division)."""
-    if not x.dtype.is_floating_point:
-        raise NotImplementedError(f"internals: {name} is implemented for floating point tensors only")
-
-
 def _avg_windows(size, k, pad, stride, out_size, count_include_pad):
     """Per output index along one dim: the window [lo, hi) clipped to the input, and what it
     counts (``cpu_avg_pool2d``: the window clipped to the padded input, or only its real elements)."""
@@ -172,16 +166,15 @@ def avg_window(windows, OH, OW, oh, ow):
 @register_jitable
 def divided(value, hdiv, wdiv, divisor, per_dim):
     """``sum / divide_factor`` (avg_pool2d) or ``sum / kh / kw`` (adaptive), in the sum's type."""
-    if divisor > 0:
-        return value / like(value, divisor)
+    if divisor != 0:                    # an override (0 is refused, so it means none)
+        return c_divide(value, divisor)
     if per_dim:
-        return value / like(value, hdiv) / like(value, wdiv)
-    return value / like(value, hdiv * wdiv)
-
+        return c_divide(c_divide(value, hdiv), wdiv)
+    return c_divide(value, hdiv * wdiv)
 
 
 def _avg_pool(x, out_size, windows, divisor, per_dim):
-    """Run the forward loop: ``divisor`` > 0 overrides; ``per_dim`` divides by each dim's count in
+    """Run the forward loop: a nonzero ``divisor`` overrides; ``per_dim`` divides by each dim's count in
     turn (``sum / kh / kw``, as the adaptive loop does), else by their product."""
     compute = st.opmath_type(x.dtype)
     xc = contiguous(to(x, compute))
@@ -210,7 +203,6 @@ def _avg_geometry(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
         raise RuntimeError("divisor must be not zero")
     kh, kw, sh, sw, ph, pw, _, _, OH, OW = pool_geometry(x, kernel_size, stride, padding, (1,), ceil_mode,
                                                          name="avg_pool2d")
-    _check_floating(x, "avg_pool2d")
     H, W = x.shape[-2:]
     g = _windows_array(_avg_windows(H, kh, ph, sh, OH, count_include_pad),
                        _avg_windows(W, kw, pw, sw, OW, count_include_pad))

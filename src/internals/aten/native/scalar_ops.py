@@ -547,6 +547,19 @@ def _like_jit(x, value):
     return lambda x, value: ctor(value)
 
 
+def c_divide(a, b):
+    """C's ``a / b`` for a value of a tensor's type and an integer count: in a's type, an integer
+    quotient truncated toward zero (the average pools' ``sum / divide_factor``)."""
+    return div_trunc_int(a, b, 1) if isinstance(a, (int, np.integer)) else a / like(a, b)
+
+
+@overload(c_divide, target="generic")
+def _c_divide_jit(a, b):
+    if isinstance(a, types.Integer):
+        return lambda a, b: div_trunc_int(a, like(a, b), 1)
+    return lambda a, b: a / like(a, b)
+
+
 @register_jitable
 def pow_float_scalar(a, b, alpha):
     """``pow_tensor_scalar_kernel`` (``PowKernel.cpp``) for float and double: sqrt, 1 / sqrt and

@@ -314,11 +314,13 @@ def unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False
     if any(n == 0 for d, n in enumerate(self.shape) if d != dim):
         raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
     values = np.asarray(self._host_values())
-    if values.shape[dim] == 0:
-        uniq, inverse, counts = values, np.zeros(0, np.int64), np.zeros(0, np.int64)
-    else:
-        uniq, inverse, counts = np.unique(values, return_inverse=True, return_counts=True, axis=dim)
     nothing = empty([0], dtype=st.int64, device=self.device)
-    return (from_host(np.ascontiguousarray(uniq), self.dtype, self.device),
+    if values.shape[dim] == 0:      # no slice: a contiguous copy, as torch's early return
+        empty_result = from_host(np.ascontiguousarray(values), self.dtype, self.device)
+        return empty_result, nothing, nothing
+    uniq, inverse, counts = np.unique(np.moveaxis(values, dim, 0), return_inverse=True, return_counts=True, axis=0)
+    # the slices stacked along dim 0, then that dim moved back into place: a view, as torch's
+    output = dispatcher.call("movedim.int", from_host(np.ascontiguousarray(uniq), self.dtype, self.device), 0, dim)
+    return (output,
             from_host(inverse.reshape(-1), st.int64, self.device) if return_inverse else nothing,
             from_host(counts, st.int64, self.device) if return_counts else nothing)
