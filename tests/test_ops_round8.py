@@ -182,12 +182,14 @@ GRAD_CASES = {
     "inverse of a batch": lambda lib, x, t: lib.inverse(lib.stack([x[:, :2], t[:, 1:]])),
     "det": lambda lib, x, t: lib.det(x[:, 1:]) * t,
     "linalg.det of a batch": lambda lib, x, t: lib.linalg.det(lib.stack([x[:, :2], x[:, 1:] * t[:, :2]])),
-    "avg_pool2d": lambda lib, x, t: lib.nn.functional.avg_pool2d((x.t() @ t).reshape(1, 1, 3, 3), 2, 1, 1,
+    "avg_pool2d": lambda lib, x, t: lib.nn.functional.avg_pool2d((x * x * t).reshape(1, 1, 2, 3), 2, 1, 1,
                                                                  count_include_pad=False),
     "avg_pool2d, divisor": lambda lib, x, t: lib.nn.functional.avg_pool2d(
-        (x.t() @ t).reshape(1, 3, 3), 2, 1, divisor_override=3),
+        (x * x + t).reshape(1, 2, 3), 2, 1, divisor_override=3),
     "adaptive_avg_pool2d": lambda lib, x, t: lib.nn.functional.adaptive_avg_pool2d(
-        (x.t() @ t).reshape(1, 1, 3, 3), (2, 3)),
+        (x * x * t).reshape(1, 1, 2, 3), (2, 2)),
+    "adaptive_avg_pool2d of a 3-d input": lambda lib, x, t: lib.nn.functional.adaptive_avg_pool2d(
+        (x * x + t).reshape(1, 2, 3), (2, 2)),
     "adaptive_avg_pool2d to 1x1 (mean)": lambda lib, x, t: lib.nn.AdaptiveAvgPool2d(1)((x * t).reshape(1, 1, 2, 3)),
 }
 

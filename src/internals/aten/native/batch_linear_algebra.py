@@ -92,9 +92,12 @@ def linalg_inv_ex(A, *, check_errors=False):
     _check_square(A, "linalg.inv")
     if A.dtype.is_reduced_float:
         raise RuntimeError(f"linalg.inv: Low precision dtypes not supported. Got {A.dtype.torch_name}")
-    LU, pivots, info = linalg_lu_factor_ex(A)
+    # ``_linalg_solve_ex``: a row-major A is factored as A^T, which is column-major as it lies
+    # (no copy), and the solve runs transposed
+    use_A_T = A.is_contiguous()
+    LU, pivots, info = linalg_lu_factor_ex(A.mT if use_A_T else A)
     inverse = _column_major(tuple(A.shape), A.dtype, A.device)
-    loops(A.device, "batch_linalg").lu_inverse(buffer(inverse), buffer(LU), buffer(pivots), A.shape[-1])
+    loops(A.device, "batch_linalg").lu_inverse(buffer(inverse), buffer(LU), buffer(pivots), A.shape[-1], use_A_T)
     if check_errors:
         _check_errors(info, "linalg.inv", singular="diagonal")
     return return_type("linalg_inv_ex", ("inverse", "info"))(inverse, info)
@@ -113,7 +116,8 @@ def _linalg_det(A):
     """(det, LU, pivots): the product of U's diagonal, negated for an odd number of row swaps."""
     _check_square(A, "linalg.det")
     _lu_kernel_dtype(A)
-    LU, pivots, _ = dispatcher.call("linalg_lu_factor_ex", A)
+    # det(A^T) = det(A): a row-major A is factored as A^T, column-major as it lies (``_linalg_det_out``)
+    LU, pivots, _ = dispatcher.call("linalg_lu_factor_ex", A.mT if A.is_contiguous() else A)
     n = A.shape[-1]
     swaps = dispatcher.call("sum.dim_IntList", pivots != dispatcher.call("arange.start", 1, n + 1, dtype=st.int32,
                                                                            device=A.device), [-1])

@@ -40,25 +40,49 @@ def getrf(a, base, n, piv, pbase):
 
 
 @register_jitable
-def getri(lu, base, n, piv, pbase, out):
-    """The inverse from the LU factors, solving ``A X = I`` column by column (``getrs``): the
-    identity's rows swapped as the pivots say, then ``L y = P e``, then ``U x = y``. ``out``
-    holds the result at ``base``, column-major."""
+def getri(lu, base, n, piv, pbase, out, trans):
+    """The inverse from the LU factors, solving ``A X = I`` column by column (``getrs``). With
+    ``P A = L U``: the identity's rows swapped as the pivots say, then ``L y = P e``, then
+    ``U x = y``. With ``trans``, the factors are A^T's (``P A^T = L U``, torch's choice for a
+    row-major A): ``U^T y = e``, then ``L^T z = y``, then the swaps undone, last first.
+    ``out`` holds the result at ``base``, column-major."""
     for j in range(n):
         for i in range(n):
             out[base + j * n + i] = 1 if i == j else 0
-    for k in range(n):                              # P I: the row swaps, in order
+    if not trans:
+        _swap_rows(out, base, n, piv, pbase, 0, n, 1)
+    for j in range(n):
+        col = base + j * n
+        if trans:
+            for i in range(n):                      # U^T: lower, through U's columns
+                x = out[col + i]
+                for k in range(i):
+                    x -= lu[base + i * n + k] * out[col + k]
+                out[col + i] = x / lu[base + i * n + i]
+            for i in range(n - 1, -1, -1):          # L^T: upper, ones on its diagonal
+                x = out[col + i]
+                for k in range(i + 1, n):
+                    x -= lu[base + i * n + k] * out[col + k]
+                out[col + i] = x
+        else:
+            for k in range(n):                      # L: ones on its diagonal
+                x = out[col + k]
+                for i in range(k + 1, n):
+                    out[col + i] -= x * lu[base + k * n + i]
+            for k in range(n - 1, -1, -1):          # U
+                out[col + k] /= lu[base + k * n + k]
+                x = out[col + k]
+                for i in range(k):
+                    out[col + i] -= x * lu[base + k * n + i]
+    if trans:
+        _swap_rows(out, base, n, piv, pbase, n - 1, -1, -1)
+
+
+@register_jitable
+def _swap_rows(out, base, n, piv, pbase, first, stop, step):
+    """LAPACK's ``laswp``: row k swapped with row ``piv[k] - 1``, k from ``first`` by ``step``."""
+    for k in range(first, stop, step):
         p = piv[pbase + k] - 1
         if p != k:
             for j in range(n):
                 out[base + j * n + k], out[base + j * n + p] = out[base + j * n + p], out[base + j * n + k]
-    for j in range(n):
-        for k in range(n):                          # forward: L has ones on its diagonal
-            x = out[base + j * n + k]
-            for i in range(k + 1, n):
-                out[base + j * n + i] -= x * lu[base + k * n + i]
-        for k in range(n - 1, -1, -1):              # back: U
-            out[base + j * n + k] /= lu[base + k * n + k]
-            x = out[base + j * n + k]
-            for i in range(k):
-                out[base + j * n + i] -= x * lu[base + k * n + i]

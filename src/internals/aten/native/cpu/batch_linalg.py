@@ -12,6 +12,6 @@ def lu_factor(a, pivots, infos, n):
 
 
 @njit(parallel=True, cache=True)
-def lu_inverse(out, lu, pivots, n):
+def lu_inverse(out, lu, pivots, n, trans):
     for b in prange(lu.size // max(n * n, 1)):
-        getri(lu, b * n * n, n, pivots, b * n, out)
+        getri(lu, b * n * n, n, pivots, b * n, out, trans)

@@ -16,10 +16,10 @@ def _lu_factor(a, pivots, infos, n):
 
 
 @cuda.jit
-def _lu_inverse(out, lu, pivots, n, batch):
+def _lu_inverse(out, lu, pivots, n, trans, batch):
     b = cuda.grid(1)
     while b < batch:
-        getri(lu, b * n * n, n, pivots, b * n, out)
+        getri(lu, b * n * n, n, pivots, b * n, out, trans)
         b += cuda.gridsize(1)
 
 
@@ -28,7 +28,7 @@ def lu_factor(a, pivots, infos, n):
         _lu_factor[launch_config(infos.size)](a, pivots, infos, n)
 
 
-def lu_inverse(out, lu, pivots, n):
+def lu_inverse(out, lu, pivots, n, trans):
     batch = lu.size // max(n * n, 1)
     with np.errstate(all="ignore"):
-        _lu_inverse[launch_config(batch)](out, lu, pivots, n, batch)
+        _lu_inverse[launch_config(batch)](out, lu, pivots, n, trans, batch)
