@@ -748,6 +748,17 @@ def THPVariable_conj_physical(*args, **kwargs):
     return _ops['conj_physical'](_r.tensor(0))
 
 
+_constant_pad_nd_parser = PythonArgParser([
+    'constant_pad_nd(Tensor input, SymIntArrayRef pad, Scalar value=0)',
+])
+
+
+def THPVariable_constant_pad_nd(*args, **kwargs):
+    _r = _constant_pad_nd_parser.parse(args, kwargs)
+    # aten::constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
+    return _ops['constant_pad_nd'](_r.tensor(0), _r.intlist(1), _r.scalar(2))
+
+
 _conv2d_parser = PythonArgParser([
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, SymIntArrayRef[2] padding=0, SymIntArrayRef[2] dilation=1, SymInt groups=1)',
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, c10::string_view padding="valid", SymIntArrayRef[2] dilation=1, SymInt groups=1)',
@@ -3430,6 +3441,7 @@ FUNCTIONS = named({
     'concatenate': THPVariable_concatenate,
     'conj': THPVariable_conj,
     'conj_physical': THPVariable_conj_physical,
+    'constant_pad_nd': THPVariable_constant_pad_nd,
     'conv2d': THPVariable_conv2d,
     'convolution': THPVariable_convolution,
     'cos': THPVariable_cos,

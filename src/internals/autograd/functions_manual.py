@@ -963,6 +963,14 @@ def _adaptive_avg_pool2d_backward(*args):
     return dispatcher.call("_adaptive_avg_pool2d_backward", *args)
 
 
+__all__ += ["constant_pad_nd_backward"]
+
+
+def constant_pad_nd_backward(grad, pad):
+    """The padding undone: the same pads, negated (they crop)."""
+    return dispatcher.call("constant_pad_nd", grad, [-p for p in pad], 0)
+
+
 def native_batch_norm_backward(*args):
     return dispatcher.call("native_batch_norm_backward", *args)
 

@@ -275,7 +275,25 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (out, indices) if return_indices else out
 
 
-__all__ += ["avg_pool2d", "adaptive_avg_pool2d"]
+__all__ += ["avg_pool2d", "adaptive_avg_pool2d", "pad", "one_hot", "normalize"]
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pads in (left, right) pairs from the last dim backwards; negative ones crop."""
+    return dispatcher.call("pad", input, list(pad), mode, value)
+
+
+def one_hot(tensor, num_classes=-1):
+    return dispatcher.call("one_hot", tensor, num_classes)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input`` divided by its ``p``-norm along ``dim``, at least ``eps`` (torch's ``clamp_min``,
+    which internals spells ``clamp(min=)``)."""
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    return input / denom if out is None else dispatcher.call("div.out", input, denom, out=out)
+
+
 
 
 def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,

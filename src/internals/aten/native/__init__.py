@@ -17,6 +17,8 @@ from . import (
     linear_algebra,
     loss,
     normalization,
+    onehot,
+    pad_nd,
     pooling,
     reduce_ops,
     reduce_ops_math,
@@ -36,8 +38,8 @@ __all__ = ["kernel", "FAMILIES"]
 
 FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, linear_algebra, batch_linear_algebra,
             blas, reduce_ops, reduce_ops_math, sorting, softmax, tensor_factories, tensor_shape, tensor_transformations,
-            triangular_ops, sparse_tensor, sparse_tensor_math, convolution, pooling, normalization, loss, embedding,
-            resize, complex_helper, scalar)
+            triangular_ops, sparse_tensor, sparse_tensor_math, convolution, pooling, pad_nd, onehot, normalization,
+            loss, embedding, resize, complex_helper, scalar)
 
 
 def kernel(name):

@@ -45,6 +45,7 @@ from .functions import (
     ClampBackward1,
     CloneBackward0,
     ComplexBackward0,
+    ConstantPadNdBackward0,
     ConvolutionBackward0,
     CosBackward0,
     CummaxBackward0,
@@ -516,6 +517,7 @@ OPS = {
     'avg_pool2d_backward': dispatcher.find('avg_pool2d_backward'),
     '_adaptive_avg_pool2d': dispatcher.find('_adaptive_avg_pool2d'),
     '_adaptive_avg_pool2d_backward': dispatcher.find('_adaptive_avg_pool2d_backward'),
+    'constant_pad_nd': dispatcher.find('constant_pad_nd'),
     'native_batch_norm': dispatcher.find('native_batch_norm'),
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     'embedding': dispatcher.find('embedding'),
@@ -4407,6 +4409,19 @@ def _adaptive_avg_pool2d_backward(ks, grad_output, self):
     return result
 
 
+def constant_pad_nd(ks, self, pad, value=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ConstantPadNdBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.pad_ = as_int_tuple(pad)
+    with below_ad_inplace_or_view():
+        result = OPS['constant_pad_nd'].redispatch(after_autograd(ks), self, pad, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
@@ -4766,6 +4781,7 @@ KERNELS = {
     'avg_pool2d_backward': avg_pool2d_backward,
     '_adaptive_avg_pool2d': _adaptive_avg_pool2d,
     '_adaptive_avg_pool2d_backward': _adaptive_avg_pool2d_backward,
+    'constant_pad_nd': constant_pad_nd,
     'native_batch_norm': native_batch_norm,
     'native_layer_norm': native_layer_norm,
     'embedding': embedding,
