@@ -1,7 +1,8 @@
 """Issue 16, round 8: operators the tutorial snippets reach for -- ``rsqrt``, ``log1p``, ``nansum``,
 ``linalg.inv``/``inverse``, ``linalg.det``/``det``, ``linalg.lu_factor``, ``F.avg_pool2d``/
-``nn.AvgPool2d``, ``F.adaptive_avg_pool2d``/``nn.AdaptiveAvgPool2d``, ``unique(dim=)`` -- and
-the legacy ``torch.Tensor(...)`` constructor.
+``nn.AvgPool2d``, ``F.adaptive_avg_pool2d``/``nn.AdaptiveAvgPool2d``, ``unique(dim=)``,
+``nanmean``, ``F.pad`` (constant), ``F.one_hot``, ``F.normalize`` -- and the legacy
+``torch.Tensor(...)`` constructor.
 
 As ``tests/test_ops_round7.py``: PyTorch's OpInfo samples (as given and non-contiguous), then
 everyday calls compared for values, strides, dtypes, grad_fn names, gradients (twice where torch
@@ -35,8 +36,15 @@ ADAPTERS = {
                                                               "count_include_pad", "divisor_override")),
     "nn.functional.adaptive_avg_pool2d": Adapter(F.adaptive_avg_pool2d),
     "unique": Adapter(internals.unique, kwargs=("sorted", "return_inverse", "return_counts", "dim")),
+    "nanmean": Adapter(internals.nanmean, "nanmean", kwargs=("dim", "keepdim", "dtype")),
+    "constant_pad_nd": Adapter(internals.constant_pad_nd),
+    "nn.functional.pad": Adapter(F.pad, kwargs=("mode", "value")),
+    "nn.functional.one_hot": Adapter(F.one_hot, kwargs=("num_classes",)),
+    "nn.functional.normalize": Adapter(F.normalize, kwargs=("p", "dim", "eps"), tol=LAST_BIT),
 }
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
+# F.pad's OpInfo has one entry per mode: internals pads with a constant only
+OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS
+           and op.variant_test_name == ("constant" if op.name == "nn.functional.pad" else "")}
 assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
 OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in OPINFOS.items()
                 for dtype in (torch.float32, torch.float64, torch.int64, torch.bool) if dtype in TORCH_DTYPES
@@ -116,6 +124,22 @@ PROGRAMS = [
     "lib.Tensor(lib.Size([2, 1])).shape", "lib.Tensor((1, 2))", "lib.Tensor(0)", "lib.Tensor([True, False])",
     "lib.Tensor(lib.tensor([1, 2]))", "lib.Tensor(-1)", "lib.Tensor(2.5)", "lib.FloatTensor((1, 2))",
     "type(lib.Tensor([1]))", "lib.Tensor([1, 2], device='cuda')",
+    f"lib.nanmean({NAN})", f"{NAN}.nanmean(1)", f"{NAN}.nanmean(0, keepdim=True)", "lib.nanmean(lib.tensor([1, 2]))",
+    f"lib.nanmean({NAN}.requires_grad_(), 1)",
+    "lib.nn.functional.one_hot(lib.tensor([[0, 2], [1, 1]]))", "lib.nn.functional.one_hot(lib.tensor([0, 2]), 4)",
+    "lib.nn.functional.one_hot(lib.tensor([1.0]))", "lib.nn.functional.one_hot(lib.tensor([-1]))",
+    "lib.nn.functional.one_hot(lib.tensor([3]), 2)", "lib.nn.functional.one_hot(lib.tensor([], dtype=lib.long))",
+    "lib.nn.functional.one_hot(lib.tensor([], dtype=lib.long), 3)",
+    "lib.nn.functional.pad(lib.arange(6.).reshape(1, 2, 3), (1, 0, 0, 2), value=-1)",
+    "lib.nn.functional.pad(lib.ones(2, 2), (1,))", "lib.nn.functional.pad(lib.ones(2, 2), (1, 1, 1, 1, 1, 1))",
+    "lib.nn.functional.pad(lib.ones(2, 2), (-1, 2))",
+    "lib.nn.functional.pad(lib.ones(2, 2, dtype=lib.long), (1, 1), value=2.5)",
+    "lib.nn.functional.pad(lib.ones(2, 3), (-2, -2))", "lib.nn.functional.pad(lib.ones(2, 3), (-1, 0))",
+    "lib.nn.functional.pad(lib.ones(2, 2).requires_grad_(), (1, 1))",
+    "lib.nn.functional.pad(lib.ones(1, 2, 2, 2).to(memory_format=lib.channels_last), (1, 1))",
+    "lib.constant_pad_nd(lib.ones(2), [1, 1, 1])", "lib.constant_pad_nd(lib.ones(2), [1, 1, 1, 1])",
+    "lib.nn.functional.normalize(lib.tensor([[3.0, 4.0], [0.0, 0.0]]))",
+    "lib.nn.functional.normalize(lib.tensor([[3.0, 4.0], [1.0, 1.0]]), dim=0, p=1)",
 ]
 
 
@@ -191,6 +215,9 @@ GRAD_CASES = {
     "adaptive_avg_pool2d of a 3-d input": lambda lib, x, t: lib.nn.functional.adaptive_avg_pool2d(
         (x * x + t).reshape(1, 2, 3), (2, 2)),
     "adaptive_avg_pool2d to 1x1 (mean)": lambda lib, x, t: lib.nn.AdaptiveAvgPool2d(1)((x * t).reshape(1, 1, 2, 3)),
+    "pad": lambda lib, x, t: lib.nn.functional.pad(x * x * t, (1, -1, 2, 0), value=3.0),
+    "nanmean": lambda lib, x, t: lib.where(x > 2, lib.tensor(float("nan"), dtype=lib.float64), x * t).nanmean(0),
+    "normalize": lambda lib, x, t: lib.nn.functional.normalize(x * t, dim=1),
 }
 
 

@@ -2105,6 +2105,17 @@ def THPVariable_nan_to_num_(*args, **kwargs):
     return _ops['nan_to_num_'](_r.tensor(0), _r.to_double(1), _r.to_double(2), _r.to_double(3))
 
 
+_nanmean_parser = PythonArgParser([
+    'nanmean(Tensor input, IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)',
+])
+
+
+def THPVariable_nanmean(*args, **kwargs):
+    _r = _nanmean_parser.parse(args, kwargs)
+    # aten::nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    return _ops['nanmean'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
+
+
 _nansum_parser = PythonArgParser([
     'nansum(Tensor input, IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)',
 ])
@@ -3545,6 +3556,7 @@ FUNCTIONS = named({
     'mv': THPVariable_mv,
     'nan_to_num': THPVariable_nan_to_num,
     'nan_to_num_': THPVariable_nan_to_num_,
+    'nanmean': THPVariable_nanmean,
     'nansum': THPVariable_nansum,
     'narrow': THPVariable_narrow,
     'native_batch_norm': THPVariable_native_batch_norm,

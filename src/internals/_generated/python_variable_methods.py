@@ -1623,6 +1623,17 @@ def THPVariable_nan_to_num_(self, *args, **kwargs):
     return _ops['nan_to_num_'](self, _r.to_double(0), _r.to_double(1), _r.to_double(2))
 
 
+_nanmean_parser = PythonArgParser([
+    'nanmean(IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)',
+])
+
+
+def THPVariable_nanmean(self, *args, **kwargs):
+    _r = _nanmean_parser.parse(args, kwargs)
+    # aten::nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    return _ops['nanmean'](self, _r.intlist(0), _r.to_bool(1), dtype=_r.scalartype(2))
+
+
 _nansum_parser = PythonArgParser([
     'nansum(IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)',
 ])
@@ -2749,6 +2760,7 @@ METHODS = named({
     'mv': THPVariable_mv,
     'nan_to_num': THPVariable_nan_to_num,
     'nan_to_num_': THPVariable_nan_to_num_,
+    'nanmean': THPVariable_nanmean,
     'nansum': THPVariable_nansum,
     'narrow': THPVariable_narrow,
     'ne': THPVariable_ne,

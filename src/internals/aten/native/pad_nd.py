@@ -42,7 +42,7 @@ def constant_pad_nd(x, pad, value=0):
     shape = list(x.shape)
     for d, before, after in _dims_and_pads(x, pad):
         shape[d] = x.shape[d] + before + after
-        if shape[d] <= 0:
+        if shape[d] < 0:
             raise RuntimeError(f"The input size {x.shape[d]}, plus negative padding {before} and {after} resulted "
                                f"in a negative output size, which is invalid. Check dimension {d} of your input.")
     out = call("empty.memory_format", shape, dtype=x.dtype, device=x.device,

@@ -103,6 +103,16 @@ def nansum(x, dim=None, keepdim=False, *, dtype=None):
     return _reduce(ops.SUM, x, dim, keepdim, _sum_dtype(x, dtype), "nansum")
 
 
+def nanmean(x, dim=None, keepdim=False, *, dtype=None):
+    """CompositeImplicitAutograd: ``nansum`` divided by the count of the elements that are not NaN."""
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{x.dtype.torch_name}")
+    count = dispatcher.call("sum.dim_IntList", dispatcher.call("logical_not_", dispatcher.call("isnan", x)), dim,
+                            keepdim)
+    return dispatcher.call("div.Tensor", dispatcher.call("nansum", x, dim, keepdim, dtype=dtype), count)
+
+
 def prod(x, dim=None, keepdim=False, *, dtype=None):
     return _reduce(ops.PROD, x, dim, keepdim, _sum_dtype(x, dtype), "prod")
 
