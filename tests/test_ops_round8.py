@@ -1,7 +1,7 @@
 """Issue 16, round 8: operators the tutorial snippets reach for -- ``rsqrt``, ``log1p``, ``nansum``,
 ``linalg.inv``/``inverse``, ``linalg.det``/``det``, ``linalg.lu_factor``, ``F.avg_pool2d``/
 ``nn.AvgPool2d``, ``F.adaptive_avg_pool2d``/``nn.AdaptiveAvgPool2d``, ``unique(dim=)``,
-``nanmean``, ``F.pad`` (constant), ``F.one_hot``, ``F.normalize`` -- and the legacy
+``nanmean``, ``bincount``, ``F.pad`` (constant), ``F.one_hot``, ``F.normalize`` -- and the legacy
 ``torch.Tensor(...)`` constructor.
 
 As ``tests/test_ops_round7.py``: PyTorch's OpInfo samples (as given and non-contiguous), then
@@ -140,6 +140,12 @@ PROGRAMS = [
     "lib.constant_pad_nd(lib.ones(2), [1, 1, 1])", "lib.constant_pad_nd(lib.ones(2), [1, 1, 1, 1])",
     "lib.nn.functional.normalize(lib.tensor([[3.0, 4.0], [0.0, 0.0]]))",
     "lib.nn.functional.normalize(lib.tensor([[3.0, 4.0], [1.0, 1.0]]), dim=0, p=1)",
+    "lib.bincount(lib.tensor([2, 0, 1, 2]))", "lib.tensor([2, 0, 1, 2]).bincount(minlength=5)",
+    "lib.bincount(lib.tensor([2, 0, 1, 2]), weights=lib.tensor([1.0, 2.0, 3.0, 4.0]))",
+    "lib.bincount(lib.tensor([2, 0, 1, 2]), weights=lib.tensor([1, 2, 3, 4]))",
+    "lib.bincount(lib.tensor([1, 1], dtype=lib.uint8))", "lib.bincount(lib.tensor([], dtype=lib.long))",
+    "lib.bincount(lib.tensor([[1]]))", "lib.bincount(lib.tensor([-1]))", "lib.bincount(lib.tensor([1.0]))",
+    "lib.bincount(lib.tensor([1]), minlength=-1)", "lib.bincount(lib.tensor([1, 2]), weights=lib.ones(3))",
 ]
 
 

@@ -443,6 +443,17 @@ def THPVariable_binary_cross_entropy_with_logits(*args, **kwargs):
     return _ops['binary_cross_entropy_with_logits'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3), _r.to_int64(4))
 
 
+_bincount_parser = PythonArgParser([
+    'bincount(Tensor input, Tensor? weights=None, int64_t minlength=0)',
+])
+
+
+def THPVariable_bincount(*args, **kwargs):
+    _r = _bincount_parser.parse(args, kwargs)
+    # aten::bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+    return _ops['bincount'](_r.tensor(0), _r.tensor(1), _r.to_int64(2))
+
+
 _bitwise_and_parser = PythonArgParser([
     'bitwise_and(Tensor input, Tensor other)',
     'bitwise_and(Scalar self, Tensor other)',
@@ -3431,6 +3442,7 @@ FUNCTIONS = named({
     'batch_norm': THPVariable_batch_norm,
     'bernoulli': THPVariable_bernoulli,
     'binary_cross_entropy_with_logits': THPVariable_binary_cross_entropy_with_logits,
+    'bincount': THPVariable_bincount,
     'bitwise_and': THPVariable_bitwise_and,
     'bitwise_left_shift': THPVariable_bitwise_left_shift,
     'bitwise_not': THPVariable_bitwise_not,

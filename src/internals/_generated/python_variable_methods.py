@@ -344,6 +344,17 @@ def THPVariable_bernoulli_(self, *args, **kwargs):
     return _ops['bernoulli_.float'](self, _r.to_double(0), generator=_r.value(1))
 
 
+_bincount_parser = PythonArgParser([
+    'bincount(Tensor? weights=None, int64_t minlength=0)',
+])
+
+
+def THPVariable_bincount(self, *args, **kwargs):
+    _r = _bincount_parser.parse(args, kwargs)
+    # aten::bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+    return _ops['bincount'](self, _r.tensor(0), _r.to_int64(1))
+
+
 _bitwise_and_parser = PythonArgParser([
     'bitwise_and(Tensor other)',
     'bitwise_and(Scalar other)',
@@ -2639,6 +2650,7 @@ METHODS = named({
     'baddbmm': THPVariable_baddbmm,
     'bernoulli': THPVariable_bernoulli,
     'bernoulli_': THPVariable_bernoulli_,
+    'bincount': THPVariable_bincount,
     'bitwise_and': THPVariable_bitwise_and,
     'bitwise_and_': THPVariable_bitwise_and_,
     'bitwise_left_shift': THPVariable_bitwise_left_shift,

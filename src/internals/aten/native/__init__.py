@@ -26,6 +26,7 @@ from . import (
     scalar,
     softmax,
     sorting,
+    summary_ops,
     tensor_factories,
     tensor_shape,
     tensor_transformations,
@@ -37,9 +38,9 @@ from .sparse import sparse_tensor, sparse_tensor_math
 __all__ = ["kernel", "FAMILIES"]
 
 FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, linear_algebra, batch_linear_algebra,
-            blas, reduce_ops, reduce_ops_math, sorting, softmax, tensor_factories, tensor_shape, tensor_transformations,
-            triangular_ops, sparse_tensor, sparse_tensor_math, convolution, pooling, pad_nd, onehot, normalization,
-            loss, embedding, resize, complex_helper, scalar)
+            blas, reduce_ops, reduce_ops_math, sorting, summary_ops, softmax, tensor_factories, tensor_shape,
+            tensor_transformations, triangular_ops, sparse_tensor, sparse_tensor_math, convolution, pooling, pad_nd,
+            onehot, normalization, loss, embedding, resize, complex_helper, scalar)
 
 
 def kernel(name):
