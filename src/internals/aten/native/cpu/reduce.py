@@ -20,7 +20,9 @@ on the calling thread (as ``at::parallel_for`` does below its grain size; see ``
 
 Float sums are accurate as torch's cascade sum (``cascade_sum`` in ``SumKernel.cpp``) is: partial
 results are folded into a short ladder of accumulators, each taking ``FAN`` values before it is
-added to the next, so no accumulator grows to many times the size of what it is adding.
+added to the next, so no accumulator grows to many times the size of what it is adding. A float32
+or float64 sum along contiguous rows goes further and follows torch's own order (``_cascade_task``),
+so that it has torch's bits; columns and strided sums keep the ladder above.
 """
 import numpy as np
 from numba import njit, prange
