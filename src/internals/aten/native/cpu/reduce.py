@@ -35,6 +35,7 @@ BLOCK = 2048    # elements folded by one vectorised pass of the contiguous loop 
 WIDTH = 1024    # outputs per task of the columns loop: a 4 KiB page per row, partials stay in L1
 FAN = 16        # values an accumulator of the ladder takes before it moves up a level
 CASCADE_SUM = "cascade sum"     # the kernels' key for a float sum: torch's order on contiguous rows
+SERIAL_SUM = 32768              # at::internal::GRAIN_SIZE: torch sums up to this many elements on one thread
 
 
 @njit(cache=True)
@@ -158,13 +159,21 @@ def _cascade_row(acc, a, p, n):
 @njit(inline="always")
 def _cascade_task(o, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset):
     """A float sum of contiguous rows, each summed as torch's cascade and added to the output in
-    turn (torch's store accumulates each row into the output, which starts at zero)."""
+    turn (torch's store accumulates each row into the output, which starts at zero). Past
+    ``SERIAL_SUM`` elements torch splits the rows between its threads, an order not followed here:
+    the row sums then climb the ladder, which keeps a long sum accurate."""
     base = offset + index_to_offset(o, outer_shape, outer_strides, 0)
     acc = np.zeros((4, 4, 32 // a.itemsize), a.dtype)
-    total = a[base] - a[base]
-    for r in range(_numel(inner_shape, 1)):
-        total += _cascade_row(acc, a, base + index_to_offset(r, inner_shape, inner_strides, 1), inner_shape[0])
-    out[o] = total
+    zero = a[base] - a[base]
+    rows = _numel(inner_shape, 1)
+    low, mid, high, n_low, n_mid = zero, zero, zero, 0, 0
+    for r in range(rows):
+        part = _cascade_row(acc, a, base + index_to_offset(r, inner_shape, inner_strides, 1), inner_shape[0])
+        if rows * inner_shape[0] <= SERIAL_SUM:
+            low += part
+        else:
+            low, mid, high, n_low, n_mid = _climb(SUM, zero, part, low, mid, high, n_low, n_mid)
+    out[o] = high + (mid + low)
 
 
 @njit(inline="always")
