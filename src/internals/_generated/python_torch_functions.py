@@ -444,13 +444,13 @@ def THPVariable_binary_cross_entropy_with_logits(*args, **kwargs):
 
 
 _bincount_parser = PythonArgParser([
-    'bincount(Tensor input, Tensor? weights=None, int64_t minlength=0)',
+    'bincount(Tensor input, Tensor? weights=None, SymInt minlength=0)',
 ])
 
 
 def THPVariable_bincount(*args, **kwargs):
     _r = _bincount_parser.parse(args, kwargs)
-    # aten::bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+    # aten::bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
     return _ops['bincount'](_r.tensor(0), _r.tensor(1), _r.to_int64(2))
 
 

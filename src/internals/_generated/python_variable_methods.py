@@ -345,13 +345,13 @@ def THPVariable_bernoulli_(self, *args, **kwargs):
 
 
 _bincount_parser = PythonArgParser([
-    'bincount(Tensor? weights=None, int64_t minlength=0)',
+    'bincount(Tensor? weights=None, SymInt minlength=0)',
 ])
 
 
 def THPVariable_bincount(self, *args, **kwargs):
     _r = _bincount_parser.parse(args, kwargs)
-    # aten::bincount(Tensor self, Tensor? weights=None, int minlength=0) -> Tensor
+    # aten::bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
     return _ops['bincount'](self, _r.tensor(0), _r.to_int64(1))
 
 
