@@ -28,7 +28,7 @@ import numpy as np
 from numba import njit, prange
 
 from ..offset_calculator import index_to_offset
-from ..scalar_ops import AMAX, AMIN, SUM, arg_better, reduce_combine
+from ..scalar_ops import AMAX, AMIN, SUM, arg_better, like, reduce_combine
 from .loops import _pick
 
 BLOCK = 2048    # elements folded by one vectorised pass of the contiguous loop (long: its end is a horizontal sum)
@@ -148,7 +148,7 @@ def _cascade_row(acc, a, p, n):
         return acc[0, 0, 0]
     vectors = n // lanes
     _row_sum(acc, a, p, vectors, lanes)
-    total = a[p] - a[p]                 # zero, in a's type
+    total = like(a[p], 0)
     for k in range(vectors * lanes, n):
         total += a[p + k]
     for k in range(lanes):
@@ -164,7 +164,7 @@ def _cascade_task(o, out, a, outer_shape, outer_strides, inner_shape, inner_stri
     the row sums then climb the ladder, which keeps a long sum accurate."""
     base = offset + index_to_offset(o, outer_shape, outer_strides, 0)
     acc = np.zeros((4, 4, 32 // a.itemsize), a.dtype)
-    zero = a[base] - a[base]
+    zero = like(a[base], 0)
     rows = _numel(inner_shape, 1)
     low, mid, high, n_low, n_mid = zero, zero, zero, 0, 0
     for r in range(rows):
