@@ -223,6 +223,24 @@ def test_every_derivative_entry_is_tested():
     with pytest.raises(NotImplementedError, match="the derivative for '_unique2' is not implemented"):
         y.sum().backward()
     reached.add(y.grad_fn.name())
+    # Round 8's operators, differentiated twice (tests/test_ops_round8.py compares nodes and gradients),
+    # and unique(dim=)'s refusing node.
+    from test_ops_round8 import GRAD_CASES as ROUND8_CASES
+    for build in ROUND8_CASES.values():
+        x = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
+        t = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
+        out = build(internals, x, t)
+        (g,) = internals.autograd.grad(out.sum(), x, create_graph=True)
+        reached |= _nodes(out) | _nodes(g)
+    y = internals.unique(internals.ones(2, 2, requires_grad=True), dim=0)
+    with pytest.raises(NotImplementedError, match="the derivative for 'unique_dim' is not implemented"):
+        y.sum().backward()
+    reached.add(y.grad_fn.name())
+    lu, _ = internals.linalg.lu_factor(internals.eye(2, requires_grad=True))     # torch's node, no formula yet
+    assert lu.grad_fn.name() == "LinalgLuFactorExBackward0"
+    with pytest.raises(NotImplementedError, match="the derivative for 'linalg_lu_factor_ex' is not implemented"):
+        lu.sum().backward()
+    reached.add(lu.grad_fn.name())
     assert set(functions.__all__) - reached == set(), sorted(set(functions.__all__) - reached)
 
 
@@ -655,6 +673,7 @@ def test_every_differentiable_native_function_has_a_kernel():
         "isnan", "logical_and", "logical_or", "logical_xor", "logical_not")} | {
         "remainder.Scalar_Tensor", "scatter.reduce", "scatter_.reduce", "scatter.value_reduce",
         "scatter_.value_reduce"}
+    not_differentiable |= {"bincount"}        # counts: an integer result
     # Complex tensors cannot require grad here (no complex autograd): these have no formula.
     not_differentiable |= {"view_as_real", "conj_physical"}
     # Sparse tensors take no part in autograd in internals: their operators have no formula.
@@ -686,6 +705,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear"}
     complex_parts = {"real", "imag", "conj", "resolve_conj"}     # composites of complex_helper.py
     math |= {"matmul.out", "meshgrid", "meshgrid.indexing", "fill_diagonal_"}     # round 6
+    # round 8
+    math |= {"adaptive_avg_pool2d", "det", "inverse", "linalg_det", "linalg_inv", "nanmean", "one_hot", "pad"}
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",

@@ -174,3 +174,17 @@ def test_in_place_loops_write_what_torch_writes(name, view, shape):
     out_t = IN_PLACE[name](pick(base_t), pick(y_t))
     assert_same(out_i, out_t, rtol=1e-6, atol=1e-6)
     assert_same(base_i, base_t, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("shape, dim", [((1,), None), ((7,), None), ((8,), None), ((123,), None), ((2000,), None),
+                                        ((30_000,), None), ((5, 7), 1), ((6, 301), 1), ((6, 301), -1),
+                                        ((4, 3, 9, 9), (0, 2, 3)), ((3, 5, 40), (1, 2))], ids=str)
+def test_float_sums_along_contiguous_rows_are_torchs_bits(dtype, shape, dim):
+    """``cascade_sum``'s order, followed step by step: the same bits as torch's (up to 32,768
+    elements, where torch stops splitting a reduction between threads); mean divides that sum."""
+    t = torch.randn(shape, generator=torch.Generator().manual_seed(len(shape)), dtype=dtype)
+    kwargs = {} if dim is None else {"dim": dim}
+    t.view(-1)[0] = float("inf")             # and an infinity stays one (no inf - inf on the way)
+    for name in ("sum", "mean"):
+        assert_same(getattr(internals.from_torch(t), name)(**kwargs), getattr(t, name)(**kwargs), rtol=0, atol=0)

@@ -5,10 +5,12 @@ asked of the `internals` dispatcher. ``TensorBase`` and ``Size`` are here too, a
 """
 from ._tensor_base import Size, TensorBase
 from .aten import dispatcher
+from .aten.native.batch_linear_algebra import _LinAlgError
 from .c10.dispatch_key import DispatchKey, DispatchKeySet
 from .c10.local_dispatch_key_set import tls
 
-__all__ = ["TensorBase", "Size", "_dispatch_keys", "_dispatch_dump", "_dispatch_dump_table", "_dispatch_keyset_full",
+__all__ = ["TensorBase", "Size", "_LinAlgError",
+           "_dispatch_keys", "_dispatch_dump", "_dispatch_dump_table", "_dispatch_keyset_full",
            "_dispatch_tls_local_include_set", "_dispatch_tls_local_exclude_set",
            "_dispatch_has_kernel_for_dispatch_key", "_dispatch_key_for_device"]
 

@@ -96,11 +96,12 @@ def numel(input):
 
 
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
-    """``torch.functional.unique`` over all the elements (``_unique2``): the values alone, or a
-    tuple with the inverse and/or the counts asked for."""
-    if dim is not None:
-        raise NotImplementedError("internals' unique takes no dim")
-    output, inverse, counts = dispatcher.call("_unique2", input, sorted, return_inverse, return_counts)
+    """``torch.functional.unique`` over all the elements (``_unique2``) or the slices along
+    ``dim`` (``unique_dim``): the values alone, or a tuple with the inverse and/or the counts asked for."""
+    if dim is None:
+        output, inverse, counts = dispatcher.call("_unique2", input, sorted, return_inverse, return_counts)
+    else:
+        output, inverse, counts = dispatcher.call("unique_dim", input, dim, sorted, return_inverse, return_counts)
     if return_inverse and return_counts:
         return output, inverse, counts
     if return_inverse or return_counts:

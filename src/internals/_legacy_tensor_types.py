@@ -4,24 +4,43 @@ Each is a class whose call makes a CPU tensor of its dtype -- from data (a seque
 ``tensor()`` copies) or, given sizes, uninitialized (``FloatTensor(2, 3)``; no argument: no
 element) -- and whose ``isinstance`` asks for that dtype on the CPU, as torch's metaclass does.
 """
-from ._tensor_base import TensorBase
+from ._tensor_base import Size, TensorBase
 from .aten import dispatcher
 from .aten.native.tensor_factories import tensor
 from .c10 import scalar_type as st
+from .c10.device import as_device
 
-__all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
+__all__ = ["legacy_new", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
            "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"]
 
 
+def legacy_new(dtype, args, device=None):
+    """``legacy_tensor_generic_ctor_new``: sizes (ints, or a Size) make an uninitialized CPU
+    tensor, no argument an empty one, a tensor an alias of it; anything else is data, copied
+    into ``dtype`` as ``tensor()`` copies (a plain tuple of ints is data too: only a Size is sizes)."""
+    if device is not None and as_device(device).type != "cpu":
+        raise RuntimeError(f"legacy constructor expects device type: cpu but device type: {as_device(device).type} "
+                           "was passed")
+    if len(args) == 1 and not isinstance(args[0], int):
+        data = args[0]
+        if isinstance(data, TensorBase):
+            return dispatcher.call("alias", data)
+        if isinstance(data, Size):
+            return dispatcher.call("empty.memory_format", list(data), dtype=dtype)
+        if isinstance(data, str):
+            raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
+        if isinstance(data, (float, bool, complex)):
+            raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
+        return tensor(data, dtype=dtype)
+    if not all(isinstance(n, int) for n in args):
+        raise TypeError(f"new() received an invalid combination of arguments - got "
+                        f"({', '.join(type(a).__name__ for a in args)})")
+    return dispatcher.call("empty.memory_format", list(args) if args else [0], dtype=dtype)
+
+
 class _LegacyTensorType(type):
-    def __call__(cls, *args):
-        if len(args) == 1 and not isinstance(args[0], int):
-            if isinstance(args[0], tuple) and all(isinstance(n, int) for n in args[0]):   # a Size
-                return dispatcher.call("empty.memory_format", list(args[0]), dtype=cls.dtype)
-            if isinstance(args[0], str):
-                raise TypeError(f"new(): invalid data type '{type(args[0]).__name__}'")
-            return tensor(args[0], dtype=cls.dtype)
-        return dispatcher.call("empty.memory_format", list(args) if args else [0], dtype=cls.dtype)
+    def __call__(cls, *args, device=None):
+        return legacy_new(cls.dtype, args, device)
 
     def __instancecheck__(cls, obj):
         return isinstance(obj, TensorBase) and obj.dtype is cls.dtype and obj.device.type == "cpu"

@@ -1,9 +1,12 @@
-"""``torch.linalg``: the vector norm, and the Frobenius matrix norm (the rest of torch's
-namespace is not in internals)."""
+"""``torch.linalg``: the vector norm, the Frobenius matrix norm, and what an LU factorization
+gives: ``lu_factor``, ``inv``, ``det`` (the rest of torch's namespace is not in internals)."""
 from .aten import dispatcher
+from .aten.native.batch_linear_algebra import _check_errors
+from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
 from .aten.native.tensor_shape import wrap_dim
+from .return_types import return_type
 
-__all__ = ["vector_norm", "matrix_norm"]
+__all__ = ["vector_norm", "matrix_norm", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "det", "LinAlgError"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -29,3 +32,26 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         raise NotImplementedError("internals: linalg.matrix_norm(ord='nuc') needs singular values, which "
                                   "internals does not compute")
     return vector_norm(A, 2, list(dim), keepdim, dtype=dtype)
+
+
+def lu_factor_ex(A, *, pivot=True, check_errors=False):
+    return dispatcher.call("linalg_lu_factor_ex", A, pivot=pivot, check_errors=check_errors)
+
+
+def lu_factor(A, *, pivot=True):
+    """``linalg_lu_factor``: the factors, raising where a pivot is zero (``check_errors=True``)."""
+    LU, pivots, info = dispatcher.call("linalg_lu_factor_ex", A, pivot=pivot)
+    _check_errors(info, "torch.linalg.lu_factor", singular="U")
+    return return_type("linalg_lu_factor", ("LU", "pivots"))(LU, pivots)
+
+
+def inv_ex(A, *, check_errors=False):
+    return dispatcher.call("linalg_inv_ex", A, check_errors=check_errors)
+
+
+def inv(A):
+    return dispatcher.call("linalg_inv", A)
+
+
+def det(A):
+    return dispatcher.call("linalg_det", A)

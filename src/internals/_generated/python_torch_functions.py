@@ -11,6 +11,17 @@ from ..autograd.variable_factories import variable_factory as _factory
 from ..c10.scalar_type import int64  # randint's and randperm's default dtype
 from ..return_types import return_type as _return_type
 
+__adaptive_avg_pool2d_parser = PythonArgParser([
+    '_adaptive_avg_pool2d(Tensor input, SymIntArrayRef[2] output_size)',
+])
+
+
+def THPVariable__adaptive_avg_pool2d(*args, **kwargs):
+    _r = __adaptive_avg_pool2d_parser.parse(args, kwargs)
+    # aten::_adaptive_avg_pool2d(Tensor self, SymInt[2] output_size) -> Tensor
+    return _ops['_adaptive_avg_pool2d'](_r.tensor(0), _r.intlist(1))
+
+
 __coalesce_parser = PythonArgParser([
     '_coalesce(Tensor input)',
 ])
@@ -20,6 +31,17 @@ def THPVariable__coalesce(*args, **kwargs):
     _r = __coalesce_parser.parse(args, kwargs)
     # aten::_coalesce(Tensor self) -> Tensor
     return _ops['_coalesce'](_r.tensor(0))
+
+
+__linalg_det_parser = PythonArgParser([
+    '_linalg_det(Tensor A)',
+])
+
+
+def THPVariable__linalg_det(*args, **kwargs):
+    _r = __linalg_det_parser.parse(args, kwargs)
+    # aten::_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)
+    return _ops['_linalg_det'](_r.tensor(0))
 
 
 __log_softmax_parser = PythonArgParser([
@@ -468,6 +490,17 @@ def THPVariable_binary_cross_entropy_with_logits(*args, **kwargs):
     return _ops['binary_cross_entropy_with_logits'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3), _r.to_int64(4))
 
 
+_bincount_parser = PythonArgParser([
+    'bincount(Tensor input, Tensor? weights=None, SymInt minlength=0)',
+])
+
+
+def THPVariable_bincount(*args, **kwargs):
+    _r = _bincount_parser.parse(args, kwargs)
+    # aten::bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
+    return _ops['bincount'](_r.tensor(0), _r.tensor(1), _r.to_int64(2))
+
+
 _bitwise_and_parser = PythonArgParser([
     'bitwise_and(Tensor input, Tensor other)',
     'bitwise_and(Scalar self, Tensor other)',
@@ -775,6 +808,17 @@ def THPVariable_conj_physical(*args, **kwargs):
     return _ops['conj_physical'](_r.tensor(0))
 
 
+_constant_pad_nd_parser = PythonArgParser([
+    'constant_pad_nd(Tensor input, SymIntArrayRef pad, Scalar value=0)',
+])
+
+
+def THPVariable_constant_pad_nd(*args, **kwargs):
+    _r = _constant_pad_nd_parser.parse(args, kwargs)
+    # aten::constant_pad_nd(Tensor self, SymInt[] pad, Scalar value=0) -> Tensor
+    return _ops['constant_pad_nd'](_r.tensor(0), _r.intlist(1), _r.scalar(2))
+
+
 _conv2d_parser = PythonArgParser([
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, SymIntArrayRef[2] padding=0, SymIntArrayRef[2] dilation=1, SymInt groups=1)',
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, c10::string_view padding="valid", SymIntArrayRef[2] dilation=1, SymInt groups=1)',
@@ -896,6 +940,17 @@ def THPVariable_cumsum(*args, **kwargs):
         return _ops['cumsum'](_r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2))
     # aten::cumsum.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
     return _ops['cumsum.out'](_r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2), out=_r.tensor(3))
+
+
+_det_parser = PythonArgParser([
+    'det(Tensor input)',
+])
+
+
+def THPVariable_det(*args, **kwargs):
+    _r = _det_parser.parse(args, kwargs)
+    # aten::det(Tensor self) -> Tensor
+    return _ops['det'](_r.tensor(0))
 
 
 _detach_parser = PythonArgParser([
@@ -1538,6 +1593,17 @@ def THPVariable_index_select(*args, **kwargs):
     return _ops['index_select.out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), out=_r.tensor(3))
 
 
+_inverse_parser = PythonArgParser([
+    'inverse(Tensor input)',
+])
+
+
+def THPVariable_inverse(*args, **kwargs):
+    _r = _inverse_parser.parse(args, kwargs)
+    # aten::inverse(Tensor self) -> Tensor
+    return _ops['inverse'](_r.tensor(0))
+
+
 _isclose_parser = PythonArgParser([
     'isclose(Tensor input, Tensor other, double rtol=1e-05, double atol=1e-08, bool equal_nan=False)',
 ])
@@ -1690,6 +1756,31 @@ def THPVariable_log(*args, **kwargs):
         return _ops['log'](_r.tensor(0))
     # aten::log.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
     return _ops['log.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_log1p_parser = PythonArgParser([
+    'log1p(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_log1p(*args, **kwargs):
+    _r = _log1p_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::log1p(Tensor self) -> Tensor
+        return _ops['log1p'](_r.tensor(0))
+    # aten::log1p.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['log1p.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_log1p__parser = PythonArgParser([
+    'log1p_(Tensor input)',
+])
+
+
+def THPVariable_log1p_(*args, **kwargs):
+    _r = _log1p__parser.parse(args, kwargs)
+    # aten::log1p_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['log1p_'](_r.tensor(0))
 
 
 _log__parser = PythonArgParser([
@@ -2100,6 +2191,35 @@ def THPVariable_nan_to_num_(*args, **kwargs):
     _r = _nan_to_num__parser.parse(args, kwargs)
     # aten::nan_to_num_(Tensor(a!) self, float? nan=None, float? posinf=None, float? neginf=None) -> Tensor(a!)
     return _ops['nan_to_num_'](_r.tensor(0), _r.to_double(1), _r.to_double(2), _r.to_double(3))
+
+
+_nanmean_parser = PythonArgParser([
+    'nanmean(Tensor input, IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)',
+])
+
+
+def THPVariable_nanmean(*args, **kwargs):
+    _r = _nanmean_parser.parse(args, kwargs)
+    # aten::nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    if not kwargs:
+        return _ops['nanmean'](_r.tensor(0), _r.intlist(1), _r.to_bool(2))
+    return _ops['nanmean'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
+
+
+_nansum_parser = PythonArgParser([
+    'nansum(Tensor input, IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)',
+])
+
+
+def THPVariable_nansum(*args, **kwargs):
+    _r = _nansum_parser.parse(args, kwargs)
+    if _r.is_none(4):
+        # aten::nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+        if not kwargs:
+            return _ops['nansum'](_r.tensor(0), _r.intlist(1), _r.to_bool(2))
+        return _ops['nansum'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
+    # aten::nansum.out(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    return _ops['nansum.out'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3), out=_r.tensor(4))
 
 
 _narrow_parser = PythonArgParser([
@@ -2606,6 +2726,31 @@ def THPVariable_round_(*args, **kwargs):
     if not kwargs:
         return _ops['round_.decimals'](_r.tensor(0))
     return _ops['round_.decimals'](_r.tensor(0), decimals=_r.to_int64(1))
+
+
+_rsqrt_parser = PythonArgParser([
+    'rsqrt(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_rsqrt(*args, **kwargs):
+    _r = _rsqrt_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::rsqrt(Tensor self) -> Tensor
+        return _ops['rsqrt'](_r.tensor(0))
+    # aten::rsqrt.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['rsqrt.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_rsqrt__parser = PythonArgParser([
+    'rsqrt_(Tensor input)',
+])
+
+
+def THPVariable_rsqrt_(*args, **kwargs):
+    _r = _rsqrt__parser.parse(args, kwargs)
+    # aten::rsqrt_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['rsqrt_'](_r.tensor(0))
 
 
 _rsub_parser = PythonArgParser([
@@ -3222,6 +3367,17 @@ def THPVariable_unflatten(*args, **kwargs):
     return _ops['unflatten.int'](_r.tensor(0), _r.to_int64(1), _r.intlist(2))
 
 
+_unique_dim_parser = PythonArgParser([
+    'unique_dim(Tensor input, int64_t dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)',
+])
+
+
+def THPVariable_unique_dim(*args, **kwargs):
+    _r = _unique_dim_parser.parse(args, kwargs)
+    # aten::unique_dim(Tensor self, int dim, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)
+    return _ops['unique_dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), _r.to_bool(3), _r.to_bool(4))
+
+
 _unsqueeze_parser = PythonArgParser([
     'unsqueeze(Tensor input, int64_t dim)',
 ])
@@ -3376,7 +3532,9 @@ def THPVariable_zeros_like(*args, **kwargs):
 
 # The function table (torch's ``torch_functions``): what internals puts in its namespace.
 FUNCTIONS = named({
+    '_adaptive_avg_pool2d': THPVariable__adaptive_avg_pool2d,
     '_coalesce': THPVariable__coalesce,
+    '_linalg_det': THPVariable__linalg_det,
     '_log_softmax': THPVariable__log_softmax,
     '_log_softmax_backward_data': THPVariable__log_softmax_backward_data,
     '_softmax': THPVariable__softmax,
@@ -3409,6 +3567,7 @@ FUNCTIONS = named({
     'batch_norm': THPVariable_batch_norm,
     'bernoulli': THPVariable_bernoulli,
     'binary_cross_entropy_with_logits': THPVariable_binary_cross_entropy_with_logits,
+    'bincount': THPVariable_bincount,
     'bitwise_and': THPVariable_bitwise_and,
     'bitwise_left_shift': THPVariable_bitwise_left_shift,
     'bitwise_not': THPVariable_bitwise_not,
@@ -3430,6 +3589,7 @@ FUNCTIONS = named({
     'concatenate': THPVariable_concatenate,
     'conj': THPVariable_conj,
     'conj_physical': THPVariable_conj_physical,
+    'constant_pad_nd': THPVariable_constant_pad_nd,
     'conv2d': THPVariable_conv2d,
     'convolution': THPVariable_convolution,
     'cos': THPVariable_cos,
@@ -3439,6 +3599,7 @@ FUNCTIONS = named({
     'cummin': THPVariable_cummin,
     'cumprod': THPVariable_cumprod,
     'cumsum': THPVariable_cumsum,
+    'det': THPVariable_det,
     'detach': THPVariable_detach,
     'diag': THPVariable_diag,
     'diag_embed': THPVariable_diag_embed,
@@ -3488,6 +3649,7 @@ FUNCTIONS = named({
     'index_put': THPVariable_index_put,
     'index_put_': THPVariable_index_put_,
     'index_select': THPVariable_index_select,
+    'inverse': THPVariable_inverse,
     'isclose': THPVariable_isclose,
     'isfinite': THPVariable_isfinite,
     'isinf': THPVariable_isinf,
@@ -3500,6 +3662,8 @@ FUNCTIONS = named({
     'linalg_vector_norm': THPVariable_linalg_vector_norm,
     'linspace': THPVariable_linspace,
     'log': THPVariable_log,
+    'log1p': THPVariable_log1p,
+    'log1p_': THPVariable_log1p_,
     'log_': THPVariable_log_,
     'log_softmax': THPVariable_log_softmax,
     'logical_and': THPVariable_logical_and,
@@ -3529,6 +3693,8 @@ FUNCTIONS = named({
     'mv': THPVariable_mv,
     'nan_to_num': THPVariable_nan_to_num,
     'nan_to_num_': THPVariable_nan_to_num_,
+    'nanmean': THPVariable_nanmean,
+    'nansum': THPVariable_nansum,
     'narrow': THPVariable_narrow,
     'native_batch_norm': THPVariable_native_batch_norm,
     'native_layer_norm': THPVariable_native_layer_norm,
@@ -3561,6 +3727,8 @@ FUNCTIONS = named({
     'roll': THPVariable_roll,
     'round': THPVariable_round,
     'round_': THPVariable_round_,
+    'rsqrt': THPVariable_rsqrt,
+    'rsqrt_': THPVariable_rsqrt_,
     'rsub': THPVariable_rsub,
     'scalar_tensor': THPVariable_scalar_tensor,
     'scatter': THPVariable_scatter,
@@ -3606,6 +3774,7 @@ FUNCTIONS = named({
     'trunc_': THPVariable_trunc_,
     'unbind': THPVariable_unbind,
     'unflatten': THPVariable_unflatten,
+    'unique_dim': THPVariable_unique_dim,
     'unsqueeze': THPVariable_unsqueeze,
     'var': THPVariable_var,
     'var_mean': THPVariable_var_mean,

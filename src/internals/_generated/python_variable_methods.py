@@ -418,6 +418,17 @@ def THPVariable_bernoulli_(self, *args, **kwargs):
     return _ops['bernoulli_.float'](self, _r.to_double(0), generator=_r.value(1))
 
 
+_bincount_parser = PythonArgParser([
+    'bincount(Tensor? weights=None, SymInt minlength=0)',
+])
+
+
+def THPVariable_bincount(self, *args, **kwargs):
+    _r = _bincount_parser.parse(args, kwargs)
+    # aten::bincount(Tensor self, Tensor? weights=None, SymInt minlength=0) -> Tensor
+    return _ops['bincount'](self, _r.tensor(0), _r.to_int64(1))
+
+
 _bitwise_and_parser = PythonArgParser([
     'bitwise_and(Tensor other)',
     'bitwise_and(Scalar other)',
@@ -785,6 +796,11 @@ def THPVariable_cumsum(self, *args, **kwargs):
 def THPVariable_dense_dim(self):
     # aten::dense_dim(Tensor self) -> int
     return _ops['dense_dim'](self)
+
+
+def THPVariable_det(self):
+    # aten::det(Tensor self) -> Tensor
+    return _ops['det'](self)
 
 
 def THPVariable_detach(self):
@@ -1231,6 +1247,11 @@ def THPVariable_indices(self):
     return _ops['indices'](self)
 
 
+def THPVariable_inverse(self):
+    # aten::inverse(Tensor self) -> Tensor
+    return _ops['inverse'](self)
+
+
 def THPVariable_is_coalesced(self):
     # aten::is_coalesced(Tensor self) -> bool
     return _ops['is_coalesced'](self)
@@ -1321,6 +1342,16 @@ def THPVariable_lerp_(self, *args, **kwargs):
 def THPVariable_log(self):
     # aten::log(Tensor self) -> Tensor
     return _ops['log'](self)
+
+
+def THPVariable_log1p(self):
+    # aten::log1p(Tensor self) -> Tensor
+    return _ops['log1p'](self)
+
+
+def THPVariable_log1p_(self):
+    # aten::log1p_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['log1p_'](self)
 
 
 def THPVariable_log_(self):
@@ -1707,6 +1738,32 @@ def THPVariable_nan_to_num_(self, *args, **kwargs):
     return _ops['nan_to_num_'](self, _r.to_double(0), _r.to_double(1), _r.to_double(2))
 
 
+_nanmean_parser = PythonArgParser([
+    'nanmean(IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)',
+])
+
+
+def THPVariable_nanmean(self, *args, **kwargs):
+    _r = _nanmean_parser.parse(args, kwargs)
+    # aten::nanmean(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    if not kwargs:
+        return _ops['nanmean'](self, _r.intlist(0), _r.to_bool(1))
+    return _ops['nanmean'](self, _r.intlist(0), _r.to_bool(1), dtype=_r.scalartype(2))
+
+
+_nansum_parser = PythonArgParser([
+    'nansum(IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)',
+])
+
+
+def THPVariable_nansum(self, *args, **kwargs):
+    _r = _nansum_parser.parse(args, kwargs)
+    # aten::nansum(Tensor self, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+    if not kwargs:
+        return _ops['nansum'](self, _r.intlist(0), _r.to_bool(1))
+    return _ops['nansum'](self, _r.intlist(0), _r.to_bool(1), dtype=_r.scalartype(2))
+
+
 _narrow_parser = PythonArgParser([
     'narrow(int64_t dim, Tensor start, SymInt length)',
     'narrow(int64_t dim, SymInt start, SymInt length)',
@@ -2078,6 +2135,16 @@ def THPVariable_round_(self, *args, **kwargs):
     if not kwargs:
         return _ops['round_.decimals'](self)
     return _ops['round_.decimals'](self, decimals=_r.to_int64(0))
+
+
+def THPVariable_rsqrt(self):
+    # aten::rsqrt(Tensor self) -> Tensor
+    return _ops['rsqrt'](self)
+
+
+def THPVariable_rsqrt_(self):
+    # aten::rsqrt_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['rsqrt_'](self)
 
 
 _scatter_parser = PythonArgParser([
@@ -2749,6 +2816,7 @@ METHODS = named({
     'baddbmm': THPVariable_baddbmm,
     'bernoulli': THPVariable_bernoulli,
     'bernoulli_': THPVariable_bernoulli_,
+    'bincount': THPVariable_bincount,
     'bitwise_and': THPVariable_bitwise_and,
     'bitwise_and_': THPVariable_bitwise_and_,
     'bitwise_left_shift': THPVariable_bitwise_left_shift,
@@ -2782,6 +2850,7 @@ METHODS = named({
     'cumprod': THPVariable_cumprod,
     'cumsum': THPVariable_cumsum,
     'dense_dim': THPVariable_dense_dim,
+    'det': THPVariable_det,
     'detach': THPVariable_detach,
     'diag': THPVariable_diag,
     'diag_embed': THPVariable_diag_embed,
@@ -2824,6 +2893,7 @@ METHODS = named({
     'index_put_': THPVariable_index_put_,
     'index_select': THPVariable_index_select,
     'indices': THPVariable_indices,
+    'inverse': THPVariable_inverse,
     'is_coalesced': THPVariable_is_coalesced,
     'isclose': THPVariable_isclose,
     'isfinite': THPVariable_isfinite,
@@ -2834,6 +2904,8 @@ METHODS = named({
     'lerp': THPVariable_lerp,
     'lerp_': THPVariable_lerp_,
     'log': THPVariable_log,
+    'log1p': THPVariable_log1p,
+    'log1p_': THPVariable_log1p_,
     'log_': THPVariable_log_,
     'log_softmax': THPVariable_log_softmax,
     'logical_and': THPVariable_logical_and,
@@ -2866,6 +2938,8 @@ METHODS = named({
     'mv': THPVariable_mv,
     'nan_to_num': THPVariable_nan_to_num,
     'nan_to_num_': THPVariable_nan_to_num_,
+    'nanmean': THPVariable_nanmean,
+    'nansum': THPVariable_nansum,
     'narrow': THPVariable_narrow,
     'ne': THPVariable_ne,
     'neg': THPVariable_neg,
@@ -2897,6 +2971,8 @@ METHODS = named({
     'roll': THPVariable_roll,
     'round': THPVariable_round,
     'round_': THPVariable_round_,
+    'rsqrt': THPVariable_rsqrt,
+    'rsqrt_': THPVariable_rsqrt_,
     'scatter': THPVariable_scatter,
     'scatter_': THPVariable_scatter_,
     'scatter_add': THPVariable_scatter_add,

@@ -31,7 +31,7 @@ __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", 
            "view_as_real", "where", "zeros_like", "conj", "scalar_div_tensor", "addcdiv_tensor2_backward",
            "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
            "pow_backward_exponent", "pow_backward_exponent_scalar_base", "sum_backward",
-           "mean_backward", "prod_backward", "amax_amin_backward", "scale_grad_by_count",
+           "mean_backward", "nansum_backward", "prod_backward", "amax_amin_backward", "scale_grad_by_count",
            "evenly_distribute_backward", "value_selecting_reduction_backward", "_softmax_backward_data",
            "_log_softmax_backward_data", "mm_mat1_backward", "mm_mat2_backward", "permute_backwards",
            "unsqueeze_to", "select_backward", "slice_backward_wrapper", "slice_symint", "diagonal_backward",
@@ -226,6 +226,11 @@ def amax_amin_backward(grad, self, result, dims, keepdim):
 
 def sum_backward(grad, sizes, dims, keepdim):
     return unsqueeze_multiple(grad, _reduced_dims(dims, len(sizes)), keepdim, len(sizes)).expand(sizes)
+
+
+def nansum_backward(grad, self, dims, keepdim):
+    """sum's gradient, zero where the input was NaN."""
+    return sum_backward(grad, self.shape, dims, keepdim) * self.isnan().logical_not()
 
 
 def mean_backward(grad, sizes, dims, numel, keepdim):
@@ -470,7 +475,24 @@ def diagonal_backward(grad, sizes, offset, dim1, dim2):
     return dispatcher.call("diagonal_backward", grad, list(sizes), offset, dim1, dim2)
 
 
-__all__ += ["trace_backward"]
+__all__ += ["trace_backward", "log1p_backward", "matmul", "linalg_det_backward"]
+
+
+def matmul(a, b):
+    return dispatcher.call("matmul", a, b)
+
+
+def linalg_det_backward(grad, det, A, LU, pivots):
+    """The cofactor matrix times grad: ``grad * det * A^-T`` (``linalg_det_backward`` solves
+    ``A^H X = grad * det * I``). Written with the inverse, so that it differentiates again; a
+    singular ``A`` raises (torch perturbs its LU factors, or takes an SVD, instead)."""
+    scale = (grad * det).unsqueeze(-1).unsqueeze(-1)
+    return scale * dispatcher.call("linalg_inv", A).mT
+
+
+def log1p_backward(grad, self):
+    """grad / (self + 1) (``log1p_backward``)."""
+    return grad / (self + 1).conj()
 
 
 def trace_backward(grad, sizes):
@@ -941,6 +963,34 @@ def convolution_backward(*args):
 
 def max_pool2d_with_indices_backward(*args):
     return dispatcher.call("max_pool2d_with_indices_backward", *args)
+
+
+# The average poolings' backward operators have derivatives (pooling is linear in its input).
+__all__ += ["avg_pool2d", "avg_pool2d_backward", "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward"]
+
+
+def avg_pool2d(*args):
+    return dispatcher.call("avg_pool2d", *args)
+
+
+def avg_pool2d_backward(*args):
+    return dispatcher.call("avg_pool2d_backward", *args)
+
+
+def _adaptive_avg_pool2d(grad, output_size):
+    return dispatcher.call("_adaptive_avg_pool2d", grad, list(output_size))
+
+
+def _adaptive_avg_pool2d_backward(*args):
+    return dispatcher.call("_adaptive_avg_pool2d_backward", *args)
+
+
+__all__ += ["constant_pad_nd_backward"]
+
+
+def constant_pad_nd_backward(grad, pad):
+    """The padding undone: the same pads, negated (they crop)."""
+    return dispatcher.call("constant_pad_nd", grad, [-p for p in pad], 0)
 
 
 def native_batch_norm_backward(*args):

@@ -80,8 +80,9 @@ class Overload:
 # ``tools/autograd/gen_python_functions.py``): reached through a frontend method instead
 # (``Tensor.to`` calls ``_to_copy``, ``x[1:3]`` calls ``slice.Tensor``, ``x[...]`` calls
 # ``alias``, ``item()`` calls ``_local_scalar_dense``), or called by autograd only (torch's
-# pattern ``.*_backward``). Entries with ``python_module: nn`` are bound in ``torch._C._nn``,
-# which internals does not have: ``nn.functional`` calls them (``F.linear``, ``F.max_pool2d``).
+# pattern ``.*_backward``). Entries with ``python_module: nn`` or ``linalg`` are bound in
+# ``torch._C._nn`` and ``torch._C._linalg``, which internals does not have: ``nn.functional`` and
+# ``linalg`` call them (``F.linear``, ``F.max_pool2d``, ``linalg.inv``).
 # The Scalar overloads of the arithmetic operators are for C++ callers (torch's
 # ``SKIP_PYTHON_BINDINGS_SIGNATURES``): Python wraps a number into a tensor instead.
 SKIP_PYTHON_BINDINGS = {"_to_copy", "slice.Tensor", "alias", "_local_scalar_dense", "add.Scalar", "sub.Scalar",
@@ -100,7 +101,7 @@ def binds_no_python_name(schema_name):
 def load_overloads(path=NATIVE_FUNCTIONS):
     """(schema, variants, operator) for each YAML entry and each substitute."""
     entries = [(e["func"], e.get("variants", "function"), None) for e in yaml.safe_load(Path(path).read_text())
-               if e.get("python_module") != "nn"]
+               if e.get("python_module") not in ("nn", "linalg")]
     entries += [(func, "function, method", op) for func, op in SUBSTITUTES.items()]
     out = []
     for func, variants, op in entries:

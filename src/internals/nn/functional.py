@@ -275,6 +275,42 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     return (out, indices) if return_indices else out
 
 
+__all__ += ["avg_pool2d", "adaptive_avg_pool2d", "pad", "one_hot", "normalize"]
+
+
+def pad(input, pad, mode="constant", value=None):
+    """Pads in (left, right) pairs from the last dim backwards; negative ones crop."""
+    return dispatcher.call("pad", input, list(pad), mode, value)
+
+
+def one_hot(tensor, num_classes=-1):
+    return dispatcher.call("one_hot", tensor, num_classes)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """``input`` divided by its ``p``-norm along ``dim``, at least ``eps`` (torch's ``clamp_min``,
+    which internals spells ``clamp(min=)``)."""
+    denom = input.norm(p, dim, keepdim=True).clamp(min=eps).expand_as(input)
+    return input / denom if out is None else dispatcher.call("div.out", input, denom, out=out)
+
+
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """Means of windows; ``stride`` defaults to the kernel size."""
+    return dispatcher.call("avg_pool2d", input, kernel_size, [] if stride is None else stride, padding, ceil_mode,
+                           count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """Means over ``output_size`` windows that tile the input; a None size keeps the input's."""
+    if not isinstance(output_size, int):
+        output_size = [input.shape[-2 + i] if v is None else v for i, v in enumerate(output_size)] \
+            if len(output_size) == 2 else list(output_size)
+    return dispatcher.call("adaptive_avg_pool2d", input, output_size)
+
+
 def _verify_batch_size(size):
     if size[0] * math.prod(size[2:]) == 1:
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")

@@ -4,6 +4,7 @@
 :func:`kernel` finds it among the families.
 """
 from . import (
+    batch_linear_algebra,
     binary_ops,
     blas,
     complex_helper,
@@ -16,6 +17,8 @@ from . import (
     linear_algebra,
     loss,
     normalization,
+    onehot,
+    pad_nd,
     pointwise_ops,
     pooling,
     reduce_ops,
@@ -24,6 +27,7 @@ from . import (
     scalar,
     softmax,
     sorting,
+    summary_ops,
     tensor_factories,
     tensor_shape,
     tensor_transformations,
@@ -34,10 +38,10 @@ from .sparse import sparse_tensor, sparse_tensor_math
 
 __all__ = ["kernel", "FAMILIES"]
 
-FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, linear_algebra, blas, reduce_ops,
-            reduce_ops_math, sorting, softmax, tensor_factories, tensor_shape, tensor_transformations, triangular_ops,
-            sparse_tensor, sparse_tensor_math, convolution, pooling, normalization, loss, embedding, resize,
-            complex_helper, scalar, pointwise_ops)
+FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, linear_algebra, batch_linear_algebra,
+            blas, reduce_ops, reduce_ops_math, sorting, summary_ops, softmax, tensor_factories, tensor_shape,
+            tensor_transformations, triangular_ops, sparse_tensor, sparse_tensor_math, convolution, pooling, pad_nd,
+            onehot, normalization, loss, embedding, resize, complex_helper, scalar, pointwise_ops)
 
 
 def kernel(name):

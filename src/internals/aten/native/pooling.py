@@ -7,11 +7,16 @@ each output's gradient to the input element its index names. Ties go to the firs
 the window's row-major order, and a NaN wins over any number, as in torch's loops (after ReLU
 many windows tie at 0, so the rule decides which input gets the gradient).
 """
+import numpy as np
+from numba.extending import register_jitable
+
 from ...c10 import scalar_type as st
+from ...c10.memory_format import channels_last, suggest_memory_format
 from ..dispatcher import call
 from .convolution import keep_channels_last
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
+from .scalar_ops import c_divide
 from .tensor_factories import empty
 
 
@@ -29,21 +34,22 @@ def _pair(values, default=None):
     return values * 2 if len(values) == 1 else values
 
 
-def pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode):
-    """(kh, kw, sh, sw, ph, pw, dh, dw, OH, OW), checked as ``pool2d_shape_check`` checks them."""
+def pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, name="max_pool2d"):
+    """(kh, kw, sh, sw, ph, pw, dh, dw, OH, OW), checked as ``pool2d_shape_check`` checks them
+    (``name``'s meta function first: max_pool2d's or avg_pool2d's, which has no dilation)."""
     # An ``int[2]`` argument may come as one int when the op is called as ``ops.aten...``.
     kernel_size, stride, padding, dilation = ([v] if isinstance(v, int) else list(v)
                                               for v in (kernel_size, stride, padding, dilation))
-    for name, values in (("kernel_size", kernel_size), ("padding", padding), ("dilation", dilation)):
+    for arg, values in (("kernel_size", kernel_size), ("padding", padding), ("dilation", dilation)):
         if len(values) not in (1, 2):
-            raise RuntimeError(f"max_pool2d: {name} must either be a single int, or a tuple of two ints")
+            raise RuntimeError(f"{name}: {arg} must either be a single int, or a tuple of two ints")
     if len(stride) not in (0, 1, 2):
-        raise RuntimeError("max_pool2d: stride must either be omitted, a single int, or a tuple of two ints")
+        raise RuntimeError(f"{name}: stride must either be omitted, a single int, or a tuple of two ints")
     (kh, kw), (ph, pw), (dh, dw) = _pair(kernel_size), _pair(padding), _pair(dilation)
     sh, sw = _pair(stride, (kh, kw))
-    if x.dim() not in (3, 4):
+    if name == "max_pool2d" and x.dim() not in (3, 4):
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    C, H, W = x.shape[-3:]
+    C, H, W = x.size(-3), x.size(-2), x.size(-1)       # avg_pool2d: a 2-d input is an IndexError here
     sizes = []
     for size, k, pad, s, d in ((H, kh, ph, sh, dh), (W, kw, pw, sw, dw)):     # ``pooling_output_shape``
         if s == 0:
@@ -62,7 +68,7 @@ def pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode):
         raise RuntimeError(f"stride should be greater than zero, but got dH: {sh} dW: {sw}")
     if min(dh, dw) <= 0:
         raise RuntimeError(f"dilation should be greater than zero, but got dilationH: {dh} dilationW: {dw}")
-    if any(n == 0 for n in x.shape[-3:]):
+    if x.dim() not in (3, 4) or any(n == 0 for n in x.shape[-3:]):
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but "
                            f"got:{list(x.shape)}")
     if kw // 2 < pw or kh // 2 < ph:
@@ -114,3 +120,152 @@ def max_pool2d_with_indices_backward(grad_output, x, kernel_size, stride, paddin
 def max_pool2d(x, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     """``max_pool2d``, CompositeImplicitAutograd: the values of ``max_pool2d_with_indices``."""
     return call("max_pool2d_with_indices", x, kernel_size, stride, padding, dilation, ceil_mode)[0]
+
+
+# ---------------------------------------------------------------------- average pooling
+# ``AveragePool2d.cpp``, ``AdaptiveAveragePooling.cpp`` (loops in ``cpu/AvgPoolKernel.cpp``,
+# ``cpu/AdaptiveAvgPoolKernel.cpp`` and their CUDA twins). Both average a window per output
+# element; a window is a range of rows times a range of columns, so the host describes it by
+# four vectors, each output row's [h0, h1) and each column's [w0, w1), and the divisor by two
+# more. One forward loop and one backward loop per device serve both operators.
+def _avg_windows(size, k, pad, stride, out_size, count_include_pad):
+    """Per output index along one dim: the window [lo, hi) clipped to the input, and what it
+    counts (``cpu_avg_pool2d``: the window clipped to the padded input, or only its real elements)."""
+    lo, hi, count = [], [], []
+    for o in range(out_size):
+        start = o * stride - pad
+        end = min(start + k, size + pad)
+        padded = end - start
+        start, end = max(start, 0), min(end, size)
+        lo.append(start)
+        hi.append(end)
+        count.append(padded if count_include_pad else end - start)
+    return lo, hi, count
+
+
+def _adaptive_windows(size, out_size):
+    """``start_index``/``end_index``: output i averages [floor(i·size/out), ceil((i+1)·size/out))."""
+    lo = [o * size // out_size for o in range(out_size)]
+    hi = [-(-(o + 1) * size // out_size) for o in range(out_size)]
+    return lo, hi, [h - lo_ for lo_, h in zip(lo, hi)]
+
+
+def _windows_array(rows, cols):
+    """The six window vectors, as one int64 array the loops read: h0, h1, hdiv, w0, w1, wdiv."""
+    return np.array([v for vectors in (rows, cols) for vector in vectors for v in vector], dtype=np.int64)
+
+
+# Read by the CPU and CUDA loops.
+@register_jitable
+def avg_window(windows, OH, OW, oh, ow):
+    """Output (oh, ow)'s window and divisor counts: h0, h1, hdiv, w0, w1, wdiv."""
+    return (windows[oh], windows[OH + oh], windows[2 * OH + oh],
+            windows[3 * OH + ow], windows[3 * OH + OW + ow], windows[3 * OH + 2 * OW + ow])
+
+
+@register_jitable
+def divided(value, hdiv, wdiv, divisor, per_dim):
+    """``sum / divide_factor`` (avg_pool2d) or ``sum / kh / kw`` (adaptive), in the sum's type."""
+    if divisor != 0:                    # an override (0 is refused, so it means none)
+        return c_divide(value, divisor)
+    if per_dim:
+        return c_divide(c_divide(value, hdiv), wdiv)
+    return c_divide(value, hdiv * wdiv)
+
+
+def _avg_pool(x, out_size, windows, divisor, per_dim):
+    """Run the forward loop: a nonzero ``divisor`` overrides; ``per_dim`` divides by each dim's count in
+    turn (``sum / kh / kw``, as the adaptive loop does), else by their product."""
+    compute = st.opmath_type(x.dtype)
+    xc = contiguous(to(x, compute))
+    lead, (H, W) = tuple(x.shape[:-2]), x.shape[-2:]
+    out = empty((*lead, *out_size), dtype=compute, device=x.device)
+    loops(x.device, "pooling").avg_pool2d(buffer(out), xc._flat_buffer(), H, W, *out_size, windows, divisor, per_dim)
+    return keep_channels_last(to(out, x.dtype), x)
+
+
+def _avg_pool_backward(grad_output, x, out_size, windows, divisor, per_dim):
+    """Each output's gradient, divided as the forward divided its sum, added to its window."""
+    expected = (*x.shape[:-2], *out_size)
+    if tuple(grad_output.shape) != expected:
+        raise RuntimeError(f"expected grad_output of size {list(expected)}, but got {list(grad_output.shape)}")
+    compute = st.opmath_type(x.dtype)
+    go = contiguous(to(grad_output, compute))
+    H, W = x.shape[-2:]
+    grad_input = empty(tuple(x.shape), dtype=compute, device=x.device)
+    loops(x.device, "pooling").avg_pool2d_backward(buffer(grad_input), go._flat_buffer(), H, W, *out_size, windows,
+                                                   divisor, per_dim)
+    return keep_channels_last(to(grad_input, x.dtype), x)
+
+
+def _avg_geometry(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    if divisor_override is not None and divisor_override == 0:     # (torch checks the arguments' lengths first)
+        raise RuntimeError("divisor must be not zero")
+    kh, kw, sh, sw, ph, pw, _, _, OH, OW = pool_geometry(x, kernel_size, stride, padding, (1,), ceil_mode,
+                                                         name="avg_pool2d")
+    H, W = x.shape[-2:]
+    g = _windows_array(_avg_windows(H, kh, ph, sh, OH, count_include_pad),
+                       _avg_windows(W, kw, pw, sw, OW, count_include_pad))
+    return (OH, OW), g, divisor_override or 0
+
+
+def avg_pool2d(x, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """The mean of each window (N, C, OH, OW), or (C, OH, OW); padding counts in the divisor
+    unless ``count_include_pad=False``; ``divisor_override`` replaces the divisor."""
+    out_size, windows, divisor = _avg_geometry(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                               divisor_override)
+    return _avg_pool(x, out_size, windows, divisor, False)
+
+
+def avg_pool2d_backward(grad_output, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                        divisor_override):
+    out_size, windows, divisor = _avg_geometry(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                               divisor_override)
+    return _avg_pool_backward(grad_output, x, out_size, windows, divisor, False)
+
+
+def _adaptive_geometry(x, output_size):
+    """``adaptive_avg_pool2d_out_cpu_template``'s checks, then the windows."""
+    if len(output_size) != 2:
+        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+    if x.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got {list(x.shape)}")
+    for d in (-2, -1):
+        if x.shape[d] == 0:
+            raise RuntimeError("adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(x.shape)} with dimension {d + x.dim()} "
+                               "being empty")
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(f'"adaptive_avg_pool2d" not implemented for \'{x.dtype.torch_name}\'')
+    (H, W), (OH, OW) = x.shape[-2:], output_size
+    return (OH, OW), _windows_array(_adaptive_windows(H, OH), _adaptive_windows(W, OW))
+
+
+def _adaptive_avg_pool2d(x, output_size):
+    """Output (i, j) averages rows [floor(i·H/OH), ceil((i+1)·H/OH)) and the columns likewise."""
+    out_size, windows = _adaptive_geometry(x, output_size)
+    return _avg_pool(x, out_size, windows, 0, True)
+
+
+def _adaptive_avg_pool2d_backward(grad_output, x):
+    out_size, windows = _adaptive_geometry(x, tuple(grad_output.shape[-2:]))
+    return _avg_pool_backward(grad_output, x, out_size, windows, 0, True)
+
+
+def adaptive_avg_pool2d(x, output_size):
+    """``adaptive_avg_pool2d``, CompositeImplicitAutograd: a 1 x 1 output is ``mean`` over H and W
+    (kept channels-last for a channels-last input); other sizes, ``_adaptive_avg_pool2d``."""
+    output_size = [output_size] * 2 if isinstance(output_size, int) else list(output_size)
+    if len(output_size) != 2:
+        raise RuntimeError("adaptive_avg_pool2d: output_size must be 2")
+    if output_size[0] < 0 or output_size[1] < 0:
+        raise RuntimeError("adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 "
+                           f"but received {{{output_size[0]}, {output_size[1]}}}")
+    if output_size == [1, 1]:
+        out = call("mean.dim", x, [-1, -2], True)
+        if x.dim() == 4 and suggest_memory_format(x.shape, x.stride()) is channels_last:
+            n, c = x.shape[:2]
+            out = call("as_strided_", out, [n, c, 1, 1], [c, 1, c, c])
+        return out
+    return call("_adaptive_avg_pool2d", x, output_size)

@@ -6,6 +6,8 @@ over the kept dims (``keepdim=True`` keeps the reduced ones as size 1). Integer 
 and products accumulate in int64, as torch's do.
 """
 
+import math
+
 import numpy as np
 
 from ...c10 import scalar_type as st
@@ -89,6 +91,26 @@ def _sum_dtype(x, dtype):
 
 def sum(x, dim=None, keepdim=False, *, dtype=None):
     return _reduce(ops.SUM, x, dim, keepdim, _sum_dtype(x, dtype), "sum")
+
+
+def nansum(x, dim=None, keepdim=False, *, dtype=None):
+    """sum with NaN read as zero; torch's kernel dispatches on floating types only, while an
+    integer tensor, which holds no NaN, is summed as it is (``nansum_out`` in ReduceOps.cpp)."""
+    if x.dtype.is_complex:
+        raise RuntimeError(f"nansum on {x.device.type.upper()} does not support complex inputs")
+    if x.dtype.is_floating_point:     # torch's kernel reads each NaN as it loads it as a zero
+        x = dispatcher.call("nan_to_num", x, 0.0, math.inf, -math.inf)
+    return _reduce(ops.SUM, x, dim, keepdim, _sum_dtype(x, dtype), "nansum")
+
+
+def nanmean(x, dim=None, keepdim=False, *, dtype=None):
+    """CompositeImplicitAutograd: ``nansum`` divided by the count of the elements that are not NaN."""
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        raise RuntimeError(f"nanmean(): expected input to have floating point or complex dtype but got "
+                           f"{x.dtype.torch_name}")
+    count = dispatcher.call("sum.dim_IntList", dispatcher.call("logical_not_", dispatcher.call("isnan", x)), dim,
+                            keepdim)
+    return dispatcher.call("div.Tensor", dispatcher.call("nansum", x, dim, keepdim, dtype=dtype), count)
 
 
 def prod(x, dim=None, keepdim=False, *, dtype=None):

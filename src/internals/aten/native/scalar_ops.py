@@ -461,6 +461,21 @@ UNARY += (floor, ceil, trunc, frac)
 FLOOR, CEIL, TRUNC, FRAC = range(len(UNARY) - 4, len(UNARY))
 
 
+@register_jitable
+def rsqrt(x):
+    """``1 / std::sqrt(x)`` in x's own type (``rsqrt_kernel``, ``Vectorized::rsqrt``): two roundings."""
+    return like(x, 1) / sqrt(x)
+
+
+@register_jitable
+def log1p(x):
+    return math.log1p(x) if x > -1 else (-math.inf if x == -1 else math.nan)
+
+
+UNARY += (rsqrt, log1p)
+RSQRT, LOG1P = range(len(UNARY) - 2, len(UNARY))
+
+
 # ----------------------------------------------------------------------------- binary ops
 @intrinsic
 def fma(typingctx, a, b, c):
@@ -531,6 +546,19 @@ def like(x, value):
 def _like_jit(x, value):
     ctor = as_dtype(x).type
     return lambda x, value: ctor(value)
+
+
+def c_divide(a, b):
+    """C's ``a / b`` for a value of a tensor's type and an integer count: in a's type, an integer
+    quotient truncated toward zero (the average pools' ``sum / divide_factor``)."""
+    return div_trunc_int(a, b, 1) if isinstance(a, (int, np.integer)) else a / like(a, b)
+
+
+@overload(c_divide, target="generic")
+def _c_divide_jit(a, b):
+    if isinstance(a, types.Integer):
+        return lambda a, b: div_trunc_int(a, like(a, b), 1)
+    return lambda a, b: a / like(a, b)
 
 
 @register_jitable

@@ -302,3 +302,25 @@ def _unique2(self, sorted=True, return_inverse=False, return_counts=False):
     return (from_host(uniq, self.dtype, self.device),
             from_host(inverse.reshape(tuple(self.shape)), st.int64, self.device) if return_inverse else nothing,
             from_host(counts, st.int64, self.device) if return_counts else nothing)
+
+
+def unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False):
+    """The distinct slices along ``dim``, in lexicographic order (``_unique_dim_cpu_template``
+    sorts them so, ``sorted`` or not), each slice's position among them, and their counts. A
+    zero-size dim other than ``dim`` leaves no slice to compare: torch refuses."""
+    if self.dim() == 0:
+        raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+    dim = wrap_dim(dim, self.dim())
+    if any(n == 0 for d, n in enumerate(self.shape) if d != dim):
+        raise RuntimeError("There are 0 sized dimensions, and they aren't selected, so unique cannot be applied")
+    values = np.asarray(self._host_values())
+    nothing = empty([0], dtype=st.int64, device=self.device)
+    if values.shape[dim] == 0:      # no slice: a contiguous copy, as torch's early return
+        empty_result = from_host(np.ascontiguousarray(values), self.dtype, self.device)
+        return empty_result, nothing, nothing
+    uniq, inverse, counts = np.unique(np.moveaxis(values, dim, 0), return_inverse=True, return_counts=True, axis=0)
+    # the slices stacked along dim 0, then that dim moved back into place: a view, as torch's
+    output = dispatcher.call("movedim.int", from_host(np.ascontiguousarray(uniq), self.dtype, self.device), 0, dim)
+    return (output,
+            from_host(inverse.reshape(-1), st.int64, self.device) if return_inverse else nothing,
+            from_host(counts, st.int64, self.device) if return_counts else nothing)

@@ -20,7 +20,7 @@ def _not_implemented(kernel, x):
 
 
 def _floating_kernel(name, op):
-    """sin, cos, tan, erf: integers and bool compute in the default float dtype, as torch's do."""
+    """sin, cos, tan, erf, rsqrt, log1p: integers and bool compute in the default float dtype, as torch's do."""
     def kernel(x):
         return unary(op, x, floating=True, name=name)
 
@@ -34,6 +34,8 @@ sin, sin_ = _floating_kernel("sin", ops.SIN)
 cos, cos_ = _floating_kernel("cos", ops.COS)
 tan, tan_ = _floating_kernel("tan", ops.TAN)
 erf, erf_ = _floating_kernel("erf", ops.ERF)
+rsqrt, rsqrt_ = _floating_kernel("rsqrt", ops.RSQRT)
+log1p, log1p_ = _floating_kernel("log1p", ops.LOG1P)
 
 
 def _float_only(x, kernel):

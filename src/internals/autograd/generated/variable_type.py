@@ -17,6 +17,8 @@ from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_
 from ..functions_manual import TensorGeometry
 from .functions import (
     AbsBackward0,
+    AdaptiveAvgPool2DBackward0,
+    AdaptiveAvgPool2DBackwardBackward0,
     AddBackward0,
     AddBackward1,
     AddcdivBackward0,
@@ -29,6 +31,8 @@ from .functions import (
     AngleBackward0,
     AsStridedBackward0,
     AsStridedBackward1,
+    AvgPool2DBackward0,
+    AvgPool2DBackwardBackward0,
     BaddbmmBackward0,
     BernoulliBackward0,
     BernoulliBackward1,
@@ -43,6 +47,7 @@ from .functions import (
     ClampBackward1,
     CloneBackward0,
     ComplexBackward0,
+    ConstantPadNdBackward0,
     ConvolutionBackward0,
     CosBackward0,
     CummaxBackward0,
@@ -83,7 +88,11 @@ from .functions import (
     LeakyReluBackwardBackward0,
     LerpBackward0,
     LerpBackward1,
+    LinalgDetBackward0,
+    LinalgInvExBackward0,
+    LinalgLuFactorExBackward0,
     LinalgVectorNormBackward0,
+    Log1PBackward0,
     LogBackward0,
     LogSoftmaxBackward0,
     LogSoftmaxBackwardDataBackward0,
@@ -110,6 +119,7 @@ from .functions import (
     MulBackward1,
     MvBackward0,
     NanToNumBackward0,
+    NansumBackward0,
     NativeBatchNormBackward0,
     NativeLayerNormBackward0,
     NegBackward0,
@@ -136,6 +146,7 @@ from .functions import (
     RollBackward0,
     RoundBackward0,
     RoundBackward1,
+    RsqrtBackward0,
     RsubBackward1,
     ScatterAddBackward0,
     ScatterBackward0,
@@ -192,6 +203,7 @@ from .functions import (
     UnfoldBackward0,
     UniformBackward0,
     Unique2Backward0,
+    UniqueDimBackward0,
     UnsafeViewBackward0,
     UnsqueezeBackward0,
     UnsqueezeBackward1,
@@ -280,6 +292,8 @@ OPS = {
     'sum': dispatcher.find('sum'),
     'sum.dim_IntList': dispatcher.find('sum.dim_IntList'),
     'sum.IntList_out': dispatcher.find('sum.IntList_out'),
+    'nansum': dispatcher.find('nansum'),
+    'nansum.out': dispatcher.find('nansum.out'),
     'mean': dispatcher.find('mean'),
     'mean.dim': dispatcher.find('mean.dim'),
     'mean.out': dispatcher.find('mean.out'),
@@ -406,6 +420,12 @@ OPS = {
     'erf': dispatcher.find('erf'),
     'erf.out': dispatcher.find('erf.out'),
     'erf_': dispatcher.find('erf_'),
+    'rsqrt': dispatcher.find('rsqrt'),
+    'rsqrt.out': dispatcher.find('rsqrt.out'),
+    'rsqrt_': dispatcher.find('rsqrt_'),
+    'log1p': dispatcher.find('log1p'),
+    'log1p.out': dispatcher.find('log1p.out'),
+    'log1p_': dispatcher.find('log1p_'),
     'gelu': dispatcher.find('gelu'),
     'gelu.out': dispatcher.find('gelu.out'),
     'gelu_': dispatcher.find('gelu_'),
@@ -471,6 +491,8 @@ OPS = {
     'std_mean.correction': dispatcher.find('std_mean.correction'),
     'logsumexp': dispatcher.find('logsumexp'),
     'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
+    'linalg_inv_ex': dispatcher.find('linalg_inv_ex'),
+    '_linalg_det': dispatcher.find('_linalg_det'),
     'dot': dispatcher.find('dot'),
     'dot.out': dispatcher.find('dot.out'),
     'addmm': dispatcher.find('addmm'),
@@ -480,6 +502,8 @@ OPS = {
     'mv.out': dispatcher.find('mv.out'),
     'baddbmm': dispatcher.find('baddbmm'),
     '_unique2': dispatcher.find('_unique2'),
+    'unique_dim': dispatcher.find('unique_dim'),
+    'linalg_lu_factor_ex': dispatcher.find('linalg_lu_factor_ex'),
     'sort': dispatcher.find('sort'),
     'sort.values': dispatcher.find('sort.values'),
     'sort.stable': dispatcher.find('sort.stable'),
@@ -499,6 +523,11 @@ OPS = {
     'cumprod': dispatcher.find('cumprod'),
     'convolution': dispatcher.find('convolution'),
     'max_pool2d_with_indices': dispatcher.find('max_pool2d_with_indices'),
+    'avg_pool2d': dispatcher.find('avg_pool2d'),
+    'avg_pool2d_backward': dispatcher.find('avg_pool2d_backward'),
+    '_adaptive_avg_pool2d': dispatcher.find('_adaptive_avg_pool2d'),
+    '_adaptive_avg_pool2d_backward': dispatcher.find('_adaptive_avg_pool2d_backward'),
+    'constant_pad_nd': dispatcher.find('constant_pad_nd'),
     'native_batch_norm': dispatcher.find('native_batch_norm'),
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     'embedding': dispatcher.find('embedding'),
@@ -1392,6 +1421,28 @@ def sum_IntList_out(ks, self, dim, keepdim=False, **kwargs):
     check_out_no_requires_grad('sum', self, kwargs.get('out'))
     with below_autograd():
         return OPS['sum.IntList_out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
+
+
+def nansum(ks, self, dim=None, keepdim=False, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NansumBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int_tuple(dim)
+        grad_fn.keepdim_ = keepdim
+    with below_ad_inplace_or_view():
+        result = OPS['nansum'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def nansum_out(ks, self, dim=None, keepdim=False, **kwargs):
+    check_out_no_requires_grad('nansum', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['nansum.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
 
 def mean(ks, self, **kwargs):
@@ -3084,6 +3135,72 @@ def erf_(ks, self):
     return result
 
 
+def rsqrt(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = RsqrtBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['rsqrt'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def rsqrt_out(ks, self, **kwargs):
+    check_out_no_requires_grad('rsqrt', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['rsqrt.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def rsqrt_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = RsqrtBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['rsqrt_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def log1p(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = Log1PBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['log1p'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def log1p_out(ks, self, **kwargs):
+    check_out_no_requires_grad('log1p', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['log1p.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def log1p_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = Log1PBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['log1p_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def gelu(ks, self, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -3914,6 +4031,35 @@ def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
     return result
 
 
+def linalg_inv_ex(ks, A, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and A._requires_grad:
+        grad_fn = LinalgInvExBackward0()
+        grad_fn._next_edges = collect_next_edges(A)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_inv_ex'].redispatch(after_autograd(ks), A, **kwargs)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.inverse_ = SavedVariable(result[0], True)
+    return result
+
+
+def _linalg_det(ks, A):
+    grad_fn = None
+    if _grad_mode.grad_enabled and A._requires_grad:
+        grad_fn = LinalgDetBackward0()
+        grad_fn._next_edges = collect_next_edges(A)
+        grad_fn.A_ = SavedVariable(A, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_linalg_det'].redispatch(after_autograd(ks), A)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.result_ = SavedVariable(result[0], True)
+        grad_fn.LU_ = SavedVariable(result[1], True)
+        grad_fn.pivots_ = SavedVariable(result[2], True)
+    return result
+
+
 def dot(ks, self, tensor):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or tensor._requires_grad):
@@ -4029,6 +4175,30 @@ def _unique2(ks, self, sorted=True, return_inverse=False, return_counts=False):
         grad_fn._next_edges = collect_next_edges(self)
     with below_ad_inplace_or_view():
         result = OPS['_unique2'].redispatch(after_autograd(ks), self, sorted, return_inverse, return_counts)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+    return result
+
+
+def unique_dim(ks, self, dim, sorted=True, return_inverse=False, return_counts=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UniqueDimBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['unique_dim'].redispatch(after_autograd(ks), self, dim, sorted, return_inverse, return_counts)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+    return result
+
+
+def linalg_lu_factor_ex(ks, A, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and A._requires_grad:
+        grad_fn = LinalgLuFactorExBackward0()
+        grad_fn._next_edges = collect_next_edges(A)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_lu_factor_ex'].redispatch(after_autograd(ks), A, **kwargs)
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
     return result
@@ -4276,6 +4446,84 @@ def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
     return result
 
 
+def avg_pool2d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AvgPool2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.kernel_size_ = as_int_tuple(kernel_size)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.ceil_mode_ = ceil_mode
+        grad_fn.count_include_pad_ = count_include_pad
+        grad_fn.divisor_override_ = divisor_override
+    with below_ad_inplace_or_view():
+        result = OPS['avg_pool2d'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = AvgPool2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.kernel_size_ = as_int_tuple(kernel_size)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.ceil_mode_ = ceil_mode
+        grad_fn.count_include_pad_ = count_include_pad
+        grad_fn.divisor_override_ = divisor_override
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['avg_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _adaptive_avg_pool2d(ks, self, output_size):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AdaptiveAvgPool2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_adaptive_avg_pool2d'].redispatch(after_autograd(ks), self, output_size)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _adaptive_avg_pool2d_backward(ks, grad_output, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = AdaptiveAvgPool2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_adaptive_avg_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def constant_pad_nd(ks, self, pad, value=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ConstantPadNdBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.pad_ = as_int_tuple(pad)
+    with below_ad_inplace_or_view():
+        result = OPS['constant_pad_nd'].redispatch(after_autograd(ks), self, pad, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
@@ -4407,6 +4655,8 @@ KERNELS = {
     'sum': sum,
     'sum.dim_IntList': sum_dim_IntList,
     'sum.IntList_out': sum_IntList_out,
+    'nansum': nansum,
+    'nansum.out': nansum_out,
     'mean': mean,
     'mean.dim': mean_dim,
     'mean.out': mean_out,
@@ -4533,6 +4783,12 @@ KERNELS = {
     'erf': erf,
     'erf.out': erf_out,
     'erf_': erf_,
+    'rsqrt': rsqrt,
+    'rsqrt.out': rsqrt_out,
+    'rsqrt_': rsqrt_,
+    'log1p': log1p,
+    'log1p.out': log1p_out,
+    'log1p_': log1p_,
     'gelu': gelu,
     'gelu.out': gelu_out,
     'gelu_': gelu_,
@@ -4598,6 +4854,8 @@ KERNELS = {
     'std_mean.correction': std_mean_correction,
     'logsumexp': logsumexp,
     'linalg_vector_norm': linalg_vector_norm,
+    'linalg_inv_ex': linalg_inv_ex,
+    '_linalg_det': _linalg_det,
     'dot': dot,
     'dot.out': dot_out,
     'addmm': addmm,
@@ -4607,6 +4865,8 @@ KERNELS = {
     'mv.out': mv_out,
     'baddbmm': baddbmm,
     '_unique2': _unique2,
+    'unique_dim': unique_dim,
+    'linalg_lu_factor_ex': linalg_lu_factor_ex,
     'sort': sort,
     'sort.values': sort_values,
     'sort.stable': sort_stable,
@@ -4626,6 +4886,11 @@ KERNELS = {
     'cumprod': cumprod,
     'convolution': convolution,
     'max_pool2d_with_indices': max_pool2d_with_indices,
+    'avg_pool2d': avg_pool2d,
+    'avg_pool2d_backward': avg_pool2d_backward,
+    '_adaptive_avg_pool2d': _adaptive_avg_pool2d,
+    '_adaptive_avg_pool2d_backward': _adaptive_avg_pool2d_backward,
+    'constant_pad_nd': constant_pad_nd,
     'native_batch_norm': native_batch_norm,
     'native_layer_norm': native_layer_norm,
     'embedding': embedding,

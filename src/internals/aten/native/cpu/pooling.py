@@ -1,6 +1,9 @@
-"""CPU max pooling (``aten/src/ATen/native/cpu/MaxPoolKernel.cpp``), over contiguous (planes, H,
+"""CPU max and average pooling (``aten/src/ATen/native/cpu/MaxPoolKernel.cpp``), over contiguous (planes, H,
 W) buffers the host sized from the checked geometry: every index below is inside its buffer."""
 from numba import njit, prange
+
+from ..pooling import avg_window, divided
+from ..scalar_ops import like
 
 
 @njit(parallel=True, cache=True)
@@ -37,3 +40,35 @@ def max_pool2d_backward(grad_input, grad_output, indices, plane_in, plane_out):
             grad_input[p * plane_in + i] = 0
         for j in range(plane_out):
             grad_input[p * plane_in + indices[p * plane_out + j]] += grad_output[p * plane_out + j]
+
+
+# Average pooling, plain and adaptive (``cpu/AvgPoolKernel.cpp``, ``cpu/AdaptiveAvgPoolKernel.cpp``):
+# ``windows`` holds each output row's [h0, h1) and divisor count, then each column's (see
+# ``pooling.avg_window``); the host clipped them to the input.
+@njit(parallel=True, cache=True)
+def avg_pool2d(out, inp, H, W, OH, OW, windows, divisor, per_dim):
+    planes = inp.size // (H * W)
+    for p in prange(planes):
+        for oh in range(OH):
+            for ow in range(OW):
+                h0, h1, hdiv, w0, w1, wdiv = avg_window(windows, OH, OW, oh, ow)
+                total = like(inp[0], 0)
+                for h in range(h0, h1):
+                    for w in range(w0, w1):
+                        total += inp[p * H * W + h * W + w]
+                out[(p * OH + oh) * OW + ow] = divided(total, hdiv, wdiv, divisor, per_dim)
+
+
+@njit(parallel=True, cache=True)
+def avg_pool2d_backward(grad_input, grad_output, H, W, OH, OW, windows, divisor, per_dim):
+    """One task per plane: windows overlap, and only the plane's task adds into it."""
+    planes = grad_input.size // (H * W)
+    for p in prange(planes):
+        grad_input[p * H * W:(p + 1) * H * W] = 0
+        for oh in range(OH):
+            for ow in range(OW):
+                h0, h1, hdiv, w0, w1, wdiv = avg_window(windows, OH, OW, oh, ow)
+                delta = divided(grad_output[(p * OH + oh) * OW + ow], hdiv, wdiv, divisor, per_dim)
+                for h in range(h0, h1):
+                    for w in range(w0, w1):
+                        grad_input[p * H * W + h * W + w] += delta

@@ -20,18 +20,22 @@ on the calling thread (as ``at::parallel_for`` does below its grain size; see ``
 
 Float sums are accurate as torch's cascade sum (``cascade_sum`` in ``SumKernel.cpp``) is: partial
 results are folded into a short ladder of accumulators, each taking ``FAN`` values before it is
-added to the next, so no accumulator grows to many times the size of what it is adding.
+added to the next, so no accumulator grows to many times the size of what it is adding. A float32
+or float64 sum along contiguous rows goes further and follows torch's own order (``_cascade_task``),
+so that it has torch's bits; columns and strided sums keep the ladder above.
 """
 import numpy as np
 from numba import njit, prange
 
 from ..offset_calculator import index_to_offset
-from ..scalar_ops import AMAX, AMIN, arg_better, reduce_combine
+from ..scalar_ops import AMAX, AMIN, SUM, arg_better, like, reduce_combine
 from .loops import _pick
 
 BLOCK = 2048    # elements folded by one vectorised pass of the contiguous loop (long: its end is a horizontal sum)
 WIDTH = 1024    # outputs per task of the columns loop: a 4 KiB page per row, partials stay in L1
 FAN = 16        # values an accumulator of the ladder takes before it moves up a level
+CASCADE_SUM = "cascade sum"     # the kernels' key for a float sum: torch's order on contiguous rows
+SERIAL_SUM = 32768              # at::internal::GRAIN_SIZE: torch sums up to this many elements on one thread
 
 
 @njit(cache=True)
@@ -81,6 +85,95 @@ def _contiguous_task(op, o, out, a, init, outer_shape, outer_strides, inner_shap
                 part = reduce_combine(op, part, block[k])
             low, mid, high, n_low, n_mid = _climb(op, start, part, low, mid, high, n_low, n_mid)
     out[o] = reduce_combine(op, high, reduce_combine(op, mid, low))
+
+
+# torch's float sum (``cascade_sum`` in ``SumKernel.cpp``, as built for AVX2: vectors of 32 bytes,
+# 8 floats or 4 doubles), followed step by step so that a float32 or float64 sum along a contiguous
+# row rounds as torch's does, bit for bit (single-threaded: torch splits a reduction of more than
+# 32,768 elements between its threads). A row is read as vectors, four at a time (``row_sum``'s
+# ILP); ``multi_row_sum`` adds each group into level 0 of a small ladder and empties a level into
+# the next every ``2^level_power`` groups; then the levels, the leftover vectors, the four
+# accumulators and finally the vector's lanes are added in order, after the scalar tail.
+@njit(inline="always")
+def _ceil_log2(n):
+    bits, value = 0, 1
+    while value < n:
+        bits, value = bits + 1, value * 2
+    return bits
+
+
+@njit(inline="always")
+def _multi_row_sum(acc, a, p, groups, lanes):
+    """Levels 0-3 of ``acc`` (4 levels x 4 vectors x lanes) over ``groups`` groups of 4 vectors."""
+    power = max(4, _ceil_log2(groups) // 4)
+    step, mask = 1 << power, (1 << power) - 1
+    acc[:] = 0
+    i = 0
+    while i + step <= groups:
+        for _ in range(step):
+            base = p + i * 4 * lanes
+            for k in range(4 * lanes):
+                acc[0, k // lanes, k % lanes] += a[base + k]
+            i += 1
+        for level in range(1, 4):
+            acc[level] += acc[level - 1]
+            acc[level - 1] = 0
+            if i & (mask << (level * power)):
+                break
+    for g in range(i, groups):
+        base = p + g * 4 * lanes
+        for k in range(4 * lanes):
+            acc[0, k // lanes, k % lanes] += a[base + k]
+    for level in range(1, 4):
+        acc[0] += acc[level]
+
+
+@njit(inline="always")
+def _row_sum(acc, a, p, vectors, lanes):
+    """The sum of ``vectors`` vectors from ``p``, as one vector: acc[0, 0]."""
+    groups = vectors // 4
+    _multi_row_sum(acc, a, p, groups, lanes)
+    for v in range(groups * 4, vectors):
+        acc[0, 0] += a[p + v * lanes:p + (v + 1) * lanes]
+    for k in range(1, 4):
+        acc[0, 0] += acc[0, k]
+
+
+@njit(inline="always")
+def _cascade_row(acc, a, p, n):
+    """``vectorized_inner_sum`` (a row of at least one vector), else ``scalar_inner_sum``."""
+    lanes = 32 // a.itemsize
+    if n < lanes:                       # scalars, four accumulators: lanes of width 1
+        _row_sum(acc[:, :, :1], a, p, n, 1)
+        return acc[0, 0, 0]
+    vectors = n // lanes
+    _row_sum(acc, a, p, vectors, lanes)
+    total = like(a[p], 0)
+    for k in range(vectors * lanes, n):
+        total += a[p + k]
+    for k in range(lanes):
+        total += acc[0, 0, k]
+    return total
+
+
+@njit(inline="always")
+def _cascade_task(o, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+    """A float sum of contiguous rows, each summed as torch's cascade and added to the output in
+    turn (torch's store accumulates each row into the output, which starts at zero). Past
+    ``SERIAL_SUM`` elements torch splits the rows between its threads, an order not followed here:
+    the row sums then climb the ladder, which keeps a long sum accurate."""
+    base = offset + index_to_offset(o, outer_shape, outer_strides, 0)
+    acc = np.zeros((4, 4, 32 // a.itemsize), a.dtype)
+    zero = like(a[base], 0)
+    rows = _numel(inner_shape, 1)
+    low, mid, high, n_low, n_mid = zero, zero, zero, 0, 0
+    for r in range(rows):
+        part = _cascade_row(acc, a, base + index_to_offset(r, inner_shape, inner_strides, 1), inner_shape[0])
+        if rows * inner_shape[0] <= SERIAL_SUM:
+            low += part
+        else:
+            low, mid, high, n_low, n_mid = _climb(SUM, zero, part, low, mid, high, n_low, n_mid)
+    out[o] = high + (mid + low)
 
 
 @njit(inline="always")
@@ -151,16 +244,31 @@ def _column_tasks(outer_shape):
 def _build_reduce(op):
     """The three loops for one op, each as a (parallel, serial) pair: a small reduction runs on
     the calling thread, as a small elementwise op does (``loops._pick``). ``op`` is closed over,
-    so Numba sees a constant (see ``loops.py`` on why the closure holds nothing else)."""
-    @njit(parallel=True, cache=True, fastmath={"reassoc"})
-    def contiguous(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
-        for o in prange(_numel(outer_shape, 0)):
-            _contiguous_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
+    so Numba sees a constant (see ``loops.py`` on why the closure holds nothing else). A float
+    sum along contiguous rows runs torch's cascade instead, with no ``reassoc`` (its order is the point)."""
+    if op == CASCADE_SUM:
+        @njit(parallel=True, cache=True)
+        def contiguous(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+            for o in prange(_numel(outer_shape, 0)):
+                _cascade_task(o, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset)
 
-    @njit(cache=True, fastmath={"reassoc"})
-    def contiguous_serial(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
-        for o in range(_numel(outer_shape, 0)):
-            _contiguous_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
+        @njit(cache=True)
+        def contiguous_serial(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+            for o in range(_numel(outer_shape, 0)):
+                _cascade_task(o, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset)
+        op = SUM                        # the other loops add as sum does
+    else:
+        @njit(parallel=True, cache=True, fastmath={"reassoc"})
+        def contiguous(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+            for o in prange(_numel(outer_shape, 0)):
+                _contiguous_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides,
+                                 offset)
+
+        @njit(cache=True, fastmath={"reassoc"})
+        def contiguous_serial(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
+            for o in range(_numel(outer_shape, 0)):
+                _contiguous_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides,
+                                 offset)
 
     @njit(parallel=True, cache=True)
     def columns(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
@@ -190,6 +298,8 @@ _kernels = {}
 
 def reduce_loop(op, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
     """out[o] = fold of ``op`` over the inner elements of output element o (out is contiguous)."""
+    if op == SUM and a.dtype in (np.float32, np.float64):
+        op = CASCADE_SUM
     if op not in _kernels:
         _kernels[op] = _build_reduce(op)
     contiguous, columns, strided = _kernels[op]

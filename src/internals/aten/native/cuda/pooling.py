@@ -1,9 +1,11 @@
-"""CUDA max pooling (``aten/src/ATen/native/cuda/DilatedMaxPool2d.cu``). Same buffers as
+"""CUDA max and average pooling (``aten/src/ATen/native/cuda/DilatedMaxPool2d.cu``). Same buffers as
 ``cpu/pooling.py``: one thread per output element forward; backward, one thread per plane, so
 that no two threads add into the same element (no atomics)."""
 import numpy as np
 from numba import cuda
 
+from ..pooling import avg_window, divided
+from ..scalar_ops import like
 from .loops import launch_config
 
 
@@ -50,3 +52,46 @@ def max_pool2d_backward(grad_input, grad_output, indices, plane_in, plane_out):
     with np.errstate(all="ignore"):
         _max_pool2d_backward[launch_config(grad_input.size // plane_in)](grad_input, grad_output, indices,
                                                                         plane_in, plane_out)
+
+
+# Average pooling, plain and adaptive (``cuda/AveragePool2d.cu``, ``cuda/AdaptiveAveragePooling.cu``):
+# the windows as the CPU loops read them (``pooling.avg_window``).
+@cuda.jit
+def _avg_pool2d(out, inp, H, W, OH, OW, windows, divisor, per_dim):
+    i = cuda.grid(1)
+    while i < out.size:
+        ow, oh, p = i % OW, (i // OW) % OH, i // (OH * OW)
+        h0, h1, hdiv, w0, w1, wdiv = avg_window(windows, OH, OW, oh, ow)
+        total = like(inp[0], 0)
+        for h in range(h0, h1):
+            for w in range(w0, w1):
+                total += inp[p * H * W + h * W + w]
+        out[i] = divided(total, hdiv, wdiv, divisor, per_dim)
+        i += cuda.gridsize(1)
+
+
+@cuda.jit
+def _avg_pool2d_backward(grad_input, grad_output, H, W, OH, OW, windows, divisor, per_dim):
+    p = cuda.grid(1)
+    while p < grad_input.size // (H * W):
+        for i in range(H * W):
+            grad_input[p * H * W + i] = 0
+        for oh in range(OH):
+            for ow in range(OW):
+                h0, h1, hdiv, w0, w1, wdiv = avg_window(windows, OH, OW, oh, ow)
+                delta = divided(grad_output[(p * OH + oh) * OW + ow], hdiv, wdiv, divisor, per_dim)
+                for h in range(h0, h1):
+                    for w in range(w0, w1):
+                        grad_input[p * H * W + h * W + w] += delta
+        p += cuda.gridsize(1)
+
+
+def avg_pool2d(out, inp, H, W, OH, OW, windows, divisor, per_dim):
+    with np.errstate(all="ignore"):
+        _avg_pool2d[launch_config(out.size)](out, inp, H, W, OH, OW, windows, divisor, per_dim)
+
+
+def avg_pool2d_backward(grad_input, grad_output, H, W, OH, OW, windows, divisor, per_dim):
+    with np.errstate(all="ignore"):
+        _avg_pool2d_backward[launch_config(grad_input.size // (H * W))](grad_input, grad_output, H, W, OH, OW,
+                                                                        windows, divisor, per_dim)

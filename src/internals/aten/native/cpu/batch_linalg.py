@@ -1,0 +1,17 @@
+"""CPU batched LU and inverse (``BatchLinearAlgebraKernel.cpp`` calls LAPACK per matrix): one
+matrix per parallel task, through the routines ``lapack.py`` shares with the CUDA kernels."""
+from numba import njit, prange
+
+from ..lapack import getrf, getri
+
+
+@njit(parallel=True, cache=True)
+def lu_factor(a, pivots, infos, n):
+    for b in prange(infos.size):
+        infos[b] = getrf(a, b * n * n, n, pivots, b * n)
+
+
+@njit(parallel=True, cache=True)
+def lu_inverse(out, lu, pivots, n, trans):
+    for b in prange(lu.size // max(n * n, 1)):
+        getri(lu, b * n * n, n, pivots, b * n, out, trans)

@@ -1,0 +1,88 @@
+"""The LAPACK routines torch's ``linalg`` calls for one matrix (``getrf``, ``getri`` through
+``getrs``; ``aten/src/ATen/native/BatchLinearAlgebra.cpp`` calls them per batch element), written
+once and compiled for both devices: ``cpu/batch_linalg.py`` runs one matrix per parallel task,
+``cuda/batch_linalg.py`` one per thread.
+
+Matrices lie column-major (LAPACK's layout, and the strides of torch's ``LU`` and ``inverse``):
+element (i, j) of the matrix at ``base`` is ``a[base + j * n + i]``. Pivots are 1-based, as
+LAPACK's ``ipiv``. The host sized every buffer from the batch shape: no index leaves it.
+"""
+from numba.extending import register_jitable
+
+
+@register_jitable
+def getrf(a, base, n, piv, pbase):
+    """LU with partial pivoting, in place (``getrf``: ``P A = L U``, L with a unit diagonal below,
+    U on and above). The pivot is the first entry of largest magnitude in its column. Returns
+    LAPACK's ``info``: 0, or k + 1 for the first zero pivot U[k, k] (the factoring goes on)."""
+    info = 0
+    for k in range(n):
+        p, best = k, abs(a[base + k * n + k])
+        for i in range(k + 1, n):
+            if abs(a[base + k * n + i]) > best:
+                p, best = i, abs(a[base + k * n + i])
+        piv[pbase + k] = p + 1
+        if p != k:
+            for j in range(n):
+                a[base + j * n + k], a[base + j * n + p] = a[base + j * n + p], a[base + j * n + k]
+        pivot = a[base + k * n + k]
+        if pivot == 0:
+            if info == 0:
+                info = k + 1
+            continue
+        for i in range(k + 1, n):
+            a[base + k * n + i] /= pivot
+        for j in range(k + 1, n):
+            u = a[base + j * n + k]
+            for i in range(k + 1, n):
+                a[base + j * n + i] -= a[base + k * n + i] * u
+    return info
+
+
+@register_jitable
+def getri(lu, base, n, piv, pbase, out, trans):
+    """The inverse from the LU factors, solving ``A X = I`` column by column (``getrs``). With
+    ``P A = L U``: the identity's rows swapped as the pivots say, then ``L y = P e``, then
+    ``U x = y``. With ``trans``, the factors are A^T's (``P A^T = L U``, torch's choice for a
+    row-major A): ``U^T y = e``, then ``L^T z = y``, then the swaps undone, last first.
+    ``out`` holds the result at ``base``, column-major."""
+    for j in range(n):
+        for i in range(n):
+            out[base + j * n + i] = 1 if i == j else 0
+    if not trans:
+        _swap_rows(out, base, n, piv, pbase, 0, n, 1)
+    for j in range(n):
+        col = base + j * n
+        if trans:
+            for i in range(n):                      # U^T: lower, through U's columns
+                x = out[col + i]
+                for k in range(i):
+                    x -= lu[base + i * n + k] * out[col + k]
+                out[col + i] = x / lu[base + i * n + i]
+            for i in range(n - 1, -1, -1):          # L^T: upper, ones on its diagonal
+                x = out[col + i]
+                for k in range(i + 1, n):
+                    x -= lu[base + i * n + k] * out[col + k]
+                out[col + i] = x
+        else:
+            for k in range(n):                      # L: ones on its diagonal
+                x = out[col + k]
+                for i in range(k + 1, n):
+                    out[col + i] -= x * lu[base + k * n + i]
+            for k in range(n - 1, -1, -1):          # U
+                out[col + k] /= lu[base + k * n + k]
+                x = out[col + k]
+                for i in range(k):
+                    out[col + i] -= x * lu[base + k * n + i]
+    if trans:
+        _swap_rows(out, base, n, piv, pbase, n - 1, -1, -1)
+
+
+@register_jitable
+def _swap_rows(out, base, n, piv, pbase, first, stop, step):
+    """LAPACK's ``laswp``: row k swapped with row ``piv[k] - 1``, k from ``first`` by ``step``."""
+    for k in range(first, stop, step):
+        p = piv[pbase + k] - 1
+        if p != k:
+            for j in range(n):
+                out[base + j * n + k], out[base + j * n + p] = out[base + j * n + p], out[base + j * n + k]
