@@ -20,7 +20,7 @@ from ._generated.python_torch_functions import FUNCTIONS as _torch_functions
 from ._generated.python_variable_methods import METHODS
 from ._interop import to_torch
 from ._python_arg_parser import PythonArgParser, type_error_to_not_implemented
-from ._tensor_base import _CPP_TYPE_NAMES, Size, TensorBase
+from ._tensor_base import Size, TensorBase
 from ._tensor_str import tensor_repr
 from .aten import dispatcher
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor, sparse_to
@@ -121,8 +121,8 @@ class Tensor(TensorBase):
             return dispatcher.call("set_.source_Tensor_storage_offset", self, source, r.to_int64(1), r.intlist(2),
                                    r.intlist(3))
         if source.dtype is not self.dtype:
-            raise RuntimeError(f"Could not set tensor of type {_CPP_TYPE_NAMES[source.dtype.name]} to a tensor of "
-                               f"type {_CPP_TYPE_NAMES[self.dtype.name]}")
+            raise RuntimeError(f"Could not set tensor of type {st.type_meta_name(source.dtype)} to a tensor of "
+                               f"type {st.type_meta_name(self.dtype)}")
         return dispatcher.call("set_.source_Tensor", self, source)
 
     # ------------------------------------------------------------------ conversion
@@ -578,7 +578,7 @@ def _untyped_for_set(storage, tensor):
     if untyped is None:
         return storage
     if storage.dtype is not tensor.dtype:
-        raise RuntimeError(f"Expected a Storage of type {_CPP_TYPE_NAMES[tensor.dtype.name]} or an UntypedStorage, "
+        raise RuntimeError(f"Expected a Storage of type {st.type_meta_name(tensor.dtype)} or an UntypedStorage, "
                            f"but got type {storage.dtype.torch_name} for argument 1 'storage'")
     return untyped
 

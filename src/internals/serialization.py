@@ -37,7 +37,8 @@ __all__ = ["save", "load"]
 
 _STORAGE_TYPES = {st.float32: "FloatStorage", st.float64: "DoubleStorage", st.float16: "HalfStorage",
                   st.bfloat16: "BFloat16Storage", st.int64: "LongStorage", st.int32: "IntStorage",
-                  st.int16: "ShortStorage", st.int8: "CharStorage", st.uint8: "ByteStorage", st.bool_: "BoolStorage"}
+                  st.int16: "ShortStorage", st.int8: "CharStorage", st.uint8: "ByteStorage", st.bool_: "BoolStorage",
+                  st.complex64: "ComplexFloatStorage", st.complex128: "ComplexDoubleStorage"}
 _DTYPE_OF_STORAGE = {name: dtype for dtype, name in _STORAGE_TYPES.items()}
 _PREFIX = "archive"
 

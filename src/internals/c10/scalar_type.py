@@ -191,6 +191,19 @@ def _combine_categories(higher, lower):
 _CPP_NAMES = {"bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
               "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
               "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+# Each dtype's ``caffe2::TypeMeta`` name (the C++ type demangled by the compiler), as torch's
+# messages about a tensor's dtype print it.
+_TYPE_META_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+                    "int32": "int", "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                    "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
+                    "complex128": "c10::complex<double>"}
+
+
+def type_meta_name(d):
+    """``d`` as ``caffe2::TypeMeta::name()`` prints it."""
+    return _TYPE_META_NAMES[d.name]
+
+
 _FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
 
 

@@ -14,7 +14,6 @@ from ..dispatcher import call
 from . import scalar_ops as ops
 from .copy import to
 from .elementwise import binary, check_pow_exponent, common_device, where
-from .linear_algebra import _TYPE_META_NAMES
 from .tensor_factories import wrap_scalar
 
 
@@ -144,7 +143,7 @@ def clamp(x, min=None, max=None, *, out=None):
         raise NotImplementedError("clamp is not supported for complex types")
     if out is not None and not st.can_cast(dtype, out.dtype):
         raise RuntimeError(f"result type {dtype.torch_name} can't be cast to the desired output type "
-                           f"{_TYPE_META_NAMES[out.dtype.name]}")
+                           f"{st.type_meta_name(out.dtype)}")
     if dtype is st.bool_:
         raise _not_implemented("clamp", dtype)
     for bound in (min, max):
@@ -209,8 +208,8 @@ def _check_lerp(start, end, weight, out):
     result complex), and the result must cast safely into ``out``. Returns the dtype computed in."""
     for name, t in (("end", end), ("weight", weight)):
         if hasattr(t, "_impl") and t.dtype is not start.dtype and (t is end or t.dim()):
-            raise RuntimeError(f"expected dtype {_TYPE_META_NAMES[start.dtype.name]} for `{name}` but got dtype "
-                               f"{_TYPE_META_NAMES[t.dtype.name]}")
+            raise RuntimeError(f"expected dtype {st.type_meta_name(start.dtype)} for `{name}` but got dtype "
+                               f"{st.type_meta_name(t.dtype)}")
     promoted = hasattr(weight, "_impl") and weight.dim() == 0
     dtype = st.result_type(start, end, weight) if promoted else start.dtype
     if out is not None and not st.can_cast(dtype, out.dtype):

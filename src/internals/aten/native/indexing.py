@@ -22,7 +22,6 @@ from ..tensor_iterator import assert_no_internal_overlap, broadcast_shapes, outp
 from .copy import buffer, fill_, same_device_copy, to_device
 from .dispatch_stub import loops
 from .elementwise import common_device
-from .linear_algebra import _TYPE_META_NAMES
 from .tensor_factories import empty_strided, from_host, wrap_scalar
 from .tensor_shape import as_strided, compute_stride, expand, select, wrap_dim
 
@@ -550,7 +549,7 @@ def _masked_fill_mask(self, indices, values):
 def _check_mask(mask, name):
     if mask.dtype is not st.bool_:
         raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype "
-                           f"{_TYPE_META_NAMES[mask.dtype.name]}")
+                           f"{st.type_meta_name(mask.dtype)}")
 
 
 def _mask_where(self, mask):

@@ -24,7 +24,6 @@ from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ..dispatcher import call
 from ..tensor_iterator import _overlap, assert_no_internal_overlap, check_no_overlap, output_layout
-from .linear_algebra import _TYPE_META_NAMES
 from .resize import resize_output
 
 __all__ = ["structured_out", "out_dtype_rule"]
@@ -79,10 +78,6 @@ def _check_overlap(rule, out, args):
                                "the operation.")
 
 
-def _cpp_name(dtype):
-    return _TYPE_META_NAMES.get(dtype.name, dtype.torch_name)
-
-
 # The rules that check ``out`` against the input's dtype before the kernel runs (so a float
 # ``bitwise_not`` into a bool ``out`` is refused for the dtype, not for the kernel's).
 _INPUT_DTYPE_MESSAGES = {
@@ -119,7 +114,8 @@ def _check_dtype(rule, name, result, out):
         raise RuntimeError(f"Expected out type to be {want.torch_name} but got {got.torch_name}")
     if rule == "index_select":
         raise RuntimeError(f"{name}(): self and result must have the same scalar type")
-    raise RuntimeError(f"Expected out tensor to have dtype {_cpp_name(want)}, but got {_cpp_name(got)} instead")
+    raise RuntimeError(f"Expected out tensor to have dtype {st.type_meta_name(want)}, "
+                       f"but got {st.type_meta_name(got)} instead")
 
 
 def _resize_arange(out, shape):
