@@ -494,6 +494,17 @@ class Tensor(TensorBase):
         self._backward_hooks.append(hook)
         return RemovableHandle(self._backward_hooks, hook)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs on a leaf after its ``.grad`` has been accumulated; it returns None."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = []
+        self._post_accumulate_grad_hooks.append(hook)
+        return RemovableHandle(self._post_accumulate_grad_hooks, hook)
+
     def retain_grad(self):
         """Keep this non-leaf's gradient in ``.grad`` (a leaf keeps it anyway)."""
         if not self._requires_grad:
