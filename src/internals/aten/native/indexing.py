@@ -415,7 +415,10 @@ def _scatter(self, dim, index, src, reduce, scalar=False):
 
 
 def _scalar_source(self, value):
-    """A scalar ``value`` as a stride-0 source as large as any index (scatter.value, masked_fill)."""
+    """A scalar ``value`` as a stride-0 source as large as any index (scatter.value, masked_fill),
+    checked against ``self``'s dtype as their kernels' ``value.to<scalar_t>()`` is (a one-element
+    fill would let a float16 overflow to inf)."""
+    st.checked_convert(value, self.dtype)
     return fill_(empty_strided((1,), (1,), dtype=self.dtype, device=self.device), value)
 
 
