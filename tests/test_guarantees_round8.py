@@ -9,6 +9,7 @@ bools, complex), autograd misuse, ``save``/``load`` of views and dtypes, the byt
 """
 import io
 
+import numpy as np
 import pytest
 import torch
 from conftest import assert_same, same_error, same_or_same_error
@@ -166,11 +167,11 @@ def test_post_accumulate_grad_hooks_are_refused_as_torch_refuses(call):
 STORAGE_WRITES = [
     lambda s: s.__setitem__(0, 7), lambda s: s.__setitem__(0, 256), lambda s: s.__setitem__(0, -1),
     lambda s: s.__setitem__(0, -129), lambda s: s.__setitem__(0, True), lambda s: s.__setitem__(-1, 7),
-    lambda s: s.__setitem__(8, 7), lambda s: s.__setitem__(0, 1.5), lambda s: s.__setitem__(0, __import__("numpy").int64(3)),
+    lambda s: s.__setitem__(8, 7), lambda s: s.__setitem__(0, 1.5), lambda s: s.__setitem__(0, np.int64(3)),
     lambda s: s.__setitem__(slice(1, 3), 9), lambda s: s.__setitem__(slice(-3, None), 9),
     lambda s: s.__setitem__(slice(10, 30), 9), lambda s: s.__setitem__(slice(0, 8, 2), 9),
     lambda s: s.__setitem__("a", 9), lambda s: s.__setitem__(True, 9),
-    lambda s: s.__setitem__(__import__("numpy").int64(1), 9), lambda s: s.__setitem__(2**63, 9),
+    lambda s: s.__setitem__(np.int64(1), 9), lambda s: s.__setitem__(2**63, 9),
     lambda s: s[-16], lambda s: s[-17], lambda s: s[16], lambda s: s[::2], lambda s: s["a"], lambda s: s[True],
     lambda s: s[1.0], lambda s: s[2**63], lambda s: s.fill_(3), lambda s: s.fill_(256), lambda s: s.fill_(1.5),
     lambda s: s[4:8].resize_(2),
@@ -221,3 +222,43 @@ def test_complex_tensors_are_saved_and_loaded_by_both(dtype):
     torch.save(a, buf)
     buf.seek(0)
     assert_same(internals.load(buf), a)
+
+
+# ----------------------------------------------------------------------------- threads
+def test_post_accumulate_grad_hooks_on_eight_threads_with_one_shared_leaf():
+    """Each accumulation runs its hooks once, under the accumulation lock, as torch's mutex does."""
+    x = internals.zeros(5, requires_grad=True)
+    seen = []
+    x.register_post_accumulate_grad_hook(lambda p: seen.append(p.grad.sum().item()))
+
+    def work(k):
+        for _ in range(10):
+            (x * (k + 1)).sum().backward()
+    assert in_threads(work, 8) == []
+    assert len(seen) == 80 and seen == sorted(seen)       # each hook saw the grad it had just made
+    assert x.grad.tolist() == [10. * sum(range(1, 9))] * 5
+
+
+def test_uint64_scalars_and_storage_writes_on_eight_threads():
+    t = internals.zeros(64, dtype=internals.uint8)
+    s = t.untyped_storage()
+
+    def work(k):
+        for i in range(k, 64, 8):
+            s[i] = i + 256 * k
+            assert (internals.tensor([1, 2]) + (2**63 + i)).tolist() == (torch.tensor([1, 2]) + (2**63 + i)).tolist()
+    assert in_threads(work, 8) == []
+    assert t.tolist() == list(range(64))
+
+
+def test_cuda_storage_slices_keep_their_block_while_other_threads_allocate():
+    """A slice holds its parent storage: the caching allocator cannot hand its block to another
+    tensor while the slice still reads it."""
+    def work(k):
+        for _ in range(5):
+            x = internals.arange(8., device="cuda") + k
+            part = x.untyped_storage()[4:8]
+            del x
+            internals.zeros(64, device="cuda")
+            assert part.tolist() == list(torch.tensor([1. + k]).numpy().tobytes())
+    assert in_threads(work, 4) == []
