@@ -71,6 +71,22 @@ def test_a_complex_fill_names_the_type_it_was_read_as(n, dtype):
     same_error(lambda L: L.zeros(n, dtype=getattr(L, dtype)).fill_(1 + 1j))
 
 
+# ----------------------------------------------------------------------------- var and std
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "complex64", "complex128", "int64"])
+@pytest.mark.parametrize("values", [[65504., -0.5, 1e-4], [300., -300., 1000.], [1.]])
+@pytest.mark.parametrize("op", [
+    lambda L, x: x.std(), lambda L, x: x.var(), lambda L, x: x.std(0, keepdim=True),
+    lambda L, x: x.var(correction=0), lambda L, x: L.std_mean(x), lambda L, x: L.var_mean(x, 0)])
+def test_var_and_std_of_16_bit_and_complex_tensors(dtype, values, op):
+    """float16 std took the root of a variance already rounded to float16 (inf for a variance
+    past 65504, where torch gives 37824); a complex tensor was refused with a message naming
+    complex dtypes as supported (torch: the real-valued variance of both parts)."""
+    def run(L):
+        x = L.tensor(values, dtype=getattr(L, dtype)) * (1 + 2j if "complex" in dtype else 1)
+        return op(L, x)
+    same_or_same_error(run)
+
+
 # ----------------------------------------------------------------------------- TypeMeta names
 @pytest.mark.parametrize("call", [
     lambda L: setattr(L.ones(2, requires_grad=True), "grad", L.ones(2, dtype=L.complex64)),
