@@ -100,6 +100,21 @@ def test_complex_dtypes_are_named_as_caffe2_names_them(call):
     same_error(call)
 
 
+# ----------------------------------------------------------------------------- out= and autograd
+@pytest.mark.parametrize("call", [
+    lambda L, rg: L.eq(L.ones(2), L.ones(2), out=rg(L.bool)), lambda L, rg: L.lt(L.ones(2), 1, out=rg(L.float32)),
+    lambda L, rg: L.ge(L.ones(2, requires_grad=True), 1, out=L.empty(0, dtype=L.bool)),
+    lambda L, rg: L.argmax(L.ones(2, 2), 0, out=rg(L.float32)),
+    lambda L, rg: L.argmin(L.ones(2, requires_grad=True), out=L.empty(0, dtype=L.int64)),
+    lambda L, rg: L.zeros(2, out=rg(L.float32)), lambda L, rg: L.mm(L.ones(2, 2), L.ones(2, 2), out=rg(L.float32)),
+])
+def test_out_of_a_non_differentiable_operator_may_require_grad(call):
+    """torch generates no out= grad check for operators whose outputs are never differentiable
+    (comparisons, argmax): the out is written, or refused for its dtype. internals refused it
+    for requiring grad."""
+    same_or_same_error(lambda L: call(L, lambda d: L.empty(0, dtype=d, requires_grad=d.is_floating_point)))
+
+
 # ----------------------------------------------------------------------------- leftovers
 @pytest.mark.parametrize("size", [(2,), (2, 2), (3, 3), (0,)])
 @pytest.mark.parametrize("template", [
