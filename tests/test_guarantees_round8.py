@@ -100,6 +100,22 @@ def test_complex_dtypes_are_named_as_caffe2_names_them(call):
     same_error(call)
 
 
+# ----------------------------------------------------------------------------- overlap
+@pytest.mark.parametrize("pair", ["shift", "rev", "same", "expand", "zero_stride", "t"])
+@pytest.mark.parametrize("bounds", [
+    lambda b: {"min": b}, lambda b: {"max": b}, lambda b: {"min": b, "max": b}, lambda b: {"min": 2, "max": 5}])
+def test_clamp_in_place_checks_its_bounds_for_overlap(pair, bounds):
+    """``clamp_(x, min=x_shifted)`` reads bounds the loop has already written: torch refuses a
+    partial overlap (and a self-overlapping ``x``); internals clamped into a copy and wrote back."""
+    def run(L):
+        s = L.arange(1., 9.)
+        a, b = {"shift": (s[1:7], s[0:6]), "rev": (s, s.flip(0)), "same": (s, s), "expand": (s[:1].expand(4), s[:4]),
+                "zero_stride": (s.as_strided((4,), (0,)), s[:4]),
+                "t": (s[:4].view(2, 2), s[:4].view(2, 2).t())}[pair]
+        return a.clamp_(**bounds(b)), s
+    same_or_same_error(run)
+
+
 # ----------------------------------------------------------------------------- out= and autograd
 @pytest.mark.parametrize("call", [
     lambda L, rg: L.eq(L.ones(2), L.ones(2), out=rg(L.bool)), lambda L, rg: L.lt(L.ones(2), 1, out=rg(L.float32)),

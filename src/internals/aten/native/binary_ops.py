@@ -11,6 +11,7 @@ from ...c10 import scalar_type as st
 from ...c10.dispatch_key import DispatchKey
 from ...c10.local_dispatch_key_set import tls
 from ..dispatcher import call
+from ..tensor_iterator import check_no_overlap
 from . import scalar_ops as ops
 from .copy import to
 from .elementwise import binary, check_pow_exponent, common_device, where
@@ -138,6 +139,8 @@ def clamp(x, min=None, max=None, *, out=None):
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     bounds = [_as_tensor(v) for v in (min, max) if v is not None]
+    if out is not None:         # TensorIterator's overlap checks come first (``clamp_(x, min=x[1:])``)
+        check_no_overlap(out._impl, [t._impl for t in (x, *bounds)])
     dtype = st.result_type(x, *bounds)
     if dtype.is_complex:
         raise NotImplementedError("clamp is not supported for complex types")
