@@ -116,6 +116,15 @@ def test_clamp_in_place_checks_its_bounds_for_overlap(pair, bounds):
     same_or_same_error(run)
 
 
+# ----------------------------------------------------------------------------- unclear errors
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("call", [
+    lambda x: x.bitwise_not(), lambda x: ~x, lambda x: x.bitwise_not_()])
+def test_bitwise_not_of_a_complex_tensor_is_refused_as_torch_refuses(dtype, call):
+    """internals said ``internals: None is not implemented for complex tensors``."""
+    same_error(lambda L: call(L.ones(2, dtype=getattr(L, dtype))))
+
+
 # ----------------------------------------------------------------------------- out= and autograd
 @pytest.mark.parametrize("call", [
     lambda L, rg: L.eq(L.ones(2), L.ones(2), out=rg(L.bool)), lambda L, rg: L.lt(L.ones(2), 1, out=rg(L.float32)),

@@ -341,7 +341,7 @@ class Tensor(TensorBase):
         return _torch_functions["pow"](other, self)
 
     def __invert__(self):
-        if self.dtype.is_floating_point:
+        if self.dtype.is_floating_point or self.dtype.is_complex:
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return self.bitwise_not()
 
