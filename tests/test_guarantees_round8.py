@@ -318,3 +318,10 @@ def test_cuda_storage_slices_keep_their_block_while_other_threads_allocate():
             internals.zeros(64, device="cuda")
             assert part.tolist() == list(torch.tensor([1. + k]).numpy().tobytes())
     assert in_threads(work, 4) == []
+
+
+@pytest.mark.parametrize("data", [b"garbage", b"", b"\x80", b"\x80\x02", b"PK\x03\x04junk"])
+def test_load_of_what_is_no_checkpoint_raises_as_torch(data):
+    """internals let zipfile's BadZipFile out; torch reads a non-zip file as its legacy format
+    (an unpickling error, or EOFError when it ends at once) and names a broken zip archive."""
+    same_error(lambda L: L.load(io.BytesIO(data)))
