@@ -8,6 +8,7 @@ bools, complex), autograd misuse, ``save``/``load`` of views and dtypes, the byt
 ``UntypedStorage``, and threads.
 """
 import io
+import warnings
 
 import numpy as np
 import pytest
@@ -123,6 +124,25 @@ def test_clamp_in_place_checks_its_bounds_for_overlap(pair, bounds):
 def test_bitwise_not_of_a_complex_tensor_is_refused_as_torch_refuses(dtype, call):
     """internals said ``internals: None is not implemented for complex tensors``."""
     same_error(lambda L: call(L.ones(2, dtype=getattr(L, dtype))))
+
+
+@pytest.mark.parametrize("out", [
+    lambda L, x: x.t(), lambda L, x: L.empty(1, 2).expand(2, 2), lambda L, x: L.arange(8.)[1:5].view(2, 2),
+    lambda L, x: x[0], lambda L, x: L.empty(1).expand(2), lambda L, x: L.empty(0)])
+@pytest.mark.parametrize("op", [
+    lambda L, x, o: L.cumsum(x, 0, out=o), lambda L, x, o: L.sort(x, 0, out=(o, L.empty(0, dtype=L.int64))),
+    lambda L, x, o: L.topk(x, 1, 0, out=(o, L.empty(0, dtype=L.int64))),
+    lambda L, x, o: L.max(x, 0, out=(o, L.empty(0, dtype=L.int64)))])
+def test_scans_and_sorts_check_their_resized_out_for_overlap(out, op):
+    """``cumsum(x, 0, out=x.t())`` and an expanded ``out`` are refused by torch's kernels once
+    ``out`` has its size; internals wrote them."""
+    def run(L):
+        x = L.arange(4.).view(2, 2)
+        r = op(L, x, out(L, x))
+        return (*r, x) if isinstance(r, tuple) else (r, x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # the resize warning
+        same_or_same_error(run)
 
 
 # ----------------------------------------------------------------------------- out= and autograd

@@ -62,12 +62,19 @@ def out_dtype_rule(name, functional_schema, tensor_iterator):
 # any overlap at all (``cat``'s and ``index_select``'s ``assert_no_overlap``).
 _PARTIAL_OVERLAP_RULES = ("iterator", "same", "where")
 _ANY_OVERLAP_RULES = ("cat", "index_select")
+# Scans and sorts check their resized outputs the same way, in their kernels (``cumsum(x, 0,
+# out=x.t())`` is refused; ``sum(x, 0, out=x)`` is not).
+_CHECKED_AFTER_RESIZE = ("cumsum", "cumprod", "logcumsumexp", "sort", "msort", "topk", "kthvalue", "max", "min",
+                         "mode")
+
+
+def _input_impls(args):
+    return [t._impl for a in args for t in (a if isinstance(a, (list, tuple)) else (a,)) if isinstance(t, TensorBase)]
 
 
 def _check_overlap(rule, out, args):
     """Refuse an ``out`` that overlaps an input where torch's kernel does, before anything runs."""
-    inputs = [t._impl for a in args for t in (a if isinstance(a, (list, tuple)) else (a,))
-              if isinstance(t, TensorBase)]
+    inputs = _input_impls(args)
     if rule in _PARTIAL_OVERLAP_RULES:
         check_no_overlap(out._impl, inputs)
     elif rule in _ANY_OVERLAP_RULES:
@@ -211,6 +218,8 @@ def structured_out(name, functional, out_names, rule):
                                    "instead")
         for out, result in zip(outs, results):
             _resize(rule, out, result, args[0])
+            if name in _CHECKED_AFTER_RESIZE:
+                check_no_overlap(out._impl, _input_impls(args))
         if aliased is not None and _blas_usable(outs[0]):
             call("zero_", outs[0])
             results = (functional(*aliased, **kwargs),)
