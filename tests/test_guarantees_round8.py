@@ -145,6 +145,23 @@ def test_scans_and_sorts_check_their_resized_out_for_overlap(out, op):
         same_or_same_error(run)
 
 
+@pytest.mark.parametrize("dtype", ["bool", "float32", "float16", "int64"])
+@pytest.mark.parametrize("value", [True, 1j, complex(float("nan"), 0), 1 + 0j, 0.5])
+@pytest.mark.parametrize("bounds", [
+    lambda v, t: {"min": v}, lambda v, t: {"max": v}, lambda v, t: {"min": v, "max": v},
+    lambda v, t: {"min": t}, lambda v, t: {"max": t}, lambda v, t: {"min": t, "max": t}])
+def test_clamp_reads_its_bounds_as_torchs_kernels_do(dtype, value, bounds):
+    """A float tensor's Python bounds are doubles (a complex one with an imaginary part fails to
+    convert, ``1+0j`` is 1); a bool tensor names the kernel it lacks (``clamp_min_scalar_cpu``)
+    and takes one tensor bound (``maximum``). internals refused all complex bounds as complex
+    clamps and named ``clamp_cpu`` for every bool case."""
+    def run(L):
+        x = L.tensor([1, 0], dtype=getattr(L, dtype))
+        t = L.tensor([value.real if isinstance(value, complex) else value] * 2).to(x.dtype)
+        return x.clamp(**bounds(value, t))
+    same_or_same_error(run)
+
+
 # ----------------------------------------------------------------------------- out= and autograd
 @pytest.mark.parametrize("call", [
     lambda L, rg: L.eq(L.ones(2), L.ones(2), out=rg(L.bool)), lambda L, rg: L.lt(L.ones(2), 1, out=rg(L.float32)),

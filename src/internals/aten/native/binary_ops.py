@@ -138,6 +138,8 @@ def clamp(x, min=None, max=None, *, out=None):
     promote to; NaN in x stays NaN (maximum and minimum propagate it)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if x.dtype.is_floating_point:        # a float's Python bounds are read as doubles (``toDouble``)
+        min, max = (float(st.checked_convert(v, st.float64)) if isinstance(v, complex) else v for v in (min, max))
     bounds = [_as_tensor(v) for v in (min, max) if v is not None]
     if out is not None:         # TensorIterator's overlap checks come first (``clamp_(x, min=x[1:])``)
         check_no_overlap(out._impl, [t._impl for t in (x, *bounds)])
@@ -147,8 +149,8 @@ def clamp(x, min=None, max=None, *, out=None):
     if out is not None and not st.can_cast(dtype, out.dtype):
         raise RuntimeError(f"result type {dtype.torch_name} can't be cast to the desired output type "
                            f"{st.type_meta_name(out.dtype)}")
-    if dtype is st.bool_:
-        raise _not_implemented("clamp", dtype)
+    if dtype is st.bool_ and not (len(bounds) == 1 and hasattr(min if max is None else max, "_impl")):
+        raise _not_implemented(_clamp_kernel_name(min, max), dtype)    # one tensor bound: maximum/minimum
     for bound in (min, max):
         if bound is not None and not hasattr(bound, "_impl"):
             st.checked_convert(bound, dtype)        # ``clamp_scalar_kernel_impl``: ``min.to<scalar_t>()``
@@ -158,6 +160,14 @@ def clamp(x, min=None, max=None, *, out=None):
     if max is not None:
         result = binary(ops.MINIMUM, result, _as_tensor(max))
     return result if out is None else call("copy_", out, result)
+
+
+def _clamp_kernel_name(min, max):
+    """The CPU kernel torch's clamp dispatches to: ``clamp_min_scalar``, ``clamp_scalar``, ``clamp``..."""
+    if hasattr(min, "_impl") or hasattr(max, "_impl"):
+        return "clamp"
+    return {(True, True): "clamp_scalar", (True, False): "clamp_min_scalar"}.get((min is not None, max is not None),
+                                                                                "clamp_max_scalar")
 
 
 def clamp_(x, min=None, max=None):
