@@ -681,6 +681,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear"}
     complex_parts = {"real", "imag", "conj", "resolve_conj"}     # composites of complex_helper.py
     math |= {"matmul.out", "meshgrid", "meshgrid.indexing", "fill_diagonal_"}     # round 6
+    math |= {"resize_as_"}      # round 8: resize_ to the template's sizes
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",
