@@ -20,7 +20,7 @@ from ._generated.python_torch_functions import FUNCTIONS as _torch_functions
 from ._generated.python_variable_methods import METHODS
 from ._interop import to_torch
 from ._python_arg_parser import PythonArgParser, type_error_to_not_implemented
-from ._tensor_base import _CPP_TYPE_NAMES, Size, TensorBase
+from ._tensor_base import Size, TensorBase
 from ._tensor_str import tensor_repr
 from .aten import dispatcher
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor, sparse_to
@@ -130,8 +130,8 @@ class Tensor(TensorBase):
             return dispatcher.call("set_.source_Tensor_storage_offset", self, source, r.to_int64(1), r.intlist(2),
                                    r.intlist(3))
         if source.dtype is not self.dtype:
-            raise RuntimeError(f"Could not set tensor of type {_CPP_TYPE_NAMES[source.dtype.name]} to a tensor of "
-                               f"type {_CPP_TYPE_NAMES[self.dtype.name]}")
+            raise RuntimeError(f"Could not set tensor of type {st.type_meta_name(source.dtype)} to a tensor of "
+                               f"type {st.type_meta_name(self.dtype)}")
         return dispatcher.call("set_.source_Tensor", self, source)
 
     # ------------------------------------------------------------------ conversion
@@ -350,7 +350,7 @@ class Tensor(TensorBase):
         return _torch_functions["pow"](other, self)
 
     def __invert__(self):
-        if self.dtype.is_floating_point:
+        if self.dtype.is_floating_point or self.dtype.is_complex:
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return self.bitwise_not()
 
@@ -503,6 +503,17 @@ class Tensor(TensorBase):
         self._backward_hooks.append(hook)
         return RemovableHandle(self._backward_hooks, hook)
 
+    def register_post_accumulate_grad_hook(self, hook):
+        """``hook(tensor)`` runs on a leaf after its ``.grad`` has been accumulated; it returns None."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self.grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        if self._post_accumulate_grad_hooks is None:
+            self._post_accumulate_grad_hooks = []
+        self._post_accumulate_grad_hooks.append(hook)
+        return RemovableHandle(self._post_accumulate_grad_hooks, hook)
+
     def retain_grad(self):
         """Keep this non-leaf's gradient in ``.grad`` (a leaf keeps it anyway)."""
         if not self._requires_grad:
@@ -587,7 +598,7 @@ def _untyped_for_set(storage, tensor):
     if untyped is None:
         return storage
     if storage.dtype is not tensor.dtype:
-        raise RuntimeError(f"Expected a Storage of type {_CPP_TYPE_NAMES[tensor.dtype.name]} or an UntypedStorage, "
+        raise RuntimeError(f"Expected a Storage of type {st.type_meta_name(tensor.dtype)} or an UntypedStorage, "
                            f"but got type {storage.dtype.torch_name} for argument 1 'storage'")
     return untyped
 

@@ -7,6 +7,7 @@ torch, a new tensor is an instance of the Python class registered at initialisat
 (``THPVariableClass``): ``TensorBase._from_impl`` hands out ``internals.Tensor`` objects, and
 a subclass's own ``_from_impl`` keeps the subclass.
 """
+from .c10 import scalar_type as st
 from .c10.dispatch_key import PYTHON_KEYS
 from .c10.memory_format import channels_last, channels_last_3d, contiguous_format, is_channels_last_contiguous
 from .c10.tensor_impl import sparse_coo
@@ -29,7 +30,7 @@ class TensorBase:
     generated bindings, attached at initialisation."""
     __slots__ = ("_impl", "_base", "__weakref__",
                  "_requires_grad", "_grad", "_grad_fn", "_output_nr", "_grad_accumulator", "_backward_hooks",
-                 "_attr_version", "_creation_meta")
+                 "_post_accumulate_grad_hooks", "_attr_version", "_creation_meta")
 
     @classmethod
     def _from_impl(cls, impl, base=None):
@@ -43,6 +44,7 @@ class TensorBase:
         t._base = base._base if base is not None and base._base is not None else base
         t._requires_grad = False
         t._grad = t._grad_fn = t._grad_accumulator = t._backward_hooks = t._attr_version = t._creation_meta = None
+        t._post_accumulate_grad_hooks = None
         t._output_nr = 0
         return t
 
@@ -184,7 +186,7 @@ class TensorBase:
             if new is self:
                 raise RuntimeError("can't assign Variable as its own grad")
             if new.dtype is not self.dtype:
-                raise RuntimeError(f"attempting to assign a gradient with dtype '{_CPP_TYPE_NAMES[new.dtype.name]}' "
+                raise RuntimeError(f"attempting to assign a gradient with dtype '{st.type_meta_name(new.dtype)}' "
                                    f"to a tensor with grad_dtype '{self.dtype.torch_name}'. The gradient must match "
                                    "the tensor's grad_dtype (defaults to the tensor's dtype). You can set the "
                                    "tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. "
@@ -232,7 +234,3 @@ class Size(tuple):
     __rmul__ = __mul__
 
 
-# The C++ type names torch's gradient-dtype message prints (``caffe2::TypeMeta`` names).
-_CPP_TYPE_NAMES = {"float64": "double", "float32": "float", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-                   "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
-                   "uint8": "unsigned char", "bool": "bool"}

@@ -19,6 +19,7 @@ the ``GLOBAL`` opcode for them itself. Loading maps those names to internals' ow
 functions, and refuses any other global (as ``torch.load(weights_only=True)`` does).
 """
 import collections
+import contextlib
 import io
 import os
 import pickle
@@ -37,7 +38,8 @@ __all__ = ["save", "load"]
 
 _STORAGE_TYPES = {st.float32: "FloatStorage", st.float64: "DoubleStorage", st.float16: "HalfStorage",
                   st.bfloat16: "BFloat16Storage", st.int64: "LongStorage", st.int32: "IntStorage",
-                  st.int16: "ShortStorage", st.int8: "CharStorage", st.uint8: "ByteStorage", st.bool_: "BoolStorage"}
+                  st.int16: "ShortStorage", st.int8: "CharStorage", st.uint8: "ByteStorage", st.bool_: "BoolStorage",
+                  st.complex64: "ComplexFloatStorage", st.complex128: "ComplexDoubleStorage"}
 _DTYPE_OF_STORAGE = {name: dtype for dtype, name in _STORAGE_TYPES.items()}
 _PREFIX = "archive"
 
@@ -186,13 +188,48 @@ def _to_device(storage, device):
     return UntypedStorage(storage.nbytes(), device, data=cuda.to_device(storage._data))
 
 
+def _refuse_legacy(head):
+    """Not a zip archive: torch's legacy reader unpickles a magic number first, with the weights-only
+    unpickler, which knows the protocol opcode and little else (internals reads no legacy file)."""
+    if head == b"\x80":          # the protocol opcode without its protocol byte
+        raise IndexError("index out of range")
+    if not head or head == b"\x80\x02":
+        raise EOFError("")
+    if head[:1] != b"\x80":
+        raise pickle.UnpicklingError(
+            "Weights only load failed. In PyTorch 2.6, we changed the default value of the `weights_only` argument "
+            "in `torch.load` from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` "
+            "will likely succeed, but it can result in arbitrary code execution. Do it only if you got the file "
+            "from a trusted source.\nPlease file an issue with the following so that we can make `weights_only=True` "
+            f"compatible with your use case: WeightsUnpickler error: \n\nUnsupported operand {head[0]}\n\nCheck the "
+            "documentation of torch.load to learn more about types accepted by default with weights_only "
+            "https://pytorch.org/docs/stable/generated/torch.load.html.")
+    raise NotImplementedError("internals.load reads the zip format of torch.save only, not the legacy one")
+
+
 def load(f, map_location=None, weights_only=True):
     """Read what :func:`save` (or ``torch.save``) wrote. ``map_location``: a device for every
     storage (``"cpu"`` to load cuda tensors on the host). Only tensors, parameters and plain
     containers load (``weights_only``, torch's default)."""
     if not weights_only:
         raise NotImplementedError("internals.load reads tensors and containers only (weights_only=True)")
-    with zipfile.ZipFile(f) as archive:
+    with open(f, "rb") if isinstance(f, (str, os.PathLike)) else contextlib.nullcontext(f) as opened:
+        return _load_archive(opened, map_location)
+
+
+def _load_archive(f, map_location):
+    head = f.read(4)
+    f.seek(-len(head), io.SEEK_CUR)
+    if head != b"PK\x03\x04":
+        _refuse_legacy(head)
+    try:
+        archive = zipfile.ZipFile(f)
+    except zipfile.BadZipFile:
+        raise RuntimeError("PytorchStreamReader failed reading zip archive: not a ZIP archive. This is an internal "
+                           "miniz error. If you are seeing this error, there is a high likelihood that your "
+                           "checkpoint file is corrupted. This can happen if the checkpoint was not saved properly, "
+                           "was transferred incorrectly, or the file was modified after saving.") from None
+    with archive:
         pickles = [n for n in archive.namelist() if n.endswith("/data.pkl")]
         if len(pickles) != 1:
             raise RuntimeError("internals.load: not a file written by torch.save or internals.save")

@@ -2666,6 +2666,19 @@ def THPVariable_reshape(*args, **kwargs):
     return _ops['reshape'](_r.tensor(0), _r.intlist(1))
 
 
+_resize_as__parser = PythonArgParser([
+    'resize_as_(Tensor input, Tensor the_template, *, MemoryFormat? memory_format=None)',
+])
+
+
+def THPVariable_resize_as_(*args, **kwargs):
+    _r = _resize_as__parser.parse(args, kwargs)
+    # aten::resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+    if not kwargs:
+        return _ops['resize_as_'](_r.tensor(0), _r.tensor(1))
+    return _ops['resize_as_'](_r.tensor(0), _r.tensor(1), memory_format=_r.value(2))
+
+
 _resolve_conj_parser = PythonArgParser([
     'resolve_conj(Tensor input)',
 ])
@@ -3723,6 +3736,7 @@ FUNCTIONS = named({
     'remainder': THPVariable_remainder,
     'repeat_interleave': THPVariable_repeat_interleave,
     'reshape': THPVariable_reshape,
+    'resize_as_': THPVariable_resize_as_,
     'resolve_conj': THPVariable_resolve_conj,
     'roll': THPVariable_roll,
     'round': THPVariable_round,

@@ -2087,6 +2087,19 @@ def THPVariable_resize_(self, *args, **kwargs):
     return _ops['resize_'](self, _r.intlist(0), memory_format=_r.value(1))
 
 
+_resize_as__parser = PythonArgParser([
+    'resize_as_(Tensor the_template, *, MemoryFormat? memory_format=None)',
+])
+
+
+def THPVariable_resize_as_(self, *args, **kwargs):
+    _r = _resize_as__parser.parse(args, kwargs)
+    # aten::resize_as_(Tensor(a!) self, Tensor the_template, *, MemoryFormat? memory_format=None) -> Tensor(a!)
+    if not kwargs:
+        return _ops['resize_as_'](self, _r.tensor(0))
+    return _ops['resize_as_'](self, _r.tensor(0), memory_format=_r.value(1))
+
+
 def THPVariable_resolve_conj(self):
     # aten::resolve_conj(Tensor(a) self) -> Tensor(a)
     return _ops['resolve_conj'](self)
@@ -2967,6 +2980,7 @@ METHODS = named({
     'repeat_interleave': THPVariable_repeat_interleave,
     'reshape': THPVariable_reshape,
     'resize_': THPVariable_resize_,
+    'resize_as_': THPVariable_resize_as_,
     'resolve_conj': THPVariable_resolve_conj,
     'roll': THPVariable_roll,
     'round': THPVariable_round,

@@ -27,11 +27,19 @@ def check_out_no_requires_grad(name, *tensors):
                                    "differentiation, but one of the arguments requires grad.")
 
 
+# Operators whose outputs are never differentiable (``output_differentiability: [False]`` in
+# torch's derivatives.yaml, or its codegen's ``DONT_REQUIRE_DERIVATIVE``): torch generates no
+# grad check for their out= overloads, so an ``out`` that requires grad is simply written.
+_NOT_DIFFERENTIABLE = frozenset({"eq", "ne", "lt", "le", "gt", "ge", "argmax", "argmin", "argsort", "all", "any",
+                                 "count_nonzero", "nonzero", "isnan", "isinf", "signbit", "searchsorted", "bucketize",
+                                 "logical_and", "logical_or", "logical_xor", "logical_not"})
+
+
 def autograd_fallback(op, keys, *args, **kwargs):
     """Run ``op`` below autograd: no graph is recorded for an operator without a derivative.
     An out= operator (``zeros.out``) refuses an ``out`` that requires grad, naming the operator
-    as torch's fallback does (``aten::zeros()``)."""
-    if op.schema.arguments.out:
+    as torch's fallback does (``aten::zeros()``), unless its outputs are never differentiable."""
+    if op.schema.arguments.out and op.schema.name.name.base not in _NOT_DIFFERENTIABLE:
         outs = (kwargs.get(a.name) for a in op.schema.arguments.out)
         check_out_no_requires_grad(f"aten::{op.schema.name.name}", *outs)
     with below_ad_inplace_or_view():

@@ -326,6 +326,8 @@ class TensorIterator:
                 self.inputs[k] = x
                 continue
             if x.device != device:          # a CPU scalar joining a cuda op: ``x.to(device)``
+                if impl.is_wrapped_number is st.WRAPPED_UINT64:
+                    x = _cast(x, common)             # cast first: the copy would lose its unsigned mark
                 x = dispatcher.call("_to_copy", x, device=device)
             if not original_scalar and x.dtype is not common and compute is not common:
                 x = _cast(x, common)                 # rounded to the common dtype first, as torch's loop does

@@ -155,6 +155,9 @@ class AccumulateGrad(Node):
     def apply(self, grads):
         with _accumulate_lock:      # torch locks here too: two backward passes may meet at one leaf
             self._accumulate(grads[0])
+            for hook in list(self.variable._post_accumulate_grad_hooks or ()):
+                if hook(self.variable) is not None:
+                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
 
     def _accumulate(self, new_grad):

@@ -191,6 +191,19 @@ def _combine_categories(higher, lower):
 _CPP_NAMES = {"bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
               "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
               "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+# Each dtype's ``caffe2::TypeMeta`` name (the C++ type demangled by the compiler), as torch's
+# messages about a tensor's dtype print it.
+_TYPE_META_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
+                    "int32": "int", "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+                    "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
+                    "complex128": "c10::complex<double>"}
+
+
+def type_meta_name(d):
+    """``d`` as ``caffe2::TypeMeta::name()`` prints it."""
+    return _TYPE_META_NAMES[d.name]
+
+
 _FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
 
 
@@ -252,6 +265,20 @@ def unpack_int_scalar(value):
     return value
 
 
+# A Python int in [2**63, 2**64) is a uint64 Scalar in torch (``scalar_slow``), and its wrapped
+# number a uint64 tensor. internals has no uint64 dtype: the wrapped number holds the same 64 bits
+# as an int64 and carries this truthy mark in ``is_wrapped_number``. An integer dtype reads its
+# bits (torch's uint64 -> intN cast wraps the same way), a floating one its unsigned value.
+WRAPPED_UINT64 = "uint64"
+
+
+def wrapped_uint64_value(impl):
+    """The unsigned value of a wrapped number marked ``WRAPPED_UINT64``, else None."""
+    if impl.is_wrapped_number is not WRAPPED_UINT64:
+        return None
+    return int(impl.storage.typed(int64)[impl.storage_offset]) % 2**64
+
+
 def scalar_dtype(value):
     """The dtype of a Python scalar before promotion: bool, int64, float64 or complex128."""
     if isinstance(value, (bool, np.bool_)):
@@ -270,9 +297,12 @@ class ResultTypeState:
 
     def __init__(self):
         self.dim = self.zero = self.wrapped = None
+        self.unsigned = False       # a wrapped uint64 took part
 
     def update(self, operand):
         impl = getattr(operand, "_impl", None)     # a tensor has one, a Python scalar not
+        if impl is not None and impl.is_wrapped_number is WRAPPED_UINT64:
+            self.unsigned = True
         if impl is not None and not impl.is_wrapped_number:
             d = impl.dtype
             if impl.sizes:
@@ -289,6 +319,9 @@ class ResultTypeState:
         return self
 
     def result(self):
+        if self.unsigned and bool_ in (self.dim, self.zero):      # ``promoteTypes(Bool, UInt64)``
+            raise RuntimeError("Promotion for uint16, uint32, uint64 types is not supported, attempted to promote "
+                               "Bool and UInt64")
         return _combine_categories(self.dim, _combine_categories(self.zero, self.wrapped))
 
 

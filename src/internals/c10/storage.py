@@ -24,8 +24,31 @@ def _negative_nbytes(nbytes):
                         f"to have been called with negative number: {nbytes % 2**64}")
 
 
+def _typename(value):
+    """``THPUtils_typename``: the type's ``tp_name``, which only C types (NumPy's) prefix with a module."""
+    name = type(value).__name__
+    return f"numpy.{name}" if type(value).__module__ == "numpy" else name
+
+
+def _storage_index(index, error):
+    """An index as ``THPUtils_checkLong`` takes one (an int or NumPy integer, not a bool), read as an int64."""
+    if isinstance(index, bool) or not isinstance(index, (int, np.integer)):
+        raise error(f"can't index a torch.UntypedStorage with {_typename(index)}")
+    index = operator.index(index)
+    if not -2**63 <= index < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    return index
+
+
+def _byte(value):
+    """``THPByteUtils_unpackReal``: the int read as an int64, then cast to ``uint8_t`` (modulo 256)."""
+    if not -2**63 <= value < 2**63:
+        raise RuntimeError("Overflow when unpacking long")
+    return value % 256
+
+
 class UntypedStorage:
-    __slots__ = ("device", "_data", "_nbytes", "_resizable", "_typed", "_allocator", "__weakref__")
+    __slots__ = ("device", "_data", "_nbytes", "_resizable", "_typed", "_allocator", "_base", "__weakref__")
 
     def __init__(self, nbytes, device="cpu", *, data=None, allocator=None, resizable=True):
         """Allocate ``nbytes`` on ``device``, or wrap ``data`` (a byte array) without copying.
@@ -45,6 +68,7 @@ class UntypedStorage:
         self._nbytes = nbytes
         self._resizable = resizable
         self._typed = {}        # dtype -> the flat view ``typed`` made: views are cheap, not free
+        self._base = None       # the storage a slice's bytes belong to, kept alive while the slice lives
 
     def __del__(self, _exiting=sys.is_finalizing):
         """The last reference is gone (Python's refcount plays c10's intrusive_ptr): the allocator
@@ -128,11 +152,50 @@ class UntypedStorage:
         return self._nbytes
 
     def __getitem__(self, index):
-        """One byte as an int, as torch's ``storage[i]`` gives it; negative indices count from the end."""
-        index = operator.index(index)
-        if not -self._nbytes <= index < self._nbytes:
+        """One byte as an int, as torch's ``storage[i]`` gives it (negative indices count from the
+        end), or a slice of step 1 as a storage on the same bytes (``THPStorage_get``)."""
+        if isinstance(index, slice):
+            start, stop = self._slice_bounds(index)
+            part = UntypedStorage(max(stop - start, 0), self.device, data=self._data[start:max(stop, start)],
+                                  resizable=False)
+            part._base = self
+            return part
+        index = _storage_index(index, TypeError)
+        if index < 0:
+            index += self._nbytes
+        if not 0 <= index < self._nbytes:
             raise IndexError(f"index {index} out of range for storage of size {self._nbytes}")
         return int(self._data[index])
+
+    def __setitem__(self, index, value):
+        """Write one byte, or the same byte over a slice of step 1 (``THPStorage_set``): the value is
+        a Python int, kept modulo 256; an index out of range, negative ones included, is refused."""
+        if not isinstance(value, int):
+            raise RuntimeError(f"can only set storage content with a int types, but got {_typename(value)} instead")
+        value = _byte(value)
+        if isinstance(index, slice):
+            start, stop = self._slice_bounds(index)
+        else:
+            start = _storage_index(index, RuntimeError)
+            if not 0 <= start < self._nbytes:
+                raise RuntimeError("out of bounds")
+            stop = start + 1
+        if start < stop:
+            self._data[start:stop] = value
+
+    def fill_(self, value):
+        """Every byte set to ``value`` modulo 256."""
+        if not isinstance(value, int):
+            raise RuntimeError(f"fill_ expects int, but got {_typename(value)}")
+        if self._nbytes:
+            self._data[:] = _byte(value)
+        return self
+
+    def _slice_bounds(self, index):
+        start, stop, step = index.indices(self._nbytes)
+        if step != 1:
+            raise RuntimeError(f"Trying to slice with a step of {step}, but only a step of 1 is supported")
+        return start, stop
 
     def tolist(self):
         """All the bytes as a list of ints (copied to the host first for a cuda storage)."""

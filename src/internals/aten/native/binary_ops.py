@@ -11,10 +11,10 @@ from ...c10 import scalar_type as st
 from ...c10.dispatch_key import DispatchKey
 from ...c10.local_dispatch_key_set import tls
 from ..dispatcher import call
+from ..tensor_iterator import check_no_overlap
 from . import scalar_ops as ops
 from .copy import to
 from .elementwise import binary, check_pow_exponent, common_device, where
-from .linear_algebra import _TYPE_META_NAMES
 from .tensor_factories import wrap_scalar
 
 
@@ -138,15 +138,19 @@ def clamp(x, min=None, max=None, *, out=None):
     promote to; NaN in x stays NaN (maximum and minimum propagate it)."""
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if x.dtype.is_floating_point:        # a float's Python bounds are read as doubles (``toDouble``)
+        min, max = (float(st.checked_convert(v, st.float64)) if isinstance(v, complex) else v for v in (min, max))
     bounds = [_as_tensor(v) for v in (min, max) if v is not None]
+    if out is not None:         # TensorIterator's overlap checks come first (``clamp_(x, min=x[1:])``)
+        check_no_overlap(out._impl, [t._impl for t in (x, *bounds)])
     dtype = st.result_type(x, *bounds)
     if dtype.is_complex:
         raise NotImplementedError("clamp is not supported for complex types")
     if out is not None and not st.can_cast(dtype, out.dtype):
         raise RuntimeError(f"result type {dtype.torch_name} can't be cast to the desired output type "
-                           f"{_TYPE_META_NAMES[out.dtype.name]}")
-    if dtype is st.bool_:
-        raise _not_implemented("clamp", dtype)
+                           f"{st.type_meta_name(out.dtype)}")
+    if dtype is st.bool_ and not (len(bounds) == 1 and hasattr(min if max is None else max, "_impl")):
+        raise _not_implemented(_clamp_kernel_name(min, max), dtype)    # one tensor bound: maximum/minimum
     for bound in (min, max):
         if bound is not None and not hasattr(bound, "_impl"):
             st.checked_convert(bound, dtype)        # ``clamp_scalar_kernel_impl``: ``min.to<scalar_t>()``
@@ -156,6 +160,14 @@ def clamp(x, min=None, max=None, *, out=None):
     if max is not None:
         result = binary(ops.MINIMUM, result, _as_tensor(max))
     return result if out is None else call("copy_", out, result)
+
+
+def _clamp_kernel_name(min, max):
+    """The CPU kernel torch's clamp dispatches to: ``clamp_min_scalar``, ``clamp_scalar``, ``clamp``..."""
+    if hasattr(min, "_impl") or hasattr(max, "_impl"):
+        return "clamp"
+    return {(True, True): "clamp_scalar", (True, False): "clamp_min_scalar"}.get((min is not None, max is not None),
+                                                                                "clamp_max_scalar")
 
 
 def clamp_(x, min=None, max=None):
@@ -209,8 +221,8 @@ def _check_lerp(start, end, weight, out):
     result complex), and the result must cast safely into ``out``. Returns the dtype computed in."""
     for name, t in (("end", end), ("weight", weight)):
         if hasattr(t, "_impl") and t.dtype is not start.dtype and (t is end or t.dim()):
-            raise RuntimeError(f"expected dtype {_TYPE_META_NAMES[start.dtype.name]} for `{name}` but got dtype "
-                               f"{_TYPE_META_NAMES[t.dtype.name]}")
+            raise RuntimeError(f"expected dtype {st.type_meta_name(start.dtype)} for `{name}` but got dtype "
+                               f"{st.type_meta_name(t.dtype)}")
     promoted = hasattr(weight, "_impl") and weight.dim() == 0
     dtype = st.result_type(start, end, weight) if promoted else start.dtype
     if out is not None and not st.can_cast(dtype, out.dtype):

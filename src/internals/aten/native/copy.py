@@ -17,7 +17,7 @@ from .. import dispatcher
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig, scratch_like
 from . import scalar_ops as ops
 from .dispatch_stub import loops
-from .tensor_factories import _host_impl, empty_strided, like_strides
+from .tensor_factories import _host_impl, empty_strided, like_strides, wrap_scalar
 
 
 def buffer(t):
@@ -88,6 +88,9 @@ def cast_like(src, dtype):
     """``src`` in ``dtype``, with its layout (a kernel's cast, not dispatched)."""
     if src.dtype is dtype:
         return src
+    unsigned = st.wrapped_uint64_value(src._impl)
+    if unsigned is not None and dtype.category > st.INTEGRAL:      # uint64 -> float: its unsigned value
+        src = wrap_scalar(float(unsigned))
     if (not src._impl.sizes and src.device.type == "cpu" and not (src.dtype.is_reduced_float or dtype.is_reduced_float)
             and dtype.is_complex >= src.dtype.is_complex):      # complex -> real takes the loop (and warns)
         return _cast_scalar(src, dtype)
@@ -176,7 +179,13 @@ def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non
 
 
 def fill_(t, value):
-    value = st.checked_convert(value, t.dtype)     # 300 into int8 is an error, even for an empty t
+    if t.dtype.is_reduced_float and t.device.type == "cpu" and t._impl.numel() == 1:
+        # ``scalar_fill`` (Fill.cpp): one CPU element reads the value as a double and casts it
+        # unchecked (1e6 makes a one-element float16 inf; two elements refuse it)
+        with np.errstate(over="ignore"):
+            value = np.float32(st.checked_convert(value, st.float64))
+    else:
+        value = st.checked_convert(value, t.dtype)     # 300 into int8 is an error, even for an empty t
     it = TensorIterator.nullary_op(t)
     return it.for_each(lambda buffers, *geometry: loops(t.device).fill_loop(*buffers, value, *geometry))
 

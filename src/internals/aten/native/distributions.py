@@ -38,9 +38,6 @@ _F32 = np.float32
 _DIGITS = {st.float16: 11, st.bfloat16: 8, st.float32: 24, st.float64: 53}
 _FLOAT_MAX = {st.float16: 65504.0, st.bfloat16: 3.3895313892515355e38, st.float32: 3.4028234663852886e38,
               st.float64: 1.7976931348623157e308}
-_TYPEMETA = {st.float16: "c10::Half", st.bfloat16: "c10::BFloat16", st.float32: "float", st.float64: "double",
-             st.int64: "long int", st.int32: "int", st.int16: "short int", st.int8: "signed char",
-             st.uint8: "unsigned char", st.bool_: "bool"}
 
 
 # ---------------------------------------------------------------------- shared steps
@@ -118,7 +115,7 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
     low, high = -_FLOAT_MAX[self.dtype], _FLOAT_MAX[self.dtype]
     for name, value in (("from", from_), ("to", to)):
         if not low <= value <= high:
-            raise RuntimeError(f"{name} is out of bounds for {_TYPEMETA[self.dtype]}")
+            raise RuntimeError(f"{name} is out of bounds for {st.type_meta_name(self.dtype)}")
     if from_ > to:
         raise RuntimeError(f"uniform_ expects to return a [from, to) range, but found from={from_:g} > to={to:g}")
     if to - from_ > high:
@@ -207,7 +204,7 @@ def _check_from_to_in_range(frm, to_inc, dtype):
         low, high = _integral_bounds(dtype)
     for name, value in (("from", frm), ("to - 1", to_inc)):
         if not low <= value <= high:
-            raise RuntimeError(f"{name} is out of bounds for {_TYPEMETA[dtype]}")
+            raise RuntimeError(f"{name} is out of bounds for {st.type_meta_name(dtype)}")
 
 
 def _to_dtype_values(ints, dtype):

@@ -68,7 +68,7 @@ def _bool_error(op, name):
 def binary(op, a, b, *, alpha=1, out=None):
     """A binary op with broadcasting and type promotion; ``out`` is the in-place target, if any."""
     if op in ops.CHECKED or type(alpha) is not int:     # a float, complex or bool alpha has rules of its own
-        _check_binary(op, a, b, st.result_type(a, b), alpha)
+        _check_binary(op, a, b, alpha)
     if op in ops.COMPARISONS:
         it = TensorIterator.comparison_op(out, a, b)
     else:
@@ -92,6 +92,8 @@ def binary(op, a, b, *, alpha=1, out=None):
             op = ops.POW_FLOAT_SCALAR       # pow.Tensor_Scalar's short cuts (the 16-bit floats have others)
     if compute.is_complex:
         op = _complex_binary_op(op, compute, b)
+    if it.common_dtype.is_reduced_float and op in (ops.ADD, ops.SUB):
+        st.checked_convert(alpha, it.common_dtype)       # the 16-bit dtype's range, not float's
     scalar = st.checked_convert(alpha, compute)
     if it.common_dtype.is_reduced_float and op in (ops.ADD, ops.SUB):
         scalar = _rounded_to_16_bits(scalar, it.common_dtype)   # ``alpha.to<scalar_t>()``: Half
@@ -138,7 +140,7 @@ def _one_to_the(a):
     return a._impl.is_wrapped_number and a.dtype is not st.bool_ and a.item() == 1
 
 
-def _check_binary(op, a, b, common, alpha):
+def _check_binary(op, a, b, alpha):
     """The ops' own checks before TensorIterator's (``sub_check``, ``pow``'s, ``alpha_check``)."""
     if op == ops.SUB and st.bool_ in (a.dtype, b.dtype):      # ``sub_check``: whatever the other operand
         if a.dtype is b.dtype:
@@ -146,6 +148,7 @@ def _check_binary(op, a, b, common, alpha):
                                "Use the `^` or `logical_xor()` operator instead.")
         raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
                            "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+    common = st.result_type(a, b)
     if common is st.bool_:
         if op == ops.POW and not _pow_by_zero_or_one(b):
             raise NotImplementedError('"pow" not implemented for \'Bool\'')
@@ -480,7 +483,10 @@ def pow_tensor_scalar(self, exponent):
 def check_pow_exponent(self, exponent):
     """``pow_tensor_scalar_kernel`` (``PowKernel.cpp``) takes the exponent as a double for float
     and double, as a complex double for complex types, and as the result's own type otherwise:
-    300 is no uint8 exponent, 1e6 no float16."""
+    300 is no uint8 exponent, 1e6 no float16. Before that, pow's meta function reads an integer
+    exponent of an integer base as an int64 (``exp.toLong()``)."""
+    if self.dtype.category <= st.INTEGRAL and type(exponent) is int and exponent >= 2**63:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
     dtype = st.result_type(self, exponent)
     if dtype in (st.float32, st.float64) or dtype.is_complex or (not dtype.is_floating_point and exponent < 0):
         return          # (negative integer powers are refused by the kernel, with torch's message)

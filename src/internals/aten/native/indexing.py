@@ -22,7 +22,6 @@ from ..tensor_iterator import assert_no_internal_overlap, broadcast_shapes, outp
 from .copy import buffer, fill_, same_device_copy, to_device
 from .dispatch_stub import loops
 from .elementwise import common_device
-from .linear_algebra import _TYPE_META_NAMES
 from .tensor_factories import empty_strided, from_host, wrap_scalar
 from .tensor_shape import as_strided, compute_stride, expand, select, wrap_dim
 
@@ -416,7 +415,10 @@ def _scatter(self, dim, index, src, reduce, scalar=False):
 
 
 def _scalar_source(self, value):
-    """A scalar ``value`` as a stride-0 source as large as any index (scatter.value, masked_fill)."""
+    """A scalar ``value`` as a stride-0 source as large as any index (scatter.value, masked_fill),
+    checked against ``self``'s dtype as their kernels' ``value.to<scalar_t>()`` is (a one-element
+    fill would let a float16 overflow to inf)."""
+    st.checked_convert(value, self.dtype)
     return fill_(empty_strided((1,), (1,), dtype=self.dtype, device=self.device), value)
 
 
@@ -550,7 +552,7 @@ def _masked_fill_mask(self, indices, values):
 def _check_mask(mask, name):
     if mask.dtype is not st.bool_:
         raise RuntimeError(f"{name} only supports boolean masks, but got mask with dtype "
-                           f"{_TYPE_META_NAMES[mask.dtype.name]}")
+                           f"{st.type_meta_name(mask.dtype)}")
 
 
 def _mask_where(self, mask):

@@ -16,18 +16,13 @@ from .dispatch_stub import loops
 from .resize import resize_output
 from .tensor_factories import empty
 
-# The C++ type names torch's mm message prints (``caffe2::TypeMeta`` names, demangled by the compiler).
-_TYPE_META_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
-                    "int32": "int", "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-                    "float32": "float", "float64": "double"}
-
 
 def _check_dtypes(name, a, b):
     if a.dtype is not b.dtype and name == "bmm":
         raise RuntimeError(f"expected scalar type {a.dtype.torch_name} but found {b.dtype.torch_name}")
     if a.dtype is not b.dtype:
-        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {_TYPE_META_NAMES[a.dtype.name]} "
-                           f"!= {_TYPE_META_NAMES[b.dtype.name]}")
+        raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {st.type_meta_name(a.dtype)} "
+                           f"!= {st.type_meta_name(b.dtype)}")
     if a.dtype is st.bool_:
         raise NotImplementedError(f'"{name}" not implemented for \'Bool\'')
 

@@ -54,29 +54,42 @@ def _count(x, dims):
     return n
 
 
-def _float_input(x, name):
-    if not x.dtype.is_floating_point:
+def _check_statistic_input(x, name):
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError(f"{name} only support floating point and complex dtypes")
+
+
+def _float_input(x, name):
+    _check_statistic_input(x, name)
     return to(x, st.float32) if x.dtype.is_reduced_float else x
 
 
-def var_correction(x, dim=None, *, correction=None, keepdim=False):
+def _var_in_opmath(x, dim, correction, keepdim):
     """Two passes, as a textbook: the mean, then the mean squared deviation from it, divided by
-    N - correction (torch uses Welford's one pass; both are exact to rounding)."""
+    N - correction (torch uses Welford's one pass; both are exact to rounding). A 16-bit input
+    stays in float32 here, so that std takes its root before the one rounding; a complex one is
+    the variance of its real part plus that of its imaginary part (a real result)."""
+    if x.dtype.is_complex:
+        parts = (_var_in_opmath(dispatcher.call(part, x), dim, correction, keepdim) for part in ("real", "imag"))
+        return dispatcher.call("add.Tensor", *parts)
     xc = _float_input(x, "std and var")
     dims = normalize_dims(dim, x.dim(), in_order=True)
     n = _count(x, dims)
     correction = 1 if correction is None else correction
     if n - correction <= 0:
         warnings.warn("var(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
-                      "factor (input numel divided by output numel).", UserWarning, stacklevel=2)
+                      "factor (input numel divided by output numel).", UserWarning, stacklevel=3)
     dev = dispatcher.call("sub.Tensor", xc, dispatcher.call("mean.dim", xc, dims, True))
     squares = _sum(dispatcher.call("mul.Tensor", dev, dev), dims, keepdim)
-    return to(dispatcher.call("div.Tensor", squares, wrap_scalar(max(n - correction, 0))), x.dtype)
+    return dispatcher.call("div.Tensor", squares, wrap_scalar(max(n - correction, 0)))
+
+
+def var_correction(x, dim=None, *, correction=None, keepdim=False):
+    return to(_var_in_opmath(x, dim, correction, keepdim), st.to_real(x.dtype))
 
 
 def std_correction(x, dim=None, *, correction=None, keepdim=False):
-    return dispatcher.call("sqrt", var_correction(x, dim, correction=correction, keepdim=keepdim))
+    return to(dispatcher.call("sqrt", _var_in_opmath(x, dim, correction, keepdim)), st.to_real(x.dtype))
 
 
 def _correction(unbiased):
@@ -99,6 +112,7 @@ def _statistic(name):
 
 def _with_mean(name):
     def kernel(x, dim=None, *, correction=None, keepdim=False):
+        _check_statistic_input(x, name + "_mean")
         stat = dispatcher.call(name + ".correction", x, dim, correction=correction, keepdim=keepdim)
         return stat, dispatcher.call("mean.dim", x, dim, keepdim)
     kernel.__name__ = kernel.__qualname__ = name + "_mean_correction"

@@ -12,7 +12,7 @@ leaves the tensor as it was.
 """
 import warnings
 
-from ...c10.memory_format import channels_last_strides, contiguous_format, preserve_format
+from ...c10.memory_format import channels_last_strides, contiguous_format, preserve_format, suggest_memory_format
 from ...c10.storage import UntypedStorage
 from ...c10.tensor_impl import check_in_bounds, contiguous_strides, required_storage_elements
 from .. import dispatcher
@@ -75,6 +75,14 @@ def resize_(self, size, *, memory_format=None):
         _maybe_resize_storage(impl.storage, (size, strides), impl.storage_offset, impl.dtype.itemsize)
         impl.strides = strides
     return self
+
+
+def resize_as_(self, the_template, *, memory_format=None):
+    """``resize_as_``: the template's sizes, never its strides; a memory format restrides
+    (``preserve_format`` takes the one the template's strides suggest)."""
+    if memory_format is preserve_format:
+        memory_format = suggest_memory_format(the_template.shape, the_template.stride())
+    return self.resize_(the_template.shape, memory_format=memory_format)
 
 
 # ---------------------------------------------------------------------- set_

@@ -24,7 +24,6 @@ from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ..dispatcher import call
 from ..tensor_iterator import _overlap, assert_no_internal_overlap, check_no_overlap, output_layout
-from .linear_algebra import _TYPE_META_NAMES
 from .resize import resize_output
 
 __all__ = ["structured_out", "out_dtype_rule"]
@@ -63,12 +62,19 @@ def out_dtype_rule(name, functional_schema, tensor_iterator):
 # any overlap at all (``cat``'s and ``index_select``'s ``assert_no_overlap``).
 _PARTIAL_OVERLAP_RULES = ("iterator", "same", "where")
 _ANY_OVERLAP_RULES = ("cat", "index_select")
+# Scans and sorts check their resized outputs the same way, in their kernels (``cumsum(x, 0,
+# out=x.t())`` is refused; ``sum(x, 0, out=x)`` is not).
+_CHECKED_AFTER_RESIZE = ("cumsum", "cumprod", "logcumsumexp", "sort", "msort", "topk", "kthvalue", "max", "min",
+                         "mode")
+
+
+def _input_impls(args):
+    return [t._impl for a in args for t in (a if isinstance(a, (list, tuple)) else (a,)) if isinstance(t, TensorBase)]
 
 
 def _check_overlap(rule, out, args):
     """Refuse an ``out`` that overlaps an input where torch's kernel does, before anything runs."""
-    inputs = [t._impl for a in args for t in (a if isinstance(a, (list, tuple)) else (a,))
-              if isinstance(t, TensorBase)]
+    inputs = _input_impls(args)
     if rule in _PARTIAL_OVERLAP_RULES:
         check_no_overlap(out._impl, inputs)
     elif rule in _ANY_OVERLAP_RULES:
@@ -77,10 +83,6 @@ def _check_overlap(rule, out, args):
             raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
                                "refer to a single memory location. Please clone() the tensor before performing "
                                "the operation.")
-
-
-def _cpp_name(dtype):
-    return _TYPE_META_NAMES.get(dtype.name, dtype.torch_name)
 
 
 # The rules that check ``out`` against the input's dtype before the kernel runs (so a float
@@ -119,7 +121,8 @@ def _check_dtype(rule, name, result, out):
         raise RuntimeError(f"Expected out type to be {want.torch_name} but got {got.torch_name}")
     if rule == "index_select":
         raise RuntimeError(f"{name}(): self and result must have the same scalar type")
-    raise RuntimeError(f"Expected out tensor to have dtype {_cpp_name(want)}, but got {_cpp_name(got)} instead")
+    raise RuntimeError(f"Expected out tensor to have dtype {st.type_meta_name(want)}, "
+                       f"but got {st.type_meta_name(got)} instead")
 
 
 def _resize_arange(out, shape):
@@ -215,6 +218,8 @@ def structured_out(name, functional, out_names, rule):
                                    "instead")
         for out, result in zip(outs, results):
             _resize(rule, out, result, args[0])
+            if name in _CHECKED_AFTER_RESIZE:
+                check_no_overlap(out._impl, _input_impls(args))
         if aliased is not None and _blas_usable(outs[0]):
             call("zero_", outs[0])
             results = (functional(*aliased, **kwargs),)

@@ -386,8 +386,12 @@ def wrap_scalar(value):
     if isinstance(value, TensorBase):
         return value
     st.unpack_int_scalar(value)
-    impl = _host_impl(np.array(value, dtype=st.scalar_dtype(value).numpy_type))
-    impl.is_wrapped_number = True
+    if type(value) is int and value >= 2**63:
+        impl = _host_impl(np.array(value - 2**64, dtype=np.int64))
+        impl.is_wrapped_number = st.WRAPPED_UINT64
+    else:
+        impl = _host_impl(np.array(value, dtype=st.scalar_dtype(value).numpy_type))
+        impl.is_wrapped_number = True
     return TensorBase._from_impl(impl)
 
 

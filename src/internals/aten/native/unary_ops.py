@@ -227,7 +227,7 @@ def frac_(x):
 
 
 def bitwise_not(x, *, out=None):
-    if x.dtype.is_floating_point:
+    if x.dtype.is_floating_point or x.dtype.is_complex:
         raise _not_implemented("bitwise_not_cpu", x)
     return unary(ops.LOGICAL_NOT if x.dtype is st.bool_ else ops.BITWISE_NOT, x, out=out)
 

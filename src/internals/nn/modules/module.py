@@ -250,6 +250,13 @@ class Module:
     def zero_grad(self, set_to_none=True):
         zero_grads(self.parameters(), set_to_none)
 
+    def apply(self, fn):
+        """Call ``fn`` on every submodule, children before their parent (``nn.Module.apply``)."""
+        for module in self.children():
+            module.apply(fn)
+        fn(self)
+        return self
+
     def _apply(self, fn):
         """Replace every parameter's and buffer's data by ``fn(data)``, keeping the Parameter objects:
         an optimizer built before ``model.to(...)`` still holds the right tensors."""

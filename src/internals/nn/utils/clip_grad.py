@@ -1,4 +1,4 @@
-"""Gradient clipping by total norm (``torch/nn/utils/clip_grad.py``).
+"""Gradient clipping by total norm or by value (``torch/nn/utils/clip_grad.py``).
 
 All gradients are treated as one long vector: its norm is the norm of the per-tensor norms
 (true for every p-norm and for inf), and when it exceeds ``max_norm`` every gradient is scaled
@@ -16,7 +16,7 @@ from ...aten.native.tensor_factories import tensor
 from ...autograd.grad_mode import no_grad
 from ...linalg import vector_norm
 
-__all__ = ["clip_grad_norm_", "clip_grads_with_norm_", "get_total_norm"]
+__all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm"]
 
 
 def _as_list(tensors):
@@ -63,3 +63,14 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     total_norm = get_total_norm(grads, norm_type, error_if_nonfinite, foreach)
     clip_grads_with_norm_(parameters, max_norm, total_norm, foreach)
     return total_norm
+
+
+@no_grad()
+def clip_grad_value_(parameters, clip_value, foreach=None):
+    """Clamp every ``p.grad`` in place into ``[-clip_value, clip_value]``. torch's foreach path
+    clamps from below, then from above: the same numbers as one ``clamp_`` (a negative
+    ``clip_value`` leaves every element at ``clip_value``)."""
+    clip_value = float(clip_value)
+    for p in _as_list(parameters):
+        if p.grad is not None:
+            p.grad.clamp_(min=-clip_value, max=clip_value)
