@@ -636,8 +636,11 @@ for op in range(len(ops.BINARY)):
         out = b1 if op in ops.COMPARISONS else t
         compile_(f"binary op {op} {t}", loops._build_binary(op).py_func, (arr(out), arr(t), arr(t), t) + GEOMETRY)
 
-for t in (f32, i64, b1):
-    compile_(f"where {t}", loops._where_kernel.py_func, (arr(t), arr(b1), arr(t), arr(t)) + GEOMETRY)
+for t in (f32, i64, b1, c64):      # where: its condition first, no number (0)
+    compile_(f"where {t}", loops._build_ternary(ops.WHERE).py_func, (arr(t), arr(b1), arr(t), arr(t), i64) + GEOMETRY)
+for op in (ops.ADDCMUL, ops.ADDCDIV):
+    for t in (f32, f64):
+        compile_(f"ternary op {op} {t}", loops._build_ternary(op).py_func, (arr(t),) * 4 + (t,) + GEOMETRY)
 for t in (f32, i64, b1, u16):
     compile_(f"fill {t}", loops._fill_kernel.py_func, (arr(t), t) + GEOMETRY)
 for src, dst in [(f32, b1), (f32, u8), (i64, i8), (f64, i64), (b1, f32), (i64, f32), (f32, f64), (u16, u16)]:

@@ -190,7 +190,9 @@ def _ternary_task(op, t, per_row, out, a, b, c, value, in_place, shape, strides,
     p2 = _start(row, shape, strides, offsets, 2)
     p3 = _start(row, shape, strides, offsets, 3)
     if s0 == 1 and s1 == 1 and s2 == 1 and s3 == 1 and in_place and p0 == p1:   # ``p.addcdiv_(m, d)``
-        x, y, z = a[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi], c[p3 + lo:p3 + hi]
+        # ``a`` is ``out`` here; read it as ``out``, so that the branch also types for ``where``,
+        # whose ``a`` is a bool condition (never its output)
+        x, y, z = out[p1 + lo:p1 + hi], b[p2 + lo:p2 + hi], c[p3 + lo:p3 + hi]
         for i in range(hi - lo):
             x[i] = ternary_op(op, x[i], y[i], z[i], value)
     elif s0 == 1 and s1 == 1 and s2 == 1 and s3 == 1:
