@@ -22,8 +22,11 @@ Float sums are accurate as torch's cascade sum (``cascade_sum`` in ``SumKernel.c
 results are folded into a short ladder of accumulators, each taking ``FAN`` values before it is
 added to the next, so no accumulator grows to many times the size of what it is adding. A float32
 or float64 sum along contiguous rows goes further and follows torch's own order (``_cascade_task``),
-so that it has torch's bits; columns and strided sums keep the ladder above.
+so that it has torch's bits, up to 32,768 elements (where torch's sum runs on one thread); columns,
+strided sums and larger ones keep the ladder above, which runs at memory speed.
 """
+import math
+
 import numpy as np
 from numba import njit, prange
 
@@ -103,6 +106,40 @@ def _ceil_log2(n):
 
 
 @njit(inline="always")
+def _add_group(acc, a, base, lanes):
+    """Four vectors from ``base`` into level 0's four accumulators. The vector widths are spelled
+    as constants, so that LLVM turns each into one vector add, as torch's ``Vectorized`` is."""
+    if lanes == 8:
+        for j in range(4):
+            for k in range(8):
+                acc[0, j, k] += a[base + j * 8 + k]
+    elif lanes == 4:
+        for j in range(4):
+            for k in range(4):
+                acc[0, j, k] += a[base + j * 4 + k]
+    else:
+        for j in range(4):
+            for k in range(lanes):
+                acc[0, j, k] += a[base + j * lanes + k]
+
+
+@njit(inline="always")
+def _add_vectors(dst, src, vectors, lanes):
+    """dst += src, element by element (explicit loops: an array expression this small would cost
+    more in Numba's ufunc machinery than the adds themselves)."""
+    for j in range(vectors):
+        for k in range(lanes):
+            dst[j, k] += src[j, k]
+
+
+@njit(inline="always")
+def _move_level(acc, low, high, lanes):
+    """Level ``low`` of the ladder added into level ``high``, then emptied."""
+    _add_vectors(acc[high], acc[low], 4, lanes)
+    acc[low, :, :lanes] = 0
+
+
+@njit(inline="always")
 def _multi_row_sum(acc, a, p, groups, lanes):
     """Levels 0-3 of ``acc`` (4 levels x 4 vectors x lanes) over ``groups`` groups of 4 vectors."""
     power = max(4, _ceil_log2(groups) // 4)
@@ -111,21 +148,16 @@ def _multi_row_sum(acc, a, p, groups, lanes):
     i = 0
     while i + step <= groups:
         for _ in range(step):
-            base = p + i * 4 * lanes
-            for k in range(4 * lanes):
-                acc[0, k // lanes, k % lanes] += a[base + k]
+            _add_group(acc, a, p + i * 4 * lanes, lanes)
             i += 1
         for level in range(1, 4):
-            acc[level] += acc[level - 1]
-            acc[level - 1] = 0
+            _move_level(acc, level - 1, level, lanes)
             if i & (mask << (level * power)):
                 break
     for g in range(i, groups):
-        base = p + g * 4 * lanes
-        for k in range(4 * lanes):
-            acc[0, k // lanes, k % lanes] += a[base + k]
+        _add_group(acc, a, p + g * 4 * lanes, lanes)
     for level in range(1, 4):
-        acc[0] += acc[level]
+        _add_vectors(acc[0], acc[level], 4, lanes)
 
 
 @njit(inline="always")
@@ -136,7 +168,7 @@ def _row_sum(acc, a, p, vectors, lanes):
     for v in range(groups * 4, vectors):
         acc[0, 0] += a[p + v * lanes:p + (v + 1) * lanes]
     for k in range(1, 4):
-        acc[0, 0] += acc[0, k]
+        _add_vectors(acc[0, 0:1], acc[0, k:k + 1], 1, lanes)
 
 
 @njit(inline="always")
@@ -298,8 +330,9 @@ _kernels = {}
 
 def reduce_loop(op, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
     """out[o] = fold of ``op`` over the inner elements of output element o (out is contiguous)."""
-    if op == SUM and a.dtype in (np.float32, np.float64):
-        op = CASCADE_SUM
+    sizes = outer_shape.tolist() + inner_shape.tolist()
+    if op == SUM and a.dtype in (np.float32, np.float64) and math.prod(sizes) <= SERIAL_SUM:
+        op = CASCADE_SUM        # torch's bits where torch sums on one thread; past that, the faster ladder
     if op not in _kernels:
         _kernels[op] = _build_reduce(op)
     contiguous, columns, strided = _kernels[op]
@@ -309,8 +342,7 @@ def reduce_loop(op, out, a, init, outer_shape, outer_strides, inner_shape, inner
         kernels = columns
     else:
         kernels = strided
-    _pick(kernels, outer_shape.tolist() + inner_shape.tolist())(
-        out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
+    _pick(kernels, sizes)(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
 
 
 @njit(inline="always")
