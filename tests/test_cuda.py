@@ -667,6 +667,10 @@ for t in (f32, f64):
 for t in (f32, i64):
     compile_(f"max_pool2d {t}", pooling._max_pool2d.py_func, (arr(t), arr(i64), arr(t)) + SIZES[1:])
     compile_(f"max_pool2d_backward {t}", pooling._max_pool2d_backward.py_func, (arr(t), arr(t), arr(i64), i64, i64))
+for t in (f32, f64):      # H, W, OH, OW, windows, divisor, per_dim
+    avg = (i64,) * 4 + (arr(i64), i64, b1)
+    compile_(f"avg_pool2d {t}", pooling._avg_pool2d.py_func, (arr(t), arr(t)) + avg)
+    compile_(f"avg_pool2d_backward {t}", pooling._avg_pool2d_backward.py_func, (arr(t), arr(t)) + avg)
 
 from internals.aten.native.cuda import indexing
 for name in ("_copy_indexed", "_add_indexed", "_mul_indexed", "_max_indexed", "_min_indexed"):

@@ -16,7 +16,7 @@ from ..dispatcher import call
 from .convolution import keep_channels_last
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
-from .scalar_ops import c_divide
+from .scalar_ops import c_divide, like
 from .tensor_factories import empty
 
 
@@ -171,6 +171,32 @@ def divided(value, hdiv, wdiv, divisor, per_dim):
     if per_dim:
         return c_divide(c_divide(value, hdiv), wdiv)
     return c_divide(value, hdiv * wdiv)
+
+
+@register_jitable
+def avg_pool_output(inp, p, H, W, OH, OW, oh, ow, windows, divisor, per_dim):
+    """Output (oh, ow) of plane ``p``: the sum over its window, divided."""
+    h0, h1, hdiv, w0, w1, wdiv = avg_window(windows, OH, OW, oh, ow)
+    total = like(inp[0], 0)
+    for h in range(h0, h1):
+        for w in range(w0, w1):
+            total += inp[p * H * W + h * W + w]
+    return divided(total, hdiv, wdiv, divisor, per_dim)
+
+
+@register_jitable
+def avg_pool_backward_plane(grad_input, grad_output, p, H, W, OH, OW, windows, divisor, per_dim):
+    """Plane ``p`` of the input's gradient: zeroed, then each output's share added over its
+    window (windows overlap: only this plane's task writes here)."""
+    for i in range(H * W):
+        grad_input[p * H * W + i] = 0
+    for oh in range(OH):
+        for ow in range(OW):
+            h0, h1, hdiv, w0, w1, wdiv = avg_window(windows, OH, OW, oh, ow)
+            delta = divided(grad_output[(p * OH + oh) * OW + ow], hdiv, wdiv, divisor, per_dim)
+            for h in range(h0, h1):
+                for w in range(w0, w1):
+                    grad_input[p * H * W + h * W + w] += delta
 
 
 def _avg_pool(x, out_size, windows, divisor, per_dim):

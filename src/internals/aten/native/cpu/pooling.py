@@ -2,8 +2,7 @@
 W) buffers the host sized from the checked geometry: every index below is inside its buffer."""
 from numba import njit, prange
 
-from ..pooling import avg_window, divided
-from ..scalar_ops import like
+from ..pooling import avg_pool_backward_plane, avg_pool_output
 
 
 @njit(parallel=True, cache=True)
@@ -51,24 +50,12 @@ def avg_pool2d(out, inp, H, W, OH, OW, windows, divisor, per_dim):
     for p in prange(planes):
         for oh in range(OH):
             for ow in range(OW):
-                h0, h1, hdiv, w0, w1, wdiv = avg_window(windows, OH, OW, oh, ow)
-                total = like(inp[0], 0)
-                for h in range(h0, h1):
-                    for w in range(w0, w1):
-                        total += inp[p * H * W + h * W + w]
-                out[(p * OH + oh) * OW + ow] = divided(total, hdiv, wdiv, divisor, per_dim)
+                out[(p * OH + oh) * OW + ow] = avg_pool_output(inp, p, H, W, OH, OW, oh, ow, windows, divisor,
+                                                               per_dim)
 
 
 @njit(parallel=True, cache=True)
 def avg_pool2d_backward(grad_input, grad_output, H, W, OH, OW, windows, divisor, per_dim):
     """One task per plane: windows overlap, and only the plane's task adds into it."""
-    planes = grad_input.size // (H * W)
-    for p in prange(planes):
-        grad_input[p * H * W:(p + 1) * H * W] = 0
-        for oh in range(OH):
-            for ow in range(OW):
-                h0, h1, hdiv, w0, w1, wdiv = avg_window(windows, OH, OW, oh, ow)
-                delta = divided(grad_output[(p * OH + oh) * OW + ow], hdiv, wdiv, divisor, per_dim)
-                for h in range(h0, h1):
-                    for w in range(w0, w1):
-                        grad_input[p * H * W + h * W + w] += delta
+    for p in prange(grad_input.size // (H * W)):
+        avg_pool_backward_plane(grad_input, grad_output, p, H, W, OH, OW, windows, divisor, per_dim)

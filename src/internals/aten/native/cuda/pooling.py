@@ -4,8 +4,7 @@ that no two threads add into the same element (no atomics)."""
 import numpy as np
 from numba import cuda
 
-from ..pooling import avg_window, divided
-from ..scalar_ops import like
+from ..pooling import avg_pool_backward_plane, avg_pool_output
 from .loops import launch_config
 
 
@@ -61,12 +60,7 @@ def _avg_pool2d(out, inp, H, W, OH, OW, windows, divisor, per_dim):
     i = cuda.grid(1)
     while i < out.size:
         ow, oh, p = i % OW, (i // OW) % OH, i // (OH * OW)
-        h0, h1, hdiv, w0, w1, wdiv = avg_window(windows, OH, OW, oh, ow)
-        total = like(inp[0], 0)
-        for h in range(h0, h1):
-            for w in range(w0, w1):
-                total += inp[p * H * W + h * W + w]
-        out[i] = divided(total, hdiv, wdiv, divisor, per_dim)
+        out[i] = avg_pool_output(inp, p, H, W, OH, OW, oh, ow, windows, divisor, per_dim)
         i += cuda.gridsize(1)
 
 
@@ -74,15 +68,7 @@ def _avg_pool2d(out, inp, H, W, OH, OW, windows, divisor, per_dim):
 def _avg_pool2d_backward(grad_input, grad_output, H, W, OH, OW, windows, divisor, per_dim):
     p = cuda.grid(1)
     while p < grad_input.size // (H * W):
-        for i in range(H * W):
-            grad_input[p * H * W + i] = 0
-        for oh in range(OH):
-            for ow in range(OW):
-                h0, h1, hdiv, w0, w1, wdiv = avg_window(windows, OH, OW, oh, ow)
-                delta = divided(grad_output[(p * OH + oh) * OW + ow], hdiv, wdiv, divisor, per_dim)
-                for h in range(h0, h1):
-                    for w in range(w0, w1):
-                        grad_input[p * H * W + h * W + w] += delta
+        avg_pool_backward_plane(grad_input, grad_output, p, H, W, OH, OW, windows, divisor, per_dim)
         p += cuda.gridsize(1)
 
 
