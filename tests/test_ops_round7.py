@@ -118,16 +118,17 @@ GRAD_CASES = {
 }
 
 
-@pytest.mark.parametrize("name", list(GRAD_CASES))
-def test_gradients_and_nodes(name):
-    """The node names, the input's and the target's gradients, and a second-order gradient."""
+def compare_gradients_and_nodes(build, first_target=0.0, atol=1e-14, allow_unused=False):
+    """``build(lib, x, t)`` in both libraries: the node names, the input's and the target's
+    gradients, and a second-order gradient (``first_target`` is t[0, 0])."""
     results = []
     for lib in (torch, internals):
         x = lib.tensor([[-2.0, -0.5, 0.1], [0.25, 1.5, 3.0]], dtype=lib.float64, requires_grad=True)
-        t = lib.tensor([[0.0, 1.0, 1.0], [0.2, 1.0, 0.5]], dtype=lib.float64, requires_grad=True)
-        y = GRAD_CASES[name](lib, x, t)
+        t = lib.tensor([[first_target, 1.0, 1.0], [0.2, 1.0, 0.5]], dtype=lib.float64, requires_grad=True)
+        y = build(lib, x, t)
         (gx,) = lib.autograd.grad(y.sum(), x, create_graph=True)
-        gxx = lib.autograd.grad(gx.sum(), x, retain_graph=True)[0] if gx.requires_grad else None
+        gxx = (lib.autograd.grad(gx.sum(), x, retain_graph=True, allow_unused=allow_unused)[0]
+               if gx.requires_grad else None)
         y.sum().backward()
         results.append((type(y.grad_fn).__name__, x.grad, t.grad, gxx))
     (node_t, *grads_t), (node_i, *grads_i) = results
@@ -136,7 +137,12 @@ def test_gradients_and_nodes(name):
         if theirs is None:
             assert ours is None
         else:
-            assert_same(ours, theirs, rtol=1e-12, atol=1e-14)
+            assert_same(ours, theirs, rtol=1e-12, atol=atol)
+
+
+@pytest.mark.parametrize("name", list(GRAD_CASES))
+def test_gradients_and_nodes(name):
+    compare_gradients_and_nodes(GRAD_CASES[name])
 
 
 def test_module_reprs():
