@@ -8,6 +8,8 @@ which is why they show up in an operator log). Their kernels tell the dispatcher
 profiler) that the range starts and ends: the profiler shows the label as one event, with the
 operators called inside it nested under it.
 """
+import functools
+
 from .._ops import ops
 from ..aten import dispatcher
 
@@ -63,8 +65,8 @@ class record_function:
         ops.profiler._record_function_exit._RecordFunction(self.record)
 
     def __call__(self, fn):
+        @functools.wraps(fn)
         def wrapped(*args, **kwargs):
             with record_function(self.name, self.args):
                 return fn(*args, **kwargs)
-        wrapped.__name__, wrapped.__qualname__, wrapped.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
         return wrapped
