@@ -157,6 +157,35 @@ def _windows_array(rows, cols):
 
 # Read by the CPU and CUDA loops.
 @register_jitable
+def max_pool_output(inp, p, H, W, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
+    """Output (oh, ow) of plane ``p``: its window's largest value and that value's index in the plane."""
+    h0, w0 = oh * sh - ph, ow * sw - pw
+    h1, w1 = min(h0 + (kh - 1) * dh + 1, H), min(w0 + (kw - 1) * dw + 1, W)
+    while h0 < 0:                       # the first row and column of the window inside the input
+        h0 += dh
+    while w0 < 0:
+        w0 += dw
+    at = h0 * W + w0
+    best = inp[p * H * W + at]
+    for h in range(h0, h1, dh):
+        for w in range(w0, w1, dw):
+            v = inp[p * H * W + h * W + w]
+            if v > best or v != v:      # a NaN wins, as in torch's loop
+                best, at = v, h * W + w
+    return best, at
+
+
+@register_jitable
+def max_pool_backward_plane(grad_input, grad_output, indices, p, plane_in, plane_out):
+    """Plane ``p`` of the input's gradient: zeroed, then each output's gradient added at its index
+    (two outputs can share an index: only this plane's task writes here)."""
+    for i in range(plane_in):
+        grad_input[p * plane_in + i] = 0
+    for j in range(plane_out):
+        grad_input[p * plane_in + indices[p * plane_out + j]] += grad_output[p * plane_out + j]
+
+
+@register_jitable
 def avg_window(windows, OH, OW, oh, ow):
     """Output (oh, ow)'s window and divisor counts: h0, h1, hdiv, w0, w1, wdiv."""
     return (windows[oh], windows[OH + oh], windows[2 * OH + oh],

@@ -4,7 +4,7 @@ that no two threads add into the same element (no atomics)."""
 import numpy as np
 from numba import cuda
 
-from ..pooling import avg_pool_backward_plane, avg_pool_output
+from ..pooling import avg_pool_backward_plane, avg_pool_output, max_pool_backward_plane, max_pool_output
 from .loops import launch_config
 
 
@@ -13,21 +13,7 @@ def _max_pool2d(out, indices, inp, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW)
     i = cuda.grid(1)
     while i < out.size:
         ow, oh, p = i % OW, (i // OW) % OH, i // (OH * OW)
-        h0, w0 = oh * sh - ph, ow * sw - pw
-        h1, w1 = min(h0 + (kh - 1) * dh + 1, H), min(w0 + (kw - 1) * dw + 1, W)
-        while h0 < 0:
-            h0 += dh
-        while w0 < 0:
-            w0 += dw
-        at = h0 * W + w0
-        best = inp[p * H * W + at]
-        for h in range(h0, h1, dh):
-            for w in range(w0, w1, dw):
-                v = inp[p * H * W + h * W + w]
-                if v > best or v != v:
-                    best, at = v, h * W + w
-        out[i] = best
-        indices[i] = at
+        out[i], indices[i] = max_pool_output(inp, p, H, W, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
         i += cuda.gridsize(1)
 
 
@@ -35,10 +21,7 @@ def _max_pool2d(out, indices, inp, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW)
 def _max_pool2d_backward(grad_input, grad_output, indices, plane_in, plane_out):
     p = cuda.grid(1)
     while p < grad_input.size // plane_in:
-        for i in range(plane_in):
-            grad_input[p * plane_in + i] = 0
-        for j in range(plane_out):
-            grad_input[p * plane_in + indices[p * plane_out + j]] += grad_output[p * plane_out + j]
+        max_pool_backward_plane(grad_input, grad_output, indices, p, plane_in, plane_out)
         p += cuda.gridsize(1)
 
 
