@@ -702,6 +702,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     # round 8 (resize_as_: resize_ to the template's sizes)
     math |= {"adaptive_avg_pool2d", "det", "inverse", "linalg_det", "linalg_inv", "nanmean", "one_hot", "pad",
              "resize_as_"}
+    math |= {"diagflat", "take_along_dim"}     # round 9: a diag, a gather
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",

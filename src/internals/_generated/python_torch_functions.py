@@ -986,6 +986,17 @@ def THPVariable_diag_embed(*args, **kwargs):
     return _ops['diag_embed'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3))
 
 
+_diagflat_parser = PythonArgParser([
+    'diagflat(Tensor input, int64_t offset=0)',
+])
+
+
+def THPVariable_diagflat(*args, **kwargs):
+    _r = _diagflat_parser.parse(args, kwargs)
+    # aten::diagflat(Tensor self, int offset=0) -> Tensor
+    return _ops['diagflat'](_r.tensor(0), _r.to_int64(1))
+
+
 _diagonal_parser = PythonArgParser([
     'diagonal(Tensor input, int64_t offset=0, int64_t dim1=0, int64_t dim2=1)',
 ])
@@ -3195,6 +3206,20 @@ def THPVariable_take(*args, **kwargs):
     return _ops['take'](_r.tensor(0), _r.tensor(1))
 
 
+_take_along_dim_parser = PythonArgParser([
+    'take_along_dim(Tensor input, Tensor indices, int64_t? dim=None, *, Tensor out=None)',
+])
+
+
+def THPVariable_take_along_dim(*args, **kwargs):
+    _r = _take_along_dim_parser.parse(args, kwargs)
+    if _r.is_none(3):
+        # aten::take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
+        return _ops['take_along_dim'](_r.tensor(0), _r.tensor(1), _r.to_int64(2))
+    # aten::take_along_dim.out(Tensor self, Tensor indices, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['take_along_dim.out'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), out=_r.tensor(3))
+
+
 _tan_parser = PythonArgParser([
     'tan(Tensor input, *, Tensor out=None)',
 ])
@@ -3616,6 +3641,7 @@ FUNCTIONS = named({
     'detach': THPVariable_detach,
     'diag': THPVariable_diag,
     'diag_embed': THPVariable_diag_embed,
+    'diagflat': THPVariable_diagflat,
     'diagonal': THPVariable_diagonal,
     'diagonal_copy': THPVariable_diagonal_copy,
     'div': THPVariable_div,
@@ -3773,6 +3799,7 @@ FUNCTIONS = named({
     'swapaxes': THPVariable_swapaxes,
     't': THPVariable_t,
     'take': THPVariable_take,
+    'take_along_dim': THPVariable_take_along_dim,
     'tan': THPVariable_tan,
     'tan_': THPVariable_tan_,
     'tanh': THPVariable_tanh,

@@ -830,6 +830,17 @@ def THPVariable_diag_embed(self, *args, **kwargs):
     return _ops['diag_embed'](self, _r.to_int64(0), _r.to_int64(1), _r.to_int64(2))
 
 
+_diagflat_parser = PythonArgParser([
+    'diagflat(int64_t offset=0)',
+])
+
+
+def THPVariable_diagflat(self, *args, **kwargs):
+    _r = _diagflat_parser.parse(args, kwargs)
+    # aten::diagflat(Tensor self, int offset=0) -> Tensor
+    return _ops['diagflat'](self, _r.to_int64(0))
+
+
 _diagonal_parser = PythonArgParser([
     'diagonal(int64_t offset=0, int64_t dim1=0, int64_t dim2=1)',
 ])
@@ -2518,6 +2529,17 @@ def THPVariable_take(self, *args, **kwargs):
     return _ops['take'](self, _r.tensor(0))
 
 
+_take_along_dim_parser = PythonArgParser([
+    'take_along_dim(Tensor indices, int64_t? dim=None)',
+])
+
+
+def THPVariable_take_along_dim(self, *args, **kwargs):
+    _r = _take_along_dim_parser.parse(args, kwargs)
+    # aten::take_along_dim(Tensor self, Tensor indices, int? dim=None) -> Tensor
+    return _ops['take_along_dim'](self, _r.tensor(0), _r.to_int64(1))
+
+
 def THPVariable_tan(self):
     # aten::tan(Tensor self) -> Tensor
     return _ops['tan'](self)
@@ -2867,6 +2889,7 @@ METHODS = named({
     'detach': THPVariable_detach,
     'diag': THPVariable_diag,
     'diag_embed': THPVariable_diag_embed,
+    'diagflat': THPVariable_diagflat,
     'diagonal': THPVariable_diagonal,
     'div': THPVariable_div,
     'div_': THPVariable_div_,
@@ -3019,6 +3042,7 @@ METHODS = named({
     't': THPVariable_t,
     't_': THPVariable_t_,
     'take': THPVariable_take,
+    'take_along_dim': THPVariable_take_along_dim,
     'tan': THPVariable_tan,
     'tan_': THPVariable_tan_,
     'tanh': THPVariable_tanh,

@@ -400,6 +400,30 @@ def gather(self, dim, index, sparse_grad=False):
     return out
 
 
+def take_along_dim(self, indices, dim=None):
+    """``take_along_dim``, CompositeImplicitAutograd (TensorAdvancedIndexing.cpp): ``gather`` along
+    ``dim`` once ``self`` and ``indices`` are broadcast against each other in every other dim, the
+    indices taken modulo the dim's size (so -1 is the last); with no ``dim``, ``gather`` over both
+    flattened, which wraps nothing."""
+    if indices.device != self.device:
+        raise RuntimeError(f"Expected tensor to have {self.device} Device, but got tensor with {indices.device} "
+                           "Device (while checking arguments for torch.take_along_dim():)")
+    if dim is None:
+        return dispatcher.call("gather", dispatcher.call("view", self, [-1]), 0, dispatcher.call("view", indices, [-1]))
+    if self.dim() != indices.dim():
+        raise RuntimeError("torch.take_along_dim(): input and indices should have the same number of dimensions, "
+                           f"but got {self.dim()} dimensions for input, and {indices.dim()} dimensions for indices")
+    if indices.dtype is not st.int64:
+        raise RuntimeError("torch.take_along_dim(): dtype of indices should be Long but got "
+                           f"{indices.dtype.torch_name}")
+    d = wrap_dim(dim, self.dim())
+    sizes, isizes = list(self.shape), list(indices.shape)
+    sizes[d], isizes[d] = indices.shape[d], self.shape[d]
+    indices = dispatcher.call("expand", indices, list(broadcast_shapes(sizes, indices.shape)))
+    self = dispatcher.call("expand", self, list(broadcast_shapes(isizes, self.shape)))
+    return dispatcher.call("gather", self, d, dispatcher.call("remainder.Scalar", indices, self.shape[d]))
+
+
 def _scatter(self, dim, index, src, reduce, scalar=False):
     """``scatter_meta_impl`` and the kernel; ``scalar``: ``src`` stands for a Python number."""
     d = _gather_scatter_checks("scatter", self, dim, index, None if scalar else src)

@@ -12,7 +12,7 @@ from ...c10.memory_format import contiguous_format
 from ...c10.tensor_impl import TensorImpl, contiguous_strides, is_channels_last
 from ...c10.wrap_dim import wrap_dim
 from .. import dispatcher
-from .copy import fill_, same_device_copy
+from .copy import contiguous, fill_, same_device_copy
 from .elementwise import common_device
 from .tensor_factories import empty, empty_strided
 
@@ -787,6 +787,11 @@ def diag(x, diagonal=0):
     if x.dim() != 2:
         raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {x.dim()}D")
     return dispatcher.call("diagonal_copy", x, diagonal, 0, 1)
+
+
+def diagflat(x, offset=0):
+    """``diagflat``: the elements of ``x``, flattened, on a diagonal of a new matrix."""
+    return dispatcher.call("diag", dispatcher.call("view", contiguous(x), [-1]), offset)
 
 
 def repeat_interleave_self_int(x, repeats, dim=None, output_size=None):
