@@ -210,11 +210,12 @@ def test_every_derivative_entry_is_tested():
     for build in POINTWISE_CASES.values():
         reached |= _nodes(build(internals, *[internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
                                              for _ in range(3)]))
-    # Rounds 7 and 8's operators, differentiated twice (tests/test_ops_round7.py and
-    # tests/test_ops_round8.py compare nodes and gradients).
+    # Rounds 7, 8 and 9's operators, differentiated twice (tests/test_ops_round7.py,
+    # tests/test_ops_round8.py and tests/test_ops_round9_trig.py compare nodes and gradients).
     from test_ops_round7 import GRAD_CASES as ROUND7_CASES
     from test_ops_round8 import GRAD_CASES as ROUND8_CASES
-    for build in [*ROUND7_CASES.values(), *ROUND8_CASES.values()]:
+    from test_ops_round9_trig import GRADIENTS as ROUND9_TRIG
+    for build in [*ROUND7_CASES.values(), *ROUND8_CASES.values(), *ROUND9_TRIG.values()]:
         x = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         t = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         out = build(internals, x, t)
@@ -703,6 +704,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"adaptive_avg_pool2d", "det", "inverse", "linalg_det", "linalg_inv", "nanmean", "one_hot", "pad",
              "resize_as_"}
     math |= {"diagflat", "take_along_dim"}     # round 9: a diag, a gather
+    math |= {f"{name}{suffix}" for name in ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh")
+             for suffix in ("", "_")}      # round 9: numpy's names, aliases
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",

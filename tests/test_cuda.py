@@ -600,7 +600,8 @@ def compile_(name, fn, signature, must_contain=()):
 
 BITS = {ops.FLOAT_BITS_TO_HALF: (u16, u32), ops.FLOAT_BITS_TO_BF16: (u16, u32),
         ops.HALF_BITS_TO_FLOAT: (u32, u16), ops.BF16_BITS_TO_FLOAT: (u32, u16)}
-FLOATING = (ops.EXP, ops.LOG, ops.SQRT, ops.SIGMOID, ops.TANH, ops.FLOOR, ops.CEIL, ops.TRUNC, ops.FRAC)
+FLOATING = (ops.EXP, ops.LOG, ops.SQRT, ops.SIGMOID, ops.TANH, ops.FLOOR, ops.CEIL, ops.TRUNC, ops.FRAC,
+            ops.ASIN, ops.ACOS, ops.ATAN, ops.SINH, ops.COSH, ops.ASINH, ops.ACOSH, ops.ATANH, ops.LOG2, ops.LOG10)
 COMPLEX = {ops.REAL_PART: [(f32, c64), (f64, c128)], ops.NONZERO: [(b1, c64)], ops.ANGLE_COMPLEX: [(f32, c64)],
            **{op: [(c64, c64), (c128, c128)] for op in (ops.CONJ, ops.EXP_COMPLEX, ops.LOG_COMPLEX, ops.SQRT_COMPLEX,
                                                         ops.SIN_COMPLEX, ops.COS_COMPLEX, ops.TAN_COMPLEX,

@@ -135,6 +135,56 @@ def THPVariable_abs_(*args, **kwargs):
     return _ops['abs_'](_r.tensor(0))
 
 
+_acos_parser = PythonArgParser([
+    'acos(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_acos(*args, **kwargs):
+    _r = _acos_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::acos(Tensor self) -> Tensor
+        return _ops['acos'](_r.tensor(0))
+    # aten::acos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['acos.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_acos__parser = PythonArgParser([
+    'acos_(Tensor input)',
+])
+
+
+def THPVariable_acos_(*args, **kwargs):
+    _r = _acos__parser.parse(args, kwargs)
+    # aten::acos_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['acos_'](_r.tensor(0))
+
+
+_acosh_parser = PythonArgParser([
+    'acosh(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_acosh(*args, **kwargs):
+    _r = _acosh_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::acosh(Tensor self) -> Tensor
+        return _ops['acosh'](_r.tensor(0))
+    # aten::acosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['acosh.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_acosh__parser = PythonArgParser([
+    'acosh_(Tensor input)',
+])
+
+
+def THPVariable_acosh_(*args, **kwargs):
+    _r = _acosh__parser.parse(args, kwargs)
+    # aten::acosh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['acosh_'](_r.tensor(0))
+
+
 _add_parser = PythonArgParser([
     'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)',
 ])
@@ -328,6 +378,156 @@ def THPVariable_arange(*args, **kwargs):
     return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'arange.start_out', _r.scalar(0), _r.scalar(1), _r.scalar(2), out=_r.tensor(3))
 
 
+_arccos_parser = PythonArgParser([
+    'arccos(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_arccos(*args, **kwargs):
+    _r = _arccos_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::arccos(Tensor self) -> Tensor
+        return _ops['arccos'](_r.tensor(0))
+    # aten::arccos.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['arccos.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_arccos__parser = PythonArgParser([
+    'arccos_(Tensor input)',
+])
+
+
+def THPVariable_arccos_(*args, **kwargs):
+    _r = _arccos__parser.parse(args, kwargs)
+    # aten::arccos_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['arccos_'](_r.tensor(0))
+
+
+_arccosh_parser = PythonArgParser([
+    'arccosh(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_arccosh(*args, **kwargs):
+    _r = _arccosh_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::arccosh(Tensor self) -> Tensor
+        return _ops['arccosh'](_r.tensor(0))
+    # aten::arccosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['arccosh.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_arccosh__parser = PythonArgParser([
+    'arccosh_(Tensor input)',
+])
+
+
+def THPVariable_arccosh_(*args, **kwargs):
+    _r = _arccosh__parser.parse(args, kwargs)
+    # aten::arccosh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['arccosh_'](_r.tensor(0))
+
+
+_arcsin_parser = PythonArgParser([
+    'arcsin(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_arcsin(*args, **kwargs):
+    _r = _arcsin_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::arcsin(Tensor self) -> Tensor
+        return _ops['arcsin'](_r.tensor(0))
+    # aten::arcsin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['arcsin.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_arcsin__parser = PythonArgParser([
+    'arcsin_(Tensor input)',
+])
+
+
+def THPVariable_arcsin_(*args, **kwargs):
+    _r = _arcsin__parser.parse(args, kwargs)
+    # aten::arcsin_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['arcsin_'](_r.tensor(0))
+
+
+_arcsinh_parser = PythonArgParser([
+    'arcsinh(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_arcsinh(*args, **kwargs):
+    _r = _arcsinh_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::arcsinh(Tensor self) -> Tensor
+        return _ops['arcsinh'](_r.tensor(0))
+    # aten::arcsinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['arcsinh.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_arcsinh__parser = PythonArgParser([
+    'arcsinh_(Tensor input)',
+])
+
+
+def THPVariable_arcsinh_(*args, **kwargs):
+    _r = _arcsinh__parser.parse(args, kwargs)
+    # aten::arcsinh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['arcsinh_'](_r.tensor(0))
+
+
+_arctan_parser = PythonArgParser([
+    'arctan(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_arctan(*args, **kwargs):
+    _r = _arctan_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::arctan(Tensor self) -> Tensor
+        return _ops['arctan'](_r.tensor(0))
+    # aten::arctan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['arctan.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_arctan__parser = PythonArgParser([
+    'arctan_(Tensor input)',
+])
+
+
+def THPVariable_arctan_(*args, **kwargs):
+    _r = _arctan__parser.parse(args, kwargs)
+    # aten::arctan_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['arctan_'](_r.tensor(0))
+
+
+_arctanh_parser = PythonArgParser([
+    'arctanh(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_arctanh(*args, **kwargs):
+    _r = _arctanh_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::arctanh(Tensor self) -> Tensor
+        return _ops['arctanh'](_r.tensor(0))
+    # aten::arctanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['arctanh.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_arctanh__parser = PythonArgParser([
+    'arctanh_(Tensor input)',
+])
+
+
+def THPVariable_arctanh_(*args, **kwargs):
+    _r = _arctanh__parser.parse(args, kwargs)
+    # aten::arctanh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['arctanh_'](_r.tensor(0))
+
+
 _argmax_parser = PythonArgParser([
     'argmax(Tensor input, int64_t? dim=None, bool keepdim=False, *, Tensor out=None)',
 ])
@@ -404,6 +604,106 @@ def THPVariable_as_strided_(*args, **kwargs):
     _r = _as_strided__parser.parse(args, kwargs)
     # aten::as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
     return _ops['as_strided_'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_int64(3))
+
+
+_asin_parser = PythonArgParser([
+    'asin(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_asin(*args, **kwargs):
+    _r = _asin_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::asin(Tensor self) -> Tensor
+        return _ops['asin'](_r.tensor(0))
+    # aten::asin.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['asin.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_asin__parser = PythonArgParser([
+    'asin_(Tensor input)',
+])
+
+
+def THPVariable_asin_(*args, **kwargs):
+    _r = _asin__parser.parse(args, kwargs)
+    # aten::asin_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['asin_'](_r.tensor(0))
+
+
+_asinh_parser = PythonArgParser([
+    'asinh(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_asinh(*args, **kwargs):
+    _r = _asinh_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::asinh(Tensor self) -> Tensor
+        return _ops['asinh'](_r.tensor(0))
+    # aten::asinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['asinh.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_asinh__parser = PythonArgParser([
+    'asinh_(Tensor input)',
+])
+
+
+def THPVariable_asinh_(*args, **kwargs):
+    _r = _asinh__parser.parse(args, kwargs)
+    # aten::asinh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['asinh_'](_r.tensor(0))
+
+
+_atan_parser = PythonArgParser([
+    'atan(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_atan(*args, **kwargs):
+    _r = _atan_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::atan(Tensor self) -> Tensor
+        return _ops['atan'](_r.tensor(0))
+    # aten::atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['atan.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_atan__parser = PythonArgParser([
+    'atan_(Tensor input)',
+])
+
+
+def THPVariable_atan_(*args, **kwargs):
+    _r = _atan__parser.parse(args, kwargs)
+    # aten::atan_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['atan_'](_r.tensor(0))
+
+
+_atanh_parser = PythonArgParser([
+    'atanh(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_atanh(*args, **kwargs):
+    _r = _atanh_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::atanh(Tensor self) -> Tensor
+        return _ops['atanh'](_r.tensor(0))
+    # aten::atanh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['atanh.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_atanh__parser = PythonArgParser([
+    'atanh_(Tensor input)',
+])
+
+
+def THPVariable_atanh_(*args, **kwargs):
+    _r = _atanh__parser.parse(args, kwargs)
+    # aten::atanh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['atanh_'](_r.tensor(0))
 
 
 _atleast_1d_parser = PythonArgParser([
@@ -868,6 +1168,31 @@ def THPVariable_cos_(*args, **kwargs):
     _r = _cos__parser.parse(args, kwargs)
     # aten::cos_(Tensor(a!) self) -> Tensor(a!)
     return _ops['cos_'](_r.tensor(0))
+
+
+_cosh_parser = PythonArgParser([
+    'cosh(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_cosh(*args, **kwargs):
+    _r = _cosh_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::cosh(Tensor self) -> Tensor
+        return _ops['cosh'](_r.tensor(0))
+    # aten::cosh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['cosh.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_cosh__parser = PythonArgParser([
+    'cosh_(Tensor input)',
+])
+
+
+def THPVariable_cosh_(*args, **kwargs):
+    _r = _cosh__parser.parse(args, kwargs)
+    # aten::cosh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['cosh_'](_r.tensor(0))
 
 
 _count_nonzero_parser = PythonArgParser([
@@ -1769,6 +2094,31 @@ def THPVariable_log(*args, **kwargs):
     return _ops['log.out'](_r.tensor(0), out=_r.tensor(1))
 
 
+_log10_parser = PythonArgParser([
+    'log10(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_log10(*args, **kwargs):
+    _r = _log10_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::log10(Tensor self) -> Tensor
+        return _ops['log10'](_r.tensor(0))
+    # aten::log10.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['log10.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_log10__parser = PythonArgParser([
+    'log10_(Tensor input)',
+])
+
+
+def THPVariable_log10_(*args, **kwargs):
+    _r = _log10__parser.parse(args, kwargs)
+    # aten::log10_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['log10_'](_r.tensor(0))
+
+
 _log1p_parser = PythonArgParser([
     'log1p(Tensor input, *, Tensor out=None)',
 ])
@@ -1792,6 +2142,31 @@ def THPVariable_log1p_(*args, **kwargs):
     _r = _log1p__parser.parse(args, kwargs)
     # aten::log1p_(Tensor(a!) self) -> Tensor(a!)
     return _ops['log1p_'](_r.tensor(0))
+
+
+_log2_parser = PythonArgParser([
+    'log2(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_log2(*args, **kwargs):
+    _r = _log2_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::log2(Tensor self) -> Tensor
+        return _ops['log2'](_r.tensor(0))
+    # aten::log2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['log2.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_log2__parser = PythonArgParser([
+    'log2_(Tensor input)',
+])
+
+
+def THPVariable_log2_(*args, **kwargs):
+    _r = _log2__parser.parse(args, kwargs)
+    # aten::log2_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['log2_'](_r.tensor(0))
 
 
 _log__parser = PythonArgParser([
@@ -2961,6 +3336,31 @@ def THPVariable_sin_(*args, **kwargs):
     return _ops['sin_'](_r.tensor(0))
 
 
+_sinh_parser = PythonArgParser([
+    'sinh(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_sinh(*args, **kwargs):
+    _r = _sinh_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::sinh(Tensor self) -> Tensor
+        return _ops['sinh'](_r.tensor(0))
+    # aten::sinh.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['sinh.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_sinh__parser = PythonArgParser([
+    'sinh_(Tensor input)',
+])
+
+
+def THPVariable_sinh_(*args, **kwargs):
+    _r = _sinh__parser.parse(args, kwargs)
+    # aten::sinh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['sinh_'](_r.tensor(0))
+
+
 _softmax_parser = PythonArgParser([
     'softmax(Tensor input, int64_t dim, ScalarType? dtype=None)',
 ])
@@ -3581,6 +3981,10 @@ FUNCTIONS = named({
     '_unsafe_view': THPVariable__unsafe_view,
     'abs': THPVariable_abs,
     'abs_': THPVariable_abs_,
+    'acos': THPVariable_acos,
+    'acos_': THPVariable_acos_,
+    'acosh': THPVariable_acosh,
+    'acosh_': THPVariable_acosh_,
     'add': THPVariable_add,
     'addcdiv': THPVariable_addcdiv,
     'addcmul': THPVariable_addcmul,
@@ -3593,12 +3997,32 @@ FUNCTIONS = named({
     'angle': THPVariable_angle,
     'any': THPVariable_any,
     'arange': THPVariable_arange,
+    'arccos': THPVariable_arccos,
+    'arccos_': THPVariable_arccos_,
+    'arccosh': THPVariable_arccosh,
+    'arccosh_': THPVariable_arccosh_,
+    'arcsin': THPVariable_arcsin,
+    'arcsin_': THPVariable_arcsin_,
+    'arcsinh': THPVariable_arcsinh,
+    'arcsinh_': THPVariable_arcsinh_,
+    'arctan': THPVariable_arctan,
+    'arctan_': THPVariable_arctan_,
+    'arctanh': THPVariable_arctanh,
+    'arctanh_': THPVariable_arctanh_,
     'argmax': THPVariable_argmax,
     'argmin': THPVariable_argmin,
     'argsort': THPVariable_argsort,
     'argwhere': THPVariable_argwhere,
     'as_strided': THPVariable_as_strided,
     'as_strided_': THPVariable_as_strided_,
+    'asin': THPVariable_asin,
+    'asin_': THPVariable_asin_,
+    'asinh': THPVariable_asinh,
+    'asinh_': THPVariable_asinh_,
+    'atan': THPVariable_atan,
+    'atan_': THPVariable_atan_,
+    'atanh': THPVariable_atanh,
+    'atanh_': THPVariable_atanh_,
     'atleast_1d': THPVariable_atleast_1d,
     'atleast_2d': THPVariable_atleast_2d,
     'baddbmm': THPVariable_baddbmm,
@@ -3632,6 +4056,8 @@ FUNCTIONS = named({
     'convolution': THPVariable_convolution,
     'cos': THPVariable_cos,
     'cos_': THPVariable_cos_,
+    'cosh': THPVariable_cosh,
+    'cosh_': THPVariable_cosh_,
     'count_nonzero': THPVariable_count_nonzero,
     'cummax': THPVariable_cummax,
     'cummin': THPVariable_cummin,
@@ -3701,8 +4127,12 @@ FUNCTIONS = named({
     'linalg_vector_norm': THPVariable_linalg_vector_norm,
     'linspace': THPVariable_linspace,
     'log': THPVariable_log,
+    'log10': THPVariable_log10,
+    'log10_': THPVariable_log10_,
     'log1p': THPVariable_log1p,
     'log1p_': THPVariable_log1p_,
+    'log2': THPVariable_log2,
+    'log2_': THPVariable_log2_,
     'log_': THPVariable_log_,
     'log_softmax': THPVariable_log_softmax,
     'logical_and': THPVariable_logical_and,
@@ -3783,6 +4213,8 @@ FUNCTIONS = named({
     'silu_': THPVariable_silu_,
     'sin': THPVariable_sin,
     'sin_': THPVariable_sin_,
+    'sinh': THPVariable_sinh,
+    'sinh_': THPVariable_sinh_,
     'softmax': THPVariable_softmax,
     'softplus': THPVariable_softplus,
     'sort': THPVariable_sort,

@@ -121,6 +121,26 @@ def THPVariable_abs_(self):
     return _ops['abs_'](self)
 
 
+def THPVariable_acos(self):
+    # aten::acos(Tensor self) -> Tensor
+    return _ops['acos'](self)
+
+
+def THPVariable_acos_(self):
+    # aten::acos_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['acos_'](self)
+
+
+def THPVariable_acosh(self):
+    # aten::acosh(Tensor self) -> Tensor
+    return _ops['acosh'](self)
+
+
+def THPVariable_acosh_(self):
+    # aten::acosh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['acosh_'](self)
+
+
 _add_parser = PythonArgParser([
     'add(Tensor other, *, Scalar alpha=1)',
 ])
@@ -301,6 +321,66 @@ def THPVariable_any(self, *args, **kwargs):
     return _ops['any.dim'](self, _r.to_int64(0), _r.to_bool(1))
 
 
+def THPVariable_arccos(self):
+    # aten::arccos(Tensor self) -> Tensor
+    return _ops['arccos'](self)
+
+
+def THPVariable_arccos_(self):
+    # aten::arccos_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['arccos_'](self)
+
+
+def THPVariable_arccosh(self):
+    # aten::arccosh(Tensor self) -> Tensor
+    return _ops['arccosh'](self)
+
+
+def THPVariable_arccosh_(self):
+    # aten::arccosh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['arccosh_'](self)
+
+
+def THPVariable_arcsin(self):
+    # aten::arcsin(Tensor self) -> Tensor
+    return _ops['arcsin'](self)
+
+
+def THPVariable_arcsin_(self):
+    # aten::arcsin_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['arcsin_'](self)
+
+
+def THPVariable_arcsinh(self):
+    # aten::arcsinh(Tensor self) -> Tensor
+    return _ops['arcsinh'](self)
+
+
+def THPVariable_arcsinh_(self):
+    # aten::arcsinh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['arcsinh_'](self)
+
+
+def THPVariable_arctan(self):
+    # aten::arctan(Tensor self) -> Tensor
+    return _ops['arctan'](self)
+
+
+def THPVariable_arctan_(self):
+    # aten::arctan_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['arctan_'](self)
+
+
+def THPVariable_arctanh(self):
+    # aten::arctanh(Tensor self) -> Tensor
+    return _ops['arctanh'](self)
+
+
+def THPVariable_arctanh_(self):
+    # aten::arctanh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['arctanh_'](self)
+
+
 _argmax_parser = PythonArgParser([
     'argmax(int64_t? dim=None, bool keepdim=False)',
 ])
@@ -365,6 +445,46 @@ def THPVariable_as_strided_(self, *args, **kwargs):
     _r = _as_strided__parser.parse(args, kwargs)
     # aten::as_strided_(Tensor(a!) self, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor(a!)
     return _ops['as_strided_'](self, _r.intlist(0), _r.intlist(1), _r.to_int64(2))
+
+
+def THPVariable_asin(self):
+    # aten::asin(Tensor self) -> Tensor
+    return _ops['asin'](self)
+
+
+def THPVariable_asin_(self):
+    # aten::asin_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['asin_'](self)
+
+
+def THPVariable_asinh(self):
+    # aten::asinh(Tensor self) -> Tensor
+    return _ops['asinh'](self)
+
+
+def THPVariable_asinh_(self):
+    # aten::asinh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['asinh_'](self)
+
+
+def THPVariable_atan(self):
+    # aten::atan(Tensor self) -> Tensor
+    return _ops['atan'](self)
+
+
+def THPVariable_atan_(self):
+    # aten::atan_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['atan_'](self)
+
+
+def THPVariable_atanh(self):
+    # aten::atanh(Tensor self) -> Tensor
+    return _ops['atanh'](self)
+
+
+def THPVariable_atanh_(self):
+    # aten::atanh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['atanh_'](self)
 
 
 _baddbmm_parser = PythonArgParser([
@@ -728,6 +848,16 @@ def THPVariable_cos(self):
 def THPVariable_cos_(self):
     # aten::cos_(Tensor(a!) self) -> Tensor(a!)
     return _ops['cos_'](self)
+
+
+def THPVariable_cosh(self):
+    # aten::cosh(Tensor self) -> Tensor
+    return _ops['cosh'](self)
+
+
+def THPVariable_cosh_(self):
+    # aten::cosh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['cosh_'](self)
 
 
 _count_nonzero_parser = PythonArgParser([
@@ -1355,6 +1485,16 @@ def THPVariable_log(self):
     return _ops['log'](self)
 
 
+def THPVariable_log10(self):
+    # aten::log10(Tensor self) -> Tensor
+    return _ops['log10'](self)
+
+
+def THPVariable_log10_(self):
+    # aten::log10_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['log10_'](self)
+
+
 def THPVariable_log1p(self):
     # aten::log1p(Tensor self) -> Tensor
     return _ops['log1p'](self)
@@ -1363,6 +1503,16 @@ def THPVariable_log1p(self):
 def THPVariable_log1p_(self):
     # aten::log1p_(Tensor(a!) self) -> Tensor(a!)
     return _ops['log1p_'](self)
+
+
+def THPVariable_log2(self):
+    # aten::log2(Tensor self) -> Tensor
+    return _ops['log2'](self)
+
+
+def THPVariable_log2_(self):
+    # aten::log2_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['log2_'](self)
 
 
 def THPVariable_log_(self):
@@ -2324,6 +2474,16 @@ def THPVariable_sin_(self):
     return _ops['sin_'](self)
 
 
+def THPVariable_sinh(self):
+    # aten::sinh(Tensor self) -> Tensor
+    return _ops['sinh'](self)
+
+
+def THPVariable_sinh_(self):
+    # aten::sinh_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['sinh_'](self)
+
+
 _softmax_parser = PythonArgParser([
     'softmax(int64_t dim, ScalarType? dtype=None)',
 ])
@@ -2828,6 +2988,10 @@ METHODS = named({
     '_values': THPVariable__values,
     'abs': THPVariable_abs,
     'abs_': THPVariable_abs_,
+    'acos': THPVariable_acos,
+    'acos_': THPVariable_acos_,
+    'acosh': THPVariable_acosh,
+    'acosh_': THPVariable_acosh_,
     'add': THPVariable_add,
     'add_': THPVariable_add_,
     'addcdiv': THPVariable_addcdiv,
@@ -2842,12 +3006,32 @@ METHODS = named({
     'amin': THPVariable_amin,
     'angle': THPVariable_angle,
     'any': THPVariable_any,
+    'arccos': THPVariable_arccos,
+    'arccos_': THPVariable_arccos_,
+    'arccosh': THPVariable_arccosh,
+    'arccosh_': THPVariable_arccosh_,
+    'arcsin': THPVariable_arcsin,
+    'arcsin_': THPVariable_arcsin_,
+    'arcsinh': THPVariable_arcsinh,
+    'arcsinh_': THPVariable_arcsinh_,
+    'arctan': THPVariable_arctan,
+    'arctan_': THPVariable_arctan_,
+    'arctanh': THPVariable_arctanh,
+    'arctanh_': THPVariable_arctanh_,
     'argmax': THPVariable_argmax,
     'argmin': THPVariable_argmin,
     'argsort': THPVariable_argsort,
     'argwhere': THPVariable_argwhere,
     'as_strided': THPVariable_as_strided,
     'as_strided_': THPVariable_as_strided_,
+    'asin': THPVariable_asin,
+    'asin_': THPVariable_asin_,
+    'asinh': THPVariable_asinh,
+    'asinh_': THPVariable_asinh_,
+    'atan': THPVariable_atan,
+    'atan_': THPVariable_atan_,
+    'atanh': THPVariable_atanh,
+    'atanh_': THPVariable_atanh_,
     'baddbmm': THPVariable_baddbmm,
     'bernoulli': THPVariable_bernoulli,
     'bernoulli_': THPVariable_bernoulli_,
@@ -2879,6 +3063,8 @@ METHODS = named({
     'copy_': THPVariable_copy_,
     'cos': THPVariable_cos,
     'cos_': THPVariable_cos_,
+    'cosh': THPVariable_cosh,
+    'cosh_': THPVariable_cosh_,
     'count_nonzero': THPVariable_count_nonzero,
     'cummax': THPVariable_cummax,
     'cummin': THPVariable_cummin,
@@ -2940,8 +3126,12 @@ METHODS = named({
     'lerp': THPVariable_lerp,
     'lerp_': THPVariable_lerp_,
     'log': THPVariable_log,
+    'log10': THPVariable_log10,
+    'log10_': THPVariable_log10_,
     'log1p': THPVariable_log1p,
     'log1p_': THPVariable_log1p_,
+    'log2': THPVariable_log2,
+    'log2_': THPVariable_log2_,
     'log_': THPVariable_log_,
     'log_softmax': THPVariable_log_softmax,
     'logical_and': THPVariable_logical_and,
@@ -3025,6 +3215,8 @@ METHODS = named({
     'sign_': THPVariable_sign_,
     'sin': THPVariable_sin,
     'sin_': THPVariable_sin_,
+    'sinh': THPVariable_sinh,
+    'sinh_': THPVariable_sinh_,
     'softmax': THPVariable_softmax,
     'sort': THPVariable_sort,
     'sparse_dim': THPVariable_sparse_dim,

@@ -29,11 +29,14 @@ def absolute(x):
     return abs(x)
 
 
+_LOG_DBL_MAX = 709.782712893384     # the largest x whose exp is finite in float64
+
+
 @register_jitable
 def exp(x):
-    # The guard keeps Python (the simulator) from raising OverflowError; written so that NaN
-    # fails it and reaches math.exp, which returns NaN (exp(nan) is nan, sigmoid(nan) too).
-    return math.inf if x >= 709.0 else math.exp(x)
+    # The guard keeps Python (the simulator) from raising OverflowError past log(DBL_MAX); written
+    # so that NaN fails it and reaches math.exp, which returns NaN (exp(nan) is nan, sigmoid(nan) too).
+    return math.inf if x > _LOG_DBL_MAX else math.exp(x)
 
 
 @register_jitable
@@ -474,6 +477,69 @@ def log1p(x):
 
 UNARY += (rsqrt, log1p)
 RSQRT, LOG1P = range(len(UNARY) - 2, len(UNARY))
+
+
+# The inverse and hyperbolic trigonometric functions and the base-2/10 logarithms (UnaryOps.cpp).
+# Outside its domain each is NaN, at a pole +-inf, as the C library's are; written out because
+# Python's math (the CUDA simulator's) raises there instead. Which precision a float32 takes is
+# the one whose bits agree with torch's CPU loop most often (measured on 200,000 samples):
+# torch calls the C library's float functions for asinh/acosh (all agree), SLEEF's 1-ulp ones
+# for the others, which double precision rounded to float matches for sinh, cosh, atanh, log2,
+# log10 (99.8% of samples), and the C library's float asin/acos/atan for 95-99%.
+@register_jitable
+def asin(x):
+    return math.asin(x) if -1 <= x <= 1 else math.nan
+
+
+@register_jitable
+def acos(x):
+    return math.acos(x) if -1 <= x <= 1 else math.nan
+
+
+@register_jitable
+def atan(x):
+    return math.atan(x)
+
+
+@register_jitable
+def sinh(x):
+    return _times_sinh(1.0, np.float64(x))
+
+
+@register_jitable
+def cosh(x):
+    return _times_cosh(1.0, np.float64(x))
+
+
+@register_jitable
+def asinh(x):
+    return math.asinh(x)
+
+
+@register_jitable
+def acosh(x):
+    return math.acosh(x) if x >= 1 else math.nan
+
+
+@register_jitable
+def atanh(x):
+    if -1 < x < 1:
+        return math.atanh(np.float64(x))
+    return math.copysign(math.inf, x) if abs(x) == 1 else math.nan
+
+
+@register_jitable
+def log2(x):
+    return math.log2(np.float64(x)) if x > 0 else (-math.inf if x == 0 else math.nan)
+
+
+@register_jitable
+def log10(x):
+    return math.log10(np.float64(x)) if x > 0 else (-math.inf if x == 0 else math.nan)
+
+
+UNARY += (asin, acos, atan, sinh, cosh, asinh, acosh, atanh, log2, log10)
+ASIN, ACOS, ATAN, SINH, COSH, ASINH, ACOSH, ATANH, LOG2, LOG10 = range(len(UNARY) - 10, len(UNARY))
 
 
 # ----------------------------------------------------------------------------- binary ops

@@ -36,6 +36,35 @@ tan, tan_ = _floating_kernel("tan", ops.TAN)
 erf, erf_ = _floating_kernel("erf", ops.ERF)
 rsqrt, rsqrt_ = _floating_kernel("rsqrt", ops.RSQRT)
 log1p, log1p_ = _floating_kernel("log1p", ops.LOG1P)
+asin, asin_ = _floating_kernel("asin", ops.ASIN)
+acos, acos_ = _floating_kernel("acos", ops.ACOS)
+atan, atan_ = _floating_kernel("atan", ops.ATAN)
+sinh, sinh_ = _floating_kernel("sinh", ops.SINH)
+cosh, cosh_ = _floating_kernel("cosh", ops.COSH)
+asinh, asinh_ = _floating_kernel("asinh", ops.ASINH)
+acosh, acosh_ = _floating_kernel("acosh", ops.ACOSH)
+atanh, atanh_ = _floating_kernel("atanh", ops.ATANH)
+log2, log2_ = _floating_kernel("log2", ops.LOG2)
+log10, log10_ = _floating_kernel("log10", ops.LOG10)
+
+
+def _alias(name, target):
+    """NumPy's names (arcsin, ...), CompositeImplicitAutograd in torch: the operator they rename."""
+    def kernel(x):
+        return dispatcher.call(target, x)
+
+    def kernel_(x):
+        return dispatcher.call(target + "_", x)
+    kernel.__name__, kernel_.__name__ = name, name + "_"
+    return kernel, kernel_
+
+
+arcsin, arcsin_ = _alias("arcsin", "asin")
+arccos, arccos_ = _alias("arccos", "acos")
+arctan, arctan_ = _alias("arctan", "atan")
+arcsinh, arcsinh_ = _alias("arcsinh", "asinh")
+arccosh, arccosh_ = _alias("arccosh", "acosh")
+arctanh, arctanh_ = _alias("arctanh", "atanh")
 
 
 def _float_only(x, kernel):

@@ -17,6 +17,8 @@ from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_
 from ..functions_manual import TensorGeometry
 from .functions import (
     AbsBackward0,
+    AcosBackward0,
+    AcoshBackward0,
     AdaptiveAvgPool2DBackward0,
     AdaptiveAvgPool2DBackwardBackward0,
     AddBackward0,
@@ -31,6 +33,10 @@ from .functions import (
     AngleBackward0,
     AsStridedBackward0,
     AsStridedBackward1,
+    AsinBackward0,
+    AsinhBackward0,
+    AtanBackward0,
+    AtanhBackward0,
     AvgPool2DBackward0,
     AvgPool2DBackwardBackward0,
     BaddbmmBackward0,
@@ -50,6 +56,7 @@ from .functions import (
     ConstantPadNdBackward0,
     ConvolutionBackward0,
     CosBackward0,
+    CoshBackward0,
     CummaxBackward0,
     CumminBackward0,
     CumprodBackward0,
@@ -92,7 +99,9 @@ from .functions import (
     LinalgInvExBackward0,
     LinalgLuFactorExBackward0,
     LinalgVectorNormBackward0,
+    Log10Backward0,
     Log1PBackward0,
+    Log2Backward0,
     LogBackward0,
     LogSoftmaxBackward0,
     LogSoftmaxBackwardDataBackward0,
@@ -160,6 +169,7 @@ from .functions import (
     SignBackward0,
     SiluBackward0,
     SinBackward0,
+    SinhBackward0,
     SliceBackward0,
     SliceBackwardBackward0,
     SoftmaxBackward0,
@@ -411,6 +421,36 @@ OPS = {
     'sin': dispatcher.find('sin'),
     'sin.out': dispatcher.find('sin.out'),
     'sin_': dispatcher.find('sin_'),
+    'asin': dispatcher.find('asin'),
+    'asin.out': dispatcher.find('asin.out'),
+    'asin_': dispatcher.find('asin_'),
+    'acos': dispatcher.find('acos'),
+    'acos.out': dispatcher.find('acos.out'),
+    'acos_': dispatcher.find('acos_'),
+    'atan': dispatcher.find('atan'),
+    'atan.out': dispatcher.find('atan.out'),
+    'atan_': dispatcher.find('atan_'),
+    'sinh': dispatcher.find('sinh'),
+    'sinh.out': dispatcher.find('sinh.out'),
+    'sinh_': dispatcher.find('sinh_'),
+    'cosh': dispatcher.find('cosh'),
+    'cosh.out': dispatcher.find('cosh.out'),
+    'cosh_': dispatcher.find('cosh_'),
+    'asinh': dispatcher.find('asinh'),
+    'asinh.out': dispatcher.find('asinh.out'),
+    'asinh_': dispatcher.find('asinh_'),
+    'acosh': dispatcher.find('acosh'),
+    'acosh.out': dispatcher.find('acosh.out'),
+    'acosh_': dispatcher.find('acosh_'),
+    'atanh': dispatcher.find('atanh'),
+    'atanh.out': dispatcher.find('atanh.out'),
+    'atanh_': dispatcher.find('atanh_'),
+    'log2': dispatcher.find('log2'),
+    'log2.out': dispatcher.find('log2.out'),
+    'log2_': dispatcher.find('log2_'),
+    'log10': dispatcher.find('log10'),
+    'log10.out': dispatcher.find('log10.out'),
+    'log10_': dispatcher.find('log10_'),
     'cos': dispatcher.find('cos'),
     'cos.out': dispatcher.find('cos.out'),
     'cos_': dispatcher.find('cos_'),
@@ -3036,6 +3076,336 @@ def sin_(ks, self):
     return result
 
 
+def asin(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AsinBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['asin'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def asin_out(ks, self, **kwargs):
+    check_out_no_requires_grad('asin', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['asin.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def asin_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = AsinBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['asin_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def acos(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AcosBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['acos'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def acos_out(ks, self, **kwargs):
+    check_out_no_requires_grad('acos', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['acos.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def acos_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = AcosBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['acos_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def atan(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AtanBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['atan'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def atan_out(ks, self, **kwargs):
+    check_out_no_requires_grad('atan', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['atan.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def atan_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = AtanBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['atan_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def sinh(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SinhBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['sinh'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sinh_out(ks, self, **kwargs):
+    check_out_no_requires_grad('sinh', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['sinh.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def sinh_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = SinhBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['sinh_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def cosh(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = CoshBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['cosh'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def cosh_out(ks, self, **kwargs):
+    check_out_no_requires_grad('cosh', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['cosh.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def cosh_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = CoshBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['cosh_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def asinh(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AsinhBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['asinh'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def asinh_out(ks, self, **kwargs):
+    check_out_no_requires_grad('asinh', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['asinh.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def asinh_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = AsinhBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['asinh_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def acosh(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AcoshBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['acosh'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def acosh_out(ks, self, **kwargs):
+    check_out_no_requires_grad('acosh', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['acosh.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def acosh_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = AcoshBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['acosh_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def atanh(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AtanhBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['atanh'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def atanh_out(ks, self, **kwargs):
+    check_out_no_requires_grad('atanh', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['atanh.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def atanh_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = AtanhBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['atanh_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def log2(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = Log2Backward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['log2'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def log2_out(ks, self, **kwargs):
+    check_out_no_requires_grad('log2', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['log2.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def log2_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = Log2Backward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['log2_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def log10(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = Log10Backward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['log10'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def log10_out(ks, self, **kwargs):
+    check_out_no_requires_grad('log10', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['log10.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def log10_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = Log10Backward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['log10_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def cos(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -4774,6 +5144,36 @@ KERNELS = {
     'sin': sin,
     'sin.out': sin_out,
     'sin_': sin_,
+    'asin': asin,
+    'asin.out': asin_out,
+    'asin_': asin_,
+    'acos': acos,
+    'acos.out': acos_out,
+    'acos_': acos_,
+    'atan': atan,
+    'atan.out': atan_out,
+    'atan_': atan_,
+    'sinh': sinh,
+    'sinh.out': sinh_out,
+    'sinh_': sinh_,
+    'cosh': cosh,
+    'cosh.out': cosh_out,
+    'cosh_': cosh_,
+    'asinh': asinh,
+    'asinh.out': asinh_out,
+    'asinh_': asinh_,
+    'acosh': acosh,
+    'acosh.out': acosh_out,
+    'acosh_': acosh_,
+    'atanh': atanh,
+    'atanh.out': atanh_out,
+    'atanh_': atanh_,
+    'log2': log2,
+    'log2.out': log2_out,
+    'log2_': log2_,
+    'log10': log10,
+    'log10.out': log10_out,
+    'log10_': log10_,
     'cos': cos,
     'cos.out': cos_out,
     'cos_': cos_,
