@@ -706,6 +706,17 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"diagflat", "take_along_dim"}     # round 9: a diag, a gather
     math |= {f"{name}{suffix}" for name in ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh")
              for suffix in ("", "_")}      # round 9: numpy's names, aliases
+    math |= {f"{name}{overload}" for name, overloads in (
+        ("negative", ("", "_")), ("absolute", ("", "_")), ("swapdims", ("", "_")),
+        ("multiply", (".Tensor", ".Scalar", "_.Tensor", "_.Scalar")), ("subtract", (".Tensor", ".Scalar", "_.Tensor",
+                                                                                   "_.Scalar")),
+        ("true_divide", (".Tensor", ".Scalar", "_.Tensor", "_.Scalar")),
+        ("float_power", (".Scalar", ".Scalar_out", ".Tensor_Scalar", ".Tensor_Scalar_out", ".Tensor_Tensor",
+                         ".Tensor_Tensor_out", "_.Scalar", "_.Tensor")),
+        ("atleast_3d", ("", ".Sequence")), ("hsplit", (".int", ".array")), ("vsplit", (".int", ".array")),
+        ("dsplit", (".int", ".array")), ("isreal", ("",)), ("is_nonzero", ("",)), ("linalg_matrix_power", ("",)),
+        ("matrix_power", ("",))) for overload in overloads}     # round 9: compositions of other operators
+    not_differentiable |= {"is_same_size"}      # a bool
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",

@@ -63,14 +63,14 @@ def test_every_variant_is_bound():
             continue
         variants = {v.strip() for v in entry.get("variants", "function").split(",")}
         # Written by hand around the binding (_functional.py, _tensor.py): cat/stack refusing an
-        # empty list, nonzero's as_tuple, norm's string p, and split and meshgrid, which torch
-        # writes in Python too (torch/functional.py, torch/_tensor.py).
+        # empty list, nonzero's as_tuple, norm's string p, and split, meshgrid and atleast_*d (tensors
+        # one by one), which torch writes in Python too (torch/functional.py, torch/_tensor.py).
         if "method" in variants and name not in ("nonzero", "norm", "split"):
             assert getattr(internals.Tensor, name) is python_variable_methods.METHODS[name]
         if "function" in variants and not name.startswith("__"):     # torch has no torch.__lshift__
             assert name in python_torch_functions.FUNCTIONS
             if name not in ("cat", "concat", "concatenate", "stack", "nonzero", "einsum", "norm", "split",
-                            "meshgrid"):   # _functional.py
+                            "meshgrid", "atleast_1d", "atleast_2d", "atleast_3d"):   # _functional.py
                 assert getattr(internals, name) is python_torch_functions.FUNCTIONS[name]
 
 

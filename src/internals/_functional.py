@@ -18,7 +18,7 @@ from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
 globals().update(FUNCTIONS)
 __all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm",
                           "meshgrid", "broadcast_tensors", "numel", "as_tensor", "is_floating_point", "is_complex",
-                          "unique"]
+                          "unique", "adjoint", "atleast_1d", "atleast_2d", "atleast_3d"]
 
 
 def meshgrid(*tensors, indexing=None):
@@ -115,6 +115,25 @@ def is_floating_point(input):
 
 def is_complex(input):
     return input.is_complex()
+
+
+def adjoint(input):
+    return input.adjoint()
+
+
+def _atleast(name):
+    """``torch.functional.atleast_*d(*tensors)``: one tensor, or tensors given one by one or as a
+    sequence (then a tuple back)."""
+    binding = FUNCTIONS[name]
+
+    def atleast(*tensors):
+        result = binding(tensors[0] if len(tensors) == 1 else tensors)
+        return tuple(result) if isinstance(result, list) else result
+    atleast.__name__ = atleast.__qualname__ = name
+    return atleast
+
+
+atleast_1d, atleast_2d, atleast_3d = (_atleast(f"atleast_{n}d") for n in (1, 2, 3))
 
 
 def as_tensor(data, dtype=None, device=None):

@@ -234,6 +234,12 @@ class Tensor(TensorBase):
     def nelement(self):
         return self.numel()
 
+    def ndimension(self):
+        return self.dim()
+
+    def is_signed(self):
+        return self.dtype.is_signed
+
     def new_tensor(self, data, dtype=None, device=None, requires_grad=False):
         """``tensor(data)`` with this tensor's dtype and device unless given (``new_tensor`` in
         ``tensor_new.cpp``); a tensor as data is copied, with torch's advice to say so."""
@@ -271,6 +277,12 @@ class Tensor(TensorBase):
     def long(self):
         return self.to(st.int64)
 
+    def cfloat(self):
+        return self.to(st.complex64)
+
+    def cdouble(self):
+        return self.to(st.complex128)
+
     def bool(self):
         return self.to(st.bool_)
 
@@ -306,6 +318,35 @@ class Tensor(TensorBase):
         if self.dim() == 1:
             raise RuntimeError("tensor.mT is only supported on matrices or batches of matrices. Got 1-D tensor.")
         return self.transpose(-2, -1)
+
+    def _adjoint(self, name):
+        """``_adjoint`` (TensorShape.cpp): the conjugate transpose of the last two dims (a real
+        tensor's transpose); a 0-dim tensor is its own (conjugate)."""
+        if self.dim() == 1:
+            raise RuntimeError(f"tensor.{name} is only supported on matrices or batches of matrices. Got 1-D tensor.")
+        if self.dim() == 0:
+            return self.conj() if self.is_complex() else self
+        flipped = self.transpose(-2, -1)
+        return flipped.conj() if self.is_complex() else flipped
+
+    def adjoint(self):
+        return self._adjoint("adjoint()")
+
+    @property
+    def mH(self):
+        if self.dim() == 0:
+            warnings.warn("Tensor.mH is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        return self._adjoint("mH")
+
+    @property
+    def H(self):
+        if self.dim() == 0:
+            warnings.warn("Tensor.H is deprecated on 0-D tensors. Consider using x.conj().", UserWarning, stacklevel=2)
+        elif self.dim() != 2:
+            hint = " For batches of matrices, consider using tensor.mH" if self.dim() > 2 else ""
+            raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {self.dim()}-D "
+                               f"tensor.{hint}")
+        return self._adjoint("H")
 
     def expand_as(self, other):
         return self.expand(other.shape)

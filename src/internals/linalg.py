@@ -6,7 +6,8 @@ from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
 from .aten.native.tensor_shape import wrap_dim
 from .return_types import return_type
 
-__all__ = ["vector_norm", "matrix_norm", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "det", "LinAlgError"]
+__all__ = ["vector_norm", "matrix_norm", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "det",
+           "LinAlgError"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -51,6 +52,12 @@ def inv_ex(A, *, check_errors=False):
 
 def inv(A):
     return dispatcher.call("linalg_inv", A)
+
+
+def matrix_power(A, n, *, out=None):
+    if out is not None:
+        return dispatcher.call("linalg_matrix_power.out", A, n, out=out)
+    return dispatcher.call("linalg_matrix_power", A, n)
 
 
 def det(A):

@@ -135,6 +135,20 @@ def THPVariable_abs_(*args, **kwargs):
     return _ops['abs_'](_r.tensor(0))
 
 
+_absolute_parser = PythonArgParser([
+    'absolute(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_absolute(*args, **kwargs):
+    _r = _absolute_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::absolute(Tensor self) -> Tensor
+        return _ops['absolute'](_r.tensor(0))
+    # aten::absolute.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['absolute.out'](_r.tensor(0), out=_r.tensor(1))
+
+
 _acos_parser = PythonArgParser([
     'acos(Tensor input, *, Tensor out=None)',
 ])
@@ -734,6 +748,21 @@ def THPVariable_atleast_2d(*args, **kwargs):
         return _ops['atleast_2d'](_r.tensor(0))
     # aten::atleast_2d.Sequence(Tensor[] tensors) -> Tensor[]
     return _ops['atleast_2d.Sequence'](_r.value(0))
+
+
+_atleast_3d_parser = PythonArgParser([
+    'atleast_3d(Tensor input)',
+    'atleast_3d(TensorList tensors)',
+])
+
+
+def THPVariable_atleast_3d(*args, **kwargs):
+    _r = _atleast_3d_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::atleast_3d(Tensor self) -> Tensor
+        return _ops['atleast_3d'](_r.tensor(0))
+    # aten::atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]
+    return _ops['atleast_3d.Sequence'](_r.value(0))
 
 
 _baddbmm_parser = PythonArgParser([
@@ -1406,6 +1435,21 @@ def THPVariable_dropout_(*args, **kwargs):
     return _ops['dropout_'](_r.tensor(0), _r.to_double(1), _r.to_bool(2))
 
 
+_dsplit_parser = PythonArgParser([
+    'dsplit(Tensor input, int64_t sections)',
+    'dsplit(Tensor input, IntArrayRef indices)',
+])
+
+
+def THPVariable_dsplit(*args, **kwargs):
+    _r = _dsplit_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+        return _ops['dsplit.int'](_r.tensor(0), _r.to_int64(1))
+    # aten::dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    return _ops['dsplit.array'](_r.tensor(0), _r.intlist(1))
+
+
 _einsum_parser = PythonArgParser([
     'einsum(c10::string_view equation, TensorList tensors, *, IntArrayRef? path=None)',
 ])
@@ -1644,6 +1688,34 @@ def THPVariable_flipud(*args, **kwargs):
     return _ops['flipud'](_r.tensor(0))
 
 
+_float_power_parser = PythonArgParser([
+    'float_power(Tensor input, Tensor exponent, *, Tensor out=None)',
+    'float_power(Scalar self, Tensor exponent, *, Tensor out=None)',
+    'float_power(Tensor input, Scalar exponent, *, Tensor out=None)',
+])
+
+
+def THPVariable_float_power(*args, **kwargs):
+    _r = _float_power_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        if _r.is_none(2):
+            # aten::float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+            return _ops['float_power.Tensor_Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::float_power.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['float_power.Tensor_Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.idx == 1:
+        if _r.is_none(2):
+            # aten::float_power.Scalar(Scalar self, Tensor exponent) -> Tensor
+            return _ops['float_power.Scalar'](_r.scalar(0), _r.tensor(1))
+        # aten::float_power.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['float_power.Scalar_out'](_r.scalar(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+        return _ops['float_power.Tensor_Scalar'](_r.tensor(0), _r.scalar(1))
+    # aten::float_power.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['float_power.Tensor_Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
+
+
 _floor_parser = PythonArgParser([
     'floor(Tensor input, *, Tensor out=None)',
 ])
@@ -1847,6 +1919,21 @@ def THPVariable_gt(*args, **kwargs):
     return _ops['gt.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
+_hsplit_parser = PythonArgParser([
+    'hsplit(Tensor input, int64_t sections)',
+    'hsplit(Tensor input, IntArrayRef indices)',
+])
+
+
+def THPVariable_hsplit(*args, **kwargs):
+    _r = _hsplit_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+        return _ops['hsplit.int'](_r.tensor(0), _r.to_int64(1))
+    # aten::hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    return _ops['hsplit.array'](_r.tensor(0), _r.intlist(1))
+
+
 _hstack_parser = PythonArgParser([
     'hstack(TensorList tensors)',
 ])
@@ -1940,6 +2027,28 @@ def THPVariable_inverse(*args, **kwargs):
     return _ops['inverse'](_r.tensor(0))
 
 
+_is_nonzero_parser = PythonArgParser([
+    'is_nonzero(Tensor input)',
+])
+
+
+def THPVariable_is_nonzero(*args, **kwargs):
+    _r = _is_nonzero_parser.parse(args, kwargs)
+    # aten::is_nonzero(Tensor self) -> bool
+    return _ops['is_nonzero'](_r.tensor(0))
+
+
+_is_same_size_parser = PythonArgParser([
+    'is_same_size(Tensor input, Tensor other)',
+])
+
+
+def THPVariable_is_same_size(*args, **kwargs):
+    _r = _is_same_size_parser.parse(args, kwargs)
+    # aten::is_same_size(Tensor self, Tensor other) -> bool
+    return _ops['is_same_size'](_r.tensor(0), _r.tensor(1))
+
+
 _isclose_parser = PythonArgParser([
     'isclose(Tensor input, Tensor other, double rtol=1e-05, double atol=1e-08, bool equal_nan=False)',
 ])
@@ -1982,6 +2091,17 @@ def THPVariable_isnan(*args, **kwargs):
     _r = _isnan_parser.parse(args, kwargs)
     # aten::isnan(Tensor self) -> Tensor
     return _ops['isnan'](_r.tensor(0))
+
+
+_isreal_parser = PythonArgParser([
+    'isreal(Tensor input)',
+])
+
+
+def THPVariable_isreal(*args, **kwargs):
+    _r = _isreal_parser.parse(args, kwargs)
+    # aten::isreal(Tensor self) -> Tensor
+    return _ops['isreal'](_r.tensor(0))
 
 
 _kthvalue_parser = PythonArgParser([
@@ -2321,6 +2441,20 @@ def THPVariable_matmul(*args, **kwargs):
     return _ops['matmul.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
+_matrix_power_parser = PythonArgParser([
+    'matrix_power(Tensor input, int64_t n, *, Tensor out=None)',
+])
+
+
+def THPVariable_matrix_power(*args, **kwargs):
+    _r = _matrix_power_parser.parse(args, kwargs)
+    if _r.is_none(2):
+        # aten::matrix_power(Tensor self, int n) -> Tensor
+        return _ops['matrix_power'](_r.tensor(0), _r.to_int64(1))
+    # aten::matrix_power.out(Tensor self, int n, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['matrix_power.out'](_r.tensor(0), _r.to_int64(1), out=_r.tensor(2))
+
+
 _max_parser = PythonArgParser([
     'max(Tensor input)',
     'max(Tensor input, Tensor other)',
@@ -2540,6 +2674,24 @@ def THPVariable_multinomial(*args, **kwargs):
     return _ops['multinomial'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), generator=_r.value(3))
 
 
+_multiply_parser = PythonArgParser([
+    'multiply(Tensor input, Tensor other, *, Tensor out=None)',
+    'multiply(Tensor input, Scalar other)',
+])
+
+
+def THPVariable_multiply(*args, **kwargs):
+    _r = _multiply_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        if _r.is_none(2):
+            # aten::multiply.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['multiply.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::multiply.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['multiply.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    # aten::multiply.Scalar(Tensor self, Scalar other) -> Tensor
+    return _ops['multiply.Scalar'](_r.tensor(0), _r.scalar(1))
+
+
 _mv_parser = PythonArgParser([
     'mv(Tensor input, Tensor vec, *, Tensor out=None)',
 ])
@@ -2691,6 +2843,31 @@ def THPVariable_neg_(*args, **kwargs):
     return _ops['neg_'](_r.tensor(0))
 
 
+_negative_parser = PythonArgParser([
+    'negative(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_negative(*args, **kwargs):
+    _r = _negative_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::negative(Tensor self) -> Tensor
+        return _ops['negative'](_r.tensor(0))
+    # aten::negative.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['negative.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_negative__parser = PythonArgParser([
+    'negative_(Tensor input)',
+])
+
+
+def THPVariable_negative_(*args, **kwargs):
+    _r = _negative__parser.parse(args, kwargs)
+    # aten::negative_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['negative_'](_r.tensor(0))
+
+
 _nonzero_parser = PythonArgParser([
     'nonzero(Tensor input)',
 ])
@@ -2807,7 +2984,7 @@ def THPVariable_permute(*args, **kwargs):
 
 _pow_parser = PythonArgParser([
     'pow(Tensor input, Tensor exponent, *, Tensor out=None)',
-    'pow(Scalar self, Tensor exponent)',
+    'pow(Scalar self, Tensor exponent, *, Tensor out=None)',
     'pow(Tensor input, Scalar exponent, *, Tensor out=None)',
 ])
 
@@ -2821,8 +2998,11 @@ def THPVariable_pow(*args, **kwargs):
         # aten::pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
         return _ops['pow.Tensor_Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.idx == 1:
-        # aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor
-        return _ops['pow.Scalar'](_r.scalar(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::pow.Scalar(Scalar self, Tensor exponent) -> Tensor
+            return _ops['pow.Scalar'](_r.scalar(0), _r.tensor(1))
+        # aten::pow.Scalar_out(Scalar self, Tensor exponent, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['pow.Scalar_out'](_r.scalar(0), _r.tensor(1), out=_r.tensor(2))
     if _r.is_none(2):
         # aten::pow.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
         return _ops['pow.Tensor_Scalar'](_r.tensor(0), _r.scalar(1))
@@ -3551,6 +3731,26 @@ def THPVariable_sub(*args, **kwargs):
     return _ops['sub.out'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2), out=_r.tensor(3))
 
 
+_subtract_parser = PythonArgParser([
+    'subtract(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)',
+    'subtract(Tensor input, Scalar other, Scalar alpha=1)',
+])
+
+
+def THPVariable_subtract(*args, **kwargs):
+    _r = _subtract_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        if _r.is_none(3):
+            # aten::subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+            if not kwargs:
+                return _ops['subtract.Tensor'](_r.tensor(0), _r.tensor(1))
+            return _ops['subtract.Tensor'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2))
+        # aten::subtract.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+        return _ops['subtract.out'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2), out=_r.tensor(3))
+    # aten::subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+    return _ops['subtract.Scalar'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
+
+
 _sum_parser = PythonArgParser([
     'sum(Tensor input, *, ScalarType? dtype=None)',
     'sum(Tensor input, IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)',
@@ -3582,6 +3782,17 @@ def THPVariable_swapaxes(*args, **kwargs):
     _r = _swapaxes_parser.parse(args, kwargs)
     # aten::swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
     return _ops['swapaxes'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
+
+
+_swapdims_parser = PythonArgParser([
+    'swapdims(Tensor input, int64_t dim0, int64_t dim1)',
+])
+
+
+def THPVariable_swapdims(*args, **kwargs):
+    _r = _swapdims_parser.parse(args, kwargs)
+    # aten::swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+    return _ops['swapdims'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
 
 
 _t_parser = PythonArgParser([
@@ -3758,6 +3969,24 @@ def THPVariable_triu(*args, **kwargs):
     return _ops['triu'](_r.tensor(0), _r.to_int64(1))
 
 
+_true_divide_parser = PythonArgParser([
+    'true_divide(Tensor input, Tensor other, *, Tensor out=None)',
+    'true_divide(Tensor input, Scalar other)',
+])
+
+
+def THPVariable_true_divide(*args, **kwargs):
+    _r = _true_divide_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        if _r.is_none(2):
+            # aten::true_divide.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['true_divide.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::true_divide.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['true_divide.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    # aten::true_divide.Scalar(Tensor self, Scalar other) -> Tensor
+    return _ops['true_divide.Scalar'](_r.tensor(0), _r.scalar(1))
+
+
 _trunc_parser = PythonArgParser([
     'trunc(Tensor input, *, Tensor out=None)',
 ])
@@ -3891,6 +4120,21 @@ def THPVariable_view_as_real(*args, **kwargs):
     return _ops['view_as_real'](_r.tensor(0))
 
 
+_vsplit_parser = PythonArgParser([
+    'vsplit(Tensor input, int64_t sections)',
+    'vsplit(Tensor input, IntArrayRef indices)',
+])
+
+
+def THPVariable_vsplit(*args, **kwargs):
+    _r = _vsplit_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+        return _ops['vsplit.int'](_r.tensor(0), _r.to_int64(1))
+    # aten::vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    return _ops['vsplit.array'](_r.tensor(0), _r.intlist(1))
+
+
 _vstack_parser = PythonArgParser([
     'vstack(TensorList tensors)',
 ])
@@ -3981,6 +4225,7 @@ FUNCTIONS = named({
     '_unsafe_view': THPVariable__unsafe_view,
     'abs': THPVariable_abs,
     'abs_': THPVariable_abs_,
+    'absolute': THPVariable_absolute,
     'acos': THPVariable_acos,
     'acos_': THPVariable_acos_,
     'acosh': THPVariable_acosh,
@@ -4025,6 +4270,7 @@ FUNCTIONS = named({
     'atanh_': THPVariable_atanh_,
     'atleast_1d': THPVariable_atleast_1d,
     'atleast_2d': THPVariable_atleast_2d,
+    'atleast_3d': THPVariable_atleast_3d,
     'baddbmm': THPVariable_baddbmm,
     'batch_norm': THPVariable_batch_norm,
     'bernoulli': THPVariable_bernoulli,
@@ -4074,6 +4320,7 @@ FUNCTIONS = named({
     'dot': THPVariable_dot,
     'dropout': THPVariable_dropout,
     'dropout_': THPVariable_dropout_,
+    'dsplit': THPVariable_dsplit,
     'einsum': THPVariable_einsum,
     'embedding': THPVariable_embedding,
     'empty': THPVariable_empty,
@@ -4093,6 +4340,7 @@ FUNCTIONS = named({
     'flip': THPVariable_flip,
     'fliplr': THPVariable_fliplr,
     'flipud': THPVariable_flipud,
+    'float_power': THPVariable_float_power,
     'floor': THPVariable_floor,
     'floor_': THPVariable_floor_,
     'floor_divide': THPVariable_floor_divide,
@@ -4107,6 +4355,7 @@ FUNCTIONS = named({
     'gelu_': THPVariable_gelu_,
     'ger': THPVariable_ger,
     'gt': THPVariable_gt,
+    'hsplit': THPVariable_hsplit,
     'hstack': THPVariable_hstack,
     'imag': THPVariable_imag,
     'index': THPVariable_index,
@@ -4115,10 +4364,13 @@ FUNCTIONS = named({
     'index_put_': THPVariable_index_put_,
     'index_select': THPVariable_index_select,
     'inverse': THPVariable_inverse,
+    'is_nonzero': THPVariable_is_nonzero,
+    'is_same_size': THPVariable_is_same_size,
     'isclose': THPVariable_isclose,
     'isfinite': THPVariable_isfinite,
     'isinf': THPVariable_isinf,
     'isnan': THPVariable_isnan,
+    'isreal': THPVariable_isreal,
     'kthvalue': THPVariable_kthvalue,
     'layer_norm': THPVariable_layer_norm,
     'le': THPVariable_le,
@@ -4145,6 +4397,7 @@ FUNCTIONS = named({
     'masked_fill': THPVariable_masked_fill,
     'masked_select': THPVariable_masked_select,
     'matmul': THPVariable_matmul,
+    'matrix_power': THPVariable_matrix_power,
     'max': THPVariable_max,
     'max_pool2d': THPVariable_max_pool2d,
     'maximum': THPVariable_maximum,
@@ -4159,6 +4412,7 @@ FUNCTIONS = named({
     'movedim': THPVariable_movedim,
     'mul': THPVariable_mul,
     'multinomial': THPVariable_multinomial,
+    'multiply': THPVariable_multiply,
     'mv': THPVariable_mv,
     'nan_to_num': THPVariable_nan_to_num,
     'nan_to_num_': THPVariable_nan_to_num_,
@@ -4170,6 +4424,8 @@ FUNCTIONS = named({
     'ne': THPVariable_ne,
     'neg': THPVariable_neg,
     'neg_': THPVariable_neg_,
+    'negative': THPVariable_negative,
+    'negative_': THPVariable_negative_,
     'nonzero': THPVariable_nonzero,
     'norm': THPVariable_norm,
     'normal': THPVariable_normal,
@@ -4227,8 +4483,10 @@ FUNCTIONS = named({
     'std': THPVariable_std,
     'std_mean': THPVariable_std_mean,
     'sub': THPVariable_sub,
+    'subtract': THPVariable_subtract,
     'sum': THPVariable_sum,
     'swapaxes': THPVariable_swapaxes,
+    'swapdims': THPVariable_swapdims,
     't': THPVariable_t,
     'take': THPVariable_take,
     'take_along_dim': THPVariable_take_along_dim,
@@ -4243,6 +4501,7 @@ FUNCTIONS = named({
     'transpose': THPVariable_transpose,
     'tril': THPVariable_tril,
     'triu': THPVariable_triu,
+    'true_divide': THPVariable_true_divide,
     'trunc': THPVariable_trunc,
     'trunc_': THPVariable_trunc_,
     'unbind': THPVariable_unbind,
@@ -4253,6 +4512,7 @@ FUNCTIONS = named({
     'var_mean': THPVariable_var_mean,
     'view_as_complex': THPVariable_view_as_complex,
     'view_as_real': THPVariable_view_as_real,
+    'vsplit': THPVariable_vsplit,
     'vstack': THPVariable_vstack,
     'where': THPVariable_where,
     'zero_': THPVariable_zero_,

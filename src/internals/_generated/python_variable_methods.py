@@ -121,6 +121,16 @@ def THPVariable_abs_(self):
     return _ops['abs_'](self)
 
 
+def THPVariable_absolute(self):
+    # aten::absolute(Tensor self) -> Tensor
+    return _ops['absolute'](self)
+
+
+def THPVariable_absolute_(self):
+    # aten::absolute_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['absolute_'](self)
+
+
 def THPVariable_acos(self):
     # aten::acos(Tensor self) -> Tensor
     return _ops['acos'](self)
@@ -1039,6 +1049,21 @@ def THPVariable_dot(self, *args, **kwargs):
     return _ops['dot'](self, _r.tensor(0))
 
 
+_dsplit_parser = PythonArgParser([
+    'dsplit(int64_t sections)',
+    'dsplit(IntArrayRef indices)',
+])
+
+
+def THPVariable_dsplit(self, *args, **kwargs):
+    _r = _dsplit_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::dsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+        return _ops['dsplit.int'](self, _r.to_int64(0))
+    # aten::dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    return _ops['dsplit.array'](self, _r.intlist(0))
+
+
 _eq_parser = PythonArgParser([
     'eq(Tensor other)',
     'eq(Scalar other)',
@@ -1179,6 +1204,36 @@ def THPVariable_flipud(self):
     return _ops['flipud'](self)
 
 
+_float_power_parser = PythonArgParser([
+    'float_power(Tensor exponent)',
+    'float_power(Scalar exponent)',
+])
+
+
+def THPVariable_float_power(self, *args, **kwargs):
+    _r = _float_power_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::float_power.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor
+        return _ops['float_power.Tensor_Tensor'](self, _r.tensor(0))
+    # aten::float_power.Tensor_Scalar(Tensor self, Scalar exponent) -> Tensor
+    return _ops['float_power.Tensor_Scalar'](self, _r.scalar(0))
+
+
+_float_power__parser = PythonArgParser([
+    'float_power_(Tensor exponent)',
+    'float_power_(Scalar exponent)',
+])
+
+
+def THPVariable_float_power_(self, *args, **kwargs):
+    _r = _float_power__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::float_power_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)
+        return _ops['float_power_.Tensor'](self, _r.tensor(0))
+    # aten::float_power_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
+    return _ops['float_power_.Scalar'](self, _r.scalar(0))
+
+
 def THPVariable_floor(self):
     # aten::floor(Tensor self) -> Tensor
     return _ops['floor'](self)
@@ -1313,6 +1368,21 @@ def THPVariable_gt(self, *args, **kwargs):
     return _ops['gt.Scalar'](self, _r.scalar(0))
 
 
+_hsplit_parser = PythonArgParser([
+    'hsplit(int64_t sections)',
+    'hsplit(IntArrayRef indices)',
+])
+
+
+def THPVariable_hsplit(self, *args, **kwargs):
+    _r = _hsplit_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::hsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+        return _ops['hsplit.int'](self, _r.to_int64(0))
+    # aten::hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    return _ops['hsplit.array'](self, _r.intlist(0))
+
+
 _index_parser = PythonArgParser([
     'index(c10::List<::std::optional<Tensor>> indices)',
 ])
@@ -1398,6 +1468,22 @@ def THPVariable_is_coalesced(self):
     return _ops['is_coalesced'](self)
 
 
+def THPVariable_is_nonzero(self):
+    # aten::is_nonzero(Tensor self) -> bool
+    return _ops['is_nonzero'](self)
+
+
+_is_same_size_parser = PythonArgParser([
+    'is_same_size(Tensor other)',
+])
+
+
+def THPVariable_is_same_size(self, *args, **kwargs):
+    _r = _is_same_size_parser.parse(args, kwargs)
+    # aten::is_same_size(Tensor self, Tensor other) -> bool
+    return _ops['is_same_size'](self, _r.tensor(0))
+
+
 _isclose_parser = PythonArgParser([
     'isclose(Tensor other, double rtol=1e-05, double atol=1e-08, bool equal_nan=False)',
 ])
@@ -1422,6 +1508,11 @@ def THPVariable_isinf(self):
 def THPVariable_isnan(self):
     # aten::isnan(Tensor self) -> Tensor
     return _ops['isnan'](self)
+
+
+def THPVariable_isreal(self):
+    # aten::isreal(Tensor self) -> Tensor
+    return _ops['isreal'](self)
 
 
 _kthvalue_parser = PythonArgParser([
@@ -1685,6 +1776,17 @@ def THPVariable_matmul(self, *args, **kwargs):
     return _ops['matmul'](self, _r.tensor(0))
 
 
+_matrix_power_parser = PythonArgParser([
+    'matrix_power(int64_t n)',
+])
+
+
+def THPVariable_matrix_power(self, *args, **kwargs):
+    _r = _matrix_power_parser.parse(args, kwargs)
+    # aten::matrix_power(Tensor self, int n) -> Tensor
+    return _ops['matrix_power'](self, _r.to_int64(0))
+
+
 _max_parser = PythonArgParser([
     'max()',
     'max(Tensor other)',
@@ -1866,6 +1968,36 @@ def THPVariable_multinomial(self, *args, **kwargs):
     return _ops['multinomial'](self, _r.to_int64(0), _r.to_bool(1), generator=_r.value(2))
 
 
+_multiply_parser = PythonArgParser([
+    'multiply(Tensor other)',
+    'multiply(Scalar other)',
+])
+
+
+def THPVariable_multiply(self, *args, **kwargs):
+    _r = _multiply_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::multiply.Tensor(Tensor self, Tensor other) -> Tensor
+        return _ops['multiply.Tensor'](self, _r.tensor(0))
+    # aten::multiply.Scalar(Tensor self, Scalar other) -> Tensor
+    return _ops['multiply.Scalar'](self, _r.scalar(0))
+
+
+_multiply__parser = PythonArgParser([
+    'multiply_(Tensor other)',
+    'multiply_(Scalar other)',
+])
+
+
+def THPVariable_multiply_(self, *args, **kwargs):
+    _r = _multiply__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::multiply_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _ops['multiply_.Tensor'](self, _r.tensor(0))
+    # aten::multiply_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _ops['multiply_.Scalar'](self, _r.scalar(0))
+
+
 _mv_parser = PythonArgParser([
     'mv(Tensor vec)',
 ])
@@ -1963,6 +2095,16 @@ def THPVariable_neg(self):
 def THPVariable_neg_(self):
     # aten::neg_(Tensor(a!) self) -> Tensor(a!)
     return _ops['neg_'](self)
+
+
+def THPVariable_negative(self):
+    # aten::negative(Tensor self) -> Tensor
+    return _ops['negative'](self)
+
+
+def THPVariable_negative_(self):
+    # aten::negative_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['negative_'](self)
 
 
 _new_empty_parser = PythonArgParser([
@@ -2638,6 +2780,40 @@ def THPVariable_sub_(self, *args, **kwargs):
     return _ops['sub_.Tensor'](self, _r.tensor(0), alpha=_r.scalar(1))
 
 
+_subtract_parser = PythonArgParser([
+    'subtract(Tensor other, *, Scalar alpha=1)',
+    'subtract(Scalar other, Scalar alpha=1)',
+])
+
+
+def THPVariable_subtract(self, *args, **kwargs):
+    _r = _subtract_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::subtract.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+        if not kwargs:
+            return _ops['subtract.Tensor'](self, _r.tensor(0))
+        return _ops['subtract.Tensor'](self, _r.tensor(0), alpha=_r.scalar(1))
+    # aten::subtract.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
+    return _ops['subtract.Scalar'](self, _r.scalar(0), _r.scalar(1))
+
+
+_subtract__parser = PythonArgParser([
+    'subtract_(Tensor other, *, Scalar alpha=1)',
+    'subtract_(Scalar other, Scalar alpha=1)',
+])
+
+
+def THPVariable_subtract_(self, *args, **kwargs):
+    _r = _subtract__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::subtract_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+        if not kwargs:
+            return _ops['subtract_.Tensor'](self, _r.tensor(0))
+        return _ops['subtract_.Tensor'](self, _r.tensor(0), alpha=_r.scalar(1))
+    # aten::subtract_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)
+    return _ops['subtract_.Scalar'](self, _r.scalar(0), _r.scalar(1))
+
+
 _sum_parser = PythonArgParser([
     'sum(*, ScalarType? dtype=None)',
     'sum(IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)',
@@ -2666,6 +2842,28 @@ def THPVariable_swapaxes(self, *args, **kwargs):
     _r = _swapaxes_parser.parse(args, kwargs)
     # aten::swapaxes(Tensor(a) self, int axis0, int axis1) -> Tensor(a)
     return _ops['swapaxes'](self, _r.to_int64(0), _r.to_int64(1))
+
+
+_swapdims_parser = PythonArgParser([
+    'swapdims(int64_t dim0, int64_t dim1)',
+])
+
+
+def THPVariable_swapdims(self, *args, **kwargs):
+    _r = _swapdims_parser.parse(args, kwargs)
+    # aten::swapdims(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
+    return _ops['swapdims'](self, _r.to_int64(0), _r.to_int64(1))
+
+
+_swapdims__parser = PythonArgParser([
+    'swapdims_(int64_t dim0, int64_t dim1)',
+])
+
+
+def THPVariable_swapdims_(self, *args, **kwargs):
+    _r = _swapdims__parser.parse(args, kwargs)
+    # aten::swapdims_(Tensor(a!) self, int dim0, int dim1) -> Tensor(a!)
+    return _ops['swapdims_'](self, _r.to_int64(0), _r.to_int64(1))
 
 
 def THPVariable_t(self):
@@ -2840,6 +3038,36 @@ def THPVariable_triu(self, *args, **kwargs):
     return _ops['triu'](self, _r.to_int64(0))
 
 
+_true_divide_parser = PythonArgParser([
+    'true_divide(Tensor other)',
+    'true_divide(Scalar other)',
+])
+
+
+def THPVariable_true_divide(self, *args, **kwargs):
+    _r = _true_divide_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::true_divide.Tensor(Tensor self, Tensor other) -> Tensor
+        return _ops['true_divide.Tensor'](self, _r.tensor(0))
+    # aten::true_divide.Scalar(Tensor self, Scalar other) -> Tensor
+    return _ops['true_divide.Scalar'](self, _r.scalar(0))
+
+
+_true_divide__parser = PythonArgParser([
+    'true_divide_(Tensor other)',
+    'true_divide_(Scalar other)',
+])
+
+
+def THPVariable_true_divide_(self, *args, **kwargs):
+    _r = _true_divide__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::true_divide_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _ops['true_divide_.Tensor'](self, _r.tensor(0))
+    # aten::true_divide_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _ops['true_divide_.Scalar'](self, _r.scalar(0))
+
+
 def THPVariable_trunc(self):
     # aten::trunc(Tensor self) -> Tensor
     return _ops['trunc'](self)
@@ -2959,6 +3187,21 @@ def THPVariable_view(self, *args, **kwargs):
     return _ops['view'](self, _r.intlist(0))
 
 
+_vsplit_parser = PythonArgParser([
+    'vsplit(int64_t sections)',
+    'vsplit(IntArrayRef indices)',
+])
+
+
+def THPVariable_vsplit(self, *args, **kwargs):
+    _r = _vsplit_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::vsplit.int(Tensor(a -> *) self, int sections) -> Tensor(a)[]
+        return _ops['vsplit.int'](self, _r.to_int64(0))
+    # aten::vsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
+    return _ops['vsplit.array'](self, _r.intlist(0))
+
+
 _where_parser = PythonArgParser([
     'where(Tensor condition, Tensor other)',
     'where(Tensor condition, Scalar other)',
@@ -2988,6 +3231,8 @@ METHODS = named({
     '_values': THPVariable__values,
     'abs': THPVariable_abs,
     'abs_': THPVariable_abs_,
+    'absolute': THPVariable_absolute,
+    'absolute_': THPVariable_absolute_,
     'acos': THPVariable_acos,
     'acos_': THPVariable_acos_,
     'acosh': THPVariable_acosh,
@@ -3080,6 +3325,7 @@ METHODS = named({
     'div': THPVariable_div,
     'div_': THPVariable_div_,
     'dot': THPVariable_dot,
+    'dsplit': THPVariable_dsplit,
     'eq': THPVariable_eq,
     'equal': THPVariable_equal,
     'erf': THPVariable_erf,
@@ -3096,6 +3342,8 @@ METHODS = named({
     'flip': THPVariable_flip,
     'fliplr': THPVariable_fliplr,
     'flipud': THPVariable_flipud,
+    'float_power': THPVariable_float_power,
+    'float_power_': THPVariable_float_power_,
     'floor': THPVariable_floor,
     'floor_': THPVariable_floor_,
     'floor_divide': THPVariable_floor_divide,
@@ -3108,6 +3356,7 @@ METHODS = named({
     'ge': THPVariable_ge,
     'ger': THPVariable_ger,
     'gt': THPVariable_gt,
+    'hsplit': THPVariable_hsplit,
     'index': THPVariable_index,
     'index_add': THPVariable_index_add,
     'index_add_': THPVariable_index_add_,
@@ -3117,10 +3366,13 @@ METHODS = named({
     'indices': THPVariable_indices,
     'inverse': THPVariable_inverse,
     'is_coalesced': THPVariable_is_coalesced,
+    'is_nonzero': THPVariable_is_nonzero,
+    'is_same_size': THPVariable_is_same_size,
     'isclose': THPVariable_isclose,
     'isfinite': THPVariable_isfinite,
     'isinf': THPVariable_isinf,
     'isnan': THPVariable_isnan,
+    'isreal': THPVariable_isreal,
     'kthvalue': THPVariable_kthvalue,
     'le': THPVariable_le,
     'lerp': THPVariable_lerp,
@@ -3148,6 +3400,7 @@ METHODS = named({
     'masked_fill_': THPVariable_masked_fill_,
     'masked_select': THPVariable_masked_select,
     'matmul': THPVariable_matmul,
+    'matrix_power': THPVariable_matrix_power,
     'max': THPVariable_max,
     'maximum': THPVariable_maximum,
     'mean': THPVariable_mean,
@@ -3161,6 +3414,8 @@ METHODS = named({
     'mul': THPVariable_mul,
     'mul_': THPVariable_mul_,
     'multinomial': THPVariable_multinomial,
+    'multiply': THPVariable_multiply,
+    'multiply_': THPVariable_multiply_,
     'mv': THPVariable_mv,
     'nan_to_num': THPVariable_nan_to_num,
     'nan_to_num_': THPVariable_nan_to_num_,
@@ -3170,6 +3425,8 @@ METHODS = named({
     'ne': THPVariable_ne,
     'neg': THPVariable_neg,
     'neg_': THPVariable_neg_,
+    'negative': THPVariable_negative,
+    'negative_': THPVariable_negative_,
     'new_empty': THPVariable_new_empty,
     'new_empty_strided': THPVariable_new_empty_strided,
     'new_full': THPVariable_new_full,
@@ -3229,8 +3486,12 @@ METHODS = named({
     'std': THPVariable_std,
     'sub': THPVariable_sub,
     'sub_': THPVariable_sub_,
+    'subtract': THPVariable_subtract,
+    'subtract_': THPVariable_subtract_,
     'sum': THPVariable_sum,
     'swapaxes': THPVariable_swapaxes,
+    'swapdims': THPVariable_swapdims,
+    'swapdims_': THPVariable_swapdims_,
     't': THPVariable_t,
     't_': THPVariable_t_,
     'take': THPVariable_take,
@@ -3249,6 +3510,8 @@ METHODS = named({
     'transpose_': THPVariable_transpose_,
     'tril': THPVariable_tril,
     'triu': THPVariable_triu,
+    'true_divide': THPVariable_true_divide,
+    'true_divide_': THPVariable_true_divide_,
     'trunc': THPVariable_trunc,
     'trunc_': THPVariable_trunc_,
     'unbind': THPVariable_unbind,
@@ -3260,6 +3523,7 @@ METHODS = named({
     'values': THPVariable_values,
     'var': THPVariable_var,
     'view': THPVariable_view,
+    'vsplit': THPVariable_vsplit,
     'where': THPVariable_where,
     'zero_': THPVariable_zero_,
     '__add__': type_error_to_not_implemented(THPVariable_add, '__add__'),

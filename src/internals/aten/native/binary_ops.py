@@ -274,3 +274,113 @@ def equal(a, b):
     """Same shape and equal values (NaN is never equal); dtypes promote as ``==`` does."""
     common_device(a, b)
     return tuple(a.shape) == tuple(b.shape) and bool(call("all", call("eq.Tensor", a, b)).item())
+
+
+def isreal(x):
+    """True where the imaginary part is zero: everywhere for a tensor that is not complex."""
+    if not x.dtype.is_complex:
+        return call("ones_like", x, dtype=st.bool_)
+    return call("eq.Scalar", call("imag", x), 0)
+
+
+def is_nonzero(x):
+    """``bool(x)`` of a one-element tensor (TensorCompare.cpp)."""
+    n = x.numel()
+    if n != 1:
+        raise RuntimeError(f"Boolean value of Tensor with {'no values' if n == 0 else 'more than one value'} "
+                           "is ambiguous")
+    return bool(call("_local_scalar_dense", x) != 0)
+
+
+def is_same_size(a, b):
+    return tuple(a.shape) == tuple(b.shape)
+
+
+# NumPy's names (BinaryOps.cpp), CompositeImplicitAutograd: the operators they rename.
+def subtract(a, b, *, alpha=1):
+    return call("sub.Tensor", a, b, alpha=alpha)
+
+
+def subtract_(a, b, *, alpha=1):
+    return call("sub_.Tensor", a, b, alpha=alpha)
+
+
+def subtract_scalar(a, b, alpha=1):
+    return call("sub.Scalar", a, b, alpha)
+
+
+def subtract_scalar_(a, b, alpha=1):
+    return call("sub_.Scalar", a, b, alpha)
+
+
+def multiply(a, b):
+    return call("mul.Tensor", a, b)
+
+
+def multiply_(a, b):
+    return call("mul_.Tensor", a, b)
+
+
+def multiply_scalar(a, b):
+    return call("mul.Scalar", a, b)
+
+
+def multiply_scalar_(a, b):
+    return call("mul_.Scalar", a, b)
+
+
+def true_divide(a, b):
+    return call("div.Tensor", a, b)
+
+
+def true_divide_(a, b):
+    return call("div_.Tensor", a, b)
+
+
+def true_divide_scalar(a, b):
+    return call("div.Scalar", a, b)
+
+
+def true_divide_scalar_(a, b):
+    return call("div_.Scalar", a, b)
+
+
+# float_power (Pow.cpp): pow in double precision, complex double if either side is complex.
+def _float_power_dtype(a, b):
+    is_complex = any(x.dtype.is_complex if isinstance(x, TensorBase) else isinstance(x, complex) for x in (a, b))
+    return st.complex128 if is_complex else st.float64
+
+
+def _in_double(x, dtype):
+    """An operand of float_power: a tensor cast to ``dtype``, a number as a double or complex."""
+    if isinstance(x, TensorBase):
+        return to(x, dtype)
+    return complex(x) if dtype.is_complex else float(x)
+
+
+def _pow(a, b, suffix=""):
+    """The ``pow`` overload (``pow``, ``pow_``) that a tensor or number base and exponent make."""
+    if not isinstance(b, TensorBase):
+        return f"pow{suffix}.Scalar" if suffix else "pow.Tensor_Scalar"
+    return "pow.Scalar" if not isinstance(a, TensorBase) else f"pow{suffix}.Tensor" if suffix else "pow.Tensor_Tensor"
+
+
+def float_power(a, b):
+    dtype = _float_power_dtype(a, b)
+    return call(_pow(a, b), _in_double(a, dtype), _in_double(b, dtype))
+
+
+def float_power_out(a, b, *, out):
+    dtype = _float_power_dtype(a, b)
+    if out.dtype is not dtype:
+        raise RuntimeError(f"the output given to float_power has dtype {out.dtype.torch_name} but the operation's "
+                           f"result requires dtype {dtype.torch_name}")
+    return call(_pow(a, b) + "_out", _in_double(a, dtype), _in_double(b, dtype), out=out)
+
+
+def float_power_(a, b):
+    dtype = _float_power_dtype(a, b)
+    if a.dtype is not dtype:
+        raise RuntimeError(f"the base given to float_power_ has dtype {a.dtype.torch_name} but the operation's "
+                           f"result requires dtype {dtype.torch_name}")
+    return call(_pow(a, b, "_"), a, _in_double(b, dtype))

@@ -7,6 +7,7 @@ are neither, as torch does before calling a BLAS, and run the device's blocked o
 does.
 """
 from ...c10 import scalar_type as st
+from ...c10.memory_format import contiguous_format
 from ...c10.tensor_impl import is_contiguous
 from .. import dispatcher
 from ..fallbacks import check_out_no_requires_grad
@@ -196,3 +197,37 @@ def _folded_matmul(a, b, out=None):
 def _mT(t):
     """``t.mT`` of a matrix or batch of them: its last two dims swapped."""
     return dispatcher.call("transpose.int", t, -2, -1)
+
+
+def linalg_matrix_power(A, n):
+    """``linalg_matrix_power_impl`` (LinearAlgebra.cpp): A^n by repeated squaring, every product a
+    ``matmul``; A^0 the identity, copied into a clone of A; a negative power A's inverse's."""
+    if A.dim() < 2:
+        raise RuntimeError("linalg.matrix_power: The input tensor A must have at least 2 dimensions.")
+    if A.shape[-1] != A.shape[-2]:
+        raise RuntimeError("linalg.matrix_power: A must be batches of square matrices, but they are "
+                           f"{A.shape[-2]} by {A.shape[-1]} matrices")
+    if n == 0:
+        eye = dispatcher.call("eye", A.shape[-2], dtype=A.dtype, device=A.device)
+        clone = dispatcher.call("clone", A, memory_format=contiguous_format)
+        return dispatcher.call("copy_", clone, dispatcher.call("expand", eye, list(A.shape)))
+    if n < 0:
+        A, n = dispatcher.call("linalg_inv", A), -n
+        if n == 1:
+            return A        # already new, laid out as linalg_inv lays it out (column-major)
+    if n == 1:
+        return dispatcher.call("clone", A, memory_format=contiguous_format)
+    if n in (2, 3):
+        square = dispatcher.call("matmul", A, A)
+        return square if n == 2 else dispatcher.call("matmul", square, A)
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = A if z is None else dispatcher.call("matmul", z, z)
+        if bit:
+            result = z if result is None else dispatcher.call("matmul", result, z)
+    return result
+
+
+def matrix_power(A, n):
+    return dispatcher.call("linalg_matrix_power", A, n)

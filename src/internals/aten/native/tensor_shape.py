@@ -554,6 +554,32 @@ def tensor_split(x, tensor_indices_or_sections, dim=0):
     return dispatcher.call("tensor_split.indices", x, [int(v) for v in t._host_values()], dim)
 
 
+def _numpy_split(name, x, sections_or_indices, min_dim, dim):
+    """hsplit/vsplit/dsplit (TensorShape.cpp): ``tensor_split`` along ``dim``; a count of sections
+    must divide the dim's size."""
+    if x.dim() < min_dim:
+        raise RuntimeError(f"torch.{name} requires a tensor with at least {min_dim} dimension, but got a tensor with "
+                           f"{x.dim()} dimensions!")
+    if isinstance(sections_or_indices, int):
+        if sections_or_indices == 0 or x.shape[dim] % sections_or_indices:
+            raise RuntimeError(f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
+                               f"{x.shape[dim]} is not divisible by the split_size {sections_or_indices}!")
+        return dispatcher.call("tensor_split.sections", x, sections_or_indices, dim)
+    return dispatcher.call("tensor_split.indices", x, list(sections_or_indices), dim)
+
+
+def hsplit(x, sections_or_indices):
+    return _numpy_split("hsplit", x, sections_or_indices, 1, 0 if x.dim() == 1 else 1)
+
+
+def vsplit(x, sections_or_indices):
+    return _numpy_split("vsplit", x, sections_or_indices, 2, 0)
+
+
+def dsplit(x, sections_or_indices):
+    return _numpy_split("dsplit", x, sections_or_indices, 3, 2)
+
+
 # ---------------------------------------------------------------------- joining and copies (TensorShape.cpp)
 # These copy into a fresh output through the copy kernel (``copy.same_device_copy``), or move
 # elements by offsets the host computed (``indexing.move``); the result is never a view.
@@ -743,6 +769,19 @@ def atleast_2d_sequence(tensors):
     return [atleast_2d(t) for t in tensors]
 
 
+def atleast_3d(x):
+    """A 0-dim tensor as (1, 1, 1), a vector (n) as (1, n, 1), a matrix (m, n) as (m, n, 1)."""
+    if x.dim() == 0:
+        return dispatcher.call("reshape", x, [1, 1, 1])
+    if x.dim() == 1:
+        return dispatcher.call("unsqueeze", dispatcher.call("unsqueeze", x, 0), -1)
+    return dispatcher.call("unsqueeze", x, -1) if x.dim() == 2 else x
+
+
+def atleast_3d_sequence(tensors):
+    return [atleast_3d(t) for t in tensors]
+
+
 def tile(x, dims):
     dims = list(dims)
     return dispatcher.call("repeat", x, [1] * (x.dim() - len(dims)) + dims)
@@ -750,6 +789,14 @@ def tile(x, dims):
 
 def swapaxes(x, axis0, axis1):
     return dispatcher.call("transpose.int", x, axis0, axis1)
+
+
+def swapdims(x, dim0, dim1):
+    return dispatcher.call("transpose.int", x, dim0, dim1)
+
+
+def swapdims_(x, dim0, dim1):
+    return dispatcher.call("transpose_", x, dim0, dim1)
 
 
 def moveaxis(x, source, destination):

@@ -65,6 +65,8 @@ arctan, arctan_ = _alias("arctan", "atan")
 arcsinh, arcsinh_ = _alias("arcsinh", "asinh")
 arccosh, arccosh_ = _alias("arccosh", "acosh")
 arctanh, arctanh_ = _alias("arctanh", "atanh")
+negative, negative_ = _alias("negative", "neg")
+absolute, absolute_ = _alias("absolute", "abs")
 
 
 def _float_only(x, kernel):

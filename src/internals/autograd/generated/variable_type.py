@@ -288,6 +288,7 @@ OPS = {
     'pow.Tensor_Tensor_out': dispatcher.find('pow.Tensor_Tensor_out'),
     'pow_.Tensor': dispatcher.find('pow_.Tensor'),
     'pow.Scalar': dispatcher.find('pow.Scalar'),
+    'pow.Scalar_out': dispatcher.find('pow.Scalar_out'),
     'rsub.Scalar': dispatcher.find('rsub.Scalar'),
     'maximum': dispatcher.find('maximum'),
     'maximum.out': dispatcher.find('maximum.out'),
@@ -1304,6 +1305,12 @@ def pow_Scalar(ks, self, exponent):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     return result
+
+
+def pow_Scalar_out(ks, self, exponent, **kwargs):
+    check_out_no_requires_grad('pow', exponent, kwargs.get('out'))
+    with below_autograd():
+        return OPS['pow.Scalar_out'].redispatch(after_autograd(ks), self, exponent, **kwargs)
 
 
 def rsub_Scalar(ks, self, other, alpha=1):
@@ -5011,6 +5018,7 @@ KERNELS = {
     'pow.Tensor_Tensor_out': pow_Tensor_Tensor_out,
     'pow_.Tensor': pow__Tensor,
     'pow.Scalar': pow_Scalar,
+    'pow.Scalar_out': pow_Scalar_out,
     'rsub.Scalar': rsub_Scalar,
     'maximum': maximum,
     'maximum.out': maximum_out,
