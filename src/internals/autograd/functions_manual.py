@@ -345,11 +345,13 @@ def binary_cross_entropy_with_logits_backward(grad, input, target, weight, pos_w
 
 
 def binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction):
-    """-x grad; with pos_weight: (log sigmoid(-x) - pw log sigmoid(x)) grad (log sigmoid(x) = -softplus(-x))."""
+    """-x grad; with pos_weight: (log sigmoid(-x) - pw log sigmoid(x)) grad, in place as torch's
+    unless pos_weight or grad is a subclass (or a dispatch mode is on)."""
     if pos_weight is not None:
-        log_sigmoid_neg = dispatcher.call("softplus", self).neg()
-        log_sigmoid = dispatcher.call("softplus", self.neg()).neg()
-        grad_target = log_sigmoid_neg.sub(log_sigmoid.mul(pos_weight)).mul(grad)
+        log_sigmoid_neg = dispatcher.call("log_sigmoid", self.neg())
+        log_sigmoid = dispatcher.call("log_sigmoid", self)
+        grad_target = (log_sigmoid_neg - log_sigmoid * pos_weight) * grad if _subclass_like(pos_weight, grad) \
+            else log_sigmoid_neg.sub_(log_sigmoid.mul_(pos_weight)).mul_(grad)
     else:
         grad_target = -self * grad
     if weight is not None:

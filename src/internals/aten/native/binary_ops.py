@@ -285,6 +285,8 @@ def _real_binary(name, op, a, b, out=None, *, floating_only=False, int_op=None):
     common = st.result_type(a, b)
     if op in ops.INTEGERS_AS_FLOATS and common.category <= st.INTEGRAL:
         common = st.get_default_dtype()
+    if common.is_complex and op in (ops.FMAX, ops.FMIN):     # refused by name, as maximum is
+        raise RuntimeError(f"{name} not implemented for complex tensors.")
     if common.is_complex or (floating_only and not common.is_floating_point):
         raise _not_implemented(name, common)
     return binary(int_op if int_op is not None and not common.is_floating_point else op, a, b, out=out)

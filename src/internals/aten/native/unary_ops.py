@@ -327,7 +327,7 @@ def square_out(x, *, out):
 def signbit(x):
     """Whether the sign bit is set (-0.0 too); integers: x < 0 (``signbit_kernel``), a bool output."""
     if x.dtype.is_complex:
-        raise RuntimeError("signbit is not implemented for complex tensors.")
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
     op = ops.SIGNBIT if x.dtype.is_floating_point else ops.SIGNBIT_INT
     it = TensorIteratorConfig().add_output(None, st.bool_).add_const_input(x).build()
     return it.for_each(lambda buffers, *geometry: loops(it.device).unary_loop(op, *buffers, *geometry))
