@@ -26,6 +26,10 @@ F = internals.nn.functional
 # made of those, and for erfinv, whose Newton steps call erf and exp.
 LAST_BIT = {torch.float32: (2.5e-7, 1e-7), torch.float64: (5e-16, 1e-15),
             torch.float16: (1e-3, 1e-5), torch.bfloat16: (8e-3, 1e-5)}
+# logit of a 16-bit float: torch rounds 1 - x, the quotient and the log each to the 16-bit type
+# (c10::Half arithmetic), internals once at the end: up to a unit in the last place of the
+# intermediate quotient, which near x = 1/2 is large against the result.
+LOGIT_TOL = {**LAST_BIT, torch.float16: (1e-3, 2 ** -9), torch.bfloat16: (8e-3, 2 ** -6)}
 # erfinv's float64 Newton steps round differently from torch's: a few ulps near |y| -> 1.
 ERFINV_TOL = {**LAST_BIT, torch.float32: (3e-7, 1e-7), torch.float64: (1e-14, 1e-15)}
 ADAPTERS = {
@@ -44,7 +48,7 @@ ADAPTERS = {
     "logaddexp": Adapter(internals.logaddexp, "logaddexp", tol=LAST_BIT),
     "logaddexp2": Adapter(internals.logaddexp2, "logaddexp2", tol=LAST_BIT),
     "signbit": Adapter(internals.signbit, "signbit"),
-    "logit": Adapter(internals.logit, "logit", kwargs=("eps",), tol=LAST_BIT),
+    "logit": Adapter(internals.logit, "logit", kwargs=("eps",), tol=LOGIT_TOL),
     "lgamma": Adapter(internals.lgamma, "lgamma", tol=LAST_BIT),
     "digamma": Adapter(internals.digamma, "digamma"),
     "erfinv": Adapter(internals.erfinv, "erfinv", tol=ERFINV_TOL),
@@ -102,9 +106,11 @@ PROGRAMS = [
     "lib.fmax(lib.tensor([1j]), lib.tensor([1j]))", f"{X}.fmin({Y}.t())",
     f"lib.xlogy({X}, {Y})", "lib.xlogy(2, lib.tensor([3.0, 0.0]))", "lib.xlogy(lib.tensor([2, 0]), 3)",
     "lib.xlogy(lib.tensor([0.0, 2.0]), 0)", f"{X}.xlogy_({Y})", "lib.xlogy(lib.tensor([2]), lib.tensor([3]))",
-    f"lib.xlogy({X}.requires_grad_(), {Y})", f"lib.xlogy(2, {Y}.requires_grad_())", f"lib.xlogy({X}.requires_grad_(), 3)",
+    f"lib.xlogy({X}.requires_grad_(), {Y})", f"lib.xlogy(2, {Y}.requires_grad_())",
+    f"lib.xlogy({X}.requires_grad_(), 3)",
     "lib.xlogy(2, lib.tensor([3.0]), out=lib.empty(1))", "lib.tensor([1.0]).xlogy_(2)",
-    f"lib.logaddexp({X}, {Y})", "lib.logaddexp(lib.tensor([float('inf'), float('-inf')]), lib.tensor([float('inf'), float('-inf')]))",
+    f"lib.logaddexp({X}, {Y})",
+    "lib.logaddexp(lib.tensor([float('inf'), float('-inf')]), lib.tensor([float('inf'), float('-inf')]))",
     "lib.logaddexp(lib.tensor([1]), lib.tensor([2]))", f"lib.logaddexp2({X}, {Y})",
     "lib.logaddexp2(lib.tensor([True]), lib.tensor([False]))", f"lib.logaddexp({X}.requires_grad_(), {Y})",
     f"lib.signbit({X})", "lib.signbit(lib.tensor([-1, 2]))", "lib.signbit(lib.tensor([True]))",
@@ -187,16 +193,24 @@ GRAD_CASES = {
 }
 
 
+# digamma's derivative is torch's trigamma series (calc_trigamma) written with operators, so its
+# own derivative differentiates that series, where torch computes polygamma(2, x) from the Hurwitz
+# zeta function: the second derivatives agree to about 1e-9.
+SECOND_ORDER_ATOL = {"digamma": 1e-8}
+
+
 @pytest.mark.parametrize("name", list(GRAD_CASES))
 def test_gradients_and_nodes(name):
-    compare_gradients_and_nodes(GRAD_CASES[name], first_target=0.3, atol=1e-13, allow_unused=True)
+    compare_gradients_and_nodes(GRAD_CASES[name], first_target=0.3, atol=SECOND_ORDER_ATOL.get(name, 1e-13),
+                                allow_unused=True)
 
 
 def test_heaviside_has_no_derivative():
-    """torch has no formula for heaviside: its node refuses backward."""
+    """torch has no formula for heaviside: its node, NotImplemented, refuses backward."""
     for lib in (torch, internals):
         y = lib.heaviside(lib.tensor([1.0, -1.0], requires_grad=True), lib.tensor([0.5]))
-        with pytest.raises(RuntimeError, match="the derivative for 'heaviside' is not implemented"):
+        assert repr(y.grad_fn).startswith("<NotImplemented object at ")
+        with pytest.raises(RuntimeError, match="^derivative for aten::heaviside is not implemented$"):
             y.sum().backward()
 
 

@@ -1044,7 +1044,7 @@ def infinitely_differentiable_logit_backward(grad, self, eps):
     """grad / (x (1 - x)) where x lies in [eps, 1 - eps] (in [0, 1] with no eps), else 0 (NaN)."""
     lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
     outside = math.nan if eps is None else 0.0
-    fill = dispatcher.call("empty", [], dtype=self.dtype, device=self.device).fill_(outside)
+    fill = dispatcher.call("scalar_tensor", outside, dtype=self.dtype, device=self.device)
     return where((self >= lo).logical_and(self <= hi), grad / (self * (1.0 - self)), fill)
 
 
