@@ -703,6 +703,10 @@ def test_every_differentiable_native_function_has_a_kernel():
     # round 8 (resize_as_: resize_ to the template's sizes)
     math |= {"adaptive_avg_pool2d", "det", "inverse", "linalg_det", "linalg_inv", "nanmean", "one_hot", "pad",
              "resize_as_"}
+    # round 9: square is pow(x, 2), arctan2 atan2, log_sigmoid log_sigmoid_forward's output
+    math |= {"square", "square_", "square.out", "arctan2", "arctan2_", "arctan2.out", "log_sigmoid"}
+    manual |= {"heaviside", "heaviside_"}     # torch has no formula: a NotImplemented node, as set_'s
+    not_differentiable |= {"signbit"}         # a bool result
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",
@@ -712,7 +716,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     # The layers' backward operators have no formula: their gradients are not differentiated again.
     backward = {"convolution_backward", "max_pool2d_with_indices_backward", "native_batch_norm_backward",
                 "native_layer_norm_backward", "embedding_dense_backward"}
-    backward.add("silu_backward")     # torch's neither: silu's formula calls it only with grad mode off
+    backward |= {"silu_backward", "logit_backward"}     # torch's neither: silu's and logit's formulas call
+    # them only with grad mode off
     # out= overloads of operators without a formula (comparisons, factories): the autograd fallback
     # runs them, refusing an out that requires grad (tests/test_out_variants.py).
     outs = {n for n in unmatched if n in aten and dispatcher.find(n).schema.arguments.out}
