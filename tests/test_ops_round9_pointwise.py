@@ -230,3 +230,37 @@ def test_bce_with_logits_is_log_sigmoid_as_torchs():
                     **{k: internals.from_torch(v) for k, v in kwargs.items()})
                 rtol, atol = LAST_BIT[dtype] if reduction == "none" else (0, 0)
                 torch.testing.assert_close(torch.tensor(ours.tolist(), dtype=dtype), theirs, rtol=rtol, atol=atol)
+
+
+V = "[[-2.0, -0.5, 0.0], [0.25, 1.5, 3.0]]"
+W = "[[1.0, -1.0, 2.0], [-0.5, 0.0, 0.5]]"
+CUDA_PROGRAMS = {name: f"lib.{name}(lib.tensor({V}, device=d), lib.tensor({W}, device=d))"
+                 for name in ("atan2", "hypot", "copysign", "fmax", "fmin", "xlogy", "logaddexp", "logaddexp2",
+                              "heaviside", "clamp_min", "clamp_max")}
+CUDA_PROGRAMS |= {name: f"lib.{name}(lib.tensor({V}, device=d).t())"
+                  for name in ("square", "expm1", "exp2", "signbit", "lgamma", "digamma", "deg2rad", "rad2deg")}
+CUDA_PROGRAMS |= {"logit": f"lib.logit(lib.tensor({W}, device=d).abs() / 2, eps=0.1)",
+                  "erfinv": f"lib.erfinv(lib.tensor({W}, device=d) * 0.9)",
+                  "logsigmoid": f"lib.nn.functional.logsigmoid(lib.tensor({V}, device=d))"}
+
+
+@pytest.mark.parametrize("name", list(CUDA_PROGRAMS))
+def test_cuda_kernels_match_torchs_cpu(name):
+    """The CUDA loops (simulated here) run the same scalar functions: torch's CPU values, to
+    SLEEF's last bit (LAST_BIT) where the CPU ones are compared so."""
+    ours = eval(CUDA_PROGRAMS[name], {"lib": internals, "d": "cuda"})
+    assert ours.device.type == "cuda"
+    theirs = eval(CUDA_PROGRAMS[name], {"lib": torch, "d": "cpu"})
+    rtol, atol = LAST_BIT[theirs.dtype] if theirs.dtype.is_floating_point else (0, 0)
+    torch.testing.assert_close(torch.tensor(ours.cpu().tolist(), dtype=theirs.dtype), theirs, rtol=rtol, atol=atol,
+                               equal_nan=True)
+
+
+def test_log_sigmoid_backward_on_cuda():
+    for lib, device in ((internals, "cuda"), (torch, "cpu")):
+        x = lib.tensor([[-2.0, -0.5, 0.0], [0.25, 1.5, 3.0]], device=device, requires_grad=True)
+        lib.nn.functional.logsigmoid(x).sum().backward()
+        if lib is internals:
+            ours = torch.tensor(x.grad.cpu().tolist())
+        else:
+            torch.testing.assert_close(ours, x.grad, rtol=LAST_BIT[torch.float32][0], atol=LAST_BIT[torch.float32][1])
