@@ -497,11 +497,12 @@ def exp2(x):
 @register_jitable
 def lgamma(x):
     """C's ``lgamma``: +inf at the poles (0 and the negative integers) and past the overflow."""
-    if x != x:
-        return x
-    if x <= 0 and (not abs(x) < _INTEGRAL or math.floor(x) == x):
+    wide = np.float64(x)        # (a float32 compared with the threshold would overflow it)
+    if wide != wide:
+        return wide
+    if wide <= 0 and (not abs(wide) < _INTEGRAL or math.floor(wide) == wide):
         return math.inf
-    return math.inf if x > _LGAMMA_OVERFLOW else math.lgamma(np.float64(x))
+    return math.inf if wide > _LGAMMA_OVERFLOW else math.lgamma(wide)
 
 
 @register_jitable
