@@ -369,7 +369,19 @@ def logit(x, eps=None, *, out=None):
     the eps rides in the loop's second operand, -1 for none."""
     if x.dtype.is_complex:
         raise _not_implemented("logit_cpu", x)
+    if x.dtype.is_reduced_float:        # c10::Half arithmetic: each step rounded to the 16-bit type
+        return _logit_16_bits(x, eps, out)
     return binary(ops.LOGIT, x, wrap_scalar(-1.0 if eps is None or eps != eps else float(eps)), out=out)
+
+
+def _logit_16_bits(x, eps, out):
+    """float16 and bfloat16: log(x / (1 - x)), x clamped first, each operation rounded to x's
+    dtype as torch's loop over c10::Half (or BFloat16) values rounds it."""
+    if eps is not None and eps == eps:
+        x = dispatcher.call("clamp", x, eps, 1 - eps)
+    ratio = dispatcher.call("div.Tensor", x, dispatcher.call("rsub.Scalar", x, 1))
+    result = dispatcher.call("log", ratio)
+    return result if out is None else dispatcher.call("copy_", out, result)
 
 
 def logit_(x, eps=None):
