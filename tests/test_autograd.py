@@ -211,11 +211,13 @@ def test_every_derivative_entry_is_tested():
         reached |= _nodes(build(internals, *[internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
                                              for _ in range(3)]))
     # Rounds 7, 8 and 9's operators, differentiated twice (tests/test_ops_round7.py,
-    # tests/test_ops_round8.py and tests/test_ops_round9_trig.py compare nodes and gradients).
+    # tests/test_ops_round8.py, tests/test_ops_round9_trig.py and tests/test_ops_round9_pointwise.py compare nodes
+    # and gradients).
     from test_ops_round7 import GRAD_CASES as ROUND7_CASES
     from test_ops_round8 import GRAD_CASES as ROUND8_CASES
+    from test_ops_round9_pointwise import GRAD_CASES as ROUND9_CASES
     from test_ops_round9_trig import GRADIENTS as ROUND9_TRIG
-    for build in [*ROUND7_CASES.values(), *ROUND8_CASES.values(), *ROUND9_TRIG.values()]:
+    for build in [*ROUND7_CASES.values(), *ROUND8_CASES.values(), *ROUND9_CASES.values(), *ROUND9_TRIG.values()]:
         x = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         t = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         out = build(internals, x, t)
@@ -717,6 +719,10 @@ def test_every_differentiable_native_function_has_a_kernel():
         ("dsplit", (".int", ".array")), ("isreal", ("",)), ("is_nonzero", ("",)), ("linalg_matrix_power", ("",)),
         ("matrix_power", ("",))) for overload in overloads}     # round 9: compositions of other operators
     not_differentiable |= {"is_same_size"}      # a bool
+    # round 9: square is pow(x, 2), arctan2 atan2, log_sigmoid log_sigmoid_forward's output
+    math |= {"square", "square_", "square.out", "arctan2", "arctan2_", "arctan2.out", "log_sigmoid"}
+    manual |= {"heaviside", "heaviside_"}     # torch has no formula: a NotImplemented node, as set_'s
+    not_differentiable |= {"signbit"}         # a bool result
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",
@@ -726,7 +732,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     # The layers' backward operators have no formula: their gradients are not differentiated again.
     backward = {"convolution_backward", "max_pool2d_with_indices_backward", "native_batch_norm_backward",
                 "native_layer_norm_backward", "embedding_dense_backward"}
-    backward.add("silu_backward")     # torch's neither: silu's formula calls it only with grad mode off
+    backward |= {"silu_backward", "logit_backward"}     # torch's neither: silu's and logit's formulas call
+    # them only with grad mode off
     # out= overloads of operators without a formula (comparisons, factories): the autograd fallback
     # runs them, refusing an out that requires grad (tests/test_out_variants.py).
     outs = {n for n in unmatched if n in aten and dispatcher.find(n).schema.arguments.out}

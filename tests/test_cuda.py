@@ -601,7 +601,8 @@ def compile_(name, fn, signature, must_contain=()):
 BITS = {ops.FLOAT_BITS_TO_HALF: (u16, u32), ops.FLOAT_BITS_TO_BF16: (u16, u32),
         ops.HALF_BITS_TO_FLOAT: (u32, u16), ops.BF16_BITS_TO_FLOAT: (u32, u16)}
 FLOATING = (ops.EXP, ops.LOG, ops.SQRT, ops.SIGMOID, ops.TANH, ops.FLOOR, ops.CEIL, ops.TRUNC, ops.FRAC,
-            ops.ASIN, ops.ACOS, ops.ATAN, ops.SINH, ops.COSH, ops.ASINH, ops.ACOSH, ops.ATANH, ops.LOG2, ops.LOG10)
+            ops.ASIN, ops.ACOS, ops.ATAN, ops.SINH, ops.COSH, ops.ASINH, ops.ACOSH, ops.ATANH, ops.LOG2, ops.LOG10,
+            ops.EXPM1, ops.EXP2, ops.LGAMMA, ops.LOG_SIGMOID, ops.EXP_NEG_ABS, ops.ERFINV, ops.DIGAMMA)
 COMPLEX = {ops.REAL_PART: [(f32, c64), (f64, c128)], ops.NONZERO: [(b1, c64)], ops.ANGLE_COMPLEX: [(f32, c64)],
            **{op: [(c64, c64), (c128, c128)] for op in (ops.CONJ, ops.EXP_COMPLEX, ops.LOG_COMPLEX, ops.SQRT_COMPLEX,
                                                         ops.SIN_COMPLEX, ops.COS_COMPLEX, ops.TAN_COMPLEX,
@@ -613,6 +614,8 @@ for op in range(len(ops.UNARY)):
         pairs = COMPLEX[op]
     elif op == ops.LOGICAL_NOT:
         pairs = [(b1, b1)]
+    elif op in (ops.SIGNBIT, ops.SIGNBIT_INT):      # a bool output
+        pairs = [(b1, f32), (b1, f64)] if op == ops.SIGNBIT else [(b1, i64), (b1, i8)]
     elif op == ops.BITWISE_NOT:             # integers only
         pairs = [(i64, i64), (i8, i8)]
     elif op in FLOATING:
@@ -623,7 +626,8 @@ for op in range(len(ops.UNARY)):
         compile_(f"unary op {op} {a}", loops._build_unary(op).py_func, (arr(out), arr(a)) + GEOMETRY)
 
 for op in range(len(ops.BINARY)):
-    if op in (ops.POW, ops.DIV, ops.POW_FLOAT_SCALAR):
+    if op in (ops.POW, ops.DIV, ops.POW_FLOAT_SCALAR, ops.ATAN2, ops.COPYSIGN, ops.HYPOT, ops.XLOGY,
+              ops.LOGADDEXP, ops.LOGADDEXP2, ops.LOGIT):
         kinds = [f32, f64]
     elif op in (ops.DIV_COMPLEX, ops.POW_COMPLEX, ops.POW_COMPLEX_SCALAR):
         kinds = [c64, c128]
@@ -639,7 +643,7 @@ for op in range(len(ops.BINARY)):
 
 for t in (f32, i64, b1, c64):      # where: its condition first, no number (0)
     compile_(f"where {t}", loops._build_ternary(ops.WHERE).py_func, (arr(t), arr(b1), arr(t), arr(t), i64) + GEOMETRY)
-for op in (ops.ADDCMUL, ops.ADDCDIV):
+for op in (ops.ADDCMUL, ops.ADDCDIV, ops.LOG_SIGMOID_BACKWARD):
     for t in (f32, f64):
         compile_(f"ternary op {op} {t}", loops._build_ternary(op).py_func, (arr(t),) * 4 + (t,) + GEOMETRY)
 for t in (f32, i64, b1, u16):

@@ -506,6 +506,20 @@ def THPVariable_arctan(*args, **kwargs):
     return _ops['arctan.out'](_r.tensor(0), out=_r.tensor(1))
 
 
+_arctan2_parser = PythonArgParser([
+    'arctan2(Tensor input, Tensor other, *, Tensor out=None)',
+])
+
+
+def THPVariable_arctan2(*args, **kwargs):
+    _r = _arctan2_parser.parse(args, kwargs)
+    if _r.is_none(2):
+        # aten::arctan2(Tensor self, Tensor other) -> Tensor
+        return _ops['arctan2'](_r.tensor(0), _r.tensor(1))
+    # aten::arctan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['arctan2.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+
+
 _arctan__parser = PythonArgParser([
     'arctan_(Tensor input)',
 ])
@@ -682,6 +696,20 @@ def THPVariable_atan(*args, **kwargs):
         return _ops['atan'](_r.tensor(0))
     # aten::atan.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
     return _ops['atan.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_atan2_parser = PythonArgParser([
+    'atan2(Tensor input, Tensor other, *, Tensor out=None)',
+])
+
+
+def THPVariable_atan2(*args, **kwargs):
+    _r = _atan2_parser.parse(args, kwargs)
+    if _r.is_none(2):
+        # aten::atan2(Tensor self, Tensor other) -> Tensor
+        return _ops['atan2'](_r.tensor(0), _r.tensor(1))
+    # aten::atan2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['atan2.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _atan__parser = PythonArgParser([
@@ -1039,6 +1067,78 @@ def THPVariable_clamp_(*args, **kwargs):
     return _ops['clamp_'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
 
 
+_clamp_max_parser = PythonArgParser([
+    'clamp_max(Tensor input, Tensor max, *, Tensor out=None)',
+    'clamp_max(Tensor input, Scalar max, *, Tensor out=None)',
+])
+
+
+def THPVariable_clamp_max(*args, **kwargs):
+    _r = _clamp_max_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        if _r.is_none(2):
+            # aten::clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+            return _ops['clamp_max.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::clamp_max.Tensor_out(Tensor self, Tensor max, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['clamp_max.Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::clamp_max(Tensor self, Scalar max) -> Tensor
+        return _ops['clamp_max'](_r.tensor(0), _r.scalar(1))
+    # aten::clamp_max.out(Tensor self, Scalar max, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['clamp_max.out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
+
+
+_clamp_max__parser = PythonArgParser([
+    'clamp_max_(Tensor input, Tensor max)',
+    'clamp_max_(Tensor input, Scalar max)',
+])
+
+
+def THPVariable_clamp_max_(*args, **kwargs):
+    _r = _clamp_max__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
+        return _ops['clamp_max_.Tensor'](_r.tensor(0), _r.tensor(1))
+    # aten::clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+    return _ops['clamp_max_'](_r.tensor(0), _r.scalar(1))
+
+
+_clamp_min_parser = PythonArgParser([
+    'clamp_min(Tensor input, Tensor min, *, Tensor out=None)',
+    'clamp_min(Tensor input, Scalar min, *, Tensor out=None)',
+])
+
+
+def THPVariable_clamp_min(*args, **kwargs):
+    _r = _clamp_min_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        if _r.is_none(2):
+            # aten::clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+            return _ops['clamp_min.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::clamp_min.Tensor_out(Tensor self, Tensor min, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['clamp_min.Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::clamp_min(Tensor self, Scalar min) -> Tensor
+        return _ops['clamp_min'](_r.tensor(0), _r.scalar(1))
+    # aten::clamp_min.out(Tensor self, Scalar min, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['clamp_min.out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
+
+
+_clamp_min__parser = PythonArgParser([
+    'clamp_min_(Tensor input, Tensor min)',
+    'clamp_min_(Tensor input, Scalar min)',
+])
+
+
+def THPVariable_clamp_min_(*args, **kwargs):
+    _r = _clamp_min__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
+        return _ops['clamp_min_.Tensor'](_r.tensor(0), _r.tensor(1))
+    # aten::clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+    return _ops['clamp_min_'](_r.tensor(0), _r.scalar(1))
+
+
 _clip_parser = PythonArgParser([
     'clip(Tensor input, Tensor? min=None, Tensor? max=None)',
     'clip(Tensor input, Scalar? min=None, Scalar? max=None)',
@@ -1174,6 +1274,27 @@ def THPVariable_convolution(*args, **kwargs):
     return _ops['convolution'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_bool(6), _r.intlist(7), _r.to_int64(8))
 
 
+_copysign_parser = PythonArgParser([
+    'copysign(Tensor input, Tensor other, *, Tensor out=None)',
+    'copysign(Tensor input, Scalar other, *, Tensor out=None)',
+])
+
+
+def THPVariable_copysign(*args, **kwargs):
+    _r = _copysign_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        if _r.is_none(2):
+            # aten::copysign.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['copysign.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::copysign.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['copysign.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::copysign.Scalar(Tensor self, Scalar other) -> Tensor
+        return _ops['copysign.Scalar'](_r.tensor(0), _r.scalar(1))
+    # aten::copysign.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['copysign.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
+
+
 _cos_parser = PythonArgParser([
     'cos(Tensor input, *, Tensor out=None)',
 ])
@@ -1296,6 +1417,31 @@ def THPVariable_cumsum(*args, **kwargs):
     return _ops['cumsum.out'](_r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2), out=_r.tensor(3))
 
 
+_deg2rad_parser = PythonArgParser([
+    'deg2rad(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_deg2rad(*args, **kwargs):
+    _r = _deg2rad_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::deg2rad(Tensor self) -> Tensor
+        return _ops['deg2rad'](_r.tensor(0))
+    # aten::deg2rad.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['deg2rad.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_deg2rad__parser = PythonArgParser([
+    'deg2rad_(Tensor input)',
+])
+
+
+def THPVariable_deg2rad_(*args, **kwargs):
+    _r = _deg2rad__parser.parse(args, kwargs)
+    # aten::deg2rad_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['deg2rad_'](_r.tensor(0))
+
+
 _det_parser = PythonArgParser([
     'det(Tensor input)',
 ])
@@ -1371,6 +1517,20 @@ def THPVariable_diagonal_copy(*args, **kwargs):
     _r = _diagonal_copy_parser.parse(args, kwargs)
     # aten::diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
     return _ops['diagonal_copy'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3))
+
+
+_digamma_parser = PythonArgParser([
+    'digamma(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_digamma(*args, **kwargs):
+    _r = _digamma_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::digamma(Tensor self) -> Tensor
+        return _ops['digamma'](_r.tensor(0))
+    # aten::digamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['digamma.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _div_parser = PythonArgParser([
@@ -1564,6 +1724,20 @@ def THPVariable_erf_(*args, **kwargs):
     return _ops['erf_'](_r.tensor(0))
 
 
+_erfinv_parser = PythonArgParser([
+    'erfinv(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_erfinv(*args, **kwargs):
+    _r = _erfinv_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::erfinv(Tensor self) -> Tensor
+        return _ops['erfinv'](_r.tensor(0))
+    # aten::erfinv.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['erfinv.out'](_r.tensor(0), out=_r.tensor(1))
+
+
 _exp_parser = PythonArgParser([
     'exp(Tensor input, *, Tensor out=None)',
 ])
@@ -1578,6 +1752,31 @@ def THPVariable_exp(*args, **kwargs):
     return _ops['exp.out'](_r.tensor(0), out=_r.tensor(1))
 
 
+_exp2_parser = PythonArgParser([
+    'exp2(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_exp2(*args, **kwargs):
+    _r = _exp2_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::exp2(Tensor self) -> Tensor
+        return _ops['exp2'](_r.tensor(0))
+    # aten::exp2.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['exp2.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_exp2__parser = PythonArgParser([
+    'exp2_(Tensor input)',
+])
+
+
+def THPVariable_exp2_(*args, **kwargs):
+    _r = _exp2__parser.parse(args, kwargs)
+    # aten::exp2_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['exp2_'](_r.tensor(0))
+
+
 _exp__parser = PythonArgParser([
     'exp_(Tensor input)',
 ])
@@ -1587,6 +1786,31 @@ def THPVariable_exp_(*args, **kwargs):
     _r = _exp__parser.parse(args, kwargs)
     # aten::exp_(Tensor(a!) self) -> Tensor(a!)
     return _ops['exp_'](_r.tensor(0))
+
+
+_expm1_parser = PythonArgParser([
+    'expm1(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_expm1(*args, **kwargs):
+    _r = _expm1_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::expm1(Tensor self) -> Tensor
+        return _ops['expm1'](_r.tensor(0))
+    # aten::expm1.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['expm1.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_expm1__parser = PythonArgParser([
+    'expm1_(Tensor input)',
+])
+
+
+def THPVariable_expm1_(*args, **kwargs):
+    _r = _expm1__parser.parse(args, kwargs)
+    # aten::expm1_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['expm1_'](_r.tensor(0))
 
 
 _eye_parser = PythonArgParser([
@@ -1756,6 +1980,34 @@ def THPVariable_floor_divide(*args, **kwargs):
     return _ops['floor_divide.Scalar'](_r.tensor(0), _r.scalar(1))
 
 
+_fmax_parser = PythonArgParser([
+    'fmax(Tensor input, Tensor other, *, Tensor out=None)',
+])
+
+
+def THPVariable_fmax(*args, **kwargs):
+    _r = _fmax_parser.parse(args, kwargs)
+    if _r.is_none(2):
+        # aten::fmax(Tensor self, Tensor other) -> Tensor
+        return _ops['fmax'](_r.tensor(0), _r.tensor(1))
+    # aten::fmax.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['fmax.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+
+
+_fmin_parser = PythonArgParser([
+    'fmin(Tensor input, Tensor other, *, Tensor out=None)',
+])
+
+
+def THPVariable_fmin(*args, **kwargs):
+    _r = _fmin_parser.parse(args, kwargs)
+    if _r.is_none(2):
+        # aten::fmin(Tensor self, Tensor other) -> Tensor
+        return _ops['fmin'](_r.tensor(0), _r.tensor(1))
+    # aten::fmin.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['fmin.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+
+
 _fmod_parser = PythonArgParser([
     'fmod(Tensor input, Tensor other)',
     'fmod(Tensor input, Scalar other)',
@@ -1919,6 +2171,20 @@ def THPVariable_gt(*args, **kwargs):
     return _ops['gt.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
+_heaviside_parser = PythonArgParser([
+    'heaviside(Tensor input, Tensor values, *, Tensor out=None)',
+])
+
+
+def THPVariable_heaviside(*args, **kwargs):
+    _r = _heaviside_parser.parse(args, kwargs)
+    if _r.is_none(2):
+        # aten::heaviside(Tensor self, Tensor values) -> Tensor
+        return _ops['heaviside'](_r.tensor(0), _r.tensor(1))
+    # aten::heaviside.out(Tensor self, Tensor values, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['heaviside.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+
+
 _hsplit_parser = PythonArgParser([
     'hsplit(Tensor input, int64_t sections)',
     'hsplit(Tensor input, IntArrayRef indices)',
@@ -1943,6 +2209,20 @@ def THPVariable_hstack(*args, **kwargs):
     _r = _hstack_parser.parse(args, kwargs)
     # aten::hstack(Tensor[] tensors) -> Tensor
     return _ops['hstack'](_r.value(0))
+
+
+_hypot_parser = PythonArgParser([
+    'hypot(Tensor input, Tensor other, *, Tensor out=None)',
+])
+
+
+def THPVariable_hypot(*args, **kwargs):
+    _r = _hypot_parser.parse(args, kwargs)
+    if _r.is_none(2):
+        # aten::hypot(Tensor self, Tensor other) -> Tensor
+        return _ops['hypot'](_r.tensor(0), _r.tensor(1))
+    # aten::hypot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['hypot.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _imag_parser = PythonArgParser([
@@ -2162,6 +2442,20 @@ def THPVariable_lerp(*args, **kwargs):
     return _ops['lerp.Scalar'](_r.tensor(0), _r.tensor(1), _r.scalar(2))
 
 
+_lgamma_parser = PythonArgParser([
+    'lgamma(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_lgamma(*args, **kwargs):
+    _r = _lgamma_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::lgamma(Tensor self) -> Tensor
+        return _ops['lgamma'](_r.tensor(0))
+    # aten::lgamma.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['lgamma.out'](_r.tensor(0), out=_r.tensor(1))
+
+
 _lift_fresh_parser = PythonArgParser([
     'lift_fresh(Tensor input)',
 ])
@@ -2311,6 +2605,34 @@ def THPVariable_log_softmax(*args, **kwargs):
     return _ops['log_softmax.int'](_r.tensor(0), _r.to_int64(1), _r.scalartype(2))
 
 
+_logaddexp_parser = PythonArgParser([
+    'logaddexp(Tensor input, Tensor other, *, Tensor out=None)',
+])
+
+
+def THPVariable_logaddexp(*args, **kwargs):
+    _r = _logaddexp_parser.parse(args, kwargs)
+    if _r.is_none(2):
+        # aten::logaddexp(Tensor self, Tensor other) -> Tensor
+        return _ops['logaddexp'](_r.tensor(0), _r.tensor(1))
+    # aten::logaddexp.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['logaddexp.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+
+
+_logaddexp2_parser = PythonArgParser([
+    'logaddexp2(Tensor input, Tensor other, *, Tensor out=None)',
+])
+
+
+def THPVariable_logaddexp2(*args, **kwargs):
+    _r = _logaddexp2_parser.parse(args, kwargs)
+    if _r.is_none(2):
+        # aten::logaddexp2(Tensor self, Tensor other) -> Tensor
+        return _ops['logaddexp2'](_r.tensor(0), _r.tensor(1))
+    # aten::logaddexp2.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['logaddexp2.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+
+
 _logical_and_parser = PythonArgParser([
     'logical_and(Tensor input, Tensor other)',
 ])
@@ -2353,6 +2675,31 @@ def THPVariable_logical_xor(*args, **kwargs):
     _r = _logical_xor_parser.parse(args, kwargs)
     # aten::logical_xor(Tensor self, Tensor other) -> Tensor
     return _ops['logical_xor'](_r.tensor(0), _r.tensor(1))
+
+
+_logit_parser = PythonArgParser([
+    'logit(Tensor input, double? eps=None, *, Tensor out=None)',
+])
+
+
+def THPVariable_logit(*args, **kwargs):
+    _r = _logit_parser.parse(args, kwargs)
+    if _r.is_none(2):
+        # aten::logit(Tensor self, float? eps=None) -> Tensor
+        return _ops['logit'](_r.tensor(0), _r.to_double(1))
+    # aten::logit.out(Tensor self, float? eps=None, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['logit.out'](_r.tensor(0), _r.to_double(1), out=_r.tensor(2))
+
+
+_logit__parser = PythonArgParser([
+    'logit_(Tensor input, double? eps=None)',
+])
+
+
+def THPVariable_logit_(*args, **kwargs):
+    _r = _logit__parser.parse(args, kwargs)
+    # aten::logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+    return _ops['logit_'](_r.tensor(0), _r.to_double(1))
 
 
 _logspace_parser = PythonArgParser([
@@ -3032,6 +3379,31 @@ def THPVariable_prod(*args, **kwargs):
     return _ops['prod.int_out'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), dtype=_r.scalartype(3), out=_r.tensor(4))
 
 
+_rad2deg_parser = PythonArgParser([
+    'rad2deg(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_rad2deg(*args, **kwargs):
+    _r = _rad2deg_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::rad2deg(Tensor self) -> Tensor
+        return _ops['rad2deg'](_r.tensor(0))
+    # aten::rad2deg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['rad2deg.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_rad2deg__parser = PythonArgParser([
+    'rad2deg_(Tensor input)',
+])
+
+
+def THPVariable_rad2deg_(*args, **kwargs):
+    _r = _rad2deg__parser.parse(args, kwargs)
+    # aten::rad2deg_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['rad2deg_'](_r.tensor(0))
+
+
 _rand_parser = PythonArgParser([
     'rand(SymIntArrayRef size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
     'rand(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
@@ -3466,6 +3838,20 @@ def THPVariable_sign(*args, **kwargs):
     return _ops['sign.out'](_r.tensor(0), out=_r.tensor(1))
 
 
+_signbit_parser = PythonArgParser([
+    'signbit(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_signbit(*args, **kwargs):
+    _r = _signbit_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::signbit(Tensor self) -> Tensor
+        return _ops['signbit'](_r.tensor(0))
+    # aten::signbit.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['signbit.out'](_r.tensor(0), out=_r.tensor(1))
+
+
 _silu_parser = PythonArgParser([
     'silu(Tensor input, *, Tensor out=None)',
 ])
@@ -3638,6 +4024,31 @@ def THPVariable_sqrt_(*args, **kwargs):
     _r = _sqrt__parser.parse(args, kwargs)
     # aten::sqrt_(Tensor(a!) self) -> Tensor(a!)
     return _ops['sqrt_'](_r.tensor(0))
+
+
+_square_parser = PythonArgParser([
+    'square(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_square(*args, **kwargs):
+    _r = _square_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::square(Tensor self) -> Tensor
+        return _ops['square'](_r.tensor(0))
+    # aten::square.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['square.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_square__parser = PythonArgParser([
+    'square_(Tensor input)',
+])
+
+
+def THPVariable_square_(*args, **kwargs):
+    _r = _square__parser.parse(args, kwargs)
+    # aten::square_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['square_'](_r.tensor(0))
 
 
 _squeeze_parser = PythonArgParser([
@@ -4176,6 +4587,49 @@ def THPVariable_where(*args, **kwargs):
     return _ops['where.Scalar'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
 
 
+_xlogy_parser = PythonArgParser([
+    'xlogy(Tensor input, Tensor other, *, Tensor out=None)',
+    'xlogy(Scalar self, Tensor other, *, Tensor out=None)',
+    'xlogy(Tensor input, Scalar other, *, Tensor out=None)',
+])
+
+
+def THPVariable_xlogy(*args, **kwargs):
+    _r = _xlogy_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        if _r.is_none(2):
+            # aten::xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['xlogy.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::xlogy.OutTensor(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['xlogy.OutTensor'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.idx == 1:
+        if _r.is_none(2):
+            # aten::xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor
+            return _ops['xlogy.Scalar_Self'](_r.scalar(0), _r.tensor(1))
+        # aten::xlogy.OutScalar_Self(Scalar self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['xlogy.OutScalar_Self'](_r.scalar(0), _r.tensor(1), out=_r.tensor(2))
+    if _r.is_none(2):
+        # aten::xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+        return _ops['xlogy.Scalar_Other'](_r.tensor(0), _r.scalar(1))
+    # aten::xlogy.OutScalar_Other(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['xlogy.OutScalar_Other'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
+
+
+_xlogy__parser = PythonArgParser([
+    'xlogy_(Tensor input, Tensor other)',
+    'xlogy_(Tensor input, Scalar other)',
+])
+
+
+def THPVariable_xlogy_(*args, **kwargs):
+    _r = _xlogy__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _ops['xlogy_.Tensor'](_r.tensor(0), _r.tensor(1))
+    # aten::xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _ops['xlogy_.Scalar_Other'](_r.tensor(0), _r.scalar(1))
+
+
 _zero__parser = PythonArgParser([
     'zero_(Tensor input)',
 ])
@@ -4251,6 +4705,7 @@ FUNCTIONS = named({
     'arcsinh': THPVariable_arcsinh,
     'arcsinh_': THPVariable_arcsinh_,
     'arctan': THPVariable_arctan,
+    'arctan2': THPVariable_arctan2,
     'arctan_': THPVariable_arctan_,
     'arctanh': THPVariable_arctanh,
     'arctanh_': THPVariable_arctanh_,
@@ -4265,6 +4720,7 @@ FUNCTIONS = named({
     'asinh': THPVariable_asinh,
     'asinh_': THPVariable_asinh_,
     'atan': THPVariable_atan,
+    'atan2': THPVariable_atan2,
     'atan_': THPVariable_atan_,
     'atanh': THPVariable_atanh,
     'atanh_': THPVariable_atanh_,
@@ -4289,6 +4745,10 @@ FUNCTIONS = named({
     'chunk': THPVariable_chunk,
     'clamp': THPVariable_clamp,
     'clamp_': THPVariable_clamp_,
+    'clamp_max': THPVariable_clamp_max,
+    'clamp_max_': THPVariable_clamp_max_,
+    'clamp_min': THPVariable_clamp_min,
+    'clamp_min_': THPVariable_clamp_min_,
     'clip': THPVariable_clip,
     'clip_': THPVariable_clip_,
     'clone': THPVariable_clone,
@@ -4300,6 +4760,7 @@ FUNCTIONS = named({
     'constant_pad_nd': THPVariable_constant_pad_nd,
     'conv2d': THPVariable_conv2d,
     'convolution': THPVariable_convolution,
+    'copysign': THPVariable_copysign,
     'cos': THPVariable_cos,
     'cos_': THPVariable_cos_,
     'cosh': THPVariable_cosh,
@@ -4309,6 +4770,8 @@ FUNCTIONS = named({
     'cummin': THPVariable_cummin,
     'cumprod': THPVariable_cumprod,
     'cumsum': THPVariable_cumsum,
+    'deg2rad': THPVariable_deg2rad,
+    'deg2rad_': THPVariable_deg2rad_,
     'det': THPVariable_det,
     'detach': THPVariable_detach,
     'diag': THPVariable_diag,
@@ -4316,6 +4779,7 @@ FUNCTIONS = named({
     'diagflat': THPVariable_diagflat,
     'diagonal': THPVariable_diagonal,
     'diagonal_copy': THPVariable_diagonal_copy,
+    'digamma': THPVariable_digamma,
     'div': THPVariable_div,
     'dot': THPVariable_dot,
     'dropout': THPVariable_dropout,
@@ -4330,8 +4794,13 @@ FUNCTIONS = named({
     'equal': THPVariable_equal,
     'erf': THPVariable_erf,
     'erf_': THPVariable_erf_,
+    'erfinv': THPVariable_erfinv,
     'exp': THPVariable_exp,
+    'exp2': THPVariable_exp2,
+    'exp2_': THPVariable_exp2_,
     'exp_': THPVariable_exp_,
+    'expm1': THPVariable_expm1,
+    'expm1_': THPVariable_expm1_,
     'eye': THPVariable_eye,
     'fill_': THPVariable_fill_,
     'fix': THPVariable_fix,
@@ -4344,6 +4813,8 @@ FUNCTIONS = named({
     'floor': THPVariable_floor,
     'floor_': THPVariable_floor_,
     'floor_divide': THPVariable_floor_divide,
+    'fmax': THPVariable_fmax,
+    'fmin': THPVariable_fmin,
     'fmod': THPVariable_fmod,
     'frac': THPVariable_frac,
     'frac_': THPVariable_frac_,
@@ -4355,8 +4826,10 @@ FUNCTIONS = named({
     'gelu_': THPVariable_gelu_,
     'ger': THPVariable_ger,
     'gt': THPVariable_gt,
+    'heaviside': THPVariable_heaviside,
     'hsplit': THPVariable_hsplit,
     'hstack': THPVariable_hstack,
+    'hypot': THPVariable_hypot,
     'imag': THPVariable_imag,
     'index': THPVariable_index,
     'index_add': THPVariable_index_add,
@@ -4375,6 +4848,7 @@ FUNCTIONS = named({
     'layer_norm': THPVariable_layer_norm,
     'le': THPVariable_le,
     'lerp': THPVariable_lerp,
+    'lgamma': THPVariable_lgamma,
     'lift_fresh': THPVariable_lift_fresh,
     'linalg_vector_norm': THPVariable_linalg_vector_norm,
     'linspace': THPVariable_linspace,
@@ -4387,10 +4861,14 @@ FUNCTIONS = named({
     'log2_': THPVariable_log2_,
     'log_': THPVariable_log_,
     'log_softmax': THPVariable_log_softmax,
+    'logaddexp': THPVariable_logaddexp,
+    'logaddexp2': THPVariable_logaddexp2,
     'logical_and': THPVariable_logical_and,
     'logical_not': THPVariable_logical_not,
     'logical_or': THPVariable_logical_or,
     'logical_xor': THPVariable_logical_xor,
+    'logit': THPVariable_logit,
+    'logit_': THPVariable_logit_,
     'logspace': THPVariable_logspace,
     'logsumexp': THPVariable_logsumexp,
     'lt': THPVariable_lt,
@@ -4435,6 +4913,8 @@ FUNCTIONS = named({
     'permute': THPVariable_permute,
     'pow': THPVariable_pow,
     'prod': THPVariable_prod,
+    'rad2deg': THPVariable_rad2deg,
+    'rad2deg_': THPVariable_rad2deg_,
     'rand': THPVariable_rand,
     'rand_like': THPVariable_rand_like,
     'randint': THPVariable_randint,
@@ -4465,6 +4945,7 @@ FUNCTIONS = named({
     'sigmoid': THPVariable_sigmoid,
     'sigmoid_': THPVariable_sigmoid_,
     'sign': THPVariable_sign,
+    'signbit': THPVariable_signbit,
     'silu': THPVariable_silu,
     'silu_': THPVariable_silu_,
     'sin': THPVariable_sin,
@@ -4478,6 +4959,8 @@ FUNCTIONS = named({
     'split_with_sizes': THPVariable_split_with_sizes,
     'sqrt': THPVariable_sqrt,
     'sqrt_': THPVariable_sqrt_,
+    'square': THPVariable_square,
+    'square_': THPVariable_square_,
     'squeeze': THPVariable_squeeze,
     'stack': THPVariable_stack,
     'std': THPVariable_std,
@@ -4515,6 +4998,8 @@ FUNCTIONS = named({
     'vsplit': THPVariable_vsplit,
     'vstack': THPVariable_vstack,
     'where': THPVariable_where,
+    'xlogy': THPVariable_xlogy,
+    'xlogy_': THPVariable_xlogy_,
     'zero_': THPVariable_zero_,
     'zeros': THPVariable_zeros,
     'zeros_like': THPVariable_zeros_like,

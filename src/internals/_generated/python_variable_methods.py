@@ -376,6 +376,28 @@ def THPVariable_arctan(self):
     return _ops['arctan'](self)
 
 
+_arctan2_parser = PythonArgParser([
+    'arctan2(Tensor other)',
+])
+
+
+def THPVariable_arctan2(self, *args, **kwargs):
+    _r = _arctan2_parser.parse(args, kwargs)
+    # aten::arctan2(Tensor self, Tensor other) -> Tensor
+    return _ops['arctan2'](self, _r.tensor(0))
+
+
+_arctan2__parser = PythonArgParser([
+    'arctan2_(Tensor other)',
+])
+
+
+def THPVariable_arctan2_(self, *args, **kwargs):
+    _r = _arctan2__parser.parse(args, kwargs)
+    # aten::arctan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    return _ops['arctan2_'](self, _r.tensor(0))
+
+
 def THPVariable_arctan_(self):
     # aten::arctan_(Tensor(a!) self) -> Tensor(a!)
     return _ops['arctan_'](self)
@@ -480,6 +502,28 @@ def THPVariable_asinh_(self):
 def THPVariable_atan(self):
     # aten::atan(Tensor self) -> Tensor
     return _ops['atan'](self)
+
+
+_atan2_parser = PythonArgParser([
+    'atan2(Tensor other)',
+])
+
+
+def THPVariable_atan2(self, *args, **kwargs):
+    _r = _atan2_parser.parse(args, kwargs)
+    # aten::atan2(Tensor self, Tensor other) -> Tensor
+    return _ops['atan2'](self, _r.tensor(0))
+
+
+_atan2__parser = PythonArgParser([
+    'atan2_(Tensor other)',
+])
+
+
+def THPVariable_atan2_(self, *args, **kwargs):
+    _r = _atan2__parser.parse(args, kwargs)
+    # aten::atan2_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    return _ops['atan2_'](self, _r.tensor(0))
 
 
 def THPVariable_atan_(self):
@@ -781,6 +825,66 @@ def THPVariable_clamp_(self, *args, **kwargs):
     return _ops['clamp_'](self, _r.scalar(0), _r.scalar(1))
 
 
+_clamp_max_parser = PythonArgParser([
+    'clamp_max(Tensor max)',
+    'clamp_max(Scalar max)',
+])
+
+
+def THPVariable_clamp_max(self, *args, **kwargs):
+    _r = _clamp_max_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::clamp_max.Tensor(Tensor self, Tensor max) -> Tensor
+        return _ops['clamp_max.Tensor'](self, _r.tensor(0))
+    # aten::clamp_max(Tensor self, Scalar max) -> Tensor
+    return _ops['clamp_max'](self, _r.scalar(0))
+
+
+_clamp_max__parser = PythonArgParser([
+    'clamp_max_(Tensor max)',
+    'clamp_max_(Scalar max)',
+])
+
+
+def THPVariable_clamp_max_(self, *args, **kwargs):
+    _r = _clamp_max__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::clamp_max_.Tensor(Tensor(a!) self, Tensor max) -> Tensor(a!)
+        return _ops['clamp_max_.Tensor'](self, _r.tensor(0))
+    # aten::clamp_max_(Tensor(a!) self, Scalar max) -> Tensor(a!)
+    return _ops['clamp_max_'](self, _r.scalar(0))
+
+
+_clamp_min_parser = PythonArgParser([
+    'clamp_min(Tensor min)',
+    'clamp_min(Scalar min)',
+])
+
+
+def THPVariable_clamp_min(self, *args, **kwargs):
+    _r = _clamp_min_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::clamp_min.Tensor(Tensor self, Tensor min) -> Tensor
+        return _ops['clamp_min.Tensor'](self, _r.tensor(0))
+    # aten::clamp_min(Tensor self, Scalar min) -> Tensor
+    return _ops['clamp_min'](self, _r.scalar(0))
+
+
+_clamp_min__parser = PythonArgParser([
+    'clamp_min_(Tensor min)',
+    'clamp_min_(Scalar min)',
+])
+
+
+def THPVariable_clamp_min_(self, *args, **kwargs):
+    _r = _clamp_min__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::clamp_min_.Tensor(Tensor(a!) self, Tensor min) -> Tensor(a!)
+        return _ops['clamp_min_.Tensor'](self, _r.tensor(0))
+    # aten::clamp_min_(Tensor(a!) self, Scalar min) -> Tensor(a!)
+    return _ops['clamp_min_'](self, _r.scalar(0))
+
+
 _clip_parser = PythonArgParser([
     'clip(Tensor? min=None, Tensor? max=None)',
     'clip(Scalar? min=None, Scalar? max=None)',
@@ -848,6 +952,36 @@ def THPVariable_copy_(self, *args, **kwargs):
     _r = _copy__parser.parse(args, kwargs)
     # aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
     return _ops['copy_'](self, _r.tensor(0), _r.to_bool(1))
+
+
+_copysign_parser = PythonArgParser([
+    'copysign(Tensor other)',
+    'copysign(Scalar other)',
+])
+
+
+def THPVariable_copysign(self, *args, **kwargs):
+    _r = _copysign_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::copysign.Tensor(Tensor self, Tensor other) -> Tensor
+        return _ops['copysign.Tensor'](self, _r.tensor(0))
+    # aten::copysign.Scalar(Tensor self, Scalar other) -> Tensor
+    return _ops['copysign.Scalar'](self, _r.scalar(0))
+
+
+_copysign__parser = PythonArgParser([
+    'copysign_(Tensor other)',
+    'copysign_(Scalar other)',
+])
+
+
+def THPVariable_copysign_(self, *args, **kwargs):
+    _r = _copysign__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::copysign_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _ops['copysign_.Tensor'](self, _r.tensor(0))
+    # aten::copysign_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _ops['copysign_.Scalar'](self, _r.scalar(0))
 
 
 def THPVariable_cos(self):
@@ -933,6 +1067,16 @@ def THPVariable_cumsum(self, *args, **kwargs):
     return _ops['cumsum'](self, _r.to_int64(0), dtype=_r.scalartype(1))
 
 
+def THPVariable_deg2rad(self):
+    # aten::deg2rad(Tensor self) -> Tensor
+    return _ops['deg2rad'](self)
+
+
+def THPVariable_deg2rad_(self):
+    # aten::deg2rad_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['deg2rad_'](self)
+
+
 def THPVariable_dense_dim(self):
     # aten::dense_dim(Tensor self) -> int
     return _ops['dense_dim'](self)
@@ -990,6 +1134,16 @@ def THPVariable_diagonal(self, *args, **kwargs):
     _r = _diagonal_parser.parse(args, kwargs)
     # aten::diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
     return _ops['diagonal'](self, _r.to_int64(0), _r.to_int64(1), _r.to_int64(2))
+
+
+def THPVariable_digamma(self):
+    # aten::digamma(Tensor self) -> Tensor
+    return _ops['digamma'](self)
+
+
+def THPVariable_digamma_(self):
+    # aten::digamma_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['digamma_'](self)
 
 
 _div_parser = PythonArgParser([
@@ -1100,9 +1254,29 @@ def THPVariable_erf_(self):
     return _ops['erf_'](self)
 
 
+def THPVariable_erfinv(self):
+    # aten::erfinv(Tensor self) -> Tensor
+    return _ops['erfinv'](self)
+
+
+def THPVariable_erfinv_(self):
+    # aten::erfinv_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['erfinv_'](self)
+
+
 def THPVariable_exp(self):
     # aten::exp(Tensor self) -> Tensor
     return _ops['exp'](self)
+
+
+def THPVariable_exp2(self):
+    # aten::exp2(Tensor self) -> Tensor
+    return _ops['exp2'](self)
+
+
+def THPVariable_exp2_(self):
+    # aten::exp2_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['exp2_'](self)
 
 
 def THPVariable_exp_(self):
@@ -1121,6 +1295,16 @@ def THPVariable_expand(self, *args, **kwargs):
     if not kwargs:
         return _ops['expand'](self, _r.intlist(0))
     return _ops['expand'](self, _r.intlist(0), implicit=_r.to_bool(1))
+
+
+def THPVariable_expm1(self):
+    # aten::expm1(Tensor self) -> Tensor
+    return _ops['expm1'](self)
+
+
+def THPVariable_expm1_(self):
+    # aten::expm1_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['expm1_'](self)
 
 
 _exponential__parser = PythonArgParser([
@@ -1274,6 +1458,28 @@ def THPVariable_floor_divide_(self, *args, **kwargs):
     return _ops['floor_divide_.Scalar'](self, _r.scalar(0))
 
 
+_fmax_parser = PythonArgParser([
+    'fmax(Tensor other)',
+])
+
+
+def THPVariable_fmax(self, *args, **kwargs):
+    _r = _fmax_parser.parse(args, kwargs)
+    # aten::fmax(Tensor self, Tensor other) -> Tensor
+    return _ops['fmax'](self, _r.tensor(0))
+
+
+_fmin_parser = PythonArgParser([
+    'fmin(Tensor other)',
+])
+
+
+def THPVariable_fmin(self, *args, **kwargs):
+    _r = _fmin_parser.parse(args, kwargs)
+    # aten::fmin(Tensor self, Tensor other) -> Tensor
+    return _ops['fmin'](self, _r.tensor(0))
+
+
 _fmod_parser = PythonArgParser([
     'fmod(Tensor other)',
     'fmod(Scalar other)',
@@ -1368,6 +1574,28 @@ def THPVariable_gt(self, *args, **kwargs):
     return _ops['gt.Scalar'](self, _r.scalar(0))
 
 
+_heaviside_parser = PythonArgParser([
+    'heaviside(Tensor values)',
+])
+
+
+def THPVariable_heaviside(self, *args, **kwargs):
+    _r = _heaviside_parser.parse(args, kwargs)
+    # aten::heaviside(Tensor self, Tensor values) -> Tensor
+    return _ops['heaviside'](self, _r.tensor(0))
+
+
+_heaviside__parser = PythonArgParser([
+    'heaviside_(Tensor values)',
+])
+
+
+def THPVariable_heaviside_(self, *args, **kwargs):
+    _r = _heaviside__parser.parse(args, kwargs)
+    # aten::heaviside_(Tensor(a!) self, Tensor values) -> Tensor(a!)
+    return _ops['heaviside_'](self, _r.tensor(0))
+
+
 _hsplit_parser = PythonArgParser([
     'hsplit(int64_t sections)',
     'hsplit(IntArrayRef indices)',
@@ -1381,6 +1609,28 @@ def THPVariable_hsplit(self, *args, **kwargs):
         return _ops['hsplit.int'](self, _r.to_int64(0))
     # aten::hsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
     return _ops['hsplit.array'](self, _r.intlist(0))
+
+
+_hypot_parser = PythonArgParser([
+    'hypot(Tensor other)',
+])
+
+
+def THPVariable_hypot(self, *args, **kwargs):
+    _r = _hypot_parser.parse(args, kwargs)
+    # aten::hypot(Tensor self, Tensor other) -> Tensor
+    return _ops['hypot'](self, _r.tensor(0))
+
+
+_hypot__parser = PythonArgParser([
+    'hypot_(Tensor other)',
+])
+
+
+def THPVariable_hypot_(self, *args, **kwargs):
+    _r = _hypot__parser.parse(args, kwargs)
+    # aten::hypot_(Tensor(a!) self, Tensor other) -> Tensor(a!)
+    return _ops['hypot_'](self, _r.tensor(0))
 
 
 _index_parser = PythonArgParser([
@@ -1571,6 +1821,16 @@ def THPVariable_lerp_(self, *args, **kwargs):
     return _ops['lerp_.Scalar'](self, _r.tensor(0), _r.scalar(1))
 
 
+def THPVariable_lgamma(self):
+    # aten::lgamma(Tensor self) -> Tensor
+    return _ops['lgamma'](self)
+
+
+def THPVariable_lgamma_(self):
+    # aten::lgamma_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['lgamma_'](self)
+
+
 def THPVariable_log(self):
     # aten::log(Tensor self) -> Tensor
     return _ops['log'](self)
@@ -1620,6 +1880,28 @@ def THPVariable_log_softmax(self, *args, **kwargs):
     _r = _log_softmax_parser.parse(args, kwargs)
     # aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
     return _ops['log_softmax.int'](self, _r.to_int64(0), _r.scalartype(1))
+
+
+_logaddexp_parser = PythonArgParser([
+    'logaddexp(Tensor other)',
+])
+
+
+def THPVariable_logaddexp(self, *args, **kwargs):
+    _r = _logaddexp_parser.parse(args, kwargs)
+    # aten::logaddexp(Tensor self, Tensor other) -> Tensor
+    return _ops['logaddexp'](self, _r.tensor(0))
+
+
+_logaddexp2_parser = PythonArgParser([
+    'logaddexp2(Tensor other)',
+])
+
+
+def THPVariable_logaddexp2(self, *args, **kwargs):
+    _r = _logaddexp2_parser.parse(args, kwargs)
+    # aten::logaddexp2(Tensor self, Tensor other) -> Tensor
+    return _ops['logaddexp2'](self, _r.tensor(0))
 
 
 _logical_and_parser = PythonArgParser([
@@ -1696,6 +1978,28 @@ def THPVariable_logical_xor_(self, *args, **kwargs):
     _r = _logical_xor__parser.parse(args, kwargs)
     # aten::logical_xor_(Tensor(a!) self, Tensor other) -> Tensor(a!)
     return _ops['logical_xor_'](self, _r.tensor(0))
+
+
+_logit_parser = PythonArgParser([
+    'logit(double? eps=None)',
+])
+
+
+def THPVariable_logit(self, *args, **kwargs):
+    _r = _logit_parser.parse(args, kwargs)
+    # aten::logit(Tensor self, float? eps=None) -> Tensor
+    return _ops['logit'](self, _r.to_double(0))
+
+
+_logit__parser = PythonArgParser([
+    'logit_(double? eps=None)',
+])
+
+
+def THPVariable_logit_(self, *args, **kwargs):
+    _r = _logit__parser.parse(args, kwargs)
+    # aten::logit_(Tensor(a!) self, float? eps=None) -> Tensor(a!)
+    return _ops['logit_'](self, _r.to_double(0))
 
 
 _logsumexp_parser = PythonArgParser([
@@ -2266,6 +2570,16 @@ def THPVariable_prod(self, *args, **kwargs):
     return _ops['prod.dim_int'](self, _r.to_int64(0), _r.to_bool(1), dtype=_r.scalartype(2))
 
 
+def THPVariable_rad2deg(self):
+    # aten::rad2deg(Tensor self) -> Tensor
+    return _ops['rad2deg'](self)
+
+
+def THPVariable_rad2deg_(self):
+    # aten::rad2deg_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['rad2deg_'](self)
+
+
 _random__parser = PythonArgParser([
     'random_(*, Generator? generator=None)',
     'random_(int64_t from, int64_t? to, *, Generator? generator=None)',
@@ -2606,6 +2920,11 @@ def THPVariable_sign_(self):
     return _ops['sign_'](self)
 
 
+def THPVariable_signbit(self):
+    # aten::signbit(Tensor self) -> Tensor
+    return _ops['signbit'](self)
+
+
 def THPVariable_sin(self):
     # aten::sin(Tensor self) -> Tensor
     return _ops['sin'](self)
@@ -2693,6 +3012,16 @@ def THPVariable_sqrt(self):
 def THPVariable_sqrt_(self):
     # aten::sqrt_(Tensor(a!) self) -> Tensor(a!)
     return _ops['sqrt_'](self)
+
+
+def THPVariable_square(self):
+    # aten::square(Tensor self) -> Tensor
+    return _ops['square'](self)
+
+
+def THPVariable_square_(self):
+    # aten::square_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['square_'](self)
 
 
 _squeeze_parser = PythonArgParser([
@@ -3217,6 +3546,36 @@ def THPVariable_where(self, *args, **kwargs):
     return _ops['where.ScalarOther'](_r.tensor(0), self, _r.scalar(1))
 
 
+_xlogy_parser = PythonArgParser([
+    'xlogy(Tensor other)',
+    'xlogy(Scalar other)',
+])
+
+
+def THPVariable_xlogy(self, *args, **kwargs):
+    _r = _xlogy_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::xlogy.Tensor(Tensor self, Tensor other) -> Tensor
+        return _ops['xlogy.Tensor'](self, _r.tensor(0))
+    # aten::xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor
+    return _ops['xlogy.Scalar_Other'](self, _r.scalar(0))
+
+
+_xlogy__parser = PythonArgParser([
+    'xlogy_(Tensor other)',
+    'xlogy_(Scalar other)',
+])
+
+
+def THPVariable_xlogy_(self, *args, **kwargs):
+    _r = _xlogy__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::xlogy_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _ops['xlogy_.Tensor'](self, _r.tensor(0))
+    # aten::xlogy_.Scalar_Other(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _ops['xlogy_.Scalar_Other'](self, _r.scalar(0))
+
+
 def THPVariable_zero_(self):
     # aten::zero_(Tensor(a!) self) -> Tensor(a!)
     return _ops['zero_'](self)
@@ -3260,6 +3619,8 @@ METHODS = named({
     'arcsinh': THPVariable_arcsinh,
     'arcsinh_': THPVariable_arcsinh_,
     'arctan': THPVariable_arctan,
+    'arctan2': THPVariable_arctan2,
+    'arctan2_': THPVariable_arctan2_,
     'arctan_': THPVariable_arctan_,
     'arctanh': THPVariable_arctanh,
     'arctanh_': THPVariable_arctanh_,
@@ -3274,6 +3635,8 @@ METHODS = named({
     'asinh': THPVariable_asinh,
     'asinh_': THPVariable_asinh_,
     'atan': THPVariable_atan,
+    'atan2': THPVariable_atan2,
+    'atan2_': THPVariable_atan2_,
     'atan_': THPVariable_atan_,
     'atanh': THPVariable_atanh,
     'atanh_': THPVariable_atanh_,
@@ -3299,6 +3662,10 @@ METHODS = named({
     'chunk': THPVariable_chunk,
     'clamp': THPVariable_clamp,
     'clamp_': THPVariable_clamp_,
+    'clamp_max': THPVariable_clamp_max,
+    'clamp_max_': THPVariable_clamp_max_,
+    'clamp_min': THPVariable_clamp_min,
+    'clamp_min_': THPVariable_clamp_min_,
     'clip': THPVariable_clip,
     'clip_': THPVariable_clip_,
     'clone': THPVariable_clone,
@@ -3306,6 +3673,8 @@ METHODS = named({
     'conj': THPVariable_conj,
     'conj_physical': THPVariable_conj_physical,
     'copy_': THPVariable_copy_,
+    'copysign': THPVariable_copysign,
+    'copysign_': THPVariable_copysign_,
     'cos': THPVariable_cos,
     'cos_': THPVariable_cos_,
     'cosh': THPVariable_cosh,
@@ -3315,6 +3684,8 @@ METHODS = named({
     'cummin': THPVariable_cummin,
     'cumprod': THPVariable_cumprod,
     'cumsum': THPVariable_cumsum,
+    'deg2rad': THPVariable_deg2rad,
+    'deg2rad_': THPVariable_deg2rad_,
     'dense_dim': THPVariable_dense_dim,
     'det': THPVariable_det,
     'detach': THPVariable_detach,
@@ -3322,6 +3693,8 @@ METHODS = named({
     'diag_embed': THPVariable_diag_embed,
     'diagflat': THPVariable_diagflat,
     'diagonal': THPVariable_diagonal,
+    'digamma': THPVariable_digamma,
+    'digamma_': THPVariable_digamma_,
     'div': THPVariable_div,
     'div_': THPVariable_div_,
     'dot': THPVariable_dot,
@@ -3330,9 +3703,15 @@ METHODS = named({
     'equal': THPVariable_equal,
     'erf': THPVariable_erf,
     'erf_': THPVariable_erf_,
+    'erfinv': THPVariable_erfinv,
+    'erfinv_': THPVariable_erfinv_,
     'exp': THPVariable_exp,
+    'exp2': THPVariable_exp2,
+    'exp2_': THPVariable_exp2_,
     'exp_': THPVariable_exp_,
     'expand': THPVariable_expand,
+    'expm1': THPVariable_expm1,
+    'expm1_': THPVariable_expm1_,
     'exponential_': THPVariable_exponential_,
     'fill_': THPVariable_fill_,
     'fill_diagonal_': THPVariable_fill_diagonal_,
@@ -3348,6 +3727,8 @@ METHODS = named({
     'floor_': THPVariable_floor_,
     'floor_divide': THPVariable_floor_divide,
     'floor_divide_': THPVariable_floor_divide_,
+    'fmax': THPVariable_fmax,
+    'fmin': THPVariable_fmin,
     'fmod': THPVariable_fmod,
     'fmod_': THPVariable_fmod_,
     'frac': THPVariable_frac,
@@ -3356,7 +3737,11 @@ METHODS = named({
     'ge': THPVariable_ge,
     'ger': THPVariable_ger,
     'gt': THPVariable_gt,
+    'heaviside': THPVariable_heaviside,
+    'heaviside_': THPVariable_heaviside_,
     'hsplit': THPVariable_hsplit,
+    'hypot': THPVariable_hypot,
+    'hypot_': THPVariable_hypot_,
     'index': THPVariable_index,
     'index_add': THPVariable_index_add,
     'index_add_': THPVariable_index_add_,
@@ -3377,6 +3762,8 @@ METHODS = named({
     'le': THPVariable_le,
     'lerp': THPVariable_lerp,
     'lerp_': THPVariable_lerp_,
+    'lgamma': THPVariable_lgamma,
+    'lgamma_': THPVariable_lgamma_,
     'log': THPVariable_log,
     'log10': THPVariable_log10,
     'log10_': THPVariable_log10_,
@@ -3386,6 +3773,8 @@ METHODS = named({
     'log2_': THPVariable_log2_,
     'log_': THPVariable_log_,
     'log_softmax': THPVariable_log_softmax,
+    'logaddexp': THPVariable_logaddexp,
+    'logaddexp2': THPVariable_logaddexp2,
     'logical_and': THPVariable_logical_and,
     'logical_and_': THPVariable_logical_and_,
     'logical_not': THPVariable_logical_not,
@@ -3394,6 +3783,8 @@ METHODS = named({
     'logical_or_': THPVariable_logical_or_,
     'logical_xor': THPVariable_logical_xor,
     'logical_xor_': THPVariable_logical_xor_,
+    'logit': THPVariable_logit,
+    'logit_': THPVariable_logit_,
     'logsumexp': THPVariable_logsumexp,
     'lt': THPVariable_lt,
     'masked_fill': THPVariable_masked_fill,
@@ -3440,6 +3831,8 @@ METHODS = named({
     'pow': THPVariable_pow,
     'pow_': THPVariable_pow_,
     'prod': THPVariable_prod,
+    'rad2deg': THPVariable_rad2deg,
+    'rad2deg_': THPVariable_rad2deg_,
     'random_': THPVariable_random_,
     'reciprocal': THPVariable_reciprocal,
     'relu': THPVariable_relu,
@@ -3470,6 +3863,7 @@ METHODS = named({
     'sigmoid_': THPVariable_sigmoid_,
     'sign': THPVariable_sign,
     'sign_': THPVariable_sign_,
+    'signbit': THPVariable_signbit,
     'sin': THPVariable_sin,
     'sin_': THPVariable_sin_,
     'sinh': THPVariable_sinh,
@@ -3481,6 +3875,8 @@ METHODS = named({
     'split_with_sizes': THPVariable_split_with_sizes,
     'sqrt': THPVariable_sqrt,
     'sqrt_': THPVariable_sqrt_,
+    'square': THPVariable_square,
+    'square_': THPVariable_square_,
     'squeeze': THPVariable_squeeze,
     'squeeze_': THPVariable_squeeze_,
     'std': THPVariable_std,
@@ -3525,6 +3921,8 @@ METHODS = named({
     'view': THPVariable_view,
     'vsplit': THPVariable_vsplit,
     'where': THPVariable_where,
+    'xlogy': THPVariable_xlogy,
+    'xlogy_': THPVariable_xlogy_,
     'zero_': THPVariable_zero_,
     '__add__': type_error_to_not_implemented(THPVariable_add, '__add__'),
     '__radd__': type_error_to_not_implemented(THPVariable_add, '__radd__'),

@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..aten import dispatcher
-from ..aten.native.tensor_factories import arange, from_numpy, zeros
+from ..aten.native.tensor_factories import arange, from_numpy, wrap_scalar, zeros
 from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.dispatch_key import DispatchKey
 from ..c10.grad_mode import _state as _grad_mode
@@ -345,11 +345,13 @@ def binary_cross_entropy_with_logits_backward(grad, input, target, weight, pos_w
 
 
 def binary_cross_entropy_with_logits_target_backward(grad, self, target, weight, pos_weight, reduction):
-    """-x grad; with pos_weight: (log sigmoid(-x) - pw log sigmoid(x)) grad (log sigmoid(x) = -softplus(-x))."""
+    """-x grad; with pos_weight: (log sigmoid(-x) - pw log sigmoid(x)) grad, in place as torch's
+    unless pos_weight or grad is a subclass (or a dispatch mode is on)."""
     if pos_weight is not None:
-        log_sigmoid_neg = dispatcher.call("softplus", self).neg()
-        log_sigmoid = dispatcher.call("softplus", self.neg()).neg()
-        grad_target = log_sigmoid_neg.sub(log_sigmoid.mul(pos_weight)).mul(grad)
+        log_sigmoid_neg = dispatcher.call("log_sigmoid", self.neg())
+        log_sigmoid = dispatcher.call("log_sigmoid", self)
+        grad_target = (log_sigmoid_neg - log_sigmoid * pos_weight) * grad if _subclass_like(pos_weight, grad) \
+            else log_sigmoid_neg.sub_(log_sigmoid.mul_(pos_weight)).mul_(grad)
     else:
         grad_target = -self * grad
     if weight is not None:
@@ -1003,3 +1005,74 @@ def native_layer_norm_backward(*args):
 
 def embedding_dense_backward(*args):
     return dispatcher.call("embedding_dense_backward", *args)
+
+
+# ---- issue 16, round 9: the everyday pointwise operators' helpers, as FunctionsManual.cpp's
+__all__ += ["atan2_backward", "copysign_tensor_self_backward", "deg2rad_backward", "rad2deg_backward",
+            "logit_backward", "infinitely_differentiable_logit_backward", "log_sigmoid_backward",
+            "log_sigmoid_double_backward", "clamp_bound_backward", "trigamma"]
+_M_PI_180, _M_180_PI = 0.017453292519943295, 57.29577951308232
+
+
+def atan2_backward(grad, self, other, grad_input_mask):
+    """d atan2(y, x) = (x dy - y dx) / (x^2 + y^2)."""
+    recip = (self * self + other * other).reciprocal()
+    return (grad * other * recip if grad_input_mask[0] else None,
+            grad * -self * recip if grad_input_mask[1] else None)
+
+
+def copysign_tensor_self_backward(grad, self, result):
+    """+-grad by whether the sign changed; 0 where self is 0."""
+    ratio = result / self
+    ratio.masked_fill_(self == 0, 0)
+    return grad * ratio
+
+
+def deg2rad_backward(grad):
+    return dispatcher.call("mul.Tensor", grad, wrap_scalar(_M_PI_180))
+
+
+def rad2deg_backward(grad):
+    return dispatcher.call("mul.Tensor", grad, wrap_scalar(_M_180_PI))
+
+
+def logit_backward(grad, self, eps):
+    return dispatcher.call("logit_backward", grad, self, eps)
+
+
+def infinitely_differentiable_logit_backward(grad, self, eps):
+    """grad / (x (1 - x)) where x lies in [eps, 1 - eps] (in [0, 1] with no eps), else 0 (NaN)."""
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+    outside = math.nan if eps is None else 0.0
+    fill = dispatcher.call("scalar_tensor", outside, dtype=self.dtype, device=self.device)
+    return where((self >= lo).logical_and(self <= hi), grad / (self * (1.0 - self)), fill)
+
+
+def log_sigmoid_backward(grad, self, buffer):
+    return dispatcher.call("log_sigmoid_backward", grad, self, buffer)
+
+
+def log_sigmoid_double_backward(grad, input):
+    z = input.sigmoid()
+    return grad * (z - 1) * z
+
+
+def clamp_bound_backward(grad, self, bound, is_min):
+    """A tensor bound's gradient: grad where the bound won (self below min, above max), else 0."""
+    return where(self < bound if is_min else self > bound, grad, _scalar_zero(grad))
+
+
+def trigamma(x):
+    """``calc_trigamma`` (Math.h), elementwise by ``where``: below 1/2 the reflection
+    -pi^2 / sin^2(pi x) and x -> 1 - x with the sign flipped, six steps of the recurrence, then
+    the asymptotic series."""
+    small = x < 0.5
+    sin_pi_x = (math.pi * x).sin()
+    result = where(small, -((math.pi * math.pi) / (sin_pi_x * sin_pi_x)), _scalar_zero(x))
+    x = where(small, 1 - x, x)
+    for _ in range(6):
+        result = result + 1 / (x * x)
+        x = x + 1
+    ixx = 1 / (x * x)
+    result = result + (1 + 1 / (2 * x) + ixx * (1.0 / 6 - ixx * (1.0 / 30 - ixx * (1.0 / 42)))) / x
+    return where(small, -result, result)

@@ -219,22 +219,24 @@ class NotImplementedNode(Node):
         raise RuntimeError(f"derivative for {self.forward_fn} is not implemented")
 
 
-def _set_kernel(op):
-    """torch generates this one (``set_`` has no formula): a tensor re-pointed while autograd records
-    gets a grad_fn that refuses backward; a leaf that requires grad may not be re-pointed."""
-    def set_(ks, self, *args):
+def _not_implemented_kernel(op, forward_fn, in_place):
+    """torch generates these for an operator with no formula (``set_``, ``heaviside``): an output
+    made while autograd records gets a grad_fn that refuses backward; a leaf that requires grad
+    may not be modified in place."""
+    def kernel(ks, self, *args):
         inputs = (self,) + tuple(a for a in args if hasattr(a, "_requires_grad"))
         grad_fn = None
         if _grad_mode.grad_enabled and any(t._requires_grad for t in inputs):
-            check_inplace(self)
-            grad_fn = NotImplementedNode("set_")
+            if in_place:
+                check_inplace(self)
+            grad_fn = NotImplementedNode(forward_fn)
             grad_fn._next_edges = collect_next_edges(*inputs)
         with below_autograd():
             result = op.redispatch(after_autograd(ks), self, *args)
         if grad_fn is not None:
-            rebase_history(self, grad_fn)
+            (rebase_history if in_place else set_history)(result, grad_fn)
         return result
-    return set_
+    return kernel
 
 
 _COPY = _RESIZE = None
@@ -249,5 +251,8 @@ def register_manual_kernels():
     dispatcher.impl("copy_", "Autograd", dispatcher.KernelFunction(copy_, with_keyset=True))
     dispatcher.impl("resize_", "Autograd", dispatcher.KernelFunction(resize_, with_keyset=True))
     for name in SET_OVERLOADS:
-        dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(_set_kernel(dispatcher.find(name)),
-                                                                    with_keyset=True))
+        kernel = _not_implemented_kernel(dispatcher.find(name), "set_", in_place=True)
+        dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(kernel, with_keyset=True))
+    for name in ("heaviside", "heaviside_"):
+        kernel = _not_implemented_kernel(dispatcher.find(name), f"aten::{name}", in_place=name.endswith("_"))
+        dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(kernel, with_keyset=True))

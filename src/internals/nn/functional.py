@@ -238,7 +238,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
 
 
 # ---- math (issue 16): the activations torch binds in torch._C._nn
-__all__ += ["gelu", "silu", "softplus", "leaky_relu"]
+__all__ += ["gelu", "silu", "softplus", "leaky_relu", "logsigmoid"]
 
 
 def leaky_relu(input, negative_slope=0.01, inplace=False):
@@ -255,6 +255,11 @@ def silu(input, inplace=False):
 
 def softplus(input, beta=1.0, threshold=20.0):
     return _softplus(input, beta, threshold)
+
+
+def logsigmoid(input):
+    """``torch._C._nn.log_sigmoid``: the output of ``log_sigmoid_forward``."""
+    return dispatcher.call("log_sigmoid", input)
 
 
 # ---- layers (issue 17): each calls the operator torch's does, so a dispatch mode logs the same ops

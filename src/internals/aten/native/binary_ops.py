@@ -384,3 +384,102 @@ def float_power_(a, b):
         raise RuntimeError(f"the base given to float_power_ has dtype {a.dtype.torch_name} but the operation's "
                            f"result requires dtype {dtype.torch_name}")
     return call(_pow(a, b, "_"), a, _in_double(b, dtype))
+
+# ---- issue 16, round 9: the everyday binary operators (BinaryOps.cpp, BinaryOpsKernel.cpp)
+def _real_binary(name, op, a, b, out=None, *, floating_only=False, int_op=None):
+    """One of the real-valued binary kernels: complex operands refused by the kernel's name;
+    ``floating_only`` ones refuse integers and bool too (``AT_DISPATCH_FLOATING_TYPES``);
+    ``int_op`` is the op for integer and bool operands, where it differs."""
+    a, b = _as_tensor(a), _as_tensor(b)
+    common = st.result_type(a, b)
+    if op in ops.INTEGERS_AS_FLOATS and common.category <= st.INTEGRAL:
+        common = st.get_default_dtype()
+    if common.is_complex and op in (ops.FMAX, ops.FMIN):     # refused by name, as maximum is
+        raise RuntimeError(f"{name} not implemented for complex tensors.")
+    if common.is_complex or (floating_only and not common.is_floating_point):
+        raise _not_implemented(name, common)
+    return binary(int_op if int_op is not None and not common.is_floating_point else op, a, b, out=out)
+
+
+def _real_binary_kernels(name, op, **kwargs):
+    def kernel(a, b):
+        return _real_binary(name, op, a, b, **kwargs)
+
+    def kernel_(a, b):
+        return _real_binary(name, op, a, b, a, **kwargs)
+    kernel.__name__, kernel_.__name__ = name, name + "_"
+    return kernel, kernel_
+
+
+atan2, atan2_ = _real_binary_kernels("atan2", ops.ATAN2)
+copysign, copysign_ = _real_binary_kernels("copysign", ops.COPYSIGN)
+hypot, hypot_ = _real_binary_kernels("hypot", ops.HYPOT, floating_only=True)
+logaddexp, logaddexp_ = _real_binary_kernels("logaddexp", ops.LOGADDEXP, floating_only=True)
+logaddexp2, logaddexp2_ = _real_binary_kernels("logaddexp2", ops.LOGADDEXP2, floating_only=True)
+fmax, fmax_ = _real_binary_kernels("fmax", ops.FMAX, int_op=ops.MAXIMUM)
+fmin, fmin_ = _real_binary_kernels("fmin", ops.FMIN, int_op=ops.MINIMUM)
+xlogy, xlogy_ = _real_binary_kernels("xlogy", ops.XLOGY)
+
+
+def arctan2(a, b):
+    """CompositeImplicitAutograd: atan2 under NumPy's name."""
+    return call("atan2", a, b)
+
+
+def arctan2_(a, b):
+    return call("atan2_", a, b)
+
+
+def arctan2_out(a, b, *, out):
+    return call("atan2.out", a, b, out=out)
+
+
+def copysign_scalar(a, b):
+    """``copysign.Scalar`` (CompositeExplicitAutograd): the number wrapped, then ``copysign.Tensor``."""
+    return call("copysign.Tensor", a, wrap_scalar(b))
+
+
+def copysign_scalar_(a, b):
+    return call("copysign_.Tensor", a, wrap_scalar(b))
+
+
+def xlogy_scalar_self(a, b):
+    return call("xlogy.Tensor", wrap_scalar(a), b)
+
+
+def xlogy_scalar_other(a, b):
+    return call("xlogy.Tensor", a, wrap_scalar(b))
+
+
+def xlogy_scalar_other_(a, b):
+    return call("xlogy_.Tensor", a, wrap_scalar(b))
+
+
+def heaviside(x, values, *, out=None):
+    """``values`` where x is 0, else 0 or 1 by the sign of x; both of one real dtype."""
+    if x.dtype.is_complex or values.dtype.is_complex:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    if x.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return binary(ops.HEAVISIDE, x, values, out=out)
+
+
+def heaviside_(x, values):
+    return heaviside(x, values, out=x)
+
+
+# clamp_min and clamp_max: clamp with one bound (its checks, kernels and output dtype)
+def clamp_min(x, min):
+    return clamp(x, min, None)
+
+
+def clamp_min_(x, min):
+    return clamp(x, min, None, out=x)
+
+
+def clamp_max(x, max):
+    return clamp(x, None, max)
+
+
+def clamp_max_(x, max):
+    return clamp(x, None, max, out=x)

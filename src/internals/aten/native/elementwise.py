@@ -73,9 +73,9 @@ def binary(op, a, b, *, alpha=1, out=None):
         it = TensorIterator.comparison_op(out, a, b)
     else:
         config = TensorIterator.binary_config(out, a, b)
-        if op == ops.DIV:
-            config.promote_integer_inputs_to_float()      # true division: integers divide as floats
-        if op in (ops.MUL, ops.DIV):
+        if op in ops.INTEGERS_AS_FLOATS:
+            config.promote_integer_inputs_to_float()      # true division (atan2, ...): integers as floats
+        if op in (ops.MUL, ops.DIV, ops.LOGIT):   # (logit's eps is read as a float, its ``opmath``)
             # ``mul_kernel`` and ``div_true_kernel`` (``BinaryOpsKernel.cpp``) read a one-element
             # second operand's original value at opmath precision (``original_scalar_value``):
             # a float16 ``x * 2.3`` uses 2.3f, where ``x + 2.3`` sees the float16 2.30078.

@@ -63,16 +63,17 @@ def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduct
 
 
 def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=MEAN):
-    """(1 − t)·x − (1 + (pos_weight − 1)·t)·log σ(x), with −log σ(x) computed as softplus(−x),
-    which never exponentiates a large number; times ``weight``, reduced (``Loss.cpp``)."""
-    neg_log_sigmoid = call("softplus", call("neg", self))
+    """(1 − t)·x − (1 + (pos_weight − 1)·t)·log σ(x), with ``log_sigmoid``, which never
+    exponentiates a large number; times ``weight``, reduced. The steps of ``Loss.cpp``, in place
+    where torch's are."""
+    log_sigmoid_input = call("log_sigmoid", self)
     if pos_weight is not None:
         pos_1 = call("sub.Tensor", pos_weight, wrap_scalar(1))
-        log_weight = call("add.Tensor", call("mul.Tensor", pos_1, target), wrap_scalar(1))
-        neg_log_sigmoid = call("mul.Tensor", neg_log_sigmoid, log_weight)
-    loss = call("add.Tensor", call("mul.Tensor", call("rsub.Scalar", target, 1), self), neg_log_sigmoid)
+        log_weight = call("add_.Tensor", call("mul.Tensor", pos_1, target), wrap_scalar(1))
+        call("mul_.Tensor", log_sigmoid_input, log_weight)
+    loss = call("sub_.Tensor", call("mul_.Tensor", call("rsub.Scalar", target, 1), self), log_sigmoid_input)
     if weight is not None:
-        loss = call("mul.Tensor", loss, weight)
+        call("mul_.Tensor", loss, weight)
     return _reduce(loss, reduction)
 
 

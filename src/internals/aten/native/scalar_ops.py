@@ -542,6 +542,127 @@ UNARY += (asin, acos, atan, sinh, cosh, asinh, acosh, atanh, log2, log10)
 ASIN, ACOS, ATAN, SINH, COSH, ASINH, ACOSH, ATANH, LOG2, LOG10 = range(len(UNARY) - 10, len(UNARY))
 
 
+# ---- issue 16, round 9: the everyday pointwise operators (UnaryOpsKernel.cpp, Math.h). Each
+# guards where Python (the simulator) raises OverflowError or ValueError and C returns inf or NaN.
+_LGAMMA_OVERFLOW = 2.5599833278516383e305     # the largest double whose lgamma is finite
+
+
+# expm1, exp2 and lgamma compute in double: Numba's float32 versions are off by several ulps
+# (torch's float32 loops, SLEEF's, are within one); the store rounds to the output's type.
+@register_jitable
+def expm1(x):
+    return math.inf if x > _LOG_DBL_MAX else math.expm1(np.float64(x))
+
+
+@register_jitable
+def exp2(x):
+    return math.inf if x >= 1024 else math.exp2(np.float64(x))
+
+
+@register_jitable
+def lgamma(x):
+    """C's ``lgamma``: +inf at the poles (0 and the negative integers) and past the overflow."""
+    wide = np.float64(x)        # (a float32 compared with the threshold would overflow it)
+    if wide != wide:
+        return wide
+    if wide <= 0 and (not abs(wide) < _INTEGRAL or math.floor(wide) == wide):
+        return math.inf
+    return math.inf if wide > _LGAMMA_OVERFLOW else math.lgamma(wide)
+
+
+@register_jitable
+def signbit(x):
+    return math.copysign(1.0, x) < 0       # -0.0 and NaNs with the sign bit set count as negative
+
+
+@register_jitable
+def signbit_int(x):
+    return x < 0
+
+
+@register_jitable
+def log_sigmoid(x):
+    """``log_sigmoid_cpu_kernel``: min(x, 0) - log1p(e^-|x|), which never exponentiates a large number."""
+    return min(x, like(x, 0)) - math.log1p(exp(-abs(x))) if x == x else x
+
+
+@register_jitable
+def exp_neg_abs(x):
+    """The buffer ``log_sigmoid_forward`` saves for its backward: e^-|x|."""
+    return exp(-abs(x))
+
+
+_ERFINV_A = (0.886226899, -1.645349621, 0.914624893, -0.140543331)
+_ERFINV_B = (-2.118377725, 1.442710462, -0.329097515, 0.012229801)
+_ERFINV_C = (-1.970840454, -1.624906493, 3.429567803, 1.641345311)
+_ERFINV_D = (3.543889200, 1.637067800)
+_TWO_OVER_SQRT_PI = 1.1283791670955126
+
+
+@register_jitable
+def erfinv(y):
+    """``calc_erfinv`` (Math.h): a rational first guess, then two Newton steps, in y's own type."""
+    a, b, c, d = _ERFINV_A, _ERFINV_B, _ERFINV_C, _ERFINV_D
+    y_abs = abs(y)
+    if not y_abs <= 1:
+        return like(y, math.nan)
+    if y_abs == 1:
+        return like(y, math.copysign(math.inf, y))
+    if y_abs <= like(y, 0.7):
+        z = y * y
+        num = ((like(y, a[3]) * z + like(y, a[2])) * z + like(y, a[1])) * z + like(y, a[0])
+        dem = (((like(y, b[3]) * z + like(y, b[2])) * z + like(y, b[1])) * z + like(y, b[0])) * z + like(y, 1)
+        x = y * num / dem
+    else:
+        z = math.sqrt(-math.log((like(y, 1) - y_abs) / like(y, 2)))
+        num = ((like(y, c[3]) * z + like(y, c[2])) * z + like(y, c[1])) * z + like(y, c[0])
+        dem = (like(y, d[1]) * z + like(y, d[0])) * z + like(y, 1)
+        x = like(y, math.copysign(num, y)) / dem
+    k = like(y, _TWO_OVER_SQRT_PI)
+    x = x - (math.erf(x) - y) / (k * math.exp(-x * x))
+    return x - (math.erf(x) - y) / (k * math.exp(-x * x))
+
+
+_DIGAMMA_A = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
+              -4.16666666666666666667E-3, 3.96825396825396825397E-3, -8.33333333333333333333E-3,
+              8.33333333333333333333E-2)
+_PSI_10 = 2.25175258906672110764
+
+
+@register_jitable
+def digamma(x):
+    """``calc_digamma`` (Math.h), in x's own type: the reflection pi / tan(pi r) for a negative x
+    (r its fractional part, computed in double), the recurrence up to 10, then the asymptotic series."""
+    if x == 0:
+        return like(x, math.copysign(math.inf, -x))
+    reflection = like(x, 0)
+    if x < 0:
+        if not abs(x) < _INTEGRAL or math.floor(x) == x:
+            return like(x, math.nan)
+        r = np.float64(x) - np.float64(math.floor(abs(x))) * math.copysign(1.0, x)      # modf's fraction
+        reflection = like(x, math.pi / math.tan(math.pi * r))
+        x = like(x, 1) - x
+    result = like(x, 0)
+    while x < 10:
+        result -= like(x, 1) / x
+        x += like(x, 1)
+    if x == 10:
+        return result + like(x, _PSI_10) - reflection
+    y = like(x, 0)
+    if x < like(x, 1.0e17):
+        z = like(x, 1) / (x * x)
+        poly = like(x, _DIGAMMA_A[0])
+        for k in range(1, 7):
+            poly = poly * z + like(x, _DIGAMMA_A[k])
+        y = z * poly
+    return result + math.log(x) - like(x, 0.5) / x - y - reflection
+
+
+UNARY += (expm1, exp2, lgamma, signbit, signbit_int, log_sigmoid, exp_neg_abs, erfinv, digamma)
+(EXPM1, EXP2, LGAMMA, SIGNBIT, SIGNBIT_INT, LOG_SIGMOID, EXP_NEG_ABS,
+ ERFINV, DIGAMMA) = range(len(UNARY) - 9, len(UNARY))
+
+
 # ----------------------------------------------------------------------------- binary ops
 @intrinsic
 def fma(typingctx, a, b, c):
@@ -930,6 +1051,82 @@ BINARY += (div_floor_int, div_floor_float, div_trunc_int, div_trunc_float, remai
 BINARY += (div_complex, pow_complex, pow_complex_scalar, pow_float_scalar)
 DIV_COMPLEX, POW_COMPLEX, POW_COMPLEX_SCALAR, POW_FLOAT_SCALAR = range(len(BINARY) - 4, len(BINARY))
 
+
+
+# ---- issue 16, round 9 (BinaryOpsKernel.cpp)
+@register_jitable
+def atan2(a, b, alpha):
+    return math.atan2(a, b)
+
+
+@register_jitable
+def copysign(a, b, alpha):
+    return math.copysign(a, b)
+
+
+@register_jitable
+def hypot(a, b, alpha):
+    return math.hypot(a, b)
+
+
+@register_jitable
+def fmax(a, b, alpha):
+    """C's ``fmax``: a NaN loses to a number (maximum propagates it)."""
+    return a if b != b else (b if a != a or b > a else a)
+
+
+@register_jitable
+def fmin(a, b, alpha):
+    return a if b != b else (b if a != a or b < a else a)
+
+
+@register_jitable
+def xlogy(x, y, alpha):
+    """``xlogy_kernel``: NaN for a NaN y, 0 where x is 0 (even for y == 0), else x log y."""
+    if y != y:
+        return y
+    return x - x if x == 0 else x * log(y)
+
+
+@register_jitable
+def logaddexp(a, b, alpha):
+    """``logaddexp_kernel``: max + log1p(e^-|a - b|); equal infinities are their own sum."""
+    if abs(a) == math.inf and a == b:
+        return a
+    m = a if a != a or a > b else b
+    return m + math.log1p(exp(-abs(a - b)))
+
+
+@register_jitable
+def logaddexp2(a, b, alpha):
+    """``logaddexp2_kernel``: max + log1p(2^-|a - b|) / ln 2."""
+    if abs(a) == math.inf and a == b:
+        return a
+    m = a if a != a or a > b else b
+    return m + math.log1p(exp2(-abs(a - b))) * like(m, 1.4426950408889634)
+
+
+@register_jitable
+def heaviside(x, values, alpha):
+    """``heaviside_kernel``: ``values`` where x is 0, else whether x > 0."""
+    return values if x == 0 else like(values, x > 0)
+
+
+@register_jitable
+def logit(x, eps, alpha):
+    """``logit_kernel``: log(x / (1 - x)), x first clamped to [eps, 1 - eps] unless eps < 0."""
+    if eps >= 0:
+        x = eps if x < eps else (like(x, 1) - eps if x > like(x, 1) - eps else x)
+    one_minus = like(x, 1) - x
+    return like(x, math.inf) if one_minus == 0 else log(x / one_minus)
+
+
+BINARY += (atan2, copysign, hypot, fmax, fmin, xlogy, logaddexp, logaddexp2, heaviside, logit)
+(ATAN2, COPYSIGN, HYPOT, FMAX, FMIN, XLOGY, LOGADDEXP, LOGADDEXP2, HEAVISIDE,
+ LOGIT) = range(len(BINARY) - 10, len(BINARY))
+# ``build_borrowing_binary_float_op``: integer (and bool) operands computed in the default float dtype
+INTEGERS_AS_FLOATS = (DIV, ATAN2, COPYSIGN, XLOGY)
+
 # ----------------------------------------------------------------------------- ternary ops
 @register_jitable
 def select(cond, a, b, value):
@@ -952,6 +1149,19 @@ def addcdiv(x, t1, t2, value):
 
 TERNARY = (select, addcmul, addcdiv)
 WHERE, ADDCMUL, ADDCDIV = range(len(TERNARY))
+
+
+
+@register_jitable
+def log_sigmoid_backward(x, buffer, grad, value):
+    """``log_sigmoid_backward_cpu_kernel``, from the input and the saved b = e^-|x|: with
+    s = b / (1 + b), (1 - s) grad for a negative x, s grad otherwise."""
+    s = buffer / (like(buffer, 1) + buffer)
+    return (like(s, 1) - s) * grad if x < 0 else s * grad
+
+
+TERNARY += (log_sigmoid_backward,)
+LOG_SIGMOID_BACKWARD = len(TERNARY) - 1
 
 # ----------------------------------------------------------------------------- reductions
 SUM, PROD, AMAX, AMIN, ARGMAX, ARGMIN = range(6)

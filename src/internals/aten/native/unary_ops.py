@@ -10,7 +10,9 @@ import math
 
 from ...c10 import scalar_type as st
 from .. import dispatcher
+from ..tensor_iterator import TensorIteratorConfig
 from . import scalar_ops as ops
+from .dispatch_stub import loops
 from .elementwise import binary, unary
 from .tensor_factories import wrap_scalar, zeros_like
 
@@ -330,3 +332,120 @@ def nan_to_num(x, nan=None, posinf=None, neginf=None, *, out=None):
 
 def nan_to_num_(x, nan=None, posinf=None, neginf=None):
     return nan_to_num(x, nan, posinf, neginf, out=x)
+
+
+# ---- issue 16, round 9: the everyday operators (UnaryOps.cpp, Activation.cpp, Math.h)
+expm1, expm1_ = _floating_kernel("expm1", ops.EXPM1)
+exp2, exp2_ = _floating_kernel("exp2", ops.EXP2)
+lgamma, lgamma_ = _floating_kernel("lgamma", ops.LGAMMA)
+erfinv, erfinv_ = _floating_kernel("erfinv", ops.ERFINV)
+digamma, digamma_ = _floating_kernel("digamma", ops.DIGAMMA)
+
+
+def square(x):
+    """CompositeImplicitAutograd: ``at::pow(self, 2)``, so its node is pow's."""
+    return dispatcher.call("pow.Tensor_Scalar", x, 2)
+
+
+def square_(x):
+    return dispatcher.call("pow_.Scalar", x, 2)
+
+
+def square_out(x, *, out):
+    return dispatcher.call("pow.Tensor_Scalar_out", x, 2, out=out)
+
+
+def signbit(x):
+    """Whether the sign bit is set (-0.0 too); integers: x < 0 (``signbit_kernel``), a bool output."""
+    if x.dtype.is_complex:
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
+    op = ops.SIGNBIT if x.dtype.is_floating_point else ops.SIGNBIT_INT
+    it = TensorIteratorConfig().add_output(None, st.bool_).add_const_input(x).build()
+    return it.for_each(lambda buffers, *geometry: loops(it.device).unary_loop(op, *buffers, *geometry))
+
+
+# deg2rad and rad2deg (CompositeExplicitAutograd): a multiplication by a double constant into
+# ``empty_like(self)`` (an integer input gets the default float dtype).
+M_PI_180 = 0.017453292519943295
+M_180_PI = 57.29577951308232
+
+
+def _scaled(name, x, factor, out=None):
+    if x.dtype.is_complex:
+        raise RuntimeError(f"{name} is not supported for complex tensors.")
+    if out is None:
+        dtype = st.get_default_dtype() if x.dtype.category <= st.INTEGRAL else x.dtype
+        out = dispatcher.call("empty_like", x, dtype=dtype)
+    return dispatcher.call("mul.out", x, wrap_scalar(factor), out=out)
+
+
+def deg2rad(x):
+    return _scaled("deg2rad", x, M_PI_180)
+
+
+def deg2rad_(x):
+    return _scaled("deg2rad", x, M_PI_180, out=x)
+
+
+def rad2deg(x):
+    return _scaled("rad2deg", x, M_180_PI)
+
+
+def rad2deg_(x):
+    return _scaled("rad2deg", x, M_180_PI, out=x)
+
+
+def logit(x, eps=None, *, out=None):
+    """log(x / (1 - x)), x clamped to [eps, 1 - eps] first if eps is given (``logit_kernel``);
+    the eps rides in the loop's second operand, -1 for none."""
+    if x.dtype.is_complex:
+        raise _not_implemented("logit_cpu", x)
+    if x.dtype.is_reduced_float:        # c10::Half arithmetic: each step rounded to the 16-bit type
+        return _logit_16_bits(x, eps, out)
+    return binary(ops.LOGIT, x, wrap_scalar(-1.0 if eps is None or eps != eps else float(eps)), out=out)
+
+
+def _logit_16_bits(x, eps, out):
+    """float16 and bfloat16: log(x / (1 - x)), x clamped first, each operation rounded to x's
+    dtype as torch's loop over c10::Half (or BFloat16) values rounds it."""
+    if eps is not None and eps == eps:
+        x = dispatcher.call("clamp", x, eps, 1 - eps)
+    ratio = dispatcher.call("div.Tensor", x, dispatcher.call("rsub.Scalar", x, 1))
+    result = dispatcher.call("log", ratio)
+    return result if out is None else dispatcher.call("copy_", out, result)
+
+
+def logit_(x, eps=None):
+    return logit(x, eps, out=x)
+
+
+def logit_backward(grad_output, self, eps=None):
+    """``logit_backward_kernel``: grad / (x (1 - x)) inside [eps, 1 - eps] (0 outside; with no
+    eps, NaN outside [0, 1]), written with ``where``."""
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+    inside = dispatcher.call("logical_and", dispatcher.call("ge.Scalar", self, lo),
+                             dispatcher.call("le.Scalar", self, hi))
+    grad = dispatcher.call("div.Tensor", grad_output,
+                           dispatcher.call("mul.Tensor", self, dispatcher.call("rsub.Scalar", self, 1)))
+    return dispatcher.call("where.self", inside, grad, wrap_scalar(math.nan if eps is None else 0.0))
+
+
+def log_sigmoid_forward(x):
+    """(min(x, 0) - log1p(e^-|x|), e^-|x|): the output and the buffer its backward reads
+    (``log_sigmoid_cpu_kernel``); two loops here, one in torch."""
+    _float_only(x, "log_sigmoid_cpu")
+    return unary(ops.LOG_SIGMOID, x), unary(ops.EXP_NEG_ABS, x)
+
+
+def log_sigmoid(x):
+    """CompositeImplicitAutograd: the output of ``log_sigmoid_forward``."""
+    return dispatcher.call("log_sigmoid_forward", x)[0]
+
+
+def log_sigmoid_backward(grad_output, self, buffer):
+    """One ternary loop over (input, buffer, grad), as ``log_sigmoid_backward_cpu_kernel``."""
+    _float_only(self, "log_sigmoid_backward_cpu")
+    it = (TensorIteratorConfig().add_output(None).add_const_input(self).add_const_input(buffer)
+          .add_const_input(grad_output).promote_inputs_to_common_dtype().build())
+    return it.for_each(lambda buffers, *geometry: loops(it.device).ternary_loop(ops.LOG_SIGMOID_BACKWARD, *buffers,
+                                                                                 0, *geometry))

@@ -12,6 +12,7 @@ from ..functions_manual import (  # the helpers the formulas call
     addcdiv_tensor2_backward,
     amax_amin_backward,
     as_strided_backward,
+    atan2_backward,
     avg_pool2d,
     avg_pool2d_backward,
     binary_cross_entropy_backward,
@@ -23,12 +24,15 @@ from ..functions_manual import (  # the helpers the formulas call
     cat_tensors_backward,
     clamp_backward,
     clamp_backward_min_max,
+    clamp_bound_backward,
     conj,
     constant_pad_nd_backward,
     convolution_backward,
+    copysign_tensor_self_backward,
     cummaxmin_backward,
     cumprod_backward,
     cumsum_backward,
+    deg2rad_backward,
     diagonal_backward,
     div_scalar,
     div_tensor_other_backward,
@@ -41,11 +45,15 @@ from ..functions_manual import (  # the helpers the formulas call
     grad_mode_is_enabled,
     index_backward,
     index_select_backward,
+    infinitely_differentiable_logit_backward,
     infinitely_differentiable_silu_backward,
     leaky_relu_backward,
     linalg_det_backward,
     linalg_vector_norm_backward,
     log1p_backward,
+    log_sigmoid_backward,
+    log_sigmoid_double_backward,
+    logit_backward,
     logsumexp_backward,
     masked_fill_backward,
     masked_select_backward,
@@ -71,6 +79,7 @@ from ..functions_manual import (  # the helpers the formulas call
     pow_backward_exponent_scalar_base,
     pow_backward_self,
     prod_backward,
+    rad2deg_backward,
     repeat_backward,
     roll_backward,
     scalar_div_tensor,
@@ -95,6 +104,7 @@ from ..functions_manual import (  # the helpers the formulas call
     threshold_backward,
     ties_halved,
     trace_backward,
+    trigamma,
     unbind_backward,
     unfold_backward,
     unsqueeze_to,
@@ -107,7 +117,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -2213,6 +2223,300 @@ class Log1PBackward0(Node):
         return (log1p_backward(grad, self),)
 
 
+class Expm1Backward0(Node):
+    """``expm1(Tensor self) -> Tensor``"""
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        result = node.result_.unpack(node)
+        return (grad * (result + 1),)
+
+
+class Exp2Backward0(Node):
+    """``exp2(Tensor self) -> Tensor``"""
+    __slots__ = ('result_',)
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        result = node.result_.unpack(node)
+        return (grad * result * 0.6931471805599453,)
+
+
+class LgammaBackward0(Node):
+    """``lgamma(Tensor self) -> Tensor``"""
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        return (grad * self.digamma(),)
+
+
+class DigammaBackward0(Node):
+    """``digamma(Tensor self) -> Tensor``"""
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        return (grad * trigamma(self),)
+
+
+class ErfinvBackward0(Node):
+    """``erfinv(Tensor self) -> Tensor``"""
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        return (0.8862269254527579 * self.erfinv().pow(2).exp() * grad,)
+
+
+class Deg2RadBackward0(Node):
+    """``deg2rad(Tensor self) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (deg2rad_backward(grad),)
+
+
+class Rad2DegBackward0(Node):
+    """``rad2deg(Tensor self) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (rad2deg_backward(grad),)
+
+
+class LogitBackward0(Node):
+    """``logit(Tensor self, float? eps=None) -> Tensor``"""
+    __slots__ = ('self_', 'eps_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_eps': ('eps_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        eps = node.eps_
+        return (infinitely_differentiable_logit_backward(grad, self, eps) if grad_mode_is_enabled() else logit_backward(grad, self, eps),)
+
+
+class Atan2Backward0(Node):
+    """``atan2(Tensor self, Tensor other) -> Tensor``"""
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_other': ('other_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        other = node.other_.unpack(node)
+        grad_self = grad_other = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None]
+        if any(grad_input_mask):
+            grad_self, grad_other = atan2_backward(grad, self, other, grad_input_mask)
+        return grad_self, grad_other
+
+
+class CopysignBackward0(Node):
+    """``copysign.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    __slots__ = ('self_', 'result_', 'other_')
+    _tensor_slots = ('self_', 'result_', 'other_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True), '_saved_other': ('other_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        result = node.result_.unpack(node)
+        grad_other = None
+        if edges[1] is not None:
+            other = node.other_.unpack(node)
+            grad_other = zeros_like(other)
+        grad_self = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            grad_self = copysign_tensor_self_backward(grad, self, result)
+        return grad_self, grad_other
+
+
+class CopysignBackward1(Node):
+    """``copysign.Scalar(Tensor self, Scalar other) -> Tensor``"""
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        result = node.result_.unpack(node)
+        return (copysign_tensor_self_backward(grad, self, result),)
+
+
+class HypotBackward0(Node):
+    """``hypot(Tensor self, Tensor other) -> Tensor``"""
+    __slots__ = ('self_', 'result_', 'other_')
+    _tensor_slots = ('self_', 'result_', 'other_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True), '_saved_other': ('other_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        result = node.result_.unpack(node)
+        grad_other = None
+        if edges[1] is not None:
+            other = node.other_.unpack(node)
+            grad_other = grad * other / result
+        grad_self = None
+        if edges[0] is not None:
+            self = node.self_.unpack(node)
+            grad_self = grad * self / result
+        return grad_self, grad_other
+
+
+class FmaxBackward0(Node):
+    """``fmax(Tensor self, Tensor other) -> Tensor``"""
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_other': ('other_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        other = node.other_.unpack(node)
+        grad_other = None
+        if edges[1] is not None:
+            grad_other = grad.masked_fill((self >= other).logical_or_(other.isnan()), 0)
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad.masked_fill((self >= other).logical_or_(other.isnan()).logical_not_(), 0)
+        return grad_self, grad_other
+
+
+class FminBackward0(Node):
+    """``fmin(Tensor self, Tensor other) -> Tensor``"""
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_other': ('other_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        other = node.other_.unpack(node)
+        grad_other = None
+        if edges[1] is not None:
+            grad_other = grad.masked_fill((self <= other).logical_or_(other.isnan()), 0)
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad.masked_fill((self <= other).logical_or_(other.isnan()).logical_not_(), 0)
+        return grad_self, grad_other
+
+
+class XlogyBackward0(Node):
+    """``xlogy.Tensor(Tensor self, Tensor other) -> Tensor``"""
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_other': ('other_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        other = node.other_.unpack(node)
+        grad_other = None
+        if edges[1] is not None:
+            grad_other = grad * self / other
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad.xlogy(other).masked_fill((self == 0.) & (other <= 0.), 0.)
+        return grad_self, grad_other
+
+
+class XlogyBackward1(Node):
+    """``xlogy.Scalar_Self(Scalar self, Tensor other) -> Tensor``"""
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('other_',)
+    _exposed = {'_saved_self': ('self_', False), '_saved_other': ('other_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_
+        other = node.other_.unpack(node)
+        return (grad * self / other,)
+
+
+class XlogyBackward2(Node):
+    """``xlogy.Scalar_Other(Tensor self, Scalar other) -> Tensor``"""
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_other': ('other_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        other = node.other_
+        return (grad.xlogy(other) if other > 0. else grad.xlogy(other).masked_fill(self == 0., 0.),)
+
+
+class LogaddexpBackward0(Node):
+    """``logaddexp(Tensor self, Tensor other) -> Tensor``"""
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_other': ('other_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        other = node.other_.unpack(node)
+        grad_other = None
+        if edges[1] is not None:
+            grad_other = grad / (1 + (self - other).exp())
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad / (1 + (other - self).exp())
+        return grad_self, grad_other
+
+
+class Logaddexp2Backward0(Node):
+    """``logaddexp2(Tensor self, Tensor other) -> Tensor``"""
+    __slots__ = ('self_', 'other_')
+    _tensor_slots = ('self_', 'other_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_other': ('other_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        other = node.other_.unpack(node)
+        grad_other = None
+        if edges[1] is not None:
+            grad_other = grad / (1 + 2 ** (self - other))
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad / (1 + 2 ** (other - self))
+        return grad_self, grad_other
+
+
 class GeluBackward0(Node):
     """``gelu(Tensor self, *, str approximate='none') -> Tensor``"""
     __slots__ = ('self_', 'approximate_')
@@ -2250,6 +2554,40 @@ class SoftplusBackward0(Node):
         beta = node.beta_
         threshold = node.threshold_
         return (softplus_backward(grad, self, beta, threshold),)
+
+
+class LogSigmoidBackward0(Node):
+    """``log_sigmoid_forward(Tensor self) -> (Tensor output, Tensor buffer)``"""
+    __slots__ = ('self_', 'buffer_')
+    _tensor_slots = ('self_', 'buffer_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_buffer': ('buffer_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        buffer = node.buffer_.unpack(node)
+        return (log_sigmoid_backward(grad, self, buffer),)
+
+
+class LogSigmoidBackwardBackward0(Node):
+    """``log_sigmoid_backward(Tensor grad_output, Tensor self, Tensor buffer) -> Tensor``"""
+    __slots__ = ('self_', 'buffer_', 'grad_output_')
+    _tensor_slots = ('self_', 'buffer_', 'grad_output_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_buffer': ('buffer_', True), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        buffer = node.buffer_.unpack(node)
+        grad_output = node.grad_output_.unpack(node)
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = log_sigmoid_backward(grad, self, buffer)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = log_sigmoid_double_backward(grad * grad_output, self)
+        return grad_grad_output, grad_self
 
 
 class GeluBackwardBackward0(Node):
@@ -2502,6 +2840,72 @@ class ClampBackward0(Node):
         if edges[0] is not None:
             grad_self = clamp_backward(grad, self, min, max)
         return grad_self, grad_min, grad_max
+
+
+class ClampMinBackward0(Node):
+    """``clamp_min(Tensor self, Scalar min) -> Tensor``"""
+    __slots__ = ('self_', 'min_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_min': ('min_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        min = node.min_
+        return (clamp_backward(grad, self, min, None),)
+
+
+class ClampMinBackward1(Node):
+    """``clamp_min.Tensor(Tensor self, Tensor min) -> Tensor``"""
+    __slots__ = ('self_', 'min_')
+    _tensor_slots = ('self_', 'min_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_min': ('min_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        min = node.min_.unpack(node)
+        grad_min = None
+        if edges[1] is not None:
+            grad_min = clamp_bound_backward(grad, self, min, True)
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = clamp_backward(grad, self, min, None)
+        return grad_self, grad_min
+
+
+class ClampMaxBackward0(Node):
+    """``clamp_max(Tensor self, Scalar max) -> Tensor``"""
+    __slots__ = ('self_', 'max_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_max': ('max_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        max = node.max_
+        return (clamp_backward(grad, self, None, max),)
+
+
+class ClampMaxBackward1(Node):
+    """``clamp_max.Tensor(Tensor self, Tensor max) -> Tensor``"""
+    __slots__ = ('self_', 'max_')
+    _tensor_slots = ('self_', 'max_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_max': ('max_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        max = node.max_.unpack(node)
+        grad_max = None
+        if edges[1] is not None:
+            grad_max = clamp_bound_backward(grad, self, max, False)
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = clamp_backward(grad, self, None, max)
+        return grad_self, grad_max
 
 
 class LerpBackward0(Node):

@@ -35,6 +35,7 @@ from .functions import (
     AsStridedBackward1,
     AsinBackward0,
     AsinhBackward0,
+    Atan2Backward0,
     AtanBackward0,
     AtanhBackward0,
     AvgPool2DBackward0,
@@ -51,20 +52,28 @@ from .functions import (
     CeilBackward0,
     ClampBackward0,
     ClampBackward1,
+    ClampMaxBackward0,
+    ClampMaxBackward1,
+    ClampMinBackward0,
+    ClampMinBackward1,
     CloneBackward0,
     ComplexBackward0,
     ConstantPadNdBackward0,
     ConvolutionBackward0,
+    CopysignBackward0,
+    CopysignBackward1,
     CosBackward0,
     CoshBackward0,
     CummaxBackward0,
     CumminBackward0,
     CumprodBackward0,
     CumsumBackward0,
+    Deg2RadBackward0,
     DiagEmbedBackward0,
     DiagonalBackward0,
     DiagonalBackward0_copy,
     DiagonalBackwardBackward0,
+    DigammaBackward0,
     DivBackward0,
     DivBackward1,
     DivBackward2,
@@ -72,19 +81,25 @@ from .functions import (
     DotBackward0,
     EmbeddingBackward0,
     ErfBackward0,
+    ErfinvBackward0,
+    Exp2Backward0,
     ExpBackward0,
     ExpandBackward0,
+    Expm1Backward0,
     ExponentialBackward0,
     FillBackward2,
     FillBackward3,
     FlipBackward0,
     FloorBackward0,
+    FmaxBackward0,
+    FminBackward0,
     FmodBackward0,
     FmodBackward1,
     FracBackward0,
     GatherBackward0,
     GeluBackward0,
     GeluBackwardBackward0,
+    HypotBackward0,
     IndexAddBackward0,
     IndexBackward0,
     IndexPutBackward0,
@@ -95,6 +110,7 @@ from .functions import (
     LeakyReluBackwardBackward0,
     LerpBackward0,
     LerpBackward1,
+    LgammaBackward0,
     LinalgDetBackward0,
     LinalgInvExBackward0,
     LinalgLuFactorExBackward0,
@@ -103,8 +119,13 @@ from .functions import (
     Log1PBackward0,
     Log2Backward0,
     LogBackward0,
+    LogSigmoidBackward0,
+    LogSigmoidBackwardBackward0,
     LogSoftmaxBackward0,
     LogSoftmaxBackwardDataBackward0,
+    Logaddexp2Backward0,
+    LogaddexpBackward0,
+    LogitBackward0,
     LogsumexpBackward0,
     MaskedFillBackward0,
     MaskedFillBackward1,
@@ -144,6 +165,7 @@ from .functions import (
     PowBackward2,
     ProdBackward0,
     ProdBackward1,
+    Rad2DegBackward0,
     RandomBackward0,
     RandomBackward1,
     RandomBackward2,
@@ -222,6 +244,9 @@ from .functions import (
     ViewAsComplexBackward0,
     ViewBackward0,
     WhereBackward0,
+    XlogyBackward0,
+    XlogyBackward1,
+    XlogyBackward2,
     ZeroBackward0,
 )
 
@@ -467,6 +492,58 @@ OPS = {
     'log1p': dispatcher.find('log1p'),
     'log1p.out': dispatcher.find('log1p.out'),
     'log1p_': dispatcher.find('log1p_'),
+    'expm1': dispatcher.find('expm1'),
+    'expm1.out': dispatcher.find('expm1.out'),
+    'expm1_': dispatcher.find('expm1_'),
+    'exp2': dispatcher.find('exp2'),
+    'exp2.out': dispatcher.find('exp2.out'),
+    'exp2_': dispatcher.find('exp2_'),
+    'lgamma': dispatcher.find('lgamma'),
+    'lgamma.out': dispatcher.find('lgamma.out'),
+    'lgamma_': dispatcher.find('lgamma_'),
+    'digamma': dispatcher.find('digamma'),
+    'digamma.out': dispatcher.find('digamma.out'),
+    'digamma_': dispatcher.find('digamma_'),
+    'erfinv': dispatcher.find('erfinv'),
+    'erfinv.out': dispatcher.find('erfinv.out'),
+    'erfinv_': dispatcher.find('erfinv_'),
+    'deg2rad': dispatcher.find('deg2rad'),
+    'deg2rad_': dispatcher.find('deg2rad_'),
+    'deg2rad.out': dispatcher.find('deg2rad.out'),
+    'rad2deg': dispatcher.find('rad2deg'),
+    'rad2deg_': dispatcher.find('rad2deg_'),
+    'rad2deg.out': dispatcher.find('rad2deg.out'),
+    'logit': dispatcher.find('logit'),
+    'logit_': dispatcher.find('logit_'),
+    'logit.out': dispatcher.find('logit.out'),
+    'atan2': dispatcher.find('atan2'),
+    'atan2.out': dispatcher.find('atan2.out'),
+    'atan2_': dispatcher.find('atan2_'),
+    'copysign.Tensor': dispatcher.find('copysign.Tensor'),
+    'copysign.out': dispatcher.find('copysign.out'),
+    'copysign_.Tensor': dispatcher.find('copysign_.Tensor'),
+    'copysign.Scalar': dispatcher.find('copysign.Scalar'),
+    'copysign_.Scalar': dispatcher.find('copysign_.Scalar'),
+    'copysign.Scalar_out': dispatcher.find('copysign.Scalar_out'),
+    'hypot': dispatcher.find('hypot'),
+    'hypot.out': dispatcher.find('hypot.out'),
+    'hypot_': dispatcher.find('hypot_'),
+    'fmax': dispatcher.find('fmax'),
+    'fmax.out': dispatcher.find('fmax.out'),
+    'fmin': dispatcher.find('fmin'),
+    'fmin.out': dispatcher.find('fmin.out'),
+    'xlogy.Tensor': dispatcher.find('xlogy.Tensor'),
+    'xlogy_.Tensor': dispatcher.find('xlogy_.Tensor'),
+    'xlogy.OutTensor': dispatcher.find('xlogy.OutTensor'),
+    'xlogy.Scalar_Self': dispatcher.find('xlogy.Scalar_Self'),
+    'xlogy.OutScalar_Self': dispatcher.find('xlogy.OutScalar_Self'),
+    'xlogy.Scalar_Other': dispatcher.find('xlogy.Scalar_Other'),
+    'xlogy_.Scalar_Other': dispatcher.find('xlogy_.Scalar_Other'),
+    'xlogy.OutScalar_Other': dispatcher.find('xlogy.OutScalar_Other'),
+    'logaddexp': dispatcher.find('logaddexp'),
+    'logaddexp.out': dispatcher.find('logaddexp.out'),
+    'logaddexp2': dispatcher.find('logaddexp2'),
+    'logaddexp2.out': dispatcher.find('logaddexp2.out'),
     'gelu': dispatcher.find('gelu'),
     'gelu.out': dispatcher.find('gelu.out'),
     'gelu_': dispatcher.find('gelu_'),
@@ -475,6 +552,8 @@ OPS = {
     'silu_': dispatcher.find('silu_'),
     'softplus': dispatcher.find('softplus'),
     'softplus.out': dispatcher.find('softplus.out'),
+    'log_sigmoid_forward': dispatcher.find('log_sigmoid_forward'),
+    'log_sigmoid_backward': dispatcher.find('log_sigmoid_backward'),
     'gelu_backward': dispatcher.find('gelu_backward'),
     'softplus_backward': dispatcher.find('softplus_backward'),
     'sign': dispatcher.find('sign'),
@@ -516,6 +595,18 @@ OPS = {
     'clamp.Tensor': dispatcher.find('clamp.Tensor'),
     'clamp.Tensor_out': dispatcher.find('clamp.Tensor_out'),
     'clamp_.Tensor': dispatcher.find('clamp_.Tensor'),
+    'clamp_min': dispatcher.find('clamp_min'),
+    'clamp_min_': dispatcher.find('clamp_min_'),
+    'clamp_min.out': dispatcher.find('clamp_min.out'),
+    'clamp_min.Tensor': dispatcher.find('clamp_min.Tensor'),
+    'clamp_min_.Tensor': dispatcher.find('clamp_min_.Tensor'),
+    'clamp_min.Tensor_out': dispatcher.find('clamp_min.Tensor_out'),
+    'clamp_max': dispatcher.find('clamp_max'),
+    'clamp_max_': dispatcher.find('clamp_max_'),
+    'clamp_max.out': dispatcher.find('clamp_max.out'),
+    'clamp_max.Tensor': dispatcher.find('clamp_max.Tensor'),
+    'clamp_max_.Tensor': dispatcher.find('clamp_max_.Tensor'),
+    'clamp_max.Tensor_out': dispatcher.find('clamp_max.Tensor_out'),
     'lerp.Scalar': dispatcher.find('lerp.Scalar'),
     'lerp_.Scalar': dispatcher.find('lerp_.Scalar'),
     'lerp.Tensor': dispatcher.find('lerp.Tensor'),
@@ -3578,6 +3669,590 @@ def log1p_(ks, self):
     return result
 
 
+def expm1(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = Expm1Backward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['expm1'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def expm1_out(ks, self, **kwargs):
+    check_out_no_requires_grad('expm1', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['expm1.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def expm1_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = Expm1Backward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['expm1_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def exp2(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = Exp2Backward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['exp2'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def exp2_out(ks, self, **kwargs):
+    check_out_no_requires_grad('exp2', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['exp2.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def exp2_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = Exp2Backward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['exp2_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def lgamma(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = LgammaBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['lgamma'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def lgamma_out(ks, self, **kwargs):
+    check_out_no_requires_grad('lgamma', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['lgamma.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def lgamma_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = LgammaBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['lgamma_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def digamma(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = DigammaBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['digamma'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def digamma_out(ks, self, **kwargs):
+    check_out_no_requires_grad('digamma', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['digamma.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def digamma_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = DigammaBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['digamma_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def erfinv(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ErfinvBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['erfinv'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def erfinv_out(ks, self, **kwargs):
+    check_out_no_requires_grad('erfinv', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['erfinv.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def erfinv_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = ErfinvBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['erfinv_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def deg2rad(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = Deg2RadBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['deg2rad'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def deg2rad_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = Deg2RadBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['deg2rad_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def deg2rad_out(ks, self, **kwargs):
+    check_out_no_requires_grad('deg2rad', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['deg2rad.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def rad2deg(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = Rad2DegBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['rad2deg'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def rad2deg_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = Rad2DegBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['rad2deg_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def rad2deg_out(ks, self, **kwargs):
+    check_out_no_requires_grad('rad2deg', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['rad2deg.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def logit(ks, self, eps=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = LogitBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.eps_ = eps
+    with below_ad_inplace_or_view():
+        result = OPS['logit'].redispatch(after_autograd(ks), self, eps)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def logit_(ks, self, eps=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = LogitBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.eps_ = eps
+    with below_autograd():
+        result = OPS['logit_'].redispatch(after_autograd(ks), self, eps)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def logit_out(ks, self, eps=None, **kwargs):
+    check_out_no_requires_grad('logit', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['logit.out'].redispatch(after_autograd(ks), self, eps, **kwargs)
+
+
+def atan2(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = Atan2Backward0()
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.other_ = SavedVariable(other, False)
+    with below_ad_inplace_or_view():
+        result = OPS['atan2'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def atan2_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('atan2', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['atan2.out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def atan2_(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = Atan2Backward0()
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.other_ = SavedVariable(other, False)
+    with below_autograd():
+        result = OPS['atan2_'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def copysign_Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = CopysignBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        if edges[0] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+        if edges[1] is not None:
+            grad_fn.other_ = SavedVariable(other, False)
+    with below_ad_inplace_or_view():
+        result = OPS['copysign.Tensor'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def copysign_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('copysign', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['copysign.out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def copysign__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = CopysignBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        if edges[0] is not None:
+            grad_fn.self_ = SavedVariable(self.clone(), False)
+        if edges[1] is not None:
+            grad_fn.other_ = SavedVariable(other, False)
+    with below_autograd():
+        result = OPS['copysign_.Tensor'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def copysign_Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = CopysignBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['copysign.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def copysign__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = CopysignBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['copysign_.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def copysign_Scalar_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('copysign', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['copysign.Scalar_out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def hypot(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = HypotBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        if edges[0] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+        if edges[1] is not None:
+            grad_fn.other_ = SavedVariable(other, False)
+    with below_ad_inplace_or_view():
+        result = OPS['hypot'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def hypot_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('hypot', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['hypot.out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def hypot_(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = HypotBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        if edges[0] is not None:
+            grad_fn.self_ = SavedVariable(self.clone(), False)
+        if edges[1] is not None:
+            grad_fn.other_ = SavedVariable(other, False)
+    with below_autograd():
+        result = OPS['hypot_'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def fmax(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = FmaxBackward0()
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.other_ = SavedVariable(other, False)
+    with below_ad_inplace_or_view():
+        result = OPS['fmax'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fmax_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('fmax', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['fmax.out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def fmin(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = FminBackward0()
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.other_ = SavedVariable(other, False)
+    with below_ad_inplace_or_view():
+        result = OPS['fmin'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fmin_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('fmin', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['fmin.out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def xlogy_Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = XlogyBackward0()
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.other_ = SavedVariable(other, False)
+    with below_ad_inplace_or_view():
+        result = OPS['xlogy.Tensor'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def xlogy__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = XlogyBackward0()
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.other_ = SavedVariable(other, False)
+    with below_autograd():
+        result = OPS['xlogy_.Tensor'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def xlogy_OutTensor(ks, self, other, **kwargs):
+    check_out_no_requires_grad('xlogy', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['xlogy.OutTensor'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def xlogy_Scalar_Self(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and other._requires_grad:
+        grad_fn = XlogyBackward1()
+        grad_fn._next_edges = collect_next_edges(other)
+        grad_fn.self_ = self
+        grad_fn.other_ = SavedVariable(other, False)
+    with below_ad_inplace_or_view():
+        result = OPS['xlogy.Scalar_Self'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def xlogy_OutScalar_Self(ks, self, other, **kwargs):
+    check_out_no_requires_grad('xlogy', other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['xlogy.OutScalar_Self'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def xlogy_Scalar_Other(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = XlogyBackward2()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.other_ = other
+    with below_ad_inplace_or_view():
+        result = OPS['xlogy.Scalar_Other'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def xlogy__Scalar_Other(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = XlogyBackward2()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.other_ = other
+    with below_autograd():
+        result = OPS['xlogy_.Scalar_Other'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def xlogy_OutScalar_Other(ks, self, other, **kwargs):
+    check_out_no_requires_grad('xlogy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['xlogy.OutScalar_Other'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def logaddexp(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = LogaddexpBackward0()
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.other_ = SavedVariable(other, False)
+    with below_ad_inplace_or_view():
+        result = OPS['logaddexp'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def logaddexp_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('logaddexp', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['logaddexp.out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def logaddexp2(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = Logaddexp2Backward0()
+        grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.other_ = SavedVariable(other, False)
+    with below_ad_inplace_or_view():
+        result = OPS['logaddexp2'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def logaddexp2_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('logaddexp2', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['logaddexp2.out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
 def gelu(ks, self, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -3665,6 +4340,35 @@ def softplus_out(ks, self, beta=1, threshold=20, **kwargs):
     check_out_no_requires_grad('softplus', self, kwargs.get('out'))
     with below_autograd():
         return OPS['softplus.out'].redispatch(after_autograd(ks), self, beta, threshold, **kwargs)
+
+
+def log_sigmoid_forward(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = LogSigmoidBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['log_sigmoid_forward'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.buffer_ = SavedVariable(result[1], True)
+    return result
+
+
+def log_sigmoid_backward(ks, grad_output, self, buffer):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = LogSigmoidBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.buffer_ = SavedVariable(buffer, False)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['log_sigmoid_backward'].redispatch(after_autograd(ks), grad_output, self, buffer)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
 
 
 def gelu_backward(ks, grad_output, self, **kwargs):
@@ -4165,6 +4869,146 @@ def clamp__Tensor(ks, self, min=None, max=None):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
+
+
+def clamp_min(ks, self, min):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ClampMinBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.min_ = min
+    with below_ad_inplace_or_view():
+        result = OPS['clamp_min'].redispatch(after_autograd(ks), self, min)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def clamp_min_(ks, self, min):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = ClampMinBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.min_ = min
+    with below_autograd():
+        result = OPS['clamp_min_'].redispatch(after_autograd(ks), self, min)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def clamp_min_out(ks, self, min, **kwargs):
+    check_out_no_requires_grad('clamp_min', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['clamp_min.out'].redispatch(after_autograd(ks), self, min, **kwargs)
+
+
+def clamp_min_Tensor(ks, self, min):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or min._requires_grad):
+        grad_fn = ClampMinBackward1()
+        grad_fn._next_edges = collect_next_edges(self, min)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.min_ = SavedVariable(min, False)
+    with below_ad_inplace_or_view():
+        result = OPS['clamp_min.Tensor'].redispatch(after_autograd(ks), self, min)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def clamp_min__Tensor(ks, self, min):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or min._requires_grad):
+        check_inplace(self)
+        grad_fn = ClampMinBackward1()
+        grad_fn._next_edges = collect_next_edges(self, min)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.min_ = SavedVariable(min, False)
+    with below_autograd():
+        result = OPS['clamp_min_.Tensor'].redispatch(after_autograd(ks), self, min)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def clamp_min_Tensor_out(ks, self, min, **kwargs):
+    check_out_no_requires_grad('clamp_min', self, min, kwargs.get('out'))
+    with below_autograd():
+        return OPS['clamp_min.Tensor_out'].redispatch(after_autograd(ks), self, min, **kwargs)
+
+
+def clamp_max(ks, self, max):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ClampMaxBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.max_ = max
+    with below_ad_inplace_or_view():
+        result = OPS['clamp_max'].redispatch(after_autograd(ks), self, max)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def clamp_max_(ks, self, max):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = ClampMaxBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.max_ = max
+    with below_autograd():
+        result = OPS['clamp_max_'].redispatch(after_autograd(ks), self, max)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def clamp_max_out(ks, self, max, **kwargs):
+    check_out_no_requires_grad('clamp_max', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['clamp_max.out'].redispatch(after_autograd(ks), self, max, **kwargs)
+
+
+def clamp_max_Tensor(ks, self, max):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or max._requires_grad):
+        grad_fn = ClampMaxBackward1()
+        grad_fn._next_edges = collect_next_edges(self, max)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.max_ = SavedVariable(max, False)
+    with below_ad_inplace_or_view():
+        result = OPS['clamp_max.Tensor'].redispatch(after_autograd(ks), self, max)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def clamp_max__Tensor(ks, self, max):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or max._requires_grad):
+        check_inplace(self)
+        grad_fn = ClampMaxBackward1()
+        grad_fn._next_edges = collect_next_edges(self, max)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.max_ = SavedVariable(max, False)
+    with below_autograd():
+        result = OPS['clamp_max_.Tensor'].redispatch(after_autograd(ks), self, max)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def clamp_max_Tensor_out(ks, self, max, **kwargs):
+    check_out_no_requires_grad('clamp_max', self, max, kwargs.get('out'))
+    with below_autograd():
+        return OPS['clamp_max.Tensor_out'].redispatch(after_autograd(ks), self, max, **kwargs)
 
 
 def lerp_Scalar(ks, self, end, weight):
@@ -5197,6 +6041,58 @@ KERNELS = {
     'log1p': log1p,
     'log1p.out': log1p_out,
     'log1p_': log1p_,
+    'expm1': expm1,
+    'expm1.out': expm1_out,
+    'expm1_': expm1_,
+    'exp2': exp2,
+    'exp2.out': exp2_out,
+    'exp2_': exp2_,
+    'lgamma': lgamma,
+    'lgamma.out': lgamma_out,
+    'lgamma_': lgamma_,
+    'digamma': digamma,
+    'digamma.out': digamma_out,
+    'digamma_': digamma_,
+    'erfinv': erfinv,
+    'erfinv.out': erfinv_out,
+    'erfinv_': erfinv_,
+    'deg2rad': deg2rad,
+    'deg2rad_': deg2rad_,
+    'deg2rad.out': deg2rad_out,
+    'rad2deg': rad2deg,
+    'rad2deg_': rad2deg_,
+    'rad2deg.out': rad2deg_out,
+    'logit': logit,
+    'logit_': logit_,
+    'logit.out': logit_out,
+    'atan2': atan2,
+    'atan2.out': atan2_out,
+    'atan2_': atan2_,
+    'copysign.Tensor': copysign_Tensor,
+    'copysign.out': copysign_out,
+    'copysign_.Tensor': copysign__Tensor,
+    'copysign.Scalar': copysign_Scalar,
+    'copysign_.Scalar': copysign__Scalar,
+    'copysign.Scalar_out': copysign_Scalar_out,
+    'hypot': hypot,
+    'hypot.out': hypot_out,
+    'hypot_': hypot_,
+    'fmax': fmax,
+    'fmax.out': fmax_out,
+    'fmin': fmin,
+    'fmin.out': fmin_out,
+    'xlogy.Tensor': xlogy_Tensor,
+    'xlogy_.Tensor': xlogy__Tensor,
+    'xlogy.OutTensor': xlogy_OutTensor,
+    'xlogy.Scalar_Self': xlogy_Scalar_Self,
+    'xlogy.OutScalar_Self': xlogy_OutScalar_Self,
+    'xlogy.Scalar_Other': xlogy_Scalar_Other,
+    'xlogy_.Scalar_Other': xlogy__Scalar_Other,
+    'xlogy.OutScalar_Other': xlogy_OutScalar_Other,
+    'logaddexp': logaddexp,
+    'logaddexp.out': logaddexp_out,
+    'logaddexp2': logaddexp2,
+    'logaddexp2.out': logaddexp2_out,
     'gelu': gelu,
     'gelu.out': gelu_out,
     'gelu_': gelu_,
@@ -5205,6 +6101,8 @@ KERNELS = {
     'silu_': silu_,
     'softplus': softplus,
     'softplus.out': softplus_out,
+    'log_sigmoid_forward': log_sigmoid_forward,
+    'log_sigmoid_backward': log_sigmoid_backward,
     'gelu_backward': gelu_backward,
     'softplus_backward': softplus_backward,
     'sign': sign,
@@ -5246,6 +6144,18 @@ KERNELS = {
     'clamp.Tensor': clamp_Tensor,
     'clamp.Tensor_out': clamp_Tensor_out,
     'clamp_.Tensor': clamp__Tensor,
+    'clamp_min': clamp_min,
+    'clamp_min_': clamp_min_,
+    'clamp_min.out': clamp_min_out,
+    'clamp_min.Tensor': clamp_min_Tensor,
+    'clamp_min_.Tensor': clamp_min__Tensor,
+    'clamp_min.Tensor_out': clamp_min_Tensor_out,
+    'clamp_max': clamp_max,
+    'clamp_max_': clamp_max_,
+    'clamp_max.out': clamp_max_out,
+    'clamp_max.Tensor': clamp_max_Tensor,
+    'clamp_max_.Tensor': clamp_max__Tensor,
+    'clamp_max.Tensor_out': clamp_max_Tensor_out,
     'lerp.Scalar': lerp_Scalar,
     'lerp_.Scalar': lerp__Scalar,
     'lerp.Tensor': lerp_Tensor,

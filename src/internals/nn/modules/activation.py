@@ -1,9 +1,9 @@
-"""Activation modules (``torch/nn/modules/activation.py``): ReLU, GELU, SiLU, Sigmoid, Tanh,
-Softmax, LogSoftmax, LeakyReLU; and Dropout (``dropout.py``)."""
+"""Activation modules (``torch/nn/modules/activation.py``): ReLU, GELU, SiLU, Sigmoid, LogSigmoid,
+Tanh, Softmax, LogSoftmax, LeakyReLU; and Dropout (``dropout.py``)."""
 from .. import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout"]
+__all__ = ["ReLU", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "LogSigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout"]
 
 
 class ReLU(Module):
@@ -66,6 +66,11 @@ class SiLU(Module):
 class Sigmoid(Module):
     def forward(self, input):
         return F.sigmoid(input)
+
+
+class LogSigmoid(Module):
+    def forward(self, input):
+        return F.logsigmoid(input)
 
 
 class Tanh(Module):
