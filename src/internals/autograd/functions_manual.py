@@ -993,6 +993,22 @@ def constant_pad_nd_backward(grad, pad):
     return dispatcher.call("constant_pad_nd", grad, [-p for p in pad], 0)
 
 
+def _call_as(name):
+    """A formula's helper that only calls the operator ``name`` through the dispatcher."""
+    def helper(*args):
+        return dispatcher.call(name, *args)
+    helper.__name__ = helper.__qualname__ = name
+    return helper
+
+
+# The reflection and replication paddings and their backward operators (both linear): each
+# formula calls the other operator.
+__all__ += ["reflection_pad1d", "reflection_pad2d", "reflection_pad3d", "replication_pad1d", "replication_pad2d",
+            "replication_pad3d", "reflection_pad1d_backward", "reflection_pad2d_backward", "reflection_pad3d_backward",
+            "replication_pad1d_backward", "replication_pad2d_backward", "replication_pad3d_backward"]
+globals().update({name: _call_as(name) for name in __all__ if name.startswith(("reflection_pad", "replication_pad"))})
+
+
 def native_batch_norm_backward(*args):
     return dispatcher.call("native_batch_norm_backward", *args)
 

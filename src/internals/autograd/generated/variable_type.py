@@ -139,10 +139,22 @@ from .functions import (
     RandomBackward1,
     RandomBackward2,
     ReciprocalBackward0,
+    ReflectionPad1DBackward0,
+    ReflectionPad1DBackwardBackward0,
+    ReflectionPad2DBackward0,
+    ReflectionPad2DBackwardBackward0,
+    ReflectionPad3DBackward0,
+    ReflectionPad3DBackwardBackward0,
     ReluBackward0,
     RemainderBackward0,
     RemainderBackward1,
     RepeatBackward0,
+    ReplicationPad1DBackward0,
+    ReplicationPad1DBackwardBackward0,
+    ReplicationPad2DBackward0,
+    ReplicationPad2DBackwardBackward0,
+    ReplicationPad3DBackward0,
+    ReplicationPad3DBackwardBackward0,
     RollBackward0,
     RoundBackward0,
     RoundBackward1,
@@ -528,6 +540,18 @@ OPS = {
     '_adaptive_avg_pool2d': dispatcher.find('_adaptive_avg_pool2d'),
     '_adaptive_avg_pool2d_backward': dispatcher.find('_adaptive_avg_pool2d_backward'),
     'constant_pad_nd': dispatcher.find('constant_pad_nd'),
+    'reflection_pad1d': dispatcher.find('reflection_pad1d'),
+    'reflection_pad1d_backward': dispatcher.find('reflection_pad1d_backward'),
+    'reflection_pad2d': dispatcher.find('reflection_pad2d'),
+    'reflection_pad2d_backward': dispatcher.find('reflection_pad2d_backward'),
+    'reflection_pad3d': dispatcher.find('reflection_pad3d'),
+    'reflection_pad3d_backward': dispatcher.find('reflection_pad3d_backward'),
+    'replication_pad1d': dispatcher.find('replication_pad1d'),
+    'replication_pad1d_backward': dispatcher.find('replication_pad1d_backward'),
+    'replication_pad2d': dispatcher.find('replication_pad2d'),
+    'replication_pad2d_backward': dispatcher.find('replication_pad2d_backward'),
+    'replication_pad3d': dispatcher.find('replication_pad3d'),
+    'replication_pad3d_backward': dispatcher.find('replication_pad3d_backward'),
     'native_batch_norm': dispatcher.find('native_batch_norm'),
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     'embedding': dispatcher.find('embedding'),
@@ -4524,6 +4548,174 @@ def constant_pad_nd(ks, self, pad, value=0):
     return result
 
 
+def reflection_pad1d(ks, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ReflectionPad1DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.padding_ = as_int_tuple(padding)
+    with below_ad_inplace_or_view():
+        result = OPS['reflection_pad1d'].redispatch(after_autograd(ks), self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad1d_backward(ks, grad_output, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = ReflectionPad1DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['reflection_pad1d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad2d(ks, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ReflectionPad2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.padding_ = as_int_tuple(padding)
+    with below_ad_inplace_or_view():
+        result = OPS['reflection_pad2d'].redispatch(after_autograd(ks), self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad2d_backward(ks, grad_output, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = ReflectionPad2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['reflection_pad2d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad3d(ks, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ReflectionPad3DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.padding_ = as_int_tuple(padding)
+    with below_ad_inplace_or_view():
+        result = OPS['reflection_pad3d'].redispatch(after_autograd(ks), self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad3d_backward(ks, grad_output, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = ReflectionPad3DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['reflection_pad3d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad1d(ks, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ReplicationPad1DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.padding_ = as_int_tuple(padding)
+    with below_ad_inplace_or_view():
+        result = OPS['replication_pad1d'].redispatch(after_autograd(ks), self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad1d_backward(ks, grad_output, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = ReplicationPad1DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['replication_pad1d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad2d(ks, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ReplicationPad2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.padding_ = as_int_tuple(padding)
+    with below_ad_inplace_or_view():
+        result = OPS['replication_pad2d'].redispatch(after_autograd(ks), self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad2d_backward(ks, grad_output, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = ReplicationPad2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['replication_pad2d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad3d(ks, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ReplicationPad3DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.padding_ = as_int_tuple(padding)
+    with below_ad_inplace_or_view():
+        result = OPS['replication_pad3d'].redispatch(after_autograd(ks), self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad3d_backward(ks, grad_output, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = ReplicationPad3DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['replication_pad3d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
@@ -4891,6 +5083,18 @@ KERNELS = {
     '_adaptive_avg_pool2d': _adaptive_avg_pool2d,
     '_adaptive_avg_pool2d_backward': _adaptive_avg_pool2d_backward,
     'constant_pad_nd': constant_pad_nd,
+    'reflection_pad1d': reflection_pad1d,
+    'reflection_pad1d_backward': reflection_pad1d_backward,
+    'reflection_pad2d': reflection_pad2d,
+    'reflection_pad2d_backward': reflection_pad2d_backward,
+    'reflection_pad3d': reflection_pad3d,
+    'reflection_pad3d_backward': reflection_pad3d_backward,
+    'replication_pad1d': replication_pad1d,
+    'replication_pad1d_backward': replication_pad1d_backward,
+    'replication_pad2d': replication_pad2d,
+    'replication_pad2d_backward': replication_pad2d_backward,
+    'replication_pad3d': replication_pad3d,
+    'replication_pad3d_backward': replication_pad3d_backward,
     'native_batch_norm': native_batch_norm,
     'native_layer_norm': native_layer_norm,
     'embedding': embedding,
