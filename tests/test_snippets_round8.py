@@ -19,7 +19,6 @@ from test_snippets_round7 import _stdout
 import internals
 
 
-
 def read_snippets(filename):
     """The snippets of a round's file beside this one, by the id on each ``# --- <id>: <topic>`` line."""
     return dict(re.findall(r"^# --- (\S+): .*\n((?:(?!# --- ).*\n)*)",

@@ -1006,7 +1006,12 @@ def _call_as(name):
 __all__ += ["reflection_pad1d", "reflection_pad2d", "reflection_pad3d", "replication_pad1d", "replication_pad2d",
             "replication_pad3d", "reflection_pad1d_backward", "reflection_pad2d_backward", "reflection_pad3d_backward",
             "replication_pad1d_backward", "replication_pad2d_backward", "replication_pad3d_backward"]
-globals().update({name: _call_as(name) for name in __all__ if name.startswith(("reflection_pad", "replication_pad"))})
+reflection_pad1d, reflection_pad1d_backward = _call_as("reflection_pad1d"), _call_as("reflection_pad1d_backward")
+reflection_pad2d, reflection_pad2d_backward = _call_as("reflection_pad2d"), _call_as("reflection_pad2d_backward")
+reflection_pad3d, reflection_pad3d_backward = _call_as("reflection_pad3d"), _call_as("reflection_pad3d_backward")
+replication_pad1d, replication_pad1d_backward = _call_as("replication_pad1d"), _call_as("replication_pad1d_backward")
+replication_pad2d, replication_pad2d_backward = _call_as("replication_pad2d"), _call_as("replication_pad2d_backward")
+replication_pad3d, replication_pad3d_backward = _call_as("replication_pad3d"), _call_as("replication_pad3d_backward")
 
 
 def native_batch_norm_backward(*args):

@@ -56,15 +56,17 @@ def _padded_dims(x, padding):
     return [(x.dim() - dims + i, padding[2 * (dims - 1 - i)], padding[2 * (dims - 1 - i) + 1]) for i in range(dims)]
 
 
-def _check_output_sizes(x, padding):
+def _check_output_sizes(x, padding, reflect):
     """The padded sizes; the 1-d meta functions name a too small input, the others fail to
-    allocate a negative size."""
+    allocate a negative size (``reflection_pad2d``'s CPU kernel multiplies it first)."""
     shape = list(x.shape)
     for d, left, right in _padded_dims(x, padding):
         shape[d] += left + right
     if len(padding) == 2 and shape[-1] < 1:
         raise RuntimeError(f"input (W: {x.shape[-1]}) is too small. Calculated output W: {shape[-1]}")
     negative = [s for s in shape if s < 0]
+    if negative and reflect and len(padding) == 4:
+        raise RuntimeError("numel: integer multiplication overflow")
     if negative:
         raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: {shape}")
     return shape
@@ -88,7 +90,7 @@ def _gather_pad(x, padding, reflect):
                 raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding "
                                    f"input dimension, but got: padding ({left}, {right}) at dimension {d} of input "
                                    f"{list(x.shape)}")
-    shape = _check_output_sizes(x, padding)
+    shape = _check_output_sizes(x, padding, reflect)
     result = x
     for d, left, right in _padded_dims(x, padding):
         result = call("index_select", result, d, _source_positions(x, d, left, right, reflect))
