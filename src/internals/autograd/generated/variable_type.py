@@ -21,6 +21,7 @@ from .functions import (
     AdaptiveAvgPool2DBackwardBackward0,
     AddBackward0,
     AddBackward1,
+    AddbmmBackward0,
     AddcdivBackward0,
     AddcmulBackward0,
     AddmmBackward0,
@@ -509,10 +510,18 @@ OPS = {
     'dot.out': dispatcher.find('dot.out'),
     'addmm': dispatcher.find('addmm'),
     'addmm.out': dispatcher.find('addmm.out'),
+    'addmm_': dispatcher.find('addmm_'),
     'addmv': dispatcher.find('addmv'),
+    'addmv.out': dispatcher.find('addmv.out'),
+    'addmv_': dispatcher.find('addmv_'),
     'mv': dispatcher.find('mv'),
     'mv.out': dispatcher.find('mv.out'),
     'baddbmm': dispatcher.find('baddbmm'),
+    'baddbmm.out': dispatcher.find('baddbmm.out'),
+    'baddbmm_': dispatcher.find('baddbmm_'),
+    'addbmm': dispatcher.find('addbmm'),
+    'addbmm.out': dispatcher.find('addbmm.out'),
+    'addbmm_': dispatcher.find('addbmm_'),
     '_unique2': dispatcher.find('_unique2'),
     'unique_dim': dispatcher.find('unique_dim'),
     'linalg_lu_factor_ex': dispatcher.find('linalg_lu_factor_ex'),
@@ -4134,6 +4143,29 @@ def addmm_out(ks, self, mat1, mat2, **kwargs):
         return OPS['addmm.out'].redispatch(after_autograd(ks), self, mat1, mat2, **kwargs)
 
 
+def addmm_(ks, self, mat1, mat2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or mat1._requires_grad or mat2._requires_grad):
+        check_inplace(self)
+        grad_fn = AddmmBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, mat1, mat2)
+        grad_fn.beta_ = kwargs.get('beta', 1)
+        grad_fn.mat1_sym_sizes_ = mat1._impl.sizes
+        grad_fn.mat1_sym_strides_ = mat1._impl.strides
+        if edges[1] is not None:
+            grad_fn.mat2_ = SavedVariable(mat2, False)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn.mat2_sym_sizes_ = mat2._impl.sizes
+        grad_fn.mat2_sym_strides_ = mat2._impl.strides
+        if edges[2] is not None:
+            grad_fn.mat1_ = SavedVariable(mat1, False)
+    with below_autograd():
+        result = OPS['addmm_'].redispatch(after_autograd(ks), self, mat1, mat2, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def addmv(ks, self, mat, vec, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or mat._requires_grad or vec._requires_grad):
@@ -4149,6 +4181,31 @@ def addmv(ks, self, mat, vec, **kwargs):
         result = OPS['addmv'].redispatch(after_autograd(ks), self, mat, vec, **kwargs)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def addmv_out(ks, self, mat, vec, **kwargs):
+    check_out_no_requires_grad('addmv', self, mat, vec, kwargs.get('out'))
+    with below_autograd():
+        return OPS['addmv.out'].redispatch(after_autograd(ks), self, mat, vec, **kwargs)
+
+
+def addmv_(ks, self, mat, vec, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or mat._requires_grad or vec._requires_grad):
+        check_inplace(self)
+        grad_fn = AddmvBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, mat, vec)
+        grad_fn.beta_ = kwargs.get('beta', 1)
+        if edges[1] is not None:
+            grad_fn.vec_ = SavedVariable(vec, False)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+        if edges[2] is not None:
+            grad_fn.mat_ = SavedVariable(mat, False)
+    with below_autograd():
+        result = OPS['addmv_'].redispatch(after_autograd(ks), self, mat, vec, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -4189,6 +4246,70 @@ def baddbmm(ks, self, batch1, batch2, **kwargs):
         result = OPS['baddbmm'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def baddbmm_out(ks, self, batch1, batch2, **kwargs):
+    check_out_no_requires_grad('baddbmm', self, batch1, batch2, kwargs.get('out'))
+    with below_autograd():
+        return OPS['baddbmm.out'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
+
+
+def baddbmm_(ks, self, batch1, batch2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
+        check_inplace(self)
+        grad_fn = BaddbmmBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, batch1, batch2)
+        grad_fn.beta_ = kwargs.get('beta', 1)
+        if edges[1] is not None:
+            grad_fn.batch2_ = SavedVariable(batch2, False)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+        if edges[2] is not None:
+            grad_fn.batch1_ = SavedVariable(batch1, False)
+    with below_autograd():
+        result = OPS['baddbmm_'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def addbmm(ks, self, batch1, batch2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
+        grad_fn = AddbmmBackward0()
+        grad_fn._next_edges = collect_next_edges(self, batch1, batch2)
+        grad_fn.beta_ = kwargs.get('beta', 1)
+        grad_fn.batch1_ = SavedVariable(batch1, False)
+        grad_fn.batch2_ = SavedVariable(batch2, False)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+    with below_ad_inplace_or_view():
+        result = OPS['addbmm'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addbmm_out(ks, self, batch1, batch2, **kwargs):
+    check_out_no_requires_grad('addbmm', self, batch1, batch2, kwargs.get('out'))
+    with below_autograd():
+        return OPS['addbmm.out'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
+
+
+def addbmm_(ks, self, batch1, batch2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
+        check_inplace(self)
+        grad_fn = AddbmmBackward0()
+        grad_fn._next_edges = collect_next_edges(self, batch1, batch2)
+        grad_fn.beta_ = kwargs.get('beta', 1)
+        grad_fn.batch1_ = SavedVariable(batch1, False)
+        grad_fn.batch2_ = SavedVariable(batch2, False)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+    with below_autograd():
+        result = OPS['addbmm_'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -5052,10 +5173,18 @@ KERNELS = {
     'dot.out': dot_out,
     'addmm': addmm,
     'addmm.out': addmm_out,
+    'addmm_': addmm_,
     'addmv': addmv,
+    'addmv.out': addmv_out,
+    'addmv_': addmv_,
     'mv': mv,
     'mv.out': mv_out,
     'baddbmm': baddbmm,
+    'baddbmm.out': baddbmm_out,
+    'baddbmm_': baddbmm_,
+    'addbmm': addbmm,
+    'addbmm.out': addbmm_out,
+    'addbmm_': addbmm_,
     '_unique2': _unique2,
     'unique_dim': unique_dim,
     'linalg_lu_factor_ex': linalg_lu_factor_ex,
