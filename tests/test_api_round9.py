@@ -126,3 +126,25 @@ def test_addbmm_on_cuda():
         return lib.addbmm(lib.ones(3, 3, device=device), b1, b1.transpose(1, 2), beta=2)
     ours = build(internals, "cuda")
     assert ours.device.type == "cuda" and _describe(ours.cpu()) == _describe(build(torch, "cpu"))
+
+
+LEGACY = [
+    "lib.Tensor(2, 'x')", "lib.Tensor([1, 2], 3)", "lib.Tensor(2, 3.5)", "lib.Tensor(None)", "lib.Tensor(dtype=1)",
+    "lib.Tensor(2, foo=1)", "lib.Tensor(1, [2])", "lib.Tensor('a', 'b')", "lib.Tensor(lib.ones(2), 3)",
+    "lib.FloatTensor('abc')", "lib.LongTensor({1: 2})", "lib.FloatTensor(2, device='cpu').shape",
+    "lib.DoubleTensor([1, 2], device='cpu')", "lib.IntTensor(lib.Size([2, 0]))", "lib.Tensor(())",
+    "lib.BoolTensor((1, 0))", "lib.Tensor(2.5)", "lib.Tensor(object())",
+]
+
+
+def _legacy(lib, program):
+    try:
+        result = eval(program, {"lib": lib})
+    except Exception as exc:     # noqa: BLE001 -- the class and message are what is compared
+        return type(exc).__name__, str(exc)
+    return _describe(result) if isinstance(result, lib.Tensor) else repr(result).replace("internals", "torch")
+
+
+@pytest.mark.parametrize("program", LEGACY)
+def test_legacy_constructor_errors_list_torchs_signatures(program):
+    assert _legacy(internals, program) == _legacy(torch, program)
