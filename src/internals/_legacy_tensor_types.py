@@ -5,7 +5,7 @@ Each is a class whose call makes a CPU tensor of its dtype -- from data (a seque
 element) -- and whose ``isinstance`` asks for that dtype on the CPU, as torch's metaclass does.
 """
 from ._python_arg_parser import PythonArgParser
-from ._tensor_base import Size
+from ._tensor_base import Size, TensorBase
 from .aten import dispatcher
 from .aten.native.tensor_factories import tensor
 from .c10 import scalar_type as st
