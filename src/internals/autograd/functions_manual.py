@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ..aten import dispatcher
+from ..aten.native.batch_linear_algebra import perturbed_lu_inverse
 from ..aten.native.tensor_factories import arange, from_numpy, zeros
 from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.dispatch_key import DispatchKey
@@ -483,10 +484,15 @@ def matmul(a, b):
 
 
 def linalg_det_backward(grad, det, A, LU, pivots):
-    """The cofactor matrix times grad: ``grad * det * A^-T`` (``linalg_det_backward`` solves
-    ``A^H X = grad * det * I``). Written with the inverse, so that it differentiates again; a
-    singular ``A`` raises (torch perturbs its LU factors, or takes an SVD, instead)."""
+    """The cofactor matrix times grad: ``grad * det * A^-T`` (``linalg_det_backward``). With no
+    higher derivative wanted, torch solves with the forward's LU factors, a zero pivot replaced
+    by epsilon: a singular ``A`` (det 0) gets a finite (zero) gradient. Otherwise it is written
+    with the inverse, so that it differentiates again; there a singular ``A`` raises (torch takes
+    an SVD of it instead)."""
     scale = (grad * det).unsqueeze(-1).unsqueeze(-1)
+    if not _grad_mode.grad_enabled:
+        # the forward factored A^T where A is contiguous: that inverse is A^-T already
+        return scale * perturbed_lu_inverse(LU, pivots, trans=not A.is_contiguous())
     return scale * dispatcher.call("linalg_inv", A).mT
 
 
