@@ -210,11 +210,12 @@ def test_every_derivative_entry_is_tested():
     for build in POINTWISE_CASES.values():
         reached |= _nodes(build(internals, *[internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
                                              for _ in range(3)]))
-    # Rounds 7 and 8's operators, differentiated twice (tests/test_ops_round7.py and
-    # tests/test_ops_round8.py compare nodes and gradients).
+    # Rounds 7, 8 and 9's operators, differentiated twice (tests/test_ops_round7.py,
+    # tests/test_ops_round8.py and tests/test_api_round9.py compare nodes and gradients).
+    from test_api_round9 import GRAD_CASES as ROUND9_CASES
     from test_ops_round7 import GRAD_CASES as ROUND7_CASES
     from test_ops_round8 import GRAD_CASES as ROUND8_CASES
-    for build in [*ROUND7_CASES.values(), *ROUND8_CASES.values()]:
+    for build in [*ROUND7_CASES.values(), *ROUND8_CASES.values(), *ROUND9_CASES.values()]:
         x = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         t = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         out = build(internals, x, t)
@@ -702,6 +703,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     # round 8 (resize_as_: resize_ to the template's sizes)
     math |= {"adaptive_avg_pool2d", "det", "inverse", "linalg_det", "linalg_inv", "nanmean", "one_hot", "pad",
              "resize_as_"}
+    math |= {"_pad_circular"}       # round 9: F.pad's circular mode, copies into a new tensor
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",

@@ -243,11 +243,12 @@ GRAD_CASES = {
         (x * x + t).reshape(1, 2, 3), (2, 2)),
     "adaptive_avg_pool2d to 1x1 (mean)": lambda lib, x, t: lib.nn.AdaptiveAvgPool2d(1)((x * t).reshape(1, 1, 2, 3)),
     "pad": lambda lib, x, t: lib.nn.functional.pad(x * x * t, (1, -1, 2, 0), value=3.0),
-    "pad, reflect": lambda lib, x, t: lib.nn.functional.pad((x * x * t).reshape(1, 2, 3), (2, 1), mode="reflect"),
-    "pad, replicate": lambda lib, x, t: lib.nn.functional.pad((x * x * t).reshape(1, 1, 2, 3), (1, 2, 2, -1),
-                                                              mode="replicate"),
-    "pad, reflect 3d": lambda lib, x, t: lib.nn.ReflectionPad3d(1)((x * x * t).reshape(1, 1, 2, 3, 1).expand(
-        1, 1, 2, 3, 2)),
+    # each mode over 1, 2 and 3 dims (the 3-d input is x * t widened to 2 x 3 x 2), squared so
+    # that the second derivative differentiates the backward operator
+    **{f"pad, {mode} {n}d": lambda lib, x, t, mode=mode, n=n: lib.nn.functional.pad(
+        (x * t).reshape(1, 2, 3, 1).expand(1, 2, 3, 2) if n == 3 else (x * t).reshape(1, 2, 3),
+        (1, 1, 1, -1, 1, 0)[:2 * n], mode=mode) ** 2
+       for mode in ("reflect", "replicate") for n in (1, 2, 3)},
     "pad, circular": lambda lib, x, t: lib.nn.functional.pad((x * x * t).reshape(1, 2, 3), (2, -1), mode="circular"),
     "nanmean": lambda lib, x, t: lib.where(x > 2, lib.tensor(float("nan"), dtype=lib.float64), x * t).nanmean(0),
     "normalize": lambda lib, x, t: lib.nn.functional.normalize(x * t, dim=1),
