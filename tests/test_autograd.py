@@ -211,13 +211,15 @@ def test_every_derivative_entry_is_tested():
         reached |= _nodes(build(internals, *[internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
                                              for _ in range(3)]))
     # Rounds 7, 8 and 9's operators, differentiated twice (tests/test_ops_round7.py,
-    # tests/test_ops_round8.py, tests/test_ops_round9_trig.py and tests/test_ops_round9_pointwise.py compare nodes
-    # and gradients).
+    # tests/test_ops_round8.py, tests/test_ops_round9_trig.py, tests/test_ops_round9_pointwise.py and
+    # tests/test_api_round9.py compare nodes and gradients).
+    from test_api_round9 import GRAD_CASES as ROUND9_API
     from test_ops_round7 import GRAD_CASES as ROUND7_CASES
     from test_ops_round8 import GRAD_CASES as ROUND8_CASES
     from test_ops_round9_pointwise import GRAD_CASES as ROUND9_CASES
     from test_ops_round9_trig import GRADIENTS as ROUND9_TRIG
-    for build in [*ROUND7_CASES.values(), *ROUND8_CASES.values(), *ROUND9_CASES.values(), *ROUND9_TRIG.values()]:
+    for build in [*ROUND7_CASES.values(), *ROUND8_CASES.values(), *ROUND9_CASES.values(), *ROUND9_TRIG.values(),
+                  *ROUND9_API.values()]:
         x = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         t = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         out = build(internals, x, t)
@@ -723,6 +725,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"square", "square_", "square.out", "arctan2", "arctan2_", "arctan2.out", "log_sigmoid"}
     manual |= {"heaviside", "heaviside_"}     # torch has no formula: a NotImplemented node, as set_'s
     not_differentiable |= {"signbit"}         # a bool result
+    math |= {"_pad_circular"}       # round 9: F.pad's circular mode, copies into a new tensor
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",

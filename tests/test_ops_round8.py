@@ -1,7 +1,7 @@
 """Issue 16, round 8: operators the tutorial snippets reach for -- ``rsqrt``, ``log1p``, ``nansum``,
 ``linalg.inv``/``inverse``, ``linalg.det``/``det``, ``linalg.lu_factor``, ``F.avg_pool2d``/
 ``nn.AvgPool2d``, ``F.adaptive_avg_pool2d``/``nn.AdaptiveAvgPool2d``, ``unique(dim=)``,
-``nanmean``, ``bincount``, ``F.pad`` (constant), ``F.one_hot``, ``F.normalize`` -- and the legacy
+``nanmean``, ``bincount``, ``F.pad`` (each mode), ``F.one_hot``, ``F.normalize`` -- and the legacy
 ``torch.Tensor(...)`` constructor.
 
 As ``tests/test_ops_round7.py``: PyTorch's OpInfo samples (as given and non-contiguous), then
@@ -43,10 +43,12 @@ ADAPTERS = {
     "nn.functional.one_hot": Adapter(F.one_hot, kwargs=("num_classes",)),
     "nn.functional.normalize": Adapter(F.normalize, kwargs=("p", "dim", "eps"), tol=LAST_BIT),
 }
-# F.pad's OpInfo has one entry per mode: internals pads with a constant only
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS
-           and op.variant_test_name == ("constant" if op.name == "nn.functional.pad" else "")}
-assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
+# F.pad's OpInfo has one entry per mode, each compared (as "nn.functional.pad.<mode>")
+PAD_MODES = ("constant", "reflect", "replicate", "circular")
+OPINFOS = {".".join(filter(None, (op.name, op.variant_test_name))): op for op in op_db if op.name in ADAPTERS
+           and (op.variant_test_name in PAD_MODES if op.name == "nn.functional.pad" else not op.variant_test_name)}
+assert {op.name for op in OPINFOS.values()} == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
+assert len(OPINFOS) == len(ADAPTERS) - 1 + len(PAD_MODES)
 OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in OPINFOS.items()
                 for dtype in (torch.float32, torch.float64, torch.int64, torch.bool) if dtype in TORCH_DTYPES
                 and dtype in op.supported_dtypes("cpu")]
@@ -56,7 +58,7 @@ LU_SQUARE_ONLY = "linalg.lu_factor_ex"
 
 @pytest.mark.parametrize("name, dtype", OPINFO_CASES)
 def test_opinfo_samples(name, dtype):
-    adapter = ADAPTERS[name]
+    adapter = ADAPTERS[OPINFOS[name].name]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], adapter, dtype,
@@ -139,6 +141,24 @@ PROGRAMS = [
     "lib.nn.functional.pad(lib.ones(2, 2).requires_grad_(), (1, 1))",
     "lib.nn.functional.pad(lib.ones(1, 2, 2, 2).to(memory_format=lib.channels_last), (1, 1))",
     "lib.constant_pad_nd(lib.ones(2), [1, 1, 1])", "lib.constant_pad_nd(lib.ones(2), [1, 1, 1, 1])",
+    *(f"lib.nn.functional.pad({x}, {p}, mode='{m}'{v})" for m in ("reflect", "replicate", "circular")
+      for x, p, v in [("lib.arange(6.).reshape(1, 2, 3)", (2, 1), ""), ("lib.arange(6.).reshape(2, 3)", (-1, 2), ""),
+                      ("lib.arange(9.).reshape(1, 1, 3, 3)", (1, 2, 2, 0), ""),
+                      ("lib.arange(12.).reshape(1, 2, 3, 2)", (1, 1, 2, 2, 1, 1), ""),
+                      ("lib.ones(1, 1, 3)", (3, 3), ""), ("lib.ones(1, 1, 3)", (4, 0), ""),
+                      ("lib.ones(1, 1, 3)", (-3, -1), ""), ("lib.ones(1, 1, 3, 3)", (0, 0, -2, -2), ""),
+                      ("lib.ones(1, 3, 3)", (1, 1, 3, 0), ""), ("lib.ones(2, 2, 3, 3)", (1, 2, 1, 2, 1, 2), ""),
+                      ("lib.ones(1, 0, 3)", (1, 1), ""), ("lib.ones(0, 1, 3)", (1, 1), ""),
+                      ("lib.ones(3)", (1, 1), ""), ("lib.ones(1, 1, 3, 3)", (1, 1), ""),
+                      ("lib.ones(1, 1, 3)", (1, 1), ", value=1.0"), ("lib.ones(1, 1, 3)", (1, 1), ", value=0.0"),
+                      ("lib.ones(2, 3, 3, dtype=lib.long)", (1, 1), ""),
+                      ("lib.ones(2, 1, 3, 3).requires_grad_()", (1, 1, 1, 1), ""),
+                      ("lib.ones(2, 1, 3, 3).to(memory_format=lib.channels_last)", (1, 1, 1, 1), "")]),
+    "lib.nn.functional.pad(lib.ones(1, 1, 3), (1, 1), mode='wrap')",
+    "lib.nn.ReflectionPad2d(1)", "lib.nn.ReplicationPad1d((1, 2))", "lib.nn.CircularPad3d(1)",
+    "lib.nn.ZeroPad2d((1, 0, 2, 0))", "lib.nn.ConstantPad1d(2, -1.5)",
+    "lib.nn.ReplicationPad3d(1)(lib.arange(8.).reshape(1, 2, 2, 2))",
+    "lib.nn.ZeroPad1d(1)(lib.ones(1, 2))", "lib.nn.ConstantPad3d((1, 0, 0, 1, 1, 0), 2.0)(lib.ones(1, 1, 1, 2))",
     "lib.nn.functional.normalize(lib.tensor([[3.0, 4.0], [0.0, 0.0]]))",
     "lib.nn.functional.normalize(lib.tensor([[3.0, 4.0], [1.0, 1.0]]), dim=0, p=1)",
     "lib.bincount(lib.tensor([2, 0, 1, 2]))", "lib.tensor([2, 0, 1, 2]).bincount(minlength=5)",
@@ -223,6 +243,13 @@ GRAD_CASES = {
         (x * x + t).reshape(1, 2, 3), (2, 2)),
     "adaptive_avg_pool2d to 1x1 (mean)": lambda lib, x, t: lib.nn.AdaptiveAvgPool2d(1)((x * t).reshape(1, 1, 2, 3)),
     "pad": lambda lib, x, t: lib.nn.functional.pad(x * x * t, (1, -1, 2, 0), value=3.0),
+    # each mode over 1, 2 and 3 dims (the 3-d input is x * t widened to 2 x 3 x 2), squared so
+    # that the second derivative differentiates the backward operator
+    **{f"pad, {mode} {n}d": lambda lib, x, t, mode=mode, n=n: lib.nn.functional.pad(
+        (x * t).reshape(1, 2, 3, 1).expand(1, 2, 3, 2) if n == 3 else (x * t).reshape(1, 2, 3),
+        (1, 1, 1, -1, 1, 0)[:2 * n], mode=mode) ** 2
+       for mode in ("reflect", "replicate") for n in (1, 2, 3)},
+    "pad, circular": lambda lib, x, t: lib.nn.functional.pad((x * x * t).reshape(1, 2, 3), (2, -1), mode="circular"),
     "nanmean": lambda lib, x, t: lib.where(x > 2, lib.tensor(float("nan"), dtype=lib.float64), x * t).nanmean(0),
     "normalize": lambda lib, x, t: lib.nn.functional.normalize(x * t, dim=1),
 }
@@ -259,6 +286,9 @@ CUDA_PROGRAMS = {
     "avg_pool2d": lambda lib, d: lib.nn.functional.avg_pool2d(lib.arange(32.0, device=d).reshape(2, 4, 4), 3, 2, 1),
     "adaptive_avg_pool2d": lambda lib, d: lib.nn.functional.adaptive_avg_pool2d(
         lib.arange(30.0, device=d).reshape(1, 5, 6), (2, 4)),
+    **{f"pad, {mode}": lambda lib, d, mode=mode: lib.nn.functional.pad(
+        lib.arange(24.0, device=d).reshape(2, 3, 4), (2, 3, -1, 2), mode=mode)
+       for mode in ("reflect", "replicate", "circular")},
 }
 
 
@@ -283,3 +313,14 @@ def test_pool_backward_on_cuda():
      ).backward()
     assert_same(grads[0], xt.grad, rtol=0, atol=0)
     assert_same(grads[1], xt.grad, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+def test_pad_backward_on_cuda(mode):
+    """The backward operator's CUDA path adds the gradients up as the CPU one (and torch's)."""
+    grads = []
+    for lib, device in ((internals, "cuda"), (torch, "cpu")):
+        x = lib.arange(24.0, device=device).reshape(2, 3, 4).requires_grad_()
+        lib.nn.functional.pad(x, (2, 3, 1, 2), mode=mode).backward(lib.arange(108.0, device=device).reshape(2, 6, 9))
+        grads.append(x.grad.cpu())
+    assert_same(*grads, rtol=0, atol=0)

@@ -18,8 +18,14 @@ from test_snippets_round7 import _stdout
 
 import internals
 
-SNIPPETS = dict(re.findall(r"^# --- (\S+): .*\n((?:(?!# --- ).*\n)*)",
-                           Path(__file__).with_name("snippets_round8.txt").read_text(), flags=re.M))
+
+def read_snippets(filename):
+    """The snippets of a round's file beside this one, by the id on each ``# --- <id>: <topic>`` line."""
+    return dict(re.findall(r"^# --- (\S+): .*\n((?:(?!# --- ).*\n)*)",
+                           Path(__file__).with_name(filename).read_text(), flags=re.M))
+
+
+SNIPPETS = read_snippets("snippets_round8.txt")
 KNOWN_DIFFERENCES = {
     # torch's softmax takes exp with SLEEF, internals with the C library: rows differ in their last
     # bits, so a row's sum (now added in torch's order) is 1.0 exactly where torch's is 0.99999988

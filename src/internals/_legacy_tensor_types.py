@@ -4,6 +4,7 @@ Each is a class whose call makes a CPU tensor of its dtype -- from data (a seque
 ``tensor()`` copies) or, given sizes, uninitialized (``FloatTensor(2, 3)``; no argument: no
 element) -- and whose ``isinstance`` asks for that dtype on the CPU, as torch's metaclass does.
 """
+from ._python_arg_parser import PythonArgParser
 from ._tensor_base import Size, TensorBase
 from .aten import dispatcher
 from .aten.native.tensor_factories import tensor
@@ -14,33 +15,42 @@ __all__ = ["legacy_new", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16T
            "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"]
 
 
-def legacy_new(dtype, args, device=None):
+# ``legacy_tensor_generic_ctor_new``'s signatures, in torch's order (the hidden ones are tried
+# but not listed when none matches)
+_PARSER = PythonArgParser(["new(*, Device? device=None)", "new(Storage storage)", "new(*, int64_t cdata)|hidden",
+                           "new(Tensor other)", "new(Tensor other, *, Device? device=None)|hidden",
+                           "new(SymIntArrayRef size, *, Device? device=None)",
+                           "new(PyObject* data, *, Device? device=None)"])
+_SIZES, _DATA = 5, 6
+
+
+def legacy_new(dtype, args, kwargs):
     """``legacy_tensor_generic_ctor_new``: sizes (ints, or a Size) make an uninitialized CPU
     tensor, no argument an empty one, a tensor an alias of it; anything else is data, copied
-    into ``dtype`` as ``tensor()`` copies (a plain tuple of ints is data too: only a Size is sizes)."""
+    into ``dtype`` as ``tensor()`` copies (a plain tuple of ints is data too: only a Size is sizes).
+    Arguments no signature takes raise torch's TypeError, which lists the signatures."""
+    r = _PARSER.parse(args, kwargs)
+    device = kwargs.get("device")
     if device is not None and as_device(device).type != "cpu":
         raise RuntimeError(f"legacy constructor expects device type: cpu but device type: {as_device(device).type} "
                            "was passed")
-    if len(args) == 1 and not isinstance(args[0], int):
+    if r.idx in (3, 4):
+        return dispatcher.call("alias", args[0])
+    if r.idx == _SIZES and (len(args) != 1 or isinstance(args[0], (int, Size))):
+        return dispatcher.call("empty.memory_format", r.intlist(0), dtype=dtype)
+    if r.idx in (_SIZES, _DATA, 1):
         data = args[0]
-        if isinstance(data, TensorBase):
-            return dispatcher.call("alias", data)
-        if isinstance(data, Size):
-            return dispatcher.call("empty.memory_format", list(data), dtype=dtype)
         if isinstance(data, str):
             raise TypeError(f"new(): invalid data type '{type(data).__name__}'")
-        if isinstance(data, (float, bool, complex)):
+        if not hasattr(type(data), "__getitem__") or isinstance(data, dict):     # ``PySequence_Check``
             raise TypeError(f"new(): data must be a sequence (got {type(data).__name__})")
         return tensor(data, dtype=dtype)
-    if not all(isinstance(n, int) for n in args):
-        raise TypeError(f"new() received an invalid combination of arguments - got "
-                        f"({', '.join(type(a).__name__ for a in args)})")
-    return dispatcher.call("empty.memory_format", list(args) if args else [0], dtype=dtype)
+    return dispatcher.call("empty.memory_format", [0], dtype=dtype)
 
 
 class _LegacyTensorType(type):
-    def __call__(cls, *args, device=None):
-        return legacy_new(cls.dtype, args, device)
+    def __call__(cls, *args, **kwargs):
+        return legacy_new(cls.dtype, args, kwargs)
 
     def __instancecheck__(cls, obj):
         return isinstance(obj, TensorBase) and obj.dtype is cls.dtype and obj.device.type == "cpu"

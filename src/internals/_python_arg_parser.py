@@ -114,6 +114,7 @@ _CHECKS = {
     "c10::List<::std::optional<Tensor>>": lambda p, obj: _is_tensor_list(p, obj, allow_none=False),
     "c10::string_view": lambda p, obj: isinstance(obj, str),
     "Storage": lambda p, obj: _is_storage(obj),
+    "PyObject*": lambda p, obj: True,
 }
 
 
@@ -138,7 +139,7 @@ _TYPE_NAMES = {"Tensor": "Tensor", "Scalar": "Number", "double": "float", "int64
                "ScalarType": "torch.dtype", "Layout": "torch.layout", "MemoryFormat": "torch.memory_format",
                "Device": "torch.device", "Generator": "torch.Generator", "TensorList": "tuple of Tensors",
                "c10::string_view": "str", "c10::List<::std::optional<Tensor>>": "tuple of Tensors",
-               "Storage": "torch.Storage"}
+               "Storage": "torch.Storage", "PyObject*": "object"}
 
 
 def _parse_default(type_, size, text, optional_type):
@@ -255,6 +256,8 @@ class FunctionSignature:
     def __init__(self, fmt, index):
         self.fmt = fmt
         self.index = index
+        fmt, _, flag = fmt.partition("|")        # "|hidden": tried, never listed in an error
+        self.hidden = flag == "hidden"
         self.name, _, rest = fmt.partition("(")
         numbers_as_tensors = self.name in NUMBERS_AS_TENSORS
         self.params, keyword_only = [], False
@@ -502,7 +505,7 @@ class PythonArgParser:
         """A single plausible signature (by the number of arguments) explains itself; otherwise
         torch lists them all (``print_error``, ``format_invalid_args``)."""
         n = len(args) + len(kwargs or ())
-        plausible = [s for s in self.signatures if s.min_args <= n <= s.max_args]
+        plausible = [s for s in self.signatures if s.min_args <= n <= s.max_args and not s.hidden]
         if len(self.signatures) == 1 or len(plausible) == 1:
             (plausible or self.signatures)[0].parse(args, kwargs, raise_exception=True)
         given = ", ".join([_type_name(a) for a in args] + [f"{k}={_type_name(v)}" for k, v in (kwargs or {}).items()])
@@ -512,7 +515,7 @@ class PythonArgParser:
         if len(self.signatures) == 1:
             raise TypeError(f"{head} {self.signatures[0]}")
         lines = [f"{head} one of:"]
-        for sig in self.signatures:
+        for sig in (s for s in self.signatures if not s.hidden):
             lines.append(f" * {sig}")
             why = sig._mismatch(args, kwargs)
             if why is not None:

@@ -71,13 +71,13 @@ class Tensor(TensorBase):
     __module__ = "internals"     # ``type(x)`` prints ``<class 'internals.Tensor'>``, as torch's names ``torch``
 
     # ------------------------------------------------------------------ construction
-    def __new__(cls, *args, device=None):
+    def __new__(cls, *args, **kwargs):
         """The legacy constructor (``THPVariable_pynew``): ``Tensor([1, 2])`` copies data into the
         default dtype, ``Tensor(2, 3)`` is uninitialized, ``Tensor()`` has no element; a subclass
         gets an instance of itself."""
         from ._legacy_tensor_types import legacy_new  # it imports this module's names
 
-        t = legacy_new(st.get_default_dtype(), args, device)
+        t = legacy_new(st.get_default_dtype(), args, kwargs)
         return t if cls is Tensor else cls._from_impl(t._impl)
 
     @staticmethod

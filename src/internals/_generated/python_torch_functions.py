@@ -215,6 +215,22 @@ def THPVariable_add(*args, **kwargs):
     return _ops['add.out'](_r.tensor(0), _r.tensor(1), alpha=_r.scalar(2), out=_r.tensor(3))
 
 
+_addbmm_parser = PythonArgParser([
+    'addbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)',
+])
+
+
+def THPVariable_addbmm(*args, **kwargs):
+    _r = _addbmm_parser.parse(args, kwargs)
+    if _r.is_none(5):
+        # aten::addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+        if not kwargs:
+            return _ops['addbmm'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
+        return _ops['addbmm'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
+    # aten::addbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+    return _ops['addbmm.out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4), out=_r.tensor(5))
+
+
 _addcdiv_parser = PythonArgParser([
     'addcdiv(Tensor input, Tensor tensor1, Tensor tensor2, *, Scalar value=1, Tensor out=None)',
 ])
@@ -264,16 +280,32 @@ def THPVariable_addmm(*args, **kwargs):
 
 
 _addmv_parser = PythonArgParser([
-    'addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)',
+    'addmv(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)',
 ])
 
 
 def THPVariable_addmv(*args, **kwargs):
     _r = _addmv_parser.parse(args, kwargs)
-    # aten::addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    if _r.is_none(5):
+        # aten::addmv(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+        if not kwargs:
+            return _ops['addmv'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
+        return _ops['addmv'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
+    # aten::addmv.out(Tensor self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+    return _ops['addmv.out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4), out=_r.tensor(5))
+
+
+_addmv__parser = PythonArgParser([
+    'addmv_(Tensor input, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def THPVariable_addmv_(*args, **kwargs):
+    _r = _addmv__parser.parse(args, kwargs)
+    # aten::addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
     if not kwargs:
-        return _ops['addmv'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
-    return _ops['addmv'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
+        return _ops['addmv_'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
+    return _ops['addmv_'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
 
 
 _all_parser = PythonArgParser([
@@ -794,16 +826,19 @@ def THPVariable_atleast_3d(*args, **kwargs):
 
 
 _baddbmm_parser = PythonArgParser([
-    'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)',
+    'baddbmm(Tensor input, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor out=None)',
 ])
 
 
 def THPVariable_baddbmm(*args, **kwargs):
     _r = _baddbmm_parser.parse(args, kwargs)
-    # aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
-    if not kwargs:
-        return _ops['baddbmm'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
-    return _ops['baddbmm'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
+    if _r.is_none(5):
+        # aten::baddbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+        if not kwargs:
+            return _ops['baddbmm'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
+        return _ops['baddbmm'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
+    # aten::baddbmm.out(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+    return _ops['baddbmm.out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4), out=_r.tensor(5))
 
 
 _batch_norm_parser = PythonArgParser([
@@ -4685,10 +4720,12 @@ FUNCTIONS = named({
     'acosh': THPVariable_acosh,
     'acosh_': THPVariable_acosh_,
     'add': THPVariable_add,
+    'addbmm': THPVariable_addbmm,
     'addcdiv': THPVariable_addcdiv,
     'addcmul': THPVariable_addcmul,
     'addmm': THPVariable_addmm,
     'addmv': THPVariable_addmv,
+    'addmv_': THPVariable_addmv_,
     'all': THPVariable_all,
     'allclose': THPVariable_allclose,
     'amax': THPVariable_amax,

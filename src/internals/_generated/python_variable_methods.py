@@ -177,6 +177,32 @@ def THPVariable_add_(self, *args, **kwargs):
     return _ops['add_.Tensor'](self, _r.tensor(0), alpha=_r.scalar(1))
 
 
+_addbmm_parser = PythonArgParser([
+    'addbmm(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def THPVariable_addbmm(self, *args, **kwargs):
+    _r = _addbmm_parser.parse(args, kwargs)
+    # aten::addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor
+    if not kwargs:
+        return _ops['addbmm'](self, _r.tensor(0), _r.tensor(1))
+    return _ops['addbmm'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
+
+
+_addbmm__parser = PythonArgParser([
+    'addbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def THPVariable_addbmm_(self, *args, **kwargs):
+    _r = _addbmm__parser.parse(args, kwargs)
+    # aten::addbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+    if not kwargs:
+        return _ops['addbmm_'](self, _r.tensor(0), _r.tensor(1))
+    return _ops['addbmm_'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
+
+
 _addcdiv_parser = PythonArgParser([
     'addcdiv(Tensor tensor1, Tensor tensor2, *, Scalar value=1)',
 ])
@@ -242,6 +268,19 @@ def THPVariable_addmm(self, *args, **kwargs):
     return _ops['addmm'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
 
 
+_addmm__parser = PythonArgParser([
+    'addmm_(Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def THPVariable_addmm_(self, *args, **kwargs):
+    _r = _addmm__parser.parse(args, kwargs)
+    # aten::addmm_(Tensor(a!) self, Tensor mat1, Tensor mat2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+    if not kwargs:
+        return _ops['addmm_'](self, _r.tensor(0), _r.tensor(1))
+    return _ops['addmm_'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
+
+
 _addmv_parser = PythonArgParser([
     'addmv(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)',
 ])
@@ -253,6 +292,19 @@ def THPVariable_addmv(self, *args, **kwargs):
     if not kwargs:
         return _ops['addmv'](self, _r.tensor(0), _r.tensor(1))
     return _ops['addmv'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
+
+
+_addmv__parser = PythonArgParser([
+    'addmv_(Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def THPVariable_addmv_(self, *args, **kwargs):
+    _r = _addmv__parser.parse(args, kwargs)
+    # aten::addmv_(Tensor(a!) self, Tensor mat, Tensor vec, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+    if not kwargs:
+        return _ops['addmv_'](self, _r.tensor(0), _r.tensor(1))
+    return _ops['addmv_'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
 
 
 _all_parser = PythonArgParser([
@@ -552,6 +604,19 @@ def THPVariable_baddbmm(self, *args, **kwargs):
     if not kwargs:
         return _ops['baddbmm'](self, _r.tensor(0), _r.tensor(1))
     return _ops['baddbmm'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
+
+
+_baddbmm__parser = PythonArgParser([
+    'baddbmm_(Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1)',
+])
+
+
+def THPVariable_baddbmm_(self, *args, **kwargs):
+    _r = _baddbmm__parser.parse(args, kwargs)
+    # aten::baddbmm_(Tensor(a!) self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor(a!)
+    if not kwargs:
+        return _ops['baddbmm_'](self, _r.tensor(0), _r.tensor(1))
+    return _ops['baddbmm_'](self, _r.tensor(0), _r.tensor(1), beta=_r.scalar(2), alpha=_r.scalar(3))
 
 
 _bernoulli_parser = PythonArgParser([
@@ -3598,12 +3663,16 @@ METHODS = named({
     'acosh_': THPVariable_acosh_,
     'add': THPVariable_add,
     'add_': THPVariable_add_,
+    'addbmm': THPVariable_addbmm,
+    'addbmm_': THPVariable_addbmm_,
     'addcdiv': THPVariable_addcdiv,
     'addcdiv_': THPVariable_addcdiv_,
     'addcmul': THPVariable_addcmul,
     'addcmul_': THPVariable_addcmul_,
     'addmm': THPVariable_addmm,
+    'addmm_': THPVariable_addmm_,
     'addmv': THPVariable_addmv,
+    'addmv_': THPVariable_addmv_,
     'all': THPVariable_all,
     'allclose': THPVariable_allclose,
     'amax': THPVariable_amax,
@@ -3641,6 +3710,7 @@ METHODS = named({
     'atanh': THPVariable_atanh,
     'atanh_': THPVariable_atanh_,
     'baddbmm': THPVariable_baddbmm,
+    'baddbmm_': THPVariable_baddbmm_,
     'bernoulli': THPVariable_bernoulli,
     'bernoulli_': THPVariable_bernoulli_,
     'bincount': THPVariable_bincount,

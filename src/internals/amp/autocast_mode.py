@@ -18,13 +18,15 @@ __all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "register_au
            "LOWER_PRECISION_FP", "FP32", "PROMOTE", "BANNED"]
 
 # The policy lists of autocast_mode.cpp, for the operators internals has.
-LOWER_PRECISION_FP = {"cpu": ("conv2d", "conv2d.padding", "mm", "bmm", "matmul", "baddbmm", "addmm", "linear"),
-                      "cuda": ("conv2d", "convolution", "mm", "bmm", "matmul", "addmv", "baddbmm", "einsum", "addmm",
-                               "linear", "mv")}
+LOWER_PRECISION_FP = {"cpu": ("conv2d", "conv2d.padding", "mm", "bmm", "matmul", "baddbmm", "addmm", "addbmm",
+                              "linear"),
+                      "cuda": ("conv2d", "convolution", "mm", "bmm", "matmul", "addmv", "baddbmm", "addbmm", "einsum",
+                               "addmm", "linear", "mv")}
 # (torch casts some of the cuda fp32 ops, norm among them, by passing dtype=float32 instead of casting
 # the inputs, "fp32_append_dtype"; for a float16 input the two agree.)
 FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_cross_entropy",
-                "binary_cross_entropy_with_logits", "trace", "inverse", "linalg_inv", "linalg_inv_ex"),
+                "binary_cross_entropy_with_logits", "trace", "inverse", "linalg_inv", "linalg_inv_ex",
+                "reflection_pad1d", "reflection_pad2d", "replication_pad1d", "replication_pad2d", "replication_pad3d"),
         "cuda": ("acos", "asin", "cosh", "exp", "expm1", "erfinv", "log", "log10", "log2", "log1p", "rsqrt", "sinh",
                  "tan", "reciprocal", "mse_loss", "binary_cross_entropy_with_logits",
                  "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "softplus", "sum", "sum.dim_IntList",

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ..aten import dispatcher
+from ..aten.native.batch_linear_algebra import perturbed_lu_inverse
 from ..aten.native.tensor_factories import arange, from_numpy, wrap_scalar, zeros
 from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.dispatch_key import DispatchKey
@@ -485,10 +486,15 @@ def matmul(a, b):
 
 
 def linalg_det_backward(grad, det, A, LU, pivots):
-    """The cofactor matrix times grad: ``grad * det * A^-T`` (``linalg_det_backward`` solves
-    ``A^H X = grad * det * I``). Written with the inverse, so that it differentiates again; a
-    singular ``A`` raises (torch perturbs its LU factors, or takes an SVD, instead)."""
+    """The cofactor matrix times grad: ``grad * det * A^-T`` (``linalg_det_backward``). With no
+    higher derivative wanted, torch solves with the forward's LU factors, a zero pivot replaced
+    by epsilon: a singular ``A`` (det 0) gets a finite (zero) gradient. Otherwise it is written
+    with the inverse, so that it differentiates again; there a singular ``A`` raises (torch takes
+    an SVD of it instead)."""
     scale = (grad * det).unsqueeze(-1).unsqueeze(-1)
+    if not _grad_mode.grad_enabled:
+        # the forward factored A^T where A is contiguous: that inverse is A^-T already
+        return scale * perturbed_lu_inverse(LU, pivots, trans=not A.is_contiguous())
     return scale * dispatcher.call("linalg_inv", A).mT
 
 
@@ -993,6 +999,27 @@ __all__ += ["constant_pad_nd_backward"]
 def constant_pad_nd_backward(grad, pad):
     """The padding undone: the same pads, negated (they crop)."""
     return dispatcher.call("constant_pad_nd", grad, [-p for p in pad], 0)
+
+
+def _call_as(name):
+    """A formula's helper that only calls the operator ``name`` through the dispatcher."""
+    def helper(*args):
+        return dispatcher.call(name, *args)
+    helper.__name__ = helper.__qualname__ = name
+    return helper
+
+
+# The reflection and replication paddings and their backward operators (both linear): each
+# formula calls the other operator.
+__all__ += ["reflection_pad1d", "reflection_pad2d", "reflection_pad3d", "replication_pad1d", "replication_pad2d",
+            "replication_pad3d", "reflection_pad1d_backward", "reflection_pad2d_backward", "reflection_pad3d_backward",
+            "replication_pad1d_backward", "replication_pad2d_backward", "replication_pad3d_backward"]
+reflection_pad1d, reflection_pad1d_backward = _call_as("reflection_pad1d"), _call_as("reflection_pad1d_backward")
+reflection_pad2d, reflection_pad2d_backward = _call_as("reflection_pad2d"), _call_as("reflection_pad2d_backward")
+reflection_pad3d, reflection_pad3d_backward = _call_as("reflection_pad3d"), _call_as("reflection_pad3d_backward")
+replication_pad1d, replication_pad1d_backward = _call_as("replication_pad1d"), _call_as("replication_pad1d_backward")
+replication_pad2d, replication_pad2d_backward = _call_as("replication_pad2d"), _call_as("replication_pad2d_backward")
+replication_pad3d, replication_pad3d_backward = _call_as("replication_pad3d"), _call_as("replication_pad3d_backward")
 
 
 def native_batch_norm_backward(*args):

@@ -7,6 +7,8 @@ and ``cuda/batch_linalg.py``.
 
 Square matrices of float32 and float64 only (torch also factors rectangular and complex ones).
 """
+import numpy as np
+
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import contiguous_strides
 from ...return_types import return_type
@@ -101,6 +103,22 @@ def linalg_inv_ex(A, *, check_errors=False):
     if check_errors:
         _check_errors(info, "linalg.inv", singular="diagonal")
     return return_type("linalg_inv_ex", ("inverse", "info"))(inverse, info)
+
+
+def perturbed_lu_inverse(LU, pivots, trans):
+    """The inverse of the factored matrix (transposed with ``trans``), each zero on U's diagonal
+    replaced by the dtype's epsilon first: ``linalg_det_backward``'s stand-in for a singular
+    matrix when no higher derivative is wanted (torch's ``LU + diag_embed(where(diag == 0, eps,
+    0))``, solved with ``lu_solve``)."""
+    eps = float(np.finfo(np.float32 if LU.dtype is st.float32 else np.float64).eps)
+    diagonal = LU.diagonal(0, -2, -1)
+    perturbed = _column_major(tuple(LU.shape), LU.dtype, LU.device)       # as the kernel reads factors
+    dispatcher.call("copy_", perturbed, LU + dispatcher.call("diag_embed", dispatcher.call(
+        "where.Scalar", diagonal == 0, eps, 0.0).to(LU.dtype)))
+    LU = perturbed
+    inverse = _column_major(tuple(LU.shape), LU.dtype, LU.device)
+    loops(LU.device, "batch_linalg").lu_inverse(buffer(inverse), buffer(LU), buffer(pivots), LU.shape[-1], trans)
+    return inverse
 
 
 def linalg_inv(A):

@@ -24,6 +24,7 @@ from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ..dispatcher import call
 from ..tensor_iterator import _overlap, assert_no_internal_overlap, check_no_overlap, output_layout
+from .blas import PRODUCTS, write_product
 from .resize import resize_output
 
 __all__ = ["structured_out", "out_dtype_rule"]
@@ -172,26 +173,11 @@ def _functional_kwargs(rule, args, kwargs, outs):
     return kwargs
 
 
-# mm and mv hand ``out`` itself to BLAS when its layout lets them (``addmm_impl_cpu_``,
-# ``addmv_out_cpu``) and, beta being 0, zero it first: an input that shares memory with ``out`` is
-# then read as zeros (``mm(x, y, out=x)`` gives zeros). An ``out`` BLAS cannot take is computed
-# into a contiguous copy, and the inputs are read as they were.
-_ZEROED_FIRST = ("mm", "mv")
-
-
-def _blas_usable(out):
-    """``addmm_impl_cpu_``'s test: unit stride along one dim, a leading dimension along the other."""
-    if out.dim() == 1:
-        return True
-    (n, m), (s0, s1) = out.shape, out.stride()
-    return (s0 == 1 and (m == 1 or s1 >= max(1, n))) or (s1 == 1 and (n == 1 or s0 >= max(1, m)))
-
-
+# The matrix products write into ``out`` in BLAS's order where it shares memory with an operand
+# (``blas.write_product``); the operands are then read as views taken before ``out`` is resized.
 def _aliased_inputs(name, out, args):
-    """The inputs as views taken now (before ``out`` is resized), where ``out`` shares memory
-    with one of them and the kernel zeroes it first; else None."""
-    if name not in _ZEROED_FIRST or not any(isinstance(a, TensorBase) and _overlap(out._impl, a._impl)
-                                             for a in args):
+    if name not in PRODUCTS or not any(isinstance(a, TensorBase) and a._impl.storage is out._impl.storage
+                                       for a in args):
         return None
     return [call("alias", a) if isinstance(a, TensorBase) else a for a in args]
 
@@ -220,10 +206,9 @@ def structured_out(name, functional, out_names, rule):
             _resize(rule, out, result, args[0])
             if name in _CHECKED_AFTER_RESIZE:
                 check_no_overlap(out._impl, _input_impls(args))
-        if aliased is not None and _blas_usable(outs[0]):
-            call("zero_", outs[0])
-            results = (functional(*aliased, **kwargs),)
-        for out, result in zip(outs, results):
+        if name in PRODUCTS:
+            write_product(name, outs[0], results[0], aliased or args, **kwargs)
+        for out, result in zip(outs, results if name not in PRODUCTS else ()):
             call("copy_", out, result)
         return tuple(outs) if len(outs) > 1 else outs[0]
     out_kernel.__name__ = out_kernel.__qualname__ = f"{name}_out"

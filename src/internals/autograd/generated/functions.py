@@ -80,7 +80,19 @@ from ..functions_manual import (  # the helpers the formulas call
     pow_backward_self,
     prod_backward,
     rad2deg_backward,
+    reflection_pad1d,
+    reflection_pad1d_backward,
+    reflection_pad2d,
+    reflection_pad2d_backward,
+    reflection_pad3d,
+    reflection_pad3d_backward,
     repeat_backward,
+    replication_pad1d,
+    replication_pad1d_backward,
+    replication_pad2d,
+    replication_pad2d_backward,
+    replication_pad3d,
+    replication_pad3d_backward,
     roll_backward,
     scalar_div_tensor,
     scatter_reduce_backward,
@@ -117,7 +129,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -3236,6 +3248,31 @@ class BaddbmmBackward0(Node):
         return grad_self, grad_batch1, grad_batch2
 
 
+class AddbmmBackward0(Node):
+    """``addbmm(Tensor self, Tensor batch1, Tensor batch2, *, Scalar beta=1, Scalar alpha=1) -> Tensor``"""
+    __slots__ = ('beta_', 'batch1_', 'batch2_', 'alpha_')
+    _tensor_slots = ('batch1_', 'batch2_')
+    _exposed = {'_saved_beta': ('beta_', False), '_saved_batch1': ('batch1_', True), '_saved_batch2': ('batch2_', True), '_saved_alpha': ('alpha_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        beta = node.beta_
+        batch1 = node.batch1_.unpack(node)
+        batch2 = node.batch2_.unpack(node)
+        alpha = node.alpha_
+        grad_batch1 = None
+        if edges[1] is not None:
+            grad_batch1 = maybe_multiply(grad.unsqueeze(0).expand([batch1.size(0), batch1.size(1), batch2.size(2)]).bmm(batch2.transpose(1, 2)), alpha)
+        grad_batch2 = None
+        if edges[2] is not None:
+            grad_batch2 = maybe_multiply(batch1.transpose(1, 2).bmm(grad.unsqueeze(0).expand([batch1.size(0), batch1.size(1), batch2.size(2)])), alpha)
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = maybe_multiply(grad, beta)
+        return grad_self, grad_batch1, grad_batch2
+
+
 class Unique2Backward0(Node):
     """``_unique2(Tensor self, bool sorted=True, bool return_inverse=False, bool return_counts=False) -> (Tensor, Tensor, Tensor)``"""
     __slots__ = ()
@@ -3552,6 +3589,204 @@ class ConstantPadNdBackward0(Node):
         grad = grads[0]
         pad = node.pad_
         return (constant_pad_nd_backward(grad, pad),)
+
+
+class ReflectionPad1DBackward0(Node):
+    """``reflection_pad1d(Tensor self, SymInt[2] padding) -> Tensor``"""
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_padding': ('padding_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        padding = node.padding_
+        return (reflection_pad1d_backward(grad, self, padding),)
+
+
+class ReflectionPad1DBackwardBackward0(Node):
+    """``reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor``"""
+    __slots__ = ('padding_', 'self_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        padding = node.padding_
+        self = node.self_.unpack(node)
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = reflection_pad1d(grad, padding)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = zeros_like(self)
+        return grad_grad_output, grad_self
+
+
+class ReflectionPad2DBackward0(Node):
+    """``reflection_pad2d(Tensor self, SymInt[4] padding) -> Tensor``"""
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_padding': ('padding_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        padding = node.padding_
+        return (reflection_pad2d_backward(grad, self, padding),)
+
+
+class ReflectionPad2DBackwardBackward0(Node):
+    """``reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor``"""
+    __slots__ = ('padding_', 'self_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        padding = node.padding_
+        self = node.self_.unpack(node)
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = reflection_pad2d(grad, padding)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = zeros_like(self)
+        return grad_grad_output, grad_self
+
+
+class ReflectionPad3DBackward0(Node):
+    """``reflection_pad3d(Tensor self, SymInt[6] padding) -> Tensor``"""
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_padding': ('padding_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        padding = node.padding_
+        return (reflection_pad3d_backward(grad, self, padding),)
+
+
+class ReflectionPad3DBackwardBackward0(Node):
+    """``reflection_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor``"""
+    __slots__ = ('padding_', 'self_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        padding = node.padding_
+        self = node.self_.unpack(node)
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = reflection_pad3d(grad, padding)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = zeros_like(self)
+        return grad_grad_output, grad_self
+
+
+class ReplicationPad1DBackward0(Node):
+    """``replication_pad1d(Tensor self, SymInt[2] padding) -> Tensor``"""
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_padding': ('padding_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        padding = node.padding_
+        return (replication_pad1d_backward(grad, self, padding),)
+
+
+class ReplicationPad1DBackwardBackward0(Node):
+    """``replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor``"""
+    __slots__ = ('padding_', 'self_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        padding = node.padding_
+        self = node.self_.unpack(node)
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = replication_pad1d(grad, padding)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = zeros_like(self)
+        return grad_grad_output, grad_self
+
+
+class ReplicationPad2DBackward0(Node):
+    """``replication_pad2d(Tensor self, SymInt[4] padding) -> Tensor``"""
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_padding': ('padding_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        padding = node.padding_
+        return (replication_pad2d_backward(grad, self, padding),)
+
+
+class ReplicationPad2DBackwardBackward0(Node):
+    """``replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor``"""
+    __slots__ = ('padding_', 'self_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        padding = node.padding_
+        self = node.self_.unpack(node)
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = replication_pad2d(grad, padding)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = zeros_like(self)
+        return grad_grad_output, grad_self
+
+
+class ReplicationPad3DBackward0(Node):
+    """``replication_pad3d(Tensor self, SymInt[6] padding) -> Tensor``"""
+    __slots__ = ('self_', 'padding_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_padding': ('padding_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        padding = node.padding_
+        return (replication_pad3d_backward(grad, self, padding),)
+
+
+class ReplicationPad3DBackwardBackward0(Node):
+    """``replication_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor``"""
+    __slots__ = ('padding_', 'self_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        padding = node.padding_
+        self = node.self_.unpack(node)
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = replication_pad3d(grad, padding)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = zeros_like(self)
+        return grad_grad_output, grad_self
 
 
 class NativeBatchNormBackward0(Node):

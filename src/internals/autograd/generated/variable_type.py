@@ -23,6 +23,7 @@ from .functions import (
     AdaptiveAvgPool2DBackwardBackward0,
     AddBackward0,
     AddBackward1,
+    AddbmmBackward0,
     AddcdivBackward0,
     AddcmulBackward0,
     AddmmBackward0,
@@ -170,10 +171,22 @@ from .functions import (
     RandomBackward1,
     RandomBackward2,
     ReciprocalBackward0,
+    ReflectionPad1DBackward0,
+    ReflectionPad1DBackwardBackward0,
+    ReflectionPad2DBackward0,
+    ReflectionPad2DBackwardBackward0,
+    ReflectionPad3DBackward0,
+    ReflectionPad3DBackwardBackward0,
     ReluBackward0,
     RemainderBackward0,
     RemainderBackward1,
     RepeatBackward0,
+    ReplicationPad1DBackward0,
+    ReplicationPad1DBackwardBackward0,
+    ReplicationPad2DBackward0,
+    ReplicationPad2DBackwardBackward0,
+    ReplicationPad3DBackward0,
+    ReplicationPad3DBackwardBackward0,
     RollBackward0,
     RoundBackward0,
     RoundBackward1,
@@ -629,10 +642,18 @@ OPS = {
     'dot.out': dispatcher.find('dot.out'),
     'addmm': dispatcher.find('addmm'),
     'addmm.out': dispatcher.find('addmm.out'),
+    'addmm_': dispatcher.find('addmm_'),
     'addmv': dispatcher.find('addmv'),
+    'addmv.out': dispatcher.find('addmv.out'),
+    'addmv_': dispatcher.find('addmv_'),
     'mv': dispatcher.find('mv'),
     'mv.out': dispatcher.find('mv.out'),
     'baddbmm': dispatcher.find('baddbmm'),
+    'baddbmm.out': dispatcher.find('baddbmm.out'),
+    'baddbmm_': dispatcher.find('baddbmm_'),
+    'addbmm': dispatcher.find('addbmm'),
+    'addbmm.out': dispatcher.find('addbmm.out'),
+    'addbmm_': dispatcher.find('addbmm_'),
     '_unique2': dispatcher.find('_unique2'),
     'unique_dim': dispatcher.find('unique_dim'),
     'linalg_lu_factor_ex': dispatcher.find('linalg_lu_factor_ex'),
@@ -660,6 +681,18 @@ OPS = {
     '_adaptive_avg_pool2d': dispatcher.find('_adaptive_avg_pool2d'),
     '_adaptive_avg_pool2d_backward': dispatcher.find('_adaptive_avg_pool2d_backward'),
     'constant_pad_nd': dispatcher.find('constant_pad_nd'),
+    'reflection_pad1d': dispatcher.find('reflection_pad1d'),
+    'reflection_pad1d_backward': dispatcher.find('reflection_pad1d_backward'),
+    'reflection_pad2d': dispatcher.find('reflection_pad2d'),
+    'reflection_pad2d_backward': dispatcher.find('reflection_pad2d_backward'),
+    'reflection_pad3d': dispatcher.find('reflection_pad3d'),
+    'reflection_pad3d_backward': dispatcher.find('reflection_pad3d_backward'),
+    'replication_pad1d': dispatcher.find('replication_pad1d'),
+    'replication_pad1d_backward': dispatcher.find('replication_pad1d_backward'),
+    'replication_pad2d': dispatcher.find('replication_pad2d'),
+    'replication_pad2d_backward': dispatcher.find('replication_pad2d_backward'),
+    'replication_pad3d': dispatcher.find('replication_pad3d'),
+    'replication_pad3d_backward': dispatcher.find('replication_pad3d_backward'),
     'native_batch_norm': dispatcher.find('native_batch_norm'),
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     'embedding': dispatcher.find('embedding'),
@@ -5331,6 +5364,29 @@ def addmm_out(ks, self, mat1, mat2, **kwargs):
         return OPS['addmm.out'].redispatch(after_autograd(ks), self, mat1, mat2, **kwargs)
 
 
+def addmm_(ks, self, mat1, mat2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or mat1._requires_grad or mat2._requires_grad):
+        check_inplace(self)
+        grad_fn = AddmmBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, mat1, mat2)
+        grad_fn.beta_ = kwargs.get('beta', 1)
+        grad_fn.mat1_sym_sizes_ = mat1._impl.sizes
+        grad_fn.mat1_sym_strides_ = mat1._impl.strides
+        if edges[1] is not None:
+            grad_fn.mat2_ = SavedVariable(mat2, False)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+        grad_fn.mat2_sym_sizes_ = mat2._impl.sizes
+        grad_fn.mat2_sym_strides_ = mat2._impl.strides
+        if edges[2] is not None:
+            grad_fn.mat1_ = SavedVariable(mat1, False)
+    with below_autograd():
+        result = OPS['addmm_'].redispatch(after_autograd(ks), self, mat1, mat2, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def addmv(ks, self, mat, vec, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or mat._requires_grad or vec._requires_grad):
@@ -5346,6 +5402,31 @@ def addmv(ks, self, mat, vec, **kwargs):
         result = OPS['addmv'].redispatch(after_autograd(ks), self, mat, vec, **kwargs)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def addmv_out(ks, self, mat, vec, **kwargs):
+    check_out_no_requires_grad('addmv', self, mat, vec, kwargs.get('out'))
+    with below_autograd():
+        return OPS['addmv.out'].redispatch(after_autograd(ks), self, mat, vec, **kwargs)
+
+
+def addmv_(ks, self, mat, vec, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or mat._requires_grad or vec._requires_grad):
+        check_inplace(self)
+        grad_fn = AddmvBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, mat, vec)
+        grad_fn.beta_ = kwargs.get('beta', 1)
+        if edges[1] is not None:
+            grad_fn.vec_ = SavedVariable(vec, False)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+        if edges[2] is not None:
+            grad_fn.mat_ = SavedVariable(mat, False)
+    with below_autograd():
+        result = OPS['addmv_'].redispatch(after_autograd(ks), self, mat, vec, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -5386,6 +5467,70 @@ def baddbmm(ks, self, batch1, batch2, **kwargs):
         result = OPS['baddbmm'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def baddbmm_out(ks, self, batch1, batch2, **kwargs):
+    check_out_no_requires_grad('baddbmm', self, batch1, batch2, kwargs.get('out'))
+    with below_autograd():
+        return OPS['baddbmm.out'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
+
+
+def baddbmm_(ks, self, batch1, batch2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
+        check_inplace(self)
+        grad_fn = BaddbmmBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, batch1, batch2)
+        grad_fn.beta_ = kwargs.get('beta', 1)
+        if edges[1] is not None:
+            grad_fn.batch2_ = SavedVariable(batch2, False)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+        if edges[2] is not None:
+            grad_fn.batch1_ = SavedVariable(batch1, False)
+    with below_autograd():
+        result = OPS['baddbmm_'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def addbmm(ks, self, batch1, batch2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
+        grad_fn = AddbmmBackward0()
+        grad_fn._next_edges = collect_next_edges(self, batch1, batch2)
+        grad_fn.beta_ = kwargs.get('beta', 1)
+        grad_fn.batch1_ = SavedVariable(batch1, False)
+        grad_fn.batch2_ = SavedVariable(batch2, False)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+    with below_ad_inplace_or_view():
+        result = OPS['addbmm'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def addbmm_out(ks, self, batch1, batch2, **kwargs):
+    check_out_no_requires_grad('addbmm', self, batch1, batch2, kwargs.get('out'))
+    with below_autograd():
+        return OPS['addbmm.out'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
+
+
+def addbmm_(ks, self, batch1, batch2, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or batch1._requires_grad or batch2._requires_grad):
+        check_inplace(self)
+        grad_fn = AddbmmBackward0()
+        grad_fn._next_edges = collect_next_edges(self, batch1, batch2)
+        grad_fn.beta_ = kwargs.get('beta', 1)
+        grad_fn.batch1_ = SavedVariable(batch1, False)
+        grad_fn.batch2_ = SavedVariable(batch2, False)
+        grad_fn.alpha_ = kwargs.get('alpha', 1)
+    with below_autograd():
+        result = OPS['addbmm_'].redispatch(after_autograd(ks), self, batch1, batch2, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -5740,6 +5885,174 @@ def constant_pad_nd(ks, self, pad, value=0):
         grad_fn.pad_ = as_int_tuple(pad)
     with below_ad_inplace_or_view():
         result = OPS['constant_pad_nd'].redispatch(after_autograd(ks), self, pad, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad1d(ks, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ReflectionPad1DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.padding_ = as_int_tuple(padding)
+    with below_ad_inplace_or_view():
+        result = OPS['reflection_pad1d'].redispatch(after_autograd(ks), self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad1d_backward(ks, grad_output, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = ReflectionPad1DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['reflection_pad1d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad2d(ks, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ReflectionPad2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.padding_ = as_int_tuple(padding)
+    with below_ad_inplace_or_view():
+        result = OPS['reflection_pad2d'].redispatch(after_autograd(ks), self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad2d_backward(ks, grad_output, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = ReflectionPad2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['reflection_pad2d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad3d(ks, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ReflectionPad3DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.padding_ = as_int_tuple(padding)
+    with below_ad_inplace_or_view():
+        result = OPS['reflection_pad3d'].redispatch(after_autograd(ks), self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def reflection_pad3d_backward(ks, grad_output, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = ReflectionPad3DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['reflection_pad3d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad1d(ks, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ReplicationPad1DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.padding_ = as_int_tuple(padding)
+    with below_ad_inplace_or_view():
+        result = OPS['replication_pad1d'].redispatch(after_autograd(ks), self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad1d_backward(ks, grad_output, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = ReplicationPad1DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['replication_pad1d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad2d(ks, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ReplicationPad2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.padding_ = as_int_tuple(padding)
+    with below_ad_inplace_or_view():
+        result = OPS['replication_pad2d'].redispatch(after_autograd(ks), self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad2d_backward(ks, grad_output, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = ReplicationPad2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['replication_pad2d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad3d(ks, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ReplicationPad3DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.padding_ = as_int_tuple(padding)
+    with below_ad_inplace_or_view():
+        result = OPS['replication_pad3d'].redispatch(after_autograd(ks), self, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def replication_pad3d_backward(ks, grad_output, self, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = ReplicationPad3DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['replication_pad3d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6178,10 +6491,18 @@ KERNELS = {
     'dot.out': dot_out,
     'addmm': addmm,
     'addmm.out': addmm_out,
+    'addmm_': addmm_,
     'addmv': addmv,
+    'addmv.out': addmv_out,
+    'addmv_': addmv_,
     'mv': mv,
     'mv.out': mv_out,
     'baddbmm': baddbmm,
+    'baddbmm.out': baddbmm_out,
+    'baddbmm_': baddbmm_,
+    'addbmm': addbmm,
+    'addbmm.out': addbmm_out,
+    'addbmm_': addbmm_,
     '_unique2': _unique2,
     'unique_dim': unique_dim,
     'linalg_lu_factor_ex': linalg_lu_factor_ex,
@@ -6209,6 +6530,18 @@ KERNELS = {
     '_adaptive_avg_pool2d': _adaptive_avg_pool2d,
     '_adaptive_avg_pool2d_backward': _adaptive_avg_pool2d_backward,
     'constant_pad_nd': constant_pad_nd,
+    'reflection_pad1d': reflection_pad1d,
+    'reflection_pad1d_backward': reflection_pad1d_backward,
+    'reflection_pad2d': reflection_pad2d,
+    'reflection_pad2d_backward': reflection_pad2d_backward,
+    'reflection_pad3d': reflection_pad3d,
+    'reflection_pad3d_backward': reflection_pad3d_backward,
+    'replication_pad1d': replication_pad1d,
+    'replication_pad1d_backward': replication_pad1d_backward,
+    'replication_pad2d': replication_pad2d,
+    'replication_pad2d_backward': replication_pad2d_backward,
+    'replication_pad3d': replication_pad3d,
+    'replication_pad3d_backward': replication_pad3d_backward,
     'native_batch_norm': native_batch_norm,
     'native_layer_norm': native_layer_norm,
     'embedding': embedding,

@@ -7,6 +7,23 @@ from .linear import Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
 from .normalization import LayerNorm
+from .padding import (
+                      CircularPad1d,
+                      CircularPad2d,
+                      CircularPad3d,
+                      ConstantPad1d,
+                      ConstantPad2d,
+                      ConstantPad3d,
+                      ReflectionPad1d,
+                      ReflectionPad2d,
+                      ReflectionPad3d,
+                      ReplicationPad1d,
+                      ReplicationPad2d,
+                      ReplicationPad3d,
+                      ZeroPad1d,
+                      ZeroPad2d,
+                      ZeroPad3d,
+)
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .sparse import Embedding
 
@@ -15,4 +32,7 @@ __all__ = ["Module", "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgP
            "Flatten", "ReLU", "GELU", "SiLU", "Sigmoid", "LogSigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout",
            "Sequential",
            "ModuleList", "ModuleDict", "MSELoss", "L1Loss", "CrossEntropyLoss", "BCEWithLogitsLoss",
-           "LeakyReLU", "NLLLoss", "BCELoss"]
+           "LeakyReLU", "NLLLoss", "BCELoss",
+           "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
+           "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
+           "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d"]

@@ -1,0 +1,38 @@
+"""Issue 16, round 9: everyday snippets as readers paste them from tutorials -- training loops,
+``DataLoader``/``TensorDataset``, broadcasting, reductions with ``keepdim``, printing of dtypes and
+``grad_fn``, ``einsum``, conv/pool shapes, ``state_dict``, ``no_grad``, ``detach``/``clone``, and the
+round's additions (``F.pad``'s reflect/replicate/circular modes and the padding layers, the
+``addmm_`` family, ``out=`` that aliases an input, the legacy constructors' errors, ``det``'s
+gradient at a singular matrix) -- run with ``import internals as torch``: each prints exactly what
+torch prints.
+
+``tests/snippets_round9.txt`` holds them, one after each ``# --- <id>: <topic>`` line; they run
+as round 7's do (``test_snippets_round7._stdout``).
+
+Known differences, each checked to still differ (a strict xfail), so that a fix is noticed:
+"""
+import pytest
+import torch
+from test_snippets_round7 import _stdout
+from test_snippets_round8 import read_snippets
+
+import internals
+
+SNIPPETS = read_snippets("snippets_round9.txt")
+KNOWN_DIFFERENCES = {
+    "r9.14": "F.conv1d: internals has 2-d convolution only",
+}
+__doc__ += "".join(f"\n* {name}: {why}" for name, why in KNOWN_DIFFERENCES.items())
+
+
+def test_the_snippets_are_read():
+    assert len(SNIPPETS) == 41 and all("import torch" in s for s in SNIPPETS.values())
+    assert set(KNOWN_DIFFERENCES) <= set(SNIPPETS)
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[n]))
+                                  if n in KNOWN_DIFFERENCES else n for n in SNIPPETS])
+def test_snippet_prints_what_torch_prints(name):
+    expected = _stdout(torch, SNIPPETS[name])
+    assert expected.strip(), "the snippet prints something"
+    assert _stdout(internals, SNIPPETS[name]) == expected
