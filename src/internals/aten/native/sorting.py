@@ -295,7 +295,8 @@ def _unique2(self, sorted=True, return_inverse=False, return_counts=False):
     """The distinct values in ascending order (sorted or not, as torch's CPU kernel gives them),
     where each element's value lies among them (``inverse``, shaped as ``self``) and how often
     each occurs (``counts``); the two left unasked are empty. Found on the host with NumPy: the
-    values decide the result's size."""
+    values decide the result's size. The CPU kernel sorts, so it has no complex case."""
+    _not_complex(self, "unique")
     values = np.asarray(self._host_values()).reshape(-1)
     uniq, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
     nothing = empty([0], dtype=st.int64, device=self.device)
@@ -308,6 +309,7 @@ def unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False
     """The distinct slices along ``dim``, in lexicographic order (``_unique_dim_cpu_template``
     sorts them so, ``sorted`` or not), each slice's position among them, and their counts. A
     zero-size dim other than ``dim`` leaves no slice to compare: torch refuses."""
+    _not_complex(self, "unique_dim")
     if self.dim() == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     dim = wrap_dim(dim, self.dim())
