@@ -8,8 +8,11 @@ factory sizes that overflow, dtypes spelled as strings or NumPy/Python types, ke
 autograd misuse (hooks, ``grad`` options, saved-tensor hooks), ``save``/``load`` of views with
 ``map_location`` and ``weights_only``, and threads.
 """
+import collections
+import fractions
 import io
 
+import numpy as np
 import pytest
 import torch
 from conftest import same_error, same_or_same_error
@@ -143,3 +146,53 @@ def test_fresh_results_take_torchs_strides_on_size_one_dims(shape, make, op):
     log_softmax make (1, 1) (fresh contiguous strides), sort keeps a dense input's strides.
     internals kept the strides its computation happened to leave."""
     same_or_same_error(lambda L: op(make(L.ones(shape))))
+
+
+# ----------------------------------------------------------------------------- scatter's and empty_strided's layouts
+@pytest.mark.parametrize("make", [lambda L: L.ones(4, 3).t(), lambda L: L.arange(10.).as_strided((3, 4), (1, 1)),
+                                  lambda L: L.arange(10.).as_strided((0, 4), (2**50, 1)),
+                                  lambda L: L.ones(4, 3)[:, :2]])
+@pytest.mark.parametrize("op", [lambda L, x, i: x.scatter(0, i, 1.), lambda L, x, i: x.scatter(0, i, x),
+                                lambda L, x, i: x.scatter_add(0, i, x),
+                                lambda L, x, i: x.scatter_reduce(0, i, x, "sum"),
+                                lambda L, x, i: x.scatter(0, i, 2., reduce="add")])
+def test_out_of_place_scatters_are_contiguous(make, op):
+    """The structured scatters allocate a contiguous result and copy ``self`` in; internals
+    cloned ``self`` with its layout (a transposed input gave a transposed result)."""
+    same_or_same_error(lambda L: op(L, make(L), L.zeros(make(L).shape, dtype=L.long)))
+
+
+@pytest.mark.parametrize("size, stride", [((2,), (-1,)), ((2, 3), (-1, 1)), ((-1,), (-1,)), ((3, 2), (1, -2))])
+def test_empty_strided_with_a_negative_stride_overflows_as_torchs(size, stride):
+    same_error(lambda L: L.empty_strided(size, stride))
+
+
+# ----------------------------------------------------------------------------- arange's count
+@pytest.mark.parametrize("args, dtype", [
+    ((2**62,), None), ((0, 2**62), "int8"), ((2**63,), None), ((-2**63, 2**63 - 1, 2**62), None), ((1e20,), "float32"),
+    ((0, 1, 1e-30), None), ((2**40,), None), ((0.5, 3.7), "int64"), ((0, 5, 0.5), "int64"), ((0, 5, 0.5), "int32"),
+    ((0.5, 3.7), "int32"), ((-7, 8, 3), None), ((1, 0, -0.3), None), ((0, 10, 3), "float16"),
+])
+def test_arange_counts_its_elements_as_torch_does(args, dtype):
+    """int64 bounds read as int64 first (0.5 is 0, a 0.5 step is 0, 2**63 refused) and counted in
+    wrapping int64 arithmetic; other dtypes count in double; a count past int64 is refused and
+    an impossible allocation fails with torch's messages. internals counted exactly in Python
+    and let NumPy fail with its own ValueError."""
+    same_or_same_error(lambda L: L.arange(*args, **({} if dtype is None else {"dtype": getattr(L, dtype)})))
+
+
+# ----------------------------------------------------------------------------- dtype arguments
+DTYPE_SPELLINGS = [float, int, bool, complex, np.float32, np.dtype("float32"), np.dtype("int8"), "float32", 5, object,
+                   type(None), collections.OrderedDict(), fractions.Fraction(1)]
+
+
+@pytest.mark.parametrize("dtype", DTYPE_SPELLINGS)
+@pytest.mark.parametrize("op", [lambda L, d: L.tensor([1, 2], dtype=d), lambda L, d: L.as_tensor([1, 2], dtype=d),
+                                lambda L, d: L.zeros(2, dtype=d), lambda L, d: L.ones(2).cumsum(0, dtype=d),
+                                lambda L, d: L.full((2,), 1, dtype=d), lambda L, d: L.ones(2).new_ones(2, dtype=d)])
+def test_a_dtype_argument_is_a_dtype_or_a_python_type(dtype, op):
+    """torch's parser takes a dtype or ``float``/``int``/``bool``/``complex`` and names any other
+    type by its C ``tp_name`` (``numpy.dtypes.Float32DType``, ``collections.OrderedDict``).
+    internals' ``tensor``/``as_tensor`` raised AttributeError, ``complex`` was refused, and NumPy's
+    dtype classes lost their module."""
+    same_or_same_error(lambda L: op(L, dtype))

@@ -253,9 +253,12 @@ def mode(x, dim=-1, keepdim=False):
 # ---- scans
 def _scan(x, dim, dtype, product):
     """cumsum/cumprod: integers and bool accumulate in int64 unless ``dtype`` says otherwise, the
-    16-bit floats in float32; the result is contiguous, as torch's."""
+    16-bit floats in float32; the result is contiguous, as torch's. The kernels have no bool
+    case: a bool ``dtype`` is refused."""
     d = _dim(x, dim)
     out_dtype = dtype or (x.dtype if x.dtype.is_floating_point or x.dtype.is_complex else st.int64)
+    if out_dtype is st.bool_:
+        raise NotImplementedError(f'"{"cumprod" if product else "cumsum"}_out_cpu" not implemented for \'Bool\'')
     compute = st.float32 if out_dtype.is_reduced_float else out_dtype
     rows = _from_zero(contiguous(to(_last(x, d), compute)))
     result = empty(rows.shape, dtype=compute, device=x.device)
