@@ -196,3 +196,23 @@ def test_a_dtype_argument_is_a_dtype_or_a_python_type(dtype, op):
     internals' ``tensor``/``as_tensor`` raised AttributeError, ``complex`` was refused, and NumPy's
     dtype classes lost their module."""
     same_or_same_error(lambda L: op(L, dtype))
+
+
+# ----------------------------------------------------------------------------- autograd.grad's options
+@pytest.mark.parametrize("allow_unused", [None, False, True])
+@pytest.mark.parametrize("materialize_grads", [False, True])
+@pytest.mark.parametrize("which", ["unused", "used", "not_a_leaf_input", "same_twice", "not_requiring"])
+def test_grad_checks_materialize_grads_against_allow_unused_first(allow_unused, materialize_grads, which):
+    """``materialize_grads=True`` with ``allow_unused=False`` is a ValueError before anything
+    else; internals went on and raised the engine's RuntimeError, or returned."""
+    def fn(L):
+        x, z = L.ones(2, requires_grad=True), L.ones(2, requires_grad=True)
+        y = (x * 3).sum()
+        inputs = {"unused": [x, z], "used": [x], "not_a_leaf_input": [x, L.ones(2)], "same_twice": [x, x],
+                  "not_requiring": [x]}[which]
+        out = L.ones(1).sum() if which == "not_requiring" else y
+        kwargs = {"materialize_grads": materialize_grads}
+        if allow_unused is not None:
+            kwargs["allow_unused"] = allow_unused
+        return L.autograd.grad(out, inputs, **kwargs)
+    same_or_same_error(fn)
