@@ -15,7 +15,8 @@ import io
 import numpy as np
 import pytest
 import torch
-from conftest import same_error, same_or_same_error
+from conftest import assert_same, same_error, same_or_same_error
+from test_hostile import in_threads
 
 import internals
 
@@ -216,3 +217,53 @@ def test_grad_checks_materialize_grads_against_allow_unused_first(allow_unused, 
             kwargs["allow_unused"] = allow_unused
         return L.autograd.grad(out, inputs, **kwargs)
     same_or_same_error(fn)
+
+
+# ----------------------------------------------------------------------------- threads
+def _draws(L, g):
+    return [L.randn(5, generator=g).tolist(), L.randint(0, 1000, (4,), generator=g).tolist(),
+            L.randperm(7, generator=g).tolist(), L.rand(3, dtype=L.float64, generator=g).tolist(),
+            L.empty(4).uniform_(-2, 2, generator=g).tolist(), L.empty(3).normal_(1., 2., generator=g).tolist()]
+
+
+def test_private_generators_on_eight_threads_give_torchs_streams():
+    """Eight threads each draw from their own seeded Generator while the default one is used
+    from all of them at once: every private stream is torch's for that seed (the shared default
+    generator's state is locked, so nothing races)."""
+    expected = {k: _draws(torch, torch.Generator().manual_seed(k)) for k in range(8)}
+    got = {}
+
+    def work(k):
+        g = internals.Generator().manual_seed(k)
+        draws = []
+        for _ in range(3):
+            internals.randn(7)          # the shared default generator, from every thread
+            draws.append(_draws(internals, g))
+        got[k] = draws
+
+    errors = in_threads(work, 8)
+    assert not errors
+    for k in range(8):
+        g = torch.Generator().manual_seed(k)
+        assert got[k] == [_draws(torch, g) for _ in range(3)], k
+    assert got[3][0] == expected[3]
+
+
+def test_backward_into_one_shared_module_from_eight_threads_accumulates_every_gradient():
+    model = internals.nn.Linear(3, 2)
+    theirs = torch.nn.Linear(3, 2)
+    with torch.no_grad():
+        theirs.weight.copy_(torch.from_numpy(model.weight.detach().numpy()))
+        theirs.bias.copy_(torch.from_numpy(model.bias.detach().numpy()))
+
+    def work(k):
+        for _ in range(5):
+            model(internals.full((4, 3), float(k))).pow(2).sum().backward()
+
+    errors = in_threads(work, 8)
+    assert not errors
+    for k in range(8):
+        for _ in range(5):
+            theirs(torch.full((4, 3), float(k))).pow(2).sum().backward()
+    assert_same(model.weight.grad, theirs.weight.grad, rtol=1e-5, atol=1e-4)
+    assert_same(model.bias.grad, theirs.bias.grad, rtol=1e-5, atol=1e-4)
