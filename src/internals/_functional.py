@@ -10,7 +10,7 @@ from . import linalg
 from ._generated.python_torch_functions import FUNCTIONS
 from ._tensor_base import Size, TensorBase
 from .aten import dispatcher
-from .aten.native.tensor_factories import from_numpy, tensor
+from .aten.native.tensor_factories import check_dtype_argument, from_numpy, tensor
 from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
 
 # The generated bindings become this module's functions, as torch/__init__.py copies those of
@@ -140,6 +140,7 @@ def as_tensor(data, dtype=None, device=None):
     """``torch.as_tensor``: a tensor or a NumPy array is used as it is where its dtype and device
     are the ones asked for (a NumPy array's memory shared, as ``from_numpy`` shares it), else
     converted; any other data is copied, as ``tensor()`` copies it."""
+    dtype = check_dtype_argument("as_tensor", dtype)
     if isinstance(data, TensorBase):
         return data.to(dtype=dtype, device=device)
     if isinstance(data, np.ndarray):

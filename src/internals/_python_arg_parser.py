@@ -90,7 +90,6 @@ def _is_int_list(obj, size):
     return size > 0 and _is_index(obj)
 
 
-_PYTHON_TYPES = {bool: st.bool_, int: st.int64, float: st.float64}
 _CPU = _device("cpu")
 
 _CHECKS = {
@@ -103,7 +102,7 @@ _CHECKS = {
     "IntArrayRef": lambda p, obj: _is_int_list(obj, p.size),
     "SymIntArrayRef": lambda p, obj: _is_int_list(obj, p.size),
     "bool": lambda p, obj: isinstance(obj, bool),
-    "ScalarType": lambda p, obj: isinstance(obj, st.dtype) or isinstance(obj, type) and obj in _PYTHON_TYPES,
+    "ScalarType": lambda p, obj: isinstance(obj, st.dtype) or isinstance(obj, type) and obj in st.PYTHON_TYPES,
     "Layout": lambda p, obj: isinstance(obj, _layout),
     "MemoryFormat": lambda p, obj: isinstance(obj, memory_format),
     "Device": lambda p, obj: _is_int(obj) or isinstance(obj, (str, _device)),
@@ -168,13 +167,23 @@ def _parse_default(type_, size, text, optional_type):
     return text
 
 
+_HEAP_TYPE = 1 << 9     # ``Py_TPFLAGS_HEAPTYPE``: a class written in Python
+_TORCH_C_TYPES = ("Size", "device", "dtype", "layout", "memory_format", "Generator", "finfo", "iinfo")
+
+
 def _type_name(obj):
-    """A given argument's type as torch's ``py_typename`` prints it: ``Tensor``, ``int``, ``tuple``,
-    and NumPy's types by their C ``tp_name``, ``numpy.int64``."""
+    """A given argument's type as torch's ``py_typename`` prints it (the C ``tp_name``):
+    ``Tensor``, ``int``, ``tuple``, a Python class by its name (``Fraction``), and a type written
+    in C outside the builtins by its dotted name (``numpy.int64``, ``collections.OrderedDict``,
+    ``numpy.dtypes.Float32DType``)."""
     if isinstance(obj, TensorBase):
         return "Tensor"
     kind = type(obj)
-    return f"numpy.{kind.__name__}" if kind.__module__ == "numpy" else kind.__name__
+    if kind.__name__ in _TORCH_C_TYPES and kind.__module__.startswith("internals"):
+        return f"torch.{kind.__name__}"     # written in C in torch, in Python here
+    if kind.__flags__ & _HEAP_TYPE or kind.__module__ == "builtins":
+        return kind.__name__
+    return f"{kind.__module__}.{kind.__qualname__}"
 
 
 def _arg_desc(obj):
@@ -461,7 +470,7 @@ class PythonArgs:
 
     def scalartype(self, i):
         v = self._get(i)
-        return _PYTHON_TYPES.get(v, v) if v is not None else None
+        return st.PYTHON_TYPES.get(v, v) if v is not None else None
 
     def scalartype_with_default(self, i, default):
         v = self.scalartype(i)

@@ -11,7 +11,10 @@ and accepts any name):
 - A storage is not pickled at all: the pickler's ``persistent_id`` replaces it by a small tuple
   ``("storage", torch.FloatStorage, key, location, numel)`` and its bytes go to ``data/<key>``,
   once per storage. Two views of one storage share the key, so after loading they share memory
-  again, each with its own offset and strides.
+  again, each with its own offset and strides. A storage saved by itself is written the same way:
+  a ``TypedStorage`` under its legacy class, an ``UntypedStorage`` as
+  ``torch.storage.UntypedStorage`` with its bytes counted; either loads as a ``TypedStorage``
+  (of uint8 for the untyped one), as torch's ``persistent_load`` makes it.
 - ``byteorder`` (``little``), ``version`` (``3``), and the three small records torch 2.x adds.
 
 Saving writes references to torch's globals without importing torch: the pickler below writes
@@ -33,6 +36,7 @@ from .c10.device import as_device
 from .c10.storage import UntypedStorage
 from .c10.tensor_impl import TensorImpl
 from .nn.parameter import Parameter
+from .storage import TypedStorage
 
 __all__ = ["save", "load"]
 
@@ -56,14 +60,8 @@ class _Global:
 
 _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+_UNTYPED = _Global("torch.storage", "UntypedStorage")
 _ORDERED_DICT = collections.OrderedDict
-
-
-class _StorageRef:
-    """A tensor's storage with the dtype it is read as (torch's ``TypedStorage``)."""
-
-    def __init__(self, storage, dtype):
-        self.storage, self.dtype = storage, dtype
 
 
 class _Pickler(pickle._Pickler):
@@ -75,19 +73,23 @@ class _Pickler(pickle._Pickler):
         super().__init__(file, protocol=2)
         self.storages = {}        # key -> (UntypedStorage), in the order they were met
         self._keys = {}           # id(storage) -> key
-        self._dtypes = {}         # id(storage) -> the dtype it was first saved as
+        self._dtypes = {}         # data_ptr -> the dtype it was first saved as
 
     def persistent_id(self, obj):
-        if not isinstance(obj, _StorageRef):
+        if isinstance(obj, UntypedStorage):       # its bytes, as uint8 for the dtype check
+            storage, dtype, storage_type = obj, st.uint8, _UNTYPED
+        elif isinstance(obj, TypedStorage):
+            storage, dtype, storage_type = obj._untyped_storage, obj.dtype, _Global("torch", _STORAGE_TYPES[obj.dtype])
+        else:
             return None
-        seen = self._dtypes.setdefault(id(obj.storage), obj.dtype)
-        if seen is not obj.dtype and obj.storage.nbytes():       # as torch's persistent_id
+        # storages on the same memory (a slice of another's bytes too) must agree on the dtype
+        seen = self._dtypes.setdefault(storage.data_ptr(), dtype)
+        if seen is not dtype and storage.data_ptr():       # as torch's persistent_id
             raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
-        key = self._keys.setdefault(id(obj.storage), str(len(self._keys)))
-        self.storages[key] = obj.storage
-        location = str(obj.storage.device) if obj.storage.device.type == "cuda" else "cpu"
-        return ("storage", _Global("torch", _STORAGE_TYPES[obj.dtype]), key, location,
-                obj.storage.nbytes() // obj.dtype.itemsize)
+        key = self._keys.setdefault(id(storage), str(len(self._keys)))
+        self.storages[key] = storage
+        location = str(storage.device) if storage.device.type == "cuda" else "cpu"
+        return ("storage", storage_type, key, location, storage.nbytes() // dtype.itemsize)
 
     def save_global_ref(self, obj, name=None):
         self.write(pickle.GLOBAL + f"{obj.module}\n{obj.name}\n".encode())
@@ -102,7 +104,8 @@ class _Pickler(pickle._Pickler):
             data = obj.detach()
             return self.save_reduce(_REBUILD_PARAMETER, (data, obj.requires_grad, _ORDERED_DICT()), obj=obj)
         impl = obj._impl
-        args = (_StorageRef(impl.storage, obj.dtype), impl.storage_offset, tuple(obj.shape), tuple(obj.stride()),
+        storage = TypedStorage(wrap_storage=impl.storage, dtype=obj.dtype, _internal=True)
+        args = (storage, impl.storage_offset, tuple(obj.shape), tuple(obj.stride()),
                 obj.requires_grad, _ORDERED_DICT())
         self.save_reduce(_REBUILD_TENSOR, args, obj=obj)
 
@@ -140,7 +143,7 @@ def save(obj, f):
 
 # ---------------------------------------------------------------------- load
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):
-    impl = TensorImpl(storage.storage, tuple(size), tuple(stride), storage_offset, storage.dtype)
+    impl = TensorImpl(storage._untyped_storage, tuple(size), tuple(stride), storage_offset, storage.dtype)
     t = _tensor.Tensor._from_impl(impl)
     return t.requires_grad_(requires_grad) if requires_grad else t
 
@@ -164,6 +167,8 @@ class _Unpickler(pickle.Unpickler):
             return _rebuild_parameter
         if module == "torch" and name in _DTYPE_OF_STORAGE:
             return _DTYPE_OF_STORAGE[name]
+        if module == "torch.storage" and name == "UntypedStorage":
+            return st.uint8
         if module == "collections" and name == "OrderedDict":
             return collections.OrderedDict
         raise pickle.UnpicklingError(f"internals.load: unsupported global {module}.{name} (only tensors, parameters "
@@ -180,7 +185,7 @@ class _Unpickler(pickle.Unpickler):
             if device.type == "cuda":
                 storage = _to_device(storage, device)
             self._loaded[key] = storage
-        return _StorageRef(self._loaded[key], dtype)
+        return TypedStorage(wrap_storage=self._loaded[key], dtype=dtype, _internal=True)
 
 
 def _to_device(storage, device):

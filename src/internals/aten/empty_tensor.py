@@ -8,7 +8,13 @@ from .._tensor_base import TensorBase
 from ..c10 import scalar_type as st
 from ..c10.device import as_device
 from ..c10.storage import UntypedStorage
-from ..c10.tensor_impl import TensorImpl, check_sizes_and_strides, contiguous_strides, required_storage_elements
+from ..c10.tensor_impl import (
+    TensorImpl,
+    check_size_nonnegative,
+    check_sizes_and_strides,
+    contiguous_strides,
+    required_storage_elements,
+)
 
 _INT64_MAX = 2**63 - 1
 
@@ -24,6 +30,11 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     if len(size) != len(stride):
         raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match "
                            f"dimensionality of strides ({len(stride)})")
+    check_size_nonnegative(size)
+    # ``computeStorageNbytes`` multiplies as uint64: a negative stride over a dim of two or more
+    # elements overflows (one over a dim of 0 or 1 moves nowhere; internals refuses it below)
+    if any(s < 0 and n > 1 for n, s in zip(size, stride)):
+        raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     check_sizes_and_strides(size, stride)   # no negative size or stride, nothing int64 cannot hold
     return empty_strided_generic(size, stride, dtype or st.get_default_dtype(), device)
 

@@ -50,6 +50,9 @@ def backward(tensors, grad_tensors=None, retain_graph=None, create_graph=False, 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, only_inputs=True,
          allow_unused=None, is_grads_batched=False, materialize_grads=False):
     """The gradients of ``outputs`` with respect to ``inputs``, returned, not accumulated (``torch.autograd.grad``)."""
+    if materialize_grads and allow_unused is False:     # zeros for unused inputs need them allowed
+        raise ValueError("Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
+                         "allow_unused=False.")
     outputs, inputs = _as_tuple(outputs), _as_tuple(inputs)
     if not inputs:      # the engine's first check (python_engine.cpp)
         raise RuntimeError("`inputs` argument to `grad()` cannot be empty.")

@@ -19,8 +19,9 @@ class CPUAllocator:
         try:
             buffer = np.empty(nbytes, dtype=np.uint8)
         except (MemoryError, ValueError):      # NumPy's two ways of saying no: torch raises RuntimeError
-            raise RuntimeError(f"DefaultCPUAllocator: can't allocate memory: you tried to allocate {nbytes} "
-                               "bytes.") from None
+            raise RuntimeError("[enforce fail at alloc_cpu.cpp:127] err == 0. DefaultCPUAllocator: can't allocate "
+                               f"memory: you tried to allocate {nbytes} bytes. Error code 12 (Cannot allocate "
+                               "memory)") from None
         self.allocated_bytes += nbytes
         if self.allocated_bytes > self.peak_bytes:
             self.peak_bytes = self.allocated_bytes

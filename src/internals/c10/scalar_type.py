@@ -67,6 +67,8 @@ complex128 = dtype("complex128", "ComplexDouble", 16, COMPLEX, np.complex128)
 
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
 _BY_NAME = {d.name: d for d in ALL_DTYPES}
+# the Python types a ``dtype`` argument may be (``THPDtype`` from ``PyFloat_Type`` and the others)
+PYTHON_TYPES = {bool: bool_, int: int64, float: float64, complex: complex128}
 
 
 def _by_name(name):

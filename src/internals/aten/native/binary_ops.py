@@ -14,7 +14,7 @@ from ..dispatcher import call
 from ..tensor_iterator import check_no_overlap
 from . import scalar_ops as ops
 from .copy import to
-from .elementwise import binary, check_pow_exponent, common_device, where
+from .elementwise import binary, common_device, pow_tensor_scalar, where
 from .tensor_factories import wrap_scalar
 
 
@@ -190,8 +190,7 @@ def _clamp_overload(name, min, max):
 
 def pow_tensor_scalar_(x, exponent):
     """``pow_.Scalar``, ``x **= 2``."""
-    check_pow_exponent(x, exponent)
-    return binary(ops.POW, x, wrap_scalar(exponent), out=x)
+    return pow_tensor_scalar(x, exponent, out=x)
 
 
 def lerp(start, end, weight, *, out=None):

@@ -8,12 +8,19 @@ elementwise ops. outer, linear and einsum are CompositeImplicitAutograd: written
 operators only, so a dispatch mode sees what they decompose into.
 """
 from ..._tensor_base import TensorBase
+from ...c10 import scalar_type as st
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view
 from ...c10.wrap_dim import wrap_dim
 from ...utils._python_dispatch import _get_current_dispatch_mode
 from .. import dispatcher
 from .linear_algebra import bmm, mm
 from .tensor_factories import wrap_scalar
+
+
+def _refuse_bool(kernel, dtype):
+    """The products' kernels dispatch over numbers only: a bool operand is refused by name."""
+    if dtype is st.bool_:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
 
 
 def dot(a, b):
@@ -26,6 +33,7 @@ def dot(a, b):
         raise RuntimeError(f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
                            f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
                            "respectively")
+    _refuse_bool("dot", a.dtype)
     return dispatcher.call("reshape", mm(dispatcher.call("unsqueeze", a, 0), dispatcher.call("unsqueeze", b, 1)), [])
 
 
@@ -104,6 +112,7 @@ def addmv(self, mat, vec, *, beta=1, alpha=1):
         raise RuntimeError(f"size mismatch, got input ({self.shape[0] if self.dim() else 1}), mat "
                            f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
     _check_scalars(mat.dtype, beta, alpha)
+    _refuse_bool("addmv_impl_cpu", mat.dtype)
     product = dispatcher.call("squeeze.dim", mm(mat, dispatcher.call("unsqueeze", vec, 1)), 1)
     return _scaled_sum(dispatcher.call("expand", self, list(product.shape)), product, beta, alpha)
 

@@ -475,9 +475,45 @@ def ge_scalar(a, other):
     return binary(ops.GE, a, wrap_scalar(other))
 
 
-def pow_tensor_scalar(self, exponent):
+def pow_tensor_scalar(self, exponent, out=None):
+    """``pow.Tensor_Scalar`` (``out=self`` for ``pow_.Scalar``)."""
     check_pow_exponent(self, exponent)
-    return binary(ops.POW, self, wrap_scalar(exponent))
+    if _float32_loses(self, exponent):
+        return _pow_float32(self, exponent, out)
+    return binary(ops.POW, self, wrap_scalar(exponent), out=out)
+
+
+# ``pow_tensor_scalar_optimized_kernel`` (PowKernel.cpp) hands a float32 loop its exponent as a
+# double: the scalar loop computes ``std::pow(float, double)`` in double, while the vectorized
+# loop (``Vectorized<float>::pow``) rounds the exponent to float32 first. ``cpu_kernel_vec`` runs
+# the vectorized loop over blocks of two 8-lane vectors of a contiguous run and the scalar loop on
+# the rest, and on every element of a run that is not contiguous (an integer tensor is cast to a
+# contiguous float32 copy first, whose run is). So ``x ** 5e-324`` is ``x ** 0``
+# on the first 32 elements of a contiguous float32 tensor and ``x ** 5e-324`` after them.
+_VECTORIZED_BLOCK = 32
+
+
+def _float32_loses(self, exponent):
+    """A float exponent that float32 rounds, raising a tensor computed in float32."""
+    if not isinstance(exponent, float) or exponent != exponent or st.result_type(self, exponent) is not st.float32:
+        return False
+    with np.errstate(over="ignore"):
+        return float(np.float32(exponent)) != exponent
+
+
+def _pow_float32(self, exponent, out):
+    """Both loops' values: the vectorized one where torch runs it, the scalar one elsewhere."""
+    scalar_loop = to(binary(ops.POW, to(self, st.float64), wrap_scalar(exponent)), st.float32)
+    result = binary(ops.POW, self, wrap_scalar(exponent), out=out)
+    if self.dtype is st.float32 and not self._impl.is_non_overlapping_and_dense():
+        return dispatcher.call("copy_", result, scalar_loop)
+    n = result.numel()
+    start = n // _VECTORIZED_BLOCK * _VECTORIZED_BLOCK
+    if start < n:   # a dense tensor's elements fill [offset, offset + n) of its storage
+        def tail(t):
+            return dispatcher.call("as_strided", t, [n - start], [1], t.storage_offset() + start)
+        dispatcher.call("copy_", tail(result), tail(scalar_loop))
+    return result
 
 
 def check_pow_exponent(self, exponent):

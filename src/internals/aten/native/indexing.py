@@ -479,16 +479,22 @@ def scatter_add_(self, dim, index, src):
     return _scatter(self, dim, index, src, "add")
 
 
+def _structured_copy(self):
+    """The out-of-place scatters' result: a fresh contiguous tensor (their structured meta
+    functions give no strides), ``self`` copied in, then scattered into in place."""
+    return dispatcher.call("clone", self, memory_format=contiguous_format)
+
+
 def scatter_src(self, dim, index, src):
-    return scatter_src_(dispatcher.call("clone", self), dim, index, src)
+    return scatter_src_(_structured_copy(self), dim, index, src)
 
 
 def scatter_value(self, dim, index, value):
-    return scatter_value_(dispatcher.call("clone", self), dim, index, value)
+    return scatter_value_(_structured_copy(self), dim, index, value)
 
 
 def scatter_reduce(self, dim, index, src, reduce):
-    return scatter_reduce_(dispatcher.call("clone", self), dim, index, src, reduce)
+    return scatter_reduce_(_structured_copy(self), dim, index, src, reduce)
 
 
 # scatter_reduce.two's reductions: the kernel's name for each, the identity that starts an element
@@ -536,15 +542,15 @@ def scatter_reduce_two_(self, dim, index, src, reduce, *, include_self=True):
 
 
 def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
-    return scatter_reduce_two_(self.clone(), dim, index, src, reduce, include_self=include_self)
+    return scatter_reduce_two_(_structured_copy(self), dim, index, src, reduce, include_self=include_self)
 
 
 def scatter_value_reduce(self, dim, index, value, reduce):
-    return scatter_value_reduce_(dispatcher.call("clone", self), dim, index, value, reduce)
+    return scatter_value_reduce_(_structured_copy(self), dim, index, value, reduce)
 
 
 def scatter_add(self, dim, index, src):
-    return scatter_add_(dispatcher.call("clone", self), dim, index, src)
+    return scatter_add_(_structured_copy(self), dim, index, src)
 
 
 def _masked_fill_mask(self, indices, values):

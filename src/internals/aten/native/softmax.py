@@ -7,6 +7,7 @@ from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
 from .. import dispatcher
 from .copy import cast_like, to
+from .sorting import fresh_contiguous
 from .tensor_factories import empty
 from .tensor_shape import wrap_dim
 
@@ -33,7 +34,7 @@ def softmax(x, dim, dtype=None):
     if x.dim() == 0:
         return cast_like(dispatcher.call("div.Tensor", dispatcher.call("exp", x), dispatcher.call("exp", x)), out_dtype)
     e = dispatcher.call("exp", _shifted(x, d))
-    return cast_like(dispatcher.call("div.Tensor", e, _sum(e, d)), out_dtype)
+    return fresh_contiguous(cast_like(dispatcher.call("div.Tensor", e, _sum(e, d)), out_dtype))
 
 
 def log_softmax(x, dim, dtype=None):
@@ -44,7 +45,7 @@ def log_softmax(x, dim, dtype=None):
         return cast_like(dispatcher.call("sub.Tensor", x, x), out_dtype)
     shifted = _shifted(x, d)
     log_sum = dispatcher.call("log", _sum(dispatcher.call("exp", shifted), d))
-    return cast_like(dispatcher.call("sub.Tensor", shifted, log_sum), out_dtype)
+    return fresh_contiguous(cast_like(dispatcher.call("sub.Tensor", shifted, log_sum), out_dtype))
 
 
 def _shifted(x, d):

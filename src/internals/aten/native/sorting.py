@@ -10,6 +10,7 @@ import numpy as np
 from numba.extending import register_jitable
 
 from ...c10 import scalar_type as st
+from ...c10.tensor_impl import contiguous_strides
 from .. import dispatcher
 from ..tensor_iterator import output_layout
 from .copy import buffer, contiguous, to
@@ -140,12 +141,14 @@ def _back(t, x, dim, layout):
 
 
 def sort_stable(x, *, stable=None, dim=-1, descending=False):
-    """Results laid out as the input, made dense (``infer_dense_strides``), as torch's."""
+    """Results laid out as the input (``empty_like``): a dense input's strides exactly, a size-1
+    dim's too, others made dense (``infer_dense_strides``), as torch's."""
     d = _dim(x, dim)
     _sortable(x, "Sort")
     values, idx = _sorted_rows(x, d, descending)
     # an empty input keeps its strides (torch: it counts as dense)
-    layout = tuple(x.stride()) if x.numel() == 0 else output_layout([x._impl], tuple(x.shape))
+    dense = x.numel() == 0 or x._impl.is_non_overlapping_and_dense()
+    layout = tuple(x.stride()) if dense else output_layout([x._impl], tuple(x.shape))
     return _return_type("sort")(_back(values, x, d, layout), _back(idx, x, d, layout))
 
 
@@ -192,13 +195,19 @@ def topk(x, k, dim=-1, largest=True, sorted=True):
     values, idx = _sorted_rows(x, d, largest)
     values, idx = (dispatcher.call("narrow", t, -1, 0, k) for t in (values, idx))
     values, idx = _unlast(values, x, d), _unlast(idx, x, d)
-    return _return_type("topk")(_dense(values), _dense(idx))
+    return _return_type("topk")(fresh_contiguous(values), fresh_contiguous(idx))
 
 
-def _dense(t):
-    """``t`` with contiguous strides: ``contiguous`` keeps an empty tensor's strides (any
-    strides count as contiguous then), where torch's outputs are made contiguous."""
-    return contiguous(t) if t.numel() else empty(tuple(t.shape), dtype=t.dtype, device=t.device)
+def fresh_contiguous(t):
+    """``t`` with the contiguous strides a fresh torch output has: ``contiguous`` keeps an empty
+    tensor's strides (any strides count as contiguous then), and a size-1 dim's stride (a (4, 1)
+    tensor of strides (1, 4) is contiguous too)."""
+    if not t.numel():
+        return empty(tuple(t.shape), dtype=t.dtype, device=t.device)
+    t, strides = contiguous(t), contiguous_strides(tuple(t.shape))
+    if tuple(t.stride()) == strides:
+        return t
+    return dispatcher.call("as_strided", t, list(t.shape), list(strides), t.storage_offset())
 
 
 def kthvalue(x, k, dim=-1, keepdim=False):
@@ -244,9 +253,12 @@ def mode(x, dim=-1, keepdim=False):
 # ---- scans
 def _scan(x, dim, dtype, product):
     """cumsum/cumprod: integers and bool accumulate in int64 unless ``dtype`` says otherwise, the
-    16-bit floats in float32; the result is contiguous, as torch's."""
+    16-bit floats in float32; the result is contiguous, as torch's. The kernels have no bool
+    case: a bool ``dtype`` is refused."""
     d = _dim(x, dim)
     out_dtype = dtype or (x.dtype if x.dtype.is_floating_point or x.dtype.is_complex else st.int64)
+    if out_dtype is st.bool_:
+        raise NotImplementedError(f'"{"cumprod" if product else "cumsum"}_out_cpu" not implemented for \'Bool\'')
     compute = st.float32 if out_dtype.is_reduced_float else out_dtype
     rows = _from_zero(contiguous(to(_last(x, d), compute)))
     result = empty(rows.shape, dtype=compute, device=x.device)
@@ -256,7 +268,7 @@ def _scan(x, dim, dtype, product):
         acc = {st.float32: np.float64, st.complex64: np.complex128}.get(out_dtype, compute.numpy_type)
         init = np.dtype(acc).type(1 if product else 0)
         loops(x.device, "scan").scan_loop(buffer(result), buffer(rows), result.numel() // n, n, product, init)
-    return _dense(to(_unlast(result, x, d), out_dtype))
+    return fresh_contiguous(to(_unlast(result, x, d), out_dtype))
 
 
 def cumsum(x, dim, *, dtype=None):
@@ -279,7 +291,7 @@ def _extreme_scan(x, dim, is_max, name):
         loops(x.device, "scan").extreme_scan_loop(buffer(values), buffer(indices), buffer(rows),
                                                   values.numel() // n, n, is_max)
     values, indices = _unlast(to(values, x.dtype), x, d), _unlast(indices, x, d)
-    return _return_type(name)(_dense(values), _dense(indices))
+    return _return_type(name)(fresh_contiguous(values), fresh_contiguous(indices))
 
 
 def cummax(x, dim):
@@ -295,7 +307,8 @@ def _unique2(self, sorted=True, return_inverse=False, return_counts=False):
     """The distinct values in ascending order (sorted or not, as torch's CPU kernel gives them),
     where each element's value lies among them (``inverse``, shaped as ``self``) and how often
     each occurs (``counts``); the two left unasked are empty. Found on the host with NumPy: the
-    values decide the result's size."""
+    values decide the result's size. The CPU kernel sorts, so it has no complex case."""
+    _not_complex(self, "unique")
     values = np.asarray(self._host_values()).reshape(-1)
     uniq, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
     nothing = empty([0], dtype=st.int64, device=self.device)
@@ -308,6 +321,7 @@ def unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False
     """The distinct slices along ``dim``, in lexicographic order (``_unique_dim_cpu_template``
     sorts them so, ``sorted`` or not), each slice's position among them, and their counts. A
     zero-size dim other than ``dim`` leaves no slice to compare: torch refuses."""
+    _not_complex(self, "unique_dim")
     if self.dim() == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     dim = wrap_dim(dim, self.dim())

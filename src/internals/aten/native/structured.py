@@ -18,13 +18,18 @@ kernel, and its out variant is registered from the YAML (``register_native_funct
 than written: an ``.out`` entry without a ``dispatch:`` gets ``structured_out`` over the kernels of
 its functional overload (the entry of the same signature).
 """
+import itertools
+import math
 import warnings
+
+import numpy as np
 
 from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ..dispatcher import call
 from ..tensor_iterator import _overlap, assert_no_internal_overlap, check_no_overlap, output_layout
 from .blas import PRODUCTS, write_product
+from .reduce_ops import normalize_dims
 from .resize import resize_output
 
 __all__ = ["structured_out", "out_dtype_rule"]
@@ -67,6 +72,24 @@ _ANY_OVERLAP_RULES = ("cat", "index_select")
 # out=x.t())`` is refused; ``sum(x, 0, out=x)`` is not).
 _CHECKED_AFTER_RESIZE = ("cumsum", "cumprod", "logcumsumexp", "sort", "msort", "topk", "kthvalue", "max", "min",
                          "mode")
+
+
+# The selections along a dim check ``out`` as their kernel's iterator holds it, with the reduced
+# dim put back (``compare_base_kernel`` unsqueezes it): ``max(x, 0, out=(x[0], i))`` of a (1, 4)
+# ``x`` is then ``x`` itself, a full overlap, which runs. The dim's position among the arguments:
+_SELECTS_ALONG_DIM = {"max": 1, "min": 1, "mode": 1, "kthvalue": 2}
+
+
+def _as_kernel_sees(name, out, args, kwargs):
+    """``out`` with the reduced dim of a selection back in place, when it was dropped."""
+    at = _SELECTS_ALONG_DIM.get(name)
+    if at is None or len(args) <= at and "dim" not in kwargs and name in ("max", "min"):
+        return out._impl
+    dim = args[at] if len(args) > at else kwargs.get("dim", -1)
+    keepdim = args[at + 1] if len(args) > at + 1 else kwargs.get("keepdim", False)
+    if keepdim or out.dim() >= args[0].dim():
+        return out._impl
+    return call("unsqueeze", out, dim if dim >= 0 else dim + args[0].dim())._impl
 
 
 def _input_impls(args):
@@ -182,6 +205,70 @@ def _aliased_inputs(name, out, args):
     return [call("alias", a) if isinstance(a, TensorBase) else a for a in args]
 
 
+# Reductions accumulate in ``out`` itself, filled with the identity first, and torch does not
+# check it against the input (``sum(x, 0, out=x[0])`` runs): an input sharing its memory is read
+# part-way written. ``cascade_sum`` (sum, nansum, and mean, a sum then divided in place) reads the
+# whole input into its accumulators before it writes; ``binary_kernel_reduce`` (prod, amax, amin)
+# writes each output element before it reads the next one's inputs. ``out`` that *is* the input
+# was resized with it, and what the kernel then reads is the identity it wrote.
+_REDUCTIONS_IN_OUT = {"sum": 0, "nansum": 0, "mean": 0, "prod": 1, "amax": "lowest", "amin": "highest"}
+_READS_ALL_FIRST = ("sum", "nansum", "mean")
+
+
+def _shares_memory(a, b):
+    """The two views' byte ranges in one storage meet (whether or not an element is shared)."""
+    if a.storage is not b.storage or a.numel() == 0 or b.numel() == 0:
+        return False
+    def span(t):
+        lo = t.storage_offset + sum(min(0, (n - 1) * s) for n, s in zip(t.sizes, t.strides))
+        hi = t.storage_offset + sum(max(0, (n - 1) * s) for n, s in zip(t.sizes, t.strides))
+        return lo * t.dtype.itemsize, (hi + 1) * t.dtype.itemsize
+    (a0, a1), (b0, b1) = span(a), span(b)
+    return a0 < b1 and b0 < a1
+
+
+def _identity(name, dtype):
+    """The value ``out`` is filled with: amax's and amin's are the dtype's extremes."""
+    value = _REDUCTIONS_IN_OUT[name]
+    if not isinstance(value, str):
+        return value
+    lowest = value == "lowest"
+    if dtype.is_floating_point:
+        return -math.inf if lowest else math.inf
+    if dtype is st.bool_:
+        return not lowest
+    info = np.iinfo(dtype.numpy_type)
+    return int(info.min if lowest else info.max)
+
+
+def _reduce_in_out(name, functional, args, kwargs, out):
+    """The reduction of ``args[0]`` into ``out`` that overlaps it, as torch's kernels run it."""
+    x, dims = args[0], args[1] if len(args) > 1 else kwargs.pop("dim", None)
+    keepdim = args[2] if len(args) > 2 else kwargs.pop("keepdim", False)
+    call("fill_.Scalar", out, _identity(name, out.dtype))
+    if name in _READS_ALL_FIRST or x._impl is out._impl:
+        result = functional(x, dims, keepdim, *args[3:], **kwargs)
+        if name == "mean" and x._impl is out._impl:     # mean's sum_out resizes its out again
+            resize_output(out, result.shape)
+        return call("copy_", out, result)
+    reduced = normalize_dims(dims, x.dim())
+    kept = [d for d in range(x.dim()) if d not in reduced]
+    slices = call("permute", x, kept + list(reduced))
+    rest_dims = 0 if isinstance(dims, int) else list(range(len(reduced)))
+    for index in itertools.product(*(range(x.shape[d]) for d in kept)):
+        value = functional(_select(slices, index), rest_dims, False, *args[3:], **kwargs)
+        where = iter(index)
+        out_index = [0 if d in reduced else next(where) for d in range(x.dim())] if keepdim else index
+        call("copy_", _select(out, out_index), value)
+    return out
+
+
+def _select(t, index):
+    for i in index:
+        t = call("select.int", t, 0, i)
+    return t
+
+
 def structured_out(name, functional, out_names, rule):
     """The out= kernel of operator ``name`` (base name, for messages) over the functional kernel
     ``functional``: it takes the out= overload's arguments, the outputs by their schema names."""
@@ -194,6 +281,9 @@ def structured_out(name, functional, out_names, rule):
         # a dtype given to a reduction or scan is the result's, which ``out`` must have exactly
         checked = "exact" if rule.startswith("from_out") and kwargs.get("dtype") is not None else rule
         aliased = _aliased_inputs(name, outs[0], args)
+        in_out = name in _REDUCTIONS_IN_OUT and _shares_memory(outs[0]._impl, args[0]._impl)
+        if in_out and args[0]._impl is not outs[0]._impl:
+            args = (call("alias", args[0]), *args[1:])      # the input as it was, before out is resized
         kwargs = _functional_kwargs(rule, args, kwargs, outs)
         results = functional(*args, **kwargs)
         results = results if len(outs) > 1 else (results,)
@@ -204,8 +294,15 @@ def structured_out(name, functional, out_names, rule):
                                    "instead")
         for out, result in zip(outs, results):
             _resize(rule, out, result, args[0])
+            if in_out:
+                return _reduce_in_out(name, functional, args, kwargs, out)
             if name in _CHECKED_AFTER_RESIZE:
-                check_no_overlap(out._impl, _input_impls(args))
+                check_no_overlap(_as_kernel_sees(name, out, args, kwargs), _input_impls(args))
+        if name in _SELECTS_ALONG_DIM and outs[0]._impl is args[0]._impl:
+            # out resized the input with it: the kernel selects from that, and resizes again
+            results = functional(*args, **kwargs)
+            for out, result in zip(outs, results):
+                resize_output(out, result.shape)
         if name in PRODUCTS:
             write_product(name, outs[0], results[0], aliased or args, **kwargs)
         for out, result in zip(outs, results if name not in PRODUCTS else ()):

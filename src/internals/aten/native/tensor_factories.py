@@ -116,20 +116,39 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, pin
     """The kernel of ``arange``, ``arange.start`` and ``arange.start_step`` (only ``end`` given: ``start`` is 0)."""
     if end is None:
         start, end = 0, start
+    if dtype is None:
+        is_float = any(isinstance(v, float) for v in (start, end, step))
+        dtype = st.get_default_dtype() if is_float else st.int64
     if step == 0:
         raise RuntimeError("step must be nonzero")
+    if dtype is st.int64:   # the bounds read as int64 (``start.to<int64_t>()``): 0.5 is 0, 2**63 refused
+        start, end, step = (int(st.checked_convert(v, st.int64)) for v in (start, end, step))
+        if step == 0:       # the kernel's own check, a ValueError
+            raise ValueError("step must be nonzero")
     if not all(math.isfinite(v) for v in (start, end)):
         raise RuntimeError(f"unsupported range: {start} -> {end}")
     if (end - start) / step < 0:
         raise RuntimeError("upper bound and lower bound inconsistent with step sign")
-    if dtype is None:
-        is_float = any(isinstance(v, float) for v in (start, end, step))
-        dtype = st.get_default_dtype() if is_float else st.int64
-    n = math.ceil((end - start) / step)
+    n = _arange_size(start, end, step, dtype)
+    out = _empty((n,), dtype, layout, device, pin_memory)      # a size too large fails here, as torch's
     # torch computes start + i * step in double (its accumulate type) and casts once.
     values = start + np.arange(n, dtype=np.float64) * step if dtype.is_floating_point else \
         start + np.arange(n, dtype=np.int64) * int(step)
-    return _from_host(values, dtype, layout, device, pin_memory)
+    return _copy_from_host(out, values)
+
+
+def _arange_size(start, end, step, dtype):
+    """``arange_out``'s element count: in double, but for int64 in int64 arithmetic (wrapping as C
+    does: ``arange(-2**63, 2**63 - 1, 2**62)`` is empty), refused past int64."""
+    if dtype is st.int64:
+        sign = 1 if step > 0 else -1
+        span = (end - start + step - sign + 2**63) % 2**64 - 2**63
+        size = abs(span) // abs(step) * (1 if (span >= 0) == (step > 0) else -1)    # C's truncation
+    else:
+        size = math.ceil((float(end) - float(start)) / float(step))
+    if not 0 <= size <= 2**63 - 1:
+        raise RuntimeError("invalid size, possible overflow?")
+    return size
 
 
 def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_memory=None):
@@ -239,6 +258,17 @@ def lift_fresh(self):
 _NOT_PYTHON = DispatchKeySet([DispatchKey.Python, DispatchKey.PythonTLSSnapshot])
 
 
+def check_dtype_argument(name, dtype):
+    """The argument parser's reading of a ``dtype`` given to ``tensor``/``as_tensor``, which parse
+    their arguments before reading the data: a dtype, None, or a Python type (``float``)."""
+    if dtype is None or isinstance(dtype, st.dtype):
+        return dtype
+    if isinstance(dtype, type) and dtype in st.PYTHON_TYPES:
+        return st.PYTHON_TYPES[dtype]
+    from ..._python_arg_parser import _type_name  # the parser imports this module: only when refusing
+    raise TypeError(f"{name}(): argument 'dtype' must be torch.dtype, not {_type_name(dtype)}")
+
+
 def tensor(data, *, dtype=None, device=None, requires_grad=False):
     """``torch.tensor`` (``internal_new_from_data`` in ``torch/csrc/utils/tensor_new.cpp``): a new tensor
     (always a copy) from nested lists, a scalar, a NumPy array or a tensor.
@@ -248,6 +278,7 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
     An array or a tensor is copied the way torch does it (wrap it, then ``.to(copy=True)``): the copy
     keeps a dense source's strides, a transposed array stays transposed.
     """
+    dtype = check_dtype_argument("tensor", dtype)
     if isinstance(data, str):
         raise TypeError("new(): invalid data type 'str'")
     with below_ad_inplace_or_view(), exclude_keys(_NOT_PYTHON):
