@@ -277,6 +277,19 @@ def THPVariable_amin(self, *args, **kwargs):
     return _ops['amin'](self, _r.intlist(0), _r.to_bool(1))
 
 
+_aminmax_parser = PythonArgParser([
+    'aminmax(*, int64_t? dim=None, bool keepdim=False)',
+])
+
+
+def THPVariable_aminmax(self, *args, **kwargs):
+    _r = _aminmax_parser.parse(args, kwargs)
+    # aten::aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+    if not kwargs:
+        return _ops['aminmax'](self)
+    return _ops['aminmax'](self, dim=_r.to_int64(0), keepdim=_r.to_bool(1))
+
+
 def THPVariable_angle(self):
     # aten::angle(Tensor self) -> Tensor
     return _ops['angle'](self)
@@ -745,6 +758,17 @@ def THPVariable_count_nonzero(self, *args, **kwargs):
     return _ops['count_nonzero.dim_IntList'](self, _r.intlist(0))
 
 
+_cross_parser = PythonArgParser([
+    'cross(Tensor other, int64_t? dim=None)',
+])
+
+
+def THPVariable_cross(self, *args, **kwargs):
+    _r = _cross_parser.parse(args, kwargs)
+    # aten::cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+    return _ops['cross'](self, _r.tensor(0), _r.to_int64(1))
+
+
 _cummax_parser = PythonArgParser([
     'cummax(int64_t dim)',
 ])
@@ -839,6 +863,17 @@ def THPVariable_diagonal(self, *args, **kwargs):
     _r = _diagonal_parser.parse(args, kwargs)
     # aten::diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
     return _ops['diagonal'](self, _r.to_int64(0), _r.to_int64(1), _r.to_int64(2))
+
+
+_diff_parser = PythonArgParser([
+    'diff(int64_t n=1, int64_t dim=-1, Tensor? prepend=None, Tensor? append=None)',
+])
+
+
+def THPVariable_diff(self, *args, **kwargs):
+    _r = _diff_parser.parse(args, kwargs)
+    # aten::diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+    return _ops['diff'](self, _r.to_int64(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
 
 
 _div_parser = PythonArgParser([
@@ -1172,6 +1207,17 @@ def THPVariable_gt(self, *args, **kwargs):
     return _ops['gt.Scalar'](self, _r.scalar(0))
 
 
+_histc_parser = PythonArgParser([
+    'histc(int64_t bins=100, Scalar min=0, Scalar max=0)',
+])
+
+
+def THPVariable_histc(self, *args, **kwargs):
+    _r = _histc_parser.parse(args, kwargs)
+    # aten::histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+    return _ops['histc'](self, _r.to_int64(0), _r.scalar(1), _r.scalar(2))
+
+
 _index_parser = PythonArgParser([
     'index(c10::List<::std::optional<Tensor>> indices)',
 ])
@@ -1207,6 +1253,58 @@ def THPVariable_index_add_(self, *args, **kwargs):
     if not kwargs:
         return _ops['index_add_'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
     return _ops['index_add_'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), alpha=_r.scalar(3))
+
+
+_index_copy_parser = PythonArgParser([
+    'index_copy(int64_t dim, Tensor index, Tensor source)',
+])
+
+
+def THPVariable_index_copy(self, *args, **kwargs):
+    _r = _index_copy_parser.parse(args, kwargs)
+    # aten::index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
+    return _ops['index_copy'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
+
+
+_index_copy__parser = PythonArgParser([
+    'index_copy_(int64_t dim, Tensor index, Tensor source)',
+])
+
+
+def THPVariable_index_copy_(self, *args, **kwargs):
+    _r = _index_copy__parser.parse(args, kwargs)
+    # aten::index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)
+    return _ops['index_copy_'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
+
+
+_index_fill_parser = PythonArgParser([
+    'index_fill(int64_t dim, Tensor index, Tensor value)',
+    'index_fill(int64_t dim, Tensor index, Scalar value)',
+])
+
+
+def THPVariable_index_fill(self, *args, **kwargs):
+    _r = _index_fill_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+        return _ops['index_fill.int_Tensor'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
+    # aten::index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    return _ops['index_fill.int_Scalar'](self, _r.to_int64(0), _r.tensor(1), _r.scalar(2))
+
+
+_index_fill__parser = PythonArgParser([
+    'index_fill_(int64_t dim, Tensor index, Tensor value)',
+    'index_fill_(int64_t dim, Tensor index, Scalar value)',
+])
+
+
+def THPVariable_index_fill_(self, *args, **kwargs):
+    _r = _index_fill__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
+        return _ops['index_fill_.int_Tensor'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
+    # aten::index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+    return _ops['index_fill_.int_Scalar'](self, _r.to_int64(0), _r.tensor(1), _r.scalar(2))
 
 
 _index_put_parser = PythonArgParser([
@@ -1281,6 +1379,17 @@ def THPVariable_isinf(self):
 def THPVariable_isnan(self):
     # aten::isnan(Tensor self) -> Tensor
     return _ops['isnan'](self)
+
+
+_kron_parser = PythonArgParser([
+    'kron(Tensor other)',
+])
+
+
+def THPVariable_kron(self, *args, **kwargs):
+    _r = _kron_parser.parse(args, kwargs)
+    # aten::kron(Tensor self, Tensor other) -> Tensor
+    return _ops['kron'](self, _r.tensor(0))
 
 
 _kthvalue_parser = PythonArgParser([
@@ -1368,6 +1477,17 @@ def THPVariable_log_softmax(self, *args, **kwargs):
     _r = _log_softmax_parser.parse(args, kwargs)
     # aten::log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor
     return _ops['log_softmax.int'](self, _r.to_int64(0), _r.scalartype(1))
+
+
+_logcumsumexp_parser = PythonArgParser([
+    'logcumsumexp(int64_t dim)',
+])
+
+
+def THPVariable_logcumsumexp(self, *args, **kwargs):
+    _r = _logcumsumexp_parser.parse(args, kwargs)
+    # aten::logcumsumexp(Tensor self, int dim) -> Tensor
+    return _ops['logcumsumexp'](self, _r.to_int64(0))
 
 
 _logical_and_parser = PythonArgParser([
@@ -1500,6 +1620,28 @@ def THPVariable_masked_fill_(self, *args, **kwargs):
         return _ops['masked_fill_.Tensor'](self, _r.tensor(0), _r.tensor(1))
     # aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
     return _ops['masked_fill_.Scalar'](self, _r.tensor(0), _r.scalar(1))
+
+
+_masked_scatter_parser = PythonArgParser([
+    'masked_scatter(Tensor mask, Tensor source)',
+])
+
+
+def THPVariable_masked_scatter(self, *args, **kwargs):
+    _r = _masked_scatter_parser.parse(args, kwargs)
+    # aten::masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+    return _ops['masked_scatter'](self, _r.tensor(0), _r.tensor(1))
+
+
+_masked_scatter__parser = PythonArgParser([
+    'masked_scatter_(Tensor mask, Tensor source)',
+])
+
+
+def THPVariable_masked_scatter_(self, *args, **kwargs):
+    _r = _masked_scatter__parser.parse(args, kwargs)
+    # aten::masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
+    return _ops['masked_scatter_'](self, _r.tensor(0), _r.tensor(1))
 
 
 _masked_select_parser = PythonArgParser([
@@ -1668,6 +1810,11 @@ def THPVariable_movedim(self, *args, **kwargs):
         return _ops['movedim.int'](self, _r.to_int64(0), _r.to_int64(1))
     # aten::movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
     return _ops['movedim.intlist'](self, _r.intlist(0), _r.intlist(1))
+
+
+def THPVariable_msort(self):
+    # aten::msort(Tensor self) -> Tensor
+    return _ops['msort'](self)
 
 
 _mul_parser = PythonArgParser([
@@ -1988,6 +2135,11 @@ def THPVariable_random_(self, *args, **kwargs):
     return _ops['random_.to'](self, _r.to_int64(0), generator=_r.value(1))
 
 
+def THPVariable_ravel(self):
+    # aten::ravel(Tensor(a) self) -> Tensor(a)
+    return _ops['ravel'](self)
+
+
 def THPVariable_reciprocal(self):
     # aten::reciprocal(Tensor self) -> Tensor
     return _ops['reciprocal'](self)
@@ -2114,6 +2266,17 @@ def THPVariable_roll(self, *args, **kwargs):
     _r = _roll_parser.parse(args, kwargs)
     # aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
     return _ops['roll'](self, _r.intlist(0), _r.intlist(1))
+
+
+_rot90_parser = PythonArgParser([
+    'rot90(int64_t k=1, IntArrayRef dims={0,1})',
+])
+
+
+def THPVariable_rot90(self, *args, **kwargs):
+    _r = _rot90_parser.parse(args, kwargs)
+    # aten::rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor
+    return _ops['rot90'](self, _r.to_int64(0), _r.intlist(1))
 
 
 _round_parser = PythonArgParser([
@@ -2818,6 +2981,7 @@ METHODS = named({
     'allclose': THPVariable_allclose,
     'amax': THPVariable_amax,
     'amin': THPVariable_amin,
+    'aminmax': THPVariable_aminmax,
     'angle': THPVariable_angle,
     'any': THPVariable_any,
     'argmax': THPVariable_argmax,
@@ -2858,6 +3022,7 @@ METHODS = named({
     'cos': THPVariable_cos,
     'cos_': THPVariable_cos_,
     'count_nonzero': THPVariable_count_nonzero,
+    'cross': THPVariable_cross,
     'cummax': THPVariable_cummax,
     'cummin': THPVariable_cummin,
     'cumprod': THPVariable_cumprod,
@@ -2868,6 +3033,7 @@ METHODS = named({
     'diag': THPVariable_diag,
     'diag_embed': THPVariable_diag_embed,
     'diagonal': THPVariable_diagonal,
+    'diff': THPVariable_diff,
     'div': THPVariable_div,
     'div_': THPVariable_div_,
     'dot': THPVariable_dot,
@@ -2899,9 +3065,14 @@ METHODS = named({
     'ge': THPVariable_ge,
     'ger': THPVariable_ger,
     'gt': THPVariable_gt,
+    'histc': THPVariable_histc,
     'index': THPVariable_index,
     'index_add': THPVariable_index_add,
     'index_add_': THPVariable_index_add_,
+    'index_copy': THPVariable_index_copy,
+    'index_copy_': THPVariable_index_copy_,
+    'index_fill': THPVariable_index_fill,
+    'index_fill_': THPVariable_index_fill_,
     'index_put': THPVariable_index_put,
     'index_put_': THPVariable_index_put_,
     'index_select': THPVariable_index_select,
@@ -2912,6 +3083,7 @@ METHODS = named({
     'isfinite': THPVariable_isfinite,
     'isinf': THPVariable_isinf,
     'isnan': THPVariable_isnan,
+    'kron': THPVariable_kron,
     'kthvalue': THPVariable_kthvalue,
     'le': THPVariable_le,
     'lerp': THPVariable_lerp,
@@ -2921,6 +3093,7 @@ METHODS = named({
     'log1p_': THPVariable_log1p_,
     'log_': THPVariable_log_,
     'log_softmax': THPVariable_log_softmax,
+    'logcumsumexp': THPVariable_logcumsumexp,
     'logical_and': THPVariable_logical_and,
     'logical_and_': THPVariable_logical_and_,
     'logical_not': THPVariable_logical_not,
@@ -2933,6 +3106,8 @@ METHODS = named({
     'lt': THPVariable_lt,
     'masked_fill': THPVariable_masked_fill,
     'masked_fill_': THPVariable_masked_fill_,
+    'masked_scatter': THPVariable_masked_scatter,
+    'masked_scatter_': THPVariable_masked_scatter_,
     'masked_select': THPVariable_masked_select,
     'matmul': THPVariable_matmul,
     'max': THPVariable_max,
@@ -2945,6 +3120,7 @@ METHODS = named({
     'mode': THPVariable_mode,
     'moveaxis': THPVariable_moveaxis,
     'movedim': THPVariable_movedim,
+    'msort': THPVariable_msort,
     'mul': THPVariable_mul,
     'mul_': THPVariable_mul_,
     'multinomial': THPVariable_multinomial,
@@ -2971,6 +3147,7 @@ METHODS = named({
     'pow_': THPVariable_pow_,
     'prod': THPVariable_prod,
     'random_': THPVariable_random_,
+    'ravel': THPVariable_ravel,
     'reciprocal': THPVariable_reciprocal,
     'relu': THPVariable_relu,
     'relu_': THPVariable_relu_,
@@ -2983,6 +3160,7 @@ METHODS = named({
     'resize_as_': THPVariable_resize_as_,
     'resolve_conj': THPVariable_resolve_conj,
     'roll': THPVariable_roll,
+    'rot90': THPVariable_rot90,
     'round': THPVariable_round,
     'round_': THPVariable_round_,
     'rsqrt': THPVariable_rsqrt,

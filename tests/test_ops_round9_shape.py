@@ -1,0 +1,168 @@
+"""Issue 16, round 9: operators tutorial snippets reach for -- ``index_fill``/``index_copy``/
+``masked_scatter`` (and their in-place forms), ``diff``, ``histc``, ``logcumsumexp``, ``ravel``,
+``aminmax``, ``searchsorted``/``bucketize``, ``triu_indices``/``tril_indices``, ``tensordot``,
+``cross``/``linalg.cross``, ``rot90``, ``msort``, ``column_stack``, ``dstack``, ``randint_like``,
+``kron``, ``block_diag``, ``cartesian_prod``, ``cdist`` -- and the out= overloads of ``cumprod``,
+``kthvalue``, ``median``, ``mode``, ``any``, ``all``, ``rand``, ``randn``, ``eye``, ``randint``.
+
+As ``tests/test_ops_round8.py``: PyTorch's OpInfo samples (as given and non-contiguous), then
+everyday calls compared for values, strides, dtypes, grad_fn names, warnings and error messages,
+gradients and nodes (``compare_gradients_and_nodes``), and the CUDA kernels against the CPU ones.
+"""
+import warnings
+
+import pytest
+import torch
+from test_ops_round6 import _describe
+
+import internals
+
+# ---------------------------------------------------------------------- everyday calls
+X = "lib.arange(6.).reshape(2, 3)"
+V = "lib.tensor([1.0, 3.0, 3.0, 5.0, 7.0])"
+PROGRAMS = [
+    # index_fill, index_copy, masked_scatter
+    f"lib.index_fill({X}, 1, lib.tensor([0, 2]), -1.0)", f"{X}.t().index_fill(1, lib.tensor([1]), -1.0)",
+    f"{X}.index_fill_(0, lib.tensor([-1]), 7)", f"{X}.index_fill(1, lib.tensor(2), lib.tensor(5.0))",
+    "lib.index_fill(lib.tensor(3.), 0, lib.tensor(0), -1.)", "lib.arange(3).index_fill(0, lib.tensor([0]), 2.5)",
+    f"lib.index_fill({X}, 0, lib.tensor([0], dtype=lib.int32), 1.)", f"lib.index_fill({X}, 1, lib.tensor([3]), 1.)",
+    f"lib.index_fill({X}, 1, lib.tensor([-4]), 1.)", f"lib.index_fill({X}, 1, lib.tensor([[1]]), 1.)",
+    f"lib.index_fill({X}, 1, lib.tensor([1]), 1j)", f"lib.index_fill({X}, 1, lib.tensor([1]), lib.ones(2))",
+    f"lib.index_fill({X}, 2, lib.tensor([1]), 1.)", "lib.zeros(2).expand(3, 2).index_fill_(0, lib.tensor([1]), 1.)",
+    f"lib.index_copy({X}, 1, lib.tensor([2, 0]), lib.ones(2, 2) * 9)", f"{X}.t().index_copy(0, lib.tensor([0]), "
+    "lib.ones(1, 2))", f"{X}.index_copy_(0, lib.tensor([1]), lib.full((1, 3), 4.0))",
+    "lib.index_copy(lib.zeros(3), 0, lib.tensor([1]), lib.tensor(5.))",
+    f"lib.index_copy({X}, 1, lib.tensor([3]), lib.ones(2, 1))",
+    f"lib.index_copy({X}, 1, lib.tensor([-1]), lib.ones(2, 1))",
+    f"lib.index_copy({X}, 1, lib.tensor([0], dtype=lib.int32), lib.ones(2, 1))",
+    f"lib.index_copy({X}, 1, lib.tensor([0]), lib.ones(2, 1, dtype=lib.float64))",
+    f"lib.index_copy({X}, 1, lib.tensor([0, 1]), lib.ones(2, 1))", f"lib.index_copy({X}, 1, lib.tensor([[0]]), "
+    "lib.ones(2, 1))", f"lib.index_copy({X}, 1, lib.tensor([0, 1]), lib.tensor(1.))",
+    f"lib.index_copy({X}, 1, lib.tensor([0]), lib.ones(2))", "lib.index_copy(lib.zeros(3, 2), 0, lib.tensor([1]), "
+    "lib.ones(1, 3))", f"lib.index_copy({X}, 0, lib.tensor([1]), lib.ones(1, 3), out=lib.empty(0))",
+    f"{X}.masked_scatter({X} > 2, lib.arange(10., 20.))", f"{X}.t().masked_scatter(lib.tensor([True, False]), "
+    "lib.arange(10.))", "lib.zeros(3).masked_scatter(lib.ones(2, 3, dtype=lib.bool), lib.arange(10.))",
+    f"{X}.masked_scatter_({X} < 2, lib.tensor([[-1.0, -2.0]]))", f"{X}.masked_scatter({X} > 2, lib.zeros(2))",
+    f"{X}.masked_scatter({X} > 2, lib.zeros(5, dtype=lib.int64))",
+    f"{X}.masked_scatter(({X} > 2).byte(), lib.zeros(5))",
+    f"{X}.masked_scatter(lib.ones(3), lib.zeros(5))", f"{X}.masked_scatter(lib.tensor([True, False]), lib.zeros(5))",
+    f"{X}.masked_scatter_(lib.ones(2, 2, 3, dtype=lib.bool), lib.zeros(12))",
+    # diff, ravel, msort, column_stack, dstack
+    f"lib.diff({X})", f"{X}.diff(dim=0)", f"lib.diff({X}, 2, prepend=lib.ones(2, 1), append=lib.zeros(2, 2))",
+    f"lib.diff({X}, 0)", f"lib.diff({X}, 5)", "lib.diff(lib.tensor([True, False, False]))", f"lib.diff({X}.t(), 1, 0)",
+    "lib.diff(lib.tensor([1, 5, 2]))", "lib.diff(lib.tensor(1.))", f"lib.diff({X}, -1)",
+    f"lib.diff({X}, prepend=lib.ones(3))", f"lib.diff({X}, prepend=lib.ones(3, 1))",
+    f"lib.diff({X}, out=lib.empty(0))", f"lib.ravel({X}.t())", f"{X}.ravel()", f"lib.ravel({X})._base is not None",
+    f"lib.msort({X}.t())", f"{X}.flip(0).msort()", f"lib.msort({X}, out=lib.empty(0))",
+    f"lib.column_stack([{X}, lib.ones(2), lib.zeros(2, 1)])", "lib.column_stack([lib.tensor(1.), lib.tensor(2.)])",
+    f"lib.column_stack([{X}[0], {X}[1]])", "lib.column_stack([])", f"lib.column_stack([{X}, {X}], out=lib.empty(0))",
+    f"lib.dstack([{X}, {X}])", "lib.dstack([lib.ones(3), lib.zeros(3)])", "lib.dstack([lib.tensor(1), lib.tensor(2)])",
+    "lib.dstack([])", f"lib.dstack([{X}, lib.ones(2)])",
+    # histc, logcumsumexp, aminmax
+    f"lib.histc({X})", f"lib.histc({X}, 4, 1, 3)", f"{X}.histc(3, -1, 10)", f"lib.histc({X}.half(), 4)",
+    f"lib.histc({X}.double() / 7, 5)", "lib.histc(lib.tensor([]), 3)", "lib.histc(lib.tensor([2.0, 2.0]), 3)",
+    "lib.histc(lib.tensor([0.1, 0.2, 0.3, 0.7, 0.9, 1.0, -0.1, 1.1]), 10, 0, 1)",
+    "lib.histc(lib.arange(5), 3)", f"lib.histc({X}, 0)", f"lib.histc({X}, 3, 2, 1)",
+    f"lib.histc({X}, 3, float('inf'), 1)",
+    "lib.histc(lib.tensor([1., float('nan')]), 2)", f"lib.histc({X}, 3, out=lib.empty(0))",
+    f"lib.logcumsumexp({X}, 1)", f"{X}.t().logcumsumexp(0)", f"lib.logcumsumexp({X}.double() * 100, 0)",
+    "lib.logcumsumexp(lib.tensor([float('-inf'), float('-inf'), 0.0, float('inf'), 1.0, float('nan'), 2.0]), 0)",
+    "lib.logcumsumexp(lib.tensor([float('inf'), float('-inf'), float('inf')]), 0)",
+    f"lib.logcumsumexp({X}.half(), 1)", "lib.logcumsumexp(lib.tensor(2.), 0)", "lib.logcumsumexp(lib.arange(3), 0)",
+    f"lib.logcumsumexp({X}, 2)", f"lib.logcumsumexp({X}, 1, out=lib.empty(0))",
+    f"lib.aminmax({X})", f"lib.aminmax({X}, dim=1)", f"{X}.t().aminmax(dim=0, keepdim=True)",
+    f"lib.aminmax({X}, keepdim=True)", "lib.aminmax(lib.tensor([True, False]))",
+    "lib.aminmax(lib.tensor(3.), dim=0, keepdim=True)", "lib.aminmax(lib.tensor([1.0, float('nan')]))",
+    "lib.aminmax(lib.tensor([]))", "lib.aminmax(lib.zeros(2, 0), dim=1)", "lib.aminmax(lib.zeros(0, 2), dim=1)",
+    "lib.aminmax(lib.tensor([1j]))", f"lib.aminmax({X}, dim=1, min=lib.empty(0), max=lib.empty(0))",
+    # searchsorted, bucketize
+    f"lib.searchsorted({V}, lib.tensor([[3.0, 6.0, 9.0], [0.0, 5.0, 1.0]]))",
+    f"lib.searchsorted({V}, lib.tensor([3.0, 6.0, 7.0]), right=True)",
+    f"lib.searchsorted({V}, lib.tensor([3.0, 7.0]), side='right', out_int32=True)",
+    f"lib.searchsorted({V}, 3)", f"lib.searchsorted({V}, 3.5, right=True)",
+    "lib.searchsorted(lib.tensor([[1, 3, 5], [2, 4, 6]]), lib.tensor([[3, 6], [1, 7]]))",
+    "lib.searchsorted(lib.tensor([[1, 3, 5], [2, 4, 6]]), lib.tensor([[3.5], [4.0]]))",
+    "lib.searchsorted(lib.tensor([5.0, 1.0, 3.0]), lib.tensor([2.0, 4.0]), sorter=lib.tensor([1, 2, 0]))",
+    "lib.searchsorted(lib.tensor([1.0, 2.0, float('nan')]), lib.tensor([float('nan'), 2.0]))",
+    "lib.searchsorted(lib.tensor([1, 2, 3]), lib.tensor([1.5, 2.5]))",
+    "lib.searchsorted(lib.tensor([1, 2]), lib.tensor([]))",
+    f"lib.searchsorted({V}, lib.tensor([1.0]), side='middle')",
+    f"lib.searchsorted({V}, lib.tensor([1.0]), side='left', right=True)",
+    f"lib.searchsorted({V}, lib.tensor(1.0).reshape(()), sorter=lib.tensor([0, 1]))",
+    f"lib.searchsorted({V}, lib.tensor([1.0]), sorter=lib.tensor([0, 1, 2, 3, 9]))",
+    f"lib.searchsorted({V}, lib.tensor([1.0]), sorter=lib.tensor([0, 1, 2, 3, 4], dtype=lib.int32))",
+    "lib.searchsorted(lib.ones(2, 3), lib.tensor(1.0))", "lib.searchsorted(lib.tensor(1.0), lib.tensor([1.0]))",
+    "lib.searchsorted(lib.ones(2, 3), lib.ones(3, 3))", "lib.searchsorted(lib.tensor([True]), lib.tensor([True]))",
+    f"lib.searchsorted({V}, lib.tensor([2.0]), out=lib.empty(0, dtype=lib.long))",
+    f"lib.bucketize(lib.tensor([[3.0, 6.0], [9.0, 0.0]]), {V})", f"lib.bucketize(lib.tensor([3, 5]), {V}, right=True)",
+    f"lib.bucketize(4, {V}, out_int32=True)", "lib.bucketize(lib.tensor([1.0]), lib.ones(2, 2))",
+    # triu_indices, tril_indices, randint_like
+    "lib.triu_indices(3, 4, 1)", "lib.tril_indices(4, 3)", "lib.tril_indices(3, 3, -1, dtype=lib.int32)",
+    "lib.triu_indices(3, 3, 10)", "lib.tril_indices(3, 3, -5)", "lib.tril_indices(0, 3)", "lib.tril_indices(-1, 3)",
+    "lib.triu_indices(3, 4, 1, dtype=lib.float32)", "lib.tril_indices(3, -2)",
+    # tensordot, kron, cross, rot90, block_diag, cartesian_prod
+    f"lib.tensordot({X}, {X}.t(), 1)", f"lib.tensordot({X}, {X}, ([0], [0]))", f"lib.tensordot({X}, {X}, 2)",
+    "lib.tensordot(lib.arange(24.).reshape(2, 3, 4), lib.arange(12.).reshape(4, 3), ([1, 2], [1, 0]))",
+    "lib.tensordot(lib.ones(2, 1), lib.ones(3, 4), ([1], [0]))", f"lib.tensordot({X}, {X}, 0)",
+    f"lib.tensordot({X}, {X}, 3)", f"lib.tensordot({X}, {X}, -1)", f"lib.tensordot({X}, {X}.int(), 1)",
+    f"lib.tensordot({X}, {X}, ([0], [0, 1]))", f"lib.tensordot({X}, {X}, ([0, 0], [0, 1]))",
+    f"lib.tensordot({X}, {X}, 'a')",
+    f"lib.tensordot({X}, {X}, ([0, 0], [0, 0]))", f"lib.tensordot({X}, {X}.t(), 1, out=lib.empty(0))",
+    f"lib.kron({X}, lib.tensor([[1.0, -1.0], [2.0, 0.5]]))", f"{X}.kron(lib.tensor(2.))",
+    f"lib.kron({X}.int(), lib.ones(2))",
+    "lib.kron(lib.arange(3), lib.arange(4).reshape(2, 2))", f"lib.kron({X}.t(), {X})",
+    f"lib.kron({X}, {X}, out=lib.empty(0))",
+    "lib.linalg.cross(lib.tensor([[1.0, 2.0, 3.0], [0.5, -1.0, 4.0]]), lib.tensor([[4.0, 5.0, 6.0]]))",
+    "lib.cross(lib.arange(9.).reshape(3, 3), lib.ones(3, 3), dim=0)",
+    "lib.arange(6.).reshape(3, 2).cross(lib.ones(3, 2))",
+    "lib.linalg.cross(lib.ones(2, 1, 3), lib.ones(1, 4, 3))",
+    "lib.linalg.cross(lib.tensor([1, 2, 3]), lib.tensor([4, 5, 7]))",
+    "lib.linalg.cross(lib.ones(2, 3), lib.ones(2, 3).double())", "lib.linalg.cross(lib.ones(2, 3), lib.ones(3))",
+    "lib.linalg.cross(lib.ones(2, 4), lib.ones(2, 4))", "lib.cross(lib.ones(2, 2), lib.ones(2, 2))",
+    "lib.linalg.cross(lib.ones(3).bool(), lib.ones(3).bool())",
+    "lib.linalg.cross(lib.ones(3), lib.ones(3), out=lib.empty(0))",
+    "lib.cross(lib.ones(3), lib.ones(3), dim=0, out=lib.empty(3))",
+    f"lib.rot90({X})", f"lib.rot90({X}, 2)", f"lib.rot90({X}, -1)", f"{X}.rot90(0)", f"lib.rot90({X}, 5, [1, 0])",
+    "lib.rot90(lib.arange(24).reshape(2, 3, 4), 1, [0, 2])", f"lib.rot90({X}, 1, [0])", "lib.rot90(lib.ones(3), 1)",
+    f"lib.rot90({X}, 1, [0, 0])", f"lib.rot90({X}, 1, [0, -2])", f"lib.rot90({X}, 1, [0, 2])",
+    f"lib.block_diag({X}, lib.tensor(7), lib.tensor([1.0, 2.0]))", "lib.block_diag()",
+    "lib.block_diag(lib.ones(2, 2, 2))", f"lib.block_diag(lib.zeros(0), {X})", "lib.block_diag(lib.tensor([1, 2]), "
+    "lib.tensor([[True]]))", "lib.cartesian_prod(lib.tensor([1, 2]), lib.tensor([3, 4, 5]))",
+    "lib.cartesian_prod(lib.tensor([1.0, 2.0]))", f"lib.cartesian_prod({X})",
+    "lib.cartesian_prod(lib.tensor([1, 2]), lib.tensor([3.0]), lib.tensor([4, 5]))",
+    # cdist
+    "lib.cdist(lib.tensor([[0.0, 0.0], [1.0, 1.0], [2.0, -1.5]]), lib.tensor([[1.0, 0.0], [3.0, 4.0]]))",
+    "lib.cdist(lib.arange(12.).reshape(2, 3, 2) / 7, lib.arange(8.).reshape(4, 2) / 3, p=1)",
+    "lib.cdist(lib.arange(12.).reshape(2, 3, 2) / 7, lib.arange(8.).reshape(4, 2) / 3, p=0)",
+    "lib.cdist(lib.arange(12.).reshape(3, 4) / 7, lib.arange(8.).reshape(2, 4) / 3, p=float('inf'))",
+    "lib.cdist(lib.arange(12.).reshape(3, 4).double() / 7, lib.arange(8.).reshape(2, 4).double() / 3, p=3)",
+    "lib.cdist(lib.arange(12.).reshape(3, 4) / 7, lib.arange(8.).reshape(2, 4) / 3, p=0.5)",
+    "lib.cdist(lib.ones(3, 0), lib.ones(2, 0))", "lib.cdist(lib.ones(0, 2), lib.ones(2, 2))",
+    "lib.cdist(lib.ones(3), lib.ones(2, 3))", "lib.cdist(lib.ones(3, 2), lib.ones(2, 3))",
+    "lib.cdist(lib.ones(3, 2), lib.ones(2, 2), p=-1)", "lib.cdist(lib.ones(3, 2, dtype=lib.long), lib.ones(2, 2))",
+    "lib.cdist(lib.ones(3, 2), lib.ones(2, 2), compute_mode='fast')",
+]
+
+
+def _describe_any(lib, result):
+    tensors = result if isinstance(result, tuple) and not isinstance(result, lib.Size) else (result,)
+    if all(isinstance(t, lib.Tensor) for t in tensors):
+        return _describe(result), type(result).__name__
+    return repr(result).replace("internals", "torch")
+
+
+def _run(lib, program):
+    """A program's result (tensors described exactly), its warnings, or its error."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = eval(program, {"lib": lib})
+        except Exception as exc:     # noqa: BLE001 -- the class and message are what is compared
+            return "error", type(exc).__name__, str(exc).replace("internals.", "torch.")
+    messages = [(w.category.__name__, str(w.message).split(" (Triggered internally")[0]) for w in caught]
+    return _describe_any(lib, result), messages
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_everyday_calls(program):
+    assert _run(internals, program) == _run(torch, program)
