@@ -13,7 +13,9 @@ import warnings
 
 import pytest
 import torch
+from conftest import assert_same
 from test_ops_round6 import _describe
+from test_ops_round7 import compare_gradients_and_nodes
 
 import internals
 
@@ -166,3 +168,89 @@ def _run(lib, program):
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_everyday_calls(program):
     assert _run(internals, program) == _run(torch, program)
+
+
+# ---------------------------------------------------------------------- gradients and nodes
+def _i(lib, *values):
+    return lib.tensor(list(values))
+
+
+GRAD_CASES = {
+    "index_fill": lambda lib, x, t: (x * t).index_fill(1, _i(lib, 0, 2), 3.0),
+    "index_fill, a tensor value": lambda lib, x, t: (x * t).index_fill(1, _i(lib, 2, 0, 2), (t * t).sum()),
+    "index_fill_": lambda lib, x, t: (x * t).index_fill_(0, _i(lib, -1), -1.0),
+    "index_copy": lambda lib, x, t: (x * x).index_copy(1, _i(lib, 2, 0), t[:, :2] * t[:, 1:]),
+    "index_copy_": lambda lib, x, t: (x * 2).index_copy_(0, _i(lib, 1), (t * x)[:1]),
+    "masked_scatter": lambda lib, x, t: (x * x).masked_scatter(x > 0, (t * 3).reshape(-1)),
+    "masked_scatter_": lambda lib, x, t: (x + 0).masked_scatter_(x < 1, t.t() * x.t()),
+    "diff": lambda lib, x, t: lib.diff(x * x * t, 2, dim=1, prepend=t[:, :1]),
+    "diff along 0": lambda lib, x, t: (x * t).diff(dim=0),
+    "logcumsumexp": lambda lib, x, t: lib.logcumsumexp(x * t, 1),
+    "logcumsumexp along 0": lambda lib, x, t: (x * x).logcumsumexp(0) * t,
+    "ravel": lambda lib, x, t: (x * t).t().ravel(),
+    "aminmax": lambda lib, x, t: lib.stack(lib.aminmax(x * t, dim=1)),
+    "aminmax of all, min used": lambda lib, x, t: lib.aminmax(x * x * t).min,
+    "aminmax, ties": lambda lib, x, t: lib.stack(lib.aminmax((x * 0 + 1) * t, dim=0, keepdim=True)),
+    "tensordot": lambda lib, x, t: lib.tensordot(x * t, x.t(), 1),
+    "tensordot over two dims": lambda lib, x, t: lib.tensordot(x, t, 2),
+    "kron": lambda lib, x, t: lib.kron(x * t, t[:, :2]),
+    "linalg.cross": lambda lib, x, t: lib.linalg.cross(x * x, t),
+    "cross along 0": lambda lib, x, t: lib.cross(x.t() * t.t(), x.t(), dim=0),
+    "rot90": lambda lib, x, t: lib.rot90(x * t),
+    "rot90 twice": lambda lib, x, t: (x * t).rot90(2, [1, 0]),
+    "msort": lambda lib, x, t: lib.msort(x * t),
+    "column_stack": lambda lib, x, t: lib.column_stack([x * t, x[:, 0] * 2]),
+    "dstack": lambda lib, x, t: lib.dstack([x * t, t]),
+    "block_diag": lambda lib, x, t: lib.block_diag(x * t, x[0], t[1, 1]),
+    "cartesian_prod": lambda lib, x, t: lib.cartesian_prod(x[0] * t[0], x[1]),
+    "cdist, matrix products": lambda lib, x, t: lib.cdist(x * t, x + 1, compute_mode="use_mm_for_euclid_dist"),
+    "cdist, matrix products for 26 rows": lambda lib, x, t: lib.cdist((x * t).repeat(13, 1), x.flip(0) * t),
+}
+# _cdist_forward's gradient has no derivative in torch (``not_implemented``): first order only
+CDIST_CASES = {
+    "p=2": lambda lib, x, t: lib.cdist(x * t, t.flip(1) * 2),
+    "p=2, a zero distance": lambda lib, x, t: lib.cdist(x * t, (x * t)[:1]),
+    "p=1, batched": lambda lib, x, t: lib.cdist((x * t).reshape(2, 1, 3), x + 1, p=1),
+    "p=0": lambda lib, x, t: lib.cdist(x * t, x.flip(0), p=0),
+    "p=0.5, a zero difference": lambda lib, x, t: lib.cdist(x * t, x.flip(0) * (t > 0.4), p=0.5),
+    "p=1.5": lambda lib, x, t: lib.cdist(x * t, x.flip(0), p=1.5),
+    "p=3": lambda lib, x, t: lib.cdist(x * t, x.flip(0), p=3),
+    "p=inf": lambda lib, x, t: lib.cdist(x * t, x.flip(1), p=float("inf")),
+}
+
+
+@pytest.mark.parametrize("name", list(GRAD_CASES))
+def test_gradients_and_nodes(name):
+    """Round 7's comparison (t[0, 0] is 0.3 here); a second derivative may not reach x."""
+    compare_gradients_and_nodes(GRAD_CASES[name], first_target=0.3, atol=1e-12, allow_unused=True)
+
+
+@pytest.mark.parametrize("name", list(CDIST_CASES))
+def test_cdist_gradients(name):
+    """Values, node names and both inputs' gradients of ``_cdist_forward`` (CdistBackward0), exact:
+    its backward kernel sums each pair's share in torch's order. For p < 1 torch's backward takes
+    SLEEF's vectorized ``pow`` (1-ulp), internals the C library's: the last bit may differ."""
+    results = []
+    for lib in (torch, internals):
+        x = lib.tensor([[-2.0, -0.5, 0.1], [0.25, 1.5, 3.0]], dtype=lib.float64, requires_grad=True)
+        t = lib.tensor([[0.3, 1.0, 1.0], [0.2, 1.0, 0.5]], dtype=lib.float64, requires_grad=True)
+        y = CDIST_CASES[name](lib, x, t)
+        (y * lib.arange(1.0, y.numel() + 1, dtype=lib.float64).reshape(y.shape)).sum().backward()
+        results.append((type(y.grad_fn).__name__, y.detach(), x.grad, t.grad))
+    (node_t, *values_t), (node_i, *values_i) = results
+    assert node_i == node_t
+    rtol = 4.5e-16 if "p=0.5" in name else 0
+    for ours, theirs in zip(values_i, values_t):
+        assert_same(ours, theirs, rtol=rtol, atol=0)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_cdist_rounds_as_torchs_kernel(dtype):
+    """p = 2 without matrix products: torch's compiled loop rounds each square of its vectorized
+    blocks and fuses the multiply-add in the tail; every width of row gives torch's bits."""
+    gen = torch.Generator().manual_seed(0)
+    for m in (1, 2, 3, 5, 6, 7, 9, 13):
+        a, b = torch.randn(9, m, generator=gen, dtype=dtype), torch.randn(7, m, generator=gen, dtype=dtype)
+        ours = internals.cdist(internals.from_torch(a), internals.from_torch(b),
+                               compute_mode="donot_use_mm_for_euclid_dist")
+        assert_same(ours, torch.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist"), rtol=0, atol=0)

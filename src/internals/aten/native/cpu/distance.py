@@ -6,15 +6,15 @@ from ..distance import pair_distance, pair_gradient
 
 
 @njit(parallel=True, cache=True)
-def _cdist(out, t1, t2, batches, r1, r2, m, p, one, kind):
+def _cdist(out, t1, t2, batches, r1, r2, m, p, one, kind, fused):
     for e in prange(batches * r1 * r2):
         b, i, j = e // (r1 * r2), (e // r2) % r1, e % r2
-        out[e] = pair_distance(t1, (b * r1 + i) * m, t2, (b * r2 + j) * m, m, p, one, kind)
+        out[e] = pair_distance(t1, (b * r1 + i) * m, t2, (b * r2 + j) * m, m, p, one, kind, fused)
 
 
-def cdist_loop(out, t1, t2, batches, r1, r2, m, p, one, kind):
+def cdist_loop(out, t1, t2, batches, r1, r2, m, p, one, kind, fused):
     """``out[b, i, j]`` = the distance of row i of batch b of ``t1`` to row j of ``t2``."""
-    _cdist(out, t1, t2, batches, r1, r2, m, p, one, kind)
+    _cdist(out, t1, t2, batches, r1, r2, m, p, one, kind, fused)
 
 
 @njit(parallel=True, cache=True)

@@ -7,17 +7,17 @@ from .loops import launch_config
 
 
 @cuda.jit
-def _cdist(out, t1, t2, batches, r1, r2, m, p, one, kind):
+def _cdist(out, t1, t2, batches, r1, r2, m, p, one, kind, fused):
     e = cuda.grid(1)
     while e < batches * r1 * r2:
         b, i, j = e // (r1 * r2), (e // r2) % r1, e % r2
-        out[e] = pair_distance(t1, (b * r1 + i) * m, t2, (b * r2 + j) * m, m, p, one, kind)
+        out[e] = pair_distance(t1, (b * r1 + i) * m, t2, (b * r2 + j) * m, m, p, one, kind, fused)
         e += cuda.gridsize(1)
 
 
-def cdist_loop(out, t1, t2, batches, r1, r2, m, p, one, kind):
+def cdist_loop(out, t1, t2, batches, r1, r2, m, p, one, kind, fused):
     blocks, threads = launch_config(batches * r1 * r2)
-    _cdist[blocks, threads](out, t1, t2, batches, r1, r2, m, p, one, kind)
+    _cdist[blocks, threads](out, t1, t2, batches, r1, r2, m, p, one, kind, fused)
 
 
 @cuda.jit
