@@ -16,6 +16,7 @@ import torch
 from conftest import assert_same
 from test_ops_round6 import _describe
 from test_ops_round7 import compare_gradients_and_nodes
+from test_out_variants import _run as _run_out
 
 import internals
 
@@ -254,3 +255,59 @@ def test_cdist_rounds_as_torchs_kernel(dtype):
         ours = internals.cdist(internals.from_torch(a), internals.from_torch(b),
                                compute_mode="donot_use_mm_for_euclid_dist")
         assert_same(ours, torch.cdist(a, b, compute_mode="donot_use_mm_for_euclid_dist"), rtol=0, atol=0)
+
+
+# ---------------------------------------------------------------------- out= overloads
+# Not here: randn(out=) and rand(generator=, out=), where torch's ``out`` counts two version bumps
+# (internals one), and kron(out=), whose ``out`` torch writes through an ``_unsafe_view`` (no bump).
+OUT_CASES = {
+    "cumprod": "lib.cumprod(x + 1, 1, out=e(0))",
+    "cumprod into float64": "lib.cumprod(x, 0, out=e(0, dtype=lib.float64))",
+    "cumprod of ints into float": "lib.cumprod(l, 1, out=e(0))",
+    "cumprod with a dtype into another": "lib.cumprod(x, 1, dtype=lib.float64, out=e(0))",
+    "cumprod resized with a warning": "lib.cumprod(x, 1, out=e(4))",
+    "kthvalue": "lib.kthvalue(x, 2, 1, out=(e(0), e(0, dtype=lib.long)))",
+    "kthvalue keepdim": "lib.kthvalue(xt, 1, 0, True, out=(e(0), e(0, dtype=lib.long)))",
+    "kthvalue into float64": "lib.kthvalue(x, 2, out=(e(0, dtype=lib.float64), e(0, dtype=lib.long)))",
+    "median": "lib.median(x, 1, out=(e(0), e(0, dtype=lib.long)))",
+    "median keepdim": "lib.median(m, 0, keepdim=True, out=(e(0), e(0, dtype=lib.long)))",
+    "median indices as int": "lib.median(x, 1, out=(e(0), e(0, dtype=lib.int32)))",
+    "median values as float64": "lib.median(x, 1, out=(e(0, dtype=lib.float64), e(0, dtype=lib.long)))",
+    "kthvalue indices as int": "lib.kthvalue(x, 1, out=(e(0), e(0, dtype=lib.int32)))",
+    "mode indices as int": "lib.mode(x, out=(e(0), e(0, dtype=lib.int32)))",
+    "all into float": "lib.all(x, 1, out=e(0))", "all of ints into uint8": "lib.all(l, 1, out=e(0, dtype=lib.uint8))",
+    "mode": "lib.mode(lib.tensor([[1, 2, 2], [3, 3, 1]]), 1, out=(e(0, dtype=lib.long), e(0, dtype=lib.long)))",
+    "mode into float": "lib.mode(l, out=(e(0), e(0, dtype=lib.long)))",
+    "any": "lib.any(x > 2, 1, out=e(0, dtype=lib.bool))", "any of all": "lib.any(x, out=e(0, dtype=lib.bool))",
+    "any dims keepdim": "lib.any(x, (0, 1), keepdim=True, out=e(0, dtype=lib.bool))",
+    "any into uint8": "lib.any(l, 0, out=e(0, dtype=lib.uint8))", "any into float": "lib.any(x, 0, out=e(0))",
+    "all": "lib.all(x > 0, 0, out=e(0, dtype=lib.bool))", "all of all": "lib.all(x, out=e(0, dtype=lib.bool))",
+    "all dims": "lib.all(x, [1], out=e(0, dtype=lib.bool))",
+    "eye": "lib.eye(3, out=e(0))", "eye rectangular into long": "lib.eye(2, 4, out=e(0, dtype=lib.long))",
+    "eye into a bigger out": "lib.eye(2, out=e(3, 3))", "eye negative": "lib.eye(-1, out=e(0))",
+    "rand": "(lib.manual_seed(3), lib.rand(2, 3, out=e(0)))[1]",
+    "rand of a size": "(lib.manual_seed(3), lib.rand((4,), out=e(0, dtype=lib.float64)))[1]",
+    "randint": "(lib.manual_seed(3), lib.randint(10, (2, 3), out=e(0, dtype=lib.long)))[1]",
+    "randint low": "(lib.manual_seed(3), lib.randint(-5, 5, (7,), out=e(0)))[1]",
+    "randint, a generator": "lib.randint(3, 9, (4,), generator=lib.Generator().manual_seed(1), "
+                            "out=e(0, dtype=lib.int32))",
+    "randint_like": "(lib.manual_seed(3), lib.randint_like(x, 10))[1]",
+    "randint_like low, dtype": "(lib.manual_seed(3), lib.randint_like(xt, -3, 3, dtype=lib.int16))[1]",
+    "index_copy": "lib.index_copy(x, 1, i, g[:, :2], out=e(0))", "msort": "lib.msort(xt, out=e(0))",
+    "diff": "lib.diff(x, append=g, out=e(0))", "logcumsumexp": "lib.logcumsumexp(x, 0, out=e(0))",
+    "logcumsumexp into float64": "lib.logcumsumexp(x, 0, out=e(0, dtype=lib.float64))",
+    "histc": "lib.histc(x, 4, out=e(0))", "aminmax": "lib.aminmax(x, dim=0, min=e(0), max=e(0))",
+    "searchsorted": "lib.searchsorted(lib.tensor([1.0, 3.0]), x, out=e(0, dtype=lib.long))",
+    "bucketize": "lib.bucketize(x, lib.tensor([1.0, 3.0]), out_int32=True, out=e(0, dtype=lib.int32))",
+    "tensordot": "lib.tensordot(x, xt, 1, out=e(0))",
+    "linalg.cross": "lib.linalg.cross(lib.ones(2, 3), x, out=e(0))", "cross": "lib.cross(g, x, dim=1, out=e(0))",
+    "column_stack": "lib.column_stack([x, g], out=e(0))", "dstack": "lib.dstack([x, g], out=e(0))",
+}
+
+
+@pytest.mark.parametrize("program", list(OUT_CASES.values()), ids=list(OUT_CASES))
+def test_out_variants(program):
+    """As ``tests/test_out_variants.py``: ``out`` returned, its dtype, sizes, strides, version
+    bumps, warnings, errors, and the values."""
+    expected, got = _run_out(torch, program), _run_out(internals, program)
+    assert got == expected
