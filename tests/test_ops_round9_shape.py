@@ -311,3 +311,42 @@ def test_out_variants(program):
     bumps, warnings, errors, and the values."""
     expected, got = _run_out(torch, program), _run_out(internals, program)
     assert got == expected
+
+
+# ---------------------------------------------------------------------- CUDA (simulated here)
+CUDA_PROGRAMS = {
+    "searchsorted": lambda lib, d: lib.searchsorted(lib.tensor([[1.0, 3.0, 5.0], [2.0, 4.0, 6.0]], device=d),
+                                                    lib.tensor([[3.0, 6.0], [1.0, 7.0]], device=d), right=True),
+    "searchsorted, a sorter": lambda lib, d: lib.searchsorted(lib.tensor([5.0, 1.0, 3.0], device=d),
+                                                              lib.tensor([2.0, 4.0, 9.0], device=d),
+                                                              sorter=lib.tensor([1, 2, 0], device=d)),
+    "bucketize": lambda lib, d: lib.bucketize(lib.arange(6, device=d), lib.tensor([1, 3, 3], device=d)),
+    "logcumsumexp": lambda lib, d: lib.logcumsumexp(lib.arange(12.0, device=d).reshape(3, 4) / 3, 1),
+    "cdist": lambda lib, d: lib.cdist(lib.arange(12.0, device=d).reshape(4, 3) / 7, lib.ones(2, 3, device=d)),
+    "cdist, p=1.5": lambda lib, d: lib.cdist(lib.arange(12.0, device=d).reshape(4, 3) / 7, lib.ones(2, 3, device=d),
+                                             p=1.5),
+    "index_fill": lambda lib, d: lib.arange(6.0, device=d).reshape(2, 3).index_fill(1, lib.tensor([2], device=d), 0),
+    "index_copy": lambda lib, d: lib.zeros(3, 2, device=d).index_copy(0, lib.tensor([2, 0], device=d),
+                                                                    lib.ones(2, 2, device=d)),
+    "masked_scatter": lambda lib, d: lib.zeros(2, 3, device=d).masked_scatter(
+        lib.tensor([[True, False, True], [False, True, False]], device=d), lib.arange(5.0, device=d)),
+    "histc": lambda lib, d: lib.histc(lib.arange(10.0, device=d), 4),
+    "triu_indices": lambda lib, d: lib.triu_indices(3, 4, 1, device=d),
+    "linalg.cross": lambda lib, d: lib.linalg.cross(lib.arange(6.0, device=d).reshape(2, 3), lib.ones(2, 3, device=d)),
+}
+
+
+@pytest.mark.parametrize("name", list(CUDA_PROGRAMS))
+def test_cuda_kernels_match_the_cpu_ones(name):
+    """The CUDA kernels (simulated here) give the CPU kernels' values, which torch's CPU gives."""
+    ours = CUDA_PROGRAMS[name](internals, "cuda")
+    assert ours.device.type == "cuda"
+    assert_same(ours.cpu(), CUDA_PROGRAMS[name](torch, "cpu"), rtol=0, atol=0)
+
+
+def test_cdist_backward_on_cuda():
+    xt = (torch.arange(12.0).reshape(4, 3) / 7).requires_grad_()
+    torch.cdist(xt, torch.ones(2, 3), p=3).sum().backward()
+    x = (internals.arange(12.0).reshape(4, 3) / 7).to("cuda").requires_grad_()
+    internals.cdist(x, internals.ones(2, 3, device="cuda"), p=3).sum().backward()
+    assert_same(x.grad.cpu(), xt.grad, rtol=0, atol=0)

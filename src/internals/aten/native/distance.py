@@ -78,7 +78,7 @@ def pair_distance(t1, i, t2, j, m, p, one, kind, fused_from):
     if kind == TWO:
         return math.sqrt(agg)
     if kind == OTHER:               # ``std::pow(agg, 1.0 / p)``, in double
-        return agg ** (1.0 / p)
+        return float(agg) ** (1.0 / float(p))
     return agg
 
 

@@ -30,11 +30,13 @@ def log_add_exp(x, y):
 
 
 @register_jitable
-def log_cumulative_row(out, a, lo, n, init):
-    """logcumsumexp of ``a[lo:lo + n]`` into ``out``, accumulated in ``init``'s type (from -inf)."""
+def log_cumulative_row(out, a, lo, n, init, zero):
+    """logcumsumexp of ``a[lo:lo + n]`` into ``out``, accumulated in the type of ``init`` (-inf)
+    and ``zero``, which each element is first converted to (adding ``zero`` does that alike
+    compiled and in Python, where NumPy would otherwise keep a float32 result)."""
     acc = init
     for i in range(n):
-        acc = log_add_exp(a[lo + i], acc)
+        acc = log_add_exp(zero + a[lo + i], acc)
         out[lo + i] = acc
 
 

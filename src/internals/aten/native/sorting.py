@@ -283,7 +283,8 @@ def logcumsumexp(x, dim):
     n = shape[-1] if shape else 1
     if result.numel():
         acc = np.float64 if x.dtype is st.float32 else rows.dtype.numpy_type.type
-        loops(x.device, "scan").log_scan_loop(buffer(result), buffer(rows), result.numel() // n, n, acc(-np.inf))
+        loops(x.device, "scan").log_scan_loop(buffer(result), buffer(rows), result.numel() // n, n, acc(-np.inf),
+                                              acc(0))
     return _dense(to(_unlast(result, x, d), x.dtype))
 
 

@@ -17,14 +17,14 @@ def scan_loop(out, a, rows, n, product, init):
 
 
 @njit(parallel=True, cache=True)
-def _log_scan(out, a, rows, n, init):
+def _log_scan(out, a, rows, n, init, zero):
     for r in prange(rows):
-        log_cumulative_row(out, a, r * n, n, init)
+        log_cumulative_row(out, a, r * n, n, init, zero)
 
 
-def log_scan_loop(out, a, rows, n, init):
+def log_scan_loop(out, a, rows, n, init, zero):
     """logcumsumexp (``logcumsumexp_cpu_kernel``): each row left to right in ``init``'s type."""
-    _log_scan(out, a, rows, n, init)
+    _log_scan(out, a, rows, n, init, zero)
 
 
 @njit(parallel=True, cache=True)

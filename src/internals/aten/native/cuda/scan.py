@@ -20,17 +20,17 @@ def scan_loop(out, a, rows, n, product, init):
 
 
 @cuda.jit
-def _log_scan(out, a, rows, n, init):
+def _log_scan(out, a, rows, n, init, zero):
     r = cuda.grid(1)
     while r < rows:
-        log_cumulative_row(out, a, r * n, n, init)
+        log_cumulative_row(out, a, r * n, n, init, zero)
         r += cuda.gridsize(1)
 
 
-def log_scan_loop(out, a, rows, n, init):
+def log_scan_loop(out, a, rows, n, init, zero):
     """logcumsumexp, one thread per row, in the CPU loop's order and precision."""
     blocks, threads = launch_config(rows)
-    _log_scan[blocks, threads](out, a, rows, n, init)
+    _log_scan[blocks, threads](out, a, rows, n, init, zero)
 
 
 @cuda.jit
