@@ -14,9 +14,11 @@ import warnings
 import pytest
 import torch
 from conftest import assert_same
+from test_ops import TORCH_DTYPES, Adapter, run_opinfo_samples
 from test_ops_round6 import _describe
 from test_ops_round7 import compare_gradients_and_nodes
 from test_out_variants import _run as _run_out
+from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 
@@ -350,3 +352,44 @@ def test_cdist_backward_on_cuda():
     x = (internals.arange(12.0).reshape(4, 3) / 7).to("cuda").requires_grad_()
     internals.cdist(x, internals.ones(2, 3, device="cuda"), p=3).sum().backward()
     assert_same(x.grad.cpu(), xt.grad, rtol=0, atol=0)
+
+
+# ---------------------------------------------------------------------- OpInfo samples
+# Matrix products (tensordot, cdist's products): torch's BLAS sums in another order.
+MM_TOL = {torch.float32: (1.3e-6, 1e-4), torch.float64: (1e-12, 1e-12)}
+ADAPTERS = {
+    "index_fill": Adapter(internals.index_fill, "index_fill"),
+    "index_copy": Adapter(internals.index_copy, "index_copy"),
+    "masked_scatter": Adapter(internals.masked_scatter, "masked_scatter"),
+    "diff": Adapter(internals.diff, "diff", kwargs=("n", "dim", "prepend", "append")),
+    "histc": Adapter(internals.histc, "histc", kwargs=("bins", "min", "max")),
+    "logcumsumexp": Adapter(internals.logcumsumexp, "logcumsumexp"),
+    "ravel": Adapter(internals.ravel, "ravel"),
+    "aminmax": Adapter(internals.aminmax, "aminmax", kwargs=("dim", "keepdim")),
+    "searchsorted": Adapter(internals.searchsorted, kwargs=("out_int32", "right", "side", "sorter")),
+    "bucketize": Adapter(internals.bucketize, kwargs=("out_int32", "right")),
+    "tensordot": Adapter(internals.tensordot, kwargs=("dims",), tol=MM_TOL),
+    "cross": Adapter(internals.cross, "cross", kwargs=("dim",)),
+    "linalg.cross": Adapter(internals.linalg.cross, kwargs=("dim",)),
+    "rot90": Adapter(internals.rot90, "rot90"),
+    "msort": Adapter(internals.msort, "msort"),
+    "column_stack": Adapter(internals.column_stack),
+    "dstack": Adapter(internals.dstack),
+    "kron": Adapter(internals.kron, "kron"),
+    "block_diag": Adapter(lambda *tensors: internals.block_diag(*tensors)),
+    "cartesian_prod": Adapter(lambda *tensors: internals.cartesian_prod(*tensors)),
+    "cdist": Adapter(internals.cdist, kwargs=("p", "compute_mode"), tol=MM_TOL),
+}
+OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and op.variant_test_name == ""}
+assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
+OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in OPINFOS.items()
+                for dtype in (torch.float32, torch.float64, torch.int64, torch.bool) if dtype in TORCH_DTYPES
+                and dtype in op.supported_dtypes("cpu")]
+
+
+@pytest.mark.parametrize("name, dtype", OPINFO_CASES)
+def test_opinfo_samples(name, dtype):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype)
+    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
