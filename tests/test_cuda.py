@@ -677,7 +677,9 @@ for name in ("_copy_indexed", "_add_indexed", "_mul_indexed", "_max_indexed", "_
     for t in (f32, i64):
         compile_(f"indexed {name} {t}", getattr(indexing, name).py_func, (arr(t), arr(t), arr(i64), arr(i64)))
 
-from internals.aten.native.cuda import bucketization, distance, scan
+from internals.aten.native.cuda import bucketization, cross, distance, scan
+for t in (f32, f64):
+    compile_(f"linalg_cross {t}", cross._cross.py_func, (arr(t), arr(t), arr(t), i64))
 for t in (f32, f64, i64):     # out, values, count, boundaries, sorter, n, per_row, right, use_sorter
     compile_(f"searchsorted {t}", bucketization._search.py_func,
              (arr(i64), arr(t), i64, arr(t), arr(i64), i64, i64, b1, b1))

@@ -393,3 +393,16 @@ def test_opinfo_samples(name, dtype):
         warnings.simplefilter("ignore")
         ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype)
     assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_cross_rounds_as_torchs_kernel(dtype):
+    """Each component is ``a_j * b_k - a_k * b_j`` with the first product fused (torch's compiled
+    kernel): random values, along the last dim and along a strided first dim, on CPU and CUDA."""
+    gen = torch.Generator().manual_seed(0)
+    a, b = torch.randn(40, 3, generator=gen, dtype=dtype), torch.randn(40, 3, generator=gen, dtype=dtype)
+    x, y = internals.from_torch(a), internals.from_torch(b)
+    assert_same(internals.linalg.cross(x, y), torch.linalg.cross(a, b), rtol=0, atol=0)
+    assert_same(internals.cross(x.t(), y.t(), dim=0), torch.cross(a.t(), b.t(), dim=0), rtol=0, atol=0)
+    assert_same(internals.linalg.cross(x[:4].cuda(), y[:4].cuda()).cpu(), torch.linalg.cross(a[:4], b[:4]),
+                rtol=0, atol=0)
