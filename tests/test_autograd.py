@@ -217,9 +217,14 @@ def test_every_derivative_entry_is_tested():
     from test_ops_round7 import GRAD_CASES as ROUND7_CASES
     from test_ops_round8 import GRAD_CASES as ROUND8_CASES
     from test_ops_round9_pointwise import GRAD_CASES as ROUND9_CASES
+    from test_ops_round9_shape import CDIST_CASES
+    from test_ops_round9_shape import GRAD_CASES as ROUND9_SHAPE
     from test_ops_round9_trig import GRADIENTS as ROUND9_TRIG
+    for build in CDIST_CASES.values():       # first order only, as torch's (tests/test_ops_round9_shape.py)
+        reached |= _nodes(build(internals, *[internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
+                                             for _ in range(2)]))
     for build in [*ROUND7_CASES.values(), *ROUND8_CASES.values(), *ROUND9_CASES.values(), *ROUND9_TRIG.values(),
-                  *ROUND9_API.values()]:
+                  *ROUND9_API.values(), *ROUND9_SHAPE.values()]:
         x = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         t = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         out = build(internals, x, t)
@@ -673,6 +678,9 @@ def test_every_differentiable_native_function_has_a_kernel():
         "remainder.Scalar_Tensor", "scatter.reduce", "scatter_.reduce", "scatter.value_reduce",
         "scatter_.value_reduce"}
     not_differentiable |= {"bincount"}        # counts: an integer result
+    # round 9: histc (torch: output_differentiability [False]) and the positions of searchsorted
+    not_differentiable |= {"histc", "searchsorted.Tensor", "searchsorted.Scalar", "bucketize.Tensor",
+                           "bucketize.Scalar"}
     # Complex tensors cannot require grad here (no complex autograd): these have no formula.
     not_differentiable |= {"view_as_real", "conj_physical"}
     # Sparse tensors take no part in autograd in internals: their operators have no formula.
@@ -687,6 +695,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     factories |= {f"{name}{overload}" for name in ("rand", "randn", "randperm", "rand_like", "randn_like")
                   for overload in ("", ".generator")} | {"randint", "randint.generator", "randint.low",
                                                          "randint.low_generator", "normal.float_float"}
+    factories |= {f"randint_like{overload}" for overload in ("", ".generator", ".low_dtype", ".low_generator_dtype")}
     factories.add("empty_strided")     # its kernel lives in aten/empty_tensor.py, below TensorIterator
     assert {"zeros", "empty.memory_format", "arange.start_step", "zeros_like", "lift_fresh"} <= factories
     aten = {n.split("::")[1] for n, op in dispatcher.operators.items() if op.namespace == "aten"}
@@ -726,6 +735,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     manual |= {"heaviside", "heaviside_"}     # torch has no formula: a NotImplemented node, as set_'s
     not_differentiable |= {"signbit"}         # a bool result
     math |= {"_pad_circular"}       # round 9: F.pad's circular mode, copies into a new tensor
+    math |= {"ravel", "column_stack", "dstack", "cartesian_prod", "tensordot", "kron", "msort", "diff", "cross",
+             "cdist"}     # round 9
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",
@@ -737,6 +748,7 @@ def test_every_differentiable_native_function_has_a_kernel():
                 "native_layer_norm_backward", "embedding_dense_backward"}
     backward |= {"silu_backward", "logit_backward"}     # torch's neither: silu's and logit's formulas call
     # them only with grad mode off
+    backward.add("_cdist_backward")     # torch's formula for it is ``not_implemented``
     # out= overloads of operators without a formula (comparisons, factories): the autograd fallback
     # runs them, refusing an out that requires grad (tests/test_out_variants.py).
     outs = {n for n in unmatched if n in aten and dispatcher.find(n).schema.arguments.out}

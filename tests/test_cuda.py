@@ -682,6 +682,18 @@ for name in ("_copy_indexed", "_add_indexed", "_mul_indexed", "_max_indexed", "_
     for t in (f32, i64):
         compile_(f"indexed {name} {t}", getattr(indexing, name).py_func, (arr(t), arr(t), arr(i64), arr(i64)))
 
+from internals.aten.native.cuda import bucketization, cross, distance, scan
+for t in (f32, f64):
+    compile_(f"linalg_cross {t}", cross._cross.py_func, (arr(t), arr(t), arr(t), i64))
+for t in (f32, f64, i64):     # out, values, count, boundaries, sorter, n, per_row, right, use_sorter
+    compile_(f"searchsorted {t}", bucketization._search.py_func,
+             (arr(i64), arr(t), i64, arr(t), arr(i64), i64, i64, b1, b1))
+for t, acc in ((f32, f64), (f64, f64), (f32, f32)):
+    compile_(f"logcumsumexp {t} in {acc}", scan._log_scan.py_func, (arr(t), arr(t), i64, i64, acc, acc))
+for t in (f32, f64):          # batches, r1, r2, m, then p, one, kind (and where p = 2 starts fusing)
+    compile_(f"cdist {t}", distance._cdist.py_func, (arr(t),) * 3 + (i64,) * 4 + (t, t, i64, i64))
+    compile_(f"cdist_backward {t}", distance._cdist_backward.py_func, (arr(t),) * 5 + (i64,) * 4 + (t, t, i64))
+
 print("COMPILED", compiled)
 for line in failures:
     print("FAILED", line)

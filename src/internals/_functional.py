@@ -18,7 +18,8 @@ from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
 globals().update(FUNCTIONS)
 __all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm",
                           "meshgrid", "broadcast_tensors", "numel", "as_tensor", "is_floating_point", "is_complex",
-                          "unique", "adjoint", "atleast_1d", "atleast_2d", "atleast_3d"]
+                          "unique", "adjoint", "atleast_1d", "atleast_2d", "atleast_3d", "tensordot", "cdist",
+                          "block_diag", "cartesian_prod"]
 
 
 def meshgrid(*tensors, indexing=None):
@@ -107,6 +108,50 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     if return_inverse or return_counts:
         return output, inverse if return_inverse else counts
     return output
+
+
+def tensordot(a, b, dims=2, out=None):
+    """``torch.functional.tensordot``: ``dims`` as a count (the last dims of ``a`` with the first
+    of ``b``) or as two lists, checked as torch checks them."""
+    if not isinstance(dims, (tuple, list, TensorBase, int)):
+        raise RuntimeError(f"tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
+                           f"containing two lists, but got dims={dims}")
+    if isinstance(dims, TensorBase):
+        dims = dims.item() if dims.numel() == 1 else dims.tolist()
+    if isinstance(dims, int):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > a.dim() or dims > b.dim():      # (``min`` is the operator here)
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        dims_a, dims_b = list(range(-dims, 0)), list(range(dims))
+    else:
+        dims_a, dims_b = dims
+        dims_a, dims_b = ([dims_a] if isinstance(dims_a, int) else list(dims_a),
+                          [dims_b] if isinstance(dims_b, int) else list(dims_b))
+    if out is None:
+        return FUNCTIONS["tensordot"](a, b, dims_a, dims_b)
+    return FUNCTIONS["tensordot"](a, b, dims_a, dims_b, out=out)
+
+
+_CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_dist": 1,
+                "donot_use_mm_for_euclid_dist": 2}
+
+
+def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
+    """``torch.functional.cdist``: the ``compute_mode`` string as the operator's number."""
+    if compute_mode not in _CDIST_MODES:
+        raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
+    return FUNCTIONS["cdist"](x1, x2, p, _CDIST_MODES[compute_mode])
+
+
+def block_diag(*tensors):
+    """``torch.functional.block_diag``: the tensors one by one."""
+    return FUNCTIONS["block_diag"](tensors)
+
+
+def cartesian_prod(*tensors):
+    """``torch.functional.cartesian_prod``: the tensors one by one."""
+    return FUNCTIONS["cartesian_prod"](tensors)
 
 
 def is_floating_point(input):

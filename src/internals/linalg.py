@@ -6,12 +6,19 @@ from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
 from .aten.native.tensor_shape import wrap_dim
 from .return_types import return_type
 
-__all__ = ["vector_norm", "matrix_norm", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "det",
+__all__ = ["vector_norm", "matrix_norm", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "det", "cross",
            "LinAlgError"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return dispatcher.call("linalg_vector_norm", x, ord, dim, keepdim, dtype=dtype)
+
+
+def cross(input, other, *, dim=-1, out=None):
+    """``linalg_cross``: the cross product of 3-vectors along ``dim``."""
+    if out is None:
+        return dispatcher.call("linalg_cross", input, other, dim=dim)
+    return dispatcher.call("linalg_cross.out", input, other, dim=dim, out=out)
 
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):

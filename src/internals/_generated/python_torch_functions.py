@@ -22,6 +22,17 @@ def THPVariable__adaptive_avg_pool2d(*args, **kwargs):
     return _ops['_adaptive_avg_pool2d'](_r.tensor(0), _r.intlist(1))
 
 
+__cdist_forward_parser = PythonArgParser([
+    '_cdist_forward(Tensor x1, Tensor x2, double p, int64_t? compute_mode)',
+])
+
+
+def THPVariable__cdist_forward(*args, **kwargs):
+    _r = __cdist_forward_parser.parse(args, kwargs)
+    # aten::_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor
+    return _ops['_cdist_forward'](_r.tensor(0), _r.tensor(1), _r.to_double(2), _r.to_int64(3))
+
+
 __coalesce_parser = PythonArgParser([
     '_coalesce(Tensor input)',
 ])
@@ -31,6 +42,17 @@ def THPVariable__coalesce(*args, **kwargs):
     _r = __coalesce_parser.parse(args, kwargs)
     # aten::_coalesce(Tensor self) -> Tensor
     return _ops['_coalesce'](_r.tensor(0))
+
+
+__euclidean_dist_parser = PythonArgParser([
+    '_euclidean_dist(Tensor x1, Tensor x2)',
+])
+
+
+def THPVariable__euclidean_dist(*args, **kwargs):
+    _r = __euclidean_dist_parser.parse(args, kwargs)
+    # aten::_euclidean_dist(Tensor x1, Tensor x2) -> Tensor
+    return _ops['_euclidean_dist'](_r.tensor(0), _r.tensor(1))
 
 
 __linalg_det_parser = PythonArgParser([
@@ -309,22 +331,31 @@ def THPVariable_addmv_(*args, **kwargs):
 
 
 _all_parser = PythonArgParser([
-    'all(Tensor input)',
-    'all(Tensor input, IntArrayRef? dim=None, bool keepdim=False)',
-    'all(Tensor input, int64_t dim, bool keepdim=False)',
+    'all(Tensor input, *, Tensor out=None)',
+    'all(Tensor input, IntArrayRef? dim=None, bool keepdim=False, *, Tensor out=None)',
+    'all(Tensor input, int64_t dim, bool keepdim=False, *, Tensor out=None)',
 ])
 
 
 def THPVariable_all(*args, **kwargs):
     _r = _all_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::all(Tensor self) -> Tensor
-        return _ops['all'](_r.tensor(0))
+        if _r.is_none(1):
+            # aten::all(Tensor self) -> Tensor
+            return _ops['all'](_r.tensor(0))
+        # aten::all.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['all.all_out'](_r.tensor(0), out=_r.tensor(1))
     if _r.idx == 1:
-        # aten::all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
-        return _ops['all.dims'](_r.tensor(0), _r.intlist(1), _r.to_bool(2))
-    # aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
-    return _ops['all.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+        if _r.is_none(3):
+            # aten::all.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+            return _ops['all.dims'](_r.tensor(0), _r.intlist(1), _r.to_bool(2))
+        # aten::all.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['all.dims_out'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), out=_r.tensor(3))
+    if _r.is_none(3):
+        # aten::all.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+        return _ops['all.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    # aten::all.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['all.out'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), out=_r.tensor(3))
 
 
 _allclose_parser = PythonArgParser([
@@ -366,6 +397,22 @@ def THPVariable_amin(*args, **kwargs):
     return _ops['amin.out'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), out=_r.tensor(3))
 
 
+_aminmax_parser = PythonArgParser([
+    'aminmax(Tensor input, *, int64_t? dim=None, bool keepdim=False, TensorList[2] out=None)',
+])
+
+
+def THPVariable_aminmax(*args, **kwargs):
+    _r = _aminmax_parser.parse(args, kwargs)
+    if _r.is_none(3):
+        # aten::aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+        if not kwargs:
+            return _ops['aminmax'](_r.tensor(0))
+        return _ops['aminmax'](_r.tensor(0), dim=_r.to_int64(1), keepdim=_r.to_bool(2))
+    # aten::aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)
+    return _return_type('aminmax_out')(*_ops['aminmax.out'](_r.tensor(0), dim=_r.to_int64(1), keepdim=_r.to_bool(2), min=_r.tensorlist(3)[0], max=_r.tensorlist(3)[1]))
+
+
 _angle_parser = PythonArgParser([
     'angle(Tensor input, *, Tensor out=None)',
 ])
@@ -381,22 +428,31 @@ def THPVariable_angle(*args, **kwargs):
 
 
 _any_parser = PythonArgParser([
-    'any(Tensor input)',
-    'any(Tensor input, IntArrayRef? dim=None, bool keepdim=False)',
-    'any(Tensor input, int64_t dim, bool keepdim=False)',
+    'any(Tensor input, *, Tensor out=None)',
+    'any(Tensor input, IntArrayRef? dim=None, bool keepdim=False, *, Tensor out=None)',
+    'any(Tensor input, int64_t dim, bool keepdim=False, *, Tensor out=None)',
 ])
 
 
 def THPVariable_any(*args, **kwargs):
     _r = _any_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::any(Tensor self) -> Tensor
-        return _ops['any'](_r.tensor(0))
+        if _r.is_none(1):
+            # aten::any(Tensor self) -> Tensor
+            return _ops['any'](_r.tensor(0))
+        # aten::any.all_out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['any.all_out'](_r.tensor(0), out=_r.tensor(1))
     if _r.idx == 1:
-        # aten::any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
-        return _ops['any.dims'](_r.tensor(0), _r.intlist(1), _r.to_bool(2))
-    # aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
-    return _ops['any.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+        if _r.is_none(3):
+            # aten::any.dims(Tensor self, int[]? dim=None, bool keepdim=False) -> Tensor
+            return _ops['any.dims'](_r.tensor(0), _r.intlist(1), _r.to_bool(2))
+        # aten::any.dims_out(Tensor self, int[]? dim=None, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['any.dims_out'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), out=_r.tensor(3))
+    if _r.is_none(3):
+        # aten::any.dim(Tensor self, int dim, bool keepdim=False) -> Tensor
+        return _ops['any.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    # aten::any.out(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['any.out'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), out=_r.tensor(3))
 
 
 _arange_parser = PythonArgParser([
@@ -1002,6 +1058,17 @@ def THPVariable_bitwise_xor(*args, **kwargs):
     return _ops['bitwise_xor.Scalar'](_r.tensor(0), _r.scalar(1))
 
 
+_block_diag_parser = PythonArgParser([
+    'block_diag(TensorList tensors)',
+])
+
+
+def THPVariable_block_diag(*args, **kwargs):
+    _r = _block_diag_parser.parse(args, kwargs)
+    # aten::block_diag(Tensor[] tensors) -> Tensor
+    return _ops['block_diag'](_r.value(0))
+
+
 _bmm_parser = PythonArgParser([
     'bmm(Tensor input, Tensor mat2, *, Tensor out=None)',
 ])
@@ -1016,6 +1083,39 @@ def THPVariable_bmm(*args, **kwargs):
     return _ops['bmm.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
+_bucketize_parser = PythonArgParser([
+    'bucketize(Tensor input, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor out=None)',
+    'bucketize(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False)',
+])
+
+
+def THPVariable_bucketize(*args, **kwargs):
+    _r = _bucketize_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        if _r.is_none(4):
+            # aten::bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+            if not kwargs:
+                return _ops['bucketize.Tensor'](_r.tensor(0), _r.tensor(1))
+            return _ops['bucketize.Tensor'](_r.tensor(0), _r.tensor(1), out_int32=_r.to_bool(2), right=_r.to_bool(3))
+        # aten::bucketize.Tensor_out(Tensor self, Tensor boundaries, *, bool out_int32=False, bool right=False, Tensor(a!) out) -> Tensor(a!)
+        return _ops['bucketize.Tensor_out'](_r.tensor(0), _r.tensor(1), out_int32=_r.to_bool(2), right=_r.to_bool(3), out=_r.tensor(4))
+    # aten::bucketize.Scalar(Scalar self, Tensor boundaries, *, bool out_int32=False, bool right=False) -> Tensor
+    if not kwargs:
+        return _ops['bucketize.Scalar'](_r.scalar(0), _r.tensor(1))
+    return _ops['bucketize.Scalar'](_r.scalar(0), _r.tensor(1), out_int32=_r.to_bool(2), right=_r.to_bool(3))
+
+
+_cartesian_prod_parser = PythonArgParser([
+    'cartesian_prod(TensorList tensors)',
+])
+
+
+def THPVariable_cartesian_prod(*args, **kwargs):
+    _r = _cartesian_prod_parser.parse(args, kwargs)
+    # aten::cartesian_prod(Tensor[] tensors) -> Tensor
+    return _ops['cartesian_prod'](_r.value(0))
+
+
 _cat_parser = PythonArgParser([
     'cat(TensorList tensors, int64_t dim=0, *, Tensor out=None)',
 ])
@@ -1028,6 +1128,17 @@ def THPVariable_cat(*args, **kwargs):
         return _ops['cat'](_r.value(0), _r.to_int64(1))
     # aten::cat.out(Tensor[] tensors, int dim=0, *, Tensor(a!) out) -> Tensor(a!)
     return _ops['cat.out'](_r.value(0), _r.to_int64(1), out=_r.tensor(2))
+
+
+_cdist_parser = PythonArgParser([
+    'cdist(Tensor x1, Tensor x2, double p=2, int64_t? compute_mode=None)',
+])
+
+
+def THPVariable_cdist(*args, **kwargs):
+    _r = _cdist_parser.parse(args, kwargs)
+    # aten::cdist(Tensor x1, Tensor x2, float p=2, int? compute_mode=None) -> Tensor
+    return _ops['cdist'](_r.tensor(0), _r.tensor(1), _r.to_double(2), _r.to_int64(3))
 
 
 _ceil_parser = PythonArgParser([
@@ -1217,6 +1328,20 @@ def THPVariable_clone(*args, **kwargs):
     return _ops['clone'](_r.tensor(0), memory_format=_r.value(1))
 
 
+_column_stack_parser = PythonArgParser([
+    'column_stack(TensorList tensors, *, Tensor out=None)',
+])
+
+
+def THPVariable_column_stack(*args, **kwargs):
+    _r = _column_stack_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::column_stack(Tensor[] tensors) -> Tensor
+        return _ops['column_stack'](_r.value(0))
+    # aten::column_stack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['column_stack.out'](_r.value(0), out=_r.tensor(1))
+
+
 _complex_parser = PythonArgParser([
     'complex(Tensor real, Tensor imag)',
 ])
@@ -1395,6 +1520,20 @@ def THPVariable_count_nonzero(*args, **kwargs):
     return _ops['count_nonzero.dim_IntList'](_r.tensor(0), _r.intlist(1))
 
 
+_cross_parser = PythonArgParser([
+    'cross(Tensor input, Tensor other, int64_t? dim=None, *, Tensor out=None)',
+])
+
+
+def THPVariable_cross(*args, **kwargs):
+    _r = _cross_parser.parse(args, kwargs)
+    if _r.is_none(3):
+        # aten::cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+        return _ops['cross'](_r.tensor(0), _r.tensor(1), _r.to_int64(2))
+    # aten::cross.out(Tensor self, Tensor other, int? dim=None, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['cross.out'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), out=_r.tensor(3))
+
+
 _cummax_parser = PythonArgParser([
     'cummax(Tensor input, int64_t dim, *, TensorList[2] out=None)',
 ])
@@ -1424,16 +1563,19 @@ def THPVariable_cummin(*args, **kwargs):
 
 
 _cumprod_parser = PythonArgParser([
-    'cumprod(Tensor input, int64_t dim, *, ScalarType? dtype=None)',
+    'cumprod(Tensor input, int64_t dim, *, ScalarType? dtype=None, Tensor out=None)',
 ])
 
 
 def THPVariable_cumprod(*args, **kwargs):
     _r = _cumprod_parser.parse(args, kwargs)
-    # aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
-    if not kwargs:
-        return _ops['cumprod'](_r.tensor(0), _r.to_int64(1))
-    return _ops['cumprod'](_r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2))
+    if _r.is_none(3):
+        # aten::cumprod(Tensor self, int dim, *, ScalarType? dtype=None) -> Tensor
+        if not kwargs:
+            return _ops['cumprod'](_r.tensor(0), _r.to_int64(1))
+        return _ops['cumprod'](_r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2))
+    # aten::cumprod.out(Tensor self, int dim, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    return _ops['cumprod.out'](_r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(2), out=_r.tensor(3))
 
 
 _cumsum_parser = PythonArgParser([
@@ -1554,6 +1696,20 @@ def THPVariable_diagonal_copy(*args, **kwargs):
     return _ops['diagonal_copy'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3))
 
 
+_diff_parser = PythonArgParser([
+    'diff(Tensor input, int64_t n=1, int64_t dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor out=None)',
+])
+
+
+def THPVariable_diff(*args, **kwargs):
+    _r = _diff_parser.parse(args, kwargs)
+    if _r.is_none(5):
+        # aten::diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+        return _ops['diff'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.tensor(3), _r.tensor(4))
+    # aten::diff.out(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['diff.out'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.tensor(3), _r.tensor(4), out=_r.tensor(5))
+
+
 _digamma_parser = PythonArgParser([
     'digamma(Tensor input, *, Tensor out=None)',
 ])
@@ -1643,6 +1799,20 @@ def THPVariable_dsplit(*args, **kwargs):
         return _ops['dsplit.int'](_r.tensor(0), _r.to_int64(1))
     # aten::dsplit.array(Tensor(a -> *) self, int[] indices) -> Tensor(a)[]
     return _ops['dsplit.array'](_r.tensor(0), _r.intlist(1))
+
+
+_dstack_parser = PythonArgParser([
+    'dstack(TensorList tensors, *, Tensor out=None)',
+])
+
+
+def THPVariable_dstack(*args, **kwargs):
+    _r = _dstack_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::dstack(Tensor[] tensors) -> Tensor
+        return _ops['dstack'](_r.value(0))
+    # aten::dstack.out(Tensor[] tensors, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['dstack.out'](_r.value(0), out=_r.tensor(1))
 
 
 _einsum_parser = PythonArgParser([
@@ -1849,18 +2019,24 @@ def THPVariable_expm1_(*args, **kwargs):
 
 
 _eye_parser = PythonArgParser([
-    'eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
-    'eye(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'eye(SymInt n, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'eye(SymInt n, SymInt m, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
 
 def THPVariable_eye(*args, **kwargs):
     _r = _eye_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(5), 'eye', _r.to_int64(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device_with_default(3), pin_memory=_r.to_bool(4))
-    # aten::eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(6), 'eye.m', _r.to_int64(0), _r.to_int64(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
+        if _r.is_none(1):
+            # aten::eye(SymInt n, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+            return _factory(_r.to_bool(6), 'eye', _r.to_int64(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
+        # aten::eye.out(SymInt n, *, Tensor(a!) out) -> Tensor(a!)
+        return _factory_out(_r.to_bool(6), (_r.scalartype(2), _r.value(3), _r.device(4)), 'eye.out', _r.to_int64(0), out=_r.tensor(1))
+    if _r.is_none(2):
+        # aten::eye.m(SymInt n, SymInt m, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(7), 'eye.m', _r.to_int64(0), _r.to_int64(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
+    # aten::eye.m_out(SymInt n, SymInt m, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(7), (_r.scalartype(3), _r.value(4), _r.device(5)), 'eye.m_out', _r.to_int64(0), _r.to_int64(1), out=_r.tensor(2))
 
 
 _fill__parser = PythonArgParser([
@@ -2220,6 +2396,20 @@ def THPVariable_heaviside(*args, **kwargs):
     return _ops['heaviside.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
+_histc_parser = PythonArgParser([
+    'histc(Tensor input, int64_t bins=100, Scalar min=0, Scalar max=0, *, Tensor out=None)',
+])
+
+
+def THPVariable_histc(*args, **kwargs):
+    _r = _histc_parser.parse(args, kwargs)
+    if _r.is_none(4):
+        # aten::histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+        return _ops['histc'](_r.tensor(0), _r.to_int64(1), _r.scalar(2), _r.scalar(3))
+    # aten::histc.out(Tensor self, int bins=100, Scalar min=0, Scalar max=0, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['histc.out'](_r.tensor(0), _r.to_int64(1), _r.scalar(2), _r.scalar(3), out=_r.tensor(4))
+
+
 _hsplit_parser = PythonArgParser([
     'hsplit(Tensor input, int64_t sections)',
     'hsplit(Tensor input, IntArrayRef indices)',
@@ -2293,6 +2483,35 @@ def THPVariable_index_add(*args, **kwargs):
     if not kwargs:
         return _ops['index_add'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
     return _ops['index_add'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), alpha=_r.scalar(4))
+
+
+_index_copy_parser = PythonArgParser([
+    'index_copy(Tensor input, int64_t dim, Tensor index, Tensor source, *, Tensor out=None)',
+])
+
+
+def THPVariable_index_copy(*args, **kwargs):
+    _r = _index_copy_parser.parse(args, kwargs)
+    if _r.is_none(4):
+        # aten::index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
+        return _ops['index_copy'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
+    # aten::index_copy.out(Tensor self, int dim, Tensor index, Tensor source, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['index_copy.out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), out=_r.tensor(4))
+
+
+_index_fill_parser = PythonArgParser([
+    'index_fill(Tensor input, int64_t dim, Tensor index, Tensor value)',
+    'index_fill(Tensor input, int64_t dim, Tensor index, Scalar value)',
+])
+
+
+def THPVariable_index_fill(*args, **kwargs):
+    _r = _index_fill_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+        return _ops['index_fill.int_Tensor'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
+    # aten::index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    return _ops['index_fill.int_Scalar'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3))
 
 
 _index_put_parser = PythonArgParser([
@@ -2419,15 +2638,32 @@ def THPVariable_isreal(*args, **kwargs):
     return _ops['isreal'](_r.tensor(0))
 
 
+_kron_parser = PythonArgParser([
+    'kron(Tensor input, Tensor other, *, Tensor out=None)',
+])
+
+
+def THPVariable_kron(*args, **kwargs):
+    _r = _kron_parser.parse(args, kwargs)
+    if _r.is_none(2):
+        # aten::kron(Tensor self, Tensor other) -> Tensor
+        return _ops['kron'](_r.tensor(0), _r.tensor(1))
+    # aten::kron.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['kron.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+
+
 _kthvalue_parser = PythonArgParser([
-    'kthvalue(Tensor input, SymInt k, int64_t dim=-1, bool keepdim=False)',
+    'kthvalue(Tensor input, SymInt k, int64_t dim=-1, bool keepdim=False, *, TensorList[2] out=None)',
 ])
 
 
 def THPVariable_kthvalue(*args, **kwargs):
     _r = _kthvalue_parser.parse(args, kwargs)
-    # aten::kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
-    return _ops['kthvalue'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3))
+    if _r.is_none(4):
+        # aten::kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+        return _ops['kthvalue'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3))
+    # aten::kthvalue.values(Tensor self, SymInt k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+    return _return_type('kthvalue_out')(*_ops['kthvalue.values'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), values=_r.tensorlist(4)[0], indices=_r.tensorlist(4)[1]))
 
 
 _layer_norm_parser = PythonArgParser([
@@ -2668,6 +2904,20 @@ def THPVariable_logaddexp2(*args, **kwargs):
     return _ops['logaddexp2.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
+_logcumsumexp_parser = PythonArgParser([
+    'logcumsumexp(Tensor input, int64_t dim, *, Tensor out=None)',
+])
+
+
+def THPVariable_logcumsumexp(*args, **kwargs):
+    _r = _logcumsumexp_parser.parse(args, kwargs)
+    if _r.is_none(2):
+        # aten::logcumsumexp(Tensor self, int dim) -> Tensor
+        return _ops['logcumsumexp'](_r.tensor(0), _r.to_int64(1))
+    # aten::logcumsumexp.out(Tensor self, int dim, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['logcumsumexp.out'](_r.tensor(0), _r.to_int64(1), out=_r.tensor(2))
+
+
 _logical_and_parser = PythonArgParser([
     'logical_and(Tensor input, Tensor other)',
 ])
@@ -2798,6 +3048,17 @@ def THPVariable_masked_fill(*args, **kwargs):
     return _ops['masked_fill.Scalar'](_r.tensor(0), _r.tensor(1), _r.scalar(2))
 
 
+_masked_scatter_parser = PythonArgParser([
+    'masked_scatter(Tensor input, Tensor mask, Tensor source)',
+])
+
+
+def THPVariable_masked_scatter(*args, **kwargs):
+    _r = _masked_scatter_parser.parse(args, kwargs)
+    # aten::masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+    return _ops['masked_scatter'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
+
+
 _masked_select_parser = PythonArgParser([
     'masked_select(Tensor input, Tensor mask)',
 ])
@@ -2908,7 +3169,7 @@ def THPVariable_mean(*args, **kwargs):
 
 _median_parser = PythonArgParser([
     'median(Tensor input)',
-    'median(Tensor input, int64_t dim, bool keepdim=False)',
+    'median(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)',
 ])
 
 
@@ -2917,8 +3178,11 @@ def THPVariable_median(*args, **kwargs):
     if _r.idx == 0:
         # aten::median(Tensor self) -> Tensor
         return _ops['median'](_r.tensor(0))
-    # aten::median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-    return _ops['median.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    if _r.is_none(3):
+        # aten::median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+        return _ops['median.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    # aten::median.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+    return _return_type('median_out')(*_ops['median.dim_values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
 
 
 _meshgrid_parser = PythonArgParser([
@@ -2989,14 +3253,17 @@ def THPVariable_mm(*args, **kwargs):
 
 
 _mode_parser = PythonArgParser([
-    'mode(Tensor input, int64_t dim=-1, bool keepdim=False)',
+    'mode(Tensor input, int64_t dim=-1, bool keepdim=False, *, TensorList[2] out=None)',
 ])
 
 
 def THPVariable_mode(*args, **kwargs):
     _r = _mode_parser.parse(args, kwargs)
-    # aten::mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
-    return _ops['mode'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    if _r.is_none(3):
+        # aten::mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
+        return _ops['mode'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    # aten::mode.values(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+    return _return_type('mode_out')(*_ops['mode.values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
 
 
 _moveaxis_parser = PythonArgParser([
@@ -3027,6 +3294,20 @@ def THPVariable_movedim(*args, **kwargs):
         return _ops['movedim.int'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
     # aten::movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
     return _ops['movedim.intlist'](_r.tensor(0), _r.intlist(1), _r.intlist(2))
+
+
+_msort_parser = PythonArgParser([
+    'msort(Tensor input, *, Tensor out=None)',
+])
+
+
+def THPVariable_msort(*args, **kwargs):
+    _r = _msort_parser.parse(args, kwargs)
+    if _r.is_none(1):
+        # aten::msort(Tensor self) -> Tensor
+        return _ops['msort'](_r.tensor(0))
+    # aten::msort.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['msort.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _mul_parser = PythonArgParser([
@@ -3440,18 +3721,24 @@ def THPVariable_rad2deg_(*args, **kwargs):
 
 
 _rand_parser = PythonArgParser([
-    'rand(SymIntArrayRef size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
-    'rand(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'rand(SymIntArrayRef size, *, Generator? generator, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'rand(SymIntArrayRef size, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
 
 def THPVariable_rand(*args, **kwargs):
     _r = _rand_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(6), 'rand.generator', _r.intlist(0), generator=_r.value(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
-    # aten::rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(5), 'rand', _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device_with_default(3), pin_memory=_r.to_bool(4))
+        if _r.is_none(2):
+            # aten::rand.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+            return _factory(_r.to_bool(7), 'rand.generator', _r.intlist(0), generator=_r.value(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
+        # aten::rand.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
+        return _factory_out(_r.to_bool(7), (_r.scalartype(3), _r.value(4), _r.device(5)), 'rand.generator_out', _r.intlist(0), generator=_r.value(1), out=_r.tensor(2))
+    if _r.is_none(1):
+        # aten::rand(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(6), 'rand', _r.intlist(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
+    # aten::rand.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(6), (_r.scalartype(2), _r.value(3), _r.device(4)), 'rand.out', _r.intlist(0), out=_r.tensor(1))
 
 
 _rand_like_parser = PythonArgParser([
@@ -3470,41 +3757,82 @@ def THPVariable_rand_like(*args, **kwargs):
 
 
 _randint_parser = PythonArgParser([
-    'randint(SymInt high, SymIntArrayRef size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
-    'randint(SymInt high, SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
-    'randint(SymInt low, SymInt high, SymIntArrayRef size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
-    'randint(SymInt low, SymInt high, SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'randint(SymInt high, SymIntArrayRef size, *, Generator? generator, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'randint(SymInt high, SymIntArrayRef size, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'randint(SymInt low, SymInt high, SymIntArrayRef size, *, Generator? generator, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'randint(SymInt low, SymInt high, SymIntArrayRef size, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
 
 def THPVariable_randint(*args, **kwargs):
     _r = _randint_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(7), 'randint.generator', _r.to_int64(0), _r.intlist(1), generator=_r.value(2), dtype=_r.scalartype_with_default(3, int64), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
+        if _r.is_none(3):
+            # aten::randint.generator(SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+            return _factory(_r.to_bool(8), 'randint.generator', _r.to_int64(0), _r.intlist(1), generator=_r.value(2), dtype=_r.scalartype_with_default(4, int64), layout=_r.value(5), device=_r.device_with_default(6), pin_memory=_r.to_bool(7))
+        # aten::randint.generator_out(SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
+        return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'randint.generator_out', _r.to_int64(0), _r.intlist(1), generator=_r.value(2), out=_r.tensor(3))
     if _r.idx == 1:
-        # aten::randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(6), 'randint', _r.to_int64(0), _r.intlist(1), dtype=_r.scalartype_with_default(2, int64), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
+        if _r.is_none(2):
+            # aten::randint(SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+            return _factory(_r.to_bool(7), 'randint', _r.to_int64(0), _r.intlist(1), dtype=_r.scalartype_with_default(3, int64), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
+        # aten::randint.out(SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+        return _factory_out(_r.to_bool(7), (_r.scalartype(3), _r.value(4), _r.device(5)), 'randint.out', _r.to_int64(0), _r.intlist(1), out=_r.tensor(2))
     if _r.idx == 2:
-        # aten::randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(8), 'randint.low_generator', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), generator=_r.value(3), dtype=_r.scalartype_with_default(4, int64), layout=_r.value(5), device=_r.device_with_default(6), pin_memory=_r.to_bool(7))
-    # aten::randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(7), 'randint.low', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), dtype=_r.scalartype_with_default(3, int64), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
+        if _r.is_none(4):
+            # aten::randint.low_generator(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+            return _factory(_r.to_bool(9), 'randint.low_generator', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), generator=_r.value(3), dtype=_r.scalartype_with_default(5, int64), layout=_r.value(6), device=_r.device_with_default(7), pin_memory=_r.to_bool(8))
+        # aten::randint.low_generator_out(SymInt low, SymInt high, SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
+        return _factory_out(_r.to_bool(9), (_r.scalartype(5), _r.value(6), _r.device(7)), 'randint.low_generator_out', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), generator=_r.value(3), out=_r.tensor(4))
+    if _r.is_none(3):
+        # aten::randint.low(SymInt low, SymInt high, SymInt[] size, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(8), 'randint.low', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), dtype=_r.scalartype_with_default(4, int64), layout=_r.value(5), device=_r.device_with_default(6), pin_memory=_r.to_bool(7))
+    # aten::randint.low_out(SymInt low, SymInt high, SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(8), (_r.scalartype(4), _r.value(5), _r.device(6)), 'randint.low_out', _r.to_int64(0), _r.to_int64(1), _r.intlist(2), out=_r.tensor(3))
+
+
+_randint_like_parser = PythonArgParser([
+    'randint_like(Tensor input, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'randint_like(Tensor input, SymInt high, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'randint_like(Tensor input, SymInt low, SymInt high, *, Generator? generator, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'randint_like(Tensor input, SymInt low, SymInt high, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def THPVariable_randint_like(*args, **kwargs):
+    _r = _randint_like_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::randint_like.generator(Tensor self, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+        return _factory(_r.to_bool(8), 'randint_like.generator', _r.tensor(0), _r.to_int64(1), generator=_r.value(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7), memory_format=_r.value(3))
+    if _r.idx == 1:
+        # aten::randint_like(Tensor self, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+        return _factory(_r.to_bool(7), 'randint_like', _r.tensor(0), _r.to_int64(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device(5), pin_memory=_r.to_bool(6), memory_format=_r.value(2))
+    if _r.idx == 2:
+        # aten::randint_like.low_generator_dtype(Tensor self, SymInt low, SymInt high, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+        return _factory(_r.to_bool(9), 'randint_like.low_generator_dtype', _r.tensor(0), _r.to_int64(1), _r.to_int64(2), generator=_r.value(3), dtype=_r.scalartype(5), layout=_r.value(6), device=_r.device(7), pin_memory=_r.to_bool(8), memory_format=_r.value(4))
+    # aten::randint_like.low_dtype(Tensor self, SymInt low, SymInt high, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
+    return _factory(_r.to_bool(8), 'randint_like.low_dtype', _r.tensor(0), _r.to_int64(1), _r.to_int64(2), dtype=_r.scalartype(4), layout=_r.value(5), device=_r.device(6), pin_memory=_r.to_bool(7), memory_format=_r.value(3))
 
 
 _randn_parser = PythonArgParser([
-    'randn(SymIntArrayRef size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
-    'randn(SymIntArrayRef size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'randn(SymIntArrayRef size, *, Generator? generator, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+    'randn(SymIntArrayRef size, *, Tensor out=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
 
 
 def THPVariable_randn(*args, **kwargs):
     _r = _randn_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-        return _factory(_r.to_bool(6), 'randn.generator', _r.intlist(0), generator=_r.value(1), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
-    # aten::randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
-    return _factory(_r.to_bool(5), 'randn', _r.intlist(0), dtype=_r.scalartype(1), layout=_r.value(2), device=_r.device_with_default(3), pin_memory=_r.to_bool(4))
+        if _r.is_none(2):
+            # aten::randn.generator(SymInt[] size, *, Generator? generator, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+            return _factory(_r.to_bool(7), 'randn.generator', _r.intlist(0), generator=_r.value(1), dtype=_r.scalartype(3), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
+        # aten::randn.generator_out(SymInt[] size, *, Generator? generator, Tensor(a!) out) -> Tensor(a!)
+        return _factory_out(_r.to_bool(7), (_r.scalartype(3), _r.value(4), _r.device(5)), 'randn.generator_out', _r.intlist(0), generator=_r.value(1), out=_r.tensor(2))
+    if _r.is_none(1):
+        # aten::randn(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+        return _factory(_r.to_bool(6), 'randn', _r.intlist(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
+    # aten::randn.out(SymInt[] size, *, Tensor(a!) out) -> Tensor(a!)
+    return _factory_out(_r.to_bool(6), (_r.scalartype(2), _r.value(3), _r.device(4)), 'randn.out', _r.intlist(0), out=_r.tensor(1))
 
 
 _randn_like_parser = PythonArgParser([
@@ -3535,6 +3863,17 @@ def THPVariable_randperm(*args, **kwargs):
         return _factory(_r.to_bool(6), 'randperm.generator', _r.to_int64(0), generator=_r.value(1), dtype=_r.scalartype_with_default(2, int64), layout=_r.value(3), device=_r.device_with_default(4), pin_memory=_r.to_bool(5))
     # aten::randperm(SymInt n, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
     return _factory(_r.to_bool(5), 'randperm', _r.to_int64(0), dtype=_r.scalartype_with_default(1, int64), layout=_r.value(2), device=_r.device_with_default(3), pin_memory=_r.to_bool(4))
+
+
+_ravel_parser = PythonArgParser([
+    'ravel(Tensor input)',
+])
+
+
+def THPVariable_ravel(*args, **kwargs):
+    _r = _ravel_parser.parse(args, kwargs)
+    # aten::ravel(Tensor(a) self) -> Tensor(a)
+    return _ops['ravel'](_r.tensor(0))
 
 
 _real_parser = PythonArgParser([
@@ -3674,6 +4013,17 @@ def THPVariable_roll(*args, **kwargs):
     return _ops['roll'](_r.tensor(0), _r.intlist(1), _r.intlist(2))
 
 
+_rot90_parser = PythonArgParser([
+    'rot90(Tensor input, int64_t k=1, IntArrayRef dims={0,1})',
+])
+
+
+def THPVariable_rot90(*args, **kwargs):
+    _r = _rot90_parser.parse(args, kwargs)
+    # aten::rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor
+    return _ops['rot90'](_r.tensor(0), _r.to_int64(1), _r.intlist(2))
+
+
 _round_parser = PythonArgParser([
     'round(Tensor input, *, Tensor out=None)',
     'round(Tensor input, *, int64_t decimals, Tensor out=None)',
@@ -3810,6 +4160,31 @@ def THPVariable_scatter_reduce(*args, **kwargs):
     if not kwargs:
         return _ops['scatter_reduce.two'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), _r.value(4))
     return _ops['scatter_reduce.two'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), _r.value(4), include_self=_r.to_bool(5))
+
+
+_searchsorted_parser = PythonArgParser([
+    'searchsorted(Tensor sorted_sequence, Tensor input, *, bool out_int32=False, bool right=False, c10::string_view? side=None, Tensor? sorter=None, Tensor out=None)',
+    'searchsorted(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, c10::string_view? side=None, Tensor? sorter=None, Tensor out=None)',
+])
+
+
+def THPVariable_searchsorted(*args, **kwargs):
+    _r = _searchsorted_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        if _r.is_none(6):
+            # aten::searchsorted.Tensor(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+            if not kwargs:
+                return _ops['searchsorted.Tensor'](_r.tensor(0), _r.tensor(1))
+            return _ops['searchsorted.Tensor'](_r.tensor(0), _r.tensor(1), out_int32=_r.to_bool(2), right=_r.to_bool(3), side=_r.value(4), sorter=_r.tensor(5))
+        # aten::searchsorted.Tensor_out(Tensor sorted_sequence, Tensor self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)
+        return _ops['searchsorted.Tensor_out'](_r.tensor(0), _r.tensor(1), out_int32=_r.to_bool(2), right=_r.to_bool(3), side=_r.value(4), sorter=_r.tensor(5), out=_r.tensor(6))
+    if _r.is_none(6):
+        # aten::searchsorted.Scalar(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None) -> Tensor
+        if not kwargs:
+            return _ops['searchsorted.Scalar'](_r.tensor(0), _r.scalar(1))
+        return _ops['searchsorted.Scalar'](_r.tensor(0), _r.scalar(1), out_int32=_r.to_bool(2), right=_r.to_bool(3), side=_r.value(4), sorter=_r.tensor(5))
+    # aten::searchsorted.Scalar_out(Tensor sorted_sequence, Scalar self, *, bool out_int32=False, bool right=False, str? side=None, Tensor? sorter=None, Tensor(a!) out) -> Tensor(a!)
+    return _ops['searchsorted.Scalar_out'](_r.tensor(0), _r.scalar(1), out_int32=_r.to_bool(2), right=_r.to_bool(3), side=_r.value(4), sorter=_r.tensor(5), out=_r.tensor(6))
 
 
 _select_parser = PythonArgParser([
@@ -4346,6 +4721,20 @@ def THPVariable_tensor_split(*args, **kwargs):
     return _ops['tensor_split.sections'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
 
 
+_tensordot_parser = PythonArgParser([
+    'tensordot(Tensor input, Tensor other, IntArrayRef dims_self, IntArrayRef dims_other, *, Tensor out=None)',
+])
+
+
+def THPVariable_tensordot(*args, **kwargs):
+    _r = _tensordot_parser.parse(args, kwargs)
+    if _r.is_none(4):
+        # aten::tensordot(Tensor self, Tensor other, int[] dims_self, int[] dims_other) -> Tensor
+        return _ops['tensordot'](_r.tensor(0), _r.tensor(1), _r.intlist(2), _r.intlist(3))
+    # aten::tensordot.out(Tensor self, Tensor other, int[] dims_self, int[] dims_other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['tensordot.out'](_r.tensor(0), _r.tensor(1), _r.intlist(2), _r.intlist(3), out=_r.tensor(4))
+
+
 _tile_parser = PythonArgParser([
     'tile(Tensor input, SymIntArrayRef dims)',
 ])
@@ -4404,6 +4793,17 @@ def THPVariable_tril(*args, **kwargs):
     return _ops['tril'](_r.tensor(0), _r.to_int64(1))
 
 
+_tril_indices_parser = PythonArgParser([
+    'tril_indices(int64_t row, int64_t col, int64_t offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def THPVariable_tril_indices(*args, **kwargs):
+    _r = _tril_indices_parser.parse(args, kwargs)
+    # aten::tril_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(7), 'tril_indices', _r.to_int64(0), _r.to_int64(1), _r.to_int64(2), dtype=_r.scalartype_with_default(3, int64), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
+
+
 _triu_parser = PythonArgParser([
     'triu(Tensor input, SymInt diagonal=0)',
 ])
@@ -4413,6 +4813,17 @@ def THPVariable_triu(*args, **kwargs):
     _r = _triu_parser.parse(args, kwargs)
     # aten::triu(Tensor self, SymInt diagonal=0) -> Tensor
     return _ops['triu'](_r.tensor(0), _r.to_int64(1))
+
+
+_triu_indices_parser = PythonArgParser([
+    'triu_indices(int64_t row, int64_t col, int64_t offset=0, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
+])
+
+
+def THPVariable_triu_indices(*args, **kwargs):
+    _r = _triu_indices_parser.parse(args, kwargs)
+    # aten::triu_indices(int row, int col, int offset=0, *, ScalarType? dtype=long, Layout? layout=None, Device? device=None, bool? pin_memory=None) -> Tensor
+    return _factory(_r.to_bool(7), 'triu_indices', _r.to_int64(0), _r.to_int64(1), _r.to_int64(2), dtype=_r.scalartype_with_default(3, int64), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
 
 
 _true_divide_parser = PythonArgParser([
@@ -4704,7 +5115,9 @@ def THPVariable_zeros_like(*args, **kwargs):
 # The function table (torch's ``torch_functions``): what internals puts in its namespace.
 FUNCTIONS = named({
     '_adaptive_avg_pool2d': THPVariable__adaptive_avg_pool2d,
+    '_cdist_forward': THPVariable__cdist_forward,
     '_coalesce': THPVariable__coalesce,
+    '_euclidean_dist': THPVariable__euclidean_dist,
     '_linalg_det': THPVariable__linalg_det,
     '_log_softmax': THPVariable__log_softmax,
     '_log_softmax_backward_data': THPVariable__log_softmax_backward_data,
@@ -4730,6 +5143,7 @@ FUNCTIONS = named({
     'allclose': THPVariable_allclose,
     'amax': THPVariable_amax,
     'amin': THPVariable_amin,
+    'aminmax': THPVariable_aminmax,
     'angle': THPVariable_angle,
     'any': THPVariable_any,
     'arange': THPVariable_arange,
@@ -4775,8 +5189,12 @@ FUNCTIONS = named({
     'bitwise_or': THPVariable_bitwise_or,
     'bitwise_right_shift': THPVariable_bitwise_right_shift,
     'bitwise_xor': THPVariable_bitwise_xor,
+    'block_diag': THPVariable_block_diag,
     'bmm': THPVariable_bmm,
+    'bucketize': THPVariable_bucketize,
+    'cartesian_prod': THPVariable_cartesian_prod,
     'cat': THPVariable_cat,
+    'cdist': THPVariable_cdist,
     'ceil': THPVariable_ceil,
     'ceil_': THPVariable_ceil_,
     'chunk': THPVariable_chunk,
@@ -4789,6 +5207,7 @@ FUNCTIONS = named({
     'clip': THPVariable_clip,
     'clip_': THPVariable_clip_,
     'clone': THPVariable_clone,
+    'column_stack': THPVariable_column_stack,
     'complex': THPVariable_complex,
     'concat': THPVariable_concat,
     'concatenate': THPVariable_concatenate,
@@ -4803,6 +5222,7 @@ FUNCTIONS = named({
     'cosh': THPVariable_cosh,
     'cosh_': THPVariable_cosh_,
     'count_nonzero': THPVariable_count_nonzero,
+    'cross': THPVariable_cross,
     'cummax': THPVariable_cummax,
     'cummin': THPVariable_cummin,
     'cumprod': THPVariable_cumprod,
@@ -4816,12 +5236,14 @@ FUNCTIONS = named({
     'diagflat': THPVariable_diagflat,
     'diagonal': THPVariable_diagonal,
     'diagonal_copy': THPVariable_diagonal_copy,
+    'diff': THPVariable_diff,
     'digamma': THPVariable_digamma,
     'div': THPVariable_div,
     'dot': THPVariable_dot,
     'dropout': THPVariable_dropout,
     'dropout_': THPVariable_dropout_,
     'dsplit': THPVariable_dsplit,
+    'dstack': THPVariable_dstack,
     'einsum': THPVariable_einsum,
     'embedding': THPVariable_embedding,
     'empty': THPVariable_empty,
@@ -4864,12 +5286,15 @@ FUNCTIONS = named({
     'ger': THPVariable_ger,
     'gt': THPVariable_gt,
     'heaviside': THPVariable_heaviside,
+    'histc': THPVariable_histc,
     'hsplit': THPVariable_hsplit,
     'hstack': THPVariable_hstack,
     'hypot': THPVariable_hypot,
     'imag': THPVariable_imag,
     'index': THPVariable_index,
     'index_add': THPVariable_index_add,
+    'index_copy': THPVariable_index_copy,
+    'index_fill': THPVariable_index_fill,
     'index_put': THPVariable_index_put,
     'index_put_': THPVariable_index_put_,
     'index_select': THPVariable_index_select,
@@ -4881,6 +5306,7 @@ FUNCTIONS = named({
     'isinf': THPVariable_isinf,
     'isnan': THPVariable_isnan,
     'isreal': THPVariable_isreal,
+    'kron': THPVariable_kron,
     'kthvalue': THPVariable_kthvalue,
     'layer_norm': THPVariable_layer_norm,
     'le': THPVariable_le,
@@ -4900,6 +5326,7 @@ FUNCTIONS = named({
     'log_softmax': THPVariable_log_softmax,
     'logaddexp': THPVariable_logaddexp,
     'logaddexp2': THPVariable_logaddexp2,
+    'logcumsumexp': THPVariable_logcumsumexp,
     'logical_and': THPVariable_logical_and,
     'logical_not': THPVariable_logical_not,
     'logical_or': THPVariable_logical_or,
@@ -4910,6 +5337,7 @@ FUNCTIONS = named({
     'logsumexp': THPVariable_logsumexp,
     'lt': THPVariable_lt,
     'masked_fill': THPVariable_masked_fill,
+    'masked_scatter': THPVariable_masked_scatter,
     'masked_select': THPVariable_masked_select,
     'matmul': THPVariable_matmul,
     'matrix_power': THPVariable_matrix_power,
@@ -4925,6 +5353,7 @@ FUNCTIONS = named({
     'mode': THPVariable_mode,
     'moveaxis': THPVariable_moveaxis,
     'movedim': THPVariable_movedim,
+    'msort': THPVariable_msort,
     'mul': THPVariable_mul,
     'multinomial': THPVariable_multinomial,
     'multiply': THPVariable_multiply,
@@ -4955,9 +5384,11 @@ FUNCTIONS = named({
     'rand': THPVariable_rand,
     'rand_like': THPVariable_rand_like,
     'randint': THPVariable_randint,
+    'randint_like': THPVariable_randint_like,
     'randn': THPVariable_randn,
     'randn_like': THPVariable_randn_like,
     'randperm': THPVariable_randperm,
+    'ravel': THPVariable_ravel,
     'real': THPVariable_real,
     'reciprocal': THPVariable_reciprocal,
     'relu': THPVariable_relu,
@@ -4968,6 +5399,7 @@ FUNCTIONS = named({
     'resize_as_': THPVariable_resize_as_,
     'resolve_conj': THPVariable_resolve_conj,
     'roll': THPVariable_roll,
+    'rot90': THPVariable_rot90,
     'round': THPVariable_round,
     'round_': THPVariable_round_,
     'rsqrt': THPVariable_rsqrt,
@@ -4977,6 +5409,7 @@ FUNCTIONS = named({
     'scatter': THPVariable_scatter,
     'scatter_add': THPVariable_scatter_add,
     'scatter_reduce': THPVariable_scatter_reduce,
+    'searchsorted': THPVariable_searchsorted,
     'select': THPVariable_select,
     'sgn': THPVariable_sgn,
     'sigmoid': THPVariable_sigmoid,
@@ -5015,12 +5448,15 @@ FUNCTIONS = named({
     'tanh': THPVariable_tanh,
     'tanh_': THPVariable_tanh_,
     'tensor_split': THPVariable_tensor_split,
+    'tensordot': THPVariable_tensordot,
     'tile': THPVariable_tile,
     'topk': THPVariable_topk,
     'trace': THPVariable_trace,
     'transpose': THPVariable_transpose,
     'tril': THPVariable_tril,
+    'tril_indices': THPVariable_tril_indices,
     'triu': THPVariable_triu,
+    'triu_indices': THPVariable_triu_indices,
     'true_divide': THPVariable_true_divide,
     'trunc': THPVariable_trunc,
     'trunc_': THPVariable_trunc_,

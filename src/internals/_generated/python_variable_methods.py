@@ -359,6 +359,19 @@ def THPVariable_amin(self, *args, **kwargs):
     return _ops['amin'](self, _r.intlist(0), _r.to_bool(1))
 
 
+_aminmax_parser = PythonArgParser([
+    'aminmax(*, int64_t? dim=None, bool keepdim=False)',
+])
+
+
+def THPVariable_aminmax(self, *args, **kwargs):
+    _r = _aminmax_parser.parse(args, kwargs)
+    # aten::aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)
+    if not kwargs:
+        return _ops['aminmax'](self)
+    return _ops['aminmax'](self, dim=_r.to_int64(0), keepdim=_r.to_bool(1))
+
+
 def THPVariable_angle(self):
     # aten::angle(Tensor self) -> Tensor
     return _ops['angle'](self)
@@ -1084,6 +1097,17 @@ def THPVariable_count_nonzero(self, *args, **kwargs):
     return _ops['count_nonzero.dim_IntList'](self, _r.intlist(0))
 
 
+_cross_parser = PythonArgParser([
+    'cross(Tensor other, int64_t? dim=None)',
+])
+
+
+def THPVariable_cross(self, *args, **kwargs):
+    _r = _cross_parser.parse(args, kwargs)
+    # aten::cross(Tensor self, Tensor other, int? dim=None) -> Tensor
+    return _ops['cross'](self, _r.tensor(0), _r.to_int64(1))
+
+
 _cummax_parser = PythonArgParser([
     'cummax(int64_t dim)',
 ])
@@ -1199,6 +1223,17 @@ def THPVariable_diagonal(self, *args, **kwargs):
     _r = _diagonal_parser.parse(args, kwargs)
     # aten::diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
     return _ops['diagonal'](self, _r.to_int64(0), _r.to_int64(1), _r.to_int64(2))
+
+
+_diff_parser = PythonArgParser([
+    'diff(int64_t n=1, int64_t dim=-1, Tensor? prepend=None, Tensor? append=None)',
+])
+
+
+def THPVariable_diff(self, *args, **kwargs):
+    _r = _diff_parser.parse(args, kwargs)
+    # aten::diff(Tensor self, int n=1, int dim=-1, Tensor? prepend=None, Tensor? append=None) -> Tensor
+    return _ops['diff'](self, _r.to_int64(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
 
 
 def THPVariable_digamma(self):
@@ -1661,6 +1696,17 @@ def THPVariable_heaviside_(self, *args, **kwargs):
     return _ops['heaviside_'](self, _r.tensor(0))
 
 
+_histc_parser = PythonArgParser([
+    'histc(int64_t bins=100, Scalar min=0, Scalar max=0)',
+])
+
+
+def THPVariable_histc(self, *args, **kwargs):
+    _r = _histc_parser.parse(args, kwargs)
+    # aten::histc(Tensor self, int bins=100, Scalar min=0, Scalar max=0) -> Tensor
+    return _ops['histc'](self, _r.to_int64(0), _r.scalar(1), _r.scalar(2))
+
+
 _hsplit_parser = PythonArgParser([
     'hsplit(int64_t sections)',
     'hsplit(IntArrayRef indices)',
@@ -1733,6 +1779,58 @@ def THPVariable_index_add_(self, *args, **kwargs):
     if not kwargs:
         return _ops['index_add_'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
     return _ops['index_add_'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2), alpha=_r.scalar(3))
+
+
+_index_copy_parser = PythonArgParser([
+    'index_copy(int64_t dim, Tensor index, Tensor source)',
+])
+
+
+def THPVariable_index_copy(self, *args, **kwargs):
+    _r = _index_copy_parser.parse(args, kwargs)
+    # aten::index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor
+    return _ops['index_copy'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
+
+
+_index_copy__parser = PythonArgParser([
+    'index_copy_(int64_t dim, Tensor index, Tensor source)',
+])
+
+
+def THPVariable_index_copy_(self, *args, **kwargs):
+    _r = _index_copy__parser.parse(args, kwargs)
+    # aten::index_copy_(Tensor(a!) self, int dim, Tensor index, Tensor source) -> Tensor(a!)
+    return _ops['index_copy_'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
+
+
+_index_fill_parser = PythonArgParser([
+    'index_fill(int64_t dim, Tensor index, Tensor value)',
+    'index_fill(int64_t dim, Tensor index, Scalar value)',
+])
+
+
+def THPVariable_index_fill(self, *args, **kwargs):
+    _r = _index_fill_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor
+        return _ops['index_fill.int_Tensor'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
+    # aten::index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+    return _ops['index_fill.int_Scalar'](self, _r.to_int64(0), _r.tensor(1), _r.scalar(2))
+
+
+_index_fill__parser = PythonArgParser([
+    'index_fill_(int64_t dim, Tensor index, Tensor value)',
+    'index_fill_(int64_t dim, Tensor index, Scalar value)',
+])
+
+
+def THPVariable_index_fill_(self, *args, **kwargs):
+    _r = _index_fill__parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::index_fill_.int_Tensor(Tensor(a!) self, int dim, Tensor index, Tensor value) -> Tensor(a!)
+        return _ops['index_fill_.int_Tensor'](self, _r.to_int64(0), _r.tensor(1), _r.tensor(2))
+    # aten::index_fill_.int_Scalar(Tensor(a!) self, int dim, Tensor index, Scalar value) -> Tensor(a!)
+    return _ops['index_fill_.int_Scalar'](self, _r.to_int64(0), _r.tensor(1), _r.scalar(2))
 
 
 _index_put_parser = PythonArgParser([
@@ -1828,6 +1926,17 @@ def THPVariable_isnan(self):
 def THPVariable_isreal(self):
     # aten::isreal(Tensor self) -> Tensor
     return _ops['isreal'](self)
+
+
+_kron_parser = PythonArgParser([
+    'kron(Tensor other)',
+])
+
+
+def THPVariable_kron(self, *args, **kwargs):
+    _r = _kron_parser.parse(args, kwargs)
+    # aten::kron(Tensor self, Tensor other) -> Tensor
+    return _ops['kron'](self, _r.tensor(0))
 
 
 _kthvalue_parser = PythonArgParser([
@@ -1967,6 +2076,17 @@ def THPVariable_logaddexp2(self, *args, **kwargs):
     _r = _logaddexp2_parser.parse(args, kwargs)
     # aten::logaddexp2(Tensor self, Tensor other) -> Tensor
     return _ops['logaddexp2'](self, _r.tensor(0))
+
+
+_logcumsumexp_parser = PythonArgParser([
+    'logcumsumexp(int64_t dim)',
+])
+
+
+def THPVariable_logcumsumexp(self, *args, **kwargs):
+    _r = _logcumsumexp_parser.parse(args, kwargs)
+    # aten::logcumsumexp(Tensor self, int dim) -> Tensor
+    return _ops['logcumsumexp'](self, _r.to_int64(0))
 
 
 _logical_and_parser = PythonArgParser([
@@ -2121,6 +2241,28 @@ def THPVariable_masked_fill_(self, *args, **kwargs):
         return _ops['masked_fill_.Tensor'](self, _r.tensor(0), _r.tensor(1))
     # aten::masked_fill_.Scalar(Tensor(a!) self, Tensor mask, Scalar value) -> Tensor(a!)
     return _ops['masked_fill_.Scalar'](self, _r.tensor(0), _r.scalar(1))
+
+
+_masked_scatter_parser = PythonArgParser([
+    'masked_scatter(Tensor mask, Tensor source)',
+])
+
+
+def THPVariable_masked_scatter(self, *args, **kwargs):
+    _r = _masked_scatter_parser.parse(args, kwargs)
+    # aten::masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor
+    return _ops['masked_scatter'](self, _r.tensor(0), _r.tensor(1))
+
+
+_masked_scatter__parser = PythonArgParser([
+    'masked_scatter_(Tensor mask, Tensor source)',
+])
+
+
+def THPVariable_masked_scatter_(self, *args, **kwargs):
+    _r = _masked_scatter__parser.parse(args, kwargs)
+    # aten::masked_scatter_(Tensor(a!) self, Tensor mask, Tensor source) -> Tensor(a!)
+    return _ops['masked_scatter_'](self, _r.tensor(0), _r.tensor(1))
 
 
 _masked_select_parser = PythonArgParser([
@@ -2300,6 +2442,11 @@ def THPVariable_movedim(self, *args, **kwargs):
         return _ops['movedim.int'](self, _r.to_int64(0), _r.to_int64(1))
     # aten::movedim.intlist(Tensor(a) self, int[] source, int[] destination) -> Tensor(a)
     return _ops['movedim.intlist'](self, _r.intlist(0), _r.intlist(1))
+
+
+def THPVariable_msort(self):
+    # aten::msort(Tensor self) -> Tensor
+    return _ops['msort'](self)
 
 
 _mul_parser = PythonArgParser([
@@ -2670,6 +2817,11 @@ def THPVariable_random_(self, *args, **kwargs):
     return _ops['random_.to'](self, _r.to_int64(0), generator=_r.value(1))
 
 
+def THPVariable_ravel(self):
+    # aten::ravel(Tensor(a) self) -> Tensor(a)
+    return _ops['ravel'](self)
+
+
 def THPVariable_reciprocal(self):
     # aten::reciprocal(Tensor self) -> Tensor
     return _ops['reciprocal'](self)
@@ -2796,6 +2948,17 @@ def THPVariable_roll(self, *args, **kwargs):
     _r = _roll_parser.parse(args, kwargs)
     # aten::roll(Tensor self, SymInt[1] shifts, int[1] dims=[]) -> Tensor
     return _ops['roll'](self, _r.intlist(0), _r.intlist(1))
+
+
+_rot90_parser = PythonArgParser([
+    'rot90(int64_t k=1, IntArrayRef dims={0,1})',
+])
+
+
+def THPVariable_rot90(self, *args, **kwargs):
+    _r = _rot90_parser.parse(args, kwargs)
+    # aten::rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor
+    return _ops['rot90'](self, _r.to_int64(0), _r.intlist(1))
 
 
 _round_parser = PythonArgParser([
@@ -3677,6 +3840,7 @@ METHODS = named({
     'allclose': THPVariable_allclose,
     'amax': THPVariable_amax,
     'amin': THPVariable_amin,
+    'aminmax': THPVariable_aminmax,
     'angle': THPVariable_angle,
     'any': THPVariable_any,
     'arccos': THPVariable_arccos,
@@ -3750,6 +3914,7 @@ METHODS = named({
     'cosh': THPVariable_cosh,
     'cosh_': THPVariable_cosh_,
     'count_nonzero': THPVariable_count_nonzero,
+    'cross': THPVariable_cross,
     'cummax': THPVariable_cummax,
     'cummin': THPVariable_cummin,
     'cumprod': THPVariable_cumprod,
@@ -3763,6 +3928,7 @@ METHODS = named({
     'diag_embed': THPVariable_diag_embed,
     'diagflat': THPVariable_diagflat,
     'diagonal': THPVariable_diagonal,
+    'diff': THPVariable_diff,
     'digamma': THPVariable_digamma,
     'digamma_': THPVariable_digamma_,
     'div': THPVariable_div,
@@ -3809,12 +3975,17 @@ METHODS = named({
     'gt': THPVariable_gt,
     'heaviside': THPVariable_heaviside,
     'heaviside_': THPVariable_heaviside_,
+    'histc': THPVariable_histc,
     'hsplit': THPVariable_hsplit,
     'hypot': THPVariable_hypot,
     'hypot_': THPVariable_hypot_,
     'index': THPVariable_index,
     'index_add': THPVariable_index_add,
     'index_add_': THPVariable_index_add_,
+    'index_copy': THPVariable_index_copy,
+    'index_copy_': THPVariable_index_copy_,
+    'index_fill': THPVariable_index_fill,
+    'index_fill_': THPVariable_index_fill_,
     'index_put': THPVariable_index_put,
     'index_put_': THPVariable_index_put_,
     'index_select': THPVariable_index_select,
@@ -3828,6 +3999,7 @@ METHODS = named({
     'isinf': THPVariable_isinf,
     'isnan': THPVariable_isnan,
     'isreal': THPVariable_isreal,
+    'kron': THPVariable_kron,
     'kthvalue': THPVariable_kthvalue,
     'le': THPVariable_le,
     'lerp': THPVariable_lerp,
@@ -3845,6 +4017,7 @@ METHODS = named({
     'log_softmax': THPVariable_log_softmax,
     'logaddexp': THPVariable_logaddexp,
     'logaddexp2': THPVariable_logaddexp2,
+    'logcumsumexp': THPVariable_logcumsumexp,
     'logical_and': THPVariable_logical_and,
     'logical_and_': THPVariable_logical_and_,
     'logical_not': THPVariable_logical_not,
@@ -3859,6 +4032,8 @@ METHODS = named({
     'lt': THPVariable_lt,
     'masked_fill': THPVariable_masked_fill,
     'masked_fill_': THPVariable_masked_fill_,
+    'masked_scatter': THPVariable_masked_scatter,
+    'masked_scatter_': THPVariable_masked_scatter_,
     'masked_select': THPVariable_masked_select,
     'matmul': THPVariable_matmul,
     'matrix_power': THPVariable_matrix_power,
@@ -3872,6 +4047,7 @@ METHODS = named({
     'mode': THPVariable_mode,
     'moveaxis': THPVariable_moveaxis,
     'movedim': THPVariable_movedim,
+    'msort': THPVariable_msort,
     'mul': THPVariable_mul,
     'mul_': THPVariable_mul_,
     'multinomial': THPVariable_multinomial,
@@ -3904,6 +4080,7 @@ METHODS = named({
     'rad2deg': THPVariable_rad2deg,
     'rad2deg_': THPVariable_rad2deg_,
     'random_': THPVariable_random_,
+    'ravel': THPVariable_ravel,
     'reciprocal': THPVariable_reciprocal,
     'relu': THPVariable_relu,
     'relu_': THPVariable_relu_,
@@ -3916,6 +4093,7 @@ METHODS = named({
     'resize_as_': THPVariable_resize_as_,
     'resolve_conj': THPVariable_resolve_conj,
     'roll': THPVariable_roll,
+    'rot90': THPVariable_rot90,
     'round': THPVariable_round,
     'round_': THPVariable_round_,
     'rsqrt': THPVariable_rsqrt,

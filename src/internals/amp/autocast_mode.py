@@ -26,15 +26,17 @@ LOWER_PRECISION_FP = {"cpu": ("conv2d", "conv2d.padding", "mm", "bmm", "matmul",
 # the inputs, "fp32_append_dtype"; for a float16 input the two agree.)
 FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_cross_entropy",
                 "binary_cross_entropy_with_logits", "trace", "inverse", "linalg_inv", "linalg_inv_ex",
-                "reflection_pad1d", "reflection_pad2d", "replication_pad1d", "replication_pad2d", "replication_pad3d"),
+                "reflection_pad1d", "reflection_pad2d", "replication_pad1d", "replication_pad2d", "replication_pad3d",
+                "cdist"),
         "cuda": ("acos", "asin", "cosh", "exp", "expm1", "erfinv", "log", "log10", "log2", "log1p", "rsqrt", "sinh",
                  "tan", "reciprocal", "mse_loss", "binary_cross_entropy_with_logits",
                  "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "softplus", "sum", "sum.dim_IntList",
                  "prod", "prod.dim_int", "cumprod", "cumsum", "logsumexp", "norm.Scalar", "norm.ScalarOpt_dim",
-                 "linalg_vector_norm", "softmax.int", "log_softmax.int", "layer_norm", "native_layer_norm")}
+                 "linalg_vector_norm", "softmax.int", "log_softmax.int", "layer_norm", "native_layer_norm", "cdist")}
 
 # "promote": the floating-point arguments (lists included) cast to the widest of their dtypes.
-PROMOTE = {"cpu": ("cat", "stack"), "cuda": ("addcdiv", "addcmul", "atan2", "dot", "index_put", "scatter_add")}
+PROMOTE = {"cpu": ("cat", "stack", "index_copy"),
+           "cuda": ("addcdiv", "addcmul", "atan2", "dot", "index_put", "scatter_add", "cross", "tensordot")}
 
 
 # "banned" (cuda): refused, naming the safe alternative (``autocast_mode.cpp``'s ``binary_cross_entropy_banned``).

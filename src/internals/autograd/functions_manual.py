@@ -740,6 +740,92 @@ def masked_fill_backward(grad, mask):
     return where(mask, grad, 0).sum()
 
 
+def masked_scatter_backward(grad, mask, sizes):
+    """The elements of ``grad`` under the mask, in order, then zeros for the source's elements
+    that were not used, viewed as the source."""
+    numel = math.prod(sizes)
+    selected = grad.masked_select(mask)
+    if numel > selected.numel():
+        filler = zeros((numel - selected.numel(),), dtype=grad.dtype, device=grad.device)
+        selected = dispatcher.call("cat", [selected, filler], 0)
+    return selected.view(tuple(sizes))
+
+
+def index_fill_value_backward(grad, dim, index):
+    """``grad.index_select(dim, std::get<0>(at::_unique(index, /*sorted=*/false))).sum()``: each
+    filled slice once, however often its index repeats."""
+    unique = dispatcher.call("_unique2", index, False)[0]
+    return grad.index_select(dim, unique).sum()
+
+
+def block_diag_backward(grad, sizes, dtypes):
+    """Each input's block of the gradient: a vector's block is a row (1, n), a scalar's (1, 1);
+    an empty vector gets an empty gradient (``block_diag_backward``)."""
+    grads, row, col = [], 0, 0
+    for shape in sizes:
+        if list(shape) == [0]:
+            grads.append(zeros((0,), dtype=grad.dtype, device=grad.device))
+            continue
+        h, w = (shape[0], shape[1]) if len(shape) == 2 else (1, shape[0] if shape else 1)
+        block = grad[row:row + h, col:col + w]
+        if len(shape) == 1:
+            block = block.squeeze(-1)
+        elif not shape:
+            block = block.squeeze(-1).squeeze(-1)
+        grads.append(block)
+        row, col = row + h, col + w
+    return grads
+
+
+def aminmax_backward(self, dim, keepdim, grad_min, grad_max, min, max):
+    """amin's and amax's gradients (each spread evenly over the elements equal to the extreme),
+    added where both outputs were used."""
+    dims = [] if dim is None else [dim]
+    parts = [amax_amin_backward(g, self, r, dims, keepdim) for g, r in ((grad_min, min), (grad_max, max))
+             if g is not None]
+    return parts[0] if len(parts) == 1 else parts[0] + parts[1]
+
+
+def logcumsumexp_backward(grad, self, result, dim):
+    """``logcumsumexp_backward``: the positive and negative parts of ``grad`` in log space, each
+    through a reversed logcumsumexp, so that nothing overflows."""
+    if grad.dim() == 0 or grad.numel() == 0:
+        return grad
+    lowest = dispatcher.call("full", [], float(np.finfo(grad.dtype.numpy_type).min), dtype=grad.dtype,
+                             device=grad.device)
+
+    def reverse_logcumsumexp(x):
+        return x.flip([dim]).logcumsumexp(dim).flip([dim])
+
+    log_abs_grad = grad.abs().log()
+    log_grad_positive = where(grad > 0, log_abs_grad, lowest)
+    log_grad_negative = where(grad < 0, log_abs_grad, lowest)
+    output_pos = (reverse_logcumsumexp(log_grad_positive - result) + self).exp()
+    output_neg = (reverse_logcumsumexp(log_grad_negative - result) + self).exp()
+    return output_pos - output_neg
+
+
+def linalg_cross(x, y, dim):
+    return dispatcher.call("linalg_cross", x, y, dim=dim)
+
+
+def _euclidean_dist_backward(grad, x1, x2, res):
+    """A zero subgradient where a distance is 0; else grad / dist times the difference, as two
+    matrix products."""
+    ratio = grad / res
+    ratio.masked_fill_(res == 0, 0)
+    return (x1 * ratio.sum(-1, True) - ratio.matmul(x2),
+            x2 * ratio.sum(-2, False).unsqueeze(-1) - ratio.mT.matmul(x1))
+
+
+def _cdist_backward(grad, x1, x2, p, cdist):
+    return dispatcher.call("_cdist_backward", grad, x1, x2, p, cdist)
+
+
+__all__ += ["masked_scatter_backward", "index_fill_value_backward", "block_diag_backward", "aminmax_backward",
+            "logcumsumexp_backward", "linalg_cross", "_euclidean_dist_backward", "_cdist_backward"]
+
+
 def masked_select_backward(grad, sizes, mask):
     """Zeros of the broadcast shape with ``grad`` where the mask holds (the engine sums them down)."""
     shape = broadcast_shapes(tuple(sizes), tuple(mask.shape))

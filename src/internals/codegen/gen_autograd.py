@@ -342,6 +342,9 @@ def gen_functions(infos):
 
 # ---------------------------------------------------------------------- variable_type.py
 def _py_default(default):
+    if default and default.startswith("[") and default != "[]":       # a list default as a tuple: ``dims=[0,1]``
+        items = [i.strip() for i in default[1:-1].split(",")]
+        return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
     return {"[]": "()", "true": "True", "false": "False", "Mean": "1"}.get(default, default)   # at::Reduction::Mean
 
 

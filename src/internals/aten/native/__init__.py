@@ -7,13 +7,17 @@ from . import (
     batch_linear_algebra,
     binary_ops,
     blas,
+    bucketization,
     complex_helper,
     convolution,
     copy,
+    cross,
+    distance,
     distributions,
     elementwise,
     embedding,
     indexing,
+    linear,
     linear_algebra,
     loss,
     normalization,
@@ -41,7 +45,8 @@ __all__ = ["kernel", "FAMILIES"]
 FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, linear_algebra, batch_linear_algebra,
             blas, reduce_ops, reduce_ops_math, sorting, summary_ops, softmax, tensor_factories, tensor_shape,
             tensor_transformations, triangular_ops, sparse_tensor, sparse_tensor_math, convolution, pooling, pad_nd,
-            onehot, normalization, loss, embedding, resize, complex_helper, scalar, pointwise_ops)
+            onehot, normalization, loss, embedding, resize, complex_helper, scalar, pointwise_ops, bucketization, cross,
+            distance, linear)
 
 
 def kernel(name):

@@ -496,6 +496,20 @@ def randn_like(self, *, generator=None, dtype=None, layout=None, device=None, pi
     return dispatcher.call("normal_", out, 0.0, 1.0, generator=generator)
 
 
+def randint_like(self, high, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
+                 memory_format=None):
+    """``randint_like`` and ``randint_like.generator``: integers in [0, high), ``self``'s layout."""
+    return randint_like_low(self, 0, high, generator=generator, dtype=dtype, layout=layout, device=device,
+                            pin_memory=pin_memory, memory_format=memory_format)
+
+
+def randint_like_low(self, low, high, *, generator=None, dtype=None, layout=None, device=None, pin_memory=None,
+                     memory_format=None):
+    """``randint_like.low_dtype`` (and with a generator): ``empty_like`` then ``random_(low, high)``."""
+    out = _like(self, dtype, layout, device, pin_memory, memory_format)
+    return dispatcher.call("random_.from", out, low, high, generator=generator)
+
+
 # ---------------------------------------------------------------------- normal (DistributionTemplates.h)
 # ``normal_impl`` and ``normal_out_impl``: standard (or std-scaled) normal values drawn into a
 # contiguous result, then shifted and scaled by the tensor arguments with in-place ops. The draw

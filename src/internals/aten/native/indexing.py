@@ -14,11 +14,18 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
 from ...c10.tensor_impl import contiguous_strides
 from .. import dispatcher
-from ..tensor_iterator import assert_no_internal_overlap, broadcast_shapes, output_layout
+from ..tensor_iterator import (
+    _overlap,
+    assert_no_internal_overlap,
+    broadcast_shapes,
+    has_internal_overlap,
+    output_layout,
+)
 from .copy import buffer, fill_, same_device_copy, to_device
 from .dispatch_stub import loops
 from .elementwise import common_device
@@ -288,6 +295,98 @@ def index_add(self, dim, index, source, *, alpha=1):
     """Into a contiguous copy of ``self`` (the meta function's output, ``self``'s sizes)."""
     out = dispatcher.call("clone", self, memory_format=contiguous_format)
     return index_add_(out, dim, index, source, alpha=alpha)
+
+
+# ---------------------------------------------------------------------- index_fill_, index_copy_ (round 9)
+def _slices_at(t, d, picks):
+    """The offsets of ``t``'s elements in the slices ``picks`` along dim ``d``."""
+    positions = [np.arange(n) for n in t.shape]
+    positions[d] = picks
+    return element_offsets(positions, t.stride(), t.storage_offset())
+
+
+def _as_vector(t):
+    """A 0-dim tensor seen as a vector of one element (torch's ``unsqueeze(-1)``), else ``t``."""
+    return dispatcher.call("unsqueeze", t, 0) if t.dim() == 0 else t
+
+
+def index_fill_(self, dim, index, value):
+    """``index_fill_`` (both overloads): ``value`` written into the slices of ``self`` along
+    ``dim`` at ``index`` (negative indices count from the end), checked before anything is written."""
+    if isinstance(value, TensorBase):
+        if value.dim() != 0:
+            raise RuntimeError(f"index_fill_ only supports a 0-dimensional value tensor, but got tensor with "
+                               f"{value.dim()} dimension(s).")
+        value = value.item()
+    if index.dtype is not st.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if _overlap(self._impl, index._impl):
+        raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                           "refer to a single memory location. Please clone() the tensor before performing the "
+                           "operation.")
+    if has_internal_overlap(self._impl):
+        warnings.warn("Use of index_fill_ on expanded tensors is deprecated. Please clone() the tensor before "
+                      "performing this operation. This also applies to advanced indexing e.g. tensor[mask] = scalar",
+                      UserWarning, stacklevel=2)
+    if isinstance(value, complex) and not self.dtype.is_complex:
+        raise RuntimeError("index_fill_(): Converting complex Scalar to non-complex type is not supported")
+    target = _as_vector(self)
+    d = wrap_dim(dim, target.dim())
+    if index.dim() > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    picks = _wrap_checked(_host_array(index).reshape(-1), target.shape[d], d)
+    at = _slices_at(target, d, picks)
+    return move(self, at, _scalar_source(self, value), np.zeros(at.size, np.int64))
+
+
+def index_fill(self, dim, index, value):
+    """CompositeExplicitAutograd: into a clone that keeps ``self``'s layout."""
+    return index_fill_(dispatcher.call("clone", self), dim, index, value)
+
+
+def index_copy_(self, dim, index, source):
+    """``index_copy_`` (``TensorAdvancedIndexing.cpp``'s meta function, then the kernel's index
+    check): the slices of ``source`` along ``dim`` copied into ``self``'s slices at ``index``."""
+    d = wrap_dim(dim, self.dim())
+    assert_no_internal_overlap(self._impl)
+    for other in (index, source):
+        if _overlap(self._impl, other._impl):
+            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
+                               "refer to a single memory location. Please clone() the tensor before performing the "
+                               "operation.")
+    if index.dim() >= 2:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})")
+    n = index.numel()
+    if source.dim() == 0 and n != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {n})")
+    if source.dim() != self.dim() and source.dim() != 0 and self.dim() != 0:
+        raise IndexError(f"index_copy_(): When source and destination are not scalars, their dimensionality must "
+                         f"match. Source dimensionality ({source.dim()}), destination dimensionality ({self.dim()})")
+    if index.dtype is not st.int64:
+        raise RuntimeError(f"index_copy_(): Expected a long tensor for index, but got {index.dtype.torch_name}")
+    if self.dtype is not source.dtype:
+        raise RuntimeError(f"index_copy_(): self and source expected to have the same dtype, but got (self) "
+                           f"{self.dtype.torch_name} and (source) {source.dtype.torch_name}")
+    self_sliced = [s for k, s in enumerate(self.shape) if k != d]
+    source_sliced = [s for k, s in enumerate(source.shape) if k != d]
+    if self_sliced != source_sliced:
+        raise RuntimeError(f"index_copy_(): Source/destination tensor must have same slice shapes. Destination slice "
+                           f"shape: {' '.join(map(str, self_sliced))} at dimension {d} and source slice shape: "
+                           f"{' '.join(map(str, source_sliced))} at dimension 0.")
+    if source.dim() and n != source.shape[d]:
+        raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
+                         f"({source.shape[d]})")
+    target, src = _as_vector(self), _as_vector(source)
+    size = target.shape[d]
+    picks = _wrap_checked(_host_array(index).reshape(-1), size, d, IndexError,
+                          "index_copy_(): index {} is out of bounds for dimension " + f"{d} with size " + "{}",
+                          wrap=False)
+    return move(self, _slices_at(target, d, picks), src, walk(src))
+
+
+def index_copy(self, dim, index, source):
+    """Into a contiguous copy of ``self`` (the meta function's output, ``self``'s sizes)."""
+    return index_copy_(dispatcher.call("clone", self, memory_format=contiguous_format), dim, index, source)
 
 
 def _on_device(t, device):
@@ -623,6 +722,35 @@ def masked_fill_tensor(self, mask, value):
         raise RuntimeError(f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with "
                            f"{value.dim()} dimension(s).")
     return masked_fill_scalar(self, mask, value.item())
+
+
+def masked_scatter_(self, mask, source):
+    """``masked_scatter_``: where ``mask`` (expanded to ``self``'s shape) is true, the next element
+    of ``source`` (read as contiguous), in row-major order; too few of them is refused first."""
+    assert_no_internal_overlap(self._impl)
+    if self.dtype is not source.dtype:
+        raise RuntimeError(f"masked_scatter: expected self and source to have same dtypes but got"
+                           f"{self.dtype.torch_name} and {source.dtype.torch_name}")
+    mask = dispatcher.call("expand", mask, list(self.shape))
+    if mask.dtype is st.uint8:
+        warnings.warn("masked_scatter_ received a mask with dtype torch.uint8, this behavior is now deprecated,"
+                      "please use a mask with dtype torch.bool instead.", UserWarning, stacklevel=2)
+    if mask.dtype is not st.bool_:
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
+                           f"{mask.dtype.torch_name}")
+    common_device(self, mask)
+    at = walk(self)[np.asarray(_host_array(mask), dtype=bool)]
+    if at.size > source.numel():
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    return move(self, at, source, walk(source).reshape(-1)[:at.size])
+
+
+def masked_scatter(self, mask, source):
+    """CompositeExplicitAutograd: ``self`` and ``mask`` broadcast together, ``self`` cloned
+    contiguous, then ``masked_scatter_``."""
+    shape = list(broadcast_shapes(tuple(mask.shape), tuple(self.shape)))
+    mask, self = dispatcher.call("expand", mask, shape), dispatcher.call("expand", self, shape)
+    return masked_scatter_(dispatcher.call("clone", self, memory_format=contiguous_format), mask, source)
 
 
 def masked_select(self, mask):

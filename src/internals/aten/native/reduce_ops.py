@@ -160,6 +160,63 @@ def amin(x, dim=(), keepdim=False):
     return _reduce(ops.AMIN, x, dim, keepdim, x.dtype, "amin")
 
 
+def aminmax(x, *, dim=None, keepdim=False):
+    """``aminmax`` (``TensorCompare.cpp``): ``amin`` and ``amax`` over ``dim`` (else every element),
+    checked first as its meta function checks."""
+    if dim is None:
+        if x.numel() == 0:
+            raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
+                               "identity.")
+        dims = list(range(x.dim()))
+    else:
+        d = wrap_dim(dim, x.dim())
+        if x.numel() == 0 and x.dim() and x.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+        dims = [d] if x.dim() else []
+    _not_complex(x, "aminmax_cpu")
+    low, high = _reduce(ops.AMIN, x, dims, keepdim, x.dtype, "amin"), _reduce(ops.AMAX, x, dims, keepdim, x.dtype,
+                                                                               "amax")
+    return return_type("aminmax", ("min", "max"))(low, high)
+
+
+def diff(x, n=1, dim=-1, prepend=None, append=None):
+    """CompositeImplicitAutograd (``ReduceOps.cpp``): ``prepend`` and ``append`` concatenated
+    along ``dim``, then ``n`` times the difference of neighbours (``logical_xor`` for bool); n = 0
+    copies the input."""
+    if x.dim() < 1:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    for other in (prepend, append):
+        _diff_check_shape(x, other, dim)
+    if n == 0:
+        return dispatcher.call("copy_", dispatcher.call("zeros_like", x), x)
+    if prepend is not None or append is not None:
+        parts = [t for t in (prepend, x, append) if t is not None]
+        x = dispatcher.call("cat", parts, dim)
+    size = x.shape[wrap_dim(dim, x.dim())]
+    length, result = size - 1, x
+    for _ in range(n if n < size else size):     # (``min`` is the operator here)
+        later = dispatcher.call("narrow", result, dim, 1, length)
+        earlier = dispatcher.call("narrow", result, dim, 0, length)
+        result = dispatcher.call("logical_xor" if x.dtype is st.bool_ else "sub.Tensor", later, earlier)
+        length -= 1
+    return result
+
+
+def _diff_check_shape(x, other, dim):
+    if other is None:
+        return
+    d = wrap_dim(dim, x.dim())
+    if other.dim() != x.dim():
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    for i in range(other.dim()):
+        if i != d and other.shape[i] != x.shape[i]:
+            raise RuntimeError(f"diff expects the shape of tensor to prepend or append to match that of input except "
+                               f"along the differencing dimension; input.size({i}) = {x.shape[i]}, but got "
+                               f"tensor.size({i}) = {other.shape[i]}")
+
+
 def _arg(op, name, x, dim, keepdim):
     if x.dtype is st.bool_ or x.dtype.is_complex:
         raise RuntimeError(f"{name}(): does not support {'bool' if x.dtype is st.bool_ else 'complex'} input")

@@ -165,6 +165,11 @@ def argsort_stable(x, *, stable, dim=-1, descending=False):
     return dispatcher.call("sort.stable", x, stable=stable, dim=dim, descending=descending)[1]
 
 
+def msort(x):
+    """CompositeImplicitAutograd: ``sort`` along dim 0, the values."""
+    return dispatcher.call("sort", x, 0, False)[0]
+
+
 def _selection(x, dim, keepdim, name, kind, k=0):
     """(value, index) at the position ``select_in_row`` picks in each sorted row along ``dim``."""
     values, idx = _sorted_rows(x, dim, False)
@@ -277,6 +282,22 @@ def cumsum(x, dim, *, dtype=None):
 
 def cumprod(x, dim, *, dtype=None):
     return _scan(x, dim, dtype, True)
+
+
+def logcumsumexp(x, dim):
+    """``_logcumsumexp_cpu``: log of the running sum of exponentials along ``dim``, floating
+    dtypes only, accumulated as cumsum's floats are (from -inf); the result is contiguous."""
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{x.dtype.torch_name}\'')
+    d = _dim(x, dim)
+    rows, shape = _rows(x, d)
+    result = empty(rows.shape, dtype=rows.dtype, device=x.device)
+    n = shape[-1] if shape else 1
+    if result.numel():
+        acc = np.float64 if x.dtype is st.float32 else rows.dtype.numpy_type.type
+        loops(x.device, "scan").log_scan_loop(buffer(result), buffer(rows), result.numel() // n, n, acc(-np.inf),
+                                              acc(0))
+    return fresh_contiguous(to(_unlast(result, x, d), x.dtype))
 
 
 def _extreme_scan(x, dim, is_max, name):

@@ -49,6 +49,9 @@ OUT_DTYPE_RULES = {
                      "softplus"), "unary"),
     # their own checks, against the input's dtype, before anything runs
     "nan_to_num": "nan_to_num", "amax": "amax", "amin": "amax", "cummax": "cummax", "cummin": "cummax",
+    "cumprod": "from_out", "logcumsumexp": "cummax",
+    # checked by their kernels, each in its own words (``_OWN_CHECKS`` below)
+    **dict.fromkeys(("kthvalue", "median", "mode", "any", "all"), "own"),
 }
 
 
@@ -120,6 +123,36 @@ _INPUT_DTYPE_MESSAGES = {
 }
 
 
+def _type_name(dtype):
+    return f"torch.{dtype.torch_name}Tensor"
+
+
+def _bool_result(name, outs):
+    if outs[0].dtype not in (st.bool_, st.uint8):
+        return f"{name} only supports bool tensor for result, got: {outs[0].dtype.torch_name}"
+    return None
+
+
+# The dtype checks of the kernels that are not structured: (values, indices) outs, and the
+# reductions to bool; each returns the message of the first failed check, or None.
+_OWN_CHECKS = {
+    "kthvalue": lambda self, outs: ("output values must be of same type as input" if outs[0].dtype is not self.dtype
+                                    else "output indices must be of scalar type Long"
+                                    if outs[1].dtype is not st.int64 else None),
+    "median": lambda self, outs: (
+        f"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
+        f"{_type_name(outs[0].dtype)} does not equal {_type_name(self.dtype)} (while checking arguments for median)"
+        if outs[0].dtype is not self.dtype else
+        f"Expected tensor for argument #1 'indices' to have scalar type Long; but got {_type_name(outs[1].dtype)} "
+        "instead (while checking arguments for median)" if outs[1].dtype is not st.int64 else None),
+    "mode": lambda self, outs: next((f"expected scalar type '{want.torch_name}' but got '{out.dtype.torch_name}' for "
+                                     f"{what} output" for out, want, what in zip(outs, (self.dtype, st.int64),
+                                                                                  ("values", "indices"))
+                                     if out.dtype is not want), None),
+    "any": lambda self, outs: _bool_result("any", outs), "all": lambda self, outs: _bool_result("all", outs),
+}
+
+
 def _check_input_dtype(rule, self, outs):
     """The check of those rules: the first ``out`` has the input's dtype (cummax's second, the
     indices, is long)."""
@@ -137,7 +170,7 @@ def _check_dtype(rule, name, result, out):
         raise RuntimeError(f"result type {want.torch_name} can't be cast to the desired output type {got.torch_name}")
     if rule == "cat" and not st.can_cast(want, got):
         raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {got.torch_name}")
-    if want is got or rule in ("iterator", "from_out_float", "cat", "from_out", "factory", "arange"):
+    if want is got or rule in ("iterator", "from_out_float", "cat", "from_out", "factory", "arange", "own"):
         return
     if rule == "same":
         raise RuntimeError(f"Found dtype {got.torch_name} but expected {want.torch_name}")
@@ -278,6 +311,8 @@ def structured_out(name, functional, out_names, rule):
             _check_overlap(rule, out, (*args, *kwargs.values()))
         if rule in _INPUT_DTYPE_MESSAGES:
             _check_input_dtype(rule, args[0], outs)
+        elif rule == "own" and (message := _OWN_CHECKS[name](args[0], outs)) is not None:
+            raise RuntimeError(message)
         # a dtype given to a reduction or scan is the result's, which ``out`` must have exactly
         checked = "exact" if rule.startswith("from_out") and kwargs.get("dtype") is not None else rule
         aliased = _aliased_inputs(name, outs[0], args)

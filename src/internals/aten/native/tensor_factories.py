@@ -206,6 +206,27 @@ def eye(n, m=None, *, dtype=None, layout=None, device=None, pin_memory=None):
     return _from_host(np.eye(n, n if m is None else m), dtype or st.get_default_dtype(), layout, device, pin_memory)
 
 
+def _triangle_indices(name, numpy_indices, row, col, offset, dtype, layout, device, pin_memory):
+    """``tril_indices_cpu`` / ``triu_indices_cpu`` (``TensorFactories.cpp``): a 2 x N tensor of the
+    coordinates in the triangle, row by row, in an index dtype (int32 or int64)."""
+    for what, value in (("row", row), ("col", col)):
+        if value < 0:
+            raise RuntimeError(f"{what} must be non-negative, got{value}")
+    dtype = st.int64 if dtype is None else dtype
+    if dtype not in (st.int32, st.int64):
+        raise NotImplementedError(f'"{name}" not implemented for \'{dtype.torch_name}\'')
+    values = np.array(numpy_indices(row, offset, col), dtype=np.int64).reshape(2, -1)
+    return _from_host(values, dtype, layout, device, pin_memory)
+
+
+def tril_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _triangle_indices("tril_indices", np.tril_indices, row, col, offset, dtype, layout, device, pin_memory)
+
+
+def triu_indices(row, col, offset=0, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return _triangle_indices("triu_indices", np.triu_indices, row, col, offset, dtype, layout, device, pin_memory)
+
+
 # ---------------------------------------------------------------------- *_like (composite kernels)
 def like_strides(x, memory_format=None):
     """The strides ``empty_like`` gives: those of ``memory_format`` if one is asked, else

@@ -950,3 +950,70 @@ def fill_diagonal_(self, fill_value, wrap=False):
         wrapped = dispatcher.call("as_strided", self, [wrap_size], [stride], offset + self.stride(0) * (width + 1))
         dispatcher.call("fill_.Scalar", wrapped, fill_value)
     return self
+
+
+# ---- issue 16, round 9: more composites of TensorShape.cpp and Itertools.cpp
+def ravel(x):
+    """``self.contiguous().view(-1)``."""
+    if not x.is_contiguous():
+        x = dispatcher.call("clone", x, memory_format=contiguous_format)
+    return dispatcher.call("view", x, [-1])
+
+
+def column_stack(tensors):
+    """Vectors and scalars as columns (``reshape(numel, 1)``), then ``hstack``."""
+    if not tensors:
+        raise RuntimeError("column_stack expects a non-empty TensorList")
+    return hstack([dispatcher.call("reshape", t, [t.numel(), 1]) if t.dim() <= 1 else t for t in tensors])
+
+
+def _atleast_3d(x):
+    if x.dim() == 0:
+        return dispatcher.call("reshape", x, [1, 1, 1])
+    if x.dim() == 1:
+        return dispatcher.call("unsqueeze", dispatcher.call("unsqueeze", x, 0), -1)
+    return dispatcher.call("unsqueeze", x, -1) if x.dim() == 2 else x
+
+
+def dstack(tensors):
+    if not tensors:
+        raise RuntimeError("dstack expects a non-empty TensorList")
+    return dispatcher.call("cat", [_atleast_3d(t) for t in tensors], 2)
+
+
+def block_diag(tensors):
+    """CompositeExplicitAutograd: each input (a scalar or vector as one row) copied into its block
+    of a zero matrix of the inputs' promoted dtype."""
+    if not tensors:
+        return empty((1, 0))
+    device = tensors[0].device
+    for i, t in enumerate(tensors):
+        if t.device != device:
+            raise RuntimeError(f"torch.block_diag: input tensors must all be on the same device. Input 0 is on "
+                               f"device {device} and input {i} is on device {t.device}")
+    blocks = []
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError(f"torch.block_diag: Input tensors must have 2 or fewer dimensions. Input {i} has "
+                               f"{t.dim()} dimensions")
+        blocks.append(t if t.dim() == 2 else dispatcher.call("expand", t, [1, t.numel()]))
+    rows, cols = sum(b.shape[0] for b in blocks), sum(b.shape[1] for b in blocks)
+    result = dispatcher.call("zeros", [rows, cols], dtype=st.result_type(*tensors), device=device)
+    r = c = 0
+    for b in blocks:
+        h, w = b.shape
+        rows_of_block = dispatcher.call("slice.Tensor", result, 0, r, r + h)
+        dispatcher.call("copy_", dispatcher.call("slice.Tensor", rows_of_block, 1, c, c + w), b)
+        r, c = r + h, c + w
+    return result
+
+
+def cartesian_prod(tensors):
+    """``meshgrid(indexing="ij")`` of the vectors, each grid flattened, stacked as columns."""
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape {list(t.shape)}")
+    if len(tensors) == 1:
+        return tensors[0]
+    grids = dispatcher.call("meshgrid.indexing", tensors, indexing="ij")
+    return dispatcher.call("stack", [dispatcher.call("flatten.using_ints", g, 0, -1) for g in grids], 1)

@@ -2,6 +2,7 @@
 element order the host computes as offsets (see ``indexing.py``); one loop moves the elements."""
 import numpy as np
 
+from ...c10.memory_format import contiguous_format
 from .. import dispatcher
 from .indexing import element_offsets, move, walk
 from .tensor_factories import empty_strided, like_strides
@@ -58,3 +59,22 @@ def roll(x, shifts, dims=()):
         if n:
             positions[d] = (positions[d] - s) % n
     return move(out, walk(out), x, element_offsets(positions, x.stride(), x.storage_offset()))
+
+
+def rot90(x, k=1, dims=(0, 1)):
+    """CompositeExplicitAutograd: a quarter turn from ``dims[0]`` towards ``dims[1]``, ``k`` times:
+    a ``flip`` and a transpose of it (a view), or two flips, or a contiguous clone."""
+    dims, n = list(dims), x.dim()
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    if wrap_dim(dims[0], n) == wrap_dim(dims[1], n):
+        raise RuntimeError(f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}")
+    k = (4 + k % 4) % 4
+    if k == 2:
+        return dispatcher.call("flip", x, dims)
+    if k == 0:
+        return dispatcher.call("clone", x, memory_format=contiguous_format)
+    flipped = dispatcher.call("flip", x, [dims[1] if k == 1 else dims[0]])
+    return dispatcher.call("transpose_", flipped, dims[0], dims[1])

@@ -6,11 +6,14 @@ Regenerate with ``python -m internals.codegen``.
 from ..functions_manual import (  # the helpers the formulas call
     _adaptive_avg_pool2d,
     _adaptive_avg_pool2d_backward,
+    _cdist_backward,
+    _euclidean_dist_backward,
     _log_softmax_backward_data,
     _softmax_backward_data,
     _to_copy_backward,
     addcdiv_tensor2_backward,
     amax_amin_backward,
+    aminmax_backward,
     as_strided_backward,
     atan2_backward,
     avg_pool2d,
@@ -21,6 +24,7 @@ from ..functions_manual import (  # the helpers the formulas call
     binary_cross_entropy_target_backward,
     binary_cross_entropy_with_logits_backward,
     binary_cross_entropy_with_logits_target_backward,
+    block_diag_backward,
     cat_tensors_backward,
     clamp_backward,
     clamp_backward_min_max,
@@ -44,18 +48,22 @@ from ..functions_manual import (  # the helpers the formulas call
     gelu_double_backward,
     grad_mode_is_enabled,
     index_backward,
+    index_fill_value_backward,
     index_select_backward,
     infinitely_differentiable_logit_backward,
     infinitely_differentiable_silu_backward,
     leaky_relu_backward,
+    linalg_cross,
     linalg_det_backward,
     linalg_vector_norm_backward,
     log1p_backward,
     log_sigmoid_backward,
     log_sigmoid_double_backward,
+    logcumsumexp_backward,
     logit_backward,
     logsumexp_backward,
     masked_fill_backward,
+    masked_scatter_backward,
     masked_select_backward,
     matmul,
     max_pool2d_with_indices_backward,
@@ -129,7 +137,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -800,6 +808,21 @@ class AminBackward0(Node):
         keepdim = node.keepdim_
         result = node.result_.unpack(node)
         return (amax_amin_backward(grad, self, result, dim, keepdim),)
+
+
+class AminmaxBackward0(Node):
+    """``aminmax(Tensor self, *, int? dim=None, bool keepdim=False) -> (Tensor min, Tensor max)``"""
+    __slots__ = ('self_', 'dim_', 'keepdim_', 'min_', 'max_')
+    _tensor_slots = ('self_', 'min_', 'max_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_min': ('min_', True), '_saved_max': ('max_', True)}
+
+    def apply(node, grads):
+        self = node.self_.unpack(node)
+        dim = node.dim_
+        keepdim = node.keepdim_
+        min = node.min_.unpack(node)
+        max = node.max_.unpack(node)
+        return (aminmax_backward(self, dim, keepdim, grads[0], grads[1], min, max),)
 
 
 class MaxBackward0(Node):
@@ -1548,6 +1571,19 @@ class StackBackward0(Node):
         return tuple(stack_tensors_backward(grad, dim, tensors_args_scalartypes))
 
 
+class BlockDiagBackward0(Node):
+    """``block_diag(Tensor[] tensors) -> Tensor``"""
+    __slots__ = ('tensors_args_sizes_', 'tensors_args_scalartypes_')
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        tensors_args_sizes = node.tensors_args_sizes_
+        tensors_args_scalartypes = node.tensors_args_scalartypes_
+        return tuple(block_diag_backward(grad, tensors_args_sizes, tensors_args_scalartypes))
+
+
 class UnbindBackward0(Node):
     """``unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]``"""
     __slots__ = ('dim_',)
@@ -1582,6 +1618,19 @@ class RollBackward0(Node):
         shifts = node.shifts_
         dims = node.dims_
         return (roll_backward(grad, shifts, dims),)
+
+
+class Rot90Backward0(Node):
+    """``rot90(Tensor self, int k=1, int[] dims=[0,1]) -> Tensor``"""
+    __slots__ = ('k_', 'dims_')
+    _tensor_slots = ()
+    _exposed = {'_saved_k': ('k_', False), '_saved_dims': ('dims_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        k = node.k_
+        dims = node.dims_
+        return (grad.rot90(-k, dims),)
 
 
 class RepeatBackward0(Node):
@@ -1689,6 +1738,60 @@ class IndexAddBackward0(Node):
             index = node.index_.unpack(node)
             source = node.source_.unpack(node)
             grad_source = maybe_multiply(grad.index_select(dim, index).expand_as(source) if source.dim() > 0 else grad.index_select(dim, index.squeeze(0)), alpha)
+        return grad_self, grad_source
+
+
+class IndexFillBackward0(Node):
+    """``index_fill.int_Scalar(Tensor self, int dim, Tensor index, Scalar value) -> Tensor``"""
+    __slots__ = ('dim_', 'index_')
+    _tensor_slots = ('index_',)
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_index': ('index_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        dim = node.dim_
+        index = node.index_.unpack(node)
+        return (grad.index_fill(dim, index, 0),)
+
+
+class IndexFillBackward1(Node):
+    """``index_fill.int_Tensor(Tensor self, int dim, Tensor index, Tensor value) -> Tensor``"""
+    __slots__ = ('dim_', 'index_')
+    _tensor_slots = ('index_',)
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_index': ('index_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        dim = node.dim_
+        index = node.index_.unpack(node)
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad.index_fill(dim, index, 0)
+        grad_value = None
+        if edges[1] is not None:
+            grad_value = index_fill_value_backward(grad, dim, index)
+        return grad_self, grad_value
+
+
+class IndexCopyBackward0(Node):
+    """``index_copy(Tensor self, int dim, Tensor index, Tensor source) -> Tensor``"""
+    __slots__ = ('dim_', 'index_', 'source_')
+    _tensor_slots = ('index_', 'source_')
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_index': ('index_', True), '_saved_source': ('source_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        dim = node.dim_
+        index = node.index_.unpack(node)
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad.index_fill(dim, index, 0)
+        grad_source = None
+        if edges[1] is not None:
+            source = node.source_.unpack(node)
+            grad_source = grad.index_select(dim, index).expand_as(source) if source.dim() > 0 else grad.index_select(dim, index.squeeze(0))
         return grad_self, grad_source
 
 
@@ -1825,6 +1928,26 @@ class MaskedFillBackward1(Node):
         if edges[1] is not None:
             grad_value = masked_fill_backward(grad, mask)
         return grad_self, grad_value
+
+
+class MaskedScatterBackward0(Node):
+    """``masked_scatter(Tensor self, Tensor mask, Tensor source) -> Tensor``"""
+    __slots__ = ('mask_', 'source_sym_sizes_')
+    _tensor_slots = ('mask_',)
+    _exposed = {'_saved_mask': ('mask_', True), '_saved_source_sym_sizes': ('source_sym_sizes_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        mask = node.mask_.unpack(node)
+        source_sym_sizes = node.source_sym_sizes_
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = grad.masked_fill(mask, 0)
+        grad_source = None
+        if edges[1] is not None:
+            grad_source = masked_scatter_backward(grad, mask, source_sym_sizes)
+        return grad_self, grad_source
 
 
 class MaskedSelectBackward0(Node):
@@ -3114,6 +3237,68 @@ class LinalgInvExBackward0(Node):
         return (-matmul(inverse.mT, matmul(grad, inverse.mT)),)
 
 
+class LinalgCrossBackward0(Node):
+    """``linalg_cross(Tensor self, Tensor other, *, int dim=-1) -> Tensor``"""
+    __slots__ = ('other_', 'dim_', 'self_')
+    _tensor_slots = ('other_', 'self_')
+    _exposed = {'_saved_other': ('other_', True), '_saved_dim': ('dim_', False), '_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        dim = node.dim_
+        grad_other = None
+        if edges[1] is not None:
+            self = node.self_.unpack(node)
+            grad_other = linalg_cross(grad, self.conj(), dim=dim)
+        grad_self = None
+        if edges[0] is not None:
+            other = node.other_.unpack(node)
+            grad_self = linalg_cross(other.conj(), grad, dim=dim)
+        return grad_self, grad_other
+
+
+class EuclideanDistBackward0(Node):
+    """``_euclidean_dist(Tensor x1, Tensor x2) -> Tensor``"""
+    __slots__ = ('x1_', 'x2_', 'result_')
+    _tensor_slots = ('x1_', 'x2_', 'result_')
+    _exposed = {'_saved_x1': ('x1_', True), '_saved_x2': ('x2_', True), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        x1 = node.x1_.unpack(node)
+        x2 = node.x2_.unpack(node)
+        result = node.result_.unpack(node)
+        grad_x1 = grad_x2 = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None]
+        if any(grad_input_mask):
+            grad_x1, grad_x2 = _euclidean_dist_backward(grad, x1, x2, result)
+        return grad_x1, grad_x2
+
+
+class CdistBackward0(Node):
+    """``_cdist_forward(Tensor x1, Tensor x2, float p, int? compute_mode) -> Tensor``"""
+    __slots__ = ('x1_', 'x2_', 'p_', 'result_')
+    _tensor_slots = ('x1_', 'x2_', 'result_')
+    _exposed = {'_saved_x1': ('x1_', True), '_saved_x2': ('x2_', True), '_saved_p': ('p_', False), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        x1 = node.x1_.unpack(node)
+        x2 = node.x2_.unpack(node)
+        p = node.p_
+        result = node.result_.unpack(node)
+        grad_x1 = None
+        if edges[0] is not None:
+            grad_x1 = _cdist_backward(grad.contiguous(), x1, x2, p, result)
+        grad_x2 = None
+        if edges[1] is not None:
+            grad_x2 = _cdist_backward(grad.mT.contiguous(), x2, x1, p, result.mT.contiguous())
+        return grad_x1, grad_x2
+
+
 class LinalgDetBackward0(Node):
     """``_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)``"""
     __slots__ = ('A_', 'result_', 'LU_', 'pivots_')
@@ -3460,6 +3645,20 @@ class CumprodBackward0(Node):
         dim = node.dim_
         result = node.result_.unpack(node)
         return (cumprod_backward(grad.to(self_scalar_type), self, dim, result),)
+
+
+class LogcumsumexpBackward0(Node):
+    """``logcumsumexp(Tensor self, int dim) -> Tensor``"""
+    __slots__ = ('self_', 'dim_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        dim = node.dim_
+        result = node.result_.unpack(node)
+        return (logcumsumexp_backward(grad, self, result, dim),)
 
 
 class ConvolutionBackward0(Node):

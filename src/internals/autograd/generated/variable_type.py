@@ -31,6 +31,7 @@ from .functions import (
     AliasBackward0,
     AmaxBackward0,
     AminBackward0,
+    AminmaxBackward0,
     AngleBackward0,
     AsStridedBackward0,
     AsStridedBackward1,
@@ -48,8 +49,10 @@ from .functions import (
     BinaryCrossEntropyBackward0,
     BinaryCrossEntropyBackwardBackward0,
     BinaryCrossEntropyWithLogitsBackward0,
+    BlockDiagBackward0,
     BmmBackward0,
     CatBackward0,
+    CdistBackward0,
     CeilBackward0,
     ClampBackward0,
     ClampBackward1,
@@ -83,6 +86,7 @@ from .functions import (
     EmbeddingBackward0,
     ErfBackward0,
     ErfinvBackward0,
+    EuclideanDistBackward0,
     Exp2Backward0,
     ExpBackward0,
     ExpandBackward0,
@@ -103,6 +107,9 @@ from .functions import (
     HypotBackward0,
     IndexAddBackward0,
     IndexBackward0,
+    IndexCopyBackward0,
+    IndexFillBackward0,
+    IndexFillBackward1,
     IndexPutBackward0,
     IndexSelectBackward0,
     KthvalueBackward0,
@@ -112,6 +119,7 @@ from .functions import (
     LerpBackward0,
     LerpBackward1,
     LgammaBackward0,
+    LinalgCrossBackward0,
     LinalgDetBackward0,
     LinalgInvExBackward0,
     LinalgLuFactorExBackward0,
@@ -126,10 +134,12 @@ from .functions import (
     LogSoftmaxBackwardDataBackward0,
     Logaddexp2Backward0,
     LogaddexpBackward0,
+    LogcumsumexpBackward0,
     LogitBackward0,
     LogsumexpBackward0,
     MaskedFillBackward0,
     MaskedFillBackward1,
+    MaskedScatterBackward0,
     MaskedSelectBackward0,
     MaxBackward0,
     MaxBackward1,
@@ -188,6 +198,7 @@ from .functions import (
     ReplicationPad3DBackward0,
     ReplicationPad3DBackwardBackward0,
     RollBackward0,
+    Rot90Backward0,
     RoundBackward0,
     RoundBackward1,
     RsqrtBackward0,
@@ -353,6 +364,8 @@ OPS = {
     'amax.out': dispatcher.find('amax.out'),
     'amin': dispatcher.find('amin'),
     'amin.out': dispatcher.find('amin.out'),
+    'aminmax': dispatcher.find('aminmax'),
+    'aminmax.out': dispatcher.find('aminmax.out'),
     'max.dim': dispatcher.find('max.dim'),
     'max.dim_max': dispatcher.find('max.dim_max'),
     'max': dispatcher.find('max'),
@@ -408,9 +421,11 @@ OPS = {
     'cat.out': dispatcher.find('cat.out'),
     'stack': dispatcher.find('stack'),
     'stack.out': dispatcher.find('stack.out'),
+    'block_diag': dispatcher.find('block_diag'),
     'unbind.int': dispatcher.find('unbind.int'),
     'flip': dispatcher.find('flip'),
     'roll': dispatcher.find('roll'),
+    'rot90': dispatcher.find('rot90'),
     'repeat': dispatcher.find('repeat'),
     'tril': dispatcher.find('tril'),
     'triu': dispatcher.find('triu'),
@@ -420,6 +435,13 @@ OPS = {
     'index_put': dispatcher.find('index_put'),
     'index_add': dispatcher.find('index_add'),
     'index_add_': dispatcher.find('index_add_'),
+    'index_fill_.int_Scalar': dispatcher.find('index_fill_.int_Scalar'),
+    'index_fill.int_Scalar': dispatcher.find('index_fill.int_Scalar'),
+    'index_fill_.int_Tensor': dispatcher.find('index_fill_.int_Tensor'),
+    'index_fill.int_Tensor': dispatcher.find('index_fill.int_Tensor'),
+    'index_copy_': dispatcher.find('index_copy_'),
+    'index_copy': dispatcher.find('index_copy'),
+    'index_copy.out': dispatcher.find('index_copy.out'),
     'index_select': dispatcher.find('index_select'),
     'index_select.out': dispatcher.find('index_select.out'),
     'gather': dispatcher.find('gather'),
@@ -436,6 +458,8 @@ OPS = {
     'masked_fill_.Scalar': dispatcher.find('masked_fill_.Scalar'),
     'masked_fill.Tensor': dispatcher.find('masked_fill.Tensor'),
     'masked_fill_.Tensor': dispatcher.find('masked_fill_.Tensor'),
+    'masked_scatter_': dispatcher.find('masked_scatter_'),
+    'masked_scatter': dispatcher.find('masked_scatter'),
     'masked_select': dispatcher.find('masked_select'),
     'take': dispatcher.find('take'),
     'uniform_': dispatcher.find('uniform_'),
@@ -637,6 +661,10 @@ OPS = {
     'logsumexp': dispatcher.find('logsumexp'),
     'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
     'linalg_inv_ex': dispatcher.find('linalg_inv_ex'),
+    'linalg_cross': dispatcher.find('linalg_cross'),
+    'linalg_cross.out': dispatcher.find('linalg_cross.out'),
+    '_euclidean_dist': dispatcher.find('_euclidean_dist'),
+    '_cdist_forward': dispatcher.find('_cdist_forward'),
     '_linalg_det': dispatcher.find('_linalg_det'),
     'dot': dispatcher.find('dot'),
     'dot.out': dispatcher.find('dot.out'),
@@ -664,8 +692,11 @@ OPS = {
     'topk': dispatcher.find('topk'),
     'topk.values': dispatcher.find('topk.values'),
     'kthvalue': dispatcher.find('kthvalue'),
+    'kthvalue.values': dispatcher.find('kthvalue.values'),
     'median.dim': dispatcher.find('median.dim'),
+    'median.dim_values': dispatcher.find('median.dim_values'),
     'mode': dispatcher.find('mode'),
+    'mode.values': dispatcher.find('mode.values'),
     'median': dispatcher.find('median'),
     'cumsum': dispatcher.find('cumsum'),
     'cumsum.out': dispatcher.find('cumsum.out'),
@@ -674,6 +705,9 @@ OPS = {
     'cummin': dispatcher.find('cummin'),
     'cummin.out': dispatcher.find('cummin.out'),
     'cumprod': dispatcher.find('cumprod'),
+    'cumprod.out': dispatcher.find('cumprod.out'),
+    'logcumsumexp': dispatcher.find('logcumsumexp'),
+    'logcumsumexp.out': dispatcher.find('logcumsumexp.out'),
     'convolution': dispatcher.find('convolution'),
     'max_pool2d_with_indices': dispatcher.find('max_pool2d_with_indices'),
     'avg_pool2d': dispatcher.find('avg_pool2d'),
@@ -1732,6 +1766,29 @@ def amin_out(ks, self, dim=(), keepdim=False, **kwargs):
         return OPS['amin.out'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
 
+def aminmax(ks, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AminmaxBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = kwargs.get('dim', None)
+        grad_fn.keepdim_ = kwargs.get('keepdim', False)
+    with below_ad_inplace_or_view():
+        result = OPS['aminmax'].redispatch(after_autograd(ks), self, **kwargs)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+        grad_fn.min_ = SavedVariable(result[0], True)
+        grad_fn.max_ = SavedVariable(result[1], True)
+    return result
+
+
+def aminmax_out(ks, self, **kwargs):
+    check_out_no_requires_grad('aminmax', self, kwargs.get('min'), kwargs.get('max'))
+    with below_autograd():
+        return OPS['aminmax.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def max_dim(ks, self, dim, keepdim=False):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2510,6 +2567,20 @@ def stack_out(ks, tensors, dim=0, **kwargs):
         return OPS['stack.out'].redispatch(after_autograd(ks), tensors, dim, **kwargs)
 
 
+def block_diag(ks, tensors):
+    grad_fn = None
+    if _grad_mode.grad_enabled and any(t._requires_grad for t in tensors):
+        grad_fn = BlockDiagBackward0()
+        grad_fn._next_edges = collect_next_edges(*tensors)
+        grad_fn.tensors_args_sizes_ = [t._impl.sizes for t in tensors]
+        grad_fn.tensors_args_scalartypes_ = [t._impl.dtype for t in tensors]
+    with below_ad_inplace_or_view():
+        result = OPS['block_diag'].redispatch(after_autograd(ks), tensors)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def unbind_int(ks, self, dim=0):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2546,6 +2617,20 @@ def roll(ks, self, shifts, dims=()):
         grad_fn.dims_ = as_int_tuple(dims)
     with below_ad_inplace_or_view():
         result = OPS['roll'].redispatch(after_autograd(ks), self, shifts, dims)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def rot90(ks, self, k=1, dims=(0, 1)):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = Rot90Backward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.k_ = as_int(k)
+        grad_fn.dims_ = as_int_tuple(dims)
+    with below_ad_inplace_or_view():
+        result = OPS['rot90'].redispatch(after_autograd(ks), self, k, dims)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -2689,6 +2774,103 @@ def index_add_(ks, self, dim, index, source, **kwargs):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
+
+
+def index_fill__int_Scalar(ks, self, dim, index, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = IndexFillBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = SavedVariable(index, False)
+    with below_autograd():
+        result = OPS['index_fill_.int_Scalar'].redispatch(after_autograd(ks), self, dim, index, value)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def index_fill_int_Scalar(ks, self, dim, index, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = IndexFillBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = SavedVariable(index, False)
+    with below_ad_inplace_or_view():
+        result = OPS['index_fill.int_Scalar'].redispatch(after_autograd(ks), self, dim, index, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_fill__int_Tensor(ks, self, dim, index, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
+        check_inplace(self)
+        grad_fn = IndexFillBackward1()
+        grad_fn._next_edges = collect_next_edges(self, value)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = SavedVariable(index, False)
+    with below_autograd():
+        result = OPS['index_fill_.int_Tensor'].redispatch(after_autograd(ks), self, dim, index, value)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def index_fill_int_Tensor(ks, self, dim, index, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
+        grad_fn = IndexFillBackward1()
+        grad_fn._next_edges = collect_next_edges(self, value)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = SavedVariable(index, False)
+    with below_ad_inplace_or_view():
+        result = OPS['index_fill.int_Tensor'].redispatch(after_autograd(ks), self, dim, index, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_copy_(ks, self, dim, index, source):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        check_inplace(self)
+        grad_fn = IndexCopyBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, source)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = SavedVariable(index, False)
+        if edges[1] is not None:
+            grad_fn.source_ = SavedVariable(source, False)
+    with below_autograd():
+        result = OPS['index_copy_'].redispatch(after_autograd(ks), self, dim, index, source)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def index_copy(ks, self, dim, index, source):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        grad_fn = IndexCopyBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, source)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = SavedVariable(index, False)
+        if edges[1] is not None:
+            grad_fn.source_ = SavedVariable(source, False)
+    with below_ad_inplace_or_view():
+        result = OPS['index_copy'].redispatch(after_autograd(ks), self, dim, index, source)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def index_copy_out(ks, self, dim, index, source, **kwargs):
+    check_out_no_requires_grad('index_copy', self, index, source, kwargs.get('out'))
+    with below_autograd():
+        return OPS['index_copy.out'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
 
 
 def index_select(ks, self, dim, index):
@@ -2912,6 +3094,35 @@ def masked_fill__Tensor(ks, self, mask, value):
         result = OPS['masked_fill_.Tensor'].redispatch(after_autograd(ks), self, mask, value)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    return result
+
+
+def masked_scatter_(ks, self, mask, source):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        check_inplace(self)
+        grad_fn = MaskedScatterBackward0()
+        grad_fn._next_edges = collect_next_edges(self, source)
+        grad_fn.mask_ = SavedVariable(mask, False)
+        grad_fn.source_sym_sizes_ = source._impl.sizes
+    with below_autograd():
+        result = OPS['masked_scatter_'].redispatch(after_autograd(ks), self, mask, source)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def masked_scatter(ks, self, mask, source):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
+        grad_fn = MaskedScatterBackward0()
+        grad_fn._next_edges = collect_next_edges(self, source)
+        grad_fn.mask_ = SavedVariable(mask, False)
+        grad_fn.source_sym_sizes_ = source._impl.sizes
+    with below_ad_inplace_or_view():
+        result = OPS['masked_scatter'].redispatch(after_autograd(ks), self, mask, source)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -5298,6 +5509,60 @@ def linalg_inv_ex(ks, A, **kwargs):
     return result
 
 
+def linalg_cross(ks, self, other, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = LinalgCrossBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        if edges[0] is not None:
+            grad_fn.other_ = SavedVariable(other, False)
+        grad_fn.dim_ = kwargs.get('dim', -1)
+        if edges[1] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_cross'].redispatch(after_autograd(ks), self, other, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def linalg_cross_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('linalg_cross', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['linalg_cross.out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
+def _euclidean_dist(ks, x1, x2):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (x1._requires_grad or x2._requires_grad):
+        grad_fn = EuclideanDistBackward0()
+        grad_fn._next_edges = collect_next_edges(x1, x2)
+        grad_fn.x1_ = SavedVariable(x1, False)
+        grad_fn.x2_ = SavedVariable(x2, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_euclidean_dist'].redispatch(after_autograd(ks), x1, x2)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def _cdist_forward(ks, x1, x2, p, compute_mode):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (x1._requires_grad or x2._requires_grad):
+        grad_fn = CdistBackward0()
+        grad_fn._next_edges = collect_next_edges(x1, x2)
+        grad_fn.x1_ = SavedVariable(x1, False)
+        grad_fn.x2_ = SavedVariable(x2, False)
+        grad_fn.p_ = p
+    with below_ad_inplace_or_view():
+        result = OPS['_cdist_forward'].redispatch(after_autograd(ks), x1, x2, p, compute_mode)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
 def _linalg_det(ks, A):
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
@@ -5649,6 +5914,12 @@ def kthvalue(ks, self, k, dim=-1, keepdim=False):
     return result
 
 
+def kthvalue_values(ks, self, k, dim=-1, keepdim=False, **kwargs):
+    check_out_no_requires_grad('kthvalue', self, kwargs.get('values'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['kthvalue.values'].redispatch(after_autograd(ks), self, k, dim, keepdim, **kwargs)
+
+
 def median_dim(ks, self, dim, keepdim=False):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -5665,6 +5936,12 @@ def median_dim(ks, self, dim, keepdim=False):
     return result
 
 
+def median_dim_values(ks, self, dim, keepdim=False, **kwargs):
+    check_out_no_requires_grad('median', self, kwargs.get('values'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['median.dim_values'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
+
+
 def mode(ks, self, dim=-1, keepdim=False):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -5679,6 +5956,12 @@ def mode(ks, self, dim=-1, keepdim=False):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     return result
+
+
+def mode_values(ks, self, dim=-1, keepdim=False, **kwargs):
+    check_out_no_requires_grad('mode', self, kwargs.get('values'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['mode.values'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
 
 def median(ks, self):
@@ -5771,6 +6054,33 @@ def cumprod(ks, self, dim, **kwargs):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     return result
+
+
+def cumprod_out(ks, self, dim, **kwargs):
+    check_out_no_requires_grad('cumprod', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['cumprod.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
+
+
+def logcumsumexp(ks, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = LogcumsumexpBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int(dim)
+    with below_ad_inplace_or_view():
+        result = OPS['logcumsumexp'].redispatch(after_autograd(ks), self, dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def logcumsumexp_out(ks, self, dim, **kwargs):
+    check_out_no_requires_grad('logcumsumexp', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['logcumsumexp.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
 
 
 def convolution(ks, input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
@@ -6202,6 +6512,8 @@ KERNELS = {
     'amax.out': amax_out,
     'amin': amin,
     'amin.out': amin_out,
+    'aminmax': aminmax,
+    'aminmax.out': aminmax_out,
     'max.dim': max_dim,
     'max.dim_max': max_dim_max,
     'max': max,
@@ -6257,9 +6569,11 @@ KERNELS = {
     'cat.out': cat_out,
     'stack': stack,
     'stack.out': stack_out,
+    'block_diag': block_diag,
     'unbind.int': unbind_int,
     'flip': flip,
     'roll': roll,
+    'rot90': rot90,
     'repeat': repeat,
     'tril': tril,
     'triu': triu,
@@ -6269,6 +6583,13 @@ KERNELS = {
     'index_put': index_put,
     'index_add': index_add,
     'index_add_': index_add_,
+    'index_fill_.int_Scalar': index_fill__int_Scalar,
+    'index_fill.int_Scalar': index_fill_int_Scalar,
+    'index_fill_.int_Tensor': index_fill__int_Tensor,
+    'index_fill.int_Tensor': index_fill_int_Tensor,
+    'index_copy_': index_copy_,
+    'index_copy': index_copy,
+    'index_copy.out': index_copy_out,
     'index_select': index_select,
     'index_select.out': index_select_out,
     'gather': gather,
@@ -6285,6 +6606,8 @@ KERNELS = {
     'masked_fill_.Scalar': masked_fill__Scalar,
     'masked_fill.Tensor': masked_fill_Tensor,
     'masked_fill_.Tensor': masked_fill__Tensor,
+    'masked_scatter_': masked_scatter_,
+    'masked_scatter': masked_scatter,
     'masked_select': masked_select,
     'take': take,
     'uniform_': uniform_,
@@ -6486,6 +6809,10 @@ KERNELS = {
     'logsumexp': logsumexp,
     'linalg_vector_norm': linalg_vector_norm,
     'linalg_inv_ex': linalg_inv_ex,
+    'linalg_cross': linalg_cross,
+    'linalg_cross.out': linalg_cross_out,
+    '_euclidean_dist': _euclidean_dist,
+    '_cdist_forward': _cdist_forward,
     '_linalg_det': _linalg_det,
     'dot': dot,
     'dot.out': dot_out,
@@ -6513,8 +6840,11 @@ KERNELS = {
     'topk': topk,
     'topk.values': topk_values,
     'kthvalue': kthvalue,
+    'kthvalue.values': kthvalue_values,
     'median.dim': median_dim,
+    'median.dim_values': median_dim_values,
     'mode': mode,
+    'mode.values': mode_values,
     'median': median,
     'cumsum': cumsum,
     'cumsum.out': cumsum_out,
@@ -6523,6 +6853,9 @@ KERNELS = {
     'cummin': cummin,
     'cummin.out': cummin_out,
     'cumprod': cumprod,
+    'cumprod.out': cumprod_out,
+    'logcumsumexp': logcumsumexp,
+    'logcumsumexp.out': logcumsumexp_out,
     'convolution': convolution,
     'max_pool2d_with_indices': max_pool2d_with_indices,
     'avg_pool2d': avg_pool2d,

@@ -3,7 +3,7 @@
 torch's CPU ``acc_type``: double for float32, float for the 16-bit floats (rounded at each step)."""
 from numba import njit, prange
 
-from ..scan_ops import cumulative_row, extreme_row
+from ..scan_ops import cumulative_row, extreme_row, log_cumulative_row
 
 
 @njit(parallel=True, cache=True)
@@ -14,6 +14,17 @@ def _scan(out, a, rows, n, product, init):
 
 def scan_loop(out, a, rows, n, product, init):
     _scan(out, a, rows, n, product, init)
+
+
+@njit(parallel=True, cache=True)
+def _log_scan(out, a, rows, n, init, zero):
+    for r in prange(rows):
+        log_cumulative_row(out, a, r * n, n, init, zero)
+
+
+def log_scan_loop(out, a, rows, n, init, zero):
+    """logcumsumexp (``logcumsumexp_cpu_kernel``): each row left to right in ``init``'s type."""
+    _log_scan(out, a, rows, n, init, zero)
 
 
 @njit(parallel=True, cache=True)

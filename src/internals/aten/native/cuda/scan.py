@@ -2,7 +2,7 @@
 (``aten/src/ATen/native/cuda/ScanKernels.cu`` scans each row in parallel within a block)."""
 from numba import cuda
 
-from ..scan_ops import cumulative_row, extreme_row
+from ..scan_ops import cumulative_row, extreme_row, log_cumulative_row
 from .loops import launch_config
 
 
@@ -17,6 +17,20 @@ def _scan(out, a, rows, n, product, init):
 def scan_loop(out, a, rows, n, product, init):
     blocks, threads = launch_config(rows)
     _scan[blocks, threads](out, a, rows, n, product, init)
+
+
+@cuda.jit
+def _log_scan(out, a, rows, n, init, zero):
+    r = cuda.grid(1)
+    while r < rows:
+        log_cumulative_row(out, a, r * n, n, init, zero)
+        r += cuda.gridsize(1)
+
+
+def log_scan_loop(out, a, rows, n, init, zero):
+    """logcumsumexp, one thread per row, in the CPU loop's order and precision."""
+    blocks, threads = launch_config(rows)
+    _log_scan[blocks, threads](out, a, rows, n, init, zero)
 
 
 @cuda.jit

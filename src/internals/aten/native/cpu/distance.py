@@ -1,0 +1,32 @@
+"""CPU loops of ``_cdist_forward`` and ``_cdist_backward`` (``aten/src/ATen/native/cpu/
+DistanceOpsKernel.cpp``): the pairs (the gradient's elements) in parallel."""
+from numba import njit, prange
+
+from ..distance import pair_distance, pair_gradient
+
+
+@njit(parallel=True, cache=True)
+def _cdist(out, t1, t2, batches, r1, r2, m, p, one, kind, fused):
+    for e in prange(batches * r1 * r2):
+        b, i, j = e // (r1 * r2), (e // r2) % r1, e % r2
+        out[e] = pair_distance(t1, (b * r1 + i) * m, t2, (b * r2 + j) * m, m, p, one, kind, fused)
+
+
+def cdist_loop(out, t1, t2, batches, r1, r2, m, p, one, kind, fused):
+    """``out[b, i, j]`` = the distance of row i of batch b of ``t1`` to row j of ``t2``."""
+    _cdist(out, t1, t2, batches, r1, r2, m, p, one, kind, fused)
+
+
+@njit(parallel=True, cache=True)
+def _cdist_backward(out, grad, t1, t2, dist, batches, r1, r2, m, p, one, kind):
+    for e in prange(batches * r1 * m):
+        b, i, k = e // (r1 * m), (e // m) % r1, e % m
+        acc = one - one
+        for j in range(r2):
+            pair = (b * r1 + i) * r2 + j
+            acc += pair_gradient(t1[e] - t2[(b * r2 + j) * m + k], grad[pair], dist[pair], p, one, kind)
+        out[e] = acc
+
+
+def cdist_backward_loop(out, grad, t1, t2, dist, batches, r1, r2, m, p, one, kind):
+    _cdist_backward(out, grad, t1, t2, dist, batches, r1, r2, m, p, one, kind)

@@ -1,0 +1,197 @@
+"""``cdist`` (``aten/src/ATen/native/Distance.cpp``): the p-norm distance between each row of
+``x1`` and each row of ``x2``, batched over leading dims.
+
+Two ways, chosen as torch chooses: for p = 2 with more than 25 rows on a side (or when asked),
+``_euclidean_dist`` writes |a|^2 - 2 a.b + |b|^2 with one matrix product; otherwise
+``_cdist_forward`` sums |a_k - b_k|^p per pair, left to right in the input's dtype (torch's
+``run_parallel_cdist``). Its kernel, ``pair_distance``, and that of ``_cdist_backward``,
+``pair_gradient``, are compiled into the CPU loop and the CUDA kernel alike.
+"""
+import math
+from fractions import Fraction
+
+from llvmlite import ir
+from numba.extending import intrinsic, overload, register_jitable
+
+from ...c10 import scalar_type as st
+from .. import dispatcher
+from ..tensor_iterator import broadcast_shapes
+from .copy import buffer, contiguous
+from .dispatch_stub import loops
+from .tensor_factories import empty
+
+# The norms with a kernel of their own (``zdist_calc``, ``odist_calc``, ``tdist_calc``,
+# ``idist_calc``), and any other p (``pdist_calc``).
+ZERO, ONE, TWO, INF, OTHER = range(5)
+
+
+def _kind(p):
+    return {0.0: ZERO, 1.0: ONE, 2.0: TWO, math.inf: INF}.get(p, OTHER)
+
+
+def fused_from(m, dtype):
+    """Where torch's p = 2 loop starts fusing: its compiler (the wheel's AVX2 kernel) vectorizes
+    the squares of ``agg + diff * diff`` in blocks of 4 (then one of 2 for double), each square
+    rounded, and fuses the multiply-add in the scalar tail."""
+    start = m - m % 4
+    return start + (m - start) // 2 * 2 if dtype is st.float64 else start
+
+
+def fma(a, b, c):
+    """``a * b + c`` rounded once (a fused multiply-add). In Python (the CUDA simulator)
+    computed exactly with fractions; compiled, the ``llvm.fma`` intrinsic (below)."""
+    return type(a)(Fraction(float(a)) * Fraction(float(b)) + Fraction(float(c)))
+
+
+@intrinsic
+def _llvm_fma(typingctx, a, b, c):
+    def codegen(context, builder, signature, args):
+        ty = args[0].type
+        return builder.call(builder.module.declare_intrinsic("llvm.fma", [ty], ir.FunctionType(ty, [ty] * 3)), args)
+    return a(a, a, a), codegen
+
+
+@overload(fma, target="generic")
+def _fma(a, b, c):
+    return lambda a, b, c: _llvm_fma(a, b, c)
+
+
+# The kernels take ``p`` and ``one`` in the inputs' dtype, so that float32 arithmetic stays in
+# float32 as torch's does (a Python int or float would widen it to float64).
+@register_jitable
+def pair_distance(t1, i, t2, j, m, p, one, kind, fused_from):
+    """The distance between rows ``t1[i:i + m]`` and ``t2[j:j + m]``, accumulated in their type;
+    for p = 2, the squares from ``fused_from`` on are added with a fused multiply-add."""
+    agg = one - one
+    for k in range(m):
+        diff = abs(t1[i + k] - t2[j + k])
+        if kind == ZERO:            # min(ceil(diff), 1): 1 for any positive diff, NaN kept
+            agg += one if diff > 0 else diff
+        elif kind == ONE:
+            agg += diff
+        elif kind == TWO:
+            agg = fma(diff, diff, agg) if k >= fused_from else agg + diff * diff
+        elif kind == INF:           # ``std::max(agg, diff)``: a NaN diff is passed over
+            agg = diff if agg < diff else agg
+        else:
+            agg += diff ** p
+    if kind == TWO:
+        return math.sqrt(agg)
+    if kind == OTHER:               # ``std::pow(agg, 1.0 / p)``, in double
+        return float(agg) ** (1.0 / float(p))
+    return agg
+
+
+@register_jitable
+def pair_gradient(diff, grad, dist, p, one, kind):
+    """One pair's share of the gradient of x1[k] (``*_calc::backward``)."""
+    zero = one - one
+    sign = one if diff > 0 else (-one if diff < 0 else zero)
+    if kind == ZERO:
+        return zero
+    if kind == ONE:
+        return grad * sign
+    if kind == TWO:
+        return zero if dist == 0 else grad * diff / dist
+    if kind == INF:
+        return grad * sign if abs(diff) == dist else zero
+    if p < 2:
+        if dist == 0 or (diff == 0 and p < 1):
+            return zero
+        return sign * abs(diff) ** (p - one) * grad / dist ** (p - one)
+    return zero if dist == 0 else diff * abs(diff) ** (p - one - one) * grad / dist ** (p - one)
+
+
+def _check_ranks(x1, x2):
+    for name, t in (("X1", x1), ("X2", x2)):
+        if t.dim() < 2:
+            raise RuntimeError(f"cdist only supports at least 2D tensors, {name} got: {t.dim()}D")
+    if x1.shape[-1] != x2.shape[-1]:
+        raise RuntimeError(f"X1 and X2 must have the same number of columns. X1: {x1.shape[-1]} X2: {x2.shape[-1]}")
+
+
+def _uses_mm(p, mode, r1, r2):
+    return p == 2 and (mode == 1 or (mode == 0 and (r1 > 25 or r2 > 25)))
+
+
+def cdist(x1, x2, p=2.0, compute_mode=None):
+    """CompositeImplicitAutograd: the matrix-product way through ``_euclidean_dist`` (autograd
+    sees it and the ``view``), else ``_cdist_forward``."""
+    _check_ranks(x1, x2)
+    r1, r2 = x1.shape[-2], x2.shape[-2]
+    if x1.numel() and x2.numel() and _uses_mm(p, compute_mode or 0, r1, r2):
+        return _cdist_impl(x1, x2, p, compute_mode)
+    return dispatcher.call("_cdist_forward", x1, x2, p, compute_mode)
+
+
+def _cdist_forward(x1, x2, p, compute_mode):
+    _check_ranks(x1, x2)
+    return _cdist_impl(x1, x2, p, compute_mode)
+
+
+def _cdist_impl(x1, x2, p, compute_mode):
+    """``cdist_impl``: checks, the batch dims broadcast, then one of the two ways."""
+    for name, t in (("X1", x1), ("X2", x2)):
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(f"cdist only supports floating-point dtypes, {name} got: {t.dtype.torch_name}")
+    if p < 0:
+        raise RuntimeError("cdist only supports non-negative p values")
+    if x1.device.type != x2.device.type:
+        raise RuntimeError(f"X1 and X2 must have the same device type. X1: {x1.device.type} X2: {x2.device.type}")
+    mode = compute_mode or 0
+    if not 0 <= mode <= 2:
+        raise RuntimeError(f"possible modes: 0, 1, 2, but was: {mode}")
+    (r1, c), r2 = x1.shape[-2:], x2.shape[-2]
+    batch = list(broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
+    count = math.prod(batch)
+    shape = batch + [r1, r2]
+    if r1 == 0 or r2 == 0 or count == 0:
+        return empty(shape, dtype=x1.dtype, device=x1.device)
+    if c == 0:
+        return dispatcher.call("zeros", shape, dtype=x1.dtype, device=x1.device)
+    a = contiguous(dispatcher.call("expand", x1, batch + [r1, c]))
+    b = contiguous(dispatcher.call("expand", x2, batch + [r2, c]))
+    if _uses_mm(p, mode, r1, r2):
+        return dispatcher.call("view", dispatcher.call("_euclidean_dist", a if count > 1 else x1,
+                                                       b if count > 1 else x2), shape)
+    if x1.dtype is not st.float32 and x1.dtype is not st.float64:
+        raise NotImplementedError(f"\"cdist\" not implemented for '{x1.dtype.torch_name}'")
+    a, b = _from_zero(a), _from_zero(b)
+    out = empty(shape, dtype=x1.dtype, device=x1.device)
+    kind = a.dtype.numpy_type.type
+    loops(x1.device, "distance").cdist_loop(buffer(out), buffer(a), buffer(b), count, r1, r2, c, kind(p), kind(1),
+                                            _kind(p), fused_from(c, x1.dtype))
+    return out
+
+
+def _from_zero(t):
+    return dispatcher.call("clone", t) if t.storage_offset() else t
+
+
+def _euclidean_dist(x1, x2):
+    """CompositeExplicitAutograd: [-2 a, |a|^2, 1] . [b, 1, |b|^2], clamped at 0, square-rooted."""
+    x1_norm = dispatcher.call("sum.dim_IntList", dispatcher.call("pow.Tensor_Scalar", x1, 2), [-1], True)
+    x2_norm = dispatcher.call("sum.dim_IntList", dispatcher.call("pow.Tensor_Scalar", x2, 2), [-1], True)
+    x1_ = dispatcher.call("cat", [dispatcher.call("mul.Scalar", x1, -2), x1_norm,
+                                  dispatcher.call("ones_like", x1_norm)], -1)
+    x2_ = dispatcher.call("cat", [x2, dispatcher.call("ones_like", x2_norm), x2_norm], -1)
+    result = dispatcher.call("matmul", x1_, dispatcher.call("transpose.int", x2_, -2, -1))
+    return dispatcher.call("sqrt_", dispatcher.call("clamp_", result, 0))
+
+
+def _cdist_backward(grad, x1, x2, p, cdist):
+    """The gradient of x1: for each of its elements, the sum over x2's rows of ``pair_gradient``,
+    in x2's row order (``run_backward_parallel_cdist``); x1's batch dims broadcast, as computed."""
+    (r1, c), r2 = x1.shape[-2:], x2.shape[-2]
+    batch = list(broadcast_shapes(tuple(x1.shape[:-2]), tuple(x2.shape[:-2])))
+    count = math.prod(batch)
+    if r1 == 0 or r2 == 0 or c == 0 or count == 0:
+        return dispatcher.call("zeros_like", x1)
+    a = _from_zero(contiguous(dispatcher.call("expand", x1, batch + [r1, c])))
+    b = _from_zero(contiguous(dispatcher.call("expand", x2, batch + [r2, c])))
+    g, d = _from_zero(contiguous(grad)), _from_zero(contiguous(cdist))
+    out = empty(batch + [r1, c], dtype=x1.dtype, device=x1.device)
+    kind = a.dtype.numpy_type.type
+    loops(x1.device, "distance").cdist_backward_loop(buffer(out), buffer(g), buffer(a), buffer(b), buffer(d), count,
+                                                     r1, r2, c, kind(p), kind(1), _kind(p))
+    return out
