@@ -42,9 +42,18 @@ def test_the_snippets_are_read():
     assert set(KNOWN_DIFFERENCES) <= set(SNIPPETS)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[n]))
-                                  if n in KNOWN_DIFFERENCES else n for n in SNIPPETS])
-def test_snippet_prints_what_torch_prints(name):
-    expected = _stdout(torch, SNIPPETS[name])
+def snippet_params(snippets, known_differences):
+    """The snippets' names, a known difference as a strict xfail (so that a fix is noticed)."""
+    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=known_differences[n]))
+            if n in known_differences else n for n in snippets]
+
+
+def assert_prints_what_torch_prints(source):
+    expected = _stdout(torch, source)
     assert expected.strip(), "the snippet prints something"
-    assert _stdout(internals, SNIPPETS[name]) == expected
+    assert _stdout(internals, source) == expected
+
+
+@pytest.mark.parametrize("name", snippet_params(SNIPPETS, KNOWN_DIFFERENCES))
+def test_snippet_prints_what_torch_prints(name):
+    assert_prints_what_torch_prints(SNIPPETS[name])

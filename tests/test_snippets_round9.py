@@ -12,11 +12,7 @@ as round 7's do (``test_snippets_round7._stdout``).
 Known differences, each checked to still differ (a strict xfail), so that a fix is noticed:
 """
 import pytest
-import torch
-from test_snippets_round7 import _stdout
-from test_snippets_round8 import read_snippets
-
-import internals
+from test_snippets_round8 import assert_prints_what_torch_prints, read_snippets, snippet_params
 
 SNIPPETS = read_snippets("snippets_round9.txt")
 KNOWN_DIFFERENCES = {
@@ -30,9 +26,6 @@ def test_the_snippets_are_read():
     assert set(KNOWN_DIFFERENCES) <= set(SNIPPETS)
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_DIFFERENCES[n]))
-                                  if n in KNOWN_DIFFERENCES else n for n in SNIPPETS])
+@pytest.mark.parametrize("name", snippet_params(SNIPPETS, KNOWN_DIFFERENCES))
 def test_snippet_prints_what_torch_prints(name):
-    expected = _stdout(torch, SNIPPETS[name])
-    assert expected.strip(), "the snippet prints something"
-    assert _stdout(internals, SNIPPETS[name]) == expected
+    assert_prints_what_torch_prints(SNIPPETS[name])

@@ -296,52 +296,22 @@ def is_same_size(a, b):
 
 
 # NumPy's names (BinaryOps.cpp), CompositeImplicitAutograd: the operators they rename.
-def subtract(a, b, *, alpha=1):
-    return call("sub.Tensor", a, b, alpha=alpha)
+def _renamed(name, target):
+    def kernel(*args, **kwargs):
+        return call(target, *args, **kwargs)
+    kernel.__name__ = kernel.__qualname__ = name
+    return kernel
 
 
-def subtract_(a, b, *, alpha=1):
-    return call("sub_.Tensor", a, b, alpha=alpha)
-
-
-def subtract_scalar(a, b, alpha=1):
-    return call("sub.Scalar", a, b, alpha)
-
-
-def subtract_scalar_(a, b, alpha=1):
-    return call("sub_.Scalar", a, b, alpha)
-
-
-def multiply(a, b):
-    return call("mul.Tensor", a, b)
-
-
-def multiply_(a, b):
-    return call("mul_.Tensor", a, b)
-
-
-def multiply_scalar(a, b):
-    return call("mul.Scalar", a, b)
-
-
-def multiply_scalar_(a, b):
-    return call("mul_.Scalar", a, b)
-
-
-def true_divide(a, b):
-    return call("div.Tensor", a, b)
-
-
-def true_divide_(a, b):
-    return call("div_.Tensor", a, b)
-
-
-def true_divide_scalar(a, b):
-    return call("div.Scalar", a, b)
-
-
-def true_divide_scalar_(a, b):
-    return call("div_.Scalar", a, b)
+subtract, subtract_ = _renamed("subtract", "sub.Tensor"), _renamed("subtract_", "sub_.Tensor")
+subtract_scalar, subtract_scalar_ = _renamed("subtract_scalar", "sub.Scalar"), _renamed("subtract_scalar_",
+                                                                                         "sub_.Scalar")
+multiply, multiply_ = _renamed("multiply", "mul.Tensor"), _renamed("multiply_", "mul_.Tensor")
+multiply_scalar, multiply_scalar_ = _renamed("multiply_scalar", "mul.Scalar"), _renamed("multiply_scalar_",
+                                                                                         "mul_.Scalar")
+true_divide, true_divide_ = _renamed("true_divide", "div.Tensor"), _renamed("true_divide_", "div_.Tensor")
+true_divide_scalar, true_divide_scalar_ = (_renamed("true_divide_scalar", "div.Scalar"),
+                                           _renamed("true_divide_scalar_", "div_.Scalar"))
 
 
 # float_power (Pow.cpp): pow in double precision, complex double if either side is complex.

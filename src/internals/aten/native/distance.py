@@ -5,7 +5,8 @@ Two ways, chosen as torch chooses: for p = 2 with more than 25 rows on a side (o
 ``_euclidean_dist`` writes |a|^2 - 2 a.b + |b|^2 with one matrix product; otherwise
 ``_cdist_forward`` sums |a_k - b_k|^p per pair, left to right in the input's dtype (torch's
 ``run_parallel_cdist``). Its kernel, ``pair_distance``, and that of ``_cdist_backward``,
-``pair_gradient``, are compiled into the CPU loop and the CUDA kernel alike.
+``element_gradient`` (over ``pair_gradient``), are compiled into the CPU loop and the CUDA kernel
+alike.
 """
 import math
 from fractions import Fraction
@@ -100,6 +101,18 @@ def pair_gradient(diff, grad, dist, p, one, kind):
             return zero
         return sign * abs(diff) ** (p - one) * grad / dist ** (p - one)
     return zero if dist == 0 else diff * abs(diff) ** (p - one - one) * grad / dist ** (p - one)
+
+
+@register_jitable
+def element_gradient(out, grad, t1, t2, dist, e, r1, r2, m, p, one, kind):
+    """Element e of x1's gradient (batch b, row i, column k): the sum over x2's rows of
+    ``pair_gradient``, in x2's row order (the CPU loop's and the CUDA kernel's)."""
+    b, i, k = e // (r1 * m), (e // m) % r1, e % m
+    acc = one - one
+    for j in range(r2):
+        pair = (b * r1 + i) * r2 + j
+        acc += pair_gradient(t1[e] - t2[(b * r2 + j) * m + k], grad[pair], dist[pair], p, one, kind)
+    out[e] = acc
 
 
 def _check_ranks(x1, x2):

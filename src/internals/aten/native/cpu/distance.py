@@ -2,7 +2,7 @@
 DistanceOpsKernel.cpp``): the pairs (the gradient's elements) in parallel."""
 from numba import njit, prange
 
-from ..distance import pair_distance, pair_gradient
+from ..distance import element_gradient, pair_distance
 
 
 @njit(parallel=True, cache=True)
@@ -20,12 +20,7 @@ def cdist_loop(out, t1, t2, batches, r1, r2, m, p, one, kind, fused):
 @njit(parallel=True, cache=True)
 def _cdist_backward(out, grad, t1, t2, dist, batches, r1, r2, m, p, one, kind):
     for e in prange(batches * r1 * m):
-        b, i, k = e // (r1 * m), (e // m) % r1, e % m
-        acc = one - one
-        for j in range(r2):
-            pair = (b * r1 + i) * r2 + j
-            acc += pair_gradient(t1[e] - t2[(b * r2 + j) * m + k], grad[pair], dist[pair], p, one, kind)
-        out[e] = acc
+        element_gradient(out, grad, t1, t2, dist, e, r1, r2, m, p, one, kind)
 
 
 def cdist_backward_loop(out, grad, t1, t2, dist, batches, r1, r2, m, p, one, kind):

@@ -2,7 +2,7 @@
 DistanceKernel.cu``): a thread per pair (per gradient element), in the CPU loops' order."""
 from numba import cuda
 
-from ..distance import pair_distance, pair_gradient
+from ..distance import element_gradient, pair_distance
 from .loops import launch_config
 
 
@@ -24,12 +24,7 @@ def cdist_loop(out, t1, t2, batches, r1, r2, m, p, one, kind, fused):
 def _cdist_backward(out, grad, t1, t2, dist, batches, r1, r2, m, p, one, kind):
     e = cuda.grid(1)
     while e < batches * r1 * m:
-        b, i, k = e // (r1 * m), (e // m) % r1, e % m
-        acc = one - one
-        for j in range(r2):
-            pair = (b * r1 + i) * r2 + j
-            acc += pair_gradient(t1[e] - t2[(b * r2 + j) * m + k], grad[pair], dist[pair], p, one, kind)
-        out[e] = acc
+        element_gradient(out, grad, t1, t2, dist, e, r1, r2, m, p, one, kind)
         e += cuda.gridsize(1)
 
 
