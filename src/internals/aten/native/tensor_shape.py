@@ -10,7 +10,7 @@ import numpy as np
 from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
 from ...c10.tensor_impl import TensorImpl, contiguous_strides, is_channels_last
-from ...c10.wrap_dim import wrap_dim
+from ...c10.wrap_dim import dim_list_to_bitset, wrap_dim
 from .. import dispatcher
 from .copy import contiguous, fill_, same_device_copy
 from .elementwise import common_device
@@ -322,11 +322,7 @@ def squeeze(x, dim=None):
     if dim is None:
         dims = range(x.dim())
     else:
-        dims = []
-        for d in [dim] if isinstance(dim, int) else dim:      # wrapped and compared in turn
-            dims.append(wrap_dim(d, x.dim()))
-            if dims[-1] in dims[:-1]:
-                raise RuntimeError(f"dim {dims[-1]} appears multiple times in the list of dims")
+        dims = dim_list_to_bitset([dim] if isinstance(dim, int) else dim, x.dim())
     keep = [d for d in range(x.dim()) if not (d in dims and x.shape[d] == 1)]
     return make_view(x, [x.shape[d] for d in keep], [x.stride()[d] for d in keep])
 

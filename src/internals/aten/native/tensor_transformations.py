@@ -3,6 +3,7 @@ element order the host computes as offsets (see ``indexing.py``); one loop moves
 import numpy as np
 
 from ...c10.memory_format import contiguous_format
+from ...c10.wrap_dim import dim_list_to_bitset
 from .. import dispatcher
 from .indexing import element_offsets, move, walk
 from .tensor_factories import empty_strided, like_strides
@@ -11,12 +12,7 @@ from .tensor_shape import _fresh, wrap_dim
 
 def flip(x, dims):
     """``flip``: the order reversed along ``dims``; the result keeps ``x``'s layout (``empty_like``)."""
-    wrapped = []
-    for d in dims:          # ``dim_list_to_bitset``: each dim wrapped, then checked against those before it
-        d = wrap_dim(d, x.dim())
-        if d in wrapped:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        wrapped.append(d)
+    wrapped = dim_list_to_bitset(dims, x.dim())
     out = empty_strided(x.shape, like_strides(x), dtype=x.dtype, device=x.device)
     positions = [np.arange(n)[::-1] if d in wrapped else np.arange(n) for d, n in enumerate(x.shape)]
     return move(out, walk(out), x, element_offsets(positions, x.stride(), x.storage_offset()))
