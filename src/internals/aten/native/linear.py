@@ -1,7 +1,9 @@
 """``tensordot`` (``aten/src/ATen/native/Linear.cpp``) and ``kron`` (``LinearAlgebra.cpp``):
 CompositeImplicitAutograd, written with permutes, reshapes and one product, as torch writes
 them, so autograd records the operators they call."""
-from ...c10.wrap_dim import wrap_dim
+import math
+
+from ...c10.wrap_dim import dim_list_to_bitset
 from .. import dispatcher
 
 
@@ -24,33 +26,15 @@ def tensordot(x, y, dims_self, dims_other):
                 raise RuntimeError(f"contracted dimensions need to match, but first has size {s1} in dim {d1} and "
                                    f"second has size {s2} in dim {d2}")
             csize *= s1
-    c1 = _bitset(dims_self, x.dim())
-    c2 = _bitset(dims_other, y.dim())
+    c1 = dim_list_to_bitset(dims_self, x.dim())
+    c2 = dim_list_to_bitset(dims_other, y.dim())
     free1 = [i for i in range(x.dim()) if i not in c1]
     free2 = [i for i in range(y.dim()) if i not in c2]
-    size1, size2 = _prod(t1.shape[i] for i in free1), _prod(t2.shape[i] for i in free2)
+    size1, size2 = math.prod(t1.shape[i] for i in free1), math.prod(t2.shape[i] for i in free2)
     t1 = dispatcher.call("reshape", dispatcher.call("permute", t1, free1 + list(dims_self)), [size1, csize])
     t2 = dispatcher.call("reshape", dispatcher.call("permute", t2, list(dims_other) + free2), [csize, size2])
     sizes = [x.shape[i] for i in free1] + [y.shape[i] for i in free2]
     return dispatcher.call("reshape", dispatcher.call("mm", t1, t2), sizes)
-
-
-def _bitset(dims, ndim):
-    """``dim_list_to_bitset``: each dim wrapped, none repeated."""
-    seen = set()
-    for d in dims:
-        d = wrap_dim(d, ndim)
-        if d in seen:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        seen.add(d)
-    return seen
-
-
-def _prod(values):
-    out = 1
-    for v in values:
-        out *= v
-    return out
 
 
 def kron(x, y):
