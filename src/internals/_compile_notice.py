@@ -19,8 +19,8 @@ compile inside its event) and shows the count:
 import os
 import sys
 
-MESSAGE = "Numba is compiling kernels on first use ({count} so far); they are cached for later runs."
-DONE = "Numba compiled {count} kernels in this cell (first run); later runs load them from the cache."
+MESSAGE = "Numba is compiling kernels on first use ({count} so far), a wait that cached kernels skip."
+DONE = "Numba compiled {count} kernel(s) while this cell ran."
 
 
 class CompileCounter:
