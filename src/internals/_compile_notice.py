@@ -63,8 +63,8 @@ class WidgetNotice:
         shell.events.register("post_run_cell", self.finish)
 
     def __call__(self, count):
-        from IPython.display import display
-        from ipywidgets import Label
+        from IPython.display import display  # only in a Jupyter kernel, where IPython is loaded
+        from ipywidgets import Label  # only in a Jupyter kernel: the package imports it nowhere else
 
         if self.label is None:  # the first compilation of this cell
             self.label, self.in_cell = Label(), 0
@@ -86,7 +86,7 @@ def pick_notice():
     shell = getattr(sys.modules.get("IPython"), "get_ipython", lambda: None)()
     if shell is not None and getattr(shell, "kernel", None) is not None:
         try:
-            import ipywidgets  # noqa: F401
+            import ipywidgets  # noqa: F401  # optional: only a notebook front end shows widgets
         except ImportError:
             return StderrNotice()
         return WidgetNotice(shell)
@@ -97,7 +97,7 @@ def install():
     """Listen to Numba's compile events for the rest of the process (once; off with the env var)."""
     if os.environ.get("INTERNALS_COMPILE_NOTICE", "1") == "0" or getattr(install, "counter", None):
         return None
-    from numba.core import event
+    from numba.core import event  # after _cuda_env: Numba reads its settings when first imported
 
     class _Listener(event.Listener):
         def on_start(self, ev):
