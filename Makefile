@@ -66,7 +66,7 @@ notebooks: $(STAMP)
 # gets the CPU build (about 200 MB) instead: the chapters never use torch's CUDA. The package is
 # installed as Colab installs it (pip, with the loose dependencies of pyproject.toml), which must
 # keep the torch and numba already there.
-COLAB_PY    ?= python3.12
+COLAB_PY    ?= python3.12   # Colab's Python
 COLAB_VENV   = .venv-colab
 COLAB_STACK  = torch==2.11.* numba==0.62.* numba-cuda==0.21.* ipython==7.34.* ipywidgets==7.7.* \
 	"ipykernel<7" nbconvert nbclient matplotlib pyyaml hypothesis scikit-learn
