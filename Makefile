@@ -14,7 +14,7 @@ BOOK_BUILD = $(BIN)/jupyter-book build . --all --warningiserror --nitpick --keep
 # Same hash order everywhere, so set and dict outputs match between `make notebooks` and nbval.
 export PYTHONHASHSEED = 0
 
-.PHONY: book test notebooks bench lab clean distclean vendor
+.PHONY: book test notebooks bench lab clean distclean vendor colab-check
 
 # The book's scripts (MathJax, the Jupyter widgets HTML manager) come from npm at the versions
 # package-lock.json pins, and are served from the book's own _static (_config.yml: html_static_path
@@ -59,6 +59,31 @@ notebooks: $(STAMP)
 		notebooks/*.ipynb
 	$(BIN)/python scripts/colab_cell.py --check
 
+# Colab's stack (older than requirements.txt): runs each chapter alone, as Colab opens it, in a
+# separate venv, so a change that breaks the chapters there shows up here first. Not part of
+# `make test`. PyPI's torch is a CUDA build (several GB with its nvidia-* libraries); where
+# download.pytorch.org is reachable, COLAB_PIP_ARGS="--extra-index-url https://download.pytorch.org/whl/cpu"
+# gets the CPU build (about 200 MB) instead: the chapters never use torch's CUDA. The package is
+# installed as Colab installs it (pip, with the loose dependencies of pyproject.toml), which must
+# keep the torch and numba already there.
+COLAB_PY    ?= python3.12   # Colab's Python
+COLAB_VENV   = .venv-colab
+COLAB_STACK  = torch==2.11.* numba==0.62.* numba-cuda==0.21.* ipython==7.34.* ipywidgets==7.7.* \
+	"ipykernel<7" nbconvert nbclient matplotlib pyyaml hypothesis scikit-learn
+COLAB_PIP_ARGS ?=
+$(COLAB_VENV)/.installed: Makefile pyproject.toml
+	$(COLAB_PY) -m venv $(COLAB_VENV)
+	$(COLAB_VENV)/bin/python -m pip install $(COLAB_PIP_ARGS) $(COLAB_STACK)
+	$(COLAB_VENV)/bin/python -m pip install .
+	$(COLAB_VENV)/bin/python -c "import torch, numba; assert torch.__version__.startswith('2.11'), torch.__version__; \
+		assert numba.__version__.startswith('0.62'), numba.__version__"
+	touch $@
+
+# The package is reinstalled from the working tree each time (no dependencies: those stay Colab's).
+colab-check: $(COLAB_VENV)/.installed
+	$(COLAB_VENV)/bin/python -m pip install -q --no-deps --force-reinstall .
+	$(COLAB_VENV)/bin/python scripts/notebooks_alone.py --python $(COLAB_VENV)/bin/python
+
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
 
@@ -71,4 +96,4 @@ clean:
 		-o -name '*.egg-info' \) -type d -prune -exec rm -rf {} +
 
 distclean: clean
-	rm -rf $(VENV) node_modules _vendor
+	rm -rf $(VENV) $(COLAB_VENV) node_modules _vendor

@@ -5,7 +5,12 @@
 CPU and CUDA), and the Tensor frontend.
 """
 from . import (
+    _compile_notice,  # imports Numba only in install(), after _cuda_env has run
     _cuda_env,  # first: decides GPU or simulator before Numba is imported  # noqa: F401
+)
+
+_compile_notice.install()  # before any kernel compiles (importing the package compiles one)
+from . import (
     _tensor,
     _tensor_base,
 )

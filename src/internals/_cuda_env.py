@@ -3,7 +3,9 @@
 Numba reads its settings once, when it is imported, so they are made here, first thing:
 
 * ``NUMBA_ENABLE_CUDASIM``: a GPU is present when the driver library loads and reports a
-  device; otherwise cuda kernels run on Numba's CUDA simulator.
+  device; otherwise cuda kernels run on Numba's CUDA simulator. With a GPU whose driver is older
+  than the CUDA compiler, ``_cuda_link`` picks the linker that still loads the kernels, or the
+  simulator and a message saying what to install.
 * ``NUMBA_CACHE_DIR``: Numba's on-disk cache checks only the timestamp of the file that defines
   a kernel, not of the files it calls into (``scalar_ops.py``), nor the settings it was compiled
   under (``NUMBA_BOUNDSCHECK=1`` would be served loops built without bounds checks). Keying the
@@ -24,16 +26,33 @@ import sys
 from importlib.metadata import version
 from pathlib import Path
 
+from ._cuda_link import link_plan, probe
+
 _NATIVE = Path(__file__).parent / "aten" / "native"
 
 
-def _driver_reports_a_gpu():
+def _driver_with_a_gpu():
+    """The CUDA driver library when it loads and reports a device, else None."""
     try:
         driver = ctypes.CDLL("libcuda.so.1")
     except OSError:
-        return False
+        return None
     count = ctypes.c_int(0)
-    return driver.cuInit(0) == 0 and driver.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0
+    if driver.cuInit(0) == 0 and driver.cuDeviceGetCount(ctypes.byref(count)) == 0 and count.value > 0:
+        return driver
+    return None
+
+
+def _settle_linking(driver):
+    """Settings under which the driver loads Numba's kernels (see _cuda_link), or the simulator and why."""
+    try:
+        plan = link_plan(**probe(driver))
+    except (OSError, AttributeError, ValueError):  # a library without the expected entry point: leave it to Numba
+        return
+    for name, value in plan.env.items():
+        os.environ.setdefault(name, value)
+    if plan.message:
+        print(plan.message, file=sys.stderr)
 
 
 # Numba settings that change the code a kernel compiles to (read from the environment, as Numba does).
@@ -54,8 +73,12 @@ def _kernel_sources_hash():
 
 
 if "numba" not in sys.modules:
-    if "NUMBA_ENABLE_CUDASIM" not in os.environ and not _driver_reports_a_gpu():
-        os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+    if "NUMBA_ENABLE_CUDASIM" not in os.environ:
+        _driver = _driver_with_a_gpu()
+        if _driver is None:
+            os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+        else:
+            _settle_linking(_driver)
     if "NUMBA_CACHE_DIR" not in os.environ:
         os.environ["NUMBA_CACHE_DIR"] = str(Path.home() / ".cache" / "internals-numba" / _kernel_sources_hash())
 
