@@ -6,8 +6,14 @@ Autocast kernel: matrix products run in lower precision (bfloat16 on the CPU, fl
 and on CUDA the ones that need range (exp, log, sum, softmax, ...) are computed in float32. Every
 other operator falls through. Each kernel casts its floating-point arguments and redispatches
 below its own key, with its key excluded so the operators it reaches are not cast again.
+
+A leaf that requires grad (a model's weight) is cast once per autocast region, not once per
+use: the cast is cached, so every operator that reads the weight shares one cast and one
+``ToCopyBackward0`` node, and the cache is emptied when the outermost region exits
+(``cached_cast`` and ``clear_cache`` in autocast_mode.cpp).
 """
 import threading
+import weakref
 
 from ..aten import dispatcher
 from ..c10 import scalar_type as st
@@ -15,6 +21,7 @@ from ..c10.dispatch_key import DispatchKey, DispatchKeySet, autocast_key_for
 from ..c10.local_dispatch_key_set import exclude_keys, tls
 
 __all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "register_autocast_kernels",
+           "clear_autocast_cache", "is_autocast_cache_enabled",
            "LOWER_PRECISION_FP", "FP32", "PROMOTE", "BANNED"]
 
 # The policy lists of autocast_mode.cpp, for the operators internals has.
@@ -55,6 +62,11 @@ def _banned_kernel(*args, **kwargs):
 class _State(threading.local):
     def __init__(self):
         self.dtype = {"cpu": st.bfloat16, "cuda": st.float16}
+        self.nesting = 0            # autocast regions entered and not yet left, on this thread
+        self.cache_enabled = True
+        # id(leaf's TensorImpl) -> (weak reference to that impl, its cast): the weak reference
+        # tells a live leaf from a dead one whose id was reused, as torch's weakref key does
+        self.cached_casts = {}
 
 
 _state = _State()
@@ -68,22 +80,37 @@ def is_autocast_enabled(device_type="cuda"):
     return autocast_key_for(device_type) not in tls.excluded
 
 
+def is_autocast_cache_enabled():
+    return _state.cache_enabled
+
+
+def clear_autocast_cache():
+    """``clear_cache``: forget every cached cast (the outermost region's exit calls it)."""
+    _state.cached_casts.clear()
+
+
 class autocast:
     """``with autocast("cpu"):`` -- let the Autocast key of that device into every call."""
 
-    def __init__(self, device_type, dtype=None, enabled=True):
+    def __init__(self, device_type, dtype=None, enabled=True, cache_enabled=None):
         self.device_type, self.enabled = device_type, enabled
         self.dtype = dtype or get_autocast_dtype(device_type)
+        self.cache_enabled = is_autocast_cache_enabled() if cache_enabled is None else cache_enabled
 
     def __enter__(self):
-        self._saved = (tls.excluded, _state.dtype[self.device_type])
+        self._saved = (tls.excluded, _state.dtype[self.device_type], _state.cache_enabled)
         key = DispatchKeySet(autocast_key_for(self.device_type))
         tls.excluded = tls.excluded - key if self.enabled else tls.excluded | key
         _state.dtype[self.device_type] = self.dtype
+        _state.cache_enabled = self.cache_enabled
+        _state.nesting += 1
         return self
 
     def __exit__(self, *exc):
-        tls.excluded, _state.dtype[self.device_type] = self._saved
+        tls.excluded, _state.dtype[self.device_type], _state.cache_enabled = self._saved
+        _state.nesting -= 1
+        if _state.nesting == 0:         # torch.autocast's exit: autocast_decrement_nesting() == 0
+            clear_autocast_cache()
 
 
 def _eligible(t, device_type):
@@ -92,10 +119,29 @@ def _eligible(t, device_type):
             and t.device.type == device_type)
 
 
+def _cached_cast(t, target, device_type):
+    """``cached_cast``: ``t.to(target)``, but a float32 leaf that requires grad, cast to the
+    region's lower precision, is cast once and the cast reused, so that all its uses share one
+    backward node."""
+    if not _eligible(t, device_type) or t.dtype is target:
+        return t
+    cacheable = (target is _state.dtype[device_type] and t.dtype is st.float32 and _state.cache_enabled
+                 and t.requires_grad and t.is_leaf and t._base is None)
+    if not cacheable:
+        return t.to(target)
+    impl = t._impl
+    hit = _state.cached_casts.get(id(impl))
+    if hit is not None and hit[0]() is impl:
+        return hit[1]
+    cast = t.to(target)
+    _state.cached_casts[id(impl)] = (weakref.ref(impl), cast)
+    return cast
+
+
 def _autocast_kernel(op, key, device_type, to_dtype):
     def kernel(keys, *args, **kwargs):
         target = to_dtype or _state.dtype[device_type]
-        args = [a.to(target) if _eligible(a, device_type) else a for a in args]
+        args = [_cached_cast(a, target, device_type) for a in args]
         with exclude_keys(DispatchKeySet(key)):
             return op.redispatch(keys.below(key), *args, **kwargs)
     kernel.__name__ = kernel.__qualname__ = f"autocast_{'fp32' if to_dtype else 'lower_precision_fp'}"

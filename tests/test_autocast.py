@@ -1,0 +1,103 @@
+"""Autocast's cast cache (``cached_cast`` in aten/src/ATen/autocast_mode.cpp), against torch.
+
+A float32 leaf that requires grad is cast to the region's lower precision once per autocast
+region; every operator that reads it shares that cast, so the backward graph has one
+``ToCopyBackward0`` node with several edges into it. The graphs are compared whole: node names
+and edges, in one deterministic walk.
+"""
+import pytest
+import torch
+
+import internals
+
+
+def graph(root):
+    """The backward graph under ``root`` as rows ``(name, [index of each next node])``, nodes
+    numbered in breadth-first order of first visit (a node reached twice keeps one number)."""
+    index, order, queue = {}, [], [root]
+    index[root] = 0
+    while queue:
+        node = queue.pop(0)
+        order.append(node)
+        for nxt, _ in node.next_functions:
+            if nxt is not None and nxt not in index:
+                index[nxt] = len(index)
+                queue.append(nxt)
+    return [(n.name(), [None if nxt is None else index[nxt] for nxt, _ in n.next_functions]) for n in order]
+
+
+def leaves(lib, requires_grad=True):
+    g = torch.Generator().manual_seed(0)
+    w = torch.rand(3, 3, generator=g)
+    x = torch.rand(3, 3, generator=g)
+    if lib is internals:
+        w, x = internals.from_torch(w), internals.from_torch(x)
+    return w.requires_grad_(requires_grad), x
+
+
+def two_uses(lib, w, x):
+    """The same weight read by two products in one region, and twice by one product."""
+    with lib.autocast("cpu"):
+        return (w.mm(w) + x.mm(w)).sum()
+
+
+@pytest.mark.parametrize("program", ["two_uses", "nested", "mm_self"])
+def test_autocast_graph_matches_torch(program):
+    def run(lib):
+        w, x = leaves(lib)
+        if program == "two_uses":
+            return two_uses(lib, w, x)
+        if program == "mm_self":
+            with lib.autocast("cpu"):
+                return w.mm(w)
+        with lib.autocast("cpu"):            # the inner region's exit keeps the cache
+            with lib.autocast("cpu"):
+                a = w.mm(x)
+            return (a + w.mm(x)).sum()
+    ours, theirs = graph(run(internals).grad_fn), graph(run(torch).grad_fn)
+    assert ours == theirs
+
+
+def test_one_cast_node_for_a_leaf_used_twice():
+    w, x = leaves(internals)
+    root = two_uses(internals, w, x).grad_fn
+    casts = {id(n) for n in _walk(root) if n.name() == "ToCopyBackward0"}
+    assert len(casts) == 1
+
+
+def test_cache_is_cleared_when_the_outermost_region_exits():
+    for lib in (torch, internals):
+        w, x = leaves(lib)
+        with lib.autocast("cpu"):
+            first = w.mm(x)
+        with lib.autocast("cpu"):
+            second = w.mm(x)
+        cast_of = [r.grad_fn.next_functions[0][0] for r in (first, second)]
+        assert cast_of[0] is not cast_of[1], lib.__name__
+
+
+@pytest.mark.parametrize("case", ["no_grad_leaf", "non_leaf", "cache_disabled"])
+def test_uncached_casts_match_torch(case):
+    """Only a leaf that requires grad is cached; a tensor made inside the region, and every tensor
+    when the region says ``cache_enabled=False``, is cast at each use."""
+    def run(lib):
+        w, x = leaves(lib, requires_grad=case != "no_grad_leaf")
+        kwargs = {"cache_enabled": False} if case == "cache_disabled" else {}
+        with lib.autocast("cpu", **kwargs):
+            if case == "non_leaf":
+                w = w * 2
+            if case == "no_grad_leaf":
+                x.requires_grad_()
+            return (w.mm(w) + x.mm(w)).sum()
+    assert graph(run(internals).grad_fn) == graph(run(torch).grad_fn)
+
+
+def _walk(root):
+    seen, stack = [], [root]
+    while stack:
+        node = stack.pop()
+        if node is None or any(node is s for s in seen):
+            continue
+        seen.append(node)
+        stack.extend(nxt for nxt, _ in node.next_functions)
+    return seen
