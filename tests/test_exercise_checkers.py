@@ -395,8 +395,7 @@ def test_the_capstones_optimizer_steps_with_the_readers_sgd_step():
     x = torch.randn(5, 3)
     with ex.use_mine("sgd_step", _counting(sgd_step)) as mine:
         for _ in range(3):
-            for lib, model, opt, inp in ((torch, model_t, opt_t, x), (internals, model_i, opt_i,
-                                                                      internals.from_torch(x))):
+            for model, opt, inp in ((model_t, opt_t, x), (model_i, opt_i, internals.from_torch(x))):
                 opt.zero_grad()
                 model(inp).pow(2).sum().backward()
                 opt.step()
@@ -422,7 +421,7 @@ def test_restore_without_a_with_block_and_a_module_imported_meanwhile():
     assert "internals.c10.tensor_impl.contiguous_strides" in mine.sites
     internals.empty(2, 3)
     sys.modules.pop("internals.aten.native.batch_linear_algebra", None)
-    import internals.aten.native.batch_linear_algebra as late      # takes the reader's version
+    import internals.aten.native.batch_linear_algebra as late  # takes the reader's version
     assert late.contiguous_strides is mine.wrapper
     ex.restore()
     assert late.contiguous_strides is contiguous_strides

@@ -23,7 +23,8 @@ from .plug import PLUG_POINTS, plugged, restore, use_mine
 from .training import check_sgd_step
 
 __all__ = ["check_contiguous_strides", "check_view_strides", "check_broadcast_shapes", "check_storage_size",
-           "check_reduction_loop", "check_reorder_dimensions", "check_coalesce_dimensions", "check_dispatch_key", "check_counting_mode", "check_mul_backward",
+           "check_reduction_loop", "check_reorder_dimensions", "check_coalesce_dimensions", "check_dispatch_key",
+           "check_counting_mode", "check_mul_backward",
            "check_tanh_backward", "check_round_size", "check_allocation_size", "check_axpy_operator",
            "check_sgd_step", "check_pointwise_groups", "check_guard_key", "check_im2col", "check_conv2d",
            "PLUG_POINTS", "use_mine", "restore", "plugged"]

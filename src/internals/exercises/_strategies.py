@@ -45,6 +45,7 @@ def _apply(draw, st, shape, strides, offset):
 def strided_views(max_dims=4, max_size=4, max_steps=3):
     """(shape, strides, offset) reached from a contiguous tensor by a few view steps."""
     from hypothesis import strategies as st  # hypothesis is heavy: only a checker needs it
+
     from ..c10.tensor_impl import contiguous_strides
 
     @st.composite

@@ -99,8 +99,9 @@ def check_reorder_dimensions(fn):
         yours, torchs = _output_strides(shape, list(perm)), _torch_output_strides(torch, shape, operands)
         # Where every operand is laid out alike (``fast_set_up``), torch copies that layout and never
         # reorders: only the order itself can be compared there.
-        assert _takes_fast_path(shape, operands) or yours == torchs, (f"shape {shape}, operand strides {operands}: your order {list(perm)} gives the "
-                                 f"output strides {yours}, torch's output has {torchs} (torch's order: {want})")
+        assert _takes_fast_path(shape, operands) or yours == torchs, (
+            f"shape {shape}, operand strides {operands}: your order {list(perm)} gives the output strides {yours}, "
+            f"torch's output has {torchs} (torch's order: {want})")
         assert list(perm) == list(want), \
             f"shape {shape}, operand strides {operands}: yours {list(perm)}, torch's order {want} (same strides)"
     return run_generated("check_reorder_dimensions", _operands(), check_one, max_examples=200)
@@ -130,7 +131,8 @@ def check_coalesce_dimensions(fn):
         assert yours is not None and len(yours) == 2, f"return (shape, operand_strides), got {yours!r}"
         got_shape, got_strides = list(yours[0]), [list(s) for s in yours[1]]
         for k, s in enumerate(strides):
-            assert len(got_strides) == len(strides) and _walk(got_shape, got_strides[k]) == _walk(fastest_first, s), (
+            same_walk = len(got_strides) == len(strides) and _walk(got_shape, got_strides[k]) == _walk(fastest_first, s)
+            assert same_walk, (
                 f"shape {fastest_first}, strides {strides}: your {got_shape}, {got_strides} visits operand {k}'s "
                 "elements in another order")
         assert (got_shape, got_strides) == (want_shape, want_strides), (

@@ -3,7 +3,8 @@
 ``check_round_size(fn)``: ``fn(nbytes, config)`` is the size of the block handed out for a request
 (``round_size`` in ``c10/cuda/CUDACachingAllocator.cpp``, default settings: ``config`` may be
 ignored): at least 512 bytes, a multiple of 512. It is the chapter's core exercise: plug it in with
-``internals.exercises.use_mine("round_size", fn)`` and the caching allocator rounds with it. ``check_allocation_size(fn)``: ``fn(rounded)`` is the size of the segment
+``internals.exercises.use_mine("round_size", fn)`` and the caching allocator rounds with it.
+``check_allocation_size(fn)``: ``fn(rounded)`` is the size of the segment
 ``cudaMalloc``'d when no cached block fits (``get_allocation_size``). Both are compared with the
 package's functions of the same names, which the test suite checks against torch's allocator on
 a GPU (torch's CPU build does not expose these rules).
@@ -37,4 +38,5 @@ def check_round_size(fn):
 
 def check_allocation_size(fn):
     """Check ``fn(rounded bytes) -> segment bytes`` against the allocator's ``get_allocation_size``."""
-    return _check("check_allocation_size", fn, get_allocation_size, _sizes().map(lambda n: 512 * -(-max(n, 1) // 512)))
+    rounded = _sizes().map(lambda n: 512 * -(-max(n, 1) // 512))
+    return _check("check_allocation_size", fn, get_allocation_size, rounded)
