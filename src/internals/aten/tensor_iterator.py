@@ -539,7 +539,11 @@ def _fast_layout(impls):
 
 # The contiguous strides of a shape, remembered: the fast path asks on every call, a training
 # loop with a few shapes again and again, and the loop that computes them costs more than a lookup.
-_contiguous_strides = functools.lru_cache(maxsize=4096)(contiguous_strides)
+@functools.lru_cache(maxsize=4096)
+def _contiguous_strides(shape):
+    # Through the module's name, not a copy of the function: a reader's version plugged in by
+    # internals.exercises.use_mine is then the one asked (after it clears this cache).
+    return contiguous_strides(shape)
 
 
 def _channels_last_strides(sizes):

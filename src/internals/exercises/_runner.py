@@ -57,7 +57,7 @@ def run_generated(name, strategy, check_one, max_examples=40):
 
     seen, passed = [], []
 
-    @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None,
+    @settings(max_examples=max_examples, derandomize=True, database=None, deadline=None, report_multiple_bugs=False,
               suppress_health_check=list(HealthCheck))
     @given(strategy)
     def run(case):
@@ -65,13 +65,15 @@ def run_generated(name, strategy, check_one, max_examples=40):
         check_one(case)
         passed.append(case)
 
+    # hypothesis shrinks a failure before it gives up: the last case it ran is the smallest
+    # failing input it found, which is the one worth reading.
     try:
         run()
     except AssertionError as e:
-        print(f"{name}: wrong on {seen[-1]!r}: {e}")
+        print(wrap(f"{name}: wrong on the smallest failing input found, {seen[-1]!r}:\n  {e}"))
         return False
     except Exception as e:     # noqa: BLE001 - the reader's code raised: report it like a wrong answer
-        print(f"{name}: raised on {seen[-1]!r}: {type(e).__name__}: {e}")
+        print(wrap(f"{name}: raised on the smallest failing input found, {seen[-1]!r}:\n  {type(e).__name__}: {e}"))
         return False
     print(f"{name}: right on all {len(passed)} generated cases")
     return True

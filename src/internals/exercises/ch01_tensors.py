@@ -1,12 +1,19 @@
-"""Chapter 1 exercise: the strides of a contiguous tensor (``c10::contiguous_strides``)."""
-from ._runner import random_shape, run_cases, seeded
+"""Chapter 1's core exercise: the strides of a freshly allocated tensor (``c10::contiguous_strides``,
+which ``empty`` and every factory use). Plug a right answer in with
+``internals.exercises.use_mine("contiguous_strides", fn)``: every new tensor then takes its
+strides from it."""
+from ._runner import run_generated
+from ._strategies import sizes
+
+__all__ = ["check_contiguous_strides"]
 
 
-def check_contiguous_strides(fn, n=200, seed=0):
-    """``fn(shape) -> tuple of strides`` for a contiguous (row-major) tensor of ``shape``, as
-    ``torch.empty(shape).stride()`` gives them."""
+def check_contiguous_strides(fn):
+    """``fn(shape) -> tuple of strides`` (in elements) of a contiguous tensor of ``shape``, as
+    ``torch.empty(shape).stride()`` gives them: size-0 and size-1 dims included."""
     import torch  # torch is heavy: only a check needs it
-    rng = seeded(seed)
-    cases = [(random_shape(rng, max_dims=5, max_size=6),) for _ in range(n)]
-    return run_cases("check_contiguous_strides", lambda s: tuple(fn(s)), cases,
-                     lambda s: tuple(torch.empty(s).stride()))
+
+    def check_one(shape):
+        yours, torchs = fn(shape), tuple(torch.empty(shape).stride())
+        assert yours is not None and tuple(yours) == torchs, f"yours {yours}, torch's {torchs}"
+    return run_generated("check_contiguous_strides", sizes(), check_one, max_examples=150)

@@ -1,51 +1,34 @@
-"""Chapter 2 exercises: ``view``'s stride rule (``at::detail::computeStride``) and broadcasting
-(``at::infer_size``)."""
+"""Chapter 2 exercises: ``view``'s stride rule (``at::detail::computeStride``), the chapter's core
+exercise (plug it in with ``internals.exercises.use_mine("view_strides", fn)``: every ``view`` and
+``reshape`` then asks it), and broadcasting (``at::infer_size``)."""
 import math
 
-from ._runner import random_shape, run_cases, seeded
+from ._runner import random_shape, run_cases, run_generated, seeded
+from ._strategies import strided_views, view_targets
 
 
-def _strided_case(rng, torch):
-    """A shape and strides made by transposing and slicing a contiguous tensor, and a new shape
-    with the same number of elements."""
-    t = torch.empty(random_shape(rng, max_dims=4, max_size=4, min_size=1))
-    if t.dim() >= 2 and rng.random() < 0.5:
-        d0, d1 = rng.sample(range(t.dim()), 2)
-        t = t.transpose(d0, d1)
-    if t.dim() >= 1 and rng.random() < 0.3:
-        d = rng.randrange(t.dim())
-        t = t.narrow(d, 0, max(1, t.shape[d] - 1))
-    numel, new = t.numel(), []
-    rest = numel
-    while rest > 1 and len(new) < 4:
-        divisors = [k for k in range(2, rest + 1) if rest % k == 0]
-        k = rng.choice(divisors)
-        new.append(k)
-        rest //= k
-    if rest > 1:
-        new.append(rest)
-    rng.shuffle(new)
-    if rng.random() < 0.2:
-        new.insert(rng.randint(0, len(new)), 1)
-    assert math.prod(new) == numel
-    return tuple(t.shape), tuple(t.stride()), tuple(new)
-
-
-def check_view_strides(fn, n=200, seed=0):
-    """``fn(shape, strides, new_shape) -> tuple of strides``, or ``None`` where ``view`` must
-    refuse (torch raises and asks for ``reshape``)."""
+def check_view_strides(fn):
+    """``fn(shape, strides, new_shape) -> tuple of strides`` for ``x.view(new_shape)`` of a tensor
+    with this ``shape`` and ``strides``, or ``None`` where ``view`` must refuse (torch raises and
+    asks for ``reshape``). Cases: transposed, sliced with steps, expanded (stride 0), size-0 and
+    size-1 dims, 0-dim tensors."""
     import torch  # torch is heavy: only a check needs it
-    rng = seeded(seed)
-    cases = [_strided_case(rng, torch) for _ in range(n)]
+    from hypothesis import strategies as st  # hypothesis is heavy: only a checker needs it
 
-    def reference(shape, strides, new_shape):
+    cases = strided_views().flatmap(lambda v: st.tuples(st.just(v[:2]), view_targets(math.prod(v[0]))))
+
+    def check_one(case):
+        (shape, strides), new_shape = case
+        base = torch.empty_strided(shape, strides)
         try:
-            return tuple(torch.empty_strided(shape, strides).view(new_shape).stride())
+            torchs = tuple(base.view(new_shape).stride())
         except RuntimeError:
-            return None
-
-    return run_cases("check_view_strides", lambda *a: None if (r := fn(*a)) is None else tuple(r), cases,
-                     reference)
+            torchs = None
+        yours = fn(shape, strides, new_shape)
+        yours = None if yours is None else tuple(yours)
+        what = "refuses (None)" if torchs is None else f"gives strides {torchs}"
+        assert yours == torchs, f"view {shape} with strides {strides} as {new_shape}: yours {yours}, torch {what}"
+    return run_generated("check_view_strides", cases, check_one, max_examples=200)
 
 
 def check_broadcast_shapes(fn, n=200, seed=0):

@@ -1,11 +1,11 @@
-"""Build-it exercise for chapter 9 (the capstone): an optimizer step written by hand.
+"""Chapter 9's core exercise: an optimizer step written by hand, SGD as ``torch/optim/sgd.py``
+runs it (``_single_tensor_sgd``). Plug a right answer in with
+``internals.exercises.use_mine("sgd_step", fn)``: ``internals.optim.SGD.step`` then calls it, and the
+capstone trains with it.
 
-``check_sgd_step(fn)``: ``fn(params, buffers, lr, momentum)`` updates each parameter of the list
-in place with SGD with momentum, torch's rule (``torch/optim/sgd.py``): the first step sets the
-momentum buffer to the gradient, later steps to ``momentum * buf + grad``; then ``p -= lr * buf``.
-``buffers`` is a list of the same length, ``None`` at first, which ``fn`` fills and keeps. The
-checker runs a few steps on generated parameter shapes and gradients and compares with
-``torch.optim.SGD(..., momentum=momentum)``.
+``fn(params, grads, momentum_buffers, *, lr, weight_decay, momentum, dampening, nesterov, maximize)``
+updates each parameter in place; ``momentum_buffers`` is a list as long as ``params``, ``None``
+where a parameter has no buffer yet, which ``fn`` fills and later updates in place.
 """
 import internals
 
@@ -13,30 +13,47 @@ from ._runner import run_generated
 
 __all__ = ["check_sgd_step"]
 
+_SETTINGS = [dict(momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False, maximize=False),
+             dict(momentum=0.9, dampening=0.0, weight_decay=0.0, nesterov=False, maximize=False),
+             dict(momentum=0.9, dampening=0.3, weight_decay=0.0, nesterov=False, maximize=False),
+             dict(momentum=0.9, dampening=0.0, weight_decay=0.01, nesterov=True, maximize=False),
+             dict(momentum=0.5, dampening=0.0, weight_decay=0.1, nesterov=False, maximize=True)]
+
+
+def _cases():
+    from hypothesis import strategies as st  # hypothesis is heavy: only a checker needs it
+    shapes = st.lists(st.lists(st.integers(0, 3), min_size=0, max_size=2).map(tuple), min_size=1, max_size=3)
+    # in_place_zero: zero_grad(set_to_none=False) between steps, so each new gradient is written
+    # into the same tensor, as a training loop that keeps its gradients does.
+    return st.tuples(shapes, st.sampled_from([0.1, 0.5]), st.sampled_from(range(len(_SETTINGS))),
+                     st.booleans(), st.integers(0, 99))
+
 
 def check_sgd_step(fn):
-    """Check a hand-written ``sgd_step(params, buffers, lr, momentum)`` against torch.optim.SGD."""
+    """Check ``fn`` (the signature above) against ``torch.optim.SGD`` over three steps."""
     import torch  # torch is heavy: only a check needs it
-    from hypothesis import strategies as st  # hypothesis is heavy: only a checker needs it
-
-
-    shapes = st.lists(st.lists(st.integers(1, 3), min_size=0, max_size=2).map(tuple), min_size=1, max_size=3)
-    cases = st.tuples(shapes, st.sampled_from([0.1, 0.5]), st.sampled_from([0.0, 0.9]), st.integers(0, 99))
 
     def check_one(case):
-        shapes, lr, momentum, seed = case
+        shapes, lr, setting, in_place_zero, seed = case
+        options = _SETTINGS[setting]
         g = torch.Generator().manual_seed(seed)
         theirs = [torch.randn(s, generator=g).requires_grad_() for s in shapes]
         ours = [internals.from_torch(p.detach()).requires_grad_() for p in theirs]
-        reference = torch.optim.SGD(theirs, lr=lr, momentum=momentum, foreach=False)
+        reference = torch.optim.SGD(theirs, lr=lr, foreach=False, **options)
         buffers = [None] * len(ours)
         for step in range(3):
             grads = [torch.randn(s, generator=g) for s in shapes]
             for p_t, p_i, grad in zip(theirs, ours, grads):
-                p_t.grad, p_i.grad = grad.clone(), internals.from_torch(grad)
+                if in_place_zero and p_t.grad is not None:
+                    p_t.grad.zero_().add_(grad)
+                    p_i.grad.zero_().add_(internals.from_torch(grad))
+                else:
+                    p_t.grad, p_i.grad = grad.clone(), internals.from_torch(grad)
             reference.step()
-            fn(ours, buffers, lr, momentum)
+            with internals.no_grad():
+                fn(ours, [p.grad for p in ours], buffers, lr=lr, **options)
             for i, (p_t, p_i) in enumerate(zip(theirs, ours)):
-                assert torch.allclose(p_i.detach().to_torch(), p_t.detach(), atol=1e-6), \
-                    f"parameter {i} after step {step + 1}: yours {p_i.tolist()}, torch's {p_t.tolist()}"
-    return run_generated("check_sgd_step", cases, check_one, max_examples=30)
+                assert torch.allclose(p_i.detach().to_torch(), p_t.detach(), rtol=1e-5, atol=1e-6), (
+                    f"{options}, lr {lr}{', gradients zeroed in place' if in_place_zero else ''}: parameter {i} "
+                    f"after step {step + 1}: yours {p_i.tolist()}, torch's {p_t.tolist()}")
+    return run_generated("check_sgd_step", _cases(), check_one, max_examples=25)

@@ -7,7 +7,7 @@ g + momentum·buf with Nesterov;  finally p −= lr·g.
 from ..autograd.grad_mode import no_grad
 from .optimizer import Optimizer
 
-__all__ = ["SGD"]
+__all__ = ["SGD", "sgd_step"]
 
 
 class SGD(Optimizer):
@@ -29,20 +29,32 @@ class SGD(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-            for p in group["params"]:
-                if p.grad is None:        # no gradient this step (set to None by zero_grad): no update
-                    continue
-                grad = p.grad.neg() if group["maximize"] else p.grad
-                if group["weight_decay"] != 0:
-                    grad = grad.add(p, alpha=group["weight_decay"])
-                if momentum != 0:
-                    state = self.state[p]
-                    buf = state.get("momentum_buffer")
-                    if buf is None:
-                        buf = state["momentum_buffer"] = grad.detach().clone()
-                    else:
-                        buf.mul_(momentum).add_(grad, alpha=1 - dampening)
-                    grad = grad.add(buf, alpha=momentum) if group["nesterov"] else buf
-                p.add_(grad, alpha=-lr)
+            # Parameters without a gradient this step (set to None by zero_grad) are left alone.
+            params = [p for p in group["params"] if p.grad is not None]
+            buffers = [self.state[p].get("momentum_buffer") if group["momentum"] != 0 else None for p in params]
+            sgd_step(params, [p.grad for p in params], buffers, lr=group["lr"],
+                     weight_decay=group["weight_decay"], momentum=group["momentum"],
+                     dampening=group["dampening"], nesterov=group["nesterov"], maximize=group["maximize"])
+            if group["momentum"] != 0:
+                for p, buf in zip(params, buffers):
+                    self.state[p]["momentum_buffer"] = buf
         return loss
+
+
+def sgd_step(params, grads, momentum_buffers, *, lr, weight_decay, momentum, dampening, nesterov, maximize):
+    """One SGD step over a list of parameters, in place (``_single_tensor_sgd``): the rule in the
+    module docstring. ``momentum_buffers[i]`` is None before parameter i's first step with
+    momentum; this fills it with a buffer of its own (a copy of the gradient, never the gradient
+    itself, which ``zero_grad(set_to_none=False)`` would zero in place)."""
+    for i, p in enumerate(params):
+        grad = grads[i].neg() if maximize else grads[i]
+        if weight_decay != 0:
+            grad = grad.add(p, alpha=weight_decay)
+        if momentum != 0:
+            buf = momentum_buffers[i]
+            if buf is None:
+                buf = momentum_buffers[i] = grad.detach().clone()
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - dampening)
+            grad = grad.add(buf, alpha=momentum) if nesterov else buf
+        p.add_(grad, alpha=-lr)

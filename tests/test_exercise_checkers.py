@@ -1,0 +1,429 @@
+"""The core exercises' checkers against a catalogue of wrong answers learners write, and the
+plug-in that runs the package on the reader's version (``internals.exercises.use_mine``).
+
+Each checker must reject every wrong answer in its catalogue and accept the package's own
+function (the solution). A checker that a wrong answer passes would tell a reader their bug is
+right, so these are the checkers' own tests."""
+import math
+
+import pytest
+import torch
+
+import internals
+from internals import exercises as ex
+from internals.aten.native.tensor_shape import compute_stride
+from internals.aten.tensor_iterator import _reorder, coalesce
+from internals.c10.tensor_impl import contiguous_strides, required_storage_elements
+from internals.cuda.caching_allocator import get_allocation_size, round_size
+from internals.optim.sgd import sgd_step
+
+
+# ---------------------------------------------------------------- chapter 1: contiguous strides
+def strides_zero_dims_zero_the_rest(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= size                    # a size-0 dim makes every stride before it 0
+    return tuple(reversed(strides))
+
+
+def strides_column_major(shape):
+    strides, step = [], 1
+    for size in shape:
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(strides)
+
+
+def strides_not_reversed(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(strides)
+
+
+def strides_multiplied_first(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        step *= max(size, 1)            # off by one dim
+        strides.append(step)
+    return tuple(reversed(strides))
+
+
+def strides_one_for_size_one(shape):
+    return tuple(1 if size == 1 else s for size, s in zip(shape, contiguous_strides(shape)))
+
+
+# ---------------------------------------------------------------- chapter 2: view's strides
+def view_contiguous_only(shape, strides, new_shape):
+    return contiguous_strides(new_shape) if tuple(strides) == contiguous_strides(shape) else None
+
+
+def view_none_when_empty(shape, strides, new_shape):
+    return None if 0 in shape else compute_stride(shape, strides, new_shape)
+
+
+def view_never_refuses(shape, strides, new_shape):
+    return contiguous_strides(new_shape)
+
+
+def view_without_chunk_base(shape, strides, new_shape):
+    """computeStride, but a chunk is contiguous when stride == numel (the chunk's base stride forgotten)."""
+    if not shape:
+        return (1,) * len(new_shape)
+    if math.prod(shape) == 0:
+        return compute_stride(shape, strides, new_shape)
+    new_strides, view_d, base = [0] * len(new_shape), len(new_shape) - 1, strides[-1]
+    tensor_numel = view_numel = 1
+    for d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != tensor_numel):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                base, tensor_numel, view_numel = strides[d - 1], 1, 1
+    return tuple(new_strides) if view_d == -1 else None
+
+
+def view_size_one_dims_break_chunks(shape, strides, new_shape):
+    """computeStride without its exception for size-1 dims (their stride is free)."""
+    if not shape:
+        return (1,) * len(new_shape)
+    if math.prod(shape) == 0:
+        return compute_stride(shape, strides, new_shape)
+    new_strides, view_d, base = [0] * len(new_shape), len(new_shape) - 1, strides[-1]
+    tensor_numel = view_numel = 1
+    for d in range(len(shape) - 1, -1, -1):
+        tensor_numel *= shape[d]
+        if d == 0 or strides[d - 1] != tensor_numel * base:
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * base
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if d > 0:
+                base, tensor_numel, view_numel = strides[d - 1], 1, 1
+    return tuple(new_strides) if view_d == -1 else None
+
+
+def view_forgets_zero_dim_tensors(shape, strides, new_shape):
+    return compute_stride(shape, strides, new_shape) if shape else None
+
+
+# ---------------------------------------------------------------- chapter 3: storage size
+def storage_without_offset(shape, strides, offset):
+    return required_storage_elements(shape, strides, 0)
+
+
+def storage_empty_still_counts(shape, strides, offset):
+    return offset + 1 + sum((n - 1) * s for n, s in zip(shape, strides))
+
+
+def storage_size_times_stride(shape, strides, offset):
+    return 0 if 0 in shape else offset + sum(n * s for n, s in zip(shape, strides))
+
+
+def storage_max_not_sum(shape, strides, offset):
+    return 0 if 0 in shape else offset + 1 + max([(n - 1) * s for n, s in zip(shape, strides)], default=0)
+
+
+def storage_without_the_last_element(shape, strides, offset):
+    return 0 if 0 in shape else offset + sum((n - 1) * s for n, s in zip(shape, strides))
+
+
+# ---------------------------------------------------------------- chapter 4: reorder_dimensions
+def reorder_by_first_operand(shape, strides):
+    return sorted(range(len(shape)), key=lambda d: strides[0][d])
+
+
+def reorder_zeros_first(shape, strides):
+    return sorted(range(len(shape)), key=lambda d: (min(s[d] for s in strides), -d))
+
+
+def reorder_row_major(shape, strides):
+    return list(range(len(shape) - 1, -1, -1))
+
+
+def reorder_slowest_first(shape, strides):
+    return list(reversed(_reorder(shape, strides)))
+
+
+def reorder_without_size_tie_break(shape, strides):
+    def should_swap(d0, d1):
+        for s in strides:
+            if s[d0] and s[d1] and s[d0] != s[d1]:
+                return 1 if s[d0] > s[d1] else -1
+        return 0
+    perm = list(range(len(shape) - 1, -1, -1))
+    for i in range(1, len(shape)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            cmp = should_swap(perm[d0], perm[d1])
+            if cmp > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif cmp < 0:
+                break
+    return perm
+
+
+def reorder_lexicographic(shape, strides):
+    return sorted(range(len(shape)), key=lambda d: tuple(s[d] or math.inf for s in strides))
+
+
+# ---------------------------------------------------------------- chapter 4: coalesce_dimensions
+def _coalesce_with(shape, strides, mergeable, fold_size_one=True):
+    shape, strides = list(shape), [list(s) for s in strides]
+    if not shape:
+        return [], [[] for _ in strides]
+    prev = 0
+    for d in range(1, len(shape)):
+        if mergeable(shape, strides, prev, d):
+            if fold_size_one and shape[prev] == 1:
+                for s in strides:
+                    s[prev] = s[d]
+            shape[prev] *= shape[d]
+        else:
+            prev += 1
+            for s in strides:
+                s[prev] = s[d]
+            shape[prev] = shape[d]
+    return shape[:prev + 1], [s[:prev + 1] for s in strides]
+
+
+def coalesce_first_operand_only(shape, strides):
+    return _coalesce_with(shape, strides, lambda n, ss, p, d: n[p] == 1 or n[d] == 1 or n[p] * ss[0][p] == ss[0][d])
+
+
+def coalesce_strides_only(shape, strides):
+    return _coalesce_with(shape, strides, lambda n, ss, p, d: all(n[p] * s[p] == s[d] for s in ss))
+
+
+def coalesce_wrong_factor(shape, strides):
+    return _coalesce_with(shape, strides,
+                          lambda n, ss, p, d: n[p] == 1 or n[d] == 1 or all(n[d] * s[p] == s[d] for s in ss))
+
+
+def coalesce_never(shape, strides):
+    return list(shape), [list(s) for s in strides]
+
+
+def coalesce_everything(shape, strides):
+    return [math.prod(shape)], [[s[0] if s else 1] for s in strides]
+
+
+def coalesce_size_one_keeps_its_stride(shape, strides):
+    return _coalesce_with(shape, strides, lambda n, ss, p, d: n[p] == 1 or n[d] == 1 or all(
+        n[p] * s[p] == s[d] for s in ss), fold_size_one=False)
+
+
+# ---------------------------------------------------------------- chapter 7: round_size
+def round_to_a_power_of_two(n, config):
+    return max(512, 1 << max(n - 1, 0).bit_length())
+
+
+def round_without_a_minimum(n, config):
+    return 512 * -(-n // 512)
+
+
+def round_down(n, config):
+    return max(512, 512 * (n // 512))
+
+
+def round_up_one_too_many(n, config):
+    return 512 * (n // 512 + 1)
+
+
+def round_only_small_sizes(n, config):
+    return 512 if n < 512 else n
+
+
+def round_to_the_segment_size(n, config):
+    return get_allocation_size(max(512, 512 * -(-n // 512)))
+
+
+# ---------------------------------------------------------------- chapter 9: sgd_step
+def _sgd(params, grads, buffers, *, lr, weight_decay, momentum, dampening, nesterov, maximize,
+         alias=False, dampen=True, decay_first=True, use_nesterov=True, use_maximize=True, keep=True):
+    for i, p in enumerate(params):
+        grad = grads[i].neg() if maximize and use_maximize else grads[i]
+        if weight_decay and decay_first:
+            grad = grad.add(p, alpha=weight_decay)
+        if momentum:
+            buf = buffers[i]
+            if buf is None:
+                buf = grad if alias else grad.detach().clone()
+                if keep:
+                    buffers[i] = buf
+            else:
+                buf.mul_(momentum).add_(grad, alpha=1 - dampening if dampen else 1)
+            grad = grad.add(buf, alpha=momentum) if nesterov and use_nesterov else buf
+        if weight_decay and not decay_first:
+            grad = grad.add(p, alpha=weight_decay)
+        p.add_(grad, alpha=-lr)
+
+
+def sgd_buffer_is_the_gradient(*a, **k):
+    _sgd(*a, **k, alias=True)
+
+
+def sgd_without_dampening(*a, **k):
+    _sgd(*a, **k, dampen=False)
+
+
+def sgd_decay_after_momentum(*a, **k):
+    _sgd(*a, **k, decay_first=False)
+
+
+def sgd_nesterov_ignored(*a, **k):
+    _sgd(*a, **k, use_nesterov=False)
+
+
+def sgd_maximize_ignored(*a, **k):
+    _sgd(*a, **k, use_maximize=False)
+
+
+def sgd_buffer_not_kept(*a, **k):
+    _sgd(*a, **k, keep=False)
+
+
+CATALOGUE = {
+    "check_contiguous_strides": (contiguous_strides, [
+        strides_zero_dims_zero_the_rest, strides_column_major, strides_not_reversed, strides_multiplied_first,
+        strides_one_for_size_one]),
+    "check_view_strides": (compute_stride, [
+        view_contiguous_only, view_none_when_empty, view_never_refuses, view_without_chunk_base,
+        view_size_one_dims_break_chunks, view_forgets_zero_dim_tensors]),
+    "check_storage_size": (required_storage_elements, [
+        storage_without_offset, storage_empty_still_counts, storage_size_times_stride, storage_max_not_sum,
+        storage_without_the_last_element]),
+    "check_reorder_dimensions": (_reorder, [
+        reorder_by_first_operand, reorder_zeros_first, reorder_row_major, reorder_slowest_first,
+        reorder_without_size_tie_break, reorder_lexicographic]),
+    "check_coalesce_dimensions": (coalesce, [
+        coalesce_first_operand_only, coalesce_strides_only, coalesce_wrong_factor, coalesce_never,
+        coalesce_everything, coalesce_size_one_keeps_its_stride]),
+    "check_round_size": (round_size, [
+        round_to_a_power_of_two, round_without_a_minimum, round_down, round_up_one_too_many, round_only_small_sizes,
+        round_to_the_segment_size]),
+    "check_sgd_step": (sgd_step, [
+        sgd_buffer_is_the_gradient, sgd_without_dampening, sgd_decay_after_momentum, sgd_nesterov_ignored,
+        sgd_maximize_ignored, sgd_buffer_not_kept]),
+}
+
+
+@pytest.mark.parametrize("checker", sorted(CATALOGUE))
+def test_the_solution_is_accepted(checker, capsys):
+    solution, _ = CATALOGUE[checker]
+    assert getattr(ex, checker)(solution) is True
+    assert "right on all" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("checker, wrong", [(c, w) for c in sorted(CATALOGUE) for w in CATALOGUE[c][1]],
+                         ids=lambda v: getattr(v, "__name__", v))
+def test_a_wrong_answer_is_rejected_with_its_smallest_case(checker, wrong, capsys):
+    assert getattr(ex, checker)(wrong) is False
+    out = capsys.readouterr().out
+    assert "smallest failing input" in out and ("torch" in out or "allocator" in out or "coalesce" in out)
+
+
+def test_every_plug_point_has_a_checker_and_a_catalogue():
+    for point in ex.PLUG_POINTS.values():
+        assert point.checker in CATALOGUE, f"{point.name}'s checker has no catalogue of wrong answers"
+        assert point.default() is CATALOGUE[point.checker][0]
+        assert len(CATALOGUE[point.checker][1]) >= 5
+
+
+# ---------------------------------------------------------------- use_mine: the package runs on the reader's code
+def _counting(fn):
+    def reader_copy(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return reader_copy
+
+
+def _program(lib):
+    """Views, reshapes, an elementwise op over transposed operands, a reduction: each plug point's path."""
+    x = lib.arange(24.0).reshape(2, 3, 4)
+    y = x.permute(2, 0, 1)[:, :, ::2] * 2 + x.permute(2, 0, 1)[:, :, 1::2]
+    z = y.reshape(4, 4).t().contiguous().view(2, 8)
+    w = lib.empty_strided((3, 4), (1, 3)).fill_(1.0) + lib.ones(4)
+    return [y, z, w, z.sum(0), x.as_strided((2, 2), (5, 1), 3)]
+
+
+@pytest.mark.parametrize("name", ["contiguous_strides", "view_strides", "storage_size", "reorder_dimensions",
+                                  "coalesce_dimensions"])
+def test_the_package_runs_on_a_plugged_in_version_and_still_equals_torch(name):
+    point = ex.PLUG_POINTS[name]
+    with ex.use_mine(name, _counting(point.default())) as mine:
+        results = _program(internals)
+    assert mine.calls > 0, f"the program never reached the plugged-in {name}"
+    for ours, theirs in zip(results, _program(torch)):
+        internals.testing.check(ours, theirs)
+    assert point.default() is CATALOGUE[point.checker][0]       # restored
+
+
+def test_a_wrong_version_plugged_in_changes_what_the_package_does():
+    with ex.use_mine("view_strides", view_never_refuses):
+        y = internals.arange(6.0).reshape(2, 3).t().view(6)     # torch refuses this view
+    assert y.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    with pytest.raises(RuntimeError, match="view size is not compatible"):
+        internals.arange(6.0).reshape(2, 3).t().view(6)
+
+
+def test_the_allocator_rounds_with_the_readers_round_size():
+    from internals.cuda.caching_allocator import DeviceCachingAllocator, DeviceMemory
+    allocator = DeviceCachingAllocator(DeviceMemory(capacity=2**30))
+    with ex.use_mine("round_size", _counting(round_size)) as mine:
+        block = allocator.malloc(1000)
+    assert mine.calls == 1 and block.size == 1024
+    allocator.free(block)
+
+
+def test_the_capstones_optimizer_steps_with_the_readers_sgd_step():
+    torch.manual_seed(0)
+    model_t = torch.nn.Linear(3, 2)
+    model_i = internals.nn.Linear(3, 2)
+    model_i.load_state_dict({k: internals.from_torch(v) for k, v in model_t.state_dict().items()})
+    opt_t = torch.optim.SGD(model_t.parameters(), lr=0.1, momentum=0.9)
+    opt_i = internals.optim.SGD(model_i.parameters(), lr=0.1, momentum=0.9)
+    x = torch.randn(5, 3)
+    with ex.use_mine("sgd_step", _counting(sgd_step)) as mine:
+        for _ in range(3):
+            for model, opt, inp in ((model_t, opt_t, x), (model_i, opt_i, internals.from_torch(x))):
+                opt.zero_grad()
+                model(inp).pow(2).sum().backward()
+                opt.step()
+    assert mine.calls == 3
+    for (name, p_t), p_i in zip(model_t.named_parameters(), model_i.parameters()):
+        assert torch.allclose(p_i.detach().to_torch(), p_t.detach(), rtol=1e-6, atol=1e-7), name
+
+
+def test_use_mine_refuses_what_it_cannot_do():
+    with pytest.raises(KeyError, match="no plug point named"):
+        ex.use_mine("strides", contiguous_strides)
+    with pytest.raises(TypeError, match="needs a function"):
+        ex.use_mine("view_strides", 3)
+    with ex.use_mine("view_strides", compute_stride):
+        with pytest.raises(RuntimeError, match="already plugged in"):
+            ex.use_mine("view_strides", compute_stride)
+    assert ex.plugged() == {}
+
+
+def test_restore_without_a_with_block_and_a_module_imported_meanwhile():
+    import sys
+    mine = ex.use_mine("contiguous_strides", _counting(contiguous_strides))
+    assert "internals.c10.tensor_impl.contiguous_strides" in mine.sites
+    internals.empty(2, 3)
+    sys.modules.pop("internals.aten.native.batch_linear_algebra", None)
+    import internals.aten.native.batch_linear_algebra as late  # takes the reader's version
+    assert late.contiguous_strides is mine.wrapper
+    ex.restore()
+    assert late.contiguous_strides is contiguous_strides
+    assert internals.c10.tensor_impl.contiguous_strides is contiguous_strides
+    assert mine.calls >= 1
