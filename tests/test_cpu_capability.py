@@ -4,7 +4,8 @@ torch runs one of several builds of its CPU kernels (``ATEN_CPU_CAPABILITY``: de
 avx512), and two random kernels round differently in them: ``normal_fill``'s float chunks (Cephes
 polynomials in the AVX2 build, the C library's logf/cosf/sinf in the default one) and every
 ``a * b + c`` of a transform (fused in the FMA builds, two roundings in the default one). The
-package follows the build torch picks. Each capability runs in one subprocess (torch reads the
+package follows the build torch picks. ``linspace`` and ``cdist`` (p = 2) fuse multiply-adds
+in the FMA builds only, and are checked here too. Each capability runs in one subprocess (torch reads the
 variable once per process) that draws every case from torch and from internals after the same
 seed and reports the cases whose bytes, shape, strides, dtype or following draws differ.
 
@@ -80,7 +81,18 @@ def record(t):
     return (str(t.dtype), tuple(t.shape), t.stride(), t.contiguous().view(-1).view(torch.uint8).tolist())
 
 
-theirs, ours = cases(torch), cases(internals)
+def fused_or_not(lib):
+    """Kernels outside the random streams whose roundings follow the FMA builds."""
+    x = lib.arange(60.0).reshape(6, 10) * 0.37 - 5.1        # one rounding per operator, in both
+    y = lib.arange(70.0).reshape(7, 10) * -0.21 + 3.3
+    return {"linspace(-3.3, 7.1, 101)": (lib.linspace(-3.3, 7.1, 101),),
+            "linspace float64": (lib.linspace(-3.3, 7.1, 101, dtype=lib.float64),),
+            "cdist p=2 (6, 10) (7, 10)": (lib.cdist(x, y),),
+            "cdist p=2 float64": (lib.cdist(x.double(), y.double()),)}
+
+
+theirs = {**cases(torch), **fused_or_not(torch)}
+ours = {**cases(internals), **fused_or_not(internals)}
 differ = [name for name in theirs
           if [record(t) for t in theirs[name]] != [record(t) for t in ours[name]]]
 print(json.dumps({"torch": torch.backends.cpu.get_cpu_capability().lower(),
@@ -107,7 +119,7 @@ CAPABILITIES = [None, "default", "avx2",
 
 @pytest.mark.skipif(not _x86(), reason="the forced capabilities are x86-64's")
 @pytest.mark.parametrize("capability", CAPABILITIES, ids=lambda c: c or "detected")
-def test_random_streams_bit_equal_under_capability(capability):
+def test_bit_equal_under_capability(capability):
     env = {k: v for k, v in os.environ.items() if k != "ATEN_CPU_CAPABILITY"}
     package_root = os.path.dirname(os.path.dirname(internals.__file__))      # the internals under test
     env["PYTHONPATH"] = os.pathsep.join([package_root, env.get("PYTHONPATH", "")])
@@ -117,5 +129,5 @@ def test_random_streams_bit_equal_under_capability(capability):
     assert run.returncode == 0, run.stderr[-3000:]
     report = json.loads(run.stdout.strip().splitlines()[-1])
     assert report["internals"] == report["torch"]          # the package picks torch's build
-    assert report["cases"] >= 30
+    assert report["cases"] >= 34
     assert report["differ"] == []
