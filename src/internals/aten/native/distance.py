@@ -18,7 +18,7 @@ from ...c10 import scalar_type as st
 from .. import dispatcher
 from ..tensor_iterator import broadcast_shapes
 from .copy import buffer, contiguous
-from .dispatch_stub import loops
+from .dispatch_stub import fma_contracted, loops
 from .tensor_factories import empty
 
 # The norms with a kernel of their own (``zdist_calc``, ``odist_calc``, ``tdist_calc``,
@@ -33,7 +33,11 @@ def _kind(p):
 def fused_from(m, dtype):
     """Where torch's p = 2 loop starts fusing: its compiler (the wheel's AVX2 kernel) vectorizes
     the squares of ``agg + diff * diff`` in blocks of 4 (then one of 2 for double), each square
-    rounded, and fuses the multiply-add in the scalar tail."""
+    rounded, and fuses the multiply-add in the scalar tail. The x86-64 default build (no FMA)
+    fuses nowhere: every square is rounded (``m``, past the last element). On aarch64 the
+    vector blocks follow NEON's width, which this does not model."""
+    if not fma_contracted():
+        return m
     start = m - m % 4
     return start + (m - start) // 2 * 2 if dtype is st.float64 else start
 
