@@ -131,3 +131,31 @@ def test_bit_equal_under_capability(capability):
     assert report["internals"] == report["torch"]          # the package picks torch's build
     assert report["cases"] >= 34
     assert report["differ"] == []
+
+
+def test_cpu_features_map_to_torch_builds():
+    """cpuinfo's tests as ``compute_cpu_capability`` applies them: AVX-512 needs VL, BW and DQ
+    (F alone is not enough) and FMA; AVX2 needs FMA too."""
+    from internals.aten.native import dispatch_stub
+    full = {"avx2", "fma", "avx512f", "avx512vl", "avx512bw", "avx512dq"}
+    assert dispatch_stub._x86_capability(full) == "avx512"
+    assert dispatch_stub._x86_capability(full - {"avx512dq"}) == "avx2"
+    assert dispatch_stub._x86_capability({"avx2", "fma", "avx512f"}) == "avx2"
+    assert dispatch_stub._x86_capability({"avx2", "avx"}) == "default"
+    assert dispatch_stub._x86_capability(set()) == "default"
+
+
+@pytest.mark.skipif(not _x86(), reason="the forced capabilities are x86-64's")
+def test_variable_forces_a_build_and_an_unknown_value_is_ignored(monkeypatch):
+    from internals.aten.native import dispatch_stub
+    detected = dispatch_stub._x86_capability(dispatch_stub._host_cpu_features())
+    try:
+        for value, expected in (("default", "default"), ("avx512", "avx512"), ("sve256", detected),
+                                ("AVX2", detected)):        # torch compares the exact lower-case names
+            monkeypatch.setenv("ATEN_CPU_CAPABILITY", value)
+            dispatch_stub.cpu_capability.cache_clear()
+            assert dispatch_stub.cpu_capability() == expected, value
+            assert dispatch_stub.fma_contracted() == (expected != "default")
+    finally:
+        monkeypatch.undo()
+        dispatch_stub.cpu_capability.cache_clear()
