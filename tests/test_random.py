@@ -5,8 +5,9 @@ torch's values (checked with rtol = atol = 0), and leave both generators in the 
 next draw agrees, and ``get_state`` bytes are equal). Hypothesis picks the calls, sizes (around
 16, where ``randn`` changes algorithm), dtypes, ``generator=`` arguments and strided outputs.
 
-Platform note: the expected values are torch 2.13's x86-64 CPU wheel on this machine (AVX2 or
-AVX-512 kernels, fused multiply-adds). ``bernoulli_(float p)`` follows torch's portable kernel,
+Platform note: the expected values are torch 2.13's CPU wheel on the machine that runs the tests,
+with whichever build of its kernels it picks there (``test_cpu_capability.py`` forces each
+x86-64 build in turn). ``bernoulli_(float p)`` follows torch's portable kernel,
 which torch runs on non-Intel CPUs; on an Intel CPU torch's MKL build draws from MKL's own
 stream instead, and this file's bernoulli cases skip there.
 """

@@ -1,10 +1,14 @@
 """DispatchStub: one op implementation, a loop per device (``aten/src/ATen/native/DispatchStub.h``).
 
 An ATen native function registered for both CPU and CUDA calls e.g. ``add_stub(device, iter)``,
-which jumps to the loop compiled for that device. ``loops(device)`` is that jump.
+which jumps to the loop compiled for that device. ``loops(device)`` is that jump. On the CPU
+the stub also chooses among builds of the same loop for different instruction sets (the CPU
+capability, :func:`cpu_capability`); a few kernels round differently in each.
 """
 import functools
 import importlib
+import os
+import platform
 
 
 def loops(device, family="loops", package="internals.aten.native"):
@@ -16,3 +20,75 @@ def loops(device, family="loops", package="internals.aten.native"):
 @functools.cache                # a stub is a table lookup in ATen too: every op call comes here
 def _module(package, backend, family):
     return importlib.import_module(f"{package}.{backend}.{family}")
+
+
+# ---------------------------------------------------------------------- CPU capability
+# ``DispatchStub.cpp`` (``compute_cpu_capability``) picks one of several builds of each CPU
+# kernel once per process: the ``ATEN_CPU_CAPABILITY`` variable first, then the CPU's features
+# as cpuinfo reports them. Kernels whose last bits differ between those builds ask here.
+X86_CAPABILITIES = ("default", "avx2", "avx512")
+ARM_CAPABILITIES = ("default", "sve256")
+
+
+@functools.cache
+def cpu_capability():
+    """The kernel build torch runs on this CPU, in ``ATEN_CPU_CAPABILITY``'s spelling
+    ("default", "avx2", "avx512" on x86-64; "default", "sve256" on aarch64). Read once, as
+    torch's ``get_cpu_capability`` caches it: set the variable before the first random call."""
+    arm = platform.machine().lower() in ("arm64", "aarch64")
+    detected = _arm_capability() if arm else _x86_capability(_host_cpu_features())
+    forced = os.environ.get("ATEN_CPU_CAPABILITY")
+    if forced is None or forced not in (ARM_CAPABILITIES if arm else X86_CAPABILITIES):
+        return detected          # torch warns about a value it does not know, then ignores it
+    if forced == "sve256" and detected != "sve256":
+        return "default"         # torch falls back (with a warning) when the vectors are not 256 bits
+    return forced                # x86: torch trusts the variable, even above what the CPU has
+
+
+def fma_contracted():
+    """Whether torch's CPU kernels fuse ``a * b + c`` into one rounding. The x86-64 avx2 and avx512
+    builds are compiled with FMA enabled and GCC contracts such expressions; the x86-64 default build
+    targets CPUs without FMA, so it rounds the product and the sum apart; every aarch64 CPU has FMA
+    and its compilers contract (GCC always, clang within one expression, which covers the
+    transforms in ``TransformationHelper.h``)."""
+    return cpu_capability() != "default" or platform.machine().lower() in ("arm64", "aarch64")
+
+
+def _x86_capability(features):
+    """cpuinfo's tests: avx512 wants AVX-512 VL, BW and DQ plus FMA; avx2 wants AVX2 plus FMA."""
+    if {"avx512vl", "avx512bw", "avx512dq", "fma"} <= features:
+        return "avx512"
+    return "avx2" if {"avx2", "fma"} <= features else "default"
+
+
+def _host_cpu_features():
+    """The CPU's feature names (lower case), from LLVM's host query (what Numba compiles for),
+    else Linux's /proc/cpuinfo."""
+    try:
+        from llvmlite import binding
+        return {name.lstrip("+") for name, on in binding.get_host_cpu_features().items() if on}
+    except (ImportError, RuntimeError):
+        return set(_proc_cpuinfo_flags())
+
+
+def _proc_cpuinfo_flags():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith(("flags", "Features")):
+                    return line.split(":", 1)[1].split()
+    except OSError:
+        pass
+    return []
+
+
+def _arm_capability():
+    """sve256 where Linux reports SVE vectors of 32 bytes (the length a process starts with);
+    otherwise (no SVE, other lengths, macOS) the default build."""
+    if "sve" not in _proc_cpuinfo_flags():
+        return "default"
+    try:
+        with open("/proc/sys/abi/sve_default_vector_length") as f:
+            return "sve256" if int(f.read().split()[0]) == 32 else "default"
+    except (OSError, ValueError, IndexError):
+        return "default"

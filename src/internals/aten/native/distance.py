@@ -18,7 +18,7 @@ from ...c10 import scalar_type as st
 from .. import dispatcher
 from ..tensor_iterator import broadcast_shapes
 from .copy import buffer, contiguous
-from .dispatch_stub import loops
+from .dispatch_stub import fma_contracted, loops
 from .tensor_factories import empty
 
 # The norms with a kernel of their own (``zdist_calc``, ``odist_calc``, ``tdist_calc``,
@@ -30,10 +30,15 @@ def _kind(p):
     return {0.0: ZERO, 1.0: ONE, 2.0: TWO, math.inf: INF}.get(p, OTHER)
 
 
-def fused_from(m, dtype):
+def fused_from(m, dtype, device_type="cpu"):
     """Where torch's p = 2 loop starts fusing: its compiler (the wheel's AVX2 kernel) vectorizes
     the squares of ``agg + diff * diff`` in blocks of 4 (then one of 2 for double), each square
-    rounded, and fuses the multiply-add in the scalar tail."""
+    rounded, and fuses the multiply-add in the scalar tail. Its x86-64 default build (no FMA)
+    fuses nowhere: every square is rounded (``m``, past the last element). The cuda loop keeps
+    the AVX2 order whatever the host's build. On aarch64 torch's blocks follow NEON's width,
+    which this does not model."""
+    if device_type == "cpu" and not fma_contracted():
+        return m
     start = m - m % 4
     return start + (m - start) // 2 * 2 if dtype is st.float64 else start
 
@@ -173,7 +178,7 @@ def _cdist_impl(x1, x2, p, compute_mode):
     out = empty(shape, dtype=x1.dtype, device=x1.device)
     kind = a.dtype.numpy_type.type
     loops(x1.device, "distance").cdist_loop(buffer(out), buffer(a), buffer(b), count, r1, r2, c, kind(p), kind(1),
-                                            _kind(p), fused_from(c, x1.dtype))
+                                            _kind(p), fused_from(c, x1.dtype, x1.device.type))
     return out
 
 

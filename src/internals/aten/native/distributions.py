@@ -22,6 +22,7 @@ from ...c10.tensor_impl import TensorImpl
 from ...cuda.random import default_cuda_generator, philox_normal, philox_uniform
 from .. import dispatcher
 from ..tensor_iterator import assert_no_internal_overlap, broadcast_shapes, output_layout
+from . import dispatch_stub as stub
 from .copy import copy_, cpu, to
 from .cpu import distribution_kernels as k
 from .resize import resize_output
@@ -130,8 +131,9 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
         values = philox_uniform(gen, n, from_, to, double)
     else:
         with gen._lock:
-            values = k.uniform_double(_words64(gen, n), float(from_), float(to)) if double else \
-                k.uniform_float(_words32(gen, n), _F32(from_), _F32(to))
+            fused = stub.fma_contracted()
+            values = k.uniform_double(_words64(gen, n), float(from_), float(to), fused) if double else \
+                k.uniform_float(_words32(gen, n), _F32(from_), _F32(to), fused)
     if double:
         to_s, from_s = float(to), float(from_)
     else:
@@ -142,6 +144,12 @@ def uniform_(self, from_=0.0, to=1.0, *, generator=None):
 
 
 # ---------------------------------------------------------------------- normal_
+def _avx2_normal_fill():
+    """Whether torch's ``normal_stub`` is the AVX2 build (on an avx512 CPU too: that stub is
+    registered without an AVX-512 version), whose ``NormalFill16<float>`` is vectorised."""
+    return stub.cpu_capability() in ("avx2", "avx512")
+
+
 def normal_(self, mean=0.0, std=1.0, *, generator=None):
     """``normal_kernel``: 16 or more contiguous values take ``normal_fill`` (chunks of 16,
     Box-Muller in float for the float dtypes), others the scalar path (double Box-Muller, one
@@ -161,12 +169,13 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
                 values = k.normal_fill_double(_words64(gen, k.normal_fill_words(n, True)), n, mean, std)
             else:
                 whole = self.dtype is st.float32      # the 16-bit types fill through a 16-value buffer
-                values = k.normal_fill_float(_words32(gen, k.normal_fill_words(n, whole)), n, mean, std, whole)
+                values = k.normal_fill_float(_words32(gen, k.normal_fill_words(n, whole)), n, mean, std, whole,
+                                             _avx2_normal_fill())
         else:
             cached = gen._next_double_normal
             words = _words64(gen, k.normal_scalar_words(n, cached is not None))
             values, kept = k.normal_scalar(words, n, 0.0 if cached is None else cached, cached is not None,
-                                           float(mean), float(std))
+                                           float(mean), float(std), stub.fma_contracted())
             gen._next_double_normal = None if np.isnan(kept) else float(kept)
             values = _as_float32(values, self.dtype)
     return _place(self, values)
@@ -322,7 +331,7 @@ def bernoulli_float(self, p=0.5, *, generator=None):
         uniforms = philox_uniform(gen, n, 0.0, 1.0, double)
         return _place(self, _zero_one(k.bernoulli_below(uniforms, (float if double else _F32)(p)), self.dtype))
     with gen._lock:
-        uniforms = k.uniform_double(_words64(gen, n), 0.0, 1.0)
+        uniforms = k.uniform_double(_words64(gen, n), 0.0, 1.0, True)       # [0, 1): fused or not, the same
     return _place(self, _zero_one(k.bernoulli_below(uniforms, p), self.dtype))
 
 
@@ -341,9 +350,9 @@ def bernoulli_tensor(self, p, *, generator=None):
     gen = _mt19937(generator, self, "bernoulli_")
     with gen._lock:
         if p.dtype is st.float64:
-            uniforms = k.uniform_double(_words64(gen, n), 0.0, 1.0)
+            uniforms = k.uniform_double(_words64(gen, n), 0.0, 1.0, True)
         else:
-            uniforms = k.uniform_float(_words32(gen, n), _F32(0.0), _F32(1.0))
+            uniforms = k.uniform_float(_words32(gen, n), _F32(0.0), _F32(1.0), True)
             probs = probs.astype(_F32)
     return _place(self, _zero_one(k.bernoulli_below(uniforms, probs), self.dtype), (p,))
 
@@ -424,7 +433,7 @@ def _with_replacement(rows, num_samples, generator):
     cum /= totals
     gen = _mt19937(generator, rows, "multinomial")
     with gen._lock:
-        uniforms = k.uniform_double(_words64(gen, cum.shape[0] * num_samples), 0.0, 1.0)
+        uniforms = k.uniform_double(_words64(gen, cum.shape[0] * num_samples), 0.0, 1.0, True)
     picks = np.empty((cum.shape[0], num_samples), np.int64)
     k.multinomial_with_replacement(cum, uniforms.reshape(cum.shape[0], num_samples), picks)
     return picks

@@ -39,6 +39,7 @@ from .. import dispatcher
 from ..empty_tensor import empty_strided
 from ..tensor_iterator import output_layout
 from .cpu.range_factories import linspace_fill, logspace_fill
+from .dispatch_stub import fma_contracted
 
 
 # ---------------------------------------------------------------------- allocation (backend kernels)
@@ -170,7 +171,7 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
     values = np.full(steps, start_, dtype=compute)
     if steps > 1:
         step = (end_ - start_) / compute(steps - 1)
-        linspace_fill(values, start_, end_, step, np.arange(steps).astype(compute))
+        linspace_fill(values, start_, end_, step, np.arange(steps).astype(compute), fma_contracted())
     return _from_host(values, dtype, layout, device, pin_memory)
 
 

@@ -6,16 +6,27 @@ Mirrors ``aten/src/ATen/core/TransformationHelper.h`` (the transforms),
 
 Each function takes the words a kernel drew from the generator, in draw order, and returns the
 values in that order; the caller places them in TensorIterator's order. Two details decide the
-last bit of a value, and both were checked against torch 2.13's x86-64 wheel:
+last bit of a value, and both depend on which build of the kernels torch runs (the CPU
+capability, ``dispatch_stub.cpu_capability``); the caller passes what its build does:
 
-- torch's CPU kernels are compiled with FMA enabled and GCC's default ``-ffp-contract=fast``, so
-  ``x * (to - from) + from`` and ``normal * std + mean`` are single fused multiply-adds (one
-  rounding). :func:`fma` (``scalar_ops``) is LLVM's ``llvm.fma``, exact on every machine.
-- ``normal_fill`` (randn of 16 or more contiguous floats) runs torch's AVX2 kernel even on an
-  AVX-512 machine (``REGISTER_NO_AVX512_DISPATCH(normal_stub)``), whose ``log`` and ``sincos`` are
-  Cephes polynomials in float32 (``avx_mathfun.h``), not libm. :func:`_log_ps` and
-  :func:`_sincos_ps` evaluate those polynomials step by step, with the multiply-adds GCC fuses.
-  A torch built without AVX2 (another architecture) rounds these differently.
+- ``fused``: torch's x86-64 avx2 and avx512 builds are compiled with FMA enabled and GCC's default
+  ``-ffp-contract=fast``, so ``x * (to - from) + from`` and ``normal * std + mean`` are single fused
+  multiply-adds (one rounding); aarch64 builds fuse them too. The x86-64 default build (a CPU
+  without AVX2 and FMA, or ``ATEN_CPU_CAPABILITY=default``) rounds the product, then the sum.
+  :func:`fma` (``scalar_ops``) is LLVM's ``llvm.fma``, exact on every machine.
+- ``avx2``: ``normal_fill`` (randn of 16 or more contiguous floats) has an AVX2 specialisation of
+  ``NormalFill16<float>``, which the avx512 build also runs
+  (``REGISTER_NO_AVX512_DISPATCH(normal_stub)``): its ``log`` and ``sincos`` are Cephes polynomials
+  in float32 (``avx_mathfun.h``), which :func:`_log_ps` and :func:`_sincos_ps` evaluate step by
+  step, with the multiply-adds GCC fuses. Every other build (x86-64 default, aarch64 default and
+  sve256) runs the generic ``NormalFill16``: the C library's ``logf``, ``cosf`` and ``sinf``, which
+  :func:`_chunks_float_libm` calls too (Numba lowers ``math.log`` of a float32 to ``logf``).
+  That equality holds where Numba's calls reach the same C library as torch's (Linux and macOS);
+  with Intel's SVML installed for Numba, a loop it vectorises could take SVML's versions instead.
+
+Checked bit for bit against torch 2.13's x86-64 wheel under ``ATEN_CPU_CAPABILITY=default``,
+``avx2`` and ``avx512`` (``tests/test_cpu_capability.py``); the aarch64 paths are read from
+torch's source, not run.
 """
 import math
 
@@ -35,29 +46,35 @@ _INV53 = 1.0 / (1 << 53)
 
 
 # ---------------------------------------------------------------------- uniform (uniform_real)
+@njit(inline="always")
+def _multiply_add(a, b, c, fused):
+    """``a * b + c`` as the kernel's build computes it: one rounding if ``fused``, else two."""
+    return fma(a, b, c) if fused else a * b + c
+
+
 @njit(cache=True)
-def uniform_float(words, low, high):
+def uniform_float(words, low, high, fused):
     """``uniform_real<float>``: the low 24 bits of each 32-bit word, scaled into [low, high)."""
     out = np.empty(words.shape[0], np.float32)
     span = high - low
     for i in range(words.shape[0]):
-        out[i] = fma(f32(words[i] & _MASK24) * _INV24, span, low)
+        out[i] = _multiply_add(f32(words[i] & _MASK24) * _INV24, span, low, fused)
     return out
 
 
 @njit(cache=True)
-def uniform_double(words64, low, high):
+def uniform_double(words64, low, high, fused):
     """``uniform_real<double>``: the low 53 bits of each 64-bit value."""
     out = np.empty(words64.shape[0], np.float64)
     span = high - low
     for i in range(words64.shape[0]):
-        out[i] = fma(np.float64(words64[i] & _MASK53) * _INV53, span, low)
+        out[i] = _multiply_add(np.float64(words64[i] & _MASK53) * _INV53, span, low, fused)
     return out
 
 
 # ---------------------------------------------------------------------- normal, scalar path
 @njit(cache=True)
-def normal_scalar(words64, n, cached, has_cached, mean, std):
+def normal_scalar(words64, n, cached, has_cached, mean, std, fused):
     """``normal_distribution<double>`` for ``n`` values (Box-Muller, two at a time).
 
     A draw of a pair (two 64-bit uniforms u1, u2) returns r·cos θ and keeps r·sin θ for the next
@@ -67,7 +84,7 @@ def normal_scalar(words64, n, cached, has_cached, mean, std):
     w = 0
     for i in range(n):
         if has_cached:
-            out[i] = fma(cached, std, mean)
+            out[i] = _multiply_add(cached, std, mean, fused)
             has_cached = False
             continue
         u1 = np.float64(words64[w] & _MASK53) * _INV53
@@ -76,7 +93,7 @@ def normal_scalar(words64, n, cached, has_cached, mean, std):
         r = math.sqrt(-2.0 * math.log1p(-u2))
         theta = 2.0 * math.pi * u1
         cached, has_cached = r * math.sin(theta), True
-        out[i] = fma(r * math.cos(theta), std, mean)
+        out[i] = _multiply_add(r * math.cos(theta), std, mean, fused)
     return out, (cached if has_cached else np.nan)
 
 
@@ -161,6 +178,19 @@ def _chunks_float(d, mean, std):
 
 
 @njit(cache=True)
+def _chunks_float_libm(d, mean, std):
+    """The generic ``NormalFill16<float>`` on each whole chunk of 16: the C library's float log,
+    cos and sin. The angle is 2·pi in double times the uniform, rounded to float once (the C++
+    multiplies ``2.0f * c10::pi<double>``, a double, by the float uniform)."""
+    for i in range(0, d.shape[0] - 15, 16):
+        for j in range(i, i + 8):
+            radius = np.sqrt(f32(-2.0) * math.log(_ONE - d[j]))
+            theta = f32(2.0 * math.pi * np.float64(d[j + 8]))
+            d[j] = fma(radius * math.cos(theta), std, mean)
+            d[j + 8] = fma(radius * math.sin(theta), std, mean)
+
+
+@njit(cache=True)
 def _chunks_double(d, mean, std):
     """``NormalFill16<double>`` on each whole chunk of 16, with libm's log, cos and sin."""
     for i in range(0, d.shape[0] - 15, 16):
@@ -180,16 +210,18 @@ def _normal_fill(d, tail, mean, std, chunks):
     return d
 
 
-def normal_fill_float(words, n, mean, std, all_uniforms):
+def normal_fill_float(words, n, mean, std, all_uniforms, avx2):
     """For float32, float16 and bfloat16 (computed in float). ``all_uniforms``: float32 first
     draws a uniform for every place, then 16 more for a ragged end; the 16-bit types draw only
-    each full chunk's 16, then the ragged end's 16 (see :func:`normal_fill_words`)."""
-    u = uniform_float(words, f32(0.0), f32(1.0))
-    return _normal_fill(_places(u, n, all_uniforms), u[u.shape[0] - 16:], f32(mean), f32(std), _chunks_float)
+    each full chunk's 16, then the ragged end's 16 (see :func:`normal_fill_words`). ``avx2``:
+    the AVX2 chunks (Cephes polynomials), else the generic ones (C library)."""
+    u = uniform_float(words, f32(0.0), f32(1.0), True)       # x * 1 + 0: fused or not, the same
+    chunks = _chunks_float if avx2 else _chunks_float_libm
+    return _normal_fill(_places(u, n, all_uniforms), u[u.shape[0] - 16:], f32(mean), f32(std), chunks)
 
 
 def normal_fill_double(words64, n, mean, std):
-    u = uniform_double(words64, 0.0, 1.0)
+    u = uniform_double(words64, 0.0, 1.0, True)
     return _normal_fill(_places(u, n, True), u[u.shape[0] - 16:], float(mean), float(std), _chunks_double)
 
 
