@@ -23,15 +23,18 @@ What is exact and what can only be checked on a GPU:
 - ``normal_`` uses cuRAND's Box-Muller, whose device ``logf``/``__sincosf`` are the GPU's own
   approximations; the host's libm stands in for them, so values agree to a few ulps, not bits.
 The torch wheel this course tests against is CPU-only, so neither is checked against torch here.
+
+The module-level functions (``manual_seed``, ``get_rng_state``, ...) are the frontend's, in
+:mod:`internals.cuda.random` (``torch/cuda/random.py``).
 """
 import numpy as np
 from numba import njit
 
-from ..aten.native.scalar_ops import fma
-from ..c10.device import as_device
+from ....c10.generator import Generator, register_device_state
+from ..scalar_ops import fma
 
-__all__ = ["default_cuda_generator", "manual_seed", "manual_seed_all", "initial_seed", "get_rng_state",
-           "set_rng_state", "philox_get_state", "philox_set_state", "philox4x32_10", "philox_uniform", "philox_normal"]
+__all__ = ["default_cuda_generator", "philox_get_state", "philox_set_state", "philox_cuda_state", "philox4x32_10",
+           "philox_uniform", "philox_normal"]
 
 _M0, _M1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)
 _W0, _W1 = 0x9E3779B9, 0xBB67AE85      # the key's per-round increments (Weyl sequence)
@@ -43,37 +46,10 @@ _generators = {}
 
 def default_cuda_generator(device):
     """``getDefaultCUDAGenerator(index)``: one per device, created on first use."""
-    from ..c10.generator import Generator  # c10.generator imports cuda.random: a real cycle
     index = device.index or 0
     if index not in _generators:
         _generators[index] = Generator(device=f"cuda:{index}")
     return _generators[index]
-
-
-def _current():
-    return default_cuda_generator(as_device("cuda"))
-
-
-def manual_seed(seed):
-    """``torch.cuda.manual_seed``: the current device's generator."""
-    _current().manual_seed(seed)
-
-
-def manual_seed_all(seed):
-    """``torch.cuda.manual_seed_all``: every device's generator (one device here)."""
-    _current().manual_seed(seed)
-
-
-def initial_seed():
-    return _current().initial_seed()
-
-
-def get_rng_state(device="cuda"):
-    return _current().get_state()
-
-
-def set_rng_state(new_state, device="cuda"):
-    _current().set_state(new_state)
 
 
 def philox_get_state(gen):
@@ -87,6 +63,9 @@ def philox_set_state(gen, raw):
     seed, offset = raw.view(np.uint64)
     with gen._lock:
         gen._seed, gen._offset = int(seed), int(offset)
+
+
+register_device_state("cuda", philox_get_state, philox_set_state)   # c10's Generator has no Philox of its own
 
 
 def philox_cuda_state(gen, increment):
