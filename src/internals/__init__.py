@@ -25,7 +25,7 @@ from .autograd.ad_inplace_or_view import register_inplace_kernels as _register_i
 from .autograd.profiler import register_record_function_ops as _register_record_function_ops
 from .autograd.variable_type_manual import register_manual_kernels as _register_autograd_kernels
 from .c10.device import device
-from .c10.generator import Generator, default_generator, get_rng_state, initial_seed, manual_seed, seed, set_rng_state
+from .c10.generator import Generator, default_generator
 from .c10.memory_format import channels_last, channels_last_3d, contiguous_format, memory_format, preserve_format
 from .c10.scalar_type import (  # noqa: A004
     bfloat16,
@@ -82,7 +82,7 @@ from . import (
                               autograd,
                               cuda,
                               library,
-                              linalg,  # math (issue 16)
+                              linalg,  # torch.linalg
                               nn,
                               optim,
                               profiler,
@@ -99,6 +99,7 @@ from .amp import autocast
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .cuda import OutOfMemoryError  # torch.OutOfMemoryError is torch.cuda.OutOfMemoryError
+from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import load, save
 from .storage import TypedStorage
 from .utils import data as _utils_data  # noqa: F401  (internals.utils.data, as torch.utils.data)

@@ -395,7 +395,7 @@ class Tensor(TensorBase):
             raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
         return self.bitwise_not()
 
-    # math (issue 16): the reflected operators torch/_tensor.py writes out (``2 // x``, ``2 % x``).
+    # the reflected operators torch/_tensor.py writes out (``2 // x``, ``2 % x``).
     def __rfloordiv__(self, other):
         return wrap_scalar(other).floor_divide(self)
 

@@ -128,6 +128,21 @@ class TensorIteratorConfig:
         return TensorIterator(self).build()
 
 
+class BinaryOpConfig(TensorIteratorConfig):
+    """The config of every binary operator (``build_borrowing_binary_op``): one output, two
+    inputs promoted to their common dtype, which is cast to the output if the output can hold it.
+    Its rules are class attributes and its lists are filled at once, rather than by six setter
+    calls: this config is made on every elementwise binary call, where Python calls are the cost."""
+
+    promote_inputs_to_common_dtype_ = True
+    cast_common_dtype_to_outputs_ = True
+    enforce_safe_casting_to_output_ = True
+
+    def __init__(self, out, a, b, out_dtype=None):
+        self.outputs, self.output_dtypes, self.inputs = [out], [out_dtype], [a, b]
+        self.given_outputs = [] if out is None else [out]
+
+
 class TensorIterator:
     """An op's operands, made ready for one loop by ``build()`` (see the module docstring).
 
@@ -165,8 +180,7 @@ class TensorIterator:
     @staticmethod
     def binary_config(out, a, b, out_dtype=None):
         """The config ``binary_op`` builds, for a kernel that adds a rule of its own first."""
-        return (TensorIteratorConfig().add_output(out, out_dtype).add_const_input(a).add_const_input(b)
-                .promote_inputs_to_common_dtype().cast_common_dtype_to_outputs().enforce_safe_casting_to_output())
+        return BinaryOpConfig(out, a, b, out_dtype)
 
     @classmethod
     def unary_op(cls, out, a):

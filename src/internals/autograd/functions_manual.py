@@ -602,7 +602,7 @@ def _float64():
     return float64
 
 
-# ---------------------------------------------------------------------- joining and indexing (issue 16a)
+# ---------------------------------------------------------------------- joining and indexing
 def cat_tensors_backward(grad, sizes, dtypes, dim):
     """Each input's slice of the gradient, in its own dtype (a skipped 1-d empty input gets zeros)."""
     first = next((s for s in sizes if tuple(s) != (0,)), None)
@@ -840,7 +840,7 @@ def take_backward(grad, sizes, index):
 __all__ += ["cat_tensors_backward", "stack_tensors_backward", "unbind_backward", "roll_backward", "repeat_backward",
             "index_backward", "index_select_backward", "gather_backward", "masked_fill_backward",
             "masked_select_backward", "take_backward", "scatter_reduce_backward", "cummaxmin_backward"]
-# ---------------------------------------------------------------------- math (issue 16)
+# ---------------------------------------------------------------------- math
 __all__ += ["gelu_backward", "silu_backward", "softplus_backward", "gelu_double_backward",
             "infinitely_differentiable_silu_backward", "grad_mode_is_enabled",
             "softplus_double_backward", "clamp_backward", "clamp_backward_min_max"]
@@ -1120,7 +1120,7 @@ def embedding_dense_backward(*args):
     return dispatcher.call("embedding_dense_backward", *args)
 
 
-# ---- issue 16, round 9: the everyday pointwise operators' helpers, as FunctionsManual.cpp's
+# ---- the everyday pointwise operators' helpers, as FunctionsManual.cpp's
 __all__ += ["atan2_backward", "copysign_tensor_self_backward", "deg2rad_backward", "rad2deg_backward",
             "logit_backward", "infinitely_differentiable_logit_backward", "log_sigmoid_backward",
             "log_sigmoid_double_backward", "clamp_bound_backward", "trigamma"]

@@ -2,10 +2,14 @@
 
 The CPU allocator gives NumPy byte arrays and counts what it has handed out, so a free can be
 seen to happen at the moment the last reference to a storage goes away.
+
+Allocators for other devices live in the layers that know those devices; each registers itself
+here with :func:`set_allocator` (c10's ``SetAllocator``), so a storage finds its allocator by
+device type (``GetAllocator``) without c10 importing anything above it.
 """
 import numpy as np
 
-__all__ = ["CPUAllocator", "cpu_allocator"]
+__all__ = ["CPUAllocator", "cpu_allocator", "set_allocator", "get_allocator"]
 
 
 class CPUAllocator:
@@ -33,9 +37,27 @@ class CPUAllocator:
         self.allocated_bytes -= nbytes
         self.num_frees += 1
 
+    @staticmethod
+    def address_of(data):
+        """The address of a buffer this allocator handed out (what ``data_ptr`` reports)."""
+        return data.ctypes.data
+
     def stats(self):
         return {"allocated_bytes.current": self.allocated_bytes, "allocated_bytes.peak": self.peak_bytes,
                 "num_allocs": self.num_allocs, "num_frees": self.num_frees}
 
 
 cpu_allocator = CPUAllocator()
+
+
+_allocators = {"cpu": cpu_allocator}
+
+
+def set_allocator(device_type, allocator):
+    """``SetAllocator``: the allocator storages on ``device_type`` take their bytes from."""
+    _allocators[device_type] = allocator
+
+
+def get_allocator(device_type):
+    """``GetAllocator``: the registered allocator for ``device_type``, or None when none is."""
+    return _allocators.get(device_type)

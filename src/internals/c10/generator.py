@@ -17,21 +17,22 @@ values. Three more pieces of state travel with it, as in torch:
 ``get_state``/``set_state`` use torch's byte layout (``CPUGeneratorImplState``: the legacy
 ``THGenerator`` struct, words widened to 64 bits, then the float cache), so a state moves
 between the two libraries in either direction.
+
+c10 knows neither tensors nor CUDA, so two things come from the layers above, registered at
+import: how a state becomes a uint8 tensor and back (ATen, :func:`set_state_tensor_conversion`),
+and the state of a non-CPU generator (ATen's Philox for cuda, :func:`register_device_state`),
+as ATen registers its generators with c10 in torch. ``manual_seed`` and the other module-level
+functions that also reach the CUDA generators live in :mod:`internals.random` (``torch/random.py``).
 """
 import os
 import threading
 
 import numpy as np
 
-from .._tensor_base import TensorBase  # only to check a state argument's type
-from ..aten.native.tensor_factories import from_numpy
-from ..cuda.random import manual_seed_all, philox_get_state, philox_set_state
 from . import mt19937
-from . import scalar_type as st
 from .device import as_device
 
-__all__ = ["Generator", "default_generator", "manual_seed", "seed", "initial_seed", "get_rng_state",
-           "set_rng_state"]
+__all__ = ["Generator", "default_generator", "register_device_state", "set_state_tensor_conversion"]
 
 DEFAULT_SEED = 67280421310721     # c10::detail::default_rng_seed_val: a new Generator's seed
 
@@ -43,6 +44,29 @@ STATE_DTYPE = np.dtype({
     "offsets": [0, 8, 12, 16, 24, 5016, 5024, 5032, 5040, 5048, 5052],
     "itemsize": 5056,
 })
+
+
+# Set by the layers above (see the module docstring).
+_device_states = {}               # device type -> (get_state(gen) -> uint8 array, set_state(gen, array))
+_state_to_tensor = None           # uint8 NumPy array -> uint8 CPU tensor
+_state_from_tensor = None         # a state argument -> its bytes as a uint8 NumPy array (checks its type)
+
+
+def register_device_state(device_type, get_state, set_state):
+    """How generators on ``device_type`` read and write their state as bytes."""
+    _device_states[device_type] = (get_state, set_state)
+
+
+def set_state_tensor_conversion(to_tensor, from_tensor):
+    """How ``get_state`` wraps bytes in a tensor and ``set_state`` reads bytes from one."""
+    global _state_to_tensor, _state_from_tensor
+    _state_to_tensor, _state_from_tensor = to_tensor, from_tensor
+
+
+def _device_state(device):
+    if device.type not in _device_states:
+        raise RuntimeError(f"no generator state is registered for device type '{device.type}'")
+    return _device_states[device.type]
 
 
 def _unsigned_seed(seed):
@@ -57,7 +81,7 @@ class Generator:
     """``torch.Generator``: a seedable random state for one device.
 
     ``Generator()`` (or ``device="cpu"``) is torch's CPU generator, mt19937; ``device="cuda"``
-    is torch's Philox generator (:class:`internals.cuda.random.PhiloxState`), a seed and an
+    is torch's Philox generator (:mod:`internals.aten.native.cuda.philox`), a seed and an
     offset into a counter-based stream.
     """
 
@@ -93,7 +117,7 @@ class Generator:
     def get_state(self):
         """The state as a uint8 tensor in torch's layout (``CPUGeneratorImpl::get_state``)."""
         if self.device.type != "cpu":
-            return from_numpy(philox_get_state(self))
+            return _state_to_tensor(_device_state(self.device)[0](self))
         pod = np.zeros((), STATE_DTYPE)
         with self._lock:
             pod["the_initial_seed"] = self._seed
@@ -105,13 +129,13 @@ class Generator:
             if self._next_float_normal is not None:
                 pod["is_next_float_normal_sample_valid"] = 1
                 pod["next_float_normal_sample"] = self._next_float_normal
-        return from_numpy(np.frombuffer(pod.tobytes(), np.uint8).copy())
+        return _state_to_tensor(np.frombuffer(pod.tobytes(), np.uint8).copy())
 
     def set_state(self, new_state):
         """Restore a state from :meth:`get_state` (or from torch's ``get_rng_state``)."""
-        raw = _check_rng_state(new_state)
+        raw = _state_from_tensor(new_state)
         if self.device.type != "cpu":
-            philox_set_state(self, raw)
+            _device_state(self.device)[1](self, raw)
             return self
         if raw.size != STATE_DTYPE.itemsize:
             raise RuntimeError(f"Expected a CPUGeneratorImplState of size {STATE_DTYPE.itemsize} but found the "
@@ -145,35 +169,5 @@ class Generator:
         return f"<internals._C.Generator object at {hex(id(self))}>"
 
 
-def _check_rng_state(state):
-    """``check_rng_state``: a CPU uint8 tensor; returns its bytes as a NumPy array."""
-    if not isinstance(state, TensorBase):
-        raise TypeError(f"expected a torch.ByteTensor, but got {type(state).__name__}")
-    if state.dtype is not st.uint8 or state.device.type != "cpu":
-        raise TypeError(f"RNG state must be a torch.ByteTensor, got {state.dtype.torch_name} on {state.device}")
-    return state.contiguous()._numpy().copy()
-
-
 default_generator = Generator()
 
-
-def manual_seed(seed):
-    """Seed the default CPU generator and, as torch does, the CUDA ones."""
-    manual_seed_all(seed)
-    return default_generator.manual_seed(seed)
-
-
-def seed():
-    return default_generator.seed()
-
-
-def initial_seed():
-    return default_generator.initial_seed()
-
-
-def get_rng_state():
-    return default_generator.get_state()
-
-
-def set_rng_state(new_state):
-    default_generator.set_state(new_state)

@@ -10,8 +10,7 @@ import sys
 
 import numpy as np
 
-from .._cuda_env import SIMULATED
-from .allocator import cpu_allocator
+from .allocator import cpu_allocator, get_allocator
 from .device import device as _device
 from .tensor_impl import required_storage_elements
 
@@ -88,11 +87,11 @@ class UntypedStorage:
     def data_ptr(self):
         if self._nbytes == 0:    # c10's allocators hand out nullptr for zero bytes
             return 0
-        if self.device.type == "cpu" or SIMULATED:
-            # The simulator's device arrays wrap host NumPy arrays and have no
-            # ``__cuda_array_interface__``: their address is a host one.
+        if self.device.type == "cpu":
             return self._data.ctypes.data
-        return self._data.__cuda_array_interface__["data"][0]
+        # Each device's allocator knows its buffers' addresses (on Numba's simulator a
+        # device array wraps a host one, so the address is a host address).
+        return (self._allocator or _allocator_for(self.device)).address_of(self._data)
 
     def resizable(self):
         return self._resizable
@@ -251,9 +250,9 @@ def _allocator_for(device):
     if device.type == "cuda" and device.index != 0:
         raise RuntimeError(f"CUDA error: invalid device ordinal (internals has one cuda device, cuda:0; "
                            f"asked for {device})")
-    if device.type == "cuda":
-        from ..cuda.caching_allocator import cuda_allocator  # imported on first use: it loads Numba's CUDA
-        return cuda_allocator
+    allocator = get_allocator(device.type)    # the cuda one registers itself (internals.cuda)
+    if allocator is not None:
+        return allocator
     # "meta" is a valid device name, but internals has no meta backend: refuse rather than
     # hand out cuda bytes labelled "meta".
     raise NotImplementedError(f"internals can allocate storage on cpu and cuda only, not on '{device.type}'")

@@ -57,7 +57,7 @@ BINARY_DUNDERS = {
     "__truediv__": "div", "__itruediv__": "div_",
     "__pow__": "pow", "__matmul__": "matmul",
     "__eq__": "eq", "__ne__": "ne", "__lt__": "lt", "__le__": "le", "__gt__": "gt", "__ge__": "ge",
-    # math (issue 16); torch declares __and__ & co. as operators of their own, computing the same
+    # the arithmetic and bitwise operators; torch declares __and__ & co. as operators of their own, computing the same
     "__ipow__": "pow_", "__floordiv__": "floor_divide", "__ifloordiv__": "floor_divide_",
     "__mod__": "remainder", "__imod__": "remainder_",
     "__and__": "bitwise_and", "__rand__": "bitwise_and", "__iand__": "bitwise_and_",

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..c10.allocator import set_allocator
 from . import streams
 from ._device_memory import DeviceMemory, address_of
 from .allocator_config import SIZE_MAX, get_config
@@ -712,5 +713,8 @@ class NativeCachingAllocator:
             owner, block = self.allocated_blocks.pop(address_of(data))
         owner.free(block)
 
+    address_of = staticmethod(address_of)
+
 
 cuda_allocator = NativeCachingAllocator()
+set_allocator("cuda", cuda_allocator)     # c10's storages find it by device type

@@ -237,7 +237,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
                            _REDUCTIONS.index(reduction))
 
 
-# ---- math (issue 16): the activations torch binds in torch._C._nn
+# ---- math: the activations torch binds in torch._C._nn
 __all__ += ["gelu", "silu", "softplus", "leaky_relu", "logsigmoid"]
 
 
@@ -262,7 +262,7 @@ def logsigmoid(input):
     return dispatcher.call("log_sigmoid", input)
 
 
-# ---- layers (issue 17): each calls the operator torch's does, so a dispatch mode logs the same ops
+# ---- layers: each calls the operator torch's does, so a dispatch mode logs the same ops
 __all__ += ["conv2d", "max_pool2d", "batch_norm", "layer_norm", "embedding", "sigmoid", "tanh"]
 
 

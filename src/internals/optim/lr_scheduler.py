@@ -36,7 +36,7 @@ def _group_values(optimizer, key):
 
 def _track_step_called(optimizer):
     """Wrap ``optimizer.step`` (once, on the instance) so that it records ``_opt_called``: the first
-    ``scheduler.step()`` warns if it comes before any ``optimizer.step()`` (torch issue 20124)."""
+    ``scheduler.step()`` warns if it comes before any ``optimizer.step()`` (pytorch/pytorch#20124)."""
     if hasattr(optimizer.step, "_wrapped_by_lr_sched"):
         return
     opt_ref, func = ref(optimizer), optimizer.step.__func__     # a weak ref: no optimizer <-> wrapper cycle

@@ -354,7 +354,7 @@ def float_power_(a, b):
                            f"result requires dtype {dtype.torch_name}")
     return call(_pow(a, b, "_"), a, _in_double(b, dtype))
 
-# ---- issue 16, round 9: the everyday binary operators (BinaryOps.cpp, BinaryOpsKernel.cpp)
+# ---- the everyday binary operators (BinaryOps.cpp, BinaryOpsKernel.cpp)
 def _real_binary(name, op, a, b, out=None, *, floating_only=False, int_op=None):
     """One of the real-valued binary kernels: complex operands refused by the kernel's name;
     ``floating_only`` ones refuse integers and bool too (``AT_DISPATCH_FLOATING_TYPES``);

@@ -9,7 +9,7 @@ A kernel holds its generator's lock while it draws every word it needs, turns th
 with :mod:`.cpu.distribution_kernels`, and writes the values in the order torch's
 ``cpu_serial_kernel`` visits the elements: TensorIterator's order, which for a transposed or
 sliced tensor is memory order, not row-major order. On ``cuda`` the words come from the
-tensor's Philox generator instead (:mod:`internals.cuda.random`).
+tensor's Philox generator instead (:mod:`internals.aten.native.cuda.philox`).
 """
 import numpy as np
 
@@ -19,12 +19,12 @@ from ...c10.generator import default_generator
 from ...c10.memory_format import contiguous_format
 from ...c10.storage import UntypedStorage, bytes_of
 from ...c10.tensor_impl import TensorImpl
-from ...cuda.random import default_cuda_generator, philox_normal, philox_uniform
 from .. import dispatcher
 from ..tensor_iterator import assert_no_internal_overlap, broadcast_shapes, output_layout
 from . import dispatch_stub as stub
 from .copy import copy_, cpu, to
 from .cpu import distribution_kernels as k
+from .cuda.philox import default_cuda_generator, philox_normal, philox_uniform
 from .resize import resize_output
 from .tensor_factories import from_host, wrap_scalar
 

@@ -297,7 +297,7 @@ def index_add(self, dim, index, source, *, alpha=1):
     return index_add_(out, dim, index, source, alpha=alpha)
 
 
-# ---------------------------------------------------------------------- index_fill_, index_copy_ (round 9)
+# ---------------------------------------------------------------------- index_fill_, index_copy_
 def _slices_at(t, d, picks):
     """The offsets of ``t``'s elements in the slices ``picks`` along dim ``d``."""
     positions = [np.arange(n) for n in t.shape]

@@ -144,7 +144,7 @@ def identity(x):
     return x        # a CPU copy: the loop's store converts to the output's dtype, as C does
 
 
-# ---- math (issue 16): UnaryOps.cpp's kernels, in the compute dtype (float32 for 16-bit floats)
+# ---- math: UnaryOps.cpp's kernels, in the compute dtype (float32 for 16-bit floats)
 @register_jitable
 def sin(x):
     return math.sin(x)
@@ -211,7 +211,7 @@ UNARY = (neg, absolute, exp, log, sqrt, relu, sigmoid, tanh, logical_not,
          float_bits_to_half, half_bits_to_float, float_bits_to_bf16, bf16_bits_to_float, identity)
 (NEG, ABS, EXP, LOG, SQRT, RELU, SIGMOID, TANH, LOGICAL_NOT,
  FLOAT_BITS_TO_HALF, HALF_BITS_TO_FLOAT, FLOAT_BITS_TO_BF16, BF16_BITS_TO_FLOAT, IDENTITY) = range(len(UNARY))
-# ---- math (issue 16): appended, so that the op numbers above stay what they were
+# ---- math: appended, so that the op numbers above stay what they were
 UNARY += (sin, cos, tan, erf, gelu, gelu_tanh, silu, sign, nearbyint, bitwise_not)
 SIN, COS, TAN, ERF, GELU, GELU_TANH, SILU, SIGN, NEARBYINT, BITWISE_NOT = range(len(UNARY) - 10, len(UNARY))
 
@@ -436,7 +436,7 @@ UNARY += (sin_complex, cos_complex, tan_complex, tanh_complex, sigmoid_complex)
 SIN_COMPLEX, COS_COMPLEX, TAN_COMPLEX, TANH_COMPLEX, SIGMOID_COMPLEX = range(len(UNARY) - 5, len(UNARY))
 
 
-# ---- rounding (issue 16, round 5): floor, ceil, trunc and frac of floats. Numba's math.floor
+# ---- rounding: floor, ceil, trunc and frac of floats. Numba's math.floor
 # returns an int64, which has no -0.0: the sign comes back with copysign (ceil(-0.5) is -0.0).
 @register_jitable
 def floor(x):
@@ -542,7 +542,7 @@ UNARY += (asin, acos, atan, sinh, cosh, asinh, acosh, atanh, log2, log10)
 ASIN, ACOS, ATAN, SINH, COSH, ASINH, ACOSH, ATANH, LOG2, LOG10 = range(len(UNARY) - 10, len(UNARY))
 
 
-# ---- issue 16, round 9: the everyday pointwise operators (UnaryOpsKernel.cpp, Math.h). Each
+# ---- the everyday pointwise operators (UnaryOpsKernel.cpp, Math.h). Each
 # guards where Python (the simulator) raises OverflowError or ValueError and C returns inf or NaN.
 _LGAMMA_OVERFLOW = 2.5599833278516383e305     # the largest double whose lgamma is finite
 
@@ -842,7 +842,7 @@ def _fmod_cuda(a, b):
     return lambda a, b: math.fmod(a, b)
 
 
-# ---- math (issue 16): BinaryOpsKernel.cpp's kernels. Integer and floating versions are separate
+# ---- math: BinaryOpsKernel.cpp's kernels. Integer and floating versions are separate
 # ops where C++ computes them differently; the caller picks one by the compute dtype.
 @register_jitable
 def div_floor_int(a, b, alpha):
@@ -1041,7 +1041,7 @@ ADD, SUB, MUL, DIV, POW, INT_POW, MAXIMUM, MINIMUM, EQ, NE, LT, LE, GT, GE = ran
 COMPARISONS = (EQ, NE, LT, LE, GT, GE)
 CHECKED = (SUB, POW)       # binary ops with checks of their own, besides a float alpha's
 ORDERED = (MAXIMUM, MINIMUM, LT, LE, GT, GE)    # no kernel for complex numbers, which have no order
-# ---- math (issue 16): appended, so that the op numbers above stay what they were
+# ---- math: appended, so that the op numbers above stay what they were
 BINARY += (div_floor_int, div_floor_float, div_trunc_int, div_trunc_float, remainder_int, remainder_float,
            fmod_int, fmod_float, bitwise_and, bitwise_or, bitwise_xor, lshift, rshift, round_decimals, softplus,
            lerp, threshold_backward)
@@ -1053,7 +1053,7 @@ DIV_COMPLEX, POW_COMPLEX, POW_COMPLEX_SCALAR, POW_FLOAT_SCALAR = range(len(BINAR
 
 
 
-# ---- issue 16, round 9 (BinaryOpsKernel.cpp)
+# ---- more binary operators (BinaryOpsKernel.cpp)
 @register_jitable
 def atan2(a, b, alpha):
     return math.atan2(a, b)

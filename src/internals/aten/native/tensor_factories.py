@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 from ..._tensor_base import TensorBase
+from ...c10 import generator
 from ...c10 import scalar_type as st
 from ...c10.dispatch_key import DispatchKey, DispatchKeySet
 from ...c10.grad_mode import GradMode
@@ -486,6 +487,19 @@ def from_numpy(array, stacklevel=2):
     strides = tuple(s // array.itemsize for s in array.strides)
     storage = UntypedStorage(len(data), "cpu", data=data, resizable=False)   # NumPy owns the bytes
     return TensorBase._from_impl(TensorImpl(storage, array.shape, strides, 0, dtype))
+
+
+def rng_state_bytes(state):
+    """``check_rng_state``: a generator state must be a CPU uint8 tensor; its bytes, copied."""
+    if not isinstance(state, TensorBase):
+        raise TypeError(f"expected a torch.ByteTensor, but got {type(state).__name__}")
+    if state.dtype is not st.uint8 or state.device.type != "cpu":
+        raise TypeError(f"RNG state must be a torch.ByteTensor, got {state.dtype.torch_name} on {state.device}")
+    return state.contiguous()._numpy().copy()
+
+
+# c10's Generator keeps its state as bytes; ATen gives it the tensors ``get_state``/``set_state`` use.
+generator.set_state_tensor_conversion(from_numpy, rng_state_bytes)
 
 
 # ---------------------------------------------------------------------- new_* (the tensor's dtype and device)

@@ -948,7 +948,7 @@ def fill_diagonal_(self, fill_value, wrap=False):
     return self
 
 
-# ---- issue 16, round 9: more composites of TensorShape.cpp and Itertools.cpp
+# ---- more composites of TensorShape.cpp and Itertools.cpp
 def ravel(x):
     """``self.contiguous().view(-1)``."""
     if not x.is_contiguous():

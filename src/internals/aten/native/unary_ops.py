@@ -334,7 +334,7 @@ def nan_to_num_(x, nan=None, posinf=None, neginf=None):
     return nan_to_num(x, nan, posinf, neginf, out=x)
 
 
-# ---- issue 16, round 9: the everyday operators (UnaryOps.cpp, Activation.cpp, Math.h)
+# ---- the everyday operators (UnaryOps.cpp, Activation.cpp, Math.h)
 expm1, expm1_ = _floating_kernel("expm1", ops.EXPM1)
 exp2, exp2_ = _floating_kernel("exp2", ops.EXP2)
 lgamma, lgamma_ = _floating_kernel("lgamma", ops.LGAMMA)
