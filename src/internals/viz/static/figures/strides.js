@@ -388,13 +388,6 @@
       drawGrid(items);
     }
 
-    /* Rebuild from the base tensor and its steps; a failing step stops there and says why. */
-    function replay(steps) {
-      let v = {sizes: [base.storage], strides: [1], offset: 0};
-      for (const s of steps) v = applyStep(v, s.op, s.args);
-      return v;
-    }
-
     function onEdit() {
       const n = Number(storageField.input.value);
       const sizes = parseInts(sizesField.input.value);
@@ -438,16 +431,21 @@
       draw();
     }
 
+    /* From arange(storageSize), apply the steps in turn; one that fails stops there and says why,
+     * leaving the view the steps before it made. */
     function start(storageSize, steps) {
       storage = storageSize;
       base = {storage: storageSize, steps: []};
       view = {sizes: [storageSize], strides: [1], offset: 0};
       setMessage(null);
-      try {
-        view = replay(steps);
-        base.steps = steps.slice();
-      } catch (error) {
-        setMessage(error);
+      for (const s of steps) {
+        try {
+          view = applyStep(view, s.op, s.args);
+          base.steps.push(s);
+        } catch (error) {
+          setMessage(error);
+          break;
+        }
       }
       syncFields();
       draw();
