@@ -68,10 +68,15 @@ def listed(values):
 
 
 # ---------------------------------------------------------------------------- strides
+def ints(text):
+    return [int(v) for v in text.split(",")] if text else []
+
+
 def shown_view(host):
+    """The view the figure shows (sizes, strides, offset) and the error it shows, if any."""
     data = host.evaluate("h => Object.assign({}, h.dataset)")
-    ints = (lambda s: [int(v) for v in s.split(",")] if s else [])
-    return {"sizes": ints(data["sizes"]), "strides": ints(data["strides"]), "offset": int(data["offset"])}, data["error"]
+    view = {"sizes": ints(data["sizes"]), "strides": ints(data["strides"]), "offset": int(data["offset"])}
+    return view, data["error"]
 
 
 def random_geometry(rng):
