@@ -23,7 +23,7 @@ from internals.aten import dispatcher
 from internals.c10.dispatch_key import DispatchKey
 from internals.viz import live
 
-FIGURES = {"strides": "02_strides", "iterator": "04_kernels", "dispatch": "05_dispatch"}
+FIGURES = {"strides": "02_strides", "iterator": "04_kernels", "dispatch": "05_dispatch", "autograd": "06_autograd"}
 CASES = 30
 
 
@@ -270,6 +270,39 @@ def test_dispatch_picks_the_package_kernel(browser):
             assert host.get_attribute("data-error").startswith(f"NotImplementedError: Could not run 'aten::{name}'")
         else:
             assert host.get_attribute("data-kernel") == kernel, (name, call)
+    assert page.errors == []
+
+
+# ---------------------------------------------------------------------------- autograd
+def test_autograd_steps_show_the_engine_state(browser):
+    """Forward, the nodes appear in sequence order; backward, after each step the dependency
+    counts and the running node are the package engine's, and the leaves' gradients are torch's."""
+    import torch
+    page, host = open_figure(browser, "autograd")
+    data = live.autograd_data()
+    forward = sorted((n["seq"], i) for i, n in enumerate(data["nodes"]) if n["seq"] is not None)
+    next_button = host.locator('[data-action="next"]')
+    for k in range(len(forward)):
+        next_button.click()
+        shown = host.locator(".live-node:not([hidden])").evaluate_all("bs => bs.map(b => +b.dataset.node)")
+        assert {i for _, i in forward[:k + 1]} <= set(shown)
+    next_button.click()             # backward starts: the counts compute_dependencies made
+    for step in [None] + data["backward"]:
+        deps = data["deps"] if step is None else step["deps"]
+        shown = dict(host.locator(".live-node").evaluate_all("bs => bs.map(b => [b.dataset.node, b.dataset.deps])"))
+        assert shown == {str(i): str(deps.get(str(i), 0)) for i in range(len(data["nodes"]))}
+        if step is not None:
+            hot = host.locator(".live-node.live-hot")
+            assert hot.get_attribute("data-node") == str(step["node"])
+            assert json.loads(hot.get_attribute("data-grad")) == step["grads_in"][0]
+        if next_button.is_enabled():
+            next_button.click()
+    leaves, y = live.run_program(torch)
+    y.backward()
+    status = host.locator('[data-role="status"]').inner_text()
+    for name, leaf in leaves.items():
+        assert data["grads"][name] == pytest.approx(leaf.grad.tolist(), rel=1e-5)
+        assert f"{name}.grad = " in status
     assert page.errors == []
 
 

@@ -87,3 +87,26 @@ def test_show_inlines_everything():
     assert "</script" not in body and "window.LiveFigures.register(\"strides\"" in body
     with pytest.raises(ValueError, match="no live figure"):
         live.html_for("nonesuch")
+
+
+def test_autograd_recording_matches_torch():
+    data = live.autograd_data()
+    leaves, y = live.run_program(torch)
+    y.backward()
+    assert data["output"] == pytest.approx([y.item()], rel=1e-6)
+    for name, leaf in leaves.items():
+        assert data["grads"][name] == pytest.approx(leaf.grad.tolist(), rel=1e-5)
+    _, theirs = live.run_program(torch)
+    names, stack, seen = [], [theirs.grad_fn], set()
+    while stack:                    # torch's graph, walked as graph_nodes walks the package's
+        node = stack.pop()
+        if node in seen:
+            continue
+        seen.add(node)
+        names.append(node.name().replace("torch::autograd::", ""))
+        stack += [n for n, _ in reversed(node.next_functions) if n is not None]
+    assert [n["name"] for n in data["nodes"]] == names
+    # every node runs once, after all its gradients arrived; the last counts are all zero
+    assert sorted(s["node"] for s in data["backward"]) == list(range(len(data["nodes"])))
+    assert set(data["backward"][-1]["deps"].values()) == {0}
+    assert max(data["deps"].values()) == 2

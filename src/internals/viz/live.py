@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 
 STATIC = Path(__file__).parent / "static" / "figures"
-FIGURES = ("strides", "iterator", "dispatch")
+FIGURES = ("strides", "iterator", "dispatch", "autograd")
 _CORE = ("live.js",)
 
 # The strides figure's examples: a storage size and the steps that make the view from arange(n).
@@ -166,9 +166,86 @@ def undefined_kernel(name):
     return None
 
 
+# The autograd figure's program: ``a`` is used twice, so its node waits for two gradients.
+AUTOGRAD_PROGRAM = ["x = torch.tensor([1., 2.], requires_grad=True)",
+                    "w = torch.tensor([0.5, -1.], requires_grad=True)",
+                    "a = x * w",
+                    "b = a.exp()",
+                    "y = (a * b).sum()",
+                    "y.backward()"]
+
+
+def run_program(lib):
+    """The autograd program run with ``lib`` (internals or torch): the leaves and the output."""
+    x = lib.tensor([1., 2.], requires_grad=True)
+    w = lib.tensor([0.5, -1.], requires_grad=True)
+    a = x * w
+    b = a.exp()
+    return {"x": x, "w": w}, (a * b).sum()
+
+
+def graph_nodes(root, leaves):
+    """Every node behind ``root``, numbered in the order of a walk from it, with its edges, its
+    sequence number and its row (its longest distance from the root, as ``graph_layout`` draws)."""
+    index, order, stack = {}, [], [root]
+    while stack:
+        node = stack.pop()
+        if node in index:
+            continue
+        index[node] = len(order)
+        order.append(node)
+        stack += [e[0] for e in reversed(node._next_edges) if e is not None]
+    rows = {root: 0}
+    for node in sorted(order, key=lambda n: -n._seq if n._seq < 2**63 else 0):
+        for e in node._next_edges:
+            if e is not None:
+                rows[e[0]] = max(rows.get(e[0], 0), rows[node] + 1)
+    names = {id(t): n for n, t in leaves.items()}
+    return index, [{"name": n.name().replace("torch::autograd::", ""), "row": rows[n],
+                    "leaf": names.get(id(getattr(n, "variable", None))),
+                    "seq": n._seq if n._seq < 2**63 else None,
+                    "next": [None if e is None else [index[e[0]], e[1]] for e in n._next_edges]} for n in order]
+
+
+def values(t):
+    return None if t is None else [round(v, 6) for v in t.detach().reshape(-1).tolist()]
+
+
+def record_backward(root, index):
+    """Run ``root``'s backward in the package's engine, recording after each node it evaluates
+    the engine's own state: the node, the gradients it got, the dependency counts left."""
+    from internals.autograd import engine
+    steps, original = [], engine.evaluate_function
+
+    def evaluate_and_record(task, node, buf):
+        steps.append({"node": index[node], "grads_in": [values(g) for g in buf]})
+        original(task, node, buf)
+        steps[-1]["deps"] = {str(index[n]): left for n, left in task.deps.items()}
+        steps[-1]["waiting"] = {str(index[n]): [values(g) for g in b] for n, b in task.buffers.items()}
+
+    engine.evaluate_function = evaluate_and_record      # run_backward looks it up on each node
+    try:
+        root.backward()
+    finally:
+        engine.evaluate_function = original
+    return steps
+
+
+def autograd_data():
+    import internals
+    leaves, y = run_program(internals)
+    index, nodes = graph_nodes(y.grad_fn, leaves)
+    from internals.autograd.engine import compute_dependencies
+    deps = {str(index[n]): k for n, k in compute_dependencies([y.grad_fn]).items()}
+    steps = record_backward(y, index)
+    return {"program": AUTOGRAD_PROGRAM, "nodes": nodes, "deps": deps, "backward": steps,
+            "output": values(y), "grads": {name: values(t.grad) for name, t in leaves.items()}}
+
+
 def figure_data(name=None):
     """The data of one figure (or of all, by name), as the scripts read it."""
-    makers = {"strides": strides_data, "iterator": iterator_data, "dispatch": dispatch_data}
+    makers = {"strides": strides_data, "iterator": iterator_data, "dispatch": dispatch_data,
+              "autograd": autograd_data}
     if name is not None:
         return makers[name]()
     return {key: make() for key, make in makers.items()}
