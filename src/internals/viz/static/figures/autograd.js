@@ -20,7 +20,7 @@
       return;
     }
     const forward = nodes.map((n, i) => i).filter((i) => nodes[i].seq !== null).sort((a, b) => nodes[a].seq - nodes[b].seq);
-    const total = forward.length + data.backward.length;
+    const total = forward.length + 1 + data.backward.length;     // the forward, backward's start, its steps
     let step = 0;
 
     const prev = el("button", {type: "button", "data-action": "prev", "aria-label": "previous step"}, "◀ back");
@@ -52,10 +52,10 @@
     }
 
     function draw() {
-      const b = step - forward.length - 1;          // the backward step shown, or < 0
+      const b = step - forward.length - 2;          // the backward step shown; -1: backward's start
       const built = new Set(forward.slice(0, Math.min(step, forward.length)));
       for (const i of [...built]) for (const e of nodes[i].next) if (e) built.add(e[0]);
-      const deps = b >= -1 && step > forward.length ? countsAt(b) : null;
+      const deps = step > forward.length ? countsAt(b) : null;
       const ran = new Set(data.backward.slice(0, Math.max(b + 1, 0)).map((s) => s.node));
       const waiting = b >= 0 ? data.backward[b].waiting : {};
       boxes.forEach((box, i) => {
