@@ -23,7 +23,8 @@ from internals.aten import dispatcher
 from internals.c10.dispatch_key import DispatchKey
 from internals.viz import live
 
-FIGURES = {"strides": "02_strides", "iterator": "04_kernels", "dispatch": "05_dispatch", "autograd": "06_autograd"}
+FIGURES = {"strides": "02_strides", "iterator": "04_kernels", "dispatch": "05_dispatch", "autograd": "06_autograd",
+           "allocator": "07_memory"}
 CASES = 20
 
 
@@ -303,6 +304,31 @@ def test_autograd_steps_show_the_engine_state(browser):
     for name, leaf in leaves.items():
         assert data["grads"][name] == pytest.approx(leaf.grad.tolist(), rel=1e-5)
         assert f"{name}.grad = " in status
+    assert page.errors == []
+
+
+# ---------------------------------------------------------------------------- caching allocator
+SHOWN_SEGMENTS = r"""(host) => [...host.querySelectorAll('[data-pool]')].map((seg) => ({
+  pool: seg.dataset.pool, size: +seg.dataset.size,
+  blocks: [...seg.querySelectorAll('[data-size]')]
+    .map((b) => [+b.dataset.offset, +b.dataset.size, b.dataset.name])}))"""
+
+
+def test_allocator_state_after_each_step_is_the_recorded_one(browser):
+    page, host = open_figure(browser, "allocator")
+    data = live.allocator_data()
+    assert host.evaluate(SHOWN_SEGMENTS) == []
+    for k, step in enumerate(data["steps"], 1):
+        host.locator('[data-action="next"]').click()
+        assert host.get_attribute("data-step") == str(k)
+        expected = [{"pool": s["pool"], "size": s["size"],
+                     "blocks": [[b["offset"], b["size"], b["name"] or ""] for b in s["blocks"]]}
+                    for s in step["state"]["segments"]]
+        assert host.evaluate(SHOWN_SEGMENTS) == expected, step["code"]
+        status = host.locator('[data-role="status"]').inner_text()
+        assert ("OutOfMemoryError" in status) == bool(step["error"])
+        assert all(t["action"] in status for t in step["trace"])
+    assert host.locator('[data-action="next"]').is_disabled()
     assert page.errors == []
 
 

@@ -110,3 +110,24 @@ def test_autograd_recording_matches_torch():
     assert sorted(s["node"] for s in data["backward"]) == list(range(len(data["nodes"])))
     assert set(data["backward"][-1]["deps"].values()) == {0}
     assert max(data["deps"].values()) == 2
+
+
+def test_allocator_recording_tells_its_story():
+    """The states are the allocator's: totals that add up, a freed neighbour merged, a failed
+    first try that a released cached segment rescues, and an allocation that stays out of memory."""
+    from internals.cuda.caching_allocator import OutOfMemoryError
+    data = live.allocator_data()
+    for step in data["steps"]:
+        state = step["state"]
+        assert state["reserved"] == sum(s["size"] for s in state["segments"])
+        assert state["allocated"] == sum(b["size"] for s in state["segments"] for b in s["blocks"] if b["allocated"])
+        assert state["reserved"] <= data["capacity"]
+        for seg in state["segments"]:    # blocks tile their segment
+            assert [b["offset"] for b in seg["blocks"]] == [sum(b["size"] for b in seg["blocks"][:i])
+                                                            for i in range(len(seg["blocks"]))]
+    actions = [[t["action"] for t in step["trace"]] for step in data["steps"]]
+    assert ["segment_free", "segment_alloc", "alloc"] in actions
+    oom = [step for step in data["steps"] if step["error"]]
+    assert len(oom) == 1 and oom[0]["error"].startswith(f"{OutOfMemoryError.__name__}: CUDA out of memory")
+    pools = {s["pool"] for step in data["steps"] for s in step["state"]["segments"]}
+    assert pools == {"small", "large"}

@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 
 STATIC = Path(__file__).parent / "static" / "figures"
-FIGURES = ("strides", "iterator", "dispatch", "autograd")
+FIGURES = ("strides", "iterator", "dispatch", "autograd", "allocator")
 _CORE = ("live.js",)
 
 # The strides figure's examples: a storage size and the steps that make the view from arange(n).
@@ -242,10 +242,65 @@ def autograd_data():
             "output": values(y), "grads": {name: values(t.grad) for name, t in leaves.items()}}
 
 
+# The allocator figure's program, on a private allocator over a 48 MiB simulated device:
+# (name, bytes) allocates, (name, None) frees, ("empty_cache", None) returns cached segments.
+_MiB = 2**20
+ALLOCATOR_CAPACITY = 48 * _MiB
+ALLOCATOR_PROGRAM = [("a", 3 * _MiB), ("b", 5 * _MiB), ("c", 100 * 1024), ("a", None), ("d", 2 * _MiB),
+                     ("b", None), ("d", None), ("e", 30 * _MiB), ("f", 40 * _MiB), ("e", None), ("empty_cache", None)]
+
+
+def allocator_state(alloc, names):
+    """Segments (address order) and their blocks, as ``segment_map`` draws them, plus the totals."""
+    segments = []
+    for head in alloc.segments():
+        blocks = [{"offset": b.ptr - head.ptr, "size": b.size, "allocated": b.allocated,
+                   "name": names.get(b.ptr) if b.allocated else None} for b in _segment_blocks(head)]
+        segments.append({"pool": "small" if head.pool.is_small else "large",
+                         "size": sum(b["size"] for b in blocks), "blocks": blocks})
+    return {"segments": segments, "allocated": alloc.stats.allocated_bytes["all"].current,
+            "reserved": alloc.stats.reserved_bytes["all"].current}
+
+
+def _segment_blocks(head):
+    from internals.cuda.caching_allocator import segment_blocks
+    return segment_blocks(head)
+
+
+def allocator_data():
+    """Replay ``ALLOCATOR_PROGRAM`` on the package's caching allocator: after each step, its
+    segments and blocks, and the trace entries the step recorded (``_record_memory_history``)."""
+    from internals.cuda import caching_allocator as ca
+    from internals.cuda._device_memory import DeviceMemory
+    from internals.cuda.allocator_config import AllocatorConfig
+    alloc = ca.DeviceCachingAllocator(DeviceMemory(capacity=ALLOCATOR_CAPACITY), AllocatorConfig())
+    alloc.history.configure("all", None, "python", 10_000, False, None)
+    blocks, names, steps = {}, {}, []
+    for name, size in ALLOCATOR_PROGRAM:
+        seen, error = len(alloc.history.trace()), None
+        try:
+            if name == "empty_cache":
+                alloc.empty_cache()
+            elif size is None:
+                block = blocks.pop(name)
+                names.pop(block.ptr)
+                alloc.free(block)
+            else:
+                blocks[name] = alloc.malloc(size)
+                names[blocks[name].ptr] = name
+        except ca.OutOfMemoryError as e:
+            error = f"OutOfMemoryError: {e}"
+        code = ("torch.cuda.empty_cache()" if name == "empty_cache" else f"del {name}" if size is None
+                else f"{name} = torch.empty({size}, dtype=torch.uint8, device='cuda')")
+        steps.append({"code": code, "error": error, "state": allocator_state(alloc, names),
+                      "trace": [{"action": e["action"], "size": e["size"]} for e in alloc.history.trace()[seen:]]})
+    return {"capacity": ALLOCATOR_CAPACITY, "steps": steps}
+
+
 def figure_data(name=None):
     """The data of one figure (or of all, by name), as the scripts read it."""
     makers = {"strides": strides_data, "iterator": iterator_data, "dispatch": dispatch_data,
-              "autograd": autograd_data}
+              "autograd": autograd_data, "allocator": allocator_data}
     if name is not None:
         return makers[name]()
     return {key: make() for key, make in makers.items()}
