@@ -250,10 +250,14 @@ ALLOCATOR_PROGRAM = [("a", 3 * _MiB), ("b", 5 * _MiB), ("c", 100 * 1024), ("a", 
                      ("b", None), ("d", None), ("e", 30 * _MiB), ("f", 40 * _MiB), ("e", None), ("empty_cache", None)]
 
 
-def allocator_state(alloc, names):
-    """Segments (address order) and their blocks, as ``segment_map`` draws them, plus the totals."""
+def allocator_state(alloc, names, born):
+    """Segments and their blocks, plus the totals. Segments in the order they were made (``born``:
+    (address, size) -> order, filled here), not by address: device addresses change from run to
+    run, that order not. (A new segment may reuse a freed one's address, not with the same size here.)"""
+    def order(head):
+        return born.setdefault((head.ptr, sum(b.size for b in _segment_blocks(head))), len(born))
     segments = []
-    for head in alloc.segments():
+    for head in sorted(alloc.segments(), key=order):
         blocks = [{"offset": b.ptr - head.ptr, "size": b.size, "allocated": b.allocated,
                    "name": names.get(b.ptr) if b.allocated else None} for b in _segment_blocks(head)]
         segments.append({"pool": "small" if head.pool.is_small else "large",
@@ -275,7 +279,7 @@ def allocator_data():
     from internals.cuda.allocator_config import AllocatorConfig
     alloc = ca.DeviceCachingAllocator(DeviceMemory(capacity=ALLOCATOR_CAPACITY), AllocatorConfig())
     alloc.history.configure("all", None, "python", 10_000, False, None)
-    blocks, names, steps = {}, {}, []
+    blocks, names, born, steps = {}, {}, {}, []
     for name, size in ALLOCATOR_PROGRAM:
         seen, error = len(alloc.history.trace()), None
         try:
@@ -292,7 +296,7 @@ def allocator_data():
             error = f"OutOfMemoryError: {e}"
         code = ("torch.cuda.empty_cache()" if name == "empty_cache" else f"del {name}" if size is None
                 else f"{name} = torch.empty({size}, dtype=torch.uint8, device='cuda')")
-        steps.append({"code": code, "error": error, "state": allocator_state(alloc, names),
+        steps.append({"code": code, "error": error, "state": allocator_state(alloc, names, born),
                       "trace": [{"action": e["action"], "size": e["size"]} for e in alloc.history.trace()[seen:]]})
     return {"capacity": ALLOCATOR_CAPACITY, "steps": steps}
 
