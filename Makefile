@@ -36,7 +36,11 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --no-deps -e .
 	touch $@
 
+# The live figures' data comes from the package, written into the book's static files first.
+FIGURE_DATA = $(BIN)/python scripts/figure_data.py
+
 book: $(STAMP) $(VENDOR)
+	$(FIGURE_DATA)
 	$(BOOK_BUILD)
 	@echo "Open $(CURDIR)/_build/html/index.html"
 
@@ -47,8 +51,9 @@ test: $(STAMP) $(VENDOR)
 	$(BIN)/python -m pytest --nbval notebooks/ --nbval-current-env \
 		--nbval-sanitize-with tests/nbval_sanitize.cfg -q -p no:xdist
 	$(BIN)/python scripts/notebooks_alone.py
+	$(FIGURE_DATA)
 	$(BOOK_BUILD)
-	$(BIN)/python -m pytest tests/book_offline.py tests/book_pages.py -q -p no:xdist
+	$(BIN)/python -m pytest tests/book_offline.py tests/book_pages.py tests/book_figures.py -q -p no:xdist
 
 # Syncs the Colab setup cells, then re-executes every chapter in order and stores outputs and
 # widget state in place.

@@ -7,8 +7,9 @@ its recorded history (chapter 7);
 ``tile_map`` draws the tiles one block of the tiled CUDA matmul loads (chapter 4); ``graph_map``
 draws an autograd graph, torch's or internals' (chapter 6); ``key_set_map`` draws how one call's
 key set is made and which key wins (chapter 5); ``call_path_map`` draws the layers one call
-crossed, from ``trace_call`` (chapter 8). The tensor core never imports this package: it
-needs matplotlib, which nothing else in ``internals`` does.
+crossed, from ``trace_call`` (chapter 8). ``internals.viz.live`` holds the figures that run in
+the reader's browser (``live.show("strides")``) and the data the book gives them. The tensor core
+never imports this package: it needs matplotlib, which nothing else in ``internals`` does.
 """
 from .call_path import call_path_map, trace_call
 from .dispatch import call_key_sets, compare_tables, keep_columns, key_set_map, native_stderr_silenced, wrapper_answers
