@@ -16,8 +16,10 @@ PACKAGE = SRC / "internals"
 
 # The layer of each top-level part of the package; anything not named is frontend (3): _tensor,
 # nn, optim, utils, cuda (torch.cuda), fx, _dynamo, ... ``_tensor_base`` is the TensorBase ATen
-# works on, below the frontend Tensor; ``_cuda_env`` settles Numba's environment and imports nothing.
-LAYERS = {"c10": 0, "aten": 1, "_tensor_base": 1, "_cuda_env": 1, "autograd": 2}
+# works on, below the frontend Tensor; ``_cuda_env`` settles Numba's environment before Numba is
+# imported, with ``_cuda_link`` (which linker a driver older than the CUDA compiler needs): both
+# read only the system, and import nothing else of the package.
+LAYERS = {"c10": 0, "aten": 1, "_tensor_base": 1, "_cuda_env": 1, "_cuda_link": 1, "autograd": 2}
 FRONTEND = 3
 
 # Imports that still point up a layer, as (importing module, imported module). The list may
