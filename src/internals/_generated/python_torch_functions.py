@@ -1166,6 +1166,28 @@ def THPVariable_ceil_(*args, **kwargs):
     return _ops['ceil_'](_r.tensor(0))
 
 
+_celu_parser = PythonArgParser([
+    'celu(Tensor input, Scalar alpha=1.0)',
+])
+
+
+def THPVariable_celu(*args, **kwargs):
+    _r = _celu_parser.parse(args, kwargs)
+    # aten::celu(Tensor self, Scalar alpha=1.0) -> Tensor
+    return _ops['celu'](_r.tensor(0), _r.scalar(1))
+
+
+_celu__parser = PythonArgParser([
+    'celu_(Tensor input, Scalar alpha=1.0)',
+])
+
+
+def THPVariable_celu_(*args, **kwargs):
+    _r = _celu__parser.parse(args, kwargs)
+    # aten::celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)
+    return _ops['celu_'](_r.tensor(0), _r.scalar(1))
+
+
 _chunk_parser = PythonArgParser([
     'chunk(Tensor input, int64_t chunks, int64_t dim=0)',
 ])
@@ -4198,6 +4220,28 @@ def THPVariable_select(*args, **kwargs):
     return _ops['select.int'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
 
 
+_selu_parser = PythonArgParser([
+    'selu(Tensor input)',
+])
+
+
+def THPVariable_selu(*args, **kwargs):
+    _r = _selu_parser.parse(args, kwargs)
+    # aten::selu(Tensor self) -> Tensor
+    return _ops['selu'](_r.tensor(0))
+
+
+_selu__parser = PythonArgParser([
+    'selu_(Tensor input)',
+])
+
+
+def THPVariable_selu_(*args, **kwargs):
+    _r = _selu__parser.parse(args, kwargs)
+    # aten::selu_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['selu_'](_r.tensor(0))
+
+
 _sgn_parser = PythonArgParser([
     'sgn(Tensor input)',
 ])
@@ -5197,6 +5241,8 @@ FUNCTIONS = named({
     'cdist': THPVariable_cdist,
     'ceil': THPVariable_ceil,
     'ceil_': THPVariable_ceil_,
+    'celu': THPVariable_celu,
+    'celu_': THPVariable_celu_,
     'chunk': THPVariable_chunk,
     'clamp': THPVariable_clamp,
     'clamp_': THPVariable_clamp_,
@@ -5411,6 +5457,8 @@ FUNCTIONS = named({
     'scatter_reduce': THPVariable_scatter_reduce,
     'searchsorted': THPVariable_searchsorted,
     'select': THPVariable_select,
+    'selu': THPVariable_selu,
+    'selu_': THPVariable_selu_,
     'sgn': THPVariable_sgn,
     'sigmoid': THPVariable_sigmoid,
     'sigmoid_': THPVariable_sigmoid_,

@@ -1189,3 +1189,31 @@ def trigamma(x):
     ixx = 1 / (x * x)
     result = result + (1 + 1 / (2 * x) + ixx * (1.0 / 6 - ixx * (1.0 / 30 - ixx * (1.0 / 42)))) / x
     return where(small, -result, result)
+
+
+# ---- activations of a reader's own training script: hardtanh, elu, celu
+__all__ += ["hardtanh_backward", "elu_backward", "elu_double_backward", "celu_input_scale"]
+
+
+def hardtanh_backward(grad, self, min_val, max_val):
+    return dispatcher.call("hardtanh_backward", grad, self, min_val, max_val)
+
+
+def elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result):
+    return dispatcher.call("elu_backward", grad, alpha, scale, input_scale, is_result, self_or_result)
+
+
+def elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    """The derivative of elu_backward in ``self_or_result``: zero where it is positive; where it is
+    negative, the first derivative scaled once more by ``input_scale`` (from the result: (r + α·s)'
+    = 1, so only grad · grad_output · input_scale remains)."""
+    negative = self_or_result < 0       # a bool mask: multiplying by it keeps grad's dtype
+    if is_result:
+        return grad * grad_output * input_scale * negative
+    return elu_backward(grad * grad_output * input_scale, alpha, scale, input_scale, is_result,
+                        self_or_result) * negative
+
+
+def celu_input_scale(alpha):
+    """celu is elu with input_scale 1 / alpha, where torch divides by alpha rounded to float32."""
+    return 1.0 / float(np.float32(alpha))

@@ -376,3 +376,58 @@ def sigmoid(input):
 
 def tanh(input):
     return input.tanh()
+
+
+# ---- activations of a reader's own training script (``torch/nn/functional.py``)
+__all__ += ["hardtanh", "hardtanh_", "relu6", "elu", "elu_", "selu", "celu", "softsign", "tanhshrink", "softmin"]
+
+
+def hardtanh(input, min_val=-1.0, max_val=1.0, inplace=False):
+    """x clamped to [min_val, max_val] (``aten::hardtanh``)."""
+    if min_val > max_val:
+        raise ValueError("min_val cannot be greater than max_val")
+    return dispatcher.call("hardtanh_" if inplace else "hardtanh", input, min_val, max_val)
+
+
+def hardtanh_(input, min_val=-1.0, max_val=1.0):
+    return dispatcher.call("hardtanh_", input, min_val, max_val)
+
+
+def relu6(input, inplace=False):
+    """min(max(x, 0), 6): ``aten::relu6``, a hardtanh."""
+    return dispatcher.call("relu6_" if inplace else "relu6", input)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    return dispatcher.call("elu_" if inplace else "elu", input, alpha)
+
+
+def elu_(input, alpha=1.0):
+    return dispatcher.call("elu_", input, alpha)
+
+
+def selu(input, inplace=False):
+    """scale·elu(x, alpha) with torch's fixed self-normalising constants."""
+    return dispatcher.call("selu_" if inplace else "selu", input)
+
+
+def celu(input, alpha=1.0, inplace=False):
+    return dispatcher.call("celu_" if inplace else "celu", input, alpha)
+
+
+def softsign(input):
+    """x / (1 + |x|), written with operators as torch's is."""
+    return input / (input.abs() + 1)
+
+
+def tanhshrink(input):
+    return input - input.tanh()
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax of -x along ``dim``; without one, the legacy choice of dim, with torch's warning."""
+    if dim is None:
+        warnings.warn("Implicit dimension choice for softmin has been deprecated. "
+                      "Change the call to include dim=X as an argument.", stacklevel=_stacklevel)
+        dim = 0 if input.dim() in (0, 1, 3) else 1
+    return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)

@@ -449,3 +449,105 @@ def log_sigmoid_backward(grad_output, self, buffer):
           .add_const_input(grad_output).promote_inputs_to_common_dtype().build())
     return it.for_each(lambda buffers, *geometry: loops(it.device).ternary_loop(ops.LOG_SIGMOID_BACKWARD, *buffers,
                                                                                  0, *geometry))
+
+
+# ---- activations of a reader's own training script: hardtanh/relu6, elu/selu/celu (``Activation.cpp``)
+def _call(name, *args):
+    return dispatcher.call(name, *args)
+
+
+def _mul(t, s):
+    return _call("mul.Tensor", t, wrap_scalar(s))
+
+
+def hardtanh(x, min_val=-1, max_val=1, *, out=None):
+    """``clamp(x, min_val, max_val)``; on integer tensors the bounds are truncated to integers first,
+    so they do not promote the result (torch's ``hardtanh_out``)."""
+    if x.dtype is st.bool_:
+        raise RuntimeError("Bool inputs not supported for hardtanh")
+    if not x.dtype.is_floating_point and not x.dtype.is_complex:
+        min_val, max_val = int(min_val), int(max_val)
+        if x.dtype is st.uint8 and (min_val < 0 or max_val < 0):
+            raise RuntimeError("cannot do hardtanh on an unsigned type with negative limits")
+    # torch clamps into ``empty_like(x)``, whose layout (not clamp's) the result keeps
+    return dispatcher.call("clamp.out", x, min_val, max_val, out=_call("empty_like", x) if out is None else out)
+
+
+def hardtanh_(x, min_val=-1, max_val=1):
+    return hardtanh(x, min_val, max_val, out=x)
+
+
+def hardtanh_backward(grad_output, self, min_val, max_val):
+    """grad inside (min_val, max_val), 0 on and beyond the bounds (NaN inputs pass the gradient)."""
+    if not self.dtype.is_floating_point:
+        raise _not_implemented("hardshrink_backward_cpu", self)    # torch's kernel carries this name
+    outside = _call("logical_or", _call("le.Scalar", self, min_val), _call("ge.Scalar", self, max_val))
+    return _call("where.self", outside, _call("zeros_like", grad_output), grad_output)
+
+
+def relu6(x):
+    """CompositeImplicitAutograd: ``hardtanh(x, 0, 6)``."""
+    return _call("hardtanh", x, 0, 6)
+
+
+def relu6_(x):
+    return _call("hardtanh_", x, 0, 6)
+
+
+def elu(x, alpha=1, scale=1, input_scale=1, *, out=None):
+    """x·scale where x > 0, else expm1(x·input_scale)·alpha·scale (``elu_kernel``)."""
+    _float_only(x, "elu_cpu")
+    negative = _mul(_call("expm1", _mul(x, input_scale)), alpha * scale)
+    result = _call("where.self", _call("gt.Scalar", x, 0), _mul(x, scale), negative)
+    return result if out is None else _call("copy_", out, result)
+
+
+def elu_(x, alpha=1, scale=1, input_scale=1):
+    return elu(x, alpha, scale, input_scale, out=x)
+
+
+def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    """grad·scale where the input was positive; else grad·input_scale·alpha·scale·exp(x·input_scale),
+    which from the result r is grad·input_scale·(r + alpha·scale), in torch's order of products."""
+    if is_result and alpha < 0:
+        raise RuntimeError("In-place elu backward calculation is triggered with a negative slope which is not "
+                           "supported. This is caused by calling in-place forward function with a negative slope, "
+                           "please call out-of-place version instead.")
+    _float_only(self_or_result, "elu_backward_cpu")
+    negcoef, scaled = alpha * scale, _mul(grad_output, input_scale)
+    if is_result:
+        negative = _call("mul.Tensor", scaled, _call("add.Tensor", self_or_result, wrap_scalar(negcoef)))
+    else:
+        negative = _call("mul.Tensor", _mul(scaled, negcoef), _call("exp", _mul(self_or_result, input_scale)))
+    return _call("where.self", _call("le.Scalar", self_or_result, 0), negative, _mul(grad_output, scale))
+
+
+# torch's SELU constants (Activation.cpp), as the paper's closed forms evaluated to double
+SELU_ALPHA = 1.6732632423543772848170429916717
+SELU_SCALE = 1.0507009873554804934193349852946
+
+
+def selu(x):
+    """CompositeImplicitAutograd: ``elu(x, SELU_ALPHA, SELU_SCALE)``."""
+    return _call("elu", x, SELU_ALPHA, SELU_SCALE)
+
+
+def selu_(x):
+    return _call("elu_", x, SELU_ALPHA, SELU_SCALE)
+
+
+def _celu_input_scale(alpha):
+    """1 / alpha in double (celu's derivative formula, in derivatives.yaml, divides by alpha rounded
+    to float32 instead, as torch's does)."""
+    if alpha == 0:
+        raise RuntimeError("ZeroDivisionError: alpha cannot be 0 for CELU")
+    return 1.0 / alpha
+
+
+def celu(x, alpha=1.0):
+    """CompositeExplicitAutograd: ``elu(x, alpha, 1, 1 / alpha)``."""
+    return _call("elu", x, alpha, 1.0, _celu_input_scale(alpha))
+
+
+def celu_(x, alpha=1.0):
+    return _call("elu_", x, alpha, 1.0, _celu_input_scale(alpha))

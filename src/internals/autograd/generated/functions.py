@@ -26,6 +26,7 @@ from ..functions_manual import (  # the helpers the formulas call
     binary_cross_entropy_with_logits_target_backward,
     block_diag_backward,
     cat_tensors_backward,
+    celu_input_scale,
     clamp_backward,
     clamp_backward_min_max,
     clamp_bound_backward,
@@ -41,12 +42,15 @@ from ..functions_manual import (  # the helpers the formulas call
     div_scalar,
     div_tensor_other_backward,
     div_tensor_self_backward,
+    elu_backward,
+    elu_double_backward,
     embedding_dense_backward,
     evenly_distribute_backward,
     gather_backward,
     gelu_backward,
     gelu_double_backward,
     grad_mode_is_enabled,
+    hardtanh_backward,
     index_backward,
     index_fill_value_backward,
     index_select_backward,
@@ -137,7 +141,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
 
 
 class NegBackward0(Node):
@@ -2766,6 +2770,121 @@ class SoftplusBackwardBackward0(Node):
         if edges[1] is not None:
             grad_self = softplus_double_backward(grad * grad_output, self, beta, threshold)
         return grad_grad_output, grad_self
+
+
+class HardtanhBackward0(Node):
+    """``hardtanh(Tensor self, Scalar min_val=-1, Scalar max_val=1) -> Tensor``"""
+    __slots__ = ('self_', 'min_val_', 'max_val_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_min_val': ('min_val_', False), '_saved_max_val': ('max_val_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        min_val = node.min_val_
+        max_val = node.max_val_
+        return (hardtanh_backward(grad, self, min_val, max_val),)
+
+
+class HardtanhBackwardBackward0(Node):
+    """``hardtanh_backward(Tensor grad_output, Tensor self, Scalar min_val, Scalar max_val) -> Tensor``"""
+    __slots__ = ('self_', 'min_val_', 'max_val_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_min_val': ('min_val_', False), '_saved_max_val': ('max_val_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        min_val = node.min_val_
+        max_val = node.max_val_
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = hardtanh_backward(grad, self, min_val, max_val)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = zeros_like(grad)
+        return grad_grad_output, grad_self
+
+
+class EluBackward0(Node):
+    """``elu(Tensor self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor``"""
+    __slots__ = ('self_', 'alpha_', 'scale_', 'input_scale_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_alpha': ('alpha_', False), '_saved_scale': ('scale_', False), '_saved_input_scale': ('input_scale_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        alpha = node.alpha_
+        scale = node.scale_
+        input_scale = node.input_scale_
+        return (elu_backward(grad, alpha, scale, input_scale, False, self),)
+
+
+class EluBackward1(Node):
+    """``elu_(Tensor(a!) self, Scalar alpha=1, Scalar scale=1, Scalar input_scale=1) -> Tensor(a!)``"""
+    __slots__ = ('alpha_', 'scale_', 'input_scale_', 'result_')
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_alpha': ('alpha_', False), '_saved_scale': ('scale_', False), '_saved_input_scale': ('input_scale_', False), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        alpha = node.alpha_
+        scale = node.scale_
+        input_scale = node.input_scale_
+        result = node.result_.unpack(node)
+        return (elu_backward(grad, alpha, scale, input_scale, True, result),)
+
+
+class EluBackwardBackward0(Node):
+    """``elu_backward(Tensor grad_output, Scalar alpha, Scalar scale, Scalar input_scale, bool is_result, Tensor self_or_result) -> Tensor``"""
+    __slots__ = ('alpha_', 'scale_', 'input_scale_', 'is_result_', 'self_or_result_', 'grad_output_')
+    _tensor_slots = ('self_or_result_', 'grad_output_')
+    _exposed = {'_saved_alpha': ('alpha_', False), '_saved_scale': ('scale_', False), '_saved_input_scale': ('input_scale_', False), '_saved_is_result': ('is_result_', False), '_saved_self_or_result': ('self_or_result_', True), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        alpha = node.alpha_
+        scale = node.scale_
+        input_scale = node.input_scale_
+        is_result = node.is_result_
+        self_or_result = node.self_or_result_.unpack(node)
+        grad_output = node.grad_output_.unpack(node)
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = elu_backward(grad, alpha, scale, input_scale, is_result, self_or_result)
+        grad_self_or_result = None
+        if edges[1] is not None:
+            grad_self_or_result = elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result, self_or_result)
+        return grad_grad_output, grad_self_or_result
+
+
+class CeluBackward0(Node):
+    """``celu(Tensor self, Scalar alpha=1.0) -> Tensor``"""
+    __slots__ = ('self_', 'alpha_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_alpha': ('alpha_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        alpha = node.alpha_
+        return (elu_backward(grad, alpha, 1, celu_input_scale(alpha), False, self),)
+
+
+class CeluBackward1(Node):
+    """``celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)``"""
+    __slots__ = ('alpha_', 'result_')
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_alpha': ('alpha_', False), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        alpha = node.alpha_
+        result = node.result_.unpack(node)
+        return (elu_backward(grad, alpha, 1, celu_input_scale(alpha), True, result),)
 
 
 class SignBackward0(Node):

@@ -54,6 +54,8 @@ from .functions import (
     CatBackward0,
     CdistBackward0,
     CeilBackward0,
+    CeluBackward0,
+    CeluBackward1,
     ClampBackward0,
     ClampBackward1,
     ClampMaxBackward0,
@@ -83,6 +85,9 @@ from .functions import (
     DivBackward2,
     DivBackward3,
     DotBackward0,
+    EluBackward0,
+    EluBackward1,
+    EluBackwardBackward0,
     EmbeddingBackward0,
     ErfBackward0,
     ErfinvBackward0,
@@ -104,6 +109,8 @@ from .functions import (
     GatherBackward0,
     GeluBackward0,
     GeluBackwardBackward0,
+    HardtanhBackward0,
+    HardtanhBackwardBackward0,
     HypotBackward0,
     IndexAddBackward0,
     IndexBackward0,
@@ -593,6 +600,14 @@ OPS = {
     'log_sigmoid_backward': dispatcher.find('log_sigmoid_backward'),
     'gelu_backward': dispatcher.find('gelu_backward'),
     'softplus_backward': dispatcher.find('softplus_backward'),
+    'hardtanh': dispatcher.find('hardtanh'),
+    'hardtanh_': dispatcher.find('hardtanh_'),
+    'hardtanh_backward': dispatcher.find('hardtanh_backward'),
+    'elu': dispatcher.find('elu'),
+    'elu_': dispatcher.find('elu_'),
+    'elu_backward': dispatcher.find('elu_backward'),
+    'celu': dispatcher.find('celu'),
+    'celu_': dispatcher.find('celu_'),
     'sign': dispatcher.find('sign'),
     'sign.out': dispatcher.find('sign.out'),
     'sign_': dispatcher.find('sign_'),
@@ -4646,6 +4661,132 @@ def softplus_backward(ks, grad_output, self, beta, threshold):
     return result
 
 
+def hardtanh(ks, self, min_val=-1, max_val=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = HardtanhBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.min_val_ = min_val
+        grad_fn.max_val_ = max_val
+    with below_ad_inplace_or_view():
+        result = OPS['hardtanh'].redispatch(after_autograd(ks), self, min_val, max_val)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardtanh_(ks, self, min_val=-1, max_val=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = HardtanhBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.min_val_ = min_val
+        grad_fn.max_val_ = max_val
+    with below_autograd():
+        result = OPS['hardtanh_'].redispatch(after_autograd(ks), self, min_val, max_val)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def hardtanh_backward(ks, grad_output, self, min_val, max_val):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = HardtanhBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.min_val_ = min_val
+        grad_fn.max_val_ = max_val
+    with below_ad_inplace_or_view():
+        result = OPS['hardtanh_backward'].redispatch(after_autograd(ks), grad_output, self, min_val, max_val)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def elu(ks, self, alpha=1, scale=1, input_scale=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = EluBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.alpha_ = alpha
+        grad_fn.scale_ = scale
+        grad_fn.input_scale_ = input_scale
+    with below_ad_inplace_or_view():
+        result = OPS['elu'].redispatch(after_autograd(ks), self, alpha, scale, input_scale)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def elu_(ks, self, alpha=1, scale=1, input_scale=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = EluBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.alpha_ = alpha
+        grad_fn.scale_ = scale
+        grad_fn.input_scale_ = input_scale
+    with below_autograd():
+        result = OPS['elu_'].redispatch(after_autograd(ks), self, alpha, scale, input_scale)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
+def elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self_or_result._requires_grad):
+        grad_fn = EluBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self_or_result)
+        grad_fn.alpha_ = alpha
+        grad_fn.scale_ = scale
+        grad_fn.input_scale_ = input_scale
+        grad_fn.is_result_ = is_result
+        grad_fn.self_or_result_ = SavedVariable(self_or_result, False)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['elu_backward'].redispatch(after_autograd(ks), grad_output, alpha, scale, input_scale, is_result, self_or_result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def celu(ks, self, alpha=1.0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = CeluBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.alpha_ = alpha
+    with below_ad_inplace_or_view():
+        result = OPS['celu'].redispatch(after_autograd(ks), self, alpha)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def celu_(ks, self, alpha=1.0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = CeluBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.alpha_ = alpha
+    with below_autograd():
+        result = OPS['celu_'].redispatch(after_autograd(ks), self, alpha)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
+
+
 def sign(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -6741,6 +6882,14 @@ KERNELS = {
     'log_sigmoid_backward': log_sigmoid_backward,
     'gelu_backward': gelu_backward,
     'softplus_backward': softplus_backward,
+    'hardtanh': hardtanh,
+    'hardtanh_': hardtanh_,
+    'hardtanh_backward': hardtanh_backward,
+    'elu': elu,
+    'elu_': elu_,
+    'elu_backward': elu_backward,
+    'celu': celu,
+    'celu_': celu_,
     'sign': sign,
     'sign.out': sign_out,
     'sign_': sign_,

@@ -1,4 +1,24 @@
-from .activation import GELU, Dropout, LeakyReLU, LogSigmoid, LogSoftmax, ReLU, Sigmoid, SiLU, Softmax, Tanh
+from .activation import (
+                         CELU,
+                         ELU,
+                         GELU,
+                         SELU,
+                         Dropout,
+                         Hardtanh,
+                         Identity,
+                         LeakyReLU,
+                         LogSigmoid,
+                         LogSoftmax,
+                         ReLU,
+                         ReLU6,
+                         Sigmoid,
+                         SiLU,
+                         Softmax,
+                         Softmin,
+                         Softsign,
+                         Tanh,
+                         Tanhshrink,
+)
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv2d
@@ -35,4 +55,5 @@ __all__ = ["Module", "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgP
            "LeakyReLU", "NLLLoss", "BCELoss",
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
            "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
-           "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d"]
+           "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
+           "Hardtanh", "ReLU6", "ELU", "SELU", "CELU", "Softsign", "Tanhshrink", "Softmin", "Identity"]

@@ -3,7 +3,8 @@ Tanh, Softmax, LogSoftmax, LeakyReLU; and Dropout (``dropout.py``)."""
 from .. import functional as F
 from .module import Module
 
-__all__ = ["ReLU", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "LogSigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout"]
+__all__ = ["ReLU", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "LogSigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout",
+           "Hardtanh", "ReLU6", "ELU", "SELU", "CELU", "Softsign", "Tanhshrink", "Softmin", "Identity"]
 
 
 class ReLU(Module):
@@ -113,3 +114,90 @@ class Dropout(Module):
 
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+# ---- activations of a reader's own training script (``torch/nn/modules/activation.py``, ``linear.py``)
+def _inplace_suffix(inplace):
+    return ", inplace=True" if inplace else ""
+
+
+class Hardtanh(Module):
+    """x clamped to [min_val, max_val]."""
+
+    def __init__(self, min_val=-1.0, max_val=1.0, inplace=False):
+        super().__init__()
+        self.min_val, self.max_val, self.inplace = min_val, max_val, inplace
+        if self.max_val <= self.min_val:
+            raise AssertionError(f"max_val ({self.max_val}) must be greater than min_val ({self.min_val})")
+
+    def forward(self, input):
+        return F.hardtanh(input, self.min_val, self.max_val, self.inplace)
+
+    def extra_repr(self):
+        return f"min_val={self.min_val}, max_val={self.max_val}{_inplace_suffix(self.inplace)}"
+
+
+class ReLU6(Hardtanh):
+    """A Hardtanh on [0, 6]."""
+
+    def __init__(self, inplace=False):
+        super().__init__(0.0, 6.0, inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class ELU(Module):
+    def __init__(self, alpha=1.0, inplace=False):
+        super().__init__()
+        self.alpha, self.inplace = alpha, inplace
+
+    def forward(self, input):
+        return F.elu(input, self.alpha, self.inplace)
+
+    def extra_repr(self):
+        return f"alpha={self.alpha}{_inplace_suffix(self.inplace)}"
+
+
+class CELU(ELU):
+    def forward(self, input):
+        return F.celu(input, self.alpha, self.inplace)
+
+
+class SELU(Module):
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return F.selu(input, self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Softsign(Module):
+    def forward(self, input):
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    def forward(self, input):
+        return F.tanhshrink(input)
+
+
+class Softmin(Softmax):
+    """softmax of -x along ``dim``."""
+
+    def forward(self, input):
+        return F.softmin(input, self.dim, _stacklevel=5)
+
+
+class Identity(Module):
+    """Returns its input; takes (and ignores) any arguments, so it can stand in for another layer."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input

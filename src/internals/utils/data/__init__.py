@@ -8,8 +8,18 @@ no generator given, takes a 64-bit seed from the default generator and shuffles 
 come in torch's order.
 """
 from .dataloader import DataLoader, default_collate
-from .dataset import Dataset, TensorDataset
-from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
+from .dataset import (
+                      ChainDataset,
+                      ConcatDataset,
+                      Dataset,
+                      IterableDataset,
+                      StackDataset,
+                      Subset,
+                      TensorDataset,
+                      random_split,
+)
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, SubsetRandomSampler, WeightedRandomSampler
 
-__all__ = ["Dataset", "TensorDataset", "Sampler", "SequentialSampler", "RandomSampler", "BatchSampler",
-           "DataLoader", "default_collate"]
+__all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset", "Subset",
+           "random_split", "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
+           "WeightedRandomSampler", "BatchSampler", "DataLoader", "default_collate"]

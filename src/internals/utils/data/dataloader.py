@@ -1,12 +1,16 @@
-"""``torch/utils/data/dataloader.py`` and ``_utils/collate.py``: batches from a dataset, in the
-main process (``num_workers=0``)."""
+"""``torch/utils/data/dataloader.py``, ``_utils/collate.py`` and ``_utils/fetch.py``: batches from a
+dataset, in the main process (``num_workers=0``). A map-style dataset is read at the sampler's
+indices; an IterableDataset is read in its own order, ``batch_size`` samples at a time."""
 import collections.abc
+import itertools
+import math
 
 from ... import _tensor
 from ..._functional import stack
 from ...aten.native.tensor_factories import empty, tensor
 from ...c10 import scalar_type as st
-from .sampler import BatchSampler, RandomSampler, SequentialSampler
+from .dataset import IterableDataset
+from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["DataLoader", "default_collate"]
 
@@ -38,6 +42,24 @@ def default_collate(batch):
     raise TypeError(f"default_collate: batch must contain tensors, numbers, dicts or lists; found {type(elem)}")
 
 
+class _InfiniteConstantSampler(Sampler):
+    """An IterableDataset's sampler: ``None`` forever, so that a BatchSampler over it only counts
+    out ``batch_size`` places per batch; the dataset's iterator fills them."""
+
+    def __iter__(self):
+        while True:
+            yield None
+
+
+def _check_iterable_options(shuffle, sampler, batch_sampler):
+    """An IterableDataset orders its samples itself: no shuffle, sampler or batch_sampler."""
+    for name, value, unset in (("shuffle", shuffle, shuffle in (False, None)), ("sampler", sampler, sampler is None),
+                               ("batch_sampler", batch_sampler, batch_sampler is None)):
+        if not unset:
+            raise ValueError(f"DataLoader with IterableDataset: expected unspecified {name} option, but got "
+                             f"{name}={value}")
+
+
 class DataLoader:
     """Iterate over ``dataset`` in batches of ``batch_size``, shuffled or in order."""
 
@@ -45,6 +67,9 @@ class DataLoader:
                  collate_fn=None, drop_last=False, generator=None):
         if num_workers != 0:
             raise NotImplementedError("internals' DataLoader loads in the main process: num_workers must be 0")
+        if isinstance(dataset, IterableDataset):
+            _check_iterable_options(shuffle, sampler, batch_sampler)
+            sampler = _InfiniteConstantSampler()
         if sampler is not None and shuffle:
             raise ValueError("sampler option is mutually exclusive with shuffle")
         if batch_sampler is not None and (batch_size != 1 or shuffle or sampler is not None or drop_last):
@@ -64,14 +89,41 @@ class DataLoader:
         the sampler's own draws come with the first batch."""
         indices = iter(self.batch_sampler if self.batch_sampler is not None else self.sampler)
         empty((), dtype=st.int64).random_(generator=self.generator)
+        if isinstance(self.dataset, IterableDataset):
+            return self._stream_batches(indices, iter(self.dataset))    # the dataset's iterator starts now
         return self._batches(indices)
 
     def _batches(self, indices):
         for index in indices:
-            if self.batch_sampler is not None:
-                yield self.collate_fn([self.dataset[i] for i in index])
-            else:
+            if self.batch_sampler is None:
                 yield self.collate_fn(self.dataset[index])
+            elif callable(getattr(self.dataset, "__getitems__", None)):     # the dataset reads a batch at once
+                yield self.collate_fn(self.dataset.__getitems__(index))
+            else:
+                yield self.collate_fn([self.dataset[i] for i in index])
+
+    def _stream_batches(self, places, samples):
+        """``_IterableDatasetFetcher``: up to ``batch_size`` samples per batch; a short last batch is
+        kept unless ``drop_last``."""
+        for place in places:
+            if self.batch_sampler is None:      # batch_size=None: one sample at a time, not batched
+                try:
+                    sample = next(samples)
+                except StopIteration:
+                    return
+                yield self.collate_fn(sample)
+                continue
+            batch = list(itertools.islice(samples, len(place)))
+            if not batch or (self.drop_last and len(batch) < len(place)):
+                return
+            yield self.collate_fn(batch)
+            if len(batch) < len(place):
+                return
 
     def __len__(self):
+        if isinstance(self.dataset, IterableDataset):       # trusts the dataset's own length
+            length = len(self.dataset)
+            if self.batch_size is not None:
+                length = length // self.batch_size if self.drop_last else math.ceil(length / self.batch_size)
+            return length
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)

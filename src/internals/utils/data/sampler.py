@@ -1,12 +1,14 @@
 """``torch/utils/data/sampler.py``: the orders in which a DataLoader visits its dataset."""
 import itertools
 
+from ..._functional import as_tensor, multinomial
 from ...aten.native.distributions import randint, randperm
 from ...aten.native.tensor_factories import empty
 from ...c10 import scalar_type as st
 from ...c10.generator import Generator
 
-__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "BatchSampler"]
+__all__ = ["Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler",
+           "BatchSampler"]
 
 
 class Sampler:
@@ -86,3 +88,43 @@ class BatchSampler(Sampler):
         if self.drop_last:
             return len(self.sampler) // self.batch_size
         return (len(self.sampler) + self.batch_size - 1) // self.batch_size
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in random order, from one ``randperm`` of their positions per pass."""
+
+    def __init__(self, indices, generator=None):
+        self.indices = indices
+        self.generator = generator
+
+    def __iter__(self):
+        for i in randperm(len(self.indices), generator=self.generator).tolist():
+            yield self.indices[i]
+
+    def __len__(self):
+        return len(self.indices)
+
+
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (``multinomial``,
+    with or without replacement), one draw per pass."""
+
+    def __init__(self, weights, num_samples, replacement=True, generator=None):
+        if not isinstance(num_samples, int) or isinstance(num_samples, bool) or num_samples <= 0:
+            raise ValueError(f"num_samples should be a positive integer value, but got num_samples={num_samples}")
+        if not isinstance(replacement, bool):
+            raise ValueError(f"replacement should be a boolean value, but got replacement={replacement}")
+        weights_tensor = as_tensor(weights, dtype=st.float64)
+        if len(weights_tensor.shape) != 1:
+            raise ValueError("weights should be a 1d sequence but given weights have shape "
+                             f"{tuple(weights_tensor.shape)}")
+        self.weights = weights_tensor
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def __iter__(self):
+        yield from multinomial(self.weights, self.num_samples, self.replacement, generator=self.generator).tolist()
+
+    def __len__(self):
+        return self.num_samples
