@@ -48,9 +48,7 @@ book: $(STAMP) $(VENDOR)
 test: $(STAMP) $(VENDOR)
 	$(BIN)/ruff check src tests scripts benchmarks
 	$(BIN)/python -m pytest tests -n 2 -q
-	$(BIN)/python -m pytest --nbval notebooks/ --nbval-current-env \
-		--nbval-sanitize-with tests/nbval_sanitize.cfg -q -p no:xdist
-	$(BIN)/python scripts/notebooks_alone.py
+	$(BIN)/python scripts/notebooks_alone.py --nbval
 	$(FIGURE_DATA)
 	$(BOOK_BUILD)
 	$(BIN)/python -m pytest tests/book_offline.py tests/book_pages.py tests/book_figures.py -q -p no:xdist

@@ -1,11 +1,16 @@
 """Run each notebook alone, as Colab opens one: copied into an empty folder, with a fresh HOME and
-Numba cache and nothing of the repository beside it (only the installed package). Fails, listing
-the notebooks and their first error, if any notebook raises.
+nothing of the repository beside it (only the installed package). Fails, listing the notebooks and
+their first error, if any notebook raises.
 
-    python scripts/notebooks_alone.py [--jobs 2] [--python VENV/bin/python] [notebooks/X.ipynb ...]
+    python scripts/notebooks_alone.py [--jobs 2] [--nbval] [--python VENV/bin/python] [notebooks/X.ipynb ...]
 
-Two notebooks run at a time by default: every kernel compiles again in a fresh cache. --python runs
-them in another environment (make colab-check: Colab's older torch and Numba in .venv-colab).
+With --nbval each copy is also checked by nbval in strict mode against its stored outputs (the
+sanitize rules of tests/nbval_sanitize.cfg), so one run proves both that a notebook needs nothing
+of the repository and that it prints what the book shows: ``make test`` runs it so. All the
+notebooks of one run share one fresh Numba cache, so a kernel compiles once per run; without
+--nbval each notebook gets a cache of its own, as a fresh Colab runtime has. Two notebooks run at
+a time by default. --python runs them in another environment (make colab-check: Colab's older
+torch and Numba in .venv-colab).
 """
 import argparse
 import os
@@ -17,10 +22,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+SANITIZE = ROOT / "tests" / "nbval_sanitize.cfg"
 
 
-def run_alone(notebook, timeout=1200, python=sys.executable):
+def run_alone(notebook, timeout=1200, python=sys.executable, nbval=False, numba_cache=None):
     """Execute ``notebook`` in a new empty folder; return (name, seconds, error text or None)."""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="alone-") as tmp:
@@ -30,15 +37,21 @@ def run_alone(notebook, timeout=1200, python=sys.executable):
         home.mkdir()
         shutil.copy(notebook, work / notebook.name)
         env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "IPYTHON", "MPL", "NUMBA"))}
-        env.update(HOME=str(home), NUMBA_CACHE_DIR=str(tmp / "numba-cache"), MPLBACKEND="Agg",
+        env.update(HOME=str(home), NUMBA_CACHE_DIR=str(numba_cache or tmp / "numba-cache"),
                    PYTHONHASHSEED="0", XDG_CACHE_HOME=str(home / ".cache"))
-        proc = subprocess.run(
-            [python, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
-             f"--ExecutePreprocessor.timeout={timeout}", "--output", "executed.ipynb", notebook.name],
-            cwd=work, env=env, capture_output=True, text=True)
-    error = None if proc.returncode == 0 else (proc.stderr.strip().splitlines() or ["(no output)"])
+        if not nbval:       # nbval compares the figures the notebook's inline backend shows
+            env["MPLBACKEND"] = "Agg"
+        if nbval:
+            command = [python, "-m", "pytest", "--nbval", notebook.name, "--nbval-current-env",
+                       f"--nbval-sanitize-with={SANITIZE}", f"--nbval-cell-timeout={timeout}", "-q",
+                       "-p", "no:xdist", "-p", "no:cacheprovider", "--rootdir", str(work)]
+        else:
+            command = [python, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
+                       f"--ExecutePreprocessor.timeout={timeout}", "--output", "executed.ipynb", notebook.name]
+        proc = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
+    error = None if proc.returncode == 0 else ((proc.stdout + proc.stderr).strip().splitlines() or ["(no output)"])
     if error:
-        error = "\n".join(error[-15:])
+        error = "\n".join(error[-40:] if nbval else error[-15:])
     return notebook.name, time.perf_counter() - start, error
 
 
@@ -47,13 +60,17 @@ def main():
     parser.add_argument("notebooks", nargs="*", type=Path)
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--python", default=sys.executable, help="the Python whose environment runs them")
+    parser.add_argument("--nbval", action="store_true", help="also compare every output with the stored one")
     args = parser.parse_args()
     notebooks = [p.resolve() for p in args.notebooks] or sorted(NOTEBOOKS.glob("*.ipynb"))
     python = os.path.abspath(args.python)  # absolute, as each runs elsewhere; not resolved: a venv's python is a link
     failed = []
-    with ThreadPoolExecutor(args.jobs) as pool:
-        for name, seconds, error in pool.map(lambda nb: run_alone(nb, python=python), notebooks):
-            print(f"{'FAIL' if error else 'ok  '} {name} alone ({seconds:.0f} s)", flush=True)
+    with tempfile.TemporaryDirectory(prefix="alone-numba-") as shared_cache, ThreadPoolExecutor(args.jobs) as pool:
+        run = (lambda nb: run_alone(nb, python=python, nbval=True, numba_cache=shared_cache)) if args.nbval else \
+            (lambda nb: run_alone(nb, python=python))
+        for name, seconds, error in pool.map(run, notebooks):
+            print(f"{'FAIL' if error else 'ok  '} {name} alone{' (nbval)' if args.nbval else ''} ({seconds:.0f} s)",
+                  flush=True)
             if error:
                 failed.append((name, error))
     for name, error in failed:
