@@ -7,9 +7,9 @@ no generator given, takes a 64-bit seed from the default generator and shuffles 
 "base seed" (torch's, meant for worker processes). So after the same ``manual_seed`` the batches
 come in torch's order.
 """
-from .dataloader import DataLoader, default_collate
+from .dataloader import DataLoader, default_collate, default_convert
 from .dataset import Dataset, TensorDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
 __all__ = ["Dataset", "TensorDataset", "Sampler", "SequentialSampler", "RandomSampler", "BatchSampler",
-           "DataLoader", "default_collate"]
+           "DataLoader", "default_collate", "default_convert"]
