@@ -323,6 +323,17 @@ def nll_loss(self, target, weight, reduction, ignore_index):
     return dispatcher.call("nll_loss_forward", self, target, weight, reduction, ignore_index)[0]
 
 
+__all__ += ["nll_loss2d", "nll_loss2d_backward"]
+
+
+def nll_loss2d(self, target, weight, reduction, ignore_index):
+    return dispatcher.call("nll_loss2d_forward", self, target, weight, reduction, ignore_index)[0]
+
+
+def nll_loss2d_backward(grad, self, target, weight, reduction, ignore_index, total_weight):
+    return dispatcher.call("nll_loss2d_backward", grad, self, target, weight, reduction, ignore_index, total_weight)
+
+
 def mse_loss_backward(grad, self, target, reduction):
     return dispatcher.call("mse_loss_backward", grad, self, target, reduction)
 

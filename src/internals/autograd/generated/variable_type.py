@@ -170,6 +170,8 @@ from .functions import (
     NativeLayerNormBackward0,
     NativeLayerNormBackwardBackward0,
     NegBackward0,
+    NllLoss2DBackward0,
+    NllLoss2DBackwardBackward0,
     NllLossBackward0,
     NllLossBackwardBackward0,
     NormalBackward0,
@@ -384,6 +386,8 @@ OPS = {
     '_log_softmax_backward_data': dispatcher.find('_log_softmax_backward_data'),
     'nll_loss_forward': dispatcher.find('nll_loss_forward'),
     'nll_loss_backward': dispatcher.find('nll_loss_backward'),
+    'nll_loss2d_forward': dispatcher.find('nll_loss2d_forward'),
+    'nll_loss2d_backward': dispatcher.find('nll_loss2d_backward'),
     'mse_loss': dispatcher.find('mse_loss'),
     'mse_loss_backward': dispatcher.find('mse_loss_backward'),
     'binary_cross_entropy': dispatcher.find('binary_cross_entropy'),
@@ -1963,6 +1967,40 @@ def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_i
         grad_fn.ignore_index_ = as_int(ignore_index)
     with below_ad_inplace_or_view():
         result = OPS['nll_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NllLoss2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.ignore_index_ = as_int(ignore_index)
+    with below_ad_inplace_or_view():
+        result = OPS['nll_loss2d_forward'].redispatch(after_autograd(ks), self, target, weight, reduction, ignore_index)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.total_weight_ = SavedVariable(result[1], True)
+    return result
+
+
+def nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = NllLoss2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.ignore_index_ = as_int(ignore_index)
+    with below_ad_inplace_or_view():
+        result = OPS['nll_loss2d_backward'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction, ignore_index, total_weight)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6639,6 +6677,8 @@ KERNELS = {
     '_log_softmax_backward_data': _log_softmax_backward_data,
     'nll_loss_forward': nll_loss_forward,
     'nll_loss_backward': nll_loss_backward,
+    'nll_loss2d_forward': nll_loss2d_forward,
+    'nll_loss2d_backward': nll_loss2d_backward,
     'mse_loss': mse_loss,
     'mse_loss_backward': mse_loss_backward,
     'binary_cross_entropy': binary_cross_entropy,
