@@ -140,7 +140,7 @@ def _nll_loss_nd(input, target, weight, enum, ignore_index):
     n, c = input.shape[0], input.shape[1]
     out_size = [n, *input.shape[2:]]
     if tuple(target.shape[1:]) != tuple(input.shape[2:]):
-        raise ValueError(f"Expected target size {out_size}, got {list(target.shape)}")
+        raise RuntimeError(f"Expected target size {out_size}, got {list(target.shape)}")
     input_, target_ = input.contiguous(), target.contiguous()
     input_ = input_.view(n, c, 1, -1) if input_.numel() > 0 else input_.view(n, c, 0, 0)
     target_ = target_.view(n, 1, -1) if target_.numel() > 0 else target_.view(n, 0, 0)

@@ -108,12 +108,13 @@ def _classes_last(self):
 
 
 def _check_2d(self, target):
+    """``nll_loss2d_forward_out_cpu_template``'s checks, RuntimeErrors with its messages."""
     if self.dim() != 4:
-        raise ValueError(f"only batches of spatial inputs supported (4D tensors), but got input of size: "
-                         f"{list(self.shape)}")
+        raise RuntimeError(f"only batches of spatial inputs supported (4D tensors), but got input of dimension: "
+                           f"{self.dim()}")
     if target.dim() != 3:
-        raise ValueError(f"only batches of spatial targets supported (3D tensors) but got targets of size: "
-                         f"{list(target.shape)}")
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
+                           f"{target.dim()}")
     if self.shape[0] != target.shape[0] or tuple(self.shape[2:]) != tuple(target.shape[1:]):
         raise RuntimeError(f"input and target batch or spatial sizes don't match: target {list(target.shape)}, "
                            f"input {list(self.shape)}")
