@@ -143,6 +143,7 @@ ERRORS = {
     "batch_norm_float64_input": lambda lib, F: lib.nn.BatchNorm1d(2)(lib.ones(3, 2, dtype=lib.float64)),
     "batch_norm_float64_running_stats": lambda lib, F: F.batch_norm(lib.ones(3, 2), lib.zeros(2, dtype=lib.float64),
                                                                     lib.ones(2, dtype=lib.float64)),
+    "mse_loss_of_integers": lambda lib, F: F.mse_loss(lib.ones(3, dtype=lib.int64), lib.zeros(3, dtype=lib.int64)),
     "layer_norm_float32_weight": lambda lib, F: F.layer_norm(lib.ones(2, 3, dtype=lib.float64), (3,), lib.ones(3)),
 }
 

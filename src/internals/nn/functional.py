@@ -94,6 +94,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_target_size(input, target)
+    common = st.result_type(input, target)
+    if not (common.is_floating_point or common.is_complex):    # torch's kernel has loops for these only
+        raise NotImplementedError(f'"mse_{input.device.type}" not implemented for \'{common.torch_name}\'')
     shape = broadcast_shapes(input.shape, target.shape)      # torch.broadcast_tensors
     input, target = (t if t.shape == shape else t.expand(shape) for t in (input, target))
     return dispatcher.call("mse_loss", input, target, _REDUCTIONS.index(reduction))
