@@ -173,6 +173,19 @@ def test_every_derivative_entry_is_tested():
                 F.batch_norm(x, None, None, training=True),
                 F.embedding(internals.tensor([1, 0]), internals.randn(3, 2, requires_grad=True))):
         reached |= _nodes(out)
+    # The layers' backward operators differentiated again, cdist's refusing node, and the spatial
+    # losses (tests/test_double_backward.py and tests/test_losses_nd.py compare them with torch).
+    from test_double_backward import CASES as TWICE_LAYER_CASES
+    from test_double_backward import _second_derivatives
+    for fn, arrays in TWICE_LAYER_CASES.values():
+        firsts, _ = _second_derivatives(internals, F, fn, arrays)
+        for g in firsts:
+            reached |= _nodes(g)
+    a = internals.rand(2, 2, dtype=internals.float64, requires_grad=True)
+    reached |= _nodes(internals.autograd.grad(internals.cdist(a * 2, a.detach()).sum(), a, create_graph=True)[0])
+    logits = internals.rand(2, 3, 2, 2, dtype=internals.float64, requires_grad=True)
+    loss = F.cross_entropy(logits * logits, internals.zeros(2, 2, 2, dtype=internals.int64))
+    reached |= _nodes(loss) | _nodes(internals.autograd.grad(loss, logits, create_graph=True)[0])
     # The operators of tests/test_linear.py, and relu's backward differentiated again.
     from test_linear import GRAD_CASES as LINEAR_CASES
     for build in LINEAR_CASES.values():
