@@ -756,12 +756,9 @@ def test_every_differentiable_native_function_has_a_kernel():
                          "to_sparse.sparse_dim", "to_dense", "coalesce", "dropout", "dropout_",
                          "set_.source_Tensor_storage_offset"} | \
         joining | math | layers | complex_parts
-    # The layers' backward operators have no formula: their gradients are not differentiated again.
-    backward = {"convolution_backward", "max_pool2d_with_indices_backward", "native_batch_norm_backward",
-                "native_layer_norm_backward", "embedding_dense_backward"}
-    backward |= {"silu_backward", "logit_backward"}     # torch's neither: silu's and logit's formulas call
-    # them only with grad mode off
-    backward.add("_cdist_backward")     # torch's formula for it is ``not_implemented``
+    # silu's and logit's backward operators have no formula: their own formulas call them only with
+    # grad mode off. (The layers' backward operators and _cdist_backward have entries of their own.)
+    backward = {"silu_backward", "logit_backward"}
     # out= overloads of operators without a formula (comparisons, factories): the autograd fallback
     # runs them, refusing an out that requires grad (tests/test_out_variants.py).
     outs = {n for n in unmatched if n in aten and dispatcher.find(n).schema.arguments.out}
