@@ -173,6 +173,19 @@ def test_every_derivative_entry_is_tested():
                 F.batch_norm(x, None, None, training=True),
                 F.embedding(internals.tensor([1, 0]), internals.randn(3, 2, requires_grad=True))):
         reached |= _nodes(out)
+    # The layers' backward operators differentiated again, cdist's refusing node, and the spatial
+    # losses (tests/test_double_backward.py and tests/test_losses_nd.py compare them with torch).
+    from test_double_backward import CASES as TWICE_LAYER_CASES
+    from test_double_backward import _second_derivatives
+    for fn, arrays in TWICE_LAYER_CASES.values():
+        firsts, _ = _second_derivatives(internals, F, fn, arrays)
+        for g in firsts:
+            reached |= _nodes(g)
+    a = internals.rand(2, 2, dtype=internals.float64, requires_grad=True)
+    reached |= _nodes(internals.autograd.grad(internals.cdist(a * 2, a.detach()).sum(), a, create_graph=True)[0])
+    logits = internals.rand(2, 3, 2, 2, dtype=internals.float64, requires_grad=True)
+    loss = F.cross_entropy(logits * logits, internals.zeros(2, 2, 2, dtype=internals.int64))
+    reached |= _nodes(loss) | _nodes(internals.autograd.grad(loss, logits, create_graph=True)[0])
     # The operators of tests/test_linear.py, and relu's backward differentiated again.
     from test_linear import GRAD_CASES as LINEAR_CASES
     for build in LINEAR_CASES.values():
@@ -744,12 +757,9 @@ def test_every_differentiable_native_function_has_a_kernel():
                          "to_sparse.sparse_dim", "to_dense", "coalesce", "dropout", "dropout_",
                          "set_.source_Tensor_storage_offset"} | \
         joining | math | layers | complex_parts
-    # The layers' backward operators have no formula: their gradients are not differentiated again.
-    backward = {"convolution_backward", "max_pool2d_with_indices_backward", "native_batch_norm_backward",
-                "native_layer_norm_backward", "embedding_dense_backward"}
-    backward |= {"silu_backward", "logit_backward"}     # torch's neither: silu's and logit's formulas call
-    # them only with grad mode off
-    backward.add("_cdist_backward")     # torch's formula for it is ``not_implemented``
+    # silu's and logit's backward operators have no formula: their own formulas call them only with
+    # grad mode off. (The layers' backward operators and _cdist_backward have entries of their own.)
+    backward = {"silu_backward", "logit_backward"}
     # out= overloads of operators without a formula (comparisons, factories): the autograd fallback
     # runs them, refusing an out that requires grad (tests/test_out_variants.py).
     outs = {n for n in unmatched if n in aten and dispatcher.find(n).schema.arguments.out}

@@ -203,7 +203,9 @@ def test_constructor_errors_match_torch(make):
     assert str(err_ours) == str(err_theirs)
 
 
-def test_fast_paths_are_refused():
+def test_capturable_is_refused():
+    """foreach and fused are accepted (tests/test_optim_options.py); capturable, which keeps the
+    step count on the device for CUDA graphs, is not implemented."""
     ours, _ = twin_params()
-    with pytest.raises(NotImplementedError, match="foreach=None"):
-        internals.optim.Adam(ours, foreach=True)
+    with pytest.raises(NotImplementedError, match="capturable=False"):
+        internals.optim.Adam(ours, capturable=True)

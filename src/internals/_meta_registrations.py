@@ -154,6 +154,18 @@ def meta_nll_loss_backward(grad, x, target, weight, reduction, ignore_index, tot
     return TensorMeta(tuple(x.shape), contiguous_strides(x.shape), x.dtype, x.device)
 
 
+@register_meta("nll_loss2d_forward")
+def meta_nll_loss2d_forward(x, target, weight, reduction, ignore_index):
+    shape = tuple(target.shape) if reduction == 0 else ()
+    return (TensorMeta(shape, contiguous_strides(shape), x.dtype, x.device),
+            TensorMeta((), (), x.dtype, x.device))
+
+
+@register_meta("nll_loss2d_backward")
+def meta_nll_loss2d_backward(grad, x, target, weight, reduction, ignore_index, total_weight):
+    return TensorMeta(tuple(x.shape), contiguous_strides(x.shape), x.dtype, x.device)
+
+
 @register_meta("mse_loss")
 def meta_mse_loss(x, target, reduction=1):
     out = _elementwise([x, target], st.result_type(x, target))

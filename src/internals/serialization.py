@@ -21,6 +21,7 @@ Saving writes references to torch's globals without importing torch: the pickler
 the ``GLOBAL`` opcode for them itself. Loading maps those names to internals' own rebuild
 functions, and refuses any other global (as ``torch.load(weights_only=True)`` does).
 """
+import codecs
 import collections
 import contextlib
 import io
@@ -31,8 +32,9 @@ import zipfile
 import numpy as np
 
 from . import _tensor
+from ._tensor_base import Size
 from .c10 import scalar_type as st
-from .c10.device import as_device
+from .c10.device import as_device, device
 from .c10.storage import UntypedStorage
 from .c10.tensor_impl import TensorImpl
 from .nn.parameter import Parameter
@@ -62,6 +64,13 @@ _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 _UNTYPED = _Global("torch.storage", "UntypedStorage")
 _ORDERED_DICT = collections.OrderedDict
+_SIZE, _DEVICE = _Global("torch", "Size"), _Global("torch", "device")
+# The Python globals torch's weights-only unpickler also admits: sets, complex numbers, and bytes
+# (protocol 2 writes bytes as _codecs.encode of a latin-1 string).
+_SAFE_BUILTINS = {("_codecs", "encode"): codecs.encode}
+for _builtins in ("builtins", "__builtin__"):      # protocol 2 names Python 2's module
+    _SAFE_BUILTINS.update({(_builtins, "set"): set, (_builtins, "frozenset"): frozenset,
+                           (_builtins, "complex"): complex})
 
 
 class _Pickler(pickle._Pickler):
@@ -110,6 +119,13 @@ class _Pickler(pickle._Pickler):
         self.save_reduce(_REBUILD_TENSOR, args, obj=obj)
 
     def save(self, obj, save_persistent_id=True):
+        if isinstance(obj, st.dtype):             # torch.float32 and the like: a global of torch's
+            self.write(pickle.GLOBAL + f"torch\n{obj.name}\n".encode())
+            return None
+        if isinstance(obj, Size):
+            return self.save_reduce(_SIZE, (tuple(obj),), obj=obj)
+        if isinstance(obj, device):
+            return self.save_reduce(_DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index), obj=obj)
         if isinstance(obj, _tensor.Tensor):
             memo = self.memo.get(id(obj))
             if memo is not None:
@@ -129,6 +145,10 @@ def save(obj, f):
     ``state_dict``) to ``f``, a path or a binary file, in torch's zip format."""
     if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):
         raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
+    if isinstance(f, (str, os.PathLike)):
+        parent = os.path.dirname(os.fspath(f)) or "."
+        if not os.path.isdir(parent):          # torch's writer checks before opening
+            raise RuntimeError(f"Parent directory {parent} does not exist.")
     buffer = io.BytesIO()
     pickler = _Pickler(buffer)
     pickler.dump(obj)
@@ -171,6 +191,14 @@ class _Unpickler(pickle.Unpickler):
             return st.uint8
         if module == "collections" and name == "OrderedDict":
             return collections.OrderedDict
+        if module == "torch" and name in st._BY_NAME:
+            return st._BY_NAME[name]
+        if module == "torch" and name == "Size":
+            return Size
+        if module == "torch" and name == "device":
+            return device
+        if (module, name) in _SAFE_BUILTINS:
+            return _SAFE_BUILTINS[(module, name)]
         raise pickle.UnpicklingError(f"internals.load: unsupported global {module}.{name} (only tensors, parameters "
                                      "and plain containers are loaded)")
 
@@ -180,12 +208,24 @@ class _Unpickler(pickle.Unpickler):
             raise pickle.UnpicklingError(f"internals.load: unknown persistent id {kind!r}")
         if key not in self._loaded:
             raw = np.frombuffer(self._archive.read(f"{self._prefix}data/{key}"), np.uint8).copy()
-            device = as_device(self._map_location or location)
-            storage = UntypedStorage(raw.size, "cpu", data=raw)
-            if device.type == "cuda":
-                storage = _to_device(storage, device)
-            self._loaded[key] = storage
+            self._loaded[key] = self._restore(UntypedStorage(raw.size, "cpu", data=raw), location)
         return TypedStorage(wrap_storage=self._loaded[key], dtype=dtype, _internal=True)
+
+
+    def _restore(self, storage, location):
+        """The storage where ``map_location`` puts it: a device for all, a dict from saved location
+        to new one, or a function of (storage on the CPU, saved location) whose None means 'where
+        it was saved' (torch's ``_get_restore_location``)."""
+        target = self._map_location
+        if callable(target):
+            moved = target(storage, location)
+            if moved is not None:
+                return moved
+            target = None
+        elif isinstance(target, dict):
+            target = target.get(location, location)
+        where = as_device(target or location)
+        return _to_device(storage, where) if where.type == "cuda" else storage
 
 
 def _to_device(storage, device):
@@ -212,12 +252,16 @@ def _refuse_legacy(head):
     raise NotImplementedError("internals.load reads the zip format of torch.save only, not the legacy one")
 
 
-def load(f, map_location=None, weights_only=True):
+def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
     """Read what :func:`save` (or ``torch.save``) wrote. ``map_location``: a device for every
-    storage (``"cpu"`` to load cuda tensors on the host). Only tensors, parameters and plain
-    containers load (``weights_only``, torch's default)."""
-    if not weights_only:
+    storage, a dict from saved location to new one, or a function (torch's three forms). Only
+    tensors, parameters, plain containers and the few safe globals load (``weights_only``; None is
+    torch's default, True). ``mmap`` (map the file instead of reading it) needs a path, as in
+    torch; the storages are read into memory either way."""
+    if weights_only is False:
         raise NotImplementedError("internals.load reads tensors and containers only (weights_only=True)")
+    if mmap and not isinstance(f, (str, os.PathLike)):
+        raise ValueError("f must be a file path in order to use the mmap argument")
     with open(f, "rb") if isinstance(f, (str, os.PathLike)) else contextlib.nullcontext(f) as opened:
         return _load_archive(opened, map_location)
 

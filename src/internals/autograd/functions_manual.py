@@ -323,6 +323,17 @@ def nll_loss(self, target, weight, reduction, ignore_index):
     return dispatcher.call("nll_loss_forward", self, target, weight, reduction, ignore_index)[0]
 
 
+__all__ += ["nll_loss2d", "nll_loss2d_backward"]
+
+
+def nll_loss2d(self, target, weight, reduction, ignore_index):
+    return dispatcher.call("nll_loss2d_forward", self, target, weight, reduction, ignore_index)[0]
+
+
+def nll_loss2d_backward(grad, self, target, weight, reduction, ignore_index, total_weight):
+    return dispatcher.call("nll_loss2d_backward", grad, self, target, weight, reduction, ignore_index, total_weight)
+
+
 def mse_loss_backward(grad, self, target, reduction):
     return dispatcher.call("mse_loss_backward", grad, self, target, reduction)
 
@@ -1049,8 +1060,8 @@ def cumprod_backward(grad, self, dim, result):
 
 # ---------------------------------------------------------------------- layers
 # The layers' backward passes are operators of their own, as in torch (convolution_backward, ...):
-# a formula calls them through the dispatcher, so a dispatch mode sees the op torch's would. They
-# have no derivative here, so these gradients cannot be differentiated again (torch's can).
+# a formula calls them through the dispatcher, so a dispatch mode sees the op torch's would. Their
+# own derivatives (the double backward) follow below.
 def convolution_backward(*args):
     return dispatcher.call("convolution_backward", *args)
 
@@ -1118,6 +1129,138 @@ def native_layer_norm_backward(*args):
 
 def embedding_dense_backward(*args):
     return dispatcher.call("embedding_dense_backward", *args)
+
+
+# ---- the layers' double backward (FunctionsManual.cpp's _convolution_double_backward,
+# layer_norm_double_backward, batchnorm_double_backward, and the pooling and embedding ones).
+# Each backward operator is linear in its incoming gradient, so its derivative in that gradient is
+# the forward operator again; the normalizations' also depend on the input through the statistics.
+__all__ += ["_convolution_double_backward", "max_pool_double_backward", "embedding_dense_double_backward",
+            "layer_norm_double_backward", "batchnorm_double_backward"]
+
+
+def _add(a, b):
+    """a + b where either gradient may be missing (None)."""
+    return b if a is None else a if b is None else a + b
+
+
+def _convolution_double_backward(ggI, ggW, ggb, gO, weight, input, stride, padding, dilation, transposed,
+                                 output_padding, groups, grad_input_mask):
+    """convolution_backward is bilinear: grad_input in (gO, weight), grad_weight in (gO, input).
+    So its gradient in gO is the convolution of ggI and of ggW (plus ggb broadcast as a bias),
+    in input the grad_input of a convolution by ggW, in weight the grad_weight of ggI's."""
+    conv = (stride, padding, dilation, transposed, output_padding, groups)
+    ggO = gI = gW = None
+    if grad_input_mask[0]:
+        if ggI is not None:
+            ggO = dispatcher.call("convolution", ggI, weight, None, *conv)
+        if ggW is not None:
+            ggO = _add(ggO, dispatcher.call("convolution", input, ggW, None, *conv))
+        if ggb is not None:
+            bias_shape = [1, ggb.shape[0]] + [1] * (gO.dim() - 2)
+            ggO = _add(ggO, ggb.reshape(bias_shape).expand(gO.shape))
+    if grad_input_mask[1] and ggW is not None:
+        gI = dispatcher.call("convolution_backward", gO, input, ggW, None, *conv, [True, False, False])[0]
+    if grad_input_mask[2] and ggI is not None:
+        gW = dispatcher.call("convolution_backward", gO, ggI, weight, None, *conv, [False, True, False])[1]
+    return _zeros_if_missing(ggO, gO, grad_input_mask[0]), gI, gW
+
+
+def _zeros_if_missing(ggO, gO, needed):
+    """A needed gradient that no incoming gradient reached is zero, as torch's is."""
+    return zeros_like(gO) if needed and ggO is None else ggO
+
+
+def max_pool_double_backward(grad, indices, dim):
+    """max pooling's backward scatters each output gradient to its argmax; its derivative
+    gathers from the same places. ``indices`` index the last ``dim`` dimensions flattened."""
+    flat = grad.flatten(-dim)
+    return flat.gather(-1, indices.flatten(-dim)).view(indices.shape)
+
+
+def embedding_dense_double_backward(grad, indices, padding_idx):
+    """embedding's backward sums rows into the weight's; its derivative picks the rows out again
+    (the padding row gets none). As torch's, scale_grad_by_freq is not applied here."""
+    rows = grad.index_select(0, indices.reshape(-1)).view(list(indices.shape) + [grad.shape[-1]])
+    if padding_idx >= 0:
+        rows = rows.masked_fill((indices == padding_idx).unsqueeze(-1), 0)
+    return rows
+
+
+def _projected(t, xhat, dims):
+    """t − mean(t) − x̂·mean(t·x̂) over ``dims``: what a normalization's backward does to g."""
+    return t - t.mean(dims, keepdim=True) - xhat * (t * xhat).mean(dims, keepdim=True)
+
+
+def _normalized_input_double_backward(xhat, rstd, g, ggI, ggW_term, dims):
+    """The input's gradient of L = <ggI, rstd·P(g)> + <ggW_term, x̂>, where x̂ = (x − μ)·rstd and
+    P is ``_projected``. Through x̂ (r held): a = ∂L/∂x̂, mapped back as rstd·P(a); through rstd:
+    ∂rstd/∂x = −rstd²·x̂/n, times ∂L/∂rstd = <ggI, P(g)>."""
+    a = ggW_term
+    if ggI is not None:
+        a_ggI = -rstd * (ggI * (g * xhat).mean(dims, keepdim=True) + g * (ggI * xhat).mean(dims, keepdim=True))
+        a = _add(a, a_ggI)
+    if a is None:
+        return None
+    grad_input = rstd * _projected(a, xhat, dims)
+    if ggI is not None:
+        grad_input = grad_input - rstd * rstd * xhat * (ggI * _projected(g, xhat, dims)).mean(dims, keepdim=True)
+    return grad_input
+
+
+def _normalization_double_backward(x, w, ggI, ggW, ggb, gO, xhat, rstd, dims, batch_dims, grad_input_mask):
+    """(input, weight, grad_out) gradients of a normalization's backward, with w and ggW already
+    viewed to broadcast against x, and the statistics reduced over ``dims``."""
+    g = gO if w is None else gO * w
+    ggW_term = None if ggW is None else ggW * gO
+    gI = _normalized_input_double_backward(xhat, rstd, g, ggI, ggW_term, dims) if grad_input_mask[0] else None
+    P_ggI = None if ggI is None else rstd * _projected(ggI, xhat, dims)
+    gW = None
+    if grad_input_mask[1] and w is not None and P_ggI is not None:
+        gW = (gO * P_ggI).sum(batch_dims) if batch_dims else gO * P_ggI    # sum over [] would sum all
+    ggO = None
+    if grad_input_mask[2]:
+        ggO = None if P_ggI is None else (P_ggI if w is None else P_ggI * w)
+        ggO = _add(ggO, None if ggW is None else ggW * xhat)
+        ggO = _add(ggO, ggb)
+    ggO = None if ggO is None else ggO.expand(gO.shape)
+    return _zeros_if_missing(gI, x, grad_input_mask[0]), gW, _zeros_if_missing(ggO, gO, grad_input_mask[2])
+
+
+def layer_norm_double_backward(input, weight, ggI, ggW, ggb, gO, mean, rstd, normalized_shape, grad_input_mask):
+    """The statistics are per leading index, over the normalized (last) dimensions."""
+    k = len(normalized_shape)
+    dims = list(range(input.dim() - k, input.dim()))
+    batch_dims = list(range(input.dim() - k))
+    xhat = (input - mean) * rstd
+    return _normalization_double_backward(input, weight, ggI, ggW, ggb, gO, xhat, rstd, dims, batch_dims,
+                                          grad_input_mask)
+
+
+def batchnorm_double_backward(input, weight, ggI, ggW, ggb, gO, running_mean, running_var, train, eps,
+                              save_mean, save_invstd, grad_input_mask):
+    """The statistics are per channel (dimension 1), over every other dimension. In evaluation
+    the running statistics are constants: x̂ is linear in x and grad_input does not involve it."""
+    dims = [d for d in range(input.dim()) if d != 1]
+    shape = [1, input.shape[1]] + [1] * (input.dim() - 2)
+    w = None if weight is None else weight.view(shape)
+    ggW_v = None if ggW is None else ggW.view(shape)
+    ggb_v = None if ggb is None else ggb.view(shape)
+    if train:
+        mean, rstd = save_mean.view(shape), save_invstd.view(shape)
+        xhat = (input - mean) * rstd
+        return _normalization_double_backward(input, w, ggI, ggW_v, ggb_v, gO, xhat, rstd, dims, dims,
+                                              grad_input_mask)
+    rstd = (running_var.view(shape) + eps).rsqrt()
+    xhat = (input - running_mean.view(shape)) * rstd
+    gI = (ggW_v * gO * rstd) if grad_input_mask[0] and ggW_v is not None else None
+    gW = (ggI * gO * rstd).sum(dims) if grad_input_mask[1] and w is not None and ggI is not None else None
+    ggO = None
+    if grad_input_mask[2]:
+        ggO = None if ggI is None else ggI * rstd * (1 if w is None else w)
+        ggO = _add(_add(ggO, None if ggW_v is None else ggW_v * xhat), ggb_v)
+        ggO = None if ggO is None else ggO.expand(gO.shape)
+    return _zeros_if_missing(gI, input, grad_input_mask[0]), gW, _zeros_if_missing(ggO, gO, grad_input_mask[2])
 
 
 # ---- the everyday pointwise operators' helpers, as FunctionsManual.cpp's

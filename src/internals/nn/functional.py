@@ -24,6 +24,7 @@ from ..aten import dispatcher
 from ..aten.tensor_iterator import broadcast_shapes
 from ..autograd.grad_mode import no_grad
 from ..c10 import scalar_type as st
+from . import _reduction
 
 __all__ = ["linear", "relu", "dropout", "log_softmax", "softmax", "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
            "binary_cross_entropy", "binary_cross_entropy_with_logits"]
@@ -34,6 +35,13 @@ _REDUCTIONS = ("none", "mean", "sum")
 def _check_reduction(reduction):
     if reduction not in _REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
+
+
+def _legacy_reduction(size_average, reduce, reduction):
+    """The legacy flags, where either is given, override ``reduction`` (with a warning)."""
+    if size_average is None and reduce is None:
+        return reduction
+    return _reduction.legacy_get_string(size_average, reduce)
 
 
 def _reduce(loss, reduction):
@@ -81,10 +89,14 @@ def _check_target_size(input, target):
 
 def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """(input - target)² per element, then mean/sum/none: the operator ``mse_loss``."""
-    if size_average is not None or reduce is not None or weight is not None:
-        raise NotImplementedError("internals' mse_loss supports only the reduction argument")
+    if weight is not None:
+        raise NotImplementedError("internals' mse_loss takes no weight")
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_target_size(input, target)
+    common = st.result_type(input, target)
+    if not (common.is_floating_point or common.is_complex):    # torch's kernel has loops for these only
+        raise NotImplementedError(f'"mse_{input.device.type}" not implemented for \'{common.torch_name}\'')
     shape = broadcast_shapes(input.shape, target.shape)      # torch.broadcast_tensors
     input, target = (t if t.shape == shape else t.expand(shape) for t in (input, target))
     return dispatcher.call("mse_loss", input, target, _REDUCTIONS.index(reduction))
@@ -93,8 +105,9 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
 def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):
     """|input - target| per element, then mean/sum/none: torch's ``l1_loss`` is a composite of
     ``sub``, ``abs`` and the reduction (``Loss.cpp``), so autograd records those nodes."""
-    if size_average is not None or reduce is not None or weight is not None:
-        raise NotImplementedError("internals' l1_loss supports only the reduction argument")
+    if weight is not None:
+        raise NotImplementedError("internals' l1_loss takes no weight")
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_target_size(input, target)
     return _reduce(input.sub(target).abs(), reduction)
@@ -105,20 +118,37 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
     the operator ``nll_loss_forward`` (``aten/native/loss.py``), whose backward is the operator
     ``nll_loss_backward``. With ``reduction='mean'`` the sum is divided by the total weight of
     the counted targets (their number when there are no weights), as torch does."""
-    if size_average is not None or reduce is not None:
-        raise NotImplementedError("internals' nll_loss supports only the reduction argument")
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
-    if input.dim() not in (1, 2):
-        raise NotImplementedError(f"internals' nll_loss takes (N, C) or (C,) input, got {input.dim()} dims")
-    if target.dtype.name not in ("int64", "uint8"):
-        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.torch_name}")
-    batched = input.dim() == 2
-    if batched and target.shape[0] != input.shape[0]:
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() != 1 and target.dim() > 0 and target.shape[0] != input.shape[0]:
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) "
                          f"to match target batch_size ({target.shape[0]}).")
-    if not batched and target.dim() != 0:
+    if target.dtype.name not in ("int64", "uint8"):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.torch_name}")
+    if input.dim() == 1 and target.dim() != 0:
         raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
-    return dispatcher.call("nll_loss_forward", input, target, weight, _REDUCTIONS.index(reduction), ignore_index)[0]
+    enum = _REDUCTIONS.index(reduction)
+    if input.dim() <= 2:
+        return dispatcher.call("nll_loss_forward", input, target, weight, enum, ignore_index)[0]
+    if input.dim() == 4:
+        return dispatcher.call("nll_loss2d_forward", input, target, weight, enum, ignore_index)[0]
+    return _nll_loss_nd(input, target, weight, enum, ignore_index)
+
+
+def _nll_loss_nd(input, target, weight, enum, ignore_index):
+    """(N, C, d1, ...) other than 4 dims: viewed as (N, C, 1, d1·...) for ``nll_loss2d``, the
+    unreduced loss viewed back as (N, d1, ...) (``nll_loss_nd`` in LossNLL.cpp)."""
+    n, c = input.shape[0], input.shape[1]
+    out_size = [n, *input.shape[2:]]
+    if tuple(target.shape[1:]) != tuple(input.shape[2:]):
+        raise RuntimeError(f"Expected target size {out_size}, got {list(target.shape)}")
+    input_, target_ = input.contiguous(), target.contiguous()
+    input_ = input_.view(n, c, 1, -1) if input_.numel() > 0 else input_.view(n, c, 0, 0)
+    target_ = target_.view(n, 1, -1) if target_.numel() > 0 else target_.view(n, 0, 0)
+    out = dispatcher.call("nll_loss2d_forward", input_, target_, weight, enum, ignore_index)[0]
+    return out.view(out_size) if enum == 0 else out
 
 
 def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,
@@ -129,8 +159,7 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
     the input's shape is a distribution over classes; otherwise the targets are class indices,
     and ``label_smoothing`` ε mixes the one-hot target with the uniform distribution.
     """
-    if size_average is not None or reduce is not None:
-        raise NotImplementedError("internals' cross_entropy supports only the reduction argument")
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     class_dim = 1 if input.dim() >= 2 else 0
     if isinstance(target, Tensor) and target.shape == input.shape:
@@ -204,6 +233,8 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, clas
         terms = log_probs.mul(target)
     if reduction == "none":
         return terms.sum(class_dim).neg()
+    if reduction == "mean" and input.numel() == 0:     # an empty batch: NaN, as torch fills it
+        return terms.sum().fill_(math.nan).neg()
     total = terms.sum().neg()
     return total if reduction == "sum" else dispatcher.call("div.Scalar", total, input.numel() // num_classes)
 
@@ -211,8 +242,7 @@ def _cross_entropy_probs(input, target, weight, reduction, label_smoothing, clas
 def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
     """Binary cross-entropy of probabilities: the operator ``binary_cross_entropy``
     (``aten/native/loss.py``), whose backward is the operator ``binary_cross_entropy_backward``."""
-    if size_average is not None or reduce is not None:
-        raise NotImplementedError("internals' binary_cross_entropy supports only the reduction argument")
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if target.shape != input.shape:
         raise ValueError(f"Using a target size ({target.shape}) that is different to the input size ({input.shape}) "
@@ -228,8 +258,7 @@ def binary_cross_entropy_with_logits(input, target, weight=None, size_average=No
     ``binary_cross_entropy_with_logits`` (``aten/native/loss.py``), so autograd records
     ``BinaryCrossEntropyWithLogitsBackward0``. ``pos_weight`` scales the positive term only,
     ``weight`` the whole per-element loss."""
-    if size_average is not None or reduce is not None:
-        raise NotImplementedError("internals' binary_cross_entropy_with_logits supports only the reduction argument")
+    reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     if target.shape != input.shape:
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")

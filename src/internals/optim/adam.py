@@ -15,7 +15,7 @@ from .._functional import maximum, zeros_like
 from ..aten.native.tensor_factories import tensor
 from ..autograd.grad_mode import no_grad
 from ..c10.memory_format import preserve_format
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_lr
 
 __all__ = ["Adam", "AdamW"]
 
@@ -24,8 +24,7 @@ class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
         if not 0.0 <= betas[0] < 1.0:

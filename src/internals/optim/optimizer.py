@@ -17,18 +17,48 @@ from ..nn.modules.module import _typename, zero_grads
 __all__ = ["Optimizer"]
 
 
+def _split_names(params):
+    """``params`` and, where they come as (name, tensor) pairs (``named_parameters()``), the
+    group's ``param_names``: all named or none."""
+    names = [p[0] for p in params if isinstance(p, tuple)]
+    if not names:
+        return {"params": params}
+    if len(names) != len(params):
+        raise ValueError("all optimizer params should be with/without names. Some param names are missing")
+    return {"params": [p[1] for p in params], "param_names": names}
+
+
+def _cast_like(value, param):
+    """A loaded state tensor moved to its parameter's device, and to its dtype when the parameter
+    is floating point (torch's ``_process_value_according_to_param_policy``; ``step`` is kept)."""
+    if param.is_floating_point():
+        return value.to(dtype=param.dtype, device=param.device)
+    return value.to(device=param.device)
+
+
+def check_lr(lr):
+    """A tensor learning rate holds one number; a negative one is refused."""
+    if isinstance(lr, Tensor) and lr.numel() != 1:
+        raise ValueError("Tensor lr must be 1-element")
+    if not 0.0 <= lr:
+        raise ValueError(f"Invalid learning rate: {lr}")
+
+
 class Optimizer:
     """Base class: subclasses pass their hyper-parameters as ``defaults`` and implement ``step``."""
 
-    # Options with a faster path in torch (multi-tensor, fused, capturable, differentiable):
-    # internals has only the single-tensor loop, so only their "off" values are accepted.
-    _SINGLE_TENSOR_ONLY = {"foreach": (None, False), "fused": (None, False), "capturable": (False,),
-                           "differentiable": (False,)}
+    # foreach (one multi-tensor kernel per step for a whole group) and fused (one fused kernel per
+    # parameter) change only how fast torch's step runs, not its result: they are accepted and run
+    # the single-tensor loop. capturable and differentiable change what a step records or where
+    # its state lives: internals implements only their "off" values.
+    _SINGLE_TENSOR_ONLY = {"capturable": (False,), "differentiable": (False,)}
 
     def __init__(self, params, defaults):
         for key, allowed in self._SINGLE_TENSOR_ONLY.items():
             if defaults.get(key, allowed[0]) not in allowed:
                 raise NotImplementedError(f"internals' optimizers implement only {key}={allowed[0]}")
+        if defaults.get("fused") and defaults.get("foreach"):
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         self.defaults = defaults
         self.state = defaultdict(dict)
         self.param_groups = []
@@ -48,7 +78,10 @@ class Optimizer:
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
         params = param_group["params"]
-        param_group = dict(param_group, params=[params] if isinstance(params, Tensor) else list(params))
+        if isinstance(params, set):
+            raise TypeError("optimizer parameters need to be organized in ordered collections, but the ordering of "
+                            "tensors in sets will change between runs. Please use a list instead.")
+        param_group = dict(param_group, **_split_names([params] if isinstance(params, Tensor) else list(params)))
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_typename(p)}")
@@ -56,6 +89,11 @@ class Optimizer:
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             param_group.setdefault(name, default)
+        for group in self.param_groups:
+            if ("param_names" in param_group) != ("param_names" in group):
+                kind = "with names" if "param_names" in param_group else "without names"
+                raise ValueError("all optimizer param groups should be with/without names. "
+                                 f"cannot add param group {kind} to the optimizer")
         seen = {id(p) for group in self.param_groups for p in group["params"]}
         if seen & {id(p) for p in param_group["params"]}:
             raise ValueError("some parameters appear in more than one parameter group")
@@ -124,7 +162,7 @@ class Optimizer:
         self.state = defaultdict(dict)
         for i, s in state_dict["state"].items():
             p = by_index[i]
-            self.state[p] = {k: v.to(p.device) if isinstance(v, Tensor) and k != "step" else v
+            self.state[p] = {k: _cast_like(v, p) if isinstance(v, Tensor) and k != "step" else v
                              for k, v in s.items()}
 
     def __repr__(self):

@@ -12,7 +12,7 @@ Per parameter, in torch's order and with torch's in-place operators:
 from .._functional import zeros, zeros_like
 from ..autograd.grad_mode import no_grad
 from ..c10.memory_format import preserve_format
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_lr
 
 __all__ = ["RMSprop"]
 
@@ -20,7 +20,8 @@ __all__ = ["RMSprop"]
 class RMSprop(Optimizer):
     def __init__(self, params, lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0, momentum=0, centered=False,
                  capturable=False, foreach=None, maximize=False, differentiable=False):
-        for name, value in (("learning rate", lr), ("epsilon value", eps), ("momentum value", momentum),
+        check_lr(lr)
+        for name, value in (("epsilon value", eps), ("momentum value", momentum),
                             ("weight_decay value", weight_decay), ("alpha value", alpha)):
             if not 0.0 <= value:
                 raise ValueError(f"Invalid {name}: {value}")

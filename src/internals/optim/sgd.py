@@ -5,7 +5,7 @@ buf = g on the first step, else buf = momentum·buf + (1 − dampening)·g; then
 g + momentum·buf with Nesterov;  finally p −= lr·g.
 """
 from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer
+from .optimizer import Optimizer, check_lr
 
 __all__ = ["SGD", "sgd_step"]
 
@@ -13,8 +13,7 @@ __all__ = ["SGD", "sgd_step"]
 class SGD(Optimizer):
     def __init__(self, params, lr=1e-3, momentum=0, dampening=0, weight_decay=0, nesterov=False, *,
                  maximize=False, foreach=None, differentiable=False, fused=None):
-        if lr < 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
+        check_lr(lr)
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
         if weight_decay < 0.0:

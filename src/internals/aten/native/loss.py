@@ -7,6 +7,7 @@ operators, called below autograd as any kernel's inner calls are, so a dispatch 
 0 none, 1 mean, 2 sum. The class picked for each sample is found with a one-hot mask
 (``target.unsqueeze(-1) == arange(C)``); an ignored target matches no class.
 """
+from ...c10.memory_format import contiguous_format
 from ..dispatcher import call
 from .copy import to
 from .tensor_factories import arange, wrap_scalar
@@ -99,6 +100,37 @@ def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index
     grad = call("div.Tensor", grad_output, total_weight) if reduction == MEAN else grad_output
     coefficient = call("unsqueeze", call("neg", call("mul.Tensor", w, grad)), -1)
     return call("where.self", onehot, to(coefficient, self.dtype), wrap_scalar(0))
+
+
+def _classes_last(self):
+    """(N, C, H, W) viewed as (N, H, W, C): the kernels above pick along the last dimension."""
+    return call("permute", self, [0, 2, 3, 1])
+
+
+def _check_2d(self, target):
+    """``nll_loss2d_forward_out_cpu_template``'s checks, RuntimeErrors with its messages."""
+    if self.dim() != 4:
+        raise RuntimeError(f"only batches of spatial inputs supported (4D tensors), but got input of dimension: "
+                           f"{self.dim()}")
+    if target.dim() != 3:
+        raise RuntimeError(f"only batches of spatial targets supported (3D tensors) but got targets of dimension: "
+                           f"{target.dim()}")
+    if self.shape[0] != target.shape[0] or tuple(self.shape[2:]) != tuple(target.shape[1:]):
+        raise RuntimeError(f"input and target batch or spatial sizes don't match: target {list(target.shape)}, "
+                           f"input {list(self.shape)}")
+
+
+def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
+    """nll_loss over (N, C, H, W) log-probabilities and (N, H, W) targets (``LossNLL2d.cpp``): the
+    same per-pixel loss as ``nll_loss_forward``, with the classes in dimension 1."""
+    _check_2d(self, target)
+    return nll_loss_forward(_classes_last(self), target, weight, reduction, ignore_index)
+
+
+def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    """``nll_loss_backward`` with the classes in dimension 1, laid out contiguous as torch's."""
+    grad = nll_loss_backward(grad_output, _classes_last(self), target, weight, reduction, ignore_index, total_weight)
+    return call("clone", call("permute", grad, [0, 3, 1, 2]), memory_format=contiguous_format)
 
 
 def mse_loss(self, target, reduction=MEAN):

@@ -16,7 +16,7 @@ from ...c10 import scalar_type as st
 from ...c10.tensor_impl import strided
 from ..dispatcher import call
 from .convolution import keep_channels_last
-from .copy import to
+from .copy import contiguous, to
 from .tensor_factories import empty, wrap_scalar
 
 
@@ -32,12 +32,24 @@ def _batch_norm_dims(input):
     return [0] + list(range(2, input.dim())), [1, C] + [1] * (input.dim() - 2), C
 
 
+def _check_mixed_dtype(input, *params):
+    """On the CPU a parameter of another dtype than the input is allowed only as float32 beside a
+    16-bit input (``mixed_data_type.h``): each defined parameter is checked first, then the input."""
+    if input.device.type != "cpu" or all(p is None or p.dtype == input.dtype for p in params):
+        return
+    if any(p is not None and p.dtype != st.float32 for p in params):
+        raise RuntimeError("mixed dtype (CPU): expect parameter to have scalar type of Float")
+    if input.dtype not in (st.float16, st.bfloat16):
+        raise RuntimeError("mixed dtype (CPU): all inputs must share same datatype.")
+
+
 def native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps):
     """(output, save_mean, save_invstd); the saved statistics are empty in eval mode, as in torch."""
     dims, shape, C = _batch_norm_dims(input)
     for name, t in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight),
                     ("bias", bias)):        # ``batch_norm``'s order (Normalization.cpp)
         _check_channels(name, t, C)
+    _check_mixed_dtype(input, weight, bias, running_mean, running_var)
     compute = st.opmath_type(input.dtype)
     x = to(input, compute)
     if training:
@@ -137,8 +149,9 @@ def _layer_norm_dims(input, normalized_shape, weight, bias):
 def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """(output, mean, rstd); mean and rstd keep the normalized dims with size 1, as torch's do."""
     dims, _ = _layer_norm_dims(input, normalized_shape, weight, bias)
+    _check_mixed_dtype(input, weight, bias)
     compute = st.opmath_type(input.dtype)
-    x = to(input, compute)
+    x = to(contiguous(input), compute)     # torch's kernel reads a contiguous copy: the output is contiguous
     var, mean = call("var.correction", x, dims, correction=0, keepdim=True), call("mean.dim", x, dims, True)
     rstd = _inverse_std(var, eps)
     out = _normalize(x, mean, rstd)
@@ -150,8 +163,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
 def native_layer_norm_backward(grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     dims, batch_dims = _layer_norm_dims(input, normalized_shape, weight, bias)
     compute = st.opmath_type(input.dtype)
-    go = to(grad_out, compute)
-    xhat = _normalize(to(input, compute), mean, rstd)
+    go = to(contiguous(grad_out), compute)
+    xhat = _normalize(to(contiguous(input), compute), mean, rstd)
     w = None if weight is None else to(weight, compute)
     grad_input = _normalized_backward(go, xhat, rstd, w, dims, output_mask[0])
     grad_weight = grad_bias = None

@@ -83,6 +83,8 @@ def pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, name="ma
 def max_pool2d_with_indices(x, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     """The maxima (N, C, OH, OW), or (C, OH, OW), and their int64 positions in their input planes."""
     g = pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode)
+    if x.dtype == st.bool_:                     # torch's kernel has no loop for bool (integers it has)
+        raise NotImplementedError('"max_pool2d" not implemented for \'Bool\'')
     compute = st.opmath_type(x.dtype)          # 16-bit floats compare as float32 (bit patterns don't order)
     xc = contiguous(to(x, compute))
     lead, (H, W), (OH, OW) = tuple(x.shape[:-2]), x.shape[-2:], g[-2:]

@@ -309,8 +309,11 @@ def tensor(data, *, dtype=None, device=None, requires_grad=False):
             source = from_numpy(data) if isinstance(data, np.ndarray) else data.detach()
             out = empty_like(source, dtype=dtype or source.dtype, device=device).copy_(source)
         else:
+            sizes = _nested_sizes(data)
+            if dtype is not None:      # torch stores each value as the dtype asks, without inferring
+                _check_no_strings(data, dtype)
             inferred = infer_scalar_type(data)
-            _check_nesting(data, _nested_sizes(data), 0)
+            _check_nesting(data, sizes, 0)
             _check_real_target(inferred, dtype)
             values = _host_values(data, inferred, dtype or inferred)
             _check_fits(values, dtype or inferred)
@@ -354,12 +357,16 @@ def _nested_sizes(data):
         if not len(data):
             break
         data = data[0]
+    if isinstance(data, str) and sizes:     # a string is a sequence to compute_sizes, one too deep
+        raise ValueError("too many dimensions 'str'")
     return sizes
 
 
 def _check_nesting(data, sizes, dim):
     """Every sequence as long as the first one at its depth (``recursive_store``'s checks)."""
     if dim == len(sizes):
+        if isinstance(data, TensorBase) and data.numel() != 1:     # read with item(), as torch reads it
+            raise ValueError("only one element tensors can be converted to Python scalars")
         if _is_sequence(data):
             raise TypeError(f"'{type(data).__name__}' object cannot be interpreted as an integer")
         return
@@ -369,6 +376,16 @@ def _check_nesting(data, sizes, dim):
         raise ValueError(f"expected sequence of length {sizes[dim]} at dim {dim} (got {len(data)})")
     for item in data:
         _check_nesting(item, sizes, dim + 1)
+
+
+def _check_no_strings(data, dtype):
+    """A string among the values: Python refuses to read it as the dtype's number."""
+    if isinstance(data, (list, tuple)):
+        for item in data:
+            _check_no_strings(item, dtype)
+    elif isinstance(data, str):
+        raise TypeError("must be real number, not str" if dtype.is_floating_point or dtype.is_complex
+                        else "'str' object cannot be interpreted as an integer")
 
 
 def _check_real_target(inferred, dtype):
@@ -414,6 +431,8 @@ def infer_scalar_type(obj):
     if isinstance(obj, str):
         raise ValueError("too many dimensions 'str'")
     if isinstance(obj, (list, tuple)):
+        if any(isinstance(item, str) for item in obj):
+            raise TypeError("new(): invalid data type 'str'")
         result = None
         for item in obj:
             d = infer_scalar_type(item)

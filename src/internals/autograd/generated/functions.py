@@ -7,6 +7,7 @@ from ..functions_manual import (  # the helpers the formulas call
     _adaptive_avg_pool2d,
     _adaptive_avg_pool2d_backward,
     _cdist_backward,
+    _convolution_double_backward,
     _euclidean_dist_backward,
     _log_softmax_backward_data,
     _softmax_backward_data,
@@ -18,6 +19,7 @@ from ..functions_manual import (  # the helpers the formulas call
     atan2_backward,
     avg_pool2d,
     avg_pool2d_backward,
+    batchnorm_double_backward,
     binary_cross_entropy_backward,
     binary_cross_entropy_double_backward,
     binary_cross_entropy_double_backward_target,
@@ -45,6 +47,7 @@ from ..functions_manual import (  # the helpers the formulas call
     elu_backward,
     elu_double_backward,
     embedding_dense_backward,
+    embedding_dense_double_backward,
     evenly_distribute_backward,
     gather_backward,
     gelu_backward,
@@ -56,6 +59,7 @@ from ..functions_manual import (  # the helpers the formulas call
     index_select_backward,
     infinitely_differentiable_logit_backward,
     infinitely_differentiable_silu_backward,
+    layer_norm_double_backward,
     leaky_relu_backward,
     linalg_cross,
     linalg_det_backward,
@@ -71,6 +75,7 @@ from ..functions_manual import (  # the helpers the formulas call
     masked_select_backward,
     matmul,
     max_pool2d_with_indices_backward,
+    max_pool_double_backward,
     maybe_multiply,
     mean_backward,
     mm_mat1_backward,
@@ -83,6 +88,8 @@ from ..functions_manual import (  # the helpers the formulas call
     native_batch_norm_backward,
     native_layer_norm_backward,
     nll_loss,
+    nll_loss2d,
+    nll_loss2d_backward,
     nll_loss_backward,
     not_implemented,
     permute_backwards,
@@ -141,7 +148,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0']
 
 
 class NegBackward0(Node):
@@ -989,6 +996,45 @@ class NllLossBackwardBackward0(Node):
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = nll_loss(grad, target, weight, reduction, ignore_index)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = zeros_like(grad)
+        return grad_grad_output, grad_self
+
+
+class NllLoss2DBackward0(Node):
+    """``nll_loss2d_forward(Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index) -> (Tensor output, Tensor total_weight)``"""
+    __slots__ = ('self_', 'target_', 'weight_', 'reduction_', 'ignore_index_', 'total_weight_')
+    _tensor_slots = ('self_', 'target_', 'weight_', 'total_weight_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_target': ('target_', True), '_saved_weight': ('weight_', True), '_saved_reduction': ('reduction_', False), '_saved_ignore_index': ('ignore_index_', False), '_saved_total_weight': ('total_weight_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        weight = node.weight_.unpack(node)
+        reduction = node.reduction_
+        ignore_index = node.ignore_index_
+        total_weight = node.total_weight_.unpack(node)
+        return (nll_loss2d_backward(grad, self, target, weight, reduction, ignore_index, total_weight),)
+
+
+class NllLoss2DBackwardBackward0(Node):
+    """``nll_loss2d_backward(Tensor grad_output, Tensor self, Tensor target, Tensor? weight, int reduction, SymInt ignore_index, Tensor total_weight) -> Tensor``"""
+    __slots__ = ('target_', 'weight_', 'reduction_', 'ignore_index_')
+    _tensor_slots = ('target_', 'weight_')
+    _exposed = {'_saved_target': ('target_', True), '_saved_weight': ('weight_', True), '_saved_reduction': ('reduction_', False), '_saved_ignore_index': ('ignore_index_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        target = node.target_.unpack(node)
+        weight = node.weight_.unpack(node)
+        reduction = node.reduction_
+        ignore_index = node.ignore_index_
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = nll_loss2d(grad, target, weight, reduction, ignore_index)
         grad_self = None
         if edges[1] is not None:
             grad_self = zeros_like(grad)
@@ -4166,3 +4212,142 @@ class EmbeddingBackward0(Node):
         padding_idx = node.padding_idx_
         scale_grad_by_freq = node.scale_grad_by_freq_
         return (embedding_dense_backward(grad, indices, weight_sym_sizes[0], padding_idx, scale_grad_by_freq),)
+
+
+class ConvolutionBackwardBackward0(Node):
+    """``convolution_backward(Tensor grad_output, Tensor input, Tensor weight, SymInt[]? bias_sizes, SymInt[] stride, SymInt[] padding, SymInt[] dilation, bool transposed, SymInt[] output_padding, SymInt groups, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``"""
+    __slots__ = ('grad_output_', 'input_', 'weight_', 'stride_', 'padding_', 'dilation_', 'transposed_', 'output_padding_', 'groups_')
+    _tensor_slots = ('grad_output_', 'input_', 'weight_')
+    _exposed = {'_saved_grad_output': ('grad_output_', True), '_saved_input': ('input_', True), '_saved_weight': ('weight_', True), '_saved_stride': ('stride_', False), '_saved_padding': ('padding_', False), '_saved_dilation': ('dilation_', False), '_saved_transposed': ('transposed_', False), '_saved_output_padding': ('output_padding_', False), '_saved_groups': ('groups_', False)}
+
+    def apply(node, grads):
+        edges = node._next_edges
+        grad_output = node.grad_output_.unpack(node)
+        input = node.input_.unpack(node)
+        weight = node.weight_.unpack(node)
+        stride = node.stride_
+        padding = node.padding_
+        dilation = node.dilation_
+        transposed = node.transposed_
+        output_padding = node.output_padding_
+        groups = node.groups_
+        grad_grad_output = grad_input = grad_weight = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
+        if any(grad_input_mask):
+            grad_grad_output, grad_input, grad_weight = _convolution_double_backward(grads[0], grads[1], grads[2], grad_output, weight, input, stride, padding, dilation, transposed, output_padding, groups, grad_input_mask)
+        return grad_grad_output, grad_input, grad_weight
+
+
+class MaxPool2DWithIndicesBackwardBackward0(Node):
+    """``max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor``"""
+    __slots__ = ('indices_', 'self_')
+    _tensor_slots = ('indices_', 'self_')
+    _exposed = {'_saved_indices': ('indices_', True), '_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        indices = node.indices_.unpack(node)
+        self = node.self_.unpack(node)
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = max_pool_double_backward(grad, indices, 2)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = zeros_like(self)
+        return grad_grad_output, grad_self
+
+
+class NativeBatchNormBackwardBackward0(Node):
+    """``native_batch_norm_backward(Tensor grad_out, Tensor input, Tensor? weight, Tensor? running_mean, Tensor? running_var, Tensor? save_mean, Tensor? save_invstd, bool train, float eps, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``"""
+    __slots__ = ('grad_out_', 'input_', 'weight_', 'running_mean_', 'running_var_', 'save_mean_', 'save_invstd_', 'train_', 'eps_')
+    _tensor_slots = ('grad_out_', 'input_', 'weight_', 'running_mean_', 'running_var_', 'save_mean_', 'save_invstd_')
+    _exposed = {'_saved_grad_out': ('grad_out_', True), '_saved_input': ('input_', True), '_saved_weight': ('weight_', True), '_saved_running_mean': ('running_mean_', True), '_saved_running_var': ('running_var_', True), '_saved_save_mean': ('save_mean_', True), '_saved_save_invstd': ('save_invstd_', True), '_saved_train': ('train_', False), '_saved_eps': ('eps_', False)}
+
+    def apply(node, grads):
+        edges = node._next_edges
+        grad_out = node.grad_out_.unpack(node)
+        input = node.input_.unpack(node)
+        weight = node.weight_.unpack(node)
+        running_mean = node.running_mean_.unpack(node)
+        running_var = node.running_var_.unpack(node)
+        save_mean = node.save_mean_.unpack(node)
+        save_invstd = node.save_invstd_.unpack(node)
+        train = node.train_
+        eps = node.eps_
+        grad_input = grad_weight = grad_grad_out = None
+        grad_input_mask = [edges[1] is not None, edges[2] is not None, edges[0] is not None]
+        if any(grad_input_mask):
+            grad_input, grad_weight, grad_grad_out = batchnorm_double_backward(input, weight, grads[0], grads[1], grads[2], grad_out, running_mean, running_var, train, eps, save_mean, save_invstd, grad_input_mask)
+        grad_save_invstd = None
+        if edges[4] is not None:
+            grad_save_invstd = not_implemented("native_batch_norm_backward save_invstd", grads)
+        grad_save_mean = None
+        if edges[3] is not None:
+            grad_save_mean = not_implemented("native_batch_norm_backward save_mean", grads)
+        return grad_grad_out, grad_input, grad_weight, grad_save_mean, grad_save_invstd
+
+
+class NativeLayerNormBackwardBackward0(Node):
+    """``native_layer_norm_backward(Tensor grad_out, Tensor input, SymInt[] normalized_shape, Tensor mean, Tensor rstd, Tensor? weight, Tensor? bias, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``"""
+    __slots__ = ('grad_out_', 'input_', 'normalized_shape_', 'mean_', 'rstd_', 'weight_')
+    _tensor_slots = ('grad_out_', 'input_', 'mean_', 'rstd_', 'weight_')
+    _exposed = {'_saved_grad_out': ('grad_out_', True), '_saved_input': ('input_', True), '_saved_normalized_shape': ('normalized_shape_', False), '_saved_mean': ('mean_', True), '_saved_rstd': ('rstd_', True), '_saved_weight': ('weight_', True)}
+
+    def apply(node, grads):
+        edges = node._next_edges
+        grad_out = node.grad_out_.unpack(node)
+        input = node.input_.unpack(node)
+        normalized_shape = node.normalized_shape_
+        mean = node.mean_.unpack(node)
+        rstd = node.rstd_.unpack(node)
+        weight = node.weight_.unpack(node)
+        grad_input = grad_weight = grad_grad_out = None
+        grad_input_mask = [edges[1] is not None, edges[4] is not None, edges[0] is not None]
+        if any(grad_input_mask):
+            grad_input, grad_weight, grad_grad_out = layer_norm_double_backward(input, weight, grads[0], grads[1], grads[2], grad_out, mean, rstd, normalized_shape, grad_input_mask)
+        grad_mean = None
+        if edges[2] is not None:
+            grad_mean = not_implemented("native_layer_norm_backward mean", grads)
+        grad_rstd = None
+        if edges[3] is not None:
+            grad_rstd = not_implemented("native_layer_norm_backward rstd", grads)
+        return grad_grad_out, grad_input, grad_mean, grad_rstd, grad_weight
+
+
+class EmbeddingDenseBackwardBackward0(Node):
+    """``embedding_dense_backward(Tensor grad_output, Tensor indices, SymInt num_weights, SymInt padding_idx, bool scale_grad_by_freq) -> Tensor``"""
+    __slots__ = ('indices_', 'padding_idx_')
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_indices': ('indices_', True), '_saved_padding_idx': ('padding_idx_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        indices = node.indices_.unpack(node)
+        padding_idx = node.padding_idx_
+        return (embedding_dense_double_backward(grad, indices, padding_idx),)
+
+
+class CdistBackwardBackward0(Node):
+    """``_cdist_backward(Tensor grad, Tensor x1, Tensor x2, float p, Tensor cdist) -> Tensor``"""
+    __slots__ = ('grad_',)
+    _tensor_slots = ('grad_',)
+    _exposed = {'_saved_grad': ('grad_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad = node.grad_.unpack(node)
+        grad_cdist = None
+        if edges[3] is not None:
+            grad_cdist = not_implemented("_cdist_backward", grad)
+        grad_grad = None
+        if edges[0] is not None:
+            grad_grad = not_implemented("_cdist_backward", grad)
+        grad_x1 = None
+        if edges[1] is not None:
+            grad_x1 = not_implemented("_cdist_backward", grad)
+        grad_x2 = None
+        if edges[2] is not None:
+            grad_x2 = not_implemented("_cdist_backward", grad)
+        return grad_grad, grad_x1, grad_x2, grad_cdist

@@ -53,6 +53,7 @@ from .functions import (
     BmmBackward0,
     CatBackward0,
     CdistBackward0,
+    CdistBackwardBackward0,
     CeilBackward0,
     CeluBackward0,
     CeluBackward1,
@@ -66,6 +67,7 @@ from .functions import (
     ComplexBackward0,
     ConstantPadNdBackward0,
     ConvolutionBackward0,
+    ConvolutionBackwardBackward0,
     CopysignBackward0,
     CopysignBackward1,
     CosBackward0,
@@ -89,6 +91,7 @@ from .functions import (
     EluBackward1,
     EluBackwardBackward0,
     EmbeddingBackward0,
+    EmbeddingDenseBackwardBackward0,
     ErfBackward0,
     ErfinvBackward0,
     EuclideanDistBackward0,
@@ -151,6 +154,7 @@ from .functions import (
     MaxBackward0,
     MaxBackward1,
     MaxPool2DWithIndicesBackward0,
+    MaxPool2DWithIndicesBackwardBackward0,
     MaximumBackward0,
     MeanBackward0,
     MeanBackward1,
@@ -169,8 +173,12 @@ from .functions import (
     NanToNumBackward0,
     NansumBackward0,
     NativeBatchNormBackward0,
+    NativeBatchNormBackwardBackward0,
     NativeLayerNormBackward0,
+    NativeLayerNormBackwardBackward0,
     NegBackward0,
+    NllLoss2DBackward0,
+    NllLoss2DBackwardBackward0,
     NllLossBackward0,
     NllLossBackwardBackward0,
     NormalBackward0,
@@ -385,6 +393,8 @@ OPS = {
     '_log_softmax_backward_data': dispatcher.find('_log_softmax_backward_data'),
     'nll_loss_forward': dispatcher.find('nll_loss_forward'),
     'nll_loss_backward': dispatcher.find('nll_loss_backward'),
+    'nll_loss2d_forward': dispatcher.find('nll_loss2d_forward'),
+    'nll_loss2d_backward': dispatcher.find('nll_loss2d_backward'),
     'mse_loss': dispatcher.find('mse_loss'),
     'mse_loss_backward': dispatcher.find('mse_loss_backward'),
     'binary_cross_entropy': dispatcher.find('binary_cross_entropy'),
@@ -745,6 +755,12 @@ OPS = {
     'native_batch_norm': dispatcher.find('native_batch_norm'),
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     'embedding': dispatcher.find('embedding'),
+    'convolution_backward': dispatcher.find('convolution_backward'),
+    'max_pool2d_with_indices_backward': dispatcher.find('max_pool2d_with_indices_backward'),
+    'native_batch_norm_backward': dispatcher.find('native_batch_norm_backward'),
+    'native_layer_norm_backward': dispatcher.find('native_layer_norm_backward'),
+    'embedding_dense_backward': dispatcher.find('embedding_dense_backward'),
+    '_cdist_backward': dispatcher.find('_cdist_backward'),
 }
 
 
@@ -1966,6 +1982,40 @@ def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_i
         grad_fn.ignore_index_ = as_int(ignore_index)
     with below_ad_inplace_or_view():
         result = OPS['nll_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NllLoss2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.ignore_index_ = as_int(ignore_index)
+    with below_ad_inplace_or_view():
+        result = OPS['nll_loss2d_forward'].redispatch(after_autograd(ks), self, target, weight, reduction, ignore_index)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.total_weight_ = SavedVariable(result[1], True)
+    return result
+
+
+def nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = NllLoss2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.ignore_index_ = as_int(ignore_index)
+    with below_ad_inplace_or_view():
+        result = OPS['nll_loss2d_backward'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction, ignore_index, total_weight)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -6563,6 +6613,107 @@ def embedding(ks, weight, indices, padding_idx=-1, scale_grad_by_freq=False, spa
     return result
 
 
+def convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or input._requires_grad or weight._requires_grad):
+        grad_fn = ConvolutionBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, input, weight)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.dilation_ = as_int_tuple(dilation)
+        grad_fn.transposed_ = transposed
+        grad_fn.output_padding_ = as_int_tuple(output_padding)
+        grad_fn.groups_ = as_int(groups)
+    with below_ad_inplace_or_view():
+        result = OPS['convolution_backward'].redispatch(after_autograd(ks), grad_output, input, weight, bias_sizes, stride, padding, dilation, transposed, output_padding, groups, output_mask)
+    if grad_fn is not None:
+        set_history((result[0], result[1], result[2],), grad_fn)
+    return result
+
+
+def max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = MaxPool2DWithIndicesBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.indices_ = SavedVariable(indices, False)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['max_pool2d_with_indices_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def native_batch_norm_backward(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or (weight is not None and weight._requires_grad) or (save_mean is not None and save_mean._requires_grad) or (save_invstd is not None and save_invstd._requires_grad)):
+        grad_fn = NativeBatchNormBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_out, input, weight, save_mean, save_invstd)
+        grad_fn.grad_out_ = SavedVariable(grad_out, False)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.running_mean_ = SavedVariable(running_mean, False)
+        grad_fn.running_var_ = SavedVariable(running_var, False)
+        grad_fn.save_mean_ = SavedVariable(save_mean, False)
+        grad_fn.save_invstd_ = SavedVariable(save_invstd, False)
+        grad_fn.train_ = train
+        grad_fn.eps_ = eps
+    with below_ad_inplace_or_view():
+        result = OPS['native_batch_norm_backward'].redispatch(after_autograd(ks), grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask)
+    if grad_fn is not None:
+        set_history((result[0], result[1], result[2],), grad_fn)
+    return result
+
+
+def native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or mean._requires_grad or rstd._requires_grad or (weight is not None and weight._requires_grad)):
+        grad_fn = NativeLayerNormBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_out, input, mean, rstd, weight)
+        grad_fn.grad_out_ = SavedVariable(grad_out, False)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.normalized_shape_ = as_int_tuple(normalized_shape)
+        grad_fn.mean_ = SavedVariable(mean, False)
+        grad_fn.rstd_ = SavedVariable(rstd, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+    with below_ad_inplace_or_view():
+        result = OPS['native_layer_norm_backward'].redispatch(after_autograd(ks), grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask)
+    if grad_fn is not None:
+        set_history((result[0], result[1], result[2],), grad_fn)
+    return result
+
+
+def embedding_dense_backward(ks, grad_output, indices, num_weights, padding_idx, scale_grad_by_freq):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = EmbeddingDenseBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.indices_ = SavedVariable(indices, False)
+        grad_fn.padding_idx_ = as_int(padding_idx)
+    with below_ad_inplace_or_view():
+        result = OPS['embedding_dense_backward'].redispatch(after_autograd(ks), grad_output, indices, num_weights, padding_idx, scale_grad_by_freq)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _cdist_backward(ks, grad, x1, x2, p, cdist):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad._requires_grad or x1._requires_grad or x2._requires_grad or cdist._requires_grad):
+        grad_fn = CdistBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad, x1, x2, cdist)
+        grad_fn.grad_ = SavedVariable(grad, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_cdist_backward'].redispatch(after_autograd(ks), grad, x1, x2, p, cdist)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 KERNELS = {
     'neg': neg,
     'neg.out': neg_out,
@@ -6667,6 +6818,8 @@ KERNELS = {
     '_log_softmax_backward_data': _log_softmax_backward_data,
     'nll_loss_forward': nll_loss_forward,
     'nll_loss_backward': nll_loss_backward,
+    'nll_loss2d_forward': nll_loss2d_forward,
+    'nll_loss2d_backward': nll_loss2d_backward,
     'mse_loss': mse_loss,
     'mse_loss_backward': mse_loss_backward,
     'binary_cross_entropy': binary_cross_entropy,
@@ -7027,6 +7180,12 @@ KERNELS = {
     'native_batch_norm': native_batch_norm,
     'native_layer_norm': native_layer_norm,
     'embedding': embedding,
+    'convolution_backward': convolution_backward,
+    'max_pool2d_with_indices_backward': max_pool2d_with_indices_backward,
+    'native_batch_norm_backward': native_batch_norm_backward,
+    'native_layer_norm_backward': native_layer_norm_backward,
+    'embedding_dense_backward': embedding_dense_backward,
+    '_cdist_backward': _cdist_backward,
 }
 
 

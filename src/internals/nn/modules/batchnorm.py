@@ -16,6 +16,7 @@ __all__ = ["BatchNorm1d", "BatchNorm2d"]
 
 
 class _BatchNorm(Module):
+    _version = 2        # version 2 added num_batches_tracked
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True, track_running_stats=True, device=None,
                  dtype=None, *, bias=True):
         super().__init__()
@@ -69,6 +70,15 @@ class _BatchNorm(Module):
     def extra_repr(self):
         return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
                 f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+
+
+    def _load_from_state_dict(self, state_dict, prefix, missing, unexpected, errors, version=None):
+        """A state dict of version 1 (or with no version: a plain dict) predates num_batches_tracked:
+        the module's current count is kept, as torch's ``_NormBase`` keeps it."""
+        key = prefix + "num_batches_tracked"
+        if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
+            state_dict[key] = self.num_batches_tracked
+        super()._load_from_state_dict(state_dict, prefix, missing, unexpected, errors, version)
 
 
 class BatchNorm1d(_BatchNorm):

@@ -31,8 +31,10 @@ class Conv2d(Module):
             raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
         if padding == "same" and any(s != 1 for s in _pair(stride)):
             raise ValueError("padding='same' is not supported for strided convolutions")
-        if padding_mode != "zeros":
-            raise NotImplementedError("internals' Conv2d pads with zeros only")
+        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_padding_modes:
+            raise ValueError(f"padding_mode must be one of {valid_padding_modes}, "
+                             f"but got padding_mode='{padding_mode}'")
         self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
         self.kernel_size, self.stride, self.dilation = _pair(kernel_size), _pair(stride), _pair(dilation)
         self.padding, self.padding_mode = _pair(padding), padding_mode
@@ -54,7 +56,24 @@ class Conv2d(Module):
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
 
+    def _reversed_padding_repeated_twice(self):
+        """F.pad's argument for a padding mode other than zeros: the last dimension first, each
+        side's amount (for 'same', the odd extra on the right, as torch splits it)."""
+        if self.padding == "same" or self.padding == ("same", "same"):
+            pads = []
+            for k, d in zip(reversed(self.kernel_size), reversed(self.dilation)):
+                total = d * (k - 1)
+                pads += [total // 2, total - total // 2]
+            return pads
+        if self.padding == "valid" or self.padding == ("valid", "valid"):
+            return [0, 0, 0, 0]
+        return [p for p in reversed(self.padding) for _ in range(2)]
+
     def forward(self, input):
+        """A padding mode other than zeros pads first with F.pad, then convolves without padding."""
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding_repeated_twice(), mode=self.padding_mode)
+            return F.conv2d(padded, self.weight, self.bias, self.stride, (0, 0), self.dilation, self.groups)
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self):

@@ -1,4 +1,5 @@
 """Loss modules (``torch/nn/modules/loss.py``): thin wrappers over ``nn.functional``."""
+from .. import _reduction
 from .. import functional as F
 from .module import Module
 
@@ -6,8 +7,11 @@ __all__ = ["MSELoss", "L1Loss", "NLLLoss", "CrossEntropyLoss", "BCELoss", "BCEWi
 
 
 class _Loss(Module):
-    def __init__(self, reduction="mean"):
+    def __init__(self, size_average=None, reduce=None, reduction="mean"):
+        """The legacy ``size_average`` and ``reduce``, where either is given, set the reduction."""
         super().__init__()
+        if size_average is not None or reduce is not None:
+            reduction = _reduction.legacy_get_string(size_average, reduce)
         self.reduction = reduction
 
 
@@ -29,9 +33,7 @@ class _WeightedLoss(_Loss):
     """A loss with per-class (or per-element) weights: a buffer, so ``to()`` moves it."""
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean"):
-        if size_average is not None or reduce is not None:
-            raise NotImplementedError(f"internals' {type(self).__name__} supports only the reduction argument")
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
 
@@ -56,8 +58,9 @@ class BCELoss(_WeightedLoss):
 class CrossEntropyLoss(_Loss):
     """log_softmax over the class dimension, then the negative log-likelihood of the target classes."""
 
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean", label_smoothing=0.0):
-        super().__init__(reduction)
+    def __init__(self, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                 label_smoothing=0.0):
+        super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.ignore_index = ignore_index
         self.label_smoothing = label_smoothing
@@ -72,9 +75,7 @@ class BCEWithLogitsLoss(_Loss):
     buffers, so ``to()`` moves them with the module."""
 
     def __init__(self, weight=None, size_average=None, reduce=None, reduction="mean", pos_weight=None):
-        if size_average is not None or reduce is not None:
-            raise NotImplementedError("internals' BCEWithLogitsLoss supports only the reduction argument")
-        super().__init__(reduction)
+        super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
         self.register_buffer("pos_weight", pos_weight)
 

@@ -66,6 +66,8 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
 class Module:
     """Base class of every layer and model: subclasses set attributes in ``__init__`` and define ``forward``."""
 
+    _version = 1        # the layout of the module's state dict, recorded in its _metadata
+
     def __init__(self):
         # object.__setattr__: these dicts must exist before our own __setattr__ can file anything.
         object.__setattr__(self, "training", True)
@@ -307,6 +309,7 @@ class Module:
         """Every parameter and persistent buffer by dotted name, detached unless ``keep_vars``."""
         if destination is None:
             destination = OrderedDict()
+        self._record_version(destination, prefix)
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
@@ -318,6 +321,13 @@ class Module:
                 module.state_dict(destination, prefix + name + ".", keep_vars)
         return destination
 
+    def _record_version(self, destination, prefix):
+        """Each module's ``_version`` under its dotted name in ``destination._metadata``, as torch
+        records it, so that a loader knows which layout of the module's state it reads."""
+        if not hasattr(destination, "_metadata"):
+            destination._metadata = OrderedDict()
+        destination._metadata[prefix[:-1]] = {"version": self._version}
+
     def load_state_dict(self, state_dict, strict=True):
         """Copy ``state_dict``'s tensors into this module's parameters and buffers, in place.
 
@@ -327,9 +337,12 @@ class Module:
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
         missing, unexpected, errors = [], [], []
-        for prefix, module in self.named_modules(prefix="", remove_duplicate=False):   # a shared child loads twice
-            prefix = prefix + "." if prefix else ""
-            module._load_from_state_dict(state_dict, prefix, missing, unexpected, errors)
+        metadata = getattr(state_dict, "_metadata", {})
+        state_dict = OrderedDict(state_dict)        # a module may fill in keys: the caller's dict stays as it was
+        for name, module in self.named_modules(prefix="", remove_duplicate=False):   # a shared child loads twice
+            prefix = name + "." if name else ""
+            module._load_from_state_dict(state_dict, prefix, missing, unexpected, errors,
+                                         version=metadata.get(name, {}).get("version"))
         if strict:
             if unexpected:
                 keys = ", ".join(f'"{k}"' for k in unexpected)
@@ -341,7 +354,7 @@ class Module:
                 type(self).__name__, "\n\t".join(errors)))
         return _IncompatibleKeys(missing, unexpected)
 
-    def _load_from_state_dict(self, state_dict, prefix, missing, unexpected, errors):
+    def _load_from_state_dict(self, state_dict, prefix, missing, unexpected, errors, version=None):
         """This module's own entries; a key under ``prefix`` that names neither one of them nor a
         child is unexpected (a child's keys are its own business)."""
         local = {k: v for k, v in self._parameters.items() if v is not None}

@@ -7,7 +7,7 @@ no generator given, takes a 64-bit seed from the default generator and shuffles 
 "base seed" (torch's, meant for worker processes). So after the same ``manual_seed`` the batches
 come in torch's order.
 """
-from .dataloader import DataLoader, default_collate
+from .dataloader import DataLoader, default_collate, default_convert
 from .dataset import (
                       ChainDataset,
                       ConcatDataset,
@@ -22,4 +22,4 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, Su
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset", "Subset",
            "random_split", "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-           "WeightedRandomSampler", "BatchSampler", "DataLoader", "default_collate"]
+           "WeightedRandomSampler", "BatchSampler", "DataLoader", "default_collate", "default_convert"]

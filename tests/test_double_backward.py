@@ -1,0 +1,93 @@
+"""Second derivatives through the layers' backward operators, against torch (float64).
+
+convolution_backward, native_batch_norm_backward, native_layer_norm_backward,
+max_pool2d_with_indices_backward and embedding_dense_backward are operators of their own, with
+derivatives of their own in torch's derivatives.yaml (the double backward). Each case takes the
+gradient of a cubed sum with create_graph=True, then the gradient of the squared first gradient
+in every input: values, grad_fn names of the first gradients, and which inputs get none.
+_cdist_backward has no derivative in torch: differentiating through it refuses.
+"""
+import numpy as np
+import pytest
+import torch
+
+import internals
+
+F, NNF = internals.nn.functional, torch.nn.functional
+
+
+def _second_derivatives(lib, F, fn, arrays):
+    xs = [lib.tensor(a, dtype=lib.float64, requires_grad=True) for a in arrays]
+    firsts = lib.autograd.grad((fn(lib, F, *xs) ** 3).sum(), xs, create_graph=True)
+    seconds = [lib.autograd.grad((g * g).sum(), xs, allow_unused=True, retain_graph=True) for g in firsts]
+    return firsts, seconds
+
+
+rng = np.random.default_rng(0)
+CASES = {
+    "layer_norm": (lambda L, F, x, w, b: F.layer_norm(x.tanh(), (4,), w, b),
+                   [rng.standard_normal((3, 4)), rng.standard_normal(4), rng.standard_normal(4)]),
+    "layer_norm_two_dims": (lambda L, F, x, w, b: F.layer_norm(x * 1.5, (2, 3), w, b),
+                            [rng.standard_normal((2, 2, 3)), rng.standard_normal((2, 3)),
+                             rng.standard_normal((2, 3))]),
+    "layer_norm_one_row_no_affine": (lambda L, F, x: F.layer_norm(x * x, (4,)), [rng.standard_normal(4)]),
+    "batch_norm_training": (lambda L, F, x, w, b: F.batch_norm(x.tanh(), None, None, w, b, training=True),
+                            [rng.standard_normal((3, 2, 2, 2)), rng.standard_normal(2), rng.standard_normal(2)]),
+    "batch_norm_eval": (lambda L, F, x, w, b: F.batch_norm(x.tanh(), L.full((2,), 0.1, dtype=L.float64),
+                                                            L.full((2,), 2.0, dtype=L.float64), w, b),
+                        [rng.standard_normal((3, 2, 2)), rng.standard_normal(2), rng.standard_normal(2)]),
+    "conv2d": (lambda L, F, x, w, b: F.conv2d(x.tanh(), w, b, padding=1, stride=2),
+               [rng.standard_normal((2, 2, 5, 5)), rng.standard_normal((3, 2, 3, 3)), rng.standard_normal(3)]),
+    "conv2d_groups_dilation": (lambda L, F, x, w: F.conv2d(x * x, w, groups=2, dilation=2),
+                               [rng.standard_normal((1, 4, 6, 6)), rng.standard_normal((4, 2, 2, 2))]),
+    "max_pool2d": (lambda L, F, x: F.max_pool2d(x * x, 2), [rng.standard_normal((1, 1, 4, 4))]),
+    "embedding_padding_idx": (lambda L, F, w: F.embedding(L.tensor([[0, 2], [2, 1]]), w * w, padding_idx=1),
+                              [rng.standard_normal((3, 2))]),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_second_derivative_matches_torch(name):
+    fn, arrays = CASES[name]
+    t_first, t_second = _second_derivatives(torch, NNF, fn, arrays)
+    i_first, i_second = _second_derivatives(internals, F, fn, arrays)
+    assert [type(g.grad_fn).__name__ for g in i_first] == [type(g.grad_fn).__name__ for g in t_first]
+    for ours, theirs in zip(i_first, t_first):
+        np.testing.assert_allclose(ours.detach().to_torch().numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-12)
+    for row_i, row_t in zip(i_second, t_second):
+        assert [g is None for g in row_i] == [g is None for g in row_t]
+        for ours, theirs in zip(row_i, row_t):
+            if theirs is not None:
+                np.testing.assert_allclose(ours.to_torch().numpy(), theirs.numpy(), rtol=1e-9, atol=1e-11)
+
+
+def test_layer_norm_of_a_tanh_float32():
+    """The case that came back wrong: another op in front keeps the graph alive (float32)."""
+    results = []
+    for lib, F_ in ((internals, F), (torch, NNF)):
+        x = lib.tensor([[0.5, -1.0, 2.0, 0.3]], requires_grad=True)
+        g, = lib.autograd.grad((F_.layer_norm(x.tanh(), (4,)) ** 3).sum(), x, create_graph=True)
+        results.append(lib.autograd.grad(g.sum(), x)[0])
+    np.testing.assert_allclose(results[0].to_torch().numpy(), results[1].numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_max_pool2d_second_derivative_reported_case():
+    x, tx = internals.tensor([[[[1., 2.], [3., 4.]]]], requires_grad=True), torch.tensor(
+        [[[[1., 2.], [3., 4.]]]], requires_grad=True)
+    for lib, F_, t in ((internals, F, x), (torch, NNF, tx)):
+        g, = lib.autograd.grad((F_.max_pool2d(t * t, 2) ** 3).sum(), t, create_graph=True)
+        g.sum().backward()
+    assert x.grad.to_torch().equal(tx.grad)
+
+
+def test_cdist_second_derivative_refuses_as_torch_does():
+    def second(lib):
+        a = lib.tensor([[0.0, 1.0], [2.0, 0.5]], dtype=lib.float64, requires_grad=True)
+        b = lib.tensor([[1.0, 1.0]], dtype=lib.float64)
+        g, = lib.autograd.grad(lib.cdist(a * 2, b).sum(), a, create_graph=True)
+        lib.autograd.grad(g.sum(), a)
+    with pytest.raises(NotImplementedError) as theirs:
+        second(torch)
+    with pytest.raises(NotImplementedError) as ours:
+        second(internals)
+    assert "_cdist_backward" in str(ours.value) and "_cdist_backward" in str(theirs.value)

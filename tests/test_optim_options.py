@@ -1,0 +1,85 @@
+"""Optimizer arguments and checkpoints against torch: named_parameters() pairs, foreach=/fused=,
+a set of parameters, a tensor learning rate, and a state dict loaded into a model of another
+dtype (the state cast to each parameter's dtype, as torch casts it)."""
+import numpy as np
+import pytest
+import torch
+
+import internals
+
+
+def _models(dtype_i=internals.float32, dtype_t=torch.float32):
+    ours, theirs = internals.nn.Linear(3, 2), torch.nn.Linear(3, 2)
+    theirs.load_state_dict({k: v.to_torch() for k, v in ours.state_dict().items()})
+    return ours.to(dtype_i), theirs.to(dtype_t)
+
+
+def _train(lib, model, opt, steps=2):
+    x = lib.ones(4, 3, dtype=next(model.parameters()).dtype)
+    for _ in range(steps):
+        opt.zero_grad()
+        model(x).pow(2).sum().backward()
+        opt.step()
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop"])
+def test_named_parameters_pairs_match_torch(name):
+    ours, theirs = _models()
+    kw = dict(lr=0.1, momentum=0.9) if name in ("SGD", "RMSprop") else dict(lr=0.1)
+    opt_i = getattr(internals.optim, name)(ours.named_parameters(), **kw)
+    opt_t = getattr(torch.optim, name)(theirs.named_parameters(), **kw)
+    assert opt_i.param_groups[0]["param_names"] == opt_t.param_groups[0]["param_names"]
+    _train(internals, ours, opt_i)
+    _train(torch, theirs, opt_t)
+    assert opt_i.state_dict()["param_groups"][0]["param_names"] == opt_t.state_dict()["param_groups"][0]["param_names"]
+    for a, b in zip(ours.parameters(), theirs.parameters()):
+        np.testing.assert_allclose(a.detach().to_torch().numpy(), b.detach().numpy(), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam"])
+@pytest.mark.parametrize("option", [dict(foreach=True), dict(fused=True), dict(foreach=False, fused=False)],
+                         ids=["foreach", "fused", "both_off"])
+def test_foreach_and_fused_are_accepted_and_change_no_value(name, option):
+    ours, theirs = _models()
+    opt_i = getattr(internals.optim, name)(ours.parameters(), lr=0.1, **option)
+    opt_t = getattr(torch.optim, name)(theirs.parameters(), lr=0.1, **option)
+    _train(internals, ours, opt_i)
+    _train(torch, theirs, opt_t)
+    for a, b in zip(ours.parameters(), theirs.parameters()):
+        np.testing.assert_allclose(a.detach().to_torch().numpy(), b.detach().numpy(), rtol=1e-6, atol=1e-7)
+
+
+BAD = {
+    "fused_and_foreach": lambda lib, p: lib.optim.SGD(p, lr=0.1, fused=True, foreach=True),
+    "set_in_a_group": lambda lib, p: lib.optim.SGD([{"params": set(p)}], lr=0.1),
+    "two_element_lr_sgd": lambda lib, p: lib.optim.SGD(p, lr=lib.tensor([0.1, 0.2])),
+    "two_element_lr_adam": lambda lib, p: lib.optim.Adam(p, lr=lib.tensor([0.1, 0.2])),
+    "two_element_lr_rmsprop": lambda lib, p: lib.optim.RMSprop(p, lr=lib.tensor([0.1, 0.2])),
+    "some_names_missing": lambda lib, p: lib.optim.SGD([("w", p[0]), p[1]], lr=0.1),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD))
+def test_bad_arguments_raise_torch_classes(name):
+    ours, theirs = _models()
+    with pytest.raises(Exception) as t:
+        BAD[name](torch, list(theirs.parameters()))
+    with pytest.raises(type(t.value)) as o:
+        BAD[name](internals, list(ours.parameters()))
+    assert str(o.value) == str(t.value)
+
+
+@pytest.mark.parametrize("name", ["SGD", "Adam", "RMSprop"])
+def test_float32_state_loads_into_a_float64_model(name):
+    kw = dict(lr=0.1, momentum=0.9) if name in ("SGD", "RMSprop") else dict(lr=0.1)
+    results = []
+    for lib, (m32, _), dtype in ((internals, _models(), internals.float64), (torch, _models()[::-1], torch.float64)):
+        opt = getattr(lib.optim, name)(m32.parameters(), **kw)
+        _train(lib, m32, opt, steps=1)
+        m64 = m32.to(dtype) if lib is torch else m32.to(dtype)
+        opt64 = getattr(lib.optim, name)(m64.parameters(), **kw)
+        opt64.load_state_dict(opt.state_dict())
+        _train(lib, m64, opt64, steps=1)
+        state = opt64.state[next(m64.parameters())]
+        results.append({k: str(v.dtype).split(".")[-1] for k, v in state.items() if k != "step"})
+    assert results[0] == results[1]
