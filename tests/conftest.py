@@ -31,8 +31,10 @@ TO_INTERNALS = {theirs: ours for ours, theirs in DTYPE_PAIRS}
 LIBM_ULPS = 2
 # A BLAS product or a vector-width reduction order: its sums group differently on each path.
 PRODUCT_ULPS = 4
-# A complex product or power: torch's kernels fuse multiply-adds where the CPU has them.
-COMPLEX_ULPS = 4
+# A complex power, logarithm or trigonometric function: torch's vector path or std::complex by
+# capability, fused multiply-adds where the CPU has them; a power's exponent amplifies the
+# rounding of its logarithm (complex64 ** 2.5 of |z| ~ 1e3 is 12 ulps apart between paths).
+COMPLEX_ULPS = 32
 
 
 @pytest.fixture
