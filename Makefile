@@ -14,7 +14,7 @@ BOOK_BUILD = $(BIN)/jupyter-book build . --all --warningiserror --nitpick --keep
 # Same hash order everywhere, so set and dict outputs match between `make notebooks` and nbval.
 export PYTHONHASHSEED = 0
 
-.PHONY: book test notebooks bench lab clean distclean vendor colab-check
+.PHONY: book test portability notebooks bench lab clean distclean vendor colab-check
 
 # The book's scripts (MathJax, the Jupyter widgets HTML manager) come from npm at the versions
 # package-lock.json pins, and are served from the book's own _static (_config.yml: html_static_path
@@ -52,6 +52,13 @@ test: $(STAMP) $(VENDOR)
 	$(FIGURE_DATA)
 	$(BOOK_BUILD)
 	$(BIN)/python -m pytest tests/book_offline.py tests/book_pages.py tests/book_figures.py -q -p no:xdist
+
+# The differential tests and nbval again under other CPU code paths (torch's ATEN_CPU_CAPABILITY,
+# MKL's MKL_CBWR and MKL_ENABLE_INSTRUCTIONS, Numba's NUMBA_CPU_NAME=generic), one summary line per
+# setting: what CONTRIBUTING.md promises on every CPU. Long (each setting is most of `make test`);
+# SETTINGS=default,avx2 picks some.
+portability: $(STAMP)
+	$(BIN)/python scripts/portability.py $(if $(SETTINGS),--settings $(SETTINGS))
 
 # Syncs the Colab setup cells, then re-executes every chapter in order and stores outputs and
 # widget state in place.

@@ -25,6 +25,17 @@ DTYPE_PAIRS = [(getattr(internals, n), getattr(torch, n)) for n in
 TO_TORCH = {ours: theirs for ours, theirs in DTYPE_PAIRS}
 TO_INTERNALS = {theirs: ours for ours, theirs in DTYPE_PAIRS}
 
+# Where torch's last bits follow the CPU, results are compared within these units in the last
+# place (``internals.testing.assert_within_ulps``; CONTRIBUTING.md says which ops are which).
+# A library math function: SLEEF's vectorised 1-ulp functions or the C library's, by CPU path.
+LIBM_ULPS = 2
+# A BLAS product or a vector-width reduction order: its sums group differently on each path.
+PRODUCT_ULPS = 4
+# A complex power, logarithm or trigonometric function: torch's vector path or std::complex by
+# capability, fused multiply-adds where the CPU has them; a power's exponent amplifies the
+# rounding of its logarithm (complex64 ** 2.5 of |z| ~ 1e3 is 12 ulps apart between paths).
+COMPLEX_ULPS = 32
+
 
 @pytest.fixture
 def close_figures():
@@ -33,9 +44,10 @@ def close_figures():
     plt.close("all")
 
 
-def assert_same(ours, theirs, *, exact_layout=True, rtol=None, atol=None):
-    """Values, shape, strides, storage offset and dtype of an internals tensor equal torch's."""
-    internals.testing.check(ours, theirs, exact_layout=exact_layout, rtol=rtol, atol=atol)
+def assert_same(ours, theirs, *, exact_layout=True, rtol=None, atol=None, ulps=None):
+    """Values, shape, strides, storage offset and dtype of an internals tensor equal torch's
+    (the values within ``ulps`` units in the last place when given)."""
+    internals.testing.check(ours, theirs, exact_layout=exact_layout, rtol=rtol, atol=atol, ulps=ulps)
 
 
 def assert_same_error(fn_ours, fn_theirs):

@@ -11,10 +11,12 @@ import warnings
 
 import pytest
 import torch
+from conftest import PRODUCT_ULPS
 from test_ops import Adapter, run_opinfo_samples
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
+from internals.testing import assert_within_ulps
 
 ADAPTERS = {
     "float_power": Adapter(internals.float_power, "float_power"),
@@ -114,6 +116,17 @@ PROGRAMS = [
 ]
 
 
+# A negative power inverts the matrix with LAPACK's LU solve, whose roundings follow MKL's
+# kernel for the CPU: those values are compared within ulps, the rest of the description exactly.
+WITHIN_ULPS = {"lib.matrix_power(lib.tensor([[2., 1.], [1., 3.]], dtype=lib.float64), -2)": PRODUCT_ULPS}
+
+
 @pytest.mark.parametrize("program", PROGRAMS)
 def test_everyday_calls(program):
-    assert _run(internals, program) == _run(torch, program)
+    ours, theirs = _run(internals, program), _run(torch, program)
+    if program in WITHIN_ULPS:
+        (ours_values, *ours_rest), ours_warnings = ours
+        (their_values, *their_rest), their_warnings = theirs
+        assert_within_ulps(ours_values, their_values, WITHIN_ULPS[program])
+        ours, theirs = (ours_rest, ours_warnings), (their_rest, their_warnings)
+    assert ours == theirs

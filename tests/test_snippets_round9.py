@@ -12,12 +12,16 @@ as round 7's do (``test_snippets_round7._stdout``).
 Known differences, each checked to still differ (a strict xfail), so that a fix is noticed:
 """
 import pytest
+from test_snippets_round7 import assert_prints_alike
 from test_snippets_round8 import assert_prints_what_torch_prints, read_snippets, snippet_params
 
 SNIPPETS = read_snippets("snippets_round9.txt")
 KNOWN_DIFFERENCES = {
     "r9.14": "F.conv1d: internals has 2-d convolution only",
 }
+# A product written into its own input: torch defines no values (BLAS's write order follows the
+# library and the CPU), so the printed text is compared with its numbers masked.
+UNDEFINED_VALUES = {"r9.26"}
 __doc__ += "".join(f"\n* {name}: {why}" for name, why in KNOWN_DIFFERENCES.items())
 
 
@@ -28,4 +32,6 @@ def test_the_snippets_are_read():
 
 @pytest.mark.parametrize("name", snippet_params(SNIPPETS, KNOWN_DIFFERENCES))
 def test_snippet_prints_what_torch_prints(name):
+    if name in UNDEFINED_VALUES:
+        return assert_prints_alike(SNIPPETS[name], compare_numbers=False)
     assert_prints_what_torch_prints(SNIPPETS[name])

@@ -1,0 +1,110 @@
+"""Run the differential tests and the notebooks under other CPU code paths than this machine's.
+
+torch picks its vectorised kernels by CPU capability (``ATEN_CPU_CAPABILITY``), MKL its BLAS
+kernels by instruction set (``MKL_ENABLE_INSTRUCTIONS``, ``MKL_CBWR``), and Numba compiles the
+package's kernels for the host CPU unless told otherwise (``NUMBA_CPU_NAME``; the package keys its
+kernel cache by that setting, so a generic build compiles once into a cache of its own). Each
+setting plays another reader's machine; one summary line is printed per setting.
+
+    python scripts/portability.py                       # every setting, the whole differential set
+    python scripts/portability.py --settings default --tests sensitive --notebooks notebooks/10_cnn.ipynb
+
+CONTRIBUTING.md says what must hold on every CPU and what is compared within ulps.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Each setting: the environment it adds.
+SETTINGS = {
+    "default": {"ATEN_CPU_CAPABILITY": "default"},
+    "avx2": {"ATEN_CPU_CAPABILITY": "avx2"},
+    "avx512": {"ATEN_CPU_CAPABILITY": "avx512"},
+    "mkl-compatible": {"MKL_CBWR": "COMPATIBLE"},
+    "mkl-avx2": {"MKL_ENABLE_INSTRUCTIONS": "AVX2"},
+    "numba-generic": {"NUMBA_CPU_NAME": "generic"},
+}
+# The differential test files whose results torch takes from CPU-dependent code (vector math,
+# BLAS, reductions, complex kernels, printed values): the set CI runs under one other setting.
+SENSITIVE = ["test_api_round9.py", "test_out_variants.py", "test_complex.py", "test_ops_round5.py",
+             "test_vec_math.py", "test_linear.py"]
+# Files that compare nothing with torch (pictures, the book, timings, allocator bookkeeping).
+NOT_DIFFERENTIAL = {"test_benchmarks.py", "test_display.py", "test_display_excerpts.py", "test_notebooks_fit.py"}
+
+
+def cpu_has(flag):
+    """Whether /proc/cpuinfo lists ``flag`` (False where there is no such file)."""
+    try:
+        return flag in Path("/proc/cpuinfo").read_text().split()
+    except OSError:
+        return False
+
+
+def available_settings():
+    """Every setting this CPU can run: avx512 only where it has AVX-512 F."""
+    return [name for name in SETTINGS if name != "avx512" or cpu_has("avx512f")]
+
+
+def test_files(which):
+    """``sensitive``, ``all`` (every differential test file) or an explicit list of paths."""
+    if which == ["sensitive"]:
+        return [f"tests/{name}" for name in SENSITIVE]
+    if which == ["all"]:
+        return [f"tests/{p.name}" for p in sorted((ROOT / "tests").glob("test_*.py"))
+                if p.name not in NOT_DIFFERENTIAL and not p.name.startswith("test_viz_")]
+    return which
+
+
+def run(command, env):
+    """Run one command from the repository root; its exit status and the last line it printed."""
+    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    lines = [line for line in done.stdout.splitlines() if line.strip()]
+    sys.stdout.write(done.stdout[-4000:] if done.returncode else "")
+    return done.returncode, lines[-1] if lines else done.stderr.strip()[-200:]
+
+
+def run_setting(name, tests, notebooks, workers):
+    """The tests, then nbval over the notebooks, under one setting; a summary line."""
+    env = {**os.environ, **SETTINGS[name], "PYTHONHASHSEED": "0"}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
+    parallel = ["-n", str(workers)] if workers > 1 else ["-p", "no:xdist"]
+    start, results = time.monotonic(), []
+    if tests:
+        results.append(run([sys.executable, "-m", "pytest", *tests, "-q", *parallel], env))
+    if notebooks:
+        results.append(run([sys.executable, "-m", "pytest", "--nbval", *notebooks, "--nbval-current-env",
+                            "--nbval-sanitize-with", "tests/nbval_sanitize.cfg", "-q", "-p", "no:xdist"], env))
+    settings = " ".join(f"{k}={v}" for k, v in SETTINGS[name].items())
+    ok = all(code == 0 for code, _ in results)
+    summary = " | ".join(last for _, last in results)
+    print(f"{'ok  ' if ok else 'FAIL'} {name:15} {settings:32} {time.monotonic() - start:6.0f} s  {summary}",
+          flush=True)
+    return ok
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--settings", default=",".join(available_settings()),
+                        help=f"comma-separated, of {', '.join(SETTINGS)} (default: all this CPU runs)")
+    parser.add_argument("--tests", nargs="*", default=["all"],
+                        help="'all' (the differential test files), 'sensitive', or test paths; none: no tests")
+    parser.add_argument("--notebooks", nargs="*", default=sorted(str(p.relative_to(ROOT))
+                                                                  for p in (ROOT / "notebooks").glob("*.ipynb")),
+                        help="notebooks for nbval (default: every notebook); none: no nbval")
+    parser.add_argument("-n", "--workers", type=int, default=2, help="pytest-xdist workers for the tests")
+    args = parser.parse_args()
+    names = args.settings.split(",")
+    unknown = set(names) - set(SETTINGS)
+    if unknown:
+        parser.error(f"unknown settings: {', '.join(sorted(unknown))}")
+    results = [run_setting(name, test_files(args.tests), args.notebooks, args.workers) for name in names]
+    sys.exit(0 if all(results) else 1)
+
+
+if __name__ == "__main__":
+    main()
