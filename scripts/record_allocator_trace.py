@@ -1,4 +1,4 @@
-"""Record real torch's caching-allocator numbers on a GPU, for tests/test_caching_allocator.py.
+"""Record real torch's caching-allocator numbers on a GPU, for tests/cuda/test_caching_allocator.py.
 
 Run on a machine with a CUDA GPU (Colab will do), from the repository root:
 

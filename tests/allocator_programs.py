@@ -1,7 +1,7 @@
 """Allocation programs for the CUDA caching allocator, written once, run on torch and on internals.
 
 ``scripts/record_allocator_trace.py`` runs them through real torch on a GPU and stores the numbers
-in ``tests/data/allocator_trace_cuda.json``; ``tests/test_caching_allocator.py`` replays them on
+in ``tests/data/allocator_trace_cuda.json``; ``tests/cuda/test_caching_allocator.py`` replays them on
 internals and requires the same numbers. A program takes the module (``torch`` or ``internals``)
 and ``step(label)``, which records the allocator's state after each step.
 

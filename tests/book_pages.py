@@ -61,7 +61,7 @@ def browser():
         browser.close()
 
 
-# Chapters whose stored outputs are not yet refitted (tests/test_notebooks_fit.py lists the same):
+# Chapters whose stored outputs are not yet refitted (tests/course/test_notebooks_fit.py lists the same):
 # their check is expected to fail, strictly, so a chapter that comes to fit must leave this list.
 NOT_YET_FITTED = set()
 

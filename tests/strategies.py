@@ -22,7 +22,7 @@ import collections
 
 import hypothesis.strategies as st
 import torch
-from conftest import DTYPE_PAIRS
+from helpers import DTYPE_PAIRS
 
 import internals
 

@@ -5,7 +5,7 @@ import zipfile
 
 import pytest
 import torch
-from conftest import assert_same
+from helpers import assert_same
 
 import internals
 

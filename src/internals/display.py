@@ -3,7 +3,7 @@
 The rendered book shows ``WIDTH`` characters of an output line, and ``CODE_WIDTH`` of a code
 line, at 1400 px before it scrolls sideways (measured in headless Chromium on the built pages:
 a 740 px and a 718 px text area, 8.43 px per character of the theme's 14 px monospace font).
-``tests/test_notebooks_fit.py`` checks every stored line against them. The chapters print through these helpers
+``tests/course/test_notebooks_fit.py`` checks every stored line against them. The chapters print through these helpers
 instead of ``print``-ing long strings:
 
 - ``show_source(obj)`` shows a function's or class's source, syntax-highlighted (IPython's

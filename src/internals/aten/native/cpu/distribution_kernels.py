@@ -25,7 +25,7 @@ capability, ``dispatch_stub.cpu_capability``); the caller passes what its build 
   with Intel's SVML installed for Numba, a loop it vectorises could take SVML's versions instead.
 
 Checked bit for bit against torch 2.13's x86-64 wheel under ``ATEN_CPU_CAPABILITY=default``,
-``avx2`` and ``avx512`` (``tests/test_cpu_capability.py``); the aarch64 paths are read from
+``avx2`` and ``avx512`` (``tests/aten/test_cpu_capability.py``); the aarch64 paths are read from
 torch's source, not run.
 """
 import math

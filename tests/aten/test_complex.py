@@ -1,0 +1,512 @@
+"""Complex tensors: complex64 and complex128 against torch.
+
+The dtypes and their promotion, ``tensor()``'s inference, printing, the elementwise math that
+has complex kernels here (add, sub, mul, div, neg, abs, angle, exp, log, sqrt, conj_physical),
+the reductions sum/mean/prod, comparisons, the views ``real``/``imag``/``view_as_real``/
+``view_as_complex``, ``torch.complex``, conversions to Python and NumPy, and torch's errors.
+
+Where internals differs on purpose, a test says so: it has no lazy conjugate bit (``conj()``
+computes, ``is_conj()`` is False), no complex32, and no complex autograd.
+"""
+import contextlib
+import itertools
+import math
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from helpers import DTYPE_PAIRS, assert_same, assert_same_error
+from hypothesis import given
+from hypothesis import strategies as hst
+
+import internals
+from internals.aten.native import copy as copy_kernels
+
+COMPLEX_PAIRS = [(internals.complex64, torch.complex64), (internals.complex128, torch.complex128)]
+ALL_PAIRS = DTYPE_PAIRS + COMPLEX_PAIRS
+TO_INTERNALS = {theirs: ours for ours, theirs in ALL_PAIRS}
+TORCH_DTYPES = [theirs for _, theirs in ALL_PAIRS]
+NOT_HALF = [d for d in TORCH_DTYPES if d is not torch.float16]     # a float16 tensor + 1j: complex32
+EXACT = dict(rtol=0, atol=0)
+CLOSE = dict(rtol=2e-6, atol=1e-6)    # transcendental functions: a libm of another rounding
+
+
+def both(data, dtype=None):
+    """``tensor(data)`` in torch and internals."""
+    theirs = torch.tensor(data, dtype=dtype)
+    return internals.tensor(data, dtype=None if dtype is None else TO_INTERNALS[dtype]), theirs
+
+
+def error_text(ours, theirs):
+    """Same exception class and message."""
+    ours_error, theirs_error = assert_same_error(ours, theirs)
+    assert str(ours_error) == str(theirs_error)
+
+
+@contextlib.contextmanager
+def default_dtype(dtype):
+    torch.set_default_dtype(dtype)
+    internals.set_default_dtype(TO_INTERNALS[dtype])
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(torch.float32)
+        internals.set_default_dtype(internals.float32)
+
+
+# ---------------------------------------------------------------------------------- dtypes
+def test_dtype_names_and_properties():
+    for name in ("complex64", "cfloat", "complex128", "cdouble"):
+        ours, theirs = getattr(internals, name), getattr(torch, name)
+        assert ours.name == str(theirs).split(".")[1]
+        assert (ours.is_complex, ours.is_floating_point, ours.itemsize) == \
+            (theirs.is_complex, theirs.is_floating_point, theirs.itemsize)
+        assert TO_INTERNALS[theirs.to_real()] is ours.to_real()
+    for ours, theirs in ALL_PAIRS:
+        assert ours.is_complex == theirs.is_complex
+        if theirs.is_floating_point and theirs is not torch.float16:
+            assert TO_INTERNALS[theirs.to_complex()] is ours.to_complex()
+    t, tt = both([1j])
+    assert (t.is_complex(), t.is_floating_point(), t.element_size()) == \
+        (tt.is_complex(), tt.is_floating_point(), tt.element_size())
+
+
+@pytest.mark.parametrize("a, b", [pytest.param(a, b, id=f"{a}-{b}")
+                                  for a, b in itertools.product(TORCH_DTYPES, TORCH_DTYPES)])
+def test_promote_types_and_can_cast(a, b):
+    assert internals.promote_types(TO_INTERNALS[a], TO_INTERNALS[b]) is TO_INTERNALS[torch.promote_types(a, b)]
+    assert internals.can_cast(TO_INTERNALS[a], TO_INTERNALS[b]) == torch.can_cast(a, b)
+
+
+def test_complex32_is_not_supported():
+    """A float16 tensor with a Python complex is complex32 in torch; internals has none and says so."""
+    assert torch.result_type(torch.ones(2, dtype=torch.float16), 1j) is torch.complex32
+    with pytest.raises(NotImplementedError, match="complex32"):
+        internals.result_type(internals.ones(2, dtype=internals.float16), 1j)
+
+
+def _operand(kind, dtype, value):
+    """(torch, internals) operands of a priority group: a (2,) tensor, a 0-dim one, a Python number."""
+    if kind == "scalar":
+        return value, value
+    t = torch.tensor([1, 0] if kind == "dim" else 1).to(dtype)
+    return t, internals.from_torch(t)
+
+
+@given(kinds=hst.tuples(*[hst.sampled_from(["dim", "zero", "scalar"])] * 2),
+       dtypes=hst.tuples(*[hst.sampled_from(NOT_HALF)] * 2),
+       values=hst.tuples(*[hst.sampled_from([True, 3, 2.5, 1j, 1 + 2j])] * 2),
+       double=hst.booleans())
+def test_result_type_and_add_promote_as_torch(kinds, dtypes, values, double):
+    """Three priority groups; a wrapped Python complex is the default complex dtype; a complex
+    lower group keeps a float higher group's width (float64 tensor + 1j is complex128)."""
+    operands = [_operand(k, d, v) for k, d, v in zip(kinds, dtypes, values)]
+    if all(k == "scalar" for k in kinds):
+        operands[0] = _operand("dim", dtypes[0], None)
+    with default_dtype(torch.float64 if double else torch.float32):
+        expected = torch.result_type(operands[0][0], operands[1][0])
+        assert internals.result_type(operands[0][1], operands[1][1]) is TO_INTERNALS[expected]
+        if expected is not torch.bool:       # bool + bool is an add of its own; add checks it elsewhere
+            theirs = torch.add(operands[0][0], operands[1][0]) if torch.is_tensor(operands[0][0]) else None
+            if theirs is not None:
+                assert_same(internals.add(operands[0][1], operands[1][1]), theirs, **EXACT)
+
+
+# ---------------------------------------------------------------------------------- tensor()
+INFERRED = [[1 + 2j], 1j, [1, 2.5, 3j], [[1j, 2], [True, 4.5]], [np.complex64(1 + 1j)], np.array([1j, 2]),
+            [np.complex128(2j), 1.0], [1e39 + 0j], [1e300j, 2], [1j, 2**64], [-0.0 - 0.0j, 0.0 - 0.0j],
+            [complex(math.nan, math.inf)]]
+
+
+@pytest.mark.parametrize("data", INFERRED, ids=range(len(INFERRED)))
+@pytest.mark.parametrize("double", [False, True])
+def test_tensor_infers_the_default_complex_dtype(data, double):
+    """complex64 under a float32 default, complex128 under float64; out-of-range parts are inf."""
+    with default_dtype(torch.float64 if double else torch.float32):
+        ours, theirs = both(data)
+    assert_same(ours, theirs, **EXACT)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128, torch.bool, torch.float32, torch.float64,
+                                   torch.int64, torch.uint8])
+def test_tensor_with_a_dtype(dtype):
+    """Into a complex dtype or bool, anything goes; a real dtype refuses Python complex numbers
+    (TypeError, as Python's float() and int() do)."""
+    for data in ([1 + 2j, 0j], [[1, 2.5], [3, 4]]):
+        try:
+            theirs = torch.tensor(data, dtype=dtype)
+        except TypeError:
+            error_text(lambda data=data: internals.tensor(data, dtype=TO_INTERNALS[dtype]),
+                       lambda data=data: torch.tensor(data, dtype=dtype))
+            continue
+        assert_same(internals.tensor(data, dtype=TO_INTERNALS[dtype]), theirs, **EXACT)
+
+
+def test_factories():
+    for ours, theirs in COMPLEX_PAIRS:
+        assert_same(internals.zeros(2, 3, dtype=ours), torch.zeros(2, 3, dtype=theirs), **EXACT)
+        assert_same(internals.ones(2, dtype=ours), torch.ones(2, dtype=theirs), **EXACT)
+        assert_same(internals.full((2,), 1 - 2j, dtype=ours), torch.full((2,), 1 - 2j, dtype=theirs), **EXACT)
+        x, xt = both([[1j, 2]], theirs)
+        assert_same(internals.zeros_like(x.t()), torch.zeros_like(xt.t()), **EXACT)
+    assert_same(internals.full((3,), 2j), torch.full((3,), 2j), **EXACT)
+    with default_dtype(torch.float64):
+        assert_same(internals.full((3,), 2j), torch.full((3,), 2j), **EXACT)
+
+
+@pytest.mark.parametrize("dtype, value", [(torch.float32, 1j), (torch.int32, 1j), (torch.complex64, 1e39),
+                                          (torch.complex64, 1e39j), (torch.complex128, 1e39)])
+def test_fill_overflow_errors(dtype, value):
+    """A value a dtype cannot hold is an error (``c10::checked_convert``): a nonzero imaginary
+    part for a real dtype, a part out of the component type's range for a complex one."""
+    def run(lib, d):
+        return lib.zeros(2, dtype=d).fill_(value)
+    try:
+        theirs = run(torch, dtype)
+    except RuntimeError:
+        return error_text(lambda: run(internals, TO_INTERNALS[dtype]), lambda: run(torch, dtype))
+    assert_same(run(internals, TO_INTERNALS[dtype]), theirs, **EXACT)
+
+
+def test_fill_with_a_complex_value_of_zero_imaginary_part():
+    for dtype in (torch.float32, torch.int32, torch.bool):
+        ours = internals.zeros(2, dtype=TO_INTERNALS[dtype]).fill_(3 + 0j)
+        assert_same(ours, torch.zeros(2, dtype=dtype).fill_(3 + 0j), **EXACT)
+    assert_same(internals.zeros(2, dtype=internals.bool).fill_(1j), torch.zeros(2, dtype=torch.bool).fill_(1j))
+
+
+# ---------------------------------------------------------------------------------- printing
+PRINTED = ["[1+2j, 3-4j]", "[1j]", "1j", "-2.5+0j", "[1.5e-5+1j, 1e4]", "[1.5+1e10j, 1e4]",
+           "[float('nan')+1j, float('inf')]", "[-0.0-0.0j]", "[0.0-0.0j]", "[[1+2j, 3.25-4j],[2,1j]]",
+           "[1e-3+1e-3j, 1e3]", "[0.1+0.2j, 0.3]", "[123456.789+1j]", "[complex(float('nan'), float('nan'))]",
+           "[complex(float('inf'), float('-inf'))]", "[1e9+0j]", "[1e8+0j, 1]", "[[[1+1j,2],[3,4]],[[5,6],[7,8j]]]",
+           "[x*(1+0.5j) for x in range(40)]", "[x*(1.5+0.25j) for x in range(2000)]",
+           "[[x*(1+0.5j) for x in range(50)] for _ in range(30)]", "[-1-1j, 10+100j]", "[0.5-0.5j]",
+           "[100+1000j, 0.001j]", "[[x+1j for x in range(3)]]*500", "[1e-5j, 0]", "[3+0j]", "[0j, 0j]"]
+
+
+@pytest.mark.parametrize("source", PRINTED)
+@pytest.mark.parametrize("dtype", [None, torch.complex128])
+def test_repr_matches_torch(source, dtype):
+    """torch's format for complex numbers: one format for the real parts and one for the
+    imaginary parts (integer, fixed or scientific, each its own width), summarized past 1000
+    elements, and a ``dtype=`` suffix that wraps to its own line when it does not fit."""
+    ours, theirs = both(eval(source), dtype)
+    assert repr(ours) == repr(theirs).replace("torch.", "internals.")
+
+
+def test_repr_of_empty_views_and_default_dtypes():
+    cases = [lambda lib: lib.zeros(2, 3, dtype=lib.complex64), lambda lib: lib.zeros(0, dtype=lib.complex64),
+             lambda lib: lib.zeros(0, 2, dtype=lib.complex128), lambda lib: lib.tensor([1 + 2j]).real,
+             lambda lib: lib.tensor([1 + 2j, 3], dtype=lib.complex128).imag,
+             lambda lib: lib.tensor([[1 + 2j, 3], [4j, 5]]).t()]
+    for make in cases:
+        assert repr(make(internals)) == repr(make(torch)).replace("torch.", "internals.")
+    for double in (False, True):
+        with default_dtype(torch.float64 if double else torch.float32):
+            for dtype in (torch.complex64, torch.complex128):
+                ours, theirs = both([1 + 2j, 3], dtype)
+                assert repr(ours) == repr(theirs).replace("torch.", "internals.")
+
+
+def test_long_real_tensors_wrap_their_dtype_suffix_too():
+    """The suffix wrapping is torch's ``_add_suffixes``, shared with real dtypes."""
+    ours, theirs = both([1.5] * 8, torch.float64)
+    assert repr(ours) == repr(theirs).replace("torch.", "internals.")
+    assert "\n       dtype=" in repr(ours)
+
+
+# ---------------------------------------------------------------------------------- elementwise
+VALUES = [[1 + 2j, 3 - 4j, -0.5j, 2.25], [0j, -1 + 1e-3j, 1e4 + 7j, -3.5 - 2.5j]]
+
+
+def pair(dtype=torch.complex64, shape=(2, 4)):
+    ours, theirs = both(VALUES, dtype)
+    return ours.reshape(shape), theirs.reshape(shape)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+@pytest.mark.parametrize("other_dtype", [torch.complex64, torch.complex128, torch.float32, torch.float64,
+                                         torch.int64, torch.bool])
+@pytest.mark.parametrize("op", ["add", "sub", "mul", "div"])
+def test_arithmetic_with_other_dtypes(dtype, other_dtype, op):
+    x, xt = pair(dtype)
+    other = torch.tensor([[1, 0, 2, -3]]).to(other_dtype) + (0.5j if other_dtype.is_complex else 0)
+    y = internals.from_torch(other)
+    tol = EXACT if op in ("add", "sub") else CLOSE
+    assert_same(getattr(internals, op)(x, y), getattr(torch, op)(xt, other), **tol)
+    assert_same(getattr(internals, op)(y.t(), x.t()), getattr(torch, op)(other.t(), xt.t()), **tol)
+
+
+@pytest.mark.parametrize("scalar", [2, 2.5, 1j, -1.5 + 0.25j, True])
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128, torch.float32, torch.float64, torch.int32])
+def test_arithmetic_with_python_scalars(scalar, dtype):
+    """A Python complex makes a float32 tensor complex64, a float64 one complex128, an integer
+    one complex64; a complex tensor keeps its dtype whatever the scalar."""
+    x, xt = pair() if dtype.is_complex else both([[1, 2, -3]], dtype)
+    if dtype.is_complex:
+        x, xt = x.to(TO_INTERNALS[dtype]), xt.to(dtype)
+    for name in ("add", "mul"):
+        assert_same(getattr(internals, name)(x, scalar), getattr(torch, name)(xt, scalar), **CLOSE)
+    assert_same(x / scalar, xt / scalar, **CLOSE)
+    if scalar is True:       # sub_check: no bool operand at all
+        return error_text(lambda: scalar - x, lambda: scalar - xt)
+    assert_same(scalar - x, scalar - xt, **CLOSE)
+
+
+def test_division_by_zero_and_in_place_ops():
+    x, xt = pair()
+    assert_same(x / 0, xt / 0, **EXACT)
+    assert_same(x / internals.zeros(4, dtype=internals.complex64), xt / torch.zeros(4, dtype=torch.complex64))
+    assert_same(x.clone().add_(x, alpha=2 - 1j), xt.clone().add_(xt, alpha=2 - 1j), **CLOSE)
+    assert_same(x.clone().mul_(1j), xt.clone().mul_(1j), **EXACT)
+    assert_same(x.clone().sub_(1), xt.clone().sub_(1), **EXACT)
+    error_text(lambda: internals.zeros(2).add_(internals.tensor([1j, 2])),
+               lambda: torch.zeros(2).add_(torch.tensor([1j, 2])))
+    error_text(lambda: x.abs_(), lambda: xt.abs_())
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.int64, torch.float32, torch.bool])
+@pytest.mark.parametrize("alpha", [1j, 2.5, 2, True])
+def test_add_alpha_checks(dtype, alpha):
+    """``alpha_check``: a complex alpha needs a complex result; a float one a float or complex one."""
+    x, xt = both([1, 0], dtype)
+    for name in ("add", "sub"):
+        try:
+            theirs = getattr(torch, name)(xt, xt, alpha=alpha)
+        except RuntimeError:
+            error_text(lambda name=name: getattr(internals, name)(x, x, alpha=alpha),
+                       lambda name=name: getattr(torch, name)(xt, xt, alpha=alpha))
+            continue
+        assert_same(getattr(internals, name)(x, x, alpha=alpha), theirs, **EXACT)
+
+
+@pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128])
+def test_unary_math(dtype):
+    x, xt = pair(dtype)
+    assert_same(-x, -xt, **EXACT)
+    assert_same(x.abs(), xt.abs(), **CLOSE)
+    assert_same(x.angle(), xt.angle(), **CLOSE)
+    assert_same(x.conj_physical(), xt.conj_physical(), **EXACT)
+    for name in ("exp", "sqrt", "log"):
+        assert_same(getattr(x, name)(), getattr(xt, name)(), **CLOSE)
+    special, st_ = both([0j, complex(-0.0, 0.0), complex(math.inf, 0), -4 + 0j], dtype)
+    assert_same(special.log(), st_.log(), **CLOSE)
+    assert_same(special.sqrt(), st_.sqrt(), **CLOSE)
+
+
+def test_angle_of_real_tensors():
+    for data, dtype in (([1.0, -2.0, 0.0, math.nan], torch.float32), ([1, -2, 0], torch.int64),
+                        ([-1.5, 2.0], torch.float64)):
+        x, xt = both(data, dtype)
+        assert_same(x.angle(), xt.angle(), **EXACT)
+
+
+def test_ops_without_complex_kernels_raise():
+    x, xt = pair()
+    error_text(lambda: x < 1, lambda: xt < 1)
+    error_text(lambda: x.ge(x), lambda: xt.ge(xt))
+    error_text(lambda: x.to(internals.complex128) > 1, lambda: xt.to(torch.complex128) > 1)
+    error_text(lambda: x.maximum(x), lambda: xt.maximum(xt))
+    error_text(lambda: x.minimum(x), lambda: xt.minimum(xt))
+    error_text(lambda: x.relu(), lambda: xt.relu())
+    error_text(lambda: x.sign(), lambda: xt.sign())
+    # complex sin and pow have kernels (tests/aten/test_einsum_scatter_reduce_tensor_split.py and
+    # tests/aten/test_complex_pow_and_python_conversions.py compare them with torch)
+    assert_same(x.sin(), xt.sin(), **EXACT)
+    assert_same(x ** 2, xt ** 2, **CLOSE)
+    assert_same(x ** 1, xt ** 1, **EXACT)      # pow's short cuts come first, as in torch
+    assert_same(x ** 0, xt ** 0, **EXACT)
+
+
+def test_equality_and_reductions():
+    x, xt = pair()
+    y, yt = both([[1 + 2j, 3 + 4j, -0.5j, 2.25]] * 2)
+    assert_same(x == y, xt == yt, **EXACT)
+    assert_same(x != 2.25, xt != 2.25, **EXACT)
+    assert internals.equal(x, x.clone()) == torch.equal(xt, xt.clone())
+    for dtype in (torch.complex64, torch.complex128):
+        x, xt = pair(dtype)
+        assert_same(x.sum(), xt.sum(), **CLOSE)
+        assert_same(x.sum(1), xt.sum(1), **CLOSE)
+        assert_same(x.mean(0, keepdim=True), xt.mean(0, keepdim=True), **CLOSE)
+        assert_same(x.mean(), xt.mean(), **CLOSE)
+        assert_same(x.prod(1), xt.prod(1), rtol=1e-5, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------------- views
+@pytest.mark.parametrize("view", [lambda t: t, lambda t: t.t(), lambda t: t[:, 1:3], lambda t: t[1], lambda t: t[0, 2]])
+def test_real_imag_and_view_as_real_are_views(view):
+    """The floats behind a complex tensor: strides doubled plus a last dim of stride 1; real
+    and imag select its two halves (offset doubled, plus one for imag)."""
+    x, xt = pair(torch.complex128)
+    x, xt = view(x), view(xt)
+    assert_same(internals.view_as_real(x), torch.view_as_real(xt), **EXACT)
+    assert_same(x.real, xt.real, **EXACT)
+    assert_same(x.imag, xt.imag, **EXACT)
+    assert_same(internals.real(x), torch.real(xt), **EXACT)
+    assert x.imag.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+
+
+def test_writing_through_real_and_imag():
+    x, xt = pair()
+    x.real.mul_(10)
+    xt.real.mul_(10)
+    x.imag[0].fill_(-1)
+    xt.imag[0].fill_(-1)
+    assert_same(x, xt, **EXACT)
+
+
+def test_real_and_imag_of_real_tensors():
+    x, xt = both([1.0, 2.0])
+    assert x.real is x and xt.real is xt
+    error_text(lambda: x.imag, lambda: xt.imag)
+    error_text(lambda: internals.view_as_real(x), lambda: torch.view_as_real(xt))
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.tensor([[1.0, 2], [3, 4]]),
+                                  lambda lib: lib.tensor([[1.0, 2, 3, 4]]).reshape(2, 2)[1:],
+                                  lambda lib: lib.tensor([1.0, 2], dtype=lib.float64),
+                                  lambda lib: lib.tensor([[1.0, 2, 3, 4]] * 2).reshape(2, 2, 2).transpose(0, 1)])
+def test_view_as_complex(make):
+    assert_same(internals.view_as_complex(make(internals)), torch.view_as_complex(make(torch)), **EXACT)
+
+
+@pytest.mark.parametrize("make", [lambda lib: lib.tensor([1.0, 2, 3]), lambda lib: lib.tensor(1.0),
+                                  lambda lib: lib.tensor([[1.0, 2, 3, 4]]).t(), lambda lib: lib.tensor([1, 2]),
+                                  lambda lib: lib.tensor([[1.0, 2, 3], [4, 5, 6]])[:, 1:],
+                                  lambda lib: lib.tensor([1.0, 2, 3])[1:],
+                                  lambda lib: lib.tensor([1j, 2j])])
+def test_view_as_complex_errors(make):
+    error_text(lambda: internals.view_as_complex(make(internals)), lambda: torch.view_as_complex(make(torch)))
+
+
+def test_view_as_complex_under_autocast():
+    """An fp32 op of CPU autocast: a bfloat16 input becomes float32 first (then complex64)."""
+    x = torch.tensor([[1.0, 2.0]], dtype=torch.bfloat16)
+    with torch.autocast("cpu"), internals.autocast("cpu"):
+        assert_same(internals.view_as_complex(internals.from_torch(x)), torch.view_as_complex(x), **EXACT)
+
+
+def test_torch_complex():
+    for dtype in (torch.float32, torch.float64):
+        re, ret = both([[1.0, -2.0, math.inf]], dtype)
+        im, imt = both([[0.5], [-0.0]], dtype)
+        assert_same(internals.complex(re, im), torch.complex(ret, imt), **EXACT)
+        assert_same(internals.complex(re.t(), re.t()), torch.complex(ret.t(), ret.t()), **EXACT)
+    error_text(lambda: internals.complex(internals.tensor([1.0]), internals.tensor([1.0], dtype=internals.float64)),
+               lambda: torch.complex(torch.tensor([1.0]), torch.tensor([1.0], dtype=torch.float64)))
+    error_text(lambda: internals.complex(internals.tensor([1]), internals.tensor([1])),
+               lambda: torch.complex(torch.tensor([1]), torch.tensor([1])))
+
+
+def test_conj_is_computed_not_lazy():
+    """torch's ``conj()`` is a view with the conjugate bit; internals computes the conjugates:
+    the same values, but a new tensor, and ``is_conj()`` False."""
+    x, xt = pair()
+    assert_same(x.conj(), xt.conj(), **EXACT)
+    assert xt.conj().is_conj() and not x.conj().is_conj()
+    assert xt.conj()._is_view() and x.conj()._base is None
+    assert_same(x.conj().resolve_conj(), xt.conj().resolve_conj(), **EXACT)
+    real, realt = both([1.0, -2.0])
+    assert real.conj() is real and realt.conj() is realt
+    assert real.conj_physical() is real
+    with pytest.raises(ValueError, match="resolve_conj"):
+        internals.from_torch(xt.conj())
+
+
+# ---------------------------------------------------------------------------------- conversions
+def test_python_and_numpy_conversions():
+    x, xt = pair()
+    assert x.tolist() == xt.tolist()
+    assert x[0, 1].item() == xt[0, 1].item() and type(x[0, 1].item()) is complex
+    array = x.numpy()
+    assert array.dtype == xt.numpy().dtype and array.strides == xt.numpy().strides
+    np.testing.assert_array_equal(array, xt.numpy())
+    for value in (1 + 0j, 2.5j, 0j):
+        s, st_ = both(value)
+        for convert in (bool, complex):
+            assert convert(s) == convert(st_)
+        for convert in (float, int):
+            try:
+                expected = convert(st_)
+            except RuntimeError:
+                error_text(lambda f=convert, v=s: f(v), lambda f=convert, v=st_: f(v))
+                continue
+            assert convert(s) == expected
+    for np_dtype in (np.complex64, np.complex128):
+        a = (np.arange(6) * (1 - 1j)).astype(np_dtype).reshape(2, 3)[:, ::2]
+        assert_same(internals.from_numpy(a), torch.from_numpy(a), **EXACT)
+        assert_same(internals.tensor(a), torch.tensor(a), **EXACT)
+
+
+# VALUES with every real part inside uint8's and int8's ranges: a float outside an integer
+# type's range converts with no defined result (a C cast whose bits follow the CPU).
+IN_RANGE = [[1 + 2j, 3 - 4j, 0.5j, 2.25], [0j, 1 + 1e-3j, 100 + 7j, 3.5 - 2.5j]]
+
+
+def test_casts_to_and_from_complex():
+    x, xt = pair()
+    for _, theirs in ALL_PAIRS:
+        source, source_t = (x, xt) if theirs.is_floating_point or theirs.is_complex or theirs is torch.bool \
+            else (t.reshape(2, 4) for t in both(IN_RANGE, xt.dtype))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")        # the one-time warning: see the next test
+            ours = source.to(TO_INTERNALS[theirs])
+            expected = source_t.to(theirs)
+        assert_same(ours, expected, **EXACT)
+        y, yt = both([[0, 1, 2], [3, 4, 5]], theirs)
+        assert_same(y.to(x.dtype), yt.to(xt.dtype), **EXACT)
+        assert_same(y + x[:, :3], yt + xt[:, :3], **EXACT)
+
+
+_TORCH_WARNING = """
+import warnings, torch
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    torch.tensor([1j]).to(torch.bool)
+    torch.tensor([1j]).to(torch.float32)
+    torch.tensor([1j]).to(torch.int64)
+print(len(caught), caught[0].category.__name__, caught[0].message)
+"""
+
+
+def test_casting_complex_to_real_warns_once():
+    """torch warns once per process (``TORCH_WARN_ONCE``), so its text comes from a process of its own."""
+    count, category, message = subprocess.run([sys.executable, "-c", _TORCH_WARNING], capture_output=True,
+                                              text=True, check=True).stdout.split(" ", 2)
+    copy_kernels._warned.clear()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        internals.tensor([1j]).to(internals.bool)
+        internals.tensor([1j]).to(internals.float32)
+        internals.tensor([1j]).to(internals.int64)
+    assert len(caught) == int(count) == 1
+    assert caught[0].category.__name__ == category
+    assert message.startswith(str(caught[0].message) + " (Triggered internally at")
+
+
+def test_requires_grad():
+    """torch allows complex leaves; internals has no complex autograd and says so."""
+    assert torch.tensor([1j], requires_grad=True).requires_grad
+    with pytest.raises(NotImplementedError, match="no complex autograd"):
+        internals.tensor([1j], requires_grad=True)
+
+
+# ---------------------------------------------------------------------------------- cuda (simulator)
+def test_cuda_kernels_take_complex_numbers():
+    x, xt = pair()
+    y = internals.tensor([[2.0], [-1.0]]).cuda()
+    yt = torch.tensor([[2.0], [-1.0]])
+    on = x.cuda()
+    assert_same(on + y, xt + yt, **EXACT)
+    assert_same(on * on, xt * xt, **CLOSE)
+    assert_same(on / 0, xt / 0, **EXACT)
+    assert_same(on.abs(), xt.abs(), **CLOSE)
+    assert_same(on.exp(), xt.exp(), **CLOSE)
+    assert_same(on.imag, xt.imag, **EXACT)
+    assert_same(on.sum(1), xt.sum(1), **CLOSE)
+    assert repr(on[0, :2]) == repr(xt[0, :2])[:-1] + ", device='cuda:0')"

@@ -1,0 +1,129 @@
+"""``addmm``, ``mv``, ``F.linear`` (one ``addmm`` as torch's), ``matmul``'s folding,
+``threshold_backward`` (relu's gradient) and ``detach`` as operators, against torch: OpInfo
+samples (torch has none for detach), errors, gradients and grad_fn names. The operators a
+dispatch mode logs for them are compared in ``test_op_log_parity.py``."""
+import pytest
+import torch
+from helpers import MATMUL_TOL, TORCH_DTYPES, Adapter, assert_same, fn, run_opinfo_samples, same_outcome
+from torch.testing._internal.common_methods_invocations import op_db
+
+import internals
+
+ADAPTERS = {
+    "addmm": Adapter(fn("addmm"), "addmm", kwargs=("beta", "alpha"), tol=MATMUL_TOL),
+    "nn.functional.linear": Adapter(internals.nn.functional.linear, tol=MATMUL_TOL),
+    "mv": Adapter(fn("mv"), "mv", tol=MATMUL_TOL),
+    "matmul": Adapter(fn("matmul"), "matmul", tol=MATMUL_TOL),
+}
+OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
+# torch rounds addmm's 16-bit product to the 16-bit type before adding the bias; internals
+# adds in float32 and rounds once.
+EXCLUDED = {name: (torch.float16, torch.bfloat16) for name in ("addmm", "nn.functional.linear", "mv", "matmul")}
+CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name in ADAPTERS for dtype in TORCH_DTYPES
+         if dtype in OPINFOS[name].supported_dtypes("cpu") and dtype not in EXCLUDED.get(name, ())]
+
+
+@pytest.mark.parametrize("name, dtype", CASES)
+def test_opinfo_samples(name, dtype):
+    ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype)
+    assert ran > 0 and skipped == 0, f"{name} {dtype}: {skipped} skipped for {sorted(reasons)}"
+
+
+ERROR_CASES = {
+    "mat1 not a matrix": lambda lib: lib.addmm(lib.ones(3), lib.ones(2), lib.ones(2, 3)),
+    "mat2 not a matrix": lambda lib: lib.addmm(lib.ones(3), lib.ones(2, 2), lib.ones(2)),
+    "shapes": lambda lib: lib.addmm(lib.ones(3), lib.ones(2, 3), lib.ones(2, 3)),
+    "mat1 dtype": lambda lib: lib.addmm(lib.ones(4), lib.ones(2, 3, dtype=lib.float64), lib.ones(3, 4)),
+    "self dtype": lambda lib: lib.addmm(lib.ones(4), lib.ones(2, 3, dtype=lib.float64),
+                                        lib.ones(3, 4, dtype=lib.float64)),
+    "self not broadcastable": lambda lib: lib.addmm(lib.ones(5), lib.ones(2, 3), lib.ones(3, 4)),
+    "integer scalars truncate": lambda lib: lib.addmm(lib.ones(4, dtype=lib.int64), lib.ones(2, 3, dtype=lib.int64),
+                                                      lib.ones(3, 4, dtype=lib.int64), beta=0.5, alpha=1.7),
+    "beta 0 ignores nan": lambda lib: lib.addmm(lib.full((4,), float("nan")), lib.ones(2, 3), lib.ones(3, 4), beta=0),
+    "linear shapes": lambda lib: lib.nn.functional.linear(lib.ones(2, 3), lib.ones(4, 2)),
+    "linear bias": lambda lib: lib.nn.functional.linear(lib.ones(2, 3), lib.ones(4, 3), lib.ones(5)),
+}
+
+
+@pytest.mark.parametrize("case", ERROR_CASES)
+def test_errors_and_corner_cases(case):
+    same_outcome(ERROR_CASES[case], message=not case.startswith("linear"))
+
+
+def _x(lib, *shape):
+    g = torch.Generator().manual_seed(sum(shape))
+    return lib.tensor(torch.randn(*shape, generator=g, dtype=torch.float64).tolist(), dtype=lib.float64,
+                      requires_grad=True)
+
+
+GRAD_CASES = {
+    "addmm": lambda lib: lib.addmm(_x(lib, 4), _x(lib, 2, 3), _x(lib, 3, 4), beta=0.5, alpha=2),
+    "addmm column-major": lambda lib: lib.addmm(_x(lib, 2, 1), _x(lib, 3, 2).t(), _x(lib, 4, 3).t()),
+    "linear 2-d": lambda lib: lib.nn.functional.linear(_x(lib, 2, 3), _x(lib, 4, 3), _x(lib, 4)),
+    "linear 3-d": lambda lib: lib.nn.functional.linear(_x(lib, 2, 5, 3), _x(lib, 4, 3), _x(lib, 4)),
+    "linear 1-d": lambda lib: lib.nn.functional.linear(_x(lib, 3), _x(lib, 4, 3), _x(lib, 4)),
+    "linear non-contiguous 3-d": lambda lib: lib.nn.functional.linear(_x(lib, 2, 3, 5).transpose(1, 2),
+                                                                      _x(lib, 4, 3), _x(lib, 4)),
+    "linear without bias": lambda lib: lib.nn.functional.linear(_x(lib, 2, 3), _x(lib, 4, 3)),
+    "relu": lambda lib: _x(lib, 2, 3).relu(),
+    "mv": lambda lib: _x(lib, 2, 3).mv(_x(lib, 3)),
+    "matmul folded": lambda lib: _x(lib, 2, 5, 3) @ _x(lib, 3, 4),
+    "matmul folded by a vector": lambda lib: _x(lib, 2, 5, 3) @ _x(lib, 3),
+    "matmul matrix by batch": lambda lib: _x(lib, 5, 3) @ _x(lib, 2, 3, 4),
+    "matmul batched": lambda lib: _x(lib, 2, 1, 5, 3) @ _x(lib, 4, 3, 2),
+    "reshape that copies": lambda lib: _x(lib, 3, 4).t().reshape(12),
+}
+
+
+@pytest.mark.parametrize("case", GRAD_CASES)
+def test_gradients_and_nodes(case):
+    """Values, the result's grad_fn name, and every input's gradient equal torch's."""
+    ours, theirs = GRAD_CASES[case](internals), GRAD_CASES[case](torch)
+    assert_same(ours, theirs, rtol=1e-12, atol=1e-12, exact_layout=False)
+    assert ours.grad_fn.name() == theirs.grad_fn.name()
+    leaves_t = [n.variable for n, _ in _leaf_nodes(theirs.grad_fn)]
+    leaves_o = [n.variable for n, _ in _leaf_nodes(ours.grad_fn)]
+    (ours * ours).sum().backward()
+    (theirs * theirs).sum().backward()
+    for o, t in zip(leaves_o, leaves_t, strict=True):
+        assert_same(o.grad, t.grad, rtol=1e-12, atol=1e-12, exact_layout=False)
+
+
+def _leaf_nodes(node, seen=None):
+    """The AccumulateGrad nodes below ``node``, in a fixed (depth-first, edge) order."""
+    seen = [] if seen is None else seen
+    for child, nr in node.next_functions:
+        if child is None or any(child is s for s, _ in seen):
+            continue
+        if type(child).__name__ == "AccumulateGrad":
+            seen.append((child, nr))
+        else:
+            _leaf_nodes(child, seen)
+    return seen
+
+
+def test_threshold_backward_is_relus_gradient_and_is_differentiable():
+    """relu's backward is the ``threshold_backward`` operator (0 at or below the threshold, NaN
+    outputs let the gradient through), and it has a derivative: double backward works."""
+    for lib in (torch, internals):
+        x = lib.tensor([-1.0, 0.0, 2.0, float("nan")], dtype=lib.float64, requires_grad=True)
+        g = lib.tensor([1.0, 2.0, 3.0, 4.0], dtype=lib.float64, requires_grad=True)
+        (gx,) = lib.autograd.grad(x.relu(), x, g, create_graph=True)
+        (gg,) = lib.autograd.grad(gx.sum(), g)
+        if lib is torch:
+            theirs = (gx, gg, gx.grad_fn.name())
+        else:
+            ours = (gx, gg, gx.grad_fn.name())
+    assert_same(ours[0], theirs[0])
+    assert_same(ours[1], theirs[1])
+    assert ours[2] == theirs[2] == "ThresholdBackwardBackward0"
+
+
+def test_detach_shares_data_and_version_but_is_no_view():
+    for lib in (torch, internals):
+        x = lib.ones(3, requires_grad=True)
+        y = x * 2
+        d = y.detach()
+        d.add_(1)
+        assert (d.requires_grad, d.grad_fn, d._base, d._is_view(), y._version) == (False, None, None, False, 1)
+        assert d.untyped_storage().data_ptr() == y.untyped_storage().data_ptr()

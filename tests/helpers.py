@@ -1,0 +1,647 @@
+"""What the test files share: comparisons with torch, OpInfo sample runners, snippet harnesses.
+
+Tests import from here (``from helpers import ...``); pytest puts ``tests`` on the path
+(``pythonpath`` in pyproject.toml). Fixtures stay in conftest.py."""
+import contextlib
+import io
+import math
+import re
+import sys
+import threading
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch.testing._internal.common_methods_invocations import op_db
+from torch.testing._internal.common_utils import noncontiguous_like
+from torch.utils._python_dispatch import TorchDispatchMode
+
+import internals
+
+# internals dtype <-> torch dtype, for the ten dtypes the course covers.
+DTYPE_PAIRS = [(getattr(internals, n), getattr(torch, n)) for n in
+               ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64")]
+
+
+TO_TORCH = {ours: theirs for ours, theirs in DTYPE_PAIRS}
+
+
+TO_INTERNALS = {theirs: ours for ours, theirs in DTYPE_PAIRS}
+
+
+# Where torch's last bits follow the CPU, results are compared within these units in the last
+# place (``internals.testing.assert_within_ulps``; CONTRIBUTING.md says which ops are which).
+# A library math function: SLEEF's vectorised 1-ulp functions or the C library's, by CPU path.
+LIBM_ULPS = 2
+
+
+# A BLAS product or a vector-width reduction order: its sums group differently on each path.
+PRODUCT_ULPS = 4
+
+
+# A complex power, logarithm or trigonometric function: torch's vector path or std::complex by
+# capability, fused multiply-adds where the CPU has them; a power's exponent amplifies the
+# rounding of its logarithm (complex64 ** 2.5 of |z| ~ 1e3 is 12 ulps apart between paths).
+COMPLEX_ULPS = 32
+
+
+def assert_same(ours, theirs, *, exact_layout=True, rtol=None, atol=None, ulps=None):
+    """Values, shape, strides, storage offset and dtype of an internals tensor equal torch's
+    (the values within ``ulps`` units in the last place when given)."""
+    internals.testing.check(ours, theirs, exact_layout=exact_layout, rtol=rtol, atol=atol, ulps=ulps)
+
+
+def assert_same_error(fn_ours, fn_theirs):
+    """Both raise, and with the same exception class (RuntimeError, IndexError, ...)."""
+    with pytest.raises(Exception) as theirs:
+        fn_theirs()
+    with pytest.raises(Exception) as ours:
+        fn_ours()
+    assert type(ours.value) is type(theirs.value), (
+        f"internals raised {type(ours.value).__name__}: {ours.value}\n"
+        f"torch raised {type(theirs.value).__name__}: {theirs.value}")
+    return ours.value, theirs.value
+
+
+def same_error(fn):
+    """``fn(lib)`` raises the same class with the same message in both libraries."""
+    ours, theirs = assert_same_error(lambda: fn(internals), lambda: fn(torch))
+    assert str(ours) == str(theirs)
+
+
+def same_or_same_error(fn):
+    """``fn(lib)`` raises the same error in both libraries, or gives the same tensor (or the same
+    tensors and other values) with the same layout. Warnings are not compared here."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            theirs = fn(torch)
+        except Exception:
+            return same_error(fn)
+        ours = fn(internals)
+    if isinstance(theirs, torch.Tensor):
+        return assert_same(ours, theirs)
+    assert len(ours) == len(theirs)
+    for o, t in zip(ours, theirs):
+        if isinstance(t, torch.Tensor):
+            assert_same(o, t)
+        else:
+            assert o == t
+
+
+def logging_modes(log_t, log_i):
+    """The classic operation-logger mode, once for torch and once for internals: each appends
+    ``str(func)`` of every operator it sees to its list."""
+    from torch.utils._python_dispatch import TorchDispatchMode as TorchMode
+
+    from internals.utils._python_dispatch import TorchDispatchMode
+
+    class Theirs(TorchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            log_t.append(str(func))
+            return func(*args, **(kwargs or {}))
+
+    class Ours(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            log_i.append(str(func))
+            return func(*args, **(kwargs or {}))
+    return Theirs(), Ours()
+
+
+def dispatch_table(dump):
+    """{key: (fallthrough?, kind)} from a printed dispatch table (``_dispatch_dump_table``)."""
+    out = {}
+    for line in dump.strip().splitlines():
+        key, rest = line.split(": ", 1)
+        out[key] = (rest.startswith("fallthrough"), rest.rsplit("[", 1)[1].rstrip("]"))
+    return out
+
+
+def in_threads(work, n=4):
+    """Run ``work(k)`` on ``n`` threads at a one-microsecond switch interval; the exceptions they raised."""
+    errors, barrier = [], threading.Barrier(n)
+
+    def body(k):
+        barrier.wait()
+        try:
+            work(k)
+        except Exception as e:      # noqa: BLE001 - every failure is reported by the test
+            errors.append(e)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=body, args=(k,)) for k in range(n)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    return errors
+
+
+TORCH_DTYPES = [theirs for _, theirs in DTYPE_PAIRS]
+
+
+FLOAT_DTYPES = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
+
+
+class Unsupported(Exception):
+    """A sample uses a feature internals does not implement; it is counted as skipped."""
+
+
+@dataclass
+class Adapter:
+    """How internals spells one OpInfo.
+
+    ``ours(input, *args, **kwargs)`` is compared with ``op.op`` (torch's function variant);
+    ``method`` names the internals method compared with ``op.method_variant``, if both exist.
+    ``kwargs`` lists the keyword arguments internals accepts for this op: a sample passing any
+    other keyword is skipped. ``min_ran`` is the fraction of samples that must actually run.
+    ``tol`` maps a torch dtype to the (rtol, atol) used instead of assert_close's defaults.
+    """
+    ours: object
+    method: str = None
+    kwargs: tuple = ()
+    min_ran: float = 1.0
+    tol: dict = None
+
+
+# add/sub with alpha != 1 in float16/bfloat16: torch's vectorised CPU loop computes
+# a + alpha * b in float32 and rounds once, as internals does, but its scalar loop (the tail of
+# each thread's chunk, or a whole small tensor) first rounds alpha * b to the 16-bit type. With
+# OpInfo's values (|alpha * b| < 32) that extra rounding is at most half an ulp at 32, 2^-7
+# (float16) or 2^-4 (bfloat16); exact agreement for alpha == 1 is tested further down.
+ADD_ALPHA_TOL = {torch.float16: (1e-3, 2 ** -7), torch.bfloat16: (1.6e-2, 2 ** -4)}
+
+
+# Matrix products: torch's BLAS sums the K products in another order than internals' loop. With
+# OpInfo's values in [-9, 9] and K <= 20, float32 results differ by up to ~K * 81 * 2^-24 ~ 1e-4
+# near cancellation; torch's own OpInfo uses the same override (matmul, test_noncontiguous_samples).
+MATMUL_TOL = {torch.float32: (1.3e-6, 1e-4)}
+
+
+# torch's CPU log_softmax over the last dim rounds the sum of exponentials to float16/bfloat16
+# before taking its log (internals keeps it in float32, as torch's other-dim kernel does), so
+# log(sum) may be off by that rounding: up to one ulp at 1.0 of the 16-bit type, absolute.
+LOG_SOFTMAX_TOL = {torch.float16: (1e-3, 2 ** -10), torch.bfloat16: (1.6e-2, 2 ** -7)}
+
+
+def fn(name):
+    """The internals module function ``internals.<name>``."""
+    return getattr(internals, name)
+
+
+def meth(name):
+    """Call the internals method ``input.<name>(...)``."""
+    return lambda x, *args, **kwargs: getattr(x, name)(*args, **kwargs)
+
+
+REDUCE_KW = ("dim", "keepdim")
+
+
+# op_db name (".variant" when it has one) -> how internals runs it.
+ADAPTERS = {
+    # unary
+    "neg": Adapter(fn("neg"), "neg"),
+    "abs": Adapter(fn("abs"), "abs"),
+    "exp": Adapter(fn("exp"), "exp"),
+    "log": Adapter(fn("log"), "log"),
+    "sqrt": Adapter(fn("sqrt"), "sqrt"),
+    "nn.functional.relu": Adapter(fn("relu")),       # torch.nn.functional.relu is aten::relu
+    "sigmoid": Adapter(fn("sigmoid"), "sigmoid"),
+    "tanh": Adapter(fn("tanh"), "tanh"),
+    # binary
+    "add": Adapter(fn("add"), "add", kwargs=("alpha",), tol=ADD_ALPHA_TOL),
+    "sub": Adapter(fn("sub"), "sub", kwargs=("alpha",), tol=ADD_ALPHA_TOL),
+    "mul": Adapter(fn("mul"), "mul"),
+    "div.no_rounding_mode": Adapter(fn("div"), "div"),
+    "pow": Adapter(fn("pow"), "pow"),
+    "maximum": Adapter(fn("maximum"), "maximum"),
+    "minimum": Adapter(fn("minimum"), "minimum"),
+    "max.binary": Adapter(fn("max"), "max"),
+    "min.binary": Adapter(fn("min"), "min"),
+    "eq": Adapter(fn("eq"), "eq"),
+    "ne": Adapter(fn("ne"), "ne"),
+    "lt": Adapter(fn("lt"), "lt"),
+    "le": Adapter(fn("le"), "le"),
+    "gt": Adapter(fn("gt"), "gt"),
+    "ge": Adapter(fn("ge"), "ge"),
+    # OpInfo's sample input is where's `self` (the values taken where the condition holds).
+    "where": Adapter(lambda x, condition, other: internals.where(condition, x, other)),
+    # reductions
+    "sum": Adapter(fn("sum"), "sum", kwargs=REDUCE_KW + ("dtype",)),
+    "mean": Adapter(fn("mean"), "mean", kwargs=REDUCE_KW + ("dtype",)),
+    "prod": Adapter(fn("prod"), "prod", kwargs=REDUCE_KW + ("dtype",)),
+    "amax": Adapter(fn("amax"), "amax", kwargs=REDUCE_KW),
+    "amin": Adapter(fn("amin"), "amin", kwargs=REDUCE_KW),
+    "max.reduction_with_dim": Adapter(fn("max"), "max", kwargs=REDUCE_KW),
+    "max.reduction_no_dim": Adapter(fn("max"), "max"),
+    "min.reduction_with_dim": Adapter(fn("min"), "min", kwargs=REDUCE_KW),
+    "min.reduction_no_dim": Adapter(fn("min"), "min"),
+    "argmax": Adapter(fn("argmax"), "argmax", kwargs=REDUCE_KW),
+    "argmin": Adapter(fn("argmin"), "argmin", kwargs=REDUCE_KW),
+    # linear algebra and softmax
+    "mm": Adapter(fn("mm"), "mm", tol=MATMUL_TOL),
+    "bmm": Adapter(fn("bmm"), "bmm", tol=MATMUL_TOL),
+    "matmul": Adapter(fn("matmul"), "matmul", tol=MATMUL_TOL),
+    "softmax": Adapter(fn("softmax"), "softmax", kwargs=("dtype",)),
+    "softmax.with_dtype": Adapter(fn("softmax"), "softmax", kwargs=("dtype",)),
+    "log_softmax": Adapter(fn("log_softmax"), "log_softmax", kwargs=("dtype",), tol=LOG_SOFTMAX_TOL),
+    "log_softmax.with_dtype": Adapter(fn("log_softmax"), "log_softmax", kwargs=("dtype",), tol=LOG_SOFTMAX_TOL),
+    # copies and fills
+    "clone": Adapter(fn("clone"), "clone"),
+    "contiguous": Adapter(meth("contiguous"), "contiguous"),
+    "fill": Adapter(lambda x, value: x.clone().fill_(value), kwargs=("value",)),   # torch.fill: a filled copy
+    "zero_": Adapter(lambda x: x.clone().zero_()),
+    # views
+    "view": Adapter(meth("view"), "view"),
+    "view_as": Adapter(meth("view_as"), "view_as"),
+    "reshape": Adapter(fn("reshape"), "reshape"),
+    "reshape_as": Adapter(meth("reshape_as"), "reshape_as"),
+    "transpose": Adapter(fn("transpose"), "transpose"),
+    "t": Adapter(fn("t"), "t"),
+    "T": Adapter(lambda x: x.T),
+    "mT": Adapter(lambda x: x.mT),
+    "permute": Adapter(fn("permute"), "permute"),
+    "movedim": Adapter(fn("movedim"), "movedim"),
+    "expand": Adapter(meth("expand"), "expand"),
+    "expand_as": Adapter(meth("expand_as"), "expand_as"),
+    "broadcast_to": Adapter(fn("broadcast_to"), "broadcast_to"),
+    "narrow": Adapter(fn("narrow"), "narrow"),
+    "select": Adapter(fn("select"), "select"),
+    "squeeze": Adapter(fn("squeeze"), "squeeze"),
+    "squeeze.multiple": Adapter(fn("squeeze"), "squeeze"),
+    "unsqueeze": Adapter(fn("unsqueeze"), "unsqueeze"),
+    "flatten": Adapter(fn("flatten"), "flatten", kwargs=("start_dim", "end_dim")),
+    "unflatten": Adapter(fn("unflatten"), "unflatten"),
+    "diagonal": Adapter(fn("diagonal"), "diagonal", kwargs=("offset", "dim1", "dim2")),
+    "unfold": Adapter(meth("unfold"), "unfold"),
+    "split": Adapter(fn("split"), "split"),
+    "split.list_args": Adapter(fn("split"), "split"),
+    # internals spells split_with_sizes(sizes, dim) as split(sizes, dim), as torch.split does.
+    "split_with_sizes": Adapter(lambda x, sizes, dim=0: internals.split(x, sizes, dim)),
+    "chunk": Adapter(fn("chunk"), "chunk"),
+    "as_strided": Adapter(fn("as_strided"), "as_strided", kwargs=("storage_offset",)),
+    "as_strided.partial_views": Adapter(fn("as_strided"), "as_strided", kwargs=("storage_offset",)),
+}
+
+
+def opinfo_name(op):
+    return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
+
+
+OPINFOS = {opinfo_name(op): op for op in op_db if opinfo_name(op) in ADAPTERS}
+
+
+def to_ours(value):
+    """A sample argument as internals takes it: tensors and dtypes converted, scalars kept."""
+    if isinstance(value, torch.Tensor):
+        if value.dtype not in TO_INTERNALS or value.layout != torch.strided:
+            raise Unsupported(f"tensor of {value.dtype}, {value.layout}")
+        return internals.from_torch(value)
+    if isinstance(value, torch.dtype):
+        if value not in TO_INTERNALS:
+            raise Unsupported(f"dtype {value}")
+        return TO_INTERNALS[value]
+    if isinstance(value, (list, tuple)):   # torch.Size included: it becomes a plain tuple
+        converted = [to_ours(v) for v in value]
+        return converted if isinstance(value, list) else tuple(converted)
+    if isinstance(value, complex):
+        raise Unsupported("complex scalar")
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise Unsupported(f"argument of type {type(value).__name__}")
+
+
+def assert_same_result(ours, theirs, tol=None):
+    """Tensors, tuples of them (split, max's (values, indices)) or Python scalars."""
+    if isinstance(theirs, torch.Tensor):
+        rtol, atol = (tol or {}).get(theirs.dtype, (None, None))
+        assert_same(ours, theirs, rtol=rtol, atol=atol)
+    elif isinstance(theirs, (tuple, list)):
+        assert isinstance(ours, (tuple, list)) and len(ours) == len(theirs), f"{ours!r} vs {theirs!r}"
+        fields = getattr(type(theirs), "__match_args__", None)   # torch.return_types.max: (values, indices)
+        if fields:
+            assert type(ours).__name__ == type(theirs).__name__ and tuple(ours._fields) == fields
+        for o, t in zip(ours, theirs):
+            assert_same_result(o, t, tol)
+    else:
+        assert ours == theirs
+
+
+def noncontiguous(value):
+    """OpInfo's ``noncontiguous_like`` applied to every tensor of a sample."""
+    if isinstance(value, torch.Tensor):
+        return noncontiguous_like(value)
+    if isinstance(value, list):
+        return [noncontiguous(v) for v in value]
+    if isinstance(value, tuple) and not isinstance(value, torch.Size):
+        return tuple(noncontiguous(v) for v in value)
+    return value
+
+
+def compare_call(ours_fn, theirs_fn, sample, ours_sample, tol=None):
+    """Run both on one sample; where torch raises, internals must raise the same exception class."""
+    (x, args, kwargs), (ours_x, ours_args, ours_kwargs) = sample, ours_sample
+    try:
+        theirs = theirs_fn(x, *args, **kwargs)
+    except Exception:
+        assert_same_error(lambda: ours_fn(ours_x, *ours_args, **ours_kwargs), lambda: theirs_fn(x, *args, **kwargs))
+        return
+    assert_same_result(ours_fn(ours_x, *ours_args, **ours_kwargs), theirs, tol)
+
+
+def opinfo_samples(op, dtype):
+    """``op.sample_inputs("cpu", dtype)`` without its bookkeeping wrapper.
+
+    The wrapper walks the whole call stack with ``inspect.stack()`` (reading the source line of
+    every frame, ~0.1 s per call under pytest) to find a unittest test's name, which pytest
+    tests do not have; it then only reseeds torch's generator before each sample. Seeding once
+    here keeps the samples just as deterministic.
+    """
+    torch.manual_seed(0)                  # sample values come from torch's global generator
+    return op.sample_inputs_func(op, "cpu", dtype, False)
+
+
+def run_opinfo_samples(name, op, adapter, dtype, convert=to_ours, compare=None):
+    """Compare every OpInfo sample of ``op`` at ``dtype`` (as given, then non-contiguous).
+
+    Returns (ran, skipped, reasons). Each sample runs the function variant and, where both
+    libraries have it, the method variant. ``convert`` turns torch's arguments into ours;
+    ``compare(ours_fn, theirs_fn, given, ours, tol)`` checks one call (by default ``compare_call``).
+    The OpInfo tests of the other operator files use this loop with their own adapters.
+    """
+    compare = compare or compare_call
+    ran, skipped, reasons = 0, 0, set()
+    for sample in opinfo_samples(op, dtype):
+        for layout in ("as given", "non-contiguous"):
+            x, args, kwargs = sample.input, sample.args, sample.kwargs
+            if layout == "non-contiguous":
+                x, args = noncontiguous(x), noncontiguous(args)
+                kwargs = {k: noncontiguous(v) for k, v in kwargs.items()}
+            try:
+                extra = set(kwargs) - set(adapter.kwargs)
+                if extra:
+                    raise Unsupported(f"keyword {sorted(extra)}")
+                ours = (convert(x), convert(tuple(args)), {k: convert(v) for k, v in kwargs.items()})
+            except Unsupported as why:
+                skipped += 1
+                reasons.add(str(why))
+                continue
+            where = f"{name} {dtype} {layout}: input {getattr(x, 'shape', x)!r}, args {args!r}, kwargs {kwargs!r}"
+            try:
+                compare(adapter.ours, op.op, (x, args, kwargs), ours, adapter.tol)
+                if adapter.method and op.method_variant is not None:
+                    compare(meth(adapter.method), op.method_variant, (x, args, kwargs), ours, adapter.tol)
+            except AssertionError as e:
+                raise AssertionError(f"{where}\n{e}") from e
+            ran += 1
+    return ran, skipped, reasons
+
+
+def same_outcome(run, *, rtol=None, atol=None, message=True):
+    """``run(lib)`` builds its inputs with ``lib`` (torch or internals) and applies an op.
+
+    Either both return equal results (values, shape, strides, offset, dtype), or both raise the
+    same exception class and, where ``message`` is true, the same message.
+    """
+    try:
+        theirs = run(torch)
+    except Exception as theirs_error:
+        try:
+            run(internals)
+        except Exception as ours_error:
+            assert type(ours_error) is type(theirs_error), (
+                f"torch raised {type(theirs_error).__name__}: {theirs_error}\n"
+                f"internals raised {type(ours_error).__name__}: {ours_error}")
+            if message:
+                assert str(ours_error) == str(theirs_error)
+            return None
+        raise AssertionError(f"torch raised {type(theirs_error).__name__}: {theirs_error}; internals did not") \
+            from theirs_error
+    ours = run(internals)
+    assert_same_result(ours, theirs, {theirs.dtype: (rtol, atol)} if isinstance(theirs, torch.Tensor) else None)
+    return ours, theirs
+
+
+INF, NAN = math.inf, math.nan
+
+
+def run(lib, program, **env):
+    """A program's result (tensors described exactly) and its warnings, or its error."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = eval(program, {"lib": lib, "INF": INF, "NAN": NAN, **env})
+        except Exception as exc:     # noqa: BLE001 -- the class and message are what is compared
+            return "error", type(exc).__name__, str(exc)
+    # a message naming a type names the library's (``torch.Size``, ``internals.Size``)
+    messages = [(w.category.__name__, str(w.message).split(" (Triggered internally")[0].replace("internals.", "torch."))
+                for w in caught]
+    return describe_sample(result), messages
+
+
+def describe_sample(r):
+    if isinstance(r, (tuple, list)):
+        return type(r).__name__, [describe_sample(t) for t in r]
+    values = [repr(v) for v in r.detach().reshape(-1).tolist()]       # exact, NaN and -0.0 included
+    return str(r.dtype).split(".")[-1], tuple(r.shape), r.stride(), values, type(r.grad_fn).__name__
+
+
+def compare_gradients_and_nodes(build, first_target=0.0, atol=1e-14, allow_unused=False):
+    """``build(lib, x, t)`` in both libraries: the node names, the input's and the target's
+    gradients, and a second-order gradient (``first_target`` is t[0, 0])."""
+    results = []
+    for lib in (torch, internals):
+        x = lib.tensor([[-2.0, -0.5, 0.1], [0.25, 1.5, 3.0]], dtype=lib.float64, requires_grad=True)
+        t = lib.tensor([[first_target, 1.0, 1.0], [0.2, 1.0, 0.5]], dtype=lib.float64, requires_grad=True)
+        y = build(lib, x, t)
+        (gx,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        gxx = (lib.autograd.grad(gx.sum(), x, retain_graph=True, allow_unused=allow_unused)[0]
+               if gx.requires_grad else None)
+        y.sum().backward()
+        results.append((type(y.grad_fn).__name__, x.grad, t.grad, gxx))
+    (node_t, *grads_t), (node_i, *grads_i) = results
+    assert node_i == node_t
+    for ours, theirs in zip(grads_i, grads_t):
+        if theirs is None:
+            assert ours is None
+        else:
+            assert_same(ours, theirs, rtol=1e-12, atol=atol)
+
+
+def run_everyday_call(lib, program):
+    """A program's result (tensors described exactly, anything else by its repr), its warnings,
+    or its error; a type or message naming internals is read as naming torch."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = eval(program, {"lib": lib})
+        except Exception as exc:     # noqa: BLE001 -- the class and message are what is compared
+            return "error", type(exc).__name__, str(exc).replace("internals.", "torch.")
+    messages = [(w.category.__name__, str(w.message)) for w in caught]
+    tensors = result if isinstance(result, tuple) and not isinstance(result, lib.Size) else (result,)
+    if all(isinstance(t, lib.Tensor) for t in tensors):
+        return describe_sample(result), messages
+    return repr(result).replace("internals", "torch"), messages
+
+
+STEPS = 20
+
+
+TOL = dict(rtol=0, atol=0)      # the same operators, rounded the same way: the same bits
+
+
+class RoundedSqrt(TorchDispatchMode):
+    """torch's CPU ``sqrt`` is MKL's ``vsSqrt`` (``ATen/cpu/vml.h``), which on this machine is
+    not correctly rounded: about one float32 result in six (one float64 in 500) is an ulp off.
+    internals' sqrt is correctly rounded (as NumPy's). So that every other operator of the
+    optimizers can be compared bit for bit, torch's steps take NumPy's sqrt."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        if func in (torch.ops.aten.sqrt.default, torch.ops.aten.sqrt_.default):
+            rounded = torch.from_numpy(np.sqrt(args[0].numpy()))
+            return args[0].copy_(rounded) if func is torch.ops.aten.sqrt_.default else rounded
+        return func(*args, **(kwargs or {}))
+
+
+SHAPES = [(3, 4), (4,)]
+
+
+def twin_params(seed=0, device="cpu"):
+    g = torch.Generator().manual_seed(seed)
+    theirs = [torch.nn.Parameter(torch.randn(*s, generator=g)) for s in SHAPES]
+    ours = [internals.nn.Parameter(internals.from_torch(p.detach()).to(device)) for p in theirs]
+    return ours, theirs
+
+
+def set_grads(ours, theirs, g):
+    for o, t in zip(ours, theirs):
+        t.grad = torch.randn(t.shape, generator=g)
+        o.grad = internals.from_torch(t.grad).to(o.device)
+
+
+def run_trajectory(make_ours, make_theirs, device="cpu", steps=STEPS):
+    ours, theirs = twin_params(device=device)
+    opt_ours, opt_theirs = make_ours(ours), make_theirs(theirs)
+    g = torch.Generator().manual_seed(1)
+    for _ in range(steps):
+        set_grads(ours, theirs, g)
+        opt_ours.step()
+        with RoundedSqrt():
+            opt_theirs.step()
+        for o, t in zip(ours, theirs):
+            assert_same(o, t, **TOL)
+    return opt_ours, opt_theirs
+
+
+def inputs(lib):
+    x = lib.arange(6.0).reshape(2, 3)
+    return {"x": x, "xt": x.t(), "l": lib.arange(6).reshape(2, 3), "m": lib.arange(12.0).reshape(3, 4) / 7,
+            "b": lib.arange(24.0).reshape(2, 3, 4) / 5, "i": lib.tensor([2, 0]), "g": lib.ones(2, 3) * 2}
+
+
+def no_grad(lib, fn):
+    with lib.no_grad():
+        return fn()
+
+
+def meta(t):
+    return str(t.dtype).split(".")[-1], tuple(t.shape), t.stride(), t.requires_grad
+
+
+def run_out_variant(lib, program):
+    outs = []
+
+    def e(*shape, dtype=None):
+        t = lib.empty(*shape, dtype=dtype)
+        outs.append((t, t._version))
+        return t
+    env = {"lib": lib, "no_grad": no_grad, "e": e, **inputs(lib)}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = eval(program, env)
+        except Exception as exc:     # noqa: BLE001 -- the class and message are what is compared
+            return ("error", type(exc).__name__, str(exc).split(" (Triggered internally")[0])
+    messages = [(w.category.__name__, str(w.message).split(" (Triggered internally")[0]) for w in caught]
+    if isinstance(result, tuple):
+        identity = [r is o for r, (o, _) in zip(result, outs)]
+        kind = (type(result).__module__.split(".")[-1], type(result).__name__, len(result))
+        metas, values = [meta(r) for r in result], [r.tolist() for r in result]
+    else:
+        identity = [result is outs[0][0]] if outs else []
+        kind, metas, values = None, meta(result), result.tolist()
+    versions = [t._version - v for t, v in outs]
+    return kind, identity, metas, versions, messages, values
+
+
+ADDRESS = re.compile(r"0x[0-9a-f]+")
+
+
+NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d+\.?\d*|\.\d+)(?:e[-+]?\d+)?")
+
+
+def stdout_of(lib, source):
+    """What the snippet prints under ``lib``; the global settings it may change are put back."""
+    if lib is internals:
+        source = re.sub(r"\btorch\b", "internals", source)
+    lib.manual_seed(0)
+    buffer = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(buffer), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                exec(compile(source, "<snippet>", "exec"), {"__name__": "__main__"})
+            except Exception as exc:     # noqa: BLE001 -- what it raised is part of what it shows
+                print(f"!! {type(exc).__name__}: {exc}")
+    finally:
+        lib.set_printoptions(profile="default")
+        lib.set_default_dtype(lib.float32)
+        lib.set_grad_enabled(True)
+    return ADDRESS.sub("0xADDR", buffer.getvalue().replace("internals", "torch"))
+
+
+def last_digit(number):
+    """One unit in the last printed digit of a float as printed ("1.0000": 1e-4, "4.8e-07": 1e-8);
+    none for an integer (a class index, a size), which must be equal."""
+    if not {".", "e"} & set(number.lower()):
+        return 0.0
+    mantissa, _, exponent = number.lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return 10.0 ** (int(exponent or 0) - decimals)
+
+
+def assert_prints_alike(source, compare_numbers=True):
+    """The snippet prints torch's text, its numbers masked and its spaces collapsed (a printed
+    tensor's widths follow its numbers), and each number within one unit of the last digit
+    printed (or the numbers not compared at all where torch defines none)."""
+    expected, got = stdout_of(torch, source), stdout_of(internals, source)
+    assert expected.strip(), "the snippet prints something"
+    assert " ".join(NUMBER.sub("#", got).split()) == " ".join(NUMBER.sub("#", expected).split())
+    if compare_numbers:
+        for ours, theirs in zip(NUMBER.findall(got), NUMBER.findall(expected)):
+            assert abs(float(ours) - float(theirs)) <= max(last_digit(ours), last_digit(theirs)), (ours, theirs)
+
+
+def read_snippets(filename):
+    """The snippets of a round's file beside this one, by the id on each ``# --- <id>: <topic>`` line."""
+    return dict(re.findall(r"^# --- (\S+): .*\n((?:(?!# --- ).*\n)*)",
+                           (Path(__file__).parent / "course" / filename).read_text(), flags=re.M))
+
+
+def snippet_params(snippets, known_differences):
+    """The snippets' names, a known difference as a strict xfail (so that a fix is noticed)."""
+    return [pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=known_differences[n]))
+            if n in known_differences else n for n in snippets]
+
+
+def assert_prints_what_torch_prints(source):
+    expected = stdout_of(torch, source)
+    assert expected.strip(), "the snippet prints something"
+    assert stdout_of(internals, source) == expected

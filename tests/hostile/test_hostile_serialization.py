@@ -1,0 +1,93 @@
+"""save and load: what each library writes and what it refuses to read.
+
+Each case differed from torch 2.13 before it was fixed."""
+import io
+
+import pytest
+import torch
+from helpers import assert_same, same_error
+
+import internals
+
+
+# ----------------------------------------------------------------------------- save
+def test_save_refuses_one_storage_seen_as_two_dtypes():
+    def run(L):
+        x = L.arange(4, dtype=L.int32)
+        L.save([x, x.view(L.float32)], io.BytesIO())
+    same_error(run)
+
+
+def test_save_names_what_it_can_write_to():
+    same_error(lambda L: L.save(L.ones(1), 3))
+
+
+# ----------------------------------------------------------------------------- save / load
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+def test_complex_tensors_are_saved_and_loaded_by_both(dtype):
+    """The pickle names ``torch.ComplexFloatStorage``; internals raised KeyError."""
+    ours = internals.tensor([1 + 2j, -3j], dtype=getattr(internals, dtype))
+    buf = io.BytesIO()
+    internals.save([ours, ours[1:]], buf)
+    buf.seek(0)
+    a, b = torch.load(buf)
+    assert_same(ours, a)
+    assert b.untyped_storage().data_ptr() == a.untyped_storage().data_ptr()
+    buf = io.BytesIO()
+    torch.save(a, buf)
+    buf.seek(0)
+    assert_same(internals.load(buf), a)
+
+
+@pytest.mark.parametrize("data", [b"garbage", b"", b"\x80", b"\x80\x02", b"PK\x03\x04junk"])
+def test_load_of_what_is_no_checkpoint_raises_as_torch(data):
+    """internals let zipfile's BadZipFile out; torch reads a non-zip file as its legacy format
+    (an unpickling error, or EOFError when it ends at once) and names a broken zip archive."""
+    same_error(lambda L: L.load(io.BytesIO(data)))
+
+
+# ----------------------------------------------------------------------------- storages saved alone
+def _saved(L, obj):
+    buffer = io.BytesIO()
+    L.save(obj, buffer)
+    buffer.seek(0)
+    return L.load(buffer)
+
+
+def _describe(storage):
+    return type(storage).__name__, str(storage.dtype).split(".")[-1], storage.size(), storage.tolist()
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "uint8", "bool", "float16", "complex64"])
+@pytest.mark.parametrize("make", [lambda x: x.untyped_storage(), lambda x: x.storage(),
+                                  lambda x: x.untyped_storage()[2:6], lambda x: x[1:].storage()])
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+def test_a_bare_storage_saves_and_loads_as_a_typed_storage(dtype, make):
+    """torch writes an UntypedStorage as ``torch.storage.UntypedStorage`` with its bytes, a
+    TypedStorage under its legacy class; both load as TypedStorage (uint8 for the untyped one).
+    internals pickled them by a global of its own, which its own load refused."""
+    theirs = _describe(_saved(torch, make(torch.arange(5).to(getattr(torch, dtype)))))
+    ours = _describe(_saved(internals, make(internals.arange(5).to(getattr(internals, dtype)))))
+    assert ours == theirs
+
+
+@pytest.mark.filterwarnings("ignore:TypedStorage is deprecated")
+@pytest.mark.parametrize("writer, reader", [(internals, torch), (torch, internals)])
+def test_a_bare_storage_crosses_between_the_libraries(writer, reader):
+    x, y = writer.arange(5.), writer.arange(5.)
+    buffer = io.BytesIO()
+    writer.save({"bytes": y.untyped_storage(), "typed": x.storage(), "view": x[1:]}, buffer)
+    buffer.seek(0)
+    loaded = reader.load(buffer)
+    assert loaded["bytes"].tolist() == list(y.numpy().tobytes())
+    assert loaded["typed"].tolist() == [0., 1., 2., 3., 4.]
+    assert loaded["view"].tolist() == [1., 2., 3., 4.]
+
+
+@pytest.mark.parametrize("objects", [
+    lambda L, x: [x.untyped_storage(), x],                  # uint8 bytes and float elements of one memory
+    lambda L, x: [x.untyped_storage()[0:8], x.storage()],   # a slice of the bytes at the same address
+    lambda L, x: [x.storage(), x.view(L.int32)],
+])
+def test_one_memory_saved_as_two_dtypes_is_refused(objects):
+    same_error(lambda L: _saved(L, objects(L, L.arange(5.))))
