@@ -14,7 +14,7 @@ BOOK_BUILD = $(BIN)/jupyter-book build . --all --warningiserror --nitpick --keep
 # Same hash order everywhere, so set and dict outputs match between `make notebooks` and nbval.
 export PYTHONHASHSEED = 0
 
-.PHONY: book test portability notebooks bench lab clean distclean vendor colab-check
+.PHONY: book test check portability notebooks bench lab clean distclean vendor colab-check
 
 # The book's scripts (MathJax, the Jupyter widgets HTML manager) come from npm at the versions
 # package-lock.json pins, and are served from the book's own _static (_config.yml: html_static_path
@@ -52,6 +52,13 @@ test: $(STAMP) $(VENDOR)
 	$(FIGURE_DATA)
 	$(BOOK_BUILD)
 	$(BIN)/python -m pytest tests/book_offline.py tests/book_pages.py tests/book_figures.py -q -p no:xdist
+
+# The edit-test loop: lint, then the core layers' tests (c10, the exercises' plug-in, the repository
+# layout and the import directions). One subject alone: .venv/bin/python -m pytest tests/aten/test_views.py
+check: $(STAMP)
+	$(BIN)/ruff check src tests scripts benchmarks
+	$(BIN)/python -m pytest tests/c10 tests/course/test_repository_layout.py tests/course/test_imports.py \
+		tests/amp -n 2 -q
 
 # The differential tests and nbval again under other CPU code paths (torch's ATEN_CPU_CAPABILITY,
 # MKL's MKL_CBWR and MKL_ENABLE_INSTRUCTIONS, Numba's NUMBA_CPU_NAME=generic), one summary line per

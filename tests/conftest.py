@@ -11,6 +11,10 @@ import hypothesis  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
+# First of the package: importing internals settles Numba's environment (the CUDA simulator, the
+# kernel cache) before anything else imports numba, as torch's own test utilities do.
+import internals  # noqa: E402, F401
+
 # Each test subfolder on the path, as pytest puts a test file's own folder there: a test that reads
 # another test file's cases (``from test_ops_math import GRAD_CASES``) finds it when run alone.
 for _folder in sorted(p for p in Path(__file__).parent.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))):

@@ -7,7 +7,6 @@ kernels of ``linear_algebra`` (a dot product is a 1 x K by K x 1 product) and sc
 elementwise ops. outer, linear and einsum are CompositeImplicitAutograd: written with other
 operators only, so a dispatch mode sees what they decompose into.
 """
-from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view
 from ...c10.wrap_dim import wrap_dim
@@ -174,7 +173,7 @@ def _inplace_product(name, functional, self, mat1, mat2, beta, alpha):
     if result.shape != self.shape:
         raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and output tensor size "
                            f"{list(result.shape)} should match")
-    return write_product(name, self, result, (self, mat1, mat2), beta, alpha)
+    return dispatcher.call("copy_", self, result)     # computed first: an aliased self reads as it was
 
 
 def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
@@ -458,18 +457,10 @@ def _numel(t, dims):
     return n
 
 
-# ---- in-place and out= products whose output shares memory with an input. torch's kernels
-# first put ``self`` into the output (``copy_``; BLAS scales it by beta, zeroing it for 0), then
-# the product reads its operands *from memory as the writes go*: MKL's gemm writes a small
-# row-major output a row at a time (each row computed from the values then), other layouts an
-# element at a time in memory order; the small-matrix batched kernel (``baddbmm_cpu_kernel``,
-# under 400 multiply-adds a matrix) an element at a time; gemv computes the whole product first.
-# So ``torch.addmm(c, c, c, out=c)`` is not ``c + c @ c``: these writers follow that order. (For
-# row-major outputs larger than 2 x 2 MKL's blocked kernels write in an order not reproduced.)
-def _shares_memory(out, tensors):
-    return any(isinstance(t, TensorBase) and t._impl.storage is out._impl.storage for t in tensors)
-
-
+# ---- the accumulating products (``addbmm``): BLAS's ``C = beta * C + alpha * A @ B`` into a
+# fresh output. A product whose ``out`` shares memory with an operand has no defined result in
+# torch (BLAS reads what it already overwrote, in an order that follows the library and the CPU);
+# here the product is computed first and then copied in (CONTRIBUTING.md: what torch leaves undefined).
 def _scale_(out, beta):
     """BLAS's ``C = beta * C`` (beta 0 zeroes, so a NaN in C does not stay)."""
     if beta == 0:
@@ -484,53 +475,10 @@ def _accumulate_(out, product, alpha):
     dispatcher.call("add_.Tensor", out, product)
 
 
-def _element_(out, index, mat1, mat2, beta, alpha):
-    """One output element: ``beta * out[i, j] + alpha * (mat1[i] . mat2[:, j])``, read now."""
-    i, j = index
-    element = dispatcher.call("select.int", dispatcher.call("select.int", out, 0, i), 0, j)
-    product = dispatcher.call("sum.dim_IntList", dispatcher.call("mul.Tensor", dispatcher.call(
-        "select.int", mat1, 0, i), dispatcher.call("select.int", mat2, 1, j)), [0])
-    _scale_(element, beta)
-    _accumulate_(element, product, alpha)
-
-
-def _memory_order(out):
-    """The (i, j) of a matrix's elements in the order its storage holds them."""
-    n, m = out.shape
-    return sorted(((i, j) for i in range(n) for j in range(m)),
-                  key=lambda ij: ij[0] * out.stride()[0] + ij[1] * out.stride()[1])
-
-
 def _gemm_(out, mat1, mat2, beta, alpha):
-    """``out = beta * out + alpha * mat1 @ mat2`` in MKL's order of writes (above)."""
+    """``out = beta * out + alpha * mat1 @ mat2``."""
     _scale_(out, beta)
-    if not _shares_memory(out, (mat1, mat2)):
-        return _accumulate_(out, mm(mat1, mat2), alpha)
-    if out.dim() == 2 and out.shape[1] > 0 and out.stride()[1] == 1:
-        for i in range(out.shape[0]):
-            row = dispatcher.call("narrow", out, 0, i, 1)
-            _accumulate_(row, mm(dispatcher.call("narrow", mat1, 0, i, 1), mat2), alpha)
-        return
-    for index in _memory_order(out):
-        _element_(out, index, mat1, mat2, 1, alpha)
-
-
-def _bmm_(out, batch1, batch2, beta, alpha):
-    """The batched products: the small-matrix kernel element by element, larger ones a gemm
-    per matrix (beta 0 ignores what ``out`` held)."""
-    rows, inner, cols = batch1.shape[1], batch1.shape[2], batch2.shape[2]
-    for b in range(out.shape[0]):
-        matrices = [dispatcher.call("select.int", t, 0, b) for t in (out, batch1, batch2)]
-        if inner * rows * cols < 400:
-            for index in ((i, j) for i in range(rows) for j in range(cols)):
-                _element_(*matrices[:1], index, *matrices[1:], beta, alpha)
-        else:
-            _gemm_(matrices[0], *matrices[1:], beta, alpha)
-
-
-def _gemv_(out, mat, vec, beta, alpha):
-    _scale_(out, beta)
-    _accumulate_(out, dispatcher.call("squeeze.dim", mm(mat, dispatcher.call("unsqueeze", vec, 1)), 1), alpha)
+    _accumulate_(out, mm(mat1, mat2), alpha)
 
 
 def _addbmm_(out, batch1, batch2, beta, alpha):
@@ -540,33 +488,3 @@ def _addbmm_(out, batch1, batch2, beta, alpha):
     for b in range(batch1.shape[0]):
         _gemm_(out, dispatcher.call("select.int", batch1, 0, b), dispatcher.call("select.int", batch2, 0, b),
                beta if b == 0 else 1, alpha)
-
-
-def _blas_usable(out):
-    """``addmm_impl_cpu_``'s test: unit stride along one dim, a leading dimension along the
-    other. Where it fails the product goes to a contiguous copy, its operands read as they were."""
-    (n, m), (s0, s1) = out.shape, out.stride()
-    return (s0 == 1 and (m == 1 or s1 >= max(1, n))) or (s1 == 1 and (n == 1 or s0 >= max(1, m)))
-
-
-_WRITERS = {"mm": _gemm_, "addmm": _gemm_, "bmm": _bmm_, "baddbmm": _bmm_, "mv": _gemv_, "addmv": _gemv_,
-            "addbmm": _addbmm_}
-PRODUCTS = tuple(_WRITERS)
-
-
-def write_product(name, out, result, args, beta=1, alpha=1):
-    """Put the product of operator ``name`` (its functional ``result``, already checked and
-    sized as ``out``) into ``out``: a copy, unless ``out`` shares memory with an operand, when the
-    product is written in torch's order of writes. ``args`` are the operands (``self`` first,
-    except for mm, bmm and mv, which have none and beta 0)."""
-    *self, mat1, mat2 = args
-    if not _shares_memory(out, (mat1, mat2)) or (out.dim() == 2 and not _blas_usable(out)):
-        return dispatcher.call("copy_", out, result)
-    if name in ("mm", "bmm", "mv"):
-        beta = 0
-    elif beta != 0 and self[0]._impl is not out._impl:
-        dispatcher.call("copy_", out, dispatcher.call("expand", self[0], list(out.shape)))
-    if not mat2.dtype.is_floating_point:
-        beta, alpha = int(beta), int(alpha)
-    _WRITERS[name](out, mat1, mat2, beta, alpha)
-    return out

@@ -28,7 +28,6 @@ from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ..dispatcher import call
 from ..tensor_iterator import _overlap, assert_no_internal_overlap, check_no_overlap, output_layout
-from .blas import PRODUCTS, write_product
 from .reduce_ops import normalize_dims
 from .resize import resize_output
 
@@ -229,15 +228,6 @@ def _functional_kwargs(rule, args, kwargs, outs):
     return kwargs
 
 
-# The matrix products write into ``out`` in BLAS's order where it shares memory with an operand
-# (``blas.write_product``); the operands are then read as views taken before ``out`` is resized.
-def _aliased_inputs(name, out, args):
-    if name not in PRODUCTS or not any(isinstance(a, TensorBase) and a._impl.storage is out._impl.storage
-                                       for a in args):
-        return None
-    return [call("alias", a) if isinstance(a, TensorBase) else a for a in args]
-
-
 # Reductions accumulate in ``out`` itself, filled with the identity first, and torch does not
 # check it against the input (``sum(x, 0, out=x[0])`` runs): an input sharing its memory is read
 # part-way written. ``cascade_sum`` (sum, nansum, and mean, a sum then divided in place) reads the
@@ -315,7 +305,6 @@ def structured_out(name, functional, out_names, rule):
             raise RuntimeError(message)
         # a dtype given to a reduction or scan is the result's, which ``out`` must have exactly
         checked = "exact" if rule.startswith("from_out") and kwargs.get("dtype") is not None else rule
-        aliased = _aliased_inputs(name, outs[0], args)
         in_out = name in _REDUCTIONS_IN_OUT and _shares_memory(outs[0]._impl, args[0]._impl)
         if in_out and args[0]._impl is not outs[0]._impl:
             args = (call("alias", args[0]), *args[1:])      # the input as it was, before out is resized
@@ -338,9 +327,7 @@ def structured_out(name, functional, out_names, rule):
             results = functional(*args, **kwargs)
             for out, result in zip(outs, results):
                 resize_output(out, result.shape)
-        if name in PRODUCTS:
-            write_product(name, outs[0], results[0], aliased or args, **kwargs)
-        for out, result in zip(outs, results if name not in PRODUCTS else ()):
+        for out, result in zip(outs, results):
             call("copy_", out, result)
         return tuple(outs) if len(outs) > 1 else outs[0]
     out_kernel.__name__ = out_kernel.__qualname__ = f"{name}_out"
