@@ -4,7 +4,7 @@ import ast
 import re
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "book" / "guarantees.md"
 REFERENCE = re.compile(r"`(tests/[\w/]+\.py)::(\w+)`")
 

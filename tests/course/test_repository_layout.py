@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Not in the block: the README itself, git's own files, and what the Makefile creates
 # (ignored, so never tracked, but named here so the rule reads whole).
