@@ -68,10 +68,11 @@ portability: $(STAMP)
 	$(BIN)/python scripts/portability.py $(if $(SETTINGS),--settings $(SETTINGS))
 
 # Syncs the Colab setup cells, then re-executes every chapter in order and stores outputs and
-# widget state in place.
+# widget state in place. The first-compile notice is off: whether kernels were cached on the
+# machine that regenerated the outputs is no part of what the book shows.
 notebooks: $(STAMP)
 	$(BIN)/python scripts/colab_cell.py
-	$(BIN)/jupyter nbconvert --to notebook --execute --inplace \
+	INTERNALS_COMPILE_NOTICE=0 $(BIN)/jupyter nbconvert --to notebook --execute --inplace \
 		--ExecutePreprocessor.timeout=600 --ExecutePreprocessor.store_widget_state=True \
 		notebooks/*.ipynb
 	$(BIN)/python scripts/colab_cell.py --check
