@@ -90,7 +90,7 @@ class GuardWalker:
             self.tensors.append(v)
             # ID_MATCH too: the graph holds this very tensor as a constant. A one-element tensor
             # may be baked into a kernel as a number, so its value is guarded as well.
-            value = v.item() if v.numel() == 1 and not v.is_meta else None
+            value = v.item() if v.numel() == 1 and v.device.type != "meta" else None
             return ("tensor", id(v), tensor_meta(v), repr(value))
         if isinstance(v, (float, complex)):
             return (type(v), repr(v))            # repr: nan equals itself
