@@ -55,7 +55,7 @@ class GuardWalker:
         """An argument: tensors by metadata only (a new tensor of the same kind reuses the graph)."""
         if isinstance(value, Tensor):
             self.tensors.append(value)
-            return ("tensor", tensor_meta(value))
+            return ("tensor", *tensor_meta(value))
         if isinstance(value, (tuple, list)):
             return (type(value), tuple(self.argument(v) for v in value))
         if isinstance(value, dict):
