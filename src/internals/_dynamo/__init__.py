@@ -8,7 +8,15 @@ cached entry runs its compiled code; one that fails them all is traced and compi
 This version traces at call time with ``make_fx`` instead of reading bytecode, so it sees the
 operators, not the Python: a data-dependent ``if`` is decided by the first inputs (Dynamo would
 guard on it or break the graph there).
+
+Where no graph can be trusted -- a value no guard can check, inputs on different devices, inputs
+that require grad (no traced backward is built: torch's AOTAutograd is not rebuilt, so such calls
+run eagerly and get eager autograd's ``grad_fn``), an operator the tracer or the backend cannot
+handle, more recompiles than ``config.recompile_limit`` -- the call runs eagerly (a graph break)
+and the reason is kept in ``break_reasons``: never a stale or wrong answer.
 """
+import dataclasses
+import inspect
 import threading
 
 from .._decomp import decomposition_table
@@ -17,59 +25,190 @@ from .._tensor import Tensor
 from ..autograd import is_grad_enabled
 from ..fx.experimental.proxy_tensor import make_fx
 from ..fx.passes import functionalize
+from ..utils._pytree import tree_flatten, tree_map
+from . import config
+from .guards import GuardWalker, Unguardable, global_state_key
 
-__all__ = ["CompiledFunction", "compile", "guard_key"]
+__all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "explain", "guard_key"]
+
+_MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 
 
-def guard_key(args):
-    """What a cached graph assumes about its inputs: per tensor its shape, strides, storage offset,
-    dtype, device and requires_grad; per Python value its type and value."""
-    key = []
-    for a in args:
-        if isinstance(a, Tensor):
-            key.append(("tensor", tuple(a.shape), a.stride(), a.storage_offset(), a.dtype, str(a.device),
-                        a.requires_grad))
-        else:
-            key.append(("value", type(a), a))
-    return tuple(key)
+def guard_key(args, kwargs=None):
+    """What a cached graph assumes about its arguments, one entry each: per tensor its shape,
+    strides, storage offset, dtype, device and requires_grad; per Python value its type and value
+    (containers entry by entry). The cache key adds the values the function reads and the global
+    state (``guards.py``)."""
+    walker = GuardWalker()
+    key = tuple(walker.argument(a) for a in args)
+    return key + (walker.argument(kwargs),) if kwargs else key
+
+
+class _Eager:
+    """A cache entry that runs the function itself: the reason is why no graph is used."""
+
+    def __init__(self, fn, reason):
+        self.fn, self.reason = fn, reason
+
+    def __call__(self, args, kwargs):
+        return self.fn(*args, **kwargs)
+
+
+class _Graph:
+    """A cache entry holding a compiled graph whose placeholders are the tensors of the arguments."""
+
+    def __init__(self, compiled):
+        self.compiled = compiled
+
+    def __call__(self, args, kwargs):
+        return self.compiled(*_tensors((args, kwargs)))
+
+
+def _tensors(tree):
+    return [a for a in tree_flatten(tree) if isinstance(a, Tensor)]
 
 
 class CompiledFunction:
     """``fn`` compiled once per guard key. ``recompiles`` counts the traces; ``kernels`` holds the
-    generated sources of the last compiled graph, and ``graph_module`` its graph."""
+    generated sources of the last compiled graph, and ``graph_module`` its graph; ``graphs`` every
+    graph compiled and ``break_reasons`` why calls ran eagerly."""
 
     def __init__(self, fn):
         self.fn, self.cache, self.recompiles = fn, {}, 0
-        self.kernels, self.graph_module = [], None
+        self.kernels, self.graph_module, self.graphs, self.break_reasons = [], None, [], []
         self._lock = threading.Lock()
         self.__name__ = getattr(fn, "__name__", "compiled")
 
-    def __call__(self, *args):
-        key = guard_key(args)
+    def __call__(self, *args, **kwargs):
+        walker = GuardWalker()
+        try:
+            key = (walker.argument((args, kwargs)), global_state_key(), walker.function(self.fn))
+            hash(key)
+        except (Unguardable, TypeError) as e:
+            return self._eager(str(e), args, kwargs)
         entry = self.cache.get(key)
         if entry is None:
             with self._lock:
                 entry = self.cache.get(key)
+                if entry is None and self.recompiles >= config.recompile_limit:
+                    return self._eager(f"recompile_limit ({config.recompile_limit}) reached", args, kwargs)
                 if entry is None:
-                    entry = self.cache[key] = self._compile(args)
-        return entry(*args)
+                    entry = self.cache[key] = self._compile(args, kwargs, walker.tensors)
+        return entry(args, kwargs)
 
-    def _compile(self, args):
+    def _eager(self, reason, args, kwargs):
+        self._record(reason)
+        return self.fn(*args, **kwargs)
+
+    def _record(self, reason):
+        if reason not in self.break_reasons:
+            self.break_reasons.append(reason)
+
+    def _compile(self, args, kwargs, seen_tensors):
         self.recompiles += 1
-        tensors = [a for a in args if isinstance(a, Tensor)]
-        if not tensors or (is_grad_enabled() and any(t.requires_grad for t in tensors)):
-            # A differentiable compiled graph needs a traced backward too (torch's AOTAutograd):
-            # not built here, so these inputs run eagerly.
-            return self.fn
-        gm = functionalize(make_fx(self.fn, decomposition_table)(*args))
+        reason = _eager_reason(_tensors((args, kwargs)), seen_tensors)
+        if reason is None:
+            try:
+                return self._trace(args, kwargs)
+            except Exception as e:  # noqa: BLE001 -- any failure of the tracer or backend: eager
+                reason = f"not compiled: {type(e).__name__}: {e}"
+        self._record(reason)
+        return _Eager(self.fn, reason)
+
+    def _trace(self, args, kwargs):
+        tensors = _tensors((args, kwargs))
+        gm = functionalize(make_fx(_flat(self.fn, args, kwargs), decomposition_table)(*tensors))
         compiled = compile_fx(gm, tensors[0].device.type)
         self.graph_module, self.kernels = gm, compiled.kernels
-        return compiled
+        self.graphs.append(gm)
+        return _Graph(compiled)
 
 
-def compile(fn=None, **options):
-    """``internals.compile(fn)`` or ``@internals.compile``: see CompiledFunction. ``options``
-    (torch's ``mode``, ``fullgraph``, ...) are accepted and ignored."""
-    if fn is None:
-        return lambda f: CompiledFunction(f)
-    return CompiledFunction(fn)
+def _eager_reason(arg_tensors, all_tensors):
+    """Why a call cannot run as a compiled graph, or None."""
+    if not arg_tensors:
+        return "no tensor arguments"
+    if len({str(t.device) for t in all_tensors}) > 1:
+        return "tensors on different devices: eager raises or converts as torch does"
+    if is_grad_enabled() and any(t.requires_grad for t in all_tensors):
+        # A differentiable compiled graph needs a traced backward too (torch's AOTAutograd).
+        return "tensors that require grad: no traced backward, runs eagerly for autograd"
+    return None
+
+
+def _flat(fn, args, kwargs):
+    """``fn`` as a function of the argument tensors only: every other argument (numbers, lists,
+    keyword values) is put back in place, baked into the trace and guarded by the cache key.
+    Placeholders keep the parameter names (``x_1``) as make_fx writes them."""
+    def flat(*tensors):
+        leaves = iter(tensors)
+        a, k = tree_map(lambda v: next(leaves) if isinstance(v, Tensor) else v, (list(args), kwargs))
+        return fn(*a, **k)
+    flat.__name__ = getattr(fn, "__name__", "f")
+    params = [inspect.Parameter(n, inspect.Parameter.POSITIONAL_ONLY) for n in _tensor_names(fn, args, kwargs)]
+    flat.__signature__ = inspect.Signature(params)
+    return flat
+
+
+def _tensor_names(fn, args, kwargs):
+    try:
+        names = [p.name for p in inspect.signature(fn).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):
+        names = []
+    tops = [(names[i] if i < len(names) else f"arg{i}", a) for i, a in enumerate(args)] + list(kwargs.items())
+    out = []
+    for name, value in tops:
+        found = _tensors(value)
+        out += [name] if isinstance(value, Tensor) else [f"{name}_{j}" for j in range(len(found))]
+    return out
+
+
+@dataclasses.dataclass
+class ExplainOutput:
+    """What ``explain`` found, with the fields of torch._dynamo.backends.debugging.ExplainOutput."""
+
+    graphs: list
+    graph_count: int
+    graph_break_count: int
+    break_reasons: list
+    op_count: int
+    ops_per_graph: list | None = None
+    out_guards: list | None = None
+    compile_times: str | None = None
+
+
+@dataclasses.dataclass
+class GraphBreakReason:
+    """Why a call ran eagerly (torch's GraphCompileReason has ``reason`` and ``user_stack``)."""
+
+    reason: str
+    user_stack: list = dataclasses.field(default_factory=list)
+
+
+def explain(fn):
+    """``explain(fn)(*args, **kwargs)``: compile and run ``fn`` once, report graphs and breaks
+    (``torch/_dynamo/eval_frame.py`` explain)."""
+    def run(*args, **kwargs):
+        compiled = CompiledFunction(fn)
+        compiled(*args, **kwargs)
+        ops = [[n.target for n in gm.graph.nodes if n.op == "call_function"] for gm in compiled.graphs]
+        reasons = [GraphBreakReason(r) for r in compiled.break_reasons]
+        return ExplainOutput(compiled.graphs, len(compiled.graphs), len(reasons), reasons,
+                             sum(map(len, ops)), ops)
+    return run
+
+
+def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
+            disable=False):
+    """``internals.compile(fn)`` or ``@internals.compile``: see CompiledFunction. torch.compile's
+    options are checked as torch checks them (a mode it does not know is an error) and otherwise
+    ignored; ``disable=True`` returns ``fn`` itself."""
+    if mode is not None and mode not in _MODES:
+        raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+    if model is None:
+        return lambda f: compile(f, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
+                                 options=options, disable=disable)
+    if not callable(model):
+        raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
+    return model if disable else CompiledFunction(model)

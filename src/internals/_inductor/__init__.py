@@ -29,10 +29,20 @@ def _numba_function(source, device, name):
         if fn is None:
             from numba import cuda, njit, prange  # numba.cuda is slow to import: loaded on first CUDA use
             scope = {"math": math, "njit": njit, "prange": prange, "cuda": cuda, "float32": np.float32,
-                     "float64": np.float64, "exp_f32": exp_f32}
+                     "float64": np.float64, "exp_f32": exp_f32,
+                     "nan": math.nan, "inf": math.inf}   # repr() of a nan or infinite constant
             exec(compile(source.text, f"<generated {name}>", "exec"), scope)  # noqa: S102 -- generated code
             fn = _compiled[(source.text, device)] = scope[name]
     return fn
+
+
+def _generates(group, device):
+    """Whether ``group`` gets a generated kernel: not a whole-tensor reduction on CUDA, and not a
+    half-precision group (Numba has no bfloat16, and float16 arithmetic would round differently
+    from the eager kernels, which compute in float32)."""
+    if group.kind == "reduce" and device == "cuda":
+        return False
+    return str(group.dtype).rsplit(".", 1)[-1] not in ("float16", "bfloat16")
 
 
 class CompiledGraph:
@@ -42,7 +52,7 @@ class CompiledGraph:
         self.gm, self.device = gm, device
         self.plan, self.kernels = [], []
         for step in schedule(gm.graph):
-            if isinstance(step, FusedGroup) and not (step.kind == "reduce" and device == "cuda"):
+            if isinstance(step, FusedGroup) and _generates(step, device):
                 name = f"fused_{len(self.kernels)}"
                 source = generate(step, device, self._constant_value, name)
                 self.kernels.append(source)

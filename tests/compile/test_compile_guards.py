@@ -1,0 +1,218 @@
+"""internals.compile never answers from a stale graph: every value the traced function read is
+guarded (closure cells, globals, module attributes, closed-over tensors, grad mode, default dtype),
+and what cannot be guarded or traced runs eagerly with the reason recorded. Compared with eager
+torch; torch.compile itself runs once, with its eager backend, where its guards are the point."""
+import dataclasses
+import math
+import types
+
+import numpy as np
+import pytest
+import torch
+
+import internals
+from internals._dynamo import config, explain
+
+
+def _same(got, want, rtol=0, atol=0):
+    """Values, shape, dtype and strides of an internals tensor against a torch tensor."""
+    assert tuple(got.shape) == tuple(want.shape) and str(got.dtype).split(".")[-1] == str(want.dtype).split(".")[-1]
+    assert tuple(got.stride()) == tuple(want.stride())
+    np.testing.assert_allclose(got.detach().to_torch().float().numpy(), want.detach().float().numpy(),
+                               rtol=rtol, atol=atol)
+
+
+def _rand(*shape, seed=0):
+    a = np.random.default_rng(seed).standard_normal(shape).astype(np.float32)
+    return internals.tensor(a), torch.tensor(a)
+
+
+def test_closure_change_recompiles_like_torch_compile():
+    k = 2
+    ours = internals.compile(lambda x: x * k)
+    theirs = torch.compile(lambda x: x * k, backend="eager")   # Dynamo's guards without Inductor
+    for value in (2, 7, 7.5):
+        k = value
+        want = theirs(torch.ones(2))
+        torch.testing.assert_close(want, torch.ones(2) * k)
+        _same(ours(internals.ones(2)), want)
+    assert ours.recompiles == 3
+
+
+_TABLE = {"scale": 1.5}
+
+
+def test_global_dict_entry_change():
+    ours = internals.compile(lambda x: x * _TABLE["scale"])
+    x, tx = _rand(3)
+    for value in (1.5, -4.0):
+        _TABLE["scale"] = value
+        _same(ours(x), tx * _TABLE["scale"], rtol=1e-6)
+    _TABLE["scale"] = 1.5
+
+
+def test_module_attribute_change():
+    settings = types.ModuleType("settings")
+    settings.shift = 1.0
+    ours = internals.compile(lambda x: x + settings.shift)
+    x, tx = _rand(4)
+    for value in (1.0, 10.0):
+        settings.shift = value
+        _same(ours(x), tx + value, rtol=1e-6)
+
+
+def test_closed_over_tensor_replaced_and_mutated():
+    c, tc = _rand(3, seed=1)
+    ours = internals.compile(lambda x: x + c)
+    x, tx = _rand(3)
+    _same(ours(x), tx + tc)
+    c, tc = _rand(2, 3, seed=2)                      # a new shape: the graph's constant is stale
+    _same(ours(x), tx + tc)
+    s = internals.tensor(2.0)                          # a one-element constant may be baked in
+    scaled = internals.compile(lambda x: x * s)
+    _same(scaled(x), tx * 2.0)
+    s.fill_(5.0)
+    _same(scaled(x), tx * 5.0)
+
+
+def test_grad_mode_of_first_call_is_guarded():
+    w, tw = _rand(3, seed=3)
+    w.requires_grad_(), tw.requires_grad_()
+    ours = internals.compile(lambda x: x * w)
+    x, tx = _rand(3)
+    with internals.no_grad(), torch.no_grad():
+        assert ours(x).grad_fn is None and (tx * tw).grad_fn is None
+    assert type(ours(x).grad_fn).__name__ == type((tx * tw).grad_fn).__name__
+
+
+def test_autocast_state_is_guarded():
+    a, ta = _rand(4, 4)
+    ours = internals.compile(lambda a: a @ a)
+    assert ours(a).dtype == internals.float32
+    with internals.autocast("cpu", dtype=internals.bfloat16), torch.autocast("cpu", dtype=torch.bfloat16):
+        _same(ours(a), ta @ ta, rtol=1e-2, atol=1e-2)      # bfloat16: a few ulps of tolerance
+    _same(ours(a), ta @ ta, rtol=1e-5, atol=1e-6)
+    assert ours.recompiles == 2
+
+
+def test_default_dtype_is_guarded():
+    ours = internals.compile(lambda x: x + internals.ones(2))
+    x = internals.ones(2, dtype=internals.float64)
+    before = ours(x).dtype
+    internals.set_default_dtype(internals.float64)
+    try:
+        got = ours(internals.ones(2, dtype=internals.float64))
+    finally:
+        internals.set_default_dtype(internals.float32)
+    torch.set_default_dtype(torch.float64)
+    try:
+        want = torch.ones(2, dtype=torch.float64) + torch.ones(2)
+    finally:
+        torch.set_default_dtype(torch.float32)
+    assert before == internals.float64 and str(got.dtype) == str(want.dtype).replace("torch", "internals")
+    assert ours.recompiles == 2
+
+
+def test_object_without_equality_runs_eagerly():
+    class Settings:
+        pass
+    s = Settings()
+    s.k = 3.0
+    ours = internals.compile(lambda x: x * s.k)
+    x, tx = _rand(2)
+    _same(ours(x), tx * 3.0)
+    s.k = -1.0
+    _same(ours(x), tx * -1.0)
+    assert ours.recompiles == 0 and "no equality" in ours.break_reasons[0]
+
+
+def test_arguments_that_are_not_tensors():
+    x, tx = _rand(2, 3)
+    y, ty = _rand(3, seed=1)
+    _same(internals.compile(lambda x, s: x * s)(x, 2.5), tx * 2.5, rtol=1e-6)
+    scale = internals.compile(lambda x, s: x * s)
+    _same(scale(x, 2), tx * 2)
+    _same(scale(x, 3), tx * 3)                       # a new constant: recompiled, not reused
+    kw = internals.compile(lambda x, *, ys, alpha=1.0: x * alpha + ys[0] - ys[1])
+    _same(kw(x, ys=[y, y * 2], alpha=0.5), tx * 0.5 + ty - ty * 2, rtol=1e-6, atol=1e-6)
+    d = internals.compile(lambda inputs: inputs["a"] @ inputs["b"].t())
+    _same(d({"a": x, "b": x}), tx @ tx.t(), rtol=1e-5, atol=1e-5)
+
+
+def test_nan_inf_constants_and_half_precision():
+    x, tx = _rand(5)
+    got = internals.compile(lambda x: internals.where(x > 0, x * math.inf, x * 0 + math.nan))(x)
+    _same(got, torch.where(tx > 0, tx * math.inf, tx * 0 + math.nan))
+    halves = ((internals.float16, torch.float16, 1e-3), (internals.bfloat16, torch.bfloat16, 8e-3))
+    for ours_dtype, torch_dtype, ulp in halves:     # exp may round differently by an ulp across CPUs
+        got = internals.compile(lambda x: (x * 2 + 1).exp())(x.to(ours_dtype))
+        _same(got, (tx.to(torch_dtype) * 2 + 1).exp(), rtol=ulp)
+
+
+def test_in_place_write_to_an_input():
+    def f(T):
+        def step(x):
+            x.add_(1)
+            return x * 2
+        return step
+    x, tx = _rand(4)
+    ours = internals.compile(f(internals))
+    _same(ours(x), f(torch)(tx))
+    _same(x, tx)
+    assert "add_" in ours.break_reasons[0]
+
+
+def test_module_with_parameters_backpropagates():
+    internals.manual_seed(0)
+    lin = internals.nn.Linear(3, 2)
+    tlin = torch.nn.Linear(3, 2)
+    with torch.no_grad():
+        tlin.weight.copy_(lin.weight.detach().to_torch()), tlin.bias.copy_(lin.bias.detach().to_torch())
+    x, tx = _rand(4, 3)
+    out, tout = internals.compile(lin)(x), tlin(tx)
+    assert type(out.grad_fn).__name__ == type(tout.grad_fn).__name__
+    out.sum().backward(), tout.sum().backward()
+    _same(lin.weight.grad, tlin.weight.grad, rtol=1e-6)
+    _same(lin.bias.grad, tlin.bias.grad, rtol=1e-6)
+
+
+def test_devices_that_differ_raise_as_eager():
+    if not internals.cuda.is_available():
+        pytest.skip("no CUDA (real or simulated)")
+    x = internals.ones(2)
+    f = lambda x, y: x * 2 + y  # noqa: E731
+    with pytest.raises(Exception) as eager:
+        f(x.cuda(), x)
+    with pytest.raises(type(eager.value)):
+        internals.compile(f)(x.cuda(), x)
+
+
+@pytest.mark.parametrize("call", [lambda c: c(3), lambda c: c(abs, mode="nope"), lambda c: c(abs, foo=1)],
+                         ids=["not callable", "unknown mode", "unknown option"])
+def test_bad_arguments_raise_as_torch_compile(call):
+    with pytest.raises(Exception) as want:
+        call(torch.compile)
+    with pytest.raises(type(want.value)) as got:
+        call(internals.compile)
+    assert str(got.value) == str(want.value)
+
+
+def test_explain_lists_graphs_and_breaks():
+    from torch._dynamo.backends.debugging import ExplainOutput
+    ours_fields = [f.name for f in dataclasses.fields(internals._dynamo.ExplainOutput)]
+    assert ours_fields == [f.name for f in dataclasses.fields(ExplainOutput)]
+    x, _ = _rand(3)
+    whole = explain(lambda x: (x * 2).relu())(x)
+    assert (whole.graph_count, whole.graph_break_count, whole.op_count) == (1, 0, 2)
+    w = internals.ones(3, requires_grad=True)
+    broken = explain(lambda x: x * w)(x)
+    assert (broken.graph_count, broken.graph_break_count) == (0, 1)
+    assert "require grad" in broken.break_reasons[0].reason
+
+
+def test_recompile_limit_then_eager():
+    assert config.recompile_limit == torch._dynamo.config.recompile_limit == 8
+    f = internals.compile(lambda x: x * 2)
+    for n in range(1, 12):
+        _same(f(internals.ones(n)), torch.ones(n) * 2)
+    assert f.recompiles == 8 and "recompile_limit" in f.break_reasons[0]
