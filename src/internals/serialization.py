@@ -38,7 +38,7 @@ from ._tensor_base import Size
 from .c10 import scalar_type as st
 from .c10.device import as_device, device
 from .c10.storage import UntypedStorage
-from .c10.tensor_impl import TensorImpl, layout, sparse_coo
+from .c10.tensor_impl import TensorImpl, layout, sparse_coo, strided
 from .nn.parameter import Parameter
 from .storage import TypedStorage
 
@@ -65,6 +65,7 @@ class _Global:
 _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 _REBUILD_SPARSE = _Global("torch._utils", "_rebuild_sparse_tensor")
+_GET_LAYOUT = _Global("torch.serialization", "_get_layout")
 _UNTYPED = _Global("torch.storage", "UntypedStorage")
 _ORDERED_DICT = collections.OrderedDict
 _SIZE, _DEVICE = _Global("torch", "Size"), _Global("torch", "device")
@@ -123,7 +124,9 @@ class _Pickler(pickle._Pickler):
         self.save_reduce(_REBUILD_TENSOR, args, obj=obj)
 
     def save(self, obj, save_persistent_id=True):
-        if isinstance(obj, (st.dtype, layout)):   # torch.float32, torch.sparse_coo: globals of torch's
+        if isinstance(obj, layout):     # torch pickles a layout as a call naming it (copyreg in serialization.py)
+            return self.save_reduce(_GET_LAYOUT, (f"torch.{obj.name}",), obj=obj)
+        if isinstance(obj, st.dtype):             # torch.float32 and the like: a global of torch's
             self.write(pickle.GLOBAL + f"torch\n{obj.name}\n".encode())
             return None
         if isinstance(obj, Size):
@@ -181,6 +184,11 @@ def _rebuild_parameter(data, requires_grad, backward_hooks):
     return Parameter(data, requires_grad)
 
 
+def _get_layout(name):
+    """A layout from its printed name, as ``torch.serialization._get_layout`` (a KeyError for others)."""
+    return {"torch.strided": strided, "torch.sparse_coo": sparse_coo}[name]
+
+
 def _rebuild_sparse_tensor(layout, data):
     """torch's ``_rebuild_sparse_tensor`` for the COO layout; older files leave out the coalesced
     flag. The indices are checked against the size (torch checks them after loading), so no
@@ -209,8 +217,8 @@ class _Unpickler(pickle.Unpickler):
             return _rebuild_parameter
         if module == "torch._utils" and name == "_rebuild_sparse_tensor":
             return _rebuild_sparse_tensor
-        if module == "torch" and name == "sparse_coo":
-            return sparse_coo
+        if module == "torch.serialization" and name == "_get_layout":
+            return _get_layout
         if module == "torch" and name in _DTYPE_OF_STORAGE:
             return _DTYPE_OF_STORAGE[name]
         if module == "torch.storage" and name == "UntypedStorage":
