@@ -1,8 +1,14 @@
 """Checkpoints holding more than tensors, in both directions between torch and internals: a
 torch.Size, dtypes, devices, sets, complex numbers and bytes; map_location as a device, a dict
-or a function; torch's default weights_only=None; and torch's errors for a missing directory."""
+or a function; torch's default weights_only=None; and torch's errors for a missing directory.
+Damaged, unsafe, legacy and big-endian files, each loaded by both libraries, and sparse COO
+tensors in both directions."""
+import builtins
 import io
+import pickle
+import zipfile
 
+import numpy as np
 import pytest
 import torch
 
@@ -56,3 +62,138 @@ def test_saving_into_a_missing_directory(tmp_path):
     with pytest.raises(RuntimeError) as ours:
         internals.save({}, path)
     assert str(ours.value) == str(theirs.value)
+
+
+# ------------------------------------------------------------ damaged checkpoints
+def _checkpoint():
+    buffer = io.BytesIO()
+    torch.save({"a": torch.arange(4.0), "b": torch.ones(2, dtype=torch.int64)}, buffer)
+    return buffer.getvalue()
+
+
+def _rewritten(change):
+    """The checkpoint with each record passed through ``change(name, data)`` (None drops it)."""
+    source = zipfile.ZipFile(io.BytesIO(_checkpoint()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
+        for name in source.namelist():
+            data = change(name, source.read(name))
+            if data is not None:
+                archive.writestr(name, data)
+    return out.getvalue()
+
+
+def _in_record(suffix, edit):
+    return lambda: _rewritten(lambda name, data: edit(data) if name.endswith(suffix) else data)
+
+
+def _flipped(data, index):
+    data = bytearray(data)
+    data[index] ^= 0xFF
+    return bytes(data)
+
+
+class _RunsCode:
+    def __reduce__(self):
+        return (exec, ("import sys; sys.modules['builtins'].ran_from_checkpoint = True",))
+
+
+def _legacy():
+    buffer = io.BytesIO()
+    torch.save([torch.arange(3.0), torch.arange(6).view(2, 3)[:, 1]], buffer, _use_new_zipfile_serialization=False)
+    return buffer.getvalue()
+
+
+_DAMAGED = {
+    "empty_file": lambda: b"",
+    "not_a_zip": lambda: b"hello world, not a zip",
+    "truncated_in_the_header": lambda: _checkpoint()[:10],
+    "truncated_halfway": lambda: _checkpoint()[: len(_checkpoint()) // 2],
+    "truncated_before_the_directory_end": lambda: _checkpoint()[:-22],
+    "last_byte_missing": lambda: _checkpoint()[:-1],
+    "no_data_pkl": lambda: _rewritten(lambda name, data: None if name.endswith("data.pkl") else data),
+    "missing_storage_record": lambda: _rewritten(lambda name, data: None if name.endswith("data/0") else data),
+    "storage_record_too_short": _in_record("data/0", lambda data: data[:3]),
+    "storage_record_too_long": _in_record("data/0", lambda data: data + b"more"),
+    "unknown_byteorder": _in_record("byteorder", lambda data: b"middle"),
+    "pickle_first_byte_flipped": _in_record("data.pkl", lambda data: _flipped(data, 0)),
+    "pickle_opcode_flipped": _in_record("data.pkl", lambda data: _flipped(data, 5)),
+    "pickle_stride_flipped": _in_record("data.pkl", lambda data: _flipped(data, len(data) // 2)),
+    "pickle_with_code": _in_record("data.pkl", lambda data: pickle.dumps(_RunsCode(), protocol=2)),
+    "plain_pickle_not_a_checkpoint": lambda: pickle.dumps({"a": 1}, protocol=2),
+    "legacy_pickle_with_code": lambda: b"".join(pickle.dumps(part, protocol=2) for part in (
+        0x1950A86A20F9469CFC6C, 1001, {"protocol_version": 1001, "little_endian": True}, _RunsCode())),
+}
+
+
+def _outcome(lib, data, **kwargs):
+    try:
+        return "loaded", lib.load(io.BytesIO(data), **kwargs)
+    except Exception as error:           # the class and message are what is compared
+        return type(error), str(error)
+
+
+@pytest.mark.parametrize("damage", sorted(_DAMAGED))
+def test_damaged_checkpoint_fails_as_in_torch(damage):
+    data = _DAMAGED[damage]()
+    theirs, ours = _outcome(torch, data), _outcome(internals, data)
+    assert theirs[0] != "loaded" and ours[0] is theirs[0]
+    # a refused global is named a second time at the end of internals' message
+    assert ours[1] == theirs[1] or ours[1].startswith(theirs[1] + "\ninternals.load: unsupported global")
+    assert not hasattr(builtins, "ran_from_checkpoint")
+
+
+def test_legacy_checkpoint_loads_as_in_torch():
+    theirs, ours = torch.load(io.BytesIO(_legacy())), internals.load(io.BytesIO(_legacy()))
+    assert [t.tolist() for t in ours] == [t.tolist() for t in theirs]
+    assert [t.stride() for t in ours] == [t.stride() for t in theirs]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex64", "int16", "bfloat16", "bool"])
+def test_big_endian_checkpoint_loads_as_in_torch(dtype):
+    """A file written on a big-endian machine: each storage's elements byte-reversed (a complex
+    number's two halves each on its own), and the byteorder record saying so."""
+    buffer = io.BytesIO()
+    torch.save({"t": (torch.arange(6) - 2).to(getattr(torch, dtype)) * (1 + 1j if dtype == "complex64" else 1)}, buffer)
+    width = getattr(torch, dtype).itemsize // (2 if dtype == "complex64" else 1)
+    swap = lambda data: np.frombuffer(data, np.uint8).reshape(-1, width)[:, ::-1].tobytes()  # noqa: E731
+    source, out = zipfile.ZipFile(buffer), io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
+        for name in source.namelist():
+            data = source.read(name)
+            archive.writestr(name, b"big" if name.endswith("byteorder") else swap(data) if "/data/" in name else data)
+    theirs, ours = torch.load(io.BytesIO(out.getvalue()))["t"], internals.load(io.BytesIO(out.getvalue()))["t"]
+    assert ours.tolist() == theirs.tolist() and str(ours.dtype) == str(theirs.dtype).replace("torch", "internals")
+
+
+# ------------------------------------------------------------ sparse COO tensors
+def _sparse(lib, coalesced):
+    s = lib.sparse_coo_tensor(lib.tensor([[0, 1, 1], [2, 0, 2]]), lib.tensor([1.0, -2.0, 3.5]), (2, 3))
+    return s.coalesce() if coalesced else s
+
+
+def _sparse_parts(s):
+    return s._indices().tolist(), s._values().tolist(), list(s.size()), s.is_coalesced(), str(s.layout)[-10:]
+
+
+@pytest.mark.parametrize("coalesced", [False, True], ids=["uncoalesced", "coalesced"])
+@pytest.mark.parametrize("saver, loader", [(torch, internals), (internals, torch), (internals, internals)],
+                         ids=["torch_to_internals", "internals_to_torch", "internals_round_trip"])
+def test_sparse_coo_tensor_across_libraries(saver, loader, coalesced):
+    buffer = io.BytesIO()
+    saver.save({"s": _sparse(saver, coalesced), "layout": saver.sparse_coo}, buffer)
+    buffer.seek(0)
+    loaded = loader.load(buffer)
+    assert _sparse_parts(loaded["s"]) == _sparse_parts(_sparse(torch, coalesced))
+    assert str(loaded["layout"])[-10:] == "sparse_coo"
+
+
+def test_sparse_indices_outside_the_size_are_refused():
+    """torch checks a loaded sparse tensor only when asked to (its invariant checks); internals
+    always checks, so no index reaches past the values."""
+    bad = torch.sparse_coo_tensor(torch.tensor([[0, 5]]), torch.tensor([1.0, 2.0]), (3,), check_invariants=False)
+    buffer = io.BytesIO()
+    torch.save(bad, buffer)
+    with torch.sparse.check_sparse_tensor_invariants():
+        theirs = _outcome(torch, buffer.getvalue())
+    assert _outcome(internals, buffer.getvalue()) == theirs and theirs[0] is RuntimeError

@@ -2,7 +2,9 @@
 (``torch/serialization.py``, ``torch/_weights_only_unpickler.py`` and the zip reader in
 ``caffe2/serialize/inline_container.cc``), so a caller's ``except`` clause and message checks work
 the same with either library."""
+import _compat_pickle
 import pickle
+import re
 
 __all__ = ["reader_error", "weights_only_error", "unsupported_global", "refused_global", "record_size_error"]
 
@@ -26,14 +28,21 @@ def reader_error(what):
 
 def unsupported_global(module, name):
     """The weights-only unpickler's words for a global outside its allow-list."""
-    path = f"{module}.{name}"
+    module, name = _compat_pickle.NAME_MAPPING.get((module, name), (module, name))
+    module = _compat_pickle.IMPORT_MAPPING.get(module, module)      # Python 2's names, as torch reads them
+    path = name if module == "builtins" else f"{module}.{name}"
     return (f"Unsupported global: GLOBAL {path} was not an allowed global by default. Please use "
             f"`torch.serialization.add_safe_globals([{path}])` or the `torch.serialization.safe_globals([{path}])` "
             "context manager to allowlist this global if you trust this class/function.")
 
 
 def weights_only_error(message):
-    """An unpickling error as ``torch.load`` re-raises it: framed by advice on weights_only."""
+    """An unpickling error as ``torch.load`` re-raises it: framed by advice on weights_only. An
+    unknown opcode is named as torch's own unpickler names it, by its number."""
+    unknown = re.fullmatch(r"invalid load key, '(.+)'\.", message)
+    if unknown:
+        key = unknown.group(1)
+        message = f"Unsupported operand {int(key[2:], 16) if key.startswith(chr(92) + 'x') else ord(key)}"
     if "was not an allowed global by default" in message:
         text = ("Weights only load failed. This file can still be loaded, to do so you have two options, "
                 "\033[1mdo those steps only if you trust the source of the checkpoint\033[0m. "

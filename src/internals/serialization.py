@@ -124,22 +124,22 @@ class _Pickler(pickle._Pickler):
         self.save_reduce(_REBUILD_TENSOR, args, obj=obj)
 
     def save(self, obj, save_persistent_id=True):
-        if isinstance(obj, layout):     # torch pickles a layout as a call naming it (copyreg in serialization.py)
-            return self.save_reduce(_GET_LAYOUT, (f"torch.{obj.name}",), obj=obj)
         if isinstance(obj, st.dtype):             # torch.float32 and the like: a global of torch's
             self.write(pickle.GLOBAL + f"torch\n{obj.name}\n".encode())
             return None
+        if not isinstance(obj, (layout, Size, device, _tensor.Tensor)):
+            return super().save(obj, save_persistent_id)
+        memo = self.memo.get(id(obj))
+        if memo is not None:            # met before: a reference, not a second copy
+            self.write(self.get(memo[0]))
+            return None
+        if isinstance(obj, layout):     # torch pickles a layout as a call naming it (copyreg in serialization.py)
+            return self.save_reduce(_GET_LAYOUT, (f"torch.{obj.name}",), obj=obj)
         if isinstance(obj, Size):
             return self.save_reduce(_SIZE, (tuple(obj),), obj=obj)
         if isinstance(obj, device):
             return self.save_reduce(_DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index), obj=obj)
-        if isinstance(obj, _tensor.Tensor):
-            memo = self.memo.get(id(obj))
-            if memo is not None:
-                self.write(self.get(memo[0]))
-                return
-            return self.save_tensor(obj)
-        return super().save(obj, save_persistent_id)
+        return self.save_tensor(obj)
 
 
 def _storage_bytes(storage):
