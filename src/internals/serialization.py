@@ -69,11 +69,11 @@ _GET_LAYOUT = _Global("torch.serialization", "_get_layout")
 _UNTYPED = _Global("torch.storage", "UntypedStorage")
 _ORDERED_DICT = collections.OrderedDict
 _SIZE, _DEVICE = _Global("torch", "Size"), _Global("torch", "device")
-# The Python globals torch's weights-only unpickler also admits: sets, complex numbers, and bytes
+# The Python globals torch's weights-only unpickler also admits: sets, bytearrays, complex numbers, and bytes
 # (protocol 2 writes bytes as _codecs.encode of a latin-1 string).
 _SAFE_BUILTINS = {("_codecs", "encode"): codecs.encode}
 for _builtins in ("builtins", "__builtin__"):      # protocol 2 names Python 2's module
-    _SAFE_BUILTINS.update({(_builtins, "set"): set, (_builtins, "frozenset"): frozenset,
+    _SAFE_BUILTINS.update({(_builtins, "set"): set, (_builtins, "bytearray"): bytearray,
                            (_builtins, "complex"): complex})
 
 
@@ -223,8 +223,8 @@ class _Unpickler(pickle.Unpickler):
             return _DTYPE_OF_STORAGE[name]
         if module == "torch.storage" and name == "UntypedStorage":
             return st.uint8
-        if module == "collections" and name == "OrderedDict":
-            return collections.OrderedDict
+        if module == "collections" and name in ("OrderedDict", "Counter"):
+            return getattr(collections, name)
         if module == "torch" and name in st._BY_NAME:
             return st._BY_NAME[name]
         if module == "torch" and name == "Size":
@@ -262,14 +262,14 @@ class _Unpickler(pickle.Unpickler):
         to new one, or a function of (storage on the CPU, saved location) whose None means 'where
         it was saved' (torch's ``_get_restore_location``)."""
         target = self._map_location
-        if callable(target):
-            moved = target(storage, location)
+        if isinstance(target, dict):
+            target = target.get(location, location)
+        elif target is not None and not isinstance(target, (str, device)):
+            moved = target(storage, location)       # anything else is called, as torch calls it
             if moved is not None:
                 return moved
             target = None
-        elif isinstance(target, dict):
-            target = target.get(location, location)
-        where = as_device(target or location)
+        where = as_device(location if target is None else target)
         return _to_device(storage, where) if where.type == "cuda" else storage
 
 
