@@ -20,6 +20,12 @@ and accepts any name):
 Saving writes references to torch's globals without importing torch: the pickler below writes
 the ``GLOBAL`` opcode for them itself. Loading maps those names to internals' own rebuild
 functions, and refuses any other global (as ``torch.load(weights_only=True)`` does).
+
+A sparse COO tensor pickles as ``torch._utils._rebuild_sparse_tensor(layout, (indices, values,
+size, coalesced))``. Files written on a big-endian machine (``byteorder`` ``big``) are byteswapped
+on load, and torch's legacy (pre-zip) format is read too. A damaged or unsafe file fails with the
+exception class and message ``torch.load`` gives for the same bytes (``_serialization_errors``),
+and no size, stride, offset or sparse index in a file can reach outside the bytes stored for it.
 """
 import codecs
 import collections
