@@ -122,6 +122,8 @@ _DAMAGED = {
     "pickle_stride_flipped": _in_record("data.pkl", lambda data: _flipped(data, len(data) // 2)),
     "pickle_with_code": _in_record("data.pkl", lambda data: pickle.dumps(_RunsCode(), protocol=2)),
     "plain_pickle_not_a_checkpoint": lambda: pickle.dumps({"a": 1}, protocol=2),
+    "legacy_storage_bytes_cut_short": lambda: _legacy()[:-4],
+    "legacy_storage_count_cut_short": lambda: _legacy()[:-(8 + 6 * 8 + 6)],
     "legacy_pickle_with_code": lambda: b"".join(pickle.dumps(part, protocol=2) for part in (
         0x1950A86A20F9469CFC6C, 1001, {"protocol_version": 1001, "little_endian": True}, _RunsCode())),
 }

@@ -344,6 +344,14 @@ class _LegacyUnpickler(_Unpickler):
         return TypedStorage(wrap_storage=part, dtype=dtype, _internal=True)
 
 
+def _read_exactly(f, n):
+    """``n`` bytes of a legacy file, or torch's complaint about how many are missing."""
+    data = f.read(n)
+    if len(data) < n:
+        raise RuntimeError(f"unexpected EOF, expected {n - len(data)} more bytes. The file might be corrupted.")
+    return data
+
+
 class _LegacyReader:
     """The legacy file as one thing to load, so its errors are reworded as the zip format's are."""
 
@@ -369,11 +377,13 @@ def _load_legacy(f, map_location):
     scan.load()
     data = {}
     for key in _LegacyUnpickler(f, None).load():
+        if key not in scan.wanted:
+            raise AssertionError(f"storage key {key!r} not found in deserialized_objects")
         dtype, numel = scan.wanted[key]
-        count = int.from_bytes(f.read(8), "little" if info.get("little_endian", True) else "big")
-        raw = np.frombuffer(f.read(count * dtype.itemsize), np.uint8).copy()
-        if count != numel or raw.size != numel * dtype.itemsize:
-            raise RuntimeError(f"storage {key} holds {raw.size} bytes, not the {numel} elements its pickle says")
+        count = int.from_bytes(_read_exactly(f, 8), "little" if info.get("little_endian", True) else "big")
+        raw = np.frombuffer(_read_exactly(f, count * dtype.itemsize), np.uint8).copy()
+        if count != numel:
+            raise RuntimeError(f"storage {key} holds {count} elements, not the {numel} its pickle says")
         data[key] = raw
     f.seek(start)
     return _LegacyUnpickler(f, map_location, data).load()
