@@ -1,8 +1,15 @@
 """Checkpoints holding more than tensors, in both directions between torch and internals: a
 torch.Size, dtypes, devices, sets, complex numbers and bytes; map_location as a device, a dict
-or a function; torch's default weights_only=None; and torch's errors for a missing directory."""
+or a function; torch's default weights_only=None; and torch's errors for a missing directory.
+Damaged, unsafe, legacy and big-endian files, each loaded by both libraries, and sparse COO
+tensors in both directions."""
+import builtins
+import collections
 import io
+import pickle
+import zipfile
 
+import numpy as np
 import pytest
 import torch
 
@@ -56,3 +63,186 @@ def test_saving_into_a_missing_directory(tmp_path):
     with pytest.raises(RuntimeError) as ours:
         internals.save({}, path)
     assert str(ours.value) == str(theirs.value)
+
+
+# ------------------------------------------------------------ damaged checkpoints
+def _checkpoint():
+    buffer = io.BytesIO()
+    torch.save({"a": torch.arange(4.0), "b": torch.ones(2, dtype=torch.int64)}, buffer)
+    return buffer.getvalue()
+
+
+def _rewritten(change):
+    """The checkpoint with each record passed through ``change(name, data)`` (None drops it)."""
+    source = zipfile.ZipFile(io.BytesIO(_checkpoint()))
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
+        for name in source.namelist():
+            data = change(name, source.read(name))
+            if data is not None:
+                archive.writestr(name, data)
+    return out.getvalue()
+
+
+def _in_record(suffix, edit):
+    return lambda: _rewritten(lambda name, data: edit(data) if name.endswith(suffix) else data)
+
+
+def _flipped(data, index):
+    data = bytearray(data)
+    data[index] ^= 0xFF
+    return bytes(data)
+
+
+class _RunsCode:
+    def __reduce__(self):
+        return (exec, ("import sys; sys.modules['builtins'].ran_from_checkpoint = True",))
+
+
+def _legacy():
+    buffer = io.BytesIO()
+    torch.save([torch.arange(3.0), torch.arange(6).view(2, 3)[:, 1]], buffer, _use_new_zipfile_serialization=False)
+    return buffer.getvalue()
+
+
+_DAMAGED = {
+    "empty_file": lambda: b"",
+    "not_a_zip": lambda: b"hello world, not a zip",
+    "truncated_in_the_header": lambda: _checkpoint()[:10],
+    "truncated_halfway": lambda: _checkpoint()[: len(_checkpoint()) // 2],
+    "truncated_before_the_directory_end": lambda: _checkpoint()[:-22],
+    "last_byte_missing": lambda: _checkpoint()[:-1],
+    "no_data_pkl": lambda: _rewritten(lambda name, data: None if name.endswith("data.pkl") else data),
+    "missing_storage_record": lambda: _rewritten(lambda name, data: None if name.endswith("data/0") else data),
+    "storage_record_too_short": _in_record("data/0", lambda data: data[:3]),
+    "storage_record_too_long": _in_record("data/0", lambda data: data + b"more"),
+    "unknown_byteorder": _in_record("byteorder", lambda data: b"middle"),
+    "pickle_first_byte_flipped": _in_record("data.pkl", lambda data: _flipped(data, 0)),
+    "pickle_opcode_flipped": _in_record("data.pkl", lambda data: _flipped(data, 5)),
+    "pickle_stride_flipped": _in_record("data.pkl", lambda data: _flipped(data, len(data) // 2)),
+    "pickle_with_code": _in_record("data.pkl", lambda data: pickle.dumps(_RunsCode(), protocol=2)),
+    "plain_pickle_not_a_checkpoint": lambda: pickle.dumps({"a": 1}, protocol=2),
+    "legacy_storage_bytes_cut_short": lambda: _legacy()[:-4],
+    "legacy_storage_count_cut_short": lambda: _legacy()[:-(8 + 6 * 8 + 6)],
+    "legacy_pickle_with_code": lambda: b"".join(pickle.dumps(part, protocol=2) for part in (
+        0x1950A86A20F9469CFC6C, 1001, {"protocol_version": 1001, "little_endian": True}, _RunsCode())),
+}
+
+
+def _outcome(lib, data, **kwargs):
+    try:
+        return "loaded", lib.load(io.BytesIO(data), **kwargs)
+    except Exception as error:           # the class and message are what is compared
+        return type(error), str(error)
+
+
+@pytest.mark.parametrize("damage", sorted(_DAMAGED))
+def test_damaged_checkpoint_fails_as_in_torch(damage):
+    data = _DAMAGED[damage]()
+    theirs, ours = _outcome(torch, data), _outcome(internals, data)
+    assert theirs[0] != "loaded" and ours[0] is theirs[0]
+    # a refused global is named a second time at the end of internals' message
+    assert ours[1] == theirs[1] or ours[1].startswith(theirs[1] + "\ninternals.load: unsupported global")
+    assert not hasattr(builtins, "ran_from_checkpoint")
+
+
+def test_legacy_checkpoint_loads_as_in_torch():
+    theirs, ours = torch.load(io.BytesIO(_legacy())), internals.load(io.BytesIO(_legacy()))
+    assert [t.tolist() for t in ours] == [t.tolist() for t in theirs]
+    assert [t.stride() for t in ours] == [t.stride() for t in theirs]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "complex64", "int16", "bfloat16", "bool"])
+def test_big_endian_checkpoint_loads_as_in_torch(dtype):
+    """A file written on a big-endian machine: each storage's elements byte-reversed (a complex
+    number's two halves each on its own), and the byteorder record saying so."""
+    buffer = io.BytesIO()
+    torch.save({"t": (torch.arange(6) - 2).to(getattr(torch, dtype)) * (1 + 1j if dtype == "complex64" else 1)}, buffer)
+    width = getattr(torch, dtype).itemsize // (2 if dtype == "complex64" else 1)
+    swap = lambda data: np.frombuffer(data, np.uint8).reshape(-1, width)[:, ::-1].tobytes()  # noqa: E731
+    source, out = zipfile.ZipFile(buffer), io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
+        for name in source.namelist():
+            data = source.read(name)
+            archive.writestr(name, b"big" if name.endswith("byteorder") else swap(data) if "/data/" in name else data)
+    theirs, ours = torch.load(io.BytesIO(out.getvalue()))["t"], internals.load(io.BytesIO(out.getvalue()))["t"]
+    assert ours.tolist() == theirs.tolist() and str(ours.dtype) == str(theirs.dtype).replace("torch", "internals")
+
+
+# ------------------------------------------------------------ sparse COO tensors
+def _sparse(lib, coalesced):
+    s = lib.sparse_coo_tensor(lib.tensor([[0, 1, 1], [2, 0, 2]]), lib.tensor([1.0, -2.0, 3.5]), (2, 3))
+    return s.coalesce() if coalesced else s
+
+
+def _sparse_parts(s):
+    return s._indices().tolist(), s._values().tolist(), list(s.size()), s.is_coalesced(), str(s.layout)[-10:]
+
+
+@pytest.mark.parametrize("coalesced", [False, True], ids=["uncoalesced", "coalesced"])
+@pytest.mark.parametrize("saver, loader", [(torch, internals), (internals, torch), (internals, internals)],
+                         ids=["torch_to_internals", "internals_to_torch", "internals_round_trip"])
+def test_sparse_coo_tensor_across_libraries(saver, loader, coalesced):
+    buffer = io.BytesIO()
+    saver.save({"s": _sparse(saver, coalesced), "layout": saver.sparse_coo}, buffer)
+    buffer.seek(0)
+    loaded = loader.load(buffer)
+    assert _sparse_parts(loaded["s"]) == _sparse_parts(_sparse(torch, coalesced))
+    assert str(loaded["layout"])[-10:] == "sparse_coo"
+
+
+def test_sparse_indices_outside_the_size_are_refused():
+    """torch checks a loaded sparse tensor only when asked to (its invariant checks); internals
+    always checks, so no index reaches past the values."""
+    bad = torch.sparse_coo_tensor(torch.tensor([[0, 5]]), torch.tensor([1.0, 2.0]), (3,), check_invariants=False)
+    buffer = io.BytesIO()
+    torch.save(bad, buffer)
+    with torch.sparse.check_sparse_tensor_invariants():
+        theirs = _outcome(torch, buffer.getvalue())
+    assert _outcome(internals, buffer.getvalue()) == theirs and theirs[0] is RuntimeError
+
+
+# ------------------------------------------------------------ what the hostile comparison found
+def _tensor_facts(t):
+    values = t.float().tolist() if str(t.dtype).endswith("bfloat16") else t.tolist()
+    return str(values), list(t.shape), list(t.stride()), t.storage_offset(), str(t.dtype).split(".")[-1]
+
+
+_VIEWS = {
+    "bfloat16": lambda lib: (lib.arange(6) - 2).to(lib.bfloat16).reshape(2, 3),
+    "complex128": lambda lib: lib.arange(4.0).to(lib.complex128) * (1 - 2j),
+    "bool_transposed": lambda lib: (lib.arange(6).reshape(2, 3) % 2 == 0).t(),
+    "zero_dim": lambda lib: lib.tensor(-3.5),
+    "empty_3d": lambda lib: lib.zeros(2, 0, 3),
+    "offset_view": lambda lib: lib.arange(12.0).reshape(3, 4)[1:, 2:],
+    "expanded": lambda lib: lib.arange(3.0).expand(4, 3),
+}
+
+
+@pytest.mark.parametrize("view", sorted(_VIEWS))
+@pytest.mark.parametrize("saver, loader", [(torch, internals), (internals, torch)],
+                         ids=["torch_to_internals", "internals_to_torch"])
+def test_dtypes_and_views_across_libraries(saver, loader, view):
+    buffer = io.BytesIO()
+    saver.save({"t": _VIEWS[view](saver)}, buffer)
+    buffer.seek(0)
+    assert _tensor_facts(loader.load(buffer)["t"]) == _tensor_facts(_VIEWS[view](torch))
+
+
+@pytest.mark.parametrize("value", [collections.Counter("aab"), bytearray(b"xy"), frozenset({1})],
+                         ids=["counter", "bytearray", "frozenset"])
+def test_python_values_as_torch_allows_them(value):
+    """torch's weights-only unpickler admits Counter and bytearray but not frozenset."""
+    buffer = io.BytesIO()
+    torch.save({"v": value}, buffer)
+    theirs, ours = _outcome(torch, buffer.getvalue()), _outcome(internals, buffer.getvalue())
+    assert ours[0] is theirs[0] and (ours[0] != "loaded" or ours[1] == theirs[1])
+
+
+@pytest.mark.parametrize("map_location", [0, ["cpu"], b"cpu"], ids=["int", "list", "bytes"])
+def test_map_location_of_another_type_is_called_as_in_torch(map_location):
+    buffer = io.BytesIO()
+    torch.save({"t": torch.arange(3.0)}, buffer)
+    theirs = _outcome(torch, buffer.getvalue(), map_location=map_location)
+    ours = _outcome(internals, buffer.getvalue(), map_location=map_location)
+    assert ours[0] is theirs[0] is TypeError     # torch's message for bytes comes from deeper inside it

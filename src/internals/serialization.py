@@ -20,6 +20,12 @@ and accepts any name):
 Saving writes references to torch's globals without importing torch: the pickler below writes
 the ``GLOBAL`` opcode for them itself. Loading maps those names to internals' own rebuild
 functions, and refuses any other global (as ``torch.load(weights_only=True)`` does).
+
+A sparse COO tensor pickles as ``torch._utils._rebuild_sparse_tensor(layout, (indices, values,
+size, coalesced))``. Files written on a big-endian machine (``byteorder`` ``big``) are byteswapped
+on load, and torch's legacy (pre-zip) format is read too. A damaged or unsafe file fails with the
+exception class and message ``torch.load`` gives for the same bytes (``_serialization_errors``),
+and no size, stride, offset or sparse index in a file can reach outside the bytes stored for it.
 """
 import codecs
 import collections
@@ -27,16 +33,18 @@ import contextlib
 import io
 import os
 import pickle
+import sys
 import zipfile
 
 import numpy as np
 
 from . import _tensor
+from ._serialization_errors import reader_error, record_size_error, refused_global, weights_only_error
 from ._tensor_base import Size
 from .c10 import scalar_type as st
 from .c10.device import as_device, device
 from .c10.storage import UntypedStorage
-from .c10.tensor_impl import TensorImpl
+from .c10.tensor_impl import TensorImpl, layout, sparse_coo, strided
 from .nn.parameter import Parameter
 from .storage import TypedStorage
 
@@ -62,14 +70,16 @@ class _Global:
 
 _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
+_REBUILD_SPARSE = _Global("torch._utils", "_rebuild_sparse_tensor")
+_GET_LAYOUT = _Global("torch.serialization", "_get_layout")
 _UNTYPED = _Global("torch.storage", "UntypedStorage")
 _ORDERED_DICT = collections.OrderedDict
 _SIZE, _DEVICE = _Global("torch", "Size"), _Global("torch", "device")
-# The Python globals torch's weights-only unpickler also admits: sets, complex numbers, and bytes
+# The Python globals torch's weights-only unpickler also admits: sets, bytearrays, complex numbers, and bytes
 # (protocol 2 writes bytes as _codecs.encode of a latin-1 string).
 _SAFE_BUILTINS = {("_codecs", "encode"): codecs.encode}
 for _builtins in ("builtins", "__builtin__"):      # protocol 2 names Python 2's module
-    _SAFE_BUILTINS.update({(_builtins, "set"): set, (_builtins, "frozenset"): frozenset,
+    _SAFE_BUILTINS.update({(_builtins, "set"): set, (_builtins, "bytearray"): bytearray,
                            (_builtins, "complex"): complex})
 
 
@@ -107,8 +117,9 @@ class _Pickler(pickle._Pickler):
     dispatch[_Global] = save_global_ref
 
     def save_tensor(self, obj):
-        if obj.is_sparse:
-            raise NotImplementedError("internals.save writes strided tensors only")
+        if obj.is_sparse:       # torch's Tensor._reduce_ex_internal: the two tensors, the size, the flag
+            data = (obj._indices(), obj._values(), obj.size(), obj.is_coalesced())
+            return self.save_reduce(_REBUILD_SPARSE, (obj.layout, data), obj=obj)
         if isinstance(obj, Parameter):
             data = obj.detach()
             return self.save_reduce(_REBUILD_PARAMETER, (data, obj.requires_grad, _ORDERED_DICT()), obj=obj)
@@ -122,17 +133,19 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, st.dtype):             # torch.float32 and the like: a global of torch's
             self.write(pickle.GLOBAL + f"torch\n{obj.name}\n".encode())
             return None
+        if not isinstance(obj, (layout, Size, device, _tensor.Tensor)):
+            return super().save(obj, save_persistent_id)
+        memo = self.memo.get(id(obj))
+        if memo is not None:            # met before: a reference, not a second copy
+            self.write(self.get(memo[0]))
+            return None
+        if isinstance(obj, layout):     # torch pickles a layout as a call naming it (copyreg in serialization.py)
+            return self.save_reduce(_GET_LAYOUT, (f"torch.{obj.name}",), obj=obj)
         if isinstance(obj, Size):
             return self.save_reduce(_SIZE, (tuple(obj),), obj=obj)
         if isinstance(obj, device):
             return self.save_reduce(_DEVICE, (obj.type,) if obj.index is None else (obj.type, obj.index), obj=obj)
-        if isinstance(obj, _tensor.Tensor):
-            memo = self.memo.get(id(obj))
-            if memo is not None:
-                self.write(self.get(memo[0]))
-                return
-            return self.save_tensor(obj)
-        return super().save(obj, save_persistent_id)
+        return self.save_tensor(obj)
 
 
 def _storage_bytes(storage):
@@ -163,7 +176,12 @@ def save(obj, f):
 
 # ---------------------------------------------------------------------- load
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):
-    impl = TensorImpl(storage._untyped_storage, tuple(size), tuple(stride), storage_offset, storage.dtype)
+    try:
+        impl = TensorImpl(storage._untyped_storage, tuple(size), tuple(stride), storage_offset, storage.dtype)
+    except RuntimeError as error:    # torch sets the view on a storage it may not grow: that is its complaint
+        if "out of bounds for storage" in str(error):
+            raise RuntimeError("Trying to resize storage that is not resizable") from None
+        raise
     t = _tensor.Tensor._from_impl(impl)
     return t.requires_grad_(requires_grad) if requires_grad else t
 
@@ -172,12 +190,30 @@ def _rebuild_parameter(data, requires_grad, backward_hooks):
     return Parameter(data, requires_grad)
 
 
+def _get_layout(name):
+    """A layout from its printed name, as ``torch.serialization._get_layout`` (a KeyError for others)."""
+    return {"torch.strided": strided, "torch.sparse_coo": sparse_coo}[name]
+
+
+def _rebuild_sparse_tensor(layout, data):
+    """torch's ``_rebuild_sparse_tensor`` for the COO layout; older files leave out the coalesced
+    flag. The indices are checked against the size (torch checks them after loading), so no
+    index can reach outside the values."""
+    if layout is not sparse_coo:
+        raise NotImplementedError(f"rebuilding sparse tensor for layout {layout}")
+    indices, values, size = data[:3]
+    coalesced = data[3] if len(data) > 3 else None
+    from ._tensor import sparse_coo_tensor
+    return sparse_coo_tensor(indices, values, size, check_invariants=True, is_coalesced=coalesced)
+
+
 class _Unpickler(pickle.Unpickler):
     """Reads torch's pickles: its rebuild functions and storage types map to internals'."""
 
-    def __init__(self, file, archive, prefix, map_location):
+    def __init__(self, file, archive, prefix, map_location, swap):
         super().__init__(file)
         self._archive, self._prefix, self._map_location = archive, prefix, map_location
+        self._swap = swap          # the file's byte order is not this machine's
         self._loaded = {}
 
     def find_class(self, module, name):
@@ -185,12 +221,16 @@ class _Unpickler(pickle.Unpickler):
             return _rebuild_tensor_v2
         if module == "torch._utils" and name == "_rebuild_parameter":
             return _rebuild_parameter
+        if module == "torch._utils" and name == "_rebuild_sparse_tensor":
+            return _rebuild_sparse_tensor
+        if module == "torch.serialization" and name == "_get_layout":
+            return _get_layout
         if module == "torch" and name in _DTYPE_OF_STORAGE:
             return _DTYPE_OF_STORAGE[name]
         if module == "torch.storage" and name == "UntypedStorage":
             return st.uint8
-        if module == "collections" and name == "OrderedDict":
-            return collections.OrderedDict
+        if module == "collections" and name in ("OrderedDict", "Counter"):
+            return getattr(collections, name)
         if module == "torch" and name in st._BY_NAME:
             return st._BY_NAME[name]
         if module == "torch" and name == "Size":
@@ -199,33 +239,53 @@ class _Unpickler(pickle.Unpickler):
             return device
         if (module, name) in _SAFE_BUILTINS:
             return _SAFE_BUILTINS[(module, name)]
-        raise pickle.UnpicklingError(f"internals.load: unsupported global {module}.{name} (only tensors, parameters "
-                                     "and plain containers are loaded)")
+        raise _Refused(module, name)
 
     def persistent_load(self, pid):
         kind, dtype, key, location, numel = pid
         if kind != "storage":
-            raise pickle.UnpicklingError(f"internals.load: unknown persistent id {kind!r}")
+            raise AssertionError(f"Unknown typename for persistent_load, expected 'storage' but got '{kind}'")
         if key not in self._loaded:
-            raw = np.frombuffer(self._archive.read(f"{self._prefix}data/{key}"), np.uint8).copy()
+            raw = self._record(f"data/{key}", numel * dtype.itemsize)
+            if self._swap:
+                raw = _byteswap(raw, dtype)
             self._loaded[key] = self._restore(UntypedStorage(raw.size, "cpu", data=raw), location)
         return TypedStorage(wrap_storage=self._loaded[key], dtype=dtype, _internal=True)
 
+    def _record(self, name, nbytes):
+        """A storage's bytes, which must be exactly as many as its pickle says (torch's
+        ``get_storage_from_record``): fewer would leave the tensor reading past them."""
+        try:
+            data = self._archive.read(self._prefix + name)
+        except KeyError:
+            raise reader_error(f"failed locating file {name}: file not found") from None
+        if len(data) != nbytes:
+            raise record_size_error(len(data), nbytes)
+        return np.frombuffer(data, np.uint8).copy()
 
     def _restore(self, storage, location):
         """The storage where ``map_location`` puts it: a device for all, a dict from saved location
         to new one, or a function of (storage on the CPU, saved location) whose None means 'where
         it was saved' (torch's ``_get_restore_location``)."""
         target = self._map_location
-        if callable(target):
-            moved = target(storage, location)
+        if isinstance(target, dict):
+            target = target.get(location, location)
+        elif target is not None and not isinstance(target, (str, device)):
+            moved = target(storage, location)       # anything else is called, as torch calls it
             if moved is not None:
                 return moved
             target = None
-        elif isinstance(target, dict):
-            target = target.get(location, location)
-        where = as_device(target or location)
+        where = as_device(location if target is None else target)
         return _to_device(storage, where) if where.type == "cuda" else storage
+
+
+def _byteswap(raw, dtype):
+    """Each element's bytes reversed (torch's ``TypedStorage.byteswap``): a complex number's two
+    halves are swapped each in place, not exchanged."""
+    width = dtype.itemsize // 2 if dtype.is_complex else dtype.itemsize
+    if width == 1 or not raw.size:
+        return raw
+    return raw.reshape(-1, width)[:, ::-1].reshape(-1).copy()
 
 
 def _to_device(storage, device):
@@ -233,23 +293,100 @@ def _to_device(storage, device):
     return UntypedStorage(storage.nbytes(), device, data=cuda.to_device(storage._data))
 
 
-def _refuse_legacy(head):
-    """Not a zip archive: torch's legacy reader unpickles a magic number first, with the weights-only
-    unpickler, which knows the protocol opcode and little else (internals reads no legacy file)."""
+_MAGIC, _LEGACY_PROTOCOL = 0x1950A86A20F9469CFC6C, 1001     # what a legacy file starts with
+
+
+def _check_legacy_head(head):
+    """Not a zip archive: torch reads the legacy format, whose first pickle (a magic number) its
+    weights-only unpickler reads. Files too short for that, or opening with an opcode that
+    unpickler refuses, fail as they fail there."""
     if head == b"\x80":          # the protocol opcode without its protocol byte
         raise IndexError("index out of range")
     if not head or head == b"\x80\x02":
         raise EOFError("")
+    if head[:1] == b"h":         # BINGET from a memo that is still empty
+        raise KeyError(head[1]) if len(head) > 1 else IndexError("index out of range")
     if head[:1] != b"\x80":
-        raise pickle.UnpicklingError(
-            "Weights only load failed. In PyTorch 2.6, we changed the default value of the `weights_only` argument "
-            "in `torch.load` from `False` to `True`. Re-running `torch.load` with `weights_only` set to `False` "
-            "will likely succeed, but it can result in arbitrary code execution. Do it only if you got the file "
-            "from a trusted source.\nPlease file an issue with the following so that we can make `weights_only=True` "
-            f"compatible with your use case: WeightsUnpickler error: \n\nUnsupported operand {head[0]}\n\nCheck the "
-            "documentation of torch.load to learn more about types accepted by default with weights_only "
-            "https://pytorch.org/docs/stable/generated/torch.load.html.")
-    raise NotImplementedError("internals.load reads the zip format of torch.save only, not the legacy one")
+        raise weights_only_error(f"Unsupported operand {head[0]}")
+
+
+class _LegacyUnpickler(_Unpickler):
+    """The legacy format's object pickle: a storage's id names its root storage, whose bytes follow
+    all the pickles, and may name a slice of it (torch's ``_legacy_load``)."""
+
+    def __init__(self, file, map_location, data=None):
+        super().__init__(file, None, "", map_location, False)
+        self._data, self.wanted = data, {}      # root key -> (dtype, numel), filled on the first pass
+
+    def find_class(self, module, name):
+        found = super().find_class(module, name)
+        rebuilds = (_rebuild_tensor_v2, _rebuild_parameter, _rebuild_sparse_tensor)
+        return (lambda *args: None) if self._data is None and found in rebuilds else found
+
+    def persistent_load(self, pid):
+        kind, dtype, key, location, numel, view = pid
+        if kind != "storage":
+            raise RuntimeError(f"Unknown saved id type: {kind}")
+        if self._data is None:                   # first pass: only learn which storages follow
+            self.wanted.setdefault(key, (dtype, numel))
+            return None
+        if key not in self._loaded:
+            raw = self._data[key]
+            self._loaded[key] = self._restore(UntypedStorage(raw.size, "cpu", data=raw), location)
+        storage = TypedStorage(wrap_storage=self._loaded[key], dtype=dtype, _internal=True)
+        if view is None:
+            return storage
+        _, offset, size = view
+        if offset < 0 or size < 0 or offset + size > storage.size():
+            raise RuntimeError(f"storage view [{offset}, {offset + size}) is outside a storage of {storage.size()}")
+        width = dtype.itemsize
+        part = self._loaded[key][offset * width: (offset + size) * width]
+        return TypedStorage(wrap_storage=part, dtype=dtype, _internal=True)
+
+
+def _read_exactly(f, n):
+    """``n`` bytes of a legacy file, or torch's complaint about how many are missing."""
+    data = f.read(n)
+    if len(data) < n:
+        raise RuntimeError(f"unexpected EOF, expected {n - len(data)} more bytes. The file might be corrupted.")
+    return data
+
+
+class _LegacyReader:
+    """The legacy file as one thing to load, so its errors are reworded as the zip format's are."""
+
+    def __init__(self, f, map_location):
+        self.f, self.map_location = f, map_location
+
+    def load(self):
+        return _load_legacy(self.f, self.map_location)
+
+
+def _load_legacy(f, map_location):
+    """torch's legacy (pre-1.6) format: magic number, protocol, system info, the object, its storage
+    keys, then each storage as an element count and raw bytes. Read in two passes, since the
+    bytes come after the pickle that refers to them."""
+    if _LegacyUnpickler(f, None).load() != _MAGIC:
+        raise RuntimeError("Invalid magic number; corrupt file?")
+    protocol = _LegacyUnpickler(f, None).load()
+    if protocol != _LEGACY_PROTOCOL:
+        raise RuntimeError(f"Invalid protocol version: {protocol}")
+    info = _LegacyUnpickler(f, None).load()
+    start = f.tell()
+    scan = _LegacyUnpickler(f, None)
+    scan.load()
+    data = {}
+    for key in _LegacyUnpickler(f, None).load():
+        if key not in scan.wanted:
+            raise AssertionError(f"storage key {key!r} not found in deserialized_objects")
+        dtype, numel = scan.wanted[key]
+        count = int.from_bytes(_read_exactly(f, 8), "little" if info.get("little_endian", True) else "big")
+        raw = np.frombuffer(_read_exactly(f, count * dtype.itemsize), np.uint8).copy()
+        if count != numel:
+            raise RuntimeError(f"storage {key} holds {count} elements, not the {numel} its pickle says")
+        data[key] = raw
+    f.seek(start)
+    return _LegacyUnpickler(f, map_location, data).load()
 
 
 def load(f, map_location=None, pickle_module=None, *, weights_only=None, mmap=None, **pickle_load_args):
@@ -270,18 +407,57 @@ def _load_archive(f, map_location):
     head = f.read(4)
     f.seek(-len(head), io.SEEK_CUR)
     if head != b"PK\x03\x04":
-        _refuse_legacy(head)
+        _check_legacy_head(head)
+        return _unpickle(_LegacyReader(f, map_location))
+    with _open_zip(f) as archive:
+        names = archive.namelist()
+        prefix = names[0].split("/")[0] + "/" if names else ""     # torch names the folder by the first record
+        swap = _byteorder(archive, prefix) != sys.byteorder
+        try:
+            pickled = archive.read(prefix + "data.pkl")
+        except KeyError:
+            raise reader_error("failed locating file data.pkl: file not found") from None
+        unpickler = _Unpickler(io.BytesIO(pickled), archive, prefix, map_location, swap)
+        return _unpickle(unpickler)
+
+
+class _Refused(pickle.UnpicklingError):
+    """A global the loader will not resolve (raised inside the unpickler, reworded outside it)."""
+
+    def __init__(self, module, name):
+        super().__init__(module, name)
+        self.module, self.name = module, name
+
+
+def _unpickle(unpickler):
+    """Run ``unpickler``, its errors re-raised as torch's load re-raises them: with advice on
+    weights_only around the unpickler's own words."""
     try:
-        archive = zipfile.ZipFile(f)
-    except zipfile.BadZipFile:
-        raise RuntimeError("PytorchStreamReader failed reading zip archive: not a ZIP archive. This is an internal "
-                           "miniz error. If you are seeing this error, there is a high likelihood that your "
-                           "checkpoint file is corrupted. This can happen if the checkpoint was not saved properly, "
-                           "was transferred incorrectly, or the file was modified after saving.") from None
-    with archive:
-        pickles = [n for n in archive.namelist() if n.endswith("/data.pkl")]
-        if len(pickles) != 1:
-            raise RuntimeError("internals.load: not a file written by torch.save or internals.save")
-        prefix = pickles[0][: -len("data.pkl")]
-        unpickler = _Unpickler(io.BytesIO(archive.read(pickles[0])), archive, prefix, map_location)
         return unpickler.load()
+    except _Refused as error:
+        raise refused_global(error.module, error.name) from None
+    except pickle.UnpicklingError as error:
+        raise weights_only_error(str(error)) from None
+
+
+def _open_zip(f):
+    """The archive, or torch's reader error: a file that starts as a zip but has lost its end lacks
+    the central directory; one too short to hold that directory's end is no zip at all."""
+    try:
+        return zipfile.ZipFile(f)
+    except zipfile.BadZipFile:
+        f.seek(0, io.SEEK_END)
+        short = f.tell() < 22           # the size of the end-of-central-directory record
+        raise reader_error("failed reading zip archive: "
+                           + ("not a ZIP archive" if short else "failed finding central directory")) from None
+
+
+def _byteorder(archive, prefix):
+    """The ``byteorder`` record (absent in old files, which are little-endian)."""
+    try:
+        order = archive.read(prefix + "byteorder")
+    except KeyError:
+        return "little"
+    if order not in (b"little", b"big"):
+        raise ValueError("Unknown endianness type: " + order.decode())
+    return order.decode()
