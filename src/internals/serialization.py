@@ -203,8 +203,7 @@ def _rebuild_sparse_tensor(layout, data):
         raise NotImplementedError(f"rebuilding sparse tensor for layout {layout}")
     indices, values, size = data[:3]
     coalesced = data[3] if len(data) > 3 else None
-    from ._tensor import sparse_coo_tensor
-    return sparse_coo_tensor(indices, values, size, check_invariants=True, is_coalesced=coalesced)
+    return _tensor.sparse_coo_tensor(indices, values, size, check_invariants=True, is_coalesced=coalesced)
 
 
 class _Unpickler(pickle.Unpickler):

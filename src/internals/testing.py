@@ -68,7 +68,7 @@ def _ulp_of(expected):
     binade, and the subnormal spacing below the smallest normal number. A complex number's two
     parts take the spacing of the larger one, as a rounding error of a complex product is
     relative to the whole number, not to a part that cancelled to almost nothing."""
-    import torch
+    import torch  # torch is heavy: only a comparison with it needs it
     magnitude = expected.abs()
     if expected.is_complex():      # an infinite part is compared exactly; the finite one by itself
         parts = torch.view_as_real(expected.resolve_conj()).abs()
@@ -85,7 +85,7 @@ def assert_within_ulps(got, expected, ulps):
     """``got`` is ``expected`` (torch's) within ``ulps`` units in the last place of ``expected``'s
     dtype: same dtype and shape, NaN and infinities at the same places, integers and booleans
     equal. Anything convertible by ``torch.as_tensor`` is accepted (nested lists: same dtype assumed)."""
-    import torch
+    import torch  # torch is heavy: only a comparison with it needs it
     got, expected = torch.as_tensor(got), torch.as_tensor(expected)
     if got.dtype != expected.dtype or got.shape != expected.shape:
         raise AssertionError(f"dtype/shape {got.dtype} {tuple(got.shape)} != {expected.dtype} {tuple(expected.shape)}")

@@ -102,7 +102,7 @@ class GuardWalker:
             return ("dict", tuple((self._hashable(k), self.value(x, name, names)) for k, x in v.items()))
         if isinstance(v, (types.FunctionType, types.MethodType)) and not _library(v):
             return self.function(v)
-        from ..nn.modules.module import Module
+        from ..nn.modules.module import Module  # a real cycle: nn loads after _dynamo in the package's import
         if isinstance(v, (types.ModuleType, Module)):
             return self._object(v, name, names)
         if isinstance(v, type) or _library(v):
@@ -114,7 +114,7 @@ class GuardWalker:
         if id(v) in self._seen:
             return ("seen", id(v))
         self._seen.add(id(v))
-        from ..nn.modules.module import Module
+        from ..nn.modules.module import Module  # a real cycle: nn loads after _dynamo in the package's import
         if isinstance(v, Module):       # its parameters, buffers, submodules and settings; its forward
             state = self.value(dict(vars(v)), name, names)
             return ("module", id(v), state, self.value(type(v).forward, "forward"))

@@ -2,6 +2,8 @@
 slices with steps, storage offsets. hypothesis shrinks a failing case to a small one."""
 import math
 
+from ..c10.tensor_impl import contiguous_strides
+
 __all__ = ["sizes", "strided_views", "view_targets"]
 
 
@@ -16,7 +18,9 @@ def _apply(draw, st, shape, strides, offset):
     """One view step over (shape, strides, offset): a transpose, a slice with a step, an expand of
     a size-1 dim, or an unsqueeze, as ``view``'s callers meet them."""
     n = len(shape)
-    step = draw(st.sampled_from(["transpose", "slice", "expand", "unsqueeze", "narrow_to_zero"]))
+    # transposes and slices most often: the steps after which a view can be impossible
+    step = draw(st.sampled_from(["transpose", "transpose", "slice", "slice", "expand", "unsqueeze", "unsqueeze",
+                                 "narrow_to_zero"]))
     shape, strides = list(shape), list(strides)
     if step == "transpose" and n >= 2:
         i, j = draw(st.permutations(range(n)))[:2]
@@ -42,17 +46,20 @@ def _apply(draw, st, shape, strides, offset):
     return tuple(shape), tuple(strides), offset
 
 
-def strided_views(max_dims=4, max_size=4, max_steps=3):
+def strided_views(max_dims=4, max_size=4, max_steps=3, min_steps=1):
     """(shape, strides, offset) reached from a contiguous tensor by a few view steps."""
     from hypothesis import strategies as st  # hypothesis is heavy: only a checker needs it
 
-    from ..c10.tensor_impl import contiguous_strides
+
+    # mostly dims of 2 or more, where a transpose or a step leaves dims that no longer merge
+    dims = st.lists(st.sampled_from([0, 1, 1] + [n for n in range(2, max_size + 1) for _ in range(3)]),
+                    min_size=0, max_size=max_dims).map(tuple)
 
     @st.composite
     def build(draw):
-        shape = draw(sizes(max_dims, max_size))
+        shape = draw(dims)
         strides, offset = contiguous_strides(shape), 0
-        for _ in range(draw(st.integers(0, max_steps))):
+        for _ in range(draw(st.integers(min_steps, max_steps))):
             shape, strides, offset = _apply(draw, st, shape, strides, offset)
         return shape, strides, offset
     return build()

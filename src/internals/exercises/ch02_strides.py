@@ -28,7 +28,7 @@ def check_view_strides(fn):
         yours = None if yours is None else tuple(yours)
         what = "refuses (None)" if torchs is None else f"gives strides {torchs}"
         assert yours == torchs, f"view {shape} with strides {strides} as {new_shape}: yours {yours}, torch {what}"
-    return run_generated("check_view_strides", cases, check_one, max_examples=200)
+    return run_generated("check_view_strides", cases, check_one, max_examples=300)
 
 
 def check_broadcast_shapes(fn, n=200, seed=0):

@@ -6,6 +6,8 @@ every elementwise operation then lays out its output and its loop with them.
 ``check_reduction_loop`` is the warm-up: a row sum written as a Numba loop."""
 import numpy as np
 
+from ..aten.tensor_iterator import _reorder, coalesce
+from ..c10.tensor_impl import is_channels_last, is_contiguous, is_non_overlapping_and_dense
 from ._runner import run_cases, run_generated, seeded
 
 __all__ = ["check_coalesce_dimensions", "check_reduction_loop", "check_reorder_dimensions"]
@@ -67,7 +69,6 @@ def _torch_output_strides(torch, shape, operands):
 def _takes_fast_path(shape, operands):
     """TensorIterator's ``fast_set_up`` applies: all contiguous, all channels-last, or all dense
     with the same strides."""
-    from ..c10.tensor_impl import is_channels_last, is_contiguous, is_non_overlapping_and_dense
     if all(is_contiguous(shape, s) for s in operands):
         return True
     if len(shape) == 4 and all(is_channels_last(shape, s) for s in operands):
@@ -89,7 +90,6 @@ def check_reorder_dimensions(fn):
     output's strides follow from it (contiguous in that order), and must be torch's."""
     import torch  # torch is heavy: only a check needs it
 
-    from ..aten.tensor_iterator import _reorder
 
     def check_one(case):
         shape, operands = case
@@ -120,7 +120,6 @@ def check_coalesce_dimensions(fn):
     dims merged wherever every operand steps through them as through one dim (and size-1 dims
     folded away), as ``coalesce_dimensions`` does. The merged loop must visit every operand's
     elements in the same order as the original one."""
-    from ..aten.tensor_iterator import coalesce
 
     def check_one(case):
         shape, operands = case

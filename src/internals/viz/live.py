@@ -13,6 +13,19 @@ import json
 import uuid
 from pathlib import Path
 
+import internals
+from internals.aten import dispatcher
+from internals.aten.tensor_iterator import TensorIterator
+from internals.autograd import engine
+from internals.autograd.engine import compute_dependencies
+from internals.c10.dispatch_key import DispatchKey
+from internals.c10.local_dispatch_key_set import DEFAULT_EXCLUDED, DEFAULT_INCLUDED
+from internals.c10.tensor_impl import compute_key_set
+from internals.cuda import caching_allocator as ca
+from internals.cuda._device_memory import DeviceMemory
+from internals.cuda.allocator_config import AllocatorConfig
+from internals.cuda.caching_allocator import segment_blocks
+
 STATIC = Path(__file__).parent / "static" / "figures"
 FIGURES = ("strides", "iterator", "dispatch", "autograd", "allocator")
 _CORE = ("live.js",)
@@ -63,7 +76,6 @@ def error_text(error):
 
 def run_steps(storage, steps):
     """``arange(storage)`` then each step: the result after every step, or the error that stops it."""
-    import internals
     x = internals.arange(float(storage))
     results = []
     for op, args in steps:
@@ -77,7 +89,6 @@ def run_steps(storage, steps):
 
 
 def strides_data():
-    import internals
     return {"itemsize": internals.float32.itemsize,
             "presets": [{"label": label, "storage": n, "steps": [{"op": op, "args": a} for op, a in steps],
                          "results": run_steps(n, steps)} for label, n, steps in STRIDE_EXAMPLES]}
@@ -86,7 +97,6 @@ def strides_data():
 def permuted_operand(shape, perm):
     """A tensor of ``shape`` whose memory runs in the order ``perm`` gives: ``perm`` applied to a
     contiguous tensor, then undone, so the sizes are ``shape`` and the strides are not row-major."""
-    import internals
     inverse = [perm.index(d) for d in range(len(perm))]
     return internals.zeros([shape[d] for d in perm]).permute(inverse)
 
@@ -94,7 +104,6 @@ def permuted_operand(shape, perm):
 def iterator_steps(a, b):
     """TensorIterator's build for ``a + b`` (operands given as (shape, perm)), step by step:
     read off the package's own iterator after ``build()``."""
-    from internals.aten.tensor_iterator import TensorIterator
     x, y = permuted_operand(*a), permuted_operand(*b)
     it = TensorIterator.binary_op(None, x, y)
     fast = bool(getattr(it, "fast", False))
@@ -129,17 +138,12 @@ def kernel_label(kernel, kind):
 
 def dispatch_table(name):
     """One operator's computed dispatch table: ``{key: {"kernel", "fallthrough"}}``."""
-    from internals.aten import dispatcher
     op = dispatcher.aten_ops[name]
     return {key.name: {"kernel": kernel_label(kernel, kind), "fallthrough": kernel.fallthrough}
             for key, (kernel, kind) in op.table.items()}
 
 
 def dispatch_data():
-    import internals
-    from internals.c10.dispatch_key import DispatchKey
-    from internals.c10.local_dispatch_key_set import DEFAULT_EXCLUDED, DEFAULT_INCLUDED
-    from internals.c10.tensor_impl import compute_key_set
     layouts = {"strided": internals.strided, "sparse_coo": internals.sparse_coo}
     return {"keys": [k.name for k in DispatchKey],      # lowest priority first
             "included": [k.name for k in DEFAULT_INCLUDED], "excluded": [k.name for k in DEFAULT_EXCLUDED],
@@ -151,14 +155,12 @@ def dispatch_data():
 
 def kernel_keys(name):
     """The keys with a kernel of the operator's own, as its 'not available' message lists them."""
-    from internals.aten import dispatcher
     table = dispatcher.aten_ops[name].table
     return [key.name for key in table if table[key][1] == "kernel"]
 
 
 def undefined_kernel(name):
     """What a call with no key at all runs (``_run_undefined``): a composite kernel, or nothing."""
-    from internals.aten import dispatcher
     kernels = dispatcher.aten_ops[name].kernels
     for alias in ("CompositeExplicitAutograd", "CompositeImplicitAutograd"):
         if alias in kernels:
@@ -214,7 +216,6 @@ def values(t):
 def record_backward(root, index):
     """Run ``root``'s backward in the package's engine, recording after each node it evaluates
     the engine's own state: the node, the gradients it got, the dependency counts left."""
-    from internals.autograd import engine
     steps, original = [], engine.evaluate_function
 
     def evaluate_and_record(task, node, buf):
@@ -232,10 +233,8 @@ def record_backward(root, index):
 
 
 def autograd_data():
-    import internals
     leaves, y = run_program(internals)
     index, nodes = graph_nodes(y.grad_fn, leaves)
-    from internals.autograd.engine import compute_dependencies
     deps = {str(index[n]): k for n, k in compute_dependencies([y.grad_fn]).items()}
     steps = record_backward(y, index)
     return {"program": AUTOGRAD_PROGRAM, "nodes": nodes, "deps": deps, "backward": steps,
@@ -267,16 +266,12 @@ def allocator_state(alloc, names, born):
 
 
 def _segment_blocks(head):
-    from internals.cuda.caching_allocator import segment_blocks
     return segment_blocks(head)
 
 
 def allocator_data():
     """Replay ``ALLOCATOR_PROGRAM`` on the package's caching allocator: after each step, its
     segments and blocks, and the trace entries the step recorded (``_record_memory_history``)."""
-    from internals.cuda import caching_allocator as ca
-    from internals.cuda._device_memory import DeviceMemory
-    from internals.cuda.allocator_config import AllocatorConfig
     alloc = ca.DeviceCachingAllocator(DeviceMemory(capacity=ALLOCATOR_CAPACITY), AllocatorConfig())
     alloc.history.configure("all", None, "python", 10_000, False, None)
     blocks, names, born, steps = {}, {}, {}, []
@@ -336,7 +331,7 @@ def html_for(name):
 
 def show(name):
     """Display a live figure in JupyterLab or Colab (everything inlined: no network needed)."""
-    from IPython.display import HTML, display
+    from IPython.display import HTML, display  # only a notebook shows the figure: IPython is optional
     display(HTML(html_for(name)))
 
 

@@ -65,7 +65,7 @@ def _host_cpu_features():
     """The CPU's feature names (lower case), from LLVM's host query (what Numba compiles for),
     else Linux's /proc/cpuinfo."""
     try:
-        from llvmlite import binding
+        from llvmlite import binding  # LLVM's host query, loaded when the capability is first asked
         return {name.lstrip("+") for name, on in binding.get_host_cpu_features().items() if on}
     except (ImportError, RuntimeError):
         return set(_proc_cpuinfo_flags())
