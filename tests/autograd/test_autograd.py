@@ -228,6 +228,7 @@ def test_every_derivative_entry_is_tested():
     # tests/aten/test_inverse_pooling_pad_one_hot.py, tests/aten/test_trigonometric_ops.py,
     # tests/aten/test_pointwise_special_functions.py and
     # tests/aten/test_products_in_place_and_out.py compare nodes and gradients).
+    from test_activations import GRAD_CASES as ACTIVATION_CASES
     from test_inverse_pooling_pad_one_hot import GRAD_CASES as INVERSE_AND_POOL_CASES
     from test_losses_index_add_unique_and_names import GRAD_CASES as LOSS_CASES
     from test_pointwise_special_functions import GRAD_CASES as SPECIAL_FUNCTION_CASES
@@ -240,7 +241,7 @@ def test_every_derivative_entry_is_tested():
                                              for _ in range(2)]))
     for build in [*LOSS_CASES.values(), *INVERSE_AND_POOL_CASES.values(), *SPECIAL_FUNCTION_CASES.values(),
                   *TRIG_CASES.values(),
-                  *PRODUCT_CASES.values(), *SHAPE_SCAN_CASES.values()]:
+                  *PRODUCT_CASES.values(), *SHAPE_SCAN_CASES.values(), *ACTIVATION_CASES.values()]:
         x = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         t = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         out = build(internals, x, t)
