@@ -125,7 +125,7 @@ def cases(quick, device="cpu"):
 
 
 def compiled_cases(quick, pair):
-    """internals.compile's fused kernels (issue 20) against torch eager, which makes one memory
+    """internals.compile's fused kernels against torch eager, which makes one memory
     pass per op, and -- in a full run -- against torch.compile's own fused kernel."""
     side = 2048 if quick else 4096
     (x, ix), (bias, ibias) = pair(side, side), pair(side)
