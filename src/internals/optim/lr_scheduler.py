@@ -198,13 +198,9 @@ def _lambda_state(fn):
     return None if isinstance(fn, types.FunctionType) else fn.__dict__.copy()
 
 
-class LambdaLR(LRScheduler):
-    """lr = base_lr · lr_lambda(epoch), one lambda for all groups or one per group."""
-
-    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
-        self.optimizer = optimizer
-        self.lr_lambdas = _lambdas_per_group(optimizer, lr_lambda)
-        super().__init__(optimizer, last_epoch)
+class _LambdaScheduler(LRScheduler):
+    """The schedulers driven by user functions: a lambda cannot be pickled, so the state dict keeps
+    only the state of callable objects (torch's LambdaLR and MultiplicativeLR, the same two methods)."""
 
     def state_dict(self):
         return _state_without(self, "lr_lambdas", _lambda_state)
@@ -212,12 +208,21 @@ class LambdaLR(LRScheduler):
     def load_state_dict(self, state_dict):
         _load_lambdas(self, state_dict)
 
+
+class LambdaLR(_LambdaScheduler):
+    """lr = base_lr · lr_lambda(epoch), one lambda for all groups or one per group."""
+
+    def __init__(self, optimizer, lr_lambda, last_epoch=-1):
+        self.optimizer = optimizer
+        self.lr_lambdas = _lambdas_per_group(optimizer, lr_lambda)
+        super().__init__(optimizer, last_epoch)
+
     def get_lr(self):
         self._warn_if_called_outside_step()
         return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs, strict=True)]
 
 
-class MultiplicativeLR(LRScheduler):
+class MultiplicativeLR(_LambdaScheduler):
     """lr ← lr · lr_lambda(epoch) at each step after the first: a running product, not base_lr · f."""
 
     def __init__(self, optimizer, lr_lambda, last_epoch=-1):
@@ -227,12 +232,6 @@ class MultiplicativeLR(LRScheduler):
             if not callable(fn):
                 raise TypeError(f"lr_lambda should be a function, but got {type(fn).__name__}")
         super().__init__(optimizer, last_epoch)
-
-    def state_dict(self):
-        return _state_without(self, "lr_lambdas", _lambda_state)
-
-    def load_state_dict(self, state_dict):
-        _load_lambdas(self, state_dict)
 
     def get_lr(self):
         self._warn_if_called_outside_step()
