@@ -55,10 +55,12 @@ def _settle_linking(driver):
         print(plan.message, file=sys.stderr)
 
 
-# Numba settings that change the code a kernel compiles to (read from the environment, as Numba does).
+# Settings that change the code a kernel compiles to (read from the environment, as Numba does).
 _CODEGEN_SETTINGS = ("NUMBA_BOUNDSCHECK", "NUMBA_OPT", "NUMBA_DEBUGINFO", "NUMBA_FASTMATH", "NUMBA_CPU_NAME",
                      "NUMBA_CPU_FEATURES", "NUMBA_LOOP_VECTORIZE", "NUMBA_SLP_VECTORIZE", "NUMBA_ENABLE_AVX",
-                     "NUMBA_ENABLE_CUDASIM", "NUMBA_CUDA_DEFAULT_PTX_CC", "NUMBA_FULL_TRACEBACKS")
+                     "NUMBA_ENABLE_CUDASIM", "NUMBA_CUDA_DEFAULT_PTX_CC", "NUMBA_FULL_TRACEBACKS",
+                     # torch's CPU capability decides, while compiling, whether a * b + c is fused
+                     "ATEN_CPU_CAPABILITY")
 
 
 def _kernel_sources_hash():

@@ -11,7 +11,7 @@ from .. import dispatcher
 from ..tensor_iterator import broadcast_shapes
 from .copy import buffer, contiguous
 from .dispatch_stub import loops
-from .distance import fma
+from .scalar_ops import contracted_fma
 
 _warned = []        # TORCH_WARN_ONCE: once per process
 
@@ -19,10 +19,11 @@ _warned = []        # TORCH_WARN_ONCE: once per process
 @register_jitable
 def cross_row(out, a, b, at):
     """The cross product of ``a[at:at + 3]`` and ``b[at:at + 3]`` into ``out``; the second product
-    rounded, the first fused with the subtraction."""
+    rounded, the first fused with the subtraction where torch's build contracts (not on the x86-64
+    ``default`` build, which rounds both products)."""
     for i in range(3):
         j, k = at + (i + 1) % 3, at + (i + 2) % 3
-        out[at + i] = fma(a[j], b[k], -(a[k] * b[j]))
+        out[at + i] = contracted_fma(a[j], b[k], -(a[k] * b[j]))
 
 
 def linalg_cross(x, y, *, dim=-1):

@@ -17,6 +17,8 @@ from numba import njit, types
 from numba.extending import intrinsic, overload, register_jitable
 from numba.np.numpy_support import as_dtype
 
+from .dispatch_stub import fma_contracted
+
 
 # ----------------------------------------------------------------------------- unary ops
 @register_jitable
@@ -674,9 +676,10 @@ def fma(typingctx, a, b, c):
 
 
 def multiply_add(a, b, c):
-    """a * b + c, for floats rounded once: torch's ``add`` (``ufunc/add.h``) is
-    ``vec::fmadd(other, alpha, self)``, and GCC fuses its scalar ``self + alpha * other`` too.
-    In Python (the CUDA simulator) a float goes through the jitted version below."""
+    """a * b + c, for floats rounded once where torch's build fuses it: torch's ``add``
+    (``ufunc/add.h``) is ``vec::fmadd(other, alpha, self)``, and GCC fuses its scalar
+    ``self + alpha * other`` too. In Python (the CUDA simulator) a float goes through the jitted
+    version below, rounded once as nvcc's contraction does."""
     if isinstance(c, (float, np.floating)):
         return _host_fma(a, b, c)
     return a * b + c
@@ -684,7 +687,10 @@ def multiply_add(a, b, c):
 
 @overload(multiply_add, target="cpu")
 def _multiply_add_cpu(a, b, c):
-    if isinstance(c, types.Float):
+    # Decided while compiling: the x86-64 ``default`` build has no FMA, so there ``fmadd`` is a
+    # product and a sum, each rounded (``dispatch_stub.fma_contracted``; the kernel cache is keyed
+    # by ATEN_CPU_CAPABILITY, so a change of capability compiles anew).
+    if isinstance(c, types.Float) and fma_contracted():
         return lambda a, b, c: fma(a, b, c)
     return lambda a, b, c: a * b + c
 
@@ -697,6 +703,25 @@ def _multiply_add_cuda(a, b, c):
 @njit(cache=True)
 def _host_fma(a, b, c):
     return fma(a, b, c)
+
+
+def contracted_fma(a, b, c):
+    """``a * b + c`` as a C++ compiler builds it when it may contract: one rounding on CUDA (nvcc)
+    and on CPU builds with FMA, two on torch's x86-64 ``default`` build. Unlike
+    ``multiply_add`` the fused form is spelled out on CUDA too, so which product is fused is fixed."""
+    return _host_fma(a, b, c)
+
+
+@overload(contracted_fma, target="cpu")
+def _contracted_fma_cpu(a, b, c):
+    if fma_contracted():
+        return lambda a, b, c: fma(a, b, c)
+    return lambda a, b, c: a * b + c
+
+
+@overload(contracted_fma, target="cuda")
+def _contracted_fma_cuda(a, b, c):
+    return lambda a, b, c: fma(a, b, c)
 
 
 @register_jitable

@@ -1,6 +1,7 @@
 """CPU loop of ``linalg_cross`` for floating dtypes (``aten/src/ATen/native/cpu/CrossKernel.cpp``):
 rows of 3 in parallel, each component ``fma(a_j, b_k, -(a_k * b_j))``, the contraction torch's
-compiler makes of ``a_j * b_k - a_k * b_j``."""
+compiler makes of ``a_j * b_k - a_k * b_j`` where the build has FMA (two roundings on x86-64
+``default``)."""
 from numba import njit, prange
 
 from ..cross import cross_row
