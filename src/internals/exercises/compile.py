@@ -14,6 +14,8 @@ import numpy as np
 
 import internals as T
 
+from .._decomp import decomposition_table
+from .._inductor.scheduler import FusedGroup, schedule
 from .._meta_registrations import POINTWISE
 from ..display import wrap
 from ..fx.experimental.proxy_tensor import make_fx
@@ -84,8 +86,6 @@ def _fusion_graphs():
     them: no fusible node, one node, matrix products between chains, a shape that grows inside
     a chain, a dtype change, integers, row and whole-tensor reductions, a node after a
     reduction, a reduction over a dim that is not the last, a multi-output node."""
-    from .._decomp import decomposition_table
-
     def trace(f, *args):
         return make_fx(f, decomposition_table)(*args).graph
     x, b, w, col = T.ones(4, 3), T.ones(3), T.ones(3, 5), T.ones(4, 1)
@@ -111,7 +111,6 @@ def _fusion_graphs():
 
 def describe_plan(plan):
     """A plan as plain data: ``"name"`` for a node run eagerly, ``[kind, names]`` for a group."""
-    from .._inductor.scheduler import FusedGroup
     out = []
     for step in plan:
         if isinstance(step, FusedGroup):
@@ -126,7 +125,6 @@ def check_fusion_pass(fn):
     its eager kernel) or inside a ``FusedGroup`` (one generated kernel), grouped as the package's
     scheduler groups them (a small version of torch's Inductor rule). Prints the smallest graph
     where the plan differs, with both plans."""
-    from .._inductor.scheduler import schedule
     graphs = _fusion_graphs()
     for what, graph in graphs:
         want = describe_plan(schedule(graph))
