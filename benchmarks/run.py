@@ -148,15 +148,48 @@ def compiled_cases(quick, pair):
         (f"compiled layer norm (mean/var), {side}x{side} float32",
          lambda: torch.nn.functional.layer_norm(x, (side,)), lambda: ilayer_norm(ix), 10, "ratio <= 1.5"),
     ]
+    step_name = "compiled training step: MLP 256-256-256-10, batch 256, fwd+bwd"
+    t_step, i_step, t_loss, x_step, y_step = training_steps()
+    out.append((f"{step_name} vs torch eager", t_step(t_loss), i_step, 10, "ratio <= 3"))
     if not quick:       # torch.compile's first call runs Inductor and a C++ compiler: a minute or more
         try:
             tchain = torch.compile(chain(torch))
             tchain(x, bias)
             out.append((f"{name} vs torch.compile", lambda: tchain(x, bias), lambda: ichain(ix, ibias), 10,
                         "ratio <= 1.5"))
+            t_compiled = torch.compile(t_loss)
+            t_compiled(x_step, y_step).backward()
+            out.append((f"{step_name} vs torch.compile", t_step(t_compiled), i_step, 10, "ratio <= 5"))
         except Exception as e:      # noqa: BLE001 -- any failure means: no torch.compile on this machine
             print(f"torch.compile does not work here ({type(e).__name__}: {e}); its case is left out")
     return out
+
+
+def training_steps():
+    """A training step's forward and backward through compiled code: the MLP and its loss as one
+    module, compiled whole, so its parameters become inputs of the compiled function (AOTAutograd
+    traces, partitions and compiles the backward). Returns torch's step for a given loss module
+    (eager or torch.compile'd), internals' compiled step, torch's loss module and torch's data."""
+    def build(lib):
+        class MLPLoss(lib.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.mlp = lib.nn.Sequential(lib.nn.Linear(256, 256), lib.nn.ReLU(), lib.nn.Linear(256, 256),
+                                             lib.nn.ReLU(), lib.nn.Linear(256, 10))
+
+            def forward(self, x, y):
+                return ((self.mlp(x) - y) ** 2).mean()
+        return MLPLoss()
+
+    torch.manual_seed(0)
+    x, y = torch.rand(256, 256), torch.rand(256, 10)
+    t_loss, i_loss = build(torch), build(internals)
+    i_loss.load_state_dict({k: internals.from_torch(v) for k, v in t_loss.state_dict().items()})
+    i_compiled, ix, iy = internals.compile(i_loss), internals.from_torch(x), internals.from_torch(y)
+
+    def t_step(loss):
+        return lambda: (t_loss.zero_grad(set_to_none=True), loss(x, y).backward())
+    return t_step, lambda: (i_loss.zero_grad(set_to_none=True), i_compiled(ix, iy).backward()), t_loss, x, y
 
 
 def mlp_steps():

@@ -11,6 +11,7 @@ import torch
 
 import internals
 from internals import exercises as ex
+from internals._inductor.scheduler import EXPRESSIONS, can_join, new_group, schedule
 from internals.aten.native.tensor_shape import compute_stride
 from internals.aten.tensor_iterator import _reorder, coalesce
 from internals.c10.tensor_impl import contiguous_strides, required_storage_elements
@@ -293,6 +294,96 @@ def sgd_buffer_not_kept(*a, **k):
     _sgd(*a, **k, keep=False)
 
 
+# ---------------------------------------------------------------- chapter 11: the fusion pass
+def _fuse(graph, *, flush=True, keep_eager=True, reopen=True, nodes=None, joins=can_join, opens=new_group):
+    plan, group = [], None
+    for node in nodes if nodes is not None else [n for n in graph.nodes if n.op == "call_function"]:
+        if group is not None and joins(group, node):
+            group.nodes.append(node)
+            continue
+        if group is not None:
+            plan.append(group)
+        group = opens(node) if reopen or group is None else None
+        if group is None and keep_eager:
+            plan.append(node)
+    if group is not None and flush:
+        plan.append(group)
+    return plan
+
+
+def fusion_forgets_the_last_group(graph):
+    return _fuse(graph, flush=False)
+
+
+def fusion_drops_eager_nodes(graph):
+    return _fuse(graph, keep_eager=False)
+
+
+def fusion_breaking_node_runs_eagerly(graph):
+    return _fuse(graph, reopen=False)
+
+
+def fusion_every_node_alone(graph):
+    return _fuse(graph, joins=lambda group, node: False)
+
+
+def fusion_walks_every_node(graph):
+    return _fuse(graph, nodes=list(graph.nodes))
+
+
+def fusion_pointwise_only(graph):
+    def opens(node):
+        group = new_group(node)
+        return group if group is not None and group.kind == "pointwise" else None
+
+    def joins(group, node):
+        return can_join(group, node) and node.target.name() in EXPRESSIONS
+    return _fuse(graph, joins=joins, opens=opens)
+
+
+def fusion_across_interruptions(graph):
+    """Groups every fusible node with the open group of its shape, even past a matrix product."""
+    plan, open_groups = [], {}
+    for node in [n for n in graph.nodes if n.op == "call_function"]:
+        group = open_groups.get(tuple(node.meta["val"].shape))
+        if group is not None and can_join(group, node):
+            group.nodes.append(node)
+            continue
+        group = new_group(node)
+        if group is None:
+            plan.append(node)
+        else:
+            open_groups[group.shape] = group
+            plan.append(group)
+    return plan
+
+
+# ---------------------------------------------------------------- chapter 11: counting memory passes
+def passes_counting_every_argument(graph):
+    calls = [n for n in graph.nodes if n.op == "call_function"]
+    eager = sum(1 + sum(1 for a in n.args if hasattr(a, "op")) for n in calls)
+    return eager, ex.compile.reference_memory_passes(graph)[1]
+
+
+def passes_without_writes(graph):
+    eager, fused = ex.compile.reference_memory_passes(graph)
+    return eager - sum(n.op == "call_function" for n in graph.nodes), fused
+
+
+def passes_fused_is_one(graph):
+    return ex.compile.reference_memory_passes(graph)[0], 1
+
+
+def passes_fused_without_outputs(graph):
+    eager, fused = ex.compile.reference_memory_passes(graph)
+    return eager, fused - 1
+
+
+def passes_one_per_node(graph):
+    calls = [n for n in graph.nodes if n.op == "call_function"]
+    return 2 * len(calls), ex.compile.reference_memory_passes(graph)[1]
+
+
 CATALOGUE = {
     "check_contiguous_strides": (contiguous_strides, [
         strides_zero_dims_zero_the_rest, strides_column_major, strides_not_reversed, strides_multiplied_first,
@@ -312,6 +403,12 @@ CATALOGUE = {
     "check_round_size": (round_size, [
         round_to_a_power_of_two, round_without_a_minimum, round_down, round_up_one_too_many, round_only_small_sizes,
         round_to_the_segment_size]),
+    "check_fusion_pass": (schedule, [
+        fusion_forgets_the_last_group, fusion_drops_eager_nodes, fusion_breaking_node_runs_eagerly,
+        fusion_every_node_alone, fusion_walks_every_node, fusion_pointwise_only, fusion_across_interruptions]),
+    "check_memory_passes": (ex.compile.reference_memory_passes, [
+        passes_counting_every_argument, passes_without_writes, passes_fused_is_one, passes_fused_without_outputs,
+        passes_one_per_node]),
     "check_sgd_step": (sgd_step, [
         sgd_buffer_is_the_gradient, sgd_without_dampening, sgd_decay_after_momentum, sgd_nesterov_ignored,
         sgd_maximize_ignored, sgd_buffer_not_kept]),
@@ -427,3 +524,16 @@ def test_restore_without_a_with_block_and_a_module_imported_meanwhile():
     assert late.contiguous_strides is contiguous_strides
     assert internals.c10.tensor_impl.contiguous_strides is contiguous_strides
     assert mine.calls >= 1
+
+
+def test_compile_generates_its_kernels_from_the_readers_fusion_pass():
+    x = internals.randn(16, 9)
+    with ex.use_mine("fusion_pass", _counting(schedule)) as mine:
+        compiled = internals.compile(lambda x: internals.softmax(x, -1) * 2)
+        out = compiled(x)
+    assert mine.calls == 1 and len(compiled.kernels) == 1
+    internals.testing.check(out, torch.softmax(x.to_torch(), -1) * 2)
+    with ex.use_mine("fusion_pass", fusion_every_node_alone):
+        unfused = internals.compile(lambda x: internals.softmax(x, -1) * 2)
+        internals.testing.check(unfused(x), torch.softmax(x.to_torch(), -1) * 2)
+    assert len(unfused.kernels) > 1          # one kernel per node: the reader's plan was used

@@ -9,22 +9,28 @@ This version traces at call time with ``make_fx`` instead of reading bytecode, s
 operators, not the Python: a data-dependent ``if`` is decided by the first inputs (Dynamo would
 guard on it or break the graph there).
 
-Where no graph can be trusted -- a value no guard can check, inputs on different devices, inputs
-that require grad (no traced backward is built: torch's AOTAutograd is not rebuilt, so such calls
-run eagerly and get eager autograd's ``grad_fn``), an operator the tracer or the backend cannot
-handle, more recompiles than ``config.recompile_limit`` -- the call runs eagerly (a graph break)
-and the reason is kept in ``break_reasons``: never a stale or wrong answer.
+Inputs that require grad (arguments, or a module's parameters) go through AOTAutograd
+(``internals._functorch``): the joint forward+backward graph is traced, partitioned and compiled,
+and the outputs' ``grad_fn`` is ``CompiledFunctionBackward``, as under torch.compile.
+
+Where no graph can be trusted -- a value no guard can check, inputs on different devices, a
+closed-over tensor that requires grad (it is not lifted to an input, so its gradient would be
+lost), an operator the tracer or the backend cannot handle, more recompiles than
+``config.recompile_limit`` -- the call runs eagerly (a graph break) and the reason is kept in
+``break_reasons``: never a stale or wrong answer.
 """
 import dataclasses
 import inspect
 import threading
 
 from .._decomp import decomposition_table
+from .._functorch import AOTCompiled
 from .._inductor import compile_fx
 from .._tensor import Tensor
 from ..autograd import is_grad_enabled
 from ..fx.experimental.proxy_tensor import make_fx
 from ..fx.passes import functionalize
+from ..nn.modules.module import Module
 from ..utils._pytree import tree_flatten, tree_map
 from . import config
 from .guards import GuardWalker, Unguardable, global_state_key
@@ -64,18 +70,38 @@ class _Graph:
         return self.compiled(*_tensors((args, kwargs)))
 
 
+class _Differentiable:
+    """A cache entry compiled by AOTAutograd: the argument tensors and, for a module, its
+    parameters and buffers (read again on each call) are the compiled function's inputs."""
+
+    def __init__(self, compiled, module):
+        self.compiled, self.module = compiled, module
+
+    def __call__(self, args, kwargs):
+        return self.compiled(*_tensors((args, kwargs)), *_module_tensors(self.module).values())
+
+
+def _module_tensors(module):
+    """A module's parameters and buffers by qualified name (empty for a plain function)."""
+    if not isinstance(module, Module):
+        return {}
+    return dict(list(module.named_parameters()) + list(module.named_buffers()))
+
+
 def _tensors(tree):
     return [a for a in tree_flatten(tree) if isinstance(a, Tensor)]
 
 
 class CompiledFunction:
     """``fn`` compiled once per guard key. ``recompiles`` counts the traces; ``kernels`` holds the
-    generated sources of the last compiled graph, and ``graph_module`` its graph; ``graphs`` every
-    graph compiled and ``break_reasons`` why calls ran eagerly."""
+    generated sources of the last compiled graph, and ``graph_module`` its graph (the joint graph
+    when AOTAutograd compiled it; ``aot`` then holds the forward and backward graphs); ``graphs``
+    every graph compiled and ``break_reasons`` why calls ran eagerly."""
 
     def __init__(self, fn):
         self.fn, self.cache, self.recompiles = fn, {}, 0
         self.kernels, self.graph_module, self.graphs, self.break_reasons = [], None, [], []
+        self.aot = None         # the last AOTAutograd compilation (inputs that require grad)
         self._lock = threading.Lock()
         self.__name__ = getattr(fn, "__name__", "compiled")
 
@@ -106,9 +132,12 @@ class CompiledFunction:
 
     def _compile(self, args, kwargs, seen_tensors):
         self.recompiles += 1
-        reason = _eager_reason(_tensors((args, kwargs)), seen_tensors)
+        reason = _eager_reason(_tensors((args, kwargs)), seen_tensors, _module_tensors(self.fn).values())
         if reason is None:
             try:
+                every = [*seen_tensors, *_module_tensors(self.fn).values()]
+                if is_grad_enabled() and any(t.requires_grad for t in every):
+                    return self._trace_differentiable(args, kwargs)
                 return self._trace(args, kwargs)
             except Exception as e:  # noqa: BLE001 -- any failure of the tracer or backend: eager
                 reason = f"not compiled: {type(e).__name__}: {e}"
@@ -124,15 +153,55 @@ class CompiledFunction:
         return _Graph(compiled)
 
 
-def _eager_reason(arg_tensors, all_tensors):
+    def _trace_differentiable(self, args, kwargs):
+        """AOTAutograd: the module's parameters and buffers become inputs after the arguments."""
+        tensors, lifted = _tensors((args, kwargs)), _module_tensors(self.fn)
+        flat = _lifted(_flat(self.fn, args, kwargs), self.fn, list(lifted), len(tensors))
+        compiled = AOTCompiled(flat, tensors + list(lifted.values()),
+                               lambda gm: compile_fx(gm, tensors[0].device.type))
+        self.graph_module, self.kernels = compiled.joint, compiled.kernels
+        self.graphs.append(compiled.joint)
+        self.aot = compiled
+        return _Differentiable(compiled, self.fn)
+
+
+def _lifted(flat, module, names, n_args):
+    """``flat`` taking the module's parameters and buffers as extra inputs: while it runs, the
+    module holds those inputs in their places (torch.func.functional_call does the same)."""
+    if not names:
+        return flat
+
+    def run(*tensors):
+        saved = {name: _swap(module, name, t) for name, t in zip(names, tensors[n_args:], strict=True)}
+        try:
+            return flat(*tensors[:n_args])
+        finally:
+            for name, old in saved.items():
+                _swap(module, name, old)
+    run.__name__ = flat.__name__
+    return run
+
+
+def _swap(module, name, value):
+    """Put ``value`` at the parameter or buffer ``name`` (``a.b.weight``); return what was there."""
+    *path, leaf = name.split(".")
+    for part in path:
+        module = getattr(module, part)
+    store = module._parameters if leaf in module._parameters else module._buffers
+    old, store[leaf] = store[leaf], value
+    return old
+
+
+def _eager_reason(arg_tensors, all_tensors, lifted=()):
     """Why a call cannot run as a compiled graph, or None."""
     if not arg_tensors:
         return "no tensor arguments"
     if len({str(t.device) for t in all_tensors}) > 1:
         return "tensors on different devices: eager raises or converts as torch does"
-    if is_grad_enabled() and any(t.requires_grad for t in all_tensors):
-        # A differentiable compiled graph needs a traced backward too (torch's AOTAutograd).
-        return "tensors that require grad: no traced backward, runs eagerly for autograd"
+    inputs = {id(t) for t in [*arg_tensors, *lifted]}
+    if is_grad_enabled() and any(t.requires_grad and id(t) not in inputs for t in all_tensors):
+        # Its gradient would be lost: AOTAutograd differentiates with respect to inputs only.
+        return "a tensor the function closed over requires grad: not lifted to an input, runs eagerly"
     return None
 
 

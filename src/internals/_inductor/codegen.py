@@ -237,7 +237,7 @@ def _row(w, device):
                 lines.append(f"        v_{node.name} = NAN if nan else acc")
         else:           # a pointwise op on one value per row
             lines += _loop_body(w, [node], "r", row_shape, 8)
-        if any(u.target.name() == "aten::div.Tensor" and u.args[1] is node and u in w.members for u in node.users):
+        if any(u in w.members and u.target.name() == "aten::div.Tensor" and u.args[1] is node for u in node.users):
             w.reciprocals.add(node)
             lines.append(f"        inv_{node.name} = ONE / v_{node.name}")
         if node in w.outputs:

@@ -8,7 +8,7 @@ and writes only the values used outside it; every other node runs its eager kern
 """
 from .._meta_registrations import POINTWISE
 
-__all__ = ["EXPRESSIONS", "FULL_REDUCTIONS", "ROW_REDUCTIONS", "FusedGroup", "schedule"]
+__all__ = ["EXPRESSIONS", "FULL_REDUCTIONS", "ROW_REDUCTIONS", "FusedGroup", "can_join", "new_group", "schedule"]
 
 ROW_REDUCTIONS = ("aten::sum.dim_IntList", "aten::amax")
 FULL_REDUCTIONS = ("aten::sum", "aten::mean")
@@ -74,7 +74,7 @@ def _inputs_ok(node, shape, dtype):
                for a in _tensor_inputs(node))
 
 
-def _joins(group, node):
+def can_join(group, node):
     """Whether ``node`` can be computed in ``group``'s kernel."""
     if node.op != "call_function" or not hasattr(node.target, "name"):
         return False
@@ -96,7 +96,7 @@ def _joins(group, node):
     return name in FULL_REDUCTIONS and group.kind == "pointwise"
 
 
-def _new_group(node):
+def new_group(node):
     """A group opens at a pointwise node, or at a reduction (of the input it reads), in a float dtype."""
     val = _val(node)
     if node.op != "call_function" or not hasattr(val, "dtype") or not val.dtype.is_floating_point:
@@ -108,24 +108,27 @@ def _new_group(node):
         group = FusedGroup(_val(node.args[0]).shape, val.dtype)
     else:
         return None
-    if not _joins(group, node):
+    if not can_join(group, node):
         return None
     group.nodes.append(node)
     return group
 
 
 def schedule(graph):
-    """The graph's call_function nodes, in order, as single nodes (run eagerly) and FusedGroups."""
+    """The fusion pass: the graph's call_function nodes, in order, as single nodes (run eagerly)
+    and FusedGroups. A group stays open while the next node can join it; the node that cannot
+    closes it and may open the next one. (Chapter 11's core exercise rebuilds this function:
+    ``internals.exercises.use_mine("fusion_pass", fn)``.)"""
     plan, group = [], None
     for node in graph.nodes:
         if node.op != "call_function":
             continue
-        if group is not None and _joins(group, node):
+        if group is not None and can_join(group, node):
             group.nodes.append(node)
             continue
         if group is not None:
             plan.append(group)
-        group = _new_group(node)
+        group = new_group(node)
         if group is None:
             plan.append(node)
     if group is not None:

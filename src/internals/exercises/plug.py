@@ -2,9 +2,9 @@
 
 Each chapter's core exercise rebuilds a piece the package itself runs on: the strides of a fresh
 tensor, ``view``'s stride rule, the storage a view needs, TensorIterator's dimension order and
-coalescing, the allocator's size rounding, an optimizer step. ``use_mine(name, fn)`` makes every
-place in the package that calls that piece call ``fn`` instead, so the cells after it, later
-chapters and the capstones run on the reader's code::
+coalescing, the allocator's size rounding, an optimizer step, the compiler's fusion pass.
+``use_mine(name, fn)`` makes every place in the package that calls that piece call ``fn``
+instead, so the cells after it, later chapters and the capstones run on the reader's code::
 
     with internals.exercises.use_mine("view_strides", my_view_strides) as mine:
         y = internals.arange(12).view(3, 4).t().reshape(12)
@@ -68,6 +68,9 @@ PLUG_POINTS = {p.name: p for p in [
     PlugPoint("round_size", "07_memory", "internals.cuda.caching_allocator", "round_size",
               "CUDACachingAllocator.cpp's round_size", "check_round_size",
               "round_size(nbytes, config=None) -> bytes of the block handed out"),
+    PlugPoint("fusion_pass", "11_compile", "internals._inductor.scheduler", "schedule",
+              "Inductor's Scheduler fusion (torch/_inductor/scheduler.py)", "check_fusion_pass",
+              "fusion_pass(graph) -> list of Nodes (run eagerly) and FusedGroups (one generated kernel each)"),
     PlugPoint("sgd_step", "09_capstone", "internals.optim.sgd", "sgd_step",
               "torch/optim/sgd.py's _single_tensor_sgd", "check_sgd_step",
               "sgd_step(params, grads, momentum_buffers, *, lr, weight_decay, momentum, dampening, nesterov, "

@@ -1,0 +1,185 @@
+"""AOTAutograd: compile a differentiable function forward *and* backward (``torch/_functorch/aot_autograd.py``).
+
+A compiled graph that only computes outputs is useless for training: the outputs need a
+``grad_fn``, and the backward pass should be compiled as well. AOTAutograd does it in four steps:
+
+1. **metadata**: run the function once on fake tensors, with autograd on, to learn which
+   outputs require grad (torch: ``run_functionalized_fw_and_collect_metadata``);
+2. **joint graph**: trace ``joint(primals, tangents)``, which runs the function and then
+   ``autograd.grad`` of its outputs with the tangents as incoming gradients. The autograd engine
+   runs above the tracer, so the backward formulas' operators are recorded after the forward's
+   (``create_joint``). Decompositions and functionalization apply to both halves;
+3. **partition** the joint graph (``partitioners.default_partition``): a forward graph that
+   also returns the saved values, a backward graph that starts from them;
+4. **compile** both halves with the package's backend and wrap them in an ``autograd.Function``
+   named ``CompiledFunction``, as torch does (``_aot_autograd/runtime_wrappers.py``): its
+   forward runs the compiled forward and saves what the backward graph needs; its backward
+   runs the compiled backward. The outputs' ``grad_fn`` is ``CompiledFunctionBackward``, and
+   the package's own autograd engine calls it like any other node.
+"""
+import dataclasses
+
+from .. import autograd
+from .._decomp import decomposition_table
+from .._subclasses.fake_tensor import FakeTensorMode
+from .._tensor import Tensor
+from ..aten.native.tensor_factories import empty_strided, zeros
+from ..autograd.function import Function
+from ..fx.experimental.proxy_tensor import ProxyTorchDispatchMode, make_fx
+from ..fx.passes import functionalize
+from ..utils import _python_dispatch
+from .partitioners import default_partition
+
+__all__ = ["AOTCompiled", "aot_function", "trace_joint"]
+
+
+@dataclasses.dataclass
+class OutputInfo:
+    """What the forward returns (torch's ViewAndMutationMeta, reduced to what is used here)."""
+
+    single: bool                    # a lone tensor, not a tuple
+    differentiable: list            # per output: whether it requires grad (gets a tangent)
+    metas: list                     # per output: (shape, dtype, device), for the zero gradient of an unused one
+
+
+def collect_metadata(fn, args):
+    """Run ``fn`` on fake twins of ``args`` with autograd on: which outputs require grad."""
+    mode = FakeTensorMode()
+    fakes = [mode.from_tensor(a) for a in args]
+    with mode, autograd.enable_grad():
+        out = fn(*fakes)
+    outs = _as_outputs(out)
+    return OutputInfo(isinstance(out, Tensor), [o.requires_grad for o in outs],
+                      [(tuple(o.shape), o.dtype, o.device) for o in outs])
+
+
+def _as_outputs(out):
+    outs = [out] if isinstance(out, Tensor) else list(out) if isinstance(out, (tuple, list)) else None
+    if outs is None or not all(isinstance(o, Tensor) for o in outs):
+        raise NotImplementedError(f"AOTAutograd here compiles functions returning tensors, got {type(out).__name__}")
+    return outs
+
+
+def _proxy_mode():
+    return next(m for m in reversed(_python_dispatch._stack.modes) if isinstance(m, ProxyTorchDispatchMode))
+
+
+def _tag(graph, tag):
+    for node in graph.nodes:
+        node.meta.setdefault("partitioner_tag", tag)
+
+
+def trace_joint(fn, args, info=None):
+    """The joint graph of ``fn`` at ``args``, placeholders named ``primals_i`` and ``tangents_i``
+    and output ``(*outputs, *grads)``, one gradient per primal (None where it needs none), with
+    the nodes traced during the forward tagged ``is_forward``. Returns (GraphModule, OutputInfo)."""
+    info = info or collect_metadata(fn, args)
+    n = len(args)
+
+    def joint(*flat):
+        primals, tangents = flat[:n], flat[n:]
+        with autograd.enable_grad():
+            outs = _as_outputs(fn(*primals))
+        _tag(_proxy_mode().graph, "is_forward")       # every node so far ran in the forward
+        wanted = [o for o, d in zip(outs, info.differentiable, strict=True) if d]
+        wrt = [p for p in primals if p.requires_grad]
+        grads = autograd.grad(wanted, wrt, list(tangents), allow_unused=True) if wanted and wrt else [None] * len(wrt)
+        found = iter(grads)
+        return (*outs, *(next(found) if p.requires_grad else None for p in primals))
+
+    # The tangents are traced contiguous: at run time the incoming gradients are made so too.
+    tangents = [empty_strided(shape, _contiguous(shape), dtype=dtype, device=device)
+                for (shape, dtype, device), d in zip(info.metas, info.differentiable, strict=True) if d]
+    gm = make_fx(joint, decomposition_table)(*args, *tangents)
+    _name_placeholders(gm, n)
+    _tag(gm.graph, "is_backward")
+    _spread_tags(functionalize(gm))
+    return gm, info
+
+
+def _contiguous(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.insert(0, step)
+        step *= max(size, 1)
+    return tuple(strides)
+
+
+def _name_placeholders(gm, n):
+    """``primals_1``... and ``tangents_1``..., the names AOTAutograd gives them."""
+    placeholders = [p for p in gm.graph.nodes if p.op == "placeholder"]
+    for i, node in enumerate(placeholders):
+        node.name = node.target = f"primals_{i + 1}" if i < n else f"tangents_{i - n + 1}"
+        gm.graph._names.add(node.name)
+    gm.recompile()
+
+
+def _spread_tags(gm):
+    """Functionalization replaced in-place nodes by new, untagged ones at the same place: each
+    takes the phase of the nodes before it."""
+    phase = "is_forward"
+    for node in gm.graph.nodes:
+        phase = node.meta.setdefault("partitioner_tag", phase)
+
+
+class AOTCompiled:
+    """``fn`` at the metadata of ``args``, compiled forward and backward. Calling it returns
+    outputs whose ``grad_fn`` is ``CompiledFunctionBackward``. ``joint``, ``forward_graph``,
+    ``backward_graph`` and ``saved`` (the saved values' names) are kept for reading."""
+
+    def __init__(self, fn, args, compiler):
+        self.joint, self.info = trace_joint(fn, args)
+        num_outputs = len(self.info.differentiable)
+        self.forward_graph, self.backward_graph, self.saved = default_partition(self.joint,
+                                                                                num_fwd_outputs=num_outputs)
+        self.forward_compiled = compiler(self.forward_graph)
+        self.backward_compiled = compiler(self.backward_graph)
+        self.function = _compiled_function(self.forward_compiled, self.backward_compiled, self.info)
+
+    @property
+    def kernels(self):
+        halves = (self.forward_compiled, self.backward_compiled)
+        return [k for half in halves for k in getattr(half, "kernels", [])]
+
+    def __call__(self, *args):
+        outs = self.function.apply(*args)
+        return outs[0] if self.info.single else outs
+
+
+def _compiled_function(forward_compiled, backward_compiled, info):
+    """A new ``autograd.Function`` class per compiled function, as torch makes one per graph."""
+    n_out = len(info.differentiable)
+
+    class CompiledFunction(Function):
+        @staticmethod
+        def forward(ctx, *primals):
+            results = forward_compiled(*primals)
+            outs, saved = results[:n_out], results[n_out:]
+            ctx.save_for_backward(*saved)
+            ctx.mark_non_differentiable(*[o for o, d in zip(outs, info.differentiable, strict=True) if not d])
+            return tuple(outs)
+
+        @staticmethod
+        def backward(ctx, *grad_outputs):
+            # The backward graph was traced with contiguous tangents; an unused output's is zero.
+            pairs = zip(grad_outputs, info.metas, info.differentiable, strict=True)
+            tangents = [(g if g is not None else zeros(shape, dtype=dtype, device=device)).contiguous()
+                        for g, (shape, dtype, device), d in pairs if d]
+            return tuple(backward_compiled(*ctx.saved_tensors, *tangents))
+
+    return CompiledFunction
+
+
+def aot_function(fn, compiler):
+    """``aot_function(fn, compiler)(*args)``: compile ``fn`` for the metadata of ``args`` on the
+    first call and run the compiled forward (with the compiled backward as its ``grad_fn``).
+    ``compiler(gm)`` returns a callable; pass ``lambda gm: gm`` to run the graphs as traced."""
+    cache = {}
+
+    def run(*args):
+        key = tuple((tuple(a.shape), a.stride(), a.dtype, str(a.device), a.requires_grad) for a in args)
+        if key not in cache:
+            cache[key] = AOTCompiled(fn, args, compiler)
+        return cache[key](*args)
+    run.cache = cache
+    return run

@@ -1,0 +1,172 @@
+"""AOTAutograd (``internals._functorch``): the joint graph, its partition, and compiled functions
+whose gradients equal torch's, with torch's ``CompiledFunctionBackward`` as their grad_fn."""
+import numpy as np
+import pytest
+import torch
+from torch._functorch.aot_autograd import aot_function as torch_aot_function
+from torch._functorch.partitioners import default_partition as torch_default_partition
+
+import internals
+from internals._functorch import AOTCompiled, trace_joint
+from internals._inductor import compile_fx
+
+
+def _close(got, want):
+    """float32 through matrix products and sums: a tolerance for reordered sums (cancellation
+    makes ulps of a result near zero meaningless)."""
+    torch.testing.assert_close(got.detach().to_torch(), want.detach(), rtol=1e-5, atol=1e-6)
+
+
+def _data(*shape, seed=0, requires_grad=False):
+    a = np.random.default_rng(seed + len(shape)).standard_normal(shape).astype(np.float32)
+    return internals.tensor(a, requires_grad=requires_grad), torch.tensor(a, requires_grad=requires_grad)
+
+
+def _lib(x):
+    return internals if isinstance(x, internals.Tensor) else torch
+
+
+def relu_tanh(x, w, b):
+    return _lib(x).relu(x @ w + b).tanh() * 2
+
+
+def gelu_ish(x, b):
+    return (x * _lib(x).sigmoid(1.702 * x) + b) * 0.5
+
+
+def layer_norm(x):
+    mean = x.mean(-1, keepdim=True)
+    var = ((x - mean) ** 2).mean(-1, keepdim=True)
+    return (x - mean) / _lib(x).sqrt(var + 1e-5)
+
+
+def mse(x, w, y):
+    return ((x @ w - y) ** 2).mean()
+
+
+def two_outputs(x, w):
+    h = x @ w
+    return h.exp(), h.relu()
+
+
+# name: (function, shapes, which inputs require grad)
+PROGRAMS = {
+    "relu_tanh": (relu_tanh, [(6, 3), (3, 5), (5,)], [False, True, True]),
+    "gelu_ish": (gelu_ish, [(8, 7), (7,)], [True, True]),
+    "layer_norm": (layer_norm, [(4, 9)], [True]),
+    "mse": (mse, [(6, 4), (4, 2), (6, 2)], [False, True, False]),
+    "two_outputs": (two_outputs, [(3, 4), (4, 5)], [True, True]),
+}
+
+
+def _inputs(name):
+    _, shapes, grads = PROGRAMS[name]
+    pairs = [_data(*s, seed=i, requires_grad=g) for i, (s, g) in enumerate(zip(shapes, grads))]
+    return [p[0] for p in pairs], [p[1] for p in pairs]
+
+
+def _loss(out):
+    outs = out if isinstance(out, tuple) else (out,)
+    return sum((o * (i + 1)).sum() for i, o in enumerate(outs))
+
+
+def _grads(args):
+    return [a.grad for a in args if a.requires_grad]
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_compiled_gradients_equal_torchs_and_eager_internals(name):
+    fn = PROGRAMS[name][0]
+    ours, theirs = _inputs(name)
+    compiled = internals.compile(fn)
+    out = compiled(*ours)
+    outs = out if isinstance(out, tuple) else (out,)
+    assert all(type(o.grad_fn).__name__ == "CompiledFunctionBackward" for o in outs)
+    assert compiled.break_reasons == []
+    _loss(out).backward()
+    _loss(fn(*theirs)).backward()
+    eager = [a.detach().requires_grad_(a.requires_grad) for a in ours]
+    _loss(fn(*eager)).backward()
+    for got, want, plain in zip(_grads(ours), _grads(theirs), _grads(eager)):
+        _close(got, want)
+        _close(got, plain.to_torch())
+    for o, t in zip(outs, fn(*theirs) if isinstance(out, tuple) else (fn(*theirs),)):
+        _close(o, t)
+
+
+def _torch_saved(fn, args):
+    """The names torch's default_partition saves for backward on the same program."""
+    seen = {}
+
+    def partition(joint, inputs, **kwargs):
+        fwd, bwd = torch_default_partition(joint, inputs, **kwargs)
+        seen["saved"] = [n.name for n in bwd.graph.nodes if n.op == "placeholder" and "tangents" not in n.name]
+        return fwd, bwd
+    torch_aot_function(fn, fw_compiler=lambda gm, _: gm, bw_compiler=lambda gm, _: gm,
+                       partition_fn=partition)(*args)
+    return seen["saved"]
+
+
+@pytest.mark.parametrize("name", ["relu_tanh", "two_outputs", "mse"])
+def test_the_saved_values_are_torchs(name):
+    fn = PROGRAMS[name][0]
+    ours, theirs = _inputs(name)
+    compiled = AOTCompiled(fn, ours, lambda gm: gm)
+    assert compiled.saved == _torch_saved(fn, theirs)
+
+
+def test_nn_linear_compiled_trains_like_torch():
+    torch.manual_seed(0)
+    lin_t = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.ReLU(), torch.nn.Linear(8, 3))
+    lin_i = internals.nn.Sequential(internals.nn.Linear(4, 8), internals.nn.ReLU(), internals.nn.Linear(8, 3))
+    lin_i.load_state_dict({k: internals.from_torch(v) for k, v in lin_t.state_dict().items()})
+    x, x_t = _data(5, 4)
+    compiled = internals.compile(lin_i)
+    out = compiled(x)
+    assert type(out.grad_fn).__name__ == "CompiledFunctionBackward"
+    out.pow(2).sum().backward()
+    lin_t(x_t).pow(2).sum().backward()
+    for p_t, p_i in zip(lin_t.parameters(), lin_i.parameters()):
+        _close(p_i.grad, p_t.grad)
+    assert compiled.aot.saved[:1] == ["primals_1"]       # the input, for the weight's gradient
+
+
+def test_the_partition_splits_at_the_forward():
+    ours, _ = _inputs("relu_tanh")
+    joint, info = trace_joint(relu_tanh, ours)
+    compiled = AOTCompiled(relu_tanh, ours, lambda gm: gm)
+    fwd_inputs = [n.name for n in compiled.forward_graph.graph.nodes if n.op == "placeholder"]
+    bwd_inputs = [n.name for n in compiled.backward_graph.graph.nodes if n.op == "placeholder"]
+    assert fwd_inputs == ["primals_1", "primals_2", "primals_3"]
+    assert bwd_inputs == compiled.saved + ["tangents_1"]
+    assert "aten.threshold_backward.default" in compiled.backward_graph.graph.call_targets()
+    assert not any("backward" in t for t in compiled.forward_graph.graph.call_targets())
+    assert info.differentiable == [True]
+    # one gradient per primal: None for the input that does not require grad
+    assert compiled.backward_graph.graph.nodes[-1].args[0][0] is None
+
+
+def test_an_unused_output_gets_a_zero_gradient():
+    ours, theirs = _inputs("two_outputs")
+    a, _ = internals.compile(two_outputs)(*ours)
+    a.sum().backward()
+    a_t, _ = two_outputs(*theirs)
+    a_t.sum().backward()
+    _close(ours[1].grad, theirs[1].grad)
+
+
+def test_fused_kernels_compute_both_halves():
+    ours, _ = _inputs("gelu_ish")
+    compiled = AOTCompiled(gelu_ish, ours, lambda gm: compile_fx(gm, "cpu"))
+    assert compiled.forward_compiled.kernels and compiled.backward_compiled.kernels
+
+
+def test_what_is_not_lifted_runs_eagerly_and_no_grad_compiles_forward_only():
+    w = internals.ones(3, requires_grad=True)
+    closure = internals.compile(lambda x: x * w)
+    y = closure(internals.ones(2, 3))
+    assert type(y.grad_fn).__name__ == "MulBackward0"
+    assert "closed over requires grad" in closure.break_reasons[0]
+    x = internals.ones(2, 3, requires_grad=True)
+    with internals.no_grad():
+        assert internals.compile(gelu_ish)(x, internals.ones(3)).grad_fn is None
