@@ -33,7 +33,7 @@ def is_available():
 def as_torch(t):
     """A torch tensor over the same memory as the CPU internals tensor ``t`` (sizes, strides, offset
     kept): torch's collectives then read and write ``t`` itself, as the reducer needs."""
-    import torch
+    import torch  # torch is optional for the package: imported only when used
     if t.device.type != "cpu":
         raise RuntimeError(f"internals.distributed hands CPU tensors to gloo; got a {t.device} tensor")
     raw = t._impl.storage._data.view(np.uint8)

@@ -20,7 +20,8 @@ import time
 import traceback
 from datetime import timedelta
 
-__all__ = ["run_on_processes", "train", "never_arrives", "make_model", "make_data"]
+__all__ = ["run_on_processes", "in_sequence", "train", "never_arrives", "unfinished_reduction", "make_model",
+           "make_data"]
 
 
 def _free_port():
@@ -30,10 +31,8 @@ def _free_port():
 
 
 def _worker(program, rank, world_size, port, config, folder):
-    import faulthandler
-    faulthandler.dump_traceback_later(float(os.environ.get("DDP_DUMP", "1e9")), exit=True)
-    import numba
-    import torch
+    import numba  # a new process: only its programs need numba's and torch's thread settings
+    import torch  # as numba: thread settings of a new process
     torch.set_num_threads(1)        # the ranks share the machine's cores
     numba.set_num_threads(1)
     try:
@@ -49,8 +48,22 @@ def _worker(program, rank, world_size, port, config, folder):
         pickle.dump(outcome, f)
 
 
+def _warm_kernels():
+    """Compile, or load from Numba's disk cache, the kernels the reducer runs, here and once:
+    otherwise every rank would compile them at the same time."""
+    import internals  # a cycle: this module is part of the package
+    bucket = internals.zeros(6)
+    bucket.narrow(0, 0, 6).view(2, 3).copy_(internals.ones(2, 3)).mul_(0.5).clone()
+    bucket.zero_()
+    used = internals.zeros(3, dtype=internals.int32)
+    used[1] = 1
+    int(used[1])
+    internals.tensor([1, 2], dtype=internals.int64).tolist()
+
+
 def run_on_processes(program, world_size=2, timeout=120, **config):
     """Run ``program(rank, world_size, **config)`` on ``world_size`` new processes; their results by rank."""
+    _warm_kernels()
     ctx = multiprocessing.get_context("spawn")
     port = _free_port()
     with tempfile.TemporaryDirectory() as folder:
@@ -109,7 +122,7 @@ def _numpy(t):
 def _torch_logging_hook(world_size, index_of):
     """A comm hook that records which bucket torch launches with which parameters, then does what
     torch does without a hook: scale by 1/world size and sum."""
-    import torch.distributed as tdist
+    import torch.distributed as tdist  # torch is optional for the package
 
     def hook(log, bucket):
         log.append((bucket.index(), [index_of[p.data_ptr()] for p in bucket.parameters()]))
@@ -118,7 +131,7 @@ def _torch_logging_hook(world_size, index_of):
     return hook
 
 
-def train(rank, world_size, lib="internals", seed=0, sizes=(4, 8, 8, 2), steps=3, micro=1, batch=8,
+def train(rank, world_size, lib="internals", seed=0, sizes=(4, 8, 8, 2), steps=3, micro=1, batch=12,
           lr=0.1, bucket_cap_mb=None, spare=False, find_unused_parameters=False, ddp=True):
     """Train a few SGD steps; each rank takes its slice of every batch (all of it without ``ddp``).
 
@@ -162,7 +175,7 @@ def train(rank, world_size, lib="internals", seed=0, sizes=(4, 8, 8, 2), steps=3
 def never_arrives(rank, world_size, lib="internals", timeout_s=2.0):
     """Rank 0 runs a backward whose all-reduce rank 1 never joins; returns rank 0's error class and
     message. Both ranks build the DDP module (its construction is collective); then rank 1 waits."""
-    import torch.distributed as tdist
+    import torch.distributed as tdist  # torch is optional for the package
     lib = importlib.import_module(lib)
     group = tdist.new_group(timeout=timedelta(seconds=timeout_s))
     lib.manual_seed(0)
@@ -176,3 +189,23 @@ def never_arrives(rank, world_size, lib="internals", timeout_s=2.0):
             outcome = (type(e).__module__, type(e).__name__, str(e).splitlines()[0][:200])
     tdist.barrier()                 # rank 1 stays alive until rank 0 has seen its error
     return outcome
+
+
+def unfinished_reduction(rank, world_size, lib="internals"):
+    """A parameter forward never uses, without ``find_unused_parameters``: its bucket never fills,
+    so the next forward refuses to start. Returns the error class and its first sentence."""
+    lib = importlib.import_module(lib)
+    lib.manual_seed(0)
+    net = lib.nn.parallel.DistributedDataParallel(make_model(lib, (4, 2), spare=True))
+    net(lib.randn(3, 4)).sum().backward()
+    try:
+        net(lib.randn(3, 4))
+    except Exception as e:          # noqa: BLE001 -- the error is the result
+        return (type(e).__module__, type(e).__name__, str(e).split(". ")[0])
+    return None
+
+
+def in_sequence(rank, world_size, runs):
+    """Several programs one after the other in the same processes, which start only once:
+    ``runs`` is a list of ``(program name, keyword arguments)``; the results come as a list."""
+    return [globals()[name](rank, world_size, **kwargs) for name, kwargs in runs]

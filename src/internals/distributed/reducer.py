@@ -13,29 +13,30 @@ is queued on the engine; it waits for every all-reduce and copies the averages b
 """
 import sys
 
-from ..autograd.grad_mode import no_grad
+from .._functional import zeros
+from ..aten.native.tensor_factories import tensor
 from ..autograd.engine import queue_callback
+from ..autograd.grad_mode import no_grad
 from ..autograd.graph import AccumulateGrad
+from ..c10 import scalar_type as st
 from . import all_reduce, broadcast, get_world_size
 from .bucketing import _compute_bucket_assignment_by_size
 
 __all__ = ["Reducer", "Bucket"]
 
-_UNFINISHED = ("Expected to have finished reduction in the prior iteration before starting a new one. This "
-               "error indicates that your module has parameters that were not used in producing loss. You can "
-               "enable unused parameter detection by passing the keyword argument `find_unused_parameters=True` "
-               "to `torch.nn.parallel.DistributedDataParallel`, and by making sure all `forward` function "
-               "outputs participate in calculating loss.")
+_UNFINISHED = ("Expected to have finished reduction in the prior iteration before starting a new one. Some "
+               "parameters got no gradient in the last backward, so their bucket never filled: pass "
+               "find_unused_parameters=True to DistributedDataParallel, or make every parameter take part in "
+               "the loss.")
 
 
 class Bucket:
     """One flat gradient buffer and the parameters whose gradients live in it (``Bucket`` in reducer.hpp)."""
 
     def __init__(self, index, variables, params, size_limit):
-        import internals
         self.index, self.variables, self.size_limit = index, variables, size_limit
         lengths = [params[i].numel() for i in variables]
-        self.gradients = internals.zeros(sum(lengths), dtype=params[variables[0]].dtype)
+        self.gradients = zeros(sum(lengths), dtype=params[variables[0]].dtype)
         self.views, offset = [], 0
         for i, n in zip(variables, lengths):     # each slot shaped like its parameter
             self.views.append(self.gradients.narrow(0, offset, n).view(params[i].shape))
@@ -100,8 +101,7 @@ class Reducer:
         return True
 
     def _sync_order(self, order):
-        import internals
-        t = internals.tensor(order, dtype=internals.int64)
+        t = tensor(order, dtype=st.int64)
         broadcast(t, 0, self.group)             # ``sync_bucket_indices``: rank 0's order wins
         return t.tolist()
 
@@ -120,8 +120,7 @@ class Reducer:
             bucket.pending, bucket.work = len(bucket.variables), None
         self.events.append(("forward done",))
         if self.find_unused_parameters:
-            import internals
-            self.local_used = internals.zeros(len(self.params), dtype=internals.int32)
+            self.local_used = zeros(len(self.params), dtype=st.int32)
             self.unused, self.has_marked_unused = self.search_unused_parameters(outputs), False
 
     def search_unused_parameters(self, outputs):

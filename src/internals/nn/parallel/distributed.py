@@ -10,6 +10,7 @@ import contextlib
 import sys
 
 from ... import distributed as dist
+from ..._tensor_base import TensorBase
 from ...autograd.grad_mode import is_grad_enabled
 from ...distributed.bucketing import _DEFAULT_FIRST_BUCKET_BYTES, _compute_bucket_assignment_by_size
 from ...distributed.reducer import Reducer
@@ -21,8 +22,7 @@ _DEFAULT_BUCKET_CAP_MB = 25
 
 def _find_tensors(obj):
     """The tensors in a forward's output: a tensor, or lists, tuples and dicts of them."""
-    from ..._tensor import Tensor
-    if isinstance(obj, Tensor):
+    if isinstance(obj, TensorBase):
         return [obj]
     if isinstance(obj, (list, tuple)):
         return [t for o in obj for t in _find_tensors(o)]
