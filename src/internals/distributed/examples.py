@@ -31,6 +31,11 @@ def _free_port():
 
 
 def _worker(program, rank, world_size, port, config, folder):
+    # What the rank prints (compile notices, gloo's warnings) goes to a file, not into the caller's
+    # terminal or notebook cell, where it would interleave at random.
+    log = os.open(os.path.join(folder, f"rank{rank}.log"), os.O_WRONLY | os.O_CREAT, 0o600)
+    os.dup2(log, 1)
+    os.dup2(log, 2)
     import numba  # a new process: only its programs need numba's and torch's thread settings
     import torch  # as numba: thread settings of a new process
     torch.set_num_threads(1)        # the ranks share the machine's cores
