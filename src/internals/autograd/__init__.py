@@ -20,10 +20,11 @@ from .grad_mode import (  # noqa: F401
     set_grad_enabled,
 )
 from .gradcheck import GradcheckError, gradcheck
+from .variable import Variable
 
 __all__ = ["backward", "grad", "Function", "FunctionCtx", "once_differentiable", "gradcheck", "GradcheckError",
            "graph", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "is_grad_enabled",
-           "is_inference_mode_enabled"]
+           "is_inference_mode_enabled", "Variable"]
 
 
 def _as_tuple(x):

@@ -16,6 +16,7 @@ recorded there.
 """
 import heapq
 import itertools
+import threading
 
 from .._tensor_base import TensorBase
 from ..aten import dispatcher
@@ -25,7 +26,11 @@ from .functions_manual import is_expandable_to, sum_to
 from .graph import AccumulateGrad, gradient_edge
 
 __all__ = ["run_backward", "make_grads", "GraphTask", "evaluate_function", "call_function", "validate_outputs",
-           "compute_dependencies", "init_to_execute"]
+           "compute_dependencies", "init_to_execute", "queue_callback"]
+
+# The graph tasks this thread is running, innermost last (torch's thread-local ``current_graph_task``);
+# a hook that calls backward again nests a second task.
+_running = threading.local()
 
 
 def _torch_size(sizes):
@@ -132,13 +137,14 @@ class GraphTask:
     """One backward call's state (``graph_task.h``): the dependency counts, the input buffers of
     nodes not yet ready (``not_ready_``), the ready queue, and what ``grad`` captures."""
     __slots__ = ("keep_graph", "accumulate_grad", "deps", "buffers", "ready", "tie", "captures", "targets",
-                 "needed", "results")
+                 "needed", "results", "final_callbacks")
 
     def __init__(self, keep_graph, accumulate_grad, n_inputs):
         self.keep_graph, self.accumulate_grad = keep_graph, accumulate_grad
         self.buffers, self.ready, self.tie = {}, [], itertools.count()
         self.captures, self.targets, self.needed = {}, set(), None
         self.results = [None] * n_inputs
+        self.final_callbacks = []
 
     def push_ready(self, node):
         """The CPU ready queue: a priority queue on the sequence number, later nodes first."""
@@ -227,11 +233,15 @@ def run_backward(outputs, grad_outputs, keep_graph, create_graph, inputs=(), all
 
     prev_mode = _grad_state.grad_enabled
     _grad_state.grad_enabled = bool(create_graph)
+    stack = _task_stack()
+    stack.append(task)
     try:
         while task.ready:
             node = heapq.heappop(task.ready)[2]
             evaluate_function(task, node, task.buffers.pop(node, None) or [None] * node._num_inputs)
+        _run_final_callbacks(task)
     finally:
+        stack.pop()
         _grad_state.grad_enabled = prev_mode
 
     if inputs and not allow_unused:
@@ -240,3 +250,27 @@ def run_backward(outputs, grad_outputs, keep_graph, create_graph, inputs=(), all
                 raise RuntimeError(f"The differentiated Tensor at index {slot} appears to not have been used in the "
                                    "graph. Set allow_unused=True if this is the desired behavior.")
     return task.results
+
+
+def _task_stack():
+    if not hasattr(_running, "tasks"):
+        _running.tasks = []
+    return _running.tasks
+
+
+def queue_callback(callback):
+    """Run ``callback`` once the running backward pass has run its last node (``Engine::queue_callback``).
+
+    DDP's reducer uses it to wait for its last all-reduce before ``backward()`` returns."""
+    stack = _task_stack()
+    if not stack:
+        raise RuntimeError("Final callbacks can only be installed during backward pass.")
+    stack[-1].final_callbacks.append(callback)
+
+
+def _run_final_callbacks(task):
+    """``exec_post_processing``: the callbacks in the order queued; one may queue another, which runs too."""
+    i = 0
+    while i < len(task.final_callbacks):
+        task.final_callbacks[i]()
+        i += 1

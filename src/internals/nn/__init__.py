@@ -5,9 +5,9 @@ The layers run on internals' operators (convolution, max_pool2d_with_indices, na
 ... each with its backward operator), so autograd records them and the same code runs on the
 CPU and on cuda.
 """
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .modules import *  # noqa: F403
 from .modules import __all__ as _modules
 from .parameter import Parameter
 
-__all__ = ["Parameter", *_modules, "functional", "init", "utils"]
+__all__ = ["Parameter", *_modules, "functional", "init", "parallel", "utils"]
