@@ -83,6 +83,7 @@ from . import (
                               cuda,
                               library,
                               linalg,  # torch.linalg
+                              multiprocessing,
                               nn,
                               optim,
                               profiler,
