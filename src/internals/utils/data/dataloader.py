@@ -14,6 +14,7 @@ import math
 import queue
 import re
 import warnings
+from multiprocessing.context import BaseContext
 
 import numpy as np
 
@@ -164,7 +165,7 @@ def _check_context(context, num_workers):
             raise ValueError(f"multiprocessing_context option should specify a valid start method in {methods!r}, "
                              f"but got multiprocessing_context={context!r}")
         return _multiprocessing.get_context(context)
-    if not isinstance(context, _multiprocessing.context.BaseContext):
+    if not isinstance(context, BaseContext):
         raise TypeError("multiprocessing_context option should be a valid context object or a string specifying "
                         f"the start method, but got multiprocessing_context={context}")
     return context
@@ -439,6 +440,7 @@ class _MultiProcessingDataLoaderIter:
                       if self._workers_status[worker_id] and not w.is_alive()]
             for w in failed:
                 self._mark_worker_as_unavailable(self._workers.index(w))
+            signal_handling._forget_pids(id(self), [w.pid for w in failed])
             if failed:
                 pids = ", ".join(str(w.pid) for w in failed)
                 raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from e

@@ -29,6 +29,11 @@ def _remove_worker_pids(key):
         raise ValueError(f"Cannot find worker information for _BaseDataLoaderIter with id {key}")
 
 
+def _forget_pids(key, pids):
+    """Workers already reported dead: a later SIGCHLD must not report them again."""
+    _worker_pids.get(key, set()).difference_update(pids)
+
+
 def _failure(pid, info):
     """torch's message for a worker that ended badly, or None if it exited cleanly."""
     if info.si_code == os.CLD_EXITED and info.si_status != 0:
