@@ -434,7 +434,9 @@ class _MultiProcessingDataLoaderIter:
         """Wait up to ``timeout`` for a result. Whatever interrupts the wait (nothing came, or the
         SIGCHLD handler's error), a worker found dead turns it into torch's "exited unexpectedly"."""
         try:
-            return True, self._data_queue.get(timeout=timeout)
+            signal_handling._error_if_any_worker_fails(id(self))
+            with signal_handling.waiting():
+                return True, self._data_queue.get(timeout=timeout)
         except Exception as e:
             failed = [w for worker_id, w in enumerate(self._workers)
                       if self._workers_status[worker_id] and not w.is_alive()]

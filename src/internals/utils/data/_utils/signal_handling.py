@@ -5,9 +5,15 @@ A worker killed by a signal, or one that exits with an error code, never puts an
 result queue; without a check the main process would wait forever. So the main process records
 its workers' pids, and a SIGCHLD handler (run in the main thread whenever a child changes state)
 looks at each of them with ``waitid(..., WNOWAIT)``: it peeks without reaping, so
-``multiprocessing`` still collects the exit status itself. A dead worker becomes a RuntimeError
-raised wherever the main thread is, which the iterator turns into "exited unexpectedly".
+``multiprocessing`` still collects the exit status itself. A dead worker becomes a RuntimeError,
+which the iterator turns into "exited unexpectedly".
+
+One difference from torch, on purpose: torch's handler raises wherever the main thread happens
+to be (in user code, in another loader's clean-up). Here it raises only while a loader is
+waiting for a batch; a death noticed at any other moment is reported by the check each wait
+makes before it blocks.
 """
+import contextlib
 import os
 import signal
 import threading
@@ -16,6 +22,18 @@ __all__ = ["_set_worker_pids", "_remove_worker_pids", "_error_if_any_worker_fail
 
 _worker_pids = {}           # id of a DataLoader iterator -> set of its workers' pids
 _SIGCHLD_handler_set = False
+_waiting = 0                # loaders now blocked on their result queue (in the main thread)
+
+
+@contextlib.contextmanager
+def waiting():
+    """Around a loader's wait for a result: a worker's death may interrupt it."""
+    global _waiting
+    _waiting += 1
+    try:
+        yield
+    finally:
+        _waiting -= 1
 
 
 def _set_worker_pids(key, pids):
@@ -48,10 +66,12 @@ def _failure(pid, info):
     return None
 
 
-def _error_if_any_worker_fails():
-    """Raise for the first recorded worker that has died badly; its loader's pids are then
-    forgotten, so one death is reported once."""
-    for pids in _worker_pids.values():
+def _error_if_any_worker_fails(key=None):
+    """Raise for the first recorded worker (of the loader ``key``, or of any) that has died
+    badly; its loader's pids are then forgotten, so one death is reported once."""
+    for owner, pids in _worker_pids.items():
+        if key is not None and owner != key:
+            continue
         for pid in pids:
             try:
                 info = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
@@ -73,7 +93,8 @@ def _set_SIGCHLD_handler():
     previous = previous if callable(previous) else None
 
     def handler(signum, frame):
-        _error_if_any_worker_fails()
+        if _waiting:
+            _error_if_any_worker_fails()
         if previous is not None:
             previous(signum, frame)
 
