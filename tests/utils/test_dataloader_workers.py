@@ -15,6 +15,8 @@ import torch.utils.data as tud
 
 import internals
 import internals.utils.data as iud
+from internals.exercises import check_in_order as ex_check
+from internals.exercises.processes import reference_in_order
 
 pytestmark = pytest.mark.usefixtures("no_shared_memory_leak")
 
@@ -281,3 +283,39 @@ def test_set_num_threads_checks_as_torch():
         with pytest.raises(RuntimeError) as ours:
             internals.set_num_threads(value)
         assert str(ours.value) == str(theirs.value)
+
+
+# ---------------------------------------------------------------------- the chapter's exercise
+def in_order_at_the_end(results):
+    """Right order, but holds every batch until all have arrived."""
+    return [batch for _, batch in sorted(results, key=lambda pair: pair[0])]
+
+
+def in_arrival_order(results):
+    return (batch for _, batch in results)
+
+
+def in_order_one_per_arrival(results):
+    """Yields at most one batch per arrival, so a batch that waited comes out late."""
+    early, turn = {}, 0
+    for n, batch in results:
+        early[n] = batch
+        if turn in early:
+            yield early.pop(turn)
+            turn += 1
+    while turn in early:
+        yield early.pop(turn)
+        turn += 1
+
+
+def test_reorder_exercise_checker_accepts_the_solution_and_the_loaders_order():
+    assert "in order and on time" in ex_check(reference_in_order)
+    # the reference yields what the loader yields for the same arrivals
+    arrivals = [(1, "b1"), (3, "b3"), (0, "b0"), (2, "b2")]
+    assert list(reference_in_order(arrivals)) == ["b0", "b1", "b2", "b3"]
+
+
+@pytest.mark.parametrize("wrong", [in_order_at_the_end, in_arrival_order, in_order_one_per_arrival])
+def test_reorder_exercise_checker_rejects_wrong_answers(wrong):
+    with pytest.raises(AssertionError, match="arrivals"):
+        ex_check(wrong)
