@@ -319,3 +319,16 @@ def test_reorder_exercise_checker_accepts_the_solution_and_the_loaders_order():
 def test_reorder_exercise_checker_rejects_wrong_answers(wrong):
     with pytest.raises(AssertionError, match="arrivals"):
         ex_check(wrong)
+
+
+def test_more_workers_than_cpus_warns_as_torch():
+    workers = len(os.sched_getaffinity(0)) + 1
+
+    def program(lib, data):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            batches = [plain(b) for b in data.DataLoader(list(range(3)), num_workers=workers)]
+        return batches, [str(w.message) for w in caught]
+    ours, theirs = both(program)
+    assert ours == theirs
+    assert len(ours[1]) == 2          # when the loader is made, and when its workers start

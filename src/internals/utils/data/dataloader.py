@@ -11,6 +11,7 @@ import collections.abc
 import copy
 import itertools
 import math
+import os
 import queue
 import re
 import warnings
@@ -171,6 +172,22 @@ def _check_context(context, num_workers):
     return context
 
 
+def _warn_if_too_many_workers(num_workers):
+    """torch's ``check_worker_number_rationality``: more workers than CPUs this process may run
+    on (its affinity set, which counts cgroup and taskset limits) earns a warning."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if cpus is not None and num_workers <= cpus:
+        return
+    suggestion = ("DataLoader is not able to compute a suggested max number of worker in current system."
+                  if cpus is None else
+                  f"Our suggested max number of worker in current system is {cpus}"
+                  f"{'' if hasattr(os, 'sched_getaffinity') else ' (`cpuset` is not taken into account)'}, "
+                  "which is smaller than what this DataLoader is going to create.")
+    warnings.warn(f"This DataLoader will create {num_workers} worker processes in total. {suggestion} Please be "
+                  "aware that excessive worker creation might get DataLoader running slow or even freeze, lower the "
+                  "worker number to avoid potential slowness/freeze if necessary.", stacklevel=3)
+
+
 def _pin_memory_enabled(loader):
     """Pinned (page-locked) memory is what a GPU's copy engine reads without a staging copy, so
     pinning only means something with an accelerator. Like torch on a machine without one, the
@@ -239,6 +256,7 @@ class DataLoader:
         self.pin_memory_device, self.in_order, self.worker_init_fn = pin_memory_device, in_order, worker_init_fn
         self.multiprocessing_context = _check_context(multiprocessing_context, num_workers)
         self._iterator = None       # the one iterator persistent workers keep between epochs
+        _warn_if_too_many_workers(num_workers)     # here and again for each new set of workers
 
     @property
     def _index_sampler(self):
@@ -252,8 +270,10 @@ class DataLoader:
         if self.num_workers == 0:
             return self._single_process_iter()
         if not self.persistent_workers:
+            _warn_if_too_many_workers(self.num_workers)
             return _MultiProcessingDataLoaderIter(self)
         if self._iterator is None:
+            _warn_if_too_many_workers(self.num_workers)
             self._iterator = _MultiProcessingDataLoaderIter(self)
         else:
             self._iterator._reset(self)
