@@ -1,4 +1,5 @@
 """Fixtures and settings every test shares; the shared helpers themselves are in ``helpers.py``."""
+import gc
 import os
 import sys
 from pathlib import Path
@@ -33,3 +34,28 @@ def close_figures():
     """Close every figure a picture test drew (``pytestmark = pytest.mark.usefixtures(...)``)."""
     yield
     plt.close("all")
+
+
+def _shared_memory_handles():
+    """What a leak of shared memory would leave: names in /dev/shm, and this process's open
+    descriptors of segments (named, or unlinked as torch's and ours are at once)."""
+    fds = []
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            target = os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:         # the descriptor listdir itself used, closed by now
+            continue
+        if target.startswith("/dev/shm/"):
+            fds.append(target)
+    return sorted(os.listdir("/dev/shm")), sorted(fds)
+
+
+@pytest.fixture
+def no_shared_memory_leak():
+    """After the test, once its tensors are collected, no shared-memory segment or descriptor of
+    one is left that was not there before."""
+    before = _shared_memory_handles()
+    yield
+    if _shared_memory_handles() != before:     # a collection takes a second: only when needed
+        gc.collect()
+    assert _shared_memory_handles() == before

@@ -83,6 +83,7 @@ from . import (
                               cuda,
                               library,
                               linalg,  # torch.linalg
+                              multiprocessing,
                               nn,
                               optim,
                               profiler,
@@ -97,6 +98,7 @@ from ._ops import ops
 from ._type_info import finfo, iinfo
 from .amp import autocast
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
+from .aten.parallel import get_num_threads, set_num_threads
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled
 from .cuda import OutOfMemoryError  # torch.OutOfMemoryError is torch.cuda.OutOfMemoryError
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state

@@ -111,6 +111,20 @@ class Tensor(TensorBase):
     def _typed_storage(self):
         return TypedStorage(wrap_storage=self.untyped_storage(), dtype=self.dtype, _internal=True)
 
+    def share_memory_(self):
+        """Move the storage into shared memory, in place; a no-op when it is there already
+        (``torch/_tensor.py``). Views of the storage share it with this tensor."""
+        self._typed_storage()._share_memory_()
+        return self
+
+    def is_shared(self):
+        return self._typed_storage()._is_shared()
+
+    def is_pinned(self):
+        """Page-locked host memory, which a GPU can copy from without a staging copy. The CPU
+        allocator hands out ordinary pageable memory, so no tensor here is pinned."""
+        return False
+
     def set_(self, *args, **kwargs):
         """Point this tensor at a storage (typed or untyped) or at another tensor's, with an offset,
         sizes and strides; or, with no argument, at a new empty storage. The binding torch writes by

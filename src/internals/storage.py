@@ -230,7 +230,19 @@ class TypedStorage:
         return False
 
     def is_shared(self):
-        return False
+        _warn_typed_storage_removal()
+        return self._is_shared()
+
+    def _is_shared(self):
+        return self._untyped_storage.is_shared()
+
+    def share_memory_(self):
+        _warn_typed_storage_removal()
+        return self._share_memory_()
+
+    def _share_memory_(self):
+        self._untyped_storage.share_memory_()
+        return self
 
     def __copy__(self):
         return self.clone()

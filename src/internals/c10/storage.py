@@ -12,6 +12,7 @@ import numpy as np
 
 from .allocator import cpu_allocator, get_allocator
 from .device import device as _device
+from .map_allocator import map_shared_fd, new_shared_fd
 from .tensor_impl import required_storage_elements
 
 __all__ = ["UntypedStorage"]
@@ -47,7 +48,8 @@ def _byte(value):
 
 
 class UntypedStorage:
-    __slots__ = ("device", "_data", "_nbytes", "_resizable", "_typed", "_allocator", "_base", "__weakref__")
+    __slots__ = ("device", "_data", "_nbytes", "_resizable", "_typed", "_allocator", "_base", "_mapping",
+                 "__weakref__")
 
     def __init__(self, nbytes, device="cpu", *, data=None, allocator=None, resizable=True):
         """Allocate ``nbytes`` on ``device``, or wrap ``data`` (a byte array) without copying.
@@ -68,6 +70,7 @@ class UntypedStorage:
         self._resizable = resizable
         self._typed = {}        # dtype -> the flat view ``typed`` made: views are cheap, not free
         self._base = None       # the storage a slice's bytes belong to, kept alive while the slice lives
+        self._mapping = None    # a SharedMapping once the bytes live in shared memory
 
     def __del__(self, _exiting=sys.is_finalizing):
         """The last reference is gone (Python's refcount plays c10's intrusive_ptr): the allocator
@@ -96,6 +99,41 @@ class UntypedStorage:
     def resizable(self):
         return self._resizable
 
+    # ------------------------------------------------------------------ shared memory
+    # ``torch/storage.py`` (``share_memory_``, ``is_shared``) over ``StorageSharing.cpp``.
+    def is_shared(self):
+        """Whether the bytes live in shared memory (a cuda storage counts as shared, as in torch)."""
+        return self.device.type == "cuda" or self._mapping is not None
+
+    def share_memory_(self):
+        """Move the bytes into a shared-memory segment, in place (a no-op when they are there
+        already, or on cuda). Every tensor on this storage now reads and writes the segment."""
+        if self.device.type == "cpu":
+            self._share_fd_cpu_()
+        return self
+
+    def _share_fd_cpu_(self):
+        """``THPStorage_shareFd``: the segment's descriptor and size, the bytes copied into a new
+        segment first if they are not in one. torch swaps in the new bytes but keeps the storage
+        marked resizable, and resizing it then crashes the process; a shared storage refuses to
+        resize here instead (the segment's size is fixed: other processes map it)."""
+        if self._mapping is None:
+            data, mapping = new_shared_fd(self._nbytes)
+            data[:] = self._data
+            if self._allocator is not None:
+                self._allocator.free(self._data, self._nbytes)
+            self._data, self._mapping, self._allocator, self._typed = data, mapping, None, {}
+        return self._mapping.fd, self._nbytes
+
+    @classmethod
+    def _new_shared_fd_cpu(cls, fd, nbytes):
+        """``THPStorage_newSharedFd``: a storage over the segment behind ``fd`` (the caller keeps
+        ``fd``; the storage holds its own duplicate)."""
+        data, mapping = map_shared_fd(fd, nbytes)
+        storage = cls(nbytes, "cpu", data=data, resizable=False)
+        storage._mapping = mapping
+        return storage
+
     def resize_(self, nbytes):
         """New bytes of size ``nbytes``, the old ones copied up to the smaller size, the old block
         given back (``resize_bytes_cpu`` in ``aten/src/ATen/native/Resize.cpp``). The data pointer
@@ -111,7 +149,7 @@ class UntypedStorage:
             raise ValueError("Overflow when unpacking long long")
         if nbytes < 0:
             raise _negative_nbytes(nbytes)
-        if not self._resizable:
+        if not self._resizable or self._mapping is not None:
             raise RuntimeError("Trying to resize storage that is not resizable")
         if nbytes < self._nbytes:
             self._check_no_tensor_reaches(nbytes)

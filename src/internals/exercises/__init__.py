@@ -3,7 +3,8 @@ torch (or the package's own piece) on seeded or generated cases, prints one summ
 what failed on which input.
 
 One module per chapter, each re-exported here: ``ch01_tensors`` ... ``ch04_kernels``, ``dispatch``
-(5), ``autograd`` (6), ``memory`` (7), ``codebase`` (8), ``training`` (9), ``cnn`` (10), ``compile`` (11). The
+(5), ``autograd`` (6), ``memory`` (7), ``codebase`` (8), ``training`` (9), ``cnn`` (10), ``compile`` (11), ``processes``
+(12). The
 shared loops are in ``_runner``, the adversarial cases they draw in ``_strategies``.
 
 Each chapter's core exercise rebuilds a piece the package runs on; ``use_mine(name, fn)`` (module
@@ -20,6 +21,7 @@ from .compile import check_fusion_pass, check_guard_key, check_memory_passes, ch
 from .dispatch import check_counting_mode, check_dispatch_key
 from .memory import check_allocation_size, check_round_size
 from .plug import PLUG_POINTS, plugged, restore, use_mine
+from .processes import check_in_order
 from .training import check_sgd_step
 
 __all__ = ["check_contiguous_strides", "check_view_strides", "check_broadcast_shapes", "check_storage_size",
@@ -28,4 +30,5 @@ __all__ = ["check_contiguous_strides", "check_view_strides", "check_broadcast_sh
            "check_tanh_backward", "check_round_size", "check_allocation_size", "check_axpy_operator",
            "check_sgd_step", "check_pointwise_groups", "check_guard_key", "check_fusion_pass",
            "check_memory_passes", "check_im2col", "check_conv2d",
+           "check_in_order",
            "PLUG_POINTS", "use_mine", "restore", "plugged"]

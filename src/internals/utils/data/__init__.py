@@ -7,6 +7,7 @@ no generator given, takes a 64-bit seed from the default generator and shuffles 
 "base seed" (torch's, meant for worker processes). So after the same ``manual_seed`` the batches
 come in torch's order.
 """
+from ._utils.worker import get_worker_info
 from .dataloader import DataLoader, default_collate, default_convert
 from .dataset import (
                       ChainDataset,
@@ -22,4 +23,5 @@ from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, Su
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "StackDataset", "ConcatDataset", "ChainDataset", "Subset",
            "random_split", "Sampler", "SequentialSampler", "RandomSampler", "SubsetRandomSampler",
-           "WeightedRandomSampler", "BatchSampler", "DataLoader", "default_collate", "default_convert"]
+           "WeightedRandomSampler", "BatchSampler", "DataLoader", "default_collate", "default_convert",
+           "get_worker_info"]

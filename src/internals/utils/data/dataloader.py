@@ -1,18 +1,34 @@
-"""``torch/utils/data/dataloader.py``, ``_utils/collate.py`` and ``_utils/fetch.py``: batches from a
-dataset, in the main process (``num_workers=0``). A map-style dataset is read at the sampler's
-indices; an IterableDataset is read in its own order, ``batch_size`` samples at a time."""
+"""``torch/utils/data/dataloader.py`` and ``_utils/collate.py``: batches from a dataset, in the
+main process (``num_workers=0``) or in worker processes. A map-style dataset is read at the
+sampler's indices; an IterableDataset is read in its own order, ``batch_size`` samples at a time.
+
+With workers (``_MultiProcessingDataLoaderIter``), the main process keeps the sampler: it sends
+each batch's indices, numbered, to the workers' index queues in turn (``prefetch_factor`` tasks
+per worker in flight), and reads ``(number, batch)`` pairs from one result queue shared by all
+workers. Batches that arrive early wait in ``_task_info`` until their turn, so the loader yields
+them in the sampler's order whatever order the workers finish in."""
 import collections.abc
 import copy
 import itertools
 import math
+import os
+import queue
 import re
+import warnings
+from multiprocessing.context import BaseContext
 
 import numpy as np
 
-from ... import _tensor
+from ... import _tensor, cuda
+from ... import _utils as _exceptions
+from ... import multiprocessing as _multiprocessing
 from ..._functional import as_tensor, stack
 from ...aten.native.tensor_factories import empty, tensor
 from ...c10 import scalar_type as st
+from . import _utils as _worker_utils
+from ._utils import MP_STATUS_CHECK_INTERVAL, signal_handling
+from ._utils import worker as _worker
+from ._utils.fetch import create_fetcher
 from .dataset import IterableDataset
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
@@ -122,8 +138,7 @@ def default_convert(data):
 
 
 def _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers):
-    """torch's checks of the worker options, in its order. The loader itself runs in the main
-    process, so beyond these checks num_workers > 0 is refused."""
+    """torch's checks of the worker options, in its order."""
     if num_workers < 0:
         raise ValueError("num_workers option should be non-negative; use num_workers=0 to disable multiprocessing.")
     if timeout < 0:
@@ -135,8 +150,56 @@ def _check_worker_options(num_workers, timeout, prefetch_factor, persistent_work
         raise ValueError("prefetch_factor option should be non-negative")
     if persistent_workers and num_workers == 0:
         raise ValueError("persistent_workers option needs num_workers > 0")
-    if num_workers != 0:
-        raise NotImplementedError("internals' DataLoader loads in the main process: num_workers must be 0")
+
+
+def _check_context(context, num_workers):
+    """``DataLoader.multiprocessing_context``'s setter: a start method's name or a context, and
+    only with workers. None is Python's default context (``fork`` on Linux)."""
+    if context is None:
+        return None
+    if num_workers == 0:
+        raise ValueError("multiprocessing_context can only be used with multi-process loading (num_workers > 0), "
+                         f"but got num_workers={num_workers}")
+    if isinstance(context, str):
+        methods = _multiprocessing.get_all_start_methods()
+        if context not in methods:
+            raise ValueError(f"multiprocessing_context option should specify a valid start method in {methods!r}, "
+                             f"but got multiprocessing_context={context!r}")
+        return _multiprocessing.get_context(context)
+    if not isinstance(context, BaseContext):
+        raise TypeError("multiprocessing_context option should be a valid context object or a string specifying "
+                        f"the start method, but got multiprocessing_context={context}")
+    return context
+
+
+def _warn_if_too_many_workers(num_workers):
+    """torch's ``check_worker_number_rationality``: more workers than CPUs this process may run
+    on (its affinity set, which counts cgroup and taskset limits) earns a warning."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if cpus is not None and num_workers <= cpus:
+        return
+    suggestion = ("DataLoader is not able to compute a suggested max number of worker in current system."
+                  if cpus is None else
+                  f"Our suggested max number of worker in current system is {cpus}"
+                  f"{'' if hasattr(os, 'sched_getaffinity') else ' (`cpuset` is not taken into account)'}, "
+                  "which is smaller than what this DataLoader is going to create.")
+    warnings.warn(f"This DataLoader will create {num_workers} worker processes in total. {suggestion} Please be "
+                  "aware that excessive worker creation might get DataLoader running slow or even freeze, lower the "
+                  "worker number to avoid potential slowness/freeze if necessary.", stacklevel=3)
+
+
+def _pin_memory_enabled(loader):
+    """Pinned (page-locked) memory is what a GPU's copy engine reads without a staging copy, so
+    pinning only means something with an accelerator. Like torch on a machine without one, the
+    loader warns and yields ordinary pageable batches; it does the same on a GPU (nothing here
+    allocates page-locked host memory)."""
+    if loader.pin_memory:
+        if cuda.is_available() and not cuda.is_simulated():
+            warnings.warn("internals does not pin memory: batches stay in pageable memory", stacklevel=3)
+        else:
+            warnings.warn("'pin_memory' argument is set as true but no accelerator is found, then device pinned "
+                          "memory won't be used.", stacklevel=3)
+    return False
 
 
 class _InfiniteConstantSampler(Sampler):
@@ -169,6 +232,8 @@ class DataLoader:
         and in_order concern worker processes or pinned memory: they are checked as torch checks
         them and kept, and change nothing in a main-process loader."""
         _check_worker_options(num_workers, timeout, prefetch_factor, persistent_workers)
+        if num_workers > 0 and prefetch_factor is None:
+            prefetch_factor = 2
         if isinstance(dataset, IterableDataset):
             _check_iterable_options(shuffle, sampler, batch_sampler)
             sampler = _InfiniteConstantSampler()
@@ -186,47 +251,52 @@ class DataLoader:
         self.dataset, self.batch_size, self.drop_last, self.generator = dataset, batch_size, drop_last, generator
         self.sampler, self.batch_sampler = sampler, batch_sampler
         self.collate_fn = collate_fn or (default_collate if batch_sampler is not None else default_convert)
-        self.num_workers, self.pin_memory, self.timeout, self.prefetch_factor = num_workers, pin_memory, timeout, None
-        self.persistent_workers, self.pin_memory_device, self.in_order = persistent_workers, pin_memory_device, in_order
-        self.worker_init_fn, self.multiprocessing_context = worker_init_fn, multiprocessing_context
+        self.num_workers, self.pin_memory, self.timeout = num_workers, pin_memory, timeout
+        self.prefetch_factor, self.persistent_workers = prefetch_factor, persistent_workers
+        self.pin_memory_device, self.in_order, self.worker_init_fn = pin_memory_device, in_order, worker_init_fn
+        self.multiprocessing_context = _check_context(multiprocessing_context, num_workers)
+        self._iterator = None       # the one iterator persistent workers keep between epochs
+        _warn_if_too_many_workers(num_workers)     # here and again for each new set of workers
+
+    @property
+    def _index_sampler(self):
+        """What the iterator draws from: batches of indices, or single indices without batching."""
+        return self.batch_sampler if self.batch_sampler is not None else self.sampler
 
     def __iter__(self):
         """One pass. As ``_BaseDataLoaderIter.__init__``, starting it draws the base seed at once;
-        the sampler's own draws come with the first batch."""
+        the sampler's own draws come with the first batch. With ``persistent_workers`` the same
+        workers serve every pass, so later passes draw no base seed (torch's ``_reset``)."""
+        if self.num_workers == 0:
+            return self._single_process_iter()
+        if not self.persistent_workers:
+            _warn_if_too_many_workers(self.num_workers)
+            return _MultiProcessingDataLoaderIter(self)
+        if self._iterator is None:
+            _warn_if_too_many_workers(self.num_workers)
+            self._iterator = _MultiProcessingDataLoaderIter(self)
+        else:
+            self._iterator._reset(self)
+        return self._iterator
+
+    def _single_process_iter(self):
+        _pin_memory_enabled(self)
         if self.timeout != 0:    # torch's single-process iterator asserts it (a timeout is for workers)
             raise AssertionError("a single-process DataLoader iterator requires timeout == 0")
-        indices = iter(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+        indices = iter(self._index_sampler)
         empty((), dtype=st.int64).random_(generator=self.generator)
-        if isinstance(self.dataset, IterableDataset):
-            return self._stream_batches(indices, iter(self.dataset))    # the dataset's iterator starts now
-        return self._batches(indices)
+        fetcher = create_fetcher(isinstance(self.dataset, IterableDataset), self.dataset,   # an iterable's
+                                 self.batch_sampler is not None, self.collate_fn, self.drop_last)  # iterator starts
+        return self._batches(indices, fetcher)
 
-    def _batches(self, indices):
+    @staticmethod
+    def _batches(indices, fetcher):
         for index in indices:
-            if self.batch_sampler is None:
-                yield self.collate_fn(self.dataset[index])
-            elif callable(getattr(self.dataset, "__getitems__", None)):     # the dataset reads a batch at once
-                yield self.collate_fn(self.dataset.__getitems__(index))
-            else:
-                yield self.collate_fn([self.dataset[i] for i in index])
-
-    def _stream_batches(self, places, samples):
-        """``_IterableDatasetFetcher``: up to ``batch_size`` samples per batch; a short last batch is
-        kept unless ``drop_last``."""
-        for place in places:
-            if self.batch_sampler is None:      # batch_size=None: one sample at a time, not batched
-                try:
-                    sample = next(samples)
-                except StopIteration:
-                    return
-                yield self.collate_fn(sample)
-                continue
-            batch = list(itertools.islice(samples, len(place)))
-            if not batch or (self.drop_last and len(batch) < len(place)):
+            try:
+                batch = fetcher.fetch(index)
+            except StopIteration:       # the IterableDataset is done
                 return
-            yield self.collate_fn(batch)
-            if len(batch) < len(place):
-                return
+            yield batch
 
     def __len__(self):
         if isinstance(self.dataset, IterableDataset):       # trusts the dataset's own length
@@ -235,3 +305,203 @@ class DataLoader:
                 length = length // self.batch_size if self.drop_last else math.ceil(length / self.batch_size)
             return length
         return len(self.batch_sampler if self.batch_sampler is not None else self.sampler)
+
+
+class _MultiProcessingDataLoaderIter:
+    """torch's iterator over worker processes. Its state: ``_send_idx`` (the next task's number),
+    ``_rcvd_idx`` (the next number to yield), ``_task_info`` (number -> ``(worker,)`` while the
+    task is out, ``(worker, batch)`` once its batch came early) and ``_workers_status`` (which
+    workers still take tasks)."""
+
+    def __init__(self, loader):
+        self._pin_memory = _pin_memory_enabled(loader)
+        self._index_sampler = loader._index_sampler
+        self._sampler_iter = iter(self._index_sampler)
+        self._base_seed = empty((), dtype=st.int64).random_(generator=loader.generator).item()
+        self._num_workers, self._timeout = loader.num_workers, loader.timeout
+        self._persistent_workers, self._prefetch_factor = loader.persistent_workers, loader.prefetch_factor
+        self._in_order, self._shutdown, self._worker_pids_set = loader.in_order, False, False
+        self._iterable = isinstance(loader.dataset, IterableDataset)
+        context = loader.multiprocessing_context or _multiprocessing
+        self._worker_result_queue = self._data_queue = context.Queue()
+        self._workers_done_event = context.Event()
+        self._index_queues, self._workers = [], []
+        for worker_id in range(self._num_workers):
+            self._start_worker(context, loader, worker_id)
+        signal_handling._set_worker_pids(id(self), tuple(w.pid for w in self._workers))
+        signal_handling._set_SIGCHLD_handler()
+        self._worker_pids_set = True
+        self._reset(loader, first_iter=True)
+
+    def _start_worker(self, context, loader, worker_id):
+        index_queue = context.Queue()
+        index_queue.cancel_join_thread()    # indices left unread must not block this process's exit
+        w = context.Process(target=_worker._worker_loop, daemon=True, args=(
+            self._iterable, loader.dataset, index_queue, self._worker_result_queue, self._workers_done_event,
+            loader.batch_sampler is not None, loader.collate_fn, loader.drop_last, self._base_seed,
+            loader.worker_init_fn, worker_id, self._num_workers, self._persistent_workers))
+        w.start()
+        self._index_queues.append(index_queue)
+        self._workers.append(w)
+
+    def __iter__(self):
+        return self
+
+    def __len__(self):
+        return len(self._index_sampler)
+
+    def _reset(self, loader, first_iter=False):
+        """A new pass: a fresh sampler iterator; for persistent workers, a fresh fetcher in each
+        (they answer ``_ResumeIteration``); then ``prefetch_factor`` tasks per worker sent ahead."""
+        if not first_iter:
+            self._sampler_iter = iter(loader._index_sampler)
+        self._send_idx, self._rcvd_idx, self._task_info, self._tasks_outstanding = 0, 0, {}, 0
+        self._workers_status = [True] * self._num_workers
+        self._worker_queue_idx_cycle = itertools.cycle(range(self._num_workers))
+        if not first_iter:
+            for index_queue in self._index_queues:
+                index_queue.put(_worker._ResumeIteration())
+            resumed = 0
+            while resumed < self._num_workers:
+                idx, _ = self._get_data()
+                resumed += isinstance(idx, _worker._ResumeIteration)
+        for _ in range(self._prefetch_factor * self._num_workers):
+            self._try_put_index()
+
+    def _try_put_index(self):
+        """Send the sampler's next indices to the next worker in turn that still takes tasks."""
+        try:
+            index = next(self._sampler_iter)
+        except StopIteration:
+            return
+        for _ in range(self._num_workers):
+            worker_id = next(self._worker_queue_idx_cycle)
+            if self._workers_status[worker_id]:
+                break
+        else:
+            return
+        self._index_queues[worker_id].put((self._send_idx, index))
+        self._task_info[self._send_idx] = (worker_id,)
+        self._tasks_outstanding += 1
+        self._send_idx += 1
+
+    def __next__(self):
+        return self._next_data()
+
+    def _next_data(self):
+        """The batch numbered ``_rcvd_idx``: from the buffer if it came early, else read results,
+        buffering those that come before their turn, until it arrives."""
+        while True:
+            if not self._skip_to_next_live_task():
+                if not self._persistent_workers:
+                    self._shutdown_workers()
+                raise StopIteration
+            if len(self._task_info[self._rcvd_idx]) == 2:       # it came early and waited
+                worker_id, data = self._task_info.pop(self._rcvd_idx)
+                self._rcvd_idx += 1
+                return self._process_data(data)
+            idx, data = self._get_data()
+            self._tasks_outstanding -= 1
+            if isinstance(data, _worker._IterableDatasetStopIteration):
+                self._worker_finished(data.worker_id)
+                continue
+            if idx != self._rcvd_idx and self._in_order:
+                self._task_info[idx] += (data,)
+                continue
+            self._task_info.pop(idx)
+            if idx == self._rcvd_idx:
+                self._rcvd_idx += 1
+            return self._process_data(data)
+
+    def _skip_to_next_live_task(self):
+        """Move ``_rcvd_idx`` past tasks no worker will answer (their worker's dataset ended);
+        False when nothing is left to yield."""
+        while self._rcvd_idx < self._send_idx:
+            info = self._task_info.get(self._rcvd_idx)
+            if info and (len(info) == 2 or self._workers_status[info[0]]):
+                return True
+            self._task_info.pop(self._rcvd_idx, None)
+            self._rcvd_idx += 1
+        return False
+
+    def _worker_finished(self, worker_id):
+        """An IterableDataset's copy in that worker is exhausted: it gets no more tasks."""
+        if self._persistent_workers:
+            self._workers_status[worker_id] = False
+        else:
+            self._mark_worker_as_unavailable(worker_id)
+        self._try_put_index()
+
+    def _process_data(self, data):
+        self._try_put_index()
+        if isinstance(data, _exceptions.ExceptionWrapper):
+            data.reraise()
+        return data
+
+    def _get_data(self):
+        """The next result; with a ``timeout``, a RuntimeError once it has passed with nothing."""
+        if self._timeout > 0:
+            success, data = self._try_get_data(self._timeout)
+            if not success:
+                raise RuntimeError(f"DataLoader timed out after {self._timeout} seconds")
+            return data
+        while True:
+            success, data = self._try_get_data()
+            if success:
+                return data
+
+    def _try_get_data(self, timeout=MP_STATUS_CHECK_INTERVAL):
+        """Wait up to ``timeout`` for a result. Whatever interrupts the wait (nothing came, or the
+        SIGCHLD handler's error), a worker found dead turns it into torch's "exited unexpectedly"."""
+        try:
+            signal_handling._error_if_any_worker_fails(id(self))
+            with signal_handling.waiting():
+                return True, self._data_queue.get(timeout=timeout)
+        except Exception as e:
+            failed = [w for worker_id, w in enumerate(self._workers)
+                      if self._workers_status[worker_id] and not w.is_alive()]
+            for w in failed:
+                self._mark_worker_as_unavailable(self._workers.index(w))
+            signal_handling._forget_pids(id(self), [w.pid for w in failed])
+            if failed:
+                pids = ", ".join(str(w.pid) for w in failed)
+                raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from e
+            if isinstance(e, queue.Empty):
+                return False, None
+            raise
+
+    def _mark_worker_as_unavailable(self, worker_id, shutdown=False):
+        """Tell the worker to stop (``None`` on its index queue) and send it nothing more."""
+        self._index_queues[worker_id].put(None)
+        self._workers_status[worker_id] = False
+
+    def _shutdown_workers(self):
+        """Stop every worker and wait a bounded time for each; one still alive then is terminated.
+        Runs at the end of a pass, on an error, and when the iterator is collected."""
+        if _worker_utils.python_exit_status or self._shutdown:
+            return
+        self._shutdown = True
+        try:
+            self._workers_done_event.set()
+            for worker_id in range(len(self._workers)):
+                if self._persistent_workers or self._workers_status[worker_id]:
+                    self._mark_worker_as_unavailable(worker_id, shutdown=True)
+            for w in self._workers:
+                w.join(timeout=MP_STATUS_CHECK_INTERVAL)
+            for index_queue in self._index_queues:
+                index_queue.cancel_join_thread()
+                index_queue.close()
+        finally:
+            if self._worker_pids_set:
+                signal_handling._remove_worker_pids(id(self))
+                self._worker_pids_set = False
+            for w in self._workers:
+                if w.is_alive():
+                    w.terminate()
+                    w.join(timeout=MP_STATUS_CHECK_INTERVAL)
+            self._worker_result_queue.cancel_join_thread()
+            self._worker_result_queue.close()
+
+    def __del__(self):
+        if getattr(self, "_workers", None) is not None:
+            self._shutdown_workers()

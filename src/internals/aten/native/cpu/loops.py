@@ -29,6 +29,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
+from ... import parallel as _parallel
 from ..offset_calculator import index_to_offset
 from ..scalar_ops import IDENTITY, binary_op, ternary_op, unary_op
 
@@ -164,6 +165,8 @@ def _pick(loops, shape):
     way, and from two grains on the parallel loop wins (131,072 elements: 58 us serial, 37 us
     parallel)."""
     parallel, serial = loops
+    if _parallel.one_thread():      # set_num_threads(1): never wake the pool
+        return serial
     n = math.prod(shape.tolist() if isinstance(shape, np.ndarray) else shape)   # Python ints: fast, no overflow
     return serial if n <= GRAIN else parallel
 
