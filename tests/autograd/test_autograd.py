@@ -828,3 +828,15 @@ def test_detach_is_an_alias_not_a_view():
         assert d._base is None
         d.add_(1)          # shares storage and version counter with a
         assert a.tolist() == [2.0, 2.0] and a._version == d._version == 1
+
+
+def test_backward_from_the_same_root_twice_sums_both_gradients():
+    # torch's graph root has an edge per root: a root given twice is walked once, gets both
+    # gradients, and the leaf behind it its full gradient (the leaf's count is not doubled).
+    grads = {}
+    for lib in (torch, internals):
+        a = lib.tensor([0.5, 1.5], requires_grad=True)
+        y = a * a
+        lib.autograd.backward([y, y], [lib.ones(2), lib.tensor([1.0, 3.0])])
+        grads[lib] = a.grad
+    assert_same(grads[internals], grads[torch])

@@ -12,8 +12,13 @@ import torch
 import internals
 from internals import exercises as ex
 from internals._inductor.scheduler import EXPRESSIONS, can_join, new_group, schedule
+from internals.aten.dispatcher import dispatch_key
+from internals.aten.native.convolution import im2col_columns
 from internals.aten.native.tensor_shape import compute_stride
 from internals.aten.tensor_iterator import _reorder, coalesce
+from internals.autograd.engine import compute_dependencies
+from internals.autograd.functions_manual import sum_to
+from internals.c10.dispatch_key import DispatchKey, DispatchKeySet
 from internals.c10.tensor_impl import contiguous_strides, required_storage_elements
 from internals.cuda.caching_allocator import get_allocation_size, round_size
 from internals.optim.sgd import sgd_step
@@ -224,6 +229,194 @@ def coalesce_size_one_keeps_its_stride(shape, strides):
         n[p] * s[p] == s[d] for s in ss), fold_size_one=False)
 
 
+# ---------------------------------------------------------------- chapter 5: the call's dispatch key
+def _union(key_sets):
+    keys = DispatchKeySet()
+    for k in key_sets:
+        keys = keys | k
+    return keys
+
+
+def key_ignores_fallthrough(key_sets, included, excluded, fallthrough):
+    return ((_union(key_sets) | included) - excluded).highest()
+
+
+def key_ignores_excluded(key_sets, included, excluded, fallthrough):
+    return ((_union(key_sets) | included) - fallthrough).highest()
+
+
+def key_excludes_before_including(key_sets, included, excluded, fallthrough):
+    return (((_union(key_sets) - excluded) | included) - fallthrough).highest()
+
+
+def key_lowest_not_highest(key_sets, included, excluded, fallthrough):
+    return min(((_union(key_sets) | included) - excluded) - fallthrough, default=None)
+
+
+def key_ignores_included(key_sets, included, excluded, fallthrough):
+    return ((_union(key_sets) - excluded) - fallthrough).highest()
+
+
+def key_first_tensor_only(key_sets, included, excluded, fallthrough):
+    return (((_union(key_sets[:1]) | included) - excluded) - fallthrough).highest()
+
+
+def key_max_raises_when_nothing_is_left(key_sets, included, excluded, fallthrough):
+    return max(((_union(key_sets) | included) - excluded) - fallthrough)
+
+
+def key_as_a_table_row(key_sets, included, excluded, fallthrough):
+    key = dispatch_key(key_sets, included, excluded, fallthrough)
+    return None if key is None else int(key) - 1        # the chapter's row number, not a key
+
+
+# ---------------------------------------------------------------- chapter 6: sum_to
+def sum_to_leading_dims_only(grad, shape):
+    lead = grad.dim() - len(shape)
+    return grad.sum(list(range(lead))) if lead else grad
+
+
+def sum_to_without_keepdim(grad, shape):
+    lead = grad.dim() - len(shape)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1]
+    return grad.sum(dims) if dims else grad
+
+
+def sum_to_aligned_on_the_left(grad, shape):
+    dims = list(range(len(shape), grad.dim())) + [i for i, s in enumerate(shape) if s == 1 and grad.shape[i] != 1]
+    return grad.sum(dims, keepdim=True).reshape(shape) if dims else grad
+
+
+def sum_to_no_reduction(grad, shape):
+    return grad
+
+
+def sum_to_mean(grad, shape):
+    lead = grad.dim() - len(shape)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1]
+    return grad.mean(dims, keepdim=True).reshape(shape) if dims else grad
+
+
+def sum_to_sums_every_small_dim(grad, shape):
+    lead = grad.dim() - len(shape)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s <= 1]      # size 0 as well
+    summed = grad.sum(dims, keepdim=True) if dims else grad
+    return summed.reshape(tuple(1 if s == 0 else s for s in shape))
+
+
+def sum_to_squeezes_every_size_one_dim(grad, shape):
+    lead = grad.dim() - len(shape)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and grad.shape[lead + i] != 1]
+    return grad.sum(dims, keepdim=True).squeeze() if dims else grad        # the input's own 1s go too
+
+
+# ---------------------------------------------------------------- chapter 6: compute_dependencies
+def _walk(roots, seen_from_roots=True, distinct=False, key=lambda node: node):
+    deps, seen, stack = {}, set(roots) if seen_from_roots else set(), list(roots)
+    while stack:
+        node = stack.pop()
+        nexts = [n for n, _ in node.next_functions if n is not None]
+        for nxt in (dict.fromkeys(nexts) if distinct else nexts):
+            deps[key(nxt)] = deps.get(key(nxt), 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def deps_counts_parents_not_edges(roots):
+    return _walk(roots, distinct=True)
+
+
+def deps_roots_not_marked_seen(roots):
+    return _walk(roots, seen_from_roots=False)
+
+
+def deps_without_a_seen_set(roots):
+    deps, stack = {}, list(dict.fromkeys(roots))
+    while stack:
+        for nxt, _ in stack.pop().next_functions:
+            if nxt is not None:
+                deps[nxt] = deps.get(nxt, 0) + 1
+                stack.append(nxt)            # a node reached twice is walked twice
+    return deps
+
+
+def deps_direct_children_only(roots):
+    deps = {}
+    for root in dict.fromkeys(roots):
+        for nxt, _ in root.next_functions:
+            if nxt is not None:
+                deps[nxt] = deps.get(nxt, 0) + 1
+    return deps
+
+
+def deps_counts_the_roots_once(roots):
+    deps = _walk(roots)
+    for root in roots:
+        deps[root] = deps.get(root, 0) + 1       # as if something pointed at each root
+    return deps
+
+
+def deps_by_node_name(roots):
+    by_name = _walk(roots, key=lambda node: node.name())
+    return {node: by_name[node.name()] for node in _walk(roots)}
+
+
+# ---------------------------------------------------------------- chapter 10: im2col
+def _unfold(x, kernel, stride, padding, dilation, *, order="ckk", pad_both=True, row_major=True):
+    """im2col by slicing a zero-padded copy; the keywords make the wrong answers below."""
+    n, c, h, w = x.shape
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel, stride, padding, dilation
+    tail_h, tail_w = (ph, pw) if pad_both else (0, 0)
+    padded = internals.zeros(n, c, h + ph + tail_h, w + pw + tail_w, dtype=x.dtype)
+    padded[:, :, ph:ph + h, pw:pw + w] = x
+    oh = (h + ph + tail_h - dh * (kh - 1) - 1) // sh + 1
+    ow = (w + pw + tail_w - dw * (kw - 1) - 1) // sw + 1
+    taps = [padded[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+            for i in range(kh) for j in range(kw)]
+    cols = internals.stack(taps, 2)                          # (N, C, kh·kw, OH, OW)
+    if order == "kkc":
+        cols = cols.transpose(1, 2)
+    if not row_major:
+        cols = cols.transpose(3, 4)
+    return cols.reshape(n, c * kh * kw, oh * ow)
+
+
+def im2col_ignores_padding(x, kernel, stride, padding, dilation):
+    return _unfold(x, kernel, stride, (0, 0), dilation)
+
+
+def im2col_taps_before_channels(x, kernel, stride, padding, dilation):
+    return _unfold(x, kernel, stride, padding, dilation, order="kkc")
+
+
+def im2col_column_major_positions(x, kernel, stride, padding, dilation):
+    return _unfold(x, kernel, stride, padding, dilation, row_major=False)
+
+
+def im2col_ignores_stride(x, kernel, stride, padding, dilation):
+    return _unfold(x, kernel, (1, 1), padding, dilation)
+
+
+def im2col_pads_one_side(x, kernel, stride, padding, dilation):
+    return _unfold(x, kernel, stride, padding, dilation, pad_both=False)
+
+
+def im2col_ignores_dilation(x, kernel, stride, padding, dilation):
+    return _unfold(x, kernel, stride, padding, (1, 1))
+
+
+def im2col_height_and_width_swapped(x, kernel, stride, padding, dilation):
+    return _unfold(x, kernel[::-1], stride[::-1], padding[::-1], dilation[::-1])
+
+
+def im2col_views_the_input(x, kernel, stride, padding, dilation):
+    n, c, h, w = x.shape
+    planes = x.view(n * c, 1, h, w)                 # one plane per (image, channel): needs n, c adjacent
+    return _unfold(planes, kernel, stride, padding, dilation).reshape(n, c * kernel[0] * kernel[1], -1)
+
+
 # ---------------------------------------------------------------- chapter 7: round_size
 def round_to_a_power_of_two(n, config):
     return max(512, 1 << max(n - 1, 0).bit_length())
@@ -400,6 +593,18 @@ CATALOGUE = {
     "check_coalesce_dimensions": (coalesce, [
         coalesce_first_operand_only, coalesce_strides_only, coalesce_wrong_factor, coalesce_never,
         coalesce_everything, coalesce_size_one_keeps_its_stride]),
+    "check_dispatch_key_rule": (dispatch_key, [
+        key_ignores_fallthrough, key_ignores_excluded, key_excludes_before_including, key_lowest_not_highest,
+        key_ignores_included, key_first_tensor_only, key_max_raises_when_nothing_is_left, key_as_a_table_row]),
+    "check_sum_to": (sum_to, [
+        sum_to_leading_dims_only, sum_to_without_keepdim, sum_to_aligned_on_the_left, sum_to_no_reduction,
+        sum_to_mean, sum_to_sums_every_small_dim, sum_to_squeezes_every_size_one_dim]),
+    "check_compute_dependencies": (compute_dependencies, [
+        deps_counts_parents_not_edges, deps_roots_not_marked_seen, deps_without_a_seen_set, deps_direct_children_only,
+        deps_counts_the_roots_once, deps_by_node_name]),
+    "check_im2col": (im2col_columns, [
+        im2col_ignores_padding, im2col_taps_before_channels, im2col_column_major_positions, im2col_ignores_stride,
+        im2col_pads_one_side, im2col_ignores_dilation, im2col_height_and_width_swapped, im2col_views_the_input]),
     "check_round_size": (round_size, [
         round_to_a_power_of_two, round_without_a_minimum, round_down, round_up_one_too_many, round_only_small_sizes,
         round_to_the_segment_size]),
@@ -427,7 +632,7 @@ def test_the_solution_is_accepted(checker, capsys):
 def test_a_wrong_answer_is_rejected_with_its_smallest_case(checker, wrong, capsys):
     assert getattr(ex, checker)(wrong) is False
     out = capsys.readouterr().out
-    assert "smallest failing input" in out and ("torch" in out or "allocator" in out or "coalesce" in out)
+    assert "smallest failing input" in out and any(w in out for w in ("torch", "allocator", "coalesce", "dispatcher"))
 
 
 def test_every_plug_point_has_a_checker_and_a_catalogue():
@@ -454,7 +659,7 @@ def _program(lib):
 
 
 @pytest.mark.parametrize("name", ["contiguous_strides", "view_strides", "storage_size", "reorder_dimensions",
-                                  "coalesce_dimensions"])
+                                  "coalesce_dimensions", "dispatch_key"])
 def test_the_package_runs_on_a_plugged_in_version_and_still_equals_torch(name):
     point = ex.PLUG_POINTS[name]
     with ex.use_mine(name, _counting(point.default())) as mine:
@@ -537,3 +742,63 @@ def test_compile_generates_its_kernels_from_the_readers_fusion_pass():
         unfused = internals.compile(lambda x: internals.softmax(x, -1) * 2)
         internals.testing.check(unfused(x), torch.softmax(x.to_torch(), -1) * 2)
     assert len(unfused.kernels) > 1          # one kernel per node: the reader's plan was used
+
+
+def test_a_plugged_in_dispatch_key_chooses_the_kernel():
+    # Answering CPU for every call skips the autograd layer: no graph is recorded.
+    x = internals.ones(2, requires_grad=True)
+    with ex.use_mine("dispatch_key", lambda *sets: DispatchKey.CPU) as mine:
+        y = x * 2
+    assert mine.calls >= 1 and y.grad_fn is None
+    assert (x * 2).grad_fn.name() == "MulBackward0"
+
+
+def _broadcasting_backward(lib):
+    """Gradients that need sum_to (broadcast operands) and a graph with shared nodes, from two roots."""
+    a = lib.arange(6.0).reshape(2, 3).requires_grad_()
+    b = lib.tensor([[1.0], [2.0]], requires_grad=True)
+    c = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    y = (a * b + c).sin()
+    z = y * y + b
+    lib.autograd.backward([z.sum(), y.sum()])
+    return a.grad, b.grad, c.grad
+
+
+@pytest.mark.parametrize("name", ["sum_to", "compute_dependencies"])
+def test_backward_runs_on_a_plugged_in_engine_piece_and_still_equals_torch(name):
+    point = ex.PLUG_POINTS[name]
+    with ex.use_mine(name, _counting(point.default())) as mine:
+        ours = _broadcasting_backward(internals)
+    assert mine.calls >= 1
+    for g_ours, g_theirs in zip(ours, _broadcasting_backward(torch)):
+        assert torch.allclose(g_ours.to_torch(), g_theirs)
+
+
+def test_a_wrong_dependency_count_plugged_in_changes_the_gradients():
+    # Two roots, the second reachable from the first: walked twice, its edges are counted twice,
+    # so y's node waits for gradients that never come, and a gets none.
+    with ex.use_mine("compute_dependencies", deps_roots_not_marked_seen):
+        a = internals.tensor([0.5, 1.5], requires_grad=True)
+        y = a.sin()
+        z = y * y
+        internals.autograd.backward([z + y, z], [internals.ones(2), internals.ones(2)])
+    assert a.grad is None
+
+
+def _convolutions(lib):
+    """A strided, padded, dilated and a grouped convolution, forward and backward."""
+    g = torch.Generator().manual_seed(0)
+    tensors = [torch.randn(shape, generator=g) for shape in ((2, 4, 7, 6), (3, 4, 3, 2), (4, 2, 2, 2))]
+    x, w1, w2 = ((internals.from_torch(t) if lib is internals else t).requires_grad_() for t in tensors)
+    out = lib.nn.functional.conv2d(x, w1, stride=(2, 1), padding=(1, 2), dilation=(1, 2))
+    out2 = lib.nn.functional.conv2d(x, w2, groups=2)
+    (out.sum() + (out2 * out2).sum()).backward()
+    return out, out2, x.grad, w1.grad, w2.grad
+
+
+def test_convolutions_run_on_a_plugged_in_im2col_and_still_equal_torch():
+    with ex.use_mine("im2col", _counting(im2col_columns)) as mine:
+        ours = _convolutions(internals)
+    assert mine.calls == 4              # each convolution's forward, and its weight's gradient
+    for o, t in zip(ours, _convolutions(torch)):
+        assert torch.allclose(o.detach().to_torch(), t.detach(), atol=1e-4)

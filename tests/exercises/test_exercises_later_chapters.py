@@ -69,28 +69,28 @@ def segment(rounded):
     return 20 * MiB if rounded < 10 * MiB else 2 * MiB * -(-rounded // (2 * MiB))
 
 
-# chapter 10's exercises: im2col, and a convolution from columns
-def im2col(x, kernel_size, stride, padding):
-    c, h, w = x.shape
-    kh, kw = kernel_size
-    padded = internals.zeros(c, h + 2 * padding, w + 2 * padding)
-    padded[:, padding:padding + h, padding:padding + w] = x
-    oh, ow = (h + 2 * padding - kh) // stride + 1, (w + 2 * padding - kw) // stride + 1
-    rows = [padded[ci, i:i + stride * (oh - 1) + 1:stride, j:j + stride * (ow - 1) + 1:stride].reshape(oh * ow)
-            for ci in range(c) for i in range(kh) for j in range(kw)]
-    return internals.stack(rows)
+# chapter 10's exercises: im2col of a batch, and a convolution from columns
+def im2col(x, kernel_size, stride, padding, dilation):
+    n, c, h, w = x.shape
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
+    padded = internals.zeros(n, c, h + 2 * ph, w + 2 * pw)
+    padded[:, :, ph:ph + h, pw:pw + w] = x
+    oh, ow = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1, (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    taps = [padded[:, :, i * dh:i * dh + sh * (oh - 1) + 1:sh, j * dw:j * dw + sw * (ow - 1) + 1:sw]
+            for i in range(kh) for j in range(kw)]
+    return internals.stack(taps, 2).reshape(n, c * kh * kw, oh * ow)
 
 
 def conv2d(x, weight, stride, padding, cols=im2col):
     o, _, kh, kw = weight.shape
     oh = (x.shape[2] + 2 * padding - kh) // stride + 1
     ow = (x.shape[3] + 2 * padding - kw) // stride + 1
-    return internals.stack([(weight.reshape(o, -1) @ cols(x[b], (kh, kw), stride, padding)).reshape(o, oh, ow)
-                            for b in range(x.shape[0])])
+    columns = cols(x, (kh, kw), (stride, stride), (padding, padding), (1, 1))
+    return (weight.reshape(o, -1) @ columns).reshape(x.shape[0], o, oh, ow)
 
 
-def im2col_ignoring_padding(x, kernel_size, stride, padding):
-    return im2col(x, kernel_size, stride, 0)
+def im2col_ignoring_padding(x, kernel_size, stride, padding, dilation):
+    return im2col(x, kernel_size, stride, (0, 0), dilation)
 
 
 # round_size and sgd_step, the core exercises of chapters 7 and 9, are checked against their
@@ -114,6 +114,17 @@ def test_checker_accepts_the_right_answer_and_rejects_a_wrong_one(checker, right
     assert "right on all" in capsys.readouterr().out
     assert checker(wrong) is False
     assert "wrong on" in capsys.readouterr().out
+
+
+def test_the_dispatch_key_checker_names_keys_and_the_chapters_rows(capsys):
+    # The chapter's table numbers the keys from 0, lowest first; the package's enum from 1. A
+    # reader who answers with a number is told which key that row is, and which key runs.
+    assert check_dispatch_key(lambda op, *args: int(dispatch_key(op, *args)) - 1) is False
+    out = capsys.readouterr().out
+    assert "a number: row" in out and "of the chapter's table" in out
+    assert check_dispatch_key(lambda op, *args: DispatchKeySet(list(args[0]._impl.key_set)[:1]).highest()) is False
+    out = capsys.readouterr().out
+    assert "you said CPU (row 0 of the chapter's table of keys)" in out
 
 
 def test_a_checker_reports_an_exception_in_the_readers_code(capsys):

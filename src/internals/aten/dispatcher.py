@@ -25,7 +25,7 @@ from ..c10.local_dispatch_key_set import tls
 from ..c10.trace_log import TraceLog
 from ._threads import ONE_AT_A_TIME, ONE_CUDA_KERNEL
 
-__all__ = ["OperatorHandle", "KernelFunction", "define", "impl", "deregister", "register_fallback",
+__all__ = ["OperatorHandle", "KernelFunction", "dispatch_key", "define", "impl", "deregister", "register_fallback",
            "find", "call", "trace", "operators", "backend_fallbacks", "add_observer", "remove_observer",
            "start_range", "end_range"]
 
@@ -50,6 +50,38 @@ def _where(fn):
 _KEY_OF_BIT = {int(k): k for k in DispatchKey}    # DispatchKey(i) without the Enum call's cost
 _EXPLICIT = ("CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional")   # backend-kernel aliases
 _SIMULATED_KEYS = (DispatchKey.CUDA, DispatchKey.SparseCUDA)     # their kernels launch on the simulator
+
+
+def dispatch_key(key_sets, included, excluded, fallthrough):
+    """The key whose kernel a call runs first, or None when no key is left
+    (``DispatchKeyExtractor::getDispatchKeySetUnboxed`` in ``DispatchKeyExtractor.h``, then
+    ``highestPriorityTypeId``): the union of the tensor arguments' key sets, plus the thread's
+    ``included`` keys, minus its ``excluded`` keys (``LocalDispatchKeySet.h``), minus the keys
+    whose entry in the operator's table is a ``fallthrough`` (``OperatorEntry``), highest key.
+
+    ``OperatorHandle.__call__`` computes the same on bit masks, inline, because it runs on every
+    call; it calls this function only when a reader's version is plugged in in its place
+    (``internals.exercises.use_mine("dispatch_key", ...)``).
+    """
+    keys = DispatchKeySet()
+    for key_set in key_sets:
+        keys = keys | key_set
+    # the exclusion comes after the inclusion: an excluded key stays out even when included
+    return (((keys | included) - excluded) - fallthrough).highest()
+
+
+# The package's own rule, kept where ``use_mine`` does not rebind it (it rebinds module
+# attributes that hold the function itself): ``__call__`` compares with it to notice a swap.
+_PACKAGE_RULE = (dispatch_key,)
+
+
+def _tensor_key_sets(args, kwargs):
+    sets = []
+    for a in (*args, *kwargs.values()):
+        for t in (a if isinstance(a, (list, tuple)) else (a,)):
+            if isinstance(t, TensorBase):
+                sets.append(t._impl.key_set)
+    return sets
 
 
 class KernelFunction:
@@ -134,9 +166,22 @@ class OperatorHandle:
             if isinstance(a, TensorBase):
                 bits |= a._impl.key_set.bits
         bits = (bits | tls.included.bits) & ~tls.excluded.bits
+        if dispatch_key is not _PACKAGE_RULE[0]:        # a reader's rule is plugged in
+            bits = self._bits_for_readers_key(bits, args, kwargs)
         if ONE_AT_A_TIME is not None or _observers:     # the rare cases, off the common road
             return self._call_guarded(bits, args, kwargs)
         return self._run(bits, args, kwargs)
+
+    def _bits_for_readers_key(self, bits, args, kwargs):
+        """The call's keys, cut so that the plugged-in ``dispatch_key``'s answer is the highest:
+        its key, and the call's keys below it (what that kernel redispatches to). None leaves no
+        key (the undefined entry); a fallthrough key hands the call on, as a fallthrough does."""
+        key = dispatch_key(_tensor_key_sets(args, kwargs), tls.included, tls.excluded,
+                           DispatchKeySet._from_bits(self.fallthrough_bits))
+        if key is None:
+            return 0
+        key = int(DispatchKey[key] if isinstance(key, str) else key)
+        return (bits & ((1 << key) - 1)) | (1 << key)
 
     def _call_guarded(self, bits, args, kwargs):
         if ONE_AT_A_TIME is not None:       # Numba's workqueue layer: see ``_threads.py``

@@ -76,8 +76,10 @@ def _add_to_buffer(buffers, node, input_nr, grad):
 
 
 def compute_dependencies(roots):
-    """How many edges point at each node reachable from the roots (``compute_dependencies``)."""
-    deps, seen, stack = {}, set(roots), list(roots)
+    """How many edges point at each node reachable from the roots (``compute_dependencies``).
+    A root given twice (``backward([y, y])``) is walked once: torch's graph root has two edges to
+    it, but the walk visits each node once."""
+    deps, seen, stack = {}, set(roots), list(dict.fromkeys(roots))
     while stack:
         for edge in stack.pop()._next_edges:
             if edge is not None:

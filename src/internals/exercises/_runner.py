@@ -51,6 +51,15 @@ def seeded(seed):
     return random.Random(seed)
 
 
+def readers_answer(fn, *args, want):
+    """``fn(*args)``; an exception it raises becomes a wrong answer that says what was expected
+    (``want``, a description of torch's answer), so the report shows both sides."""
+    try:
+        return fn(*args)
+    except Exception as e:      # noqa: BLE001 - the reader's error is reported, not raised
+        raise AssertionError(f"your function raised {type(e).__name__}: {e}\n  expected {want}") from None
+
+
 def run_generated(name, strategy, check_one, max_examples=40):
     """Return True if ``check_one`` held on every drawn case; print a one-line verdict."""
     from hypothesis import HealthCheck, given, settings  # hypothesis is heavy: only a checker needs it

@@ -1,5 +1,13 @@
 """Build-it exercises for chapter 5 (dispatch): checkers for the reader's code.
 
+``check_dispatch_key_rule(fn)`` (the chapter's core exercise): ``fn(key_sets, included,
+excluded, fallthrough)`` gets the tensor arguments' key sets, the thread-local included and
+excluded sets and the operator's fallthrough keys, all ``DispatchKeySet``s, and must return the
+``DispatchKey`` whose kernel runs first, or None when no key is left: the package's
+``dispatcher.dispatch_key``, which ``use_mine("dispatch_key", fn)`` replaces. The cases are the
+sets real calls meet (dense, sparse, inference-mode and subclass tensors; factories with no
+tensor; guards that exclude a key the defaults include; autocast's keys let in) and random ones.
+
 ``check_dispatch_key(fn)``: ``fn(op_name, *args)`` must name the key whose kernel runs first,
 computed as the dispatcher does (``DispatchKeyExtractor.h``): the arguments' key sets, plus the
 thread-local included set, minus the excluded set, minus the operator's fallthroughs, highest
@@ -15,9 +23,12 @@ from collections import Counter
 import internals
 
 from ..aten import dispatcher
-from ._runner import run_generated
+from ..aten.dispatcher import dispatch_key as package_dispatch_key
+from ..c10.dispatch_key import AUTOCAST_KEYS, DispatchKey, DispatchKeySet
+from ..c10.local_dispatch_key_set import AUTOGRAD_AND_AD_INPLACE_OR_VIEW, DEFAULT_EXCLUDED, DEFAULT_INCLUDED
+from ._runner import readers_answer, run_generated
 
-__all__ = ["check_dispatch_key", "check_counting_mode"]
+__all__ = ["check_dispatch_key", "check_dispatch_key_rule", "check_counting_mode"]
 
 _OPS = {"add.Tensor": 2, "mul.Tensor": 2, "add_.Tensor": 2, "mm": 2, "neg": 1, "matmul": 2}
 _KINDS = ["dense", "requires_grad", "sparse", "made in inference_mode"]
@@ -56,8 +67,73 @@ def check_dispatch_key(fn):
                 dispatcher.find(op_name)(*args)     # some combinations refuse: the first key still ran
         assume(log)                                 # refused before any kernel ran: nothing to compare
         truth = log[0][1]
-        assert getattr(answer, "name", answer) == truth, f"you said {answer}, the dispatcher ran {truth} first"
+        assert getattr(answer, "name", answer) == truth, (
+            f"you said {describe_key(answer)}; the dispatcher ran {describe_key(DispatchKey[truth])} first")
     return run_generated("check_dispatch_key", _strategy(), check_one)
+
+
+def describe_key(answer):
+    """A key by name, with its row in the chapter's table of keys (which counts from 0, lowest
+    first: ``internals._C._dispatch_keyset_full()``); a number is read as such a row."""
+    if answer is None:
+        return "None (no key)"
+    if isinstance(answer, DispatchKey):
+        return f"{answer.name} (row {int(answer) - 1} of the chapter's table of keys)"
+    if isinstance(answer, int) and 0 <= answer < len(DispatchKey):
+        return f"{answer}, a number: row {answer} of the chapter's table is {DispatchKey(answer + 1).name}"
+    return repr(answer)
+
+
+# ------------------------------------------------------------------ the core exercise: the call's key
+def _keys(*names):
+    return DispatchKeySet([DispatchKey[n] for n in names])
+
+
+# key sets of the tensors calls meet (internals._C._dispatch_keys of each)
+_TENSOR_SETS = [
+    _keys("CPU", "ADInplaceOrView", "AutogradCPU", "AutocastCPU"),             # dense, on the CPU
+    _keys("CUDA", "ADInplaceOrView", "AutogradCUDA", "AutocastCUDA"),          # dense, on a GPU
+    _keys("SparseCPU", "ADInplaceOrView", "AutogradCPU", "AutocastCPU"),       # sparse COO
+    _keys("CPU", "AutocastCPU"),                                               # made in inference_mode
+    _keys("Meta", "ADInplaceOrView", "AutogradMeta"),                          # meta
+    _keys("CPU", "Python", "ADInplaceOrView", "AutogradCPU", "AutocastCPU", "PythonTLSSnapshot"),   # a subclass
+]
+# the thread-local sets: the defaults, and what guards and modes make of them
+_INCLUDED = [DEFAULT_INCLUDED, DEFAULT_INCLUDED | _keys("Python", "PythonTLSSnapshot"), DispatchKeySet()]
+_EXCLUDED = [DEFAULT_EXCLUDED, DEFAULT_EXCLUDED | AUTOGRAD_AND_AD_INPLACE_OR_VIEW,
+             DEFAULT_EXCLUDED - _keys("AutocastCPU"), DEFAULT_EXCLUDED | _keys("Python", "PythonTLSSnapshot"),
+             DispatchKeySet()]
+
+
+def _fallthroughs():
+    """The fallthrough keys of a few real operators (``add`` has many, a factory or ``add_`` fewer)."""
+    return [DispatchKeySet._from_bits(dispatcher.find(name).fallthrough_bits)
+            for name in ("add.Tensor", "add_.Tensor", "empty.memory_format", "mm", "_to_copy")]
+
+
+def _rule_cases():
+    from hypothesis import strategies as st  # hypothesis is heavy: only a checker needs it
+    any_set = st.sets(st.sampled_from(list(DispatchKey))).map(DispatchKeySet)
+    tensor_set = st.one_of(st.sampled_from(_TENSOR_SETS), any_set)
+    return st.tuples(st.lists(tensor_set, max_size=3), st.one_of(st.sampled_from(_INCLUDED), any_set),
+                     st.one_of(st.sampled_from(_EXCLUDED), any_set),
+                     st.one_of(st.sampled_from(_fallthroughs() + [AUTOCAST_KEYS]), any_set))
+
+
+def check_dispatch_key_rule(fn):
+    """Check ``fn(key_sets, included, excluded, fallthrough) -> DispatchKey or None`` against the
+    dispatcher's rule on the key sets real calls meet and on random ones."""
+
+    def check_one(case):
+        key_sets, included, excluded, fallthrough = case
+        truth = package_dispatch_key(key_sets, included, excluded, fallthrough)
+        answer = readers_answer(fn, list(key_sets), included, excluded, fallthrough,
+                                want=f"{describe_key(truth)}, the key the dispatcher runs first")
+        # a DispatchKey or its name; a bare number is not a key (IntEnum would compare it equal)
+        same = ((answer is None or isinstance(answer, DispatchKey)) and answer == truth) or (
+            isinstance(answer, str) and truth is not None and answer == truth.name)
+        assert same, f"you said {describe_key(answer)}; the dispatcher runs {describe_key(truth)} first"
+    return run_generated("check_dispatch_key_rule", _rule_cases(), check_one, max_examples=150)
 
 
 def _program(lib, ops, x):

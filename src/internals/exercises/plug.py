@@ -2,7 +2,9 @@
 
 Each chapter's core exercise rebuilds a piece the package itself runs on: the strides of a fresh
 tensor, ``view``'s stride rule, the storage a view needs, TensorIterator's dimension order and
-coalescing, the allocator's size rounding, an optimizer step, the compiler's fusion pass.
+coalescing, the dispatcher's choice of key, the reduction that undoes a broadcast in backward and
+the engine's dependency count, the allocator's size rounding, an optimizer step, im2col, the
+compiler's fusion pass.
 ``use_mine(name, fn)`` makes every place in the package that calls that piece call ``fn``
 instead, so the cells after it, later chapters and the capstones run on the reader's code::
 
@@ -65,6 +67,17 @@ PLUG_POINTS = {p.name: p for p in [
               "TensorIteratorBase::coalesce_dimensions (aten/src/ATen/TensorIterator.cpp)",
               "check_coalesce_dimensions", "coalesce_dimensions(shape, operand_strides) -> (shape, operand_strides)",
               _TI_MEMOS),
+    PlugPoint("dispatch_key", "05_dispatch", "internals.aten.dispatcher", "dispatch_key",
+              "DispatchKeyExtractor::getDispatchKeySetUnboxed (aten/src/ATen/core/dispatch/DispatchKeyExtractor.h) "
+              "with LocalDispatchKeySet.h's included/excluded sets and OperatorEntry's fallthroughs",
+              "check_dispatch_key_rule",
+              "dispatch_key(key_sets, included, excluded, fallthrough) -> the DispatchKey that runs first, or None"),
+    PlugPoint("sum_to", "06_autograd", "internals.autograd.functions_manual", "sum_to",
+              "at::sum_to (aten/src/ATen/ExpandUtils.h)", "check_sum_to",
+              "sum_to(grad, shape) -> grad summed down to shape, undoing a broadcast"),
+    PlugPoint("compute_dependencies", "06_autograd", "internals.autograd.engine", "compute_dependencies",
+              "compute_dependencies (torch/csrc/autograd/engine.cpp)", "check_compute_dependencies",
+              "compute_dependencies(roots) -> {node: how many edges point at it}"),
     PlugPoint("round_size", "07_memory", "internals.cuda.caching_allocator", "round_size",
               "CUDACachingAllocator.cpp's round_size", "check_round_size",
               "round_size(nbytes, config=None) -> bytes of the block handed out"),
@@ -75,6 +88,9 @@ PLUG_POINTS = {p.name: p for p in [
               "torch/optim/sgd.py's _single_tensor_sgd", "check_sgd_step",
               "sgd_step(params, grads, momentum_buffers, *, lr, weight_decay, momentum, dampening, nesterov, "
               "maximize) -> None, updating params and momentum_buffers in place"),
+    PlugPoint("im2col", "10_cnn", "internals.aten.native.convolution", "im2col_columns",
+              "im2col (aten/src/ATen/native/im2col.h), as torch.nn.functional.unfold returns it", "check_im2col",
+              "im2col(x, kernel_size, stride, padding, dilation) -> (N, C*kh*kw, OH*OW) columns of x (N, C, H, W)"),
 ]}
 
 

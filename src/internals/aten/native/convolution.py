@@ -123,13 +123,29 @@ def keep_channels_last(out, *inputs):
     return call("copy_", empty_strided(tuple(out.shape), strides, dtype=out.dtype, device=out.device), out, False)
 
 
-def im2col(input, g):
-    """The columns of ``input`` (N, C, H, W): (N, G, C/G·kh·kw, OH·OW), one row per (channel, ki, kj)."""
+def im2col_columns(input, kernel_size, stride, padding, dilation):
+    """The columns of ``input`` (N, C, H, W), as ``torch.nn.functional.unfold`` returns them
+    (``im2col`` in ``aten/src/ATen/native/im2col.h``): (N, C·kh·kw, OH·OW), one row per
+    (channel, ki, kj) and one column per output position, zeros where a window covers padding.
+    Each argument after ``input`` is a pair (height, width)."""
+    (kh, kw), (sh, sw), (ph, pw), (dh, dw) = kernel_size, stride, padding, dilation
+    N, C, H, W = input.shape
+    OH = (H + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    OW = (W + 2 * pw - dw * (kw - 1) - 1) // sw + 1
     x = contiguous(input)
-    cols = empty((g.N, g.G, g.C // g.G * g.kh * g.kw, g.OH * g.OW), dtype=x.dtype, device=x.device)
+    cols = empty((N, C * kh * kw, OH * OW), dtype=x.dtype, device=x.device)
     if cols.numel():
-        loops(x.device, "im2col").im2col(buffer(cols), x._flat_buffer(), *g[1:4], *g[6:])
+        loops(x.device, "im2col").im2col(buffer(cols), x._flat_buffer(), C, H, W, kh, kw, sh, sw, ph, pw, dh, dw,
+                                         OH, OW)
     return cols
+
+
+def im2col(input, g):
+    """The columns of ``input`` (N, C, H, W) by group: (N, G, C/G·kh·kw, OH·OW). A group's rows
+    are consecutive, so this is ``im2col_columns``' matrix with its rows split by group (a
+    reader's ``im2col_columns``, plugged in by ``internals.exercises.use_mine``, runs here)."""
+    cols = im2col_columns(input, (g.kh, g.kw), (g.sh, g.sw), (g.ph, g.pw), (g.dh, g.dw))
+    return call("reshape", cols, [g.N, g.G, g.C // g.G * g.kh * g.kw, g.OH * g.OW])
 
 
 def col2im(cols, g):
