@@ -2,15 +2,21 @@
 nothing of the repository beside it (only the installed package). Fails, listing the notebooks and
 their first error, if any notebook raises.
 
-    python scripts/notebooks_alone.py [--jobs 2] [--nbval] [--python VENV/bin/python] [notebooks/X.ipynb ...]
+    python scripts/notebooks_alone.py [--jobs 2] [--nbval [--fresh-cache]] [--python VENV/bin/python] [X.ipynb ...]
 
 With --nbval each copy is also checked by nbval in strict mode against its stored outputs (the
 sanitize rules of tests/nbval_sanitize.cfg), so one run proves both that a notebook needs nothing
-of the repository and that it prints what the book shows: ``make test`` runs it so. All the
-notebooks of one run share one fresh Numba cache, so a kernel compiles once per run; without
---nbval each notebook gets a cache of its own, as a fresh Colab runtime has. Two notebooks run at
-a time by default. --python runs them in another environment (make colab-check: Colab's older
-torch and Numba in .venv-colab).
+of the repository and that it prints what the book shows: ``make test`` runs it so. Under --nbval
+the notebooks share the package's own kernel cache (the folder ``import internals`` picks for this
+environment, keyed by the kernel sources and Numba's settings), so the kernels the unit tests just
+compiled load instead of compiling again; a cached kernel prints nothing a notebook stores (the
+compile notice is a widget, which nbval never compares). --fresh-cache gives the run one new empty
+cache instead. Without --nbval each notebook gets a cache of its own, as a fresh Colab runtime
+has. Two notebooks run at a time by default. Numba writes each cache file to a temporary name and
+renames it into place, so a reader never meets half a file; after the unit tests have filled the
+cache, the two rarely compile anything at all.
+--python runs them in another environment (make colab-check: Colab's older torch and Numba in
+.venv-colab).
 """
 import argparse
 import os
@@ -27,6 +33,22 @@ NOTEBOOKS = ROOT / "notebooks"
 SANITIZE = ROOT / "tests" / "nbval_sanitize.cfg"
 
 
+def clean_environment():
+    """This process's environment without the settings a notebook's run must not inherit."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "IPYTHON", "MPL", "NUMBA"))}
+
+
+def package_kernel_cache(python):
+    """The kernel cache folder ``import internals`` picks under ``python`` in a notebook's environment.
+
+    Asked of the package itself (``_cuda_env`` keys the folder by the kernel sources, Numba's version
+    and its code-generation settings), so a run never reads kernels built from other sources."""
+    probe = "import os; from internals import _cuda_env; print(os.environ['NUMBA_CACHE_DIR'])"
+    proc = subprocess.run([python, "-c", probe], env=clean_environment(), capture_output=True, text=True,
+                          check=True, cwd=tempfile.gettempdir())
+    return proc.stdout.strip().splitlines()[-1]
+
+
 def run_alone(notebook, timeout=1200, python=sys.executable, nbval=False, numba_cache=None):
     """Execute ``notebook`` in a new empty folder; return (name, seconds, error text or None)."""
     start = time.perf_counter()
@@ -36,7 +58,7 @@ def run_alone(notebook, timeout=1200, python=sys.executable, nbval=False, numba_
         work.mkdir()
         home.mkdir()
         shutil.copy(notebook, work / notebook.name)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("JUPYTER", "IPYTHON", "MPL", "NUMBA"))}
+        env = clean_environment()
         env.update(HOME=str(home), NUMBA_CACHE_DIR=str(numba_cache or tmp / "numba-cache"),
                    PYTHONHASHSEED="0", XDG_CACHE_HOME=str(home / ".cache"))
         if not nbval:       # nbval compares the figures the notebook's inline backend shows
@@ -61,11 +83,14 @@ def main():
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--python", default=sys.executable, help="the Python whose environment runs them")
     parser.add_argument("--nbval", action="store_true", help="also compare every output with the stored one")
+    parser.add_argument("--fresh-cache", action="store_true",
+                        help="with --nbval: one new empty kernel cache for the run, not the package's own")
     args = parser.parse_args()
     notebooks = [p.resolve() for p in args.notebooks] or sorted(NOTEBOOKS.glob("*.ipynb"))
     python = os.path.abspath(args.python)  # absolute, as each runs elsewhere; not resolved: a venv's python is a link
     failed = []
-    with tempfile.TemporaryDirectory(prefix="alone-numba-") as shared_cache, ThreadPoolExecutor(args.jobs) as pool:
+    with tempfile.TemporaryDirectory(prefix="alone-numba-") as fresh_cache, ThreadPoolExecutor(args.jobs) as pool:
+        shared_cache = fresh_cache if args.fresh_cache or not args.nbval else package_kernel_cache(python)
         run = (lambda nb: run_alone(nb, python=python, nbval=True, numba_cache=shared_cache)) if args.nbval else \
             (lambda nb: run_alone(nb, python=python))
         for name, seconds, error in pool.map(run, notebooks):
