@@ -88,6 +88,17 @@ def THPVariable__log_softmax_backward_data(*args, **kwargs):
     return _ops['_log_softmax_backward_data'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3))
 
 
+__prelu_kernel_parser = PythonArgParser([
+    '_prelu_kernel(Tensor input, Tensor weight)',
+])
+
+
+def THPVariable__prelu_kernel(*args, **kwargs):
+    _r = __prelu_kernel_parser.parse(args, kwargs)
+    # aten::_prelu_kernel(Tensor self, Tensor weight) -> Tensor
+    return _ops['_prelu_kernel'](_r.tensor(0), _r.tensor(1))
+
+
 __softmax_parser = PythonArgParser([
     '_softmax(Tensor input, int64_t dim, bool half_to_float)',
 ])
@@ -2061,6 +2072,28 @@ def THPVariable_eye(*args, **kwargs):
     return _factory_out(_r.to_bool(7), (_r.scalartype(3), _r.value(4), _r.device(5)), 'eye.m_out', _r.to_int64(0), _r.to_int64(1), out=_r.tensor(2))
 
 
+_feature_dropout_parser = PythonArgParser([
+    'feature_dropout(Tensor input, double p, bool train)',
+])
+
+
+def THPVariable_feature_dropout(*args, **kwargs):
+    _r = _feature_dropout_parser.parse(args, kwargs)
+    # aten::feature_dropout(Tensor input, float p, bool train) -> Tensor
+    return _ops['feature_dropout'](_r.tensor(0), _r.to_double(1), _r.to_bool(2))
+
+
+_feature_dropout__parser = PythonArgParser([
+    'feature_dropout_(Tensor input, double p, bool train)',
+])
+
+
+def THPVariable_feature_dropout_(*args, **kwargs):
+    _r = _feature_dropout__parser.parse(args, kwargs)
+    # aten::feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
+    return _ops['feature_dropout_'](_r.tensor(0), _r.to_double(1), _r.to_bool(2))
+
+
 _fill__parser = PythonArgParser([
     'fill_(Tensor input, Tensor value)',
     'fill_(Tensor input, Scalar value)',
@@ -2402,6 +2435,17 @@ def THPVariable_gt(*args, **kwargs):
         return _ops['gt.Scalar'](_r.tensor(0), _r.scalar(1))
     # aten::gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
     return _ops['gt.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
+
+
+_hardshrink_parser = PythonArgParser([
+    'hardshrink(Tensor input, Scalar lambd=0.5)',
+])
+
+
+def THPVariable_hardshrink(*args, **kwargs):
+    _r = _hardshrink_parser.parse(args, kwargs)
+    # aten::hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+    return _ops['hardshrink'](_r.tensor(0), _r.scalar(1))
 
 
 _heaviside_parser = PythonArgParser([
@@ -3695,6 +3739,17 @@ def THPVariable_pow(*args, **kwargs):
     return _ops['pow.Tensor_Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
+_prelu_parser = PythonArgParser([
+    'prelu(Tensor input, Tensor weight)',
+])
+
+
+def THPVariable_prelu(*args, **kwargs):
+    _r = _prelu_parser.parse(args, kwargs)
+    # aten::prelu(Tensor self, Tensor weight) -> Tensor
+    return _ops['prelu'](_r.tensor(0), _r.tensor(1))
+
+
 _prod_parser = PythonArgParser([
     'prod(Tensor input, *, ScalarType? dtype=None)',
     'prod(Tensor input, int64_t dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)',
@@ -4779,6 +4834,28 @@ def THPVariable_tensordot(*args, **kwargs):
     return _ops['tensordot.out'](_r.tensor(0), _r.tensor(1), _r.intlist(2), _r.intlist(3), out=_r.tensor(4))
 
 
+_threshold_parser = PythonArgParser([
+    'threshold(Tensor input, Scalar threshold, Scalar value)',
+])
+
+
+def THPVariable_threshold(*args, **kwargs):
+    _r = _threshold_parser.parse(args, kwargs)
+    # aten::threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+    return _ops['threshold'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
+
+
+_threshold__parser = PythonArgParser([
+    'threshold_(Tensor input, Scalar threshold, Scalar value)',
+])
+
+
+def THPVariable_threshold_(*args, **kwargs):
+    _r = _threshold__parser.parse(args, kwargs)
+    # aten::threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
+    return _ops['threshold_'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
+
+
 _tile_parser = PythonArgParser([
     'tile(Tensor input, SymIntArrayRef dims)',
 ])
@@ -5165,6 +5242,7 @@ FUNCTIONS = named({
     '_linalg_det': THPVariable__linalg_det,
     '_log_softmax': THPVariable__log_softmax,
     '_log_softmax_backward_data': THPVariable__log_softmax_backward_data,
+    '_prelu_kernel': THPVariable__prelu_kernel,
     '_softmax': THPVariable__softmax,
     '_softmax_backward_data': THPVariable__softmax_backward_data,
     '_unique2': THPVariable__unique2,
@@ -5307,6 +5385,8 @@ FUNCTIONS = named({
     'expm1': THPVariable_expm1,
     'expm1_': THPVariable_expm1_,
     'eye': THPVariable_eye,
+    'feature_dropout': THPVariable_feature_dropout,
+    'feature_dropout_': THPVariable_feature_dropout_,
     'fill_': THPVariable_fill_,
     'fix': THPVariable_fix,
     'fix_': THPVariable_fix_,
@@ -5331,6 +5411,7 @@ FUNCTIONS = named({
     'gelu_': THPVariable_gelu_,
     'ger': THPVariable_ger,
     'gt': THPVariable_gt,
+    'hardshrink': THPVariable_hardshrink,
     'heaviside': THPVariable_heaviside,
     'histc': THPVariable_histc,
     'hsplit': THPVariable_hsplit,
@@ -5424,6 +5505,7 @@ FUNCTIONS = named({
     'outer': THPVariable_outer,
     'permute': THPVariable_permute,
     'pow': THPVariable_pow,
+    'prelu': THPVariable_prelu,
     'prod': THPVariable_prod,
     'rad2deg': THPVariable_rad2deg,
     'rad2deg_': THPVariable_rad2deg_,
@@ -5497,6 +5579,8 @@ FUNCTIONS = named({
     'tanh_': THPVariable_tanh_,
     'tensor_split': THPVariable_tensor_split,
     'tensordot': THPVariable_tensordot,
+    'threshold': THPVariable_threshold,
+    'threshold_': THPVariable_threshold_,
     'tile': THPVariable_tile,
     'topk': THPVariable_topk,
     'trace': THPVariable_trace,

@@ -1360,3 +1360,107 @@ def elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result,
 def celu_input_scale(alpha):
     """celu is elu with input_scale 1 / alpha, where torch divides by alpha rounded to float32."""
     return 1.0 / float(np.float32(alpha))
+
+
+# ---- hardswish, mish, prelu and glu: their backward operators and second derivatives
+# (FunctionsManual.cpp's infinitely_differentiable_mish_backward, glu_double_backward and
+# glu_double_backward_grad_output; hardswish's and prelu's formulas in derivatives.yaml)
+__all__ += ["derivative_not_implemented", "hardsigmoid_backward", "hardswish_backward", "hardswish_double_backward", "hardshrink_backward",
+            "softshrink_backward", "mish_backward", "infinitely_differentiable_mish_backward",
+            "prelu_kernel_backward", "prelu_kernel_double_backward", "glu_backward",
+            "glu_double_backward", "glu_double_backward_grad_output"]
+
+
+def derivative_not_implemented(name, grad):
+    """An operator torch gives no derivative entry: its autograd kernel refuses with a
+    RuntimeError (``not_implemented`` is for entries that exist and refuse)."""
+    raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+
+def hardsigmoid_backward(grad, self):
+    return dispatcher.call("hardsigmoid_backward", grad, self)
+
+
+def hardswish_backward(grad, self):
+    return dispatcher.call("hardswish_backward", grad, self)
+
+
+def hardswish_double_backward(grad, grad_output, self):
+    """d/dx of grad · (x/3 + 1/2) inside (-3, 3): grad · grad_output / 3 there, 0 elsewhere."""
+    inside = dispatcher.call("logical_and", self > -3.0, self < 3.0)
+    return where(inside, grad * grad_output / 3.0, dispatcher.call("scalar_tensor", 0, dtype=self.dtype,
+                                                                    device=self.device))
+
+
+def hardshrink_backward(grad, self, lambd):
+    return dispatcher.call("hardshrink_backward", grad, self, lambd)
+
+
+def softshrink_backward(grad, self, lambd):
+    return dispatcher.call("softshrink_backward", grad, self, lambd)
+
+
+def mish_backward(grad, self):
+    return dispatcher.call("mish_backward", grad, self)
+
+
+def infinitely_differentiable_mish_backward(grad_output, input):
+    """mish's gradient with differentiable operators, for a backward that records a graph."""
+    sigmoid = input.sigmoid()
+    tanh_softplus = input.exp().log1p().tanh()
+    return grad_output * (tanh_softplus + input * sigmoid * (1 - tanh_softplus * tanh_softplus))
+
+
+def prelu_kernel_backward(grad, self, weight):
+    return dispatcher.call("_prelu_kernel_backward", grad, self, weight)
+
+
+def prelu_kernel_double_backward(grads, grad_output, self, weight):
+    """The three gradients of (g·[x>0] + w·g·[x≤0], x·g·[x≤0]) from the incoming pair
+    (ggI, ggW), either of which may be missing; ``>= 0`` picks the positive side, as torch's."""
+    ggI, ggW = grads
+    positive = self >= 0
+    zero = dispatcher.call("scalar_tensor", 0, dtype=grad_output.dtype, device=grad_output.device)
+    if ggI is None:
+        g_out = where(positive, zero, ggW * self)
+    else:
+        negative_side = ggI * weight if ggW is None else ggI * weight + ggW * self
+        g_out = where(positive, ggI, negative_side)
+    g_self = zeros_like(self) if ggW is None else where(positive, zero, grad_output * ggW)
+    g_weight = zeros_like(self) if ggI is None else where(positive, zero, grad_output * ggI)
+    return g_out, g_self, g_weight
+
+
+def glu_backward(grad, self, dim):
+    return dispatcher.call("glu_backward", grad, self, dim)
+
+
+def _glu_parts(t, dim, n):
+    return dispatcher.call("narrow", t, dim, 0, n), dispatcher.call("narrow", t, dim, n, n)
+
+
+def glu_double_backward(grad, grad_output, input, dim):
+    """With s = σ(b) and s' = s(1 - s): the input gradient of (s·gO, s'·a·gO) along the
+    incoming (gga, ggb): for a, ggb·gO·s'; for b, ggb·a·gO·s'' + gga·gO·s', where s'' = s'(1 - 2s)."""
+    n = input.shape[dim] // 2
+    a, b = _glu_parts(input, dim, n)
+    gga, ggb = _glu_parts(grad, dim, n)
+    s = b.sigmoid()
+    one_minus_s = 1 - s
+    s1 = s * one_minus_s
+    s2 = s1 * one_minus_s - s * s1
+    grad_a = ggb * grad_output * s1
+    grad_b = ggb * a * grad_output * s2 + gga * grad_output * s1
+    return dispatcher.call("cat", [grad_a, grad_b], dim)
+
+
+def glu_double_backward_grad_output(grad, input, dim):
+    """glu_backward is linear in grad_output: its gradient there is glu_backward of ones,
+    times ``grad``, the two halves summed."""
+    dim = dim + input.dim() if dim < 0 else dim
+    sizes = list(input.shape)
+    sizes[dim] //= 2
+    ones = dispatcher.call("ones", sizes, dtype=input.dtype, device=input.device)
+    both = grad * glu_backward(ones, input, dim)
+    first, second = _glu_parts(both, dim, sizes[dim])
+    return first + second

@@ -460,3 +460,121 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
                       "Change the call to include dim=X as an argument.", stacklevel=_stacklevel)
         dim = 0 if input.dim() in (0, 1, 3) else 1
     return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)
+
+
+# ---- more activations (``torch/nn/functional.py``): each calls the aten operator torch's calls
+__all__ += ["hardsigmoid", "hardswish", "mish", "softshrink", "hardshrink", "threshold", "threshold_", "prelu",
+            "glu"]
+
+
+def _activation(name, input, inplace):
+    return dispatcher.call(name + "_" if inplace else name, input)
+
+
+def hardsigmoid(input, inplace=False):
+    """min(max(x + 3, 0), 6) / 6."""
+    return _activation("hardsigmoid", input, inplace)
+
+
+def hardswish(input, inplace=False):
+    """x · hardsigmoid(x)."""
+    return _activation("hardswish", input, inplace)
+
+
+def mish(input, inplace=False):
+    """x · tanh(softplus(x))."""
+    return _activation("mish", input, inplace)
+
+
+def softshrink(input, lambd=0.5):
+    return dispatcher.call("softshrink", input, lambd)
+
+
+def hardshrink(input, lambd=0.5):
+    return dispatcher.call("hardshrink", input, lambd)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``value`` where x <= ``threshold``, else x."""
+    return dispatcher.call("threshold_" if inplace else "threshold", input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    return dispatcher.call("threshold_", input, threshold, value)
+
+
+def prelu(input, weight):
+    """x where x > 0, else weight · x, one weight per channel (dim 1) or one for all."""
+    return dispatcher.call("prelu", input, weight)
+
+
+def glu(input, dim=-1):
+    """The first half of ``input`` along ``dim`` times the sigmoid of the second half."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return dispatcher.call("glu", input, dim)
+
+
+# ---- channel dropout (``torch/nn/functional.py``): whole channels zeroed, through ``feature_dropout``
+__all__ += ["dropout1d", "dropout2d", "dropout3d"]
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _feature_dropout(input, p, training, inplace):
+    return dispatcher.call("feature_dropout_" if inplace else "feature_dropout", input, p, training)
+
+
+def _unbatched_feature_dropout(input, p, training, inplace, batched):
+    """An unbatched input gets a batch of one for the call, taken off again after."""
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _feature_dropout(input, p, training, inplace)
+    if not batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of an (N, C, L) or (C, L) input with probability ``p``."""
+    _check_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that dropout1d exists "
+            "to provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an "
+            "optional batch dimension (i.e. 2D or 3D inputs).")
+    return _unbatched_feature_dropout(input, p, training, inplace, input.dim() == 3)
+
+
+def _warn_dims(name, ndim, spatial):
+    warnings.warn(
+        f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an error in a "
+        f"future release. To retain the behavior and silence this warning, please use dropout instead. Note that "
+        f"{name} exists to provide channel-wise dropout on inputs with {spatial} spatial dimensions, a channel "
+        f"dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).", stacklevel=3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of an (N, C, H, W) input; a 3-d input is taken as (N, C, L), as torch does."""
+    _check_p(p)
+    if input.dim() not in (3, 4):
+        _warn_dims("dropout2d", input.dim(), 2)
+    if input.dim() == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
+            "desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will "
+            "change in a future release to interpret the input as one without a batch dimension, i.e. shape "
+            "(C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using dropout1d "
+            "instead.", stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of an (N, C, D, H, W) or (C, D, H, W) input."""
+    _check_p(p)
+    if input.dim() not in (4, 5):
+        _warn_dims("dropout3d", input.dim(), 3)
+    return _unbatched_feature_dropout(input, p, training, inplace, input.dim() == 5)

@@ -112,6 +112,14 @@ from .functions import (
     GatherBackward0,
     GeluBackward0,
     GeluBackwardBackward0,
+    GluBackward0,
+    GluBackwardBackward0,
+    HardshrinkBackward0,
+    HardshrinkBackwardBackward0,
+    HardsigmoidBackward0,
+    HardsigmoidBackwardBackward0,
+    HardswishBackward0,
+    HardswishBackwardBackward0,
     HardtanhBackward0,
     HardtanhBackwardBackward0,
     HypotBackward0,
@@ -163,6 +171,7 @@ from .functions import (
     MinBackward0,
     MinBackward1,
     MinimumBackward0,
+    MishBackward0,
     MmBackward0,
     ModeBackward0,
     MseLossBackward0,
@@ -189,6 +198,8 @@ from .functions import (
     PowBackward0,
     PowBackward1,
     PowBackward2,
+    PreluKernelBackward0,
+    PreluKernelBackwardBackward0,
     ProdBackward0,
     ProdBackward1,
     Rad2DegBackward0,
@@ -237,6 +248,8 @@ from .functions import (
     SoftmaxBackwardDataBackward0,
     SoftplusBackward0,
     SoftplusBackwardBackward0,
+    SoftshrinkBackward0,
+    SoftshrinkBackwardBackward0,
     SortBackward0,
     SortBackward1,
     SplitBackward0,
@@ -261,6 +274,8 @@ from .functions import (
     TanBackward0,
     TanhBackward0,
     TanhBackwardBackward0,
+    ThresholdBackward0,
+    ThresholdBackward1,
     ThresholdBackwardBackward0,
     ToCopyBackward0,
     TopkBackward0,
@@ -618,6 +633,24 @@ OPS = {
     'elu_backward': dispatcher.find('elu_backward'),
     'celu': dispatcher.find('celu'),
     'celu_': dispatcher.find('celu_'),
+    'hardsigmoid': dispatcher.find('hardsigmoid'),
+    'hardsigmoid_': dispatcher.find('hardsigmoid_'),
+    'hardsigmoid_backward': dispatcher.find('hardsigmoid_backward'),
+    'hardswish': dispatcher.find('hardswish'),
+    'hardswish_': dispatcher.find('hardswish_'),
+    'hardswish_backward': dispatcher.find('hardswish_backward'),
+    'hardshrink': dispatcher.find('hardshrink'),
+    'hardshrink_backward': dispatcher.find('hardshrink_backward'),
+    'softshrink': dispatcher.find('softshrink'),
+    'softshrink_backward': dispatcher.find('softshrink_backward'),
+    'threshold': dispatcher.find('threshold'),
+    'threshold_': dispatcher.find('threshold_'),
+    'mish': dispatcher.find('mish'),
+    'mish_': dispatcher.find('mish_'),
+    '_prelu_kernel': dispatcher.find('_prelu_kernel'),
+    '_prelu_kernel_backward': dispatcher.find('_prelu_kernel_backward'),
+    'glu': dispatcher.find('glu'),
+    'glu_backward': dispatcher.find('glu_backward'),
     'sign': dispatcher.find('sign'),
     'sign.out': dispatcher.find('sign.out'),
     'sign_': dispatcher.find('sign_'),
@@ -4837,6 +4870,256 @@ def celu_(ks, self, alpha=1.0):
     return result
 
 
+def hardsigmoid(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = HardsigmoidBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['hardsigmoid'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardsigmoid_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = HardsigmoidBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['hardsigmoid_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def hardsigmoid_backward(ks, grad_output, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = HardsigmoidBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+    with below_ad_inplace_or_view():
+        result = OPS['hardsigmoid_backward'].redispatch(after_autograd(ks), grad_output, self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardswish(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = HardswishBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['hardswish'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardswish_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = HardswishBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['hardswish_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def hardswish_backward(ks, grad_output, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = HardswishBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['hardswish_backward'].redispatch(after_autograd(ks), grad_output, self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardshrink(ks, self, lambd=0.5):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = HardshrinkBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.lambd_ = lambd
+    with below_ad_inplace_or_view():
+        result = OPS['hardshrink'].redispatch(after_autograd(ks), self, lambd)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardshrink_backward(ks, grad_out, self, lambd):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_out._requires_grad or self._requires_grad):
+        grad_fn = HardshrinkBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_out, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.lambd_ = lambd
+    with below_ad_inplace_or_view():
+        result = OPS['hardshrink_backward'].redispatch(after_autograd(ks), grad_out, self, lambd)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def softshrink(ks, self, lambd=0.5):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SoftshrinkBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.lambd_ = lambd
+    with below_ad_inplace_or_view():
+        result = OPS['softshrink'].redispatch(after_autograd(ks), self, lambd)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def softshrink_backward(ks, grad_output, self, lambd):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = SoftshrinkBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.lambd_ = lambd
+    with below_ad_inplace_or_view():
+        result = OPS['softshrink_backward'].redispatch(after_autograd(ks), grad_output, self, lambd)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def threshold(ks, self, threshold, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ThresholdBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.threshold_ = threshold
+    with below_ad_inplace_or_view():
+        result = OPS['threshold'].redispatch(after_autograd(ks), self, threshold, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def threshold_(ks, self, threshold, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = ThresholdBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.threshold_ = threshold
+    with below_autograd():
+        result = OPS['threshold_'].redispatch(after_autograd(ks), self, threshold, value)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def mish(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MishBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['mish'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def mish_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = MishBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['mish_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def _prelu_kernel(ks, self, weight):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or weight._requires_grad):
+        grad_fn = PreluKernelBackward0()
+        grad_fn._next_edges = collect_next_edges(self, weight)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_prelu_kernel'].redispatch(after_autograd(ks), self, weight)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _prelu_kernel_backward(ks, grad_output, self, weight):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or weight._requires_grad):
+        grad_fn = PreluKernelBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self, weight)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_prelu_kernel_backward'].redispatch(after_autograd(ks), grad_output, self, weight)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+    return result
+
+
+def glu(ks, self, dim=-1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = GluBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int(dim)
+    with below_ad_inplace_or_view():
+        result = OPS['glu'].redispatch(after_autograd(ks), self, dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def glu_backward(ks, grad_output, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = GluBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['glu_backward'].redispatch(after_autograd(ks), grad_output, self, dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def sign(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -7043,6 +7326,24 @@ KERNELS = {
     'elu_backward': elu_backward,
     'celu': celu,
     'celu_': celu_,
+    'hardsigmoid': hardsigmoid,
+    'hardsigmoid_': hardsigmoid_,
+    'hardsigmoid_backward': hardsigmoid_backward,
+    'hardswish': hardswish,
+    'hardswish_': hardswish_,
+    'hardswish_backward': hardswish_backward,
+    'hardshrink': hardshrink,
+    'hardshrink_backward': hardshrink_backward,
+    'softshrink': softshrink,
+    'softshrink_backward': softshrink_backward,
+    'threshold': threshold,
+    'threshold_': threshold_,
+    'mish': mish,
+    'mish_': mish_,
+    '_prelu_kernel': _prelu_kernel,
+    '_prelu_kernel_backward': _prelu_kernel_backward,
+    'glu': glu,
+    'glu_backward': glu_backward,
     'sign': sign,
     'sign.out': sign_out,
     'sign_': sign_,
