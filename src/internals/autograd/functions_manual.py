@@ -1365,7 +1365,8 @@ def celu_input_scale(alpha):
 # ---- hardswish, mish, prelu and glu: their backward operators and second derivatives
 # (FunctionsManual.cpp's infinitely_differentiable_mish_backward, glu_double_backward and
 # glu_double_backward_grad_output; hardswish's and prelu's formulas in derivatives.yaml)
-__all__ += ["derivative_not_implemented", "hardsigmoid_backward", "hardswish_backward", "hardswish_double_backward", "hardshrink_backward",
+__all__ += ["derivative_not_implemented", "hardsigmoid_backward", "hardswish_backward",
+            "hardswish_double_backward", "hardshrink_backward",
             "softshrink_backward", "mish_backward", "infinitely_differentiable_mish_backward",
             "prelu_kernel_backward", "prelu_kernel_double_backward", "glu_backward",
             "glu_double_backward", "glu_double_backward_grad_output"]
