@@ -1441,6 +1441,21 @@ def THPVariable_constant_pad_nd(*args, **kwargs):
     return _ops['constant_pad_nd'](_r.tensor(0), _r.intlist(1), _r.scalar(2))
 
 
+_conv1d_parser = PythonArgParser([
+    'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[1] stride=1, SymIntArrayRef[1] padding=0, SymIntArrayRef[1] dilation=1, SymInt groups=1)',
+    'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[1] stride=1, c10::string_view padding="valid", SymIntArrayRef[1] dilation=1, SymInt groups=1)',
+])
+
+
+def THPVariable_conv1d(*args, **kwargs):
+    _r = _conv1d_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+        return _ops['conv1d'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6))
+    # aten::conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+    return _ops['conv1d.padding'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.value(4), _r.intlist(5), _r.to_int64(6))
+
+
 _conv2d_parser = PythonArgParser([
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, SymIntArrayRef[2] padding=0, SymIntArrayRef[2] dilation=1, SymInt groups=1)',
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, c10::string_view padding="valid", SymIntArrayRef[2] dilation=1, SymInt groups=1)',
@@ -2414,6 +2429,17 @@ def THPVariable_ger(*args, **kwargs):
     _r = _ger_parser.parse(args, kwargs)
     # aten::ger(Tensor self, Tensor vec2) -> Tensor
     return _ops['ger'](_r.tensor(0), _r.tensor(1))
+
+
+_group_norm_parser = PythonArgParser([
+    'group_norm(Tensor input, int64_t num_groups, Tensor? weight=None, Tensor? bias=None, double eps=1e-05, bool cudnn_enabled=True)',
+])
+
+
+def THPVariable_group_norm(*args, **kwargs):
+    _r = _group_norm_parser.parse(args, kwargs)
+    # aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor
+    return _ops['group_norm'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), _r.to_double(4), _r.to_bool(5))
 
 
 _gt_parser = PythonArgParser([
@@ -3513,6 +3539,17 @@ def THPVariable_native_batch_norm(*args, **kwargs):
     _r = _native_batch_norm_parser.parse(args, kwargs)
     # aten::native_batch_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool training, float momentum, float eps) -> (Tensor, Tensor, Tensor)
     return _ops['native_batch_norm'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3), _r.tensor(4), _r.to_bool(5), _r.to_double(6), _r.to_double(7))
+
+
+_native_group_norm_parser = PythonArgParser([
+    'native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int64_t group, double eps)',
+])
+
+
+def THPVariable_native_group_norm(*args, **kwargs):
+    _r = _native_group_norm_parser.parse(args, kwargs)
+    # aten::native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
+    return _ops['native_group_norm'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_int64(3), _r.to_int64(4), _r.to_int64(5), _r.to_int64(6), _r.to_double(7))
 
 
 _native_layer_norm_parser = PythonArgParser([
@@ -5338,6 +5375,7 @@ FUNCTIONS = named({
     'conj': THPVariable_conj,
     'conj_physical': THPVariable_conj_physical,
     'constant_pad_nd': THPVariable_constant_pad_nd,
+    'conv1d': THPVariable_conv1d,
     'conv2d': THPVariable_conv2d,
     'convolution': THPVariable_convolution,
     'copysign': THPVariable_copysign,
@@ -5410,6 +5448,7 @@ FUNCTIONS = named({
     'gelu': THPVariable_gelu,
     'gelu_': THPVariable_gelu_,
     'ger': THPVariable_ger,
+    'group_norm': THPVariable_group_norm,
     'gt': THPVariable_gt,
     'hardshrink': THPVariable_hardshrink,
     'heaviside': THPVariable_heaviside,
@@ -5491,6 +5530,7 @@ FUNCTIONS = named({
     'nansum': THPVariable_nansum,
     'narrow': THPVariable_narrow,
     'native_batch_norm': THPVariable_native_batch_norm,
+    'native_group_norm': THPVariable_native_group_norm,
     'native_layer_norm': THPVariable_native_layer_norm,
     'ne': THPVariable_ne,
     'neg': THPVariable_neg,

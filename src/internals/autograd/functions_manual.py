@@ -1465,3 +1465,31 @@ def glu_double_backward_grad_output(grad, input, dim):
     both = grad * glu_backward(ones, input, dim)
     first, second = _glu_parts(both, dim, sizes[dim])
     return first + second
+
+
+# ---- group norm's gradients (FunctionsManual.cpp's infinitely_differentiable_native_group_norm_backward)
+__all__ += ["native_group_norm_backward", "infinitely_differentiable_native_group_norm_backward"]
+
+
+def native_group_norm_backward(*args):
+    return dispatcher.call("native_group_norm_backward", *args)
+
+
+def infinitely_differentiable_native_group_norm_backward(grads, input, weight, N, C, HxW, group, eps, mask):
+    """The gradients with differentiable operators, the statistics recomputed from the input so a
+    second backward differentiates through them too (the gradients of the mean and rstd outputs,
+    which only a direct ``native_group_norm`` call exposes, are not taken into account)."""
+    dY = grads[0]
+    if dY is None:
+        return None, None, None
+    xg = input.reshape(N, group, -1)
+    mean = xg.mean(-1, keepdim=True)
+    rstd = (xg.var(-1, correction=0, keepdim=True) + eps).rsqrt()
+    xhat = ((xg - mean) * rstd).reshape(N, C, -1)
+    dy = dY.reshape(N, C, -1)
+    g = (dy if weight is None else dy * weight.reshape(1, C, 1)).reshape(N, group, -1)
+    xh = xhat.reshape(N, group, -1)
+    grad_input = rstd * (g - g.mean(-1, keepdim=True) - xh * (g * xh).mean(-1, keepdim=True)) if mask[0] else None
+    grad_weight = (dy * xhat).sum([0, 2]) if mask[1] and weight is not None else None
+    grad_bias = dy.sum([0, 2]) if mask[2] else None
+    return None if grad_input is None else grad_input.reshape(input.shape), grad_weight, grad_bias

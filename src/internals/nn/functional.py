@@ -12,6 +12,7 @@ import math
 import warnings
 
 from .._functional import batch_norm as _batch_norm
+from .._functional import conv1d as _conv1d
 from .._functional import conv2d as _conv2d
 from .._functional import embedding as _embedding
 from .._functional import gelu as _gelu
@@ -292,7 +293,8 @@ def logsigmoid(input):
 
 
 # ---- layers: each calls the operator torch's does, so a dispatch mode logs the same ops
-__all__ += ["conv2d", "max_pool2d", "batch_norm", "layer_norm", "embedding", "sigmoid", "tanh"]
+__all__ += ["conv2d", "max_pool2d", "batch_norm", "layer_norm", "embedding", "sigmoid", "tanh", "conv1d",
+            "group_norm"]
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -356,6 +358,20 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if training:
         _verify_batch_size(input.shape)
     return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalize each sample's channels in ``num_groups`` groups (``aten::group_norm``)."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    _verify_batch_size([input.shape[0] * input.shape[1] // num_groups, num_groups] + list(input.shape[2:]))
+    return dispatcher.call("group_norm", input, num_groups, weight, bias, eps, False)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``torch.conv1d``: ``convolution`` of a 2-d or 3-d input (a 2-d convolution of height 1 inside);
+    ``padding`` may be "valid" or "same"."""
+    return _conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):

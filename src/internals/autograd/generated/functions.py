@@ -67,6 +67,7 @@ from ..functions_manual import (  # the helpers the formulas call
     index_select_backward,
     infinitely_differentiable_logit_backward,
     infinitely_differentiable_mish_backward,
+    infinitely_differentiable_native_group_norm_backward,
     infinitely_differentiable_silu_backward,
     layer_norm_double_backward,
     leaky_relu_backward,
@@ -96,6 +97,7 @@ from ..functions_manual import (  # the helpers the formulas call
     mul_tensor_backward,
     nansum_backward,
     native_batch_norm_backward,
+    native_group_norm_backward,
     native_layer_norm_backward,
     nll_loss,
     nll_loss2d,
@@ -161,7 +163,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0']
 
 
 class NegBackward0(Node):
@@ -4535,6 +4537,56 @@ class NativeBatchNormBackwardBackward0(Node):
         if edges[3] is not None:
             grad_save_mean = not_implemented("native_batch_norm_backward save_mean", grads)
         return grad_grad_out, grad_input, grad_weight, grad_save_mean, grad_save_invstd
+
+
+class NativeGroupNormBackward0(Node):
+    """``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)``"""
+    __slots__ = ('input_', 'weight_', 'N_', 'C_', 'HxW_', 'group_', 'eps_', 'result1_', 'result2_')
+    _tensor_slots = ('input_', 'weight_', 'result1_', 'result2_')
+    _exposed = {'_saved_input': ('input_', True), '_saved_weight': ('weight_', True), '_saved_N': ('N_', False), '_saved_C': ('C_', False), '_saved_HxW': ('HxW_', False), '_saved_group': ('group_', False), '_saved_eps': ('eps_', False), '_saved_result1': ('result1_', True), '_saved_result2': ('result2_', True)}
+
+    def apply(node, grads):
+        edges = node._next_edges
+        input = node.input_.unpack(node)
+        weight = node.weight_.unpack(node)
+        N = node.N_
+        C = node.C_
+        HxW = node.HxW_
+        group = node.group_
+        eps = node.eps_
+        result1 = node.result1_.unpack(node)
+        result2 = node.result2_.unpack(node)
+        grad_input = grad_weight = grad_bias = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
+        if any(grad_input_mask):
+            grad_input, grad_weight, grad_bias = infinitely_differentiable_native_group_norm_backward(grads, input, weight, N, C, HxW, group, eps, grad_input_mask) if grad_mode_is_enabled() else native_group_norm_backward(grads[0], input, result1, result2, weight, N, C, HxW, group, grad_input_mask)
+        return grad_input, grad_weight, grad_bias
+
+
+class NativeGroupNormBackwardBackward0(Node):
+    """``native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        edges = node._next_edges
+        grad_grad_out = None
+        if edges[0] is not None:
+            grad_grad_out = derivative_not_implemented("native_group_norm_backward", grads)
+        grad_input = None
+        if edges[1] is not None:
+            grad_input = derivative_not_implemented("native_group_norm_backward", grads)
+        grad_mean = None
+        if edges[2] is not None:
+            grad_mean = derivative_not_implemented("native_group_norm_backward", grads)
+        grad_rstd = None
+        if edges[3] is not None:
+            grad_rstd = derivative_not_implemented("native_group_norm_backward", grads)
+        grad_weight = None
+        if edges[4] is not None:
+            grad_weight = derivative_not_implemented("native_group_norm_backward", grads)
+        return grad_grad_out, grad_input, grad_mean, grad_rstd, grad_weight
 
 
 class NativeLayerNormBackwardBackward0(Node):

@@ -183,6 +183,8 @@ from .functions import (
     NansumBackward0,
     NativeBatchNormBackward0,
     NativeBatchNormBackwardBackward0,
+    NativeGroupNormBackward0,
+    NativeGroupNormBackwardBackward0,
     NativeLayerNormBackward0,
     NativeLayerNormBackwardBackward0,
     NegBackward0,
@@ -791,6 +793,8 @@ OPS = {
     'convolution_backward': dispatcher.find('convolution_backward'),
     'max_pool2d_with_indices_backward': dispatcher.find('max_pool2d_with_indices_backward'),
     'native_batch_norm_backward': dispatcher.find('native_batch_norm_backward'),
+    'native_group_norm': dispatcher.find('native_group_norm'),
+    'native_group_norm_backward': dispatcher.find('native_group_norm_backward'),
     'native_layer_norm_backward': dispatcher.find('native_layer_norm_backward'),
     'embedding_dense_backward': dispatcher.find('embedding_dense_backward'),
     '_cdist_backward': dispatcher.find('_cdist_backward'),
@@ -6952,6 +6956,39 @@ def native_batch_norm_backward(ks, grad_out, input, weight, running_mean, runnin
     return result
 
 
+def native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
+        grad_fn = NativeGroupNormBackward0()
+        grad_fn._next_edges = collect_next_edges(input, weight, bias)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.N_ = as_int(N)
+        grad_fn.C_ = as_int(C)
+        grad_fn.HxW_ = as_int(HxW)
+        grad_fn.group_ = as_int(group)
+        grad_fn.eps_ = eps
+    with below_ad_inplace_or_view():
+        result = OPS['native_group_norm'].redispatch(after_autograd(ks), input, weight, bias, N, C, HxW, group, eps)
+    if grad_fn is not None:
+        set_history((result[0], result[1], result[2],), grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+        grad_fn.result2_ = SavedVariable(result[2], True)
+    return result
+
+
+def native_group_norm_backward(ks, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or mean._requires_grad or rstd._requires_grad or (weight is not None and weight._requires_grad)):
+        grad_fn = NativeGroupNormBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_out, input, mean, rstd, weight)
+    with below_ad_inplace_or_view():
+        result = OPS['native_group_norm_backward'].redispatch(after_autograd(ks), grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+    if grad_fn is not None:
+        set_history((result[0], result[1], result[2],), grad_fn)
+    return result
+
+
 def native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or mean._requires_grad or rstd._requires_grad or (weight is not None and weight._requires_grad)):
@@ -7484,6 +7521,8 @@ KERNELS = {
     'convolution_backward': convolution_backward,
     'max_pool2d_with_indices_backward': max_pool2d_with_indices_backward,
     'native_batch_norm_backward': native_batch_norm_backward,
+    'native_group_norm': native_group_norm,
+    'native_group_norm_backward': native_group_norm_backward,
     'native_layer_norm_backward': native_layer_norm_backward,
     'embedding_dense_backward': embedding_dense_backward,
     '_cdist_backward': _cdist_backward,

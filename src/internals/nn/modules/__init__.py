@@ -33,12 +33,12 @@ from .activation import (
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
-from .conv import Conv2d
+from .conv import Conv1d, Conv2d
 from .flatten import Flatten
 from .linear import Linear
 from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from .module import Module
-from .normalization import LayerNorm
+from .normalization import GroupNorm, LayerNorm
 from .padding import (
                          CircularPad1d,
                          CircularPad2d,
@@ -70,4 +70,4 @@ __all__ = ["Module", "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgP
            "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
            "Hardtanh", "ReLU6", "ELU", "SELU", "CELU", "Softsign", "Tanhshrink", "Softmin", "Identity",
            "Softplus", "Mish", "Hardswish", "Hardsigmoid", "Softshrink", "Hardshrink", "Threshold", "PReLU", "GLU",
-           "Dropout1d", "Dropout2d", "Dropout3d"]
+           "Dropout1d", "Dropout2d", "Dropout3d", "Conv1d", "GroupNorm"]
