@@ -1553,6 +1553,17 @@ def THPVariable_cosh_(*args, **kwargs):
     return _ops['cosh_'](_r.tensor(0))
 
 
+_cosine_similarity_parser = PythonArgParser([
+    'cosine_similarity(Tensor x1, Tensor x2, int64_t dim=1, double eps=1e-08)',
+])
+
+
+def THPVariable_cosine_similarity(*args, **kwargs):
+    _r = _cosine_similarity_parser.parse(args, kwargs)
+    # aten::cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor
+    return _ops['cosine_similarity'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_double(3))
+
+
 _count_nonzero_parser = PythonArgParser([
     'count_nonzero(Tensor input, int64_t? dim=None)',
     'count_nonzero(Tensor input, IntArrayRef dim)',
@@ -2730,6 +2741,19 @@ def THPVariable_isreal(*args, **kwargs):
     return _ops['isreal'](_r.tensor(0))
 
 
+_kl_div_parser = PythonArgParser([
+    'kl_div(Tensor input, Tensor target, int64_t reduction=at::Reduction::Mean, *, bool log_target=False)',
+])
+
+
+def THPVariable_kl_div(*args, **kwargs):
+    _r = _kl_div_parser.parse(args, kwargs)
+    # aten::kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) -> Tensor
+    if not kwargs:
+        return _ops['kl_div'](_r.tensor(0), _r.tensor(1), _r.to_int64(2))
+    return _ops['kl_div'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), log_target=_r.to_bool(3))
+
+
 _kron_parser = PythonArgParser([
     'kron(Tensor input, Tensor other, *, Tensor out=None)',
 ])
@@ -3735,6 +3759,17 @@ def THPVariable_outer(*args, **kwargs):
     _r = _outer_parser.parse(args, kwargs)
     # aten::outer(Tensor self, Tensor vec2) -> Tensor
     return _ops['outer'](_r.tensor(0), _r.tensor(1))
+
+
+_pairwise_distance_parser = PythonArgParser([
+    'pairwise_distance(Tensor x1, Tensor x2, double p=2, double eps=1e-06, bool keepdim=False)',
+])
+
+
+def THPVariable_pairwise_distance(*args, **kwargs):
+    _r = _pairwise_distance_parser.parse(args, kwargs)
+    # aten::pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor
+    return _ops['pairwise_distance'](_r.tensor(0), _r.tensor(1), _r.to_double(2), _r.to_double(3), _r.to_bool(4))
 
 
 _permute_parser = PythonArgParser([
@@ -5383,6 +5418,7 @@ FUNCTIONS = named({
     'cos_': THPVariable_cos_,
     'cosh': THPVariable_cosh,
     'cosh_': THPVariable_cosh_,
+    'cosine_similarity': THPVariable_cosine_similarity,
     'count_nonzero': THPVariable_count_nonzero,
     'cross': THPVariable_cross,
     'cummax': THPVariable_cummax,
@@ -5472,6 +5508,7 @@ FUNCTIONS = named({
     'isinf': THPVariable_isinf,
     'isnan': THPVariable_isnan,
     'isreal': THPVariable_isreal,
+    'kl_div': THPVariable_kl_div,
     'kron': THPVariable_kron,
     'kthvalue': THPVariable_kthvalue,
     'layer_norm': THPVariable_layer_norm,
@@ -5543,6 +5580,7 @@ FUNCTIONS = named({
     'ones': THPVariable_ones,
     'ones_like': THPVariable_ones_like,
     'outer': THPVariable_outer,
+    'pairwise_distance': THPVariable_pairwise_distance,
     'permute': THPVariable_permute,
     'pow': THPVariable_pow,
     'prelu': THPVariable_prelu,

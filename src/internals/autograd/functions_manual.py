@@ -1493,3 +1493,43 @@ def infinitely_differentiable_native_group_norm_backward(grads, input, weight, N
     grad_weight = (dy * xhat).sum([0, 2]) if mask[1] and weight is not None else None
     grad_bias = dy.sum([0, 2]) if mask[2] else None
     return None if grad_input is None else grad_input.reshape(input.shape), grad_weight, grad_bias
+
+
+# ---- smooth L1 and Huber losses (FunctionsManual.cpp's smooth_l1_loss_double_backward,
+# huber_loss_double_backward, huber_loss_double_backward_grad_output)
+__all__ += ["smooth_l1_loss_backward", "smooth_l1_loss_double_backward", "huber_loss_backward",
+            "huber_loss_double_backward", "huber_loss_double_backward_grad_output"]
+
+
+def smooth_l1_loss_backward(grad, self, target, reduction, beta):
+    return dispatcher.call("smooth_l1_loss_backward", grad, self, target, reduction, beta)
+
+
+def huber_loss_backward(grad, self, target, reduction, delta):
+    return dispatcher.call("huber_loss_backward", grad, self, target, reduction, delta)
+
+
+def _loss_curvature(grad, input, target, reduction, bound, scale):
+    """grad·[|d| < bound]·scale, ÷ numel for 'mean': the second derivative of both losses."""
+    inside = ((input - target).abs() < bound).to(grad.dtype)
+    grad_input = grad * inside if scale == 1 else grad * inside / scale
+    return grad_input / input.numel() if reduction == 1 else grad_input
+
+
+def smooth_l1_loss_double_backward(grad, input, target, reduction, beta):
+    if beta == 0:           # the gradient is a step: zero almost everywhere
+        return dispatcher.call("zeros", list(grad.shape), dtype=grad.dtype, device=grad.device)
+    return _loss_curvature(grad, input, target, reduction, beta, beta)
+
+
+def huber_loss_double_backward(grad, input, target, reduction, delta):
+    return _loss_curvature(grad, input, target, reduction, delta, 1)
+
+
+def huber_loss_double_backward_grad_output(grad, grad_output, input, target, reduction, delta):
+    """huber_loss_backward is linear in grad_output: with a reduction, the one number it scales
+    gets the sum of grad times the gradient at grad_output = 1."""
+    if reduction == 0:
+        return huber_loss_backward(grad, input, target, reduction, delta)
+    ones = dispatcher.call("ones_like", grad_output)
+    return (huber_loss_backward(ones, input, target, reduction, delta) * grad).sum()

@@ -594,3 +594,67 @@ def dropout3d(input, p=0.5, training=True, inplace=False):
     if input.dim() not in (4, 5):
         _warn_dims("dropout3d", input.dim(), 3)
     return _unbatched_feature_dropout(input, p, training, inplace, input.dim() == 5)
+
+
+# ---- more losses and similarities (``torch/nn/functional.py``)
+__all__ += ["smooth_l1_loss", "huber_loss", "kl_div", "cosine_similarity", "pairwise_distance"]
+
+
+def _broadcast_pair(input, target):
+    """``torch.broadcast_tensors`` of the two."""
+    shape = broadcast_shapes(input.shape, target.shape)
+    return (t if t.shape == shape else t.expand(shape) for t in (input, target))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Quadratic below ``beta``, linear above (beta 0 is the L1 loss): ``aten::smooth_l1_loss``."""
+    _check_target_size(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    input, target = _broadcast_pair(input, target)
+    if beta == 0.0:
+        return _reduce(input.sub(target).abs(), reduction)
+    return dispatcher.call("smooth_l1_loss", input, target, _REDUCTIONS.index(reduction), beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """Quadratic below ``delta``, delta-scaled linear above: ``aten::huber_loss``; with ``weight``,
+    the unreduced loss times the weight, then reduced."""
+    _check_target_size(input, target)
+    _check_reduction(reduction)
+    input, target = _broadcast_pair(input, target)
+    if weight is None:
+        return dispatcher.call("huber_loss", input, target, _REDUCTIONS.index(reduction), delta)
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    return _reduce(dispatcher.call("huber_loss", input, target, 0, delta) * weight, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Σ target·(log target - input), ``input`` being log-probabilities; 'batchmean' divides the
+    sum by the batch size (the mathematical KL divergence), 'mean' by every element, with torch's warning."""
+    if size_average is not None or reduce is not None:
+        enum = _REDUCTIONS.index(_reduction.legacy_get_string(size_average, reduce))
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        if reduction != "batchmean":
+            _check_reduction(reduction)
+        enum = _REDUCTIONS.index("sum" if reduction == "batchmean" else reduction)
+    reduced = dispatcher.call("kl_div", input, target, enum, log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.shape[0]
+    return reduced
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (``aten::cosine_similarity``)."""
+    return dispatcher.call("cosine_similarity", x1, x2, dim, eps)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """‖x1 - x2 + eps‖_p along the last dim (``aten::pairwise_distance``)."""
+    return dispatcher.call("pairwise_distance", x1, x2, p, eps, keepdim)

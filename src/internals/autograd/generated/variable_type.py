@@ -122,6 +122,8 @@ from .functions import (
     HardswishBackwardBackward0,
     HardtanhBackward0,
     HardtanhBackwardBackward0,
+    HuberLossBackward0,
+    HuberLossBackwardBackward0,
     HypotBackward0,
     IndexAddBackward0,
     IndexBackward0,
@@ -246,6 +248,8 @@ from .functions import (
     SinhBackward0,
     SliceBackward0,
     SliceBackwardBackward0,
+    SmoothL1LossBackward0,
+    SmoothL1LossBackwardBackward0,
     SoftmaxBackward0,
     SoftmaxBackwardDataBackward0,
     SoftplusBackward0,
@@ -414,6 +418,10 @@ OPS = {
     'nll_loss2d_backward': dispatcher.find('nll_loss2d_backward'),
     'mse_loss': dispatcher.find('mse_loss'),
     'mse_loss_backward': dispatcher.find('mse_loss_backward'),
+    'smooth_l1_loss': dispatcher.find('smooth_l1_loss'),
+    'smooth_l1_loss_backward': dispatcher.find('smooth_l1_loss_backward'),
+    'huber_loss': dispatcher.find('huber_loss'),
+    'huber_loss_backward': dispatcher.find('huber_loss_backward'),
     'binary_cross_entropy': dispatcher.find('binary_cross_entropy'),
     'binary_cross_entropy_backward': dispatcher.find('binary_cross_entropy_backward'),
     'binary_cross_entropy_with_logits': dispatcher.find('binary_cross_entropy_with_logits'),
@@ -2084,6 +2092,72 @@ def mse_loss_backward(ks, grad_output, self, target, reduction):
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['mse_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def smooth_l1_loss(ks, self, target, reduction=1, beta=1.0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
+        grad_fn = SmoothL1LossBackward0()
+        grad_fn._next_edges = collect_next_edges(self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.beta_ = beta
+    with below_ad_inplace_or_view():
+        result = OPS['smooth_l1_loss'].redispatch(after_autograd(ks), self, target, reduction, beta)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def smooth_l1_loss_backward(ks, grad_output, self, target, reduction, beta):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
+        grad_fn = SmoothL1LossBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.beta_ = beta
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['smooth_l1_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction, beta)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def huber_loss(ks, self, target, reduction=1, delta=1.0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
+        grad_fn = HuberLossBackward0()
+        grad_fn._next_edges = collect_next_edges(self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.delta_ = delta
+    with below_ad_inplace_or_view():
+        result = OPS['huber_loss'].redispatch(after_autograd(ks), self, target, reduction, delta)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def huber_loss_backward(ks, grad_output, self, target, reduction, delta):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
+        grad_fn = HuberLossBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self, target)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.delta_ = delta
+    with below_ad_inplace_or_view():
+        result = OPS['huber_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction, delta)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7142,6 +7216,10 @@ KERNELS = {
     'nll_loss2d_backward': nll_loss2d_backward,
     'mse_loss': mse_loss,
     'mse_loss_backward': mse_loss_backward,
+    'smooth_l1_loss': smooth_l1_loss,
+    'smooth_l1_loss_backward': smooth_l1_loss_backward,
+    'huber_loss': huber_loss,
+    'huber_loss_backward': huber_loss_backward,
     'binary_cross_entropy': binary_cross_entropy,
     'binary_cross_entropy_backward': binary_cross_entropy_backward,
     'binary_cross_entropy_with_logits': binary_cross_entropy_with_logits,

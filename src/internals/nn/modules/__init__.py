@@ -36,7 +36,19 @@ from .container import ModuleDict, ModuleList, Sequential
 from .conv import Conv1d, Conv2d
 from .flatten import Flatten
 from .linear import Linear
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .loss import (
+                   BCELoss,
+                   BCEWithLogitsLoss,
+                   CosineSimilarity,
+                   CrossEntropyLoss,
+                   HuberLoss,
+                   KLDivLoss,
+                   L1Loss,
+                   MSELoss,
+                   NLLLoss,
+                   PairwiseDistance,
+                   SmoothL1Loss,
+)
 from .module import Module
 from .normalization import GroupNorm, LayerNorm
 from .padding import (
@@ -70,4 +82,5 @@ __all__ = ["Module", "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgP
            "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
            "Hardtanh", "ReLU6", "ELU", "SELU", "CELU", "Softsign", "Tanhshrink", "Softmin", "Identity",
            "Softplus", "Mish", "Hardswish", "Hardsigmoid", "Softshrink", "Hardshrink", "Threshold", "PReLU", "GLU",
-           "Dropout1d", "Dropout2d", "Dropout3d", "Conv1d", "GroupNorm"]
+           "Dropout1d", "Dropout2d", "Dropout3d", "Conv1d", "GroupNorm",
+           "SmoothL1Loss", "HuberLoss", "KLDivLoss", "CosineSimilarity", "PairwiseDistance"]
