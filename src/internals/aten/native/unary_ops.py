@@ -606,12 +606,12 @@ def hardswish_(x):
 
 
 def hardswish_backward(grad_output, self):
-    """0 at and below -3, grad at and above 3, grad · (x / 3 + 1/2) strictly between (torch 2.13's
+    """0 at and below -3, grad · (x / 3 + 1/2) below 3, grad elsewhere, NaN included (torch 2.13's
     ``hardswish_backward_kernel``; the two ends are where its derivative formula puts them)."""
     _float_only(self, "hardswish_backward_cpu")
     ramp = _call("mul.Tensor", grad_output,
                  _call("add.Tensor", _call("div.Tensor", self, wrap_scalar(3)), wrap_scalar(0.5)))
-    upper = _where(_call("ge.Scalar", self, 3), grad_output, ramp)
+    upper = _where(_call("lt.Scalar", self, 3), ramp, grad_output)
     return _where(_call("le.Scalar", self, -3), _zero_like(grad_output), upper)
 
 
@@ -634,14 +634,28 @@ def hardshrink_backward(grad_out, self, lambd):
     return _where(_shrink_kept(self, lambd), grad_out, _zero_like(grad_out))
 
 
+# the largest finite value of each floating dtype, which bounds softshrink's lambda
+_FLOAT_MAX = {st.float16: 65504.0, st.bfloat16: (2 - 2.0 ** -7) * 2.0 ** 127,
+              st.float32: float(np.finfo(np.float32).max), st.float64: float(np.finfo(np.float64).max)}
+
+
+def _softshrink_check(x, lambd):
+    """Floating inputs only, and 0 <= lambd <= the dtype's largest value (NaN fails)."""
+    if not x.dtype.is_floating_point:
+        raise _not_implemented("softshrink_check", x)
+    top = _FLOAT_MAX[x.dtype]
+    if not 0 <= lambd <= top:
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {x.dtype.torch_name}, but found "
+                           f"{float(lambd):g}")
+
+
 def softshrink(x, lambd=0.5, *, out=None):
-    """x - lambd above lambd, x + lambd below -lambd, else 0 (``softshrink_kernel``)."""
-    if lambd < 0:
-        raise RuntimeError(f"lambda must be greater or equal to 0, but found to be {float(lambd)}.")
-    _float_only(x, "softshrink_cpu")
+    """x - lambd above lambd, x + lambd below -lambd, else x · 0 (so NaN stays NaN and a negative
+    input gives -0.0, as torch's scalar loop; its vector loop gives +0.0 there)."""
+    _softshrink_check(x, lambd)
     shrunk = _where(_call("gt.Scalar", x, lambd), _call("sub.Tensor", x, wrap_scalar(lambd)),
                     _call("add.Tensor", x, wrap_scalar(lambd)))
-    result = _where(_shrink_kept(x, lambd), shrunk, _zero_like(x))
+    result = _where(_shrink_kept(x, lambd), shrunk, _mul(x, 0))
     return result if out is None else _call("copy_", out, result)
 
 
@@ -710,9 +724,11 @@ def prelu(self, weight):
 
 
 def _prelu_kernel(self, weight):
-    """x where x > 0, else weight · x (``prelu_kernel``)."""
+    """x where x > 0, else weight · x (``prelu_kernel``), written into ``empty_like(self)`` as
+    torch's is, so the result keeps the input's layout (even an empty one's strides)."""
     _float_only(self, "prelu_cpu")
-    return _where(_call("gt.Scalar", self, 0), self, _call("mul.Tensor", weight, self))
+    result = _where(_call("gt.Scalar", self, 0), self, _call("mul.Tensor", weight, self))
+    return _call("copy_", _call("empty_like", self), result)
 
 
 def _prelu_kernel_backward(grad_output, self, weight):
