@@ -1482,13 +1482,14 @@ def infinitely_differentiable_native_group_norm_backward(grads, input, weight, N
     dY = grads[0]
     if dY is None:
         return None, None, None
-    xg = input.reshape(N, group, -1)
+    per_group = C // group * HxW
+    xg = input.reshape(N, group, per_group)
     mean = xg.mean(-1, keepdim=True)
     rstd = (xg.var(-1, correction=0, keepdim=True) + eps).rsqrt()
-    xhat = ((xg - mean) * rstd).reshape(N, C, -1)
-    dy = dY.reshape(N, C, -1)
-    g = (dy if weight is None else dy * weight.reshape(1, C, 1)).reshape(N, group, -1)
-    xh = xhat.reshape(N, group, -1)
+    xhat = ((xg - mean) * rstd).reshape(N, C, HxW)
+    dy = dY.reshape(N, C, HxW)
+    g = (dy if weight is None else dy * weight.reshape(1, C, 1)).reshape(N, group, per_group)
+    xh = xhat.reshape(N, group, per_group)
     grad_input = rstd * (g - g.mean(-1, keepdim=True) - xh * (g * xh).mean(-1, keepdim=True)) if mask[0] else None
     grad_weight = (dy * xhat).sum([0, 2]) if mask[1] and weight is not None else None
     grad_bias = dy.sum([0, 2]) if mask[2] else None

@@ -220,8 +220,9 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
     return out[0]
 
 
-def _grouped(t, N, group):
-    return call("reshape", t, [N, group, -1])
+def _grouped(t, N, C, HxW, group):
+    """(N, C, *) as (N, group, C / group · HxW): each group's elements in one row."""
+    return call("reshape", t, [N, group, C // group * HxW])
 
 
 def native_group_norm(X, gamma, beta, N, C, HxW, group, eps):
@@ -230,7 +231,7 @@ def native_group_norm(X, gamma, beta, N, C, HxW, group, eps):
         raise RuntimeError("Expected X.numel() == N * C * HxW to be true, but got false.")
     _check_mixed_dtype(X, gamma, beta)
     compute = st.opmath_type(X.dtype)
-    x = _grouped(to(contiguous(X), compute), N, group)
+    x = _grouped(to(contiguous(X), compute), N, C, HxW, group)
     var, mean = call("var.correction", x, [2], correction=0, keepdim=True), call("mean.dim", x, [2], True)
     rstd = _inverse_std(var, eps)
     out = call("reshape", _normalize(x, mean, rstd), [N, C, HxW])
@@ -246,13 +247,13 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
     go = call("reshape", to(contiguous(grad_out), compute), [N, C, HxW])
     stats_shape = [N, group, 1]
     r = call("reshape", to(rstd, compute), stats_shape)
-    xhat_grouped = _normalize(_grouped(to(contiguous(input), compute), N, group),
+    xhat_grouped = _normalize(_grouped(to(contiguous(input), compute), N, C, HxW, group),
                               call("reshape", to(mean, compute), stats_shape), r)
     xhat = call("reshape", xhat_grouped, [N, C, HxW])
     grad_input = grad_weight = grad_bias = None
     if output_mask[0]:
         g = go if weight is None else _mul(go, call("reshape", to(weight, compute), [1, C, 1]))
-        grouped = _normalized_backward(_grouped(g, N, group), xhat_grouped, r, None, [2], True)
+        grouped = _normalized_backward(_grouped(g, N, C, HxW, group), xhat_grouped, r, None, [2], True)
         grad_input = to(call("reshape", grouped, list(input.shape)), input.dtype)
     if output_mask[1] and weight is not None:
         grad_weight = to(_sum_over(_mul(go, xhat), [0, 2]), weight.dtype)
