@@ -132,8 +132,8 @@ def test_group_norm_statistics_and_backward_operator():
         assert_same(o, t, rtol=1e-12, atol=1e-12)
     g = torch.randn(2, 6, 5, dtype=torch.float64)
     grads_t = torch.ops.aten.native_group_norm_backward(g, x, out_t[1], out_t[2], w, 2, 6, 5, 3, [True] * 3)
-    grads_i = internals.ops.aten.native_group_norm_backward(*(internals.from_torch(t) for t in (g, x, out_t[1], out_t[2], w)),
-                                                          2, 6, 5, 3, [True] * 3)
+    ours = [internals.from_torch(t) for t in (g, x, out_t[1], out_t[2], w)]
+    grads_i = internals.ops.aten.native_group_norm_backward(*ours, 2, 6, 5, 3, [True] * 3)
     for o, t in zip(grads_i, grads_t):
         assert_same(o, t, rtol=1e-12, atol=1e-12)
 
