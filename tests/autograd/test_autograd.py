@@ -229,7 +229,9 @@ def test_every_derivative_entry_is_tested():
     # tests/aten/test_pointwise_special_functions.py and
     # tests/aten/test_products_in_place_and_out.py compare nodes and gradients).
     from test_activations import GRAD_CASES as ACTIVATION_CASES
+    from test_activations import MORE_GRAD_CASES as MORE_ACTIVATION_CASES
     from test_inverse_pooling_pad_one_hot import GRAD_CASES as INVERSE_AND_POOL_CASES
+    from test_losses_and_distances import CASES as REGRESSION_LOSS_CASES
     from test_losses_index_add_unique_and_names import GRAD_CASES as LOSS_CASES
     from test_pointwise_special_functions import GRAD_CASES as SPECIAL_FUNCTION_CASES
     from test_products_in_place_and_out import GRAD_CASES as PRODUCT_CASES
@@ -241,12 +243,23 @@ def test_every_derivative_entry_is_tested():
                                              for _ in range(2)]))
     for build in [*LOSS_CASES.values(), *INVERSE_AND_POOL_CASES.values(), *SPECIAL_FUNCTION_CASES.values(),
                   *TRIG_CASES.values(),
-                  *PRODUCT_CASES.values(), *SHAPE_SCAN_CASES.values(), *ACTIVATION_CASES.values()]:
+                  *PRODUCT_CASES.values(), *SHAPE_SCAN_CASES.values(), *ACTIVATION_CASES.values(),
+                  *MORE_ACTIVATION_CASES.values(), *REGRESSION_LOSS_CASES.values()]:
         x = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         t = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         out = build(internals, x, t)
         (g,) = internals.autograd.grad(out.sum(), x, create_graph=True)
         reached |= _nodes(out) | _nodes(g)
+    # conv1d and group norm (tests/nn/test_conv1d_group_norm.py compares them with torch); group
+    # norm's backward operator has no derivative in torch, so its node refuses; at::norm's nodes,
+    # which only C++ composites reach (pairwise_distance above).
+    x = internals.randn(2, 4, 5, dtype=internals.float64, requires_grad=True)
+    reached |= _nodes(F.conv1d(x, internals.randn(3, 4, 2, dtype=internals.float64))) | _nodes(F.group_norm(x, 2))
+    mean, rstd = internals.ops.aten.native_group_norm(x, None, None, 2, 4, 5, 2, 1e-5)[1:]
+    grads = internals.ops.aten.native_group_norm_backward(x * 1, x, mean, rstd, None, 2, 4, 5, 2, [True] * 3)
+    with pytest.raises(RuntimeError, match="derivative for aten::native_group_norm_backward is not implemented"):
+        grads[0].sum().backward()
+    reached |= _nodes(grads[0]) | _nodes(internals.ops.aten.norm(x)) | _nodes(internals.ops.aten.norm(x, 2, [1]))
     # unique's node exists and refuses, as torch's does (its formula is ``not_implemented``).
     y = internals.unique(internals.tensor([2.0, 1.0, 2.0], requires_grad=True))
     with pytest.raises(NotImplementedError, match="the derivative for '_unique2' is not implemented"):

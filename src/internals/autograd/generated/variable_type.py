@@ -194,6 +194,8 @@ from .functions import (
     NllLoss2DBackwardBackward0,
     NllLossBackward0,
     NllLossBackwardBackward0,
+    NormBackward0,
+    NormBackward1,
     NormalBackward0,
     NormalBackward1,
     NormalBackward2,
@@ -727,6 +729,8 @@ OPS = {
     'var_mean.correction': dispatcher.find('var_mean.correction'),
     'std_mean.correction': dispatcher.find('std_mean.correction'),
     'logsumexp': dispatcher.find('logsumexp'),
+    'norm.Scalar': dispatcher.find('norm.Scalar'),
+    'norm.ScalarOpt_dim': dispatcher.find('norm.ScalarOpt_dim'),
     'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
     'linalg_inv_ex': dispatcher.find('linalg_inv_ex'),
     'linalg_cross': dispatcher.find('linalg_cross'),
@@ -6031,6 +6035,38 @@ def logsumexp(ks, self, dim, keepdim=False):
     return result
 
 
+def norm_Scalar(ks, self, p=2):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NormBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.p_ = p
+    with below_ad_inplace_or_view():
+        result = OPS['norm.Scalar'].redispatch(after_autograd(ks), self, p)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def norm_ScalarOpt_dim(ks, self, p, dim, keepdim=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NormBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.p_ = p
+        grad_fn.dim_ = as_int_tuple(dim)
+        grad_fn.keepdim_ = keepdim
+    with below_ad_inplace_or_view():
+        result = OPS['norm.ScalarOpt_dim'].redispatch(after_autograd(ks), self, p, dim, keepdim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
 def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -7525,6 +7561,8 @@ KERNELS = {
     'var_mean.correction': var_mean_correction,
     'std_mean.correction': std_mean_correction,
     'logsumexp': logsumexp,
+    'norm.Scalar': norm_Scalar,
+    'norm.ScalarOpt_dim': norm_ScalarOpt_dim,
     'linalg_vector_norm': linalg_vector_norm,
     'linalg_inv_ex': linalg_inv_ex,
     'linalg_cross': linalg_cross,
