@@ -259,7 +259,8 @@ def test_every_derivative_entry_is_tested():
     grads = internals.ops.aten.native_group_norm_backward(x * 1, x, mean, rstd, None, 2, 4, 5, 2, [True] * 3)
     with pytest.raises(RuntimeError, match="derivative for aten::native_group_norm_backward is not implemented"):
         grads[0].sum().backward()
-    reached |= _nodes(grads[0]) | _nodes(internals.ops.aten.norm(x)) | _nodes(internals.ops.aten.norm(x, 2, [1]))
+    reached |= _nodes(grads[0]) | _nodes(internals.ops.aten.norm.Scalar(x))
+    reached |= _nodes(internals.ops.aten.norm.ScalarOpt_dim(x, 2, [1]))
     # unique's node exists and refuses, as torch's does (its formula is ``not_implemented``).
     y = internals.unique(internals.tensor([2.0, 1.0, 2.0], requires_grad=True))
     with pytest.raises(NotImplementedError, match="the derivative for '_unique2' is not implemented"):
@@ -734,13 +735,14 @@ def test_every_differentiable_native_function_has_a_kernel():
                "atleast_2d.Sequence", "tile", "repeat_interleave.self_Tensor", "repeat_interleave.self_int",
                "movedim.intlist", "moveaxis.int", "moveaxis.intlist", "swapaxes", "diag", "argwhere", "where",
                "fliplr", "flipud", "where.ScalarSelf", "where.ScalarOther", "where.Scalar"}
-    math = {"argsort", "argsort.stable", "clip", "clip.Tensor", "clip_", "clip_.Tensor", "einsum", "norm.Scalar",
-            "norm.ScalarOpt_dim", "outer", "std", "std.dim", "std_mean", "std_mean.dim",
+    math = {"argsort", "argsort.stable", "clip", "clip.Tensor", "clip_", "clip_.Tensor", "einsum",
+            "outer", "std", "std.dim", "std_mean", "std_mean.dim",
             "var", "var.dim", "var_mean", "var_mean.dim"}
     math |= {"tensor_split.sections", "tensor_split.indices", "tensor_split.tensor_indices_or_sections"}
     math |= {"fix", "fix_"}      # trunc under another name
     math |= {"isclose", "ger"}     # op-log parity: a mode sees what they are made of
-    layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear"}
+    layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear", "conv1d",
+              "conv1d.padding", "group_norm"}
     complex_parts = {"real", "imag", "conj", "resolve_conj"}     # composites of complex_helper.py
     math |= {"matmul.out", "meshgrid", "meshgrid.indexing", "fill_diagonal_"}
     math |= {"adaptive_avg_pool2d", "det", "inverse", "linalg_det", "linalg_inv", "nanmean", "one_hot", "pad",
@@ -767,15 +769,18 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"ravel", "column_stack", "dstack", "cartesian_prod", "tensordot", "kron", "msort", "diff", "cross",
              "cdist"}
     math |= {"relu6", "relu6_", "selu", "selu_"}     # hardtanh and elu with fixed arguments, as torch's
+    # prelu reshapes its weight for _prelu_kernel; the losses and similarities are torch's composites
+    math |= {"prelu", "kl_div", "cosine_similarity", "pairwise_distance"}
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",
-                         "to_sparse.sparse_dim", "to_dense", "coalesce", "dropout", "dropout_",
+                         "to_sparse.sparse_dim", "to_dense", "coalesce", "dropout", "dropout_", "feature_dropout",
+                         "feature_dropout_",
                          "set_.source_Tensor_storage_offset"} | \
         joining | math | layers | complex_parts
-    # silu's and logit's backward operators have no formula: their own formulas call them only with
+    # silu's, logit's and mish's backward operators have no formula: their own formulas call them only with
     # grad mode off. (The layers' backward operators and _cdist_backward have entries of their own.)
-    backward = {"silu_backward", "logit_backward"}
+    backward = {"silu_backward", "logit_backward", "mish_backward"}
     # out= overloads of operators without a formula (comparisons, factories): the autograd fallback
     # runs them, refusing an out that requires grad (tests/aten/test_out_variants.py).
     outs = {n for n in unmatched if n in aten and dispatcher.find(n).schema.arguments.out}
