@@ -240,8 +240,8 @@ def test_more_everyday_calls_to_the_last_bit(program):
 
 
 MORE_GRAD_CASES = {
-    "hardsigmoid": lambda lib, x, t: lib.nn.functional.hardsigmoid(x * t * 2),
-    "hardswish": lambda lib, x, t: lib.nn.functional.hardswish(x * t * 2),
+    "hardsigmoid": lambda lib, x, t: lib.nn.functional.hardsigmoid(x * 3 - t),
+    "hardswish": lambda lib, x, t: lib.nn.functional.hardswish(x * 3 - t),
     "hardswish in place": lambda lib, x, t: lib.nn.functional.hardswish(x * t * 2, inplace=True),
     "mish": lambda lib, x, t: lib.nn.functional.mish(x * t),
     "mish in place": lambda lib, x, t: lib.nn.functional.mish(x * t, inplace=True),
