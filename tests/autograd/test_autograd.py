@@ -229,7 +229,9 @@ def test_every_derivative_entry_is_tested():
     # tests/aten/test_pointwise_special_functions.py and
     # tests/aten/test_products_in_place_and_out.py compare nodes and gradients).
     from test_activations import GRAD_CASES as ACTIVATION_CASES
+    from test_activations import MORE_GRAD_CASES as MORE_ACTIVATION_CASES
     from test_inverse_pooling_pad_one_hot import GRAD_CASES as INVERSE_AND_POOL_CASES
+    from test_losses_and_distances import CASES as REGRESSION_LOSS_CASES
     from test_losses_index_add_unique_and_names import GRAD_CASES as LOSS_CASES
     from test_pointwise_special_functions import GRAD_CASES as SPECIAL_FUNCTION_CASES
     from test_products_in_place_and_out import GRAD_CASES as PRODUCT_CASES
@@ -241,12 +243,24 @@ def test_every_derivative_entry_is_tested():
                                              for _ in range(2)]))
     for build in [*LOSS_CASES.values(), *INVERSE_AND_POOL_CASES.values(), *SPECIAL_FUNCTION_CASES.values(),
                   *TRIG_CASES.values(),
-                  *PRODUCT_CASES.values(), *SHAPE_SCAN_CASES.values(), *ACTIVATION_CASES.values()]:
+                  *PRODUCT_CASES.values(), *SHAPE_SCAN_CASES.values(), *ACTIVATION_CASES.values(),
+                  *MORE_ACTIVATION_CASES.values(), *REGRESSION_LOSS_CASES.values()]:
         x = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         t = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
         out = build(internals, x, t)
         (g,) = internals.autograd.grad(out.sum(), x, create_graph=True)
         reached |= _nodes(out) | _nodes(g)
+    # conv1d and group norm (tests/nn/test_conv1d_group_norm.py compares them with torch); group
+    # norm's backward operator has no derivative in torch, so its node refuses; at::norm's nodes,
+    # which only C++ composites reach (pairwise_distance above).
+    x = internals.randn(2, 4, 5, dtype=internals.float64, requires_grad=True)
+    reached |= _nodes(F.conv1d(x, internals.randn(3, 4, 2, dtype=internals.float64))) | _nodes(F.group_norm(x, 2))
+    mean, rstd = internals.ops.aten.native_group_norm(x, None, None, 2, 4, 5, 2, 1e-5)[1:]
+    grads = internals.ops.aten.native_group_norm_backward(x * 1, x, mean, rstd, None, 2, 4, 5, 2, [True] * 3)
+    with pytest.raises(RuntimeError, match="derivative for aten::native_group_norm_backward is not implemented"):
+        grads[0].sum().backward()
+    reached |= _nodes(grads[0]) | _nodes(internals.ops.aten.norm.Scalar(x))
+    reached |= _nodes(internals.ops.aten.norm.ScalarOpt_dim(x, 2, [1]))
     # unique's node exists and refuses, as torch's does (its formula is ``not_implemented``).
     y = internals.unique(internals.tensor([2.0, 1.0, 2.0], requires_grad=True))
     with pytest.raises(NotImplementedError, match="the derivative for '_unique2' is not implemented"):
@@ -721,13 +735,14 @@ def test_every_differentiable_native_function_has_a_kernel():
                "atleast_2d.Sequence", "tile", "repeat_interleave.self_Tensor", "repeat_interleave.self_int",
                "movedim.intlist", "moveaxis.int", "moveaxis.intlist", "swapaxes", "diag", "argwhere", "where",
                "fliplr", "flipud", "where.ScalarSelf", "where.ScalarOther", "where.Scalar"}
-    math = {"argsort", "argsort.stable", "clip", "clip.Tensor", "clip_", "clip_.Tensor", "einsum", "norm.Scalar",
-            "norm.ScalarOpt_dim", "outer", "std", "std.dim", "std_mean", "std_mean.dim",
+    math = {"argsort", "argsort.stable", "clip", "clip.Tensor", "clip_", "clip_.Tensor", "einsum",
+            "outer", "std", "std.dim", "std_mean", "std_mean.dim",
             "var", "var.dim", "var_mean", "var_mean.dim"}
     math |= {"tensor_split.sections", "tensor_split.indices", "tensor_split.tensor_indices_or_sections"}
     math |= {"fix", "fix_"}      # trunc under another name
     math |= {"isclose", "ger"}     # op-log parity: a mode sees what they are made of
-    layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear"}
+    layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear", "conv1d",
+              "conv1d.padding", "group_norm"}
     complex_parts = {"real", "imag", "conj", "resolve_conj"}     # composites of complex_helper.py
     math |= {"matmul.out", "meshgrid", "meshgrid.indexing", "fill_diagonal_"}
     math |= {"adaptive_avg_pool2d", "det", "inverse", "linalg_det", "linalg_inv", "nanmean", "one_hot", "pad",
@@ -754,15 +769,18 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"ravel", "column_stack", "dstack", "cartesian_prod", "tensordot", "kron", "msort", "diff", "cross",
              "cdist"}
     math |= {"relu6", "relu6_", "selu", "selu_"}     # hardtanh and elu with fixed arguments, as torch's
+    # prelu reshapes its weight for _prelu_kernel; the losses and similarities are torch's composites
+    math |= {"prelu", "kl_div", "cosine_similarity", "pairwise_distance"}
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",
-                         "to_sparse.sparse_dim", "to_dense", "coalesce", "dropout", "dropout_",
+                         "to_sparse.sparse_dim", "to_dense", "coalesce", "dropout", "dropout_", "feature_dropout",
+                         "feature_dropout_",
                          "set_.source_Tensor_storage_offset"} | \
         joining | math | layers | complex_parts
-    # silu's and logit's backward operators have no formula: their own formulas call them only with
+    # silu's, logit's and mish's backward operators have no formula: their own formulas call them only with
     # grad mode off. (The layers' backward operators and _cdist_backward have entries of their own.)
-    backward = {"silu_backward", "logit_backward"}
+    backward = {"silu_backward", "logit_backward", "mish_backward"}
     # out= overloads of operators without a formula (comparisons, factories): the autograd fallback
     # runs them, refusing an out that requires grad (tests/aten/test_out_variants.py).
     outs = {n for n in unmatched if n in aten and dispatcher.find(n).schema.arguments.out}

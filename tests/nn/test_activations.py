@@ -1,11 +1,14 @@
 """Activations a reader's own training script reaches for: ``F.hardtanh``/``nn.Hardtanh``,
 ``relu6``/``ReLU6``, ``elu``/``ELU``, ``selu``/``SELU``, ``celu``/``CELU``, ``softsign``,
-``tanhshrink``, ``softmin`` and ``nn.Identity``, against torch.
+``tanhshrink``, ``softmin`` and ``nn.Identity``; ``hardsigmoid``, ``hardswish``, ``mish``,
+``softshrink``, ``hardshrink``, ``threshold``, ``prelu``/``PReLU``, ``glu``, ``Softplus`` and
+the channel dropouts (``dropout1d/2d/3d``), against torch.
 
 As ``tests/aten/test_pointwise_special_functions.py``: PyTorch's OpInfo samples (as given and non-contiguous),
 everyday calls compared for values, strides, dtypes, grad_fn names, warnings and error messages,
 then gradients and nodes (twice differentiated) against torch's.
 """
+import math
 import warnings
 
 import pytest
@@ -145,6 +148,189 @@ def test_a_tutorial_network_with_these_activations_trains_as_torchs():
         return nn.Sequential(nn.Linear(4, 6), nn.ELU(), nn.Linear(6, 6), nn.Hardtanh(-0.5, 0.5), nn.Linear(6, 6),
                              nn.SELU(), nn.Linear(6, 6), nn.ReLU6(), nn.Identity(), nn.Linear(6, 6), nn.CELU(0.5),
                              nn.Linear(6, 3), nn.Softsign())
+    torch.manual_seed(0)
+    theirs = build(torch.nn)
+    ours = build(internals.nn)
+    ours.load_state_dict({k: internals.from_torch(v) for k, v in theirs.state_dict().items()})
+    x = torch.randn(8, 4, generator=torch.Generator().manual_seed(1))
+    for model, lib, xx in ((ours, internals, internals.from_torch(x)), (theirs, torch, x)):
+        opt = lib.optim.SGD(model.parameters(), lr=0.1)
+        for _ in range(3):
+            opt.zero_grad()
+            model(xx).pow(2).sum().backward()
+            opt.step()
+    for p, q in zip(ours.parameters(), theirs.parameters()):
+        torch.testing.assert_close(torch.tensor(p.detach().tolist()), q.detach(), rtol=1e-5, atol=1e-6)
+
+
+# ---- hardsigmoid, hardswish, mish, the shrinks, threshold, prelu, glu and the modules over them
+# mish and glu call exp/log1p/tanh (torch's float32 loops SLEEF's, internals the C library's):
+# a last-bit difference on some inputs. The 16-bit floats are left out for the compositions:
+# torch computes each of these in float32 and rounds once, the operators here round after each step.
+MORE_ADAPTERS = {
+    "nn.functional.hardsigmoid": Adapter(F.hardsigmoid, kwargs=("inplace",)),
+    "nn.functional.hardswish": Adapter(F.hardswish, kwargs=("inplace",)),
+    "nn.functional.mish": Adapter(F.mish, kwargs=("inplace",), tol=LAST_BIT),
+    "nn.functional.softshrink": Adapter(F.softshrink, kwargs=("lambd",)),
+    "nn.functional.hardshrink": Adapter(F.hardshrink, kwargs=("lambd",)),
+    "nn.functional.threshold": Adapter(F.threshold, kwargs=("inplace",)),
+    "nn.functional.prelu": Adapter(F.prelu, kwargs=("weight",)),
+    "nn.functional.glu": Adapter(F.glu, kwargs=("dim",), tol=LAST_BIT),
+    "nn.functional.softplus": Adapter(F.softplus, kwargs=("beta", "threshold"), tol=LAST_BIT),
+    "nn.functional.logsigmoid": Adapter(F.logsigmoid, tol=LAST_BIT),
+}
+MORE_OPINFOS = {op.name: op for op in op_db if op.name in MORE_ADAPTERS and not op.variant_test_name}
+assert set(MORE_OPINFOS) == set(MORE_ADAPTERS), f"not in op_db: {set(MORE_ADAPTERS) - set(MORE_OPINFOS)}"
+MORE_OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in MORE_OPINFOS.items()
+                     for dtype in (torch.float32, torch.float64, torch.int64, torch.uint8)
+                     if dtype in op.supported_dtypes("cpu")]
+
+
+@pytest.mark.parametrize("name, dtype", MORE_OPINFO_CASES)
+def test_more_opinfo_samples(name, dtype):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ran, skipped, reasons = run_opinfo_samples(name, MORE_OPINFOS[name], MORE_ADAPTERS[name], dtype,
+                                                   compare=compare_call)
+    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+
+
+EDGES = "lib.tensor([-3.0, 3.0, -0.5, 0.5, 0.0, -1e-30, float('nan'), float('inf'), float('-inf'), 2.9999])"
+MORE_EXACT_PROGRAMS = [
+    f"lib.nn.functional.hardsigmoid({EDGES})", f"lib.nn.functional.hardswish({EDGES})",
+    f"lib.nn.functional.hardsigmoid({X}.t(), inplace=True)", f"lib.nn.functional.hardswish({X}.double(), True)",
+    "lib.nn.functional.hardswish(lib.tensor([1, 2]))", "lib.nn.functional.hardsigmoid(lib.tensor([True]))",
+    f"lib.nn.functional.softshrink({EDGES})", f"lib.nn.functional.softshrink({X}, 1.5)",
+    f"lib.nn.functional.softshrink({X}, -0.5)", "lib.nn.functional.softshrink(lib.tensor([1, 2]))",
+    f"lib.nn.functional.softshrink({X}.double(), float('nan'))", f"lib.nn.functional.softshrink({X}.half(), 1e5)",
+    "lib.nn.functional.softshrink(lib.tensor([1, 2]), -1.0)",
+    f"lib.nn.functional.hardshrink({EDGES})", f"lib.nn.functional.hardshrink({X}.t(), 0.1)",
+    f"{X}.hardshrink(1.5)", "lib.hardshrink(lib.tensor([1, 2]))",
+    f"lib.nn.functional.threshold({EDGES}, 0.5, -7.0)", f"lib.nn.functional.threshold({X}, 0.0, 9.5, True)",
+    "lib.nn.functional.threshold(lib.tensor([1, 5, -2]), 1, 7.9)", "lib.threshold(lib.tensor([True]), 0, 1)",
+    f"lib.threshold_({X}.t(), 1.0, 2.0)",
+    f"lib.nn.functional.prelu({X}, lib.tensor([0.25]))", f"lib.nn.functional.prelu({X}, lib.tensor([0.1, 0.2]))",
+    f"lib.nn.functional.prelu({X}.t(), lib.tensor([0.1, 0.2, 0.3]))",
+    f"lib.nn.functional.prelu({X}, lib.tensor([0.1, 0.2, 0.3]))",
+    f"lib.nn.functional.prelu({X}, lib.tensor([[0.1, 0.2]]))",
+    f"lib.nn.functional.prelu({X}, lib.tensor([0.1], dtype=lib.float64))",
+    "lib.nn.functional.prelu(lib.tensor(2.0), lib.tensor([0.1, 0.2]))", f"{X}.prelu(lib.tensor(0.5))",
+    f"lib.nn.PReLU()({X})", f"lib.nn.PReLU(2, init=0.5)({X})",
+    f"lib.nn.functional.glu({X}.t())", f"lib.nn.functional.glu({X}, 0)", f"lib.nn.functional.glu({X})",
+    "lib.nn.functional.glu(lib.tensor(1.0))", "lib.nn.functional.glu(lib.tensor([1, 2]))",
+    f"lib.nn.Threshold(0.1, 20)({X})", f"lib.nn.Softshrink(0.3)({X})", f"lib.nn.Hardshrink()({X})",
+    f"lib.nn.Hardswish()({X})", f"lib.nn.Hardsigmoid(inplace=True)({X})",
+]
+MORE_CLOSE_PROGRAMS = [
+    f"lib.nn.functional.mish({X})", f"lib.nn.functional.mish({EDGES})", f"lib.nn.functional.mish({X}.t(), True)",
+    f"lib.nn.functional.mish({X}.double())", f"lib.nn.functional.mish({X}.requires_grad_())",
+    f"lib.nn.Mish()({X})", f"lib.nn.GLU(0)({X})", f"lib.nn.functional.glu({X}.double(), 0)",
+    f"lib.nn.Softplus(2.0, 5.0)({X})", f"lib.nn.LogSigmoid()({X})",
+]
+
+
+@pytest.mark.parametrize("program", MORE_EXACT_PROGRAMS)
+def test_more_everyday_calls_exact(program):
+    assert _run(internals, program) == _run(torch, program)
+
+
+@pytest.mark.parametrize("program", MORE_CLOSE_PROGRAMS)
+def test_more_everyday_calls_to_the_last_bit(program):
+    test_everyday_calls_to_the_last_bit(program)
+
+
+MORE_GRAD_CASES = {
+    "hardsigmoid": lambda lib, x, t: lib.nn.functional.hardsigmoid(x * 3 - t),
+    "hardswish": lambda lib, x, t: lib.nn.functional.hardswish(x * 3 - t),
+    "hardswish in place": lambda lib, x, t: lib.nn.functional.hardswish(x * t * 2, inplace=True),
+    "mish": lambda lib, x, t: lib.nn.functional.mish(x * t),
+    "mish in place": lambda lib, x, t: lib.nn.functional.mish(x * t, inplace=True),
+    "softshrink": lambda lib, x, t: lib.nn.functional.softshrink(x * t, 0.3),
+    "hardshrink": lambda lib, x, t: lib.nn.functional.hardshrink(x * t, 0.3),
+    "threshold": lambda lib, x, t: lib.nn.functional.threshold(x * t, 0.2, -1.0),
+    "threshold in place": lambda lib, x, t: lib.nn.functional.threshold(x * t, 0.2, -1.0, inplace=True),
+    "prelu": lambda lib, x, t: lib.nn.functional.prelu(x * t, t[0]),
+    "glu": lambda lib, x, t: lib.nn.functional.glu(lib.cat([x, t], 1) * 2, 1),
+    "softplus": lambda lib, x, t: lib.nn.functional.softplus(x * t, 2.0, 1.0),
+}
+
+
+@pytest.mark.parametrize("name", list(MORE_GRAD_CASES))
+def test_more_gradients_and_nodes(name):
+    if name == "hardsigmoid":   # torch gives hardsigmoid_backward no derivative: the second order refuses
+        for lib in (torch, internals):
+            x = lib.tensor([0.5, -4.0], dtype=lib.float64, requires_grad=True)
+            (g,) = lib.autograd.grad(lib.nn.functional.hardsigmoid(x).sum(), x, create_graph=True)
+            with pytest.raises(RuntimeError, match="derivative for aten::hardsigmoid_backward is not implemented"):
+                g.sum().backward()
+        return
+    compare_gradients_and_nodes(MORE_GRAD_CASES[name], first_target=0.3, atol=1e-13, allow_unused=True)
+
+
+def test_prelu_weight_gradient_and_second_order_nodes():
+    """The weight's gradient is summed back to its shape; the second-order node is torch's."""
+    results = []
+    for lib in (torch, internals):
+        x = lib.tensor([[-2.0, 0.5, -0.25], [1.0, -3.0, 0.0]], dtype=lib.float64, requires_grad=True)
+        w = lib.tensor([0.2, 0.4, -0.1], dtype=lib.float64, requires_grad=True)
+        gx, gw = lib.autograd.grad((lib.nn.functional.prelu(x, w) ** 2).sum(), (x, w), create_graph=True)
+        ggx, ggw = lib.autograd.grad((gx * gx).sum() + gw.sum(), (x, w))
+        results.append([gx.grad_fn.name(), *(t.detach().tolist() for t in (gx, gw, ggx, ggw))])
+    assert results[0] == results[1]
+
+
+def test_more_module_reprs_and_state():
+    for make in (lambda nn: nn.Softplus(), lambda nn: nn.Softplus(2, 5), lambda nn: nn.Mish(), lambda nn: nn.Mish(True),
+                 lambda nn: nn.Hardswish(True), lambda nn: nn.Hardsigmoid(), lambda nn: nn.Softshrink(0.3),
+                 lambda nn: nn.Hardshrink(), lambda nn: nn.Threshold(0.1, 20, True), lambda nn: nn.PReLU(3),
+                 lambda nn: nn.GLU(), lambda nn: nn.GLU(1), lambda nn: nn.Dropout1d(0.2), lambda nn: nn.Dropout2d(),
+                 lambda nn: nn.Dropout3d(0.1, True)):
+        assert repr(make(internals.nn)) == repr(make(torch.nn))
+    theirs, ours = torch.nn.PReLU(4, init=0.1), internals.nn.PReLU(4, init=0.1)
+    assert list(ours.state_dict()) == list(theirs.state_dict()) == ["weight"]
+    assert ours.weight.tolist() == theirs.weight.tolist()
+    assert not isinstance(internals.nn.Dropout2d(), internals.nn.Dropout)    # siblings, as in torch
+
+
+DROPOUT_SHAPES = {"dropout1d": [(3, 8, 5), (8, 5)], "dropout2d": [(3, 8, 4, 4), (8, 4, 4), (8, 4)],
+                  "dropout3d": [(3, 8, 2, 2, 2), (8, 2, 2, 2), (8, 2, 3)]}
+
+
+@pytest.mark.parametrize("name, shape", [(n, s) for n, shapes in DROPOUT_SHAPES.items() for s in shapes])
+def test_channel_dropout_draws_torchs_masks(name, shape):
+    """The same seed zeroes the same channels (a mask of one draw per channel), with torch's
+    scaling, warnings, node names and gradients."""
+    results = []
+    for lib in (torch, internals):
+        x = lib.arange(float(math.prod(shape))).reshape(shape).requires_grad_()
+        lib.manual_seed(7)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            y = getattr(lib.nn.functional, name)(x, 0.4)
+        y.sum().backward()
+        results.append((y.tolist(), type(y.grad_fn).__name__, x.grad.tolist(), [str(w.message) for w in caught]))
+    assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("program", [
+    "lib.nn.functional.dropout1d(lib.ones(2, 3, 4), 1.5)", "lib.nn.functional.dropout1d(lib.ones(2, 3, 4, 5))",
+    "lib.nn.functional.dropout2d(lib.ones(2, 3, 4), 0.0)",
+    "lib.nn.functional.dropout1d(lib.ones(2, 3), training=False)",
+    "lib.nn.functional.dropout2d(lib.ones(2, 3, 4, 4), 1.0)", "lib.nn.Dropout1d(-0.1)",
+    "lib.nn.functional.dropout3d(lib.ones(1, 2, 1, 1, 1), 0.5, inplace=True)",
+])
+def test_channel_dropout_everyday_calls(program):
+    seeded = f"[lib.manual_seed(0), {program}][1]"
+    assert _run(internals, seeded) == _run(torch, seeded)
+
+
+def test_a_network_with_the_new_activations_trains_as_torchs():
+    """An MLP through each new activation (PReLU's weight learned), three SGD steps from torch's weights."""
+    def build(nn):
+        return nn.Sequential(nn.Linear(4, 6), nn.Hardswish(), nn.Linear(6, 6), nn.PReLU(), nn.Linear(6, 8),
+                             nn.GLU(), nn.Linear(4, 6), nn.Mish(), nn.Linear(6, 6), nn.Softshrink(0.1),
+                             nn.Linear(6, 6), nn.Hardsigmoid(), nn.Linear(6, 6), nn.Threshold(0.05, 0.0),
+                             nn.Linear(6, 6), nn.Softplus(), nn.Linear(6, 3), nn.Hardshrink(0.01))
     torch.manual_seed(0)
     theirs = build(torch.nn)
     ours = build(internals.nn)

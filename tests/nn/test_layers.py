@@ -398,3 +398,33 @@ def test_cnn_trains_like_torch_from_the_same_seed():
     assert list(state_i) == list(state_t)
     for k in state_t:
         assert_same(state_i[k], state_t[k], rtol=1e-5, atol=1e-5)
+
+
+def test_unflatten_module_matches_torch():
+    """nn.Unflatten: a view of the input, torch's repr and torch's argument errors."""
+    for lib in (internals, torch):
+        x = lib.arange(24.0).reshape(2, 12)
+        y = lib.nn.Unflatten(1, (3, 4))(x)
+        assert (tuple(y.shape), y.stride(), y.data_ptr() == x.data_ptr()) == ((2, 3, 4), (12, 4, 1), True)
+    for make in (lambda nn: nn.Unflatten(1, (3, 4)), lambda nn: nn.Unflatten(-1, [2, -1])):
+        assert repr(make(internals.nn)) == repr(make(torch.nn))
+    for bad in (lambda nn: nn.Unflatten(1, 6), lambda nn: nn.Unflatten(1, (2, 3.0))):
+        assert_same_error(lambda b=bad: b(internals.nn), lambda b=bad: b(torch.nn))
+
+
+def test_embedding_from_pretrained_matches_torch():
+    """The given tensor becomes the weight (shared storage), frozen unless freeze=False; the
+    options reach the lookup; a tensor that is not 2-d is refused as torch refuses it."""
+    weights = torch.randn(5, 3)
+    for freeze in (True, False):
+        theirs = torch.nn.Embedding.from_pretrained(weights, freeze=freeze, padding_idx=1, max_norm=1.0)
+        ours = internals.nn.Embedding.from_pretrained(internals.from_torch(weights), freeze=freeze, padding_idx=1,
+                                                      max_norm=1.0)
+        assert repr(ours) == repr(theirs)
+        assert ours.weight.requires_grad == theirs.weight.requires_grad == (not freeze)
+        idx = [[0, 1, 4], [4, 2, 1]]
+        assert_same(ours(internals.tensor(idx)), theirs(torch.tensor(idx)), rtol=1e-6, atol=1e-7)
+    shared = internals.randn(4, 2)
+    assert internals.nn.Embedding.from_pretrained(shared).weight.data_ptr() == shared.data_ptr()
+    assert_same_error(lambda: internals.nn.Embedding.from_pretrained(internals.ones(3)),
+                      lambda: torch.nn.Embedding.from_pretrained(torch.ones(3)))

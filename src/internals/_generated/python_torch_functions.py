@@ -88,6 +88,17 @@ def THPVariable__log_softmax_backward_data(*args, **kwargs):
     return _ops['_log_softmax_backward_data'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3))
 
 
+__prelu_kernel_parser = PythonArgParser([
+    '_prelu_kernel(Tensor input, Tensor weight)',
+])
+
+
+def THPVariable__prelu_kernel(*args, **kwargs):
+    _r = __prelu_kernel_parser.parse(args, kwargs)
+    # aten::_prelu_kernel(Tensor self, Tensor weight) -> Tensor
+    return _ops['_prelu_kernel'](_r.tensor(0), _r.tensor(1))
+
+
 __softmax_parser = PythonArgParser([
     '_softmax(Tensor input, int64_t dim, bool half_to_float)',
 ])
@@ -1430,6 +1441,21 @@ def THPVariable_constant_pad_nd(*args, **kwargs):
     return _ops['constant_pad_nd'](_r.tensor(0), _r.intlist(1), _r.scalar(2))
 
 
+_conv1d_parser = PythonArgParser([
+    'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[1] stride=1, SymIntArrayRef[1] padding=0, SymIntArrayRef[1] dilation=1, SymInt groups=1)',
+    'conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[1] stride=1, c10::string_view padding="valid", SymIntArrayRef[1] dilation=1, SymInt groups=1)',
+])
+
+
+def THPVariable_conv1d(*args, **kwargs):
+    _r = _conv1d_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::conv1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+        return _ops['conv1d'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6))
+    # aten::conv1d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, str padding="valid", SymInt[1] dilation=1, SymInt groups=1) -> Tensor
+    return _ops['conv1d.padding'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.value(4), _r.intlist(5), _r.to_int64(6))
+
+
 _conv2d_parser = PythonArgParser([
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, SymIntArrayRef[2] padding=0, SymIntArrayRef[2] dilation=1, SymInt groups=1)',
     'conv2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, c10::string_view padding="valid", SymIntArrayRef[2] dilation=1, SymInt groups=1)',
@@ -1525,6 +1551,17 @@ def THPVariable_cosh_(*args, **kwargs):
     _r = _cosh__parser.parse(args, kwargs)
     # aten::cosh_(Tensor(a!) self) -> Tensor(a!)
     return _ops['cosh_'](_r.tensor(0))
+
+
+_cosine_similarity_parser = PythonArgParser([
+    'cosine_similarity(Tensor x1, Tensor x2, int64_t dim=1, double eps=1e-08)',
+])
+
+
+def THPVariable_cosine_similarity(*args, **kwargs):
+    _r = _cosine_similarity_parser.parse(args, kwargs)
+    # aten::cosine_similarity(Tensor x1, Tensor x2, int dim=1, float eps=1e-08) -> Tensor
+    return _ops['cosine_similarity'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_double(3))
 
 
 _count_nonzero_parser = PythonArgParser([
@@ -2061,6 +2098,28 @@ def THPVariable_eye(*args, **kwargs):
     return _factory_out(_r.to_bool(7), (_r.scalartype(3), _r.value(4), _r.device(5)), 'eye.m_out', _r.to_int64(0), _r.to_int64(1), out=_r.tensor(2))
 
 
+_feature_dropout_parser = PythonArgParser([
+    'feature_dropout(Tensor input, double p, bool train)',
+])
+
+
+def THPVariable_feature_dropout(*args, **kwargs):
+    _r = _feature_dropout_parser.parse(args, kwargs)
+    # aten::feature_dropout(Tensor input, float p, bool train) -> Tensor
+    return _ops['feature_dropout'](_r.tensor(0), _r.to_double(1), _r.to_bool(2))
+
+
+_feature_dropout__parser = PythonArgParser([
+    'feature_dropout_(Tensor input, double p, bool train)',
+])
+
+
+def THPVariable_feature_dropout_(*args, **kwargs):
+    _r = _feature_dropout__parser.parse(args, kwargs)
+    # aten::feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
+    return _ops['feature_dropout_'](_r.tensor(0), _r.to_double(1), _r.to_bool(2))
+
+
 _fill__parser = PythonArgParser([
     'fill_(Tensor input, Tensor value)',
     'fill_(Tensor input, Scalar value)',
@@ -2383,6 +2442,17 @@ def THPVariable_ger(*args, **kwargs):
     return _ops['ger'](_r.tensor(0), _r.tensor(1))
 
 
+_group_norm_parser = PythonArgParser([
+    'group_norm(Tensor input, int64_t num_groups, Tensor? weight=None, Tensor? bias=None, double eps=1e-05, bool cudnn_enabled=True)',
+])
+
+
+def THPVariable_group_norm(*args, **kwargs):
+    _r = _group_norm_parser.parse(args, kwargs)
+    # aten::group_norm(Tensor input, int num_groups, Tensor? weight=None, Tensor? bias=None, float eps=1e-05, bool cudnn_enabled=True) -> Tensor
+    return _ops['group_norm'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), _r.to_double(4), _r.to_bool(5))
+
+
 _gt_parser = PythonArgParser([
     'gt(Tensor input, Tensor other, *, Tensor out=None)',
     'gt(Tensor input, Scalar other, *, Tensor out=None)',
@@ -2402,6 +2472,17 @@ def THPVariable_gt(*args, **kwargs):
         return _ops['gt.Scalar'](_r.tensor(0), _r.scalar(1))
     # aten::gt.Scalar_out(Tensor self, Scalar other, *, Tensor(a!) out) -> Tensor(a!)
     return _ops['gt.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
+
+
+_hardshrink_parser = PythonArgParser([
+    'hardshrink(Tensor input, Scalar lambd=0.5)',
+])
+
+
+def THPVariable_hardshrink(*args, **kwargs):
+    _r = _hardshrink_parser.parse(args, kwargs)
+    # aten::hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+    return _ops['hardshrink'](_r.tensor(0), _r.scalar(1))
 
 
 _heaviside_parser = PythonArgParser([
@@ -2658,6 +2739,19 @@ def THPVariable_isreal(*args, **kwargs):
     _r = _isreal_parser.parse(args, kwargs)
     # aten::isreal(Tensor self) -> Tensor
     return _ops['isreal'](_r.tensor(0))
+
+
+_kl_div_parser = PythonArgParser([
+    'kl_div(Tensor input, Tensor target, int64_t reduction=at::Reduction::Mean, *, bool log_target=False)',
+])
+
+
+def THPVariable_kl_div(*args, **kwargs):
+    _r = _kl_div_parser.parse(args, kwargs)
+    # aten::kl_div(Tensor self, Tensor target, int reduction=Mean, *, bool log_target=False) -> Tensor
+    if not kwargs:
+        return _ops['kl_div'](_r.tensor(0), _r.tensor(1), _r.to_int64(2))
+    return _ops['kl_div'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), log_target=_r.to_bool(3))
 
 
 _kron_parser = PythonArgParser([
@@ -3471,6 +3565,17 @@ def THPVariable_native_batch_norm(*args, **kwargs):
     return _ops['native_batch_norm'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3), _r.tensor(4), _r.to_bool(5), _r.to_double(6), _r.to_double(7))
 
 
+_native_group_norm_parser = PythonArgParser([
+    'native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int64_t group, double eps)',
+])
+
+
+def THPVariable_native_group_norm(*args, **kwargs):
+    _r = _native_group_norm_parser.parse(args, kwargs)
+    # aten::native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)
+    return _ops['native_group_norm'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_int64(3), _r.to_int64(4), _r.to_int64(5), _r.to_int64(6), _r.to_double(7))
+
+
 _native_layer_norm_parser = PythonArgParser([
     'native_layer_norm(Tensor input, SymIntArrayRef normalized_shape, Tensor? weight, Tensor? bias, double eps)',
 ])
@@ -3656,6 +3761,17 @@ def THPVariable_outer(*args, **kwargs):
     return _ops['outer'](_r.tensor(0), _r.tensor(1))
 
 
+_pairwise_distance_parser = PythonArgParser([
+    'pairwise_distance(Tensor x1, Tensor x2, double p=2, double eps=1e-06, bool keepdim=False)',
+])
+
+
+def THPVariable_pairwise_distance(*args, **kwargs):
+    _r = _pairwise_distance_parser.parse(args, kwargs)
+    # aten::pairwise_distance(Tensor x1, Tensor x2, float p=2, float eps=1e-06, bool keepdim=False) -> Tensor
+    return _ops['pairwise_distance'](_r.tensor(0), _r.tensor(1), _r.to_double(2), _r.to_double(3), _r.to_bool(4))
+
+
 _permute_parser = PythonArgParser([
     'permute(Tensor input, IntArrayRef dims)',
 ])
@@ -3693,6 +3809,17 @@ def THPVariable_pow(*args, **kwargs):
         return _ops['pow.Tensor_Scalar'](_r.tensor(0), _r.scalar(1))
     # aten::pow.Tensor_Scalar_out(Tensor self, Scalar exponent, *, Tensor(a!) out) -> Tensor(a!)
     return _ops['pow.Tensor_Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
+
+
+_prelu_parser = PythonArgParser([
+    'prelu(Tensor input, Tensor weight)',
+])
+
+
+def THPVariable_prelu(*args, **kwargs):
+    _r = _prelu_parser.parse(args, kwargs)
+    # aten::prelu(Tensor self, Tensor weight) -> Tensor
+    return _ops['prelu'](_r.tensor(0), _r.tensor(1))
 
 
 _prod_parser = PythonArgParser([
@@ -4779,6 +4906,28 @@ def THPVariable_tensordot(*args, **kwargs):
     return _ops['tensordot.out'](_r.tensor(0), _r.tensor(1), _r.intlist(2), _r.intlist(3), out=_r.tensor(4))
 
 
+_threshold_parser = PythonArgParser([
+    'threshold(Tensor input, Scalar threshold, Scalar value)',
+])
+
+
+def THPVariable_threshold(*args, **kwargs):
+    _r = _threshold_parser.parse(args, kwargs)
+    # aten::threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+    return _ops['threshold'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
+
+
+_threshold__parser = PythonArgParser([
+    'threshold_(Tensor input, Scalar threshold, Scalar value)',
+])
+
+
+def THPVariable_threshold_(*args, **kwargs):
+    _r = _threshold__parser.parse(args, kwargs)
+    # aten::threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)
+    return _ops['threshold_'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
+
+
 _tile_parser = PythonArgParser([
     'tile(Tensor input, SymIntArrayRef dims)',
 ])
@@ -5165,6 +5314,7 @@ FUNCTIONS = named({
     '_linalg_det': THPVariable__linalg_det,
     '_log_softmax': THPVariable__log_softmax,
     '_log_softmax_backward_data': THPVariable__log_softmax_backward_data,
+    '_prelu_kernel': THPVariable__prelu_kernel,
     '_softmax': THPVariable__softmax,
     '_softmax_backward_data': THPVariable__softmax_backward_data,
     '_unique2': THPVariable__unique2,
@@ -5260,6 +5410,7 @@ FUNCTIONS = named({
     'conj': THPVariable_conj,
     'conj_physical': THPVariable_conj_physical,
     'constant_pad_nd': THPVariable_constant_pad_nd,
+    'conv1d': THPVariable_conv1d,
     'conv2d': THPVariable_conv2d,
     'convolution': THPVariable_convolution,
     'copysign': THPVariable_copysign,
@@ -5267,6 +5418,7 @@ FUNCTIONS = named({
     'cos_': THPVariable_cos_,
     'cosh': THPVariable_cosh,
     'cosh_': THPVariable_cosh_,
+    'cosine_similarity': THPVariable_cosine_similarity,
     'count_nonzero': THPVariable_count_nonzero,
     'cross': THPVariable_cross,
     'cummax': THPVariable_cummax,
@@ -5307,6 +5459,8 @@ FUNCTIONS = named({
     'expm1': THPVariable_expm1,
     'expm1_': THPVariable_expm1_,
     'eye': THPVariable_eye,
+    'feature_dropout': THPVariable_feature_dropout,
+    'feature_dropout_': THPVariable_feature_dropout_,
     'fill_': THPVariable_fill_,
     'fix': THPVariable_fix,
     'fix_': THPVariable_fix_,
@@ -5330,7 +5484,9 @@ FUNCTIONS = named({
     'gelu': THPVariable_gelu,
     'gelu_': THPVariable_gelu_,
     'ger': THPVariable_ger,
+    'group_norm': THPVariable_group_norm,
     'gt': THPVariable_gt,
+    'hardshrink': THPVariable_hardshrink,
     'heaviside': THPVariable_heaviside,
     'histc': THPVariable_histc,
     'hsplit': THPVariable_hsplit,
@@ -5352,6 +5508,7 @@ FUNCTIONS = named({
     'isinf': THPVariable_isinf,
     'isnan': THPVariable_isnan,
     'isreal': THPVariable_isreal,
+    'kl_div': THPVariable_kl_div,
     'kron': THPVariable_kron,
     'kthvalue': THPVariable_kthvalue,
     'layer_norm': THPVariable_layer_norm,
@@ -5410,6 +5567,7 @@ FUNCTIONS = named({
     'nansum': THPVariable_nansum,
     'narrow': THPVariable_narrow,
     'native_batch_norm': THPVariable_native_batch_norm,
+    'native_group_norm': THPVariable_native_group_norm,
     'native_layer_norm': THPVariable_native_layer_norm,
     'ne': THPVariable_ne,
     'neg': THPVariable_neg,
@@ -5422,8 +5580,10 @@ FUNCTIONS = named({
     'ones': THPVariable_ones,
     'ones_like': THPVariable_ones_like,
     'outer': THPVariable_outer,
+    'pairwise_distance': THPVariable_pairwise_distance,
     'permute': THPVariable_permute,
     'pow': THPVariable_pow,
+    'prelu': THPVariable_prelu,
     'prod': THPVariable_prod,
     'rad2deg': THPVariable_rad2deg,
     'rad2deg_': THPVariable_rad2deg_,
@@ -5497,6 +5657,8 @@ FUNCTIONS = named({
     'tanh_': THPVariable_tanh_,
     'tensor_split': THPVariable_tensor_split,
     'tensordot': THPVariable_tensordot,
+    'threshold': THPVariable_threshold,
+    'threshold_': THPVariable_threshold_,
     'tile': THPVariable_tile,
     'topk': THPVariable_topk,
     'trace': THPVariable_trace,

@@ -1674,6 +1674,17 @@ def THPVariable_gt(self, *args, **kwargs):
     return _ops['gt.Scalar'](self, _r.scalar(0))
 
 
+_hardshrink_parser = PythonArgParser([
+    'hardshrink(Scalar lambd=0.5)',
+])
+
+
+def THPVariable_hardshrink(self, *args, **kwargs):
+    _r = _hardshrink_parser.parse(args, kwargs)
+    # aten::hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+    return _ops['hardshrink'](self, _r.scalar(0))
+
+
 _heaviside_parser = PythonArgParser([
     'heaviside(Tensor values)',
 ])
@@ -2761,6 +2772,17 @@ def THPVariable_pow_(self, *args, **kwargs):
         return _ops['pow_.Tensor'](self, _r.tensor(0))
     # aten::pow_.Scalar(Tensor(a!) self, Scalar exponent) -> Tensor(a!)
     return _ops['pow_.Scalar'](self, _r.scalar(0))
+
+
+_prelu_parser = PythonArgParser([
+    'prelu(Tensor weight)',
+])
+
+
+def THPVariable_prelu(self, *args, **kwargs):
+    _r = _prelu_parser.parse(args, kwargs)
+    # aten::prelu(Tensor self, Tensor weight) -> Tensor
+    return _ops['prelu'](self, _r.tensor(0))
 
 
 _prod_parser = PythonArgParser([
@@ -3973,6 +3995,7 @@ METHODS = named({
     'ge': THPVariable_ge,
     'ger': THPVariable_ger,
     'gt': THPVariable_gt,
+    'hardshrink': THPVariable_hardshrink,
     'heaviside': THPVariable_heaviside,
     'heaviside_': THPVariable_heaviside_,
     'histc': THPVariable_histc,
@@ -4076,6 +4099,7 @@ METHODS = named({
     'permute': THPVariable_permute,
     'pow': THPVariable_pow,
     'pow_': THPVariable_pow_,
+    'prelu': THPVariable_prelu,
     'prod': THPVariable_prod,
     'rad2deg': THPVariable_rad2deg,
     'rad2deg_': THPVariable_rad2deg_,

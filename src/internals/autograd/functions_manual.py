@@ -1360,3 +1360,177 @@ def elu_double_backward(grad, grad_output, alpha, scale, input_scale, is_result,
 def celu_input_scale(alpha):
     """celu is elu with input_scale 1 / alpha, where torch divides by alpha rounded to float32."""
     return 1.0 / float(np.float32(alpha))
+
+
+# ---- hardswish, mish, prelu and glu: their backward operators and second derivatives
+# (FunctionsManual.cpp's infinitely_differentiable_mish_backward, glu_double_backward and
+# glu_double_backward_grad_output; hardswish's and prelu's formulas in derivatives.yaml)
+__all__ += ["derivative_not_implemented", "hardsigmoid_backward", "hardswish_backward",
+            "hardswish_double_backward", "hardshrink_backward",
+            "softshrink_backward", "mish_backward", "infinitely_differentiable_mish_backward",
+            "prelu_kernel_backward", "prelu_kernel_double_backward", "glu_backward",
+            "glu_double_backward", "glu_double_backward_grad_output"]
+
+
+def derivative_not_implemented(name, grad):
+    """An operator torch gives no derivative entry: its autograd kernel refuses with a
+    RuntimeError (``not_implemented`` is for entries that exist and refuse)."""
+    raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+
+def hardsigmoid_backward(grad, self):
+    return dispatcher.call("hardsigmoid_backward", grad, self)
+
+
+def hardswish_backward(grad, self):
+    return dispatcher.call("hardswish_backward", grad, self)
+
+
+def hardswish_double_backward(grad, grad_output, self):
+    """d/dx of grad · (x/3 + 1/2) inside (-3, 3): grad · grad_output / 3 there, 0 elsewhere."""
+    inside = dispatcher.call("logical_and", self > -3.0, self < 3.0)
+    return where(inside, grad * grad_output / 3.0, dispatcher.call("scalar_tensor", 0, dtype=self.dtype,
+                                                                    device=self.device))
+
+
+def hardshrink_backward(grad, self, lambd):
+    return dispatcher.call("hardshrink_backward", grad, self, lambd)
+
+
+def softshrink_backward(grad, self, lambd):
+    return dispatcher.call("softshrink_backward", grad, self, lambd)
+
+
+def mish_backward(grad, self):
+    return dispatcher.call("mish_backward", grad, self)
+
+
+def infinitely_differentiable_mish_backward(grad_output, input):
+    """mish's gradient with differentiable operators, for a backward that records a graph."""
+    sigmoid = input.sigmoid()
+    tanh_softplus = input.exp().log1p().tanh()
+    return grad_output * (tanh_softplus + input * sigmoid * (1 - tanh_softplus * tanh_softplus))
+
+
+def prelu_kernel_backward(grad, self, weight):
+    return dispatcher.call("_prelu_kernel_backward", grad, self, weight)
+
+
+def prelu_kernel_double_backward(grads, grad_output, self, weight):
+    """The three gradients of (g·[x>0] + w·g·[x≤0], x·g·[x≤0]) from the incoming pair
+    (ggI, ggW), either of which may be missing; ``>= 0`` picks the positive side, as torch's."""
+    ggI, ggW = grads
+    positive = self >= 0
+    zero = dispatcher.call("scalar_tensor", 0, dtype=grad_output.dtype, device=grad_output.device)
+    if ggI is None:
+        g_out = where(positive, zero, ggW * self)
+    else:
+        negative_side = ggI * weight if ggW is None else ggI * weight + ggW * self
+        g_out = where(positive, ggI, negative_side)
+    g_self = zeros_like(self) if ggW is None else where(positive, zero, grad_output * ggW)
+    g_weight = zeros_like(self) if ggI is None else where(positive, zero, grad_output * ggI)
+    return g_out, g_self, g_weight
+
+
+def glu_backward(grad, self, dim):
+    return dispatcher.call("glu_backward", grad, self, dim)
+
+
+def _glu_parts(t, dim, n):
+    return dispatcher.call("narrow", t, dim, 0, n), dispatcher.call("narrow", t, dim, n, n)
+
+
+def glu_double_backward(grad, grad_output, input, dim):
+    """With s = σ(b) and s' = s(1 - s): the input gradient of (s·gO, s'·a·gO) along the
+    incoming (gga, ggb): for a, ggb·gO·s'; for b, ggb·a·gO·s'' + gga·gO·s', where s'' = s'(1 - 2s)."""
+    n = input.shape[dim] // 2
+    a, b = _glu_parts(input, dim, n)
+    gga, ggb = _glu_parts(grad, dim, n)
+    s = b.sigmoid()
+    one_minus_s = 1 - s
+    s1 = s * one_minus_s
+    s2 = s1 * one_minus_s - s * s1
+    grad_a = ggb * grad_output * s1
+    grad_b = ggb * a * grad_output * s2 + gga * grad_output * s1
+    return dispatcher.call("cat", [grad_a, grad_b], dim)
+
+
+def glu_double_backward_grad_output(grad, input, dim):
+    """glu_backward is linear in grad_output: its gradient there is glu_backward of ones,
+    times ``grad``, the two halves summed."""
+    dim = dim + input.dim() if dim < 0 else dim
+    sizes = list(input.shape)
+    sizes[dim] //= 2
+    ones = dispatcher.call("ones", sizes, dtype=input.dtype, device=input.device)
+    both = grad * glu_backward(ones, input, dim)
+    first, second = _glu_parts(both, dim, sizes[dim])
+    return first + second
+
+
+# ---- group norm's gradients (FunctionsManual.cpp's infinitely_differentiable_native_group_norm_backward)
+__all__ += ["native_group_norm_backward", "infinitely_differentiable_native_group_norm_backward"]
+
+
+def native_group_norm_backward(*args):
+    return dispatcher.call("native_group_norm_backward", *args)
+
+
+def infinitely_differentiable_native_group_norm_backward(grads, input, weight, N, C, HxW, group, eps, mask):
+    """The gradients with differentiable operators, the statistics recomputed from the input so a
+    second backward differentiates through them too (the gradients of the mean and rstd outputs,
+    which only a direct ``native_group_norm`` call exposes, are not taken into account)."""
+    dY = grads[0]
+    if dY is None:
+        return None, None, None
+    per_group = C // group * HxW
+    xg = input.reshape(N, group, per_group)
+    mean = xg.mean(-1, keepdim=True)
+    rstd = (xg.var(-1, correction=0, keepdim=True) + eps).rsqrt()
+    xhat = ((xg - mean) * rstd).reshape(N, C, HxW)
+    dy = dY.reshape(N, C, HxW)
+    g = (dy if weight is None else dy * weight.reshape(1, C, 1)).reshape(N, group, per_group)
+    xh = xhat.reshape(N, group, per_group)
+    grad_input = rstd * (g - g.mean(-1, keepdim=True) - xh * (g * xh).mean(-1, keepdim=True)) if mask[0] else None
+    grad_weight = (dy * xhat).sum([0, 2]) if mask[1] and weight is not None else None
+    grad_bias = dy.sum([0, 2]) if mask[2] else None
+    return None if grad_input is None else grad_input.reshape(input.shape), grad_weight, grad_bias
+
+
+# ---- smooth L1 and Huber losses (FunctionsManual.cpp's smooth_l1_loss_double_backward,
+# huber_loss_double_backward, huber_loss_double_backward_grad_output)
+__all__ += ["smooth_l1_loss_backward", "smooth_l1_loss_double_backward", "huber_loss_backward",
+            "huber_loss_double_backward", "huber_loss_double_backward_grad_output"]
+
+
+def smooth_l1_loss_backward(grad, self, target, reduction, beta):
+    return dispatcher.call("smooth_l1_loss_backward", grad, self, target, reduction, beta)
+
+
+def huber_loss_backward(grad, self, target, reduction, delta):
+    return dispatcher.call("huber_loss_backward", grad, self, target, reduction, delta)
+
+
+def _loss_curvature(grad, input, target, reduction, bound, scale):
+    """grad·[|d| < bound]·scale, ÷ numel for 'mean': the second derivative of both losses."""
+    inside = ((input - target).abs() < bound).to(grad.dtype)
+    grad_input = grad * inside if scale == 1 else grad * inside / scale
+    return grad_input / input.numel() if reduction == 1 else grad_input
+
+
+def smooth_l1_loss_double_backward(grad, input, target, reduction, beta):
+    if beta == 0:           # the gradient is a step: zero almost everywhere
+        return dispatcher.call("zeros", list(grad.shape), dtype=grad.dtype, device=grad.device)
+    return _loss_curvature(grad, input, target, reduction, beta, beta)
+
+
+def huber_loss_double_backward(grad, input, target, reduction, delta):
+    return _loss_curvature(grad, input, target, reduction, delta, 1)
+
+
+def huber_loss_double_backward_grad_output(grad, grad_output, input, target, reduction, delta):
+    """huber_loss_backward is linear in grad_output: with a reduction, the one number it scales
+    gets the sum of grad times the gradient at grad_output = 1."""
+    if reduction == 0:
+        return huber_loss_backward(grad, input, target, reduction, delta)
+    ones = dispatcher.call("ones_like", grad_output)
+    return (huber_loss_backward(ones, input, target, reduction, delta) * grad).sum()

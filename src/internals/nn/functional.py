@@ -12,6 +12,7 @@ import math
 import warnings
 
 from .._functional import batch_norm as _batch_norm
+from .._functional import conv1d as _conv1d
 from .._functional import conv2d as _conv2d
 from .._functional import embedding as _embedding
 from .._functional import gelu as _gelu
@@ -292,7 +293,8 @@ def logsigmoid(input):
 
 
 # ---- layers: each calls the operator torch's does, so a dispatch mode logs the same ops
-__all__ += ["conv2d", "max_pool2d", "batch_norm", "layer_norm", "embedding", "sigmoid", "tanh"]
+__all__ += ["conv2d", "max_pool2d", "batch_norm", "layer_norm", "embedding", "sigmoid", "tanh", "conv1d",
+            "group_norm"]
 
 
 def conv2d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
@@ -356,6 +358,20 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
     if training:
         _verify_batch_size(input.shape)
     return _batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, False)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Normalize each sample's channels in ``num_groups`` groups (``aten::group_norm``)."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    _verify_batch_size([input.shape[0] * input.shape[1] // num_groups, num_groups] + list(input.shape[2:]))
+    return dispatcher.call("group_norm", input, num_groups, weight, bias, eps, False)
+
+
+def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``torch.conv1d``: ``convolution`` of a 2-d or 3-d input (a 2-d convolution of height 1 inside);
+    ``padding`` may be "valid" or "same"."""
+    return _conv1d(input, weight, bias, stride, padding, dilation, groups)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
@@ -460,3 +476,185 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
                       "Change the call to include dim=X as an argument.", stacklevel=_stacklevel)
         dim = 0 if input.dim() in (0, 1, 3) else 1
     return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)
+
+
+# ---- more activations (``torch/nn/functional.py``): each calls the aten operator torch's calls
+__all__ += ["hardsigmoid", "hardswish", "mish", "softshrink", "hardshrink", "threshold", "threshold_", "prelu",
+            "glu"]
+
+
+def _activation(name, input, inplace):
+    return dispatcher.call(name + "_" if inplace else name, input)
+
+
+def hardsigmoid(input, inplace=False):
+    """min(max(x + 3, 0), 6) / 6."""
+    return _activation("hardsigmoid", input, inplace)
+
+
+def hardswish(input, inplace=False):
+    """x · hardsigmoid(x)."""
+    return _activation("hardswish", input, inplace)
+
+
+def mish(input, inplace=False):
+    """x · tanh(softplus(x))."""
+    return _activation("mish", input, inplace)
+
+
+def softshrink(input, lambd=0.5):
+    return dispatcher.call("softshrink", input, lambd)
+
+
+def hardshrink(input, lambd=0.5):
+    return dispatcher.call("hardshrink", input, lambd)
+
+
+def threshold(input, threshold, value, inplace=False):
+    """``value`` where x <= ``threshold``, else x."""
+    return dispatcher.call("threshold_" if inplace else "threshold", input, threshold, value)
+
+
+def threshold_(input, threshold, value):
+    return dispatcher.call("threshold_", input, threshold, value)
+
+
+def prelu(input, weight):
+    """x where x > 0, else weight · x, one weight per channel (dim 1) or one for all."""
+    return dispatcher.call("prelu", input, weight)
+
+
+def glu(input, dim=-1):
+    """The first half of ``input`` along ``dim`` times the sigmoid of the second half."""
+    if input.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    return dispatcher.call("glu", input, dim)
+
+
+# ---- channel dropout (``torch/nn/functional.py``): whole channels zeroed, through ``feature_dropout``
+__all__ += ["dropout1d", "dropout2d", "dropout3d"]
+
+
+def _check_p(p):
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def _feature_dropout(input, p, training, inplace):
+    return dispatcher.call("feature_dropout_" if inplace else "feature_dropout", input, p, training)
+
+
+def _unbatched_feature_dropout(input, p, training, inplace, batched):
+    """An unbatched input gets a batch of one for the call, taken off again after."""
+    if not batched:
+        input = input.unsqueeze_(0) if inplace else input.unsqueeze(0)
+    result = _feature_dropout(input, p, training, inplace)
+    if not batched:
+        result = result.squeeze_(0) if inplace else result.squeeze(0)
+    return result
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of an (N, C, L) or (C, L) input with probability ``p``."""
+    _check_p(p)
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"dropout1d: Expected 2D or 3D input, but received a {input.dim()}D input. Note that dropout1d exists "
+            "to provide channel-wise dropout on inputs with 1 spatial dimension, a channel dimension, and an "
+            "optional batch dimension (i.e. 2D or 3D inputs).")
+    return _unbatched_feature_dropout(input, p, training, inplace, input.dim() == 3)
+
+
+def _warn_dims(name, ndim, spatial):
+    warnings.warn(
+        f"{name}: Received a {ndim}-D input to {name}, which is deprecated and will result in an error in a "
+        f"future release. To retain the behavior and silence this warning, please use dropout instead. Note that "
+        f"{name} exists to provide channel-wise dropout on inputs with {spatial} spatial dimensions, a channel "
+        f"dimension, and an optional batch dimension (i.e. {spatial + 1}D or {spatial + 2}D inputs).", stacklevel=3)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of an (N, C, H, W) input; a 3-d input is taken as (N, C, L), as torch does."""
+    _check_p(p)
+    if input.dim() not in (3, 4):
+        _warn_dims("dropout2d", input.dim(), 2)
+    if input.dim() == 3:
+        warnings.warn(
+            "dropout2d: Received a 3D input to dropout2d and assuming that channel-wise 1D dropout behavior is "
+            "desired - input is interpreted as shape (N, C, L), where C is the channel dim. This behavior will "
+            "change in a future release to interpret the input as one without a batch dimension, i.e. shape "
+            "(C, H, W). To maintain the 1D channel-wise dropout behavior, please switch to using dropout1d "
+            "instead.", stacklevel=2)
+    return _feature_dropout(input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of an (N, C, D, H, W) or (C, D, H, W) input."""
+    _check_p(p)
+    if input.dim() not in (4, 5):
+        _warn_dims("dropout3d", input.dim(), 3)
+    return _unbatched_feature_dropout(input, p, training, inplace, input.dim() == 5)
+
+
+# ---- more losses and similarities (``torch/nn/functional.py``)
+__all__ += ["smooth_l1_loss", "huber_loss", "kl_div", "cosine_similarity", "pairwise_distance"]
+
+
+def _broadcast_pair(input, target):
+    """``torch.broadcast_tensors`` of the two."""
+    shape = broadcast_shapes(input.shape, target.shape)
+    return (t if t.shape == shape else t.expand(shape) for t in (input, target))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """Quadratic below ``beta``, linear above (beta 0 is the L1 loss): ``aten::smooth_l1_loss``."""
+    _check_target_size(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    _check_reduction(reduction)
+    input, target = _broadcast_pair(input, target)
+    if beta == 0.0:
+        return _reduce(input.sub(target).abs(), reduction)
+    return dispatcher.call("smooth_l1_loss", input, target, _REDUCTIONS.index(reduction), beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0, weight=None):
+    """Quadratic below ``delta``, delta-scaled linear above: ``aten::huber_loss``; with ``weight``,
+    the unreduced loss times the weight, then reduced."""
+    _check_target_size(input, target)
+    _check_reduction(reduction)
+    input, target = _broadcast_pair(input, target)
+    if weight is None:
+        return dispatcher.call("huber_loss", input, target, _REDUCTIONS.index(reduction), delta)
+    if weight.shape != input.shape:
+        raise ValueError("Weights and input must have the same size.")
+    return _reduce(dispatcher.call("huber_loss", input, target, 0, delta) * weight, reduction)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """Σ target·(log target - input), ``input`` being log-probabilities; 'batchmean' divides the
+    sum by the batch size (the mathematical KL divergence), 'mean' by every element, with torch's warning."""
+    if size_average is not None or reduce is not None:
+        enum = _REDUCTIONS.index(_reduction.legacy_get_string(size_average, reduce))
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        if reduction != "batchmean":
+            _check_reduction(reduction)
+        enum = _REDUCTIONS.index("sum" if reduction == "batchmean" else reduction)
+    reduced = dispatcher.call("kl_div", input, target, enum, log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.shape[0]
+    return reduced
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (``aten::cosine_similarity``)."""
+    return dispatcher.call("cosine_similarity", x1, x2, dim, eps)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """‖x1 - x2 + eps‖_p along the last dim (``aten::pairwise_distance``)."""
+    return dispatcher.call("pairwise_distance", x1, x2, p, eps, keepdim)

@@ -1,4 +1,4 @@
-"""2-d convolution as im2col + matrix product (``aten/src/ATen/native/Convolution.cpp``, and the
+"""1-d and 2-d convolution as im2col + matrix product (``aten/src/ATen/native/Convolution.cpp``, and the
 ``slow_conv2d`` path of ``ConvolutionMM2d.cpp`` with ``Unfold2d.cpp`` / ``im2col.cuh``).
 
 ``im2col`` copies, for every output position, the ``C·kh·kw`` input values its kernel window
@@ -79,8 +79,10 @@ def conv_geometry(input, weight, stride, padding, dilation, groups, bias=None):
         raise RuntimeError(f"Calculated padded input size per channel: ({' x '.join(map(str, padded))}). Kernel "
                            f"size: ({' x '.join(map(str, extent))}). Kernel size can't be greater than actual input "
                            "size")
+    if k == 3:        # checked in 1-d terms; the caller convolves 2-d views (``view1d_as_2d``)
+        return None
     if k != 4:
-        raise NotImplementedError("internals' convolution is 2-d only")
+        raise NotImplementedError("internals' convolution is 1-d or 2-d only")
     N, C, H, W = input.shape
     OC, _, kh, kw = weight.shape
     if input.numel() == 0 and N and C:
@@ -157,12 +159,29 @@ def col2im(cols, g):
     return image
 
 
+def _view4d(t):
+    """(N, C, L) as (N, C, 1, L): a 1-d convolution is a 2-d one over a height of 1."""
+    return call("unsqueeze", t, 2)
+
+
+def _params_as_2d(stride, padding, dilation):
+    """The 2-d parameters of a 1-d convolution: stride and dilation 1, padding 0 along the height."""
+    return ([1, *_expand("stride", stride, 1)], [0, *_expand("padding", padding, 1)],
+            [1, *_expand("dilation", dilation, 1)])
+
+
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    """``convolution`` for 2-d, non-transposed convolutions: im2col, then one batched matrix product."""
+    """``convolution`` for 1-d and 2-d, non-transposed convolutions: im2col, then one batched matrix
+    product. A 1-d input is made contiguous and convolved as a 2-d one of height 1, then viewed
+    back (``_convolution``'s ``view1d_as_2d``, ``view4d``, ``view3d``)."""
     if transposed:
         raise NotImplementedError("internals' convolution has no transposed convolution")
     _check_types(input, weight, bias)
     g = conv_geometry(input, weight, stride, padding, dilation, groups, bias)
+    if g is None:
+        out = convolution(_view4d(contiguous(input)), _view4d(weight), bias, *_params_as_2d(stride, padding, dilation),
+                          False, [0, 0], groups)
+        return call("squeeze.dim", out, 2)
     if g.C == 0:      # torch's empty backend multiplies the empty input by the weight: no channels out
         return _zeros([g.N, 0, g.OH, g.OW], input)
     compute = st.opmath_type(input.dtype)      # 16-bit floats multiply in float32, as torch's CPU loops do
@@ -180,6 +199,10 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     if transposed:
         raise NotImplementedError("internals' convolution has no transposed convolution")
     g = conv_geometry(input, weight, stride, padding, dilation, groups)
+    if g is None:
+        grads = convolution_backward(_view4d(grad_output), _view4d(contiguous(input)), _view4d(weight), bias_sizes,
+                                     *_params_as_2d(stride, padding, dilation), False, [0, 0], groups, output_mask)
+        return tuple(t if t is None or i == 2 else call("squeeze.dim", t, 2) for i, t in enumerate(grads))
     if input.numel() == 0:       # an empty batch, or no channels: zeros (the products would be empty)
         return (_zeros(input.shape, input) if output_mask[0] else None,
                 _zeros(weight.shape, weight) if output_mask[1] else None,
@@ -207,18 +230,44 @@ def _zeros(sizes, like):
     return call("zeros", list(sizes), dtype=like.dtype, device=like.device)
 
 
-def _batchify(input):
-    """``batchify``: an unbatched (C, H, W) input gets a batch of one."""
-    if input.dim() not in (3, 4):
-        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
-                           f"{list(input.shape)}")
-    return input if input.dim() == 4 else call("unsqueeze", input, 0)
+def _batchify(input, spatial=2):
+    """``batchify``: an unbatched (C, *spatial) input gets a batch of one."""
+    dims = spatial + 2
+    if input.dim() not in (dims - 1, dims):
+        raise RuntimeError(f"Expected {dims - 1}D (unbatched) or {dims}D (batched) input to conv{spatial}d, but got "
+                           f"input of size: {list(input.shape)}")
+    return input if input.dim() == dims else call("unsqueeze", input, 0)
 
 
 def conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     """``conv2d``, CompositeImplicitAutograd."""
     out = call("convolution", _batchify(input), weight, bias, stride, padding, dilation, False, [0, 0], groups)
     return out if input.dim() == 4 else call("squeeze.dim", out, 0)
+
+
+def conv1d(input, weight, bias=None, stride=(1,), padding=(0,), dilation=(1,), groups=1):
+    """``conv1d``, CompositeImplicitAutograd: ``convolution`` of an (N, C, L) input."""
+    out = call("convolution", _batchify(input, 1), weight, bias, stride, padding, dilation, False, [0], groups)
+    return out if input.dim() == 3 else call("squeeze.dim", out, 0)
+
+
+def conv1d_padding(input, weight, bias=None, stride=(1,), padding="valid", dilation=(1,), groups=1):
+    """``conv1d.padding``: "valid" or "same", as :func:`conv2d_padding` over a height of 1."""
+    if padding == "valid":
+        return conv1d(input, weight, bias, stride, (0,), dilation, groups)
+    if padding != "same":
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    batched = _batchify(input, 1)
+    if any(s != 1 for s in _expand("stride", stride, 1)):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    (d,) = _expand("dilation", dilation, 1)
+    total = max(d * (weight.shape[-1] - 1), 0) if weight.dim() == 3 else 0
+    if total % 2:
+        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
+                      "copy of the input be created", UserWarning, stacklevel=2)
+        batched = call("constant_pad_nd", batched, [0, 1], 0)
+    out = call("convolution", batched, weight, bias, stride, [total // 2], dilation, False, [0], groups)
+    return out if input.dim() == 3 else call("squeeze.dim", out, 0)
 
 
 def conv2d_padding(input, weight, bias=None, stride=(1, 1), padding="valid", dilation=(1, 1), groups=1):

@@ -15,11 +15,13 @@ from llvmlite import ir
 from numba.extending import intrinsic, overload, register_jitable
 
 from ...c10 import scalar_type as st
+from ...c10.grad_mode import GradMode
 from .. import dispatcher
+from ..dispatcher import call
 from ..tensor_iterator import broadcast_shapes
 from .copy import buffer, contiguous
 from .dispatch_stub import fma_contracted, loops
-from .tensor_factories import empty
+from .tensor_factories import empty, wrap_scalar
 
 # The norms with a kernel of their own (``zdist_calc``, ``odist_calc``, ``tdist_calc``,
 # ``idist_calc``), and any other p (``pdist_calc``).
@@ -213,3 +215,34 @@ def _cdist_backward(grad, x1, x2, p, cdist):
     loops(x1.device, "distance").cdist_backward_loop(buffer(out), buffer(g), buffer(a), buffer(b), buffer(d), count,
                                                      r1, r2, c, kind(p), kind(1), _kind(p))
     return out
+
+
+# ---- cosine_similarity and pairwise_distance (``Distance.cpp``), CompositeImplicitAutograd
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """Σ (x1 / max(‖x1‖, eps)) · (x2 / max(‖x2‖, eps)) along ``dim``: each input divided by its
+    norm first, which keeps the result in [-1, 1]. The norms are clones clamped in place with grad
+    mode off, so the clamp records nothing, as in torch."""
+    common = st.result_type(x1, x2)
+    if not common.is_floating_point:
+        raise RuntimeError(f"expected common dtype to be floating point, yet common dtype is {common.torch_name}")
+    x1, x2 = (call("_to_copy", t, dtype=common) if not t.dtype.is_floating_point and not t.dtype.is_complex else t
+              for t in (x1, x2))
+    shape = list(broadcast_shapes(x1.shape, x2.shape))
+    x1, x2 = (t if list(t.shape) == shape else call("expand", t, shape) for t in (x1, x2))
+    norms = [call("clone", call("linalg_vector_norm", t, 2, [dim], True)) for t in (x1, x2)]
+    enabled = GradMode.is_enabled()
+    GradMode.set_enabled(False)
+    try:
+        for n in norms:
+            call("clamp_min_", n, eps)
+    finally:
+        GradMode.set_enabled(enabled)
+    product = call("mul.Tensor", call("div.Tensor", x1, norms[0]), call("div.Tensor", x2, norms[1]))
+    return call("sum.dim_IntList", product, [dim], False)
+
+
+def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
+    """‖x1 - x2 + eps‖_p along the last dim of the broadcast shape."""
+    last = max(x1.dim(), x2.dim()) - 1
+    shifted = call("add.Tensor", call("sub.Tensor", x1, x2), wrap_scalar(eps))
+    return call("norm.ScalarOpt_dim", shifted, p, [last], keepdim)

@@ -611,7 +611,24 @@ def dropout_(self, p, train):
     return _dropout(self, p, train, "mul_.Tensor")
 
 
-def _dropout(input, p, train, multiply):
+def feature_dropout(input, p, train):
+    """Channel dropout: the mask has one entry per (sample, channel), size 1 in every other dim,
+    so a whole channel is kept or zeroed (``make_feature_noise``); otherwise as ``dropout``."""
+    return _dropout(input, p, train, "mul.Tensor", feature=True)
+
+
+def feature_dropout_(self, p, train):
+    return _dropout(self, p, train, "mul_.Tensor", feature=True)
+
+
+def _feature_noise(input):
+    if input.dim() < 2:
+        raise RuntimeError("Feature dropout requires at least 2 dimensions in the input")
+    sizes = [input.shape[0], input.shape[1]] + [1] * (input.dim() - 2)
+    return dispatcher.call("new_empty", input, sizes, dtype=None, layout=None, device=None, pin_memory=None)
+
+
+def _dropout(input, p, train, multiply, feature=False):
     if not 0 <= p <= 1:
         raise RuntimeError(f"dropout probability has to be between 0 and 1, but got {p}")
     if p == 0 or not train or input.numel() == 0:
@@ -619,7 +636,7 @@ def _dropout(input, p, train, multiply):
     if p == 1:
         zero = dispatcher.call("zeros", (), dtype=input.dtype, device=input.device)
         return dispatcher.call(multiply, input, zero)
-    noise = dispatcher.call("empty_like", input)
+    noise = _feature_noise(input) if feature else dispatcher.call("empty_like", input)
     dispatcher.call("bernoulli_.float", noise, 1 - p)
     dispatcher.call("div_.Tensor", noise, wrap_scalar(1 - p))      # the number wrapped, as the parser does
     return dispatcher.call(multiply, input, noise)

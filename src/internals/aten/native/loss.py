@@ -7,6 +7,9 @@ operators, called below autograd as any kernel's inner calls are, so a dispatch 
 0 none, 1 mean, 2 sum. The class picked for each sample is found with a one-hot mask
 (``target.unsqueeze(-1) == arange(C)``); an ignored target matches no class.
 """
+import numpy as np
+
+from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
 from ..dispatcher import call
 from .copy import to
@@ -143,3 +146,83 @@ def mse_loss_backward(grad_output, self, target, reduction):
     norm = 2.0 / self.numel() if reduction == MEAN else 2.0
     diff = call("sub.Tensor", self, target)
     return call("mul.Tensor", call("mul.Tensor", diff, wrap_scalar(norm)), grad_output)
+
+
+# ---- smooth L1, Huber and KL divergence (``Loss.cpp``; the pointwise loops of
+# ``cpu/BinaryOpsKernel.cpp`` and ``cpu/PointwiseOpsKernel.cpp``, written with operators)
+def _abs_diff(self, target):
+    return call("abs", call("sub.Tensor", self, target))
+
+
+def _half(t):
+    return call("mul.Tensor", t, wrap_scalar(0.5))
+
+
+def smooth_l1_loss(self, target, reduction=MEAN, beta=1.0):
+    """|d| < beta: 0.5·d²/beta, else |d| - 0.5·beta, with d = self - target; then the reduction."""
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    if beta == 0:
+        return _reduce(_abs_diff(self, target), reduction)
+    z = _abs_diff(self, target)
+    quadratic = call("div.Tensor", call("mul.Tensor", _half(z), z), wrap_scalar(beta))
+    linear = call("sub.Tensor", z, wrap_scalar(0.5 * _as_dtype(beta, z)))
+    return _reduce(call("where.self", call("lt.Scalar", z, beta), quadratic, linear), reduction)
+
+
+def _as_dtype(value, t):
+    """A parameter rounded to the tensor's computing dtype first, as the kernels' ``scalar_t beta_val(beta)``."""
+    return float(np.array(value).astype(st.opmath_type(t.dtype).numpy_type))
+
+
+def _clipped_slope(self, target, bound, grad_output, reduction, scale_by_bound):
+    """The derivative of both losses: ±norm·grad (times the bound for Huber) beyond ±bound,
+    norm·d·grad (÷ beta for smooth L1) inside."""
+    norm = 1.0 / self.numel() if reduction == MEAN else 1.0
+    d = call("sub.Tensor", self, target)
+    outer = call("mul.Tensor", wrap_scalar(norm), grad_output)
+    if scale_by_bound:
+        outer = call("mul.Tensor", outer, wrap_scalar(bound))
+        inner = call("mul.Tensor", call("mul.Tensor", wrap_scalar(norm), d), grad_output)
+    else:
+        inner = call("div.Tensor", call("mul.Tensor", call("mul.Tensor", wrap_scalar(norm), d), grad_output),
+                     wrap_scalar(bound))
+    side = call("where.self", call("le.Scalar", d, -bound), call("neg", outer), inner)
+    return call("where.self", call("ge.Scalar", d, bound), outer, side)
+
+
+def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    if beta == 0:        # torch's kernel for beta 0 is l1's gradient: sign(d)·norm·grad
+        norm = 1.0 / self.numel() if reduction == MEAN else 1.0
+        sign = call("sign", call("sub.Tensor", self, target))
+        return call("mul.Tensor", call("mul.Tensor", sign, wrap_scalar(norm)), grad_output)
+    return _clipped_slope(self, target, beta, grad_output, reduction, scale_by_bound=False)
+
+
+def huber_loss(self, target, reduction=MEAN, delta=1.0):
+    """|d| < delta: 0.5·d², else delta·(|d| - 0.5·delta); then the reduction."""
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    z = _abs_diff(self, target)
+    quadratic = call("mul.Tensor", _half(z), z)
+    linear = call("mul.Tensor", wrap_scalar(delta),
+                  call("sub.Tensor", z, wrap_scalar(0.5 * _as_dtype(delta, z))))
+    return _reduce(call("where.self", call("lt.Scalar", z, delta), quadratic, linear), reduction)
+
+
+def huber_loss_backward(grad_output, self, target, reduction, delta):
+    return _clipped_slope(self, target, delta, grad_output, reduction, scale_by_bound=True)
+
+
+def kl_div(self, target, reduction=MEAN, *, log_target=False):
+    """CompositeImplicitAutograd: target·(log target - input) pointwise (``xlogy`` makes 0·log 0 = 0;
+    with ``log_target``, exp(target)·(target - input)), then the reduction."""
+    if self.dtype.is_complex or target.dtype.is_complex:
+        raise RuntimeError("kl_div: Complex inputs not supported.")
+    if not self.dtype.is_floating_point or not target.dtype.is_floating_point:
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        pointwise = call("mul.Tensor", call("exp", target), call("sub.Tensor", target, self))
+    else:
+        pointwise = call("sub.Tensor", call("xlogy.Tensor", target, target), call("mul.Tensor", target, self))
+    return _reduce(pointwise, reduction)

@@ -199,3 +199,64 @@ def batch_norm(input, weight, bias, running_mean, running_var, training, momentu
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_enable=True):
     return call("native_layer_norm", input, normalized_shape, weight, bias, eps)[0]
+
+
+# ---- group normalization (``group_norm.cpp``, ``cpu/group_norm_kernel.cpp``): the channels of
+# each sample split into ``group`` groups, one mean and one rstd per (sample, group).
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
+    """CompositeImplicitAutograd: checks, then the output of ``native_group_norm`` on a contiguous input."""
+    N, C = input.shape[0], input.shape[1]
+    if num_groups <= 0:
+        raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
+    if C % num_groups:
+        raise RuntimeError(f"Expected number of channels in input to be divisible by num_groups, but got input of "
+                           f"shape {list(input.shape)} and num_groups={num_groups}")
+    for name, t in (("weight", weight), ("bias", bias)):
+        if t is not None and (t.dim() != 1 or t.numel() != C):
+            raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
+                               f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
+    HxW = math.prod(input.shape[2:])
+    out = call("native_group_norm", contiguous(input), weight, bias, N, C, HxW, num_groups, eps)
+    return out[0]
+
+
+def _grouped(t, N, C, HxW, group):
+    """(N, C, *) as (N, group, C / group · HxW): each group's elements in one row."""
+    return call("reshape", t, [N, group, C // group * HxW])
+
+
+def native_group_norm(X, gamma, beta, N, C, HxW, group, eps):
+    """(output, mean, rstd), the statistics of shape (N, group) in the input's dtype."""
+    if X.numel() != N * C * HxW:
+        raise RuntimeError("Expected X.numel() == N * C * HxW to be true, but got false.")
+    _check_mixed_dtype(X, gamma, beta)
+    compute = st.opmath_type(X.dtype)
+    x = _grouped(to(contiguous(X), compute), N, C, HxW, group)
+    var, mean = call("var.correction", x, [2], correction=0, keepdim=True), call("mean.dim", x, [2], True)
+    rstd = _inverse_std(var, eps)
+    out = call("reshape", _normalize(x, mean, rstd), [N, C, HxW])
+    out = _affine(out, None if gamma is None else to(gamma, compute), None if beta is None else to(beta, compute),
+                  [1, C, 1])
+    stats = [to(call("reshape", t, [N, group]), X.dtype) for t in (mean, rstd)]
+    return (keep_channels_last(to(call("reshape", out, list(X.shape)), X.dtype), X), *stats)
+
+
+def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    """The closed forms of batch and layer norm, the means taken over each group's elements."""
+    compute = st.opmath_type(input.dtype)
+    go = call("reshape", to(contiguous(grad_out), compute), [N, C, HxW])
+    stats_shape = [N, group, 1]
+    r = call("reshape", to(rstd, compute), stats_shape)
+    xhat_grouped = _normalize(_grouped(to(contiguous(input), compute), N, C, HxW, group),
+                              call("reshape", to(mean, compute), stats_shape), r)
+    xhat = call("reshape", xhat_grouped, [N, C, HxW])
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        g = go if weight is None else _mul(go, call("reshape", to(weight, compute), [1, C, 1]))
+        grouped = _normalized_backward(_grouped(g, N, C, HxW, group), xhat_grouped, r, None, [2], True)
+        grad_input = to(call("reshape", grouped, list(input.shape)), input.dtype)
+    if output_mask[1] and weight is not None:
+        grad_weight = to(_sum_over(_mul(go, xhat), [0, 2]), weight.dtype)
+    if output_mask[2]:
+        grad_bias = to(_sum_over(go, [0, 2]), input.dtype if weight is None else weight.dtype)
+    return grad_input, grad_weight, grad_bias

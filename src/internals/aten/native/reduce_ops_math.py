@@ -182,5 +182,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
 
 
 def norm(x, p=2, dim=None, keepdim=False):
-    """CompositeImplicitAutograd: ``norm.Scalar`` and ``norm.ScalarOpt_dim`` are vector norms."""
+    """``norm.Scalar`` and ``norm.ScalarOpt_dim``: vector norms with an autograd node of their own
+    (NormBackward0/1), as torch's; only C++ callers such as ``pairwise_distance`` reach them, since
+    ``torch.norm`` and ``Tensor.norm`` are Python that calls ``linalg.vector_norm``."""
     return dispatcher.call("linalg_vector_norm", x, 2 if p is None else p, dim, keepdim)

@@ -8,6 +8,8 @@ layouts. The op numbers name the scalar functions in ``scalar_ops``.
 """
 import math
 
+import numpy as np
+
 from ...c10 import scalar_type as st
 from .. import dispatcher
 from ..tensor_iterator import TensorIteratorConfig
@@ -452,8 +454,8 @@ def log_sigmoid_backward(grad_output, self, buffer):
 
 
 # ---- activations of a reader's own training script: hardtanh/relu6, elu/selu/celu (``Activation.cpp``)
-def _call(name, *args):
-    return dispatcher.call(name, *args)
+def _call(name, *args, **kwargs):
+    return dispatcher.call(name, *args, **kwargs)
 
 
 def _mul(t, s):
@@ -551,3 +553,225 @@ def celu(x, alpha=1.0):
 
 def celu_(x, alpha=1.0):
     return _call("elu_", x, alpha, 1.0, _celu_input_scale(alpha))
+
+
+# ---- more activations: hardsigmoid/hardswish, the shrinks, threshold, mish, prelu, glu
+# (``Activation.cpp``, ``cpu/Activation.cpp``, ``GatedLinearUnit.cpp``), each written with the
+# pointwise operators in the order of torch's scalar loop, so the roundings are torch's.
+def _where(cond, a, b):
+    return _call("where.self", cond, a, b)
+
+
+def _zero_like(x):
+    """A 0-dim zero of ``x``'s dtype: ``where`` broadcasts it without promoting."""
+    return _call("scalar_tensor", 0, dtype=x.dtype, device=x.device)
+
+
+def _relu6_of_shifted(x):
+    """min(max(x + 3, 0), 6), the piece hardsigmoid and hardswish share."""
+    return _call("clamp", _call("add.Tensor", x, wrap_scalar(3)), 0, 6)
+
+
+def hardsigmoid(x, *, out=None):
+    """min(max(x + 3, 0), 6) / 6 (``hardsigmoid_kernel``)."""
+    _float_only(x, "hardsigmoid_cpu")
+    result = _call("div.Tensor", _relu6_of_shifted(x), wrap_scalar(6))
+    return result if out is None else _call("copy_", out, result)
+
+
+def hardsigmoid_(x):
+    return hardsigmoid(x, out=x)
+
+
+# torch's kernel multiplies by 1.0f / 6.0f, a float32 constant, whatever the dtype
+_ONE_SIXTH_F32 = float(np.float32(1.0) / np.float32(6.0))
+
+
+def hardsigmoid_backward(grad_output, self):
+    """grad / 6 strictly inside (-3, 3), else 0 (a NaN input gives 0, as the vector loop does)."""
+    _float_only(self, "hardsigmoid_backward")
+    inside = _call("logical_and", _call("gt.Scalar", self, -3), _call("lt.Scalar", self, 3))
+    return _where(inside, _mul(grad_output, _ONE_SIXTH_F32), _zero_like(grad_output))
+
+
+def hardswish(x, *, out=None):
+    """x · min(max(x + 3, 0), 6) / 6 (``hardswish_kernel``)."""
+    _float_only(x, "hardswish_cpu")
+    result = _call("div.Tensor", _call("mul.Tensor", x, _relu6_of_shifted(x)), wrap_scalar(6))
+    return result if out is None else _call("copy_", out, result)
+
+
+def hardswish_(x):
+    return hardswish(x, out=x)
+
+
+def hardswish_backward(grad_output, self):
+    """0 at and below -3, grad · (x / 3 + 1/2) below 3, grad elsewhere, NaN included (torch 2.13's
+    ``hardswish_backward_kernel``; the two ends are where its derivative formula puts them)."""
+    _float_only(self, "hardswish_backward_cpu")
+    ramp = _call("mul.Tensor", grad_output,
+                 _call("add.Tensor", _call("div.Tensor", self, wrap_scalar(3)), wrap_scalar(0.5)))
+    upper = _where(_call("lt.Scalar", self, 3), ramp, grad_output)
+    return _where(_call("le.Scalar", self, -3), _zero_like(grad_output), upper)
+
+
+def _shrink_kept(x, lambd):
+    """Where a shrink keeps its input: x < -lambd or x > lambd (False for NaN)."""
+    return _call("logical_or", _call("lt.Scalar", x, -lambd), _call("gt.Scalar", x, lambd))
+
+
+def hardshrink(x, lambd=0.5, *, out=None):
+    """0 on [-lambd, lambd], x elsewhere (NaN stays NaN) (``hardshrink_kernel``)."""
+    _float_only(x, "hardshrink_cpu")
+    inside = _call("logical_and", _call("ge.Scalar", x, -lambd), _call("le.Scalar", x, lambd))
+    result = _where(inside, _zero_like(x), x)
+    return result if out is None else _call("copy_", out, result)
+
+
+def hardshrink_backward(grad_out, self, lambd):
+    """grad where the input was kept, else 0 (``shrink_backward_kernel``)."""
+    _float_only(self, "shrink_backward_cpu")
+    return _where(_shrink_kept(self, lambd), grad_out, _zero_like(grad_out))
+
+
+# the largest finite value of each floating dtype, which bounds softshrink's lambda
+_FLOAT_MAX = {st.float16: 65504.0, st.bfloat16: (2 - 2.0 ** -7) * 2.0 ** 127,
+              st.float32: float(np.finfo(np.float32).max), st.float64: float(np.finfo(np.float64).max)}
+
+
+def _softshrink_check(x, lambd):
+    """Floating inputs only, and 0 <= lambd <= the dtype's largest value (NaN fails)."""
+    if not x.dtype.is_floating_point:
+        raise _not_implemented("softshrink_check", x)
+    top = _FLOAT_MAX[x.dtype]
+    if not 0 <= lambd <= top:
+        raise RuntimeError(f"lambda must be in range [0, {top:g}] for input dtype {x.dtype.torch_name}, but found "
+                           f"{float(lambd):g}")
+
+
+def softshrink(x, lambd=0.5, *, out=None):
+    """x - lambd above lambd, x + lambd below -lambd, else x · 0 (so NaN stays NaN and a negative
+    input gives -0.0, as torch's scalar loop; its vector loop gives +0.0 there)."""
+    _softshrink_check(x, lambd)
+    shrunk = _where(_call("gt.Scalar", x, lambd), _call("sub.Tensor", x, wrap_scalar(lambd)),
+                    _call("add.Tensor", x, wrap_scalar(lambd)))
+    result = _where(_shrink_kept(x, lambd), shrunk, _mul(x, 0))
+    return result if out is None else _call("copy_", out, result)
+
+
+def softshrink_backward(grad_output, self, lambd):
+    return hardshrink_backward(grad_output, self, lambd)
+
+
+def _threshold(x, bound, value, out):
+    """value where x <= bound, else x (``threshold_kernel``); the value is converted to x's dtype."""
+    if x.dtype is st.bool_:
+        raise _not_implemented("threshold_cpu", x)
+    filler = _call("scalar_tensor", value, dtype=x.dtype, device=x.device)
+    result = _where(_call("le.Scalar", x, bound), filler, x)
+    return result if out is None else _call("copy_", out, result)
+
+
+def threshold(x, threshold, value, *, out=None):
+    return _threshold(x, threshold, value, out)
+
+
+def threshold_(x, threshold, value):
+    return _threshold(x, threshold, value, x)
+
+
+def mish(x, *, out=None):
+    """x · tanh(log1p(exp(x))) (``mish_kernel``)."""
+    _float_only(x, "mish_cpu")
+    result = _call("mul.Tensor", x, _call("tanh", _call("log1p", _call("exp", x))))
+    return result if out is None else _call("copy_", out, result)
+
+
+def mish_(x):
+    return mish(x, out=x)
+
+
+def mish_backward(grad_output, self):
+    """grad · (t + x · σ(x) · (1 - t²)) with t = tanh(softplus(x)) (``mish_backward_kernel``);
+    with these operators it is also the formula torch differentiates again."""
+    sigmoid = _call("sigmoid", self)
+    t = _call("tanh", _call("log1p", _call("exp", self)))
+    slope = _call("rsub.Scalar", _call("mul.Tensor", t, t), 1)
+    inner = _call("add.Tensor", t, _call("mul.Tensor", _call("mul.Tensor", self, sigmoid), slope))
+    return _call("mul.Tensor", grad_output, inner)
+
+
+def prelu(self, weight):
+    """CompositeImplicitAutograd: checks, then ``weight`` reshaped to broadcast along dim 1."""
+    if self.dtype is not weight.dtype:
+        raise RuntimeError(f"prelu: Type promoting not supported. Got {self.dtype.torch_name} and "
+                           f"{weight.dtype.torch_name}")
+    if weight.numel() != 1:
+        if self.dim() == 0:
+            raise RuntimeError("Not allow zero-dim input tensor.")
+        channels = self.shape[1] if self.dim() > 1 else 1
+        if channels != weight.numel():
+            raise RuntimeError(f"Mismatch of parameter numbers and input channel size. Found parameter numbers = "
+                               f"{weight.numel()} and channel size = {channels}.")
+    if weight.dim() > 1:
+        raise RuntimeError(f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.dim()}")
+    if self.dim() != weight.dim():
+        shape = [1] * self.dim()
+        if self.dim() > 1:
+            shape[1] = weight.numel()
+        weight = _call("reshape", weight, shape)
+    return _call("_prelu_kernel", self, weight)
+
+
+def _prelu_kernel(self, weight):
+    """x where x > 0, else weight · x (``prelu_kernel``), written into ``empty_like(self)`` as
+    torch's is, so the result keeps the input's layout (even an empty one's strides)."""
+    _float_only(self, "prelu_cpu")
+    result = _where(_call("gt.Scalar", self, 0), self, _call("mul.Tensor", weight, self))
+    return _call("copy_", _call("empty_like", self), result)
+
+
+def _prelu_kernel_backward(grad_output, self, weight):
+    """(grad or weight · grad, 0 or x · grad), the weight's summed back to its shape."""
+    _float_only(self, "prelu_backward_cpu")
+    positive = _call("gt.Scalar", self, 0)
+    grad_self = _where(positive, grad_output, _call("mul.Tensor", weight, grad_output))
+    grad_weight = _where(positive, _zero_like(self), _call("mul.Tensor", self, grad_output))
+    return grad_self, _sum_to(grad_weight, list(weight.shape))
+
+
+def _sum_to(t, shape):
+    """``sum_to_size``: sum away the leading dims, then keep-dim sums where ``shape`` has a 1."""
+    lead = t.dim() - len(shape)
+    if lead:
+        t = _call("sum.dim_IntList", t, list(range(lead)), False, dtype=None)
+    ones = [d for d, n in enumerate(shape) if n == 1 and t.shape[d] != 1]
+    return _call("sum.dim_IntList", t, ones, True, dtype=None) if ones else t
+
+
+def _glu_halves(self, dim):
+    if self.dim() == 0:
+        raise RuntimeError("glu does not support scalars because halving size must be even")
+    dim = dim + self.dim() if dim < 0 else dim
+    if self.shape[dim] % 2:
+        raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {self.shape[dim]}")
+    n = self.shape[dim] // 2
+    return _call("narrow", self, dim, 0, n), _call("narrow", self, dim, n, n), dim
+
+
+def glu(self, dim=-1):
+    """a · 1 / (1 + exp(-b)) for the two halves a, b along ``dim`` (``glu_kernel``)."""
+    _float_only(self, "glu_cpu")
+    a, b, _ = _glu_halves(self, dim)
+    gate = _call("reciprocal", _call("add.Tensor", _call("exp", _call("neg", b)), wrap_scalar(1)))
+    return _call("mul.Tensor", a, gate)
+
+
+def glu_backward(grad_output, self, dim):
+    """(σ(b) · g, (1 - σ(b)) · σ(b) · a · g), side by side along ``dim`` (``glu_backward_cpu_out``)."""
+    _float_only(self, "glu_backward_cpu")
+    a, b, dim = _glu_halves(self, dim)
+    s = _call("sigmoid", b)
+    second = _call("mul.Tensor", _call("mul.Tensor", _call("mul.Tensor", _call("rsub.Scalar", s, 1), s), a),
+                   grad_output)
+    return _call("cat", [_call("mul.Tensor", s, grad_output), second], dim)

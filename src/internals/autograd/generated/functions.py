@@ -40,6 +40,7 @@ from ..functions_manual import (  # the helpers the formulas call
     cumprod_backward,
     cumsum_backward,
     deg2rad_backward,
+    derivative_not_implemented,
     diagonal_backward,
     div_scalar,
     div_tensor_other_backward,
@@ -52,12 +53,24 @@ from ..functions_manual import (  # the helpers the formulas call
     gather_backward,
     gelu_backward,
     gelu_double_backward,
+    glu_backward,
+    glu_double_backward,
+    glu_double_backward_grad_output,
     grad_mode_is_enabled,
+    hardshrink_backward,
+    hardsigmoid_backward,
+    hardswish_backward,
+    hardswish_double_backward,
     hardtanh_backward,
+    huber_loss_backward,
+    huber_loss_double_backward,
+    huber_loss_double_backward_grad_output,
     index_backward,
     index_fill_value_backward,
     index_select_backward,
     infinitely_differentiable_logit_backward,
+    infinitely_differentiable_mish_backward,
+    infinitely_differentiable_native_group_norm_backward,
     infinitely_differentiable_silu_backward,
     layer_norm_double_backward,
     leaky_relu_backward,
@@ -78,6 +91,7 @@ from ..functions_manual import (  # the helpers the formulas call
     max_pool_double_backward,
     maybe_multiply,
     mean_backward,
+    mish_backward,
     mm_mat1_backward,
     mm_mat2_backward,
     mse_loss_backward,
@@ -86,6 +100,7 @@ from ..functions_manual import (  # the helpers the formulas call
     mul_tensor_backward,
     nansum_backward,
     native_batch_norm_backward,
+    native_group_norm_backward,
     native_layer_norm_backward,
     nll_loss,
     nll_loss2d,
@@ -97,6 +112,8 @@ from ..functions_manual import (  # the helpers the formulas call
     pow_backward_exponent,
     pow_backward_exponent_scalar_base,
     pow_backward_self,
+    prelu_kernel_backward,
+    prelu_kernel_double_backward,
     prod_backward,
     rad2deg_backward,
     reflection_pad1d,
@@ -120,9 +137,12 @@ from ..functions_manual import (  # the helpers the formulas call
     silu_backward,
     slice_backward_wrapper,
     slice_symint,
+    smooth_l1_loss_backward,
+    smooth_l1_loss_double_backward,
     softmax_double_backward,
     softplus_backward,
     softplus_double_backward,
+    softshrink_backward,
     split_backward,
     split_with_sizes_backward,
     stack_tensors_backward,
@@ -148,7 +168,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0']
 
 
 class NegBackward0(Node):
@@ -1084,6 +1104,102 @@ class MseLossBackwardBackward0(Node):
         grad_target = None
         if edges[2] is not None:
             grad_target = -mse_loss_double_backward(grad * grad_output, target, reduction)
+        return grad_grad_output, grad_self, grad_target
+
+
+class SmoothL1LossBackward0(Node):
+    """``smooth_l1_loss(Tensor self, Tensor target, int reduction=Mean, float beta=1.0) -> Tensor``"""
+    __slots__ = ('self_', 'target_', 'reduction_', 'beta_')
+    _tensor_slots = ('self_', 'target_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_target': ('target_', True), '_saved_reduction': ('reduction_', False), '_saved_beta': ('beta_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        reduction = node.reduction_
+        beta = node.beta_
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = smooth_l1_loss_backward(grad, self, target, reduction, beta)
+        grad_target = None
+        if edges[1] is not None:
+            grad_target = smooth_l1_loss_backward(grad, target, self, reduction, beta)
+        return grad_self, grad_target
+
+
+class SmoothL1LossBackwardBackward0(Node):
+    """``smooth_l1_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float beta) -> Tensor``"""
+    __slots__ = ('self_', 'target_', 'reduction_', 'beta_', 'grad_output_')
+    _tensor_slots = ('self_', 'target_', 'grad_output_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_target': ('target_', True), '_saved_reduction': ('reduction_', False), '_saved_beta': ('beta_', False), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        reduction = node.reduction_
+        beta = node.beta_
+        grad_output = node.grad_output_.unpack(node)
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = smooth_l1_loss_backward(grad, self, target, reduction, beta)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta)
+        grad_target = None
+        if edges[2] is not None:
+            grad_target = -smooth_l1_loss_double_backward(grad * grad_output, self, target, reduction, beta)
+        return grad_grad_output, grad_self, grad_target
+
+
+class HuberLossBackward0(Node):
+    """``huber_loss(Tensor self, Tensor target, int reduction=Mean, float delta=1.0) -> Tensor``"""
+    __slots__ = ('self_', 'target_', 'reduction_', 'delta_')
+    _tensor_slots = ('self_', 'target_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_target': ('target_', True), '_saved_reduction': ('reduction_', False), '_saved_delta': ('delta_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        reduction = node.reduction_
+        delta = node.delta_
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = huber_loss_backward(grad, self, target, reduction, delta)
+        grad_target = None
+        if edges[1] is not None:
+            grad_target = huber_loss_backward(grad, target, self, reduction, delta)
+        return grad_self, grad_target
+
+
+class HuberLossBackwardBackward0(Node):
+    """``huber_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction, float delta) -> Tensor``"""
+    __slots__ = ('grad_output_', 'self_', 'target_', 'reduction_', 'delta_')
+    _tensor_slots = ('grad_output_', 'self_', 'target_')
+    _exposed = {'_saved_grad_output': ('grad_output_', True), '_saved_self': ('self_', True), '_saved_target': ('target_', True), '_saved_reduction': ('reduction_', False), '_saved_delta': ('delta_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_output = node.grad_output_.unpack(node)
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        reduction = node.reduction_
+        delta = node.delta_
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = huber_loss_double_backward_grad_output(grad, grad_output, self, target, reduction, delta)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = huber_loss_double_backward(grad * grad_output, self, target, reduction, delta)
+        grad_target = None
+        if edges[2] is not None:
+            grad_target = -huber_loss_double_backward(grad * grad_output, self, target, reduction, delta)
         return grad_grad_output, grad_self, grad_target
 
 
@@ -2933,6 +3049,242 @@ class CeluBackward1(Node):
         return (elu_backward(grad, alpha, 1, celu_input_scale(alpha), True, result),)
 
 
+class HardsigmoidBackward0(Node):
+    """``hardsigmoid(Tensor self) -> Tensor``"""
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        return (hardsigmoid_backward(grad, self),)
+
+
+class HardsigmoidBackwardBackward0(Node):
+    """``hardsigmoid_backward(Tensor grad_output, Tensor self) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = derivative_not_implemented("hardsigmoid_backward", grad)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = derivative_not_implemented("hardsigmoid_backward", grad)
+        return grad_grad_output, grad_self
+
+
+class HardswishBackward0(Node):
+    """``hardswish(Tensor self) -> Tensor``"""
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        return (hardswish_backward(grad, self),)
+
+
+class HardswishBackwardBackward0(Node):
+    """``hardswish_backward(Tensor grad_output, Tensor self) -> Tensor``"""
+    __slots__ = ('self_', 'grad_output_')
+    _tensor_slots = ('self_', 'grad_output_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        grad_output = node.grad_output_.unpack(node)
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = hardswish_backward(grad, self)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = hardswish_double_backward(grad, grad_output, self)
+        return grad_grad_output, grad_self
+
+
+class HardshrinkBackward0(Node):
+    """``hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor``"""
+    __slots__ = ('self_', 'lambd_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_lambd': ('lambd_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        lambd = node.lambd_
+        return (hardshrink_backward(grad, self, lambd),)
+
+
+class HardshrinkBackwardBackward0(Node):
+    """``hardshrink_backward(Tensor grad_out, Tensor self, Scalar lambd) -> Tensor``"""
+    __slots__ = ('self_', 'lambd_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_lambd': ('lambd_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        lambd = node.lambd_
+        grad_grad_out = None
+        if edges[0] is not None:
+            grad_grad_out = hardshrink_backward(grad, self, lambd)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = zeros_like(grad)
+        return grad_grad_out, grad_self
+
+
+class SoftshrinkBackward0(Node):
+    """``softshrink(Tensor self, Scalar lambd=0.5) -> Tensor``"""
+    __slots__ = ('self_', 'lambd_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_lambd': ('lambd_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        lambd = node.lambd_
+        return (softshrink_backward(grad, self, lambd),)
+
+
+class SoftshrinkBackwardBackward0(Node):
+    """``softshrink_backward(Tensor grad_output, Tensor self, Scalar lambd) -> Tensor``"""
+    __slots__ = ('self_', 'lambd_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_lambd': ('lambd_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        lambd = node.lambd_
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = softshrink_backward(grad, self, lambd)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = zeros_like(grad)
+        return grad_grad_output, grad_self
+
+
+class ThresholdBackward0(Node):
+    """``threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor``"""
+    __slots__ = ('self_', 'threshold_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_threshold': ('threshold_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        threshold = node.threshold_
+        return (threshold_backward(grad, self, threshold),)
+
+
+class ThresholdBackward1(Node):
+    """``threshold_(Tensor(a!) self, Scalar threshold, Scalar value) -> Tensor(a!)``"""
+    __slots__ = ('self_', 'threshold_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_threshold': ('threshold_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        threshold = node.threshold_
+        return (threshold_backward(grad, self, threshold),)
+
+
+class MishBackward0(Node):
+    """``mish(Tensor self) -> Tensor``"""
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        return (infinitely_differentiable_mish_backward(grad, self) if grad_mode_is_enabled() else mish_backward(grad, self),)
+
+
+class PreluKernelBackward0(Node):
+    """``_prelu_kernel(Tensor self, Tensor weight) -> Tensor``"""
+    __slots__ = ('self_', 'weight_')
+    _tensor_slots = ('self_', 'weight_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_weight': ('weight_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        weight = node.weight_.unpack(node)
+        grad_self = grad_weight = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None]
+        if any(grad_input_mask):
+            grad_self, grad_weight = prelu_kernel_backward(grad, self, weight)
+        return grad_self, grad_weight
+
+
+class PreluKernelBackwardBackward0(Node):
+    """``_prelu_kernel_backward(Tensor grad_output, Tensor self, Tensor weight) -> (Tensor, Tensor)``"""
+    __slots__ = ('grad_output_', 'self_', 'weight_')
+    _tensor_slots = ('grad_output_', 'self_', 'weight_')
+    _exposed = {'_saved_grad_output': ('grad_output_', True), '_saved_self': ('self_', True), '_saved_weight': ('weight_', True)}
+
+    def apply(node, grads):
+        edges = node._next_edges
+        grad_output = node.grad_output_.unpack(node)
+        self = node.self_.unpack(node)
+        weight = node.weight_.unpack(node)
+        grad_grad_output = grad_self = grad_weight = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
+        if any(grad_input_mask):
+            grad_grad_output, grad_self, grad_weight = prelu_kernel_double_backward(grads, grad_output, self, weight)
+        return grad_grad_output, grad_self, grad_weight
+
+
+class GluBackward0(Node):
+    """``glu(Tensor self, int dim=-1) -> Tensor``"""
+    __slots__ = ('self_', 'dim_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        dim = node.dim_
+        return (glu_backward(grad, self, dim),)
+
+
+class GluBackwardBackward0(Node):
+    """``glu_backward(Tensor grad_output, Tensor self, int dim) -> Tensor``"""
+    __slots__ = ('self_', 'dim_', 'grad_output_')
+    _tensor_slots = ('self_', 'grad_output_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_dim': ('dim_', False), '_saved_grad_output': ('grad_output_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self = node.self_.unpack(node)
+        dim = node.dim_
+        grad_output = node.grad_output_.unpack(node)
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = glu_double_backward_grad_output(grad, self, dim)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = glu_double_backward(grad, grad_output, self, dim)
+        return grad_grad_output, grad_self
+
+
 class SignBackward0(Node):
     """``sign(Tensor self) -> Tensor``"""
     __slots__ = ()
@@ -3372,6 +3724,36 @@ class LogsumexpBackward0(Node):
         keepdim = node.keepdim_
         result = node.result_.unpack(node)
         return (logsumexp_backward(grad, self, result, dim, keepdim),)
+
+
+class NormBackward0(Node):
+    """``norm.Scalar(Tensor self, Scalar p=2) -> Tensor``"""
+    __slots__ = ('self_', 'p_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_p': ('p_', False), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        p = node.p_
+        result = node.result_.unpack(node)
+        return (linalg_vector_norm_backward(grad, self, p, result, None, False),)
+
+
+class NormBackward1(Node):
+    """``norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor``"""
+    __slots__ = ('self_', 'p_', 'dim_', 'keepdim_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_p': ('p_', False), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        p = node.p_
+        dim = node.dim_
+        keepdim = node.keepdim_
+        result = node.result_.unpack(node)
+        return (linalg_vector_norm_backward(grad, self, 2 if p is None else p, result, dim, keepdim),)
 
 
 class LinalgVectorNormBackward0(Node):
@@ -4286,6 +4668,56 @@ class NativeBatchNormBackwardBackward0(Node):
         if edges[3] is not None:
             grad_save_mean = not_implemented("native_batch_norm_backward save_mean", grads)
         return grad_grad_out, grad_input, grad_weight, grad_save_mean, grad_save_invstd
+
+
+class NativeGroupNormBackward0(Node):
+    """``native_group_norm(Tensor input, Tensor? weight, Tensor? bias, SymInt N, SymInt C, SymInt HxW, int group, float eps) -> (Tensor, Tensor, Tensor)``"""
+    __slots__ = ('input_', 'weight_', 'N_', 'C_', 'HxW_', 'group_', 'eps_', 'result1_', 'result2_')
+    _tensor_slots = ('input_', 'weight_', 'result1_', 'result2_')
+    _exposed = {'_saved_input': ('input_', True), '_saved_weight': ('weight_', True), '_saved_N': ('N_', False), '_saved_C': ('C_', False), '_saved_HxW': ('HxW_', False), '_saved_group': ('group_', False), '_saved_eps': ('eps_', False), '_saved_result1': ('result1_', True), '_saved_result2': ('result2_', True)}
+
+    def apply(node, grads):
+        edges = node._next_edges
+        input = node.input_.unpack(node)
+        weight = node.weight_.unpack(node)
+        N = node.N_
+        C = node.C_
+        HxW = node.HxW_
+        group = node.group_
+        eps = node.eps_
+        result1 = node.result1_.unpack(node)
+        result2 = node.result2_.unpack(node)
+        grad_input = grad_weight = grad_bias = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
+        if any(grad_input_mask):
+            grad_input, grad_weight, grad_bias = infinitely_differentiable_native_group_norm_backward(grads, input, weight, N, C, HxW, group, eps, grad_input_mask) if grad_mode_is_enabled() else native_group_norm_backward(grads[0], input, result1, result2, weight, N, C, HxW, group, grad_input_mask)
+        return grad_input, grad_weight, grad_bias
+
+
+class NativeGroupNormBackwardBackward0(Node):
+    """``native_group_norm_backward(Tensor grad_out, Tensor input, Tensor mean, Tensor rstd, Tensor? weight, SymInt N, SymInt C, SymInt HxW, int group, bool[3] output_mask) -> (Tensor, Tensor, Tensor)``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        edges = node._next_edges
+        grad_grad_out = None
+        if edges[0] is not None:
+            grad_grad_out = derivative_not_implemented("native_group_norm_backward", grads)
+        grad_input = None
+        if edges[1] is not None:
+            grad_input = derivative_not_implemented("native_group_norm_backward", grads)
+        grad_mean = None
+        if edges[2] is not None:
+            grad_mean = derivative_not_implemented("native_group_norm_backward", grads)
+        grad_rstd = None
+        if edges[3] is not None:
+            grad_rstd = derivative_not_implemented("native_group_norm_backward", grads)
+        grad_weight = None
+        if edges[4] is not None:
+            grad_weight = derivative_not_implemented("native_group_norm_backward", grads)
+        return grad_grad_out, grad_input, grad_mean, grad_rstd, grad_weight
 
 
 class NativeLayerNormBackwardBackward0(Node):

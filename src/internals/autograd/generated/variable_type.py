@@ -112,8 +112,18 @@ from .functions import (
     GatherBackward0,
     GeluBackward0,
     GeluBackwardBackward0,
+    GluBackward0,
+    GluBackwardBackward0,
+    HardshrinkBackward0,
+    HardshrinkBackwardBackward0,
+    HardsigmoidBackward0,
+    HardsigmoidBackwardBackward0,
+    HardswishBackward0,
+    HardswishBackwardBackward0,
     HardtanhBackward0,
     HardtanhBackwardBackward0,
+    HuberLossBackward0,
+    HuberLossBackwardBackward0,
     HypotBackward0,
     IndexAddBackward0,
     IndexBackward0,
@@ -163,6 +173,7 @@ from .functions import (
     MinBackward0,
     MinBackward1,
     MinimumBackward0,
+    MishBackward0,
     MmBackward0,
     ModeBackward0,
     MseLossBackward0,
@@ -174,6 +185,8 @@ from .functions import (
     NansumBackward0,
     NativeBatchNormBackward0,
     NativeBatchNormBackwardBackward0,
+    NativeGroupNormBackward0,
+    NativeGroupNormBackwardBackward0,
     NativeLayerNormBackward0,
     NativeLayerNormBackwardBackward0,
     NegBackward0,
@@ -181,6 +194,8 @@ from .functions import (
     NllLoss2DBackwardBackward0,
     NllLossBackward0,
     NllLossBackwardBackward0,
+    NormBackward0,
+    NormBackward1,
     NormalBackward0,
     NormalBackward1,
     NormalBackward2,
@@ -189,6 +204,8 @@ from .functions import (
     PowBackward0,
     PowBackward1,
     PowBackward2,
+    PreluKernelBackward0,
+    PreluKernelBackwardBackward0,
     ProdBackward0,
     ProdBackward1,
     Rad2DegBackward0,
@@ -233,10 +250,14 @@ from .functions import (
     SinhBackward0,
     SliceBackward0,
     SliceBackwardBackward0,
+    SmoothL1LossBackward0,
+    SmoothL1LossBackwardBackward0,
     SoftmaxBackward0,
     SoftmaxBackwardDataBackward0,
     SoftplusBackward0,
     SoftplusBackwardBackward0,
+    SoftshrinkBackward0,
+    SoftshrinkBackwardBackward0,
     SortBackward0,
     SortBackward1,
     SplitBackward0,
@@ -261,6 +282,8 @@ from .functions import (
     TanBackward0,
     TanhBackward0,
     TanhBackwardBackward0,
+    ThresholdBackward0,
+    ThresholdBackward1,
     ThresholdBackwardBackward0,
     ToCopyBackward0,
     TopkBackward0,
@@ -397,6 +420,10 @@ OPS = {
     'nll_loss2d_backward': dispatcher.find('nll_loss2d_backward'),
     'mse_loss': dispatcher.find('mse_loss'),
     'mse_loss_backward': dispatcher.find('mse_loss_backward'),
+    'smooth_l1_loss': dispatcher.find('smooth_l1_loss'),
+    'smooth_l1_loss_backward': dispatcher.find('smooth_l1_loss_backward'),
+    'huber_loss': dispatcher.find('huber_loss'),
+    'huber_loss_backward': dispatcher.find('huber_loss_backward'),
     'binary_cross_entropy': dispatcher.find('binary_cross_entropy'),
     'binary_cross_entropy_backward': dispatcher.find('binary_cross_entropy_backward'),
     'binary_cross_entropy_with_logits': dispatcher.find('binary_cross_entropy_with_logits'),
@@ -618,6 +645,24 @@ OPS = {
     'elu_backward': dispatcher.find('elu_backward'),
     'celu': dispatcher.find('celu'),
     'celu_': dispatcher.find('celu_'),
+    'hardsigmoid': dispatcher.find('hardsigmoid'),
+    'hardsigmoid_': dispatcher.find('hardsigmoid_'),
+    'hardsigmoid_backward': dispatcher.find('hardsigmoid_backward'),
+    'hardswish': dispatcher.find('hardswish'),
+    'hardswish_': dispatcher.find('hardswish_'),
+    'hardswish_backward': dispatcher.find('hardswish_backward'),
+    'hardshrink': dispatcher.find('hardshrink'),
+    'hardshrink_backward': dispatcher.find('hardshrink_backward'),
+    'softshrink': dispatcher.find('softshrink'),
+    'softshrink_backward': dispatcher.find('softshrink_backward'),
+    'threshold': dispatcher.find('threshold'),
+    'threshold_': dispatcher.find('threshold_'),
+    'mish': dispatcher.find('mish'),
+    'mish_': dispatcher.find('mish_'),
+    '_prelu_kernel': dispatcher.find('_prelu_kernel'),
+    '_prelu_kernel_backward': dispatcher.find('_prelu_kernel_backward'),
+    'glu': dispatcher.find('glu'),
+    'glu_backward': dispatcher.find('glu_backward'),
     'sign': dispatcher.find('sign'),
     'sign.out': dispatcher.find('sign.out'),
     'sign_': dispatcher.find('sign_'),
@@ -684,6 +729,8 @@ OPS = {
     'var_mean.correction': dispatcher.find('var_mean.correction'),
     'std_mean.correction': dispatcher.find('std_mean.correction'),
     'logsumexp': dispatcher.find('logsumexp'),
+    'norm.Scalar': dispatcher.find('norm.Scalar'),
+    'norm.ScalarOpt_dim': dispatcher.find('norm.ScalarOpt_dim'),
     'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
     'linalg_inv_ex': dispatcher.find('linalg_inv_ex'),
     'linalg_cross': dispatcher.find('linalg_cross'),
@@ -758,6 +805,8 @@ OPS = {
     'convolution_backward': dispatcher.find('convolution_backward'),
     'max_pool2d_with_indices_backward': dispatcher.find('max_pool2d_with_indices_backward'),
     'native_batch_norm_backward': dispatcher.find('native_batch_norm_backward'),
+    'native_group_norm': dispatcher.find('native_group_norm'),
+    'native_group_norm_backward': dispatcher.find('native_group_norm_backward'),
     'native_layer_norm_backward': dispatcher.find('native_layer_norm_backward'),
     'embedding_dense_backward': dispatcher.find('embedding_dense_backward'),
     '_cdist_backward': dispatcher.find('_cdist_backward'),
@@ -2047,6 +2096,72 @@ def mse_loss_backward(ks, grad_output, self, target, reduction):
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
     with below_ad_inplace_or_view():
         result = OPS['mse_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def smooth_l1_loss(ks, self, target, reduction=1, beta=1.0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
+        grad_fn = SmoothL1LossBackward0()
+        grad_fn._next_edges = collect_next_edges(self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.beta_ = beta
+    with below_ad_inplace_or_view():
+        result = OPS['smooth_l1_loss'].redispatch(after_autograd(ks), self, target, reduction, beta)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def smooth_l1_loss_backward(ks, grad_output, self, target, reduction, beta):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
+        grad_fn = SmoothL1LossBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.beta_ = beta
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['smooth_l1_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction, beta)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def huber_loss(ks, self, target, reduction=1, delta=1.0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
+        grad_fn = HuberLossBackward0()
+        grad_fn._next_edges = collect_next_edges(self, target)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.delta_ = delta
+    with below_ad_inplace_or_view():
+        result = OPS['huber_loss'].redispatch(after_autograd(ks), self, target, reduction, delta)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def huber_loss_backward(ks, grad_output, self, target, reduction, delta):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
+        grad_fn = HuberLossBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self, target)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+        grad_fn.delta_ = delta
+    with below_ad_inplace_or_view():
+        result = OPS['huber_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction, delta)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -4837,6 +4952,256 @@ def celu_(ks, self, alpha=1.0):
     return result
 
 
+def hardsigmoid(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = HardsigmoidBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['hardsigmoid'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardsigmoid_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = HardsigmoidBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['hardsigmoid_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def hardsigmoid_backward(ks, grad_output, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = HardsigmoidBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+    with below_ad_inplace_or_view():
+        result = OPS['hardsigmoid_backward'].redispatch(after_autograd(ks), grad_output, self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardswish(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = HardswishBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['hardswish'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardswish_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = HardswishBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['hardswish_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def hardswish_backward(ks, grad_output, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = HardswishBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['hardswish_backward'].redispatch(after_autograd(ks), grad_output, self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardshrink(ks, self, lambd=0.5):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = HardshrinkBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.lambd_ = lambd
+    with below_ad_inplace_or_view():
+        result = OPS['hardshrink'].redispatch(after_autograd(ks), self, lambd)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def hardshrink_backward(ks, grad_out, self, lambd):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_out._requires_grad or self._requires_grad):
+        grad_fn = HardshrinkBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_out, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.lambd_ = lambd
+    with below_ad_inplace_or_view():
+        result = OPS['hardshrink_backward'].redispatch(after_autograd(ks), grad_out, self, lambd)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def softshrink(ks, self, lambd=0.5):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SoftshrinkBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.lambd_ = lambd
+    with below_ad_inplace_or_view():
+        result = OPS['softshrink'].redispatch(after_autograd(ks), self, lambd)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def softshrink_backward(ks, grad_output, self, lambd):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = SoftshrinkBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.lambd_ = lambd
+    with below_ad_inplace_or_view():
+        result = OPS['softshrink_backward'].redispatch(after_autograd(ks), grad_output, self, lambd)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def threshold(ks, self, threshold, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ThresholdBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.threshold_ = threshold
+    with below_ad_inplace_or_view():
+        result = OPS['threshold'].redispatch(after_autograd(ks), self, threshold, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def threshold_(ks, self, threshold, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = ThresholdBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.threshold_ = threshold
+    with below_autograd():
+        result = OPS['threshold_'].redispatch(after_autograd(ks), self, threshold, value)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def mish(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MishBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['mish'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def mish_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = MishBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+    with below_autograd():
+        result = OPS['mish_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def _prelu_kernel(ks, self, weight):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or weight._requires_grad):
+        grad_fn = PreluKernelBackward0()
+        grad_fn._next_edges = collect_next_edges(self, weight)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_prelu_kernel'].redispatch(after_autograd(ks), self, weight)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _prelu_kernel_backward(ks, grad_output, self, weight):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or weight._requires_grad):
+        grad_fn = PreluKernelBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self, weight)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_prelu_kernel_backward'].redispatch(after_autograd(ks), grad_output, self, weight)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+    return result
+
+
+def glu(ks, self, dim=-1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = GluBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int(dim)
+    with below_ad_inplace_or_view():
+        result = OPS['glu'].redispatch(after_autograd(ks), self, dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def glu_backward(ks, grad_output, self, dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = GluBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+    with below_ad_inplace_or_view():
+        result = OPS['glu_backward'].redispatch(after_autograd(ks), grad_output, self, dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def sign(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -5664,6 +6029,38 @@ def logsumexp(ks, self, dim, keepdim=False):
         grad_fn.keepdim_ = keepdim
     with below_ad_inplace_or_view():
         result = OPS['logsumexp'].redispatch(after_autograd(ks), self, dim, keepdim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def norm_Scalar(ks, self, p=2):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NormBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.p_ = p
+    with below_ad_inplace_or_view():
+        result = OPS['norm.Scalar'].redispatch(after_autograd(ks), self, p)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def norm_ScalarOpt_dim(ks, self, p, dim, keepdim=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NormBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.p_ = p
+        grad_fn.dim_ = as_int_tuple(dim)
+        grad_fn.keepdim_ = keepdim
+    with below_ad_inplace_or_view():
+        result = OPS['norm.ScalarOpt_dim'].redispatch(after_autograd(ks), self, p, dim, keepdim)
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
@@ -6669,6 +7066,39 @@ def native_batch_norm_backward(ks, grad_out, input, weight, running_mean, runnin
     return result
 
 
+def native_group_norm(ks, input, weight, bias, N, C, HxW, group, eps):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
+        grad_fn = NativeGroupNormBackward0()
+        grad_fn._next_edges = collect_next_edges(input, weight, bias)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.N_ = as_int(N)
+        grad_fn.C_ = as_int(C)
+        grad_fn.HxW_ = as_int(HxW)
+        grad_fn.group_ = as_int(group)
+        grad_fn.eps_ = eps
+    with below_ad_inplace_or_view():
+        result = OPS['native_group_norm'].redispatch(after_autograd(ks), input, weight, bias, N, C, HxW, group, eps)
+    if grad_fn is not None:
+        set_history((result[0], result[1], result[2],), grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+        grad_fn.result2_ = SavedVariable(result[2], True)
+    return result
+
+
+def native_group_norm_backward(ks, grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or mean._requires_grad or rstd._requires_grad or (weight is not None and weight._requires_grad)):
+        grad_fn = NativeGroupNormBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_out, input, mean, rstd, weight)
+    with below_ad_inplace_or_view():
+        result = OPS['native_group_norm_backward'].redispatch(after_autograd(ks), grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask)
+    if grad_fn is not None:
+        set_history((result[0], result[1], result[2],), grad_fn)
+    return result
+
+
 def native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or mean._requires_grad or rstd._requires_grad or (weight is not None and weight._requires_grad)):
@@ -6822,6 +7252,10 @@ KERNELS = {
     'nll_loss2d_backward': nll_loss2d_backward,
     'mse_loss': mse_loss,
     'mse_loss_backward': mse_loss_backward,
+    'smooth_l1_loss': smooth_l1_loss,
+    'smooth_l1_loss_backward': smooth_l1_loss_backward,
+    'huber_loss': huber_loss,
+    'huber_loss_backward': huber_loss_backward,
     'binary_cross_entropy': binary_cross_entropy,
     'binary_cross_entropy_backward': binary_cross_entropy_backward,
     'binary_cross_entropy_with_logits': binary_cross_entropy_with_logits,
@@ -7043,6 +7477,24 @@ KERNELS = {
     'elu_backward': elu_backward,
     'celu': celu,
     'celu_': celu_,
+    'hardsigmoid': hardsigmoid,
+    'hardsigmoid_': hardsigmoid_,
+    'hardsigmoid_backward': hardsigmoid_backward,
+    'hardswish': hardswish,
+    'hardswish_': hardswish_,
+    'hardswish_backward': hardswish_backward,
+    'hardshrink': hardshrink,
+    'hardshrink_backward': hardshrink_backward,
+    'softshrink': softshrink,
+    'softshrink_backward': softshrink_backward,
+    'threshold': threshold,
+    'threshold_': threshold_,
+    'mish': mish,
+    'mish_': mish_,
+    '_prelu_kernel': _prelu_kernel,
+    '_prelu_kernel_backward': _prelu_kernel_backward,
+    'glu': glu,
+    'glu_backward': glu_backward,
     'sign': sign,
     'sign.out': sign_out,
     'sign_': sign_,
@@ -7109,6 +7561,8 @@ KERNELS = {
     'var_mean.correction': var_mean_correction,
     'std_mean.correction': std_mean_correction,
     'logsumexp': logsumexp,
+    'norm.Scalar': norm_Scalar,
+    'norm.ScalarOpt_dim': norm_ScalarOpt_dim,
     'linalg_vector_norm': linalg_vector_norm,
     'linalg_inv_ex': linalg_inv_ex,
     'linalg_cross': linalg_cross,
@@ -7183,6 +7637,8 @@ KERNELS = {
     'convolution_backward': convolution_backward,
     'max_pool2d_with_indices_backward': max_pool2d_with_indices_backward,
     'native_batch_norm_backward': native_batch_norm_backward,
+    'native_group_norm': native_group_norm,
+    'native_group_norm_backward': native_group_norm_backward,
     'native_layer_norm_backward': native_layer_norm_backward,
     'embedding_dense_backward': embedding_dense_backward,
     '_cdist_backward': _cdist_backward,

@@ -2,47 +2,71 @@ from .activation import (
                          CELU,
                          ELU,
                          GELU,
+                         GLU,
                          SELU,
                          Dropout,
+                         Dropout1d,
+                         Dropout2d,
+                         Dropout3d,
+                         Hardshrink,
+                         Hardsigmoid,
+                         Hardswish,
                          Hardtanh,
                          Identity,
                          LeakyReLU,
                          LogSigmoid,
                          LogSoftmax,
+                         Mish,
+                         PReLU,
                          ReLU,
                          ReLU6,
                          Sigmoid,
                          SiLU,
                          Softmax,
                          Softmin,
+                         Softplus,
+                         Softshrink,
                          Softsign,
                          Tanh,
                          Tanhshrink,
+                         Threshold,
 )
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
-from .conv import Conv2d
-from .flatten import Flatten
+from .conv import Conv1d, Conv2d
+from .flatten import Flatten, Unflatten
 from .linear import Linear
-from .loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from .loss import (
+                   BCELoss,
+                   BCEWithLogitsLoss,
+                   CosineSimilarity,
+                   CrossEntropyLoss,
+                   HuberLoss,
+                   KLDivLoss,
+                   L1Loss,
+                   MSELoss,
+                   NLLLoss,
+                   PairwiseDistance,
+                   SmoothL1Loss,
+)
 from .module import Module
-from .normalization import LayerNorm
+from .normalization import GroupNorm, LayerNorm
 from .padding import (
-                      CircularPad1d,
-                      CircularPad2d,
-                      CircularPad3d,
-                      ConstantPad1d,
-                      ConstantPad2d,
-                      ConstantPad3d,
-                      ReflectionPad1d,
-                      ReflectionPad2d,
-                      ReflectionPad3d,
-                      ReplicationPad1d,
-                      ReplicationPad2d,
-                      ReplicationPad3d,
-                      ZeroPad1d,
-                      ZeroPad2d,
-                      ZeroPad3d,
+                         CircularPad1d,
+                         CircularPad2d,
+                         CircularPad3d,
+                         ConstantPad1d,
+                         ConstantPad2d,
+                         ConstantPad3d,
+                         ReflectionPad1d,
+                         ReflectionPad2d,
+                         ReflectionPad3d,
+                         ReplicationPad1d,
+                         ReplicationPad2d,
+                         ReplicationPad3d,
+                         ZeroPad1d,
+                         ZeroPad2d,
+                         ZeroPad3d,
 )
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .sparse import Embedding
@@ -56,4 +80,8 @@ __all__ = ["Module", "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgP
            "ReflectionPad1d", "ReflectionPad2d", "ReflectionPad3d", "ReplicationPad1d", "ReplicationPad2d",
            "ReplicationPad3d", "CircularPad1d", "CircularPad2d", "CircularPad3d", "ConstantPad1d", "ConstantPad2d",
            "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
-           "Hardtanh", "ReLU6", "ELU", "SELU", "CELU", "Softsign", "Tanhshrink", "Softmin", "Identity"]
+           "Hardtanh", "ReLU6", "ELU", "SELU", "CELU", "Softsign", "Tanhshrink", "Softmin", "Identity",
+           "Softplus", "Mish", "Hardswish", "Hardsigmoid", "Softshrink", "Hardshrink", "Threshold", "PReLU", "GLU",
+           "Dropout1d", "Dropout2d", "Dropout3d", "Conv1d", "GroupNorm",
+           "SmoothL1Loss", "HuberLoss", "KLDivLoss", "CosineSimilarity", "PairwiseDistance",
+           "Unflatten"]

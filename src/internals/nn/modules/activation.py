@@ -1,6 +1,10 @@
 """Activation modules (``torch/nn/modules/activation.py``): ReLU, GELU, SiLU, Sigmoid, LogSigmoid,
-Tanh, Softmax, LogSoftmax, LeakyReLU; and Dropout (``dropout.py``)."""
+Tanh, Softmax, LogSoftmax, LeakyReLU, the hard and shrinking activations, PReLU, GLU; and the
+dropout modules (``dropout.py``)."""
+from ..._functional import empty
 from .. import functional as F
+from .. import init as nn_init
+from ..parameter import Parameter
 from .module import Module
 
 __all__ = ["ReLU", "LeakyReLU", "GELU", "SiLU", "Sigmoid", "LogSigmoid", "Tanh", "Softmax", "LogSoftmax", "Dropout",
@@ -98,9 +102,8 @@ class LogSoftmax(Softmax):
         return F.log_softmax(input, self.dim, _stacklevel=5)
 
 
-class Dropout(Module):
-    """During training, zero each element with probability ``p`` and scale the rest by 1 / (1 - p);
-    in eval mode (``module.eval()``), the identity."""
+class _DropoutNd(Module):
+    """What every dropout module shares: ``p``, ``inplace`` and their repr."""
 
     def __init__(self, p=0.5, inplace=False):
         super().__init__()
@@ -109,11 +112,16 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input):
-        return F.dropout(input, self.p, self.training, self.inplace)
-
     def extra_repr(self):
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    """During training, zero each element with probability ``p`` and scale the rest by 1 / (1 - p);
+    in eval mode (``module.eval()``), the identity."""
+
+    def forward(self, input):
+        return F.dropout(input, self.p, self.training, self.inplace)
 
 
 # ---- activations of a reader's own training script (``torch/nn/modules/activation.py``, ``linear.py``)
@@ -201,3 +209,133 @@ class Identity(Module):
 
     def forward(self, input):
         return input
+
+
+# ---- more activations (``torch/nn/modules/activation.py``) and channel dropout (``dropout.py``)
+__all__ += ["Softplus", "Mish", "Hardswish", "Hardsigmoid", "Softshrink", "Hardshrink", "Threshold", "PReLU", "GLU",
+            "Dropout1d", "Dropout2d", "Dropout3d"]
+
+
+class Softplus(Module):
+    """log(1 + exp(beta·x)) / beta, linear above ``threshold``."""
+
+    def __init__(self, beta=1.0, threshold=20.0):
+        super().__init__()
+        self.beta, self.threshold = beta, threshold
+
+    def forward(self, input):
+        return F.softplus(input, self.beta, self.threshold)
+
+    def extra_repr(self):
+        return f"beta={self.beta}, threshold={self.threshold}"
+
+
+class _InplaceActivation(Module):
+    """An activation whose only option is ``inplace`` (shown in the repr only when set)."""
+    function = None
+
+    def __init__(self, inplace=False):
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input):
+        return type(self).function(input, self.inplace)
+
+    def extra_repr(self):
+        return "inplace=True" if self.inplace else ""
+
+
+class Mish(_InplaceActivation):
+    function = staticmethod(F.mish)
+
+
+class Hardswish(_InplaceActivation):
+    function = staticmethod(F.hardswish)
+
+    def extra_repr(self):       # torch's Hardswish and Hardsigmoid show no options
+        return ""
+
+
+class Hardsigmoid(Hardswish):
+    function = staticmethod(F.hardsigmoid)
+
+
+class Softshrink(Module):
+    def __init__(self, lambd=0.5):
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input):
+        return F.softshrink(input, self.lambd)
+
+    def extra_repr(self):
+        return str(self.lambd)
+
+
+class Hardshrink(Softshrink):
+    def forward(self, input):
+        return F.hardshrink(input, self.lambd)
+
+
+class Threshold(Module):
+    """``value`` where x <= ``threshold``, else x."""
+
+    def __init__(self, threshold, value, inplace=False):
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input):
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self):
+        return f"threshold={self.threshold}, value={self.value}{_inplace_suffix(self.inplace)}"
+
+
+class PReLU(Module):
+    """A leaky ReLU whose negative slope is learned: one ``weight`` for all channels, or one per
+    channel (``num_parameters``), each starting at ``init``."""
+
+    def __init__(self, num_parameters=1, init=0.25, device=None, dtype=None):
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        nn_init.constant_(self.weight, self.init)
+
+    def forward(self, input):
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self):
+        return f"num_parameters={self.num_parameters}"
+
+
+class GLU(Module):
+    def __init__(self, dim=-1):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input):
+        return F.glu(input, self.dim)
+
+    def extra_repr(self):
+        return f"dim={self.dim}"
+
+
+class Dropout1d(_DropoutNd):
+    """Zero whole channels of (N, C, L) or (C, L) inputs while training."""
+
+    def forward(self, input):
+        return F.dropout1d(input, self.p, self.training, self.inplace)
+
+
+class Dropout2d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout2d(input, self.p, self.training, self.inplace)
+
+
+class Dropout3d(_DropoutNd):
+    def forward(self, input):
+        return F.dropout3d(input, self.p, self.training, self.inplace)

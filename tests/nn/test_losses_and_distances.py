@@ -1,0 +1,148 @@
+"""Differential tests of the regression losses and similarities against torch: ``smooth_l1_loss``
+and ``huber_loss`` (aten operators with their own backward kernels), ``kl_div``,
+``cosine_similarity`` and ``pairwise_distance`` (torch's composites), and their modules.
+
+PyTorch's OpInfo samples (as given and non-contiguous); gradients of both inputs and second
+derivatives with node names; float32 results bit for bit where the operators round as torch's
+loops do; errors and warnings; module reprs.
+"""
+import warnings
+
+import pytest
+import torch
+from helpers import Adapter, assert_same, assert_same_error, compare_call, run_opinfo_samples
+from helpers import run_everyday_call as _run
+from torch.testing._internal.common_methods_invocations import op_db
+
+import internals
+
+F, NNF = internals.nn.functional, torch.nn.functional
+# the reductions sum in another order than torch's vectorised loops; norms take a square root
+SUM_TOL = {torch.float32: (1e-6, 1e-6), torch.float64: (1e-14, 1e-14)}
+ADAPTERS = {
+    "nn.functional.smooth_l1_loss": Adapter(F.smooth_l1_loss, kwargs=("reduction", "beta"), tol=SUM_TOL),
+    "nn.functional.huber_loss": Adapter(F.huber_loss, kwargs=("reduction", "delta"), tol=SUM_TOL),
+    "nn.functional.kl_div": Adapter(F.kl_div, kwargs=("reduction", "log_target"), tol=SUM_TOL),
+    "nn.functional.cosine_similarity": Adapter(F.cosine_similarity, kwargs=("dim", "eps"), tol=SUM_TOL),
+    "nn.functional.pairwise_distance": Adapter(F.pairwise_distance, kwargs=("p", "eps", "keepdim"), tol=SUM_TOL),
+}
+OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
+assert set(OPINFOS) == set(ADAPTERS)
+
+
+@pytest.mark.parametrize("dtype", (torch.float32, torch.float64), ids=str)
+@pytest.mark.parametrize("name", sorted(ADAPTERS))
+def test_opinfo_samples(name, dtype):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare_call)
+    assert ran > 0 and skipped == 0, f"{name}: ran {ran}, skipped {skipped} for {sorted(reasons)}"
+
+
+CASES = {
+    **{f"smooth_l1 {r} beta={b}": (lambda lib, x, t, r=r, b=b: lib.nn.functional.smooth_l1_loss(x, t, reduction=r,
+                                                                                                beta=b))
+       for r in ("none", "mean", "sum") for b in (1.0, 0.3, 0.0)},
+    **{f"huber {r}": (lambda lib, x, t, r=r: lib.nn.functional.huber_loss(x, t, reduction=r, delta=0.7))
+       for r in ("none", "mean", "sum")},
+    "huber weighted": lambda lib, x, t: lib.nn.functional.huber_loss(x, t, delta=0.4, weight=t.detach() + 1),
+    **{f"kl_div {r}": (lambda lib, x, t, r=r: lib.nn.functional.kl_div(x.log_softmax(1), t.softmax(1), reduction=r))
+       for r in ("batchmean", "sum", "mean", "none")},
+    "kl_div log_target": lambda lib, x, t: lib.nn.functional.kl_div(x.log_softmax(1), t.log_softmax(1),
+                                                                    reduction="batchmean", log_target=True),
+    "cosine_similarity": lambda lib, x, t: lib.nn.functional.cosine_similarity(x, t),
+    "cosine_similarity broadcast": lambda lib, x, t: lib.nn.functional.cosine_similarity(x, t[:1], dim=-1),
+    "cosine_similarity tiny": lambda lib, x, t: lib.nn.functional.cosine_similarity(x * 1e-12, t, eps=1e-3),
+    "pairwise_distance": lambda lib, x, t: lib.nn.functional.pairwise_distance(x, t),
+    "pairwise_distance p=1 keepdim": lambda lib, x, t: lib.nn.functional.pairwise_distance(x, t, 1.0, keepdim=True),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_values_gradients_and_second_order(name):
+    """The output, both inputs' gradients, the gradient of their squared sum, and the nodes."""
+    results = []
+    for lib in (torch, internals):
+        gen = torch.Generator().manual_seed(5)
+        x0, t0 = (torch.randn(4, 6, generator=gen, dtype=torch.float64) * 2 for _ in range(2))
+        x, t = ((v if lib is torch else internals.from_torch(v)).requires_grad_() for v in (x0, t0))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            y = CASES[name](lib, x, t)
+        g = lib.ones(y.shape, dtype=lib.float64) * 0.5
+        gx, gt = lib.autograd.grad(y, (x, t), g, create_graph=True)
+        second = lib.autograd.grad((gx * gx).sum() + (gt * gt).sum(), (x, t), allow_unused=True)
+        results.append([y, gx, gt, *second, type(y.grad_fn).__name__, type(gx.grad_fn).__name__])
+    (*values_t, y_node_t, g_node_t), (*values_i, y_node_i, g_node_i) = results
+    assert (y_node_i, g_node_i) == (y_node_t, g_node_t)
+    for o, t in zip(values_i, values_t):
+        assert (o is None) == (t is None)
+        if t is not None:
+            assert_same(o, t, exact_layout=False, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["smooth_l1_loss", "huber_loss"])
+@pytest.mark.parametrize("reduction", ["none", "sum"])
+def test_float32_pointwise_losses_round_as_torchs(name, reduction):
+    """The pointwise steps are torch's loop's, in its order: float32 results and gradients bit for bit."""
+    gen = torch.Generator().manual_seed(6)
+    x, t = (torch.randn(64, 33, generator=gen) * 2 for _ in range(2))
+    x.requires_grad_()
+    xi = internals.from_torch(x.detach()).requires_grad_()
+    kwargs = {"beta": 0.3} if name == "smooth_l1_loss" else {"delta": 0.3}
+    theirs = getattr(NNF, name)(x, t, reduction=reduction, **kwargs)
+    ours = getattr(F, name)(xi, internals.from_torch(t), reduction=reduction, **kwargs)
+    if reduction == "none":
+        assert_same(ours, theirs, rtol=0, atol=0)
+    theirs.sum().backward()
+    ours.sum().backward()
+    assert_same(xi.grad, x.grad, rtol=0, atol=0)
+
+
+X = "lib.tensor([[-2.0, -0.5, 0.0], [0.5, 1.5, 7.0]])"
+Y = "lib.tensor([[1.0, -0.25, 0.0], [0.5, 2.0, 3.0]])"
+PROGRAMS = [
+    f"lib.nn.functional.smooth_l1_loss({X}, {Y}, beta=-1.0)", f"lib.nn.functional.huber_loss({X}, {Y}, delta=0.0)",
+    f"lib.nn.functional.smooth_l1_loss({X}, {Y}[0])", f"lib.nn.functional.huber_loss({X}, {Y}, reduction='avg')",
+    f"lib.nn.functional.smooth_l1_loss({X}, {Y}, size_average=False)",
+    f"lib.nn.functional.huber_loss({X}, {Y}, weight={Y}[0])",
+    f"lib.nn.functional.kl_div({X}, {Y})", f"lib.nn.functional.kl_div({X}, {Y}, reduce=False)",
+    f"lib.nn.functional.kl_div({X}, {Y}, reduction='avg')",
+    f"lib.nn.functional.kl_div({X}.long(), {Y})", f"lib.nn.functional.kl_div({X}[0, 0], {Y}[0, 0], 'batchmean')",
+    f"lib.nn.functional.cosine_similarity({X}.long(), {Y}.long())",
+    f"lib.nn.functional.cosine_similarity({X}.long(), {Y})", f"lib.nn.functional.cosine_similarity({X}, {Y}, 0)",
+    f"lib.nn.functional.pairwise_distance({X}, {Y}[1])", f"lib.nn.functional.pairwise_distance({X}[0], {Y}[0])",
+    f"lib.nn.functional.huber_loss({X}.double(), {Y}.double(), reduction='none')",
+    f"lib.nn.functional.smooth_l1_loss({X}.t(), {Y}.t(), reduction='none', beta=0.5)",
+    "lib.nn.HuberLoss(delta='1')",
+]
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_everyday_calls(program):
+    """Results (values to the last digit, shape, strides, dtype, node), warnings and errors."""
+    ours, theirs = _run(internals, program), _run(torch, program)
+    if ours[0] == "error" or theirs[0] == "error":
+        assert ours == theirs
+        return
+    (meta_i, messages_i), (meta_t, messages_t) = ours, theirs
+    messages_i = [(kind, text.replace("internals.Size", "torch.Size")) for kind, text in messages_i]
+    assert (meta_i[:3], meta_i[4], messages_i) == (meta_t[:3], meta_t[4], messages_t)
+    torch.testing.assert_close([float(v) for v in meta_i[3]], [float(v) for v in meta_t[3]], rtol=1e-6, atol=1e-7,
+                               equal_nan=True)
+
+
+def test_module_reprs_and_forward():
+    x, y = torch.randn(3, 5), torch.randn(3, 5)
+    for make in (lambda nn: nn.SmoothL1Loss(), lambda nn: nn.SmoothL1Loss(reduction="sum", beta=0.5),
+                 lambda nn: nn.HuberLoss(delta=2.0), lambda nn: nn.KLDivLoss(reduction="batchmean"),
+                 lambda nn: nn.KLDivLoss(log_target=True, reduction="sum"), lambda nn: nn.CosineSimilarity(0),
+                 lambda nn: nn.PairwiseDistance(1.0, keepdim=True)):
+        ours, theirs = make(internals.nn), make(torch.nn)
+        assert repr(ours) == repr(theirs)
+        assert_same(ours(internals.from_torch(x), internals.from_torch(y)), theirs(x, y), exact_layout=False,
+                    rtol=1e-6, atol=1e-6)
+
+
+def test_errors_of_the_modules_match_torch():
+    assert_same_error(lambda: internals.nn.HuberLoss(delta=None), lambda: torch.nn.HuberLoss(delta=None))
