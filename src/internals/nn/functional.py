@@ -460,3 +460,14 @@ def softmin(input, dim=None, _stacklevel=3, dtype=None):
                       "Change the call to include dim=X as an argument.", stacklevel=_stacklevel)
         dim = 0 if input.dim() in (0, 1, 3) else 1
     return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)
+
+
+# ---- attention (``scaled_dot_product_attention``, ``multi_head_attention_forward``)
+from ._functional_attention import (  # noqa: E402, F401 -- they call this module's linear and dropout
+                                    _canonical_mask,
+                                    _none_or_dtype,
+                                    multi_head_attention_forward,
+                                    scaled_dot_product_attention,
+)
+
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]
