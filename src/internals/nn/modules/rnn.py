@@ -425,8 +425,8 @@ class LSTMCell(RNNCellBase):
             hx = (self._zeros(input), self._zeros(input))
         elif not is_batched:
             hx = (hx[0].unsqueeze(0), hx[1].unsqueeze(0))
-        self._check(input, hx[0], "[0]")
-        self._check(input, hx[1], "[1]")
+        self._check(input, hx[0], "0")
+        self._check(input, hx[1], "1")
         hy, cy = _lstm_cell(F.linear(input, self.weight_ih, self.bias_ih), tuple(hx), self._params())
         return (hy, cy) if is_batched else (hy.squeeze(0), cy.squeeze(0))
 
