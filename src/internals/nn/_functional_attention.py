@@ -35,11 +35,17 @@ def _safe_softmax(attn, dim):
     return where(fully_masked, zeros_like(out), out)
 
 
+def _cpp_type_name(dtype):
+    """The C++ element type's name, which torch's message prints ("float", "c10::Half")."""
+    name = dtype.torch_name
+    return f"c10::{name}" if name in ("Half", "BFloat16") else name.lower()
+
+
 def _check_sdpa_inputs(query, key, value):
     if not (query.dtype == key.dtype == value.dtype):
         raise RuntimeError("Expected query, key, and value to have the same dtype, but got query.dtype: "
-                           f"{query.dtype.torch_name} key.dtype: {key.dtype.torch_name} and value.dtype: "
-                           f"{value.dtype.torch_name} instead.")
+                           f"{_cpp_type_name(query.dtype)} key.dtype: {_cpp_type_name(key.dtype)} and value.dtype: "
+                           f"{_cpp_type_name(value.dtype)} instead.")
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise RuntimeError("scaled_dot_product_attention: query, key and value must be at least 2-D")
 
