@@ -11,6 +11,7 @@ import copy
 import warnings
 
 from ..._functional import full, triu
+from ...autograd.grad_mode import is_grad_enabled
 from .. import functional as F
 from .activation import Dropout
 from .attention import MultiheadAttention
@@ -133,4 +134,19 @@ class TransformerEncoder(Module):
         output = src
         for layer in self.layers:
             output = layer(output, src_mask=mask, is_causal=is_causal, src_key_padding_mask=src_key_padding_mask)
+        if self._runs_as_nested(src, mask, src_key_padding_mask):
+            output = output.masked_fill(src_key_padding_mask.ne(0).unsqueeze(-1), 0.0)
         return output if self.norm is None else self.norm(output)
+
+    def _runs_as_nested(self, src, mask, padding):
+        """Whether torch would pack this batch into a nested tensor (inference, padding at the
+        ends of the rows, no attention mask). Its padded positions then come back as zeros, not
+        as the values the masked attention computes there, and this module zeroes them too."""
+        if not self.use_nested_tensor or self.layers[0].training or src.dim() != 3:
+            return False
+        if padding is None or mask is not None:
+            return False
+        if is_grad_enabled() and (src.requires_grad or any(p.requires_grad for p in self.layers[0].parameters())):
+            return False
+        keep = padding.eq(0).tolist()
+        return not self.mask_check or all(row == sorted(row, reverse=True) for row in keep)
