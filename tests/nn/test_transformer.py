@@ -1,8 +1,9 @@
-"""Differential tests of ``nn.TransformerEncoderLayer`` and ``nn.TransformerEncoder`` against
-torch: built from one seed (same parameter names and values, deep-copied layers), post-norm and
-pre-norm, relu, gelu and a callable activation, batch_first, causal and padding masks, dropout
-from torch's random stream, eval mode (where torch switches to its fused kernel), gradients of
-every parameter, state dicts both ways, the nested-tensor warning and errors.
+"""Differential tests of the Transformer modules against torch (the encoder layer and stack in
+detail, then ``nn.Transformer`` with its decoder): built from one seed (same parameter names and
+values, deep-copied layers), post-norm and pre-norm, relu, gelu and a callable activation,
+batch_first, causal and padding masks, dropout from torch's random stream, eval mode (where
+torch switches to its fused kernel), gradients of every parameter, state dicts both ways, the
+nested-tensor warning and errors.
 """
 import warnings
 
@@ -118,8 +119,63 @@ def test_state_dict_both_ways():
 
 
 def test_generate_square_subsequent_mask():
-    ours = internals.nn.modules.transformer._generate_square_subsequent_mask(4)
-    assert_same(ours, torch.nn.Transformer.generate_square_subsequent_mask(4))
+    assert_same(internals.nn.Transformer.generate_square_subsequent_mask(4),
+                torch.nn.Transformer.generate_square_subsequent_mask(4))
+    assert_same(internals.nn.Transformer.generate_square_subsequent_mask(3, dtype=internals.float64),
+                torch.nn.Transformer.generate_square_subsequent_mask(3, dtype=torch.float64))
+
+
+def transformer_twins(seed=0, **config):
+    """``nn.Transformer`` (encoder and decoder, Xavier-redrawn matrices) from one seed in each."""
+    built = []
+    for lib in (internals, torch):
+        lib.manual_seed(seed)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            built.append(lib.nn.Transformer(8, 2, 2, 2, 16, dtype=lib.float64, **config))
+    ours, theirs = built
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+    for name, value in theirs.state_dict().items():
+        assert_same(ours.state_dict()[name], value)
+    assert repr(ours) == repr(theirs)
+    return ours, theirs
+
+
+@pytest.mark.parametrize("config", [dict(), dict(batch_first=True, norm_first=True, activation="gelu")],
+                         ids=["post_norm", "pre_norm_gelu"])
+def test_transformer_trains_like_torch(config):
+    """Encoder and decoder with a causal target mask, a memory padding mask and dropout."""
+    ours, theirs = transformer_twins(**config)
+    batch_first = config.get("batch_first", False)
+    src, tgt = randn(3, 6, 8, seed=1), randn(3, 4, 8, seed=2)
+    if not batch_first:
+        src, tgt = src.transpose(0, 1).contiguous(), tgt.transpose(0, 1).contiguous()
+    padding = torch.zeros(3, 6, dtype=torch.bool)
+    padding[1, 4:] = True
+    tgt_mask = torch.nn.Transformer.generate_square_subsequent_mask(4, dtype=torch.float64)
+    ins_t = [src.clone().requires_grad_(), tgt.clone().requires_grad_()]
+    ins_o = [I(src).requires_grad_(), I(tgt).requires_grad_()]
+    torch.manual_seed(4)
+    out_t = theirs(*ins_t, tgt_mask=tgt_mask, memory_key_padding_mask=padding)
+    internals.manual_seed(4)
+    out_o = ours(*ins_o, tgt_mask=I(tgt_mask), memory_key_padding_mask=I(padding))
+    assert_same(out_o.detach(), out_t.detach(), exact_layout=False, **TOL64)
+    g = randn(*out_t.shape, seed=5)
+    out_t.backward(g)
+    out_o.backward(I(g))
+    for a, b in zip(ins_o, ins_t):
+        assert_same(a.grad, b.grad, exact_layout=False, **TOL64)
+    for (name, p_o), (_, p_t) in zip(ours.named_parameters(), theirs.named_parameters()):
+        assert_same(p_o.grad, p_t.grad, **TOL64), name
+
+
+def test_transformer_errors():
+    for bad in (lambda lib, m: m(lib.randn(5, 2, 8, dtype=lib.float64), lib.randn(4, 3, 8, dtype=lib.float64)),
+                lambda lib, m: m(lib.randn(5, 2, 8, dtype=lib.float64), lib.randn(4, 2, 6, dtype=lib.float64))):
+        ours, theirs = transformer_twins()
+        err_o, err_t = assert_same_error(lambda bad=bad, m=ours: bad(internals, m),
+                                         lambda bad=bad, m=theirs: bad(torch, m))
+        assert str(err_o) == str(err_t)
 
 
 @pytest.mark.parametrize("config", [dict(), dict(batch_first=True, norm_first=True),

@@ -48,7 +48,13 @@ from .padding import (
 from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding
-from .transformer import TransformerEncoder, TransformerEncoderLayer
+from .transformer import (
+                          Transformer,
+                          TransformerDecoder,
+                          TransformerDecoderLayer,
+                          TransformerEncoder,
+                          TransformerEncoderLayer,
+)
 
 __all__ = ["Module", "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgPool2d", "BatchNorm1d", "BatchNorm2d",
            "LayerNorm", "Embedding",
@@ -61,4 +67,5 @@ __all__ = ["Module", "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgP
            "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
            "Hardtanh", "ReLU6", "ELU", "SELU", "CELU", "Softsign", "Tanhshrink", "Softmin", "Identity"]
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
-__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder"]
+__all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
+            "TransformerDecoder", "Transformer"]
