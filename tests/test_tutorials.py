@@ -705,10 +705,6 @@ class PositionalEncoding(nn.Module):
         return self.dropout(x)
 
 
-def generate_square_subsequent_mask(sz):
-    return torch.triu(torch.ones(sz, sz) * float('-inf'), diagonal=1)
-
-
 class TransformerModel(nn.Module):
     def __init__(self, ntoken, d_model, nhead, d_hid, nlayers, dropout=0.5):
         super().__init__()
@@ -769,7 +765,7 @@ def train(model):
     model.train()
     total_loss = 0.
     log_interval = 2
-    src_mask = generate_square_subsequent_mask(bptt)
+    src_mask = nn.Transformer.generate_square_subsequent_mask(bptt)
     num_batches = len(train_data) // bptt
     for batch, i in enumerate(range(0, train_data.size(0) - 1, bptt)):
         data, targets = get_batch(train_data, i)
@@ -795,7 +791,7 @@ def train(model):
 def evaluate(model, eval_data):
     model.eval()
     total_loss = 0.
-    src_mask = generate_square_subsequent_mask(bptt)
+    src_mask = nn.Transformer.generate_square_subsequent_mask(bptt)
     with torch.no_grad():
         for i in range(0, eval_data.size(0) - 1, bptt):
             data, targets = get_batch(eval_data, i)
