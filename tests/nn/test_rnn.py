@@ -254,3 +254,20 @@ def test_cell_errors_match_torch():
                 lambda lib: lib.nn.RNNCell(3, 4)(lib.randn(2, 2, 3))):
         err_o, err_t = assert_same_error(lambda bad=bad: bad(internals), lambda bad=bad: bad(torch))
         assert str(err_o) == str(err_t)
+
+
+# ---- cuda (Numba's simulator without a GPU)
+def test_lstm_on_cuda_matches_cpu():
+    """The same weights on the cuda device give the CPU's outputs, states and gradients."""
+    cpu, _ = twins("lstm", bidirectional=True, hidden_size=3)
+    gpu, _ = twins("lstm", bidirectional=True, hidden_size=3)
+    gpu.to("cuda")
+    x = internals.from_torch(torch.randn(3, 2, 3, dtype=torch.float64))
+    results = []
+    for model, inp in ((cpu, x.requires_grad_()), (gpu, x.detach().to("cuda").requires_grad_())):
+        out, state = model(inp)
+        (out.sum() + sum(s.sum() for s in as_tuple(state))).backward()
+        results.append([out.detach(), *as_tuple(state), inp.grad, *(p.grad for p in model.parameters())])
+    for on_cpu, on_gpu in zip(*results):
+        assert on_gpu.device.type == "cuda"
+        assert_same(on_gpu.detach().to("cpu"), on_cpu.detach().to_torch(), **TOL64)
