@@ -3,7 +3,9 @@ losses, and ``nn.utils`` (gradient clipping).
 
 The layers run on internals' operators (convolution, max_pool2d_with_indices, native_batch_norm,
 ... each with its backward operator), so autograd records them and the same code runs on the
-CPU and on cuda.
+CPU and on cuda. The recurrent layers (RNN, LSTM, GRU), attention (``scaled_dot_product_attention``,
+MultiheadAttention) and the Transformer's modules are compositions of those operators, with
+torch's parameter names and initialisation order.
 """
 from . import functional, init, parallel, utils
 from .modules import *  # noqa: F403

@@ -658,3 +658,14 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """‖x1 - x2 + eps‖_p along the last dim (``aten::pairwise_distance``)."""
     return dispatcher.call("pairwise_distance", x1, x2, p, eps, keepdim)
+
+
+# ---- attention (``scaled_dot_product_attention``, ``multi_head_attention_forward``)
+from ._functional_attention import (  # noqa: E402, F401 -- they call this module's linear and dropout
+                                    _canonical_mask,
+                                    _none_or_dtype,
+                                    multi_head_attention_forward,
+                                    scaled_dot_product_attention,
+)
+
+__all__ += ["scaled_dot_product_attention", "multi_head_attention_forward"]

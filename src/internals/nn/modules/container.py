@@ -46,6 +46,78 @@ class Sequential(Module):
         self.add_module(str(len(self)), module)
         return self
 
+    def _key(self, idx):
+        return list(self._modules)[_abs_index(idx, len(self))]
+
+    def __setitem__(self, idx, module):
+        setattr(self, self._key(idx), module)
+
+    def __delitem__(self, idx):
+        keys = list(self._modules)[idx] if isinstance(idx, slice) else [self._key(idx)]
+        for key in keys:
+            delattr(self, key)
+        # torch renumbers the rest "0".."n-1", whatever names they had
+        self._modules = OrderedDict((str(i), m) for i, m in enumerate(self._modules.values()))
+
+    def pop(self, key):
+        module = self[key]
+        del self[key]
+        return module
+
+    def insert(self, index, module):
+        """``module`` before position ``index`` (negative counts from the end, as lists do)."""
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        n = len(self._modules)
+        if not -n <= index <= n:
+            raise IndexError(f"Index out of range: {index}")
+        index = index + n if index < 0 else index
+        for i in range(n, index, -1):
+            self._modules[str(i)] = self._modules[str(i - 1)]
+        self._modules[str(index)] = module
+        return self
+
+    def extend(self, sequential):
+        for layer in sequential:
+            self.append(layer)
+        return self
+
+    def __add__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        return Sequential().extend(self).extend(other)
+
+    def __iadd__(self, other):
+        if not isinstance(other, Sequential):
+            raise ValueError(f"add operator supports only objects of Sequential class, but {type(other)} is given.")
+        return self.extend(list(other))
+
+    def _check_factor(self, other):
+        if not isinstance(other, int):
+            raise TypeError(f"unsupported operand type(s) for *: {type(self)} and {type(other)}")
+        if other <= 0:
+            raise ValueError(f"Non-positive multiplication factor {other} for {type(self)}")
+
+    def __mul__(self, other):
+        """The same modules (not copies) ``other`` times over."""
+        self._check_factor(other)
+        combined = Sequential()
+        for _ in range(other):
+            combined.extend(self)
+        return combined
+
+    __rmul__ = __mul__
+
+    def __imul__(self, other):
+        self._check_factor(other)
+        modules = list(self)
+        for _ in range(other - 1):
+            self.extend(modules)
+        return self
+
+    def __dir__(self):
+        return [key for key in super().__dir__() if not key.isdigit()]
+
     def forward(self, input):
         for module in self:
             input = module(input)
