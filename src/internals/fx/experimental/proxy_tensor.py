@@ -76,7 +76,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             for i, o in enumerate(out):
                 item = self.graph.call_function(operator.getitem, (node, i))
                 item.meta["val"] = o
-                self.track(o, item)
+                if isinstance(o, Tensor):    # an output the call did not compute is None
+                    self.track(o, item)
         else:
             self.track(out, node)
         return out
