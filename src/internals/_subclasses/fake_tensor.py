@@ -101,7 +101,7 @@ class FakeTensorMode(TorchDispatchMode):
         kwargs = kwargs or {}
         args, kwargs = tree_map(self._fakeify, args), tree_map(self._fakeify, kwargs)
         name = func.name()
-        _refuse_data_dependent(name, args)
+        _refuse_data_dependent(func, args)
         if _writes_first_argument(func) and _inplace_has_meta(name):
             return self._inplace(name, args, kwargs)
         if name in meta_table:
@@ -139,12 +139,13 @@ class FakeTensorMode(TorchDispatchMode):
         return tree_map(_as_fake, out)
 
 
-def _refuse_data_dependent(name, args):
+def _refuse_data_dependent(func, args):
+    """torch's message is the operator: ``aten._local_scalar_dense.default``."""
+    name = func.name()
     if name in DATA_DEPENDENT_OUTPUT:
-        raise DataDependentOutputException(name)
-    if name in DYNAMIC_OUTPUT_SHAPE or (name in ("aten::index.Tensor", "aten::_index_put_impl_")
-                                        and _has_mask_index(args[1])):
-        raise DynamicOutputShapeException(name)
+        raise DataDependentOutputException(str(func))
+    if name in DYNAMIC_OUTPUT_SHAPE or (name == "aten::index.Tensor" and _has_mask_index(args[1])):
+        raise DynamicOutputShapeException(str(func))
 
 
 def _has_mask_index(indices):
