@@ -182,9 +182,20 @@ def _rng_untouched():
 
 
 def _run_fallback_kernel(func, args, kwargs):
-    """The real kernel on zero-filled twins of the fakes (one real storage per fake storage, so
-    views stay views); the outputs' metadata comes back as fakes, an input written in place
-    as that input (``fake_tensor.run_fallback_kernel``)."""
+    """The real kernel on zero-filled twins of the fakes (``fake_tensor.run_fallback_kernel``);
+    where zeros are refused (an integer divisor, a probability vector), on ones."""
+    try:
+        return _run_on_filled_twins(func, args, kwargs, 0)
+    except Exception as zeros_refused:
+        try:
+            return _run_on_filled_twins(func, args, kwargs, 1)
+        except Exception:
+            raise zeros_refused from None
+
+
+def _run_on_filled_twins(func, args, kwargs, fill):
+    """One real storage per fake storage, so views stay views; the outputs' metadata comes back
+    as fakes, an input written in place as that input."""
     storages, twins = {}, {}
 
     def real(x):
@@ -196,6 +207,10 @@ def _run_fallback_kernel(func, args, kwargs):
             storage = UntypedStorage(fake_storage.nbytes(), impl.device)
             flat = TensorBase._from_impl(TensorImpl(storage, (storage.nbytes(),), (1,), 0, st.uint8))
             dispatcher.call("zero_", flat)
+            if fill:    # ones in the twin's own dtype, over the elements the fake can reach
+                impl_view = TensorBase._from_impl(TensorImpl(storage, impl.sizes, impl.strides,
+                                                             impl.storage_offset, impl.dtype))
+                dispatcher.call("fill_.Scalar", impl_view, fill)
             storages[id(fake_storage)] = (fake_storage, storage)
         twin = TensorBase._from_impl(TensorImpl(storages[id(fake_storage)][1], impl.sizes, impl.strides,
                                                 impl.storage_offset, impl.dtype))
