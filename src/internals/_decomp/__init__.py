@@ -4,13 +4,18 @@ A compiler wants few kinds of operators: every pointwise op it knows it can fuse
 table from an OpOverload to a Python function that computes the same result with simpler ops;
 ``make_fx(f, decomposition_table=...)`` calls the function instead of recording the op, and
 the function's own calls are recorded in its place. The functions here are plain tensor code:
-under the tracer each line becomes one node.
+under the tracer each line becomes one node, in the order torch's own decomposition writes it.
+
+``decomposition_table`` holds every decomposition here (the compiler's table: the Numba backend
+fuses what remains). ``core_aten_decompositions()`` is the part of it torch's own
+``torch._decomp.core_aten_decompositions()`` also decomposes: what is left after it is core ATen,
+the operator set a backend such as Inductor or ExecuTorch must implement.
 """
 from .._ops import ops
 from ..aten import dispatcher
 from ..aten.native.tensor_factories import wrap_scalar
 
-__all__ = ["decomposition_table", "get_decompositions", "register_decomposition"]
+__all__ = ["core_aten_decompositions", "decomposition_table", "get_decompositions", "register_decomposition"]
 
 aten = ops.aten
 decomposition_table = {}
@@ -37,15 +42,129 @@ def get_decompositions(overloads):
     return {op: fn for op, fn in decomposition_table.items() if op.name() in wanted}
 
 
+# The operators torch's ``core_aten_decompositions()`` decomposes and this package does too.
+_CORE = ("aten::addcmul", "aten::addcdiv", "aten::silu", "aten::silu_backward", "aten::tanh_backward",
+         "aten::sigmoid_backward", "aten::threshold_backward", "aten::leaky_relu_backward",
+         "aten::hardtanh_backward", "aten::mse_loss_backward", "aten::_softmax_backward_data",
+         "aten::_log_softmax_backward_data", "aten::rsub.Scalar", "aten::square", "aten::mv", "aten::dot")
+
+
+def core_aten_decompositions():
+    """The decompositions torch's ``core_aten_decompositions()`` also applies, keyed by OpOverload."""
+    return {op: fn for op, fn in decomposition_table.items() if op.name() in _CORE}
+
+
 @register_decomposition("aten::addmm")
 def addmm(bias, mat1, mat2, *, beta=1, alpha=1):
-    """``beta * bias + alpha * (mat1 @ mat2)``, the scalings skipped when they are 1."""
-    out = aten.mm.default(mat1, mat2)
-    if alpha != 1:
-        out = out * alpha
+    """``alpha * (mat1 @ mat2) + beta * bias``, torch's order: the product first, so the sum takes
+    its contiguous layout (the first operand leads TensorIterator's choice of output strides),
+    and the scalings kept even at 1, as torch's decomposition keeps them."""
+    out = alpha * aten.mm.default(mat1, mat2)
     if beta == 0:
         return out
-    return (bias if beta == 1 else bias * beta) + out
+    return out + beta * bias
+
+
+@register_decomposition("aten::addcmul")
+def addcmul(x, tensor1, tensor2, *, value=1):
+    """``x + value * tensor1 * tensor2``, the scaling kept at 1, as ``torch/_refs`` writes it."""
+    return x + value * tensor1 * tensor2
+
+
+@register_decomposition("aten::addcdiv")
+def addcdiv(x, tensor1, tensor2, *, value=1):
+    return x + value * tensor1 / tensor2
+
+
+@register_decomposition("aten::silu")
+def silu(x):
+    return x * aten.sigmoid.default(x)
+
+
+@register_decomposition("aten::silu_backward")
+def silu_backward(grad, x):
+    """d/dx x*s(x) = s(x) * (1 + x * (1 - s(x)))."""
+    sigmoid = aten.sigmoid.default(x)
+    return grad * sigmoid * (1 + x * (1 - sigmoid))
+
+
+@register_decomposition("aten::tanh_backward")
+def tanh_backward(grad, y):
+    """d tanh = 1 - tanh^2, from the saved output."""
+    return grad * _conj(1 - y * y)
+
+
+@register_decomposition("aten::sigmoid_backward")
+def sigmoid_backward(grad, y):
+    return grad * _conj(y * (1 - y))
+
+
+def _conj(x):
+    """The conjugate a complex gradient needs; a real tensor is its own (torch records nothing)."""
+    return aten.conj_physical.default(x) if x.dtype.is_complex else x
+
+
+@register_decomposition("aten::threshold_backward")
+def threshold_backward(grad, x, threshold):
+    return aten.where.self(x <= threshold, aten.scalar_tensor.default(0), grad)
+
+
+@register_decomposition("aten::leaky_relu_backward")
+def leaky_relu_backward(grad, x, negative_slope, self_is_result):
+    return aten.where.self(x > 0, grad, grad * negative_slope)
+
+
+@register_decomposition("aten::hardtanh_backward")
+def hardtanh_backward(grad, x, min_val, max_val):
+    return aten.where.self((x <= min_val) | (x >= max_val), aten.scalar_tensor.default(0.0), grad)
+
+
+@register_decomposition("aten::mse_loss_backward")
+def mse_loss_backward(grad, x, target, reduction):
+    """d/dx mean((x - t)^2) = 2 (x - t) / n (reduction 1 is the mean)."""
+    norm = 2.0 / x.numel() if reduction == 1 else 2.0
+    return norm * (x - target) * grad
+
+
+@register_decomposition("aten::_softmax_backward_data")
+def softmax_backward_data(grad, output, dim, input_dtype):
+    """y * (g - sum(g * y)): written as torch's, g*y first and reused."""
+    weighted = grad * output
+    grad_input = weighted - output * aten.sum.dim_IntList(weighted, [dim], True)
+    return _to_input_dtype(grad, grad_input, input_dtype).contiguous()
+
+
+@register_decomposition("aten::_log_softmax_backward_data")
+def log_softmax_backward_data(grad, output, dim, input_dtype):
+    grad_input = grad - aten.exp.default(output) * aten.sum.dim_IntList(grad, [dim], True)
+    return _to_input_dtype(grad, grad_input, input_dtype)
+
+
+def _to_input_dtype(grad, grad_input, input_dtype):
+    return grad_input if grad.dtype is input_dtype else grad_input.to(input_dtype)
+
+
+@register_decomposition("aten::rsub.Scalar")
+def rsub(x, other, alpha=1):
+    """``other - alpha * x``."""
+    return aten.sub.Tensor(wrap_scalar(other), x, alpha=alpha)
+
+
+@register_decomposition("aten::square")
+def square(x):
+    """x ** 2: torch's ``square`` is a composite of ``pow``, so that is what its graphs hold."""
+    return aten.pow.Tensor_Scalar(x, 2)
+
+
+@register_decomposition("aten::mv")
+def mv(a, v):
+    """A matrix-vector product as a broadcast multiply and a row sum."""
+    return aten.sum.dim_IntList(a * v, [1])
+
+
+@register_decomposition("aten::dot")
+def dot(a, b):
+    return aten.sum.dim_IntList(a * b, [])
 
 
 @register_decomposition("aten::_softmax")

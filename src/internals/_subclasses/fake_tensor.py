@@ -1,28 +1,60 @@
 """FakeTensor: a tensor with metadata and no data (``torch/_subclasses/fake_tensor.py``).
 
-Under a FakeTensorMode every operator call on fake tensors is answered without computing:
-view ops run their real kernels (which only touch metadata, and a fake tensor's storage has no
-memory to touch), in-place ops return their target after checking it, and every other op asks
-its meta function (``internals._meta_registrations``) for the output's shape, strides and
-dtype. A tracer runs a whole training step this way in microseconds per op, whatever the sizes.
+Under a FakeTensorMode every operator call on fake tensors is answered with fake tensors of the
+right sizes, strides and dtype, in torch's order of attempts:
+
+1. an operator whose output depends on values (``nonzero``, ``.item()``) raises, as torch's does;
+2. a hand-written meta function (``internals._meta_registrations``), where there is one;
+3. otherwise the operator's own kernel runs on the fakes for metadata only (``meta_execution``,
+   torch's structured kernels on the Meta device): view kernels only compute metadata, a
+   TensorIterator kernel stops once ``build()`` has made its outputs, a reduction's too, and
+   the calls of a composite kernel run the same way. So one mechanism covers every such kernel;
+4. a kernel that reads values on the way (a numpy loop, a check of the data) runs for real on
+   zero-filled twins of the fakes, and only its outputs' metadata is kept: torch's
+   ``run_fallback_kernel``. The random generators are left as they were.
+
+A tracer runs a whole training step this way in microseconds per op, whatever the sizes.
 """
+import contextlib
+
 from .._meta_registrations import TensorMeta, meta_table
 from .._tensor import Tensor
+from .._tensor_base import TensorBase
+from ..aten import dispatcher
+from ..aten.empty_tensor import meta_execution
 from ..aten.tensor_iterator import broadcast_shapes
+from ..c10 import scalar_type as st
+from ..c10.device import device as as_device
 from ..c10.dispatch_key import DispatchKeySet, backend_key_for
-from ..c10.tensor_impl import TensorImpl
+from ..c10.generator import default_generator
+from ..c10.storage import UntypedStorage
+from ..c10.tensor_impl import NoStorage, TensorImpl
 from ..utils._python_dispatch import TorchDispatchMode
 from ..utils._pytree import tree_flatten, tree_map
 
-__all__ = ["DataDependentOutputException", "FakeTensor", "FakeTensorMode", "UnsupportedFakeTensorException"]
+__all__ = ["DataDependentOutputException", "DynamicOutputShapeException", "FakeTensor", "FakeTensorMode",
+           "UnsupportedFakeTensorException"]
 
 
 class UnsupportedFakeTensorException(RuntimeError):
-    """An operator has no meta function."""
+    """An operator fake tensors cannot run."""
 
 
 class DataDependentOutputException(RuntimeError):
     """Code asked a fake tensor for its values (``.item()``, ``.tolist()``, an ``if`` on a tensor)."""
+
+
+class DynamicOutputShapeException(RuntimeError):
+    """An operator whose output's shape depends on the input's values (``nonzero``)."""
+
+
+# Output shapes that depend on values (torch tags them ``dynamic_output_shape``): no metadata
+# can be computed without the data, so a fake run refuses them, as torch's does.
+DYNAMIC_OUTPUT_SHAPE = frozenset(f"aten::{n}" for n in (
+    "nonzero", "masked_select", "_unique2", "unique_dim", "bincount", "repeat_interleave.Tensor", "argwhere"))
+# Python values computed from the data (torch's ``data_dependent_output`` tag).
+DATA_DEPENDENT_OUTPUT = frozenset(f"aten::{n}" for n in (
+    "_local_scalar_dense", "equal", "allclose", "is_nonzero"))
 
 
 class FakeTensor(Tensor):
@@ -64,18 +96,21 @@ class FakeTensorMode(TorchDispatchMode):
         return hit[1]
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        """``FakeTensorMode._dispatch_impl``'s order: values refused, then a hand-written meta
+        function, then the kernel itself run for metadata only, then the real kernel on zeros."""
         kwargs = kwargs or {}
         args, kwargs = tree_map(self._fakeify, args), tree_map(self._fakeify, kwargs)
         name = func.name()
-        if name == "aten::_local_scalar_dense":     # item(), float(), an ``if`` on a tensor: a value
-            raise DataDependentOutputException(str(func))
-        if _writes_first_argument(func):
+        _refuse_data_dependent(func, args)
+        if _writes_first_argument(func) and _inplace_has_meta(name):
             return self._inplace(name, args, kwargs)
         if name in meta_table:
             return _wrap(meta_table[name](*args, **kwargs))
-        if _is_view(func):
-            return self._view(func, args, kwargs)
-        raise UnsupportedFakeTensorException(f"{func} has no meta function: fake tensors cannot run it")
+        with _rng_untouched():
+            try:
+                return self._meta_kernel(func, args, kwargs)
+            except Exception:       # the kernel read values (or refused the input): try it for real
+                return _run_fallback_kernel(func, args, kwargs)
 
     def _fakeify(self, x):
         return self.from_tensor(x) if isinstance(x, Tensor) else x
@@ -95,12 +130,114 @@ class FakeTensorMode(TorchDispatchMode):
                                f"{list(shape)}")
         return self_
 
-    def _view(self, func, args, kwargs):
-        """A view kernel computes metadata only: run the backend's kernel on the fakes themselves."""
-        first = next(t for t in tree_flatten((args, kwargs)) if isinstance(t, Tensor))
-        keys = DispatchKeySet([backend_key_for(first.device.type)])
-        out = func.redispatch(keys, *args, **kwargs)
-        return tree_map(lambda t: FakeTensor._from_impl(t._impl) if isinstance(t, Tensor) else t, out)
+    def _meta_kernel(self, func, args, kwargs):
+        """The backend's kernel run on the fakes themselves, for metadata only (``meta_execution``):
+        a view kernel only computes metadata anyway; a TensorIterator kernel stops after
+        ``build()``; a composite kernel's inner calls run the same way."""
+        with meta_execution():
+            out = func.redispatch(_backend_keys(args, kwargs), *args, **kwargs)
+        return tree_map(_as_fake, out)
+
+
+def _refuse_data_dependent(func, args):
+    """torch's message is the operator: ``aten._local_scalar_dense.default``."""
+    name = func.name()
+    if name in DATA_DEPENDENT_OUTPUT:
+        raise DataDependentOutputException(str(func))
+    if name in DYNAMIC_OUTPUT_SHAPE or (name == "aten::index.Tensor" and _has_mask_index(args[1])):
+        raise DynamicOutputShapeException(str(func))
+
+
+def _has_mask_index(indices):
+    """``x[mask]`` selects as many elements as the mask has True values."""
+    return any(isinstance(i, TensorBase) and i.dtype in (st.bool_, st.uint8) for i in indices or ())
+
+
+def _inplace_has_meta(name):
+    return name in ("aten::copy_", "aten::fill_.Scalar", "aten::fill_.Tensor", "aten::zero_") or \
+        name.replace("_.", ".").rstrip("_") in meta_table
+
+
+def _backend_keys(args, kwargs):
+    """The backend key of the first tensor argument's device (of ``device=`` for a factory)."""
+    first = next((t for t in tree_flatten((args, kwargs)) if isinstance(t, TensorBase)), None)
+    device = first.device if first is not None else as_device(kwargs.get("device") or "cpu")
+    return DispatchKeySet([backend_key_for(device.type)])
+
+
+def _as_fake(x):
+    if isinstance(x, FakeTensor) or not isinstance(x, TensorBase):
+        return x
+    return FakeTensor._from_impl(x._impl)
+
+
+@contextlib.contextmanager
+def _rng_untouched():
+    """A fake run draws no random numbers: the default generator's state is put back."""
+    state = default_generator.get_state()
+    try:
+        yield
+    finally:
+        default_generator.set_state(state)
+
+
+def _run_fallback_kernel(func, args, kwargs):
+    """The real kernel on zero-filled twins of the fakes (``fake_tensor.run_fallback_kernel``);
+    where zeros are refused (an integer divisor, a probability vector), on ones."""
+    try:
+        return _run_on_filled_twins(func, args, kwargs, 0)
+    except Exception as zeros_refused:
+        try:
+            return _run_on_filled_twins(func, args, kwargs, 1)
+        except Exception:
+            raise zeros_refused from None
+
+
+def _run_on_filled_twins(func, args, kwargs, fill):
+    """One real storage per fake storage, so views stay views; the outputs' metadata comes back
+    as fakes, an input written in place as that input."""
+    storages, twins = {}, {}
+
+    def real(x):
+        if not isinstance(x, FakeTensor):
+            return x
+        impl = x._impl
+        fake_storage = impl.storage
+        if id(fake_storage) not in storages:
+            storage = UntypedStorage(fake_storage.nbytes(), impl.device)
+            flat = TensorBase._from_impl(TensorImpl(storage, (storage.nbytes(),), (1,), 0, st.uint8))
+            dispatcher.call("zero_", flat)
+            if fill:    # ones in the twin's own dtype, over the elements the fake can reach
+                impl_view = TensorBase._from_impl(TensorImpl(storage, impl.sizes, impl.strides,
+                                                             impl.storage_offset, impl.dtype))
+                dispatcher.call("fill_.Scalar", impl_view, fill)
+            storages[id(fake_storage)] = (fake_storage, storage)
+        twin = TensorBase._from_impl(TensorImpl(storages[id(fake_storage)][1], impl.sizes, impl.strides,
+                                                impl.storage_offset, impl.dtype))
+        twin._impl.is_wrapped_number = impl.is_wrapped_number
+        twins[id(twin._impl)] = (twin, x)
+        return twin
+
+    real_args, real_kwargs = tree_map(real, args), tree_map(real, kwargs)
+    out = func.redispatch(_backend_keys(real_args, real_kwargs), *real_args, **real_kwargs)
+    back = {id(storage): fake_storage for fake_storage, storage in storages.values()}
+
+    def fake(x):
+        if not isinstance(x, TensorBase):
+            return x
+        hit = twins.get(id(x._impl))
+        if hit is not None:         # an input handed back (in place, out=): that input, resized alike
+            fake_impl, impl = hit[1]._impl, x._impl
+            fake_impl.sizes, fake_impl.strides = impl.sizes, impl.strides
+            fake_impl.storage_offset = impl.storage_offset
+            if isinstance(fake_impl.storage, NoStorage):
+                fake_impl.storage._nbytes = max(fake_impl.storage.nbytes(), impl.storage.nbytes())
+            return hit[1]
+        impl = x._impl
+        storage = back.get(id(impl.storage)) or NoStorage(impl.device, impl.storage.nbytes())
+        return FakeTensor._from_impl(TensorImpl(storage, impl.sizes, impl.strides, impl.storage_offset,
+                                                impl.dtype))
+    return tree_map(fake, out)
 
 
 def _broadcast_to(src, target):

@@ -4,11 +4,15 @@ Below the operators: TensorIterator calls it for the outputs it allocates, as to
 ``at::detail::empty_strided_cpu``, and ``tensor_factories`` registers it as the CPU and CUDA
 kernel of ``empty_strided``.
 """
+import contextlib
+import threading
+
 from .._tensor_base import TensorBase
 from ..c10 import scalar_type as st
 from ..c10.device import as_device
 from ..c10.storage import UntypedStorage
 from ..c10.tensor_impl import (
+    NoStorage,
     TensorImpl,
     check_size_nonnegative,
     check_sizes_and_strides,
@@ -18,7 +22,30 @@ from ..c10.tensor_impl import (
 
 _INT64_MAX = 2**63 - 1
 
-__all__ = ["empty_strided", "empty_strided_generic"]
+__all__ = ["empty_strided", "empty_strided_generic", "meta_execution", "is_meta_execution"]
+
+
+class _MetaExecution(threading.local):
+    active = False
+
+
+_meta = _MetaExecution()
+
+
+@contextlib.contextmanager
+def meta_execution():
+    """Kernels run for their outputs' metadata only, as torch's structured kernels run on the Meta
+    device: every tensor allocated here holds no memory, and TensorIterator skips its loops (a
+    kernel that reads values then fails, on the storage that is not there)."""
+    before, _meta.active = _meta.active, True
+    try:
+        yield
+    finally:
+        _meta.active = before
+
+
+def is_meta_execution():
+    return _meta.active
 
 
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
@@ -51,4 +78,5 @@ def empty_strided_generic(size, stride, dtype, device):
     if nbytes > _INT64_MAX:      # ``computeStorageNbytes``: broadcasting can reach past int64
         shown = "" if stride == contiguous_strides(size) else f" and strides={list(stride)}"
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}{shown}")
-    return TensorBase._from_impl(TensorImpl(UntypedStorage(nbytes, device), size, stride, 0, dtype, fresh=True))
+    storage = NoStorage(device, nbytes) if _meta.active else UntypedStorage(nbytes, device)
+    return TensorBase._from_impl(TensorImpl(storage, size, stride, 0, dtype, fresh=True))

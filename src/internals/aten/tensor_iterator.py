@@ -33,7 +33,7 @@ import numpy as np
 from ..c10 import scalar_type as st
 from ..c10.tensor_impl import contiguous_strides, is_channels_last, is_contiguous, is_non_overlapping_and_dense
 from . import dispatcher
-from .empty_tensor import empty_strided_generic
+from .empty_tensor import empty_strided_generic, is_meta_execution
 
 __all__ = ["TensorIteratorConfig", "TensorIterator", "broadcast_shapes", "Geometry", "geometry", "output_layout",
            "scratch_like", "coalesce", "check_no_overlap", "common_device", "flat_geometry"]
@@ -376,6 +376,8 @@ class TensorIterator:
         A reduction's loop gets ``loop(buffers, outer_sizes, outer_strides, inner_sizes,
         inner_strides, offset)`` instead: the input's kept and reduced dims apart.
         """
+        if is_meta_execution():     # metadata only: build() already made the outputs
+            return self.result
         if 0 not in self.result._impl.sizes:      # an empty result has nothing to compute
             loop(self.buffers(), *self.geometry)
             if self.outputs[0] is not self.result:

@@ -5,7 +5,12 @@ down is a tracer. Two modes are stacked:
 
 - ``ProxyTorchDispatchMode`` (on top) records ``func(args)`` as a graph node and remembers which
   node produced each tensor, so the next op can name its inputs;
-- ``FakeTensorMode`` (below) answers the call with fake tensors, so nothing is computed.
+- ``FakeTensorMode`` (below) answers the call with fake tensors, so the inputs' values are
+  never used (a kernel that must read values to run at all runs on zero-filled stand-ins).
+
+That is torch's ``make_fx(f, tracing_mode="fake")``. torch's default, ``tracing_mode="real"``,
+runs every operator for real on the real inputs and records it on the way; the graphs are the
+same for code that does not branch on values. This one always traces on fakes.
 
 The function runs once, as Python, on fake inputs: its ``if``s and loops are decided on the
 way and only the operators remain. Autograd runs above both modes, so a ``backward()`` inside
@@ -76,7 +81,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             for i, o in enumerate(out):
                 item = self.graph.call_function(operator.getitem, (node, i))
                 item.meta["val"] = o
-                self.track(o, item)
+                if isinstance(o, Tensor):    # an output the call did not compute is None
+                    self.track(o, item)
         else:
             self.track(out, node)
         return out
@@ -85,7 +91,7 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
 def make_fx(f, decomposition_table=None, tracing_mode="fake"):
     """``make_fx(f)(*args)`` runs ``f`` on fake twins of ``args`` and returns a GraphModule whose
     graph holds the aten operators ``f`` called, in order. ``tracing_mode`` is accepted for
-    torch's signature; tracing here is always on fake tensors."""
+    torch's signature (whose default is ``"real"``); tracing here is always on fake tensors."""
     if tracing_mode not in ("fake", "real", "symbolic"):
         raise AssertionError(f"Unexpected tracing type: {tracing_mode}")
 

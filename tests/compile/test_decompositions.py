@@ -1,0 +1,106 @@
+"""Decompositions trace to torch's operator sequences (``torch/_decomp``).
+
+Each program runs through torch's ``make_fx`` with torch's table and through internals' with
+internals' table; the graphs must call the same operators in the same order, and compute the
+same values.
+"""
+import operator
+
+import numpy as np
+import pytest
+import torch
+from torch._decomp import core_aten_decompositions as torch_core_aten_decompositions
+from torch._decomp import get_decompositions as torch_get_decompositions
+from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
+
+import internals
+from internals._decomp import core_aten_decompositions, decomposition_table, get_decompositions
+from internals.fx.experimental.proxy_tensor import make_fx
+
+
+def _targets(gm):
+    return ["operator.getitem" if n.target is operator.getitem else str(n.target)
+            for n in gm.graph.nodes if n.op == "call_function"]
+
+
+def _inputs(lib, shapes, seed=0):
+    rng = np.random.default_rng(seed)
+    return [lib.tensor(rng.standard_normal(s).astype(np.float32)) for s in shapes]
+
+
+def _torch_core_table():
+    """torch's table is filled lazily; its items() are the whole table."""
+    return dict(torch_core_aten_decompositions().items())
+
+
+def _compare(program, shapes, ours_table, theirs_table):
+    theirs = torch_make_fx(program(torch), decomposition_table=theirs_table)(*_inputs(torch, shapes))
+    ours = make_fx(program(internals), decomposition_table=ours_table)(*_inputs(internals, shapes))
+    assert ours.graph.call_targets() == _targets(theirs)
+    got, want = ours(*_inputs(internals, shapes, 1)), theirs(*_inputs(torch, shapes, 1))
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-5, atol=1e-5)
+    return ours.graph.call_targets()
+
+
+def _aten(name, *extra):
+    """A program calling the aten operator ``name`` directly, ``extra`` after its tensors."""
+    base, _, overload = name.partition(".")
+    return lambda T: lambda *tensors: getattr(getattr(T.ops.aten, base), overload or "default")(*tensors, *extra)
+
+
+# one program per entry of core_aten_decompositions(): the operator it reaches, and how
+CORE_PROGRAMS = {
+    "aten::addcmul": (lambda T: lambda x, a, b: T.addcmul(x, a, b, value=0.5), [(3, 4)] * 3),
+    "aten::addcdiv": (lambda T: lambda x, a, b: T.addcdiv(x, a, b.abs() + 1, value=2), [(3, 4)] * 3),
+    "aten::silu": (lambda T: lambda x: T.nn.functional.silu(x), [(3, 4)]),
+    "aten::silu_backward": (_aten("silu_backward"), [(3, 4)] * 2),
+    "aten::tanh_backward": (_aten("tanh_backward"), [(3, 4)] * 2),
+    "aten::sigmoid_backward": (_aten("sigmoid_backward"), [(3, 4)] * 2),
+    "aten::threshold_backward": (_aten("threshold_backward", 0.0), [(3, 4)] * 2),
+    "aten::leaky_relu_backward": (_aten("leaky_relu_backward", 0.2, False), [(3, 4)] * 2),
+    "aten::hardtanh_backward": (_aten("hardtanh_backward", -0.5, 0.5), [(3, 4)] * 2),
+    "aten::mse_loss_backward": (_aten("mse_loss_backward", 1), [(), (3, 4), (3, 4)]),
+    "aten::_softmax_backward_data": (lambda T: lambda g, x: T.ops.aten._softmax_backward_data.default(
+        g, T.softmax(x, 1), 1, T.float32), [(3, 4)] * 2),
+    "aten::_log_softmax_backward_data": (lambda T: lambda g, x: T.ops.aten._log_softmax_backward_data.default(
+        g, T.log_softmax(x, 0), 0, T.float32), [(3, 4)] * 2),
+    "aten::rsub.Scalar": (lambda T: lambda x: T.rsub(x, 2, alpha=3), [(3, 4)]),
+    "aten::square": (lambda T: lambda x: T.square(x), [(3, 4)]),
+    "aten::mv": (lambda T: lambda a, v: T.mv(a, v), [(3, 4), (4,)]),
+    "aten::dot": (lambda T: lambda a, b: T.dot(a, b), [(4,), (4,)]),
+}
+
+
+def test_core_table_is_the_part_of_torchs_core_table_internals_decomposes():
+    torch_core = {op.name() for op in _torch_core_table()}
+    ours = {op.name() for op in core_aten_decompositions()}
+    assert ours == set(CORE_PROGRAMS)
+    assert ours <= torch_core
+    assert all(op in decomposition_table for op in core_aten_decompositions())
+
+
+@pytest.mark.parametrize("name", sorted(CORE_PROGRAMS))
+def test_core_decomposition_traces_torchs_sequence(name):
+    program, shapes = CORE_PROGRAMS[name]
+    targets = _compare(program, shapes, core_aten_decompositions(), _torch_core_table())
+    base, _, overload = name.split("::")[1].partition(".")
+    assert f"aten.{base}.{overload or 'default'}" not in targets
+
+
+def test_linear_decomposes_as_torchs_addmm():
+    """``view, t, mm, mul, mul, add, view``: torch keeps alpha's and beta's multiplies even at 1,
+    and adds the product first."""
+    def program(T):
+        return lambda x, w, b: T.nn.functional.linear(x, w, b)
+    targets = _compare(program, [(2, 3, 4), (5, 4), (5,)], get_decompositions([internals.ops.aten.addmm]),
+                       torch_get_decompositions([torch.ops.aten.addmm]))
+    assert targets == ["aten.view.default", "aten.t.default", "aten.mm.default", "aten.mul.Tensor",
+                       "aten.mul.Tensor", "aten.add.Tensor", "aten.view.default"]
+
+
+@pytest.mark.parametrize("beta, alpha", [(1, 1), (0, 2), (0.5, -3)])
+def test_addmm_with_scalings_decomposes_as_torchs(beta, alpha):
+    def program(T):
+        return lambda b, x, w: T.addmm(b, x, w, beta=beta, alpha=alpha)
+    _compare(program, [(3, 5), (3, 4), (4, 5)], get_decompositions([internals.ops.aten.addmm]),
+             torch_get_decompositions([torch.ops.aten.addmm]))

@@ -1,0 +1,354 @@
+"""Every operator with a kernel runs on fake tensors, with the real kernel's sizes, strides and
+dtype (torch's ``test/test_fake_tensor.py`` and its ``CrossRefFakeMode``).
+
+The samples are torch's OpInfo samples, met at the aten level: each OpInfo's first samples run
+on torch under a recording dispatch mode (forward, then backward where there is a gradient),
+so every aten call torch makes for them, with its arguments, becomes a case. Each case runs
+through internals' operator for real and again on fakes under ``FakeTensorMode``; the outputs'
+metadata must agree. The out= and in-place overloads of each recorded call are run the same
+way. Then every operator of ``native_functions.yaml`` that has a kernel must have been checked,
+or be listed below with the reason it is not.
+"""
+import collections
+import itertools
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from helpers import Unsupported, to_ours
+from torch.testing._internal.common_methods_invocations import op_db
+from torch.utils._python_dispatch import TorchDispatchMode
+from torchgen.model import SchemaKind
+
+import internals
+from internals._ops import ops
+from internals._subclasses.fake_tensor import (
+    DataDependentOutputException,
+    DynamicOutputShapeException,
+    FakeTensorMode,
+)
+from internals.aten import dispatcher
+
+SAMPLES_PER_OPINFO = 2
+CASES_PER_OPERATOR = 3      # recorded calls checked per operator: enough to vary the layouts, and quick
+SKIPPED_FAMILIES = ("fft.", "sparse.", "signal.", "special.")   # none of their operators has a kernel here
+DTYPES = (torch.float32, torch.int64, torch.bool)
+KERNEL_KEYS = {"CPU", "CUDA", "CompositeExplicitAutograd"}
+
+# Operators with a kernel that this test does not check, each with the reason.
+NOT_CHECKED = {
+    # the output's shape is the data's: fake tensors refuse them (tested below)
+    **dict.fromkeys(("nonzero", "masked_select", "_unique2", "unique_dim", "bincount",
+                     "repeat_interleave.Tensor", "argwhere"), "output shape depends on values"),
+    # a Python value computed from the data
+    **dict.fromkeys(("_local_scalar_dense", "equal", "allclose", "is_nonzero"), "returns a value of the data"),
+    # sparse layouts: the fake tensors here are strided only
+    **dict.fromkeys(("to_sparse", "to_sparse.sparse_dim", "_to_sparse", "_to_sparse.sparse_dim", "to_dense",
+                     "_to_dense", "coalesce", "_coalesce", "indices", "values", "_indices", "_values", "_nnz",
+                     "is_coalesced", "sparse_dim", "dense_dim"), "sparse layout"),
+    # storage-level surgery: a fake has no storage to point at
+    **dict.fromkeys(("set_.source_Storage", "set_.source_Storage_storage_offset", "set_.source_Tensor", "set_"),
+                    "swaps the storage itself"),
+}
+
+
+class _Recorder(TorchDispatchMode):
+    """Writes down every aten call torch makes, with its arguments."""
+
+    def __init__(self, calls):
+        super().__init__()
+        self.calls = calls
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        out = func(*args, **kwargs)
+        self.calls.append((func.name(), args, kwargs))
+        return out
+
+
+def _run_sample(op, sample):
+    """The OpInfo's function on one sample, then a backward through its first float output."""
+    out = op.op(sample.input, *sample.args, **sample.kwargs)
+    first = out[0] if isinstance(out, (tuple, list)) and out else out
+    if isinstance(first, torch.Tensor) and first.requires_grad and first.numel():
+        first.sum().backward()
+
+
+def _recorded_calls():
+    """(aten name, args, kwargs) for the first samples of every OpInfo, in float32, int64 and bool."""
+    calls = []
+    warnings.simplefilter("ignore")
+    for op, dtype in itertools.product(op_db, DTYPES):
+        if op.name.startswith(SKIPPED_FAMILIES) or not op.supports_dtype(dtype, "cpu"):
+            continue
+        torch.manual_seed(0)
+        try:
+            samples = list(itertools.islice(op.sample_inputs_func(op, "cpu", dtype, dtype.is_floating_point),
+                                            SAMPLES_PER_OPINFO))
+        except Exception:   # an OpInfo whose generator needs what this build of torch lacks
+            continue
+        for sample in samples:
+            try:
+                with _Recorder(calls):
+                    _run_sample(op, sample)
+            except Exception:   # torch refuses this sample: the calls before the refusal still count
+                pass
+    calls += _factory_calls()
+    return calls
+
+
+def _factory_calls():
+    """Overloads no OpInfo's first samples reach: random and range factories with a generator or
+    out=, Python-number operands, the shift operators, out= forms of multi-output ops. Each line
+    runs alone, so a call torch refuses hides none of the others."""
+    calls = []
+    scope = {"torch": torch, "x": torch.randn(3, 4), "i": torch.arange(12).reshape(3, 4),
+             "g": torch.Generator().manual_seed(0), "z": torch.zeros(2, 3), "s": torch.arange(5.0),
+             "img": torch.randn(1, 2, 5, 5, requires_grad=True),
+             "vol": torch.randn(1, 2, 3, 4, 4, requires_grad=True)}
+    for line in _EXTRA_CALLS:
+        try:
+            with _Recorder(calls):
+                exec(line, scope)
+        except Exception:
+            pass
+    return calls
+
+
+_EXTRA_CALLS = [
+    'torch.rand(2, 3, generator=g), torch.randn(2, 3, generator=g), torch.randint(5, (2, 3), generator=g)',
+    'torch.randint(1, 5, (4,), generator=g), torch.randperm(5), torch.randperm(5, generator=g)',
+    'torch.rand_like(z), torch.rand_like(z, generator=g), torch.randn_like(z, generator=g)',
+    'torch.randint_like(z, 7, generator=g), torch.randint_like(z, 1, 7, generator=g, dtype=torch.int64)',
+    'z.random_(), z.random_(5), z.random_(1, 5), z.bernoulli_(z.clone().fill_(0.5)), z.bernoulli(0.3)',
+    'torch.normal(z, 1.0), torch.normal(1.0, z.abs() + 1), torch.normal(z, z.abs() + 1)',
+    'torch.normal(z, 1.0, out=torch.empty(2, 3)), torch.normal(0.0, 1.0, (2, 3), out=torch.empty(0))',
+    'torch.arange(1, 5), torch.triu_indices(3, 4), torch.tril_indices(4, 3, 1)',
+    'torch.eye(3, out=torch.empty(0)), torch.eye(2, 3, out=torch.empty(0))',
+    'i & 3, i | 3, i ^ 3, i << 2, i >> 1',
+    'torch.bitwise_and(3, i), torch.bitwise_or(3, i), torch.bitwise_xor(3, i)',
+    'i.clone().bitwise_and_(3), i.clone().bitwise_or_(3), i.clone().bitwise_xor_(3)',
+    'torch.bitwise_left_shift(i, 2), torch.bitwise_left_shift(2, i), torch.bitwise_right_shift(i, 1)',
+    'torch.bitwise_right_shift(64, i), i.clone().bitwise_left_shift_(1), i.clone().bitwise_right_shift_(1)',
+    'j = i.clone()',
+    'j <<= 1',
+    'j >>= 1',
+    'j.__ilshift__(i), j.__irshift__(i), i.__lshift__(i), i.__rshift__(i)',
+    'torch.copysign(x, 2.0), x.clone().copysign_(-2.0), torch.div(x, 2, rounding_mode="floor")',
+    'x.clone().div_(2, rounding_mode="trunc"), torch.floor_divide(x, 2), x.clone().floor_divide_(2)',
+    'torch.fmod(x, 2), x.clone().fmod_(2), torch.remainder(2, x), torch.xlogy(2, x.abs()), torch.xlogy(x, 2)',
+    'x.clone().xlogy_(2), torch.lerp(x, x + 1, x), x.clone().lerp_(x + 1, x), x.clamp(-1, 1)',
+    'x.clamp_max(1), x.clone().clamp_max_(1), x.clone().fill_(torch.tensor(2.0))',
+    'torch.searchsorted(s, 2.5), torch.bucketize(2.5, s), torch.sort(x, stable=True)',
+    'torch.sort(x, stable=True, out=(torch.empty(0), torch.empty(0, dtype=torch.int64)))',
+    'x.view(torch.int32), torch.complex(x, x), torch.view_as_real(torch.complex(x, x))',
+    'torch.all(x, dim=(0, 1)), torch.any(x, dim=(0, 1)), torch.count_nonzero(x, dim=(0,))',
+    'x.is_same_size(x), x.scatter(0, i[:1] % 3, 2.0, reduce="add")',
+    'x.clone().scatter_(0, i[:1] % 3, 2.0, reduce="multiply")',
+    'torch.cdist(x, x, compute_mode="use_mm_for_euclid_dist"), torch.linalg.lu_factor_ex(x[:, :3])',
+    'torch.nn.functional.conv2d(img, torch.randn(3, 2, 3, 3)).sum().backward()',
+    'torch.nn.functional.nll_loss(img.log_softmax(1), torch.zeros(1, 5, 5, dtype=torch.int64)).backward()',
+    'torch.nn.functional.pad(img, (1, 1, 1, 1), mode="reflect").sum().backward()',
+    'torch.nn.functional.pad(vol, (1, 1, 1, 1, 1, 1), mode="reflect").sum().backward()',
+    'torch.nn.functional.pad(vol, (1, 1, 1, 1, 1, 1), mode="replicate").sum().backward()',
+]
+
+
+def _convert(value):
+    """A torch argument as internals takes it."""
+    if isinstance(value, torch.device):
+        return internals.device(str(value))
+    if isinstance(value, torch.Generator):
+        return internals.Generator().manual_seed(0)
+    if isinstance(value, torch.memory_format):
+        return getattr(internals, str(value).split(".")[1])
+    if value is torch.strided:
+        return internals.strided
+    if isinstance(value, dict):
+        return {k: _convert(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)) and not isinstance(value, torch.Size):
+        converted = [_convert(v) for v in value]
+        return converted if isinstance(value, list) else tuple(converted)
+    return to_ours(value)
+
+
+def _overload(name):
+    base, _, overload = name.split("::")[1].partition(".")
+    return getattr(getattr(ops.aten, base), overload or "default")
+
+
+def _variants():
+    """functional name -> its in-place and out= names, by the signature torchgen gives all three."""
+    by_signature = {}
+    for name, op in dispatcher.operators.items():
+        if op.schema is not None and name.startswith("aten::"):
+            by_signature.setdefault(str(op.schema.signature()), {})[op.schema.kind()] = name
+    variants = {}
+    for kinds in by_signature.values():
+        if SchemaKind.functional in kinds:
+            variants[kinds[SchemaKind.functional]] = (kinds.get(SchemaKind.inplace), kinds.get(SchemaKind.out))
+    return variants
+
+
+def _metadata(value):
+    if isinstance(value, internals.Tensor):
+        return (tuple(value.shape), value.stride(), value.storage_offset(), value.dtype, value.device)
+    if isinstance(value, (tuple, list)):
+        return tuple(_metadata(v) for v in value)
+    return value
+
+
+def _clone_tensors(value):
+    return internals.utils._pytree.tree_map(
+        lambda t: t.clone() if isinstance(t, internals.Tensor) else t, value)
+
+
+def _check(name, args, kwargs, mismatches):
+    """Run ``name`` for real and on fakes of the same arguments; a disagreement is added to
+    ``mismatches``. Returns False where the real kernel refuses the arguments (nothing to compare)."""
+    with internals.no_grad():      # metadata is decided below autograd; out= refuses inputs that need grad
+        return _check_below_autograd(name, args, kwargs, mismatches)
+
+
+def _check_below_autograd(name, args, kwargs, mismatches):
+    func = _overload(name)
+    try:
+        real = func(*_clone_tensors(args), **_clone_tensors(kwargs))
+    except Exception:
+        return False
+    mode = FakeTensorMode()
+    fake_args, fake_kwargs = internals.utils._pytree.tree_map(
+        lambda t: mode.from_tensor(t) if isinstance(t, internals.Tensor) else t,
+        (_clone_tensors(args), _clone_tensors(kwargs)))
+    try:
+        with mode:
+            fake = func(*fake_args, **fake_kwargs)
+    except Exception as e:
+        mismatches.append(f"{name}: the fake run raised {type(e).__name__}: {e}")
+        return True
+    if _metadata(fake) != _metadata(real):
+        mismatches.append(f"{name}: fake {_metadata(fake)} != real {_metadata(real)}")
+    return True
+
+
+def _out_args(name, real):
+    """``out=`` tensors for ``name``'s out overload: empty ones of the functional result's dtypes."""
+    outs = real if isinstance(real, (tuple, list)) else (real,)
+    names = [a.name for a in dispatcher.operators[name].schema.arguments.out]
+    return {n: internals.empty(0, dtype=t.dtype) for n, t in zip(names, outs)}
+
+
+def _check_all(calls):
+    """The names of the operators checked, and the mismatches found."""
+    checked, mismatches, variants = set(), [], _variants()
+    cases, tries = collections.Counter(), collections.Counter()
+    for name, args, kwargs in calls:
+        if (name not in dispatcher.operators or name.split("::")[1] in NOT_CHECKED
+                or cases[name] >= CASES_PER_OPERATOR or tries[name] >= 3 * CASES_PER_OPERATOR):
+            continue
+        tries[name] += 1
+        try:
+            ours = _convert((args, kwargs))
+        except (Unsupported, RuntimeError, ValueError):   # a dtype internals lacks, a storage torch freed
+            continue
+        if not _check(name, *ours, mismatches):
+            continue
+        checked.add(name)
+        cases[name] += 1
+        inplace, out = variants.get(name, (None, None))
+        if inplace and _check(inplace, *ours, mismatches):
+            checked.add(inplace)
+        if out:
+            with internals.no_grad():
+                real = _overload(name)(*_clone_tensors(ours[0]), **_clone_tensors(ours[1]))
+            if _check(out, ours[0], {**ours[1], **_out_args(out, real)}, mismatches):
+                checked.add(out)
+    return checked, mismatches
+
+
+def _direct_cases():
+    """Operators torch's recording cannot show: out= forms of operators torch decomposes before
+    dispatch (``absolute`` is ``abs`` there), and a few torch reaches through other overloads.
+    (name, args, kwargs) in internals' terms; out= tensors start empty."""
+    rng = np.random.default_rng(0)
+    x = internals.tensor(rng.standard_normal((3, 4)).astype(np.float32))
+    v = internals.tensor(rng.standard_normal((4, 3)).astype(np.float32))
+    square = internals.tensor(rng.standard_normal((3, 3)).astype(np.float32))
+    img, w = internals.ones(1, 2, 5, 5), internals.ones(3, 2, 3, 3)
+    unary = ("absolute", "arccos", "arccosh", "arcsin", "arcsinh", "arctan", "arctanh", "fix", "negative", "msort",
+             "diff")
+    cases = [(f"aten::{n}.out", (x,), {}) for n in unary]
+    cases += [(f"aten::{n}.out", (x, x), {}) for n in ("multiply", "subtract", "true_divide", "kron")]
+    cases += [(f"aten::{n}.out", ([x, x],), {}) for n in ("column_stack", "dstack")]
+    cases += [("aten::cross.out", (v, v), {"dim": 1}), ("aten::take_along_dim.out", (x, x.argsort(1)), {"dim": 1}),
+              ("aten::tensordot.out", (x, v, [1], [0]), {}), ("aten::matrix_power.out", (square, 2), {}),
+              ("aten::linalg_matrix_power.out", (square, 3), {})]
+    cases = [(name, args, {**kwargs, **_empty_outs(name)}) for name, args, kwargs in cases]
+    return cases + [
+        ("aten::conj_physical", (x,), {}), ("aten::view_as_real", (internals.complex(x, x),), {}),
+        ("aten::convolution", (img, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1), {}),
+        ("aten::div.Scalar_mode", (x, 2.0), {"rounding_mode": "floor"}),
+        ("aten::div_.Scalar_mode", (x, 2.0), {"rounding_mode": "trunc"}),
+        ("aten::floor_divide.Scalar", (x, 2), {}), ("aten::floor_divide_.Scalar", (x, 2), {})]
+
+
+def _empty_outs(name):
+    return {a.name: internals.empty(0) for a in dispatcher.operators[name].schema.arguments.out}
+
+
+def _has_kernel(op):
+    return bool(KERNEL_KEYS & {str(k) for k in op.kernels})
+
+
+@pytest.fixture(scope="module")
+def checked_and_mismatches():
+    checked, mismatches = _check_all(_recorded_calls())
+    for name, args, kwargs in _direct_cases():
+        if _check(name, args, kwargs, mismatches):
+            checked.add(name)
+    return checked, mismatches
+
+
+@pytest.fixture(scope="module")
+def checked(checked_and_mismatches):
+    return checked_and_mismatches[0]
+
+
+def test_fake_metadata_equals_the_real_kernels(checked_and_mismatches):
+    mismatches = sorted(set(checked_and_mismatches[1]))
+    assert not mismatches, f"{len(mismatches)} mismatches:\n" + "\n".join(mismatches[:60])
+
+
+def test_every_operator_with_a_kernel_was_checked(checked):
+    with_kernel = {name.split("::")[1] for name, op in dispatcher.operators.items()
+                   if name.startswith("aten::") and _has_kernel(op)}
+    unchecked = sorted(with_kernel - {n.split("::")[1] for n in checked} - set(NOT_CHECKED))
+    assert not unchecked, f"{len(unchecked)} operators with a kernel never checked on fakes: {unchecked}"
+
+
+def test_the_list_of_unchecked_operators_is_not_stale(checked):
+    assert not {n.split("::")[1] for n in checked} & set(NOT_CHECKED)
+    assert set(NOT_CHECKED) <= {name.split("::")[1] for name in dispatcher.operators}
+
+
+@pytest.mark.parametrize("program", [
+    lambda lib, x: x.nonzero(), lambda lib, x: x.masked_select(x > 0), lambda lib, x: x[x > 0],
+    lambda lib, x: lib.unique(x), lambda lib, x: x.long().abs().bincount()])
+def test_values_decide_the_shape_so_fakes_refuse(program):
+    x = internals.tensor([1.0, -2.0, 3.0])
+    with FakeTensorMode() as mode, pytest.raises(DynamicOutputShapeException):
+        program(internals, mode.from_tensor(x))
+
+
+def test_reading_a_value_refuses():
+    with FakeTensorMode() as mode, pytest.raises(DataDependentOutputException):
+        mode.from_tensor(internals.ones(2)).sum().item()
+
+
+def test_a_fake_run_draws_no_random_numbers():
+    internals.manual_seed(0)
+    with FakeTensorMode() as mode:
+        mode.from_tensor(internals.zeros(3)).uniform_()
+        internals.rand(4, 4), internals.randperm(5)
+    assert internals.rand(2).tolist() == (internals.manual_seed(0), internals.rand(2).tolist())[1]
