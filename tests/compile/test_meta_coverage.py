@@ -125,6 +125,7 @@ _EXTRA_CALLS = [
     'torch.normal(z, 1.0), torch.normal(1.0, z.abs() + 1), torch.normal(z, z.abs() + 1)',
     'torch.normal(z, 1.0, out=torch.empty(2, 3)), torch.normal(0.0, 1.0, (2, 3), out=torch.empty(0))',
     'torch.arange(1, 5), torch.triu_indices(3, 4), torch.tril_indices(4, 3, 1)',
+    'torch.ops.aten.norm.Scalar(x, 2), torch.ops.aten.norm.ScalarOpt_dim(x, 3, [1])',
     'torch.eye(3, out=torch.empty(0)), torch.eye(2, 3, out=torch.empty(0))',
     'i & 3, i | 3, i ^ 3, i << 2, i >> 1',
     'torch.bitwise_and(3, i), torch.bitwise_or(3, i), torch.bitwise_xor(3, i)',
