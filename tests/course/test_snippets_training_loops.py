@@ -16,7 +16,6 @@ from helpers import assert_prints_alike, assert_prints_what_torch_prints, read_s
 
 SNIPPETS = read_snippets("snippets_training_loops.txt")
 KNOWN_DIFFERENCES = {
-    "r9.14": "F.conv1d: internals has 2-d convolution only",
 }
 # A product written into its own input: torch defines no values (BLAS's write order follows the
 # library and the CPU), so the printed text is compared with its numbers masked.

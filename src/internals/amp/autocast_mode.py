@@ -25,21 +25,22 @@ __all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "register_au
            "LOWER_PRECISION_FP", "FP32", "PROMOTE", "BANNED"]
 
 # The policy lists of autocast_mode.cpp, for the operators internals has.
-LOWER_PRECISION_FP = {"cpu": ("conv2d", "conv2d.padding", "mm", "bmm", "matmul", "baddbmm", "addmm", "addbmm",
-                              "linear"),
-                      "cuda": ("conv2d", "convolution", "mm", "bmm", "matmul", "addmv", "baddbmm", "addbmm", "einsum",
-                               "addmm", "linear", "mv")}
+LOWER_PRECISION_FP = {"cpu": ("conv1d", "conv1d.padding", "conv2d", "conv2d.padding", "mm", "bmm", "matmul",
+                              "baddbmm", "addmm", "addbmm", "linear", "prelu"),
+                      "cuda": ("conv1d", "conv2d", "convolution", "mm", "bmm", "matmul", "addmv", "baddbmm", "addbmm",
+                               "einsum", "addmm", "linear", "mv", "prelu")}
 # (torch casts some of the cuda fp32 ops, norm among them, by passing dtype=float32 instead of casting
 # the inputs, "fp32_append_dtype"; for a float16 input the two agree.)
 FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_cross_entropy",
                 "binary_cross_entropy_with_logits", "trace", "inverse", "linalg_inv", "linalg_inv_ex",
                 "reflection_pad1d", "reflection_pad2d", "replication_pad1d", "replication_pad2d", "replication_pad3d",
-                "cdist"),
+                "cdist", "smooth_l1_loss", "huber_loss", "kl_div"),
         "cuda": ("acos", "asin", "cosh", "exp", "expm1", "erfinv", "log", "log10", "log2", "log1p", "rsqrt", "sinh",
                  "tan", "reciprocal", "mse_loss", "binary_cross_entropy_with_logits",
                  "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "softplus", "sum", "sum.dim_IntList",
                  "prod", "prod.dim_int", "cumprod", "cumsum", "logsumexp", "norm.Scalar", "norm.ScalarOpt_dim",
-                 "linalg_vector_norm", "softmax.int", "log_softmax.int", "layer_norm", "native_layer_norm", "cdist")}
+                 "linalg_vector_norm", "softmax.int", "log_softmax.int", "layer_norm", "native_layer_norm", "cdist",
+                 "group_norm", "cosine_similarity", "kl_div", "smooth_l1_loss", "huber_loss")}
 
 # "promote": the floating-point arguments (lists included) cast to the widest of their dtypes.
 PROMOTE = {"cpu": ("cat", "stack", "index_copy"),
