@@ -29,6 +29,16 @@ hypothesis.settings.register_profile("course", derandomize=True, deadline=None, 
 hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "course"))
 
 
+@pytest.fixture(autouse=True)
+def _seeded_generators():
+    """Both default generators seeded before every test, as torch's own TestCase.setUp seeds them
+    (``torch/testing/_internal/common_utils.py``): a module's random weights then hang on the test
+    alone, never on which tests a pytest-xdist worker happened to run before it."""
+    internals.manual_seed(0)
+    import torch
+    torch.manual_seed(0)
+
+
 @pytest.fixture
 def close_figures():
     """Close every figure a picture test drew (``pytestmark = pytest.mark.usefixtures(...)``)."""
