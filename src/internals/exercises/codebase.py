@@ -194,11 +194,18 @@ def _check_call(qualified, torch_fn, shapes, extra=(), node=None, low=None):
     results, the grad_fn's name (torch's, or ``node`` where torch names a composite's) and the
     gradients after ``sum().backward()`` must agree."""
     ours_in, theirs_in = _inputs(shapes, len(shapes) + sum(map(len, shapes)), low)
-    ours, theirs = _op(qualified)(*ours_in, *extra), torch_fn(*theirs_in, *extra)
+    theirs = torch_fn(*theirs_in, *extra)
+    op = _op(qualified)
+    try:
+        ours = op(*ours_in, *extra)
+    except Exception as e:      # noqa: BLE001 - the reader's error is reported beside torch's answer
+        raise AssertionError(f"the call:\n    torch's {theirs.tolist()}\n    yours   raised {type(e).__name__}: {e}") \
+            from None
     _same_tensor("the result", ours, theirs)
     want = node or theirs.grad_fn.name()
     got = ours.grad_fn.name() if ours.grad_fn is not None else "no grad_fn (nothing recorded for backward)"
-    assert got == want, f"the result's grad_fn:\n    torch's {want}\n    yours   {got}"
+    source = "torch's" if node is None else "torch's rule for a derivatives.yaml entry:"
+    assert got == want, f"the result's grad_fn:\n    {source} {want}\n    yours   {got}"
     ours.sum().backward()
     theirs.sum().backward()
     for i, (o, t) in enumerate(zip(ours_in, theirs_in)):
@@ -336,12 +343,13 @@ def check_register_operator(register_operator):
         try:
             case(register)
             difference = _table_difference(before, dispatch_table())
-            assert not difference, f"after undo(), the dispatch table is not the one before: {difference}"
+            assert not difference, f"after undo(), the dispatcher's table is not the one before: {difference}"
             failure = None
         except AssertionError as e:
             failure = str(e)
         except Exception as e:      # noqa: BLE001 - the reader's code raised: reported as a wrong answer
-            failure = f"your code raised {type(e).__name__}: {e}"
+            failure = (f"your code raised {type(e).__name__}: {e}\n  (torch's build registers these entries, and "
+                       "the operator runs)")
         finally:
             _put_back(before)
         if failure is not None:
