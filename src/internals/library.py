@@ -11,7 +11,7 @@ import weakref
 from .aten import dispatcher
 from .c10.dispatch_key import alias_runtime_keys
 
-__all__ = ["Library", "fallthrough_kernel"]
+__all__ = ["Library", "fallthrough_kernel", "register_operator"]
 
 _defined_namespaces = set()
 
@@ -92,3 +92,12 @@ def _undo(ns, defs, impls, fallbacks):
     for name in defs:
         dispatcher.deregister(name)
     _defined_namespaces.discard(ns)
+
+
+def register_operator(native_functions, derivatives, kernels):
+    """Add an operator from a ``native_functions.yaml`` snippet, a ``derivatives.yaml`` snippet
+    and its kernels; returns a registration whose ``undo()`` takes it all back. The work is done
+    by ``internals.autograd.operator_from_yaml.register_operator`` (imported on first use: it
+    loads the code generator), or by the reader's version while one is plugged in."""
+    from .autograd import operator_from_yaml
+    return operator_from_yaml.register_operator(native_functions, derivatives, kernels)

@@ -5,21 +5,27 @@ Each checker must reject every wrong answer in its catalogue and accept the pack
 function (the solution). A checker that a wrong answer passes would tell a reader their bug is
 right, so these are the checkers' own tests."""
 import math
+import re
 
 import pytest
 import torch
+import yaml
 
 import internals
 from internals import exercises as ex
 from internals._inductor.scheduler import EXPRESSIONS, can_join, new_group, schedule
+from internals.aten import dispatcher
 from internals.aten.dispatcher import dispatch_key
 from internals.aten.native.convolution import im2col_columns
 from internals.aten.native.tensor_shape import compute_stride
 from internals.aten.tensor_iterator import _reorder, coalesce
+from internals.autograd import operator_from_yaml
 from internals.autograd.engine import compute_dependencies
 from internals.autograd.functions_manual import sum_to
+from internals.autograd.operator_from_yaml import OperatorRegistration, register_operator
 from internals.c10.dispatch_key import DispatchKey, DispatchKeySet
 from internals.c10.tensor_impl import contiguous_strides, required_storage_elements
+from internals.codegen import gen_autograd
 from internals.cuda.caching_allocator import get_allocation_size, round_size
 from internals.optim.sgd import sgd_step
 
@@ -577,6 +583,99 @@ def passes_one_per_node(graph):
     return 2 * len(calls), ex.compile.reference_memory_passes(graph)[1]
 
 
+# ---------------------------------------------------------------- chapter 8: an operator from YAML
+def _register(native, derivatives, kernels, *, registration=None, rename=None, entries=None, define=None,
+              autograd_key=None, matched=None, rollback=True):
+    """The package's register_operator, one step changed: the node's name (``rename``), the
+    native entries read (``entries``), how each is defined (``define``), the schemas the Autograd
+    kernels are generated from (``matched``), the Autograd kernel's key, the rollback."""
+    infos = gen_autograd.load_derivatives(text=derivatives)
+    gen_autograd.match_natives(infos, text=matched or native)
+    registration = registration or OperatorRegistration()
+    try:
+        for entry in (entries or (lambda e: e))(yaml.safe_load(native)):
+            (define or operator_from_yaml._define)(registration, entry, kernels)
+        for info in infos:
+            info.node = rename(info) if rename else info.node
+            operator_from_yaml._register_autograd(registration, info)
+    except RuntimeError:
+        if rollback:
+            registration.undo()
+        raise
+    if autograd_key:
+        for i, (name, key, kernel) in enumerate(registration.kernels):
+            if key == "Autograd":
+                dispatcher.deregister(name, key)
+                dispatcher.impl(name, autograd_key, kernel)
+                registration.kernels[i] = (name, autograd_key, kernel)
+    return registration
+
+
+def register_without_autograd(native, derivatives, kernels):
+    registration = OperatorRegistration()
+    for entry in yaml.safe_load(native):
+        operator_from_yaml._define(registration, entry, kernels)
+    return registration
+
+
+def register_node_without_number(native, derivatives, kernels):
+    return _register(native, derivatives, kernels, rename=lambda info: info.node.rstrip("0123456789"))
+
+
+def register_node_title_case(native, derivatives, kernels):
+    """``special_entr`` -> ``Special_EntrBackward0``: str.title keeps the underscores."""
+    return _register(native, derivatives, kernels, rename=lambda info: f"{info.schema.name.name.base.title()}Backward0")
+
+
+def register_defaults_dropped(native, derivatives, kernels):
+    """The Autograd kernel's parameters come from the schemas read without their defaults."""
+    return _register(native, derivatives, kernels, matched=re.sub(r"=[^,)]+", "", native))
+
+
+def register_kernel_as_composite(native, derivatives, kernels):
+    """The CPU kernel under CompositeImplicitAutograd: autograd sees the kernel's inner operators."""
+    def define(registration, entry, kernels):
+        entry = dict(entry, dispatch={"CompositeImplicitAutograd": next(iter(entry["dispatch"].values()))})
+        operator_from_yaml._define(registration, entry, kernels)
+    return _register(native, derivatives, kernels, define=define)
+
+
+def register_autograd_for_cuda(native, derivatives, kernels):
+    return _register(native, derivatives, kernels, autograd_key="AutogradCUDA")
+
+
+def register_first_entry_only(native, derivatives, kernels):
+    """One native entry read: the out= overload is never defined."""
+    return _register(native, derivatives, kernels, entries=lambda entries: entries[:1])
+
+
+class _LeakyRegistration(OperatorRegistration):
+    def undo(self):
+        self.kernels = [k for k in self.kernels if k[1] != "Autograd"]    # forgets the Autograd key
+        super().undo()
+
+
+def register_undo_leaks_autograd(native, derivatives, kernels):
+    return _register(native, derivatives, kernels, registration=_LeakyRegistration())
+
+
+class _ByNameRegistration(OperatorRegistration):
+    def undo(self):
+        """Deregisters by name, whoever registered it since, and keeps its lists."""
+        for name, key, _ in reversed(self.kernels):
+            dispatcher.deregister(name, key)
+        for op in self.defined:
+            dispatcher.deregister(op.name)
+
+
+def register_undo_by_name(native, derivatives, kernels):
+    return _register(native, derivatives, kernels, registration=_ByNameRegistration())
+
+
+def register_without_rollback(native, derivatives, kernels):
+    return _register(native, derivatives, kernels, rollback=False)
+
+
 CATALOGUE = {
     "check_contiguous_strides": (contiguous_strides, [
         strides_zero_dims_zero_the_rest, strides_column_major, strides_not_reversed, strides_multiplied_first,
@@ -614,6 +713,10 @@ CATALOGUE = {
     "check_memory_passes": (ex.compile.reference_memory_passes, [
         passes_counting_every_argument, passes_without_writes, passes_fused_is_one, passes_fused_without_outputs,
         passes_one_per_node]),
+    "check_register_operator": (register_operator, [
+        register_without_autograd, register_node_without_number, register_node_title_case, register_defaults_dropped,
+        register_kernel_as_composite, register_autograd_for_cuda, register_first_entry_only,
+        register_undo_leaks_autograd, register_undo_by_name, register_without_rollback]),
     "check_sgd_step": (sgd_step, [
         sgd_buffer_is_the_gradient, sgd_without_dampening, sgd_decay_after_momentum, sgd_nesterov_ignored,
         sgd_maximize_ignored, sgd_buffer_not_kept]),
@@ -803,3 +906,32 @@ def test_convolutions_run_on_a_plugged_in_im2col_and_still_equal_torch():
     assert mine.calls == 4              # each convolution's forward, and its weight's gradient
     for o, t in zip(ours, _convolutions(torch)):
         assert torch.allclose(o.detach().to_torch(), t.detach(), atol=1e-4)
+
+
+def test_an_operator_from_yaml_through_the_readers_register_operator_and_undone():
+    from internals.exercises.codebase import KERNELS, LDEXP, dispatch_table
+    before = dispatch_table()
+    a, b = torch.randn(2, 3, requires_grad=True), torch.randn(3, requires_grad=True)
+    x, y = (internals.from_torch(t.detach()).requires_grad_() for t in (a, b))
+    with ex.use_mine("register_operator", _counting(register_operator)) as mine:
+        handle = internals.library.register_operator(*LDEXP, KERNELS)
+    ours, theirs = internals.ops.aten.ldexp.Tensor(x, y), torch.ldexp(a, b)
+    assert mine.calls == 1 and ours.grad_fn.name() == theirs.grad_fn.name() == "LdexpBackward0"
+    ours.sum().backward()
+    theirs.sum().backward()
+    internals.testing.check(ours.detach(), theirs.detach())
+    for o, t in ((x, a), (y, b)):
+        assert torch.allclose(o.grad.to_torch(), t.grad)
+    handle.undo()
+    assert dispatch_table() == before
+    assert not hasattr(internals.ops.aten, "ldexp")
+
+
+def test_a_wrong_register_operator_plugged_in_changes_what_the_package_does():
+    from internals.exercises.codebase import KERNELS, LDEXP
+    with ex.use_mine("register_operator", register_without_autograd):
+        handle = internals.library.register_operator(*LDEXP, KERNELS)
+    try:
+        assert internals.ops.aten.ldexp.Tensor(internals.ones(2, requires_grad=True), internals.ones(2)).grad_fn is None
+    finally:
+        handle.undo()

@@ -20,6 +20,7 @@ This module imports no part of ``internals``: it must run even when the generate
 stale or broken. A test regenerates in memory and fails if the checked-in files differ.
 """
 import ast
+import functools
 import keyword
 import re
 import sys
@@ -75,8 +76,10 @@ def _op_prefix(base):
     return ("".join(p.title() for p in base.split("_")) + "Backward").replace("ForwardBackward", "Backward")
 
 
+@functools.lru_cache(maxsize=1)
 def _torch_node_numbers():
-    """Schema name -> node name, for the entries of torch's own derivatives.yaml."""
+    """Schema name -> node name, for the entries of torch's own derivatives.yaml (read once: an
+    operator added at run time, ``autograd/operator_from_yaml.py``, asks again)."""
     path = Path(torchgen.__file__).parent / "packaged" / "autograd" / "derivatives.yaml"
     counter, names = Counter(), {}
     for entry in yaml.safe_load(path.read_text()):
@@ -115,11 +118,18 @@ class Derivative:
     groups: dict = field(default_factory=dict)   # input -> the inputs one formula serves with it
 
 
-def load_derivatives(path=DERIVATIVES):
+def _yaml_entries(path, text):
+    """A YAML file's entries, or those of ``text`` (a snippet of entries) when it is given."""
+    return yaml.safe_load(Path(path).read_text() if text is None else text) or []
+
+
+def load_derivatives(path=DERIVATIVES, *, text=None):
+    """One :class:`Derivative` per entry of ``derivatives.yaml`` (or of ``text``, a snippet in
+    its format): the node's name, the formulas, the values to save (``load_derivatives.py``)."""
     torch_names = _torch_node_numbers()
     own_counter = Counter()
     infos = []
-    for entry in yaml.safe_load(Path(path).read_text()):
+    for entry in _yaml_entries(path, text):
         schema = FunctionSchema.parse(entry["name"])
         args = {a.name: a for a in schema.arguments.flat_all}
         outputs = _output_names(schema)
@@ -193,15 +203,16 @@ def _split_formulas(entry):
     return formulas, groups
 
 
-def match_natives(infos, path=NATIVE_FUNCTIONS):
-    """Attach each native function to its own entry, else to the entry with its signature (so exp_
-    uses exp's entry); t_ has an entry of its own (TBackward1), though its signature is t's."""
+def match_natives(infos, path=NATIVE_FUNCTIONS, *, text=None):
+    """Attach each native function (of the file, or of ``text``, a snippet in its format) to its
+    own entry, else to the entry with its signature (so exp_ uses exp's entry); t_ has an entry of
+    its own (TBackward1), though its signature is t's. Returns the schemas left unmatched."""
     by_name = {str(info.schema.name): info for info in infos}
     by_signature = {}
     for info in infos:
         by_signature.setdefault(info.schema.signature(), info)
     unmatched = []
-    for entry in yaml.safe_load(Path(path).read_text()):
+    for entry in _yaml_entries(path, text):
         schema = FunctionSchema.parse(entry["func"])
         info = by_name.get(str(schema.name)) or by_signature.get(schema.signature())
         if info is not None:

@@ -16,7 +16,7 @@ from .ch02_strides import check_broadcast_shapes, check_view_strides
 from .ch03_storage import check_storage_size
 from .ch04_kernels import check_coalesce_dimensions, check_reduction_loop, check_reorder_dimensions
 from .cnn import check_conv2d, check_im2col
-from .codebase import check_axpy_operator
+from .codebase import check_axpy_operator, check_register_operator
 from .compile import check_fusion_pass, check_guard_key, check_memory_passes, check_pointwise_groups
 from .dispatch import check_counting_mode, check_dispatch_key, check_dispatch_key_rule
 from .memory import check_allocation_size, check_round_size
@@ -29,6 +29,7 @@ __all__ = ["check_contiguous_strides", "check_view_strides", "check_broadcast_sh
            "check_dispatch_key_rule", "check_counting_mode", "check_mul_backward", "check_sum_to",
            "check_compute_dependencies",
            "check_tanh_backward", "check_round_size", "check_allocation_size", "check_axpy_operator",
+           "check_register_operator",
            "check_sgd_step", "check_pointwise_groups", "check_guard_key", "check_fusion_pass",
            "check_memory_passes", "check_im2col", "check_conv2d",
            "check_in_order",

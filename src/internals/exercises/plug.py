@@ -3,8 +3,8 @@
 Each chapter's core exercise rebuilds a piece the package itself runs on: the strides of a fresh
 tensor, ``view``'s stride rule, the storage a view needs, TensorIterator's dimension order and
 coalescing, the dispatcher's choice of key, the reduction that undoes a broadcast in backward and
-the engine's dependency count, the allocator's size rounding, an optimizer step, im2col, the
-compiler's fusion pass.
+the engine's dependency count, the allocator's size rounding, the registration of an operator
+from YAML, an optimizer step, im2col, the compiler's fusion pass.
 ``use_mine(name, fn)`` makes every place in the package that calls that piece call ``fn``
 instead, so the cells after it, later chapters and the capstones run on the reader's code::
 
@@ -81,6 +81,11 @@ PLUG_POINTS = {p.name: p for p in [
     PlugPoint("round_size", "07_memory", "internals.cuda.caching_allocator", "round_size",
               "CUDACachingAllocator.cpp's round_size", "check_round_size",
               "round_size(nbytes, config=None) -> bytes of the block handed out"),
+    PlugPoint("register_operator", "08_codebase_tour", "internals.autograd.operator_from_yaml", "register_operator",
+              "torchgen/gen.py's RegisterSchema.cpp and RegisterCPU.cpp, tools/autograd/gen_autograd.py's "
+              "Functions.cpp and VariableType, for one operator", "check_register_operator",
+              "register_operator(native_functions, derivatives, kernels) -> a handle whose undo() removes "
+              "every registration"),
     PlugPoint("fusion_pass", "11_compile", "internals._inductor.scheduler", "schedule",
               "Inductor's Scheduler fusion (torch/_inductor/scheduler.py)", "check_fusion_pass",
               "fusion_pass(graph) -> list of Nodes (run eagerly) and FusedGroups (one generated kernel each)"),
