@@ -108,3 +108,29 @@ def test_attribute_errors_as_torch():
             x.shape = (1, 2)
         with pytest.raises(AttributeError):
             _ = x.no_such_attribute
+
+
+# ------------------------------------------------------------------ the Variable/Tensor merge
+
+def test_variable_is_a_detached_tensor():
+    seen = {}
+    for lib in LIBS:
+        t = lib.ones(2) * 2
+        v = lib.autograd.Variable(t, requires_grad=True)
+        t.add_(1)                    # Variable(t) is t.detach(): same storage, same version counter
+        seen[lib] = (type(v).__name__, v is t, v.tolist(), v._version, v.is_leaf, v.requires_grad,
+                     isinstance(t, lib.autograd.Variable), issubclass(lib.Tensor, lib.autograd.Variable),
+                     lib.autograd.Variable().shape, lib.autograd.Variable().dtype is lib.float32)
+    assert seen[torch] == ("Tensor", False, [3.0, 3.0], 1, True, True, True, False, (0,), True)
+    assert seen[internals][:-2] == seen[torch][:-2]
+    assert list(seen[internals][-2]) == [0] and seen[internals][-1]
+
+
+def test_variable_refuses_what_torch_refuses():
+    for lib in LIBS:
+        with pytest.raises(TypeError, match="Variable data has to be a tensor, but got list"):
+            lib.autograd.Variable([1.0, 2.0])
+        with pytest.raises(RuntimeError, match="Only Tensors of floating point"):
+            lib.autograd.Variable(lib.ones(2, dtype=lib.int64), requires_grad=True)
+        with pytest.warns(UserWarning, match="volatile was removed"):
+            lib.autograd.Variable(lib.ones(1), volatile=True)
