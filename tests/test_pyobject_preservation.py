@@ -134,3 +134,19 @@ def test_variable_refuses_what_torch_refuses():
             lib.autograd.Variable(lib.ones(2, dtype=lib.int64), requires_grad=True)
         with pytest.warns(UserWarning, match="volatile was removed"):
             lib.autograd.Variable(lib.ones(1), volatile=True)
+
+
+def test_parameter_copies_as_torch_copies_it():
+    """A Parameter's deepcopy is a Parameter with neither grad nor attributes; pickle keeps both
+    its class and its attributes."""
+    seen = {}
+    for lib in LIBS:
+        p = lib.nn.Parameter(lib.ones(2))
+        p.tag = "w"
+        p.grad = lib.ones(2)
+        c = copy.deepcopy(p)
+        u = pickle.loads(pickle.dumps(p))
+        seen[lib] = (type(c).__name__, c.requires_grad, c.grad, hasattr(c, "tag"),
+                     type(u).__name__, u.requires_grad, u.tag, c.tolist())
+    assert seen[torch] == ("Parameter", True, None, False, "Parameter", True, "w", [1.0, 1.0])
+    assert seen[internals] == seen[torch]
