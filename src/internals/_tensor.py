@@ -66,8 +66,11 @@ def _legacy_type(name):
 
 
 class Tensor(TensorBase):
-    """``torch.Tensor``: the frontend class over ``TensorBase`` (its state lives there)."""
-    __slots__ = ()
+    """``torch.Tensor``: the frontend class over ``TensorBase`` (its state lives there).
+
+    No ``__slots__``: like torch's Python class, each tensor has a ``__dict__``, so a user's
+    attributes (``x.tag = ...``) live on the Python object, which autograd keeps alive while it
+    holds the tensor (PyObject preservation); ``deepcopy`` and ``pickle`` carry them."""
     __module__ = "internals"     # ``type(x)`` prints ``<class 'internals.Tensor'>``, as torch's names ``torch``
 
     # ------------------------------------------------------------------ construction
@@ -634,6 +637,7 @@ class Tensor(TensorBase):
             new.requires_grad_(self.requires_grad)
             if self.grad is not None:
                 new.grad = copy.deepcopy(self.grad, memo)
+        new.__dict__ = copy.deepcopy(self.__dict__, memo)
         memo[id(self)] = new
         return new
 
@@ -641,10 +645,15 @@ class Tensor(TensorBase):
         """Pickle as torch does: a rebuild function and its arguments, the storage among them (pickled
         once however many tensors share it). Gradients and graph are not pickled; requires_grad is."""
         if self.is_sparse:
-            return _rebuild_sparse, (self._impl.indices, self._impl.values, tuple(self.shape), self._impl.coalesced)
-        impl = self._impl
-        return _rebuild_tensor_v2, (impl.storage, impl.storage_offset, impl.sizes, impl.strides, impl.dtype,
-                                    self.requires_grad)
+            rebuild = _rebuild_sparse, (self._impl.indices, self._impl.values, tuple(self.shape),
+                                        self._impl.coalesced)
+        else:
+            impl = self._impl
+            rebuild = _rebuild_tensor_v2, (impl.storage, impl.storage_offset, impl.sizes, impl.strides,
+                                           impl.dtype, self.requires_grad)
+        if not self.__dict__:       # torch's fast path: no Python state to carry
+            return rebuild
+        return _rebuild_with_state, (*rebuild, self.__dict__)
 
 
 def _untyped_for_set(storage, tensor):
@@ -672,6 +681,14 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, dtype, requires_gr
     this package's storages are untyped)."""
     t = Tensor._from_impl(TensorImpl(storage, size, stride, storage_offset, dtype))
     return t.requires_grad_() if requires_grad else t
+
+
+def _rebuild_with_state(func, args, state):
+    """Unpickle a tensor that carried attributes: rebuild it, then give back its ``__dict__``
+    (``torch._tensor._rebuild_from_type_v2`` with ``_set_obj_state``)."""
+    t = func(*args)
+    t.__dict__.update(state)
+    return t
 
 
 def _rebuild_sparse(indices, values, size, coalesced):

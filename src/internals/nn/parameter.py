@@ -6,6 +6,7 @@ requires grad unless told otherwise.
 """
 from .._functional import empty
 from .._tensor import Tensor
+from ..c10.memory_format import preserve_format
 from ..c10.tensor_impl import TensorImpl
 
 __all__ = ["Parameter"]
@@ -33,5 +34,25 @@ class Parameter(Tensor):
         # ``.data``, ``detach()``) returns a plain Tensor, not another Parameter.
         return Tensor._from_impl(impl, base)
 
+    def __deepcopy__(self, memo):
+        """torch's: a new Parameter over a clone of the data with the same ``requires_grad``;
+        unlike a plain tensor's copy, no ``grad`` and no attributes come along."""
+        if id(self) in memo:
+            return memo[id(self)]
+        result = type(self)(self.data.clone(memory_format=preserve_format), self.requires_grad)
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, protocol):
+        """Pickled as a Parameter, with its attributes (``torch._utils._rebuild_parameter``, or
+        ``_rebuild_parameter_with_state`` when it has some)."""
+        return _rebuild_parameter, (self.data, self.requires_grad, self.__dict__)
+
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()
+
+
+def _rebuild_parameter(data, requires_grad, state):
+    param = Parameter(data, requires_grad)
+    param.__dict__.update(state)
+    return param
