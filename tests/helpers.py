@@ -645,3 +645,44 @@ def assert_prints_what_torch_prints(source):
     expected = stdout_of(torch, source)
     assert expected.strip(), "the snippet prints something"
     assert stdout_of(internals, source) == expected
+
+
+class EveryKernel:
+    """Each sample runs one kernel of every CPU family that has a parallel loop: convolution
+    (im2col, col2im and the matrix product), pooling and its backward, the scans, sort and
+    selection, searchsorted, cross, cdist and its backward, batched inverse, an indexed copy,
+    sums, an elementwise op and the sparse loops. Sizes past one grain (32,768 elements) where a
+    loop would run on the calling thread anyway. The inputs are small integers: most results are
+    exact in float32, whatever the order of the sums."""
+
+    def __init__(self, lib):
+        self.lib = lib
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        lib, rng = self.lib, np.random.default_rng(i)
+        F = lib.nn.functional
+
+        def ints(*shape, high=4):
+            return lib.from_numpy(rng.integers(-high, high + 1, shape).astype(np.float32))
+        x = ints(2, 3, 8, 8).requires_grad_()
+        conv = F.conv2d(x, ints(4, 3, 3, 3), padding=1)
+        pools = F.max_pool2d(conv, 2), F.avg_pool2d(conv, 3, 1, 1), F.adaptive_avg_pool2d(conv, 3)
+        grad, = lib.autograd.grad(pools[0].sum(), x)     # whole numbers: exact in any order
+        pool_grad, = lib.autograd.grad(pools[1].sum() + pools[2].sum(), conv)
+        rows = conv.detach().reshape(8, 64)
+        a, b = ints(6, 4).requires_grad_(), ints(5, 4)
+        distance = lib.cdist(a, b)
+        distance_grad, = lib.autograd.grad(distance.sum(), a)
+        square = ints(3, 4, 4, high=1) + 5 * lib.eye(4)
+        big = ints(200, 200)
+        picks = lib.from_numpy(rng.permutation(40000))
+        sparse = lib.sparse_coo_tensor(lib.from_numpy(rng.integers(0, 5, (2, 12))), ints(12), (5, 5))
+        return (conv.detach(), grad, pool_grad, *(p.detach() for p in pools), rows.cumsum(1), rows.logcumsumexp(1),
+                *rows.cummax(1), *rows.sort(dim=1, stable=True), rows.kthvalue(5, 1).values,
+                lib.searchsorted(rows.sort(1).values, rows), lib.linalg.cross(ints(5, 3), ints(5, 3)),
+                distance.detach(), distance_grad, lib.linalg.inv(square), big.reshape(-1)[picks],
+                big.sum(), big.sum(1), big.amax(0), big * 3 + 1, big @ big,
+                sparse.coalesce().to_dense(), rows.to_sparse().to_dense(), sparse.mm(ints(5, 3)))

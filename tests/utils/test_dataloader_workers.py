@@ -12,11 +12,13 @@ import numpy as np
 import pytest
 import torch
 import torch.utils.data as tud
+from helpers import EveryKernel
 
 import internals
 import internals.utils.data as iud
 from internals.exercises import check_in_order as ex_check
 from internals.exercises.processes import reference_in_order
+from internals.testing import assert_within_ulps
 
 pytestmark = pytest.mark.usefixtures("no_shared_memory_leak")
 
@@ -332,3 +334,22 @@ def test_more_workers_than_cpus_warns_as_torch():
     ours, theirs = both(program)
     assert ours == theirs
     assert len(ours[1]) == 2          # when the loader is made, and when its workers start
+
+
+# ---------------------------------------------------------------------- every kernel in a forked worker
+def test_forked_workers_run_every_kernel_after_the_parent_used_its_thread_pool():
+    """The parent computes every sample itself first, which starts the thread pool; workers forked
+    after that (and told ``set_num_threads(1)``, as torch tells them) must run every kernel on
+    their own thread. Their samples equal the parent's to the bit, and torch's."""
+    def program(lib, data):
+        dataset = EveryKernel(lib)
+        here = [plain(dataset[i]) for i in range(len(dataset))]
+        loader = data.DataLoader(dataset, batch_size=None, num_workers=2, multiprocessing_context="fork",
+                                 timeout=300)
+        return here, [plain(sample) for sample in loader]
+    (ours_here, ours), (theirs_here, theirs) = both(program)
+    assert ours == ours_here
+    assert theirs == theirs_here
+    for mine, torchs in zip(ours, theirs, strict=True):
+        for got, expected in zip(mine, torchs, strict=True):
+            assert_within_ulps(got, expected, 8)

@@ -2,12 +2,12 @@
 ``get_num_threads``).
 
 Numba's parallel loops run on its thread pool; ``set_num_threads`` caps the pool for the calling
-thread. One thread means more here: every loop that has a serial twin (elementwise, copies,
-reductions; see ``native/cpu/loops._pick``) takes it and never enters the pool, as
-``at::parallel_for`` runs inline when there is one thread. That is what a forked DataLoader
-worker needs: torch's worker calls ``torch.set_num_threads(1)`` first, and a child forked from a
-process whose GNU OpenMP pool has started may not start it again (Numba terminates such a child
-rather than let it hang).
+thread. One thread means more here: every parallel CPU loop is compiled twice
+(``native/cpu/parallel_for``), and after ``set_num_threads(1)`` each call takes the build that never
+enters the pool, as ``at::parallel_for`` runs inline when there is one thread. That is what a
+forked DataLoader worker needs: torch's worker calls ``torch.set_num_threads(1)`` first, and a
+child forked from a process whose GNU OpenMP pool has started may not start it again (Numba
+terminates such a child rather than let it hang).
 """
 import numba
 

@@ -1,17 +1,18 @@
 """CPU batched LU and inverse (``BatchLinearAlgebraKernel.cpp`` calls LAPACK per matrix): one
 matrix per parallel task, through the routines ``lapack.py`` shares with the CUDA kernels."""
-from numba import njit, prange
+from numba import prange
 
 from ..lapack import getrf, getri
+from .parallel_for import parallel_loop
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def lu_factor(a, pivots, infos, n):
     for b in prange(infos.size):
         infos[b] = getrf(a, b * n * n, n, pivots, b * n)
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def lu_inverse(out, lu, pivots, n, trans):
     for b in prange(lu.size // max(n * n, 1)):
         getri(lu, b * n * n, n, pivots, b * n, out, trans)

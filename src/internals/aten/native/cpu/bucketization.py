@@ -1,11 +1,12 @@
 """CPU loop of ``searchsorted`` (``aten/src/ATen/native/Bucketization.cpp``'s
 ``searchsorted_cpu_contiguous``): the values in parallel, each searched in its row."""
-from numba import njit, prange
+from numba import prange
 
 from ..bucketization import search
+from .parallel_for import parallel_loop
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def _search(out, values, count, bd, sorter, n, per_row, right, use_sorter):
     for i in prange(count):
         start = (i // per_row) * n if per_row else 0

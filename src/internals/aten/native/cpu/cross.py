@@ -2,12 +2,13 @@
 rows of 3 in parallel, each component ``fma(a_j, b_k, -(a_k * b_j))``, the contraction torch's
 compiler makes of ``a_j * b_k - a_k * b_j`` where the build has FMA (two roundings on x86-64
 ``default``)."""
-from numba import njit, prange
+from numba import prange
 
 from ..cross import cross_row
+from .parallel_for import parallel_loop
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def _cross(out, a, b, rows):
     for r in prange(rows):
         cross_row(out, a, b, 3 * r)

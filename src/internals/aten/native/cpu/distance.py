@@ -1,11 +1,12 @@
 """CPU loops of ``_cdist_forward`` and ``_cdist_backward`` (``aten/src/ATen/native/cpu/
 DistanceOpsKernel.cpp``): the pairs (the gradient's elements) in parallel."""
-from numba import njit, prange
+from numba import prange
 
 from ..distance import element_gradient, pair_distance
+from .parallel_for import parallel_loop
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def _cdist(out, t1, t2, batches, r1, r2, m, p, one, kind, fused):
     for e in prange(batches * r1 * r2):
         b, i, j = e // (r1 * r2), (e // r2) % r1, e % r2
@@ -17,7 +18,7 @@ def cdist_loop(out, t1, t2, batches, r1, r2, m, p, one, kind, fused):
     _cdist(out, t1, t2, batches, r1, r2, m, p, one, kind, fused)
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def _cdist_backward(out, grad, t1, t2, dist, batches, r1, r2, m, p, one, kind):
     for e in prange(batches * r1 * m):
         element_gradient(out, grad, t1, t2, dist, e, r1, r2, m, p, one, kind)

@@ -5,10 +5,12 @@ and flat; the host (``native/convolution.py``) sized them from the checked geome
 index below lies inside its buffer. Column row ``(c·kh + ki)·kw + kj``, entry ``oh·OW + ow``
 holds ``inp[c, oh·sh − ph + ki·dh, ow·sw − pw + kj·dw]``, or 0 in the padding.
 """
-from numba import njit, prange
+from numba import prange
+
+from .parallel_for import parallel_loop
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def im2col(cols, inp, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
     N = inp.size // (C * H * W)
     L = OH * OW
@@ -27,7 +29,7 @@ def im2col(cols, inp, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
                         cols[dst + oh * OW + ow] = inp[src + h * W + w] if inside else 0
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def col2im(out, cols, C, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
     # Gathered, not scattered: each task sums into its own (image, channel) plane only, so the
     # tasks write disjoint elements and need no atomics.

@@ -4,11 +4,11 @@
 The host (``native/indexing.py``) has already checked every index and turned it into element
 offsets into the operands' flat buffers, so a loop only moves elements: ``out[out_at[i]] =
 src[src_at[i]]``, or ``+=`` / ``*=`` to reduce. Numba checks no bounds: the offsets must be valid.
-Up to one grain a copy runs on the calling thread, as the elementwise loops do (``loops._pick``).
+Up to one grain a copy runs on the calling thread, as the elementwise loops do (``parallel_for.pick``).
 """
 from numba import njit, prange
 
-from .loops import GRAIN
+from .parallel_for import GRAIN, parallel_loop, pick
 
 
 @njit(inline="always")
@@ -17,16 +17,11 @@ def _copy_range(out, src, out_at, src_at, lo, hi):
         out[out_at[i]] = src[src_at[i]]
 
 
-@njit(parallel=True, cache=True)
-def _copy_parallel(out, src, out_at, src_at):
+@parallel_loop()
+def _copy(out, src, out_at, src_at):
     n = out_at.size
     for chunk in prange((n + GRAIN - 1) // GRAIN):
         _copy_range(out, src, out_at, src_at, chunk * GRAIN, min(n, (chunk + 1) * GRAIN))
-
-
-@njit(cache=True)
-def _copy_serial(out, src, out_at, src_at):
-    _copy_range(out, src, out_at, src_at, 0, out_at.size)
 
 
 @njit(cache=True)
@@ -69,4 +64,4 @@ def indexed_copy_loop(out, src, out_at, src_at, reduce):
     if reduce:
         _REDUCE_LOOPS[reduce](out, src, out_at, src_at)
     else:
-        (_copy_parallel if out_at.size > GRAIN else _copy_serial)(out, src, out_at, src_at)
+        pick(_copy, out_at.shape)(out, src, out_at, src_at)

@@ -9,7 +9,7 @@
    column-major ``w`` (``x @ weight.t()`` in ``linear``) already is ``wt``: nothing to pack. A
    column-major ``a`` is packed the other way, into row-major rows.
 2. Tasks of ``MC`` rows by ``NC`` columns of ``out`` run in parallel (a small product runs them
-   on the calling thread: see ``loops._pick``). For each block of ``KC``
+   on the calling thread: see ``parallel_for.pick``). For each block of ``KC``
    values of k (the task's ``MC x KC`` piece of ``a`` stays in L2) and each group of 4 rows of
    ``wt`` (4 x KC, held in L1), a micro-kernel computes a 4 x 4 tile of ``out``: 16 dot products
    at once, so that each vector it loads from ``a`` or ``wt`` feeds 4 multiply-adds.
@@ -41,7 +41,7 @@ were); each tile streams its 4 rows of ``a`` from L2; each tile ends with 16 hor
 import numpy as np
 from numba import njit, prange
 
-from .loops import _pick
+from .parallel_for import parallel_loop, pick
 
 MR = NR = 4          # the micro-kernel's tile of out (rows of a x rows of wt)
 KC, MC = 1024, 64    # k values per tile: its 4 rows of wt (16 KiB in float32) stay in L1, and long
@@ -106,16 +106,10 @@ def _pack_task(task, dst, src):
                 dst[b, r, c] = src[b, c, r]
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def transpose_pack(dst, src):
     """dst[b] = src[b].T, for row-major (batch, rows, cols) arrays."""
     for task in prange(dst.shape[0] * ((dst.shape[1] + 15) // 16)):
-        _pack_task(task, dst, src)
-
-
-@njit(cache=True)
-def transpose_pack_serial(dst, src):
-    for task in range(dst.shape[0] * ((dst.shape[1] + 15) // 16)):
         _pack_task(task, dst, src)
 
 
@@ -142,18 +136,11 @@ def _gemm_tasks(a, wt):
     return a.shape[0] * ((a.shape[1] + MC - 1) // MC) * ((wt.shape[1] + NC - 1) // NC)
 
 
-@njit(parallel=True, cache=True, fastmath={"contract", "reassoc"})
+@parallel_loop(fastmath={"contract", "reassoc"})
 def gemm(out, a, wt):
     """out = a @ wt.T per batch: a (batch, M, K) and wt (batch, N, K), both row-major."""
     zero = out.dtype.type(0)    # the sums' start, typed: from a literal 0 float32 sums would be float64
     for task in prange(_gemm_tasks(a, wt)):
-        _gemm_task(task, out, a, wt, zero)
-
-
-@njit(cache=True, fastmath={"contract", "reassoc"})
-def gemm_serial(out, a, wt):
-    zero = out.dtype.type(0)
-    for task in range(_gemm_tasks(a, wt)):
         _gemm_task(task, out, a, wt, zero)
 
 
@@ -169,16 +156,10 @@ def _short_k_task(task, out, a, w):
             row[j] += x * w_k[j]
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def gemm_short_k(out, a, w):
     """out = a @ w per batch by rank-1 updates: a (batch, M, K) and w (batch, K, N), row-major."""
     for task in prange(a.shape[0] * a.shape[1]):
-        _short_k_task(task, out, a, w)
-
-
-@njit(cache=True)
-def gemm_short_k_serial(out, a, w):
-    for task in range(a.shape[0] * a.shape[1]):
         _short_k_task(task, out, a, w)
 
 
@@ -191,12 +172,12 @@ def mm_loop(out, a, w, batch, M, N, K, trans_a=False, trans_w=False):
     a = _packed_transpose(a) if trans_a else a
     work = (batch, M, N, K)      # as many multiply-adds as a loop over this shape has elements
     if K < SHORT_K:
-        _pick((gemm_short_k, gemm_short_k_serial), work)(out, a, _packed_transpose(w) if trans_w else w)
+        pick(gemm_short_k, work)(out, a, _packed_transpose(w) if trans_w else w)
     else:
-        _pick((gemm, gemm_serial), work)(out, a, w if trans_w else _packed_transpose(w))
+        pick(gemm, work)(out, a, w if trans_w else _packed_transpose(w))
 
 
 def _packed_transpose(m):
     packed = np.empty((m.shape[0], m.shape[2], m.shape[1]), dtype=m.dtype)
-    _pick((transpose_pack, transpose_pack_serial), m.shape)(packed, m)
+    pick(transpose_pack, m.shape)(packed, m)
     return packed

@@ -9,7 +9,7 @@ plus the iteration geometry a TensorIterator computed:
 
 The work is cut into chunks of ``GRAIN`` elements along dimension 0 (``at::internal::GRAIN_SIZE``)
 and the chunks run in parallel; a small op runs on the calling thread instead (a serial build of
-the same loop, see ``_pick``), as ``at::parallel_for`` does below its grain size. A chunk whose
+the same loop, see ``parallel_for.pick``), as ``at::parallel_for`` does below its grain size. A chunk whose
 operands are all unit-stride takes a plain indexed loop that LLVM vectorises: over slices indexed
 from 0, so that LLVM can see no index is negative and drop Numba's wraparound check (which would
 otherwise keep the loop scalar). So does a chunk
@@ -24,16 +24,12 @@ That is why the loop closes over the op and nothing else: the chunk it runs is a
 function, inlined, that receives the op as a constant. (A closure over a jitted function would
 miss the cache in every new process: a dispatcher pickles with an id of its own process.)
 """
-import math
-
 import numpy as np
 from numba import njit, prange
 
-from ... import parallel as _parallel
 from ..offset_calculator import index_to_offset
 from ..scalar_ops import IDENTITY, binary_op, ternary_op, unary_op
-
-GRAIN = 32768   # elements per parallel chunk; up to one grain a loop runs on the calling thread (``_pick``)
+from .parallel_for import GRAIN, parallel_loop, pick  # GRAIN: elements per parallel chunk
 
 
 @njit(inline="always")
@@ -81,18 +77,12 @@ def _unary_task(op, t, per_row, out, a, in_place, shape, strides, offsets):
 
 
 def _build_unary(op):
-    @njit(parallel=True, cache=True, error_model="numpy")
+    @parallel_loop(error_model="numpy")
     def loop(out, a, in_place, shape, strides, offsets):
         rows, per_row = _tasks(shape)
         for t in prange(rows * per_row):
             _unary_task(op, t, per_row, out, a, in_place, shape, strides, offsets)
-
-    @njit(cache=True, error_model="numpy")
-    def serial(out, a, in_place, shape, strides, offsets):
-        rows, per_row = _tasks(shape)
-        for t in range(rows * per_row):
-            _unary_task(op, t, per_row, out, a, in_place, shape, strides, offsets)
-    return loop, serial
+    return loop
 
 
 @njit(inline="always", error_model="numpy")
@@ -130,24 +120,18 @@ def _binary_task(op, t, per_row, out, a, b, alpha, in_place, shape, strides, off
 
 
 def _build_binary(op):
-    @njit(parallel=True, cache=True, error_model="numpy")
+    @parallel_loop(error_model="numpy")
     def loop(out, a, b, alpha, in_place, shape, strides, offsets):
         rows, per_row = _tasks(shape)
         for t in prange(rows * per_row):
             _binary_task(op, t, per_row, out, a, b, alpha, in_place, shape, strides, offsets)
-
-    @njit(cache=True, error_model="numpy")
-    def serial(out, a, b, alpha, in_place, shape, strides, offsets):
-        rows, per_row = _tasks(shape)
-        for t in range(rows * per_row):
-            _binary_task(op, t, per_row, out, a, b, alpha, in_place, shape, strides, offsets)
-    return loop, serial
+    return loop
 
 
 class _Compiled(dict):
-    """The (parallel, serial) loops of each ("unary", "binary" or "ternary", op), built on first
-    use. A hit is a plain dict lookup, in C; a miss runs ``__missing__`` (two threads may both
-    build one: the same loops, either one kept)."""
+    """The loops (``Twins``) of each ("unary", "binary" or "ternary", op), built on first use. A
+    hit is a plain dict lookup, in C; a miss runs ``__missing__`` (two threads may both build
+    one: the same loops, either one kept)."""
 
     def __missing__(self, key):
         kind, op = key
@@ -158,30 +142,17 @@ class _Compiled(dict):
 _loops = _Compiled()
 
 
-def _pick(loops, shape):
-    """The parallel loop, or for a small op its serial twin: as ``at::parallel_for`` runs inline
-    up to one grain, since waking threads costs more than the work. Measured on this course's
-    2-core machine with Numba's OpenMP pool: a float32 add of one grain takes about 30 us either
-    way, and from two grains on the parallel loop wins (131,072 elements: 58 us serial, 37 us
-    parallel)."""
-    parallel, serial = loops
-    if _parallel.one_thread():      # set_num_threads(1): never wake the pool
-        return serial
-    n = math.prod(shape.tolist() if isinstance(shape, np.ndarray) else shape)   # Python ints: fast, no overflow
-    return serial if n <= GRAIN else parallel
-
-
 # ``_IN_PLACE``: in ``x.add_(y)`` the output is the first input. Two slices of one array are two
 # arrays to LLVM: before vectorising ``o[i] = x[i] + y[i]`` it checks at run time that o does not
 # overlap x, finds that it does, and runs its scalar version of the loop (half the speed here).
 # So when ``out`` is ``a`` (the same typed buffer: same storage, same dtype) and both start at the
 # same element, the loop stores through ``x`` itself, and LLVM has nothing to check.
 def unary_loop(op, out, a, shape, strides, offsets):
-    _pick(_loops["unary", op], shape)(out, a, out is a, shape, strides, offsets)
+    pick(_loops["unary", op], shape)(out, a, out is a, shape, strides, offsets)
 
 
 def binary_loop(op, out, a, b, alpha, shape, strides, offsets):
-    _pick(_loops["binary", op], shape)(out, a, b, alpha, out is a, shape, strides, offsets)
+    pick(_loops["binary", op], shape)(out, a, b, alpha, out is a, shape, strides, offsets)
 
 
 @njit(inline="always", error_model="numpy")
@@ -212,23 +183,17 @@ def _ternary_task(op, t, per_row, out, a, b, c, value, in_place, shape, strides,
 
 
 def _build_ternary(op):
-    @njit(parallel=True, cache=True, error_model="numpy")
+    @parallel_loop(error_model="numpy")
     def loop(out, a, b, c, value, in_place, shape, strides, offsets):
         rows, per_row = _tasks(shape)
         for t in prange(rows * per_row):
             _ternary_task(op, t, per_row, out, a, b, c, value, in_place, shape, strides, offsets)
-
-    @njit(cache=True, error_model="numpy")
-    def serial(out, a, b, c, value, in_place, shape, strides, offsets):
-        rows, per_row = _tasks(shape)
-        for t in range(rows * per_row):
-            _ternary_task(op, t, per_row, out, a, b, c, value, in_place, shape, strides, offsets)
-    return loop, serial
+    return loop
 
 
 def ternary_loop(op, out, a, b, c, value, shape, strides, offsets):
     """Three inputs and a number: ``where`` (its condition first, no number) and ``addcmul``/``addcdiv``."""
-    _pick(_loops["ternary", op], shape)(out, a, b, c, value, out is a, shape, strides, offsets)
+    pick(_loops["ternary", op], shape)(out, a, b, c, value, out is a, shape, strides, offsets)
 
 
 _BUILDERS = {"unary": _build_unary, "binary": _build_binary, "ternary": _build_ternary}

@@ -1,11 +1,12 @@
 """CPU max and average pooling (``aten/src/ATen/native/cpu/MaxPoolKernel.cpp``), over contiguous (planes, H,
 W) buffers the host sized from the checked geometry: every index below is inside its buffer."""
-from numba import njit, prange
+from numba import prange
 
 from ..pooling import avg_pool_backward_plane, avg_pool_output, max_pool_backward_plane, max_pool_output
+from .parallel_for import parallel_loop
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def max_pool2d(out, indices, inp, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
     for p in prange(inp.size // (H * W)):
         for oh in range(OH):
@@ -14,7 +15,7 @@ def max_pool2d(out, indices, inp, H, W, kh, kw, sh, sw, ph, pw, dh, dw, OH, OW):
                 out[i], indices[i] = max_pool_output(inp, p, H, W, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow)
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def max_pool2d_backward(grad_input, grad_output, indices, plane_in, plane_out):
     """One task per plane: the sums of one plane go to that plane only, so tasks never race."""
     for p in prange(grad_input.size // plane_in):
@@ -24,7 +25,7 @@ def max_pool2d_backward(grad_input, grad_output, indices, plane_in, plane_out):
 # Average pooling, plain and adaptive (``cpu/AvgPoolKernel.cpp``, ``cpu/AdaptiveAvgPoolKernel.cpp``):
 # ``windows`` holds each output row's [h0, h1) and divisor count, then each column's (see
 # ``pooling.avg_window``); the host clipped them to the input.
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def avg_pool2d(out, inp, H, W, OH, OW, windows, divisor, per_dim):
     planes = inp.size // (H * W)
     for p in prange(planes):
@@ -34,7 +35,7 @@ def avg_pool2d(out, inp, H, W, OH, OW, windows, divisor, per_dim):
                                                                per_dim)
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def avg_pool2d_backward(grad_input, grad_output, H, W, OH, OW, windows, divisor, per_dim):
     """One task per plane: windows overlap, and only the plane's task adds into it."""
     for p in prange(grad_input.size // (H * W)):

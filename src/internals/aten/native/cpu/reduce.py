@@ -15,8 +15,9 @@ runs depends on where the unit stride is, as in ATen's ``binary_kernel_reduce_ve
   (The caller orders the reduced dims by stride first, so a transposed input's full sum is
   contiguous, not strided.)
 
-Each loop body is one task, run by a ``prange`` driver or, for a small input, by a serial one
-on the calling thread (as ``at::parallel_for`` does below its grain size; see ``loops._pick``).
+Each loop body is one task, run by a ``prange`` driver compiled twice (``parallel_for``): on the
+thread pool, or for a small input or after ``set_num_threads(1)`` on the calling thread (as
+``at::parallel_for`` does).
 
 Float sums are accurate as torch's cascade sum (``cascade_sum`` in ``SumKernel.cpp``) is: partial
 results are folded into a short ladder of accumulators, each taking ``FAN`` values before it is
@@ -32,7 +33,7 @@ from numba import njit, prange
 
 from ..offset_calculator import index_to_offset
 from ..scalar_ops import AMAX, AMIN, SUM, arg_better, like, reduce_combine
-from .loops import _pick
+from .parallel_for import parallel_loop, pick
 
 BLOCK = 2048    # elements folded by one vectorised pass of the contiguous loop (long: its end is a horizontal sum)
 WIDTH = 1024    # outputs per task of the columns loop: a 4 KiB page per row, partials stay in L1
@@ -274,55 +275,34 @@ def _column_tasks(outer_shape):
 
 
 def _build_reduce(op):
-    """The three loops for one op, each as a (parallel, serial) pair: a small reduction runs on
-    the calling thread, as a small elementwise op does (``loops._pick``). ``op`` is closed over,
-    so Numba sees a constant (see ``loops.py`` on why the closure holds nothing else). A float
-    sum along contiguous rows runs torch's cascade instead, with no ``reassoc`` (its order is the point)."""
+    """The three loops for one op, each as ``Twins``: a small reduction runs on the calling
+    thread, as a small elementwise op does (``parallel_for.pick``). ``op`` is closed over, so
+    Numba sees a constant (see ``loops.py`` on why the closure holds nothing else). A float sum
+    along contiguous rows runs torch's cascade instead, with no ``reassoc`` (its order is the point)."""
     if op == CASCADE_SUM:
-        @njit(parallel=True, cache=True)
+        @parallel_loop()
         def contiguous(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
             for o in prange(_numel(outer_shape, 0)):
-                _cascade_task(o, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset)
-
-        @njit(cache=True)
-        def contiguous_serial(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
-            for o in range(_numel(outer_shape, 0)):
                 _cascade_task(o, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset)
         op = SUM                        # the other loops add as sum does
     else:
-        @njit(parallel=True, cache=True, fastmath={"reassoc"})
+        @parallel_loop(fastmath={"reassoc"})
         def contiguous(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
             for o in prange(_numel(outer_shape, 0)):
                 _contiguous_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides,
                                  offset)
 
-        @njit(cache=True, fastmath={"reassoc"})
-        def contiguous_serial(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
-            for o in range(_numel(outer_shape, 0)):
-                _contiguous_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides,
-                                 offset)
-
-    @njit(parallel=True, cache=True)
+    @parallel_loop()
     def columns(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
         for task in prange(_column_tasks(outer_shape)):
             _columns_task(op, task, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
 
-    @njit(cache=True)
-    def columns_serial(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
-        for task in range(_column_tasks(outer_shape)):
-            _columns_task(op, task, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
-
-    @njit(parallel=True, cache=True)
+    @parallel_loop()
     def strided(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
         for o in prange(_numel(outer_shape, 0)):
             _strided_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
 
-    @njit(cache=True)
-    def strided_serial(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset):
-        for o in range(_numel(outer_shape, 0)):
-            _strided_task(op, o, out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
-
-    return (contiguous, contiguous_serial), (columns, columns_serial), (strided, strided_serial)
+    return contiguous, columns, strided
 
 
 _kernels = {}
@@ -342,7 +322,7 @@ def reduce_loop(op, out, a, init, outer_shape, outer_strides, inner_shape, inner
         kernels = columns
     else:
         kernels = strided
-    _pick(kernels, sizes)(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
+    pick(kernels, sizes)(out, a, init, outer_shape, outer_strides, inner_shape, inner_strides, offset)
 
 
 @njit(inline="always")
@@ -359,19 +339,13 @@ def _arg_task(op, o, out, a, outer_shape, outer_strides, inner_shape, inner_stri
     out[o] = best_at
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def _arg_reduce(op, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset):
     for o in prange(_numel(outer_shape, 0)):
         _arg_task(op, o, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset)
 
 
-@njit(cache=True)
-def _arg_reduce_serial(op, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset):
-    for o in range(_numel(outer_shape, 0)):
-        _arg_task(op, o, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset)
-
-
 def arg_reduce_loop(op, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset):
     """out[o] = position (row-major over the reduced dims) of the max/min of element o's inputs."""
-    _pick((_arg_reduce, _arg_reduce_serial), outer_shape.tolist() + inner_shape.tolist())(
+    pick(_arg_reduce, outer_shape.tolist() + inner_shape.tolist())(
         op, out, a, outer_shape, outer_strides, inner_shape, inner_strides, offset)

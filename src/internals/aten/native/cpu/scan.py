@@ -1,12 +1,13 @@
 """CPU scan loop for cumsum and cumprod (``aten/src/ATen/native/cpu/ReduceOpsKernel.cpp``'s
 ``cpu_cum_base_kernel``): rows in parallel, each accumulated left to right in ``init``'s type,
 torch's CPU ``acc_type``: double for float32, float for the 16-bit floats (rounded at each step)."""
-from numba import njit, prange
+from numba import prange
 
 from ..scan_ops import cumulative_row, extreme_row, log_cumulative_row
+from .parallel_for import parallel_loop
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def _scan(out, a, rows, n, product, init):
     for r in prange(rows):
         cumulative_row(out, a, r * n, n, product, init)
@@ -16,7 +17,7 @@ def scan_loop(out, a, rows, n, product, init):
     _scan(out, a, rows, n, product, init)
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def _log_scan(out, a, rows, n, init, zero):
     for r in prange(rows):
         log_cumulative_row(out, a, r * n, n, init, zero)
@@ -27,7 +28,7 @@ def log_scan_loop(out, a, rows, n, init, zero):
     _log_scan(out, a, rows, n, init, zero)
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def _extreme_scan(values, indices, a, rows, n, is_max):
     for r in prange(rows):
         extreme_row(values, indices, a, r * n, n, is_max)

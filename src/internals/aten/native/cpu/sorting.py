@@ -1,11 +1,12 @@
 """CPU sort and selection loops (``aten/src/ATen/native/cpu/SortingKernel.cpp``): the rows
 run in parallel, each sorted by ``sorting.sort_row``."""
-from numba import njit, prange
+from numba import prange
 
 from ..sorting import select_in_row, sort_row
+from .parallel_for import parallel_loop
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def _sort(values, idx, tmp, keys, rows, n, descending):
     for r in prange(rows):
         lo, hi = r * n, (r + 1) * n
@@ -20,7 +21,7 @@ def sort_loop(values, idx, tmp, keys, rows, n, descending):
     _sort(values, idx, tmp, keys, rows, n, descending)
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def _select(kind, out_values, out_idx, values, idx, rows, n, k):
     for r in prange(rows):
         p = select_in_row(kind, values[r * n:(r + 1) * n], n, k)

@@ -9,49 +9,50 @@ What one item of a loop does is in ``../rows.py``, shared with the CUDA kernels.
 """
 from numba import njit, prange
 
+from ...cpu.parallel_for import parallel_loop
 from ..rows import gather_row, linear_index_of, merge_segment, nonzero_row, row_pointers_at, scatter_row
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def nonzero_rows(flags, x, D):
     for p in prange(flags.size):
         nonzero_row(p, flags, x, D)
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def gather_rows(indices, values, x, flags, positions, sizes, D, nnz):
     """Rows keep their order (``positions`` is a prefix sum of ``flags``): the result is sorted."""
     for p in prange(flags.size):
         gather_row(p, indices, values, x, flags, positions, sizes, D, nnz)
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def linear_index(out, indices, sizes, nnz):
     for j in prange(nnz):
         linear_index_of(j, out, indices, sizes, nnz)
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def merge_segments(out_indices, out_values, indices, values, perm, starts, S, D, nnz):
     """Segments (output entries) run in parallel: each writes only its own."""
     for s in prange(starts.size - 1):
         merge_segment(s, out_indices, out_values, indices, values, perm, starts, S, D, nnz)
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def scatter_rows(out, values, rows, D):
     for j in prange(rows.size):
         scatter_row(j, out, values, rows, D)
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def csr_row_pointers(row_ptr, rows, nnz, M):
     """The CSR row pointers of sorted row indices: row r's entries are ``row_ptr[r]:row_ptr[r + 1]``."""
     for k in prange(nnz + 1):
         row_pointers_at(k, row_ptr, rows, nnz, M)
 
 
-@njit(parallel=True, cache=True)
+@parallel_loop()
 def spmm(out, row_ptr, cols, values, dense, M, N):
     """out (M, N) = sparse (M, K) @ dense (K, N), the sparse matrix as CSR: one task per output row
     (no two tasks write the same element), each adding ``v * dense[col, :]`` for its row's entries."""
