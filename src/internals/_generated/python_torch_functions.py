@@ -733,6 +733,17 @@ def THPVariable_as_strided_(*args, **kwargs):
     return _ops['as_strided_'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_int64(3))
 
 
+_as_strided_scatter_parser = PythonArgParser([
+    'as_strided_scatter(Tensor input, Tensor src, SymIntArrayRef size, SymIntArrayRef stride, SymInt? storage_offset=None)',
+])
+
+
+def THPVariable_as_strided_scatter(*args, **kwargs):
+    _r = _as_strided_scatter_parser.parse(args, kwargs)
+    # aten::as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
+    return _ops['as_strided_scatter'](_r.tensor(0), _r.tensor(1), _r.intlist(2), _r.intlist(3), _r.to_int64(4))
+
+
 _asin_parser = PythonArgParser([
     'asin(Tensor input, *, Tensor out=None)',
 ])
@@ -1753,6 +1764,17 @@ def THPVariable_diagonal_copy(*args, **kwargs):
     _r = _diagonal_copy_parser.parse(args, kwargs)
     # aten::diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
     return _ops['diagonal_copy'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3))
+
+
+_diagonal_scatter_parser = PythonArgParser([
+    'diagonal_scatter(Tensor input, Tensor src, int64_t offset=0, int64_t dim1=0, int64_t dim2=1)',
+])
+
+
+def THPVariable_diagonal_scatter(*args, **kwargs):
+    _r = _diagonal_scatter_parser.parse(args, kwargs)
+    # aten::diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
+    return _ops['diagonal_scatter'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_int64(3), _r.to_int64(4))
 
 
 _diff_parser = PythonArgParser([
@@ -4347,6 +4369,17 @@ def THPVariable_select(*args, **kwargs):
     return _ops['select.int'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
 
 
+_select_scatter_parser = PythonArgParser([
+    'select_scatter(Tensor input, Tensor src, int64_t dim, SymInt index)',
+])
+
+
+def THPVariable_select_scatter(*args, **kwargs):
+    _r = _select_scatter_parser.parse(args, kwargs)
+    # aten::select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
+    return _ops['select_scatter'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_int64(3))
+
+
 _selu_parser = PythonArgParser([
     'selu(Tensor input)',
 ])
@@ -4506,6 +4539,17 @@ def THPVariable_sinh_(*args, **kwargs):
     _r = _sinh__parser.parse(args, kwargs)
     # aten::sinh_(Tensor(a!) self) -> Tensor(a!)
     return _ops['sinh_'](_r.tensor(0))
+
+
+_slice_scatter_parser = PythonArgParser([
+    'slice_scatter(Tensor input, Tensor src, int64_t dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)',
+])
+
+
+def THPVariable_slice_scatter(*args, **kwargs):
+    _r = _slice_scatter_parser.parse(args, kwargs)
+    # aten::slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
+    return _ops['slice_scatter'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_int64(3), _r.to_int64(4), _r.to_int64(5))
 
 
 _softmax_parser = PythonArgParser([
@@ -5360,6 +5404,7 @@ FUNCTIONS = named({
     'argwhere': THPVariable_argwhere,
     'as_strided': THPVariable_as_strided,
     'as_strided_': THPVariable_as_strided_,
+    'as_strided_scatter': THPVariable_as_strided_scatter,
     'asin': THPVariable_asin,
     'asin_': THPVariable_asin_,
     'asinh': THPVariable_asinh,
@@ -5434,6 +5479,7 @@ FUNCTIONS = named({
     'diagflat': THPVariable_diagflat,
     'diagonal': THPVariable_diagonal,
     'diagonal_copy': THPVariable_diagonal_copy,
+    'diagonal_scatter': THPVariable_diagonal_scatter,
     'diff': THPVariable_diff,
     'digamma': THPVariable_digamma,
     'div': THPVariable_div,
@@ -5617,6 +5663,7 @@ FUNCTIONS = named({
     'scatter_reduce': THPVariable_scatter_reduce,
     'searchsorted': THPVariable_searchsorted,
     'select': THPVariable_select,
+    'select_scatter': THPVariable_select_scatter,
     'selu': THPVariable_selu,
     'selu_': THPVariable_selu_,
     'sgn': THPVariable_sgn,
@@ -5630,6 +5677,7 @@ FUNCTIONS = named({
     'sin_': THPVariable_sin_,
     'sinh': THPVariable_sinh,
     'sinh_': THPVariable_sinh_,
+    'slice_scatter': THPVariable_slice_scatter,
     'softmax': THPVariable_softmax,
     'softplus': THPVariable_softplus,
     'sort': THPVariable_sort,
