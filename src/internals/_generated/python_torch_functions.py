@@ -1493,6 +1493,17 @@ def THPVariable_convolution(*args, **kwargs):
     return _ops['convolution'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_bool(6), _r.intlist(7), _r.to_int64(8))
 
 
+_copy_parser = PythonArgParser([
+    'copy(Tensor input, Tensor src, bool non_blocking=False)',
+])
+
+
+def THPVariable_copy(*args, **kwargs):
+    _r = _copy_parser.parse(args, kwargs)
+    # aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor
+    return _ops['copy'](_r.tensor(0), _r.tensor(1), _r.to_bool(2))
+
+
 _copysign_parser = PythonArgParser([
     'copysign(Tensor input, Tensor other, *, Tensor out=None)',
     'copysign(Tensor input, Scalar other, *, Tensor out=None)',
@@ -2140,6 +2151,21 @@ def THPVariable_feature_dropout_(*args, **kwargs):
     _r = _feature_dropout__parser.parse(args, kwargs)
     # aten::feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
     return _ops['feature_dropout_'](_r.tensor(0), _r.to_double(1), _r.to_bool(2))
+
+
+_fill_parser = PythonArgParser([
+    'fill(Tensor input, Tensor value)',
+    'fill(Tensor input, Scalar value)',
+])
+
+
+def THPVariable_fill(*args, **kwargs):
+    _r = _fill_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::fill.Tensor(Tensor self, Tensor value) -> Tensor
+        return _ops['fill.Tensor'](_r.tensor(0), _r.tensor(1))
+    # aten::fill.Scalar(Tensor self, Scalar value) -> Tensor
+    return _ops['fill.Scalar'](_r.tensor(0), _r.scalar(1))
 
 
 _fill__parser = PythonArgParser([
@@ -5313,6 +5339,17 @@ def THPVariable_xlogy_(*args, **kwargs):
     return _ops['xlogy_.Scalar_Other'](_r.tensor(0), _r.scalar(1))
 
 
+_zero_parser = PythonArgParser([
+    'zero(Tensor input)',
+])
+
+
+def THPVariable_zero(*args, **kwargs):
+    _r = _zero_parser.parse(args, kwargs)
+    # aten::zero(Tensor self) -> Tensor
+    return _ops['zero'](_r.tensor(0))
+
+
 _zero__parser = PythonArgParser([
     'zero_(Tensor input)',
 ])
@@ -5458,6 +5495,7 @@ FUNCTIONS = named({
     'conv1d': THPVariable_conv1d,
     'conv2d': THPVariable_conv2d,
     'convolution': THPVariable_convolution,
+    'copy': THPVariable_copy,
     'copysign': THPVariable_copysign,
     'cos': THPVariable_cos,
     'cos_': THPVariable_cos_,
@@ -5507,6 +5545,7 @@ FUNCTIONS = named({
     'eye': THPVariable_eye,
     'feature_dropout': THPVariable_feature_dropout,
     'feature_dropout_': THPVariable_feature_dropout_,
+    'fill': THPVariable_fill,
     'fill_': THPVariable_fill_,
     'fix': THPVariable_fix,
     'fix_': THPVariable_fix_,
@@ -5731,6 +5770,7 @@ FUNCTIONS = named({
     'where': THPVariable_where,
     'xlogy': THPVariable_xlogy,
     'xlogy_': THPVariable_xlogy_,
+    'zero': THPVariable_zero,
     'zero_': THPVariable_zero_,
     'zeros': THPVariable_zeros,
     'zeros_like': THPVariable_zeros_like,

@@ -102,6 +102,8 @@ from .functions import (
     ExpandBackward0,
     Expm1Backward0,
     ExponentialBackward0,
+    FillBackward0,
+    FillBackward1,
     FillBackward2,
     FillBackward3,
     FlipBackward0,
@@ -462,6 +464,9 @@ OPS = {
     'trace': dispatcher.find('trace'),
     'diagonal_backward': dispatcher.find('diagonal_backward'),
     'diagonal_copy': dispatcher.find('diagonal_copy'),
+    'fill.Scalar': dispatcher.find('fill.Scalar'),
+    'fill.Tensor': dispatcher.find('fill.Tensor'),
+    'zero': dispatcher.find('zero'),
     'slice_scatter': dispatcher.find('slice_scatter'),
     'select_scatter': dispatcher.find('select_scatter'),
     'diagonal_scatter': dispatcher.find('diagonal_scatter'),
@@ -2658,6 +2663,42 @@ def diagonal_copy(ks, self, offset=0, dim1=0, dim2=1):
         grad_fn.dim2_ = as_int(dim2)
     with below_ad_inplace_or_view():
         result = OPS['diagonal_copy'].redispatch(after_autograd(ks), self, offset, dim1, dim2)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fill_Scalar(ks, self, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = FillBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['fill.Scalar'].redispatch(after_autograd(ks), self, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fill_Tensor(ks, self, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
+        grad_fn = FillBackward1()
+        grad_fn._next_edges = collect_next_edges(self, value)
+    with below_ad_inplace_or_view():
+        result = OPS['fill.Tensor'].redispatch(after_autograd(ks), self, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def zero(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ZeroBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['zero'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7366,6 +7407,9 @@ KERNELS = {
     'trace': trace,
     'diagonal_backward': diagonal_backward,
     'diagonal_copy': diagonal_copy,
+    'fill.Scalar': fill_Scalar,
+    'fill.Tensor': fill_Tensor,
+    'zero': zero,
     'slice_scatter': slice_scatter,
     'select_scatter': select_scatter,
     'diagonal_scatter': diagonal_scatter,
