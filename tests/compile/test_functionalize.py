@@ -188,3 +188,19 @@ def test_a_write_through_an_output_of_split_runs_eagerly_with_the_reason():
     compiled = internals.compile(f(internals))
     _same(compiled(_inputs(internals)[0]), f(torch)(_inputs(torch)[0]))
     assert "multi-output view" in compiled.break_reasons[0]
+
+
+def test_an_input_written_beside_one_that_requires_grad_is_written_in_the_forward():
+    """Under AOTAutograd the copy_ into the written input belongs to the forward graph: the
+    caller sees the write as soon as the call returns, as under eager torch."""
+    def f(x, w):
+        x[0].add_(1)
+        return (x * w).sum()
+    (x, w), (tx, tw) = _inputs(internals), _inputs(torch)
+    w.requires_grad_(), tw.requires_grad_()
+    compiled = internals.compile(f)
+    out, want = compiled(x, w), f(tx, tw)
+    _same(x, tx)
+    assert compiled.aot.forward_graph.graph.call_targets()[-1] == "aten.copy_.default"
+    out.backward(), want.backward()
+    np.testing.assert_allclose(w.grad.to_torch().numpy(), tw.grad.numpy(), rtol=1e-6)
