@@ -234,10 +234,8 @@ def fill_tensor(x, value):
 def copy(x, src, non_blocking=False):
     """``at::copy`` starts from ``clone_preserve_strides``: the whole storage copied, so the result
     keeps ``x``'s strides and offset even where ``x`` is not dense."""
-    numel = x._impl.storage.nbytes() // x.element_size()
-    whole = dispatcher.call("clone", dispatcher.call("as_strided", x, [numel], [1], 0))
-    out = dispatcher.call("as_strided", whole, list(x.shape), list(x.stride()), x.storage_offset())
-    return dispatcher.call("copy_", out, src, non_blocking)
+    from .tensor_shape import clone_preserve_strides  # tensor_shape imports this module
+    return dispatcher.call("copy_", clone_preserve_strides(x), src, non_blocking)
 
 
 __all__ = ["copy_", "_to_copy", "fill_", "fill_tensor_", "zero_", "clone", "buffer", "cast_like", "same_device_copy",

@@ -1018,9 +1018,22 @@ def cartesian_prod(tensors):
 # The scatter forms of the views (TensorShape.cpp's ``select_scatter_symint``, ``slice_scatter``,
 # ``diagonal_scatter``, ``as_strided_scatter_symint``): a copy of ``self`` whose view is replaced
 # by ``src``. They are the functional inverse of a view -- what functionalization writes where a
-# program wrote through one -- so each is a clone, the view of the clone, and one copy.
-def _scatter_into_view(x, src, view_of, copy=True):
-    out = dispatcher.call("clone", x) if copy else x
+# program wrote through one -- so each is a copy, the view of the copy, and one copy_ into it.
+def clone_preserve_strides(x):
+    """A copy of ``x``'s whole storage, viewed with ``x``'s sizes, strides and offset: the result
+    is laid out as ``x`` is even where ``x`` is not dense, so a view of it (an ``as_strided`` with
+    ``x``'s own numbers) lands on the same elements. An expanded ``x`` (a stride 0 over more than
+    one element: ``has_internal_overlap``) gets a plain clone instead, or the copy_ into the view
+    would write one element many times."""
+    if any(stride == 0 and size > 1 for size, stride in zip(x.shape, x.stride())):
+        return dispatcher.call("clone", x)
+    numel = x._impl.storage.nbytes() // x.element_size()
+    whole = dispatcher.call("clone", as_strided(x, (numel,), (1,), 0))
+    return as_strided(whole, tuple(x.shape), x.stride(), x.storage_offset())
+
+
+def _scatter_into_view(x, src, view_of):
+    out = clone_preserve_strides(x)
     view = view_of(out)
     if tuple(view.shape) != tuple(src.shape):
         raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
@@ -1042,10 +1055,4 @@ def diagonal_scatter(x, src, offset=0, dim1=0, dim2=1):
 
 
 def as_strided_scatter(x, src, size, stride, storage_offset=None):
-    """The copy is of ``x``'s whole storage, viewed with ``x``'s sizes, strides and offset
-    (``clone_preserve_strides``), so ``size``, ``stride`` and the offset address the copy exactly
-    as they address ``x``."""
-    numel = x._impl.storage.nbytes() // x.element_size()
-    whole = dispatcher.call("clone", as_strided(x, (numel,), (1,), 0))
-    out = as_strided(whole, tuple(x.shape), x.stride(), x.storage_offset())
-    return _scatter_into_view(out, src, lambda o: as_strided(o, size, stride, storage_offset), copy=False)
+    return _scatter_into_view(x, src, lambda out: as_strided(out, size, stride, storage_offset))
