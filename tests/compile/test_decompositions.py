@@ -68,6 +68,14 @@ CORE_PROGRAMS = {
     "aten::square": (lambda T: lambda x: T.square(x), [(3, 4)]),
     "aten::mv": (lambda T: lambda a, v: T.mv(a, v), [(3, 4), (4,)]),
     "aten::dot": (lambda T: lambda a, b: T.dot(a, b), [(4,), (4,)]),
+    "aten::select_backward": (_aten("select_backward", [3, 4], 1, -1), [(3,)]),
+    "aten::slice_backward": (_aten("slice_backward", [5, 4], 0, 1, 4, 2), [(2, 4)]),
+    "aten::diagonal_backward": (_aten("diagonal_backward", [3, 4], 1, 0, 1), [(3,)]),
+    "aten::select_scatter": (lambda T: lambda x, s: T.select_scatter(x, s, 0, -2), [(3, 4), (4,)]),
+    "aten::new_zeros": (lambda T: lambda x: x.new_zeros((3, 4)) + x, [(3, 4)]),
+    "aten::zero": (_aten("zero"), [(3, 4)]),
+    "aten::fill.Scalar": (_aten("fill.Scalar", 2.5), [(3, 4)]),
+    "aten::fill.Tensor": (lambda T: lambda x, v: T.ops.aten.fill.Tensor(x, v[0, 1]), [(3, 4), (2, 3)]),
 }
 
 

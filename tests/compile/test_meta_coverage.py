@@ -150,6 +150,8 @@ _EXTRA_CALLS = [
     'torch.cdist(x, x, compute_mode="use_mm_for_euclid_dist"), torch.linalg.lu_factor_ex(x[:, :3])',
     'torch.nn.functional.conv2d(img, torch.randn(3, 2, 3, 3)).sum().backward()',
     'torch.nn.functional.nll_loss(img.log_softmax(1), torch.zeros(1, 5, 5, dtype=torch.int64)).backward()',
+    'torch.ops.aten.zero(x), torch.ops.aten.fill.Scalar(x, 2), torch.ops.aten.fill.Tensor(x, x[0, 0])',
+    'torch.ops.aten.copy(x, x[0]), torch.ops.aten.copy(x[:, 1], s[:3]), torch.ops.aten.copy(x.t(), x[0, :3])',
     'torch.nn.functional.pad(img, (1, 1, 1, 1), mode="reflect").sum().backward()',
     'torch.nn.functional.pad(vol, (1, 1, 1, 1, 1, 1), mode="reflect").sum().backward()',
     'torch.nn.functional.pad(vol, (1, 1, 1, 1, 1, 1), mode="replicate").sum().backward()',

@@ -14,6 +14,9 @@ the operator set a backend such as Inductor or ExecuTorch must implement.
 from .._ops import ops
 from ..aten import dispatcher
 from ..aten.native.tensor_factories import wrap_scalar
+from ..c10.memory_format import preserve_format
+from ..c10.tensor_impl import strided
+from ..c10.wrap_dim import wrap_dim
 
 __all__ = ["core_aten_decompositions", "decomposition_table", "get_decompositions", "register_decomposition"]
 
@@ -46,7 +49,9 @@ def get_decompositions(overloads):
 _CORE = ("aten::addcmul", "aten::addcdiv", "aten::silu", "aten::silu_backward", "aten::tanh_backward",
          "aten::sigmoid_backward", "aten::threshold_backward", "aten::leaky_relu_backward",
          "aten::hardtanh_backward", "aten::mse_loss_backward", "aten::_softmax_backward_data",
-         "aten::_log_softmax_backward_data", "aten::rsub.Scalar", "aten::square", "aten::mv", "aten::dot")
+         "aten::_log_softmax_backward_data", "aten::rsub.Scalar", "aten::square", "aten::mv", "aten::dot",
+         "aten::select_backward", "aten::slice_backward", "aten::diagonal_backward", "aten::select_scatter",
+         "aten::new_zeros", "aten::zero", "aten::fill.Scalar", "aten::fill.Tensor")
 
 
 def core_aten_decompositions():
@@ -196,3 +201,58 @@ def mean_dim(x, dim, keepdim=False, *, dtype=None):
 def sigmoid(x):
     """1 / (1 + exp(-x))."""
     return aten.div.Tensor(wrap_scalar(1.0), (-x).exp() + 1)
+
+
+# The gradients of views, and the writes functionalization leaves: zeros (``full``) with the
+# gradient scattered in, as ``torch/_decomp/decompositions.py`` writes them.
+@register_decomposition("aten::new_zeros")
+def new_zeros(x, size, *, dtype=None, layout=None, device=None, pin_memory=None):
+    return aten.full.default(list(size), 0, dtype=dtype or x.dtype, layout=layout or strided,
+                             device=device or x.device, pin_memory=False)
+
+
+@register_decomposition("aten::select_backward")
+def select_backward(grad_output, input_sizes, dim, index):
+    grad_input = new_zeros(grad_output, input_sizes)
+    return aten.select_scatter.default(grad_input, grad_output, dim, index)
+
+
+@register_decomposition("aten::slice_backward")
+def slice_backward(grad_output, input_sizes, dim, start, end, step):
+    grad_input = new_zeros(grad_output, input_sizes)
+    return aten.slice_scatter.default(grad_input, grad_output, dim, start, end, step)
+
+
+@register_decomposition("aten::diagonal_backward")
+def diagonal_backward(grad_output, input_sizes, offset, dim1, dim2):
+    grad_input = new_zeros(grad_output, input_sizes)
+    return aten.diagonal_scatter.default(grad_input, grad_output, offset, dim1, dim2)
+
+
+@register_decomposition("aten::select_scatter")
+def select_scatter(x, src, dim, index):
+    """``where(positions == index, src broadcast along dim, x)`` (``torch/_refs``): pointwise, so
+    a fusing backend needs no scatter kernel."""
+    dim = wrap_dim(dim, x.dim())
+    mask_shape = [1] * x.dim()
+    mask_shape[dim] = -1
+    index = index + x.shape[dim] if index < 0 else index
+    positions = aten.arange.start_step(0, x.shape[dim], layout=strided, device=x.device, pin_memory=False)
+    mask = aten.eq.Scalar(aten.view.default(positions, mask_shape), index)
+    src = aten.expand.default(aten.unsqueeze.default(src, dim), list(x.shape))
+    return aten.where.self(mask, src, x)
+
+
+@register_decomposition("aten::zero")
+def zero(x):
+    return aten.full_like.default(x, 0, pin_memory=False, memory_format=preserve_format)
+
+
+@register_decomposition("aten::fill.Scalar")
+def fill_scalar(x, value):
+    return aten.full_like.default(x, value, pin_memory=False)
+
+
+@register_decomposition("aten::fill.Tensor")
+def fill_tensor(x, value):
+    return aten.copy.default(x, value)

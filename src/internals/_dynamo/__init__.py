@@ -147,6 +147,8 @@ class CompiledFunction:
     def _trace(self, args, kwargs):
         tensors = _tensors((args, kwargs))
         gm = functionalize(make_fx(_flat(self.fn, args, kwargs), decomposition_table)(*tensors))
+        gm.graph.eliminate_dead_code()      # views functionalization replayed that nobody reads
+        gm.recompile()
         compiled = compile_fx(gm, tensors[0].device.type)
         self.graph_module, self.kernels = gm, compiled.kernels
         self.graphs.append(gm)

@@ -94,6 +94,8 @@ def trace_joint(fn, args, info=None):
     _name_placeholders(gm, n)
     _tag(gm.graph, "is_backward")
     _spread_tags(functionalize(gm))
+    gm.graph.eliminate_dead_code()          # views functionalization replayed that nobody reads
+    gm.recompile()
     return gm, info
 
 

@@ -51,14 +51,15 @@ def _needed(outputs, stop):
     return seen
 
 
-def _extract(joint, inputs, outputs, class_name):
-    """A new GraphModule: ``inputs`` become placeholders, the nodes ``outputs`` need are copied
-    in their joint order (with their joint names, so both halves read like the joint graph)."""
+def _extract(joint, inputs, outputs, class_name, effects=()):
+    """A new GraphModule: ``inputs`` become placeholders, the nodes ``outputs`` and ``effects``
+    need are copied in their joint order (with their joint names, so both halves read like the
+    joint graph)."""
     graph, env, attrs = Graph(), {}, {}
     for node in inputs:
         env[node] = graph.placeholder(node.name)
         env[node].meta = dict(node.meta)
-    needed = _needed(outputs, set(inputs))
+    needed = _needed(list(outputs) + list(effects), set(inputs))
     for node in joint.graph.nodes:
         if node not in needed or node in env:
             continue
@@ -90,6 +91,10 @@ def default_partition(joint, *, num_fwd_outputs):
     saved = [n for n in forward if n in reached and n.op != "get_attr"]
     primals = [n for n in joint.graph.nodes if _is_primal(n)]
     tangents = [n for n in joint.graph.nodes if _is_tangent(n)]
-    fwd = _extract(joint, primals, fwd_outputs + saved, "GraphModule")
+    # The copy_ nodes that write new values into inputs run in the forward, where eager writes
+    # them (torch returns the new values as extra forward outputs and copies them back in its
+    # runtime wrapper: the same effect, one step apart).
+    writes = [n for n in joint.graph.nodes if n.is_impure()]
+    fwd = _extract(joint, primals, fwd_outputs + saved, "GraphModule", effects=writes)
     bwd = _extract(joint, saved + tangents, grads, "GraphModule")
     return fwd, bwd, [n.name for n in saved]

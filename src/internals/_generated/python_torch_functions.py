@@ -733,6 +733,17 @@ def THPVariable_as_strided_(*args, **kwargs):
     return _ops['as_strided_'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_int64(3))
 
 
+_as_strided_scatter_parser = PythonArgParser([
+    'as_strided_scatter(Tensor input, Tensor src, SymIntArrayRef size, SymIntArrayRef stride, SymInt? storage_offset=None)',
+])
+
+
+def THPVariable_as_strided_scatter(*args, **kwargs):
+    _r = _as_strided_scatter_parser.parse(args, kwargs)
+    # aten::as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
+    return _ops['as_strided_scatter'](_r.tensor(0), _r.tensor(1), _r.intlist(2), _r.intlist(3), _r.to_int64(4))
+
+
 _asin_parser = PythonArgParser([
     'asin(Tensor input, *, Tensor out=None)',
 ])
@@ -1482,6 +1493,17 @@ def THPVariable_convolution(*args, **kwargs):
     return _ops['convolution'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_bool(6), _r.intlist(7), _r.to_int64(8))
 
 
+_copy_parser = PythonArgParser([
+    'copy(Tensor input, Tensor src, bool non_blocking=False)',
+])
+
+
+def THPVariable_copy(*args, **kwargs):
+    _r = _copy_parser.parse(args, kwargs)
+    # aten::copy(Tensor self, Tensor src, bool non_blocking=False) -> Tensor
+    return _ops['copy'](_r.tensor(0), _r.tensor(1), _r.to_bool(2))
+
+
 _copysign_parser = PythonArgParser([
     'copysign(Tensor input, Tensor other, *, Tensor out=None)',
     'copysign(Tensor input, Scalar other, *, Tensor out=None)',
@@ -1753,6 +1775,17 @@ def THPVariable_diagonal_copy(*args, **kwargs):
     _r = _diagonal_copy_parser.parse(args, kwargs)
     # aten::diagonal_copy(Tensor self, int offset=0, int dim1=0, int dim2=1) -> Tensor
     return _ops['diagonal_copy'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3))
+
+
+_diagonal_scatter_parser = PythonArgParser([
+    'diagonal_scatter(Tensor input, Tensor src, int64_t offset=0, int64_t dim1=0, int64_t dim2=1)',
+])
+
+
+def THPVariable_diagonal_scatter(*args, **kwargs):
+    _r = _diagonal_scatter_parser.parse(args, kwargs)
+    # aten::diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
+    return _ops['diagonal_scatter'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_int64(3), _r.to_int64(4))
 
 
 _diff_parser = PythonArgParser([
@@ -2118,6 +2151,21 @@ def THPVariable_feature_dropout_(*args, **kwargs):
     _r = _feature_dropout__parser.parse(args, kwargs)
     # aten::feature_dropout_(Tensor(a!) self, float p, bool train) -> Tensor(a!)
     return _ops['feature_dropout_'](_r.tensor(0), _r.to_double(1), _r.to_bool(2))
+
+
+_fill_parser = PythonArgParser([
+    'fill(Tensor input, Tensor value)',
+    'fill(Tensor input, Scalar value)',
+])
+
+
+def THPVariable_fill(*args, **kwargs):
+    _r = _fill_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::fill.Tensor(Tensor self, Tensor value) -> Tensor
+        return _ops['fill.Tensor'](_r.tensor(0), _r.tensor(1))
+    # aten::fill.Scalar(Tensor self, Scalar value) -> Tensor
+    return _ops['fill.Scalar'](_r.tensor(0), _r.scalar(1))
 
 
 _fill__parser = PythonArgParser([
@@ -4347,6 +4395,17 @@ def THPVariable_select(*args, **kwargs):
     return _ops['select.int'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
 
 
+_select_scatter_parser = PythonArgParser([
+    'select_scatter(Tensor input, Tensor src, int64_t dim, SymInt index)',
+])
+
+
+def THPVariable_select_scatter(*args, **kwargs):
+    _r = _select_scatter_parser.parse(args, kwargs)
+    # aten::select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
+    return _ops['select_scatter'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_int64(3))
+
+
 _selu_parser = PythonArgParser([
     'selu(Tensor input)',
 ])
@@ -4506,6 +4565,17 @@ def THPVariable_sinh_(*args, **kwargs):
     _r = _sinh__parser.parse(args, kwargs)
     # aten::sinh_(Tensor(a!) self) -> Tensor(a!)
     return _ops['sinh_'](_r.tensor(0))
+
+
+_slice_scatter_parser = PythonArgParser([
+    'slice_scatter(Tensor input, Tensor src, int64_t dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)',
+])
+
+
+def THPVariable_slice_scatter(*args, **kwargs):
+    _r = _slice_scatter_parser.parse(args, kwargs)
+    # aten::slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
+    return _ops['slice_scatter'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_int64(3), _r.to_int64(4), _r.to_int64(5))
 
 
 _softmax_parser = PythonArgParser([
@@ -5269,6 +5339,17 @@ def THPVariable_xlogy_(*args, **kwargs):
     return _ops['xlogy_.Scalar_Other'](_r.tensor(0), _r.scalar(1))
 
 
+_zero_parser = PythonArgParser([
+    'zero(Tensor input)',
+])
+
+
+def THPVariable_zero(*args, **kwargs):
+    _r = _zero_parser.parse(args, kwargs)
+    # aten::zero(Tensor self) -> Tensor
+    return _ops['zero'](_r.tensor(0))
+
+
 _zero__parser = PythonArgParser([
     'zero_(Tensor input)',
 ])
@@ -5360,6 +5441,7 @@ FUNCTIONS = named({
     'argwhere': THPVariable_argwhere,
     'as_strided': THPVariable_as_strided,
     'as_strided_': THPVariable_as_strided_,
+    'as_strided_scatter': THPVariable_as_strided_scatter,
     'asin': THPVariable_asin,
     'asin_': THPVariable_asin_,
     'asinh': THPVariable_asinh,
@@ -5413,6 +5495,7 @@ FUNCTIONS = named({
     'conv1d': THPVariable_conv1d,
     'conv2d': THPVariable_conv2d,
     'convolution': THPVariable_convolution,
+    'copy': THPVariable_copy,
     'copysign': THPVariable_copysign,
     'cos': THPVariable_cos,
     'cos_': THPVariable_cos_,
@@ -5434,6 +5517,7 @@ FUNCTIONS = named({
     'diagflat': THPVariable_diagflat,
     'diagonal': THPVariable_diagonal,
     'diagonal_copy': THPVariable_diagonal_copy,
+    'diagonal_scatter': THPVariable_diagonal_scatter,
     'diff': THPVariable_diff,
     'digamma': THPVariable_digamma,
     'div': THPVariable_div,
@@ -5461,6 +5545,7 @@ FUNCTIONS = named({
     'eye': THPVariable_eye,
     'feature_dropout': THPVariable_feature_dropout,
     'feature_dropout_': THPVariable_feature_dropout_,
+    'fill': THPVariable_fill,
     'fill_': THPVariable_fill_,
     'fix': THPVariable_fix,
     'fix_': THPVariable_fix_,
@@ -5617,6 +5702,7 @@ FUNCTIONS = named({
     'scatter_reduce': THPVariable_scatter_reduce,
     'searchsorted': THPVariable_searchsorted,
     'select': THPVariable_select,
+    'select_scatter': THPVariable_select_scatter,
     'selu': THPVariable_selu,
     'selu_': THPVariable_selu_,
     'sgn': THPVariable_sgn,
@@ -5630,6 +5716,7 @@ FUNCTIONS = named({
     'sin_': THPVariable_sin_,
     'sinh': THPVariable_sinh,
     'sinh_': THPVariable_sinh_,
+    'slice_scatter': THPVariable_slice_scatter,
     'softmax': THPVariable_softmax,
     'softplus': THPVariable_softplus,
     'sort': THPVariable_sort,
@@ -5683,6 +5770,7 @@ FUNCTIONS = named({
     'where': THPVariable_where,
     'xlogy': THPVariable_xlogy,
     'xlogy_': THPVariable_xlogy_,
+    'zero': THPVariable_zero,
     'zero_': THPVariable_zero_,
     'zeros': THPVariable_zeros,
     'zeros_like': THPVariable_zeros_like,

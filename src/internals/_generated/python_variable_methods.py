@@ -544,6 +544,17 @@ def THPVariable_as_strided_(self, *args, **kwargs):
     return _ops['as_strided_'](self, _r.intlist(0), _r.intlist(1), _r.to_int64(2))
 
 
+_as_strided_scatter_parser = PythonArgParser([
+    'as_strided_scatter(Tensor src, SymIntArrayRef size, SymIntArrayRef stride, SymInt? storage_offset=None)',
+])
+
+
+def THPVariable_as_strided_scatter(self, *args, **kwargs):
+    _r = _as_strided_scatter_parser.parse(args, kwargs)
+    # aten::as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor
+    return _ops['as_strided_scatter'](self, _r.tensor(0), _r.intlist(1), _r.intlist(2), _r.to_int64(3))
+
+
 def THPVariable_asin(self):
     # aten::asin(Tensor self) -> Tensor
     return _ops['asin'](self)
@@ -1223,6 +1234,17 @@ def THPVariable_diagonal(self, *args, **kwargs):
     _r = _diagonal_parser.parse(args, kwargs)
     # aten::diagonal(Tensor(a) self, int offset=0, int dim1=0, int dim2=1) -> Tensor(a)
     return _ops['diagonal'](self, _r.to_int64(0), _r.to_int64(1), _r.to_int64(2))
+
+
+_diagonal_scatter_parser = PythonArgParser([
+    'diagonal_scatter(Tensor src, int64_t offset=0, int64_t dim1=0, int64_t dim2=1)',
+])
+
+
+def THPVariable_diagonal_scatter(self, *args, **kwargs):
+    _r = _diagonal_scatter_parser.parse(args, kwargs)
+    # aten::diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor
+    return _ops['diagonal_scatter'](self, _r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3))
 
 
 _diff_parser = PythonArgParser([
@@ -3140,6 +3162,17 @@ def THPVariable_select(self, *args, **kwargs):
     return _ops['select.int'](self, _r.to_int64(0), _r.to_int64(1))
 
 
+_select_scatter_parser = PythonArgParser([
+    'select_scatter(Tensor src, int64_t dim, SymInt index)',
+])
+
+
+def THPVariable_select_scatter(self, *args, **kwargs):
+    _r = _select_scatter_parser.parse(args, kwargs)
+    # aten::select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor
+    return _ops['select_scatter'](self, _r.tensor(0), _r.to_int64(1), _r.to_int64(2))
+
+
 def THPVariable_sgn(self):
     # aten::sgn(Tensor self) -> Tensor
     return _ops['sgn'](self)
@@ -3193,6 +3226,17 @@ def THPVariable_sinh(self):
 def THPVariable_sinh_(self):
     # aten::sinh_(Tensor(a!) self) -> Tensor(a!)
     return _ops['sinh_'](self)
+
+
+_slice_scatter_parser = PythonArgParser([
+    'slice_scatter(Tensor src, int64_t dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1)',
+])
+
+
+def THPVariable_slice_scatter(self, *args, **kwargs):
+    _r = _slice_scatter_parser.parse(args, kwargs)
+    # aten::slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor
+    return _ops['slice_scatter'](self, _r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3), _r.to_int64(4))
 
 
 _softmax_parser = PythonArgParser([
@@ -3885,6 +3929,7 @@ METHODS = named({
     'argwhere': THPVariable_argwhere,
     'as_strided': THPVariable_as_strided,
     'as_strided_': THPVariable_as_strided_,
+    'as_strided_scatter': THPVariable_as_strided_scatter,
     'asin': THPVariable_asin,
     'asin_': THPVariable_asin_,
     'asinh': THPVariable_asinh,
@@ -3950,6 +3995,7 @@ METHODS = named({
     'diag_embed': THPVariable_diag_embed,
     'diagflat': THPVariable_diagflat,
     'diagonal': THPVariable_diagonal,
+    'diagonal_scatter': THPVariable_diagonal_scatter,
     'diff': THPVariable_diff,
     'digamma': THPVariable_digamma,
     'digamma_': THPVariable_digamma_,
@@ -4129,6 +4175,7 @@ METHODS = named({
     'scatter_reduce': THPVariable_scatter_reduce,
     'scatter_reduce_': THPVariable_scatter_reduce_,
     'select': THPVariable_select,
+    'select_scatter': THPVariable_select_scatter,
     'sgn': THPVariable_sgn,
     'sgn_': THPVariable_sgn_,
     'sigmoid': THPVariable_sigmoid,
@@ -4140,6 +4187,7 @@ METHODS = named({
     'sin_': THPVariable_sin_,
     'sinh': THPVariable_sinh,
     'sinh_': THPVariable_sinh_,
+    'slice_scatter': THPVariable_slice_scatter,
     'softmax': THPVariable_softmax,
     'sort': THPVariable_sort,
     'sparse_dim': THPVariable_sparse_dim,

@@ -489,6 +489,34 @@ def diagonal_backward(grad, sizes, offset, dim1, dim2):
     return dispatcher.call("diagonal_backward", grad, list(sizes), offset, dim1, dim2)
 
 
+__all__ += ["select_scatter_symint", "slice_scatter_symint", "diagonal_scatter", "as_strided_scatter_backward"]
+
+
+# The scatters' formulas: ``self``'s gradient is ``grad`` with the overwritten view zeroed (a
+# scatter of zeros), ``src``'s is that view of ``grad``.
+def select_scatter_symint(grad, src, dim, index):
+    return dispatcher.call("select_scatter", grad, src, dim, index)
+
+
+def slice_scatter_symint(grad, src, dim, start, end, step):
+    return dispatcher.call("slice_scatter", grad, src, dim, start, end, step)
+
+
+def diagonal_scatter(grad, src, offset, dim1, dim2):
+    return dispatcher.call("diagonal_scatter", grad, src, offset, dim1, dim2)
+
+
+def as_strided_scatter_backward(grad, input_geometry, src_geometry, size, stride, storage_offset):
+    """torch's formula (``FunctionsManual.cpp``) as it stands: zeros in ``self``'s geometry with
+    ``grad``'s strided view copied into the same view -- the elements ``src`` overwrote, not the
+    ones it left, get the gradient. Mirrored so gradients equal torch's."""
+    grad = grad.contiguous()
+    out = dispatcher.call("new_zeros", grad, list(input_geometry.sizes))
+    out = out.as_strided(input_geometry.sizes, input_geometry.strides)
+    out.as_strided(size, stride, storage_offset).copy_(grad.as_strided(size, stride, storage_offset))
+    return out
+
+
 __all__ += ["trace_backward", "log1p_backward", "matmul", "linalg_det_backward"]
 
 

@@ -76,6 +76,12 @@ def _op_prefix(base):
     return ("".join(p.title() for p in base.split("_")) + "Backward").replace("ForwardBackward", "Backward")
 
 
+def _inplace_name(schema):
+    """``zero`` -> ``zero_``, ``fill.Scalar`` -> ``fill_.Scalar``."""
+    overload = schema.name.overload_name
+    return f"{schema.name.name.base}_" + (f".{overload}" if overload else "")
+
+
 @functools.lru_cache(maxsize=1)
 def _torch_node_numbers():
     """Schema name -> node name, for the entries of torch's own derivatives.yaml (read once: an
@@ -144,6 +150,8 @@ def load_derivatives(path=DERIVATIVES, *, text=None):
             node = torch_names[schema_name]
         elif schema_name.endswith("_copy") and schema_name[:-5] in torch_names:
             node = torch_names[schema_name[:-5]] + "_copy"    # torch's view_copy nodes: the view's, renamed
+        elif _inplace_name(schema) in torch_names:
+            node = torch_names[_inplace_name(schema)]   # a functional op torch generates from an in-place one
         else:
             node = f"{prefix}{own_counter[prefix]}"
             own_counter[prefix] += 1
@@ -345,8 +353,15 @@ def _used(body, candidates):
 
 
 def gen_functions(infos):
-    names = [info.node for info in infos]
-    body = "\n\n\n".join(gen_node(info) for info in infos)
+    """One class per node name: a functional op torch generates from an in-place one (``zero``
+    from ``zero_``) shares the in-place op's node, as it shares its formula."""
+    first, seen = [], set()
+    for info in infos:
+        if info.node not in seen:
+            seen.add(info.node)
+            first.append(info)
+    names = [info.node for info in first]
+    body = "\n\n\n".join(gen_node(info) for info in first)
     helpers = _import("..functions_manual", _used(body, _manual_helpers()), "  # the helpers the formulas call")
     return FUNCTIONS_HEADER.format(helpers=helpers) + f"__all__ = {names!r}\n\n\n" + body + "\n"
 

@@ -60,6 +60,11 @@ class Node:
         old.users.pop(self, None)
         new.users[self] = None
 
+    def is_impure(self):
+        """A call kept for what it does, not for what it returns: an operator that writes into an
+        argument (``Tensor(a!)`` in its schema), as fx's ``Node.is_impure`` says of mutating ops."""
+        return self.op == "call_function" and _writes(self.target)
+
     def replace_all_uses_with(self, new):
         for user in list(self.users):
             user.replace_input_with(self, new)
@@ -137,9 +142,10 @@ class Graph:
         self.nodes.remove(node)
 
     def eliminate_dead_code(self):
-        """Drop call_function nodes nobody reads (every op in a traced graph is pure, see functionalize)."""
+        """Drop call_function nodes nobody reads, except writes (``is_impure``): after functionalize
+        the only ones left are the ``copy_`` nodes that put new values into written inputs."""
         for node in reversed(list(self.nodes)):
-            if node.op == "call_function" and not node.users:
+            if node.op == "call_function" and not node.users and not node.is_impure():
                 self.erase_node(node)
 
     def call_targets(self):
@@ -169,3 +175,10 @@ def _base_name(target):
         return "getitem"
     packet = getattr(target, "overloadpacket", None)
     return packet.__name__ if packet is not None else getattr(target, "__name__", str(target))
+
+
+def _writes(target):
+    """Whether the operator writes into an argument (``Tensor(a!)`` in its schema)."""
+    schema = getattr(target, "_schema", None)
+    return schema is not None and any(a.annotation is not None and a.annotation.is_write
+                                      for a in schema.arguments.flat_all)

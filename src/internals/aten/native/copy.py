@@ -216,4 +216,27 @@ def clone(x, memory_format=None):
     return out
 
 
-__all__ = ["copy_", "_to_copy", "fill_", "fill_tensor_", "zero_", "clone", "buffer", "cast_like", "same_device_copy"]
+# The functional twins of the in-place writes (torch generates ``zero``, ``fill`` and ``copy``
+# from ``zero_``, ``fill_`` and ``copy_``): a fresh copy of ``self``, written in place. They are
+# what functionalization puts where a traced program wrote into a tensor.
+def zero(x):
+    return dispatcher.call("zero_", dispatcher.call("clone", x))
+
+
+def fill(x, value):
+    return dispatcher.call("fill_.Scalar", dispatcher.call("clone", x), value)
+
+
+def fill_tensor(x, value):
+    return dispatcher.call("fill_.Tensor", dispatcher.call("clone", x), value)
+
+
+def copy(x, src, non_blocking=False):
+    """``at::copy`` starts from ``clone_preserve_strides``: the whole storage copied, so the result
+    keeps ``x``'s strides and offset even where ``x`` is not dense."""
+    from .tensor_shape import clone_preserve_strides  # tensor_shape imports this module
+    return dispatcher.call("copy_", clone_preserve_strides(x), src, non_blocking)
+
+
+__all__ = ["copy_", "_to_copy", "fill_", "fill_tensor_", "zero_", "clone", "buffer", "cast_like", "same_device_copy",
+           "zero", "fill", "fill_tensor", "copy"]

@@ -1013,3 +1013,46 @@ def cartesian_prod(tensors):
         return tensors[0]
     grids = dispatcher.call("meshgrid.indexing", tensors, indexing="ij")
     return dispatcher.call("stack", [dispatcher.call("flatten.using_ints", g, 0, -1) for g in grids], 1)
+
+
+# The scatter forms of the views (TensorShape.cpp's ``select_scatter_symint``, ``slice_scatter``,
+# ``diagonal_scatter``, ``as_strided_scatter_symint``): a copy of ``self`` whose view is replaced
+# by ``src``. They are the functional inverse of a view -- what functionalization writes where a
+# program wrote through one -- so each is a copy, the view of the copy, and one copy_ into it.
+def clone_preserve_strides(x):
+    """A copy of ``x``'s whole storage, viewed with ``x``'s sizes, strides and offset: the result
+    is laid out as ``x`` is even where ``x`` is not dense, so a view of it (an ``as_strided`` with
+    ``x``'s own numbers) lands on the same elements. An expanded ``x`` (a stride 0 over more than
+    one element: ``has_internal_overlap``) gets a plain clone instead, or the copy_ into the view
+    would write one element many times."""
+    if any(stride == 0 and size > 1 for size, stride in zip(x.shape, x.stride())):
+        return dispatcher.call("clone", x)
+    numel = x._impl.storage.nbytes() // x.element_size()
+    whole = dispatcher.call("clone", as_strided(x, (numel,), (1,), 0))
+    return as_strided(whole, tuple(x.shape), x.stride(), x.storage_offset())
+
+
+def _scatter_into_view(x, src, view_of):
+    out = clone_preserve_strides(x)
+    view = view_of(out)
+    if tuple(view.shape) != tuple(src.shape):
+        raise RuntimeError(f"expected src to have a size equal to the slice of self. src size = "
+                           f"{list(src.shape)}, slice size = {list(view.shape)}")
+    same_device_copy(view, src)
+    return out
+
+
+def select_scatter(x, src, dim, index):
+    return _scatter_into_view(x, src, lambda out: dispatcher.call("select.int", out, dim, index))
+
+
+def slice_scatter(x, src, dim=0, start=None, end=None, step=1):
+    return _scatter_into_view(x, src, lambda out: dispatcher.call("slice.Tensor", out, dim, start, end, step))
+
+
+def diagonal_scatter(x, src, offset=0, dim1=0, dim2=1):
+    return _scatter_into_view(x, src, lambda out: diagonal(out, offset, dim1, dim2))
+
+
+def as_strided_scatter(x, src, size, stride, storage_offset=None):
+    return _scatter_into_view(x, src, lambda out: as_strided(out, size, stride, storage_offset))

@@ -35,6 +35,7 @@ from .functions import (
     AngleBackward0,
     AsStridedBackward0,
     AsStridedBackward1,
+    AsStridedScatterBackward0,
     AsinBackward0,
     AsinhBackward0,
     Atan2Backward0,
@@ -81,6 +82,7 @@ from .functions import (
     DiagonalBackward0,
     DiagonalBackward0_copy,
     DiagonalBackwardBackward0,
+    DiagonalScatterBackward0,
     DigammaBackward0,
     DivBackward0,
     DivBackward1,
@@ -100,6 +102,8 @@ from .functions import (
     ExpandBackward0,
     Expm1Backward0,
     ExponentialBackward0,
+    FillBackward0,
+    FillBackward1,
     FillBackward2,
     FillBackward3,
     FlipBackward0,
@@ -241,6 +245,7 @@ from .functions import (
     ScatterReduceBackward0,
     SelectBackward0,
     SelectBackwardBackward0,
+    SelectScatterBackward0,
     SgnBackward0,
     SigmoidBackward0,
     SigmoidBackwardBackward0,
@@ -250,6 +255,7 @@ from .functions import (
     SinhBackward0,
     SliceBackward0,
     SliceBackwardBackward0,
+    SliceScatterBackward0,
     SmoothL1LossBackward0,
     SmoothL1LossBackwardBackward0,
     SoftmaxBackward0,
@@ -458,6 +464,13 @@ OPS = {
     'trace': dispatcher.find('trace'),
     'diagonal_backward': dispatcher.find('diagonal_backward'),
     'diagonal_copy': dispatcher.find('diagonal_copy'),
+    'fill.Scalar': dispatcher.find('fill.Scalar'),
+    'fill.Tensor': dispatcher.find('fill.Tensor'),
+    'zero': dispatcher.find('zero'),
+    'slice_scatter': dispatcher.find('slice_scatter'),
+    'select_scatter': dispatcher.find('select_scatter'),
+    'diagonal_scatter': dispatcher.find('diagonal_scatter'),
+    'as_strided_scatter': dispatcher.find('as_strided_scatter'),
     'unfold': dispatcher.find('unfold'),
     'split.Tensor': dispatcher.find('split.Tensor'),
     'split_with_sizes': dispatcher.find('split_with_sizes'),
@@ -2650,6 +2663,110 @@ def diagonal_copy(ks, self, offset=0, dim1=0, dim2=1):
         grad_fn.dim2_ = as_int(dim2)
     with below_ad_inplace_or_view():
         result = OPS['diagonal_copy'].redispatch(after_autograd(ks), self, offset, dim1, dim2)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fill_Scalar(ks, self, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = FillBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['fill.Scalar'].redispatch(after_autograd(ks), self, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def fill_Tensor(ks, self, value):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or value._requires_grad):
+        grad_fn = FillBackward1()
+        grad_fn._next_edges = collect_next_edges(self, value)
+    with below_ad_inplace_or_view():
+        result = OPS['fill.Tensor'].redispatch(after_autograd(ks), self, value)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def zero(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ZeroBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['zero'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def slice_scatter(ks, self, src, dim=0, start=None, end=None, step=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
+        grad_fn = SliceScatterBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, src)
+        if edges[0] is not None:
+            grad_fn.src_ = SavedVariable(src, False)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.start_ = start
+        grad_fn.end_ = end
+        grad_fn.step_ = as_int(step)
+    with below_ad_inplace_or_view():
+        result = OPS['slice_scatter'].redispatch(after_autograd(ks), self, src, dim, start, end, step)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def select_scatter(ks, self, src, dim, index):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
+        grad_fn = SelectScatterBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, src)
+        if edges[0] is not None:
+            grad_fn.src_ = SavedVariable(src, False)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.index_ = as_int(index)
+    with below_ad_inplace_or_view():
+        result = OPS['select_scatter'].redispatch(after_autograd(ks), self, src, dim, index)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def diagonal_scatter(ks, self, src, offset=0, dim1=0, dim2=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
+        grad_fn = DiagonalScatterBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, src)
+        if edges[0] is not None:
+            grad_fn.src_ = SavedVariable(src, False)
+        grad_fn.offset_ = as_int(offset)
+        grad_fn.dim1_ = as_int(dim1)
+        grad_fn.dim2_ = as_int(dim2)
+    with below_ad_inplace_or_view():
+        result = OPS['diagonal_scatter'].redispatch(after_autograd(ks), self, src, offset, dim1, dim2)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def as_strided_scatter(ks, self, src, size, stride, storage_offset=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
+        grad_fn = AsStridedScatterBackward0()
+        grad_fn._next_edges = collect_next_edges(self, src)
+        grad_fn.self_geometry_ = TensorGeometry(self)
+        grad_fn.src_geometry_ = TensorGeometry(src)
+        grad_fn.size_ = as_int_tuple(size)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.storage_offset_ = storage_offset
+    with below_ad_inplace_or_view():
+        result = OPS['as_strided_scatter'].redispatch(after_autograd(ks), self, src, size, stride, storage_offset)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7290,6 +7407,13 @@ KERNELS = {
     'trace': trace,
     'diagonal_backward': diagonal_backward,
     'diagonal_copy': diagonal_copy,
+    'fill.Scalar': fill_Scalar,
+    'fill.Tensor': fill_Tensor,
+    'zero': zero,
+    'slice_scatter': slice_scatter,
+    'select_scatter': select_scatter,
+    'diagonal_scatter': diagonal_scatter,
+    'as_strided_scatter': as_strided_scatter,
     'unfold': unfold,
     'split.Tensor': split_Tensor,
     'split_with_sizes': split_with_sizes,

@@ -1,69 +1,245 @@
-"""Functionalization: in-place operators rewritten out of place (``aten/src/ATen/FunctionalTensorWrapper.cpp``).
+"""Functionalization: writes rewritten out of place, through views too (torch's
+``FunctionalTensorWrapper.cpp``, ``FunctionalStorageImpl.cpp`` and ``ViewInverses``).
 
-A graph with ``x.fill_(1)`` in it is not a list of formulas: the node's value depends on when
-it is read. After this pass every node is computed once from its inputs and never changed, so
-a backend may reorder, fuse or drop nodes freely. Each in-place node becomes its out-of-place
-twin and later readers of the mutated tensor read the new node instead.
+A graph with ``x.fill_(1)`` in it is not a list of formulas: a node's value depends on when it
+is read. After this pass every node is computed once from its inputs and never changed, so a
+backend may reorder, fuse or drop nodes freely.
 
-torch functionalizes while tracing, and also handles writes through views (it replays the view
-on an updated base). This version handles the writes a traced graph of this package makes --
-into tensors the graph itself created, not into views or inputs -- and says so otherwise.
+torch functionalizes while tracing; this pass replays a traced graph in order and keeps torch's
+bookkeeping, so the nodes it writes are the ones torch's tracer writes:
+
+- every tensor is a *base* (it owns its memory) or a *view*: its base and the chain of view ops
+  (``select``, ``slice``, ``view``...) that reach it from the base;
+- each base has a current value (a node) and a generation, bumped by every write into it or
+  into any of its views;
+- ``op_(t)`` becomes its functional twin ``op(t)``. If ``t`` is a view, the new value goes back
+  into the base at once: the intermediate views are replayed from the base, then each view's
+  inverse (``select_scatter``, ``slice_scatter``, ``view`` back to the old shape...) is applied
+  from the innermost out; then ``t`` itself is replayed from the new base;
+- a view op reads its input as it is, stale or not (torch does not sync there); any other op
+  first *syncs* each tensor it reads: a view older than its base is replayed from the base;
+- at the end the outputs are synced, and each input that was written gets ``copy_(input,
+  new value)``, so the caller sees the write, as under eager execution.
 """
+import operator
+
 from ..._ops import ops
+from ..._subclasses.fake_tensor import FakeTensorMode
+from ..._tensor import Tensor
+from ...utils._pytree import tree_flatten, tree_map
+from ..graph import Node
 
 __all__ = ["functionalize"]
 
 aten = ops.aten
 
 
-def _functional_twin(node):
-    """The out-of-place call that computes what the in-place ``node`` writes: (target, args, kwargs)."""
-    name, args = node.target.name(), node.args
-    if name == "aten::fill_.Scalar":
-        return aten.full_like.default, (args[0], args[1]), {}
-    if name == "aten::zero_":
-        return aten.zeros_like.default, (args[0],), {}
-    if name == "aten::copy_":
-        dst, src = (a.meta["val"] for a in args[:2])
-        if (dst.shape, dst.dtype) != (src.shape, src.dtype):
-            raise NotImplementedError(f"functionalize: {node.name} copies a {tuple(src.shape)} {src.dtype} "
-                                      f"into a {tuple(dst.shape)} {dst.dtype}")
-        return aten.clone.default, (args[1],), {}
+# The functional twin of an in-place op where its name is not just the name without ``_``.
+_TWINS = {"aten::fill_.Scalar": aten.fill.Scalar, "aten::fill_.Tensor": aten.fill.Tensor,
+          "aten::zero_": aten.zero.default, "aten::copy_": aten.copy.default}
+
+
+def _functional_twin(target):
+    name = target.name()
+    if name in _TWINS:
+        return _TWINS[name]
     base, _, overload = name.split("::")[1].partition(".")
-    packet = getattr(aten, base.rstrip("_"))
-    return getattr(packet, overload or "default"), args, node.kwargs
+    return getattr(getattr(aten, base.rstrip("_")), overload or "default")
+
+
+def _schema(target):
+    return getattr(target, "_schema", None)
+
+
+def _writes(target):
+    """Which arguments the op writes: ``Tensor(a!)``."""
+    schema = _schema(target)
+    if schema is None:
+        return []
+    return [a for a in schema.arguments.flat_all if a.annotation is not None and a.annotation.is_write]
 
 
 def _writes_first_argument(target):
-    args = getattr(target, "_schema", None) and target._schema.arguments.flat_positional
+    schema = _schema(target)
+    args = schema.arguments.flat_positional if schema is not None else ()
     return bool(args) and args[0].annotation is not None and args[0].annotation.is_write
 
 
 def _is_view(target):
-    schema = getattr(target, "_schema", None)
+    """A view returns an alias of its input: ``-> Tensor(a)``."""
+    schema = _schema(target)
     return schema is not None and any(r.annotation is not None and not r.annotation.is_write
                                       for r in schema.returns)
 
 
+def _inverse(step, base, mutated):
+    """(target, args) that put ``mutated``, a new value of the view ``step`` of ``base``, back
+    into ``base`` (``ViewInverses.cpp`` with views reapplied). None where none is written here."""
+    target, args, kwargs = step
+    name, shape = target.name(), list(base.meta["val"].shape)
+    scatters = {"aten::select.int": aten.select_scatter.default, "aten::slice.Tensor": aten.slice_scatter.default,
+                "aten::diagonal": aten.diagonal_scatter.default, "aten::as_strided": aten.as_strided_scatter.default}
+    if name in scatters:
+        return scatters[name], (base, mutated, *args), kwargs
+    if name in ("aten::view", "aten::_reshape_alias", "aten::alias"):
+        return aten.view.default, (mutated, shape), {}
+    if name in ("aten::t", "aten::transpose.int"):
+        return target, (mutated, *args), kwargs
+    if name == "aten::permute":
+        dims = [d % len(shape) for d in args[0]]
+        return target, (mutated, [dims.index(i) for i in range(len(dims))]), {}
+    if name == "aten::unsqueeze":
+        return aten.squeeze.dim, (mutated, args[0]), {}
+    if name == "aten::squeeze.dim" and len(shape) > len(mutated.meta["val"].shape):
+        return aten.unsqueeze.default, (mutated, args[0] % len(shape)), {}
+    return None
+
+
+class _Base:
+    """One memory: its current value and the count of writes into it."""
+
+    def __init__(self, value, placeholder=None):
+        self.value, self.generation, self.placeholder = value, 0, placeholder
+
+
+class _Alias:
+    """A tensor of the program: the base it lives in, the view steps from that base, and the
+    node holding its value as of ``generation``."""
+
+    def __init__(self, base, chain, value, generation):
+        self.base, self.chain, self.value, self.generation = base, chain, value, generation
+
+
+class _Functionalizer:
+    def __init__(self, gm):
+        self.gm, self.graph = gm, gm.graph
+        self.aliases = {}           # original node -> _Alias
+        self.here = None            # new nodes go before this one
+        self.fake_mode = FakeTensorMode()
+
+    def emit(self, target, args, kwargs=None):
+        """A new node before ``self.here``, its fake value computed from its inputs' fakes."""
+        kwargs = kwargs or {}
+        node = self.graph.call_function(target, args, kwargs)
+        self.graph.nodes.remove(node)
+        self.graph.nodes.insert(self.graph.nodes.index(self.here), node)
+        fakes = tree_map(lambda a: a.meta["val"] if isinstance(a, Node) else a, (args, kwargs))
+        with self.fake_mode:
+            node.meta["val"] = target(*fakes[0], **fakes[1])
+        if "partitioner_tag" in self.here.meta:
+            node.meta["partitioner_tag"] = self.here.meta["partitioner_tag"]
+        return node
+
+    def replay(self, value, chain):
+        for target, args, kwargs in chain:
+            value = self.emit(target, (value, *args), kwargs)
+        return value
+
+    def sync(self, node):
+        """The node holding ``node``'s current value: replayed from its base if a write made it stale."""
+        alias = self.aliases.get(node)
+        if alias is None:
+            return node
+        if alias.generation != alias.base.generation:
+            alias.value, alias.generation = self.replay(alias.base.value, alias.chain), alias.base.generation
+        return alias.value
+
+    def run(self):
+        for node in list(self.graph.nodes):
+            self.here = node
+            if node.op == "placeholder" and isinstance(node.meta.get("val"), Tensor):
+                self.aliases[node] = _Alias(_Base(node, node), [], node, 0)
+            elif node.op == "get_attr":
+                self.aliases[node] = _Alias(_Base(node), [], node, 0)
+            elif node.op == "call_function":
+                self.call(node)
+            elif node.op == "output":
+                self.finish(node)
+        self.gm.recompile()
+        return self.gm
+
+    def call(self, node):
+        target = node.target
+        if target is operator.getitem:
+            return self.getitem(node)
+        if _is_view(target):
+            return self.view(node)
+        first = node.args[0] if node.args else None
+        for arg in {a for a in node.all_input_nodes() if a in self.aliases}:
+            node.replace_input_with(arg, self.sync(arg))
+        if _writes_first_argument(target) and len(_writes(target)) == 1:
+            return self.write(node, first)
+        if _writes(target):
+            raise NotImplementedError(f"functionalize: {node.name} ({target.name()}) writes into an argument "
+                                      "other than its first (out=): not rewritten here")
+        if isinstance(node.meta.get("val"), Tensor):
+            self.aliases[node] = _Alias(_Base(node), [], node, 0)
+
+    def view(self, node):
+        """A view of whatever its input holds now, stale or not (no sync), one step longer."""
+        source = self.aliases.get(node.args[0])
+        if source is None:
+            return
+        node.replace_input_with(node.args[0], source.value)
+        if not isinstance(node.meta.get("val"), Tensor):        # split, unbind: one getitem per output
+            self.aliases[node] = _Alias(source.base, None, node, source.generation)
+            return
+        step = (node.target, tuple(node.args[1:]), dict(node.kwargs))
+        chain = None if source.chain is None else source.chain + [step]
+        self.aliases[node] = _Alias(source.base, chain, node, source.generation)
+
+    def getitem(self, node):
+        parent = self.aliases.get(node.args[0])
+        if parent is not None and _is_view(node.args[0].target):
+            # An output of a multi-output view: no inverse is written for those here.
+            self.aliases[node] = _Alias(parent.base, None, node, parent.generation)
+        elif isinstance(node.meta.get("val"), Tensor):
+            self.aliases[node] = _Alias(_Base(node), [], node, 0)
+
+    def write(self, node, written):
+        """``op_(t, ...)`` -> ``op(t, ...)``, the new value put back into ``t``'s base; ``written``
+        is ``t``'s node as the program made it (``node`` already reads its synced value)."""
+        alias = self.aliases[written]
+        if alias.chain is None:
+            raise NotImplementedError(f"functionalize: {node.name} writes into an output of a multi-output "
+                                      "view (split, unbind...): not rewritten here")
+        new = self.emit(_functional_twin(node.target), node.args, node.kwargs)
+        base = alias.base
+        if alias.chain:
+            base.value = self.scatter(base.value, alias.chain, new)
+            base.generation += 1
+            alias.value, alias.generation = self.replay(base.value, alias.chain), base.generation
+        else:
+            base.value, base.generation = new, base.generation + 1
+            alias.value, alias.generation = new, base.generation
+        node.replace_all_uses_with(written)    # the op returns ``t``: its readers read ``t``, synced
+        self.graph.erase_node(node)
+
+    def scatter(self, base_value, chain, new):
+        """``apply_update``: the intermediate views replayed from the base, then the inverses."""
+        values = [base_value]
+        for step in chain[:-1]:
+            values.append(self.emit(step[0], (values[-1], *step[1]), step[2]))
+        for step, base in zip(reversed(chain), reversed(values), strict=True):
+            inverse = _inverse(step, base, new)
+            if inverse is None:
+                raise NotImplementedError(f"functionalize: no inverse here for a write through "
+                                          f"{step[0].name()}")
+            new = self.emit(*inverse)
+        return new
+
+    def finish(self, output):
+        """Outputs synced, then each written input copied back (``_propagate_functional_input_mutation``)."""
+        for arg in {a for a in tree_flatten(output.args) if isinstance(a, Node) and a in self.aliases}:
+            output.replace_input_with(arg, self.sync(arg))
+        for original, alias in list(self.aliases.items()):
+            base = alias.base
+            if original is base.placeholder and alias.chain == [] and base.generation:
+                self.emit(aten.copy_.default, (original, base.value))
+
+
 def functionalize(gm):
-    """Rewrite ``gm``'s in-place nodes out of place, drop what became dead, regenerate its code."""
-    graph = gm.graph
-    for node in list(graph.nodes):
-        if node.op != "call_function" or not _writes_first_argument(node.target):
-            continue
-        written = node.args[0]
-        if written.op != "call_function" or _is_view(written.target):
-            raise NotImplementedError(f"functionalize: {node.name} writes into {written.name}, an input or a "
-                                      "view; only writes into tensors the graph made are rewritten")
-        target, args, kwargs = _functional_twin(node)
-        pure = graph.call_function(target, args, kwargs)
-        pure.meta["val"] = node.meta["val"]
-        graph.nodes.remove(pure)                     # created at the end: move it to where node was
-        graph.nodes.insert(graph.nodes.index(node), pure)
-        for user in [u for u in written.users if graph.nodes.index(u) > graph.nodes.index(node)]:
-            user.replace_input_with(written, pure)   # later readers of the old tensor see the new value
-        node.replace_all_uses_with(pure)
-        graph.erase_node(node)
-    graph.eliminate_dead_code()
-    gm.recompile()
-    return gm
+    """Rewrite ``gm``'s writes out of place, in place in ``gm``; regenerate its code. Views made
+    stale by a write are replayed as torch's tracer replays them, dead or not: call
+    ``gm.graph.eliminate_dead_code()`` to drop the unused ones."""
+    return _Functionalizer(gm).run()
