@@ -7,7 +7,6 @@ import torch
 
 import internals
 
-
 # Two steps through a product whose sums group differently on each CPU path (and on each seed's
 # weights) move parameters of size ~1 by a few units in the last place of 1, so the comparison
 # is absolute: 5e-7 was the widest gap over 300 seeds on one machine.
