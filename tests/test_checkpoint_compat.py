@@ -246,3 +246,18 @@ def test_map_location_of_another_type_is_called_as_in_torch(map_location):
     theirs = _outcome(torch, buffer.getvalue(), map_location=map_location)
     ours = _outcome(internals, buffer.getvalue(), map_location=map_location)
     assert ours[0] is theirs[0] is TypeError     # torch's message for bytes comes from deeper inside it
+
+
+@pytest.mark.parametrize("view", ["conj", "conj_of_a_slice", "neg_imag", "parameter"])
+def test_conjugate_and_negative_views_load_with_their_values(view):
+    """torch stores a conjugate (or negative) view as the plain storage plus a bit in the
+    tensor's metadata: loading must show the values torch shows, not the storage's."""
+    z = torch.complex(torch.tensor([1.0, -2.0, 0.5]), torch.tensor([3.0, 4.0, -1.5]))
+    value = {"conj": z.conj(), "conj_of_a_slice": z[1:].conj(), "neg_imag": z.conj().imag,
+             "parameter": torch.nn.Parameter(z.conj(), requires_grad=False)}[view]
+    buffer = io.BytesIO()
+    torch.save({"v": value}, buffer)
+    for weights_only in (True, None):        # torch's default and the explicit safe form
+        ours = internals.load(io.BytesIO(buffer.getvalue()), weights_only=weights_only)["v"]
+        assert ours.tolist() == value.resolve_conj().resolve_neg().tolist()
+        assert type(ours).__name__ == type(value).__name__

@@ -34,6 +34,7 @@ import io
 import os
 import pickle
 import sys
+import types
 import zipfile
 
 import numpy as np
@@ -116,6 +117,17 @@ class _Pickler(pickle._Pickler):
 
     dispatch[_Global] = save_global_ref
 
+    def save_global(self, obj, name=None):
+        """As the base class, but a function or class defined inside a function is refused with
+        the AttributeError of the C pickler torch's ``save`` uses (the pure-Python one wraps it
+        in a PicklingError)."""
+        qualname = name or getattr(obj, "__qualname__", "")
+        if "<locals>" in qualname:
+            raise AttributeError(f"Can't pickle local object {qualname!r}")
+        return super().save_global(obj, name)
+
+    dispatch[types.FunctionType] = save_global
+
     def save_tensor(self, obj):
         if obj.is_sparse:       # torch's Tensor._reduce_ex_internal: the two tensors, the size, the flag
             data = (obj._indices(), obj._values(), obj.size(), obj.is_coalesced())
@@ -182,8 +194,19 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
         if "out of bounds for storage" in str(error):
             raise RuntimeError("Trying to resize storage that is not resizable") from None
         raise
-    t = _tensor.Tensor._from_impl(impl)
+    t = _materialize_view_bits(_tensor.Tensor._from_impl(impl), metadata)
     return t.requires_grad_(requires_grad) if requires_grad else t
+
+
+def _materialize_view_bits(t, metadata):
+    """torch saves a conjugate or negative view as its storage plus a bit in ``metadata``
+    (``get_tensor_metadata``): the values it shows are the storage's conjugated or negated.
+    This package has no such lazy views, so the bits are applied here, into a copy."""
+    if metadata and metadata.get("conj"):
+        t = t.conj_physical()
+    if metadata and metadata.get("neg"):
+        t = t.neg()
+    return t
 
 
 def _rebuild_parameter(data, requires_grad, backward_hooks):

@@ -91,3 +91,15 @@ def test_a_bare_storage_crosses_between_the_libraries(writer, reader):
 ])
 def test_one_memory_saved_as_two_dtypes_is_refused(objects):
     same_error(lambda L: _saved(L, objects(L, L.arange(5.))))
+
+
+def _defined_inside_a_function():
+    class Local:
+        pass
+    return {"class": Local, "function": lambda: 1}
+
+
+@pytest.mark.parametrize("kind", ["class", "function"])
+def test_saving_an_object_defined_inside_a_function_raises_as_torch(kind):
+    """torch's pickler lets the lookup's AttributeError through, naming the local object."""
+    same_error(lambda lib: lib.save({"x": _defined_inside_a_function()[kind]}, io.BytesIO()))

@@ -344,3 +344,12 @@ def test_a_network_with_the_new_activations_trains_as_torchs():
             opt.step()
     for p, q in zip(ours.parameters(), theirs.parameters()):
         torch.testing.assert_close(torch.tensor(p.detach().tolist()), q.detach(), rtol=1e-5, atol=1e-6)
+
+
+def test_log_sigmoid_of_a_transposed_input_is_contiguous_as_torch():
+    """``log_sigmoid_forward`` writes contiguous outputs (not a TensorIterator's layout)."""
+    values = torch.randn(3, 4, dtype=torch.float64)
+    theirs = torch.nn.functional.logsigmoid(values.t())
+    ours = internals.nn.functional.logsigmoid(internals.from_torch(values).t())
+    assert ours.stride() == theirs.stride()
+    torch.testing.assert_close(ours.to_torch(), theirs)     # library math: within torch's tolerance

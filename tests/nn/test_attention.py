@@ -222,3 +222,22 @@ def test_mha_state_dict_both_ways():
 def test_mha_errors(bad):
     err_o, err_t = assert_same_error(lambda: bad(internals), lambda: bad(torch))
     assert str(err_o).replace("internals", "torch") == str(err_t)
+
+
+@pytest.mark.parametrize("is_causal", [False, True])
+def test_attention_gradients_under_create_graph_as_torch(is_causal):
+    """torch's math kernel scales query and key by a C++ Scalar (mul.Scalar): the gradients
+    built with create_graph end in MulBackward1 nodes, and their gradients equal torch's."""
+    def run(lib):
+        gen = torch.Generator().manual_seed(3)
+        q, k, v = (lib.tensor(torch.randn(2, 3, 4, dtype=torch.float64, generator=gen).tolist(), dtype=lib.float64,
+                              requires_grad=True) for _ in range(3))
+        out = lib.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=is_causal)
+        grads = lib.autograd.grad((out * out).sum(), (q, k, v), create_graph=True)
+        return grads, lib.autograd.grad(sum((g * g).sum() for g in grads), (q, k, v))
+    (ours, ours2), (theirs, theirs2) = run(internals), run(torch)
+    for o, t in zip(ours, theirs):
+        assert type(o.grad_fn).__name__ == type(t.grad_fn).__name__
+        assert_same(o.detach(), t.detach(), ulps=64)
+    for o, t in zip(ours2, theirs2):
+        assert_same(o, t, ulps=1024)

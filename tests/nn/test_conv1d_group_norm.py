@@ -225,3 +225,28 @@ def test_conv1d_group_norm_model_trains_like_torch_from_one_seed():
     assert list(state_i) == list(state_t)
     for k in state_t:
         assert_same(state_i[k], state_t[k], rtol=1e-4, atol=1e-5)
+
+
+def _first_and_second_order(lib, values, affine):
+    x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
+    w = lib.tensor([0.5, -1.5, 2.0, 1.25], dtype=lib.float64, requires_grad=True)
+    b = lib.tensor([0.1, 0.2, -0.3, 0.4], dtype=lib.float64, requires_grad=True)
+    inputs = [x, w, b] if affine else [x]
+    y = lib.nn.functional.group_norm(x.tanh(), 2, w if affine else None, b if affine else None)
+    grads = lib.autograd.grad((y * y * y).sum(), inputs, create_graph=True)
+    second = lib.autograd.grad(sum((g * g).sum() for g in grads), inputs)
+    return grads, second
+
+
+@pytest.mark.parametrize("affine", [True, False])
+def test_group_norm_gradients_under_create_graph_as_torch(affine):
+    """With create_graph the gradients come from torch's differentiable formula: the weight and
+    bias gradients end in a reshape (ViewBackward0), and their own gradients equal torch's."""
+    values = [[[0.3, -1.2, 2.0], [0.7, 0.1, -0.4], [1.5, -0.9, 0.2], [-2.0, 0.6, 1.1]],
+              [[0.9, 0.4, -0.3], [-1.1, 2.2, 0.5], [0.05, -0.6, 1.3], [0.8, -1.7, 0.0]]]
+    ours, theirs = _first_and_second_order(internals, values, affine), _first_and_second_order(torch, values, affine)
+    for o, t in zip(ours[0], theirs[0]):
+        assert type(o.grad_fn).__name__ == type(t.grad_fn).__name__
+        assert_same(o.detach(), t.detach(), ulps=64)
+    for o, t in zip(ours[1], theirs[1]):
+        assert_same(o, t, ulps=1024)

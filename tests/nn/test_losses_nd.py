@@ -6,6 +6,7 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from helpers import same_outcome
 
 import internals
 
@@ -111,12 +112,13 @@ def test_loss_modules_take_legacy_arguments(module):
             getattr(torch.nn, module)(reduce=False).reduction
 
 
-@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular"])
-@pytest.mark.parametrize("padding", [1, (1, 2), "same"])
+@pytest.mark.parametrize("mode", ["reflect", "replicate", "circular", "zeros"])
+@pytest.mark.parametrize("padding", [1, (1, 2), "same", "valid"])
 def test_conv2d_padding_modes_match_torch(mode, padding):
     ours = internals.nn.Conv2d(2, 3, 3, padding=padding, padding_mode=mode, dtype=internals.float64)
     theirs = torch.nn.Conv2d(2, 3, 3, padding=padding, padding_mode=mode, dtype=torch.float64)
     ours.load_state_dict({k: internals.from_torch(v.detach()) for k, v in theirs.state_dict().items()})
+    assert repr(ours) == repr(theirs)       # extra_repr names the padding mode
     x, tx = _pair((1, 2, 5, 6))
     _check(ours(x), theirs(tx), [(x, tx)])
 
@@ -155,3 +157,93 @@ def test_errors_match_torch(name):
     with pytest.raises(type(theirs.value)) as ours:
         ERRORS[name](internals, F)
     assert str(ours.value) == str(theirs.value)
+
+
+MSE_DTYPES = ["float32", "float16", "int64", "int32", "bool", "complex64"]
+
+
+@pytest.mark.parametrize("reduction", [0, 1])
+@pytest.mark.parametrize("target_dtype", MSE_DTYPES)
+@pytest.mark.parametrize("self_dtype", MSE_DTYPES)
+def test_mse_loss_operator_checks_dtypes_in_its_kernel(self_dtype, target_dtype, reduction):
+    """The operator itself (not only F.mse_loss) computes in the common dtype and refuses
+    the dtypes torch's loop has no case for (integers, bool, complex)."""
+    def run(lib):
+        a = lib.tensor([1.5, 2.0, -1.0]).to(getattr(lib, self_dtype))
+        b = lib.tensor([1.0, 0.0, 3.0]).to(getattr(lib, target_dtype))
+        return lib.ops.aten.mse_loss(a, b, reduction)
+    same_outcome(run)
+
+
+@pytest.mark.parametrize("grad_dtype", ["float32", "int64", "float16"])      # no complex32 in internals
+@pytest.mark.parametrize("target_dtype", ["float32", "int64", "bool", "complex64"])
+@pytest.mark.parametrize("self_dtype", MSE_DTYPES)
+def test_mse_loss_backward_writes_self_dtype_or_refuses_an_unsafe_cast(self_dtype, target_dtype, grad_dtype):
+    """Torch's backward writes into a contiguous tensor of ``self``'s dtype: a common dtype that
+    cannot be cast into it raises, integers compute with the norm truncated, bool and complex
+    have no loop."""
+    def run(lib, reduction=1, n=4):
+        a = lib.arange(float(n)).reshape(2, n // 2).t().to(getattr(lib, self_dtype))
+        b = lib.ones(n // 2, 2).to(getattr(lib, target_dtype))
+        g = lib.tensor(3.0).to(getattr(lib, grad_dtype))
+        return lib.ops.aten.mse_loss_backward(g, a, b, reduction)
+    same_outcome(run)
+    same_outcome(lambda lib: run(lib, 2, 2))
+
+
+def _loss_operand(lib, dtype, transposed=False, shift=0.0):
+    x = (lib.arange(6.0).reshape(3, 2) * 0.37 - 0.8 + shift).to(getattr(lib, dtype))
+    return x.t() if transposed else x
+
+
+LOSS_OPERATORS = {
+    "huber_loss": (lambda lib, a, b, r: lib.ops.aten.huber_loss(a, b, r, 0.5),
+                   lambda lib, g, a, b, r: lib.ops.aten.huber_loss_backward(g, a, b, r, 0.5)),
+    "smooth_l1_loss": (lambda lib, a, b, r: lib.ops.aten.smooth_l1_loss(a, b, r, 0.5),
+                       lambda lib, g, a, b, r: lib.ops.aten.smooth_l1_loss_backward(g, a, b, r, 0.5)),
+    "smooth_l1_loss_beta_0": (lambda lib, a, b, r: lib.ops.aten.smooth_l1_loss(a, b, r, 0.0),
+                              lambda lib, g, a, b, r: lib.ops.aten.smooth_l1_loss_backward(g, a, b, r, 0.0)),
+    "binary_cross_entropy": (
+        lambda lib, a, b, r: lib.ops.aten.binary_cross_entropy(a.sigmoid(), b.sigmoid(), None, r),
+        lambda lib, g, a, b, r: lib.ops.aten.binary_cross_entropy_backward(g, a.sigmoid(), b.sigmoid(), None, r)),
+}
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32"), ("float16", "float32"),
+                                    ("int64", "float32"), ("int64", "int64"), ("float32", "int64")])
+@pytest.mark.parametrize("name", list(LOSS_OPERATORS))
+def test_pointwise_loss_operators_promote_or_refuse_as_torch(name, dtypes):
+    """huber_loss writes into a tensor of the input's dtype (float64 targets do not make a float64
+    loss), smooth_l1_loss into the common dtype, binary_cross_entropy refuses mixed dtypes;
+    integer loops do not exist."""
+    forward, _ = LOSS_OPERATORS[name]
+    for reduction in (0, 1):
+        same_outcome(lambda lib, r=reduction: forward(lib, _loss_operand(lib, dtypes[0]),
+                                                      _loss_operand(lib, dtypes[1], shift=1.0), r))
+
+
+@pytest.mark.parametrize("dtypes", [("float32", "float32", "float64"), ("float32", "float16", "float32"),
+                                    ("float64", "float32", "float32"), ("int64", "int64", "int64"),
+                                    ("float32", "int64", "float32"), ("int64", "float32", "int64")])
+@pytest.mark.parametrize("name", list(LOSS_OPERATORS))
+def test_pointwise_loss_backward_operators_check_dtypes_as_torch(name, dtypes):
+    """The backward loops: smooth L1 promotes and casts safely into the input's dtype, Huber and
+    binary cross-entropy take one dtype only (each naming the one it expected)."""
+    _, backward = LOSS_OPERATORS[name]
+    grad, x, target = dtypes
+    same_outcome(lambda lib: backward(lib, lib.tensor(1.5).to(getattr(lib, grad)), _loss_operand(lib, x),
+                                      _loss_operand(lib, target, shift=1.0), 1))
+
+
+@pytest.mark.parametrize("name", list(LOSS_OPERATORS))
+def test_pointwise_loss_layouts_and_empty_means_as_torch(name):
+    """Gradients are contiguous (binary cross-entropy's follow the input), the unreduced loss of
+    a transposed input is laid out as torch lays it, and an empty 'mean' has a gradient."""
+    forward, backward = LOSS_OPERATORS[name]
+    for reduction in (0, 2):
+        same_outcome(lambda lib, r=reduction: forward(lib, _loss_operand(lib, "float32", transposed=True),
+                                                      _loss_operand(lib, "float32", shift=1.0).t().contiguous(), r))
+        same_outcome(lambda lib, r=reduction: backward(
+            lib, _loss_operand(lib, "float32", True) if r == 0 else lib.tensor(1.0),
+            _loss_operand(lib, "float32").t().contiguous().t(), _loss_operand(lib, "float32", shift=1.0), r))
+    same_outcome(lambda lib: backward(lib, lib.tensor(1.0), lib.ones(0, 3), lib.ones(0, 3), 1))

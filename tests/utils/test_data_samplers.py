@@ -141,7 +141,11 @@ def test_weighted_sampler_drives_a_dataloader_as_torch():
     lambda data: data.WeightedRandomSampler([0.5, 0.5], True),
     lambda data: data.WeightedRandomSampler([0.5, 0.5], 2, replacement=1),
     lambda data: data.WeightedRandomSampler([[0.5, 0.5]], 2),
-], ids=["zero-samples", "bool-samples", "replacement-not-bool", "weights-2d"])
+    lambda data: data.RandomSampler(range(3), replacement=1),
+    lambda data: data.BatchSampler(range(7), 2, 1),
+    lambda data: data.BatchSampler(range(7), 2, None),
+], ids=["zero-samples", "bool-samples", "replacement-not-bool", "weights-2d", "random-replacement-not-bool",
+        "batch-drop-last-int", "batch-drop-last-none"])
 def test_sampler_errors_equal_torch(call):
     ours, theirs = assert_same_error(lambda: call(iud), lambda: call(tud))
     assert str(ours) == str(theirs)
@@ -208,3 +212,19 @@ def test_names_equal_torch():
     wanted = {"Subset", "ConcatDataset", "IterableDataset", "ChainDataset", "StackDataset", "random_split",
               "WeightedRandomSampler", "SubsetRandomSampler", "RandomSampler", "SequentialSampler", "BatchSampler"}
     assert wanted <= set(iud.__all__)
+
+
+@pytest.mark.parametrize("attr", ["batch_size", "sampler", "drop_last", "dataset", "collate_fn"])
+def test_loader_attributes_fixed_after_init_as_torch(attr):
+    """torch refuses changing what a loader's iterators read once it is built (and allows the rest)."""
+    def change(data):
+        loader = data.DataLoader(range(4), batch_size=2)
+        setattr(loader, attr, getattr(loader, attr))
+        return "changed"
+    try:
+        theirs = change(tud)
+    except ValueError as error:
+        ours_error, theirs_error = assert_same_error(lambda: change(iud), lambda: change(tud))
+        assert str(ours_error) == str(theirs_error) == str(error)
+    else:
+        assert change(iud) == theirs

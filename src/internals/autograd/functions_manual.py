@@ -1519,9 +1519,22 @@ def infinitely_differentiable_native_group_norm_backward(grads, input, weight, N
     g = (dy if weight is None else dy * weight.reshape(1, C, 1)).reshape(N, group, per_group)
     xh = xhat.reshape(N, group, per_group)
     grad_input = rstd * (g - g.mean(-1, keepdim=True) - xh * (g * xh).mean(-1, keepdim=True)) if mask[0] else None
-    grad_weight = (dy * xhat).sum([0, 2]) if mask[1] and weight is not None else None
-    grad_bias = dy.sum([0, 2]) if mask[2] else None
+    grad_weight, grad_bias = _group_norm_affine_grads(dY, input, mean, rstd, N, C, HxW, group, mask, weight)
     return None if grad_input is None else grad_input.reshape(input.shape), grad_weight, grad_bias
+
+
+def _group_norm_affine_grads(dY, input, mean, rstd, N, C, HxW, group, mask, weight):
+    """Weight and bias gradients from per-group sums of dY and dY·x, as torch's formula builds
+    them (each ends in a reshape to (C,), so its node is a ViewBackward0 as in torch)."""
+    dy = dY.reshape(N, group, C // group, HxW)
+    db = dy.sum(3).unsqueeze(-1)
+    grad_weight = grad_bias = None
+    if mask[1] and weight is not None:
+        ds = (dy * input.reshape(N, group, C // group, HxW)).sum(3).unsqueeze(-1)
+        grad_weight = ((ds - db * mean.reshape(N, group, 1, 1)) * rstd.reshape(N, group, 1, 1)).sum(0).reshape(C)
+    if mask[2]:
+        grad_bias = db.sum(0).reshape(C)
+    return grad_weight, grad_bias
 
 
 # ---- smooth L1 and Huber losses (FunctionsManual.cpp's smooth_l1_loss_double_backward,

@@ -96,9 +96,6 @@ def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", we
     reduction = _legacy_reduction(size_average, reduce, reduction)
     _check_reduction(reduction)
     _check_target_size(input, target)
-    common = st.result_type(input, target)
-    if not (common.is_floating_point or common.is_complex):    # torch's kernel has loops for these only
-        raise NotImplementedError(f'"mse_{input.device.type}" not implemented for \'{common.torch_name}\'')
     shape = broadcast_shapes(input.shape, target.shape)      # torch.broadcast_tensors
     input, target = (t if t.shape == shape else t.expand(shape) for t in (input, target))
     return dispatcher.call("mse_loss", input, target, _REDUCTIONS.index(reduction))
@@ -713,14 +710,15 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     negative = scale is not None and scale < 0.0
     base = abs(scale) if negative else scale if scale is not None else 1.0 / math.sqrt(query.size(-1))
     factor = math.sqrt(base)      # computed in double, as torch's SymFloat is
-    query = query.mul(0.0 - factor if negative else factor)
+    # torch's math kernel multiplies by a C++ Scalar: mul.Scalar (MulBackward1), not a wrapped number
+    query = dispatcher.call("mul.Scalar", query, 0.0 - factor if negative else factor)
     if is_causal:
         if attn_mask is not None:
             raise RuntimeError("_scaled_dot_product_attention: Explicit attn_mask should not be set when "
                                "is_causal=True")
         causal = ones((query.size(-2), key.size(-2)), dtype=st.bool_, device=query.device).tril()
         attn_mask = _convert_boolean_attn_mask(causal, query.dtype)
-    attn = matmul(query, key.transpose(-2, -1).mul(factor))
+    attn = matmul(query, dispatcher.call("mul.Scalar", key.transpose(-2, -1), factor))
     if attn_mask is not None:
         attn = attn.add(attn_mask)
     attn = _safe_softmax(attn, -1)

@@ -10,7 +10,7 @@ operators, called below autograd as any kernel's inner calls are, so a dispatch 
 import numpy as np
 
 from ...c10 import scalar_type as st
-from ...c10.memory_format import contiguous_format
+from ...c10.memory_format import contiguous_format, preserve_format
 from ..dispatcher import call
 from .copy import to
 from .tensor_factories import arange, wrap_scalar
@@ -43,7 +43,11 @@ def _reduce(loss, reduction):
 def binary_cross_entropy(self, target, weight=None, reduction=MEAN):
     """(t − 1)·max(log(1 − x), −100) − t·max(log x, −100) per element (``binary_cross_entropy_out_cpu``,
     which takes ``log1p(−x)``, a last-bit difference at most; the logs are clamped so a 0 or 1 input
-    gives a finite loss), times ``weight``, reduced."""
+    gives a finite loss), times ``weight``, reduced. Torch's iterator neither promotes nor
+    casts: input and target share a floating dtype, and the loss is laid out as the input."""
+    _check_same_dtype(self.dtype, (self.dtype, self.dtype, target.dtype))
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f'"binary_cross_entropy" not implemented for \'{self.dtype.torch_name}\'')
     for values, name in ((self, "input"), (target, "target")):
         inside = call("bitwise_and.Tensor", call("ge.Scalar", values, 0), call("le.Scalar", values, 1))
         if not call("all", inside).item():
@@ -52,18 +56,25 @@ def binary_cross_entropy(self, target, weight=None, reduction=MEAN):
     log_1mx = call("clamp", call("log", call("rsub.Scalar", self, 1)), -100)
     t_1 = call("sub.Tensor", target, wrap_scalar(1))
     loss = call("sub.Tensor", call("mul.Tensor", t_1, log_1mx), call("mul.Tensor", target, log_x))
+    loss = _written_into(loss, self, preserve_format)
     if weight is not None:
-        loss = call("mul.Tensor", loss, weight)
+        loss = call("mul_.Tensor", loss, weight)
     return _reduce(loss, reduction)
 
 
 def binary_cross_entropy_backward(grad_output, self, target, weight=None, reduction=MEAN):
-    """grad·(x − t) / max((1 − x)·x, 1e-12), times ``weight``, ÷ numel for 'mean'."""
+    """grad·(x − t) / max((1 − x)·x, 1e-12), times ``weight``, ÷ numel for 'mean'; grad, input
+    and target share one floating dtype (the grad's is the reference), as torch's iterator checks."""
+    _check_same_dtype(grad_output.dtype, (self.dtype, grad_output.dtype, self.dtype, target.dtype))
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f'"binary_cross_entropy_backward" not implemented for '
+                                  f"'{self.dtype.torch_name}'")
     denominator = call("clamp", call("mul.Tensor", call("rsub.Scalar", self, 1), self), 1e-12)
     grad = call("div.Tensor", call("mul.Tensor", grad_output, call("sub.Tensor", self, target)), denominator)
+    grad = _written_into(grad, self, preserve_format)
     if weight is not None:
-        grad = call("mul.Tensor", grad, weight)
-    return call("div.Tensor", grad, wrap_scalar(self.numel())) if reduction == MEAN else grad
+        grad = call("mul_.Tensor", grad, weight)
+    return call("div_.Scalar", grad, self.numel()) if reduction == MEAN else grad
 
 
 def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None, reduction=MEAN):
@@ -136,16 +147,77 @@ def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_ind
     return call("clone", call("permute", grad, [0, 3, 1, 2]), memory_format=contiguous_format)
 
 
+def _check_kernel_dtype(kernel, device, dtype, allowed):
+    """The ``AT_DISPATCH`` of torch's loop: a dtype the loop has no case for raises as torch's
+    (the backward loops are named after their ``_out`` functions)."""
+    if not allowed(dtype):
+        name = kernel.replace("_out", f"_{device.type}_out") if kernel.endswith("_out") else f"{kernel}_{device.type}"
+        raise NotImplementedError(f'"{name}" not implemented for \'{dtype.torch_name}\'')
+
+
+def _floating(d):
+    return d.is_floating_point
+
+
+def _real_not_bool(d):
+    return not (d.is_complex or d is st.bool_)
+
+
+def _promoted_into(out_dtype, operands, kernel, device, allowed):
+    """A TensorIterator that promotes its inputs and casts safely into an output of
+    ``out_dtype``: the common dtype (checked castable and against the loop's cases) and the
+    operands cast to it."""
+    common = st.result_type(*operands)
+    if not st.can_cast(common, out_dtype):
+        raise RuntimeError(f"result type {common.torch_name} can't be cast to the desired output type "
+                           f"{out_dtype.torch_name}")
+    _check_kernel_dtype(kernel, device, common, allowed)
+    return common, [to(t, common) for t in operands]
+
+
+def _check_same_dtype(reference, operands):
+    """A TensorIterator left at ``check_all_same_dtype``: every operand, the output first, has
+    the first input's dtype."""
+    for d in operands:
+        if d is not reference:
+            raise RuntimeError(f"Found dtype {d.torch_name} but expected {reference.torch_name}")
+
+
+def _written_into(result, like, memory_format):
+    """``result`` copied into ``empty_like(like)`` (its dtype, and its layout or a contiguous
+    one), the tensor torch's loops write into."""
+    out = call("empty_like", like, memory_format=memory_format)
+    call("copy_", out, result)
+    return out
+
+
+def _norm(reduction, numel, scale, dtype):
+    """scale (÷ numel for 'mean') as the loops' ``scalar_t`` (an integer truncates; no element
+    means nothing to scale)."""
+    norm = scale / numel if reduction == MEAN and numel else scale
+    return norm if dtype.is_floating_point else int(norm)
+
+
 def mse_loss(self, target, reduction=MEAN):
+    """(self − target)² per element in the common dtype, then the reduction (``Loss.cpp``'s
+    ``mse_loss_out``): torch's ``mse_cpu`` loop has cases for floating dtypes only, so integer,
+    bool and complex inputs raise here, whoever calls the operator."""
+    _, (self, target) = _promoted_into(st.result_type(self, target), (self, target), "mse", self.device, _floating)
     diff = call("sub.Tensor", self, target)
     return _reduce(call("mul.Tensor", diff, diff), reduction)
 
 
 def mse_loss_backward(grad_output, self, target, reduction):
-    """2·(self − target)·grad (÷ numel for 'mean'), as torch's ``mse_loss_backward_out``."""
-    norm = 2.0 / self.numel() if reduction == MEAN else 2.0
-    diff = call("sub.Tensor", self, target)
-    return call("mul.Tensor", call("mul.Tensor", diff, wrap_scalar(norm)), grad_output)
+    """norm·(self − target)·grad, norm = 2 (÷ numel for 'mean'), as ``mse_loss_backward_out``:
+    computed in the common dtype of the three, written into a contiguous tensor of ``self``'s
+    dtype (a common dtype that cannot be cast safely into it raises); the loop has cases for
+    every real dtype but bool, and the norm is first cast to the computing dtype (0 for an
+    integer 'mean' over more than two elements, as in torch)."""
+    common, (x, t, g) = _promoted_into(self.dtype, (self, target, grad_output), "mse_backward_out", self.device,
+                                       _real_not_bool)
+    norm = _norm(reduction, self.numel(), 2.0, common)
+    grad = call("mul.Tensor", call("mul.Tensor", call("sub.Tensor", x, t), wrap_scalar(norm)), g)
+    return _written_into(grad, self, contiguous_format)
 
 
 # ---- smooth L1, Huber and KL divergence (``Loss.cpp``; the pointwise loops of
@@ -159,9 +231,12 @@ def _half(t):
 
 
 def smooth_l1_loss(self, target, reduction=MEAN, beta=1.0):
-    """|d| < beta: 0.5·d²/beta, else |d| - 0.5·beta, with d = self - target; then the reduction."""
+    """|d| < beta: 0.5·d²/beta, else |d| - 0.5·beta, with d = self - target, in the common
+    dtype (a structured kernel: floating loops only); then the reduction."""
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    common = st.result_type(self, target)
+    _, (self, target) = _promoted_into(common, (self, target), "smooth_l1", self.device, _floating)
     if beta == 0:
         return _reduce(_abs_diff(self, target), reduction)
     z = _abs_diff(self, target)
@@ -175,43 +250,57 @@ def _as_dtype(value, t):
     return float(np.array(value).astype(st.opmath_type(t.dtype).numpy_type))
 
 
-def _clipped_slope(self, target, bound, grad_output, reduction, scale_by_bound):
+def _clipped_slope(x, t, bound, g, norm, scale_by_bound):
     """The derivative of both losses: ±norm·grad (times the bound for Huber) beyond ±bound,
     norm·d·grad (÷ beta for smooth L1) inside."""
-    norm = 1.0 / self.numel() if reduction == MEAN else 1.0
-    d = call("sub.Tensor", self, target)
-    outer = call("mul.Tensor", wrap_scalar(norm), grad_output)
+    d = call("sub.Tensor", x, t)
+    outer = call("mul.Tensor", wrap_scalar(norm), g)
+    inner = call("mul.Tensor", call("mul.Tensor", wrap_scalar(norm), d), g)
     if scale_by_bound:
         outer = call("mul.Tensor", outer, wrap_scalar(bound))
-        inner = call("mul.Tensor", call("mul.Tensor", wrap_scalar(norm), d), grad_output)
-    else:
-        inner = call("div.Tensor", call("mul.Tensor", call("mul.Tensor", wrap_scalar(norm), d), grad_output),
-                     wrap_scalar(bound))
+    elif bound:          # an integer loop's beta of 0 never reaches the inner branch: no division
+        inner = call("div.Tensor", inner, wrap_scalar(bound))
     side = call("where.self", call("le.Scalar", d, -bound), call("neg", outer), inner)
     return call("where.self", call("ge.Scalar", d, bound), outer, side)
 
 
 def smooth_l1_loss_backward(grad_output, self, target, reduction, beta):
+    """Computed in the common dtype and written into a contiguous tensor of ``self``'s dtype, as
+    ``smooth_l1_loss_backward_out`` (integer loops too, with norm and beta truncated)."""
+    common, (x, t, g) = _promoted_into(self.dtype, (self, target, grad_output), "smooth_l1_backward_out",
+                                       self.device, _real_not_bool)
+    norm = _norm(reduction, self.numel(), 1.0, common)
     if beta == 0:        # torch's kernel for beta 0 is l1's gradient: sign(d)·norm·grad
-        norm = 1.0 / self.numel() if reduction == MEAN else 1.0
-        sign = call("sign", call("sub.Tensor", self, target))
-        return call("mul.Tensor", call("mul.Tensor", sign, wrap_scalar(norm)), grad_output)
-    return _clipped_slope(self, target, beta, grad_output, reduction, scale_by_bound=False)
+        sign = call("sign", call("sub.Tensor", x, t))
+        grad = call("mul.Tensor", call("mul.Tensor", sign, wrap_scalar(norm)), g)
+    else:
+        grad = _clipped_slope(x, t, beta if common.is_floating_point else int(beta), g, norm, scale_by_bound=False)
+    return _written_into(grad, self, contiguous_format)
 
 
 def huber_loss(self, target, reduction=MEAN, delta=1.0):
-    """|d| < delta: 0.5·d², else delta·(|d| - 0.5·delta); then the reduction."""
+    """|d| < delta: 0.5·d², else delta·(|d| - 0.5·delta), computed in the common dtype and
+    written into ``empty_like(self)``, as ``Loss.cpp``'s ``huber_loss`` (so the loss has the
+    input's dtype and layout); then the reduction."""
     if delta <= 0:
         raise RuntimeError("huber_loss does not support non-positive values for delta.")
-    z = _abs_diff(self, target)
+    _, (x, t) = _promoted_into(self.dtype, (self, target), "huber", self.device, _floating)
+    z = _abs_diff(x, t)
     quadratic = call("mul.Tensor", _half(z), z)
     linear = call("mul.Tensor", wrap_scalar(delta),
                   call("sub.Tensor", z, wrap_scalar(0.5 * _as_dtype(delta, z))))
-    return _reduce(call("where.self", call("lt.Scalar", z, delta), quadratic, linear), reduction)
+    loss = call("where.self", call("lt.Scalar", z, delta), quadratic, linear)
+    return _reduce(_written_into(loss, self, preserve_format), reduction)
 
 
 def huber_loss_backward(grad_output, self, target, reduction, delta):
-    return _clipped_slope(self, target, delta, grad_output, reduction, scale_by_bound=True)
+    """``huber_loss_backward_out``'s iterator does not promote: input, target and grad share
+    ``self``'s dtype, a floating one; the gradient is contiguous."""
+    _check_same_dtype(self.dtype, (self.dtype, self.dtype, target.dtype, grad_output.dtype))
+    _check_kernel_dtype("huber_backward_out", self.device, self.dtype, _floating)
+    grad = _clipped_slope(self, target, delta, grad_output, _norm(reduction, self.numel(), 1.0, self.dtype),
+                          scale_by_bound=True)
+    return _written_into(grad, self, contiguous_format)
 
 
 def kl_div(self, target, reduction=MEAN, *, log_target=False):

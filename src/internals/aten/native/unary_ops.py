@@ -14,6 +14,7 @@ from ...c10 import scalar_type as st
 from .. import dispatcher
 from ..tensor_iterator import TensorIteratorConfig
 from . import scalar_ops as ops
+from .copy import contiguous
 from .dispatch_stub import loops
 from .elementwise import binary, unary
 from .tensor_factories import wrap_scalar, zeros_like
@@ -436,6 +437,7 @@ def log_sigmoid_forward(x):
     """(min(x, 0) - log1p(e^-|x|), e^-|x|): the output and the buffer its backward reads
     (``log_sigmoid_cpu_kernel``); two loops here, one in torch."""
     _float_only(x, "log_sigmoid_cpu")
+    x = contiguous(x)        # torch's kernel reads a contiguous input and writes contiguous outputs
     return unary(ops.LOG_SIGMOID, x), unary(ops.EXP_NEG_ABS, x)
 
 

@@ -257,6 +257,15 @@ class DataLoader:
         self.multiprocessing_context = _check_context(multiprocessing_context, num_workers)
         self._iterator = None       # the one iterator persistent workers keep between epochs
         _warn_if_too_many_workers(num_workers)     # here and again for each new set of workers
+        self._initialized = True
+
+    # What an iterator, or a pass already started, reads: torch refuses changing them afterwards.
+    _FIXED_AFTER_INIT = ("batch_size", "batch_sampler", "sampler", "drop_last", "dataset", "persistent_workers")
+
+    def __setattr__(self, attr, val):
+        if getattr(self, "_initialized", False) and attr in self._FIXED_AFTER_INIT:
+            raise ValueError(f"{attr} attribute should not be set after {type(self).__name__} is initialized")
+        super().__setattr__(attr, val)
 
     @property
     def _index_sampler(self):
