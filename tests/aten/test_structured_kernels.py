@@ -11,6 +11,7 @@ from helpers import assert_same
 from torchgen.model import FunctionSchema, SchemaKind
 
 import internals
+from internals._subclasses.fake_tensor import FakeTensorMode
 from internals.aten import dispatcher
 from internals.aten.native import binary_ops
 from internals.aten.register_native_functions import NATIVE_FUNCTIONS
@@ -110,3 +111,23 @@ def test_functional_and_in_place_forms_match_torch():
         return [x.sub(y, alpha=3), x.clone().mul_(y), x == y, x.div(2), x.clone().add_(y, alpha=0.5)]
     for ours, theirs in zip(forms(internals), forms(torch)):
         assert_same(ours, theirs)
+
+
+FAKE_PROGRAMS = {
+    "functional": lambda L, x, y: L.add(x, y, alpha=2),
+    "in place": lambda L, x, y: x.mul_(y),
+    "out resized": lambda L, x, y: L.sub(x, y, out=L.empty(0)),
+    "out kept": lambda L, x, y: L.div(x, y, out=L.empty(3, 4).t()),
+    "comparison out": lambda L, x, y: L.gt(x, y, out=L.empty(0, dtype=L.bool)),
+}
+
+
+@pytest.mark.parametrize("program", FAKE_PROGRAMS)
+def test_fake_tensors_get_the_real_kernels_metadata(program):
+    """The meta step alone runs on fake tensors (no loop), and lays the output out as the real one."""
+    def operands():
+        return internals.arange(12.).reshape(4, 3), internals.ones(3)
+    real = FAKE_PROGRAMS[program](internals, *operands())
+    with FakeTensorMode() as mode:
+        fake = FAKE_PROGRAMS[program](internals, *(mode.from_tensor(t) for t in operands()))
+    assert (fake.shape, fake.stride(), fake.dtype) == (real.shape, real.stride(), real.dtype)
