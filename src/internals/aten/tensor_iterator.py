@@ -731,9 +731,7 @@ def _is_one_of(t, tensors):
 def _resize_out(out, shape, strides):
     """torchgen's ``resize_out`` for an ``out=`` of other sizes: ``resize_output`` (with its
     deprecation warning), then the strides this iterator computed (``as_strided_``)."""
-    # native's kernels import this module: imported at call time
-    from .native.resize import resize_output
-
+    from .native.resize import resize_output  # a cycle: native's kernels import this module
     if resize_output(out, shape):
         out._impl.strides = tuple(strides)
 
