@@ -230,7 +230,7 @@ def test_dump_shows_schema_and_registrations():
     theirs = torch._C._dispatch_dump("aten::add.Tensor")
     assert dump.splitlines()[:2] == theirs.splitlines()[:2]      # name and schema, verbatim
     assert "native_functions.yaml" in dump.splitlines()[2]
-    assert re.search(r"^CPU: registered at internals/aten/native/elementwise\.py:\d+ ", dump, re.M)
+    assert re.search(r"^CPU: registered at internals/aten/native/binary_ops\.py:\d+ ", dump, re.M)
 
 
 def test_composite_implicit_fills_backends_and_autograd():

@@ -13,7 +13,7 @@ from torchgen.model import FunctionSchema, SchemaKind
 from . import dispatcher
 from .backend_select import backend_select_kernel, needs_backend_select
 from .native import kernel
-from .native.structured import out_dtype_rule, structured_out
+from .native.structured import out_dtype_rule, structured_out, structured_variant
 
 __all__ = ["NATIVE_FUNCTIONS", "native_function_entries", "register_native_functions"]
 
@@ -28,23 +28,41 @@ def native_function_entries(path=NATIVE_FUNCTIONS):
     return list(zip(entries, lines))
 
 
-def _dispatch(entry, functionals):
-    """An entry's kernels, {keys: kernel}. An out= entry without kernels of its own gets the
-    structured out kernel over its functional overload's (``native/structured.py``): under the
-    same keys, except that a CompositeImplicitAutograd functional's is CompositeExplicitAutograd
-    (the out kernel calls it below autograd, as one operator)."""
+def _dispatch(entry, functionals, structured):
+    """An entry's kernels, {keys: kernel}. An entry with ``structured_delegate: add.out`` gets
+    the functional or in-place kernel derived from that structured out= kernel, under its keys
+    (torchgen's ``structured_add_out_functional``), beside any ``dispatch:`` of its own. An out=
+    entry without kernels of its own gets the structured out kernel over its functional
+    overload's (``native/structured.py``): under the same keys, except that a
+    CompositeImplicitAutograd functional's is CompositeExplicitAutograd (the out kernel calls it
+    below autograd, as one operator)."""
+    schema = FunctionSchema.parse(entry["func"])
+    if "structured_delegate" in entry:
+        out_keys, out_kernel = structured[entry["structured_delegate"]]
+        derived = structured_variant(out_kernel, inplace=schema.kind() == SchemaKind.inplace)
+        return {out_keys: derived, **{keys: kernel(name) for keys, name in entry.get("dispatch", {}).items()}}
     if "dispatch" in entry:
         return {keys: kernel(name) for keys, name in entry["dispatch"].items()}
-    schema = FunctionSchema.parse(entry["func"])
     if schema.kind() != SchemaKind.out:
         return {}
     functional = functionals[schema.signature()]
     base = str(schema.name.name.base)
-    rule = out_dtype_rule(base, functional[0], entry.get("structured_inherits") == "TensorIteratorBase")
+    rules = entry.get("out_rules", {})
+    rule = out_dtype_rule(rules, functional[0], entry.get("structured_inherits") == "TensorIteratorBase")
     outs = [a.name for a in schema.arguments.out]
     return {keys.replace("CompositeImplicitAutograd", "CompositeExplicitAutograd"):
-            structured_out(base, kernel(name), outs, rule)
+            structured_out(base, kernel(name), outs, rule, rules)
             for keys, name in functional[1].items() if "Sparse" not in keys}   # dense outs only
+
+
+def _structured_kernels(entries):
+    """{"add.out": (keys, kernel)}: the out= kernels of the ``structured: True`` entries."""
+    structured = {}
+    for entry, _ in entries:
+        if entry.get("structured"):
+            (keys, name), = entry["dispatch"].items()
+            structured[str(FunctionSchema.parse(entry["func"]).name)] = keys, kernel(name)
+    return structured
 
 
 def register_native_functions():
@@ -54,9 +72,10 @@ def register_native_functions():
         schema = FunctionSchema.parse(entry["func"])
         if schema.kind() == SchemaKind.functional and "dispatch" in entry:
             functionals.setdefault(schema.signature(), (schema, entry["dispatch"]))
+    structured = _structured_kernels(entries)
     for entry, line in entries:
         op = dispatcher.define("aten", entry["func"], f"registered at internals/aten/native_functions.yaml:{line}")
-        for keys, fn in _dispatch(entry, functionals).items():
+        for keys, fn in _dispatch(entry, functionals, structured).items():
             fn = dispatcher.KernelFunction(fn)
             for key in keys.split(","):
                 dispatcher.impl(op.name, key.strip(), fn)

@@ -154,6 +154,7 @@ class TensorIterator:
     # What ``build()`` fills in, None until then (class attributes: nothing to set per iterator).
     shape = perm = geometry = common_dtype = compute_dtype = device = output_strides = result = None
     fast = False
+    will_resize = ()        # given outputs of other sizes, resized by ``allocate_or_resize_outputs``
 
     def __init__(self, config):
         self.config = config
@@ -241,10 +242,20 @@ class TensorIterator:
         if not operands or not self.config.resize_outputs_:     # given outputs take part, first
             operands = self.config.given_outputs + operands
         self.shape = _broadcast_shape(operands)
+        if self.config.given_outputs:
+            self.mark_resize_outputs()
+
+    def mark_resize_outputs(self):
+        """An ``out=`` of other sizes is resized (``will_resize``); an output that is also an
+        input (in place: ``is_read_write``) must have the broadcast shape already."""
         for out in self.config.given_outputs:
-            if out._impl.sizes != self.shape:
-                raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape "
-                                   f"{list(self.shape)}")
+            if out._impl.sizes == self.shape:
+                continue
+            if self.config.resize_outputs_ and not any(out._impl is i._impl for i in self.inputs):
+                self.will_resize += (out,)
+                continue
+            raise RuntimeError(f"output with shape {list(out.shape)} doesn't match the broadcast shape "
+                               f"{list(self.shape)}")
 
     def compute_types(self):
         """The common device and dtype, and the checks of a given output against them."""
@@ -282,6 +293,8 @@ class TensorIterator:
             return False
         impls = []
         for t in self.config.given_outputs + self.inputs:
+            if self.will_resize and _is_one_of(t, self.will_resize):
+                continue                # its layout is the one computed here
             impl = t._impl
             if impl.sizes != self.shape:
                 return False
@@ -311,6 +324,8 @@ class TensorIterator:
             if out is None:
                 dtype = self.config.output_dtypes[k] or self.common_dtype
                 self.outputs[k] = empty_strided_generic(self.shape, self.output_strides, dtype, self.device)
+            elif self.will_resize and _is_one_of(out, self.will_resize):
+                _resize_out(out, self.shape, self.output_strides)
 
     def cast_to_opmath(self):
         """The operands as the loop reads them, all in the computation dtype (see module docstring)."""
@@ -707,6 +722,18 @@ def assert_no_internal_overlap(impl):
         raise RuntimeError("unsupported operation: more than one element of the written-to tensor refers "
                            "to a single memory location. Please clone() the tensor before performing "
                            "the operation.")
+
+
+def _is_one_of(t, tensors):
+    return any(t is u for u in tensors)     # not ``in``: that compares tensors with ``==``
+
+
+def _resize_out(out, shape, strides):
+    """torchgen's ``resize_out`` for an ``out=`` of other sizes: ``resize_output`` (with its
+    deprecation warning), then the strides this iterator computed (``as_strided_``)."""
+    from .native.resize import resize_output  # a cycle: native's kernels import this module
+    if resize_output(out, shape):
+        out._impl.strides = tuple(strides)
 
 
 def check_no_overlap(out, inputs):

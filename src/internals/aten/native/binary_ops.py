@@ -1,23 +1,141 @@
-"""More binary operators: division with a rounding mode, floor_divide, remainder, fmod, the
-bitwise and shift operators, clamp and lerp (``aten/src/ATen/native/BinaryOps.cpp``,
-``TensorCompare.cpp``, ``Lerp.cpp``).
+"""Binary operators (``aten/src/ATen/native/BinaryOps.cpp``, ``TensorCompare.cpp``, ``Lerp.cpp``).
 
-Each promotes its operands as ``elementwise.binary`` does, then picks the scalar function for
-the compute dtype (integer division floors and truncates exactly, floating division through
-fmod, as ``BinaryOpsKernel.cpp`` does) and runs the generic CPU or CUDA loop.
+The arithmetic and comparison families are declared as torch declares them, structured: per
+family a **meta** step (the argument checks and the TensorIterator: broadcast shape, common and
+output dtype, the output allocated or ``out=`` resized) and an **impl** step (the loop, with the
+op number of the scalar function). ``structured(meta, impl)`` makes the out= kernel, which the
+YAML names (``structured: True``); the functional and in-place kernels are derived from it
+(``structured_delegate:``, see ``structured.structured_variant``).
+
+The others (division with a rounding mode, floor_divide, remainder, fmod, the bitwise and shift
+operators, clamp and lerp) promote their operands as ``elementwise.binary`` does, then pick the
+scalar function for the compute dtype (integer division floors and truncates exactly, floating
+division through fmod, as ``BinaryOpsKernel.cpp`` does) and run the generic CPU or CUDA loop.
 """
 from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ...c10.dispatch_key import DispatchKey
 from ...c10.local_dispatch_key_set import tls
 from ..dispatcher import call
-from ..tensor_iterator import check_no_overlap
+from ..tensor_iterator import BinaryOpConfig, TensorIterator, check_no_overlap
 from . import scalar_ops as ops
 from .copy import to
-from .elementwise import binary, common_device, pow_tensor_scalar, where
+from .dispatch_stub import loops
+from .elementwise import (
+    _alpha_check,
+    _check_binary,
+    _complex_order_error,
+    _rounded_to_16_bits,
+    binary,
+    common_device,
+    pow_tensor_scalar,
+    where,
+)
+from .structured import structured
 from .tensor_factories import wrap_scalar
 
 
+def _run(it, op, scalar):
+    """The impl's last step, ``add_stub(device_type(), *this, alpha)``: the loop of ``op`` over
+    the iterator's operands; returns the result (``out`` itself for out=)."""
+    return it.for_each(lambda buffers, *geometry: loops(it.device).binary_loop(op, *buffers, scalar, *geometry))
+
+
+def _alpha(it, alpha):
+    """alpha in the compute dtype; a float16 or bfloat16 result rounds it to that dtype first
+    (``alpha.to<scalar_t>()``), checked against that dtype's range, not float's."""
+    if it.common_dtype.is_reduced_float:
+        st.checked_convert(alpha, it.common_dtype)
+        return _rounded_to_16_bits(st.checked_convert(alpha, it.compute_dtype), it.common_dtype)
+    return st.checked_convert(alpha, it.compute_dtype)
+
+
+# ---- add and sub: TORCH_META_FUNC2(add, Tensor), TORCH_IMPL_FUNC(add_out)
+def meta_add(out, self, other, *, alpha=1):
+    """``alpha_check`` where alpha is not an int, then the binary iterator."""
+    if type(alpha) is not int:
+        _alpha_check(st.result_type(self, other), alpha)
+    return BinaryOpConfig(out, self, other).build()
+
+
+def impl_add(it, self, other, *, alpha=1):
+    return _run(it, ops.ADD, _alpha(it, alpha))
+
+
+add_out = structured(meta_add, impl_add)     # and from it add.Tensor, add_.Tensor
+
+
+def meta_sub(out, self, other, *, alpha=1):
+    """``sub_check`` (no bool operand) and alpha's checks, then the binary iterator."""
+    _check_binary(ops.SUB, self, other, alpha)
+    return BinaryOpConfig(out, self, other).build()
+
+
+def impl_sub(it, self, other, *, alpha=1):
+    return _run(it, ops.SUB, _alpha(it, alpha))
+
+
+sub_out = structured(meta_sub, impl_sub)
+
+
+# ---- mul and true division: TORCH_META_FUNC2(mul, Tensor), TORCH_META_FUNC2(div, Tensor)
+def meta_mul(out, self, other):
+    """The binary iterator; a one-element ``other`` is read at opmath precision from its own
+    dtype (``mul_kernel``'s ``original_scalar_value``): float16 ``x * 2.3`` uses 2.3f."""
+    return BinaryOpConfig(out, self, other).read_original_scalar(1).build()
+
+
+def impl_mul(it, self, other):
+    return _run(it, ops.MUL, st.checked_convert(1, it.compute_dtype))
+
+
+mul_out = structured(meta_mul, impl_mul)
+
+
+def meta_div(out, self, other):
+    """``build_borrowing_binary_float_op``: integer operands divide as the default float."""
+    return BinaryOpConfig(out, self, other).promote_integer_inputs_to_float().read_original_scalar(1).build()
+
+
+def impl_div(it, self, other):
+    op = ops.DIV_COMPLEX if it.compute_dtype.is_complex else ops.DIV
+    return _run(it, op, st.checked_convert(1, it.compute_dtype))
+
+
+div_out = structured(meta_div, impl_div)
+
+
+# ---- comparisons: TORCH_META_FUNC2(eq, Tensor) and the rest (``build_borrowing_comparison_op``)
+def _comparison(name, op):
+    """The Tensor and Scalar out= kernels of one comparison: a bool output (or ``out``'s dtype,
+    cast into), and no kernel for complex operands where the comparison needs an order."""
+    def meta(out, self, other):
+        return TensorIterator.comparison_op(out, self, other)
+
+    def impl(it, self, other):
+        if op in ops.ORDERED and it.compute_dtype.is_complex:
+            raise _complex_order_error(op, it.compute_dtype)
+        return _run(it, op, st.checked_convert(1, it.compute_dtype))
+
+    def meta_scalar(out, self, other):
+        return TensorIterator.comparison_op(out, self, wrap_scalar(other))
+
+    def impl_scalar(it, self, other):
+        return impl(it, self, other)
+    meta.__name__, meta_scalar.__name__ = f"meta_{name}", f"meta_{name}_scalar"
+    meta.__module__ = meta_scalar.__module__ = __name__
+    return structured(meta, impl), structured(meta_scalar, impl_scalar)
+
+
+eq_out, eq_scalar_out = _comparison("eq", ops.EQ)
+ne_out, ne_scalar_out = _comparison("ne", ops.NE)
+lt_out, lt_scalar_out = _comparison("lt", ops.LT)
+le_out, le_scalar_out = _comparison("le", ops.LE)
+gt_out, gt_scalar_out = _comparison("gt", ops.GT)
+ge_out, ge_scalar_out = _comparison("ge", ops.GE)
+
+
+# ---- the others
 def _not_implemented(kernel, dtype):
     return NotImplementedError(f'"{kernel}_cpu" not implemented for \'{dtype.torch_name}\'')
 

@@ -318,30 +318,6 @@ def tanh_(x):
     return unary(ops.TANH, x, out=x, floating=True, name="tanh")
 
 
-def add(a, b, *, alpha=1):
-    return binary(ops.ADD, a, b, alpha=alpha)
-
-
-def add_(a, b, *, alpha=1):
-    return binary(ops.ADD, a, b, alpha=alpha, out=a)
-
-
-def sub(a, b, *, alpha=1):
-    return binary(ops.SUB, a, b, alpha=alpha)
-
-
-def sub_(a, b, *, alpha=1):
-    return binary(ops.SUB, a, b, alpha=alpha, out=a)
-
-
-def mul(a, b, *, alpha=1):
-    return binary(ops.MUL, a, b, alpha=alpha)
-
-
-def mul_(a, b, *, alpha=1):
-    return binary(ops.MUL, a, b, alpha=alpha, out=a)
-
-
 def add_scalar(a, b, alpha=1):
     """``add.Scalar`` (CompositeExplicitAutograd): ``add.Tensor`` with the number wrapped."""
     return dispatcher.call("add.Tensor", a, wrap_scalar(b), alpha=alpha)
@@ -363,14 +339,6 @@ def div_scalar(a, b):
 
 def div_scalar_(a, b):
     return dispatcher.call("div_.Tensor", a, wrap_scalar(b))
-
-
-def div(a, b, *, alpha=1):
-    return binary(ops.DIV, a, b, alpha=alpha)
-
-
-def div_(a, b, *, alpha=1):
-    return binary(ops.DIV, a, b, alpha=alpha, out=a)
 
 
 def pow(a, b, *, alpha=1):
@@ -395,84 +363,6 @@ def minimum(a, b, *, alpha=1):
 
 def minimum_(a, b, *, alpha=1):
     return binary(ops.MINIMUM, a, b, alpha=alpha, out=a)
-
-
-def eq(a, b, *, alpha=1):
-    return binary(ops.EQ, a, b, alpha=alpha)
-
-
-def eq_(a, b, *, alpha=1):
-    return binary(ops.EQ, a, b, alpha=alpha, out=a)
-
-
-def ne(a, b, *, alpha=1):
-    return binary(ops.NE, a, b, alpha=alpha)
-
-
-def ne_(a, b, *, alpha=1):
-    return binary(ops.NE, a, b, alpha=alpha, out=a)
-
-
-def lt(a, b, *, alpha=1):
-    return binary(ops.LT, a, b, alpha=alpha)
-
-
-def lt_(a, b, *, alpha=1):
-    return binary(ops.LT, a, b, alpha=alpha, out=a)
-
-
-def le(a, b, *, alpha=1):
-    return binary(ops.LE, a, b, alpha=alpha)
-
-
-def le_(a, b, *, alpha=1):
-    return binary(ops.LE, a, b, alpha=alpha, out=a)
-
-
-def gt(a, b, *, alpha=1):
-    return binary(ops.GT, a, b, alpha=alpha)
-
-
-def gt_(a, b, *, alpha=1):
-    return binary(ops.GT, a, b, alpha=alpha, out=a)
-
-
-def ge(a, b, *, alpha=1):
-    return binary(ops.GE, a, b, alpha=alpha)
-
-
-def ge_(a, b, *, alpha=1):
-    return binary(ops.GE, a, b, alpha=alpha, out=a)
-
-
-def eq_scalar(a, other):
-    """``eq.Scalar``: the Python number arrives as is, and is wrapped here."""
-    return binary(ops.EQ, a, wrap_scalar(other))
-
-
-def ne_scalar(a, other):
-    """``ne.Scalar``: the Python number arrives as is, and is wrapped here."""
-    return binary(ops.NE, a, wrap_scalar(other))
-
-
-def lt_scalar(a, other):
-    """``lt.Scalar``: the Python number arrives as is, and is wrapped here."""
-    return binary(ops.LT, a, wrap_scalar(other))
-
-
-def le_scalar(a, other):
-    """``le.Scalar``: the Python number arrives as is, and is wrapped here."""
-    return binary(ops.LE, a, wrap_scalar(other))
-
-
-def gt_scalar(a, other):
-    """``gt.Scalar``: the Python number arrives as is, and is wrapped here."""
-    return binary(ops.GT, a, wrap_scalar(other))
-
-
-def ge_scalar(a, other):
-    """``ge.Scalar``: the Python number arrives as is, and is wrapped here."""
-    return binary(ops.GE, a, wrap_scalar(other))
 
 
 def pow_tensor_scalar(self, exponent, out=None):

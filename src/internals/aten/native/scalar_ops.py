@@ -8,6 +8,9 @@ addcdiv) index a table of small functions. In jitted code the op number is
 a compile-time literal and the ``@overload`` below resolves it to the table's function while
 typing, so each (op, dtype) pair compiles to its own straight-line loop. Under the CUDA
 simulator these are plain Python calls into the same table.
+
+Each function gets its number where it is defined, ``ADD = BINARY.register(add)``: a table hands
+numbers out in registration order, so no number is ever counted by hand.
 """
 import cmath
 import math
@@ -20,15 +23,50 @@ from numba.np.numpy_support import as_dtype
 from .dispatch_stub import fma_contracted
 
 
+class OpTable:
+    """The scalar functions of one kind (unary, binary, ...), numbered in registration order.
+
+    A loop receives the number, a plain int that Numba reads as a compile-time constant (see
+    ``cpu/loops.py``), and ``table[number]`` is the function it compiles in."""
+
+    def __init__(self, kind):
+        self.kind = kind
+        self.functions = []
+        self.names = []             # the module constant that holds each number
+
+    def register(self, fn, name=None):
+        """Append ``fn`` and return its number; ``name`` is the constant's, when not the function's."""
+        name = name or fn.__name__.upper()
+        if name in self.names:
+            raise ValueError(f"{self.kind} op {name} is registered twice")
+        self.functions.append(fn)
+        self.names.append(name)
+        return len(self.functions) - 1
+
+    def __getitem__(self, number):
+        return self.functions[number]
+
+    def __len__(self):
+        return len(self.functions)
+
+    def __repr__(self):
+        return f"<{self.kind} ops: {len(self)}>"
+
+
+UNARY, BINARY, TERNARY, REDUCE = OpTable("unary"), OpTable("binary"), OpTable("ternary"), OpTable("reduction")
+
+
 # ----------------------------------------------------------------------------- unary ops
 @register_jitable
 def neg(x):
     return -x
+NEG = UNARY.register(neg)
 
 
 @register_jitable
 def absolute(x):
     return abs(x)
+ABS = UNARY.register(absolute, "ABS")
 
 
 _LOG_DBL_MAX = 709.782712893384     # the largest x whose exp is finite in float64
@@ -39,36 +77,43 @@ def exp(x):
     # The guard keeps Python (the simulator) from raising OverflowError past log(DBL_MAX); written
     # so that NaN fails it and reaches math.exp, which returns NaN (exp(nan) is nan, sigmoid(nan) too).
     return math.inf if x > _LOG_DBL_MAX else math.exp(x)
+EXP = UNARY.register(exp)
 
 
 @register_jitable
 def log(x):
     return math.log(x) if x > 0 else (-math.inf if x == 0 else math.nan)
+LOG = UNARY.register(log)
 
 
 @register_jitable
 def sqrt(x):
     return math.sqrt(x) if x >= 0 else math.nan
+SQRT = UNARY.register(sqrt)
 
 
 @register_jitable
 def relu(x):
     return 0 if x < 0 else x
+RELU = UNARY.register(relu)
 
 
 @register_jitable
 def sigmoid(x):
     return 1 / (1 + exp(-x))
+SIGMOID = UNARY.register(sigmoid)
 
 
 @register_jitable
 def tanh(x):
     return math.tanh(x)
+TANH = UNARY.register(tanh)
 
 
 @register_jitable
 def logical_not(x):
     return not x
+LOGICAL_NOT = UNARY.register(logical_not)
 
 
 # The 16-bit floats, as bit patterns in unsigned integers: NumPy has no bfloat16 and Numba's
@@ -101,6 +146,7 @@ def float_bits_to_half(bits):
     if rest > 0x1000 or (rest == 0x1000 and (half & 1)):
         half += 1                       # a carry into the exponent is still correct
     return half
+FLOAT_BITS_TO_HALF = UNARY.register(float_bits_to_half)
 
 
 @register_jitable
@@ -120,6 +166,7 @@ def half_bits_to_float(h):
     if exponent == 0x1F:
         return sign | 0x7F800000 | (mant << 13)
     return sign | ((exponent + 112) << 23) | (mant << 13)
+HALF_BITS_TO_FLOAT = UNARY.register(half_bits_to_float)
 
 
 @register_jitable
@@ -129,11 +176,13 @@ def float_bits_to_bf16(bits):
     if (bits & 0x7FFFFFFF) > 0x7F800000:
         return 0x7FC0
     return (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+FLOAT_BITS_TO_BF16 = UNARY.register(float_bits_to_bf16)
 
 
 @register_jitable
 def bf16_bits_to_float(h):
     return int(h) << 16                 # widen: see _widening below
+BF16_BITS_TO_FLOAT = UNARY.register(bf16_bits_to_float)
 
 
 # _widening: the bit patterns arrive as uint16/uint32. Numba computes with them in 64 bits, but
@@ -144,33 +193,39 @@ def bf16_bits_to_float(h):
 @register_jitable
 def identity(x):
     return x        # a CPU copy: the loop's store converts to the output's dtype, as C does
+IDENTITY = UNARY.register(identity)
 
 
 # ---- math: UnaryOps.cpp's kernels, in the compute dtype (float32 for 16-bit floats)
 @register_jitable
 def sin(x):
     return math.sin(x)
+SIN = UNARY.register(sin)
 
 
 @register_jitable
 def cos(x):
     return math.cos(x)
+COS = UNARY.register(cos)
 
 
 @register_jitable
 def tan(x):
     return math.tan(x)
+TAN = UNARY.register(tan)
 
 
 @register_jitable
 def erf(x):
     return math.erf(x)
+ERF = UNARY.register(erf)
 
 
 @register_jitable
 def gelu(x):
     """``GeluKernel.cpp``, approximate="none": x * Phi(x), Phi the normal distribution's CDF."""
     return x * 0.5 * (1 + math.erf(x * 0.7071067811865476))
+GELU = UNARY.register(gelu)
 
 
 @register_jitable
@@ -178,16 +233,19 @@ def gelu_tanh(x):
     """approximate="tanh": the tanh fit of Phi."""
     inner = 0.7978845608028654 * (x + 0.044715 * x * x * x)
     return 0.5 * x * (1 + math.tanh(inner))
+GELU_TANH = UNARY.register(gelu_tanh)
 
 
 @register_jitable
 def silu(x):
     return x / (1 + exp(-x))
+SILU = UNARY.register(silu)
 
 
 @register_jitable
 def sign(x):
     return (0 < x) - (x < 0)       # as ``sign_kernel``: NaN gives 0, -0.0 gives 0
+SIGN = UNARY.register(sign)
 
 
 _INTEGRAL = 2.0 ** 52      # every float64 (and float32) at least this large is an integer
@@ -202,36 +260,32 @@ def nearbyint(x):
     if r - x == 0.5 and r % 2 != 0:
         r -= 1
     return math.copysign(r, x)              # keeps the sign of -0.4 -> -0.0
+NEARBYINT = UNARY.register(nearbyint)
 
 
 @register_jitable
 def bitwise_not(x):
     return ~x               # integers only: a bool tensor's ``~`` is LOGICAL_NOT
-
-
-UNARY = (neg, absolute, exp, log, sqrt, relu, sigmoid, tanh, logical_not,
-         float_bits_to_half, half_bits_to_float, float_bits_to_bf16, bf16_bits_to_float, identity)
-(NEG, ABS, EXP, LOG, SQRT, RELU, SIGMOID, TANH, LOGICAL_NOT,
- FLOAT_BITS_TO_HALF, HALF_BITS_TO_FLOAT, FLOAT_BITS_TO_BF16, BF16_BITS_TO_FLOAT, IDENTITY) = range(len(UNARY))
-# ---- math: appended, so that the op numbers above stay what they were
-UNARY += (sin, cos, tan, erf, gelu, gelu_tanh, silu, sign, nearbyint, bitwise_not)
-SIN, COS, TAN, ERF, GELU, GELU_TANH, SILU, SIGN, NEARBYINT, BITWISE_NOT = range(len(UNARY) - 10, len(UNARY))
+BITWISE_NOT = UNARY.register(bitwise_not)
 
 
 # ---- complex numbers: the kernels ``AT_DISPATCH_..._AND_COMPLEX_TYPES`` adds for c10::complex
 @register_jitable
 def real_part(x):
     return x.real       # a complex -> real copy: the imaginary part is dropped (torch warns)
+REAL_PART = UNARY.register(real_part)
 
 
 @register_jitable
 def nonzero(x):
     return x != 0       # complex -> bool: true unless both parts are zero
+NONZERO = UNARY.register(nonzero)
 
 
 @register_jitable
 def conj(x):
     return x.conjugate()
+CONJ = UNARY.register(conj)
 
 
 @register_jitable
@@ -240,11 +294,13 @@ def angle(x):
     if x != x:
         return x
     return math.pi if x < 0 else 0.0
+ANGLE = UNARY.register(angle)
 
 
 @register_jitable
 def angle_complex(x):
     return cmath.phase(x)
+ANGLE_COMPLEX = UNARY.register(angle_complex)
 
 
 @register_jitable
@@ -265,21 +321,19 @@ def exp_complex(x):
         return complex(value, im) if im == 0 else complex(math.copysign(value, math.cos(im)),
                                                           math.copysign(value, math.sin(im)))
     return complex(math.inf, im - im) if re > 0 else complex(0.0, math.copysign(0.0, im))
+EXP_COMPLEX = UNARY.register(exp_complex)
 
 
 @register_jitable
 def log_complex(x):
     return cmath.log(x) if x != 0 else complex(-math.inf, cmath.phase(x))
+LOG_COMPLEX = UNARY.register(log_complex)
 
 
 @register_jitable
 def sqrt_complex(x):
     return cmath.sqrt(x)
-
-
-UNARY += (real_part, nonzero, conj, angle, angle_complex, exp_complex, log_complex, sqrt_complex)
-(REAL_PART, NONZERO, CONJ, ANGLE, ANGLE_COMPLEX, EXP_COMPLEX, LOG_COMPLEX,
- SQRT_COMPLEX) = range(len(UNARY) - 8, len(UNARY))
+SQRT_COMPLEX = UNARY.register(sqrt_complex)
 
 
 # Complex hyperbolic and trigonometric functions (std::sin etc. on c10::complex, that is glibc's
@@ -381,22 +435,26 @@ def sin_complex(x):
         return complex(math.nan, math.inf)
     w = csinh(-x.imag, x.real)
     return complex(w.imag, -w.real)
+SIN_COMPLEX = UNARY.register(sin_complex)
 
 
 @register_jitable
 def cos_complex(x):
     return ccosh(-x.imag, x.real)
+COS_COMPLEX = UNARY.register(cos_complex)
 
 
 @register_jitable
 def tan_complex(x):
     w = ctanh(-x.imag, x.real)
     return complex(w.imag, -w.real)
+TAN_COMPLEX = UNARY.register(tan_complex)
 
 
 @register_jitable
 def tanh_complex(x):
     return ctanh(x.real, x.imag)
+TANH_COMPLEX = UNARY.register(tanh_complex)
 
 
 @register_jitable
@@ -432,10 +490,7 @@ def sigmoid_complex(x):
     """1 / (1 + e^-x), the scalar loop of ``sigmoid_kernel``: cexp, then c10's division."""
     w = exp_complex(complex(-x.real, -x.imag))
     return c10_div(complex(1.0, 0.0), complex(1.0 + w.real, 0.0 + w.imag))
-
-
-UNARY += (sin_complex, cos_complex, tan_complex, tanh_complex, sigmoid_complex)
-SIN_COMPLEX, COS_COMPLEX, TAN_COMPLEX, TANH_COMPLEX, SIGMOID_COMPLEX = range(len(UNARY) - 5, len(UNARY))
+SIGMOID_COMPLEX = UNARY.register(sigmoid_complex)
 
 
 # ---- rounding: floor, ceil, trunc and frac of floats. Numba's math.floor
@@ -443,42 +498,40 @@ SIN_COMPLEX, COS_COMPLEX, TAN_COMPLEX, TANH_COMPLEX, SIGMOID_COMPLEX = range(len
 @register_jitable
 def floor(x):
     return math.copysign(math.floor(x), x) if abs(x) < _INTEGRAL else x
+FLOOR = UNARY.register(floor)
 
 
 @register_jitable
 def ceil(x):
     return math.copysign(math.ceil(x), x) if abs(x) < _INTEGRAL else x
+CEIL = UNARY.register(ceil)
 
 
 @register_jitable
 def trunc(x):
     # floor of |x|: NumPy's float32 has no __trunc__ for math.trunc (the simulator runs Python)
     return math.copysign(math.floor(abs(x)), x) if abs(x) < _INTEGRAL else x
+TRUNC = UNARY.register(trunc)
 
 
 @register_jitable
 def frac(x):
     """x - trunc(x), exact; inf - inf makes frac(inf) NaN, as torch's."""
     return x - trunc(x)
-
-
-UNARY += (floor, ceil, trunc, frac)
-FLOOR, CEIL, TRUNC, FRAC = range(len(UNARY) - 4, len(UNARY))
+FRAC = UNARY.register(frac)
 
 
 @register_jitable
 def rsqrt(x):
     """``1 / std::sqrt(x)`` in x's own type (``rsqrt_kernel``, ``Vectorized::rsqrt``): two roundings."""
     return like(x, 1) / sqrt(x)
+RSQRT = UNARY.register(rsqrt)
 
 
 @register_jitable
 def log1p(x):
     return math.log1p(x) if x > -1 else (-math.inf if x == -1 else math.nan)
-
-
-UNARY += (rsqrt, log1p)
-RSQRT, LOG1P = range(len(UNARY) - 2, len(UNARY))
+LOG1P = UNARY.register(log1p)
 
 
 # The inverse and hyperbolic trigonometric functions and the base-2/10 logarithms (UnaryOps.cpp).
@@ -491,36 +544,43 @@ RSQRT, LOG1P = range(len(UNARY) - 2, len(UNARY))
 @register_jitable
 def asin(x):
     return math.asin(x) if -1 <= x <= 1 else math.nan
+ASIN = UNARY.register(asin)
 
 
 @register_jitable
 def acos(x):
     return math.acos(x) if -1 <= x <= 1 else math.nan
+ACOS = UNARY.register(acos)
 
 
 @register_jitable
 def atan(x):
     return math.atan(x)
+ATAN = UNARY.register(atan)
 
 
 @register_jitable
 def sinh(x):
     return _times_sinh(1.0, np.float64(x))
+SINH = UNARY.register(sinh)
 
 
 @register_jitable
 def cosh(x):
     return _times_cosh(1.0, np.float64(x))
+COSH = UNARY.register(cosh)
 
 
 @register_jitable
 def asinh(x):
     return math.asinh(x)
+ASINH = UNARY.register(asinh)
 
 
 @register_jitable
 def acosh(x):
     return math.acosh(x) if x >= 1 else math.nan
+ACOSH = UNARY.register(acosh)
 
 
 @register_jitable
@@ -528,20 +588,19 @@ def atanh(x):
     if -1 < x < 1:
         return math.atanh(np.float64(x))
     return math.copysign(math.inf, x) if abs(x) == 1 else math.nan
+ATANH = UNARY.register(atanh)
 
 
 @register_jitable
 def log2(x):
     return math.log2(np.float64(x)) if x > 0 else (-math.inf if x == 0 else math.nan)
+LOG2 = UNARY.register(log2)
 
 
 @register_jitable
 def log10(x):
     return math.log10(np.float64(x)) if x > 0 else (-math.inf if x == 0 else math.nan)
-
-
-UNARY += (asin, acos, atan, sinh, cosh, asinh, acosh, atanh, log2, log10)
-ASIN, ACOS, ATAN, SINH, COSH, ASINH, ACOSH, ATANH, LOG2, LOG10 = range(len(UNARY) - 10, len(UNARY))
+LOG10 = UNARY.register(log10)
 
 
 # ---- the everyday pointwise operators (UnaryOpsKernel.cpp, Math.h). Each
@@ -554,11 +613,13 @@ _LGAMMA_OVERFLOW = 2.5599833278516383e305     # the largest double whose lgamma 
 @register_jitable
 def expm1(x):
     return math.inf if x > _LOG_DBL_MAX else math.expm1(np.float64(x))
+EXPM1 = UNARY.register(expm1)
 
 
 @register_jitable
 def exp2(x):
     return math.inf if x >= 1024 else math.exp2(np.float64(x))
+EXP2 = UNARY.register(exp2)
 
 
 @register_jitable
@@ -570,28 +631,33 @@ def lgamma(x):
     if wide <= 0 and (not abs(wide) < _INTEGRAL or math.floor(wide) == wide):
         return math.inf
     return math.inf if wide > _LGAMMA_OVERFLOW else math.lgamma(wide)
+LGAMMA = UNARY.register(lgamma)
 
 
 @register_jitable
 def signbit(x):
     return math.copysign(1.0, x) < 0       # -0.0 and NaNs with the sign bit set count as negative
+SIGNBIT = UNARY.register(signbit)
 
 
 @register_jitable
 def signbit_int(x):
     return x < 0
+SIGNBIT_INT = UNARY.register(signbit_int)
 
 
 @register_jitable
 def log_sigmoid(x):
     """``log_sigmoid_cpu_kernel``: min(x, 0) - log1p(e^-|x|), which never exponentiates a large number."""
     return min(x, like(x, 0)) - math.log1p(exp(-abs(x))) if x == x else x
+LOG_SIGMOID = UNARY.register(log_sigmoid)
 
 
 @register_jitable
 def exp_neg_abs(x):
     """The buffer ``log_sigmoid_forward`` saves for its backward: e^-|x|."""
     return exp(-abs(x))
+EXP_NEG_ABS = UNARY.register(exp_neg_abs)
 
 
 _ERFINV_A = (0.886226899, -1.645349621, 0.914624893, -0.140543331)
@@ -623,6 +689,7 @@ def erfinv(y):
     k = like(y, _TWO_OVER_SQRT_PI)
     x = x - (math.erf(x) - y) / (k * math.exp(-x * x))
     return x - (math.erf(x) - y) / (k * math.exp(-x * x))
+ERFINV = UNARY.register(erfinv)
 
 
 _DIGAMMA_A = (8.33333333333333333333E-2, -2.10927960927960927961E-2, 7.57575757575757575758E-3,
@@ -658,11 +725,7 @@ def digamma(x):
             poly = poly * z + like(x, _DIGAMMA_A[k])
         y = z * poly
     return result + math.log(x) - like(x, 0.5) / x - y - reflection
-
-
-UNARY += (expm1, exp2, lgamma, signbit, signbit_int, log_sigmoid, exp_neg_abs, erfinv, digamma)
-(EXPM1, EXP2, LGAMMA, SIGNBIT, SIGNBIT_INT, LOG_SIGMOID, EXP_NEG_ABS,
- ERFINV, DIGAMMA) = range(len(UNARY) - 9, len(UNARY))
+DIGAMMA = UNARY.register(digamma)
 
 
 # ----------------------------------------------------------------------------- binary ops
@@ -727,26 +790,31 @@ def _contracted_fma_cuda(a, b, c):
 @register_jitable
 def add(a, b, alpha):
     return multiply_add(alpha, b, a)
+ADD = BINARY.register(add)
 
 
 @register_jitable
 def sub(a, b, alpha):
     return multiply_add(-alpha, b, a)       # torch's sub is add with -alpha
+SUB = BINARY.register(sub)
 
 
 @register_jitable
 def mul(a, b, alpha):
     return a * b
+MUL = BINARY.register(mul)
 
 
 @register_jitable
 def div(a, b, alpha):
     return a / b
+DIV = BINARY.register(div)
 
 
 @register_jitable
 def power(a, b, alpha):
     return a ** b
+POW = BINARY.register(power, "POW")
 
 
 def like(x, value):
@@ -791,6 +859,7 @@ def pow_float_scalar(a, b, alpha):
         root = math.sqrt(a) if a >= 0 else like(a, math.nan)
         return root if b == 0.5 else one / root
     return a ** b
+POW_FLOAT_SCALAR = BINARY.register(pow_float_scalar)
 
 
 @register_jitable
@@ -809,46 +878,55 @@ def int_pow(base, exponent, alpha):
         base = base * base
         exponent >>= 1
     return result
+INT_POW = BINARY.register(int_pow)
 
 
 @register_jitable
 def maximum(a, b, alpha):
     return b if (b != b or b > a) else a    # NaN propagates; of equal values (-0.0, 0.0) ``a``, as std::max
+MAXIMUM = BINARY.register(maximum)
 
 
 @register_jitable
 def minimum(a, b, alpha):
     return b if (b != b or b < a) else a
+MINIMUM = BINARY.register(minimum)
 
 
 @register_jitable
 def eq(a, b, alpha):
     return a == b
+EQ = BINARY.register(eq)
 
 
 @register_jitable
 def ne(a, b, alpha):
     return a != b
+NE = BINARY.register(ne)
 
 
 @register_jitable
 def lt(a, b, alpha):
     return a < b
+LT = BINARY.register(lt)
 
 
 @register_jitable
 def le(a, b, alpha):
     return a <= b
+LE = BINARY.register(le)
 
 
 @register_jitable
 def gt(a, b, alpha):
     return a > b
+GT = BINARY.register(gt)
 
 
 @register_jitable
 def ge(a, b, alpha):
     return a >= b
+GE = BINARY.register(ge)
 
 
 def fmod(a, b):
@@ -874,6 +952,7 @@ def div_floor_int(a, b, alpha):
     if b == -1:
         return -a           # wraps for the most negative value, as torch's; Numba's // gives 0
     return a // b           # Python's // floors, as ``div_floor_kernel`` does for integers
+DIV_FLOOR_INT = BINARY.register(div_floor_int)
 
 
 @register_jitable
@@ -893,12 +972,14 @@ def div_floor_float(a, b, alpha):
     if div - floordiv > 0.5:
         floordiv += 1
     return floordiv
+DIV_FLOOR_FLOAT = BINARY.register(div_floor_float)
 
 
 @register_jitable
 def div_trunc_int(a, b, alpha):
     q = a // b
     return q + 1 if q < 0 and q * b != a else q
+DIV_TRUNC_INT = BINARY.register(div_trunc_int)
 
 
 @register_jitable
@@ -906,43 +987,51 @@ def div_trunc_float(a, b, alpha):
     q = a / b
     # Numba's math.trunc returns an int64 (see div_floor_float), which would lose -0.0 too
     return math.copysign(math.trunc(q), q) if abs(q) < _INTEGRAL else q
+DIV_TRUNC_FLOAT = BINARY.register(div_trunc_float)
 
 
 @register_jitable
 def remainder_int(a, b, alpha):
     return a % b            # Python's % takes the divisor's sign, as torch's remainder
+REMAINDER_INT = BINARY.register(remainder_int)
 
 
 @register_jitable
 def remainder_float(a, b, alpha):
     mod = fmod(a, b) if b != 0 else math.nan
     return mod + b if mod != 0 and (b < 0) != (mod < 0) else mod
+REMAINDER_FLOAT = BINARY.register(remainder_float)
 
 
 @register_jitable
 def fmod_int(a, b, alpha):
     r = a % b
     return r - b if r != 0 and (r < 0) != (a < 0) else r     # C's %: the dividend's sign
+FMOD_INT = BINARY.register(fmod_int)
 
 
 @register_jitable
 def fmod_float(a, b, alpha):
     return fmod(a, b) if b != 0 and not math.isinf(a) else math.nan
+FMOD_FLOAT = BINARY.register(fmod_float)
 
 
 @register_jitable
 def bitwise_and(a, b, alpha):
     return a & b
+BITWISE_AND = BINARY.register(bitwise_and)
 
 
 @register_jitable
 def bitwise_or(a, b, alpha):
     return a | b
+BITWISE_OR = BINARY.register(bitwise_or)
 
 
 @register_jitable
 def bitwise_xor(a, b, alpha):
     return a ^ b
+BITWISE_XOR = BINARY.register(bitwise_xor)
 
 
 @register_jitable
@@ -950,12 +1039,14 @@ def lshift(a, b, alpha):
     """Shifting by a negative count or past 63 bits gives 0 (``lshift_kernel``); narrower types
     lose the high bits on the store, which is their own past-the-width case."""
     return a << b if 0 <= b < 64 else a - a
+LSHIFT = BINARY.register(lshift)
 
 
 @register_jitable
 def rshift(a, b, alpha):
     """Past the width, an arithmetic shift by width - 1 (the sign fills every bit)."""
     return a >> b if 0 <= b < 64 else a >> 63
+RSHIFT = BINARY.register(rshift)
 
 
 @register_jitable
@@ -964,12 +1055,14 @@ def round_decimals(a, ten_pow, negative):
     if negative:
         return nearbyint(a / ten_pow) * ten_pow
     return nearbyint(a * ten_pow) / ten_pow
+ROUND_DECIMALS = BINARY.register(round_decimals)
 
 
 @register_jitable
 def softplus(x, beta, threshold):
     """log(1 + exp(beta x)) / beta, or x itself past the threshold (``softplus_kernel``)."""
     return x if x * beta > threshold else math.log1p(exp(x * beta)) / beta
+SOFTPLUS = BINARY.register(softplus)
 
 
 @register_jitable
@@ -978,6 +1071,7 @@ def lerp(start, end, weight):
     One fma either way, as ``lerp_vec`` (``cpu/LerpKernel.cpp``): ``fmadd(weight - 1, diff, end)``."""
     diff = end - start
     return multiply_add(weight, diff, start) if abs(weight) < 0.5 else multiply_add(weight - 1, diff, end)
+LERP = BINARY.register(lerp)
 
 
 @register_jitable
@@ -985,11 +1079,13 @@ def threshold_backward(grad, x, threshold):
     """relu's gradient: 0 where the saved output is at or below the threshold, else ``grad``
     (``threshold_kernel`` with value 0); a NaN output lets the gradient through."""
     return 0 if x <= threshold else grad
+THRESHOLD_BACKWARD = BINARY.register(threshold_backward)
 
 
 @register_jitable
 def div_complex(a, b, alpha):
     return c10_div(a, b)
+DIV_COMPLEX = BINARY.register(div_complex)
 
 
 @register_jitable
@@ -1039,6 +1135,7 @@ def pow_complex(a, b, alpha):
     """``std::pow`` of two complex numbers: glibc's ``cpow``, cexp(b * clog(a)), no special case
     for a zero base (0 ** 2 is -0j that way, 0 ** 0 NaN)."""
     return exp_complex(c99_mul(b, log_complex(a)))
+POW_COMPLEX = BINARY.register(pow_complex)
 
 
 @register_jitable
@@ -1059,50 +1156,44 @@ def pow_complex_scalar(a, b, alpha):
     if b == -2:
         return c10_div(one, _cmul(a, a))
     return pow_complex(a, b, alpha)
+POW_COMPLEX_SCALAR = BINARY.register(pow_complex_scalar)
 
 
-BINARY = (add, sub, mul, div, power, int_pow, maximum, minimum, eq, ne, lt, le, gt, ge)
-ADD, SUB, MUL, DIV, POW, INT_POW, MAXIMUM, MINIMUM, EQ, NE, LT, LE, GT, GE = range(len(BINARY))
 COMPARISONS = (EQ, NE, LT, LE, GT, GE)
 CHECKED = (SUB, POW)       # binary ops with checks of their own, besides a float alpha's
 ORDERED = (MAXIMUM, MINIMUM, LT, LE, GT, GE)    # no kernel for complex numbers, which have no order
-# ---- math: appended, so that the op numbers above stay what they were
-BINARY += (div_floor_int, div_floor_float, div_trunc_int, div_trunc_float, remainder_int, remainder_float,
-           fmod_int, fmod_float, bitwise_and, bitwise_or, bitwise_xor, lshift, rshift, round_decimals, softplus,
-           lerp, threshold_backward)
-(DIV_FLOOR_INT, DIV_FLOOR_FLOAT, DIV_TRUNC_INT, DIV_TRUNC_FLOAT, REMAINDER_INT, REMAINDER_FLOAT, FMOD_INT,
- FMOD_FLOAT, BITWISE_AND, BITWISE_OR, BITWISE_XOR, LSHIFT, RSHIFT, ROUND_DECIMALS, SOFTPLUS,
- LERP, THRESHOLD_BACKWARD) = range(len(BINARY) - 17, len(BINARY))
-BINARY += (div_complex, pow_complex, pow_complex_scalar, pow_float_scalar)
-DIV_COMPLEX, POW_COMPLEX, POW_COMPLEX_SCALAR, POW_FLOAT_SCALAR = range(len(BINARY) - 4, len(BINARY))
-
 
 
 # ---- more binary operators (BinaryOpsKernel.cpp)
 @register_jitable
 def atan2(a, b, alpha):
     return math.atan2(a, b)
+ATAN2 = BINARY.register(atan2)
 
 
 @register_jitable
 def copysign(a, b, alpha):
     return math.copysign(a, b)
+COPYSIGN = BINARY.register(copysign)
 
 
 @register_jitable
 def hypot(a, b, alpha):
     return math.hypot(a, b)
+HYPOT = BINARY.register(hypot)
 
 
 @register_jitable
 def fmax(a, b, alpha):
     """C's ``fmax``: a NaN loses to a number (maximum propagates it)."""
     return a if b != b else (b if a != a or b > a else a)
+FMAX = BINARY.register(fmax)
 
 
 @register_jitable
 def fmin(a, b, alpha):
     return a if b != b else (b if a != a or b < a else a)
+FMIN = BINARY.register(fmin)
 
 
 @register_jitable
@@ -1111,6 +1202,7 @@ def xlogy(x, y, alpha):
     if y != y:
         return y
     return x - x if x == 0 else x * log(y)
+XLOGY = BINARY.register(xlogy)
 
 
 @register_jitable
@@ -1120,6 +1212,7 @@ def logaddexp(a, b, alpha):
         return a
     m = a if a != a or a > b else b
     return m + math.log1p(exp(-abs(a - b)))
+LOGADDEXP = BINARY.register(logaddexp)
 
 
 @register_jitable
@@ -1129,12 +1222,14 @@ def logaddexp2(a, b, alpha):
         return a
     m = a if a != a or a > b else b
     return m + math.log1p(exp2(-abs(a - b))) * like(m, 1.4426950408889634)
+LOGADDEXP2 = BINARY.register(logaddexp2)
 
 
 @register_jitable
 def heaviside(x, values, alpha):
     """``heaviside_kernel``: ``values`` where x is 0, else whether x > 0."""
     return values if x == 0 else like(values, x > 0)
+HEAVISIDE = BINARY.register(heaviside)
 
 
 @register_jitable
@@ -1144,11 +1239,9 @@ def logit(x, eps, alpha):
         x = eps if x < eps else (like(x, 1) - eps if x > like(x, 1) - eps else x)
     one_minus = like(x, 1) - x
     return like(x, math.inf) if one_minus == 0 else log(x / one_minus)
+LOGIT = BINARY.register(logit)
 
 
-BINARY += (atan2, copysign, hypot, fmax, fmin, xlogy, logaddexp, logaddexp2, heaviside, logit)
-(ATAN2, COPYSIGN, HYPOT, FMAX, FMIN, XLOGY, LOGADDEXP, LOGADDEXP2, HEAVISIDE,
- LOGIT) = range(len(BINARY) - 10, len(BINARY))
 # ``build_borrowing_binary_float_op``: integer (and bool) operands computed in the default float dtype
 INTEGERS_AS_FLOATS = (DIV, ATAN2, COPYSIGN, XLOGY)
 
@@ -1157,6 +1250,7 @@ INTEGERS_AS_FLOATS = (DIV, ATAN2, COPYSIGN, XLOGY)
 def select(cond, a, b, value):
     """``where``: a or b by the condition (the loop only moves values)."""
     return a if cond else b
+WHERE = TERNARY.register(select, "WHERE")
 
 
 @register_jitable
@@ -1164,17 +1258,14 @@ def addcmul(x, t1, t2, value):
     """``addcmul_cpu_kernel`` (``PointwiseOpsKernel.cpp``): ``self + value * t1 * t2``, which GCC
     contracts to one fma of the rounded ``value * t1`` with ``t2`` and ``self``, as ``add``'s."""
     return multiply_add(value * t1, t2, x)
+ADDCMUL = TERNARY.register(addcmul)
 
 
 @register_jitable
 def addcdiv(x, t1, t2, value):
     """``addcdiv_cpu_kernel``: ``self + value * t1 / t2``, each step rounded (no fma: a division)."""
     return x + value * t1 / t2
-
-
-TERNARY = (select, addcmul, addcdiv)
-WHERE, ADDCMUL, ADDCDIV = range(len(TERNARY))
-
+ADDCDIV = TERNARY.register(addcdiv)
 
 
 @register_jitable
@@ -1183,36 +1274,48 @@ def log_sigmoid_backward(x, buffer, grad, value):
     s = b / (1 + b), (1 - s) grad for a negative x, s grad otherwise."""
     s = buffer / (like(buffer, 1) + buffer)
     return (like(s, 1) - s) * grad if x < 0 else s * grad
+LOG_SIGMOID_BACKWARD = TERNARY.register(log_sigmoid_backward)
 
-
-TERNARY += (log_sigmoid_backward,)
-LOG_SIGMOID_BACKWARD = len(TERNARY) - 1
 
 # ----------------------------------------------------------------------------- reductions
-SUM, PROD, AMAX, AMIN, ARGMAX, ARGMIN = range(6)
 
 
 @register_jitable
 def _sum_combine(acc, x):
     return acc + x
+SUM = REDUCE.register(_sum_combine, "SUM")
 
 
 @register_jitable
 def _prod_combine(acc, x):
     return acc * x
+PROD = REDUCE.register(_prod_combine, "PROD")
 
 
 @register_jitable
 def _amax_combine(acc, x):
     return acc if (acc != acc or acc >= x) else x     # NaN wins, as torch's max does
+AMAX = REDUCE.register(_amax_combine, "AMAX")
 
 
 @register_jitable
 def _amin_combine(acc, x):
     return acc if (acc != acc or acc <= x) else x
+AMIN = REDUCE.register(_amin_combine, "AMIN")
 
 
-REDUCE = (_sum_combine, _prod_combine, _amax_combine, _amin_combine)
+# argmax and argmin keep an index beside the value: their loops ask ``arg_better`` instead of
+# combining, and their entries here say which way the comparison goes.
+@register_jitable
+def _argmax_better(best, x):
+    return x > best
+ARGMAX = REDUCE.register(_argmax_better, "ARGMAX")
+
+
+@register_jitable
+def _argmin_better(best, x):
+    return x < best
+ARGMIN = REDUCE.register(_argmin_better, "ARGMIN")
 
 
 def reduce_combine(op, acc, x):

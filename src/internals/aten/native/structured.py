@@ -1,4 +1,5 @@
-"""out= kernels: ``torch.add(a, b, out=c)`` runs the operator's ``.out`` overload (``add.out``).
+"""Structured kernels and out= kernels: ``torch.add(a, b, out=c)`` runs the operator's ``.out``
+overload (``add.out``).
 
 torch writes most operators once, as a *structured* kernel: a meta function computes the
 output's sizes, strides and dtype, and the ``impl`` writes the values. The functional variant
@@ -12,12 +13,19 @@ it (torchgen's generated ``structured_add_out_out::set_output_strided`` with its
    function computed, one that already fits keeps its own;
 3. then the values are written into it, and ``out`` itself is returned.
 
-Here the functional kernel is the meta function and the ``impl`` at once: the out kernel runs it
-and copies its result into the checked ``out`` (``copy_``, which casts). So every operator has one
-kernel, and its out variant is registered from the YAML (``register_native_functions``) rather
-than written: an ``.out`` entry without a ``dispatch:`` gets ``structured_out`` over the kernels of
-its functional overload (the entry of the same signature).
+Operators declared that way here (``structured: True`` in the YAML, the binary arithmetic and
+comparison families) give ``structured`` a meta and an impl step: out= is the primary kernel, and
+``structured_variant`` derives the functional and in-place kernels of the entries that name it
+in ``structured_delegate:``; the TensorIterator resizes ``out`` and casts into it.
+
+The others are written as one functional kernel, the meta function and the ``impl`` at once:
+their out kernel runs it and copies its result into the checked ``out`` (``copy_``, which
+casts). Their out variant is registered from the YAML (``register_native_functions``) rather
+than written: an ``.out`` entry without a ``dispatch:`` gets ``structured_out`` over the kernels
+of its functional overload (the entry of the same signature), following the entry's
+``out_rules``.
 """
+import inspect
 import itertools
 import math
 import warnings
@@ -31,35 +39,77 @@ from ..tensor_iterator import _overlap, assert_no_internal_overlap, check_no_ove
 from .reduce_ops import normalize_dims
 from .resize import resize_output
 
-__all__ = ["structured_out", "out_dtype_rule"]
-
-# The dtype rule of each operator's out= variant, where it is not its family's (below).
-OUT_DTYPE_RULES = {
-    # unary_op and clamp: TensorIterator with no cast to the outputs (``check_all_same_dtype``)
-    "neg": "same", "abs": "same", "clamp": "same",
-    "where": "where",
-    "cat": "cat", "stack": "cat",
-    "index_select": "index_select",
-    # reductions and scans compute in ``out``'s dtype when no dtype is given
-    "sum": "from_out", "prod": "from_out", "cumsum": "from_out", "mean": "from_out_float",
-    "arange": "arange",
-    # unary_op (``build_borrowing_unary_op``): out must have the input's dtype, checked first
-    **dict.fromkeys(("sign", "floor", "ceil", "trunc", "frac", "fix", "round", "bitwise_not", "gelu", "silu",
-                     "softplus"), "unary"),
-    # their own checks, against the input's dtype, before anything runs
-    "nan_to_num": "nan_to_num", "amax": "amax", "amin": "amax", "cummax": "cummax", "cummin": "cummax",
-    "cumprod": "from_out", "logcumsumexp": "cummax",
-    # checked by their kernels, each in its own words (``_OWN_CHECKS`` below)
-    **dict.fromkeys(("kthvalue", "median", "mode", "any", "all"), "own"),
-}
+__all__ = ["structured_out", "out_dtype_rule", "structured", "structured_variant"]
 
 
-def out_dtype_rule(name, functional_schema, tensor_iterator):
-    """The rule for the out= variant of ``name``: the table's, else a factory's (TensorOptions:
-    the values made in ``out``'s dtype), a TensorIterator op's (``structured_inherits:
-    TensorIteratorBase``: the result cast to ``out`` if that is safe), else ``exact``."""
-    if name in OUT_DTYPE_RULES:
-        return OUT_DTYPE_RULES[name]
+# ---------------------------------------------------------------- declared structured kernels
+def structured(meta, impl):
+    """The out= kernel of an operator declared as torch declares a structured one
+    (``TORCH_META_FUNC`` and ``TORCH_IMPL_FUNC``): ``meta(out, *args)`` checks the arguments and
+    builds the TensorIterator (shape, dtypes, and ``out`` resized, or allocated when None);
+    ``impl(iterator, *args)`` runs the loop into it and returns the result. The YAML entry with
+    ``structured: True`` names this kernel; its functional and in-place overloads name it in
+    ``structured_delegate:`` and get ``structured_variant``'s kernels."""
+    def out_kernel(*args, out, **kwargs):
+        return impl(meta(out, *args, **kwargs), *args, **kwargs)
+    out_kernel.meta, out_kernel.impl = meta, impl
+    _named_after(out_kernel, meta, "_out", out=True)
+    return out_kernel
+
+
+def structured_variant(out_kernel, inplace):
+    """The functional or in-place kernel of a ``structured_delegate:`` entry, as torchgen writes
+    them (``structured_add_out_functional`` and ``..._inplace`` in ``RegisterCPU.cpp``): the same
+    meta and impl, with no ``out`` (the iterator allocates it) or with ``self`` as ``out``."""
+    meta, impl = out_kernel.meta, out_kernel.impl
+    if inplace:
+        def kernel(self, *args, **kwargs):
+            return impl(meta(self, self, *args, **kwargs), self, *args, **kwargs)
+    else:
+        def kernel(*args, **kwargs):
+            return impl(meta(None, *args, **kwargs), *args, **kwargs)
+    return _named_after(kernel, meta, "_" if inplace else "")
+
+
+def _named_after(kernel, meta, suffix, out=False):
+    """Name a generated kernel after the declaration (``meta_add`` -> ``add_``), and give it the
+    meta's signature and source line, for dispatch tables and ``registered at`` lines."""
+    name = meta.__name__.removeprefix("meta_") + suffix
+    kernel.__name__ = kernel.__qualname__ = name
+    kernel.__module__, kernel.__wrapped__ = meta.__module__, meta
+    params = list(inspect.signature(meta).parameters.values())
+    args = params[1:]
+    if out:
+        args.append(params[0].replace(kind=inspect.Parameter.KEYWORD_ONLY, default=inspect.Parameter.empty))
+        args.sort(key=lambda p: p.kind)
+    kernel.__signature__ = inspect.Signature(args)
+    return kernel
+
+# ---------------------------------------------------------------- the generic out= kernel
+# Each operator's own out= facts are in its YAML entry, ``out_rules:`` (an entry without it gets
+# the default rules): ``dtype``, the rule ``out`` is checked by (below; the default is its
+# family's, from ``out_dtype_rule``); ``overlap: after_resize`` for the scans and sorts, whose
+# kernels check the resized ``out`` against the inputs (``cumsum(x, 0, out=x.t())`` is refused,
+# ``sum(x, 0, out=x)`` is not); ``selects_along_dim``, the dim's position among the arguments of
+# a selection along a dim (see ``_as_kernel_sees``); ``accumulates_in_out``, the identity a
+# reduction fills ``out`` with before it accumulates there, and ``reads_all_first`` when it reads
+# its whole input before writing (see ``_reduce_in_out``).
+#
+# The dtype rules: ``same`` (unary_op and clamp: TensorIterator with no cast to the outputs,
+# ``check_all_same_dtype``), ``from_out`` and ``from_out_float`` (reductions and scans compute in
+# ``out``'s dtype when no dtype is given), ``unary`` (``build_borrowing_unary_op``: the input's
+# dtype, checked first), ``nan_to_num``, ``amax`` and ``cummax`` (their own checks against the
+# input's dtype, before anything runs), ``own`` (checked by the kernel in its own words,
+# ``_OWN_CHECKS``), and ``where``, ``cat``, ``index_select``, ``arange``.
+
+
+def out_dtype_rule(rules, functional_schema, tensor_iterator):
+    """The dtype rule of an out= entry: its ``out_rules``' ``dtype``, else a factory's
+    (TensorOptions: the values made in ``out``'s dtype), a TensorIterator op's
+    (``structured_inherits: TensorIteratorBase``: the result cast to ``out`` if that is safe),
+    else ``exact``."""
+    if "dtype" in rules:
+        return rules["dtype"]
     if any(a.name == "layout" for a in functional_schema.arguments.flat_kwarg_only):
         return "factory"
     return "iterator" if tensor_iterator else "exact"
@@ -70,22 +120,15 @@ def out_dtype_rule(name, functional_schema, tensor_iterator):
 # any overlap at all (``cat``'s and ``index_select``'s ``assert_no_overlap``).
 _PARTIAL_OVERLAP_RULES = ("iterator", "same", "where")
 _ANY_OVERLAP_RULES = ("cat", "index_select")
-# Scans and sorts check their resized outputs the same way, in their kernels (``cumsum(x, 0,
-# out=x.t())`` is refused; ``sum(x, 0, out=x)`` is not).
-_CHECKED_AFTER_RESIZE = ("cumsum", "cumprod", "logcumsumexp", "sort", "msort", "topk", "kthvalue", "max", "min",
-                         "mode")
 
 
-# The selections along a dim check ``out`` as their kernel's iterator holds it, with the reduced
-# dim put back (``compare_base_kernel`` unsqueezes it): ``max(x, 0, out=(x[0], i))`` of a (1, 4)
-# ``x`` is then ``x`` itself, a full overlap, which runs. The dim's position among the arguments:
-_SELECTS_ALONG_DIM = {"max": 1, "min": 1, "mode": 1, "kthvalue": 2}
-
-
-def _as_kernel_sees(name, out, args, kwargs):
-    """``out`` with the reduced dim of a selection back in place, when it was dropped."""
-    at = _SELECTS_ALONG_DIM.get(name)
-    if at is None or len(args) <= at and "dim" not in kwargs and name in ("max", "min"):
+def _as_kernel_sees(at, out, args, kwargs):
+    """``out`` with the reduced dim of a selection back in place, when it was dropped. The
+    selections along a dim check ``out`` as their kernel's iterator holds it, with the reduced
+    dim put back (``compare_base_kernel`` unsqueezes it): ``max(x, 0, out=(x[0], i))`` of a
+    (1, 4) ``x`` is then ``x`` itself, a full overlap, which runs. ``at``: the dim's position
+    among the arguments (None: not a selection)."""
+    if at is None:
         return out._impl
     dim = args[at] if len(args) > at else kwargs.get("dim", -1)
     keepdim = args[at + 1] if len(args) > at + 1 else kwargs.get("keepdim", False)
@@ -233,9 +276,8 @@ def _functional_kwargs(rule, args, kwargs, outs):
 # part-way written. ``cascade_sum`` (sum, nansum, and mean, a sum then divided in place) reads the
 # whole input into its accumulators before it writes; ``binary_kernel_reduce`` (prod, amax, amin)
 # writes each output element before it reads the next one's inputs. ``out`` that *is* the input
-# was resized with it, and what the kernel then reads is the identity it wrote.
-_REDUCTIONS_IN_OUT = {"sum": 0, "nansum": 0, "mean": 0, "prod": 1, "amax": "lowest", "amin": "highest"}
-_READS_ALL_FIRST = ("sum", "nansum", "mean")
+# was resized with it, and what the kernel then reads is the identity it wrote. The YAML's
+# ``out_rules`` give the identity (``accumulates_in_out``) and ``reads_all_first``.
 
 
 def _shares_memory(a, b):
@@ -250,9 +292,8 @@ def _shares_memory(a, b):
     return a0 < b1 and b0 < a1
 
 
-def _identity(name, dtype):
-    """The value ``out`` is filled with: amax's and amin's are the dtype's extremes."""
-    value = _REDUCTIONS_IN_OUT[name]
+def _identity(value, dtype):
+    """The value ``out`` is filled with: a number, or the dtype's extremes (amax's, amin's)."""
     if not isinstance(value, str):
         return value
     lowest = value == "lowest"
@@ -264,12 +305,12 @@ def _identity(name, dtype):
     return int(info.min if lowest else info.max)
 
 
-def _reduce_in_out(name, functional, args, kwargs, out):
+def _reduce_in_out(name, rules, functional, args, kwargs, out):
     """The reduction of ``args[0]`` into ``out`` that overlaps it, as torch's kernels run it."""
     x, dims = args[0], args[1] if len(args) > 1 else kwargs.pop("dim", None)
     keepdim = args[2] if len(args) > 2 else kwargs.pop("keepdim", False)
-    call("fill_.Scalar", out, _identity(name, out.dtype))
-    if name in _READS_ALL_FIRST or x._impl is out._impl:
+    call("fill_.Scalar", out, _identity(rules["accumulates_in_out"], out.dtype))
+    if rules.get("reads_all_first") or x._impl is out._impl:
         result = functional(x, dims, keepdim, *args[3:], **kwargs)
         if name == "mean" and x._impl is out._impl:     # mean's sum_out resizes its out again
             resize_output(out, result.shape)
@@ -292,9 +333,14 @@ def _select(t, index):
     return t
 
 
-def structured_out(name, functional, out_names, rule):
+def structured_out(name, functional, out_names, rule, rules=None):
     """The out= kernel of operator ``name`` (base name, for messages) over the functional kernel
-    ``functional``: it takes the out= overload's arguments, the outputs by their schema names."""
+    ``functional``: it takes the out= overload's arguments, the outputs by their schema names.
+    ``rule`` is the dtype rule, ``rules`` the entry's ``out_rules`` (see above)."""
+    rules = rules or {}
+    accumulates, after_resize = "accumulates_in_out" in rules, rules.get("overlap") == "after_resize"
+    selects_at = rules.get("selects_along_dim")
+
     def out_kernel(*args, **kwargs):
         outs = [kwargs.pop(n) for n in out_names]
         for out in outs:
@@ -305,7 +351,7 @@ def structured_out(name, functional, out_names, rule):
             raise RuntimeError(message)
         # a dtype given to a reduction or scan is the result's, which ``out`` must have exactly
         checked = "exact" if rule.startswith("from_out") and kwargs.get("dtype") is not None else rule
-        in_out = name in _REDUCTIONS_IN_OUT and _shares_memory(outs[0]._impl, args[0]._impl)
+        in_out = accumulates and _shares_memory(outs[0]._impl, args[0]._impl)
         if in_out and args[0]._impl is not outs[0]._impl:
             args = (call("alias", args[0]), *args[1:])      # the input as it was, before out is resized
         kwargs = _functional_kwargs(rule, args, kwargs, outs)
@@ -319,10 +365,10 @@ def structured_out(name, functional, out_names, rule):
         for out, result in zip(outs, results):
             _resize(rule, out, result, args[0])
             if in_out:
-                return _reduce_in_out(name, functional, args, kwargs, out)
-            if name in _CHECKED_AFTER_RESIZE:
-                check_no_overlap(_as_kernel_sees(name, out, args, kwargs), _input_impls(args))
-        if name in _SELECTS_ALONG_DIM and outs[0]._impl is args[0]._impl:
+                return _reduce_in_out(name, rules, functional, args, kwargs, out)
+            if after_resize:
+                check_no_overlap(_as_kernel_sees(selects_at, out, args, kwargs), _input_impls(args))
+        if selects_at is not None and outs[0]._impl is args[0]._impl:
             # out resized the input with it: the kernel selects from that, and resizes again
             results = functional(*args, **kwargs)
             for out, result in zip(outs, results):
