@@ -44,6 +44,28 @@ def THPVariable__coalesce(*args, **kwargs):
     return _ops['_coalesce'](_r.tensor(0))
 
 
+__embedding_bag_parser = PythonArgParser([
+    '_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int64_t mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int64_t padding_idx=-1)',
+])
+
+
+def THPVariable__embedding_bag(*args, **kwargs):
+    _r = __embedding_bag_parser.parse(args, kwargs)
+    # aten::_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+    return _ops['_embedding_bag'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_bool(3), _r.to_int64(4), _r.to_bool(5), _r.tensor(6), _r.to_bool(7), _r.to_int64(8))
+
+
+__embedding_bag_forward_only_parser = PythonArgParser([
+    '_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int64_t mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int64_t padding_idx=-1)',
+])
+
+
+def THPVariable__embedding_bag_forward_only(*args, **kwargs):
+    _r = __embedding_bag_forward_only_parser.parse(args, kwargs)
+    # aten::_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+    return _ops['_embedding_bag_forward_only'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_bool(3), _r.to_int64(4), _r.to_bool(5), _r.tensor(6), _r.to_bool(7), _r.to_int64(8))
+
+
 __euclidean_dist_parser = PythonArgParser([
     '_euclidean_dist(Tensor x1, Tensor x2)',
 ])
@@ -86,6 +108,28 @@ def THPVariable__log_softmax_backward_data(*args, **kwargs):
     _r = __log_softmax_backward_data_parser.parse(args, kwargs)
     # aten::_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
     return _ops['_log_softmax_backward_data'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3))
+
+
+__pack_padded_sequence_parser = PythonArgParser([
+    '_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first)',
+])
+
+
+def THPVariable__pack_padded_sequence(*args, **kwargs):
+    _r = __pack_padded_sequence_parser.parse(args, kwargs)
+    # aten::_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)
+    return _ops['_pack_padded_sequence'](_r.tensor(0), _r.tensor(1), _r.to_bool(2))
+
+
+__pad_packed_sequence_parser = PythonArgParser([
+    '_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int64_t total_length)',
+])
+
+
+def THPVariable__pad_packed_sequence(*args, **kwargs):
+    _r = __pad_packed_sequence_parser.parse(args, kwargs)
+    # aten::_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)
+    return _ops['_pad_packed_sequence'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.scalar(3), _r.to_int64(4))
 
 
 __prelu_kernel_parser = PythonArgParser([
@@ -1896,6 +1940,21 @@ def THPVariable_embedding(*args, **kwargs):
     _r = _embedding_parser.parse(args, kwargs)
     # aten::embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor
     return _ops['embedding'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4))
+
+
+_embedding_bag_parser = PythonArgParser([
+    'embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int64_t? padding_idx)',
+    'embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int64_t mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False)',
+])
+
+
+def THPVariable_embedding_bag(*args, **kwargs):
+    _r = _embedding_bag_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::embedding_bag.padding_idx(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx) -> (Tensor, Tensor, Tensor, Tensor)
+        return _ops['embedding_bag.padding_idx'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_bool(3), _r.to_int64(4), _r.to_bool(5), _r.tensor(6), _r.to_bool(7), _r.to_int64(8))
+    # aten::embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False) -> (Tensor, Tensor, Tensor, Tensor)
+    return _ops['embedding_bag'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_bool(3), _r.to_int64(4), _r.to_bool(5), _r.tensor(6), _r.to_bool(7))
 
 
 _empty_parser = PythonArgParser([
@@ -5310,10 +5369,14 @@ FUNCTIONS = named({
     '_adaptive_avg_pool2d': THPVariable__adaptive_avg_pool2d,
     '_cdist_forward': THPVariable__cdist_forward,
     '_coalesce': THPVariable__coalesce,
+    '_embedding_bag': THPVariable__embedding_bag,
+    '_embedding_bag_forward_only': THPVariable__embedding_bag_forward_only,
     '_euclidean_dist': THPVariable__euclidean_dist,
     '_linalg_det': THPVariable__linalg_det,
     '_log_softmax': THPVariable__log_softmax,
     '_log_softmax_backward_data': THPVariable__log_softmax_backward_data,
+    '_pack_padded_sequence': THPVariable__pack_padded_sequence,
+    '_pad_packed_sequence': THPVariable__pad_packed_sequence,
     '_prelu_kernel': THPVariable__prelu_kernel,
     '_softmax': THPVariable__softmax,
     '_softmax_backward_data': THPVariable__softmax_backward_data,
@@ -5444,6 +5507,7 @@ FUNCTIONS = named({
     'dstack': THPVariable_dstack,
     'einsum': THPVariable_einsum,
     'embedding': THPVariable_embedding,
+    'embedding_bag': THPVariable_embedding_bag,
     'empty': THPVariable_empty,
     'empty_like': THPVariable_empty_like,
     'empty_strided': THPVariable_empty_strided,
