@@ -77,9 +77,13 @@ def _embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode=0, s
                    per_sample_weights=None, include_last_offset=False, padding_idx=-1):
     host_offsets = _check(weight, indices, offsets, mode, per_sample_weights, include_last_offset)
     host_indices = np.array(indices._host_values(), dtype=np.int64)
-    if host_indices.size and (host_indices.min() < 0 or host_indices.max() >= weight.shape[0]):
-        bad = host_indices[(host_indices < 0) | (host_indices >= weight.shape[0])][0]
-        raise IndexError(f"index {bad} is out of bounds for dimension 0 with size {weight.shape[0]}")
+    outside = (host_indices < 0) | (host_indices >= weight.shape[0])
+    if outside.any():      # each of torch's CPU loops words it its own way
+        if mode == MAX:
+            raise RuntimeError("embedding_bag: Expected idx >= 0 && idx < num_embeddings but found idx to be "
+                               f"{host_indices[outside][0]}")
+        raise RuntimeError("Expected i < index_size to be true, but got false.  (Could this error message be "
+                           "improved?  If so, please report an enhancement request to PyTorch.)")
     num_bags, offset2bag, used = _bags(host_indices, host_offsets, include_last_offset, padding_idx)
     bag_size = np.bincount(offset2bag[used], minlength=num_bags).astype(np.int64)
     if mode == MAX:
@@ -124,9 +128,9 @@ def _max(weight, host_indices, offset2bag, used, num_bags):
         has = np.array([len(m) > k for m in members])
         rows_at = np.array([host_indices[m[k]] if len(m) > k else 0 for m in members], dtype=np.int64)
         rows = call("index_select", weight, 0, _index(rows_at, weight.device))
-        first = call("unsqueeze", from_host(np.array([len(m) > 0 and k == 0 for m in members]), st.bool,
+        first = call("unsqueeze", from_host(np.array([len(m) > 0 and k == 0 for m in members]), st.bool_,
                                             weight.device), 1)
-        live = call("unsqueeze", from_host(has, st.bool, weight.device), 1)
+        live = call("unsqueeze", from_host(has, st.bool_, weight.device), 1)
         take = call("logical_and", live, call("logical_or", first, call("gt.Tensor", rows, out)))
         out = call("where.self", take, rows, out)
         candidate = call("expand", call("unsqueeze", _index(rows_at, weight.device), 1), [num_bags, width])
@@ -145,31 +149,40 @@ def _embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximu
 
 def _embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices, num_weights,
                                   scale_grad_by_freq, mode, per_sample_weights=None, padding_idx=-1):
-    """Sum and mean: each used position adds its bag's gradient, times its scale (its sample
-    weight; 1/size for a mean, as torch multiplies by the reciprocal; over its row's count with
-    ``scale_grad_by_freq``), into its row. Max: each feature's gradient goes to the row that won it."""
+    """Sum and mean: each position not at ``padding_idx`` adds its bag's gradient times its scale
+    into its row, in position order. Max: each feature's gradient goes to the row that won it."""
     out = zeros((num_weights, grad.shape[1]), dtype=grad.dtype, device=grad.device)
     if mode == MAX:
         return _max_backward(grad, out, maximum_indices, bag_size)
     host_indices = np.array(indices._host_values(), dtype=np.int64)
     host_bags = np.array(offset2bag._host_values(), dtype=np.int64)
-    sizes = np.array(bag_size._host_values(), dtype=np.int64)
     keep = np.flatnonzero(host_indices != padding_idx)
-    keep = keep[sizes[host_bags[keep]] > 0] if keep.size else keep
-    dtype = np.float64 if grad.dtype == st.float64 else np.float32
-    scale = np.ones(keep.size, dtype)
-    if scale_grad_by_freq:
-        counts = np.bincount(host_indices[keep], minlength=num_weights)
-        scale = scale / counts[host_indices[keep]].astype(dtype)
-    if mode == MEAN:
-        scale = scale * (dtype(1) / sizes[host_bags[keep]].astype(dtype))
+    scale = _backward_scales(host_indices, host_bags, keep, bag_size, mode, scale_grad_by_freq, per_sample_weights)
     rows = call("index_select", grad, 0, _index(host_bags[keep], grad.device))
-    if per_sample_weights is not None:
-        rows = call("mul.Tensor", rows, call("unsqueeze", call("index_select", per_sample_weights, 0,
-                                                               _index(keep, grad.device)), 1))
-    if scale_grad_by_freq or mode == MEAN:
+    if scale is not None:
         rows = call("mul.Tensor", rows, call("unsqueeze", from_host(scale, grad.dtype, grad.device), 1))
     return call("index_add_", out, 0, _index(host_indices[keep], grad.device), rows)
+
+
+def _backward_scales(host_indices, host_bags, keep, bag_size, mode, scale_grad_by_freq, per_sample_weights):
+    """Each kept position's factor, in double and then rounded to the gradient's type, as torch's
+    loop computes it: its sample weight, over its row's count, over its bag's size for a mean.
+    The count torch reads is ``counts[sorted_indices[g]]`` for the position's group g (the rank
+    of its row among the distinct rows), which is its own row's count only while the distinct
+    rows are 0, 1, 2, ...; reproduced as it is."""
+    if per_sample_weights is None and not scale_grad_by_freq and mode != MEAN:
+        return None
+    scale = np.ones(keep.size, np.float64)
+    if per_sample_weights is not None:
+        scale = np.array(per_sample_weights._host_values(), dtype=np.float64)[keep]
+    if scale_grad_by_freq:
+        counts = np.bincount(host_indices, minlength=int(host_indices.max(initial=0)) + 1)
+        groups = np.searchsorted(np.unique(host_indices), host_indices[keep])
+        scale = scale / counts[np.sort(host_indices, kind="stable")[groups]]
+    if mode == MEAN:
+        sizes = np.array(bag_size._host_values(), dtype=np.int64)[host_bags[keep]]
+        scale = np.where(sizes != 0, scale / np.where(sizes != 0, sizes, 1), scale)
+    return scale
 
 
 def _max_backward(grad, out, maximum_indices, bag_size):
@@ -191,7 +204,7 @@ def _embedding_bag_per_sample_weights_backward(grad, weight, indices, offsets, o
     bags = call("index_select", grad, 0, offset2bag)
     rows = call("index_select", weight, 0, indices)
     dots = call("sum.dim_IntList", call("mul.Tensor", bags, rows), [1])
-    padding = from_host(host_indices == padding_idx, st.bool, grad.device)
+    padding = from_host(host_indices == padding_idx, st.bool_, grad.device)
     return call("masked_fill.Scalar", dots, padding, 0)
 
 
