@@ -3094,47 +3094,59 @@ def THPVariable_logcumsumexp(*args, **kwargs):
 
 
 _logical_and_parser = PythonArgParser([
-    'logical_and(Tensor input, Tensor other)',
+    'logical_and(Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_logical_and(*args, **kwargs):
     _r = _logical_and_parser.parse(args, kwargs)
-    # aten::logical_and(Tensor self, Tensor other) -> Tensor
-    return _ops['logical_and'](_r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::logical_and(Tensor self, Tensor other) -> Tensor
+        return _ops['logical_and'](_r.tensor(0), _r.tensor(1))
+    # aten::logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['logical_and.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _logical_not_parser = PythonArgParser([
-    'logical_not(Tensor input)',
+    'logical_not(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_logical_not(*args, **kwargs):
     _r = _logical_not_parser.parse(args, kwargs)
-    # aten::logical_not(Tensor self) -> Tensor
-    return _ops['logical_not'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::logical_not(Tensor self) -> Tensor
+        return _ops['logical_not'](_r.tensor(0))
+    # aten::logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['logical_not.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _logical_or_parser = PythonArgParser([
-    'logical_or(Tensor input, Tensor other)',
+    'logical_or(Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_logical_or(*args, **kwargs):
     _r = _logical_or_parser.parse(args, kwargs)
-    # aten::logical_or(Tensor self, Tensor other) -> Tensor
-    return _ops['logical_or'](_r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::logical_or(Tensor self, Tensor other) -> Tensor
+        return _ops['logical_or'](_r.tensor(0), _r.tensor(1))
+    # aten::logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['logical_or.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _logical_xor_parser = PythonArgParser([
-    'logical_xor(Tensor input, Tensor other)',
+    'logical_xor(Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_logical_xor(*args, **kwargs):
     _r = _logical_xor_parser.parse(args, kwargs)
-    # aten::logical_xor(Tensor self, Tensor other) -> Tensor
-    return _ops['logical_xor'](_r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::logical_xor(Tensor self, Tensor other) -> Tensor
+        return _ops['logical_xor'](_r.tensor(0), _r.tensor(1))
+    # aten::logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['logical_xor.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _logit_parser = PythonArgParser([

@@ -1551,3 +1551,14 @@ upsample_bilinear2d_backward = _call_as("upsample_bilinear2d_backward")
 _embedding_bag_backward = _call_as("_embedding_bag_backward")
 _embedding_bag_per_sample_weights_backward = _call_as("_embedding_bag_per_sample_weights_backward")
 _pack_padded_sequence_backward = _call_as("_pack_padded_sequence_backward")
+
+
+__all__ += ["sgn_real_backward"]
+
+
+def sgn_real_backward(grad, self_st):
+    """sgn is flat for real numbers (gradient zero); for complex ones z/|z| has a gradient that
+    internals does not implement, so it refuses instead of answering zero."""
+    if self_st.is_complex:
+        raise NotImplementedError("the derivative for 'sgn' of a complex tensor is not implemented.")
+    return zeros_like(grad)

@@ -136,6 +136,7 @@ from ..functions_manual import (  # the helpers the formulas call
     scalar_div_tensor,
     scatter_reduce_backward,
     select_backward,
+    sgn_real_backward,
     sigmoid_backward,
     silu_backward,
     slice_backward_wrapper,
@@ -219,13 +220,14 @@ class AbsBackward0(Node):
 
 class SgnBackward0(Node):
     """``sgn(Tensor self) -> Tensor``"""
-    __slots__ = ()
+    __slots__ = ('self_scalar_type_',)
     _tensor_slots = ()
     _exposed = {}
 
     def apply(node, grads):
         grad = grads[0]
-        return (zeros_like(grad),)
+        self_scalar_type = node.self_scalar_type_
+        return (sgn_real_backward(grad, self_scalar_type),)
 
 
 class AngleBackward0(Node):

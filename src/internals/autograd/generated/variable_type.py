@@ -923,6 +923,7 @@ def sgn(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SgnBackward0()
         grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
     with below_ad_inplace_or_view():
         result = OPS['sgn'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
@@ -936,6 +937,7 @@ def sgn_(ks, self):
         check_inplace(self)
         grad_fn = SgnBackward0()
         grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
     with below_autograd():
         result = OPS['sgn_'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
