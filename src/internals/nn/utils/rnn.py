@@ -154,9 +154,10 @@ def pad_sequence(sequences, batch_first=False, padding_value=0.0, padding_side="
 
 
 def unpad_sequence(padded_sequences, lengths, batch_first=False):
-    """The list of sequences ``pad_sequence`` stacked, each cut to its length."""
+    """The list of sequences ``pad_sequence`` stacked, each cut to its length. Without
+    ``batch_first`` the caller's tensor is transposed in place, as torch's is."""
     if not batch_first:
-        padded_sequences = padded_sequences.transpose(0, 1)
+        padded_sequences.transpose_(0, 1)
     max_length = padded_sequences.shape[1]
     idx = _F.arange(max_length, device=lengths.device)
     return [seq[idx < length] for seq, length in zip(padded_sequences, lengths)]
