@@ -2,8 +2,9 @@
 ``import internals as torch`` (the same source text), on small generated data in place of the
 downloads: Learn the Basics (a FashionMNIST-shaped MLP), "What is torch.nn really?" (MNIST
 logistic regression written by hand, then refactored up to a CNN), the CIFAR-10 classifier, the
-autograd tutorials, a text classifier (``Embedding`` and a mean in place of ``EmbeddingBag``),
-the LSTM part-of-speech tagger and a small Transformer language model.
+autograd tutorials, the text classifier (an ``EmbeddingBag`` over the batch's token ids cut by
+offsets), the LSTM part-of-speech tagger, a name classifier reading padded batches through
+``pack_padded_sequence`` into a GRU, and a small Transformer language model.
 
 Each program seeds torch's generator and draws its own data, so both libraries see the same
 numbers only if internals draws torch's random streams. What the programs print must agree: the
@@ -520,7 +521,7 @@ nn = torch.nn
 DataLoader = torch.utils.data.DataLoader
 
 torch.manual_seed(0)
-# AG_NEWS-shaped data: "sentences" of 6 to 12 token ids (0 is the padding id), 4 classes
+# AG_NEWS-shaped data: "sentences" of 6 to 12 token ids, 4 classes
 vocab_size, num_class, emsize = 50, 4, 16
 lengths = torch.randint(6, 13, (48,))
 texts = [torch.randint(1, vocab_size, (int(n),)) for n in lengths]
@@ -528,18 +529,22 @@ labels = torch.randint(0, num_class, (48,))
 
 
 def collate_batch(batch):
-    label_list = torch.stack([label for label, _ in batch])
-    longest = max(len(text) for _, text in batch)
-    text_list = torch.zeros(len(batch), longest, dtype=torch.int64)
-    for i, (_, text) in enumerate(batch):
-        text_list[i, :len(text)] = text
-    return label_list, text_list
+    label_list, text_list, offsets = [], [], [0]
+    for _label, _text in batch:
+        label_list.append(int(_label))
+        processed_text = torch.tensor(_text.tolist(), dtype=torch.int64)
+        text_list.append(processed_text)
+        offsets.append(processed_text.size(0))
+    label_list = torch.tensor(label_list, dtype=torch.int64)
+    offsets = torch.tensor(offsets[:-1]).cumsum(dim=0)
+    text_list = torch.cat(text_list)
+    return label_list, text_list, offsets
 
 
 class TextClassificationModel(nn.Module):
     def __init__(self, vocab_size, embed_dim, num_class):
         super().__init__()
-        self.embedding = nn.Embedding(vocab_size, embed_dim)
+        self.embedding = nn.EmbeddingBag(vocab_size, embed_dim, sparse=False)
         self.fc = nn.Linear(embed_dim, num_class)
         self.init_weights()
 
@@ -549,10 +554,8 @@ class TextClassificationModel(nn.Module):
         self.fc.weight.data.uniform_(-initrange, initrange)
         self.fc.bias.data.zero_()
 
-    def forward(self, text):
-        # EmbeddingBag(mode="mean") over the real tokens: the padded positions masked out
-        mask = (text != 0).unsqueeze(-1)
-        embedded = (self.embedding(text) * mask).sum(dim=1) / mask.sum(dim=1)
+    def forward(self, text, offsets):
+        embedded = self.embedding(text, offsets)
         return self.fc(embedded)
 
 
@@ -570,9 +573,9 @@ valid_dataloader = DataLoader(valid_dataset, batch_size=BATCH_SIZE, shuffle=True
 def train(dataloader):
     model.train()
     total_acc, total_count = 0, 0
-    for idx, (label, text) in enumerate(dataloader):
+    for idx, (label, text, offsets) in enumerate(dataloader):
         optimizer.zero_grad()
-        predicted_label = model(text)
+        predicted_label = model(text, offsets)
         loss = criterion(predicted_label, label)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 0.1)
@@ -586,8 +589,8 @@ def evaluate(dataloader):
     model.eval()
     total_acc, total_count = 0, 0
     with torch.no_grad():
-        for idx, (label, text) in enumerate(dataloader):
-            predicted_label = model(text)
+        for idx, (label, text, offsets) in enumerate(dataloader):
+            predicted_label = model(text, offsets)
             loss = criterion(predicted_label, label)
             total_acc += (predicted_label.argmax(1) == label).sum().item()
             total_count += label.size(0)
@@ -813,6 +816,57 @@ for epoch in range(1, 3):
     scheduler.step()
 '''
 
+PACKED_NAME_CLASSIFIER = '''
+nn = torch.nn
+pack_padded_sequence = torch.nn.utils.rnn.pack_padded_sequence
+pad_packed_sequence = torch.nn.utils.rnn.pad_packed_sequence
+pad_sequence = torch.nn.utils.rnn.pad_sequence
+
+torch.manual_seed(0)
+# "names" of 2 to 9 letters (ids 1..26, 0 pads), 5 languages, as in the char-RNN tutorials
+names = [torch.randint(1, 27, (int(n),)) for n in torch.randint(2, 10, (60,))]
+languages = torch.randint(0, 5, (60,))
+
+
+class NameClassifier(nn.Module):
+    def __init__(self, letters, hidden, classes):
+        super().__init__()
+        self.embed = nn.Embedding(letters, 8, padding_idx=0)
+        self.rnn = nn.GRU(8, hidden, batch_first=True, bidirectional=True)
+        self.out = nn.Linear(2 * hidden, classes)
+
+    def forward(self, padded, lengths):
+        packed = pack_padded_sequence(self.embed(padded), lengths, batch_first=True, enforce_sorted=False)
+        output, hidden = self.rnn(packed)
+        unpacked, unpacked_lengths = pad_packed_sequence(output, batch_first=True)
+        last = torch.cat([hidden[0], hidden[1]], dim=1)
+        return self.out(last), unpacked, unpacked_lengths
+
+
+model = NameClassifier(27, 12, 5)
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+criterion = nn.CrossEntropyLoss()
+for epoch in range(3):
+    order = torch.randperm(60)
+    total = 0.0
+    for start in range(0, 60, 12):
+        batch = order[start:start + 12]
+        seqs = [names[int(i)] for i in batch]
+        lengths = torch.tensor([len(s) for s in seqs])
+        padded = pad_sequence(seqs, batch_first=True)
+        logits, unpacked, unpacked_lengths = model(padded, lengths)
+        loss = criterion(logits, languages[batch])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        total += loss.item()
+    print(f"epoch {epoch}: loss {total / 5:.5f}, padded {tuple(unpacked.shape)}, "
+          f"lengths {unpacked_lengths.tolist()[:4]}")
+with torch.no_grad():
+    logits, _, _ = model(pad_sequence(names[:6], batch_first=True), torch.tensor([len(n) for n in names[:6]]))
+print(logits.argmax(1))
+'''
+
 # name: (source, the variables that hold the trained models or tensors)
 TUTORIALS = {
     "learn_the_basics": (LEARN_THE_BASICS, ["model"]),
@@ -822,6 +876,7 @@ TUTORIALS = {
     "autograd": (AUTOGRAD, ["w", "b", "model"]),
     "text_classifier": (TEXT_CLASSIFIER, ["model"]),
     "lstm_tagger": (LSTM_TAGGER, ["lstm", "model"]),
+    "packed_name_classifier": (PACKED_NAME_CLASSIFIER, ["model"]),
     "transformer_language_model": (TRANSFORMER_LM, ["model"]),
 }
 

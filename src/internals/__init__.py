@@ -4,6 +4,8 @@
 ``c10`` (dtypes, storage, TensorImpl), ``aten`` (dispatcher, TensorIterator, native kernels for
 CPU and CUDA), and the Tensor frontend.
 """
+import math as _math
+
 from . import (
     _compile_notice,  # imports Numba only in install(), after _cuda_env has run
     _cuda_env,  # first: decides GPU or simulator before Numba is imported  # noqa: F401
@@ -110,3 +112,7 @@ half, float, double, short, int, long = float16, float32, float64, int16, int32,
 cfloat, cdouble = complex64, complex128
 
 __version__ = "0.1.0"
+
+# torch's numeric constants (torch/__init__.py binds the same Python floats; ``float`` is a dtype here)
+pi, e, inf, nan = _math.pi, _math.e, _math.inf, _math.nan
+newaxis = None

@@ -40,7 +40,8 @@ KERNEL_KEYS = {"CPU", "CUDA", "CompositeExplicitAutograd"}
 NOT_CHECKED = {
     # the output's shape is the data's: fake tensors refuse them (tested below)
     **dict.fromkeys(("nonzero", "masked_select", "_unique2", "unique_dim", "bincount",
-                     "repeat_interleave.Tensor", "argwhere"), "output shape depends on values"),
+                     "repeat_interleave.Tensor", "argwhere", "_pack_padded_sequence"),
+                    "output shape depends on values"),
     # a Python value computed from the data
     **dict.fromkeys(("_local_scalar_dense", "equal", "allclose", "is_nonzero"), "returns a value of the data"),
     # sparse layouts: the fake tensors here are strided only
@@ -106,7 +107,8 @@ def _factory_calls():
     scope = {"torch": torch, "x": torch.randn(3, 4), "i": torch.arange(12).reshape(3, 4),
              "g": torch.Generator().manual_seed(0), "z": torch.zeros(2, 3), "s": torch.arange(5.0),
              "img": torch.randn(1, 2, 5, 5, requires_grad=True),
-             "vol": torch.randn(1, 2, 3, 4, 4, requires_grad=True)}
+             "vol": torch.randn(1, 2, 3, 4, 4, requires_grad=True), "emb": torch.randn(5, 3, requires_grad=True),
+             "bags": torch.tensor([1, 2, 4, 3]), "starts": torch.tensor([0, 2])}
     for line in _EXTRA_CALLS:
         try:
             with _Recorder(calls):
@@ -155,6 +157,10 @@ _EXTRA_CALLS = [
     'torch.nn.functional.pad(img, (1, 1, 1, 1), mode="reflect").sum().backward()',
     'torch.nn.functional.pad(vol, (1, 1, 1, 1, 1, 1), mode="reflect").sum().backward()',
     'torch.nn.functional.pad(vol, (1, 1, 1, 1, 1, 1), mode="replicate").sum().backward()',
+    'torch.nn.functional.interpolate(img, scale_factor=2).sum().backward()',
+    'torch.nn.functional.embedding_bag(bags, emb, starts, mode="sum", '
+    'per_sample_weights=torch.rand(4, requires_grad=True)).sum().backward()',
+    'torch.nn.functional.embedding_bag(bags, emb.detach(), starts)',
 ]
 
 
@@ -293,7 +299,21 @@ def _direct_cases():
         ("aten::convolution", (img, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1), {}),
         ("aten::div.Scalar_mode", (x, 2.0), {"rounding_mode": "floor"}),
         ("aten::div_.Scalar_mode", (x, 2.0), {"rounding_mode": "trunc"}),
-        ("aten::floor_divide.Scalar", (x, 2), {}), ("aten::floor_divide_.Scalar", (x, 2), {})]
+        ("aten::floor_divide.Scalar", (x, 2), {}), ("aten::floor_divide_.Scalar", (x, 2), {})] + _embedding_bag_cases()
+
+
+def _embedding_bag_cases():
+    """The backward operators of a bag of embeddings, which torch's CPU autograd calls below the
+    dispatcher a recording mode sees."""
+    grad, weight = internals.ones(2, 3), internals.ones(5, 3)
+    indices, offsets = internals.tensor([1, 2, 4, 3]), internals.tensor([0, 2])
+    offset2bag, bag_size = internals.tensor([0, 0, 1, 1]), internals.tensor([2, 2])
+    return [("aten::_embedding_bag_backward", (grad, indices, offsets, offset2bag, bag_size, bag_size, 5, False, 1,
+                                               False, None, -1), {}),
+            ("aten::_embedding_bag_dense_backward", (grad, indices, offset2bag, bag_size, bag_size, 5, False, 0,
+                                                     internals.ones(4), -1), {}),
+            ("aten::_embedding_bag_per_sample_weights_backward", (grad, weight, indices, offsets, offset2bag, 0, -1),
+             {})]
 
 
 def _empty_outs(name):

@@ -44,6 +44,28 @@ def THPVariable__coalesce(*args, **kwargs):
     return _ops['_coalesce'](_r.tensor(0))
 
 
+__embedding_bag_parser = PythonArgParser([
+    '_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int64_t mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int64_t padding_idx=-1)',
+])
+
+
+def THPVariable__embedding_bag(*args, **kwargs):
+    _r = __embedding_bag_parser.parse(args, kwargs)
+    # aten::_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+    return _ops['_embedding_bag'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_bool(3), _r.to_int64(4), _r.to_bool(5), _r.tensor(6), _r.to_bool(7), _r.to_int64(8))
+
+
+__embedding_bag_forward_only_parser = PythonArgParser([
+    '_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int64_t mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int64_t padding_idx=-1)',
+])
+
+
+def THPVariable__embedding_bag_forward_only(*args, **kwargs):
+    _r = __embedding_bag_forward_only_parser.parse(args, kwargs)
+    # aten::_embedding_bag_forward_only(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int padding_idx=-1) -> (Tensor, Tensor, Tensor, Tensor)
+    return _ops['_embedding_bag_forward_only'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_bool(3), _r.to_int64(4), _r.to_bool(5), _r.tensor(6), _r.to_bool(7), _r.to_int64(8))
+
+
 __euclidean_dist_parser = PythonArgParser([
     '_euclidean_dist(Tensor x1, Tensor x2)',
 ])
@@ -86,6 +108,28 @@ def THPVariable__log_softmax_backward_data(*args, **kwargs):
     _r = __log_softmax_backward_data_parser.parse(args, kwargs)
     # aten::_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
     return _ops['_log_softmax_backward_data'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3))
+
+
+__pack_padded_sequence_parser = PythonArgParser([
+    '_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first)',
+])
+
+
+def THPVariable__pack_padded_sequence(*args, **kwargs):
+    _r = __pack_padded_sequence_parser.parse(args, kwargs)
+    # aten::_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first) -> (Tensor, Tensor)
+    return _ops['_pack_padded_sequence'](_r.tensor(0), _r.tensor(1), _r.to_bool(2))
+
+
+__pad_packed_sequence_parser = PythonArgParser([
+    '_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int64_t total_length)',
+])
+
+
+def THPVariable__pad_packed_sequence(*args, **kwargs):
+    _r = __pad_packed_sequence_parser.parse(args, kwargs)
+    # aten::_pad_packed_sequence(Tensor data, Tensor batch_sizes, bool batch_first, Scalar padding_value, int total_length) -> (Tensor, Tensor)
+    return _ops['_pad_packed_sequence'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.scalar(3), _r.to_int64(4))
 
 
 __prelu_kernel_parser = PythonArgParser([
@@ -1931,6 +1975,21 @@ def THPVariable_embedding(*args, **kwargs):
     return _ops['embedding'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4))
 
 
+_embedding_bag_parser = PythonArgParser([
+    'embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int64_t mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int64_t? padding_idx)',
+    'embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int64_t mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False)',
+])
+
+
+def THPVariable_embedding_bag(*args, **kwargs):
+    _r = _embedding_bag_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::embedding_bag.padding_idx(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq, int mode, bool sparse, Tensor? per_sample_weights, bool include_last_offset, int? padding_idx) -> (Tensor, Tensor, Tensor, Tensor)
+        return _ops['embedding_bag.padding_idx'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_bool(3), _r.to_int64(4), _r.to_bool(5), _r.tensor(6), _r.to_bool(7), _r.to_int64(8))
+    # aten::embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False) -> (Tensor, Tensor, Tensor, Tensor)
+    return _ops['embedding_bag'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_bool(3), _r.to_int64(4), _r.to_bool(5), _r.tensor(6), _r.to_bool(7))
+
+
 _empty_parser = PythonArgParser([
     'empty(SymIntArrayRef size, *, MemoryFormat? memory_format=None, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=False, bool? requires_grad=False)',
 ])
@@ -3083,47 +3142,59 @@ def THPVariable_logcumsumexp(*args, **kwargs):
 
 
 _logical_and_parser = PythonArgParser([
-    'logical_and(Tensor input, Tensor other)',
+    'logical_and(Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_logical_and(*args, **kwargs):
     _r = _logical_and_parser.parse(args, kwargs)
-    # aten::logical_and(Tensor self, Tensor other) -> Tensor
-    return _ops['logical_and'](_r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::logical_and(Tensor self, Tensor other) -> Tensor
+        return _ops['logical_and'](_r.tensor(0), _r.tensor(1))
+    # aten::logical_and.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['logical_and.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _logical_not_parser = PythonArgParser([
-    'logical_not(Tensor input)',
+    'logical_not(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_logical_not(*args, **kwargs):
     _r = _logical_not_parser.parse(args, kwargs)
-    # aten::logical_not(Tensor self) -> Tensor
-    return _ops['logical_not'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::logical_not(Tensor self) -> Tensor
+        return _ops['logical_not'](_r.tensor(0))
+    # aten::logical_not.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['logical_not.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _logical_or_parser = PythonArgParser([
-    'logical_or(Tensor input, Tensor other)',
+    'logical_or(Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_logical_or(*args, **kwargs):
     _r = _logical_or_parser.parse(args, kwargs)
-    # aten::logical_or(Tensor self, Tensor other) -> Tensor
-    return _ops['logical_or'](_r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::logical_or(Tensor self, Tensor other) -> Tensor
+        return _ops['logical_or'](_r.tensor(0), _r.tensor(1))
+    # aten::logical_or.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['logical_or.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _logical_xor_parser = PythonArgParser([
-    'logical_xor(Tensor input, Tensor other)',
+    'logical_xor(Tensor input, Tensor other, *, Tensor out=None)',
 ])
 
 
 def THPVariable_logical_xor(*args, **kwargs):
     _r = _logical_xor_parser.parse(args, kwargs)
-    # aten::logical_xor(Tensor self, Tensor other) -> Tensor
-    return _ops['logical_xor'](_r.tensor(0), _r.tensor(1))
+    if _r.is_none(2):
+        # aten::logical_xor(Tensor self, Tensor other) -> Tensor
+        return _ops['logical_xor'](_r.tensor(0), _r.tensor(1))
+    # aten::logical_xor.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['logical_xor.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _logit_parser = PythonArgParser([
@@ -5391,10 +5462,14 @@ FUNCTIONS = named({
     '_adaptive_avg_pool2d': THPVariable__adaptive_avg_pool2d,
     '_cdist_forward': THPVariable__cdist_forward,
     '_coalesce': THPVariable__coalesce,
+    '_embedding_bag': THPVariable__embedding_bag,
+    '_embedding_bag_forward_only': THPVariable__embedding_bag_forward_only,
     '_euclidean_dist': THPVariable__euclidean_dist,
     '_linalg_det': THPVariable__linalg_det,
     '_log_softmax': THPVariable__log_softmax,
     '_log_softmax_backward_data': THPVariable__log_softmax_backward_data,
+    '_pack_padded_sequence': THPVariable__pack_padded_sequence,
+    '_pad_packed_sequence': THPVariable__pad_packed_sequence,
     '_prelu_kernel': THPVariable__prelu_kernel,
     '_softmax': THPVariable__softmax,
     '_softmax_backward_data': THPVariable__softmax_backward_data,
@@ -5528,6 +5603,7 @@ FUNCTIONS = named({
     'dstack': THPVariable_dstack,
     'einsum': THPVariable_einsum,
     'embedding': THPVariable_embedding,
+    'embedding_bag': THPVariable_embedding_bag,
     'empty': THPVariable_empty,
     'empty_like': THPVariable_empty_like,
     'empty_strided': THPVariable_empty_strided,

@@ -1575,3 +1575,31 @@ def huber_loss_double_backward_grad_output(grad, grad_output, input, target, red
         return huber_loss_backward(grad, input, target, reduction, delta)
     ones = dispatcher.call("ones_like", grad_output)
     return (huber_loss_backward(ones, input, target, reduction, delta) * grad).sum()
+
+
+# ---- upsampling, bags of embeddings, packed sequences: formulas that call one operator
+__all__ += ["upsample_nearest1d", "upsample_nearest1d_backward", "upsample_nearest2d", "upsample_nearest2d_backward",
+            "upsample_linear1d", "upsample_linear1d_backward", "upsample_bilinear2d", "upsample_bilinear2d_backward",
+            "_embedding_bag_backward", "_embedding_bag_per_sample_weights_backward",
+            "_pack_padded_sequence_backward"]
+upsample_nearest1d = _call_as("upsample_nearest1d")
+upsample_nearest1d_backward = _call_as("upsample_nearest1d_backward")
+upsample_nearest2d = _call_as("upsample_nearest2d")
+upsample_nearest2d_backward = _call_as("upsample_nearest2d_backward")
+upsample_linear1d, upsample_linear1d_backward = _call_as("upsample_linear1d"), _call_as("upsample_linear1d_backward")
+upsample_bilinear2d = _call_as("upsample_bilinear2d")
+upsample_bilinear2d_backward = _call_as("upsample_bilinear2d_backward")
+_embedding_bag_backward = _call_as("_embedding_bag_backward")
+_embedding_bag_per_sample_weights_backward = _call_as("_embedding_bag_per_sample_weights_backward")
+_pack_padded_sequence_backward = _call_as("_pack_padded_sequence_backward")
+
+
+__all__ += ["sgn_real_backward"]
+
+
+def sgn_real_backward(grad, self_st):
+    """sgn is flat for real numbers (gradient zero); for complex ones z/|z| has a gradient that
+    internals does not implement, so it refuses instead of answering zero."""
+    if self_st.is_complex:
+        raise NotImplementedError("the derivative for 'sgn' of a complex tensor is not implemented.")
+    return zeros_like(grad)

@@ -156,8 +156,7 @@ class AccumulateGrad(Node):
         with _accumulate_lock:      # torch locks here too: two backward passes may meet at one leaf
             self._accumulate(grads[0])
             for hook in list(self.variable._post_accumulate_grad_hooks or ()):
-                if hook(self.variable) is not None:
-                    raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+                _check_post_accumulate_result(hook(self.variable), self.variable)
         return ()
 
     def _accumulate(self, new_grad):
@@ -393,3 +392,14 @@ def tensor_data(t):
     if _get_current_dispatch_mode() is not None:
         return mode_detach(t)
     return type(t)._from_impl(t._impl)
+
+
+def _check_post_accumulate_result(result, variable):
+    """A post-accumulate hook returns None, or (as ``p.add_(...)`` does) the tensor it was given;
+    anything else is refused as torch refuses it: a non-tensor with a TypeError, another tensor
+    with a RuntimeError."""
+    if result is None or result is variable:
+        return
+    if not hasattr(result, "grad_fn"):
+        raise TypeError(f"expected Variable, but hook returned '{type(result).__name__}'")
+    raise RuntimeError("Tensor post accumulate grad hooks should return None.")

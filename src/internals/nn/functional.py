@@ -940,3 +940,158 @@ def _attend_fused(q, k, v, attn_mask, dropout_p, is_causal, bsz, num_heads, tgt_
     q, k, v = (t.view(bsz, num_heads, -1, head_dim) for t in (q, k, v))
     out = scaled_dot_product_attention(q, k, v, attn_mask, dropout_p, is_causal)
     return out.permute(2, 0, 1, 3).reshape(bsz * tgt_len, head_dim * num_heads), None
+
+
+# ---- resizing (``interpolate`` in torch/nn/functional.py and the ``.vec`` overloads of the
+# upsample operators, ``upsample::compute_output_size`` in aten/src/ATen/native/UpSample.cpp)
+__all__ += ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "embedding_bag"]
+
+_INTERPOLATE_OPS = {(3, "nearest"): "upsample_nearest1d", (4, "nearest"): "upsample_nearest2d",
+                    (3, "linear"): "upsample_linear1d", (4, "bilinear"): "upsample_bilinear2d"}
+_WANTS_DIM = {"linear": 3, "bilinear": 4, "trilinear": 5}
+
+
+def _interpolate_sizes(input, size, scale_factor, recompute_scale_factor):
+    """(output_size, scale_factors): exactly one given, each a list over the spatial dims."""
+    dim = input.dim() - 2
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        if scale_factor is None and recompute_scale_factor:
+            raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError("Input and output must have the same number of spatial dimensions, but got input "
+                                 f"with spatial dimensions of {list(input.shape[2:])} and output size of {size}. "
+                                 "Please provide input tensor in (N, C, d1, d2, ...,dK) format and output size in "
+                                 "(o1, o2, ...,oK) format.")
+            return list(size), None
+        return [size] * dim, None
+    if scale_factor is None:
+        raise ValueError("either size or scale_factor should be defined")
+    if isinstance(scale_factor, (list, tuple)):
+        if len(scale_factor) != dim:
+            raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got input "
+                             f"with spatial dimensions of {list(input.shape[2:])} and scale_factor of shape "
+                             f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                             "scale_factor in (s1, s2, ...,sK) format.")
+        scales = list(scale_factor)
+    else:
+        scales = [scale_factor] * dim
+    # the operator's own sizes: floor(in · scale) in double; recomputed scales are then dropped
+    output_size = [int(float(input.shape[i + 2]) * float(scales[i])) for i in range(dim)]
+    return output_size, None if recompute_scale_factor else [float(s) for s in scales]
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
+                recompute_scale_factor=None, antialias=False):
+    """Resize the spatial dims: ``nearest`` (3-D, 4-D input), ``linear`` (3-D), ``bilinear``
+    (4-D), ``area`` (adaptive average pooling); each a call of torch's upsample operator with
+    the output size and the scales the kernel divides by."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    output_size, scales = _interpolate_sizes(input, size, scale_factor, recompute_scale_factor)
+    if antialias:
+        raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
+                         "tensor as input") if not (mode == "bilinear" and input.dim() == 4) else \
+            NotImplementedError("internals has no anti-aliased bilinear resize")
+    if mode == "area":
+        if input.dim() == 4:
+            return adaptive_avg_pool2d(input, output_size)
+        raise NotImplementedError(f"internals' area interpolation takes 4-D input, got {input.dim()}-D")
+    op = _INTERPOLATE_OPS.get((input.dim(), mode))
+    if op is None:
+        _refuse_interpolate(input, mode)
+    scales = scales or [None] * len(output_size)
+    if mode == "nearest":
+        return dispatcher.call(op, input, output_size, *scales)
+    return dispatcher.call(op, input, output_size, align_corners, *scales)
+
+
+def _refuse_interpolate(input, mode):
+    want = _WANTS_DIM.get(mode)
+    if want is not None and input.dim() in (3, 4, 5) and want != input.dim():
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {want}D input")
+    if mode in ("bicubic", "trilinear", "nearest-exact", "lanczos") or (mode == "nearest" and input.dim() == 5):
+        raise NotImplementedError(f"internals has no '{mode}' interpolation of {input.dim()}-D input")
+    raise NotImplementedError(
+        f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the modes: nearest | "
+        f"linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated in torch in favour of ``interpolate``, which it calls."""
+    warnings.warn("`nn.functional.upsample` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=2)
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_nearest` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
+                  stacklevel=2)
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ---- bags of embeddings (``embedding_bag`` in torch/nn/functional.py)
+_BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """Each bag's rows of ``weight`` reduced to one (sum, mean or max): bags are the rows of a
+    2-D ``input``, or the runs of a 1-D one starting at ``offsets``."""
+    if weight.dtype == st.int64 and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
+                      "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.",
+                      stacklevel=2)
+        weight, input = input, weight
+    if per_sample_weights is not None and tuple(input.shape) != tuple(per_sample_weights.shape):
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it "
+                         f"must have the same shape as the input ({input.shape})")
+    if weight.dim() != 2:
+        raise ValueError(f"weight has to be a 2D Tensor, but got Tensor of dimension {weight.dim()}")
+    input, offsets, per_sample_weights, include_last_offset = _bags_of(input, offsets, per_sample_weights,
+                                                                       include_last_offset)
+    if mode not in _BAG_MODES:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max" and scale_grad_by_freq:
+        raise ValueError("max mode does not support scaling the gradient by the frequency")
+    if mode == "max" and sparse:
+        raise ValueError("max mode does not support sparse weights")
+    if max_norm is not None:
+        _no_grad_embedding_renorm_(weight, input, max_norm, norm_type)
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    return dispatcher.call("embedding_bag.padding_idx", weight, input, offsets, scale_grad_by_freq, _BAG_MODES[mode],
+                           sparse, per_sample_weights, include_last_offset, padding_idx)[0]
+
+
+def _bags_of(input, offsets, per_sample_weights, include_last_offset):
+    """A 2-D input becomes one flat run with an offset every row; a 1-D one needs its offsets."""
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        offsets = dispatcher.call("arange.start_step", 0, input.numel(), input.shape[1], dtype=input.dtype,
+                                  device=input.device)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+        return input.reshape(-1), offsets, per_sample_weights, False
+    if input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+        return input, offsets, per_sample_weights, include_last_offset
+    raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")

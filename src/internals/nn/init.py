@@ -4,18 +4,21 @@ Each function computes its bound or standard deviation with torch's arithmetic, 
 (``gain / sqrt(fan)`` then ``sqrt(3) * std``: another order can differ in the last bit), and
 fills the tensor with ``uniform_`` or ``normal_``, drawing as many numbers, in the same order, as
 torch's does. The generator is torch's, so after the same ``manual_seed`` a layer starts with
-torch's weights. ``orthogonal_`` is missing: it needs a QR factorisation, which the package lacks.
+torch's weights. ``orthogonal_`` draws its normal matrix the same way and factorises it with
+LAPACK's QR through NumPy (torch calls LAPACK's too, so Q agrees to within a few ulps).
 """
 import math
 import warnings
+
+import numpy as np
 
 from .. import _functional as F_
 from ..autograd.grad_mode import no_grad
 
 __all__ = ["calculate_gain", "uniform_", "normal_", "trunc_normal_", "constant_", "ones_", "zeros_", "eye_",
-           "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "sparse_",
-           "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal", "kaiming_uniform",
-           "kaiming_normal", "sparse"]
+           "dirac_", "xavier_uniform_", "xavier_normal_", "kaiming_uniform_", "kaiming_normal_", "orthogonal_",
+           "sparse_", "uniform", "normal", "constant", "eye", "dirac", "xavier_uniform", "xavier_normal",
+           "kaiming_uniform", "kaiming_normal", "orthogonal", "sparse"]
 
 _LINEAR = ("linear", "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
            "sigmoid")
@@ -226,6 +229,31 @@ def sparse_(tensor, sparsity, std=0.01, generator=None):
     return tensor
 
 
+def orthogonal_(tensor, gain=1, generator=None):
+    """A (semi-)orthogonal matrix (the trailing dims flattened), scaled by ``gain``: the Q of the
+    QR factorisation of a standard normal (rows, cols) matrix (transposed first when it is wide),
+    each column's sign set so that R's diagonal is positive, which makes Q uniformly distributed
+    (Mezzadri, "How to generate random matrices from the classical compact groups", 2007)."""
+    if tensor.ndimension() < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.size(0)
+    cols = tensor.numel() // rows
+    flattened = tensor.new_empty((rows, cols)).normal_(0, 1, generator=generator)
+    matrix = flattened.cpu().numpy()
+    if rows < cols:
+        matrix = matrix.T
+    q, r = np.linalg.qr(matrix)
+    q = q * np.sign(np.diag(r))
+    if rows < cols:
+        q = q.T
+    with no_grad():
+        tensor.view(rows, cols).copy_(F_.from_numpy(np.ascontiguousarray(q, dtype=matrix.dtype)))
+        tensor.mul_(gain)
+    return tensor
+
+
 def _deprecated(init):
     """The old name without the trailing underscore: warns, then calls ``init``."""
     old_name = init.__name__[:-1]
@@ -248,4 +276,5 @@ xavier_uniform = _deprecated(xavier_uniform_)
 xavier_normal = _deprecated(xavier_normal_)
 kaiming_uniform = _deprecated(kaiming_uniform_)
 kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)
 sparse = _deprecated(sparse_)

@@ -16,12 +16,14 @@ from . import (
     distributions,
     elementwise,
     embedding,
+    embedding_bag,
     indexing,
     linear,
     linear_algebra,
     loss,
     normalization,
     onehot,
+    packed_sequence,
     pad_nd,
     pointwise_ops,
     pooling,
@@ -37,6 +39,7 @@ from . import (
     tensor_transformations,
     triangular_ops,
     unary_ops,
+    upsample,
 )
 from .sparse import sparse_tensor, sparse_tensor_math
 
@@ -46,7 +49,7 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, l
             blas, reduce_ops, reduce_ops_math, sorting, summary_ops, softmax, tensor_factories, tensor_shape,
             tensor_transformations, triangular_ops, sparse_tensor, sparse_tensor_math, convolution, pooling, pad_nd,
             onehot, normalization, loss, embedding, resize, complex_helper, scalar, pointwise_ops, bucketization, cross,
-            distance, linear)
+            distance, linear, upsample, embedding_bag, packed_sequence)
 
 
 def kernel(name):

@@ -17,6 +17,7 @@ from . import scalar_ops as ops
 from .copy import contiguous
 from .dispatch_stub import loops
 from .elementwise import binary, unary
+from .resize import resize_output
 from .tensor_factories import wrap_scalar, zeros_like
 
 
@@ -169,16 +170,23 @@ def sign_(x):
 
 
 def sgn(x):
-    """``sgn``: sign's kernel for real numbers (x / |x| for complex ones, which internals has no kernel for)."""
+    """``sgn``: sign's kernel for real numbers; for complex ones z / |z| (0 at 0), as torch's
+    ``sgn_kernel`` defines it, composed of ``abs``, ``div`` and a fill where |z| is 0."""
     if x.dtype.is_complex:
-        raise NotImplementedError("internals' sgn has no complex kernel")
+        return _complex_sgn(x)
     return unary(ops.IDENTITY if x.dtype is st.bool_ else ops.SIGN, x)
 
 
 def sgn_(x):
     if x.dtype.is_complex:
-        raise NotImplementedError("internals' sgn has no complex kernel")
+        return dispatcher.call("copy_", x, _complex_sgn(x))
     return x if x.dtype is st.bool_ else unary(ops.SIGN, x, out=x)
+
+
+def _complex_sgn(z):
+    magnitude = dispatcher.call("abs", z)
+    quotient = dispatcher.call("div.Tensor", z, magnitude)
+    return dispatcher.call("masked_fill.Scalar", quotient, dispatcher.call("eq.Scalar", magnitude, 0), 0)
 
 
 def _check_sign(x):
@@ -273,9 +281,14 @@ def bitwise_not_(x):
 
 
 def logical_not(x, *, out=None):
-    """``logical_not``: bool, True where ``x`` is zero; in place, 0 or 1 in ``x``'s own dtype."""
+    """``logical_not``: bool, True where ``x`` is zero; in place or into ``out``, 0 or 1 in that
+    tensor's own dtype (``out`` resized to ``x``'s shape first, as ``resize_output`` does)."""
     result = dispatcher.call("eq.Scalar", x, 0)
-    return result if out is None else dispatcher.call("copy_", out, result)
+    if out is None:
+        return result
+    if out is not x:
+        resize_output(out, list(result.shape))
+    return dispatcher.call("copy_", out, result)
 
 
 def logical_not_(x):

@@ -93,6 +93,8 @@ from .functions import (
     EluBackward1,
     EluBackwardBackward0,
     EmbeddingBackward0,
+    EmbeddingBagBackward0,
+    EmbeddingBagDenseBackwardBackward0,
     EmbeddingDenseBackwardBackward0,
     ErfBackward0,
     ErfinvBackward0,
@@ -204,6 +206,7 @@ from .functions import (
     NormalBackward1,
     NormalBackward2,
     NormalBackward3,
+    PackPaddedSequenceBackward0,
     PermuteBackward0,
     PowBackward0,
     PowBackward1,
@@ -307,6 +310,14 @@ from .functions import (
     UnsafeViewBackward0,
     UnsqueezeBackward0,
     UnsqueezeBackward1,
+    UpsampleBilinear2DBackward0,
+    UpsampleBilinear2DBackwardBackward0,
+    UpsampleLinear1DBackward0,
+    UpsampleLinear1DBackwardBackward0,
+    UpsampleNearest1DBackward0,
+    UpsampleNearest1DBackwardBackward0,
+    UpsampleNearest2DBackward0,
+    UpsampleNearest2DBackwardBackward0,
     VarBackward0,
     VarMeanBackward0,
     ViewAsComplexBackward0,
@@ -823,6 +834,17 @@ OPS = {
     'native_layer_norm_backward': dispatcher.find('native_layer_norm_backward'),
     'embedding_dense_backward': dispatcher.find('embedding_dense_backward'),
     '_cdist_backward': dispatcher.find('_cdist_backward'),
+    'upsample_nearest1d': dispatcher.find('upsample_nearest1d'),
+    'upsample_nearest1d_backward': dispatcher.find('upsample_nearest1d_backward'),
+    'upsample_nearest2d': dispatcher.find('upsample_nearest2d'),
+    'upsample_nearest2d_backward': dispatcher.find('upsample_nearest2d_backward'),
+    'upsample_linear1d': dispatcher.find('upsample_linear1d'),
+    'upsample_linear1d_backward': dispatcher.find('upsample_linear1d_backward'),
+    'upsample_bilinear2d': dispatcher.find('upsample_bilinear2d'),
+    'upsample_bilinear2d_backward': dispatcher.find('upsample_bilinear2d_backward'),
+    '_embedding_bag': dispatcher.find('_embedding_bag'),
+    '_embedding_bag_dense_backward': dispatcher.find('_embedding_bag_dense_backward'),
+    '_pack_padded_sequence': dispatcher.find('_pack_padded_sequence'),
 }
 
 
@@ -914,6 +936,7 @@ def sgn(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SgnBackward0()
         grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
     with below_ad_inplace_or_view():
         result = OPS['sgn'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
@@ -927,6 +950,7 @@ def sgn_(ks, self):
         check_inplace(self)
         grad_fn = SgnBackward0()
         grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
     with below_autograd():
         result = OPS['sgn_'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
@@ -7261,6 +7285,184 @@ def _cdist_backward(ks, grad, x1, x2, p, cdist):
     return result
 
 
+def upsample_nearest1d(ks, self, output_size, scales=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UpsampleNearest1DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.scales_ = scales
+    with below_ad_inplace_or_view():
+        result = OPS['upsample_nearest1d'].redispatch(after_autograd(ks), self, output_size, scales)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def upsample_nearest1d_backward(ks, grad_output, output_size, input_size, scales=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = UpsampleNearest1DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.scales_ = scales
+    with below_ad_inplace_or_view():
+        result = OPS['upsample_nearest1d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def upsample_nearest2d(ks, self, output_size, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UpsampleNearest2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['upsample_nearest2d'].redispatch(after_autograd(ks), self, output_size, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def upsample_nearest2d_backward(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = UpsampleNearest2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['upsample_nearest2d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def upsample_linear1d(ks, self, output_size, align_corners, scales=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UpsampleLinear1DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.align_corners_ = align_corners
+        grad_fn.scales_ = scales
+    with below_ad_inplace_or_view():
+        result = OPS['upsample_linear1d'].redispatch(after_autograd(ks), self, output_size, align_corners, scales)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def upsample_linear1d_backward(ks, grad_output, output_size, input_size, align_corners, scales=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = UpsampleLinear1DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.align_corners_ = align_corners
+        grad_fn.scales_ = scales
+    with below_ad_inplace_or_view():
+        result = OPS['upsample_linear1d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def upsample_bilinear2d(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UpsampleBilinear2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.align_corners_ = align_corners
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['upsample_bilinear2d'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = UpsampleBilinear2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.align_corners_ = align_corners
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['upsample_bilinear2d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _embedding_bag(ks, weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (weight._requires_grad or (per_sample_weights is not None and per_sample_weights._requires_grad)):
+        grad_fn = EmbeddingBagBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(weight, per_sample_weights)
+        grad_fn.weight_sym_sizes_ = weight._impl.sizes
+        grad_fn.indices_ = SavedVariable(indices, False)
+        grad_fn.offsets_ = SavedVariable(offsets, False)
+        grad_fn.scale_grad_by_freq_ = scale_grad_by_freq
+        grad_fn.mode_ = as_int(mode)
+        grad_fn.sparse_ = sparse
+        if edges[0] is not None:
+            grad_fn.per_sample_weights_ = SavedVariable(per_sample_weights, False)
+        grad_fn.padding_idx_ = as_int(padding_idx)
+        if edges[1] is not None:
+            grad_fn.weight_ = SavedVariable(weight, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_embedding_bag'].redispatch(after_autograd(ks), weight, indices, offsets, scale_grad_by_freq, mode, sparse, per_sample_weights, include_last_offset, padding_idx)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+        grad_fn.result2_ = SavedVariable(result[2], True)
+        grad_fn.result3_ = SavedVariable(result[3], True)
+    return result
+
+
+def _embedding_bag_dense_backward(ks, grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx=-1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad._requires_grad or (per_sample_weights is not None and per_sample_weights._requires_grad)):
+        grad_fn = EmbeddingBagDenseBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad, per_sample_weights)
+        grad_fn.grad_ = SavedVariable(grad, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_embedding_bag_dense_backward'].redispatch(after_autograd(ks), grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _pack_padded_sequence(ks, input, lengths, batch_first):
+    grad_fn = None
+    if _grad_mode.grad_enabled and input._requires_grad:
+        grad_fn = PackPaddedSequenceBackward0()
+        grad_fn._next_edges = collect_next_edges(input)
+        grad_fn.input_sym_sizes_ = input._impl.sizes
+        grad_fn.batch_first_ = batch_first
+    with below_ad_inplace_or_view():
+        result = OPS['_pack_padded_sequence'].redispatch(after_autograd(ks), input, lengths, batch_first)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+    return result
+
+
 KERNELS = {
     'neg': neg,
     'neg.out': neg_out,
@@ -7766,6 +7968,17 @@ KERNELS = {
     'native_layer_norm_backward': native_layer_norm_backward,
     'embedding_dense_backward': embedding_dense_backward,
     '_cdist_backward': _cdist_backward,
+    'upsample_nearest1d': upsample_nearest1d,
+    'upsample_nearest1d_backward': upsample_nearest1d_backward,
+    'upsample_nearest2d': upsample_nearest2d,
+    'upsample_nearest2d_backward': upsample_nearest2d_backward,
+    'upsample_linear1d': upsample_linear1d,
+    'upsample_linear1d_backward': upsample_linear1d_backward,
+    'upsample_bilinear2d': upsample_bilinear2d,
+    'upsample_bilinear2d_backward': upsample_bilinear2d_backward,
+    '_embedding_bag': _embedding_bag,
+    '_embedding_bag_dense_backward': _embedding_bag_dense_backward,
+    '_pack_padded_sequence': _pack_padded_sequence,
 }
 
 

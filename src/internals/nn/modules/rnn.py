@@ -11,8 +11,10 @@ then each step adds the hidden projection to its slice.
 
 The parameters have torch's names, shapes, gate order (LSTM: input, forget, cell, output; GRU:
 reset, update, new) and initialisation order, so one seed gives torch's weights and state dicts
-load in either library. Packed sequences (``nn.utils.rnn.PackedSequence``) are not supported:
-the input is a padded (L, N, H) or (N, L, H) tensor, or an unbatched (L, H) one.
+load in either library. The input is a padded (L, N, H) or (N, L, H) tensor, an unbatched (L, H)
+one, or a ``PackedSequence`` (``nn.utils.rnn``), run as torch's ``PackedLayer`` runs it: at each
+step only the ``batch_sizes[t]`` sequences still running, each sequence's final state kept from
+its own last step.
 """
 import math
 import numbers
@@ -22,6 +24,7 @@ from ..._functional import cat, empty, stack, zeros
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ..utils.rnn import PackedSequence
 from .module import Module
 
 __all__ = ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]
@@ -87,7 +90,54 @@ def _scan(cell, input, hidden, params, reverse=False):
     return stack(outputs, 0), hidden
 
 
-def _run_stack(mode, input, hiddens, params, num_layers, dropout, training, bidirectional):
+def _hidden_slice(hidden, start, end):
+    if isinstance(hidden, tuple):
+        return tuple(h.narrow(0, start, end - start) for h in hidden)
+    return hidden.narrow(0, start, end - start)
+
+
+def _hidden_concat(hiddens):
+    if isinstance(hiddens[0], tuple):
+        return tuple(cat([h[i] for h in hiddens], 0) for i in range(len(hiddens[0])))
+    return cat(hiddens, 0)
+
+
+def _scan_packed(cell, data, hidden, params, batch_sizes):
+    """``PackedLayer``: step t runs on the first batch_sizes[t] sequences; when the batch
+    shrinks, the states of the sequences that ended are set aside as their final states."""
+    steps_input = F.linear(data, params[0], params[2])
+    outputs, finished, offset, last = [], [], 0, batch_sizes[0]
+    for size in batch_sizes:
+        if size < last:
+            finished.append(_hidden_slice(hidden, size, last))
+            hidden = _hidden_slice(hidden, 0, size)
+        last = size
+        hidden = cell(steps_input.narrow(0, offset, size), hidden, params)
+        offset += size
+        outputs.append(_output_of(hidden))
+    finished.append(hidden)
+    return cat(outputs, 0), _hidden_concat(finished[::-1])
+
+
+def _scan_packed_reversed(cell, data, hidden, params, batch_sizes):
+    """``ReversedPackedLayer``: from the last step back, starting with the sequences that run to
+    the end and taking in each sequence's initial state as the steps reach its last element."""
+    steps_input = F.linear(data, params[0], params[2])
+    initial, outputs = hidden, []
+    offset, last = steps_input.shape[0], batch_sizes[-1]
+    hidden = _hidden_slice(initial, 0, last)
+    for size in reversed(batch_sizes):
+        if size > last:
+            hidden = _hidden_concat([hidden, _hidden_slice(initial, last, size)])
+        offset -= size
+        last = size
+        hidden = cell(steps_input.narrow(0, offset, size), hidden, params)
+        outputs.append(_output_of(hidden))
+    outputs.reverse()
+    return cat(outputs, 0), hidden
+
+
+def _run_stack(mode, input, hiddens, params, num_layers, dropout, training, bidirectional, batch_sizes=None):
     """All layers, each direction with its own parameters and initial state; between layers
     dropout while training (``at::dropout``, so torch's random stream). Returns the last
     layer's output and the final state of every layer and direction, in parameter order."""
@@ -97,7 +147,11 @@ def _run_stack(mode, input, hiddens, params, num_layers, dropout, training, bidi
         outputs = []
         for d in range(directions):
             k = layer * directions + d
-            output, final = _scan(cell, input, hiddens[k], params[k], reverse=d == 1)
+            if batch_sizes is None:
+                output, final = _scan(cell, input, hiddens[k], params[k], reverse=d == 1)
+            else:
+                scan = _scan_packed_reversed if d == 1 else _scan_packed
+                output, final = scan(cell, input, hiddens[k], params[k], batch_sizes)
             outputs.append(output)
             finals.append(final)
         input = outputs[0] if directions == 1 else cat(outputs, outputs[0].dim() - 1)
@@ -210,8 +264,52 @@ class RNNBase(Module):
             output = output.transpose(0, 1) if self.mode == "LSTM" else output.transpose_(0, 1)
         return output, finals
 
+    def _forward_packed(self, packed, hx):
+        """A ``PackedSequence`` in, one out (same batch sizes and permutations); the state is
+        given and returned in the caller's batch order, run in the packed (sorted) order."""
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        sizes = batch_sizes.tolist()
+        lstm = self.mode == "LSTM"
+        layers = self.num_layers * (2 if self.bidirectional else 1)
+        if hx is None:
+            h = zeros((layers, sizes[0], self.proj_size or self.hidden_size), dtype=data.dtype, device=data.device)
+            hx = (h, zeros((layers, sizes[0], self.hidden_size), dtype=data.dtype, device=data.device)) if lstm else h
+        else:
+            hx = _permute_hidden(hx, sorted_indices)
+        self._check_packed(data, hx, sizes[0])
+        hiddens = list(zip(hx[0].unbind(0), hx[1].unbind(0))) if lstm else hx.unbind(0)
+        output, finals = _run_stack(self.mode, data, hiddens, self._cell_params(), self.num_layers, self.dropout,
+                                    self.training, self.bidirectional, batch_sizes=sizes)
+        if lstm:
+            hidden = (stack([h for h, _ in finals], 0), stack([c for _, c in finals], 0))
+        else:
+            hidden = stack(finals, 0)
+        return PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices), \
+            _permute_hidden(hidden, unsorted_indices)
+
+    def _check_packed(self, data, hx, mini_batch):
+        """``check_forward_args`` with batch sizes: 2-D data, states sized for the widest step."""
+        weight = self._flat_weights[0]
+        if data.dtype != weight.dtype:
+            raise ValueError(f"RNN input dtype ({data.dtype}) does not match weight dtype ({weight.dtype}). "
+                             f"Convert input: input.to({weight.dtype}), or convert model: model.to({data.dtype})")
+        if data.dim() != 2:
+            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
+        if self.input_size != data.size(-1):
+            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
+                               f"got {data.size(-1)}")
+        layers = self.num_layers * (2 if self.bidirectional else 1)
+        expected = (layers, mini_batch, self.proj_size or self.hidden_size)
+        if self.mode == "LSTM":
+            self.check_hidden_size(hx[0], expected, "Expected hidden[0] size {}, got {}")
+            self.check_hidden_size(hx[1], (layers, mini_batch, self.hidden_size), "Expected hidden[1] size {}, got {}")
+        else:
+            self.check_hidden_size(hx, expected)
+
     def _forward_single_state(self, input, hx):
         """RNN and GRU: one state tensor (layers·directions, N, H)."""
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         input, is_batched = self._batched(input, "RNN" if self.mode.startswith("RNN") else self.mode)
         if hx is not None:
             if is_batched and hx.dim() != 3:
@@ -244,6 +342,15 @@ class RNNBase(Module):
         if self.bidirectional is not False:
             s += f", bidirectional={self.bidirectional}"
         return s
+
+
+def _permute_hidden(hx, permutation):
+    """The state's batch dim (1) reordered by ``permutation`` (``RNNBase.permute_hidden``)."""
+    if permutation is None:
+        return hx
+    if isinstance(hx, tuple):
+        return tuple(h.index_select(1, permutation) for h in hx)
+    return hx.index_select(1, permutation)
 
 
 def _check_config(mode, input_size, hidden_size, num_layers, bias, batch_first, dropout, proj_size):
@@ -315,6 +422,8 @@ class LSTM(RNNBase):
 
     def forward(self, input, hx=None):
         """(output, (h_n, c_n))."""
+        if isinstance(input, PackedSequence):
+            return self._forward_packed(input, hx)
         input, is_batched = self._batched(input, "LSTM")
         if hx is None:
             hx = (self._zeros(input, self.proj_size or self.hidden_size), self._zeros(input, self.hidden_size))
