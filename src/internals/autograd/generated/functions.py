@@ -19,6 +19,7 @@ from ..functions_manual import (  # the helpers the formulas call
     amax_amin_backward,
     aminmax_backward,
     as_strided_backward,
+    as_strided_scatter_backward,
     atan2_backward,
     avg_pool2d,
     avg_pool2d_backward,
@@ -45,6 +46,7 @@ from ..functions_manual import (  # the helpers the formulas call
     deg2rad_backward,
     derivative_not_implemented,
     diagonal_backward,
+    diagonal_scatter,
     div_scalar,
     div_tensor_other_backward,
     div_tensor_self_backward,
@@ -136,10 +138,12 @@ from ..functions_manual import (  # the helpers the formulas call
     scalar_div_tensor,
     scatter_reduce_backward,
     select_backward,
+    select_scatter_symint,
     sgn_real_backward,
     sigmoid_backward,
     silu_backward,
     slice_backward_wrapper,
+    slice_scatter_symint,
     slice_symint,
     smooth_l1_loss_backward,
     smooth_l1_loss_double_backward,
@@ -180,7 +184,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
 
 
 class NegBackward0(Node):
@@ -1678,6 +1682,124 @@ class DiagonalBackward0_copy(Node):
         dim1 = node.dim1_
         dim2 = node.dim2_
         return (diagonal_backward(grad, self_sym_sizes, offset, dim1, dim2),)
+
+
+class FillBackward0(Node):
+    """``fill.Scalar(Tensor self, Scalar value) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (zeros_like(grad),)
+
+
+class FillBackward1(Node):
+    """``fill.Tensor(Tensor self, Tensor value) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = zeros_like(grad)
+        grad_value = None
+        if edges[1] is not None:
+            grad_value = grad.sum()
+        return grad_self, grad_value
+
+
+class SliceScatterBackward0(Node):
+    """``slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor``"""
+    __slots__ = ('src_', 'dim_', 'start_', 'end_', 'step_')
+    _tensor_slots = ('src_',)
+    _exposed = {'_saved_src': ('src_', True), '_saved_dim': ('dim_', False), '_saved_start': ('start_', False), '_saved_end': ('end_', False), '_saved_step': ('step_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        dim = node.dim_
+        start = node.start_
+        end = node.end_
+        step = node.step_
+        grad_self = None
+        if edges[0] is not None:
+            src = node.src_.unpack(node)
+            grad_self = slice_scatter_symint(grad, zeros_like(src), dim, start, end, step)
+        grad_src = None
+        if edges[1] is not None:
+            grad_src = slice_symint(grad, dim, start, end, step)
+        return grad_self, grad_src
+
+
+class SelectScatterBackward0(Node):
+    """``select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor``"""
+    __slots__ = ('src_', 'dim_', 'index_')
+    _tensor_slots = ('src_',)
+    _exposed = {'_saved_src': ('src_', True), '_saved_dim': ('dim_', False), '_saved_index': ('index_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        dim = node.dim_
+        index = node.index_
+        grad_self = None
+        if edges[0] is not None:
+            src = node.src_.unpack(node)
+            grad_self = select_scatter_symint(grad, zeros_like(src), dim, index)
+        grad_src = None
+        if edges[1] is not None:
+            grad_src = grad.select(dim, index)
+        return grad_self, grad_src
+
+
+class DiagonalScatterBackward0(Node):
+    """``diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor``"""
+    __slots__ = ('src_', 'offset_', 'dim1_', 'dim2_')
+    _tensor_slots = ('src_',)
+    _exposed = {'_saved_src': ('src_', True), '_saved_offset': ('offset_', False), '_saved_dim1': ('dim1_', False), '_saved_dim2': ('dim2_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        offset = node.offset_
+        dim1 = node.dim1_
+        dim2 = node.dim2_
+        grad_self = None
+        if edges[0] is not None:
+            src = node.src_.unpack(node)
+            grad_self = diagonal_scatter(grad, zeros_like(src), offset, dim1, dim2)
+        grad_src = None
+        if edges[1] is not None:
+            grad_src = grad.diagonal(offset, dim1, dim2)
+        return grad_self, grad_src
+
+
+class AsStridedScatterBackward0(Node):
+    """``as_strided_scatter(Tensor self, Tensor src, SymInt[] size, SymInt[] stride, SymInt? storage_offset=None) -> Tensor``"""
+    __slots__ = ('self_geometry_', 'src_geometry_', 'size_', 'stride_', 'storage_offset_')
+    _tensor_slots = ()
+    _exposed = {'_saved_size': ('size_', False), '_saved_stride': ('stride_', False), '_saved_storage_offset': ('storage_offset_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        self_geometry = node.self_geometry_
+        src_geometry = node.src_geometry_
+        size = node.size_
+        stride = node.stride_
+        storage_offset = node.storage_offset_
+        grad_self = None
+        if edges[0] is not None:
+            grad_self = as_strided_scatter_backward(grad, self_geometry, src_geometry, size, stride, storage_offset)
+        grad_src = None
+        if edges[1] is not None:
+            grad_src = grad.contiguous().as_strided(size, stride, storage_offset)
+        return grad_self, grad_src
 
 
 class UnfoldBackward0(Node):
