@@ -602,7 +602,12 @@ def _qr_backward_tall(gQ, gR, Q, R):
     gA = Q.matmul(M + M.triu(1).mT)
     if gQ is not None:
         gA = gA + gQ
-    return _solve(R.mT, gA, left=False)
+    return _as_column_major(_solve(R.mT, gA, left=False))
+
+
+def _as_column_major(t):
+    """``t`` laid out as torch's triangular solves return their result: column-major matrices."""
+    return t.mT.contiguous().mT
 
 
 def cholesky_backward(gL, upper, L):
@@ -614,7 +619,7 @@ def cholesky_backward(gL, upper, L):
         L, gL = L.mT, gL.mT
     phi = L.mT.matmul(gL).tril()
     phi = 0.5 * (phi + phi.tril(-1).mT)
-    return _solve(L, _solve(L.mT, phi), left=False)
+    return _as_column_major(_solve(L, _solve(L.mT, phi), left=False))
 
 
 def linalg_solve_backward(gX, X, A, LU, pivots, left, grad_input_mask):

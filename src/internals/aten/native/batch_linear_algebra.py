@@ -239,7 +239,8 @@ def _from_host(values, dtype, device, f_contig=True):
     """A fresh tensor holding ``values``, laid out as torch lays out what LAPACK returned."""
     out = empty_strided(values.shape, _batched_matrix_strides(values.shape, f_contig), dtype=dtype, device=device)
     if out.numel():
-        dispatcher.call("copy_", out, from_host(np.ascontiguousarray(values), dtype, device))
+        # a copy of its own: NumPy may hand back a read-only or shared array
+        dispatcher.call("copy_", out, from_host(np.array(values, order="C"), dtype, device))
     return out
 
 
@@ -386,12 +387,14 @@ def _cholesky_host(A, upper):
     if a.size:
         try:
             factors = np.linalg.cholesky(lower)
+            failed = ~(np.diagonal(factors, 0, -2, -1) > 0).all(-1)     # OpenBLAS lets NaN through
         except np.linalg.LinAlgError:
-            flat, codes = lower.reshape(-1, *lower.shape[-2:]), info.reshape(-1)
-            factors = np.empty_like(flat)
-            for b in range(flat.shape[0]):
-                factors[b], codes[b] = _potf2(flat[b])
-            factors = factors.reshape(lower.shape)
+            failed = np.ones(info.shape, bool)
+        if failed.any():
+            factors, codes = np.array(factors), info.reshape(-1)
+            flat, flat_factors = lower.reshape(-1, *lower.shape[-2:]), factors.reshape(-1, *lower.shape[-2:])
+            for b in np.flatnonzero(failed.reshape(-1)):
+                flat_factors[b], codes[b] = _potf2(flat[b])
     if upper:
         factors = np.swapaxes(factors, -1, -2)
     return _from_host(factors, A.dtype, A.device), from_host(info, st.int32, A.device)
