@@ -25,8 +25,8 @@ def cross(input, other, *, dim=-1, out=None):
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """``linalg_matrix_norm`` with a string ``ord`` (``aten/native/LinearAlgebra.cpp``), checked as
-    torch checks it. 'fro' is the vector 2-norm over the two dims; 'nuc' sums singular values,
-    which internals does not compute, nor the norms of a number ``ord``."""
+    torch checks it. 'fro' is the vector 2-norm over the two dims; 'nuc' sums singular values.
+    The norms of a number ``ord`` are not in internals."""
     if not isinstance(ord, str):
         raise NotImplementedError("internals: linalg.matrix_norm supports ord='fro' only")
     if ord not in ("fro", "nuc"):
@@ -39,9 +39,20 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({wrap_dim(dim[0], A.dim())}, "
                            f"{wrap_dim(dim[1], A.dim())})")
     if ord == "nuc":
-        raise NotImplementedError("internals: linalg.matrix_norm(ord='nuc') needs singular values, which "
-                                  "internals does not compute")
+        return _nuclear_norm(A, dim, keepdim, dtype)
     return vector_norm(A, 2, list(dim), keepdim, dtype=dtype)
+
+
+def _nuclear_norm(A, dim, keepdim, dtype):
+    """The sum of the singular values of the matrices over ``dim``, those two dims moved last
+    first (``create_dim_backshift_permutation``) and put back with ``keepdim``."""
+    d0, d1 = wrap_dim(dim[0], A.dim()), wrap_dim(dim[1], A.dim())
+    order = [d for d in range(A.dim()) if d not in (d0, d1)] + [d0, d1]
+    A = A if dtype is None else A.to(dtype)
+    result = svdvals(A.permute(order)).sum(-1)
+    if keepdim:
+        result = result.unsqueeze(-1).unsqueeze(-1).permute([order.index(d) for d in range(A.dim())])
+    return result
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
