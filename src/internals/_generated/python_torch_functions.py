@@ -3601,28 +3601,22 @@ def THPVariable_nanmedian(*args, **kwargs):
 
 
 _nanquantile_parser = PythonArgParser([
-    'nanquantile(Tensor input, Tensor q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear", Tensor out=None)',
-    'nanquantile(Tensor input, double q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear", Tensor out=None)',
+    'nanquantile(Tensor input, Tensor q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear")',
+    'nanquantile(Tensor input, double q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear")',
 ])
 
 
 def THPVariable_nanquantile(*args, **kwargs):
     _r = _nanquantile_parser.parse(args, kwargs)
     if _r.idx == 0:
-        if _r.is_none(5):
-            # aten::nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
-            if not kwargs:
-                return _ops['nanquantile'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3))
-            return _ops['nanquantile'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4))
-        # aten::nanquantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
-        return _ops['nanquantile.out'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4), out=_r.tensor(5))
-    if _r.is_none(5):
-        # aten::nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+        # aten::nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
         if not kwargs:
-            return _ops['nanquantile.scalar'](_r.tensor(0), _r.to_double(1), _r.to_int64(2), _r.to_bool(3))
-        return _ops['nanquantile.scalar'](_r.tensor(0), _r.to_double(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4))
-    # aten::nanquantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
-    return _ops['nanquantile.scalar_out'](_r.tensor(0), _r.to_double(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4), out=_r.tensor(5))
+            return _ops['nanquantile'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3))
+        return _ops['nanquantile'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4))
+    # aten::nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    if not kwargs:
+        return _ops['nanquantile.scalar'](_r.tensor(0), _r.to_double(1), _r.to_int64(2), _r.to_bool(3))
+    return _ops['nanquantile.scalar'](_r.tensor(0), _r.to_double(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4))
 
 
 _nansum_parser = PythonArgParser([
@@ -3958,28 +3952,22 @@ def THPVariable_qr(*args, **kwargs):
 
 
 _quantile_parser = PythonArgParser([
-    'quantile(Tensor input, Tensor q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear", Tensor out=None)',
-    'quantile(Tensor input, double q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear", Tensor out=None)',
+    'quantile(Tensor input, Tensor q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear")',
+    'quantile(Tensor input, double q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear")',
 ])
 
 
 def THPVariable_quantile(*args, **kwargs):
     _r = _quantile_parser.parse(args, kwargs)
     if _r.idx == 0:
-        if _r.is_none(5):
-            # aten::quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
-            if not kwargs:
-                return _ops['quantile'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3))
-            return _ops['quantile'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4))
-        # aten::quantile.out(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
-        return _ops['quantile.out'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4), out=_r.tensor(5))
-    if _r.is_none(5):
-        # aten::quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+        # aten::quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
         if not kwargs:
-            return _ops['quantile.scalar'](_r.tensor(0), _r.to_double(1), _r.to_int64(2), _r.to_bool(3))
-        return _ops['quantile.scalar'](_r.tensor(0), _r.to_double(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4))
-    # aten::quantile.scalar_out(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear', Tensor(a!) out) -> Tensor(a!)
-    return _ops['quantile.scalar_out'](_r.tensor(0), _r.to_double(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4), out=_r.tensor(5))
+            return _ops['quantile'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3))
+        return _ops['quantile'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4))
+    # aten::quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    if not kwargs:
+        return _ops['quantile.scalar'](_r.tensor(0), _r.to_double(1), _r.to_int64(2), _r.to_bool(3))
+    return _ops['quantile.scalar'](_r.tensor(0), _r.to_double(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4))
 
 
 _rad2deg_parser = PythonArgParser([
