@@ -18,8 +18,8 @@ from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
 globals().update(FUNCTIONS)
 __all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm",
                           "meshgrid", "broadcast_tensors", "numel", "as_tensor", "is_floating_point", "is_complex",
-                          "unique", "adjoint", "atleast_1d", "atleast_2d", "atleast_3d", "tensordot", "cdist",
-                          "block_diag", "cartesian_prod"]
+                          "unique", "unique_consecutive", "adjoint", "atleast_1d", "atleast_2d", "atleast_3d",
+                          "tensordot", "cdist", "block_diag", "cartesian_prod"]
 
 
 def meshgrid(*tensors, indexing=None):
@@ -109,6 +109,17 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
         return output, inverse if return_inverse else counts
     return output
 
+
+
+def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
+    """``torch.functional.unique_consecutive``: the operator's values alone, or a tuple with the
+    inverse and/or the counts asked for."""
+    output, inverse, counts = dispatcher.call("unique_consecutive", input, return_inverse, return_counts, dim)
+    if return_inverse and return_counts:
+        return output, inverse, counts
+    if return_inverse or return_counts:
+        return output, inverse if return_inverse else counts
+    return output
 
 def tensordot(a, b, dims=2, out=None):
     """``torch.functional.tensordot``: ``dims`` as a count (the last dims of ``a`` with the first

@@ -9,6 +9,7 @@ kernels only compute metadata already, so a fake tensor can run them as they are
 """
 from collections import namedtuple
 
+from .aten.native.batch_linear_algebra import _check_floating, _lapack_dtype, _square_check
 from .aten.native.tensor_factories import like_strides
 from .aten.native.tensor_shape import compute_stride, infer_size, wrap_dim
 from .aten.tensor_iterator import broadcast_shapes, output_layout
@@ -281,3 +282,31 @@ def meta_full_like(x, fill_value, *, dtype=None, layout=None, device=None, pin_m
 def meta_to_copy(x, *, dtype=None, layout=None, device=None, pin_memory=None, non_blocking=False,
                  memory_format=None):
     return _like(x, dtype, device, memory_format)
+
+
+# ------------------------------------------------------------------ LAPACK factorizations
+def _column_major_meta(A):
+    """A batch of matrices shaped as A, column-major (LAPACK's layout)."""
+    shape = tuple(A.shape)
+    strides = contiguous_strides(shape)[:-2] + (1, max(shape[-2], 1))
+    return TensorMeta(shape, strides, A.dtype, A.device)
+
+
+@register_meta("linalg_cholesky_ex")
+def _linalg_cholesky_ex_meta(A, *, upper=False, check_errors=False):
+    """L laid out as LAPACK leaves it, info per matrix; the kernel's checks of A, not its values."""
+    _square_check(A, "linalg.cholesky")
+    _check_floating(A, "linalg.cholesky")
+    _lapack_dtype(A, "cholesky")
+    return _column_major_meta(A), TensorMeta(tuple(A.shape[:-2]), contiguous_strides(tuple(A.shape[:-2])), st.int32,
+                                             A.device)
+
+
+@register_meta("cholesky")
+def _cholesky_meta(A, upper=False):
+    """``torch.cholesky``: an empty input comes back contiguous; the factor is column-major."""
+    if A.numel() == 0:
+        return TensorMeta(tuple(A.shape), contiguous_strides(tuple(A.shape)), A.dtype, A.device)
+    _square_check(A, "cholesky")
+    _lapack_dtype(A, "cholesky")
+    return _column_major_meta(A)

@@ -15,7 +15,7 @@ import weakref
 import numpy as np
 
 from . import _tensor_indexing
-from ._functional import nonzero, norm, unique
+from ._functional import nonzero, norm, unique, unique_consecutive
 from ._generated.python_torch_functions import FUNCTIONS as _torch_functions
 from ._generated.python_variable_methods import METHODS
 from ._interop import to_torch
@@ -707,6 +707,7 @@ def _attach_generated_methods():
     Tensor.nonzero = nonzero         # its ``as_tuple`` keyword belongs to the binding, not the operator
     Tensor.norm = _norm              # torch.norm is Python (torch/functional.py), and so is Tensor.norm
     Tensor.unique = _unique          # and so are torch.unique and Tensor.unique
+    Tensor.unique_consecutive = _unique_consecutive
 
 
 def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
@@ -715,3 +716,7 @@ def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
 
 def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
     return unique(self, sorted, return_inverse, return_counts, dim)
+
+
+def _unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    return unique_consecutive(self, return_inverse, return_counts, dim)

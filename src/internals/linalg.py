@@ -1,5 +1,7 @@
-"""``torch.linalg``: the vector norm, the Frobenius matrix norm, and what an LU factorization
-gives: ``lu_factor``, ``inv``, ``det`` (the rest of torch's namespace is not in internals)."""
+"""``torch.linalg``: the vector norm, the Frobenius matrix norm, what an LU factorization gives
+(``lu_factor``, ``inv``, ``det``, ``slogdet``, ``solve``), and the SVD, QR and Cholesky
+decompositions (the rest of torch's namespace is not in internals)."""
+from ._tensor_base import TensorBase
 from .aten import dispatcher
 from .aten.native.batch_linear_algebra import _check_errors
 from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
@@ -7,7 +9,7 @@ from .aten.native.tensor_shape import wrap_dim
 from .return_types import return_type
 
 __all__ = ["vector_norm", "matrix_norm", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "det", "cross",
-           "LinAlgError"]
+           "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr", "cholesky", "cholesky_ex", "LinAlgError"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -23,8 +25,8 @@ def cross(input, other, *, dim=-1, out=None):
 
 def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
     """``linalg_matrix_norm`` with a string ``ord`` (``aten/native/LinearAlgebra.cpp``), checked as
-    torch checks it. 'fro' is the vector 2-norm over the two dims; 'nuc' sums singular values,
-    which internals does not compute, nor the norms of a number ``ord``."""
+    torch checks it. 'fro' is the vector 2-norm over the two dims; 'nuc' sums singular values.
+    The norms of a number ``ord`` are not in internals."""
     if not isinstance(ord, str):
         raise NotImplementedError("internals: linalg.matrix_norm supports ord='fro' only")
     if ord not in ("fro", "nuc"):
@@ -37,9 +39,20 @@ def matrix_norm(A, ord="fro", dim=(-2, -1), keepdim=False, *, dtype=None):
         raise RuntimeError(f"linalg.matrix_norm: dims must be different. Got ({wrap_dim(dim[0], A.dim())}, "
                            f"{wrap_dim(dim[1], A.dim())})")
     if ord == "nuc":
-        raise NotImplementedError("internals: linalg.matrix_norm(ord='nuc') needs singular values, which "
-                                  "internals does not compute")
+        return _nuclear_norm(A, dim, keepdim, dtype)
     return vector_norm(A, 2, list(dim), keepdim, dtype=dtype)
+
+
+def _nuclear_norm(A, dim, keepdim, dtype):
+    """The sum of the singular values of the matrices over ``dim``, those two dims moved last
+    first (``create_dim_backshift_permutation``) and put back with ``keepdim``."""
+    d0, d1 = wrap_dim(dim[0], A.dim()), wrap_dim(dim[1], A.dim())
+    order = [d for d in range(A.dim()) if d not in (d0, d1)] + [d0, d1]
+    A = A if dtype is None else A.to(dtype)
+    result = svdvals(A.permute(order)).sum(-1)
+    if keepdim:
+        result = result.unsqueeze(-1).unsqueeze(-1).permute([order.index(d) for d in range(A.dim())])
+    return result
 
 
 def lu_factor_ex(A, *, pivot=True, check_errors=False):
@@ -69,3 +82,50 @@ def matrix_power(A, n, *, out=None):
 
 def det(A):
     return dispatcher.call("linalg_det", A)
+
+
+def slogdet(A, *, out=None):
+    return _maybe_out(dispatcher.call("linalg_slogdet", A), out)
+
+
+def solve(A, B, *, left=True, out=None):
+    return _maybe_out(dispatcher.call("linalg_solve", A, B, left=left), out)
+
+
+def solve_ex(A, B, *, left=True, check_errors=False, out=None):
+    return _maybe_out(dispatcher.call("linalg_solve_ex", A, B, left=left, check_errors=check_errors), out)
+
+
+def svd(A, full_matrices=True, *, driver=None, out=None):
+    return _maybe_out(dispatcher.call("linalg_svd", A, full_matrices, driver=driver), out)
+
+
+def svdvals(A, *, driver=None, out=None):
+    return _maybe_out(dispatcher.call("linalg_svdvals", A, driver=driver), out)
+
+
+def qr(A, mode="reduced", *, out=None):
+    return _maybe_out(dispatcher.call("linalg_qr", A, mode), out)
+
+
+def cholesky(A, *, upper=False, out=None):
+    return _maybe_out(dispatcher.call("linalg_cholesky", A, upper=upper), out)
+
+
+def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
+    return _maybe_out(dispatcher.call("linalg_cholesky_ex", A, upper=upper, check_errors=check_errors), out)
+
+
+def _maybe_out(result, out):
+    """The result, or written into ``out`` (a tensor, or one per output) as torch's ``out=``
+    overloads write it: resized to the result's shape, then copied."""
+    if out is None:
+        return result
+    outs = (out,) if isinstance(result, TensorBase) else tuple(out)
+    results = (result,) if isinstance(result, TensorBase) else tuple(result)
+    if len(outs) != len(results):
+        raise TypeError(f"expected {len(results)} tensors for out=, got {len(outs)}")
+    for o, r in zip(outs, results, strict=True):
+        dispatcher.call("resize_", o, list(r.shape))
+        dispatcher.call("copy_", o, r)
+    return out if isinstance(result, TensorBase) else type(result)(*outs)

@@ -486,11 +486,17 @@ def test_stat_mean_one_node(case, used):
     assert internals.autograd.gradcheck(lambda x: [f(internals, x)[i] for i in used], (_x(internals),))
 
 
-def test_nuclear_norm_is_refused():
-    """torch sums singular values for p='nuc'; internals computes none, and says so instead of guessing."""
-    x = torch.arange(6.0).reshape(2, 3)
-    torch.norm(x, "nuc")                       # a valid call in torch
-    for call in (lambda o: internals.norm(o, "nuc"), lambda o: o.norm("nuc", dim=(0, 1)),
-                 lambda o: internals.linalg.matrix_norm(o, "nuc")):
-        with pytest.raises(NotImplementedError, match="ord='nuc'"):
-            call(internals.from_torch(x))
+def test_nuclear_norm_sums_singular_values():
+    """p='nuc' (torch.norm, Tensor.norm, linalg.matrix_norm): the sum of the singular values,
+    LAPACK's on both sides (within its last bits), with torch's node and gradient."""
+    x = torch.arange(24.0, dtype=torch.float64).reshape(2, 3, 4).cos()
+    calls = (lambda lib, o: lib.norm(o[0], "nuc"), lambda lib, o: o.norm("nuc", dim=(0, 1)),
+             lambda lib, o: lib.linalg.matrix_norm(o, "nuc", dim=(2, 0), keepdim=True))
+    for call in calls:
+        ours_x, theirs_x = internals.from_torch(x).requires_grad_(), x.clone().requires_grad_()
+        ours, theirs = call(internals, ours_x), call(torch, theirs_x)
+        assert_same(ours, theirs, rtol=1e-12, atol=1e-12)
+        assert ours.grad_fn.name() == theirs.grad_fn.name()
+        ours.sum().backward()
+        theirs.sum().backward()
+        assert_same(ours_x.grad, theirs_x.grad, rtol=1e-10, atol=1e-10)

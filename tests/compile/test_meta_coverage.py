@@ -39,7 +39,7 @@ KERNEL_KEYS = {"CPU", "CUDA", "CompositeExplicitAutograd"}
 # Operators with a kernel that this test does not check, each with the reason.
 NOT_CHECKED = {
     # the output's shape is the data's: fake tensors refuse them (tested below)
-    **dict.fromkeys(("nonzero", "masked_select", "_unique2", "unique_dim", "bincount",
+    **dict.fromkeys(("nonzero", "masked_select", "_unique2", "unique_dim", "unique_consecutive", "bincount",
                      "repeat_interleave.Tensor", "argwhere", "_pack_padded_sequence"),
                     "output shape depends on values"),
     # a Python value computed from the data

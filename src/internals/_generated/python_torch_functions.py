@@ -88,6 +88,43 @@ def THPVariable__linalg_det(*args, **kwargs):
     return _ops['_linalg_det'](_r.tensor(0))
 
 
+__linalg_slogdet_parser = PythonArgParser([
+    '_linalg_slogdet(Tensor A)',
+])
+
+
+def THPVariable__linalg_slogdet(*args, **kwargs):
+    _r = __linalg_slogdet_parser.parse(args, kwargs)
+    # aten::_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)
+    return _ops['_linalg_slogdet'](_r.tensor(0))
+
+
+__linalg_solve_ex_parser = PythonArgParser([
+    '_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False)',
+])
+
+
+def THPVariable__linalg_solve_ex(*args, **kwargs):
+    _r = __linalg_solve_ex_parser.parse(args, kwargs)
+    # aten::_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor LU, Tensor pivots, Tensor info)
+    if not kwargs:
+        return _ops['_linalg_solve_ex'](_r.tensor(0), _r.tensor(1))
+    return _ops['_linalg_solve_ex'](_r.tensor(0), _r.tensor(1), left=_r.to_bool(2), check_errors=_r.to_bool(3))
+
+
+__linalg_svd_parser = PythonArgParser([
+    '_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, c10::string_view? driver=None)',
+])
+
+
+def THPVariable__linalg_svd(*args, **kwargs):
+    _r = __linalg_svd_parser.parse(args, kwargs)
+    # aten::_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
+    if not kwargs:
+        return _ops['_linalg_svd'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2))
+    return _ops['_linalg_svd'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2), driver=_r.value(3))
+
+
 __log_softmax_parser = PythonArgParser([
     '_log_softmax(Tensor input, int64_t dim, bool half_to_float)',
 ])
@@ -1252,6 +1289,17 @@ def THPVariable_celu_(*args, **kwargs):
     _r = _celu__parser.parse(args, kwargs)
     # aten::celu_(Tensor(a!) self, Scalar alpha=1.0) -> Tensor(a!)
     return _ops['celu_'](_r.tensor(0), _r.scalar(1))
+
+
+_cholesky_parser = PythonArgParser([
+    'cholesky(Tensor input, bool upper=False)',
+])
+
+
+def THPVariable_cholesky(*args, **kwargs):
+    _r = _cholesky_parser.parse(args, kwargs)
+    # aten::cholesky(Tensor self, bool upper=False) -> Tensor
+    return _ops['cholesky'](_r.tensor(0), _r.to_bool(1))
 
 
 _chunk_parser = PythonArgParser([
@@ -3141,6 +3189,17 @@ def THPVariable_logcumsumexp(*args, **kwargs):
     return _ops['logcumsumexp.out'](_r.tensor(0), _r.to_int64(1), out=_r.tensor(2))
 
 
+_logdet_parser = PythonArgParser([
+    'logdet(Tensor input)',
+])
+
+
+def THPVariable_logdet(*args, **kwargs):
+    _r = _logdet_parser.parse(args, kwargs)
+    # aten::logdet(Tensor self) -> Tensor
+    return _ops['logdet'](_r.tensor(0))
+
+
 _logical_and_parser = PythonArgParser([
     'logical_and(Tensor input, Tensor other, *, Tensor out=None)',
 ])
@@ -3642,6 +3701,43 @@ def THPVariable_nanmean(*args, **kwargs):
     return _ops['nanmean'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
 
 
+_nanmedian_parser = PythonArgParser([
+    'nanmedian(Tensor input)',
+    'nanmedian(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)',
+])
+
+
+def THPVariable_nanmedian(*args, **kwargs):
+    _r = _nanmedian_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::nanmedian(Tensor self) -> Tensor
+        return _ops['nanmedian'](_r.tensor(0))
+    if _r.is_none(3):
+        # aten::nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+        return _ops['nanmedian.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    # aten::nanmedian.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
+    return _return_type('nanmedian_out')(*_ops['nanmedian.dim_values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
+
+
+_nanquantile_parser = PythonArgParser([
+    'nanquantile(Tensor input, Tensor q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear")',
+    'nanquantile(Tensor input, double q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear")',
+])
+
+
+def THPVariable_nanquantile(*args, **kwargs):
+    _r = _nanquantile_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+        if not kwargs:
+            return _ops['nanquantile'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3))
+        return _ops['nanquantile'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4))
+    # aten::nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    if not kwargs:
+        return _ops['nanquantile.scalar'](_r.tensor(0), _r.to_double(1), _r.to_int64(2), _r.to_bool(3))
+    return _ops['nanquantile.scalar'](_r.tensor(0), _r.to_double(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4))
+
+
 _nansum_parser = PythonArgParser([
     'nansum(Tensor input, IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)',
 ])
@@ -3961,6 +4057,36 @@ def THPVariable_prod(*args, **kwargs):
         return _ops['prod.dim_int'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), dtype=_r.scalartype(3))
     # aten::prod.int_out(Tensor self, int dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
     return _ops['prod.int_out'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), dtype=_r.scalartype(3), out=_r.tensor(4))
+
+
+_qr_parser = PythonArgParser([
+    'qr(Tensor input, bool some=True)',
+])
+
+
+def THPVariable_qr(*args, **kwargs):
+    _r = _qr_parser.parse(args, kwargs)
+    # aten::qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
+    return _ops['qr'](_r.tensor(0), _r.to_bool(1))
+
+
+_quantile_parser = PythonArgParser([
+    'quantile(Tensor input, Tensor q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear")',
+    'quantile(Tensor input, double q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear")',
+])
+
+
+def THPVariable_quantile(*args, **kwargs):
+    _r = _quantile_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+        if not kwargs:
+            return _ops['quantile'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3))
+        return _ops['quantile'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4))
+    # aten::quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    if not kwargs:
+        return _ops['quantile.scalar'](_r.tensor(0), _r.to_double(1), _r.to_int64(2), _r.to_bool(3))
+    return _ops['quantile.scalar'](_r.tensor(0), _r.to_double(1), _r.to_int64(2), _r.to_bool(3), interpolation=_r.value(4))
 
 
 _rad2deg_parser = PythonArgParser([
@@ -4649,6 +4775,17 @@ def THPVariable_slice_scatter(*args, **kwargs):
     return _ops['slice_scatter'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_int64(3), _r.to_int64(4), _r.to_int64(5))
 
 
+_slogdet_parser = PythonArgParser([
+    'slogdet(Tensor input)',
+])
+
+
+def THPVariable_slogdet(*args, **kwargs):
+    _r = _slogdet_parser.parse(args, kwargs)
+    # aten::slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+    return _ops['slogdet'](_r.tensor(0))
+
+
 _softmax_parser = PythonArgParser([
     'softmax(Tensor input, int64_t dim, ScalarType? dtype=None)',
 ])
@@ -4904,6 +5041,17 @@ def THPVariable_sum(*args, **kwargs):
         return _ops['sum.dim_IntList'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3))
     # aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
     return _ops['sum.IntList_out'](_r.tensor(0), _r.intlist(1), _r.to_bool(2), dtype=_r.scalartype(3), out=_r.tensor(4))
+
+
+_svd_parser = PythonArgParser([
+    'svd(Tensor input, bool some=True, bool compute_uv=True)',
+])
+
+
+def THPVariable_svd(*args, **kwargs):
+    _r = _svd_parser.parse(args, kwargs)
+    # aten::svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+    return _ops['svd'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2))
 
 
 _swapaxes_parser = PythonArgParser([
@@ -5225,6 +5373,17 @@ def THPVariable_unflatten(*args, **kwargs):
     return _ops['unflatten.int'](_r.tensor(0), _r.to_int64(1), _r.intlist(2))
 
 
+_unique_consecutive_parser = PythonArgParser([
+    'unique_consecutive(Tensor input, bool return_inverse=False, bool return_counts=False, int64_t? dim=None)',
+])
+
+
+def THPVariable_unique_consecutive(*args, **kwargs):
+    _r = _unique_consecutive_parser.parse(args, kwargs)
+    # aten::unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)
+    return _ops['unique_consecutive'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2), _r.to_int64(3))
+
+
 _unique_dim_parser = PythonArgParser([
     'unique_dim(Tensor input, int64_t dim, bool sorted=True, bool return_inverse=False, bool return_counts=False)',
 ])
@@ -5287,6 +5446,20 @@ def THPVariable_var_mean(*args, **kwargs):
         return _ops['var_mean.correction'](_r.tensor(0), _r.intlist(1), correction=_r.scalar(2), keepdim=_r.to_bool(3))
     # aten::var_mean(Tensor self, bool unbiased=True) -> (Tensor, Tensor)
     return _ops['var_mean'](_r.tensor(0), _r.to_bool(1))
+
+
+_vdot_parser = PythonArgParser([
+    'vdot(Tensor input, Tensor other, *, Tensor out=None)',
+])
+
+
+def THPVariable_vdot(*args, **kwargs):
+    _r = _vdot_parser.parse(args, kwargs)
+    if _r.is_none(2):
+        # aten::vdot(Tensor self, Tensor other) -> Tensor
+        return _ops['vdot'](_r.tensor(0), _r.tensor(1))
+    # aten::vdot.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['vdot.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _view_as_complex_parser = PythonArgParser([
@@ -5466,6 +5639,9 @@ FUNCTIONS = named({
     '_embedding_bag_forward_only': THPVariable__embedding_bag_forward_only,
     '_euclidean_dist': THPVariable__euclidean_dist,
     '_linalg_det': THPVariable__linalg_det,
+    '_linalg_slogdet': THPVariable__linalg_slogdet,
+    '_linalg_solve_ex': THPVariable__linalg_solve_ex,
+    '_linalg_svd': THPVariable__linalg_svd,
     '_log_softmax': THPVariable__log_softmax,
     '_log_softmax_backward_data': THPVariable__log_softmax_backward_data,
     '_pack_padded_sequence': THPVariable__pack_padded_sequence,
@@ -5550,6 +5726,7 @@ FUNCTIONS = named({
     'ceil_': THPVariable_ceil_,
     'celu': THPVariable_celu,
     'celu_': THPVariable_celu_,
+    'cholesky': THPVariable_cholesky,
     'chunk': THPVariable_chunk,
     'clamp': THPVariable_clamp,
     'clamp_': THPVariable_clamp_,
@@ -5691,6 +5868,7 @@ FUNCTIONS = named({
     'logaddexp': THPVariable_logaddexp,
     'logaddexp2': THPVariable_logaddexp2,
     'logcumsumexp': THPVariable_logcumsumexp,
+    'logdet': THPVariable_logdet,
     'logical_and': THPVariable_logical_and,
     'logical_not': THPVariable_logical_not,
     'logical_or': THPVariable_logical_or,
@@ -5725,6 +5903,8 @@ FUNCTIONS = named({
     'nan_to_num': THPVariable_nan_to_num,
     'nan_to_num_': THPVariable_nan_to_num_,
     'nanmean': THPVariable_nanmean,
+    'nanmedian': THPVariable_nanmedian,
+    'nanquantile': THPVariable_nanquantile,
     'nansum': THPVariable_nansum,
     'narrow': THPVariable_narrow,
     'native_batch_norm': THPVariable_native_batch_norm,
@@ -5746,6 +5926,8 @@ FUNCTIONS = named({
     'pow': THPVariable_pow,
     'prelu': THPVariable_prelu,
     'prod': THPVariable_prod,
+    'qr': THPVariable_qr,
+    'quantile': THPVariable_quantile,
     'rad2deg': THPVariable_rad2deg,
     'rad2deg_': THPVariable_rad2deg_,
     'rand': THPVariable_rand,
@@ -5793,6 +5975,7 @@ FUNCTIONS = named({
     'sinh': THPVariable_sinh,
     'sinh_': THPVariable_sinh_,
     'slice_scatter': THPVariable_slice_scatter,
+    'slogdet': THPVariable_slogdet,
     'softmax': THPVariable_softmax,
     'softplus': THPVariable_softplus,
     'sort': THPVariable_sort,
@@ -5809,6 +5992,7 @@ FUNCTIONS = named({
     'sub': THPVariable_sub,
     'subtract': THPVariable_subtract,
     'sum': THPVariable_sum,
+    'svd': THPVariable_svd,
     'swapaxes': THPVariable_swapaxes,
     'swapdims': THPVariable_swapdims,
     't': THPVariable_t,
@@ -5835,10 +6019,12 @@ FUNCTIONS = named({
     'trunc_': THPVariable_trunc_,
     'unbind': THPVariable_unbind,
     'unflatten': THPVariable_unflatten,
+    'unique_consecutive': THPVariable_unique_consecutive,
     'unique_dim': THPVariable_unique_dim,
     'unsqueeze': THPVariable_unsqueeze,
     'var': THPVariable_var,
     'var_mean': THPVariable_var_mean,
+    'vdot': THPVariable_vdot,
     'view_as_complex': THPVariable_view_as_complex,
     'view_as_real': THPVariable_view_as_real,
     'vsplit': THPVariable_vsplit,

@@ -873,6 +873,17 @@ def THPVariable_ceil_(self):
     return _ops['ceil_'](self)
 
 
+_cholesky_parser = PythonArgParser([
+    'cholesky(bool upper=False)',
+])
+
+
+def THPVariable_cholesky(self, *args, **kwargs):
+    _r = _cholesky_parser.parse(args, kwargs)
+    # aten::cholesky(Tensor self, bool upper=False) -> Tensor
+    return _ops['cholesky'](self, _r.to_bool(0))
+
+
 _chunk_parser = PythonArgParser([
     'chunk(int64_t chunks, int64_t dim=0)',
 ])
@@ -2122,6 +2133,11 @@ def THPVariable_logcumsumexp(self, *args, **kwargs):
     return _ops['logcumsumexp'](self, _r.to_int64(0))
 
 
+def THPVariable_logdet(self):
+    # aten::logdet(Tensor self) -> Tensor
+    return _ops['logdet'](self)
+
+
 _logical_and_parser = PythonArgParser([
     'logical_and(Tensor other)',
 ])
@@ -2593,6 +2609,40 @@ def THPVariable_nanmean(self, *args, **kwargs):
     return _ops['nanmean'](self, _r.intlist(0), _r.to_bool(1), dtype=_r.scalartype(2))
 
 
+_nanmedian_parser = PythonArgParser([
+    'nanmedian()',
+    'nanmedian(int64_t dim, bool keepdim=False)',
+])
+
+
+def THPVariable_nanmedian(self, *args, **kwargs):
+    _r = _nanmedian_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::nanmedian(Tensor self) -> Tensor
+        return _ops['nanmedian'](self)
+    # aten::nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+    return _ops['nanmedian.dim'](self, _r.to_int64(0), _r.to_bool(1))
+
+
+_nanquantile_parser = PythonArgParser([
+    'nanquantile(Tensor q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear")',
+    'nanquantile(double q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear")',
+])
+
+
+def THPVariable_nanquantile(self, *args, **kwargs):
+    _r = _nanquantile_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::nanquantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+        if not kwargs:
+            return _ops['nanquantile'](self, _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+        return _ops['nanquantile'](self, _r.tensor(0), _r.to_int64(1), _r.to_bool(2), interpolation=_r.value(3))
+    # aten::nanquantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    if not kwargs:
+        return _ops['nanquantile.scalar'](self, _r.to_double(0), _r.to_int64(1), _r.to_bool(2))
+    return _ops['nanquantile.scalar'](self, _r.to_double(0), _r.to_int64(1), _r.to_bool(2), interpolation=_r.value(3))
+
+
 _nansum_parser = PythonArgParser([
     'nansum(IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)',
 ])
@@ -2824,6 +2874,36 @@ def THPVariable_prod(self, *args, **kwargs):
     if not kwargs:
         return _ops['prod.dim_int'](self, _r.to_int64(0), _r.to_bool(1))
     return _ops['prod.dim_int'](self, _r.to_int64(0), _r.to_bool(1), dtype=_r.scalartype(2))
+
+
+_qr_parser = PythonArgParser([
+    'qr(bool some=True)',
+])
+
+
+def THPVariable_qr(self, *args, **kwargs):
+    _r = _qr_parser.parse(args, kwargs)
+    # aten::qr(Tensor self, bool some=True) -> (Tensor Q, Tensor R)
+    return _ops['qr'](self, _r.to_bool(0))
+
+
+_quantile_parser = PythonArgParser([
+    'quantile(Tensor q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear")',
+    'quantile(double q, int64_t? dim=None, bool keepdim=False, *, c10::string_view interpolation="linear")',
+])
+
+
+def THPVariable_quantile(self, *args, **kwargs):
+    _r = _quantile_parser.parse(args, kwargs)
+    if _r.idx == 0:
+        # aten::quantile(Tensor self, Tensor q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+        if not kwargs:
+            return _ops['quantile'](self, _r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+        return _ops['quantile'](self, _r.tensor(0), _r.to_int64(1), _r.to_bool(2), interpolation=_r.value(3))
+    # aten::quantile.scalar(Tensor self, float q, int? dim=None, bool keepdim=False, *, str interpolation='linear') -> Tensor
+    if not kwargs:
+        return _ops['quantile.scalar'](self, _r.to_double(0), _r.to_int64(1), _r.to_bool(2))
+    return _ops['quantile.scalar'](self, _r.to_double(0), _r.to_int64(1), _r.to_bool(2), interpolation=_r.value(3))
 
 
 def THPVariable_rad2deg(self):
@@ -3239,6 +3319,11 @@ def THPVariable_slice_scatter(self, *args, **kwargs):
     return _ops['slice_scatter'](self, _r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_int64(3), _r.to_int64(4))
 
 
+def THPVariable_slogdet(self):
+    # aten::slogdet(Tensor self) -> (Tensor sign, Tensor logabsdet)
+    return _ops['slogdet'](self)
+
+
 _softmax_parser = PythonArgParser([
     'softmax(int64_t dim, ScalarType? dtype=None)',
 ])
@@ -3454,6 +3539,17 @@ def THPVariable_sum(self, *args, **kwargs):
     if not kwargs:
         return _ops['sum.dim_IntList'](self, _r.intlist(0), _r.to_bool(1))
     return _ops['sum.dim_IntList'](self, _r.intlist(0), _r.to_bool(1), dtype=_r.scalartype(2))
+
+
+_svd_parser = PythonArgParser([
+    'svd(bool some=True, bool compute_uv=True)',
+])
+
+
+def THPVariable_svd(self, *args, **kwargs):
+    _r = _svd_parser.parse(args, kwargs)
+    # aten::svd(Tensor self, bool some=True, bool compute_uv=True) -> (Tensor U, Tensor S, Tensor V)
+    return _ops['svd'](self, _r.to_bool(0), _r.to_bool(1))
 
 
 _swapaxes_parser = PythonArgParser([
@@ -3795,6 +3891,17 @@ def THPVariable_var(self, *args, **kwargs):
     return _ops['var'](self, _r.to_bool(0))
 
 
+_vdot_parser = PythonArgParser([
+    'vdot(Tensor other)',
+])
+
+
+def THPVariable_vdot(self, *args, **kwargs):
+    _r = _vdot_parser.parse(args, kwargs)
+    # aten::vdot(Tensor self, Tensor other) -> Tensor
+    return _ops['vdot'](self, _r.tensor(0))
+
+
 _view_parser = PythonArgParser([
     'view(ScalarType dtype)',
     'view(SymIntArrayRef size)',
@@ -3960,6 +4067,7 @@ METHODS = named({
     'bmm': THPVariable_bmm,
     'ceil': THPVariable_ceil,
     'ceil_': THPVariable_ceil_,
+    'cholesky': THPVariable_cholesky,
     'chunk': THPVariable_chunk,
     'clamp': THPVariable_clamp,
     'clamp_': THPVariable_clamp_,
@@ -4087,6 +4195,7 @@ METHODS = named({
     'logaddexp': THPVariable_logaddexp,
     'logaddexp2': THPVariable_logaddexp2,
     'logcumsumexp': THPVariable_logcumsumexp,
+    'logdet': THPVariable_logdet,
     'logical_and': THPVariable_logical_and,
     'logical_and_': THPVariable_logical_and_,
     'logical_not': THPVariable_logical_not,
@@ -4126,6 +4235,8 @@ METHODS = named({
     'nan_to_num': THPVariable_nan_to_num,
     'nan_to_num_': THPVariable_nan_to_num_,
     'nanmean': THPVariable_nanmean,
+    'nanmedian': THPVariable_nanmedian,
+    'nanquantile': THPVariable_nanquantile,
     'nansum': THPVariable_nansum,
     'narrow': THPVariable_narrow,
     'ne': THPVariable_ne,
@@ -4147,6 +4258,8 @@ METHODS = named({
     'pow_': THPVariable_pow_,
     'prelu': THPVariable_prelu,
     'prod': THPVariable_prod,
+    'qr': THPVariable_qr,
+    'quantile': THPVariable_quantile,
     'rad2deg': THPVariable_rad2deg,
     'rad2deg_': THPVariable_rad2deg_,
     'random_': THPVariable_random_,
@@ -4188,6 +4301,7 @@ METHODS = named({
     'sinh': THPVariable_sinh,
     'sinh_': THPVariable_sinh_,
     'slice_scatter': THPVariable_slice_scatter,
+    'slogdet': THPVariable_slogdet,
     'softmax': THPVariable_softmax,
     'sort': THPVariable_sort,
     'sparse_dim': THPVariable_sparse_dim,
@@ -4205,6 +4319,7 @@ METHODS = named({
     'subtract': THPVariable_subtract,
     'subtract_': THPVariable_subtract_,
     'sum': THPVariable_sum,
+    'svd': THPVariable_svd,
     'swapaxes': THPVariable_swapaxes,
     'swapdims': THPVariable_swapdims,
     'swapdims_': THPVariable_swapdims_,
@@ -4238,6 +4353,7 @@ METHODS = named({
     'unsqueeze_': THPVariable_unsqueeze_,
     'values': THPVariable_values,
     'var': THPVariable_var,
+    'vdot': THPVariable_vdot,
     'view': THPVariable_view,
     'vsplit': THPVariable_vsplit,
     'where': THPVariable_where,

@@ -51,7 +51,8 @@ class DynamicOutputShapeException(RuntimeError):
 # Output shapes that depend on values (torch tags them ``dynamic_output_shape``): no metadata
 # can be computed without the data, so a fake run refuses them, as torch's does.
 DYNAMIC_OUTPUT_SHAPE = frozenset(f"aten::{n}" for n in (
-    "nonzero", "masked_select", "_unique2", "unique_dim", "bincount", "repeat_interleave.Tensor", "argwhere",
+    "nonzero", "masked_select", "_unique2", "unique_dim", "unique_consecutive", "bincount", "repeat_interleave.Tensor",
+    "argwhere",
     "_pack_padded_sequence", "_pad_packed_sequence"))      # the packed length is the sum of the lengths
 # Python values computed from the data (torch's ``data_dependent_output`` tag).
 DATA_DEPENDENT_OUTPUT = frozenset(f"aten::{n}" for n in (

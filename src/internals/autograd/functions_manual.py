@@ -517,7 +517,8 @@ def as_strided_scatter_backward(grad, input_geometry, src_geometry, size, stride
     return out
 
 
-__all__ += ["trace_backward", "log1p_backward", "matmul", "linalg_det_backward"]
+__all__ += ["trace_backward", "log1p_backward", "matmul", "linalg_det_backward", "slogdet_backward", "svd_backward",
+            "linalg_qr_backward", "cholesky_backward", "linalg_solve_backward"]
 
 
 def matmul(a, b):
@@ -536,6 +537,132 @@ def linalg_det_backward(grad, det, A, LU, pivots):
         return scale * perturbed_lu_inverse(LU, pivots, trans=not A.is_contiguous())
     return scale * dispatcher.call("linalg_inv", A).mT
 
+
+
+def _solve(A, B, left=True):
+    """X with ``A X = B`` (``X A = B``), without raising for a singular A: torch's backward
+    formulas solve with the forward's LU factors or a triangular solver, which do not check."""
+    return dispatcher.call("linalg_solve_ex", A, B, left=left)[0]
+
+
+def slogdet_backward(grad_sign, grad_logabsdet, A, sign, LU, pivots):
+    """``slogdet_backward``, real case: the sign is locally constant, and the gradient of
+    log|det A| is A^-T, scaled by each matrix's grad (``g * A^-T``, solved as torch solves it)."""
+    if grad_logabsdet is None:
+        return None
+    g = grad_logabsdet.unsqueeze(-1).expand(list(pivots.shape))
+    return _solve(A.mT, dispatcher.call("diag_embed", g))
+
+
+def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices):
+    """``svd_backward``, real case, with U and Vh (and their gradients) first narrowed to S's
+    size where the forward gave full matrices, as torch's formula narrows them: the extra
+    columns are not unique. Assumes distinct singular values (and full rank if A is not square)."""
+    if gU is None and gS is None and gVh is None:
+        return None
+    if full_matrices:
+        k = S.shape[-1]
+        U, Vh = U.narrow(-1, 0, k), Vh.narrow(-2, 0, k)
+        gU = None if gU is None else gU.narrow(-1, 0, k)
+        gVh = None if gVh is None else gVh.narrow(-2, 0, k)
+    m, n = U.shape[-2], Vh.shape[-1]
+    if gU is None and gVh is None:      # singular values only: U diag(gS) Vh
+        return U.matmul(gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)).matmul(Vh)
+    gA = _svd_core_gradient(gU, gS, gVh, U, S, Vh)
+    if m > n and gU is not None:        # U's columns span less than R^m: add the part outside them
+        gU_Sinv = gU / S.unsqueeze(-2)
+        gA = (U.matmul(gA) + gU_Sinv - U.matmul(U.mT.matmul(gU_Sinv))).matmul(Vh)
+    elif m < n and gVh is not None:     # likewise for V's rows in R^n
+        Sinv_gVh = gVh / S.unsqueeze(-1)
+        gA = U.matmul(gA.matmul(Vh) + Sinv_gVh - Sinv_gVh.matmul(Vh.mT).matmul(Vh))
+    else:
+        gA = U.matmul(gA.matmul(Vh)) if m >= n else U.matmul(gA).matmul(Vh)
+    return gA
+
+
+def _svd_core_gradient(gU, gS, gVh, U, S, Vh):
+    """The k x k middle of ``svd_backward``'s gradient, between U and Vh: the skew parts of
+    U^T gU and Vh gVh^T over the gaps between squared singular values, gS on the diagonal."""
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
+    E.diagonal(0, -2, -1).fill_(1)      # any non-zero: the diagonal's numerators are zero
+    UtgU = None if gU is None else U.mT.matmul(gU) - gU.mT.matmul(U)
+    VhgV = None if gVh is None else Vh.matmul(gVh.mT) - gVh.matmul(Vh.mT)
+    if gU is not None and gVh is not None:
+        gA = (UtgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+    elif gU is not None:
+        gA = UtgU * (S.unsqueeze(-2) / E)
+    else:
+        gA = S.unsqueeze(-1) * (VhgV / E)
+    return gA if gS is None else gA + dispatcher.call("diag_embed", gS)
+
+
+def linalg_qr_backward(gQ, gR, Q, R, mode):
+    """``linalg_qr_backward``, real case. A wide A = [X | Y] is a square QR X = Q R_X with
+    Y = Q R_Y beside it: R_Y's gradient reaches Q (``gQ + Q R_Y gR_Y^T``) and Y (``Q gR_Y``)."""
+    if mode == "r":
+        raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
+                           "use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
+    m, n = Q.shape[-2], R.shape[-1]
+    if mode == "complete" and m > n:
+        raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
+    if gQ is None and gR is None:
+        return None
+    if m >= n:
+        return _qr_backward_tall(gQ, gR, Q, R)
+    R_X, R_Y = R.narrow(-1, 0, m), R.narrow(-1, m, n - m)
+    if gR is None:
+        return dispatcher.call("cat", [_qr_backward_tall(gQ, None, Q, R_X), dispatcher.call("zeros_like", R_Y)], -1)
+    gR_Y = gR.narrow(-1, m, n - m)
+    through_Y = Q.matmul(R_Y.matmul(gR_Y.mT))
+    gQ = through_Y if gQ is None else gQ + through_Y
+    return dispatcher.call("cat", [_qr_backward_tall(gQ, gR.narrow(-1, 0, m), Q, R_X), Q.matmul(gR_Y)], -1)
+
+
+def _qr_backward_tall(gQ, gR, Q, R):
+    """m >= n: ``[gQ + Q sym(triu(gR R^T - Q^T gQ))] R^-T``, sym mirroring the upper triangle
+    below the diagonal."""
+    if gQ is None:
+        M = gR.matmul(R.mT)
+    else:
+        M = -Q.mT.matmul(gQ) if gR is None else gR.matmul(R.mT) - Q.mT.matmul(gQ)
+    M = M.triu()
+    gA = Q.matmul(M + M.triu(1).mT)
+    if gQ is not None:
+        gA = gA + gQ
+    return _as_column_major(_solve(R.mT, gA, left=False))
+
+
+def _as_column_major(t):
+    """``t`` laid out as torch's triangular solves return their result: column-major matrices."""
+    return t.mT.contiguous().mT
+
+
+def cholesky_backward(gL, upper, L):
+    """``cholesky_backward`` (Murray, 2016): ``L^-T Phi(L^T gL) L^-1``, Phi taking the lower
+    triangle with its diagonal halved and mirroring it. An upper factor is L^T."""
+    if gL is None:
+        return None
+    if upper:
+        L, gL = L.mT, gL.mT
+    phi = L.mT.matmul(gL).tril()
+    phi = 0.5 * (phi + phi.tril(-1).mT)
+    return _as_column_major(_solve(L, _solve(L.mT, phi), left=False))
+
+
+def linalg_solve_backward(gX, X, A, LU, pivots, left, grad_input_mask):
+    """``linalg_solve_backward``: ``gB = A^-T gX`` (``gX A^-T`` on the right), ``gA = -gB X^T``
+    (``-X^T gB``). torch solves with the forward's LU factors unless a higher derivative is
+    wanted; this solves with A again either way."""
+    if gX is None:
+        return None, None
+    gB = _solve(A.mT, gX, left=left)
+    gA = None
+    if grad_input_mask[0]:
+        vector = gX.dim() == 1 or (gX.dim() == LU.dim() - 1 and tuple(gX.shape) == tuple(LU.shape[:-1]))
+        gB_, X_ = (gB.unsqueeze(-1), X.unsqueeze(-1)) if vector else (gB, X)
+        gA = -gB_.matmul(X_.mT) if left else -X_.mT.matmul(gB_)
+    return gA, gB if grad_input_mask[1] else None
 
 def log1p_backward(grad, self):
     """grad / (self + 1) (``log1p_backward``)."""

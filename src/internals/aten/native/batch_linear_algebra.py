@@ -1,22 +1,32 @@
 """Inverse and determinant through an LU factorization (``aten/src/ATen/native/BatchLinearAlgebra.cpp``,
 ``LinearAlgebra.cpp``): ``linalg_lu_factor_ex`` factors each matrix of a batch, ``linalg_inv_ex``
 solves ``A X = I`` with the factors, ``_linalg_det`` multiplies U's diagonal and flips the sign
-once per row swap. The factors and the inverse are column-major, as LAPACK writes them (an
-inverse's strides are torch's: ``(1, n)`` for one matrix). The loops are ``cpu/batch_linalg.py``
-and ``cuda/batch_linalg.py``.
+once per row swap, ``_linalg_slogdet`` adds the logarithms of its magnitudes instead. The factors
+and the inverse are column-major, as LAPACK writes them (an inverse's strides are torch's: ``(1,
+n)`` for one matrix). The loops are ``cpu/batch_linalg.py`` and ``cuda/batch_linalg.py``.
 
-Square matrices of float32 and float64 only (torch also factors rectangular and complex ones).
+The other decompositions (``_linalg_svd``, ``linalg_qr``, ``linalg_cholesky_ex``,
+``_linalg_solve_ex``) call LAPACK on the host through NumPy (``gesdd``, ``geqrf``/``orgqr``,
+``potrf``, ``gesv``), as torch's CPU kernels call it; a CUDA input is copied to the host and its
+results back, as MAGMA's hybrid routines do. Their results have torch's column-major layout.
+
+Real matrices of float32 and float64 only (torch also factors complex ones, and LU factors
+rectangular ones).
 """
+import warnings
+
 import numpy as np
 
 from ...c10 import scalar_type as st
+from ...c10.grad_mode import GradMode
 from ...c10.tensor_impl import contiguous_strides
 from ...return_types import return_type
 from .. import dispatcher
 from ..empty_tensor import empty_strided
+from ..tensor_iterator import infer_size
 from .copy import buffer
 from .dispatch_stub import loops
-from .tensor_factories import empty
+from .tensor_factories import empty, from_host
 
 
 class _LinAlgError(RuntimeError):
@@ -26,15 +36,33 @@ class _LinAlgError(RuntimeError):
 _LinAlgError.__module__ = "internals._C"
 
 
-def _check_square(A, name):
+def _check_square(A, name, low_precision=True):
     """``squareCheckInputs`` and ``checkFloatingOrComplex`` (``LinearAlgebraUtils.h``)."""
-    if A.dim() < 2:
-        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+    _square_check(A, name)
+    _check_floating(A, name, low_precision)
+
+
+def _square_check(A, name):
+    """``squareCheckInputs``: a batch of square matrices."""
+    _check_matrix(A, name)
     if A.shape[-1] != A.shape[-2]:
         raise RuntimeError(f"{name}: A must be batches of square matrices, but they are {A.shape[-2]} by "
                            f"{A.shape[-1]} matrices")
+
+
+def _check_matrix(A, name):
+    """``checkIsMatrix``."""
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor A must have at least 2 dimensions.")
+
+
+def _check_floating(A, name, low_precision=True):
+    """``checkFloatingOrComplex``, the 16-bit floats refused where ``low_precision`` is false.
+    Complex matrices are not factored here."""
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {A.dtype.torch_name}")
+    if not low_precision and A.dtype.is_reduced_float:
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {A.dtype.torch_name}")
     if A.dtype.is_complex:
         raise NotImplementedError(f"internals: {name} supports float32 and float64 matrices only")
 
@@ -136,12 +164,16 @@ def _linalg_det(A):
     _lu_kernel_dtype(A)
     # det(A^T) = det(A): a row-major A is factored as A^T, column-major as it lies (``_linalg_det_out``)
     LU, pivots, _ = dispatcher.call("linalg_lu_factor_ex", A.mT if A.is_contiguous() else A)
-    n = A.shape[-1]
-    swaps = dispatcher.call("sum.dim_IntList", pivots != dispatcher.call("arange.start", 1, n + 1, dtype=st.int32,
-                                                                           device=A.device), [-1])
-    sign = 1 - 2 * (swaps % 2)
-    det = dispatcher.call("prod.dim_int", LU.diagonal(0, -2, -1), -1) * sign.to(A.dtype)
+    det = dispatcher.call("prod.dim_int", LU.diagonal(0, -2, -1), -1) * _permutation_sign(pivots).to(A.dtype)
     return return_type("_linalg_det", ("result", "LU", "pivots"))(det, LU, pivots)
+
+
+def _permutation_sign(pivots):
+    """``lu_det_P``: the determinant of the row swaps, -1 for an odd number of them, else 1."""
+    n = pivots.shape[-1]
+    swaps = dispatcher.call("sum.dim_IntList", pivots != dispatcher.call("arange.start", 1, n + 1, dtype=st.int32,
+                                                                           device=pivots.device), [-1])
+    return 1 - 2 * (swaps % 2)
 
 
 def linalg_det(A):
@@ -150,3 +182,330 @@ def linalg_det(A):
 
 def det(A):
     return dispatcher.call("linalg_det", A)
+
+
+def _linalg_slogdet(A):
+    """(sign, logabsdet, LU, pivots): the sign of the determinant and the logarithm of its
+    magnitude, read off U's diagonal as ``_linalg_det`` reads the product (a singular matrix:
+    sign 0, logabsdet -inf)."""
+    _check_square(A, "linalg.slogdet", low_precision=False)
+    LU, pivots, _ = dispatcher.call("linalg_lu_factor_ex", A.mT if A.is_contiguous() else A)
+    diagonal = LU.diagonal(0, -2, -1)
+    sign = dispatcher.call("prod.dim_int", dispatcher.call("sgn", diagonal), -1) * _permutation_sign(pivots)
+    logabsdet = dispatcher.call("sum.dim_IntList", dispatcher.call("log", dispatcher.call("abs", diagonal)), [-1])
+    return return_type("_linalg_slogdet", ("sign", "logabsdet", "LU", "pivots"))(sign.to(A.dtype), logabsdet, LU,
+                                                                                  pivots)
+
+
+def linalg_slogdet(A):
+    sign, logabsdet = dispatcher.call("_linalg_slogdet", A)[:2]
+    return return_type("linalg_slogdet", ("sign", "logabsdet"))(sign, logabsdet)
+
+
+def slogdet(A):
+    sign, logabsdet = dispatcher.call("linalg_slogdet", A)
+    return return_type("slogdet", ("sign", "logabsdet"))(sign, logabsdet)
+
+
+def logdet(A):
+    """The logarithm of the determinant: NaN where it is negative (CompositeImplicitAutograd)."""
+    _check_square(A, "logdet", low_precision=False)
+    sign, logabsdet = dispatcher.call("linalg_slogdet", A)
+    return dispatcher.call("where.ScalarSelf", sign == -1, float("nan"), logabsdet)
+
+
+# ---- the decompositions LAPACK computes on the host: SVD, QR, Cholesky, solve
+def _lapack_dtype(A, kernel):
+    """The LAPACK kernels dispatch on float, double and the complex types only."""
+    if A.dtype not in (st.float32, st.float64):
+        raise NotImplementedError(f'"{kernel}_{A.device.type}" not implemented for \'{A.dtype.torch_name}\'')
+
+
+def _host(A):
+    """A's values as a NumPy array on the host (a CUDA tensor's copied over)."""
+    return np.asarray(A._host_values())
+
+
+def _batched_matrix_strides(shape, f_contig):
+    """``batched_matrix_contiguous_strides``: contiguous batches of column-major (``f_contig``)
+    or row-major matrices."""
+    strides = list(contiguous_strides(tuple(shape)))
+    if f_contig and len(shape) >= 2:
+        strides[-2:] = [1, max(shape[-2], 1)]
+    return tuple(strides)
+
+
+def _from_host(values, dtype, device, f_contig=True):
+    """A fresh tensor holding ``values``, laid out as torch lays out what LAPACK returned."""
+    out = empty_strided(values.shape, _batched_matrix_strides(values.shape, f_contig), dtype=dtype, device=device)
+    if out.numel():
+        # a copy of its own: NumPy may hand back a read-only or shared array
+        dispatcher.call("copy_", out, from_host(np.array(values, order="C"), dtype, device))
+    return out
+
+
+def _raise_first_failure(failed, name, batched, message):
+    """``_linalg_check_errors``: a LinAlgError for the first failed matrix, named by its batch
+    position when A is a batch. ``failed`` holds one code per matrix, 0 where it succeeded."""
+    at = next((i for i, code in enumerate(failed) if code), None)
+    if at is not None:
+        where = f"(Batch element {at}): " if batched else ""
+        raise _LinAlgError(f"{name}: {where}{message(failed[at])}")
+
+
+def _eye_batch(batch, rows, cols):
+    """Identity matrices: the factor torch fills in where an empty matrix leaves LAPACK nothing to do."""
+    return np.broadcast_to(np.eye(rows, cols), (*batch, rows, cols))
+
+
+def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
+    """(U, S, Vh) with ``A = U diag(S) Vh``, the singular values descending (``gesdd``). Without
+    ``compute_uv``, U and Vh are empty. ``driver`` names a cuSOLVER routine, which a CPU input
+    refuses; on CUDA the host computes the one SVD whatever it names."""
+    _check_matrix(A, "linalg.svd")
+    _check_floating(A, "linalg.svd")
+    if driver is not None and A.device.type == "cpu":
+        raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
+                           "cuSOLVER backend.")
+    _lapack_dtype(A, "linalg_svd")
+    *batch, m, n = A.shape
+    k = min(m, n)
+    a = _host(A)
+    _raise_first_failure(list(~np.isfinite(a).all(axis=(-2, -1)).reshape(-1)), "linalg.svd", A.dim() > 2,
+                         lambda _: "The algorithm failed to converge because the input matrix contained non-finite "
+                         "values.")
+    u_cols, vh_rows = (m, n) if full_matrices else (k, k)
+    if a.size == 0:
+        u, s, vh = _eye_batch(batch, m, u_cols), np.zeros((*batch, k)), _eye_batch(batch, vh_rows, n)
+    elif compute_uv:
+        u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
+    else:
+        s = np.linalg.svd(a, compute_uv=False)
+    S = _from_host(s, A.dtype, A.device, f_contig=False)
+    if not compute_uv:
+        U, Vh = (empty([0], dtype=A.dtype, device=A.device) for _ in range(2))
+    else:
+        U, Vh = _from_host(u, A.dtype, A.device), _from_host(vh, A.dtype, A.device)
+    return return_type("_linalg_svd", ("U", "S", "Vh"))(U, S, Vh)
+
+
+def linalg_svd(A, full_matrices=True, *, driver=None):
+    U, S, Vh = dispatcher.call("_linalg_svd", A, full_matrices, True, driver=driver)
+    return return_type("linalg_svd", ("U", "S", "Vh"))(U, S, Vh)
+
+
+def linalg_svdvals(A, *, driver=None):
+    """The singular values. Where a gradient may be asked for, U and Vh are computed too: the
+    backward needs them (``_may_require_fw_or_bw_grad``)."""
+    compute_uv = GradMode.is_enabled() and A.requires_grad
+    return dispatcher.call("_linalg_svd", A, False, compute_uv, driver=driver)[1]
+
+
+def svd(A, some=True, compute_uv=True):
+    """The older ``torch.svd``: V rather than Vh, reduced unless ``some`` is false, and without
+    ``compute_uv`` zero matrices of the full sizes in place of U and V."""
+    if A.dim() < 2:
+        raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {A.dim()} dimensions "
+                           "instead")
+    if compute_uv:
+        U, S, Vh = dispatcher.call("linalg_svd", A, not some)
+    else:
+        S = dispatcher.call("linalg_svdvals", A)
+        *batch, m, n = A.shape
+        U = dispatcher.call("zeros", [*batch, m, m], dtype=A.dtype, device=A.device)
+        Vh = dispatcher.call("zeros", [*batch, n, n], dtype=A.dtype, device=A.device)
+    return return_type("svd", ("U", "S", "V"))(U, S, dispatcher.call("transpose.int", Vh, -2, -1))
+
+
+_QR_MODES = {"reduced": (True, True), "complete": (True, False), "r": (False, True)}
+
+
+def linalg_qr(A, mode="reduced"):
+    """(Q, R) with ``A = Q R``, Q's columns orthonormal and R upper triangular (Householder
+    reflections: ``geqrf``, then ``orgqr``). ``mode`` 'r' leaves Q empty; 'complete' makes Q square."""
+    _check_matrix(A, "linalg.qr")
+    _check_floating(A, "linalg.qr")
+    if mode not in _QR_MODES:
+        raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
+                           "or 'complete'")
+    compute_q, reduced = _QR_MODES[mode]
+    _lapack_dtype(A, "geqrf")
+    *batch, m, n = A.shape
+    q_cols = min(m, n) if reduced else m
+    a = _host(A)
+    if a.size == 0:
+        q, r = _eye_batch(batch, m, q_cols), np.zeros((*batch, q_cols, n))
+    elif compute_q:
+        q, r = np.linalg.qr(a, mode="reduced" if reduced else "complete")
+    else:
+        q, r = None, np.linalg.qr(a, mode="r")
+    Q = _from_host(q, A.dtype, A.device) if compute_q else empty([0], dtype=A.dtype, device=A.device)
+    return return_type("linalg_qr", ("Q", "R"))(Q, _from_host(r, A.dtype, A.device))
+
+
+_warned = set()     # TORCH_WARN_ONCE: each deprecation once per process
+
+
+def _warn_once(message):
+    if message not in _warned:
+        _warned.add(message)
+        warnings.warn(message, UserWarning, stacklevel=4)
+
+
+def qr(A, some=True):
+    _warn_once("torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+               "release.\nThe boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
+               "Q, R = torch.qr(A, some)\nshould be replaced with\n"
+               "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete')")
+    Q, R = dispatcher.call("linalg_qr", A, "reduced" if some else "complete")
+    return return_type("qr", ("Q", "R"))(Q, R)
+
+
+def _potf2(a):
+    """LAPACK's unblocked Cholesky of one matrix from its lower triangle, column by column, up
+    to the first pivot that is not positive (or is NaN): that pivot's value stays on the
+    diagonal and the rest as it was. Returns (factor, info), info the failed minor's order or 0."""
+    L = np.tril(a)
+    for j in range(L.shape[0]):
+        d = L[j, j] - L[j, :j] @ L[j, :j]
+        if not d > 0:
+            L[j, j] = d
+            return L, j + 1
+        L[j, j] = np.sqrt(d)
+        L[j + 1:, j] = (L[j + 1:, j] - L[j + 1:, :j] @ L[j, :j]) / L[j, j]
+    return L, 0
+
+
+def _cholesky_host(A, upper):
+    """(factor, info) of each matrix, from its lower triangle (upper with ``upper``: U is the
+    lower factor of A^T, transposed). NumPy factors the batch; where it refuses a matrix,
+    ``_potf2`` finds the minor that fails and leaves LAPACK's partial factor."""
+    a = _host(A)
+    lower = np.swapaxes(a, -1, -2) if upper else a
+    info = np.zeros(a.shape[:-2], np.int32)
+    factors = np.zeros_like(lower)
+    if a.size:
+        try:
+            factors = np.linalg.cholesky(lower)
+            failed = ~(np.diagonal(factors, 0, -2, -1) > 0).all(-1)     # OpenBLAS lets NaN through
+        except np.linalg.LinAlgError:
+            failed = np.ones(info.shape, bool)
+        if failed.any():
+            factors, codes = np.array(factors), info.reshape(-1)
+            flat, flat_factors = lower.reshape(-1, *lower.shape[-2:]), factors.reshape(-1, *lower.shape[-2:])
+            for b in np.flatnonzero(failed.reshape(-1)):
+                flat_factors[b], codes[b] = _potf2(flat[b])
+    if upper:
+        factors = np.swapaxes(factors, -1, -2)
+    return _from_host(factors, A.dtype, A.device), from_host(info, st.int32, A.device)
+
+
+def _check_positive_definite(info, name, batched):
+    _raise_first_failure(info.reshape(-1).tolist(), name, batched, lambda k: (
+        "The factorization could not be completed because the input is not positive-definite (the leading minor "
+        f"of order {k} is not positive-definite)."))
+
+
+def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
+    """(L, info): ``A = L L^T`` (``U^T U`` with ``upper``), read from one triangle of A only, as
+    ``potrf`` reads it; info is 0, or the order of the first leading minor that is not
+    positive-definite."""
+    _check_square(A, "linalg.cholesky")
+    _lapack_dtype(A, "cholesky")
+    L, info = _cholesky_host(A, upper)
+    if check_errors:
+        _check_positive_definite(info, "linalg.cholesky_ex", A.dim() > 2)
+    return return_type("linalg_cholesky_ex", ("L", "info"))(L, info)
+
+
+def linalg_cholesky(A, *, upper=False):
+    L, info = dispatcher.call("linalg_cholesky_ex", A, upper=upper)
+    _check_positive_definite(info, "linalg.cholesky", A.dim() > 2)
+    return L
+
+
+def cholesky(A, upper=False):
+    """The older ``torch.cholesky``: an operator of its own, an empty input returned as an empty
+    contiguous tensor before any check."""
+    _warn_once("torch.cholesky is deprecated in favor of torch.linalg.cholesky and will be removed in a future "
+               "PyTorch release.\nL = torch.cholesky(A)\nshould be replaced with\nL = torch.linalg.cholesky(A)\n"
+               "and\nU = torch.cholesky(A, upper=True)\nshould be replaced with\nU = torch.linalg.cholesky(A).mH\n"
+               "This transform will produce equivalent results for all valid (symmetric positive definite) inputs.")
+    if A.numel() == 0:
+        return empty(tuple(A.shape), dtype=A.dtype, device=A.device)
+    _square_check(A, "cholesky")
+    _lapack_dtype(A, "cholesky")
+    L, info = _cholesky_host(A, upper)
+    _check_positive_definite(info, "cholesky", A.dim() > 2)
+    return L
+
+
+def _is_vector_rhs(A, B):
+    """``linalg_solve_is_vector_rhs``: B is one vector, or a batch of vectors shaped as A less its last dim."""
+    return B.dim() == 1 or (B.dim() == A.dim() - 1 and tuple(B.shape) == tuple(A.shape[:-1]))
+
+
+def _check_inputs_solver(A, B, left, name):
+    """``checkInputsSolver``: square A, matrix B, and sizes that fit ``A X = B`` (``X A = B``)."""
+    _square_check(A, name)
+    if B.dim() < 2:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
+    if (A.shape[-1] != B.shape[-2]) if left else (A.shape[-2] != B.shape[-1]):
+        raise RuntimeError(f"{name}: Incompatible shapes of A and B for the equation {'AX = B' if left else 'XA = B'}"
+                           f" ({A.shape[-2]}x{A.shape[-1]} and {B.shape[-2]}x{B.shape[-1]})")
+
+
+def _check_singular(info, name, batched):
+    _raise_first_failure(info.reshape(-1).tolist(), name, batched,
+                         lambda _: "The solver failed because the input matrix is singular.")
+
+
+def _linalg_solve_ex(A, B, *, left=True, check_errors=False):
+    """(result, LU, pivots, info) with ``A X = B`` (``X A = B`` when not ``left``), batches
+    broadcast. A is factored by ``linalg_lu_factor_ex`` (as A^T where A is row-major, as torch
+    does) and X solved by LAPACK's ``gesv`` on the host; a singular matrix's X is left NaN
+    (torch's holds whatever dividing by the zero pivot gave)."""
+    _check_floating(A, "linalg.solve")
+    if A.dtype is not B.dtype:
+        raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
+                           f"{A.dtype.torch_name} and B of type {B.dtype.torch_name} instead")
+    vector_case = _is_vector_rhs(A, B)
+    B_ = dispatcher.call("unsqueeze", B, -1) if vector_case else B
+    _check_inputs_solver(A, B_, left, "linalg.solve")
+    batch = infer_size(tuple(B_.shape[:-2]), tuple(A.shape[:-2]))
+    if not left and vector_case:
+        raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not supported for left=False. "
+                           "In this case linalg.solve is equivalent to B / A.squeeze(-1)")
+    LU, pivots, info = dispatcher.call("linalg_lu_factor_ex", A.mT if A.is_contiguous() else A)
+    if check_errors:
+        _check_singular(info, "torch.linalg.solve_ex", A.dim() > 2)
+    a = np.broadcast_to(_host(A), (*batch, *A.shape[-2:]))
+    b = np.broadcast_to(_host(B_), (*batch, *B_.shape[-2:]))
+    if not left:        # X A = B is A^T X^T = B^T
+        a, b = np.swapaxes(a, -1, -2), np.swapaxes(b, -1, -2)
+    x = _solve_host(a, b, np.broadcast_to(_host(info) != 0, batch))
+    if not left:
+        x = np.swapaxes(x, -1, -2)
+    result = _from_host(x[..., 0] if vector_case else x, A.dtype, A.device, f_contig=left)
+    return return_type("_linalg_solve_ex", ("result", "LU", "pivots", "info"))(result, LU, pivots, info)
+
+
+def _solve_host(a, b, singular):
+    """X with ``a X = b`` for each matrix ``linalg_lu_factor_ex`` found invertible, NaN for the others."""
+    x = np.full(b.shape, np.nan, dtype=b.dtype)
+    solvable = ~singular
+    if b.size and solvable.any():
+        x[solvable] = np.linalg.solve(a[solvable], b[solvable])
+    return x
+
+
+def linalg_solve_ex(A, B, *, left=True, check_errors=False):
+    result, _, _, info = dispatcher.call("_linalg_solve_ex", A, B, left=left, check_errors=check_errors)
+    return return_type("linalg_solve_ex", ("result", "info"))(result, info)
+
+
+def linalg_solve(A, B, *, left=True):
+    """``linalg_solve``: ``_linalg_solve_ex``, raising LinAlgError for a singular matrix."""
+    result, _, _, info = dispatcher.call("_linalg_solve_ex", A, B, left=left)
+    _check_singular(info, "torch.linalg.solve", A.dim() > 2)
+    return result

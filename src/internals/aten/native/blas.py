@@ -1,4 +1,4 @@
-"""Products with a sum: ``dot``, ``outer``, ``addmm``, ``addmv``, ``mv``, ``baddbmm``, ``addbmm``
+"""Products with a sum: ``dot``, ``vdot``, ``outer``, ``addmm``, ``addmv``, ``mv``, ``baddbmm``, ``addbmm``
 and the in-place ``addmm_``, ``addmv_``, ``baddbmm_``, ``addbmm_`` (``aten/src/ATen/native/Blas.cpp``,
 ``LinearAlgebra.cpp``), and ``linear`` and ``einsum`` (``Linear.cpp``).
 
@@ -35,6 +35,13 @@ def dot(a, b):
     _refuse_bool("dot", a.dtype)
     return dispatcher.call("reshape", mm(dispatcher.call("unsqueeze", a, 0), dispatcher.call("unsqueeze", b, 1)), [])
 
+
+
+def vdot(a, b):
+    """``vdot`` (``Blas.cpp``): ``dot`` for real vectors; for complex ones, ``a`` conjugated first."""
+    if not a.dtype.is_complex:
+        return dot(a, b)
+    return dot(dispatcher.call("conj_physical", a), b)
 
 def _scaled_sum(self, product, beta, alpha):
     """beta * self + alpha * product; beta == 0 ignores self (its NaN too), as BLAS does."""

@@ -1,6 +1,7 @@
-"""Sorting and selection: ``sort``, ``argsort``, ``topk``, ``kthvalue``, ``median``, ``mode``
-(``aten/src/ATen/native/Sorting.cpp``, ``TensorCompare.cpp``), and the scans ``cumsum``,
-``cumprod`` (``ReduceOps.cpp``).
+"""Sorting and selection: ``sort``, ``argsort``, ``topk``, ``kthvalue``, ``median``,
+``nanmedian``, ``mode``, ``quantile``, ``nanquantile`` (``aten/src/ATen/native/Sorting.cpp``,
+``TensorCompare.cpp``), the scans ``cumsum``, ``cumprod`` (``ReduceOps.cpp``), and ``unique``,
+``unique_consecutive`` (``Unique.cpp``).
 
 Every row along ``dim`` is sorted by one stable merge sort, ``sort_row`` below, that the CPU
 loop (rows in parallel) and the CUDA kernel (a thread per row) both compile. NaN sorts as the
@@ -12,7 +13,7 @@ from numba.extending import register_jitable
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import contiguous_strides
 from .. import dispatcher
-from ..tensor_iterator import output_layout
+from ..tensor_iterator import broadcast_shapes, output_layout
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
 from .reduce_ops import _not_complex, _return_type, normalize_dims
@@ -248,6 +249,147 @@ def median(x):
     return median_dim(dispatcher.call("reshape", x, [-1]), 0).values
 
 
+
+def nanmedian_dim(x, dim, keepdim=False):
+    """The lower median of each row's values other than NaN, and its index
+    (``median_with_indices_impl`` with ``ignore_nan``); a row of NaN only gives its first NaN.
+    Sorted rows put NaN last, so the median sits at ``(n - nans - 1) // 2``."""
+    d = _dim(x, dim)
+    _check_nonempty("median", x, d)
+    _no_bool(x, "median_out")
+    values, idx = _sorted_rows(x, d, False)
+    nans = dispatcher.call("sum.dim_IntList", dispatcher.call("isnan", values), [-1], True)
+    at = dispatcher.call("clamp_min", (values.shape[-1] - 1 - nans) // 2, 0)
+    v, i = (dispatcher.call("squeeze.dim", dispatcher.call("gather", t, -1, at), -1) for t in (values, idx))
+    if keepdim and x.dim():
+        v, i = dispatcher.call("unsqueeze", v, d), dispatcher.call("unsqueeze", i, d)
+    return _return_type("nanmedian")(v, i)
+
+
+def nanmedian(x):
+    """The median of every element other than NaN: NaN for an empty tensor or one of NaN only."""
+    if x.numel() == 0:
+        return dispatcher.call("fill_.Scalar", empty((), dtype=x.dtype, device=x.device), float("nan"))
+    _no_bool(x, "median_cpu")
+    return nanmedian_dim(dispatcher.call("reshape", x, [-1]), 0).values
+
+
+# ---------------------------------------------------------------------- quantile (Sorting.cpp)
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def _check_interpolation(interpolation):
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError("quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, but "
+                           f"got {interpolation}")
+
+
+def _quantile_checks(x, q):
+    if x.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if q.dim() > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if x.dtype not in (st.float32, st.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if x.dtype is not q.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    if x.device != q.device:
+        raise RuntimeError("quantile() q tensor must be on the same device as the input tensor")
+
+
+def _quantile_shape(x, q, dim, keepdim, wrapped):
+    """``quantile_output_shape``: the reduced shape, with one leading entry per q of a 1-D ``q``."""
+    if dim is not None and x.dim():
+        shape = list(x.shape)
+        if keepdim:
+            shape[wrapped] = 1
+        else:
+            del shape[wrapped]
+    else:
+        shape = [1] * x.dim() if keepdim else []
+    return [q.numel(), *shape] if q.dim() else shape
+
+
+def _sorted_for_quantile(x, dim, wrapped):
+    """The values sorted along the reduced dim, moved last (all of them, flattened, with no dim)."""
+    if dim is None:
+        return dispatcher.call("sort", dispatcher.call("flatten.using_ints", x))[0]
+    if wrapped == x.dim() - 1:
+        return dispatcher.call("sort", x)[0]
+    return dispatcher.call("sort", dispatcher.call("transpose.int", dispatcher.call("unsqueeze", x, -1), wrapped,
+                                                   -1))[0]
+
+
+def _quantile_ranks(sorted_values, q, ignore_nan):
+    """Each q as a fractional position in its sorted row, one column per q: among the values other
+    than NaN for nanquantile (0 in a row of NaN only), the last position, a NaN, where quantile's
+    row holds one."""
+    if ignore_nan:
+        count = dispatcher.call("sum.dim_IntList", dispatcher.call("logical_not", dispatcher.call(
+            "isnan", sorted_values)), [-1], True)
+        ranks = q * (count - 1)
+        return dispatcher.call("masked_fill.Scalar", ranks, ranks < 0, 0)
+    last = sorted_values.shape[-1] - 1
+    has_nan = dispatcher.call("any.dim", dispatcher.call("isnan", sorted_values), -1, True)
+    ranks = q * last
+    shape = list(broadcast_shapes(ranks.shape, has_nan.shape))         # ``broadcast_tensors``
+    return dispatcher.call("masked_fill.Scalar", dispatcher.call("expand", ranks, shape), dispatcher.call(
+        "expand", has_nan, shape), last)
+
+
+def _quantile(x, q, dim, keepdim, interpolation, ignore_nan):
+    """``quantile_impl`` and ``quantile_compute``: sort, turn each q into a fractional rank, then
+    read the value at it or between the two around it, as ``interpolation`` says."""
+    _quantile_checks(x, q)
+    wrapped = wrap_dim(0 if dim is None else dim, x.dim())
+    shape = _quantile_shape(x, q, dim, keepdim, wrapped)
+    if x.device.type == "cpu" and not bool(dispatcher.call("all", (q >= 0) & (q <= 1))):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    sorted_values = _sorted_for_quantile(x, dim, wrapped)
+    if q.dim() == 0:
+        shape = [1, *shape]
+    sorted_values = dispatcher.call("view", sorted_values, [*shape[1:], sorted_values.shape[-1]])
+    if sorted_values.shape[-1] > 2 ** 24:        # ranks are held in floats
+        raise RuntimeError("quantile() input tensor is too large")
+    ranks = _quantile_ranks(sorted_values, q, ignore_nan)
+    rounding = {"lower": "floor_", "higher": "ceil_", "nearest": "round_"}.get(interpolation)
+    if rounding:
+        dispatcher.call(rounding, ranks)
+    below = ranks.to(st.int64)
+    values = dispatcher.call("gather", sorted_values, -1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = dispatcher.call("full_like", ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        above = dispatcher.call("ceil_", ranks).to(st.int64)
+        dispatcher.call("lerp_.Tensor", values, dispatcher.call("gather", sorted_values, -1, above), weights)
+    if q.dim() == 0:
+        return dispatcher.call("squeeze_.dim", values, -1)
+    dispatcher.call("transpose_", dispatcher.call("unsqueeze_", values, 0), 0, -1)
+    return dispatcher.call("squeeze_.dim", values, -1)
+
+
+def _scalar_q(x, q):
+    if not 0 <= q <= 1:
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
+    return dispatcher.call("scalar_tensor", q, dtype=x.dtype, device=x.device)
+
+
+def quantile(x, q, dim=None, keepdim=False, *, interpolation="linear"):
+    _check_interpolation(interpolation)
+    return _quantile(x, q, dim, keepdim, interpolation, ignore_nan=False)
+
+
+def quantile_scalar(x, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return quantile(x, _scalar_q(x, q), dim, keepdim, interpolation=interpolation)
+
+
+def nanquantile(x, q, dim=None, keepdim=False, *, interpolation="linear"):
+    _check_interpolation(interpolation)
+    return _quantile(x, q, dim, keepdim, interpolation, ignore_nan=True)
+
+
+def nanquantile_scalar(x, q, dim=None, keepdim=False, *, interpolation="linear"):
+    return nanquantile(x, _scalar_q(x, q), dim, keepdim, interpolation=interpolation)
+
 def mode(x, dim=-1, keepdim=False):
     d = _dim(x, dim)
     _check_nonempty("mode", x, d)
@@ -340,9 +482,15 @@ def _unique2(self, sorted=True, return_inverse=False, return_counts=False):
 
 def unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False):
     """The distinct slices along ``dim``, in lexicographic order (``_unique_dim_cpu_template``
-    sorts them so, ``sorted`` or not), each slice's position among them, and their counts. A
-    zero-size dim other than ``dim`` leaves no slice to compare: torch refuses."""
+    sorts them so, ``sorted`` or not), each slice's position among them, and their counts."""
     _not_complex(self, "unique_dim")
+    return _unique_slices(self, dim, False, return_inverse, return_counts)
+
+
+def _unique_slices(self, dim, consecutive, return_inverse, return_counts):
+    """``_unique_dim_cpu_template``: the slices along ``dim`` kept once (all equal ones, or each
+    run of equal neighbours when ``consecutive``). A zero-size dim other than ``dim`` leaves no
+    slice to compare: torch refuses."""
     if self.dim() == 0:
         raise IndexError("Dimension specified as 0 but tensor has no dimensions")
     dim = wrap_dim(dim, self.dim())
@@ -353,9 +501,36 @@ def unique_dim(self, dim, sorted=True, return_inverse=False, return_counts=False
     if values.shape[dim] == 0:      # no slice: a contiguous copy, as torch's early return
         empty_result = from_host(np.ascontiguousarray(values), self.dtype, self.device)
         return empty_result, nothing, nothing
-    uniq, inverse, counts = np.unique(np.moveaxis(values, dim, 0), return_inverse=True, return_counts=True, axis=0)
+    slices = np.moveaxis(values, dim, 0)
+    if consecutive:
+        uniq, inverse, counts = _runs(slices.reshape(slices.shape[0], -1), slices)
+    else:
+        uniq, inverse, counts = np.unique(slices, return_inverse=True, return_counts=True, axis=0)
     # the slices stacked along dim 0, then that dim moved back into place: a view, as torch's
     output = dispatcher.call("movedim.int", from_host(np.ascontiguousarray(uniq), self.dtype, self.device), 0, dim)
     return (output,
             from_host(inverse.reshape(-1), st.int64, self.device) if return_inverse else nothing,
+            from_host(counts, st.int64, self.device) if return_counts else nothing)
+
+
+def _runs(rows, items):
+    """(first item of each run, each row's run number, each run's length) of the runs of equal
+    consecutive rows (compared with ``!=``: a NaN starts a run of its own)."""
+    starts = np.ones(rows.shape[0], dtype=bool)
+    starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+    first = np.flatnonzero(starts)
+    return items[first], np.cumsum(starts) - 1, np.diff(np.append(first, rows.shape[0]))
+
+
+def unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    """Each run of equal consecutive elements kept once, each element's run number (``inverse``,
+    shaped as ``self``) and each run's length (``counts``); along ``dim``, runs of equal
+    slices. The two left unasked are empty. Found on the host with NumPy, as ``_unique2``."""
+    if dim is not None and not (dim == 0 and self.dim() == 1):
+        return _unique_slices(self, dim, True, return_inverse, return_counts)
+    values = np.asarray(self._host_values()).reshape(-1)
+    nothing = empty([0], dtype=st.int64, device=self.device)
+    uniq, inverse, counts = _runs(values.reshape(-1, 1), values)
+    return (from_host(uniq, self.dtype, self.device),
+            from_host(inverse.reshape(tuple(self.shape)), st.int64, self.device) if return_inverse else nothing,
             from_host(counts, st.int64, self.device) if return_counts else nothing)

@@ -33,6 +33,7 @@ from ..functions_manual import (  # the helpers the formulas call
     block_diag_backward,
     cat_tensors_backward,
     celu_input_scale,
+    cholesky_backward,
     clamp_backward,
     clamp_backward_min_max,
     clamp_bound_backward,
@@ -81,6 +82,8 @@ from ..functions_manual import (  # the helpers the formulas call
     leaky_relu_backward,
     linalg_cross,
     linalg_det_backward,
+    linalg_qr_backward,
+    linalg_solve_backward,
     linalg_vector_norm_backward,
     log1p_backward,
     log_sigmoid_backward,
@@ -145,6 +148,7 @@ from ..functions_manual import (  # the helpers the formulas call
     slice_backward_wrapper,
     slice_scatter_symint,
     slice_symint,
+    slogdet_backward,
     smooth_l1_loss_backward,
     smooth_l1_loss_double_backward,
     softmax_double_backward,
@@ -158,6 +162,7 @@ from ..functions_manual import (  # the helpers the formulas call
     std_mean_backward,
     sum_backward,
     sum_to,
+    svd_backward,
     take_backward,
     tanh_backward,
     threshold_backward,
@@ -184,7 +189,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'DotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'LinalgSlogdetBackward0', 'LinalgSvdBackward0', 'LinalgQrBackward0', 'LinalgCholeskyExBackward0', 'CholeskyBackward0', 'LinalgSolveExBackward0', 'DotBackward0', 'VdotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'UniqueConsecutiveBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'NanmedianBackward0', 'NanmedianBackward1', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
 
 
 class NegBackward0(Node):
@@ -3996,6 +4001,94 @@ class LinalgDetBackward0(Node):
         return (linalg_det_backward(grad, result, A, LU, pivots),)
 
 
+class LinalgSlogdetBackward0(Node):
+    """``_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)``"""
+    __slots__ = ('A_', 'sign_', 'LU_', 'pivots_')
+    _tensor_slots = ('A_', 'sign_', 'LU_', 'pivots_')
+    _exposed = {'_saved_A': ('A_', True), '_saved_sign': ('sign_', True), '_saved_LU': ('LU_', True), '_saved_pivots': ('pivots_', True)}
+
+    def apply(node, grads):
+        A = node.A_.unpack(node)
+        sign = node.sign_.unpack(node)
+        LU = node.LU_.unpack(node)
+        pivots = node.pivots_.unpack(node)
+        return (slogdet_backward(grads[0], grads[1], A, sign, LU, pivots),)
+
+
+class LinalgSvdBackward0(Node):
+    """``_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)``"""
+    __slots__ = ('full_matrices_', 'U_', 'S_', 'Vh_')
+    _tensor_slots = ('U_', 'S_', 'Vh_')
+    _exposed = {'_saved_full_matrices': ('full_matrices_', False), '_saved_U': ('U_', True), '_saved_S': ('S_', True), '_saved_Vh': ('Vh_', True)}
+
+    def apply(node, grads):
+        full_matrices = node.full_matrices_
+        U = node.U_.unpack(node)
+        S = node.S_.unpack(node)
+        Vh = node.Vh_.unpack(node)
+        return (svd_backward(grads[0], grads[1], grads[2], U, S, Vh, full_matrices),)
+
+
+class LinalgQrBackward0(Node):
+    """``linalg_qr(Tensor A, str mode='reduced') -> (Tensor Q, Tensor R)``"""
+    __slots__ = ('mode_', 'Q_', 'R_')
+    _tensor_slots = ('Q_', 'R_')
+    _exposed = {'_saved_mode': ('mode_', False), '_saved_Q': ('Q_', True), '_saved_R': ('R_', True)}
+
+    def apply(node, grads):
+        mode = node.mode_
+        Q = node.Q_.unpack(node)
+        R = node.R_.unpack(node)
+        return (linalg_qr_backward(grads[0], grads[1], Q, R, mode),)
+
+
+class LinalgCholeskyExBackward0(Node):
+    """``linalg_cholesky_ex(Tensor self, *, bool upper=False, bool check_errors=False) -> (Tensor L, Tensor info)``"""
+    __slots__ = ('upper_', 'L_')
+    _tensor_slots = ('L_',)
+    _exposed = {'_saved_upper': ('upper_', False), '_saved_L': ('L_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        upper = node.upper_
+        L = node.L_.unpack(node)
+        return (cholesky_backward(grad, upper, L),)
+
+
+class CholeskyBackward0(Node):
+    """``cholesky(Tensor self, bool upper=False) -> Tensor``"""
+    __slots__ = ('upper_', 'result_')
+    _tensor_slots = ('result_',)
+    _exposed = {'_saved_upper': ('upper_', False), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        upper = node.upper_
+        result = node.result_.unpack(node)
+        return (cholesky_backward(grad, upper, result),)
+
+
+class LinalgSolveExBackward0(Node):
+    """``_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor LU, Tensor pivots, Tensor info)``"""
+    __slots__ = ('A_', 'left_', 'result_', 'LU_', 'pivots_')
+    _tensor_slots = ('A_', 'result_', 'LU_', 'pivots_')
+    _exposed = {'_saved_A': ('A_', True), '_saved_left': ('left_', False), '_saved_result': ('result_', True), '_saved_LU': ('LU_', True), '_saved_pivots': ('pivots_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        A = node.A_.unpack(node)
+        left = node.left_
+        result = node.result_.unpack(node)
+        LU = node.LU_.unpack(node)
+        pivots = node.pivots_.unpack(node)
+        grad_A = grad_B = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None]
+        if any(grad_input_mask):
+            grad_A, grad_B = linalg_solve_backward(grad, result, A, LU, pivots, left, grad_input_mask)
+        return grad_A, grad_B
+
+
 class DotBackward0(Node):
     """``dot(Tensor self, Tensor tensor) -> Tensor``"""
     __slots__ = ('tensor_', 'self_')
@@ -4014,6 +4107,26 @@ class DotBackward0(Node):
             self = node.self_.unpack(node)
             grad_tensor = grad * self
         return grad_self, grad_tensor
+
+
+class VdotBackward0(Node):
+    """``vdot(Tensor self, Tensor other) -> Tensor``"""
+    __slots__ = ('other_', 'self_')
+    _tensor_slots = ('other_', 'self_')
+    _exposed = {'_saved_other': ('other_', True), '_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_other = None
+        if edges[1] is not None:
+            self = node.self_.unpack(node)
+            grad_other = grad * self
+        grad_self = None
+        if edges[0] is not None:
+            other = node.other_.unpack(node)
+            grad_self = grad.conj() * other
+        return grad_self, grad_other
 
 
 class AddmmBackward0(Node):
@@ -4162,6 +4275,17 @@ class UniqueDimBackward0(Node):
         return (not_implemented("unique_dim", grad),)
 
 
+class UniqueConsecutiveBackward0(Node):
+    """``unique_consecutive(Tensor self, bool return_inverse=False, bool return_counts=False, int? dim=None) -> (Tensor, Tensor, Tensor)``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (not_implemented("unique_consecutive", grad),)
+
+
 class LinalgLuFactorExBackward0(Node):
     """``linalg_lu_factor_ex(Tensor A, *, bool pivot=True, bool check_errors=False) -> (Tensor LU, Tensor pivots, Tensor info)``"""
     __slots__ = ()
@@ -4271,6 +4395,34 @@ class MedianBackward0(Node):
         self = node.self_.unpack(node)
         result = node.result_.unpack(node)
         return (evenly_distribute_backward(grad, self, result),)
+
+
+class NanmedianBackward0(Node):
+    """``nanmedian(Tensor self) -> Tensor``"""
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        result = node.result_.unpack(node)
+        return (evenly_distribute_backward(grad, self, result),)
+
+
+class NanmedianBackward1(Node):
+    """``nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)``"""
+    __slots__ = ('self_sym_sizes_', 'dim_', 'keepdim_', 'indices_')
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_dim': ('dim_', False), '_saved_keepdim': ('keepdim_', False), '_saved_indices': ('indices_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        dim = node.dim_
+        keepdim = node.keepdim_
+        indices = node.indices_.unpack(node)
+        return (value_selecting_reduction_backward(grad, dim, indices, self_sym_sizes, keepdim),)
 
 
 class CumsumBackward0(Node):

@@ -58,6 +58,7 @@ from .functions import (
     CeilBackward0,
     CeluBackward0,
     CeluBackward1,
+    CholeskyBackward0,
     ClampBackward0,
     ClampBackward1,
     ClampMaxBackward0,
@@ -145,10 +146,15 @@ from .functions import (
     LerpBackward0,
     LerpBackward1,
     LgammaBackward0,
+    LinalgCholeskyExBackward0,
     LinalgCrossBackward0,
     LinalgDetBackward0,
     LinalgInvExBackward0,
     LinalgLuFactorExBackward0,
+    LinalgQrBackward0,
+    LinalgSlogdetBackward0,
+    LinalgSolveExBackward0,
+    LinalgSvdBackward0,
     LinalgVectorNormBackward0,
     Log10Backward0,
     Log1PBackward0,
@@ -188,6 +194,8 @@ from .functions import (
     MulBackward1,
     MvBackward0,
     NanToNumBackward0,
+    NanmedianBackward0,
+    NanmedianBackward1,
     NansumBackward0,
     NativeBatchNormBackward0,
     NativeBatchNormBackwardBackward0,
@@ -306,6 +314,7 @@ from .functions import (
     UnfoldBackward0,
     UniformBackward0,
     Unique2Backward0,
+    UniqueConsecutiveBackward0,
     UniqueDimBackward0,
     UnsafeViewBackward0,
     UnsqueezeBackward0,
@@ -320,6 +329,7 @@ from .functions import (
     UpsampleNearest2DBackwardBackward0,
     VarBackward0,
     VarMeanBackward0,
+    VdotBackward0,
     ViewAsComplexBackward0,
     ViewBackward0,
     WhereBackward0,
@@ -762,8 +772,16 @@ OPS = {
     '_euclidean_dist': dispatcher.find('_euclidean_dist'),
     '_cdist_forward': dispatcher.find('_cdist_forward'),
     '_linalg_det': dispatcher.find('_linalg_det'),
+    '_linalg_slogdet': dispatcher.find('_linalg_slogdet'),
+    '_linalg_svd': dispatcher.find('_linalg_svd'),
+    'linalg_qr': dispatcher.find('linalg_qr'),
+    'linalg_cholesky_ex': dispatcher.find('linalg_cholesky_ex'),
+    'cholesky': dispatcher.find('cholesky'),
+    '_linalg_solve_ex': dispatcher.find('_linalg_solve_ex'),
     'dot': dispatcher.find('dot'),
     'dot.out': dispatcher.find('dot.out'),
+    'vdot': dispatcher.find('vdot'),
+    'vdot.out': dispatcher.find('vdot.out'),
     'addmm': dispatcher.find('addmm'),
     'addmm.out': dispatcher.find('addmm.out'),
     'addmm_': dispatcher.find('addmm_'),
@@ -780,6 +798,7 @@ OPS = {
     'addbmm_': dispatcher.find('addbmm_'),
     '_unique2': dispatcher.find('_unique2'),
     'unique_dim': dispatcher.find('unique_dim'),
+    'unique_consecutive': dispatcher.find('unique_consecutive'),
     'linalg_lu_factor_ex': dispatcher.find('linalg_lu_factor_ex'),
     'sort': dispatcher.find('sort'),
     'sort.values': dispatcher.find('sort.values'),
@@ -794,6 +813,9 @@ OPS = {
     'mode': dispatcher.find('mode'),
     'mode.values': dispatcher.find('mode.values'),
     'median': dispatcher.find('median'),
+    'nanmedian': dispatcher.find('nanmedian'),
+    'nanmedian.dim': dispatcher.find('nanmedian.dim'),
+    'nanmedian.dim_values': dispatcher.find('nanmedian.dim_values'),
     'cumsum': dispatcher.find('cumsum'),
     'cumsum.out': dispatcher.find('cumsum.out'),
     'cummax': dispatcher.find('cummax'),
@@ -6308,6 +6330,98 @@ def _linalg_det(ks, A):
     return result
 
 
+def _linalg_slogdet(ks, A):
+    grad_fn = None
+    if _grad_mode.grad_enabled and A._requires_grad:
+        grad_fn = LinalgSlogdetBackward0()
+        grad_fn._next_edges = collect_next_edges(A)
+        grad_fn.A_ = SavedVariable(A, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_linalg_slogdet'].redispatch(after_autograd(ks), A)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+        grad_fn.sign_ = SavedVariable(result[0], True)
+        grad_fn.LU_ = SavedVariable(result[2], True)
+        grad_fn.pivots_ = SavedVariable(result[3], True)
+    return result
+
+
+def _linalg_svd(ks, A, full_matrices=False, compute_uv=True, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and A._requires_grad:
+        grad_fn = LinalgSvdBackward0()
+        grad_fn._next_edges = collect_next_edges(A)
+        grad_fn.full_matrices_ = full_matrices
+    with below_ad_inplace_or_view():
+        result = OPS['_linalg_svd'].redispatch(after_autograd(ks), A, full_matrices, compute_uv, **kwargs)
+    if grad_fn is not None:
+        set_history((result[0], result[1], result[2],), grad_fn)
+        grad_fn.U_ = SavedVariable(result[0], True)
+        grad_fn.S_ = SavedVariable(result[1], True)
+        grad_fn.Vh_ = SavedVariable(result[2], True)
+    return result
+
+
+def linalg_qr(ks, A, mode='reduced'):
+    grad_fn = None
+    if _grad_mode.grad_enabled and A._requires_grad:
+        grad_fn = LinalgQrBackward0()
+        grad_fn._next_edges = collect_next_edges(A)
+        grad_fn.mode_ = mode
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_qr'].redispatch(after_autograd(ks), A, mode)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+        grad_fn.Q_ = SavedVariable(result[0], True)
+        grad_fn.R_ = SavedVariable(result[1], True)
+    return result
+
+
+def linalg_cholesky_ex(ks, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = LinalgCholeskyExBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.upper_ = kwargs.get('upper', False)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_cholesky_ex'].redispatch(after_autograd(ks), self, **kwargs)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.L_ = SavedVariable(result[0], True)
+    return result
+
+
+def cholesky(ks, self, upper=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = CholeskyBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.upper_ = upper
+    with below_ad_inplace_or_view():
+        result = OPS['cholesky'].redispatch(after_autograd(ks), self, upper)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def _linalg_solve_ex(ks, A, B, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (A._requires_grad or B._requires_grad):
+        grad_fn = LinalgSolveExBackward0()
+        grad_fn._next_edges = collect_next_edges(A, B)
+        grad_fn.A_ = SavedVariable(A, False)
+        grad_fn.left_ = kwargs.get('left', True)
+    with below_ad_inplace_or_view():
+        result = OPS['_linalg_solve_ex'].redispatch(after_autograd(ks), A, B, **kwargs)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.result_ = SavedVariable(result[0], True)
+        grad_fn.LU_ = SavedVariable(result[1], True)
+        grad_fn.pivots_ = SavedVariable(result[2], True)
+    return result
+
+
 def dot(ks, self, tensor):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or tensor._requires_grad):
@@ -6328,6 +6442,28 @@ def dot_out(ks, self, tensor, **kwargs):
     check_out_no_requires_grad('dot', self, tensor, kwargs.get('out'))
     with below_autograd():
         return OPS['dot.out'].redispatch(after_autograd(ks), self, tensor, **kwargs)
+
+
+def vdot(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        grad_fn = VdotBackward0()
+        edges = grad_fn._next_edges = collect_next_edges(self, other)
+        if edges[0] is not None:
+            grad_fn.other_ = SavedVariable(other, False)
+        if edges[1] is not None:
+            grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['vdot'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def vdot_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('vdot', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['vdot.out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def addmm(ks, self, mat1, mat2, **kwargs):
@@ -6552,6 +6688,18 @@ def unique_dim(ks, self, dim, sorted=True, return_inverse=False, return_counts=F
     return result
 
 
+def unique_consecutive(ks, self, return_inverse=False, return_counts=False, dim=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UniqueConsecutiveBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['unique_consecutive'].redispatch(after_autograd(ks), self, return_inverse, return_counts, dim)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+    return result
+
+
 def linalg_lu_factor_ex(ks, A, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
@@ -6705,6 +6853,42 @@ def median(ks, self):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     return result
+
+
+def nanmedian(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NanmedianBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['nanmedian'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def nanmedian_dim(ks, self, dim, keepdim=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NanmedianBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.keepdim_ = keepdim
+    with below_ad_inplace_or_view():
+        result = OPS['nanmedian.dim'].redispatch(after_autograd(ks), self, dim, keepdim)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.indices_ = SavedVariable(result[1], True)
+    return result
+
+
+def nanmedian_dim_values(ks, self, dim, keepdim=False, **kwargs):
+    check_out_no_requires_grad('nanmedian', self, kwargs.get('values'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['nanmedian.dim_values'].redispatch(after_autograd(ks), self, dim, keepdim, **kwargs)
 
 
 def cumsum(ks, self, dim, **kwargs):
@@ -7896,8 +8080,16 @@ KERNELS = {
     '_euclidean_dist': _euclidean_dist,
     '_cdist_forward': _cdist_forward,
     '_linalg_det': _linalg_det,
+    '_linalg_slogdet': _linalg_slogdet,
+    '_linalg_svd': _linalg_svd,
+    'linalg_qr': linalg_qr,
+    'linalg_cholesky_ex': linalg_cholesky_ex,
+    'cholesky': cholesky,
+    '_linalg_solve_ex': _linalg_solve_ex,
     'dot': dot,
     'dot.out': dot_out,
+    'vdot': vdot,
+    'vdot.out': vdot_out,
     'addmm': addmm,
     'addmm.out': addmm_out,
     'addmm_': addmm_,
@@ -7914,6 +8106,7 @@ KERNELS = {
     'addbmm_': addbmm_,
     '_unique2': _unique2,
     'unique_dim': unique_dim,
+    'unique_consecutive': unique_consecutive,
     'linalg_lu_factor_ex': linalg_lu_factor_ex,
     'sort': sort,
     'sort.values': sort_values,
@@ -7928,6 +8121,9 @@ KERNELS = {
     'mode': mode,
     'mode.values': mode_values,
     'median': median,
+    'nanmedian': nanmedian,
+    'nanmedian.dim': nanmedian_dim,
+    'nanmedian.dim_values': nanmedian_dim_values,
     'cumsum': cumsum,
     'cumsum.out': cumsum_out,
     'cummax': cummax,
