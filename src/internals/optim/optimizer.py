@@ -11,10 +11,29 @@ from collections import defaultdict
 
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
+from ..autograd.graph import RemovableHandle
 from ..autograd.profiler import record_function
 from ..nn.modules.module import _typename, zero_grads
 
-__all__ = ["Optimizer"]
+__all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+
+# Hooks around every optimizer's step, registered for all of them at once (before each
+# optimizer's own pre-hooks, after its own post-hooks, as torch orders them).
+_global_optimizer_pre_hooks = []
+_global_optimizer_post_hooks = []
+
+
+def register_optimizer_step_pre_hook(hook):
+    """``hook(optimizer, args, kwargs)`` before every optimizer's ``step``; it may return
+    ``(new_args, new_kwargs)`` to change what ``step`` is called with."""
+    _global_optimizer_pre_hooks.append(hook)
+    return RemovableHandle(_global_optimizer_pre_hooks, hook)
+
+
+def register_optimizer_step_post_hook(hook):
+    """``hook(optimizer, args, kwargs)`` after every optimizer's ``step``."""
+    _global_optimizer_post_hooks.append(hook)
+    return RemovableHandle(_global_optimizer_post_hooks, hook)
 
 
 def _split_names(params):
@@ -44,6 +63,15 @@ def check_lr(lr):
         raise ValueError(f"Invalid learning rate: {lr}")
 
 
+def _hook_result(step, result, args, kwargs):
+    """A pre-hook returns None (nothing changes) or the new ``(args, kwargs)``."""
+    if result is None:
+        return args, kwargs
+    if isinstance(result, tuple) and len(result) == 2:
+        return result
+    raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
+
+
 class Optimizer:
     """Base class: subclasses pass their hyper-parameters as ``defaults`` and implement ``step``."""
 
@@ -60,6 +88,7 @@ class Optimizer:
         if defaults.get("fused") and defaults.get("foreach"):
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         self.defaults = defaults
+        self._optimizer_step_pre_hooks, self._optimizer_step_post_hooks = [], []
         self.state = defaultdict(dict)
         self.param_groups = []
         if isinstance(params, Tensor):
@@ -107,16 +136,34 @@ class Optimizer:
 
     def __init_subclass__(cls, **kwargs):
         """Each optimizer's ``step`` runs inside ``record_function("Optimizer.step#SGD.step")``, a
-        range for the profiler, as torch's ``profile_hook_step`` wraps it (an operator log shows
-        the range's enter and exit)."""
+        range for the profiler, between the step hooks, as torch's ``profile_hook_step`` wraps it
+        (an operator log shows the range's enter and exit). The hooks see ``args`` with the
+        optimizer first, as the wrapper receives them."""
         super().__init_subclass__(**kwargs)
         step = cls.__dict__.get("step")
         if step is not None:
             @functools.wraps(step)
-            def profiled_step(self, *args, **kwargs):
+            def profiled_step(*args, **kwargs):
+                self = args[0]
                 with record_function(f"Optimizer.step#{type(self).__name__}.step"):
-                    return step(self, *args, **kwargs)
+                    for hook in (*_global_optimizer_pre_hooks, *self._optimizer_step_pre_hooks):
+                        args, kwargs = _hook_result(step, hook(self, args, kwargs), args, kwargs)
+                    out = step(*args, **kwargs)
+                    for hook in (*self._optimizer_step_post_hooks, *_global_optimizer_post_hooks):
+                        hook(self, args, kwargs)
+                    return out
             cls.step = profiled_step
+
+    def register_step_pre_hook(self, hook):
+        """``hook(optimizer, args, kwargs)`` before this optimizer's ``step``; it may return
+        ``(new_args, new_kwargs)``. Returns a handle whose ``remove()`` takes it out."""
+        self._optimizer_step_pre_hooks.append(hook)
+        return RemovableHandle(self._optimizer_step_pre_hooks, hook)
+
+    def register_step_post_hook(self, hook):
+        """``hook(optimizer, args, kwargs)`` after this optimizer's ``step``."""
+        self._optimizer_step_post_hooks.append(hook)
+        return RemovableHandle(self._optimizer_step_post_hooks, hook)
 
     def zero_grad(self, set_to_none=True):
         with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
