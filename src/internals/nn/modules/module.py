@@ -328,11 +328,13 @@ class Module:
             destination._metadata = OrderedDict()
         destination._metadata[prefix[:-1]] = {"version": self._version}
 
-    def load_state_dict(self, state_dict, strict=True):
+    def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy ``state_dict``'s tensors into this module's parameters and buffers, in place.
 
         The copy goes through ``param.copy_`` under no_grad, so the Parameter objects (and any
         optimizer holding them) stay the same. Shapes must match; with ``strict``, keys too.
+        With ``assign``, the state's tensors themselves become the parameters and buffers (their
+        dtype and storage; a parameter keeps its ``requires_grad``), as torch's ``assign=True``.
         """
         if not isinstance(state_dict, dict):
             raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
@@ -342,7 +344,7 @@ class Module:
         for name, module in self.named_modules(prefix="", remove_duplicate=False):   # a shared child loads twice
             prefix = name + "." if name else ""
             module._load_from_state_dict(state_dict, prefix, missing, unexpected, errors,
-                                         version=metadata.get(name, {}).get("version"))
+                                         version=metadata.get(name, {}).get("version"), assign=assign)
         if strict:
             if unexpected:
                 keys = ", ".join(f'"{k}"' for k in unexpected)
@@ -354,7 +356,7 @@ class Module:
                 type(self).__name__, "\n\t".join(errors)))
         return _IncompatibleKeys(missing, unexpected)
 
-    def _load_from_state_dict(self, state_dict, prefix, missing, unexpected, errors, version=None):
+    def _load_from_state_dict(self, state_dict, prefix, missing, unexpected, errors, version=None, assign=False):
         """This module's own entries; a key under ``prefix`` that names neither one of them nor a
         child is unexpected (a child's keys are its own business)."""
         local = {k: v for k, v in self._parameters.items() if v is not None}
@@ -377,9 +379,21 @@ class Module:
             elif value.shape != own.shape:
                 errors.append(f"size mismatch for {key}: copying a param with shape {value.shape} from checkpoint, "
                               f"the shape in current model is {own.shape}.")
+            elif assign:
+                self._assign_loaded(name, own, value)
             else:
                 with no_grad():
                     own.copy_(value)
+
+    def _assign_loaded(self, name, own, value):
+        """``assign=True``: the loaded tensor takes the place of ``own``; in place of a parameter it
+        becomes a Parameter (itself if it is one) with the old one's ``requires_grad``."""
+        if isinstance(own, Parameter):
+            if isinstance(value, Parameter):
+                value.requires_grad_(own.requires_grad)
+            else:
+                value = Parameter(value, requires_grad=own.requires_grad)
+        setattr(self, name, value)
 
     # ------------------------------------------------------------------ calling
     def register_forward_pre_hook(self, hook):
