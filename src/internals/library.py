@@ -97,7 +97,7 @@ def _undo(ns, defs, impls, fallbacks):
 def register_operator(native_functions, derivatives, kernels):
     """Add an operator from a ``native_functions.yaml`` snippet, a ``derivatives.yaml`` snippet
     and its kernels; returns a registration whose ``undo()`` takes it all back. The work is done
-    by ``internals.autograd.operator_from_yaml.register_operator`` (imported on first use: it
+    by ``internals.codegen.operator_from_yaml.register_operator`` (imported on first use: it
     loads the code generator), or by the reader's version while one is plugged in."""
-    from .autograd import operator_from_yaml
+    from .codegen import operator_from_yaml  # the code generator loads torchgen: only on first use
     return operator_from_yaml.register_operator(native_functions, derivatives, kernels)

@@ -1,11 +1,11 @@
-"""An operator added at run time from YAML snippets (``internals.autograd.operator_from_yaml``),
+"""An operator added at run time from YAML snippets (``internals.codegen.operator_from_yaml``),
 against torch's operator of the same schema: the node torch's build generates, what it saves,
 the out= overload's refusal under autograd, and an undo that leaves the dispatcher as it was."""
 import pytest
 import torch
 
 import internals
-from internals.autograd.operator_from_yaml import register_operator
+from internals.codegen.operator_from_yaml import register_operator
 from internals.exercises.codebase import DIST, ENTR, KERNELS, LDEXP, dispatch_table
 
 

@@ -85,7 +85,7 @@ def _inplace_name(schema):
 @functools.lru_cache(maxsize=1)
 def _torch_node_numbers():
     """Schema name -> node name, for the entries of torch's own derivatives.yaml (read once: an
-    operator added at run time, ``autograd/operator_from_yaml.py``, asks again)."""
+    operator added at run time, ``codegen/operator_from_yaml.py``, asks again)."""
     path = Path(torchgen.__file__).parent / "packaged" / "autograd" / "derivatives.yaml"
     counter, names = Counter(), {}
     for entry in yaml.safe_load(path.read_text()):

@@ -3,7 +3,7 @@
 The core exercise, ``check_register_operator(register_operator)``: the reader's
 ``register_operator(native_functions, derivatives, kernels)`` adds an operator from two YAML
 snippets (``native_functions.yaml`` and ``derivatives.yaml`` entries) as the package's
-``internals.autograd.operator_from_yaml.register_operator`` does, and returns a handle whose
+``internals.codegen.operator_from_yaml.register_operator`` does, and returns a handle whose
 ``undo()`` takes every registration back. The checker registers operators torch has and the
 package lacks (``ldexp``, ``dist`` with its default ``p``, ``special_entr`` with an out=
 overload, ``special_logit`` with an optional ``eps``), compares values, grad_fn names and
@@ -21,10 +21,12 @@ operators on generated broadcastable shapes and values of ``alpha``, compares th
 destroys both libraries again.
 """
 import math
+import threading
 
 import internals
 from internals.aten import dispatcher
 
+from ..display import wrap
 from ._runner import run_generated
 
 __all__ = ["check_axpy_operator", "check_register_operator", "dispatch_table"]
@@ -281,8 +283,6 @@ def _undo_twice_case(register):
 
 def _threads_case(register):
     """Three operators registered at once from three threads, each then called from the main one."""
-    import threading
-
     import torch  # torch is heavy: only a check needs it
     work = [(LDEXP, ("ldexp.Tensor", torch.ldexp, [(2, 3), (3,)])),
             (DIST, ("dist.default", torch.dist, [(2, 3), (3,)])),
@@ -332,7 +332,6 @@ def check_register_operator(register_operator):
     ``handle.undo()``): each case registers an operator torch has and the package lacks, calls it
     beside torch (values, grad_fn, gradients), undoes it, and compares the dispatch table with the
     one before."""
-    from ..display import wrap
     cases = _register_cases()
     for label, case in cases:
         before, made = dispatch_table(), []

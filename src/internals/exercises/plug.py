@@ -81,7 +81,7 @@ PLUG_POINTS = {p.name: p for p in [
     PlugPoint("round_size", "07_memory", "internals.cuda.caching_allocator", "round_size",
               "CUDACachingAllocator.cpp's round_size", "check_round_size",
               "round_size(nbytes, config=None) -> bytes of the block handed out"),
-    PlugPoint("register_operator", "08_codebase_tour", "internals.autograd.operator_from_yaml", "register_operator",
+    PlugPoint("register_operator", "08_codebase_tour", "internals.codegen.operator_from_yaml", "register_operator",
               "torchgen/gen.py's RegisterSchema.cpp and RegisterCPU.cpp, tools/autograd/gen_autograd.py's "
               "Functions.cpp and VariableType, for one operator", "check_register_operator",
               "register_operator(native_functions, derivatives, kernels) -> a handle whose undo() removes "

@@ -17,10 +17,10 @@ import yaml
 from torchgen.model import FunctionSchema
 
 from ..aten import dispatcher
-from ..codegen import gen_autograd
-from . import functions_manual
-from .generated import functions as _generated_functions
-from .generated import variable_type as _generated_variable_type
+from ..autograd import functions_manual
+from ..autograd.generated import functions as _generated_functions
+from ..autograd.generated import variable_type as _generated_variable_type
+from . import gen_autograd
 
 __all__ = ["OperatorRegistration", "register_operator"]
 
