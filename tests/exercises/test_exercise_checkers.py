@@ -19,13 +19,12 @@ from internals.aten.dispatcher import dispatch_key
 from internals.aten.native.convolution import im2col_columns
 from internals.aten.native.tensor_shape import compute_stride
 from internals.aten.tensor_iterator import _reorder, coalesce
-from internals.codegen import operator_from_yaml
 from internals.autograd.engine import compute_dependencies
 from internals.autograd.functions_manual import sum_to
-from internals.codegen.operator_from_yaml import OperatorRegistration, register_operator
 from internals.c10.dispatch_key import DispatchKey, DispatchKeySet
 from internals.c10.tensor_impl import contiguous_strides, required_storage_elements
-from internals.codegen import gen_autograd
+from internals.codegen import gen_autograd, operator_from_yaml
+from internals.codegen.operator_from_yaml import OperatorRegistration, register_operator
 from internals.cuda.caching_allocator import get_allocation_size, round_size
 from internals.optim.sgd import sgd_step
 
