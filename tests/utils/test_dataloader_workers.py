@@ -353,3 +353,31 @@ def test_forked_workers_run_every_kernel_after_the_parent_used_its_thread_pool()
     for mine, torchs in zip(ours, theirs, strict=True):
         for got, expected in zip(mine, torchs, strict=True):
             assert_within_ulps(got, expected, 8)
+
+
+class CompiledSample:
+    """Each sample runs a function compiled by ``internals.compile`` (a generated fused kernel);
+    ``compiled=False`` runs the same function eagerly, for torch."""
+
+    def __init__(self, lib, compiled=True):
+        self.lib = lib
+        fn = lambda x: ((x * 2 + 1).relu() * x).sum(-1)     # noqa: E731
+        self.fn = lib.compile(fn) if compiled else fn
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        return self.fn(self.lib.arange(float(i), 60000.0 + i, dtype=self.lib.float64).reshape(300, 200))
+
+
+def test_forked_workers_run_compiled_kernels_after_the_parent_used_its_thread_pool():
+    """A generated kernel has a one-thread build too: the workers' samples equal the parent's
+    (which ran the parallel build, starting the pool), and torch's eager values."""
+    dataset = CompiledSample(internals)
+    here = [plain(dataset[i]) for i in range(len(dataset))]
+    loader = iud.DataLoader(dataset, batch_size=None, num_workers=2, multiprocessing_context="fork", timeout=300)
+    assert [plain(sample) for sample in loader] == here
+    expected = CompiledSample(torch, compiled=False)
+    for i, got in enumerate(here):
+        assert_within_ulps(torch.tensor(got, dtype=torch.float64), expected[i], 4)

@@ -8,8 +8,10 @@ import math
 import threading
 
 import numpy as np
+from numba import njit, prange
 
 from ..aten.native.copy import buffer
+from ..aten.native.cpu.parallel_for import Twins
 from ..aten.native.tensor_factories import empty_strided
 from ..fx.graph import Node
 from ..utils._pytree import tree_map
@@ -23,12 +25,25 @@ _compiled = {}          # kernel source -> compiled Numba function: the same tex
 _compile_lock = threading.Lock()
 
 
+def _cpu_jit(parallel=False, **options):
+    """The ``@njit(parallel=True, ...)`` a generated CPU kernel is written with, compiled as every
+    aten loop is (``aten/native/cpu/parallel_for.py``): a parallel build and a one-thread build,
+    the latter chosen after ``set_num_threads(1)``, so that a compiled function also runs in a
+    forked DataLoader worker, which may not start the thread pool again. No disk cache: the
+    source exists only in memory."""
+    def build(fn):
+        if not parallel:
+            return njit(**options)(fn)
+        return Twins(njit(parallel=True, **options)(fn), njit(**options)(fn))
+    return build
+
+
 def _numba_function(source, device, name):
     with _compile_lock:
         fn = _compiled.get((source.text, device))
         if fn is None:
-            from numba import cuda, njit, prange  # numba.cuda is slow to import: loaded on first CUDA use
-            scope = {"math": math, "njit": njit, "prange": prange, "cuda": cuda, "float32": np.float32,
+            from numba import cuda  # numba.cuda is slow to import: loaded on first CUDA use
+            scope = {"math": math, "njit": _cpu_jit, "prange": prange, "cuda": cuda, "float32": np.float32,
                      "float64": np.float64, "exp_f32": exp_f32,
                      "nan": math.nan, "inf": math.inf}   # repr() of a nan or infinite constant
             exec(compile(source.text, f"<generated {name}>", "exec"), scope)  # noqa: S102 -- generated code
