@@ -99,7 +99,8 @@ ERROR_CASES = {
     "svd of half": lambda lib: lib.linalg.svd(lib.ones(2, 2, dtype=lib.float16)),
     "svd with a driver on the CPU": lambda lib: lib.linalg.svd(lib.ones(2, 2), driver="gesvd"),
     "svd of NaN": lambda lib: lib.linalg.svd(lib.tensor([[1.0, float("nan")], [0.0, 1.0]])),
-    "svd of a batch with NaN": lambda lib: lib.linalg.svd(lib.stack([lib.eye(2), lib.full((2, 2), float("inf"))])),
+    # (Not a batch with a non-finite matrix: whether torch raises LinAlgError there or returns NaN
+    # depends on which LAPACK routine and path runs, so the case has no one answer to compare.)
     "svdvals of a vector": lambda lib: lib.linalg.svdvals(lib.ones(2)),
     "torch.svd of a vector": lambda lib: lib.svd(lib.ones(2)),
     "svd of an empty matrix": lambda lib: lib.linalg.svd(lib.ones(3, 0)),

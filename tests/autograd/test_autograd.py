@@ -219,6 +219,7 @@ def test_every_derivative_entry_is_tested():
             make(internals.ones(2, 2, requires_grad=True))
         reached.add(node)
     reached.add(internals.ones(2, requires_grad=True).angle().grad_fn.name())
+    reached |= _later_operators_nodes()
     # addcmul and addcdiv (tests/aten/test_pointwise_ops.py compares their nodes and gradients).
     from test_pointwise_ops import GRAD_CASES as POINTWISE_CASES
     for build in POINTWISE_CASES.values():
@@ -771,6 +772,15 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"relu6", "relu6_", "selu", "selu_"}     # hardtanh and elu with fixed arguments, as torch's
     # prelu reshapes its weight for _prelu_kernel; the losses and similarities are torch's composites
     math |= {"prelu", "kl_div", "cosine_similarity", "pairwise_distance"}
+    # EmbeddingBag's backward operators and its forward-only form: no formula in torch either
+    backward_ops = {"_embedding_bag_backward", "_embedding_bag_per_sample_weights_backward",
+                    "_embedding_bag_forward_only"}
+    not_differentiable |= {"copy"}      # functionalization's copy: torch's has no formula
+    # torch's composites over the decompositions, quantiles, EmbeddingBag and packing kernels
+    math |= {"linalg_svd", "linalg_svdvals", "svd", "qr", "linalg_cholesky", "linalg_solve", "linalg_solve_ex",
+             "logdet", "slogdet", "linalg_slogdet", "quantile", "quantile.scalar", "nanquantile",
+             "nanquantile.scalar", "embedding_bag", "embedding_bag.padding_idx", "_pad_packed_sequence",
+             "_pack_padded_sequence_backward"}
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",
@@ -780,7 +790,7 @@ def test_every_differentiable_native_function_has_a_kernel():
         joining | math | layers | complex_parts
     # silu's, logit's and mish's backward operators have no formula: their own formulas call them only with
     # grad mode off. (The layers' backward operators and _cdist_backward have entries of their own.)
-    backward = {"silu_backward", "logit_backward", "mish_backward"}
+    backward = {"silu_backward", "logit_backward", "mish_backward"} | backward_ops
     # out= overloads of operators without a formula (comparisons, factories): the autograd fallback
     # runs them, refusing an out that requires grad (tests/aten/test_out_variants.py).
     outs = {n for n in unmatched if n in aten and dispatcher.find(n).schema.arguments.out}
@@ -858,3 +868,46 @@ def test_backward_from_the_same_root_twice_sums_both_gradients():
         lib.autograd.backward([y, y], [lib.ones(2), lib.tensor([1.0, 3.0])])
         grads[lib] = a.grad
     assert_same(grads[internals], grads[torch])
+
+
+def _later_operators_nodes():
+    """The nodes of the decompositions, quantiles, scatters, upsampling, EmbeddingBag and packing,
+    and of the upsampling and EmbeddingBag backward operators differentiated again (their own test
+    files compare nodes and gradients with torch: tests/aten/test_linear_algebra_decompositions.py,
+    test_quantile_nanmedian_unique_consecutive.py, test_view_scatters.py, tests/nn/test_interpolate.py,
+    test_embedding_bag.py, test_packed_sequence.py)."""
+    F, f64 = internals.nn.functional, internals.float64
+
+    def leaf(*shape):
+        return internals.rand(*shape, dtype=f64, requires_grad=True)
+    a = leaf(3, 3)
+    spd = a @ a.mT + 3 * internals.eye(3, dtype=f64)
+    x, v = leaf(3, 3), leaf(3)
+    outs = [internals.cholesky(spd), internals.linalg.cholesky(spd), internals.linalg.qr(a).Q,
+            internals.linalg.svd(a).S, internals.linalg.slogdet(spd).logabsdet, internals.linalg.solve(spd, v),
+            internals.vdot(v, v), internals.unique_consecutive(x), internals.nanmedian(x),
+            internals.nanmedian(x, 0).values,
+            internals.select_scatter(x, v, 0, 0), internals.slice_scatter(x, leaf(1, 3), 0, 0, 1),
+            internals.diagonal_scatter(x, v), internals.as_strided_scatter(x, v, (3,), (1,)),
+            internals.fill(x, 2.0), internals.fill(x, internals.tensor(2.0, dtype=f64))]
+    reached = set()
+    for out in outs:
+        reached |= _nodes(out)
+    image, signal, table = leaf(1, 1, 2, 2), leaf(1, 1, 3), leaf(4, 2)
+    layers = [(F.interpolate(image, scale_factor=2, mode="nearest"), image),
+              (F.interpolate(signal, scale_factor=2), signal),
+              (F.interpolate(image, scale_factor=2, mode="bilinear"), image),
+              (F.interpolate(signal, 5, mode="linear"), signal),
+              (F.embedding_bag(internals.tensor([0, 2, 1]), table, internals.tensor([0, 1])), table)]
+    for out, source in layers:
+        (g,) = internals.autograd.grad((out * out).sum(), source, create_graph=True)
+        reached |= _nodes(out) | _nodes(g)
+    # EmbeddingBag's dense backward called on a gradient that requires grad: its node refuses
+    # (torch's formula is ``not_implemented``)
+    aten, indices, offsets = internals.ops.aten, internals.tensor([0, 2, 1]), internals.tensor([0, 1])
+    _, offset2bag, bag_size, maximum = aten._embedding_bag(table.detach(), indices, offsets)
+    dense = aten._embedding_bag_dense_backward(leaf(2, 2), indices, offset2bag, bag_size, maximum, 4, False, 0, None)
+    reached |= _nodes(dense)
+    packed = internals.nn.utils.rnn.pack_padded_sequence(leaf(3, 2, 1), internals.tensor([3, 2]))
+    reached |= _nodes(packed.data)
+    return reached

@@ -227,7 +227,7 @@ def test_conv1d_group_norm_model_trains_like_torch_from_one_seed():
         assert_same(state_i[k], state_t[k], rtol=1e-4, atol=1e-5)
 
 
-def _first_and_second_order(lib, values, affine):
+def _group_norm_gradients(lib, values, affine):
     x = lib.tensor(values, dtype=lib.float64, requires_grad=True)
     w = lib.tensor([0.5, -1.5, 2.0, 1.25], dtype=lib.float64, requires_grad=True)
     b = lib.tensor([0.1, 0.2, -0.3, 0.4], dtype=lib.float64, requires_grad=True)
@@ -244,7 +244,7 @@ def test_group_norm_gradients_under_create_graph_as_torch(affine):
     bias gradients end in a reshape (ViewBackward0), and their own gradients equal torch's."""
     values = [[[0.3, -1.2, 2.0], [0.7, 0.1, -0.4], [1.5, -0.9, 0.2], [-2.0, 0.6, 1.1]],
               [[0.9, 0.4, -0.3], [-1.1, 2.2, 0.5], [0.05, -0.6, 1.3], [0.8, -1.7, 0.0]]]
-    ours, theirs = _first_and_second_order(internals, values, affine), _first_and_second_order(torch, values, affine)
+    ours, theirs = _group_norm_gradients(internals, values, affine), _group_norm_gradients(torch, values, affine)
     for o, t in zip(ours[0], theirs[0]):
         assert type(o.grad_fn).__name__ == type(t.grad_fn).__name__
         assert_same(o.detach(), t.detach(), ulps=64)

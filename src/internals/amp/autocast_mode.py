@@ -34,7 +34,11 @@ LOWER_PRECISION_FP = {"cpu": ("conv1d", "conv1d.padding", "conv2d", "conv2d.padd
 FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_cross_entropy",
                 "binary_cross_entropy_with_logits", "trace", "inverse", "linalg_inv", "linalg_inv_ex",
                 "reflection_pad1d", "reflection_pad2d", "replication_pad1d", "replication_pad2d", "replication_pad3d",
-                "cdist", "smooth_l1_loss", "huber_loss", "kl_div"),
+                "cdist", "smooth_l1_loss", "huber_loss", "kl_div",
+                # the decompositions and quantiles: LAPACK and sorting in float32 at least
+                "cholesky", "linalg_cholesky", "linalg_cholesky_ex", "qr", "linalg_qr", "svd", "linalg_svd",
+                "linalg_svdvals", "linalg_solve", "quantile", "quantile.scalar", "nanquantile",
+                "nanquantile.scalar"),
         "cuda": ("acos", "asin", "cosh", "exp", "expm1", "erfinv", "log", "log10", "log2", "log1p", "rsqrt", "sinh",
                  "tan", "reciprocal", "mse_loss", "binary_cross_entropy_with_logits",
                  "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "softplus", "sum", "sum.dim_IntList",
@@ -45,7 +49,7 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_c
 
 # "promote": the floating-point arguments (lists included) cast to the widest of their dtypes.
 PROMOTE = {"cpu": ("cat", "stack", "index_copy"),
-           "cuda": ("addcdiv", "addcmul", "atan2", "dot", "index_put", "scatter_add", "cross", "tensordot")}
+           "cuda": ("addcdiv", "addcmul", "atan2", "dot", "vdot", "index_put", "scatter_add", "cross", "tensordot")}
 
 
 # "banned" (cuda): refused, naming the safe alternative (``autocast_mode.cpp``'s ``binary_cross_entropy_banned``).
