@@ -218,13 +218,15 @@ class RNNBase(Module):
                                 ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")))
         return result
 
-    def check_input(self, input):
+    def check_input(self, input, batch_sizes=None):
+        """The dtype, the rank (2 for a packed sequence's data, else 3) and the feature size."""
         weight = self._flat_weights[0]
         if input.dtype != weight.dtype:
             raise ValueError(f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). "
                              f"Convert input: input.to({weight.dtype}), or convert model: model.to({input.dtype})")
-        if input.dim() != 3:
-            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        rank = 2 if batch_sizes is not None else 3
+        if input.dim() != rank:
+            raise RuntimeError(f"input must have {rank} dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
             raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                                f"got {input.size(-1)}")
@@ -289,15 +291,7 @@ class RNNBase(Module):
 
     def _check_packed(self, data, hx, mini_batch):
         """``check_forward_args`` with batch sizes: 2-D data, states sized for the widest step."""
-        weight = self._flat_weights[0]
-        if data.dtype != weight.dtype:
-            raise ValueError(f"RNN input dtype ({data.dtype}) does not match weight dtype ({weight.dtype}). "
-                             f"Convert input: input.to({weight.dtype}), or convert model: model.to({data.dtype})")
-        if data.dim() != 2:
-            raise RuntimeError(f"input must have 2 dimensions, got {data.dim()}")
-        if self.input_size != data.size(-1):
-            raise RuntimeError(f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
-                               f"got {data.size(-1)}")
+        self.check_input(data, batch_sizes=mini_batch)
         layers = self.num_layers * (2 if self.bidirectional else 1)
         expected = (layers, mini_batch, self.proj_size or self.hidden_size)
         if self.mode == "LSTM":

@@ -10,6 +10,21 @@ from .module import Module
 __all__ = ["Embedding", "EmbeddingBag"]
 
 
+
+def _wrapped_padding_idx(padding_idx, num_embeddings, name):
+    """A negative ``padding_idx`` counted from the end; one outside the table refused with torch's
+    AssertionError (Embedding's message capitalises the name, EmbeddingBag's does not)."""
+    if padding_idx is None:
+        return None
+    if padding_idx > 0 and padding_idx >= num_embeddings:
+        raise AssertionError(f"{name} must be within num_embeddings")
+    if padding_idx < 0:
+        if padding_idx < -num_embeddings:
+            raise AssertionError(f"{name} must be within num_embeddings")
+        return num_embeddings + padding_idx
+    return padding_idx
+
+
 class Embedding(Module):
     """weight (num_embeddings, embedding_dim), drawn from N(0, 1); the row ``padding_idx`` starts at
     zero and gets no gradient."""
@@ -17,13 +32,7 @@ class Embedding(Module):
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, max_norm=None, norm_type=2.0,
                  scale_grad_by_freq=False, sparse=False, _weight=None, _freeze=False, device=None, dtype=None):
         super().__init__()
-        if padding_idx is not None:
-            if padding_idx > 0 and padding_idx >= num_embeddings:
-                raise AssertionError("Padding_idx must be within num_embeddings")
-            if padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("Padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
+        padding_idx = _wrapped_padding_idx(padding_idx, num_embeddings, "Padding_idx")
         self.num_embeddings, self.embedding_dim, self.padding_idx = num_embeddings, embedding_dim, padding_idx
         self.max_norm, self.norm_type = max_norm, norm_type
         self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
@@ -84,13 +93,7 @@ class EmbeddingBag(Module):
         super().__init__()
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.max_norm, self.norm_type, self.scale_grad_by_freq = max_norm, norm_type, scale_grad_by_freq
-        if padding_idx is not None:
-            if padding_idx > 0 and padding_idx >= num_embeddings:
-                raise AssertionError("padding_idx must be within num_embeddings")
-            if padding_idx < 0:
-                if padding_idx < -num_embeddings:
-                    raise AssertionError("padding_idx must be within num_embeddings")
-                padding_idx = num_embeddings + padding_idx
+        padding_idx = _wrapped_padding_idx(padding_idx, num_embeddings, "padding_idx")
         self.padding_idx = padding_idx
         if _weight is None:
             self.weight = Parameter(empty((num_embeddings, embedding_dim), device=device, dtype=dtype))
