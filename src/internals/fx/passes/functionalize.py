@@ -72,27 +72,69 @@ def _is_view(target):
                                       for r in schema.returns)
 
 
+_PREVIOUS = object()       # in an inverse's steps: the result of the step before
+
+
 def _inverse(step, base, mutated):
-    """(target, args) that put ``mutated``, a new value of the view ``step`` of ``base``, back
-    into ``base`` (``ViewInverses.cpp`` with views reapplied). None where none is written here."""
-    target, args, kwargs = step
+    """The steps (target, args, kwargs) that put ``mutated``, a new value of the view ``step``
+    of ``base``, back into ``base`` (``FunctionalInverses.cpp`` with views reapplied); each
+    step's ``_PREVIOUS`` argument is the previous step's result. None where no inverse is
+    written here."""
+    target, args, kwargs, index = step
     name, shape = target.name(), list(base.meta["val"].shape)
     scatters = {"aten::select.int": aten.select_scatter.default, "aten::slice.Tensor": aten.slice_scatter.default,
                 "aten::diagonal": aten.diagonal_scatter.default, "aten::as_strided": aten.as_strided_scatter.default}
     if name in scatters:
-        return scatters[name], (base, mutated, *args), kwargs
+        return [(scatters[name], (base, mutated, *args), kwargs)]
+    if index is not None:                       # one output of split or unbind
+        return _output_inverse(name, args, kwargs, index, base, mutated, shape)
     if name in ("aten::view", "aten::_reshape_alias", "aten::alias"):
-        return aten.view.default, (mutated, shape), {}
+        return [(aten.view.default, (mutated, shape), {})]
     if name in ("aten::t", "aten::transpose.int"):
-        return target, (mutated, *args), kwargs
+        return [(target, (mutated, *args), kwargs)]
     if name == "aten::permute":
         dims = [d % len(shape) for d in args[0]]
-        return target, (mutated, [dims.index(i) for i in range(len(dims))]), {}
+        return [(target, (mutated, [dims.index(i) for i in range(len(dims))]), {})]
     if name == "aten::unsqueeze":
-        return aten.squeeze.dim, (mutated, args[0]), {}
+        return [(aten.squeeze.dim, (mutated, args[0]), {})]
     if name == "aten::squeeze.dim" and len(shape) > len(mutated.meta["val"].shape):
-        return aten.unsqueeze.default, (mutated, args[0] % len(shape)), {}
+        return [(aten.unsqueeze.default, (mutated, args[0] % len(shape)), {})]
+    if name == "aten::expand":
+        return _expand_inverse(base, mutated, shape)
     return None
+
+
+def _output_inverse(name, args, kwargs, index, base, mutated, shape):
+    """``split_Tensor_inverse``, ``split_with_sizes_inverse`` (a ``slice_scatter`` of the piece's
+    rows) and ``unbind_int_inverse`` (a ``select_scatter``)."""
+    dim = kwargs.get("dim", args[1] if len(args) > 1 else 0) % len(shape)
+    if name == "aten::unbind.int":
+        dim = kwargs.get("dim", args[0] if args else 0) % len(shape)
+        return [(aten.select_scatter.default, (base, mutated, dim, index), {})]
+    if name == "aten::split.Tensor":
+        start = args[0] * index
+        end = min(start + args[0], shape[dim])
+    elif name == "aten::split_with_sizes":
+        start = sum(args[0][:index])
+        end = start + args[0][index]
+    else:
+        return None
+    return [(aten.slice_scatter.default, (base, mutated, dim, start, end), {})]
+
+
+def _expand_inverse(base, mutated, shape):
+    """``expand_inverse``: ``base + sum_to(mutated - base, base's sizes)``. A write through an
+    expanded view lands on every copy of an element; torch keeps the sum of their changes."""
+    sizes = list(mutated.meta["val"].shape)
+    leading = len(sizes) - len(shape)
+    dims = list(range(leading)) + [i for i in range(leading, len(sizes))
+                                   if shape[i - leading] == 1 and sizes[i] != 1]
+    steps = [(aten.sub.Tensor, (mutated, base), {})]
+    if dims:
+        steps.append((aten.sum.dim_IntList, (_PREVIOUS, dims, True), {}))
+    if leading:
+        steps.append((aten.view.default, (_PREVIOUS, shape), {}))
+    return steps + [(aten.add.Tensor, (base, _PREVIOUS), {})]
 
 
 class _Base:
@@ -131,9 +173,16 @@ class _Functionalizer:
         return node
 
     def replay(self, value, chain):
-        for target, args, kwargs in chain:
+        """The view chain replayed from ``value``; the node of each step's input, then the last."""
+        values = [value]
+        for target, args, kwargs, index in chain:
             value = self.emit(target, (value, *args), kwargs)
-        return value
+            if not isinstance(value.meta["val"], Tensor):
+                # split, unbind: torch's tracer reads every output of the list, then takes one
+                outputs = [self.emit(operator.getitem, (value, i)) for i in range(len(value.meta["val"]))]
+                value = value if index is None else outputs[index]
+            values.append(value)
+        return values
 
     def sync(self, node):
         """The node holding ``node``'s current value: replayed from its base if a write made it stale."""
@@ -141,7 +190,7 @@ class _Functionalizer:
         if alias is None:
             return node
         if alias.generation != alias.base.generation:
-            alias.value, alias.generation = self.replay(alias.base.value, alias.chain), alias.base.generation
+            alias.value, alias.generation = self.replay(alias.base.value, alias.chain)[-1], alias.base.generation
         return alias.value
 
     def run(self):
@@ -176,23 +225,21 @@ class _Functionalizer:
             self.aliases[node] = _Alias(_Base(node), [], node, 0)
 
     def view(self, node):
-        """A view of whatever its input holds now, stale or not (no sync), one step longer."""
+        """A view of whatever its input holds now, stale or not (no sync), one step longer. A
+        multi-output view (split, unbind) is a step without an output yet: its getitem picks one."""
         source = self.aliases.get(node.args[0])
         if source is None:
             return
         node.replace_input_with(node.args[0], source.value)
-        if not isinstance(node.meta.get("val"), Tensor):        # split, unbind: one getitem per output
-            self.aliases[node] = _Alias(source.base, None, node, source.generation)
-            return
-        step = (node.target, tuple(node.args[1:]), dict(node.kwargs))
-        chain = None if source.chain is None else source.chain + [step]
-        self.aliases[node] = _Alias(source.base, chain, node, source.generation)
+        step = (node.target, tuple(node.args[1:]), dict(node.kwargs), None)
+        self.aliases[node] = _Alias(source.base, source.chain + [step], node, source.generation)
 
     def getitem(self, node):
         parent = self.aliases.get(node.args[0])
         if parent is not None and _is_view(node.args[0].target):
-            # An output of a multi-output view: no inverse is written for those here.
-            self.aliases[node] = _Alias(parent.base, None, node, parent.generation)
+            *chain, (target, args, kwargs, _) = parent.chain
+            step = (target, args, kwargs, node.args[1])
+            self.aliases[node] = _Alias(parent.base, [*chain, step], node, parent.generation)
         elif isinstance(node.meta.get("val"), Tensor):
             self.aliases[node] = _Alias(_Base(node), [], node, 0)
 
@@ -200,15 +247,12 @@ class _Functionalizer:
         """``op_(t, ...)`` -> ``op(t, ...)``, the new value put back into ``t``'s base; ``written``
         is ``t``'s node as the program made it (``node`` already reads its synced value)."""
         alias = self.aliases[written]
-        if alias.chain is None:
-            raise NotImplementedError(f"functionalize: {node.name} writes into an output of a multi-output "
-                                      "view (split, unbind...): not rewritten here")
         new = self.emit(_functional_twin(node.target), node.args, node.kwargs)
         base = alias.base
         if alias.chain:
             base.value = self.scatter(base.value, alias.chain, new)
             base.generation += 1
-            alias.value, alias.generation = self.replay(base.value, alias.chain), base.generation
+            alias.value, alias.generation = self.replay(base.value, alias.chain)[-1], base.generation
         else:
             base.value, base.generation = new, base.generation + 1
             alias.value, alias.generation = new, base.generation
@@ -217,15 +261,14 @@ class _Functionalizer:
 
     def scatter(self, base_value, chain, new):
         """``apply_update``: the intermediate views replayed from the base, then the inverses."""
-        values = [base_value]
-        for step in chain[:-1]:
-            values.append(self.emit(step[0], (values[-1], *step[1]), step[2]))
+        values = self.replay(base_value, chain[:-1])
         for step, base in zip(reversed(chain), reversed(values), strict=True):
             inverse = _inverse(step, base, new)
             if inverse is None:
                 raise NotImplementedError(f"functionalize: no inverse here for a write through "
                                           f"{step[0].name()}")
-            new = self.emit(*inverse)
+            for target, args, kwargs in inverse:
+                new = self.emit(target, tuple(new if a is _PREVIOUS else a for a in args), kwargs)
         return new
 
     def finish(self, output):
