@@ -41,12 +41,19 @@ def check_add(a, b):
 
 # ---------------------------------------------------------------------- which kernel
 # launch_vectorized_kernel: width = min(can_vectorize_up_to over operands, 16 / sizeof(out)),
-# at most 4 for a 1-byte output; can_vectorize_up_to is the widest of 8, 4, 2 the address is
-# aligned to (a caching-allocator block is 512-byte aligned, so the offset decides).
-def torch_vec_size(offsets, out_itemsize):
+# and at most 4 on a GPU other than compute capability 9.x or 10.x (the simulator's case);
+# can_vectorize_up_to is the widest of 8, 4, 2 the address is aligned to (a caching-allocator
+# block is 512-byte aligned, so the offset decides).
+def torch_vec_size(offsets, out_itemsize, wide=False):
     aligned = min(next((v for v in (8, 4, 2) if o % v == 0), 1) for o in offsets)
-    vec = min(aligned, 16 // out_itemsize)
-    return min(vec, 4) if out_itemsize < 2 else vec
+    return min(aligned, 16 // out_itemsize, 8 if wide else 4)
+
+
+@pytest.mark.parametrize("offsets", [(0, 0), (0, 8), (0, 4), (2, 6), (0, 1), (3, 0)])
+@pytest.mark.parametrize("itemsize", [1, 2, 4, 8])
+@pytest.mark.parametrize("wide", [False, True])
+def test_the_vector_width_follows_torchs_rule(offsets, itemsize, wide):
+    assert loops.vec_size([itemsize, itemsize], offsets, wide) == torch_vec_size(offsets, itemsize, wide)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int16, torch.int8, torch.int64])

@@ -85,12 +85,19 @@ def can_vectorize_up_to(offset):
     return 1
 
 
-def vec_size(itemsizes, offsets):
+def wide_vectors():
+    """Whether this GPU gets 8-wide vectors: torch 2.13 compiles that kernel for compute
+    capability 9.x and 10.x only (binary size). The simulator plays an older GPU."""
+    return not SIMULATED and cuda.get_current_device().compute_capability[0] in (9, 10)
+
+
+def vec_size(itemsizes, offsets, wide=None):
     """``launch_vectorized_kernel``'s width: every operand aligned to it, at most 16 bytes of the
-    output's type per access, and at most 4 for a 1-byte output."""
+    output's type per access, and at most 4 unless the GPU has the 8-wide kernel. (Builds with
+    CUDA before 12.8 also cap a 1-byte output at 4; torch 2.13's are newer.)"""
+    wide = wide_vectors() if wide is None else wide
     vec = min(can_vectorize_up_to(int(o)) for o in offsets)
-    vec = min(vec, 16 // itemsizes[0])
-    return min(vec, 4) if itemsizes[0] < 2 else vec
+    return min(vec, 16 // itemsizes[0], 8 if wide else 4)
 
 
 def elems_per_thread(itemsizes):
