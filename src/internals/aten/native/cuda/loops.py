@@ -14,7 +14,8 @@ way torch's does:
 
 ``launch_plan`` makes those decisions without running anything, so they can be read and tested
 on any size. One difference: a float16 or bfloat16 op reaches these loops as float32 (the
-iterator's ``cast_to_opmath``), so its vectors are 4 wide where torch's reach 8.
+iterator's ``cast_to_opmath``): on compute capability 9.x or 10.x its vectors are 4 wide where
+torch's are 8.
 
 A kernel is built once per (op, kernel, vector width) by closing over them: they are
 then compile-time constants, as torch's template arguments are. Under the simulator every thread
