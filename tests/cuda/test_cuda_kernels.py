@@ -583,6 +583,16 @@ u16, u32 = types.uint16, types.uint32
 c64, c128 = types.complex64, types.complex128
 arr = lambda t: t[::1]                        # a launch passes C-contiguous device arrays
 GEOMETRY = (i64, arr(i64), types.int64[:, ::1], arr(i64))        # n, shape, strides, offsets
+# The elementwise kernels of cuda/loops.py: the one with an OffsetCalculator for every op, and
+# the vectorized one (whose tail is the unrolled kernel) for the ops named in VECTORIZED.
+OFFSET_CALCULATOR = loops.Launch("elementwise_kernel", 1, 2, 0, None)
+VECTORIZED = loops.Launch("vectorized_elementwise_kernel", 4, 8, 0, None)
+
+def loop_kernel(element, launch=OFFSET_CALCULATOR):
+    return loops._kernel(element, launch).py_func
+
+def operands(out, *inputs):     # a loop kernel takes four arrays: unused slots repeat the output
+    return tuple(arr(t) for t in (out,) + inputs + (out,) * (3 - len(inputs)))
 REDUCE_GEOMETRY = (i64, i64, arr(i64), arr(i64), arr(i64), arr(i64), i64)
 failures, compiled = [], 0
 
@@ -623,7 +633,9 @@ for op in range(len(ops.UNARY)):
     else:
         pairs = [(f32, f32), (i64, i64)]
     for out, a in pairs:
-        compile_(f"unary op {op} {a}", loops._build_unary(op).py_func, (arr(out), arr(a)) + GEOMETRY)
+        compile_(f"unary op {op} {a}", loop_kernel(loops._unary_element(op)), operands(out, a) + (i64,) + GEOMETRY)
+compile_("exp, vectorized", loop_kernel(loops._unary_element(ops.EXP), VECTORIZED),
+         operands(f32, f32) + (i64,) + GEOMETRY)
 
 for op in range(len(ops.BINARY)):
     if op in (ops.POW, ops.DIV, ops.POW_FLOAT_SCALAR, ops.ATAN2, ops.COPYSIGN, ops.HYPOT, ops.XLOGY,
@@ -639,18 +651,21 @@ for op in range(len(ops.BINARY)):
         kinds = [f32, i64]
     for t in kinds:
         out = b1 if op in ops.COMPARISONS else t
-        compile_(f"binary op {op} {t}", loops._build_binary(op).py_func, (arr(out), arr(t), arr(t), t) + GEOMETRY)
+        compile_(f"binary op {op} {t}", loop_kernel(loops._binary_element(op)), operands(out, t, t) + (t,) + GEOMETRY)
+compile_("add, vectorized", loop_kernel(loops._binary_element(ops.ADD), VECTORIZED),
+         operands(f32, f32, f32) + (f32,) + GEOMETRY)
 
 for t in (f32, i64, b1, c64):      # where: its condition first, no number (0)
-    compile_(f"where {t}", loops._build_ternary(ops.WHERE).py_func, (arr(t), arr(b1), arr(t), arr(t), i64) + GEOMETRY)
+    compile_(f"where {t}", loop_kernel(loops._ternary_element(ops.WHERE)), operands(t, b1, t, t) + (i64,) + GEOMETRY)
 for op in (ops.ADDCMUL, ops.ADDCDIV, ops.LOG_SIGMOID_BACKWARD):
     for t in (f32, f64):
-        compile_(f"ternary op {op} {t}", loops._build_ternary(op).py_func, (arr(t),) * 4 + (t,) + GEOMETRY)
+        compile_(f"ternary op {op} {t}", loop_kernel(loops._ternary_element(op)),
+                 operands(t, t, t, t) + (t,) + GEOMETRY)
 for t in (f32, i64, b1, u16):
-    compile_(f"fill {t}", loops._fill_kernel.py_func, (arr(t), t) + GEOMETRY)
+    compile_(f"fill {t}", loop_kernel(loops._fill_element, VECTORIZED), operands(t) + (t,) + GEOMETRY)
 for src, dst in [(f32, b1), (f32, u8), (i64, i8), (f64, i64), (b1, f32), (i64, f32), (f32, f64), (u16, u16)]:
-    kernel = loops._build_copy(as_dtype(dst).type)
-    compile_(f"copy {src}->{dst}", kernel.py_func, (arr(dst), arr(src)) + GEOMETRY)
+    element = loops._copy_element(as_dtype(dst).type)
+    compile_(f"copy {src}->{dst}", loop_kernel(element), operands(dst, src) + (i64,) + GEOMETRY)
 
 for op in (ops.SUM, ops.PROD, ops.AMAX, ops.AMIN):
     for t in (f32, i64) + ((b1,) if op in (ops.AMAX, ops.AMIN) else (c64,)):

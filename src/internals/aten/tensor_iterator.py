@@ -21,6 +21,8 @@ Mirrors ``aten/src/ATen/TensorIterator.cpp``. A kernel describes its operands wi
 7. ``coalesce_dimensions``: merge neighbouring dims that every operand walks as one.
 
 ``for_each(loop)`` then hands the loop the operands' buffers, the sizes and the strides.
+A CUDA loop first asks ``can_use_32bit_indexing`` and, if not, runs ``with_32bit_indexing``'s
+pieces one by one (torch's ``SplitUntil32Bit``), so its kernels index with 32-bit integers.
 Strides here are in elements (torch keeps bytes), and dimension 0 is the fastest-moving one,
 as in torch after reordering.
 """
@@ -36,7 +38,10 @@ from . import dispatcher
 from .empty_tensor import empty_strided_generic, is_meta_execution
 
 __all__ = ["TensorIteratorConfig", "TensorIterator", "broadcast_shapes", "Geometry", "geometry", "output_layout",
-           "scratch_like", "coalesce", "check_no_overlap", "common_device", "flat_geometry"]
+           "scratch_like", "coalesce", "check_no_overlap", "common_device", "flat_geometry",
+           "can_use_32bit_indexing", "get_dim_to_split", "with_32bit_indexing"]
+
+INT32_MAX = 2**31 - 1       # the largest index or byte offset a 32-bit-indexed CUDA kernel reaches
 
 
 class TensorIteratorConfig:
@@ -399,6 +404,18 @@ class TensorIterator:
                 self.cast_outputs()
         return self.result
 
+    def itemsizes(self):
+        """Bytes per element of each operand, outputs first: torch's strides are in bytes."""
+        return [t._impl.dtype.itemsize for t in self.outputs + self.inputs]
+
+    def can_use_32bit_indexing(self, max_value=INT32_MAX):
+        """``TensorIteratorBase::can_use_32bit_indexing`` on this iterator's geometry."""
+        return can_use_32bit_indexing(self.geometry, self.itemsizes(), max_value)
+
+    def with_32bit_indexing(self, max_value=INT32_MAX):
+        """``TensorIteratorBase::with_32bit_indexing``: the geometries of the pieces, in order."""
+        return list(with_32bit_indexing(self.geometry, self.itemsizes(), max_value))
+
     def cast_outputs(self):
         """``cast_outputs``: an output computed in a temporary of another dtype gets its values."""
         from .native.copy import same_device_copy  # copy_ is itself built on TensorIterator
@@ -489,7 +506,7 @@ class Geometry(tuple):
     __slots__ = ()
 
     def __new__(cls, shape, strides, offsets):
-        if not shape:           # a 0-dim op is a loop of one element
+        if len(shape) == 0:     # a 0-dim op is a loop of one element
             shape, strides = [1], [[0] for _ in strides]
         return super().__new__(cls, (np.array(shape, dtype=np.int64),
                                      np.array(strides, dtype=np.int64).reshape(len(offsets), len(shape)),
@@ -744,3 +761,71 @@ def check_no_overlap(out, inputs):
             raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
                                "tensor refer to a single memory location. Please clone() the tensor before "
                                "performing the operation.")
+
+
+# ---------------------------------------------------------------------- 32-bit indexing
+# A CUDA kernel indexes in int32, which is faster than int64 on a GPU. ``gpu_kernel``
+# (``native/cuda/Loops.cuh``) asks ``can_use_32bit_indexing`` and otherwise runs the pieces of
+# ``with_32bit_indexing``. torch's rules work on byte strides; ours keeps element strides, so
+# each rule multiplies by the operands' item sizes where torch reads ``stride_bytes``.
+
+
+def can_use_32bit_indexing(geometry, itemsizes, max_value=INT32_MAX):
+    """``can_use_32bit_indexing`` (``TensorIterator.cpp``): the element count and every operand's
+    furthest byte offset (plus one) fit in ``max_value``."""
+    shape, strides = geometry.shape, geometry.strides
+    if math.prod(int(n) for n in shape) > max_value:
+        return False
+    for k, size in enumerate(itemsizes):
+        max_offset = 1 + sum((int(n) - 1) * int(s) * size for n, s in zip(shape, strides[k]))
+        if max_offset > max_value:
+            return False
+    return True
+
+
+def get_dim_to_split(geometry, itemsizes):
+    """``get_dim_to_split``: the dim along which some operand spans the most bytes; the slowest
+    dim wins a tie, as torch scans from the last dim down and needs a strictly larger extent."""
+    best, best_dim = -1, -1
+    for d in reversed(range(len(geometry.shape))):
+        size = int(geometry.shape[d])
+        if size == 0:
+            continue
+        for k, item in enumerate(itemsizes):
+            extent = (size - 1) * abs(int(geometry.strides[k][d])) * item
+            if extent > best:
+                best, best_dim = extent, d
+    return best_dim
+
+
+def _narrow(geometry, dim, start, size):
+    """``TensorIteratorBase::narrow``: keep ``size`` positions of ``dim`` from ``start``; every
+    operand's offset moves ``start`` steps. A dim narrowed to one is coalesced away, as in torch."""
+    shape = [int(n) for n in geometry.shape]
+    strides = geometry.strides.tolist()
+    shape[dim] = size
+    offsets = [int(o) + s[dim] * start for o, s in zip(geometry.offsets, strides)]
+    if size == 1:
+        shape, strides = coalesce(shape, strides)
+    return Geometry(shape, strides, offsets)
+
+
+def split(geometry, dim):
+    """``TensorIteratorBase::split``: the first ``size // 2`` positions of ``dim`` and the rest."""
+    size = int(geometry.shape[dim])
+    first = size // 2
+    return _narrow(geometry, dim, 0, first), _narrow(geometry, dim, first, size - first)
+
+
+def with_32bit_indexing(geometry, itemsizes, max_value=INT32_MAX):
+    """``SplitUntil32Bit``: yield pieces that each pass ``can_use_32bit_indexing``, in torch's
+    order. torch keeps a stack: it halves the top piece until it fits, yields it, pops it, and
+    goes on with the second half left below; so the pieces come lowest offsets first."""
+    stack = [geometry]
+    while stack:
+        piece = stack.pop()
+        while not can_use_32bit_indexing(piece, itemsizes, max_value):
+            first, rest = split(piece, get_dim_to_split(piece, itemsizes))
+            stack.append(rest)
+            piece = first
+        yield piece
