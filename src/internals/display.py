@@ -129,7 +129,7 @@ def _enclosing(lines, i):
 def excerpt_lines(code, keep):
     """The lines of ``code`` a focused excerpt shows: the first line's statement (the signature),
     and each statement whose first line matches one of the regular expressions ``keep``, with its
-    block. Each run of lines left out becomes one ``...`` line at their indentation, so the
+    block. Each run of two or more lines left out becomes one ``...`` line at their indentation, so the
     excerpt still reads as the function's outline. Raises ``LookupError`` for a pattern that
     matches no line, so a chapter notices when the source it quotes changes."""
     lines = textwrap.dedent(code).rstrip("\n").splitlines()
@@ -142,6 +142,9 @@ def excerpt_lines(code, keep):
             shown[i:_statement_end(lines, i)] = [True] * (_statement_end(lines, i) - i)
             for j in _enclosing(lines, i):
                 shown[j] = True
+    for i in range(1, len(lines) - 1):
+        if not shown[i] and shown[i - 1] and shown[i + 1]:
+            shown[i] = True     # a "..." line would be no shorter than the one line it hides
     out = []
     for i, line in enumerate(lines):
         if shown[i]:

@@ -73,11 +73,15 @@ def test_show_source_keep_shows_an_outline_and_the_whole_in_html():
 
 
 def test_excerpt_keeps_the_blocks_a_line_sits_in_and_counts_what_it_folds():
-    code = "def f(a):\n    x = 1\n    if a:\n        y = 2\n        z = 3\n    return x\n"
+    code = ("def f(a):\n    x = 1\n    w = 0\n    if a:\n        y = 2\n        v = 4\n        z = 3\n"
+            "    x += 1\n    return x\n")
     assert excerpt_lines(code, [r"z = "]) == [
-        "def f(a):", "    ...  # 1 line", "    if a:", "        ...  # 1 line", "        z = 3",
-        "    ...  # 1 line"]
+        "def f(a):", "    ...  # 2 lines", "    if a:", "        ...  # 2 lines", "        z = 3",
+        "    ...  # 2 lines"]
     assert excerpt_lines(code, [r"if a"]) == [
-        "def f(a):", "    ...  # 1 line", "    if a:", "        y = 2", "        z = 3", "    ...  # 1 line"]
+        "def f(a):", "    ...  # 2 lines", "    if a:", "        y = 2", "        v = 4", "        z = 3",
+        "    ...  # 2 lines"]
+    # one line between two kept ones is shown rather than folded
+    assert excerpt_lines(code, [r"w = ", r"y = "])[1:4] == ["    x = 1", "    w = 0", "    if a:"]
     with pytest.raises(LookupError):
         excerpt_lines(code, [r"nowhere"])
