@@ -8,6 +8,9 @@ instead of ``print``-ing long strings:
 
 - ``show_source(obj)`` shows a function's or class's source, syntax-highlighted (IPython's
   ``Code``, which uses Pygments) in HTML and wrapped to ``WIDTH`` in the plain-text form.
+  ``show_source(obj, keep=[...])`` shows a focused excerpt instead: the signature and the
+  statements the patterns pick, each with its indented block, the rest folded into ``...`` lines;
+  the HTML form keeps the whole function one click away, in a collapsed ``<details>``.
 - ``show_error(fn)`` calls ``fn`` and prints the exception it raises: the class, then the message
   wrapped to ``WIDTH``. It returns the exception, so a chapter can compare it with torch's.
 - ``table(rows, header)`` lays rows out in columns and shortens (with an ellipsis) only the
@@ -26,7 +29,7 @@ import re
 import textwrap
 
 __all__ = ["WIDTH", "CODE_WIDTH", "wrap", "show_source", "show_error", "table", "Source", "wheel_file",
-           "find_excerpt", "show_excerpt"]
+           "find_excerpt", "show_excerpt", "excerpt_lines"]
 
 #: Characters of a line the book shows at 1400 px without a horizontal scroll bar.
 WIDTH = 87
@@ -78,14 +81,106 @@ class Source:
         return self.code.rstrip("\n")
 
 
-def show_source(obj, width=WIDTH):
+class Excerpt(Source):
+    """A focused excerpt headed by where it comes from; its HTML form adds the whole source in a
+    collapsed ``<details>`` element, so the reader opens it with one click, offline."""
+
+    def __init__(self, code, whole, title, width=WIDTH):
+        super().__init__(code, width)
+        self.whole = Source(whole, width)
+        self.title = title
+
+    def _repr_html_(self):
+        n = len(self.whole.code.splitlines())
+        return (f"{super()._repr_html_()}<details><summary>the whole of {self.title} "
+                f"({n} lines)</summary>{self.whole._repr_html_()}</details>")
+
+
+def _indent(line):
+    return len(line) - len(line.lstrip())
+
+
+def _statement_end(lines, i):
+    """Index after the statement starting at ``lines[i]``: a ``def``/``class`` line keeps only its
+    signature; any other keeps its continuation lines and its indented block."""
+    if lines[i].lstrip().startswith(("def ", "class ", "async def ")):
+        while not lines[i].rstrip().endswith(":"):
+            i += 1
+        return i + 1
+    depth, j = _indent(lines[i]), i + 1
+    while j < len(lines) and (not lines[j].strip() or _indent(lines[j]) > depth
+                              or lines[j].lstrip().startswith((")", "]", "}"))):
+        j += 1
+    while j > i + 1 and not lines[j - 1].strip():
+        j -= 1      # trailing blank lines belong to no statement
+    return j
+
+
+def _enclosing(lines, i):
+    """The lines that open the blocks ``lines[i]`` sits in (an ``if``, a ``with``, a ``for``), so a
+    kept line is never shown without the condition it runs under."""
+    depth = _indent(lines[i])
+    for j in range(i - 1, -1, -1):
+        if lines[j].strip() and _indent(lines[j]) < depth:
+            depth = _indent(lines[j])
+            yield j
+
+
+def excerpt_lines(code, keep):
+    """The lines of ``code`` a focused excerpt shows: the first line's statement (the signature),
+    and each statement whose first line matches one of the regular expressions ``keep``, with its
+    block. Each run of two or more lines left out becomes one ``...`` line at their indentation, so the
+    excerpt still reads as the function's outline. Raises ``LookupError`` for a pattern that
+    matches no line, so a chapter notices when the source it quotes changes."""
+    lines = textwrap.dedent(code).rstrip("\n").splitlines()
+    shown = [False] * len(lines)
+    for pattern in [None, *keep]:
+        starts = [0] if pattern is None else [i for i, line in enumerate(lines) if re.search(pattern, line)]
+        if not starts:
+            raise LookupError(f"{pattern!r} matches no line of the source")
+        for i in starts:
+            shown[i:_statement_end(lines, i)] = [True] * (_statement_end(lines, i) - i)
+            for j in _enclosing(lines, i):
+                shown[j] = True
+    for i in range(1, len(lines) - 1):
+        if not shown[i] and shown[i - 1] and shown[i + 1]:
+            shown[i] = True     # a "..." line would be no shorter than the one line it hides
+    out = []
+    for i, line in enumerate(lines):
+        if shown[i]:
+            out.append(line)
+        elif i == 0 or shown[i - 1]:
+            hidden = next((j for j in range(i, len(lines)) if shown[j]), len(lines)) - i
+            first = next((x for x in lines[i:i + hidden] if x.strip()), line)
+            indent = " " * _indent(first)
+            out.append(f"{indent}...  # {hidden} line{'s' if hidden > 1 else ''}")
+    return out
+
+
+def _where(obj):
+    """``src/internals/aten/native/resize.py:25`` for the package's objects, the module's path
+    for others: the file a reader opens to see the function in place."""
+    module = inspect.getmodule(obj).__name__
+    line = inspect.getsourcelines(obj)[1]
+    is_package = inspect.getsourcefile(obj).endswith("__init__.py")
+    path = module.replace(".", "/") + ("/__init__.py" if is_package else ".py")
+    return f"{'src/' if module.split('.')[0] == 'internals' else ''}{path}:{line}"
+
+
+def show_source(obj, width=WIDTH, keep=None):
     """Display the source of ``obj`` (a function, class, method or module), highlighted and wrapped.
 
-    Returns a ``Source`` object: the last expression of a cell, or passed to ``display``, it renders
-    as highlighted HTML; ``print`` gives the wrapped text.
+    With ``keep`` (a list of regular expressions; see ``excerpt_lines``), display a focused excerpt
+    instead, headed by the file and line it starts at, with the whole source one click away in
+    the HTML form. Returns a ``Source`` object: the last expression of a cell, or passed to
+    ``display``, it renders as highlighted HTML; ``print`` gives the wrapped text.
     """
     code = obj if isinstance(obj, str) else inspect.getsource(obj)
-    return Source(code, width)
+    if keep is None:
+        return Source(code, width)
+    head = f"# {_where(obj)}\n"
+    title = getattr(obj, "__qualname__", "the function")
+    return Excerpt(head + "\n".join(excerpt_lines(code, keep)), head + textwrap.dedent(code), title, width)
 
 
 def show_error(fn, *args, width=WIDTH, **kwargs):

@@ -1,8 +1,10 @@
 """internals.display: listings, errors and tables that fit the book's column."""
+import inspect
+
 import pytest
 
 import internals
-from internals.display import WIDTH, show_error, show_source, table, wrap
+from internals.display import WIDTH, excerpt_lines, show_error, show_source, table, wrap
 
 
 def _lines(text):
@@ -55,3 +57,31 @@ def test_table_aligns_and_fits():
     assert out[3].startswith("b") and "…" in out[3]
     assert out[2].endswith(" 1  2.5")  # numbers right-aligned
     assert table([["a", 1]]) == "a  1"
+
+
+def test_show_source_keep_shows_an_outline_and_the_whole_in_html():
+    from internals.aten.native import resize
+    src = show_source(resize.set_storage_, keep=[r"_check_set_storage\("])
+    lines = _lines(repr(src))
+    assert lines[0].startswith("# src/internals/aten/native/resize.py:")
+    assert lines[1].startswith("def set_storage_(")
+    assert any(line.strip().startswith("_check_set_storage(") for line in lines)
+    assert any(line.strip().startswith("...  # ") for line in lines)
+    assert len(lines) < len(inspect.getsource(resize.set_storage_).splitlines())
+    html = src._repr_html_()
+    assert "<details>" in html and "_maybe_resize_storage" in html   # the folded lines, one click away
+
+
+def test_excerpt_keeps_the_blocks_a_line_sits_in_and_counts_what_it_folds():
+    code = ("def f(a):\n    x = 1\n    w = 0\n    if a:\n        y = 2\n        v = 4\n        z = 3\n"
+            "    x += 1\n    return x\n")
+    assert excerpt_lines(code, [r"z = "]) == [
+        "def f(a):", "    ...  # 2 lines", "    if a:", "        ...  # 2 lines", "        z = 3",
+        "    ...  # 2 lines"]
+    assert excerpt_lines(code, [r"if a"]) == [
+        "def f(a):", "    ...  # 2 lines", "    if a:", "        y = 2", "        v = 4", "        z = 3",
+        "    ...  # 2 lines"]
+    # one line between two kept ones is shown rather than folded
+    assert excerpt_lines(code, [r"w = ", r"y = "])[1:4] == ["    x = 1", "    w = 0", "    if a:"]
+    with pytest.raises(LookupError):
+        excerpt_lines(code, [r"nowhere"])
