@@ -20,7 +20,9 @@ from internals.c10.dispatch_key import DispatchKey
 ENTRIES = yaml.safe_load(NATIVE_FUNCTIONS.read_text())
 STRUCTURED = {str(FunctionSchema.parse(e["func"]).name): e for e in ENTRIES if e.get("structured")}
 DELEGATES = [e for e in ENTRIES if "structured_delegate" in e]
-FAMILY = ("add", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge")
+FAMILY = ("add", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge", "pow", "remainder", "fmod", "atan2",
+          "copysign", "xlogy", "hypot", "logaddexp", "maximum", "fmax", "heaviside", "bitwise_and",
+          "bitwise_left_shift")
 
 
 def test_every_delegate_names_a_structured_out_entry_of_its_own_signature():
@@ -43,7 +45,14 @@ def _cpu_kernel(name):
     return dispatcher.find(name).table[DispatchKey.CPU][0].fn
 
 
-@pytest.mark.parametrize("name", ["add.Tensor", "add_.Tensor", "eq.Scalar", "div.Tensor"])
+def test_each_family_is_declared_structured():
+    declared = {str(FunctionSchema.parse(e["func"]).name.name.base) for e in STRUCTURED.values()}
+    assert set(FAMILY) <= declared
+
+
+@pytest.mark.parametrize("name", ["add.Tensor", "add_.Tensor", "eq.Scalar", "div.Tensor", "pow.Tensor_Scalar",
+                                  "pow_.Tensor", "div_.Tensor_mode", "remainder.Tensor", "atan2_", "maximum",
+                                  "bitwise_xor_.Tensor"])
 def test_derived_kernels_run_the_declared_meta_and_impl(name):
     delegate = next(e["structured_delegate"] for e in DELEGATES if e["func"].startswith(name + "("))
     out_kernel = _cpu_kernel(delegate)
@@ -74,6 +83,20 @@ OUT_CASES = {
     "float16 alpha": lambda L: L.add(L.tensor([1., 2.], dtype=L.float16), L.ones(2, dtype=L.float16),
                                      alpha=1.1, out=L.empty(0, dtype=L.float16)),
     "out is self": lambda L: (lambda x: L.add(x, 1, out=x))(L.arange(4.)),
+    "x ** 0 fills a wider out": lambda L: L.pow(L.tensor([2, 3]), 0, out=L.empty(0, dtype=L.float64)),
+    "x ** 1 copies": lambda L: L.pow(L.tensor([[2., 3.]]), 1, out=L.empty(2, 1).t()),
+    "number ** tensor": lambda L: L.pow(2, L.tensor([1, 2, 3]), out=L.empty(0)),
+    "integer powers": lambda L: L.pow(L.tensor([2, -3]), L.tensor([3, 2]), out=L.empty(2, dtype=L.int32)[:0]),
+    "float32 ** a double": lambda L: L.pow(L.linspace(0.5, 3., 70).reshape(7, 10), 0.1, out=L.empty(10, 7).t()),
+    "rounded division": lambda L: L.div(L.tensor([-7, 7]), L.tensor([2, -2]), rounding_mode="floor", out=L.empty(0)),
+    "remainder of floats": lambda L: L.remainder(L.tensor([-7.5, 7.]), L.tensor([2., -2.]), out=L.empty(0)),
+    "fmod of integers": lambda L: L.fmod(L.tensor([-7, 7]), L.tensor([2, -3]), out=L.empty(0, dtype=L.int64)),
+    "atan2 of integers": lambda L: L.atan2(L.tensor([1, -1]), L.tensor([[2], [0]]), out=L.empty(0)),
+    "maximum broadcast": lambda L: L.maximum(L.tensor([1., float("nan")]), L.tensor([[0.], [2.]]), out=L.empty(0)),
+    "fmax of integers": lambda L: L.fmax(L.tensor([1, 5]), L.tensor([3, 2]), out=L.empty(0, dtype=L.int64)),
+    "bitwise into wider": lambda L: L.bitwise_xor(L.tensor([5, 3], dtype=L.int8), L.tensor([1, 1], dtype=L.int8),
+                                                  out=L.empty(0, dtype=L.int64)),
+    "shift": lambda L: L.bitwise_left_shift(L.tensor([1, 2]), L.tensor([3, 4]), out=L.empty(0, dtype=L.int64)),
 }
 
 
@@ -92,6 +115,16 @@ ERROR_CASES = {
     "bool subtraction": lambda L: L.sub(L.tensor([True]), L.tensor([False]), out=L.empty(0, dtype=L.bool)),
     "float alpha on integers": lambda L: L.add(L.tensor([1]), L.tensor([1]), alpha=0.5, out=L.empty(0)),
     "complex order": lambda L: L.le(L.tensor([1j]), L.tensor([2j]), out=L.empty(0, dtype=L.bool)),
+    "bool pow": lambda L: L.pow(L.tensor([True]), L.tensor([True]), out=L.empty(0, dtype=L.bool)),
+    "negative integer power": lambda L: L.pow(L.tensor([2]), -1, out=L.empty(0, dtype=L.int64)),
+    "integer division by zero": lambda L: L.remainder(L.tensor([1]), L.tensor([0]), out=L.empty(0, dtype=L.int64)),
+    "unknown rounding mode": lambda L: L.div(L.tensor([1.]), L.tensor([2.]), rounding_mode="up", out=L.empty(0)),
+    "in place atan2 cannot cast": lambda L: L.tensor([1.]).atan2_(L.tensor([1j])),
+    "hypot of integers": lambda L: L.hypot(L.tensor([3]), L.tensor([4]), out=L.empty(0)),
+    "maximum of complex": lambda L: L.maximum(L.tensor([1j]), L.tensor([2j]), out=L.empty(0, dtype=L.complex64)),
+    "fmax of complex": lambda L: L.fmax(L.tensor([1j]), L.tensor([2j]), out=L.empty(0, dtype=L.complex64)),
+    "bitwise of floats": lambda L: L.bitwise_and(L.tensor([1.]), L.tensor([2.]), out=L.empty(0)),
+    "shift of bools": lambda L: L.tensor([True]).bitwise_left_shift_(L.tensor([True])),
 }
 
 
@@ -119,6 +152,10 @@ FAKE_PROGRAMS = {
     "out resized": lambda L, x, y: L.sub(x, y, out=L.empty(0)),
     "out kept": lambda L, x, y: L.div(x, y, out=L.empty(3, 4).t()),
     "comparison out": lambda L, x, y: L.gt(x, y, out=L.empty(0, dtype=L.bool)),
+    "pow by a number": lambda L, x, y: L.pow(x, 3),
+    "pow by zero": lambda L, x, y: x.pow_(0),
+    "rounded division out": lambda L, x, y: L.div(x, y, rounding_mode="trunc", out=L.empty(0)),
+    "maximum": lambda L, x, y: L.maximum(x.t(), y[:, None]),
 }
 
 

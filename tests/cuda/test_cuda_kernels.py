@@ -610,6 +610,7 @@ def compile_(name, fn, signature, must_contain=()):
 
 BITS = {ops.FLOAT_BITS_TO_HALF: (u16, u32), ops.FLOAT_BITS_TO_BF16: (u16, u32),
         ops.HALF_BITS_TO_FLOAT: (u32, u16), ops.BF16_BITS_TO_FLOAT: (u32, u16)}
+COMPARISONS = (ops.EQ, ops.NE, ops.LT, ops.LE, ops.GT, ops.GE)     # a bool output
 FLOATING = (ops.EXP, ops.LOG, ops.SQRT, ops.SIGMOID, ops.TANH, ops.FLOOR, ops.CEIL, ops.TRUNC, ops.FRAC,
             ops.ASIN, ops.ACOS, ops.ATAN, ops.SINH, ops.COSH, ops.ASINH, ops.ACOSH, ops.ATANH, ops.LOG2, ops.LOG10,
             ops.EXPM1, ops.EXP2, ops.LGAMMA, ops.LOG_SIGMOID, ops.EXP_NEG_ABS, ops.ERFINV, ops.DIGAMMA)
@@ -645,12 +646,12 @@ for op in range(len(ops.BINARY)):
         kinds = [c64, c128]
     elif op in (ops.INT_POW, ops.BITWISE_AND, ops.BITWISE_OR, ops.BITWISE_XOR, ops.LSHIFT, ops.RSHIFT):
         kinds = [i64, i8]                   # integers only
-    elif op in ops.COMPARISONS or op == ops.ADD:
+    elif op in COMPARISONS or op == ops.ADD:
         kinds = [f32, i64, b1] + ([c64] if op in (ops.ADD, ops.EQ, ops.NE) else [])
     else:
         kinds = [f32, i64]
     for t in kinds:
-        out = b1 if op in ops.COMPARISONS else t
+        out = b1 if op in COMPARISONS else t
         compile_(f"binary op {op} {t}", loop_kernel(loops._binary_element(op)), operands(out, t, t) + (t,) + GEOMETRY)
 compile_("add, vectorized", loop_kernel(loops._binary_element(ops.ADD), VECTORIZED),
          operands(f32, f32, f32) + (f32,) + GEOMETRY)

@@ -1053,7 +1053,7 @@ def THPVariable_bincount(*args, **kwargs):
 
 
 _bitwise_and_parser = PythonArgParser([
-    'bitwise_and(Tensor input, Tensor other)',
+    'bitwise_and(Tensor input, Tensor other, *, Tensor out=None)',
     'bitwise_and(Scalar self, Tensor other)',
     'bitwise_and(Tensor input, Scalar other)',
 ])
@@ -1062,8 +1062,11 @@ _bitwise_and_parser = PythonArgParser([
 def THPVariable_bitwise_and(*args, **kwargs):
     _r = _bitwise_and_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
-        return _ops['bitwise_and.Tensor'](_r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::bitwise_and.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['bitwise_and.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::bitwise_and.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['bitwise_and.Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.idx == 1:
         # aten::bitwise_and.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
         return _ops['bitwise_and.Scalar_Tensor'](_r.scalar(0), _r.tensor(1))
@@ -1072,7 +1075,7 @@ def THPVariable_bitwise_and(*args, **kwargs):
 
 
 _bitwise_left_shift_parser = PythonArgParser([
-    'bitwise_left_shift(Tensor input, Tensor other)',
+    'bitwise_left_shift(Tensor input, Tensor other, *, Tensor out=None)',
     'bitwise_left_shift(Scalar self, Tensor other)',
     'bitwise_left_shift(Tensor input, Scalar other)',
 ])
@@ -1081,8 +1084,11 @@ _bitwise_left_shift_parser = PythonArgParser([
 def THPVariable_bitwise_left_shift(*args, **kwargs):
     _r = _bitwise_left_shift_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
-        return _ops['bitwise_left_shift.Tensor'](_r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::bitwise_left_shift.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['bitwise_left_shift.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::bitwise_left_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['bitwise_left_shift.Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.idx == 1:
         # aten::bitwise_left_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
         return _ops['bitwise_left_shift.Scalar_Tensor'](_r.scalar(0), _r.tensor(1))
@@ -1105,7 +1111,7 @@ def THPVariable_bitwise_not(*args, **kwargs):
 
 
 _bitwise_or_parser = PythonArgParser([
-    'bitwise_or(Tensor input, Tensor other)',
+    'bitwise_or(Tensor input, Tensor other, *, Tensor out=None)',
     'bitwise_or(Scalar self, Tensor other)',
     'bitwise_or(Tensor input, Scalar other)',
 ])
@@ -1114,8 +1120,11 @@ _bitwise_or_parser = PythonArgParser([
 def THPVariable_bitwise_or(*args, **kwargs):
     _r = _bitwise_or_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
-        return _ops['bitwise_or.Tensor'](_r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::bitwise_or.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['bitwise_or.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::bitwise_or.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['bitwise_or.Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.idx == 1:
         # aten::bitwise_or.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
         return _ops['bitwise_or.Scalar_Tensor'](_r.scalar(0), _r.tensor(1))
@@ -1124,7 +1133,7 @@ def THPVariable_bitwise_or(*args, **kwargs):
 
 
 _bitwise_right_shift_parser = PythonArgParser([
-    'bitwise_right_shift(Tensor input, Tensor other)',
+    'bitwise_right_shift(Tensor input, Tensor other, *, Tensor out=None)',
     'bitwise_right_shift(Scalar self, Tensor other)',
     'bitwise_right_shift(Tensor input, Scalar other)',
 ])
@@ -1133,8 +1142,11 @@ _bitwise_right_shift_parser = PythonArgParser([
 def THPVariable_bitwise_right_shift(*args, **kwargs):
     _r = _bitwise_right_shift_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
-        return _ops['bitwise_right_shift.Tensor'](_r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::bitwise_right_shift.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['bitwise_right_shift.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::bitwise_right_shift.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['bitwise_right_shift.Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.idx == 1:
         # aten::bitwise_right_shift.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
         return _ops['bitwise_right_shift.Scalar_Tensor'](_r.scalar(0), _r.tensor(1))
@@ -1143,7 +1155,7 @@ def THPVariable_bitwise_right_shift(*args, **kwargs):
 
 
 _bitwise_xor_parser = PythonArgParser([
-    'bitwise_xor(Tensor input, Tensor other)',
+    'bitwise_xor(Tensor input, Tensor other, *, Tensor out=None)',
     'bitwise_xor(Scalar self, Tensor other)',
     'bitwise_xor(Tensor input, Scalar other)',
 ])
@@ -1152,8 +1164,11 @@ _bitwise_xor_parser = PythonArgParser([
 def THPVariable_bitwise_xor(*args, **kwargs):
     _r = _bitwise_xor_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
-        return _ops['bitwise_xor.Tensor'](_r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::bitwise_xor.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['bitwise_xor.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::bitwise_xor.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['bitwise_xor.Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.idx == 1:
         # aten::bitwise_xor.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
         return _ops['bitwise_xor.Scalar_Tensor'](_r.scalar(0), _r.tensor(1))
@@ -1910,7 +1925,7 @@ def THPVariable_digamma(*args, **kwargs):
 
 _div_parser = PythonArgParser([
     'div(Tensor input, Tensor other, *, Tensor out=None)',
-    'div(Tensor input, Tensor other, *, c10::string_view? rounding_mode)',
+    'div(Tensor input, Tensor other, *, c10::string_view? rounding_mode, Tensor out=None)',
     'div(Tensor input, Scalar other, *, c10::string_view? rounding_mode)',
 ])
 
@@ -1924,10 +1939,13 @@ def THPVariable_div(*args, **kwargs):
         # aten::div.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
         return _ops['div.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.idx == 1:
-        # aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
-        if not kwargs:
-            return _ops['div.Tensor_mode'](_r.tensor(0), _r.tensor(1))
-        return _ops['div.Tensor_mode'](_r.tensor(0), _r.tensor(1), rounding_mode=_r.value(2))
+        if _r.is_none(3):
+            # aten::div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor
+            if not kwargs:
+                return _ops['div.Tensor_mode'](_r.tensor(0), _r.tensor(1))
+            return _ops['div.Tensor_mode'](_r.tensor(0), _r.tensor(1), rounding_mode=_r.value(2))
+        # aten::div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, Tensor(a!) out) -> Tensor(a!)
+        return _ops['div.out_mode'](_r.tensor(0), _r.tensor(1), rounding_mode=_r.value(2), out=_r.tensor(3))
     # aten::div.Scalar_mode(Tensor self, Scalar other, *, str? rounding_mode) -> Tensor
     if not kwargs:
         return _ops['div.Scalar_mode'](_r.tensor(0), _r.scalar(1))
@@ -2456,7 +2474,7 @@ def THPVariable_fmin(*args, **kwargs):
 
 
 _fmod_parser = PythonArgParser([
-    'fmod(Tensor input, Tensor other)',
+    'fmod(Tensor input, Tensor other, *, Tensor out=None)',
     'fmod(Tensor input, Scalar other)',
 ])
 
@@ -2464,8 +2482,11 @@ _fmod_parser = PythonArgParser([
 def THPVariable_fmod(*args, **kwargs):
     _r = _fmod_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor
-        return _ops['fmod.Tensor'](_r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::fmod.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['fmod.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::fmod.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['fmod.Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     # aten::fmod.Scalar(Tensor self, Scalar other) -> Tensor
     return _ops['fmod.Scalar'](_r.tensor(0), _r.scalar(1))
 
@@ -4318,7 +4339,7 @@ def THPVariable_relu_(*args, **kwargs):
 
 
 _remainder_parser = PythonArgParser([
-    'remainder(Tensor input, Tensor other)',
+    'remainder(Tensor input, Tensor other, *, Tensor out=None)',
     'remainder(Scalar self, Tensor other)',
     'remainder(Tensor input, Scalar other)',
 ])
@@ -4327,8 +4348,11 @@ _remainder_parser = PythonArgParser([
 def THPVariable_remainder(*args, **kwargs):
     _r = _remainder_parser.parse(args, kwargs)
     if _r.idx == 0:
-        # aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor
-        return _ops['remainder.Tensor'](_r.tensor(0), _r.tensor(1))
+        if _r.is_none(2):
+            # aten::remainder.Tensor(Tensor self, Tensor other) -> Tensor
+            return _ops['remainder.Tensor'](_r.tensor(0), _r.tensor(1))
+        # aten::remainder.Tensor_out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['remainder.Tensor_out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
     if _r.idx == 1:
         # aten::remainder.Scalar_Tensor(Scalar self, Tensor other) -> Tensor
         return _ops['remainder.Scalar_Tensor'](_r.scalar(0), _r.tensor(1))

@@ -1,17 +1,17 @@
-"""Binary operators (``aten/src/ATen/native/BinaryOps.cpp``, ``TensorCompare.cpp``, ``Lerp.cpp``).
+"""Binary operators (``aten/src/ATen/native/BinaryOps.cpp``, ``Pow.cpp``, ``TensorCompare.cpp``,
+``Lerp.cpp``).
 
-The arithmetic and comparison families are declared as torch declares them, structured: per
-family a **meta** step (the argument checks and the TensorIterator: broadcast shape, common and
-output dtype, the output allocated or ``out=`` resized) and an **impl** step (the loop, with the
-op number of the scalar function). ``structured(meta, impl)`` makes the out= kernel, which the
-YAML names (``structured: True``); the functional and in-place kernels are derived from it
-(``structured_delegate:``, see ``structured.structured_variant``).
-
-The others (division with a rounding mode, floor_divide, remainder, fmod, the bitwise and shift
-operators, clamp and lerp) promote their operands as ``elementwise.binary`` does, then pick the
-scalar function for the compute dtype (integer division floors and truncates exactly, floating
-division through fmod, as ``BinaryOpsKernel.cpp`` does) and run the generic CPU or CUDA loop.
+Declared as torch declares them, structured: per family a **meta** step (the argument checks
+and the TensorIterator: broadcast shape, common and output dtype, the output allocated or
+``out=`` resized) and an **impl** step (the loop, with the op number of the scalar function
+for the compute dtype, or an answer that needs no loop). ``structured(meta, impl)`` makes the
+out= kernel, which the YAML names (``structured: True``); the functional and in-place kernels
+are derived from it (``structured_delegate:``, see ``structured.structured_variant``). The
+overloads torch writes in terms of another (a number wrapped as a tensor, ``floor_divide``,
+the logical operators, clamp) call the derived kernels directly.
 """
+import numpy as np
+
 from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ...c10.dispatch_key import DispatchKey
@@ -20,25 +20,43 @@ from ..dispatcher import call
 from ..tensor_iterator import BinaryOpConfig, TensorIterator, check_no_overlap
 from . import scalar_ops as ops
 from .copy import to
-from .dispatch_stub import loops
-from .elementwise import (
-    _alpha_check,
-    _check_binary,
-    _complex_order_error,
-    _rounded_to_16_bits,
-    binary,
-    common_device,
-    pow_tensor_scalar,
-    where,
-)
-from .structured import structured
+from .elementwise import binary_loop as _run  # each impl's last step: the loop of an op number
+from .elementwise import common_device, where
+from .structured import structured, structured_variant
 from .tensor_factories import wrap_scalar
 
 
-def _run(it, op, scalar):
-    """The impl's last step, ``add_stub(device_type(), *this, alpha)``: the loop of ``op`` over
-    the iterator's operands; returns the result (``out`` itself for out=)."""
-    return it.for_each(lambda buffers, *geometry: loops(it.device).binary_loop(op, *buffers, scalar, *geometry))
+def _alpha_check(common, alpha):
+    """``alpha_check`` (BinaryOps.h), in its order: a complex alpha on integers fails the first
+    check that applies, the float one."""
+    if isinstance(alpha, bool) and common is not st.bool_:
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if common.category <= st.INTEGRAL and isinstance(alpha, (float, complex)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+    if not common.is_complex and isinstance(alpha, complex):
+        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
+
+
+def _sub_check(self, other):
+    """``sub_check``: no bool operand, whatever the other one is."""
+    if st.bool_ in (self.dtype, other.dtype):
+        if self.dtype is other.dtype:
+            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
+                               "Use the `^` or `logical_xor()` operator instead.")
+        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
+
+
+def _rounded_to_16_bits(value, dtype):
+    """A float32 value rounded to float16 or bfloat16 and widened again."""
+    bits = np.float32(value).view(np.uint32)
+    if dtype is st.float16:
+        return np.uint32(ops.half_bits_to_float(ops.float_bits_to_half(bits))).view(np.float32)
+    return np.uint32(ops.bf16_bits_to_float(ops.float_bits_to_bf16(bits))).view(np.float32)
+
+
+def _not_implemented(kernel, dtype):
+    return NotImplementedError(f'"{kernel}_cpu" not implemented for \'{dtype.torch_name}\'')
 
 
 def _alpha(it, alpha):
@@ -67,7 +85,8 @@ add_out = structured(meta_add, impl_add)     # and from it add.Tensor, add_.Tens
 
 def meta_sub(out, self, other, *, alpha=1):
     """``sub_check`` (no bool operand) and alpha's checks, then the binary iterator."""
-    _check_binary(ops.SUB, self, other, alpha)
+    _sub_check(self, other)
+    _alpha_check(st.result_type(self, other), alpha)
     return BinaryOpConfig(out, self, other).build()
 
 
@@ -76,6 +95,12 @@ def impl_sub(it, self, other, *, alpha=1):
 
 
 sub_out = structured(meta_sub, impl_sub)
+_sub = structured_variant(sub_out, inplace=False)
+
+
+def rsub_scalar(self, other, alpha=1):
+    """``rsub.Scalar``: ``other - alpha * self`` (``1 - x``)."""
+    return _sub(wrap_scalar(other), self, alpha=alpha)
 
 
 # ---- mul and true division: TORCH_META_FUNC2(mul, Tensor), TORCH_META_FUNC2(div, Tensor)
@@ -103,18 +128,270 @@ def impl_div(it, self, other):
 
 
 div_out = structured(meta_div, impl_div)
+_div = structured_variant(div_out, inplace=False)
+
+
+def reciprocal(x):
+    """``1 / x`` (an integer or bool ``x`` gives the default float dtype, as true division does)."""
+    return _div(wrap_scalar(1), x)
+
+
+# ---- pow (Pow.cpp): TORCH_META_FUNC2(pow, Tensor_Tensor), (pow, Tensor_Scalar), (pow, Scalar)
+def _check_pow(base, exponent):
+    """pow's checks before its iterator: bool has no pow (but ``x ** 0`` and ``x ** 1`` need
+    none), and integers take no negative integer power (NumPy's rule, pow.Tensor_Scalar's meta)."""
+    common = st.result_type(base, exponent)
+    if common is st.bool_ and not _pow_by_zero_or_one(exponent):
+        raise NotImplementedError('"pow" not implemented for \'Bool\'')
+    if common.category <= st.INTEGRAL and exponent._impl.is_wrapped_number and exponent.item() < 0:
+        raise RuntimeError("Integers to negative integer powers are not allowed.")
+
+
+def _pow_by_zero_or_one(exponent):
+    return exponent._impl.is_wrapped_number and exponent.item() in (0, 1)
+
+
+def _one_to_the(base):
+    """A wrapped base equal to 1 (Scalar::equal: True is not 1)."""
+    return base._impl.is_wrapped_number and base.dtype is not st.bool_ and base.item() == 1
+
+
+def _pow_impl(it, base, exponent):
+    """The impl of the three overloads: the answers that need no loop (``x ** 0`` fills ones,
+    ``x ** 1`` copies, ``1 ** x`` fills ones), else the loop of the compute dtype's pow: exact
+    for integers, ``pow_tensor_scalar_kernel``'s short cuts for a number exponent of a float or
+    double, the complex ones (with their own short cuts for a number exponent)."""
+    if _pow_by_zero_or_one(exponent):
+        if exponent.item() == 0:
+            return call("fill_.Scalar", it.result, 1)
+        return call("copy_", it.result, base)
+    if _one_to_the(base):
+        return call("fill_.Scalar", it.result, 1)
+    return _run(it, _pow_op(it, exponent._impl.is_wrapped_number), _one(it))
+
+
+def _pow_op(it, number_exponent):
+    if it.compute_dtype.is_complex:
+        return ops.POW_COMPLEX_SCALAR if number_exponent else ops.POW_COMPLEX
+    if not it.compute_dtype.is_floating_point:
+        return ops.INT_POW
+    if number_exponent and it.common_dtype in (st.float32, st.float64):
+        return ops.POW_FLOAT_SCALAR     # the 16-bit floats have short cuts of their own
+    return ops.POW
+
+
+def _one(it):
+    """The loop's unused scalar argument, in the compute dtype."""
+    return st.checked_convert(1, it.compute_dtype)
+
+
+def meta_pow_tensor_tensor(out, self, exponent):
+    _check_pow(self, exponent)
+    return BinaryOpConfig(out, self, exponent).build()
+
+
+def impl_pow_tensor_tensor(it, self, exponent):
+    return _pow_impl(it, self, exponent)
+
+
+pow_tensor_tensor_out = structured(meta_pow_tensor_tensor, impl_pow_tensor_tensor)
+
+
+def meta_pow_tensor_scalar(out, self, exponent):
+    """``exponent`` read as the kernel reads it (``check_pow_exponent``), then as pow.Tensor_Tensor
+    with the number wrapped."""
+    check_pow_exponent(self, exponent)
+    return meta_pow_tensor_tensor(out, self, wrap_scalar(exponent))
+
+
+def impl_pow_tensor_scalar(it, self, exponent):
+    if _float32_loses(self, exponent):
+        return _pow_float32(it, self, exponent)
+    return _pow_impl(it, self, wrap_scalar(exponent))
+
+
+pow_tensor_scalar_out = structured(meta_pow_tensor_scalar, impl_pow_tensor_scalar)
+pow_tensor_scalar = structured_variant(pow_tensor_scalar_out, inplace=False)
+
+
+def meta_pow_scalar(out, self, exponent):
+    """``pow.Scalar``: a Python number raised to a tensor (``2 ** x``)."""
+    return meta_pow_tensor_tensor(out, wrap_scalar(self), exponent)
+
+
+def impl_pow_scalar(it, self, exponent):
+    return _pow_impl(it, wrap_scalar(self), exponent)
+
+
+pow_scalar_out = structured(meta_pow_scalar, impl_pow_scalar)
+
+
+def check_pow_exponent(self, exponent):
+    """``pow_tensor_scalar_kernel`` (``PowKernel.cpp``) takes the exponent as a double for float
+    and double, as a complex double for complex types, and as the result's own type otherwise:
+    300 is no uint8 exponent, 1e6 no float16. Before that, pow's meta function reads an integer
+    exponent of an integer base as an int64 (``exp.toLong()``)."""
+    if self.dtype.category <= st.INTEGRAL and type(exponent) is int and exponent >= 2**63:
+        raise RuntimeError("value cannot be converted to type int64_t without overflow")
+    dtype = st.result_type(self, exponent)
+    if dtype in (st.float32, st.float64) or dtype.is_complex or (not dtype.is_floating_point and exponent < 0):
+        return          # (negative integer powers are refused by the kernel, with torch's message)
+    st.checked_convert(exponent, dtype)
+
+
+# ``pow_tensor_scalar_optimized_kernel`` (PowKernel.cpp) hands a float32 loop its exponent as a
+# double: the scalar loop computes ``std::pow(float, double)`` in double, while the vectorized
+# loop (``Vectorized<float>::pow``) rounds the exponent to float32 first. ``cpu_kernel_vec`` runs
+# the vectorized loop over blocks of two 8-lane vectors of a contiguous run and the scalar loop on
+# the rest, and on every element of a run that is not contiguous (an integer tensor is cast to a
+# contiguous float32 copy first, whose run is). So ``x ** 5e-324`` is ``x ** 0``
+# on the first 32 elements of a contiguous float32 tensor and ``x ** 5e-324`` after them.
+_VECTORIZED_BLOCK = 32
+
+
+def _float32_loses(self, exponent):
+    """A float exponent that float32 rounds, raising a tensor computed in float32."""
+    if not isinstance(exponent, float) or exponent != exponent or st.result_type(self, exponent) is not st.float32:
+        return False
+    with np.errstate(over="ignore"):
+        return float(np.float32(exponent)) != exponent
+
+
+def _pow_float32(it, self, exponent):
+    """Both loops' values: the vectorized one where torch runs it, the scalar one elsewhere. The
+    blocks are counted in the memory order of a result laid out as the input is, so an ``out=``
+    that is not ``self`` receives such a result, copied."""
+    given = it.config.given_outputs
+    if given and given[0] is not self:
+        return call("copy_", it.result, pow_tensor_scalar(self, exponent))
+    scalar_loop = to(pow_tensor_scalar(to(self, st.float64), exponent), st.float32)    # before self is written
+    result = _pow_impl(it, self, wrap_scalar(exponent))
+    if self.dtype is st.float32 and not self._impl.is_non_overlapping_and_dense():
+        return call("copy_", result, scalar_loop)
+    n = result.numel()
+    start = n // _VECTORIZED_BLOCK * _VECTORIZED_BLOCK
+    if start < n:   # a dense tensor's elements fill [offset, offset + n) of its storage
+        def tail(t):
+            return call("as_strided", t, [n - start], [1], t.storage_offset() + start)
+        call("copy_", tail(result), tail(scalar_loop))
+    return result
+
+
+# ---- the everyday binary operators (BinaryOps.cpp, BinaryOpsKernel.cpp): TORCH_META_FUNC(atan2)
+# and the rest, each a binary iterator after checks of the dtype the operands promote to
+def _real_binary(name, op, *, float_op=False, floating_only=False, int_op=None, refuse_complex=None):
+    """The out= kernel of one real-valued binary operator. Complex operands are refused by the
+    kernel (``AT_DISPATCH_...`` in the impl, so after the iterator's own checks) by its name,
+    unless ``refuse_complex`` words it (``not implemented for complex tensors``), "before" the
+    iterator (fmax's meta) or "after" it (maximum's). ``float_op`` ones compute integers and bool
+    as the default float (``build_borrowing_binary_float_op``); ``floating_only`` ones refuse
+    integers and bool (``AT_DISPATCH_FLOATING_TYPES``); ``int_op`` is the op for integer and bool
+    operands."""
+    def meta(out, self, other):
+        if refuse_complex == "before" and st.result_type(self, other).is_complex:
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        config = BinaryOpConfig(out, self, other)
+        return (config.promote_integer_inputs_to_float() if float_op else config).build()
+
+    def impl(it, self, other):
+        common = it.common_dtype
+        if common.is_complex and refuse_complex == "after":
+            raise RuntimeError(f"{name} not implemented for complex tensors.")
+        if common.is_complex or (floating_only and not common.is_floating_point):
+            raise _not_implemented(name, common)
+        use_int = int_op is not None and not common.is_floating_point
+        return _run(it, int_op if use_int else op, _one(it))
+    meta.__name__, meta.__module__ = f"meta_{name}", __name__
+    return structured(meta, impl)
+
+
+atan2_out = _real_binary("atan2", ops.ATAN2, float_op=True)
+copysign_out = _real_binary("copysign", ops.COPYSIGN, float_op=True)
+xlogy_out = _real_binary("xlogy", ops.XLOGY, float_op=True)
+hypot_out = _real_binary("hypot", ops.HYPOT, floating_only=True)
+logaddexp_out = _real_binary("logaddexp", ops.LOGADDEXP, floating_only=True)
+logaddexp2_out = _real_binary("logaddexp2", ops.LOGADDEXP2, floating_only=True)
+fmax_out = _real_binary("fmax", ops.FMAX, int_op=ops.MAXIMUM, refuse_complex="before")
+fmin_out = _real_binary("fmin", ops.FMIN, int_op=ops.MINIMUM, refuse_complex="before")
+maximum_out = _real_binary("maximum", ops.MAXIMUM, refuse_complex="after")
+minimum_out = _real_binary("minimum", ops.MINIMUM, refuse_complex="after")
+_maximum = structured_variant(maximum_out, inplace=False)      # clamp's steps
+_minimum = structured_variant(minimum_out, inplace=False)
+
+
+def arctan2(a, b):
+    """CompositeImplicitAutograd: atan2 under NumPy's name."""
+    return call("atan2", a, b)
+
+
+def arctan2_(a, b):
+    return call("atan2_", a, b)
+
+
+def arctan2_out(a, b, *, out):
+    return call("atan2.out", a, b, out=out)
+
+
+def copysign_scalar(a, b):
+    """``copysign.Scalar`` (CompositeExplicitAutograd): the number wrapped, then ``copysign.Tensor``."""
+    return call("copysign.Tensor", a, wrap_scalar(b))
+
+
+def copysign_scalar_(a, b):
+    return call("copysign_.Tensor", a, wrap_scalar(b))
+
+
+def copysign_scalar_out(a, b, *, out):
+    """``copysign.Scalar_out`` (CompositeExplicitAutograd): the number wrapped, then ``copysign.out``."""
+    return call("copysign.out", a, wrap_scalar(b), out=out)
+
+
+def xlogy_scalar_self_out(a, b, *, out):
+    return call("xlogy.OutTensor", wrap_scalar(a), b, out=out)
+
+
+def xlogy_scalar_other_out(a, b, *, out):
+    return call("xlogy.OutTensor", a, wrap_scalar(b), out=out)
+
+
+def xlogy_scalar_self(a, b):
+    return call("xlogy.Tensor", wrap_scalar(a), b)
+
+
+def xlogy_scalar_other(a, b):
+    return call("xlogy.Tensor", a, wrap_scalar(b))
+
+
+def xlogy_scalar_other_(a, b):
+    return call("xlogy_.Tensor", a, wrap_scalar(b))
+
+
+def meta_heaviside(out, self, values):
+    """``values`` where x is 0, else 0 or 1 by the sign of x; both (and ``out``) of one real dtype."""
+    if self.dtype.is_complex or values.dtype.is_complex:
+        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
+    if self.dtype is not values.dtype or (out is not None and out.dtype is not self.dtype):
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+    return BinaryOpConfig(out, self, values).build()
+
+
+def impl_heaviside(it, self, values):
+    return _run(it, ops.HEAVISIDE, _one(it))
+
+
+heaviside_out = structured(meta_heaviside, impl_heaviside)
 
 
 # ---- comparisons: TORCH_META_FUNC2(eq, Tensor) and the rest (``build_borrowing_comparison_op``)
-def _comparison(name, op):
+def _comparison(name, op, ordered=True):
     """The Tensor and Scalar out= kernels of one comparison: a bool output (or ``out``'s dtype,
     cast into), and no kernel for complex operands where the comparison needs an order."""
     def meta(out, self, other):
         return TensorIterator.comparison_op(out, self, other)
 
     def impl(it, self, other):
-        if op in ops.ORDERED and it.compute_dtype.is_complex:
-            raise _complex_order_error(op, it.compute_dtype)
+        if ordered and it.compute_dtype.is_complex:
+            raise _not_implemented(name, it.compute_dtype)
         return _run(it, op, st.checked_convert(1, it.compute_dtype))
 
     def meta_scalar(out, self, other):
@@ -127,17 +404,19 @@ def _comparison(name, op):
     return structured(meta, impl), structured(meta_scalar, impl_scalar)
 
 
-eq_out, eq_scalar_out = _comparison("eq", ops.EQ)
-ne_out, ne_scalar_out = _comparison("ne", ops.NE)
+eq_out, eq_scalar_out = _comparison("eq", ops.EQ, ordered=False)
+ne_out, ne_scalar_out = _comparison("ne", ops.NE, ordered=False)
 lt_out, lt_scalar_out = _comparison("lt", ops.LT)
 le_out, le_scalar_out = _comparison("le", ops.LE)
 gt_out, gt_scalar_out = _comparison("gt", ops.GT)
 ge_out, ge_scalar_out = _comparison("ge", ops.GE)
 
 
-# ---- the others
-def _not_implemented(kernel, dtype):
-    return NotImplementedError(f'"{kernel}_cpu" not implemented for \'{dtype.torch_name}\'')
+# ---- division with a rounding mode, remainder and fmod: TORCH_META_FUNC2(div, Tensor_mode),
+# TORCH_META_FUNC2(remainder, Tensor), TORCH_META_FUNC2(fmod, Tensor). Integers divide exactly
+# (floored or truncated), floats through fmod, as ``BinaryOpsKernel.cpp`` does.
+_ROUNDED = {"trunc": ("div_trunc", ops.DIV_TRUNC_INT, ops.DIV_TRUNC_FLOAT),
+            "floor": ("div_floor", ops.DIV_FLOOR_INT, ops.DIV_FLOOR_FLOAT)}
 
 
 def _check_divisor(b, common):
@@ -147,60 +426,95 @@ def _check_divisor(b, common):
         raise RuntimeError("ZeroDivisionError")
 
 
-def _integer_or_float(name, int_op, float_op, a, b, out):
-    common = st.result_type(a, b)
+def _meta_integer_division(name, out, self, other):
+    """No kernel for bool or complex operands; no integer divisor of zero; the binary iterator."""
+    common = st.result_type(self, other)
     if common is st.bool_ or common.is_complex:
         raise _not_implemented(name, common)
-    _check_divisor(b, common)
-    return binary(float_op if common.is_floating_point else int_op, a, b, out=out)
+    _check_divisor(other, common)
+    return BinaryOpConfig(out, self, other).build()
 
 
-def div_mode(a, b, *, rounding_mode=None, out=None):
-    """``div.Tensor_mode``: true division, or rounded toward zero ("trunc") or down ("floor")."""
+def _integer_or_float(it, int_op, float_op):
+    return _run(it, float_op if it.common_dtype.is_floating_point else int_op, _one(it))
+
+
+def meta_div_mode(out, self, other, *, rounding_mode=None):
+    """True division (``rounding_mode=None``), or rounded toward zero ("trunc") or down ("floor")."""
     if rounding_mode is None:
-        return binary(ops.DIV, a, b, out=out)
-    if rounding_mode == "trunc":
-        return _integer_or_float("div_trunc", ops.DIV_TRUNC_INT, ops.DIV_TRUNC_FLOAT, a, b, out)
-    if rounding_mode == "floor":
-        return _integer_or_float("div_floor", ops.DIV_FLOOR_INT, ops.DIV_FLOOR_FLOAT, a, b, out)
-    raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
-                       f"'{rounding_mode}'")
+        return meta_div(out, self, other)
+    if rounding_mode not in _ROUNDED:
+        raise RuntimeError(f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                           f"'{rounding_mode}'")
+    return _meta_integer_division(_ROUNDED[rounding_mode][0], out, self, other)
 
 
-def div_mode_(a, b, *, rounding_mode=None):
-    return div_mode(a, b, rounding_mode=rounding_mode, out=a)
+def impl_div_mode(it, self, other, *, rounding_mode=None):
+    if rounding_mode is None:
+        return impl_div(it, self, other)
+    return _integer_or_float(it, *_ROUNDED[rounding_mode][1:])
+
+
+div_mode_out = structured(meta_div_mode, impl_div_mode)
+_div_mode, _div_mode_ = (structured_variant(div_mode_out, inplace) for inplace in (False, True))
 
 
 def div_scalar_mode(a, b, *, rounding_mode=None):
-    return div_mode(a, wrap_scalar(b), rounding_mode=rounding_mode)
+    return _div_mode(a, wrap_scalar(b), rounding_mode=rounding_mode)
 
 
 def div_scalar_mode_(a, b, *, rounding_mode=None):
-    return div_mode(a, wrap_scalar(b), rounding_mode=rounding_mode, out=a)
+    return _div_mode_(a, wrap_scalar(b), rounding_mode=rounding_mode)
 
 
-def floor_divide(a, b, *, out=None):
-    return _integer_or_float("div_floor", ops.DIV_FLOOR_INT, ops.DIV_FLOOR_FLOAT, a, _as_tensor(b), out)
+def floor_divide(a, b):
+    """Not structured in torch either: the iterator and loop of division rounded down."""
+    return _div_mode(a, wrap_scalar(b), rounding_mode="floor")
 
 
 def floor_divide_(a, b):
-    return floor_divide(a, b, out=a)
+    return _div_mode_(a, wrap_scalar(b), rounding_mode="floor")
 
 
-def remainder(a, b, *, out=None):
-    return _integer_or_float("remainder", ops.REMAINDER_INT, ops.REMAINDER_FLOAT, _as_tensor(a), _as_tensor(b), out)
+def meta_remainder(out, self, other):
+    return _meta_integer_division("remainder", out, self, other)
 
 
-def remainder_(a, b):
-    return remainder(a, b, out=a)
+def impl_remainder(it, self, other):
+    return _integer_or_float(it, ops.REMAINDER_INT, ops.REMAINDER_FLOAT)
 
 
-def fmod(a, b, *, out=None):
-    return _integer_or_float("fmod", ops.FMOD_INT, ops.FMOD_FLOAT, a, _as_tensor(b), out)
+remainder_out = structured(meta_remainder, impl_remainder)
+_remainder, _remainder_ = (structured_variant(remainder_out, inplace) for inplace in (False, True))
 
 
-def fmod_(a, b):
-    return fmod(a, b, out=a)
+def remainder_scalar(a, b):
+    """``remainder.Scalar`` and ``remainder.Scalar_Tensor``: the number wrapped, as remainder.Tensor."""
+    return _remainder(wrap_scalar(a), wrap_scalar(b))
+
+
+def remainder_scalar_(a, b):
+    return _remainder_(a, wrap_scalar(b))
+
+
+def meta_fmod(out, self, other):
+    return _meta_integer_division("fmod", out, self, other)
+
+
+def impl_fmod(it, self, other):
+    return _integer_or_float(it, ops.FMOD_INT, ops.FMOD_FLOAT)
+
+
+fmod_out = structured(meta_fmod, impl_fmod)
+_fmod, _fmod_ = (structured_variant(fmod_out, inplace) for inplace in (False, True))
+
+
+def fmod_scalar(a, b):
+    return _fmod(a, wrap_scalar(b))
+
+
+def fmod_scalar_(a, b):
+    return _fmod_(a, wrap_scalar(b))
 
 
 def _as_tensor(value):
@@ -208,36 +522,52 @@ def _as_tensor(value):
     return value if hasattr(value, "_impl") else wrap_scalar(value)
 
 
-# ---- bitwise and shift operators: integers and bool only (shifts: integers only)
-def _bitwise(name, op, a, b, out, bool_ok=True):
-    common = st.result_type(a, b)       # before a number is wrapped: a float's 2**63 is refused by dtype
+# ---- bitwise and shift operators (BinaryOps.cpp): TORCH_META_FUNC2(bitwise_and, Tensor) and
+# the rest, integers and bool only (shifts: integers only)
+def _check_bitwise(kernel_name, common, bool_ok):
     if common.is_floating_point or common.is_complex or (common is st.bool_ and not bool_ok):
-        raise _not_implemented(name, common)
-    return binary(op, _as_tensor(a), _as_tensor(b), out=out)
+        raise _not_implemented(kernel_name, common)
 
 
-def _bitwise_kernels(name, kernel_name, op, bool_ok=True):
-    def kernel(a, b):
-        return _bitwise(kernel_name, op, a, b, None, bool_ok)
+def _bitwise(name, kernel_name, op, bool_ok=True):
+    """The out= kernel of one bitwise operator (the dtype refused by the kernel, after the
+    iterator's checks), and the kernels of its overloads that take a number (either operand:
+    the dtype is checked before the number is wrapped, so a float's 2**63 is refused by dtype)."""
+    def meta(out, self, other):
+        return BinaryOpConfig(out, self, other).build()
 
-    def kernel_(a, b):
-        return _bitwise(kernel_name, op, a, b, a, bool_ok)
-    kernel.__name__, kernel_.__name__ = name, name + "_"
-    return kernel, kernel_
+    def impl(it, self, other):
+        _check_bitwise(kernel_name, it.common_dtype, bool_ok)
+        return _run(it, op, _one(it))
+    meta.__name__, meta.__module__ = f"meta_{name}", __name__
+    out_kernel = structured(meta, impl)
+    functional, inplace = (structured_variant(out_kernel, inplace) for inplace in (False, True))
+
+    def with_number(a, b):
+        _check_bitwise(kernel_name, st.result_type(a, b), bool_ok)
+        return functional(wrap_scalar(a), wrap_scalar(b))
+
+    def with_number_(a, b):
+        _check_bitwise(kernel_name, st.result_type(a, b), bool_ok)
+        return inplace(a, wrap_scalar(b))
+    with_number.__name__, with_number_.__name__ = f"{name}_scalar", f"{name}_scalar_"
+    return out_kernel, with_number, with_number_
 
 
-bitwise_and, bitwise_and_ = _bitwise_kernels("bitwise_and", "bitwise_and", ops.BITWISE_AND)
-bitwise_or, bitwise_or_ = _bitwise_kernels("bitwise_or", "bitwise_or", ops.BITWISE_OR)
-bitwise_xor, bitwise_xor_ = _bitwise_kernels("bitwise_xor", "bitwise_xor", ops.BITWISE_XOR)
-bitwise_left_shift, bitwise_left_shift_ = _bitwise_kernels("bitwise_left_shift", "lshift", ops.LSHIFT, False)
-bitwise_right_shift, bitwise_right_shift_ = _bitwise_kernels("bitwise_right_shift", "rshift", ops.RSHIFT, False)
+bitwise_and_out, bitwise_and_scalar, bitwise_and_scalar_ = _bitwise("bitwise_and", "bitwise_and", ops.BITWISE_AND)
+bitwise_or_out, bitwise_or_scalar, bitwise_or_scalar_ = _bitwise("bitwise_or", "bitwise_or", ops.BITWISE_OR)
+bitwise_xor_out, bitwise_xor_scalar, bitwise_xor_scalar_ = _bitwise("bitwise_xor", "bitwise_xor", ops.BITWISE_XOR)
+bitwise_left_shift_out, bitwise_left_shift_scalar, bitwise_left_shift_scalar_ = _bitwise(
+    "bitwise_left_shift", "lshift", ops.LSHIFT, bool_ok=False)
+bitwise_right_shift_out, bitwise_right_shift_scalar, bitwise_right_shift_scalar_ = _bitwise(
+    "bitwise_right_shift", "rshift", ops.RSHIFT, bool_ok=False)
 
 
 # ---- logical operators (``BinaryOps.cpp``): any dtype, each operand read as nonzero or not; the
 # result is bool, or 0 and 1 in ``self``'s dtype in place
-def _logical_kernels(name, op):
+def _logical_kernels(name, bitwise):
     def kernel(a, b):
-        return binary(op, call("ne.Scalar", a, 0), call("ne.Scalar", b, 0))
+        return bitwise(call("ne.Scalar", a, 0), call("ne.Scalar", b, 0))
 
     def kernel_(a, b):
         return call("copy_", a, kernel(a, b))
@@ -245,9 +575,9 @@ def _logical_kernels(name, op):
     return kernel, kernel_
 
 
-logical_and, logical_and_ = _logical_kernels("logical_and", ops.BITWISE_AND)
-logical_or, logical_or_ = _logical_kernels("logical_or", ops.BITWISE_OR)
-logical_xor, logical_xor_ = _logical_kernels("logical_xor", ops.BITWISE_XOR)
+logical_and, logical_and_ = _logical_kernels("logical_and", bitwise_and_scalar)
+logical_or, logical_or_ = _logical_kernels("logical_or", bitwise_or_scalar)
+logical_xor, logical_xor_ = _logical_kernels("logical_xor", bitwise_xor_scalar)
 
 
 # ---- clamp (TensorCompare.cpp) and lerp (Lerp.cpp)
@@ -274,9 +604,9 @@ def clamp(x, min=None, max=None, *, out=None):
             st.checked_convert(bound, dtype)        # ``clamp_scalar_kernel_impl``: ``min.to<scalar_t>()``
     result = to(x, dtype)
     if min is not None:
-        result = binary(ops.MAXIMUM, result, _as_tensor(min))
+        result = _maximum(result, _as_tensor(min))
     if max is not None:
-        result = binary(ops.MINIMUM, result, _as_tensor(max))
+        result = _minimum(result, _as_tensor(max))
     return result if out is None else call("copy_", out, result)
 
 
@@ -306,17 +636,13 @@ def _clamp_overload(name, min, max):
     return f"{name}.Tensor" if isinstance(min, TensorBase) or isinstance(max, TensorBase) else name
 
 
-def pow_tensor_scalar_(x, exponent):
-    """``pow_.Scalar``, ``x **= 2``."""
-    return pow_tensor_scalar(x, exponent, out=x)
-
-
 def lerp(start, end, weight, *, out=None):
     """``lerp.Scalar`` in one loop (the weight as the loop's ``alpha``); ``lerp.Tensor`` from the
     same two formulas, picked elementwise by |weight| < 0.5 (from the nearer end)."""
     common = _check_lerp(start, end, weight, out)
     if not hasattr(weight, "_impl"):
-        return binary(ops.LERP, start, end, alpha=weight, out=out)
+        it = TensorIterator.binary_op(out, start, end)      # the weight rides in the loop's scalar
+        return _run(it, ops.LERP, st.checked_convert(weight, it.compute_dtype))
     if common is not start.dtype or weight.dtype is not start.dtype:
         result = lerp(*(to(t, common) for t in (start, end, weight)))
         return result if out is None else call("copy_", out, result)
@@ -471,89 +797,6 @@ def float_power_(a, b):
         raise RuntimeError(f"the base given to float_power_ has dtype {a.dtype.torch_name} but the operation's "
                            f"result requires dtype {dtype.torch_name}")
     return call(_pow(a, b, "_"), a, _in_double(b, dtype))
-
-# ---- the everyday binary operators (BinaryOps.cpp, BinaryOpsKernel.cpp)
-def _real_binary(name, op, a, b, out=None, *, floating_only=False, int_op=None):
-    """One of the real-valued binary kernels: complex operands refused by the kernel's name;
-    ``floating_only`` ones refuse integers and bool too (``AT_DISPATCH_FLOATING_TYPES``);
-    ``int_op`` is the op for integer and bool operands, where it differs."""
-    a, b = _as_tensor(a), _as_tensor(b)
-    common = st.result_type(a, b)
-    if op in ops.INTEGERS_AS_FLOATS and common.category <= st.INTEGRAL:
-        common = st.get_default_dtype()
-    if common.is_complex and op in (ops.FMAX, ops.FMIN):     # refused by name, as maximum is
-        raise RuntimeError(f"{name} not implemented for complex tensors.")
-    if common.is_complex or (floating_only and not common.is_floating_point):
-        raise _not_implemented(name, common)
-    return binary(int_op if int_op is not None and not common.is_floating_point else op, a, b, out=out)
-
-
-def _real_binary_kernels(name, op, **kwargs):
-    def kernel(a, b):
-        return _real_binary(name, op, a, b, **kwargs)
-
-    def kernel_(a, b):
-        return _real_binary(name, op, a, b, a, **kwargs)
-    kernel.__name__, kernel_.__name__ = name, name + "_"
-    return kernel, kernel_
-
-
-atan2, atan2_ = _real_binary_kernels("atan2", ops.ATAN2)
-copysign, copysign_ = _real_binary_kernels("copysign", ops.COPYSIGN)
-hypot, hypot_ = _real_binary_kernels("hypot", ops.HYPOT, floating_only=True)
-logaddexp, logaddexp_ = _real_binary_kernels("logaddexp", ops.LOGADDEXP, floating_only=True)
-logaddexp2, logaddexp2_ = _real_binary_kernels("logaddexp2", ops.LOGADDEXP2, floating_only=True)
-fmax, fmax_ = _real_binary_kernels("fmax", ops.FMAX, int_op=ops.MAXIMUM)
-fmin, fmin_ = _real_binary_kernels("fmin", ops.FMIN, int_op=ops.MINIMUM)
-xlogy, xlogy_ = _real_binary_kernels("xlogy", ops.XLOGY)
-
-
-def arctan2(a, b):
-    """CompositeImplicitAutograd: atan2 under NumPy's name."""
-    return call("atan2", a, b)
-
-
-def arctan2_(a, b):
-    return call("atan2_", a, b)
-
-
-def arctan2_out(a, b, *, out):
-    return call("atan2.out", a, b, out=out)
-
-
-def copysign_scalar(a, b):
-    """``copysign.Scalar`` (CompositeExplicitAutograd): the number wrapped, then ``copysign.Tensor``."""
-    return call("copysign.Tensor", a, wrap_scalar(b))
-
-
-def copysign_scalar_(a, b):
-    return call("copysign_.Tensor", a, wrap_scalar(b))
-
-
-def xlogy_scalar_self(a, b):
-    return call("xlogy.Tensor", wrap_scalar(a), b)
-
-
-def xlogy_scalar_other(a, b):
-    return call("xlogy.Tensor", a, wrap_scalar(b))
-
-
-def xlogy_scalar_other_(a, b):
-    return call("xlogy_.Tensor", a, wrap_scalar(b))
-
-
-def heaviside(x, values, *, out=None):
-    """``values`` where x is 0, else 0 or 1 by the sign of x; both of one real dtype."""
-    if x.dtype.is_complex or values.dtype.is_complex:
-        raise RuntimeError("heaviside is not yet implemented for complex tensors.")
-    if x.dtype is not values.dtype:
-        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
-    return binary(ops.HEAVISIDE, x, values, out=out)
-
-
-def heaviside_(x, values):
-    return heaviside(x, values, out=x)
-
 
 # clamp_min and clamp_max: clamp with one bound (its checks, kernels and output dtype)
 def clamp_min(x, min):

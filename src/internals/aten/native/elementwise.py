@@ -1,5 +1,6 @@
-"""Elementwise operators: unary, binary and ``where`` (``UnaryOps.cpp``, ``BinaryOps.cpp``,
-``TensorCompare.cpp`` in ``aten/src/ATen/native``).
+"""Elementwise operators: unary ones and ``where`` (``UnaryOps.cpp``, ``TensorCompare.cpp`` in
+``aten/src/ATen/native``), and the loop step every binary operator's impl ends with
+(``binary_loop``; the binary operators are declared in ``binary_ops.py``).
 
 Each follows the same path as a structured ATen kernel: check the devices, compute the result
 dtype by torch's promotion rules, broadcast, allocate the output with the layout TensorIterator
@@ -7,8 +8,6 @@ gives it (or check the in-place output), cast inputs to the computation dtype, a
 float16 and bfloat16 compute in float32 and round once at the end, as ATen's ``opmath`` does.
 """
 import warnings
-
-import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import strided
@@ -19,7 +18,7 @@ from .copy import to
 from .dispatch_stub import loops
 from .tensor_factories import wrap_scalar
 
-__all__ = ["unary", "binary", "where", "common_device"]
+__all__ = ["unary", "binary_loop", "where", "common_device"]
 
 
 def unary(op, x, *, out=None, floating=False, name=None):
@@ -65,119 +64,12 @@ def _bool_error(op, name):
     return NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
 
 
-def binary(op, a, b, *, alpha=1, out=None):
-    """A binary op with broadcasting and type promotion; ``out`` is the in-place target, if any."""
-    if op in ops.CHECKED or type(alpha) is not int:     # a float, complex or bool alpha has rules of its own
-        _check_binary(op, a, b, alpha)
-    if op in ops.COMPARISONS:
-        it = TensorIterator.comparison_op(out, a, b)
-    else:
-        config = TensorIterator.binary_config(out, a, b)
-        if op in ops.INTEGERS_AS_FLOATS:
-            config.promote_integer_inputs_to_float()      # true division (atan2, ...): integers as floats
-        if op in (ops.MUL, ops.DIV, ops.LOGIT):   # (logit's eps is read as a float, its ``opmath``)
-            # ``mul_kernel`` and ``div_true_kernel`` (``BinaryOpsKernel.cpp``) read a one-element
-            # second operand's original value at opmath precision (``original_scalar_value``):
-            # a float16 ``x * 2.3`` uses 2.3f, where ``x + 2.3`` sees the float16 2.30078.
-            config.read_original_scalar(1)
-        it = config.build()
-    compute = it.compute_dtype
-    if op == ops.POW:
-        short_cut = _pow_short_cut(it, a, b)
-        if short_cut is not None:
-            return short_cut
-        if not compute.is_complex and not compute.is_floating_point:
-            op = ops.INT_POW
-        elif b._impl.is_wrapped_number and it.common_dtype in (st.float32, st.float64):
-            op = ops.POW_FLOAT_SCALAR       # pow.Tensor_Scalar's short cuts (the 16-bit floats have others)
-    if compute.is_complex:
-        op = _complex_binary_op(op, compute, b)
-    if it.common_dtype.is_reduced_float and op in (ops.ADD, ops.SUB):
-        st.checked_convert(alpha, it.common_dtype)       # the 16-bit dtype's range, not float's
-    scalar = st.checked_convert(alpha, compute)
-    if it.common_dtype.is_reduced_float and op in (ops.ADD, ops.SUB):
-        scalar = _rounded_to_16_bits(scalar, it.common_dtype)   # ``alpha.to<scalar_t>()``: Half
+def binary_loop(it, op, scalar):
+    """The last step of a binary operator's impl (``add_stub(device_type(), *this, alpha)``): the
+    loop of scalar function ``op`` over the built iterator ``it``, with ``scalar`` (alpha, or a
+    parameter of the function) already in the compute dtype. Returns the result (``out`` itself
+    for out=)."""
     return it.for_each(lambda buffers, *geometry: loops(it.device).binary_loop(op, *buffers, scalar, *geometry))
-
-
-def _rounded_to_16_bits(value, dtype):
-    """A float32 value rounded to float16 or bfloat16 and widened again."""
-    bits = np.float32(value).view(np.uint32)
-    if dtype is st.float16:
-        return np.uint32(ops.half_bits_to_float(ops.float_bits_to_half(bits))).view(np.float32)
-    return np.uint32(ops.bf16_bits_to_float(ops.float_bits_to_bf16(bits))).view(np.float32)
-
-
-def _pow_short_cut(it, a, b):
-    """pow's answers that need no loop, or None. ``pow(Tensor, Scalar)`` (Pow.cpp): x ** 0 is a
-    fill with ones and x ** 1 a copy (that is why they work for bool, which has no pow);
-    ``pow.Scalar``: 1 ** x is a fill, NaN exponents too."""
-    if _pow_by_zero_or_one(b):
-        if b.item() == 0:
-            return dispatcher.call("fill_.Scalar", it.result, 1)
-        return dispatcher.call("copy_", it.result, a)
-    if _one_to_the(a):
-        return dispatcher.call("fill_.Scalar", it.result, 1)
-    return None
-
-
-def _complex_binary_op(op, compute, b):
-    """The op's complex kernel; complex numbers have no order. pow.Tensor_Scalar (the only
-    caller whose exponent is a wrapped number) has short cuts of its own."""
-    if op in ops.ORDERED:
-        raise _complex_order_error(op, compute)
-    if op == ops.POW:
-        return ops.POW_COMPLEX_SCALAR if b._impl.is_wrapped_number else ops.POW_COMPLEX
-    return ops.DIV_COMPLEX if op == ops.DIV else op
-
-
-def _pow_by_zero_or_one(b):
-    return b._impl.is_wrapped_number and b.item() in (0, 1)
-
-
-def _one_to_the(a):
-    """A wrapped base equal to 1 (Scalar::equal: True is not 1)."""
-    return a._impl.is_wrapped_number and a.dtype is not st.bool_ and a.item() == 1
-
-
-def _check_binary(op, a, b, alpha):
-    """The ops' own checks before TensorIterator's (``sub_check``, ``pow``'s, ``alpha_check``)."""
-    if op == ops.SUB and st.bool_ in (a.dtype, b.dtype):      # ``sub_check``: whatever the other operand
-        if a.dtype is b.dtype:
-            raise RuntimeError("Subtraction, the `-` operator, with two bool tensors is not supported. "
-                               "Use the `^` or `logical_xor()` operator instead.")
-        raise RuntimeError("Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-                           "trying to invert a mask, use the `~` or `logical_not()` operator instead.")
-    common = st.result_type(a, b)
-    if common is st.bool_:
-        if op == ops.POW and not _pow_by_zero_or_one(b):
-            raise NotImplementedError('"pow" not implemented for \'Bool\'')
-    if op in (ops.ADD, ops.SUB):
-        _alpha_check(common, alpha)
-    if op == ops.POW and common.category <= st.INTEGRAL and b._impl.is_wrapped_number and b.item() < 0:
-        raise RuntimeError("Integers to negative integer powers are not allowed.")
-
-
-def _alpha_check(common, alpha):
-    """``alpha_check`` (BinaryOps.h), in its order: a complex alpha on integers fails the first
-    check that applies, the float one."""
-    if isinstance(alpha, bool) and common is not st.bool_:
-        raise RuntimeError("Boolean alpha only supported for Boolean results.")
-    if common.category <= st.INTEGRAL and isinstance(alpha, (float, complex)):
-        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
-    if not common.is_complex and isinstance(alpha, complex):
-        raise RuntimeError("For non-complex input tensors, argument alpha must not be a complex number.")
-
-
-def _complex_order_error(op, common):
-    """Complex numbers have no order: the comparisons have no complex kernel, and maximum and
-    minimum refuse them by name."""
-    if op in (ops.MAXIMUM, ops.MINIMUM):
-        return RuntimeError(f"{'maximum' if op == ops.MAXIMUM else 'minimum'} not implemented for complex tensors.")
-    return NotImplementedError(f'"{_ORDER_NAMES[op]}_cpu" not implemented for \'{common.torch_name}\'')
-
-
-_ORDER_NAMES = {ops.LT: "lt", ops.LE: "le", ops.GT: "gt", ops.GE: "ge"}
 
 
 # where's Scalar overloads (TensorCompare.cpp): the number becomes a ``scalar_tensor`` of the
@@ -235,11 +127,6 @@ def neg_(x):
     return unary(ops.NEG, x, out=x, name="neg")
 
 
-def reciprocal(x):
-    """``1 / x`` (an integer or bool ``x`` gives the default float dtype, as true division does)."""
-    return binary(ops.DIV, wrap_scalar(1), x)
-
-
 def abs(x):
     return real_valued_unary(ops.ABS, ops.ABS, x)
 
@@ -287,7 +174,8 @@ def relu_(x):
 
 
 def threshold_backward(grad_output, self, threshold):
-    return binary(ops.THRESHOLD_BACKWARD, grad_output, self, alpha=threshold)
+    it = TensorIterator.binary_op(None, grad_output, self)
+    return binary_loop(it, ops.THRESHOLD_BACKWARD, st.checked_convert(threshold, it.compute_dtype))
 
 
 # sigmoid's and tanh's backward kernels (``sigmoid_backward``, ``tanh_backward`` in
@@ -339,91 +227,3 @@ def div_scalar(a, b):
 
 def div_scalar_(a, b):
     return dispatcher.call("div_.Tensor", a, wrap_scalar(b))
-
-
-def pow(a, b, *, alpha=1):
-    return binary(ops.POW, a, b, alpha=alpha)
-
-
-def pow_(a, b, *, alpha=1):
-    return binary(ops.POW, a, b, alpha=alpha, out=a)
-
-
-def maximum(a, b, *, alpha=1):
-    return binary(ops.MAXIMUM, a, b, alpha=alpha)
-
-
-def maximum_(a, b, *, alpha=1):
-    return binary(ops.MAXIMUM, a, b, alpha=alpha, out=a)
-
-
-def minimum(a, b, *, alpha=1):
-    return binary(ops.MINIMUM, a, b, alpha=alpha)
-
-
-def minimum_(a, b, *, alpha=1):
-    return binary(ops.MINIMUM, a, b, alpha=alpha, out=a)
-
-
-def pow_tensor_scalar(self, exponent, out=None):
-    """``pow.Tensor_Scalar`` (``out=self`` for ``pow_.Scalar``)."""
-    check_pow_exponent(self, exponent)
-    if _float32_loses(self, exponent):
-        return _pow_float32(self, exponent, out)
-    return binary(ops.POW, self, wrap_scalar(exponent), out=out)
-
-
-# ``pow_tensor_scalar_optimized_kernel`` (PowKernel.cpp) hands a float32 loop its exponent as a
-# double: the scalar loop computes ``std::pow(float, double)`` in double, while the vectorized
-# loop (``Vectorized<float>::pow``) rounds the exponent to float32 first. ``cpu_kernel_vec`` runs
-# the vectorized loop over blocks of two 8-lane vectors of a contiguous run and the scalar loop on
-# the rest, and on every element of a run that is not contiguous (an integer tensor is cast to a
-# contiguous float32 copy first, whose run is). So ``x ** 5e-324`` is ``x ** 0``
-# on the first 32 elements of a contiguous float32 tensor and ``x ** 5e-324`` after them.
-_VECTORIZED_BLOCK = 32
-
-
-def _float32_loses(self, exponent):
-    """A float exponent that float32 rounds, raising a tensor computed in float32."""
-    if not isinstance(exponent, float) or exponent != exponent or st.result_type(self, exponent) is not st.float32:
-        return False
-    with np.errstate(over="ignore"):
-        return float(np.float32(exponent)) != exponent
-
-
-def _pow_float32(self, exponent, out):
-    """Both loops' values: the vectorized one where torch runs it, the scalar one elsewhere."""
-    scalar_loop = to(binary(ops.POW, to(self, st.float64), wrap_scalar(exponent)), st.float32)
-    result = binary(ops.POW, self, wrap_scalar(exponent), out=out)
-    if self.dtype is st.float32 and not self._impl.is_non_overlapping_and_dense():
-        return dispatcher.call("copy_", result, scalar_loop)
-    n = result.numel()
-    start = n // _VECTORIZED_BLOCK * _VECTORIZED_BLOCK
-    if start < n:   # a dense tensor's elements fill [offset, offset + n) of its storage
-        def tail(t):
-            return dispatcher.call("as_strided", t, [n - start], [1], t.storage_offset() + start)
-        dispatcher.call("copy_", tail(result), tail(scalar_loop))
-    return result
-
-
-def check_pow_exponent(self, exponent):
-    """``pow_tensor_scalar_kernel`` (``PowKernel.cpp``) takes the exponent as a double for float
-    and double, as a complex double for complex types, and as the result's own type otherwise:
-    300 is no uint8 exponent, 1e6 no float16. Before that, pow's meta function reads an integer
-    exponent of an integer base as an int64 (``exp.toLong()``)."""
-    if self.dtype.category <= st.INTEGRAL and type(exponent) is int and exponent >= 2**63:
-        raise RuntimeError("value cannot be converted to type int64_t without overflow")
-    dtype = st.result_type(self, exponent)
-    if dtype in (st.float32, st.float64) or dtype.is_complex or (not dtype.is_floating_point and exponent < 0):
-        return          # (negative integer powers are refused by the kernel, with torch's message)
-    st.checked_convert(exponent, dtype)
-
-
-def pow_scalar(self, exponent):
-    """``pow.Scalar``: a Python number raised to a tensor (``2 ** x``)."""
-    return binary(ops.POW, wrap_scalar(self), exponent)
-
-
-def rsub_scalar(self, other, alpha=1):
-    """``rsub.Scalar``: ``other - alpha * self`` (``1 - x``)."""
-    return binary(ops.SUB, wrap_scalar(other), self, alpha=alpha)

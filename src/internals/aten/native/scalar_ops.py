@@ -1159,11 +1159,6 @@ def pow_complex_scalar(a, b, alpha):
 POW_COMPLEX_SCALAR = BINARY.register(pow_complex_scalar)
 
 
-COMPARISONS = (EQ, NE, LT, LE, GT, GE)
-CHECKED = (SUB, POW)       # binary ops with checks of their own, besides a float alpha's
-ORDERED = (MAXIMUM, MINIMUM, LT, LE, GT, GE)    # no kernel for complex numbers, which have no order
-
-
 # ---- more binary operators (BinaryOpsKernel.cpp)
 @register_jitable
 def atan2(a, b, alpha):
@@ -1241,9 +1236,6 @@ def logit(x, eps, alpha):
     return like(x, math.inf) if one_minus == 0 else log(x / one_minus)
 LOGIT = BINARY.register(logit)
 
-
-# ``build_borrowing_binary_float_op``: integer (and bool) operands computed in the default float dtype
-INTEGERS_AS_FLOATS = (DIV, ATAN2, COPYSIGN, XLOGY)
 
 # ----------------------------------------------------------------------------- ternary ops
 @register_jitable

@@ -13,8 +13,8 @@ it (torchgen's generated ``structured_add_out_out::set_output_strided`` with its
    function computed, one that already fits keeps its own;
 3. then the values are written into it, and ``out`` itself is returned.
 
-Operators declared that way here (``structured: True`` in the YAML, the binary arithmetic and
-comparison families) give ``structured`` a meta and an impl step: out= is the primary kernel, and
+Operators declared that way here (``structured: True`` in the YAML: the binary families in
+``binary_ops.py``) give ``structured`` a meta and an impl step: out= is the primary kernel, and
 ``structured_variant`` derives the functional and in-place kernels of the entries that name it
 in ``structured_delegate:``; the TensorIterator resizes ``out`` and casts into it.
 

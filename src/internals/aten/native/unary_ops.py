@@ -12,11 +12,11 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from .. import dispatcher
-from ..tensor_iterator import TensorIteratorConfig
+from ..tensor_iterator import TensorIterator, TensorIteratorConfig
 from . import scalar_ops as ops
 from .copy import contiguous
 from .dispatch_stub import loops
-from .elementwise import binary, unary
+from .elementwise import binary_loop, unary
 from .resize import resize_output
 from .tensor_factories import wrap_scalar, zeros_like
 
@@ -131,7 +131,8 @@ def silu_(x):
 def softplus(x, beta=1, threshold=20):
     """beta rides in the loop's second operand, threshold in its ``alpha``: one pass."""
     _float_only(x, "softplus_cpu")
-    return binary(ops.SOFTPLUS, x, wrap_scalar(beta), alpha=threshold)
+    it = TensorIterator.binary_op(None, x, wrap_scalar(beta))
+    return binary_loop(it, ops.SOFTPLUS, st.checked_convert(threshold, it.compute_dtype))
 
 
 def leaky_relu(x, negative_slope=0.01, *, out=None):
@@ -201,7 +202,8 @@ def round_decimals(x, *, decimals=0, out=None):
         if not x.dtype.is_floating_point:
             raise _not_implemented("round_cpu", x)
         ten_pow = 10.0 ** abs(decimals)
-        return binary(ops.ROUND_DECIMALS, x, wrap_scalar(ten_pow), alpha=decimals < 0, out=out)
+        it = TensorIterator.binary_op(out, x, wrap_scalar(ten_pow))     # the loop's scalar: divide, not multiply
+        return binary_loop(it, ops.ROUND_DECIMALS, st.checked_convert(decimals < 0, it.compute_dtype))
     if x.dtype is st.bool_ or x.dtype.is_complex:
         raise _not_implemented("round_vml_cpu", x)
     if not x.dtype.is_floating_point:        # a copy laid out by TensorIterator, as floor's
@@ -418,7 +420,9 @@ def logit(x, eps=None, *, out=None):
         raise _not_implemented("logit_cpu", x)
     if x.dtype.is_reduced_float:        # c10::Half arithmetic: each step rounded to the 16-bit type
         return _logit_16_bits(x, eps, out)
-    return binary(ops.LOGIT, x, wrap_scalar(-1.0 if eps is None or eps != eps else float(eps)), out=out)
+    eps = wrap_scalar(-1.0 if eps is None or eps != eps else float(eps))
+    it = TensorIterator.binary_config(out, x, eps).read_original_scalar(1).build()    # eps read as a float: its opmath
+    return binary_loop(it, ops.LOGIT, st.checked_convert(1, it.compute_dtype))
 
 
 def _logit_16_bits(x, eps, out):

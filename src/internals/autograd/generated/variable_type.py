@@ -719,16 +719,19 @@ OPS = {
     'round.decimals_out': dispatcher.find('round.decimals_out'),
     'round_.decimals': dispatcher.find('round_.decimals'),
     'div.Tensor_mode': dispatcher.find('div.Tensor_mode'),
+    'div.out_mode': dispatcher.find('div.out_mode'),
     'div_.Tensor_mode': dispatcher.find('div_.Tensor_mode'),
     'div.Scalar_mode': dispatcher.find('div.Scalar_mode'),
     'div_.Scalar_mode': dispatcher.find('div_.Scalar_mode'),
     'remainder.Scalar': dispatcher.find('remainder.Scalar'),
     'remainder_.Scalar': dispatcher.find('remainder_.Scalar'),
     'remainder.Tensor': dispatcher.find('remainder.Tensor'),
+    'remainder.Tensor_out': dispatcher.find('remainder.Tensor_out'),
     'remainder_.Tensor': dispatcher.find('remainder_.Tensor'),
     'fmod.Scalar': dispatcher.find('fmod.Scalar'),
     'fmod_.Scalar': dispatcher.find('fmod_.Scalar'),
     'fmod.Tensor': dispatcher.find('fmod.Tensor'),
+    'fmod.Tensor_out': dispatcher.find('fmod.Tensor_out'),
     'fmod_.Tensor': dispatcher.find('fmod_.Tensor'),
     'clamp': dispatcher.find('clamp'),
     'clamp.out': dispatcher.find('clamp.out'),
@@ -5598,6 +5601,12 @@ def div_Tensor_mode(ks, self, other, **kwargs):
     return result
 
 
+def div_out_mode(ks, self, other, **kwargs):
+    check_out_no_requires_grad('div', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['div.out_mode'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
 def div__Tensor_mode(ks, self, other, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
@@ -5685,6 +5694,12 @@ def remainder_Tensor(ks, self, other):
     return result
 
 
+def remainder_Tensor_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('remainder', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['remainder.Tensor_out'].redispatch(after_autograd(ks), self, other, **kwargs)
+
+
 def remainder__Tensor(ks, self, other):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
@@ -5741,6 +5756,12 @@ def fmod_Tensor(ks, self, other):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def fmod_Tensor_out(ks, self, other, **kwargs):
+    check_out_no_requires_grad('fmod', self, other, kwargs.get('out'))
+    with below_autograd():
+        return OPS['fmod.Tensor_out'].redispatch(after_autograd(ks), self, other, **kwargs)
 
 
 def fmod__Tensor(ks, self, other):
@@ -8027,16 +8048,19 @@ KERNELS = {
     'round.decimals_out': round_decimals_out,
     'round_.decimals': round__decimals,
     'div.Tensor_mode': div_Tensor_mode,
+    'div.out_mode': div_out_mode,
     'div_.Tensor_mode': div__Tensor_mode,
     'div.Scalar_mode': div_Scalar_mode,
     'div_.Scalar_mode': div__Scalar_mode,
     'remainder.Scalar': remainder_Scalar,
     'remainder_.Scalar': remainder__Scalar,
     'remainder.Tensor': remainder_Tensor,
+    'remainder.Tensor_out': remainder_Tensor_out,
     'remainder_.Tensor': remainder__Tensor,
     'fmod.Scalar': fmod_Scalar,
     'fmod_.Scalar': fmod__Scalar,
     'fmod.Tensor': fmod_Tensor,
+    'fmod.Tensor_out': fmod_Tensor_out,
     'fmod_.Tensor': fmod__Tensor,
     'clamp': clamp,
     'clamp.out': clamp_out,
