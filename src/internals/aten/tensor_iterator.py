@@ -263,8 +263,10 @@ class TensorIterator:
         given = config.given_outputs
         operands = given + inputs if given else inputs
         self.device = common_device(*operands) if operands else None
+        uniform = None      # the inputs' one dtype, when they have one: nothing to cast
         if config.promote_inputs_to_common_dtype_:
-            common = _common_dtype(inputs)
+            uniform = _uniform_dtype(inputs)
+            common = uniform if uniform is not None else st.result_type(*inputs)
         else:
             common = inputs[0]._impl.dtype if inputs else given[0]._impl.dtype
         if config.promote_integer_inputs_to_float_ and common.category <= st.INTEGRAL:   # bool too
@@ -277,7 +279,8 @@ class TensorIterator:
                 if out is not None and not st.can_cast(wanted, out.dtype):
                     raise RuntimeError(f"result type {wanted.torch_name} can't be cast to the desired output "
                                        f"type {out.dtype.torch_name}")
-        if config.promote_inputs_to_common_dtype_ and self.device is not None and self.device.type == "cpu":
+        if uniform is None and config.promote_inputs_to_common_dtype_ and self.device is not None \
+                and self.device.type == "cpu":
             # The CPU replaces such an input by ``x.to(common)``: a dense copy. The output's layout
             # is computed from the copies, and can differ from the original's: x of shape (1, 1, 2)
             # and strides (1, 1, 2) sorts its size-1 dims first, its copy is plain contiguous.
@@ -381,7 +384,10 @@ class TensorIterator:
         buffers = []
         for t in self.outputs + self.inputs:
             impl = t._impl
-            buffers.append(impl.storage.typed(impl.dtype))
+            storage = impl.storage
+            # the storage's view made before, looked up here: one call less per operand
+            view = storage._typed.get(impl.dtype)
+            buffers.append(storage.typed(impl.dtype) if view is None else view)
         return buffers
 
     def for_each(self, loop):
@@ -401,8 +407,7 @@ class TensorIterator:
 
     def cast_outputs(self):
         """``cast_outputs``: an output computed in a temporary of another dtype gets its values."""
-        from .native.copy import same_device_copy  # copy_ is itself built on TensorIterator
-        same_device_copy(self.result, self.outputs[0])
+        _copy_kernels().same_device_copy(self.result, self.outputs[0])
 
 
 def _broadcast_shape(operands):
@@ -419,10 +424,16 @@ def _broadcast_shape(operands):
 def _common_dtype(inputs):
     """``compute_common_dtype``: the promoted dtype of the inputs (inputs of one dtype, the usual
     case, promote to it whatever their dims)."""
+    dtype = _uniform_dtype(inputs)
+    return st.result_type(*inputs) if dtype is None else dtype
+
+
+def _uniform_dtype(inputs):
+    """The dtype of every input, or None if they differ."""
     dtype = inputs[0]._impl.dtype
     for i in inputs:
         if i._impl.dtype is not dtype:
-            return st.result_type(*inputs)
+            return None
     return dtype
 
 
@@ -435,8 +446,15 @@ def scratch_like(t, dtype):
 
 
 def _cast(x, dtype):
-    from .native.copy import cast_like  # copy_ is itself built on TensorIterator
-    return cast_like(x, dtype)
+    return _copy_kernels().cast_like(x, dtype)
+
+
+@functools.cache
+def _copy_kernels():
+    """``native/copy.py``, imported on first use: copy_ is itself built on TensorIterator. (Once:
+    a relative import in a function runs importlib's Python code on every call.)"""
+    from .native import copy
+    return copy
 
 
 def common_device(*tensors):
