@@ -349,8 +349,10 @@ class TensorIterator:
         scalars = config.original_scalar_inputs
         for k, x in enumerate(self.inputs):
             impl = x._impl
-            if impl.dtype is compute and impl.device is device and not scalars:
-                continue                             # nothing to cast, nothing to move
+            # Nothing to cast, nothing to move. (An original scalar too, when ``compute`` is
+            # ``common``: ``compute_types`` cast it from its original dtype straight to it.)
+            if impl.dtype is compute and impl.device is device and (not scalars or compute is common):
+                continue
             original_scalar = k in scalars and impl.numel() == 1
             if original_scalar:
                 x = config.inputs[k]
@@ -683,6 +685,15 @@ def flat_geometry(numel, offsets):
 
 
 def _reduction_geometry(impl, dims, in_memory_order):
+    """``_reduction_layout``, remembered by the input's layout and the dims (as ``geometry``)."""
+    key = ("reduction", impl.sizes, impl.strides, impl.storage_offset, tuple(dims), in_memory_order)
+    g = _geometries.get(key)
+    if g is None:
+        g = _geometries.put(key, _reduction_layout(impl, dims, in_memory_order))
+    return g
+
+
+def _reduction_layout(impl, dims, in_memory_order):
     """A reduction's ``(outer shape, outer strides, inner shape, inner strides, offset)``, each
     fastest-first and coalesced.
 
