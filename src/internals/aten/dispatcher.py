@@ -113,7 +113,7 @@ class OperatorHandle:
         self.kernels = {}          # registration key ("CPU", "Autograd", ...) -> KernelFunction
         self.table = {}            # DispatchKey -> (KernelFunction, kind)
         self.fallthrough_bits = 0  # keys whose table entry is a fallthrough
-        self.calls = ()            # per key's bit: (function, how it is called), see ``_calls_by_bit``
+        self.runnable = (0, ())    # fallthrough_bits, and per key's bit (function, how it is called)
         self.update_table()
 
     def __repr__(self):
@@ -150,9 +150,10 @@ class OperatorHandle:
                 table[key] = entry
                 if entry[0].fallthrough:
                     fallthrough_bits |= 1 << int(key)
-        # One assignment publishes the new table, its fallthroughs and its call list together:
-        # a call on another thread sees the old three or the new three.
-        self.table, self.fallthrough_bits, self.calls = table, fallthrough_bits, _calls_by_bit(table)
+        self.table, self.fallthrough_bits = table, fallthrough_bits
+        # ``_run`` reads the fallthroughs and the kernels from this one attribute: a call racing a
+        # registration on another thread sees the old pair or the new one, never half of each.
+        self.runnable = (fallthrough_bits, _calls_by_bit(table))
 
     # ------------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
@@ -199,13 +200,14 @@ class OperatorHandle:
         return self._run(key_set.bits, args, kwargs)
 
     def _run(self, bits, args, kwargs):
-        bits &= ~self.fallthrough_bits
+        fallthrough_bits, calls = self.runnable
+        bits &= ~fallthrough_bits
         if bits == 0:
             return self._run_undefined(args, kwargs)
         # The highest set bit is the highest priority key; ``calls`` has its kernel by bit, with
         # the way to call it worked out when the table was, so that the usual two kinds of
         # kernel are called here straight away.
-        fn, form = self.calls[bits.bit_length() - 1]
+        fn, form = calls[bits.bit_length() - 1]
         if _trace_log.entries is None:
             if form is _PLAIN:
                 return fn(*args, **kwargs) if kwargs else fn(*args)
