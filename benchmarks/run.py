@@ -117,11 +117,24 @@ def cases(quick, device="cpu"):
         out.append((f"matmul {size}x{size} float32", lambda p=p, q=q: p @ q, lambda ip=ip, iq=iq: ip @ iq,
                     3 if size >= 2048 else 5, "ratio <= 3.3 (>= 0.3x) at 1024"))
     if device == "cpu":
-        one_t, one_i = torch.ones(1), internals.ones(1)
-        out.append(("per-call overhead: add of one element", lambda: one_t + one_t, lambda: one_i + one_i, 2000,
-                    "ratio <= 10"))
+        out += per_call_cases()
         out.append(("MLP step: 512-512-512-10, batch 256, fwd+bwd+SGD", *mlp_steps(), 10, "ratio <= 3"))
     return out + compiled_cases(quick, pair)
+
+
+def per_call_cases():
+    """What a call costs beyond its loop: one-element operands, timed as ``timeit`` times them
+    (see ``median_times``). The add is the course's target; the others walk the same binding and
+    dispatcher through other kernels (a wrapped Python number, a reduction, views)."""
+    t, i = (torch.ones(1), torch.zeros(1)), (internals.ones(1), internals.zeros(1))
+    calls = [("add of one element", lambda x, y: x + y),
+             ("add_ of one element, in place", lambda x, y: y.add_(x)),
+             ("one element times a Python number", lambda x, y: x * 2),
+             ("sum of one element", lambda x, y: x.sum()),
+             ("indexing x[0]", lambda x, y: x[0]),
+             ("view(-1)", lambda x, y: x.view(-1))]
+    return [(f"per-call overhead: {name}", lambda f=f: f(*t), lambda f=f: f(*i), 2000, "ratio <= 10")
+            for name, f in calls]
 
 
 def compiled_cases(quick, pair):

@@ -283,6 +283,8 @@ class FunctionSignature:
         while self.defaults_from and self.params[self.defaults_from - 1].optional:
             self.defaults_from -= 1
         self.names = {p.name: i for i, p in enumerate(self.params)}
+        # the values of the parameters not given, by the number given (all None: the default)
+        self.defaulted = [[None] * (self.max_args - n) for n in range(self.max_args + 1)]
         for i, p in enumerate(self.params):
             for alias in p.numpy_names:
                 self.names.setdefault(alias, i)
@@ -304,6 +306,9 @@ class FunctionSignature:
         """The call's values, one per parameter (None where not given: the accessor supplies the
         default), or None if this signature does not accept the call."""
         nargs = len(args)
+        if (not kwargs and self.defaults_from <= nargs <= self.max_pos_args and not self.varargs_intlist
+                and not raise_exception):
+            return self._parse_positional(args)
         if nargs > self.max_pos_args and not self.varargs_intlist:
             if raise_exception:
                 self._extra_args(nargs)
@@ -362,6 +367,16 @@ class FunctionSignature:
                 self._extra_kwargs(kwargs, nargs)
             return None
         return values
+
+    def _parse_positional(self, args):
+        """The usual call, ``x.add(y)``: positional arguments only, and every parameter after
+        them has a default. Their values, as the long way through ``parse`` makes them, or None
+        where it would find an argument of the wrong type."""
+        for p, obj in zip(self.params, args):
+            if not ((p.is_tensor and isinstance(obj, TensorBase)) or (obj is None and p.allow_none)
+                    or p.check(p, obj)):
+                return None
+        return [*args, *self.defaulted[len(args)]]
 
     # ------------------------------------------------------------------ errors, in torch's words
     def _extra_args(self, nargs):

@@ -113,6 +113,7 @@ class OperatorHandle:
         self.kernels = {}          # registration key ("CPU", "Autograd", ...) -> KernelFunction
         self.table = {}            # DispatchKey -> (KernelFunction, kind)
         self.fallthrough_bits = 0  # keys whose table entry is a fallthrough
+        self.runnable = (0, ())    # fallthrough_bits, and per key's bit (function, how it is called)
         self.update_table()
 
     def __repr__(self):
@@ -142,13 +143,17 @@ class OperatorHandle:
         return None
 
     def update_table(self):
-        self.table, self.fallthrough_bits = {}, 0
+        table, fallthrough_bits = {}, 0
         for key in DispatchKey:
             entry = self.compute_entry(key)
             if entry is not None:
-                self.table[key] = entry
+                table[key] = entry
                 if entry[0].fallthrough:
-                    self.fallthrough_bits |= 1 << int(key)
+                    fallthrough_bits |= 1 << int(key)
+        self.table, self.fallthrough_bits = table, fallthrough_bits
+        # ``_run`` reads the fallthroughs and the kernels from this one attribute: a call racing a
+        # registration on another thread sees the old pair or the new one, never half of each.
+        self.runnable = (fallthrough_bits, _calls_by_bit(table))
 
     # ------------------------------------------------------------------ calling
     def __call__(self, *args, **kwargs):
@@ -162,9 +167,10 @@ class OperatorHandle:
                 for t in a:
                     if isinstance(t, TensorBase):
                         bits |= t._impl.key_set.bits
-        for a in kwargs.values():
-            if isinstance(a, TensorBase):
-                bits |= a._impl.key_set.bits
+        if kwargs:
+            for a in kwargs.values():
+                if isinstance(a, TensorBase):
+                    bits |= a._impl.key_set.bits
         bits = (bits | tls.included.bits) & ~tls.excluded.bits
         if dispatch_key is not _PACKAGE_RULE[0]:        # a reader's rule is plugged in
             bits = self._bits_for_readers_key(bits, args, kwargs)
@@ -194,10 +200,25 @@ class OperatorHandle:
         return self._run(key_set.bits, args, kwargs)
 
     def _run(self, bits, args, kwargs):
-        bits &= ~self.fallthrough_bits
+        fallthrough_bits, calls = self.runnable
+        bits &= ~fallthrough_bits
         if bits == 0:
             return self._run_undefined(args, kwargs)
-        key = _KEY_OF_BIT[bits.bit_length() - 1]     # the highest set bit is the highest priority
+        # The highest set bit is the highest priority key; ``calls`` has its kernel by bit, with
+        # the way to call it worked out when the table was, so that the usual two kinds of
+        # kernel are called here straight away.
+        fn, form = calls[bits.bit_length() - 1]
+        if _trace_log.entries is None:
+            if form is _PLAIN:
+                return fn(*args, **kwargs) if kwargs else fn(*args)
+            if form is _WITH_KEYSET:
+                return fn(DispatchKeySet._from_bits(bits), *args, **kwargs)
+        return self._run_entry(bits, args, kwargs)
+
+    def _run_entry(self, bits, args, kwargs):
+        """The call of ``_run`` by the table's entry, for all kernels: boxed fallbacks, kernels
+        that launch on the CUDA simulator, a missing kernel, and any call while tracing."""
+        key = _KEY_OF_BIT[bits.bit_length() - 1]
         entry = self.table.get(key)
         if entry is None:
             raise self._missing(key)
@@ -236,6 +257,21 @@ class OperatorHandle:
         return NotImplementedError(
             f"Could not run '{self.name}' with arguments from the '{key.name if key else 'Undefined'}' backend. "
             f"'{self.name}' is only available for these backends: [{', '.join(have)}].")
+
+
+# How ``_run`` calls an entry's kernel: as it is, with the call's key set first, or through
+# ``_run_entry`` (boxed fallbacks, simulated CUDA kernels, no kernel at all).
+_PLAIN, _WITH_KEYSET, _BY_ENTRY = "plain", "with keyset", "by entry"
+
+
+def _calls_by_bit(table):
+    """``(kernel function, form)`` for each key's bit, from an operator's dispatch table."""
+    calls = [(None, _BY_ENTRY)] * (max(_KEY_OF_BIT) + 1)
+    for key, (kernel, _) in table.items():
+        if kernel.boxed or (ONE_CUDA_KERNEL is not None and key in _SIMULATED_KEYS):
+            continue
+        calls[int(key)] = (kernel.fn, _WITH_KEYSET if kernel.with_keyset else _PLAIN)
+    return tuple(calls)
 
 
 # ---------------------------------------------------------------------- registration

@@ -268,8 +268,10 @@ class TensorIterator:
         given = config.given_outputs
         operands = given + inputs if given else inputs
         self.device = common_device(*operands) if operands else None
+        uniform = None      # the inputs' one dtype, when they have one: nothing to cast
         if config.promote_inputs_to_common_dtype_:
-            common = _common_dtype(inputs)
+            uniform = _uniform_dtype(inputs)
+            common = uniform if uniform is not None else st.result_type(*inputs)
         else:
             common = inputs[0]._impl.dtype if inputs else given[0]._impl.dtype
         if config.promote_integer_inputs_to_float_ and common.category <= st.INTEGRAL:   # bool too
@@ -282,7 +284,8 @@ class TensorIterator:
                 if out is not None and not st.can_cast(wanted, out.dtype):
                     raise RuntimeError(f"result type {wanted.torch_name} can't be cast to the desired output "
                                        f"type {out.dtype.torch_name}")
-        if config.promote_inputs_to_common_dtype_ and self.device is not None and self.device.type == "cpu":
+        if uniform is None and config.promote_inputs_to_common_dtype_ and self.device is not None \
+                and self.device.type == "cpu":
             # The CPU replaces such an input by ``x.to(common)``: a dense copy. The output's layout
             # is computed from the copies, and can differ from the original's: x of shape (1, 1, 2)
             # and strides (1, 1, 2) sorts its size-1 dims first, its copy is plain contiguous.
@@ -351,8 +354,10 @@ class TensorIterator:
         scalars = config.original_scalar_inputs
         for k, x in enumerate(self.inputs):
             impl = x._impl
-            if impl.dtype is compute and impl.device is device and not scalars:
-                continue                             # nothing to cast, nothing to move
+            # Nothing to cast, nothing to move. (An original scalar too, when ``compute`` is
+            # ``common``: ``compute_types`` cast it from its original dtype straight to it.)
+            if impl.dtype is compute and impl.device is device and (not scalars or compute is common):
+                continue
             original_scalar = k in scalars and impl.numel() == 1
             if original_scalar:
                 x = config.inputs[k]
@@ -386,7 +391,10 @@ class TensorIterator:
         buffers = []
         for t in self.outputs + self.inputs:
             impl = t._impl
-            buffers.append(impl.storage.typed(impl.dtype))
+            storage = impl.storage
+            # the storage's view made before, looked up here: one call less per operand
+            view = storage._typed.get(impl.dtype)
+            buffers.append(storage.typed(impl.dtype) if view is None else view)
         return buffers
 
     def for_each(self, loop):
@@ -418,8 +426,7 @@ class TensorIterator:
 
     def cast_outputs(self):
         """``cast_outputs``: an output computed in a temporary of another dtype gets its values."""
-        from .native.copy import same_device_copy  # copy_ is itself built on TensorIterator
-        same_device_copy(self.result, self.outputs[0])
+        _copy_kernels().same_device_copy(self.result, self.outputs[0])
 
 
 def _broadcast_shape(operands):
@@ -436,10 +443,16 @@ def _broadcast_shape(operands):
 def _common_dtype(inputs):
     """``compute_common_dtype``: the promoted dtype of the inputs (inputs of one dtype, the usual
     case, promote to it whatever their dims)."""
+    dtype = _uniform_dtype(inputs)
+    return st.result_type(*inputs) if dtype is None else dtype
+
+
+def _uniform_dtype(inputs):
+    """The dtype of every input, or None if they differ."""
     dtype = inputs[0]._impl.dtype
     for i in inputs:
         if i._impl.dtype is not dtype:
-            return st.result_type(*inputs)
+            return None
     return dtype
 
 
@@ -452,8 +465,15 @@ def scratch_like(t, dtype):
 
 
 def _cast(x, dtype):
-    from .native.copy import cast_like  # copy_ is itself built on TensorIterator
-    return cast_like(x, dtype)
+    return _copy_kernels().cast_like(x, dtype)
+
+
+@functools.cache
+def _copy_kernels():
+    """``native/copy.py``, imported on first use: copy_ is itself built on TensorIterator. (Once:
+    a relative import in a function runs importlib's Python code on every call.)"""
+    from .native import copy
+    return copy
 
 
 def common_device(*tensors):
@@ -682,6 +702,15 @@ def flat_geometry(numel, offsets):
 
 
 def _reduction_geometry(impl, dims, in_memory_order):
+    """``_reduction_layout``, remembered by the input's layout and the dims (as ``geometry``)."""
+    key = ("reduction", impl.sizes, impl.strides, impl.storage_offset, tuple(dims), in_memory_order)
+    g = _geometries.get(key)
+    if g is None:
+        g = _geometries.put(key, _reduction_layout(impl, dims, in_memory_order))
+    return g
+
+
+def _reduction_layout(impl, dims, in_memory_order):
     """A reduction's ``(outer shape, outer strides, inner shape, inner strides, offset)``, each
     fastest-first and coalesced.
 

@@ -66,21 +66,33 @@ class exclude_keys(_Guard):
 AUTOGRAD_AND_AD_INPLACE_OR_VIEW = AUTOGRAD_KEYS | DispatchKeySet(DispatchKey.ADInplaceOrView)
 
 
-# The two guards every kernel call enters are classes with their keys fixed, so entering one
-# costs no Python-level constructor call.
-class below_autograd(_Guard):
-    """``at::AutoDispatchBelowAutograd``: calls in the block skip the Autograd keys."""
+class _BelowGuard(_Guard):
+    """An ``exclude_keys`` with its keys fixed by the class. Every kernel call enters one, so it
+    names ``tls.excluded`` directly rather than through ``getattr``."""
     __slots__ = ()
     attribute = "excluded"
+
+    def __enter__(self):
+        saved = self.saved = tls.excluded
+        tls.excluded = DispatchKeySet._from_bits(saved.bits | self.keys.bits)
+
+    def __exit__(self, exc_type, exc, traceback):
+        tls.excluded = self.saved
+
+
+# The two guards every kernel call enters are classes with their keys fixed, so entering one
+# costs no Python-level constructor call.
+class below_autograd(_BelowGuard):
+    """``at::AutoDispatchBelowAutograd``: calls in the block skip the Autograd keys."""
+    __slots__ = ()
     keys = AUTOGRAD_KEYS
 
 
-class below_ad_inplace_or_view(_Guard):
+class below_ad_inplace_or_view(_BelowGuard):
     """``at::AutoDispatchBelowADInplaceOrView``: calls in the block skip Autograd and ADInplaceOrView.
 
     Kernels run inside it, and so do factories: a write a kernel makes into a fresh tensor is
     not a user's in-place op, so it must not bump a version counter or record a graph.
     """
     __slots__ = ()
-    attribute = "excluded"
     keys = AUTOGRAD_AND_AD_INPLACE_OR_VIEW

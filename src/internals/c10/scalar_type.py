@@ -118,7 +118,11 @@ def to_real(d):
 
 
 def from_numpy_dtype(np_dtype):
-    np_dtype = np.dtype(np_dtype)
+    return _dtype_of_numpy(np.dtype(np_dtype))
+
+
+@functools.lru_cache(maxsize=None)      # a handful of dtypes, asked on every wrapped scalar
+def _dtype_of_numpy(np_dtype):
     if np_dtype == np.float16:
         return float16
     for d in ALL_DTYPES:

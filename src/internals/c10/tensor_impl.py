@@ -5,6 +5,7 @@ device (the storage's), a layout and a version counter shared by all views of on
 contiguity predicates are those of ``c10/core/Contiguity.h``.
 """
 import math
+from types import MappingProxyType
 
 from .dispatch_key import DispatchKey, DispatchKeySet, autocast_key_for, autograd_key_for, backend_key_for
 from .grad_mode import _state as _modes
@@ -44,6 +45,8 @@ class NoStorage:
 
     def data_ptr(self):
         raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
+
+    _typed = MappingProxyType({})     # no flat views to look up (``TensorIterator.buffers``): ``typed`` refuses
 
     def typed(self, dtype):
         raise RuntimeError("Cannot access storage of a tensor subclass that holds no data of its own")

@@ -131,6 +131,8 @@ def _cast_scalar(src, dtype):
     call, and a loop over one element would cost more than the op. NumPy converts as C does, as
     the loop would (the 16-bit floats, cast on their bit patterns, take the loop)."""
     value = buffer(src)[src._impl.storage_offset]
+    if src.dtype.category <= st.INTEGRAL:     # the usual ``x * 2``: an integer (or bool) raises no FP flag
+        return type(src)._from_impl(_host_impl(np.array(value, dtype=dtype.numpy_type)))
     with np.errstate(over="ignore", invalid="ignore"):      # a C cast warns of nothing (1e39 -> inf)
         if dtype is st.uint8 and src.dtype.is_floating_point:
             value = np.array(value).astype(np.int64)        # through int64, as the loop above
