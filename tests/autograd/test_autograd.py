@@ -910,4 +910,19 @@ def _later_operators_nodes():
     reached |= _nodes(dense)
     packed = internals.nn.utils.rnn.pack_padded_sequence(leaf(3, 2, 1), internals.tensor([3, 2]))
     reached |= _nodes(packed.data)
-    return reached
+    signal = leaf(7)
+    (g,) = internals.autograd.grad((signal.unfold(0, 3, 2) ** 2).sum(), signal, create_graph=True)
+    return reached | _nodes(g)        # unfold's gradient, unfold_backward, differentiated again
+
+
+@pytest.mark.parametrize("size, step", [(3, 2), (2, 2), (2, 3), (1, 1)])
+def test_unfold_gradient_differentiated_again_as_torchs(size, step):
+    """unfold's backward is an operator of its own (``unfold_backward``), whose gradient is unfold
+    again: the double backward's nodes and values equal torch's, windows overlapping or not."""
+    got = {}
+    for lib in (torch, internals):
+        x = lib.arange(1.0, 9.0, dtype=lib.float64).requires_grad_()
+        (g,) = lib.autograd.grad((x.unfold(0, size, step) ** 3).sum(), x, create_graph=True)
+        (gg,) = lib.autograd.grad((g * g).sum(), x)
+        got[lib] = g.grad_fn.name(), g.detach().tolist(), gg.tolist()
+    assert got[torch] == got[internals]

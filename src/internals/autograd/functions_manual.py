@@ -675,19 +675,7 @@ def trace_backward(grad, sizes):
 
 
 def unfold_backward(grad, sizes, dimension, size, step):
-    """Windows overlap when step < size: add each window position's slice in turn."""
-    if not sizes:                  # a 0-dim input has the one window of size 1
-        return grad.view(())
-    out = zeros(sizes, dtype=grad.dtype, device=grad.device)
-    dimension = dimension % len(sizes)
-    windows = grad.shape[dimension]
-    for j in range(size):
-        strides = list(out.stride())
-        strides[dimension] *= step
-        shape = list(out.shape)
-        shape[dimension] = windows
-        out.as_strided(shape, strides, j * out.stride(dimension)).add_(grad.select(-1, j))
-    return out
+    return dispatcher.call("unfold_backward", grad, list(sizes), dimension, size, step)
 
 
 def split_with_sizes_backward(grads, split_sizes, dim, sizes, options):

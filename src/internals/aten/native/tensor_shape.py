@@ -447,6 +447,21 @@ def unfold(x, dimension, size, step):
     return make_view(x, sizes + [size], strides + [inner_stride])
 
 
+def unfold_backward(grad_in, input_sizes, dim, size, step):
+    """unfold's gradient (``UnfoldBackward.cpp``): zeros of the input's sizes, each window's
+    slice added where the window sits; windows overlap when step < size, so the adds add up."""
+    out = dispatcher.call("zeros", list(input_sizes), dtype=grad_in.dtype, device=grad_in.device)
+    if not input_sizes:             # a 0-dim input has the one window of size 1
+        return dispatcher.call("copy_", out, dispatcher.call("view", grad_in, []))
+    d = wrap_dim(dim, len(input_sizes))
+    sizes, strides = list(out.shape), list(out.stride())
+    sizes[d], strides[d] = grad_in.shape[d], strides[d] * step
+    for j in range(size):           # the j-th element of every window: one strided view of out
+        view = dispatcher.call("as_strided", out, sizes, strides, j * out.stride(d))
+        dispatcher.call("add_.Tensor", view, dispatcher.call("select.int", grad_in, -1, j))
+    return out
+
+
 def split(x, split_size, dim=0):
     """``split.Tensor``: pieces of ``split_size`` along ``dim``, the last one shorter."""
     if x.dim() == 0:

@@ -312,6 +312,7 @@ from .functions import (
     TruncBackward0,
     UnbindBackward0,
     UnfoldBackward0,
+    UnfoldBackwardBackward0,
     UniformBackward0,
     Unique2Backward0,
     UniqueConsecutiveBackward0,
@@ -493,6 +494,7 @@ OPS = {
     'diagonal_scatter': dispatcher.find('diagonal_scatter'),
     'as_strided_scatter': dispatcher.find('as_strided_scatter'),
     'unfold': dispatcher.find('unfold'),
+    'unfold_backward': dispatcher.find('unfold_backward'),
     'split.Tensor': dispatcher.find('split.Tensor'),
     'split_with_sizes': dispatcher.find('split_with_sizes'),
     'cat': dispatcher.find('cat'),
@@ -2833,6 +2835,21 @@ def unfold(ks, self, dimension, size, step):
     with below_ad_inplace_or_view():
         result = OPS['unfold'].redispatch(after_autograd(ks), self, dimension, size, step)
     mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def unfold_backward(ks, grad_in, input_sizes, dim, size, step):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_in._requires_grad:
+        grad_fn = UnfoldBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_in)
+        grad_fn.dim_ = as_int(dim)
+        grad_fn.size_ = as_int(size)
+        grad_fn.step_ = as_int(step)
+    with below_ad_inplace_or_view():
+        result = OPS['unfold_backward'].redispatch(after_autograd(ks), grad_in, input_sizes, dim, size, step)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7822,6 +7839,7 @@ KERNELS = {
     'diagonal_scatter': diagonal_scatter,
     'as_strided_scatter': as_strided_scatter,
     'unfold': unfold,
+    'unfold_backward': unfold_backward,
     'split.Tensor': split_Tensor,
     'split_with_sizes': split_with_sizes,
     'cat': cat,

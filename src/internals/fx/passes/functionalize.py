@@ -99,6 +99,15 @@ def _inverse(step, base, mutated):
         return [(aten.squeeze.dim, (mutated, args[0]), {})]
     if name == "aten::squeeze.dim" and len(shape) > len(mutated.meta["val"].shape):
         return [(aten.unsqueeze.default, (mutated, args[0] % len(shape)), {})]
+    if name == "aten::squeeze":         # ``unsqueeze_to``: each dim of size 1 put back, in order
+        ones = [i for i, n in enumerate(shape) if n == 1]
+        return [(aten.unsqueeze.default, (mutated if i == ones[0] else _PREVIOUS, i), {}) for i in ones] or None
+    if name == "aten::unfold":
+        _, size, step_ = args
+        if size > step_:                # ``unfold_inverse``'s check: eager writes overlapping windows one after another
+            raise NotImplementedError("functionalize: a write through unfold windows that overlap (size > step): "
+                                      "its result depends on the order of the writes, and torch refuses it too")
+        return [(aten.unfold_backward.default, (mutated, shape, *args), {})]
     if name == "aten::expand":
         return _expand_inverse(base, mutated, shape)
     return None
