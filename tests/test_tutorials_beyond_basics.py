@@ -7,8 +7,9 @@ own learning rates, a frozen feature extractor, StepLR), saving and loading mode
 optimizer state, a resumable checkpoint, ``strict=False`` warm starts, ``half``/``type``),
 ``nn.init`` with gradient clipping and MultiStepLR/ReduceLROnPlateau, data loading
 (``random_split``, ``WeightedRandomSampler`` for an imbalanced set, the other samplers, a custom
-``collate_fn``), the seq2seq GRU translator with Bahdanau attention, and the char-RNN name
-classifier written by hand beside ``nn.RNN``.
+``collate_fn``), the seq2seq GRU translator with Bahdanau attention, the char-RNN name
+classifier written by hand beside ``nn.RNN``, and DCGAN (``ConvTranspose2d`` generator, BCE
+losses, Adam with the paper's betas).
 
 Every program seeds torch's generator and draws its own data; what it prints must agree (text
 exactly once numbers are masked, each number within two units of its last printed digit), and so
@@ -829,6 +830,87 @@ probabilities = torch.softmax(h_n[-1, 0, :n_categories], 0)
 print(torch.multinomial(probabilities, 6, replacement=True))
 '''
 
+DCGAN = '''
+nn = torch.nn
+optim = torch.optim
+torch.manual_seed(999)
+nz, ngf, ndf, nc = 8, 4, 4, 1
+
+
+def weights_init(m):
+    classname = m.__class__.__name__
+    if classname.find('Conv') != -1:
+        nn.init.normal_(m.weight.data, 0.0, 0.02)
+    elif classname.find('BatchNorm') != -1:
+        nn.init.normal_(m.weight.data, 1.0, 0.02)
+        nn.init.constant_(m.bias.data, 0)
+
+
+class Generator(nn.Module):
+    def __init__(self):
+        super(Generator, self).__init__()
+        self.main = nn.Sequential(
+            nn.ConvTranspose2d(nz, ngf * 4, 4, 1, 0, bias=False), nn.BatchNorm2d(ngf * 4), nn.ReLU(True),
+            nn.ConvTranspose2d(ngf * 4, ngf * 2, 4, 2, 1, bias=False), nn.BatchNorm2d(ngf * 2), nn.ReLU(True),
+            nn.ConvTranspose2d(ngf * 2, nc, 4, 2, 1, bias=False), nn.Tanh())
+
+    def forward(self, input):
+        return self.main(input)
+
+
+class Discriminator(nn.Module):
+    def __init__(self):
+        super(Discriminator, self).__init__()
+        self.main = nn.Sequential(
+            nn.Conv2d(nc, ndf, 4, 2, 1, bias=False), nn.LeakyReLU(0.2, inplace=True),
+            nn.Conv2d(ndf, ndf * 2, 4, 2, 1, bias=False), nn.BatchNorm2d(ndf * 2), nn.LeakyReLU(0.2, inplace=True),
+            nn.Conv2d(ndf * 2, 1, 4, 1, 0, bias=False), nn.Sigmoid())
+
+    def forward(self, input):
+        return self.main(input)
+
+
+netG = Generator(); netG.apply(weights_init)
+netD = Discriminator(); netD.apply(weights_init)
+print(netG)
+criterion = nn.BCELoss()
+fixed_noise = torch.randn(4, nz, 1, 1)
+real_label, fake_label = 1., 0.
+optimizerD = optim.Adam(netD.parameters(), lr=0.0002, betas=(0.5, 0.999))
+optimizerG = optim.Adam(netG.parameters(), lr=0.0002, betas=(0.5, 0.999))
+data = torch.rand(16, 1, 16, 16) * 2 - 1
+for i in range(4):
+    netD.zero_grad()
+    real_cpu = data[i * 4:(i + 1) * 4]
+    b_size = real_cpu.size(0)
+    label = torch.full((b_size,), real_label, dtype=torch.float)
+    output = netD(real_cpu).view(-1)
+    errD_real = criterion(output, label)
+    errD_real.backward()
+    D_x = output.mean().item()
+    noise = torch.randn(b_size, nz, 1, 1)
+    fake = netG(noise)
+    label.fill_(fake_label)
+    output = netD(fake.detach()).view(-1)
+    errD_fake = criterion(output, label)
+    errD_fake.backward()
+    D_G_z1 = output.mean().item()
+    errD = errD_real + errD_fake
+    optimizerD.step()
+    netG.zero_grad()
+    label.fill_(real_label)
+    output = netD(fake).view(-1)
+    errG = criterion(output, label)
+    errG.backward()
+    D_G_z2 = output.mean().item()
+    optimizerG.step()
+    print('[%d]\\tLoss_D: %.4f\\tLoss_G: %.4f\\tD(x): %.4f\\tD(G(z)): %.4f / %.4f'
+          % (i, errD.item(), errG.item(), D_x, D_G_z1, D_G_z2))
+with torch.no_grad():
+    fake = netG(fixed_noise).detach().cpu()
+print(fake.shape, fake.min() >= -1)
+'''
+
 # name: (source, the variables that hold the trained models or tensors)
 TUTORIALS = {
     "blitz_neural_networks": (BLITZ, ["net"]),
@@ -839,6 +921,7 @@ TUTORIALS = {
     "data_loading_and_samplers": (DATA_LOADING, ["model", "seen"]),
     "seq2seq_attention": (SEQ2SEQ_ATTENTION, ["encoder", "decoder", "decoded_ids"]),
     "char_rnn_classifier": (CHAR_RNN, ["rnn", "layer", "confusion"]),
+    "dcgan": (DCGAN, ["netG", "netD", "fake"]),
 }
 # Parameters whose gradient is zero in exact arithmetic: the attention's ``Va`` bias adds one
 # number to every score, which the softmax cancels. What reaches it is rounding noise, and Adam
