@@ -9,7 +9,8 @@ optimizer state, a resumable checkpoint, ``strict=False`` warm starts, ``half``/
 (``random_split``, ``WeightedRandomSampler`` for an imbalanced set, the other samplers, a custom
 ``collate_fn``), the seq2seq GRU translator with Bahdanau attention, the char-RNN name
 classifier written by hand beside ``nn.RNN``, and DCGAN (``ConvTranspose2d`` generator, BCE
-losses, Adam with the paper's betas).
+losses, Adam with the paper's betas), and the mixed-precision recipe (bfloat16 autocast, a
+``GradScaler`` that skips an overflowed step).
 
 Every program seeds torch's generator and draws its own data; what it prints must agree (text
 exactly once numbers are masked, each number within two units of its last printed digit), and so
@@ -911,6 +912,42 @@ with torch.no_grad():
 print(fake.shape, fake.min() >= -1)
 '''
 
+MIXED_PRECISION = '''
+nn = torch.nn
+F = torch.nn.functional
+torch.manual_seed(0)
+# the "Automatic Mixed Precision" recipe on the CPU: bfloat16 autocast, a gradient scaler
+net = nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 32), nn.ReLU(), nn.Linear(32, 4))
+opt = torch.optim.SGD(net.parameters(), lr=0.05, momentum=0.9)
+scaler = torch.amp.GradScaler("cpu", init_scale=2.0 ** 10, growth_interval=3)
+data = [(torch.randn(8, 16), torch.randn(8, 4)) for _ in range(4)]
+print(scaler.get_scale(), scaler.is_enabled())
+for epoch in range(3):
+    for i, (x, y) in enumerate(data):
+        with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
+            output = net(x)
+            assert output.dtype is torch.bfloat16
+        loss = F.mse_loss(output.float(), y)
+        opt.zero_grad()
+        scaled = scaler.scale(loss)
+        if epoch == 1 and i == 2:
+            scaled = scaled * float("inf")      # an overflow: the step is skipped, the scale halved
+        scaled.backward()
+        scaler.unscale_(opt)
+        norm = nn.utils.clip_grad_norm_(net.parameters(), 5.0)
+        scaler.step(opt)
+        scaler.update()
+    print(f"epoch {epoch}: loss {loss.item():.4f} norm {norm.item():.4f} scale {scaler.get_scale()}")
+print(scaler.state_dict())
+resumed = torch.amp.GradScaler("cpu")
+resumed.load_state_dict(scaler.state_dict())
+print(resumed.get_scale(), resumed._get_growth_tracker())
+try:
+    scaler.update()
+except AssertionError as e:
+    print("AssertionError:", e)
+'''
+
 # name: (source, the variables that hold the trained models or tensors)
 TUTORIALS = {
     "blitz_neural_networks": (BLITZ, ["net"]),
@@ -922,6 +959,7 @@ TUTORIALS = {
     "seq2seq_attention": (SEQ2SEQ_ATTENTION, ["encoder", "decoder", "decoded_ids"]),
     "char_rnn_classifier": (CHAR_RNN, ["rnn", "layer", "confusion"]),
     "dcgan": (DCGAN, ["netG", "netD", "fake"]),
+    "mixed_precision": (MIXED_PRECISION, ["net"]),
 }
 # Parameters whose gradient is zero in exact arithmetic: the attention's ``Va`` bias adds one
 # number to every score, which the softmax cancels. What reaches it is rounding noise, and Adam
