@@ -83,6 +83,8 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     if mat2.dtype in (st.float16, st.bfloat16):
         # torch's 16-bit gemm keeps the product in float32 and adds beta·self there, rounding
         # once at the end: rounding the product first moves a bias-added result by an ulp
+        if mat1.shape[1] == 0:      # no product: torch scales self by beta rounded to self's type
+            beta = dispatcher.call("_local_scalar_dense", to(wrap_scalar(beta), mat2.dtype))
         wide = [to(t, st.float32) for t in (self, mat1, mat2)]
         return to(_scaled_sum(wide[0], mm(*wide[1:]), beta, alpha), mat2.dtype)
     return _scaled_sum(self, mm(mat1, mat2), beta, alpha)
