@@ -101,3 +101,17 @@ def _walk(root):
         seen.append(node)
         stack.extend(nxt for nxt, _ in node.next_functions)
     return seen
+
+
+def test_linear_under_bfloat16_autocast_rounds_once_as_torch():
+    """torch's 16-bit addmm adds the bias to the float32 product and rounds once: rounding the
+    product first would move some outputs by one bfloat16 ulp."""
+    torch.manual_seed(0)
+    x, w, b = torch.randn(6, 8), torch.randn(16, 8), torch.randn(16)
+    with torch.autocast("cpu", dtype=torch.bfloat16):
+        expected = torch.nn.functional.linear(x, w, b)
+    with internals.autocast("cpu", dtype=internals.bfloat16):
+        got = internals.nn.functional.linear(*(internals.from_torch(t) for t in (x, w, b)))
+    assert got.dtype is internals.bfloat16 and torch.equal(got.to_torch(), expected)
+    products = (x.bfloat16().float() @ w.bfloat16().float().t()).bfloat16().float()
+    assert not torch.equal(expected, (products + b.bfloat16().float()).bfloat16())    # the case tells them apart

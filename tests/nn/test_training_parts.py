@@ -613,3 +613,37 @@ def test_function_materializes_grads_of_non_differentiable_outputs():
         a, b = Split.apply(x, lib.ones(2))
         a.sum().backward()
     assert seen == [[0.0, 0.0], [0.0, 0.0]]      # internals, then torch
+
+
+def test_parameters_as_one_vector_like_torch():
+    """``parameters_to_vector`` joins the flattened parameters (a graph back to them);
+    ``vector_to_parameters`` rebinds each one's data to a view of the vector; a non-tensor
+    vector is refused with torch's TypeError."""
+    results = {}
+    for lib in (torch, internals):
+        lib.manual_seed(0)
+        model = lib.nn.Sequential(lib.nn.Linear(3, 2), lib.nn.Conv1d(2, 2, 1))
+        vec = lib.nn.utils.parameters_to_vector(model.parameters())
+        (vec * lib.arange(vec.numel(), dtype=vec.dtype)).sum().backward()
+        new = lib.arange(vec.numel(), dtype=vec.dtype)
+        lib.nn.utils.vector_to_parameters(new, model.parameters())
+        new.mul_(2)     # the parameters are views of it now
+        with pytest.raises(TypeError) as error:
+            lib.nn.utils.vector_to_parameters([1.0], model.parameters())
+        results[lib] = ([t.tolist() for t in (vec, model[0].weight.grad, model[1].bias)], vec.grad_fn.name(),
+                        str(error.value))
+    assert results[internals] == results[torch]
+
+
+def test_module_half_bfloat16_and_type_like_torch():
+    """``half``/``bfloat16`` cast floating parameters and buffers only; ``type`` casts every one,
+    the integer batch counter too."""
+    seen = {}
+    for lib in (torch, internals):
+        model = lib.nn.Sequential(lib.nn.Linear(2, 2), lib.nn.BatchNorm1d(2))
+        dtypes = []
+        for cast in (lambda m: m.half(), lambda m: m.bfloat16(), lambda m, lib=lib: m.type(lib.float64)):
+            assert cast(model) is model
+            dtypes.append([str(t.dtype).split(".")[-1] for t in model.state_dict().values()])
+        seen[lib] = dtypes
+    assert seen[internals] == seen[torch] and seen[torch][2][-1] == "float64"

@@ -1589,6 +1589,28 @@ def THPVariable_conv2d(*args, **kwargs):
     return _ops['conv2d.padding'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.value(4), _r.intlist(5), _r.to_int64(6))
 
 
+_conv_transpose1d_parser = PythonArgParser([
+    'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[1] stride=1, SymIntArrayRef[1] padding=0, SymIntArrayRef[1] output_padding=0, SymInt groups=1, SymIntArrayRef[1] dilation=1)',
+])
+
+
+def THPVariable_conv_transpose1d(*args, **kwargs):
+    _r = _conv_transpose1d_parser.parse(args, kwargs)
+    # aten::conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[1] stride=1, SymInt[1] padding=0, SymInt[1] output_padding=0, SymInt groups=1, SymInt[1] dilation=1) -> Tensor
+    return _ops['conv_transpose1d'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6), _r.intlist(7))
+
+
+_conv_transpose2d_parser = PythonArgParser([
+    'conv_transpose2d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[2] stride=1, SymIntArrayRef[2] padding=0, SymIntArrayRef[2] output_padding=0, SymInt groups=1, SymIntArrayRef[2] dilation=1)',
+])
+
+
+def THPVariable_conv_transpose2d(*args, **kwargs):
+    _r = _conv_transpose2d_parser.parse(args, kwargs)
+    # aten::conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor
+    return _ops['conv_transpose2d.input'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6), _r.intlist(7))
+
+
 _convolution_parser = PythonArgParser([
     'convolution(Tensor input, Tensor weight, Tensor? bias, SymIntArrayRef stride, SymIntArrayRef padding, SymIntArrayRef dilation, bool transposed, SymIntArrayRef output_padding, SymInt groups)',
 ])
@@ -5770,6 +5792,8 @@ FUNCTIONS = named({
     'constant_pad_nd': THPVariable_constant_pad_nd,
     'conv1d': THPVariable_conv1d,
     'conv2d': THPVariable_conv2d,
+    'conv_transpose1d': THPVariable_conv_transpose1d,
+    'conv_transpose2d': THPVariable_conv_transpose2d,
     'convolution': THPVariable_convolution,
     'copy': THPVariable_copy,
     'copysign': THPVariable_copysign,

@@ -25,10 +25,12 @@ __all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "register_au
            "LOWER_PRECISION_FP", "FP32", "PROMOTE", "BANNED"]
 
 # The policy lists of autocast_mode.cpp, for the operators internals has.
-LOWER_PRECISION_FP = {"cpu": ("conv1d", "conv1d.padding", "conv2d", "conv2d.padding", "mm", "bmm", "matmul",
-                              "baddbmm", "addmm", "addbmm", "linear", "prelu"),
-                      "cuda": ("conv1d", "conv2d", "convolution", "mm", "bmm", "matmul", "addmv", "baddbmm", "addbmm",
-                               "einsum", "addmm", "linear", "mv", "prelu")}
+LOWER_PRECISION_FP = {"cpu": ("conv1d", "conv1d.padding", "conv2d", "conv2d.padding", "conv_transpose1d",
+                              "conv_transpose2d.input", "mm", "bmm", "matmul", "baddbmm", "addmm", "addbmm", "linear",
+                              "prelu"),
+                      "cuda": ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d.input", "convolution", "mm",
+                               "bmm", "matmul", "addmv", "baddbmm", "addbmm", "einsum", "addmm", "linear", "mv",
+                               "prelu")}
 # (torch casts some of the cuda fp32 ops, norm among them, by passing dtype=float32 instead of casting
 # the inputs, "fp32_append_dtype"; for a float16 input the two agree.)
 FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_cross_entropy",

@@ -15,6 +15,8 @@ from .._functional import baddbmm, bmm, cat, matmul, ones, scalar_tensor, where,
 from .._functional import batch_norm as _batch_norm
 from .._functional import conv1d as _conv1d
 from .._functional import conv2d as _conv2d
+from .._functional import conv_transpose1d as _conv_transpose1d
+from .._functional import conv_transpose2d as _conv_transpose2d
 from .._functional import embedding as _embedding
 from .._functional import gelu as _gelu
 from .._functional import layer_norm as _layer_norm
@@ -370,6 +372,20 @@ def conv1d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """``torch.conv1d``: ``convolution`` of a 2-d or 3-d input (a 2-d convolution of height 1 inside);
     ``padding`` may be "valid" or "same"."""
     return _conv1d(input, weight, bias, stride, padding, dilation, groups)
+
+
+__all__ += ["conv_transpose1d", "conv_transpose2d"]
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """``torch.conv_transpose2d``: the adjoint of ``conv2d`` with the same weight (C_in, C_out / groups,
+    kh, kw), so each side grows to ``(n − 1)·stride − 2·padding + dilation·(k − 1) + output_padding + 1``."""
+    return _conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """``torch.conv_transpose1d``: :func:`conv_transpose2d` over a height of 1."""
+    return _conv_transpose1d(input, weight, bias, stride, padding, output_padding, groups, dilation)
 
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):

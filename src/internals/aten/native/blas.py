@@ -12,6 +12,7 @@ from ...c10.local_dispatch_key_set import below_ad_inplace_or_view
 from ...c10.wrap_dim import wrap_dim
 from ...utils._python_dispatch import _get_current_dispatch_mode
 from .. import dispatcher
+from .copy import to
 from .linear_algebra import bmm, mm
 from .tensor_factories import wrap_scalar
 
@@ -79,6 +80,13 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
     if not mat2.dtype.is_floating_point:     # integral results take the scalars' integer parts
         beta, alpha = int(beta), int(alpha)
     self = dispatcher.call("expand", self, [mat1.shape[0], mat2.shape[1]])
+    if mat2.dtype in (st.float16, st.bfloat16):
+        # torch's 16-bit gemm keeps the product in float32 and adds beta·self there, rounding
+        # once at the end: rounding the product first moves a bias-added result by an ulp
+        if mat1.shape[1] == 0:      # no product: torch scales self by beta rounded to self's type
+            beta = dispatcher.call("_local_scalar_dense", to(wrap_scalar(beta), mat2.dtype))
+        wide = [to(t, st.float32) for t in (self, mat1, mat2)]
+        return to(_scaled_sum(wide[0], mm(*wide[1:]), beta, alpha), mat2.dtype)
     return _scaled_sum(self, mm(mat1, mat2), beta, alpha)
 
 

@@ -12,6 +12,7 @@ torch's CPU wheel runs float32 convolutions through oneDNN (mkldnn) instead; the
 float rounding, and the operators a dispatch mode sees (``convolution``, ``convolution_backward``)
 are the same.
 """
+import math
 import warnings
 from collections import namedtuple
 
@@ -173,9 +174,10 @@ def _params_as_2d(stride, padding, dilation):
 def convolution(input, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
     """``convolution`` for 1-d and 2-d, non-transposed convolutions: im2col, then one batched matrix
     product. A 1-d input is made contiguous and convolved as a 2-d one of height 1, then viewed
-    back (``_convolution``'s ``view1d_as_2d``, ``view4d``, ``view3d``)."""
+    back (``_convolution``'s ``view1d_as_2d``, ``view4d``, ``view3d``). A transposed one is the
+    adjoint of the plain one, see :func:`_transposed_convolution`."""
     if transposed:
-        raise NotImplementedError("internals' convolution has no transposed convolution")
+        return _transposed_convolution(input, weight, bias, stride, padding, dilation, output_padding, groups)
     _check_types(input, weight, bias)
     g = conv_geometry(input, weight, stride, padding, dilation, groups, bias)
     if g is None:
@@ -197,7 +199,8 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
                          output_padding, groups, output_mask):
     """The three gradients, each only if ``output_mask`` asks for it."""
     if transposed:
-        raise NotImplementedError("internals' convolution has no transposed convolution")
+        return _transposed_backward(grad_output, input, weight, stride, padding, dilation, output_padding, groups,
+                                    output_mask)
     g = conv_geometry(input, weight, stride, padding, dilation, groups)
     if g is None:
         grads = convolution_backward(_view4d(grad_output), _view4d(contiguous(input)), _view4d(weight), bias_sizes,
@@ -223,6 +226,111 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     if output_mask[2]:
         summed = call("sum.dim_IntList", to(grad_output, compute), [0, 2, 3], False, dtype=None)
         grad_bias = to(summed, grad_output.dtype)
+    return grad_input, grad_weight, grad_bias
+
+
+# ---- transposed convolution ("deconvolution"): the plain convolution's adjoint
+# A plain convolution with weight (C_in, C_out/G, k…) maps a (N, C_out, OH, OW) image to
+# (N, C_in, H, W); the transposed one with the same weight maps back. Its forward is therefore
+# the plain one's input gradient (weightᵀ @ columns, folded by ``col2im``), and its input
+# gradient is the plain convolution of grad_output: no loop of its own, as torch's
+# ``slow_conv_transpose2d`` (``NaiveConvolutionTranspose2d.cpp``) is built from gemm + col2im.
+
+class _Sized:
+    """Only the sizes of an image, for :func:`conv_geometry` to describe the transposed output."""
+
+    def __init__(self, shape):
+        self.shape = tuple(shape)
+
+    def dim(self):
+        return len(self.shape)
+
+    def numel(self):
+        return math.prod(self.shape)
+
+
+def _check_transposed(input, weight, bias, output_padding, stride, dilation, groups):
+    """``check_shape_forward``'s transposed branch, then the 2-d kernel's output-padding check (a
+    1-d convolution reaches it as a 2-d one of height 1, and is named so in its message)."""
+    if groups > 0 and weight.dim() > 2 and weight.shape[0] % groups:
+        raise RuntimeError(f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, but "
+                           f"got weight of size [{list(weight.shape)}] instead")
+    if input.dim() == weight.dim() > 2 and input.shape[1] != weight.shape[0]:
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected input"
+                           f"{list(input.shape)} to have {weight.shape[0]} channels, but got {input.shape[1]} "
+                           "channels instead")
+    if bias is not None and weight.dim() > 2 and (bias.dim() != 1 or bias.shape[0] != weight.shape[1] * groups):
+        raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
+                           f"1-dimensional with {weight.shape[1] * groups} elements, but got bias of size "
+                           f"{list(bias.shape)} instead")
+    if weight.dim() == 4 and any(o >= max(s, d) for o, s, d in zip(output_padding, stride, dilation)):
+        named = (("output_padding", output_padding), ("stride", stride), ("dilation", dilation))
+        parts = [f"{what}_{n}: {v}" for what, values in named for n, v in zip(("height", "width"), values)]
+        raise RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(parts))
+
+
+def _transposed_params(weight, stride, padding, dilation, output_padding):
+    n = max(weight.dim() - 2, 1)
+    return [_expand(name, v, n) for name, v in (("stride", stride), ("padding", padding), ("dilation", dilation),
+                                                 ("output_padding", output_padding))]
+
+
+def _transposed_shape(input, weight, stride, padding, dilation, output_padding, groups):
+    """(N, C_out, …) with each side ``(n − 1)·s − 2p + d·(k − 1) + output_padding + 1``."""
+    spatial = [(n - 1) * s - 2 * p + d * (k - 1) + o + 1 for n, s, p, d, k, o in
+               zip(input.shape[2:], stride, padding, dilation, weight.shape[2:], output_padding)]
+    return [input.shape[0], weight.shape[1] * groups, *spatial]
+
+
+def _pad_to(t, g):
+    """``t`` (N, C, H, W) with zero rows and columns after it up to the plain convolution's output
+    (g.OH, g.OW): an output padding past the stride adds positions no input reaches."""
+    extra = [g.OH - t.shape[2], g.OW - t.shape[3]]
+    return t if not any(extra) else call("constant_pad_nd", t, [0, extra[1], 0, extra[0]], 0)
+
+
+def _transposed_convolution(input, weight, bias, stride, padding, dilation, output_padding, groups):
+    """``weightᵀ @ input`` per group, folded onto the output image by ``col2im``; then the bias."""
+    _check_types(input, weight, bias)
+    stride, padding, dilation, output_padding = _transposed_params(weight, stride, padding, dilation, output_padding)
+    _check_transposed(input, weight, bias, output_padding, stride, dilation, groups)
+    if weight.dim() == 3:
+        out = _transposed_convolution(_view4d(contiguous(input)), _view4d(weight), bias,
+                                      *_params_as_2d(stride, padding, dilation), [0, *output_padding], groups)
+        return call("squeeze.dim", out, 2)
+    g = conv_geometry(_Sized(_transposed_shape(input, weight, stride, padding, dilation, output_padding, groups)),
+                      weight, stride, padding, dilation, groups)
+    compute = st.opmath_type(input.dtype)
+    x = call("reshape", _pad_to(to(input, compute), g), [g.N, g.G, g.OC // g.G, g.OH * g.OW])
+    w = call("reshape", to(weight, compute), [g.G, g.OC // g.G, -1])
+    out = col2im(call("matmul", call("transpose.int", w, 1, 2), x), g)
+    if bias is not None:
+        out = call("add_.Tensor", out, call("reshape", to(bias, compute), [g.C, 1, 1]), alpha=1)
+    return keep_channels_last(to(out, input.dtype), input, weight)
+
+
+def _transposed_backward(grad_output, input, weight, stride, padding, dilation, output_padding, groups, output_mask):
+    """The input's gradient is the plain convolution of ``grad_output``; the weight's is the plain
+    convolution's weight gradient with the roles swapped (``grad_output`` as its input, ``input``
+    as its output gradient); the bias's sums ``grad_output`` over all but the channels."""
+    stride, padding, dilation, output_padding = _transposed_params(weight, stride, padding, dilation, output_padding)
+    if weight.dim() == 3:
+        grads = _transposed_backward(_view4d(grad_output), _view4d(contiguous(input)), _view4d(weight),
+                                     *_params_as_2d(stride, padding, dilation), [0, *output_padding], groups,
+                                     output_mask)
+        return tuple(t if t is None or i == 2 else call("squeeze.dim", t, 2) for i, t in enumerate(grads))
+    g = conv_geometry(grad_output, weight, stride, padding, dilation, groups)
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        plain = convolution(grad_output, weight, None, stride, padding, dilation, False, [0, 0], groups)
+        grad_input = call("narrow", call("narrow", plain, 2, 0, input.shape[2]), 3, 0, input.shape[3])
+    if output_mask[1]:
+        grad_weight = convolution_backward(_pad_to(input, g), grad_output, weight, None, stride, padding, dilation,
+                                           False, [0, 0], groups, [False, True, False])[1]
+    if output_mask[2]:
+        compute = st.opmath_type(grad_output.dtype)
+        grad_bias = to(call("sum.dim_IntList", to(grad_output, compute), [0, 2, 3], False, dtype=None),
+                       grad_output.dtype)
     return grad_input, grad_weight, grad_bias
 
 
@@ -308,3 +416,26 @@ def _pad_end(input, extra):
                       pin_memory=False)
     call("copy_", call("narrow", call("narrow", padded, -2, 0, H), -1, 0, W), input, False)
     return padded
+
+
+def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1,
+                     dilation=(1, 1)):
+    """``conv_transpose2d.input``, CompositeImplicitAutograd: ``convolution`` with ``transposed``
+    (torch's argument order: ``output_padding`` and ``groups`` before ``dilation``)."""
+    if input.dim() not in (3, 4):
+        raise RuntimeError(f"Expected 3D (unbatched) or 4D (batched) input to conv_transpose2d, but got input of "
+                           f"size: {list(input.shape)}")
+    batched = input if input.dim() == 4 else call("unsqueeze", input, 0)
+    out = call("convolution", batched, weight, bias, stride, padding, dilation, True, output_padding, groups)
+    return out if input.dim() == 4 else call("squeeze.dim", out, 0)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1,
+                     dilation=(1,)):
+    """``conv_transpose1d``, CompositeImplicitAutograd, over (N, C, L) or (C, L)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2D (unbatched) or 3D (batched) input to conv_transpose1d, but got input of "
+                           f"size: {list(input.shape)}")
+    batched = input if input.dim() == 3 else call("unsqueeze", input, 0)
+    out = call("convolution", batched, weight, bias, stride, padding, dilation, True, output_padding, groups)
+    return out if input.dim() == 3 else call("squeeze.dim", out, 0)

@@ -34,7 +34,7 @@ from .activation import (
 from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
 from .container import ModuleDict, ModuleList, Sequential
-from .conv import Conv1d, Conv2d
+from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .flatten import Flatten, Unflatten
 from .linear import Linear
 from .loss import (
@@ -92,7 +92,7 @@ __all__ = ["Module", "Linear", "Conv2d", "MaxPool2d", "AvgPool2d", "AdaptiveAvgP
            "ConstantPad3d", "ZeroPad1d", "ZeroPad2d", "ZeroPad3d",
            "Hardtanh", "ReLU6", "ELU", "SELU", "CELU", "Softsign", "Tanhshrink", "Softmin", "Identity",
            "Softplus", "Mish", "Hardswish", "Hardsigmoid", "Softshrink", "Hardshrink", "Threshold", "PReLU", "GLU",
-           "Dropout1d", "Dropout2d", "Dropout3d", "Conv1d", "GroupNorm",
+           "Dropout1d", "Dropout2d", "Dropout3d", "Conv1d", "ConvTranspose1d", "ConvTranspose2d", "GroupNorm",
            "SmoothL1Loss", "HuberLoss", "KLDivLoss", "CosineSimilarity", "PairwiseDistance",
            "Unflatten"]
 __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell", "GRUCell"]

@@ -1,5 +1,5 @@
-"""``Conv1d`` and ``Conv2d`` (``torch/nn/modules/conv.py``): learned convolutions, run by
-``F.conv1d`` and ``F.conv2d``."""
+"""``Conv1d``, ``Conv2d`` and their transposed twins (``torch/nn/modules/conv.py``): learned
+convolutions, run by ``F.conv1d``, ``F.conv2d``, ``F.conv_transpose1d`` and ``F.conv_transpose2d``."""
 import math
 
 from ..._functional import empty
@@ -8,7 +8,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
 
 
 def _ntuple(v, n):
@@ -17,10 +17,10 @@ def _ntuple(v, n):
 
 class _ConvNd(Module):
     """What Conv1d and Conv2d share; ``_n`` is the number of spatial dims, ``_conv`` the functional."""
-    _n = 2
+    _n, _transposed = 2, False
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1, groups=1,
-                 bias=True, padding_mode="zeros", device=None, dtype=None):
+                 bias=True, padding_mode="zeros", device=None, dtype=None, output_padding=0):
         super().__init__()
         if groups <= 0:
             raise ValueError("groups must be a positive integer")
@@ -40,9 +40,11 @@ class _ConvNd(Module):
         n = self._n
         self.kernel_size, self.stride, self.dilation = (_ntuple(v, n) for v in (kernel_size, stride, dilation))
         self.padding, self.padding_mode = _ntuple(padding, n), padding_mode
-        self.transposed, self.output_padding = False, (0,) * n
-        self.weight = Parameter(empty((out_channels, in_channels // groups, *self.kernel_size), device=device,
-                                      dtype=dtype))
+        self.transposed, self.output_padding = self._transposed, _ntuple(output_padding, n)
+        # a transposed convolution's weight is its plain twin's: (in, out / groups, k…)
+        rows, cols = (in_channels, out_channels // groups) if self._transposed else \
+            (out_channels, in_channels // groups)
+        self.weight = Parameter(empty((rows, cols, *self.kernel_size), device=device, dtype=dtype))
         if bias:
             self.bias = Parameter(empty((out_channels,), device=device, dtype=dtype))
         else:
@@ -84,6 +86,8 @@ class _ConvNd(Module):
             s += f", padding={self.padding}"
         if self.dilation != (1,) * self._n:
             s += f", dilation={self.dilation}"
+        if self.output_padding != (0,) * self._n:
+            s += f", output_padding={self.output_padding}"
         if self.groups != 1:
             s += f", groups={self.groups}"
         if self.bias is None:
@@ -105,3 +109,59 @@ class Conv2d(_ConvNd):
     bias=True)``: weight (out_channels, in_channels / groups, kh, kw), bias (out_channels,)."""
     _n = 2
     _conv = staticmethod(F.conv2d)
+
+
+class _ConvTransposeNd(_ConvNd):
+    """What ConvTranspose1d and ConvTranspose2d share: zeros padding only, and an ``output_size``
+    at call time that picks the output padding (a strided convolution maps several sizes to one,
+    so its adjoint needs telling which one to produce)."""
+    _transposed = True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, output_padding=0, groups=1,
+                 bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
+        if padding_mode != "zeros":
+            raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
+                         padding_mode, device, dtype, output_padding)
+
+    def _output_padding(self, input, output_size):
+        """The output padding that makes each side ``output_size``, which must lie between the
+        smallest size these settings give and that plus ``stride − 1``."""
+        if output_size is None:
+            return self.output_padding
+        n = self._n
+        leading = 2 if input.dim() == n + 2 else 1
+        output_size = list(output_size)
+        if len(output_size) == leading + n:
+            output_size = output_size[leading:]
+        if len(output_size) != n:
+            raise ValueError(f"ConvTranspose{n}D: for {input.dim()}D input, output_size must have {n} or "
+                             f"{leading + n} elements (got {len(output_size)})")
+        smallest = [(input.shape[leading + d] - 1) * self.stride[d] - 2 * self.padding[d]
+                    + self.dilation[d] * (self.kernel_size[d] - 1) + 1 for d in range(n)]
+        largest = [s + self.stride[d] - 1 for d, s in enumerate(smallest)]
+        for size, low, high in zip(output_size, smallest, largest):
+            if not low <= size <= high:
+                raise ValueError(f"requested an output size of {output_size}, but valid sizes range from {smallest} "
+                                 f"to {largest} (for an input of {input.shape[2:]})")
+        return [size - low for size, low in zip(output_size, smallest)]
+
+    def forward(self, input, output_size=None):
+        output_padding = self._output_padding(input, output_size)
+        return self._conv(input, self.weight, self.bias, self.stride, self.padding, output_padding, self.groups,
+                          self.dilation)
+
+
+class ConvTranspose1d(_ConvTransposeNd):
+    """``ConvTranspose1d(in_channels, out_channels, kernel_size, stride=1, padding=0,
+    output_padding=0, groups=1, bias=True, dilation=1)``: weight (in_channels, out_channels /
+    groups, k); input (N, C, L) or (C, L)."""
+    _n = 1
+    _conv = staticmethod(F.conv_transpose1d)
+
+
+class ConvTranspose2d(_ConvTransposeNd):
+    """``ConvTranspose2d(in_channels, out_channels, kernel_size, ...)``: the upsampling layer of
+    generators and decoders; weight (in_channels, out_channels / groups, kh, kw)."""
+    _n = 2
+    _conv = staticmethod(F.conv_transpose2d)

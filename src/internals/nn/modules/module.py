@@ -304,6 +304,17 @@ class Module:
     def double(self):
         return self._apply(lambda t: t.double() if t.is_floating_point() else t)
 
+    def half(self):
+        return self._apply(lambda t: t.half() if t.is_floating_point() else t)
+
+    def bfloat16(self):
+        return self._apply(lambda t: t.bfloat16() if t.is_floating_point() else t)
+
+    def type(self, dst_type):
+        """Every parameter and buffer cast to ``dst_type``, integer buffers too (unlike ``to``),
+        as torch's ``Module.type`` casts them."""
+        return self._apply(lambda t: t.type(dst_type))
+
     # ------------------------------------------------------------------ state dict
     def state_dict(self, destination=None, prefix="", keep_vars=False):
         """Every parameter and persistent buffer by dotted name, detached unless ``keep_vars``."""

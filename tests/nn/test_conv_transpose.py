@@ -1,0 +1,123 @@
+"""Differential tests of the transposed convolutions against torch: ``F.conv_transpose1d``,
+``F.conv_transpose2d`` (``convolution`` with ``transposed=True``, the plain convolution's adjoint:
+``col2im`` of ``weightᵀ @ input``) and ``nn.ConvTranspose1d``/``ConvTranspose2d``.
+
+PyTorch's OpInfo samples; a grid of geometries (stride, padding, dilation, groups, an output
+padding past the stride but below the dilation) with values, every input's gradient and node
+names; the operators a dispatch mode sees; errors with torch's messages; the modules' weight
+layout, initialisation from one seed, reprs and ``output_size``.
+"""
+import itertools
+import warnings
+
+import pytest
+import torch
+from helpers import Adapter, assert_same, compare_call, logging_modes, run_opinfo_samples
+from torch.testing._internal.common_methods_invocations import op_db
+
+import internals
+
+F, NNF = internals.nn.functional, torch.nn.functional
+# col2im sums each output element's products in another order than torch's kernels
+TOL = {torch.float32: (1e-4, 1e-4), torch.float64: (1e-12, 1e-12)}
+KWARGS = ("bias", "stride", "padding", "output_padding", "groups", "dilation")
+ADAPTERS = {"nn.functional.conv_transpose1d": Adapter(F.conv_transpose1d, kwargs=KWARGS, tol=TOL),
+            "nn.functional.conv_transpose2d": Adapter(F.conv_transpose2d, kwargs=KWARGS, tol=TOL)}
+OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
+
+
+@pytest.mark.parametrize("dtype", (torch.float32, torch.float64), ids=str)
+@pytest.mark.parametrize("name", sorted(ADAPTERS))
+def test_opinfo_samples(name, dtype):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare_call)
+    assert ran > 0 and skipped == 0, f"{name}: ran {ran}, skipped {skipped} for {sorted(reasons)}"
+
+
+GEOMETRIES = [g for g in itertools.product([1, 2, 3], [0, 2], [1, 2], [1, 2], [0, 1])
+              if g[4] < max(g[0], g[2])] + [(1, 0, 3, 1, 2)]     # output padding past the stride
+
+
+@pytest.mark.parametrize("spatial", [1, 2])
+@pytest.mark.parametrize("stride, padding, dilation, groups, output_padding", GEOMETRIES)
+def test_values_gradients_and_nodes_match_torch(spatial, stride, padding, dilation, groups, output_padding):
+    torch.manual_seed(0)
+    shape, kernel = [(7,), (5, 4)][spatial - 1], [(3,), (3, 2)][spatial - 1]
+    theirs = [torch.randn(2, 2 * groups, *shape, dtype=torch.float64).transpose(0, 1).contiguous().transpose(0, 1),
+              torch.randn(2 * groups, 3, *kernel, dtype=torch.float64), torch.randn(3 * groups, dtype=torch.float64)]
+    theirs = [t.requires_grad_() for t in theirs]
+    ours = [internals.from_torch(t.detach()).requires_grad_() for t in theirs]
+    name = f"conv_transpose{spatial}d"
+    kwargs = dict(stride=stride, padding=padding, output_padding=output_padding, groups=groups, dilation=dilation)
+    out_t, out_i = getattr(NNF, name)(*theirs, **kwargs), getattr(F, name)(*ours, **kwargs)
+    assert_same(out_i, out_t, rtol=1e-12, atol=1e-12)
+    assert type(out_i.grad_fn).__name__ == type(out_t.grad_fn).__name__ == "ConvolutionBackward0"
+    g = torch.randn(out_t.shape, dtype=torch.float64)
+    grads = internals.autograd.grad(out_i, ours, internals.from_torch(g))
+    for o, t in zip(grads, torch.autograd.grad(out_t, theirs, g)):
+        assert_same(o, t, exact_layout=False, rtol=1e-12, atol=1e-12)
+
+
+def test_unbatched_float32_and_empty_batch():
+    torch.manual_seed(0)
+    for x, w in ((torch.randn(4, 5, 5), torch.randn(4, 2, 3, 3)), (torch.randn(0, 4, 5, 5), torch.randn(4, 2, 3, 3)),
+                 (torch.randn(4, 6), torch.randn(4, 2, 3))):
+        fn = "conv_transpose2d" if w.dim() == 4 else "conv_transpose1d"
+        ours = getattr(F, fn)(internals.from_torch(x), internals.from_torch(w), stride=2)
+        assert_same(ours, getattr(NNF, fn)(x, w, stride=2), rtol=1e-5, atol=1e-5)
+
+
+def _logged(lib):
+    log_t, log_i = [], []
+    mode_t, mode_i = logging_modes(log_t, log_i)
+    x, w = lib.ones(1, 2, 3, 3, requires_grad=True), lib.ones(2, 3, 2, 2, requires_grad=True)
+    with mode_t if lib is torch else mode_i:
+        lib.nn.functional.conv_transpose2d(x, w, stride=2).sum().backward()
+    return log_t if lib is torch else log_i
+
+
+def test_a_dispatch_mode_sees_torch_operators():
+    theirs = [op for op in _logged(torch) if "conv" in op]
+    assert theirs == ["aten.convolution.default", "aten.convolution_backward.default"]
+    assert [op for op in _logged(internals) if "conv" in op] == theirs
+
+
+ERRORS = {
+    "output padding": lambda lib: lib.nn.functional.conv_transpose2d(lib.ones(1, 2, 3, 3), lib.ones(2, 1, 3, 3),
+                                                                      stride=2, output_padding=2),
+    "1-d output padding": lambda lib: lib.nn.functional.conv_transpose1d(lib.ones(1, 2, 3), lib.ones(2, 1, 3),
+                                                                          output_padding=1),
+    "channels": lambda lib: lib.nn.functional.conv_transpose2d(lib.ones(1, 3, 3, 3), lib.ones(2, 1, 3, 3)),
+    "bias": lambda lib: lib.nn.functional.conv_transpose2d(lib.ones(1, 2, 3, 3), lib.ones(2, 1, 3, 3), lib.ones(2)),
+    "2-d input": lambda lib: lib.nn.functional.conv_transpose2d(lib.ones(3, 3), lib.ones(2, 1, 3, 3)),
+    "output_size": lambda lib: lib.nn.ConvTranspose2d(2, 1, 3, stride=2)(lib.ones(1, 2, 3, 3), output_size=[9, 9]),
+    "output_size length": lambda lib: lib.nn.ConvTranspose1d(2, 1, 3)(lib.ones(1, 2, 3), output_size=[1, 2]),
+    "padding mode": lambda lib: lib.nn.ConvTranspose2d(2, 1, 3, padding_mode="reflect"),
+}
+
+
+@pytest.mark.parametrize("name", ERRORS)
+def test_errors_match_torch(name):
+    with pytest.raises(Exception) as theirs:
+        ERRORS[name](torch)
+    with pytest.raises(Exception) as ours:
+        ERRORS[name](internals)
+    assert type(ours.value) is type(theirs.value)
+    assert str(ours.value).replace("internals", "torch") == str(theirs.value)
+
+
+def test_modules_initialise_print_and_pick_output_sizes_like_torch():
+    for lib in (torch, internals):
+        lib.manual_seed(3)
+    ours, theirs = [lib.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2)
+                    for lib in (internals, torch)]
+    assert repr(ours) == repr(theirs) and ours.weight.shape == theirs.weight.shape == (4, 3, 3, 3)
+    assert_same(ours.weight.detach(), theirs.weight.detach())
+    assert_same(ours.bias.detach(), theirs.bias.detach())
+    for size in ([9, 9], [1, 6, 10, 10]):
+        shape = theirs(torch.ones(1, 4, 5, 5), output_size=size).shape
+        assert ours(internals.ones(1, 4, 5, 5), output_size=size).shape == shape
+    one_d = [lib.nn.ConvTranspose1d(2, 3, 4, stride=2, bias=False, dilation=2) for lib in (internals, torch)]
+    assert repr(one_d[0]) == repr(one_d[1]) and one_d[0].bias is None
+    assert one_d[0](internals.ones(2, 5)).shape == one_d[1](torch.ones(2, 5)).shape
