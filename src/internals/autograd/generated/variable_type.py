@@ -95,6 +95,7 @@ from .functions import (
     EluBackwardBackward0,
     EmbeddingBackward0,
     EmbeddingBagBackward0,
+    EmbeddingBagBackwardBackward0,
     EmbeddingBagDenseBackwardBackward0,
     EmbeddingDenseBackwardBackward0,
     ErfBackward0,
@@ -865,6 +866,7 @@ OPS = {
     'upsample_bilinear2d': dispatcher.find('upsample_bilinear2d'),
     'upsample_bilinear2d_backward': dispatcher.find('upsample_bilinear2d_backward'),
     '_embedding_bag': dispatcher.find('_embedding_bag'),
+    '_embedding_bag_backward': dispatcher.find('_embedding_bag_backward'),
     '_embedding_bag_dense_backward': dispatcher.find('_embedding_bag_dense_backward'),
     '_pack_padded_sequence': dispatcher.find('_pack_padded_sequence'),
 }
@@ -7619,6 +7621,19 @@ def _embedding_bag(ks, weight, indices, offsets, scale_grad_by_freq=False, mode=
     return result
 
 
+def _embedding_bag_backward(ks, grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad._requires_grad or (per_sample_weights is not None and per_sample_weights._requires_grad)):
+        grad_fn = EmbeddingBagBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad, per_sample_weights)
+        grad_fn.grad_ = SavedVariable(grad, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_embedding_bag_backward'].redispatch(after_autograd(ks), grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def _embedding_bag_dense_backward(ks, grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx=-1):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad._requires_grad or (per_sample_weights is not None and per_sample_weights._requires_grad)):
@@ -8173,6 +8188,7 @@ KERNELS = {
     'upsample_bilinear2d': upsample_bilinear2d,
     'upsample_bilinear2d_backward': upsample_bilinear2d_backward,
     '_embedding_bag': _embedding_bag,
+    '_embedding_bag_backward': _embedding_bag_backward,
     '_embedding_bag_dense_backward': _embedding_bag_dense_backward,
     '_pack_padded_sequence': _pack_padded_sequence,
 }
