@@ -1290,8 +1290,13 @@ def embedding_dense_backward(*args):
 # layer_norm_double_backward, batchnorm_double_backward, and the pooling and embedding ones).
 # Each backward operator is linear in its incoming gradient, so its derivative in that gradient is
 # the forward operator again; the normalizations' also depend on the input through the statistics.
-__all__ += ["_convolution_double_backward", "max_pool_double_backward", "embedding_dense_double_backward",
-            "layer_norm_double_backward", "batchnorm_double_backward"]
+__all__ += ["undefined_gradient", "_convolution_double_backward", "max_pool_double_backward",
+            "embedding_dense_double_backward", "layer_norm_double_backward", "batchnorm_double_backward"]
+
+
+def undefined_gradient():
+    """torch's ``Tensor()`` formula: an input the function does not depend on gets no gradient."""
+    return None
 
 
 def _add(a, b):

@@ -16,7 +16,8 @@ from .functions_manual import TensorGeometry, zeros_like
 from .generated.functions import AsStridedBackward0
 from .graph import Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
 
-__all__ = ["after_autograd", "as_int", "as_int_tuple", "check_inplace", "check_out_no_requires_grad",
+__all__ = ["after_autograd", "as_int", "as_int_tuple", "check_inplace", "check_no_requires_grad",
+           "check_out_no_requires_grad",
            "mark_view", "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "set_inplace_view_history",
            "CopySlices", "CopyBackwards",
            "register_manual_kernels"]
@@ -87,6 +88,13 @@ def check_view_creation(t):
     (it could not tell whether the write should reach the base's gradient)."""
     if t._creation_meta is NO_GRAD_MODE:
         raise RuntimeError(ERR_NO_GRAD_VIEW)
+
+
+def check_no_requires_grad(t, name, fn_name):
+    """An input without a formula may not require grad (``check_no_requires_grad``)."""
+    if t is not None and t._requires_grad:
+        raise RuntimeError(f"The function '{fn_name}' is not differentiable with respect to argument '{name}'. "
+                           "This input cannot have requires_grad True.")
 
 
 def check_inplace(t):

@@ -170,6 +170,7 @@ from ..functions_manual import (  # the helpers the formulas call
     trace_backward,
     trigamma,
     unbind_backward,
+    undefined_gradient,
     unfold_backward,
     unsqueeze_to,
     upsample_bilinear2d,
@@ -5021,6 +5022,9 @@ class NativeLayerNormBackwardBackward0(Node):
         mean = node.mean_.unpack(node)
         rstd = node.rstd_.unpack(node)
         weight = node.weight_.unpack(node)
+        grad_bias = None
+        if edges[5] is not None:
+            grad_bias = undefined_gradient()
         grad_input = grad_weight = grad_grad_out = None
         grad_input_mask = [edges[1] is not None, edges[4] is not None, edges[0] is not None]
         if any(grad_input_mask):
@@ -5031,7 +5035,7 @@ class NativeLayerNormBackwardBackward0(Node):
         grad_rstd = None
         if edges[3] is not None:
             grad_rstd = not_implemented("native_layer_norm_backward rstd", grads)
-        return grad_grad_out, grad_input, grad_mean, grad_rstd, grad_weight
+        return grad_grad_out, grad_input, grad_mean, grad_rstd, grad_weight, grad_bias
 
 
 class EmbeddingDenseBackwardBackward0(Node):
