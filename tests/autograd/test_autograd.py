@@ -772,9 +772,10 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"relu6", "relu6_", "selu", "selu_"}     # hardtanh and elu with fixed arguments, as torch's
     # prelu reshapes its weight for _prelu_kernel; the losses and similarities are torch's composites
     math |= {"prelu", "kl_div", "cosine_similarity", "pairwise_distance"}
-    # EmbeddingBag's backward operators and its forward-only form: no formula in torch either
-    backward_ops = {"_embedding_bag_backward", "_embedding_bag_per_sample_weights_backward",
-                    "_embedding_bag_forward_only"}
+    # EmbeddingBag's forward-only form: no formula in torch either; its per-sample-weights
+    # gradient has none and gets torch's refusing node
+    backward_ops = {"_embedding_bag_forward_only"}
+    manual |= {"_embedding_bag_per_sample_weights_backward"}
     not_differentiable |= {"copy"}      # functionalization's copy: torch's has no formula
     # torch's composites over the decompositions, quantiles, EmbeddingBag and packing kernels
     math |= {"linalg_svd", "linalg_svdvals", "svd", "qr", "linalg_cholesky", "linalg_solve", "linalg_solve_ex",

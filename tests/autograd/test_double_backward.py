@@ -61,6 +61,29 @@ def test_second_derivative_matches_torch(name):
                 np.testing.assert_allclose(ours.to_torch().numpy(), theirs.numpy(), rtol=1e-9, atol=1e-11)
 
 
+CONV_LAYOUT_CASES = {      # kernel dims torch narrows (stride 2 on 6 and 5), groups, dilation, conv1d
+    "stride_narrowed": (lambda L, F, x, w: F.conv2d(x, w, stride=2), [(2, 3, 6, 6), (4, 3, 3, 3)]),
+    "stride_padding": (lambda L, F, x, w: F.conv2d(x, w, stride=3, padding=1), [(2, 3, 9, 9), (4, 3, 3, 3)]),
+    "groups": (lambda L, F, x, w: F.conv2d(x, w, stride=2, padding=1, groups=2), [(2, 4, 7, 7), (4, 2, 3, 3)]),
+    "dilation": (lambda L, F, x, w: F.conv2d(x, w, stride=2, dilation=2), [(2, 3, 7, 7), (4, 3, 2, 2)]),
+    "conv1d": (lambda L, F, x, w: F.conv1d(x, w, stride=3), [(2, 3, 8), (4, 3, 3)]),
+}
+
+
+@pytest.mark.parametrize("name", list(CONV_LAYOUT_CASES))
+def test_convolution_second_derivative_strides_match_torch(name):
+    """torch's double backward computes the weight's gradient as a convolution over the
+    batch-transposed input, then transposes (and narrows) it: strides other than the weight's."""
+    fn, shapes = CONV_LAYOUT_CASES[name]
+    arrays = [rng.standard_normal(shape) for shape in shapes]
+    t_first, t_second = _second_derivatives(torch, NNF, fn, arrays)
+    i_first, i_second = _second_derivatives(internals, F, fn, arrays)
+    for ours, theirs in zip([*i_first, *(g for row in i_second for g in row)],
+                            [*t_first, *(g for row in t_second for g in row)]):
+        assert ours.stride() == theirs.stride()
+        np.testing.assert_allclose(ours.detach().to_torch().numpy(), theirs.detach().numpy(), rtol=1e-9, atol=1e-10)
+
+
 def test_layer_norm_of_a_tanh_float32():
     """The case that came back wrong: another op in front keeps the graph alive (float32)."""
     results = []

@@ -353,3 +353,35 @@ def test_log_sigmoid_of_a_transposed_input_is_contiguous_as_torch():
     ours = internals.nn.functional.logsigmoid(internals.from_torch(values).t())
     assert ours.stride() == theirs.stride()
     torch.testing.assert_close(ours.to_torch(), theirs)     # library math: within torch's tolerance
+
+
+# Activations whose formula is plain arithmetic and clamps (plus elu's expm1, exact once rounded
+# to 16 bits on these inputs): torch computes them in float32 and rounds once, so the bits agree.
+REDUCED_FLOAT_ACTIVATIONS = ("selu", "elu", "celu", "hardsigmoid", "hardswish")
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+@pytest.mark.parametrize("name", REDUCED_FLOAT_ACTIVATIONS)
+def test_reduced_float_activations_round_once_as_torch(name, dtype):
+    """Composed of float16 operators, each step would round: 1 ulp off on about a tenth of inputs."""
+    values = (torch.randn(4000, generator=torch.Generator().manual_seed(3)) * 4).to(dtype)
+    grad = torch.randn(4000, generator=torch.Generator().manual_seed(4)).to(dtype)
+    theirs_x = values.clone().requires_grad_()
+    ours_x = internals.from_torch(values).requires_grad_()
+    theirs = getattr(torch.nn.functional, name)(theirs_x)
+    ours = getattr(F, name)(ours_x)
+    theirs.backward(grad)
+    ours.backward(internals.from_torch(grad))
+    assert ours.to_torch().dtype == dtype and torch.equal(ours.to_torch(), theirs)
+    assert torch.equal(ours_x.grad.to_torch(), theirs_x.grad)
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_reduced_float_log_softmax_rounds_the_row_sum_as_torch(dtype):
+    """Along the last dim torch keeps each row's sum of exponentials and its log in the input's
+    dtype; computed wholly in float32 a tenth of the outputs were 1 ulp off."""
+    values = (torch.randn(64, 100, generator=torch.Generator().manual_seed(5)) * 4).to(dtype)
+    theirs = torch.nn.functional.log_softmax(values, dim=-1)
+    ours = F.log_softmax(internals.from_torch(values), dim=-1)
+    assert ours.to_torch().dtype == dtype
+    assert torch.equal(ours.to_torch(), theirs)

@@ -127,3 +127,30 @@ def test_module_from_one_seed():
     w = torch.randn(3, 2)
     pre_o, pre_t = internals.nn.EmbeddingBag.from_pretrained(I(w)), torch.nn.EmbeddingBag.from_pretrained(w)
     assert pre_o.weight.requires_grad == pre_t.weight.requires_grad and repr(pre_o) == repr(pre_t)
+
+
+def _bag_gradients_twice(lib, mode):
+    """The weight's (and in sum mode the per-sample weights') gradient made with create_graph:
+    its node and next functions, then what a second derivative through each one does."""
+    weight = lib.tensor([[0.5, -1.0], [2.0, 0.3], [1.5, -0.7], [0.2, 0.9]], requires_grad=True)
+    psw = lib.tensor([0.5, 2.0, -1.0, 1.5], requires_grad=True) if mode == "sum" else None
+    out = lib.nn.functional.embedding_bag(lib.tensor([0, 2, 1, 3]), weight, lib.tensor([0, 2]), mode=mode,
+                                          per_sample_weights=psw)
+    sources = (weight,) if psw is None else (weight, psw)
+    grads = lib.autograd.grad((out * out).sum(), sources, create_graph=True)
+    seen = []
+    for g in grads:
+        seen.append((g.grad_fn.name(), [n and n.name() for n, _ in g.grad_fn.next_functions]))
+        try:
+            lib.autograd.grad(g.sum(), sources, allow_unused=True)
+            seen.append("differentiated")
+        except Exception as error:
+            seen.append((type(error).__name__, str(error)))
+    return seen
+
+
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+def test_embedding_bag_gradients_refuse_a_second_derivative_as_torch(mode):
+    """torch's ``EmbeddingBagBackwardBackward0`` (and, for the per-sample weights, a NotImplemented
+    node) records the first gradient and raises on the second; it used to come back detached."""
+    assert _bag_gradients_twice(internals, mode) == _bag_gradients_twice(torch, mode)

@@ -428,3 +428,28 @@ def test_embedding_from_pretrained_matches_torch():
     assert internals.nn.Embedding.from_pretrained(shared).weight.data_ptr() == shared.data_ptr()
     assert_same_error(lambda: internals.nn.Embedding.from_pretrained(internals.ones(3)),
                       lambda: torch.nn.Embedding.from_pretrained(torch.ones(3)))
+
+
+@pytest.mark.parametrize("shape, order, normalized", [((0, 4, 6, 6), (0, 3, 2, 1), (4,)), ((3, 0, 5), (1, 0, 2), (5,))])
+def test_layer_norm_of_an_empty_permuted_input_is_laid_out_as_torchs(shape, order, normalized):
+    """An empty tensor is contiguous whatever its strides, so no copy happens; torch's output is
+    still allocated contiguous, where the composed result kept the permuted strides."""
+    values = torch.zeros(shape).permute(order)
+    theirs = torch.nn.functional.layer_norm(values, normalized)
+    ours = internals.nn.functional.layer_norm(internals.from_torch(values), normalized)
+    assert (tuple(ours.shape), ours.stride()) == (tuple(theirs.shape), theirs.stride())
+
+
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("shape, order", [((3, 4, 6, 6), (0, 1, 3, 2)), ((5, 4, 3), (2, 1, 0)),
+                                          ((3, 6, 6, 4), (0, 3, 1, 2))])
+def test_batch_norm_output_layout_follows_torchs_suggested_format(shape, order, training):
+    """A transposed input gives a contiguous output (torch allocates in the suggested format);
+    only a channels-last input keeps its layout. The values were right, the strides the input's."""
+    values = torch.randn(shape, generator=torch.Generator().manual_seed(0)).permute(order)
+    channels = values.shape[1]
+    theirs = torch.nn.functional.batch_norm(values, torch.zeros(channels), torch.ones(channels), training=training)
+    ours = internals.nn.functional.batch_norm(internals.from_torch(values), internals.zeros(channels),
+                                              internals.ones(channels), training=training)
+    assert ours.stride() == theirs.stride()
+    torch.testing.assert_close(ours.to_torch(), theirs)

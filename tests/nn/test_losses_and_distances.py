@@ -146,3 +146,30 @@ def test_module_reprs_and_forward():
 
 def test_errors_of_the_modules_match_torch():
     assert_same_error(lambda: internals.nn.HuberLoss(delta=None), lambda: torch.nn.HuberLoss(delta=None))
+
+
+def _weight_requiring_grad(lib, call):
+    """A loss called with a class weight (or pos_weight) that requires grad: torch has no formula
+    for those inputs and refuses them while grad mode is on, instead of leaving them no gradient."""
+    x = lib.tensor([[0.5, -1.0, 2.0], [0.3, 0.1, -0.4]], dtype=lib.float64, requires_grad=True)
+    weight = lib.tensor([1.0, 2.0, 0.5], dtype=lib.float64, requires_grad=True)
+    F_ = lib.nn.functional
+    calls = {
+        "nll_loss": lambda: F_.nll_loss(x, lib.tensor([0, 2]), weight=weight),
+        "cross_entropy": lambda: F_.cross_entropy(x, lib.tensor([0, 2]), weight=weight),
+        "binary_cross_entropy": lambda: F_.binary_cross_entropy(x.sigmoid(), x.detach().sigmoid(), weight=weight),
+        "bce_with_logits weight": lambda: F_.binary_cross_entropy_with_logits(x, x.detach().sigmoid(), weight=weight),
+        "bce_with_logits pos_weight": lambda: F_.binary_cross_entropy_with_logits(x, x.detach().sigmoid(),
+                                                                                  pos_weight=weight),
+        "batch_norm running_mean": lambda: F_.batch_norm(x, weight, weight.detach().abs(), training=True),
+    }
+    try:
+        return "value", calls[call]().tolist()
+    except RuntimeError as error:
+        return "RuntimeError", str(error)
+
+
+@pytest.mark.parametrize("call", ["nll_loss", "cross_entropy", "binary_cross_entropy", "bce_with_logits weight",
+                                  "bce_with_logits pos_weight", "batch_norm running_mean"])
+def test_inputs_without_a_formula_refuse_requires_grad_as_torch(call):
+    assert _weight_requiring_grad(internals, call) == _weight_requiring_grad(torch, call)

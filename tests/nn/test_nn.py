@@ -417,3 +417,31 @@ def test_forward_hooks_match_torch():
 def test_missing_forward_error_matches_torch():
     err_ours, err_theirs = assert_same_error(lambda: internals.nn.Module()(1), lambda: torch.nn.Module()(1))
     assert str(err_ours).replace("_forward_unimplemented", "forward") == str(err_theirs)
+
+
+def _lookup(lib, method, target):
+    """``method`` ("get_submodule", "get_parameter", "get_buffer") on a nested model: the found
+    object's kind and shape, or the error's class and message."""
+    torch.manual_seed(0)
+    model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4), lib.nn.Sequential(lib.nn.Linear(4, 2)))
+    try:
+        found = getattr(model, method)(target)
+    except AttributeError as error:
+        return "AttributeError", str(error)
+    return type(found).__name__, list(getattr(found, "shape", []))
+
+
+@pytest.mark.parametrize("method", ["get_submodule", "get_parameter", "get_buffer"])
+@pytest.mark.parametrize("target", ["", "1", "2.0", "9", "0.weight", "2.0.bias", "1.running_mean", "1.nope", "2.x.y"])
+def test_lookup_by_dotted_name_matches_torch(method, target):
+    assert _lookup(internals, method, target) == _lookup(torch, method, target)
+
+
+@pytest.mark.parametrize("convert", ["half", "bfloat16"])
+def test_half_and_bfloat16_convert_floating_state_as_torch(convert):
+    """Floating parameters and buffers change dtype; BatchNorm's int64 counter stays."""
+    dtypes = []
+    for lib in (internals, torch):
+        model = lib.nn.Sequential(lib.nn.Linear(3, 4), lib.nn.BatchNorm1d(4))
+        dtypes.append([str(v.dtype).split(".")[-1] for v in getattr(model, convert)().state_dict().values()])
+    assert dtypes[0] == dtypes[1]

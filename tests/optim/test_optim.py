@@ -171,3 +171,32 @@ def test_capturable_is_refused():
     ours, _ = twin_params()
     with pytest.raises(NotImplementedError, match="capturable=False"):
         internals.optim.Adam(ours, capturable=True)
+
+
+def _complex_trajectory(lib, name, kwargs, steps=4):
+    """A complex64 parameter beside a real one, stepped with fixed gradients (no autograd: the
+    gradients are assigned, as a complex model's backward would leave them)."""
+    gen = torch.Generator().manual_seed(0)
+    values = [torch.randn(3, 2, dtype=torch.complex64, generator=gen), torch.randn(2, generator=gen)]
+    grads = [[torch.randn(3, 2, dtype=torch.complex64, generator=gen), torch.randn(2, generator=gen)]
+             for _ in range(steps)]
+    move = (lambda t: t.clone()) if lib is torch else internals.from_torch
+    params = [move(v) for v in values]
+    optimizer = getattr(lib.optim, name)(params, **kwargs)
+    for step in grads:
+        for p, g in zip(params, step):
+            p.grad = move(g)
+        optimizer.step()
+    return [p if lib is torch else p.to_torch() for p in params]
+
+
+@pytest.mark.parametrize("name, kwargs", [
+    ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1)),
+    ("Adam", dict(lr=0.1)), ("Adam", dict(lr=0.1, amsgrad=True, weight_decay=0.1, maximize=True)),
+    ("AdamW", dict(lr=0.1, amsgrad=True)), ("RMSprop", dict(lr=0.1)),
+    ("RMSprop", dict(lr=0.1, momentum=0.5, weight_decay=0.1))])
+def test_complex_parameters_follow_torchs_trajectory(name, kwargs):
+    """torch updates a complex parameter through ``view_as_real``: Adam's and RMSprop's squares and
+    roots act on each part (Adam refused complex moments; RMSprop squared the complex gradient)."""
+    for ours, theirs in zip(_complex_trajectory(internals, name, kwargs), _complex_trajectory(torch, name, kwargs)):
+        assert ours.dtype == theirs.dtype and torch.equal(ours, theirs)

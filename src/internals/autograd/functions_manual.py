@@ -17,7 +17,7 @@ from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.dispatch_key import DispatchKey
 from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import tls
-from ..c10.memory_format import preserve_format
+from ..c10.memory_format import contiguous_format, preserve_format
 from ..c10.scalar_type import float64
 
 INT64_MAX = 2 ** 63 - 1       # slice's end when none is given
@@ -1278,8 +1278,13 @@ def embedding_dense_backward(*args):
 # layer_norm_double_backward, batchnorm_double_backward, and the pooling and embedding ones).
 # Each backward operator is linear in its incoming gradient, so its derivative in that gradient is
 # the forward operator again; the normalizations' also depend on the input through the statistics.
-__all__ += ["_convolution_double_backward", "max_pool_double_backward", "embedding_dense_double_backward",
-            "layer_norm_double_backward", "batchnorm_double_backward"]
+__all__ += ["undefined_gradient", "_convolution_double_backward", "max_pool_double_backward",
+            "embedding_dense_double_backward", "layer_norm_double_backward", "batchnorm_double_backward"]
+
+
+def undefined_gradient():
+    """torch's ``Tensor()`` formula: an input the function does not depend on gets no gradient."""
+    return None
 
 
 def _add(a, b):
@@ -1306,7 +1311,28 @@ def _convolution_double_backward(ggI, ggW, ggb, gO, weight, input, stride, paddi
         gI = dispatcher.call("convolution_backward", gO, input, ggW, None, *conv, [True, False, False])[0]
     if grad_input_mask[2] and ggI is not None:
         gW = dispatcher.call("convolution_backward", gO, ggI, weight, None, *conv, [False, True, False])[1]
+        gW = _in_double_backward_layout(gW, gO, ggI, stride, padding, dilation, transposed)
     return _zeros_if_missing(ggO, gO, grad_input_mask[0]), gI, gW
+
+
+def _in_double_backward_layout(gW, gO, ggI, stride, padding, dilation, transposed):
+    """``gW`` laid out as torch's double backward leaves it: torch convolves the batch-transposed
+    ggI with gO (stride and dilation swapped), which gives the weight's two channel dims swapped
+    and each kernel dim possibly longer, then transposes and narrows that result."""
+    source, kernel = (gO, ggI) if transposed else (ggI, gO)
+    spatial = [(source.shape[i + 2] + 2 * padding[i] - stride[i] * (kernel.shape[i + 2] - 1) - 1) // dilation[i] + 1
+               for i in range(gW.dim() - 2)]
+    if any(k < w for k, w in zip(spatial, gW.shape[2:])):
+        return gW
+    if list(spatial) == list(gW.shape[2:]):     # no narrowing: a transpose of a contiguous tensor, as torch's
+        swapped = dispatcher.call("clone", dispatcher.call("transpose.int", gW, 0, 1), memory_format=contiguous_format)
+        return dispatcher.call("transpose.int", swapped, 0, 1)
+    buffer = dispatcher.call("empty.memory_format", [gW.shape[1], gW.shape[0], *spatial], dtype=gW.dtype,
+                             device=gW.device)
+    laid_out = dispatcher.call("transpose.int", buffer, 0, 1)
+    for i, size in enumerate(gW.shape[2:]):
+        laid_out = dispatcher.call("narrow", laid_out, i + 2, 0, size)
+    return dispatcher.call("copy_", laid_out, gW)
 
 
 def _zeros_if_missing(ggO, gO, needed):

@@ -16,7 +16,8 @@ from .functions_manual import TensorGeometry, zeros_like
 from .generated.functions import AsStridedBackward0
 from .graph import Node, SavedVariable, _op_of, collect_next_edges, gradient_edge, set_history
 
-__all__ = ["after_autograd", "as_int", "as_int_tuple", "check_inplace", "check_out_no_requires_grad",
+__all__ = ["after_autograd", "as_int", "as_int_tuple", "check_inplace", "check_no_requires_grad",
+           "check_out_no_requires_grad",
            "mark_view", "rebase_history", "refresh_view_grad_fn", "saved_inplace_result", "set_inplace_view_history",
            "CopySlices", "CopyBackwards",
            "register_manual_kernels"]
@@ -87,6 +88,13 @@ def check_view_creation(t):
     (it could not tell whether the write should reach the base's gradient)."""
     if t._creation_meta is NO_GRAD_MODE:
         raise RuntimeError(ERR_NO_GRAD_VIEW)
+
+
+def check_no_requires_grad(t, name, fn_name):
+    """An input without a formula may not require grad (``check_no_requires_grad``)."""
+    if t is not None and t._requires_grad:
+        raise RuntimeError(f"The function '{fn_name}' is not differentiable with respect to argument '{name}'. "
+                           "This input cannot have requires_grad True.")
 
 
 def check_inplace(t):
@@ -219,12 +227,15 @@ class NotImplementedNode(Node):
         raise RuntimeError(f"derivative for {self.forward_fn} is not implemented")
 
 
-def _not_implemented_kernel(op, forward_fn, in_place):
+def _not_implemented_kernel(op, forward_fn, in_place, requiring_grad_only=False):
     """torch generates these for an operator with no formula (``set_``, ``heaviside``): an output
     made while autograd records gets a grad_fn that refuses backward; a leaf that requires grad
-    may not be modified in place."""
+    may not be modified in place. torch's fallback for a kernel with no Autograd entry at all
+    (``autograd_not_implemented_fallback.cpp``) links only the inputs that require grad."""
     def kernel(ks, self, *args):
         inputs = (self,) + tuple(a for a in args if hasattr(a, "_requires_grad"))
+        if requiring_grad_only:
+            inputs = tuple(t for t in inputs if t._requires_grad)
         grad_fn = None
         if _grad_mode.grad_enabled and any(t._requires_grad for t in inputs):
             if in_place:
@@ -256,3 +267,8 @@ def register_manual_kernels():
     for name in ("heaviside", "heaviside_"):
         kernel = _not_implemented_kernel(dispatcher.find(name), f"aten::{name}", in_place=name.endswith("_"))
         dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(kernel, with_keyset=True))
+    # EmbeddingBag's per-sample-weights gradient, made differentiable by create_graph: torch has
+    # no formula for it, so a second derivative through it raises
+    name = "_embedding_bag_per_sample_weights_backward"
+    kernel = _not_implemented_kernel(dispatcher.find(name), f"aten::{name}", False, requiring_grad_only=True)
+    dispatcher.impl(name, "Autograd", dispatcher.KernelFunction(kernel, with_keyset=True))

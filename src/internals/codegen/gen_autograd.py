@@ -122,6 +122,7 @@ class Derivative:
     natives: list = field(default_factory=list)   # native function schemas it covers
     list_edges: tuple = ()      # differentiable inputs that are Tensor[] (cat's tensors)
     groups: dict = field(default_factory=dict)   # input -> the inputs one formula serves with it
+    named: frozenset = frozenset()   # every input the entry names, non_differentiable ones included
 
 
 def _yaml_entries(path, text):
@@ -191,7 +192,7 @@ def load_derivatives(path=DERIVATIVES, *, text=None):
         if list_edges and len(edges) > 1:
             raise ValueError(f"{entry['name']}: a Tensor[] input must be the only differentiable one")
         infos.append(Derivative(schema, node, rewritten, edges, saved, differentiable, list_edges=list_edges,
-                                groups=groups))
+                                groups=groups, named=frozenset(formulas)))
     return infos
 
 
@@ -417,8 +418,7 @@ def gen_kernel(info, schema):
     diff_inputs = info.edges
     optional = {a.name for a in positional if a.type.is_nullable()}
     name = _kernel_name(schema)
-    lines = [f"def {name}({', '.join(params)}):",
-             "    grad_fn = None",
+    lines = [f"def {name}({', '.join(params)}):", *_no_requires_grad_checks(info, schema), "    grad_fn = None",
              f"    if _grad_mode.grad_enabled and {_any_requires_grad(diff_inputs, info.list_edges, optional)}:"]
     if inplace:
         lines.append("        check_inplace(self)")
@@ -477,6 +477,18 @@ def gen_kernel(info, schema):
     return name, "\n".join(lines)
 
 
+def _no_requires_grad_checks(info, schema):
+    """torch's ``emit_check_no_requires_grad``: a tensor input the entry does not name has no
+    formula, so with grad mode on it may not require grad (rather than get no gradient)."""
+    unnamed = [a.name for a in schema.arguments.flat_positional
+               if a.type.is_tensor_like() and not a.type.is_list_like() and a.name not in info.named
+               and a.name != "output"]
+    if not unnamed:
+        return []
+    checks = [f"        check_no_requires_grad({_ident(n)}, {n!r}, {schema.name.name.base!r})" for n in unnamed]
+    return ["    if _grad_mode.grad_enabled:", *checks]
+
+
 def _any_requires_grad(names, list_names=(), optional=()):
     if list_names:
         return f"any(t._requires_grad for t in {names[0]})"
@@ -510,7 +522,8 @@ from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
-from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_out_no_requires_grad,
+from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
+                                    check_out_no_requires_grad,
                                     mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
 {nodes}
 

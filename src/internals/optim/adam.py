@@ -15,7 +15,7 @@ from .._functional import maximum, zeros_like
 from ..aten.native.tensor_factories import tensor
 from ..autograd.grad_mode import no_grad
 from ..c10.memory_format import preserve_format
-from .optimizer import Optimizer, check_lr
+from .optimizer import Optimizer, check_lr, view_as_real_if_complex
 
 __all__ = ["Adam", "AdamW"]
 
@@ -64,7 +64,8 @@ class Adam(Optimizer):
 
 
 def _single_tensor_adam(params, states, group):
-    """One parameter at a time, torch's operators in torch's order (real parameters, not capturable)."""
+    """One parameter at a time, torch's operators in torch's order (not capturable); a complex
+    parameter is updated through real views after the weight decay, as torch's."""
     lr, eps, weight_decay, amsgrad = group["lr"], group["eps"], group["weight_decay"], group["amsgrad"]
     beta1, beta2 = group["betas"]
     for param, state in zip(params, states):
@@ -76,6 +77,8 @@ def _single_tensor_adam(params, states, group):
                 param.mul_(1 - lr * weight_decay)
             else:
                 grad = grad.add(param, alpha=weight_decay)
+        param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq = view_as_real_if_complex(
+            param, grad, exp_avg, exp_avg_sq, state.get("max_exp_avg_sq"))
         exp_avg.lerp_(grad, 1 - beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         # The bias corrections are Python floats (float64), as in torch's non-capturable path.
@@ -83,7 +86,7 @@ def _single_tensor_adam(params, states, group):
         step_size = lr / (1 - beta1 ** step)
         bias_correction2_sqrt = (1 - beta2 ** step) ** 0.5
         if amsgrad:
-            second = maximum(state["max_exp_avg_sq"], exp_avg_sq, out=state["max_exp_avg_sq"])
+            second = maximum(max_exp_avg_sq, exp_avg_sq, out=max_exp_avg_sq)
         else:
             second = exp_avg_sq
         denom = (second.sqrt() / bias_correction2_sqrt).add_(eps)

@@ -9,6 +9,7 @@ the new values because they are written into the same storage.
 import functools
 from collections import defaultdict
 
+from .._functional import view_as_real
 from .._tensor import Tensor
 from ..autograd.grad_mode import enable_grad
 from ..autograd.graph import RemovableHandle
@@ -53,6 +54,15 @@ def _cast_like(value, param):
     if param.is_floating_point():
         return value.to(dtype=param.dtype, device=param.device)
     return value.to(device=param.device)
+
+
+def view_as_real_if_complex(param, *tensors):
+    """``param`` and its companions (grad, state) as real views when ``param`` is complex: torch's
+    single-tensor optimizers (``torch/optim/adam.py``, ``rmsprop.py``) update a complex parameter
+    as pairs of independent real numbers, so the squares and roots act on each part, not on |z|²."""
+    if not param.dtype.is_complex:
+        return (param, *tensors)
+    return tuple(None if t is None else view_as_real(t) for t in (param, *tensors))
 
 
 def check_lr(lr):

@@ -12,7 +12,7 @@ Per parameter, in torch's order and with torch's in-place operators:
 from .._functional import zeros, zeros_like
 from ..autograd.grad_mode import no_grad
 from ..c10.memory_format import preserve_format
-from .optimizer import Optimizer, check_lr
+from .optimizer import Optimizer, check_lr, view_as_real_if_complex
 
 __all__ = ["RMSprop"]
 
@@ -55,7 +55,8 @@ class RMSprop(Optimizer):
 
 
 def _single_tensor_rmsprop(params, states, group):
-    """One parameter at a time, torch's operators in torch's order (real parameters, not capturable)."""
+    """One parameter at a time, torch's operators in torch's order; a complex parameter through
+    real views after the weight decay, as torch's."""
     lr, alpha, eps, momentum = group["lr"], group["alpha"], group["eps"], group["momentum"]
     for param, state in zip(params, states):
         grad = -param.grad if group["maximize"] else param.grad
@@ -63,16 +64,16 @@ def _single_tensor_rmsprop(params, states, group):
         state["step"] += 1
         if group["weight_decay"] != 0:
             grad = grad.add(param, alpha=group["weight_decay"])
+        param, grad, square_avg, grad_avg, buf = view_as_real_if_complex(
+            param, grad, square_avg, state.get("grad_avg"), state.get("momentum_buffer"))
         square_avg.mul_(alpha).addcmul_(grad, grad, value=1 - alpha)
         if group["centered"]:
-            grad_avg = state["grad_avg"]
             grad_avg.lerp_(grad, 1 - alpha)
             avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
         else:
             avg = square_avg.sqrt()
         avg = avg.add_(eps)
         if momentum > 0:
-            buf = state["momentum_buffer"]
             buf.mul_(momentum).addcdiv_(grad, avg)
             param.add_(buf, alpha=-lr)
         else:

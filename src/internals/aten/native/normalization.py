@@ -13,6 +13,7 @@ grad_input = invstd · (g − mean(g) − x̂ · mean(g · x̂)), the means take
 import math
 
 from ...c10 import scalar_type as st
+from ...c10.memory_format import channels_last, suggest_memory_format
 from ...c10.tensor_impl import strided
 from ..dispatcher import call
 from .convolution import keep_channels_last
@@ -67,7 +68,15 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         mean, invstd = to(running_mean, compute), _inverse_std(to(running_var, compute), eps)
         save_mean = save_invstd = empty((0,), dtype=compute, device=input.device)
     out = _affine(_normalize(x, mean, invstd, shape), weight, bias, shape)
-    return keep_channels_last(to(out, input.dtype), input), save_mean, save_invstd
+    return _in_suggested_layout(to(out, input.dtype), input), save_mean, save_invstd
+
+
+def _in_suggested_layout(out, input):
+    """torch allocates the output in the input's suggested memory format: channels-last for a
+    channels-last input, contiguous for any other layout (a transposed input included)."""
+    if input.dim() == 4 and suggest_memory_format(input.shape, input.stride()) is channels_last:
+        return keep_channels_last(out, input)
+    return contiguous(out)
 
 
 def _inverse_std(var, eps):
@@ -157,6 +166,8 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     out = _normalize(x, mean, rstd)
     out = out if weight is None else _mul(out, to(weight, compute))
     out = out if bias is None else call("add.Tensor", out, to(bias, compute))
+    if input.numel() == 0:      # an empty input counts as contiguous in any layout; torch's output is laid out afresh
+        out = call("empty.memory_format", list(input.shape), dtype=compute, device=input.device)
     return to(out, input.dtype), mean, rstd
 
 

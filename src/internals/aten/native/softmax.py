@@ -44,8 +44,18 @@ def log_softmax(x, dim, dtype=None):
     if x.dim() == 0:
         return cast_like(dispatcher.call("sub.Tensor", x, x), out_dtype)
     shifted = _shifted(x, d)
-    log_sum = dispatcher.call("log", _sum(dispatcher.call("exp", shifted), d))
+    keep = _rounder(x.dtype, out_dtype, d == x.dim() - 1)
+    log_sum = keep(dispatcher.call("log", keep(_sum(dispatcher.call("exp", shifted), d))))
     return fresh_contiguous(cast_like(dispatcher.call("sub.Tensor", shifted, log_sum), out_dtype))
+
+
+def _rounder(compute_dtype, out_dtype, last_dim):
+    """Along the last dim, torch's log-softmax kernel (``_vec_log_softmax_lastdim``) keeps each
+    row's sum of exponentials, then its log, in the input's dtype; a float16 or bfloat16 input
+    rounds there twice before the float32 subtraction. Elsewhere intermediates stay float32."""
+    if compute_dtype is out_dtype or not last_dim:
+        return lambda t: t
+    return lambda t: cast_like(cast_like(t, out_dtype), compute_dtype)
 
 
 def _shifted(x, d):

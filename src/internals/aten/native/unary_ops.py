@@ -14,7 +14,7 @@ from ...c10 import scalar_type as st
 from .. import dispatcher
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig
 from . import scalar_ops as ops
-from .copy import contiguous
+from .copy import cast_like, contiguous
 from .dispatch_stub import loops
 from .elementwise import binary_loop, unary
 from .resize import resize_output
@@ -81,6 +81,22 @@ def _float_only(x, kernel):
         raise _not_implemented(kernel, x)
 
 
+def _in_opmath(compute, *tensors):
+    """``compute`` over float16/bfloat16 tensors widened to float32, its result rounded once.
+
+    torch's activation kernels (``cpu/Activation.cpp``) load reduced floats into float32 vectors,
+    run the whole formula there and store once; composed of float16 operators, every step would
+    round. Mixed dtypes compute as they are."""
+    dtype = tensors[0].dtype
+    if not dtype.is_reduced_float or any(t.dtype is not dtype for t in tensors):
+        return compute(*tensors)
+    return cast_like(compute(*(cast_like(t, st.float32) for t in tensors)), dtype)
+
+
+def _store(result, out):
+    return result if out is None else dispatcher.call("copy_", out, result)
+
+
 def gelu(x, *, approximate="none", out=None):
     if approximate not in ("none", "tanh"):
         raise RuntimeError("approximate argument must be either none or tanh.")
@@ -96,6 +112,10 @@ def gelu_(x, *, approximate="none"):
 # written here with operators called below autograd, so that a dispatch mode sees only their name.
 def gelu_backward(grad_output, self, *, approximate="none"):
     """d/dx x Phi(x) = Phi(x) + x phi(x); with approximate="tanh", the derivative of that fit."""
+    return _in_opmath(lambda g, x: _gelu_backward(g, x, approximate), grad_output, self)
+
+
+def _gelu_backward(grad_output, self, approximate):
     if approximate == "tanh":
         k = math.sqrt(2 / math.pi)
         t = (k * (self + 0.044715 * self * self * self)).tanh()
@@ -108,14 +128,18 @@ def gelu_backward(grad_output, self, *, approximate="none"):
 
 def silu_backward(grad_output, self):
     """d/dx x sigmoid(x) = sigmoid(x) (1 + x (1 - sigmoid(x)))."""
-    s = self.sigmoid()
-    return grad_output * s * (1 + self * (1 - s))
+    def formula(grad, x):
+        s = x.sigmoid()
+        return grad * s * (1 + x * (1 - s))
+    return _in_opmath(formula, grad_output, self)
 
 
 def softplus_backward(grad_output, self, beta, threshold):
     """sigmoid(beta x), or 1 past the threshold, where softplus is the identity."""
-    z = (self * beta).exp()
-    return dispatcher.call("where.self", self * beta > threshold, grad_output, grad_output * z / (z + 1))
+    def formula(grad, x):
+        z = (x * beta).exp()
+        return dispatcher.call("where.self", x * beta > threshold, grad, grad * z / (z + 1))
+    return _in_opmath(formula, grad_output, self)
 
 
 def silu(x):
@@ -518,9 +542,11 @@ def relu6_(x):
 def elu(x, alpha=1, scale=1, input_scale=1, *, out=None):
     """x·scale where x > 0, else expm1(x·input_scale)·alpha·scale (``elu_kernel``)."""
     _float_only(x, "elu_cpu")
-    negative = _mul(_call("expm1", _mul(x, input_scale)), alpha * scale)
-    result = _call("where.self", _call("gt.Scalar", x, 0), _mul(x, scale), negative)
-    return result if out is None else _call("copy_", out, result)
+
+    def formula(x):
+        negative = _mul(_call("expm1", _mul(x, input_scale)), alpha * scale)
+        return _call("where.self", _call("gt.Scalar", x, 0), _mul(x, scale), negative)
+    return _store(_in_opmath(formula, x), out)
 
 
 def elu_(x, alpha=1, scale=1, input_scale=1):
@@ -535,12 +561,15 @@ def elu_backward(grad_output, alpha, scale, input_scale, is_result, self_or_resu
                            "supported. This is caused by calling in-place forward function with a negative slope, "
                            "please call out-of-place version instead.")
     _float_only(self_or_result, "elu_backward_cpu")
-    negcoef, scaled = alpha * scale, _mul(grad_output, input_scale)
-    if is_result:
-        negative = _call("mul.Tensor", scaled, _call("add.Tensor", self_or_result, wrap_scalar(negcoef)))
-    else:
-        negative = _call("mul.Tensor", _mul(scaled, negcoef), _call("exp", _mul(self_or_result, input_scale)))
-    return _call("where.self", _call("le.Scalar", self_or_result, 0), negative, _mul(grad_output, scale))
+
+    def formula(grad, x):
+        negcoef, scaled = alpha * scale, _mul(grad, input_scale)
+        if is_result:
+            negative = _call("mul.Tensor", scaled, _call("add.Tensor", x, wrap_scalar(negcoef)))
+        else:
+            negative = _call("mul.Tensor", _mul(scaled, negcoef), _call("exp", _mul(x, input_scale)))
+        return _call("where.self", _call("le.Scalar", x, 0), negative, _mul(grad, scale))
+    return _in_opmath(formula, grad_output, self_or_result)
 
 
 # torch's SELU constants (Activation.cpp), as the paper's closed forms evaluated to double
@@ -594,8 +623,7 @@ def _relu6_of_shifted(x):
 def hardsigmoid(x, *, out=None):
     """min(max(x + 3, 0), 6) / 6 (``hardsigmoid_kernel``)."""
     _float_only(x, "hardsigmoid_cpu")
-    result = _call("div.Tensor", _relu6_of_shifted(x), wrap_scalar(6))
-    return result if out is None else _call("copy_", out, result)
+    return _store(_in_opmath(lambda x: _call("div.Tensor", _relu6_of_shifted(x), wrap_scalar(6)), x), out)
 
 
 def hardsigmoid_(x):
@@ -616,8 +644,10 @@ def hardsigmoid_backward(grad_output, self):
 def hardswish(x, *, out=None):
     """x · min(max(x + 3, 0), 6) / 6 (``hardswish_kernel``)."""
     _float_only(x, "hardswish_cpu")
-    result = _call("div.Tensor", _call("mul.Tensor", x, _relu6_of_shifted(x)), wrap_scalar(6))
-    return result if out is None else _call("copy_", out, result)
+
+    def formula(x):
+        return _call("div.Tensor", _call("mul.Tensor", x, _relu6_of_shifted(x)), wrap_scalar(6))
+    return _store(_in_opmath(formula, x), out)
 
 
 def hardswish_(x):
@@ -628,10 +658,12 @@ def hardswish_backward(grad_output, self):
     """0 at and below -3, grad · (x / 3 + 1/2) below 3, grad elsewhere, NaN included (torch 2.13's
     ``hardswish_backward_kernel``; the two ends are where its derivative formula puts them)."""
     _float_only(self, "hardswish_backward_cpu")
-    ramp = _call("mul.Tensor", grad_output,
-                 _call("add.Tensor", _call("div.Tensor", self, wrap_scalar(3)), wrap_scalar(0.5)))
-    upper = _where(_call("lt.Scalar", self, 3), ramp, grad_output)
-    return _where(_call("le.Scalar", self, -3), _zero_like(grad_output), upper)
+
+    def formula(grad, x):
+        ramp = _call("mul.Tensor", grad, _call("add.Tensor", _call("div.Tensor", x, wrap_scalar(3)), wrap_scalar(0.5)))
+        upper = _where(_call("lt.Scalar", x, 3), ramp, grad)
+        return _where(_call("le.Scalar", x, -3), _zero_like(grad), upper)
+    return _in_opmath(formula, grad_output, self)
 
 
 def _shrink_kept(x, lambd):
@@ -702,8 +734,7 @@ def threshold_(x, threshold, value):
 def mish(x, *, out=None):
     """x · tanh(log1p(exp(x))) (``mish_kernel``)."""
     _float_only(x, "mish_cpu")
-    result = _call("mul.Tensor", x, _call("tanh", _call("log1p", _call("exp", x))))
-    return result if out is None else _call("copy_", out, result)
+    return _store(_in_opmath(lambda x: _call("mul.Tensor", x, _call("tanh", _call("log1p", _call("exp", x)))), x), out)
 
 
 def mish_(x):
@@ -713,11 +744,13 @@ def mish_(x):
 def mish_backward(grad_output, self):
     """grad · (t + x · σ(x) · (1 - t²)) with t = tanh(softplus(x)) (``mish_backward_kernel``);
     with these operators it is also the formula torch differentiates again."""
-    sigmoid = _call("sigmoid", self)
-    t = _call("tanh", _call("log1p", _call("exp", self)))
-    slope = _call("rsub.Scalar", _call("mul.Tensor", t, t), 1)
-    inner = _call("add.Tensor", t, _call("mul.Tensor", _call("mul.Tensor", self, sigmoid), slope))
-    return _call("mul.Tensor", grad_output, inner)
+    def formula(grad, x):
+        sigmoid = _call("sigmoid", x)
+        t = _call("tanh", _call("log1p", _call("exp", x)))
+        slope = _call("rsub.Scalar", _call("mul.Tensor", t, t), 1)
+        inner = _call("add.Tensor", t, _call("mul.Tensor", _call("mul.Tensor", x, sigmoid), slope))
+        return _call("mul.Tensor", grad, inner)
+    return _in_opmath(formula, grad_output, self)
 
 
 def prelu(self, weight):

@@ -12,7 +12,8 @@ from ...aten import dispatcher
 from ...c10.grad_mode import _state as _grad_mode
 from ...c10.local_dispatch_key_set import below_ad_inplace_or_view, below_autograd
 from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_history
-from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_out_no_requires_grad,
+from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
+                                    check_out_no_requires_grad,
                                     mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
 from ..functions_manual import TensorGeometry
 from .functions import (
@@ -95,6 +96,7 @@ from .functions import (
     EluBackwardBackward0,
     EmbeddingBackward0,
     EmbeddingBagBackward0,
+    EmbeddingBagBackwardBackward0,
     EmbeddingBagDenseBackwardBackward0,
     EmbeddingDenseBackwardBackward0,
     ErfBackward0,
@@ -870,6 +872,7 @@ OPS = {
     'upsample_bilinear2d': dispatcher.find('upsample_bilinear2d'),
     'upsample_bilinear2d_backward': dispatcher.find('upsample_bilinear2d_backward'),
     '_embedding_bag': dispatcher.find('_embedding_bag'),
+    '_embedding_bag_backward': dispatcher.find('_embedding_bag_backward'),
     '_embedding_bag_dense_backward': dispatcher.find('_embedding_bag_dense_backward'),
     '_pack_padded_sequence': dispatcher.find('_pack_padded_sequence'),
 }
@@ -2067,6 +2070,8 @@ def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
 
 
 def nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(weight, 'weight', 'nll_loss_forward')
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NllLossBackward0()
@@ -2085,6 +2090,9 @@ def nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
 
 
 def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(weight, 'weight', 'nll_loss_backward')
+        check_no_requires_grad(total_weight, 'total_weight', 'nll_loss_backward')
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = NllLossBackwardBackward0()
@@ -2101,6 +2109,8 @@ def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_i
 
 
 def nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(weight, 'weight', 'nll_loss2d_forward')
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = NllLoss2DBackward0()
@@ -2119,6 +2129,9 @@ def nll_loss2d_forward(ks, self, target, weight, reduction, ignore_index):
 
 
 def nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(weight, 'weight', 'nll_loss2d_backward')
+        check_no_requires_grad(total_weight, 'total_weight', 'nll_loss2d_backward')
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = NllLoss2DBackwardBackward0()
@@ -2232,6 +2245,8 @@ def huber_loss_backward(ks, grad_output, self, target, reduction, delta):
 
 
 def binary_cross_entropy(ks, self, target, weight=None, reduction=1):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(weight, 'weight', 'binary_cross_entropy')
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = BinaryCrossEntropyBackward0()
@@ -2248,6 +2263,8 @@ def binary_cross_entropy(ks, self, target, weight=None, reduction=1):
 
 
 def binary_cross_entropy_backward(ks, grad_output, self, target, weight=None, reduction=1):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(weight, 'weight', 'binary_cross_entropy_backward')
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad or target._requires_grad):
         grad_fn = BinaryCrossEntropyBackwardBackward0()
@@ -2265,6 +2282,9 @@ def binary_cross_entropy_backward(ks, grad_output, self, target, weight=None, re
 
 
 def binary_cross_entropy_with_logits(ks, self, target, weight=None, pos_weight=None, reduction=1):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(weight, 'weight', 'binary_cross_entropy_with_logits')
+        check_no_requires_grad(pos_weight, 'pos_weight', 'binary_cross_entropy_with_logits')
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
         grad_fn = BinaryCrossEntropyWithLogitsBackward0()
@@ -4964,6 +4984,8 @@ def log_sigmoid_forward(ks, self):
 
 
 def log_sigmoid_backward(ks, grad_output, self, buffer):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(buffer, 'buffer', 'log_sigmoid_backward')
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
         grad_fn = LogSigmoidBackwardBackward0()
@@ -7320,6 +7342,9 @@ def replication_pad3d_backward(ks, grad_output, self, padding):
 
 
 def native_batch_norm(ks, input, weight, bias, running_mean, running_var, training, momentum, eps):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(running_mean, 'running_mean', 'native_batch_norm')
+        check_no_requires_grad(running_var, 'running_var', 'native_batch_norm')
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
         grad_fn = NativeBatchNormBackward0()
@@ -7409,6 +7434,9 @@ def max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride,
 
 
 def native_batch_norm_backward(ks, grad_out, input, weight, running_mean, running_var, save_mean, save_invstd, train, eps, output_mask):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(running_mean, 'running_mean', 'native_batch_norm_backward')
+        check_no_requires_grad(running_var, 'running_var', 'native_batch_norm_backward')
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or (weight is not None and weight._requires_grad) or (save_mean is not None and save_mean._requires_grad) or (save_invstd is not None and save_invstd._requires_grad)):
         grad_fn = NativeBatchNormBackwardBackward0()
@@ -7464,9 +7492,9 @@ def native_group_norm_backward(ks, grad_out, input, mean, rstd, weight, N, C, Hx
 
 def native_layer_norm_backward(ks, grad_out, input, normalized_shape, mean, rstd, weight, bias, output_mask):
     grad_fn = None
-    if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or mean._requires_grad or rstd._requires_grad or (weight is not None and weight._requires_grad)):
+    if _grad_mode.grad_enabled and (grad_out._requires_grad or input._requires_grad or mean._requires_grad or rstd._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
         grad_fn = NativeLayerNormBackwardBackward0()
-        grad_fn._next_edges = collect_next_edges(grad_out, input, mean, rstd, weight)
+        grad_fn._next_edges = collect_next_edges(grad_out, input, mean, rstd, weight, bias)
         grad_fn.grad_out_ = SavedVariable(grad_out, False)
         grad_fn.input_ = SavedVariable(input, False)
         grad_fn.normalized_shape_ = as_int_tuple(normalized_shape)
@@ -7657,6 +7685,19 @@ def _embedding_bag(ks, weight, indices, offsets, scale_grad_by_freq=False, mode=
     return result
 
 
+def _embedding_bag_backward(ks, grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad._requires_grad or (per_sample_weights is not None and per_sample_weights._requires_grad)):
+        grad_fn = EmbeddingBagBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad, per_sample_weights)
+        grad_fn.grad_ = SavedVariable(grad, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_embedding_bag_backward'].redispatch(after_autograd(ks), grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def _embedding_bag_dense_backward(ks, grad, indices, offset2bag, bag_size, maximum_indices, num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx=-1):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad._requires_grad or (per_sample_weights is not None and per_sample_weights._requires_grad)):
@@ -7671,6 +7712,8 @@ def _embedding_bag_dense_backward(ks, grad, indices, offset2bag, bag_size, maxim
 
 
 def _pack_padded_sequence(ks, input, lengths, batch_first):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(lengths, 'lengths', '_pack_padded_sequence')
     grad_fn = None
     if _grad_mode.grad_enabled and input._requires_grad:
         grad_fn = PackPaddedSequenceBackward0()
@@ -8215,6 +8258,7 @@ KERNELS = {
     'upsample_bilinear2d': upsample_bilinear2d,
     'upsample_bilinear2d_backward': upsample_bilinear2d_backward,
     '_embedding_bag': _embedding_bag,
+    '_embedding_bag_backward': _embedding_bag_backward,
     '_embedding_bag_dense_backward': _embedding_bag_dense_backward,
     '_pack_padded_sequence': _pack_padded_sequence,
 }

@@ -315,6 +315,38 @@ class Module:
         as torch's ``Module.type`` casts them."""
         return self._apply(lambda t: t.type(dst_type))
 
+    # ------------------------------------------------------------------ lookup by dotted name
+    def get_submodule(self, target):
+        """The module at ``target`` ("" is this one), walking one dotted name at a time, with
+        torch's AttributeError naming the step that fails (``nn.Module.get_submodule``)."""
+        module = self
+        for item in target.split(".") if target else []:
+            if not hasattr(module, item):
+                raise AttributeError(type(module).__name__ + " has no attribute `" + item + "`")
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                raise AttributeError("`" + item + "` is not an nn.Module")
+        return module
+
+    def _owner_and_name(self, target):
+        module_path, _, name = target.rpartition(".")
+        module = self.get_submodule(module_path)
+        if not hasattr(module, name):
+            raise AttributeError(type(module).__name__ + " has no attribute `" + name + "`")
+        return module, name
+
+    def get_parameter(self, target):
+        module, name = self._owner_and_name(target)
+        if name not in module._parameters:
+            raise AttributeError("`" + name + "` is not an nn.Parameter")
+        return module._parameters[name]
+
+    def get_buffer(self, target):
+        module, name = self._owner_and_name(target)
+        if name not in module._buffers:
+            raise AttributeError("`" + name + "` is not a buffer")
+        return module._buffers[name]
+
     # ------------------------------------------------------------------ state dict
     def state_dict(self, destination=None, prefix="", keep_vars=False):
         """Every parameter and persistent buffer by dotted name, detached unless ``keep_vars``."""
