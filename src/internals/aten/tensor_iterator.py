@@ -284,7 +284,7 @@ class TensorIterator:
                 if out is not None and not st.can_cast(wanted, out.dtype):
                     raise RuntimeError(f"result type {wanted.torch_name} can't be cast to the desired output "
                                        f"type {out.dtype.torch_name}")
-        if uniform is None and config.promote_inputs_to_common_dtype_ and self.device is not None \
+        if uniform is not common and config.promote_inputs_to_common_dtype_ and self.device is not None \
                 and self.device.type == "cpu":
             # The CPU replaces such an input by ``x.to(common)``: a dense copy. The output's layout
             # is computed from the copies, and can differ from the original's: x of shape (1, 1, 2)
@@ -472,7 +472,7 @@ def _cast(x, dtype):
 def _copy_kernels():
     """``native/copy.py``, imported on first use: copy_ is itself built on TensorIterator. (Once:
     a relative import in a function runs importlib's Python code on every call.)"""
-    from .native import copy
+    from .native import copy  # a real cycle: copy_ is built on TensorIterator
     return copy
 
 

@@ -467,8 +467,14 @@ class _MultiProcessingDataLoaderIter:
             with signal_handling.waiting():
                 return True, self._data_queue.get(timeout=timeout)
         except Exception as e:
-            failed = [w for worker_id, w in enumerate(self._workers)
-                      if self._workers_status[worker_id] and not w.is_alive()]
+            failed = self._dead_workers()
+            if not failed and not isinstance(e, queue.Empty):
+                # A connection reset by a worker still exiting: the kernel closes its sockets
+                # before waitpid sees it gone. A moment later it is seen dead.
+                for worker_id, w in enumerate(self._workers):
+                    if self._workers_status[worker_id]:
+                        w.join(timeout=0.05)
+                failed = self._dead_workers()
             for w in failed:
                 self._mark_worker_as_unavailable(self._workers.index(w))
             signal_handling._forget_pids(id(self), [w.pid for w in failed])
@@ -478,6 +484,9 @@ class _MultiProcessingDataLoaderIter:
             if isinstance(e, queue.Empty):
                 return False, None
             raise
+
+    def _dead_workers(self):
+        return [w for worker_id, w in enumerate(self._workers) if self._workers_status[worker_id] and not w.is_alive()]
 
     def _mark_worker_as_unavailable(self, worker_id, shutdown=False):
         """Tell the worker to stop (``None`` on its index queue) and send it nothing more."""
