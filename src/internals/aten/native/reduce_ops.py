@@ -4,13 +4,22 @@
 The input's dims split into kept (outer) and reduced (inner) ones; the output is contiguous
 over the kept dims (``keepdim=True`` keeps the reduced ones as size 1). Integer and bool sums
 and products accumulate in int64, as torch's do.
+
+The reductions torch declares structured are declared so here: a meta step (the checks, the
+output dtype, and ``make_reduction``: the output allocated, or ``out=`` checked and resized)
+and an impl step (the reduce loop run into that output, ``reduce_into``). ``structured``
+makes the out= kernel the YAML names; the functional overloads are derived from it.
 """
 
+import builtins
+import itertools
 import math
+from collections import namedtuple
 
 import numpy as np
 
 from ...c10 import scalar_type as st
+from ...c10.tensor_impl import contiguous_strides
 from ...c10.wrap_dim import wrap_dim
 from ...return_types import return_type
 from .. import dispatcher
@@ -18,6 +27,8 @@ from ..tensor_iterator import TensorIterator
 from . import scalar_ops as ops
 from .copy import cast_like, to
 from .dispatch_stub import loops
+from .resize import resize_output
+from .structured import structured, structured_variant
 from .tensor_factories import empty, wrap_scalar
 
 
@@ -48,24 +59,29 @@ def _out_shape(x, dims, keepdim):
     return tuple(1 if d in dims else n for d, n in enumerate(x.shape) if keepdim or d not in dims)
 
 
-def _reduce(op, x, dims, keepdim, out_dtype, name):
+def _reduce(op, x, dims, keepdim, out_dtype, name, out=None):
+    """The reduce loop of ``op`` over ``dims``, into ``out`` when it can take the loop's writes
+    (contiguous, of the result's dtype), else into a fresh tensor that is then copied to it."""
     given, dims = dims, normalize_dims(dims, x.dim())
     if op in (ops.AMAX, ops.AMIN, ops.ARGMAX, ops.ARGMIN) and x.numel() == 0:
         zero_dim = _first_empty_dim(x, given, dims, name)
         if zero_dim is None:
-            return empty(_out_shape(x, dims, keepdim), dtype=out_dtype, device=x.device)
+            return out if out is not None else empty(_out_shape(x, dims, keepdim), dtype=out_dtype, device=x.device)
         raise IndexError(f"{name}(): Expected reduction dim {zero_dim} to have non-zero size.")
-    out = empty(_out_shape(x, dims, keepdim), dtype=out_dtype, device=x.device)
+    direct = out is not None and out.dtype is out_dtype and out._impl.is_contiguous()
+    result = out if direct else empty(_out_shape(x, dims, keepdim), dtype=out_dtype, device=x.device)
     arg = op in (ops.ARGMAX, ops.ARGMIN)
     # As ``make_reduction``: the input is cast to the dtype the loop accumulates in first.
     xc = cast_like(x, st.opmath_type(x.dtype) if arg else _accumulate_dtype(x.dtype, out_dtype))
+    reduce = loops(x.device, "reduce")
     if arg:
-        it = TensorIterator.reduce_op(out, xc, dims, out_dtype=st.int64, in_memory_order=False)
-        reduce = loops(x.device, "reduce")
-        return it.for_each(lambda buffers, *geometry: reduce.arg_reduce_loop(op, *buffers, *geometry))
-    it = TensorIterator.reduce_op(out, xc, dims)
-    init = np.dtype(xc.dtype.numpy_type).type(1 if op == ops.PROD else 0)
-    return it.for_each(lambda buffers, *geometry: loops(x.device, "reduce").reduce_loop(op, *buffers, init, *geometry))
+        it = TensorIterator.reduce_op(result, xc, dims, out_dtype=st.int64, in_memory_order=False)
+        it.for_each(lambda buffers, *geometry: reduce.arg_reduce_loop(op, *buffers, *geometry))
+    else:
+        it = TensorIterator.reduce_op(result, xc, dims)
+        init = np.dtype(xc.dtype.numpy_type).type(1 if op == ops.PROD else 0)
+        it.for_each(lambda buffers, *geometry: reduce.reduce_loop(op, *buffers, init, *geometry))
+    return result if out is None or direct else dispatcher.call("copy_", out, result)
 
 
 def _first_empty_dim(x, given, dims, name):
@@ -89,18 +105,161 @@ def _sum_dtype(x, dtype):
     return st.int64 if x.dtype.category <= st.INTEGRAL else x.dtype      # bool and integers: int64
 
 
-def sum(x, dim=None, keepdim=False, *, dtype=None):
-    return _reduce(ops.SUM, x, dim, keepdim, _sum_dtype(x, dtype), "sum")
+# ---------------------------------------------------------------- meta and impl helpers
+# What a reduction's meta step hands its impl step: the output, the input as the impl reads it
+# (an alias taken before ``out`` was resized, when the two share memory), the reduced dims.
+Reduction = namedtuple("Reduction", "result self dims keepdim shares_memory")
+
+
+def make_reduction(out, self, dim, keepdim, dtype):
+    """``resize_reduction`` (``ReduceOpsUtils.h``), the meta step's last: the output's shape
+    from the reduced dims, allocated in ``dtype``, or ``out`` checked against it (dtype and
+    device, in the words of torchgen's ``check_inplace``) and resized to it, contiguous."""
+    dims = normalize_dims(dim, self.dim())
+    shape = _out_shape(self, dims, keepdim)
+    if out is None:
+        return Reduction(empty(shape, dtype=dtype, device=self.device), self, dims, keepdim, False)
+    if out.dtype is not dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {st.type_meta_name(dtype)}, "
+                           f"but got {st.type_meta_name(out.dtype)} instead")
+    if out.device != self.device:
+        raise RuntimeError(f"Expected out tensor to have device {self.device}, but got {out.device} instead")
+    shared = _shares_memory(out._impl, self._impl)
+    if shared and self._impl is not out._impl:
+        self = dispatcher.call("alias", self)      # the input as it was, before out is resized
+    if resize_output(out, shape):
+        out._impl.strides = contiguous_strides(shape)
+    return Reduction(out, self, dims, keepdim, shared)
+
+
+def reduce_into(r, compute, identity, reads_all_first=False, resize_again=False):
+    """The impl step's loop: ``compute(x, dims, keepdim, out)`` reduces into ``r.result``.
+
+    torch's reduce kernels accumulate in the output itself, first filled with the identity, and
+    nothing checks it against the input (``sum(x, 0, out=x[0])`` runs): an input that shares
+    its memory is read part-way written. ``cascade_sum`` (sum, nansum, mean) reads the whole
+    input before it writes (``reads_all_first``); ``binary_kernel_reduce`` (prod, amax, amin)
+    writes each output element before it reads the next one's inputs. ``out`` that *is* the
+    input was resized with it, and what is read then is the identity written into it;
+    ``resize_again``: mean's ``sum_out`` resizes that ``out`` once more."""
+    out = r.result
+    if not r.shares_memory:
+        return compute(r.self, r.dims, r.keepdim, out)
+    dispatcher.call("fill_.Scalar", out, _identity(identity, out.dtype))
+    if reads_all_first or r.self._impl is out._impl:
+        value = compute(r.self, r.dims, r.keepdim, None)
+        if resize_again:
+            resize_output(out, value.shape)
+        return dispatcher.call("copy_", out, value)
+    kept = [d for d in range(r.self.dim()) if d not in r.dims]
+    slices = dispatcher.call("permute", r.self, kept + list(r.dims))
+    inner = list(range(len(r.dims)))
+    for index in itertools.product(*(range(r.self.shape[d]) for d in kept)):
+        value = compute(_select(slices, index), inner, False, None)
+        where = iter(index)
+        out_index = [0 if d in r.dims else next(where) for d in range(r.self.dim())] if r.keepdim else index
+        dispatcher.call("copy_", _select(out, out_index), value)
+    return out
+
+
+def _shares_memory(a, b):
+    """The two views' byte ranges in one storage meet (whether or not an element is shared)."""
+    if a.storage is not b.storage or a.numel() == 0 or b.numel() == 0:
+        return False
+
+    def span(t):
+        lo = t.storage_offset + builtins.sum(builtins.min(0, (n - 1) * s) for n, s in zip(t.sizes, t.strides))
+        hi = t.storage_offset + builtins.sum(builtins.max(0, (n - 1) * s) for n, s in zip(t.sizes, t.strides))
+        return lo * t.dtype.itemsize, (hi + 1) * t.dtype.itemsize
+    (a0, a1), (b0, b1) = span(a), span(b)
+    return a0 < b1 and b0 < a1
+
+
+def _identity(value, dtype):
+    """The value the output is filled with: a number, or the dtype's extremes (amax's, amin's)."""
+    if not isinstance(value, str):
+        return value
+    lowest = value == "lowest"
+    if dtype.is_floating_point:
+        return -math.inf if lowest else math.inf
+    if dtype is st.bool_:
+        return not lowest
+    info = np.iinfo(dtype.numpy_type)
+    return int(info.min if lowest else info.max)
+
+
+def _select(t, index):
+    for i in index:
+        t = dispatcher.call("select.int", t, 0, i)
+    return t
+
+
+def _loop(op, name, dtype):
+    """A ``compute`` for ``reduce_into``: the reduce loop of ``op``, in ``dtype``."""
+    return lambda x, dims, keepdim, out: _reduce(op, x, dims, keepdim, dtype, name, out)
+
+
+# ---- sum and prod: TORCH_META_FUNC2(sum, dim_IntList), TORCH_META_FUNC2(prod, dim_int)
+def _from_optional(self, dtype, out):
+    """``infer_dtype_from_optional``: the dtype asked for, else ``out``'s, else the input's
+    (integers and bool widened to int64)."""
+    if dtype is None and out is not None:
+        return out.dtype
+    return _sum_dtype(self, dtype)
+
+
+def meta_sum(out, self, dim, keepdim=False, *, dtype=None):
+    return make_reduction(out, self, dim, keepdim, _from_optional(self, dtype, out))
+
+
+def impl_sum(r, self, dim, keepdim=False, *, dtype=None):
+    return reduce_into(r, _loop(ops.SUM, "sum", r.result.dtype), 0, reads_all_first=True)
+
+
+sum_out = structured(meta_sum, impl_sum)      # and from it sum.dim_IntList
+_sum = structured_variant(sum_out, inplace=False)
+
+
+def sum(x, *, dtype=None):
+    """``sum`` of every element: the structured kernel over no dims."""
+    return _sum(x, None, False, dtype=dtype)
+
+
+def meta_prod(out, self, dim, keepdim=False, *, dtype=None):
+    return make_reduction(out, self, dim, keepdim, _from_optional(self, dtype, out))
+
+
+def impl_prod(r, self, dim, keepdim=False, *, dtype=None):
+    return reduce_into(r, _loop(ops.PROD, "prod", r.result.dtype), 1)
+
+
+prod_out = structured(meta_prod, impl_prod)   # and from it prod.dim_int
+_prod = structured_variant(prod_out, inplace=False)
+
+
+def prod(x, *, dtype=None):
+    """``prod`` of every element: the structured kernel over every dim."""
+    return _prod(x, None, False, dtype=dtype)
+
+
+def nansum_out(self, dim=None, keepdim=False, *, dtype=None, out=None):
+    """``nansum_out`` (ReduceOps.cpp; not structured): sum with NaN read as zero. torch's kernel
+    dispatches on floating types only, while an integer tensor, which holds no NaN, is summed as
+    it is; ``out`` must have the result's dtype."""
+    if self.dtype.is_complex:
+        raise RuntimeError(f"nansum on {self.device.type.upper()} does not support complex inputs")
+    r = make_reduction(out, self, dim, keepdim, _sum_dtype(self, dtype))
+    return reduce_into(r, lambda x, dims, keepdim, out: _reduce(
+        ops.SUM, _nan_as_zero(x), dims, keepdim, r.result.dtype, "nansum", out), 0, reads_all_first=True)
+
+
+def _nan_as_zero(x):
+    """torch's kernel reads each NaN as it loads it as a zero."""
+    return dispatcher.call("nan_to_num", x, 0.0, math.inf, -math.inf) if x.dtype.is_floating_point else x
 
 
 def nansum(x, dim=None, keepdim=False, *, dtype=None):
-    """sum with NaN read as zero; torch's kernel dispatches on floating types only, while an
-    integer tensor, which holds no NaN, is summed as it is (``nansum_out`` in ReduceOps.cpp)."""
-    if x.dtype.is_complex:
-        raise RuntimeError(f"nansum on {x.device.type.upper()} does not support complex inputs")
-    if x.dtype.is_floating_point:     # torch's kernel reads each NaN as it loads it as a zero
-        x = dispatcher.call("nan_to_num", x, 0.0, math.inf, -math.inf)
-    return _reduce(ops.SUM, x, dim, keepdim, _sum_dtype(x, dtype), "nansum")
+    return nansum_out(x, dim, keepdim, dtype=dtype)
 
 
 def nanmean(x, dim=None, keepdim=False, *, dtype=None):
@@ -113,31 +272,62 @@ def nanmean(x, dim=None, keepdim=False, *, dtype=None):
     return dispatcher.call("div.Tensor", dispatcher.call("nansum", x, dim, keepdim, dtype=dtype), count)
 
 
-def prod(x, dim=None, keepdim=False, *, dtype=None):
-    return _reduce(ops.PROD, x, dim, keepdim, _sum_dtype(x, dtype), "prod")
+# ---- mean: TORCH_META_FUNC2(mean, dim), TORCH_IMPL_FUNC(mean_out)
+def _floating(dtype):
+    return dtype.is_floating_point or dtype.is_complex
 
 
-def mean(x, dim=None, keepdim=False, *, dtype=None):
-    out_dtype = dtype or x.dtype
-    if out_dtype.category <= st.INTEGRAL:
+def meta_mean(out, self, dim, keepdim=False, *, dtype=None):
+    """The input's dtype (or the one asked for) must be floating; without one asked for, a
+    floating ``out`` is the result's dtype, and another ``out`` cannot take a floating result."""
+    in_dtype = dtype or self.dtype
+    if in_dtype.category <= st.INTEGRAL:
         which = "Optional" if dtype else "Input"
         raise RuntimeError(f"mean(): could not infer output dtype. {which} dtype must be either a floating point "
-                           f"or complex dtype. Got: {out_dtype.torch_name}")
-    dims = normalize_dims(dim, x.dim())
-    count = 1
-    for d in dims:
-        count *= x.shape[d]
-    # float16/bfloat16 sum and divide in float32 (torch's op-math type), then round once: a float16
-    # sum of 100 x 1000. would overflow to inf before the division brought it back in range.
-    compute = st.float32 if out_dtype.is_reduced_float else out_dtype
-    total = _reduce(ops.SUM, x, dims, keepdim, compute, "mean")
-    if count:
-        total = dispatcher.call("div_.Tensor", total, wrap_scalar(count))
-    else:
-        total = dispatcher.call("fill_.Scalar", total, float("nan"))
-    return to(total, out_dtype)
+                           f"or complex dtype. Got: {in_dtype.torch_name}")
+    if dtype is None and out is not None:
+        if not _floating(out.dtype):
+            raise RuntimeError(f"result type {in_dtype.torch_name} can't be cast to the desired output type "
+                               f"{out.dtype.torch_name}")
+        in_dtype = out.dtype
+    return make_reduction(out, self, dim, keepdim, in_dtype)
 
 
+def _mean_values(dtype):
+    """The sum, then divided by the count; float16/bfloat16 sum and divide in float32 (torch's
+    op-math type), then round once: a float16 sum of 100 x 1000. would overflow to inf before
+    the division brought it back in range."""
+    compute = st.float32 if dtype.is_reduced_float else dtype
+
+    def values(x, dims, keepdim, out):
+        count = 1
+        for d in dims:
+            count *= x.shape[d]
+        total = _reduce(ops.SUM, x, dims, keepdim, compute, "mean", out if compute is dtype else None)
+        if count:
+            total = dispatcher.call("div_.Tensor", total, wrap_scalar(count))
+        else:
+            total = dispatcher.call("fill_.Scalar", total, float("nan"))
+        if out is None:
+            return to(total, dtype)
+        return total if total is out else dispatcher.call("copy_", out, total)
+    return values
+
+
+def impl_mean(r, self, dim, keepdim=False, *, dtype=None):
+    return reduce_into(r, _mean_values(r.result.dtype), 0, reads_all_first=True, resize_again=True)
+
+
+mean_out = structured(meta_mean, impl_mean)   # and from it mean.dim
+_mean = structured_variant(mean_out, inplace=False)
+
+
+def mean(x, *, dtype=None):
+    """``mean`` of every element: the structured kernel over no dims."""
+    return _mean(x, None, False, dtype=dtype)
+
+
+# ---- amax and amin: TORCH_META_FUNC(amax), TORCH_META_FUNC(amin)
 def _check_not_all_of_empty(name, x):
     """A max or min over every dim of an empty tensor: no dim was named, so torch says so.
     (Naming a zero-size dim is an IndexError, raised by ``_reduce``.)"""
@@ -146,18 +336,39 @@ def _check_not_all_of_empty(name, x):
                            "Specify the reduction dim with the 'dim' argument.")
 
 
-def amax(x, dim=(), keepdim=False):
+def _meta_extreme(name, kernel, out, self, dim, keepdim):
+    """amax's and amin's meta: ``out`` has the input's dtype, checked first; a reduction over
+    every dim of an empty input, a complex input, a named dim of size 0 are refused."""
+    if out is not None and out.dtype is not self.dtype:
+        raise RuntimeError(f"Expected the dtype for input and out to match, but got {self.dtype.torch_name} for "
+                           f"input's dtype and {out.dtype.torch_name} for out's dtype.")
     if dim is None or (not isinstance(dim, int) and len(dim) == 0):
-        _check_not_all_of_empty("amax", x)
-    _not_complex(x, "max_values_cpu")
-    return _reduce(ops.AMAX, x, dim, keepdim, x.dtype, "amax")
+        _check_not_all_of_empty(name, self)
+    _not_complex(self, kernel)
+    zero_dim = _first_empty_dim(self, dim, normalize_dims(dim, self.dim()), name) if self.numel() == 0 else None
+    if zero_dim is not None:
+        raise IndexError(f"{name}(): Expected reduction dim {zero_dim} to have non-zero size.")
+    return make_reduction(out, self, dim, keepdim, self.dtype)
 
 
-def amin(x, dim=(), keepdim=False):
-    if dim is None or (not isinstance(dim, int) and len(dim) == 0):
-        _check_not_all_of_empty("amin", x)
-    _not_complex(x, "min_values_cpu")
-    return _reduce(ops.AMIN, x, dim, keepdim, x.dtype, "amin")
+def meta_amax(out, self, dim=(), keepdim=False):
+    return _meta_extreme("amax", "max_values_cpu", out, self, dim, keepdim)
+
+
+def impl_amax(r, self, dim=(), keepdim=False):
+    return reduce_into(r, _loop(ops.AMAX, "amax", self.dtype), "lowest")
+
+
+def meta_amin(out, self, dim=(), keepdim=False):
+    return _meta_extreme("amin", "min_values_cpu", out, self, dim, keepdim)
+
+
+def impl_amin(r, self, dim=(), keepdim=False):
+    return reduce_into(r, _loop(ops.AMIN, "amin", self.dtype), "highest")
+
+
+amax_out = structured(meta_amax, impl_amax)   # and from them amax, amin
+amin_out = structured(meta_amin, impl_amin)
 
 
 def aminmax(x, *, dim=None, keepdim=False):

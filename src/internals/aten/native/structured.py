@@ -26,17 +26,12 @@ of its functional overload (the entry of the same signature), following the entr
 ``out_rules``.
 """
 import inspect
-import itertools
-import math
 import warnings
-
-import numpy as np
 
 from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ..dispatcher import call
 from ..tensor_iterator import _overlap, assert_no_internal_overlap, check_no_overlap, output_layout
-from .reduce_ops import normalize_dims
 from .resize import resize_output
 
 __all__ = ["structured_out", "out_dtype_rule", "structured", "structured_variant"]
@@ -91,14 +86,13 @@ def _named_after(kernel, meta, suffix, out=False):
 # family's, from ``out_dtype_rule``); ``overlap: after_resize`` for the scans and sorts, whose
 # kernels check the resized ``out`` against the inputs (``cumsum(x, 0, out=x.t())`` is refused,
 # ``sum(x, 0, out=x)`` is not); ``selects_along_dim``, the dim's position among the arguments of
-# a selection along a dim (see ``_as_kernel_sees``); ``accumulates_in_out``, the identity a
-# reduction fills ``out`` with before it accumulates there, and ``reads_all_first`` when it reads
-# its whole input before writing (see ``_reduce_in_out``).
+# a selection along a dim (see ``_as_kernel_sees``). (The reductions are structured, beside
+# their loops in ``reduce_ops.py``.)
 #
 # The dtype rules: ``same`` (unary_op and clamp: TensorIterator with no cast to the outputs,
-# ``check_all_same_dtype``), ``from_out`` and ``from_out_float`` (reductions and scans compute in
-# ``out``'s dtype when no dtype is given), ``unary`` (``build_borrowing_unary_op``: the input's
-# dtype, checked first), ``nan_to_num``, ``amax`` and ``cummax`` (their own checks against the
+# ``check_all_same_dtype``), ``from_out`` (scans compute in ``out``'s dtype when no
+# dtype is given), ``unary`` (``build_borrowing_unary_op``: the input's dtype, checked first),
+# ``nan_to_num`` and ``cummax`` (their own checks against the
 # input's dtype, before anything runs), ``own`` (checked by the kernel in its own words,
 # ``_OWN_CHECKS``), and ``where``, ``cat``, ``index_select``, ``arange``.
 
@@ -159,8 +153,6 @@ def _check_overlap(rule, out, args):
 _INPUT_DTYPE_MESSAGES = {
     "unary": "Found dtype {got} but expected {want}",
     "nan_to_num": "nan_to_num: dtype of out: {got} should be same as input: {want}",
-    "amax": ("Expected the dtype for input and out to match, but got {want} for input's dtype and {got} for out's "
-             "dtype."),
     "cummax": "expected scalar_type {want} but found {got}",
 }
 
@@ -208,11 +200,11 @@ def _check_dtype(rule, name, result, out):
     want, got = result.dtype, out.dtype
     if rule in _INPUT_DTYPE_MESSAGES:
         return      # checked before the kernel ran
-    if rule in ("iterator", "from_out_float") and not st.can_cast(want, got):
+    if rule == "iterator" and not st.can_cast(want, got):
         raise RuntimeError(f"result type {want.torch_name} can't be cast to the desired output type {got.torch_name}")
     if rule == "cat" and not st.can_cast(want, got):
         raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {got.torch_name}")
-    if want is got or rule in ("iterator", "from_out_float", "cat", "from_out", "factory", "arange", "own"):
+    if want is got or rule in ("iterator", "cat", "from_out", "factory", "arange", "own"):
         return
     if rule == "same":
         raise RuntimeError(f"Found dtype {got.torch_name} but expected {want.torch_name}")
@@ -259,78 +251,12 @@ def _resize(rule, out, result, self):
 
 def _functional_kwargs(rule, args, kwargs, outs):
     """What the functional kernel gets besides the inputs: the dtype ``out`` asks for, where the
-    rule computes in it (``mean`` only from a floating input into a floating ``out``); a
-    factory's options too (its out= overload has none)."""
-    if rule in ("from_out", "from_out_float") and kwargs.get("dtype") is None:
-        dtype = outs[0].dtype
-        floating = all(d.is_floating_point or d.is_complex for d in (dtype, args[0].dtype))
-        if rule == "from_out" or floating:
-            kwargs = {**kwargs, "dtype": dtype}
+    rule computes in it (the scans); a factory's options too (its out= overload has none)."""
+    if rule == "from_out" and kwargs.get("dtype") is None:
+        kwargs = {**kwargs, "dtype": outs[0].dtype}
     elif rule in ("factory", "arange"):
         kwargs = {**kwargs, "dtype": outs[0].dtype, "device": outs[0].device}
     return kwargs
-
-
-# Reductions accumulate in ``out`` itself, filled with the identity first, and torch does not
-# check it against the input (``sum(x, 0, out=x[0])`` runs): an input sharing its memory is read
-# part-way written. ``cascade_sum`` (sum, nansum, and mean, a sum then divided in place) reads the
-# whole input into its accumulators before it writes; ``binary_kernel_reduce`` (prod, amax, amin)
-# writes each output element before it reads the next one's inputs. ``out`` that *is* the input
-# was resized with it, and what the kernel then reads is the identity it wrote. The YAML's
-# ``out_rules`` give the identity (``accumulates_in_out``) and ``reads_all_first``.
-
-
-def _shares_memory(a, b):
-    """The two views' byte ranges in one storage meet (whether or not an element is shared)."""
-    if a.storage is not b.storage or a.numel() == 0 or b.numel() == 0:
-        return False
-    def span(t):
-        lo = t.storage_offset + sum(min(0, (n - 1) * s) for n, s in zip(t.sizes, t.strides))
-        hi = t.storage_offset + sum(max(0, (n - 1) * s) for n, s in zip(t.sizes, t.strides))
-        return lo * t.dtype.itemsize, (hi + 1) * t.dtype.itemsize
-    (a0, a1), (b0, b1) = span(a), span(b)
-    return a0 < b1 and b0 < a1
-
-
-def _identity(value, dtype):
-    """The value ``out`` is filled with: a number, or the dtype's extremes (amax's, amin's)."""
-    if not isinstance(value, str):
-        return value
-    lowest = value == "lowest"
-    if dtype.is_floating_point:
-        return -math.inf if lowest else math.inf
-    if dtype is st.bool_:
-        return not lowest
-    info = np.iinfo(dtype.numpy_type)
-    return int(info.min if lowest else info.max)
-
-
-def _reduce_in_out(name, rules, functional, args, kwargs, out):
-    """The reduction of ``args[0]`` into ``out`` that overlaps it, as torch's kernels run it."""
-    x, dims = args[0], args[1] if len(args) > 1 else kwargs.pop("dim", None)
-    keepdim = args[2] if len(args) > 2 else kwargs.pop("keepdim", False)
-    call("fill_.Scalar", out, _identity(rules["accumulates_in_out"], out.dtype))
-    if rules.get("reads_all_first") or x._impl is out._impl:
-        result = functional(x, dims, keepdim, *args[3:], **kwargs)
-        if name == "mean" and x._impl is out._impl:     # mean's sum_out resizes its out again
-            resize_output(out, result.shape)
-        return call("copy_", out, result)
-    reduced = normalize_dims(dims, x.dim())
-    kept = [d for d in range(x.dim()) if d not in reduced]
-    slices = call("permute", x, kept + list(reduced))
-    rest_dims = 0 if isinstance(dims, int) else list(range(len(reduced)))
-    for index in itertools.product(*(range(x.shape[d]) for d in kept)):
-        value = functional(_select(slices, index), rest_dims, False, *args[3:], **kwargs)
-        where = iter(index)
-        out_index = [0 if d in reduced else next(where) for d in range(x.dim())] if keepdim else index
-        call("copy_", _select(out, out_index), value)
-    return out
-
-
-def _select(t, index):
-    for i in index:
-        t = call("select.int", t, 0, i)
-    return t
 
 
 def structured_out(name, functional, out_names, rule, rules=None):
@@ -338,7 +264,7 @@ def structured_out(name, functional, out_names, rule, rules=None):
     ``functional``: it takes the out= overload's arguments, the outputs by their schema names.
     ``rule`` is the dtype rule, ``rules`` the entry's ``out_rules`` (see above)."""
     rules = rules or {}
-    accumulates, after_resize = "accumulates_in_out" in rules, rules.get("overlap") == "after_resize"
+    after_resize = rules.get("overlap") == "after_resize"
     selects_at = rules.get("selects_along_dim")
 
     def out_kernel(*args, **kwargs):
@@ -349,11 +275,8 @@ def structured_out(name, functional, out_names, rule, rules=None):
             _check_input_dtype(rule, args[0], outs)
         elif rule == "own" and (message := _OWN_CHECKS[name](args[0], outs)) is not None:
             raise RuntimeError(message)
-        # a dtype given to a reduction or scan is the result's, which ``out`` must have exactly
-        checked = "exact" if rule.startswith("from_out") and kwargs.get("dtype") is not None else rule
-        in_out = accumulates and _shares_memory(outs[0]._impl, args[0]._impl)
-        if in_out and args[0]._impl is not outs[0]._impl:
-            args = (call("alias", args[0]), *args[1:])      # the input as it was, before out is resized
+        # a dtype given to a scan is the result's, which ``out`` must have exactly
+        checked = "exact" if rule == "from_out" and kwargs.get("dtype") is not None else rule
         kwargs = _functional_kwargs(rule, args, kwargs, outs)
         results = functional(*args, **kwargs)
         results = results if len(outs) > 1 else (results,)
@@ -364,8 +287,6 @@ def structured_out(name, functional, out_names, rule, rules=None):
                                    "instead")
         for out, result in zip(outs, results):
             _resize(rule, out, result, args[0])
-            if in_out:
-                return _reduce_in_out(name, rules, functional, args, kwargs, out)
             if after_resize:
                 check_no_overlap(_as_kernel_sees(selects_at, out, args, kwargs), _input_impls(args))
         if selects_at is not None and outs[0]._impl is args[0]._impl:
