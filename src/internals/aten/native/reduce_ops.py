@@ -111,10 +111,12 @@ def _sum_dtype(x, dtype):
 Reduction = namedtuple("Reduction", "result self dims keepdim shares_memory")
 
 
-def make_reduction(out, self, dim, keepdim, dtype):
+def make_reduction(out, self, dim, keepdim, dtype, reads_input_first=False):
     """``resize_reduction`` (``ReduceOpsUtils.h``), the meta step's last: the output's shape
     from the reduced dims, allocated in ``dtype``, or ``out`` checked against it (dtype and
-    device, in the words of torchgen's ``check_inplace``) and resized to it, contiguous."""
+    device, in the words of torchgen's ``check_inplace``) and resized to it, contiguous.
+    ``reads_input_first``: the impl computes its values before it writes ``out`` (argmax, any,
+    all), so an ``out`` that is the input itself is read as it was before the resize too."""
     dims = normalize_dims(dim, self.dim())
     shape = _out_shape(self, dims, keepdim)
     if out is None:
@@ -125,7 +127,7 @@ def make_reduction(out, self, dim, keepdim, dtype):
     if out.device != self.device:
         raise RuntimeError(f"Expected out tensor to have device {self.device}, but got {out.device} instead")
     shared = _shares_memory(out._impl, self._impl)
-    if shared and self._impl is not out._impl:
+    if shared and (reads_input_first or self._impl is not out._impl):
         self = dispatcher.call("alias", self)      # the input as it was, before out is resized
     if resize_output(out, shape):
         out._impl.strides = contiguous_strides(shape)
@@ -428,24 +430,51 @@ def _diff_check_shape(x, other, dim):
                                f"tensor.size({i}) = {other.shape[i]}")
 
 
-def _arg(op, name, x, dim, keepdim):
-    if x.dtype is st.bool_ or x.dtype.is_complex:
-        raise RuntimeError(f"{name}(): does not support {'bool' if x.dtype is st.bool_ else 'complex'} input")
+def _into(r, value):
+    """The impl's last step where the loop wrote elsewhere: the value copied into the output."""
+    return value if value is r.result else dispatcher.call("copy_", r.result, value)
+
+
+# ---- argmax and argmin: TORCH_META_FUNC(argmax), TORCH_IMPL_FUNC(argmax_out)
+def _meta_arg(name, out, self, dim, keepdim):
+    """No bool or complex input; an empty one needs a dim, of non-zero size; the indices are long."""
+    if self.dtype is st.bool_ or self.dtype.is_complex:
+        raise RuntimeError(f"{name}(): does not support {'bool' if self.dtype is st.bool_ else 'complex'} input")
+    if dim is None and self.numel() == 0:
+        raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
+    if dim is not None and self.numel() == 0:
+        zero_dim = _first_empty_dim(self, dim, normalize_dims(dim, self.dim()), name)
+        if zero_dim is not None:
+            raise IndexError(f"{name}(): Expected reduction dim {zero_dim} to have non-zero size.")
+    return make_reduction(out, self, dim, keepdim, st.int64, reads_input_first=True)
+
+
+def _impl_arg(op, name, r, dim, keepdim):
+    """Over every element (no dim), the flattened input's index, shaped as the output."""
     if dim is None:
-        if x.numel() == 0:
-            raise IndexError(f"{name}(): Expected reduction dim to be specified for input.numel() == 0.")
-        flat = dispatcher.call("reshape", x, [-1])
-        out = _reduce(op, flat, 0, False, st.int64, name)
-        return dispatcher.call("reshape", out, [1] * x.dim()) if keepdim else out
-    return _reduce(op, x, dim, keepdim, st.int64, name)
+        flat = dispatcher.call("reshape", r.self, [-1])
+        return _into(r, dispatcher.call("reshape", _reduce(op, flat, 0, False, st.int64, name), r.result.shape))
+    return _reduce(op, r.self, dim, keepdim, st.int64, name, None if r.shares_memory else r.result)
 
 
-def argmax(x, dim=None, keepdim=False):
-    return _arg(ops.ARGMAX, "argmax", x, dim, keepdim)
+def meta_argmax(out, self, dim=None, keepdim=False):
+    return _meta_arg("argmax", out, self, dim, keepdim)
 
 
-def argmin(x, dim=None, keepdim=False):
-    return _arg(ops.ARGMIN, "argmin", x, dim, keepdim)
+def impl_argmax(r, self, dim=None, keepdim=False):
+    return _impl_arg(ops.ARGMAX, "argmax", r, dim, keepdim)
+
+
+def meta_argmin(out, self, dim=None, keepdim=False):
+    return _meta_arg("argmin", out, self, dim, keepdim)
+
+
+def impl_argmin(r, self, dim=None, keepdim=False):
+    return _impl_arg(ops.ARGMIN, "argmin", r, dim, keepdim)
+
+
+argmax_out = structured(meta_argmax, impl_argmax)     # and from them argmax, argmin
+argmin_out = structured(meta_argmin, impl_argmin)
 
 
 def _max_min(op, arg_op, name, x, dim, keepdim):

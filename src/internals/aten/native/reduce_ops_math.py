@@ -12,15 +12,15 @@ from ...c10 import scalar_type as st
 from .. import dispatcher
 from .copy import to
 from .elementwise import where
-from .reduce_ops import normalize_dims
+from .reduce_ops import make_reduction, normalize_dims
+from .structured import structured
 from .tensor_factories import wrap_scalar
 
 
-def _bool_reduce(x, dim, keepdim, hits):
-    """``any``/``all``: count the elements that decide the answer. A uint8 input gives uint8."""
-    count = _sum(hits(x), normalize_dims(dim, x.dim()), keepdim)
-    out = dispatcher.call("gt.Scalar" if hits is _nonzero else "eq.Scalar", count, 0)
-    return to(out, st.uint8) if x.dtype is st.uint8 else out
+def _bool_reduce(x, dims, keepdim, hits):
+    """``any``/``all``: count the elements that decide the answer."""
+    count = _sum(hits(x), dims, keepdim)
+    return dispatcher.call("gt.Scalar" if hits is _nonzero else "eq.Scalar", count, 0)
 
 
 def _nonzero(x):
@@ -35,12 +35,74 @@ def _sum(x, dims, keepdim=False):
     return dispatcher.call("sum.dim_IntList", x, dims, keepdim)
 
 
-def any_(x, dim=None, keepdim=False):
-    return _bool_reduce(x, dim, keepdim, _nonzero)
+# ---- any and all: TORCH_META_FUNC2(any, dim), (any, dims), TORCH_META_FUNC(any), and all's
+def _meta_any_all(name, out, self, dim, keepdim):
+    """``check_allany_for_meta``: ``out`` must be bool or uint8, and is the result's dtype; the
+    functional result is bool, uint8 for a uint8 input."""
+    if out is not None and out.dtype not in (st.bool_, st.uint8):
+        raise RuntimeError(f"{name} only supports bool tensor for result, got: {out.dtype.torch_name}")
+    dtype = out.dtype if out is not None else st.uint8 if self.dtype is st.uint8 else st.bool_
+    return make_reduction(out, self, dim, keepdim, dtype, reads_input_first=True)
 
 
-def all_(x, dim=None, keepdim=False):
-    return _bool_reduce(x, dim, keepdim, _zero)
+def _impl_any_all(r, hits):
+    """The count of the deciding elements, compared with zero, into the output."""
+    return dispatcher.call("copy_", r.result, _bool_reduce(r.self, r.dims, r.keepdim, hits))
+
+
+def meta_any_dim(out, self, dim, keepdim=False):
+    return _meta_any_all("any", out, self, dim, keepdim)
+
+
+def impl_any_dim(r, self, dim, keepdim=False):
+    return _impl_any_all(r, _nonzero)
+
+
+def meta_any_dims(out, self, dim=None, keepdim=False):
+    return _meta_any_all("any", out, self, dim, keepdim)
+
+
+def impl_any_dims(r, self, dim=None, keepdim=False):
+    return _impl_any_all(r, _nonzero)
+
+
+def meta_any_all(out, self):
+    return _meta_any_all("any", out, self, None, False)
+
+
+def impl_any_all(r, self):
+    return _impl_any_all(r, _nonzero)
+
+
+def meta_all_dim(out, self, dim, keepdim=False):
+    return _meta_any_all("all", out, self, dim, keepdim)
+
+
+def impl_all_dim(r, self, dim, keepdim=False):
+    return _impl_any_all(r, _zero)
+
+
+def meta_all_dims(out, self, dim=None, keepdim=False):
+    return _meta_any_all("all", out, self, dim, keepdim)
+
+
+def impl_all_dims(r, self, dim=None, keepdim=False):
+    return _impl_any_all(r, _zero)
+
+
+def meta_all_all(out, self):
+    return _meta_any_all("all", out, self, None, False)
+
+
+def impl_all_all(r, self):
+    return _impl_any_all(r, _zero)
+
+
+# any.out, any.dims_out, any.all_out and all's: the functional overloads are derived from them
+any_dim_out, any_dims_out = structured(meta_any_dim, impl_any_dim), structured(meta_any_dims, impl_any_dims)
+any_all_out = structured(meta_any_all, impl_any_all)
+all_dim_out, all_dims_out = structured(meta_all_dim, impl_all_dim), structured(meta_all_dims, impl_all_dims)
+all_all_out = structured(meta_all_all, impl_all_all)
 
 
 def count_nonzero(x, dim=None):

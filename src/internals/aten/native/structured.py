@@ -7,16 +7,18 @@ allocates the output the meta function asks for; the out variant is handed ``out
 it (torchgen's generated ``structured_add_out_out::set_output_strided`` with its ``resize_out``):
 
 1. the dtype: each operator family has its own rule (a TensorIterator op casts to a wider
-   ``out``, ``mm`` wants the dtype exactly, ``sum`` computes *in* ``out``'s dtype, ...);
+   ``out``, ``mm`` wants the dtype exactly, ``cumsum`` computes *in* ``out``'s dtype, ...);
 2. the sizes: ``resize_output`` (``Resize.cpp``) resizes an ``out`` of other sizes, with a
    deprecation warning unless it had no elements; a resized ``out`` takes the strides the meta
    function computed, one that already fits keeps its own;
 3. then the values are written into it, and ``out`` itself is returned.
 
 Operators declared that way here (``structured: True`` in the YAML: the binary families in
-``binary_ops.py``) give ``structured`` a meta and an impl step: out= is the primary kernel, and
-``structured_variant`` derives the functional and in-place kernels of the entries that name it
-in ``structured_delegate:``; the TensorIterator resizes ``out`` and casts into it.
+``binary_ops.py``, the reductions in ``reduce_ops.py`` and ``reduce_ops_math.py``) give
+``structured`` a meta and an impl step: out= is the primary kernel, and ``structured_variant``
+derives the functional and in-place kernels of the entries that name it in
+``structured_delegate:``; the meta step resizes ``out`` (the TensorIterator, or a reduction's
+``make_reduction``).
 
 The others are written as one functional kernel, the meta function and the ``impl`` at once:
 their out kernel runs it and copies its result into the checked ``out`` (``copy_``, which
@@ -161,14 +163,8 @@ def _type_name(dtype):
     return f"torch.{dtype.torch_name}Tensor"
 
 
-def _bool_result(name, outs):
-    if outs[0].dtype not in (st.bool_, st.uint8):
-        return f"{name} only supports bool tensor for result, got: {outs[0].dtype.torch_name}"
-    return None
-
-
-# The dtype checks of the kernels that are not structured: (values, indices) outs, and the
-# reductions to bool; each returns the message of the first failed check, or None.
+# The dtype checks of the kernels that are not structured, with (values, indices) outs; each
+# returns the message of the first failed check, or None.
 _OWN_CHECKS = {
     "kthvalue": lambda self, outs: ("output values must be of same type as input" if outs[0].dtype is not self.dtype
                                     else "output indices must be of scalar type Long"
@@ -183,7 +179,6 @@ _OWN_CHECKS = {
                                      f"{what} output" for out, want, what in zip(outs, (self.dtype, st.int64),
                                                                                   ("values", "indices"))
                                      if out.dtype is not want), None),
-    "any": lambda self, outs: _bool_result("any", outs), "all": lambda self, outs: _bool_result("all", outs),
 }
 
 
