@@ -189,16 +189,20 @@ def test_save_and_load_keep_the_bit_both_ways():
 
 # ---------------------------------------------------------------------------------- autograd
 def test_the_conj_node_is_torchs():
-    """torch records ``ConjBackward0`` for ``_conj`` and conjugates the gradient. internals has no
-    complex autograd (a complex tensor cannot require grad), so its generated node is applied to
-    a gradient directly and compared with torch's."""
+    """torch records ``ConjBackward0`` for ``_conj`` (``ConjPhysicalBackward0``/``1`` for
+    ``_conj_physical``/``conj_physical_``) and conjugates the gradient. internals has no complex
+    autograd (a complex tensor cannot require grad), so its generated nodes are applied to a
+    gradient directly and compared with torch's."""
     leaf = torch.tensor([1 + 2j, -3j], requires_grad=True)
     node = leaf.conj().grad_fn
     assert type(node).__name__ == "ConjBackward0" == nodes.ConjBackward0.__name__
     grad, grad_t = both(lambda lib: lib.tensor([0.5 - 1j, 2 + 0.25j]))
     assert_same(nodes.ConjBackward0().apply([grad])[0], node(grad_t), **EXACT)
-    physical = torch.tensor([1 + 2j], requires_grad=True).conj_physical().grad_fn
-    assert type(physical).__name__ == nodes.ConjPhysicalBackward0.__name__
+    for ours, make in ((nodes.ConjPhysicalBackward0, lambda: leaf.conj_physical()),
+                       (nodes.ConjPhysicalBackward1, lambda: leaf.clone().conj_physical_())):
+        theirs = make().grad_fn
+        assert type(theirs).__name__ == ours.__name__
+        assert_same(ours().apply([grad])[0], theirs(grad_t), **EXACT)
 
 
 def test_a_real_tensor_records_nothing_for_conj():
