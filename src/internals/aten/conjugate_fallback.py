@@ -35,7 +35,7 @@ CONJUGATE_FALLTHROUGH = ("empty_like", "empty.out", "empty_strided", "full_like"
 def physical(t):
     """``t`` without the bit: the same storage, sizes and strides, showing the stored values.
     Not a tracked view: the fallback hands it only to kernels, below autograd."""
-    out = type(t)._from_impl(alias_impl(t, t._impl.sizes, t._impl.strides, None, None, t._impl.version_counter))
+    out = TensorBase._from_impl(alias_impl(t, t._impl.sizes, t._impl.strides, None, None, t._impl.version_counter))
     out._impl._set_conj(False)
     return out
 

@@ -475,7 +475,6 @@ OPS = {
     'alias': dispatcher.find('alias'),
     '_conj': dispatcher.find('_conj'),
     '_conj_physical': dispatcher.find('_conj_physical'),
-    'conj_physical': dispatcher.find('conj_physical'),
     'conj_physical.out': dispatcher.find('conj_physical.out'),
     'conj_physical_': dispatcher.find('conj_physical_'),
     'view_as_complex': dispatcher.find('view_as_complex'),
@@ -2507,18 +2506,6 @@ def _conj_physical(ks, self):
         grad_fn._next_edges = collect_next_edges(self)
     with below_ad_inplace_or_view():
         result = OPS['_conj_physical'].redispatch(after_autograd(ks), self)
-    if grad_fn is not None:
-        set_history(result, grad_fn)
-    return result
-
-
-def conj_physical(ks, self):
-    grad_fn = None
-    if _grad_mode.grad_enabled and self._requires_grad:
-        grad_fn = ConjPhysicalBackward1()
-        grad_fn._next_edges = collect_next_edges(self)
-    with below_ad_inplace_or_view():
-        result = OPS['conj_physical'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7922,7 +7909,6 @@ KERNELS = {
     'alias': alias,
     '_conj': _conj,
     '_conj_physical': _conj_physical,
-    'conj_physical': conj_physical,
     'conj_physical.out': conj_physical_out,
     'conj_physical_': conj_physical_,
     'view_as_complex': view_as_complex,
