@@ -24,7 +24,8 @@ from helpers import ADDRESS, NUMBER, last_digit
 import internals
 
 APIS = [
-    "torch.aminmax", "torch.as_tensor", "torch.conj", "torch.resolve_conj", "torch.sgn", "torch.equal",
+    "torch.aminmax", "torch.as_tensor", "torch.conj", "torch.resolve_conj", "torch.conj_physical",
+    "torch.sgn", "torch.equal",
     "torch.logical_and", "torch.logical_or", "torch.logical_xor", "torch.logical_not", "torch.nanmean",
     "torch.set_default_dtype", "torch.Tensor.register_post_accumulate_grad_hook", "torch.Tensor.to_sparse",
     "torch.nn.NLLLoss", "torch.nn.EmbeddingBag", "torch.nn.functional.embedding_bag", "torch.nn.Upsample",
@@ -33,8 +34,6 @@ APIS = [
     "torch.nn.utils.rnn.unpad_sequence", "torch.nn.utils.rnn.unpack_sequence", "torch.nn.init.orthogonal_",
 ]
 KNOWN = {
-    "torch.conj": "internals has no lazy conjugation: conj copies, so is_conj() is False",
-    "torch.resolve_conj": "internals has no lazy conjugation: conj copies, so is_conj() is False",
     "torch.set_default_dtype": "internals has no complex32 dtype",
     "torch.Tensor.to_sparse": "internals has no sparse CSR/BSR layouts",
 }

@@ -19,6 +19,7 @@ from . import (
 from ._tensor import Size, Tensor
 from ._tensor_str import set_printoptions
 from .amp.autocast_mode import register_autocast_kernels as _register_autocast_kernels
+from .aten.conjugate_fallback import register_conjugate_fallback as _register_conjugate_fallback
 from .aten.fallbacks import register_core_fallbacks as _register_core_fallbacks
 from .aten.native.tensor_factories import from_numpy_lifted as from_numpy
 from .aten.native.tensor_factories import tensor
@@ -65,6 +66,7 @@ def _initialize():
     _register_python_fallbacks()
     # 3. The operators of native_functions.yaml with their backend and composite kernels.
     _register_native_functions()
+    _register_conjugate_fallback()      # its fallthroughs and kernels name native operators
     # 4. The layers above the backends: ADInplaceOrView, then Autograd, then Autocast kernels.
     _register_inplace_kernels()
     _register_autograd_kernels()

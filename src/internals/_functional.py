@@ -18,8 +18,8 @@ from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
 globals().update(FUNCTIONS)
 __all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm",
                           "meshgrid", "broadcast_tensors", "numel", "as_tensor", "is_floating_point", "is_complex",
-                          "unique", "unique_consecutive", "adjoint", "atleast_1d", "atleast_2d", "atleast_3d",
-                          "tensordot", "cdist", "block_diag", "cartesian_prod"]
+                          "is_conj", "unique", "unique_consecutive", "adjoint", "atleast_1d", "atleast_2d",
+                          "atleast_3d", "tensordot", "cdist", "block_diag", "cartesian_prod"]
 
 
 def meshgrid(*tensors, indexing=None):
@@ -171,6 +171,10 @@ def is_floating_point(input):
 
 def is_complex(input):
     return input.is_complex()
+
+
+def is_conj(input):
+    return input.is_conj()
 
 
 def adjoint(input):

@@ -20,8 +20,10 @@ def _torch_dtype(torch, d):
 def from_torch(t):
     """An internals tensor with ``t``'s values, sizes, strides, offset and dtype (CPU or cuda)."""
     import torch  # torch is heavy and optional: imported only when converting
-    if t.is_conj():      # its bytes hold the unconjugated values; internals has no bit to say so
-        raise ValueError("from_torch: a tensor with the conjugate bit set; call resolve_conj() first")
+    if t.is_conj():      # its bytes hold the stored values: the same storage, and the bit set again
+        out = from_torch(t.conj())
+        out._impl._set_conj(True)
+        return out
     dtype = _TORCH_NAMES[str(t.dtype).replace("torch.", "")]
     raw = t.untyped_storage()
     data = torch.empty(raw.nbytes(), dtype=torch.uint8)
@@ -58,4 +60,4 @@ def to_torch(t):
     storage = torch.from_numpy(raw.copy()).untyped_storage()
     out = torch.empty(0, dtype=_torch_dtype(torch, t.dtype))
     out.set_(storage, t.storage_offset(), tuple(t.shape), t.stride())
-    return out
+    return out.conj() if t.is_conj() else out     # torch's lazy conjugate over the stored values

@@ -164,6 +164,9 @@ class Tensor(TensorBase):
             raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
         if self.requires_grad and is_grad_enabled() and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
+        if self.is_conj():      # the array would share the stored values, not the conjugates shown
+            raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
+                               "Use tensor.resolve_conj().numpy() instead.")
         array = self._numpy()
         dispatcher.call("detach", self)
         return array
@@ -196,7 +199,7 @@ class Tensor(TensorBase):
         return dispatcher.call("_local_scalar_dense", self)     # the operator torch's item() calls
 
     def _host_values(self):
-        t = self.cpu()
+        t = self.resolve_conj().cpu()      # the values shown, not the stored ones (torch's _tensor_str)
         if t.dtype is st.bfloat16:
             t = t.to(st.float32)
         return t._numpy()

@@ -141,8 +141,9 @@ class TensorBase:
         return self.dtype.is_complex
 
     def is_conj(self):
-        """Always False: internals has no lazy conjugate bit (``conj()`` computes, see complex_helper)."""
-        return False
+        """Whether this is a lazy conjugate view (``conj()`` of a complex tensor): its values are
+        the conjugates of its storage's (see ``aten/conjugate_fallback.py``)."""
+        return self._impl.is_conj()
 
     def untyped_storage(self):
         return self._impl.storage

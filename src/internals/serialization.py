@@ -139,6 +139,8 @@ class _Pickler(pickle._Pickler):
         storage = TypedStorage(wrap_storage=impl.storage, dtype=obj.dtype, _internal=True)
         args = (storage, impl.storage_offset, tuple(obj.shape), tuple(obj.stride()),
                 obj.requires_grad, _ORDERED_DICT())
+        if impl.is_conj():      # torch's get_tensor_metadata: the bit travels beside the stored values
+            args = (*args, {"conj": True})
         self.save_reduce(_REBUILD_TENSOR, args, obj=obj)
 
     def save(self, obj, save_persistent_id=True):
@@ -200,10 +202,10 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
 
 def _materialize_view_bits(t, metadata):
     """torch saves a conjugate or negative view as its storage plus a bit in ``metadata``
-    (``get_tensor_metadata``): the values it shows are the storage's conjugated or negated.
-    This package has no such lazy views, so the bits are applied here, into a copy."""
+    (``get_tensor_metadata``). The conjugate bit is set again (``set_tensor_metadata``); this
+    package has no negative bit, so negated values are computed into a copy."""
     if metadata and metadata.get("conj"):
-        t = t.conj_physical()
+        t._impl._set_conj(True)
     if metadata and metadata.get("neg"):
         t = t.neg()
     return t

@@ -5,8 +5,9 @@ has complex kernels here (add, sub, mul, div, neg, abs, angle, exp, log, sqrt, c
 the reductions sum/mean/prod, comparisons, the views ``real``/``imag``/``view_as_real``/
 ``view_as_complex``, ``torch.complex``, conversions to Python and NumPy, and torch's errors.
 
-Where internals differs on purpose, a test says so: it has no lazy conjugate bit (``conj()``
-computes, ``is_conj()`` is False), no complex32, and no complex autograd.
+Where internals differs on purpose, a test says so: it has no complex32 and no complex
+autograd. The lazy conjugate view (``conj()``, the conjugate bit) is tested in
+``test_conjugate_view.py``.
 """
 import contextlib
 import itertools
@@ -401,21 +402,6 @@ def test_torch_complex():
                lambda: torch.complex(torch.tensor([1.0]), torch.tensor([1.0], dtype=torch.float64)))
     error_text(lambda: internals.complex(internals.tensor([1]), internals.tensor([1])),
                lambda: torch.complex(torch.tensor([1]), torch.tensor([1])))
-
-
-def test_conj_is_computed_not_lazy():
-    """torch's ``conj()`` is a view with the conjugate bit; internals computes the conjugates:
-    the same values, but a new tensor, and ``is_conj()`` False."""
-    x, xt = pair()
-    assert_same(x.conj(), xt.conj(), **EXACT)
-    assert xt.conj().is_conj() and not x.conj().is_conj()
-    assert xt.conj()._is_view() and x.conj()._base is None
-    assert_same(x.conj().resolve_conj(), xt.conj().resolve_conj(), **EXACT)
-    real, realt = both([1.0, -2.0])
-    assert real.conj() is real and realt.conj() is realt
-    assert real.conj_physical() is real
-    with pytest.raises(ValueError, match="resolve_conj"):
-        internals.from_torch(xt.conj())
 
 
 # ---------------------------------------------------------------------------------- conversions

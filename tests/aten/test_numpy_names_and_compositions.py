@@ -4,8 +4,7 @@ operators -- ``negative``, ``absolute``, ``subtract``, ``multiply``, ``true_divi
 ``dsplit``, ``isreal``, ``is_nonzero``, ``is_same_size``, ``linalg.matrix_power``/``matrix_power``
 (repeated squaring), ``Tensor.H``/``mH``/``adjoint`` -- with ``pow.Scalar_out`` and the varargs
 ``atleast_*d``. PyTorch's OpInfo samples, then everyday programs compared with torch's results,
-nodes, warnings and errors. (A complex tensor's ``H`` is not a view here: internals has no
-conjugate bit, so ``conj`` computes.)
+nodes, warnings and errors. (A complex tensor's ``H`` is a lazy conjugate view, as torch's.)
 """
 import warnings
 

@@ -219,6 +219,10 @@ def test_every_derivative_entry_is_tested():
             make(internals.ones(2, 2, requires_grad=True))
         reached.add(node)
     reached.add(internals.ones(2, requires_grad=True).angle().grad_fn.name())
+    # The conjugation nodes: with no complex autograd no graph reaches them, so
+    # tests/aten/test_conjugate_view.py applies each to a gradient and compares with torch's node.
+    reached |= {functions.ConjBackward0.__name__, functions.ConjPhysicalBackward0.__name__,
+                functions.ConjPhysicalBackward1.__name__}
     reached |= _later_operators_nodes()
     # addcmul and addcdiv (tests/aten/test_pointwise_ops.py compares their nodes and gradients).
     from test_pointwise_ops import GRAD_CASES as POINTWISE_CASES
@@ -714,7 +718,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     not_differentiable |= {"histc", "searchsorted.Tensor", "searchsorted.Scalar", "bucketize.Tensor",
                            "bucketize.Scalar"}
     # Complex tensors cannot require grad here (no complex autograd): these have no formula.
-    not_differentiable |= {"view_as_real", "conj_physical"}
+    not_differentiable |= {"view_as_real"}
     # Sparse tensors take no part in autograd in internals: their operators have no formula.
     sparse = {"_coalesce", "_indices", "_nnz", "_to_dense", "_to_sparse", "_to_sparse.sparse_dim", "_values",
               "coalesce", "dense_dim", "indices", "is_coalesced", "sparse_dim", "to_dense", "to_sparse",
@@ -744,7 +748,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"isclose", "ger"}     # op-log parity: a mode sees what they are made of
     layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear", "conv1d",
               "conv1d.padding", "group_norm", "conv_transpose1d", "conv_transpose2d.input"}
-    complex_parts = {"real", "imag", "conj", "resolve_conj"}     # composites of complex_helper.py
+    complex_parts = {"real", "imag", "conj", "resolve_conj", "conj_physical"}     # composites of complex_helper.py
     math |= {"matmul.out", "meshgrid", "meshgrid.indexing", "fill_diagonal_"}
     math |= {"adaptive_avg_pool2d", "det", "inverse", "linalg_det", "linalg_inv", "nanmean", "one_hot", "pad",
              "resize_as_"}

@@ -295,7 +295,10 @@ def _direct_cases():
               ("aten::linalg_matrix_power.out", (square, 3), {})]
     cases = [(name, args, {**kwargs, **_empty_outs(name)}) for name, args, kwargs in cases]
     return cases + [
-        ("aten::conj_physical", (x,), {}), ("aten::view_as_real", (internals.complex(x, x),), {}),
+        ("aten::_conj_physical", (internals.complex(x, x),), {}), ("aten::_conj_physical", (x,), {}),
+        ("aten::conj_physical_", (internals.complex(x, x),), {}), ("aten::_conj", (internals.complex(x, x),), {}),
+        ("aten::conj_physical.out", (x,), _empty_outs("aten::conj_physical.out")),
+        ("aten::view_as_real", (internals.complex(x, x),), {}),
         ("aten::convolution", (img, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1), {}),
         ("aten::div.Scalar_mode", (x, 2.0), {"rounding_mode": "floor"}),
         ("aten::div_.Scalar_mode", (x, 2.0), {"rounding_mode": "trunc"}),

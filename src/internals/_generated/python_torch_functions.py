@@ -44,6 +44,28 @@ def THPVariable__coalesce(*args, **kwargs):
     return _ops['_coalesce'](_r.tensor(0))
 
 
+__conj_parser = PythonArgParser([
+    '_conj(Tensor input)',
+])
+
+
+def THPVariable__conj(*args, **kwargs):
+    _r = __conj_parser.parse(args, kwargs)
+    # aten::_conj(Tensor(a) self) -> Tensor(a)
+    return _ops['_conj'](_r.tensor(0))
+
+
+__conj_physical_parser = PythonArgParser([
+    '_conj_physical(Tensor input)',
+])
+
+
+def THPVariable__conj_physical(*args, **kwargs):
+    _r = __conj_physical_parser.parse(args, kwargs)
+    # aten::_conj_physical(Tensor self) -> Tensor
+    return _ops['_conj_physical'](_r.tensor(0))
+
+
 __embedding_bag_parser = PythonArgParser([
     '_embedding_bag(Tensor weight, Tensor indices, Tensor offsets, bool scale_grad_by_freq=False, int64_t mode=0, bool sparse=False, Tensor? per_sample_weights=None, bool include_last_offset=False, int64_t padding_idx=-1)',
 ])
@@ -1538,14 +1560,28 @@ def THPVariable_conj(*args, **kwargs):
 
 
 _conj_physical_parser = PythonArgParser([
-    'conj_physical(Tensor input)',
+    'conj_physical(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_conj_physical(*args, **kwargs):
     _r = _conj_physical_parser.parse(args, kwargs)
-    # aten::conj_physical(Tensor self) -> Tensor
-    return _ops['conj_physical'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::conj_physical(Tensor self) -> Tensor
+        return _ops['conj_physical'](_r.tensor(0))
+    # aten::conj_physical.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['conj_physical.out'](_r.tensor(0), out=_r.tensor(1))
+
+
+_conj_physical__parser = PythonArgParser([
+    'conj_physical_(Tensor input)',
+])
+
+
+def THPVariable_conj_physical_(*args, **kwargs):
+    _r = _conj_physical__parser.parse(args, kwargs)
+    # aten::conj_physical_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['conj_physical_'](_r.tensor(0))
 
 
 _constant_pad_nd_parser = PythonArgParser([
@@ -5681,6 +5717,8 @@ FUNCTIONS = named({
     '_adaptive_avg_pool2d': THPVariable__adaptive_avg_pool2d,
     '_cdist_forward': THPVariable__cdist_forward,
     '_coalesce': THPVariable__coalesce,
+    '_conj': THPVariable__conj,
+    '_conj_physical': THPVariable__conj_physical,
     '_embedding_bag': THPVariable__embedding_bag,
     '_embedding_bag_forward_only': THPVariable__embedding_bag_forward_only,
     '_euclidean_dist': THPVariable__euclidean_dist,
@@ -5789,6 +5827,7 @@ FUNCTIONS = named({
     'concatenate': THPVariable_concatenate,
     'conj': THPVariable_conj,
     'conj_physical': THPVariable_conj_physical,
+    'conj_physical_': THPVariable_conj_physical_,
     'constant_pad_nd': THPVariable_constant_pad_nd,
     'conv1d': THPVariable_conv1d,
     'conv2d': THPVariable_conv2d,

@@ -68,6 +68,16 @@ def THPVariable___rshift__(self, *args, **kwargs):
     return _ops['__rshift__.Scalar'](self, _r.scalar(0))
 
 
+def THPVariable__conj(self):
+    # aten::_conj(Tensor(a) self) -> Tensor(a)
+    return _ops['_conj'](self)
+
+
+def THPVariable__conj_physical(self):
+    # aten::_conj_physical(Tensor self) -> Tensor
+    return _ops['_conj_physical'](self)
+
+
 def THPVariable__indices(self):
     # aten::_indices(Tensor(a) self) -> Tensor(a)
     return _ops['_indices'](self)
@@ -1041,6 +1051,11 @@ def THPVariable_conj(self):
 def THPVariable_conj_physical(self):
     # aten::conj_physical(Tensor self) -> Tensor
     return _ops['conj_physical'](self)
+
+
+def THPVariable_conj_physical_(self):
+    # aten::conj_physical_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['conj_physical_'](self)
 
 
 _copy__parser = PythonArgParser([
@@ -3984,6 +3999,8 @@ def THPVariable_zero_(self):
 
 # The method table (torch's ``variable_methods``): what internals attaches to TensorBase.
 METHODS = named({
+    '_conj': THPVariable__conj,
+    '_conj_physical': THPVariable__conj_physical,
     '_indices': THPVariable__indices,
     '_nnz': THPVariable__nnz,
     '_to_dense': THPVariable__to_dense,
@@ -4081,6 +4098,7 @@ METHODS = named({
     'coalesce': THPVariable_coalesce,
     'conj': THPVariable_conj,
     'conj_physical': THPVariable_conj_physical,
+    'conj_physical_': THPVariable_conj_physical_,
     'copy_': THPVariable_copy_,
     'copysign': THPVariable_copysign,
     'copysign_': THPVariable_copysign_,

@@ -19,19 +19,20 @@ class DispatchKey(IntEnum):
     SparseCUDA = 5
     BackendSelect = 6
     Python = 7
-    ADInplaceOrView = 8
-    AutogradOther = 9
-    AutogradCPU = 10
-    AutogradCUDA = 11
-    AutogradMeta = 12
-    AutocastCPU = 13
-    AutocastCUDA = 14
-    PythonTLSSnapshot = 15
+    Conjugate = 8          # the lazy conjugate bit: ``conj()`` views carry it (ConjugateFallback.cpp)
+    ADInplaceOrView = 9
+    AutogradOther = 10
+    AutogradCPU = 11
+    AutogradCUDA = 12
+    AutogradMeta = 13
+    AutocastCPU = 14
+    AutocastCUDA = 15
+    PythonTLSSnapshot = 16
 
 
 class _SetsByBits(dict):
     """Every key set made so far, by its bits. Sets are immutable, so each is made once and
-    shared: the dispatcher asks for several on every call (16 keys: at most 65,536 of them).
+    shared: the dispatcher asks for several on every call (17 keys: at most 131,072 of them).
     A set already made is a plain dict lookup, in C; only a new one runs ``__missing__``."""
 
     def __missing__(self, bits):

@@ -81,6 +81,17 @@ class TensorImplBase:
     def is_inference(self):
         return DispatchKey.ADInplaceOrView not in self.key_set
 
+    def is_conj(self):
+        """The conjugate bit (``TensorImpl::is_conj``): the values are the conjugates of the
+        stored ones. It is the ``Conjugate`` key itself, so the dispatcher sees it for free."""
+        return DispatchKey.Conjugate in self.key_set
+
+    def _set_conj(self, value):
+        """``TensorImpl::_set_conj``: set or clear the bit; only the key set changes."""
+        conj = 1 << int(DispatchKey.Conjugate)
+        bits = self.key_set.bits | conj if value else self.key_set.bits & ~conj
+        self.key_set = DispatchKeySet._from_bits(bits)
+
     def numel(self):
         return math.prod(self.sizes)
 

@@ -215,7 +215,9 @@ def _split_formulas(entry):
 def match_natives(infos, path=NATIVE_FUNCTIONS, *, text=None):
     """Attach each native function (of the file, or of ``text``, a snippet in its format) to its
     own entry, else to the entry with its signature (so exp_ uses exp's entry); t_ has an entry of
-    its own (TBackward1), though its signature is t's. Returns the schemas left unmatched."""
+    its own (TBackward1), though its signature is t's. A CompositeImplicitAutograd operator takes
+    no other's entry: it is differentiated through the operators it calls (conj_physical, whose
+    signature is conj_physical_'s, calls _conj_physical). Returns the schemas left unmatched."""
     by_name = {str(info.schema.name): info for info in infos}
     by_signature = {}
     for info in infos:
@@ -223,7 +225,8 @@ def match_natives(infos, path=NATIVE_FUNCTIONS, *, text=None):
     unmatched = []
     for entry in _yaml_entries(path, text):
         schema = FunctionSchema.parse(entry["func"])
-        info = by_name.get(str(schema.name)) or by_signature.get(schema.signature())
+        composite = "CompositeImplicitAutograd" in (entry.get("dispatch") or {})
+        info = by_name.get(str(schema.name)) or (None if composite else by_signature.get(schema.signature()))
         if info is not None:
             info.natives.append(schema)
         else:

@@ -7,10 +7,11 @@ floats has one more dim, of size 2 and stride 1, every other stride doubled and 
 doubled; ``real`` and ``imag`` select index 0 or 1 of that last dim: views with strides twice
 the complex tensor's, of the real dtype.
 
-Conjugation: torch's ``conj()`` is lazy, a view with a conjugate bit that kernels read
-(``is_conj()``). internals has no conjugate bit: ``conj()`` of a complex tensor returns
-``conj_physical()``, a new tensor (``is_conj()`` is False), and ``resolve_conj()`` has nothing
-to resolve.
+Conjugation is lazy, as torch's: ``conj()`` of a complex tensor is a view with the conjugate
+bit set (``_conj``), whose values are the conjugates of the stored ones; operators that do not
+read the bit get resolved inputs from the ``Conjugate`` key's fallback (``conjugate_fallback.py``).
+``conj_physical()`` computes the conjugates into a new tensor, ``resolve_conj()`` materializes a
+lazy view. ``view_as_real`` refuses a lazy view, as its floats would be the stored ones.
 """
 from ...c10 import scalar_type as st
 from .. import dispatcher
@@ -25,7 +26,16 @@ def _call(name, *args):
 
 
 def view_as_real(x):
-    """``_view_as_real_physical``: the floats behind a complex tensor, one dim more."""
+    """``view_as_real``: the floats behind a complex tensor, one dim more; not of a lazy conjugate."""
+    if x._impl.is_conj():
+        raise RuntimeError("view_as_real doesn't work on unresolved conjugated tensors.  To resolve the conjugate "
+                           "tensor so you can view it as real, use self.resolve_conj(); however, be warned that the "
+                           "resulting tensor will NOT alias the original.")
+    return _view_as_real_physical(x)
+
+
+def _view_as_real_physical(x):
+    """``_view_as_real_physical``: the stored floats, whatever the bit says."""
     if not x.dtype.is_complex:
         raise RuntimeError("view_as_real is only supported for complex tensors")
     return make_view(x, (*x.shape, 2), (*(2 * s for s in x.stride()), 1), 2 * x.storage_offset(),
@@ -53,14 +63,25 @@ def view_as_complex(x):
 
 
 def real(x):
-    """A complex tensor's real parts (a view); a real tensor is its own real part."""
-    return _call("select.int", _call("view_as_real", x), -1, 0) if x.dtype.is_complex else x
+    """A complex tensor's real parts (a view); a real tensor is its own real part. A lazy
+    conjugate's real parts are the stored ones: read through ``_conj``, which clears the bit."""
+    if not x.dtype.is_complex:
+        return x
+    return _call("select.int", _call("view_as_real", _stored(x)), -1, 0)
 
 
 def imag(x):
+    """The imaginary parts (a view). torch gives a lazy conjugate's as a view with its negative
+    bit set; internals has no such bit, so they are computed (a new tensor)."""
     if not x.dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    return _call("select.int", _call("view_as_real", x), -1, 1)
+    parts = _call("select.int", _call("view_as_real", _stored(x)), -1, 1)
+    return _call("neg", parts) if x._impl.is_conj() else parts
+
+
+def _stored(x):
+    """``x``, or for a lazy conjugate the view of its stored values (conj of conj: no bit)."""
+    return _call("_conj", x) if x._impl.is_conj() else x
 
 
 def complex(real, imag):
@@ -83,17 +104,35 @@ def complex(real, imag):
     return out
 
 
+def _conj_physical(x):
+    """The conjugates, computed now, into a new tensor (a real tensor's values, copied)."""
+    return unary(ops.CONJ, x, name="conj_physical") if x.dtype.is_complex else _call("clone", x)
+
+
 def conj_physical(x):
-    """The conjugates, computed now; a real tensor is its own conjugate."""
-    return unary(ops.CONJ, x, name="conj_physical") if x.dtype.is_complex else x
+    """A real tensor is its own conjugate: returned as it is, before any kernel runs."""
+    return _call("_conj_physical", x) if x.dtype.is_complex else x
+
+
+def conj_physical_(x):
+    """The conjugates written over the stored values; a real tensor is left alone."""
+    if x.dtype.is_complex:
+        unary(ops.CONJ, x, out=x, name="conj_physical_")
+    return x
+
+
+def _conj(x):
+    """A view of the same elements with the conjugate bit flipped (``_conj`` in UnaryOps.cpp)."""
+    view = make_view(x, x.shape, x.stride())
+    view._impl._set_conj(not x._impl.is_conj())
+    return view
 
 
 def conj(x):
-    """torch returns a lazy view with the conjugate bit set; internals computes the conjugates
-    (see the module docstring). A real tensor is returned as it is, as in torch."""
-    return _call("conj_physical", x)
+    """The lazy conjugate of a complex tensor; a real tensor is returned as it is, as in torch."""
+    return _call("_conj", x) if x.dtype.is_complex else x
 
 
 def resolve_conj(x):
-    """Nothing to resolve: no tensor here carries a conjugate bit."""
-    return x
+    """A lazy conjugate materialized (``clone`` resolves the bit); any other tensor as it is."""
+    return _call("clone", x) if x._impl.is_conj() else x

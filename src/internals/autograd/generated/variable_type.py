@@ -68,6 +68,9 @@ from .functions import (
     ClampMinBackward1,
     CloneBackward0,
     ComplexBackward0,
+    ConjBackward0,
+    ConjPhysicalBackward0,
+    ConjPhysicalBackward1,
     ConstantPadNdBackward0,
     ConvolutionBackward0,
     ConvolutionBackwardBackward0,
@@ -470,6 +473,10 @@ OPS = {
     't': dispatcher.find('t'),
     't_': dispatcher.find('t_'),
     'alias': dispatcher.find('alias'),
+    '_conj': dispatcher.find('_conj'),
+    '_conj_physical': dispatcher.find('_conj_physical'),
+    'conj_physical.out': dispatcher.find('conj_physical.out'),
+    'conj_physical_': dispatcher.find('conj_physical_'),
     'view_as_complex': dispatcher.find('view_as_complex'),
     'complex': dispatcher.find('complex'),
     'permute': dispatcher.find('permute'),
@@ -2476,6 +2483,50 @@ def alias(ks, self):
     mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def _conj(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ConjBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['_conj'].redispatch(after_autograd(ks), self)
+    mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _conj_physical(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ConjPhysicalBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['_conj_physical'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def conj_physical_out(ks, self, **kwargs):
+    check_out_no_requires_grad('conj_physical', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['conj_physical.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def conj_physical_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = ConjPhysicalBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['conj_physical_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -7856,6 +7907,10 @@ KERNELS = {
     't': t,
     't_': t_,
     'alias': alias,
+    '_conj': _conj,
+    '_conj_physical': _conj_physical,
+    'conj_physical.out': conj_physical_out,
+    'conj_physical_': conj_physical_,
     'view_as_complex': view_as_complex,
     'complex': complex,
     'permute': permute,
