@@ -318,6 +318,11 @@ def _to_device(storage, device):
 _MAGIC, _LEGACY_PROTOCOL = 0x1950A86A20F9469CFC6C, 1001     # what a legacy file starts with
 
 
+# The opcodes torch's weights-only unpickler reads (torch/_weights_only_unpickler.py): pickle's
+# protocol 2 set less the ones that build arbitrary objects; a newer protocol's are refused.
+_WEIGHTS_ONLY_OPCODES = frozenset(b"c\x81Rbaesu(t\x85\x86\x87N\x89\x88)]}\x8fJKMGXUQhjqr\x8a\x80.")
+
+
 def _check_legacy_head(head):
     """Not a zip archive: torch reads the legacy format, whose first pickle (a magic number) its
     weights-only unpickler reads. Files too short for that, or opening with an opcode that
@@ -330,6 +335,8 @@ def _check_legacy_head(head):
         raise KeyError(head[1]) if len(head) > 1 else IndexError("index out of range")
     if head[:1] != b"\x80":
         raise weights_only_error(f"Unsupported operand {head[0]}")
+    if len(head) > 2 and head[2] not in _WEIGHTS_ONLY_OPCODES:    # a protocol 4 FRAME, for one
+        raise weights_only_error(f"Unsupported operand {head[2]}")
 
 
 class _LegacyUnpickler(_Unpickler):

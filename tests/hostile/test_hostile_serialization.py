@@ -2,6 +2,7 @@
 
 Each case differed from torch 2.13 before it was fixed."""
 import io
+import pickle
 
 import pytest
 import torch
@@ -43,6 +44,15 @@ def test_complex_tensors_are_saved_and_loaded_by_both(dtype):
 def test_load_of_what_is_no_checkpoint_raises_as_torch(data):
     """internals let zipfile's BadZipFile out; torch reads a non-zip file as its legacy format
     (an unpickling error, or EOFError when it ends at once) and names a broken zip archive."""
+    same_error(lambda L: L.load(io.BytesIO(data)))
+
+
+@pytest.mark.parametrize("protocol", [2, 4, 5])
+def test_load_of_a_plain_pickle_raises_as_torch(protocol):
+    """A pickle that is no checkpoint: protocol 2 reaches the legacy format's magic number check
+    (RuntimeError); from protocol 4 on, its FRAME opcode is one torch's weights-only unpickler
+    refuses (UnpicklingError), where internals read on to the magic number."""
+    data = pickle.dumps({"a": 1}, protocol=protocol)
     same_error(lambda L: L.load(io.BytesIO(data)))
 
 
