@@ -89,8 +89,8 @@ class _Pickler(pickle._Pickler):
 
     dispatch = dict(pickle._Pickler.dispatch)
 
-    def __init__(self, file):
-        super().__init__(file, protocol=2)
+    def __init__(self, file, protocol=2):
+        super().__init__(file, protocol=protocol)
         self.storages = {}        # key -> (UntypedStorage), in the order they were met
         self._keys = {}           # id(storage) -> key
         self._dtypes = {}         # data_ptr -> the dtype it was first saved as
@@ -165,9 +165,13 @@ def _storage_bytes(storage):
     return data[: storage.nbytes()].view(np.uint8).tobytes()
 
 
-def save(obj, f):
+def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
     """Write ``obj`` (tensors, parameters, and dicts/lists/tuples/numbers of them, as a
-    ``state_dict``) to ``f``, a path or a binary file, in torch's zip format."""
+    ``state_dict``) to ``f``, a path or a binary file, in torch's zip format, its data.pkl
+    pickled with ``pickle_protocol``."""
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError("internals.save writes torch's zip format only, not the legacy one")
     if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):
         raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
     if isinstance(f, (str, os.PathLike)):
@@ -175,7 +179,7 @@ def save(obj, f):
         if not os.path.isdir(parent):          # torch's writer checks before opening
             raise RuntimeError(f"Parent directory {parent} does not exist.")
     buffer = io.BytesIO()
-    pickler = _Pickler(buffer)
+    pickler = _Pickler(buffer, pickle_protocol)
     pickler.dump(obj)
     records = [("data.pkl", buffer.getvalue()), (".format_version", b"1"), (".storage_alignment", b"64"),
                ("byteorder", b"little")]

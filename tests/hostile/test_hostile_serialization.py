@@ -113,3 +113,11 @@ def _defined_inside_a_function():
 def test_saving_an_object_defined_inside_a_function_raises_as_torch(kind):
     """torch's pickler lets the lookup's AttributeError through, naming the local object."""
     same_error(lambda lib: lib.save({"x": _defined_inside_a_function()[kind]}, io.BytesIO()))
+
+
+@pytest.mark.parametrize("protocol", [2, 3])
+def test_save_takes_torchs_pickle_protocol_argument(protocol):
+    """``pickle_protocol`` was refused as an unknown keyword; the archive it writes loads in torch."""
+    buffer = io.BytesIO()
+    internals.save({"w": internals.arange(3.0)}, buffer, pickle_protocol=protocol)
+    assert torch.load(io.BytesIO(buffer.getvalue()))["w"].tolist() == [0.0, 1.0, 2.0]
