@@ -212,7 +212,7 @@ def meta_mv(a, v):
 
 @register_meta("threshold_backward")
 def meta_threshold_backward(grad, x, threshold):
-    return _elementwise([grad, x], st.result_type(grad, x))
+    return _elementwise([x, grad], st.result_type(grad, x))     # the output follows x's layout
 
 
 @register_meta("sigmoid_backward", "tanh_backward")

@@ -89,8 +89,8 @@ class _Pickler(pickle._Pickler):
 
     dispatch = dict(pickle._Pickler.dispatch)
 
-    def __init__(self, file):
-        super().__init__(file, protocol=2)
+    def __init__(self, file, protocol=2):
+        super().__init__(file, protocol=protocol)
         self.storages = {}        # key -> (UntypedStorage), in the order they were met
         self._keys = {}           # id(storage) -> key
         self._dtypes = {}         # data_ptr -> the dtype it was first saved as
@@ -167,9 +167,13 @@ def _storage_bytes(storage):
     return data[: storage.nbytes()].view(np.uint8).tobytes()
 
 
-def save(obj, f):
+def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_serialization=True,
+         _disable_byteorder_record=False):
     """Write ``obj`` (tensors, parameters, and dicts/lists/tuples/numbers of them, as a
-    ``state_dict``) to ``f``, a path or a binary file, in torch's zip format."""
+    ``state_dict``) to ``f``, a path or a binary file, in torch's zip format, its data.pkl
+    pickled with ``pickle_protocol``."""
+    if not _use_new_zipfile_serialization:
+        raise NotImplementedError("internals.save writes torch's zip format only, not the legacy one")
     if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):
         raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
     if isinstance(f, (str, os.PathLike)):
@@ -177,7 +181,7 @@ def save(obj, f):
         if not os.path.isdir(parent):          # torch's writer checks before opening
             raise RuntimeError(f"Parent directory {parent} does not exist.")
     buffer = io.BytesIO()
-    pickler = _Pickler(buffer)
+    pickler = _Pickler(buffer, pickle_protocol)
     pickler.dump(obj)
     records = [("data.pkl", buffer.getvalue()), (".format_version", b"1"), (".storage_alignment", b"64"),
                ("byteorder", b"little")]
@@ -320,6 +324,11 @@ def _to_device(storage, device):
 _MAGIC, _LEGACY_PROTOCOL = 0x1950A86A20F9469CFC6C, 1001     # what a legacy file starts with
 
 
+# The opcodes torch's weights-only unpickler reads (torch/_weights_only_unpickler.py): pickle's
+# protocol 2 set less the ones that build arbitrary objects; a newer protocol's are refused.
+_WEIGHTS_ONLY_OPCODES = frozenset(b"c\x81Rbaesu(t\x85\x86\x87N\x89\x88)]}\x8fJKMGXUQhjqr\x8a\x80.")
+
+
 def _check_legacy_head(head):
     """Not a zip archive: torch reads the legacy format, whose first pickle (a magic number) its
     weights-only unpickler reads. Files too short for that, or opening with an opcode that
@@ -332,6 +341,8 @@ def _check_legacy_head(head):
         raise KeyError(head[1]) if len(head) > 1 else IndexError("index out of range")
     if head[:1] != b"\x80":
         raise weights_only_error(f"Unsupported operand {head[0]}")
+    if len(head) > 2 and head[2] not in _WEIGHTS_ONLY_OPCODES:    # a protocol 4 FRAME, for one
+        raise weights_only_error(f"Unsupported operand {head[2]}")
 
 
 class _LegacyUnpickler(_Unpickler):

@@ -776,6 +776,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"relu6", "relu6_", "selu", "selu_"}     # hardtanh and elu with fixed arguments, as torch's
     # prelu reshapes its weight for _prelu_kernel; the losses and similarities are torch's composites
     math |= {"prelu", "kl_div", "cosine_similarity", "pairwise_distance"}
+    math |= {"margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss", "cosine_embedding_loss",
+             "triplet_margin_loss"}
     # EmbeddingBag's forward-only form: no formula in torch either; its per-sample-weights
     # gradient has none and gets torch's refusing node
     backward_ops = {"_embedding_bag_forward_only"}

@@ -217,3 +217,16 @@ def test_clip_grad_value_clamps_every_gradient(clip, foreach):
         L.nn.utils.clip_grad_value_(a, clip)      # a single tensor too
         return a.grad, c.grad, b.grad is None
     same_or_same_error(run)
+
+
+# ----------------------------------------------------------------------------- normalization dtypes
+@pytest.mark.parametrize("dtype", ["int64", "int32", "bool", "complex64"])
+@pytest.mark.parametrize("call", [
+    lambda L, x: L.nn.functional.layer_norm(x, (3,)),
+    lambda L, x: L.nn.functional.group_norm(x, 3),
+    lambda L, x: L.nn.functional.batch_norm(x, None, None, training=True),
+], ids=["layer_norm", "group_norm", "batch_norm"])
+def test_normalization_of_a_non_float_input_is_not_implemented(call, dtype):
+    """The kernels dispatch over floating types only: an integer input raised RuntimeError from
+    var, and a complex one was normalized where torch raises NotImplementedError."""
+    same_error(lambda L: call(L, L.ones(2, 3, dtype=getattr(L, dtype))))

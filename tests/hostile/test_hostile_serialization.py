@@ -2,6 +2,7 @@
 
 Each case differed from torch 2.13 before it was fixed."""
 import io
+import pickle
 
 import pytest
 import torch
@@ -43,6 +44,15 @@ def test_complex_tensors_are_saved_and_loaded_by_both(dtype):
 def test_load_of_what_is_no_checkpoint_raises_as_torch(data):
     """internals let zipfile's BadZipFile out; torch reads a non-zip file as its legacy format
     (an unpickling error, or EOFError when it ends at once) and names a broken zip archive."""
+    same_error(lambda L: L.load(io.BytesIO(data)))
+
+
+@pytest.mark.parametrize("protocol", [2, 4, 5])
+def test_load_of_a_plain_pickle_raises_as_torch(protocol):
+    """A pickle that is no checkpoint: protocol 2 reaches the legacy format's magic number check
+    (RuntimeError); from protocol 4 on, its FRAME opcode is one torch's weights-only unpickler
+    refuses (UnpicklingError), where internals read on to the magic number."""
+    data = pickle.dumps({"a": 1}, protocol=protocol)
     same_error(lambda L: L.load(io.BytesIO(data)))
 
 
@@ -103,3 +113,11 @@ def _defined_inside_a_function():
 def test_saving_an_object_defined_inside_a_function_raises_as_torch(kind):
     """torch's pickler lets the lookup's AttributeError through, naming the local object."""
     same_error(lambda lib: lib.save({"x": _defined_inside_a_function()[kind]}, io.BytesIO()))
+
+
+@pytest.mark.parametrize("protocol", [2, 3])
+def test_save_takes_torchs_pickle_protocol_argument(protocol):
+    """``pickle_protocol`` was refused as an unknown keyword; the archive it writes loads in torch."""
+    buffer = io.BytesIO()
+    internals.save({"w": internals.arange(3.0)}, buffer, pickle_protocol=protocol)
+    assert torch.load(io.BytesIO(buffer.getvalue()))["w"].tolist() == [0.0, 1.0, 2.0]

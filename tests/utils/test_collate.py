@@ -104,6 +104,15 @@ def test_loader_option_errors_match_torch(kwargs):
     assert str(ours.value) == str(theirs.value)
 
 
+def test_zero_prefetch_factor_refuses_when_iterated():
+    """Accepted by the constructor (it refuses only negative values); torch's multi-process
+    iterator asserts a positive one before it starts a worker."""
+    for lib in (tud, iud):
+        loader = lib.DataLoader(list(range(5)), num_workers=1, prefetch_factor=0)
+        with pytest.raises(AssertionError, match="prefetch_factor must be greater than 0"):
+            iter(loader)
+
+
 def test_timeout_without_workers_refuses_when_iterated():
     """Accepted by the constructor; torch's single-process iterator asserts a zero timeout."""
     ours, theirs = iud.DataLoader([1, 2], timeout=5), tud.DataLoader([1, 2], timeout=5)

@@ -1740,6 +1740,17 @@ def THPVariable_cosh_(*args, **kwargs):
     return _ops['cosh_'](_r.tensor(0))
 
 
+_cosine_embedding_loss_parser = PythonArgParser([
+    'cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, double margin=0.0, int64_t reduction=at::Reduction::Mean)',
+])
+
+
+def THPVariable_cosine_embedding_loss(*args, **kwargs):
+    _r = _cosine_embedding_loss_parser.parse(args, kwargs)
+    # aten::cosine_embedding_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean) -> Tensor
+    return _ops['cosine_embedding_loss'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_double(3), _r.to_int64(4))
+
+
 _cosine_similarity_parser = PythonArgParser([
     'cosine_similarity(Tensor x1, Tensor x2, int64_t dim=1, double eps=1e-08)',
 ])
@@ -2733,6 +2744,17 @@ def THPVariable_heaviside(*args, **kwargs):
     return _ops['heaviside.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
+_hinge_embedding_loss_parser = PythonArgParser([
+    'hinge_embedding_loss(Tensor input, Tensor target, double margin=1.0, int64_t reduction=at::Reduction::Mean)',
+])
+
+
+def THPVariable_hinge_embedding_loss(*args, **kwargs):
+    _r = _hinge_embedding_loss_parser.parse(args, kwargs)
+    # aten::hinge_embedding_loss(Tensor self, Tensor target, float margin=1.0, int reduction=Mean) -> Tensor
+    return _ops['hinge_embedding_loss'](_r.tensor(0), _r.tensor(1), _r.to_double(2), _r.to_int64(3))
+
+
 _histc_parser = PythonArgParser([
     'histc(Tensor input, int64_t bins=100, Scalar min=0, Scalar max=0, *, Tensor out=None)',
 ])
@@ -3406,6 +3428,17 @@ def THPVariable_lt(*args, **kwargs):
     return _ops['lt.Scalar_out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
+_margin_ranking_loss_parser = PythonArgParser([
+    'margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, double margin=0.0, int64_t reduction=at::Reduction::Mean)',
+])
+
+
+def THPVariable_margin_ranking_loss(*args, **kwargs):
+    _r = _margin_ranking_loss_parser.parse(args, kwargs)
+    # aten::margin_ranking_loss(Tensor input1, Tensor input2, Tensor target, float margin=0.0, int reduction=Mean) -> Tensor
+    return _ops['margin_ranking_loss'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_double(3), _r.to_int64(4))
+
+
 _masked_fill_parser = PythonArgParser([
     'masked_fill(Tensor input, Tensor mask, Tensor value)',
     'masked_fill(Tensor input, Tensor mask, Scalar value)',
@@ -4075,6 +4108,17 @@ def THPVariable_permute(*args, **kwargs):
     _r = _permute_parser.parse(args, kwargs)
     # aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)
     return _ops['permute'](_r.tensor(0), _r.intlist(1))
+
+
+_poisson_nll_loss_parser = PythonArgParser([
+    'poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, double eps, int64_t reduction)',
+])
+
+
+def THPVariable_poisson_nll_loss(*args, **kwargs):
+    _r = _poisson_nll_loss_parser.parse(args, kwargs)
+    # aten::poisson_nll_loss(Tensor input, Tensor target, bool log_input, bool full, float eps, int reduction) -> Tensor
+    return _ops['poisson_nll_loss'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3), _r.to_double(4), _r.to_int64(5))
 
 
 _pow_parser = PythonArgParser([
@@ -5368,6 +5412,17 @@ def THPVariable_tril_indices(*args, **kwargs):
     return _factory(_r.to_bool(7), 'tril_indices', _r.to_int64(0), _r.to_int64(1), _r.to_int64(2), dtype=_r.scalartype_with_default(3, int64), layout=_r.value(4), device=_r.device_with_default(5), pin_memory=_r.to_bool(6))
 
 
+_triplet_margin_loss_parser = PythonArgParser([
+    'triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, double margin=1.0, double p=2, double eps=1e-06, bool swap=False, int64_t reduction=at::Reduction::Mean)',
+])
+
+
+def THPVariable_triplet_margin_loss(*args, **kwargs):
+    _r = _triplet_margin_loss_parser.parse(args, kwargs)
+    # aten::triplet_margin_loss(Tensor anchor, Tensor positive, Tensor negative, float margin=1.0, float p=2, float eps=1e-06, bool swap=False, int reduction=Mean) -> Tensor
+    return _ops['triplet_margin_loss'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.to_double(3), _r.to_double(4), _r.to_double(5), _r.to_bool(6), _r.to_int64(7))
+
+
 _triu_parser = PythonArgParser([
     'triu(Tensor input, SymInt diagonal=0)',
 ])
@@ -5840,6 +5895,7 @@ FUNCTIONS = named({
     'cos_': THPVariable_cos_,
     'cosh': THPVariable_cosh,
     'cosh_': THPVariable_cosh_,
+    'cosine_embedding_loss': THPVariable_cosine_embedding_loss,
     'cosine_similarity': THPVariable_cosine_similarity,
     'count_nonzero': THPVariable_count_nonzero,
     'cross': THPVariable_cross,
@@ -5913,6 +5969,7 @@ FUNCTIONS = named({
     'gt': THPVariable_gt,
     'hardshrink': THPVariable_hardshrink,
     'heaviside': THPVariable_heaviside,
+    'hinge_embedding_loss': THPVariable_hinge_embedding_loss,
     'histc': THPVariable_histc,
     'hsplit': THPVariable_hsplit,
     'hstack': THPVariable_hstack,
@@ -5965,6 +6022,7 @@ FUNCTIONS = named({
     'logspace': THPVariable_logspace,
     'logsumexp': THPVariable_logsumexp,
     'lt': THPVariable_lt,
+    'margin_ranking_loss': THPVariable_margin_ranking_loss,
     'masked_fill': THPVariable_masked_fill,
     'masked_scatter': THPVariable_masked_scatter,
     'masked_select': THPVariable_masked_select,
@@ -6010,6 +6068,7 @@ FUNCTIONS = named({
     'outer': THPVariable_outer,
     'pairwise_distance': THPVariable_pairwise_distance,
     'permute': THPVariable_permute,
+    'poisson_nll_loss': THPVariable_poisson_nll_loss,
     'pow': THPVariable_pow,
     'prelu': THPVariable_prelu,
     'prod': THPVariable_prod,
@@ -6099,6 +6158,7 @@ FUNCTIONS = named({
     'transpose': THPVariable_transpose,
     'tril': THPVariable_tril,
     'tril_indices': THPVariable_tril_indices,
+    'triplet_margin_loss': THPVariable_triplet_margin_loss,
     'triu': THPVariable_triu,
     'triu_indices': THPVariable_triu_indices,
     'true_divide': THPVariable_true_divide,

@@ -664,6 +664,116 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return reduced
 
 
+__all__ += ["margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss", "cosine_embedding_loss",
+            "triplet_margin_loss", "gaussian_nll_loss", "multilabel_soft_margin_loss"]
+
+
+def _reduction_enum(size_average, reduce, reduction):
+    if size_average is not None or reduce is not None:
+        return _REDUCTIONS.index(_reduction.legacy_get_string(size_average, reduce))
+    _check_reduction(reduction)
+    return _REDUCTIONS.index(reduction)
+
+
+def margin_ranking_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """max(0, -target·(input1 - input2) + margin) (``aten::margin_ranking_loss``); the three
+    inputs must have one number of dims (torch checks it here, before the operator)."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(f"margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+                           f"input1: {_torch_size(input1)}, input2: {_torch_size(input2)}, "
+                           f"target: {_torch_size(target)} ")
+    return dispatcher.call("margin_ranking_loss", input1, input2, target, margin, enum)
+
+
+def _torch_size(t):
+    """A size as torch's message prints it."""
+    return f"torch.Size({list(t.shape)})"
+
+
+def hinge_embedding_loss(input, target, margin=1.0, size_average=None, reduce=None, reduction="mean"):
+    """``aten::hinge_embedding_loss``: input where target is 1, max(0, margin - input) where it is -1."""
+    return dispatcher.call("hinge_embedding_loss", input, target, margin,
+                           _reduction_enum(size_average, reduce, reduction))
+
+
+def poisson_nll_loss(input, target, log_input=True, full=False, size_average=None, eps=1e-8, reduce=None,
+                     reduction="mean"):
+    """``aten::poisson_nll_loss``; an unknown reduction is a ValueError here, as in torch."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    return dispatcher.call("poisson_nll_loss", input, target, log_input, full, eps, _REDUCTIONS.index(reduction))
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0, size_average=None, reduce=None, reduction="mean"):
+    """``aten::cosine_embedding_loss``: 1 - cos(input1, input2) for target 1, max(0, cos - margin) for -1."""
+    return dispatcher.call("cosine_embedding_loss", input1, input2, target, margin,
+                           _reduction_enum(size_average, reduce, reduction))
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2, eps=1e-6, swap=False, size_average=None,
+                        reduce=None, reduction="mean"):
+    """``aten::triplet_margin_loss``; torch refuses a margin that is not positive before the operator."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    return dispatcher.call("triplet_margin_loss", anchor, positive, negative, margin, p, eps, swap, enum)
+
+
+def gaussian_nll_loss(input, target, var, full=False, eps=1e-6, reduction="mean"):
+    """0.5·(log var + (input - target)²/var), var clamped to ``eps`` without recording it; written
+    in Python in torch too (torch/nn/functional.py), so the graph is these operators'."""
+    var = _gaussian_var(input, var)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    return loss.mean() if reduction == "mean" else loss.sum() if reduction == "sum" else loss
+
+
+def _gaussian_var(input, var):
+    """A float var broadcast to input; a var with input's shape less its last dim, or differing
+    from it in one dim (one variance shared along it), accepted as torch accepts them."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        return var * dispatcher.call("ones_like", input)
+    if (var < 0).any():
+        raise ValueError("var has negative entry/entries")
+    if var.size() == input.size():
+        return var
+    if input.size()[:-1] == var.size():
+        return var.unsqueeze(-1)
+    if input.dim() == var.dim() and sum(y for x, y in zip(input.size(), var.size()) if x != y) == 1:
+        return var
+    raise ValueError("var is of incorrect size")
+
+
+def multilabel_soft_margin_loss(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """-(target·logsigmoid(input) + (1 - target)·logsigmoid(-input)), averaged over the classes
+    (the last dim), then reduced; Python in torch too."""
+    if size_average is not None or reduce is not None:
+        reduction = _reduction.legacy_get_string(size_average, reduce)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction == "none":
+        return loss
+    if reduction == "mean":
+        return loss.mean()
+    if reduction == "sum":
+        return loss.sum()
+    raise ValueError(reduction + " is not valid")
+
+
 def cosine_similarity(x1, x2, dim=1, eps=1e-8):
     """The cosine of the angle between ``x1`` and ``x2`` along ``dim`` (``aten::cosine_similarity``)."""
     return dispatcher.call("cosine_similarity", x1, x2, dim, eps)

@@ -215,14 +215,17 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
     grad_input = grad_weight = grad_bias = None
     if output_mask[0]:
         w = call("reshape", to(weight, compute), [g.G, g.OC // g.G, -1])
-        grad_input = to(col2im(call("matmul", call("transpose.int", w, 1, 2), go), g), input.dtype)
+        # torch's gradients follow the forward's layout: channels-last if the input or weight is
+        grad_input = keep_channels_last(to(col2im(call("matmul", call("transpose.int", w, 1, 2), go), g),
+                                           input.dtype), input, weight)
     if output_mask[1]:
         # Σ over images of grad_output @ columnsᵀ, as one product per group: the images are laid
         # side by side along the summed dimension, (G, OC/G, N·L) @ (G, N·L, C/G·kh·kw).
         cols = call("reshape", call("permute", im2col(to(input, compute), g), [1, 0, 3, 2]),
                     [g.G, g.N * g.OH * g.OW, -1])
         go_rows = call("reshape", call("permute", go, [1, 2, 0, 3]), [g.G, g.OC // g.G, -1])
-        grad_weight = to(call("reshape", call("matmul", go_rows, cols), list(weight.shape)), weight.dtype)
+        grad_weight = keep_channels_last(to(call("reshape", call("matmul", go_rows, cols), list(weight.shape)),
+                                            weight.dtype), input, weight)
     if output_mask[2]:
         summed = call("sum.dim_IntList", to(grad_output, compute), [0, 2, 3], False, dtype=None)
         grad_bias = to(summed, grad_output.dtype)
@@ -323,10 +326,12 @@ def _transposed_backward(grad_output, input, weight, stride, padding, dilation, 
     grad_input = grad_weight = grad_bias = None
     if output_mask[0]:
         plain = convolution(grad_output, weight, None, stride, padding, dilation, False, [0, 0], groups)
-        grad_input = call("narrow", call("narrow", plain, 2, 0, input.shape[2]), 3, 0, input.shape[3])
+        grad_input = keep_channels_last(call("narrow", call("narrow", plain, 2, 0, input.shape[2]), 3, 0,
+                                             input.shape[3]), input, weight)
     if output_mask[1]:
         grad_weight = convolution_backward(_pad_to(input, g), grad_output, weight, None, stride, padding, dilation,
                                            False, [0, 0], groups, [False, True, False])[1]
+        grad_weight = keep_channels_last(grad_weight, input, weight)
     if output_mask[2]:
         compute = st.opmath_type(grad_output.dtype)
         grad_bias = to(call("sum.dim_IntList", to(grad_output, compute), [0, 2, 3], False, dtype=None),

@@ -21,7 +21,7 @@ from ..dispatcher import call
 from ..tensor_iterator import broadcast_shapes
 from .copy import buffer, contiguous
 from .dispatch_stub import fma_contracted, loops
-from .tensor_factories import empty, wrap_scalar
+from .tensor_factories import empty
 
 # The norms with a kernel of their own (``zdist_calc``, ``odist_calc``, ``tdist_calc``,
 # ``idist_calc``), and any other p (``pdist_calc``).
@@ -244,5 +244,6 @@ def cosine_similarity(x1, x2, dim=1, eps=1e-8):
 def pairwise_distance(x1, x2, p=2.0, eps=1e-6, keepdim=False):
     """‖x1 - x2 + eps‖_p along the last dim of the broadcast shape."""
     last = max(x1.dim(), x2.dim()) - 1
-    shifted = call("add.Tensor", call("sub.Tensor", x1, x2), wrap_scalar(eps))
+    # C++'s tensor + double is add.Scalar: torch's graph has AddBackward1 here
+    shifted = call("add.Scalar", call("sub.Tensor", x1, x2), eps)
     return call("norm.ScalarOpt_dim", shifted, p, [last], keepdim)

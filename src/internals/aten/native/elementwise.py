@@ -174,7 +174,7 @@ def relu_(x):
 
 
 def threshold_backward(grad_output, self, threshold):
-    it = TensorIterator.binary_op(None, grad_output, self)
+    it = TensorIterator.binary_op(None, self, grad_output)
     return binary_loop(it, ops.THRESHOLD_BACKWARD, st.checked_convert(threshold, it.compute_dtype))
 
 

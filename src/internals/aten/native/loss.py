@@ -315,3 +315,76 @@ def kl_div(self, target, reduction=MEAN, *, log_target=False):
     else:
         pointwise = call("sub.Tensor", call("xlogy.Tensor", target, target), call("mul.Tensor", target, self))
     return _reduce(pointwise, reduction)
+
+
+# ---- the embedding and ranking losses: CompositeImplicitAutograd in torch (``Loss.cpp``), so
+# their graphs are those of the operators they are written with, and so are their grad_fn names.
+_EPSILON = 1e-12        # Loss.cpp's constant, added to the squared magnitudes
+
+
+def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=MEAN):
+    """max(0, -target·(input1 - input2) + margin), clamped in place as torch's composition is."""
+    scaled = call("mul.Tensor", call("neg", target), call("sub.Tensor", input1, input2))
+    return _reduce(call("clamp_min_", call("add.Scalar", scaled, margin), 0), reduction)
+
+
+def hinge_embedding_loss(self, target, margin=1.0, reduction=MEAN):
+    """self where target is 1, max(0, margin - self) where it is -1; both terms for any other value."""
+    zeros = call("zeros_like", self, memory_format=contiguous_format)
+    margin_clamp = call("clamp_min_", call("sub.Tensor", wrap_scalar(margin), self), 0)
+    output_margin = call("where.self", call("ne.Scalar", target, 1), margin_clamp, zeros)
+    output_self = call("where.self", call("ne.Scalar", target, -1), self, zeros)
+    return _reduce(call("add.Tensor", output_margin, output_self), reduction)
+
+
+def poisson_nll_loss(input, target, log_input, full, eps, reduction):
+    """exp(input) - target·input (or input - target·log(input + eps)), plus Stirling's
+    approximation of log(target!) where target > 1 when ``full``."""
+    if log_input:
+        loss = call("sub.Tensor", call("exp", input), call("mul.Tensor", target, input))
+    else:
+        loss = call("sub.Tensor", input, call("mul.Tensor", target, call("log", call("add.Scalar", input, eps))))
+    if full:
+        stirling = call("add.Tensor", call("sub.Tensor", call("mul.Tensor", target, call("log", target)), target),
+                        call("mul.Tensor", wrap_scalar(0.5),
+                             call("log", call("mul.Tensor", wrap_scalar(2 * np.pi), target))))
+        loss = call("add_.Tensor", loss, call("masked_fill.Scalar", stirling, call("le.Scalar", target, 1), 0))
+    return _reduce(loss, reduction)
+
+
+def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=MEAN):
+    """1 - cos where target is 1, max(0, cos - margin) where it is -1, 0 elsewhere; cos from the
+    sums of products along the last dim, each squared magnitude raised by 1e-12."""
+    dim = target.dim()
+    if dim not in (0, 1):
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input1.dim() != 2 - (dim == 0):
+        raise RuntimeError(f"{dim}D target tensor expects {2 - (dim == 0)}D input tensors, but found inputs with "
+                           f"sizes {list(input1.shape)} and {list(input2.shape)}.")
+
+    def summed(a, b):
+        return call("sum.dim_IntList", call("mul.Tensor", a, b), [dim], False, dtype=None)
+    magnitude1 = call("add.Scalar", summed(input1, input1), _EPSILON)
+    magnitude2 = call("add.Scalar", summed(input2, input2), _EPSILON)
+    cos = call("div.Tensor", summed(input1, input2), call("sqrt_", call("mul.Tensor", magnitude1, magnitude2)))
+    zeros = call("zeros_like", cos, memory_format=contiguous_format)
+    pos = call("sub.Tensor", wrap_scalar(1), cos)     # C++'s scalar - tensor: a sub into a filled tensor
+    neg = call("clamp_min_", call("sub.Scalar", cos, margin), 0)
+    output = call("add.Tensor", call("where.self", call("eq.Scalar", target, 1), pos, zeros),
+                  call("where.self", call("eq.Scalar", target, -1), neg, zeros))
+    return _reduce(output, reduction)
+
+
+def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6, swap=False, reduction=MEAN):
+    """max(0, margin + d(anchor, positive) - d(anchor, negative)), d the pairwise distance; with
+    ``swap`` the negative's distance is the smaller of its distances to anchor and positive."""
+    if not anchor.dim() == positive.dim() == negative.dim():
+        raise RuntimeError(f"The anchor, positive, and negative tensors are expected to have the same number of "
+                           f"dimensions, but got: anchor {anchor.dim()}D, positive {positive.dim()}D, and negative "
+                           f"{negative.dim()}D inputs")
+    dist_pos = call("pairwise_distance", anchor, positive, p, eps)
+    dist_neg = call("pairwise_distance", anchor, negative, p, eps)
+    if swap:
+        dist_neg = call("minimum", dist_neg, call("pairwise_distance", positive, negative, p, eps))
+    gap = call("sub.Tensor", call("add.Scalar", dist_pos, margin), dist_neg)
+    return _reduce(call("clamp_min", gap, 0), reduction)

@@ -26,6 +26,12 @@ def _check_channels(name, t, C):
         raise RuntimeError(f"{name} should contain {C} elements not {t.numel()}")
 
 
+def _floating_only(input, kernel):
+    """The CPU kernels dispatch over float64, float32, float16 and bfloat16 only."""
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{input.dtype.torch_name}\'')
+
+
 def _batch_norm_dims(input):
     if input.dim() < 2:
         raise RuntimeError(f"batch_norm(): expected input with at least 2 dims, but got {input.dim()}")
@@ -51,6 +57,7 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
                     ("bias", bias)):        # ``batch_norm``'s order (Normalization.cpp)
         _check_channels(name, t, C)
     _check_mixed_dtype(input, weight, bias, running_mean, running_var)
+    _floating_only(input, "batch_norm")
     compute = st.opmath_type(input.dtype)
     x = to(input, compute)
     if training:
@@ -136,7 +143,10 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
         grad_input = None
     grad_weight = to(_sum_over(_mul(go, xhat), dims), input.dtype) if output_mask[1] else None
     grad_bias = to(_sum_over(go, dims), input.dtype) if output_mask[2] else None
-    return None if grad_input is None else to(grad_input, input.dtype), grad_weight, grad_bias
+    # batch_norm_backward_cpu allocates grad_input in the input's suggested memory format
+    if grad_input is not None:
+        grad_input = keep_channels_last(to(grad_input, input.dtype), input)
+    return grad_input, grad_weight, grad_bias
 
 
 def _layer_norm_dims(input, normalized_shape, weight, bias):
@@ -159,6 +169,7 @@ def native_layer_norm(input, normalized_shape, weight, bias, eps):
     """(output, mean, rstd); mean and rstd keep the normalized dims with size 1, as torch's do."""
     dims, _ = _layer_norm_dims(input, normalized_shape, weight, bias)
     _check_mixed_dtype(input, weight, bias)
+    _floating_only(input, "LayerNormKernelImpl")
     compute = st.opmath_type(input.dtype)
     x = to(contiguous(input), compute)     # torch's kernel reads a contiguous copy: the output is contiguous
     var, mean = call("var.correction", x, dims, correction=0, keepdim=True), call("mean.dim", x, dims, True)
@@ -215,7 +226,8 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5, cudnn_
 # ---- group normalization (``group_norm.cpp``, ``cpu/group_norm_kernel.cpp``): the channels of
 # each sample split into ``group`` groups, one mean and one rstd per (sample, group).
 def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enabled=True):
-    """CompositeImplicitAutograd: checks, then the output of ``native_group_norm`` on a contiguous input."""
+    """CompositeImplicitAutograd: checks, then the output of ``native_group_norm`` on a contiguous input
+    (channels-last stays so)."""
     N, C = input.shape[0], input.shape[1]
     if num_groups <= 0:
         raise RuntimeError(f"Expected num groups to be greater than 0, got {num_groups}")
@@ -227,7 +239,12 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5, cudnn_enable
             raise RuntimeError(f"Expected {name} to be a vector of size equal to the number of channels in input, "
                                f"but got {name} of shape {list(t.shape)} and input of shape {list(input.shape)}")
     HxW = math.prod(input.shape[2:])
-    out = call("native_group_norm", contiguous(input), weight, bias, N, C, HxW, num_groups, eps)
+    # on the CPU torch makes the input contiguous in its suggested memory format, so a
+    # channels-last input keeps its layout through native_group_norm
+    x = contiguous(input)
+    if input.dim() == 4 and suggest_memory_format(input.shape, input.stride()) is channels_last:
+        x = keep_channels_last(input, input)
+    out = call("native_group_norm", x, weight, bias, N, C, HxW, num_groups, eps)
     return out[0]
 
 
@@ -241,6 +258,7 @@ def native_group_norm(X, gamma, beta, N, C, HxW, group, eps):
     if X.numel() != N * C * HxW:
         raise RuntimeError("Expected X.numel() == N * C * HxW to be true, but got false.")
     _check_mixed_dtype(X, gamma, beta)
+    _floating_only(X, "GroupNormKernelImpl")
     compute = st.opmath_type(X.dtype)
     x = _grouped(to(contiguous(X), compute), N, C, HxW, group)
     var, mean = call("var.correction", x, [2], correction=0, keepdim=True), call("mean.dim", x, [2], True)
@@ -265,7 +283,8 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
     if output_mask[0]:
         g = go if weight is None else _mul(go, call("reshape", to(weight, compute), [1, C, 1]))
         grouped = _normalized_backward(_grouped(g, N, C, HxW, group), xhat_grouped, r, None, [2], True)
-        grad_input = to(call("reshape", grouped, list(input.shape)), input.dtype)
+        # torch's CPU kernel writes dX in the input's suggested memory format
+        grad_input = keep_channels_last(to(call("reshape", grouped, list(input.shape)), input.dtype), input)
     if output_mask[1] and weight is not None:
         grad_weight = to(_sum_over(_mul(go, xhat), [0, 2]), weight.dtype)
     if output_mask[2]:

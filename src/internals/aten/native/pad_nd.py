@@ -15,6 +15,7 @@ Pads come in (left, right) pairs from the last dim backwards; negative pads crop
 """
 from ...c10.memory_format import suggest_memory_format
 from ..dispatcher import call
+from .convolution import keep_channels_last
 
 _NON_CONSTANT = {"reflect": "reflection_pad{}d", "replicate": "replication_pad{}d", "circular": "_pad_circular"}
 
@@ -124,11 +125,12 @@ def replication_pad(x, padding):
 
 
 def reflection_pad_backward(grad_output, x, padding):
-    return _gather_pad_backward(grad_output, x, padding, reflect=True)
+    # torch's meta step allocates the gradient in the input's suggested memory format
+    return keep_channels_last(_gather_pad_backward(grad_output, x, padding, reflect=True), x)
 
 
 def replication_pad_backward(grad_output, x, padding):
-    return _gather_pad_backward(grad_output, x, padding, reflect=False)
+    return keep_channels_last(_gather_pad_backward(grad_output, x, padding, reflect=False), x)
 
 
 def _pad_circular(x, pad):

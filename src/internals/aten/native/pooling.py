@@ -116,7 +116,8 @@ def max_pool2d_with_indices_backward(grad_output, x, kernel_size, stride, paddin
     grad_input = empty(tuple(x.shape), dtype=compute, device=x.device)
     loops(x.device, "pooling").max_pool2d_backward(buffer(grad_input), go._flat_buffer(), idx._flat_buffer(),
                                                    H * W, g[-2] * g[-1])
-    return to(grad_input, x.dtype)
+    # torch allocates the gradient in the input's suggested memory format
+    return keep_channels_last(to(grad_input, x.dtype), x)
 
 
 def max_pool2d(x, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):

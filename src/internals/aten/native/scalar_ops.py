@@ -1075,9 +1075,10 @@ LERP = BINARY.register(lerp)
 
 
 @register_jitable
-def threshold_backward(grad, x, threshold):
+def threshold_backward(x, grad, threshold):
     """relu's gradient: 0 where the saved output is at or below the threshold, else ``grad``
-    (``threshold_kernel`` with value 0); a NaN output lets the gradient through."""
+    (``threshold_kernel`` with value 0); a NaN output lets the gradient through. The saved
+    output comes first, as in torch's iterator, whose output takes the first input's layout."""
     return 0 if x <= threshold else grad
 THRESHOLD_BACKWARD = BINARY.register(threshold_backward)
 

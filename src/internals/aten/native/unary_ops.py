@@ -12,7 +12,7 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from .. import dispatcher
-from ..tensor_iterator import TensorIterator, TensorIteratorConfig
+from ..tensor_iterator import TensorIterator, TensorIteratorConfig, _output_strides, _reorder
 from . import scalar_ops as ops
 from .copy import cast_like, contiguous
 from .dispatch_stub import loops
@@ -89,8 +89,29 @@ def _in_opmath(compute, *tensors):
     round. Mixed dtypes compute as they are."""
     dtype = tensors[0].dtype
     if not dtype.is_reduced_float or any(t.dtype is not dtype for t in tensors):
-        return compute(*tensors)
-    return cast_like(compute(*(cast_like(t, st.float32) for t in tensors)), dtype)
+        result = compute(*tensors)
+    else:
+        result = cast_like(compute(*(cast_like(t, st.float32) for t in tensors)), dtype)
+    return result if len(tensors) == 1 else _iterator_layout(result, *tensors)
+
+
+def _iterator_layout(result, *operands):
+    """``result`` laid out as a TensorIterator over ``operands``, in that order, would allocate it:
+    torch's backward kernels read (grad_output, self), so the gradient follows grad_output's
+    layout where the two differ, while a composition of ``where`` calls follows its condition's."""
+    shape = tuple(result.shape)
+    if result.numel() <= 1:
+        return result
+    strides = []
+    for t in operands:
+        lead = len(shape) - t.dim()
+        strides.append([0] * lead + [0 if size == 1 and shape[lead + i] != 1 else stride
+                                     for i, (size, stride) in enumerate(zip(t.shape, t.stride()))])
+    wanted = _output_strides(shape, _reorder(shape, strides))
+    if tuple(result.stride()) == tuple(wanted):
+        return result
+    return dispatcher.call("copy_", dispatcher.call("empty_strided", list(shape), list(wanted), dtype=result.dtype,
+                                                    device=result.device), result)
 
 
 def _store(result, out):
@@ -490,7 +511,9 @@ def log_sigmoid(x):
 def log_sigmoid_backward(grad_output, self, buffer):
     """One ternary loop over (input, buffer, grad), as ``log_sigmoid_backward_cpu_kernel``."""
     _float_only(self, "log_sigmoid_backward_cpu")
-    it = (TensorIteratorConfig().add_output(None).add_const_input(self).add_const_input(buffer)
+    # torch writes into empty_like(grad_output), whose layout the gradient keeps
+    out = dispatcher.call("empty_like", grad_output, dtype=st.promote_types(self.dtype, grad_output.dtype))
+    it = (TensorIteratorConfig().add_output(out).add_const_input(self).add_const_input(buffer)
           .add_const_input(grad_output).promote_inputs_to_common_dtype().build())
     return it.for_each(lambda buffers, *geometry: loops(it.device).ternary_loop(ops.LOG_SIGMOID_BACKWARD, *buffers,
                                                                                  0, *geometry))
@@ -527,7 +550,8 @@ def hardtanh_backward(grad_output, self, min_val, max_val):
     if not self.dtype.is_floating_point:
         raise _not_implemented("hardshrink_backward_cpu", self)    # torch's kernel carries this name
     outside = _call("logical_or", _call("le.Scalar", self, min_val), _call("ge.Scalar", self, max_val))
-    return _call("where.self", outside, _call("zeros_like", grad_output), grad_output)
+    return _iterator_layout(_call("where.self", outside, _call("zeros_like", grad_output), grad_output),
+                            grad_output, self)
 
 
 def relu6(x):
@@ -638,7 +662,8 @@ def hardsigmoid_backward(grad_output, self):
     """grad / 6 strictly inside (-3, 3), else 0 (a NaN input gives 0, as the vector loop does)."""
     _float_only(self, "hardsigmoid_backward")
     inside = _call("logical_and", _call("gt.Scalar", self, -3), _call("lt.Scalar", self, 3))
-    return _where(inside, _mul(grad_output, _ONE_SIXTH_F32), _zero_like(grad_output))
+    return _iterator_layout(_where(inside, _mul(grad_output, _ONE_SIXTH_F32), _zero_like(grad_output)),
+                            grad_output, self)
 
 
 def hardswish(x, *, out=None):
@@ -682,7 +707,7 @@ def hardshrink(x, lambd=0.5, *, out=None):
 def hardshrink_backward(grad_out, self, lambd):
     """grad where the input was kept, else 0 (``shrink_backward_kernel``)."""
     _float_only(self, "shrink_backward_cpu")
-    return _where(_shrink_kept(self, lambd), grad_out, _zero_like(grad_out))
+    return _iterator_layout(_where(_shrink_kept(self, lambd), grad_out, _zero_like(grad_out)), grad_out, self)
 
 
 # the largest finite value of each floating dtype, which bounds softshrink's lambda

@@ -40,15 +40,22 @@ from .linear import Linear
 from .loss import (
                    BCELoss,
                    BCEWithLogitsLoss,
+                   CosineEmbeddingLoss,
                    CosineSimilarity,
                    CrossEntropyLoss,
+                   GaussianNLLLoss,
+                   HingeEmbeddingLoss,
                    HuberLoss,
                    KLDivLoss,
                    L1Loss,
+                   MarginRankingLoss,
                    MSELoss,
+                   MultiLabelSoftMarginLoss,
                    NLLLoss,
                    PairwiseDistance,
+                   PoissonNLLLoss,
                    SmoothL1Loss,
+                   TripletMarginLoss,
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm
@@ -99,3 +106,5 @@ __all__ += ["RNNBase", "RNN", "LSTM", "GRU", "RNNCellBase", "RNNCell", "LSTMCell
 __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder", "TransformerDecoderLayer",
             "TransformerDecoder", "Transformer"]
 __all__ += ["EmbeddingBag", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
+__all__ += ["MarginRankingLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
+            "GaussianNLLLoss", "MultiLabelSoftMarginLoss"]

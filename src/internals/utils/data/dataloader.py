@@ -329,6 +329,8 @@ class _MultiProcessingDataLoaderIter:
         self._base_seed = empty((), dtype=st.int64).random_(generator=loader.generator).item()
         self._num_workers, self._timeout = loader.num_workers, loader.timeout
         self._persistent_workers, self._prefetch_factor = loader.persistent_workers, loader.prefetch_factor
+        if self._prefetch_factor <= 0:      # the loader accepts 0; torch's iterator then refuses it
+            raise AssertionError("prefetch_factor must be greater than 0 for MultiProcessingDataLoaderIter")
         self._in_order, self._shutdown, self._worker_pids_set = loader.in_order, False, False
         self._iterable = isinstance(loader.dataset, IterableDataset)
         context = loader.multiprocessing_context or _multiprocessing

@@ -1,0 +1,75 @@
+"""The layout of a layer's gradients: torch's backward kernels allocate the input's gradient in the
+input's suggested memory format (convolution, pooling, padding, batch and group norm), and its
+activation backward kernels run a TensorIterator over (grad_output, self), or (self, grad_output)
+for ``threshold_backward``, whose output takes its layout from the first operand that orders the
+dims. The values matched before; the strides of channels-last or transposed inputs' gradients did
+not."""
+import numpy as np
+import pytest
+import torch
+from helpers import assert_same
+
+import internals
+
+
+def _input(L, layout):
+    a = np.random.default_rng(1).standard_normal((2, 3, 5, 6))
+    x = L.tensor(a.tolist(), dtype=L.float64)
+    if layout == "channels_last":
+        x = x.contiguous(memory_format=L.channels_last)
+    elif layout == "transposed":
+        x = L.tensor(a.transpose(0, 1, 3, 2).tolist(), dtype=L.float64).transpose(2, 3)
+    return x.requires_grad_()
+
+
+def _param(L, shape, seed):
+    return L.tensor(np.random.default_rng(seed).standard_normal(shape).tolist(), dtype=L.float64,
+                    requires_grad=True)
+
+
+LAYERS = {
+    # a grouped weight of one channel per group has strides that differ only on that size-1 dim,
+    # by backend (mkldnn for float32, a concatenation of per-group products for float64)
+    "conv2d": lambda L, F, x: (F.conv2d(x, w := _param(L, (4, 3, 3, 2), 2), stride=(2, 1), padding=1), [x, w]),
+    "conv_transpose2d": lambda L, F, x: (F.conv_transpose2d(x, w := _param(L, (3, 2, 3, 3), 2), stride=2), [x, w]),
+    "max_pool2d": lambda L, F, x: (F.max_pool2d(x, (2, 3), (1, 2), dilation=(2, 1)), [x]),
+    "batch_norm": lambda L, F, x: (F.batch_norm(x, None, None, w := _param(L, (3,), 4), None, True), [x, w]),
+    "group_norm": lambda L, F, x: (F.group_norm(x, 3, w := _param(L, (3,), 4)), [x, w]),
+    "layer_norm": lambda L, F, x: (F.layer_norm(x, (5, 6)), [x]),
+    "reflect": lambda L, F, x: (F.pad(x, (2, 1, 0, 3), mode="reflect"), [x]),
+    "replicate": lambda L, F, x: (F.pad(x, (2, 1, 1, 3), mode="replicate"), [x]),
+}
+ACTIVATIONS = ["relu", "elu", "selu", "celu", "softplus", "hardswish", "hardsigmoid", "hardtanh", "relu6", "logsigmoid",
+               "softshrink", "hardshrink", "gelu", "silu", "mish", "leaky_relu"]
+
+
+def _grads(L, build, layout):
+    x = _input(L, layout)
+    out, leaves = build(L, L.nn.functional, x)
+    v = L.tensor(np.random.default_rng(9).standard_normal(tuple(out.shape)).tolist(), dtype=L.float64)
+    return (out, *L.autograd.grad(out, leaves, v))
+
+
+@pytest.mark.parametrize("layout", ["channels_last", "transposed"])
+@pytest.mark.parametrize("name", list(LAYERS))
+def test_layer_gradients_take_the_inputs_memory_format(name, layout):
+    for ours, theirs in zip(_grads(internals, LAYERS[name], layout), _grads(torch, LAYERS[name], layout)):
+        assert_same(ours, theirs, atol=1e-12, rtol=1e-12)
+
+
+@pytest.mark.parametrize("layout", ["channels_last", "transposed"])
+@pytest.mark.parametrize("name", ACTIVATIONS)
+def test_activation_gradients_follow_torchs_operand_order(name, layout):
+    def build(L, F, x):
+        return getattr(F, name)(x), [x]
+    for ours, theirs in zip(_grads(internals, build, layout), _grads(torch, build, layout)):
+        assert_same(ours, theirs, atol=1e-12, rtol=1e-12)
+
+
+@pytest.mark.parametrize("layout", ["channels_last", "transposed"])
+def test_threshold_gradient_follows_the_saved_input(layout):
+    """``threshold_backward`` reads (self, grad): the gradient keeps the input's layout."""
+    def build(L, F, x):
+        return F.threshold(x, 0.1, 2.0), [x]
+    for ours, theirs in zip(_grads(internals, build, layout), _grads(torch, build, layout)):
+        assert_same(ours, theirs)
