@@ -16,8 +16,8 @@ from ...c10 import scalar_type as st
 from .. import dispatcher
 from ..tensor_iterator import TensorIteratorConfig
 from . import scalar_ops as ops
-from .elementwise import unary
 from .tensor_shape import make_view
+from .unary_ops import unary_op_impl
 
 
 def _call(name, *args):
@@ -85,7 +85,7 @@ def complex(real, imag):
 
 def conj_physical(x):
     """The conjugates, computed now; a real tensor is its own conjugate."""
-    return unary(ops.CONJ, x, name="conj_physical") if x.dtype.is_complex else x
+    return unary_op_impl(ops.CONJ, x) if x.dtype.is_complex else x
 
 
 def conj(x):

@@ -14,9 +14,10 @@ it (torchgen's generated ``structured_add_out_out::set_output_strided`` with its
 3. then the values are written into it, and ``out`` itself is returned.
 
 Operators declared that way here (``structured: True`` in the YAML: the binary families in
-``binary_ops.py``) give ``structured`` a meta and an impl step: out= is the primary kernel, and
-``structured_variant`` derives the functional and in-place kernels of the entries that name it
-in ``structured_delegate:``; the TensorIterator resizes ``out`` and casts into it.
+``binary_ops.py``, the unary ones in ``unary_ops.py``) give ``structured`` a meta and an impl
+step: out= is the primary kernel, and ``structured_variant`` derives the functional and
+in-place kernels of the entries that name it in ``structured_delegate:``; the TensorIterator
+resizes ``out`` and casts into it.
 
 The others are written as one functional kernel, the meta function and the ``impl`` at once:
 their out kernel runs it and copies its result into the checked ``out`` (``copy_``, which
@@ -95,11 +96,10 @@ def _named_after(kernel, meta, suffix, out=False):
 # reduction fills ``out`` with before it accumulates there, and ``reads_all_first`` when it reads
 # its whole input before writing (see ``_reduce_in_out``).
 #
-# The dtype rules: ``same`` (unary_op and clamp: TensorIterator with no cast to the outputs,
+# The dtype rules: ``same`` (abs and clamp: TensorIterator with no cast to the outputs,
 # ``check_all_same_dtype``), ``from_out`` and ``from_out_float`` (reductions and scans compute in
-# ``out``'s dtype when no dtype is given), ``unary`` (``build_borrowing_unary_op``: the input's
-# dtype, checked first), ``nan_to_num``, ``amax`` and ``cummax`` (their own checks against the
-# input's dtype, before anything runs), ``own`` (checked by the kernel in its own words,
+# ``out``'s dtype when no dtype is given), ``nan_to_num``, ``amax`` and ``cummax`` (their own
+# checks against the input's dtype, before anything runs), ``own`` (checked by the kernel in its own words,
 # ``_OWN_CHECKS``), and ``where``, ``cat``, ``index_select``, ``arange``.
 
 
@@ -154,10 +154,9 @@ def _check_overlap(rule, out, args):
                                "the operation.")
 
 
-# The rules that check ``out`` against the input's dtype before the kernel runs (so a float
-# ``bitwise_not`` into a bool ``out`` is refused for the dtype, not for the kernel's).
+# The rules that check ``out`` against the input's dtype before the kernel runs (so an integer
+# ``amax`` into a float ``out`` is refused for the dtype, not for the kernel's).
 _INPUT_DTYPE_MESSAGES = {
-    "unary": "Found dtype {got} but expected {want}",
     "nan_to_num": "nan_to_num: dtype of out: {got} should be same as input: {want}",
     "amax": ("Expected the dtype for input and out to match, but got {want} for input's dtype and {got} for out's "
              "dtype."),
