@@ -4,7 +4,7 @@ A meta function takes the operator's arguments (tensors that may hold no data) a
 what the real kernel would allocate: shape, strides, dtype and device, as a ``TensorMeta``.
 The rules are the kernels' own: elementwise ops ask TensorIterator's ``broadcast_shapes`` and
 ``output_layout`` and the promotion rules of ``result_type``, as the kernels in
-``aten/native/elementwise.py`` and ``binary_ops.py`` do before they run a loop. View ops need
+``aten/native/unary_ops.py`` and ``binary_ops.py`` do before they run a loop. View ops need
 no entry here: their kernels only compute metadata already, so a fake tensor can run them as
 they are.
 """

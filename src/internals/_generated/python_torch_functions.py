@@ -4752,14 +4752,17 @@ def THPVariable_selu_(*args, **kwargs):
 
 
 _sgn_parser = PythonArgParser([
-    'sgn(Tensor input)',
+    'sgn(Tensor input, *, Tensor out=None)',
 ])
 
 
 def THPVariable_sgn(*args, **kwargs):
     _r = _sgn_parser.parse(args, kwargs)
-    # aten::sgn(Tensor self) -> Tensor
-    return _ops['sgn'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::sgn(Tensor self) -> Tensor
+        return _ops['sgn'](_r.tensor(0))
+    # aten::sgn.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['sgn.out'](_r.tensor(0), out=_r.tensor(1))
 
 
 _sigmoid_parser = PythonArgParser([

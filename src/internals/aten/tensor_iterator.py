@@ -57,6 +57,7 @@ class TensorIteratorConfig:
     promote_integer_inputs_to_float_ = False
     cast_common_dtype_to_outputs_ = False
     enforce_safe_casting_to_output_ = False
+    check_all_same_dtype_ = False       # torch's default is true; here the configs that rely on it say so
     resize_outputs_ = True
     is_reduction_ = False
     reduce_dims, in_memory_order = (), True
@@ -100,6 +101,11 @@ class TensorIteratorConfig:
 
     def enforce_safe_casting_to_output(self, enforce=True):
         self.enforce_safe_casting_to_output_ = enforce
+        return self
+
+    def check_all_same_dtype(self, check=True):
+        """A given output must have the input's dtype: no cast into ``out=`` (``neg``, ``floor``)."""
+        self.check_all_same_dtype_ = check
         return self
 
     def resize_outputs(self, resize=True):
@@ -190,8 +196,16 @@ class TensorIterator:
 
     @classmethod
     def unary_op(cls, out, a):
-        """``build_borrowing_unary_op``: the output in the input's dtype."""
-        return TensorIteratorConfig().add_output(out).add_const_input(a).cast_common_dtype_to_outputs().build()
+        """``build_borrowing_unary_op``: the output in the input's dtype, which a given ``out``
+        must have too."""
+        return (TensorIteratorConfig().add_output(out).add_const_input(a).cast_common_dtype_to_outputs()
+                .check_all_same_dtype().build())
+
+    @classmethod
+    def unary_force_boolean_op(cls, out, a):
+        """``build_borrowing_unary_force_boolean_op``: a bool output, the input read as it is
+        (``signbit``, ``isnan``)."""
+        return TensorIteratorConfig().add_output(out, st.bool_).add_const_input(a).build()
 
     @classmethod
     def unary_float_op(cls, out, a):
@@ -278,6 +292,10 @@ class TensorIterator:
             common = st.get_default_dtype()
         self.common_dtype = common
         self.compute_dtype = st.opmath_type(common)     # what the loop computes in
+        if given and config.check_all_same_dtype_:
+            for out in given:
+                if out._impl.dtype is not common:
+                    raise RuntimeError(f"Found dtype {out._impl.dtype.torch_name} but expected {common.torch_name}")
         if given and config.enforce_safe_casting_to_output_:
             for out, dtype in zip(self.outputs, config.output_dtypes):
                 wanted = dtype or common

@@ -128,12 +128,6 @@ def impl_div(it, self, other):
 
 
 div_out = structured(meta_div, impl_div)
-_div = structured_variant(div_out, inplace=False)
-
-
-def reciprocal(x):
-    """``1 / x`` (an integer or bool ``x`` gives the default float dtype, as true division does)."""
-    return _div(wrap_scalar(1), x)
 
 
 # ---- pow (Pow.cpp): TORCH_META_FUNC2(pow, Tensor_Tensor), (pow, Tensor_Scalar), (pow, Scalar)

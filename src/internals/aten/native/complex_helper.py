@@ -17,8 +17,8 @@ from ...c10 import scalar_type as st
 from .. import dispatcher
 from ..tensor_iterator import TensorIteratorConfig
 from . import scalar_ops as ops
-from .elementwise import unary
 from .tensor_shape import make_view
+from .unary_ops import unary_op_impl
 
 
 def _call(name, *args):
@@ -106,7 +106,7 @@ def complex(real, imag):
 
 def _conj_physical(x):
     """The conjugates, computed now, into a new tensor (a real tensor's values, copied)."""
-    return unary(ops.CONJ, x, name="conj_physical") if x.dtype.is_complex else _call("clone", x)
+    return unary_op_impl(ops.CONJ, x) if x.dtype.is_complex else _call("clone", x)
 
 
 def conj_physical(x):
@@ -117,7 +117,7 @@ def conj_physical(x):
 def conj_physical_(x):
     """The conjugates written over the stored values; a real tensor is left alone."""
     if x.dtype.is_complex:
-        unary(ops.CONJ, x, out=x, name="conj_physical_")
+        unary_op_impl(ops.CONJ, x, out=x)
     return x
 
 

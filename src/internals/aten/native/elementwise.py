@@ -1,10 +1,8 @@
-"""Elementwise operators: unary ones and ``where`` (``UnaryOps.cpp``, ``TensorCompare.cpp`` in
-``aten/src/ATen/native``), and the loop step every binary operator's impl ends with
-(``binary_loop``; the binary operators are declared in ``binary_ops.py``).
+"""Elementwise helpers: ``where`` (``TensorCompare.cpp``), the activations' backward kernels
+(``threshold_backward``, ``sigmoid_backward``, ``tanh_backward``), the Scalar overloads of the
+arithmetic operators, and the loop step every binary operator's impl ends with (``binary_loop``;
+the binary operators are declared in ``binary_ops.py``, the unary ones in ``unary_ops.py``).
 
-Each follows the same path as a structured ATen kernel: check the devices, compute the result
-dtype by torch's promotion rules, broadcast, allocate the output with the layout TensorIterator
-gives it (or check the in-place output), cast inputs to the computation dtype, and run one loop.
 float16 and bfloat16 compute in float32 and round once at the end, as ATen's ``opmath`` does.
 """
 import warnings
@@ -18,50 +16,7 @@ from .copy import to
 from .dispatch_stub import loops
 from .tensor_factories import wrap_scalar
 
-__all__ = ["unary", "binary_loop", "where", "common_device"]
-
-
-def unary(op, x, *, out=None, floating=False, name=None):
-    """A unary op. ``floating`` ops (exp, log, ...) turn integer inputs into the default float."""
-    if x.dtype is st.bool_ and op in (ops.NEG, ops.ABS, ops.RELU):
-        raise _bool_error(op, name)
-    if x.dtype.is_complex:
-        op = _complex_op(op, name)
-    it = TensorIterator.unary_float_op(out, x) if floating else TensorIterator.unary_op(out, x)
-    return it.for_each(lambda buffers, *geometry: loops(it.device).unary_loop(op, *buffers, *geometry))
-
-
-# The unary ops with a complex kernel here, and the scalar function each uses for complex numbers.
-_COMPLEX_UNARY = {ops.NEG: ops.NEG, ops.CONJ: ops.CONJ, ops.EXP: ops.EXP_COMPLEX, ops.LOG: ops.LOG_COMPLEX,
-                  ops.SQRT: ops.SQRT_COMPLEX, ops.SIN: ops.SIN_COMPLEX, ops.COS: ops.COS_COMPLEX,
-                  ops.TAN: ops.TAN_COMPLEX, ops.TANH: ops.TANH_COMPLEX, ops.SIGMOID: ops.SIGMOID_COMPLEX}
-
-
-def _complex_op(op, name):
-    if op == ops.RELU:
-        raise NotImplementedError("clamp is not supported for complex types")
-    if op not in _COMPLEX_UNARY:      # torch has complex kernels for most of these: internals not yet
-        raise NotImplementedError(f"internals: {name} is not implemented for complex tensors")
-    return _COMPLEX_UNARY[op]
-
-
-def real_valued_unary(op, complex_op, x):
-    """abs and angle (``abs``, ``angle`` in UnaryOps.cpp): a complex input gives a real output,
-    of the matching real dtype; a real input keeps its dtype (angle: integers become floats)."""
-    if not x.dtype.is_complex:
-        return unary(op, x, floating=op == ops.ANGLE, name="abs" if op == ops.ABS else "angle")
-    it = (TensorIteratorConfig().add_output(None, st.to_real(x.dtype)).add_const_input(x)
-          .compute_in_opmath(False).build())
-    return it.for_each(lambda buffers, *geometry: loops(it.device).unary_loop(complex_op, *buffers, *geometry))
-
-
-def _bool_error(op, name):
-    if op == ops.NEG:
-        return RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-                            "to invert a mask, use the `~` or `logical_not()` operator instead.")
-    if op == ops.RELU:
-        return RuntimeError("Boolean inputs not supported for relu")
-    return NotImplementedError(f'"{name}_cpu" not implemented for \'Bool\'')
+__all__ = ["binary_loop", "where", "common_device"]
 
 
 def binary_loop(it, op, scalar):
@@ -116,63 +71,6 @@ def where(cond, a, b):
     return it.for_each(lambda buffers, *geometry: loops(device).ternary_loop(ops.WHERE, *buffers, 0, *geometry))
 
 
-# The kernels by their names in native_functions.yaml: each one TensorIterator loop over one op.
-# ``name_`` is the in-place variant: its output is its first input.
-
-def neg(x):
-    return unary(ops.NEG, x, name="neg")
-
-
-def neg_(x):
-    return unary(ops.NEG, x, out=x, name="neg")
-
-
-def abs(x):
-    return real_valued_unary(ops.ABS, ops.ABS, x)
-
-
-def abs_(x):
-    if x.dtype.is_complex:     # the result is real: it cannot go back into x
-        raise RuntimeError("In-place abs is not supported for complex tensors.")
-    return unary(ops.ABS, x, out=x, name="abs")
-
-
-def angle(x):
-    return real_valued_unary(ops.ANGLE, ops.ANGLE_COMPLEX, x)
-
-
-def exp(x):
-    return unary(ops.EXP, x, floating=True, name="exp")
-
-
-def exp_(x):
-    return unary(ops.EXP, x, out=x, floating=True, name="exp")
-
-
-def log(x):
-    return unary(ops.LOG, x, floating=True, name="log")
-
-
-def log_(x):
-    return unary(ops.LOG, x, out=x, floating=True, name="log")
-
-
-def sqrt(x):
-    return unary(ops.SQRT, x, floating=True, name="sqrt")
-
-
-def sqrt_(x):
-    return unary(ops.SQRT, x, out=x, floating=True, name="sqrt")
-
-
-def relu(x):
-    return unary(ops.RELU, x, name="relu")
-
-
-def relu_(x):
-    return unary(ops.RELU, x, out=x, name="relu")
-
-
 def threshold_backward(grad_output, self, threshold):
     it = TensorIterator.binary_op(None, self, grad_output)
     return binary_loop(it, ops.THRESHOLD_BACKWARD, st.checked_convert(threshold, it.compute_dtype))
@@ -188,22 +86,6 @@ def sigmoid_backward(grad_output, output):
 def tanh_backward(grad_output, output):
     one_minus = dispatcher.call("rsub.Scalar", dispatcher.call("mul.Tensor", output, output), 1)
     return dispatcher.call("mul.Tensor", grad_output, one_minus)
-
-
-def sigmoid(x):
-    return unary(ops.SIGMOID, x, floating=True, name="sigmoid")
-
-
-def sigmoid_(x):
-    return unary(ops.SIGMOID, x, out=x, floating=True, name="sigmoid")
-
-
-def tanh(x):
-    return unary(ops.TANH, x, floating=True, name="tanh")
-
-
-def tanh_(x):
-    return unary(ops.TANH, x, out=x, floating=True, name="tanh")
 
 
 def add_scalar(a, b, alpha=1):

@@ -14,11 +14,11 @@ it (torchgen's generated ``structured_add_out_out::set_output_strided`` with its
 3. then the values are written into it, and ``out`` itself is returned.
 
 Operators declared that way here (``structured: True`` in the YAML: the binary families in
-``binary_ops.py``, the reductions in ``reduce_ops.py`` and ``reduce_ops_math.py``) give
-``structured`` a meta and an impl step: out= is the primary kernel, and ``structured_variant``
-derives the functional and in-place kernels of the entries that name it in
-``structured_delegate:``; the meta step resizes ``out`` (the TensorIterator, or a reduction's
-``make_reduction``).
+``binary_ops.py``, the unary ones in ``unary_ops.py``, the reductions in ``reduce_ops.py`` and
+``reduce_ops_math.py``) give ``structured`` a meta and an impl step: out= is the primary kernel,
+and ``structured_variant`` derives the functional and in-place kernels of the entries that name
+it in ``structured_delegate:``; the meta step resizes ``out`` (the TensorIterator, or a
+reduction's ``make_reduction``).
 
 The others are written as one functional kernel, the meta function and the ``impl`` at once:
 their out kernel runs it and copies its result into the checked ``out`` (``copy_``, which
@@ -91,11 +91,10 @@ def _named_after(kernel, meta, suffix, out=False):
 # a selection along a dim (see ``_as_kernel_sees``). (The reductions are structured, beside
 # their loops in ``reduce_ops.py``.)
 #
-# The dtype rules: ``same`` (unary_op and clamp: TensorIterator with no cast to the outputs,
-# ``check_all_same_dtype``), ``from_out`` (scans compute in ``out``'s dtype when no
-# dtype is given), ``unary`` (``build_borrowing_unary_op``: the input's dtype, checked first),
-# ``nan_to_num`` and ``cummax`` (their own checks against the
-# input's dtype, before anything runs), ``own`` (checked by the kernel in its own words,
+# The dtype rules: ``same`` (abs and clamp: TensorIterator with no cast to the outputs,
+# ``check_all_same_dtype``), ``from_out`` (scans compute in ``out``'s dtype when no dtype is
+# given), ``nan_to_num`` and ``cummax`` (their own checks against the input's dtype, before
+# anything runs), ``own`` (checked by the kernel in its own words,
 # ``_OWN_CHECKS``), and ``where``, ``cat``, ``index_select``, ``arange``.
 
 
@@ -150,10 +149,9 @@ def _check_overlap(rule, out, args):
                                "the operation.")
 
 
-# The rules that check ``out`` against the input's dtype before the kernel runs (so a float
-# ``bitwise_not`` into a bool ``out`` is refused for the dtype, not for the kernel's).
+# The rules that check ``out`` against the input's dtype before the kernel runs (so an integer
+# ``amax`` into a float ``out`` is refused for the dtype, not for the kernel's).
 _INPUT_DTYPE_MESSAGES = {
-    "unary": "Found dtype {got} but expected {want}",
     "nan_to_num": "nan_to_num: dtype of out: {got} should be same as input: {want}",
     "cummax": "expected scalar_type {want} but found {got}",
 }

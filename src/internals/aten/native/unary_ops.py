@@ -1,10 +1,17 @@
-"""More unary operators: trigonometry, erf, the activations gelu/silu/softplus, sign, round,
-bitwise_not and the float classifiers (``aten/src/ATen/native/UnaryOps.cpp``, ``Activation.cpp``,
-``TensorCompare.cpp``).
+"""Unary operators (``aten/src/ATen/native/UnaryOps.cpp``, ``Activation.cpp``,
+``TensorCompare.cpp``): exp, log, the trigonometry, erf, the rounding functions, sign, the
+activations gelu/silu/softplus, bitwise_not and the float classifiers.
 
-Each runs through ``elementwise.unary`` (or ``binary`` when it takes a number: softplus's beta,
-round's decimals), so it has the generic loops' CPU and CUDA kernels, dtype promotion and
-layouts. The op numbers name the scalar functions in ``scalar_ops``.
+Declared as torch declares them, structured: per family a **meta** step (the argument checks
+and the TensorIterator: the output allocated, or ``out=`` checked and resized) and an **impl**
+step (the loop of a scalar function, named by its op number in ``scalar_ops``).
+``structured(meta, impl)`` makes the out= kernel, which the YAML names (``structured: True``);
+the functional and in-place kernels are derived from it (``structured_delegate:``). The meta
+steps share torch's three iterator builders: ``TensorIterator.unary_float_op`` (integers
+computed as the default float: ``CREATE_UNARY_FLOAT_META_FUNC``), ``unary_op`` (the input's
+dtype, which ``out`` must have) and ``unary_force_boolean_op`` (a bool result). The operators
+torch does not declare structured (abs, angle, relu, conj_physical) run ``unary_op_impl``, as
+its ``unary_op_impl_out`` does.
 """
 import math
 
@@ -14,10 +21,12 @@ from ...c10 import scalar_type as st
 from .. import dispatcher
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig, _output_strides, _reorder
 from . import scalar_ops as ops
+from .binary_ops import div_out
 from .copy import cast_like, contiguous
 from .dispatch_stub import loops
-from .elementwise import binary_loop, unary
+from .elementwise import binary_loop
 from .resize import resize_output
+from .structured import structured
 from .tensor_factories import wrap_scalar, zeros_like
 
 
@@ -25,33 +34,328 @@ def _not_implemented(kernel, x):
     return NotImplementedError(f'"{kernel}" not implemented for \'{x.dtype.torch_name}\'')
 
 
-def _floating_kernel(name, op):
-    """sin, cos, tan, erf, rsqrt, log1p: integers and bool compute in the default float dtype, as torch's do."""
-    def kernel(x):
-        return unary(op, x, floating=True, name=name)
-
-    def kernel_(x):
-        return unary(op, x, out=x, floating=True, name=name)
-    kernel.__name__, kernel_.__name__ = name, name + "_"
-    return kernel, kernel_
+def unary_loop(it, op):
+    """An impl's last step (``sin_stub(device_type(), *this)``): the loop of scalar function
+    ``op`` over the built iterator; returns the result (``out`` itself for out=)."""
+    return it.for_each(lambda buffers, *geometry: loops(it.device).unary_loop(op, *buffers, *geometry))
 
 
-sin, sin_ = _floating_kernel("sin", ops.SIN)
-cos, cos_ = _floating_kernel("cos", ops.COS)
-tan, tan_ = _floating_kernel("tan", ops.TAN)
-erf, erf_ = _floating_kernel("erf", ops.ERF)
-rsqrt, rsqrt_ = _floating_kernel("rsqrt", ops.RSQRT)
-log1p, log1p_ = _floating_kernel("log1p", ops.LOG1P)
-asin, asin_ = _floating_kernel("asin", ops.ASIN)
-acos, acos_ = _floating_kernel("acos", ops.ACOS)
-atan, atan_ = _floating_kernel("atan", ops.ATAN)
-sinh, sinh_ = _floating_kernel("sinh", ops.SINH)
-cosh, cosh_ = _floating_kernel("cosh", ops.COSH)
-asinh, asinh_ = _floating_kernel("asinh", ops.ASINH)
-acosh, acosh_ = _floating_kernel("acosh", ops.ACOSH)
-atanh, atanh_ = _floating_kernel("atanh", ops.ATANH)
-log2, log2_ = _floating_kernel("log2", ops.LOG2)
-log10, log10_ = _floating_kernel("log10", ops.LOG10)
+def unary_op_impl(op, self, out=None):
+    """``unary_op_impl_out``: the unary iterator and one loop, for the unstructured operators."""
+    return unary_loop(TensorIterator.unary_op(out, self), op)
+
+
+def _declare(name, meta, impl):
+    """Name a family's steps as the binary ones are named (``meta_sin``, ``impl_sin``) and make
+    its out= kernel, ``sin_out``."""
+    for step, prefix in ((meta, "meta_"), (impl, "impl_")):
+        step.__name__ = step.__qualname__ = prefix + name
+    return structured(meta, impl)
+
+
+def _float_only(x, kernel):
+    """The activation kernels dispatch on floating types only (``AT_DISPATCH_FLOATING_TYPES``)."""
+    if not x.dtype.is_floating_point:
+        raise _not_implemented(kernel, x)
+
+
+# ---- CREATE_UNARY_FLOAT_META_FUNC(sin) and TORCH_IMPL_FUNC(sin_out): integers and bool
+# compute in the default float dtype; complex inputs take the op's complex scalar function.
+def _float_op(name, op, complex_op=None):
+    def meta(out, self):
+        if self.dtype.is_complex and complex_op is None:    # torch has the kernel; internals not yet
+            raise NotImplementedError(f"internals: {name} is not implemented for complex tensors")
+        return TensorIterator.unary_float_op(out, self)
+
+    def impl(it, self):
+        return unary_loop(it, complex_op if it.compute_dtype.is_complex else op)
+    return _declare(name, meta, impl)
+
+
+exp_out = _float_op("exp", ops.EXP, ops.EXP_COMPLEX)
+log_out = _float_op("log", ops.LOG, ops.LOG_COMPLEX)
+sqrt_out = _float_op("sqrt", ops.SQRT, ops.SQRT_COMPLEX)
+sigmoid_out = _float_op("sigmoid", ops.SIGMOID, ops.SIGMOID_COMPLEX)
+tanh_out = _float_op("tanh", ops.TANH, ops.TANH_COMPLEX)
+sin_out = _float_op("sin", ops.SIN, ops.SIN_COMPLEX)
+cos_out = _float_op("cos", ops.COS, ops.COS_COMPLEX)
+tan_out = _float_op("tan", ops.TAN, ops.TAN_COMPLEX)
+erf_out = _float_op("erf", ops.ERF)
+rsqrt_out = _float_op("rsqrt", ops.RSQRT)
+log1p_out = _float_op("log1p", ops.LOG1P)
+asin_out = _float_op("asin", ops.ASIN)
+acos_out = _float_op("acos", ops.ACOS)
+atan_out = _float_op("atan", ops.ATAN)
+sinh_out = _float_op("sinh", ops.SINH)
+cosh_out = _float_op("cosh", ops.COSH)
+asinh_out = _float_op("asinh", ops.ASINH)
+acosh_out = _float_op("acosh", ops.ACOSH)
+atanh_out = _float_op("atanh", ops.ATANH)
+log2_out = _float_op("log2", ops.LOG2)
+log10_out = _float_op("log10", ops.LOG10)
+expm1_out = _float_op("expm1", ops.EXPM1)
+exp2_out = _float_op("exp2", ops.EXP2)
+lgamma_out = _float_op("lgamma", ops.LGAMMA)
+erfinv_out = _float_op("erfinv", ops.ERFINV)
+digamma_out = _float_op("digamma", ops.DIGAMMA)
+
+
+# ---- reciprocal (CREATE_UNARY_FLOAT_META_FUNC(reciprocal)): 1 / x, run by true division's
+# loop into the output this iterator laid out
+def meta_reciprocal(out, self):
+    return TensorIterator.unary_float_op(out, self)
+
+
+def impl_reciprocal(it, self):
+    return div_out(wrap_scalar(1), self, out=it.result)
+
+
+reciprocal_out = structured(meta_reciprocal, impl_reciprocal)
+
+
+# ---- TORCH_META_FUNC(neg): no bool, then the unary iterator
+def meta_neg(out, self):
+    if self.dtype is st.bool_:
+        raise RuntimeError("Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
+                           "to invert a mask, use the `~` or `logical_not()` operator instead.")
+    return TensorIterator.unary_op(out, self)
+
+
+def impl_neg(it, self):
+    return unary_loop(it, ops.NEG)      # one scalar function for real and complex numbers
+
+
+neg_out = structured(meta_neg, impl_neg)
+
+
+# The impl steps refuse the dtypes their loops lack, as torch's stubs do (``AT_DISPATCH_...``):
+# after the meta step, so an ``out`` of the wrong dtype is reported first.
+
+# ---- floor, ceil, trunc (TORCH_META_FUNC(floor), CREATE_UNARY_TORCH_IMPL_INTEGER_NO_OP_FUNC):
+# complex tensors are refused by the meta step, bool ones by the loop; an integer tensor is its
+# own result, copied.
+def _rounding_op(name, op):
+    def meta(out, self):
+        if self.dtype.is_complex:
+            raise NotImplementedError(f"{name} is not supported for complex inputs")
+        return TensorIterator.unary_op(out, self)
+
+    def impl(it, self):
+        if self.dtype is st.bool_:
+            raise _not_implemented(f"{name}_vml_cpu", self)
+        return unary_loop(it, op if self.dtype.is_floating_point else ops.IDENTITY)
+    return _declare(name, meta, impl)
+
+
+floor_out = _rounding_op("floor", ops.FLOOR)
+ceil_out = _rounding_op("ceil", ops.CEIL)
+trunc_out = _rounding_op("trunc", ops.TRUNC)
+
+
+# ---- round (TORCH_META_FUNC(round), TORCH_META_FUNC2(round, decimals)): half to even;
+# integers are already round (with decimals=0 only)
+def _check_round(self, decimals):
+    if decimals != 0 and not self.dtype.is_floating_point:
+        raise _not_implemented("round_cpu", self)
+    if self.dtype is st.bool_ or self.dtype.is_complex:
+        raise _not_implemented("round_vml_cpu", self)
+
+
+def meta_round(out, self):
+    return TensorIterator.unary_op(out, self)
+
+
+def impl_round(it, self):
+    _check_round(self, 0)
+    return unary_loop(it, ops.NEARBYINT if self.dtype.is_floating_point else ops.IDENTITY)
+
+
+round_out = structured(meta_round, impl_round)
+
+
+def meta_round_decimals(out, self, *, decimals):
+    return TensorIterator.unary_op(out, self)
+
+
+def impl_round_decimals(it, self, *, decimals):
+    """``round_decimals_stub``: 10**|decimals| rides in a binary loop's second operand, whether
+    to divide by it (decimals < 0) in its scalar."""
+    _check_round(self, decimals)
+    if decimals == 0:
+        return impl_round(it, self)
+    ten_pow = 10.0 ** (decimals if decimals > 0 else -decimals)     # ``abs`` here is the operator
+    scaled = TensorIterator.binary_op(it.result, self, wrap_scalar(ten_pow))
+    return binary_loop(scaled, ops.ROUND_DECIMALS, st.checked_convert(decimals < 0, scaled.compute_dtype))
+
+
+round_decimals_out = structured(meta_round_decimals, impl_round_decimals)
+
+
+# ---- frac and bitwise_not (CREATE_UNARY_META_FUNC): the unary iterator
+def meta_frac(out, self):
+    return TensorIterator.unary_op(out, self)
+
+
+def impl_frac(it, self):
+    if not self.dtype.is_floating_point:
+        raise _not_implemented("frac_cpu", self)
+    return unary_loop(it, ops.FRAC)
+
+
+frac_out = structured(meta_frac, impl_frac)
+
+
+def meta_bitwise_not(out, self):
+    return TensorIterator.unary_op(out, self)
+
+
+def impl_bitwise_not(it, self):
+    if self.dtype.is_floating_point or self.dtype.is_complex:
+        raise _not_implemented("bitwise_not_cpu", self)
+    return unary_loop(it, ops.LOGICAL_NOT if self.dtype is st.bool_ else ops.BITWISE_NOT)
+
+
+bitwise_not_out = structured(meta_bitwise_not, impl_bitwise_not)
+
+
+# ---- sign and sgn (TORCH_META_FUNC(sign), TORCH_META_FUNC(sgn)); a bool is its own sign
+def meta_sign(out, self):
+    if self.dtype.is_complex:      # ``sign_kernel`` refuses them by name
+        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
+                                  "torch.sgn instead.")
+    return TensorIterator.unary_op(out, self)
+
+
+def impl_sign(it, self):
+    return unary_loop(it, ops.IDENTITY if self.dtype is st.bool_ else ops.SIGN)
+
+
+sign_out = structured(meta_sign, impl_sign)
+
+
+def meta_sgn(out, self):
+    return TensorIterator.unary_op(out, self)
+
+
+def impl_sgn(it, self):
+    """sign's loop for real numbers; for complex ones z / |z| (0 at 0), as torch's
+    ``sgn_kernel`` defines it, composed of ``abs``, ``div`` and a fill where |z| is 0."""
+    if not self.dtype.is_complex:
+        return impl_sign(it, self)
+    magnitude = dispatcher.call("abs", self)
+    quotient = dispatcher.call("div.Tensor", self, magnitude)
+    zero_where = dispatcher.call("eq.Scalar", magnitude, 0)
+    return dispatcher.call("copy_", it.result, dispatcher.call("masked_fill.Scalar", quotient, zero_where, 0))
+
+
+sgn_out = structured(meta_sgn, impl_sgn)
+
+
+# ---- signbit (TORCH_META_FUNC(signbit)): a bool result; integers: x < 0 (``signbit_kernel``)
+def meta_signbit(out, self):
+    if self.dtype.is_complex:
+        raise NotImplementedError("signbit is not implemented for complex tensors.")
+    if out is not None and out.dtype is not st.bool_:
+        raise RuntimeError("signbit does not support non-boolean outputs.")
+    return TensorIterator.unary_force_boolean_op(out, self)
+
+
+def impl_signbit(it, self):
+    return unary_loop(it, ops.SIGNBIT if self.dtype.is_floating_point else ops.SIGNBIT_INT)
+
+
+signbit_out = structured(meta_signbit, impl_signbit)
+
+
+# ---- the activations gelu, silu, softplus (TORCH_META_FUNC(gelu), ...): the unary iterator
+# over floating inputs
+def meta_gelu(out, self, *, approximate="none"):
+    return TensorIterator.unary_op(out, self)
+
+
+def impl_gelu(it, self, *, approximate="none"):
+    if approximate not in ("none", "tanh"):
+        raise RuntimeError("approximate argument must be either none or tanh.")
+    _float_only(self, "GeluKernelImpl")
+    return unary_loop(it, ops.GELU if approximate == "none" else ops.GELU_TANH)
+
+
+gelu_out = structured(meta_gelu, impl_gelu)
+
+
+def meta_silu(out, self):
+    return TensorIterator.unary_op(out, self)
+
+
+def impl_silu(it, self):
+    _float_only(self, "silu_cpu")
+    return unary_loop(it, ops.SILU)
+
+
+silu_out = structured(meta_silu, impl_silu)
+
+
+def meta_softplus(out, self, beta=1, threshold=20):
+    return TensorIterator.unary_op(out, self)
+
+
+def impl_softplus(it, self, beta=1, threshold=20):
+    """``softplus_stub``: beta rides in a binary loop's second operand, threshold in its scalar."""
+    _float_only(self, "softplus_cpu")
+    over_beta = TensorIterator.binary_op(it.result, self, wrap_scalar(beta))
+    return binary_loop(over_beta, ops.SOFTPLUS, st.checked_convert(threshold, over_beta.compute_dtype))
+
+
+softplus_out = structured(meta_softplus, impl_softplus)
+
+
+# ---- abs, angle, relu: not structured in torch (``unary_op_impl_with_complex_to_float``,
+# ``relu`` as ``clamp_min``): functional kernels, their out= the generic one
+def _complex_to_real(op, x):
+    """A complex input gives a real output of the matching real dtype."""
+    it = (TensorIteratorConfig().add_output(None, st.to_real(x.dtype)).add_const_input(x)
+          .compute_in_opmath(False).build())
+    return unary_loop(it, op)
+
+
+def abs(x):      # shadows the builtin in this module: the YAML names the kernel ``abs``
+    if x.dtype.is_complex:
+        return _complex_to_real(ops.ABS, x)
+    if x.dtype is st.bool_:
+        raise _not_implemented("abs_cpu", x)
+    return unary_op_impl(ops.ABS, x)
+
+
+def abs_(x):
+    if x.dtype.is_complex:     # the result is real: it cannot go back into x
+        raise RuntimeError("In-place abs is not supported for complex tensors.")
+    if x.dtype is st.bool_:
+        raise _not_implemented("abs_cpu", x)
+    return unary_op_impl(ops.ABS, x, out=x)
+
+
+def angle(x):
+    """The argument of a complex number; of a real one 0 or pi (integers give floats)."""
+    if x.dtype.is_complex:
+        return _complex_to_real(ops.ANGLE_COMPLEX, x)
+    return unary_loop(TensorIterator.unary_float_op(None, x), ops.ANGLE)
+
+
+def _check_relu(x):
+    if x.dtype is st.bool_:
+        raise RuntimeError("Boolean inputs not supported for relu")
+    if x.dtype.is_complex:
+        raise NotImplementedError("clamp is not supported for complex types")
+
+
+def relu(x):
+    _check_relu(x)
+    return unary_op_impl(ops.RELU, x)
+
+
+def relu_(x):
+    _check_relu(x)
+    return unary_op_impl(ops.RELU, x, out=x)
 
 
 def _alias(name, target):
@@ -73,13 +377,6 @@ arccosh, arccosh_ = _alias("arccosh", "acosh")
 arctanh, arctanh_ = _alias("arctanh", "atanh")
 negative, negative_ = _alias("negative", "neg")
 absolute, absolute_ = _alias("absolute", "abs")
-
-
-def _float_only(x, kernel):
-    """The activation kernels dispatch on floating types only (``AT_DISPATCH_FLOATING_TYPES``)."""
-    if not x.dtype.is_floating_point:
-        raise _not_implemented(kernel, x)
-
 
 def _in_opmath(compute, *tensors):
     """``compute`` over float16/bfloat16 tensors widened to float32, its result rounded once.
@@ -118,17 +415,6 @@ def _store(result, out):
     return result if out is None else dispatcher.call("copy_", out, result)
 
 
-def gelu(x, *, approximate="none", out=None):
-    if approximate not in ("none", "tanh"):
-        raise RuntimeError("approximate argument must be either none or tanh.")
-    _float_only(x, "GeluKernelImpl")
-    return unary(ops.GELU if approximate == "none" else ops.GELU_TANH, x, out=out)
-
-
-def gelu_(x, *, approximate="none"):
-    return gelu(x, approximate=approximate, out=x)
-
-
 # The activations' backward kernels (``GeluKernel.cpp``, ``Activation.cpp``): operators of their own,
 # written here with operators called below autograd, so that a dispatch mode sees only their name.
 def gelu_backward(grad_output, self, *, approximate="none"):
@@ -163,23 +449,6 @@ def softplus_backward(grad_output, self, beta, threshold):
     return _in_opmath(formula, grad_output, self)
 
 
-def silu(x):
-    _float_only(x, "silu_cpu")
-    return unary(ops.SILU, x)
-
-
-def silu_(x):
-    _float_only(x, "silu_cpu")
-    return unary(ops.SILU, x, out=x)
-
-
-def softplus(x, beta=1, threshold=20):
-    """beta rides in the loop's second operand, threshold in its ``alpha``: one pass."""
-    _float_only(x, "softplus_cpu")
-    it = TensorIterator.binary_op(None, x, wrap_scalar(beta))
-    return binary_loop(it, ops.SOFTPLUS, st.checked_convert(threshold, it.compute_dtype))
-
-
 def leaky_relu(x, negative_slope=0.01, *, out=None):
     """x where x > 0, else x times the slope (``leaky_relu_kernel``): a ``where`` over the two."""
     _float_only(x, "leaky_relu_cpu")
@@ -205,98 +474,6 @@ def leaky_relu_backward(grad_output, self, negative_slope, self_is_result):
                            dispatcher.call("mul.Tensor", grad_output, wrap_scalar(negative_slope)))
 
 
-def sign(x):
-    _check_sign(x)
-    return unary(ops.IDENTITY if x.dtype is st.bool_ else ops.SIGN, x)     # bool: its own sign
-
-
-def sign_(x):
-    _check_sign(x)
-    return x if x.dtype is st.bool_ else unary(ops.SIGN, x, out=x)
-
-
-def sgn(x):
-    """``sgn``: sign's kernel for real numbers; for complex ones z / |z| (0 at 0), as torch's
-    ``sgn_kernel`` defines it, composed of ``abs``, ``div`` and a fill where |z| is 0."""
-    if x.dtype.is_complex:
-        return _complex_sgn(x)
-    return unary(ops.IDENTITY if x.dtype is st.bool_ else ops.SIGN, x)
-
-
-def sgn_(x):
-    if x.dtype.is_complex:
-        return dispatcher.call("copy_", x, _complex_sgn(x))
-    return x if x.dtype is st.bool_ else unary(ops.SIGN, x, out=x)
-
-
-def _complex_sgn(z):
-    magnitude = dispatcher.call("abs", z)
-    quotient = dispatcher.call("div.Tensor", z, magnitude)
-    return dispatcher.call("masked_fill.Scalar", quotient, dispatcher.call("eq.Scalar", magnitude, 0), 0)
-
-
-def _check_sign(x):
-    if x.dtype.is_complex:      # ``sign_kernel`` refuses them by name
-        raise NotImplementedError("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use "
-                                  "torch.sgn instead.")
-
-
-def round_decimals(x, *, decimals=0, out=None):
-    """``round`` and ``round.decimals``: half to even; integers are already round (decimals=0 only)."""
-    if decimals != 0:
-        if not x.dtype.is_floating_point:
-            raise _not_implemented("round_cpu", x)
-        ten_pow = 10.0 ** abs(decimals)
-        it = TensorIterator.binary_op(out, x, wrap_scalar(ten_pow))     # the loop's scalar: divide, not multiply
-        return binary_loop(it, ops.ROUND_DECIMALS, st.checked_convert(decimals < 0, it.compute_dtype))
-    if x.dtype is st.bool_ or x.dtype.is_complex:
-        raise _not_implemented("round_vml_cpu", x)
-    if not x.dtype.is_floating_point:        # a copy laid out by TensorIterator, as floor's
-        return unary(ops.IDENTITY, x) if out is None else out
-    return unary(ops.NEARBYINT, x, out=out)
-
-
-def round_decimals_(x, *, decimals=0):
-    return round_decimals(x, decimals=decimals, out=x)
-
-
-def _rounded(op, name, x, out=None):
-    """floor, ceil and trunc (``UnaryOps.cpp``): an integer tensor is its own result (copied into
-    the output TensorIterator lays out, or itself in place); bool and complex tensors are refused,
-    as torch's kernels refuse them."""
-    if x.dtype.is_complex:
-        raise NotImplementedError(f"{name} is not supported for complex inputs")
-    if x.dtype is st.bool_:
-        raise _not_implemented(f"{name}_vml_cpu", x)
-    if not x.dtype.is_floating_point:
-        return unary(ops.IDENTITY, x) if out is None else out
-    return unary(op, x, out=out)
-
-
-def floor(x):
-    return _rounded(ops.FLOOR, "floor", x)
-
-
-def floor_(x):
-    return _rounded(ops.FLOOR, "floor", x, out=x)
-
-
-def ceil(x):
-    return _rounded(ops.CEIL, "ceil", x)
-
-
-def ceil_(x):
-    return _rounded(ops.CEIL, "ceil", x, out=x)
-
-
-def trunc(x):
-    return _rounded(ops.TRUNC, "trunc", x)
-
-
-def trunc_(x):
-    return _rounded(ops.TRUNC, "trunc", x, out=x)
-
-
 def fix(x):
     """CompositeImplicitAutograd: fix is trunc under another name."""
     return dispatcher.call("trunc", x)
@@ -306,25 +483,8 @@ def fix_(x):
     return dispatcher.call("trunc_", x)
 
 
-def frac(x, *, out=None):
-    """x - trunc(x), for floating tensors only."""
-    if not x.dtype.is_floating_point:
-        raise _not_implemented("frac_cpu", x)
-    return unary(ops.FRAC, x, out=out)
-
-
-def frac_(x):
-    return frac(x, out=x)
-
-
-def bitwise_not(x, *, out=None):
-    if x.dtype.is_floating_point or x.dtype.is_complex:
-        raise _not_implemented("bitwise_not_cpu", x)
-    return unary(ops.LOGICAL_NOT if x.dtype is st.bool_ else ops.BITWISE_NOT, x, out=out)
-
-
-def bitwise_not_(x):
-    return bitwise_not(x, out=x)
+def fix_out(x, *, out):
+    return dispatcher.call("trunc.out", x, out=out)
 
 
 def logical_not(x, *, out=None):
@@ -397,14 +557,6 @@ def nan_to_num_(x, nan=None, posinf=None, neginf=None):
     return nan_to_num(x, nan, posinf, neginf, out=x)
 
 
-# ---- the everyday operators (UnaryOps.cpp, Activation.cpp, Math.h)
-expm1, expm1_ = _floating_kernel("expm1", ops.EXPM1)
-exp2, exp2_ = _floating_kernel("exp2", ops.EXP2)
-lgamma, lgamma_ = _floating_kernel("lgamma", ops.LGAMMA)
-erfinv, erfinv_ = _floating_kernel("erfinv", ops.ERFINV)
-digamma, digamma_ = _floating_kernel("digamma", ops.DIGAMMA)
-
-
 def square(x):
     """CompositeImplicitAutograd: ``at::pow(self, 2)``, so its node is pow's."""
     return dispatcher.call("pow.Tensor_Scalar", x, 2)
@@ -417,14 +569,6 @@ def square_(x):
 def square_out(x, *, out):
     return dispatcher.call("pow.Tensor_Scalar_out", x, 2, out=out)
 
-
-def signbit(x):
-    """Whether the sign bit is set (-0.0 too); integers: x < 0 (``signbit_kernel``), a bool output."""
-    if x.dtype.is_complex:
-        raise NotImplementedError("signbit is not implemented for complex tensors.")
-    op = ops.SIGNBIT if x.dtype.is_floating_point else ops.SIGNBIT_INT
-    it = TensorIteratorConfig().add_output(None, st.bool_).add_const_input(x).build()
-    return it.for_each(lambda buffers, *geometry: loops(it.device).unary_loop(op, *buffers, *geometry))
 
 
 # deg2rad and rad2deg (CompositeExplicitAutograd): a multiplication by a double constant into
@@ -500,7 +644,7 @@ def log_sigmoid_forward(x):
     (``log_sigmoid_cpu_kernel``); two loops here, one in torch."""
     _float_only(x, "log_sigmoid_cpu")
     x = contiguous(x)        # torch's kernel reads a contiguous input and writes contiguous outputs
-    return unary(ops.LOG_SIGMOID, x), unary(ops.EXP_NEG_ABS, x)
+    return unary_op_impl(ops.LOG_SIGMOID, x), unary_op_impl(ops.EXP_NEG_ABS, x)
 
 
 def log_sigmoid(x):

@@ -355,6 +355,7 @@ OPS = {
     'abs.out': dispatcher.find('abs.out'),
     'abs_': dispatcher.find('abs_'),
     'sgn': dispatcher.find('sgn'),
+    'sgn.out': dispatcher.find('sgn.out'),
     'sgn_': dispatcher.find('sgn_'),
     'angle': dispatcher.find('angle'),
     'angle.out': dispatcher.find('angle.out'),
@@ -979,6 +980,12 @@ def sgn(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def sgn_out(ks, self, **kwargs):
+    check_out_no_requires_grad('sgn', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['sgn.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def sgn_(ks, self):
@@ -7789,6 +7796,7 @@ KERNELS = {
     'abs.out': abs_out,
     'abs_': abs_,
     'sgn': sgn,
+    'sgn.out': sgn_out,
     'sgn_': sgn_,
     'angle': angle,
     'angle.out': angle_out,

@@ -1,0 +1,151 @@
+"""Unary operators (``aten/native/unary_ops.py``), declared structured as torch's
+``UnaryOps.cpp`` declares them: a meta step (checks and the TensorIterator) and an impl step (the
+loop) per family, out= the primary kernel, the functional and in-place kernels derived from it,
+and the YAML marked exactly where torch 2.13's ``native_functions.yaml`` marks it.
+"""
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+import torchgen
+import yaml
+from helpers import assert_same
+from torchgen.model import FunctionSchema
+
+import internals
+from internals._subclasses.fake_tensor import FakeTensorMode
+from internals.aten import dispatcher
+from internals.aten.native import unary_ops
+from internals.aten.register_native_functions import NATIVE_FUNCTIONS
+from internals.c10.dispatch_key import DispatchKey
+
+TORCH_YAML = Path(torchgen.__file__).parent / "packaged" / "ATen" / "native" / "native_functions.yaml"
+UNARY = ("neg", "reciprocal", "exp", "log", "sqrt", "sigmoid", "tanh", "sin", "cos", "tan", "erf", "rsqrt",
+         "log1p", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "expm1",
+         "exp2", "lgamma", "erfinv", "digamma", "signbit", "gelu", "silu", "softplus", "sign", "sgn", "floor",
+         "ceil", "trunc", "frac", "round", "bitwise_not")
+
+
+def _by_name(path):
+    return {str(FunctionSchema.parse(e["func"]).name): e for e in yaml.safe_load(Path(path).read_text())}
+
+
+def _marks(entry):
+    return entry.get("structured", False), entry.get("structured_delegate")
+
+
+def test_structured_marks_are_torchs():
+    """Every entry marked structured (or delegating) here is marked so in torch, and every entry
+    of the unary families carries torch's marks."""
+    ours, theirs = _by_name(NATIVE_FUNCTIONS), _by_name(TORCH_YAML)
+    unary = [name for name in ours if name.split(".")[0].rstrip("_") in UNARY]
+    assert len(unary) >= 3 * len(UNARY) - 5      # signbit and softplus have no in-place form
+    for name, entry in ours.items():
+        if any(_marks(entry)) or name in unary:
+            assert _marks(entry) == _marks(theirs[name]), name
+
+
+@pytest.mark.parametrize("name", ["sin", "exp_", "neg", "round.decimals", "round_", "signbit", "sgn_", "gelu_",
+                                  "softplus", "reciprocal", "bitwise_not_"])
+def test_derived_kernels_run_the_declared_meta_and_impl(name):
+    entry = _by_name(NATIVE_FUNCTIONS)[name]
+    out_kernel = dispatcher.find(entry["structured_delegate"]).table[DispatchKey.CPU][0].fn
+    derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
+    assert derived.__wrapped__ is out_kernel.meta
+    assert derived.__module__ == out_kernel.meta.__module__ == unary_ops.__name__
+    assert out_kernel.meta.__name__.startswith("meta_") and out_kernel.impl.__name__.startswith("impl_")
+
+
+def _both(fn):
+    """fn(lib) for torch and internals, with the warnings each raised."""
+    results = []
+    for lib in (torch, internals):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results.append((fn(lib), [w.category for w in caught]))
+    return results
+
+
+OUT_CASES = {
+    "integers computed as floats, resized": lambda L: L.sin(L.tensor([[1, 2], [3, 4]]).t(), out=L.empty(0)),
+    "resized, warns": lambda L: L.exp(L.tensor([1., 2.]), out=L.empty(3)),
+    "float into a wider out": lambda L: L.exp(L.tensor([1., 2.]), out=L.empty(0, dtype=L.float64)),
+    "kept strides": lambda L: L.neg(L.ones(2, 3), out=L.empty(3, 2).t()),
+    "complex sqrt": lambda L: L.sqrt(L.tensor([-4 + 0j, 3 + 4j]), out=L.empty(0, dtype=L.complex64)),
+    "integer floor copies": lambda L: L.floor(L.tensor([-3, 7]), out=L.empty(0, dtype=L.int64)),
+    "round to decimals": lambda L: L.round(L.tensor([1.2345, -2.5]), decimals=2, out=L.empty(0)),
+    "round to tens": lambda L: L.round(L.tensor([125., -251.]), decimals=-1, out=L.empty(0)),
+    "bool sign": lambda L: L.sign(L.tensor([True, False]), out=L.empty(0, dtype=L.bool)),
+    "complex sgn": lambda L: L.sgn(L.tensor([3 + 4j, 0j]), out=L.empty(0, dtype=L.complex64)),
+    "signbit of -0.0": lambda L: L.signbit(L.tensor([-0., 1., -2.]), out=L.empty(0, dtype=L.bool)),
+    "reciprocal of integers": lambda L: L.reciprocal(L.tensor([2, 4]), out=L.empty(0, dtype=L.float64)),
+    "softplus": lambda L: L.ops.aten.softplus.out(L.tensor([-1., 30.]), 2, 10, out=L.empty(0)),
+    "gelu tanh": lambda L: L.ops.aten.gelu.out(L.tensor([-1., 0.5]), approximate="tanh", out=L.empty(0)),
+    "bitwise not of bools": lambda L: L.bitwise_not(L.tensor([True, False]), out=L.empty(0, dtype=L.bool)),
+    "out is self": lambda L: (lambda x: L.tanh(x, out=x))(L.arange(4.)),
+}
+
+
+@pytest.mark.parametrize("case", OUT_CASES)
+def test_out_variant_matches_torch(case):
+    (theirs, their_warnings), (ours, our_warnings) = _both(OUT_CASES[case])
+    assert_same(ours, theirs)
+    assert our_warnings == their_warnings
+
+
+ERROR_CASES = {
+    "unsafe cast": lambda L: L.sin(L.tensor([1.]), out=L.empty(1, dtype=L.int64)),
+    "unary op keeps the dtype": lambda L: L.neg(L.tensor([1.]), out=L.empty(1, dtype=L.float64)),
+    "bool negation": lambda L: L.neg(L.tensor([True]), out=L.empty(1, dtype=L.float32)),
+    "out dtype before the loop's": lambda L: L.frac(L.tensor([1]), out=L.empty(1)),
+    "frac of integers": lambda L: L.frac(L.tensor([1]), out=L.empty(1, dtype=L.int64)),
+    "floor of bool": lambda L: L.floor(L.tensor([True]), out=L.empty(1, dtype=L.bool)),
+    "floor of complex": lambda L: L.floor(L.tensor([1j]), out=L.empty(1)),
+    "sign of complex": lambda L: L.sign(L.tensor([1j]), out=L.empty(1)),
+    "signbit into float": lambda L: L.signbit(L.tensor([1.]), out=L.empty(1)),
+    "round bool": lambda L: L.tensor([True]).round_(),
+    "round integer decimals": lambda L: L.round(L.tensor([1]), decimals=1),
+    "gelu of integers": lambda L: L.ops.aten.gelu(L.tensor([1])),
+    "gelu approximation": lambda L: L.ops.aten.gelu(L.tensor([1.]), approximate="exact"),
+    "in place cannot cast": lambda L: L.tensor([1, 2]).exp_(),
+    "partial overlap": lambda L: (lambda x: L.exp(x[:4], out=x[1:5]))(L.arange(6.)),
+}
+
+
+@pytest.mark.parametrize("case", ERROR_CASES)
+def test_errors_match_torch(case):
+    fn = ERROR_CASES[case]
+    with pytest.raises(Exception) as theirs:
+        fn(torch)
+    with pytest.raises(type(theirs.value)) as ours:
+        fn(internals)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_functional_and_in_place_forms_match_torch():
+    def forms(L):
+        x = L.arange(-3., 3.).reshape(2, 3).t()
+        return [x.sin(), x.clone().neg_(), x.floor(), x.clone().round_(decimals=1), x.signbit(), x.sgn(),
+                L.tensor([3, -1]).exp(), x.clone().sigmoid_(), x.reciprocal()]
+    for ours, theirs in zip(forms(internals), forms(torch)):
+        assert_same(ours, theirs)
+
+
+FAKE_PROGRAMS = {
+    "float op": lambda L, x: L.sin(x.t()),
+    "in place": lambda L, x: x.neg_(),
+    "out resized": lambda L, x: L.exp(x, out=L.empty(0, dtype=L.float64)),
+    "bool result": lambda L, x: L.signbit(x.t()),
+    "decimals": lambda L, x: L.round(x, decimals=2, out=L.empty(3, 4).t()),
+}
+
+
+@pytest.mark.parametrize("program", FAKE_PROGRAMS)
+def test_fake_tensors_get_the_real_kernels_metadata(program):
+    def operand():
+        return internals.arange(12.).reshape(4, 3)
+    real = FAKE_PROGRAMS[program](internals, operand())
+    with FakeTensorMode() as mode:
+        fake = FAKE_PROGRAMS[program](internals, mode.from_tensor(operand()))
+    assert (fake.shape, fake.stride(), fake.dtype) == (real.shape, real.stride(), real.dtype)
