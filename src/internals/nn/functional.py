@@ -963,7 +963,11 @@ def _attend_fused(q, k, v, attn_mask, dropout_p, is_causal, bsz, num_heads, tgt_
 __all__ += ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "embedding_bag"]
 
 _INTERPOLATE_OPS = {(3, "nearest"): "upsample_nearest1d", (4, "nearest"): "upsample_nearest2d",
-                    (3, "linear"): "upsample_linear1d", (4, "bilinear"): "upsample_bilinear2d"}
+                    (5, "nearest"): "upsample_nearest3d", (3, "nearest-exact"): "_upsample_nearest_exact1d",
+                    (4, "nearest-exact"): "_upsample_nearest_exact2d",
+                    (5, "nearest-exact"): "_upsample_nearest_exact3d",
+                    (3, "linear"): "upsample_linear1d", (4, "bilinear"): "upsample_bilinear2d",
+                    (5, "trilinear"): "upsample_trilinear3d", (4, "bicubic"): "upsample_bicubic2d"}
 _WANTS_DIM = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
@@ -1001,9 +1005,10 @@ def _interpolate_sizes(input, size, scale_factor, recompute_scale_factor):
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resize the spatial dims: ``nearest`` (3-D, 4-D input), ``linear`` (3-D), ``bilinear``
-    (4-D), ``area`` (adaptive average pooling); each a call of torch's upsample operator with
-    the output size and the scales the kernel divides by."""
+    """Resize the spatial dims: ``nearest`` and ``nearest-exact`` (3-D to 5-D input), ``linear``
+    (3-D), ``bilinear`` and ``bicubic`` (4-D), ``trilinear`` (5-D), ``area`` (adaptive average
+    pooling); each a call of torch's upsample operator with the output size and the scales the
+    kernel divides by."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
@@ -1013,8 +1018,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     output_size, scales = _interpolate_sizes(input, size, scale_factor, recompute_scale_factor)
     if antialias:
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
-                         "tensor as input") if not (mode == "bilinear" and input.dim() == 4) else \
-            NotImplementedError("internals has no anti-aliased bilinear resize")
+                         "tensor as input") if not (mode in ("bilinear", "bicubic") and input.dim() == 4) else \
+            NotImplementedError(f"internals has no anti-aliased {mode} resize")
     if mode == "area":
         if input.dim() == 4:
             return adaptive_avg_pool2d(input, output_size)
@@ -1023,7 +1028,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if op is None:
         _refuse_interpolate(input, mode)
     scales = scales or [None] * len(output_size)
-    if mode == "nearest":
+    if mode in ("nearest", "nearest-exact"):
         return dispatcher.call(op, input, output_size, *scales)
     return dispatcher.call(op, input, output_size, align_corners, *scales)
 
@@ -1032,8 +1037,6 @@ def _refuse_interpolate(input, mode):
     want = _WANTS_DIM.get(mode)
     if want is not None and input.dim() in (3, 4, 5) and want != input.dim():
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {want}D input")
-    if mode in ("bicubic", "trilinear", "nearest-exact", "lanczos") or (mode == "nearest" and input.dim() == 5):
-        raise NotImplementedError(f"internals has no '{mode}' interpolation of {input.dim()}-D input")
     raise NotImplementedError(
         f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the modes: nearest | "
         f"linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
