@@ -1725,6 +1725,7 @@ __all__ += ["upsample_nearest1d", "upsample_nearest1d_backward", "upsample_neare
             "_upsample_nearest_exact1d_backward", "_upsample_nearest_exact2d", "_upsample_nearest_exact2d_backward",
             "_upsample_nearest_exact3d", "_upsample_nearest_exact3d_backward", "upsample_trilinear3d",
             "upsample_trilinear3d_backward", "upsample_bicubic2d", "upsample_bicubic2d_backward",
+            "affine_grid_generator_backward", "grid_sampler_2d_backward",
             "_embedding_bag_backward", "_embedding_bag_per_sample_weights_backward",
             "_pack_padded_sequence_backward"]
 upsample_nearest1d = _call_as("upsample_nearest1d")
@@ -1746,6 +1747,8 @@ upsample_trilinear3d = _call_as("upsample_trilinear3d")
 upsample_trilinear3d_backward = _call_as("upsample_trilinear3d_backward")
 upsample_bicubic2d = _call_as("upsample_bicubic2d")
 upsample_bicubic2d_backward = _call_as("upsample_bicubic2d_backward")
+affine_grid_generator_backward = _call_as("affine_grid_generator_backward")
+grid_sampler_2d_backward = _call_as("grid_sampler_2d_backward")
 _embedding_bag_backward = _call_as("_embedding_bag_backward")
 _embedding_bag_per_sample_weights_backward = _call_as("_embedding_bag_per_sample_weights_backward")
 _pack_padded_sequence_backward = _call_as("_pack_padded_sequence_backward")

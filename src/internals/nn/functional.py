@@ -1060,6 +1060,57 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
 
 
+# ---- sampling at grid points (``grid_sample`` and ``affine_grid`` in torch/nn/functional.py)
+__all__ += ["grid_sample", "affine_grid"]
+
+_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+_ALIGN_DEFAULT_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+                          "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+                          "documentation of grid_sample for details.")
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Read ``input`` at the normalised (x, y) points of ``grid``: torch's ``grid_sampler``
+    operator with the mode and padding as the numbers the operator takes."""
+    if mode not in _GRID_MODES:
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in _GRID_PADDINGS:
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_DEFAULT_WARNING, stacklevel=2)
+        align_corners = False
+    return dispatcher.call("grid_sampler", input, grid, _GRID_MODES[mode], _GRID_PADDINGS[padding_mode],
+                           align_corners)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid of a batch of affine maps (N×2×3 for images, N×3×4 for volumes): each
+    output pixel's normalised position, mapped by theta; ``affine_grid_generator`` underneath."""
+    if align_corners is None:
+        warnings.warn(_ALIGN_DEFAULT_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got torch.{theta.dtype.name}")
+    size = list(size)
+    rows, kind = {4: (2, "2D"), 5: (3, "3D")}.get(len(size), (None, None))
+    if rows is None:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    if theta.dim() != 3 or theta.shape[-2] != rows or theta.shape[-1] != rows + 1:
+        raise ValueError(f"Expected a batch of {kind} affine matrices of shape Nx{rows}x{rows + 1} for size "
+                         f"{size}. Got torch.Size({list(theta.shape)}).")
+    if align_corners and min(size[2:]) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the "
+                      "documentation of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return dispatcher.call("affine_grid_generator", theta, size, align_corners)
+
+
 # ---- bags of embeddings (``embedding_bag`` in torch/nn/functional.py)
 _BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
 

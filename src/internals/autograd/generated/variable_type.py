@@ -29,6 +29,7 @@ from .functions import (
     AddcmulBackward0,
     AddmmBackward0,
     AddmvBackward0,
+    AffineGridGeneratorBackward0,
     AliasBackward0,
     AmaxBackward0,
     AminBackward0,
@@ -123,6 +124,8 @@ from .functions import (
     GeluBackwardBackward0,
     GluBackward0,
     GluBackwardBackward0,
+    GridSampler2DBackward0,
+    GridSampler2DBackwardBackward0,
     HardshrinkBackward0,
     HardshrinkBackwardBackward0,
     HardsigmoidBackward0,
@@ -895,6 +898,9 @@ OPS = {
     'upsample_trilinear3d_backward': dispatcher.find('upsample_trilinear3d_backward'),
     'upsample_bicubic2d': dispatcher.find('upsample_bicubic2d'),
     'upsample_bicubic2d_backward': dispatcher.find('upsample_bicubic2d_backward'),
+    'affine_grid_generator': dispatcher.find('affine_grid_generator'),
+    'grid_sampler_2d': dispatcher.find('grid_sampler_2d'),
+    'grid_sampler_2d_backward': dispatcher.find('grid_sampler_2d_backward'),
     '_embedding_bag': dispatcher.find('_embedding_bag'),
     '_embedding_bag_backward': dispatcher.find('_embedding_bag_backward'),
     '_embedding_bag_dense_backward': dispatcher.find('_embedding_bag_dense_backward'),
@@ -7877,6 +7883,49 @@ def upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_
     return result
 
 
+def affine_grid_generator(ks, theta, size, align_corners):
+    grad_fn = None
+    if _grad_mode.grad_enabled and theta._requires_grad:
+        grad_fn = AffineGridGeneratorBackward0()
+        grad_fn._next_edges = collect_next_edges(theta)
+        grad_fn.size_ = as_int_tuple(size)
+        grad_fn.align_corners_ = align_corners
+    with below_ad_inplace_or_view():
+        result = OPS['affine_grid_generator'].redispatch(after_autograd(ks), theta, size, align_corners)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def grid_sampler_2d(ks, input, grid, interpolation_mode, padding_mode, align_corners):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (input._requires_grad or grid._requires_grad):
+        grad_fn = GridSampler2DBackward0()
+        grad_fn._next_edges = collect_next_edges(input, grid)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.grid_ = SavedVariable(grid, False)
+        grad_fn.interpolation_mode_ = as_int(interpolation_mode)
+        grad_fn.padding_mode_ = as_int(padding_mode)
+        grad_fn.align_corners_ = align_corners
+    with below_ad_inplace_or_view():
+        result = OPS['grid_sampler_2d'].redispatch(after_autograd(ks), input, grid, interpolation_mode, padding_mode, align_corners)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def grid_sampler_2d_backward(ks, grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or input._requires_grad or grid._requires_grad):
+        grad_fn = GridSampler2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, input, grid)
+    with below_ad_inplace_or_view():
+        result = OPS['grid_sampler_2d_backward'].redispatch(after_autograd(ks), grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+    return result
+
+
 def _embedding_bag(ks, weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
     grad_fn = None
     if _grad_mode.grad_enabled and (weight._requires_grad or (per_sample_weights is not None and per_sample_weights._requires_grad)):
@@ -8487,6 +8536,9 @@ KERNELS = {
     'upsample_trilinear3d_backward': upsample_trilinear3d_backward,
     'upsample_bicubic2d': upsample_bicubic2d,
     'upsample_bicubic2d_backward': upsample_bicubic2d_backward,
+    'affine_grid_generator': affine_grid_generator,
+    'grid_sampler_2d': grid_sampler_2d,
+    'grid_sampler_2d_backward': grid_sampler_2d_backward,
     '_embedding_bag': _embedding_bag,
     '_embedding_bag_backward': _embedding_bag_backward,
     '_embedding_bag_dense_backward': _embedding_bag_dense_backward,
