@@ -83,6 +83,7 @@ from . import (
                               amp,
                               autograd,
                               cuda,
+                              distributions,
                               library,
                               linalg,  # torch.linalg
                               multiprocessing,
