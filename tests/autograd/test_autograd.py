@@ -788,6 +788,8 @@ def test_every_differentiable_native_function_has_a_kernel():
              "logdet", "slogdet", "linalg_slogdet", "quantile", "quantile.scalar", "nanquantile",
              "nanquantile.scalar", "embedding_bag", "embedding_bag.padding_idx", "_pad_packed_sequence",
              "_pack_padded_sequence_backward"}
+    # grid_sample's checks before its 2-d operator; the affine grid's backward, a batched product
+    math |= {"grid_sampler", "affine_grid_generator_backward"}
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",
@@ -882,7 +884,7 @@ def _later_operators_nodes():
     and of the upsampling and EmbeddingBag backward operators differentiated again (their own test
     files compare nodes and gradients with torch: tests/aten/test_linear_algebra_decompositions.py,
     test_quantile_nanmedian_unique_consecutive.py, test_view_scatters.py, tests/nn/test_interpolate.py,
-    test_embedding_bag.py, test_packed_sequence.py)."""
+    test_grid_sample.py, test_embedding_bag.py, test_packed_sequence.py)."""
     F, f64 = internals.nn.functional, internals.float64
 
     def leaf(*shape):
@@ -906,6 +908,13 @@ def _later_operators_nodes():
               (F.interpolate(image, scale_factor=2, mode="bilinear"), image),
               (F.interpolate(signal, 5, mode="linear"), signal),
               (F.embedding_bag(internals.tensor([0, 2, 1]), table, internals.tensor([0, 1])), table)]
+    volume, theta = leaf(1, 1, 2, 2, 2), leaf(1, 2, 3)
+    layers += [(F.interpolate(volume, scale_factor=2), volume),
+               (F.interpolate(volume, scale_factor=1.5, mode="trilinear"), volume),
+               (F.interpolate(image, scale_factor=1.5, mode="bicubic"), image)]
+    layers += [(F.interpolate(t, scale_factor=1.5, mode="nearest-exact"), t) for t in (signal, image, volume)]
+    layers += [(F.grid_sample(image, F.affine_grid(theta, [1, 1, 2, 2], align_corners=False),
+                              align_corners=False), theta)]
     for out, source in layers:
         (g,) = internals.autograd.grad((out * out).sum(), source, create_graph=True)
         reached |= _nodes(out) | _nodes(g)

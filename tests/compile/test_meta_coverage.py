@@ -158,6 +158,15 @@ _EXTRA_CALLS = [
     'torch.nn.functional.pad(vol, (1, 1, 1, 1, 1, 1), mode="reflect").sum().backward()',
     'torch.nn.functional.pad(vol, (1, 1, 1, 1, 1, 1), mode="replicate").sum().backward()',
     'torch.nn.functional.interpolate(img, scale_factor=2).sum().backward()',
+    'torch.nn.functional.interpolate(vol, scale_factor=1.5).sum().backward()',
+    'torch.nn.functional.interpolate(vol, scale_factor=1.5, mode="nearest-exact").sum().backward()',
+    'torch.nn.functional.interpolate(img, scale_factor=1.5, mode="nearest-exact").sum().backward()',
+    'torch.nn.functional.interpolate(vol, size=(4, 3, 5), mode="trilinear").sum().backward()',
+    'torch.nn.functional.interpolate(img, size=(4, 7), mode="bicubic").sum().backward()',
+    'torch.nn.functional.grid_sample(img, torch.rand(1, 3, 4, 2, requires_grad=True) * 2 - 1, '
+    'align_corners=False).sum().backward()',
+    'torch.nn.functional.affine_grid(torch.randn(2, 2, 3, requires_grad=True), [2, 1, 3, 4], '
+    'align_corners=False).sum().backward()',
     'torch.nn.functional.embedding_bag(bags, emb, starts, mode="sum", '
     'per_sample_weights=torch.rand(4, requires_grad=True)).sum().backward()',
     'torch.nn.functional.embedding_bag(bags, emb.detach(), starts)',

@@ -1,14 +1,15 @@
-"""Differential tests of resizing against torch: ``F.interpolate`` (nearest on 3-D and 4-D input,
-linear, bilinear with ``align_corners`` both ways, area), ``F.upsample_nearest``,
-``F.upsample_bilinear``, ``nn.Upsample`` and the operators underneath
-(``upsample_nearest{1,2}d``, ``upsample_linear1d``, ``upsample_bilinear2d`` and their backward
-operators).
+"""Differential tests of resizing against torch: ``F.interpolate`` (nearest and nearest-exact on
+3-D to 5-D input, linear, bilinear, bicubic and trilinear with ``align_corners`` both ways, area),
+``F.upsample_nearest``, ``F.upsample_bilinear``, ``nn.Upsample`` and the operators underneath
+(``upsample_nearest{1,2,3}d``, ``_upsample_nearest_exact{1,2,3}d``, ``upsample_linear1d``,
+``upsample_bilinear2d``, ``upsample_bicubic2d``, ``upsample_trilinear3d`` and their backward
+operators), on the CPU and through the CUDA kernels.
 
 PyTorch's OpInfo samples of the modes internals has (as given and non-contiguous); sizes and
 scale factors drawn at random, with and without ``recompute_scale_factor``: values, gradients,
 second derivatives and node names; errors. Nearest copies values, so it is compared bit for bit;
-the linear modes weigh two (four) values, where torch's compiled loop may fuse a multiply and an
-add, so within a few ulps.
+the linear and cubic modes weigh two or four values per dim, where torch's compiled loop may fuse
+a multiply and an add, so within a few ulps.
 """
 import warnings
 
@@ -23,9 +24,14 @@ import internals
 
 F, NNF = internals.nn.functional, torch.nn.functional
 TOL = {torch.float32: (2e-6, 2e-6), torch.float64: (1e-14, 1e-14)}
+# bicubic's weights go negative, so an output near zero can be the difference of values near the
+# input's largest (9 in the OpInfo samples): a few ulps of those, not of the output
+CUBIC_TOL = {torch.float32: (1e-5, 1e-5), torch.float64: (1e-13, 1e-13)}
 # (OpInfo name, variant) -> the input dims internals resizes in that mode
-SUPPORTED = {("nn.functional.interpolate", "nearest"): (3, 4), ("nn.functional.interpolate", "linear"): (3,),
+SUPPORTED = {("nn.functional.interpolate", "nearest"): (3, 4, 5), ("nn.functional.interpolate", "linear"): (3,),
              ("nn.functional.interpolate", "bilinear"): (4,), ("nn.functional.interpolate", "area"): (4,),
+             ("nn.functional.interpolate", "nearest-exact"): (3, 4, 5),
+             ("nn.functional.interpolate", "bicubic"): (4,), ("nn.functional.interpolate", "trilinear"): (5,),
              ("nn.functional.upsample_nearest", ""): (3, 4), ("nn.functional.upsample_bilinear", ""): (4,)}
 OPINFOS = {(op.name, op.variant_test_name): op for op in op_db if (op.name, op.variant_test_name) in SUPPORTED}
 assert set(OPINFOS) == set(SUPPORTED)
@@ -47,7 +53,7 @@ def test_opinfo_samples(key, dtype):
             for x, args, kwargs in ((sample.input, sample.args, sample.kwargs),
                                     (noncontiguous(sample.input), sample.args, sample.kwargs)):
                 ours = (to_ours(x), to_ours(tuple(args)), {k: to_ours(v) for k, v in kwargs.items()})
-                compare_call(_ours(key[0]), op.op, (x, args, kwargs), ours, TOL)
+                compare_call(_ours(key[0]), op.op, (x, args, kwargs), ours, CUBIC_TOL if key[1] == "bicubic" else TOL)
                 ran += 1
     assert ran >= 8
 
@@ -78,13 +84,15 @@ def _compare(x, exact, **kwargs):
         assert_same(got[i], expected[i], exact_layout=False, **tol)
 
 
-MODES = {"nearest": (3, 4), "linear": (3,), "bilinear": (4,)}
+MODES = {"nearest": (3, 4, 5), "nearest-exact": (3, 4, 5), "linear": (3,), "bilinear": (4,), "bicubic": (4,),
+         "trilinear": (5,)}
+EXACT = ("nearest", "nearest-exact")
 
 
-@settings(deadline=None, max_examples=40)
-@given(mode=hs.sampled_from(sorted(MODES)), dims=hs.integers(3, 4), sizes=hs.lists(hs.integers(1, 7), min_size=2,
-       max_size=2), use_scale=hs.booleans(), scale=hs.sampled_from([0.5, 0.7, 1.0, 1.5, 2.0, 2.3, 3.0]),
-       out=hs.lists(hs.integers(1, 9), min_size=2, max_size=2), align=hs.booleans(), recompute=hs.booleans(),
+@settings(deadline=None, max_examples=80)
+@given(mode=hs.sampled_from(sorted(MODES)), dims=hs.integers(3, 5), sizes=hs.lists(hs.integers(1, 6), min_size=3,
+       max_size=3), use_scale=hs.booleans(), scale=hs.sampled_from([0.5, 0.7, 1.0, 1.5, 2.0, 2.3, 3.0]),
+       out=hs.lists(hs.integers(1, 8), min_size=3, max_size=3), align=hs.booleans(), recompute=hs.booleans(),
        dtype=hs.sampled_from([torch.float32, torch.float64]))
 def test_interpolate_matches_torch(mode, dims, sizes, use_scale, scale, out, align, recompute, dtype):
     if dims not in MODES[mode]:
@@ -93,13 +101,72 @@ def test_interpolate_matches_torch(mode, dims, sizes, use_scale, scale, out, ali
     spatial = dims - 2
     x = torch.randn(2, 3, *sizes[:spatial], dtype=dtype)
     kwargs = dict(mode=mode)
-    if mode != "nearest":
+    if mode not in EXACT:
         kwargs["align_corners"] = align
     if use_scale:
         kwargs.update(scale_factor=scale, recompute_scale_factor=recompute)
     else:
         kwargs.update(size=out[:spatial])
-    _compare(x, mode == "nearest", **kwargs)
+    _compare(x, mode in EXACT, **kwargs)
+
+
+@pytest.mark.parametrize("mode, dims", [("nearest", 3), ("nearest", 5), ("nearest-exact", 3), ("nearest-exact", 4),
+                                        ("nearest-exact", 5)])
+@pytest.mark.parametrize("dtype", (torch.float32, torch.float64), ids=str)
+def test_nearest_picks_the_positions_torch_picks(mode, dims, dtype):
+    """The 2-d kernels index with the float ``nearest_idx`` (and its short cut for doubled sizes),
+    the 1-d and 3-d ones with the generic loop's sums in the input's precision: every input length
+    to 24 and scale factors whose positions fall near a boundary, bit for bit, forward and backward."""
+    for length in range(1, 25):
+        shape = (1, 2) + (1,) * (dims - 3) + (length,)
+        x = torch.arange(float(2 * length), dtype=dtype).reshape(shape)
+        for scale in (0.3, 1 / 3, 0.7, 5 / 7, 1.3, 1.7, 2.3, 2.9, 3.3):
+            if int(length * scale) < 1:
+                continue
+            _compare(x, True, scale_factor=(1.0,) * (dims - 3) + (scale,), mode=mode)
+
+
+@pytest.mark.parametrize("mode, shape", [("bicubic", (1, 2, 3, 4)), ("trilinear", (1, 2, 2, 3, 2)),
+                                         ("nearest-exact", (1, 2, 3, 2, 2)), ("nearest", (1, 1, 2, 3, 3))])
+@pytest.mark.parametrize("align", (False, True))
+def test_gradcheck_in_float64(mode, shape, align):
+    """Each operator's backward is its forward's derivative, and the backward's own derivative
+    (the forward operator again) too: first and second derivatives against finite differences."""
+    if align and mode.startswith("nearest"):
+        return
+    torch.manual_seed(0)
+    x = internals.from_torch(torch.randn(shape, dtype=torch.float64)).requires_grad_()
+    kwargs = dict(scale_factor=1.7, mode=mode, **({} if mode.startswith("nearest") else dict(align_corners=align)))
+
+    def resize(t):
+        return F.interpolate(t, **kwargs)
+
+    def input_gradient(g):           # linear in g: its derivative is the forward operator again
+        with internals.enable_grad():   # gradcheck's finite differences run without grad mode
+            return internals.autograd.grad(resize(x), x, g, create_graph=True)[0]
+    g = internals.from_torch(torch.randn(tuple(resize(x).shape), dtype=torch.float64)).requires_grad_()
+    assert internals.autograd.gradcheck(resize, (x,))
+    assert internals.autograd.gradcheck(input_gradient, (g,))
+
+
+@pytest.mark.parametrize("mode, shape", [("bicubic", (1, 2, 3, 3)), ("trilinear", (1, 1, 2, 2, 3)),
+                                         ("nearest-exact", (1, 2, 2, 3)), ("nearest", (1, 1, 2, 2, 2))])
+def test_cuda_kernels_match_cpu(mode, shape):
+    """The same index and weight arrays drive the CUDA indexing kernels (on the simulator without
+    a GPU): forward and input gradient equal the CPU's."""
+    torch.manual_seed(0)
+    x, g = torch.randn(shape, dtype=torch.float64), None
+    results = []
+    for device in ("cpu", "cuda"):
+        leaf = internals.from_torch(x).to(device).requires_grad_()
+        kwargs = dict(size=tuple(s + 1 for s in shape[2:]), mode=mode)
+        y = F.interpolate(leaf, **kwargs, **({} if mode.startswith("nearest") else dict(align_corners=False)))
+        g = g if g is not None else torch.linspace(-1, 1, y.numel(), dtype=torch.float64).reshape(tuple(y.shape))
+        (gx,) = internals.autograd.grad(y, leaf, internals.from_torch(g).to(device))
+        results.append((y.cpu(), gx.cpu(), type(y.grad_fn).__name__))
+    assert results[0][2] == results[1][2]
+    for cpu, cuda in zip(results[0][:2], results[1][:2]):
+        assert_same(cuda, cpu.to_torch(), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("align", (False, True))
@@ -129,9 +196,24 @@ def test_bilinear_on_channels_last_and_transposed_input(align):
     lambda lib, x: lib.nn.functional.interpolate(x[0, 0], size=3),
     lambda lib, x: lib.nn.functional.interpolate(x.long(), size=(3, 3), mode="bilinear", align_corners=False),
     lambda lib, x: lib.nn.functional.interpolate(x[0], size=3, mode="linear", antialias=True),
+    lambda lib, x: lib.nn.functional.interpolate(x, size=(2, 2, 2), mode="trilinear"),
+    lambda lib, x: lib.nn.functional.interpolate(x[None], size=(2, 2, 2), mode="bicubic"),
+    lambda lib, x: lib.nn.functional.interpolate(x[0], size=2, mode="bicubic"),
+    lambda lib, x: lib.nn.functional.interpolate(x.long(), size=(3, 3), mode="bicubic"),
+    lambda lib, x: lib.nn.functional.interpolate(x[None].long(), size=(3, 3, 3), mode="trilinear"),
+    lambda lib, x: lib.nn.functional.interpolate(x[None].long(), size=(3, 3, 3), mode="nearest"),
+    lambda lib, x: lib.nn.functional.interpolate(x[0].long(), size=3, mode="nearest-exact"),
+    lambda lib, x: lib.nn.functional.interpolate(x[None], size=(0, 3, 3), mode="trilinear"),
+    lambda lib, x: lib.nn.functional.interpolate(x, size=(3, 0), mode="bicubic", align_corners=True),
+    lambda lib, x: lib.nn.functional.interpolate(x[None], size=(3, 0, 3), mode="nearest-exact"),
+    lambda lib, x: lib.nn.functional.interpolate(x, size=3, mode="nearest-exact", align_corners=False),
+    lambda lib, x: lib.nn.functional.interpolate(x[None], size=(3, 3, 3), mode="trilinear", antialias=True),
 ], ids=["linear_on_4d", "bilinear_on_3d", "size_and_scale", "neither", "size_too_long", "scale_too_short",
         "nearest_with_align", "recompute_with_size", "zero_size", "scale_to_nothing", "unknown_mode", "2d_input",
-        "integer_bilinear", "antialias_on_linear"])
+        "integer_bilinear", "antialias_on_linear", "trilinear_on_4d", "bicubic_on_5d", "bicubic_on_3d",
+        "integer_bicubic", "integer_trilinear", "integer_nearest_3d", "integer_nearest_exact_1d",
+        "zero_size_trilinear", "zero_size_bicubic", "zero_size_nearest_exact", "nearest_exact_with_align",
+        "antialias_on_trilinear"])
 def test_errors_match_torch(call):
     x = torch.randn(1, 2, 4, 4)
     assert_same_error(lambda: call(internals, internals.from_torch(x)), lambda: call(torch, x))
@@ -144,12 +226,22 @@ def test_upsample_modules():
     modules = [lambda lib: lib.nn.Upsample(scale_factor=2), lambda lib: lib.nn.Upsample(size=(5, 4), mode="bilinear"),
                lambda lib: lib.nn.Upsample(scale_factor=(1.5, 2), mode="bilinear", align_corners=True),
                lambda lib: lib.nn.UpsamplingNearest2d(scale_factor=3),
-               lambda lib: lib.nn.UpsamplingBilinear2d(size=4)]
+               lambda lib: lib.nn.UpsamplingBilinear2d(size=4),
+               lambda lib: lib.nn.Upsample(scale_factor=1.5, mode="bicubic"),
+               lambda lib: lib.nn.Upsample(size=(4, 5), mode="bicubic", align_corners=True),
+               lambda lib: lib.nn.Upsample(scale_factor=1.7, mode="nearest-exact")]
     for make in modules:
         ours, theirs = make(internals), make(torch)
         assert repr(ours) == repr(theirs)
         assert ours.scale_factor == theirs.scale_factor and ours.align_corners == theirs.align_corners
         assert_same(ours(internals.from_torch(x)), theirs(x), rtol=4e-6, atol=4e-6)
+    x3 = torch.randn(1, 2, 2, 3, 2)
+    for make in (lambda lib: lib.nn.Upsample(scale_factor=2, mode="trilinear"),
+                 lambda lib: lib.nn.Upsample(size=(3, 4, 5), mode="trilinear", align_corners=True),
+                 lambda lib: lib.nn.Upsample(scale_factor=(1.5, 2, 2.5))):
+        ours, theirs = make(internals), make(torch)
+        assert repr(ours) == repr(theirs)
+        assert_same(ours(internals.from_torch(x3)), theirs(x3), rtol=4e-6, atol=4e-6)
 
 
 def test_operators_logged_by_a_dispatch_mode():

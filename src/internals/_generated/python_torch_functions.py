@@ -444,6 +444,17 @@ def THPVariable_addmv_(*args, **kwargs):
     return _ops['addmv_'](_r.tensor(0), _r.tensor(1), _r.tensor(2), beta=_r.scalar(3), alpha=_r.scalar(4))
 
 
+_affine_grid_generator_parser = PythonArgParser([
+    'affine_grid_generator(Tensor theta, SymIntArrayRef size, bool align_corners)',
+])
+
+
+def THPVariable_affine_grid_generator(*args, **kwargs):
+    _r = _affine_grid_generator_parser.parse(args, kwargs)
+    # aten::affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) -> Tensor
+    return _ops['affine_grid_generator'](_r.tensor(0), _r.intlist(1), _r.to_bool(2))
+
+
 _all_parser = PythonArgParser([
     'all(Tensor input, *, Tensor out=None)',
     'all(Tensor input, IntArrayRef? dim=None, bool keepdim=False, *, Tensor out=None)',
@@ -2685,6 +2696,28 @@ def THPVariable_ger(*args, **kwargs):
     _r = _ger_parser.parse(args, kwargs)
     # aten::ger(Tensor self, Tensor vec2) -> Tensor
     return _ops['ger'](_r.tensor(0), _r.tensor(1))
+
+
+_grid_sampler_parser = PythonArgParser([
+    'grid_sampler(Tensor input, Tensor grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners)',
+])
+
+
+def THPVariable_grid_sampler(*args, **kwargs):
+    _r = _grid_sampler_parser.parse(args, kwargs)
+    # aten::grid_sampler(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+    return _ops['grid_sampler'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_int64(3), _r.to_bool(4))
+
+
+_grid_sampler_2d_parser = PythonArgParser([
+    'grid_sampler_2d(Tensor input, Tensor grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners)',
+])
+
+
+def THPVariable_grid_sampler_2d(*args, **kwargs):
+    _r = _grid_sampler_2d_parser.parse(args, kwargs)
+    # aten::grid_sampler_2d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+    return _ops['grid_sampler_2d'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_int64(3), _r.to_bool(4))
 
 
 _group_norm_parser = PythonArgParser([
@@ -5807,6 +5840,7 @@ FUNCTIONS = named({
     'addmm': THPVariable_addmm,
     'addmv': THPVariable_addmv,
     'addmv_': THPVariable_addmv_,
+    'affine_grid_generator': THPVariable_affine_grid_generator,
     'all': THPVariable_all,
     'allclose': THPVariable_allclose,
     'amax': THPVariable_amax,
@@ -5968,6 +6002,8 @@ FUNCTIONS = named({
     'gelu': THPVariable_gelu,
     'gelu_': THPVariable_gelu_,
     'ger': THPVariable_ger,
+    'grid_sampler': THPVariable_grid_sampler,
+    'grid_sampler_2d': THPVariable_grid_sampler_2d,
     'group_norm': THPVariable_group_norm,
     'gt': THPVariable_gt,
     'hardshrink': THPVariable_hardshrink,

@@ -1721,6 +1721,11 @@ def huber_loss_double_backward_grad_output(grad, grad_output, input, target, red
 # ---- upsampling, bags of embeddings, packed sequences: formulas that call one operator
 __all__ += ["upsample_nearest1d", "upsample_nearest1d_backward", "upsample_nearest2d", "upsample_nearest2d_backward",
             "upsample_linear1d", "upsample_linear1d_backward", "upsample_bilinear2d", "upsample_bilinear2d_backward",
+            "upsample_nearest3d", "upsample_nearest3d_backward", "_upsample_nearest_exact1d",
+            "_upsample_nearest_exact1d_backward", "_upsample_nearest_exact2d", "_upsample_nearest_exact2d_backward",
+            "_upsample_nearest_exact3d", "_upsample_nearest_exact3d_backward", "upsample_trilinear3d",
+            "upsample_trilinear3d_backward", "upsample_bicubic2d", "upsample_bicubic2d_backward",
+            "affine_grid_generator_backward", "grid_sampler_2d_backward",
             "_embedding_bag_backward", "_embedding_bag_per_sample_weights_backward",
             "_pack_padded_sequence_backward"]
 upsample_nearest1d = _call_as("upsample_nearest1d")
@@ -1730,6 +1735,20 @@ upsample_nearest2d_backward = _call_as("upsample_nearest2d_backward")
 upsample_linear1d, upsample_linear1d_backward = _call_as("upsample_linear1d"), _call_as("upsample_linear1d_backward")
 upsample_bilinear2d = _call_as("upsample_bilinear2d")
 upsample_bilinear2d_backward = _call_as("upsample_bilinear2d_backward")
+upsample_nearest3d = _call_as("upsample_nearest3d")
+upsample_nearest3d_backward = _call_as("upsample_nearest3d_backward")
+_upsample_nearest_exact1d = _call_as("_upsample_nearest_exact1d")
+_upsample_nearest_exact1d_backward = _call_as("_upsample_nearest_exact1d_backward")
+_upsample_nearest_exact2d = _call_as("_upsample_nearest_exact2d")
+_upsample_nearest_exact2d_backward = _call_as("_upsample_nearest_exact2d_backward")
+_upsample_nearest_exact3d = _call_as("_upsample_nearest_exact3d")
+_upsample_nearest_exact3d_backward = _call_as("_upsample_nearest_exact3d_backward")
+upsample_trilinear3d = _call_as("upsample_trilinear3d")
+upsample_trilinear3d_backward = _call_as("upsample_trilinear3d_backward")
+upsample_bicubic2d = _call_as("upsample_bicubic2d")
+upsample_bicubic2d_backward = _call_as("upsample_bicubic2d_backward")
+affine_grid_generator_backward = _call_as("affine_grid_generator_backward")
+grid_sampler_2d_backward = _call_as("grid_sampler_2d_backward")
 _embedding_bag_backward = _call_as("_embedding_bag_backward")
 _embedding_bag_per_sample_weights_backward = _call_as("_embedding_bag_per_sample_weights_backward")
 _pack_padded_sequence_backward = _call_as("_pack_padded_sequence_backward")

@@ -1073,7 +1073,11 @@ def _attend_fused(q, k, v, attn_mask, dropout_p, is_causal, bsz, num_heads, tgt_
 __all__ += ["interpolate", "upsample", "upsample_nearest", "upsample_bilinear", "embedding_bag"]
 
 _INTERPOLATE_OPS = {(3, "nearest"): "upsample_nearest1d", (4, "nearest"): "upsample_nearest2d",
-                    (3, "linear"): "upsample_linear1d", (4, "bilinear"): "upsample_bilinear2d"}
+                    (5, "nearest"): "upsample_nearest3d", (3, "nearest-exact"): "_upsample_nearest_exact1d",
+                    (4, "nearest-exact"): "_upsample_nearest_exact2d",
+                    (5, "nearest-exact"): "_upsample_nearest_exact3d",
+                    (3, "linear"): "upsample_linear1d", (4, "bilinear"): "upsample_bilinear2d",
+                    (5, "trilinear"): "upsample_trilinear3d", (4, "bicubic"): "upsample_bicubic2d"}
 _WANTS_DIM = {"linear": 3, "bilinear": 4, "trilinear": 5}
 
 
@@ -1111,9 +1115,10 @@ def _interpolate_sizes(input, size, scale_factor, recompute_scale_factor):
 
 def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,
                 recompute_scale_factor=None, antialias=False):
-    """Resize the spatial dims: ``nearest`` (3-D, 4-D input), ``linear`` (3-D), ``bilinear``
-    (4-D), ``area`` (adaptive average pooling); each a call of torch's upsample operator with
-    the output size and the scales the kernel divides by."""
+    """Resize the spatial dims: ``nearest`` and ``nearest-exact`` (3-D to 5-D input), ``linear``
+    (3-D), ``bilinear`` and ``bicubic`` (4-D), ``trilinear`` (5-D), ``area`` (adaptive average
+    pooling); each a call of torch's upsample operator with the output size and the scales the
+    kernel divides by."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
@@ -1123,8 +1128,8 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     output_size, scales = _interpolate_sizes(input, size, scale_factor, recompute_scale_factor)
     if antialias:
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
-                         "tensor as input") if not (mode == "bilinear" and input.dim() == 4) else \
-            NotImplementedError("internals has no anti-aliased bilinear resize")
+                         "tensor as input") if not (mode in ("bilinear", "bicubic") and input.dim() == 4) else \
+            NotImplementedError(f"internals has no anti-aliased {mode} resize")
     if mode == "area":
         if input.dim() == 4:
             return adaptive_avg_pool2d(input, output_size)
@@ -1133,7 +1138,7 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     if op is None:
         _refuse_interpolate(input, mode)
     scales = scales or [None] * len(output_size)
-    if mode == "nearest":
+    if mode in ("nearest", "nearest-exact"):
         return dispatcher.call(op, input, output_size, *scales)
     return dispatcher.call(op, input, output_size, align_corners, *scales)
 
@@ -1142,8 +1147,6 @@ def _refuse_interpolate(input, mode):
     want = _WANTS_DIM.get(mode)
     if want is not None and input.dim() in (3, 4, 5) and want != input.dim():
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {want}D input")
-    if mode in ("bicubic", "trilinear", "nearest-exact", "lanczos") or (mode == "nearest" and input.dim() == 5):
-        raise NotImplementedError(f"internals has no '{mode}' interpolation of {input.dim()}-D input")
     raise NotImplementedError(
         f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for the modes: nearest | "
         f"linear | bilinear | bicubic | trilinear | lanczos | area | nearest-exact (got {mode})")
@@ -1165,6 +1168,57 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     warnings.warn("`nn.functional.upsample_bilinear` is deprecated. Use `nn.functional.interpolate` instead.",
                   stacklevel=2)
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ---- sampling at grid points (``grid_sample`` and ``affine_grid`` in torch/nn/functional.py)
+__all__ += ["grid_sample", "affine_grid"]
+
+_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+_ALIGN_DEFAULT_WARNING = ("Default grid_sample and affine_grid behavior has changed to align_corners=False since "
+                          "1.3.0. Please specify align_corners=True if the old behavior is desired. See the "
+                          "documentation of grid_sample for details.")
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """Read ``input`` at the normalised (x, y) points of ``grid``: torch's ``grid_sampler``
+    operator with the mode and padding as the numbers the operator takes."""
+    if mode not in _GRID_MODES:
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', "
+                         f"but got: '{mode}'")
+    if padding_mode not in _GRID_PADDINGS:
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn(_ALIGN_DEFAULT_WARNING, stacklevel=2)
+        align_corners = False
+    return dispatcher.call("grid_sampler", input, grid, _GRID_MODES[mode], _GRID_PADDINGS[padding_mode],
+                           align_corners)
+
+
+def affine_grid(theta, size, align_corners=None):
+    """The sampling grid of a batch of affine maps (N×2×3 for images, N×3×4 for volumes): each
+    output pixel's normalised position, mapped by theta; ``affine_grid_generator`` underneath."""
+    if align_corners is None:
+        warnings.warn(_ALIGN_DEFAULT_WARNING, stacklevel=2)
+        align_corners = False
+    if not theta.is_floating_point():
+        raise ValueError(f"Expected theta to have floating point type, but got torch.{theta.dtype.name}")
+    size = list(size)
+    rows, kind = {4: (2, "2D"), 5: (3, "3D")}.get(len(size), (None, None))
+    if rows is None:
+        raise NotImplementedError("affine_grid only supports 4D and 5D sizes, for 2D and 3D affine transforms, "
+                                  f"respectively. Got size {size}.")
+    if theta.dim() != 3 or theta.shape[-2] != rows or theta.shape[-1] != rows + 1:
+        raise ValueError(f"Expected a batch of {kind} affine matrices of shape Nx{rows}x{rows + 1} for size "
+                         f"{size}. Got torch.Size({list(theta.shape)}).")
+    if align_corners and min(size[2:]) == 1:
+        warnings.warn("Since version 1.3.0, affine_grid behavior has changed for unit-size grids when "
+                      "align_corners=True. This is not an intended use case of affine_grid. See the "
+                      "documentation of affine_grid for details.", stacklevel=2)
+    elif min(size) <= 0:
+        raise ValueError(f"Expected non-zero, positive output size. Got {size}")
+    return dispatcher.call("affine_grid_generator", theta, size, align_corners)
 
 
 # ---- bags of embeddings (``embedding_bag`` in torch/nn/functional.py)

@@ -17,6 +17,7 @@ from . import (
     elementwise,
     embedding,
     embedding_bag,
+    grid_sampler,
     indexing,
     linear,
     linear_algebra,
@@ -49,7 +50,7 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, l
             blas, reduce_ops, reduce_ops_math, sorting, summary_ops, softmax, tensor_factories, tensor_shape,
             tensor_transformations, triangular_ops, sparse_tensor, sparse_tensor_math, convolution, pooling, pad_nd,
             onehot, normalization, loss, embedding, resize, complex_helper, scalar, pointwise_ops, bucketization, cross,
-            distance, linear, upsample, embedding_bag, packed_sequence)
+            distance, linear, upsample, embedding_bag, packed_sequence, grid_sampler)
 
 
 def kernel(name):

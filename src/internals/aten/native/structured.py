@@ -149,8 +149,8 @@ def _check_overlap(rule, out, args):
                                "the operation.")
 
 
-# The rules that check ``out`` against the input's dtype before the kernel runs (so an integer
-# ``amax`` into a float ``out`` is refused for the dtype, not for the kernel's).
+# The rules that check ``out`` against the input's dtype before the kernel runs (so an out of
+# another dtype is refused for the dtype, not for the kernel's reasons).
 _INPUT_DTYPE_MESSAGES = {
     "nan_to_num": "nan_to_num: dtype of out: {got} should be same as input: {want}",
     "cummax": "expected scalar_type {want} but found {got}",

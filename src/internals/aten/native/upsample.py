@@ -1,24 +1,28 @@
-"""Upsampling (``aten/src/ATen/native/UpSample.h``, ``UpSampleNearest{1,2}d.cpp``,
-``UpSampleLinear1d.cpp``, ``UpSampleBilinear2d.cpp``, the loops in ``cpu/UpSampleKernel.cpp``).
+"""Upsampling (``aten/src/ATen/native/UpSample.h``, ``UpSampleNearest{1,2,3}d.cpp``,
+``UpSampleLinear1d.cpp``, ``UpSampleBilinear2d.cpp``, ``UpSampleTrilinear3d.cpp``,
+``UpSampleBicubic2d.cpp``, the loops in ``cpu/UpSampleKernel.cpp``).
 
-Every output position reads one (nearest) or two (linear) input positions per resized dim, and
-which ones, with which weights, depends only on the sizes and scales. So the positions and weights
-are computed once on the host, in torch's arithmetic (float32 for the nearest index, the input's
-precision for the linear weights), and the data moves through the indexing kernels:
+Every output position reads one (nearest, nearest-exact), two (linear) or four (cubic) input
+positions per resized dim, and which ones, with which weights, depends only on the sizes and
+scales. So the positions and weights are computed once on the host, in torch's arithmetic
+(float32 for the nearest index, the input's precision for the weights), and the data moves
+through the indexing kernels, on the CPU and on CUDA alike:
 
-* forward: ``index_select`` along each resized dim; for linear modes the two reads are weighted
-  and added (``x[i0]·λ0 + x[i1]·λ1``, the inner dim first, as torch's ``Interpolate`` nests them);
+* forward: ``index_select`` along each resized dim; the reads are weighted and added in tap
+  order (``x[i0]·w0 + x[i1]·w1 + ...``, the inner dim first, as torch's ``Interpolate`` nests them);
 * backward: the gradient of each output position is added into the input position(s) it read,
   with one ``index_add_`` over the flattened plane, in torch's loop order (output positions in
-  order, and for bilinear the four corners (h0,w0), (h0,w1), (h1,w0), (h1,w1)), so repeated
-  positions accumulate in the order torch's loop adds them.
+  order, then the corners: (h0,w0), (h0,w1), (h1,w0), (h1,w1) for bilinear, width outermost for
+  bicubic), so repeated positions accumulate in the order torch's loop adds them.
 """
+import functools
+import itertools
 import math
 
 import numpy as np
 
 from ...c10 import scalar_type as st
-from ...c10.memory_format import suggest_memory_format
+from ...c10.memory_format import contiguous_format, suggest_memory_format
 from ..dispatcher import call
 from .tensor_factories import from_host
 
@@ -31,9 +35,15 @@ def _scale(scale, in_size, out_size, dtype):
     return dtype(in_size) / dtype(out_size)
 
 
-def nearest_indices(in_size, out_size, scale):
-    """``nearest_idx``: the input position each output position copies."""
+def nearest_indices(in_size, out_size, scale, dtype=None):
+    """``nearest_idx``: the input position each output position copies, ``floorf(i · scale)``
+    in float, with short cuts for equal and doubled sizes. With a ``dtype``, the sums of the
+    generic N-d loop instead (``HelperInterpNearest``, which the 1-d and 3-d kernels use): no
+    short cuts, and the scale in the input's precision."""
     out = np.arange(out_size, dtype=np.int64)
+    if dtype is not None:
+        real = _scale(scale, in_size, out_size, dtype) * out.astype(dtype)
+        return np.minimum(np.floor(real.astype(np.float32)).astype(np.int64), in_size - 1)
     if out_size == in_size:
         return out
     if out_size == 2 * in_size:
@@ -60,6 +70,56 @@ def linear_indices(in_size, out_size, align_corners, scale, dtype):
     return i0, i1, (dtype(1) - lambda1).astype(dtype), lambda1
 
 
+def nearest_exact_indices(in_size, out_size, scale, dtype=None):
+    """``nearest_exact_idx``: the input position nearest the output position's centre,
+    ``floorf((i + 0.5) · scale)``, the product in double (an int plus 0.5 times a float), the
+    floor in float. With a ``dtype``, the generic loop's ``floorf(src + 0.5)`` of the source
+    position ``(i + 0.5) · scale - 0.5`` (clamped at 0) in the input's precision
+    (``HelperInterpNearestExact``, used by the 1-d and 3-d kernels)."""
+    if dtype is not None:
+        ratio = _scale(scale, in_size, out_size, dtype)
+        real = np.maximum(ratio * (np.arange(out_size).astype(dtype) + dtype(0.5)) - dtype(0.5), dtype(0))
+        return np.minimum(np.floor((real + dtype(0.5)).astype(np.float32)).astype(np.int64), in_size - 1)
+    ratio = np.float64(_scale(scale, in_size, out_size, np.float32))
+    real = ((np.arange(out_size, dtype=np.float64) + 0.5) * ratio).astype(np.float32)
+    return np.minimum(np.floor(real).astype(np.int64), in_size - 1)
+
+
+def _cubic_coefficients(t, dtype):
+    """``get_cubic_upsample_coefficients``: Keys' cubic convolution weights (A = -0.75) of the
+    four positions around a source point at distance ``t`` past the second one."""
+    a, one = dtype(-0.75), dtype(1)
+
+    def near(x):       # |x| <= 1
+        return ((a + dtype(2)) * x - (a + dtype(3))) * x * x + one
+
+    def far(x):        # 1 < |x| < 2
+        return ((a * x - dtype(5) * a) * x + dtype(8) * a) * x - dtype(4) * a
+
+    rest = (one - t).astype(dtype)
+    return [far((t + one).astype(dtype)), near(t), near(rest), far((rest + one).astype(dtype))]
+
+
+def cubic_indices(in_size, out_size, align_corners, scale, dtype, guarded=True):
+    """The four input positions (clamped to the edge) and weights of each output position.
+    Unlike the linear modes the source position is not clamped at 0 (``cubic=true``), so the
+    first outputs may lean on a position left of the edge. The forward kernel guards the index
+    and distance (``guard_index_and_lambda``); the backward loop uses the bare floor."""
+    out = np.arange(out_size, dtype=np.int64).astype(dtype)
+    if align_corners:
+        ratio = dtype(in_size - 1) / dtype(out_size - 1) if out_size > 1 else dtype(0)
+        real = (ratio * out).astype(dtype)
+    else:
+        real = (_scale(scale, in_size, out_size, dtype) * (out + dtype(0.5)) - dtype(0.5)).astype(dtype)
+    i0 = np.floor(real.astype(np.float32)).astype(np.int64)
+    t = (real - i0.astype(dtype)).astype(dtype)
+    if guarded:
+        i0 = np.minimum(i0, in_size - 1)
+        t = np.minimum(np.maximum((real - i0.astype(dtype)).astype(dtype), dtype(0)), dtype(1)).astype(dtype)
+    indices = [np.clip(i0 - 1 + j, 0, in_size - 1) for j in range(4)]
+    return indices, [w.astype(dtype) for w in _cubic_coefficients(t, dtype)]
+
+
 # ---- checks (``upsample_1d_common_check``, ``upsample_2d_common_check``)
 def _check_sizes(input_size, output_size, dims):
     if len(output_size) != dims:
@@ -81,9 +141,9 @@ def _check_input(x, output_size, dims):
     _check_sizes(x.shape, output_size, dims)
 
 
-def _weight_dtype(x):
+def _weight_dtype(x, family="upsample_linear"):
     if not x.dtype.is_floating_point:
-        raise NotImplementedError(f'"upsample_linear" not implemented for \'{x.dtype.torch_name.capitalize()}\'')
+        raise NotImplementedError(f'"{family}" not implemented for \'{x.dtype.torch_name.capitalize()}\'')
     return np.float64 if x.dtype == st.float64 else np.float32
 
 
@@ -99,32 +159,55 @@ def _index(values, device):
 
 
 # ---- forward
-def _nearest(x, output_size, scales):
-    dims = len(output_size)
-    _check_input(x, output_size, dims)
+def _resize(x, output_size, taps):
+    """Resize dim by dim, the innermost first (torch's loop nests the reads with the innermost
+    dim deepest): each dim's output is its taps' ``index_select``s, weighted and added in tap
+    order. ``taps(k)`` gives dim k's index arrays and weights (None: copy, as nearest does)."""
     result = x
-    for k, (out_size, scale) in enumerate(zip(output_size, scales)):
-        d = x.dim() - dims + k
-        result = call("index_select", result, d, _index(nearest_indices(x.shape[d], out_size, scale), x.device))
+    for k in reversed(range(len(output_size))):
+        d = x.dim() - len(output_size) + k
+        indices, weights = taps(k, x.shape[d])
+        shape = [1] * x.dim()
+        shape[d] = output_size[k]
+        total = None
+        for j, idx in enumerate(indices):
+            part = call("index_select", result, d, _index(idx, x.device))
+            if weights is not None:
+                part = call("mul.Tensor", part, call("view", from_host(weights[j], x.dtype, x.device), shape))
+            total = part if total is None else call("add.Tensor", total, part)
+        result = total
     return _out_like(x, result)
+
+
+def _nearest(x, output_size, scales, exact=False):
+    """The 2-d kernels index with ``nearest_idx``/``nearest_exact_idx``; the 1-d and 3-d ones
+    with the generic loop's sums, in the input's precision (float for uint8; other integer
+    dtypes are refused there, as torch's dispatch refuses them)."""
+    _check_input(x, output_size, len(output_size))
+    pick = nearest_exact_indices if exact else nearest_indices
+    dtype = None
+    if len(output_size) != 2:
+        if not (x.dtype.is_floating_point or x.dtype == st.uint8):
+            raise NotImplementedError(f'"compute_indices_weights_nearest" not implemented for '
+                                      f"'{x.dtype.torch_name.capitalize()}'")
+        dtype = np.float64 if x.dtype == st.float64 else np.float32
+    return _resize(x, output_size, lambda k, size: ([pick(size, output_size[k], scales[k], dtype)], None))
 
 
 def _linear(x, output_size, align_corners, scales):
-    dims = len(output_size)
-    _check_input(x, output_size, dims)
-    dtype = _weight_dtype(x)
-    result = x
-    for k in reversed(range(dims)):        # the innermost dim first, as torch nests the reads
-        d = x.dim() - dims + k
-        i0, i1, l0, l1 = linear_indices(x.shape[d], output_size[k], align_corners, scales[k], dtype)
-        shape = [1] * x.dim()
-        shape[d] = output_size[k]
-        w0 = call("view", from_host(l0, x.dtype, x.device), shape)
-        w1 = call("view", from_host(l1, x.dtype, x.device), shape)
-        a = call("mul.Tensor", call("index_select", result, d, _index(i0, x.device)), w0)
-        b = call("mul.Tensor", call("index_select", result, d, _index(i1, x.device)), w1)
-        result = call("add.Tensor", a, b)
-    return _out_like(x, result)
+    _check_input(x, output_size, len(output_size))
+    dtype = _weight_dtype(x, "compute_indices_weights_linear" if len(output_size) == 3 else "upsample_linear")
+
+    def taps(k, size):
+        i0, i1, l0, l1 = linear_indices(size, output_size[k], align_corners, scales[k], dtype)
+        return [i0, i1], [l0, l1]
+    return _resize(x, output_size, taps)
+
+
+def _cubic(x, output_size, align_corners, scales):
+    _check_input(x, output_size, len(output_size))
+    dtype = _weight_dtype(x, "compute_indices_weights_cubic")
+    return _resize(x, output_size, lambda k, size: cubic_indices(size, output_size[k], align_corners, scales[k], dtype))
 
 
 def upsample_nearest1d(x, output_size, scales=None):
@@ -135,6 +218,22 @@ def upsample_nearest2d(x, output_size, scales_h=None, scales_w=None):
     return _nearest(x, list(output_size), [scales_h, scales_w])
 
 
+def upsample_nearest3d(x, output_size, scales_d=None, scales_h=None, scales_w=None):
+    return _nearest(x, list(output_size), [scales_d, scales_h, scales_w])
+
+
+def _upsample_nearest_exact1d(x, output_size, scales=None):
+    return _nearest(x, list(output_size), [scales], exact=True)
+
+
+def _upsample_nearest_exact2d(x, output_size, scales_h=None, scales_w=None):
+    return _nearest(x, list(output_size), [scales_h, scales_w], exact=True)
+
+
+def _upsample_nearest_exact3d(x, output_size, scales_d=None, scales_h=None, scales_w=None):
+    return _nearest(x, list(output_size), [scales_d, scales_h, scales_w], exact=True)
+
+
 def upsample_linear1d(x, output_size, align_corners, scales=None):
     return _linear(x, list(output_size), align_corners, [scales])
 
@@ -143,49 +242,69 @@ def upsample_bilinear2d(x, output_size, align_corners, scales_h=None, scales_w=N
     return _linear(x, list(output_size), align_corners, [scales_h, scales_w])
 
 
+def upsample_trilinear3d(x, output_size, align_corners, scales_d=None, scales_h=None, scales_w=None):
+    return _linear(x, list(output_size), align_corners, [scales_d, scales_h, scales_w])
+
+
+def upsample_bicubic2d(x, output_size, align_corners, scales_h=None, scales_w=None):
+    return _cubic(x, list(output_size), align_corners, [scales_h, scales_w])
+
+
 # ---- backward: one accumulating ``index_add_`` over each (N·C) plane
-def _flat_sources(reads, in_sizes):
-    """Flattened input positions and weights of every read, in torch's loop order: output
-    positions row-major, then the reads of one position (the corners, h-major)."""
-    if len(reads) == 1:
-        (idx, wts), = reads
-        return np.stack(idx, axis=1).reshape(-1), np.stack(wts, axis=1).reshape(-1)
-    (hi, hw), (wi, ww) = reads
-    index, weight = [], []
-    for a in range(len(hi)):
-        for b in range(len(wi)):
-            index.append(hi[a][:, None, None] * in_sizes[1] + wi[b][None, None, :])
-            weight.append(hw[a][:, None, None] * ww[b][None, None, :])
-    index = np.concatenate([np.broadcast_to(i, (len(hi[0]), 1, len(wi[0]))) for i in index], axis=1)
-    weight = np.concatenate([np.broadcast_to(w, (len(hw[0]), 1, len(ww[0]))) for w in weight], axis=1)
-    # (oh, corner, ow) -> (oh, ow, corner)
-    return index.transpose(0, 2, 1).reshape(-1), weight.transpose(0, 2, 1).reshape(-1)
+def _flat_sources(reads, in_sizes, order):
+    """Flattened input positions of every read, in torch's loop order (output positions
+    row-major, then the reads of one position with the dims of ``order`` outermost first), and
+    each dim's weight of those reads. ``reads[k]`` is dim k's (index arrays, weight arrays)."""
+    out_sizes = [len(r[0][0]) for r in reads]
+    strides = [math.prod(in_sizes[k + 1:]) for k in range(len(reads))]
+
+    def grid(k, values):           # dim k's per-position values, laid over the output grid
+        shape = [1] * len(reads)
+        shape[k] = out_sizes[k]
+        return np.broadcast_to(np.reshape(values, shape), out_sizes)
+    index, weights = [], [[] for _ in reads]
+    for corner in itertools.product(*(range(len(reads[k][0])) for k in order)):
+        tap = dict(zip(order, corner))
+        index.append(sum(grid(k, reads[k][0][tap[k]] * strides[k]) for k in range(len(reads))))
+        for k in range(len(reads)):
+            weights[k].append(grid(k, reads[k][1][tap[k]]))
+    flat = [np.stack(w, axis=-1).reshape(-1) for w in weights]
+    return np.stack(index, axis=-1).reshape(-1), flat
 
 
-def _scatter_back(grad, input_size, reads, weighted):
+def _scatter_back(grad, input_size, reads, weight_steps=None, order=None):
+    """``weight_steps`` says how torch weighs each read's gradient: "product" multiplies the
+    dims' weights together first, then the gradient (the linear loops); "gradient first" takes
+    the gradient times each dim's weight in ``order``, innermost first (the bicubic loop);
+    None adds the gradient as it is (nearest)."""
     input_size = list(input_size)
+    order = order or list(range(len(reads)))
     planes, in_sizes = math.prod(input_size[:2]), input_size[2:]
-    index, weight = _flat_sources(reads, in_sizes)
+    index, weights = _flat_sources(reads, in_sizes, order)
     per_plane = math.prod(grad.shape[2:])
     g = call("reshape", grad, [planes, per_plane])
     repeats = len(index) // per_plane
     if repeats > 1:      # an output position read `repeats` input positions: its gradient goes to each
         g = call("reshape", call("expand", call("unsqueeze", g, 2), [planes, per_plane, repeats]),
                  [planes, per_plane * repeats])
-    if weighted:
-        g = call("mul.Tensor", g, from_host(weight, grad.dtype, grad.device))
+    if weight_steps == "product":
+        g = call("mul.Tensor", g, from_host(functools.reduce(np.multiply, weights), grad.dtype, grad.device))
+    elif weight_steps == "gradient first":
+        for k in reversed(order):
+            g = call("mul.Tensor", g, from_host(weights[k], grad.dtype, grad.device))
     out = call("zeros", [planes, math.prod(in_sizes)], dtype=grad.dtype, device=grad.device)
     call("index_add_", out, 1, _index(index, grad.device), g)
     return call("view", out, input_size)
 
 
-def _nearest_backward(grad, output_size, input_size, scales):
+def _nearest_backward(grad, output_size, input_size, scales, exact=False):
     dims = len(output_size)
     _check_sizes(input_size, output_size, dims)
     _check_grad(grad, output_size, input_size)
-    reads = [([nearest_indices(input_size[2 + k], output_size[k], scales[k])], [np.ones(output_size[k])])
+    pick = nearest_exact_indices if exact else nearest_indices
+    reads = [([pick(input_size[2 + k], output_size[k], scales[k])], [np.ones(output_size[k])])
              for k in range(dims)]
-    return _scatter_back(grad, input_size, reads, weighted=False)
+    return _scatter_back(grad, input_size, reads)
 
 
 def _linear_backward(grad, output_size, input_size, align_corners, scales):
@@ -197,7 +316,20 @@ def _linear_backward(grad, output_size, input_size, align_corners, scales):
     for k in range(dims):
         i0, i1, l0, l1 = linear_indices(input_size[2 + k], output_size[k], align_corners, scales[k], dtype)
         reads.append(([i0, i1], [l0, l1]))
-    return _scatter_back(grad, input_size, reads, weighted=True)
+    return _scatter_back(grad, input_size, reads, "product")
+
+
+def _cubic_backward(grad, output_size, input_size, align_corners, scales):
+    """The bicubic backward loop reads the 4×4 block with the width outermost and weighs the
+    gradient by the height's weight, then the width's."""
+    _check_sizes(input_size, output_size, 2)
+    _check_grad(grad, output_size, input_size)
+    dtype = _weight_dtype(grad, "upsample_bicubic2d_backward")
+    if list(input_size[2:]) == list(output_size):       # torch's loop copies when the sizes agree
+        return call("clone", grad, memory_format=contiguous_format)
+    reads = [cubic_indices(input_size[2 + k], output_size[k], align_corners, scales[k], dtype, guarded=False)
+             for k in range(2)]
+    return _scatter_back(grad, input_size, reads, "gradient first", order=[1, 0])
 
 
 def _check_grad(grad, output_size, input_size):
@@ -228,3 +360,32 @@ def upsample_bilinear2d_backward(grad_output, output_size, input_size, align_cor
                                  scales_w=None):
     return _linear_backward(grad_output, list(output_size), list(input_size), align_corners,
                             [scales_h, scales_w])
+
+
+def upsample_nearest3d_backward(grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None):
+    return _nearest_backward(grad_output, list(output_size), list(input_size), [scales_d, scales_h, scales_w])
+
+
+def _upsample_nearest_exact1d_backward(grad_output, output_size, input_size, scales=None):
+    return _nearest_backward(grad_output, list(output_size), list(input_size), [scales], exact=True)
+
+
+def _upsample_nearest_exact2d_backward(grad_output, output_size, input_size, scales_h=None, scales_w=None):
+    return _nearest_backward(grad_output, list(output_size), list(input_size), [scales_h, scales_w], exact=True)
+
+
+def _upsample_nearest_exact3d_backward(grad_output, output_size, input_size, scales_d=None, scales_h=None,
+                                       scales_w=None):
+    return _nearest_backward(grad_output, list(output_size), list(input_size), [scales_d, scales_h, scales_w],
+                             exact=True)
+
+
+def upsample_trilinear3d_backward(grad_output, output_size, input_size, align_corners, scales_d=None,
+                                  scales_h=None, scales_w=None):
+    return _linear_backward(grad_output, list(output_size), list(input_size), align_corners,
+                            [scales_d, scales_h, scales_w])
+
+
+def upsample_bicubic2d_backward(grad_output, output_size, input_size, align_corners, scales_h=None,
+                                scales_w=None):
+    return _cubic_backward(grad_output, list(output_size), list(input_size), align_corners, [scales_h, scales_w])

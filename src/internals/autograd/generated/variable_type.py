@@ -29,6 +29,7 @@ from .functions import (
     AddcmulBackward0,
     AddmmBackward0,
     AddmvBackward0,
+    AffineGridGeneratorBackward0,
     AliasBackward0,
     AmaxBackward0,
     AminBackward0,
@@ -126,6 +127,8 @@ from .functions import (
     GeluBackwardBackward0,
     GluBackward0,
     GluBackwardBackward0,
+    GridSampler2DBackward0,
+    GridSampler2DBackwardBackward0,
     HardshrinkBackward0,
     HardshrinkBackwardBackward0,
     HardsigmoidBackward0,
@@ -325,6 +328,8 @@ from .functions import (
     UnsafeViewBackward0,
     UnsqueezeBackward0,
     UnsqueezeBackward1,
+    UpsampleBicubic2DBackward0,
+    UpsampleBicubic2DBackwardBackward0,
     UpsampleBilinear2DBackward0,
     UpsampleBilinear2DBackwardBackward0,
     UpsampleLinear1DBackward0,
@@ -333,6 +338,16 @@ from .functions import (
     UpsampleNearest1DBackwardBackward0,
     UpsampleNearest2DBackward0,
     UpsampleNearest2DBackwardBackward0,
+    UpsampleNearest3DBackward0,
+    UpsampleNearest3DBackwardBackward0,
+    UpsampleNearestExact1DBackward0,
+    UpsampleNearestExact1DBackwardBackward0,
+    UpsampleNearestExact2DBackward0,
+    UpsampleNearestExact2DBackwardBackward0,
+    UpsampleNearestExact3DBackward0,
+    UpsampleNearestExact3DBackwardBackward0,
+    UpsampleTrilinear3DBackward0,
+    UpsampleTrilinear3DBackwardBackward0,
     VarBackward0,
     VarMeanBackward0,
     VdotBackward0,
@@ -879,6 +894,21 @@ OPS = {
     'upsample_linear1d_backward': dispatcher.find('upsample_linear1d_backward'),
     'upsample_bilinear2d': dispatcher.find('upsample_bilinear2d'),
     'upsample_bilinear2d_backward': dispatcher.find('upsample_bilinear2d_backward'),
+    'upsample_nearest3d': dispatcher.find('upsample_nearest3d'),
+    'upsample_nearest3d_backward': dispatcher.find('upsample_nearest3d_backward'),
+    '_upsample_nearest_exact1d': dispatcher.find('_upsample_nearest_exact1d'),
+    '_upsample_nearest_exact1d_backward': dispatcher.find('_upsample_nearest_exact1d_backward'),
+    '_upsample_nearest_exact2d': dispatcher.find('_upsample_nearest_exact2d'),
+    '_upsample_nearest_exact2d_backward': dispatcher.find('_upsample_nearest_exact2d_backward'),
+    '_upsample_nearest_exact3d': dispatcher.find('_upsample_nearest_exact3d'),
+    '_upsample_nearest_exact3d_backward': dispatcher.find('_upsample_nearest_exact3d_backward'),
+    'upsample_trilinear3d': dispatcher.find('upsample_trilinear3d'),
+    'upsample_trilinear3d_backward': dispatcher.find('upsample_trilinear3d_backward'),
+    'upsample_bicubic2d': dispatcher.find('upsample_bicubic2d'),
+    'upsample_bicubic2d_backward': dispatcher.find('upsample_bicubic2d_backward'),
+    'affine_grid_generator': dispatcher.find('affine_grid_generator'),
+    'grid_sampler_2d': dispatcher.find('grid_sampler_2d'),
+    'grid_sampler_2d_backward': dispatcher.find('grid_sampler_2d_backward'),
     '_embedding_bag': dispatcher.find('_embedding_bag'),
     '_embedding_bag_backward': dispatcher.find('_embedding_bag_backward'),
     '_embedding_bag_dense_backward': dispatcher.find('_embedding_bag_dense_backward'),
@@ -7717,6 +7747,243 @@ def upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align
     return result
 
 
+def upsample_nearest3d(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UpsampleNearest3DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.scales_d_ = scales_d
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['upsample_nearest3d'].redispatch(after_autograd(ks), self, output_size, scales_d, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def upsample_nearest3d_backward(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = UpsampleNearest3DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.scales_d_ = scales_d
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['upsample_nearest3d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _upsample_nearest_exact1d(ks, self, output_size, scales=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UpsampleNearestExact1DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.scales_ = scales
+    with below_ad_inplace_or_view():
+        result = OPS['_upsample_nearest_exact1d'].redispatch(after_autograd(ks), self, output_size, scales)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _upsample_nearest_exact1d_backward(ks, grad_output, output_size, input_size, scales=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = UpsampleNearestExact1DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.scales_ = scales
+    with below_ad_inplace_or_view():
+        result = OPS['_upsample_nearest_exact1d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _upsample_nearest_exact2d(ks, self, output_size, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UpsampleNearestExact2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['_upsample_nearest_exact2d'].redispatch(after_autograd(ks), self, output_size, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _upsample_nearest_exact2d_backward(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = UpsampleNearestExact2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['_upsample_nearest_exact2d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _upsample_nearest_exact3d(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UpsampleNearestExact3DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.scales_d_ = scales_d
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['_upsample_nearest_exact3d'].redispatch(after_autograd(ks), self, output_size, scales_d, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _upsample_nearest_exact3d_backward(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = UpsampleNearestExact3DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.scales_d_ = scales_d
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['_upsample_nearest_exact3d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_d, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def upsample_trilinear3d(ks, self, output_size, align_corners, scales_d=None, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UpsampleTrilinear3DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.align_corners_ = align_corners
+        grad_fn.scales_d_ = scales_d
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['upsample_trilinear3d'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_d, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def upsample_trilinear3d_backward(ks, grad_output, output_size, input_size, align_corners, scales_d=None, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = UpsampleTrilinear3DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.align_corners_ = align_corners
+        grad_fn.scales_d_ = scales_d
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['upsample_trilinear3d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def upsample_bicubic2d(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UpsampleBicubic2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.align_corners_ = align_corners
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['upsample_bicubic2d'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = UpsampleBicubic2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.align_corners_ = align_corners
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['upsample_bicubic2d_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def affine_grid_generator(ks, theta, size, align_corners):
+    grad_fn = None
+    if _grad_mode.grad_enabled and theta._requires_grad:
+        grad_fn = AffineGridGeneratorBackward0()
+        grad_fn._next_edges = collect_next_edges(theta)
+        grad_fn.size_ = as_int_tuple(size)
+        grad_fn.align_corners_ = align_corners
+    with below_ad_inplace_or_view():
+        result = OPS['affine_grid_generator'].redispatch(after_autograd(ks), theta, size, align_corners)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def grid_sampler_2d(ks, input, grid, interpolation_mode, padding_mode, align_corners):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (input._requires_grad or grid._requires_grad):
+        grad_fn = GridSampler2DBackward0()
+        grad_fn._next_edges = collect_next_edges(input, grid)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.grid_ = SavedVariable(grid, False)
+        grad_fn.interpolation_mode_ = as_int(interpolation_mode)
+        grad_fn.padding_mode_ = as_int(padding_mode)
+        grad_fn.align_corners_ = align_corners
+    with below_ad_inplace_or_view():
+        result = OPS['grid_sampler_2d'].redispatch(after_autograd(ks), input, grid, interpolation_mode, padding_mode, align_corners)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def grid_sampler_2d_backward(ks, grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or input._requires_grad or grid._requires_grad):
+        grad_fn = GridSampler2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, input, grid)
+    with below_ad_inplace_or_view():
+        result = OPS['grid_sampler_2d_backward'].redispatch(after_autograd(ks), grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+    return result
+
+
 def _embedding_bag(ks, weight, indices, offsets, scale_grad_by_freq=False, mode=0, sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=-1):
     grad_fn = None
     if _grad_mode.grad_enabled and (weight._requires_grad or (per_sample_weights is not None and per_sample_weights._requires_grad)):
@@ -8320,6 +8587,21 @@ KERNELS = {
     'upsample_linear1d_backward': upsample_linear1d_backward,
     'upsample_bilinear2d': upsample_bilinear2d,
     'upsample_bilinear2d_backward': upsample_bilinear2d_backward,
+    'upsample_nearest3d': upsample_nearest3d,
+    'upsample_nearest3d_backward': upsample_nearest3d_backward,
+    '_upsample_nearest_exact1d': _upsample_nearest_exact1d,
+    '_upsample_nearest_exact1d_backward': _upsample_nearest_exact1d_backward,
+    '_upsample_nearest_exact2d': _upsample_nearest_exact2d,
+    '_upsample_nearest_exact2d_backward': _upsample_nearest_exact2d_backward,
+    '_upsample_nearest_exact3d': _upsample_nearest_exact3d,
+    '_upsample_nearest_exact3d_backward': _upsample_nearest_exact3d_backward,
+    'upsample_trilinear3d': upsample_trilinear3d,
+    'upsample_trilinear3d_backward': upsample_trilinear3d_backward,
+    'upsample_bicubic2d': upsample_bicubic2d,
+    'upsample_bicubic2d_backward': upsample_bicubic2d_backward,
+    'affine_grid_generator': affine_grid_generator,
+    'grid_sampler_2d': grid_sampler_2d,
+    'grid_sampler_2d_backward': grid_sampler_2d_backward,
     '_embedding_bag': _embedding_bag,
     '_embedding_bag_backward': _embedding_bag_backward,
     '_embedding_bag_dense_backward': _embedding_bag_dense_backward,

@@ -1,0 +1,163 @@
+"""Differential tests of sampling at grid points against torch: ``F.grid_sample`` on 4-D input
+(``grid_sampler`` -> ``grid_sampler_2d`` and ``grid_sampler_2d_backward``; modes bilinear and
+nearest, paddings zeros, border and reflection, ``align_corners`` both ways) and ``F.affine_grid``
+(``affine_grid_generator`` and its backward), on the CPU and through the CUDA kernels.
+
+Values, layouts, node names and the gradients of input, grid and theta; gradcheck in float64;
+errors and warnings. Nearest reads copy values and compare bit for bit; bilinear weighs four
+values with products torch's vectorised loop may fuse, so within a few ulps.
+"""
+import itertools
+import warnings
+
+import pytest
+import torch
+from helpers import assert_same, assert_same_error, compare_call, opinfo_samples, to_ours
+from torch.testing._internal.common_methods_invocations import op_db
+
+import internals
+
+F, NNF = internals.nn.functional, torch.nn.functional
+TOL = {torch.float32: dict(rtol=4e-6, atol=4e-6), torch.float64: dict(rtol=1e-13, atol=1e-13)}
+COMBINATIONS = list(itertools.product(("bilinear", "nearest"), ("zeros", "border", "reflection"), (False, True)))
+
+
+def _run(lib, x, grid, **kwargs):
+    """Output, its node name, and the gradients of input and grid for a fixed upstream gradient."""
+    xi = (internals.from_torch(x) if lib is internals else x.clone()).requires_grad_()
+    gi = (internals.from_torch(grid) if lib is internals else grid.clone()).requires_grad_()
+    y = lib.nn.functional.grid_sample(xi, gi, **kwargs)
+    g = torch.linspace(-1, 1, y.numel(), dtype=x.dtype).reshape(tuple(y.shape))
+    gx, gg = lib.autograd.grad(y, (xi, gi), internals.from_torch(g) if lib is internals else g)
+    return y, type(y.grad_fn).__name__, gx, gg
+
+
+@pytest.mark.parametrize("dtype", (torch.float32, torch.float64), ids=str)
+@pytest.mark.parametrize("mode, padding_mode, align_corners", COMBINATIONS)
+def test_grid_sample_matches_torch(mode, padding_mode, align_corners, dtype):
+    """Points inside, on the edge and well outside the image (|coordinate| up to 2.5), so every
+    padding rule folds some of them, and a transposed (non-contiguous) input."""
+    torch.manual_seed(0)
+    kwargs = dict(mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+    for x in (torch.randn(2, 3, 4, 5, dtype=dtype), torch.randn(2, 3, 5, 4, dtype=dtype).transpose(2, 3)):
+        grid = torch.rand(2, 3, 7, 2, dtype=dtype) * 5 - 2.5
+        grid[0, 0, :4] = torch.tensor([[-1, -1], [1, 1], [0, 0], [1, -1]], dtype=dtype)
+        theirs, ours = _run(torch, x, grid, **kwargs), _run(internals, x, grid, **kwargs)
+        assert ours[1] == theirs[1] == "GridSampler2DBackward0"
+        tol = {} if mode == "nearest" else TOL[dtype]
+        for i in (0, 2, 3):
+            assert_same(ours[i], theirs[i], exact_layout=True, **tol)
+
+
+@pytest.mark.parametrize("mode, padding_mode, align_corners", COMBINATIONS)
+def test_gradcheck_in_float64(mode, padding_mode, align_corners):
+    """Gradients of input and grid against finite differences (the grid's gradient is zero for
+    nearest, whose reads are piecewise constant)."""
+    torch.manual_seed(1)
+    x = internals.from_torch(torch.randn(1, 2, 3, 4, dtype=torch.float64)).requires_grad_()
+    grid = internals.from_torch(torch.rand(1, 2, 3, 2, dtype=torch.float64) * 2.4 - 1.2).requires_grad_()
+
+    def sample(inp, g):
+        return F.grid_sample(inp, g, mode=mode, padding_mode=padding_mode, align_corners=align_corners)
+    assert internals.autograd.gradcheck(sample, (x, grid))
+
+
+def test_opinfo_samples():
+    """PyTorch's OpInfo samples of ``nn.functional.grid_sample`` with 4-D input and the modes
+    internals has (bicubic and 5-D volumes are not here)."""
+    op, ran = next(op for op in op_db if op.name == "nn.functional.grid_sample"), 0
+    for dtype in (torch.float32, torch.float64):
+        for sample in opinfo_samples(op, dtype):
+            if sample.input.dim() != 4 or sample.kwargs.get("mode") == "bicubic":
+                continue
+            ours = (to_ours(sample.input), to_ours(tuple(sample.args)), {k: to_ours(v) for k, v in
+                                                                         sample.kwargs.items()})
+            tol = {torch.float32: (4e-6, 4e-6), torch.float64: (1e-13, 1e-13)}
+            compare_call(F.grid_sample, NNF.grid_sample, (sample.input, sample.args, sample.kwargs), ours, tol)
+            ran += 1
+    assert ran >= 8
+
+
+@pytest.mark.parametrize("align_corners", (False, True))
+@pytest.mark.parametrize("size", [(2, 3, 4, 5), (2, 1, 1, 3), (1, 2, 3, 4, 5)], ids=str)
+def test_affine_grid_matches_torch(size, align_corners):
+    torch.manual_seed(2)
+    rows = len(size) - 2
+    theta = torch.randn(size[0], rows, rows + 1, dtype=torch.float64)
+    results = []
+    for lib in (torch, internals):
+        t = (internals.from_torch(theta) if lib is internals else theta.clone()).requires_grad_()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            grid = lib.nn.functional.affine_grid(t, size, align_corners=align_corners)
+        g = torch.linspace(-1, 1, grid.numel(), dtype=torch.float64).reshape(tuple(grid.shape))
+        (gt,) = lib.autograd.grad(grid, t, internals.from_torch(g) if lib is internals else g)
+        results.append((grid, type(grid.grad_fn).__name__, gt))
+    (theirs, theirs_name, theirs_gt), (ours, ours_name, ours_gt) = results
+    assert ours_name == theirs_name == "AffineGridGeneratorBackward0"
+    assert_same(ours, theirs, exact_layout=True, rtol=1e-14, atol=1e-14)
+    assert_same(ours_gt, theirs_gt, exact_layout=True, rtol=1e-13, atol=1e-13)
+
+
+def test_affine_grid_gradcheck_and_a_spatial_transformer_step():
+    """theta's gradient against finite differences, through affine_grid then grid_sample, as a
+    spatial transformer network uses them."""
+    torch.manual_seed(3)
+    theta = internals.from_torch(torch.tensor([[[0.9, 0.2, 0.1], [-0.1, 1.1, -0.2]]], dtype=torch.float64))
+    x = internals.from_torch(torch.randn(1, 2, 4, 4, dtype=torch.float64))
+
+    def transform(t):
+        return F.grid_sample(x, F.affine_grid(t, [1, 2, 3, 3], align_corners=False), align_corners=False)
+    assert internals.autograd.gradcheck(transform, (theta.requires_grad_(),))
+
+
+@pytest.mark.parametrize("mode", ("bilinear", "nearest"))
+def test_cuda_kernels_match_cpu(mode):
+    """On the CUDA device (the simulator without a GPU) the same operators give the CPU's values
+    and gradients."""
+    torch.manual_seed(4)
+    x, grid = torch.randn(1, 2, 3, 3, dtype=torch.float64), torch.rand(1, 2, 2, 2, dtype=torch.float64) * 2.4 - 1.2
+    results = []
+    for device in ("cpu", "cuda"):
+        xi = internals.from_torch(x).to(device).requires_grad_()
+        gi = internals.from_torch(grid).to(device).requires_grad_()
+        y = F.grid_sample(xi, gi, mode=mode, padding_mode="reflection", align_corners=False)
+        y.pow(2).sum().backward()
+        results.append((y.cpu(), xi.grad.cpu(), gi.grad.cpu()))
+    for cpu, cuda in zip(*results):
+        assert_same(cuda, cpu.to_torch(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x, g: lib.nn.functional.grid_sample(x, g, mode="cubic", align_corners=False),
+    lambda lib, x, g: lib.nn.functional.grid_sample(x, g, padding_mode="wrap", align_corners=False),
+    lambda lib, x, g: lib.nn.functional.grid_sample(x, g.double(), align_corners=False),
+    lambda lib, x, g: lib.nn.functional.grid_sample(x, g[:1].expand(3, 2, 2, 2), align_corners=False),
+    lambda lib, x, g: lib.nn.functional.grid_sample(x, g[..., :1], align_corners=False),
+    lambda lib, x, g: lib.nn.functional.grid_sample(x[:, :, :0], g, align_corners=False),
+    lambda lib, x, g: lib.nn.functional.grid_sample(x[0], g[0], align_corners=False),
+    lambda lib, x, g: lib.nn.functional.affine_grid(x[0, :, :2, :].long(), [2, 1, 3, 3], align_corners=False),
+    lambda lib, x, g: lib.nn.functional.affine_grid(x[0, :, :2, :], [2, 1, 3, 3], align_corners=False),
+    lambda lib, x, g: lib.nn.functional.affine_grid(x[0, :, :2, :3], [2, 1, 3], align_corners=False),
+    lambda lib, x, g: lib.nn.functional.affine_grid(x[0, :, :2, :3], [2, 1, 3, 3, 3], align_corners=False),
+    lambda lib, x, g: lib.nn.functional.affine_grid(x[0, :, :2, :3], [2, 1, 0, 3], align_corners=False),
+], ids=["unknown_mode", "unknown_padding", "dtypes_differ", "batches_differ", "grid_last_dim", "empty_input",
+        "3d_input", "integer_theta", "theta_shape", "size_3d", "theta_for_volume", "empty_size"])
+def test_errors_match_torch(call):
+    x, g = torch.randn(2, 2, 3, 4), torch.rand(2, 2, 2, 2) - 0.5
+    ours, theirs = assert_same_error(lambda: call(internals, internals.from_torch(x), internals.from_torch(g)),
+                                     lambda: call(torch, x, g))
+    assert str(ours) == str(theirs)
+
+
+def test_default_align_corners_warns_as_torch_does():
+    x, g, theta = torch.randn(1, 1, 2, 2), torch.zeros(1, 1, 1, 2), torch.eye(2, 3)[None]
+    said = []
+    for lib, conv in ((torch, lambda t: t), (internals, internals.from_torch)):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            lib.nn.functional.grid_sample(conv(x), conv(g))
+            lib.nn.functional.affine_grid(conv(theta), [1, 1, 2, 2])
+            lib.nn.functional.affine_grid(conv(theta), [1, 1, 1, 2], align_corners=True)
+        said.append([(w.category, str(w.message)) for w in caught])
+    assert said[0] == said[1] and len(said[0]) == 3
