@@ -95,21 +95,7 @@ for step in range(3):
     optimizer.step()
     print(f"step {step}: loss {loss.item():.6f}")
 
-# the autograd part of the blitz
-a = torch.tensor([2., 3.], requires_grad=True)
-b = torch.tensor([6., 4.], requires_grad=True)
-Q = 3*a**3 - b**2
-external_grad = torch.tensor([1., 1.])
-Q.backward(gradient=external_grad)
-print(9*a**2 == a.grad)
-print(-2*b == b.grad)
-x = torch.rand(5, 5)
-y = torch.rand(5, 5)
-z = torch.rand((5, 5), requires_grad=True)
-a = x + y
-print(f"Does `a` require gradients?: {a.requires_grad}")
-b = x + z
-print(f"Does `b` require gradients?: {b.requires_grad}")
+# (the blitz's autograd part is tests/test_tutorials.py's: only its fine-tuning step here)
 for param in net.parameters():
     param.requires_grad = False
 net.fc3 = nn.Linear(84, 10)

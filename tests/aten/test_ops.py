@@ -41,6 +41,7 @@ from helpers import (  # noqa: F401
 from strategies import small_integer_tensor
 
 import internals
+from internals.aten.native.dispatch_stub import cpu_capability
 
 # =============================================================================================
 # 1. OpInfo sample inputs
@@ -703,14 +704,21 @@ def test_half_precision_alpha_rounds_once(dtype):
 
     Its scalar loop (the tail that does not fill two vectors, small tensors) rounds alpha * b to
     the 16-bit type first (see ADD_ALPHA_TOL); 1024 elements fill whole vectors of 32 and 64.
+    torch's x86-64 default build computes every element that way (its generic vectors are
+    arrays of 16-bit values): there the two may differ by that rounding of the product, up to
+    an ulp at the largest |a| + |alpha * b|.
     """
     g = torch.Generator().manual_seed(1)
     a = (torch.randn(1024, generator=g) * 10).to(dtype)
     b = (torch.randn(1024, generator=g) * 10).to(dtype)
     for alpha in (-3.125, 0.1, 3):
+        atol = 0
+        if cpu_capability() == "default":
+            largest = float((a.float().abs() + (alpha * b.float()).abs()).max())
+            atol = 2.0 ** (math.frexp(largest)[1] - (11 if dtype is torch.float16 else 8))
         ours_a, ours_b = internals.from_torch(a), internals.from_torch(b)
-        assert_same(ours_a.add(ours_b, alpha=alpha), a.add(b, alpha=alpha), rtol=0, atol=0)
-        assert_same(ours_a.sub(ours_b, alpha=alpha), a.sub(b, alpha=alpha), rtol=0, atol=0)
+        assert_same(ours_a.add(ours_b, alpha=alpha), a.add(b, alpha=alpha), rtol=0, atol=atol)
+        assert_same(ours_a.sub(ours_b, alpha=alpha), a.sub(b, alpha=alpha), rtol=0, atol=atol)
 
 
 @pytest.mark.parametrize("dtype", [torch.int8, torch.uint8], ids=str)

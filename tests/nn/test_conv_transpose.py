@@ -12,7 +12,7 @@ import warnings
 
 import pytest
 import torch
-from helpers import Adapter, assert_same, compare_call, logging_modes, run_opinfo_samples
+from helpers import Adapter, assert_same, assert_same_error, compare_call, logging_modes, run_opinfo_samples
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
@@ -99,12 +99,8 @@ ERRORS = {
 
 @pytest.mark.parametrize("name", ERRORS)
 def test_errors_match_torch(name):
-    with pytest.raises(Exception) as theirs:
-        ERRORS[name](torch)
-    with pytest.raises(Exception) as ours:
-        ERRORS[name](internals)
-    assert type(ours.value) is type(theirs.value)
-    assert str(ours.value).replace("internals", "torch") == str(theirs.value)
+    ours, theirs = assert_same_error(lambda: ERRORS[name](internals), lambda: ERRORS[name](torch))
+    assert str(ours).replace("internals", "torch") == str(theirs)
 
 
 def test_modules_initialise_print_and_pick_output_sizes_like_torch():

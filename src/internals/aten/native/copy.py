@@ -161,8 +161,7 @@ def copy_(dst, src, non_blocking=False):
           .compute_in_opmath(False))
     it = TensorIterator(it)
     it.compute_mem_overlaps()
-    it.compute_shape()
-    src = dispatcher.call("expand", src, list(dst.shape))
+    it.compute_shape()      # src broadcasts to dst's shape in the loops' iterators: no expand op runs
     if src.device == dst.device:
         same_device_copy(dst, src)
     else:

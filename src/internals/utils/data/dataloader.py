@@ -14,6 +14,7 @@ import math
 import os
 import queue
 import re
+import time
 import warnings
 from multiprocessing.context import BaseContext
 
@@ -471,12 +472,7 @@ class _MultiProcessingDataLoaderIter:
         except Exception as e:
             failed = self._dead_workers()
             if not failed and not isinstance(e, queue.Empty):
-                # A connection reset by a worker still exiting: the kernel closes its sockets
-                # before waitpid sees it gone. A moment later it is seen dead.
-                for worker_id, w in enumerate(self._workers):
-                    if self._workers_status[worker_id]:
-                        w.join(timeout=0.05)
-                failed = self._dead_workers()
+                failed = self._wait_for_an_exiting_worker()
             for w in failed:
                 self._mark_worker_as_unavailable(self._workers.index(w))
             signal_handling._forget_pids(id(self), [w.pid for w in failed])
@@ -486,6 +482,20 @@ class _MultiProcessingDataLoaderIter:
             if isinstance(e, queue.Empty):
                 return False, None
             raise
+
+    def _wait_for_an_exiting_worker(self, limit=5.0):
+        """After a connection reset by a worker: the kernel closes a killed process's sockets
+        before ``waitpid`` sees it gone, so wait until one is seen dead (a busy machine can take
+        more than a moment), at most ``limit`` seconds; the error path only."""
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            for worker_id, w in enumerate(self._workers):
+                if self._workers_status[worker_id]:
+                    w.join(timeout=0.01)
+            failed = self._dead_workers()
+            if failed:
+                return failed
+        return []
 
     def _dead_workers(self):
         return [w for worker_id, w in enumerate(self._workers) if self._workers_status[worker_id] and not w.is_alive()]
