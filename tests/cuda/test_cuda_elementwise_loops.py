@@ -18,6 +18,7 @@ import internals
 from internals._meta_registrations import TensorMeta
 from internals._subclasses.fake_tensor import FakeTensor
 from internals.aten.empty_tensor import meta_execution
+from internals.aten.native.copy import _copy_iterator
 from internals.aten.native.cuda import loops
 from internals.aten.tensor_iterator import INT32_MAX, Geometry, TensorIterator, coalesce, with_32bit_indexing
 from internals.c10 import scalar_type as st
@@ -91,7 +92,7 @@ def test_a_tensor_of_one_element_counts_as_contiguous():
 def test_a_converting_copy_is_never_vectorized():
     src = torch.randn(1000)
     ours = internals.empty(1000, dtype=internals.float64, device="cuda")
-    it = TensorIterator.unary_op(ours, cu(src))
+    it = _copy_iterator(ours, cu(src))      # copy_'s iterator: float32 read, float64 written
     (launch,) = loops.launch_plan(it.itemsizes(), it.geometry, casting=True)
     assert (launch.kernel, launch.elems_per_thread) == ("unrolled_elementwise_kernel", 4)
     ours.copy_(cu(src))

@@ -197,8 +197,11 @@ def _select(t, index):
 
 
 def _loop(op, name, dtype):
-    """A ``compute`` for ``reduce_into``: the reduce loop of ``op``, in ``dtype``."""
-    return lambda x, dims, keepdim, out: _reduce(op, x, dims, keepdim, dtype, name, out)
+    """A ``compute`` for ``reduce_into``: the reduce loop of ``op``, in ``dtype``. (A named
+    function, not a lambda: it is kernel code, and a lambda here reads as a loop.)"""
+    def compute(x, dims, keepdim, out):
+        return _reduce(op, x, dims, keepdim, dtype, name, out)
+    return compute
 
 
 # ---- sum and prod: TORCH_META_FUNC2(sum, dim_IntList), TORCH_META_FUNC2(prod, dim_int)
@@ -251,8 +254,9 @@ def nansum_out(self, dim=None, keepdim=False, *, dtype=None, out=None):
     if self.dtype.is_complex:
         raise RuntimeError(f"nansum on {self.device.type.upper()} does not support complex inputs")
     r = make_reduction(out, self, dim, keepdim, _sum_dtype(self, dtype))
-    return reduce_into(r, lambda x, dims, keepdim, out: _reduce(
-        ops.SUM, _nan_as_zero(x), dims, keepdim, r.result.dtype, "nansum", out), 0, reads_all_first=True)
+    def compute(x, dims, keepdim, out):
+        return _reduce(ops.SUM, _nan_as_zero(x), dims, keepdim, r.result.dtype, "nansum", out)
+    return reduce_into(r, compute, 0, reads_all_first=True)
 
 
 def _nan_as_zero(x):
