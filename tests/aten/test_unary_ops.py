@@ -10,7 +10,7 @@ import pytest
 import torch
 import torchgen
 import yaml
-from helpers import assert_same
+from helpers import assert_same, same_error
 from torchgen.model import FunctionSchema
 
 import internals
@@ -115,12 +115,7 @@ ERROR_CASES = {
 
 @pytest.mark.parametrize("case", ERROR_CASES)
 def test_errors_match_torch(case):
-    fn = ERROR_CASES[case]
-    with pytest.raises(Exception) as theirs:
-        fn(torch)
-    with pytest.raises(type(theirs.value)) as ours:
-        fn(internals)
-    assert str(ours.value) == str(theirs.value)
+    same_error(ERROR_CASES[case])
 
 
 def test_functional_and_in_place_forms_match_torch():
