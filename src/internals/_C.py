@@ -3,8 +3,19 @@
 ``internals._C._dispatch_keys(t)`` is ``torch._C._dispatch_keys(t)``: the same questions,
 asked of the `internals` dispatcher. ``TensorBase`` and ``Size`` are here too, as in torch._C.
 """
+from ._disable_torch_function import (
+    DisableTorchFunction,
+    DisableTorchFunctionSubclass,
+    _disabled_torch_function_impl,
+    _has_torch_function,
+    _has_torch_function_unary,
+    _has_torch_function_variadic,
+    _is_torch_function_enabled,
+    _is_torch_function_mode_enabled,
+)
 from ._tensor_base import Size, TensorBase
 from .aten import dispatcher
+from .aten import python_torch_function_tls as tf_tls
 from .aten.native.batch_linear_algebra import _LinAlgError
 from .c10.dispatch_key import DispatchKey, DispatchKeySet
 from .c10.local_dispatch_key_set import tls
@@ -12,7 +23,17 @@ from .c10.local_dispatch_key_set import tls
 __all__ = ["TensorBase", "Size", "_LinAlgError",
            "_dispatch_keys", "_dispatch_dump", "_dispatch_dump_table", "_dispatch_keyset_full",
            "_dispatch_tls_local_include_set", "_dispatch_tls_local_exclude_set",
-           "_dispatch_has_kernel_for_dispatch_key", "_dispatch_key_for_device"]
+           "_dispatch_has_kernel_for_dispatch_key", "_dispatch_key_for_device",
+           # __torch_function__'s switches and mode stack (torch/csrc/utils/disable_torch_function.cpp)
+           "DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_torch_function_impl",
+           "_is_torch_function_enabled", "_is_torch_function_mode_enabled", "_has_torch_function",
+           "_has_torch_function_unary", "_has_torch_function_variadic", "_push_on_torch_function_stack",
+           "_pop_torch_function_stack", "_len_torch_function_stack", "_get_function_stack_at"]
+
+_push_on_torch_function_stack = tf_tls.push_onto_stack
+_pop_torch_function_stack = tf_tls.pop_stack
+_len_torch_function_stack = tf_tls.stack_len
+_get_function_stack_at = tf_tls.get_stack_at
 
 
 def _dispatch_keys(tensor):

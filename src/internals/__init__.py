@@ -13,6 +13,7 @@ from . import (
 
 _compile_notice.install()  # before any kernel compiles (importing the package compiles one)
 from . import (
+    _python_arg_parser,
     _tensor,
     _tensor_base,
 )
@@ -60,6 +61,7 @@ def _initialize():
     ``_C._initExtension``)."""
     # 1. The Python class new tensors get (THPVariableClass), and its generated operator methods.
     _tensor_base._set_tensor_class(Tensor)
+    _python_arg_parser.set_tensor_class(Tensor)       # the class whose tensors never override
     _tensor._attach_generated_methods()
     # 2. Backend fallbacks first: a kernel registered later overrides its key's fallback.
     _register_core_fallbacks()

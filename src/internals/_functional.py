@@ -8,6 +8,7 @@ import numpy as np
 
 from . import linalg
 from ._generated.python_torch_functions import FUNCTIONS
+from ._python_arg_parser import public_function
 from ._tensor_base import Size, TensorBase
 from .aten import dispatcher
 from .aten.native.tensor_factories import check_dtype_argument, from_numpy, tensor
@@ -43,9 +44,10 @@ def _cat_binding(name):
     return binding
 
 
-cat, concat, concatenate = (_cat_binding(name) for name in ("cat", "concat", "concatenate"))
+cat, concat, concatenate = (public_function(_cat_binding(name)) for name in ("cat", "concat", "concatenate"))
 
 
+@public_function
 def stack(*args, **kwargs):
     """``torch.stack``: an empty list has no tensor to dispatch on; refused as torch's kernel does."""
     if _empty_list(args, kwargs):

@@ -14,12 +14,21 @@ its index ``idx`` (the generated code switches on it to pick the operator) and t
 operator's schema wants it. A Python number given for a Tensor parameter becomes a 0-dim
 *wrapped number* tensor -- for the few operators torch allows it (add, sub, mul, div, copy_).
 When no signature matches, the TypeError says why, in torch's words.
+
+Parsing also collects the arguments that override ``__torch_function__`` (tensor subclasses and
+tensor-like objects, ``self`` first), subclasses before their base classes. The generated
+binding then asks ``has_torch_function`` -- true when some argument overrides or a
+TorchFunctionMode is active -- and if so hands the call to ``handle_torch_function`` instead of
+the dispatcher, as torch's bindings do right after parsing.
 """
 import operator
+import warnings
 
 import numpy as np
 
+from ._disable_torch_function import check_has_torch_function
 from ._tensor_base import TensorBase
+from .aten import python_torch_function_tls as _tf
 from .aten.native.tensor_factories import wrap_scalar
 from .c10 import scalar_type as st
 from .c10.device import as_device
@@ -31,7 +40,8 @@ from .c10.trace_log import TraceLog
 from .storage import TypedStorage, UntypedStorage
 
 __all__ = ["PythonArgParser", "PythonArgs", "FunctionSignature", "FunctionParameter", "trace", "named",
-           "type_error_to_not_implemented"]
+           "type_error_to_not_implemented", "set_tensor_class", "handle_torch_function",
+           "handle_torch_function_method", "handle_torch_function_no_python_arg_parser"]
 
 # The operators whose Tensor parameters also take Python numbers (``should_allow_numbers_as_tensors``).
 NUMBERS_AS_TENSORS = frozenset({
@@ -43,6 +53,27 @@ NUMBERS_AS_TENSORS = frozenset({
 NUMPY_NAMES = {"dim": ("axis",), "keepdim": ("keepdims",), "input": ("x", "a", "x1"), "other": ("x2",)}
 
 _MISSING = object()
+
+# The exact Tensor class (``THPVariableClass``): a tensor of this class never overrides, and
+# checking for it first keeps the usual call fast. Set once at initialisation.
+_Tensor = None
+
+
+def set_tensor_class(cls):
+    global _Tensor
+    _Tensor = cls
+
+
+# Namespace functions written in Python over their binding that take the binding's own arguments
+# (``internals.cat``): an override receives them, the function the user called, as torch's
+# receives ``torch.cat``.
+_PUBLIC_FUNCTIONS = {}
+
+
+def public_function(fn):
+    """Register ``fn`` as the public face of the binding of the same name; returns ``fn``."""
+    _PUBLIC_FUNCTIONS[fn.__name__] = fn
+    return fn
 
 
 # ---------------------------------------------------------------------- what each type accepts
@@ -93,7 +124,8 @@ def _is_int_list(obj, size):
 _CPU = _device("cpu")
 
 _CHECKS = {
-    "Tensor": lambda p, obj: isinstance(obj, TensorBase) or (p.numbers_as_tensors and _is_number(obj)),
+    "Tensor": lambda p, obj: (isinstance(obj, TensorBase) or (p.numbers_as_tensors and _is_number(obj))
+                             or check_has_torch_function(obj, ignore_mode=True)),    # a tensor-like
     "Scalar": lambda p, obj: _is_scalar_like(obj),
     "double": lambda p, obj: (_is_scalar_like(obj) and not isinstance(obj, complex)),
     "int64_t": lambda p, obj: _is_int(obj) or (isinstance(obj, TensorBase) and obj.dim() == 0 and not obj._requires_grad
@@ -123,7 +155,7 @@ def _is_tensor_list(p, obj, allow_none):
     if not isinstance(obj, (tuple, list)):
         return False
     for i, t in enumerate(obj):
-        if not (isinstance(t, TensorBase) or allow_none and t is None):
+        if not (isinstance(t, TensorBase) or allow_none and t is None or check_has_torch_function(t, True)):
             raise TypeError(f"expected Tensor as element {i} in argument {p.index}, but got {_type_name(t)}")
     return True
 
@@ -220,7 +252,7 @@ def _type_matches(type_, obj):
 class FunctionParameter:
     """One parameter of a signature string: ``IntArrayRef[1]? dim``, ``Scalar alpha=1``."""
     __slots__ = ("name", "type", "size", "allow_none", "optional", "keyword_only", "default", "check",
-                 "is_tensor", "numbers_as_tensors", "numpy_names", "index")
+                 "is_tensor", "is_tensor_list", "numbers_as_tensors", "numpy_names", "index")
 
     def __init__(self, fmt, keyword_only, numbers_as_tensors):
         type_, _, name = fmt.partition(" ")
@@ -240,6 +272,7 @@ class FunctionParameter:
         self.numbers_as_tensors = numbers_as_tensors
         self.check = _CHECKS[type_]
         self.is_tensor = type_ == "Tensor"
+        self.is_tensor_list = type_ in ("TensorList", "c10::List<::std::optional<Tensor>>")
         self.numpy_names = NUMPY_NAMES.get(self.name, ())
 
     def type_name(self):
@@ -283,6 +316,8 @@ class FunctionSignature:
         while self.defaults_from and self.params[self.defaults_from - 1].optional:
             self.defaults_from -= 1
         self.names = {p.name: i for i, p in enumerate(self.params)}
+        # the parameters whose arguments may override __torch_function__
+        self.tensor_slots = tuple(i for i, p in enumerate(self.params) if p.is_tensor or p.is_tensor_list)
         # the values of the parameters not given, by the number given (all None: the default)
         self.defaulted = [[None] * (self.max_args - n) for n in range(self.max_args + 1)]
         for i, p in enumerate(self.params):
@@ -425,9 +460,11 @@ class FunctionSignature:
 
 class PythonArgs:
     """A matched call (``PythonArgs``): which signature (``idx``), and accessors that convert each
-    argument to what the operator's schema type wants. ``PythonArgParser.parse`` fills in the three
-    fields: every operator call makes one, and a Python ``__init__`` would cost more than that."""
-    __slots__ = ("idx", "signature", "values")
+    argument to what the operator's schema type wants. ``PythonArgParser.parse`` fills in the
+    fields: every operator call makes one, and a Python ``__init__`` would cost more than that.
+    ``overloaded_args`` lists the arguments that override ``__torch_function__`` (or is None);
+    ``has_torch_function`` says whether the call goes to ``handle_torch_function``."""
+    __slots__ = ("idx", "signature", "values", "overloaded_args", "has_torch_function")
 
     def _get(self, i):
         v = self.values[i]
@@ -514,7 +551,8 @@ class PythonArgParser:
         self.signatures = [FunctionSignature(fmt, i) for i, fmt in enumerate(fmts)]
         self.name = self.signatures[0].name
 
-    def parse(self, args, kwargs):
+    def parse(self, args, kwargs, self_=None):
+        """The matched call; ``self_`` is a method's tensor, the first argument that may override."""
         for sig in self.signatures:
             values = sig.parse(args, kwargs)
             if values is not None:
@@ -522,6 +560,16 @@ class PythonArgParser:
                     _trace_log.add((self.name, sig.fmt))
                 matched = PythonArgs()
                 matched.idx, matched.signature, matched.values = sig.index, sig, values
+                # the usual call has exact tensors only: one type test per tensor argument
+                overloaded = None
+                if self_ is not None and type(self_) is not _Tensor:
+                    overloaded = _append_overloaded(self_, overloaded)
+                for i in sig.tensor_slots:
+                    v = values[i]
+                    if type(v) is not _Tensor and v is not None:
+                        overloaded = _append_overloaded(v, overloaded)
+                matched.overloaded_args = overloaded
+                matched.has_torch_function = overloaded is not None or _tf.tls.mode_enabled
                 return matched
         self._raise(args, kwargs)
 
@@ -567,6 +615,96 @@ def type_error_to_not_implemented(fn, name):
     dunder.__name__ = dunder.__qualname__ = name
     dunder.__wrapped__ = fn
     return dunder
+
+
+# ---------------------------------------------------------------------- __torch_function__
+def append_overloaded_arg(overloaded, obj):
+    """Add ``obj`` to the arguments whose ``__torch_function__`` will be tried
+    (``append_overloaded_arg``): one per class, a subclass before its base classes, otherwise in
+    the order given (NumPy's rule for ``__array_function__``, NEP 18). Returns the list."""
+    kind = type(obj)
+    if overloaded is None:
+        return [obj]
+    if any(type(other) is kind for other in overloaded):
+        return overloaded
+    at = next((j for j, other in enumerate(overloaded) if issubclass(kind, type(other))), len(overloaded))
+    overloaded.insert(at, obj)
+    return overloaded
+
+
+def _append_overloaded(obj, overloaded):
+    """A tensor argument, or each tensor of a list, appended if it overrides
+    (``is_tensor_and_append_overloaded``); ``overloaded`` stays None until one does."""
+    if isinstance(obj, (list, tuple)):
+        for item in obj:
+            if type(item) is not _Tensor and item is not None:
+                overloaded = _append_overloaded(item, overloaded)
+        return overloaded
+    if check_has_torch_function(obj, ignore_mode=True):
+        return append_overloaded_arg(overloaded, obj)
+    return overloaded
+
+
+def handle_torch_function(r, self, args, kwargs, torch_api, module_name):
+    """A parsed call that an argument or a mode overrides, handed to them instead of the
+    dispatcher (``handle_torch_function`` in ``python_arg_parser.cpp``). They receive the public
+    function by its name on ``torch_api``: the Tensor class for a method (given as None: the
+    registered class), the function table for ``internals.add`` and the like."""
+    name = r.signature.name
+    api = _Tensor if torch_api is None else torch_api
+    func = _PUBLIC_FUNCTIONS.get(name, api[name]) if isinstance(api, dict) else getattr(api, name)
+    if self is not None:
+        args = (self, *args)
+    return handle_torch_function_no_python_arg_parser(r.overloaded_args or [], args, kwargs or None, name, func,
+                                                      module_name)
+
+
+def handle_torch_function_method(self, name, args=(), kwargs=None):
+    """The same for a Tensor method that parses nothing (``x.t()``) or is written by hand
+    (``item``): ``self`` is the overriding argument, even a plain tensor under a mode (its
+    class's default override runs the method if the mode declines)."""
+    return handle_torch_function_no_python_arg_parser([self], (self, *args), kwargs or None, name,
+                                                      getattr(_Tensor, name), "internals.Tensor")
+
+
+def handle_torch_function_no_python_arg_parser(overloaded_args, args, kwargs, func_name, torch_api_function,
+                                               module_name):
+    """Try the mode on top of the stack, then each overriding argument in order, until one
+    returns something other than NotImplemented. ``kwargs`` is None when the call had none: the
+    handlers then get three arguments, as torch's C++ passes them."""
+    types = tuple(type(arg) for arg in overloaded_args)
+    extra = () if kwargs is None else (kwargs,)
+    result, mode = NotImplemented, None
+    if _tf.tls.mode_enabled:
+        mode = _tf.pop_stack()      # off the stack while it runs, so its own calls reach the modes below
+        try:
+            method = mode.__torch_function__
+            if getattr(method, "__self__", None) is not mode:
+                raise RuntimeError("Defining your mode's `__torch_function__` as a classmethod is not supported, "
+                                   "please make it a plain method")
+            result = method(torch_api_function, types, args, *extra)
+        finally:
+            _tf.push_onto_stack(mode)
+    if result is NotImplemented:
+        for arg in overloaded_args:
+            method = arg.__torch_function__
+            if getattr(method, "__self__", None) is arg:
+                warnings.warn("Defining your `__torch_function__` as a plain method is deprecated and will be an "
+                              "error in future, please define it as a classmethod.", UserWarning, stacklevel=3)
+            result = method(torch_api_function, types, args, *extra)
+            if result is not NotImplemented:
+                break
+    if result is NotImplemented:
+        raise TypeError(_dispatch_failed(f"{module_name}.{func_name}", mode, overloaded_args))
+    return result
+
+
+def _dispatch_failed(name, mode, overloaded_args):
+    """torch's message when every handler returned NotImplemented."""
+    handlers = ([f"  - mode object {mode!r}\n"] if mode is not None else [])
+    handlers += [f"  - tensor subclass {type(arg)!r}\n" for arg in overloaded_args]
+    return (f"Multiple dispatch failed for '{name}'; all __torch_function__ handlers returned NotImplemented:\n\n"
+            + "".join(handlers) + "\nFor more information, try re-running with TORCH_LOGS=not_implemented")
 
 
 # ---------------------------------------------------------------------- tracing the parser

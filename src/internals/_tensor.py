@@ -15,11 +15,12 @@ import weakref
 import numpy as np
 
 from . import _tensor_indexing
+from ._disable_torch_function import DisableTorchFunctionSubclass, check_has_torch_function
 from ._functional import nonzero, norm, unique, unique_consecutive
 from ._generated.python_torch_functions import FUNCTIONS as _torch_functions
 from ._generated.python_variable_methods import METHODS
 from ._interop import to_torch
-from ._python_arg_parser import PythonArgParser, type_error_to_not_implemented
+from ._python_arg_parser import PythonArgParser
 from ._tensor_base import Size, TensorBase
 from ._tensor_str import tensor_repr
 from .aten import dispatcher
@@ -31,6 +32,7 @@ from .autograd.grad_mode import is_grad_enabled, no_grad
 from .autograd.graph import RemovableHandle, gradient_edge
 from .c10 import scalar_type as st
 from .c10.device import as_device
+from .c10.dispatch_key import PYTHON_KEYS
 from .c10.grad_mode import InferenceMode
 from .c10.memory_format import (
     contiguous_format,
@@ -38,8 +40,9 @@ from .c10.memory_format import (
     suggest_memory_format,
 )
 from .c10.tensor_impl import TensorImpl, VersionCounter, contiguous_strides
+from .overrides import get_default_nowrap_functions, handle_torch_function, has_torch_function
 from .storage import TypedStorage, _warn_typed_storage_removal
-from .utils._python_dispatch import _get_current_dispatch_mode, mode_detach
+from .utils._python_dispatch import _disable_current_modes, _get_current_dispatch_mode, mode_detach
 
 __all__ = ["Tensor", "Size"]
 
@@ -94,6 +97,38 @@ class Tensor(TensorBase):
         t = cls._from_impl(impl)
         t._requires_grad = requires_grad
         return t
+
+    # ------------------------------------------------------------------ __torch_function__
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """The override every subclass inherits (``torch/_tensor.py``): run ``func`` with subclass
+        overrides off, and hand its tensors back as ``cls`` (``_convert``). A class that is not a
+        subclass of every overriding type in the call declines: NotImplemented lets the others try."""
+        if kwargs is None:
+            kwargs = {}
+        if not all(issubclass(cls, t) for t in types):
+            return NotImplemented
+        with DisableTorchFunctionSubclass():
+            ret = func(*args, **kwargs)
+            if func in get_default_nowrap_functions():
+                return ret
+            return _convert(ret, cls)
+
+    def as_subclass(self, cls):
+        """This tensor's data as an instance of ``cls``, a Tensor subclass: an alias (``aten.alias``,
+        which autograd records as ``AliasBackward0``), made with dispatch modes off, as
+        ``THPVariable_as_subclass`` makes it."""
+        if not isinstance(cls, type):
+            raise TypeError(f"cls must be a type (got {type(cls).__name__})")
+        if not issubclass(cls, Tensor):
+            raise TypeError("Creating a Tensor subclass from a class that does not inherit from Tensor is not "
+                            "possible. Make sure your class inherits from Tensor.")
+        with _disable_current_modes():
+            out = dispatcher.call("alias", self)
+        out.__class__ = cls         # a new Python object over the alias: nothing else refers to it yet
+        if hasattr(cls, "__torch_dispatch__"):
+            out._impl.key_set = out._impl.key_set | PYTHON_KEYS
+        return out
 
     # ------------------------------------------------------------------ complex parts (views)
     @property
@@ -550,6 +585,9 @@ class Tensor(TensorBase):
         return fn is not None and bool(fn._retains_grad) and self._output_nr in fn._retains_grad
 
     def backward(self, gradient=None, retain_graph=None, create_graph=False, inputs=None):
+        if check_has_torch_function(self):       # torch/_tensor.py asks too: a mode sees backward
+            return handle_torch_function(Tensor.backward, (self,), self, gradient=gradient,
+                                         retain_graph=retain_graph, create_graph=create_graph, inputs=inputs)
         backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def register_hook(self, hook):
@@ -706,11 +744,42 @@ def _attach_generated_methods():
         setattr(TensorBase, name, fn)
     Tensor.__neg__, Tensor.__abs__ = Tensor.neg, Tensor.abs
     for name in ("__rsub__", "__rtruediv__", "__rpow__", "__rfloordiv__", "__rmod__", "__rlshift__", "__rrshift__"):
-        setattr(Tensor, name, type_error_to_not_implemented(getattr(Tensor, name), name))
+        setattr(Tensor, name, _handle_and_wrap_type_error(getattr(Tensor, name), name))
     Tensor.nonzero = nonzero         # its ``as_tuple`` keyword belongs to the binding, not the operator
     Tensor.norm = _norm              # torch.norm is Python (torch/functional.py), and so is Tensor.norm
     Tensor.unique = _unique          # and so are torch.unique and Tensor.unique
     Tensor.unique_consecutive = _unique_consecutive
+
+
+def _handle_and_wrap_type_error(fn, name):
+    """The reflected operators written in torch/_tensor.py: they ask for ``__torch_function__``
+    first, with themselves as the function (``2 - x`` reaches a mode as ``Tensor.__rsub__``), and
+    turn a TypeError into NotImplemented."""
+    def dunder(*args):
+        try:
+            if has_torch_function(args):
+                return handle_torch_function(dunder, args, *args)
+            return fn(*args)
+        except TypeError:
+            return NotImplemented
+    dunder.__name__ = name
+    dunder.__qualname__ = f"Tensor.{name}"
+    dunder.__wrapped__ = fn
+    return dunder
+
+
+def _convert(ret, cls):
+    """A function's result, its tensors made instances of ``cls`` (``torch._tensor._convert``):
+    a tuple or list (a named tuple too) is rebuilt with its items converted."""
+    if cls is Tensor:
+        return ret
+    if isinstance(ret, Tensor) and not isinstance(ret, cls):
+        ret = ret.as_subclass(cls)
+    if isinstance(ret, (tuple, list)):
+        items = (_convert(r, cls) for r in ret)
+        # torch's return types are structseqs, built from one iterable; these are namedtuples
+        ret = type(ret)(*items) if hasattr(ret, "_fields") else type(ret)(items)
+    return ret
 
 
 def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):

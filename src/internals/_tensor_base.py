@@ -39,6 +39,10 @@ class TensorBase:
             cls = _tensor_class
         elif cls is not _tensor_class and hasattr(cls, "__torch_dispatch__"):
             impl.key_set = impl.key_set | PYTHON_KEYS     # a subclass that handles its own ops: the Python keys
+        elif base is not None:
+            # A view an operator made of a subclass's tensor is a plain Tensor, as torch's C++ wraps
+            # every new result; the subclass's __torch_function__ converts it back (as_subclass)
+            cls = _tensor_class
         t = object.__new__(cls)
         t._impl = impl
         t._base = base._base if base is not None and base._base is not None else base

@@ -4,6 +4,7 @@ Mirrors ``torch/nn/parameter.py``. A Parameter is an ordinary tensor (same stora
 strides) whose class tells ``Module.__setattr__`` to file it under ``_parameters``, and which
 requires grad unless told otherwise.
 """
+from .._disable_torch_function import _disabled_torch_function_impl
 from .._functional import empty
 from .._tensor import Tensor
 from ..c10.memory_format import preserve_format
@@ -28,10 +29,14 @@ class Parameter(Tensor):
         param = Tensor._from_impl.__func__(cls, alias)
         return param.requires_grad_(requires_grad)
 
+    # No override of its own: a Parameter counts as a plain Tensor for __torch_function__, so no
+    # result of an operation on it is converted back to a Parameter.
+    __torch_function__ = _disabled_torch_function_impl
+
     @classmethod
     def _from_impl(cls, impl, base=None):
-        # torch turns __torch_function__ off for Parameter, so an operation on a parameter (a view,
-        # ``.data``, ``detach()``) returns a plain Tensor, not another Parameter.
+        # and the results made below the bindings (a view, ``.data``, ``detach()``) are plain
+        # Tensors too, as torch's C++ wraps them
         return Tensor._from_impl(impl, base)
 
     def __deepcopy__(self, memo):

@@ -9,6 +9,7 @@ on top of the stack (popped while it runs, so its own calls go below it), or els
 tensor subclass.
 """
 import ast
+import contextlib
 import threading
 
 from .._ops import ops
@@ -43,6 +44,19 @@ def _pop_mode():
     mode = _stack.modes.pop()
     _sync_python_keys()
     return mode
+
+
+@contextlib.contextmanager
+def _disable_current_modes():
+    """Every dispatch mode off the stack for a while, put back after (torch's
+    ``_disable_current_modes``; ``as_subclass`` runs its alias so, unseen by modes)."""
+    saved, _stack.modes = _stack.modes, []
+    _sync_python_keys()
+    try:
+        yield saved
+    finally:
+        _stack.modes = saved
+        _sync_python_keys()
 
 
 def _get_current_dispatch_mode():
