@@ -41,7 +41,8 @@ from .storage import TypedStorage, UntypedStorage
 
 __all__ = ["PythonArgParser", "PythonArgs", "FunctionSignature", "FunctionParameter", "trace", "named",
            "type_error_to_not_implemented", "set_tensor_class", "handle_torch_function",
-           "handle_torch_function_method", "handle_torch_function_no_python_arg_parser"]
+           "handle_torch_function_method", "handle_torch_function_getter",
+           "handle_torch_function_no_python_arg_parser"]
 
 # The operators whose Tensor parameters also take Python numbers (``should_allow_numbers_as_tensors``).
 NUMBERS_AS_TENSORS = frozenset({
@@ -665,6 +666,14 @@ def handle_torch_function_method(self, name, args=(), kwargs=None):
     class's default override runs the method if the mode declines)."""
     return handle_torch_function_no_python_arg_parser([self], (self, *args), kwargs or None, name,
                                                       getattr(_Tensor, name), "internals.Tensor")
+
+
+def handle_torch_function_getter(self, name):
+    """A property read (``x.grad``) that ``self`` or a mode overrides: they receive the
+    property's getter, ``Tensor.grad.__get__`` (``handle_torch_function_getter``)."""
+    getter = getattr(_Tensor, name).__get__
+    return handle_torch_function_no_python_arg_parser([self], (self,), None, "__get__", getter,
+                                                      f"internals.Tensor.{name}")
 
 
 def handle_torch_function_no_python_arg_parser(overloaded_args, args, kwargs, func_name, torch_api_function,

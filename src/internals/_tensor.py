@@ -20,10 +20,17 @@ from ._functional import nonzero, norm, unique, unique_consecutive
 from ._generated.python_torch_functions import FUNCTIONS as _torch_functions
 from ._generated.python_variable_methods import METHODS
 from ._interop import to_torch
-from ._python_arg_parser import PythonArgParser
+from ._python_arg_parser import (
+    PythonArgParser,
+    append_overloaded_arg,
+    handle_torch_function_getter,
+    handle_torch_function_method,
+    handle_torch_function_no_python_arg_parser,
+)
 from ._tensor_base import Size, TensorBase
 from ._tensor_str import tensor_repr
 from .aten import dispatcher
+from .aten import python_torch_function_tls as _tf
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor, sparse_to
 from .aten.native.tensor_factories import from_numpy, tensor, wrap_scalar
 from .aten.native.tensor_shape import alias_impl
@@ -40,7 +47,7 @@ from .c10.memory_format import (
     suggest_memory_format,
 )
 from .c10.tensor_impl import TensorImpl, VersionCounter, contiguous_strides
-from .overrides import get_default_nowrap_functions, handle_torch_function, has_torch_function
+from .overrides import handle_torch_function, has_torch_function
 from .storage import TypedStorage, _warn_typed_storage_removal
 from .utils._python_dispatch import _disable_current_modes, _get_current_dispatch_mode, mode_detach
 
@@ -110,7 +117,7 @@ class Tensor(TensorBase):
             return NotImplemented
         with DisableTorchFunctionSubclass():
             ret = func(*args, **kwargs)
-            if func in get_default_nowrap_functions():
+            if func in _DEFAULT_NOWRAP:
                 return ret
             return _convert(ret, cls)
 
@@ -129,6 +136,15 @@ class Tensor(TensorBase):
         if hasattr(cls, "__torch_dispatch__"):
             out._impl.key_set = out._impl.key_set | PYTHON_KEYS
         return out
+
+    @property
+    def grad(self):
+        """The getter asks for ``__torch_function__`` first, as torch's ``THPVariable_get_grad``."""
+        if check_has_torch_function(self):
+            return handle_torch_function_getter(self, "grad")
+        return self._grad
+
+    grad = grad.setter(TensorBase.grad.fset)
 
     # ------------------------------------------------------------------ complex parts (views)
     @property
@@ -226,9 +242,13 @@ class Tensor(TensorBase):
         return np.asarray(_ArrayBase(interface, self))
 
     def tolist(self):
+        if check_has_torch_function(self):      # torch's C++ tolist and item ask, as its bindings do
+            return handle_torch_function_method(self, "tolist")
         return self._host_values().tolist()
 
     def item(self):
+        if check_has_torch_function(self):
+            return handle_torch_function_method(self, "item")
         if self.numel() != 1:
             raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
         return dispatcher.call("_local_scalar_dense", self)     # the operator torch's item() calls
@@ -425,9 +445,20 @@ class Tensor(TensorBase):
     def __getitem__(self, index):
         """Views through the dispatcher (``select.int``, ``slice.Tensor``, ``unsqueeze``) for ints,
         slices and None; tensors, lists and bools go on to ``index.Tensor`` (a copy)."""
+        if _tf.tls.mode_enabled or type(self) is not Tensor:
+            overloaded = _indexing_overrides(self, index)
+            if overloaded is not None:
+                return handle_torch_function_no_python_arg_parser(overloaded, (self, index), None, "__getitem__",
+                                                                  Tensor.__getitem__, "internals.Tensor")
         return _tensor_indexing.getitem(self, index)
 
     def __setitem__(self, index, value):
+        if _tf.tls.mode_enabled or type(self) is not Tensor or type(value) not in (Tensor, int, float, bool):
+            overloaded = _indexing_overrides(self, index, value)
+            if overloaded is not None:
+                return handle_torch_function_no_python_arg_parser(overloaded, (self, index, value), None,
+                                                                  "__setitem__", Tensor.__setitem__,
+                                                                  "internals.Tensor")
         _tensor_indexing.setitem(self, index, value)
 
     __hash__ = object.__hash__
@@ -497,6 +528,8 @@ class Tensor(TensorBase):
         return int(self.item())
 
     def __len__(self):
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.__len__, (self,), self)
         if self.dim() == 0:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
@@ -506,12 +539,16 @@ class Tensor(TensorBase):
             raise TypeError("iteration over a 0-d tensor")
         return (self[i] for i in range(self.shape[0]))
 
-    def __repr__(self):
+    def __repr__(self, *, tensor_contents=None):
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.__repr__, (self,), self, tensor_contents=tensor_contents)
         return tensor_repr(self)
 
     # ------------------------------------------------------------------ Python protocol (torch/_tensor.py)
     def __format__(self, format_spec):
         """A 0-dim tensor formats as its number (``f"{loss:.3f}"``, ``f"{x.grad}"`` -> ``294.0``)."""
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.__format__, (self,), self, format_spec)
         if self.dim() == 0 and type(self) is Tensor:
             return self.detach().item().__format__(format_spec)
         return object.__format__(self, format_spec)
@@ -749,6 +786,20 @@ def _attach_generated_methods():
     Tensor.norm = _norm              # torch.norm is Python (torch/functional.py), and so is Tensor.norm
     Tensor.unique = _unique          # and so are torch.unique and Tensor.unique
     Tensor.unique_consecutive = _unique_consecutive
+
+
+# The getters whose results Tensor.__torch_function__ hands back unconverted (torch's list).
+_DEFAULT_NOWRAP = frozenset({Tensor._base.__get__, Tensor.grad.__get__, Tensor._grad.__get__})
+
+
+def _indexing_overrides(self, index, value=None):
+    """The arguments of ``x[index]`` (or ``x[index] = value``) that override, or None when neither
+    they nor a mode ask for ``__torch_function__`` (``handle_torch_function_indexing``)."""
+    overloaded = []
+    for obj in (self, *(index if isinstance(index, tuple) else (index,)), value):
+        if check_has_torch_function(obj, ignore_mode=True):
+            append_overloaded_arg(overloaded, obj)
+    return overloaded if overloaded or _tf.tls.mode_enabled else None
 
 
 def _handle_and_wrap_type_error(fn, name):

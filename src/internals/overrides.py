@@ -132,12 +132,11 @@ def is_tensor_like(inp):
     return isinstance(inp, TensorBase) or hasattr(inp, "__torch_function__")
 
 
-# Getters whose result Tensor.__torch_function__ leaves as it is (torch's list).
-_NOWRAP = frozenset({TensorBase._base.__get__, TensorBase.grad.__get__, TensorBase._grad.__get__})
-
-
 def get_default_nowrap_functions():
-    return set(_NOWRAP)
+    """The getters whose results Tensor's own ``__torch_function__`` does not convert."""
+    from ._tensor import _DEFAULT_NOWRAP  # a real cycle: _tensor imports this module
+
+    return set(_DEFAULT_NOWRAP)
 
 
 # ---------------------------------------------------------------------- names

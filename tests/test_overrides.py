@@ -1,0 +1,364 @@
+"""``__torch_function__`` against torch (``internals/overrides.py``, the check in
+``_python_arg_parser.py`` and the generated bindings): the same subclass and mode programs run on
+both libraries record the same calls (the function's name, the overriding types, the arguments,
+the keyword arguments as given) and give the same results, of the same classes, with the same
+``grad_fn``."""
+import inspect
+
+import pytest
+import torch
+
+import internals
+from internals._generated import python_torch_functions, python_variable_methods
+
+LIBS = [(torch, torch.overrides), (internals, internals.overrides)]
+
+
+def _plain_name(text):
+    """A name or message with the library's own name read as torch's."""
+    return text.replace("internals", "torch")
+
+
+def _rounded(values):
+    """Values to five decimals: a matrix product's last bits follow the CPU's BLAS."""
+    if isinstance(values, list):
+        return [_rounded(v) for v in values]
+    return round(values, 5) if isinstance(values, float) else values
+
+
+def describe(lib, value):
+    """A value as both libraries can be compared: a tensor by class, shape, strides, dtype,
+    values and ``grad_fn``; containers item by item; anything else by its repr."""
+    if isinstance(value, lib.Tensor):
+        with lib._C.DisableTorchFunction():
+            grad_fn = type(value.grad_fn).__name__ if value.grad_fn is not None else None
+            return (type(value).__name__, tuple(value.shape), tuple(value.stride()), _plain_name(str(value.dtype)),
+                    _rounded(value.detach().tolist()), grad_fn)
+    if isinstance(value, (list, tuple)):
+        return (type(value).__name__, [describe(lib, v) for v in value])
+    if isinstance(value, dict):
+        return {k: describe(lib, v) for k, v in value.items()}
+    if isinstance(value, type):
+        return value.__name__
+    return _plain_name(repr(value))
+
+
+def call_record(lib, ov, func, types, args, kwargs):
+    """One call as a handler sees it."""
+    return (_plain_name(ov.resolve_name(func) or func.__name__), [t.__name__ for t in types],
+            describe(lib, args), None if kwargs is None else describe(lib, kwargs))
+
+
+def both(program):
+    """``program(lib, overrides)`` on torch and on internals; their records must be equal."""
+    theirs, ours = (program(lib, ov) for lib, ov in LIBS)
+    assert ours == theirs
+    return ours
+
+
+def logging_mode(lib, ov, log, answer=None):
+    """A mode that records each call and runs it (or returns ``answer`` when one is given)."""
+    class Log(ov.TorchFunctionMode):
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            log.append(call_record(lib, ov, func, types, args, kwargs))
+            if answer is not None:
+                return answer
+            return func(*args, **(kwargs or {}))
+    return Log()
+
+
+# ---------------------------------------------------------------------- modes
+def everyday_program(lib):
+    lib.manual_seed(0)
+    x, w = lib.randn(4, 3), lib.randn(3, 2, requires_grad=True)
+    y = (x @ w).relu().mean()
+    y.backward()
+    return [y, w.grad, 2 - x, x.t(), lib.ones(2), x.add(x, alpha=2), lib.cat([x, x]), x.max(0), x[1:, 0],
+            x.sum(dim=1, keepdim=True), x[0, 0].item(), len(x), x.view(-1).tolist()[:2]]
+
+
+def test_a_mode_sees_each_call_as_the_user_wrote_it():
+    def program(lib, ov):
+        log = []
+        with logging_mode(lib, ov, log):
+            results = everyday_program(lib)
+        return log, describe(lib, results)
+
+    log, _ = both(program)
+    names = [name for name, *_ in log]
+    # what the mode saw: the user's calls only, never the calls they make in turn
+    assert names[:7] == ["torch.randn", "torch.randn", "torch.Tensor.matmul", "torch.Tensor.relu",
+                         "torch.Tensor.mean", "torch.Tensor.backward", "torch.Tensor.grad.__get__"]
+    assert "torch.Tensor.__rsub__" in names and "torch.cat" in names and "torch.Tensor.__getitem__" in names
+
+
+def test_a_mode_can_replace_a_result():
+    def program(lib, ov):
+        log, x = [], lib.ones(2)
+        with logging_mode(lib, ov, log, answer="replaced"):
+            out = [lib.ones(2), x + 1, x.sum()]
+        return log, out
+
+    log, out = both(program)
+    assert out == ["replaced"] * 3
+
+
+def test_nested_modes_see_the_inner_modes_calls():
+    """The inner mode runs first; while it runs it is off the stack, so the calls it makes reach
+    the outer mode, and the outer mode's calls reach no mode."""
+    def program(lib, ov):
+        log = []
+
+        class Tag(ov.TorchFunctionMode):
+            def __init__(self, tag):
+                super().__init__()
+                self.tag = tag
+
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                log.append((self.tag, *call_record(lib, ov, func, types, args, kwargs)))
+                if self.tag == "inner" and func is lib.Tensor.mul:
+                    return args[0].add(args[1])      # the inner mode turns a product into a sum
+                return func(*args, **(kwargs or {}))
+
+        x = lib.arange(3.0)
+        with Tag("outer"), Tag("inner"):
+            out = x * 2
+            stack = [m.tag for m in ov._get_current_function_mode_stack()]
+        return log, describe(lib, out), stack, ov._get_current_function_mode_stack()
+
+    log, out, stack, after = both(program)
+    assert [entry[:2] for entry in log] == [("inner", "torch.Tensor.mul"), ("outer", "torch.Tensor.add")]
+    assert stack == ["outer", "inner"] and after == []
+
+
+def test_a_mode_with_a_classmethod_override_is_refused():
+    def program(lib, ov):
+        class Bad(ov.TorchFunctionMode):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                return func(*args, **(kwargs or {}))
+
+        with Bad():
+            try:
+                lib.ones(1)
+            except RuntimeError as e:
+                return str(e).splitlines()[0]
+        return "no error"
+
+    assert "classmethod is not supported" in both(program)
+
+
+# ---------------------------------------------------------------------- subclasses
+def test_a_subclass_keeps_its_class_through_operations():
+    """Tensor's own ``__torch_function__`` runs the operation on plain tensors and makes the result
+    an instance of the subclass (``as_subclass``: an alias, so ``grad_fn`` is ``AliasBackward0``)."""
+    def program(lib, ov):
+        class Tagged(lib.Tensor):
+            pass
+
+        lib.manual_seed(0)
+        w = lib.randn(2, 3, requires_grad=True)
+        t = w.as_subclass(Tagged)
+        out = [t, t + 1, t * w, lib.add(w, t), t.sum(0), t.view(-1), t[0], t.max(1), t.t().contiguous(),
+               lib.cat([w, t]), t.unbind(0), 2 - t, t.tolist()]
+        (t * t).sum().backward()
+        return describe(lib, out), describe(lib, w.grad)
+
+    out, grad = both(program)
+    assert out[1][0][0] == "Tagged" and out[1][1][0] == "Tagged" and out[1][1][-1] == "AliasBackward0"
+
+
+def test_each_overriding_class_is_tried_once_subclasses_first():
+    def program(lib, ov):
+        log = []
+
+        def recording(name, decline=False):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                log.append((name, *call_record(lib, ov, func, types, args, kwargs)[:2]))
+                if decline:
+                    return NotImplemented
+                with lib._C.DisableTorchFunctionSubclass():
+                    return func(*args, **(kwargs or {}))
+            return __torch_function__
+
+        class A(lib.Tensor):
+            __torch_function__ = recording("A")
+
+        class B(A):                                 # a subclass of A: tried before A
+            __torch_function__ = recording("B", decline=True)
+
+        class C(lib.Tensor):                        # unrelated: tried in argument order
+            __torch_function__ = recording("C", decline=True)
+
+        x = lib.ones(2)
+        a, b, c = x.as_subclass(A), x.as_subclass(B), x.as_subclass(C)
+        results = [lib.add(a, b), lib.stack([c, a, a]), a.add(b)]
+        return log, [type(r).__name__ for r in results]
+
+    log, classes = both(program)
+    assert [entry[0] for entry in log] == ["B", "A", "C", "A", "B", "A"]
+    assert classes == ["Tensor", "Tensor", "Tensor"]
+
+
+def test_when_every_override_declines_the_call_is_a_type_error():
+    def program(lib, ov):
+        class No(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                return NotImplemented
+
+            def __repr__(self):
+                return "No()"
+
+        class Quiet(ov.TorchFunctionMode):
+            def __torch_function__(self, func, types, args=(), kwargs=None):
+                return NotImplemented
+
+            def __repr__(self):
+                return "Quiet()"
+
+        n = lib.ones(2).as_subclass(No)
+        messages = []
+        for call in (lambda: n.add(1), lambda: lib.mul(n, 2), lambda: n.t(), lambda: n[0], lambda: n.grad):
+            with pytest.raises(TypeError) as error:
+                call()
+            messages.append(str(error.value).replace(No.__qualname__, "No"))
+        with Quiet(), pytest.raises(TypeError) as error:
+            lib.zeros(1)
+        messages.append(str(error.value))
+        return [_plain_name(m) for m in messages]
+
+    messages = both(program)
+    assert messages[0].startswith("Multiple dispatch failed for 'torch.Tensor.add'")
+    assert "  - mode object Quiet()" in messages[-1]
+
+
+def test_a_tensor_like_object_takes_a_tensors_place():
+    """An object that is no tensor but defines ``__torch_function__`` is accepted by the parser
+    and handed the call."""
+    def program(lib, ov):
+        log = []
+
+        class Like:
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                log.append(call_record(lib, ov, func, types, (), kwargs))
+                return "handled"
+
+        return log, [lib.add(Like(), lib.ones(1)), lib.ones(1).mul(Like()), lib.cat([lib.ones(1), Like()]),
+                     ov.is_tensor_like(Like()), ov.is_tensor_like(1)]
+
+    log, out = both(program)
+    assert out == ["handled"] * 3 + [True, False]
+
+
+# ---------------------------------------------------------------------- switching it off
+def test_disabling_subclasses_leaves_modes_on():
+    def program(lib, ov):
+        log = []
+
+        class Loud(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                log.append("subclass")
+                return super().__torch_function__(func, types, args, kwargs)
+
+        loud = lib.ones(2).as_subclass(Loud)
+        states = []
+        with logging_mode(lib, ov, log):
+            with lib._C.DisableTorchFunctionSubclass():
+                states.append((lib._C._is_torch_function_enabled(), lib._C._is_torch_function_mode_enabled()))
+                plain = loud + 1
+            with lib._C.DisableTorchFunction():
+                states.append((lib._C._is_torch_function_enabled(), lib._C._is_torch_function_mode_enabled()))
+                unseen = loud * 2
+        states.append((lib._C._is_torch_function_enabled(), lib._C._is_torch_function_mode_enabled()))
+        return [entry if isinstance(entry, str) else entry[0] for entry in log], states, \
+            [type(plain).__name__, type(unseen).__name__], [type(loud + 1).__name__]
+
+    log, states, classes, after = both(program)
+    assert log == ["torch.Tensor.add"] and classes == ["Tensor", "Tensor"] and after == ["Loud"]
+    assert states == [(False, True), (False, False), (True, False)]
+
+
+def test_parameter_opts_out():
+    """A Parameter's class has the opt-out override: it counts as a plain tensor, so no result is
+    converted back to a Parameter, and a mode sees no overriding type."""
+    def program(lib, ov):
+        p = lib.nn.Parameter(lib.ones(2, 2))
+        log = []
+        with logging_mode(lib, ov, log):
+            mode_result = p * 2
+        out = [p * 2, p.view(-1), p[0], p.detach(), p.data, lib.nn.functional.linear(p, p)]
+        return (log, describe(lib, out + [mode_result]), ov.has_torch_function((p,)),
+                type(p).__torch_function__ is lib._C._disabled_torch_function_impl)
+
+    log, out, has, opted_out = both(program)
+    assert log[0][1] == [] and {entry[0] for entry in out[1]} == {"Tensor"} and not has and opted_out
+
+
+def test_the_opt_out_override_runs_the_function_with_subclasses_off():
+    def program(lib, ov):
+        class Plain(lib.Tensor):
+            __torch_function__ = lib._C._disabled_torch_function_impl
+
+        seen = []
+
+        def peek(*args):
+            seen.append(lib._C._is_torch_function_enabled())
+            return args
+
+        out = lib._C._disabled_torch_function_impl(peek, (), [1, 2])
+        x = lib.ones(2).as_subclass(Plain)
+        with pytest.raises(TypeError) as error:
+            lib._C._disabled_torch_function_impl(peek, (), 3)
+        return seen, out, type(x + 1).__name__, type(x.view(2)).__name__, str(error.value)
+
+    assert both(program)[:4] == ([False], (1, 2), "Tensor", "Tensor")
+
+
+# ---------------------------------------------------------------------- from Python
+def test_a_python_function_can_ask_and_hand_over():
+    def program(lib, ov):
+        log = []
+
+        def scaled_mul(a, b):
+            if ov.has_torch_function((a, b)):
+                return ov.handle_torch_function(scaled_mul, (a, b), a, b)
+            return a * b + 1
+
+        class Logged(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                log.append((func.__name__, [t.__name__ for t in types], kwargs))
+                return super().__torch_function__(func, types, args, kwargs)
+
+        x = lib.full((2,), 3.0)
+        out = [scaled_mul(x, x), scaled_mul(x.as_subclass(Logged), x)]
+        return log, describe(lib, out), ov.has_torch_function((x, 1)), ov.has_torch_function_unary(x)
+
+    log, out, plain_has, unary = both(program)
+    assert log[0] == ("scaled_mul", ["Logged", "Tensor"], {}) and not plain_has and not unary
+
+
+def test_as_subclass_refuses_what_is_not_a_tensor_class():
+    for cls in (3, int):
+        theirs, ours = (pytest.raises(TypeError, lib.ones(1).as_subclass, cls) for lib, _ in LIBS)
+        assert str(ours.value) == str(theirs.value)
+
+
+def test_every_generated_binding_asks_right_after_parsing():
+    """No binding reaches the dispatcher before checking for ``__torch_function__``."""
+    for table in (python_variable_methods.METHODS, python_torch_functions.FUNCTIONS):
+        for name, fn in table.items():
+            source = inspect.getsource(inspect.unwrap(fn))
+            assert "has_torch_function" in source.split("return _ops", 1)[0], name
+
+
+@pytest.mark.parametrize("name", ["add", "matmul", "sum", "t", "relu", "view", "cat", "zeros"])
+def test_resolve_name_names_the_public_function(name):
+    space = internals if name in ("cat", "zeros") else internals.Tensor
+    torch_space = torch if name in ("cat", "zeros") else torch.Tensor
+    assert (_plain_name(internals.overrides.resolve_name(getattr(space, name)))
+            == torch.overrides.resolve_name(getattr(torch_space, name)))
