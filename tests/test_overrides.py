@@ -362,3 +362,22 @@ def test_resolve_name_names_the_public_function(name):
     torch_space = torch if name in ("cat", "zeros") else torch.Tensor
     assert (_plain_name(internals.overrides.resolve_name(getattr(space, name)))
             == torch.overrides.resolve_name(getattr(torch_space, name)))
+
+
+def test_nn_functional_asks_too():
+    """``nn.functional``'s functions hand an overridden call on under their own names (the
+    keyword arguments they pass on are torch's own choice per function, and not compared)."""
+    def program(lib, ov):
+        log = []
+        lib.manual_seed(0)
+        layer, x = lib.nn.Linear(3, 2), lib.randn(4, 3)
+        with logging_mode(lib, ov, log):
+            layer(x).relu()
+            lib.nn.functional.softmax(x, 0)
+        tagged = x.as_subclass(type("Tagged", (lib.Tensor,), {}))
+        return ([name for name, *_ in log], type(layer(tagged)).__name__,
+                type(lib.nn.functional.relu(tagged)).__name__)
+
+    names, *classes = both(program)
+    assert names == ["torch.nn.functional.linear", "torch.Tensor.relu", "torch.nn.functional.softmax"]
+    assert classes == ["Tagged", "Tagged"]

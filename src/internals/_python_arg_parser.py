@@ -553,7 +553,7 @@ class PythonArgParser:
         self.name = self.signatures[0].name
 
     def parse(self, args, kwargs, self_=None):
-        """The matched call; ``self_`` is a method's tensor, the first argument that may override."""
+        """The matched call (``self_``: a method's tensor, the first that may override)."""
         for sig in self.signatures:
             values = sig.parse(args, kwargs)
             if values is not None:

@@ -8,6 +8,8 @@ they run on any device the operators run on. torch has fused kernels for some (`
 torch's call, each with its own kernel and its own backward operator (``aten/native/convolution.py``,
 ``pooling.py``, ``normalization.py``, ``embedding.py``).
 """
+import functools
+import inspect
 import math
 import warnings
 
@@ -28,6 +30,7 @@ from ..aten import dispatcher
 from ..aten.tensor_iterator import broadcast_shapes
 from ..autograd.grad_mode import no_grad
 from ..c10 import scalar_type as st
+from ..overrides import handle_torch_function, has_torch_function
 from . import _reduction
 
 __all__ = ["linear", "relu", "dropout", "log_softmax", "softmax", "mse_loss", "l1_loss", "nll_loss", "cross_entropy",
@@ -1275,3 +1278,22 @@ def _bags_of(input, offsets, per_sample_weights, include_last_offset):
             raise ValueError("offsets has to be a 1D Tensor")
         return input, offsets, per_sample_weights, include_last_offset
     raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+
+
+# ---------------------------------------------------------------------- __torch_function__
+def _checks_torch_function(fn):
+    """``fn`` asking for ``__torch_function__`` first, as torch's functions here do
+    (``has_torch_function_variadic(input, weight, ...)``, then ``handle_torch_function``): a mode
+    or an overriding argument receives the public function, with the arguments as given."""
+    @functools.wraps(fn)
+    def public(*args, **kwargs):
+        relevant = (*args, *kwargs.values()) if kwargs else args
+        if has_torch_function(relevant):
+            return handle_torch_function(public, relevant, *args, **kwargs)
+        return fn(*args, **kwargs)
+    return public
+
+
+for _name in __all__:
+    if inspect.isfunction(globals()[_name]) and globals()[_name].__module__ == __name__:
+        globals()[_name] = _checks_torch_function(globals()[_name])
