@@ -18,6 +18,7 @@ from hypothesis import strategies as hs
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
+from internals.nn.modules import batchnorm
 
 F, NNF = internals.nn.functional, torch.nn.functional
 # im2col + matmul sums a window's products in another order than torch's oneDNN kernels, and the
@@ -282,6 +283,19 @@ def test_layer_repr_and_options():
                   lambda nn: nn.Embedding(10, 4, padding_idx=-2, scale_grad_by_freq=True),
                   lambda nn: nn.Flatten(0, 2), lambda nn: nn.GELU("tanh"), lambda nn: nn.SiLU(inplace=True)):
         assert repr(build(internals.nn)) == repr(build(torch.nn))
+
+
+def test_batch_norm_repr_follows_the_installed_torch(monkeypatch):
+    """``bias=`` is in BatchNorm's repr only where the torch beside the package prints it (2.13 on;
+    Colab's older torch does not), so a chapter comparing the two reprs holds on both; a module
+    built without a bias says so either way."""
+    assert batchnorm.torch_prints_bias() == ("bias=" in repr(torch.nn.BatchNorm2d(3)))
+    assert repr(internals.nn.BatchNorm2d(3)) == repr(torch.nn.BatchNorm2d(3))
+    for torch_prints in (True, False):
+        monkeypatch.setattr(batchnorm, "torch_prints_bias", lambda answer=torch_prints: answer)
+        assert ("bias=True, track" in repr(internals.nn.BatchNorm2d(3))) == torch_prints
+        assert ("bias=False" in repr(internals.nn.BatchNorm2d(3, affine=False))) == torch_prints
+        assert "bias=False" in repr(internals.nn.BatchNorm2d(3, bias=False))
 
 
 def test_conv2d_padding_same_and_unbatched():
