@@ -18,7 +18,7 @@ from hypothesis import strategies as hs
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
-from internals.nn.modules import batchnorm
+from internals.nn.modules import _repr_fields
 
 F, NNF = internals.nn.functional, torch.nn.functional
 # im2col + matmul sums a window's products in another order than torch's oneDNN kernels, and the
@@ -285,17 +285,22 @@ def test_layer_repr_and_options():
         assert repr(build(internals.nn)) == repr(build(torch.nn))
 
 
-def test_batch_norm_repr_follows_the_installed_torch(monkeypatch):
-    """``bias=`` is in BatchNorm's repr only where the torch beside the package prints it (2.13 on;
-    Colab's older torch does not), so a chapter comparing the two reprs holds on both; a module
-    built without a bias says so either way."""
-    assert batchnorm.torch_prints_bias() == ("bias=" in repr(torch.nn.BatchNorm2d(3)))
-    assert repr(internals.nn.BatchNorm2d(3)) == repr(torch.nn.BatchNorm2d(3))
+NORMS = {"BatchNorm1d": lambda nn, **kw: nn.BatchNorm2d(3, **kw),
+         "LayerNorm": lambda nn, **kw: nn.LayerNorm(3, **kw),
+         "GroupNorm": lambda nn, **kw: nn.GroupNorm(1, 3, **kw)}
+
+
+@pytest.mark.parametrize("layer", sorted(NORMS))
+def test_norm_reprs_follow_the_installed_torch(layer, monkeypatch):
+    """``bias=`` is in the norm layers' reprs only where the torch beside the package prints it
+    (2.13 on; Colab's older torch does not), so a chapter comparing the two reprs holds on both."""
+    build = NORMS[layer]
+    assert _repr_fields.torch_prints_bias(layer) == ("bias=" in repr(build(torch.nn)))
+    assert repr(build(internals.nn)) == repr(build(torch.nn))
     for torch_prints in (True, False):
-        monkeypatch.setattr(batchnorm, "torch_prints_bias", lambda answer=torch_prints: answer)
-        assert ("bias=True, track" in repr(internals.nn.BatchNorm2d(3))) == torch_prints
-        assert ("bias=False" in repr(internals.nn.BatchNorm2d(3, affine=False))) == torch_prints
-        assert "bias=False" in repr(internals.nn.BatchNorm2d(3, bias=False))
+        monkeypatch.setattr(_repr_fields, "torch_prints_bias", lambda name, answer=torch_prints: answer)
+        assert ("bias=True" in repr(build(internals.nn))) == torch_prints
+        assert ("bias=False" in repr(build(internals.nn, bias=False))) == torch_prints
 
 
 def test_conv2d_padding_same_and_unbatched():

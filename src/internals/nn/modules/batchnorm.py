@@ -4,32 +4,16 @@ While training, each channel is normalized by the batch's mean and variance, and
 statistics (buffers: saved in ``state_dict``, moved by ``.to()``, not trained) move towards them
 by ``momentum``; in eval mode the running statistics are used instead.
 """
-import functools
-
 from ..._functional import empty, ones, zeros
 from ...aten.native.tensor_factories import tensor
 from ...c10 import scalar_type as st
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ._repr_fields import bias_field
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
-
-
-@functools.cache
-def torch_prints_bias():
-    """Whether the installed torch's BatchNorm writes ``bias=`` in its repr (torch 2.13 added the
-    ``bias`` argument and its repr field; Colab's older torch has neither).
-
-    The package prints what the torch beside it prints, so a chapter that compares the two reprs
-    holds on either version. Asked once, at the first repr, of a throwaway torch module (built from
-    ones and zeros: it draws nothing from torch's random stream); without torch, 2.13's form."""
-    try:
-        import torch.nn  # torch is heavy and optional: only a repr needs it, once
-    except ImportError:
-        return True
-    return "bias=" in torch.nn.BatchNorm1d(1).extra_repr()
 
 
 class _BatchNorm(Module):
@@ -85,12 +69,8 @@ class _BatchNorm(Module):
                             self.eps)
 
     def extra_repr(self):
-        # A module built with bias=False has no twin in a torch without the field: it keeps it, so the
-        # repr never hides a missing bias.
-        shows_bias = torch_prints_bias() or (self.affine and self.bias is None)
-        bias = f"bias={self.bias is not None}, " if shows_bias else ""
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"{bias}track_running_stats={self.track_running_stats}")
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}"
+                f"{bias_field(self, 'BatchNorm1d')}, track_running_stats={self.track_running_stats}")
 
 
     def _load_from_state_dict(self, state_dict, prefix, missing, unexpected, errors, version=None, assign=False):
