@@ -98,9 +98,10 @@ $(COLAB_VENV)/.installed: Makefile pyproject.toml
 	touch $@
 
 # The package is reinstalled from the working tree each time (no dependencies: those stay Colab's).
+# The executed chapters are kept in _build/colab, to be read beside the stored (torch 2.13) outputs.
 colab-check: $(COLAB_VENV)/.installed
 	$(COLAB_VENV)/bin/python -m pip install -q --no-deps --force-reinstall .
-	$(COLAB_VENV)/bin/python scripts/notebooks_alone.py --python $(COLAB_VENV)/bin/python
+	$(COLAB_VENV)/bin/python scripts/notebooks_alone.py --python $(COLAB_VENV)/bin/python --keep _build/colab
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

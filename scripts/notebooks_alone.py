@@ -2,7 +2,8 @@
 nothing of the repository beside it (only the installed package). Fails, listing the notebooks and
 their first error, if any notebook raises.
 
-    python scripts/notebooks_alone.py [--jobs 2] [--nbval [--fresh-cache]] [--python VENV/bin/python] [X.ipynb ...]
+    python scripts/notebooks_alone.py [--jobs 2] [--nbval [--fresh-cache]] [--python VENV/bin/python]
+                                      [--keep DIR] [X.ipynb ...]
 
 With --nbval each copy is also checked by nbval in strict mode against its stored outputs (the
 sanitize rules of tests/nbval_sanitize.cfg), so one run proves both that a notebook needs nothing
@@ -16,7 +17,8 @@ has. Two notebooks run at a time by default. Numba writes each cache file to a t
 renames it into place, so a reader never meets half a file; after the unit tests have filled the
 cache, the two rarely compile anything at all.
 --python runs them in another environment (make colab-check: Colab's older torch and Numba in
-.venv-colab).
+.venv-colab). --keep DIR (without --nbval) saves each executed copy there, so what another stack
+prints can be read beside the stored outputs.
 """
 import argparse
 import os
@@ -49,8 +51,9 @@ def package_kernel_cache(python):
     return proc.stdout.strip().splitlines()[-1]
 
 
-def run_alone(notebook, timeout=1200, python=sys.executable, nbval=False, numba_cache=None):
-    """Execute ``notebook`` in a new empty folder; return (name, seconds, error text or None)."""
+def run_alone(notebook, timeout=1200, python=sys.executable, nbval=False, numba_cache=None, keep=None):
+    """Execute ``notebook`` in a new empty folder; return (name, seconds, error text or None). With
+    ``keep`` (a folder), the executed copy is saved there under the notebook's name."""
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="alone-") as tmp:
         tmp = Path(tmp)
@@ -71,6 +74,8 @@ def run_alone(notebook, timeout=1200, python=sys.executable, nbval=False, numba_
             command = [python, "-m", "jupyter", "nbconvert", "--to", "notebook", "--execute",
                        f"--ExecutePreprocessor.timeout={timeout}", "--output", "executed.ipynb", notebook.name]
         proc = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
+        if keep and (work / "executed.ipynb").exists():
+            shutil.copy(work / "executed.ipynb", Path(keep) / notebook.name)
     error = None if proc.returncode == 0 else ((proc.stdout + proc.stderr).strip().splitlines() or ["(no output)"])
     if error:
         error = "\n".join(error[-40:] if nbval else error[-15:])
@@ -85,14 +90,18 @@ def main():
     parser.add_argument("--nbval", action="store_true", help="also compare every output with the stored one")
     parser.add_argument("--fresh-cache", action="store_true",
                         help="with --nbval: one new empty kernel cache for the run, not the package's own")
+    parser.add_argument("--keep", type=Path, help="without --nbval: save each executed notebook in this folder")
     args = parser.parse_args()
+    if args.keep:
+        args.keep = args.keep.resolve()     # each notebook runs in a folder of its own
+        args.keep.mkdir(parents=True, exist_ok=True)
     notebooks = [p.resolve() for p in args.notebooks] or sorted(NOTEBOOKS.glob("*.ipynb"))
     python = os.path.abspath(args.python)  # absolute, as each runs elsewhere; not resolved: a venv's python is a link
     failed = []
     with tempfile.TemporaryDirectory(prefix="alone-numba-") as fresh_cache, ThreadPoolExecutor(args.jobs) as pool:
         shared_cache = fresh_cache if args.fresh_cache or not args.nbval else package_kernel_cache(python)
         run = (lambda nb: run_alone(nb, python=python, nbval=True, numba_cache=shared_cache)) if args.nbval else \
-            (lambda nb: run_alone(nb, python=python))
+            (lambda nb: run_alone(nb, python=python, keep=args.keep))
         for name, seconds, error in pool.map(run, notebooks):
             print(f"{'FAIL' if error else 'ok  '} {name} alone{' (nbval)' if args.nbval else ''} ({seconds:.0f} s)",
                   flush=True)

@@ -18,6 +18,7 @@ from hypothesis import strategies as hs
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
+from internals.nn.modules import _repr_fields
 
 F, NNF = internals.nn.functional, torch.nn.functional
 # im2col + matmul sums a window's products in another order than torch's oneDNN kernels, and the
@@ -282,6 +283,24 @@ def test_layer_repr_and_options():
                   lambda nn: nn.Embedding(10, 4, padding_idx=-2, scale_grad_by_freq=True),
                   lambda nn: nn.Flatten(0, 2), lambda nn: nn.GELU("tanh"), lambda nn: nn.SiLU(inplace=True)):
         assert repr(build(internals.nn)) == repr(build(torch.nn))
+
+
+NORMS = {"BatchNorm1d": lambda nn, **kw: nn.BatchNorm2d(3, **kw),
+         "LayerNorm": lambda nn, **kw: nn.LayerNorm(3, **kw),
+         "GroupNorm": lambda nn, **kw: nn.GroupNorm(1, 3, **kw)}
+
+
+@pytest.mark.parametrize("layer", sorted(NORMS))
+def test_norm_reprs_follow_the_installed_torch(layer, monkeypatch):
+    """``bias=`` is in the norm layers' reprs only where the torch beside the package prints it
+    (2.13 on; Colab's older torch does not), so a chapter comparing the two reprs holds on both."""
+    build = NORMS[layer]
+    assert _repr_fields.torch_prints_bias(layer) == ("bias=" in repr(build(torch.nn)))
+    assert repr(build(internals.nn)) == repr(build(torch.nn))
+    for torch_prints in (True, False):
+        monkeypatch.setattr(_repr_fields, "torch_prints_bias", lambda name, answer=torch_prints: answer)
+        assert ("bias=True" in repr(build(internals.nn))) == torch_prints
+        assert ("bias=False" in repr(build(internals.nn, bias=False))) == torch_prints
 
 
 def test_conv2d_padding_same_and_unbatched():

@@ -10,6 +10,7 @@ from ...c10 import scalar_type as st
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ._repr_fields import bias_field
 from .module import Module
 
 __all__ = ["BatchNorm1d", "BatchNorm2d"]
@@ -68,8 +69,8 @@ class _BatchNorm(Module):
                             self.eps)
 
     def extra_repr(self):
-        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}, "
-                f"bias={self.bias is not None}, track_running_stats={self.track_running_stats}")
+        return (f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, affine={self.affine}"
+                f"{bias_field(self, 'BatchNorm1d')}, track_running_stats={self.track_running_stats}")
 
 
     def _load_from_state_dict(self, state_dict, prefix, missing, unexpected, errors, version=None, assign=False):

@@ -5,6 +5,7 @@ from ..._functional import empty
 from .. import functional as F
 from .. import init
 from ..parameter import Parameter
+from ._repr_fields import bias_field
 from .module import Module
 
 __all__ = ["LayerNorm", "GroupNorm"]
@@ -46,8 +47,8 @@ class LayerNorm(Module):
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}, "
-                f"bias={self.bias is not None}")
+        return (f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+                f"{bias_field(self, 'LayerNorm')}")
 
 
 class GroupNorm(Module):
@@ -68,5 +69,5 @@ class GroupNorm(Module):
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
 
     def extra_repr(self):
-        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
-                f"bias={self.bias is not None}")
+        return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
+                f"{bias_field(self, 'GroupNorm')}")
