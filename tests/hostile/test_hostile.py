@@ -34,7 +34,9 @@ MiB, GiB = 1024**2, 1024**3
 
 def run_program(source, **env):
     """Run ``source`` in a fresh interpreter with this package; its exit status and output.
-    A setting given as None is left out of the child's environment."""
+    A setting given as None is left out of the child's environment. The first-compile notice is
+    off: on a cold kernel cache it would be part of the output the tests parse."""
+    env = {"INTERNALS_COMPILE_NOTICE": "0", **env}
     environment = {k: v for k, v in {**os.environ, **env}.items() if v is not None}
     result = subprocess.run([sys.executable, "-c", textwrap.dedent(source)], env=environment,
                             capture_output=True, text=True, timeout=300)
