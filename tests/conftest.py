@@ -22,10 +22,19 @@ for _folder in sorted(p for p in Path(__file__).parent.iterdir() if p.is_dir() a
     if str(_folder) not in sys.path:
         sys.path.append(str(_folder))
 
+# torch's test utilities load a hypothesis profile of their own when first imported (10 random
+# examples, or 50 derandomized when $CI is set: ``common_utils.py``), and the test modules import
+# them (helpers.py, for the OpInfo database). Imported here first, so the profile below is the one
+# every test runs under.
+import torch.testing._internal.common_utils  # noqa: E402, F401
+
 # Derandomized: CI and a developer see the same examples. No deadline: the first call of a
 # kernel compiles it (or loads it from Numba's cache), which takes far longer than a run.
-hypothesis.settings.register_profile("course", derandomize=True, deadline=None, max_examples=60,
-                                     suppress_health_check=[hypothesis.HealthCheck.too_slow])
+# ``HYPOTHESIS_PROFILE=thorough`` draws 600 examples a property, still derandomized, for a change
+# to a strategy or to the kernels the properties reach (CONTRIBUTING.md, "Test time").
+hypothesis.settings.register_profile("course", derandomize=True, deadline=None, max_examples=25,
+                                     database=None, suppress_health_check=[hypothesis.HealthCheck.too_slow])
+hypothesis.settings.register_profile("thorough", hypothesis.settings.get_profile("course"), max_examples=600)
 hypothesis.settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "course"))
 
 

@@ -7,6 +7,7 @@ c10; the module-level imports form no cycle; and the few other imports that poin
 the ones listed below, each with the reason it is still there.
 """
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -92,7 +93,11 @@ def _imports(module):
     return found
 
 
-IMPORTS = {module: _imports(module) for module in MODULES}
+@functools.cache
+def all_imports():
+    """{module: its imports}, read once, when a test first asks: parsing every source takes
+    seconds, which collection (``pytest -k other_thing``) need not pay."""
+    return {module: _imports(module) for module in MODULES}
 
 
 def _layer(module):
@@ -110,7 +115,7 @@ def _module_level_graph():
     first, so those count too, except a module's own ancestors, which are already being imported
     (``import internals`` inside internals.fx reads attributes at call time, as torch.fx does)."""
     graph = {module: set() for module in MODULES}
-    for module, imports in IMPORTS.items():
+    for module, imports in all_imports().items():
         for target, at_module_level in imports:
             if at_module_level:
                 graph[module].update(t for t in [*_ancestors(target), target]
@@ -159,12 +164,12 @@ def _cycles(graph):
 def test_every_module_is_read():
     assert len(MODULES) > 100 and "internals.c10.generator" in MODULES
     # A function-level import is read too (the storage's cuda allocator was one, once).
-    assert ("internals.aten.empty_tensor", False) not in IMPORTS["internals.aten.native.tensor_factories"]
-    assert ("internals.cuda", False) in IMPORTS["internals.aten.empty_tensor"]
+    assert ("internals.aten.empty_tensor", False) not in all_imports()["internals.aten.native.tensor_factories"]
+    assert ("internals.cuda", False) in all_imports()["internals.aten.empty_tensor"]
 
 
 def test_c10_imports_nothing_above_it():
-    upward = sorted((module, target) for module, imports in IMPORTS.items() if _layer(module) == 0
+    upward = sorted((module, target) for module, imports in all_imports().items() if _layer(module) == 0
                     for target, _ in imports if _layer(target) != 0)
     assert upward == []
 
@@ -174,7 +179,7 @@ def test_no_module_level_import_cycle():
 
 
 def test_other_upward_imports_are_the_listed_ones():
-    upward = {(module, target) for module, imports in IMPORTS.items()
+    upward = {(module, target) for module, imports in all_imports().items()
               for target, _ in imports if _layer(target) > _layer(module)}
     assert upward <= ALLOWED_UPWARD, f"new upward imports: {sorted(upward - ALLOWED_UPWARD)}"
     assert upward == ALLOWED_UPWARD, f"fixed, so take them off the list: {sorted(ALLOWED_UPWARD - upward)}"
@@ -191,5 +196,5 @@ def test_cycle_finder_finds_cycles(graph, expected):
 def test_parser_resolves_relative_and_package_imports():
     # ``from . import mt19937`` inside the c10 package names the module; ``from .device import
     # as_device`` names the module, not the function.
-    targets = {target for target, _ in IMPORTS["internals.c10.generator"]}
+    targets = {target for target, _ in all_imports()["internals.c10.generator"]}
     assert {"internals.c10.mt19937", "internals.c10.device"} <= targets

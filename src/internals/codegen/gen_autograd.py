@@ -239,7 +239,8 @@ def _view_names(path=NATIVE_FUNCTIONS):
     in-place operator of such a name (``t_``, ``unsqueeze_``) is an in-place view operator, torch's
     ``inplace_view`` tag."""
     names = set()
-    for entry in yaml.safe_load(Path(path).read_text()):
+    # libyaml's parser where PyYAML has it: the same entries, parsed at every import, faster.
+    for entry in yaml.load(Path(path).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
         schema = FunctionSchema.parse(entry["func"])
         if any(r.annotation is not None and not r.annotation.is_write for r in schema.returns):
             names.add(schema.name.name.base)
