@@ -14,11 +14,11 @@ it (torchgen's generated ``structured_add_out_out::set_output_strided`` with its
 3. then the values are written into it, and ``out`` itself is returned.
 
 Operators declared that way here (``structured: True`` in the YAML: the binary families in
-``binary_ops.py``, the unary ones in ``unary_ops.py``, the reductions in ``reduce_ops.py`` and
-``reduce_ops_math.py``) give ``structured`` a meta and an impl step: out= is the primary kernel,
-and ``structured_variant`` derives the functional and in-place kernels of the entries that name
-it in ``structured_delegate:``; the meta step resizes ``out`` (the TensorIterator, or a
-reduction's ``make_reduction``).
+``binary_ops.py``, the unary ones in ``unary_ops.py``, the activations in ``activation.py``,
+the reductions in ``reduce_ops.py`` and ``reduce_ops_math.py``) give ``structured`` a meta and
+an impl step: out= is the primary kernel, and ``structured_variant`` derives the functional
+and in-place kernels of the entries that name it in ``structured_delegate:``; the meta step
+resizes ``out`` (the TensorIterator, or a reduction's ``make_reduction``).
 
 The others are written as one functional kernel, the meta function and the ``impl`` at once:
 their out kernel runs it and copies its result into the checked ``out`` (``copy_``, which
@@ -40,17 +40,25 @@ __all__ = ["structured_out", "out_dtype_rule", "structured", "structured_variant
 
 
 # ---------------------------------------------------------------- declared structured kernels
-def structured(meta, impl):
+def structured(meta, impl, outputs=1):
     """The out= kernel of an operator declared as torch declares a structured one
     (``TORCH_META_FUNC`` and ``TORCH_IMPL_FUNC``): ``meta(out, *args)`` checks the arguments and
     builds the TensorIterator (shape, dtypes, and ``out`` resized, or allocated when None);
     ``impl(iterator, *args)`` runs the loop into it and returns the result. The YAML entry with
     ``structured: True`` names this kernel; its functional and in-place overloads name it in
-    ``structured_delegate:`` and get ``structured_variant``'s kernels."""
-    def out_kernel(*args, out, **kwargs):
-        return impl(meta(out, *args, **kwargs), *args, **kwargs)
-    out_kernel.meta, out_kernel.impl = meta, impl
-    _named_after(out_kernel, meta, "_out", out=True)
+    ``structured_delegate:`` and get ``structured_variant``'s kernels.
+
+    The meta's first ``outputs`` parameters are the outputs, named as the schema names them
+    (``out``; ``grad_input`` for a backward; ``max, max_values`` for ``max.dim_max``), each
+    None when the output is to be allocated."""
+    names = list(inspect.signature(meta).parameters)[:outputs]
+
+    def out_kernel(*args, **kwargs):
+        given = tuple(kwargs.pop(name) for name in names)
+        result = impl(meta(*given, *args, **kwargs), *args, **kwargs)
+        return result if outputs == 1 else tuple(result)     # the outputs given, as torch's kernels return them
+    out_kernel.meta, out_kernel.impl, out_kernel.outputs = meta, impl, outputs
+    _named_after(out_kernel, meta, "_out", outputs=outputs, out=True)
     return out_kernel
 
 
@@ -59,25 +67,29 @@ def structured_variant(out_kernel, inplace):
     them (``structured_add_out_functional`` and ``..._inplace`` in ``RegisterCPU.cpp``): the same
     meta and impl, with no ``out`` (the iterator allocates it) or with ``self`` as ``out``."""
     meta, impl = out_kernel.meta, out_kernel.impl
+    outputs = out_kernel.outputs
+    nones = (None,) * outputs       # each output allocated by the meta step
     if inplace:
         def kernel(self, *args, **kwargs):
             return impl(meta(self, self, *args, **kwargs), self, *args, **kwargs)
     else:
         def kernel(*args, **kwargs):
-            return impl(meta(None, *args, **kwargs), *args, **kwargs)
-    return _named_after(kernel, meta, "_" if inplace else "")
+            return impl(meta(*nones, *args, **kwargs), *args, **kwargs)
+    return _named_after(kernel, meta, "_" if inplace else "", outputs=1 if inplace else outputs)
 
 
-def _named_after(kernel, meta, suffix, out=False):
+def _named_after(kernel, meta, suffix, outputs=1, out=False):
     """Name a generated kernel after the declaration (``meta_add`` -> ``add_``), and give it the
-    meta's signature and source line, for dispatch tables and ``registered at`` lines."""
+    meta's signature and source line, for dispatch tables and ``registered at`` lines: the
+    inputs, and for the out= kernel its outputs as keyword-only parameters."""
     name = meta.__name__.removeprefix("meta_") + suffix
     kernel.__name__ = kernel.__qualname__ = name
     kernel.__module__, kernel.__wrapped__ = meta.__module__, meta
     params = list(inspect.signature(meta).parameters.values())
-    args = params[1:]
+    args = params[outputs:]
     if out:
-        args.append(params[0].replace(kind=inspect.Parameter.KEYWORD_ONLY, default=inspect.Parameter.empty))
+        args += [p.replace(kind=inspect.Parameter.KEYWORD_ONLY, default=inspect.Parameter.empty)
+                 for p in params[:outputs]]
         args.sort(key=lambda p: p.kind)
     kernel.__signature__ = inspect.Signature(args)
     return kernel
