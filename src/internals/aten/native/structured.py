@@ -7,7 +7,7 @@ allocates the output the meta function asks for; the out variant is handed ``out
 it (torchgen's generated ``structured_add_out_out::set_output_strided`` with its ``resize_out``):
 
 1. the dtype: each operator family has its own rule (a TensorIterator op casts to a wider
-   ``out``, ``mm`` wants the dtype exactly, ``cumsum`` computes *in* ``out``'s dtype, ...);
+   ``out``, ``mm`` wants the dtype exactly, ``cat`` casts what it can, ...);
 2. the sizes: ``resize_output`` (``Resize.cpp``) resizes an ``out`` of other sizes, with a
    deprecation warning unless it had no elements; a resized ``out`` takes the strides the meta
    function computed, one that already fits keeps its own;
@@ -97,15 +97,14 @@ def _named_after(kernel, meta, suffix, outputs=1, out=False):
 # ---------------------------------------------------------------- the generic out= kernel
 # Each operator's own out= facts are in its YAML entry, ``out_rules:`` (an entry without it gets
 # the default rules): ``dtype``, the rule ``out`` is checked by (below; the default is its
-# family's, from ``out_dtype_rule``); ``overlap: after_resize`` for the scans and sorts, whose
-# kernels check the resized ``out`` against the inputs (``cumsum(x, 0, out=x.t())`` is refused,
-# ``sum(x, 0, out=x)`` is not); ``selects_along_dim``, the dim's position among the arguments of
-# a selection along a dim (see ``_as_kernel_sees``). (The reductions are structured, beside
-# their loops in ``reduce_ops.py``.)
+# family's, from ``out_dtype_rule``); ``overlap: after_resize`` for the sorts and selections,
+# whose kernels check the resized ``out`` against the inputs (``sort(x, 0, out=(x.t(), i))`` is
+# refused, ``sum(x, 0, out=x)`` is not); ``selects_along_dim``, the dim's position among the
+# arguments of a selection along a dim (see ``_as_kernel_sees``). (The reductions, the scans and
+# max/min along a dim are structured, beside their loops.)
 #
-# The dtype rules: ``same`` (abs and clamp: TensorIterator with no cast to the outputs,
-# ``check_all_same_dtype``), ``from_out`` (scans compute in ``out``'s dtype when no dtype is
-# given), ``nan_to_num`` and ``cummax`` (their own checks against the input's dtype, before
+# The dtype rules: ``same`` (abs: TensorIterator with no cast to the outputs,
+# ``check_all_same_dtype``), ``nan_to_num`` and ``cummax`` (their own checks against the input's dtype, before
 # anything runs), ``own`` (checked by the kernel in its own words,
 # ``_OWN_CHECKS``), and ``where``, ``cat``, ``index_select``, ``arange``.
 
@@ -209,7 +208,7 @@ def _check_dtype(rule, name, result, out):
         raise RuntimeError(f"result type {want.torch_name} can't be cast to the desired output type {got.torch_name}")
     if rule == "cat" and not st.can_cast(want, got):
         raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {got.torch_name}")
-    if want is got or rule in ("iterator", "cat", "from_out", "factory", "arange", "own"):
+    if want is got or rule in ("iterator", "cat", "factory", "arange", "own"):
         return
     if rule == "same":
         raise RuntimeError(f"Found dtype {got.torch_name} but expected {want.torch_name}")
@@ -255,11 +254,9 @@ def _resize(rule, out, result, self):
 
 
 def _functional_kwargs(rule, args, kwargs, outs):
-    """What the functional kernel gets besides the inputs: the dtype ``out`` asks for, where the
-    rule computes in it (the scans); a factory's options too (its out= overload has none)."""
-    if rule == "from_out" and kwargs.get("dtype") is None:
-        kwargs = {**kwargs, "dtype": outs[0].dtype}
-    elif rule in ("factory", "arange"):
+    """What the functional kernel gets besides the inputs: a factory's options, from ``out``
+    (its out= overload has none)."""
+    if rule in ("factory", "arange"):
         kwargs = {**kwargs, "dtype": outs[0].dtype, "device": outs[0].device}
     return kwargs
 
@@ -280,13 +277,11 @@ def structured_out(name, functional, out_names, rule, rules=None):
             _check_input_dtype(rule, args[0], outs)
         elif rule == "own" and (message := _OWN_CHECKS[name](args[0], outs)) is not None:
             raise RuntimeError(message)
-        # a dtype given to a scan is the result's, which ``out`` must have exactly
-        checked = "exact" if rule == "from_out" and kwargs.get("dtype") is not None else rule
         kwargs = _functional_kwargs(rule, args, kwargs, outs)
         results = functional(*args, **kwargs)
         results = results if len(outs) > 1 else (results,)
         for out, result in zip(outs, results):
-            _check_dtype(checked, name, result, out)
+            _check_dtype(rule, name, result, out)
             if out.device != result.device:
                 raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} "
                                    "instead")
