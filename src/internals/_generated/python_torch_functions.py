@@ -3155,7 +3155,7 @@ def THPVariable_gt(*args, **kwargs):
 
 
 _hardshrink_parser = PythonArgParser([
-    'hardshrink(Tensor input, Scalar lambd=0.5)',
+    'hardshrink(Tensor input, Scalar lambd=0.5, *, Tensor out=None)',
 ])
 
 
@@ -3163,8 +3163,11 @@ def THPVariable_hardshrink(*args, **kwargs):
     _r = _hardshrink_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
-    return _ops['hardshrink'](_r.tensor(0), _r.scalar(1))
+    if _r.is_none(2):
+        # aten::hardshrink(Tensor self, Scalar lambd=0.5) -> Tensor
+        return _ops['hardshrink'](_r.tensor(0), _r.scalar(1))
+    # aten::hardshrink.out(Tensor self, Scalar lambd=0.5, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['hardshrink.out'](_r.tensor(0), _r.scalar(1), out=_r.tensor(2))
 
 
 _heaviside_parser = PythonArgParser([
@@ -6126,7 +6129,7 @@ def THPVariable_tensordot(*args, **kwargs):
 
 
 _threshold_parser = PythonArgParser([
-    'threshold(Tensor input, Scalar threshold, Scalar value)',
+    'threshold(Tensor input, Scalar threshold, Scalar value, *, Tensor out=None)',
 ])
 
 
@@ -6134,8 +6137,11 @@ def THPVariable_threshold(*args, **kwargs):
     _r = _threshold_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
-    return _ops['threshold'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
+    if _r.is_none(3):
+        # aten::threshold(Tensor self, Scalar threshold, Scalar value) -> Tensor
+        return _ops['threshold'](_r.tensor(0), _r.scalar(1), _r.scalar(2))
+    # aten::threshold.out(Tensor self, Scalar threshold, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['threshold.out'](_r.tensor(0), _r.scalar(1), _r.scalar(2), out=_r.tensor(3))
 
 
 _threshold__parser = PythonArgParser([

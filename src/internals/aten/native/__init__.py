@@ -4,6 +4,7 @@
 :func:`kernel` finds it among the families.
 """
 from . import (
+    activation,
     batch_linear_algebra,
     binary_ops,
     blas,
@@ -46,11 +47,12 @@ from .sparse import sparse_tensor, sparse_tensor_math
 
 __all__ = ["kernel", "FAMILIES"]
 
-FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, linear_algebra, batch_linear_algebra,
-            blas, reduce_ops, reduce_ops_math, sorting, summary_ops, softmax, tensor_factories, tensor_shape,
-            tensor_transformations, triangular_ops, sparse_tensor, sparse_tensor_math, convolution, pooling, pad_nd,
-            onehot, normalization, loss, embedding, resize, complex_helper, scalar, pointwise_ops, bucketization, cross,
-            distance, linear, upsample, embedding_bag, packed_sequence, grid_sampler)
+FAMILIES = (copy, distributions, elementwise, unary_ops, activation, binary_ops, indexing, linear_algebra,
+            batch_linear_algebra, blas, reduce_ops, reduce_ops_math, sorting, summary_ops, softmax,
+            tensor_factories, tensor_shape, tensor_transformations, triangular_ops, sparse_tensor,
+            sparse_tensor_math, convolution, pooling, pad_nd, onehot, normalization, loss, embedding,
+            resize, complex_helper, scalar, pointwise_ops, bucketization, cross, distance, linear,
+            upsample, embedding_bag, packed_sequence, grid_sampler)
 
 
 def kernel(name):

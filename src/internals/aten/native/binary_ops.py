@@ -17,7 +17,7 @@ from ...c10 import scalar_type as st
 from ...c10.dispatch_key import DispatchKey
 from ...c10.local_dispatch_key_set import tls
 from ..dispatcher import call
-from ..tensor_iterator import BinaryOpConfig, TensorIterator, check_no_overlap
+from ..tensor_iterator import BinaryOpConfig, TensorIterator, TensorIteratorConfig
 from . import scalar_ops as ops
 from .copy import to
 from .elementwise import binary_loop as _run  # each impl's last step: the loop of an op number
@@ -574,46 +574,143 @@ logical_or, logical_or_ = _logical_kernels("logical_or", bitwise_or_scalar)
 logical_xor, logical_xor_ = _logical_kernels("logical_xor", bitwise_xor_scalar)
 
 
-# ---- clamp (TensorCompare.cpp) and lerp (Lerp.cpp)
-def clamp(x, min=None, max=None, *, out=None):
-    """``clamp`` and ``clamp.Tensor``: max(x, min), then min(., max), in the dtype all three
-    promote to; NaN in x stays NaN (maximum and minimum propagate it)."""
-    if min is None and max is None:
-        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
-    if x.dtype.is_floating_point:        # a float's Python bounds are read as doubles (``toDouble``)
-        min, max = (float(st.checked_convert(v, st.float64)) if isinstance(v, complex) else v for v in (min, max))
-    bounds = [_as_tensor(v) for v in (min, max) if v is not None]
-    if out is not None:         # TensorIterator's overlap checks come first (``clamp_(x, min=x[1:])``)
-        check_no_overlap(out._impl, [t._impl for t in (x, *bounds)])
-    dtype = st.result_type(x, *bounds)
-    if dtype.is_complex:
+# ---- clamp, clamp_min, clamp_max (TensorCompare.cpp: TORCH_META_FUNC(clamp), ...). The
+# overloads with number bounds promote only an integer input by them (a float one is the widest
+# dtype they support), refuse a promotion in place, and run the unary iterator over the input
+# cast; those with tensor bounds put the bounds in the iterator. The impl steps clamp by
+# ``maximum`` and ``minimum`` (NaN propagates) in the iterator's dtype, into its output.
+def _no_complex(*dtypes_or_numbers):
+    if any(isinstance(v, complex) or getattr(v, "is_complex", False) for v in dtypes_or_numbers):
         raise NotImplementedError("clamp is not supported for complex types")
-    if out is not None and not st.can_cast(dtype, out.dtype):
-        raise RuntimeError(f"result type {dtype.torch_name} can't be cast to the desired output type "
-                           f"{st.type_meta_name(out.dtype)}")
-    if dtype is st.bool_ and not (len(bounds) == 1 and hasattr(min if max is None else max, "_impl")):
-        raise _not_implemented(_clamp_kernel_name(min, max), dtype)    # one tensor bound: maximum/minimum
+
+
+def _number_bounds_iterator(out, self, *bounds):
+    """``clamp``'s, ``clamp_min``'s and ``clamp_max``'s meta with number bounds."""
+    _no_complex(self.dtype)
+    dtype = self.dtype
+    if not dtype.is_floating_point:
+        dtype = st.result_type(self, *(wrap_scalar(b) for b in bounds))
+        if dtype is not self.dtype and out is self:
+            raise RuntimeError(f"result type {dtype.torch_name} can't be cast to the desired output type "
+                               f"{st.type_meta_name(self.dtype)}")
+    _no_complex(dtype)
+    return TensorIterator.unary_op(out, to(self, dtype))
+
+
+def _clamp_into(it, self, min, max):
+    """max(x, min), then min(., max), in the iterator's dtype; a number bound is converted to
+    it first (``min.to<scalar_t>()``: a bound it cannot hold is refused)."""
     for bound in (min, max):
         if bound is not None and not hasattr(bound, "_impl"):
-            st.checked_convert(bound, dtype)        # ``clamp_scalar_kernel_impl``: ``min.to<scalar_t>()``
-    result = to(x, dtype)
+            st.checked_convert(bound, it.common_dtype)
+    result = to(self, it.common_dtype)
     if min is not None:
         result = _maximum(result, _as_tensor(min))
     if max is not None:
         result = _minimum(result, _as_tensor(max))
-    return result if out is None else call("copy_", out, result)
+    return call("copy_", it.result, result)
 
 
-def _clamp_kernel_name(min, max):
-    """The CPU kernel torch's clamp dispatches to: ``clamp_min_scalar``, ``clamp_scalar``, ``clamp``..."""
-    if hasattr(min, "_impl") or hasattr(max, "_impl"):
-        return "clamp"
-    return {(True, True): "clamp_scalar", (True, False): "clamp_min_scalar"}.get((min is not None, max is not None),
-                                                                                "clamp_max_scalar")
+def _refuse_bool(it, kernel_name):
+    if it.common_dtype is st.bool_:
+        raise _not_implemented(kernel_name, st.bool_)
 
 
-def clamp_(x, min=None, max=None):
-    return clamp(x, min, max, out=x)
+def _float_bound(self, bound):
+    """A float input reads a complex number bound as a double (``toDouble``: a nonzero
+    imaginary part is refused)."""
+    if isinstance(bound, complex) and self.dtype.is_floating_point:
+        return float(st.checked_convert(bound, st.float64))
+    return bound
+
+
+def meta_clamp(out, self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    bounds = [_float_bound(self, b) for b in (min, max) if b is not None]
+    return _number_bounds_iterator(out, self, *bounds)
+
+
+def impl_clamp(it, self, min=None, max=None):
+    _refuse_bool(it, "clamp_scalar" if min is not None and max is not None else
+                 "clamp_min_scalar" if min is not None else "clamp_max_scalar")
+    return _clamp_into(it, self, _float_bound(self, min), _float_bound(self, max))
+
+
+clamp_out = structured(meta_clamp, impl_clamp)
+
+
+def meta_clamp_Tensor(out, self, min=None, max=None):
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    _no_complex(self.dtype)
+    config = (TensorIteratorConfig().add_output(out).add_const_input(self).promote_inputs_to_common_dtype()
+              .cast_common_dtype_to_outputs().enforce_safe_casting_to_output())
+    for bound in (min, max):
+        if bound is not None:
+            config.add_const_input(bound)
+    return config.build()
+
+
+def impl_clamp_Tensor(it, self, min=None, max=None):
+    """Both bounds: ``clamp_stub``; one: ``maximum`` or ``minimum``, which take bools."""
+    _no_complex(it.common_dtype)
+    if min is not None and max is not None:
+        _refuse_bool(it, "clamp")
+    return _clamp_into(it, self, min, max)
+
+
+clamp_Tensor_out = structured(meta_clamp_Tensor, impl_clamp_Tensor)
+
+
+def meta_clamp_min(out, self, min):
+    _no_complex(min)
+    return _number_bounds_iterator(out, self, min)
+
+
+def impl_clamp_min(it, self, min):
+    _refuse_bool(it, "clamp_min_scalar")
+    return _clamp_into(it, self, min, None)
+
+
+clamp_min_out = structured(meta_clamp_min, impl_clamp_min)
+
+
+def meta_clamp_min_Tensor(out, self, min):
+    return TensorIterator.binary_op(out, self, min)
+
+
+def impl_clamp_min_Tensor(it, self, min):
+    _no_complex(it.common_dtype)
+    return _clamp_into(it, self, min, None)
+
+
+clamp_min_Tensor_out = structured(meta_clamp_min_Tensor, impl_clamp_min_Tensor)
+
+
+def meta_clamp_max(out, self, max):
+    _no_complex(max)
+    return _number_bounds_iterator(out, self, max)
+
+
+def impl_clamp_max(it, self, max):
+    _refuse_bool(it, "clamp_max_scalar")
+    return _clamp_into(it, self, None, max)
+
+
+clamp_max_out = structured(meta_clamp_max, impl_clamp_max)
+
+
+def meta_clamp_max_Tensor(out, self, max):
+    return TensorIterator.binary_op(out, self, max)
+
+
+def impl_clamp_max_Tensor(it, self, max):
+    _no_complex(it.common_dtype)
+    return _clamp_into(it, self, None, max)
+
+
+clamp_max_Tensor_out = structured(meta_clamp_max_Tensor, impl_clamp_max_Tensor)
 
 
 def clip(x, min=None, max=None):
@@ -791,19 +888,3 @@ def float_power_(a, b):
         raise RuntimeError(f"the base given to float_power_ has dtype {a.dtype.torch_name} but the operation's "
                            f"result requires dtype {dtype.torch_name}")
     return call(_pow(a, b, "_"), a, _in_double(b, dtype))
-
-# clamp_min and clamp_max: clamp with one bound (its checks, kernels and output dtype)
-def clamp_min(x, min):
-    return clamp(x, min, None)
-
-
-def clamp_min_(x, min):
-    return clamp(x, min, None, out=x)
-
-
-def clamp_max(x, max):
-    return clamp(x, None, max)
-
-
-def clamp_max_(x, max):
-    return clamp(x, None, max, out=x)

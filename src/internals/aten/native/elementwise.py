@@ -10,7 +10,7 @@ import warnings
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import strided
 from .. import dispatcher
-from ..tensor_iterator import TensorIterator, TensorIteratorConfig, common_device
+from ..tensor_iterator import TensorIteratorConfig, common_device
 from . import scalar_ops as ops
 from .copy import to
 from .dispatch_stub import loops
@@ -69,11 +69,6 @@ def where(cond, a, b):
     it = (TensorIteratorConfig().add_output(None, common).add_const_input(cond).add_const_input(a).add_const_input(b)
           .compute_in_opmath(False).build())      # the loop only moves values: no arithmetic
     return it.for_each(lambda buffers, *geometry: loops(device).ternary_loop(ops.WHERE, *buffers, 0, *geometry))
-
-
-def threshold_backward(grad_output, self, threshold):
-    it = TensorIterator.binary_op(None, self, grad_output)
-    return binary_loop(it, ops.THRESHOLD_BACKWARD, st.checked_convert(threshold, it.compute_dtype))
 
 
 # sigmoid's and tanh's backward kernels (``sigmoid_backward``, ``tanh_backward`` in

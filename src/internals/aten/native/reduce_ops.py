@@ -23,7 +23,7 @@ from ...c10.tensor_impl import contiguous_strides
 from ...c10.wrap_dim import wrap_dim
 from ...return_types import return_type
 from .. import dispatcher
-from ..tensor_iterator import TensorIterator
+from ..tensor_iterator import TensorIterator, check_no_overlap
 from . import scalar_ops as ops
 from .copy import cast_like, to
 from .dispatch_stub import loops
@@ -481,19 +481,75 @@ argmax_out = structured(meta_argmax, impl_argmax)     # and from them argmax, ar
 argmin_out = structured(meta_argmin, impl_argmin)
 
 
-def _max_min(op, arg_op, name, x, dim, keepdim):
-    if dim is None:
-        _check_not_all_of_empty(name, x)
-        _not_complex(x, f"{name}_all")
-        return _reduce(op, x, None, False, x.dtype, name)
-    if x.dtype.is_complex:
-        wrap_dim(dim, x.dim())
+def _max_min(op, name, x):
+    """max or min over every element: one value (``max_all``)."""
+    _check_not_all_of_empty(name, x)
+    _not_complex(x, f"{name}_all")
+    return _reduce(op, x, None, False, x.dtype, name)
+
+
+# ---- max.dim and min.dim (TORCH_PRECOMPUTE_META_FUNC2(max, dim)): two outputs from one meta
+# step, the values in the input's dtype and their indices (``resize_reduction_with_indices``)
+def _meta_selection(name, outs, self, dim, keepdim):
+    """A named dim of size 0 or a complex input is refused; each output is allocated, or checked
+    and resized, as a reduction's."""
+    d = wrap_dim(dim, self.dim())
+    if self.numel() == 0 and _first_empty_dim(self, dim, [d], name) is not None:
+        raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+    if self.dtype.is_complex:
         raise RuntimeError(f"{name}(): does not support complex input")
-    values = _reduce(op, x, dim, keepdim, x.dtype, name)
-    # bool compares as uint8 for the position; the values are unchanged.
-    source = x if x.dtype is not st.bool_ else cast_like(x, st.uint8)
-    indices = _reduce(arg_op, source, dim, keepdim, st.int64, name)
-    return _return_type(name)(values, indices)
+    values, indices = outs
+    return (make_reduction(values, self, d, keepdim, self.dtype),
+            make_reduction(indices, self, d, keepdim, st.int64))
+
+
+def _as_iterator_holds(r, self):
+    """An output as the kernel's iterator holds it, the reduced dim put back (torch's
+    ``compare_base_kernel`` unsqueezes it): ``max(x, 0, out=(x[0], i))`` of a (1, 4) ``x`` is
+    then ``x`` itself, a full overlap, which runs; indices written over a row of the input are
+    refused."""
+    out = r.result
+    if r.keepdim or out.dim() >= self.dim():
+        return out._impl
+    return dispatcher.call("unsqueeze", out, r.dims[0])._impl
+
+
+def _impl_selection(op, arg_op, name, pair, self):
+    """The values and indices along the dim (a bool input compares as uint8 for the position),
+    copied into the outputs. An output that *is* the input was resized with it by the meta
+    step: the values are selected from the resized input, and the outputs resized again."""
+    for r in pair:
+        check_no_overlap(_as_iterator_holds(r, self), [self._impl])
+    values, indices = pair
+    x = values.self
+    results = (_reduce(op, x, values.dims, values.keepdim, x.dtype, name),
+               _reduce(arg_op, x if x.dtype is not st.bool_ else cast_like(x, st.uint8), values.dims,
+                       values.keepdim, st.int64, name))
+    for r, result in zip(pair, results):
+        if r.result._impl is x._impl:
+            resize_output(r.result, result.shape)
+        dispatcher.call("copy_", r.result, result)
+    return return_type(name)(values.result, indices.result)     # an out= call returns a plain tuple
+
+
+def meta_max_dim(max, max_values, self, dim, keepdim=False):
+    return _meta_selection("max", (max, max_values), self, dim, keepdim)
+
+
+def impl_max_dim(pair, self, dim, keepdim=False):
+    return _impl_selection(ops.AMAX, ops.ARGMAX, "max", pair, self)
+
+
+def meta_min_dim(min, min_indices, self, dim, keepdim=False):
+    return _meta_selection("min", (min, min_indices), self, dim, keepdim)
+
+
+def impl_min_dim(pair, self, dim, keepdim=False):
+    return _impl_selection(ops.AMIN, ops.ARGMIN, "min", pair, self)
+
+
+max_dim_out = structured(meta_max_dim, impl_max_dim, outputs=2)     # and from them max.dim, min.dim
+min_dim_out = structured(meta_min_dim, impl_min_dim, outputs=2)
 
 
 def _not_complex(x, kernel):
@@ -507,9 +563,9 @@ def _return_type(name):
     return return_type(name)
 
 
-def max(x, dim=None, keepdim=False):
-    return _max_min(ops.AMAX, ops.ARGMAX, "max", x, dim, keepdim)
+def max(x):
+    return _max_min(ops.AMAX, "max", x)
 
 
-def min(x, dim=None, keepdim=False):
-    return _max_min(ops.AMIN, ops.ARGMIN, "min", x, dim, keepdim)
+def min(x):
+    return _max_min(ops.AMIN, "min", x)

@@ -13,10 +13,12 @@ from numba.extending import register_jitable
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import contiguous_strides
 from .. import dispatcher
-from ..tensor_iterator import broadcast_shapes, output_layout
+from ..tensor_iterator import broadcast_shapes, check_no_overlap, output_layout
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
 from .reduce_ops import _not_complex, _return_type, normalize_dims
+from .resize import resize_output
+from .structured import structured
 from .tensor_factories import empty, empty_strided, from_host
 from .tensor_shape import wrap_dim
 
@@ -418,12 +420,50 @@ def _scan(x, dim, dtype, product):
     return fresh_contiguous(to(_unlast(result, x, d), out_dtype))
 
 
-def cumsum(x, dim, *, dtype=None):
-    return _scan(x, dim, dtype, False)
+# cumsum and cumprod (TORCH_META_FUNC(cumsum), TORCH_IMPL_FUNC(cumsum_out) in ReduceOps.cpp):
+# the meta step picks the result's dtype (the one asked for, else ``out``'s, else the input's,
+# integers and bool widened to int64) and allocates it with the input's sizes, contiguous, or
+# checks ``out`` and resizes it; the impl step refuses an ``out`` that the resized result
+# partly overlaps with the input (its iterator's check), then scans in that dtype.
+def _meta_scan(out, self, dim, dtype):
+    wrap_dim(dim, self.dim())
+    if out is None:
+        integral = self.dtype.category <= st.INTEGRAL
+        return empty(self.shape, dtype=dtype or (st.int64 if integral else self.dtype), device=self.device)
+    want = dtype or out.dtype
+    if out.dtype is not want:
+        raise RuntimeError(f"Expected out tensor to have dtype {st.type_meta_name(want)}, but got "
+                           f"{st.type_meta_name(out.dtype)} instead")
+    if out.device != self.device:
+        raise RuntimeError(f"Expected out tensor to have device {self.device}, but got {out.device} instead")
+    if resize_output(out, self.shape):
+        out._impl.strides = contiguous_strides(tuple(self.shape))
+    return out
 
 
-def cumprod(x, dim, *, dtype=None):
-    return _scan(x, dim, dtype, True)
+def _impl_scan(result, self, dim, product):
+    check_no_overlap(result._impl, [self._impl])
+    return dispatcher.call("copy_", result, _scan(self, dim, result.dtype, product))
+
+
+def meta_cumsum(out, self, dim, *, dtype=None):
+    return _meta_scan(out, self, dim, dtype)
+
+
+def impl_cumsum(result, self, dim, *, dtype=None):
+    return _impl_scan(result, self, dim, False)
+
+
+def meta_cumprod(out, self, dim, *, dtype=None):
+    return _meta_scan(out, self, dim, dtype)
+
+
+def impl_cumprod(result, self, dim, *, dtype=None):
+    return _impl_scan(result, self, dim, True)
+
+
+cumsum_out = structured(meta_cumsum, impl_cumsum)      # and from them cumsum, cumprod
+cumprod_out = structured(meta_cumprod, impl_cumprod)
 
 
 def logcumsumexp(x, dim):

@@ -7,18 +7,18 @@ allocates the output the meta function asks for; the out variant is handed ``out
 it (torchgen's generated ``structured_add_out_out::set_output_strided`` with its ``resize_out``):
 
 1. the dtype: each operator family has its own rule (a TensorIterator op casts to a wider
-   ``out``, ``mm`` wants the dtype exactly, ``cumsum`` computes *in* ``out``'s dtype, ...);
+   ``out``, ``mm`` wants the dtype exactly, ``cat`` casts what it can, ...);
 2. the sizes: ``resize_output`` (``Resize.cpp``) resizes an ``out`` of other sizes, with a
    deprecation warning unless it had no elements; a resized ``out`` takes the strides the meta
    function computed, one that already fits keeps its own;
 3. then the values are written into it, and ``out`` itself is returned.
 
 Operators declared that way here (``structured: True`` in the YAML: the binary families in
-``binary_ops.py``, the unary ones in ``unary_ops.py``, the reductions in ``reduce_ops.py`` and
-``reduce_ops_math.py``) give ``structured`` a meta and an impl step: out= is the primary kernel,
-and ``structured_variant`` derives the functional and in-place kernels of the entries that name
-it in ``structured_delegate:``; the meta step resizes ``out`` (the TensorIterator, or a
-reduction's ``make_reduction``).
+``binary_ops.py``, the unary ones in ``unary_ops.py``, the activations in ``activation.py``,
+the reductions in ``reduce_ops.py`` and ``reduce_ops_math.py``) give ``structured`` a meta and
+an impl step: out= is the primary kernel, and ``structured_variant`` derives the functional
+and in-place kernels of the entries that name it in ``structured_delegate:``; the meta step
+resizes ``out`` (the TensorIterator, or a reduction's ``make_reduction``).
 
 The others are written as one functional kernel, the meta function and the ``impl`` at once:
 their out kernel runs it and copies its result into the checked ``out`` (``copy_``, which
@@ -40,17 +40,25 @@ __all__ = ["structured_out", "out_dtype_rule", "structured", "structured_variant
 
 
 # ---------------------------------------------------------------- declared structured kernels
-def structured(meta, impl):
+def structured(meta, impl, outputs=1):
     """The out= kernel of an operator declared as torch declares a structured one
     (``TORCH_META_FUNC`` and ``TORCH_IMPL_FUNC``): ``meta(out, *args)`` checks the arguments and
     builds the TensorIterator (shape, dtypes, and ``out`` resized, or allocated when None);
     ``impl(iterator, *args)`` runs the loop into it and returns the result. The YAML entry with
     ``structured: True`` names this kernel; its functional and in-place overloads name it in
-    ``structured_delegate:`` and get ``structured_variant``'s kernels."""
-    def out_kernel(*args, out, **kwargs):
-        return impl(meta(out, *args, **kwargs), *args, **kwargs)
-    out_kernel.meta, out_kernel.impl = meta, impl
-    _named_after(out_kernel, meta, "_out", out=True)
+    ``structured_delegate:`` and get ``structured_variant``'s kernels.
+
+    The meta's first ``outputs`` parameters are the outputs, named as the schema names them
+    (``out``; ``grad_input`` for a backward; ``max, max_values`` for ``max.dim_max``), each
+    None when the output is to be allocated."""
+    names = list(inspect.signature(meta).parameters)[:outputs]
+
+    def out_kernel(*args, **kwargs):
+        given = tuple(kwargs.pop(name) for name in names)
+        result = impl(meta(*given, *args, **kwargs), *args, **kwargs)
+        return result if outputs == 1 else tuple(result)     # the outputs given, as torch's kernels return them
+    out_kernel.meta, out_kernel.impl, out_kernel.outputs = meta, impl, outputs
+    _named_after(out_kernel, meta, "_out", outputs=outputs, out=True)
     return out_kernel
 
 
@@ -59,25 +67,29 @@ def structured_variant(out_kernel, inplace):
     them (``structured_add_out_functional`` and ``..._inplace`` in ``RegisterCPU.cpp``): the same
     meta and impl, with no ``out`` (the iterator allocates it) or with ``self`` as ``out``."""
     meta, impl = out_kernel.meta, out_kernel.impl
+    outputs = out_kernel.outputs
+    nones = (None,) * outputs       # each output allocated by the meta step
     if inplace:
         def kernel(self, *args, **kwargs):
             return impl(meta(self, self, *args, **kwargs), self, *args, **kwargs)
     else:
         def kernel(*args, **kwargs):
-            return impl(meta(None, *args, **kwargs), *args, **kwargs)
-    return _named_after(kernel, meta, "_" if inplace else "")
+            return impl(meta(*nones, *args, **kwargs), *args, **kwargs)
+    return _named_after(kernel, meta, "_" if inplace else "", outputs=1 if inplace else outputs)
 
 
-def _named_after(kernel, meta, suffix, out=False):
+def _named_after(kernel, meta, suffix, outputs=1, out=False):
     """Name a generated kernel after the declaration (``meta_add`` -> ``add_``), and give it the
-    meta's signature and source line, for dispatch tables and ``registered at`` lines."""
+    meta's signature and source line, for dispatch tables and ``registered at`` lines: the
+    inputs, and for the out= kernel its outputs as keyword-only parameters."""
     name = meta.__name__.removeprefix("meta_") + suffix
     kernel.__name__ = kernel.__qualname__ = name
     kernel.__module__, kernel.__wrapped__ = meta.__module__, meta
     params = list(inspect.signature(meta).parameters.values())
-    args = params[1:]
+    args = params[outputs:]
     if out:
-        args.append(params[0].replace(kind=inspect.Parameter.KEYWORD_ONLY, default=inspect.Parameter.empty))
+        args += [p.replace(kind=inspect.Parameter.KEYWORD_ONLY, default=inspect.Parameter.empty)
+                 for p in params[:outputs]]
         args.sort(key=lambda p: p.kind)
     kernel.__signature__ = inspect.Signature(args)
     return kernel
@@ -85,15 +97,14 @@ def _named_after(kernel, meta, suffix, out=False):
 # ---------------------------------------------------------------- the generic out= kernel
 # Each operator's own out= facts are in its YAML entry, ``out_rules:`` (an entry without it gets
 # the default rules): ``dtype``, the rule ``out`` is checked by (below; the default is its
-# family's, from ``out_dtype_rule``); ``overlap: after_resize`` for the scans and sorts, whose
-# kernels check the resized ``out`` against the inputs (``cumsum(x, 0, out=x.t())`` is refused,
-# ``sum(x, 0, out=x)`` is not); ``selects_along_dim``, the dim's position among the arguments of
-# a selection along a dim (see ``_as_kernel_sees``). (The reductions are structured, beside
-# their loops in ``reduce_ops.py``.)
+# family's, from ``out_dtype_rule``); ``overlap: after_resize`` for the sorts and selections,
+# whose kernels check the resized ``out`` against the inputs (``sort(x, 0, out=(x.t(), i))`` is
+# refused, ``sum(x, 0, out=x)`` is not); ``selects_along_dim``, the dim's position among the
+# arguments of a selection along a dim (see ``_as_kernel_sees``). (The reductions, the scans and
+# max/min along a dim are structured, beside their loops.)
 #
-# The dtype rules: ``same`` (abs and clamp: TensorIterator with no cast to the outputs,
-# ``check_all_same_dtype``), ``from_out`` (scans compute in ``out``'s dtype when no dtype is
-# given), ``nan_to_num`` and ``cummax`` (their own checks against the input's dtype, before
+# The dtype rules: ``same`` (abs: TensorIterator with no cast to the outputs,
+# ``check_all_same_dtype``), ``nan_to_num`` and ``cummax`` (their own checks against the input's dtype, before
 # anything runs), ``own`` (checked by the kernel in its own words,
 # ``_OWN_CHECKS``), and ``where``, ``cat``, ``index_select``, ``arange``.
 
@@ -197,7 +208,7 @@ def _check_dtype(rule, name, result, out):
         raise RuntimeError(f"result type {want.torch_name} can't be cast to the desired output type {got.torch_name}")
     if rule == "cat" and not st.can_cast(want, got):
         raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {got.torch_name}")
-    if want is got or rule in ("iterator", "cat", "from_out", "factory", "arange", "own"):
+    if want is got or rule in ("iterator", "cat", "factory", "arange", "own"):
         return
     if rule == "same":
         raise RuntimeError(f"Found dtype {got.torch_name} but expected {want.torch_name}")
@@ -243,11 +254,9 @@ def _resize(rule, out, result, self):
 
 
 def _functional_kwargs(rule, args, kwargs, outs):
-    """What the functional kernel gets besides the inputs: the dtype ``out`` asks for, where the
-    rule computes in it (the scans); a factory's options too (its out= overload has none)."""
-    if rule == "from_out" and kwargs.get("dtype") is None:
-        kwargs = {**kwargs, "dtype": outs[0].dtype}
-    elif rule in ("factory", "arange"):
+    """What the functional kernel gets besides the inputs: a factory's options, from ``out``
+    (its out= overload has none)."""
+    if rule in ("factory", "arange"):
         kwargs = {**kwargs, "dtype": outs[0].dtype, "device": outs[0].device}
     return kwargs
 
@@ -268,13 +277,11 @@ def structured_out(name, functional, out_names, rule, rules=None):
             _check_input_dtype(rule, args[0], outs)
         elif rule == "own" and (message := _OWN_CHECKS[name](args[0], outs)) is not None:
             raise RuntimeError(message)
-        # a dtype given to a scan is the result's, which ``out`` must have exactly
-        checked = "exact" if rule == "from_out" and kwargs.get("dtype") is not None else rule
         kwargs = _functional_kwargs(rule, args, kwargs, outs)
         results = functional(*args, **kwargs)
         results = results if len(outs) > 1 else (results,)
         for out, result in zip(outs, results):
-            _check_dtype(checked, name, result, out)
+            _check_dtype(rule, name, result, out)
             if out.device != result.device:
                 raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} "
                                    "instead")

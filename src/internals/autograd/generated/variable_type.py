@@ -389,9 +389,12 @@ OPS = {
     'relu': dispatcher.find('relu'),
     'relu_': dispatcher.find('relu_'),
     'leaky_relu': dispatcher.find('leaky_relu'),
+    'leaky_relu.out': dispatcher.find('leaky_relu.out'),
     'leaky_relu_': dispatcher.find('leaky_relu_'),
     'leaky_relu_backward': dispatcher.find('leaky_relu_backward'),
+    'leaky_relu_backward.grad_input': dispatcher.find('leaky_relu_backward.grad_input'),
     'threshold_backward': dispatcher.find('threshold_backward'),
+    'threshold_backward.grad_input': dispatcher.find('threshold_backward.grad_input'),
     'sigmoid': dispatcher.find('sigmoid'),
     'sigmoid.out': dispatcher.find('sigmoid.out'),
     'sigmoid_': dispatcher.find('sigmoid_'),
@@ -697,28 +700,40 @@ OPS = {
     'log_sigmoid_forward': dispatcher.find('log_sigmoid_forward'),
     'log_sigmoid_backward': dispatcher.find('log_sigmoid_backward'),
     'gelu_backward': dispatcher.find('gelu_backward'),
+    'gelu_backward.grad_input': dispatcher.find('gelu_backward.grad_input'),
     'softplus_backward': dispatcher.find('softplus_backward'),
+    'softplus_backward.grad_input': dispatcher.find('softplus_backward.grad_input'),
     'hardtanh': dispatcher.find('hardtanh'),
     'hardtanh_': dispatcher.find('hardtanh_'),
     'hardtanh_backward': dispatcher.find('hardtanh_backward'),
     'elu': dispatcher.find('elu'),
+    'elu.out': dispatcher.find('elu.out'),
     'elu_': dispatcher.find('elu_'),
     'elu_backward': dispatcher.find('elu_backward'),
+    'elu_backward.grad_input': dispatcher.find('elu_backward.grad_input'),
     'celu': dispatcher.find('celu'),
     'celu_': dispatcher.find('celu_'),
     'hardsigmoid': dispatcher.find('hardsigmoid'),
+    'hardsigmoid.out': dispatcher.find('hardsigmoid.out'),
     'hardsigmoid_': dispatcher.find('hardsigmoid_'),
     'hardsigmoid_backward': dispatcher.find('hardsigmoid_backward'),
+    'hardsigmoid_backward.grad_input': dispatcher.find('hardsigmoid_backward.grad_input'),
     'hardswish': dispatcher.find('hardswish'),
     'hardswish_': dispatcher.find('hardswish_'),
     'hardswish_backward': dispatcher.find('hardswish_backward'),
     'hardshrink': dispatcher.find('hardshrink'),
+    'hardshrink.out': dispatcher.find('hardshrink.out'),
     'hardshrink_backward': dispatcher.find('hardshrink_backward'),
+    'hardshrink_backward.grad_input': dispatcher.find('hardshrink_backward.grad_input'),
     'softshrink': dispatcher.find('softshrink'),
+    'softshrink.out': dispatcher.find('softshrink.out'),
     'softshrink_backward': dispatcher.find('softshrink_backward'),
+    'softshrink_backward.grad_input': dispatcher.find('softshrink_backward.grad_input'),
     'threshold': dispatcher.find('threshold'),
+    'threshold.out': dispatcher.find('threshold.out'),
     'threshold_': dispatcher.find('threshold_'),
     'mish': dispatcher.find('mish'),
+    'mish.out': dispatcher.find('mish.out'),
     'mish_': dispatcher.find('mish_'),
     '_prelu_kernel': dispatcher.find('_prelu_kernel'),
     '_prelu_kernel_backward': dispatcher.find('_prelu_kernel_backward'),
@@ -1223,6 +1238,12 @@ def leaky_relu(ks, self, negative_slope=0.01):
     return result
 
 
+def leaky_relu_out(ks, self, negative_slope=0.01, **kwargs):
+    check_out_no_requires_grad('leaky_relu', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['leaky_relu.out'].redispatch(after_autograd(ks), self, negative_slope, **kwargs)
+
+
 def leaky_relu_(ks, self, negative_slope=0.01):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -1252,6 +1273,12 @@ def leaky_relu_backward(ks, grad_output, self, negative_slope, self_is_result):
     return result
 
 
+def leaky_relu_backward_grad_input(ks, grad_output, self, negative_slope, self_is_result, **kwargs):
+    check_out_no_requires_grad('leaky_relu_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['leaky_relu_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, negative_slope, self_is_result, **kwargs)
+
+
 def threshold_backward(ks, grad_output, self, threshold):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
@@ -1264,6 +1291,12 @@ def threshold_backward(ks, grad_output, self, threshold):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def threshold_backward_grad_input(ks, grad_output, self, threshold, **kwargs):
+    check_out_no_requires_grad('threshold_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['threshold_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, threshold, **kwargs)
 
 
 def sigmoid(ks, self):
@@ -5103,6 +5136,12 @@ def gelu_backward(ks, grad_output, self, **kwargs):
     return result
 
 
+def gelu_backward_grad_input(ks, grad_output, self, **kwargs):
+    check_out_no_requires_grad('gelu_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['gelu_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, **kwargs)
+
+
 def softplus_backward(ks, grad_output, self, beta, threshold):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
@@ -5117,6 +5156,12 @@ def softplus_backward(ks, grad_output, self, beta, threshold):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def softplus_backward_grad_input(ks, grad_output, self, beta, threshold, **kwargs):
+    check_out_no_requires_grad('softplus_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['softplus_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, beta, threshold, **kwargs)
 
 
 def hardtanh(ks, self, min_val=-1, max_val=1):
@@ -5181,6 +5226,12 @@ def elu(ks, self, alpha=1, scale=1, input_scale=1):
     return result
 
 
+def elu_out(ks, self, alpha=1, scale=1, input_scale=1, **kwargs):
+    check_out_no_requires_grad('elu', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['elu.out'].redispatch(after_autograd(ks), self, alpha, scale, input_scale, **kwargs)
+
+
 def elu_(ks, self, alpha=1, scale=1, input_scale=1):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -5214,6 +5265,12 @@ def elu_backward(ks, grad_output, alpha, scale, input_scale, is_result, self_or_
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def elu_backward_grad_input(ks, grad_output, alpha, scale, input_scale, is_result, self_or_result, **kwargs):
+    check_out_no_requires_grad('elu_backward', grad_output, self_or_result, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['elu_backward.grad_input'].redispatch(after_autograd(ks), grad_output, alpha, scale, input_scale, is_result, self_or_result, **kwargs)
 
 
 def celu(ks, self, alpha=1.0):
@@ -5258,6 +5315,12 @@ def hardsigmoid(ks, self):
     return result
 
 
+def hardsigmoid_out(ks, self, **kwargs):
+    check_out_no_requires_grad('hardsigmoid', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['hardsigmoid.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
 def hardsigmoid_(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -5282,6 +5345,12 @@ def hardsigmoid_backward(ks, grad_output, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def hardsigmoid_backward_grad_input(ks, grad_output, self, **kwargs):
+    check_out_no_requires_grad('hardsigmoid_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['hardsigmoid_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, **kwargs)
 
 
 def hardswish(ks, self):
@@ -5339,6 +5408,12 @@ def hardshrink(ks, self, lambd=0.5):
     return result
 
 
+def hardshrink_out(ks, self, lambd=0.5, **kwargs):
+    check_out_no_requires_grad('hardshrink', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['hardshrink.out'].redispatch(after_autograd(ks), self, lambd, **kwargs)
+
+
 def hardshrink_backward(ks, grad_out, self, lambd):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_out._requires_grad or self._requires_grad):
@@ -5351,6 +5426,12 @@ def hardshrink_backward(ks, grad_out, self, lambd):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def hardshrink_backward_grad_input(ks, grad_out, self, lambd, **kwargs):
+    check_out_no_requires_grad('hardshrink_backward', grad_out, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['hardshrink_backward.grad_input'].redispatch(after_autograd(ks), grad_out, self, lambd, **kwargs)
 
 
 def softshrink(ks, self, lambd=0.5):
@@ -5367,6 +5448,12 @@ def softshrink(ks, self, lambd=0.5):
     return result
 
 
+def softshrink_out(ks, self, lambd=0.5, **kwargs):
+    check_out_no_requires_grad('softshrink', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['softshrink.out'].redispatch(after_autograd(ks), self, lambd, **kwargs)
+
+
 def softshrink_backward(ks, grad_output, self, lambd):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
@@ -5381,6 +5468,12 @@ def softshrink_backward(ks, grad_output, self, lambd):
     return result
 
 
+def softshrink_backward_grad_input(ks, grad_output, self, lambd, **kwargs):
+    check_out_no_requires_grad('softshrink_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['softshrink_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, lambd, **kwargs)
+
+
 def threshold(ks, self, threshold, value):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -5393,6 +5486,12 @@ def threshold(ks, self, threshold, value):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def threshold_out(ks, self, threshold, value, **kwargs):
+    check_out_no_requires_grad('threshold', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['threshold.out'].redispatch(after_autograd(ks), self, threshold, value, **kwargs)
 
 
 def threshold_(ks, self, threshold, value):
@@ -5421,6 +5520,12 @@ def mish(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def mish_out(ks, self, **kwargs):
+    check_out_no_requires_grad('mish', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['mish.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def mish_(ks, self):
@@ -8082,9 +8187,12 @@ KERNELS = {
     'relu': relu,
     'relu_': relu_,
     'leaky_relu': leaky_relu,
+    'leaky_relu.out': leaky_relu_out,
     'leaky_relu_': leaky_relu_,
     'leaky_relu_backward': leaky_relu_backward,
+    'leaky_relu_backward.grad_input': leaky_relu_backward_grad_input,
     'threshold_backward': threshold_backward,
+    'threshold_backward.grad_input': threshold_backward_grad_input,
     'sigmoid': sigmoid,
     'sigmoid.out': sigmoid_out,
     'sigmoid_': sigmoid_,
@@ -8390,28 +8498,40 @@ KERNELS = {
     'log_sigmoid_forward': log_sigmoid_forward,
     'log_sigmoid_backward': log_sigmoid_backward,
     'gelu_backward': gelu_backward,
+    'gelu_backward.grad_input': gelu_backward_grad_input,
     'softplus_backward': softplus_backward,
+    'softplus_backward.grad_input': softplus_backward_grad_input,
     'hardtanh': hardtanh,
     'hardtanh_': hardtanh_,
     'hardtanh_backward': hardtanh_backward,
     'elu': elu,
+    'elu.out': elu_out,
     'elu_': elu_,
     'elu_backward': elu_backward,
+    'elu_backward.grad_input': elu_backward_grad_input,
     'celu': celu,
     'celu_': celu_,
     'hardsigmoid': hardsigmoid,
+    'hardsigmoid.out': hardsigmoid_out,
     'hardsigmoid_': hardsigmoid_,
     'hardsigmoid_backward': hardsigmoid_backward,
+    'hardsigmoid_backward.grad_input': hardsigmoid_backward_grad_input,
     'hardswish': hardswish,
     'hardswish_': hardswish_,
     'hardswish_backward': hardswish_backward,
     'hardshrink': hardshrink,
+    'hardshrink.out': hardshrink_out,
     'hardshrink_backward': hardshrink_backward,
+    'hardshrink_backward.grad_input': hardshrink_backward_grad_input,
     'softshrink': softshrink,
+    'softshrink.out': softshrink_out,
     'softshrink_backward': softshrink_backward,
+    'softshrink_backward.grad_input': softshrink_backward_grad_input,
     'threshold': threshold,
+    'threshold.out': threshold_out,
     'threshold_': threshold_,
     'mish': mish,
+    'mish.out': mish_out,
     'mish_': mish_,
     '_prelu_kernel': _prelu_kernel,
     '_prelu_kernel_backward': _prelu_kernel_backward,

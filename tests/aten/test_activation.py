@@ -1,0 +1,219 @@
+"""Activation functions and their backward kernels (``aten/native/activation.py``), declared
+structured where torch 2.13's ``native_functions.yaml`` declares them: a meta step (the unary
+iterator forward, the binary one over gradient and input backward) and an impl step, out= (or
+``grad_input=``) the primary kernel, the functional and in-place kernels derived from it.
+"""
+import warnings
+from pathlib import Path
+
+import pytest
+import torch
+import torchgen
+import yaml
+from helpers import LIBM_ULPS, assert_same, same_error
+from torchgen.model import FunctionSchema
+
+import internals
+from internals._subclasses.fake_tensor import FakeTensorMode
+from internals.aten import dispatcher
+from internals.aten.native import activation
+from internals.aten.register_native_functions import NATIVE_FUNCTIONS
+from internals.c10.dispatch_key import DispatchKey
+
+TORCH_YAML = Path(torchgen.__file__).parent / "packaged" / "ATen" / "native" / "native_functions.yaml"
+ACTIVATIONS = ("gelu", "silu", "softplus", "leaky_relu", "elu", "hardsigmoid", "hardshrink", "softshrink",
+               "threshold", "mish", "hardswish", "hardtanh", "log_sigmoid")
+FAMILIES = ACTIVATIONS + tuple(name + "_backward" for name in ACTIVATIONS)
+
+
+def _by_name(path):
+    return {str(FunctionSchema.parse(e["func"]).name): e for e in yaml.safe_load(Path(path).read_text())}
+
+
+def _marks(entry):
+    return entry.get("structured", False), entry.get("structured_delegate")
+
+
+def test_structured_marks_are_torchs():
+    """Each activation's entries carry torch's marks, and torch's structured out entries exist."""
+    ours, theirs = _by_name(NATIVE_FUNCTIONS), _by_name(TORCH_YAML)
+    family = [name for name in theirs if name.split(".")[0].rstrip("_") in FAMILIES]
+    structured = [name for name in family if theirs[name].get("structured")]
+    assert len(structured) == 19
+    for name in family:
+        if name in ours:
+            assert _marks(ours[name]) == _marks(theirs[name]), name
+    assert set(structured) <= set(ours)
+
+
+@pytest.mark.parametrize("name", ["leaky_relu", "elu_", "hardsigmoid_", "threshold_", "mish", "gelu_", "silu",
+                                  "softplus", "hardshrink", "softshrink", "gelu_backward", "threshold_backward",
+                                  "elu_backward", "leaky_relu_backward", "softshrink_backward"])
+def test_derived_kernels_run_the_declared_meta_and_impl(name):
+    entry = _by_name(NATIVE_FUNCTIONS)[name]
+    out_kernel = dispatcher.find(entry["structured_delegate"]).table[DispatchKey.CPU][0].fn
+    derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
+    assert derived.__wrapped__ is out_kernel.meta
+    assert derived.__module__ == out_kernel.meta.__module__ == activation.__name__
+    assert out_kernel.meta.__name__.startswith("meta_") and out_kernel.impl.__name__.startswith("impl_")
+
+
+def _both(fn):
+    """fn(lib) for torch and internals, with the warnings each raised."""
+    results = []
+    for lib in (torch, internals):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results.append((fn(lib), [w.category for w in caught]))
+    return results
+
+
+def _x(L):
+    """A transposed input with both signs, the thresholds' edges and a NaN."""
+    return L.tensor([[-4., -3., -0.5, 0.], [0.25, 0.5, 3., float("nan")]]).t()
+
+
+def _g(L):
+    return L.arange(1., 9.).reshape(4, 2)
+
+
+# (program, ulps): library math (exp, erf, tanh) rounds as the CPU's does, so within LIBM_ULPS
+OUT_CASES = {
+    "leaky_relu into an empty out, resized": (lambda L: L.ops.aten.leaky_relu.out(_x(L), 0.2, out=L.empty(0)), 0),
+    "hardshrink resized, warns": (lambda L: L.hardshrink(_x(L), out=L.empty(3)), 0),
+    "threshold in place through out=": (lambda L: (lambda x: L.threshold(x, 0., -1., out=x))(_x(L)), 0),
+    "elu keeps out's strides": (lambda L: L.ops.aten.elu.out(_x(L), 2., out=L.empty(2, 4).t()), LIBM_ULPS),
+    "hardsigmoid": (lambda L: L.ops.aten.hardsigmoid.out(_x(L), out=L.empty(0)), 0),
+    "hardshrink": (lambda L: L.hardshrink(_x(L), 0.5, out=L.empty(0)), 0),
+    "softshrink": (lambda L: L.ops.aten.softshrink.out(_x(L), 0.5, out=L.empty(0)), 0),
+    "threshold into a wider out": (lambda L: L.threshold(_x(L), 0.3, 7., out=L.empty(0, dtype=L.float64)), 0),
+    "threshold of integers": (lambda L: L.threshold(L.tensor([-2, 1, 5]), 1, 9, out=L.empty(0, dtype=L.int64)), 0),
+    "mish": (lambda L: L.ops.aten.mish.out(_x(L), out=L.empty(0)), LIBM_ULPS),
+    "softplus": (lambda L: L.ops.aten.softplus.out(L.tensor([-1., 30.]), 2, 10, out=L.empty(0)), LIBM_ULPS),
+    "gelu tanh": (lambda L: L.ops.aten.gelu.out(L.tensor([-1., 0.5]), approximate="tanh", out=L.empty(0)),
+                  LIBM_ULPS),
+    "gelu_backward into grad_input": (lambda L: L.ops.aten.gelu_backward.grad_input(
+        _g(L), _x(L), grad_input=L.empty(0)), LIBM_ULPS),
+    "silu_backward into a wider grad_input": (lambda L: L.ops.aten.silu_backward.grad_input(
+        _g(L), _x(L), grad_input=L.empty(0, dtype=L.float64)), LIBM_ULPS),
+    "softplus_backward": (lambda L: L.ops.aten.softplus_backward.grad_input(
+        _g(L), _x(L), 1., 2., grad_input=L.empty(0)), LIBM_ULPS),
+    "leaky_relu_backward, laid out by the input": (lambda L: L.ops.aten.leaky_relu_backward.grad_input(
+        _g(L).t().contiguous().t(), _x(L).contiguous(), 0.1, False, grad_input=L.empty(0)), 0),
+    "elu_backward from the result": (lambda L: L.ops.aten.elu_backward.grad_input(
+        _g(L), 1., 1., 1., True, _x(L), grad_input=L.empty(0)), 0),
+    "hardsigmoid_backward": (lambda L: L.ops.aten.hardsigmoid_backward.grad_input(
+        _g(L), _x(L), grad_input=L.empty(0)), 0),
+    "hardshrink_backward": (lambda L: L.ops.aten.hardshrink_backward.grad_input(
+        _g(L), _x(L), 0.5, grad_input=L.empty(0)), 0),
+    "softshrink_backward": (lambda L: L.ops.aten.softshrink_backward.grad_input(
+        _g(L), _x(L), 0.5, grad_input=L.empty(0)), 0),
+    "threshold_backward": (lambda L: L.ops.aten.threshold_backward.grad_input(
+        _g(L), _x(L), 0., grad_input=L.empty(0)), 0),
+    "threshold_backward of mixed dtypes": (lambda L: L.ops.aten.threshold_backward(
+        _g(L).double(), _x(L), 0.), 0),
+}
+
+
+@pytest.mark.parametrize("case", OUT_CASES)
+def test_out_variant_matches_torch(case):
+    program, ulps = OUT_CASES[case]
+    (theirs, their_warnings), (ours, our_warnings) = _both(program)
+    assert_same(ours, theirs, ulps=ulps or None)
+    assert our_warnings == their_warnings
+
+
+ERROR_CASES = {
+    "forward out keeps the dtype": lambda L: L.ops.aten.elu.out(L.tensor([1.]), out=L.empty(1, dtype=L.float64)),
+    "out dtype before the loop's": lambda L: L.ops.aten.leaky_relu.out(L.tensor([1]), out=L.empty(1)),
+    "integer input": lambda L: L.ops.aten.hardsigmoid(L.tensor([1])),
+    "backward cannot cast down": lambda L: L.ops.aten.gelu_backward.grad_input(
+        L.ones(2), L.ones(2), grad_input=L.empty(2, dtype=L.int64)),
+    "threshold of bool": lambda L: L.threshold(L.tensor([True]), 0, 1),
+    "threshold cannot cast down": lambda L: L.threshold(L.tensor([1.5]), 0, 1, out=L.empty(1, dtype=L.int64)),
+    "softshrink lambda": lambda L: L.ops.aten.softshrink(L.ones(2), -1.),
+    "softshrink of integers": lambda L: L.ops.aten.softshrink(L.tensor([1])),
+    "leaky_relu in place with a negative slope": lambda L: L.ops.aten.leaky_relu_backward(
+        L.ones(2), L.ones(2), -0.1, True),
+    "elu in place with a negative alpha": lambda L: L.ops.aten.elu_backward(L.ones(2), -1., 1., 1., True, L.ones(2)),
+    "gelu of integers": lambda L: L.ops.aten.gelu(L.tensor([1])),
+    "gelu approximation": lambda L: L.ops.aten.gelu(L.tensor([1.]), approximate="exact"),
+    "in place on a broadcast shape": lambda L: L.ops.aten.elu_(L.ones(1, 3).expand(2, 3)),
+    "partial overlap": lambda L: (lambda x: L.ops.aten.mish.out(x[:4], out=x[1:5]))(L.arange(6.)),
+}
+
+
+@pytest.mark.parametrize("case", ERROR_CASES)
+def test_errors_match_torch(case):
+    same_error(ERROR_CASES[case])
+
+
+def _forms(L):
+    """The functional and in-place forms, on a transposed input."""
+    x, g = _x(L), _g(L)
+    F = L.nn.functional
+    return [F.leaky_relu(x, 0.2), F.leaky_relu(x.clone(), 0.2, inplace=True), F.hardsigmoid(x),
+            F.hardsigmoid(x.clone(), inplace=True), F.threshold(x, 0.1, 20.), F.threshold(x.clone(), 0.1, 20., True),
+            F.hardshrink(x), F.softshrink(x, 1.), L.ops.aten.threshold_backward(g, x, 0.5),
+            L.ops.aten.hardshrink_backward(g, x, 0.5), L.ops.aten.leaky_relu_backward(g, x, 0.3, False),
+            L.ops.aten.hardsigmoid_backward(g, x), L.ops.aten.elu_backward(g, 1., 1., 1., True, x)]
+
+
+def _math_forms(L):
+    """The forms whose values go through library math (gelu's forward is left to its out= case:
+    on negative inputs its loop is a few ulps from torch's, whose bits follow its CPU path)."""
+    x, g = _x(L), _g(L)
+    F = L.nn.functional
+    return [F.elu(x), F.elu(x.clone(), inplace=True), F.mish(x), F.mish(x.clone(), inplace=True),
+            F.silu(x.clone(), inplace=True), F.celu(x, 2.), F.selu(x), L.ops.aten.gelu_backward(g, x),
+            L.ops.aten.silu_backward(g, x), L.ops.aten.softplus_backward(g, x, 1., 20.),
+            L.ops.aten.elu_backward(g, 1., 1., 1., False, x)]
+
+
+def test_functional_and_in_place_forms_match_torch():
+    for ours, theirs in zip(_forms(internals), _forms(torch), strict=True):
+        assert_same(ours, theirs)
+    for ours, theirs in zip(_math_forms(internals), _math_forms(torch), strict=True):
+        assert_same(ours, theirs, ulps=LIBM_ULPS)
+
+
+def test_reduced_floats_round_once():
+    """float16 inputs compute in float32 and round once, as torch's vector loops do."""
+    def forms(L):
+        x = L.linspace(-4., 4., 17, dtype=L.float16)
+        return [L.nn.functional.elu(x), L.nn.functional.hardsigmoid(x), L.ops.aten.silu_backward(x, x)]
+    for ours, theirs in zip(forms(internals), forms(torch), strict=True):
+        assert_same(ours, theirs, ulps=1)
+
+
+def test_gradients_match_torch():
+    def grads(L):
+        out = []
+        for f in (lambda x: L.nn.functional.elu(x, 0.5), L.nn.functional.leaky_relu, L.nn.functional.hardsigmoid,
+                  L.nn.functional.softshrink, lambda x: L.nn.functional.threshold(x, 0.1, 2.)):
+            x = L.tensor([-2., -0.2, 0.3, 2.5], requires_grad=True)
+            y = f(x)
+            y.backward(L.arange(1., 5.))
+            out.append((x.grad, type(y.grad_fn).__name__))
+        return out
+    for (ours, our_node), (theirs, their_node) in zip(grads(internals), grads(torch), strict=True):
+        assert our_node == their_node
+        assert_same(ours, theirs, ulps=LIBM_ULPS)
+
+
+FAKE_PROGRAMS = {
+    "forward": lambda L, x: L.nn.functional.elu(x.t()),
+    "in place": lambda L, x: L.nn.functional.leaky_relu(x, inplace=True),
+    "out resized": lambda L, x: L.threshold(x, 0., 1., out=L.empty(0, dtype=L.float64)),
+    "backward": lambda L, x: L.ops.aten.gelu_backward(x.t(), x.t().contiguous()),
+}
+
+
+@pytest.mark.parametrize("program", FAKE_PROGRAMS)
+def test_fake_tensors_get_the_real_kernels_metadata(program):
+    def operand():
+        return internals.arange(12.).reshape(4, 3)
+    real = FAKE_PROGRAMS[program](internals, operand())
+    with FakeTensorMode() as mode:
+        fake = FAKE_PROGRAMS[program](internals, mode.from_tensor(operand()))
+    assert (fake.shape, fake.stride(), fake.dtype) == (real.shape, real.stride(), real.dtype)

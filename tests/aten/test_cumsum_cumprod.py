@@ -1,0 +1,109 @@
+"""cumsum and cumprod (``aten/native/sorting.py``, the scans), declared structured as torch
+2.13's ``ReduceOps.cpp`` declares them: a meta step (the result's dtype: the one asked for, else
+``out``'s, else the input's with integers widened to int64; the output allocated contiguous, or
+``out`` checked and resized) and an impl step (the scan), out= the primary kernel.
+"""
+import warnings
+
+import pytest
+import torch
+import yaml
+from helpers import assert_same, same_error
+from torchgen.model import FunctionSchema
+
+import internals
+from internals._subclasses.fake_tensor import FakeTensorMode
+from internals.aten import dispatcher
+from internals.aten.native import sorting
+from internals.aten.register_native_functions import NATIVE_FUNCTIONS
+from internals.c10.dispatch_key import DispatchKey
+
+ENTRIES = {str(FunctionSchema.parse(e["func"]).name): e for e in yaml.safe_load(NATIVE_FUNCTIONS.read_text())}
+
+
+@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
+def test_the_functional_form_is_derived_from_the_out_kernel(name):
+    assert ENTRIES[name]["structured_delegate"] == name + ".out" and ENTRIES[name + ".out"]["structured"]
+    out_kernel = dispatcher.find(name + ".out").table[DispatchKey.CPU][0].fn
+    derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
+    assert derived.__wrapped__ is out_kernel.meta and derived.__module__ == sorting.__name__
+
+
+def _both(fn):
+    results = []
+    for lib in (torch, internals):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results.append((fn(lib), [w.category for w in caught]))
+    return results
+
+
+def _x(L):
+    return L.tensor([[1., -2., 0.5], [3., 0.25, -1.]]).t()
+
+
+OUT_CASES = {
+    "cumsum into an empty out": lambda L: L.cumsum(_x(L), 0, out=L.empty(0)),
+    "cumprod along the last dim": lambda L: L.cumprod(_x(L), -1, out=L.empty(0)),
+    "resized, warns": lambda L: L.cumsum(_x(L), 1, out=L.empty(2)),
+    "an out of the right shape keeps its strides": lambda L: L.cumsum(_x(L), 0, out=L.empty(2, 3).t()),
+    "computed in out's dtype": lambda L: L.cumsum(L.tensor([1, 2, 3], dtype=L.int8), 0,
+                                                  out=L.empty(0, dtype=L.float64)),
+    "integers into a narrower out": lambda L: L.cumprod(L.tensor([100, 3, 2]), 0, out=L.empty(0, dtype=L.int8)),
+    "a dtype asked for": lambda L: L.cumsum(L.tensor([1, 2]), 0, dtype=L.float32, out=L.empty(0)),
+    "a 0-dim input": lambda L: L.cumprod(L.tensor(3.), 0, out=L.empty(0)),
+    "an empty input": lambda L: L.cumsum(L.ones(0, 2), 1, out=L.empty(0)),
+    "out is the input": lambda L: (lambda x: L.cumsum(x, 0, out=x))(L.arange(4.)),
+}
+
+
+@pytest.mark.parametrize("case", OUT_CASES)
+def test_out_variant_matches_torch(case):
+    (theirs, their_warnings), (ours, our_warnings) = _both(OUT_CASES[case])
+    assert_same(ours, theirs)
+    assert our_warnings == their_warnings
+
+
+ERROR_CASES = {
+    "out's dtype is not the one asked for": lambda L: L.cumsum(L.ones(2), 0, dtype=L.float64, out=L.empty(2)),
+    "dim out of range": lambda L: L.cumprod(L.ones(2), 1, out=L.empty(2)),
+    "bool result": lambda L: L.cumsum(L.ones(2), 0, dtype=L.bool),
+    "partial overlap after the resize": lambda L: (lambda x: L.cumsum(x, 0, out=x.t()))(L.ones(3, 3)),
+}
+
+
+@pytest.mark.parametrize("case", ERROR_CASES)
+def test_errors_match_torch(case):
+    same_error(ERROR_CASES[case])
+
+
+def test_functional_forms_match_torch():
+    def forms(L):
+        x = _x(L)
+        return [x.cumsum(0), x.cumprod(1), L.cumsum(L.tensor([True, True, False]), 0), L.tensor([2, 3]).cumprod(0),
+                L.cumsum(x, 1, dtype=L.float64), x.half().cumsum(0), L.tensor(5).cumsum(0)]
+    for ours, theirs in zip(forms(internals), forms(torch), strict=True):
+        assert_same(ours, theirs)
+
+
+def test_gradients_match_torch():
+    def grads(L):
+        x = L.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        y = x.cumsum(0) * x.cumprod(1)
+        y.backward(L.ones(2, 2))
+        return x.grad, type(y.grad_fn.next_functions[0][0]).__name__
+    (ours, our_node), (theirs, their_node) = grads(internals), grads(torch)
+    assert_same(ours, theirs)
+    assert our_node == their_node
+
+
+def test_fake_tensors_get_the_real_kernels_metadata():
+    def program(L, x):
+        return L.cumsum(x.t(), 0, out=L.empty(5, dtype=L.float64))
+
+    def operand():
+        return internals.arange(12.).reshape(4, 3)
+    real = program(internals, operand())
+    with FakeTensorMode() as mode:
+        fake = program(internals, mode.from_tensor(operand()))
+    assert (fake.shape, fake.stride(), fake.dtype) == (real.shape, real.stride(), real.dtype)
