@@ -18,6 +18,7 @@ from . import (
     embedding,
     embedding_bag,
     grid_sampler,
+    im2col,
     indexing,
     linear,
     linear_algebra,
@@ -26,6 +27,7 @@ from . import (
     onehot,
     packed_sequence,
     pad_nd,
+    pixel_shuffle,
     pointwise_ops,
     pooling,
     reduce_ops,
@@ -50,7 +52,8 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, binary_ops, indexing, l
             blas, reduce_ops, reduce_ops_math, sorting, summary_ops, softmax, tensor_factories, tensor_shape,
             tensor_transformations, triangular_ops, sparse_tensor, sparse_tensor_math, convolution, pooling, pad_nd,
             onehot, normalization, loss, embedding, resize, complex_helper, scalar, pointwise_ops, bucketization, cross,
-            distance, linear, upsample, embedding_bag, packed_sequence, grid_sampler)
+            distance, linear, upsample, embedding_bag, packed_sequence, grid_sampler,
+            im2col, pixel_shuffle)
 
 
 def kernel(name):
