@@ -46,10 +46,10 @@ class _InstanceNorm(_BatchNorm):
             return self._apply_instance_norm(input.unsqueeze(0)).squeeze(0)
         return self._apply_instance_norm(input)
 
-    def _load_from_state_dict(self, state_dict, prefix, missing, unexpected, errors, version=None, assign=False):
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing, unexpected, errors):
         """A checkpoint without a version (saved before running statistics became optional) may
         hold running statistics a module without them cannot take: refused with torch's message."""
-        if version is None and not self.track_running_stats:
+        if local_metadata.get("version") is None and not self.track_running_stats:
             keys = [prefix + n for n in ("running_mean", "running_var") if prefix + n in state_dict]
             if keys:
                 klass = type(self).__name__
@@ -62,7 +62,7 @@ class _InstanceNorm(_BatchNorm):
                               f"of {klass} for details.")
                 for key in keys:
                     state_dict.pop(key)
-        super()._load_from_state_dict(state_dict, prefix, missing, unexpected, errors, version, assign)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing, unexpected, errors)
 
 
 class InstanceNorm1d(_InstanceNorm):
