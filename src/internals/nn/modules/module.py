@@ -63,6 +63,28 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+def _parse_to(args, kwargs):
+    """``Module.to``'s arguments as (device, dtype, non_blocking, memory_format), in the forms
+    torch's ``_parse_to`` accepts: a tensor stands for its device and dtype; a bool after the
+    device or dtype is ``non_blocking``."""
+    unknown = set(kwargs) - {"device", "dtype", "non_blocking", "memory_format", "copy"}
+    if unknown:
+        raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword "
+                        f"{sorted(unknown)[0]!r}")
+    device, dtype = kwargs.get("device"), kwargs.get("dtype")
+    non_blocking = kwargs.get("non_blocking", False)
+    for a in args:
+        if isinstance(a, Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, st.dtype):
+            dtype = a
+        elif isinstance(a, bool):
+            non_blocking = a
+        elif a is not None:
+            device = a
+    return device, dtype, non_blocking, kwargs.get("memory_format")
+
+
 class _ForwardHook:
     """A registered forward (pre-)hook with its flags; called with the kwargs only when it asked
     for them (``with_kwargs``), as torch's ``_call_impl`` calls it."""
@@ -305,16 +327,25 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        """``to(device)``, ``to(dtype)`` (floating parameters only, as torch) or both."""
-        dtypes = [a for a in args if isinstance(a, st.dtype)] + [v for k, v in kwargs.items() if k == "dtype"]
-        devices = [a for a in args if not isinstance(a, st.dtype)] + [v for k, v in kwargs.items() if k == "device"]
-        if dtypes and not (dtypes[0].is_floating_point or dtypes[0].is_complex):
-            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
-                            f"dtype={dtypes[0]}")
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(tensor)`` (its device and
+        dtype): the dtype applies to floating and complex tensors only, as in torch, so integer
+        buffers keep theirs (complex ones become real under a floating dtype, as ``Tensor.to``)."""
+        device, dtype, non_blocking, memory_format = _parse_to(args, kwargs)
+        if dtype is not None:
+            if not (dtype.is_floating_point or dtype.is_complex):
+                raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                                f"dtype={dtype}")
+            if dtype.is_complex:
+                warnings.warn("Complex modules are a new feature under active development whose design may change, "
+                              "and some modules might not work as expected when using complex tensors as parameters "
+                              "or buffers. Please file an issue at https://github.com/pytorch/pytorch/issues/new?"
+                              "template=bug-report.yml if a complex module does not work as expected.", stacklevel=2)
 
         def convert(t):
-            dtype = dtypes[0] if dtypes and t.is_floating_point() else None
-            return t.to(device=devices[0] if devices else None, dtype=dtype)
+            wanted = dtype if t.is_floating_point() or t.is_complex() else None
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(device=device, dtype=wanted, non_blocking=non_blocking, memory_format=memory_format)
+            return t.to(device=device, dtype=wanted, non_blocking=non_blocking)
         return self._apply(convert)
 
     def cpu(self):
