@@ -36,6 +36,22 @@ def _check_parameters(kernel_size, dilation, padding, stride):
         raise RuntimeError(f"stride should be greater than zero, but got stride_height: {sh} stride_width: {sw}")
 
 
+def _size(x, d):
+    """``x.size(d)``, with torch's IndexError for a dim the tensor does not have."""
+    if x.dim() == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    if d >= x.dim():
+        raise IndexError(f"Dimension out of range (expected to be in range of [{-x.dim()}, {x.dim() - 1}], but got "
+                         f"{d})")
+    return x.shape[d]
+
+
+def _check_dtype(x, kernel):
+    """Both kernels have loops for the floating and complex types and bool only."""
+    if not (x.dtype.is_floating_point or x.dtype.is_complex or x.dtype is st.bool_):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{x.dtype.torch_name}\'')
+
+
 def _blocks(size, k, d, p, s):
     """How many windows fit along one dim (``div_rtn``: Python's ``//`` already rounds down)."""
     return (size + 2 * p - (d * (k - 1) + 1)) // s + 1
@@ -46,7 +62,7 @@ def _im2col_geometry(x, kernel_size, dilation, padding, stride):
         ("kernel_size", kernel_size), ("dilation", dilation), ("padding", padding), ("stride", stride)))
     _check_parameters(kernel_size, dilation, padding, stride)
     sizes = list(x.shape)
-    inner_ok = x.dim() in (3, 4) and sizes[1] != 0 and sizes[2] != 0
+    inner_ok = _size(x, 1) != 0 and _size(x, 2) != 0      # read before the dims are checked, as torch reads them
     if not ((x.dim() == 3 and sizes[0] and inner_ok) or (x.dim() == 4 and inner_ok and sizes[3] != 0)):
         raise RuntimeError("Expected 3D or 4D (batch mode) tensor with possibly 0 batch size and other non-zero "
                            f"dimensions for input, but got: {sizes}")
@@ -69,6 +85,7 @@ def im2col_cpu(self, kernel_size, dilation, padding, stride):
     """(N, C, H, W) -> (N, C·kh·kw, L), one column per window position; (C, H, W) -> (C·kh·kw, L)."""
     (kh, kw), (dh, dw), (ph, pw), (sh, sw), OH, OW = _im2col_geometry(self, kernel_size, dilation, padding,
                                                                       stride)
+    _check_dtype(self, "im2col_out_cpu")
     x, batched = _batched(self, 4)
     x = contiguous(x)
     N, C, H, W = x.shape
@@ -125,6 +142,7 @@ def col2im_cpu(self, output_size, kernel_size, dilation, padding, stride):
     floats), rounded once at the end."""
     (H, W), (kh, kw), (dh, dw), (ph, pw), (sh, sw), BH, BW = _col2im_geometry(
         self, output_size, kernel_size, dilation, padding, stride)
+    _check_dtype(self, "col2im_out_cpu")
     x, batched = _batched(self, 3)
     # bool sums as "any": counted in int64, then cast back (nonzero is True)
     compute = st.int64 if x.dtype is st.bool_ else st.opmath_type(x.dtype)

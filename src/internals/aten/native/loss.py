@@ -421,7 +421,9 @@ def _multi_margin_check(self, target, p, weight):
     nframe = 1 if ndims <= 1 else self.shape[0]
     dim = 1 if ndims == 0 else self.shape[-1]
     if not ((ndims <= 1 and target.numel() == 1) or (ndims == 2 and target.dim() <= 1 and target.numel() == nframe)):
-        raise RuntimeError(f"inconsistent target size, expected {nframe} but got {list(target.shape)}")
+        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{nframe}], but got {list(target.shape)}. "
+                           f"Input has shape {list(self.shape)}.")
     if weight is not None and not (weight.dim() <= 1 and weight.numel() == dim):
         raise RuntimeError(f"inconsistent weight size, expected {dim} but got {list(weight.shape)}")
     if target.dtype is not st.int64:
@@ -465,7 +467,8 @@ def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None
     minus their sum; g = 1/C, or 1/(N·C) for 'mean'; then scaled by grad_output."""
     nframe, dim = _multi_margin_check(self, target, p, weight)
     own, z = _multi_margin_terms(self, target, margin, nframe, dim)
-    g = 1.0 / (nframe * dim) if reduction == MEAN else 1.0 / dim
+    count = nframe * dim if reduction == MEAN else dim
+    g = 1.0 / count if count else float("inf")     # (C++'s double division; an empty batch has no gradient)
     active = call("bitwise_and.Tensor", call("gt.Scalar", z, 0), call("logical_not", own))
     h = call("mul.Scalar", z, 2 * g) if p == 2 else call("full_like", z, g)
     if weight is not None:

@@ -53,6 +53,8 @@ def pixel_unshuffle(self, downscale_factor):
         if size % r:
             raise RuntimeError(f"pixel_unshuffle expects {name} to be divisible by downscale_factor, but "
                                f"input.size({d})={size} is not divisible by {r}")
+    if self.numel() == 0:       # torch's CPU kernel returns a copy of an empty input, its shape unchanged
+        return call("clone", self)
     lead = list(range(len(batch)))
     split = call("reshape", self, [*batch, c, h // r, r, w // r, r])
     permuted = call("permute", split, [*lead, -5, -3, -1, -4, -2])

@@ -357,7 +357,7 @@ def _adaptive_max_geometry(x, output_size):
         if x.shape[d] <= 0:
             raise RuntimeError("adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
                                f"dimensions, but input has sizes {list(x.shape)} with dimension {d} being empty")
-    output_size = [output_size] if isinstance(output_size, int) else list(output_size)
+    output_size = [output_size] * 2 if isinstance(output_size, int) else list(output_size)    # an int[2] of one int
     if len(output_size) != 2:
         raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
     if min(output_size) < 0:
@@ -386,9 +386,14 @@ def adaptive_max_pool2d(x, output_size):
 
 def adaptive_max_pool2d_backward(grad_output, x, indices):
     """Each output's gradient added at the input position its index names (zeros elsewhere)."""
-    if x.dim() not in (3, 4):
+    if grad_output.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_max_pooling2d_backward(): Expected 3D or 4D grad_output, but got: "
                            f"{list(grad_output.shape)}")
+    for d in range(1, grad_output.dim()):
+        if grad_output.shape[d] <= 0:
+            raise RuntimeError("adaptive_max_pool2d_backward(): Expected grad_output to have non-zero size for "
+                               f"non-batch dimensions, but grad_output has sizes {list(grad_output.shape)} with "
+                               f"dimension {d} being empty")
     expected = (*x.shape[:-2], *indices.shape[-2:])
     if tuple(grad_output.shape) != expected or tuple(indices.shape) != expected:
         raise RuntimeError(f"expected sizes of grad_output and indices to be {list(expected)}, but got "
@@ -420,8 +425,9 @@ def adaptive_max_pool1d(self, output_size):
         raise RuntimeError(f"Expected 2 to 3 dimensions, but got {self.dim()}-dimensional tensor for argument #1 "
                            "'self' (while checking arguments for adaptive_max_pool1d)")
     output_size = [output_size] if isinstance(output_size, int) else list(output_size)
-    if len(output_size) != 1:
-        raise RuntimeError("adaptive_max_pool1d: output_size must be 1")
+    if len(output_size) != 1:       # (torch's argument parser refuses it, before the operator)
+        raise RuntimeError(f"adaptive_max_pool1d() argument 'output_size' should contain one int (got "
+                           f"{len(output_size)})")
     for d in range(1, self.dim()):
         if self.shape[d] <= 0:
             raise RuntimeError("adaptive_max_pool1d(): Expected input to have non-zero size for non-batch "
