@@ -1318,7 +1318,8 @@ def pixel_unshuffle(input, downscale_factor):
 def _verify_spatial_size(size):
     """Instance norm needs more than one spatial element to take statistics over."""
     if math.prod(size[2:]) == 1:
-        raise ValueError(f"Expected more than 1 spatial element when training, got input size {size}")
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"torch.Size({list(size)})")      # torch's message names its own Size
 
 
 def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,

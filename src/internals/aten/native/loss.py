@@ -401,7 +401,7 @@ def soft_margin_loss(self, target, reduction=MEAN):
 
 def soft_margin_loss_backward(grad_output, self, target, reduction):
     """-norm·target·z/(1 + z)·grad_output with z = exp(-target·input); norm 1/numel for 'mean'."""
-    norm = 1.0 / self.numel() if reduction == MEAN else 1.0
+    norm = (1.0 / self.numel() if self.numel() else float("inf")) if reduction == MEAN else 1.0   # C++'s 1./0
     z = call("exp", call("mul.Tensor", call("neg", target), self))
     grad = call("mul_.Tensor", call("mul.Tensor", target, z), wrap_scalar(-norm))
     return call("mul_.Tensor", call("div_.Tensor", grad, call("add_.Tensor", z, wrap_scalar(1))), grad_output)
