@@ -73,7 +73,7 @@ SECOND_ORDER = {
     "unfold": lambda L: (lambda x: (L.nn.functional.unfold(x.tanh(), 2, padding=1) ** 3, x))(
         _leaf(L, (1, 2, 4, 4), 3)),
     "fold": lambda L: (lambda x: (L.nn.functional.fold(x.tanh(), (3, 4), 2, padding=1) ** 3, x))(
-        _leaf(L, (1, 8, 12), 4)),
+        _leaf(L, (1, 8, 20), 4)),
 }
 
 
