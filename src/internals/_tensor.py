@@ -691,7 +691,7 @@ class Tensor(TensorBase):
 
     @data.setter
     def data(self, new):
-        if self._requires_grad and not new.dtype.is_floating_point:
+        if self._requires_grad and not (new.dtype.is_floating_point or new.dtype.is_complex):
             raise RuntimeError("data set to a tensor that requires gradients must be floating point or complex dtype")
         self._impl = new._impl
 

@@ -276,6 +276,17 @@ def test_every_derivative_entry_is_tested():
     with pytest.raises(NotImplementedError, match="the derivative for 'unique_dim' is not implemented"):
         y.sum().backward()
     reached.add(y.grad_fn.name())
+    # The sliding blocks, pixel shuffling, adaptive max pooling and the margin losses, differentiated
+    # twice (tests/nn/test_unfold_fold.py, test_pixel_shuffle.py, test_adaptive_max_pool.py and
+    # test_margin_losses.py compare nodes and gradients with torch's).
+    from test_adaptive_max_pool import SECOND_ORDER as POOL_TWICE
+    from test_margin_losses import SECOND_ORDER as MARGIN_TWICE
+    from test_pixel_shuffle import SECOND_ORDER as SHUFFLE_TWICE
+    from test_unfold_fold import SECOND_ORDER as FOLD_TWICE
+    for build in [*POOL_TWICE.values(), *MARGIN_TWICE.values(), *SHUFFLE_TWICE.values(), *FOLD_TWICE.values()]:
+        out, x = build(internals)
+        (g,) = internals.autograd.grad(out.sum(), x, create_graph=True)
+        reached |= _nodes(out) | _nodes(g)
     lu, _ = internals.linalg.lu_factor(internals.eye(2, requires_grad=True))     # torch's node, no formula yet
     assert lu.grad_fn.name() == "LinalgLuFactorExBackward0"
     with pytest.raises(NotImplementedError, match="the derivative for 'linalg_lu_factor_ex' is not implemented"):
@@ -747,7 +758,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"fix", "fix_", "fix.out"}      # trunc under another name
     math |= {"isclose", "ger"}     # op-log parity: a mode sees what they are made of
     layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear", "conv1d",
-              "conv1d.padding", "group_norm", "conv_transpose1d", "conv_transpose2d.input"}
+              "conv1d.padding", "group_norm", "conv_transpose1d", "conv_transpose2d.input", "instance_norm",
+              "adaptive_max_pool1d"}
     complex_parts = {"real", "imag", "conj", "resolve_conj", "conj_physical"}     # composites of complex_helper.py
     math |= {"matmul.out", "meshgrid", "meshgrid.indexing", "fill_diagonal_"}
     math |= {"adaptive_avg_pool2d", "det", "inverse", "linalg_det", "linalg_inv", "nanmean", "one_hot", "pad",

@@ -391,6 +391,19 @@ def THPVariable_acosh_(*args, **kwargs):
     return _ops['acosh_'](_r.tensor(0))
 
 
+_adaptive_max_pool1d_parser = PythonArgParser([
+    'adaptive_max_pool1d(Tensor input, IntArrayRef[1] output_size)',
+])
+
+
+def THPVariable_adaptive_max_pool1d(*args, **kwargs):
+    _r = _adaptive_max_pool1d_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::adaptive_max_pool1d(Tensor self, int[1] output_size) -> (Tensor, Tensor)
+    return _ops['adaptive_max_pool1d'](_r.tensor(0), _r.intlist(1))
+
+
 _add_parser = PythonArgParser([
     'add(Tensor input, Tensor other, *, Scalar alpha=1, Tensor out=None)',
 ])
@@ -3377,6 +3390,19 @@ def THPVariable_index_select(*args, **kwargs):
     return _ops['index_select.out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), out=_r.tensor(3))
 
 
+_instance_norm_parser = PythonArgParser([
+    'instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, double momentum, double eps, bool cudnn_enabled)',
+])
+
+
+def THPVariable_instance_norm(*args, **kwargs):
+    _r = _instance_norm_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::instance_norm(Tensor input, Tensor? weight, Tensor? bias, Tensor? running_mean, Tensor? running_var, bool use_input_stats, float momentum, float eps, bool cudnn_enabled) -> Tensor
+    return _ops['instance_norm'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3), _r.tensor(4), _r.to_bool(5), _r.to_double(6), _r.to_double(7), _r.to_bool(8))
+
+
 _inverse_parser = PythonArgParser([
     'inverse(Tensor input)',
 ])
@@ -4748,6 +4774,32 @@ def THPVariable_permute(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::permute(Tensor(a) self, int[] dims) -> Tensor(a)
     return _ops['permute'](_r.tensor(0), _r.intlist(1))
+
+
+_pixel_shuffle_parser = PythonArgParser([
+    'pixel_shuffle(Tensor input, int64_t upscale_factor)',
+])
+
+
+def THPVariable_pixel_shuffle(*args, **kwargs):
+    _r = _pixel_shuffle_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::pixel_shuffle(Tensor self, int upscale_factor) -> Tensor
+    return _ops['pixel_shuffle'](_r.tensor(0), _r.to_int64(1))
+
+
+_pixel_unshuffle_parser = PythonArgParser([
+    'pixel_unshuffle(Tensor input, int64_t downscale_factor)',
+])
+
+
+def THPVariable_pixel_unshuffle(*args, **kwargs):
+    _r = _pixel_unshuffle_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor
+    return _ops['pixel_unshuffle'](_r.tensor(0), _r.to_int64(1))
 
 
 _poisson_nll_loss_parser = PythonArgParser([
@@ -6673,6 +6725,7 @@ FUNCTIONS = named({
     'acos_': THPVariable_acos_,
     'acosh': THPVariable_acosh,
     'acosh_': THPVariable_acosh_,
+    'adaptive_max_pool1d': THPVariable_adaptive_max_pool1d,
     'add': THPVariable_add,
     'addbmm': THPVariable_addbmm,
     'addcdiv': THPVariable_addcdiv,
@@ -6861,6 +6914,7 @@ FUNCTIONS = named({
     'index_put': THPVariable_index_put,
     'index_put_': THPVariable_index_put_,
     'index_select': THPVariable_index_select,
+    'instance_norm': THPVariable_instance_norm,
     'inverse': THPVariable_inverse,
     'is_nonzero': THPVariable_is_nonzero,
     'is_same_size': THPVariable_is_same_size,
@@ -6947,6 +7001,8 @@ FUNCTIONS = named({
     'outer': THPVariable_outer,
     'pairwise_distance': THPVariable_pairwise_distance,
     'permute': THPVariable_permute,
+    'pixel_shuffle': THPVariable_pixel_shuffle,
+    'pixel_unshuffle': THPVariable_pixel_unshuffle,
     'poisson_nll_loss': THPVariable_poisson_nll_loss,
     'pow': THPVariable_pow,
     'prelu': THPVariable_prelu,

@@ -43,7 +43,7 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_c
                 "nanquantile.scalar", "grid_sampler", "grid_sampler_2d",
                 # the losses torch lists for fp32 that internals declares as operators
                 "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss",
-                "triplet_margin_loss"),
+                "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss"),
         "cuda": ("acos", "asin", "cosh", "exp", "expm1", "erfinv", "log", "log10", "log2", "log1p", "rsqrt", "sinh",
                  "tan", "reciprocal", "mse_loss", "binary_cross_entropy_with_logits",
                  "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "softplus", "sum", "sum.dim_IntList",
@@ -54,7 +54,7 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_c
                  "upsample_nearest3d", "_upsample_nearest_exact1d", "_upsample_nearest_exact2d",
                  "_upsample_nearest_exact3d", "upsample_trilinear3d", "upsample_bicubic2d", "grid_sampler",
                  "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss",
-                 "triplet_margin_loss")}
+                 "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss")}
 
 # "promote": the floating-point arguments (lists included) cast to the widest of their dtypes.
 PROMOTE = {"cpu": ("cat", "stack", "index_copy"),

@@ -1763,3 +1763,60 @@ def sgn_real_backward(grad, self_st):
     if self_st.is_complex:
         raise NotImplementedError("the derivative for 'sgn' of a complex tensor is not implemented.")
     return zeros_like(grad)
+
+
+# ---- adaptive max pooling, unfold/fold, pixel shuffle: backward operators called through the
+# dispatcher (each of the linear ones is its partner's gradient)
+__all__ += ["adaptive_max_pool2d_backward", "im2col", "col2im", "pixel_shuffle", "pixel_unshuffle"]
+
+
+def adaptive_max_pool2d_backward(grad, self, indices):
+    return dispatcher.call("adaptive_max_pool2d_backward", grad, self, indices)
+
+
+def im2col(grad, kernel_size, dilation, padding, stride):
+    return dispatcher.call("im2col", grad, list(kernel_size), list(dilation), list(padding), list(stride))
+
+
+def col2im(grad, output_size, kernel_size, dilation, padding, stride):
+    return dispatcher.call("col2im", grad, list(output_size), list(kernel_size), list(dilation), list(padding),
+                           list(stride))
+
+
+def pixel_shuffle(grad, upscale_factor):
+    return dispatcher.call("pixel_shuffle", grad, upscale_factor)
+
+
+def pixel_unshuffle(grad, downscale_factor):
+    return dispatcher.call("pixel_unshuffle", grad, downscale_factor)
+
+
+# ---- the soft margin loss (FunctionsManual.cpp's soft_margin_loss_double_backward and
+# soft_margin_loss_double_backward_grad_output); multi_margin_loss_backward's wrapper
+__all__ += ["soft_margin_loss_backward", "soft_margin_loss_double_backward",
+            "soft_margin_loss_double_backward_grad_output", "multi_margin_loss_backward"]
+
+
+def soft_margin_loss_backward(grad, self, target, reduction):
+    return dispatcher.call("soft_margin_loss_backward", grad, self, target, reduction)
+
+
+def soft_margin_loss_double_backward(grad, input, target, reduction):
+    """The loss's second derivative, grad·t²·z/(1 + z)² with z = exp(-t·x), ÷ numel for 'mean'."""
+    z = (input * -target).exp()
+    zplus1 = z + 1
+    grad_input = grad * target * target * z / (zplus1 * zplus1)
+    return grad_input / input.numel() if reduction == 1 else grad_input
+
+
+def soft_margin_loss_double_backward_grad_output(grad, grad_output, input, target, reduction):
+    """Linear in grad_output: with a reduction, the one number it scales gets the sum of grad
+    times the gradient at grad_output = 1."""
+    if reduction == 0:
+        return soft_margin_loss_backward(grad, input, target, reduction)
+    ones = dispatcher.call("ones_like", grad_output)
+    return (soft_margin_loss_backward(ones, input, target, reduction) * grad).sum()
+
+
+def multi_margin_loss_backward(grad, self, target, p, margin, weight, reduction):
+    return dispatcher.call("multi_margin_loss_backward", grad, self, target, p, margin, weight, reduction)

@@ -1280,6 +1280,108 @@ def _bags_of(input, offsets, per_sample_weights, include_last_offset):
     raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
 
 
+# ---- sliding blocks, pixel shuffling, instance norm, adaptive max pooling, margin losses
+# (torch/nn/functional.py: thin fronts over the aten operators of the same names)
+__all__ += ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "instance_norm", "adaptive_max_pool1d",
+            "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
+            "soft_margin_loss", "multi_margin_loss"]
+
+
+def _pair(value):
+    """torch's ``_pair``: an int (or any non-iterable) repeated twice, an iterable as a tuple."""
+    try:
+        return tuple(value)
+    except TypeError:
+        return (value, value)
+
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """The sliding blocks of a (N, C, H, W) or (C, H, W) input as columns (N, C·kh·kw, L)
+    (``aten::im2col``)."""
+    return dispatcher.call("im2col", input, _pair(kernel_size), _pair(dilation), _pair(padding), _pair(stride))
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """Columns (N, C·kh·kw, L) summed back into an image of ``output_size`` (``aten::col2im``),
+    the adjoint of :func:`unfold`."""
+    return dispatcher.call("col2im", input, _pair(output_size), _pair(kernel_size), _pair(dilation),
+                           _pair(padding), _pair(stride))
+
+
+def pixel_shuffle(input, upscale_factor):
+    """(*, C·r², H, W) -> (*, C, H·r, W·r) (``aten::pixel_shuffle``)."""
+    return dispatcher.call("pixel_shuffle", input, upscale_factor)
+
+
+def pixel_unshuffle(input, downscale_factor):
+    """(*, C, H·r, W·r) -> (*, C·r², H, W) (``aten::pixel_unshuffle``)."""
+    return dispatcher.call("pixel_unshuffle", input, downscale_factor)
+
+
+def _verify_spatial_size(size):
+    """Instance norm needs more than one spatial element to take statistics over."""
+    if math.prod(size[2:]) == 1:
+        raise ValueError(f"Expected more than 1 spatial element when training, got input size "
+                         f"torch.Size({list(size)})")      # torch's message names its own Size
+
+
+def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=None, use_input_stats=True,
+                  momentum=0.1, eps=1e-5):
+    """Normalize each channel of each sample over its spatial positions (``aten::instance_norm``,
+    batch norm over a batch of one with N·C channels)."""
+    if use_input_stats:
+        _verify_spatial_size(input.size())
+    return dispatcher.call("instance_norm", input, weight, bias, running_mean, running_var, use_input_stats,
+                           momentum, eps, False)
+
+
+def _list_with_default(out_size, defaults):
+    """An output size whose None entries take the input's sizes (torch's ``_list_with_default``)."""
+    if isinstance(out_size, int):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError(f"Input dimension should be at least {len(out_size) + 1}")
+    return [d if v is None else v for v, d in zip(out_size, list(defaults)[-len(out_size):])]
+
+
+def adaptive_max_pool2d_with_indices(input, output_size, return_indices=False):
+    return dispatcher.call("adaptive_max_pool2d", input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):
+    """The maximum of each of ``output_size`` windows that tile the input (None keeps a size);
+    with ``return_indices`` also each maximum's position ``h·W + w`` in its plane."""
+    out, indices = adaptive_max_pool2d_with_indices(input, output_size)
+    return (out, indices) if return_indices else out
+
+
+def adaptive_max_pool1d_with_indices(input, output_size, return_indices=False):
+    return dispatcher.call("adaptive_max_pool1d", input, output_size)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):
+    """:func:`adaptive_max_pool2d` over the last dim of a (N, C, L) or (C, L) input."""
+    out, indices = adaptive_max_pool1d_with_indices(input, output_size)
+    return (out, indices) if return_indices else out
+
+
+def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """log(1 + exp(-target·input)), the two-class logistic loss (``aten::soft_margin_loss``)."""
+    return dispatcher.call("soft_margin_loss", input, target, _reduction_enum(size_average, reduce, reduction))
+
+
+def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=None, reduce=None,
+                      reduction="mean"):
+    """The multi-class hinge loss: per sample, the mean over the other classes of
+    max(0, margin - x[y] + x[j])^p (``aten::multi_margin_loss``)."""
+    enum = _reduction_enum(size_average, reduce, reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    return dispatcher.call("multi_margin_loss", input, target, p, margin, weight, enum)
+
+
 # ---------------------------------------------------------------------- __torch_function__
 def _checks_torch_function(fn):
     """``fn`` asking for ``__torch_function__`` first, as torch's functions here do

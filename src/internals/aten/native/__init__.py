@@ -19,6 +19,7 @@ from . import (
     embedding,
     embedding_bag,
     grid_sampler,
+    im2col,
     indexing,
     linear,
     linear_algebra,
@@ -27,6 +28,7 @@ from . import (
     onehot,
     packed_sequence,
     pad_nd,
+    pixel_shuffle,
     pointwise_ops,
     pooling,
     reduce_ops,
@@ -52,7 +54,7 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, activation, binary_ops,
             tensor_factories, tensor_shape, tensor_transformations, triangular_ops, sparse_tensor,
             sparse_tensor_math, convolution, pooling, pad_nd, onehot, normalization, loss, embedding,
             resize, complex_helper, scalar, pointwise_ops, bucketization, cross, distance, linear,
-            upsample, embedding_bag, packed_sequence, grid_sampler)
+            upsample, embedding_bag, packed_sequence, grid_sampler, im2col, pixel_shuffle)
 
 
 def kernel(name):

@@ -388,3 +388,96 @@ def triplet_margin_loss(anchor, positive, negative, margin=1.0, p=2.0, eps=1e-6,
         dist_neg = call("minimum", dist_neg, call("pairwise_distance", positive, negative, p, eps))
     gap = call("sub.Tensor", call("add.Scalar", dist_pos, margin), dist_neg)
     return _reduce(call("clamp_min", gap, 0), reduction)
+
+
+# ---- the soft margin loss (``Loss.cpp``): CompositeExplicitAutograd in torch, so one node,
+# SoftMarginLossBackward0, whose backward operator has a derivative of its own.
+def soft_margin_loss(self, target, reduction=MEAN):
+    """log(1 + exp(-target·input)) per element, written as torch's in-place chain into a tensor of
+    ``self``'s dtype (neg, mul_, exp_, log1p_), then reduced."""
+    loss = call("log1p_", call("exp_", call("mul_.Tensor", call("neg", self), target)))
+    return _reduce(loss, reduction)
+
+
+def soft_margin_loss_backward(grad_output, self, target, reduction):
+    """-norm·target·z/(1 + z)·grad_output with z = exp(-target·input); norm 1/numel for 'mean'."""
+    norm = (1.0 / self.numel() if self.numel() else float("inf")) if reduction == MEAN else 1.0   # C++'s 1./0
+    z = call("exp", call("mul.Tensor", call("neg", target), self))
+    grad = call("mul_.Tensor", call("mul.Tensor", target, z), wrap_scalar(-norm))
+    return call("mul_.Tensor", call("div_.Tensor", grad, call("add_.Tensor", z, wrap_scalar(1))), grad_output)
+
+
+# ---- the multi-class margin loss (``LossMultiMargin.cpp``): for each sample, the mean over the
+# other classes j of max(0, margin - x[y] + x[j])^p, times weight[y]. torch loops per sample;
+# here the same sums are tensor operations, masked to leave out each sample's own class.
+def _multi_margin_check(self, target, p, weight):
+    """``multi_margin_loss_shape_check``: (N, C) or (C,) input, one class index per sample."""
+    if p not in (1, 2):
+        raise RuntimeError("only p == 1 and p == 2 supported")
+    ndims = self.dim()
+    if not (ndims <= 2 and (ndims < 2 or self.shape[1] != 0) and (ndims != 1 or self.numel() > 0)):
+        raise RuntimeError("Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+                           f"{list(self.shape)}")
+    nframe = 1 if ndims <= 1 else self.shape[0]
+    dim = 1 if ndims == 0 else self.shape[-1]
+    if not ((ndims <= 1 and target.numel() == 1) or (ndims == 2 and target.dim() <= 1 and target.numel() == nframe)):
+        raise RuntimeError("multi_margin_loss: target tensor should be 1-D with size equal to the number of input "
+                           f"samples (batch size). Expected target size [{nframe}], but got {list(target.shape)}. "
+                           f"Input has shape {list(self.shape)}.")
+    if weight is not None and not (weight.dim() <= 1 and weight.numel() == dim):
+        raise RuntimeError(f"inconsistent weight size, expected {dim} but got {list(weight.shape)}")
+    if target.dtype is not st.int64:
+        raise RuntimeError(f"expected scalar type Long but found {target.dtype.torch_name}")
+    if target.numel() and (call("min", target).item() < 0 or call("max", target).item() >= dim):
+        raise RuntimeError("target out of range")
+    return nframe, dim
+
+
+def _multi_margin_terms(self, target, margin, nframe, dim):
+    """(N, C) rows of the input, the one-hot mask of each row's class, and margin - x[y] + x[j]."""
+    x = call("reshape", self, [nframe, dim])
+    y = call("reshape", target, [nframe, 1])
+    own = call("eq.Tensor", y, arange(dim, device=self.device))
+    z = call("add.Tensor", call("rsub.Scalar", call("gather", x, 1, y), margin), x)
+    return own, z
+
+
+def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=MEAN):
+    """Per sample, sum over j != y of max(0, margin - x[y] + x[j])^p (times weight[y]), over C;
+    then none (per sample), the mean over samples, or their sum."""
+    nframe, dim = _multi_margin_check(self, target, p, weight)
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{self.dtype.torch_name}\'')
+    own, z = _multi_margin_terms(self, target, margin, nframe, dim)
+    h = call("masked_fill.Scalar", call("clamp_min", z, 0), own, 0)
+    if p == 2:
+        h = call("mul.Tensor", h, h)
+    if weight is not None:
+        h = call("mul.Tensor", h, call("unsqueeze", call("index_select", call("reshape", weight, [-1]), 0,
+                                                         call("reshape", target, [-1])), 1))
+    per_sample = call("div.Scalar", call("sum.dim_IntList", h, [1], False), dim)
+    if reduction == NONE:
+        return call("reshape", per_sample, list(target.shape)) if self.dim() == 2 else \
+            call("reshape", per_sample, list(target.shape) if target.dim() else [])
+    return _reduce(per_sample, reduction)
+
+
+def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None, reduction=MEAN):
+    """d/dx[j] = g·(1 or 2z) where z = margin - x[y] + x[j] > 0 (times weight[y]), and x[y] gets
+    minus their sum; g = 1/C, or 1/(N·C) for 'mean'; then scaled by grad_output."""
+    nframe, dim = _multi_margin_check(self, target, p, weight)
+    own, z = _multi_margin_terms(self, target, margin, nframe, dim)
+    count = nframe * dim if reduction == MEAN else dim
+    g = 1.0 / count if count else float("inf")     # (C++'s double division; an empty batch has no gradient)
+    active = call("bitwise_and.Tensor", call("gt.Scalar", z, 0), call("logical_not", own))
+    h = call("mul.Scalar", z, 2 * g) if p == 2 else call("full_like", z, g)
+    if weight is not None:
+        h = call("mul.Tensor", h, call("unsqueeze", call("index_select", call("reshape", weight, [-1]), 0,
+                                                         call("reshape", target, [-1])), 1))
+    h = call("masked_fill.Scalar", h, call("logical_not", active), 0)
+    grad = call("sub.Tensor", h, call("mul.Tensor", own, call("sum.dim_IntList", h, [1], True)))
+    go = grad_output
+    if reduction == NONE and go.dim() > 0:
+        go = call("reshape", go, [nframe, 1])
+    grad = call("mul.Tensor", grad, go)
+    return call("reshape", grad, list(self.shape))

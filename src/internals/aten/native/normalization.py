@@ -290,3 +290,29 @@ def native_group_norm_backward(grad_out, input, mean, rstd, weight, N, C, HxW, g
     if output_mask[2]:
         grad_bias = to(_sum_over(go, [0, 2]), input.dtype if weight is None else weight.dtype)
     return grad_input, grad_weight, grad_bias
+
+
+# ---- instance normalization (``Normalization.cpp``'s ``instance_norm``): CompositeImplicitAutograd
+# over ``batch_norm``. Each (sample, channel) pair is one channel of a batch of one, so the
+# statistics are per instance; the affine parameters and running statistics are repeated per
+# sample, and the running statistics averaged back over the samples afterwards.
+def _repeated(t, b):
+    return None if t is None else call("repeat", t, [b])
+
+
+def instance_norm(input, weight, bias, running_mean, running_var, use_input_stats, momentum, eps, cudnn_enabled):
+    """(N, C, *) normalized over * per (n, c); with ``use_input_stats`` the running statistics
+    (when given) move towards the mean of the samples' statistics."""
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
+    b, c = input.shape[0], input.shape[1]
+    weight_, bias_, mean_, var_ = (_repeated(t, b) for t in (weight, bias, running_mean, running_var))
+    shape = [1, b * c, *input.shape[2:]]
+    out = call("batch_norm", call("view", contiguous(input), shape), weight_, bias_, mean_, var_, use_input_stats,
+               momentum, eps, cudnn_enabled)
+    if use_input_stats:
+        # the running statistics are inputs of the graph, so they are written through aliases (as torch does)
+        for running, repeated in ((running_mean, mean_), (running_var, var_)):
+            if running is not None:
+                call("copy_", call("alias", running), call("mean.dim", call("view", repeated, [b, c]), [0], False))
+    return call("view", out, list(input.shape))

@@ -206,6 +206,22 @@ def divided(value, hdiv, wdiv, divisor, per_dim):
 
 
 @register_jitable
+def adaptive_max_output(inp, p, H, W, OH, OW, oh, ow, windows):
+    """Output (oh, ow) of plane ``p`` for adaptive max pooling: the largest value of its window
+    (rows [h0, h1), columns [w0, w1), never empty) and its index in the plane; ties and NaNs as
+    :func:`max_pool_output`."""
+    h0, h1, _, w0, w1, _ = avg_window(windows, OH, OW, oh, ow)
+    at = h0 * W + w0
+    best = inp[p * H * W + at]
+    for h in range(h0, h1):
+        for w in range(w0, w1):
+            v = inp[p * H * W + h * W + w]
+            if v > best or v != v:
+                best, at = v, h * W + w
+    return best, at
+
+
+@register_jitable
 def avg_pool_output(inp, p, H, W, OH, OW, oh, ow, windows, divisor, per_dim):
     """Output (oh, ow) of plane ``p``: the sum over its window, divided."""
     h0, h1, hdiv, w0, w1, wdiv = avg_window(windows, OH, OW, oh, ow)
@@ -327,3 +343,94 @@ def adaptive_avg_pool2d(x, output_size):
             out = call("as_strided_", out, [n, c, 1, 1], [c, 1, c, c])
         return out
     return call("_adaptive_avg_pool2d", x, output_size)
+
+
+# ---------------------------------------------------------------------- adaptive max pooling
+# ``AdaptiveMaxPooling2d.cpp`` (loops in ``cpu/AdaptiveMaxPoolKernel.cpp``, ``cuda/AdaptiveMaxPooling2d.cu``):
+# the adaptive average's windows, each one's maximum and its index; the backward pass is max
+# pooling's, which adds each output's gradient at its index.
+def _adaptive_max_geometry(x, output_size):
+    """``adaptive_max_pool2d``'s meta checks, then the output size and the windows."""
+    if x.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pool2d(): Expected 3D or 4D tensor, but got: {list(x.shape)}")
+    for d in range(1, x.dim()):
+        if x.shape[d] <= 0:
+            raise RuntimeError("adaptive_max_pool2d(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(x.shape)} with dimension {d} being empty")
+    output_size = [output_size] * 2 if isinstance(output_size, int) else list(output_size)    # an int[2] of one int
+    if len(output_size) != 2:
+        raise RuntimeError("adaptive_max_pool2d(): internal error: output_size.size() must be 2")
+    if min(output_size) < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {min(output_size)}: "
+                           f"{[*x.shape[:-2], *output_size]}")
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(f'"adaptive_max_pool2d" not implemented for \'{x.dtype.torch_name}\'')
+    (H, W), (OH, OW) = x.shape[-2:], output_size
+    return (OH, OW), _windows_array(_adaptive_windows(H, OH), _adaptive_windows(W, OW))
+
+
+def adaptive_max_pool2d(x, output_size):
+    """The maximum of each adaptive window (rows [floor(i·H/OH), ceil((i+1)·H/OH)), the columns
+    likewise) and its int64 position in its input plane."""
+    (OH, OW), windows = _adaptive_max_geometry(x, output_size)
+    compute = st.opmath_type(x.dtype)
+    xc = contiguous(to(x, compute))
+    lead, (H, W) = tuple(x.shape[:-2]), x.shape[-2:]
+    out = empty((*lead, OH, OW), dtype=compute, device=x.device)
+    indices = empty((*lead, OH, OW), dtype=st.int64, device=x.device)
+    if out.numel():
+        loops(x.device, "pooling").adaptive_max_pool2d(buffer(out), buffer(indices), xc._flat_buffer(), H, W, OH,
+                                                       OW, windows)
+    return keep_channels_last(to(out, x.dtype), x), keep_channels_last(indices, x)
+
+
+def adaptive_max_pool2d_backward(grad_output, x, indices):
+    """Each output's gradient added at the input position its index names (zeros elsewhere)."""
+    if grad_output.dim() not in (3, 4):
+        raise RuntimeError(f"adaptive_max_pooling2d_backward(): Expected 3D or 4D grad_output, but got: "
+                           f"{list(grad_output.shape)}")
+    for d in range(1, grad_output.dim()):
+        if grad_output.shape[d] <= 0:
+            raise RuntimeError("adaptive_max_pool2d_backward(): Expected grad_output to have non-zero size for "
+                               f"non-batch dimensions, but grad_output has sizes {list(grad_output.shape)} with "
+                               f"dimension {d} being empty")
+    expected = (*x.shape[:-2], *indices.shape[-2:])
+    if tuple(grad_output.shape) != expected or tuple(indices.shape) != expected:
+        raise RuntimeError(f"expected sizes of grad_output and indices to be {list(expected)}, but got "
+                           f"{list(grad_output.shape)} and {list(indices.shape)}")
+    if grad_output.dtype is not x.dtype:
+        raise RuntimeError(f"expected dtype {x.dtype.torch_name} for `grad_output` but got dtype "
+                           f"{grad_output.dtype.torch_name}")
+    if indices.dtype is not st.int64:
+        raise RuntimeError(f"expected indices of scalar type Long but found {indices.dtype.torch_name}")
+    H, W = x.shape[-2:]
+    # the loop writes where the indices point: each one is checked first, in a private copy
+    idx = call("clone", contiguous(indices))
+    if idx.numel() and (call("min", idx).item() < 0 or call("max", idx).item() >= H * W):
+        raise RuntimeError(f"adaptive_max_pool2d_backward: an index is outside its {H}x{W} input plane")
+    compute = st.opmath_type(x.dtype)
+    go = contiguous(to(grad_output, compute))
+    grad_input = empty(tuple(x.shape), dtype=compute, device=x.device)
+    plane_out = idx.shape[-2] * idx.shape[-1]
+    if grad_input.numel():      # (an empty output zeroes the planes and adds nothing)
+        loops(x.device, "pooling").max_pool2d_backward(buffer(grad_input), go._flat_buffer(), idx._flat_buffer(),
+                                                       H * W, plane_out)
+    return keep_channels_last(to(grad_input, x.dtype), x)
+
+
+def adaptive_max_pool1d(self, output_size):
+    """CompositeImplicitAutograd (``AdaptiveMaxPooling2d``'s 1-d front, in ``Pooling.cpp``): the 2-d
+    operator over a height of one, squeezed off again."""
+    if self.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {self.dim()}-dimensional tensor for argument #1 "
+                           "'self' (while checking arguments for adaptive_max_pool1d)")
+    output_size = [output_size] if isinstance(output_size, int) else list(output_size)
+    if len(output_size) != 1:       # (torch's argument parser refuses it, before the operator)
+        raise RuntimeError(f"adaptive_max_pool1d() argument 'output_size' should contain one int (got "
+                           f"{len(output_size)})")
+    for d in range(1, self.dim()):
+        if self.shape[d] <= 0:
+            raise RuntimeError("adaptive_max_pool1d(): Expected input to have non-zero size for non-batch "
+                               f"dimensions, but input has sizes {list(self.shape)} with dimension {d} being empty")
+    out, indices = call("adaptive_max_pool2d", call("unsqueeze", self, -2), [1, output_size[0]])
+    return call("squeeze.dim", out, -2), call("squeeze.dim", indices, -2)

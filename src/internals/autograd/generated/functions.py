@@ -21,6 +21,7 @@ from ..functions_manual import (  # the helpers the formulas call
     _upsample_nearest_exact2d_backward,
     _upsample_nearest_exact3d,
     _upsample_nearest_exact3d_backward,
+    adaptive_max_pool2d_backward,
     addcdiv_tensor2_backward,
     affine_grid_generator_backward,
     amax_amin_backward,
@@ -44,6 +45,7 @@ from ..functions_manual import (  # the helpers the formulas call
     clamp_backward,
     clamp_backward_min_max,
     clamp_bound_backward,
+    col2im,
     conj,
     constant_pad_nd_backward,
     convolution_backward,
@@ -79,6 +81,7 @@ from ..functions_manual import (  # the helpers the formulas call
     huber_loss_backward,
     huber_loss_double_backward,
     huber_loss_double_backward_grad_output,
+    im2col,
     index_backward,
     index_fill_value_backward,
     index_select_backward,
@@ -114,6 +117,7 @@ from ..functions_manual import (  # the helpers the formulas call
     mse_loss_double_backward,
     mul_scalar,
     mul_tensor_backward,
+    multi_margin_loss_backward,
     nansum_backward,
     native_batch_norm_backward,
     native_group_norm_backward,
@@ -124,6 +128,8 @@ from ..functions_manual import (  # the helpers the formulas call
     nll_loss_backward,
     not_implemented,
     permute_backwards,
+    pixel_shuffle,
+    pixel_unshuffle,
     pow_backward,
     pow_backward_exponent,
     pow_backward_exponent_scalar_base,
@@ -159,6 +165,9 @@ from ..functions_manual import (  # the helpers the formulas call
     slogdet_backward,
     smooth_l1_loss_backward,
     smooth_l1_loss_double_backward,
+    soft_margin_loss_backward,
+    soft_margin_loss_double_backward,
+    soft_margin_loss_double_backward_grad_output,
     softmax_double_backward,
     softplus_backward,
     softplus_double_backward,
@@ -204,7 +213,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ConjBackward0', 'ConjPhysicalBackward0', 'ConjPhysicalBackward1', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'UnfoldBackwardBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'LinalgSlogdetBackward0', 'LinalgSvdBackward0', 'LinalgQrBackward0', 'LinalgCholeskyExBackward0', 'CholeskyBackward0', 'LinalgSolveExBackward0', 'DotBackward0', 'VdotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'UniqueConsecutiveBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'NanmedianBackward0', 'NanmedianBackward1', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'UpsampleNearest3DBackward0', 'UpsampleNearest3DBackwardBackward0', 'UpsampleNearestExact1DBackward0', 'UpsampleNearestExact1DBackwardBackward0', 'UpsampleNearestExact2DBackward0', 'UpsampleNearestExact2DBackwardBackward0', 'UpsampleNearestExact3DBackward0', 'UpsampleNearestExact3DBackwardBackward0', 'UpsampleTrilinear3DBackward0', 'UpsampleTrilinear3DBackwardBackward0', 'UpsampleBicubic2DBackward0', 'UpsampleBicubic2DBackwardBackward0', 'AffineGridGeneratorBackward0', 'GridSampler2DBackward0', 'GridSampler2DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagBackwardBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'SoftMarginLossBackward0', 'SoftMarginLossBackwardBackward0', 'MultiMarginLossBackward0', 'MultiMarginLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ConjBackward0', 'ConjPhysicalBackward0', 'ConjPhysicalBackward1', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'UnfoldBackwardBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'LinalgSlogdetBackward0', 'LinalgSvdBackward0', 'LinalgQrBackward0', 'LinalgCholeskyExBackward0', 'CholeskyBackward0', 'LinalgSolveExBackward0', 'DotBackward0', 'VdotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'UniqueConsecutiveBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'NanmedianBackward0', 'NanmedianBackward1', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AdaptiveMaxPool2DBackward0', 'AdaptiveMaxPool2DBackwardBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'PixelShuffleBackward0', 'PixelUnshuffleBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'UpsampleNearest3DBackward0', 'UpsampleNearest3DBackwardBackward0', 'UpsampleNearestExact1DBackward0', 'UpsampleNearestExact1DBackwardBackward0', 'UpsampleNearestExact2DBackward0', 'UpsampleNearestExact2DBackwardBackward0', 'UpsampleNearestExact3DBackward0', 'UpsampleNearestExact3DBackwardBackward0', 'UpsampleTrilinear3DBackward0', 'UpsampleTrilinear3DBackwardBackward0', 'UpsampleBicubic2DBackward0', 'UpsampleBicubic2DBackwardBackward0', 'AffineGridGeneratorBackward0', 'GridSampler2DBackward0', 'GridSampler2DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagBackwardBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
 
 
 class NegBackward0(Node):
@@ -1238,6 +1247,77 @@ class HuberLossBackwardBackward0(Node):
         if edges[2] is not None:
             grad_target = -huber_loss_double_backward(grad * grad_output, self, target, reduction, delta)
         return grad_grad_output, grad_self, grad_target
+
+
+class SoftMarginLossBackward0(Node):
+    """``soft_margin_loss(Tensor self, Tensor target, int reduction=Mean) -> Tensor``"""
+    __slots__ = ('self_', 'target_', 'reduction_')
+    _tensor_slots = ('self_', 'target_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_target': ('target_', True), '_saved_reduction': ('reduction_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        reduction = node.reduction_
+        return (soft_margin_loss_backward(grad, self, target, reduction),)
+
+
+class SoftMarginLossBackwardBackward0(Node):
+    """``soft_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, int reduction) -> Tensor``"""
+    __slots__ = ('grad_output_', 'self_', 'target_', 'reduction_')
+    _tensor_slots = ('grad_output_', 'self_', 'target_')
+    _exposed = {'_saved_grad_output': ('grad_output_', True), '_saved_self': ('self_', True), '_saved_target': ('target_', True), '_saved_reduction': ('reduction_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_output = node.grad_output_.unpack(node)
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        reduction = node.reduction_
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = soft_margin_loss_double_backward_grad_output(grad, grad_output, self, target, reduction)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = soft_margin_loss_double_backward(grad * grad_output, self, target, reduction)
+        return grad_grad_output, grad_self
+
+
+class MultiMarginLossBackward0(Node):
+    """``multi_margin_loss(Tensor self, Tensor target, Scalar p=1, Scalar margin=1, Tensor? weight=None, int reduction=Mean) -> Tensor``"""
+    __slots__ = ('self_', 'target_', 'p_', 'margin_', 'weight_', 'reduction_')
+    _tensor_slots = ('self_', 'target_', 'weight_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_target': ('target_', True), '_saved_p': ('p_', False), '_saved_margin': ('margin_', False), '_saved_weight': ('weight_', True), '_saved_reduction': ('reduction_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        target = node.target_.unpack(node)
+        p = node.p_
+        margin = node.margin_
+        weight = node.weight_.unpack(node)
+        reduction = node.reduction_
+        return (multi_margin_loss_backward(grad, self, target, p, margin, weight, reduction),)
+
+
+class MultiMarginLossBackwardBackward0(Node):
+    """``multi_margin_loss_backward(Tensor grad_output, Tensor self, Tensor target, Scalar p, Scalar margin, Tensor? weight=None, int reduction=Mean) -> Tensor``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = derivative_not_implemented("multi_margin_loss_backward", grad)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = derivative_not_implemented("multi_margin_loss_backward", grad)
+        return grad_grad_output, grad_self
 
 
 class BinaryCrossEntropyBackward0(Node):
@@ -4672,6 +4752,94 @@ class AdaptiveAvgPool2DBackwardBackward0(Node):
         if edges[1] is not None:
             grad_self = zeros_like(self)
         return grad_grad_output, grad_self
+
+
+class AdaptiveMaxPool2DBackward0(Node):
+    """``adaptive_max_pool2d(Tensor self, int[2] output_size) -> (Tensor, Tensor)``"""
+    __slots__ = ('self_', 'result1_')
+    _tensor_slots = ('self_', 'result1_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result1': ('result1_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        result1 = node.result1_.unpack(node)
+        return (adaptive_max_pool2d_backward(grad, self, result1),)
+
+
+class AdaptiveMaxPool2DBackwardBackward0(Node):
+    """``adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor``"""
+    __slots__ = ('indices_', 'self_')
+    _tensor_slots = ('indices_', 'self_')
+    _exposed = {'_saved_indices': ('indices_', True), '_saved_self': ('self_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        indices = node.indices_.unpack(node)
+        self = node.self_.unpack(node)
+        grad_grad_output = None
+        if edges[0] is not None:
+            grad_grad_output = max_pool_double_backward(grad, indices, 2)
+        grad_self = None
+        if edges[1] is not None:
+            grad_self = zeros_like(self)
+        return grad_grad_output, grad_self
+
+
+class Im2ColBackward0(Node):
+    """``im2col(Tensor self, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'kernel_size_', 'dilation_', 'padding_', 'stride_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_kernel_size': ('kernel_size_', False), '_saved_dilation': ('dilation_', False), '_saved_padding': ('padding_', False), '_saved_stride': ('stride_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        kernel_size = node.kernel_size_
+        dilation = node.dilation_
+        padding = node.padding_
+        stride = node.stride_
+        return (col2im(grad, self_sym_sizes[-2:], kernel_size, dilation, padding, stride),)
+
+
+class Col2ImBackward0(Node):
+    """``col2im(Tensor self, SymInt[2] output_size, int[2] kernel_size, int[2] dilation, int[2] padding, int[2] stride) -> Tensor``"""
+    __slots__ = ('kernel_size_', 'dilation_', 'padding_', 'stride_')
+    _tensor_slots = ()
+    _exposed = {'_saved_kernel_size': ('kernel_size_', False), '_saved_dilation': ('dilation_', False), '_saved_padding': ('padding_', False), '_saved_stride': ('stride_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        kernel_size = node.kernel_size_
+        dilation = node.dilation_
+        padding = node.padding_
+        stride = node.stride_
+        return (im2col(grad, kernel_size, dilation, padding, stride),)
+
+
+class PixelShuffleBackward0(Node):
+    """``pixel_shuffle(Tensor self, int upscale_factor) -> Tensor``"""
+    __slots__ = ('upscale_factor_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_upscale_factor': ('upscale_factor_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        upscale_factor = node.upscale_factor_
+        return (pixel_unshuffle(grad, upscale_factor),)
+
+
+class PixelUnshuffleBackward0(Node):
+    """``pixel_unshuffle(Tensor self, int downscale_factor) -> Tensor``"""
+    __slots__ = ('downscale_factor_',)
+    _tensor_slots = ()
+    _exposed = {'_saved_downscale_factor': ('downscale_factor_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        downscale_factor = node.downscale_factor_
+        return (pixel_shuffle(grad, downscale_factor),)
 
 
 class ConstantPadNdBackward0(Node):

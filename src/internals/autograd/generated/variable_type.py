@@ -22,6 +22,8 @@ from .functions import (
     AcoshBackward0,
     AdaptiveAvgPool2DBackward0,
     AdaptiveAvgPool2DBackwardBackward0,
+    AdaptiveMaxPool2DBackward0,
+    AdaptiveMaxPool2DBackwardBackward0,
     AddBackward0,
     AddBackward1,
     AddbmmBackward0,
@@ -68,6 +70,7 @@ from .functions import (
     ClampMinBackward0,
     ClampMinBackward1,
     CloneBackward0,
+    Col2ImBackward0,
     ComplexBackward0,
     ConjBackward0,
     ConjPhysicalBackward0,
@@ -140,6 +143,7 @@ from .functions import (
     HuberLossBackward0,
     HuberLossBackwardBackward0,
     HypotBackward0,
+    Im2ColBackward0,
     IndexAddBackward0,
     IndexBackward0,
     IndexCopyBackward0,
@@ -200,6 +204,8 @@ from .functions import (
     MseLossBackwardBackward0,
     MulBackward0,
     MulBackward1,
+    MultiMarginLossBackward0,
+    MultiMarginLossBackwardBackward0,
     MvBackward0,
     NanToNumBackward0,
     NanmedianBackward0,
@@ -224,6 +230,8 @@ from .functions import (
     NormalBackward3,
     PackPaddedSequenceBackward0,
     PermuteBackward0,
+    PixelShuffleBackward0,
+    PixelUnshuffleBackward0,
     PowBackward0,
     PowBackward1,
     PowBackward2,
@@ -277,6 +285,8 @@ from .functions import (
     SliceScatterBackward0,
     SmoothL1LossBackward0,
     SmoothL1LossBackwardBackward0,
+    SoftMarginLossBackward0,
+    SoftMarginLossBackwardBackward0,
     SoftmaxBackward0,
     SoftmaxBackwardDataBackward0,
     SoftplusBackward0,
@@ -476,6 +486,10 @@ OPS = {
     'smooth_l1_loss_backward': dispatcher.find('smooth_l1_loss_backward'),
     'huber_loss': dispatcher.find('huber_loss'),
     'huber_loss_backward': dispatcher.find('huber_loss_backward'),
+    'soft_margin_loss': dispatcher.find('soft_margin_loss'),
+    'soft_margin_loss_backward': dispatcher.find('soft_margin_loss_backward'),
+    'multi_margin_loss': dispatcher.find('multi_margin_loss'),
+    'multi_margin_loss_backward': dispatcher.find('multi_margin_loss_backward'),
     'binary_cross_entropy': dispatcher.find('binary_cross_entropy'),
     'binary_cross_entropy_backward': dispatcher.find('binary_cross_entropy_backward'),
     'binary_cross_entropy_with_logits': dispatcher.find('binary_cross_entropy_with_logits'),
@@ -877,6 +891,12 @@ OPS = {
     'avg_pool2d_backward': dispatcher.find('avg_pool2d_backward'),
     '_adaptive_avg_pool2d': dispatcher.find('_adaptive_avg_pool2d'),
     '_adaptive_avg_pool2d_backward': dispatcher.find('_adaptive_avg_pool2d_backward'),
+    'adaptive_max_pool2d': dispatcher.find('adaptive_max_pool2d'),
+    'adaptive_max_pool2d_backward': dispatcher.find('adaptive_max_pool2d_backward'),
+    'im2col': dispatcher.find('im2col'),
+    'col2im': dispatcher.find('col2im'),
+    'pixel_shuffle': dispatcher.find('pixel_shuffle'),
+    'pixel_unshuffle': dispatcher.find('pixel_unshuffle'),
     'constant_pad_nd': dispatcher.find('constant_pad_nd'),
     'reflection_pad1d': dispatcher.find('reflection_pad1d'),
     'reflection_pad1d_backward': dispatcher.find('reflection_pad1d_backward'),
@@ -2316,6 +2336,76 @@ def huber_loss_backward(ks, grad_output, self, target, reduction, delta):
         grad_fn.delta_ = delta
     with below_ad_inplace_or_view():
         result = OPS['huber_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction, delta)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def soft_margin_loss(ks, self, target, reduction=1):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(target, 'target', 'soft_margin_loss')
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SoftMarginLossBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+    with below_ad_inplace_or_view():
+        result = OPS['soft_margin_loss'].redispatch(after_autograd(ks), self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def soft_margin_loss_backward(ks, grad_output, self, target, reduction):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(target, 'target', 'soft_margin_loss_backward')
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = SoftMarginLossBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+    with below_ad_inplace_or_view():
+        result = OPS['soft_margin_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def multi_margin_loss(ks, self, target, p=1, margin=1, weight=None, reduction=1):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(weight, 'weight', 'multi_margin_loss')
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MultiMarginLossBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.p_ = p
+        grad_fn.margin_ = margin
+        grad_fn.weight_ = SavedVariable(weight, False)
+        grad_fn.reduction_ = as_int(reduction)
+    with below_ad_inplace_or_view():
+        result = OPS['multi_margin_loss'].redispatch(after_autograd(ks), self, target, p, margin, weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def multi_margin_loss_backward(ks, grad_output, self, target, p, margin, weight=None, reduction=1):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(target, 'target', 'multi_margin_loss_backward')
+        check_no_requires_grad(weight, 'weight', 'multi_margin_loss_backward')
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = MultiMarginLossBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+    with below_ad_inplace_or_view():
+        result = OPS['multi_margin_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, p, margin, weight, reduction)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7353,6 +7443,95 @@ def _adaptive_avg_pool2d_backward(ks, grad_output, self):
     return result
 
 
+def adaptive_max_pool2d(ks, self, output_size):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AdaptiveMaxPool2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['adaptive_max_pool2d'].redispatch(after_autograd(ks), self, output_size)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+    return result
+
+
+def adaptive_max_pool2d_backward(ks, grad_output, self, indices):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(indices, 'indices', 'adaptive_max_pool2d_backward')
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = AdaptiveMaxPool2DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.indices_ = SavedVariable(indices, False)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['adaptive_max_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self, indices)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def im2col(ks, self, kernel_size, dilation, padding, stride):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = Im2ColBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.kernel_size_ = as_int_tuple(kernel_size)
+        grad_fn.dilation_ = as_int_tuple(dilation)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.stride_ = as_int_tuple(stride)
+    with below_ad_inplace_or_view():
+        result = OPS['im2col'].redispatch(after_autograd(ks), self, kernel_size, dilation, padding, stride)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def col2im(ks, self, output_size, kernel_size, dilation, padding, stride):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = Col2ImBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.kernel_size_ = as_int_tuple(kernel_size)
+        grad_fn.dilation_ = as_int_tuple(dilation)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.stride_ = as_int_tuple(stride)
+    with below_ad_inplace_or_view():
+        result = OPS['col2im'].redispatch(after_autograd(ks), self, output_size, kernel_size, dilation, padding, stride)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def pixel_shuffle(ks, self, upscale_factor):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = PixelShuffleBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.upscale_factor_ = as_int(upscale_factor)
+    with below_ad_inplace_or_view():
+        result = OPS['pixel_shuffle'].redispatch(after_autograd(ks), self, upscale_factor)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def pixel_unshuffle(ks, self, downscale_factor):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = PixelUnshuffleBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.downscale_factor_ = as_int(downscale_factor)
+    with below_ad_inplace_or_view():
+        result = OPS['pixel_unshuffle'].redispatch(after_autograd(ks), self, downscale_factor)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def constant_pad_nd(ks, self, pad, value=0):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -8274,6 +8453,10 @@ KERNELS = {
     'smooth_l1_loss_backward': smooth_l1_loss_backward,
     'huber_loss': huber_loss,
     'huber_loss_backward': huber_loss_backward,
+    'soft_margin_loss': soft_margin_loss,
+    'soft_margin_loss_backward': soft_margin_loss_backward,
+    'multi_margin_loss': multi_margin_loss,
+    'multi_margin_loss_backward': multi_margin_loss_backward,
     'binary_cross_entropy': binary_cross_entropy,
     'binary_cross_entropy_backward': binary_cross_entropy_backward,
     'binary_cross_entropy_with_logits': binary_cross_entropy_with_logits,
@@ -8675,6 +8858,12 @@ KERNELS = {
     'avg_pool2d_backward': avg_pool2d_backward,
     '_adaptive_avg_pool2d': _adaptive_avg_pool2d,
     '_adaptive_avg_pool2d_backward': _adaptive_avg_pool2d_backward,
+    'adaptive_max_pool2d': adaptive_max_pool2d,
+    'adaptive_max_pool2d_backward': adaptive_max_pool2d_backward,
+    'im2col': im2col,
+    'col2im': col2im,
+    'pixel_shuffle': pixel_shuffle,
+    'pixel_unshuffle': pixel_unshuffle,
     'constant_pad_nd': constant_pad_nd,
     'reflection_pad1d': reflection_pad1d,
     'reflection_pad1d_backward': reflection_pad1d_backward,

@@ -33,9 +33,11 @@ from .activation import (
 )
 from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d
-from .container import ModuleDict, ModuleList, Sequential
+from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .flatten import Flatten, Unflatten
+from .fold import Fold, Unfold
+from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Linear
 from .loss import (
                    BCELoss,
@@ -51,10 +53,12 @@ from .loss import (
                    MarginRankingLoss,
                    MSELoss,
                    MultiLabelSoftMarginLoss,
+                   MultiMarginLoss,
                    NLLLoss,
                    PairwiseDistance,
                    PoissonNLLLoss,
                    SmoothL1Loss,
+                   SoftMarginLoss,
                    TripletMarginLoss,
 )
 from .module import Module
@@ -76,7 +80,8 @@ from .padding import (
                          ZeroPad2d,
                          ZeroPad3d,
 )
-from .pooling import AdaptiveAvgPool2d, AvgPool2d, MaxPool2d
+from .pixelshuffle import PixelShuffle, PixelUnshuffle
+from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
 from .transformer import (
@@ -108,3 +113,6 @@ __all__ += ["MultiheadAttention", "TransformerEncoderLayer", "TransformerEncoder
 __all__ += ["EmbeddingBag", "Upsample", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 __all__ += ["MarginRankingLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
             "GaussianNLLLoss", "MultiLabelSoftMarginLoss"]
+__all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
+            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "SoftMarginLoss", "MultiMarginLoss",
+            "ParameterList", "ParameterDict"]

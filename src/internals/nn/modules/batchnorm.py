@@ -73,13 +73,14 @@ class _BatchNorm(Module):
                 f"{bias_field(self, 'BatchNorm1d')}, track_running_stats={self.track_running_stats}")
 
 
-    def _load_from_state_dict(self, state_dict, prefix, missing, unexpected, errors, version=None, assign=False):
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing, unexpected, errors):
         """A state dict of version 1 (or with no version: a plain dict) predates num_batches_tracked:
         the module's current count is kept, as torch's ``_NormBase`` keeps it."""
         key = prefix + "num_batches_tracked"
+        version = local_metadata.get("version")
         if (version is None or version < 2) and self.track_running_stats and key not in state_dict:
             state_dict[key] = self.num_batches_tracked
-        super()._load_from_state_dict(state_dict, prefix, missing, unexpected, errors, version, assign)
+        super()._load_from_state_dict(state_dict, prefix, local_metadata, strict, missing, unexpected, errors)
 
 
 class BatchNorm1d(_BatchNorm):

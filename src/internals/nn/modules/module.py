@@ -63,6 +63,50 @@ class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpec
     __str__ = __repr__
 
 
+def _parse_to(args, kwargs):
+    """``Module.to``'s arguments as (device, dtype, non_blocking, memory_format), in the forms
+    torch's ``_parse_to`` accepts: a tensor stands for its device and dtype; a bool after the
+    device or dtype is ``non_blocking``."""
+    unknown = set(kwargs) - {"device", "dtype", "non_blocking", "memory_format", "copy"}
+    if unknown:
+        raise TypeError(f"to() received an invalid combination of arguments - got unexpected keyword "
+                        f"{sorted(unknown)[0]!r}")
+    device, dtype = kwargs.get("device"), kwargs.get("dtype")
+    non_blocking = kwargs.get("non_blocking", False)
+    for a in args:
+        if isinstance(a, Tensor):
+            device, dtype = a.device, a.dtype
+        elif isinstance(a, st.dtype):
+            dtype = a
+        elif isinstance(a, bool):
+            non_blocking = a
+        elif a is not None:
+            device = a
+    return device, dtype, non_blocking, kwargs.get("memory_format")
+
+
+class _ForwardHook:
+    """A registered forward (pre-)hook with its flags; called with the kwargs only when it asked
+    for them (``with_kwargs``), as torch's ``_call_impl`` calls it."""
+
+    def __init__(self, hook, with_kwargs, always_call):
+        self.hook, self.with_kwargs, self.always_call = hook, with_kwargs, always_call
+
+    def __call__(self, module, args, kwargs, *output):
+        return self.hook(module, args, kwargs, *output) if self.with_kwargs else self.hook(module, args, *output)
+
+
+class _LoadPreHook:
+    """A load-state-dict pre-hook, given its module first when registered through the public API
+    (torch's ``_WrappedHook``)."""
+
+    def __init__(self, hook, module):
+        self.hook, self.module = hook, module
+
+    def __call__(self, *args):
+        return self.hook(*args) if self.module is None else self.hook(self.module, *args)
+
+
 class Module:
     """Base class of every layer and model: subclasses set attributes in ``__init__`` and define ``forward``."""
 
@@ -79,6 +123,9 @@ class Module:
         object.__setattr__(self, "_forward_hooks", [])
         object.__setattr__(self, "_backward_pre_hooks", [])
         object.__setattr__(self, "_backward_hooks", [])
+        for name in ("_state_dict_pre_hooks", "_state_dict_hooks", "_load_state_dict_pre_hooks",
+                     "_load_state_dict_post_hooks"):
+            object.__setattr__(self, name, [])
 
     def forward(self, *args, **kwargs):
         raise NotImplementedError(f'Module [{type(self).__name__}] is missing the required "forward" function')
@@ -280,16 +327,25 @@ class Module:
         return self
 
     def to(self, *args, **kwargs):
-        """``to(device)``, ``to(dtype)`` (floating parameters only, as torch) or both."""
-        dtypes = [a for a in args if isinstance(a, st.dtype)] + [v for k, v in kwargs.items() if k == "dtype"]
-        devices = [a for a in args if not isinstance(a, st.dtype)] + [v for k, v in kwargs.items() if k == "device"]
-        if dtypes and not (dtypes[0].is_floating_point or dtypes[0].is_complex):
-            raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
-                            f"dtype={dtypes[0]}")
+        """``to(device)``, ``to(dtype)``, ``to(device, dtype)`` or ``to(tensor)`` (its device and
+        dtype): the dtype applies to floating and complex tensors only, as in torch, so integer
+        buffers keep theirs (complex ones become real under a floating dtype, as ``Tensor.to``)."""
+        device, dtype, non_blocking, memory_format = _parse_to(args, kwargs)
+        if dtype is not None:
+            if not (dtype.is_floating_point or dtype.is_complex):
+                raise TypeError(f"nn.Module.to only accepts floating point or complex dtypes, but got desired "
+                                f"dtype={dtype}")
+            if dtype.is_complex:
+                warnings.warn("Complex modules are a new feature under active development whose design may change, "
+                              "and some modules might not work as expected when using complex tensors as parameters "
+                              "or buffers. Please file an issue at https://github.com/pytorch/pytorch/issues/new?"
+                              "template=bug-report.yml if a complex module does not work as expected.", stacklevel=2)
 
         def convert(t):
-            dtype = dtypes[0] if dtypes and t.is_floating_point() else None
-            return t.to(device=devices[0] if devices else None, dtype=dtype)
+            wanted = dtype if t.is_floating_point() or t.is_complex() else None
+            if memory_format is not None and t.dim() in (4, 5):
+                return t.to(device=device, dtype=wanted, non_blocking=non_blocking, memory_format=memory_format)
+            return t.to(device=device, dtype=wanted, non_blocking=non_blocking)
         return self._apply(convert)
 
     def cpu(self):
@@ -349,27 +405,43 @@ class Module:
 
     # ------------------------------------------------------------------ state dict
     def state_dict(self, destination=None, prefix="", keep_vars=False):
-        """Every parameter and persistent buffer by dotted name, detached unless ``keep_vars``."""
+        """Every parameter and persistent buffer by dotted name, detached unless ``keep_vars``.
+        Around this module's part run its hooks: the pre-hooks first, the post-hooks last (a
+        post-hook registered with the private ``_register_state_dict_hook`` may return a new dict)."""
         if destination is None:
             destination = OrderedDict()
-        self._record_version(destination, prefix)
+        local_metadata = self._record_version(destination, prefix)
+        for hook in list(self._state_dict_pre_hooks):
+            hook(self, prefix, keep_vars)
+        self._save_to_state_dict(destination, prefix, keep_vars)
+        for name, module in self._modules.items():
+            if module is not None:
+                module.state_dict(destination, prefix + name + ".", keep_vars)
+        for hook in list(self._state_dict_hooks):
+            result = hook(self, destination, prefix, local_metadata)
+            if getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:
+                destination = result
+        return destination
+
+    def _save_to_state_dict(self, destination, prefix, keep_vars):
+        """This module's own parameters and persistent buffers (not its children's)."""
         for name, param in self._parameters.items():
             if param is not None:
                 destination[prefix + name] = param if keep_vars else param.detach()
         for name, buf in self._buffers.items():
             if buf is not None and name not in self._non_persistent_buffers_set:
                 destination[prefix + name] = buf if keep_vars else buf.detach()
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(destination, prefix + name + ".", keep_vars)
-        return destination
 
     def _record_version(self, destination, prefix):
         """Each module's ``_version`` under its dotted name in ``destination._metadata``, as torch
         records it, so that a loader knows which layout of the module's state it reads."""
         if not hasattr(destination, "_metadata"):
             destination._metadata = OrderedDict()
-        destination._metadata[prefix[:-1]] = {"version": self._version}
+        local_metadata = destination._metadata[prefix[:-1]] = {"version": self._version}
+        return local_metadata
 
     def load_state_dict(self, state_dict, strict=True, assign=False):
         """Copy ``state_dict``'s tensors into this module's parameters and buffers, in place.
@@ -384,10 +456,26 @@ class Module:
         missing, unexpected, errors = [], [], []
         metadata = getattr(state_dict, "_metadata", {})
         state_dict = OrderedDict(state_dict)        # a module may fill in keys: the caller's dict stays as it was
-        for name, module in self.named_modules(prefix="", remove_duplicate=False):   # a shared child loads twice
-            prefix = name + "." if name else ""
-            module._load_from_state_dict(state_dict, prefix, missing, unexpected, errors,
-                                         version=metadata.get(name, {}).get("version"), assign=assign)
+
+        def load(module, local_state, prefix=""):
+            """One module, then each child on the entries under its prefix, then the module's
+            post-hooks, which may change the lists of keys in place (torch's order)."""
+            local_metadata = dict(metadata.get(prefix[:-1], {}))
+            if assign:
+                local_metadata["assign_to_params_buffers"] = True
+            module._load_from_state_dict(local_state, prefix, local_metadata, True, missing, unexpected, errors)
+            for name, child in module._modules.items():      # a shared child loads once per place
+                if child is not None:
+                    child_prefix = prefix + name + "."
+                    load(child, {k: v for k, v in local_state.items() if k.startswith(child_prefix)}, child_prefix)
+            keys = _IncompatibleKeys(missing, unexpected)
+            for hook in list(module._load_state_dict_post_hooks):
+                if hook(module, keys) is not None:
+                    raise AssertionError("Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                                         "expected to return new values, if incompatible_keys need to be modified, "
+                                         "it should be done inplace.")
+
+        load(self, state_dict)
         if strict:
             if unexpected:
                 keys = ", ".join(f'"{k}"' for k in unexpected)
@@ -399,9 +487,14 @@ class Module:
                 type(self).__name__, "\n\t".join(errors)))
         return _IncompatibleKeys(missing, unexpected)
 
-    def _load_from_state_dict(self, state_dict, prefix, missing, unexpected, errors, version=None, assign=False):
-        """This module's own entries; a key under ``prefix`` that names neither one of them nor a
-        child is unexpected (a child's keys are its own business)."""
+    def _load_from_state_dict(self, state_dict, prefix, local_metadata, strict, missing, unexpected, errors):
+        """This module's own entries, after its load pre-hooks; a key under ``prefix`` that names
+        neither one of them nor a child is unexpected (a child's keys are its own business).
+        ``local_metadata`` holds the module's saved ``version`` and, for ``assign=True``,
+        ``assign_to_params_buffers`` (torch's signature, so a subclass overrides it as in torch)."""
+        for hook in list(self._load_state_dict_pre_hooks):
+            hook(state_dict, prefix, local_metadata, strict, missing, unexpected, errors)
+        assign = local_metadata.get("assign_to_params_buffers", False)
         local = {k: v for k, v in self._parameters.items() if v is not None}
         local.update((k, v) for k, v in self._buffers.items()
                      if v is not None and k not in self._non_persistent_buffers_set)
@@ -438,14 +531,49 @@ class Module:
                 value = Parameter(value, requires_grad=own.requires_grad)
         setattr(self, name, value)
 
-    # ------------------------------------------------------------------ calling
-    def register_forward_pre_hook(self, hook):
-        """``hook(module, args)`` runs before ``forward``; a non-None result replaces ``args``."""
-        return self._add_hook(self._forward_pre_hooks, hook)
+    def register_state_dict_pre_hook(self, hook):
+        """``hook(module, prefix, keep_vars)`` runs before ``state_dict`` saves this module."""
+        return self._add_hook(self._state_dict_pre_hooks, hook)
 
-    def register_forward_hook(self, hook):
-        """``hook(module, args, output)`` runs after ``forward``; a non-None result replaces ``output``."""
-        return self._add_hook(self._forward_hooks, hook)
+    def register_state_dict_post_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata)`` runs after this module's part of
+        ``state_dict`` is saved; it may change the dict in place and must return None."""
+        hook._from_public_api = True
+        return self._add_hook(self._state_dict_hooks, hook)
+
+    def _register_state_dict_hook(self, hook):
+        """The older, private form of :meth:`register_state_dict_post_hook`: a non-None result
+        replaces the state dict."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError("Cannot register the same function as the state dict post hook that was previously "
+                               "registered via register_state_dict_post_hook")
+        return self._add_hook(self._state_dict_hooks, hook)
+
+    def register_load_state_dict_pre_hook(self, hook):
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys, unexpected_keys,
+        error_msgs)`` runs before this module loads its entries (it may rewrite ``state_dict``)."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(self, hook, with_module=False):
+        """The private form: without ``with_module`` the hook is not given the module."""
+        return self._add_hook(self._load_state_dict_pre_hooks, _LoadPreHook(hook, self if with_module else None))
+
+    def register_load_state_dict_post_hook(self, hook):
+        """``hook(module, incompatible_keys)`` runs after this module and its children loaded; it
+        may edit the missing and unexpected keys in place (before ``strict`` judges them)."""
+        return self._add_hook(self._load_state_dict_post_hooks, hook)
+
+    # ------------------------------------------------------------------ calling
+    def register_forward_pre_hook(self, hook, *, prepend=False, with_kwargs=False):
+        """``hook(module, args)`` runs before ``forward``; a non-None result replaces ``args``.
+        With ``with_kwargs``, ``hook(module, args, kwargs)`` returns None or ``(args, kwargs)``."""
+        return self._add_hook(self._forward_pre_hooks, _ForwardHook(hook, with_kwargs, False), prepend)
+
+    def register_forward_hook(self, hook, *, prepend=False, with_kwargs=False, always_call=False):
+        """``hook(module, args, output)`` runs after ``forward``; a non-None result replaces ``output``.
+        With ``with_kwargs`` it is ``hook(module, args, kwargs, output)``; with ``always_call`` it
+        also runs when ``forward`` (or an earlier hook) raised, before the exception goes on."""
+        return self._add_hook(self._forward_hooks, _ForwardHook(hook, with_kwargs, always_call), prepend)
 
     def register_full_backward_pre_hook(self, hook, prepend=False):
         """``hook(module, grad_output)`` runs when the gradients of the outputs are known; a non-None
@@ -466,26 +594,59 @@ class Module:
         return RemovableHandle(hooks, hook)
 
     def __call__(self, *args, **kwargs):
-        for hook in list(self._forward_pre_hooks):
-            result = hook(self, args)
-            if result is not None:
-                args = result if isinstance(result, tuple) else (result,)
         # The hooks registered now are those this call runs, as in torch.
-        bw_hook = None
-        if self._backward_hooks or self._backward_pre_hooks:
-            bw_hook = BackwardHook(self, list(self._backward_hooks), list(self._backward_pre_hooks))
-            args = bw_hook.setup_input_hook(args)
-        output = self.forward(*args, **kwargs)
-        for hook in list(self._forward_hooks):
-            result = hook(self, args, output)
-            if result is not None:
-                output = result
-        if bw_hook is not None:
-            if not isinstance(output, (Tensor, tuple)):
-                warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of "
-                              f"Tensors but received {type(output)}", stacklevel=2)
-            output = bw_hook.setup_output_hook(output)
-        return output
+        forward_hooks, called = list(self._forward_hooks), set()
+        result = None
+        try:
+            args, kwargs = self._run_forward_pre_hooks(args, kwargs)
+            bw_hook = None
+            if self._backward_hooks or self._backward_pre_hooks:
+                bw_hook = BackwardHook(self, list(self._backward_hooks), list(self._backward_pre_hooks))
+                args = bw_hook.setup_input_hook(args)
+            result = self.forward(*args, **kwargs)
+            for hook in forward_hooks:
+                if hook.always_call:
+                    called.add(id(hook))
+                hook_result = hook(self, args, kwargs, result)
+                if hook_result is not None:
+                    result = hook_result
+            if bw_hook is not None:
+                if not isinstance(result, (Tensor, tuple)):
+                    warnings.warn("For backward hooks to be called, module output should be a Tensor or a tuple of "
+                                  f"Tensors but received {type(result)}", stacklevel=2)
+                result = bw_hook.setup_output_hook(result)
+            return result
+        except Exception:
+            self._run_always_called_hooks(forward_hooks, called, args, kwargs, result)
+            raise
+
+    def _run_forward_pre_hooks(self, args, kwargs):
+        for hook in list(self._forward_pre_hooks):
+            result = hook(self, args, kwargs)
+            if result is None:
+                continue
+            if hook.with_kwargs:
+                if not (isinstance(result, tuple) and len(result) == 2):
+                    raise RuntimeError("forward pre-hook must return None or a tuple of (new_args, new_kwargs), but "
+                                       f"got {result}.")
+                args, kwargs = result
+            else:
+                args = result if isinstance(result, tuple) else (result,)
+        return args, kwargs
+
+    def _run_always_called_hooks(self, hooks, called, args, kwargs, result):
+        """After an exception: the ``always_call`` hooks that have not run yet; an exception of
+        theirs is only a warning (the first one goes on)."""
+        for hook in hooks:
+            if not hook.always_call or id(hook) in called:
+                continue
+            try:
+                hook_result = hook(self, args, kwargs, result)
+                if hook_result is not None:
+                    result = hook_result
+            except Exception as e:
+                warnings.warn("module forward hook with ``always_call=True`` raised an exception that was silenced "
+                              f"as another error was raised in forward: {e}", stacklevel=2)
 
     # ------------------------------------------------------------------ printing
     def extra_repr(self):

@@ -2,7 +2,13 @@
 W) buffers the host sized from the checked geometry: every index below is inside its buffer."""
 from numba import prange
 
-from ..pooling import avg_pool_backward_plane, avg_pool_output, max_pool_backward_plane, max_pool_output
+from ..pooling import (
+    adaptive_max_output,
+    avg_pool_backward_plane,
+    avg_pool_output,
+    max_pool_backward_plane,
+    max_pool_output,
+)
 from .parallel_for import parallel_loop
 
 
@@ -40,3 +46,13 @@ def avg_pool2d_backward(grad_input, grad_output, H, W, OH, OW, windows, divisor,
     """One task per plane: windows overlap, and only the plane's task adds into it."""
     for p in prange(grad_input.size // (H * W)):
         avg_pool_backward_plane(grad_input, grad_output, p, H, W, OH, OW, windows, divisor, per_dim)
+
+
+@parallel_loop()
+def adaptive_max_pool2d(out, indices, inp, H, W, OH, OW, windows):
+    """Adaptive max pooling (``cpu/AdaptiveMaxPoolKernel.cpp``): one task per plane."""
+    for p in prange(inp.size // (H * W)):
+        for oh in range(OH):
+            for ow in range(OW):
+                i = (p * OH + oh) * OW + ow
+                out[i], indices[i] = adaptive_max_output(inp, p, H, W, OH, OW, oh, ow, windows)

@@ -4,7 +4,13 @@ that no two threads add into the same element (no atomics)."""
 import numpy as np
 from numba import cuda
 
-from ..pooling import avg_pool_backward_plane, avg_pool_output, max_pool_backward_plane, max_pool_output
+from ..pooling import (
+    adaptive_max_output,
+    avg_pool_backward_plane,
+    avg_pool_output,
+    max_pool_backward_plane,
+    max_pool_output,
+)
 from .loops import launch_config
 
 
@@ -64,3 +70,18 @@ def avg_pool2d_backward(grad_input, grad_output, H, W, OH, OW, windows, divisor,
     with np.errstate(all="ignore"):
         _avg_pool2d_backward[launch_config(grad_input.size // (H * W))](grad_input, grad_output, H, W, OH, OW,
                                                                         windows, divisor, per_dim)
+
+
+# Adaptive max pooling (``cuda/AdaptiveMaxPooling2d.cu``): one thread per output element.
+@cuda.jit
+def _adaptive_max_pool2d(out, indices, inp, H, W, OH, OW, windows):
+    i = cuda.grid(1)
+    while i < out.size:
+        ow, oh, p = i % OW, (i // OW) % OH, i // (OH * OW)
+        out[i], indices[i] = adaptive_max_output(inp, p, H, W, OH, OW, oh, ow, windows)
+        i += cuda.gridsize(1)
+
+
+def adaptive_max_pool2d(out, indices, inp, H, W, OH, OW, windows):
+    with np.errstate(all="ignore"):
+        _adaptive_max_pool2d[launch_config(out.size)](out, indices, inp, H, W, OH, OW, windows)

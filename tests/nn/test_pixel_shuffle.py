@@ -1,0 +1,111 @@
+"""``F.pixel_shuffle``/``F.pixel_unshuffle`` and their modules against torch: values, layouts
+(channels-last in, channels-last out), dtypes, node names, first and second gradients, errors."""
+import numpy as np
+import pytest
+import torch
+from helpers import assert_same, same_outcome
+
+import internals
+
+
+def _t(L, shape, seed, dtype="float64", requires_grad=False):
+    a = np.random.default_rng(seed).standard_normal(shape)      # (flat, so that empty shapes survive)
+    return L.tensor(a.ravel().tolist(), dtype=getattr(L, dtype)).reshape(shape).requires_grad_(requires_grad)
+
+
+CASES = {        # function, input shape, factor
+    "shuffle": ("pixel_shuffle", (2, 8, 3, 3), 2),
+    "shuffle_unbatched": ("pixel_shuffle", (9, 2, 4), 3),
+    "shuffle_more_batch_dims": ("pixel_shuffle", (2, 3, 4, 2, 2), 2),
+    "shuffle_factor_1": ("pixel_shuffle", (1, 3, 2, 2), 1),
+    "unshuffle": ("pixel_unshuffle", (2, 2, 6, 4), 2),
+    "unshuffle_unbatched": ("pixel_unshuffle", (1, 6, 6), 3),
+    "unshuffle_more_batch_dims": ("pixel_unshuffle", (2, 2, 1, 4, 4), 4),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_values_layout_and_gradient_match_torch(name):
+    fn, shape, r = CASES[name]
+
+    def run(L):
+        x = _t(L, shape, 1, requires_grad=True)
+        out = getattr(L.nn.functional, fn)(x, r)
+        grad, = L.autograd.grad((out * out).sum(), x)
+        return out, grad, out.grad_fn.name()
+    ours, theirs = run(internals), run(torch)
+    assert_same(ours[0], theirs[0])
+    assert_same(ours[1], theirs[1])
+    assert ours[2] == theirs[2]
+
+
+@pytest.mark.parametrize("shape", [(0, 4, 2, 2), (1, 4, 2, 0)])
+@pytest.mark.parametrize("fn", ["pixel_shuffle", "pixel_unshuffle"])
+def test_empty_inputs_match_torch(fn, shape):
+    """torch's pixel_unshuffle gives an empty input back unchanged in shape (a copy), so the
+    gradient of an empty pixel_shuffle is refused, in both libraries, by the engine's shape check."""
+    def run(L):
+        x = _t(L, shape, 1, requires_grad=True)
+        out = getattr(L, fn)(x, 2)
+        return out, L.autograd.grad(out.sum(), x)[0]
+    same_outcome(lambda L: run(L)[0])
+    same_outcome(lambda L: run(L)[1])
+
+
+@pytest.mark.parametrize("fn", ["pixel_shuffle", "pixel_unshuffle"])
+def test_channels_last_and_noncontiguous_inputs_match_torch(fn):
+    same_outcome(lambda L: getattr(L, fn)(_t(L, (2, 8, 4, 4), 2).to(memory_format=L.channels_last), 2))
+    same_outcome(lambda L: getattr(L, fn)(_t(L, (2, 4, 4, 8), 3).transpose(1, 3), 2))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int64", "uint8", "bool", "complex64"])
+def test_dtypes_match_torch(dtype):
+    same_outcome(lambda L: L.pixel_shuffle(_t(L, (1, 4, 2, 2), 3).mul(3).to(getattr(L, dtype)), 2))
+
+
+SECOND_ORDER = {
+    "pixel_shuffle": lambda L: (lambda x: (L.pixel_shuffle(x.tanh(), 2) ** 3, x))(
+        _t(L, (1, 4, 2, 3), 4, requires_grad=True)),
+    "pixel_unshuffle": lambda L: (lambda x: (L.pixel_unshuffle(x.tanh(), 2) ** 3, x))(
+        _t(L, (1, 1, 4, 2), 5, requires_grad=True)),
+}
+
+
+@pytest.mark.parametrize("name", list(SECOND_ORDER))
+def test_second_derivatives_match_torch(name):
+    def run(L):
+        out, x = SECOND_ORDER[name](L)
+        g, = L.autograd.grad(out.sum(), x, create_graph=True)
+        gg, = L.autograd.grad((g * g).sum(), x)
+        return g, gg
+    ours, theirs = run(internals), run(torch)
+    assert_same(ours[0], theirs[0], rtol=1e-12, atol=1e-12)
+    assert_same(ours[1], theirs[1], rtol=1e-12, atol=1e-12)
+
+
+BAD = {
+    "shuffle_2d": lambda L, x: L.pixel_shuffle(x[0, 0], 2),
+    "shuffle_factor_0": lambda L, x: L.pixel_shuffle(x, 0),
+    "shuffle_negative": lambda L, x: L.pixel_shuffle(x, -2),
+    "shuffle_channels": lambda L, x: L.pixel_shuffle(x, 3),
+    "unshuffle_2d": lambda L, x: L.pixel_unshuffle(x[0, 0], 2),
+    "unshuffle_factor_0": lambda L, x: L.pixel_unshuffle(x, 0),
+    "unshuffle_height": lambda L, x: L.pixel_unshuffle(x[:, :, :3], 2),
+    "unshuffle_width": lambda L, x: L.pixel_unshuffle(x[..., :3], 2),
+}
+
+
+@pytest.mark.parametrize("name", list(BAD))
+def test_bad_arguments_raise_torch_errors(name):
+    same_outcome(lambda L: BAD[name](L, _t(L, (2, 8, 4, 4), 6)))
+
+
+def test_modules_match_torch():
+    def run(L):
+        x = _t(L, (2, 8, 4, 6), 7)
+        shuffle, unshuffle = L.nn.PixelShuffle(2), L.nn.PixelUnshuffle(2)
+        return shuffle(x), unshuffle(shuffle(x)), repr(shuffle), repr(unshuffle)
+    ours, theirs = run(internals), run(torch)
+    assert_same(ours[0], theirs[0])
+    assert_same(ours[1], theirs[1])
+    assert ours[2:] == theirs[2:]
