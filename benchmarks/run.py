@@ -166,6 +166,9 @@ def compiled_cases(quick, pair):
     out.append((f"{step_name} vs torch eager", t_step(t_loss), i_step, 10, "ratio <= 3"))
     if not quick:       # torch.compile's first call runs Inductor and a C++ compiler: a minute or more
         try:
+            from torch._inductor.cpu_vec_isa import pick_vec_isa
+            # Inductor's graph cache ignores ATEN_CPU_CAPABILITY: the width in its settings is hashed
+            torch._inductor.config.cpp.simdlen = pick_vec_isa().bit_width()
             tchain = torch.compile(chain(torch))
             tchain(x, bias)
             out.append((f"{name} vs torch.compile", lambda: tchain(x, bias), lambda: ichain(ix, ibias), 10,

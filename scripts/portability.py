@@ -54,7 +54,9 @@ def available_settings():
 
 
 def test_files(which):
-    """``sensitive``, ``all`` (every differential test file) or an explicit list of paths."""
+    """``sensitive``, ``all`` (every differential test file), ``none`` (or nothing) or a list of paths."""
+    if which in ([], ["none"]):
+        return []
     if which == ["sensitive"]:
         return [f"tests/{name}" for name in SENSITIVE]
     if which == ["all"]:
@@ -95,17 +97,18 @@ def main():
     parser.add_argument("--settings", default=",".join(available_settings()),
                         help=f"comma-separated, of {', '.join(SETTINGS)} (default: all this CPU runs)")
     parser.add_argument("--tests", nargs="*", default=["all"],
-                        help="'all' (the differential test files), 'sensitive', or test paths; none: no tests")
+                        help="'all' (the differential test files), 'sensitive', test paths, or 'none'")
     parser.add_argument("--notebooks", nargs="*", default=sorted(str(p.relative_to(ROOT))
                                                                   for p in (ROOT / "notebooks").glob("*.ipynb")),
-                        help="notebooks for nbval (default: every notebook); none: no nbval")
+                        help="notebooks for nbval (default: every notebook), or 'none'")
     parser.add_argument("-n", "--workers", type=int, default=2, help="pytest-xdist workers for the tests")
     args = parser.parse_args()
     names = args.settings.split(",")
     unknown = set(names) - set(SETTINGS)
     if unknown:
         parser.error(f"unknown settings: {', '.join(sorted(unknown))}")
-    results = [run_setting(name, test_files(args.tests), args.notebooks, args.workers) for name in names]
+    notebooks = [] if args.notebooks == ["none"] else args.notebooks
+    results = [run_setting(name, test_files(args.tests), notebooks, args.workers) for name in names]
     sys.exit(0 if all(results) else 1)
 
 
