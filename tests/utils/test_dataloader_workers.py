@@ -3,9 +3,11 @@ augmentations from the same seed, worker seeding and ``get_worker_info``, persis
 prefetching, errors from a worker, a worker killed, a timeout. Tiny datasets, two workers at
 most, every wait bounded; no test leaves shared memory behind."""
 import os
+import queue
 import random
 import signal
 import time
+import types
 import warnings
 
 import numpy as np
@@ -260,6 +262,22 @@ def test_worker_killed_is_reported_not_waited_for():
                 "DataLoader worker (pid PID) is killed by signal: Killed. ")
     assert ours[0] in accepted and theirs[0] in accepted
     assert ours[1] and theirs[1]
+
+
+@pytest.mark.parametrize("exitcode, cause", [
+    (-signal.SIGKILL, "DataLoader worker (pid 7) is killed by signal: Killed. "),
+    (3, "DataLoader worker (pid 7) exited unexpectedly with exit code 3. Details are lost due to "
+        "multiprocessing. Rerunning with num_workers=0 may give better error trace."),
+    (0, "reset")])
+def test_a_reset_socket_reports_the_death_as_the_cause(exitcode, cause):
+    """The killed worker's socket can reset the wait before SIGCHLD is handled (a busy machine
+    makes it likely); the cause is then the handler's error, read from the reaped exit code, as
+    torch reports it when its handler runs first. A clean exit leaves the reset as the cause."""
+    from internals.utils.data.dataloader import _MultiProcessingDataLoaderIter as Iter
+    worker = types.SimpleNamespace(pid=7, exitcode=exitcode)
+    assert str(Iter._cause(ConnectionResetError("reset"), [worker])) == cause
+    empty = queue.Empty()
+    assert Iter._cause(empty, [worker]) is empty
 
 
 def test_timeout_raises_torchs_error():

@@ -478,10 +478,21 @@ class _MultiProcessingDataLoaderIter:
             signal_handling._forget_pids(id(self), [w.pid for w in failed])
             if failed:
                 pids = ", ".join(str(w.pid) for w in failed)
-                raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") from e
+                raise RuntimeError(f"DataLoader worker (pid(s) {pids}) exited unexpectedly") \
+                    from self._cause(e, failed)
             if isinstance(e, queue.Empty):
                 return False, None
             raise
+
+    @staticmethod
+    def _cause(error, failed):
+        """What interrupted the wait, unless it was only a symptom of the death (the killed
+        worker's socket reset before SIGCHLD was handled, which a busy machine makes likely):
+        then the handler's own error, as torch reports it when its handler runs first."""
+        if isinstance(error, (RuntimeError, queue.Empty)):
+            return error
+        message = signal_handling._failure_of(failed[0])
+        return error if message is None else RuntimeError(message)
 
     def _wait_for_an_exiting_worker(self, limit=5.0):
         """After a connection reset by a worker: the kernel closes a killed process's sockets

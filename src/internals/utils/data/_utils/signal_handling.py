@@ -17,6 +17,7 @@ import contextlib
 import os
 import signal
 import threading
+import types
 
 __all__ = ["_set_worker_pids", "_remove_worker_pids", "_error_if_any_worker_fails", "_set_SIGCHLD_handler"]
 
@@ -64,6 +65,16 @@ def _failure(pid, info):
                         "your shared memory limit.")
         return message
     return None
+
+
+def _failure_of(process):
+    """``_failure`` for a worker ``multiprocessing`` has already reaped (``waitid`` sees nothing
+    then): read from its exit code, negative for a signal."""
+    code = process.exitcode
+    if not code:
+        return None
+    kind = os.CLD_KILLED if code < 0 else os.CLD_EXITED
+    return _failure(process.pid, types.SimpleNamespace(si_code=kind, si_status=abs(code)))
 
 
 def _error_if_any_worker_fails(key=None):
