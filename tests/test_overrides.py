@@ -389,3 +389,19 @@ def test_nn_functional_asks_too():
     names, *classes = both(program)
     assert names == ["torch.nn.functional.linear", "torch.Tensor.relu", "torch.nn.functional.softmax"]
     assert classes == ["Tagged", "Tagged"]
+
+
+MIXED = {"torch.exp of an internals tensor": lambda x, t: torch.exp(x),
+         "torch's F.relu of an internals tensor": lambda x, t: torch.nn.functional.relu(x),
+         "torch tensor + internals tensor": lambda x, t: t + x,
+         "internals tensor + torch tensor": lambda x, t: x + t,
+         "internals.exp of a torch tensor": lambda x, t: internals.exp(t)}
+
+
+@pytest.mark.parametrize("case", MIXED)
+def test_the_two_libraries_refuse_each_others_tensors(case):
+    """Each library sees the other's tensor as an object with a ``__torch_function__``; neither
+    hook may run its own function on the other's tensor (each would ask the other again, without
+    end): the call is a TypeError, as it was before either hook existed."""
+    with pytest.raises(TypeError):
+        MIXED[case](internals.ones(2), torch.ones(2))

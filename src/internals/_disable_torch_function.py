@@ -7,6 +7,8 @@ back to the subclass. ``DisableTorchFunction`` turns off modes too. ``Parameter`
 ``__torch_function__`` to ``_disabled_torch_function_impl``, which marks a class as having no
 override at all: its tensors count as plain ones.
 """
+import sys
+
 from . import _tensor_base
 from .aten import python_torch_function_tls as tf
 
@@ -71,7 +73,14 @@ def _is_torch_function_mode_enabled():
 def has_torch_function_attr(obj):
     """The object's class defines a ``__torch_function__`` that is not the opt-out one."""
     attr = getattr(type(obj), "__torch_function__", None)
-    return attr is not None and attr is not _disabled_torch_function_impl
+    return attr is not None and attr is not _disabled_torch_function_impl and not _is_torchs_tensor(obj)
+
+
+def _is_torchs_tensor(obj):
+    """A real torch tensor, which internals does not take as a tensor-like: its hook would run
+    internals' function again under torch's own switch, which internals never reads (a loop)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(obj, torch.Tensor)
 
 
 def check_has_torch_function(obj, ignore_mode=False):

@@ -106,6 +106,9 @@ class Tensor(TensorBase):
         return t
 
     # ------------------------------------------------------------------ __torch_function__
+    # Real torch calls this hook too: to torch an internals tensor is any object with a
+    # __torch_function__. Running torch's own function from here would ask again, forever;
+    # declining lets torch raise its TypeError ("no implementation found").
     @classmethod
     def __torch_function__(cls, func, types, args=(), kwargs=None):
         """The override every subclass inherits (``torch/_tensor.py``): run ``func`` with subclass
@@ -113,7 +116,7 @@ class Tensor(TensorBase):
         subclass of every overriding type in the call declines: NotImplemented lets the others try."""
         if kwargs is None:
             kwargs = {}
-        if not all(issubclass(cls, t) for t in types):
+        if not all(issubclass(cls, t) for t in types) or _is_torchs(func):
             return NotImplemented
         with DisableTorchFunctionSubclass():
             ret = func(*args, **kwargs)
@@ -817,6 +820,14 @@ def _handle_and_wrap_type_error(fn, name):
     dunder.__qualname__ = f"Tensor.{name}"
     dunder.__wrapped__ = fn
     return dunder
+
+
+def _is_torchs(func):
+    """Whether ``func`` belongs to real torch (a ``torch.*`` function, or a method of its
+    ``TensorBase``, whose descriptors carry no module of their own)."""
+    owner = getattr(func, "__objclass__", None)
+    module = getattr(func, "__module__", None) or getattr(owner, "__module__", None) or ""
+    return module == "torch" or module.startswith("torch.")
 
 
 def _convert(ret, cls):
