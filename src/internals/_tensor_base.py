@@ -39,9 +39,10 @@ class TensorBase:
             cls = _tensor_class
         elif cls is not _tensor_class and hasattr(cls, "__torch_dispatch__"):
             impl.key_set = impl.key_set | PYTHON_KEYS     # a subclass that handles its own ops: the Python keys
-        elif base is not None:
+        elif base is not None and not getattr(cls, "_mode_wraps_results", False):
             # A view an operator made of a subclass's tensor is a plain Tensor, as torch's C++ wraps
-            # every new result; the subclass's __torch_function__ converts it back (as_subclass)
+            # every new result; the subclass's __torch_function__ converts it back (as_subclass).
+            # A class whose dispatch mode wraps every result itself (FakeTensor) keeps its class.
             cls = _tensor_class
         t = object.__new__(cls)
         t._impl = impl

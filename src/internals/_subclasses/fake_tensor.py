@@ -61,6 +61,9 @@ DATA_DEPENDENT_OUTPUT = frozenset(f"aten::{n}" for n in (
 
 class FakeTensor(Tensor):
     """Sizes, strides, dtype and device, over a storage that holds no memory."""
+    # FakeTensorMode makes every result a FakeTensor (torch's mode wraps each output), so the
+    # views an operator makes of one stay FakeTensors instead of turning into plain Tensors.
+    _mode_wraps_results = True
 
     @classmethod
     def from_meta(cls, meta, storage_offset=0):
