@@ -66,6 +66,16 @@ def assert_same_error(fn_ours, fn_theirs):
     return ours.value, theirs.value
 
 
+def both_with_warnings(fn):
+    """``fn(lib)`` for torch and for internals, each with the classes of the warnings it raised."""
+    results = []
+    for lib in (torch, internals):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results.append((fn(lib), [w.category for w in caught]))
+    return results
+
+
 def same_error(fn):
     """``fn(lib)`` raises the same class with the same message in both libraries."""
     ours, theirs = assert_same_error(lambda: fn(internals), lambda: fn(torch))

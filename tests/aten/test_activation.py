@@ -3,14 +3,13 @@ structured where torch 2.13's ``native_functions.yaml`` declares them: a meta st
 iterator forward, the binary one over gradient and input backward) and an impl step, out= (or
 ``grad_input=``) the primary kernel, the functional and in-place kernels derived from it.
 """
-import warnings
 from pathlib import Path
 
 import pytest
 import torch
 import torchgen
 import yaml
-from helpers import LIBM_ULPS, assert_same, same_error
+from helpers import LIBM_ULPS, assert_same, both_with_warnings, same_error
 from torchgen.model import FunctionSchema
 
 import internals
@@ -57,15 +56,6 @@ def test_derived_kernels_run_the_declared_meta_and_impl(name):
     assert derived.__module__ == out_kernel.meta.__module__ == activation.__name__
     assert out_kernel.meta.__name__.startswith("meta_") and out_kernel.impl.__name__.startswith("impl_")
 
-
-def _both(fn):
-    """fn(lib) for torch and internals, with the warnings each raised."""
-    results = []
-    for lib in (torch, internals):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            results.append((fn(lib), [w.category for w in caught]))
-    return results
 
 
 def _x(L):
@@ -118,7 +108,7 @@ OUT_CASES = {
 @pytest.mark.parametrize("case", OUT_CASES)
 def test_out_variant_matches_torch(case):
     program, ulps = OUT_CASES[case]
-    (theirs, their_warnings), (ours, our_warnings) = _both(program)
+    (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(program)
     assert_same(ours, theirs, ulps=ulps or None)
     assert our_warnings == their_warnings
 

@@ -3,14 +3,13 @@
 integer input only; tensor bounds join the iterator) and an impl step (``maximum`` then
 ``minimum``), out= the primary kernel, the functional and in-place kernels derived from it.
 """
-import warnings
 from pathlib import Path
 
 import pytest
 import torch
 import torchgen
 import yaml
-from helpers import assert_same, same_error
+from helpers import assert_same, both_with_warnings, same_error
 from torchgen.model import FunctionSchema
 
 import internals
@@ -46,14 +45,6 @@ def test_derived_kernels_run_the_declared_meta_and_impl(name):
     assert derived.__module__ == binary_ops.__name__
 
 
-def _both(fn):
-    results = []
-    for lib in (torch, internals):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            results.append((fn(lib), [w.category for w in caught]))
-    return results
-
 
 def _x(L):
     return L.tensor([[-2., 0.5, float("nan")], [3., -0.25, 1.]]).t()
@@ -79,7 +70,7 @@ OUT_CASES = {
 
 @pytest.mark.parametrize("case", OUT_CASES)
 def test_out_variant_matches_torch(case):
-    (theirs, their_warnings), (ours, our_warnings) = _both(OUT_CASES[case])
+    (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(OUT_CASES[case])
     assert_same(ours, theirs)
     assert our_warnings == their_warnings
 

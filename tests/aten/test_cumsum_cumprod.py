@@ -3,12 +3,11 @@
 ``out``'s, else the input's with integers widened to int64; the output allocated contiguous, or
 ``out`` checked and resized) and an impl step (the scan), out= the primary kernel.
 """
-import warnings
 
 import pytest
 import torch
 import yaml
-from helpers import assert_same, same_error
+from helpers import assert_same, both_with_warnings, same_error
 from torchgen.model import FunctionSchema
 
 import internals
@@ -28,14 +27,6 @@ def test_the_functional_form_is_derived_from_the_out_kernel(name):
     derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
     assert derived.__wrapped__ is out_kernel.meta and derived.__module__ == sorting.__name__
 
-
-def _both(fn):
-    results = []
-    for lib in (torch, internals):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            results.append((fn(lib), [w.category for w in caught]))
-    return results
 
 
 def _x(L):
@@ -59,7 +50,7 @@ OUT_CASES = {
 
 @pytest.mark.parametrize("case", OUT_CASES)
 def test_out_variant_matches_torch(case):
-    (theirs, their_warnings), (ours, our_warnings) = _both(OUT_CASES[case])
+    (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(OUT_CASES[case])
     assert_same(ours, theirs)
     assert our_warnings == their_warnings
 

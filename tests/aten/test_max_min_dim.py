@@ -4,12 +4,11 @@ and the indices allocated, or checked and resized, as ``resize_reduction_with_in
 and one impl step; ``max(x, dim, out=(values, indices))`` is the primary kernel, ``max(x, dim)``
 derived from it.
 """
-import warnings
 
 import pytest
 import torch
 import yaml
-from helpers import assert_same, same_error
+from helpers import assert_same, both_with_warnings, same_error
 from torchgen.model import FunctionSchema
 
 import internals
@@ -32,14 +31,6 @@ def test_the_functional_form_is_derived_from_the_two_output_kernel(name, out_nam
     assert out_kernel.outputs == 2
     assert tuple(out_kernel.__signature__.parameters)[-2:] == outputs
 
-
-def _both(fn):
-    results = []
-    for lib in (torch, internals):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            results.append((fn(lib), [w.category for w in caught]))
-    return results
 
 
 def _x(L):
@@ -71,7 +62,7 @@ OUT_CASES = {
 
 @pytest.mark.parametrize("case", OUT_CASES)
 def test_out_variant_matches_torch(case):
-    (theirs, their_warnings), (ours, our_warnings) = _both(OUT_CASES[case])
+    (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(OUT_CASES[case])
     assert type(ours).__name__ == type(theirs).__name__
     for o, t in zip(ours, theirs, strict=True):
         assert_same(o, t)

@@ -2,12 +2,11 @@
 one impl step per operator, out= the primary kernel, the functional and in-place kernels derived
 from it as torchgen derives them (``structured_delegate:`` in ``native_functions.yaml``).
 """
-import warnings
 
 import pytest
 import torch
 import yaml
-from helpers import assert_same, same_error
+from helpers import assert_same, both_with_warnings, same_error
 from torchgen.model import FunctionSchema, SchemaKind
 
 import internals
@@ -62,15 +61,6 @@ def test_derived_kernels_run_the_declared_meta_and_impl(name):
     assert out_kernel.meta.__name__.startswith("meta_") and out_kernel.impl is not None
 
 
-def _both(fn):
-    """fn(lib) for torch and internals, with the warnings each raised."""
-    results = []
-    for lib in (torch, internals):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            results.append((fn(lib), [w.category for w in caught]))
-    return results
-
 
 OUT_CASES = {
     "resized, warns": lambda L: L.add(L.tensor([1., 2.]), L.tensor([3., 4.]), alpha=2, out=L.empty(3)),
@@ -102,7 +92,7 @@ OUT_CASES = {
 
 @pytest.mark.parametrize("case", OUT_CASES)
 def test_out_variant_matches_torch(case):
-    (theirs, their_warnings), (ours, our_warnings) = _both(OUT_CASES[case])
+    (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(OUT_CASES[case])
     assert_same(ours, theirs)
     assert our_warnings == their_warnings
 

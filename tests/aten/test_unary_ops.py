@@ -3,14 +3,13 @@
 loop) per family, out= the primary kernel, the functional and in-place kernels derived from it,
 and the YAML marked exactly where torch 2.13's ``native_functions.yaml`` marks it.
 """
-import warnings
 from pathlib import Path
 
 import pytest
 import torch
 import torchgen
 import yaml
-from helpers import assert_same, same_error
+from helpers import assert_same, both_with_warnings, same_error
 from torchgen.model import FunctionSchema
 
 import internals
@@ -57,15 +56,6 @@ def test_derived_kernels_run_the_declared_meta_and_impl(name):
     assert out_kernel.meta.__name__.startswith("meta_") and out_kernel.impl.__name__.startswith("impl_")
 
 
-def _both(fn):
-    """fn(lib) for torch and internals, with the warnings each raised."""
-    results = []
-    for lib in (torch, internals):
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            results.append((fn(lib), [w.category for w in caught]))
-    return results
-
 
 OUT_CASES = {
     "integers computed as floats, resized": lambda L: L.sin(L.tensor([[1, 2], [3, 4]]).t(), out=L.empty(0)),
@@ -87,7 +77,7 @@ OUT_CASES = {
 
 @pytest.mark.parametrize("case", OUT_CASES)
 def test_out_variant_matches_torch(case):
-    (theirs, their_warnings), (ours, our_warnings) = _both(OUT_CASES[case])
+    (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(OUT_CASES[case])
     assert_same(ours, theirs)
     assert our_warnings == their_warnings
 
