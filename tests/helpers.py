@@ -76,6 +76,14 @@ def both_with_warnings(fn):
     return results
 
 
+def assert_out_variant_matches_torch(program):
+    """``program(lib)`` (an ``out=`` call) gives torch's result, layout included, with the same
+    warnings (a resized non-empty ``out`` warns)."""
+    (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(program)
+    assert_same(ours, theirs)
+    assert our_warnings == their_warnings
+
+
 def same_error(fn):
     """``fn(lib)`` raises the same class with the same message in both libraries."""
     ours, theirs = assert_same_error(lambda: fn(internals), lambda: fn(torch))
