@@ -20,6 +20,7 @@ from torch.testing._internal.common_utils import noncontiguous_like
 from torch.utils._python_dispatch import TorchDispatchMode
 
 import internals
+from internals._subclasses.fake_tensor import FakeTensorMode
 
 # internals dtype <-> torch dtype, for the ten dtypes the course covers.
 DTYPE_PAIRS = [(getattr(internals, n), getattr(torch, n)) for n in
@@ -82,6 +83,24 @@ def assert_out_variant_matches_torch(program):
     (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(program)
     assert_same(ours, theirs)
     assert our_warnings == their_warnings
+
+
+def _matrix():
+    return (internals.arange(12.).reshape(4, 3),)
+
+
+def assert_fake_matches_real(program, operands=_matrix):
+    """``program(internals, *operands())`` run on fake tensors gives outputs of the real run's
+    shape, strides and dtype (each output, when it returns several): the meta step alone lays
+    them out, as torch's FakeTensorMode needs (``torch/_subclasses/fake_tensor.py``).
+    ``operands`` makes fresh tensors, since a program may write in place."""
+    real = program(internals, *operands())
+    with FakeTensorMode() as mode:
+        fake = program(internals, *(mode.from_tensor(t) for t in operands()))
+    if not isinstance(real, tuple):
+        real, fake = (real,), (fake,)
+    for f, r in zip(fake, real, strict=True):
+        assert (f.shape, f.stride(), f.dtype) == (r.shape, r.stride(), r.dtype)
 
 
 def same_error(fn):

@@ -9,11 +9,10 @@ import pytest
 import torch
 import torchgen
 import yaml
-from helpers import assert_out_variant_matches_torch, assert_same, same_error
+from helpers import assert_fake_matches_real, assert_out_variant_matches_torch, assert_same, same_error
 from torchgen.model import FunctionSchema
 
 import internals
-from internals._subclasses.fake_tensor import FakeTensorMode
 from internals.aten import dispatcher
 from internals.aten.native import binary_ops
 from internals.aten.register_native_functions import NATIVE_FUNCTIONS
@@ -122,9 +121,4 @@ def test_gradients_match_torch():
 @pytest.mark.parametrize("program", [lambda L, x: x.t().clamp(0, 1), lambda L, x: x.clamp_(max=2.),
                                      lambda L, x: L.clamp(x, L.zeros(3), out=L.empty(0, dtype=L.float64))])
 def test_fake_tensors_get_the_real_kernels_metadata(program):
-    def operand():
-        return internals.arange(12.).reshape(4, 3)
-    real = program(internals, operand())
-    with FakeTensorMode() as mode:
-        fake = program(internals, mode.from_tensor(operand()))
-    assert (fake.shape, fake.stride(), fake.dtype) == (real.shape, real.stride(), real.dtype)
+    assert_fake_matches_real(program)

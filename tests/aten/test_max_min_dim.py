@@ -8,11 +8,10 @@ derived from it.
 import pytest
 import torch
 import yaml
-from helpers import assert_same, both_with_warnings, same_error
+from helpers import assert_fake_matches_real, assert_same, both_with_warnings, same_error
 from torchgen.model import FunctionSchema
 
 import internals
-from internals._subclasses.fake_tensor import FakeTensorMode
 from internals.aten import dispatcher
 from internals.aten.native import reduce_ops
 from internals.aten.register_native_functions import NATIVE_FUNCTIONS
@@ -111,10 +110,4 @@ def test_fake_tensors_get_the_real_kernels_metadata():
     def program(L, x):
         return L.max(x.t(), 1, out=(L.empty(5), L.empty(0, dtype=L.int64)))
 
-    def operand():
-        return internals.arange(12.).reshape(4, 3)
-    real = program(internals, operand())
-    with FakeTensorMode() as mode:
-        fake = program(internals, mode.from_tensor(operand()))
-    for f, r in zip(fake, real, strict=True):
-        assert (f.shape, f.stride(), f.dtype) == (r.shape, r.stride(), r.dtype)
+    assert_fake_matches_real(program)

@@ -6,11 +6,10 @@ from it as torchgen derives them (``structured_delegate:`` in ``native_functions
 import pytest
 import torch
 import yaml
-from helpers import assert_out_variant_matches_torch, assert_same, same_error
+from helpers import assert_fake_matches_real, assert_out_variant_matches_torch, assert_same, same_error
 from torchgen.model import FunctionSchema, SchemaKind
 
 import internals
-from internals._subclasses.fake_tensor import FakeTensorMode
 from internals.aten import dispatcher
 from internals.aten.native import binary_ops
 from internals.aten.register_native_functions import NATIVE_FUNCTIONS
@@ -145,9 +144,5 @@ FAKE_PROGRAMS = {
 @pytest.mark.parametrize("program", FAKE_PROGRAMS)
 def test_fake_tensors_get_the_real_kernels_metadata(program):
     """The meta step alone runs on fake tensors (no loop), and lays the output out as the real one."""
-    def operands():
-        return internals.arange(12.).reshape(4, 3), internals.ones(3)
-    real = FAKE_PROGRAMS[program](internals, *operands())
-    with FakeTensorMode() as mode:
-        fake = FAKE_PROGRAMS[program](internals, *(mode.from_tensor(t) for t in operands()))
-    assert (fake.shape, fake.stride(), fake.dtype) == (real.shape, real.stride(), real.dtype)
+    assert_fake_matches_real(FAKE_PROGRAMS[program],
+                             lambda: (internals.arange(12.).reshape(4, 3), internals.ones(3)))
