@@ -45,20 +45,22 @@ book: $(STAMP) $(VENDOR)
 	@echo "Open $(CURDIR)/_build/html/index.html"
 
 # Lint first (rules in pyproject.toml), then the tests. The unit tests draw with Agg (tests/conftest.py); notebooks keep the inline backend to store figures.
+# The tests run without nbval's plugin (-p no:nbval): it imports nbformat into every worker and checks
+# no test file; scripts/notebooks_alone.py runs nbval over the chapters next.
 test: $(STAMP) $(VENDOR)
 	$(BIN)/ruff check src tests scripts benchmarks
-	$(BIN)/python -m pytest tests -n 2 -q
+	$(BIN)/python -m pytest tests -n 2 -q -p no:nbval
 	$(BIN)/python scripts/notebooks_alone.py --nbval
 	$(FIGURE_DATA)
 	$(BOOK_BUILD)
-	$(BIN)/python -m pytest tests/book_offline.py tests/book_pages.py tests/book_figures.py -q -p no:xdist
+	$(BIN)/python -m pytest tests/book_offline.py tests/book_pages.py tests/book_figures.py -q -p no:xdist -p no:nbval
 
 # The edit-test loop: lint, then the core layers' tests (c10, the exercises' plug-in, the repository
 # layout and the import directions). One subject alone: .venv/bin/python -m pytest tests/aten/test_views.py
 check: $(STAMP)
 	$(BIN)/ruff check src tests scripts benchmarks
 	$(BIN)/python -m pytest tests/c10 tests/course/test_repository_layout.py tests/course/test_imports.py \
-		tests/amp -n 2 -q
+		tests/amp -n 2 -q -p no:nbval
 
 # The differential tests and nbval again under other CPU code paths (torch's ATEN_CPU_CAPABILITY,
 # MKL's MKL_CBWR and MKL_ENABLE_INSTRUCTIONS, Numba's NUMBA_CPU_NAME=generic), one summary line per
