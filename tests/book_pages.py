@@ -47,6 +47,22 @@ MEASURE = r"""() => {
 }"""
 
 
+# Waits for what happens after the load event, instead of a fixed pause: MathJax typesets the
+# page (its startup promise), the widget manager renders each saved view into the div it puts just
+# before the view's script (ten seconds at most: then MEASURE reports the shortfall), and the web
+# fonts that set the widths are in.
+SETTLED = r"""async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) await MathJax.startup.promise;
+  const views = [...document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]')];
+  const rendered = (s) => s.previousElementSibling && s.previousElementSibling.matches('.widget-subarea')
+    && s.previousElementSibling.childElementCount > 0;
+  for (let waited = 0; waited < 10000 && !views.every(rendered); waited += 50) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  await document.fonts.ready;
+}"""
+
+
 @pytest.fixture(scope="module")
 def browser():
     if CHROMIUM is None:
@@ -72,7 +88,7 @@ def test_page_fits_and_renders(browser, path):
     context = browser.new_context(viewport={"width": WIDTH, "height": 900}, offline=True)
     page = context.new_page()
     page.goto(path.as_uri(), wait_until="load")
-    page.wait_for_timeout(1500)   # MathJax typesets after load
+    page.evaluate(SETTLED)
     report = page.evaluate(MEASURE)
     page.screenshot(path=str(SHOTS / f"{path.stem}.png"), full_page=True)
     context.close()
