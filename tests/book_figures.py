@@ -59,9 +59,29 @@ def open_figure(browser, name, width=1400):
 
 
 def set_field(host, name, value):
+    """Types into one field as a reader does (the field must be visible and editable)."""
     field = host.locator(f'[data-field="{name}"]')
     field.fill(str(value))
     field.dispatch_event("change")
+
+
+# The random cases' edits, made from inside the page in one call each: fields set in order (a change
+# event each, which is all the figures listen to), then buttons clicked (a DOM click, which runs the
+# same listener). A missing field or button fails the call. test_strides_cells_answer_the_keyboard
+# and test_figure_fits_and_is_named drive the controls as a reader does.
+EDIT = r"""(host, [fields, buttons]) => {
+  for (const [name, value] of fields) {
+    const field = host.querySelector(`[data-field="${name}"]`);
+    field.value = value;
+    field.dispatchEvent(new Event('change', {bubbles: true}));
+  }
+  for (const action of buttons) host.querySelector(`[data-action="${action}"]`).click();
+}"""
+
+
+def edit(host, fields, buttons=()):
+    """Sets ``fields`` ((name, value) pairs, in order), then clicks ``buttons`` (their data-action)."""
+    host.evaluate(EDIT, [[[name, str(value)] for name, value in fields], list(buttons)])
 
 
 def listed(values):
@@ -101,9 +121,7 @@ def test_strides_highlight_what_as_strided_selects(browser):
             error = ""
         except RuntimeError as e:
             expected, error = None, live.error_text(e)
-        for name, value in (("storage", storage), ("sizes", listed(sizes)), ("strides", listed(strides)),
-                            ("offset", offset)):
-            set_field(host, name, value)
+        edit(host, [("storage", storage), ("sizes", listed(sizes)), ("strides", listed(strides)), ("offset", offset)])
         view, shown_error = shown_view(host)
         assert shown_error == error, (storage, sizes, strides, offset)
         if expected is None:
@@ -140,11 +158,7 @@ def test_strides_steps_follow_the_package(browser):
     rng = random.Random(1)
     for _ in range(8):
         storage = rng.choice([6, 12, 24])
-        set_field(host, "storage", storage)
-        set_field(host, "sizes", storage)
-        set_field(host, "strides", 1)
-        set_field(host, "offset", 0)
-        host.locator('[data-action="reset"]').click()
+        edit(host, [("storage", storage), ("sizes", storage), ("strides", 1), ("offset", 0)], ["reset"])
         x = internals.arange(float(storage))
         for _ in range(5):
             op, args = random_step(rng, x.dim())
@@ -153,9 +167,7 @@ def test_strides_steps_follow_the_package(browser):
                 error = ""
             except (RuntimeError, IndexError, ValueError) as e:
                 error = live.error_text(e)
-            host.locator('[data-field="op"]').select_option(op)
-            set_field(host, "args", listed(args))
-            host.locator('[data-action="apply"]').click()
+            edit(host, [("op", op), ("args", listed(args))], ["apply"])
             view, shown_error = shown_view(host)
             assert shown_error == error, (op, args)
             assert view == live.step_result(x), (op, args)
@@ -207,9 +219,8 @@ def test_iterator_builds_as_the_package_does(browser):
             expected, error = live.iterator_steps(a, b), ""
         except RuntimeError as e:
             expected, error = None, live.error_text(e)
-        for name, (shape, perm) in (("a", a), ("b", b)):
-            set_field(host, f"{name}-shape", listed(shape))
-            set_field(host, f"{name}-order", listed(perm))
+        edit(host, [(f"{name}-{field}", listed(value)) for name, (shape, perm) in (("a", a), ("b", b))
+                    for field, value in (("shape", shape), ("order", perm))])
         assert host.get_attribute("data-error") == error, (a, b)
         if expected is None:
             refused += 1
@@ -247,6 +258,17 @@ def package_choice(name, keys):
     return key.name, (live.kernel_label(*entry) if entry else None)
 
 
+# Clicks, from inside the page, each checkbox ("set key") whose state is not the wanted one (a DOM
+# click: the box toggles and its change listener runs), then reads every wanted box back; a missing
+# box fails the call. One call a case, where asking box by box took one for each set and key.
+CHECK_THESE = r"""(host, wanted) => {
+  const box = (name) => { const [set, key] = name.split(' ');
+                          return host.querySelector(`input[data-set="${set}"][data-key="${key}"]`); };
+  for (const [name, checked] of Object.entries(wanted)) if (box(name).checked !== checked) box(name).click();
+  return Object.fromEntries(Object.keys(wanted).map((name) => [name, box(name).checked]));
+}"""
+
+
 def test_dispatch_picks_the_package_kernel(browser):
     page, host = open_figure(browser, "dispatch")
     rng = random.Random(3)
@@ -259,11 +281,8 @@ def test_dispatch_picks_the_package_kernel(browser):
                   (("tensor", 0.3), ("included", 0.15), ("excluded", 0.15))}
         if case % 5 == 0:
             chosen["tensor"] = set()
-        for s, keys in chosen.items():
-            for k in names:
-                box = host.locator(f'input[data-set="{s}"][data-key="{k}"]')
-                if box.is_checked() != (k in keys):
-                    box.click()
+        wanted = {f"{s} {k}": k in keys for s, keys in chosen.items() for k in names}
+        assert host.evaluate(CHECK_THESE, wanted) == wanted
         call = (chosen["tensor"] | chosen["included"]) - chosen["excluded"]
         key, kernel = package_choice(name, call)
         assert host.get_attribute("data-key") == key, (name, call)
@@ -275,6 +294,14 @@ def test_dispatch_picks_the_package_kernel(browser):
 
 
 # ---------------------------------------------------------------------------- autograd
+# What one backward step shows, read in one call: each node's dependency count, the running
+# (highlighted) nodes with the gradient each received, and whether "next" is enabled.
+ENGINE_STATE = r"""(host) => ({
+  deps: Object.fromEntries([...host.querySelectorAll('.live-node')].map((b) => [b.dataset.node, b.dataset.deps])),
+  hot: [...host.querySelectorAll('.live-node.live-hot')].map((b) => [b.dataset.node, b.dataset.grad]),
+  next: !host.querySelector('[data-action="next"]').disabled})"""
+
+
 def test_autograd_steps_show_the_engine_state(browser):
     """Forward, the nodes appear in sequence order; backward, after each step the dependency
     counts and the running node are the package engine's, and the leaves' gradients are torch's."""
@@ -290,13 +317,12 @@ def test_autograd_steps_show_the_engine_state(browser):
     next_button.click()             # backward starts: the counts compute_dependencies made
     for step in [None] + data["backward"]:
         deps = data["deps"] if step is None else step["deps"]
-        shown = dict(host.locator(".live-node").evaluate_all("bs => bs.map(b => [b.dataset.node, b.dataset.deps])"))
-        assert shown == {str(i): str(deps.get(str(i), 0)) for i in range(len(data["nodes"]))}
+        shown = host.evaluate(ENGINE_STATE)
+        assert shown["deps"] == {str(i): str(deps.get(str(i), 0)) for i in range(len(data["nodes"]))}
         if step is not None:
-            hot = host.locator(".live-node.live-hot")
-            assert hot.get_attribute("data-node") == str(step["node"])
-            assert json.loads(hot.get_attribute("data-grad")) == step["grads_in"][0]
-        if next_button.is_enabled():
+            assert [node for node, _ in shown["hot"]] == [str(step["node"])]
+            assert json.loads(shown["hot"][0][1]) == step["grads_in"][0]
+        if shown["next"]:
             next_button.click()
     leaves, y = live.run_program(torch)
     y.backward()
