@@ -46,14 +46,15 @@ book: $(STAMP) $(VENDOR)
 
 # Lint first (rules in pyproject.toml), then the tests. The unit tests draw with Agg (tests/conftest.py); notebooks keep the inline backend to store figures.
 # The tests run without nbval's plugin (-p no:nbval): it imports nbformat into every worker and checks
-# no test file; scripts/notebooks_alone.py runs nbval over the chapters next.
+# no test file; scripts/notebooks_alone.py runs nbval over the chapters next. The book's checks run
+# on two workers too, each with its own Chromium: a page mostly waits on its browser's rendering.
 test: $(STAMP) $(VENDOR)
 	$(BIN)/ruff check src tests scripts benchmarks
 	$(BIN)/python -m pytest tests -n 2 -q -p no:nbval
 	$(BIN)/python scripts/notebooks_alone.py --nbval
 	$(FIGURE_DATA)
 	$(BOOK_BUILD)
-	$(BIN)/python -m pytest tests/book_offline.py tests/book_pages.py tests/book_figures.py -q -p no:xdist -p no:nbval
+	$(BIN)/python -m pytest tests/book_offline.py tests/book_pages.py tests/book_figures.py -q -n 2 -p no:nbval
 
 # The edit-test loop: lint, then the core layers' tests (c10, the exercises' plug-in, the repository
 # layout and the import directions). One subject alone: .venv/bin/python -m pytest tests/aten/test_views.py
