@@ -121,7 +121,8 @@ def test_fuzz_cases_pass_with_numbas_bounds_checks():
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTEST_XDIST_WORKER")}
     env.update(NUMBA_BOUNDSCHECK="1", HYPOTHESIS_PROFILE="course")
     here = Path(__file__).parent
+    # no nbval either: its plugin would import nbformat into the child for no test of it
     result = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:xdist", "-p", "no:cacheprovider",
-                             "-k", "as_strided or basic_indexing", str(here / "test_fuzz.py")],
+                             "-p", "no:nbval", "-k", "as_strided or basic_indexing", str(here / "test_fuzz.py")],
                             env=env, cwd=Path(__file__).parents[2], capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
