@@ -3,6 +3,7 @@
 Tests import from here (``from helpers import ...``); pytest puts ``tests`` on the path
 (``pythonpath`` in pyproject.toml). Fixtures stay in conftest.py."""
 import contextlib
+import functools
 import io
 import math
 import re
@@ -15,12 +16,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+import torchgen
+import yaml
 from torch.testing._internal.common_methods_invocations import op_db
 from torch.testing._internal.common_utils import noncontiguous_like
 from torch.utils._python_dispatch import TorchDispatchMode
+from torchgen.model import FunctionSchema
 
 import internals
 from internals._subclasses.fake_tensor import FakeTensorMode
+from internals.aten.register_native_functions import NATIVE_FUNCTIONS
 
 # internals dtype <-> torch dtype, for the ten dtypes the course covers.
 DTYPE_PAIRS = [(getattr(internals, n), getattr(torch, n)) for n in
@@ -47,6 +52,19 @@ PRODUCT_ULPS = 4
 # capability, fused multiply-adds where the CPU has them; a power's exponent amplifies the
 # rounding of its logarithm (complex64 ** 2.5 of |z| ~ 1e3 is 12 ulps apart between paths).
 COMPLEX_ULPS = 32
+
+
+# torch's own native_functions.yaml, as torchgen ships it.
+TORCH_NATIVE_FUNCTIONS = Path(torchgen.__file__).parent / "packaged" / "ATen" / "native" / "native_functions.yaml"
+
+
+@functools.cache
+def native_entries(path=NATIVE_FUNCTIONS):
+    """A native_functions.yaml's entries by operator name (``name.overload``), parsed once a process
+    with libyaml's loader where PyYAML has it (several times faster than ``yaml.safe_load``, the
+    same objects). The tests share the one dict: read it, never change it."""
+    entries = yaml.load(Path(path).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    return {str(FunctionSchema.parse(e["func"]).name): e for e in entries}
 
 
 def assert_same(ours, theirs, *, exact_layout=True, rtol=None, atol=None, ulps=None):

@@ -3,29 +3,27 @@ structured where torch 2.13's ``native_functions.yaml`` declares them: a meta st
 iterator forward, the binary one over gradient and input backward) and an impl step, out= (or
 ``grad_input=``) the primary kernel, the functional and in-place kernels derived from it.
 """
-from pathlib import Path
 
 import pytest
 import torch
-import torchgen
-import yaml
-from helpers import LIBM_ULPS, assert_fake_matches_real, assert_same, both_with_warnings, same_error
-from torchgen.model import FunctionSchema
+from helpers import (
+    LIBM_ULPS,
+    TORCH_NATIVE_FUNCTIONS,
+    assert_fake_matches_real,
+    assert_same,
+    both_with_warnings,
+    native_entries,
+    same_error,
+)
 
 import internals
 from internals.aten import dispatcher
 from internals.aten.native import activation
-from internals.aten.register_native_functions import NATIVE_FUNCTIONS
 from internals.c10.dispatch_key import DispatchKey
 
-TORCH_YAML = Path(torchgen.__file__).parent / "packaged" / "ATen" / "native" / "native_functions.yaml"
 ACTIVATIONS = ("gelu", "silu", "softplus", "leaky_relu", "elu", "hardsigmoid", "hardshrink", "softshrink",
                "threshold", "mish", "hardswish", "hardtanh", "log_sigmoid")
 FAMILIES = ACTIVATIONS + tuple(name + "_backward" for name in ACTIVATIONS)
-
-
-def _by_name(path):
-    return {str(FunctionSchema.parse(e["func"]).name): e for e in yaml.safe_load(Path(path).read_text())}
 
 
 def _marks(entry):
@@ -34,7 +32,7 @@ def _marks(entry):
 
 def test_structured_marks_are_torchs():
     """Each activation's entries carry torch's marks, and torch's structured out entries exist."""
-    ours, theirs = _by_name(NATIVE_FUNCTIONS), _by_name(TORCH_YAML)
+    ours, theirs = native_entries(), native_entries(TORCH_NATIVE_FUNCTIONS)
     family = [name for name in theirs if name.split(".")[0].rstrip("_") in FAMILIES]
     structured = [name for name in family if theirs[name].get("structured")]
     assert len(structured) == 19
@@ -48,7 +46,7 @@ def test_structured_marks_are_torchs():
                                   "softplus", "hardshrink", "softshrink", "gelu_backward", "threshold_backward",
                                   "elu_backward", "leaky_relu_backward", "softshrink_backward"])
 def test_derived_kernels_run_the_declared_meta_and_impl(name):
-    entry = _by_name(NATIVE_FUNCTIONS)[name]
+    entry = native_entries()[name]
     out_kernel = dispatcher.find(entry["structured_delegate"]).table[DispatchKey.CPU][0].fn
     derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
     assert derived.__wrapped__ is out_kernel.meta

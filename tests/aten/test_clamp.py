@@ -3,30 +3,26 @@
 integer input only; tensor bounds join the iterator) and an impl step (``maximum`` then
 ``minimum``), out= the primary kernel, the functional and in-place kernels derived from it.
 """
-from pathlib import Path
 
 import pytest
 import torch
-import torchgen
-import yaml
-from helpers import assert_fake_matches_real, assert_out_variant_matches_torch, assert_same, same_error
-from torchgen.model import FunctionSchema
+from helpers import (
+    TORCH_NATIVE_FUNCTIONS,
+    assert_fake_matches_real,
+    assert_out_variant_matches_torch,
+    assert_same,
+    native_entries,
+    same_error,
+)
 
 import internals
 from internals.aten import dispatcher
 from internals.aten.native import binary_ops
-from internals.aten.register_native_functions import NATIVE_FUNCTIONS
 from internals.c10.dispatch_key import DispatchKey
-
-TORCH_YAML = Path(torchgen.__file__).parent / "packaged" / "ATen" / "native" / "native_functions.yaml"
-
-
-def _by_name(path):
-    return {str(FunctionSchema.parse(e["func"]).name): e for e in yaml.safe_load(Path(path).read_text())}
 
 
 def test_structured_marks_are_torchs():
-    ours, theirs = _by_name(NATIVE_FUNCTIONS), _by_name(TORCH_YAML)
+    ours, theirs = native_entries(), native_entries(TORCH_NATIVE_FUNCTIONS)
     family = [name for name in theirs if name.split(".")[0].rstrip("_") in ("clamp", "clamp_min", "clamp_max")]
     assert len(family) == 18
     for name in family:
@@ -37,7 +33,7 @@ def test_structured_marks_are_torchs():
 @pytest.mark.parametrize("name", ["clamp", "clamp_.Tensor", "clamp_min", "clamp_min_.Tensor", "clamp_max_",
                                   "clamp_max.Tensor"])
 def test_derived_kernels_run_the_declared_meta_and_impl(name):
-    entry = _by_name(NATIVE_FUNCTIONS)[name]
+    entry = native_entries()[name]
     out_kernel = dispatcher.find(entry["structured_delegate"]).table[DispatchKey.CPU][0].fn
     derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
     assert derived.__wrapped__ is out_kernel.meta

@@ -6,22 +6,18 @@
 
 import pytest
 import torch
-import yaml
-from helpers import assert_fake_matches_real, assert_out_variant_matches_torch, assert_same, same_error
-from torchgen.model import FunctionSchema
+from helpers import assert_fake_matches_real, assert_out_variant_matches_torch, assert_same, native_entries, same_error
 
 import internals
 from internals.aten import dispatcher
 from internals.aten.native import sorting
-from internals.aten.register_native_functions import NATIVE_FUNCTIONS
 from internals.c10.dispatch_key import DispatchKey
-
-ENTRIES = {str(FunctionSchema.parse(e["func"]).name): e for e in yaml.safe_load(NATIVE_FUNCTIONS.read_text())}
 
 
 @pytest.mark.parametrize("name", ["cumsum", "cumprod"])
 def test_the_functional_form_is_derived_from_the_out_kernel(name):
-    assert ENTRIES[name]["structured_delegate"] == name + ".out" and ENTRIES[name + ".out"]["structured"]
+    entries = native_entries()
+    assert entries[name]["structured_delegate"] == name + ".out" and entries[name + ".out"]["structured"]
     out_kernel = dispatcher.find(name + ".out").table[DispatchKey.CPU][0].fn
     derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
     assert derived.__wrapped__ is out_kernel.meta and derived.__module__ == sorting.__name__

@@ -7,23 +7,19 @@ derived from it.
 
 import pytest
 import torch
-import yaml
-from helpers import assert_fake_matches_real, assert_same, both_with_warnings, same_error
-from torchgen.model import FunctionSchema
+from helpers import assert_fake_matches_real, assert_same, both_with_warnings, native_entries, same_error
 
 import internals
 from internals.aten import dispatcher
 from internals.aten.native import reduce_ops
-from internals.aten.register_native_functions import NATIVE_FUNCTIONS
 from internals.c10.dispatch_key import DispatchKey
-
-ENTRIES = {str(FunctionSchema.parse(e["func"]).name): e for e in yaml.safe_load(NATIVE_FUNCTIONS.read_text())}
 
 
 @pytest.mark.parametrize("name, out_name, outputs", [("max.dim", "max.dim_max", ("max", "max_values")),
                                                      ("min.dim", "min.dim_min", ("min", "min_indices"))])
 def test_the_functional_form_is_derived_from_the_two_output_kernel(name, out_name, outputs):
-    assert ENTRIES[name]["structured_delegate"] == out_name and ENTRIES[out_name]["structured"]
+    entries = native_entries()
+    assert entries[name]["structured_delegate"] == out_name and entries[out_name]["structured"]
     out_kernel = dispatcher.find(out_name).table[DispatchKey.CPU][0].fn
     derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
     assert derived.__wrapped__ is out_kernel.meta and derived.__module__ == reduce_ops.__name__

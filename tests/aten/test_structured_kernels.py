@@ -5,18 +5,16 @@ from it as torchgen derives them (``structured_delegate:`` in ``native_functions
 
 import pytest
 import torch
-import yaml
-from helpers import assert_fake_matches_real, assert_out_variant_matches_torch, assert_same, same_error
+from helpers import assert_fake_matches_real, assert_out_variant_matches_torch, assert_same, native_entries, same_error
 from torchgen.model import FunctionSchema, SchemaKind
 
 import internals
 from internals.aten import dispatcher
 from internals.aten.native import binary_ops
-from internals.aten.register_native_functions import NATIVE_FUNCTIONS
 from internals.c10.dispatch_key import DispatchKey
 
-ENTRIES = yaml.safe_load(NATIVE_FUNCTIONS.read_text())
-STRUCTURED = {str(FunctionSchema.parse(e["func"]).name): e for e in ENTRIES if e.get("structured")}
+ENTRIES = list(native_entries().values())
+STRUCTURED = {name: e for name, e in native_entries().items() if e.get("structured")}
 DELEGATES = [e for e in ENTRIES if "structured_delegate" in e]
 FAMILY = ("add", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge", "pow", "remainder", "fmod", "atan2",
           "copysign", "xlogy", "hypot", "logaddexp", "maximum", "fmax", "heaviside", "bitwise_and",

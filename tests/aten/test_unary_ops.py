@@ -3,30 +3,27 @@
 loop) per family, out= the primary kernel, the functional and in-place kernels derived from it,
 and the YAML marked exactly where torch 2.13's ``native_functions.yaml`` marks it.
 """
-from pathlib import Path
 
 import pytest
 import torch
-import torchgen
-import yaml
-from helpers import assert_fake_matches_real, assert_out_variant_matches_torch, assert_same, same_error
-from torchgen.model import FunctionSchema
+from helpers import (
+    TORCH_NATIVE_FUNCTIONS,
+    assert_fake_matches_real,
+    assert_out_variant_matches_torch,
+    assert_same,
+    native_entries,
+    same_error,
+)
 
 import internals
 from internals.aten import dispatcher
 from internals.aten.native import unary_ops
-from internals.aten.register_native_functions import NATIVE_FUNCTIONS
 from internals.c10.dispatch_key import DispatchKey
 
-TORCH_YAML = Path(torchgen.__file__).parent / "packaged" / "ATen" / "native" / "native_functions.yaml"
 UNARY = ("neg", "reciprocal", "exp", "log", "sqrt", "sigmoid", "tanh", "sin", "cos", "tan", "erf", "rsqrt",
          "log1p", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log2", "log10", "expm1",
          "exp2", "lgamma", "erfinv", "digamma", "signbit", "sign", "sgn", "floor",
          "ceil", "trunc", "frac", "round", "bitwise_not")
-
-
-def _by_name(path):
-    return {str(FunctionSchema.parse(e["func"]).name): e for e in yaml.safe_load(Path(path).read_text())}
 
 
 def _marks(entry):
@@ -36,7 +33,7 @@ def _marks(entry):
 def test_structured_marks_are_torchs():
     """Every entry marked structured (or delegating) here is marked so in torch, and every entry
     of the unary families carries torch's marks."""
-    ours, theirs = _by_name(NATIVE_FUNCTIONS), _by_name(TORCH_YAML)
+    ours, theirs = native_entries(), native_entries(TORCH_NATIVE_FUNCTIONS)
     unary = [name for name in ours if name.split(".")[0].rstrip("_") in UNARY]
     assert len(unary) >= 3 * len(UNARY) - 5      # signbit has no in-place form
     for name, entry in ours.items():
@@ -47,7 +44,7 @@ def test_structured_marks_are_torchs():
 @pytest.mark.parametrize("name", ["sin", "exp_", "neg", "round.decimals", "round_", "signbit", "sgn_", "reciprocal",
                                   "bitwise_not_"])
 def test_derived_kernels_run_the_declared_meta_and_impl(name):
-    entry = _by_name(NATIVE_FUNCTIONS)[name]
+    entry = native_entries()[name]
     out_kernel = dispatcher.find(entry["structured_delegate"]).table[DispatchKey.CPU][0].fn
     derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
     assert derived.__wrapped__ is out_kernel.meta
