@@ -2,6 +2,8 @@
 PyTorch's OpInfo samples, graph structure (grad_fn names, next_functions, saved attributes),
 second-order gradients, in-place rules and their errors, hooks, retain_grad, random graphs."""
 
+import functools
+
 import hypothesis
 import hypothesis.strategies as st
 import pytest
@@ -827,8 +829,15 @@ def test_every_differentiable_native_function_has_a_kernel():
                                           ("pow.Tensor_Tensor", "PowBackward1"), ("pow.Scalar", "PowBackward2"),
                                           ("rsub.Scalar", "RsubBackward1")])
 def test_node_names_follow_torch_numbering(schema, node):
+    assert _node_names()[schema] == node
+
+
+@functools.cache
+def _node_names():
+    """Each derivatives.yaml schema's node name, read once for the cases above (reading the file
+    and torch's numbering takes a few tenths of a second)."""
     from internals.codegen.gen_autograd import load_derivatives
-    assert {str(i.schema.name): i.node for i in load_derivatives()}[schema] == node
+    return {str(i.schema.name): i.node for i in load_derivatives()}
 
 
 def _steals(lib):
