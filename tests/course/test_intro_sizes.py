@@ -14,7 +14,7 @@ PACKAGE = ROOT / "src" / "internals"
 GENERATED = ("_generated", "autograd/generated")
 CORE = ("c10/tensor_impl.py", "c10/storage.py", "aten/tensor_iterator.py", "aten/dispatcher.py",
         "autograd/engine.py")
-TOLERANCE = 0.15     # "about 50,000" stays true within this fraction of the measured count
+TOLERANCE = 0.10     # "about 50,000" stays true within this fraction of the measured count
 
 
 def lines(paths):
