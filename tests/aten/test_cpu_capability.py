@@ -8,9 +8,6 @@ package follows the build torch picks. ``linspace`` and ``cdist`` (p = 2) fuse m
 in the FMA builds only, and are checked here too. Each capability runs in one subprocess (torch reads the
 variable once per process) that draws every case from torch and from internals after the same
 seed and reports the cases whose bytes, shape, strides, dtype or following draws differ.
-
-``bernoulli_(float p)`` and dropout are left out on Intel CPUs, where torch's MKL build draws
-them from MKL's own stream (see ``test_random.py``).
 """
 import json
 import os
@@ -26,9 +23,6 @@ import json, sys
 import torch
 import internals
 from internals.aten.native import dispatch_stub
-
-INTEL = "GenuineIntel" in open("/proc/cpuinfo").read()
-
 
 def cases(lib):
     """Every case seeds, draws, then draws 3 more uniforms (the generators must stay in step)."""
@@ -65,9 +59,8 @@ def cases(lib):
                                                          for p in lib.nn.Linear(9, 5).parameters()]),
         "Conv2d(3, 4, 3) weight": lambda: lib.nn.Conv2d(3, 4, 3).weight.detach(),
     }
-    if not INTEL:
-        draws["bernoulli_(0.3)"] = lambda: lib.empty(50).bernoulli_(0.3)
-        draws["dropout(p=0.3)"] = lambda: F.dropout(lib.ones(50), 0.3)
+    draws["bernoulli_(0.3)"] = lambda: lib.empty(50).bernoulli_(0.3)
+    draws["dropout(p=0.3)"] = lambda: F.dropout(lib.ones(50), 0.3)
     out = {}
     for name, draw in draws.items():
         lib.manual_seed(7)

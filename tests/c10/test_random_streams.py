@@ -7,9 +7,9 @@ next draw agrees, and ``get_state`` bytes are equal). Hypothesis picks the calls
 
 Platform note: the expected values are torch 2.13's CPU wheel on the machine that runs the tests,
 with whichever build of its kernels it picks there (``test_cpu_capability.py`` forces each
-x86-64 build in turn). ``bernoulli_(float p)`` follows torch's portable kernel,
-which torch runs on non-Intel CPUs; on an Intel CPU torch's MKL build draws from MKL's own
-stream instead, and this file's bernoulli cases skip there.
+x86-64 build in turn). ``bernoulli_(float p)`` follows torch's portable kernel on every CPU:
+older wheels drew it from MKL's own stream on Intel CPUs, the 2.13 wheel has no such path (its
+``libtorch_cpu`` links no ``viRngBernoulli``), and its draws equal the portable kernel's there.
 """
 import threading
 
@@ -26,14 +26,6 @@ from internals.aten.native import distributions
 
 DTYPES = ["float32", "float64", "float16", "bfloat16"]
 SIZES = hst.sampled_from([1, 2, 3, 7, 15, 16, 17, 31, 32, 33, 40])
-
-
-def _intel():
-    with open("/proc/cpuinfo") as f:
-        return "GenuineIntel" in f.read()
-
-
-INTEL = _intel()
 
 
 def same(ours, theirs):
@@ -169,7 +161,6 @@ def test_randperm_large_n_algorithm():
     assert shuffle_inside_out(words, 4).tolist() == [3, 2, 1, 0]   # by hand: z = 0, 1, 1, 0
 
 
-@pytest.mark.skipif(INTEL, reason="torch's MKL bernoulli stream on Intel CPUs is not reproduced")
 @pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16", "int64", "bool"])
 def test_bernoulli(dtype):
     both(6)
@@ -234,8 +225,8 @@ def _call(kind, n, dtype, use_gen, strided, lib, gen):
     return lib.multinomial(lib.ones(n), min(n, 3), **kw)
 
 
-KINDS = ["randn", "rand", "normal_", "uniform_", "randint", "randperm", "exponential_", "multinomial"] + \
-    ([] if INTEL else ["bernoulli"])
+KINDS = ["randn", "rand", "normal_", "uniform_", "randint", "randperm", "exponential_", "multinomial",
+         "bernoulli"]
 CALL = hst.tuples(hst.sampled_from(KINDS), SIZES, hst.sampled_from(DTYPES), hst.booleans(), hst.booleans())
 
 

@@ -77,3 +77,61 @@ def test_the_drawing_has_a_cell_per_key_and_row():
     labels = {t.get_text() for t in ax.texts}
     assert {k.name for k in DispatchKey} <= labels
     assert "highest key: AutogradCPU runs" in labels
+
+
+def _logging_subclass(lib):
+    """A ``__torch_dispatch__`` wrapper subclass that logs each operator, as chapter 5 writes it."""
+    from torch.utils._pytree import tree_map as torch_tree_map
+
+    from internals.utils._pytree import tree_map as internals_tree_map
+
+    tree_map = torch_tree_map if lib is torch else internals_tree_map
+
+    class Logged(lib.Tensor):
+        seen = []
+
+        @staticmethod
+        def __new__(cls, elem):
+            r = lib.Tensor._make_wrapper_subclass(cls, elem.shape, dtype=elem.dtype, device=elem.device)
+            r.elem = elem
+            return r
+
+        @classmethod
+        def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
+            cls.seen.append(str(func))
+            unwrap = lambda t: t.elem if isinstance(t, cls) else t              # noqa: E731
+            wrap = lambda t: cls(t) if isinstance(t, lib.Tensor) and not isinstance(t, cls) else t  # noqa: E731
+            return tree_map(wrap, func(*tree_map(unwrap, args), **tree_map(unwrap, kwargs or {})))
+
+    return Logged
+
+
+class _Plain:
+    """A plain class that forwards attribute lookups (and ``*``) to the tensor it holds."""
+    seen = []
+
+    def __init__(self, elem):
+        self.elem = elem
+
+    def __getattr__(self, name):
+        _Plain.seen.append(name)
+        attr = getattr(self.elem, name)
+        return (lambda *a, **k: _Plain(attr(*a, **k))) if callable(attr) else attr
+
+    def __mul__(self, other):
+        _Plain.seen.append("__mul__")
+        return _Plain(self.elem * other)
+
+
+def test_wrapper_answers_are_torchs_and_tell_a_subclass_from_a_plain_wrapper():
+    from internals.viz import wrapper_answers
+
+    answers = {(lib.__name__, kind): wrapper_answers(lib, make)
+               for lib in (torch, internals)
+               for kind, make in (("subclass", _logging_subclass(lib)), ("plain", _Plain))}
+    assert answers["internals", "subclass"] == answers["torch", "subclass"]
+    assert answers["internals", "plain"] == answers["torch", "plain"]
+    subclass, plain = answers["torch", "subclass"], answers["torch", "plain"]
+    assert subclass == {"isinstance(w, Tensor)": True, "sees mm inside matmul": True,
+                        "sees view, t, sum": True, "needs each method written": False}
+    assert all(plain[q] != subclass[q] for q in subclass)    # every row tells them apart

@@ -111,26 +111,30 @@ def wrapper_answers(lib, wrapped):
 
     Chapter 5 compares a ``__torch_dispatch__`` wrapper subclass with a plain Python wrapper: is
     it a tensor, does it see the ``mm`` inside ``matmul``, does it see ``view``/``t``/``sum``
-    without forwarding code, and did its author have to write each method.
+    without forwarding code, and does an operator its author wrote no method for (``+``) fail.
     """
     w = wrapped(lib.arange(4.0))
     answers = {"isinstance(w, Tensor)": isinstance(w, lib.Tensor)}
     wrapped.seen.clear()
     _attempt(lambda: (w * 2).reshape(2, 2).matmul(lib.ones(2, 2)))
-    answers["sees mm inside matmul"] = any("mm" in s for s in wrapped.seen)
+    answers["sees mm inside matmul"] = "aten.mm.default" in wrapped.seen
     wrapped.seen.clear()
     _attempt(lambda: w.reshape(2, 2).t().sum())
     answers["sees view, t, sum"] = {"aten.view.default", "aten.t.default", "aten.sum.default"} <= set(wrapped.seen)
-    answers["forwards by hand"] = not isinstance(w, lib.Tensor)
+    # Neither class writes __add__: Python looks dunders up on the class, so only a wrapper the
+    # dispatcher serves can add without one.
+    answers["needs each method written"] = not _attempt(lambda: w + 1)
     return answers
 
 
 def _attempt(fn):
-    """Run ``fn``; a plain wrapper may fail half way, and what it saw so far is the answer."""
+    """Run ``fn``: True if it returned. A plain wrapper may fail half way, and what it saw so far
+    is the answer."""
     try:
         fn()
     except Exception:      # noqa: BLE001 - any failure just ends the attempt
-        pass
+        return False
+    return True
 
 
 def keep_columns(table, names):

@@ -317,8 +317,8 @@ def _zero_one(draws, dtype):
 def bernoulli_float(self, p=0.5, *, generator=None):
     """``bernoulli_(p)`` for a number p: a uniform per element, 1 where it is below p. On the CPU
     a double uniform; on cuda cuRAND's (0, 1] uniform, float except for double tensors (torch's
-    ``bernoulli_scalar_cuda_``). (On an Intel CPU torch's MKL build draws from MKL's MCG31 stream
-    instead, seeded by one 32-bit word; torch checks the vendor at run time. Not reproduced.)"""
+    ``bernoulli_scalar_cuda_``). (Older torch wheels drew from MKL's MCG31 stream on Intel CPUs;
+    2.13's has no such path and draws this way on every CPU.)"""
     if not 0 <= p <= 1:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
     n = self.numel()
