@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SANITIZE = ROOT / "tests" / "nbval_sanitize.cfg"
+SMALLEST_PX = 9     # internals.viz.legibility.SMALLEST_PX (this script runs without the package)
 
 
 def clean_environment():
@@ -64,6 +65,7 @@ def run_alone(notebook, timeout=1200, python=sys.executable, nbval=False, numba_
         env = clean_environment()
         env.update(HOME=str(home), NUMBA_CACHE_DIR=str(numba_cache or tmp / "numba-cache"),
                    PYTHONHASHSEED="0", XDG_CACHE_HOME=str(home / ".cache"))
+        env.update(watch_figure_text(tmp))
         if not nbval:       # nbval compares the figures the notebook's inline backend shows
             env["MPLBACKEND"] = "Agg"
         if nbval:
@@ -76,10 +78,21 @@ def run_alone(notebook, timeout=1200, python=sys.executable, nbval=False, numba_
         proc = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
         if keep and (work / "executed.ipynb").exists():
             shutil.copy(work / "executed.ipynb", Path(keep) / notebook.name)
+        small = sorted(set((tmp / "figure-text.log").read_text().splitlines())) \
+            if (tmp / "figure-text.log").exists() else []
     error = None if proc.returncode == 0 else ((proc.stdout + proc.stderr).strip().splitlines() or ["(no output)"])
     if error:
         error = "\n".join(error[-40:] if nbval else error[-15:])
+    if small:
+        error = "\n".join(filter(None, [error, f"text below {SMALLEST_PX} px on the book's page:", *small]))
     return notebook.name, time.perf_counter() - start, error
+
+
+def watch_figure_text(folder):
+    """Environment that makes every pyplot figure of a run log its text too small for the page
+    (internals.viz.legibility) into ``folder``/figure-text.log: a matplotlibrc with its hook."""
+    (folder / "matplotlibrc").write_text("figure.hooks: internals.viz.legibility:watch\n")
+    return {"MATPLOTLIBRC": str(folder / "matplotlibrc"), "INTERNALS_FIGURE_TEXT_LOG": str(folder / "figure-text.log")}
 
 
 def main():

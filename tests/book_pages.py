@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from internals.viz.legibility import COLUMN_PX
+
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
 SHOTS = ROOT / "_build" / "screenshots"
@@ -43,7 +45,10 @@ MEASURE = r"""() => {
   const prose = [...article.querySelectorAll('p, li, td')].filter((el) => !el.closest('pre, code, .cell'));
   const raw = prose.filter((el) => /\\\(|\\\[/.test(el.innerText)).length;
   const views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
-  return {found, raw, views, widgets: document.querySelectorAll('.jupyter-widgets').length};
+  // the figures' scale: an image wider than the column is shown at the column's width
+  const scaled = [...article.querySelectorAll('.cell_output img')].filter((img) => img.naturalWidth > 0)
+    .map((img) => [img.naturalWidth, Math.round(img.getBoundingClientRect().width)]);
+  return {found, raw, views, scaled, widgets: document.querySelectorAll('.jupyter-widgets').length};
 }"""
 
 
@@ -95,3 +100,6 @@ def test_page_fits_and_renders(browser, path):
     assert report["found"] == [], "\n".join(report["found"])
     assert report["raw"] == 0, f"{report['raw']} formulas left as raw LaTeX"
     assert report["widgets"] >= report["views"], "a saved widget did not render (the widget manager did not load)"
+    # internals.viz.legibility sizes a figure's text on the page from this width (notebooks_alone checks it)
+    shown = [min(natural, COLUMN_PX) for natural, _ in report["scaled"]]
+    assert [width for _, width in report["scaled"]] == shown, "figures are not shown at min(own width, column)"
