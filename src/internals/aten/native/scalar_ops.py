@@ -615,11 +615,17 @@ def expm1(x):
     return _expm1_of_the_build(x)
 
 
-def _expm1_of_the_build(x):
+@register_jitable
+def _expm1_in_double(x):
     """SLEEF's expm1, which torch's avx2/avx512 and aarch64 builds vectorise with
-    (``Sleef_expm1f8_u10`` and kin): here the double result, rounded by the store. In Python
-    (the CUDA simulator) that is what runs."""
+    (``Sleef_expm1f8_u10`` and kin): here the double result, rounded by the store. The guard
+    keeps Python (the simulator) from raising OverflowError where C returns inf."""
     return math.inf if x > _LOG_DBL_MAX else math.expm1(np.float64(x))
+
+
+def _expm1_of_the_build(x):
+    """expm1 as the build torch runs on computes it; in Python (the CUDA simulator), SLEEF's."""
+    return _expm1_in_double(x)
 
 
 @overload(_expm1_of_the_build, target="cpu")
@@ -628,13 +634,13 @@ def _expm1_of_the_build_cpu(x):
     # libm's expm1f for float32 (1 ulp below SLEEF's at 1.0). The kernel cache is keyed by
     # ATEN_CPU_CAPABILITY, so a change of capability compiles anew.
     if fma_contracted():
-        return lambda x: math.inf if x > _LOG_DBL_MAX else math.expm1(np.float64(x))
+        return lambda x: _expm1_in_double(x)
     return lambda x: math.expm1(x)
 
 
 @overload(_expm1_of_the_build, target="cuda")
 def _expm1_of_the_build_cuda(x):
-    return lambda x: math.inf if x > _LOG_DBL_MAX else math.expm1(np.float64(x))
+    return lambda x: _expm1_in_double(x)
 
 
 EXPM1 = UNARY.register(expm1)
