@@ -392,30 +392,41 @@ _FLOAT_MAX = {st.float16: 65504.0, st.bfloat16: 3.3895313892515355e38, st.float3
               st.float64: 1.7976931348623157e308}
 
 
-def nan_to_num(x, nan=None, posinf=None, neginf=None, *, out=None):
-    """NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values unless
-    given; ``nan_to_num_kernel`` converts each replacement to the dtype). Integers and bool have
-    none to replace: a copy (torch's shortcut). Written as ``where`` over the classifiers, the
-    values then copied into ``empty_like(x)``, the output torch's kernel writes. A complex
-    tensor has its real and imaginary parts replaced each, as floats of its value type."""
-    if x.dtype.is_complex:
-        result = dispatcher.call("empty_like", x) if out is None else out
-        nan_to_num(dispatcher.call("view_as_real", x), nan, posinf, neginf,
-                   out=dispatcher.call("view_as_real", result))
-        return result
-    if not x.dtype.is_floating_point:
-        return dispatcher.call("clone", x) if out is None else dispatcher.call("copy_", out, x)
-    big = _FLOAT_MAX[x.dtype]
-    replaced = x
-    for mask, value in ((isnan(x), 0.0 if nan is None else nan),
-                        (dispatcher.call("eq.Scalar", x, math.inf), big if posinf is None else posinf),
-                        (dispatcher.call("eq.Scalar", x, -math.inf), -big if neginf is None else neginf)):
+def nan_to_num_out(self, nan=None, posinf=None, neginf=None, *, out):
+    """``nan_to_num_out`` (UnaryOps.cpp): ``out`` has the input's dtype. Integers and bool have
+    nothing to replace: copied into ``out``, resized as ``resize_output`` resizes (contiguous).
+    Floats run the unary iterator (a resized ``out`` laid out as the input), NaN, +inf and -inf
+    replaced by 0 and the dtype's largest and lowest finite values unless given
+    (``nan_to_num_kernel`` converts each replacement to the dtype): ``where`` over the
+    classifiers, written into the iterator's output. A complex tensor has its real and
+    imaginary parts replaced each, as floats of its value type."""
+    if out.dtype is not self.dtype:
+        raise RuntimeError(f"nan_to_num: dtype of out: {out.dtype.torch_name} should be same as input: "
+                           f"{self.dtype.torch_name}")
+    if self.dtype.category <= st.INTEGRAL:
+        resize_output(out, self.shape)
+        return dispatcher.call("copy_", out, self)
+    it = TensorIterator.unary_op(out, self)
+    if self.dtype.is_complex:
+        nan_to_num_out(dispatcher.call("view_as_real", self), nan, posinf, neginf,
+                       out=dispatcher.call("view_as_real", it.result))
+        return it.result
+    big = _FLOAT_MAX[self.dtype]
+    replaced = self
+    for mask, value in ((isnan(self), 0.0 if nan is None else nan),
+                        (dispatcher.call("eq.Scalar", self, math.inf), big if posinf is None else posinf),
+                        (dispatcher.call("eq.Scalar", self, -math.inf), -big if neginf is None else neginf)):
         replaced = dispatcher.call("where.self", mask, wrap_scalar(value), replaced)
-    return dispatcher.call("copy_", dispatcher.call("empty_like", x) if out is None else out, replaced)
+    return dispatcher.call("copy_", it.result, replaced)
+
+
+def nan_to_num(x, nan=None, posinf=None, neginf=None):
+    """Into ``empty_like(x)``, as torch's functional kernel writes it."""
+    return nan_to_num_out(x, nan, posinf, neginf, out=dispatcher.call("empty_like", x))
 
 
 def nan_to_num_(x, nan=None, posinf=None, neginf=None):
-    return nan_to_num(x, nan, posinf, neginf, out=x)
+    return nan_to_num_out(x, nan, posinf, neginf, out=x)
 
 
 def square(x):
