@@ -192,3 +192,41 @@ def test_nan_to_num_functional_in_place_and_gradient_match_torch():
     for o, t in zip(ours, theirs, strict=True):
         assert_same(o, t)
     assert our_node == their_node
+
+
+# ---- expm1: one double-precision function serves the CPU loop, its overloads and the CUDA
+# kernel (the simulator runs it in Python); at the edges (overflow, underflow, -0.0, infinities,
+# NaN) each gives torch's values
+EXPM1_EDGES = [float("-inf"), -1000., -40., -1e-30, -0., 0., 1e-30, 1., 88.7, 709.78, 709.79, 1000., float("inf"),
+               float("nan")]
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_expm1_at_the_edges_matches_torch(dtype, device):
+    ours = internals.expm1(internals.tensor(EXPM1_EDGES, dtype=getattr(internals, dtype), device=device))
+    theirs = torch.expm1(torch.tensor(EXPM1_EDGES, dtype=getattr(torch, dtype)))
+    assert_same(ours.cpu(), theirs, ulps=1)      # SLEEF's or libm's, by the CPU path: within one ulp
+
+
+# ---- logit: not structured in torch, an out= kernel of its own (``logit_out``) with the unary
+# float iterator's rules: a float result, cast into any ``out`` that can hold it
+LOGIT_OUT_CASES = {
+    "into a wider out": lambda L: L.logit(L.tensor([0.2, 0.5]), out=L.empty(0, dtype=L.float64)),
+    "into a narrower float": lambda L: L.logit(L.tensor([0.2, 0.5]), 0.1, out=L.empty(0, dtype=L.float16)),
+    "integers computed as floats": lambda L: L.logit(L.tensor([0, 1]), out=L.empty(0)),
+    "resized, warns": lambda L: L.logit(L.tensor([0.2, 0.5]), out=L.empty(5)),
+    "float16 into float16, resized": lambda L: L.logit(L.tensor([0.2, 0.7], dtype=L.float16), 0.25,
+                                                       out=L.empty(3, dtype=L.float16)),
+}
+
+
+@pytest.mark.parametrize("case", LOGIT_OUT_CASES)
+def test_logit_out_variant_matches_torch(case):
+    assert dispatcher.find("logit.out").table[DispatchKey.CPU][0].fn is unary_ops.logit_out
+    assert_out_variant_matches_torch(LOGIT_OUT_CASES[case])
+
+
+def test_logit_out_refuses_what_torch_refuses():
+    same_error(lambda L: L.logit(L.tensor([0, 1]), out=L.empty(0, dtype=L.long)))
+    same_error(lambda L: L.logit(L.tensor([0.5], requires_grad=True), out=L.empty(0)))

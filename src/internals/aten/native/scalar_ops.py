@@ -1268,6 +1268,24 @@ def logit(x, eps, alpha):
 LOGIT = BINARY.register(logit)
 
 
+@register_jitable
+def logit_backward(dy, x, eps):
+    """``logit_backward_kernel``'s element loop: dy / (x (1 - x)) inside [eps, 1 - eps] (0
+    outside), or with eps < 0 inside [0, 1] (NaN outside); at exactly 0 or 1, dy times inf.
+    (Its vector loop, which torch runs on whole vectors, skips the 0-or-1 case and reads NaN
+    as outside: the two differ only at -0.0 and, with eps, at NaN.)"""
+    one = like(x, 1)
+    if eps < 0:
+        if x < 0 or x > one:
+            return like(x, math.nan)
+    elif x < eps or x > one - eps:
+        return like(x, 0)
+    if x == 0 or x == one:
+        return dy * like(x, math.inf)
+    return dy / (x * (one - x))
+LOGIT_BACKWARD = BINARY.register(logit_backward)
+
+
 # ----------------------------------------------------------------------------- ternary ops
 @register_jitable
 def select(cond, a, b, value):

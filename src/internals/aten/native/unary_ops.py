@@ -488,24 +488,21 @@ def logit(x, eps=None, *, out=None):
 
 def _logit_16_bits(x, eps, out):
     """float16 and bfloat16: log(x / (1 - x)), x clamped first, each operation rounded to x's
-    dtype as torch's loop over c10::Half (or BFloat16) values rounds it."""
+    dtype as torch's loop over c10::Half (or BFloat16) values rounds it; an ``out`` checked and
+    resized by the unary float iterator first."""
+    it = None if out is None else TensorIterator.unary_float_op(out, x)
     if eps is not None and eps == eps:
         x = dispatcher.call("clamp", x, eps, 1 - eps)
     ratio = dispatcher.call("div.Tensor", x, dispatcher.call("rsub.Scalar", x, 1))
     result = dispatcher.call("log", ratio)
-    return result if out is None else dispatcher.call("copy_", out, result)
+    return result if it is None else dispatcher.call("copy_", it.result, result)
+
+
+def logit_out(self, eps=None, *, out):
+    """``logit_out`` (UnaryOps.cpp), an out= kernel of its own: a float result, cast into an
+    ``out`` that can hold it (``unary_float_op``'s rules)."""
+    return logit(self, eps, out=out)
 
 
 def logit_(x, eps=None):
     return logit(x, eps, out=x)
-
-
-def logit_backward(grad_output, self, eps=None):
-    """``logit_backward_kernel``: grad / (x (1 - x)) inside [eps, 1 - eps] (0 outside; with no
-    eps, NaN outside [0, 1]), written with ``where``."""
-    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
-    inside = dispatcher.call("logical_and", dispatcher.call("ge.Scalar", self, lo),
-                             dispatcher.call("le.Scalar", self, hi))
-    grad = dispatcher.call("div.Tensor", grad_output,
-                           dispatcher.call("mul.Tensor", self, dispatcher.call("rsub.Scalar", self, 1)))
-    return dispatcher.call("where.self", inside, grad, wrap_scalar(math.nan if eps is None else 0.0))
