@@ -26,6 +26,7 @@ ACTIVATIONS = ("gelu", "silu", "softplus", "leaky_relu", "elu", "hardsigmoid", "
 FAMILIES = ACTIVATIONS + tuple(name + "_backward" for name in ACTIVATIONS)
 
 
+
 def _marks(entry):
     return entry.get("structured", False), entry.get("structured_delegate")
 
@@ -199,3 +200,112 @@ FAKE_PROGRAMS = {
 @pytest.mark.parametrize("program", FAKE_PROGRAMS)
 def test_fake_tensors_get_the_real_kernels_metadata(program):
     assert_fake_matches_real(FAKE_PROGRAMS[program])
+
+
+# ---- sigmoid's, tanh's and logit's backward kernels (BinaryOps.cpp): structured in torch, so here
+POINTWISE_BACKWARD = ("sigmoid_backward", "tanh_backward", "logit_backward")
+
+
+@pytest.mark.parametrize("name", POINTWISE_BACKWARD)
+def test_pointwise_backward_kernels_are_structured_as_torchs(name):
+    ours, theirs = native_entries(), native_entries(TORCH_NATIVE_FUNCTIONS)
+    for overload in (name, name + ".grad_input"):
+        assert _marks(ours[overload]) == _marks(theirs[overload]), overload
+    out_kernel = dispatcher.find(name + ".grad_input").table[DispatchKey.CPU][0].fn
+    derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
+    assert derived.__wrapped__ is out_kernel.meta and out_kernel.meta.__module__ == activation.__name__
+
+
+def _g3(L):
+    return L.arange(1., 10.).reshape(3, 3)
+
+
+def _y(L, dtype=None):
+    """Saved outputs of sigmoid or tanh (and logit's inputs): inside (0, 1), its ends, outside."""
+    return L.tensor([[0.25, 0.5, 0.0], [1.0, 0.75, -0.5], [1.5, 0.125, 0.9]], dtype=dtype or L.float32).t()
+
+
+POINTWISE_BACKWARD_OUT_CASES = {
+    "sigmoid_backward into grad_input": lambda L: L.ops.aten.sigmoid_backward.grad_input(
+        _g3(L), _y(L), grad_input=L.empty(0)),
+    "tanh_backward into an empty grad_input, resized": lambda L: L.ops.aten.tanh_backward.grad_input(
+        _g3(L), _y(L), grad_input=L.empty(0)),
+    "logit_backward keeps grad_input's strides": lambda L: L.ops.aten.logit_backward.grad_input(
+        _g3(L), _y(L), grad_input=L.empty(3, 3).t()),
+    "logit_backward with eps, into a wider grad_input": lambda L: L.ops.aten.logit_backward.grad_input(
+        _g3(L), _y(L), 0.2, grad_input=L.empty(0, dtype=L.float64)),
+    "logit_backward of mixed dtypes": lambda L: L.ops.aten.logit_backward(_g3(L).double(), _y(L), 0.),
+    "sigmoid_backward of complex": lambda L: L.ops.aten.sigmoid_backward(
+        L.tensor([1 + 2j, 3 - 1j]), L.tensor([0.5 + 0.5j, 2 + 1j])),
+    "tanh_backward of complex": lambda L: L.ops.aten.tanh_backward(
+        L.tensor([1 + 2j, 3 - 1j]), L.tensor([0.5 + 0.5j, 2 + 1j])),
+}
+
+
+@pytest.mark.parametrize("case", POINTWISE_BACKWARD_OUT_CASES)
+def test_pointwise_backward_out_variants_match_torch(case):
+    (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(POINTWISE_BACKWARD_OUT_CASES[case])
+    assert_same(ours, theirs)       # IEEE arithmetic in torch's order: the same bits
+    assert our_warnings == their_warnings
+
+
+POINTWISE_BACKWARD_ERRORS = {
+    "sigmoid_backward of integers": lambda L: L.ops.aten.sigmoid_backward(L.tensor([1]), L.tensor([0])),
+    "tanh_backward of bool": lambda L: L.ops.aten.tanh_backward(L.tensor([True]), L.tensor([False])),
+    "logit_backward of integers": lambda L: L.ops.aten.logit_backward(L.tensor([1]), L.tensor([0])),
+    "logit_backward of complex": lambda L: L.ops.aten.logit_backward(L.tensor([1j]), L.tensor([0.5j])),
+    "logit_backward cannot cast down": lambda L: L.ops.aten.logit_backward.grad_input(
+        L.ones(2), L.ones(2), grad_input=L.empty(0, dtype=L.long)),
+    "grad_input= of an input that requires grad": lambda L: L.ops.aten.sigmoid_backward.grad_input(
+        L.ones(2, requires_grad=True), L.ones(2), grad_input=L.empty(0)),
+}
+
+
+@pytest.mark.parametrize("case", POINTWISE_BACKWARD_ERRORS)
+def test_pointwise_backward_errors_match_torch(case):
+    same_error(POINTWISE_BACKWARD_ERRORS[case])
+
+
+# logit_backward at its edges: x at exactly 0 or 1 gives grad·inf, outside [eps, 1 − eps] 0 (NaN
+# with no eps), NaN propagates. Fewer than eight elements: torch runs its element loop on every
+# CPU (its vector loop, for longer rows, differs at -0.0 and at NaN with an eps).
+LOGIT_EDGES = [-0.0, 0.0, 1.0, float("nan"), 0.05, 0.5, 1.2]
+
+
+@pytest.mark.parametrize("eps", [None, -1.0, 0.0, 0.1, float("nan")])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "bfloat16"])
+def test_logit_backward_at_its_edges_matches_torch(dtype, eps):
+    def program(L):
+        x = L.tensor(LOGIT_EDGES, dtype=getattr(L, dtype))
+        return L.ops.aten.logit_backward(L.tensor([1., -2., 3., 1., -1., 2., 1.], dtype=x.dtype), x, eps)
+    assert_same(program(internals), program(torch))
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_sigmoid_and_tanh_backward_round_as_torchs_loops(dtype):
+    """bfloat16 computes sigmoid's in float32 and rounds once, float16 rounds each step; tanh's
+    computes both in float32."""
+    def forms(L):
+        y = L.tensor([-0.9, -0.6667, -0.3333, 0.1, 0.3333, 0.6667, 0.97], dtype=getattr(L, dtype))
+        g = L.tensor([0.3, 1.75, 3.2, 4.6, 6.1, 7.55, 9.0], dtype=y.dtype)
+        return [L.ops.aten.sigmoid_backward(g, y), L.ops.aten.tanh_backward(g, y)]
+    for ours, theirs in zip(forms(internals), forms(torch), strict=True):
+        assert_same(ours, theirs)
+
+
+def test_logit_sigmoid_and_tanh_gradients_match_torch():
+    def grads(L):
+        out = []
+        for f in (lambda x: x.sigmoid(), lambda x: x.tanh(), lambda x: x.logit(), lambda x: x.logit(0.3)):
+            x = L.tensor([0.1, 0.25, 0.5, 0.95], requires_grad=True)
+            y = f(x)
+            (g,) = L.autograd.grad(y, x, L.arange(1., 5.), create_graph=True)
+            (gg,) = L.autograd.grad(g.sum(), x)     # through the backward kernel's own derivative
+            out.append((g.detach(), gg, type(y.grad_fn).__name__))
+        return out
+    for (ours, our_second, our_node), (theirs, their_second, their_node) in zip(grads(internals), grads(torch),
+                                                                                strict=True):
+        assert our_node == their_node
+        # sigmoid's and tanh's results are library math: their gradients amplify that ulp
+        assert_same(ours, theirs, ulps=2 * LIBM_ULPS)
+        assert_same(our_second, their_second, ulps=2 * LIBM_ULPS)

@@ -1,7 +1,8 @@
 """cumsum and cumprod (``aten/native/sorting.py``, the scans), declared structured as torch
 2.13's ``ReduceOps.cpp`` declares them: a meta step (the result's dtype: the one asked for, else
 ``out``'s, else the input's with integers widened to int64; the output allocated contiguous, or
-``out`` checked and resized) and an impl step (the scan), out= the primary kernel.
+``out`` checked and resized) and an impl step (the scan), out= the primary kernel, the
+functional and in-place (``cumsum_``, ``cumprod_``) kernels derived from it.
 """
 
 import pytest
@@ -14,13 +15,15 @@ from internals.aten.native import sorting
 from internals.c10.dispatch_key import DispatchKey
 
 
-@pytest.mark.parametrize("name", ["cumsum", "cumprod"])
-def test_the_functional_form_is_derived_from_the_out_kernel(name):
+@pytest.mark.parametrize("name", ["cumsum", "cumprod", "cumsum_", "cumprod_"])
+def test_the_functional_and_in_place_forms_are_derived_from_the_out_kernel(name):
+    out_name = name.rstrip("_") + ".out"
     entries = native_entries()
-    assert entries[name]["structured_delegate"] == name + ".out" and entries[name + ".out"]["structured"]
-    out_kernel = dispatcher.find(name + ".out").table[DispatchKey.CPU][0].fn
+    assert entries[name]["structured_delegate"] == out_name and entries[out_name]["structured"]
+    out_kernel = dispatcher.find(out_name).table[DispatchKey.CPU][0].fn
     derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
     assert derived.__wrapped__ is out_kernel.meta and derived.__module__ == sorting.__name__
+    assert derived.__name__ == name
 
 
 
@@ -53,6 +56,10 @@ ERROR_CASES = {
     "dim out of range": lambda L: L.cumprod(L.ones(2), 1, out=L.empty(2)),
     "bool result": lambda L: L.cumsum(L.ones(2), 0, dtype=L.bool),
     "partial overlap after the resize": lambda L: (lambda x: L.cumsum(x, 0, out=x.t()))(L.ones(3, 3)),
+    "in place into another dtype": lambda L: L.ones(2).cumsum_(0, dtype=L.float64),
+    "in place of integers into float": lambda L: L.tensor([1, 2]).cumprod_(0, dtype=L.float32),
+    "in place on a leaf that requires grad": lambda L: L.ones(2, requires_grad=True).cumsum_(0),
+    "out= of an input that requires grad": lambda L: L.cumsum(L.ones(2, requires_grad=True), 0, out=L.empty(0)),
 }
 
 
@@ -68,6 +75,29 @@ def test_functional_forms_match_torch():
                 L.cumsum(x, 1, dtype=L.float64), x.half().cumsum(0), L.tensor(5).cumsum(0)]
     for ours, theirs in zip(forms(internals), forms(torch), strict=True):
         assert_same(ours, theirs)
+
+
+def test_in_place_forms_match_torch():
+    """``cumsum_``/``cumprod_`` (methods only, as torch's): the scan written into ``self``, its
+    strides kept; integers stay integers; a dtype asked for must be self's."""
+    def forms(L):
+        x, ints = _x(L).clone(), L.tensor([[1, 2], [3, 4]]).t()
+        return [x.cumsum_(0), x, _x(L).clone().cumprod_(1, dtype=L.float32), ints.clone().cumsum_(1),
+                ints.clone().cumprod_(0), L.tensor(4.).cumsum_(0), L.ones(0, 3).cumprod_(1)]
+    for ours, theirs in zip(forms(internals), forms(torch), strict=True):
+        assert_same(ours, theirs)
+    assert not hasattr(internals, "cumsum_") and not hasattr(torch, "cumsum_")
+
+
+def test_in_place_gradients_match_torch():
+    def grads(L):
+        x = L.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+        y = (x * 2).cumsum_(0).cumprod_(1)
+        y.backward(L.ones(2, 2))
+        return x.grad, type(y.grad_fn).__name__, type(y.grad_fn.next_functions[0][0]).__name__
+    (ours, *our_nodes), (theirs, *their_nodes) = grads(internals), grads(torch)
+    assert_same(ours, theirs)
+    assert our_nodes == their_nodes
 
 
 def test_gradients_match_torch():

@@ -26,6 +26,7 @@ UNARY = ("neg", "reciprocal", "exp", "log", "sqrt", "sigmoid", "tanh", "sin", "c
          "ceil", "trunc", "frac", "round", "bitwise_not")
 
 
+
 def _marks(entry):
     return entry.get("structured", False), entry.get("structured_delegate")
 
@@ -119,3 +120,105 @@ FAKE_PROGRAMS = {
 @pytest.mark.parametrize("program", FAKE_PROGRAMS)
 def test_fake_tensors_get_the_real_kernels_metadata(program):
     assert_fake_matches_real(FAKE_PROGRAMS[program])
+
+
+# ---- nan_to_num: not structured in torch, an out= kernel of its own (``nan_to_num_out``) that
+# the functional (into ``empty_like``) and in-place (into the input) kernels run
+def test_nan_to_num_out_overload_names_its_own_kernel():
+    entry = native_entries()["nan_to_num.out"]
+    assert entry["dispatch"] == {"CPU, CUDA": "nan_to_num_out"} and "out_rules" not in entry
+    assert dispatcher.find("nan_to_num.out").table[DispatchKey.CPU][0].fn is unary_ops.nan_to_num_out
+
+
+def _specials(L, dtype=None):
+    nan, inf = float("nan"), float("inf")
+    return L.tensor([[nan, inf, -inf], [1.5, -0.0, 3e38]], dtype=dtype or L.float32).t()
+
+
+NAN_TO_NUM_OUT_CASES = {
+    "defaults": lambda L: L.nan_to_num(_specials(L), out=L.empty(0)),
+    "replacements given": lambda L: L.nan_to_num(_specials(L), 1., 2., -3., out=L.empty(0)),
+    "resized, laid out as the input": lambda L: L.nan_to_num(_specials(L), out=L.empty(5)),
+    "an out of the right sizes keeps its strides": lambda L: L.nan_to_num(_specials(L), out=L.empty(3, 2)),
+    "float64": lambda L: L.nan_to_num(_specials(L, L.float64), posinf=1e300, out=L.empty(0, dtype=L.float64)),
+    "float16: the dtype's largest": lambda L: L.nan_to_num(_specials(L, L.float16), out=L.empty(0, dtype=L.float16)),
+    "a replacement rounded to bfloat16": lambda L: L.nan_to_num(
+        _specials(L, L.bfloat16), nan=0.1, out=L.empty(0, dtype=L.bfloat16)),
+    "integers are copied, resized contiguous": lambda L: L.nan_to_num(
+        L.tensor([[1, 2], [3, 4]]).t(), out=L.empty(5, dtype=L.long)),
+    "bool": lambda L: L.nan_to_num(L.tensor([True, False]), out=L.empty(0, dtype=L.bool)),
+    "complex, each part": lambda L: L.nan_to_num(L.tensor([complex(float("nan"), float("inf")), 1 - 2j]), neginf=-1.,
+                                                 out=L.empty(0, dtype=L.complex64)),
+    "out is the input": lambda L: (lambda x: L.nan_to_num(x, out=x))(_specials(L)),
+}
+
+
+@pytest.mark.parametrize("case", NAN_TO_NUM_OUT_CASES)
+def test_nan_to_num_out_variant_matches_torch(case):
+    assert_out_variant_matches_torch(NAN_TO_NUM_OUT_CASES[case])
+
+
+NAN_TO_NUM_ERRORS = {
+    "out of another float dtype": lambda L: L.nan_to_num(_specials(L), out=L.empty(0, dtype=L.float64)),
+    "integers into float": lambda L: L.nan_to_num(L.tensor([1, 2]), out=L.empty(0)),
+    "partial overlap": lambda L: (lambda x: L.nan_to_num(x[:4], out=x[1:5]))(L.arange(6.)),
+    "integers, partial overlap": lambda L: (lambda x: L.nan_to_num(x[:4], out=x[1:5]))(L.arange(6)),
+    "an input that requires grad": lambda L: L.nan_to_num(_specials(L).requires_grad_(), out=L.empty(0)),
+    "an out that requires grad": lambda L: L.nan_to_num(_specials(L), out=L.empty(0, requires_grad=True)),
+}
+
+
+@pytest.mark.parametrize("case", NAN_TO_NUM_ERRORS)
+def test_nan_to_num_errors_match_torch(case):
+    same_error(NAN_TO_NUM_ERRORS[case])
+
+
+def test_nan_to_num_functional_in_place_and_gradient_match_torch():
+    def forms(L):
+        x = _specials(L).requires_grad_()
+        y = L.nan_to_num(x, posinf=7.)
+        y.backward(L.arange(1., 7.).reshape(3, 2))
+        z = _specials(L).clone()
+        return [y.detach(), L.nan_to_num_(z), z, L.nan_to_num(L.tensor([[5, 6]]).t()), x.grad], type(y.grad_fn).__name__
+    (ours, our_node), (theirs, their_node) = forms(internals), forms(torch)
+    for o, t in zip(ours, theirs, strict=True):
+        assert_same(o, t)
+    assert our_node == their_node
+
+
+# ---- expm1: one double-precision function serves the CPU loop, its overloads and the CUDA
+# kernel (the simulator runs it in Python); at the edges (overflow, underflow, -0.0, infinities,
+# NaN) each gives torch's values
+EXPM1_EDGES = [float("-inf"), -1000., -40., -1e-30, -0., 0., 1e-30, 1., 88.7, 709.78, 709.79, 1000., float("inf"),
+               float("nan")]
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16"])
+def test_expm1_at_the_edges_matches_torch(dtype, device):
+    ours = internals.expm1(internals.tensor(EXPM1_EDGES, dtype=getattr(internals, dtype), device=device))
+    theirs = torch.expm1(torch.tensor(EXPM1_EDGES, dtype=getattr(torch, dtype)))
+    assert_same(ours.cpu(), theirs, ulps=1)      # SLEEF's or libm's, by the CPU path: within one ulp
+
+
+# ---- logit: not structured in torch, an out= kernel of its own (``logit_out``) with the unary
+# float iterator's rules: a float result, cast into any ``out`` that can hold it
+LOGIT_OUT_CASES = {
+    "into a wider out": lambda L: L.logit(L.tensor([0.2, 0.5]), out=L.empty(0, dtype=L.float64)),
+    "into a narrower float": lambda L: L.logit(L.tensor([0.2, 0.5]), 0.1, out=L.empty(0, dtype=L.float16)),
+    "integers computed as floats": lambda L: L.logit(L.tensor([0, 1]), out=L.empty(0)),
+    "resized, warns": lambda L: L.logit(L.tensor([0.2, 0.5]), out=L.empty(5)),
+    "float16 into float16, resized": lambda L: L.logit(L.tensor([0.2, 0.7], dtype=L.float16), 0.25,
+                                                       out=L.empty(3, dtype=L.float16)),
+}
+
+
+@pytest.mark.parametrize("case", LOGIT_OUT_CASES)
+def test_logit_out_variant_matches_torch(case):
+    assert dispatcher.find("logit.out").table[DispatchKey.CPU][0].fn is unary_ops.logit_out
+    assert_out_variant_matches_torch(LOGIT_OUT_CASES[case])
+
+
+def test_logit_out_refuses_what_torch_refuses():
+    same_error(lambda L: L.logit(L.tensor([0, 1]), out=L.empty(0, dtype=L.long)))
+    same_error(lambda L: L.logit(L.tensor([0.5], requires_grad=True), out=L.empty(0)))

@@ -1413,6 +1413,21 @@ def THPVariable_cumprod(self, *args, **kwargs):
     return _ops['cumprod'](self, _r.to_int64(0), dtype=_r.scalartype(1))
 
 
+_cumprod__parser = PythonArgParser([
+    'cumprod_(int64_t dim, *, ScalarType? dtype=None)',
+])
+
+
+def THPVariable_cumprod_(self, *args, **kwargs):
+    _r = _cumprod__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::cumprod_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
+    if not kwargs:
+        return _ops['cumprod_'](self, _r.to_int64(0))
+    return _ops['cumprod_'](self, _r.to_int64(0), dtype=_r.scalartype(1))
+
+
 _cumsum_parser = PythonArgParser([
     'cumsum(int64_t dim, *, ScalarType? dtype=None)',
 ])
@@ -1426,6 +1441,21 @@ def THPVariable_cumsum(self, *args, **kwargs):
     if not kwargs:
         return _ops['cumsum'](self, _r.to_int64(0))
     return _ops['cumsum'](self, _r.to_int64(0), dtype=_r.scalartype(1))
+
+
+_cumsum__parser = PythonArgParser([
+    'cumsum_(int64_t dim, *, ScalarType? dtype=None)',
+])
+
+
+def THPVariable_cumsum_(self, *args, **kwargs):
+    _r = _cumsum__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::cumsum_(Tensor(a!) self, int dim, *, ScalarType? dtype=None) -> Tensor(a!)
+    if not kwargs:
+        return _ops['cumsum_'](self, _r.to_int64(0))
+    return _ops['cumsum_'](self, _r.to_int64(0), dtype=_r.scalartype(1))
 
 
 def THPVariable_deg2rad(self):
@@ -4878,7 +4908,9 @@ METHODS = named({
     'cummax': THPVariable_cummax,
     'cummin': THPVariable_cummin,
     'cumprod': THPVariable_cumprod,
+    'cumprod_': THPVariable_cumprod_,
     'cumsum': THPVariable_cumsum,
+    'cumsum_': THPVariable_cumsum_,
     'deg2rad': THPVariable_deg2rad,
     'deg2rad_': THPVariable_deg2rad_,
     'dense_dim': THPVariable_dense_dim,

@@ -800,14 +800,24 @@ def _resize_out(out, shape, strides):
         out._impl.strides = tuple(strides)
 
 
+def _refuse_overlap():
+    raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor refer "
+                       "to a single memory location. Please clone() the tensor before performing the operation.")
+
+
 def check_no_overlap(out, inputs):
     """TensorIterator's ``check_mem_overlap``: refuse writes that would race with themselves."""
     assert_no_internal_overlap(out)
     for i in inputs:
         if _overlap(out, i) == "partial":
-            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to "
-                               "tensor refer to a single memory location. Please clone() the tensor before "
-                               "performing the operation.")
+            _refuse_overlap()
+
+
+def assert_no_overlap(a, b):
+    """``assert_no_overlap`` (``MemoryOverlap.cpp``): ``a`` and ``b`` share no element, a full
+    overlap refused too (``cat``, ``index_select``, ``kthvalue``)."""
+    if _overlap(a, b) is not None:
+        _refuse_overlap()
 
 
 # ---------------------------------------------------------------------- 32-bit indexing

@@ -261,6 +261,91 @@ def impl_elu_backward(it, grad_output, alpha, scale, input_scale, is_result, sel
 elu_backward_out = structured(meta_elu_backward, impl_elu_backward)
 
 
+# ---- sigmoid's, tanh's and logit's backward kernels (TORCH_META_FUNC(sigmoid_backward) and kin
+# in BinaryOps.cpp, their loops in cpu/BinaryOpsKernel.cpp): the binary iterator over the
+# gradient and the saved output (or input, for logit). Floating and complex dtypes only (logit:
+# floating); each loop's arithmetic in torch's order and precision.
+def _floating_or_complex(it, kernel, complex_too=True):
+    dtype = it.common_dtype
+    if not (dtype.is_floating_point or (complex_too and dtype.is_complex)):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{dtype.torch_name}\'')
+
+
+def _conjugated(t):
+    """A complex loop conjugates its derivative (``std::conj``); a real one has nothing to do."""
+    return _call("conj_physical", t) if t.dtype.is_complex else t
+
+
+def meta_sigmoid_backward(grad_input, grad_output, output):
+    return _backward_iterator(grad_input, grad_output, output)
+
+
+def impl_sigmoid_backward(it, grad_output, output):
+    """grad·(1 − y)·y from the output y, left to right (complex: grad·conj((1 − y)·y)).
+    bfloat16 computes in float32, rounded once; float16 rounds each step (its loop runs in
+    c10::Half)."""
+    _floating_or_complex(it, "sigmoid_backward_cpu")
+    if it.common_dtype.is_complex:
+        derivative = _call("mul.Tensor", _call("rsub.Scalar", output, 1), output)
+        return _into(it, _call("mul.Tensor", grad_output, _conjugated(derivative)))
+
+    def formula(grad, y):
+        return _call("mul.Tensor", _call("mul.Tensor", grad, _call("rsub.Scalar", y, 1)), y)
+    if it.common_dtype is st.float16:
+        return _into(it, formula(grad_output, output))
+    return _into(it, _in_opmath(formula, grad_output, output))
+
+
+sigmoid_backward_out = structured(meta_sigmoid_backward, impl_sigmoid_backward)
+
+
+def meta_tanh_backward(grad_input, grad_output, output):
+    return _backward_iterator(grad_input, grad_output, output)
+
+
+def impl_tanh_backward(it, grad_output, output):
+    """grad·(1 − y²) from the output y; float16 and bfloat16 compute in float32, rounded once."""
+    _floating_or_complex(it, "tanh_backward_cpu")
+    return _into(it, _in_opmath(lambda grad, y: _call("mul.Tensor", grad, _conjugated(_call(
+        "rsub.Scalar", _call("mul.Tensor", y, y), 1))), grad_output, output))
+
+
+tanh_backward_out = structured(meta_tanh_backward, impl_tanh_backward)
+
+
+def meta_logit_backward(grad_input, grad_output, self, eps=None):
+    return _backward_iterator(grad_input, grad_output, self)
+
+
+def impl_logit_backward(it, grad_output, self, eps=None):
+    """grad / (x (1 − x)) inside [eps, 1 − eps], 0 outside; with no eps (or a negative one),
+    inside [0, 1] and NaN outside; grad·inf at exactly 0 or 1. eps rides in the loop's scalar,
+    -1 for none (``Scalar(eps ? eps.value() : -1.0)``)."""
+    _floating_or_complex(it, "logit_backward_cpu", complex_too=False)
+    eps = -1.0 if eps is None else eps
+    if it.common_dtype.is_reduced_float:
+        return _into(it, _logit_backward_16_bits(grad_output, self, eps, it.common_dtype))
+    return binary_loop(it, ops.LOGIT_BACKWARD, st.checked_convert(eps, it.compute_dtype))
+
+
+logit_backward_out = structured(meta_logit_backward, impl_logit_backward)
+
+
+def _logit_backward_16_bits(grad_output, self, eps, dtype):
+    """float16 and bfloat16: the loop runs in the 16-bit type, each step rounded to it, and eps
+    and 1 − eps are 16-bit values too (``eps_scalar.to<scalar_t>()``)."""
+    grad = _call("div.Tensor", grad_output, _call("mul.Tensor", self, _call("rsub.Scalar", self, 1)))
+    at_an_end = _call("logical_or", _call("eq.Scalar", self, 0), _call("eq.Scalar", self, 1))
+    grad = _where(at_an_end, _mul(grad_output, math.inf), grad)
+    if eps < 0:
+        lo, hi, outside = 0.0, 1.0, math.nan
+    else:
+        lo = float(_call("scalar_tensor", eps, dtype=dtype))       # 1 − eps: float arithmetic, then rounded
+        hi, outside = float(_call("scalar_tensor", float(np.float32(1) - np.float32(lo)), dtype=dtype)), 0.0
+    beyond = _call("logical_or", _call("lt.Scalar", self, lo), _call("gt.Scalar", self, hi))
+    return _where(beyond, _call("scalar_tensor", outside, dtype=dtype, device=self.device), grad)
+
+
 # torch's SELU constants (Activation.cpp), as the paper's closed forms evaluated to double
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946

@@ -71,18 +71,6 @@ def where(cond, a, b):
     return it.for_each(lambda buffers, *geometry: loops(device).ternary_loop(ops.WHERE, *buffers, 0, *geometry))
 
 
-# sigmoid's and tanh's backward kernels (``sigmoid_backward``, ``tanh_backward`` in
-# BinaryOpsKernel.cpp), from the output y: grad·(1 − y)·y and grad·(1 − y²).
-def sigmoid_backward(grad_output, output):
-    one_minus = dispatcher.call("rsub.Scalar", output, 1)
-    return dispatcher.call("mul.Tensor", dispatcher.call("mul.Tensor", grad_output, one_minus), output)
-
-
-def tanh_backward(grad_output, output):
-    one_minus = dispatcher.call("rsub.Scalar", dispatcher.call("mul.Tensor", output, output), 1)
-    return dispatcher.call("mul.Tensor", grad_output, one_minus)
-
-
 def add_scalar(a, b, alpha=1):
     """``add.Scalar`` (CompositeExplicitAutograd): ``add.Tensor`` with the number wrapped."""
     return dispatcher.call("add.Tensor", a, wrap_scalar(b), alpha=alpha)

@@ -615,11 +615,17 @@ def expm1(x):
     return _expm1_of_the_build(x)
 
 
-def _expm1_of_the_build(x):
+@register_jitable
+def _expm1_in_double(x):
     """SLEEF's expm1, which torch's avx2/avx512 and aarch64 builds vectorise with
-    (``Sleef_expm1f8_u10`` and kin): here the double result, rounded by the store. In Python
-    (the CUDA simulator) that is what runs."""
+    (``Sleef_expm1f8_u10`` and kin): here the double result, rounded by the store. The guard
+    keeps Python (the simulator) from raising OverflowError where C returns inf."""
     return math.inf if x > _LOG_DBL_MAX else math.expm1(np.float64(x))
+
+
+def _expm1_of_the_build(x):
+    """expm1 as the build torch runs on computes it; in Python (the CUDA simulator), SLEEF's."""
+    return _expm1_in_double(x)
 
 
 @overload(_expm1_of_the_build, target="cpu")
@@ -628,13 +634,13 @@ def _expm1_of_the_build_cpu(x):
     # libm's expm1f for float32 (1 ulp below SLEEF's at 1.0). The kernel cache is keyed by
     # ATEN_CPU_CAPABILITY, so a change of capability compiles anew.
     if fma_contracted():
-        return lambda x: math.inf if x > _LOG_DBL_MAX else math.expm1(np.float64(x))
+        return lambda x: _expm1_in_double(x)
     return lambda x: math.expm1(x)
 
 
 @overload(_expm1_of_the_build, target="cuda")
 def _expm1_of_the_build_cuda(x):
-    return lambda x: math.inf if x > _LOG_DBL_MAX else math.expm1(np.float64(x))
+    return lambda x: _expm1_in_double(x)
 
 
 EXPM1 = UNARY.register(expm1)
@@ -1260,6 +1266,24 @@ def logit(x, eps, alpha):
     one_minus = like(x, 1) - x
     return like(x, math.inf) if one_minus == 0 else log(x / one_minus)
 LOGIT = BINARY.register(logit)
+
+
+@register_jitable
+def logit_backward(dy, x, eps):
+    """``logit_backward_kernel``'s element loop: dy / (x (1 - x)) inside [eps, 1 - eps] (0
+    outside), or with eps < 0 inside [0, 1] (NaN outside); at exactly 0 or 1, dy times inf.
+    (Its vector loop, which torch runs on whole vectors, skips the 0-or-1 case and reads NaN
+    as outside: the two differ only at -0.0 and, with eps, at NaN.)"""
+    one = like(x, 1)
+    if eps < 0:
+        if x < 0 or x > one:
+            return like(x, math.nan)
+    elif x < eps or x > one - eps:
+        return like(x, 0)
+    if x == 0 or x == one:
+        return dy * like(x, math.inf)
+    return dy / (x * (one - x))
+LOGIT_BACKWARD = BINARY.register(logit_backward)
 
 
 # ----------------------------------------------------------------------------- ternary ops

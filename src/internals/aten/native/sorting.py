@@ -6,6 +6,11 @@
 Every row along ``dim`` is sorted by one stable merge sort, ``sort_row`` below, that the CPU
 loop (rows in parallel) and the CUDA kernel (a thread per row) both compile. NaN sorts as the
 largest value, as in torch. The selections are read off the sorted rows.
+
+torch does not declare these structured, but each has an out= kernel of its own, which the
+functional (and in-place) kernel runs into fresh outputs: ``kthvalue_out``, ``median_dim_out``,
+``mode_out``, ``cummax_out``, ``logcumsumexp_out``... check ``out`` in their own words, resize
+it, and write the values computed here into it.
 """
 import numpy as np
 from numba.extending import register_jitable
@@ -13,7 +18,7 @@ from numba.extending import register_jitable
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import contiguous_strides
 from .. import dispatcher
-from ..tensor_iterator import broadcast_shapes, check_no_overlap, output_layout
+from ..tensor_iterator import assert_no_overlap, broadcast_shapes, check_no_overlap, output_layout
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
 from .reduce_ops import _not_complex, _return_type, normalize_dims
@@ -218,17 +223,70 @@ def fresh_contiguous(t):
     return dispatcher.call("as_strided", t, list(t.shape), list(strides), t.storage_offset())
 
 
-def kthvalue(x, k, dim=-1, keepdim=False):
-    d = _dim(x, dim)
-    n = x.shape[d] if x.dim() else 1
-    _check_nonempty("kthvalue", x, d)
+# ---- the selections' out= kernels. Each resizes ``values`` and ``indices`` with the reduced dim
+# kept, as its kernel writes them: ``_reduction_with_indices_allocate_or_resize_output``
+# (ReduceOpsUtils.h) and mode's ``compare_base_kernel`` first unsqueeze an ``out`` that lacks the
+# dim, so that one of the right sizes keeps its strides; the dim is squeezed away again after.
+def _fresh_selection_outputs(self):
+    """The empty outputs torch's functional kernels hand to their out= kernel."""
+    return (empty((0,), dtype=self.dtype, device=self.device),
+            empty((0,), dtype=st.int64, device=self.device))
+
+
+def _kept_dim_shape(self, d):
+    shape = list(self.shape)
+    if shape:
+        shape[d] = 1
+    return shape
+
+
+def _reduced_shape(self, d, keepdim):
+    return _kept_dim_shape(self, d) if keepdim else [n for i, n in enumerate(self.shape) if i != d]
+
+
+def _resize_with_kept_dim(outs, shape, d, keepdim, lacks_dim):
+    for out in outs:
+        if not keepdim and lacks_dim(out):
+            dispatcher.call("unsqueeze_", out, d)
+        resize_output(out, shape)
+
+
+def _write_with_kept_dim(outs, results, self, d, keepdim):
+    """The kept-dim results copied into the outputs, the dim then dropped unless ``keepdim``."""
+    for out, result in zip(outs, results):
+        dispatcher.call("copy_", out, result)
+        if not keepdim and self.dim():
+            dispatcher.call("squeeze_.dim", out, d)
+    return tuple(outs)      # an out= call returns a plain pair; the binding names it
+
+
+def kthvalue_out(self, k, dim=-1, keepdim=False, *, values, indices):
+    """``kthvalue_out_impl_cpu`` (Sorting.cpp): ``values`` may not overlap the input at all
+    (checked before the resize), then the outputs are checked and resized."""
+    d = _dim(self, dim)
+    n = self.shape[d] if self.dim() else 1
+    _check_nonempty("kthvalue", self, d)
     if not 1 <= k <= n:
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
-    if x.dim() == 0:        # torch copies the element, whatever its dtype
-        return _return_type("kthvalue")(dispatcher.call("clone", x),
-                                        dispatcher.call("zeros", [], dtype=st.int64, device=x.device))
-    _no_bool(x, "kthvalue_cpu")
-    return _selection(x, d, keepdim, "kthvalue", KTH, k - 1)
+    assert_no_overlap(values._impl, self._impl)
+    if values.dtype is not self.dtype or values.device != self.device:
+        raise RuntimeError("output values must be of same type as input")
+    if indices.dtype is not st.int64:
+        raise RuntimeError("output indices must be of scalar type Long")
+    _resize_with_kept_dim((values, indices), _kept_dim_shape(self, d), d, keepdim,
+                          lambda out: out.dim() == self.dim() - 1)
+    if self.dim() == 0:         # the element itself, whatever its dtype
+        return dispatcher.call("copy_", values, self), dispatcher.call("zero_", indices)
+    _no_bool(self, "kthvalue_cpu")
+    for out in (values, indices):
+        check_no_overlap(out._impl, [])
+    return _write_with_kept_dim((values, indices), _selection(self, d, True, "kthvalue", KTH, k - 1), self, d,
+                                keepdim)
+
+
+def kthvalue(x, k, dim=-1, keepdim=False):
+    values, indices = _fresh_selection_outputs(x)
+    return _return_type("kthvalue")(*kthvalue_out(x, k, dim, keepdim, values=values, indices=indices))
 
 
 def _check_nonempty(name, x, d):
@@ -236,11 +294,44 @@ def _check_nonempty(name, x, d):
         raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
+def _type_name(dtype):
+    return f"torch.{dtype.torch_name}Tensor"
+
+
+def _median_out(self, dim, keepdim, values, indices, rows):
+    """``median_with_indices_impl`` (Sorting.cpp), for median and nanmedian: the outputs resized
+    to the reduced sizes, then checked against the input as the kernel reads it (a copy when
+    the dim is strided: nothing to overlap then). ``rows(x, d)``: the kept-dim results."""
+    d = _dim(self, dim)
+    _check_nonempty("median", self, d)
+    if indices.dtype is not st.int64:
+        raise RuntimeError(f"Expected tensor for argument #1 'indices' to have scalar type Long; but got "
+                           f"{_type_name(indices.dtype)} instead (while checking arguments for median)")
+    if values.dtype is not self.dtype:
+        raise RuntimeError(f"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; "
+                           f"but type {_type_name(values.dtype)} does not equal {_type_name(self.dtype)} (while "
+                           "checking arguments for median)")
+    for out in (values, indices):
+        resize_output(out, _reduced_shape(self, d, keepdim))
+    reads = self if self.dim() else dispatcher.call("unsqueeze", self, 0)
+    wrap_dim(d, reads.dim())            # an output that is the input resized it
+    kept = [out if keepdim and self.dim() else dispatcher.call("unsqueeze", out, d) for out in (values, indices)]
+    if reads.stride(d) <= 1:
+        for out in kept:
+            check_no_overlap(out._impl, [reads._impl])
+    _no_bool(self, "median_out")
+    for out, result in zip(kept, rows(reads, d)):
+        dispatcher.call("copy_", out, result)
+    return values, indices
+
+
+def median_dim_out(self, dim, keepdim=False, *, values, indices):
+    return _median_out(self, dim, keepdim, values, indices, lambda x, d: _selection(x, d, True, "median", MEDIAN))
+
+
 def median_dim(x, dim, keepdim=False):
-    d = _dim(x, dim)
-    _check_nonempty("median", x, d)
-    _no_bool(x, "median_out")
-    return _selection(x, d, keepdim, "median", MEDIAN)
+    values, indices = _fresh_selection_outputs(x)
+    return _return_type("median")(*median_dim_out(x, dim, keepdim, values=values, indices=indices))
 
 
 def median(x):
@@ -251,21 +342,23 @@ def median(x):
     return median_dim(dispatcher.call("reshape", x, [-1]), 0).values
 
 
-
-def nanmedian_dim(x, dim, keepdim=False):
-    """The lower median of each row's values other than NaN, and its index
+def _nanmedian_rows(x, d):
+    """The lower median of each row's values other than NaN, and its index, the dim kept
     (``median_with_indices_impl`` with ``ignore_nan``); a row of NaN only gives its first NaN.
     Sorted rows put NaN last, so the median sits at ``(n - nans - 1) // 2``."""
-    d = _dim(x, dim)
-    _check_nonempty("median", x, d)
-    _no_bool(x, "median_out")
     values, idx = _sorted_rows(x, d, False)
     nans = dispatcher.call("sum.dim_IntList", dispatcher.call("isnan", values), [-1], True)
     at = dispatcher.call("clamp_min", (values.shape[-1] - 1 - nans) // 2, 0)
-    v, i = (dispatcher.call("squeeze.dim", dispatcher.call("gather", t, -1, at), -1) for t in (values, idx))
-    if keepdim and x.dim():
-        v, i = dispatcher.call("unsqueeze", v, d), dispatcher.call("unsqueeze", i, d)
-    return _return_type("nanmedian")(v, i)
+    return tuple(_unlast(dispatcher.call("gather", t, -1, at), x, d) for t in (values, idx))
+
+
+def nanmedian_dim_out(self, dim, keepdim=False, *, values, indices):
+    return _median_out(self, dim, keepdim, values, indices, _nanmedian_rows)
+
+
+def nanmedian_dim(x, dim, keepdim=False):
+    values, indices = _fresh_selection_outputs(x)
+    return _return_type("nanmedian")(*nanmedian_dim_out(x, dim, keepdim, values=values, indices=indices))
 
 
 def nanmedian(x):
@@ -392,11 +485,35 @@ def nanquantile(x, q, dim=None, keepdim=False, *, interpolation="linear"):
 def nanquantile_scalar(x, q, dim=None, keepdim=False, *, interpolation="linear"):
     return nanquantile(x, _scalar_q(x, q), dim, keepdim, interpolation=interpolation)
 
+def mode_out(self, dim=-1, keepdim=False, *, values, indices):
+    """``mode_out`` (TensorCompare.cpp): the dtypes checked first; an empty input only resizes
+    the outputs, a 0-dim one is its own mode (outputs resized without the warning); otherwise
+    ``compare_base_kernel`` resizes them with the dim kept and refuses a partial overlap with
+    the input (a full one runs)."""
+    for out, want, what in ((values, self.dtype, "values"), (indices, st.int64, "indices")):
+        if out.dtype is not want:
+            raise RuntimeError(f"expected scalar type '{want.torch_name}' but got '{out.dtype.torch_name}' for "
+                               f"{what} output")
+    d = _dim(self, dim)
+    _check_nonempty("mode", self, d)
+    if self.numel() == 0:
+        for out in (values, indices):
+            resize_output(out, _reduced_shape(self, d, keepdim))
+        return values, indices
+    if self.dim() == 0:
+        for out in (values, indices):
+            dispatcher.call("resize_", out, [])
+        return dispatcher.call("copy_", values, self), dispatcher.call("zero_", indices)
+    _resize_with_kept_dim((values, indices), _kept_dim_shape(self, d), d, keepdim, lambda out: out.dim() >= d)
+    for out in (values, indices):
+        check_no_overlap(out._impl, [self._impl])
+    _not_complex(self, "mode_cpu")
+    return _write_with_kept_dim((values, indices), _selection(self, d, True, "mode", MODE), self, d, keepdim)
+
+
 def mode(x, dim=-1, keepdim=False):
-    d = _dim(x, dim)
-    _check_nonempty("mode", x, d)
-    _not_complex(x, "mode_cpu")
-    return _selection(x, d, keepdim, "mode", MODE)
+    values, indices = _fresh_selection_outputs(x)
+    return _return_type("mode")(*mode_out(x, dim, keepdim, values=values, indices=indices))
 
 
 # ---- scans
@@ -431,6 +548,9 @@ def _meta_scan(out, self, dim, dtype):
         integral = self.dtype.category <= st.INTEGRAL
         return empty(self.shape, dtype=dtype or (st.int64 if integral else self.dtype), device=self.device)
     want = dtype or out.dtype
+    if out is self and out.dtype is not want:        # the in-place kernel: torchgen's ``check_inplace``
+        raise RuntimeError(f"Bad in-place call: input tensor dtype {st.type_meta_name(self.dtype)} and output "
+                           f"tensor dtype {st.type_meta_name(want)} should match")
     if out.dtype is not want:
         raise RuntimeError(f"Expected out tensor to have dtype {st.type_meta_name(want)}, but got "
                            f"{st.type_meta_name(out.dtype)} instead")
@@ -466,12 +586,18 @@ cumsum_out = structured(meta_cumsum, impl_cumsum)      # and from them cumsum, c
 cumprod_out = structured(meta_cumprod, impl_cumprod)
 
 
-def logcumsumexp(x, dim):
-    """``_logcumsumexp_cpu``: log of the running sum of exponentials along ``dim``, floating
-    dtypes only, accumulated as cumsum's floats are (from -inf); the result is contiguous."""
-    if not x.dtype.is_floating_point:
-        raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{x.dtype.torch_name}\'')
-    d = _dim(x, dim)
+# logcumsumexp, cummax and cummin (ReduceOps.cpp): out= kernels of their own, the functional
+# ones running them into fresh contiguous outputs. Each checks its outputs' dtypes
+# (``check_scalar_type_device_layout_equal``), resizes them to the input's sizes (contiguous
+# when resized) and writes the scan computed here into them.
+def _check_scalar_type(out, want):
+    if out.dtype is not want:
+        raise RuntimeError(f"expected scalar_type {want.torch_name} but found {out.dtype.torch_name}")
+
+
+def _log_scan(x, d):
+    """log of the running sum of exponentials along ``d``, accumulated as cumsum's floats are
+    (from -inf), contiguous."""
     rows, shape = _rows(x, d)
     result = empty(rows.shape, dtype=rows.dtype, device=x.device)
     n = shape[-1] if shape else 1
@@ -479,30 +605,72 @@ def logcumsumexp(x, dim):
         acc = np.float64 if x.dtype is st.float32 else rows.dtype.numpy_type.type
         loops(x.device, "scan").log_scan_loop(buffer(result), buffer(rows), result.numel() // n, n, acc(-np.inf),
                                               acc(0))
-    return fresh_contiguous(to(_unlast(result, x, d), x.dtype))
+    return to(_unlast(result, x, d), x.dtype)
 
 
-def _extreme_scan(x, dim, is_max, name):
-    """cummax/cummin (``ReduceOps.cpp``): the running extreme along ``dim`` and the index it was
-    found at, both contiguous; a 0-dim input is its own extreme, at index 0."""
-    d = _dim(x, dim)
-    rows, shape = _rows(x, d)
-    values = empty(rows.shape, dtype=rows.dtype, device=x.device)
-    indices = empty(rows.shape, dtype=st.int64, device=x.device)
-    n = shape[-1] if shape else 1
-    if values.numel():
-        loops(x.device, "scan").extreme_scan_loop(buffer(values), buffer(indices), buffer(rows),
-                                                  values.numel() // n, n, is_max)
-    values, indices = _unlast(to(values, x.dtype), x, d), _unlast(indices, x, d)
-    return _return_type(name)(fresh_contiguous(values), fresh_contiguous(indices))
+def logcumsumexp_out(self, dim, *, out):
+    """``logcumsumexp_out`` over ``_logcumsumexp_out_cpu``: floating dtypes only; ``out``
+    resized, then refused if it partly overlaps the input (the scan's iterator)."""
+    _check_scalar_type(out, self.dtype)
+    d = _dim(self, dim)
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f'"logcumsumexp_out_cpu" not implemented for \'{self.dtype.torch_name}\'')
+    if resize_output(out, self.shape):
+        out._impl.strides = contiguous_strides(tuple(self.shape))
+    check_no_overlap(out._impl, [self._impl])
+    return dispatcher.call("copy_", out, _log_scan(self, d))
+
+
+def logcumsumexp(x, dim):
+    return logcumsumexp_out(x, dim, out=empty(x.shape, dtype=x.dtype, device=x.device))
+
+
+def _extreme_scan_out(name, self, dim, is_max, values, indices):
+    """``cummax_out``/``cummin_out``: the running extreme along ``dim`` and the index it was
+    found at; a 0-dim input is its own extreme, at index 0 (its dim -1 or 0), and an empty one
+    reads no dim."""
+    _check_scalar_type(values, self.dtype)
+    _check_scalar_type(indices, st.int64)
+    if self.dim() == 0 and dim not in (0, -1):
+        raise IndexError(f"{name}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+    for out in (values, indices):
+        if resize_output(out, self.shape):
+            out._impl.strides = contiguous_strides(tuple(self.shape))
+    if self.dim() == 0:
+        return dispatcher.call("copy_", values, self), dispatcher.call("zero_", indices)
+    if self.numel():
+        d = _dim(self, dim)
+        rows, shape = _rows(self, d)
+        found = empty(rows.shape, dtype=rows.dtype, device=self.device)
+        at = empty(rows.shape, dtype=st.int64, device=self.device)
+        loops(self.device, "scan").extreme_scan_loop(buffer(found), buffer(at), buffer(rows),
+                                                     found.numel() // shape[-1], shape[-1], is_max)
+        dispatcher.call("copy_", values, _unlast(found, self, d))
+        dispatcher.call("copy_", indices, _unlast(at, self, d))
+    return values, indices
+
+
+def cummax_out(self, dim, *, values, indices):
+    return _extreme_scan_out("cummax", self, dim, True, values, indices)
+
+
+def cummin_out(self, dim, *, values, indices):
+    return _extreme_scan_out("cummin", self, dim, False, values, indices)
+
+
+def _fresh_scan_outputs(self):
+    return (empty(self.shape, dtype=self.dtype, device=self.device),
+            empty(self.shape, dtype=st.int64, device=self.device))
 
 
 def cummax(x, dim):
-    return _extreme_scan(x, dim, True, "cummax")
+    values, indices = _fresh_scan_outputs(x)
+    return _return_type("cummax")(*cummax_out(x, dim, values=values, indices=indices))
 
 
 def cummin(x, dim):
-    return _extreme_scan(x, dim, False, "cummin")
+    values, indices = _fresh_scan_outputs(x)
+    return _return_type("cummin")(*cummin_out(x, dim, values=values, indices=indices))
 
 
 # ---------------------------------------------------------------------- unique (Unique.cpp)

@@ -20,12 +20,14 @@ an impl step: out= is the primary kernel, and ``structured_variant`` derives the
 and in-place kernels of the entries that name it in ``structured_delegate:``; the meta step
 resizes ``out`` (the TensorIterator, or a reduction's ``make_reduction``).
 
-The others are written as one functional kernel, the meta function and the ``impl`` at once:
-their out kernel runs it and copies its result into the checked ``out`` (``copy_``, which
-casts). Their out variant is registered from the YAML (``register_native_functions``) rather
-than written: an ``.out`` entry without a ``dispatch:`` gets ``structured_out`` over the kernels
-of its functional overload (the entry of the same signature), following the entry's
-``out_rules``.
+Operators torch does not declare structured have out= kernels of their own in torch
+(``kthvalue_out_cpu``, ``cummax_out``, ``nan_to_num_out``, ...), written so here too beside
+their functional kernels, which run them. The rest are written as one functional kernel, the
+meta function and the ``impl`` at once: their out kernel runs it and copies its result into the
+checked ``out`` (``copy_``, which casts). That out variant is registered from the YAML
+(``register_native_functions``) rather than written: an ``.out`` entry without a ``dispatch:``
+gets ``structured_out`` over the kernels of its functional overload (the entry of the same
+signature), following the entry's ``out_rules``.
 """
 import inspect
 import warnings
@@ -33,7 +35,7 @@ import warnings
 from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ..dispatcher import call
-from ..tensor_iterator import _overlap, assert_no_internal_overlap, check_no_overlap, output_layout
+from ..tensor_iterator import assert_no_internal_overlap, assert_no_overlap, check_no_overlap
 from .resize import resize_output
 
 __all__ = ["structured_out", "out_dtype_rule", "structured", "structured_variant"]
@@ -97,16 +99,12 @@ def _named_after(kernel, meta, suffix, outputs=1, out=False):
 # ---------------------------------------------------------------- the generic out= kernel
 # Each operator's own out= facts are in its YAML entry, ``out_rules:`` (an entry without it gets
 # the default rules): ``dtype``, the rule ``out`` is checked by (below; the default is its
-# family's, from ``out_dtype_rule``); ``overlap: after_resize`` for the sorts and selections,
-# whose kernels check the resized ``out`` against the inputs (``sort(x, 0, out=(x.t(), i))`` is
-# refused, ``sum(x, 0, out=x)`` is not); ``selects_along_dim``, the dim's position among the
-# arguments of a selection along a dim (see ``_as_kernel_sees``). (The reductions, the scans and
-# max/min along a dim are structured, beside their loops.)
+# family's, from ``out_dtype_rule``); ``overlap: after_resize`` for the sorts, whose kernels
+# check the resized ``out`` against the inputs (``sort(x, 0, out=(x.t(), i))`` is refused,
+# ``sum(x, 0, out=x)`` is not).
 #
 # The dtype rules: ``same`` (abs: TensorIterator with no cast to the outputs,
-# ``check_all_same_dtype``), ``nan_to_num`` and ``cummax`` (their own checks against the input's dtype, before
-# anything runs), ``own`` (checked by the kernel in its own words,
-# ``_OWN_CHECKS``), and ``where``, ``cat``, ``index_select``, ``arange``.
+# ``check_all_same_dtype``), and ``where``, ``cat``, ``index_select``, ``arange``.
 
 
 def out_dtype_rule(rules, functional_schema, tensor_iterator):
@@ -128,21 +126,6 @@ _PARTIAL_OVERLAP_RULES = ("iterator", "same", "where")
 _ANY_OVERLAP_RULES = ("cat", "index_select")
 
 
-def _as_kernel_sees(at, out, args, kwargs):
-    """``out`` with the reduced dim of a selection back in place, when it was dropped. The
-    selections along a dim check ``out`` as their kernel's iterator holds it, with the reduced
-    dim put back (``compare_base_kernel`` unsqueezes it): ``max(x, 0, out=(x[0], i))`` of a
-    (1, 4) ``x`` is then ``x`` itself, a full overlap, which runs. ``at``: the dim's position
-    among the arguments (None: not a selection)."""
-    if at is None:
-        return out._impl
-    dim = args[at] if len(args) > at else kwargs.get("dim", -1)
-    keepdim = args[at + 1] if len(args) > at + 1 else kwargs.get("keepdim", False)
-    if keepdim or out.dim() >= args[0].dim():
-        return out._impl
-    return call("unsqueeze", out, dim if dim >= 0 else dim + args[0].dim())._impl
-
-
 def _input_impls(args):
     return [t._impl for a in args for t in (a if isinstance(a, (list, tuple)) else (a,)) if isinstance(t, TensorBase)]
 
@@ -154,61 +137,18 @@ def _check_overlap(rule, out, args):
         check_no_overlap(out._impl, inputs)
     elif rule in _ANY_OVERLAP_RULES:
         assert_no_internal_overlap(out._impl)
-        if any(_overlap(out._impl, i) for i in inputs):
-            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
-                               "refer to a single memory location. Please clone() the tensor before performing "
-                               "the operation.")
-
-
-# The rules that check ``out`` against the input's dtype before the kernel runs (so an out of
-# another dtype is refused for the dtype, not for the kernel's reasons).
-_INPUT_DTYPE_MESSAGES = {
-    "nan_to_num": "nan_to_num: dtype of out: {got} should be same as input: {want}",
-    "cummax": "expected scalar_type {want} but found {got}",
-}
-
-
-def _type_name(dtype):
-    return f"torch.{dtype.torch_name}Tensor"
-
-
-# The dtype checks of the kernels that are not structured, with (values, indices) outs; each
-# returns the message of the first failed check, or None.
-_OWN_CHECKS = {
-    "kthvalue": lambda self, outs: ("output values must be of same type as input" if outs[0].dtype is not self.dtype
-                                    else "output indices must be of scalar type Long"
-                                    if outs[1].dtype is not st.int64 else None),
-    "median": lambda self, outs: (
-        f"Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
-        f"{_type_name(outs[0].dtype)} does not equal {_type_name(self.dtype)} (while checking arguments for median)"
-        if outs[0].dtype is not self.dtype else
-        f"Expected tensor for argument #1 'indices' to have scalar type Long; but got {_type_name(outs[1].dtype)} "
-        "instead (while checking arguments for median)" if outs[1].dtype is not st.int64 else None),
-    "mode": lambda self, outs: next((f"expected scalar type '{want.torch_name}' but got '{out.dtype.torch_name}' for "
-                                     f"{what} output" for out, want, what in zip(outs, (self.dtype, st.int64),
-                                                                                  ("values", "indices"))
-                                     if out.dtype is not want), None),
-}
-
-
-def _check_input_dtype(rule, self, outs):
-    """The check of those rules: the first ``out`` has the input's dtype (cummax's second, the
-    indices, is long)."""
-    for out, want in zip(outs, (self.dtype, st.int64)):
-        if out.dtype is not want:
-            raise RuntimeError(_INPUT_DTYPE_MESSAGES[rule].format(want=want.torch_name, got=out.dtype.torch_name))
+        for i in inputs:
+            assert_no_overlap(out._impl, i)
 
 
 def _check_dtype(rule, name, result, out):
     """``out`` may receive ``result``: each rule's check, in torch's words."""
     want, got = result.dtype, out.dtype
-    if rule in _INPUT_DTYPE_MESSAGES:
-        return      # checked before the kernel ran
     if rule == "iterator" and not st.can_cast(want, got):
         raise RuntimeError(f"result type {want.torch_name} can't be cast to the desired output type {got.torch_name}")
     if rule == "cat" and not st.can_cast(want, got):
         raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {got.torch_name}")
-    if want is got or rule in ("iterator", "cat", "factory", "arange", "own"):
+    if want is got or rule in ("iterator", "cat", "factory", "arange"):
         return
     if rule == "same":
         raise RuntimeError(f"Found dtype {got.torch_name} but expected {want.torch_name}")
@@ -232,24 +172,16 @@ def _resize_arange(out, shape):
     return False
 
 
-def _resize(rule, out, result, self):
+def _resize(rule, out, result):
     """Resize ``out`` to the result's sizes; a resized one takes the result's strides (torch's
     ``resize_out``: ``as_strided_`` with the strides the meta function gave). Factories resize
-    with ``resize_``: no warning, contiguous strides. Two kernels are not structured: ``cummax``
-    resizes with ``resize_output`` (contiguous strides), and ``nan_to_num`` copies an integer
-    input that way, a float one through ``TensorIterator::unary_op`` (the input's layout)."""
+    with ``resize_``: no warning, contiguous strides."""
     if rule == "arange":
         return _resize_arange(out, result.shape)
     if rule == "factory":
         call("resize_", out, result.shape)
         return
-    if not resize_output(out, result.shape) or rule == "cummax":
-        return
-    if rule == "nan_to_num":    # a float input's TensorIterator lays it out; an integer one is copied
-        if not (self.dtype.is_floating_point or self.dtype.is_complex):
-            return
-        out._impl.strides = output_layout([self._impl], result.shape)
-    else:
+    if resize_output(out, result.shape):
         out._impl.strides = result._impl.strides       # dense, as a fresh result is: fits the storage
 
 
@@ -265,18 +197,12 @@ def structured_out(name, functional, out_names, rule, rules=None):
     """The out= kernel of operator ``name`` (base name, for messages) over the functional kernel
     ``functional``: it takes the out= overload's arguments, the outputs by their schema names.
     ``rule`` is the dtype rule, ``rules`` the entry's ``out_rules`` (see above)."""
-    rules = rules or {}
-    after_resize = rules.get("overlap") == "after_resize"
-    selects_at = rules.get("selects_along_dim")
+    after_resize = (rules or {}).get("overlap") == "after_resize"
 
     def out_kernel(*args, **kwargs):
         outs = [kwargs.pop(n) for n in out_names]
         for out in outs:
             _check_overlap(rule, out, (*args, *kwargs.values()))
-        if rule in _INPUT_DTYPE_MESSAGES:
-            _check_input_dtype(rule, args[0], outs)
-        elif rule == "own" and (message := _OWN_CHECKS[name](args[0], outs)) is not None:
-            raise RuntimeError(message)
         kwargs = _functional_kwargs(rule, args, kwargs, outs)
         results = functional(*args, **kwargs)
         results = results if len(outs) > 1 else (results,)
@@ -286,14 +212,9 @@ def structured_out(name, functional, out_names, rule, rules=None):
                 raise RuntimeError(f"Expected out tensor to have device {result.device}, but got {out.device} "
                                    "instead")
         for out, result in zip(outs, results):
-            _resize(rule, out, result, args[0])
+            _resize(rule, out, result)
             if after_resize:
-                check_no_overlap(_as_kernel_sees(selects_at, out, args, kwargs), _input_impls(args))
-        if selects_at is not None and outs[0]._impl is args[0]._impl:
-            # out resized the input with it: the kernel selects from that, and resizes again
-            results = functional(*args, **kwargs)
-            for out, result in zip(outs, results):
-                resize_output(out, result.shape)
+                check_no_overlap(out._impl, _input_impls(args))
         for out, result in zip(outs, results):
             call("copy_", out, result)
         return tuple(outs) if len(outs) > 1 else outs[0]

@@ -392,30 +392,41 @@ _FLOAT_MAX = {st.float16: 65504.0, st.bfloat16: 3.3895313892515355e38, st.float3
               st.float64: 1.7976931348623157e308}
 
 
-def nan_to_num(x, nan=None, posinf=None, neginf=None, *, out=None):
-    """NaN, +inf and -inf replaced (by 0 and the dtype's largest and lowest finite values unless
-    given; ``nan_to_num_kernel`` converts each replacement to the dtype). Integers and bool have
-    none to replace: a copy (torch's shortcut). Written as ``where`` over the classifiers, the
-    values then copied into ``empty_like(x)``, the output torch's kernel writes. A complex
-    tensor has its real and imaginary parts replaced each, as floats of its value type."""
-    if x.dtype.is_complex:
-        result = dispatcher.call("empty_like", x) if out is None else out
-        nan_to_num(dispatcher.call("view_as_real", x), nan, posinf, neginf,
-                   out=dispatcher.call("view_as_real", result))
-        return result
-    if not x.dtype.is_floating_point:
-        return dispatcher.call("clone", x) if out is None else dispatcher.call("copy_", out, x)
-    big = _FLOAT_MAX[x.dtype]
-    replaced = x
-    for mask, value in ((isnan(x), 0.0 if nan is None else nan),
-                        (dispatcher.call("eq.Scalar", x, math.inf), big if posinf is None else posinf),
-                        (dispatcher.call("eq.Scalar", x, -math.inf), -big if neginf is None else neginf)):
+def nan_to_num_out(self, nan=None, posinf=None, neginf=None, *, out):
+    """``nan_to_num_out`` (UnaryOps.cpp): ``out`` has the input's dtype. Integers and bool have
+    nothing to replace: copied into ``out``, resized as ``resize_output`` resizes (contiguous).
+    Floats run the unary iterator (a resized ``out`` laid out as the input), NaN, +inf and -inf
+    replaced by 0 and the dtype's largest and lowest finite values unless given
+    (``nan_to_num_kernel`` converts each replacement to the dtype): ``where`` over the
+    classifiers, written into the iterator's output. A complex tensor has its real and
+    imaginary parts replaced each, as floats of its value type."""
+    if out.dtype is not self.dtype:
+        raise RuntimeError(f"nan_to_num: dtype of out: {out.dtype.torch_name} should be same as input: "
+                           f"{self.dtype.torch_name}")
+    if self.dtype.category <= st.INTEGRAL:
+        resize_output(out, self.shape)
+        return dispatcher.call("copy_", out, self)
+    it = TensorIterator.unary_op(out, self)
+    if self.dtype.is_complex:
+        nan_to_num_out(dispatcher.call("view_as_real", self), nan, posinf, neginf,
+                       out=dispatcher.call("view_as_real", it.result))
+        return it.result
+    big = _FLOAT_MAX[self.dtype]
+    replaced = self
+    for mask, value in ((isnan(self), 0.0 if nan is None else nan),
+                        (dispatcher.call("eq.Scalar", self, math.inf), big if posinf is None else posinf),
+                        (dispatcher.call("eq.Scalar", self, -math.inf), -big if neginf is None else neginf)):
         replaced = dispatcher.call("where.self", mask, wrap_scalar(value), replaced)
-    return dispatcher.call("copy_", dispatcher.call("empty_like", x) if out is None else out, replaced)
+    return dispatcher.call("copy_", it.result, replaced)
+
+
+def nan_to_num(x, nan=None, posinf=None, neginf=None):
+    """Into ``empty_like(x)``, as torch's functional kernel writes it."""
+    return nan_to_num_out(x, nan, posinf, neginf, out=dispatcher.call("empty_like", x))
 
 
 def nan_to_num_(x, nan=None, posinf=None, neginf=None):
-    return nan_to_num(x, nan, posinf, neginf, out=x)
+    return nan_to_num_out(x, nan, posinf, neginf, out=x)
 
 
 def square(x):
@@ -477,24 +488,21 @@ def logit(x, eps=None, *, out=None):
 
 def _logit_16_bits(x, eps, out):
     """float16 and bfloat16: log(x / (1 - x)), x clamped first, each operation rounded to x's
-    dtype as torch's loop over c10::Half (or BFloat16) values rounds it."""
+    dtype as torch's loop over c10::Half (or BFloat16) values rounds it; an ``out`` checked and
+    resized by the unary float iterator first."""
+    it = None if out is None else TensorIterator.unary_float_op(out, x)
     if eps is not None and eps == eps:
         x = dispatcher.call("clamp", x, eps, 1 - eps)
     ratio = dispatcher.call("div.Tensor", x, dispatcher.call("rsub.Scalar", x, 1))
     result = dispatcher.call("log", ratio)
-    return result if out is None else dispatcher.call("copy_", out, result)
+    return result if it is None else dispatcher.call("copy_", it.result, result)
+
+
+def logit_out(self, eps=None, *, out):
+    """``logit_out`` (UnaryOps.cpp), an out= kernel of its own: a float result, cast into an
+    ``out`` that can hold it (``unary_float_op``'s rules)."""
+    return logit(self, eps, out=out)
 
 
 def logit_(x, eps=None):
     return logit(x, eps, out=x)
-
-
-def logit_backward(grad_output, self, eps=None):
-    """``logit_backward_kernel``: grad / (x (1 - x)) inside [eps, 1 - eps] (0 outside; with no
-    eps, NaN outside [0, 1]), written with ``where``."""
-    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
-    inside = dispatcher.call("logical_and", dispatcher.call("ge.Scalar", self, lo),
-                             dispatcher.call("le.Scalar", self, hi))
-    grad = dispatcher.call("div.Tensor", grad_output,
-                           dispatcher.call("mul.Tensor", self, dispatcher.call("rsub.Scalar", self, 1)))
-    return dispatcher.call("where.self", inside, grad, wrap_scalar(math.nan if eps is None else 0.0))

@@ -412,7 +412,9 @@ OPS = {
     'tanh.out': dispatcher.find('tanh.out'),
     'tanh_': dispatcher.find('tanh_'),
     'sigmoid_backward': dispatcher.find('sigmoid_backward'),
+    'sigmoid_backward.grad_input': dispatcher.find('sigmoid_backward.grad_input'),
     'tanh_backward': dispatcher.find('tanh_backward'),
+    'tanh_backward.grad_input': dispatcher.find('tanh_backward.grad_input'),
     'add.Tensor': dispatcher.find('add.Tensor'),
     'add.out': dispatcher.find('add.out'),
     'add_.Tensor': dispatcher.find('add_.Tensor'),
@@ -876,12 +878,14 @@ OPS = {
     'nanmedian.dim': dispatcher.find('nanmedian.dim'),
     'nanmedian.dim_values': dispatcher.find('nanmedian.dim_values'),
     'cumsum': dispatcher.find('cumsum'),
+    'cumsum_': dispatcher.find('cumsum_'),
     'cumsum.out': dispatcher.find('cumsum.out'),
     'cummax': dispatcher.find('cummax'),
     'cummax.out': dispatcher.find('cummax.out'),
     'cummin': dispatcher.find('cummin'),
     'cummin.out': dispatcher.find('cummin.out'),
     'cumprod': dispatcher.find('cumprod'),
+    'cumprod_': dispatcher.find('cumprod_'),
     'cumprod.out': dispatcher.find('cumprod.out'),
     'logcumsumexp': dispatcher.find('logcumsumexp'),
     'logcumsumexp.out': dispatcher.find('logcumsumexp.out'),
@@ -1399,6 +1403,12 @@ def sigmoid_backward(ks, grad_output, output):
     return result
 
 
+def sigmoid_backward_grad_input(ks, grad_output, output, **kwargs):
+    check_out_no_requires_grad('sigmoid_backward', grad_output, output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['sigmoid_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output, **kwargs)
+
+
 def tanh_backward(ks, grad_output, output):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
@@ -1411,6 +1421,12 @@ def tanh_backward(ks, grad_output, output):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def tanh_backward_grad_input(ks, grad_output, output, **kwargs):
+    check_out_no_requires_grad('tanh_backward', grad_output, output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['tanh_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output, **kwargs)
 
 
 def add_Tensor(ks, self, other, **kwargs):
@@ -7248,6 +7264,21 @@ def cumsum(ks, self, dim, **kwargs):
     return result
 
 
+def cumsum_(ks, self, dim, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = CumsumBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.dim_ = as_int(dim)
+    with below_autograd():
+        result = OPS['cumsum_'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def cumsum_out(ks, self, dim, **kwargs):
     check_out_no_requires_grad('cumsum', self, kwargs.get('out'))
     with below_autograd():
@@ -7309,6 +7340,23 @@ def cumprod(ks, self, dim, **kwargs):
     if grad_fn is not None:
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def cumprod_(ks, self, dim, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = CumprodBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.self_ = SavedVariable(self.clone(), False)
+        grad_fn.dim_ = as_int(dim)
+    with below_autograd():
+        result = OPS['cumprod_'].redispatch(after_autograd(ks), self, dim, **kwargs)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
     return result
 
 
@@ -8379,7 +8427,9 @@ KERNELS = {
     'tanh.out': tanh_out,
     'tanh_': tanh_,
     'sigmoid_backward': sigmoid_backward,
+    'sigmoid_backward.grad_input': sigmoid_backward_grad_input,
     'tanh_backward': tanh_backward,
+    'tanh_backward.grad_input': tanh_backward_grad_input,
     'add.Tensor': add_Tensor,
     'add.out': add_out,
     'add_.Tensor': add__Tensor,
@@ -8843,12 +8893,14 @@ KERNELS = {
     'nanmedian.dim': nanmedian_dim,
     'nanmedian.dim_values': nanmedian_dim_values,
     'cumsum': cumsum,
+    'cumsum_': cumsum_,
     'cumsum.out': cumsum_out,
     'cummax': cummax,
     'cummax.out': cummax_out,
     'cummin': cummin,
     'cummin.out': cummin_out,
     'cumprod': cumprod,
+    'cumprod_': cumprod_,
     'cumprod.out': cumprod_out,
     'logcumsumexp': logcumsumexp,
     'logcumsumexp.out': logcumsumexp_out,

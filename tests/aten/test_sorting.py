@@ -1,0 +1,275 @@
+"""The out= kernels of the selections and scans in ``aten/native/sorting.py``: kthvalue,
+median.dim, nanmedian.dim, mode, cummax, cummin and logcumsumexp.
+
+torch 2.13 does not declare them structured, but gives each an out= kernel of its own
+(``kthvalue_out_cpu``, ``median_out_cpu``, ``mode_out``, ``cummax_out``, ``logcumsumexp_out``)
+that its functional kernel runs into fresh outputs. Each is checked here against torch: the
+values, sizes, strides and dtypes of the functional and out= forms, a wrong-sized ``out``
+resized with torch's warning, torch's exception for an ``out`` of the wrong dtype, the overlap
+rules, and autograd.
+"""
+import warnings
+
+import pytest
+import torch
+from helpers import LIBM_ULPS, assert_fake_matches_real, assert_same, both_with_warnings, native_entries, same_error
+
+import internals
+from internals.aten import dispatcher
+from internals.aten.native import sorting
+from internals.c10.dispatch_key import DispatchKey
+
+ENTRIES = native_entries()
+OUT_KERNELS = {"kthvalue.values": "kthvalue_out", "median.dim_values": "median_dim_out",
+               "nanmedian.dim_values": "nanmedian_dim_out", "mode.values": "mode_out", "cummax.out": "cummax_out",
+               "cummin.out": "cummin_out", "logcumsumexp.out": "logcumsumexp_out"}
+
+
+@pytest.mark.parametrize("name", OUT_KERNELS)
+def test_each_out_overload_names_its_own_kernel(name):
+    """The out= entry names its kernel, as torch's does; no generic out rules are left on it."""
+    entry = ENTRIES[name]
+    assert entry["dispatch"] == {"CPU, CUDA": OUT_KERNELS[name]} and "out_rules" not in entry
+    assert dispatcher.find(name).table[DispatchKey.CPU][0].fn is getattr(sorting, OUT_KERNELS[name])
+
+
+def _x(L):
+    """A transposed input of distinct values of both signs: torch's selections pick the index
+    of a tied value by the order their quickselect leaves, which no rule gives (mode's ties are
+    tested apart)."""
+    return L.tensor([[3., 1., 2., 0.5], [0., -5., 4., 4.5], [2.5, 6., -1., 7.]]).t()
+
+
+def _e(L, dtype=None):
+    return L.empty(0, dtype=dtype or L.float32)
+
+
+def _pair(L, *shape, dtype=None):
+    return L.empty(*shape, dtype=dtype or L.float32), L.empty(*shape, dtype=L.long)
+
+
+def assert_outs_match_torch(program, ulps=None):
+    """``program(lib)``, an out= call with (values, indices) outs, gives torch's named pair (each
+    with torch's values and layout), with the same warnings (a resized non-empty out warns)."""
+    (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(program)
+    assert type(ours).__name__ == type(theirs).__name__
+    for o, t in zip(ours, theirs, strict=True):
+        assert_same(o, t, ulps=ulps)
+    assert our_warnings == their_warnings
+
+
+SELECTIONS = {
+    "kthvalue": lambda L, x, *a, **k: L.kthvalue(x, 2 if x.dim() else 1, *a, **k),
+    "median": lambda L, *a, **k: L.median(*a, **k),
+    "nanmedian": lambda L, *a, **k: L.nanmedian(*a, **k),
+    "mode": lambda L, *a, **k: L.mode(*a, **k),
+}
+
+SELECTION_OUT_CASES = {
+    "into empty outs": lambda f, L: f(L, _x(L), 1, out=_pair(L, 0)),
+    "keepdim": lambda f, L: f(L, _x(L), 0, True, out=_pair(L, 0)),
+    "resized, warns": lambda f, L: f(L, _x(L), 1, out=_pair(L, 5)),
+    "keepdim resized, warns": lambda f, L: f(L, _x(L), 1, True, out=_pair(L, 2, 2)),
+    "outs of the right sizes keep their strides": lambda f, L: f(
+        L, _x(L), 0, out=(L.empty(3, 2)[:, 0], L.empty(3, 2, dtype=L.long)[:, 1])),
+    "a 0-dim input": lambda f, L: f(L, L.tensor(2.5), 0, out=_pair(L, 3)),
+    "integers": lambda f, L: f(L, L.tensor([[4, 1, 6], [2, 3, 9]]), 1, out=_pair(L, 0, dtype=L.long)),
+    "an empty input along another dim": lambda f, L: f(L, L.empty(0, 3), 1, out=_pair(L, 5)),
+}
+
+
+@pytest.mark.parametrize("case", SELECTION_OUT_CASES)
+@pytest.mark.parametrize("op", SELECTIONS)
+def test_selection_out_variant_matches_torch(op, case):
+    assert_outs_match_torch(lambda L: SELECTION_OUT_CASES[case](SELECTIONS[op], L))
+
+
+@pytest.mark.parametrize("op", SELECTIONS)
+def test_selection_functional_forms_match_torch(op):
+    """The functional kernel runs the out= kernel into fresh outputs: torch's layouts."""
+    def forms(L):
+        f, x = SELECTIONS[op], _x(L)
+        return [*f(L, x, 0), *f(L, x, 1, True), *f(L, x.half(), -1), *f(L, L.tensor(3.), 0),
+                *f(L, L.tensor([[1, 3, 0]]), 1)]
+    for ours, theirs in zip(forms(internals), forms(torch), strict=True):
+        assert_same(ours, theirs)
+
+
+def test_mode_of_ties_matches_torch():
+    """The most frequent value, the smallest among equally frequent ones, at its last index."""
+    assert_outs_match_torch(lambda L: L.mode(L.tensor([[4, 1, 4, 1, 1], [2, 2, 9, 9, 0]]), 1,
+                                             out=_pair(L, 0, dtype=L.long)))
+
+
+SELECTION_ERRORS = {
+    "values of another dtype": lambda f, L: f(L, _x(L), 1, out=(_e(L, L.float64), _e(L, L.long))),
+    "indices not long": lambda f, L: f(L, _x(L), 1, out=(_e(L), _e(L, L.int32))),
+    "both wrong: which is named first": lambda f, L: f(L, _x(L), 1, out=(_e(L, L.float64), _e(L, L.int32))),
+    "an empty reduced dim": lambda f, L: f(L, L.empty(2, 0), 1, out=_pair(L, 0)),
+    "dim out of range": lambda f, L: f(L, _x(L), 2, out=_pair(L, 0)),
+    "an input that requires grad": lambda f, L: f(L, _x(L).requires_grad_(), 1, out=_pair(L, 0)),
+    "an out that requires grad": lambda f, L: f(L, _x(L), 1, out=(_e(L).requires_grad_(), _e(L, L.long))),
+    "bool": lambda f, L: f(L, L.tensor([[True, False]]), 1, out=_pair(L, 0, dtype=L.bool)),
+    "complex": lambda f, L: f(L, L.ones(2, 2, dtype=L.complex64), 1, out=_pair(L, 0, dtype=L.complex64)),
+}
+
+
+@pytest.mark.parametrize("case", SELECTION_ERRORS)
+@pytest.mark.parametrize("op", SELECTIONS)
+def test_selection_errors_match_torch(op, case):
+    """Each kernel checks in its own words and order (median names the indices first)."""
+    program = SELECTION_ERRORS[case]
+    if case in ("bool", "complex"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                program(SELECTIONS[op], torch)
+            except Exception:
+                return same_error(lambda L: program(SELECTIONS[op], L))
+            return assert_outs_match_torch(lambda L: program(SELECTIONS[op], L))
+    same_error(lambda L: program(SELECTIONS[op], L))
+
+
+def test_kthvalue_out_of_range_is_refused_before_the_outputs():
+    same_error(lambda L: L.kthvalue(_x(L), 9, 1, out=(_e(L, L.float64), _e(L, L.int32))))
+
+
+# An out= that overlaps the input: kthvalue refuses any overlap before resizing; median reads
+# its input (or a copy of it, when the dim is strided) after resizing, mode checks the resized
+# outputs against it. Where torch runs, its values depend on the order its loop reads and writes
+# the shared memory, so only the layouts are compared.
+ALIASES = {"self": lambda x: x, "first row": lambda x: x[0], "tail": lambda x: x.view(-1)[1:4],
+           "column": lambda x: x[:, 0]}
+
+
+def _layouts(results):
+    return [(str(r.dtype).split(".")[-1], tuple(r.shape), r.stride(), r.storage_offset()) for r in results]
+
+
+@pytest.mark.filterwarnings("ignore:An output with one or more elements was resized")
+@pytest.mark.parametrize("shape", [(2, 3), (1, 3), (3, 1)])
+@pytest.mark.parametrize("alias", ALIASES)
+@pytest.mark.parametrize("op", SELECTIONS)
+def test_selection_into_its_own_input(op, alias, shape):
+    def fn(L):
+        x = L.arange(float(shape[0] * shape[1])).reshape(shape) % 3
+        results = SELECTIONS[op](L, x, shape.index(3), out=(ALIASES[alias](x), L.empty(0, dtype=L.long)))
+        return (*results, x)
+    try:
+        theirs = fn(torch)
+    except (RuntimeError, IndexError):
+        return same_error(fn)
+    assert _layouts(fn(internals)) == _layouts(theirs)
+
+
+@pytest.mark.parametrize("op", ["kthvalue", "median", "nanmedian", "mode"])
+def test_selection_gradients_match_torch(op):
+    def grads(L):
+        x = _x(L).requires_grad_()
+        values, indices = SELECTIONS[op](L, x, 1)
+        values.backward(L.arange(1., 5.))
+        return x.grad, indices, type(values.grad_fn).__name__
+    (ours, our_indices, our_node), (theirs, their_indices, their_node) = grads(internals), grads(torch)
+    assert_same(ours, theirs)
+    assert_same(our_indices, their_indices)
+    assert our_node == their_node
+
+
+# ---------------------------------------------------------------------------------- the scans
+SCANS = {"cummax": lambda L, *a, **k: L.cummax(*a, **k), "cummin": lambda L, *a, **k: L.cummin(*a, **k)}
+
+SCAN_OUT_CASES = {
+    "into empty outs": lambda f, L: f(L, _x(L), 1, out=_pair(L, 0)),
+    "resized, warns": lambda f, L: f(L, _x(L), 0, out=_pair(L, 5)),
+    "outs of the right sizes keep their strides": lambda f, L: f(
+        L, _x(L), 1, out=(L.empty(3, 4).t(), L.empty(3, 4, dtype=L.long).t())),
+    "a 0-dim input, resized": lambda f, L: f(L, L.tensor(2.), -1, out=_pair(L, 3)),
+    "an empty input reads no dim": lambda f, L: f(L, L.empty(0, 3), 7, out=_pair(L, 5)),
+    "bool": lambda f, L: f(L, L.tensor([False, True, False]), 0, out=_pair(L, 0, dtype=L.bool)),
+    "float16": lambda f, L: f(L, _x(L).half(), 0, out=_pair(L, 0, dtype=L.float16)),
+    "out is the input": lambda f, L: (lambda x: f(L, x, 1, out=(x, L.empty(0, dtype=L.long))))(_x(L).contiguous()),
+}
+
+
+@pytest.mark.parametrize("case", SCAN_OUT_CASES)
+@pytest.mark.parametrize("op", SCANS)
+def test_scan_out_variant_matches_torch(op, case):
+    assert_outs_match_torch(lambda L: SCAN_OUT_CASES[case](SCANS[op], L))
+
+
+SCAN_ERRORS = {
+    "values of another dtype": lambda f, L: f(L, _x(L), 1, out=(_e(L, L.float64), _e(L, L.long))),
+    "indices not long": lambda f, L: f(L, _x(L), 1, out=(_e(L), _e(L, L.int32))),
+    "dim out of range": lambda f, L: f(L, _x(L), 2, out=_pair(L, 0)),
+    "a 0-dim input's dim": lambda f, L: f(L, L.tensor(2.), 5, out=_pair(L, 0)),
+    "a 0-dim input: the dtype first": lambda f, L: f(L, L.tensor(2.), 5, out=(_e(L, L.float64), _e(L, L.long))),
+    "an input that requires grad": lambda f, L: f(L, _x(L).requires_grad_(), 1, out=_pair(L, 0)),
+}
+
+
+@pytest.mark.parametrize("case", SCAN_ERRORS)
+@pytest.mark.parametrize("op", SCANS)
+def test_scan_errors_match_torch(op, case):
+    same_error(lambda L: SCAN_ERRORS[case](SCANS[op], L))
+
+
+LOGCUMSUMEXP_OUT_CASES = {
+    "into an empty out": lambda L: L.logcumsumexp(_x(L), 1, out=_e(L)),
+    "resized, warns": lambda L: L.logcumsumexp(_x(L), 0, out=L.empty(5)),
+    "an out of the right sizes keeps its strides": lambda L: L.logcumsumexp(_x(L), 1, out=L.empty(3, 4).t()),
+    "out is the input": lambda L: (lambda x: L.logcumsumexp(x, 0, out=x))(_x(L).contiguous()),
+    "a 0-dim input": lambda L: L.logcumsumexp(L.tensor(-1.5), 0, out=L.empty(2)),
+    "float64": lambda L: L.logcumsumexp(_x(L).double(), 0, out=_e(L, L.float64)),
+}
+
+
+@pytest.mark.parametrize("case", LOGCUMSUMEXP_OUT_CASES)
+def test_logcumsumexp_out_variant_matches_torch(case):
+    (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(LOGCUMSUMEXP_OUT_CASES[case])
+    assert_same(ours, theirs, ulps=LIBM_ULPS)       # log and exp: library math, as the CPU rounds it
+    assert our_warnings == their_warnings
+
+
+LOGCUMSUMEXP_ERRORS = {
+    "out of another dtype": lambda L: L.logcumsumexp(_x(L), 1, out=_e(L, L.float64)),
+    "integers": lambda L: L.logcumsumexp(L.tensor([1, 2]), 0, out=_e(L, L.long)),
+    "integers into float: the dtype first": lambda L: L.logcumsumexp(L.tensor([1, 2]), 0, out=_e(L)),
+    "partial overlap after the resize": lambda L: (lambda x: L.logcumsumexp(x, 1, out=x.view(-1)[1:]))(
+        _x(L).contiguous()),
+    "an input that requires grad": lambda L: L.logcumsumexp(_x(L).requires_grad_(), 1, out=_e(L)),
+}
+
+
+@pytest.mark.parametrize("case", LOGCUMSUMEXP_ERRORS)
+def test_logcumsumexp_errors_match_torch(case):
+    same_error(LOGCUMSUMEXP_ERRORS[case])
+
+
+def test_scan_functional_forms_and_gradients_match_torch():
+    def forms(L):
+        x = _x(L).requires_grad_()
+        values, indices = L.cummax(x, 0)
+        low, low_at = x.cummin(1)
+        logs = L.logcumsumexp(x, 1)
+        (values.sum() + 2 * low.sum() + logs.sum()).backward()
+        return [values, indices, low, low_at, logs, x.grad], [type(t.grad_fn).__name__ for t in (values, low, logs)]
+    (ours, our_nodes), (theirs, their_nodes) = forms(internals), forms(torch)
+    for o, t in zip(ours, theirs, strict=True):
+        assert_same(o.detach(), t.detach(), ulps=LIBM_ULPS)
+    assert our_nodes == their_nodes
+
+
+FAKE_PROGRAMS = {
+    "kthvalue into resized outs": lambda L, x: L.kthvalue(x.t(), 1, 0, out=_pair(L, 5))[0],
+    "mode, keepdim": lambda L, x: L.mode(x, 1, True)[1],
+    "median": lambda L, x: L.median(x, 0)[0],
+    "cummax into strided outs": lambda L, x: L.cummax(x, 1, out=(L.empty(3, 4).t(),
+                                                                  L.empty(3, 4, dtype=L.long).t()))[0],
+    "logcumsumexp": lambda L, x: L.logcumsumexp(x.t(), 1),
+}
+
+
+@pytest.mark.filterwarnings("ignore:An output with one or more elements was resized")
+@pytest.mark.parametrize("program", FAKE_PROGRAMS)
+def test_fake_tensors_get_the_real_kernels_metadata(program):
+    assert_fake_matches_real(FAKE_PROGRAMS[program])
