@@ -82,14 +82,31 @@ def _hook_result(step, result, args, kwargs):
     raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
 
 
+# The device types torch's capturable steps accept (``_get_capturable_supported_devices``).
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
+
+
+def check_capturable(group, params):
+    """``capturable=True`` keeps the step count on the parameter's device, so that a CUDA graph
+    can replay the step. torch accepts the flag when the optimizer is made and asserts, at the
+    first parameter a step updates, that it lives on such a device: a CPU parameter fails there.
+    internals records no CUDA graphs, so a CUDA parameter is refused as unimplemented."""
+    if not group.get("capturable") or not params:
+        return
+    if any(p.device.type not in _CAPTURABLE_DEVICES for p in params):
+        raise AssertionError("If capturable=True, params and state_steps must be on supported devices: "
+                             f"{_CAPTURABLE_DEVICES}.")
+    raise NotImplementedError("internals' optimizers implement only capturable=False")
+
+
 class Optimizer:
     """Base class: subclasses pass their hyper-parameters as ``defaults`` and implement ``step``."""
 
     # foreach (one multi-tensor kernel per step for a whole group) and fused (one fused kernel per
     # parameter) change only how fast torch's step runs, not its result: they are accepted and run
-    # the single-tensor loop. capturable and differentiable change what a step records or where
-    # its state lives: internals implements only their "off" values.
-    _SINGLE_TENSOR_ONLY = {"capturable": (False,), "differentiable": (False,)}
+    # the single-tensor loop. differentiable changes what a step records: internals implements
+    # only its "off" value. capturable is refused at step time, as torch refuses it (check_capturable).
+    _SINGLE_TENSOR_ONLY = {"differentiable": (False,)}
 
     def __init__(self, params, defaults):
         for key, allowed in self._SINGLE_TENSOR_ONLY.items():
