@@ -122,11 +122,34 @@ _DAMAGED = {
     "pickle_stride_flipped": _in_record("data.pkl", lambda data: _flipped(data, len(data) // 2)),
     "pickle_with_code": _in_record("data.pkl", lambda data: pickle.dumps(_RunsCode(), protocol=2)),
     "plain_pickle_not_a_checkpoint": lambda: pickle.dumps({"a": 1}, protocol=2),
+    "pickle_protocol_4": lambda: _saved_with_protocol(4),
     "legacy_storage_bytes_cut_short": lambda: _legacy()[:-4],
     "legacy_storage_count_cut_short": lambda: _legacy()[:-(8 + 6 * 8 + 6)],
     "legacy_pickle_with_code": lambda: b"".join(pickle.dumps(part, protocol=2) for part in (
         0x1950A86A20F9469CFC6C, 1001, {"protocol_version": 1001, "little_endian": True}, _RunsCode())),
 }
+
+
+def _saved_with_protocol(protocol):
+    buffer = io.BytesIO()
+    torch.save({"t": torch.arange(3.0)}, buffer, pickle_protocol=protocol)
+    return buffer.getvalue()
+
+
+def _zeroed_in_place(record):
+    """The middle third of a record's bytes zeroed where they lie, its CRC left as it was."""
+    data = bytearray(_checkpoint())
+    info = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo(record)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    third = info.file_size // 3
+    data[start + third: start + 2 * third] = bytes(third)
+    return bytes(data)
+
+
+def test_damaged_pickle_with_a_stale_crc_fails_in_the_unpickler_as_in_torch():
+    """torch reads data.pkl without checking its CRC: the damage reaches the unpickler."""
+    data = _zeroed_in_place(zipfile.ZipFile(io.BytesIO(_checkpoint())).namelist()[0])
+    assert _outcome(internals, data)[0] is _outcome(torch, data)[0] is pickle.UnpicklingError
 
 
 def _outcome(lib, data, **kwargs):

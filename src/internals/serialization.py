@@ -33,6 +33,7 @@ import contextlib
 import io
 import os
 import pickle
+import pickletools
 import struct
 import sys
 import types
@@ -482,11 +483,33 @@ def _load_archive(f, map_location):
         prefix = names[0].split("/")[0] + "/" if names else ""     # torch names the folder by the first record
         swap = _byteorder(archive, prefix) != sys.byteorder
         try:
-            pickled = archive.read(prefix + "data.pkl")
+            pickled = _read_unchecked(archive, prefix + "data.pkl")
         except KeyError:
             raise reader_error("failed locating file data.pkl: file not found") from None
+        _refuse_unsupported_opcodes(pickled)
         unpickler = _Unpickler(io.BytesIO(pickled), archive, prefix, map_location, swap)
         return _unpickle(unpickler)
+
+
+def _read_unchecked(archive, name):
+    """A record's bytes without zipfile's CRC check: torch reads data.pkl as it is, so damaged
+    bytes reach the unpickler and fail there, not as a BadZipFile."""
+    info = archive.getinfo(name)
+    info.CRC = None               # ZipExtFile skips the check when the expected CRC is None
+    with archive.open(info) as record:
+        return record.read()
+
+
+def _refuse_unsupported_opcodes(pickled):
+    """torch's weights-only unpickler knows protocol 2's safe opcodes only: a pickle written with
+    a newer protocol (its FRAME, 149, comes second) fails at the first opcode it does not know."""
+    try:
+        for op, _, _ in pickletools.genops(pickled):
+            code = op.code.encode("latin-1")[0]
+            if code not in _WEIGHTS_ONLY_OPCODES:
+                raise weights_only_error(f"Unsupported operand {code}")
+    except (ValueError, EOFError):       # damaged: the unpickler reports it in its own words
+        return
 
 
 class _Refused(pickle.UnpicklingError):
