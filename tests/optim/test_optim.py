@@ -141,6 +141,8 @@ def test_repr_matches_torch():
     ours, theirs = twin_params()
     assert repr(internals.optim.SGD(ours, lr=0.1, momentum=0.9)) == repr(torch.optim.SGD(theirs, lr=0.1, momentum=0.9))
     assert repr(internals.optim.Adam(ours)) == repr(torch.optim.Adam(theirs))
+    ours, theirs = ([{"params": ps[:1]}, {"params": ps[1:], "lr": 2}] for ps in (ours, theirs))   # blank line between
+    assert repr(internals.optim.SGD(ours, lr=0.1)) == repr(torch.optim.SGD(theirs, lr=0.1))
 
 
 @pytest.mark.parametrize("make", [

@@ -116,6 +116,8 @@ class Optimizer:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         self.defaults = defaults
         self._optimizer_step_pre_hooks, self._optimizer_step_post_hooks = [], []
+        self._state_dict_pre_hooks, self._state_dict_post_hooks = [], []
+        self._load_state_dict_pre_hooks, self._load_state_dict_post_hooks = [], []
         self.state = defaultdict(dict)
         self.param_groups = []
         if isinstance(params, Tensor):
@@ -192,6 +194,28 @@ class Optimizer:
         self._optimizer_step_post_hooks.append(hook)
         return RemovableHandle(self._optimizer_step_post_hooks, hook)
 
+    @staticmethod
+    def _add_hook(hooks, hook, prepend):
+        hooks.insert(0, hook) if prepend else hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """``hook(optimizer)`` before ``state_dict`` builds the dict."""
+        return self._add_hook(self._state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """``hook(optimizer, state_dict)`` after; a dict it returns replaces the state dict."""
+        return self._add_hook(self._state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """``hook(optimizer, state_dict)`` before loading (on a shallow copy); a dict it returns
+        is loaded instead."""
+        return self._add_hook(self._load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """``hook(optimizer)`` after loading."""
+        return self._add_hook(self._load_state_dict_post_hooks, hook, prepend)
+
     def zero_grad(self, set_to_none=True):
         with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
             zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
@@ -210,7 +234,10 @@ class Optimizer:
 
     def state_dict(self):
         """``{'state': {index: state}, 'param_groups': [...]}`` with parameters replaced by their
-        position across groups, as torch saves them (a checkpoint holds no tensor identities)."""
+        position across groups, as torch saves them (a checkpoint holds no tensor identities).
+        The state dict hooks run around it, as in torch's ``Optimizer.state_dict``."""
+        for hook in list(self._state_dict_pre_hooks):
+            hook(self)
         index = {}
         groups = []
         for group in self.param_groups:
@@ -219,10 +246,23 @@ class Optimizer:
             groups.append({**{k: v for k, v in group.items() if k != "params"},
                            "params": [index[id(p)] for p in group["params"]]})
         state = {index[id(p)]: s for p, s in self.state.items()}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for hook in list(self._state_dict_post_hooks):
+            result = hook(self, state_dict)
+            state_dict = state_dict if result is None else result
+        return state_dict
 
     def load_state_dict(self, state_dict):
         """Restore hyper-parameters and state saved by ``state_dict`` onto this optimizer's parameters."""
+        state_dict = state_dict.copy()
+        for hook in list(self._load_state_dict_pre_hooks):
+            result = hook(self, state_dict)
+            state_dict = state_dict if result is None else result
+        self._load_state_dict(state_dict)
+        for hook in list(self._load_state_dict_post_hooks):
+            hook(self)
+
+    def _load_state_dict(self, state_dict):
         saved = state_dict["param_groups"]
         if len(saved) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
@@ -242,6 +282,6 @@ class Optimizer:
     def __repr__(self):
         lines = [f"{type(self).__name__} ("]
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
+            lines += [""] * (i > 0) + [f"Parameter Group {i}"]      # torch: a blank line between groups
             lines += [f"    {key}: {group[key]}" for key in sorted(group) if key != "params"]
         return "\n".join(lines + [")"])
