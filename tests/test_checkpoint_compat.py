@@ -122,11 +122,34 @@ _DAMAGED = {
     "pickle_stride_flipped": _in_record("data.pkl", lambda data: _flipped(data, len(data) // 2)),
     "pickle_with_code": _in_record("data.pkl", lambda data: pickle.dumps(_RunsCode(), protocol=2)),
     "plain_pickle_not_a_checkpoint": lambda: pickle.dumps({"a": 1}, protocol=2),
+    "pickle_protocol_4": lambda: _saved_with_protocol(4),
     "legacy_storage_bytes_cut_short": lambda: _legacy()[:-4],
     "legacy_storage_count_cut_short": lambda: _legacy()[:-(8 + 6 * 8 + 6)],
     "legacy_pickle_with_code": lambda: b"".join(pickle.dumps(part, protocol=2) for part in (
         0x1950A86A20F9469CFC6C, 1001, {"protocol_version": 1001, "little_endian": True}, _RunsCode())),
 }
+
+
+def _saved_with_protocol(protocol):
+    buffer = io.BytesIO()
+    torch.save({"t": torch.arange(3.0)}, buffer, pickle_protocol=protocol)
+    return buffer.getvalue()
+
+
+def _zeroed_in_place(record):
+    """The middle third of a record's bytes zeroed where they lie, its CRC left as it was."""
+    data = bytearray(_checkpoint())
+    info = zipfile.ZipFile(io.BytesIO(bytes(data))).getinfo(record)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    third = info.file_size // 3
+    data[start + third: start + 2 * third] = bytes(third)
+    return bytes(data)
+
+
+def test_damaged_pickle_with_a_stale_crc_fails_in_the_unpickler_as_in_torch():
+    """torch reads data.pkl without checking its CRC: the damage reaches the unpickler."""
+    data = _zeroed_in_place(zipfile.ZipFile(io.BytesIO(_checkpoint())).namelist()[0])
+    assert _outcome(internals, data)[0] is _outcome(torch, data)[0] is pickle.UnpicklingError
 
 
 def _outcome(lib, data, **kwargs):
@@ -150,6 +173,47 @@ def test_legacy_checkpoint_loads_as_in_torch():
     theirs, ours = torch.load(io.BytesIO(_legacy())), internals.load(io.BytesIO(_legacy()))
     assert [t.tolist() for t in ours] == [t.tolist() for t in theirs]
     assert [t.stride() for t in ours] == [t.stride() for t in theirs]
+
+
+_LEGACY_OBJECTS = {
+    "float_and_strided_view": lambda lib: [lib.arange(3.0), lib.arange(6).view(2, 3)[:, 1]],
+    "shared_storage": lambda lib: (lambda t: {"a": t, "b": t[1:], "p": lib.nn.Parameter(t.double())})(
+        lib.arange(4.0)),
+    "bfloat16_empty_and_bool": lambda lib: (lib.arange(3).to(lib.bfloat16), lib.zeros(0, 2), lib.tensor(True)),
+    "python_values": lambda lib: {"n": 3, "s": "x", "dtype": lib.int16, "t": lib.tensor([1 + 2j])},
+}
+
+
+def _leaf_facts(obj):
+    """Every leaf of a nested object: a tensor's facts and class, anything else as torch prints it."""
+    leaves = torch.utils._pytree.tree_flatten(obj)[0]
+    return [(type(v).__name__, _tensor_facts(v) if hasattr(v, "stride") else repr(v).replace("internals", "torch"))
+            for v in leaves]
+
+
+@pytest.mark.parametrize("name", sorted(_LEGACY_OBJECTS))
+@pytest.mark.parametrize("loader", [torch, internals], ids=["torch_loads", "internals_loads"])
+def test_legacy_format_written_as_torch_writes_it(name, loader):
+    """_use_new_zipfile_serialization=False writes torch's pre-zip stream of pickles."""
+    files = []
+    for lib in (torch, internals):
+        buffer = io.BytesIO()
+        lib.save(_LEGACY_OBJECTS[name](lib), buffer, _use_new_zipfile_serialization=False)
+        files.append(buffer.getvalue())
+    heads = []
+    for data in files:      # magic number, protocol version, system info: the same pickles
+        stream = io.BytesIO(data)
+        heads.append([pickle.load(stream) for _ in range(3)] + [data[:stream.tell()]])
+    assert heads[1] == heads[0]
+    theirs, ours = (loader.load(io.BytesIO(data)) for data in files)
+    assert _leaf_facts(ours) == _leaf_facts(theirs)
+
+
+def test_legacy_save_into_a_missing_directory(tmp_path):
+    path = tmp_path / "missing" / "t.pt"
+    err_theirs, err_ours = (pytest.raises(FileNotFoundError, lib.save, {}, path, _use_new_zipfile_serialization=False)
+                            for lib in (torch, internals))
+    assert str(err_ours.value) == str(err_theirs.value)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "complex64", "int16", "bfloat16", "bool"])

@@ -33,6 +33,8 @@ import contextlib
 import io
 import os
 import pickle
+import pickletools
+import struct
 import sys
 import types
 import zipfile
@@ -94,6 +96,7 @@ class _Pickler(pickle._Pickler):
         self.storages = {}        # key -> (UntypedStorage), in the order they were met
         self._keys = {}           # id(storage) -> key
         self._dtypes = {}         # data_ptr -> the dtype it was first saved as
+        self.itemsizes = {}       # key -> the element size its count is given in
 
     def persistent_id(self, obj):
         if isinstance(obj, UntypedStorage):       # its bytes, as uint8 for the dtype check
@@ -108,6 +111,7 @@ class _Pickler(pickle._Pickler):
             raise RuntimeError("Cannot save multiple tensors or storages that view the same data as different types")
         key = self._keys.setdefault(id(storage), str(len(self._keys)))
         self.storages[key] = storage
+        self.itemsizes.setdefault(key, dtype.itemsize)     # the first dtype met counts the elements
         location = str(storage.device) if storage.device.type == "cuda" else "cpu"
         return ("storage", storage_type, key, location, storage.nbytes() // dtype.itemsize)
 
@@ -162,6 +166,34 @@ class _Pickler(pickle._Pickler):
         return self.save_tensor(obj)
 
 
+class _LegacyPickler(_Pickler):
+    """The legacy format's object pickle (torch's ``_legacy_save``): a storage's id carries one
+    more field, the slice of a larger storage it once could name; torch writes None (the whole)."""
+
+    def persistent_id(self, obj):
+        pid = super().persistent_id(obj)
+        return None if pid is None else (*pid, None)
+
+
+def _legacy_save(obj, f, pickle_protocol):
+    """torch's pre-1.6 format, one stream of pickles: magic number, protocol version, system info,
+    the object, the sorted storage keys; then each storage as its element count (8 bytes, this
+    machine's order) and its raw bytes (``StorageImpl``'s ``_write_file``)."""
+    info = {"protocol_version": _LEGACY_PROTOCOL, "little_endian": sys.byteorder == "little",
+            "type_sizes": {name: struct.calcsize(code)
+                           for name, code in (("short", "=h"), ("int", "=i"), ("long", "=l"))}}
+    for head in (_MAGIC, _LEGACY_PROTOCOL, info):
+        pickle.dump(head, f, protocol=pickle_protocol)
+    pickler = _LegacyPickler(f, pickle_protocol)
+    pickler.dump(obj)
+    keys = sorted(pickler.storages)
+    pickle.dump(keys, f, protocol=pickle_protocol)
+    for key in keys:
+        data = _storage_bytes(pickler.storages[key])
+        f.write((len(data) // pickler.itemsizes[key]).to_bytes(8, sys.byteorder))
+        f.write(data)
+
+
 def _storage_bytes(storage):
     data = storage._data if storage.device.type == "cpu" else storage._data.copy_to_host()
     return data[: storage.nbytes()].view(np.uint8).tobytes()
@@ -171,9 +203,11 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_seria
          _disable_byteorder_record=False):
     """Write ``obj`` (tensors, parameters, and dicts/lists/tuples/numbers of them, as a
     ``state_dict``) to ``f``, a path or a binary file, in torch's zip format, its data.pkl
-    pickled with ``pickle_protocol``."""
-    if not _use_new_zipfile_serialization:
-        raise NotImplementedError("internals.save writes torch's zip format only, not the legacy one")
+    pickled with ``pickle_protocol``; or, with ``_use_new_zipfile_serialization=False``, in
+    torch's legacy format."""
+    if not _use_new_zipfile_serialization:       # a plain open(): a missing folder is FileNotFoundError
+        with open(f, "wb") if isinstance(f, (str, os.PathLike)) else contextlib.nullcontext(f) as out:
+            return _legacy_save(obj, out, pickle_protocol)
     if not isinstance(f, (str, os.PathLike)) and not hasattr(f, "write"):
         raise AttributeError("expected 'f' to be string, path, or a file-like object with a 'write' attribute")
     if isinstance(f, (str, os.PathLike)):
@@ -449,11 +483,33 @@ def _load_archive(f, map_location):
         prefix = names[0].split("/")[0] + "/" if names else ""     # torch names the folder by the first record
         swap = _byteorder(archive, prefix) != sys.byteorder
         try:
-            pickled = archive.read(prefix + "data.pkl")
+            pickled = _read_unchecked(archive, prefix + "data.pkl")
         except KeyError:
             raise reader_error("failed locating file data.pkl: file not found") from None
+        _refuse_unsupported_opcodes(pickled)
         unpickler = _Unpickler(io.BytesIO(pickled), archive, prefix, map_location, swap)
         return _unpickle(unpickler)
+
+
+def _read_unchecked(archive, name):
+    """A record's bytes without zipfile's CRC check: torch reads data.pkl as it is, so damaged
+    bytes reach the unpickler and fail there, not as a BadZipFile."""
+    info = archive.getinfo(name)
+    info.CRC = None               # ZipExtFile skips the check when the expected CRC is None
+    with archive.open(info) as record:
+        return record.read()
+
+
+def _refuse_unsupported_opcodes(pickled):
+    """torch's weights-only unpickler knows protocol 2's safe opcodes only: a pickle written with
+    a newer protocol (its FRAME, 149, comes second) fails at the first opcode it does not know."""
+    try:
+        for op, _, _ in pickletools.genops(pickled):
+            code = op.code.encode("latin-1")[0]
+            if code not in _WEIGHTS_ONLY_OPCODES:
+                raise weights_only_error(f"Unsupported operand {code}")
+    except (ValueError, EOFError):       # damaged: the unpickler reports it in its own words
+        return
 
 
 class _Refused(pickle.UnpicklingError):

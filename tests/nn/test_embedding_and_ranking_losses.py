@@ -77,6 +77,18 @@ def test_loss_values_gradients_and_graph_match_torch(name, reduction):
     assert ours[2] == theirs[2]
 
 
+@pytest.mark.parametrize("reduction", ["none", "sum"])
+@pytest.mark.parametrize("name", list(CALLS))
+def test_gradient_layout_of_a_transposed_input_matches_torch(name, reduction):
+    """The input's gradient is a sum of several terms; which term reaches it first (torch's operand
+    order, and C++'s right-to-left evaluation of ``exp(x) - t * x``) decides its strides."""
+    def run(L):
+        x = _t(L, (3, 4), 1).t().requires_grad_()
+        out = _with_reduction(CALLS[name], L, L.nn.functional, x, {"reduction": reduction})
+        return L.autograd.grad(out.sum(), x)[0]
+    assert_same(run(internals), run(torch), rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("name", ["MarginRankingLoss", "HingeEmbeddingLoss", "CosineEmbeddingLoss",
                                   "TripletMarginLoss", "PoissonNLLLoss", "GaussianNLLLoss", "MultiLabelSoftMarginLoss"])
 def test_loss_modules_call_their_functions(name):

@@ -54,6 +54,22 @@ def test_noncontiguous_and_float32_inputs_match_torch():
         memory_format=L.channels_last)), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("use_input_stats", [True, False])
+@pytest.mark.parametrize("dtypes", [("float32", "float64"), ("float64", "float32")])
+def test_running_statistics_of_another_dtype_are_cast_to_the_input_as_torch(dtypes, use_input_stats):
+    """torch casts the running statistics (not the weight) to the input's dtype before batch
+    norm, and the updated means back to the statistics' dtype."""
+    def run(L):
+        x_dtype, stats_dtype = dtypes
+        mean, var = _t(L, (3,), 4, stats_dtype), _t(L, (3,), 5, stats_dtype).abs()
+        out = L.nn.functional.instance_norm(_t(L, (2, 3, 4), 1, x_dtype), mean, var, use_input_stats=use_input_stats)
+        return out, mean, var
+    for o, t in zip(run(internals), run(torch)):
+        assert_same(o, t, rtol=1e-5, atol=1e-6)
+    same_outcome(lambda L: L.nn.functional.instance_norm(_t(L, (2, 3, 4), 1, "float32"), weight=_t(L, (3,), 2)),
+                 message=False)
+
+
 BAD = {
     "one_spatial_element": lambda F, L: F.instance_norm(_t(L, (2, 3, 1), 1)),
     "no_running_stats_in_eval": lambda F, L: F.instance_norm(_t(L, (2, 3, 4), 1), use_input_stats=False),

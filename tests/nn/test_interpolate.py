@@ -181,6 +181,23 @@ def test_bilinear_on_channels_last_and_transposed_input(align):
     _compare(xt, False, size=(5, 9), mode="bilinear", align_corners=align)
 
 
+@pytest.mark.parametrize("kwargs", [dict(size=(7, 3), mode="bilinear", align_corners=True),
+                                    dict(scale_factor=(2, 0.5), mode="nearest"), dict(size=(5, 4), mode="bicubic"),
+                                    dict(size=(6, 6), mode="bicubic"), dict(size=(6, 6), mode="nearest-exact")],
+                         ids=["bilinear", "nearest", "bicubic_same_size", "bicubic", "nearest_exact"])
+def test_channels_last_input_gradient_layout_matches_torch(kwargs):
+    """The 2d nearest and bilinear backward operators allocate the input's gradient in the
+    gradient's suggested memory format (channels last here); bicubic's is contiguous."""
+    def run(lib):
+        x = lib.arange(120.0, dtype=lib.float64).reshape(2, 3, 5, 4).sin()
+        x = x.to(memory_format=lib.channels_last).requires_grad_()
+        out = lib.nn.functional.interpolate(x, **kwargs)
+        return lib.autograd.grad((out * out).sum(), x)[0]
+    ours, theirs = run(internals), run(torch)
+    assert ours.stride() == theirs.stride() == ((60, 20, 4, 1) if kwargs["mode"] == "bicubic" else (60, 1, 12, 3))
+    assert_same(ours, theirs, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("call", [
     lambda lib, x: lib.nn.functional.interpolate(x, size=(4, 4), mode="linear"),
     lambda lib, x: lib.nn.functional.interpolate(x[0], size=4, mode="bilinear", align_corners=False),

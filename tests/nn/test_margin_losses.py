@@ -65,6 +65,15 @@ def test_noncontiguous_and_float32_inputs_match_torch():
             make(L), _classes(L, 4, 5, 3), reduction="none"), rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_multi_margin_loss_refuses_16_bit_floats_on_the_cpu_as_torch(dtype):
+    """torch's CPU kernels (forward and backward) are dispatched for float and double only."""
+    same_outcome(lambda L: L.nn.functional.multi_margin_loss(_t(L, (4, 5), 1).to(getattr(L, dtype)),
+                                                             _classes(L, 4, 5, 3)))
+    same_outcome(lambda L: L.ops.aten.multi_margin_loss_backward(
+        L.ones(()).to(getattr(L, dtype)), _t(L, (4, 5), 1).to(getattr(L, dtype)), _classes(L, 4, 5, 3), 1, 1.0))
+
+
 SECOND_ORDER = {
     "soft_margin_loss": lambda L: (lambda x: (L.nn.functional.soft_margin_loss(x * x, _signs(L, (3, 2), 2)), x))(
         _t(L, (3, 2), 6, requires_grad=True)),

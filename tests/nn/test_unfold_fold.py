@@ -98,6 +98,22 @@ def test_dtypes_match_torch(dtype):
     same_outcome(run)
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("kwargs", [dict(kernel_size=3),
+                                    dict(kernel_size=(3, 2), dilation=(1, 2), padding=1, stride=(1, 2))])
+def test_fold_16_bit_rounds_each_add_as_torch_cpu(dtype, kwargs):
+    """torch's CPU col2im adds into the 16-bit image, rounding after every add: bit for bit."""
+    def run(L):
+        blocks = L.nn.functional.unfold(_t(L, (2, 3, 7, 6), 8), **kwargs).shape[-1]
+        cols = _t(L, (2, 3 * 6, blocks), 9).mul(300).to(getattr(L, dtype))
+        return L.nn.functional.fold(cols, (7, 6), **kwargs), cols
+    (ours, _), (theirs, cols) = run(internals), run(torch)
+    assert_same(ours, theirs, rtol=0, atol=0)
+    # the inputs tell the two orders apart: summed in float32 and rounded once, they differ
+    rounded_once = torch.nn.functional.fold(cols.float(), (7, 6), **kwargs).to(cols.dtype)
+    assert not torch.equal(rounded_once, theirs)
+
+
 def test_noncontiguous_and_channels_last_inputs_match_torch():
     def run(L):
         x = _t(L, (2, 5, 4, 3), 5).permute(0, 3, 2, 1)          # (2, 3, 4, 5), no contiguous strides

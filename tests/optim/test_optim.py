@@ -141,6 +141,8 @@ def test_repr_matches_torch():
     ours, theirs = twin_params()
     assert repr(internals.optim.SGD(ours, lr=0.1, momentum=0.9)) == repr(torch.optim.SGD(theirs, lr=0.1, momentum=0.9))
     assert repr(internals.optim.Adam(ours)) == repr(torch.optim.Adam(theirs))
+    ours, theirs = ([{"params": ps[:1]}, {"params": ps[1:], "lr": 2}] for ps in (ours, theirs))   # blank line between
+    assert repr(internals.optim.SGD(ours, lr=0.1)) == repr(torch.optim.SGD(theirs, lr=0.1))
 
 
 @pytest.mark.parametrize("make", [
@@ -165,12 +167,18 @@ def test_constructor_errors_match_torch(make):
     assert str(err_ours) == str(err_theirs)
 
 
-def test_capturable_is_refused():
-    """foreach and fused are accepted (tests/optim/test_optim_options.py); capturable, which keeps the
-    step count on the device for CUDA graphs, is not implemented."""
-    ours, _ = twin_params()
-    with pytest.raises(NotImplementedError, match="capturable=False"):
-        internals.optim.Adam(ours, capturable=True)
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "RMSprop"])
+def test_capturable_on_cpu_params_fails_at_step_as_torch(name):
+    """capturable keeps the step count on the device for CUDA graphs: torch accepts the flag when
+    the optimizer is made, then its step asserts that the parameters are on such a device."""
+    ours, theirs = twin_params()
+    opt_ours = getattr(internals.optim, name)(ours, capturable=True)
+    opt_theirs = getattr(torch.optim, name)(theirs, capturable=True)
+    set_grads(ours, theirs, torch.Generator().manual_seed(0))
+    err_ours, err_theirs = assert_same_error(opt_ours.step, opt_theirs.step)
+    assert str(err_ours) == str(err_theirs)
+    assert_same(ours[0], theirs[0])         # nothing updated
+    assert opt_ours.state_dict()["param_groups"][0]["capturable"] is True
 
 
 def _complex_trajectory(lib, name, kwargs, steps=4):

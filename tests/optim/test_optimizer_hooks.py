@@ -1,6 +1,7 @@
 """Step hooks against torch (``torch/optim/optimizer.py``): an optimizer's own pre- and post-hooks,
 the hooks registered for every optimizer, their order, a pre-hook that changes the step's
-arguments, a handle's ``remove()``, and a pre-hook that returns something else."""
+arguments, a handle's ``remove()``, and a pre-hook that returns something else; the state dict
+hooks around ``state_dict`` and ``load_state_dict``."""
 import importlib
 
 import pytest
@@ -68,3 +69,28 @@ def test_a_pre_hook_returning_anything_else_raises_runtime_error(bad):
         opt.register_step_pre_hook(lambda o, a, k: bad)
         with pytest.raises(RuntimeError, match="must return None or a tuple of"):
             opt.step()
+
+
+def _state_dict_hooks(lib):
+    """Every state dict hook, one prepended, one removed; the log, the dicts saved and loaded."""
+    lib.manual_seed(0)
+    model = lib.nn.Linear(2, 1)
+    opt = lib.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    log = []
+    opt.register_state_dict_pre_hook(lambda o: log.append(("pre", o is opt)))
+    opt.register_state_dict_pre_hook(lambda o: log.append("first"), prepend=True)
+    opt.register_state_dict_post_hook(lambda o, sd: {**sd, "extra": len(sd["param_groups"])})
+    opt.register_state_dict_post_hook(lambda o, sd: log.append(sorted(sd))).remove()
+    saved = opt.state_dict()
+
+    def halve_lr(o, sd):
+        log.append(("load pre", sorted(sd)))
+        sd["param_groups"] = [{**g, "lr": g["lr"] / 2} for g in sd["param_groups"]]
+    opt.register_load_state_dict_pre_hook(halve_lr)
+    opt.register_load_state_dict_post_hook(lambda o: log.append(("load post", o.param_groups[0]["lr"])))
+    opt.load_state_dict(saved)
+    return log, sorted(saved), saved["extra"], saved["param_groups"][0]["lr"]
+
+
+def test_state_dict_hooks_run_as_torchs():
+    assert _state_dict_hooks(internals) == _state_dict_hooks(torch)

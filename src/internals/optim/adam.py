@@ -15,7 +15,7 @@ from .._functional import maximum, zeros_like
 from ..aten.native.tensor_factories import tensor
 from ..autograd.grad_mode import no_grad
 from ..c10.memory_format import preserve_format
-from .optimizer import Optimizer, check_lr, view_as_real_if_complex
+from .optimizer import Optimizer, check_capturable, check_lr, view_as_real_if_complex
 
 __all__ = ["Adam", "AdamW"]
 
@@ -59,6 +59,7 @@ class Adam(Optimizer):
             self._refuse_sparse_grads(group, "Adam does not support sparse gradients, please consider SparseAdam "
                                              "instead")
             params = self._init_group(group)
+            check_capturable(group, params)
             _single_tensor_adam(params, [self.state[p] for p in params], group)
         return loss
 

@@ -82,14 +82,31 @@ def _hook_result(step, result, args, kwargs):
     raise RuntimeError(f"{step} must return None or a tuple of (new_args, new_kwargs), but got {result}.")
 
 
+# The device types torch's capturable steps accept (``_get_capturable_supported_devices``).
+_CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
+
+
+def check_capturable(group, params):
+    """``capturable=True`` keeps the step count on the parameter's device, so that a CUDA graph
+    can replay the step. torch accepts the flag when the optimizer is made and asserts, at the
+    first parameter a step updates, that it lives on such a device: a CPU parameter fails there.
+    internals records no CUDA graphs, so a CUDA parameter is refused as unimplemented."""
+    if not group.get("capturable") or not params:
+        return
+    if any(p.device.type not in _CAPTURABLE_DEVICES for p in params):
+        raise AssertionError("If capturable=True, params and state_steps must be on supported devices: "
+                             f"{_CAPTURABLE_DEVICES}.")
+    raise NotImplementedError("internals' optimizers implement only capturable=False")
+
+
 class Optimizer:
     """Base class: subclasses pass their hyper-parameters as ``defaults`` and implement ``step``."""
 
     # foreach (one multi-tensor kernel per step for a whole group) and fused (one fused kernel per
     # parameter) change only how fast torch's step runs, not its result: they are accepted and run
-    # the single-tensor loop. capturable and differentiable change what a step records or where
-    # its state lives: internals implements only their "off" values.
-    _SINGLE_TENSOR_ONLY = {"capturable": (False,), "differentiable": (False,)}
+    # the single-tensor loop. differentiable changes what a step records: internals implements
+    # only its "off" value. capturable is refused at step time, as torch refuses it (check_capturable).
+    _SINGLE_TENSOR_ONLY = {"differentiable": (False,)}
 
     def __init__(self, params, defaults):
         for key, allowed in self._SINGLE_TENSOR_ONLY.items():
@@ -99,6 +116,8 @@ class Optimizer:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         self.defaults = defaults
         self._optimizer_step_pre_hooks, self._optimizer_step_post_hooks = [], []
+        self._state_dict_pre_hooks, self._state_dict_post_hooks = [], []
+        self._load_state_dict_pre_hooks, self._load_state_dict_post_hooks = [], []
         self.state = defaultdict(dict)
         self.param_groups = []
         if isinstance(params, Tensor):
@@ -175,6 +194,28 @@ class Optimizer:
         self._optimizer_step_post_hooks.append(hook)
         return RemovableHandle(self._optimizer_step_post_hooks, hook)
 
+    @staticmethod
+    def _add_hook(hooks, hook, prepend):
+        hooks.insert(0, hook) if prepend else hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    def register_state_dict_pre_hook(self, hook, prepend=False):
+        """``hook(optimizer)`` before ``state_dict`` builds the dict."""
+        return self._add_hook(self._state_dict_pre_hooks, hook, prepend)
+
+    def register_state_dict_post_hook(self, hook, prepend=False):
+        """``hook(optimizer, state_dict)`` after; a dict it returns replaces the state dict."""
+        return self._add_hook(self._state_dict_post_hooks, hook, prepend)
+
+    def register_load_state_dict_pre_hook(self, hook, prepend=False):
+        """``hook(optimizer, state_dict)`` before loading (on a shallow copy); a dict it returns
+        is loaded instead."""
+        return self._add_hook(self._load_state_dict_pre_hooks, hook, prepend)
+
+    def register_load_state_dict_post_hook(self, hook, prepend=False):
+        """``hook(optimizer)`` after loading."""
+        return self._add_hook(self._load_state_dict_post_hooks, hook, prepend)
+
     def zero_grad(self, set_to_none=True):
         with record_function(f"Optimizer.zero_grad#{type(self).__name__}.zero_grad"):
             zero_grads((p for group in self.param_groups for p in group["params"]), set_to_none)
@@ -193,7 +234,10 @@ class Optimizer:
 
     def state_dict(self):
         """``{'state': {index: state}, 'param_groups': [...]}`` with parameters replaced by their
-        position across groups, as torch saves them (a checkpoint holds no tensor identities)."""
+        position across groups, as torch saves them (a checkpoint holds no tensor identities).
+        The state dict hooks run around it, as in torch's ``Optimizer.state_dict``."""
+        for hook in list(self._state_dict_pre_hooks):
+            hook(self)
         index = {}
         groups = []
         for group in self.param_groups:
@@ -202,10 +246,23 @@ class Optimizer:
             groups.append({**{k: v for k, v in group.items() if k != "params"},
                            "params": [index[id(p)] for p in group["params"]]})
         state = {index[id(p)]: s for p, s in self.state.items()}
-        return {"state": state, "param_groups": groups}
+        state_dict = {"state": state, "param_groups": groups}
+        for hook in list(self._state_dict_post_hooks):
+            result = hook(self, state_dict)
+            state_dict = state_dict if result is None else result
+        return state_dict
 
     def load_state_dict(self, state_dict):
         """Restore hyper-parameters and state saved by ``state_dict`` onto this optimizer's parameters."""
+        state_dict = state_dict.copy()
+        for hook in list(self._load_state_dict_pre_hooks):
+            result = hook(self, state_dict)
+            state_dict = state_dict if result is None else result
+        self._load_state_dict(state_dict)
+        for hook in list(self._load_state_dict_post_hooks):
+            hook(self)
+
+    def _load_state_dict(self, state_dict):
         saved = state_dict["param_groups"]
         if len(saved) != len(self.param_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
@@ -225,6 +282,6 @@ class Optimizer:
     def __repr__(self):
         lines = [f"{type(self).__name__} ("]
         for i, group in enumerate(self.param_groups):
-            lines.append(f"Parameter Group {i}")
+            lines += [""] * (i > 0) + [f"Parameter Group {i}"]      # torch: a blank line between groups
             lines += [f"    {key}: {group[key]}" for key in sorted(group) if key != "params"]
         return "\n".join(lines + [")"])

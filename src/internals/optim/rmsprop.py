@@ -12,7 +12,7 @@ Per parameter, in torch's order and with torch's in-place operators:
 from .._functional import zeros, zeros_like
 from ..autograd.grad_mode import no_grad
 from ..c10.memory_format import preserve_format
-from .optimizer import Optimizer, check_lr, view_as_real_if_complex
+from .optimizer import Optimizer, check_capturable, check_lr, view_as_real_if_complex
 
 __all__ = ["RMSprop"]
 
@@ -50,6 +50,7 @@ class RMSprop(Optimizer):
         for group in self.param_groups:
             self._refuse_sparse_grads(group, "RMSprop does not support sparse gradients")
             params = self._init_group(group)
+            check_capturable(group, params)
             _single_tensor_rmsprop(params, [self.state[p] for p in params], group)
         return loss
 

@@ -5,6 +5,8 @@ The convolution uses the same two loops (``cpu/im2col.py``) on its own geometry;
 reached with the user's kernel size, dilation, padding and stride, and checked as torch checks
 them. Both operators are linear, and each one's gradient is the other (``derivatives.yaml``).
 """
+import numpy as np
+
 from ...c10 import scalar_type as st
 from ..dispatcher import call
 from .copy import buffer, contiguous, to
@@ -138,8 +140,8 @@ def _col2im_geometry(x, output_size, kernel_size, dilation, padding, stride):
 
 def col2im_cpu(self, output_size, kernel_size, dilation, padding, stride):
     """(N, C·kh·kw, L) -> (N, C, H, W): every column entry summed into the image element it was
-    copied from; (C·kh·kw, L) -> (C, H, W). Sums run in the opmath type (float32 for the 16-bit
-    floats), rounded once at the end."""
+    copied from; (C·kh·kw, L) -> (C, H, W). On CUDA the sums run in float32 for the 16-bit
+    floats, rounded once at the end; on the CPU each add rounds (below)."""
     (H, W), (kh, kw), (dh, dw), (ph, pw), (sh, sw), BH, BW = _col2im_geometry(
         self, output_size, kernel_size, dilation, padding, stride)
     _check_dtype(self, "col2im_out_cpu")
@@ -149,7 +151,10 @@ def col2im_cpu(self, output_size, kernel_size, dilation, padding, stride):
     x = contiguous(to(x, compute))
     N, C = x.shape[0], x.shape[1] // (kh * kw)
     image = empty((N, C, H, W), dtype=compute, device=x.device)
-    if image.numel():
+    if image.numel() and self.dtype.is_reduced_float and x.device.type == "cpu":
+        buffer(image)[:] = _col2im_each_add_rounded(x._flat_buffer(), self.dtype, (N, C, H, W),
+                                                    (kh, kw, dh, dw, ph, pw, sh, sw, BH, BW))
+    elif image.numel():
         loops(x.device, "im2col").col2im(buffer(image), x._flat_buffer(), C, H, W,
                                          kh, kw, sh, sw, ph, pw, dh, dw, BH, BW)
     image = to(image, self.dtype)
@@ -157,3 +162,29 @@ def col2im_cpu(self, output_size, kernel_size, dilation, padding, stride):
 
 
 col2im_cuda = col2im_cpu
+
+
+def _col2im_each_add_rounded(cols, dtype, shape, geometry):
+    """CPU col2im on float16/bfloat16: ``im2col.h``'s loop adds into the 16-bit image
+    (``data_im[...] += data_col[...]``), so every add rounds, in column-row order. For one
+    kernel offset (ki, kj) no two blocks land on one pixel, so each offset is one vectorised
+    add over a padded image, rounded; the padding is cut off at the end."""
+    N, C, H, W = shape
+    kh, kw, dh, dw, ph, pw, sh, sw, BH, BW = geometry
+    cols = cols.reshape(N, C, kh, kw, BH, BW)
+    padded = np.zeros((N, C, H + 2 * ph, W + 2 * pw), np.float32)
+    for ki in range(kh):
+        for kj in range(kw):
+            rows = slice(ki * dh, ki * dh + (BH - 1) * sh + 1, sh)
+            columns = slice(kj * dw, kj * dw + (BW - 1) * sw + 1, sw)
+            padded[:, :, rows, columns] = _round_to(dtype, padded[:, :, rows, columns] + cols[:, :, ki, kj])
+    return padded[:, :, ph:ph + H, pw:pw + W].ravel()
+
+
+def _round_to(dtype, values):
+    """float32 values rounded to nearest even in float16 or bfloat16, kept as float32."""
+    if dtype is st.float16:
+        return values.astype(np.float16).astype(np.float32)
+    bits = values.view(np.uint32)
+    bits = (bits + (((bits >> 16) & 1) + 0x7FFF)) & np.uint32(0xFFFF0000)
+    return np.where(np.isnan(values), np.float32(np.nan), bits.view(np.float32))

@@ -340,8 +340,12 @@ def hinge_embedding_loss(self, target, margin=1.0, reduction=MEAN):
 def poisson_nll_loss(input, target, log_input, full, eps, reduction):
     """exp(input) - target·input (or input - target·log(input + eps)), plus Stirling's
     approximation of log(target!) where target > 1 when ``full``."""
+    # torch's C++ evaluates the operands of ``exp(input) - target * input`` right to left (as GCC
+    # orders a call's arguments): the product is recorded first, so its backward runs last and
+    # input's gradient takes the other term's layout.
     if log_input:
-        loss = call("sub.Tensor", call("exp", input), call("mul.Tensor", target, input))
+        product = call("mul.Tensor", target, input)
+        loss = call("sub.Tensor", call("exp", input), product)
     else:
         loss = call("sub.Tensor", input, call("mul.Tensor", target, call("log", call("add.Scalar", input, eps))))
     if full:
@@ -364,9 +368,12 @@ def cosine_embedding_loss(input1, input2, target, margin=0.0, reduction=MEAN):
 
     def summed(a, b):
         return call("sum.dim_IntList", call("mul.Tensor", a, b), [dim], False, dtype=None)
+    # in torch's order (the product's sum first): the engine runs later nodes first, and the order
+    # the gradients reach input1 decides its gradient's layout
+    product = summed(input1, input2)
     magnitude1 = call("add.Scalar", summed(input1, input1), _EPSILON)
     magnitude2 = call("add.Scalar", summed(input2, input2), _EPSILON)
-    cos = call("div.Tensor", summed(input1, input2), call("sqrt_", call("mul.Tensor", magnitude1, magnitude2)))
+    cos = call("div.Tensor", product, call("sqrt_", call("mul.Tensor", magnitude1, magnitude2)))
     zeros = call("zeros_like", cos, memory_format=contiguous_format)
     pos = call("sub.Tensor", wrap_scalar(1), cos)     # C++'s scalar - tensor: a sub into a filled tensor
     neg = call("clamp_min_", call("sub.Scalar", cos, margin), 0)
@@ -446,7 +453,8 @@ def multi_margin_loss(self, target, p=1, margin=1, weight=None, reduction=MEAN):
     """Per sample, sum over j != y of max(0, margin - x[y] + x[j])^p (times weight[y]), over C;
     then none (per sample), the mean over samples, or their sum."""
     nframe, dim = _multi_margin_check(self, target, p, weight)
-    if not self.dtype.is_floating_point:
+    # the CPU kernel is dispatched for float and double only; CUDA's takes the 16-bit floats too
+    if not self.dtype.is_floating_point or (self.dtype.is_reduced_float and self.device.type == "cpu"):
         raise NotImplementedError(f'"multi_margin_loss_cpu_kernel" not implemented for \'{self.dtype.torch_name}\'')
     own, z = _multi_margin_terms(self, target, margin, nframe, dim)
     h = call("masked_fill.Scalar", call("clamp_min", z, 0), own, 0)
@@ -466,6 +474,9 @@ def multi_margin_loss_backward(grad_output, self, target, p, margin, weight=None
     """d/dx[j] = g·(1 or 2z) where z = margin - x[y] + x[j] > 0 (times weight[y]), and x[y] gets
     minus their sum; g = 1/C, or 1/(N·C) for 'mean'; then scaled by grad_output."""
     nframe, dim = _multi_margin_check(self, target, p, weight)
+    if self.dtype.is_reduced_float and self.device.type == "cpu":
+        raise NotImplementedError('"multi_margin_loss_backward_cpu_kernel" not implemented for '
+                                  f"'{self.dtype.torch_name}'")
     own, z = _multi_margin_terms(self, target, margin, nframe, dim)
     count = nframe * dim if reduction == MEAN else dim
     g = 1.0 / count if count else float("inf")     # (C++'s double division; an empty batch has no gradient)

@@ -306,7 +306,10 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
     if not use_input_stats and (running_mean is None or running_var is None):
         raise RuntimeError("Expected running_mean and running_var to be defined when use_input_stats is false")
     b, c = input.shape[0], input.shape[1]
-    weight_, bias_, mean_, var_ = (_repeated(t, b) for t in (weight, bias, running_mean, running_var))
+    weight_, bias_ = _repeated(weight, b), _repeated(bias, b)
+    # torch 2.13 casts the running statistics to the input's dtype first (not the weight and
+    # bias), so float64 statistics serve a float32 input, and the update is cast back on the copy
+    mean_, var_ = (None if t is None else _repeated(to(t, input.dtype), b) for t in (running_mean, running_var))
     shape = [1, b * c, *input.shape[2:]]
     out = call("batch_norm", call("view", contiguous(input), shape), weight_, bias_, mean_, var_, use_input_stats,
                momentum, eps, cudnn_enabled)
@@ -314,5 +317,6 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
         # the running statistics are inputs of the graph, so they are written through aliases (as torch does)
         for running, repeated in ((running_mean, mean_), (running_var, var_)):
             if running is not None:
-                call("copy_", call("alias", running), call("mean.dim", call("view", repeated, [b, c]), [0], False))
+                target = call("alias", running)
+                call("copy_", target, to(call("mean.dim", call("view", repeated, [b, c]), [0], False), running.dtype))
     return call("view", out, list(input.shape))

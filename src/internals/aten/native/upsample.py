@@ -272,11 +272,11 @@ def _flat_sources(reads, in_sizes, order):
     return np.stack(index, axis=-1).reshape(-1), flat
 
 
-def _scatter_back(grad, input_size, reads, weight_steps=None, order=None):
+def _scatter_back(grad, input_size, reads, weight_steps=None, order=None, keep_layout=False):
     """``weight_steps`` says how torch weighs each read's gradient: "product" multiplies the
     dims' weights together first, then the gradient (the linear loops); "gradient first" takes
     the gradient times each dim's weight in ``order``, innermost first (the bicubic loop);
-    None adds the gradient as it is (nearest)."""
+    None adds the gradient as it is (nearest). ``keep_layout``: see ``_grad_input_layout``."""
     input_size = list(input_size)
     order = order or list(range(len(reads)))
     planes, in_sizes = math.prod(input_size[:2]), input_size[2:]
@@ -294,7 +294,17 @@ def _scatter_back(grad, input_size, reads, weight_steps=None, order=None):
             g = call("mul.Tensor", g, from_host(weights[k], grad.dtype, grad.device))
     out = call("zeros", [planes, math.prod(in_sizes)], dtype=grad.dtype, device=grad.device)
     call("index_add_", out, 1, _index(index, grad.device), g)
-    return call("view", out, input_size)
+    out = call("view", out, input_size)
+    return _grad_input_layout(grad, out) if keep_layout else out
+
+
+def _grad_input_layout(grad, grad_input):
+    """The 2d nearest and bilinear backward metas allocate grad_input in grad_output's suggested
+    memory format, so a channels-last gradient gives a channels-last one (bicubic's does not)."""
+    layout = suggest_memory_format(grad.shape, grad.stride()) if grad.device.type == "cpu" else None
+    if layout is None or layout is contiguous_format:
+        return grad_input
+    return call("clone", grad_input, memory_format=layout)
 
 
 def _nearest_backward(grad, output_size, input_size, scales, exact=False):
@@ -304,7 +314,7 @@ def _nearest_backward(grad, output_size, input_size, scales, exact=False):
     pick = nearest_exact_indices if exact else nearest_indices
     reads = [([pick(input_size[2 + k], output_size[k], scales[k])], [np.ones(output_size[k])])
              for k in range(dims)]
-    return _scatter_back(grad, input_size, reads)
+    return _scatter_back(grad, input_size, reads, keep_layout=dims == 2)
 
 
 def _linear_backward(grad, output_size, input_size, align_corners, scales):
@@ -316,7 +326,7 @@ def _linear_backward(grad, output_size, input_size, align_corners, scales):
     for k in range(dims):
         i0, i1, l0, l1 = linear_indices(input_size[2 + k], output_size[k], align_corners, scales[k], dtype)
         reads.append(([i0, i1], [l0, l1]))
-    return _scatter_back(grad, input_size, reads, "product")
+    return _scatter_back(grad, input_size, reads, "product", keep_layout=dims == 2)
 
 
 def _cubic_backward(grad, output_size, input_size, align_corners, scales):
