@@ -32,6 +32,13 @@ APIS = [
     "torch.nn.UpsamplingNearest2d", "torch.nn.UpsamplingBilinear2d", "torch.nn.utils.rnn.pad_sequence",
     "torch.nn.utils.rnn.pack_sequence", "torch.nn.utils.rnn.pad_packed_sequence",
     "torch.nn.utils.rnn.unpad_sequence", "torch.nn.utils.rnn.unpack_sequence", "torch.nn.init.orthogonal_",
+    "torch.dist", "torch.cholesky", "torch.linalg.det", "torch.linalg.slogdet", "torch.linalg.solve",
+    "torch.nn.functional.conv_transpose1d", "torch.nn.functional.conv_transpose2d", "torch.nn.ConvTranspose1d",
+    "torch.nn.init.trunc_normal_", "torch.nn.ELU", "torch.nn.Hardtanh", "torch.nn.ReLU6", "torch.nn.Softplus",
+    "torch.nn.Mish", "torch.nn.functional.cosine_similarity", "torch.nanmedian", "torch.quantile",
+    "torch.unique_consecutive", "torch.vdot", "torch.nn.RNN", "torch.nn.GRU",
+    "torch.nn.functional.scaled_dot_product_attention", "torch.nn.TransformerEncoderLayer",
+    "torch.nn.TransformerEncoder", "torch.nn.CosineSimilarity",
 ]
 KNOWN = {
     "torch.set_default_dtype": "internals has no complex32 dtype",

@@ -113,6 +113,18 @@ def test_randn_both_paths(n, dtype):
     same(internals.randn(3), torch.randn(3))
 
 
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("n", [1, 3, 8, 9, 20])
+def test_complex_randn_draws_both_parts_as_one_real_tensor(n, dtype):
+    """torch fills a complex tensor through its real view (twice the length, so 8 complex values
+    take the 16-value vector path and 7 the scalar one), each part with std/sqrt(2)."""
+    both(2)
+    di, dt = getattr(internals, dtype), getattr(torch, dtype)
+    same(internals.randn(n, dtype=di), torch.randn(n, dtype=dt))
+    same(internals.empty(n, dtype=di).normal_(0.5, 3.0), torch.empty(n, dtype=dt).normal_(0.5, 3.0))
+    same(internals.randn_like(internals.zeros(2, n, dtype=di).t()), torch.randn_like(torch.zeros(2, n, dtype=dt).t()))
+
+
 @pytest.mark.parametrize("dtype", DTYPES)
 def test_uniform_and_normal_with_parameters(dtype):
     both(1)

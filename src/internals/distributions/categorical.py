@@ -32,6 +32,18 @@ class Categorical(Distribution):
         batch_shape = self._param.size()[:-1] if self._param.dim() > 1 else Size()
         super().__init__(batch_shape, validate_args=validate_args)
 
+    def expand(self, batch_shape, _instance=None):
+        """Expands the batch dims of whichever parametrisation is there; the classes stay last."""
+        new = self._get_checked_instance(Categorical, _instance)
+        batch_shape = Size(batch_shape)
+        param_shape = Size(list(batch_shape) + [self._num_events])
+        for name in ("probs", "logits"):
+            if name in self.__dict__:
+                setattr(new, name, self.__dict__[name].expand(param_shape))
+                new._param = new.__dict__[name]
+        new._num_events = self._num_events
+        return self._expanded(new, batch_shape)
+
     @property
     def support(self):
         return constraints.integer_interval(0, self._num_events - 1)

@@ -92,6 +92,30 @@ class Distribution:
     def _extended_shape(self, sample_shape=()):
         return Size(list(sample_shape) + list(self._batch_shape) + list(self._event_shape))
 
+    def _get_checked_instance(self, cls, _instance=None):
+        """A bare instance of this object's class for ``expand`` to fill (a subclass with its own
+        ``__init__`` must bring its own ``expand``)."""
+        if _instance is None and type(self).__init__ != cls.__init__:
+            raise NotImplementedError(f"Subclass {type(self).__name__} of {cls.__name__} that defines a custom "
+                                      "__init__ method must also define a custom .expand() method.")
+        return type(self).__new__(type(self)) if _instance is None else _instance
+
+    def _expanded(self, new, batch_shape):
+        """``expand``'s last step, shared by the subclasses: the new batch shape, no argument check
+        (the expanded parameters were checked once already), the original's validation setting."""
+        Distribution.__init__(new, batch_shape, self._event_shape, validate_args=False)
+        new._validate_args = self._validate_args
+        return new
+
+    def expand(self, batch_shape, _instance=None):
+        raise NotImplementedError
+
+    def cdf(self, value):
+        raise NotImplementedError
+
+    def icdf(self, value):
+        raise NotImplementedError
+
     def sample(self, sample_shape=()):
         with no_grad():
             return self.rsample(sample_shape)

@@ -4,7 +4,7 @@ import math
 from .. import _functional as ops
 from ..autograd.grad_mode import no_grad
 from . import constraints
-from .distribution import Distribution, broadcast_all
+from .distribution import Distribution, Size, broadcast_all
 
 __all__ = ["Normal"]
 
@@ -36,6 +36,13 @@ class Normal(Distribution):
     def variance(self):
         return self.stddev.pow(2)
 
+    def expand(self, batch_shape, _instance=None):
+        """The same distribution over a larger batch: its parameters as broadcast views."""
+        new = self._get_checked_instance(Normal, _instance)
+        batch_shape = Size(batch_shape)
+        new.loc, new.scale = self.loc.expand(batch_shape), self.scale.expand(batch_shape)
+        return self._expanded(new, batch_shape)
+
     def sample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         with no_grad():
@@ -51,6 +58,14 @@ class Normal(Distribution):
             self._validate_sample(value)
         var = self.scale ** 2
         return -((value - self.loc) ** 2) / (2 * var) - self.scale.log() - math.log(math.sqrt(2 * math.pi))
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        return 0.5 * (1 + ops.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
+
+    def icdf(self, value):
+        return self.loc + self.scale * ops.erfinv(2 * value - 1) * math.sqrt(2)
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + ops.log(self.scale)

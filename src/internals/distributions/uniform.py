@@ -1,7 +1,7 @@
 """``Uniform`` (``torch/distributions/uniform.py``)."""
 from .. import _functional as ops
 from . import constraints
-from .distribution import Distribution, broadcast_all
+from .distribution import Distribution, Size, broadcast_all
 
 __all__ = ["Uniform"]
 
@@ -35,6 +35,12 @@ class Uniform(Distribution):
     def variance(self):
         return (self.high - self.low).pow(2) / 12
 
+    def expand(self, batch_shape, _instance=None):
+        new = self._get_checked_instance(Uniform, _instance)
+        batch_shape = Size(batch_shape)
+        new.low, new.high = self.low.expand(batch_shape), self.high.expand(batch_shape)
+        return self._expanded(new, batch_shape)
+
     def rsample(self, sample_shape=()):
         shape = self._extended_shape(sample_shape)
         rand = ops.rand(shape, dtype=self.low.dtype, device=self.low.device)
@@ -46,6 +52,15 @@ class Uniform(Distribution):
         lb = self.low.le(value).type_as(self.low)
         ub = self.high.gt(value).type_as(self.low)
         return ops.log(lb.mul(ub)) - ops.log(self.high - self.low)
+
+    def cdf(self, value):
+        if self._validate_args:
+            self._validate_sample(value)
+        result = (value - self.low) / (self.high - self.low)
+        return result.clamp(min=0, max=1)
+
+    def icdf(self, value):
+        return value * (self.high - self.low) + self.low
 
     def entropy(self):
         return ops.log(self.high - self.low)

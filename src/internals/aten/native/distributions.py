@@ -11,6 +11,8 @@ with :mod:`.cpu.distribution_kernels`, and writes the values in the order torch'
 sliced tensor is memory order, not row-major order. On ``cuda`` the words come from the
 tensor's Philox generator instead (:mod:`internals.aten.native.cuda.philox`).
 """
+import math
+
 import numpy as np
 
 from ..._tensor_base import TensorBase
@@ -22,6 +24,7 @@ from ...c10.tensor_impl import TensorImpl
 from .. import dispatcher
 from ..tensor_iterator import assert_no_internal_overlap, broadcast_shapes, output_layout
 from . import dispatch_stub as stub
+from .complex_helper import view_as_real
 from .copy import copy_, cpu, to
 from .cpu import distribution_kernels as k
 from .cuda.philox import default_cuda_generator, philox_normal, philox_uniform
@@ -156,6 +159,11 @@ def normal_(self, mean=0.0, std=1.0, *, generator=None):
     value kept for the next call)."""
     if not std >= 0:        # NaN too
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+    if self.dtype.is_complex:
+        # ``normal_impl_``: the real and imaginary parts are drawn as one real tensor of twice the
+        # length, each part with half the variance, so that E|z - mean|² is std²
+        normal_(view_as_real(self), mean, std / math.sqrt(2), generator=generator)
+        return self
     _check_floating(self, "normal_kernel_cpu")
     n = self.numel()
     if n == 0:

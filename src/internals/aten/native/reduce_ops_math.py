@@ -220,7 +220,7 @@ def _float_dtype(x):
 
 def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     """sum(|x|^ord)^(1/ord); ord = inf, -inf take max/min |x|, ord = 0 counts the nonzeros."""
-    if not x.dtype.is_floating_point:
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
                            f"Got {x.dtype.torch_name}")
     xc = to(x, dtype) if dtype is not None else x
@@ -240,7 +240,8 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     else:
         powers = dispatcher.call("pow.Tensor_Scalar", a, ord)
         out = dispatcher.call("pow.Tensor_Scalar", _sum(powers, dims, keepdim), 1.0 / ord)
-    return to(out, dtype or x.dtype)
+    # a complex input's norm is real: the norm of the moduli, in the matching real dtype
+    return to(out, st.to_real(dtype or x.dtype))
 
 
 def norm(x, p=2, dim=None, keepdim=False):

@@ -1,0 +1,72 @@
+"""Adagrad (``torch/optim/adagrad.py``: ``Adagrad.__init__`` and ``_single_tensor_adagrad``).
+
+Per parameter, in torch's order and with torch's in-place operators:
+    g = grad (−grad if maximizing, + weight_decay·p)
+    clr = lr / (1 + (step − 1)·lr_decay)        a Python float, from the step count's value
+    sum = sum + g²                               ``state_sum.addcmul_(grad, grad, value=1)``
+    p −= clr · g / (sqrt(sum) + eps)             ``param.addcdiv_(grad, std, value=-clr)``
+Unlike the other optimizers, Adagrad makes every parameter's state in its constructor (its
+accumulator starts at ``initial_accumulator_value``, not zero), so a fresh optimizer's
+``state_dict`` already lists them, as torch's does.
+"""
+from ..aten.native.tensor_factories import full_like, tensor
+from ..autograd.grad_mode import no_grad
+from ..c10.memory_format import preserve_format
+from .optimizer import Optimizer, check_lr, view_as_real_if_complex
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    def __init__(self, params, lr=1e-2, lr_decay=0, weight_decay=0, initial_accumulator_value=0,
+                 eps=1e-10, foreach=None, *, maximize=False, differentiable=False, fused=None):
+        check_lr(lr)
+        for name, value in (("lr_decay value", lr_decay), ("weight_decay value", weight_decay),
+                            ("initial_accumulator_value value", initial_accumulator_value),
+                            ("epsilon value", eps)):
+            if not 0.0 <= value:
+                raise ValueError(f"Invalid {name}: {value}")
+        super().__init__(params, dict(lr=lr, lr_decay=lr_decay, eps=eps, weight_decay=weight_decay,
+                                      initial_accumulator_value=initial_accumulator_value,
+                                      foreach=foreach, maximize=maximize, differentiable=differentiable,
+                                      fused=fused))
+        for group in self.param_groups:
+            for p in group["params"]:
+                self._init_state(p)
+
+    def _init_state(self, p):
+        """The step count a float32 0-dim tensor; the accumulator filled with the initial value
+        (in both parts of a complex parameter)."""
+        value = self.defaults["initial_accumulator_value"]
+        state = self.state[p]
+        state["step"] = tensor(0.0)
+        state["sum"] = full_like(p, complex(value, value) if p.dtype.is_complex else value,
+                                 memory_format=preserve_format)
+
+    @no_grad()
+    def step(self, closure=None):
+        loss = self._evaluate(closure)
+        for group in self.param_groups:
+            self._refuse_sparse_grads(group, "Adagrad here does not support sparse gradients")
+            params = [p for p in group["params"] if p.grad is not None]
+            for p in params:
+                if not self.state[p]:
+                    self._init_state(p)
+            _single_tensor_adagrad(params, [self.state[p] for p in params], group)
+        return loss
+
+
+def _single_tensor_adagrad(params, states, group):
+    """One parameter at a time; a complex one through real views after the weight decay."""
+    lr = float(group["lr"])
+    for param, state in zip(params, states):
+        state["step"] += 1
+        step = state["step"].item()
+        grad = -param.grad if group["maximize"] else param.grad
+        if group["weight_decay"] != 0:
+            grad = grad.add(param, alpha=group["weight_decay"])
+        clr = lr / (1 + (step - 1) * group["lr_decay"])
+        param, grad, state_sum = view_as_real_if_complex(param, grad, state["sum"])
+        state_sum.addcmul_(grad, grad, value=1)
+        std = state_sum.sqrt().add_(group["eps"])
+        param.addcdiv_(grad, std, value=-clr)
