@@ -67,7 +67,7 @@ def _draw(ax, snapshot, labels, colours, width):
             if block["size"] / width > _MIN_TEXT:
                 size = format_size(block["size"])
                 text = f"{label}\n{size}" if label else size if allocated else f"free\n{size}"
-                ax.text((offset + block["size"] / 2) / MiB, y, text, ha="center", va="center", fontsize=7,
+                ax.text((offset + block["size"] / 2) / MiB, y, text, ha="center", va="center", fontsize=7.5,
                         zorder=3)
             offset += block["size"]
         ax.add_patch(Rectangle((0, y - _HEIGHT / 2), segment["total_size"] / MiB, _HEIGHT,
@@ -198,5 +198,5 @@ def memory_timeline(trace, ax=None, *, title=None, labels=None):
     ax.spines[["top", "right"]].set_visible(False)
     if title is not None:
         ax.set_title(title, fontsize=10, loc="left")
-    ax.legend(fontsize=7, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
+    ax.legend(fontsize=7.5, frameon=False, loc="upper left", bbox_to_anchor=(1.0, 1.0))
     return ax

@@ -88,7 +88,7 @@ def stride_map(sizes, strides, offset, storage_size, ax=None, *, title=None):
     ax.text(-0.3, 0.5, "storage", ha="right", va="center", fontsize=9)
     if rows * cols and 0 <= offset < width:
         ax.annotate("offset", xy=(offset + 0.5, -0.02), xytext=(offset + 0.5, -_GAP + 0.45),
-                    ha="center", va="center", fontsize=7, arrowprops=dict(arrowstyle="->", lw=0.8))
+                    ha="center", va="center", fontsize=7.5, arrowprops=dict(arrowstyle="->", lw=0.8))
 
     # The view's grid: row i at the top, element [i, j] labelled with its storage index.
     top = -_GAP
@@ -99,9 +99,9 @@ def stride_map(sizes, strides, offset, storage_size, ax=None, *, title=None):
         else:
             _cell(ax, j, y, str(k), "white", edge=_OUT, text_color=_OUT, style="dashed")
     for i in range(0 if one_d else rows):
-        ax.text(-0.15, top - 0.5 - i, str(i), ha="right", va="center", fontsize=7, color="#666666")
+        ax.text(-0.15, top - 0.5 - i, str(i), ha="right", va="center", fontsize=7.5, color="#666666")
     for j in range(cols):
-        ax.text(j + 0.5, top - rows - 0.15, str(j), ha="center", va="top", fontsize=7, color="#666666")
+        ax.text(j + 0.5, top - rows - 0.15, str(j), ha="center", va="top", fontsize=7.5, color="#666666")
     ax.text(-0.9, top - rows / 2, "view", ha="right", va="center", fontsize=9)
     if rows * cols == 0:
         ax.text(0, top - 0.5, "(empty view)", va="center", fontsize=9, color="#666666")
