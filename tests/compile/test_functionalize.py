@@ -215,6 +215,18 @@ def test_compiled_values_and_written_inputs_equal_eager_torchs(program):
     _same(y, ty)
 
 
+@pytest.mark.parametrize("program", [complex_real_part, complex_imag_part_of_a_row], ids=lambda p: p.__name__)
+def test_complex_parts_select_the_last_dim_by_its_number_as_torch_does(program):
+    """``real``/``imag`` select the last dim of ``view_as_real`` by its count from the front
+    (``real_tensor.dim() - 1``), so the graphs' ``select`` and ``select_scatter`` arguments match."""
+    def selects(gm):
+        return [[a for a in n.args if not isinstance(a, (torch.fx.Node, internals.fx.Node))]
+                for n in gm.graph.nodes if n.op == "call_function" and "select" in str(n.target)]
+    theirs = torch_make_fx(torch.func.functionalize(program))(*_inputs(torch))
+    ours = functionalize(make_fx(program)(*_inputs(internals)))
+    assert selects(ours) == selects(theirs)
+
+
 def test_functionalized_graph_runs_on_new_inputs():
     """The graph is a function of its inputs: traced on one pair, run on another."""
     gm = functionalize(make_fx(view_of_view)(*_inputs(internals)))
