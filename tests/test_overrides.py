@@ -156,6 +156,126 @@ def test_a_mode_with_a_classmethod_override_is_refused():
     assert "classmethod is not supported" in both(program)
 
 
+# ---------------------------------------------------------------------- properties
+READ_PROPERTIES = ["shape", "dtype", "device", "layout", "ndim", "itemsize", "nbytes", "is_cpu", "is_cuda",
+                   "is_sparse", "is_leaf", "requires_grad", "grad", "grad_fn", "data", "output_nr",
+                   "retains_grad", "_version", "T", "mT", "mH", "real"]
+
+
+@pytest.mark.parametrize("name", READ_PROPERTIES)
+def test_a_mode_sees_a_property_read_as_its_getter(name):
+    """Reading a property asks first (``THPVariable_get_shape`` and its siblings): a mode gets
+    ``Tensor.shape.__get__`` with ``(x,)`` and no keyword arguments, and sees none of the calls
+    the getter makes in turn (``T`` is a ``permute`` underneath)."""
+    def program(lib, ov):
+        log = []
+        x = (lib.arange(6.0).view(2, 3).requires_grad_() * 2)
+        with logging_mode(lib, ov, log):
+            value = getattr(x, name)
+        return log, type(value).__name__ if name == "grad_fn" else describe(lib, value)
+
+    log, _ = both(program)
+    assert [entry[0] for entry in log] == [f"torch.Tensor.{name}.__get__"]
+    assert log[0][3] is None and log[0][2][1][0][0] == "Tensor"
+
+
+def test_a_mode_sees_property_writes_as_their_setters():
+    def program(lib, ov):
+        log = []
+        x, g = lib.ones(2, requires_grad=True), lib.zeros(2)
+        with logging_mode(lib, ov, log):
+            x.grad = g
+            x.requires_grad = False
+            x.data = g
+        return log, describe(lib, [x, x.grad])
+
+    log, _ = both(program)
+    assert [entry[0] for entry in log] == ["torch.Tensor.grad.__set__", "torch.Tensor.requires_grad.__set__",
+                                           "torch.Tensor.data.__set__"]
+    assert [len(entry[2][1]) for entry in log] == [2, 2, 2]
+
+
+def test_a_subclass_sees_property_reads_and_keeps_its_class_where_torch_does():
+    """A subclass's override gets every property read; Tensor's default override then hands back
+    ``shape`` as a Size, ``T`` as the subclass, and ``grad`` unconverted (torch's no-wrap list)."""
+    def program(lib, ov):
+        log = []
+
+        class Seen(lib.Tensor):
+            @classmethod
+            def __torch_function__(cls, func, types, args=(), kwargs=None):
+                log.append(_plain_name(ov.resolve_name(func) or "?"))
+                return super().__torch_function__(func, types, args, kwargs)
+
+        w = lib.ones(2, 3, requires_grad=True)
+        (w * 3).sum().backward()
+        s = w.as_subclass(Seen)
+        out = [type(s.shape).__name__, s.dtype, type(s.T).__name__, type(s.grad).__name__, s.is_leaf, s.ndim]
+        return log, _plain_name(repr(out))
+
+    log, _ = both(program)
+    assert log == ["torch.Tensor.shape.__get__", "torch.Tensor.dtype.__get__", "torch.Tensor.T.__get__",
+                   "torch.Tensor.grad.__get__", "torch.Tensor.is_leaf.__get__", "torch.Tensor.ndim.__get__"]
+
+
+# ---------------------------------------------------------------------- functions written in Python
+PYTHON_WRITTEN = {       # torch/functional.py, torch/_tensor.py, and C++ bindings internals writes in Python
+    "tensor": lambda lib, x, y: lib.tensor([1.0, 2.0], dtype=lib.float64),
+    "as_tensor": lambda lib, x, y: lib.as_tensor([1.0, 2.0]),
+    "norm": lambda lib, x, y: lib.norm(x, 1, dim=0),
+    "Tensor.norm": lambda lib, x, y: x.norm(),
+    "unique": lambda lib, x, y: lib.unique(y, return_counts=True),
+    "Tensor.unique": lambda lib, x, y: y.unique(),
+    "unique_consecutive": lambda lib, x, y: lib.unique_consecutive(y),
+    "Tensor.unique_consecutive": lambda lib, x, y: y.unique_consecutive(return_inverse=True),
+    "cdist": lambda lib, x, y: lib.cdist(x, x),
+    "einsum": lambda lib, x, y: lib.einsum("ij->j", x),
+    "einsum with sublists": lambda lib, x, y: lib.einsum(x, [0, 1], [1]),
+    "split": lambda lib, x, y: lib.split(x, 1),
+    "Tensor.split": lambda lib, x, y: x.split([1, 1]),
+    "meshgrid": lambda lib, x, y: lib.meshgrid(y, y, indexing="ij"),
+    "broadcast_tensors": lambda lib, x, y: lib.broadcast_tensors(x, y),
+    "tensordot": lambda lib, x, y: lib.tensordot(x, y, 1),
+    "block_diag": lambda lib, x, y: lib.block_diag(x, y),
+    "cartesian_prod": lambda lib, x, y: lib.cartesian_prod(y, y),
+    "atleast_2d": lambda lib, x, y: lib.atleast_2d(y, y),
+    "nonzero": lambda lib, x, y: lib.nonzero(y, as_tuple=True),
+    "Tensor.nonzero": lambda lib, x, y: y.nonzero(),
+    "broadcast_to": lambda lib, x, y: lib.broadcast_to(y, (2, 3)),
+    "numel": lambda lib, x, y: lib.numel(x),
+    "is_floating_point": lambda lib, x, y: lib.is_floating_point(x),
+    "adjoint": lambda lib, x, y: lib.adjoint(x),
+    "Tensor.to": lambda lib, x, y: x.to(lib.float64),
+    "Tensor.float": lambda lib, x, y: x.float(),
+    "Tensor.size": lambda lib, x, y: x.size(1),
+    "Tensor.ndimension": lambda lib, x, y: x.ndimension(),
+    "Tensor.contiguous": lambda lib, x, y: x.t().contiguous(),
+    "Tensor.abs": lambda lib, x, y: x.abs(),
+}
+
+
+@pytest.mark.parametrize("case", PYTHON_WRITTEN)
+def test_a_mode_sees_a_python_written_function_under_its_public_name(case):
+    """A function torch writes in Python asks with itself as the function (``torch.functional.norm``
+    and the keyword arguments torch's code passes); one torch binds in C++ hands on the arguments
+    as given. Either way the mode sees that one call, never the calls it makes in turn."""
+    def program(lib, ov):
+        log = []
+        x, y = lib.arange(6.0).view(2, 3), lib.tensor([3.0, 1.0, 1.0])
+        with logging_mode(lib, ov, log):
+            out = PYTHON_WRITTEN[case](lib, x, y)
+        return log, describe(lib, out)
+
+    log, _ = both(program)
+    assert len([entry for entry in log if not entry[0].endswith("Tensor.t")]) == 1
+
+
+def test_resolve_name_names_torch_functional_functions_by_that_module():
+    for name in ("norm", "unique", "einsum", "split", "cdist", "atleast_1d"):
+        ours = internals.overrides.resolve_name(getattr(internals, name))
+        assert _plain_name(ours) == torch.overrides.resolve_name(getattr(torch, name)) == f"torch.functional.{name}"
+
+
 # ---------------------------------------------------------------------- subclasses
 def test_a_subclass_keeps_its_class_through_operations():
     """Tensor's own ``__torch_function__`` runs the operation on plain tensors and makes the result

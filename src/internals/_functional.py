@@ -4,15 +4,21 @@ The operators' functions are generated from ``aten/native_functions.yaml`` into
 ``_generated/python_torch_functions.py``. Written here in Python, as torch writes some in
 ``torch/functional.py``: what is not an operator in internals.
 """
+import functools
+
 import numpy as np
 
 from . import linalg
+from ._disable_torch_function import check_has_torch_function
 from ._generated.python_torch_functions import FUNCTIONS
-from ._python_arg_parser import public_function
+from ._python_arg_parser import append_overloaded_arg, handle_torch_function_no_python_arg_parser, public_function
 from ._tensor_base import Size, TensorBase
 from .aten import dispatcher
-from .aten.native.tensor_factories import check_dtype_argument, from_numpy, tensor
+from .aten import python_torch_function_tls as _tf
+from .aten.native import tensor_factories
+from .aten.native.tensor_factories import check_dtype_argument, from_numpy
 from .aten.tensor_iterator import broadcast_shapes as _infer_broadcast
+from .overrides import handle_torch_function, has_torch_function, has_torch_function_unary
 
 # The generated bindings become this module's functions, as torch/__init__.py copies those of
 # ``torch._C._VariableFunctions`` into its namespace; the functions below replace a few of them.
@@ -20,12 +26,39 @@ globals().update(FUNCTIONS)
 __all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm",
                           "meshgrid", "broadcast_tensors", "numel", "as_tensor", "is_floating_point", "is_complex",
                           "is_conj", "unique", "unique_consecutive", "adjoint", "atleast_1d", "atleast_2d",
-                          "atleast_3d", "tensordot", "cdist", "block_diag", "cartesian_prod"]
+                          "atleast_3d", "tensordot", "cdist", "block_diag", "cartesian_prod", "split",
+                          "einsum", "tensor"]
+
+
+def _asks_as_a_binding(tensor_params):
+    """For a function torch writes in C++ and internals in Python (``torch.tensor``,
+    ``torch.nonzero``): before anything else, hand the call to ``__torch_function__`` as torch's
+    binding does -- the public function, the arguments as given, ``kwargs`` None when there were
+    none -- when a mode is on or one of the first ``tensor_params`` arguments (its Tensor
+    parameters) overrides."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def public(*args, **kwargs):
+            overloaded = None
+            for arg in args[:tensor_params]:
+                if check_has_torch_function(arg, ignore_mode=True):
+                    overloaded = append_overloaded_arg(overloaded, arg)
+            if overloaded or _tf.tls.mode_enabled:
+                return handle_torch_function_no_python_arg_parser(overloaded or [], args, kwargs or None,
+                                                                  fn.__name__, public, "internals")
+            return fn(*args, **kwargs)
+        return public
+    return wrap
+
+
+tensor = _asks_as_a_binding(0)(tensor_factories.tensor)   # ``data`` is no Tensor parameter in torch's parser
 
 
 def meshgrid(*tensors, indexing=None):
     """``torch.functional.meshgrid``: the tensors given one by one or as one list; the operator
     without ``indexing`` warns that it will be required."""
+    if has_torch_function(tensors):
+        return handle_torch_function(meshgrid, tensors, *tensors, indexing=indexing)
     if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
         tensors = tensors[0]
     if not tensors:     # no tensor to dispatch on: refused as torch's kernel does
@@ -62,17 +95,25 @@ def _empty_list(args, kwargs):
 
 def split(tensor, split_size_or_sections, dim=0):
     """``torch.split`` is Python (torch/functional.py): ``Tensor.split``."""
+    if has_torch_function_unary(tensor):
+        return handle_torch_function(split, (tensor,), tensor, split_size_or_sections, dim=dim)
     return tensor.split(split_size_or_sections, dim)
 
 
+@_asks_as_a_binding(1)
 def nonzero(input, *, as_tuple=False):
     """``torch.nonzero``: ``as_tuple`` is a keyword of the Python binding, not of the operator."""
     return dispatcher.call("where", input) if as_tuple else dispatcher.call("nonzero", input)
 
 
-def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):
     """``torch.norm`` (torch/functional.py): a vector norm, 'fro' over at most two dims included
     (the 2-norm of the elements); any other string ``p`` is a matrix norm."""
+    if has_torch_function_unary(input):
+        return handle_torch_function(norm, (input,), input, p=p, dim=dim, keepdim=keepdim, out=out, dtype=dtype)
+    if out is not None:       # torch hands ``out`` to the operator; here the result is copied into it
+        result = norm(input, p, dim, keepdim, dtype=dtype)
+        return out.resize_(result.shape).copy_(result)
     dims = [dim] if isinstance(dim, int) else dim
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):
@@ -81,16 +122,20 @@ def norm(input, p="fro", dim=None, keepdim=False, dtype=None):
     return linalg.vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
 
 
+@_asks_as_a_binding(1)
 def broadcast_to(input, size):
     return input.broadcast_to(size)
 
 
 def broadcast_tensors(*tensors):
     """``torch.functional.broadcast_tensors``: each tensor expanded to the shape they broadcast to."""
+    if has_torch_function(tensors):
+        return handle_torch_function(broadcast_tensors, tensors, *tensors)
     shape = _infer_broadcast(*(t.shape for t in tensors))
     return tuple(t.expand(shape) for t in tensors)
 
 
+@_asks_as_a_binding(1)
 def numel(input):
     """``torch.numel``: a binding of its own, which takes a tensor only."""
     if not isinstance(input, TensorBase):
@@ -101,6 +146,9 @@ def numel(input):
 def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):
     """``torch.functional.unique`` over all the elements (``_unique2``) or the slices along
     ``dim`` (``unique_dim``): the values alone, or a tuple with the inverse and/or the counts asked for."""
+    if has_torch_function_unary(input):
+        return handle_torch_function(unique, (input,), input, sorted=sorted, return_inverse=return_inverse,
+                                     return_counts=return_counts, dim=dim)
     if dim is None:
         output, inverse, counts = dispatcher.call("_unique2", input, sorted, return_inverse, return_counts)
     else:
@@ -116,6 +164,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def unique_consecutive(input, return_inverse=False, return_counts=False, dim=None):
     """``torch.functional.unique_consecutive``: the operator's values alone, or a tuple with the
     inverse and/or the counts asked for."""
+    if has_torch_function_unary(input):
+        return handle_torch_function(unique_consecutive, (input,), input, return_inverse=return_inverse,
+                                     return_counts=return_counts, dim=dim)
     output, inverse, counts = dispatcher.call("unique_consecutive", input, return_inverse, return_counts, dim)
     if return_inverse and return_counts:
         return output, inverse, counts
@@ -126,6 +177,8 @@ def unique_consecutive(input, return_inverse=False, return_counts=False, dim=Non
 def tensordot(a, b, dims=2, out=None):
     """``torch.functional.tensordot``: ``dims`` as a count (the last dims of ``a`` with the first
     of ``b``) or as two lists, checked as torch checks them."""
+    if has_torch_function((a, b)):
+        return handle_torch_function(tensordot, (a, b), a, b, dims=dims, out=out)
     if not isinstance(dims, (tuple, list, TensorBase, int)):
         raise RuntimeError(f"tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] "
                            f"containing two lists, but got dims={dims}")
@@ -152,6 +205,8 @@ _CDIST_MODES = {"use_mm_for_euclid_dist_if_necessary": None, "use_mm_for_euclid_
 
 def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
     """``torch.functional.cdist``: the ``compute_mode`` string as the operator's number."""
+    if has_torch_function((x1, x2)):
+        return handle_torch_function(cdist, (x1, x2), x1, x2, p=p, compute_mode=compute_mode)
     if compute_mode not in _CDIST_MODES:
         raise ValueError(f"{compute_mode} is not a valid value for compute_mode")
     return FUNCTIONS["cdist"](x1, x2, p, _CDIST_MODES[compute_mode])
@@ -159,26 +214,34 @@ def cdist(x1, x2, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary"):
 
 def block_diag(*tensors):
     """``torch.functional.block_diag``: the tensors one by one."""
+    if has_torch_function(tensors):
+        return handle_torch_function(block_diag, tensors, *tensors)
     return FUNCTIONS["block_diag"](tensors)
 
 
 def cartesian_prod(*tensors):
     """``torch.functional.cartesian_prod``: the tensors one by one."""
+    if has_torch_function(tensors):
+        return handle_torch_function(cartesian_prod, tensors, *tensors)
     return FUNCTIONS["cartesian_prod"](tensors)
 
 
+@_asks_as_a_binding(1)
 def is_floating_point(input):
     return input.is_floating_point()
 
 
+@_asks_as_a_binding(1)
 def is_complex(input):
     return input.is_complex()
 
 
+@_asks_as_a_binding(1)
 def is_conj(input):
     return input.is_conj()
 
 
+@_asks_as_a_binding(1)
 def adjoint(input):
     return input.adjoint()
 
@@ -189,6 +252,8 @@ def _atleast(name):
     binding = FUNCTIONS[name]
 
     def atleast(*tensors):
+        if has_torch_function(tensors):
+            return handle_torch_function(atleast, tensors, *tensors)
         result = binding(tensors[0] if len(tensors) == 1 else tensors)
         return tuple(result) if isinstance(result, list) else result
     atleast.__name__ = atleast.__qualname__ = name
@@ -198,6 +263,7 @@ def _atleast(name):
 atleast_1d, atleast_2d, atleast_3d = (_atleast(f"atleast_{n}d") for n in (1, 2, 3))
 
 
+@_asks_as_a_binding(0)
 def as_tensor(data, dtype=None, device=None):
     """``torch.as_tensor``: a tensor or a NumPy array is used as it is where its dtype and device
     are the ones asked for (a NumPy array's memory shared, as ``from_numpy`` shares it), else
@@ -207,7 +273,7 @@ def as_tensor(data, dtype=None, device=None):
         return data.to(dtype=dtype, device=device)
     if isinstance(data, np.ndarray):
         return from_numpy(data).to(dtype=dtype, device=device)
-    return tensor(data, dtype=dtype, device=device)
+    return tensor_factories.tensor(data, dtype=dtype, device=device)
 
 
 def broadcast_shapes(*shapes):
@@ -232,6 +298,8 @@ def einsum(*args):
         operands = args[:-1:2] if len(args) % 2 == 1 else args[::2]
     else:
         equation, operands = args[0], args[1:]
+    if has_torch_function(operands):
+        return handle_torch_function(einsum, operands, equation, *operands)
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         return einsum(equation, *operands[0])
     return FUNCTIONS["einsum"](equation, operands)      # the binding checks the equation and the operands

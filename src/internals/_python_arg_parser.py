@@ -41,7 +41,7 @@ from .storage import TypedStorage, UntypedStorage
 
 __all__ = ["PythonArgParser", "PythonArgs", "FunctionSignature", "FunctionParameter", "trace", "named",
            "type_error_to_not_implemented", "set_tensor_class", "handle_torch_function",
-           "handle_torch_function_method", "handle_torch_function_getter",
+           "handle_torch_function_method", "handle_torch_function_getter", "handle_torch_function_setter",
            "handle_torch_function_no_python_arg_parser"]
 
 # The operators whose Tensor parameters also take Python numbers (``should_allow_numbers_as_tensors``).
@@ -674,6 +674,15 @@ def handle_torch_function_getter(self, name):
     getter = getattr(_Tensor, name).__get__
     return handle_torch_function_no_python_arg_parser([self], (self,), None, "__get__", getter,
                                                       f"internals.Tensor.{name}")
+
+
+def handle_torch_function_setter(self, name, value):
+    """A property write (``x.grad = g``) that ``self`` or a mode overrides: they receive the
+    property's setter, ``Tensor.grad.__set__``, with ``(self, value)``
+    (``handle_torch_function_setter``)."""
+    setter = getattr(_Tensor, name).__set__
+    handle_torch_function_no_python_arg_parser([self], (self, value), None, "__set__", setter,
+                                               f"internals.Tensor.{name}")
 
 
 def handle_torch_function_no_python_arg_parser(overloaded_args, args, kwargs, func_name, torch_api_function,

@@ -26,6 +26,7 @@ from ._python_arg_parser import (
     handle_torch_function_getter,
     handle_torch_function_method,
     handle_torch_function_no_python_arg_parser,
+    handle_torch_function_setter,
 )
 from ._tensor_base import Size, TensorBase
 from ._tensor_str import tensor_repr
@@ -140,14 +141,7 @@ class Tensor(TensorBase):
             out._impl.key_set = out._impl.key_set | PYTHON_KEYS
         return out
 
-    @property
-    def grad(self):
-        """The getter asks for ``__torch_function__`` first, as torch's ``THPVariable_get_grad``."""
-        if check_has_torch_function(self):
-            return handle_torch_function_getter(self, "grad")
-        return self._grad
-
-    grad = grad.setter(TensorBase.grad.fset)
+    grad = property(lambda self: self._grad, TensorBase.grad.fset, doc="The gradient accumulated into a leaf.")
 
     # ------------------------------------------------------------------ complex parts (views)
     @property
@@ -433,6 +427,8 @@ class Tensor(TensorBase):
         """torch/_tensor.py's: an int (a tensor is tried as one) is one size; anything else is a
         list of sizes for ``split_with_sizes``, whose binding refuses what is not one (a float,
         a NumPy integer)."""
+        if check_has_torch_function(self):
+            return handle_torch_function(Tensor.split, (self,), self, split_size, dim=dim)
         if isinstance(split_size, TensorBase):
             try:
                 split_size = int(split_size)
@@ -789,6 +785,74 @@ def _attach_generated_methods():
     Tensor.norm = _norm              # torch.norm is Python (torch/functional.py), and so is Tensor.norm
     Tensor.unique = _unique          # and so are torch.unique and Tensor.unique
     Tensor.unique_consecutive = _unique_consecutive
+    for fn, name in ((_norm, "norm"), (_unique, "unique"), (_unique_consecutive, "unique_consecutive")):
+        fn.__name__, fn.__qualname__ = name, f"Tensor.{name}"
+    for name in _C_METHODS_WRITTEN_IN_PYTHON:
+        setattr(Tensor, name, _asking_method(getattr(Tensor, name), name))
+    for alias, name in (("ndimension", "dim"), ("nelement", "numel")):   # one C function serves both names
+        setattr(Tensor, alias, _asking_method(getattr(Tensor, alias), name))
+
+
+# Methods torch binds in C++ (python_variable_methods.cpp) that internals writes in Python: they
+# ask for __torch_function__ first here too. Those torch parses with a PythonArgParser list only
+# an overriding self among the types; the others hand self on as the overloaded argument always.
+_PARSED_C_METHODS = frozenset({
+    "bfloat16", "bool", "byte", "cdouble", "cfloat", "char", "contiguous", "cpu", "double", "float", "half", "int",
+    "is_contiguous", "is_pinned", "long", "numpy", "short", "size", "stride", "to", "type", "nonzero"})
+_C_METHODS_WRITTEN_IN_PYTHON = (*sorted(_PARSED_C_METHODS), "adjoint", "data_ptr", "dim", "element_size",
+                                "is_complex", "is_conj", "is_floating_point", "is_inference", "is_shared",
+                                "is_signed", "numel", "storage_offset")
+
+
+def _asking_method(fn, name):
+    """``fn`` behind the check a C++ method makes: an overriding ``self`` or a mode gets
+    ``Tensor.<name>`` with ``(self, *args)`` and the keyword arguments (None when there were none)."""
+    parsed = name in _PARSED_C_METHODS
+
+    def method(self, *args, **kwargs):
+        if check_has_torch_function(self):
+            if not parsed:
+                return handle_torch_function_method(self, name, args, kwargs)
+            overloaded = [self] if check_has_torch_function(self, ignore_mode=True) else []
+            return handle_torch_function_no_python_arg_parser(overloaded, (self, *args), kwargs or None, name,
+                                                              getattr(Tensor, name), "internals.Tensor")
+        return fn(self, *args, **kwargs)
+    method.__name__, method.__qualname__, method.__doc__ = fn.__name__, f"Tensor.{fn.__name__}", fn.__doc__
+    method.__wrapped__ = fn
+    return method
+
+
+# The properties whose getter asks for __torch_function__ first, and those whose setter does too:
+# torch's C++ getters in python_variable.cpp (THPVariable_get_shape and the rest). internals keeps
+# _base, _grad, _grad_fn and the hook lists as plain slots its own code reads, so they do not ask.
+_CHECKED_GETTERS = ("T", "mT", "H", "mH", "real", "imag", "shape", "dtype", "device", "layout", "ndim",
+                    "itemsize", "nbytes", "is_cpu", "is_cuda", "is_sparse", "is_leaf", "requires_grad",
+                    "grad", "grad_fn", "data", "output_nr", "retains_grad", "_version")
+_CHECKED_SETTERS = frozenset({"requires_grad", "grad", "data"})
+
+
+def _asking_property(name, prop):
+    """``prop`` with a getter (and, for the names in ``_CHECKED_SETTERS``, a setter) that hands the
+    access to ``__torch_function__`` when the tensor or a mode overrides: a mode then sees
+    ``Tensor.shape.__get__`` with ``(x,)``, or ``Tensor.grad.__set__`` with ``(x, value)``."""
+    fget, fset = prop.fget, prop.fset
+
+    def get(self):
+        if check_has_torch_function(self):
+            return handle_torch_function_getter(self, name)
+        return fget(self)
+
+    def set_(self, value):
+        if check_has_torch_function(self):
+            return handle_torch_function_setter(self, name, value)
+        return fset(self, value)
+
+    checked_set = set_ if fset is not None and name in _CHECKED_SETTERS else fset
+    return property(get, checked_set, prop.fdel, prop.__doc__)
+
+
+for _name in _CHECKED_GETTERS:
+    setattr(Tensor, _name, _asking_property(_name, getattr(Tensor, _name)))
 
 
 # The getters whose results Tensor.__torch_function__ hands back unconverted (torch's list).
@@ -844,13 +908,23 @@ def _convert(ret, cls):
     return ret
 
 
+# Tensor.norm, Tensor.unique and Tensor.unique_consecutive are Python in torch/_tensor.py: each
+# asks for __torch_function__ under its own name before calling the namespace function.
 def _norm(self, p="fro", dim=None, keepdim=False, dtype=None):
-    return norm(self, p, dim, keepdim, dtype)
+    if check_has_torch_function(self):
+        return handle_torch_function(Tensor.norm, (self,), self, p=p, dim=dim, keepdim=keepdim, dtype=dtype)
+    return norm(self, p, dim, keepdim, dtype=dtype)
 
 
 def _unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
+    if check_has_torch_function(self):
+        return handle_torch_function(Tensor.unique, (self,), self, sorted=sorted, return_inverse=return_inverse,
+                                     return_counts=return_counts, dim=dim)
     return unique(self, sorted, return_inverse, return_counts, dim)
 
 
 def _unique_consecutive(self, return_inverse=False, return_counts=False, dim=None):
+    if check_has_torch_function(self):
+        return handle_torch_function(Tensor.unique_consecutive, (self,), self, return_inverse=return_inverse,
+                                     return_counts=return_counts, dim=dim)
     return unique_consecutive(self, return_inverse, return_counts, dim)

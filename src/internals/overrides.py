@@ -145,20 +145,28 @@ def _overridable_names():
     """{public function: its dotted name} over ``internals``, ``internals.Tensor`` and
     ``internals.nn.functional``; a property's getter is named ``...shape.__get__``."""
     import internals  # a real cycle: the package imports _tensor, which imports this module
+    from internals import functional as python_functions  # the same cycle
     from internals.nn import functional  # the same cycle, through nn's Parameter
 
+    # As in torch's index, torch.functional's functions and the later of a Tensor method's names win
+    # (torch.functional.norm, Tensor.abs rather than Tensor.__abs__); nn.functional's imports do not.
     names = {}
-    for space, prefix in ((internals, "internals"), (functional, "internals.nn.functional"),
-                          (internals.Tensor, "internals.Tensor")):
-        for name in dir(space):
+    for space, prefix, later_wins in ((internals, "internals", False),
+                                      (python_functions, "internals.functional", True),
+                                      (functional, "internals.nn.functional", False),
+                                      (internals.Tensor, "internals.Tensor", True)):
+        record = names.__setitem__ if later_wins else names.setdefault
+        for name in (python_functions.__all__ if space is python_functions else dir(space)):
             is_tensor = space is internals.Tensor
+            value = getattr(space, name, None)
+            if isinstance(value, property):        # torch names every Tensor property, private ones too
+                record(value.__get__, f"{prefix}.{name}.__get__")
+                record(value.__set__, f"{prefix}.{name}.__set__")
+                continue
             if name.startswith("_") and not (is_tensor and name.startswith("__") and name.endswith("__")):
                 continue
-            value = getattr(space, name, None)
-            if isinstance(value, property):
-                names.setdefault(value.__get__, f"{prefix}.{name}.__get__")
-            elif callable(value) and not isinstance(value, type):
-                names.setdefault(value, f"{prefix}.{name}")
+            if callable(value) and not isinstance(value, type):
+                record(value, f"{prefix}.{name}")
     for name, binding in FUNCTIONS.items():   # the bindings under the Python-written ones (norm, unique)
         names.setdefault(binding, f"internals.{name}")
     return names
@@ -178,11 +186,15 @@ def resolve_name(f):
 def get_overridable_functions():
     """{namespace: [its public functions]}, the functions ``__torch_function__`` can see."""
     import internals  # a real cycle, as in _overridable_names
+    from internals import functional as python_functions  # the same cycle
     from internals.nn import functional  # the same cycle
 
-    spaces = {"internals": internals, "internals.nn.functional": functional, "internals.Tensor": internals.Tensor}
+    spaces = {"internals": internals, "internals.functional": python_functions,
+              "internals.nn.functional": functional, "internals.Tensor": internals.Tensor}
     out = {}
     for func, name in _overridable_names().items():
+        if name.endswith(".__set__"):            # torch lists a property by its getter only
+            continue
         prefix = name[:-len(".__get__")] if name.endswith(".__get__") else name
         out.setdefault(spaces[prefix.rpartition(".")[0]], []).append(func)
     return out

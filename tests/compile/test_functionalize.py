@@ -137,10 +137,40 @@ def through_expand(x, y):
     return h
 
 
+def complex_real_part(x, y):
+    """``.real`` is ``select(view_as_real(h), -1, 0)``: the write goes back through ``select_scatter``
+    and then ``view_as_complex``, ``view_as_real``'s inverse."""
+    h = x * (1 + 2j)
+    h.real.mul_(2)
+    return h
+
+
+def complex_imag_part_of_a_row(x, y):
+    h = x * (2 - 1j)
+    h[1].imag.add_(y)
+    return h * 1, h.real
+
+
+def view_taken_after_a_write(x, y):
+    """A view made after its memory was written is replayed at its first read even when its
+    input was just synced: torch's new views start at generation 0."""
+    h = x.clone()
+    h[0].add_(1)
+    b = h * 1
+    return h[1][1:] * 2, b
+
+
+def base_written_then_viewed(x, y):
+    h = x.clone()
+    h.add_(y)
+    return h[0] * 2
+
+
 PROGRAMS = [column, diagonal, rows, strided_reshape, view_of_view, other_view_read_later, transposed,
             copy_then_write_again, permuted, as_strided_window, input_through_view, input_whole,
             split_piece, chunk_of_transpose, split_with_sizes_piece, unbind_then_slice, unfold_windows,
-            squeeze_all, through_expand]
+            squeeze_all, through_expand, complex_real_part, complex_imag_part_of_a_row,
+            view_taken_after_a_write, base_written_then_viewed]
 
 
 def _inputs(lib, seed=0):
@@ -185,6 +215,18 @@ def test_compiled_values_and_written_inputs_equal_eager_torchs(program):
     _same(y, ty)
 
 
+@pytest.mark.parametrize("program", [complex_real_part, complex_imag_part_of_a_row], ids=lambda p: p.__name__)
+def test_complex_parts_select_the_last_dim_by_its_number_as_torch_does(program):
+    """``real``/``imag`` select the last dim of ``view_as_real`` by its count from the front
+    (``real_tensor.dim() - 1``), so the graphs' ``select`` and ``select_scatter`` arguments match."""
+    def selects(gm):
+        return [[a for a in n.args if not isinstance(a, (torch.fx.Node, internals.fx.Node))]
+                for n in gm.graph.nodes if n.op == "call_function" and "select" in str(n.target)]
+    theirs = torch_make_fx(torch.func.functionalize(program))(*_inputs(torch))
+    ours = functionalize(make_fx(program)(*_inputs(internals)))
+    assert selects(ours) == selects(theirs)
+
+
 def test_functionalized_graph_runs_on_new_inputs():
     """The graph is a function of its inputs: traced on one pair, run on another."""
     gm = functionalize(make_fx(view_of_view)(*_inputs(internals)))
@@ -217,23 +259,6 @@ def test_gradients_through_a_compiled_write_through_views_equal_torchs():
     out.backward(), want.backward()
     np.testing.assert_allclose(out.item(), want.item(), rtol=1e-6)
     np.testing.assert_allclose(x.grad.to_torch().numpy(), tx.grad.numpy(), rtol=1e-6)
-
-
-def test_a_write_through_a_view_with_no_inverse_here_runs_eagerly_with_the_reason():
-    """A view whose inverse the pass does not write (a complex tensor's real part): the pass
-    refuses, and compile runs the function eagerly (a graph break) with torch's values."""
-    def f(T):
-        def g(x):
-            h = T.complex(x, x)
-            h.real.mul_(2)
-            return h
-        return g
-    with pytest.raises(NotImplementedError, match="no inverse"):
-        functionalize(make_fx(f(internals))(_inputs(internals)[0]))
-    compiled = internals.compile(f(internals))
-    got, want = compiled(_inputs(internals)[0]), f(torch)(_inputs(torch)[0])
-    np.testing.assert_array_equal(got.to_torch().numpy(), want.numpy())
-    assert "no inverse" in compiled.break_reasons[0]
 
 
 def test_a_write_through_overlapping_unfold_windows_is_refused_and_runs_eagerly():

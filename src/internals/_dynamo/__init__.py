@@ -39,6 +39,27 @@ __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "explain", 
 
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 
+# Some of Inductor's settings (torch/_inductor/config.py) with their types: the ones ``options=``
+# takes here. They change nothing in this compiler; a name outside the table, or a value of
+# another type, is refused as torch refuses it.
+_INDUCTOR_OPTIONS = {"debug": bool, "max_autotune": bool, "max_autotune_pointwise": bool, "max_autotune_gemm": bool,
+                     "epilogue_fusion": bool, "aggressive_fusion": bool, "shape_padding": bool, "freezing": bool,
+                     "cpp_wrapper": bool, "coordinate_descent_tuning": bool, "fallback_random": bool,
+                     "force_disable_caches": bool, "compile_threads": int, "triton.cudagraphs": bool,
+                     "trace.enabled": bool, "trace.graph_diagram": bool}
+
+
+def _check_options(options):
+    """``_TorchCompileInductorWrapper.apply_options``: each key a known setting ('-' read as '_'),
+    each value of the setting's type."""
+    for key, value in (options or {}).items():
+        name = key.replace("-", "_")
+        if name not in _INDUCTOR_OPTIONS:
+            raise RuntimeError(f"Unexpected optimization option {key}, known options are {list(_INDUCTOR_OPTIONS)}")
+        if not isinstance(value, _INDUCTOR_OPTIONS[name]):
+            raise RuntimeError(f"Unexpected type of attr {key}, got {type(value).__name__} should be "
+                               f"{_INDUCTOR_OPTIONS[name].__name__}")
+
 
 def guard_key(args, kwargs=None):
     """What a cached graph assumes about its arguments, one entry each: per tensor its shape,
@@ -273,10 +294,14 @@ def explain(fn):
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
             disable=False):
     """``internals.compile(fn)`` or ``@internals.compile``: see CompiledFunction. torch.compile's
-    options are checked as torch checks them (a mode it does not know is an error) and otherwise
-    ignored; ``disable=True`` returns ``fn`` itself."""
+    options are checked as torch checks them (a mode or an Inductor option it does not know is an
+    error) and otherwise ignored; ``disable=True`` returns ``fn`` itself."""
+    if mode is not None and options is not None:
+        raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
     if mode is not None and mode not in _MODES:
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
+    if backend == "inductor":       # another backend takes its own options, unchecked by torch
+        _check_options(options)
     if model is None:
         return lambda f: compile(f, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
                                  options=options, disable=disable)

@@ -67,7 +67,8 @@ def real(x):
     conjugate's real parts are the stored ones: read through ``_conj``, which clears the bit."""
     if not x.dtype.is_complex:
         return x
-    return _call("select.int", _call("view_as_real", _stored(x)), -1, 0)
+    pairs = _call("view_as_real", _stored(x))
+    return _call("select.int", pairs, pairs.dim() - 1, 0)    # the last dim counted from the front, as torch's
 
 
 def imag(x):
@@ -75,7 +76,8 @@ def imag(x):
     bit set; internals has no such bit, so they are computed (a new tensor)."""
     if not x.dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
-    parts = _call("select.int", _call("view_as_real", _stored(x)), -1, 1)
+    pairs = _call("view_as_real", _stored(x))
+    parts = _call("select.int", pairs, pairs.dim() - 1, 1)
     return _call("neg", parts) if x._impl.is_conj() else parts
 
 

@@ -17,7 +17,8 @@ bookkeeping, so the nodes it writes are the ones torch's tracer writes:
   inverse (``select_scatter``, ``slice_scatter``, ``view`` back to the old shape...) is applied
   from the innermost out; then ``t`` itself is replayed from the new base;
 - a view op reads its input as it is, stale or not (torch does not sync there); any other op
-  first *syncs* each tensor it reads: a view older than its base is replayed from the base;
+  first *syncs* each tensor it reads: a view older than its base's last write is replayed from
+  the base -- and a new view counts as older than any write (its generation starts at 0);
 - at the end the outputs are synced, and each input that was written gets ``copy_(input,
   new value)``, so the caller sees the write, as under eager execution.
 """
@@ -90,6 +91,10 @@ def _inverse(step, base, mutated):
         return _output_inverse(name, args, kwargs, index, base, mutated, shape)
     if name in ("aten::view", "aten::_reshape_alias", "aten::alias"):
         return [(aten.view.default, (mutated, shape), {})]
+    if name == "aten::view_as_real":     # ``view_as_real_inverse``: the pairs read back as complex numbers
+        return [(aten.view_as_complex.default, (mutated,), {})]
+    if name == "aten::view_as_complex":
+        return [(aten.view_as_real.default, (mutated,), {})]
     if name in ("aten::t", "aten::transpose.int"):
         return [(target, (mutated, *args), kwargs)]
     if name == "aten::permute":
@@ -241,14 +246,16 @@ class _Functionalizer:
             return
         node.replace_input_with(node.args[0], source.value)
         step = (node.target, tuple(node.args[1:]), dict(node.kwargs), None)
-        self.aliases[node] = _Alias(source.base, source.chain + [step], node, source.generation)
+        # generation 0, as a new FunctionalTensorWrapper view's: once its memory has been written,
+        # a view is replayed from the base at its first sync however fresh its input was
+        self.aliases[node] = _Alias(source.base, source.chain + [step], node, 0)
 
     def getitem(self, node):
         parent = self.aliases.get(node.args[0])
         if parent is not None and _is_view(node.args[0].target):
             *chain, (target, args, kwargs, _) = parent.chain
             step = (target, args, kwargs, node.args[1])
-            self.aliases[node] = _Alias(parent.base, [*chain, step], node, parent.generation)
+            self.aliases[node] = _Alias(parent.base, [*chain, step], node, 0)
         elif isinstance(node.meta.get("val"), Tensor):
             self.aliases[node] = _Alias(_Base(node), [], node, 0)
 
