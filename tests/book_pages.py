@@ -45,6 +45,12 @@ MEASURE = r"""() => {
   const prose = [...article.querySelectorAll('p, li, td')].filter((el) => !el.closest('pre, code, .cell'));
   const raw = prose.filter((el) => /\\\(|\\\[/.test(el.innerText)).length;
   const views = document.querySelectorAll('script[type="application/vnd.jupyter.widget-view+json"]').length;
+  // the live figures' text, at the size the page draws it (their pictures are HTML, not images)
+  for (const el of article.querySelectorAll('.live-figure *')) {
+    const own = [...el.childNodes].some((n) => n.nodeType === Node.TEXT_NODE && n.textContent.trim());
+    const px = parseFloat(getComputedStyle(el).fontSize);
+    if (own && el.getClientRects().length && px < 9) found.push(`text of ${px} px: ${describe(el)}`);
+  }
   // the figures' scale: an image wider than the column is shown at the column's width
   const scaled = [...article.querySelectorAll('.cell_output img')].filter((img) => img.naturalWidth > 0)
     .map((img) => [img.naturalWidth, Math.round(img.getBoundingClientRect().width)]);
