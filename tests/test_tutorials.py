@@ -918,6 +918,16 @@ def assert_prints_alike(ours, theirs):
         assert abs(float(a) - float(b)) <= tolerance, (a, b)
 
 
+def run_both(source):
+    """Run ``source`` under torch, then under internals, and check that both print alike; their
+    globals (internals', torch's)."""
+    theirs, their_globals = run_tutorial(torch, source)
+    ours, our_globals = run_tutorial(internals, source)
+    assert theirs.strip()
+    assert_prints_alike(ours, theirs)
+    return our_globals, their_globals
+
+
 def state_of(value):
     """A model's state dict, or a tensor, as torch tensors by name."""
     if isinstance(value, (torch.Tensor, internals.Tensor)):
@@ -930,10 +940,7 @@ def state_of(value):
 @pytest.mark.parametrize("name", TUTORIALS)
 def test_tutorial_runs_like_torch(name):
     source, results = TUTORIALS[name]
-    theirs, their_globals = run_tutorial(torch, source)
-    ours, our_globals = run_tutorial(internals, source)
-    assert theirs.strip()
-    assert_prints_alike(ours, theirs)
+    our_globals, their_globals = run_both(source)
     for variable in results:
         ours_state, theirs_state = state_of(our_globals[variable]), state_of(their_globals[variable])
         assert list(ours_state) == list(theirs_state), variable

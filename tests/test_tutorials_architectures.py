@@ -25,7 +25,7 @@ import warnings
 
 import pytest
 import torch
-from test_tutorials import HEADER, assert_prints_alike, one_torch_thread, run_tutorial, state_of  # noqa: F401
+from test_tutorials import HEADER, assert_prints_alike, one_torch_thread, run_both, run_tutorial, state_of  # noqa: F401
 
 import internals
 
@@ -367,7 +367,8 @@ model.load_state_dict(best_state)
 print(scheduler.state_dict()["num_bad_epochs"], scheduler.state_dict()["best"] == best)
 '''
 
-CHECKPOINT_HALFWAY = '''
+# The model, data and loop both halves of the checkpoint programs share.
+CHECKPOINT_SETUP = '''
 nn = torch.nn
 import io
 
@@ -392,6 +393,9 @@ def train(model, optimizer, scheduler, epochs, start):
     return loss
 
 
+'''
+
+CHECKPOINT_HALFWAY = CHECKPOINT_SETUP + '''
 model = make()
 optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
 scheduler = torch.optim.lr_scheduler.CosineAnnealingLR(optimizer, T_max=6)
@@ -404,29 +408,7 @@ checkpoint.seek(0)
 train(model, optimizer, scheduler, 3, 3)
 '''
 
-RESUME = '''
-nn = torch.nn
-torch.manual_seed(7)
-X = torch.randn(48, 6)
-y = (X[:, :3].sum(1) > 0).long()
-
-
-def make():
-    return nn.Sequential(nn.Linear(6, 12, bias=False), nn.BatchNorm1d(12), nn.ReLU(), nn.Linear(12, 2))
-
-
-def train(model, optimizer, scheduler, epochs, start):
-    for epoch in range(start, start + epochs):
-        for i in range(0, 48, 16):
-            optimizer.zero_grad()
-            loss = nn.functional.cross_entropy(model(X[i:i + 16]), y[i:i + 16])
-            loss.backward()
-            optimizer.step()
-        scheduler.step()
-        print(f"epoch {epoch} loss {loss.item():.6f} lr {scheduler.get_last_lr()[0]:.6f}")
-    return loss
-
-
+RESUME = CHECKPOINT_SETUP + '''
 saved = torch.load(checkpoint, weights_only=True)
 torch.set_rng_state(saved["rng"])
 model = make()
@@ -491,10 +473,7 @@ def assert_states_close(ours, theirs, variable, name):
 @pytest.mark.parametrize("name", TUTORIALS)
 def test_program_runs_like_torch(name):
     source, results = TUTORIALS[name]
-    theirs, their_globals = run_tutorial(torch, source)
-    ours, our_globals = run_tutorial(internals, source)
-    assert theirs.strip()
-    assert_prints_alike(ours, theirs)
+    our_globals, their_globals = run_both(source)
     for variable in results:
         assert_states_close(our_globals[variable], their_globals[variable], variable, name)
 

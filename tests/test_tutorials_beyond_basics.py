@@ -20,7 +20,7 @@ import io
 
 import pytest
 import torch
-from test_tutorials import assert_prints_alike, one_torch_thread, run_tutorial, state_of  # noqa: F401
+from test_tutorials import assert_prints_alike, one_torch_thread, run_both, run_tutorial, state_of  # noqa: F401
 
 import internals
 
@@ -956,10 +956,7 @@ NOISE_ONLY = {"decoder.attention.Va.bias"}
 @pytest.mark.parametrize("name", TUTORIALS)
 def test_tutorial_runs_like_torch(name):
     source, results = TUTORIALS[name]
-    theirs, their_globals = run_tutorial(torch, source)
-    ours, our_globals = run_tutorial(internals, source)
-    assert theirs.strip()
-    assert_prints_alike(ours, theirs)
+    our_globals, their_globals = run_both(source)
     for variable in results:
         ours_state, theirs_state = state_of(our_globals[variable]), state_of(their_globals[variable])
         assert list(ours_state) == list(theirs_state), variable
