@@ -49,7 +49,7 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_c
                  "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "softplus", "sum", "sum.dim_IntList",
                  "prod", "prod.dim_int", "cumprod", "cumsum", "logsumexp", "norm.Scalar", "norm.ScalarOpt_dim",
                  "linalg_vector_norm", "softmax.int", "log_softmax.int", "layer_norm", "native_layer_norm", "cdist",
-                 "dist", "group_norm", "cosine_similarity", "kl_div", "smooth_l1_loss", "huber_loss",
+                 "group_norm", "cosine_similarity", "kl_div", "smooth_l1_loss", "huber_loss",
                  "upsample_nearest1d", "upsample_nearest2d", "upsample_linear1d", "upsample_bilinear2d",
                  "upsample_nearest3d", "_upsample_nearest_exact1d", "_upsample_nearest_exact2d",
                  "_upsample_nearest_exact3d", "upsample_trilinear3d", "upsample_bicubic2d", "grid_sampler",
