@@ -2310,19 +2310,6 @@ def THPVariable_digamma(*args, **kwargs):
     return _ops['digamma.out'](_r.tensor(0), out=_r.tensor(1))
 
 
-_dist_parser = PythonArgParser([
-    'dist(Tensor input, Tensor other, Scalar p=2)',
-])
-
-
-def THPVariable_dist(*args, **kwargs):
-    _r = _dist_parser.parse(args, kwargs)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
-    return _ops['dist'](_r.tensor(0), _r.tensor(1), _r.scalar(2))
-
-
 _div_parser = PythonArgParser([
     'div(Tensor input, Tensor other, *, Tensor out=None)',
     'div(Tensor input, Tensor other, *, c10::string_view? rounding_mode, Tensor out=None)',
@@ -6858,7 +6845,6 @@ FUNCTIONS = named({
     'diagonal_scatter': THPVariable_diagonal_scatter,
     'diff': THPVariable_diff,
     'digamma': THPVariable_digamma,
-    'dist': THPVariable_dist,
     'div': THPVariable_div,
     'dot': THPVariable_dot,
     'dropout': THPVariable_dropout,

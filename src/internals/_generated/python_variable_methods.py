@@ -1585,19 +1585,6 @@ def THPVariable_digamma_(self):
     return _ops['digamma_'](self)
 
 
-_dist_parser = PythonArgParser([
-    'dist(Tensor other, Scalar p=2)',
-])
-
-
-def THPVariable_dist(self, *args, **kwargs):
-    _r = _dist_parser.parse(args, kwargs, self)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
-    # aten::dist(Tensor self, Tensor other, Scalar p=2) -> Tensor
-    return _ops['dist'](self, _r.tensor(0), _r.scalar(1))
-
-
 _div_parser = PythonArgParser([
     'div(Tensor other)',
     'div(Tensor other, *, c10::string_view? rounding_mode)',
@@ -4937,7 +4924,6 @@ METHODS = named({
     'diff': THPVariable_diff,
     'digamma': THPVariable_digamma,
     'digamma_': THPVariable_digamma_,
-    'dist': THPVariable_dist,
     'div': THPVariable_div,
     'div_': THPVariable_div_,
     'dot': THPVariable_dot,

@@ -188,17 +188,6 @@ def _from_zero(t):
     return dispatcher.call("clone", t) if t.storage_offset() else t
 
 
-def dist(self, other, p=2):
-    """CompositeExplicitAutograd (``Distance.cpp``'s ``dist``): the p-norm of the broadcast
-    difference, one number. Its own node (DistBackward0) takes the difference's norm gradient."""
-    diff_type = st.promote_types(self.dtype, other.dtype)
-    if not (diff_type.is_floating_point or diff_type.is_complex):
-        # at::norm's check, which torch's dist reaches first (its message, not linalg's)
-        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
-                           f"{diff_type.torch_name} instead.")
-    return dispatcher.call("linalg_vector_norm", dispatcher.call("sub.Tensor", self, other), p)
-
-
 def _euclidean_dist(x1, x2):
     """CompositeExplicitAutograd: [-2 a, |a|^2, 1] . [b, 1, |b|^2], clamped at 0, square-rooted."""
     x1_norm = dispatcher.call("sum.dim_IntList", dispatcher.call("pow.Tensor_Scalar", x1, 2), [-1], True)

@@ -93,7 +93,6 @@ from .functions import (
     DiagonalBackwardBackward0,
     DiagonalScatterBackward0,
     DigammaBackward0,
-    DistBackward0,
     DivBackward0,
     DivBackward1,
     DivBackward2,
@@ -828,7 +827,6 @@ OPS = {
     'norm.Scalar': dispatcher.find('norm.Scalar'),
     'norm.ScalarOpt_dim': dispatcher.find('norm.ScalarOpt_dim'),
     'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
-    'dist': dispatcher.find('dist'),
     'linalg_inv_ex': dispatcher.find('linalg_inv_ex'),
     'linalg_cross': dispatcher.find('linalg_cross'),
     'linalg_cross.out': dispatcher.find('linalg_cross.out'),
@@ -6608,22 +6606,6 @@ def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
     return result
 
 
-def dist(ks, self, other, p=2):
-    grad_fn = None
-    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
-        grad_fn = DistBackward0()
-        grad_fn._next_edges = collect_next_edges(self, other)
-        grad_fn.self_ = SavedVariable(self, False)
-        grad_fn.other_ = SavedVariable(other, False)
-        grad_fn.p_ = p
-    with below_ad_inplace_or_view():
-        result = OPS['dist'].redispatch(after_autograd(ks), self, other, p)
-    if grad_fn is not None:
-        set_history(result, grad_fn)
-        grad_fn.result_ = SavedVariable(result, True)
-    return result
-
-
 def linalg_inv_ex(ks, A, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
@@ -8860,7 +8842,6 @@ KERNELS = {
     'norm.Scalar': norm_Scalar,
     'norm.ScalarOpt_dim': norm_ScalarOpt_dim,
     'linalg_vector_norm': linalg_vector_norm,
-    'dist': dist,
     'linalg_inv_ex': linalg_inv_ex,
     'linalg_cross': linalg_cross,
     'linalg_cross.out': linalg_cross_out,
