@@ -24,6 +24,17 @@ def _dists(lib):
     }
 
 
+@pytest.fixture(autouse=True)
+def torchs_default_validation():
+    """torch's argument validation at its default (on): torch.compile's first use in a process
+    turns it off (``Distribution.set_default_validate_args(False)``), and a test run earlier in the
+    same process may have compiled."""
+    before = torch.distributions.Distribution._validate_args
+    torch.distributions.Distribution.set_default_validate_args(True)
+    yield
+    torch.distributions.Distribution.set_default_validate_args(before)
+
+
 @pytest.mark.parametrize("name", ["normal", "bernoulli_probs", "bernoulli_logits", "categorical", "uniform"])
 def test_expand(name):
     seen = {}

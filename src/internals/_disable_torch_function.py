@@ -15,7 +15,7 @@ from .aten import python_torch_function_tls as tf
 __all__ = ["DisableTorchFunction", "DisableTorchFunctionSubclass", "_disabled_torch_function_impl",
            "_is_torch_function_enabled", "_is_torch_function_mode_enabled", "check_has_torch_function",
            "has_torch_function_attr", "_has_torch_function", "_has_torch_function_unary",
-           "_has_torch_function_variadic"]
+           "_has_torch_function_variadic", "asking_method", "asking_property"]
 
 # Types an override is never looked for on (``is_basic_python_type``).
 _BASIC_TYPES = frozenset({bool, int, float, complex, str, bytes, type(None), tuple, list, dict, set, frozenset,
@@ -105,3 +105,34 @@ def _has_torch_function_unary(obj):
 
 def _has_torch_function_variadic(*args):
     return _has_torch_function(args)
+
+
+def asking_method(fn, name, ask):
+    """``fn``, a Tensor method torch binds in C++, behind that binding's first step: when ``self``
+    or a mode overrides, ``ask(self, name, args, kwargs)`` runs instead (the frontend's handler)."""
+    def method(self, *args, **kwargs):
+        if check_has_torch_function(self):
+            return ask(self, name, args, kwargs)
+        return fn(self, *args, **kwargs)
+    method.__name__, method.__qualname__, method.__doc__ = fn.__name__, f"Tensor.{fn.__name__}", fn.__doc__
+    method.__wrapped__ = fn
+    return method
+
+
+def asking_property(name, prop, ask_get, ask_set=None):
+    """``prop`` with a getter (and, given ``ask_set``, a setter) that hands the access on when the
+    tensor or a mode overrides, as torch's C++ getters (``THPVariable_get_shape`` ...) do: a mode
+    then sees ``Tensor.shape.__get__`` with ``(x,)``, or ``Tensor.grad.__set__`` with ``(x, value)``."""
+    fget, fset = prop.fget, prop.fset
+
+    def get(self):
+        if check_has_torch_function(self):
+            return ask_get(self, name)
+        return fget(self)
+
+    def set_(self, value):
+        if check_has_torch_function(self):
+            return ask_set(self, name, value)
+        return fset(self, value)
+
+    return property(get, set_ if fset is not None and ask_set is not None else fset, prop.fdel, prop.__doc__)

@@ -15,7 +15,12 @@ import weakref
 import numpy as np
 
 from . import _tensor_indexing
-from ._disable_torch_function import DisableTorchFunctionSubclass, check_has_torch_function
+from ._disable_torch_function import (
+    DisableTorchFunctionSubclass,
+    asking_method,
+    asking_property,
+    check_has_torch_function,
+)
 from ._functional import nonzero, norm, unique, unique_consecutive
 from ._generated.python_torch_functions import FUNCTIONS as _torch_functions
 from ._generated.python_variable_methods import METHODS
@@ -788,9 +793,9 @@ def _attach_generated_methods():
     for fn, name in ((_norm, "norm"), (_unique, "unique"), (_unique_consecutive, "unique_consecutive")):
         fn.__name__, fn.__qualname__ = name, f"Tensor.{name}"
     for name in _C_METHODS_WRITTEN_IN_PYTHON:
-        setattr(Tensor, name, _asking_method(getattr(Tensor, name), name))
+        setattr(Tensor, name, asking_method(getattr(Tensor, name), name, _ask_method))
     for alias, name in (("ndimension", "dim"), ("nelement", "numel")):   # one C function serves both names
-        setattr(Tensor, alias, _asking_method(getattr(Tensor, alias), name))
+        setattr(Tensor, alias, asking_method(getattr(Tensor, alias), name, _ask_method))
 
 
 # Methods torch binds in C++ (python_variable_methods.cpp) that internals writes in Python: they
@@ -804,22 +809,14 @@ _C_METHODS_WRITTEN_IN_PYTHON = (*sorted(_PARSED_C_METHODS), "adjoint", "data_ptr
                                 "is_signed", "numel", "storage_offset")
 
 
-def _asking_method(fn, name):
-    """``fn`` behind the check a C++ method makes: an overriding ``self`` or a mode gets
-    ``Tensor.<name>`` with ``(self, *args)`` and the keyword arguments (None when there were none)."""
-    parsed = name in _PARSED_C_METHODS
-
-    def method(self, *args, **kwargs):
-        if check_has_torch_function(self):
-            if not parsed:
-                return handle_torch_function_method(self, name, args, kwargs)
-            overloaded = [self] if check_has_torch_function(self, ignore_mode=True) else []
-            return handle_torch_function_no_python_arg_parser(overloaded, (self, *args), kwargs or None, name,
-                                                              getattr(Tensor, name), "internals.Tensor")
-        return fn(self, *args, **kwargs)
-    method.__name__, method.__qualname__, method.__doc__ = fn.__name__, f"Tensor.{fn.__name__}", fn.__doc__
-    method.__wrapped__ = fn
-    return method
+def _ask_method(self, name, args, kwargs):
+    """What a C++ method does when ``self`` or a mode overrides: ``Tensor.<name>`` with ``(self, *args)``
+    and the keyword arguments (None when there were none) goes to ``__torch_function__``."""
+    if name not in _PARSED_C_METHODS:
+        return handle_torch_function_method(self, name, args, kwargs)
+    overloaded = [self] if check_has_torch_function(self, ignore_mode=True) else []
+    return handle_torch_function_no_python_arg_parser(overloaded, (self, *args), kwargs or None, name,
+                                                      getattr(Tensor, name), "internals.Tensor")
 
 
 # The properties whose getter asks for __torch_function__ first, and those whose setter does too:
@@ -831,28 +828,11 @@ _CHECKED_GETTERS = ("T", "mT", "H", "mH", "real", "imag", "shape", "dtype", "dev
 _CHECKED_SETTERS = frozenset({"requires_grad", "grad", "data"})
 
 
-def _asking_property(name, prop):
-    """``prop`` with a getter (and, for the names in ``_CHECKED_SETTERS``, a setter) that hands the
-    access to ``__torch_function__`` when the tensor or a mode overrides: a mode then sees
-    ``Tensor.shape.__get__`` with ``(x,)``, or ``Tensor.grad.__set__`` with ``(x, value)``."""
-    fget, fset = prop.fget, prop.fset
-
-    def get(self):
-        if check_has_torch_function(self):
-            return handle_torch_function_getter(self, name)
-        return fget(self)
-
-    def set_(self, value):
-        if check_has_torch_function(self):
-            return handle_torch_function_setter(self, name, value)
-        return fset(self, value)
-
-    checked_set = set_ if fset is not None and name in _CHECKED_SETTERS else fset
-    return property(get, checked_set, prop.fdel, prop.__doc__)
-
-
+# The checks are core code (_disable_torch_function, as torch's are C++ in python_variable.cpp):
+# a kernel reading x.dtype calls down, and only an override or a mode reaches the handlers here.
 for _name in _CHECKED_GETTERS:
-    setattr(Tensor, _name, _asking_property(_name, getattr(Tensor, _name)))
+    setattr(Tensor, _name, asking_property(_name, getattr(Tensor, _name), handle_torch_function_getter,
+                                           handle_torch_function_setter if _name in _CHECKED_SETTERS else None))
 
 
 # The getters whose results Tensor.__torch_function__ hands back unconverted (torch's list).
