@@ -52,9 +52,21 @@ def test_the_hook_logs_small_text_when_a_figure_is_drawn(tmp_path, monkeypatch):
         ax.text(0.5, 0.5, "tiny", fontsize=5)
         ax.text(0.5, 0.2, "readable", fontsize=9)
         assert not log.exists()            # nothing until the figure is drawn
-        fig.savefig(tmp_path / "figure.png", bbox_inches="tight")
-    lines = set(log.read_text().splitlines())
-    assert lines == {"'the picture': 'tiny' is 6.9 px"}
+        fig.savefig(tmp_path / "figure.png", bbox_inches="tight")    # draws it twice
+        fig.canvas.draw()
+    assert log.read_text().splitlines() == ["'the picture': 'tiny' is 6.9 px"]   # once
+
+
+def test_the_hook_names_a_figure_by_its_suptitle(tmp_path, monkeypatch):
+    log = tmp_path / "figure-text.log"
+    monkeypatch.setenv(legibility.LOG_VARIABLE, str(log))
+    with matplotlib.rc_context({"figure.hooks": ["internals.viz.legibility:watch"]}):
+        fig, ax = plt.subplots(figsize=(4, 3), dpi=100)
+        fig.suptitle("the whole figure")
+        ax.set_title("one panel")
+        ax.text(0.5, 0.5, "tiny", fontsize=5)
+        fig.canvas.draw()
+    assert log.read_text().splitlines() == ["'the whole figure': 'tiny' is 6.9 px"]
 
 
 def test_the_hook_does_nothing_without_its_log(tmp_path, monkeypatch):

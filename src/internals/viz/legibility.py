@@ -51,18 +51,23 @@ def too_small(fig, renderer=None):
 
 
 def watch(fig):
-    """A ``figure.hooks`` entry: after each draw, append ``fig``'s too-small texts to the log file."""
+    """A ``figure.hooks`` entry: after each draw, append ``fig``'s too-small texts to the log file,
+    each line once per figure (a ``bbox_inches="tight"`` save draws a figure twice)."""
     path = os.environ.get(LOG_VARIABLE)
     if not path:
         return
+    logged = set()
 
     def record(event):
         small = too_small(fig, event.renderer)
         if small:
-            title = fig._suptitle.get_text() if fig._suptitle else next(
+            title = fig.get_suptitle() or next(
                 (ax.get_title() for ax in fig.axes if ax.get_title()), "an untitled figure")
-            with open(path, "a", encoding="utf-8") as log:
-                for size, label in small:
-                    log.write(f"{title!r}: {label!r} is {size:.1f} px\n")
+            lines = [f"{title!r}: {label!r} is {size:.1f} px\n" for size, label in small]
+            new = [line for line in dict.fromkeys(lines) if line not in logged]
+            if new:
+                logged.update(new)
+                with open(path, "a", encoding="utf-8") as log:
+                    log.writelines(new)
 
     fig.canvas.mpl_connect("draw_event", record)
