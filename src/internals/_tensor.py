@@ -220,6 +220,9 @@ class Tensor(TensorBase):
         if self.is_conj():      # the array would share the stored values, not the conjugates shown
             raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
                                "Use tensor.resolve_conj().numpy() instead.")
+        if self.is_neg():
+            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. "
+                               "Use tensor.resolve_neg().numpy() instead.")
         array = self._numpy()
         dispatcher.call("detach", self)
         return array
@@ -256,7 +259,7 @@ class Tensor(TensorBase):
         return dispatcher.call("_local_scalar_dense", self)     # the operator torch's item() calls
 
     def _host_values(self):
-        t = self.resolve_conj().cpu()      # the values shown, not the stored ones (torch's _tensor_str)
+        t = self.resolve_conj().resolve_neg().cpu()     # the values shown, not the stored ones (_tensor_str)
         if t.dtype is st.bfloat16:
             t = t.to(st.float32)
         return t._numpy()
@@ -805,7 +808,7 @@ _PARSED_C_METHODS = frozenset({
     "bfloat16", "bool", "byte", "cdouble", "cfloat", "char", "contiguous", "cpu", "double", "float", "half", "int",
     "is_contiguous", "is_pinned", "long", "numpy", "short", "size", "stride", "to", "type", "nonzero"})
 _C_METHODS_WRITTEN_IN_PYTHON = (*sorted(_PARSED_C_METHODS), "adjoint", "data_ptr", "dim", "element_size",
-                                "is_complex", "is_conj", "is_floating_point", "is_inference", "is_shared",
+                                "is_complex", "is_conj", "is_floating_point", "is_inference", "is_neg", "is_shared",
                                 "is_signed", "numel", "storage_offset")
 
 
