@@ -22,8 +22,8 @@ from ._tensor_str import set_printoptions
 from .amp.autocast_mode import register_autocast_kernels as _register_autocast_kernels
 from .aten.conjugate_fallback import register_conjugate_fallback as _register_conjugate_fallback
 from .aten.fallbacks import register_core_fallbacks as _register_core_fallbacks
-from .aten.negate_fallback import register_negate_fallback as _register_negate_fallback
 from .aten.native.tensor_factories import from_numpy_lifted as from_numpy
+from .aten.negate_fallback import register_negate_fallback as _register_negate_fallback
 from .aten.register_native_functions import register_native_functions as _register_native_functions
 from .autograd.ad_inplace_or_view import register_inplace_kernels as _register_inplace_kernels
 from .autograd.profiler import register_record_function_ops as _register_record_function_ops

@@ -7,8 +7,13 @@ bit (``math_bits_fallback.py``); this module names the key and its fallthroughs.
 """
 from ..c10.dispatch_key import DispatchKey
 from .dispatcher import KernelFunction, register_fallback
-from .math_bits_fallback import BOTH_BITS, TENSOR_UTILITIES_AND_CONSTRUCTORS, VIEW_FNS, fallback_impl, \
-    register_fallthroughs
+from .math_bits_fallback import (
+    BOTH_BITS,
+    TENSOR_UTILITIES_AND_CONSTRUCTORS,
+    VIEW_FNS,
+    fallback_impl,
+    register_fallthroughs,
+)
 
 __all__ = ["register_conjugate_fallback", "conjugate_fallback", "CONJUGATE_FALLTHROUGH"]
 

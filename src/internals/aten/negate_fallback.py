@@ -8,8 +8,13 @@ with the other key; this module names the key and its fallthroughs.
 """
 from ..c10.dispatch_key import DispatchKey
 from .dispatcher import KernelFunction, register_fallback
-from .math_bits_fallback import BOTH_BITS, TENSOR_UTILITIES_AND_CONSTRUCTORS, VIEW_FNS, fallback_impl, \
-    register_fallthroughs
+from .math_bits_fallback import (
+    BOTH_BITS,
+    TENSOR_UTILITIES_AND_CONSTRUCTORS,
+    VIEW_FNS,
+    fallback_impl,
+    register_fallthroughs,
+)
 
 __all__ = ["register_negate_fallback", "negation_fallback", "NEGATIVE_FALLTHROUGH"]
 

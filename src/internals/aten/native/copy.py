@@ -242,7 +242,7 @@ def _copy_through_math_bits(dst, src, non_blocking):
     """``copy_impl`` with math bits (``Copy.cpp`` and the CPU copy kernel): the stored values are
     copied, then conjugated where the two conjugate bits differ and negated where the two
     negative bits differ, so ``dst`` shows ``src``'s values whatever either stores."""
-    from .unary_ops import unary_op_impl    # unary_ops builds on this module
+    from .unary_ops import unary_op_impl  # unary_ops builds on this module
     target = _stored(dst)
     copy_(target, _stored(src), non_blocking)
     if dst._impl.is_conj() != src._impl.is_conj() and dst.dtype.is_complex:
