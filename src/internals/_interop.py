@@ -39,9 +39,7 @@ def from_torch(t):
 
 def _without_bits(t):
     """A torch tensor over ``t``'s storage, with its sizes, strides and offset and no math bits."""
-    import torch
-    out = torch.empty(0, dtype=t.dtype, device=t.device)
-    return out.set_(t.untyped_storage(), t.storage_offset(), tuple(t.shape), t.stride())
+    return t.new_empty(0).set_(t.untyped_storage(), t.storage_offset(), tuple(t.shape), t.stride())
 
 
 def _same_layout_on(t, device):
