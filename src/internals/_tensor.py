@@ -259,7 +259,9 @@ class Tensor(TensorBase):
         return dispatcher.call("_local_scalar_dense", self)     # the operator torch's item() calls
 
     def _host_values(self):
-        t = self.resolve_conj().resolve_neg().cpu()     # the values shown, not the stored ones (_tensor_str)
+        t = self.resolve_conj().cpu()      # the values shown, not the stored ones (torch's _tensor_str)
+        if t.is_neg():      # asked only then: a trace of a kernel that reads values stays short
+            t = t.resolve_neg()
         if t.dtype is st.bfloat16:
             t = t.to(st.float32)
         return t._numpy()
