@@ -19,7 +19,6 @@ from torchgen.model import FunctionSchema
 
 import internals
 from internals.aten import dispatcher
-from internals.aten.negate_fallback import NEGATIVE_FALLTHROUGH
 
 EXACT = dict(rtol=0, atol=0)
 
@@ -221,18 +220,30 @@ def _fallthroughs(dump):
     return {line.split(":")[0] for line in dump.splitlines() if "fallthrough" in line}
 
 
-def test_the_fallthroughs_are_torchs():
-    """Every operator here with a fallthrough at Negative has one in torch; torch's others that are
-    defined here are the two linalg kernels, whose kernels here read storage as it is."""
-    kept = []
-    for name in NEGATIVE_FALLTHROUGH:
-        if name not in dispatcher.aten_ops:
+# torch's fallthroughs whose kernels here read storage as it is: they keep the fallback
+KEEP_THE_FALLBACK = {
+    "Negative": {"linalg_svd", "linalg_svd.U", "linalg_solve_triangular", "linalg_solve_triangular.out"},
+    "Conjugate": {"linalg_svd", "linalg_svd.U", "linalg_solve_triangular", "linalg_solve_triangular.out",
+                  "mm", "mm.out", "bmm", "bmm.out", "addmm", "addmm.out", "addmm_", "baddbmm", "baddbmm.out",
+                  "baddbmm_", "dot", "dot.out", "vdot", "vdot.out", "_conj_physical", "conj_physical"}}
+
+
+@pytest.mark.parametrize("key", ["Negative", "Conjugate"])
+def test_the_fallthroughs_match_torchs_but_the_listed(key):
+    """For every operator defined here, a fallthrough at the key exactly where torch has one, but
+    for the kernels listed above."""
+    theirs, ours = set(), set()
+    for name in dispatcher.aten_ops:
+        try:
+            dump = torch._C._dispatch_dump_table(f"aten::{name}")
+        except RuntimeError:         # an operator torch does not have
             continue
-        assert "Negative" in _fallthroughs(internals._C._dispatch_dump_table(f"aten::{name}")), name
-        assert "Negative" in _fallthroughs(torch._C._dispatch_dump_table(f"aten::{name}")), name
-        kept.append(name)
-    assert {"copy_", "clone", "neg_", "t", "view", "imag", "real", "empty_like"} <= set(kept)
-    assert "Negative" not in _fallthroughs(internals._C._dispatch_dump_table("aten::exp"))
+        if key in _fallthroughs(dump):
+            theirs.add(name)
+        if key in _fallthroughs(internals._C._dispatch_dump_table(f"aten::{name}")):
+            ours.add(name)
+    assert ours <= theirs
+    assert theirs - ours == KEEP_THE_FALLBACK[key] & set(dispatcher.aten_ops)
 
 
 # ---------------------------------------------------------------------------------- writes
