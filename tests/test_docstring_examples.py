@@ -24,7 +24,8 @@ from helpers import ADDRESS, NUMBER, last_digit
 import internals
 
 APIS = [
-    "torch.aminmax", "torch.as_tensor", "torch.conj", "torch.resolve_conj", "torch.conj_physical",
+    "torch.aminmax", "torch.as_tensor", "torch.conj", "torch.resolve_conj", "torch.conj_physical", "torch.resolve_neg",
+    "torch.imag", "torch.real",
     "torch.sgn", "torch.equal",
     "torch.logical_and", "torch.logical_or", "torch.logical_xor", "torch.logical_not", "torch.nanmean",
     "torch.set_default_dtype", "torch.Tensor.register_post_accumulate_grad_hook", "torch.Tensor.to_sparse",

@@ -23,6 +23,7 @@ from .amp.autocast_mode import register_autocast_kernels as _register_autocast_k
 from .aten.conjugate_fallback import register_conjugate_fallback as _register_conjugate_fallback
 from .aten.fallbacks import register_core_fallbacks as _register_core_fallbacks
 from .aten.native.tensor_factories import from_numpy_lifted as from_numpy
+from .aten.negate_fallback import register_negate_fallback as _register_negate_fallback
 from .aten.register_native_functions import register_native_functions as _register_native_functions
 from .autograd.ad_inplace_or_view import register_inplace_kernels as _register_inplace_kernels
 from .autograd.profiler import register_record_function_ops as _register_record_function_ops
@@ -67,7 +68,8 @@ def _initialize():
     _register_python_fallbacks()
     # 3. The operators of native_functions.yaml with their backend and composite kernels.
     _register_native_functions()
-    _register_conjugate_fallback()      # its fallthroughs and kernels name native operators
+    _register_conjugate_fallback()      # their fallthroughs name native operators
+    _register_negate_fallback()
     # 4. The layers above the backends: ADInplaceOrView, then Autograd, then Autocast kernels.
     _register_inplace_kernels()
     _register_autograd_kernels()

@@ -25,7 +25,7 @@ from .overrides import handle_torch_function, has_torch_function, has_torch_func
 globals().update(FUNCTIONS)
 __all__ = [*FUNCTIONS] + ["cat", "stack", "nonzero", "broadcast_to", "broadcast_shapes", "is_tensor", "norm",
                           "meshgrid", "broadcast_tensors", "numel", "as_tensor", "is_floating_point", "is_complex",
-                          "is_conj", "unique", "unique_consecutive", "adjoint", "atleast_1d", "atleast_2d",
+                          "is_conj", "is_neg", "unique", "unique_consecutive", "adjoint", "atleast_1d", "atleast_2d",
                           "atleast_3d", "tensordot", "cdist", "block_diag", "cartesian_prod", "split",
                           "einsum", "tensor"]
 
@@ -239,6 +239,11 @@ def is_complex(input):
 @_asks_as_a_binding(1)
 def is_conj(input):
     return input.is_conj()
+
+
+@_asks_as_a_binding(1)
+def is_neg(input):
+    return input.is_neg()
 
 
 @_asks_as_a_binding(1)

@@ -20,9 +20,10 @@ def _torch_dtype(torch, d):
 def from_torch(t):
     """An internals tensor with ``t``'s values, sizes, strides, offset and dtype (CPU or cuda)."""
     import torch  # torch is heavy and optional: imported only when converting
-    if t.is_conj():      # its bytes hold the stored values: the same storage, and the bit set again
-        out = from_torch(t.conj())
-        out._impl._set_conj(True)
+    if t.is_conj() or t.is_neg():    # its bytes hold the stored values: the same storage, the bits set again
+        out = from_torch(_without_bits(t))
+        out._impl._set_conj(t.is_conj())
+        out._impl._set_neg(t.is_neg())
         return out
     dtype = _TORCH_NAMES[str(t.dtype).replace("torch.", "")]
     raw = t.untyped_storage()
@@ -34,6 +35,11 @@ def from_torch(t):
     if t.device.type == "cuda":
         out = _same_layout_on(out, "cuda")
     return out.requires_grad_(t.requires_grad) if t.requires_grad and t.is_leaf else out
+
+
+def _without_bits(t):
+    """A torch tensor over ``t``'s storage, with its sizes, strides and offset and no math bits."""
+    return t.new_empty(0).set_(t.untyped_storage(), t.storage_offset(), tuple(t.shape), t.stride())
 
 
 def _same_layout_on(t, device):
@@ -60,4 +66,5 @@ def to_torch(t):
     storage = torch.from_numpy(raw.copy()).untyped_storage()
     out = torch.empty(0, dtype=_torch_dtype(torch, t.dtype))
     out.set_(storage, t.storage_offset(), tuple(t.shape), t.stride())
-    return out.conj() if t.is_conj() else out     # torch's lazy conjugate over the stored values
+    out = out.conj() if t.is_conj() else out     # torch's lazy views over the stored values
+    return out._neg_view() if t.is_neg() else out

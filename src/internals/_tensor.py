@@ -220,6 +220,9 @@ class Tensor(TensorBase):
         if self.is_conj():      # the array would share the stored values, not the conjugates shown
             raise RuntimeError("Can't call numpy() on Tensor that has conjugate bit set. "
                                "Use tensor.resolve_conj().numpy() instead.")
+        if self.is_neg():
+            raise RuntimeError("Can't call numpy() on Tensor that has negative bit set. "
+                               "Use tensor.resolve_neg().numpy() instead.")
         array = self._numpy()
         dispatcher.call("detach", self)
         return array
@@ -257,6 +260,8 @@ class Tensor(TensorBase):
 
     def _host_values(self):
         t = self.resolve_conj().cpu()      # the values shown, not the stored ones (torch's _tensor_str)
+        if t.is_neg():      # asked only then: a trace of a kernel that reads values stays short
+            t = t.resolve_neg()
         if t.dtype is st.bfloat16:
             t = t.to(st.float32)
         return t._numpy()
@@ -805,7 +810,7 @@ _PARSED_C_METHODS = frozenset({
     "bfloat16", "bool", "byte", "cdouble", "cfloat", "char", "contiguous", "cpu", "double", "float", "half", "int",
     "is_contiguous", "is_pinned", "long", "numpy", "short", "size", "stride", "to", "type", "nonzero"})
 _C_METHODS_WRITTEN_IN_PYTHON = (*sorted(_PARSED_C_METHODS), "adjoint", "data_ptr", "dim", "element_size",
-                                "is_complex", "is_conj", "is_floating_point", "is_inference", "is_shared",
+                                "is_complex", "is_conj", "is_floating_point", "is_inference", "is_neg", "is_shared",
                                 "is_signed", "numel", "storage_offset")
 
 

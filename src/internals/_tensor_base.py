@@ -150,6 +150,11 @@ class TensorBase:
         the conjugates of its storage's (see ``aten/conjugate_fallback.py``)."""
         return self._impl.is_conj()
 
+    def is_neg(self):
+        """Whether this is a lazy negative view (``_neg_view``, ``conj().imag``): its values are
+        the negatives of its storage's (see ``aten/negate_fallback.py``)."""
+        return self._impl.is_neg()
+
     def untyped_storage(self):
         return self._impl.storage
 

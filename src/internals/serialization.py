@@ -143,8 +143,10 @@ class _Pickler(pickle._Pickler):
         storage = TypedStorage(wrap_storage=impl.storage, dtype=obj.dtype, _internal=True)
         args = (storage, impl.storage_offset, tuple(obj.shape), tuple(obj.stride()),
                 obj.requires_grad, _ORDERED_DICT())
-        if impl.is_conj():      # torch's get_tensor_metadata: the bit travels beside the stored values
-            args = (*args, {"conj": True})
+        # torch's get_tensor_metadata: the math bits travel beside the stored values
+        bits = {name: True for name, on in (("neg", impl.is_neg()), ("conj", impl.is_conj())) if on}
+        if bits:
+            args = (*args, bits)
         self.save_reduce(_REBUILD_TENSOR, args, obj=obj)
 
     def save(self, obj, save_persistent_id=True):
@@ -240,12 +242,11 @@ def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, bac
 
 def _materialize_view_bits(t, metadata):
     """torch saves a conjugate or negative view as its storage plus a bit in ``metadata``
-    (``get_tensor_metadata``). The conjugate bit is set again (``set_tensor_metadata``); this
-    package has no negative bit, so negated values are computed into a copy."""
+    (``get_tensor_metadata``); the bits are set again (``set_tensor_metadata``)."""
     if metadata and metadata.get("conj"):
         t._impl._set_conj(True)
     if metadata and metadata.get("neg"):
-        t = t.neg()
+        t._impl._set_neg(True)
     return t
 
 

@@ -221,6 +221,10 @@ def test_every_derivative_entry_is_tested():
             make(internals.ones(2, 2, requires_grad=True))
         reached.add(node)
     reached.add(internals.ones(2, requires_grad=True).angle().grad_fn.name())
+    # The negative view and its copy (tests/aten/test_negative_view.py compares their nodes and
+    # gradients with torch's).
+    for neg in (internals._neg_view, internals._neg_view_copy):
+        reached.add(neg(internals.ones(2, requires_grad=True)).grad_fn.name())
     # The conjugation nodes: with no complex autograd no graph reaches them, so
     # tests/aten/test_conjugate_view.py applies each to a gradient and compares with torch's node.
     reached |= {functions.ConjBackward0.__name__, functions.ConjPhysicalBackward0.__name__,
@@ -762,7 +766,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear", "conv1d",
               "conv1d.padding", "group_norm", "conv_transpose1d", "conv_transpose2d.input", "instance_norm",
               "adaptive_max_pool1d"}
-    complex_parts = {"real", "imag", "conj", "resolve_conj", "conj_physical"}     # composites of complex_helper.py
+    complex_parts = {"real", "imag", "conj", "resolve_conj", "conj_physical", "resolve_neg"}  # complex_helper.py
     math |= {"matmul.out", "meshgrid", "meshgrid.indexing", "fill_diagonal_"}
     math |= {"adaptive_avg_pool2d", "det", "inverse", "linalg_det", "linalg_inv", "nanmean", "one_hot", "pad",
              "resize_as_"}

@@ -308,6 +308,7 @@ def _direct_cases():
     return cases + [
         ("aten::_conj_physical", (internals.complex(x, x),), {}), ("aten::_conj_physical", (x,), {}),
         ("aten::conj_physical_", (internals.complex(x, x),), {}), ("aten::_conj", (internals.complex(x, x),), {}),
+        ("aten::_neg_view", (x,), {}),
         ("aten::conj_physical.out", (x,), _empty_outs("aten::conj_physical.out")),
         ("aten::view_as_real", (internals.complex(x, x),), {}),
         ("aten::convolution", (img, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1), {}),

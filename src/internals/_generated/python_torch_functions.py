@@ -197,6 +197,32 @@ def THPVariable__log_softmax_backward_data(*args, **kwargs):
     return _ops['_log_softmax_backward_data'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3))
 
 
+__neg_view_parser = PythonArgParser([
+    '_neg_view(Tensor input)',
+])
+
+
+def THPVariable__neg_view(*args, **kwargs):
+    _r = __neg_view_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_neg_view(Tensor(a) self) -> Tensor(a)
+    return _ops['_neg_view'](_r.tensor(0))
+
+
+__neg_view_copy_parser = PythonArgParser([
+    '_neg_view_copy(Tensor input)',
+])
+
+
+def THPVariable__neg_view_copy(*args, **kwargs):
+    _r = __neg_view_copy_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_neg_view_copy(Tensor self) -> Tensor
+    return _ops['_neg_view_copy'](_r.tensor(0))
+
+
 __pack_padded_sequence_parser = PythonArgParser([
     '_pack_padded_sequence(Tensor input, Tensor lengths, bool batch_first)',
 ])
@@ -5264,6 +5290,19 @@ def THPVariable_resolve_conj(*args, **kwargs):
     return _ops['resolve_conj'](_r.tensor(0))
 
 
+_resolve_neg_parser = PythonArgParser([
+    'resolve_neg(Tensor input)',
+])
+
+
+def THPVariable_resolve_neg(*args, **kwargs):
+    _r = _resolve_neg_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::resolve_neg(Tensor(a) self) -> Tensor(a)
+    return _ops['resolve_neg'](_r.tensor(0))
+
+
 _roll_parser = PythonArgParser([
     'roll(Tensor input, SymIntArrayRef[1] shifts, IntArrayRef[1] dims=None)',
 ])
@@ -6711,6 +6750,8 @@ FUNCTIONS = named({
     '_linalg_svd': THPVariable__linalg_svd,
     '_log_softmax': THPVariable__log_softmax,
     '_log_softmax_backward_data': THPVariable__log_softmax_backward_data,
+    '_neg_view': THPVariable__neg_view,
+    '_neg_view_copy': THPVariable__neg_view_copy,
     '_pack_padded_sequence': THPVariable__pack_padded_sequence,
     '_pad_packed_sequence': THPVariable__pad_packed_sequence,
     '_prelu_kernel': THPVariable__prelu_kernel,
@@ -7028,6 +7069,7 @@ FUNCTIONS = named({
     'reshape': THPVariable_reshape,
     'resize_as_': THPVariable_resize_as_,
     'resolve_conj': THPVariable_resolve_conj,
+    'resolve_neg': THPVariable_resolve_neg,
     'roll': THPVariable_roll,
     'rot90': THPVariable_rot90,
     'round': THPVariable_round,

@@ -98,6 +98,13 @@ def THPVariable__indices(self):
     return _ops['_indices'](self)
 
 
+def THPVariable__neg_view(self):
+    # aten::_neg_view(Tensor(a) self) -> Tensor(a)
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, '_neg_view')
+    return _ops['_neg_view'](self)
+
+
 def THPVariable__nnz(self):
     # aten::_nnz(Tensor self) -> int
     if check_has_torch_function(self):
@@ -3705,6 +3712,13 @@ def THPVariable_resolve_conj(self):
     return _ops['resolve_conj'](self)
 
 
+def THPVariable_resolve_neg(self):
+    # aten::resolve_neg(Tensor(a) self) -> Tensor(a)
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'resolve_neg')
+    return _ops['resolve_neg'](self)
+
+
 _roll_parser = PythonArgParser([
     'roll(SymIntArrayRef[1] shifts, IntArrayRef[1] dims=None)',
 ])
@@ -4799,6 +4813,7 @@ METHODS = named({
     '_conj': THPVariable__conj,
     '_conj_physical': THPVariable__conj_physical,
     '_indices': THPVariable__indices,
+    '_neg_view': THPVariable__neg_view,
     '_nnz': THPVariable__nnz,
     '_to_dense': THPVariable__to_dense,
     '_to_sparse': THPVariable__to_sparse,
@@ -5092,6 +5107,7 @@ METHODS = named({
     'resize_': THPVariable_resize_,
     'resize_as_': THPVariable_resize_as_,
     'resolve_conj': THPVariable_resolve_conj,
+    'resolve_neg': THPVariable_resolve_neg,
     'roll': THPVariable_roll,
     'rot90': THPVariable_rot90,
     'round': THPVariable_round,

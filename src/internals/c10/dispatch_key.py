@@ -20,19 +20,20 @@ class DispatchKey(IntEnum):
     BackendSelect = 6
     Python = 7
     Conjugate = 8          # the lazy conjugate bit: ``conj()`` views carry it (ConjugateFallback.cpp)
-    ADInplaceOrView = 9
-    AutogradOther = 10
-    AutogradCPU = 11
-    AutogradCUDA = 12
-    AutogradMeta = 13
-    AutocastCPU = 14
-    AutocastCUDA = 15
-    PythonTLSSnapshot = 16
+    Negative = 9           # the lazy negative bit: ``_neg_view``, ``conj().imag`` (NegateFallback.cpp)
+    ADInplaceOrView = 10
+    AutogradOther = 11
+    AutogradCPU = 12
+    AutogradCUDA = 13
+    AutogradMeta = 14
+    AutocastCPU = 15
+    AutocastCUDA = 16
+    PythonTLSSnapshot = 17
 
 
 class _SetsByBits(dict):
     """Every key set made so far, by its bits. Sets are immutable, so each is made once and
-    shared: the dispatcher asks for several on every call (17 keys: at most 131,072 of them).
+    shared: the dispatcher asks for several on every call (18 keys: at most 262,144 of them).
     A set already made is a plain dict lookup, in C; only a new one runs ``__missing__``."""
 
     def __missing__(self, bits):

@@ -88,8 +88,20 @@ class TensorImplBase:
 
     def _set_conj(self, value):
         """``TensorImpl::_set_conj``: set or clear the bit; only the key set changes."""
-        conj = 1 << int(DispatchKey.Conjugate)
-        bits = self.key_set.bits | conj if value else self.key_set.bits & ~conj
+        self._set_key(DispatchKey.Conjugate, value)
+
+    def is_neg(self):
+        """The negative bit (``TensorImpl::is_neg``): the values are the negatives of the stored
+        ones. Like the conjugate bit, it is a key of the set (``Negative``)."""
+        return DispatchKey.Negative in self.key_set
+
+    def _set_neg(self, value):
+        """``TensorImpl::_set_neg``: set or clear the bit; only the key set changes."""
+        self._set_key(DispatchKey.Negative, value)
+
+    def _set_key(self, key, value):
+        bit = 1 << int(key)
+        bits = self.key_set.bits | bit if value else self.key_set.bits & ~bit
         self.key_set = DispatchKeySet._from_bits(bits)
 
     def numel(self):

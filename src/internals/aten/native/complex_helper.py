@@ -14,6 +14,7 @@ read the bit get resolved inputs from the ``Conjugate`` key's fallback (``conjug
 lazy view. ``view_as_real`` refuses a lazy view, as its floats would be the stored ones.
 """
 from ...c10 import scalar_type as st
+from ...c10.memory_format import contiguous_format
 from .. import dispatcher
 from ..tensor_iterator import TensorIteratorConfig
 from . import scalar_ops as ops
@@ -72,13 +73,14 @@ def real(x):
 
 
 def imag(x):
-    """The imaginary parts (a view). torch gives a lazy conjugate's as a view with its negative
-    bit set; internals has no such bit, so they are computed (a new tensor)."""
+    """The imaginary parts (a view). A lazy conjugate's are its stored ones negated: a view of
+    them with the negative bit flipped (``_neg_view``), so nothing is computed."""
     if not x.dtype.is_complex:
         raise RuntimeError("imag is not implemented for tensors with non-complex dtypes.")
     pairs = _call("view_as_real", _stored(x))
-    parts = _call("select.int", pairs, pairs.dim() - 1, 1)
-    return _call("neg", parts) if x._impl.is_conj() else parts
+    if x._impl.is_conj():
+        pairs = _call("_neg_view", pairs)
+    return _call("select.int", pairs, pairs.dim() - 1, 1)
 
 
 def _stored(x):
@@ -138,3 +140,21 @@ def conj(x):
 def resolve_conj(x):
     """A lazy conjugate materialized (``clone`` resolves the bit); any other tensor as it is."""
     return _call("clone", x) if x._impl.is_conj() else x
+
+
+def _neg_view(x):
+    """A view of the same elements with the negative bit flipped (``_neg_view`` in UnaryOps.cpp):
+    any dtype, real or complex, as torch's."""
+    view = make_view(x, x.shape, x.stride())
+    view._impl._set_neg(not x._impl.is_neg())
+    return view
+
+
+def resolve_neg(x):
+    """A lazy negative materialized (``clone`` resolves the bit); any other tensor as it is."""
+    return _call("clone", x) if x._impl.is_neg() else x
+
+
+def _neg_view_copy(x):
+    """``_neg_view_copy``: the negated values in a new contiguous tensor, without the bit."""
+    return dispatcher.call("clone", _call("_neg_view", x), memory_format=contiguous_format)

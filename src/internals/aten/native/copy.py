@@ -10,6 +10,7 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.device import as_device
+from ...c10.dispatch_key import DispatchKey, DispatchKeySet
 from ...c10.memory_format import contiguous_format, preserve_format
 from ...c10.storage import UntypedStorage
 from ...c10.tensor_impl import TensorImpl
@@ -153,6 +154,8 @@ def copy_(dst, src, non_blocking=False):
     """The overlap and shape checks of ``copy_``'s TensorIterator, then a same-device loop or a
     move across devices. A copy of the very same elements returns at once (``copy_impl``), so
     ``x.copy_(x)`` on an expanded ``x`` is no overlap error."""
+    if (dst._impl.key_set.bits | src._impl.key_set.bits) & _MATH_BITS.bits:
+        return _copy_through_math_bits(dst, src, non_blocking)
     d, s = dst._impl, src._impl
     if (d.storage is s.storage and d.storage_offset == s.storage_offset and d.strides == s.strides
             and d.sizes == s.sizes and d.dtype is s.dtype):
@@ -212,9 +215,43 @@ def zero_(t):
 
 
 def clone(x, memory_format=None):
+    """A new tensor with ``x``'s values: a lazy conjugate's or negative's shown values, resolved
+    (``empty_like`` makes no bit, so ``copy_`` applies them), as torch's ``clone``."""
     out = empty_strided(x.shape, like_strides(x, memory_format), dtype=x.dtype, device=x.device)
+    if x._impl.key_set.bits & _MATH_BITS.bits:
+        return _copy_through_math_bits(out, x, False)
     same_device_copy(out, x)
     return out
+
+
+# The lazy math bits (math_bits_fallback.py): copy_ and clone are the fallback's building
+# blocks, so they read the bits themselves instead of getting resolved inputs.
+_MATH_BITS = DispatchKeySet([DispatchKey.Conjugate, DispatchKey.Negative])
+
+
+def _stored(t):
+    """``t`` without its math bits: the same storage, sizes and strides, showing the stored
+    values. Not a tracked view: only this module's loops see it."""
+    impl = t._impl
+    alias = TensorImpl(impl.storage, impl.sizes, impl.strides, impl.storage_offset, impl.dtype, impl.version_counter)
+    alias.key_set = impl.key_set - _MATH_BITS
+    return type(t)._from_impl(alias)
+
+
+def _copy_through_math_bits(dst, src, non_blocking):
+    """``copy_impl`` with math bits (``Copy.cpp`` and the CPU copy kernel): the stored values are
+    copied, then conjugated where the two conjugate bits differ and negated where the two
+    negative bits differ, so ``dst`` shows ``src``'s values whatever either stores."""
+    from .unary_ops import unary_op_impl  # unary_ops builds on this module
+    target = _stored(dst)
+    copy_(target, _stored(src), non_blocking)
+    if dst._impl.is_conj() != src._impl.is_conj() and dst.dtype.is_complex:
+        unary_op_impl(ops.CONJ, target, out=target)
+    if dst._impl.is_neg() != src._impl.is_neg():
+        if dst.dtype is st.bool_:
+            raise NotImplementedError(f'"neg_{dst.device.type}" not implemented for \'Bool\'')
+        unary_op_impl(ops.NEG, target, out=target)
+    return dst
 
 
 # The functional twins of the in-place writes (torch generates ``zero``, ``fill`` and ``copy``

@@ -218,6 +218,8 @@ from .functions import (
     NativeLayerNormBackward0,
     NativeLayerNormBackwardBackward0,
     NegBackward0,
+    NegViewBackward0,
+    NegViewBackward0_copy,
     NllLoss2DBackward0,
     NllLoss2DBackwardBackward0,
     NllLossBackward0,
@@ -509,6 +511,8 @@ OPS = {
     't_': dispatcher.find('t_'),
     'alias': dispatcher.find('alias'),
     '_conj': dispatcher.find('_conj'),
+    '_neg_view': dispatcher.find('_neg_view'),
+    '_neg_view_copy': dispatcher.find('_neg_view_copy'),
     '_conj_physical': dispatcher.find('_conj_physical'),
     'conj_physical.out': dispatcher.find('conj_physical.out'),
     'conj_physical_': dispatcher.find('conj_physical_'),
@@ -2670,6 +2674,31 @@ def _conj(ks, self):
     with below_ad_inplace_or_view():
         result = OPS['_conj'].redispatch(after_autograd(ks), self)
     mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _neg_view(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NegViewBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['_neg_view'].redispatch(after_autograd(ks), self)
+    mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _neg_view_copy(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = NegViewBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['_neg_view_copy'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8524,6 +8553,8 @@ KERNELS = {
     't_': t_,
     'alias': alias,
     '_conj': _conj,
+    '_neg_view': _neg_view,
+    '_neg_view_copy': _neg_view_copy,
     '_conj_physical': _conj_physical,
     'conj_physical.out': conj_physical_out,
     'conj_physical_': conj_physical_,
