@@ -88,3 +88,59 @@ def test_load_refuses_other_globals(tmp_path):
     torch.save({"f": torch.nn.Linear}, tmp_path / "g.pt")
     with pytest.raises(pickle.UnpicklingError, match="unsupported global"):
         internals.load(tmp_path / "g.pt")
+
+
+def _meta_views(lib):
+    x = lib.arange(12.0).reshape(3, 4).t()
+    return {"t": x, "slice": x[1:, ::2], "i": lib.arange(5)[1:], "h": lib.ones(2, dtype=lib.float16),
+            "p": lib.nn.Parameter(lib.ones(2, 3, dtype=lib.float64)), "s": lib.tensor(2.5)}
+
+
+def _meta_summary(loaded):
+    return {k: (repr(v).replace("internals.", "torch."), v.device.type, v.is_meta, tuple(v.shape), v.stride(),
+                v.storage_offset(), str(v.dtype).replace("internals.", "torch."), v.requires_grad, type(v).__name__)
+            for k, v in loaded.items()}
+
+
+@pytest.mark.parametrize("where", ["meta", "device", "dict"])
+@pytest.mark.parametrize("writer", ["torch", "internals"])
+def test_map_location_meta_gives_meta_tensors(tmp_path, where, writer):
+    """Sizes, strides, offsets, dtypes and Parameter-ness as torch's; no values (repr shows '...')."""
+    lib = torch if writer == "torch" else internals
+    lib.save(_meta_views(lib), tmp_path / "m.pt")
+    maps = {"meta": ("meta", "meta"), "device": (torch.device("meta"), internals.device("meta")),
+            "dict": ({"cpu": "meta"}, {"cpu": "meta"})}[where]
+    got = internals.load(tmp_path / "m.pt", map_location=maps[1])
+    expected = torch.load(tmp_path / "m.pt", map_location=maps[0])
+    assert _meta_summary(got) == _meta_summary(expected)
+    assert all(v.is_meta for v in got.values())
+
+
+def test_map_location_meta_reads_no_storage(tmp_path):
+    """map_location='meta' reads no bytes, yet looks each record up (torch's _is_meta_location
+    path takes its offset): records of other bytes load, a missing one is refused, by both."""
+    torch.save({"w": torch.arange(4.0)}, tmp_path / "w.pt")
+    with zipfile.ZipFile(tmp_path / "w.pt") as full, zipfile.ZipFile(tmp_path / "cut.pt", "w") as cut:
+        for info in full.infolist():
+            if not info.filename.endswith("/data/0"):
+                cut.writestr(info, full.read(info))
+    for lib in (torch, internals):
+        got = lib.load(tmp_path / "w.pt", map_location="meta")["w"]
+        assert (tuple(got.shape), got.stride(), got.is_meta) == ((4,), (1,), True)
+        for where in ("meta", {"cpu": "meta"}):
+            with pytest.raises(RuntimeError, match="failed locating file data/0"):
+                lib.load(tmp_path / "cut.pt", map_location=where)
+
+
+@pytest.mark.parametrize("reader", ["torch", "internals"])
+def test_meta_tensors_save_and_stay_meta(tmp_path, reader):
+    """A meta tensor is saved as its metadata alone (torch's _rebuild_meta_tensor_no_storage, the
+    offset dropped) and loads on meta even with map_location='cpu'."""
+    torch.save(_meta_views(torch), tmp_path / "src.pt")
+    internals.save(internals.load(tmp_path / "src.pt", map_location="meta"), tmp_path / "again.pt")
+    torch.save(torch.load(tmp_path / "src.pt", map_location="meta"), tmp_path / "torch_again.pt")
+    assert not any("/data/" in n for n in zipfile.ZipFile(tmp_path / "again.pt").namelist())
+    lib = torch if reader == "torch" else internals
+    got = lib.load(tmp_path / "again.pt", map_location="cpu")
+    assert _meta_summary(got) == _meta_summary(torch.load(tmp_path / "torch_again.pt", map_location="cpu"))
+    assert all(v.is_meta for v in got.values())

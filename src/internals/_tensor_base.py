@@ -105,6 +105,11 @@ class TensorBase:
         return self.device.type == "cpu"
 
     @property
+    def is_meta(self):
+        """Metadata with no data behind it (``load(map_location="meta")`` makes such tensors)."""
+        return self.device.type == "meta"
+
+    @property
     def _version(self):
         if self.is_inference():
             raise RuntimeError("Inference tensors do not track version counter.")

@@ -46,16 +46,28 @@ def tensor_repr(t):
     extras = []
     if t.device.type != "cpu":
         extras.append(f"device='{t.device}'")
+    if t.is_meta:       # no values to show: torch prints "..." and the size, before the dtype
+        extras += [f"size={tuple(t.shape)}", *_meta_dtype(t), *_grad_suffix(t)]
+        return _add_suffixes("tensor(...", extras, len("tensor("))
     default = {st.get_default_dtype(), _default_complex(), st.int64, st.bool_}
     if t.dtype not in default or (t.numel() == 0 and t.dtype is not st.get_default_dtype()):
         extras.append(f"dtype=internals.{t.dtype.name}")
-    if t.grad_fn is not None:
-        extras.append(f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>")    # CopySlices, not torch::autograd::...
-    elif t.requires_grad:
-        extras.append("requires_grad=True")
+    extras += _grad_suffix(t)
     if t.numel() == 0 and t.dim() > 1:
         extras.insert(0, f"size={tuple(t.shape)}")
     return _add_suffixes("tensor(" + _body(t, "tensor("), extras, len("tensor("))
+
+
+def _grad_suffix(t):
+    if t.grad_fn is not None:      # CopySlices, not torch::autograd::CopySlices
+        return [f"grad_fn=<{t.grad_fn.name().rsplit('::', 1)[-1]}>"]
+    return ["requires_grad=True"] if t.requires_grad else []
+
+
+def _meta_dtype(t):
+    """A meta tensor names every dtype but the default one, int64 and bool included (torch's
+    ``_str_intern`` takes another branch for it)."""
+    return [] if t.dtype is st.get_default_dtype() else [f"dtype=internals.{t.dtype.name}"]
 
 
 def _add_suffixes(text, suffixes, indent, force_newline=False):

@@ -47,7 +47,7 @@ from ._tensor_base import Size
 from .c10 import scalar_type as st
 from .c10.device import as_device, device
 from .c10.storage import UntypedStorage
-from .c10.tensor_impl import TensorImpl, layout, sparse_coo, strided
+from .c10.tensor_impl import NoStorage, TensorImpl, layout, sparse_coo, strided
 from .nn.parameter import Parameter
 from .storage import TypedStorage
 
@@ -74,6 +74,7 @@ class _Global:
 _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 _REBUILD_SPARSE = _Global("torch._utils", "_rebuild_sparse_tensor")
+_REBUILD_META = _Global("torch._utils", "_rebuild_meta_tensor_no_storage")
 _GET_LAYOUT = _Global("torch.serialization", "_get_layout")
 _UNTYPED = _Global("torch.storage", "UntypedStorage")
 _ORDERED_DICT = collections.OrderedDict
@@ -139,6 +140,9 @@ class _Pickler(pickle._Pickler):
         if isinstance(obj, Parameter):
             data = obj.detach()
             return self.save_reduce(_REBUILD_PARAMETER, (data, obj.requires_grad, _ORDERED_DICT()), obj=obj)
+        if obj.is_meta:         # no storage at all: dtype, size, stride (torch drops the offset too)
+            args = (obj.dtype, tuple(obj.shape), tuple(obj.stride()), obj.requires_grad)
+            return self.save_reduce(_REBUILD_META, args, obj=obj)
         impl = obj._impl
         storage = TypedStorage(wrap_storage=impl.storage, dtype=obj.dtype, _internal=True)
         args = (storage, impl.storage_offset, tuple(obj.shape), tuple(obj.stride()),
@@ -229,6 +233,21 @@ def save(obj, f, pickle_module=pickle, pickle_protocol=2, _use_new_zipfile_seria
 
 
 # ---------------------------------------------------------------------- load
+class _MetaStorage:
+    """What a storage loaded onto the meta device rebuilds from: a byte count and a dtype."""
+
+    def __init__(self, untyped, dtype):
+        self._untyped_storage, self.dtype = untyped, dtype
+
+
+def _rebuild_meta_tensor_no_storage(dtype, size, stride, requires_grad):
+    """torch's rebuild of a saved meta tensor: metadata only, at offset 0 of a storage just large
+    enough for the view."""
+    impl = TensorImpl.without_storage(tuple(size), tuple(stride), 0, dtype, device("meta"))
+    t = _tensor.Tensor._from_impl(impl)
+    return t.requires_grad_(requires_grad) if requires_grad else t
+
+
 def _rebuild_tensor_v2(storage, storage_offset, size, stride, requires_grad, backward_hooks, metadata=None):
     try:
         impl = TensorImpl(storage._untyped_storage, tuple(size), tuple(stride), storage_offset, storage.dtype)
@@ -286,6 +305,8 @@ class _Unpickler(pickle.Unpickler):
             return _rebuild_parameter
         if module == "torch._utils" and name == "_rebuild_sparse_tensor":
             return _rebuild_sparse_tensor
+        if module == "torch._utils" and name == "_rebuild_meta_tensor_no_storage":
+            return _rebuild_meta_tensor_no_storage
         if module == "torch.serialization" and name == "_get_layout":
             return _get_layout
         if module == "torch" and name in _DTYPE_OF_STORAGE:
@@ -309,19 +330,33 @@ class _Unpickler(pickle.Unpickler):
         if kind != "storage":
             raise AssertionError(f"Unknown typename for persistent_load, expected 'storage' but got '{kind}'")
         if key not in self._loaded:
-            raw = self._record(f"data/{key}", numel * dtype.itemsize)
-            if self._swap:
-                raw = _byteswap(raw, dtype)
-            self._loaded[key] = self._restore(UntypedStorage(raw.size, "cpu", data=raw), location)
+            self._loaded[key] = self._storage(key, dtype, numel, location)
+        if isinstance(self._loaded[key], NoStorage):
+            return _MetaStorage(self._loaded[key], dtype)
         return TypedStorage(wrap_storage=self._loaded[key], dtype=dtype, _internal=True)
+
+    def _storage(self, key, dtype, numel, location):
+        """A storage's bytes from its record, on the device ``map_location`` names; on the meta
+        device named as a device none are read (torch's ``_is_meta_location``; a dict is applied
+        after reading, as torch applies it)."""
+        if isinstance(self._map_location, (str, device)) and as_device(self._map_location).type == "meta":
+            self._locate(f"data/{key}")         # torch still looks the record up, for its offset
+            return NoStorage(device("meta"), numel * dtype.itemsize)
+        raw = self._record(f"data/{key}", numel * dtype.itemsize)
+        if self._swap:
+            raw = _byteswap(raw, dtype)
+        return self._restore(UntypedStorage(raw.size, "cpu", data=raw), location)
+
+    def _locate(self, name):
+        try:
+            return self._archive.getinfo(self._prefix + name)
+        except KeyError:
+            raise reader_error(f"failed locating file {name}: file not found") from None
 
     def _record(self, name, nbytes):
         """A storage's bytes, which must be exactly as many as its pickle says (torch's
         ``get_storage_from_record``): fewer would leave the tensor reading past them."""
-        try:
-            data = self._archive.read(self._prefix + name)
-        except KeyError:
-            raise reader_error(f"failed locating file {name}: file not found") from None
+        data = self._archive.read(self._locate(name))
         if len(data) != nbytes:
             raise record_size_error(len(data), nbytes)
         return np.frombuffer(data, np.uint8).copy()
@@ -339,6 +374,8 @@ class _Unpickler(pickle.Unpickler):
                 return moved
             target = None
         where = as_device(location if target is None else target)
+        if where.type == "meta":        # torch's _meta_deserialize: the bytes read are dropped
+            return NoStorage(where, storage.nbytes())
         return _to_device(storage, where) if where.type == "cuda" else storage
 
 
@@ -390,7 +427,7 @@ class _LegacyUnpickler(_Unpickler):
 
     def find_class(self, module, name):
         found = super().find_class(module, name)
-        rebuilds = (_rebuild_tensor_v2, _rebuild_parameter, _rebuild_sparse_tensor)
+        rebuilds = (_rebuild_tensor_v2, _rebuild_parameter, _rebuild_sparse_tensor, _rebuild_meta_tensor_no_storage)
         return (lambda *args: None) if self._data is None and found in rebuilds else found
 
     def persistent_load(self, pid):

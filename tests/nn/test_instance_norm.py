@@ -134,3 +134,71 @@ def test_state_dicts_cross_between_libraries_and_old_checkpoints_are_refused_as_
     def old_checkpoint(L):     # a plain dict (no version) holding running statistics
         L.nn.InstanceNorm1d(2).load_state_dict({"running_mean": L.zeros(2), "running_var": L.ones(2)})
     same_outcome(old_checkpoint)
+
+
+def _sixteen_bit_case(L, seed, shape, dtype, stats_dtype, affine):
+    """A shifted, scaled input (so that the statistics round), with running statistics and
+    affine parameters drawn from the same seed."""
+    g = np.random.default_rng(seed)
+    x = g.standard_normal(shape) * g.uniform(0.1, 5) + g.uniform(-3, 3)
+    C = shape[1]
+    stats = [L.tensor(g.standard_normal(C)), L.tensor(g.uniform(0.1, 2, C))]
+    params = [L.tensor(g.standard_normal(C)).to(getattr(L, dtype)) for _ in range(2)] if affine else [None, None]
+    return (L.tensor(x).to(getattr(L, dtype)), *(s.to(getattr(L, stats_dtype)) for s in stats), *params)
+
+
+# Planes under 16 elements: torch's float sums then run in one order on every CPU (wider planes
+# go through its vector lanes, whose width follows the CPU).
+SIXTEEN_BIT_SHAPES = [(2, 3, 5), (3, 4, 7), (1, 2, 3, 3), (4, 6, 2, 2)]
+
+
+@pytest.mark.parametrize("affine", [False, True])
+@pytest.mark.parametrize("use_input_stats", [True, False])
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_sixteen_bit_input_with_float64_statistics_is_torch_bit_for_bit(dtype, use_input_stats, affine):
+    """torch casts float64 running statistics to the 16-bit input's dtype, so batch norm runs its
+    16-bit kernel throughout: statistics stored in that dtype, output x·alpha + beta in float (fused
+    in inference). Output, dtype, strides and the updated statistics are torch's to the bit."""
+    for seed, shape in enumerate(SIXTEEN_BIT_SHAPES * 3):
+        if dtype == "float16" and affine and use_input_stats:
+            break       # float16 with affine parameters in training stays within an ulp (below)
+        got, want = ([*_sixteen_bit_case(L, seed, shape, dtype, "float64", affine)] for L in (internals, torch))
+        out = internals.nn.functional.instance_norm(got[0], got[1], got[2], got[3], got[4], use_input_stats)
+        ref = torch.nn.functional.instance_norm(want[0], want[1], want[2], want[3], want[4], use_input_stats)
+        for o, t in ((out, ref), (got[1], want[1]), (got[2], want[2])):
+            assert_same(o, t, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("use_input_stats", [True, False])
+def test_float16_affine_and_float32_statistics_stay_within_an_ulp(use_input_stats):
+    """What is not bit for bit: float16 with affine parameters while training, and 16-bit input beside
+    float32 statistics (torch's float sums run in its own order): one unit in the last place."""
+    for dtype, stats_dtype, affine in (("float16", "float64", True), ("bfloat16", "float32", False)):
+        for seed, shape in enumerate(SIXTEEN_BIT_SHAPES):
+            got, want = ([*_sixteen_bit_case(L, seed, shape, dtype, stats_dtype, affine)] for L in (internals, torch))
+            if stats_dtype == "float32":
+                out = internals.native_batch_norm(*got[:1], None, None, *got[1:3], use_input_stats, 0.1, 1e-5)
+                ref = torch.native_batch_norm(*want[:1], None, None, *want[1:3], use_input_stats, 0.1, 1e-5)
+            else:
+                out = [internals.nn.functional.instance_norm(*got, use_input_stats=use_input_stats)]
+                ref = [torch.nn.functional.instance_norm(*want, use_input_stats=use_input_stats)]
+            for o, t in zip([*out, got[1], got[2]], [*ref, want[1], want[2]]):
+                ulp = torch.finfo(t.dtype).eps * t.abs().max().item() if t.numel() else 0
+                assert_same(o, t, rtol=0, atol=ulp)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_batch_norm_saves_sixteen_bit_statistics_in_their_dtype(dtype):
+    """native_batch_norm of a 16-bit input with 16-bit (or no) running statistics returns its
+    saved mean and 1/std in that dtype, as torch's 16-bit kernel stores them; beside float32
+    statistics they are float32."""
+    for stats in (dtype, None, "float32"):
+        got, want = ([*_sixteen_bit_case(L, 7, (3, 4, 7), dtype, stats or dtype, False)] for L in (internals, torch))
+        if stats is None:
+            got[1:3] = want[1:3] = [None, None]
+        out = internals.native_batch_norm(got[0], None, None, got[1], got[2], True, 0.1, 1e-5)
+        ref = torch.native_batch_norm(want[0], None, None, want[1], want[2], True, 0.1, 1e-5)
+        assert [str(t.dtype).split(".")[-1] for t in out] == [str(t.dtype).split(".")[-1] for t in ref]
+        if stats != "float32":
+            for o, t in zip(out, ref):
+                assert_same(o, t, rtol=0, atol=0)

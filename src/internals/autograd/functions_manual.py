@@ -40,7 +40,7 @@ __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", 
            "split_backward", "split_with_sizes_backward", "as_strided_backward", "TensorGeometry",
            "convolution_backward",
            "max_pool2d_with_indices_backward", "native_batch_norm_backward", "native_layer_norm_backward",
-           "embedding_dense_backward", "threshold_backward"]
+           "embedding_dense_backward", "embedding_backward", "threshold_backward"]
 
 
 # ---------------------------------------------------------------------- broadcasting
@@ -1272,6 +1272,10 @@ def native_layer_norm_backward(*args):
 
 def embedding_dense_backward(*args):
     return dispatcher.call("embedding_dense_backward", *args)
+
+
+def embedding_backward(*args):
+    return dispatcher.call("embedding_backward", *args)
 
 
 # ---- the layers' double backward (FunctionsManual.cpp's _convolution_double_backward,

@@ -17,6 +17,7 @@ import threading
 import weakref
 
 from ..aten import dispatcher
+from ..aten.native.sparse.sparse_tensor import new_sparse
 from ..c10.grad_mode import _state as _grad_state
 from ..c10.local_dispatch_key_set import below_ad_inplace_or_view
 from ..c10.memory_format import contiguous_format
@@ -161,7 +162,9 @@ class AccumulateGrad(Node):
 
     def _accumulate(self, new_grad):
         var = self.variable
-        if var.grad is None:
+        if new_grad.is_sparse or (var.grad is not None and var.grad.is_sparse):
+            self._accumulate_sparse(var, new_grad, not _grad_state.grad_enabled and _only_engine_holds(new_grad))
+        elif var.grad is None:
             if not _grad_state.grad_enabled and _only_engine_holds(new_grad) and _obeys_layout(new_grad, var):
                 var.grad = new_grad.detach()     # nobody else can see it: take it, as torch does
             else:
@@ -174,6 +177,24 @@ class AccumulateGrad(Node):
             var.grad = var.grad + new_grad       # out of place: keeps the graph of the old grad
         else:
             var.grad.add_(new_grad)
+
+
+    @staticmethod
+    def _accumulate_sparse(var, new_grad, taken):
+        """A sparse gradient (embedding's with ``sparse=True``) is stored as a new sparse tensor
+        over copies of its indices and values, or over the same ones where only the engine holds
+        it (torch then rebuilds it with ``_sparse_coo_tensor_unsafe``, which calls it coalesced only
+        below two entries); later ones are added, sparse to sparse, or the sparse one to a dense one."""
+        if var.grad is None:
+            indices, values = new_grad._indices(), new_grad._values()
+            if not taken:
+                indices, values = indices.clone(), values.clone()
+            var.grad = new_sparse(tuple(new_grad.shape), indices.detach(), values.detach(),
+                                  new_grad.is_coalesced() and not taken or values.shape[0] < 2)
+        elif var.grad.is_sparse and not new_grad.is_sparse:
+            var.grad = new_grad + var.grad
+        else:
+            var.grad = var.grad + new_grad
 
 
 def _only_engine_holds(grad):

@@ -12,6 +12,8 @@ grad_input = invstd · (g − mean(g) − x̂ · mean(g · x̂)), the means take
 """
 import math
 
+import numpy as np
+
 from ...c10 import scalar_type as st
 from ...c10.memory_format import channels_last, suggest_memory_format
 from ...c10.tensor_impl import strided
@@ -60,6 +62,8 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
     _floating_only(input, "batch_norm")
     compute = st.opmath_type(input.dtype)
     x = to(input, compute)
+    if input.device.type == "cpu" and compute is not input.dtype:
+        return _reduced_batch_norm(input, x, weight, bias, running_mean, running_var, training, momentum, eps)
     if training:
         var, mean = call("var.correction", x, dims, correction=0), call("mean.dim", x, dims, False)
         invstd = _inverse_std(var, eps)
@@ -76,6 +80,86 @@ def native_batch_norm(input, weight, bias, running_mean, running_var, training, 
         save_mean = save_invstd = empty((0,), dtype=compute, device=input.device)
     out = _affine(_normalize(x, mean, invstd, shape), weight, bias, shape)
     return _in_suggested_layout(to(out, input.dtype), input), save_mean, save_invstd
+
+
+# ---- 16-bit inputs on the CPU (``cpu/batch_norm_kernel.cpp``'s reduced-float kernels and
+# ``batch_norm_cpu_update_stats_template``): the statistics live in the parameters' dtype (the
+# input's, or float32 beside float32 parameters), each step rounded there, and the output is
+# ``x * alpha + beta`` in float32 with alpha and beta per channel. Each rounding is torch's, so
+# the 16-bit results agree bit for bit, not within an ulp.
+def _reduced_batch_norm(input, x, weight, bias, running_mean, running_var, training, momentum, eps):
+    dims, shape, C = _batch_norm_dims(input)
+    params = [t for t in (weight, bias, running_mean, running_var) if t is not None]
+    kept = st.float32 if any(t.dtype is st.float32 for t in params) else input.dtype
+    if training:
+        mean, invstd = _reduced_statistics(input, x, dims, shape, kept, running_mean, running_var, momentum, eps)
+        alpha = to(invstd, st.float32)
+    else:
+        if running_mean is None or running_var is None:
+            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+        mean = to(running_mean, st.float32)     # 1 / sqrt(var + eps) in float (opmath), eps as float
+        std = call("sqrt", call("add.Tensor", to(running_var, st.float32), wrap_scalar(float(np.float32(eps)))))
+        alpha = call("reciprocal", std)
+    alpha = alpha if weight is None else call("mul.Tensor", alpha, to(weight, st.float32))
+    beta = call("mul.Tensor", to(mean, st.float32), alpha)
+    beta = call("neg", beta) if bias is None else call("sub.Tensor", to(bias, st.float32), beta)
+    alpha, beta = call("view", alpha, shape), call("view", beta, shape)
+    if training:
+        out = call("add.Tensor", call("mul.Tensor", x, alpha), beta)
+    else:       # the inference kernel fuses x * alpha + beta (one rounding): the product of two
+        # floats is exact in double, so only the sum rounds there before the float rounding
+        out = to(call("add.Tensor", call("mul.Tensor", to(x, st.float64), to(alpha, st.float64)),
+                      to(beta, st.float64)), st.float32)
+        mean = invstd = empty((0,), dtype=kept, device=input.device)
+    return _in_suggested_layout(to(out, input.dtype), input), mean, invstd
+
+
+def _reduced_statistics(input, x, dims, shape, kept, running_mean, running_var, momentum, eps):
+    """The saved mean and 1/std in ``kept``, the running statistics moved: the sums accumulate in
+    float32, mean and sum of squares are stored in ``kept``, and the divisions by n and n - 1,
+    the momentum and 1 - momentum are ``kept`` numbers (c10's 16-bit arithmetic rounds each
+    step); 1/std is computed in double from the rounded variance (``InvStd``)."""
+    n = input.numel() // input.shape[1]
+    mean_f = call("mean.dim", x, dims, False)
+    centred = call("sub.Tensor", x, call("view", mean_f, shape))
+    var_sum_f = call("sum.dim_IntList", call("mul.Tensor", centred, centred), dims, False)
+    var_sum = to(var_sum_f, kept)
+    mean = to(mean_f, kept)
+    # bfloat16 divides its rounded sum by n in bfloat16; float16 and float32 keep the float sum
+    var = call("div.Tensor", var_sum, _number(n, kept, input)) if kept is st.bfloat16 else \
+        call("div.Tensor", var_sum_f, wrap_scalar(float(n)))
+    invstd = to(to(_inverse_std(to(var, st.float64), eps), st.float32), kept)
+    if kept is st.float16:      # float16 moves its running statistics in double, from the float sums
+        _move_in_double(running_mean, running_var, mean_f, var_sum_f, n, momentum)
+        return mean, invstd
+    m = _number(momentum, kept, input)
+    rest = call("rsub.Scalar", m, 1)
+    if running_mean is not None:
+        moved = call("add.Tensor", call("mul.Tensor", m, mean), call("mul.Tensor", rest, to(running_mean, kept)))
+        call("copy_", running_mean, moved)
+    if running_var is not None:
+        unbiased = to(call("div.Tensor", var_sum, _number(n - 1, kept, input)), st.float32)
+        moved = call("add.Tensor", call("mul.Tensor", to(m, st.float32), unbiased),
+                     to(call("mul.Tensor", rest, to(running_var, kept)), st.float32))
+        call("copy_", running_var, moved)
+    return mean, invstd
+
+
+def _move_in_double(running_mean, running_var, mean, var_sum, n, momentum):
+    """momentum · statistic + (1 − momentum) · running in double, rounded through float to the
+    running statistic's float16; the unbiased variance is the float sum over n − 1 in float."""
+    unbiased = call("div.Tensor", var_sum, wrap_scalar(float(n - 1)))
+    for running, stat in ((running_mean, mean), (running_var, unbiased)):
+        if running is not None:
+            moved = call("add.Tensor", _mul(to(stat, st.float64), momentum),
+                         _mul(to(running, st.float64), 1 - momentum))
+            call("copy_", running, to(moved, st.float32))
+
+
+def _number(value, dtype, like):
+    """A number as a 0-dim tensor of ``dtype``: c10's 16-bit arithmetic converts an int or
+    double operand to the 16-bit type first."""
+    return call("full", [], value, dtype=dtype, device=like.device)
 
 
 def _in_suggested_layout(out, input):

@@ -62,7 +62,7 @@ from ..functions_manual import (  # the helpers the formulas call
     div_tensor_self_backward,
     elu_backward,
     elu_double_backward,
-    embedding_dense_backward,
+    embedding_backward,
     embedding_dense_double_backward,
     evenly_distribute_backward,
     gather_backward,
@@ -5122,9 +5122,9 @@ class NativeLayerNormBackward0(Node):
 
 class EmbeddingBackward0(Node):
     """``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor``"""
-    __slots__ = ('weight_sym_sizes_', 'indices_', 'padding_idx_', 'scale_grad_by_freq_')
+    __slots__ = ('weight_sym_sizes_', 'indices_', 'padding_idx_', 'scale_grad_by_freq_', 'sparse_')
     _tensor_slots = ('indices_',)
-    _exposed = {'_saved_weight_sym_sizes': ('weight_sym_sizes_', False), '_saved_indices': ('indices_', True), '_saved_padding_idx': ('padding_idx_', False), '_saved_scale_grad_by_freq': ('scale_grad_by_freq_', False)}
+    _exposed = {'_saved_weight_sym_sizes': ('weight_sym_sizes_', False), '_saved_indices': ('indices_', True), '_saved_padding_idx': ('padding_idx_', False), '_saved_scale_grad_by_freq': ('scale_grad_by_freq_', False), '_saved_sparse': ('sparse_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -5132,7 +5132,8 @@ class EmbeddingBackward0(Node):
         indices = node.indices_.unpack(node)
         padding_idx = node.padding_idx_
         scale_grad_by_freq = node.scale_grad_by_freq_
-        return (embedding_dense_backward(grad, indices, weight_sym_sizes[0], padding_idx, scale_grad_by_freq),)
+        sparse = node.sparse_
+        return (embedding_backward(grad, indices, weight_sym_sizes[0], padding_idx, scale_grad_by_freq, sparse),)
 
 
 class ConvolutionBackwardBackward0(Node):

@@ -7840,6 +7840,7 @@ def embedding(ks, weight, indices, padding_idx=-1, scale_grad_by_freq=False, spa
         grad_fn.indices_ = SavedVariable(indices, False)
         grad_fn.padding_idx_ = as_int(padding_idx)
         grad_fn.scale_grad_by_freq_ = scale_grad_by_freq
+        grad_fn.sparse_ = sparse
     with below_ad_inplace_or_view():
         result = OPS['embedding'].redispatch(after_autograd(ks), weight, indices, padding_idx, scale_grad_by_freq, sparse)
     if grad_fn is not None:

@@ -30,6 +30,32 @@ def add_sparse(self, other, *, alpha=1):
     return _add_sparse_sparse(self, other, alpha)
 
 
+def add_sparse_(self, other, *, alpha=1):
+    """In place. A dense ``self`` takes each stored entry of ``other`` in turn, duplicates one
+    after the other (``add_dense_sparse_worker``: r[index] += alpha · value); a sparse ``self``
+    becomes the sum."""
+    if self.layout is strided and other.layout is strided:
+        return call("add_.Tensor", self, other, alpha=alpha)
+    if self.layout is not strided:
+        total = add_sparse(self, other, alpha=alpha)._impl     # the same tensor now holds the sum
+        impl = self._impl
+        impl.indices, impl.values, impl.coalesced = total.indices, total.values, total.coalesced
+        return self
+    if tuple(self.shape) != tuple(other.shape):
+        raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
+                           f"{list(self.shape)} while other has size {list(other.shape)} (FYI: dense-sparse "
+                           "addition does not currently support broadcasting)")
+    indices, values = call("_indices", other), call("_values", other)
+    rows = tuple(call("select.int", indices, 0, d) for d in range(indices.shape[0]))
+    return call("index_put_", self, rows, call("mul.Scalar", values, alpha) if alpha != 1 else values, True)
+
+
+def neg_sparse(self):
+    """The same entries with their values negated."""
+    return new_sparse(tuple(self.shape), call("clone", call("_indices", self)),
+                      call("neg", call("_values", self)), self.is_coalesced())
+
+
 def _add_sparse_sparse(t, s, alpha):
     """On the CPU, torch's merge (``merge_add``): one walk along both entry lists in stored order,
     coalesced when both inputs are. On cuda, as torch's CUDA kernel: the two lists concatenated,
