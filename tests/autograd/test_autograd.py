@@ -936,6 +936,9 @@ def _later_operators_nodes():
     layers += [(F.interpolate(t, scale_factor=1.5, mode="nearest-exact"), t) for t in (signal, image, volume)]
     layers += [(F.grid_sample(image, F.affine_grid(theta, [1, 1, 2, 2], align_corners=False),
                               align_corners=False), theta)]
+    layers += [(F.grid_sample(volume, leaf(1, 1, 2, 2, 3), align_corners=False), volume)]
+    layers += [(F.interpolate(image, size=(3, 1), mode=mode, antialias=True), image)
+               for mode in ("bilinear", "bicubic", "lanczos")]
     for out, source in layers:
         (g,) = internals.autograd.grad((out * out).sum(), source, create_graph=True)
         reached |= _nodes(out) | _nodes(g)
