@@ -804,6 +804,8 @@ def test_every_differentiable_native_function_has_a_kernel():
              "_pack_padded_sequence_backward"}
     # grid_sample's checks before its 2-d operator; the affine grid's backward, a batched product
     math |= {"grid_sampler", "affine_grid_generator_backward"}
+    # the anti-aliased resizes' .vec overloads: the output size from scale factors, then the operator
+    math |= {f"_upsample_{mode}2d_aa.vec" for mode in ("bilinear", "bicubic", "lanczos")}
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",
