@@ -810,6 +810,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"grid_sampler", "affine_grid_generator_backward"}
     # embedding's backward picks its sparse or dense form: torch's composites
     math |= {"embedding_backward", "embedding_sparse_backward"}
+    # the anti-aliased resizes' .vec overloads: the output size from scale factors, then the operator
+    math |= {f"_upsample_{mode}2d_aa.vec" for mode in ("bilinear", "bicubic", "lanczos")}
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",
@@ -942,6 +944,9 @@ def _later_operators_nodes():
     layers += [(F.interpolate(t, scale_factor=1.5, mode="nearest-exact"), t) for t in (signal, image, volume)]
     layers += [(F.grid_sample(image, F.affine_grid(theta, [1, 1, 2, 2], align_corners=False),
                               align_corners=False), theta)]
+    layers += [(F.grid_sample(volume, leaf(1, 1, 2, 2, 3), align_corners=False), volume)]
+    layers += [(F.interpolate(image, size=(3, 1), mode=mode, antialias=True), image)
+               for mode in ("bilinear", "bicubic", "lanczos")]
     for out, source in layers:
         (g,) = internals.autograd.grad((out * out).sum(), source, create_graph=True)
         reached |= _nodes(out) | _nodes(g)

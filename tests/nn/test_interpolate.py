@@ -272,3 +272,129 @@ def test_operators_logged_by_a_dispatch_mode():
     with mode_i:
         F.interpolate(internals.from_torch(x), scale_factor=2, mode="bilinear")
     assert log_t[0] == log_i[0]
+
+
+# ---- anti-aliased resizing (``_upsample_{bilinear,bicubic,lanczos}2d_aa`` and their backward)
+AA_MODES = ("bilinear", "bicubic", "lanczos")
+
+
+@settings(deadline=None, max_examples=60)
+@given(mode=hs.sampled_from(AA_MODES), sizes=hs.lists(hs.integers(1, 13), min_size=2, max_size=2),
+       out=hs.lists(hs.integers(1, 9), min_size=2, max_size=2), use_scale=hs.booleans(),
+       scale=hs.sampled_from([0.2, 1 / 3, 0.45, 0.5, 0.7, 1.0, 1.6]), align=hs.booleans(), recompute=hs.booleans(),
+       dtype=hs.sampled_from([torch.float32, torch.float64]))
+def test_antialias_matches_torch(mode, sizes, out, use_scale, scale, align, recompute, dtype):
+    """Filtered resizing down (and up, where the filter keeps its unit width) from sizes or scale
+    factors: values, node names (``UpsampleBilinear2DAaBackward0``, ...), the input's gradient and
+    the second derivative (the backward operator's node, whose gradient is the forward again)."""
+    torch.manual_seed(0)
+    x = torch.randn(2, 3, *sizes, dtype=dtype)
+    kwargs = dict(mode=mode, antialias=True, align_corners=align and mode != "lanczos")
+    if use_scale:
+        kwargs.update(scale_factor=scale, recompute_scale_factor=recompute)
+    else:
+        kwargs.update(size=out)
+    out_size = [int(s * scale) for s in sizes] if use_scale else out
+    if out_size[1] == 1 and out_size[0] not in (0, sizes[0]):
+        return       # torch's forward goes wrong there: see test_antialias_on_one_column_images_differs_from_torch
+    _compare(x, False, **kwargs)
+
+
+def test_antialias_on_one_column_images_differs_from_torch():
+    """A known difference: torch's CPU forward, when the output is one pixel wide and the height
+    changes, does not resize the height as it resizes the same column laid along the width (its answer
+    differs from its own on the transposed image), while its backward is the filter's transpose.
+    internals resizes the column as torch resizes the row."""
+    torch.manual_seed(5)
+    x = torch.randn(1, 2, 4, 1, dtype=torch.float64)
+    theirs = NNF.interpolate(x, size=(2, 1), mode="bilinear", antialias=True)
+    theirs_transposed = NNF.interpolate(x.transpose(2, 3), size=(1, 2), mode="bilinear", antialias=True)
+    ours = F.interpolate(internals.from_torch(x), size=(2, 1), mode="bilinear", antialias=True)
+    assert not torch.allclose(theirs, theirs_transposed.transpose(2, 3))
+    assert_same(ours, theirs_transposed.transpose(2, 3), exact_layout=False, rtol=1e-15, atol=1e-15)
+
+
+@pytest.mark.parametrize("mode", AA_MODES)
+def test_antialias_weights_are_torchs(mode):
+    """Every output position of a 1-row image is one window of the input, so an input that is 1
+    at one position and 0 elsewhere reads back each window's weight: equal to torch's, for every
+    input length to 20 shrunk to every shorter length (float64, within a few ulps)."""
+    for length in range(2, 21):
+        for out in range(1, length):
+            eye = torch.eye(length, dtype=torch.float64).reshape(length, 1, 1, length)
+            theirs = NNF.interpolate(eye, size=(1, out), mode=mode, antialias=True)
+            ours = F.interpolate(internals.from_torch(eye), size=(1, out), mode=mode, antialias=True)
+            assert_same(ours, theirs, rtol=1e-15, atol=1e-15)
+
+
+@pytest.mark.parametrize("mode", AA_MODES)
+def test_antialias_layouts_match_torch(mode):
+    """A channels-last input gives a channels-last output; the input gradient's layout is torch's."""
+    torch.manual_seed(2)
+    for x in (torch.randn(2, 3, 9, 8).contiguous(memory_format=torch.channels_last),
+              torch.randn(2, 3, 8, 9).transpose(2, 3)):
+        results = []
+        for lib in (torch, internals):
+            leaf = (internals.from_torch(x) if lib is internals else x.clone()).requires_grad_()
+            y = lib.nn.functional.interpolate(leaf, size=(4, 3), mode=mode, antialias=True)
+            results.append((y, lib.autograd.grad((y * y).sum(), leaf)[0]))
+        for ours, theirs in zip(results[1], results[0]):
+            assert_same(ours, theirs, exact_layout=True, rtol=4e-6, atol=4e-6)
+
+
+@pytest.mark.parametrize("mode", AA_MODES)
+def test_antialias_gradcheck_in_float64(mode):
+    torch.manual_seed(3)
+    x = internals.from_torch(torch.randn(1, 2, 5, 6, dtype=torch.float64)).requires_grad_()
+    assert internals.autograd.gradcheck(lambda t: F.interpolate(t, size=(3, 2), mode=mode, antialias=True), (x,))
+
+
+@pytest.mark.parametrize("mode", ("bilinear", "bicubic"))
+def test_antialias_cuda_kernels_match_cpu(mode):
+    """The same window arrays drive the CUDA indexing kernels (the simulator without a GPU).
+    torch has no CUDA kernel for lanczos, and neither has internals."""
+    torch.manual_seed(4)
+    x = torch.randn(1, 2, 5, 4, dtype=torch.float64)
+    results = []
+    for device in ("cpu", "cuda"):
+        leaf = internals.from_torch(x).to(device).requires_grad_()
+        y = F.interpolate(leaf, size=(2, 3), mode=mode, antialias=True)
+        (gx,) = internals.autograd.grad((y * y).sum(), leaf)
+        results.append((y.cpu(), gx.cpu()))
+    for cpu, cuda in zip(*results):
+        assert_same(cuda, cpu.to_torch(), rtol=1e-12, atol=1e-12)
+    with pytest.raises(NotImplementedError):
+        F.interpolate(internals.from_torch(x).to("cuda"), size=(2, 3), mode="lanczos", antialias=True)
+
+
+def test_antialias_opinfo_samples():
+    """PyTorch's OpInfo samples of ``_upsample_bilinear2d_aa`` (the operator called directly, with
+    sizes and scales, or as the ``.vec`` overload with sizes or scale factors)."""
+    op, ran = next(op for op in op_db if op.name == "_upsample_bilinear2d_aa"), 0
+    packet = internals.ops.aten._upsample_bilinear2d_aa
+    for dtype in (torch.float32, torch.float64):
+        for sample in opinfo_samples(op, dtype):
+            ours = (to_ours(sample.input), to_ours(tuple(sample.args)), {k: to_ours(v) for k, v in
+                                                                         sample.kwargs.items()})
+            overload = packet.vec if "scale_factors" in sample.kwargs else packet.default
+            compare_call(overload, op.op, (sample.input, sample.args, sample.kwargs), ours, TOL)
+            ran += 1
+    assert ran >= 7
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.nn.functional.interpolate(x, size=(2, 2), mode="nearest", antialias=True),
+    lambda lib, x: lib.nn.functional.interpolate(x, size=(2, 2), mode="area", antialias=True),
+    lambda lib, x: lib.nn.functional.interpolate(x[0], size=2, mode="bilinear", antialias=True),
+    lambda lib, x: lib.nn.functional.interpolate(x, size=(2, 2), mode="lanczos", align_corners=True, antialias=True),
+    lambda lib, x: lib.nn.functional.interpolate(x, size=(2, 2), mode="lanczos"),
+    lambda lib, x: lib.nn.functional.interpolate(x.long(), size=(2, 2), mode="bilinear", antialias=True),
+    lambda lib, x: lib.nn.functional.interpolate(x, size=(0, 2), mode="bicubic", antialias=True),
+    lambda lib, x: lib.ops.aten._upsample_bilinear2d_aa_backward(x, [3, 3], [1, 2, 4, 4], False),
+    lambda lib, x: lib.ops.aten._upsample_bicubic2d_aa(x[0], [3, 3], False),
+], ids=["nearest", "area", "3d_input", "lanczos_align_corners", "lanczos_without_antialias", "integer_input",
+        "zero_size", "backward_shape", "operator_on_3d"])
+def test_antialias_errors_match_torch(call):
+    x = torch.randn(1, 2, 4, 4)
+    ours, theirs = assert_same_error(lambda: call(internals, internals.from_torch(x)), lambda: call(torch, x))
+    assert str(ours) == str(theirs)

@@ -3157,6 +3157,19 @@ def THPVariable_grid_sampler_2d(*args, **kwargs):
     return _ops['grid_sampler_2d'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_int64(3), _r.to_bool(4))
 
 
+_grid_sampler_3d_parser = PythonArgParser([
+    'grid_sampler_3d(Tensor input, Tensor grid, int64_t interpolation_mode, int64_t padding_mode, bool align_corners)',
+])
+
+
+def THPVariable_grid_sampler_3d(*args, **kwargs):
+    _r = _grid_sampler_3d_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor
+    return _ops['grid_sampler_3d'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.to_int64(3), _r.to_bool(4))
+
+
 _group_norm_parser = PythonArgParser([
     'group_norm(Tensor input, int64_t num_groups, Tensor? weight=None, Tensor? bias=None, double eps=1e-05, bool cudnn_enabled=True)',
 ])
@@ -6938,6 +6951,7 @@ FUNCTIONS = named({
     'ger': THPVariable_ger,
     'grid_sampler': THPVariable_grid_sampler,
     'grid_sampler_2d': THPVariable_grid_sampler_2d,
+    'grid_sampler_3d': THPVariable_grid_sampler_3d,
     'group_norm': THPVariable_group_norm,
     'gt': THPVariable_gt,
     'hardshrink': THPVariable_hardshrink,

@@ -40,7 +40,7 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_c
                 # the decompositions and quantiles: LAPACK and sorting in float32 at least
                 "cholesky", "linalg_cholesky", "linalg_cholesky_ex", "qr", "linalg_qr", "svd", "linalg_svd",
                 "linalg_svdvals", "linalg_solve", "quantile", "quantile.scalar", "nanquantile",
-                "nanquantile.scalar", "grid_sampler", "grid_sampler_2d",
+                "nanquantile.scalar", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
                 # the losses torch lists for fp32 that internals declares as operators
                 "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss",
                 "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss"),
@@ -52,7 +52,8 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_c
                  "group_norm", "cosine_similarity", "kl_div", "smooth_l1_loss", "huber_loss",
                  "upsample_nearest1d", "upsample_nearest2d", "upsample_linear1d", "upsample_bilinear2d",
                  "upsample_nearest3d", "_upsample_nearest_exact1d", "_upsample_nearest_exact2d",
-                 "_upsample_nearest_exact3d", "upsample_trilinear3d", "upsample_bicubic2d", "grid_sampler",
+                 "_upsample_nearest_exact3d", "upsample_trilinear3d", "upsample_bicubic2d", "_upsample_bilinear2d_aa",
+                 "_upsample_bicubic2d_aa", "grid_sampler",
                  "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss",
                  "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss")}
 

@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ..aten import dispatcher
+from ..aten.native import grid_sampler
 from ..aten.native.batch_linear_algebra import perturbed_lu_inverse
 from ..aten.native.tensor_factories import arange, from_numpy, wrap_scalar, zeros
 from ..aten.tensor_iterator import broadcast_shapes
@@ -1729,7 +1730,10 @@ __all__ += ["upsample_nearest1d", "upsample_nearest1d_backward", "upsample_neare
             "_upsample_nearest_exact1d_backward", "_upsample_nearest_exact2d", "_upsample_nearest_exact2d_backward",
             "_upsample_nearest_exact3d", "_upsample_nearest_exact3d_backward", "upsample_trilinear3d",
             "upsample_trilinear3d_backward", "upsample_bicubic2d", "upsample_bicubic2d_backward",
-            "affine_grid_generator_backward", "grid_sampler_2d_backward",
+            "affine_grid_generator_backward", "grid_sampler_2d_backward", "grid_sampler_3d_backward",
+            "_upsample_bilinear2d_aa", "_upsample_bilinear2d_aa_backward", "_upsample_bicubic2d_aa",
+            "_upsample_bicubic2d_aa_backward", "_upsample_lanczos2d_aa", "_upsample_lanczos2d_aa_backward",
+            "grid_sampler_double_backward",
             "_embedding_bag_backward", "_embedding_bag_per_sample_weights_backward",
             "_pack_padded_sequence_backward"]
 upsample_nearest1d = _call_as("upsample_nearest1d")
@@ -1753,6 +1757,21 @@ upsample_bicubic2d = _call_as("upsample_bicubic2d")
 upsample_bicubic2d_backward = _call_as("upsample_bicubic2d_backward")
 affine_grid_generator_backward = _call_as("affine_grid_generator_backward")
 grid_sampler_2d_backward = _call_as("grid_sampler_2d_backward")
+grid_sampler_3d_backward = _call_as("grid_sampler_3d_backward")
+_upsample_bilinear2d_aa = _call_as("_upsample_bilinear2d_aa")
+_upsample_bilinear2d_aa_backward = _call_as("_upsample_bilinear2d_aa_backward")
+_upsample_bicubic2d_aa = _call_as("_upsample_bicubic2d_aa")
+_upsample_bicubic2d_aa_backward = _call_as("_upsample_bicubic2d_aa_backward")
+_upsample_lanczos2d_aa = _call_as("_upsample_lanczos2d_aa")
+_upsample_lanczos2d_aa_backward = _call_as("_upsample_lanczos2d_aa_backward")
+
+
+def grid_sampler_double_backward(gg_input, gg_grid, grad_output, input, grid, interpolation_mode, padding_mode,
+                                 align_corners, output_mask):
+    """The gradient of grid_sampler_{2,3}d_backward's two results, written with the operators
+    the sampler itself is made of (aten/native/grid_sampler.py), so it differentiates again."""
+    return grid_sampler.grid_sampler_double_backward(gg_input, gg_grid, grad_output, input, grid, interpolation_mode,
+                                                     padding_mode, align_corners, output_mask)
 _embedding_bag_backward = _call_as("_embedding_bag_backward")
 _embedding_bag_per_sample_weights_backward = _call_as("_embedding_bag_per_sample_weights_backward")
 _pack_padded_sequence_backward = _call_as("_pack_padded_sequence_backward")

@@ -1120,8 +1120,9 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                 recompute_scale_factor=None, antialias=False):
     """Resize the spatial dims: ``nearest`` and ``nearest-exact`` (3-D to 5-D input), ``linear``
     (3-D), ``bilinear`` and ``bicubic`` (4-D), ``trilinear`` (5-D), ``area`` (adaptive average
-    pooling); each a call of torch's upsample operator with the output size and the scales the
-    kernel divides by."""
+    pooling), and with ``antialias`` the filtered ``bilinear``, ``bicubic`` and ``lanczos`` (4-D);
+    each a call of torch's upsample operator with the output size and the scales the kernel
+    divides by."""
     if mode in ("nearest", "area", "nearest-exact"):
         if align_corners is not None:
             raise ValueError("align_corners option can only be set with the interpolating modes: "
@@ -1129,10 +1130,17 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
     elif align_corners is None:
         align_corners = False
     output_size, scales = _interpolate_sizes(input, size, scale_factor, recompute_scale_factor)
-    if antialias:
+    if antialias and not (mode in ("bilinear", "bicubic", "lanczos") and input.dim() == 4):
         raise ValueError("Anti-alias option is restricted to bilinear, bicubic, and lanczos modes and requires a 4-D "
-                         "tensor as input") if not (mode in ("bilinear", "bicubic") and input.dim() == 4) else \
-            NotImplementedError(f"internals has no anti-aliased {mode} resize")
+                         "tensor as input")
+    if input.dim() == 4 and mode == "lanczos":
+        if align_corners:
+            raise ValueError("Lanczos mode does not support align_corners=True")
+        if not antialias:
+            raise ValueError("Lanczos mode requires antialias=True")
+    if antialias:        # the anti-aliased operators, filters stretched over the shrinking scale
+        return dispatcher.call(f"_upsample_{mode}2d_aa", input, output_size, align_corners,
+                               *(scales or [None, None]))
     if mode == "area":
         if input.dim() == 4:
             return adaptive_avg_pool2d(input, output_size)

@@ -1,15 +1,22 @@
-"""Sampling an image at given points (``aten/src/ATen/native/GridSampler.cpp``, the index helpers of
-``GridSampler.h``, the vectorised loops of ``cpu/GridSamplerKernel.cpp``) and the affine grids
-that feed it (``AffineGridGenerator.cpp``).
+"""Sampling an image or a volume at given points (``aten/src/ATen/native/GridSampler.cpp``, the
+index and weight helpers of ``GridSampler.h``, the loops of ``cpu/GridSamplerKernel.cpp``) and the
+affine grids that feed it (``AffineGridGenerator.cpp``).
 
 Unlike resizing, where the positions read depend only on sizes, here they are data (the grid,
 which may itself want a gradient). So each step is a tensor operation over all output points at
-once, on whichever device the tensors live: the normalised coordinates become pixel coordinates
-(with torch's padding rule folded in and its derivative kept), the corner pixels are gathered
-from the flattened planes (corners outside the image read zero), and the weights combine them in
-the order torch's loop does. The backward adds each output gradient into the corners it read
-(``scatter_add_``) and, for the grid, differentiates the weights.
+once, on whichever device the tensors live. Each spatial dim contributes its own taps: a position
+along that dim and a 1-d weight (bilinear: the two neighbours, bicubic: four, nearest: one), with
+the weight's first and second derivatives in the pixel coordinate. A point reads the product of
+the dims' taps (4 or 16 pixels of an image, 8 of a volume), weighted by the product of their
+weights, pixels outside the image reading zero. Everything else follows from that one picture:
+
+* forward: the weighted reads summed (``gather`` from the flattened planes);
+* backward: each output gradient added into the pixels it read (``scatter_add_``), and, for the
+  grid, the weights' derivatives times the values read, times d(pixel)/d(grid);
+* double backward: the backward is linear in the output gradient and in the input, so its own
+  derivatives are the same reads and scatters with the weights' first and second derivatives.
 """
+import itertools
 import math
 
 from ...c10 import scalar_type as st
@@ -17,10 +24,11 @@ from ..dispatcher import call
 
 BILINEAR, NEAREST, BICUBIC = 0, 1, 2
 ZEROS, BORDER, REFLECTION = 0, 1, 2
+CUBIC_A = -0.75      # the cubic convolution constant torch uses (``get_cubic_upsample_coefficients``)
 
 
-# ---- checks (``check_grid_sampler_common``, ``check_grid_sampler_2d``)
-def _check(input, grid, interpolation_mode):
+# ---- checks (``check_grid_sampler_common``, ``check_grid_sampler_2d``, ``check_grid_sampler_3d``)
+def _check(input, grid, interpolation_mode, dims):
     if input.dtype != grid.dtype:       # torch's bare dtype check on grid fires first
         raise RuntimeError(f"expected scalar type {input.dtype.torch_name.capitalize()} but found "
                            f"{grid.dtype.torch_name.capitalize()}")
@@ -37,28 +45,31 @@ def _check(input, grid, interpolation_mode):
         if input.shape[i] <= 0:
             raise RuntimeError(f"grid_sampler(): expected input to have non-empty spatial dimensions, but input "
                                f"has sizes {list(input.shape)} with dimension {i} being empty")
-    if input.dim() != 4 or grid.dim() != 4:
-        raise RuntimeError(f"grid_sampler(): expected 4D input and grid with same number of dimensions, but got "
-                           f"{sizes}")
+    if input.dim() != dims + 2 or grid.dim() != dims + 2:
+        raise RuntimeError(f"grid_sampler(): expected {dims + 2}D input and grid with same number of dimensions, "
+                           f"but got {sizes}")
+    if dims == 3 and interpolation_mode == BICUBIC:
+        raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f'"grid_sampler_2d_cpu" not implemented for '
-                                  f"'{input.dtype.torch_name.capitalize()}'")
-    if interpolation_mode == BICUBIC:
-        raise NotImplementedError("internals' grid_sampler_2d has no bicubic mode")
+        kernel = "grid_sampler_2d_cpu_kernel_impl" if dims == 2 else "grid_sampler3d_cpu"
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype.torch_name.capitalize()}'")
 
 
-# ---- coordinates (``grid_sampler_compute_source_index_set_grad``)
-def _clip(x, size, grad):
+# ---- coordinates (``grid_sampler_compute_source_index_set_grad``, ``compute_coordinates``)
+def _clip(x, size, grad=None):
     """``clip_coordinates_set_grad``: clamp to [0, size-1]; the derivative is 0 at and past the ends."""
+    clipped = call("clamp", x, 0, size - 1)
+    if grad is None:
+        return clipped, None
     inside = call("logical_and", call("gt.Scalar", x, 0), call("lt.Scalar", x, size - 1))
-    return call("clamp", x, 0, size - 1), call("mul.Tensor", grad, call("_to_copy", inside, dtype=x.dtype))
+    return clipped, call("mul.Tensor", grad, call("_to_copy", inside, dtype=x.dtype))
 
 
-def _reflect(x, twice_low, twice_high, grad):
+def _reflect(x, twice_low, twice_high, grad=None):
     """``reflect_coordinates_set_grad``: fold x into [low, high] as a mirror would, the sign of the
     derivative flipping with each reflection."""
     if twice_low == twice_high:
-        return call("zeros_like", x), call("zeros_like", x)
+        return call("zeros_like", x), None if grad is None else call("zeros_like", x)
     low, span = twice_low / 2, (twice_high - twice_low) / 2
     shifted = call("sub.Tensor", x, call("full", [], low, dtype=x.dtype, device=x.device))
     sign = call("sub.Tensor", call("full", [], 1.0, dtype=x.dtype, device=x.device),
@@ -69,123 +80,314 @@ def _reflect(x, twice_low, twice_high, grad):
     even = call("eq.Scalar", call("fmod.Scalar", flips, 2), 0)
     folded = call("where.self", even, call("add.Scalar", extra, low),
                   call("add.Scalar", call("rsub.Scalar", extra, span), low))
+    if grad is None:
+        return folded, None
     return folded, call("mul.Tensor", grad, call("where.self", even, sign, call("neg", sign)))
 
 
-def _source_index(coord, size, padding_mode, align_corners):
-    """A normalised coordinate in [-1, 1] as a pixel coordinate, and d(pixel)/d(coord)."""
+def _pad(x, size, padding_mode, align_corners, grad=None):
+    """``compute_coordinates``: a coordinate folded into the image by the padding rule (zeros
+    leaves it where it is: reads outside give 0)."""
+    if padding_mode == BORDER:
+        return _clip(x, size, grad)
+    if padding_mode == REFLECTION:
+        bounds = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+        x, grad = _reflect(x, *bounds, grad)
+        return _clip(x, size, grad)
+    return x, grad
+
+
+def _source_index(coord, size, padding_mode, align_corners, mode):
+    """A normalised coordinate in [-1, 1] as a pixel coordinate, and d(pixel)/d(coord). Bicubic
+    pads each tap it reads instead of the coordinate (``get_value_bounded``), so its coordinate
+    is only unnormalised."""
     scale = (size - 1) / 2 if align_corners else size / 2
     x = call("mul.Scalar", call("add.Scalar", coord, 1), scale)
     if not align_corners:
         x = call("sub.Scalar", x, 0.5)
     grad = call("full", list(coord.shape), scale, dtype=coord.dtype, device=coord.device)
-    if padding_mode == BORDER:
-        x, grad = _clip(x, size, grad)
-    elif padding_mode == REFLECTION:
-        bounds = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
-        x, grad = _reflect(x, *bounds, grad)
-        x, grad = _clip(x, size, grad)
-    return x, grad
+    if mode == BICUBIC:
+        return x, grad
+    return _pad(x, size, padding_mode, align_corners, grad)
 
 
-# ---- corners
-def _corner(x, y, height, width):
-    """Flat indices of pixel (x, y) in an (H, W) plane, and whether it lies inside (else it reads 0)."""
-    inside = call("logical_and", call("logical_and", call("ge.Scalar", x, 0), call("le.Scalar", x, width - 1)),
-                  call("logical_and", call("ge.Scalar", y, 0), call("le.Scalar", y, height - 1)))
-    xi = call("_to_copy", call("clamp", x, 0, width - 1), dtype=st.int64)
-    yi = call("_to_copy", call("clamp", y, 0, height - 1), dtype=st.int64)
-    return call("add.Tensor", call("mul.Scalar", yi, width), xi), inside
+# ---- one dim's taps: (position, weight, d weight, d² weight), numbers standing for constants
+def _cubic_weights(t):
+    """``get_cubic_upsample_coefficients`` at the four taps around a point ``t`` past the second,
+    with the first and second derivatives in the pixel coordinate (d/dt, as t grows with it)."""
+    a = CUBIC_A
+
+    def near(x):       # |x| <= 1: ((a+2)x - (a+3))x² + 1, and its derivatives
+        return (call("add.Scalar", call("mul.Tensor", call("mul.Tensor", call("sub.Scalar", call(
+                    "mul.Scalar", x, a + 2), a + 3), x), x), 1),
+                call("mul.Tensor", call("sub.Scalar", call("mul.Scalar", x, 3 * (a + 2)), 2 * (a + 3)), x),
+                call("sub.Scalar", call("mul.Scalar", x, 6 * (a + 2)), 2 * (a + 3)))
+
+    def far(x):        # 1 < |x| < 2: ((ax - 5a)x + 8a)x - 4a
+        return (call("sub.Scalar", call("mul.Tensor", call("add.Scalar", call("mul.Tensor", call("sub.Scalar", call(
+                    "mul.Scalar", x, a), 5 * a), x), 8 * a), x), 4 * a),
+                call("add.Scalar", call("mul.Tensor", call("sub.Scalar", call("mul.Scalar", x, 3 * a), 10 * a), x),
+                     8 * a),
+                call("sub.Scalar", call("mul.Scalar", x, 6 * a), 10 * a))
+    rest = call("rsub.Scalar", t, 1)
+    outer, inner = far(call("add.Scalar", t, 1)), near(t)
+    mirrored_inner, mirrored_outer = near(rest), far(call("add.Scalar", rest, 1))
+    # the last two are functions of 1 - t: their first derivative changes sign
+    flip = [(w, call("neg", d1), d2) for w, d1, d2 in (mirrored_inner, mirrored_outer)]
+    return [outer, inner, *flip]
+
+
+def _dim_taps(x, mode):
+    if mode == NEAREST:                # std::nearbyint: halves go to the even neighbour
+        return [(call("round", x), 1, 0, 0)]
+    low = call("floor", x)
+    t = call("sub.Tensor", x, low)
+    if mode == BILINEAR:
+        return [(low, call("rsub.Scalar", t, 1), -1, 0), (call("add.Scalar", low, 1), t, 1, 0)]
+    return [(call("add.Scalar", low, j - 1), *w) for j, w in enumerate(_cubic_weights(t))]
+
+
+# ---- the points' taps over all dims
+def _layout(input, grid, mode, padding_mode, align_corners):
+    """Every tap of every output point (flattened to L points): [(flat index, inside mask, per-dim
+    (weight, d weight, d² weight))], the dims in grid order (x, y[, z]); and d(pixel)/d(grid) per
+    dim. Taps are listed with the last grid coordinate outermost, x innermost, as torch's loops
+    name them (nw, ne, sw, se; then the bottom plane's)."""
+    n, sizes = input.shape[0], list(input.shape[2:])[::-1]         # sizes in grid order: W, H[, D]
+    flat = call("reshape", grid, [n, -1, len(sizes)])
+    coords = [_source_index(call("select.int", flat, 2, d), size, padding_mode, align_corners, mode)
+              for d, size in enumerate(sizes)]
+    per_dim = [_dim_taps(x, mode) for x, _ in coords]
+    taps = []
+    for choice in itertools.product(*per_dim[::-1]):
+        choice = choice[::-1]
+        positions = [_tap_position(p, size, mode, padding_mode, align_corners) for (p, *_), size in
+                     zip(choice, sizes)]
+        taps.append((*_flat_index(positions, sizes), [tuple(c[1:]) for c in choice]))
+    return taps, [m for _, m in coords]
+
+
+def _tap_position(p, size, mode, padding_mode, align_corners):
+    return _pad(p, size, padding_mode, align_corners)[0] if mode == BICUBIC else p
+
+
+def _flat_index(positions, sizes):
+    """Flat indices of the pixel at ``positions`` in the flattened plane, and whether it lies
+    inside (outside it reads 0 and takes no gradient)."""
+    index, inside, stride = None, None, 1
+    for p, size in zip(positions, sizes):
+        ok = call("logical_and", call("ge.Scalar", p, 0), call("le.Scalar", p, size - 1))
+        inside = ok if inside is None else call("logical_and", inside, ok)
+        i = call("mul.Scalar", call("_to_copy", call("clamp", p, 0, size - 1), dtype=st.int64), stride)
+        index = i if index is None else call("add.Tensor", index, i)
+        stride *= size
+    return index, inside
+
+
+# ---- weights as products of the dims' factors
+def _product(factors):
+    """A product of per-point tensors and numbers: None for one, 0 for zero."""
+    out, number = None, 1
+    for f in factors:
+        if isinstance(f, (int, float)):
+            number *= f
+        else:
+            out = f if out is None else call("mul.Tensor", out, f)
+    if number == 0:
+        return 0
+    if out is None:
+        return None if number == 1 else number
+    return out if number == 1 else call("mul.Scalar", out, number)
+
+
+def _weight(w):
+    """The tap's weight: the product of its dims' weights (x first, as torch multiplies them)."""
+    return _product([f[0] for f in w])
+
+
+def _slope(w, d):
+    """d weight / d (pixel coordinate of dim d)."""
+    return _product([f[1] if e == d else f[0] for e, f in enumerate(w)])
+
+
+def _curvature(w, d, e):
+    """d² weight / d(dim d) d(dim e)."""
+    if d == e:
+        return _product([f[2] if k == d else f[0] for k, f in enumerate(w)])
+    return _product([f[1] if k in (d, e) else f[0] for k, f in enumerate(w)])
+
+
+def _sum(terms):
+    """Sum of per-point tensors and numbers (0 when nothing is left)."""
+    out, number = None, 0
+    for t in terms:
+        if isinstance(t, (int, float)):
+            number += t
+        else:
+            out = t if out is None else call("add.Tensor", out, t)
+    if out is None:
+        return number
+    return out if number == 0 else call("add.Scalar", out, number)
+
+
+def _apply(values, weight):
+    """(N, C, L) values times a per-point weight (N, L), a number or None (one); None for zero."""
+    if weight is None:
+        return values
+    if isinstance(weight, (int, float)):
+        return None if weight == 0 else call("mul.Scalar", values, weight)
+    return call("mul.Tensor", values, call("unsqueeze", weight, 1))
+
+
+def _accumulate(total, part):
+    if part is None:
+        return total
+    return part if total is None else call("add.Tensor", total, part)
+
+
+# ---- reads and scatters over the flattened planes
+def _planes(x):
+    return call("reshape", x, [x.shape[0], x.shape[1], -1])
 
 
 def _read(planes, index, inside):
-    """The value of every channel at each point's corner: (N, C, L), zero outside the image."""
+    """The value of every channel at each point's tap: (N, C, L), zero outside the image."""
     n, c, _ = planes.shape
     spread = call("expand", call("unsqueeze", index, 1), [n, c, index.shape[-1]])
     values = call("gather", planes, 2, spread)
     return call("masked_fill.Scalar", values, call("unsqueeze", call("logical_not", inside), 1), 0)
 
 
-def _layout(input, grid, interpolation_mode, padding_mode, align_corners):
-    """Pixel coordinates of every output point (flattened to L = H_out·W_out), their derivatives,
-    and the corners read: [(flat index, inside mask, weight or None)], plus the bilinear pieces
-    the grid gradient needs."""
-    n, _, height, width = input.shape
-    points = grid.shape[1] * grid.shape[2]
-    flat = call("reshape", grid, [n, points, 2])
-    ix, gx_mult = _source_index(call("select.int", flat, 2, 0), width, padding_mode, align_corners)
-    iy, gy_mult = _source_index(call("select.int", flat, 2, 1), height, padding_mode, align_corners)
-    if interpolation_mode == NEAREST:      # std::nearbyint: halves go to the even neighbour
-        index, inside = _corner(call("round", ix), call("round", iy), height, width)
-        return [(index, inside, None)], None
-    x_w, y_n = call("floor", ix), call("floor", iy)
-    x_e, y_s = call("add.Scalar", x_w, 1), call("add.Scalar", y_n, 1)
-    w, n_ = call("sub.Tensor", ix, x_w), call("sub.Tensor", iy, y_n)
-    e, s = call("rsub.Scalar", w, 1), call("rsub.Scalar", n_, 1)
-    corners = [(x_w, y_n, call("mul.Tensor", s, e)), (x_e, y_n, call("mul.Tensor", s, w)),
-               (x_w, y_s, call("mul.Tensor", n_, e)), (x_e, y_s, call("mul.Tensor", n_, w))]
-    reads = [(*_corner(x, y, height, width), weight) for x, y, weight in corners]
-    return reads, (w, e, n_, s, gx_mult, gy_mult)
+def _interpolate(planes, taps, weigh):
+    """Σ over taps of weigh(tap weights) · the tap's values: the forward's sum in tap order."""
+    out = None
+    for index, inside, w in taps:
+        out = _accumulate(out, _apply(_read(planes, index, inside), weigh(w)))
+    return out
+
+
+def _scatter(g, taps, weigh, like):
+    """The transpose of ``_interpolate``: each point's (N, C, L) gradient times weigh(tap weights),
+    added into the pixels the tap read."""
+    n, c = like.shape[:2]
+    acc = call("zeros", [n, c, math.prod(like.shape[2:])], dtype=like.dtype, device=like.device)
+    for index, inside, w in taps:
+        part = _apply(g, weigh(w))
+        if part is None:
+            continue
+        part = call("masked_fill.Scalar", part, call("unsqueeze", call("logical_not", inside), 1), 0)
+        call("scatter_add_", acc, 2, call("expand", call("unsqueeze", index, 1), [n, c, index.shape[-1]]), part)
+    return call("view", acc, list(like.shape))
+
+
+def _per_coordinate(g, values_for, multipliers, grid):
+    """A grid-shaped gradient: for each coordinate d, Σ_c g · values_for(d), times d(pixel)/d(grid)."""
+    parts = []
+    for d, mult in enumerate(multipliers):
+        v = values_for(d)
+        s = call("zeros_like", mult) if v is None else call("sum.dim_IntList", call("mul.Tensor", v, g), [1])
+        parts.append(call("mul.Tensor", s, mult))
+    return call("view", call("stack", parts, -1), list(grid.shape))
 
 
 # ---- the operators
+def _sample(input, grid, mode, padding_mode, align_corners, dims):
+    """``grid_sampler_{2,3}d``: output[n, c, *p] = input[n, c] read at grid[n, *p]."""
+    _check(input, grid, mode, dims)
+    taps, _ = _layout(input, grid, mode, padding_mode, align_corners)
+    out = _interpolate(_planes(input), taps, _weight)
+    return call("view", out, [*input.shape[:2], *grid.shape[1:-1]])
+
+
+def _sample_backward(grad_output, input, grid, mode, padding_mode, align_corners, output_mask, dims):
+    """(grad_input, grad_grid), each only where ``output_mask`` asks for it."""
+    _check(input, grid, mode, dims)
+    g = _planes(grad_output)
+    taps, multipliers = _layout(input, grid, mode, padding_mode, align_corners)
+    grad_input = _scatter(g, taps, _weight, input) if output_mask[0] else None
+    grad_grid = None
+    if output_mask[1]:
+        if mode == NEAREST:           # reads are piecewise constant in the grid
+            grad_grid = call("zeros", list(grid.shape), dtype=grid.dtype, device=grid.device)
+        else:
+            planes = _planes(input)
+            grad_grid = _per_coordinate(g, lambda d: _interpolate(planes, taps, lambda w: _slope(w, d)),
+                                        multipliers, grid)
+    return grad_input, grad_grid
+
+
 def grid_sampler_2d(input, grid, interpolation_mode, padding_mode, align_corners):
-    """``grid_sampler_2d``: output[n, c, h, w] = input[n, c] read at grid[n, h, w] (x, y)."""
-    _check(input, grid, interpolation_mode)
-    n, c, height, width = input.shape
-    planes = call("reshape", input, [n, c, height * width])
-    reads, _ = _layout(input, grid, interpolation_mode, padding_mode, align_corners)
-    out = None
-    for index, inside, weight in reads:    # nw, ne, sw, se: summed in that order
-        value = _read(planes, index, inside)
-        if weight is not None:
-            value = call("mul.Tensor", value, call("unsqueeze", weight, 1))
-        out = value if out is None else call("add.Tensor", out, value)
-    return call("view", out, [n, c, grid.shape[1], grid.shape[2]])
+    return _sample(input, grid, interpolation_mode, padding_mode, align_corners, 2)
+
+
+def grid_sampler_3d(input, grid, interpolation_mode, padding_mode, align_corners):
+    return _sample(input, grid, interpolation_mode, padding_mode, align_corners, 3)
 
 
 def grid_sampler_2d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners,
                              output_mask):
-    """(grad_input, grad_grid), each only where ``output_mask`` asks for it."""
-    _check(input, grid, interpolation_mode)
-    n, c, height, width = input.shape
-    g = call("reshape", grad_output, [n, c, -1])
-    reads, pieces = _layout(input, grid, interpolation_mode, padding_mode, align_corners)
-    grad_input = grad_grid = None
-    if output_mask[0]:
-        acc = call("zeros", [n, c, height * width], dtype=input.dtype, device=input.device)
-        for index, inside, weight in reads:
-            part = g if weight is None else call("mul.Tensor", g, call("unsqueeze", weight, 1))
-            part = call("masked_fill.Scalar", part, call("unsqueeze", call("logical_not", inside), 1), 0)
-            call("scatter_add_", acc, 2, call("expand", call("unsqueeze", index, 1), [n, c, index.shape[-1]]), part)
-        grad_input = call("view", acc, list(input.shape))
-    if output_mask[1]:
-        grad_grid = _grid_gradient(input, grid, g, reads, pieces)
-    return grad_input, grad_grid
+    return _sample_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners,
+                            output_mask, 2)
 
 
-def _grid_gradient(input, grid, g, reads, pieces):
-    """d out / d (x, y): the bilinear weights' derivatives times the corner values, summed over
-    channels, times d(pixel)/d(grid). Nearest reads are piecewise constant: zero."""
-    if pieces is None:
-        return call("zeros", list(grid.shape), dtype=grid.dtype, device=grid.device)
-    n, c, height, width = input.shape
-    planes = call("reshape", input, [n, c, height * width])
-    nw, ne, sw, se = (_read(planes, index, inside) for index, inside, _ in reads)
-    w, e, n_, s, gx_mult, gy_mult = (call("unsqueeze", p, 1) for p in pieces)
-    gx = call("add.Tensor", call("mul.Tensor", call("sub.Tensor", ne, nw), s),
-              call("mul.Tensor", call("sub.Tensor", se, sw), n_))
-    gy = call("add.Tensor", call("mul.Tensor", call("sub.Tensor", sw, nw), e),
-              call("mul.Tensor", call("sub.Tensor", se, ne), w))
-    gx = call("mul.Tensor", call("sum.dim_IntList", call("mul.Tensor", gx, g), [1]), call("squeeze.dim", gx_mult, 1))
-    gy = call("mul.Tensor", call("sum.dim_IntList", call("mul.Tensor", gy, g), [1]), call("squeeze.dim", gy_mult, 1))
-    return call("view", call("stack", [gx, gy], -1), list(grid.shape))
+def grid_sampler_3d_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners,
+                             output_mask):
+    return _sample_backward(grad_output, input, grid, interpolation_mode, padding_mode, align_corners,
+                            output_mask, 3)
+
+
+def grid_sampler_double_backward(gg_input, gg_grid, grad_output, input, grid, mode, padding_mode, align_corners,
+                                 output_mask):
+    """The derivatives of (grad_input, grad_grid) in (grad_output, input, grid), given the
+    gradients ``gg_input`` and ``gg_grid`` of those two results (either may be None). With
+    G_d = gg_grid_d · d(pixel_d)/d(grid_d), each tap's "mixed" weight Σ_d G_d ∂w/∂d carries the
+    grid's part; d(pixel)/d(grid) is piecewise constant, so its own derivative is 0."""
+    taps, multipliers = _layout(input, grid, mode, padding_mode, align_corners)
+    dims, g = len(multipliers), _planes(grad_output)
+    planes, gg_planes = _planes(input), None if gg_input is None else _planes(gg_input)
+    pull = None
+    if gg_grid is not None and mode != NEAREST:
+        flat = call("reshape", gg_grid, [grid.shape[0], -1, dims])
+        pull = [call("mul.Tensor", call("select.int", flat, 2, d), m) for d, m in enumerate(multipliers)]
+
+    def mixed(w):
+        return _sum(_apply_number(p, _slope(w, d)) for d, p in enumerate(pull))
+    d_grad_output = d_input = d_grid = None
+    if output_mask[0] and (gg_planes is not None or pull is not None):
+        d_grad_output = None if gg_planes is None else _interpolate(gg_planes, taps, _weight)
+        if pull is not None:
+            d_grad_output = _accumulate(d_grad_output, _interpolate(planes, taps, mixed))
+        d_grad_output = call("view", d_grad_output, list(grad_output.shape))
+    if output_mask[1] and pull is not None:
+        d_input = _scatter(g, taps, mixed, input)
+    if output_mask[2] and mode == NEAREST and gg_planes is not None:     # torch's formula gives zeros here
+        d_grid = call("zeros", list(grid.shape), dtype=grid.dtype, device=grid.device)
+    elif output_mask[2] and mode != NEAREST and (gg_planes is not None or pull is not None):
+        def values_for(e):
+            part = None if gg_planes is None else _interpolate(gg_planes, taps, lambda w: _slope(w, e))
+            if pull is not None:
+                bent = _interpolate(planes, taps, lambda w: _sum(_apply_number(p, _curvature(w, d, e))
+                                                                 for d, p in enumerate(pull)))
+                part = _accumulate(part, bent)
+            return part
+        d_grid = _per_coordinate(g, values_for, multipliers, grid)
+    return d_grad_output, d_input, d_grid
+
+
+def _apply_number(p, factor):
+    """A per-point tensor p times a factor that may be a tensor, a number or None (one)."""
+    if factor is None:
+        return p
+    if isinstance(factor, (int, float)):
+        return 0 if factor == 0 else call("mul.Scalar", p, factor)
+    return call("mul.Tensor", p, factor)
 
 
 def grid_sampler(input, grid, interpolation_mode, padding_mode, align_corners):
-    """``grid_sampler``, CompositeImplicitAutograd: the checks, then the 2-d operator."""
-    _check(input, grid, interpolation_mode)
-    return call("grid_sampler_2d", input, grid, interpolation_mode, padding_mode, align_corners)
+    """``grid_sampler``, CompositeImplicitAutograd: 4-D input to the 2-d operator, else the 3-d one."""
+    if input.dim() == 4:
+        return call("grid_sampler_2d", input, grid, interpolation_mode, padding_mode, align_corners)
+    return call("grid_sampler_3d", input, grid, interpolation_mode, padding_mode, align_corners)
 
 
 # ---- affine grids (``AffineGridGenerator.cpp``)

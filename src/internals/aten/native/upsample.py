@@ -399,3 +399,166 @@ def upsample_trilinear3d_backward(grad_output, output_size, input_size, align_co
 def upsample_bicubic2d_backward(grad_output, output_size, input_size, align_corners, scales_h=None,
                                 scales_w=None):
     return _cubic_backward(grad_output, list(output_size), list(input_size), align_corners, [scales_h, scales_w])
+
+
+# ---- anti-aliased downsampling (``_upsample_{bilinear,bicubic,lanczos}2d_aa``): each output
+# position averages every input position under a filter stretched by the scale, as PIL resizes
+# (``HelperInterpBase::_compute_indices_min_size_weights_aa`` in cpu/UpSampleKernel.cpp)
+def _triangle(x, dtype):
+    """The linear filter: 1 - |x| inside (-1, 1)."""
+    x = np.abs(x)
+    return np.where(x < 1, (1.0 - x.astype(np.float64)).astype(dtype), dtype(0)).astype(dtype)
+
+
+def _keys_cubic(x, dtype):
+    """The cubic filter with Keys' a = -0.5 (PIL's; the plain bicubic mode uses -0.75)."""
+    x, a, one = np.abs(x).astype(dtype), dtype(-0.5), dtype(1)
+    near = ((a + dtype(2)) * x - (a + dtype(3))) * x * x + one
+    far = ((a * x - dtype(5) * a) * x + dtype(8) * a) * x - dtype(4) * a
+    return np.where(x < 1, near, np.where(x < 2, far, dtype(0))).astype(dtype)
+
+
+def _lanczos3(x, dtype):
+    """The Lanczos-3 filter: sinc(x) · sinc(x/3) inside (-3, 3)."""
+    x = np.abs(x).astype(dtype)
+
+    def sinc(v):
+        v = v.astype(dtype)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            scaled = (v * dtype(np.pi)).astype(dtype)
+            return np.where(v == 0, dtype(1), (np.sin(scaled) / scaled).astype(dtype)).astype(dtype)
+    return np.where(x < 3, (sinc(x) * sinc((x.astype(np.float64) / 3.0).astype(dtype))).astype(dtype), dtype(0))
+
+
+_AA_FILTERS = {"bilinear": (2, _triangle), "bicubic": (4, _keys_cubic), "lanczos": (6, _lanczos3)}
+
+
+def _area_scale(in_size, out_size, align_corners, scale, dtype):
+    """``area_pixel_compute_scale`` in the input's precision."""
+    if align_corners:
+        return dtype(in_size - 1) / dtype(out_size - 1) if out_size > 1 else dtype(0)
+    return _scale(scale, in_size, out_size, dtype)
+
+
+def antialias_indices(in_size, out_size, align_corners, scale, dtype, mode):
+    """Each output position's window of input positions and their normalised filter weights,
+    as ``width`` taps (index, weight) per position: the filter's support grows with the scale
+    when shrinking, the window runs from ``xmin`` for ``xsize`` positions, and the taps past it
+    have weight 0 (their index clamped to the edge). Mixed precisions as torch's: the centre is
+    a double product rounded to the input's precision, the offsets are double before the filter."""
+    taps, filt = _AA_FILTERS[mode]
+    s = _area_scale(in_size, out_size, align_corners, scale, dtype)
+    support = dtype(taps * 0.5 * float(s)) if s >= 1 else dtype(taps * 0.5)
+    width = int(math.ceil(support)) * 2 + 1
+    i = np.arange(out_size, dtype=np.float64)
+    center = (float(s) * (i + 0.5)).astype(dtype)
+    invscale = dtype(1.0 / float(s)) if s >= 1 else dtype(1)
+    xmin = np.maximum(np.trunc((center - support).astype(np.float64) + 0.5).astype(np.int64), 0)
+    xsize = np.minimum(np.trunc((center + support).astype(np.float64) + 0.5).astype(np.int64), in_size) - xmin
+    xsize = np.clip(xsize, 0, width)
+    weights, total = [], np.zeros(out_size, dtype)
+    for j in range(width):
+        offset = ((xmin + j).astype(dtype) - center).astype(dtype).astype(np.float64) + 0.5
+        w = np.where(j < xsize, filt((offset * float(invscale)).astype(dtype), dtype), dtype(0)).astype(dtype)
+        weights.append(w)
+        total = (total + w).astype(dtype)
+    safe = np.where(total != 0, total, dtype(1)).astype(dtype)
+    weights = [(w / safe).astype(dtype) for w in weights]
+    indices = [np.minimum(xmin + j, in_size - 1) for j in range(width)]
+    return indices, weights
+
+
+def _check_antialias(x, output_size, mode):
+    """The anti-aliased metas check the sizes first, then that the input is not empty."""
+    _check_sizes(x.shape, output_size, 2)
+    _check_input(x, output_size, 2)
+    if not x.dtype.is_floating_point:       # torch's uint8 path (int16 weights) is not rebuilt here
+        raise NotImplementedError(f"\"compute_index_ranges_weights\" not implemented for "
+                                  f"'{x.dtype.torch_name.capitalize()}'")
+    return np.float64 if x.dtype == st.float64 else np.float32
+
+
+def _antialias(x, output_size, align_corners, scales, mode):
+    """The width first, then the height (torch's separable passes, each rounded to the input's
+    dtype); a dim whose size does not change is copied."""
+    output_size = list(output_size)
+    dtype = _check_antialias(x, output_size, mode)
+
+    def taps(k, size):
+        if size == output_size[k]:
+            return [np.arange(size)], None
+        return antialias_indices(size, output_size[k], align_corners, scales[k], dtype, mode)
+    return _resize(x, output_size, taps)
+
+
+def _antialias_backward(grad, output_size, input_size, align_corners, scales, mode):
+    """Each output gradient times the product of its window's weights (width's times height's),
+    added into the window, output positions in order, the height outermost within one. The
+    bilinear one allocates the gradient in grad_output's suggested layout (the others do not)."""
+    output_size, input_size = list(output_size), list(input_size)
+    _check_sizes(input_size, output_size, 2)
+    _check_grad(grad, output_size, input_size)
+    dtype = _weight_dtype(grad, "compute_index_ranges_weights")
+    reads = [antialias_indices(input_size[2 + k], output_size[k], align_corners, scales[k], dtype, mode)
+             for k in range(2)]
+    return _scatter_back(grad, input_size, reads, "product", keep_layout=mode == "bilinear")
+
+
+def _upsample_bilinear2d_aa(x, output_size, align_corners, scales_h=None, scales_w=None):
+    return _antialias(x, output_size, align_corners, [scales_h, scales_w], "bilinear")
+
+
+def _upsample_bicubic2d_aa(x, output_size, align_corners, scales_h=None, scales_w=None):
+    return _antialias(x, output_size, align_corners, [scales_h, scales_w], "bicubic")
+
+
+def _upsample_lanczos2d_aa(x, output_size, align_corners, scales_h=None, scales_w=None):
+    return _antialias(x, output_size, align_corners, [scales_h, scales_w], "lanczos")
+
+
+def _upsample_bilinear2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h=None,
+                                     scales_w=None):
+    return _antialias_backward(grad_output, output_size, input_size, align_corners, [scales_h, scales_w], "bilinear")
+
+
+def _upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h=None,
+                                    scales_w=None):
+    return _antialias_backward(grad_output, output_size, input_size, align_corners, [scales_h, scales_w], "bicubic")
+
+
+def _upsample_lanczos2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h=None,
+                                    scales_w=None):
+    return _antialias_backward(grad_output, output_size, input_size, align_corners, [scales_h, scales_w], "lanczos")
+
+
+# ---- the .vec overloads (``compute_output_size`` and ``get_scale_value`` in UpSample.cpp)
+def _sizes_from(input, output_size, scale_factors):
+    """The output size from exactly one of ``output_size`` and ``scale_factors`` (floor of the
+    double product), and the scales the kernel then divides by."""
+    spatial = input.dim() - 2
+    if output_size is not None:
+        if scale_factors is not None:
+            raise RuntimeError("Must specify exactly one of output_size and scale_factors")
+        if len(output_size) != spatial:
+            raise RuntimeError(f"It is expected output_size equals to {spatial}, but got size {len(output_size)}")
+        return list(output_size), [None] * spatial
+    if scale_factors is None:
+        raise RuntimeError("Must specify exactly one of output_size and scale_factors")
+    if len(scale_factors) != spatial:
+        raise RuntimeError(f"It is expected scale_factors equals to {spatial}, but got size {len(scale_factors)}")
+    return [int(input.shape[i + 2] * float(s)) for i, s in enumerate(scale_factors)], list(scale_factors)
+
+
+def _upsample_bilinear2d_aa_vec(input, output_size, align_corners, scale_factors):
+    size, scales = _sizes_from(input, output_size, scale_factors)
+    return call("_upsample_bilinear2d_aa", input, size, align_corners, *scales)
+
+
+def _upsample_bicubic2d_aa_vec(input, output_size, align_corners, scale_factors):
+    size, scales = _sizes_from(input, output_size, scale_factors)
+    return call("_upsample_bicubic2d_aa", input, size, align_corners, *scales)
+
+
+def _upsample_lanczos2d_aa_vec(input, output_size, align_corners, scale_factors):
+    size, scales = _sizes_from(input, output_size, scale_factors)
+    return call("_upsample_lanczos2d_aa", input, size, align_corners, *scales)

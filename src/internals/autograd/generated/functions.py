@@ -15,6 +15,12 @@ from ..functions_manual import (  # the helpers the formulas call
     _pack_padded_sequence_backward,
     _softmax_backward_data,
     _to_copy_backward,
+    _upsample_bicubic2d_aa,
+    _upsample_bicubic2d_aa_backward,
+    _upsample_bilinear2d_aa,
+    _upsample_bilinear2d_aa_backward,
+    _upsample_lanczos2d_aa,
+    _upsample_lanczos2d_aa_backward,
     _upsample_nearest_exact1d,
     _upsample_nearest_exact1d_backward,
     _upsample_nearest_exact2d,
@@ -62,7 +68,7 @@ from ..functions_manual import (  # the helpers the formulas call
     div_tensor_self_backward,
     elu_backward,
     elu_double_backward,
-    embedding_backward,
+    embedding_dense_backward,
     embedding_dense_double_backward,
     evenly_distribute_backward,
     gather_backward,
@@ -73,6 +79,8 @@ from ..functions_manual import (  # the helpers the formulas call
     glu_double_backward_grad_output,
     grad_mode_is_enabled,
     grid_sampler_2d_backward,
+    grid_sampler_3d_backward,
+    grid_sampler_double_backward,
     hardshrink_backward,
     hardsigmoid_backward,
     hardswish_backward,
@@ -213,7 +221,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'SoftMarginLossBackward0', 'SoftMarginLossBackwardBackward0', 'MultiMarginLossBackward0', 'MultiMarginLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ConjBackward0', 'NegViewBackward0', 'NegViewBackward0_copy', 'ConjPhysicalBackward0', 'ConjPhysicalBackward1', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'UnfoldBackwardBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'LinalgSlogdetBackward0', 'LinalgSvdBackward0', 'LinalgQrBackward0', 'LinalgCholeskyExBackward0', 'CholeskyBackward0', 'LinalgSolveExBackward0', 'DotBackward0', 'VdotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'UniqueConsecutiveBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'NanmedianBackward0', 'NanmedianBackward1', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AdaptiveMaxPool2DBackward0', 'AdaptiveMaxPool2DBackwardBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'PixelShuffleBackward0', 'PixelUnshuffleBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'UpsampleNearest3DBackward0', 'UpsampleNearest3DBackwardBackward0', 'UpsampleNearestExact1DBackward0', 'UpsampleNearestExact1DBackwardBackward0', 'UpsampleNearestExact2DBackward0', 'UpsampleNearestExact2DBackwardBackward0', 'UpsampleNearestExact3DBackward0', 'UpsampleNearestExact3DBackwardBackward0', 'UpsampleTrilinear3DBackward0', 'UpsampleTrilinear3DBackwardBackward0', 'UpsampleBicubic2DBackward0', 'UpsampleBicubic2DBackwardBackward0', 'AffineGridGeneratorBackward0', 'GridSampler2DBackward0', 'GridSampler2DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagBackwardBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'SoftMarginLossBackward0', 'SoftMarginLossBackwardBackward0', 'MultiMarginLossBackward0', 'MultiMarginLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'ConjBackward0', 'ConjPhysicalBackward0', 'ConjPhysicalBackward1', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'UnfoldBackwardBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'LinalgSlogdetBackward0', 'LinalgSvdBackward0', 'LinalgQrBackward0', 'LinalgCholeskyExBackward0', 'CholeskyBackward0', 'LinalgSolveExBackward0', 'DotBackward0', 'VdotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'UniqueConsecutiveBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'NanmedianBackward0', 'NanmedianBackward1', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AdaptiveMaxPool2DBackward0', 'AdaptiveMaxPool2DBackwardBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'PixelShuffleBackward0', 'PixelUnshuffleBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'UpsampleNearest3DBackward0', 'UpsampleNearest3DBackwardBackward0', 'UpsampleNearestExact1DBackward0', 'UpsampleNearestExact1DBackwardBackward0', 'UpsampleNearestExact2DBackward0', 'UpsampleNearestExact2DBackwardBackward0', 'UpsampleNearestExact3DBackward0', 'UpsampleNearestExact3DBackwardBackward0', 'UpsampleTrilinear3DBackward0', 'UpsampleTrilinear3DBackwardBackward0', 'UpsampleBicubic2DBackward0', 'UpsampleBicubic2DBackwardBackward0', 'UpsampleBilinear2DAaBackward0', 'UpsampleBilinear2DAaBackwardBackward0', 'UpsampleBicubic2DAaBackward0', 'UpsampleBicubic2DAaBackwardBackward0', 'UpsampleLanczos2DAaBackward0', 'UpsampleLanczos2DAaBackwardBackward0', 'AffineGridGeneratorBackward0', 'GridSampler2DBackward0', 'GridSampler2DBackwardBackward0', 'GridSampler3DBackward0', 'GridSampler3DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagBackwardBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
 
 
 class NegBackward0(Node):
@@ -1557,28 +1565,6 @@ class ConjBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         return (grad.conj(),)
-
-
-class NegViewBackward0(Node):
-    """``_neg_view(Tensor(a) self) -> Tensor(a)``"""
-    __slots__ = ()
-    _tensor_slots = ()
-    _exposed = {}
-
-    def apply(node, grads):
-        grad = grads[0]
-        return (grad.neg(),)
-
-
-class NegViewBackward0_copy(Node):
-    """``_neg_view_copy(Tensor self) -> Tensor``"""
-    __slots__ = ()
-    _tensor_slots = ()
-    _exposed = {}
-
-    def apply(node, grads):
-        grad = grads[0]
-        return (grad.neg(),)
 
 
 class ConjPhysicalBackward0(Node):
@@ -5122,9 +5108,9 @@ class NativeLayerNormBackward0(Node):
 
 class EmbeddingBackward0(Node):
     """``embedding(Tensor weight, Tensor indices, SymInt padding_idx=-1, bool scale_grad_by_freq=False, bool sparse=False) -> Tensor``"""
-    __slots__ = ('weight_sym_sizes_', 'indices_', 'padding_idx_', 'scale_grad_by_freq_', 'sparse_')
+    __slots__ = ('weight_sym_sizes_', 'indices_', 'padding_idx_', 'scale_grad_by_freq_')
     _tensor_slots = ('indices_',)
-    _exposed = {'_saved_weight_sym_sizes': ('weight_sym_sizes_', False), '_saved_indices': ('indices_', True), '_saved_padding_idx': ('padding_idx_', False), '_saved_scale_grad_by_freq': ('scale_grad_by_freq_', False), '_saved_sparse': ('sparse_', False)}
+    _exposed = {'_saved_weight_sym_sizes': ('weight_sym_sizes_', False), '_saved_indices': ('indices_', True), '_saved_padding_idx': ('padding_idx_', False), '_saved_scale_grad_by_freq': ('scale_grad_by_freq_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -5132,8 +5118,7 @@ class EmbeddingBackward0(Node):
         indices = node.indices_.unpack(node)
         padding_idx = node.padding_idx_
         scale_grad_by_freq = node.scale_grad_by_freq_
-        sparse = node.sparse_
-        return (embedding_backward(grad, indices, weight_sym_sizes[0], padding_idx, scale_grad_by_freq, sparse),)
+        return (embedding_dense_backward(grad, indices, weight_sym_sizes[0], padding_idx, scale_grad_by_freq),)
 
 
 class ConvolutionBackwardBackward0(Node):
@@ -5626,6 +5611,99 @@ class UpsampleBicubic2DBackwardBackward0(Node):
         return (upsample_bicubic2d(grad, output_size, align_corners, scales_h, scales_w),)
 
 
+class UpsampleBilinear2DAaBackward0(Node):
+    """``_upsample_bilinear2d_aa(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'output_size_', 'align_corners_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_output_size': ('output_size_', False), '_saved_align_corners': ('align_corners_', False), '_saved_scales_h': ('scales_h_', False), '_saved_scales_w': ('scales_w_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        return (_upsample_bilinear2d_aa_backward(grad, output_size, self_sym_sizes, align_corners, scales_h, scales_w),)
+
+
+class UpsampleBilinear2DAaBackwardBackward0(Node):
+    """``_upsample_bilinear2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``"""
+    __slots__ = ('output_size_', 'align_corners_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _exposed = {'_saved_output_size': ('output_size_', False), '_saved_align_corners': ('align_corners_', False), '_saved_scales_h': ('scales_h_', False), '_saved_scales_w': ('scales_w_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        return (_upsample_bilinear2d_aa(grad, output_size, align_corners, scales_h, scales_w),)
+
+
+class UpsampleBicubic2DAaBackward0(Node):
+    """``_upsample_bicubic2d_aa(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'output_size_', 'align_corners_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_output_size': ('output_size_', False), '_saved_align_corners': ('align_corners_', False), '_saved_scales_h': ('scales_h_', False), '_saved_scales_w': ('scales_w_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        return (_upsample_bicubic2d_aa_backward(grad, output_size, self_sym_sizes, align_corners, scales_h, scales_w),)
+
+
+class UpsampleBicubic2DAaBackwardBackward0(Node):
+    """``_upsample_bicubic2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``"""
+    __slots__ = ('output_size_', 'align_corners_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _exposed = {'_saved_output_size': ('output_size_', False), '_saved_align_corners': ('align_corners_', False), '_saved_scales_h': ('scales_h_', False), '_saved_scales_w': ('scales_w_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        return (_upsample_bicubic2d_aa(grad, output_size, align_corners, scales_h, scales_w),)
+
+
+class UpsampleLanczos2DAaBackward0(Node):
+    """``_upsample_lanczos2d_aa(Tensor self, SymInt[2] output_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``"""
+    __slots__ = ('self_sym_sizes_', 'output_size_', 'align_corners_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _exposed = {'_saved_self_sym_sizes': ('self_sym_sizes_', False), '_saved_output_size': ('output_size_', False), '_saved_align_corners': ('align_corners_', False), '_saved_scales_h': ('scales_h_', False), '_saved_scales_w': ('scales_w_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_sym_sizes = node.self_sym_sizes_
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        return (_upsample_lanczos2d_aa_backward(grad, output_size, self_sym_sizes, align_corners, scales_h, scales_w),)
+
+
+class UpsampleLanczos2DAaBackwardBackward0(Node):
+    """``_upsample_lanczos2d_aa_backward(Tensor grad_output, SymInt[2] output_size, SymInt[4] input_size, bool align_corners, float? scales_h=None, float? scales_w=None) -> Tensor``"""
+    __slots__ = ('output_size_', 'align_corners_', 'scales_h_', 'scales_w_')
+    _tensor_slots = ()
+    _exposed = {'_saved_output_size': ('output_size_', False), '_saved_align_corners': ('align_corners_', False), '_saved_scales_h': ('scales_h_', False), '_saved_scales_w': ('scales_w_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        output_size = node.output_size_
+        align_corners = node.align_corners_
+        scales_h = node.scales_h_
+        scales_w = node.scales_w_
+        return (_upsample_lanczos2d_aa(grad, output_size, align_corners, scales_h, scales_w),)
+
+
 class AffineGridGeneratorBackward0(Node):
     """``affine_grid_generator(Tensor theta, SymInt[] size, bool align_corners) -> Tensor``"""
     __slots__ = ('size_', 'align_corners_')
@@ -5662,21 +5740,64 @@ class GridSampler2DBackward0(Node):
 
 class GridSampler2DBackwardBackward0(Node):
     """``grid_sampler_2d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)``"""
-    __slots__ = ()
-    _tensor_slots = ()
-    _exposed = {}
+    __slots__ = ('grad_output_', 'input_', 'grid_', 'interpolation_mode_', 'padding_mode_', 'align_corners_')
+    _tensor_slots = ('grad_output_', 'input_', 'grid_')
+    _exposed = {'_saved_grad_output': ('grad_output_', True), '_saved_input': ('input_', True), '_saved_grid': ('grid_', True), '_saved_interpolation_mode': ('interpolation_mode_', False), '_saved_padding_mode': ('padding_mode_', False), '_saved_align_corners': ('align_corners_', False)}
 
     def apply(node, grads):
         edges = node._next_edges
-        grad_grad_output = None
-        if edges[0] is not None:
-            grad_grad_output = derivative_not_implemented("grid_sampler_2d_backward", grads[0])
-        grad_grid = None
-        if edges[2] is not None:
-            grad_grid = derivative_not_implemented("grid_sampler_2d_backward", grads[0])
-        grad_input = None
-        if edges[1] is not None:
-            grad_input = derivative_not_implemented("grid_sampler_2d_backward", grads[0])
+        grad_output = node.grad_output_.unpack(node)
+        input = node.input_.unpack(node)
+        grid = node.grid_.unpack(node)
+        interpolation_mode = node.interpolation_mode_
+        padding_mode = node.padding_mode_
+        align_corners = node.align_corners_
+        grad_grad_output = grad_input = grad_grid = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
+        if any(grad_input_mask):
+            grad_grad_output, grad_input, grad_grid = grid_sampler_double_backward(grads[0], grads[1], grad_output, input, grid, interpolation_mode, padding_mode, align_corners, grad_input_mask)
+        return grad_grad_output, grad_input, grad_grid
+
+
+class GridSampler3DBackward0(Node):
+    """``grid_sampler_3d(Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners) -> Tensor``"""
+    __slots__ = ('input_', 'grid_', 'interpolation_mode_', 'padding_mode_', 'align_corners_')
+    _tensor_slots = ('input_', 'grid_')
+    _exposed = {'_saved_input': ('input_', True), '_saved_grid': ('grid_', True), '_saved_interpolation_mode': ('interpolation_mode_', False), '_saved_padding_mode': ('padding_mode_', False), '_saved_align_corners': ('align_corners_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        input = node.input_.unpack(node)
+        grid = node.grid_.unpack(node)
+        interpolation_mode = node.interpolation_mode_
+        padding_mode = node.padding_mode_
+        align_corners = node.align_corners_
+        grad_input = grad_grid = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None]
+        if any(grad_input_mask):
+            grad_input, grad_grid = grid_sampler_3d_backward(grad, input, grid, interpolation_mode, padding_mode, align_corners, grad_input_mask)
+        return grad_input, grad_grid
+
+
+class GridSampler3DBackwardBackward0(Node):
+    """``grid_sampler_3d_backward(Tensor grad_output, Tensor input, Tensor grid, int interpolation_mode, int padding_mode, bool align_corners, bool[2] output_mask) -> (Tensor, Tensor)``"""
+    __slots__ = ('grad_output_', 'input_', 'grid_', 'interpolation_mode_', 'padding_mode_', 'align_corners_')
+    _tensor_slots = ('grad_output_', 'input_', 'grid_')
+    _exposed = {'_saved_grad_output': ('grad_output_', True), '_saved_input': ('input_', True), '_saved_grid': ('grid_', True), '_saved_interpolation_mode': ('interpolation_mode_', False), '_saved_padding_mode': ('padding_mode_', False), '_saved_align_corners': ('align_corners_', False)}
+
+    def apply(node, grads):
+        edges = node._next_edges
+        grad_output = node.grad_output_.unpack(node)
+        input = node.input_.unpack(node)
+        grid = node.grid_.unpack(node)
+        interpolation_mode = node.interpolation_mode_
+        padding_mode = node.padding_mode_
+        align_corners = node.align_corners_
+        grad_grad_output = grad_input = grad_grid = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None, edges[2] is not None]
+        if any(grad_input_mask):
+            grad_grad_output, grad_input, grad_grid = grid_sampler_double_backward(grads[0], grads[1], grad_output, input, grid, interpolation_mode, padding_mode, align_corners, grad_input_mask)
         return grad_grad_output, grad_input, grad_grid
 
 

@@ -132,6 +132,8 @@ from .functions import (
     GluBackwardBackward0,
     GridSampler2DBackward0,
     GridSampler2DBackwardBackward0,
+    GridSampler3DBackward0,
+    GridSampler3DBackwardBackward0,
     HardshrinkBackward0,
     HardshrinkBackwardBackward0,
     HardsigmoidBackward0,
@@ -340,10 +342,16 @@ from .functions import (
     UnsafeViewBackward0,
     UnsqueezeBackward0,
     UnsqueezeBackward1,
+    UpsampleBicubic2DAaBackward0,
+    UpsampleBicubic2DAaBackwardBackward0,
     UpsampleBicubic2DBackward0,
     UpsampleBicubic2DBackwardBackward0,
+    UpsampleBilinear2DAaBackward0,
+    UpsampleBilinear2DAaBackwardBackward0,
     UpsampleBilinear2DBackward0,
     UpsampleBilinear2DBackwardBackward0,
+    UpsampleLanczos2DAaBackward0,
+    UpsampleLanczos2DAaBackwardBackward0,
     UpsampleLinear1DBackward0,
     UpsampleLinear1DBackwardBackward0,
     UpsampleNearest1DBackward0,
@@ -949,9 +957,17 @@ OPS = {
     'upsample_trilinear3d_backward': dispatcher.find('upsample_trilinear3d_backward'),
     'upsample_bicubic2d': dispatcher.find('upsample_bicubic2d'),
     'upsample_bicubic2d_backward': dispatcher.find('upsample_bicubic2d_backward'),
+    '_upsample_bilinear2d_aa': dispatcher.find('_upsample_bilinear2d_aa'),
+    '_upsample_bilinear2d_aa_backward': dispatcher.find('_upsample_bilinear2d_aa_backward'),
+    '_upsample_bicubic2d_aa': dispatcher.find('_upsample_bicubic2d_aa'),
+    '_upsample_bicubic2d_aa_backward': dispatcher.find('_upsample_bicubic2d_aa_backward'),
+    '_upsample_lanczos2d_aa': dispatcher.find('_upsample_lanczos2d_aa'),
+    '_upsample_lanczos2d_aa_backward': dispatcher.find('_upsample_lanczos2d_aa_backward'),
     'affine_grid_generator': dispatcher.find('affine_grid_generator'),
     'grid_sampler_2d': dispatcher.find('grid_sampler_2d'),
     'grid_sampler_2d_backward': dispatcher.find('grid_sampler_2d_backward'),
+    'grid_sampler_3d': dispatcher.find('grid_sampler_3d'),
+    'grid_sampler_3d_backward': dispatcher.find('grid_sampler_3d_backward'),
     '_embedding_bag': dispatcher.find('_embedding_bag'),
     '_embedding_bag_backward': dispatcher.find('_embedding_bag_backward'),
     '_embedding_bag_dense_backward': dispatcher.find('_embedding_bag_dense_backward'),
@@ -8303,6 +8319,105 @@ def upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_
     return result
 
 
+def _upsample_bilinear2d_aa(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UpsampleBilinear2DAaBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.align_corners_ = align_corners
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['_upsample_bilinear2d_aa'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _upsample_bilinear2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = UpsampleBilinear2DAaBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.align_corners_ = align_corners
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['_upsample_bilinear2d_aa_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _upsample_bicubic2d_aa(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UpsampleBicubic2DAaBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.align_corners_ = align_corners
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['_upsample_bicubic2d_aa'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _upsample_bicubic2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = UpsampleBicubic2DAaBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.align_corners_ = align_corners
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['_upsample_bicubic2d_aa_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _upsample_lanczos2d_aa(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = UpsampleLanczos2DAaBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_sym_sizes_ = self._impl.sizes
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.align_corners_ = align_corners
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['_upsample_lanczos2d_aa'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _upsample_lanczos2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and grad_output._requires_grad:
+        grad_fn = UpsampleLanczos2DAaBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output)
+        grad_fn.output_size_ = as_int_tuple(output_size)
+        grad_fn.align_corners_ = align_corners
+        grad_fn.scales_h_ = scales_h
+        grad_fn.scales_w_ = scales_w
+    with below_ad_inplace_or_view():
+        result = OPS['_upsample_lanczos2d_aa_backward'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def affine_grid_generator(ks, theta, size, align_corners):
     grad_fn = None
     if _grad_mode.grad_enabled and theta._requires_grad:
@@ -8339,8 +8454,49 @@ def grid_sampler_2d_backward(ks, grad_output, input, grid, interpolation_mode, p
     if _grad_mode.grad_enabled and (grad_output._requires_grad or input._requires_grad or grid._requires_grad):
         grad_fn = GridSampler2DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, input, grid)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.grid_ = SavedVariable(grid, False)
+        grad_fn.interpolation_mode_ = as_int(interpolation_mode)
+        grad_fn.padding_mode_ = as_int(padding_mode)
+        grad_fn.align_corners_ = align_corners
     with below_ad_inplace_or_view():
         result = OPS['grid_sampler_2d_backward'].redispatch(after_autograd(ks), grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+    return result
+
+
+def grid_sampler_3d(ks, input, grid, interpolation_mode, padding_mode, align_corners):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (input._requires_grad or grid._requires_grad):
+        grad_fn = GridSampler3DBackward0()
+        grad_fn._next_edges = collect_next_edges(input, grid)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.grid_ = SavedVariable(grid, False)
+        grad_fn.interpolation_mode_ = as_int(interpolation_mode)
+        grad_fn.padding_mode_ = as_int(padding_mode)
+        grad_fn.align_corners_ = align_corners
+    with below_ad_inplace_or_view():
+        result = OPS['grid_sampler_3d'].redispatch(after_autograd(ks), input, grid, interpolation_mode, padding_mode, align_corners)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def grid_sampler_3d_backward(ks, grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or input._requires_grad or grid._requires_grad):
+        grad_fn = GridSampler3DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, input, grid)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.grid_ = SavedVariable(grid, False)
+        grad_fn.interpolation_mode_ = as_int(interpolation_mode)
+        grad_fn.padding_mode_ = as_int(padding_mode)
+        grad_fn.align_corners_ = align_corners
+    with below_ad_inplace_or_view():
+        result = OPS['grid_sampler_3d_backward'].redispatch(after_autograd(ks), grad_output, input, grid, interpolation_mode, padding_mode, align_corners, output_mask)
     if grad_fn is not None:
         set_history((result[0], result[1],), grad_fn)
     return result
@@ -8992,9 +9148,17 @@ KERNELS = {
     'upsample_trilinear3d_backward': upsample_trilinear3d_backward,
     'upsample_bicubic2d': upsample_bicubic2d,
     'upsample_bicubic2d_backward': upsample_bicubic2d_backward,
+    '_upsample_bilinear2d_aa': _upsample_bilinear2d_aa,
+    '_upsample_bilinear2d_aa_backward': _upsample_bilinear2d_aa_backward,
+    '_upsample_bicubic2d_aa': _upsample_bicubic2d_aa,
+    '_upsample_bicubic2d_aa_backward': _upsample_bicubic2d_aa_backward,
+    '_upsample_lanczos2d_aa': _upsample_lanczos2d_aa,
+    '_upsample_lanczos2d_aa_backward': _upsample_lanczos2d_aa_backward,
     'affine_grid_generator': affine_grid_generator,
     'grid_sampler_2d': grid_sampler_2d,
     'grid_sampler_2d_backward': grid_sampler_2d_backward,
+    'grid_sampler_3d': grid_sampler_3d,
+    'grid_sampler_3d_backward': grid_sampler_3d_backward,
     '_embedding_bag': _embedding_bag,
     '_embedding_bag_backward': _embedding_bag_backward,
     '_embedding_bag_dense_backward': _embedding_bag_dense_backward,
