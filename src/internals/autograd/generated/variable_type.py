@@ -158,6 +158,7 @@ from .functions import (
     LerpBackward0,
     LerpBackward1,
     LgammaBackward0,
+    LiftFreshBackward0_copy,
     LinalgCholeskyExBackward0,
     LinalgCrossBackward0,
     LinalgDetBackward0,
@@ -508,6 +509,8 @@ OPS = {
     't': dispatcher.find('t'),
     't_': dispatcher.find('t_'),
     'alias': dispatcher.find('alias'),
+    'lift_fresh_copy': dispatcher.find('lift_fresh_copy'),
+    'lift_fresh_copy.out': dispatcher.find('lift_fresh_copy.out'),
     '_conj': dispatcher.find('_conj'),
     '_conj_physical': dispatcher.find('_conj_physical'),
     'conj_physical.out': dispatcher.find('conj_physical.out'),
@@ -2660,6 +2663,24 @@ def alias(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def lift_fresh_copy(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = LiftFreshBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['lift_fresh_copy'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def lift_fresh_copy_out(ks, self, **kwargs):
+    check_out_no_requires_grad('lift_fresh_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['lift_fresh_copy.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def _conj(ks, self):
@@ -8523,6 +8544,8 @@ KERNELS = {
     't': t,
     't_': t_,
     'alias': alias,
+    'lift_fresh_copy': lift_fresh_copy,
+    'lift_fresh_copy.out': lift_fresh_copy_out,
     '_conj': _conj,
     '_conj_physical': _conj_physical,
     'conj_physical.out': conj_physical_out,
