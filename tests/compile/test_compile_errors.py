@@ -90,3 +90,24 @@ def test_a_program_that_runs_eagerly_is_never_refused():
     compiled = internals.compile(f)
     assert compiled(internals.ones(3)).tolist() == [2.0, 2.0, 2.0]
     assert compiled.break_reasons
+
+
+# Checks torch's fake run leaves out: torch.compile's generated code then computes a value
+# where eager torch raises. The package's fake run keeps eager's checks (never a silent answer
+# eager would refuse), so these fail while tracing, as a TorchRuntimeError quoting eager's error.
+STRICTER_THAN_TORCH_COMPILE = {
+    "subtraction of a bool": lambda x: x - True,
+    "a bool alpha": lambda x: _lib(x).add(x, x, alpha=True),
+}
+
+
+@pytest.mark.parametrize("case", STRICTER_THAN_TORCH_COMPILE)
+def test_eager_checks_hold_under_compile(case):
+    fn = STRICTER_THAN_TORCH_COMPILE[case]
+    with pytest.raises(RuntimeError) as eager:
+        fn(torch.ones(3))
+    torch._dynamo.reset()
+    assert torch.compile(fn)(torch.ones(3)) is not None       # torch's compiled code computes it
+    with pytest.raises(exc.TorchRuntimeError) as ours:
+        internals.compile(fn)(internals.ones(3))
+    assert repr(eager.value) in str(ours.value)
