@@ -5,7 +5,6 @@
 entry, callable. These are the ``func`` objects a ``__torch_dispatch__`` receives.
 """
 from .aten import dispatcher
-from .aten.native.tensor_factories import wrap_scalar
 
 __all__ = ["ops", "OpOverload", "OpOverloadPacket"]
 
@@ -41,6 +40,7 @@ class OpOverload:
         """A Python number given for a Tensor argument as the wrapped-number tensor the Python
         binding would have made (torch's ``toIValue``): a dispatch mode that hands
         ``mul.Tensor(x, 1.702)`` on, as torch's modes see it, calls the same kernel as ``x * 1.702``."""
+        from .aten.native.tensor_factories import wrap_scalar  # aten.native's kernels import this module
         positions, names = self._number_slots
         if any(i < len(args) and _is_number(args[i]) for i in positions):
             args = tuple(wrap_scalar(a) if i in positions and _is_number(a) else a for i, a in enumerate(args))

@@ -15,7 +15,6 @@ import threading
 from .._ops import ops
 from .._tensor_base import TensorBase
 from ..aten import dispatcher
-from ..aten.native.scalar import _local_scalar_dense
 from ..c10 import scalar_type as st
 from ..c10.dispatch_key import PYTHON_KEYS, DispatchKey
 from ..c10.local_dispatch_key_set import tls
@@ -142,7 +141,8 @@ def _unwrapped(value):
     if isinstance(impl.storage, NoStorage):
         return value
     unsigned = st.wrapped_uint64_value(impl)
-    return unsigned if unsigned is not None else _local_scalar_dense(value)
+    # a wrapped number is always a CPU bool, int64, float64 or complex128: one element to read
+    return unsigned if unsigned is not None else impl.storage.typed(impl.dtype)[impl.storage_offset].item()
 
 
 def _is_default(value, default):
