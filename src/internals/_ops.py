@@ -19,10 +19,34 @@ class OpOverload:
         self.__name__ = f"{packet.__name__}.{self._overloadname}"
 
     def __call__(self, *args, **kwargs):
+        if self._number_slots is not _NONE:
+            args, kwargs = self.wrap_numbers(args, kwargs)
         return self._handle(*args, **kwargs)
 
     def redispatch(self, keyset, *args, **kwargs):
+        if self._number_slots is not _NONE:
+            args, kwargs = self.wrap_numbers(args, kwargs)
         return self._handle.redispatch(keyset, *args, **kwargs)
+
+    @property
+    def _number_slots(self):
+        """The positions and names of the ``Tensor`` and ``Tensor?`` arguments, or _NONE."""
+        slots = self.__dict__.get("_slots")
+        if slots is None:
+            slots = self.__dict__["_slots"] = _tensor_slots(self._handle.schema) or _NONE
+        return slots
+
+    def wrap_numbers(self, args, kwargs):
+        """A Python number given for a Tensor argument as the wrapped-number tensor the Python
+        binding would have made (torch's ``toIValue``): a dispatch mode that hands
+        ``mul.Tensor(x, 1.702)`` on, as torch's modes see it, calls the same kernel as ``x * 1.702``."""
+        from .aten.native.tensor_factories import wrap_scalar  # aten.native's kernels import this module
+        positions, names = self._number_slots
+        if any(i < len(args) and _is_number(args[i]) for i in positions):
+            args = tuple(wrap_scalar(a) if i in positions and _is_number(a) else a for i, a in enumerate(args))
+        if kwargs and any(_is_number(kwargs.get(n)) for n in names):
+            kwargs = {k: wrap_scalar(v) if k in names and _is_number(v) else v for k, v in kwargs.items()}
+        return args, kwargs
 
     def name(self):
         return self._handle.name
@@ -32,6 +56,23 @@ class OpOverload:
 
     def __repr__(self):
         return f"<OpOverload(op='{self.overloadpacket}', overload='{self._overloadname}')>"
+
+
+_NONE = ((), ())
+
+
+def _is_number(value):
+    return type(value) in (int, float, bool, complex)
+
+
+def _tensor_slots(schema):
+    """(positions, keyword names) of the arguments typed ``Tensor`` or ``Tensor?``."""
+    if schema is None:
+        return None
+    arguments = schema.arguments
+    positions = tuple(i for i, a in enumerate(arguments.flat_positional) if str(a.type) in ("Tensor", "Tensor?"))
+    names = tuple(a.name for a in arguments.flat_all if str(a.type) in ("Tensor", "Tensor?"))
+    return (positions, names) if names else None
 
 
 class _Schema:

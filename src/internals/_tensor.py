@@ -266,28 +266,34 @@ class Tensor(TensorBase):
             t = t.to(st.float32)
         return t._numpy()
 
-    def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=preserve_format):
+    def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=None):
         flags = [a for a in args if isinstance(a, bool)]      # positional non_blocking, then copy
         if flags:
             non_blocking, copy = (flags + [copy])[:2]
+        other = None
         for a in args:
             if isinstance(a, bool):
                 continue
             if isinstance(a, st.dtype):
                 dtype = a
             elif isinstance(a, Tensor):
-                dtype, device = a.dtype, a.device
+                other, dtype, device = a, a.dtype, a.device
             else:
                 device = a
+        given = _to_copy_options(self, dtype, device, other)
         dtype = dtype or self.dtype
         device = as_device(device) if device is not None else self.device
         if self.is_sparse:
             return sparse_to(self, dtype, device)
         if dtype is self.dtype and device == self.device and not copy and (
-                memory_format is preserve_format or suggest_memory_format(self.shape, self.stride()) is memory_format):
+                memory_format in (None, preserve_format)
+                or suggest_memory_format(self.shape, self.stride()) is memory_format):
             return self     # torch's to_will_alias
-        return dispatcher.call("_to_copy", self, dtype=dtype, device=device, non_blocking=non_blocking,
-                               memory_format=memory_format)
+        if non_blocking:
+            given["non_blocking"] = True
+        if memory_format is not None:
+            given["memory_format"] = memory_format
+        return dispatcher.call("_to_copy", self, **given)
 
     def cpu(self):
         return self.to("cpu")
@@ -913,3 +919,16 @@ def _unique_consecutive(self, return_inverse=False, return_counts=False, dim=Non
         return handle_torch_function(Tensor.unique_consecutive, (self,), self, return_inverse=return_inverse,
                                      return_counts=return_counts, dim=dim)
     return unique_consecutive(self, return_inverse, return_counts, dim)
+
+
+def _to_copy_options(self, dtype, device, other):
+    """The options ``Tensor.to`` hands ``_to_copy``, as torch's ``THPVariable_to`` and its
+    ``dispatch_to`` forms pass them (a dispatch mode sees these): a dtype alone, or a device and a
+    dtype, or another tensor's dtype and device go as given; a device alone (or neither) as the
+    tensor's own options with that device: dtype, layout and device."""
+    if other is not None or (dtype is not None and device is not None):
+        return {"dtype": dtype, "device": as_device(device)}
+    if dtype is not None:
+        return {"dtype": dtype}
+    return {"dtype": self.dtype, "layout": self.layout,
+            "device": as_device(device) if device is not None else self.device}

@@ -20,8 +20,8 @@ def test_the_factories_are_operators():
     assert {n.split("::")[1] for n in FACTORY_OPS} == {
         "empty.memory_format", "empty_strided", "zeros", "ones", "full", "arange", "arange.start", "arange.start_step",
         "linspace", "logspace", "eye", "eye.m", "empty_like", "zeros_like", "ones_like", "full_like", "lift_fresh",
-        "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full", "scalar_tensor", "tril_indices",
-        "triu_indices"}
+        "lift_fresh_copy", "new_empty", "new_empty_strided", "new_zeros", "new_ones", "new_full", "scalar_tensor",
+        "tril_indices", "triu_indices"}
     # the random factories (rand, randn, randint, randperm, *_like) are in distributions.py: test_random.py
 
 

@@ -254,3 +254,157 @@ def test_functionalize_rewires_later_readers():
     gm = functionalize(make_fx(f)(x))
     assert gm.graph.call_targets() == ["aten.mul.Tensor", "aten.add.Tensor", "aten.mul.Tensor", "aten.add.Tensor"]
     assert gm(x).tolist() == f(x).tolist() == [4.0, 11.0, 22.0]
+
+
+# ---------------------------------------------------------------------- the graph code, beside torch's
+def _lib(x):
+    return internals if isinstance(x, internals.Tensor) else torch
+
+
+# Programs whose graphs differ in how their constants enter: Python numbers stay in the call
+# (``mul.Tensor(x_1, 1.702)``), a tensor made by ``torch.tensor`` is a ``_tensor_constant``
+# lifted by ``lift_fresh_copy``.
+PROGRAMS = {
+    "gelu, tanh approximation": lambda x: 0.5 * x * (1 + _lib(x).tanh(0.7978845608 * (x + 0.044715 * x ** 3))),
+    "gelu, sigmoid approximation": lambda x: x * _lib(x).sigmoid(1.702 * x),
+    "gelu operator": lambda x: _lib(x).nn.functional.gelu(x, approximate="tanh"),
+    "x * 0.5": lambda x: x * 0.5,
+    "x + 2": lambda x: x + 2,
+    "where with a number": lambda x: _lib(x).where(x > 0, x, 0.),
+    "clamp(0, 6)": lambda x: x.clamp(0, 6),
+    "2 / x": lambda x: 2 / x,
+    "1 - x": lambda x: 1 - x,
+    "powers": lambda x: x ** 2 + 2 ** x,
+    "sub with alpha": lambda x: _lib(x).sub(x, 1, alpha=2),
+    "masked_fill": lambda x: x.masked_fill(x > 0, 1.5),
+    "leaky_relu": lambda x: _lib(x).nn.functional.leaky_relu(x, 0.1),
+    "lerp": lambda x: _lib(x).lerp(x, x * 2, 0.3),
+    "complex number": lambda x: x * 1j,
+    "bool number": lambda x: (x > 0) & True,
+    "integer arithmetic": lambda x: (x.long() * 3) // 2,
+    "in place": lambda x: x.clone().add_(1).mul_(0.5),
+    "-0.0 and inf": lambda x: x * -0.0 + float("inf"),
+    "floor division": lambda x: _lib(x).div(x, 3, rounding_mode="floor"),
+    "full_like": lambda x: _lib(x).full_like(x, 7.0) + x,
+    "addcmul": lambda x: _lib(x).addcmul(x, x, x, value=0.5),
+    "tensor constant": lambda x: x * _lib(x).tensor([1., 2., 3.]),
+    "0-dim tensor constant": lambda x: x * _lib(x).tensor(2.0),
+    "to another dtype and device": lambda x: x.to("cpu", internals.float64 if isinstance(x, internals.Tensor)
+                                                   else torch.float64) + x.double() + x.to("cpu", copy=True),
+}
+
+
+def torch_code(gm):
+    """torch's graph code without its blank lines and the ``x = None`` lines that free values."""
+    lines = [line.split(";  ")[0].rstrip() for line in gm.code.splitlines()]
+    return "\n".join(line for line in lines if line.strip()).replace("torch.ops.", "internals.ops.") \
+        .replace("torch.", "internals.")
+
+
+def our_code(gm):
+    """internals' graph code, one line per node (the printed form wraps long calls)."""
+    from internals.fx.graph_module import python_code
+    return python_code(gm.graph, width=10**9).rstrip()
+
+
+@pytest.mark.parametrize("tracing_mode", ["real", "fake"])
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_graph_code_is_torchs(program, tracing_mode):
+    f, x = PROGRAMS[program], torch.randn(3)
+    theirs = torch_make_fx(f, tracing_mode=tracing_mode)(x)
+    ours = make_fx(f, tracing_mode=tracing_mode)(internals.from_torch(x))
+    assert our_code(ours) == torch_code(theirs)
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_compiled_graph_keeps_numbers_inline_and_gives_torchs_values(program):
+    f, x = PROGRAMS[program], torch.randn(3)
+    compiled = internals.compile(f)
+    out = compiled(internals.from_torch(x))
+    expected = f(x)
+    np.testing.assert_allclose(out.to_torch().numpy(), expected.numpy(), rtol=1e-6, atol=1e-6)
+    assert str(out.dtype).split(".")[1] == str(expected.dtype).split(".")[1]
+    constants = [n for n in compiled.graph_module.graph.nodes if n.op == "get_attr"]
+    theirs = [n for n in torch_make_fx(f)(x).graph.nodes if n.op == "get_attr"]
+    assert len(constants) == len(theirs)
+
+
+def test_a_dispatch_mode_sees_python_numbers_as_torchs_does():
+    seen = {}
+
+    def recorder(lib):
+        class Recorder(lib.utils._python_dispatch.TorchDispatchMode):
+            def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+                numbers = [type(a).__name__ for a in args if not isinstance(a, (torch.Tensor, internals.Tensor))]
+                seen.setdefault(lib.__name__, []).append((str(func), numbers))
+                return func(*args, **(kwargs or {}))
+        return Recorder()
+    for lib in (torch, internals):
+        x = lib.ones(2, dtype=lib.int32)
+        with recorder(lib):
+            x * 2, x + 1.5, x + True, x * 1j, x.add(2, alpha=3)
+    assert seen["internals"] == seen["torch"]
+
+
+def test_an_operator_wraps_a_number_as_the_binding_does():
+    """``ops.aten.add.Tensor(int32 tensor, 2.5)``: the number is a wrapped number (float32 result),
+    not a 0-dim float64 tensor (float64)."""
+    for op in ("add", "mul", "sub"):
+        theirs = getattr(torch.ops.aten, op).Tensor(torch.ones(2, dtype=torch.int32), 2.5)
+        ours = getattr(internals.ops.aten, op).Tensor(internals.ones(2, dtype=internals.int32), 2.5)
+        assert ours.dtype.torch_name == "Float" and theirs.dtype == torch.float32
+
+
+# ---------------------------------------------------------------------- lift_fresh_copy
+def test_lift_fresh_copy_is_torchs_operator():
+    for overload in ("default", "out"):
+        ours = getattr(internals.ops.aten.lift_fresh_copy, overload)._schema
+        theirs = getattr(torch.ops.aten.lift_fresh_copy, overload)._schema
+        assert str(ours) == str(theirs)
+    assert hasattr(internals, "lift_fresh_copy") == hasattr(torch, "lift_fresh_copy") == False  # noqa: E712
+    assert hasattr(internals, "lift_fresh") == hasattr(torch, "lift_fresh") == False  # noqa: E712
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "transposed", "expanded"])
+def test_lift_fresh_copy_is_a_contiguous_copy_with_torchs_gradient(layout):
+    def make(lib):
+        base = lib.arange(6.0).reshape(2, 3).requires_grad_()
+        view = {"contiguous": base, "transposed": base.t(), "expanded": base[:1].expand(4, 3)}[layout]
+        return base, view
+    (tb, tv), (ib, iv) = make(torch), make(internals)
+    theirs, ours = torch.ops.aten.lift_fresh_copy(tv), internals.ops.aten.lift_fresh_copy(iv)
+    assert ours.stride() == theirs.stride() and ours.tolist() == theirs.tolist()
+    assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__ == "LiftFreshBackward0_copy"
+    assert ours._impl.storage is not iv._impl.storage
+    (theirs * 2).sum().backward()
+    (ours * 2).sum().backward()
+    assert ib.grad.tolist() == tb.grad.tolist()
+    from internals._subclasses import FakeTensorMode
+    mode = FakeTensorMode()
+    with mode:
+        fake = internals.ops.aten.lift_fresh_copy(mode.from_tensor(iv.detach()))
+    assert fake.stride() == ours.stride() and fake.dtype is ours.dtype
+
+
+def test_a_graph_writing_into_its_constant_gives_a_fresh_one_each_run():
+    def f(x):
+        c = _lib(x).tensor([1., 2.])
+        c.add_(1)
+        return x * c
+    gm = make_fx(f)(internals.ones(2))
+    assert "aten.lift_fresh_copy.default" in gm.graph.call_targets()
+    assert gm(internals.ones(2)).tolist() == gm(internals.ones(2)).tolist() == f(torch.ones(2)).tolist()
+    compiled = internals.compile(f)
+    assert compiled(internals.ones(2)).tolist() == compiled(internals.ones(2)).tolist() == [2.0, 3.0]
+
+
+def test_core_aten_decompositions_keep_lift_fresh_copy():
+    from torch._decomp import core_aten_decompositions as torch_core
+
+    from internals._decomp import core_aten_decompositions
+
+    def f(x):
+        return x + _lib(x).tensor([1., 2.])
+    theirs = torch_make_fx(f, torch_core(), tracing_mode="fake")(torch.ones(2))
+    ours = make_fx(f, core_aten_decompositions())(internals.ones(2))
+    assert our_code(ours) == torch_code(theirs)

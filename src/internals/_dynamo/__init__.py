@@ -18,6 +18,14 @@ closed-over tensor that requires grad (it is not lifted to an input, so its grad
 lost), an operator the tracer or the backend cannot handle, more recompiles than
 ``config.recompile_limit`` -- the call runs eagerly (a graph break) and the reason is kept in
 ``break_reasons``: never a stale or wrong answer.
+
+A program that cannot run at all fails while it is traced, as under torch.compile: a
+RuntimeError met on fake tensors (shapes that do not broadcast, a view of the wrong size) is
+raised as ``exc.TorchRuntimeError``, quoting the original; other classes (IndexError, TypeError)
+come out as they are. Unlike torch, which refuses before running anything, the call first runs
+eagerly, so that only an error eager execution confirms is reported (a failure of this
+package's tracer is a graph break instead); an input the function wrote before failing stays
+written, as eagerly.
 """
 import dataclasses
 import inspect
@@ -26,40 +34,27 @@ import threading
 from .._decomp import decomposition_table
 from .._functorch import AOTCompiled
 from .._inductor import compile_fx
+from .._inductor.config import check_options
+from .._subclasses.fake_tensor import (
+    DataDependentOutputException,
+    DynamicOutputShapeException,
+    UnsupportedFakeTensorException,
+)
 from .._tensor import Tensor
 from ..autograd import is_grad_enabled
 from ..fx.experimental.proxy_tensor import make_fx
 from ..fx.passes import functionalize
 from ..nn.modules.module import Module
 from ..utils._pytree import tree_flatten, tree_map
-from . import config
+from . import config, exc
 from .guards import GuardWalker, Unguardable, global_state_key
 
-__all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "explain", "guard_key"]
+__all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "explain", "guard_key"]
+
+# RuntimeErrors of the fake run that are graph breaks in torch (``get_fake_value``), not errors.
+_GRAPH_BREAKS = (DataDependentOutputException, DynamicOutputShapeException, UnsupportedFakeTensorException)
 
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
-
-# Some of Inductor's settings (torch/_inductor/config.py) with their types: the ones ``options=``
-# takes here. They change nothing in this compiler; a name outside the table, or a value of
-# another type, is refused as torch refuses it.
-_INDUCTOR_OPTIONS = {"debug": bool, "max_autotune": bool, "max_autotune_pointwise": bool, "max_autotune_gemm": bool,
-                     "epilogue_fusion": bool, "aggressive_fusion": bool, "shape_padding": bool, "freezing": bool,
-                     "cpp_wrapper": bool, "coordinate_descent_tuning": bool, "fallback_random": bool,
-                     "force_disable_caches": bool, "compile_threads": int, "triton.cudagraphs": bool,
-                     "trace.enabled": bool, "trace.graph_diagram": bool}
-
-
-def _check_options(options):
-    """``_TorchCompileInductorWrapper.apply_options``: each key a known setting ('-' read as '_'),
-    each value of the setting's type."""
-    for key, value in (options or {}).items():
-        name = key.replace("-", "_")
-        if name not in _INDUCTOR_OPTIONS:
-            raise RuntimeError(f"Unexpected optimization option {key}, known options are {list(_INDUCTOR_OPTIONS)}")
-        if not isinstance(value, _INDUCTOR_OPTIONS[name]):
-            raise RuntimeError(f"Unexpected type of attr {key}, got {type(value).__name__} should be "
-                               f"{_INDUCTOR_OPTIONS[name].__name__}")
-
 
 def guard_key(args, kwargs=None):
     """What a cached graph assumes about its arguments, one entry each: per tensor its shape,
@@ -79,6 +74,29 @@ class _Eager:
 
     def __call__(self, args, kwargs):
         return self.fn(*args, **kwargs)
+
+
+class _FailedTrace:
+    """A cache entry whose trace met a RuntimeError on fake tensors (or was not tried: tensors on
+    two devices, where ``reason`` says so): eager execution decides. If it fails too, the error
+    is the program's, raised as torch.compile raises it (``TorchRuntimeError``); if it runs, the
+    failure was the tracer's, a graph break."""
+
+    def __init__(self, fn, error, record, reason=None):
+        self.fn, self.error, self.record = fn, error, record
+        self.reason = reason or f"not compiled: {type(error).__name__}: {error}"
+
+    def __call__(self, args, kwargs):
+        try:
+            out = self.fn(*args, **kwargs)
+        except RuntimeError as eager_error:
+            if self.error is not None and not hasattr(self.error, "fake_call"):
+                raise           # the trace failed in the Python code, not in an operator
+            error = self.error or eager_error
+            call = getattr(error, "fake_call", "an operator on tensors of two devices")
+            raise exc.fake_call_error(call, error) from None
+        self.record(self.reason)
+        return out
 
 
 class _Graph:
@@ -119,8 +137,9 @@ class CompiledFunction:
     when AOTAutograd compiled it; ``aot`` then holds the forward and backward graphs); ``graphs``
     every graph compiled and ``break_reasons`` why calls ran eagerly."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, options=None):
         self.fn, self.cache, self.recompiles = fn, {}, 0
+        self.options = dict(options or {})     # Inductor settings taken, recorded, not acted on
         self.kernels, self.graph_module, self.graphs, self.break_reasons = [], None, [], []
         self.aot = None         # the last AOTAutograd compilation (inputs that require grad)
         self._lock = threading.Lock()
@@ -154,13 +173,19 @@ class CompiledFunction:
     def _compile(self, args, kwargs, seen_tensors):
         self.recompiles += 1
         reason = _eager_reason(_tensors((args, kwargs)), seen_tensors, _module_tensors(self.fn).values())
+        if reason == _TWO_DEVICES:          # the fake run would refuse most such programs
+            return _FailedTrace(self.fn, None, self._record, reason)
         if reason is None:
             try:
                 every = [*seen_tensors, *_module_tensors(self.fn).values()]
                 if is_grad_enabled() and any(t.requires_grad for t in every):
                     return self._trace_differentiable(args, kwargs)
                 return self._trace(args, kwargs)
-            except Exception as e:  # noqa: BLE001 -- any failure of the tracer or backend: eager
+            except RuntimeError as e:
+                if not isinstance(e, _GRAPH_BREAKS):
+                    return _FailedTrace(self.fn, e, self._record)
+                reason = f"not compiled: {type(e).__name__}: {e}"
+            except Exception as e:  # noqa: BLE001 -- any other failure of the tracer or backend: eager
                 reason = f"not compiled: {type(e).__name__}: {e}"
         self._record(reason)
         return _Eager(self.fn, reason)
@@ -215,12 +240,15 @@ def _swap(module, name, value):
     return old
 
 
+_TWO_DEVICES = "tensors on different devices: eager raises or converts as torch does"
+
+
 def _eager_reason(arg_tensors, all_tensors, lifted=()):
     """Why a call cannot run as a compiled graph, or None."""
     if not arg_tensors:
         return "no tensor arguments"
     if len({str(t.device) for t in all_tensors}) > 1:
-        return "tensors on different devices: eager raises or converts as torch does"
+        return _TWO_DEVICES
     inputs = {id(t) for t in [*arg_tensors, *lifted]}
     if is_grad_enabled() and any(t.requires_grad and id(t) not in inputs for t in all_tensors):
         # Its gradient would be lost: AOTAutograd differentiates with respect to inputs only.
@@ -294,17 +322,18 @@ def explain(fn):
 def compile(model=None, *, fullgraph=False, dynamic=None, backend="inductor", mode=None, options=None,
             disable=False):
     """``internals.compile(fn)`` or ``@internals.compile``: see CompiledFunction. torch.compile's
-    options are checked as torch checks them (a mode or an Inductor option it does not know is an
-    error) and otherwise ignored; ``disable=True`` returns ``fn`` itself."""
+    settings are checked as torch checks them: a mode it does not know is an error, and so is an
+    Inductor option outside torch's ``torch._inductor.config`` or of the wrong type
+    (``_inductor.config``). The others are accepted and recorded in ``options``; this backend
+    acts on none of them. ``disable=True`` returns ``fn`` itself."""
     if mode is not None and options is not None:
         raise RuntimeError("Either mode or options can be specified, but both can't be specified at the same time.")
     if mode is not None and mode not in _MODES:
         raise RuntimeError(f"Unrecognized mode={mode}, should be one of: {', '.join(_MODES)}")
-    if backend == "inductor":       # another backend takes its own options, unchecked by torch
-        _check_options(options)
+    checked = check_options(options) if backend == "inductor" else options   # another backend's are its own
     if model is None:
         return lambda f: compile(f, fullgraph=fullgraph, dynamic=dynamic, backend=backend, mode=mode,
                                  options=options, disable=disable)
     if not callable(model):
         raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
-    return model if disable else CompiledFunction(model)
+    return model if disable else CompiledFunction(model, checked)

@@ -3662,19 +3662,6 @@ def THPVariable_lgamma(*args, **kwargs):
     return _ops['lgamma.out'](_r.tensor(0), out=_r.tensor(1))
 
 
-_lift_fresh_parser = PythonArgParser([
-    'lift_fresh(Tensor input)',
-])
-
-
-def THPVariable_lift_fresh(*args, **kwargs):
-    _r = _lift_fresh_parser.parse(args, kwargs)
-    if _r.has_torch_function:
-        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::lift_fresh(Tensor(a) self) -> Tensor(a)
-    return _ops['lift_fresh'](_r.tensor(0))
-
-
 _linalg_vector_norm_parser = PythonArgParser([
     'linalg_vector_norm(Tensor input, Scalar ord=2, IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)',
 ])
@@ -6985,7 +6972,6 @@ FUNCTIONS = named({
     'le': THPVariable_le,
     'lerp': THPVariable_lerp,
     'lgamma': THPVariable_lgamma,
-    'lift_fresh': THPVariable_lift_fresh,
     'linalg_vector_norm': THPVariable_linalg_vector_norm,
     'linspace': THPVariable_linspace,
     'log': THPVariable_log,

@@ -103,7 +103,7 @@ class FakeTensorMode(TorchDispatchMode):
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         """``FakeTensorMode._dispatch_impl``'s order: values refused, then a hand-written meta
         function, then the kernel itself run for metadata only, then the real kernel on zeros."""
-        kwargs = kwargs or {}
+        args, kwargs = func.wrap_numbers(args, kwargs or {})     # torch's handlers take numbers too
         args, kwargs = tree_map(self._fakeify, args), tree_map(self._fakeify, kwargs)
         name = func.name()
         _refuse_data_dependent(func, args)
@@ -121,11 +121,16 @@ class FakeTensorMode(TorchDispatchMode):
         return self.from_tensor(x) if isinstance(x, Tensor) else x
 
     def _inplace(self, name, args, kwargs):
-        """``x.add_(y)`` is ``x``: check that the out-of-place result would have x's shape."""
+        """``x.add_(y)`` is ``x``: check that the out-of-place result would have x's shape and a
+        dtype that can be cast to x's."""
         self_ = args[0]
         base = name.replace("_.", ".").rstrip("_")
         if base in meta_table:
-            shape = meta_table[base](*args, **kwargs).shape
+            result = meta_table[base](*args, **kwargs)
+            shape = result.shape
+            if not st.can_cast(result.dtype, self_.dtype):    # int32.add_(1.5), as the kernel refuses it
+                raise RuntimeError(f"result type {result.dtype.torch_name} can't be cast to the desired output "
+                                   f"type {self_.dtype.torch_name}")
         elif name == "aten::copy_":
             shape = _broadcast_to(args[1], self_)
         else:                   # fill_, zero_: the target's shape by definition

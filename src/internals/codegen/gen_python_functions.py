@@ -83,7 +83,8 @@ class Overload:
 # ``tools/autograd/gen_python_functions.py``): reached through a frontend method instead
 # (``Tensor.to`` calls ``_to_copy``, ``x[1:3]`` calls ``slice.Tensor``, ``x[...]`` calls
 # ``alias``, ``item()`` calls ``_local_scalar_dense``), or called by autograd only (torch's
-# pattern ``.*_backward``). Entries with ``python_module: nn`` or ``linalg`` are bound in
+# pattern ``.*_backward``), or by ``torch.tensor`` and the tracers (torch's ``lift.*``:
+# ``lift_fresh``, ``lift_fresh_copy``). Entries with ``python_module: nn`` or ``linalg`` are bound in
 # ``torch._C._nn`` and ``torch._C._linalg``, which internals does not have: ``nn.functional`` and
 # ``linalg`` call them (``F.linear``, ``F.max_pool2d``, ``linalg.inv``).
 # The Scalar overloads of the arithmetic operators are for C++ callers (torch's
@@ -98,7 +99,7 @@ BOUND_BY_HAND = {"set_"}
 def binds_no_python_name(schema_name):
     """Whether the operator ``schema_name`` (an ``OperatorName``) gets no generated Python binding."""
     return (str(schema_name) in SKIP_PYTHON_BINDINGS or str(schema_name.name) in BOUND_BY_HAND
-            or schema_name.name.base.endswith("_backward"))
+            or schema_name.name.base.endswith("_backward") or schema_name.name.base.startswith("lift"))
 
 
 def load_overloads(path=NATIVE_FUNCTIONS):

@@ -148,7 +148,7 @@ def reference_memory_passes(graph):
     each node reads each full-size tensor argument and writes its output; fused, each full-size
     graph input is read once and each output written once. A tensor is full-size when it has
     as many elements as the node's (or the graph's largest) result; a broadcast row and a
-    wrapped Python number are free."""
+    Python number in the call are free."""
     calls = [n for n in graph.nodes if n.op == "call_function"]
     full = max(_numel(n) for n in calls)
     eager = sum(1 + sum(1 for a in n.args if hasattr(a, "op") and a.op != "get_attr" and _numel(a) == _numel(n))

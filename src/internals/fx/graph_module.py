@@ -27,7 +27,8 @@ class GraphModule:
     def recompile(self):
         """Regenerate ``code`` from the graph (after a pass changed it) and compile it."""
         self.code = python_code(self.graph)
-        scope = {"internals": internals, "operator": operator}
+        scope = {"internals": internals, "operator": operator, "inf": math.inf, "nan": math.nan,
+                 "device": internals.device}
         code = compile(self.code, f"<fx {self._class_name}>", "exec")
         exec(code, scope)  # noqa: S102 -- running its generated code is what a GraphModule does
         self._forward = scope["forward"]
@@ -100,7 +101,7 @@ def _source(value):
     if isinstance(value, list):
         return "[" + ", ".join(_source(v) for v in value) + "]"
     if isinstance(value, float) and not math.isfinite(value):
-        return f"float('{value}')"
+        return repr(value)          # inf, -inf, nan: names the module's scope defines, as fx's does
     module = type(value).__module__ or ""
     if module.startswith("internals"):
         return _internals_source(value)
@@ -109,12 +110,12 @@ def _source(value):
 
 def _internals_source(value):
     """dtypes print as ``internals.float32``, memory formats as ``internals.preserve_format`` (their
-    repr says ``torch.``, as torch's do); a device as ``internals.device('cpu')``."""
+    repr says ``torch.``, as torch's do); a device as ``device(type='cpu')``."""
     text = repr(value)
     if text.startswith("internals."):
         return text
     if type(value).__name__ == "memory_format":
         return f"internals.{value.name}"
     if type(value).__name__ == "device":
-        return f"internals.device({str(value)!r})"
+        return repr(value)          # device(type='cpu'): a name the module's scope defines, as fx's does
     raise NotImplementedError(f"fx cannot write {type(value).__name__} {text} as source")

@@ -18,6 +18,7 @@ from ..aten import dispatcher
 from ..c10 import scalar_type as st
 from ..c10.dispatch_key import PYTHON_KEYS, DispatchKey
 from ..c10.local_dispatch_key_set import tls
+from ..c10.tensor_impl import NoStorage
 from ._pytree import tree_flatten
 
 __all__ = ["TorchDispatchMode", "python_fallback", "register_python_fallbacks", "overload_of",
@@ -115,7 +116,10 @@ def python_fallback(op, keys, *args, **kwargs):
 def _as_given(op, args, kwargs):
     """The arguments a handler sees, as torch's ``parseIValuesToPyArgsKwargs`` shows them: trailing
     positional arguments and keyword arguments at their schema defaults are left out
-    (``x.sum(0)`` shows ``(x, [0])``, ``x.add(y, alpha=1)`` shows ``{}``)."""
+    (``x.sum(0)`` shows ``(x, [0])``, ``x.add(y, alpha=1)`` shows ``{}``), and a wrapped number
+    is the Python number it wraps (``x * 1.702`` shows ``(x, 1.702)``: ``toPyObject``)."""
+    args = tuple(_unwrapped(a) for a in args)
+    kwargs = {k: _unwrapped(v) for k, v in kwargs.items()} if kwargs else kwargs
     if op.schema is None:
         return args, kwargs
     arguments = op.schema.arguments
@@ -126,6 +130,19 @@ def _as_given(op, args, kwargs):
     defaults = {a.name: a.default for a in arguments.flat_kwarg_only}
     kwargs = {name: value for name, value in kwargs.items() if not _is_default(value, defaults.get(name))}
     return args[:end], kwargs
+
+
+def _unwrapped(value):
+    """A wrapped number (the 0-dim tensor the binding made of a Python scalar) as that scalar:
+    bool, int, float or complex by its dtype. A fake one has no value to read and stays a tensor."""
+    if not isinstance(value, TensorBase) or not value._impl.is_wrapped_number:
+        return value
+    impl = value._impl
+    if isinstance(impl.storage, NoStorage):
+        return value
+    unsigned = st.wrapped_uint64_value(impl)
+    # a wrapped number is always a CPU bool, int64, float64 or complex128: one element to read
+    return unsigned if unsigned is not None else impl.storage.typed(impl.dtype)[impl.storage_offset].item()
 
 
 def _is_default(value, default):

@@ -279,6 +279,13 @@ def lift_fresh(self):
     return self
 
 
+def lift_fresh_copy(self):
+    """``lift_fresh_copy``: ``lift_fresh`` followed by a contiguous copy, as torchgen writes the
+    kernel of every ``view_copy`` operator. ``make_fx`` records it where ``torch.tensor`` calls
+    ``lift_fresh`` (``proxy_tensor.py``), so that each run of the graph gets its own tensor."""
+    return dispatcher.call("clone", dispatcher.call("lift_fresh", self), memory_format=contiguous_format)
+
+
 _NOT_PYTHON = DispatchKeySet([DispatchKey.Python, DispatchKey.PythonTLSSnapshot])
 
 

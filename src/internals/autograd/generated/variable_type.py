@@ -160,6 +160,7 @@ from .functions import (
     LerpBackward0,
     LerpBackward1,
     LgammaBackward0,
+    LiftFreshBackward0_copy,
     LinalgCholeskyExBackward0,
     LinalgCrossBackward0,
     LinalgDetBackward0,
@@ -518,6 +519,8 @@ OPS = {
     't': dispatcher.find('t'),
     't_': dispatcher.find('t_'),
     'alias': dispatcher.find('alias'),
+    'lift_fresh_copy': dispatcher.find('lift_fresh_copy'),
+    'lift_fresh_copy.out': dispatcher.find('lift_fresh_copy.out'),
     '_conj': dispatcher.find('_conj'),
     '_neg_view': dispatcher.find('_neg_view'),
     '_neg_view_copy': dispatcher.find('_neg_view_copy'),
@@ -2680,6 +2683,24 @@ def alias(ks, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def lift_fresh_copy(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = LiftFreshBackward0_copy()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['lift_fresh_copy'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def lift_fresh_copy_out(ks, self, **kwargs):
+    check_out_no_requires_grad('lift_fresh_copy', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['lift_fresh_copy.out'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def _conj(ks, self):
@@ -8709,6 +8730,8 @@ KERNELS = {
     't': t,
     't_': t_,
     'alias': alias,
+    'lift_fresh_copy': lift_fresh_copy,
+    'lift_fresh_copy.out': lift_fresh_copy_out,
     '_conj': _conj,
     '_neg_view': _neg_view,
     '_neg_view_copy': _neg_view_copy,

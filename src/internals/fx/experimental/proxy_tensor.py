@@ -19,6 +19,7 @@ the function is traced too -- its ops are just more calls.
 import inspect
 import operator
 
+from ..._ops import ops
 from ..._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from ..._tensor import Tensor
 from ...nn.parameter import Parameter
@@ -28,6 +29,11 @@ from ..graph import Graph
 from ..graph_module import GraphModule
 
 __all__ = ["ProxyTorchDispatchMode", "make_fx"]
+
+# ``lift_fresh`` may hand back its argument itself: fine once, in eager code, where the tensor
+# is new; a graph runs again and again, so its node must make a new tensor each time. torch's
+# ``proxy_call`` records ``lift_fresh_copy`` in its place.
+_LIFT_FRESH_COPY = ops.aten.lift_fresh_copy.default
 
 
 class ProxyTorchDispatchMode(TorchDispatchMode):
@@ -73,8 +79,15 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         if decomposition is not None:
             with self:          # the decomposition's own calls come back here, one by one
                 return decomposition(*args, **kwargs)
+        if func.name() == "aten::lift_fresh":   # a constant made by torch.tensor: copied per run
+            func = _LIFT_FRESH_COPY
         node_args, node_kwargs = tree_map(self.node_of, args), tree_map(self.node_of, kwargs)
-        out = func(*args, **kwargs)          # the mode below (fake tensors) computes the metadata
+        try:
+            out = func(*args, **kwargs)      # the mode below (fake tensors) computes the metadata
+        except Exception as error:
+            if not hasattr(error, "fake_call"):  # the innermost call that failed, for the compiler's message
+                error.fake_call = f"call_function {func}(*{tuple(args)!r}, **{kwargs!r})"
+            raise
         node = self.graph.call_function(func, node_args, node_kwargs)
         node.meta["val"] = out
         if isinstance(out, (tuple, list)):   # one getitem node per output, as fx writes them

@@ -1,0 +1,113 @@
+"""What ``compile`` raises for a program that cannot run, beside ``torch.compile``: a
+RuntimeError met while tracing on fake tensors becomes ``_dynamo.exc.TorchRuntimeError`` (a
+RuntimeError, quoting the original error), other classes pass through, and an error only the
+data reveals (an index out of range in ``gather``) comes from the compiled code as the
+operator's own class. Each case runs eagerly and compiled on both libraries."""
+import pytest
+import torch
+
+import internals
+from internals._dynamo import exc
+
+torch._dynamo.config.suppress_errors = False     # no silent eager fallback on torch's side
+
+
+def _lib(x):
+    return internals if isinstance(x, internals.Tensor) else torch
+
+
+def _ones(T, *shape, dtype="float32"):
+    return T.ones(*shape, dtype=getattr(T, dtype))
+
+
+CASES = {
+    "shapes that do not broadcast": (lambda x, y: x + y, lambda T: (_ones(T, 3), _ones(T, 4))),
+    "matrix shapes": (lambda x, y: x @ y, lambda T: (_ones(T, 2, 3), _ones(T, 4, 2))),
+    "in-place result type": (lambda x: x.add_(1.5), lambda T: (_ones(T, 3, dtype="int32"),)),
+    "view of the wrong size": (lambda x: x.view(5), lambda T: (_ones(T, 3),)),
+    "cat of mismatched rows": (lambda x, y: _lib(x).cat([x, y], 1), lambda T: (_ones(T, 2, 3), _ones(T, 3, 3))),
+    "expand to a smaller size": (lambda x: x.expand(2), lambda T: (_ones(T, 3),)),
+    "index out of range": (lambda x: x[5], lambda T: (_ones(T, 3),)),
+    "dim out of range": (lambda x: x.sum(3), lambda T: (_ones(T, 3),)),
+    "index_select out of range": (lambda x, i: x.index_select(0, i),
+                                  lambda T: (_ones(T, 3), T.tensor([5]))),
+    "gather out of range": (lambda x, i: x.gather(0, i), lambda T: (_ones(T, 3), T.tensor([5]))),
+    "integer division by zero": (lambda x: x // 0, lambda T: (_ones(T, 3, dtype="int64"),)),
+    "requires_grad on integers": (lambda x: x.requires_grad_(), lambda T: (_ones(T, 3, dtype="int64"),)),
+    "a Python error": (lambda x: x + {}["k"], lambda T: (_ones(T, 3),)),
+}
+
+
+def _outcome(lib, case):
+    fn, make = CASES[case]
+    if lib is torch:
+        torch._dynamo.reset()
+    try:
+        lib.compile(fn, backend="eager" if lib is torch else "inductor")(*make(lib))
+    except Exception as error:      # noqa: BLE001 -- the class is what is compared
+        return error
+    return None
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_error_class_is_torch_compiles(case):
+    ours, theirs = _outcome(internals, case), _outcome(torch, case)
+    assert theirs is not None and ours is not None
+    assert [c.__name__ for c in type(ours).__mro__] == [c.__name__ for c in type(theirs).__mro__]
+
+
+# The cases whose error the fake run meets: torch reports them as TorchRuntimeError.
+FAKE_RUN_ERRORS = ["shapes that do not broadcast", "matrix shapes", "in-place result type", "view of the wrong size",
+                   "cat of mismatched rows", "expand to a smaller size"]
+
+
+@pytest.mark.parametrize("case", FAKE_RUN_ERRORS)
+def test_a_fake_tensor_error_quotes_the_original(case):
+    assert isinstance(_outcome(torch, case), torch._dynamo.exc.TorchRuntimeError)
+    fn, make = CASES[case]
+    try:
+        fn(*make(internals))
+    except RuntimeError as eager:
+        original = eager
+    ours = _outcome(internals, case)
+    assert isinstance(ours, exc.TorchRuntimeError) and isinstance(ours, RuntimeError)
+    assert str(ours).startswith("RuntimeError when making fake tensor call")
+    assert f"got {original!r}" in str(ours)
+    assert ours.__cause__ is None
+
+
+def test_the_classes_are_torchs():
+    for ours, theirs in [(exc.TorchRuntimeError, torch._dynamo.exc.TorchRuntimeError),
+                         (exc.TorchDynamoException, torch._dynamo.exc.TorchDynamoException)]:
+        assert [c.__name__ for c in ours.__mro__] == [c.__name__ for c in theirs.__mro__]
+
+
+def test_a_program_that_runs_eagerly_is_never_refused():
+    """A tracer failure that eager execution does not confirm is a graph break, not an error:
+    a function whose fake run fails on a value it reads (``.item()`` steers the shape)."""
+    def f(x):
+        return x.new_ones(int(x.sum().item())) * 2
+    compiled = internals.compile(f)
+    assert compiled(internals.ones(3)).tolist() == [2.0, 2.0, 2.0]
+    assert compiled.break_reasons
+
+
+# Checks torch's fake run leaves out: torch.compile's generated code then computes a value
+# where eager torch raises. The package's fake run keeps eager's checks (never a silent answer
+# eager would refuse), so these fail while tracing, as a TorchRuntimeError quoting eager's error.
+STRICTER_THAN_TORCH_COMPILE = {
+    "subtraction of a bool": lambda x: x - True,
+    "a bool alpha": lambda x: _lib(x).add(x, x, alpha=True),
+}
+
+
+@pytest.mark.parametrize("case", STRICTER_THAN_TORCH_COMPILE)
+def test_eager_checks_hold_under_compile(case):
+    fn = STRICTER_THAN_TORCH_COMPILE[case]
+    with pytest.raises(RuntimeError) as eager:
+        fn(torch.ones(3))
+    torch._dynamo.reset()
+    assert torch.compile(fn)(torch.ones(3)) is not None       # torch's compiled code computes it
+    with pytest.raises(exc.TorchRuntimeError) as ours:
+        internals.compile(fn)(internals.ones(3))
+    assert repr(eager.value) in str(ours.value)
