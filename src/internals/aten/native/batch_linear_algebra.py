@@ -10,8 +10,9 @@ The other decompositions (``_linalg_svd``, ``linalg_qr``, ``linalg_cholesky_ex``
 ``potrf``, ``gesv``), as torch's CPU kernels call it; a CUDA input is copied to the host and its
 results back, as MAGMA's hybrid routines do. Their results have torch's column-major layout.
 
-Real matrices of float32 and float64 only (torch also factors complex ones, and LU factors
-rectangular ones).
+Matrices of float32, float64, complex64 and complex128, as torch's LAPACK kernels take (torch's
+LU also factors rectangular ones, which internals does not). The LU loops are written once for
+real and complex elements: Numba compiles one version per dtype.
 """
 import warnings
 
@@ -57,14 +58,11 @@ def _check_matrix(A, name):
 
 
 def _check_floating(A, name, low_precision=True):
-    """``checkFloatingOrComplex``, the 16-bit floats refused where ``low_precision`` is false.
-    Complex matrices are not factored here."""
+    """``checkFloatingOrComplex``, the 16-bit floats refused where ``low_precision`` is false."""
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {A.dtype.torch_name}")
     if not low_precision and A.dtype.is_reduced_float:
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {A.dtype.torch_name}")
-    if A.dtype.is_complex:
-        raise NotImplementedError(f"internals: {name} supports float32 and float64 matrices only")
 
 
 def _column_major(shape, dtype, device):
@@ -75,7 +73,7 @@ def _column_major(shape, dtype, device):
 
 
 def _lu_kernel_dtype(A):
-    """The LU kernel dispatches on float, double and the complex types (internals: the first two)."""
+    """The LU kernel dispatches on float, double and the two complex types."""
     if A.dtype not in (st.float32, st.float64, st.complex64, st.complex128):
         raise NotImplementedError(f'"lu_{A.device.type}" not implemented for \'{A.dtype.torch_name}\'')
 
@@ -87,8 +85,8 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
         raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} "
                            "instead")
     _lu_kernel_dtype(A)
-    if A.shape[-1] != A.shape[-2] or A.dtype.is_complex or not pivot:
-        raise NotImplementedError("internals: linalg.lu_factor_ex factors square real matrices, with pivoting")
+    if A.shape[-1] != A.shape[-2] or not pivot:
+        raise NotImplementedError("internals: linalg.lu_factor_ex factors square matrices, with pivoting")
     batch, n = tuple(A.shape[:-2]), A.shape[-1]
     LU = _column_major(tuple(A.shape), A.dtype, A.device)
     dispatcher.call("copy_", LU, A)
@@ -138,7 +136,7 @@ def perturbed_lu_inverse(LU, pivots, trans):
     replaced by the dtype's epsilon first: ``linalg_det_backward``'s stand-in for a singular
     matrix when no higher derivative is wanted (torch's ``LU + diag_embed(where(diag == 0, eps,
     0))``, solved with ``lu_solve``)."""
-    eps = float(np.finfo(np.float32 if LU.dtype is st.float32 else np.float64).eps)
+    eps = float(np.finfo(np.float32 if st.to_real(LU.dtype) is st.float32 else np.float64).eps)
     diagonal = LU.diagonal(0, -2, -1)
     perturbed = _column_major(tuple(LU.shape), LU.dtype, LU.device)       # as the kernel reads factors
     dispatcher.call("copy_", perturbed, LU + dispatcher.call("diag_embed", dispatcher.call(
@@ -208,16 +206,19 @@ def slogdet(A):
 
 
 def logdet(A):
-    """The logarithm of the determinant: NaN where it is negative (CompositeImplicitAutograd)."""
+    """The logarithm of the determinant (CompositeImplicitAutograd): a real one is NaN where the
+    determinant is negative; a complex one is ``log(sign) + logabsdet``, the principal branch."""
     _check_square(A, "logdet", low_precision=False)
     sign, logabsdet = dispatcher.call("linalg_slogdet", A)
+    if A.dtype.is_complex:
+        return dispatcher.call("log", sign) + logabsdet
     return dispatcher.call("where.ScalarSelf", sign == -1, float("nan"), logabsdet)
 
 
 # ---- the decompositions LAPACK computes on the host: SVD, QR, Cholesky, solve
 def _lapack_dtype(A, kernel):
     """The LAPACK kernels dispatch on float, double and the complex types only."""
-    if A.dtype not in (st.float32, st.float64):
+    if A.dtype not in (st.float32, st.float64, st.complex64, st.complex128):
         raise NotImplementedError(f'"{kernel}_{A.device.type}" not implemented for \'{A.dtype.torch_name}\'')
 
 
@@ -281,7 +282,7 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
         u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
     else:
         s = np.linalg.svd(a, compute_uv=False)
-    S = _from_host(s, A.dtype, A.device, f_contig=False)
+    S = _from_host(s, st.to_real(A.dtype), A.device, f_contig=False)      # real, as LAPACK's
     if not compute_uv:
         U, Vh = (empty([0], dtype=A.dtype, device=A.device) for _ in range(2))
     else:
@@ -302,7 +303,7 @@ def linalg_svdvals(A, *, driver=None):
 
 
 def svd(A, some=True, compute_uv=True):
-    """The older ``torch.svd``: V rather than Vh, reduced unless ``some`` is false, and without
+    """The older ``torch.svd``: V = Vh^H rather than Vh, reduced unless ``some`` is false, and without
     ``compute_uv`` zero matrices of the full sizes in place of U and V."""
     if A.dim() < 2:
         raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {A.dim()} dimensions "
@@ -314,7 +315,10 @@ def svd(A, some=True, compute_uv=True):
         *batch, m, n = A.shape
         U = dispatcher.call("zeros", [*batch, m, m], dtype=A.dtype, device=A.device)
         Vh = dispatcher.call("zeros", [*batch, n, n], dtype=A.dtype, device=A.device)
-    return return_type("svd", ("U", "S", "V"))(U, S, dispatcher.call("transpose.int", Vh, -2, -1))
+    V = dispatcher.call("transpose.int", Vh, -2, -1)
+    if A.dtype.is_complex:      # V is Vh^H: a conjugate view, as torch's ``Vh.mH()``
+        V = dispatcher.call("conj", V)
+    return return_type("svd", ("U", "S", "V"))(U, S, V)
 
 
 _QR_MODES = {"reduced": (True, True), "complete": (True, False), "r": (False, True)}
@@ -364,30 +368,31 @@ def qr(A, some=True):
 def _potf2(a):
     """LAPACK's unblocked Cholesky of one matrix from its lower triangle, column by column, up
     to the first pivot that is not positive (or is NaN): that pivot's value stays on the
-    diagonal and the rest as it was. Returns (factor, info), info the failed minor's order or 0."""
+    diagonal and the rest as it was. Returns (factor, info), info the failed minor's order or 0.
+    A complex diagonal's imaginary parts are not read (``zpotf2`` takes the real part)."""
     L = np.tril(a)
     for j in range(L.shape[0]):
-        d = L[j, j] - L[j, :j] @ L[j, :j]
+        d = L[j, j].real - (L[j, :j] @ L[j, :j].conj()).real
         if not d > 0:
             L[j, j] = d
             return L, j + 1
         L[j, j] = np.sqrt(d)
-        L[j + 1:, j] = (L[j + 1:, j] - L[j + 1:, :j] @ L[j, :j]) / L[j, j]
+        L[j + 1:, j] = (L[j + 1:, j] - L[j + 1:, :j] @ L[j, :j].conj()) / L[j, j]
     return L, 0
 
 
 def _cholesky_host(A, upper):
     """(factor, info) of each matrix, from its lower triangle (upper with ``upper``: U is the
-    lower factor of A^T, transposed). NumPy factors the batch; where it refuses a matrix,
-    ``_potf2`` finds the minor that fails and leaves LAPACK's partial factor."""
+    lower factor of A^H, conjugate-transposed). NumPy factors the batch; where it refuses a
+    matrix, ``_potf2`` finds the minor that fails and leaves LAPACK's partial factor."""
     a = _host(A)
-    lower = np.swapaxes(a, -1, -2) if upper else a
+    lower = np.swapaxes(a, -1, -2).conj() if upper else a
     info = np.zeros(a.shape[:-2], np.int32)
     factors = np.zeros_like(lower)
     if a.size:
         try:
             factors = np.linalg.cholesky(lower)
-            failed = ~(np.diagonal(factors, 0, -2, -1) > 0).all(-1)     # OpenBLAS lets NaN through
+            failed = ~(np.diagonal(factors, 0, -2, -1).real > 0).all(-1)     # OpenBLAS lets NaN through
         except np.linalg.LinAlgError:
             failed = np.ones(info.shape, bool)
         if failed.any():
@@ -396,7 +401,7 @@ def _cholesky_host(A, upper):
             for b in np.flatnonzero(failed.reshape(-1)):
                 flat_factors[b], codes[b] = _potf2(flat[b])
     if upper:
-        factors = np.swapaxes(factors, -1, -2)
+        factors = np.swapaxes(factors, -1, -2).conj()
     return _from_host(factors, A.dtype, A.device), from_host(info, st.int32, A.device)
 
 

@@ -4063,7 +4063,7 @@ class LinalgInvExBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         inverse = node.inverse_.unpack(node)
-        return (-matmul(inverse.mT, matmul(grad, inverse.mT)),)
+        return (-matmul(inverse.mH, matmul(grad, inverse.mH)),)
 
 
 class LinalgCrossBackward0(Node):
