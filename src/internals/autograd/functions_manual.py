@@ -704,6 +704,68 @@ def linalg_solve_backward(gX, X, A, LU, pivots, left, grad_input_mask):
         gA = -gB_.matmul(X_.mH) if left else -X_.mH.matmul(gB_)
     return gA, gB if grad_input_mask[1] else None
 
+__all__ += ["linalg_eig_backward", "handle_r_to_c", "pinv_backward"]
+
+
+def handle_r_to_c(self, gA):
+    """A real input's gradient is the real part of the complex formula's (``handle_r_to_c``)."""
+    if gA is None or self.dtype.is_complex or not gA.dtype.is_complex:
+        return gA
+    return dispatcher.call("real", gA)
+
+
+def linalg_eig_backward(gL, gV, L, V, is_hermitian):
+    """``linalg_eig_backward`` for ``eig`` and ``eigh`` (Giles 2008, with unit eigenvectors):
+    ``V^-H (diag(gL) + (V^H gV - V^H V Re diag(V^H gV)) / conj(E)) V^H``, E the gaps between
+    eigenvalues; a Hermitian A has V^-1 = V^H and keeps only the skew-Hermitian part of V^H gV.
+    Assumes distinct eigenvalues. A complex eigenvector is unique only up to its phase, so a
+    loss that depends on it is refused, as torch refuses it."""
+    if gL is None and gV is None:
+        return None
+    if gV is None:      # eigenvalues only
+        if is_hermitian:
+            return (V * gL.unsqueeze(-2)).matmul(V.mH)
+        return _solve(V.mH, gL.unsqueeze(-1) * V.mH)
+    VhgV = V.mH.matmul(gV)
+    diag_VhgV = VhgV.diagonal(0, -2, -1)
+    if V.dtype.is_complex:
+        imaginary = dispatcher.call("imag", diag_VhgV)
+        if not dispatcher.call("allclose", imaginary, dispatcher.call("zeros_like", imaginary), 1e-2, 1e-2):
+            name = "linalg_eigh_backward" if is_hermitian else "linalg_eig_backward"
+            raise RuntimeError(f"{name}: The eigenvectors in the complex case are specified up to multiplication by "
+                               "e^{i phi}. The specified loss function depends on this quantity, so it is "
+                               "ill-defined.")
+    if is_hermitian:
+        VhgV = 0.5 * (VhgV - VhgV.mH)
+    else:
+        VhgV = VhgV - V.mH.matmul(V * _real(diag_VhgV).unsqueeze(-2))
+    Lconj = L.conj()
+    E = Lconj.unsqueeze(-2) - Lconj.unsqueeze(-1)
+    E.diagonal(0, -2, -1).fill_(1)      # any non-zero: the diagonal is overwritten below
+    gA = VhgV / E
+    if gL is not None:
+        gA = dispatcher.call("diagonal_scatter", gA, gL.to(gA.dtype), 0, -2, -1)
+    if is_hermitian:
+        return V.matmul(gA.matmul(V.mH))
+    return _solve(V.mH, gA.matmul(V.mH))
+
+
+def pinv_backward(grad, pinvA, A):
+    """``pinv_backward``: the gradient of the pseudo-inverse, grouped so that the products are
+    of the smaller of A's two dimensions."""
+    m, n = A.shape[-2], A.shape[-1]
+    pinvAh, gradh = pinvA.mH, grad.mH
+    if m <= n:
+        K = gradh.matmul(pinvA)
+        KpinvAh = K.matmul(pinvAh)
+        return (-(pinvA.matmul(K)).mH + KpinvAh - (A.matmul(pinvA)).matmul(KpinvAh)
+                + (pinvAh.matmul(pinvA)).matmul(gradh - K.matmul(A)))
+    K = pinvA.matmul(gradh)
+    pinvAhK = pinvAh.matmul(K)
+    return (-(K.matmul(pinvA)).mH + (gradh - A.matmul(K)).matmul(pinvA).matmul(pinvAh) + pinvAhK
+            - pinvAhK.matmul(pinvA).matmul(A))
+
+
 def log1p_backward(grad, self):
     """grad / (self + 1) (``log1p_backward``)."""
     return grad / (self + 1).conj()

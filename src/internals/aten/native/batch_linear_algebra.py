@@ -514,3 +514,180 @@ def linalg_solve(A, B, *, left=True):
     result, _, _, info = dispatcher.call("_linalg_solve_ex", A, B, left=left)
     _check_singular(info, "torch.linalg.solve", A.dim() > 2)
     return result
+
+
+# ---- eigendecompositions on the host: Hermitian (``syevd``/``heevd``) and general (``geev``)
+def _check_uplo(UPLO):
+    """``checkUplo``: one letter, L or U, in either case."""
+    if len(UPLO) != 1 or UPLO.upper() not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+
+
+def _linalg_eigh(A, UPLO="L", compute_v=True):
+    """(eigenvalues, eigenvectors) of each Hermitian matrix, read from the triangle ``UPLO``
+    names: real eigenvalues in ascending order (contiguous), orthonormal eigenvectors in
+    column-major matrices, or an empty tensor without ``compute_v``."""
+    _check_matrix(A, "linalg.eigh")
+    _square_check(A, "linalg.eigh")
+    _check_uplo(UPLO)
+    _lapack_dtype(A, "linalg_eigh")
+    a = _host(A)
+    if a.size == 0:
+        w, v = np.zeros(a.shape[:-1]), a
+    elif compute_v:
+        w, v = np.linalg.eigh(a, UPLO=UPLO.upper())
+    else:
+        w, v = np.linalg.eigvalsh(a, UPLO=UPLO.upper()), None
+    values = _from_host(w, st.to_real(A.dtype), A.device, f_contig=False)
+    vectors = _from_host(v, A.dtype, A.device) if compute_v else empty([0], dtype=A.dtype, device=A.device)
+    return return_type("_linalg_eigh", ("eigenvalues", "eigenvectors"))(values, vectors)
+
+
+def linalg_eigh(A, UPLO="L"):
+    values, vectors = dispatcher.call("_linalg_eigh", A, UPLO, True)
+    return return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))(values, vectors)
+
+
+def linalg_eigvalsh(A, UPLO="L"):
+    """The eigenvalues; the eigenvectors too where a gradient may be asked for (the backward
+    needs them), as ``linalg_svdvals`` computes U and Vh."""
+    compute_v = GradMode.is_enabled() and A.requires_grad
+    return dispatcher.call("_linalg_eigh", A, UPLO, compute_v)[0]
+
+
+def _eig_inputs(A, name):
+    """``linalg_eig``'s checks: square matrices of a type with a complex counterpart, finite."""
+    _check_matrix(A, name)
+    _square_check(A, name)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"Unknown Complex ScalarType for {A.dtype.torch_name}")
+    if A.dtype not in (st.float32, st.float64, st.complex64, st.complex128):
+        raise NotImplementedError(f'"linalg_eig_out_{A.device.type}" not implemented for \'{A.dtype.torch_name}\'')
+    a = _host(A)
+    if not np.isfinite(a).all():
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+    return a
+
+
+def linalg_eig(A):
+    """(eigenvalues, eigenvectors) of each square matrix, complex whatever A's type (a real
+    matrix's come in conjugate pairs): LAPACK's ``geev`` order, each eigenvector of unit norm
+    with its largest component real. Eigenvectors are column-major."""
+    a = _eig_inputs(A, "linalg.eig")
+    dtype = st.to_complex(A.dtype)
+    if a.size == 0:
+        w, v = np.zeros(a.shape[:-1]), a
+    else:
+        w, v = np.linalg.eig(a)
+    values = _from_host(w.astype(dtype.numpy_type), dtype, A.device, f_contig=False)
+    vectors = _from_host(v.astype(dtype.numpy_type), dtype, A.device)
+    return return_type("linalg_eig", ("eigenvalues", "eigenvectors"))(values, vectors)
+
+
+def _linalg_eigvals(A):
+    """The eigenvalues alone (``geev`` without vectors)."""
+    a = _eig_inputs(A, "linalg.eigvals")
+    dtype = st.to_complex(A.dtype)
+    w = np.zeros(a.shape[:-1]) if a.size == 0 else np.linalg.eigvals(a)
+    return _from_host(w.astype(dtype.numpy_type), dtype, A.device, f_contig=False)
+
+
+def linalg_eigvals(A):
+    """``linalg_eig``'s eigenvalues where a gradient may be asked for (its backward needs the
+    eigenvectors), else ``_linalg_eigvals``."""
+    if GradMode.is_enabled() and A.requires_grad:
+        return dispatcher.call("linalg_eig", A)[0]
+    return dispatcher.call("_linalg_eigvals", A)
+
+
+# ---- the pseudo-inverse (``LinearAlgebra.cpp``): through svd, or eigh for a Hermitian matrix
+def _check_real_tolerance(tol, name):
+    if tol is not None and tol.dtype.is_complex:
+        raise RuntimeError(f"torch.linalg.pinv: {name} tensor of complex type is not supported. Got "
+                           f"{tol.dtype.torch_name}")
+
+
+def _default_rtol(A):
+    """eps of A's real type times its larger matrix dimension: LAPACK's rounding relative to
+    the largest singular value."""
+    eps = float(np.finfo(np.float32 if st.to_real(A.dtype) is st.float32 else np.float64).eps)
+    return eps * max(A.shape[-1], A.shape[-2])
+
+
+def _atol_rtol(A, atol, rtol):
+    """``get_atol_rtol``: 0-dim float64 tolerances; without rtol, the default one unless a
+    positive atol was given."""
+    _check_real_tolerance(atol, "atol")
+    _check_real_tolerance(rtol, "rtol")
+    double = {"dtype": st.float64, "device": A.device}
+    atol_ = dispatcher.call("zeros", [], **double) if atol is None else atol
+    if rtol is not None:
+        return atol_, rtol
+    default = dispatcher.call("full", [], _default_rtol(A), **double)
+    if atol is None:
+        return atol_, default
+    return atol_, dispatcher.call("where.self", atol > 0, dispatcher.call("zeros", [], **double), default)
+
+
+def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """The pseudo-inverse: ``V diag(1/S) U^H`` over the singular values above
+    ``max(atol, rtol * S_max)`` (zero for the others); a Hermitian matrix's from its eigenvalues'
+    moduli and eigenvectors instead."""
+    if A.dtype not in (st.float32, st.float64, st.complex64, st.complex128) or A.dim() < 2:
+        raise RuntimeError(f"linalg.pinv({A.dtype.torch_name}{{{list(A.shape)}}}): expected a tensor with 2 or more "
+                           "dimensions of float, double, cfloat or cdouble types")
+    atol, rtol = _atol_rtol(A, atol, rtol)
+    if A.numel() == 0 or not hermitian:
+        U, S, V = dispatcher.call("svd", A)
+        if A.numel() == 0:
+            return dispatcher.call("matmul", V * dispatcher.call("reciprocal", S).unsqueeze(-2), _adjoint(U))
+        largest = S.narrow(-1, 0, 1)        # descending
+        return _pinv_from(S, S, U, V, atol, rtol, largest, A.dtype)
+    S, U = dispatcher.call("linalg_eigh", A)
+    moduli = dispatcher.call("abs", S)
+    largest = dispatcher.call("amax", moduli, [-1], True)
+    return _pinv_from(moduli, S, U, U, atol, rtol, largest, A.dtype)
+
+
+def _pinv_from(moduli, S, U, V, atol, rtol, largest, dtype):
+    """``V diag(1/S) U^H`` with 1/S zeroed where the modulus is at most the tolerance."""
+    tol = dispatcher.call("maximum", atol.unsqueeze(-1), rtol.unsqueeze(-1) * largest)
+    inverted = dispatcher.call("where.self", moduli > tol, dispatcher.call("reciprocal", S),
+                               dispatcher.call("zeros", [], dtype=S.dtype, device=S.device)).to(dtype)
+    return dispatcher.call("matmul", V * inverted.unsqueeze(-2), _adjoint(U))
+
+
+def _adjoint(X):
+    """X^H: a transposed view, conjugated where complex (``mH``)."""
+    X = dispatcher.call("transpose.int", X, -2, -1)
+    return dispatcher.call("conj", X) if X.dtype.is_complex else X
+
+
+def _tolerance_tensors(A, atol, rtol):
+    """The float overload's ``get_atol_rtol``: the numbers as 0-dim float64 tensors."""
+    double = {"dtype": st.float64, "device": A.device}
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else _default_rtol(A)
+    return dispatcher.call("full", [], 0.0 if atol is None else atol, **double), dispatcher.call("full", [], rtol,
+                                                                                                  **double)
+
+
+def linalg_pinv_atol_rtol_float(A, *, atol=None, rtol=None, hermitian=False):
+    atol, rtol = _tolerance_tensors(A, atol, rtol)
+    return dispatcher.call("linalg_pinv.atol_rtol_tensor", A, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
+def linalg_pinv_rcond(A, rcond, hermitian=False):
+    """``rcond`` is a relative tolerance, as NumPy's ``pinv`` reads it; no absolute one."""
+    atol, rtol = _tolerance_tensors(A, 0.0, rcond)
+    return dispatcher.call("linalg_pinv.atol_rtol_tensor", A, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
+def linalg_pinv_rcond_tensor(A, rcond, hermitian=False):
+    _check_real_tolerance(rcond, "rcond")
+    atol = dispatcher.call("zeros", [], dtype=st.float64, device=A.device)
+    return dispatcher.call("linalg_pinv.atol_rtol_tensor", A, atol=atol, rtol=rcond, hermitian=hermitian)
+
+
+def pinverse(A, rcond=1e-15):
+    return dispatcher.call("linalg_pinv", A, rcond, False)
