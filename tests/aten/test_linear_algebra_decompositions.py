@@ -333,6 +333,10 @@ CUDA_PROGRAMS = {
     "solve": lambda lib, d: lib.linalg.solve(lib.tensor([[2.0, 1.0], [1.0, 3.0]], device=d),
                                              lib.tensor([1.0, 2.0], device=d)),
     "vdot": lambda lib, d: lib.vdot(lib.arange(4.0, device=d), lib.arange(4.0, device=d) + 1),
+    # the LU kernels compiled for complex elements (one thread per matrix)
+    "complex inverse": lambda lib, d: lib.linalg.inv(lib.tensor([[1 + 2j, 3j], [2 - 1j, 4 + 0j]], device=d)),
+    "complex slogdet": lambda lib, d: lib.linalg.slogdet(lib.tensor([[1 + 2j, 3j], [2 - 1j, 4 + 0j]], device=d)).sign,
+    "complex svdvals": lambda lib, d: lib.linalg.svdvals(lib.tensor([[1 + 2j, 3j], [2 - 1j, 4 + 0j]], device=d)),
 }
 
 

@@ -312,3 +312,18 @@ def test_namespaces():
     assert callable(internals.pinverse) and callable(internals.Tensor.pinverse)
     assert callable(internals._linalg_eigh) and hasattr(torch, "_linalg_eigh")
     assert not hasattr(torch.Tensor, "eigh") and not hasattr(internals.Tensor, "eigh")
+
+
+CUDA_PROGRAMS = {
+    "eigvalsh": lambda lib, d: lib.linalg.eigvalsh(lib.tensor([[2.0, 1.0], [1.0, 3.0]], device=d)),
+    "eigvals": lambda lib, d: lib.linalg.eigvals(lib.tensor([[0.0, -1.0], [1.0, 0.0]], device=d)),
+    "pinv": lambda lib, d: lib.linalg.pinv(lib.tensor([[3.0, 1.0], [1.0, 2.0], [0.0, 1.0]], device=d)),
+}
+
+
+@pytest.mark.parametrize("name", list(CUDA_PROGRAMS))
+def test_cuda_inputs(name):
+    """A CUDA input (simulated here) is decomposed on the host and its results come back to it."""
+    ours = CUDA_PROGRAMS[name](internals, "cuda")
+    assert ours.device.type == "cuda"
+    assert_same(ours.cpu(), CUDA_PROGRAMS[name](torch, "cpu"), rtol=1e-6, atol=1e-6)
