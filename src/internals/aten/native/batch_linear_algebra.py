@@ -6,9 +6,11 @@ and the inverse are column-major, as LAPACK writes them (an inverse's strides ar
 n)`` for one matrix). The loops are ``cpu/batch_linalg.py`` and ``cuda/batch_linalg.py``.
 
 The other decompositions (``_linalg_svd``, ``linalg_qr``, ``linalg_cholesky_ex``,
-``_linalg_solve_ex``) call LAPACK on the host through NumPy (``gesdd``, ``geqrf``/``orgqr``,
-``potrf``, ``gesv``), as torch's CPU kernels call it; a CUDA input is copied to the host and its
-results back, as MAGMA's hybrid routines do. Their results have torch's column-major layout.
+``_linalg_solve_ex``, ``_linalg_eigh``, ``linalg_eig``) call LAPACK on the host through NumPy
+(``gesdd``, ``geqrf``/``orgqr``, ``potrf``, ``gesv``, ``syevd``/``heevd``, ``geev``), as torch's
+CPU kernels call it; a CUDA input is copied to the host and its results back, as MAGMA's hybrid
+routines do. Their results have torch's column-major layout. ``linalg_pinv`` is composed of
+them (an SVD, or ``eigh`` for a Hermitian matrix), as torch composes it.
 
 Matrices of float32, float64, complex64 and complex128, as torch's LAPACK kernels take (torch's
 LU also factors rectangular ones, which internals does not). The LU loops are written once for
