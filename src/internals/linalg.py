@@ -1,6 +1,7 @@
 """``torch.linalg``: the vector norm, the Frobenius matrix norm, what an LU factorization gives
-(``lu_factor``, ``inv``, ``det``, ``slogdet``, ``solve``), and the SVD, QR and Cholesky
-decompositions (the rest of torch's namespace is not in internals)."""
+(``lu_factor``, ``inv``, ``det``, ``slogdet``, ``solve``), the SVD, QR and Cholesky
+decompositions, the eigendecompositions (``eigh``, ``eigvalsh``, ``eig``, ``eigvals``) and the
+pseudo-inverse ``pinv`` (the rest of torch's namespace is not in internals)."""
 from ._tensor_base import TensorBase
 from .aten import dispatcher
 from .aten.native.batch_linear_algebra import _check_errors
@@ -9,7 +10,8 @@ from .aten.native.tensor_shape import wrap_dim
 from .return_types import return_type
 
 __all__ = ["vector_norm", "matrix_norm", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "det", "cross",
-           "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr", "cholesky", "cholesky_ex", "LinAlgError"]
+           "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig",
+           "eigvals", "pinv", "LinAlgError"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -114,6 +116,38 @@ def cholesky(A, *, upper=False, out=None):
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
     return _maybe_out(dispatcher.call("linalg_cholesky_ex", A, upper=upper, check_errors=check_errors), out)
+
+
+def eigh(A, UPLO="L", *, out=None):
+    return _maybe_out(dispatcher.call("linalg_eigh", A, UPLO), out)
+
+
+def eigvalsh(A, UPLO="L", *, out=None):
+    return _maybe_out(dispatcher.call("linalg_eigvalsh", A, UPLO), out)
+
+
+def eig(A, *, out=None):
+    return _maybe_out(dispatcher.call("linalg_eig", A), out)
+
+
+def eigvals(A, *, out=None):
+    return _maybe_out(dispatcher.call("linalg_eigvals", A), out)
+
+
+def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
+    """torch's overloads of ``linalg_pinv``, chosen as its argument parser chooses: ``rcond``
+    (a number or a tensor, relative), or the tolerances ``atol``/``rtol`` as tensors, or as
+    numbers."""
+    if rcond is not None:
+        if atol is not None or rtol is not None:
+            raise TypeError("linalg_pinv() received an invalid combination of arguments: rcond with atol or rtol")
+        name = "linalg_pinv.rcond_tensor" if isinstance(rcond, TensorBase) else "linalg_pinv"
+        return _maybe_out(dispatcher.call(name, A, rcond, hermitian), out)
+    if all(t is None or isinstance(t, TensorBase) for t in (atol, rtol)):
+        name = "linalg_pinv.atol_rtol_tensor"
+    else:
+        name = "linalg_pinv.atol_rtol_float"
+    return _maybe_out(dispatcher.call(name, A, atol=atol, rtol=rtol, hermitian=hermitian), out)
 
 
 def _maybe_out(result, out):

@@ -7,22 +7,36 @@ grad_fn names and gradients, and the CUDA path.
 torch's CPU wheel calls MKL's LAPACK, internals NumPy's (OpenBLAS): the same algorithms
 (``gesdd``, ``geqrf``, ``potrf``, ``getrf``), blocked differently, so the last bits differ by
 about the condition number times the dtype's epsilon, and the values are compared within
-``LAPACK_TOL``. A singular vector is unique only up to its sign: U and V are compared after
-turning each of our columns to torch's side, and the columns of a full U or V beyond the
-singular values (any orthonormal basis of the rest) through the projection they span.
+``LAPACK_TOL``. A singular vector is unique only up to its sign (a complex one up to its
+phase): U and V are compared after turning each of our columns to torch's, and the columns of
+a full U or V beyond the singular values (any orthonormal basis of the rest) through the
+projection they span.
+
+internals has no complex autograd, so the backward formulas' complex branches are compared
+with torch's by calling them directly on torch's forward results.
 """
 import functools
 import warnings
 
 import pytest
 import torch
-from helpers import TORCH_DTYPES, Adapter, assert_same, assert_same_result, compare_call, fn, run_opinfo_samples
+from helpers import (
+    TORCH_DTYPES,
+    Adapter,
+    assert_same,
+    assert_same_result,
+    compare_call,
+    fn,
+    run_opinfo_samples,
+    to_ours,
+)
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 
 # (rtol, atol): a few hundred epsilons of the dtype, for values of order one
-LAPACK_TOL = {torch.float32: (2e-5, 2e-5), torch.float64: (1e-12, 1e-12)}
+LAPACK_TOL = {torch.float32: (2e-5, 2e-5), torch.float64: (1e-12, 1e-12), torch.complex64: (2e-5, 2e-5),
+              torch.complex128: (1e-12, 1e-12)}
 L = internals.linalg
 ADAPTERS = {
     "linalg.svd": Adapter(L.svd, kwargs=("full_matrices",), tol=LAPACK_TOL),
@@ -42,14 +56,16 @@ ADAPTERS = {
 OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
 assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
 CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name in ADAPTERS
-         for dtype in (torch.float32, torch.float64, torch.int64) if dtype in TORCH_DTYPES
+         for dtype in (torch.float32, torch.float64, torch.complex64, torch.complex128, torch.int64)
+         if (dtype in TORCH_DTYPES or dtype.is_complex)
          and dtype in OPINFOS[name].supported_dtypes("cpu")]
 
 
-def _signs(ours, theirs, k):
-    """+1 or -1 per column: what turns each of our first k singular vectors into torch's."""
-    signs = (ours[..., :k] * theirs[..., :k]).sum(-2).sign()
-    return torch.where(signs == 0, 1.0, signs).to(ours.dtype)
+def _phases(ours, theirs, k):
+    """A sign (a unit complex number) per column: what turns each of our first k singular
+    vectors into torch's."""
+    overlap = (ours[..., :k].conj() * theirs[..., :k]).sum(-2)
+    return torch.where(overlap.abs() == 0, 1.0, overlap / overlap.abs()).to(ours.dtype)
 
 
 def _compare_singular_vectors(ours, theirs, k, tol):
@@ -58,10 +74,10 @@ def _compare_singular_vectors(ours, theirs, k, tol):
     mine = ours.to_torch()         # sizes, strides and storage offset kept
     assert (mine.shape, mine.stride(), mine.dtype) == (theirs.shape, theirs.stride(), theirs.dtype)
     rtol, atol = tol[theirs.dtype]
-    torch.testing.assert_close(mine[..., :k] * _signs(mine, theirs, k).unsqueeze(-2), theirs[..., :k],
+    torch.testing.assert_close(mine[..., :k] * _phases(mine, theirs, k).unsqueeze(-2), theirs[..., :k],
                                rtol=rtol, atol=atol)
     rest_o, rest_t = mine[..., k:], theirs[..., k:]
-    torch.testing.assert_close(rest_o @ rest_o.mT, rest_t @ rest_t.mT, rtol=rtol, atol=atol)
+    torch.testing.assert_close(rest_o @ rest_o.mH, rest_t @ rest_t.mH, rtol=rtol, atol=atol)
 
 
 def _compare_svd(ours_fn, theirs_fn, sample, ours_sample, tol=None):
@@ -83,12 +99,22 @@ def _compare_svd(ours_fn, theirs_fn, sample, ours_sample, tol=None):
         _compare_singular_vectors(V, theirs.V, k, tol)
 
 
+def _to_ours(value):
+    """``to_ours``, complex tensors too (the shared dtype table lists the real dtypes)."""
+    if isinstance(value, torch.Tensor) and value.dtype.is_complex:
+        return internals.from_torch(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_ours(v) for v in value)
+    return to_ours(value)
+
+
 @pytest.mark.parametrize("name, dtype", CASES)
 def test_opinfo_samples(name, dtype):
     compare = _compare_svd if name in ("linalg.svd", "svd") else compare_call
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")         # torch.qr and torch.cholesky are deprecated, in both
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare)
+        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, convert=_to_ours,
+                                                   compare=compare)
     assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
 
 
@@ -307,6 +333,10 @@ CUDA_PROGRAMS = {
     "solve": lambda lib, d: lib.linalg.solve(lib.tensor([[2.0, 1.0], [1.0, 3.0]], device=d),
                                              lib.tensor([1.0, 2.0], device=d)),
     "vdot": lambda lib, d: lib.vdot(lib.arange(4.0, device=d), lib.arange(4.0, device=d) + 1),
+    # the LU kernels compiled for complex elements (one thread per matrix)
+    "complex inverse": lambda lib, d: lib.linalg.inv(lib.tensor([[1 + 2j, 3j], [2 - 1j, 4 + 0j]], device=d)),
+    "complex slogdet": lambda lib, d: lib.linalg.slogdet(lib.tensor([[1 + 2j, 3j], [2 - 1j, 4 + 0j]], device=d)).sign,
+    "complex svdvals": lambda lib, d: lib.linalg.svdvals(lib.tensor([[1 + 2j, 3j], [2 - 1j, 4 + 0j]], device=d)),
 }
 
 
@@ -316,3 +346,96 @@ def test_cuda_inputs(name):
     ours = CUDA_PROGRAMS[name](internals, "cuda")
     assert ours.device.type == "cuda"
     assert_same(ours.cpu(), CUDA_PROGRAMS[name](torch, "cpu"), rtol=1e-6, atol=1e-6)
+
+
+def _complex_matrix(*shape, spd=False, seed=0):
+    g = torch.Generator().manual_seed(seed + sum(shape))
+    t = torch.randn(*shape, generator=g, dtype=torch.complex128)
+    return t @ t.mH + shape[-1] * torch.eye(shape[-1], dtype=torch.complex128) if spd else t
+
+
+def _torch_backward(outputs, A, grads):
+    """torch's gradient of A for the given output gradients (None where an output has none)."""
+    pairs = [(o, g) for o, g in zip(outputs, grads, strict=True) if g is not None]
+    return torch.autograd.grad([o for o, _ in pairs], A, [g for _, g in pairs])[0]
+
+
+def _ours(*tensors):
+    return [None if t is None else internals.from_torch(t.detach()) for t in tensors]
+
+
+def _phase_free_svd_grads(U, S, Vh):
+    """Output gradients of a loss that does not change with the phase of a singular pair (of U Vh)."""
+    loss = ((U @ Vh).real.sin().sum() + (U @ Vh).imag.sum() + S.sum())
+    return torch.autograd.grad(loss, (U, S, Vh), retain_graph=True)
+
+
+def _complex_case(name):
+    """(ours, torch's) gradient of a complex A through one backward formula, torch's forward
+    results fed to both."""
+    from internals.aten import dispatcher
+    from internals.autograd import functions_manual as fm
+    g = torch.Generator().manual_seed(7)
+    rand = lambda *s: torch.randn(*s, generator=g, dtype=torch.complex128)  # noqa: E731
+    if name.startswith("svd"):
+        A = _complex_matrix(*((4, 3) if name == "svd tall" else (3, 5))).requires_grad_()
+        U, S, Vh = torch.linalg.svd(A, full_matrices=False)
+        grads = _phase_free_svd_grads(U, S, Vh)
+        return fm.svd_backward(*_ours(*grads, U, S, Vh), False), _torch_backward((U, S, Vh), A, grads)
+    if name.startswith("qr"):
+        A = _complex_matrix(*((4, 3) if name == "qr tall" else (3, 5))).requires_grad_()
+        Q, R = torch.linalg.qr(A)
+        grads = (rand(*Q.shape), rand(*R.shape))
+        return fm.linalg_qr_backward(*_ours(*grads, Q, R), "reduced"), _torch_backward((Q, R), A, grads)
+    if name.startswith("cholesky"):
+        upper = name == "cholesky upper"
+        A = _complex_matrix(3, 3, spd=True).requires_grad_()
+        L = torch.linalg.cholesky(A, upper=upper)
+        gL = rand(3, 3)
+        return fm.cholesky_backward(*_ours(gL), upper, *_ours(L)), _torch_backward((L,), A, (gL,))
+    A = _complex_matrix(2, 3, 3).requires_grad_()
+    a, = _ours(A)
+    if name == "solve":
+        B, gX = _complex_matrix(2, 3, 2, seed=1), rand(2, 3, 2)
+        X = torch.linalg.solve(A, B)
+        _, LU, pivots, _ = dispatcher.call("_linalg_solve_ex", a, *_ours(B))
+        gA, _ = fm.linalg_solve_backward(*_ours(gX, X), a, LU, pivots, True, (True, True))
+        return gA, _torch_backward((X,), A, (gX,))
+    if name == "det":
+        det, gd = torch.linalg.det(A), rand(2)
+        _, LU, pivots = dispatcher.call("_linalg_det", a)
+        with internals.no_grad():
+            return fm.linalg_det_backward(*_ours(gd, det), a, LU, pivots), _torch_backward((det,), A, (gd,))
+    sign, logabsdet = torch.linalg.slogdet(A)
+    grads = {"slogdet": (rand(2), torch.randn(2, generator=g, dtype=torch.float64)),
+             "slogdet sign": (rand(2), None)}[name]
+    _, _, LU, pivots = dispatcher.call("_linalg_slogdet", a)
+    ours = fm.slogdet_backward(*_ours(*grads), a, *_ours(sign), LU, pivots)
+    return ours, _torch_backward((sign, logabsdet), A, grads)
+
+
+@pytest.mark.parametrize("name", ["svd tall", "svd wide", "qr tall", "qr wide", "cholesky", "cholesky upper",
+                                  "solve", "det", "slogdet", "slogdet sign"])
+def test_complex_backward_formulas(name):
+    """Each formula's complex branch gives torch's gradient from the same forward results."""
+    ours, theirs = _complex_case(name)
+    torch.testing.assert_close(ours.to_torch(), theirs, rtol=1e-10, atol=1e-10)
+
+
+def test_complex_svd_refuses_a_phase_dependent_loss():
+    from internals.autograd import functions_manual as fm
+    A = _complex_matrix(3, 3).requires_grad_()
+    U, S, Vh = torch.linalg.svd(A)
+    with pytest.raises(RuntimeError, match="depends on this phase term") as theirs:
+        U[..., 0, 0].real.backward()
+    gU = torch.zeros_like(U)
+    gU[0, 0] = 1
+    with pytest.raises(RuntimeError) as ours:
+        fm.svd_backward(*_ours(gU, None, None, U, S, Vh), False)
+    assert str(ours.value) == str(theirs.value)
+
+
+def test_complex_inputs_cannot_require_grad_yet():
+    """internals has no complex autograd: a complex matrix refuses requires_grad, as before."""
+    with pytest.raises(NotImplementedError, match="no complex autograd"):
+        internals.eye(2, dtype=internals.complex128).requires_grad_()

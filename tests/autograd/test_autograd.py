@@ -731,6 +731,8 @@ def test_every_differentiable_native_function_has_a_kernel():
         "remainder.Scalar_Tensor", "scatter.reduce", "scatter_.reduce", "scatter.value_reduce",
         "scatter_.value_reduce"}
     not_differentiable |= {"bincount"}        # counts: an integer result
+    # eigenvalues without eigenvectors: torch has no formula (eigvals calls linalg_eig when a gradient is wanted)
+    not_differentiable |= {"_linalg_eigvals"}
     # histc (torch: output_differentiability [False]) and the positions of searchsorted
     not_differentiable |= {"histc", "searchsorted.Tensor", "searchsorted.Scalar", "bucketize.Tensor",
                            "bucketize.Scalar"}
@@ -805,7 +807,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"linalg_svd", "linalg_svdvals", "svd", "qr", "linalg_cholesky", "linalg_solve", "linalg_solve_ex",
              "logdet", "slogdet", "linalg_slogdet", "quantile", "quantile.scalar", "nanquantile",
              "nanquantile.scalar", "embedding_bag", "embedding_bag.padding_idx", "_pad_packed_sequence",
-             "_pack_padded_sequence_backward"}
+             "_pack_padded_sequence_backward", "linalg_eigh", "linalg_eigvalsh", "linalg_eigvals", "pinverse",
+             "linalg_pinv", "linalg_pinv.atol_rtol_float", "linalg_pinv.rcond_tensor"}
     # grid_sample's checks before its 2-d operator; the affine grid's backward, a batched product
     math |= {"grid_sampler", "affine_grid_generator_backward"}
     # embedding's backward picks its sparse or dense form: torch's composites
@@ -912,6 +915,7 @@ def _later_operators_nodes():
     """The nodes of the decompositions, quantiles, scatters, upsampling, EmbeddingBag and packing,
     and of the upsampling and EmbeddingBag backward operators differentiated again (their own test
     files compare nodes and gradients with torch: tests/aten/test_linear_algebra_decompositions.py,
+    test_linear_algebra_eigen_and_pinv.py,
     test_quantile_nanmedian_unique_consecutive.py, test_view_scatters.py, tests/nn/test_interpolate.py,
     test_grid_sample.py, test_embedding_bag.py, test_packed_sequence.py)."""
     F, f64 = internals.nn.functional, internals.float64
@@ -927,8 +931,14 @@ def _later_operators_nodes():
             internals.nanmedian(x, 0).values,
             internals.select_scatter(x, v, 0, 0), internals.slice_scatter(x, leaf(1, 3), 0, 0, 1),
             internals.diagonal_scatter(x, v), internals.as_strided_scatter(x, v, (3,), (1,)),
-            internals.fill(x, 2.0), internals.fill(x, internals.tensor(2.0, dtype=f64))]
+            internals.fill(x, 2.0), internals.fill(x, internals.tensor(2.0, dtype=f64)),
+            internals.linalg.eigh(spd).eigenvalues, internals.linalg.pinv(a)]
     reached = set()
+    # eig's node is made, then refuses its complex results a history (no complex autograd;
+    # tests/aten/test_linear_algebra_eigen_and_pinv.py checks that and the formula against torch's)
+    with pytest.raises(NotImplementedError, match="complex tensors cannot require gradients"):
+        internals.linalg.eig(a)
+    reached.add("LinalgEigBackward0")
     for out in outs:
         reached |= _nodes(out)
     image, signal, table = leaf(1, 1, 2, 2), leaf(1, 1, 3), leaf(4, 2)

@@ -314,7 +314,9 @@ def _direct_cases():
         ("aten::convolution", (img, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1), {}),
         ("aten::div.Scalar_mode", (x, 2.0), {"rounding_mode": "floor"}),
         ("aten::div_.Scalar_mode", (x, 2.0), {"rounding_mode": "trunc"}),
-        ("aten::floor_divide.Scalar", (x, 2), {}), ("aten::floor_divide_.Scalar", (x, 2), {})] + _embedding_bag_cases()
+        ("aten::floor_divide.Scalar", (x, 2), {}), ("aten::floor_divide_.Scalar", (x, 2), {}),
+        # eigenvalues alone: torch's recording differentiates eigvals, which then calls linalg_eig
+        ("aten::_linalg_eigvals", (square,), {})] + _embedding_bag_cases()
 
 
 def _embedding_bag_cases():

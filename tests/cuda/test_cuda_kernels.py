@@ -710,6 +710,12 @@ for t in (f32, f64):          # batches, r1, r2, m, then p, one, kind (and where
     compile_(f"cdist {t}", distance._cdist.py_func, (arr(t),) * 3 + (i64,) * 4 + (t, t, i64, i64))
     compile_(f"cdist_backward {t}", distance._cdist_backward.py_func, (arr(t),) * 5 + (i64,) * 4 + (t, t, i64))
 
+from internals.aten.native.cuda import batch_linalg
+for t in (f32, f64, c64, c128):     # LU with pivots, and the inverse from it: real and complex
+    compile_(f"lu_factor {t}", batch_linalg._lu_factor.py_func, (arr(t), arr(types.int32), arr(types.int32), i64))
+    compile_(f"lu_inverse {t}", batch_linalg._lu_inverse.py_func,
+             (arr(t), arr(t), arr(types.int32), i64, b1, i64))
+
 print("COMPILED", compiled)
 for line in failures:
     print("FAILED", line)

@@ -128,6 +128,19 @@ def THPVariable__linalg_det(*args, **kwargs):
     return _ops['_linalg_det'](_r.tensor(0))
 
 
+__linalg_eigh_parser = PythonArgParser([
+    '_linalg_eigh(Tensor A, c10::string_view UPLO="L", bool compute_v=True)',
+])
+
+
+def THPVariable__linalg_eigh(*args, **kwargs):
+    _r = __linalg_eigh_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> (Tensor eigenvalues, Tensor eigenvectors)
+    return _ops['_linalg_eigh'](_r.tensor(0), _r.value(1), _r.to_bool(2))
+
+
 __linalg_slogdet_parser = PythonArgParser([
     '_linalg_slogdet(Tensor A)',
 ])
@@ -4802,6 +4815,19 @@ def THPVariable_permute(*args, **kwargs):
     return _ops['permute'](_r.tensor(0), _r.intlist(1))
 
 
+_pinverse_parser = PythonArgParser([
+    'pinverse(Tensor input, double rcond=1e-15)',
+])
+
+
+def THPVariable_pinverse(*args, **kwargs):
+    _r = _pinverse_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::pinverse(Tensor self, float rcond=1e-15) -> Tensor
+    return _ops['pinverse'](_r.tensor(0), _r.to_double(1))
+
+
 _pixel_shuffle_parser = PythonArgParser([
     'pixel_shuffle(Tensor input, int64_t upscale_factor)',
 ])
@@ -6745,6 +6771,7 @@ FUNCTIONS = named({
     '_embedding_bag_forward_only': THPVariable__embedding_bag_forward_only,
     '_euclidean_dist': THPVariable__euclidean_dist,
     '_linalg_det': THPVariable__linalg_det,
+    '_linalg_eigh': THPVariable__linalg_eigh,
     '_linalg_slogdet': THPVariable__linalg_slogdet,
     '_linalg_solve_ex': THPVariable__linalg_solve_ex,
     '_linalg_svd': THPVariable__linalg_svd,
@@ -7042,6 +7069,7 @@ FUNCTIONS = named({
     'outer': THPVariable_outer,
     'pairwise_distance': THPVariable_pairwise_distance,
     'permute': THPVariable_permute,
+    'pinverse': THPVariable_pinverse,
     'pixel_shuffle': THPVariable_pixel_shuffle,
     'pixel_unshuffle': THPVariable_pixel_unshuffle,
     'poisson_nll_loss': THPVariable_poisson_nll_loss,

@@ -3423,6 +3423,19 @@ def THPVariable_permute(self, *args, **kwargs):
     return _ops['permute'](self, _r.intlist(0))
 
 
+_pinverse_parser = PythonArgParser([
+    'pinverse(double rcond=1e-15)',
+])
+
+
+def THPVariable_pinverse(self, *args, **kwargs):
+    _r = _pinverse_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::pinverse(Tensor self, float rcond=1e-15) -> Tensor
+    return _ops['pinverse'](self, _r.to_double(0))
+
+
 _pow_parser = PythonArgParser([
     'pow(Tensor exponent)',
     'pow(Scalar exponent)',
@@ -5086,6 +5099,7 @@ METHODS = named({
     'normal_': THPVariable_normal_,
     'outer': THPVariable_outer,
     'permute': THPVariable_permute,
+    'pinverse': THPVariable_pinverse,
     'pow': THPVariable_pow,
     'pow_': THPVariable_pow_,
     'prelu': THPVariable_prelu,

@@ -39,7 +39,8 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_c
                 "cdist", "smooth_l1_loss", "huber_loss", "kl_div",
                 # the decompositions and quantiles: LAPACK and sorting in float32 at least
                 "cholesky", "linalg_cholesky", "linalg_cholesky_ex", "qr", "linalg_qr", "svd", "linalg_svd",
-                "linalg_svdvals", "linalg_solve", "quantile", "quantile.scalar", "nanquantile",
+                "linalg_svdvals", "linalg_solve", "linalg_eig", "linalg_eigh", "linalg_eigvals", "linalg_eigvalsh",
+                "pinverse", "quantile", "quantile.scalar", "nanquantile",
                 "nanquantile.scalar", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
                 # the losses torch lists for fp32 that internals declares as operators
                 "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss",

@@ -527,16 +527,16 @@ def matmul(a, b):
 
 
 def linalg_det_backward(grad, det, A, LU, pivots):
-    """The cofactor matrix times grad: ``grad * det * A^-T`` (``linalg_det_backward``). With no
-    higher derivative wanted, torch solves with the forward's LU factors, a zero pivot replaced
-    by epsilon: a singular ``A`` (det 0) gets a finite (zero) gradient. Otherwise it is written
-    with the inverse, so that it differentiates again; there a singular ``A`` raises (torch takes
-    an SVD of it instead)."""
-    scale = (grad * det).unsqueeze(-1).unsqueeze(-1)
+    """The cofactor matrix times grad: ``grad * conj(det) * A^-H`` (``linalg_det_backward``).
+    With no higher derivative wanted, torch solves with the forward's LU factors, a zero pivot
+    replaced by epsilon: a singular ``A`` (det 0) gets a finite (zero) gradient. Otherwise it is
+    written with the inverse, so that it differentiates again; there a singular ``A`` raises
+    (torch takes an SVD of it instead)."""
+    scale = (grad * det.conj()).unsqueeze(-1).unsqueeze(-1)
     if not _grad_mode.grad_enabled:
         # the forward factored A^T where A is contiguous: that inverse is A^-T already
-        return scale * perturbed_lu_inverse(LU, pivots, trans=not A.is_contiguous())
-    return scale * dispatcher.call("linalg_inv", A).mT
+        return scale * perturbed_lu_inverse(LU, pivots, trans=not A.is_contiguous()).conj()
+    return scale * dispatcher.call("linalg_inv", A).mH
 
 
 
@@ -547,18 +547,30 @@ def _solve(A, B, left=True):
 
 
 def slogdet_backward(grad_sign, grad_logabsdet, A, sign, LU, pivots):
-    """``slogdet_backward``, real case: the sign is locally constant, and the gradient of
-    log|det A| is A^-T, scaled by each matrix's grad (``g * A^-T``, solved as torch solves it)."""
-    if grad_logabsdet is None:
+    """``slogdet_backward``: the gradient of log|det A| is A^-H, scaled by each matrix's grad
+    (``g * A^-H``, solved as torch solves it). A real sign is locally constant; a complex one
+    turns with the phase of the determinant, which adds ``-i Im(conj(g_sign) sign)`` to g."""
+    if grad_sign is None and grad_logabsdet is None:
         return None
-    g = grad_logabsdet.unsqueeze(-1).expand(list(pivots.shape))
-    return _solve(A.mT, dispatcher.call("diag_embed", g))
+    if not A.dtype.is_complex and grad_logabsdet is None:
+        return None
+    g = grad_logabsdet
+    if A.dtype.is_complex:
+        if grad_sign is not None:
+            turn = -1j * dispatcher.call("imag", grad_sign.conj() * sign)
+            g = turn if g is None else g + turn
+        else:
+            g = g.to(A.dtype)
+    g = g.unsqueeze(-1).expand(list(pivots.shape))
+    return _solve(A.mH, dispatcher.call("diag_embed", g))
 
 
 def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices):
-    """``svd_backward``, real case, with U and Vh (and their gradients) first narrowed to S's
-    size where the forward gave full matrices, as torch's formula narrows them: the extra
-    columns are not unique. Assumes distinct singular values (and full rank if A is not square)."""
+    """``svd_backward``, with U and Vh (and their gradients) first narrowed to S's size where the
+    forward gave full matrices, as torch's formula narrows them: the extra columns are not
+    unique. Assumes distinct singular values (and full rank if A is not square or complex). A
+    complex singular pair is unique only up to a common phase, so a loss that depends on that
+    phase is refused, as torch refuses it."""
     if gU is None and gS is None and gVh is None:
         return None
     if full_matrices:
@@ -570,37 +582,57 @@ def svd_backward(gU, gS, gVh, U, S, Vh, full_matrices):
     if gU is None and gVh is None:      # singular values only: U diag(gS) Vh
         return U.matmul(gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)).matmul(Vh)
     gA = _svd_core_gradient(gU, gS, gVh, U, S, Vh)
-    if m > n and gU is not None:        # U's columns span less than R^m: add the part outside them
+    if m > n and gU is not None:        # U's columns span less than C^m: add the part outside them
         gU_Sinv = gU / S.unsqueeze(-2)
-        gA = (U.matmul(gA) + gU_Sinv - U.matmul(U.mT.matmul(gU_Sinv))).matmul(Vh)
-    elif m < n and gVh is not None:     # likewise for V's rows in R^n
+        gA = (U.matmul(gA) + gU_Sinv - U.matmul(U.mH.matmul(gU_Sinv))).matmul(Vh)
+    elif m < n and gVh is not None:     # likewise for V's rows in C^n
         Sinv_gVh = gVh / S.unsqueeze(-1)
-        gA = U.matmul(gA.matmul(Vh) + Sinv_gVh - Sinv_gVh.matmul(Vh.mT).matmul(Vh))
+        gA = U.matmul(gA.matmul(Vh) + Sinv_gVh - Sinv_gVh.matmul(Vh.mH).matmul(Vh))
     else:
         gA = U.matmul(gA.matmul(Vh)) if m >= n else U.matmul(gA).matmul(Vh)
     return gA
 
 
 def _svd_core_gradient(gU, gS, gVh, U, S, Vh):
-    """The k x k middle of ``svd_backward``'s gradient, between U and Vh: the skew parts of
-    U^T gU and Vh gVh^T over the gaps between squared singular values, gS on the diagonal."""
+    """The k x k middle of ``svd_backward``'s gradient, between U and Vh: the skew-Hermitian
+    parts of U^H gU and Vh gVh^H over the gaps between squared singular values, gS on the
+    diagonal (and, complex, the imaginary diagonal of U^H gU over 2S)."""
     S2 = S * S
     E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
     E.diagonal(0, -2, -1).fill_(1)      # any non-zero: the diagonal's numerators are zero
-    UtgU = None if gU is None else U.mT.matmul(gU) - gU.mT.matmul(U)
-    VhgV = None if gVh is None else Vh.matmul(gVh.mT) - gVh.matmul(Vh.mT)
+    UhgU = None if gU is None else U.mH.matmul(gU) - gU.mH.matmul(U)
+    VhgV = None if gVh is None else Vh.matmul(gVh.mH) - gVh.matmul(Vh.mH)
+    if U.dtype.is_complex:
+        _check_phase_invariance(UhgU, VhgV, S)
     if gU is not None and gVh is not None:
-        gA = (UtgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+        gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
     elif gU is not None:
-        gA = UtgU * (S.unsqueeze(-2) / E)
+        gA = UhgU * (S.unsqueeze(-2) / E)
     else:
         gA = S.unsqueeze(-1) * (VhgV / E)
-    return gA if gS is None else gA + dispatcher.call("diag_embed", gS)
+    if gS is not None:
+        gA = gA + dispatcher.call("diag_embed", gS)
+    if U.dtype.is_complex and gU is not None and gVh is not None:
+        gA = gA + dispatcher.call("diag_embed", UhgU.diagonal(0, -2, -1) / (2 * S))
+    return gA
+
+
+def _check_phase_invariance(UhgU, VhgV, S):
+    """A loss of complex singular vectors must not change when a pair (u_k, v_k) turns by the
+    same phase: Im diag(U^H gU) = -Im diag(V^H gV), within torch's lax tolerance."""
+    def imaginary_diagonal(X):
+        return dispatcher.call("zeros_like", S) if X is None else dispatcher.call("imag", X.diagonal(0, -2, -1))
+    if not dispatcher.call("allclose", imaginary_diagonal(UhgU), -imaginary_diagonal(VhgV), 1e-2, 1e-2):
+        raise RuntimeError("svd_backward: The singular vectors in the complex case are specified up to "
+                           "multiplication by e^{i phi}. The specified loss function depends on this phase term, "
+                           "making it ill-defined.")
 
 
 def linalg_qr_backward(gQ, gR, Q, R, mode):
-    """``linalg_qr_backward``, real case. A wide A = [X | Y] is a square QR X = Q R_X with
-    Y = Q R_Y beside it: R_Y's gradient reaches Q (``gQ + Q R_Y gR_Y^T``) and Y (``Q gR_Y``)."""
+    """``linalg_qr_backward``. With M = gR R^H - Q^H gQ: a tall A's gradient is
+    ``[gQ + Q syminvadj(triu(M))] R^-H``; a wide A = [X | Y] is a square QR X = Q R_X with
+    Y = Q R_Y beside it, its gradient ``Q gR`` plus, on X's columns,
+    ``Q trilImInvAdjSkew(-M) R_X^-H`` (the adjoints of the maps torch's forward derivative uses)."""
     if mode == "r":
         raise RuntimeError("The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please "
                            "use linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr.")
@@ -609,29 +641,37 @@ def linalg_qr_backward(gQ, gR, Q, R, mode):
         raise RuntimeError("The QR decomposition is not differentiable when mode='complete' and nrows > ncols.")
     if gQ is None and gR is None:
         return None
-    if m >= n:
-        return _qr_backward_tall(gQ, gR, Q, R)
-    R_X, R_Y = R.narrow(-1, 0, m), R.narrow(-1, m, n - m)
-    if gR is None:
-        return dispatcher.call("cat", [_qr_backward_tall(gQ, None, Q, R_X), dispatcher.call("zeros_like", R_Y)], -1)
-    gR_Y = gR.narrow(-1, m, n - m)
-    through_Y = Q.matmul(R_Y.matmul(gR_Y.mT))
-    gQ = through_Y if gQ is None else gQ + through_Y
-    return dispatcher.call("cat", [_qr_backward_tall(gQ, gR.narrow(-1, 0, m), Q, R_X), Q.matmul(gR_Y)], -1)
-
-
-def _qr_backward_tall(gQ, gR, Q, R):
-    """m >= n: ``[gQ + Q sym(triu(gR R^T - Q^T gQ))] R^-T``, sym mirroring the upper triangle
-    below the diagonal."""
     if gQ is None:
-        M = gR.matmul(R.mT)
+        M = gR.matmul(R.mH)
     else:
-        M = -Q.mT.matmul(gQ) if gR is None else gR.matmul(R.mT) - Q.mT.matmul(gQ)
-    M = M.triu()
-    gA = Q.matmul(M + M.triu(1).mT)
-    if gQ is not None:
-        gA = gA + gQ
-    return _as_column_major(_solve(R.mT, gA, left=False))
+        M = -Q.mH.matmul(gQ) if gR is None else gR.matmul(R.mH) - Q.mH.matmul(gQ)
+    if m >= n:
+        gA = Q.matmul(_syminvadj(M.triu()))
+        if gQ is not None:
+            gA = gA + gQ
+        return _as_column_major(_solve(R.mH, gA, left=False))
+    gA = _as_column_major(_solve(R.narrow(-1, 0, m).mH, Q.matmul(_tril_im_inv_adj_skew(-M)), left=False))
+    gA = dispatcher.call("cat", [gA, gA.new_zeros([*R.shape[:-1], n - m])], -1)
+    return gA if gR is None else gA + Q.matmul(gR)
+
+
+def _syminvadj(X):
+    """``X + X^H`` with the real part of its diagonal halved: the adjoint of the map that takes
+    a Hermitian matrix to the upper triangle whose symmetrization it is."""
+    X = X + X.mH
+    return X - 0.5 * dispatcher.call("diag_embed", _real(X.diagonal(0, -2, -1))).to(X.dtype)
+
+
+def _tril_im_inv_adj_skew(X):
+    """``tril(X - X^H)`` with the imaginary part of a complex diagonal halved (a real diagonal is zero)."""
+    X = (X - X.mH).tril()
+    if not X.dtype.is_complex:
+        return X
+    return X - 0.5j * dispatcher.call("diag_embed", dispatcher.call("imag", X.diagonal(0, -2, -1)))
+
+
+def _real(X):
+    return dispatcher.call("real", X) if X.dtype.is_complex else X
 
 
 def _as_column_major(t):
@@ -640,30 +680,92 @@ def _as_column_major(t):
 
 
 def cholesky_backward(gL, upper, L):
-    """``cholesky_backward`` (Murray, 2016): ``L^-T Phi(L^T gL) L^-1``, Phi taking the lower
-    triangle with its diagonal halved and mirroring it. An upper factor is L^T."""
+    """``cholesky_backward`` (Murray, 2016): ``L^-H Phi(L^H gL) L^-1``, Phi taking the lower
+    triangle with its diagonal halved and mirroring it. An upper factor is L^H."""
     if gL is None:
         return None
     if upper:
-        L, gL = L.mT, gL.mT
-    phi = L.mT.matmul(gL).tril()
-    phi = 0.5 * (phi + phi.tril(-1).mT)
-    return _as_column_major(_solve(L, _solve(L.mT, phi), left=False))
+        L, gL = L.mH, gL.mH
+    phi = L.mH.matmul(gL).tril()
+    phi = 0.5 * (phi + phi.tril(-1).mH)
+    return _as_column_major(_solve(L, _solve(L.mH, phi), left=False))
 
 
 def linalg_solve_backward(gX, X, A, LU, pivots, left, grad_input_mask):
-    """``linalg_solve_backward``: ``gB = A^-T gX`` (``gX A^-T`` on the right), ``gA = -gB X^T``
-    (``-X^T gB``). torch solves with the forward's LU factors unless a higher derivative is
+    """``linalg_solve_backward``: ``gB = A^-H gX`` (``gX A^-H`` on the right), ``gA = -gB X^H``
+    (``-X^H gB``). torch solves with the forward's LU factors unless a higher derivative is
     wanted; this solves with A again either way."""
     if gX is None:
         return None, None
-    gB = _solve(A.mT, gX, left=left)
+    gB = _solve(A.mH, gX, left=left)
     gA = None
     if grad_input_mask[0]:
         vector = gX.dim() == 1 or (gX.dim() == LU.dim() - 1 and tuple(gX.shape) == tuple(LU.shape[:-1]))
         gB_, X_ = (gB.unsqueeze(-1), X.unsqueeze(-1)) if vector else (gB, X)
-        gA = -gB_.matmul(X_.mT) if left else -X_.mT.matmul(gB_)
+        gA = -gB_.matmul(X_.mH) if left else -X_.mH.matmul(gB_)
     return gA, gB if grad_input_mask[1] else None
+
+__all__ += ["linalg_eig_backward", "handle_r_to_c", "pinv_backward"]
+
+
+def handle_r_to_c(self, gA):
+    """A real input's gradient is the real part of the complex formula's (``handle_r_to_c``)."""
+    if gA is None or self.dtype.is_complex or not gA.dtype.is_complex:
+        return gA
+    return dispatcher.call("real", gA)
+
+
+def linalg_eig_backward(gL, gV, L, V, is_hermitian):
+    """``linalg_eig_backward`` for ``eig`` and ``eigh`` (Giles 2008, with unit eigenvectors):
+    ``V^-H (diag(gL) + (V^H gV - V^H V Re diag(V^H gV)) / conj(E)) V^H``, E the gaps between
+    eigenvalues; a Hermitian A has V^-1 = V^H and keeps only the skew-Hermitian part of V^H gV.
+    Assumes distinct eigenvalues. A complex eigenvector is unique only up to its phase, so a
+    loss that depends on it is refused, as torch refuses it."""
+    if gL is None and gV is None:
+        return None
+    if gV is None:      # eigenvalues only
+        if is_hermitian:
+            return (V * gL.unsqueeze(-2)).matmul(V.mH)
+        return _solve(V.mH, gL.unsqueeze(-1) * V.mH)
+    VhgV = V.mH.matmul(gV)
+    diag_VhgV = VhgV.diagonal(0, -2, -1)
+    if V.dtype.is_complex:
+        imaginary = dispatcher.call("imag", diag_VhgV)
+        if not dispatcher.call("allclose", imaginary, dispatcher.call("zeros_like", imaginary), 1e-2, 1e-2):
+            name = "linalg_eigh_backward" if is_hermitian else "linalg_eig_backward"
+            raise RuntimeError(f"{name}: The eigenvectors in the complex case are specified up to multiplication by "
+                               "e^{i phi}. The specified loss function depends on this quantity, so it is "
+                               "ill-defined.")
+    if is_hermitian:
+        VhgV = 0.5 * (VhgV - VhgV.mH)
+    else:
+        VhgV = VhgV - V.mH.matmul(V * _real(diag_VhgV).unsqueeze(-2))
+    Lconj = L.conj()
+    E = Lconj.unsqueeze(-2) - Lconj.unsqueeze(-1)
+    E.diagonal(0, -2, -1).fill_(1)      # any non-zero: the diagonal is overwritten below
+    gA = VhgV / E
+    if gL is not None:
+        gA = dispatcher.call("diagonal_scatter", gA, gL.to(gA.dtype), 0, -2, -1)
+    if is_hermitian:
+        return V.matmul(gA.matmul(V.mH))
+    return _solve(V.mH, gA.matmul(V.mH))
+
+
+def pinv_backward(grad, pinvA, A):
+    """``pinv_backward``: the gradient of the pseudo-inverse, grouped so that the products are
+    of the smaller of A's two dimensions."""
+    m, n = A.shape[-2], A.shape[-1]
+    pinvAh, gradh = pinvA.mH, grad.mH
+    if m <= n:
+        K = gradh.matmul(pinvA)
+        KpinvAh = K.matmul(pinvAh)
+        return (-(pinvA.matmul(K)).mH + KpinvAh - (A.matmul(pinvA)).matmul(KpinvAh)
+                + (pinvAh.matmul(pinvA)).matmul(gradh - K.matmul(A)))
+    K = pinvA.matmul(gradh)
+    pinvAhK = pinvAh.matmul(K)
+    return (-(K.matmul(pinvA)).mH + (gradh - A.matmul(K)).matmul(pinvA).matmul(pinvAh) + pinvAhK
+            - pinvAhK.matmul(pinvA).matmul(A))
+
 
 def log1p_backward(grad, self):
     """grad / (self + 1) (``log1p_backward``)."""

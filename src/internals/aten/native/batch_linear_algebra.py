@@ -6,12 +6,15 @@ and the inverse are column-major, as LAPACK writes them (an inverse's strides ar
 n)`` for one matrix). The loops are ``cpu/batch_linalg.py`` and ``cuda/batch_linalg.py``.
 
 The other decompositions (``_linalg_svd``, ``linalg_qr``, ``linalg_cholesky_ex``,
-``_linalg_solve_ex``) call LAPACK on the host through NumPy (``gesdd``, ``geqrf``/``orgqr``,
-``potrf``, ``gesv``), as torch's CPU kernels call it; a CUDA input is copied to the host and its
-results back, as MAGMA's hybrid routines do. Their results have torch's column-major layout.
+``_linalg_solve_ex``, ``_linalg_eigh``, ``linalg_eig``) call LAPACK on the host through NumPy
+(``gesdd``, ``geqrf``/``orgqr``, ``potrf``, ``gesv``, ``syevd``/``heevd``, ``geev``), as torch's
+CPU kernels call it; a CUDA input is copied to the host and its results back, as MAGMA's hybrid
+routines do. Their results have torch's column-major layout. ``linalg_pinv`` is composed of
+them (an SVD, or ``eigh`` for a Hermitian matrix), as torch composes it.
 
-Real matrices of float32 and float64 only (torch also factors complex ones, and LU factors
-rectangular ones).
+Matrices of float32, float64, complex64 and complex128, as torch's LAPACK kernels take (torch's
+LU also factors rectangular ones, which internals does not). The LU loops are written once for
+real and complex elements: Numba compiles one version per dtype.
 """
 import warnings
 
@@ -57,14 +60,11 @@ def _check_matrix(A, name):
 
 
 def _check_floating(A, name, low_precision=True):
-    """``checkFloatingOrComplex``, the 16-bit floats refused where ``low_precision`` is false.
-    Complex matrices are not factored here."""
+    """``checkFloatingOrComplex``, the 16-bit floats refused where ``low_precision`` is false."""
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(f"{name}: Expected a floating point or complex tensor as input. Got {A.dtype.torch_name}")
     if not low_precision and A.dtype.is_reduced_float:
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {A.dtype.torch_name}")
-    if A.dtype.is_complex:
-        raise NotImplementedError(f"internals: {name} supports float32 and float64 matrices only")
 
 
 def _column_major(shape, dtype, device):
@@ -75,7 +75,7 @@ def _column_major(shape, dtype, device):
 
 
 def _lu_kernel_dtype(A):
-    """The LU kernel dispatches on float, double and the complex types (internals: the first two)."""
+    """The LU kernel dispatches on float, double and the two complex types."""
     if A.dtype not in (st.float32, st.float64, st.complex64, st.complex128):
         raise NotImplementedError(f'"lu_{A.device.type}" not implemented for \'{A.dtype.torch_name}\'')
 
@@ -87,8 +87,8 @@ def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
         raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} "
                            "instead")
     _lu_kernel_dtype(A)
-    if A.shape[-1] != A.shape[-2] or A.dtype.is_complex or not pivot:
-        raise NotImplementedError("internals: linalg.lu_factor_ex factors square real matrices, with pivoting")
+    if A.shape[-1] != A.shape[-2] or not pivot:
+        raise NotImplementedError("internals: linalg.lu_factor_ex factors square matrices, with pivoting")
     batch, n = tuple(A.shape[:-2]), A.shape[-1]
     LU = _column_major(tuple(A.shape), A.dtype, A.device)
     dispatcher.call("copy_", LU, A)
@@ -138,7 +138,7 @@ def perturbed_lu_inverse(LU, pivots, trans):
     replaced by the dtype's epsilon first: ``linalg_det_backward``'s stand-in for a singular
     matrix when no higher derivative is wanted (torch's ``LU + diag_embed(where(diag == 0, eps,
     0))``, solved with ``lu_solve``)."""
-    eps = float(np.finfo(np.float32 if LU.dtype is st.float32 else np.float64).eps)
+    eps = float(np.finfo(np.float32 if st.to_real(LU.dtype) is st.float32 else np.float64).eps)
     diagonal = LU.diagonal(0, -2, -1)
     perturbed = _column_major(tuple(LU.shape), LU.dtype, LU.device)       # as the kernel reads factors
     dispatcher.call("copy_", perturbed, LU + dispatcher.call("diag_embed", dispatcher.call(
@@ -208,16 +208,19 @@ def slogdet(A):
 
 
 def logdet(A):
-    """The logarithm of the determinant: NaN where it is negative (CompositeImplicitAutograd)."""
+    """The logarithm of the determinant (CompositeImplicitAutograd): a real one is NaN where the
+    determinant is negative; a complex one is ``log(sign) + logabsdet``, the principal branch."""
     _check_square(A, "logdet", low_precision=False)
     sign, logabsdet = dispatcher.call("linalg_slogdet", A)
+    if A.dtype.is_complex:
+        return dispatcher.call("log", sign) + logabsdet
     return dispatcher.call("where.ScalarSelf", sign == -1, float("nan"), logabsdet)
 
 
 # ---- the decompositions LAPACK computes on the host: SVD, QR, Cholesky, solve
 def _lapack_dtype(A, kernel):
     """The LAPACK kernels dispatch on float, double and the complex types only."""
-    if A.dtype not in (st.float32, st.float64):
+    if A.dtype not in (st.float32, st.float64, st.complex64, st.complex128):
         raise NotImplementedError(f'"{kernel}_{A.device.type}" not implemented for \'{A.dtype.torch_name}\'')
 
 
@@ -281,7 +284,7 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
         u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
     else:
         s = np.linalg.svd(a, compute_uv=False)
-    S = _from_host(s, A.dtype, A.device, f_contig=False)
+    S = _from_host(s, st.to_real(A.dtype), A.device, f_contig=False)      # real, as LAPACK's
     if not compute_uv:
         U, Vh = (empty([0], dtype=A.dtype, device=A.device) for _ in range(2))
     else:
@@ -302,7 +305,7 @@ def linalg_svdvals(A, *, driver=None):
 
 
 def svd(A, some=True, compute_uv=True):
-    """The older ``torch.svd``: V rather than Vh, reduced unless ``some`` is false, and without
+    """The older ``torch.svd``: V = Vh^H rather than Vh, reduced unless ``some`` is false, and without
     ``compute_uv`` zero matrices of the full sizes in place of U and V."""
     if A.dim() < 2:
         raise RuntimeError(f"linalg.svd: input should have at least 2 dimensions, but has {A.dim()} dimensions "
@@ -314,7 +317,10 @@ def svd(A, some=True, compute_uv=True):
         *batch, m, n = A.shape
         U = dispatcher.call("zeros", [*batch, m, m], dtype=A.dtype, device=A.device)
         Vh = dispatcher.call("zeros", [*batch, n, n], dtype=A.dtype, device=A.device)
-    return return_type("svd", ("U", "S", "V"))(U, S, dispatcher.call("transpose.int", Vh, -2, -1))
+    V = dispatcher.call("transpose.int", Vh, -2, -1)
+    if A.dtype.is_complex:      # V is Vh^H: a conjugate view, as torch's ``Vh.mH()``
+        V = dispatcher.call("conj", V)
+    return return_type("svd", ("U", "S", "V"))(U, S, V)
 
 
 _QR_MODES = {"reduced": (True, True), "complete": (True, False), "r": (False, True)}
@@ -364,30 +370,31 @@ def qr(A, some=True):
 def _potf2(a):
     """LAPACK's unblocked Cholesky of one matrix from its lower triangle, column by column, up
     to the first pivot that is not positive (or is NaN): that pivot's value stays on the
-    diagonal and the rest as it was. Returns (factor, info), info the failed minor's order or 0."""
+    diagonal and the rest as it was. Returns (factor, info), info the failed minor's order or 0.
+    A complex diagonal's imaginary parts are not read (``zpotf2`` takes the real part)."""
     L = np.tril(a)
     for j in range(L.shape[0]):
-        d = L[j, j] - L[j, :j] @ L[j, :j]
+        d = L[j, j].real - (L[j, :j] @ L[j, :j].conj()).real
         if not d > 0:
             L[j, j] = d
             return L, j + 1
         L[j, j] = np.sqrt(d)
-        L[j + 1:, j] = (L[j + 1:, j] - L[j + 1:, :j] @ L[j, :j]) / L[j, j]
+        L[j + 1:, j] = (L[j + 1:, j] - L[j + 1:, :j] @ L[j, :j].conj()) / L[j, j]
     return L, 0
 
 
 def _cholesky_host(A, upper):
     """(factor, info) of each matrix, from its lower triangle (upper with ``upper``: U is the
-    lower factor of A^T, transposed). NumPy factors the batch; where it refuses a matrix,
-    ``_potf2`` finds the minor that fails and leaves LAPACK's partial factor."""
+    lower factor of A^H, conjugate-transposed). NumPy factors the batch; where it refuses a
+    matrix, ``_potf2`` finds the minor that fails and leaves LAPACK's partial factor."""
     a = _host(A)
-    lower = np.swapaxes(a, -1, -2) if upper else a
+    lower = np.swapaxes(a, -1, -2).conj() if upper else a
     info = np.zeros(a.shape[:-2], np.int32)
     factors = np.zeros_like(lower)
     if a.size:
         try:
             factors = np.linalg.cholesky(lower)
-            failed = ~(np.diagonal(factors, 0, -2, -1) > 0).all(-1)     # OpenBLAS lets NaN through
+            failed = ~(np.diagonal(factors, 0, -2, -1).real > 0).all(-1)     # OpenBLAS lets NaN through
         except np.linalg.LinAlgError:
             failed = np.ones(info.shape, bool)
         if failed.any():
@@ -396,7 +403,7 @@ def _cholesky_host(A, upper):
             for b in np.flatnonzero(failed.reshape(-1)):
                 flat_factors[b], codes[b] = _potf2(flat[b])
     if upper:
-        factors = np.swapaxes(factors, -1, -2)
+        factors = np.swapaxes(factors, -1, -2).conj()
     return _from_host(factors, A.dtype, A.device), from_host(info, st.int32, A.device)
 
 
@@ -509,3 +516,180 @@ def linalg_solve(A, B, *, left=True):
     result, _, _, info = dispatcher.call("_linalg_solve_ex", A, B, left=left)
     _check_singular(info, "torch.linalg.solve", A.dim() > 2)
     return result
+
+
+# ---- eigendecompositions on the host: Hermitian (``syevd``/``heevd``) and general (``geev``)
+def _check_uplo(UPLO):
+    """``checkUplo``: one letter, L or U, in either case."""
+    if len(UPLO) != 1 or UPLO.upper() not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+
+
+def _linalg_eigh(A, UPLO="L", compute_v=True):
+    """(eigenvalues, eigenvectors) of each Hermitian matrix, read from the triangle ``UPLO``
+    names: real eigenvalues in ascending order (contiguous), orthonormal eigenvectors in
+    column-major matrices, or an empty tensor without ``compute_v``."""
+    _check_matrix(A, "linalg.eigh")
+    _square_check(A, "linalg.eigh")
+    _check_uplo(UPLO)
+    _lapack_dtype(A, "linalg_eigh")
+    a = _host(A)
+    if a.size == 0:
+        w, v = np.zeros(a.shape[:-1]), a
+    elif compute_v:
+        w, v = np.linalg.eigh(a, UPLO=UPLO.upper())
+    else:
+        w, v = np.linalg.eigvalsh(a, UPLO=UPLO.upper()), None
+    values = _from_host(w, st.to_real(A.dtype), A.device, f_contig=False)
+    vectors = _from_host(v, A.dtype, A.device) if compute_v else empty([0], dtype=A.dtype, device=A.device)
+    return return_type("_linalg_eigh", ("eigenvalues", "eigenvectors"))(values, vectors)
+
+
+def linalg_eigh(A, UPLO="L"):
+    values, vectors = dispatcher.call("_linalg_eigh", A, UPLO, True)
+    return return_type("linalg_eigh", ("eigenvalues", "eigenvectors"))(values, vectors)
+
+
+def linalg_eigvalsh(A, UPLO="L"):
+    """The eigenvalues; the eigenvectors too where a gradient may be asked for (the backward
+    needs them), as ``linalg_svdvals`` computes U and Vh."""
+    compute_v = GradMode.is_enabled() and A.requires_grad
+    return dispatcher.call("_linalg_eigh", A, UPLO, compute_v)[0]
+
+
+def _eig_inputs(A, name):
+    """``linalg_eig``'s checks: square matrices of a type with a complex counterpart, finite."""
+    _check_matrix(A, name)
+    _square_check(A, name)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(f"Unknown Complex ScalarType for {A.dtype.torch_name}")
+    if A.dtype not in (st.float32, st.float64, st.complex64, st.complex128):
+        raise NotImplementedError(f'"linalg_eig_out_{A.device.type}" not implemented for \'{A.dtype.torch_name}\'')
+    a = _host(A)
+    if not np.isfinite(a).all():
+        raise RuntimeError("torch.linalg.eig: input tensor should not contain infs or NaNs.")
+    return a
+
+
+def linalg_eig(A):
+    """(eigenvalues, eigenvectors) of each square matrix, complex whatever A's type (a real
+    matrix's come in conjugate pairs): LAPACK's ``geev`` order, each eigenvector of unit norm
+    with its largest component real. Eigenvectors are column-major."""
+    a = _eig_inputs(A, "linalg.eig")
+    dtype = st.to_complex(A.dtype)
+    if a.size == 0:
+        w, v = np.zeros(a.shape[:-1]), a
+    else:
+        w, v = np.linalg.eig(a)
+    values = _from_host(w.astype(dtype.numpy_type), dtype, A.device, f_contig=False)
+    vectors = _from_host(v.astype(dtype.numpy_type), dtype, A.device)
+    return return_type("linalg_eig", ("eigenvalues", "eigenvectors"))(values, vectors)
+
+
+def _linalg_eigvals(A):
+    """The eigenvalues alone (``geev`` without vectors)."""
+    a = _eig_inputs(A, "linalg.eigvals")
+    dtype = st.to_complex(A.dtype)
+    w = np.zeros(a.shape[:-1]) if a.size == 0 else np.linalg.eigvals(a)
+    return _from_host(w.astype(dtype.numpy_type), dtype, A.device, f_contig=False)
+
+
+def linalg_eigvals(A):
+    """``linalg_eig``'s eigenvalues where a gradient may be asked for (its backward needs the
+    eigenvectors), else ``_linalg_eigvals``."""
+    if GradMode.is_enabled() and A.requires_grad:
+        return dispatcher.call("linalg_eig", A)[0]
+    return dispatcher.call("_linalg_eigvals", A)
+
+
+# ---- the pseudo-inverse (``LinearAlgebra.cpp``): through svd, or eigh for a Hermitian matrix
+def _check_real_tolerance(tol, name):
+    if tol is not None and tol.dtype.is_complex:
+        raise RuntimeError(f"torch.linalg.pinv: {name} tensor of complex type is not supported. Got "
+                           f"{tol.dtype.torch_name}")
+
+
+def _default_rtol(A):
+    """eps of A's real type times its larger matrix dimension: LAPACK's rounding relative to
+    the largest singular value."""
+    eps = float(np.finfo(np.float32 if st.to_real(A.dtype) is st.float32 else np.float64).eps)
+    return eps * max(A.shape[-1], A.shape[-2])
+
+
+def _atol_rtol(A, atol, rtol):
+    """``get_atol_rtol``: 0-dim float64 tolerances; without rtol, the default one unless a
+    positive atol was given."""
+    _check_real_tolerance(atol, "atol")
+    _check_real_tolerance(rtol, "rtol")
+    double = {"dtype": st.float64, "device": A.device}
+    atol_ = dispatcher.call("zeros", [], **double) if atol is None else atol
+    if rtol is not None:
+        return atol_, rtol
+    default = dispatcher.call("full", [], _default_rtol(A), **double)
+    if atol is None:
+        return atol_, default
+    return atol_, dispatcher.call("where.self", atol > 0, dispatcher.call("zeros", [], **double), default)
+
+
+def linalg_pinv(A, *, atol=None, rtol=None, hermitian=False):
+    """The pseudo-inverse: ``V diag(1/S) U^H`` over the singular values above
+    ``max(atol, rtol * S_max)`` (zero for the others); a Hermitian matrix's from its eigenvalues'
+    moduli and eigenvectors instead."""
+    if A.dtype not in (st.float32, st.float64, st.complex64, st.complex128) or A.dim() < 2:
+        raise RuntimeError(f"linalg.pinv({A.dtype.torch_name}{{{list(A.shape)}}}): expected a tensor with 2 or more "
+                           "dimensions of float, double, cfloat or cdouble types")
+    atol, rtol = _atol_rtol(A, atol, rtol)
+    if A.numel() == 0 or not hermitian:
+        U, S, V = dispatcher.call("svd", A)
+        if A.numel() == 0:
+            return dispatcher.call("matmul", V * dispatcher.call("reciprocal", S).unsqueeze(-2), _adjoint(U))
+        largest = S.narrow(-1, 0, 1)        # descending
+        return _pinv_from(S, S, U, V, atol, rtol, largest, A.dtype)
+    S, U = dispatcher.call("linalg_eigh", A)
+    moduli = dispatcher.call("abs", S)
+    largest = dispatcher.call("amax", moduli, [-1], True)
+    return _pinv_from(moduli, S, U, U, atol, rtol, largest, A.dtype)
+
+
+def _pinv_from(moduli, S, U, V, atol, rtol, largest, dtype):
+    """``V diag(1/S) U^H`` with 1/S zeroed where the modulus is at most the tolerance."""
+    tol = dispatcher.call("maximum", atol.unsqueeze(-1), rtol.unsqueeze(-1) * largest)
+    inverted = dispatcher.call("where.self", moduli > tol, dispatcher.call("reciprocal", S),
+                               dispatcher.call("zeros", [], dtype=S.dtype, device=S.device)).to(dtype)
+    return dispatcher.call("matmul", V * inverted.unsqueeze(-2), _adjoint(U))
+
+
+def _adjoint(X):
+    """X^H: a transposed view, conjugated where complex (``mH``)."""
+    X = dispatcher.call("transpose.int", X, -2, -1)
+    return dispatcher.call("conj", X) if X.dtype.is_complex else X
+
+
+def _tolerance_tensors(A, atol, rtol):
+    """The float overload's ``get_atol_rtol``: the numbers as 0-dim float64 tensors."""
+    double = {"dtype": st.float64, "device": A.device}
+    if rtol is None:
+        rtol = 0.0 if atol is not None and atol > 0 else _default_rtol(A)
+    return dispatcher.call("full", [], 0.0 if atol is None else atol, **double), dispatcher.call("full", [], rtol,
+                                                                                                  **double)
+
+
+def linalg_pinv_atol_rtol_float(A, *, atol=None, rtol=None, hermitian=False):
+    atol, rtol = _tolerance_tensors(A, atol, rtol)
+    return dispatcher.call("linalg_pinv.atol_rtol_tensor", A, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
+def linalg_pinv_rcond(A, rcond, hermitian=False):
+    """``rcond`` is a relative tolerance, as NumPy's ``pinv`` reads it; no absolute one."""
+    atol, rtol = _tolerance_tensors(A, 0.0, rcond)
+    return dispatcher.call("linalg_pinv.atol_rtol_tensor", A, atol=atol, rtol=rtol, hermitian=hermitian)
+
+
+def linalg_pinv_rcond_tensor(A, rcond, hermitian=False):
+    _check_real_tolerance(rcond, "rcond")
+    atol = dispatcher.call("zeros", [], dtype=st.float64, device=A.device)
+    return dispatcher.call("linalg_pinv.atol_rtol_tensor", A, atol=atol, rtol=rcond, hermitian=hermitian)
+
+
+def pinverse(A, rcond=1e-15):
+    return dispatcher.call("linalg_pinv", A, rcond, False)

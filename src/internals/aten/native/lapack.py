@@ -6,21 +6,30 @@ once and compiled for both devices: ``cpu/batch_linalg.py`` runs one matrix per 
 Matrices lie column-major (LAPACK's layout, and the strides of torch's ``LU`` and ``inverse``):
 element (i, j) of the matrix at ``base`` is ``a[base + j * n + i]``. Pivots are 1-based, as
 LAPACK's ``ipiv``. The host sized every buffer from the batch shape: no index leaves it.
+The same code serves real and complex buffers (Numba compiles one version per element type):
+nothing here conjugates, as ``getrf`` and a plain-transposed ``getrs`` do not.
 """
 from numba.extending import register_jitable
 
 
 @register_jitable
+def _cabs1(v):
+    """LAPACK's ``cabs1``, the size ``i?amax`` picks a pivot by: |Re| + |Im| (|v| for a real v),
+    cheaper than the modulus, and the reason a complex pivot may differ from the largest modulus."""
+    return abs(v.real) + abs(v.imag)
+
+
+@register_jitable
 def getrf(a, base, n, piv, pbase):
     """LU with partial pivoting, in place (``getrf``: ``P A = L U``, L with a unit diagonal below,
-    U on and above). The pivot is the first entry of largest magnitude in its column. Returns
+    U on and above). The pivot is the first entry of largest ``cabs1`` in its column. Returns
     LAPACK's ``info``: 0, or k + 1 for the first zero pivot U[k, k] (the factoring goes on)."""
     info = 0
     for k in range(n):
-        p, best = k, abs(a[base + k * n + k])
+        p, best = k, _cabs1(a[base + k * n + k])
         for i in range(k + 1, n):
-            if abs(a[base + k * n + i]) > best:
-                p, best = i, abs(a[base + k * n + i])
+            if _cabs1(a[base + k * n + i]) > best:
+                p, best = i, _cabs1(a[base + k * n + i])
         piv[pbase + k] = p + 1
         if p != k:
             for j in range(n):

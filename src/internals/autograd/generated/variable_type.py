@@ -164,8 +164,11 @@ from .functions import (
     LinalgCholeskyExBackward0,
     LinalgCrossBackward0,
     LinalgDetBackward0,
+    LinalgEigBackward0,
+    LinalgEighBackward0,
     LinalgInvExBackward0,
     LinalgLuFactorExBackward0,
+    LinalgPinvBackward0,
     LinalgQrBackward0,
     LinalgSlogdetBackward0,
     LinalgSolveExBackward0,
@@ -854,6 +857,9 @@ OPS = {
     'linalg_cholesky_ex': dispatcher.find('linalg_cholesky_ex'),
     'cholesky': dispatcher.find('cholesky'),
     '_linalg_solve_ex': dispatcher.find('_linalg_solve_ex'),
+    'linalg_eig': dispatcher.find('linalg_eig'),
+    '_linalg_eigh': dispatcher.find('_linalg_eigh'),
+    'linalg_pinv.atol_rtol_tensor': dispatcher.find('linalg_pinv.atol_rtol_tensor'),
     'dot': dispatcher.find('dot'),
     'dot.out': dispatcher.find('dot.out'),
     'vdot': dispatcher.find('vdot'),
@@ -6847,6 +6853,49 @@ def _linalg_solve_ex(ks, A, B, **kwargs):
     return result
 
 
+def linalg_eig(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = LinalgEigBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_eig'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+        grad_fn.eigenvalues_ = SavedVariable(result[0], True)
+        grad_fn.eigenvectors_ = SavedVariable(result[1], True)
+    return result
+
+
+def _linalg_eigh(ks, A, UPLO="L", compute_v=True):
+    grad_fn = None
+    if _grad_mode.grad_enabled and A._requires_grad:
+        grad_fn = LinalgEighBackward0()
+        grad_fn._next_edges = collect_next_edges(A)
+    with below_ad_inplace_or_view():
+        result = OPS['_linalg_eigh'].redispatch(after_autograd(ks), A, UPLO, compute_v)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+        grad_fn.eigenvalues_ = SavedVariable(result[0], True)
+        grad_fn.eigenvectors_ = SavedVariable(result[1], True)
+    return result
+
+
+def linalg_pinv_atol_rtol_tensor(ks, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = LinalgPinvBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_pinv.atol_rtol_tensor'].redispatch(after_autograd(ks), self, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
 def dot(ks, self, tensor):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or tensor._requires_grad):
@@ -9065,6 +9114,9 @@ KERNELS = {
     'linalg_cholesky_ex': linalg_cholesky_ex,
     'cholesky': cholesky,
     '_linalg_solve_ex': _linalg_solve_ex,
+    'linalg_eig': linalg_eig,
+    '_linalg_eigh': _linalg_eigh,
+    'linalg_pinv.atol_rtol_tensor': linalg_pinv_atol_rtol_tensor,
     'dot': dot,
     'dot.out': dot_out,
     'vdot': vdot,
