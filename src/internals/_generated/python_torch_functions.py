@@ -5146,6 +5146,19 @@ def THPVariable_reciprocal(*args, **kwargs):
     return _ops['reciprocal.out'](_r.tensor(0), out=_r.tensor(1))
 
 
+_reciprocal__parser = PythonArgParser([
+    'reciprocal_(Tensor input)',
+])
+
+
+def THPVariable_reciprocal_(*args, **kwargs):
+    _r = _reciprocal__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::reciprocal_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['reciprocal_'](_r.tensor(0))
+
+
 _relu_parser = PythonArgParser([
     'relu(Tensor input)',
 ])
@@ -7021,6 +7034,7 @@ FUNCTIONS = named({
     'ravel': THPVariable_ravel,
     'real': THPVariable_real,
     'reciprocal': THPVariable_reciprocal,
+    'reciprocal_': THPVariable_reciprocal_,
     'relu': THPVariable_relu,
     'relu_': THPVariable_relu_,
     'remainder': THPVariable_remainder,

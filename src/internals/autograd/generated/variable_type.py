@@ -106,6 +106,8 @@ from .functions import (
     EmbeddingBagBackwardBackward0,
     EmbeddingBagDenseBackwardBackward0,
     EmbeddingDenseBackwardBackward0,
+    EqBackward0,
+    EqBackward1,
     ErfBackward0,
     ErfinvBackward0,
     EuclideanDistBackward0,
@@ -126,12 +128,16 @@ from .functions import (
     FmodBackward1,
     FracBackward0,
     GatherBackward0,
+    GeBackward0,
+    GeBackward1,
     GeluBackward0,
     GeluBackwardBackward0,
     GluBackward0,
     GluBackwardBackward0,
     GridSampler2DBackward0,
     GridSampler2DBackwardBackward0,
+    GtBackward0,
+    GtBackward1,
     HardshrinkBackward0,
     HardshrinkBackwardBackward0,
     HardsigmoidBackward0,
@@ -152,6 +158,8 @@ from .functions import (
     IndexPutBackward0,
     IndexSelectBackward0,
     KthvalueBackward0,
+    LeBackward0,
+    LeBackward1,
     LeakyReluBackward0,
     LeakyReluBackward1,
     LeakyReluBackwardBackward0,
@@ -181,6 +189,8 @@ from .functions import (
     LogcumsumexpBackward0,
     LogitBackward0,
     LogsumexpBackward0,
+    LtBackward0,
+    LtBackward1,
     MaskedFillBackward0,
     MaskedFillBackward1,
     MaskedScatterBackward0,
@@ -217,6 +227,8 @@ from .functions import (
     NativeGroupNormBackwardBackward0,
     NativeLayerNormBackward0,
     NativeLayerNormBackwardBackward0,
+    NeBackward0,
+    NeBackward1,
     NegBackward0,
     NllLoss2DBackward0,
     NllLoss2DBackwardBackward0,
@@ -376,6 +388,7 @@ OPS = {
     'neg_': dispatcher.find('neg_'),
     'reciprocal': dispatcher.find('reciprocal'),
     'reciprocal.out': dispatcher.find('reciprocal.out'),
+    'reciprocal_': dispatcher.find('reciprocal_'),
     'abs': dispatcher.find('abs'),
     'abs.out': dispatcher.find('abs.out'),
     'abs_': dispatcher.find('abs_'),
@@ -450,6 +463,18 @@ OPS = {
     'fill_.Scalar': dispatcher.find('fill_.Scalar'),
     'fill_.Tensor': dispatcher.find('fill_.Tensor'),
     'zero_': dispatcher.find('zero_'),
+    'eq_.Scalar': dispatcher.find('eq_.Scalar'),
+    'eq_.Tensor': dispatcher.find('eq_.Tensor'),
+    'ne_.Scalar': dispatcher.find('ne_.Scalar'),
+    'ne_.Tensor': dispatcher.find('ne_.Tensor'),
+    'lt_.Scalar': dispatcher.find('lt_.Scalar'),
+    'lt_.Tensor': dispatcher.find('lt_.Tensor'),
+    'le_.Scalar': dispatcher.find('le_.Scalar'),
+    'le_.Tensor': dispatcher.find('le_.Tensor'),
+    'gt_.Scalar': dispatcher.find('gt_.Scalar'),
+    'gt_.Tensor': dispatcher.find('gt_.Tensor'),
+    'ge_.Scalar': dispatcher.find('ge_.Scalar'),
+    'ge_.Tensor': dispatcher.find('ge_.Tensor'),
     'clone': dispatcher.find('clone'),
     'sum': dispatcher.find('sum'),
     'sum.dim_IntList': dispatcher.find('sum.dim_IntList'),
@@ -1003,6 +1028,20 @@ def reciprocal_out(ks, self, **kwargs):
     check_out_no_requires_grad('reciprocal', self, kwargs.get('out'))
     with below_autograd():
         return OPS['reciprocal.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def reciprocal_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = ReciprocalBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['reciprocal_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
 
 
 def abs(ks, self):
@@ -1837,6 +1876,162 @@ def zero_(ks, self):
         grad_fn._next_edges = collect_next_edges(self)
     with below_autograd():
         result = OPS['zero_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def eq__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = EqBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['eq_.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def eq__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = EqBackward1()
+        grad_fn._next_edges = collect_next_edges(self, other)
+    with below_autograd():
+        result = OPS['eq_.Tensor'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def ne__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = NeBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['ne_.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def ne__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = NeBackward1()
+        grad_fn._next_edges = collect_next_edges(self, other)
+    with below_autograd():
+        result = OPS['ne_.Tensor'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def lt__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = LtBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['lt_.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def lt__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = LtBackward1()
+        grad_fn._next_edges = collect_next_edges(self, other)
+    with below_autograd():
+        result = OPS['lt_.Tensor'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def le__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = LeBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['le_.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def le__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = LeBackward1()
+        grad_fn._next_edges = collect_next_edges(self, other)
+    with below_autograd():
+        result = OPS['le_.Tensor'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def gt__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = GtBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['gt_.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def gt__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = GtBackward1()
+        grad_fn._next_edges = collect_next_edges(self, other)
+    with below_autograd():
+        result = OPS['gt_.Tensor'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def ge__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = GeBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['ge_.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def ge__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = GeBackward1()
+        grad_fn._next_edges = collect_next_edges(self, other)
+    with below_autograd():
+        result = OPS['ge_.Tensor'].redispatch(after_autograd(ks), self, other)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
@@ -8391,6 +8586,7 @@ KERNELS = {
     'neg_': neg_,
     'reciprocal': reciprocal,
     'reciprocal.out': reciprocal_out,
+    'reciprocal_': reciprocal_,
     'abs': abs,
     'abs.out': abs_out,
     'abs_': abs_,
@@ -8465,6 +8661,18 @@ KERNELS = {
     'fill_.Scalar': fill__Scalar,
     'fill_.Tensor': fill__Tensor,
     'zero_': zero_,
+    'eq_.Scalar': eq__Scalar,
+    'eq_.Tensor': eq__Tensor,
+    'ne_.Scalar': ne__Scalar,
+    'ne_.Tensor': ne__Tensor,
+    'lt_.Scalar': lt__Scalar,
+    'lt_.Tensor': lt__Tensor,
+    'le_.Scalar': le__Scalar,
+    'le_.Tensor': le__Tensor,
+    'gt_.Scalar': gt__Scalar,
+    'gt_.Tensor': gt__Tensor,
+    'ge_.Scalar': ge__Scalar,
+    'ge_.Tensor': ge__Tensor,
     'clone': clone,
     'sum': sum,
     'sum.dim_IntList': sum_dim_IntList,
