@@ -500,10 +500,16 @@ OPS = {
     'min.dim_min': dispatcher.find('min.dim_min'),
     'min': dispatcher.find('min'),
     '_softmax': dispatcher.find('_softmax'),
+    '_softmax.out': dispatcher.find('_softmax.out'),
     '_log_softmax': dispatcher.find('_log_softmax'),
+    '_log_softmax.out': dispatcher.find('_log_softmax.out'),
     '_softmax_backward_data': dispatcher.find('_softmax_backward_data'),
+    '_softmax_backward_data.out': dispatcher.find('_softmax_backward_data.out'),
     '_log_softmax_backward_data': dispatcher.find('_log_softmax_backward_data'),
+    '_log_softmax_backward_data.out': dispatcher.find('_log_softmax_backward_data.out'),
+    'nll_loss_forward.output': dispatcher.find('nll_loss_forward.output'),
     'nll_loss_forward': dispatcher.find('nll_loss_forward'),
+    'nll_loss_backward.grad_input': dispatcher.find('nll_loss_backward.grad_input'),
     'nll_loss_backward': dispatcher.find('nll_loss_backward'),
     'nll_loss2d_forward': dispatcher.find('nll_loss2d_forward'),
     'nll_loss2d_backward': dispatcher.find('nll_loss2d_backward'),
@@ -2331,6 +2337,12 @@ def _softmax(ks, self, dim, half_to_float):
     return result
 
 
+def _softmax_out(ks, self, dim, half_to_float, **kwargs):
+    check_out_no_requires_grad('_softmax', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_softmax.out'].redispatch(after_autograd(ks), self, dim, half_to_float, **kwargs)
+
+
 def _log_softmax(ks, self, dim, half_to_float):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2344,6 +2356,12 @@ def _log_softmax(ks, self, dim, half_to_float):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     return result
+
+
+def _log_softmax_out(ks, self, dim, half_to_float, **kwargs):
+    check_out_no_requires_grad('_log_softmax', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_log_softmax.out'].redispatch(after_autograd(ks), self, dim, half_to_float, **kwargs)
 
 
 def _softmax_backward_data(ks, grad_output, output, dim, input_dtype):
@@ -2362,6 +2380,12 @@ def _softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return result
 
 
+def _softmax_backward_data_out(ks, grad_output, output, dim, input_dtype, **kwargs):
+    check_out_no_requires_grad('_softmax_backward_data', grad_output, output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['_softmax_backward_data.out'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype, **kwargs)
+
+
 def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
@@ -2375,6 +2399,18 @@ def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _log_softmax_backward_data_out(ks, grad_output, output, dim, input_dtype, **kwargs):
+    check_out_no_requires_grad('_log_softmax_backward_data', grad_output, output, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_log_softmax_backward_data.out'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype, **kwargs)
+
+
+def nll_loss_forward_output(ks, self, target, weight, reduction, ignore_index, **kwargs):
+    check_out_no_requires_grad('nll_loss_forward', self, target, weight, kwargs.get('output'), kwargs.get('total_weight'))
+    with below_autograd():
+        return OPS['nll_loss_forward.output'].redispatch(after_autograd(ks), self, target, weight, reduction, ignore_index, **kwargs)
 
 
 def nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
@@ -2395,6 +2431,12 @@ def nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
         set_history((result[0],), grad_fn)
         grad_fn.total_weight_ = SavedVariable(result[1], True)
     return result
+
+
+def nll_loss_backward_grad_input(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight, **kwargs):
+    check_out_no_requires_grad('nll_loss_backward', grad_output, self, target, weight, total_weight, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['nll_loss_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction, ignore_index, total_weight, **kwargs)
 
 
 def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
@@ -8698,10 +8740,16 @@ KERNELS = {
     'min.dim_min': min_dim_min,
     'min': min,
     '_softmax': _softmax,
+    '_softmax.out': _softmax_out,
     '_log_softmax': _log_softmax,
+    '_log_softmax.out': _log_softmax_out,
     '_softmax_backward_data': _softmax_backward_data,
+    '_softmax_backward_data.out': _softmax_backward_data_out,
     '_log_softmax_backward_data': _log_softmax_backward_data,
+    '_log_softmax_backward_data.out': _log_softmax_backward_data_out,
+    'nll_loss_forward.output': nll_loss_forward_output,
     'nll_loss_forward': nll_loss_forward,
+    'nll_loss_backward.grad_input': nll_loss_backward_grad_input,
     'nll_loss_backward': nll_loss_backward,
     'nll_loss2d_forward': nll_loss2d_forward,
     'nll_loss2d_backward': nll_loss2d_backward,
