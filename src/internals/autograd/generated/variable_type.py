@@ -923,10 +923,12 @@ OPS = {
     'convolution': dispatcher.find('convolution'),
     'max_pool2d_with_indices': dispatcher.find('max_pool2d_with_indices'),
     'avg_pool2d': dispatcher.find('avg_pool2d'),
+    'avg_pool2d_backward.grad_input': dispatcher.find('avg_pool2d_backward.grad_input'),
     'avg_pool2d_backward': dispatcher.find('avg_pool2d_backward'),
     '_adaptive_avg_pool2d': dispatcher.find('_adaptive_avg_pool2d'),
     '_adaptive_avg_pool2d_backward': dispatcher.find('_adaptive_avg_pool2d_backward'),
     'adaptive_max_pool2d': dispatcher.find('adaptive_max_pool2d'),
+    'adaptive_max_pool2d_backward.grad_input': dispatcher.find('adaptive_max_pool2d_backward.grad_input'),
     'adaptive_max_pool2d_backward': dispatcher.find('adaptive_max_pool2d_backward'),
     'im2col': dispatcher.find('im2col'),
     'col2im': dispatcher.find('col2im'),
@@ -949,6 +951,7 @@ OPS = {
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     'embedding': dispatcher.find('embedding'),
     'convolution_backward': dispatcher.find('convolution_backward'),
+    'max_pool2d_with_indices_backward.grad_input': dispatcher.find('max_pool2d_with_indices_backward.grad_input'),
     'max_pool2d_with_indices_backward': dispatcher.find('max_pool2d_with_indices_backward'),
     'native_batch_norm_backward': dispatcher.find('native_batch_norm_backward'),
     'native_group_norm': dispatcher.find('native_group_norm'),
@@ -7682,6 +7685,12 @@ def avg_pool2d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, cou
     return result
 
 
+def avg_pool2d_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs):
+    check_out_no_requires_grad('avg_pool2d_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['avg_pool2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
+
+
 def avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
@@ -7740,6 +7749,12 @@ def adaptive_max_pool2d(ks, self, output_size):
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
+
+
+def adaptive_max_pool2d_backward_grad_input(ks, grad_output, self, indices, **kwargs):
+    check_out_no_requires_grad('adaptive_max_pool2d_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['adaptive_max_pool2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, indices, **kwargs)
 
 
 def adaptive_max_pool2d_backward(ks, grad_output, self, indices):
@@ -8074,6 +8089,12 @@ def convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, pad
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
     return result
+
+
+def max_pool2d_with_indices_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, **kwargs):
+    check_out_no_requires_grad('max_pool2d_with_indices_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['max_pool2d_with_indices_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, **kwargs)
 
 
 def max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
@@ -9163,10 +9184,12 @@ KERNELS = {
     'convolution': convolution,
     'max_pool2d_with_indices': max_pool2d_with_indices,
     'avg_pool2d': avg_pool2d,
+    'avg_pool2d_backward.grad_input': avg_pool2d_backward_grad_input,
     'avg_pool2d_backward': avg_pool2d_backward,
     '_adaptive_avg_pool2d': _adaptive_avg_pool2d,
     '_adaptive_avg_pool2d_backward': _adaptive_avg_pool2d_backward,
     'adaptive_max_pool2d': adaptive_max_pool2d,
+    'adaptive_max_pool2d_backward.grad_input': adaptive_max_pool2d_backward_grad_input,
     'adaptive_max_pool2d_backward': adaptive_max_pool2d_backward,
     'im2col': im2col,
     'col2im': col2im,
@@ -9189,6 +9212,7 @@ KERNELS = {
     'native_layer_norm': native_layer_norm,
     'embedding': embedding,
     'convolution_backward': convolution_backward,
+    'max_pool2d_with_indices_backward.grad_input': max_pool2d_with_indices_backward_grad_input,
     'max_pool2d_with_indices_backward': max_pool2d_with_indices_backward,
     'native_batch_norm_backward': native_batch_norm_backward,
     'native_group_norm': native_group_norm,
