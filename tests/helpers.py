@@ -103,6 +103,21 @@ def assert_out_variant_matches_torch(program):
     assert our_warnings == their_warnings
 
 
+def assert_ops_out_resized_with_torchs_warning(program, capfd):
+    """``program(lib)`` (an ``out=`` call through ``lib.ops.aten``, for operators torch binds
+    nowhere else) resizes a wrong-sized ``out`` and gives torch's result. torch's ``torch.ops``
+    calls report the resize warning through c10's handler, on stderr; internals' raise it as a
+    UserWarning in the same words."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ours = program(internals)
+    capfd.readouterr()
+    assert_same(ours, program(torch))
+    (warning,) = caught
+    assert warning.category is UserWarning
+    assert f"Warning: {warning.message} (function _resize_output_check)" in capfd.readouterr().err
+
+
 def _matrix():
     return (internals.arange(12.).reshape(4, 3),)
 

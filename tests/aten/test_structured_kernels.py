@@ -48,7 +48,7 @@ def test_each_family_is_declared_structured():
 
 @pytest.mark.parametrize("name", ["add.Tensor", "add_.Tensor", "eq.Scalar", "div.Tensor", "pow.Tensor_Scalar",
                                   "pow_.Tensor", "div_.Tensor_mode", "remainder.Tensor", "atan2_", "maximum",
-                                  "bitwise_xor_.Tensor"])
+                                  "bitwise_xor_.Tensor", "eq_.Scalar", "lt_.Tensor", "ge_.Scalar"])
 def test_derived_kernels_run_the_declared_meta_and_impl(name):
     delegate = next(e["structured_delegate"] for e in DELEGATES if e["func"].startswith(name + "("))
     out_kernel = _cpu_kernel(delegate)
@@ -67,6 +67,9 @@ OUT_CASES = {
     "integers divide as floats": lambda L: L.div(L.tensor([1, 2]), L.tensor([3, 4]), out=L.empty(0)),
     "comparison into float": lambda L: L.lt(L.tensor([1, 5]), L.tensor([[2], [3]]), out=L.empty(0)),
     "comparison with a number": lambda L: L.ge(L.tensor([1, 5]), 3, out=L.empty(0, dtype=L.bool)),
+    "comparison of an input that requires grad": lambda L: L.le(L.ones(2, requires_grad=True), 1, out=L.empty(2)),
+    "comparison into a wrong-sized out": lambda L: L.eq(L.tensor([1, 5]), L.tensor([1, 2]),
+                                                        out=L.empty(3, dtype=L.bool)),
     "float16 alpha": lambda L: L.add(L.tensor([1., 2.], dtype=L.float16), L.ones(2, dtype=L.float16),
                                      alpha=1.1, out=L.empty(0, dtype=L.float16)),
     "out is self": lambda L: (lambda x: L.add(x, 1, out=x))(L.arange(4.)),
@@ -116,6 +119,57 @@ ERROR_CASES = {
 @pytest.mark.parametrize("case", ERROR_CASES)
 def test_errors_match_torch(case):
     same_error(ERROR_CASES[case])
+
+
+COMPARISONS = ("eq", "ne", "lt", "le", "gt", "ge")
+
+
+def test_in_place_comparisons_delegate_as_torchs_do():
+    """``eq_.Scalar`` and the rest run their out= kernel with ``self`` as ``out`` (torch's
+    ``structured_delegate: eq.Scalar_out``): the comparison's result cast into self's dtype."""
+    entries = native_entries()
+    for name in COMPARISONS:
+        for overload in ("Scalar", "Tensor"):
+            assert entries[f"{name}_.{overload}"]["structured_delegate"] == f"{name}.{overload}_out"
+
+
+@pytest.mark.parametrize("name", COMPARISONS)
+def test_in_place_comparisons_match_torch(name):
+    def forms(L):
+        x, y = L.tensor([[1., 2., 3.], [3., 2., 1.]]).t(), L.tensor([2., 1.])
+        compare = getattr(x.clone(), name + "_")
+        return [compare(2), getattr(x.clone(), name + "_")(y), getattr(L.tensor([1, 2, 3]), name + "_")(2.5),
+                getattr(L.tensor([True, False]), name + "_")(L.tensor([1, 0])),
+                getattr(L.tensor([1., 2.], dtype=L.float16), name + "_")(L.tensor(2, dtype=L.int64))]
+    for ours, theirs in zip(forms(internals), forms(torch), strict=True):
+        assert_same(ours, theirs)
+
+
+IN_PLACE_COMPARISON_ERRORS = {
+    "cannot broadcast self": lambda L: L.tensor([1., 2.]).lt_(L.ones(2, 2)),
+    "complex order": lambda L: L.tensor([1j]).ge_(1),
+    "leaf that requires grad": lambda L: L.ones(2, requires_grad=True).eq_(1),
+    "partial overlap": lambda L: (lambda x: x[1:3].ne_(x[:2]))(L.arange(4.)),
+}
+
+
+@pytest.mark.parametrize("case", IN_PLACE_COMPARISON_ERRORS)
+def test_in_place_comparison_errors_match_torch(case):
+    same_error(IN_PLACE_COMPARISON_ERRORS[case])
+
+
+@pytest.mark.parametrize("name", COMPARISONS)
+def test_in_place_comparison_nodes_and_zero_gradients_match_torch(name):
+    def run(L):
+        x, y = L.tensor([1., 2., 3.], requires_grad=True), L.tensor([2.], requires_grad=True)
+        by_number, by_tensor = getattr(x * 1, name + "_")(1.5), getattr(x * 1, name + "_")(y)
+        (by_number.sum() + by_tensor.sum()).backward()
+        return [by_number.grad_fn.name(), by_tensor.grad_fn.name()], [by_number, by_tensor, x.grad, y.grad]
+    (our_nodes, ours), (their_nodes, theirs) = run(internals), run(torch)
+    node = name.title() + "Backward"
+    assert our_nodes == their_nodes == [node + "0", node + "1"]
+    for o, t in zip(ours, theirs, strict=True):
+        assert_same(o.detach(), t.detach())
 
 
 def test_functional_and_in_place_forms_match_torch():

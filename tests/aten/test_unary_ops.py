@@ -43,7 +43,7 @@ def test_structured_marks_are_torchs():
 
 
 @pytest.mark.parametrize("name", ["sin", "exp_", "neg", "round.decimals", "round_", "signbit", "sgn_", "reciprocal",
-                                  "bitwise_not_"])
+                                  "reciprocal_", "bitwise_not_"])
 def test_derived_kernels_run_the_declared_meta_and_impl(name):
     entry = native_entries()[name]
     out_kernel = dispatcher.find(entry["structured_delegate"]).table[DispatchKey.CPU][0].fn
@@ -90,6 +90,10 @@ ERROR_CASES = {
     "round bool": lambda L: L.tensor([True]).round_(),
     "round integer decimals": lambda L: L.round(L.tensor([1]), decimals=1),
     "in place cannot cast": lambda L: L.tensor([1, 2]).exp_(),
+    "reciprocal in place of integers": lambda L: L.tensor([1, 2]).reciprocal_(),
+    "reciprocal out= of an input that requires grad": lambda L: L.reciprocal(L.ones(2, requires_grad=True),
+                                                                           out=L.empty(2)),
+    "reciprocal in place on a leaf that requires grad": lambda L: L.ones(2, requires_grad=True).reciprocal_(),
     "partial overlap": lambda L: (lambda x: L.exp(x[:4], out=x[1:5]))(L.arange(6.)),
 }
 
@@ -103,9 +107,23 @@ def test_functional_and_in_place_forms_match_torch():
     def forms(L):
         x = L.arange(-3., 3.).reshape(2, 3).t()
         return [x.sin(), x.clone().neg_(), x.floor(), x.clone().round_(decimals=1), x.signbit(), x.sgn(),
-                L.tensor([3, -1]).exp(), x.clone().sigmoid_(), x.reciprocal()]
+                L.tensor([3, -1]).exp(), x.clone().sigmoid_(), x.reciprocal(),
+                x.clone().reciprocal_(), L.reciprocal_(x.clone()), L.tensor([2., 4.], dtype=L.float16).reciprocal_()]
     for ours, theirs in zip(forms(internals), forms(torch)):
         assert_same(ours, theirs)
+
+
+def test_reciprocal_in_place_gradient_matches_torch():
+    def run(L):
+        x = L.tensor([[1., 2.], [-4., 0.5]], requires_grad=True)
+        y = (x * 1).reciprocal_()
+        node = y.grad_fn.name()
+        (x * 1).t().reciprocal_().backward(L.tensor([[1., 2.], [3., 4.]]))    # through a view
+        return node, y.detach(), x.grad
+    (our_node, *ours), (their_node, *theirs) = run(internals), run(torch)
+    assert our_node == their_node == "ReciprocalBackward0"
+    for o, t in zip(ours, theirs):
+        assert_same(o, t)
 
 
 FAKE_PROGRAMS = {

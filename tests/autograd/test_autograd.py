@@ -225,6 +225,12 @@ def test_every_derivative_entry_is_tested():
     # gradients with torch's).
     for neg in (internals._neg_view, internals._neg_view_copy):
         reached.add(neg(internals.ones(2, requires_grad=True)).grad_fn.name())
+    # The in-place comparisons (tests/aten/test_structured_kernels.py compares their nodes and
+    # zero gradients with torch's).
+    from test_structured_kernels import COMPARISONS
+    for name in COMPARISONS:
+        for other in (1.5, internals.ones(2)):
+            reached.add(getattr(internals.ones(2, requires_grad=True) * 1, name + "_")(other).grad_fn.name())
     # The conjugation nodes: with no complex autograd no graph reaches them, so
     # tests/aten/test_conjugate_view.py applies each to a gradient and compares with torch's node.
     reached |= {functions.ConjBackward0.__name__, functions.ConjPhysicalBackward0.__name__,
@@ -718,8 +724,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     unmatched = {str(s.name) for s in match_natives(load_derivatives())}
     manual = {"copy_", "resize_", "set_",
               "set_.source_Storage", "set_.source_Storage_storage_offset", "set_.source_Tensor"}
-    comparisons = {f"{c}.{o}" for c in ("eq", "ne", "lt", "le", "gt", "ge") for o in ("Tensor", "Scalar")}
-    not_differentiable = comparisons | {"argmax", "argmin", "multinomial", "view.dtype", "nonzero",
+    not_differentiable = {"argmax", "argmin", "multinomial", "view.dtype", "nonzero",
                                         "repeat_interleave.Tensor", "detach", "_local_scalar_dense"}
     # Boolean and integer results (torch lists some with output_differentiability [False]), and
     # remainder.Scalar_Tensor and scatter with reduce, whose grad_fn in torch is NotImplemented.
@@ -825,7 +830,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     # silu's, logit's and mish's backward operators have no formula: their own formulas call them only with
     # grad mode off. (The layers' backward operators and _cdist_backward have entries of their own.)
     backward = {"silu_backward", "logit_backward", "mish_backward"} | backward_ops
-    # out= overloads of operators without a formula (comparisons, factories): the autograd fallback
+    # out= overloads of operators without a formula (factories): the autograd fallback
     # runs them, refusing an out that requires grad (tests/aten/test_out_variants.py).
     outs = {n for n in unmatched if n in aten and dispatcher.find(n).schema.arguments.out}
     assert unmatched & aten == (manual | not_differentiable | sparse | composite | factories | backward | outs) & aten

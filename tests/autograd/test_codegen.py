@@ -118,8 +118,9 @@ def test_signature_strings_round_trip():
                 assert [p.name for p in sig.params] == [a.name if a.name != "self" or str(a.type) == "Scalar"
                                                         else "input" for a in args]
                 # keyword-only: the schema's, requires_grad (a factory's Python-only argument), and
-                # ``out`` where the name has an out= overload
+                # the outputs of the name's out= overload as it names them (``out``, ``grad_input``)
                 kwonly = {k.name for k in o.schema.arguments.flat_kwarg_only} | {"requires_grad", "out"}
+                kwonly |= {a.name for a in o.schema.arguments.out}
                 assert [p.keyword_only for p in sig.params] == [a.name in kwonly for a in args]
 
 

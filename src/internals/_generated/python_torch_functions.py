@@ -185,7 +185,7 @@ def THPVariable__linalg_svd(*args, **kwargs):
 
 
 __log_softmax_parser = PythonArgParser([
-    '_log_softmax(Tensor input, int64_t dim, bool half_to_float)',
+    '_log_softmax(Tensor input, int64_t dim, bool half_to_float, *, Tensor out=None)',
 ])
 
 
@@ -193,12 +193,15 @@ def THPVariable__log_softmax(*args, **kwargs):
     _r = __log_softmax_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
-    return _ops['_log_softmax'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    if _r.is_none(3):
+        # aten::_log_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
+        return _ops['_log_softmax'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    # aten::_log_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['_log_softmax.out'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), out=_r.tensor(3))
 
 
 __log_softmax_backward_data_parser = PythonArgParser([
-    '_log_softmax_backward_data(Tensor grad_output, Tensor output, int64_t dim, ScalarType input_dtype)',
+    '_log_softmax_backward_data(Tensor grad_output, Tensor output, int64_t dim, ScalarType input_dtype, *, Tensor out=None)',
 ])
 
 
@@ -206,8 +209,11 @@ def THPVariable__log_softmax_backward_data(*args, **kwargs):
     _r = __log_softmax_backward_data_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
-    return _ops['_log_softmax_backward_data'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3))
+    if _r.is_none(4):
+        # aten::_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+        return _ops['_log_softmax_backward_data'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3))
+    # aten::_log_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['_log_softmax_backward_data.out'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3), out=_r.tensor(4))
 
 
 __neg_view_parser = PythonArgParser([
@@ -276,7 +282,7 @@ def THPVariable__prelu_kernel(*args, **kwargs):
 
 
 __softmax_parser = PythonArgParser([
-    '_softmax(Tensor input, int64_t dim, bool half_to_float)',
+    '_softmax(Tensor input, int64_t dim, bool half_to_float, *, Tensor out=None)',
 ])
 
 
@@ -284,12 +290,15 @@ def THPVariable__softmax(*args, **kwargs):
     _r = __softmax_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
-    return _ops['_softmax'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    if _r.is_none(3):
+        # aten::_softmax(Tensor self, int dim, bool half_to_float) -> Tensor
+        return _ops['_softmax'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
+    # aten::_softmax.out(Tensor self, int dim, bool half_to_float, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['_softmax.out'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), out=_r.tensor(3))
 
 
 __softmax_backward_data_parser = PythonArgParser([
-    '_softmax_backward_data(Tensor grad_output, Tensor output, int64_t dim, ScalarType input_dtype)',
+    '_softmax_backward_data(Tensor grad_output, Tensor output, int64_t dim, ScalarType input_dtype, *, Tensor grad_input=None)',
 ])
 
 
@@ -297,8 +306,11 @@ def THPVariable__softmax_backward_data(*args, **kwargs):
     _r = __softmax_backward_data_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
-    return _ops['_softmax_backward_data'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3))
+    if _r.is_none(4):
+        # aten::_softmax_backward_data(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype) -> Tensor
+        return _ops['_softmax_backward_data'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3))
+    # aten::_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)
+    return _ops['_softmax_backward_data.out'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3), grad_input=_r.tensor(4))
 
 
 __unique2_parser = PythonArgParser([
@@ -5198,6 +5210,19 @@ def THPVariable_reciprocal(*args, **kwargs):
     return _ops['reciprocal.out'](_r.tensor(0), out=_r.tensor(1))
 
 
+_reciprocal__parser = PythonArgParser([
+    'reciprocal_(Tensor input)',
+])
+
+
+def THPVariable_reciprocal_(*args, **kwargs):
+    _r = _reciprocal__parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::reciprocal_(Tensor(a!) self) -> Tensor(a!)
+    return _ops['reciprocal_'](_r.tensor(0))
+
+
 _relu_parser = PythonArgParser([
     'relu(Tensor input)',
 ])
@@ -7090,6 +7115,7 @@ FUNCTIONS = named({
     'ravel': THPVariable_ravel,
     'real': THPVariable_real,
     'reciprocal': THPVariable_reciprocal,
+    'reciprocal_': THPVariable_reciprocal_,
     'relu': THPVariable_relu,
     'relu_': THPVariable_relu_,
     'remainder': THPVariable_remainder,

@@ -1689,6 +1689,23 @@ def THPVariable_eq(self, *args, **kwargs):
     return _ops['eq.Scalar'](self, _r.scalar(0))
 
 
+_eq__parser = PythonArgParser([
+    'eq_(Tensor other)',
+    'eq_(Scalar other)',
+])
+
+
+def THPVariable_eq_(self, *args, **kwargs):
+    _r = _eq__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    if _r.idx == 0:
+        # aten::eq_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _ops['eq_.Tensor'](self, _r.tensor(0))
+    # aten::eq_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _ops['eq_.Scalar'](self, _r.scalar(0))
+
+
 _equal_parser = PythonArgParser([
     'equal(Tensor other)',
 ])
@@ -2074,6 +2091,23 @@ def THPVariable_ge(self, *args, **kwargs):
     return _ops['ge.Scalar'](self, _r.scalar(0))
 
 
+_ge__parser = PythonArgParser([
+    'ge_(Tensor other)',
+    'ge_(Scalar other)',
+])
+
+
+def THPVariable_ge_(self, *args, **kwargs):
+    _r = _ge__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    if _r.idx == 0:
+        # aten::ge_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _ops['ge_.Tensor'](self, _r.tensor(0))
+    # aten::ge_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _ops['ge_.Scalar'](self, _r.scalar(0))
+
+
 _ger_parser = PythonArgParser([
     'ger(Tensor vec2)',
 ])
@@ -2102,6 +2136,23 @@ def THPVariable_gt(self, *args, **kwargs):
         return _ops['gt.Tensor'](self, _r.tensor(0))
     # aten::gt.Scalar(Tensor self, Scalar other) -> Tensor
     return _ops['gt.Scalar'](self, _r.scalar(0))
+
+
+_gt__parser = PythonArgParser([
+    'gt_(Tensor other)',
+    'gt_(Scalar other)',
+])
+
+
+def THPVariable_gt_(self, *args, **kwargs):
+    _r = _gt__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    if _r.idx == 0:
+        # aten::gt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _ops['gt_.Tensor'](self, _r.tensor(0))
+    # aten::gt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _ops['gt_.Scalar'](self, _r.scalar(0))
 
 
 _hardshrink_parser = PythonArgParser([
@@ -2466,6 +2517,23 @@ def THPVariable_le(self, *args, **kwargs):
     return _ops['le.Scalar'](self, _r.scalar(0))
 
 
+_le__parser = PythonArgParser([
+    'le_(Tensor other)',
+    'le_(Scalar other)',
+])
+
+
+def THPVariable_le_(self, *args, **kwargs):
+    _r = _le__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    if _r.idx == 0:
+        # aten::le_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _ops['le_.Tensor'](self, _r.tensor(0))
+    # aten::le_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _ops['le_.Scalar'](self, _r.scalar(0))
+
+
 _lerp_parser = PythonArgParser([
     'lerp(Tensor end, Tensor weight)',
     'lerp(Tensor end, Scalar weight)',
@@ -2775,6 +2843,23 @@ def THPVariable_lt(self, *args, **kwargs):
         return _ops['lt.Tensor'](self, _r.tensor(0))
     # aten::lt.Scalar(Tensor self, Scalar other) -> Tensor
     return _ops['lt.Scalar'](self, _r.scalar(0))
+
+
+_lt__parser = PythonArgParser([
+    'lt_(Tensor other)',
+    'lt_(Scalar other)',
+])
+
+
+def THPVariable_lt_(self, *args, **kwargs):
+    _r = _lt__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    if _r.idx == 0:
+        # aten::lt_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _ops['lt_.Tensor'](self, _r.tensor(0))
+    # aten::lt_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _ops['lt_.Scalar'](self, _r.scalar(0))
 
 
 _masked_fill_parser = PythonArgParser([
@@ -3265,6 +3350,23 @@ def THPVariable_ne(self, *args, **kwargs):
     return _ops['ne.Scalar'](self, _r.scalar(0))
 
 
+_ne__parser = PythonArgParser([
+    'ne_(Tensor other)',
+    'ne_(Scalar other)',
+])
+
+
+def THPVariable_ne_(self, *args, **kwargs):
+    _r = _ne__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    if _r.idx == 0:
+        # aten::ne_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)
+        return _ops['ne_.Tensor'](self, _r.tensor(0))
+    # aten::ne_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)
+    return _ops['ne_.Scalar'](self, _r.scalar(0))
+
+
 def THPVariable_neg(self):
     # aten::neg(Tensor self) -> Tensor
     if check_has_torch_function(self):
@@ -3591,6 +3693,13 @@ def THPVariable_reciprocal(self):
     if check_has_torch_function(self):
         return handle_torch_function_method(self, 'reciprocal')
     return _ops['reciprocal'](self)
+
+
+def THPVariable_reciprocal_(self):
+    # aten::reciprocal_(Tensor(a!) self) -> Tensor(a!)
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'reciprocal_')
+    return _ops['reciprocal_'](self)
 
 
 def THPVariable_relu(self):
@@ -4957,6 +5066,7 @@ METHODS = named({
     'dot': THPVariable_dot,
     'dsplit': THPVariable_dsplit,
     'eq': THPVariable_eq,
+    'eq_': THPVariable_eq_,
     'equal': THPVariable_equal,
     'erf': THPVariable_erf,
     'erf_': THPVariable_erf_,
@@ -4992,8 +5102,10 @@ METHODS = named({
     'frac_': THPVariable_frac_,
     'gather': THPVariable_gather,
     'ge': THPVariable_ge,
+    'ge_': THPVariable_ge_,
     'ger': THPVariable_ger,
     'gt': THPVariable_gt,
+    'gt_': THPVariable_gt_,
     'hardshrink': THPVariable_hardshrink,
     'heaviside': THPVariable_heaviside,
     'heaviside_': THPVariable_heaviside_,
@@ -5024,6 +5136,7 @@ METHODS = named({
     'kron': THPVariable_kron,
     'kthvalue': THPVariable_kthvalue,
     'le': THPVariable_le,
+    'le_': THPVariable_le_,
     'lerp': THPVariable_lerp,
     'lerp_': THPVariable_lerp_,
     'lgamma': THPVariable_lgamma,
@@ -5053,6 +5166,7 @@ METHODS = named({
     'logit_': THPVariable_logit_,
     'logsumexp': THPVariable_logsumexp,
     'lt': THPVariable_lt,
+    'lt_': THPVariable_lt_,
     'masked_fill': THPVariable_masked_fill,
     'masked_fill_': THPVariable_masked_fill_,
     'masked_scatter': THPVariable_masked_scatter,
@@ -5085,6 +5199,7 @@ METHODS = named({
     'nansum': THPVariable_nansum,
     'narrow': THPVariable_narrow,
     'ne': THPVariable_ne,
+    'ne_': THPVariable_ne_,
     'neg': THPVariable_neg,
     'neg_': THPVariable_neg_,
     'negative': THPVariable_negative,
@@ -5111,6 +5226,7 @@ METHODS = named({
     'random_': THPVariable_random_,
     'ravel': THPVariable_ravel,
     'reciprocal': THPVariable_reciprocal,
+    'reciprocal_': THPVariable_reciprocal_,
     'relu': THPVariable_relu,
     'relu_': THPVariable_relu_,
     'remainder': THPVariable_remainder,

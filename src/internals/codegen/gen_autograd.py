@@ -147,7 +147,9 @@ def load_derivatives(path=DERIVATIVES, *, text=None):
         edges = [a for a in args if a in formulas and formulas[a] != "non_differentiable"]
         schema_name = str(schema.name)
         prefix = _op_prefix(schema.name.name.base)
-        if schema_name in torch_names:
+        if not edges:
+            node = None     # nothing differentiable (eq's bool result): no node, no Autograd kernel
+        elif schema_name in torch_names:
             node = torch_names[schema_name]
         elif schema_name.endswith("_copy") and schema_name[:-5] in torch_names:
             node = torch_names[schema_name[:-5]] + "_copy"    # torch's view_copy nodes: the view's, renamed
@@ -360,7 +362,7 @@ def _used(body, candidates):
 def gen_functions(infos):
     """One class per node name: a functional op torch generates from an in-place one (``zero``
     from ``zero_``) shares the in-place op's node, as it shares its formula."""
-    first, seen = [], set()
+    first, seen = [], {None}
     for info in infos:
         if info.node not in seen:
             seen.add(info.node)
@@ -537,6 +539,8 @@ from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_
 def gen_variable_type(infos):
     kernels = []
     for info in infos:
+        if info.node is None:       # an entry that only says its operator is not differentiable:
+            continue                # the Autograd key falls through, as torch generates no kernel
         for schema in info.natives:
             kernels.append((str(schema.name), *gen_kernel(info, schema)))
     ops = "\n".join(f"    {name!r}: dispatcher.find({name!r})," for name, _, _ in kernels)

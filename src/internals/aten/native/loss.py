@@ -13,7 +13,9 @@ from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format, preserve_format
 from ..dispatcher import call
 from .copy import to
+from .structured import set_output, structured
 from .tensor_factories import arange, wrap_scalar
+from .tensor_shape import check_dim_size
 
 NONE, MEAN, SUM = 0, 1, 2
 
@@ -92,7 +94,7 @@ def binary_cross_entropy_with_logits(self, target, weight=None, pos_weight=None,
     return _reduce(loss, reduction)
 
 
-def nll_loss_forward(self, target, weight, reduction, ignore_index):
+def _nll_loss_values(self, target, weight, reduction, ignore_index):
     """(output, total_weight): −w[t]·self[t] per sample, reduced; 'mean' divides the sum by the
     total weight of the counted targets (0/0 is NaN when every target is ignored, as in torch)."""
     _check_targets(target, self.shape[-1], ignore_index)
@@ -100,7 +102,7 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     zero = wrap_scalar(0)
     picked = call("sum.dim_IntList", call("where.self", onehot, self, zero), [-1], False)
     loss = call("neg", call("mul.Tensor", picked, w))
-    if reduction == NONE:        # the total weight is only computed for a reduction; 0 otherwise
+    if reduction == NONE and self.dim() != 1:   # one loss per sample: no total weight, 0
         return loss, call("scalar_tensor", 0, dtype=self.dtype, device=self.device)
     total_weight = call("sum", w)
     if reduction == MEAN:
@@ -108,12 +110,80 @@ def nll_loss_forward(self, target, weight, reduction, ignore_index):
     return call("sum", loss), total_weight
 
 
-def nll_loss_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
+def _nll_loss_gradient(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     """−w[t]·grad at each sample's target class (÷ total_weight for 'mean'), 0 elsewhere."""
     onehot, w = _picked(self, target, weight, ignore_index)
     grad = call("div.Tensor", grad_output, total_weight) if reduction == MEAN else grad_output
     coefficient = call("unsqueeze", call("neg", call("mul.Tensor", w, grad)), -1)
     return call("where.self", onehot, to(coefficient, self.dtype), wrap_scalar(0))
+
+
+# ---- TORCH_META_FUNC(nll_loss_forward) / TORCH_IMPL_FUNC(nll_loss_forward_out_cpu), and the
+# backward's: the meta steps check the shapes and lay out the outputs in the input's dtype
+# (the loss per sample or one number, the total weight one number; the gradient the input's
+# sizes, contiguous); the impl steps check the dtypes the CPU loops take, then write the values.
+def _check_nll_shapes(self, target):
+    if not 0 < self.dim() <= 2:
+        raise RuntimeError("input tensor should be 1D or 2D")
+    if target.dim() > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    no_batch_dim = self.dim() == 1 and target.dim() == 0
+    if not no_batch_dim and self.shape[0] != target.shape[0]:
+        raise RuntimeError(f"size mismatch (got input: {list(self.shape)}, target: {list(target.shape)})")
+
+
+def _check_nll_dtypes(kernel, self, target):
+    """The loops take a floating input (``AT_DISPATCH_FLOATING_TYPES_AND2``), and int64 or uint8 targets."""
+    if target.dtype not in (st.int64, st.uint8):
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {target.dtype.torch_name}")
+    if not self.dtype.is_floating_point:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{self.dtype.torch_name}\'')
+
+
+def meta_nll_loss_forward(output, total_weight, self, target, weight, reduction, ignore_index):
+    _check_nll_shapes(self, target)
+    classes = self.shape[-1]
+    if weight is not None and (weight.dim() != 1 or weight.numel() != classes):
+        raise RuntimeError(f"weight tensor should be defined either for all {classes} classes or no classes but "
+                           f"got weight tensor of shape: {list(weight.shape)}")
+    shape = (self.shape[0],) if reduction == NONE and self.dim() == 2 else ()
+    return (set_output(output, shape, self.dtype, self.device),
+            set_output(total_weight, (), self.dtype, self.device))
+
+
+def impl_nll_loss_forward(outputs, self, target, weight, reduction, ignore_index):
+    _check_nll_dtypes("nll_loss_out_frame", self, target)
+    for out, value in zip(outputs, _nll_loss_values(self, target, weight, reduction, ignore_index)):
+        call("copy_", out, value)
+    return outputs
+
+
+def meta_nll_loss_backward(grad_input, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    _check_nll_shapes(self, target)
+    if total_weight.numel() != 1:
+        raise RuntimeError(f"expected total_weight to be a  single element tensor, got: {list(total_weight.shape)} "
+                           f"({total_weight.numel()} elements)")     # torch's message has the two spaces
+    if weight is not None and weight.numel() != self.shape[-1]:
+        raise RuntimeError("weight tensor should be defined either for all or no classes")
+    if reduction == NONE and self.dim() == 2:
+        check_dim_size(grad_output, 1, 0, self.shape[0])
+    elif grad_output.dim() > 1 or grad_output.numel() != 1:
+        raise RuntimeError(f"Expected a single element grad_output tensor, but got: {list(grad_output.shape)}")
+    return set_output(grad_input, self.shape, self.dtype, self.device)
+
+
+def impl_nll_loss_backward(grad_input, grad_output, self, target, weight, reduction, ignore_index, total_weight):
+    _check_nll_dtypes("nll_loss_backward_out_frame", self, target)
+    read = (grad_output,) if reduction == NONE and self.dim() == 2 else (total_weight, grad_output)
+    for t in read:      # each read as the input's dtype
+        if t.dtype is not self.dtype:
+            raise RuntimeError(f"expected scalar type {self.dtype.torch_name} but found {t.dtype.torch_name}")
+    gradient = _nll_loss_gradient(grad_output, self, target, weight, reduction, ignore_index, total_weight)
+    return call("copy_", grad_input, gradient)
+
+
+nll_loss_forward_out_cpu = structured(meta_nll_loss_forward, impl_nll_loss_forward, outputs=2)
+nll_loss_backward_out_cpu = structured(meta_nll_loss_backward, impl_nll_loss_backward)
 
 
 def _classes_last(self):
@@ -138,12 +208,13 @@ def nll_loss2d_forward(self, target, weight, reduction, ignore_index):
     """nll_loss over (N, C, H, W) log-probabilities and (N, H, W) targets (``LossNLL2d.cpp``): the
     same per-pixel loss as ``nll_loss_forward``, with the classes in dimension 1."""
     _check_2d(self, target)
-    return nll_loss_forward(_classes_last(self), target, weight, reduction, ignore_index)
+    return _nll_loss_values(_classes_last(self), target, weight, reduction, ignore_index)
 
 
 def nll_loss2d_backward(grad_output, self, target, weight, reduction, ignore_index, total_weight):
     """``nll_loss_backward`` with the classes in dimension 1, laid out contiguous as torch's."""
-    grad = nll_loss_backward(grad_output, _classes_last(self), target, weight, reduction, ignore_index, total_weight)
+    grad = _nll_loss_gradient(grad_output, _classes_last(self), target, weight, reduction, ignore_index,
+                              total_weight)
     return call("clone", call("permute", grad, [0, 3, 1, 2]), memory_format=contiguous_format)
 
 

@@ -11,13 +11,15 @@ import numpy as np
 from numba.extending import register_jitable
 
 from ...c10 import scalar_type as st
-from ...c10.memory_format import channels_last, suggest_memory_format
+from ...c10.memory_format import channels_last, channels_last_strides, suggest_memory_format
 from ..dispatcher import call
 from .convolution import keep_channels_last
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
 from .scalar_ops import c_divide, like
+from .structured import set_output, structured
 from .tensor_factories import empty
+from .tensor_shape import check_dim_size
 
 
 def _pool_output_size(size, k, pad, stride, dilation, ceil_mode):
@@ -94,30 +96,58 @@ def max_pool2d_with_indices(x, kernel_size, stride=(), padding=(0,), dilation=(1
     return keep_channels_last(to(out, x.dtype), x), keep_channels_last(indices, x)
 
 
-def max_pool2d_with_indices_backward(grad_output, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
-    """Each output's gradient, added to the input element ``indices`` names (zeros elsewhere)."""
-    g = pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode)
-    H, W = x.shape[-2:]
-    expected = (*x.shape[:-2], *g[-2:])
+# ---- TORCH_META_FUNC(max_pool2d_with_indices_backward) / TORCH_IMPL_FUNC(..._out_cpu): the
+# meta step checks the geometry and the sizes of grad_output and indices, and lays the gradient
+# out as the input (its sizes, dtype and suggested memory format); the impl step checks the
+# indices and adds each output's gradient at the input element its index names.
+def _input_layout(grad_input, x):
+    """``set_output_raw_strided(0, input.sizes(), {}, input.options().memory_format(
+    input.suggest_memory_format()))``: a gradient laid out as the input is."""
+    channels_last_input = x.dim() == 4 and suggest_memory_format(x.shape, x.stride()) is channels_last
+    strides = channels_last_strides(tuple(x.shape), channels_last) if channels_last_input else None
+    return set_output(grad_input, x.shape, x.dtype, x.device, strides)
+
+
+def meta_max_pool2d_with_indices_backward(grad_input, grad_output, self, kernel_size, stride, padding, dilation,
+                                          ceil_mode, indices):
+    g = pool_geometry(self, kernel_size, stride, padding, dilation, ceil_mode)
+    expected = (*self.shape[:-2], *g[-2:])
     for name, t in (("grad_output", grad_output), ("indices", indices)):
-        if tuple(t.shape) != expected:
+        _check_pooled_sizes(t, self, expected)
+        if tuple(t.shape) != expected:      # the batch too, which torch's check leaves to the loop
             raise RuntimeError(f"max_pool2d_with_indices_backward: expected {name} of size {list(expected)}, "
                                f"but got {list(t.shape)}")
-    # The loop writes where the indices point: an index from outside the plane would write
-    # outside the gradient's buffer, so each one is checked here (the loop checks nothing), in a
-    # private copy that no other thread can change between the check and the loop.
+    return _input_layout(grad_input, self)
+
+
+def impl_max_pool2d_with_indices_backward(grad_input, grad_output, self, kernel_size, stride, padding, dilation,
+                                          ceil_mode, indices):
+    return _scatter_max_gradient("max_pool2d_with_indices_backward", grad_input, grad_output, self, indices)
+
+
+def _scatter_max_gradient(name, grad_input, grad_output, x, indices):
+    """Each output's gradient added at the input position its index names (zeros elsewhere),
+    into ``grad_input``. The loop writes where the indices point: an index from outside the
+    plane would write outside the gradient's buffer, so each one is checked here (the loop
+    checks nothing), in a private copy that no other thread can change between the check and
+    the loop."""
     if indices.dtype is not st.int64:
-        raise RuntimeError(f"expected indices of scalar type Long but found {indices.dtype.torch_name}")
+        raise RuntimeError(f"expected scalar type Long but found {indices.dtype.torch_name}")
+    H, W = x.shape[-2:]
     idx = call("clone", contiguous(indices))
     if idx.numel() and (call("min", idx).item() < 0 or call("max", idx).item() >= H * W):
-        raise RuntimeError(f"max_pool2d_with_indices_backward: an index is outside its {H}x{W} input plane")
+        raise RuntimeError(f"{name}: an index is outside its {H}x{W} input plane")
     compute = st.opmath_type(x.dtype)
     go = contiguous(to(grad_output, compute))
-    grad_input = empty(tuple(x.shape), dtype=compute, device=x.device)
-    loops(x.device, "pooling").max_pool2d_backward(buffer(grad_input), go._flat_buffer(), idx._flat_buffer(),
-                                                   H * W, g[-2] * g[-1])
-    # torch allocates the gradient in the input's suggested memory format
-    return keep_channels_last(to(grad_input, x.dtype), x)
+    gradient = empty(tuple(x.shape), dtype=compute, device=x.device)
+    if gradient.numel():      # (an empty output zeroes the planes and adds nothing)
+        loops(x.device, "pooling").max_pool2d_backward(buffer(gradient), go._flat_buffer(), idx._flat_buffer(),
+                                                       H * W, idx.shape[-2] * idx.shape[-1])
+    return call("copy_", grad_input, gradient)
+
+
+max_pool2d_with_indices_backward_out_cpu = structured(meta_max_pool2d_with_indices_backward,
+                                                      impl_max_pool2d_with_indices_backward)
 
 
 def max_pool2d(x, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
@@ -260,9 +290,7 @@ def _avg_pool(x, out_size, windows, divisor, per_dim):
 
 def _avg_pool_backward(grad_output, x, out_size, windows, divisor, per_dim):
     """Each output's gradient, divided as the forward divided its sum, added to its window."""
-    expected = (*x.shape[:-2], *out_size)
-    if tuple(grad_output.shape) != expected:
-        raise RuntimeError(f"expected grad_output of size {list(expected)}, but got {list(grad_output.shape)}")
+    _check_avg_grad_output(grad_output, x, out_size)
     compute = st.opmath_type(x.dtype)
     go = contiguous(to(grad_output, compute))
     H, W = x.shape[-2:]
@@ -270,6 +298,19 @@ def _avg_pool_backward(grad_output, x, out_size, windows, divisor, per_dim):
     loops(x.device, "pooling").avg_pool2d_backward(buffer(grad_input), go._flat_buffer(), H, W, *out_size, windows,
                                                    divisor, per_dim)
     return keep_channels_last(to(grad_input, x.dtype), x)
+
+
+def _check_pooled_sizes(t, x, expected):
+    """``max_pool2d_backward_shape_check`` / ``avg_pool2d_backward_shape_check``: the planes, rows
+    and columns of ``t`` are the pooled output's."""
+    for d in (-3, -2, -1):
+        check_dim_size(t, x.dim(), x.dim() + d, expected[d])
+
+
+def _check_avg_grad_output(grad_output, x, out_size):
+    expected = (*x.shape[:-2], *out_size)
+    if tuple(grad_output.shape) != expected:
+        raise RuntimeError(f"expected grad_output of size {list(expected)}, but got {list(grad_output.shape)}")
 
 
 def _avg_geometry(x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
@@ -292,11 +333,25 @@ def avg_pool2d(x, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_i
     return _avg_pool(x, out_size, windows, divisor, False)
 
 
-def avg_pool2d_backward(grad_output, x, kernel_size, stride, padding, ceil_mode, count_include_pad,
-                        divisor_override):
-    out_size, windows, divisor = _avg_geometry(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+# ---- TORCH_META_FUNC(avg_pool2d_backward) / TORCH_IMPL_FUNC(avg_pool2d_backward_out_cpu): the
+# geometry and grad_output's sizes checked, the gradient laid out as the input; then the loop.
+def meta_avg_pool2d_backward(grad_input, grad_output, self, kernel_size, stride, padding, ceil_mode,
+                             count_include_pad, divisor_override):
+    out_size, _, _ = _avg_geometry(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                   divisor_override)
+    _check_pooled_sizes(grad_output, self, (*self.shape[:-2], *out_size))
+    _check_avg_grad_output(grad_output, self, out_size)
+    return _input_layout(grad_input, self)
+
+
+def impl_avg_pool2d_backward(grad_input, grad_output, self, kernel_size, stride, padding, ceil_mode,
+                             count_include_pad, divisor_override):
+    out_size, windows, divisor = _avg_geometry(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
                                                divisor_override)
-    return _avg_pool_backward(grad_output, x, out_size, windows, divisor, False)
+    return call("copy_", grad_input, _avg_pool_backward(grad_output, self, out_size, windows, divisor, False))
+
+
+avg_pool2d_backward_out_cpu = structured(meta_avg_pool2d_backward, impl_avg_pool2d_backward)
 
 
 def _adaptive_geometry(x, output_size):
@@ -384,8 +439,9 @@ def adaptive_max_pool2d(x, output_size):
     return keep_channels_last(to(out, x.dtype), x), keep_channels_last(indices, x)
 
 
-def adaptive_max_pool2d_backward(grad_output, x, indices):
-    """Each output's gradient added at the input position its index names (zeros elsewhere)."""
+# ---- TORCH_META_FUNC(adaptive_max_pool2d_backward) / TORCH_IMPL_FUNC(..._out_cpu): grad_output's
+# rank, sizes and dtype checked, the gradient laid out as the input; then max pooling's scatter.
+def meta_adaptive_max_pool2d_backward(grad_input, grad_output, self, indices):
     if grad_output.dim() not in (3, 4):
         raise RuntimeError(f"adaptive_max_pooling2d_backward(): Expected 3D or 4D grad_output, but got: "
                            f"{list(grad_output.shape)}")
@@ -394,28 +450,22 @@ def adaptive_max_pool2d_backward(grad_output, x, indices):
             raise RuntimeError("adaptive_max_pool2d_backward(): Expected grad_output to have non-zero size for "
                                f"non-batch dimensions, but grad_output has sizes {list(grad_output.shape)} with "
                                f"dimension {d} being empty")
-    expected = (*x.shape[:-2], *indices.shape[-2:])
+    expected = (*self.shape[:-2], *indices.shape[-2:])
     if tuple(grad_output.shape) != expected or tuple(indices.shape) != expected:
         raise RuntimeError(f"expected sizes of grad_output and indices to be {list(expected)}, but got "
                            f"{list(grad_output.shape)} and {list(indices.shape)}")
-    if grad_output.dtype is not x.dtype:
-        raise RuntimeError(f"expected dtype {x.dtype.torch_name} for `grad_output` but got dtype "
-                           f"{grad_output.dtype.torch_name}")
-    if indices.dtype is not st.int64:
-        raise RuntimeError(f"expected indices of scalar type Long but found {indices.dtype.torch_name}")
-    H, W = x.shape[-2:]
-    # the loop writes where the indices point: each one is checked first, in a private copy
-    idx = call("clone", contiguous(indices))
-    if idx.numel() and (call("min", idx).item() < 0 or call("max", idx).item() >= H * W):
-        raise RuntimeError(f"adaptive_max_pool2d_backward: an index is outside its {H}x{W} input plane")
-    compute = st.opmath_type(x.dtype)
-    go = contiguous(to(grad_output, compute))
-    grad_input = empty(tuple(x.shape), dtype=compute, device=x.device)
-    plane_out = idx.shape[-2] * idx.shape[-1]
-    if grad_input.numel():      # (an empty output zeroes the planes and adds nothing)
-        loops(x.device, "pooling").max_pool2d_backward(buffer(grad_input), go._flat_buffer(), idx._flat_buffer(),
-                                                       H * W, plane_out)
-    return keep_channels_last(to(grad_input, x.dtype), x)
+    if grad_output.dtype is not self.dtype:
+        raise RuntimeError(f"expected dtype {st.type_meta_name(self.dtype)} for `grad_output` but got dtype "
+                           f"{st.type_meta_name(grad_output.dtype)}")
+    return _input_layout(grad_input, self)
+
+
+def impl_adaptive_max_pool2d_backward(grad_input, grad_output, self, indices):
+    return _scatter_max_gradient("adaptive_max_pool2d_backward", grad_input, grad_output, self, indices)
+
+
+adaptive_max_pool2d_backward_out_cpu = structured(meta_adaptive_max_pool2d_backward,
+                                                  impl_adaptive_max_pool2d_backward)
 
 
 def adaptive_max_pool1d(self, output_size):

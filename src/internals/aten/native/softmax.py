@@ -1,13 +1,18 @@
 """``softmax`` and ``log_softmax`` along a dim (``aten/src/ATen/native/SoftMax.cpp``).
 
-Built from the ops above in the numerically safe form torch's kernel computes: subtract the
-maximum along ``dim`` first, so ``exp`` cannot overflow. The output is contiguous, as torch's is.
+``_softmax``, ``_log_softmax`` and their ``_backward_data`` operators are declared structured,
+as torch declares them: a meta step (the dim checked, the output allocated contiguous in the
+result's dtype, or ``out`` checked and resized) and an impl step that writes the values, with
+the ``.out`` overload primary and the functional one derived from it. The values are built from
+the ops above in the numerically safe form torch's kernel computes: subtract the maximum along
+``dim`` first, so ``exp`` cannot overflow.
 """
 from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
 from .. import dispatcher
 from .copy import cast_like, to
 from .sorting import fresh_contiguous
+from .structured import set_output, structured
 from .tensor_factories import empty
 from .tensor_shape import wrap_dim
 
@@ -67,13 +72,40 @@ def _sum(x, d):
     return dispatcher.call("sum.dim_IntList", x, [d], True)
 
 
-def _softmax(x, dim, half_to_float):
-    """The kernel torch dispatches to (``_softmax``); ``half_to_float`` asks for a float32 result."""
-    return softmax(x, dim, st.float32 if half_to_float else None)
+# ---- TORCH_META_FUNC(_softmax) / TORCH_IMPL_FUNC(softmax_cpu_out), and log_softmax's: the
+# output has the input's sizes, contiguous, in its dtype (float32 for ``half_to_float``, which
+# the CPU kernels then refuse).
+def _meta_softmax(out, self, dim, half_to_float):
+    wrap_dim(dim, self.dim())       # an IndexError for a dim out of range
+    return set_output(out, self.shape, st.float32 if half_to_float else self.dtype, self.device)
 
 
-def _log_softmax(x, dim, half_to_float):
-    return log_softmax(x, dim, st.float32 if half_to_float else None)
+def _impl_softmax(values, result, self, dim, half_to_float):
+    if half_to_float:
+        raise RuntimeError("softmax with half to float conversion is not supported on CPU")
+    if self.numel() == 0:       # nothing to write
+        return result
+    return dispatcher.call("copy_", result, values(self, dim))
+
+
+def meta_softmax(out, self, dim, half_to_float):
+    return _meta_softmax(out, self, dim, half_to_float)
+
+
+def impl_softmax(result, self, dim, half_to_float):
+    return _impl_softmax(softmax, result, self, dim, half_to_float)
+
+
+def meta_log_softmax(out, self, dim, half_to_float):
+    return _meta_softmax(out, self, dim, half_to_float)
+
+
+def impl_log_softmax(result, self, dim, half_to_float):
+    return _impl_softmax(log_softmax, result, self, dim, half_to_float)
+
+
+softmax_cpu_out = structured(meta_softmax, impl_softmax)            # and from them _softmax,
+log_softmax_cpu_out = structured(meta_log_softmax, impl_log_softmax)    # _log_softmax
 
 
 def softmax_int(x, dim, dtype=None):
@@ -90,18 +122,60 @@ def _to(x, dtype):
     return x if dtype is None else to(x, dtype)
 
 
-# The backward kernels (``softmax_backward_cpu``, ``log_softmax_backward_cpu``): operators of their
-# own, so autograd records one node and a dispatch mode sees one call.
-def _softmax_backward_data(grad_output, output, dim, input_dtype):
+# ---- TORCH_META_FUNC(_softmax_backward_data) / TORCH_IMPL_FUNC(softmax_backward_cpu_out), and
+# log_softmax's: operators of their own, so autograd records one node and a dispatch mode sees
+# one call. The gradient has grad_output's sizes and dtype (float16 when grad_output is float32
+# and the input was float16, a case only CUDA's kernel runs), contiguous; the CPU kernel reads
+# and writes every tensor in grad_output's dtype.
+def _meta_softmax_backward(grad_input, grad_output, output, dim, input_dtype):
+    if tuple(grad_output.shape) != tuple(output.shape):
+        raise RuntimeError(f"Expected tensor for argument #1 'grad' to have same size as tensor for argument #2 "
+                           f"'output'; but {list(grad_output.shape)} does not equal {list(output.shape)} (while "
+                           "checking arguments for softmax_backward)")
+    wrap_dim(dim, grad_output.dim())
+    dtype = grad_output.dtype
+    if dtype is st.float32 and input_dtype is st.float16:
+        dtype = st.float16
+    return set_output(grad_input, grad_output.shape, dtype, grad_output.device)
+
+
+def _impl_softmax_backward(values, grad_input, grad_output, output, dim):
+    if output.numel() == 0:
+        return grad_input
+    for t in (grad_input, output):
+        if t.dtype is not grad_output.dtype:
+            raise RuntimeError(f"expected scalar type {grad_output.dtype.torch_name} but found {t.dtype.torch_name}")
+    return dispatcher.call("copy_", grad_input, values(grad_output, output, wrap_dim(dim, grad_output.dim())))
+
+
+def _softmax_gradient(grad_output, output, dim):
     """(grad − Σ_dim grad·y)·y, for the softmax output y."""
     total = dispatcher.call("sum.dim_IntList", dispatcher.call("mul.Tensor", grad_output, output), [dim], True)
-    grad = dispatcher.call("mul.Tensor", dispatcher.call("sub.Tensor", grad_output, total), output)
-    return to(grad, input_dtype)
+    return dispatcher.call("mul.Tensor", dispatcher.call("sub.Tensor", grad_output, total), output)
 
 
-def _log_softmax_backward_data(grad_output, output, dim, input_dtype):
+def _log_softmax_gradient(grad_output, output, dim):
     """grad − exp(y)·Σ_dim grad, for the log-softmax output y."""
     total = dispatcher.call("sum.dim_IntList", grad_output, [dim], True)
-    grad = dispatcher.call("sub.Tensor", grad_output,
-                           dispatcher.call("mul.Tensor", dispatcher.call("exp", output), total))
-    return to(grad, input_dtype)
+    scaled = dispatcher.call("mul.Tensor", dispatcher.call("exp", output), total)
+    return dispatcher.call("sub.Tensor", grad_output, scaled)
+
+
+def meta_softmax_backward(grad_input, grad_output, output, dim, input_dtype):
+    return _meta_softmax_backward(grad_input, grad_output, output, dim, input_dtype)
+
+
+def impl_softmax_backward(grad_input, grad_output, output, dim, input_dtype):
+    return _impl_softmax_backward(_softmax_gradient, grad_input, grad_output, output, dim)
+
+
+def meta_log_softmax_backward(out, grad_output, output, dim, input_dtype):
+    return _meta_softmax_backward(out, grad_output, output, dim, input_dtype)
+
+
+def impl_log_softmax_backward(grad_input, grad_output, output, dim, input_dtype):
+    return _impl_softmax_backward(_log_softmax_gradient, grad_input, grad_output, output, dim)
+
+
+softmax_backward_cpu_out = structured(meta_softmax_backward, impl_softmax_backward)
+log_softmax_backward_cpu_out = structured(meta_log_softmax_backward, impl_log_softmax_backward)

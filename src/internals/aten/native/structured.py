@@ -34,11 +34,13 @@ import warnings
 
 from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
+from ...c10.tensor_impl import contiguous_strides
 from ..dispatcher import call
+from ..empty_tensor import empty_strided_generic
 from ..tensor_iterator import assert_no_internal_overlap, assert_no_overlap, check_no_overlap
 from .resize import resize_output
 
-__all__ = ["structured_out", "out_dtype_rule", "structured", "structured_variant"]
+__all__ = ["structured_out", "out_dtype_rule", "structured", "structured_variant", "set_output"]
 
 
 # ---------------------------------------------------------------- declared structured kernels
@@ -95,6 +97,24 @@ def _named_after(kernel, meta, suffix, outputs=1, out=False):
         args.sort(key=lambda p: p.kind)
     kernel.__signature__ = inspect.Signature(args)
     return kernel
+
+def set_output(out, shape, dtype, device, strides=None):
+    """A meta step's ``set_output_raw_strided(i, sizes, {}, options)`` for a kernel that builds no
+    TensorIterator (softmax, nll_loss, the pooling backwards): a fresh output, contiguous or with
+    ``strides`` (the memory format the options name); else ``out`` checked as torchgen's
+    ``resize_out`` checks it (dtype, then device) and resized, taking that layout when it had to be."""
+    strides = tuple(strides) if strides is not None else contiguous_strides(tuple(shape))
+    if out is None:
+        return empty_strided_generic(tuple(shape), strides, dtype, device)
+    if out.dtype is not dtype:
+        raise RuntimeError(f"Expected out tensor to have dtype {st.type_meta_name(dtype)}, but got "
+                           f"{st.type_meta_name(out.dtype)} instead")
+    if out.device != device:
+        raise RuntimeError(f"Expected out tensor to have device {device}, but got {out.device} instead")
+    if resize_output(out, shape):
+        out._impl.strides = strides
+    return out
+
 
 # ---------------------------------------------------------------- the generic out= kernel
 # Each operator's own out= facts are in its YAML entry, ``out_rules:`` (an entry without it gets

@@ -1071,3 +1071,11 @@ def diagonal_scatter(x, src, offset=0, dim1=0, dim2=1):
 
 def as_strided_scatter(x, src, size, stride, storage_offset=None):
     return _scatter_into_view(x, src, lambda out: as_strided(out, size, stride, storage_offset))
+
+
+def check_dim_size(t, dim, dim_size, size):
+    """``check_dim_size`` (``TensorUtils.cpp``): ``t`` has ``dim`` dims and ``size`` elements along
+    dim ``dim_size``; a RuntimeError in torch's words otherwise."""
+    if t.dim() != dim or t.shape[dim_size] != size:
+        raise RuntimeError(f"Expected a tensor of dimension {dim} and tensor.size[{dim_size}] == {size} but got: "
+                           f"dimension {t.dim()} and tensor.size[{dim_size}] = {t.shape[dim_size]}")

@@ -106,6 +106,8 @@ from .functions import (
     EmbeddingBagBackwardBackward0,
     EmbeddingBagDenseBackwardBackward0,
     EmbeddingDenseBackwardBackward0,
+    EqBackward0,
+    EqBackward1,
     ErfBackward0,
     ErfinvBackward0,
     EuclideanDistBackward0,
@@ -126,6 +128,8 @@ from .functions import (
     FmodBackward1,
     FracBackward0,
     GatherBackward0,
+    GeBackward0,
+    GeBackward1,
     GeluBackward0,
     GeluBackwardBackward0,
     GluBackward0,
@@ -134,6 +138,8 @@ from .functions import (
     GridSampler2DBackwardBackward0,
     GridSampler3DBackward0,
     GridSampler3DBackwardBackward0,
+    GtBackward0,
+    GtBackward1,
     HardshrinkBackward0,
     HardshrinkBackwardBackward0,
     HardsigmoidBackward0,
@@ -154,6 +160,8 @@ from .functions import (
     IndexPutBackward0,
     IndexSelectBackward0,
     KthvalueBackward0,
+    LeBackward0,
+    LeBackward1,
     LeakyReluBackward0,
     LeakyReluBackward1,
     LeakyReluBackwardBackward0,
@@ -187,6 +195,8 @@ from .functions import (
     LogcumsumexpBackward0,
     LogitBackward0,
     LogsumexpBackward0,
+    LtBackward0,
+    LtBackward1,
     MaskedFillBackward0,
     MaskedFillBackward1,
     MaskedScatterBackward0,
@@ -223,6 +233,8 @@ from .functions import (
     NativeGroupNormBackwardBackward0,
     NativeLayerNormBackward0,
     NativeLayerNormBackwardBackward0,
+    NeBackward0,
+    NeBackward1,
     NegBackward0,
     NegViewBackward0,
     NegViewBackward0_copy,
@@ -390,6 +402,7 @@ OPS = {
     'neg_': dispatcher.find('neg_'),
     'reciprocal': dispatcher.find('reciprocal'),
     'reciprocal.out': dispatcher.find('reciprocal.out'),
+    'reciprocal_': dispatcher.find('reciprocal_'),
     'abs': dispatcher.find('abs'),
     'abs.out': dispatcher.find('abs.out'),
     'abs_': dispatcher.find('abs_'),
@@ -464,6 +477,18 @@ OPS = {
     'fill_.Scalar': dispatcher.find('fill_.Scalar'),
     'fill_.Tensor': dispatcher.find('fill_.Tensor'),
     'zero_': dispatcher.find('zero_'),
+    'eq_.Scalar': dispatcher.find('eq_.Scalar'),
+    'eq_.Tensor': dispatcher.find('eq_.Tensor'),
+    'ne_.Scalar': dispatcher.find('ne_.Scalar'),
+    'ne_.Tensor': dispatcher.find('ne_.Tensor'),
+    'lt_.Scalar': dispatcher.find('lt_.Scalar'),
+    'lt_.Tensor': dispatcher.find('lt_.Tensor'),
+    'le_.Scalar': dispatcher.find('le_.Scalar'),
+    'le_.Tensor': dispatcher.find('le_.Tensor'),
+    'gt_.Scalar': dispatcher.find('gt_.Scalar'),
+    'gt_.Tensor': dispatcher.find('gt_.Tensor'),
+    'ge_.Scalar': dispatcher.find('ge_.Scalar'),
+    'ge_.Tensor': dispatcher.find('ge_.Tensor'),
     'clone': dispatcher.find('clone'),
     'sum': dispatcher.find('sum'),
     'sum.dim_IntList': dispatcher.find('sum.dim_IntList'),
@@ -489,10 +514,16 @@ OPS = {
     'min.dim_min': dispatcher.find('min.dim_min'),
     'min': dispatcher.find('min'),
     '_softmax': dispatcher.find('_softmax'),
+    '_softmax.out': dispatcher.find('_softmax.out'),
     '_log_softmax': dispatcher.find('_log_softmax'),
+    '_log_softmax.out': dispatcher.find('_log_softmax.out'),
     '_softmax_backward_data': dispatcher.find('_softmax_backward_data'),
+    '_softmax_backward_data.out': dispatcher.find('_softmax_backward_data.out'),
     '_log_softmax_backward_data': dispatcher.find('_log_softmax_backward_data'),
+    '_log_softmax_backward_data.out': dispatcher.find('_log_softmax_backward_data.out'),
+    'nll_loss_forward.output': dispatcher.find('nll_loss_forward.output'),
     'nll_loss_forward': dispatcher.find('nll_loss_forward'),
+    'nll_loss_backward.grad_input': dispatcher.find('nll_loss_backward.grad_input'),
     'nll_loss_backward': dispatcher.find('nll_loss_backward'),
     'nll_loss2d_forward': dispatcher.find('nll_loss2d_forward'),
     'nll_loss2d_backward': dispatcher.find('nll_loss2d_backward'),
@@ -913,10 +944,12 @@ OPS = {
     'convolution': dispatcher.find('convolution'),
     'max_pool2d_with_indices': dispatcher.find('max_pool2d_with_indices'),
     'avg_pool2d': dispatcher.find('avg_pool2d'),
+    'avg_pool2d_backward.grad_input': dispatcher.find('avg_pool2d_backward.grad_input'),
     'avg_pool2d_backward': dispatcher.find('avg_pool2d_backward'),
     '_adaptive_avg_pool2d': dispatcher.find('_adaptive_avg_pool2d'),
     '_adaptive_avg_pool2d_backward': dispatcher.find('_adaptive_avg_pool2d_backward'),
     'adaptive_max_pool2d': dispatcher.find('adaptive_max_pool2d'),
+    'adaptive_max_pool2d_backward.grad_input': dispatcher.find('adaptive_max_pool2d_backward.grad_input'),
     'adaptive_max_pool2d_backward': dispatcher.find('adaptive_max_pool2d_backward'),
     'im2col': dispatcher.find('im2col'),
     'col2im': dispatcher.find('col2im'),
@@ -939,6 +972,7 @@ OPS = {
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     'embedding': dispatcher.find('embedding'),
     'convolution_backward': dispatcher.find('convolution_backward'),
+    'max_pool2d_with_indices_backward.grad_input': dispatcher.find('max_pool2d_with_indices_backward.grad_input'),
     'max_pool2d_with_indices_backward': dispatcher.find('max_pool2d_with_indices_backward'),
     'native_batch_norm_backward': dispatcher.find('native_batch_norm_backward'),
     'native_group_norm': dispatcher.find('native_group_norm'),
@@ -1032,6 +1066,20 @@ def reciprocal_out(ks, self, **kwargs):
     check_out_no_requires_grad('reciprocal', self, kwargs.get('out'))
     with below_autograd():
         return OPS['reciprocal.out'].redispatch(after_autograd(ks), self, **kwargs)
+
+
+def reciprocal_(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = ReciprocalBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['reciprocal_'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
+    return result
 
 
 def abs(ks, self):
@@ -1871,6 +1919,162 @@ def zero_(ks, self):
     return result
 
 
+def eq__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = EqBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['eq_.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def eq__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = EqBackward1()
+        grad_fn._next_edges = collect_next_edges(self, other)
+    with below_autograd():
+        result = OPS['eq_.Tensor'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def ne__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = NeBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['ne_.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def ne__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = NeBackward1()
+        grad_fn._next_edges = collect_next_edges(self, other)
+    with below_autograd():
+        result = OPS['ne_.Tensor'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def lt__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = LtBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['lt_.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def lt__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = LtBackward1()
+        grad_fn._next_edges = collect_next_edges(self, other)
+    with below_autograd():
+        result = OPS['lt_.Tensor'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def le__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = LeBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['le_.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def le__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = LeBackward1()
+        grad_fn._next_edges = collect_next_edges(self, other)
+    with below_autograd():
+        result = OPS['le_.Tensor'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def gt__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = GtBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['gt_.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def gt__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = GtBackward1()
+        grad_fn._next_edges = collect_next_edges(self, other)
+    with below_autograd():
+        result = OPS['gt_.Tensor'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def ge__Scalar(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = GeBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_autograd():
+        result = OPS['ge_.Scalar'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def ge__Tensor(ks, self, other):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
+        check_inplace(self)
+        grad_fn = GeBackward1()
+        grad_fn._next_edges = collect_next_edges(self, other)
+    with below_autograd():
+        result = OPS['ge_.Tensor'].redispatch(after_autograd(ks), self, other)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
 def clone(ks, self, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2165,6 +2369,12 @@ def _softmax(ks, self, dim, half_to_float):
     return result
 
 
+def _softmax_out(ks, self, dim, half_to_float, **kwargs):
+    check_out_no_requires_grad('_softmax', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_softmax.out'].redispatch(after_autograd(ks), self, dim, half_to_float, **kwargs)
+
+
 def _log_softmax(ks, self, dim, half_to_float):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -2178,6 +2388,12 @@ def _log_softmax(ks, self, dim, half_to_float):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     return result
+
+
+def _log_softmax_out(ks, self, dim, half_to_float, **kwargs):
+    check_out_no_requires_grad('_log_softmax', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_log_softmax.out'].redispatch(after_autograd(ks), self, dim, half_to_float, **kwargs)
 
 
 def _softmax_backward_data(ks, grad_output, output, dim, input_dtype):
@@ -2196,6 +2412,12 @@ def _softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     return result
 
 
+def _softmax_backward_data_out(ks, grad_output, output, dim, input_dtype, **kwargs):
+    check_out_no_requires_grad('_softmax_backward_data', grad_output, output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['_softmax_backward_data.out'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype, **kwargs)
+
+
 def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or output._requires_grad):
@@ -2209,6 +2431,18 @@ def _log_softmax_backward_data(ks, grad_output, output, dim, input_dtype):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _log_softmax_backward_data_out(ks, grad_output, output, dim, input_dtype, **kwargs):
+    check_out_no_requires_grad('_log_softmax_backward_data', grad_output, output, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_log_softmax_backward_data.out'].redispatch(after_autograd(ks), grad_output, output, dim, input_dtype, **kwargs)
+
+
+def nll_loss_forward_output(ks, self, target, weight, reduction, ignore_index, **kwargs):
+    check_out_no_requires_grad('nll_loss_forward', self, target, weight, kwargs.get('output'), kwargs.get('total_weight'))
+    with below_autograd():
+        return OPS['nll_loss_forward.output'].redispatch(after_autograd(ks), self, target, weight, reduction, ignore_index, **kwargs)
 
 
 def nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
@@ -2229,6 +2463,12 @@ def nll_loss_forward(ks, self, target, weight, reduction, ignore_index):
         set_history((result[0],), grad_fn)
         grad_fn.total_weight_ = SavedVariable(result[1], True)
     return result
+
+
+def nll_loss_backward_grad_input(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight, **kwargs):
+    check_out_no_requires_grad('nll_loss_backward', grad_output, self, target, weight, total_weight, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['nll_loss_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, target, weight, reduction, ignore_index, total_weight, **kwargs)
 
 
 def nll_loss_backward(ks, grad_output, self, target, weight, reduction, ignore_index, total_weight):
@@ -7560,6 +7800,12 @@ def avg_pool2d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, cou
     return result
 
 
+def avg_pool2d_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs):
+    check_out_no_requires_grad('avg_pool2d_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['avg_pool2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
+
+
 def avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
@@ -7618,6 +7864,12 @@ def adaptive_max_pool2d(ks, self, output_size):
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
+
+
+def adaptive_max_pool2d_backward_grad_input(ks, grad_output, self, indices, **kwargs):
+    check_out_no_requires_grad('adaptive_max_pool2d_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['adaptive_max_pool2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, indices, **kwargs)
 
 
 def adaptive_max_pool2d_backward(ks, grad_output, self, indices):
@@ -7953,6 +8205,12 @@ def convolution_backward(ks, grad_output, input, weight, bias_sizes, stride, pad
     if grad_fn is not None:
         set_history((result[0], result[1], result[2],), grad_fn)
     return result
+
+
+def max_pool2d_with_indices_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, **kwargs):
+    check_out_no_requires_grad('max_pool2d_with_indices_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['max_pool2d_with_indices_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, **kwargs)
 
 
 def max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
@@ -8647,6 +8905,7 @@ KERNELS = {
     'neg_': neg_,
     'reciprocal': reciprocal,
     'reciprocal.out': reciprocal_out,
+    'reciprocal_': reciprocal_,
     'abs': abs,
     'abs.out': abs_out,
     'abs_': abs_,
@@ -8721,6 +8980,18 @@ KERNELS = {
     'fill_.Scalar': fill__Scalar,
     'fill_.Tensor': fill__Tensor,
     'zero_': zero_,
+    'eq_.Scalar': eq__Scalar,
+    'eq_.Tensor': eq__Tensor,
+    'ne_.Scalar': ne__Scalar,
+    'ne_.Tensor': ne__Tensor,
+    'lt_.Scalar': lt__Scalar,
+    'lt_.Tensor': lt__Tensor,
+    'le_.Scalar': le__Scalar,
+    'le_.Tensor': le__Tensor,
+    'gt_.Scalar': gt__Scalar,
+    'gt_.Tensor': gt__Tensor,
+    'ge_.Scalar': ge__Scalar,
+    'ge_.Tensor': ge__Tensor,
     'clone': clone,
     'sum': sum,
     'sum.dim_IntList': sum_dim_IntList,
@@ -8746,10 +9017,16 @@ KERNELS = {
     'min.dim_min': min_dim_min,
     'min': min,
     '_softmax': _softmax,
+    '_softmax.out': _softmax_out,
     '_log_softmax': _log_softmax,
+    '_log_softmax.out': _log_softmax_out,
     '_softmax_backward_data': _softmax_backward_data,
+    '_softmax_backward_data.out': _softmax_backward_data_out,
     '_log_softmax_backward_data': _log_softmax_backward_data,
+    '_log_softmax_backward_data.out': _log_softmax_backward_data_out,
+    'nll_loss_forward.output': nll_loss_forward_output,
     'nll_loss_forward': nll_loss_forward,
+    'nll_loss_backward.grad_input': nll_loss_backward_grad_input,
     'nll_loss_backward': nll_loss_backward,
     'nll_loss2d_forward': nll_loss2d_forward,
     'nll_loss2d_backward': nll_loss2d_backward,
@@ -9170,10 +9447,12 @@ KERNELS = {
     'convolution': convolution,
     'max_pool2d_with_indices': max_pool2d_with_indices,
     'avg_pool2d': avg_pool2d,
+    'avg_pool2d_backward.grad_input': avg_pool2d_backward_grad_input,
     'avg_pool2d_backward': avg_pool2d_backward,
     '_adaptive_avg_pool2d': _adaptive_avg_pool2d,
     '_adaptive_avg_pool2d_backward': _adaptive_avg_pool2d_backward,
     'adaptive_max_pool2d': adaptive_max_pool2d,
+    'adaptive_max_pool2d_backward.grad_input': adaptive_max_pool2d_backward_grad_input,
     'adaptive_max_pool2d_backward': adaptive_max_pool2d_backward,
     'im2col': im2col,
     'col2im': col2im,
@@ -9196,6 +9475,7 @@ KERNELS = {
     'native_layer_norm': native_layer_norm,
     'embedding': embedding,
     'convolution_backward': convolution_backward,
+    'max_pool2d_with_indices_backward.grad_input': max_pool2d_with_indices_backward_grad_input,
     'max_pool2d_with_indices_backward': max_pool2d_with_indices_backward,
     'native_batch_norm_backward': native_batch_norm_backward,
     'native_group_norm': native_group_norm,

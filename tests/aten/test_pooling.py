@@ -1,0 +1,175 @@
+"""The pooling backward operators (``aten/native/pooling.py``) torch declares structured:
+``max_pool2d_with_indices_backward``, ``avg_pool2d_backward`` and ``adaptive_max_pool2d_backward``.
+A meta step checks the geometry and grad_output's sizes and lays the gradient out as the input
+(its sizes, dtype and suggested memory format); an impl step runs the loop. The ``.grad_input``
+overload is primary, the functional form derived from it.
+"""
+
+import pytest
+import torch
+from helpers import (
+    assert_fake_matches_real,
+    assert_ops_out_resized_with_torchs_warning,
+    assert_out_variant_matches_torch,
+    assert_same,
+    native_entries,
+    same_error,
+)
+
+import internals
+from internals.aten import dispatcher
+from internals.aten.native import pooling
+from internals.c10.dispatch_key import DispatchKey
+
+OPERATORS = ("max_pool2d_with_indices_backward", "avg_pool2d_backward", "adaptive_max_pool2d_backward")
+
+
+@pytest.mark.parametrize("name", OPERATORS)
+def test_the_functional_form_is_derived_from_the_structured_out_kernel(name):
+    entries = native_entries()
+    assert entries[name]["structured_delegate"] == f"{name}.grad_input" and entries[f"{name}.grad_input"]["structured"]
+    out_kernel = dispatcher.find(f"{name}.grad_input").table[DispatchKey.CPU][0].fn
+    derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
+    assert derived.__wrapped__ is out_kernel.meta
+    assert out_kernel.meta.__module__ == pooling.__name__ and out_kernel.impl.__name__.startswith("impl_")
+
+
+def _x(L, channels_last=False):
+    x = L.arange(2 * 3 * 4 * 4.).reshape(2, 3, 4, 4).sin()
+    return x.contiguous(memory_format=L.channels_last) if channels_last else x
+
+
+def _max_indices(L, channels_last=False):
+    return L.nn.functional.max_pool2d(_x(L, channels_last), 2, return_indices=True)[1]
+
+
+def _adaptive_indices(L):
+    return L.nn.functional.adaptive_max_pool2d(_x(L), 3, return_indices=True)[1]
+
+
+def _max_backward(L, grad_output, x, indices, **out):
+    op = L.ops.aten.max_pool2d_with_indices_backward
+    return (op.grad_input if out else op)(grad_output, x, [2, 2], [2, 2], [0, 0], [1, 1], False, indices, **out)
+
+
+def _avg_backward(L, grad_output, x, *args, **out):
+    op = L.ops.aten.avg_pool2d_backward
+    return (op.grad_input if out else op)(grad_output, x, *(args or ([2, 2], [2, 2], [0, 0], False, True, None)),
+                                          **out)
+
+
+def _adaptive_backward(L, grad_output, x, indices, **out):
+    op = L.ops.aten.adaptive_max_pool2d_backward
+    return (op.grad_input if out else op)(grad_output, x, indices, **out)
+
+
+def _g(L, size=2):
+    return L.arange(2. * 3 * size * size).reshape(2, 3, size, size) / 3
+
+
+CASES = {
+    "max": lambda L: _max_backward(L, _g(L), _x(L), _max_indices(L)),
+    "max, channels-last input": lambda L: _max_backward(L, _g(L), _x(L, True), _max_indices(L, True)),
+    "average": lambda L: _avg_backward(L, _g(L), _x(L)),
+    "average, padded, ceil mode": lambda L: _avg_backward(L, _g(L, 3), _x(L), [3, 3], [2, 2], [1, 1], True, False,
+                                                          None),
+    "average, channels-last input": lambda L: _avg_backward(L, _g(L), _x(L, True)),
+    "adaptive max": lambda L: _adaptive_backward(L, _g(L, 3), _x(L), _adaptive_indices(L)),
+    "adaptive max, channels-last input": lambda L: _adaptive_backward(L, _g(L, 3), _x(L, True),
+                                                                      _adaptive_indices(L)),
+}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_functional_forms_match_torch(case):
+    assert_same(CASES[case](internals), CASES[case](torch))
+
+
+OUT_CASES = {
+    "max into an empty out": lambda L: _max_backward(L, _g(L), _x(L), _max_indices(L), grad_input=L.empty(0)),
+    "max, channels-last layout given to a resized out": lambda L: _max_backward(
+        L, _g(L), _x(L, True), _max_indices(L), grad_input=L.empty(0)),
+    "max, an out that fits keeps its strides": lambda L: _max_backward(
+        L, _g(L), _x(L), _max_indices(L), grad_input=L.empty(2, 4, 4, 3).permute(0, 3, 1, 2)),
+    "average into an empty out": lambda L: _avg_backward(L, _g(L), _x(L, True), grad_input=L.empty(0)),
+    "adaptive max into an empty out": lambda L: _adaptive_backward(L, _g(L, 3), _x(L), _adaptive_indices(L),
+                                                                   grad_input=L.empty(0)),
+}
+
+
+@pytest.mark.parametrize("case", OUT_CASES)
+def test_out_variants_match_torch(case):
+    assert_out_variant_matches_torch(OUT_CASES[case])
+
+
+RESIZE_CASES = {
+    "max": lambda L: _max_backward(L, _g(L), _x(L), _max_indices(L), grad_input=L.empty(5)),
+    "average": lambda L: _avg_backward(L, _g(L), _x(L), grad_input=L.empty(2, 2)),
+    "adaptive max": lambda L: _adaptive_backward(L, _g(L, 3), _x(L, True), _adaptive_indices(L),
+                                                 grad_input=L.empty(5)),
+}
+
+
+@pytest.mark.parametrize("case", RESIZE_CASES)
+def test_a_wrong_sized_out_is_resized_with_torchs_warning(case, capfd):
+    assert_ops_out_resized_with_torchs_warning(RESIZE_CASES[case], capfd)
+
+
+ERROR_CASES = {
+    "max, grad_output of other sizes": lambda L: _max_backward(L, L.ones(2, 3, 2, 3), _x(L), _max_indices(L)),
+    "max, int32 indices": lambda L: _max_backward(L, _g(L), _x(L), _max_indices(L).int()),
+    "max, out of another dtype": lambda L: _max_backward(L, _g(L), _x(L), _max_indices(L),
+                                                         grad_input=L.empty(0, dtype=L.float64)),
+    "average, grad_output of other sizes": lambda L: _avg_backward(L, L.ones(2, 3, 3, 2), _x(L)),
+    "average, a zero divisor": lambda L: _avg_backward(L, _g(L), _x(L), [2, 2], [2, 2], [0, 0], False, True, 0),
+    "average, out of another dtype": lambda L: _avg_backward(L, _g(L), _x(L), grad_input=L.empty(0, dtype=L.float64)),
+    "adaptive max, grad_output of another dtype": lambda L: _adaptive_backward(L, _g(L, 3).double(), _x(L),
+                                                                               _adaptive_indices(L)),
+    "adaptive max, int32 indices": lambda L: _adaptive_backward(L, _g(L, 3), _x(L), _adaptive_indices(L).int()),
+    "adaptive max, a 2-d grad_output": lambda L: _adaptive_backward(L, L.ones(3, 3), _x(L), _adaptive_indices(L)),
+    "adaptive max, out of another dtype": lambda L: _adaptive_backward(L, _g(L, 3), _x(L), _adaptive_indices(L),
+                                                                       grad_input=L.empty(0, dtype=L.float64)),
+    "out= of an input that requires grad": lambda L: _avg_backward(L, _g(L).requires_grad_(), _x(L),
+                                                                   grad_input=L.empty(0)),
+}
+
+
+@pytest.mark.parametrize("case", ERROR_CASES)
+def test_errors_match_torch(case):
+    same_error(ERROR_CASES[case])
+
+
+GRADIENT_CASES = {
+    "max_pool2d": lambda L, x: L.nn.functional.max_pool2d(x * 2, 2),
+    "avg_pool2d": lambda L, x: L.nn.functional.avg_pool2d(x * 2, 3, 2, 1),
+    "adaptive_max_pool2d": lambda L, x: L.nn.functional.adaptive_max_pool2d(x * 2, 3),
+}
+
+
+@pytest.mark.parametrize("case", GRADIENT_CASES)
+@pytest.mark.parametrize("channels_last", [False, True])
+def test_gradients_and_nodes_match_torch(case, channels_last):
+    """The backward operator's gradient (laid out as the input), and differentiated again."""
+    def run(L):
+        x = _x(L, channels_last).double().requires_grad_()
+        y = GRADIENT_CASES[case](L, x)
+        (g,) = L.autograd.grad((y * y).sum(), x, create_graph=True)
+        (gg,) = L.autograd.grad(g.sum(), x)
+        return [y.grad_fn.name(), g.grad_fn.name()], [g, gg]
+    (our_nodes, (g, gg)), (their_nodes, (their_g, their_gg)) = run(internals), run(torch)
+    assert our_nodes == their_nodes
+    assert_same(g.detach(), their_g)
+    # torch's second derivative of a channels-last input comes back contiguous, internals' keeps
+    # the input's layout (the engine's accumulation, not the pooling operators): values only there
+    assert_same(gg, their_gg, exact_layout=not channels_last)
+
+
+FAKE_PROGRAMS = {
+    "max": lambda L, x: _max_backward(L, L.ones(2, 3, 2, 2), x, L.zeros(2, 3, 2, 2, dtype=L.int64)),
+    "average, out resized": lambda L, x: _avg_backward(L, L.ones(2, 3, 2, 2), x, grad_input=L.empty(0)),
+}
+
+
+@pytest.mark.parametrize("program", FAKE_PROGRAMS)
+def test_fake_tensors_get_the_real_kernels_metadata(program):
+    assert_fake_matches_real(FAKE_PROGRAMS[program], lambda: (_x(internals, True),))
