@@ -120,7 +120,8 @@ def test_signature_strings_round_trip():
                 # keyword-only: the schema's, requires_grad (a factory's Python-only argument), and
                 # the outputs of the name's out= overload as it names them (``out``, ``grad_input``)
                 kwonly = {k.name for k in o.schema.arguments.flat_kwarg_only} | {"requires_grad", "out"}
-                kwonly |= {a.name for a in o.schema.arguments.out}
+                if o.out is not None:
+                    kwonly |= {a.name for a in o.out.schema.arguments.out}
                 assert [p.keyword_only for p in sig.params] == [a.name in kwonly for a in args]
 
 
