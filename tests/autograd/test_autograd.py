@@ -231,6 +231,9 @@ def test_every_derivative_entry_is_tested():
     for name in COMPARISONS:
         for other in (1.5, internals.ones(2)):
             reached.add(getattr(internals.ones(2, requires_grad=True) * 1, name + "_")(other).grad_fn.name())
+    # lift_fresh's copying twin, which tracers record (tests/compile/test_fx.py compares its node and
+    # gradient with torch's).
+    reached.add(internals.ops.aten.lift_fresh_copy(internals.ones(2, requires_grad=True)).grad_fn.name())
     # The conjugation nodes: with no complex autograd no graph reaches them, so
     # tests/aten/test_conjugate_view.py applies each to a gradient and compares with torch's node.
     reached |= {functions.ConjBackward0.__name__, functions.ConjPhysicalBackward0.__name__,
@@ -757,6 +760,7 @@ def test_every_differentiable_native_function_has_a_kernel():
                                                          "randint.low_generator", "normal.float_float"}
     factories |= {f"randint_like{overload}" for overload in ("", ".generator", ".low_dtype", ".low_generator_dtype")}
     factories.add("empty_strided")     # its kernel lives in aten/empty_tensor.py, below TensorIterator
+    factories.discard("lift_fresh_copy")     # a factory's kernel with a formula of its own, as torch's
     assert {"zeros", "empty.memory_format", "arange.start_step", "zeros_like", "lift_fresh"} <= factories
     aten = {n.split("::")[1] for n, op in dispatcher.operators.items() if op.namespace == "aten"}
     composite = {n for n in aten if "CompositeImplicitAutograd" in dispatcher.find(n).kernels}
