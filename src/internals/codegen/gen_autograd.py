@@ -356,7 +356,8 @@ def _import(module, names, comment=""):
 
 
 def _used(body, candidates):
-    return set(re.findall(r"\b[A-Za-z_]\w*\b", body)) & set(candidates)
+    code = re.sub(r'"""[\s\S]*?"""', "", body)    # a node's docstring quotes its schema, which calls nothing
+    return set(re.findall(r"\b[A-Za-z_]\w*\b", code)) & set(candidates)
 
 
 def gen_functions(infos):

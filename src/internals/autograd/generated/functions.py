@@ -69,7 +69,6 @@ from ..functions_manual import (  # the helpers the formulas call
     elu_backward,
     elu_double_backward,
     embedding_backward,
-    embedding_dense_backward,
     embedding_dense_double_backward,
     evenly_distribute_backward,
     gather_backward,
