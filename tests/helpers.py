@@ -25,7 +25,9 @@ from torchgen.model import FunctionSchema
 
 import internals
 from internals._subclasses.fake_tensor import FakeTensorMode
+from internals.aten import dispatcher
 from internals.aten.register_native_functions import NATIVE_FUNCTIONS
+from internals.c10.dispatch_key import DispatchKey
 
 # internals dtype <-> torch dtype, for the ten dtypes the course covers.
 DTYPE_PAIRS = [(getattr(internals, n), getattr(torch, n)) for n in
@@ -65,6 +67,19 @@ def native_entries(path=NATIVE_FUNCTIONS):
     same objects). The tests share the one dict: read it, never change it."""
     entries = yaml.load(Path(path).read_text(), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     return {str(FunctionSchema.parse(e["func"]).name): e for e in entries}
+
+
+def assert_derived_from_structured_out(name, out, module):
+    """``name`` is declared as torch declares a structured family: its YAML entry delegates to the
+    structured ``name.out`` overload (``out`` names it: ``out``, ``output``, ``grad_input``), whose
+    meta and impl steps live in ``module``, and its CPU kernel is that meta step, wrapped (the
+    functional form derived from out=)."""
+    entries = native_entries()
+    assert entries[name]["structured_delegate"] == f"{name}.{out}" and entries[f"{name}.{out}"]["structured"]
+    out_kernel = dispatcher.find(f"{name}.{out}").table[DispatchKey.CPU][0].fn
+    derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
+    assert derived.__wrapped__ is out_kernel.meta
+    assert out_kernel.meta.__module__ == module.__name__ and out_kernel.impl.__name__.startswith("impl_")
 
 
 def assert_same(ours, theirs, *, exact_layout=True, rtol=None, atol=None, ulps=None):

@@ -7,30 +7,23 @@ input's dtype) and an impl step (the dtypes the loops take, then the values); th
 import pytest
 import torch
 from helpers import (
+    assert_derived_from_structured_out,
     assert_fake_matches_real,
     assert_ops_out_resized_with_torchs_warning,
     assert_out_variant_matches_torch,
     assert_same,
-    native_entries,
     same_error,
 )
 
 import internals
-from internals.aten import dispatcher
 from internals.aten.native import loss
-from internals.c10.dispatch_key import DispatchKey
 
 NONE, MEAN, SUM = 0, 1, 2
 
 
 @pytest.mark.parametrize("name, out", [("nll_loss_forward", "output"), ("nll_loss_backward", "grad_input")])
 def test_the_functional_form_is_derived_from_the_structured_out_kernel(name, out):
-    entries = native_entries()
-    assert entries[name]["structured_delegate"] == f"{name}.{out}" and entries[f"{name}.{out}"]["structured"]
-    out_kernel = dispatcher.find(f"{name}.{out}").table[DispatchKey.CPU][0].fn
-    derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
-    assert derived.__wrapped__ is out_kernel.meta
-    assert out_kernel.meta.__module__ == loss.__name__ and out_kernel.impl.__name__.startswith("impl_")
+    assert_derived_from_structured_out(name, out, loss)
 
 
 def _x(L):

@@ -8,30 +8,23 @@ overload is primary, the functional form derived from it.
 import pytest
 import torch
 from helpers import (
+    assert_derived_from_structured_out,
     assert_fake_matches_real,
     assert_ops_out_resized_with_torchs_warning,
     assert_out_variant_matches_torch,
     assert_same,
-    native_entries,
     same_error,
 )
 
 import internals
-from internals.aten import dispatcher
 from internals.aten.native import pooling
-from internals.c10.dispatch_key import DispatchKey
 
 OPERATORS = ("max_pool2d_with_indices_backward", "avg_pool2d_backward", "adaptive_max_pool2d_backward")
 
 
 @pytest.mark.parametrize("name", OPERATORS)
 def test_the_functional_form_is_derived_from_the_structured_out_kernel(name):
-    entries = native_entries()
-    assert entries[name]["structured_delegate"] == f"{name}.grad_input" and entries[f"{name}.grad_input"]["structured"]
-    out_kernel = dispatcher.find(f"{name}.grad_input").table[DispatchKey.CPU][0].fn
-    derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
-    assert derived.__wrapped__ is out_kernel.meta
-    assert out_kernel.meta.__module__ == pooling.__name__ and out_kernel.impl.__name__.startswith("impl_")
+    assert_derived_from_structured_out(name, "grad_input", pooling)
 
 
 def _x(L, channels_last=False):

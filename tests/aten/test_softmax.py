@@ -6,24 +6,23 @@ resized) and an impl step; the ``.out`` overload primary, the functional one der
 
 import pytest
 import torch
-from helpers import assert_fake_matches_real, assert_out_variant_matches_torch, assert_same, native_entries, same_error
+from helpers import (
+    assert_derived_from_structured_out,
+    assert_fake_matches_real,
+    assert_out_variant_matches_torch,
+    assert_same,
+    same_error,
+)
 
 import internals
-from internals.aten import dispatcher
 from internals.aten.native import softmax
-from internals.c10.dispatch_key import DispatchKey
 
 OPERATORS = ("_softmax", "_log_softmax", "_softmax_backward_data", "_log_softmax_backward_data")
 
 
 @pytest.mark.parametrize("name", OPERATORS)
 def test_the_functional_form_is_derived_from_the_structured_out_kernel(name):
-    entries = native_entries()
-    assert entries[name]["structured_delegate"] == f"{name}.out" and entries[f"{name}.out"]["structured"]
-    out_kernel = dispatcher.find(f"{name}.out").table[DispatchKey.CPU][0].fn
-    derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
-    assert derived.__wrapped__ is out_kernel.meta
-    assert out_kernel.meta.__module__ == softmax.__name__ and out_kernel.impl.__name__.startswith("impl_")
+    assert_derived_from_structured_out(name, "out", softmax)
 
 
 def _x(L):
