@@ -316,7 +316,11 @@ def _direct_cases():
         ("aten::div_.Scalar_mode", (x, 2.0), {"rounding_mode": "trunc"}),
         ("aten::floor_divide.Scalar", (x, 2), {}), ("aten::floor_divide_.Scalar", (x, 2), {}),
         # eigenvalues alone: torch's recording differentiates eigvals, which then calls linalg_eig
-        ("aten::_linalg_eigvals", (square,), {})] + _embedding_bag_cases()
+        ("aten::_linalg_eigvals", (square,), {}),
+        # the anti-aliased resizes torch's meta registrations leave out (bilinear's is recorded)
+        *[(f"aten::_upsample_{mode}2d_aa", (img, [3, 3], False), {}) for mode in ("bicubic", "lanczos")],
+        *[(f"aten::_upsample_{mode}2d_aa_backward", (internals.ones(1, 2, 3, 3), [3, 3], [1, 2, 5, 5], False), {})
+          for mode in ("bicubic", "lanczos")]] + _embedding_bag_cases()
 
 
 def _embedding_bag_cases():
