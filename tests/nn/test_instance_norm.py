@@ -158,14 +158,21 @@ SIXTEEN_BIT_SHAPES = [(2, 3, 5), (3, 4, 7), (1, 2, 3, 3), (4, 6, 2, 2)]
 def test_sixteen_bit_input_with_float64_statistics_is_torch_bit_for_bit(dtype, use_input_stats, affine):
     """torch casts float64 running statistics to the 16-bit input's dtype, so batch norm runs its
     16-bit kernel throughout: statistics stored in that dtype, output x·alpha + beta in float (fused
-    in inference). Output, dtype, strides and the updated statistics are torch's to the bit."""
+    in inference). Dtype, strides and the updated statistics are torch's to the bit, and so is the
+    output in training; in inference it is within an ulp (torch's fused or separate rounding, by CPU)."""
     for seed, shape in enumerate(SIXTEEN_BIT_SHAPES * 3):
         if dtype == "float16" and affine and use_input_stats:
             break       # float16 with affine parameters in training stays within an ulp (below)
         got, want = ([*_sixteen_bit_case(L, seed, shape, dtype, "float64", affine)] for L in (internals, torch))
         out = internals.nn.functional.instance_norm(got[0], got[1], got[2], got[3], got[4], use_input_stats)
         ref = torch.nn.functional.instance_norm(want[0], want[1], want[2], want[3], want[4], use_input_stats)
-        for o, t in ((out, ref), (got[1], want[1]), (got[2], want[2])):
+        # in inference torch's vector kernel fuses x·alpha + beta into one rounding where the CPU has
+        # FMA, and its generic kernel rounds twice: the output is within an ulp of either
+        if use_input_stats:
+            assert_same(out, ref, rtol=0, atol=0)
+        else:
+            assert_same(out, ref, ulps=1)
+        for o, t in ((got[1], want[1]), (got[2], want[2])):
             assert_same(o, t, rtol=0, atol=0)
 
 
