@@ -28,7 +28,7 @@ from helpers import (
     compare_call,
     fn,
     run_opinfo_samples,
-    to_ours,
+    to_ours_with_complex,
 )
 from torch.testing._internal.common_methods_invocations import op_db
 
@@ -99,22 +99,13 @@ def _compare_svd(ours_fn, theirs_fn, sample, ours_sample, tol=None):
         _compare_singular_vectors(V, theirs.V, k, tol)
 
 
-def _to_ours(value):
-    """``to_ours``, complex tensors too (the shared dtype table lists the real dtypes)."""
-    if isinstance(value, torch.Tensor) and value.dtype.is_complex:
-        return internals.from_torch(value)
-    if isinstance(value, (list, tuple)):
-        return type(value)(_to_ours(v) for v in value)
-    return to_ours(value)
-
-
 @pytest.mark.parametrize("name, dtype", CASES)
 def test_opinfo_samples(name, dtype):
     compare = _compare_svd if name in ("linalg.svd", "svd") else compare_call
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")         # torch.qr and torch.cholesky are deprecated, in both
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, convert=_to_ours,
-                                                   compare=compare)
+        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype,
+                                                   convert=to_ours_with_complex, compare=compare)
     assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
 
 

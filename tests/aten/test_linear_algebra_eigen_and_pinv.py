@@ -16,7 +16,7 @@ import functools
 
 import pytest
 import torch
-from helpers import Adapter, assert_same, assert_same_result, compare_call, run_opinfo_samples, to_ours
+from helpers import Adapter, assert_same, assert_same_result, compare_call, run_opinfo_samples, to_ours_with_complex
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
@@ -42,15 +42,6 @@ OPINFOS = [op for op in op_db if op.name in ADAPTERS]
 CASES = [pytest.param(op, dtype, id=f"{op.name}-{op.variant_test_name or 'default'}-{str(dtype)[6:]}")
          for op in OPINFOS for dtype in (torch.float32, torch.float64, torch.complex64, torch.complex128)
          if dtype in op.supported_dtypes("cpu")]
-
-
-def _to_ours(value):
-    """``to_ours``, complex tensors too (the shared dtype table lists the real dtypes)."""
-    if isinstance(value, torch.Tensor) and value.dtype.is_complex:
-        return internals.from_torch(value)
-    if isinstance(value, (list, tuple)):
-        return type(value)(_to_ours(v) for v in value)
-    return to_ours(value)
 
 
 def _phased(ours, theirs):
@@ -109,7 +100,8 @@ COMPARE = {"linalg.eigh": _compare_eigen, "linalg.eig": _compare_general_eigen,
 def test_opinfo_samples(op, dtype):
     compare = COMPARE.get(op.name, compare_call)
     adapter = SINGULAR if op.variant_test_name == "singular" else ADAPTERS[op.name]
-    ran, skipped, reasons = run_opinfo_samples(op.name, op, adapter, dtype, convert=_to_ours, compare=compare)
+    ran, skipped, reasons = run_opinfo_samples(op.name, op, adapter, dtype, convert=to_ours_with_complex,
+                                               compare=compare)
     assert ran > 0 and skipped == 0, f"{op.name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
 
 
