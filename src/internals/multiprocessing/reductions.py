@@ -2,7 +2,7 @@
 
 ``multiprocessing`` pickles what it sends with ``ForkingPickler``; registering a reduction for a
 type there changes what that type becomes on the wire, for queues, pipes and process arguments
-alike. torch registers three, and so does this module:
+alike. A CPU tensor meets three of torch's reductions (torch registers them for ~70 types):
 
 - a tensor becomes ``rebuild_tensor(cls, typed_storage, (offset, size, stride, requires_grad))``:
   metadata only, so a view arrives as a view of the same storage;
