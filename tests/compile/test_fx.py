@@ -20,7 +20,8 @@ DIFFERENCES = {
     # torch op: (internals' replacements, each a list of ops; why)
     "aten.detach.default": ([["aten.new_empty_strided.default", "aten.copy_.default"]],
                             ("torch's AccumulateGrad steals a new gradient nothing else holds (a detach); "
-                             "internals always copies it into the leaf's layout, as torch's clone_obey_contract")),
+                             "under a fake trace internals' node.meta['val'] holds the gradient too, so it copies "
+                             "it into the leaf's layout, as torch's clone_obey_contract (a real trace steals)")),
 }
 
 
