@@ -63,7 +63,7 @@ def _outcome(lib, case):
 # AccumulateGrad copies it where it would steal it, and tests/nn/test_layers.py's logs differ).
 _TORCH_SIDE = """
 import json, sys
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = [sys.argv[1], sys.argv[1] + "/.."]      # the test file, and helpers.py beside its folder
 import torch
 import test_compile_errors as cases
 errors = {case: cases._outcome(torch, case) for case in cases.CASES}
