@@ -8,11 +8,15 @@ each call below it is the tracing mode:
 - ``tracing_mode="real"`` (torch's default): nothing else; every operator runs its real
   kernel on the real inputs (a kernel that checks values, such as ``nll_loss``'s target
   check, checks them). A value read from a traced tensor (``.item()``) is still refused with
-  torch's RuntimeError: the graph could not replay the read;
+  torch's RuntimeError: the graph could not replay the read (``tolist()``, which torch reads
+  without that operator, is read and its values kept, in both). Each node's ``meta["val"]`` is
+  a fake twin of the real output, so the graph keeps no real intermediate alive;
 - ``tracing_mode="fake"``: a ``FakeTensorMode`` below answers each call with fake tensors, so
   the inputs' values are never used (a kernel that must read values to run at all runs on
   zero-filled stand-ins), and a value read from a traced tensor raises
-  ``GuardOnDataDependentSymNode``, torch's class;
+  ``GuardOnDataDependentSymNode``, torch's class. (torch records a plain read as a symbol of
+  unknown value and raises only when code decides something on it; with no symbols, the read
+  itself raises here.)
 - ``tracing_mode="symbolic"``: traced as ``"fake"``. torch gives the sizes symbols there (a
   ``ShapeEnv``); this package has no symbolic sizes, so the graph is the same and its sizes
   are the example's.
