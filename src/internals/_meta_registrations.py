@@ -12,7 +12,7 @@ from collections import namedtuple
 
 from .aten.native.batch_linear_algebra import _check_floating, _lapack_dtype, _square_check
 from .aten.native.binary_ops import _alpha_check, _sub_check
-from .aten.native.tensor_factories import like_strides, wrap_scalar
+from .aten.native.tensor_factories import like_strides
 from .aten.native.tensor_shape import compute_stride, infer_size, wrap_dim
 from .aten.tensor_iterator import broadcast_shapes, output_layout
 from .c10 import scalar_type as st
@@ -71,10 +71,12 @@ def _unary_meta(name):
 def _binary_meta(name):
     def meta(a, b, *, alpha=1):
         dtype = st.result_type(a, b)
-        if name.startswith(("sub.", "rsub.")):     # the structured meta's checks (BinaryOps.cpp)
-            _sub_check(*(x if _is_tensor(x) else wrap_scalar(x) for x in (a, b)))
-        if name.startswith(("add.", "sub.", "rsub.")):
-            _alpha_check(dtype, alpha)
+        if name.startswith(("sub.", "rsub.")) and all(_is_tensor(x) and not x._impl.is_wrapped_number for x in (a, b)):
+            # torch's fake tensors run the Python reference (torch/_refs sub), which checks for
+            # bools only between two tensors: ``x - True`` traces (the eager kernel refuses it).
+            _sub_check(a, b)
+        if name.startswith(("add.", "sub.", "rsub.")) and not isinstance(alpha, bool):
+            _alpha_check(dtype, alpha)      # the reference lets a bool alpha through, as a 0 or 1
         if name.startswith("div") and not dtype.is_floating_point:
             dtype = st.get_default_dtype()
         if name in _COMPARISONS:

@@ -6,12 +6,14 @@ operator's own class. Each case runs eagerly and compiled on both libraries."""
 import functools
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 import torch
+from helpers import assert_same, assert_same_error
 
 import internals
 from internals._dynamo import exc
@@ -61,21 +63,27 @@ def _outcome(lib, case):
 # AccumulateGrad copies it where it would steal it, and tests/nn/test_layers.py's logs differ).
 _TORCH_SIDE = """
 import json, sys
-sys.path.insert(0, sys.argv[1])
+sys.path[:0] = [sys.argv[1], sys.argv[1] + "/.."]      # the test file, and helpers.py beside its folder
 import torch
 import test_compile_errors as cases
 errors = {case: cases._outcome(torch, case) for case in cases.CASES}
-print(json.dumps({case: error and [c.__name__ for c in type(error).__mro__] for case, error in errors.items()}))
+print(json.dumps({case: error and [[c.__name__ for c in type(error).__mro__], str(error)]
+                  for case, error in errors.items()}))
 """
 
 
 @functools.cache
-def _torch_error_classes():
-    """Each case's error class under torch.compile, with its bases, by name (None: no error)."""
+def _torch_errors():
+    """Each case's error under torch.compile: its class with its bases, by name, and its
+    message (None: no error)."""
     here = str(Path(__file__).parent)
     done = subprocess.run([sys.executable, "-c", _TORCH_SIDE, here], capture_output=True, text=True,
                           env={**os.environ, "PYTHONHASHSEED": "0"}, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _torch_error_classes():
+    return {case: error and error[0] for case, error in _torch_errors().items()}
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -121,22 +129,53 @@ def test_a_program_that_runs_eagerly_is_never_refused():
     assert compiled.break_reasons
 
 
-# Checks torch's fake run leaves out: torch.compile's generated code then computes a value
-# where eager torch raises. The package's fake run keeps eager's checks (never a silent answer
-# eager would refuse), so these fail while tracing, as a TorchRuntimeError quoting eager's error.
-STRICTER_THAN_TORCH_COMPILE = {
+# The operation as the user wrote it, in Dynamo's words: ``x + y`` is the ``+`` operator, not the
+# aten call it became; the message then quotes the user's line.
+_USER_CALL = re.compile(r"Dynamo failed to run FX node with fake tensors: (call_\w+ [^(]+)\(")
+_USER_LINE = re.compile(r"from user code:\n\s*(File .*)\n\s*(.*)\n")
+
+
+@pytest.mark.parametrize("case", ["shapes that do not broadcast", "matrix shapes", "view of the wrong size",
+                                  "expand to a smaller size", "in-place result type"])
+def test_the_message_names_the_users_operation_and_line(case):
+    theirs, ours = _torch_errors()[case][1], str(_outcome(internals, case))
+    assert _USER_CALL.search(ours)[1] == _USER_CALL.search(theirs)[1]
+    assert _USER_LINE.search(ours).groups() == _USER_LINE.search(theirs).groups()
+
+
+# Checks torch's fake run leaves out -- its fake tensors run torch/_refs, which checks for a bool
+# only between two tensors and lets a bool alpha through -- so that torch.compile's generated
+# code computes a value where eager torch raises. The package's fake run does the same.
+EAGER_REFUSES_COMPILE_COMPUTES = {
     "subtraction of a bool": lambda x: x - True,
     "a bool alpha": lambda x: _lib(x).add(x, x, alpha=True),
 }
 
 
-@pytest.mark.parametrize("case", STRICTER_THAN_TORCH_COMPILE)
-def test_eager_checks_hold_under_compile(case):
-    fn = STRICTER_THAN_TORCH_COMPILE[case]
-    with pytest.raises(RuntimeError) as eager:
-        fn(torch.ones(3))
+@pytest.mark.parametrize("case", EAGER_REFUSES_COMPILE_COMPUTES)
+def test_compiled_code_computes_what_torch_compile_computes(case):
+    fn = EAGER_REFUSES_COMPILE_COMPUTES[case]
+    assert_same_error(lambda: fn(internals.ones(3)), lambda: fn(torch.ones(3)))
     torch._dynamo.reset()
-    assert torch.compile(fn)(torch.ones(3)) is not None       # torch's compiled code computes it
-    with pytest.raises(exc.TorchRuntimeError) as ours:
-        internals.compile(fn)(internals.ones(3))
-    assert repr(eager.value) in str(ours.value)
+    theirs = torch.compile(fn)(torch.arange(3.))
+    assert_same(internals.compile(fn)(internals.arange(3.)), theirs, rtol=0, atol=0)
+
+
+# ``.item()`` under torch.compile: a graph break, the read run eagerly, the right value.
+READS = {
+    "item as a scalar": lambda x: x * x.sum().item(),
+    "if on an item": lambda x: x + 1 if x.sum().item() > 0 else x - 1,
+    "item of a constant": lambda x: x * _lib(x).tensor(3.).item(),
+}
+
+
+@pytest.mark.parametrize("case", READS)
+def test_item_breaks_the_graph_as_in_torch(case):
+    fn = READS[case]
+    torch._dynamo.reset()
+    explained = torch._dynamo.explain(fn)(torch.arange(3.))
+    theirs = torch.compile(fn)(torch.arange(3.))
+    compiled = internals.compile(fn)
+    assert_same(compiled(internals.arange(3.)), theirs, rtol=0, atol=0)
+    reasons = [r.reason.splitlines()[0] for r in explained.break_reasons]
+    assert compiled.break_reasons == reasons

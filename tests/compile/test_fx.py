@@ -10,6 +10,7 @@ import operator
 import numpy as np
 import pytest
 import torch
+from helpers import same_error
 from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
 
 import internals
@@ -19,7 +20,8 @@ DIFFERENCES = {
     # torch op: (internals' replacements, each a list of ops; why)
     "aten.detach.default": ([["aten.new_empty_strided.default", "aten.copy_.default"]],
                             ("torch's AccumulateGrad steals a new gradient nothing else holds (a detach); "
-                             "internals always copies it into the leaf's layout, as torch's clone_obey_contract")),
+                             "under a fake trace internals' node.meta['val'] holds the gradient too, so it copies "
+                             "it into the leaf's layout, as torch's clone_obey_contract (a real trace steals)")),
 }
 
 
@@ -152,14 +154,83 @@ def test_fake_mode_reports_shape_errors_and_value_dependent_shapes():
             a.nonzero()
 
 
-def test_data_dependent_code_cannot_be_traced():
-    """Python that reads a tensor's values (``tolist``): a fake tensor has no values to read, and
-    says so. (cross_entropy's target check is in nll_loss_forward's kernel, as in torch,
-    which a fake tensor never runs: it traces, see the corpus.)"""
-    from internals._subclasses.fake_tensor import DataDependentOutputException
-    gm_fn = make_fx(lambda x: internals.tensor(sorted(x.tolist())))
-    with pytest.raises(DataDependentOutputException, match="has no data"):
-        gm_fn(internals.randn(5, 3))
+def _error_classes(error):
+    return [c.__name__ for c in type(error).__mro__]
+
+
+def _make_fx_of(lib):
+    return torch_make_fx if lib is torch else make_fx
+
+
+# Functions that read a value from a traced tensor, for either library.
+READS = {
+    "item as a scalar": lambda T: lambda x: x * x.sum().item(),
+    "if on an item": lambda T: lambda x: x + 1 if x.sum().item() > 0 else x - 1,
+    "tolist": lambda T: lambda x: T.tensor(sorted(x.tolist())),
+}
+
+
+@pytest.mark.parametrize("mode", ["fake", "symbolic"])
+@pytest.mark.parametrize("name", ["if on an item", "tolist"])
+def test_fake_tracing_refuses_a_decision_on_data_with_torchs_class(name, mode):
+    """A decision on a traced tensor's value: torch's fake and symbolic tracing raise
+    GuardOnDataDependentSymNode (a RuntimeError); so does the package's."""
+    errors = []
+    for lib in (torch, internals):
+        with pytest.raises(RuntimeError) as info:
+            _make_fx_of(lib)(READS[name](lib), tracing_mode=mode)(lib.ones(3))
+        errors.append(_error_classes(info.value))
+    assert errors[0] == errors[1] and errors[0][0] == "GuardOnDataDependentSymNode"
+
+
+@pytest.mark.parametrize("mode", ["fake", "symbolic"])
+def test_fake_tracing_refuses_a_value_torch_would_keep_as_a_symbol(mode):
+    """``x * x.sum().item()``: torch records the item as an unknown (unbacked) symbol and traces
+    on; the package has no symbols and refuses at the read, with the class torch raises when
+    the symbol is decided on (the difference its docstring states)."""
+    theirs = torch_make_fx(READS["item as a scalar"](torch), tracing_mode=mode)(torch.ones(3))
+    assert "aten._local_scalar_dense.default" in _torch_targets(theirs)
+    from internals.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+    with pytest.raises(GuardOnDataDependentSymNode, match="_local_scalar_dense"):
+        make_fx(READS["item as a scalar"](internals), tracing_mode=mode)(internals.ones(3))
+
+
+@pytest.mark.parametrize("name", ["item as a scalar", "if on an item"])
+def test_real_tracing_refuses_a_value_read_as_torch_does(name):
+    """Real tracing runs the real kernels, but a graph cannot replay a value read from a traced
+    tensor: torch refuses it with a RuntimeError, and so does the package, in torch's words."""
+    same_error(lambda T: _make_fx_of(T)(READS[name](T), tracing_mode="real")(T.ones(3)))
+
+
+@pytest.mark.parametrize("mode", ["real", "fake", "symbolic"])
+def test_the_item_of_a_constant_is_a_number_in_the_graph(mode):
+    """``tensor(3.).item()`` reads a constant the function made: traced in every mode, the value
+    written into the graph as a number, after the (dead) copy of the constant, as in torch."""
+    def times_three(T):
+        return lambda x: x * T.tensor(3.).item()
+    graphs = []
+    for T in (torch, internals):
+        gm = _make_fx_of(T)(times_three(T), tracing_mode=mode)(T.ones(3))
+        calls = [n for n in gm.graph.nodes if n.op == "call_function"]
+        graphs.append([(str(n.target), [a for a in n.args if not hasattr(a, "op")]) for n in calls])
+        assert gm(T.arange(3.)).tolist() == [0.0, 3.0, 6.0]
+    assert graphs[0] == graphs[1] == [("aten.lift_fresh_copy.default", []), ("aten.mul.Tensor", [3.0])]
+
+
+@pytest.mark.parametrize("mode", ["real", "fake"])
+def test_real_tracing_runs_the_real_kernels(mode):
+    """Real tracing runs every operator on the inputs themselves: an in-place op writes the
+    caller's tensor, as torch's does; fake tracing leaves it alone."""
+    values = []
+    for T in (torch, internals):
+        x = T.ones(3)
+        _make_fx_of(T)(lambda x: x.add_(1), tracing_mode=mode)(x)
+        values.append(x.tolist())
+    assert values[0] == values[1] == ([2.0] * 3 if mode == "real" else [1.0] * 3)
+
+
+def test_an_unknown_tracing_mode_is_refused():
+    same_error(lambda T: _make_fx_of(T)(lambda x: x, tracing_mode="eager")(T.ones(3)))
 
 
 def test_item_is_data_dependent_as_in_torch():

@@ -21,8 +21,9 @@ lost), an operator the tracer or the backend cannot handle, more recompiles than
 
 A program that cannot run at all fails while it is traced, as under torch.compile: a
 RuntimeError met on fake tensors (shapes that do not broadcast, a view of the wrong size) is
-raised as ``exc.TorchRuntimeError``, quoting the original; other classes (IndexError, TypeError)
-come out as they are. Unlike torch, which refuses before running anything, the call first runs
+raised as ``exc.TorchRuntimeError``, quoting the original and naming the operation as the user
+wrote it (``x + y``: ``<built-in function add>``) and its line (``user_code``); other classes
+(IndexError, TypeError) come out as they are. Unlike torch, which refuses before running anything, the call first runs
 eagerly, so that only an error eager execution confirms is reported (a failure of this
 package's tracer is a graph break instead); an input the function wrote before failing stays
 written, as eagerly.
@@ -43,16 +44,22 @@ from .._subclasses.fake_tensor import (
 from .._tensor import Tensor
 from ..autograd import is_grad_enabled
 from ..fx.experimental.proxy_tensor import make_fx
+from ..fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
 from ..fx.passes import functionalize
 from ..nn.modules.module import Module
 from ..utils._pytree import tree_flatten, tree_map
 from . import config, exc
 from .guards import GuardWalker, Unguardable, global_state_key
+from .user_code import UserCalls
 
 __all__ = ["CompiledFunction", "ExplainOutput", "compile", "config", "exc", "explain", "guard_key"]
 
 # RuntimeErrors of the fake run that are graph breaks in torch (``get_fake_value``), not errors.
-_GRAPH_BREAKS = (DataDependentOutputException, DynamicOutputShapeException, UnsupportedFakeTensorException)
+_GRAPH_BREAKS = (DataDependentOutputException, DynamicOutputShapeException, UnsupportedFakeTensorException,
+                 GuardOnDataDependentSymNode)
+
+# torch's reason for the graph break at ``.item()`` (and ``float(x)``, ``if x > 0``, which call it).
+_ITEM_BREAK = "Unsupported Tensor.item() call with capture_scalar_outputs=False"
 
 _MODES = ("default", "lite", "reduce-overhead", "max-autotune-no-cudagraphs", "max-autotune")
 
@@ -93,8 +100,9 @@ class _FailedTrace:
             if self.error is not None and not hasattr(self.error, "fake_call"):
                 raise           # the trace failed in the Python code, not in an operator
             error = self.error or eager_error
-            call = getattr(error, "fake_call", "an operator on tensors of two devices")
-            raise exc.fake_call_error(call, error) from None
+            call = getattr(error, "user_call", None) or getattr(error, "fake_call", None) or \
+                "an operator on tensors of two devices"
+            raise exc.fake_call_error(call, error, getattr(error, "user_stack", None)) from None
         self.record(self.reason)
         return out
 
@@ -184,7 +192,7 @@ class CompiledFunction:
             except RuntimeError as e:
                 if not isinstance(e, _GRAPH_BREAKS):
                     return _FailedTrace(self.fn, e, self._record)
-                reason = f"not compiled: {type(e).__name__}: {e}"
+                reason = _ITEM_BREAK if "_local_scalar_dense" in str(e) else f"not compiled: {type(e).__name__}: {e}"
             except Exception as e:  # noqa: BLE001 -- any other failure of the tracer or backend: eager
                 reason = f"not compiled: {type(e).__name__}: {e}"
         self._record(reason)
@@ -192,7 +200,11 @@ class CompiledFunction:
 
     def _trace(self, args, kwargs):
         tensors = _tensors((args, kwargs))
-        gm = functionalize(make_fx(_flat(self.fn, args, kwargs), decomposition_table)(*tensors))
+        with UserCalls(_user_codes(self.fn)):
+            # Dynamo breaks the graph at every .item(), a constant's too: no read is folded
+            gm = make_fx(_flat(self.fn, args, kwargs), decomposition_table, tracing_mode="fake",
+                         _fold_constant_reads=False)(*tensors)
+        gm = functionalize(gm)
         gm.graph.eliminate_dead_code()      # views functionalization replayed that nobody reads
         gm.recompile()
         compiled = compile_fx(gm, tensors[0].device.type)
@@ -205,12 +217,20 @@ class CompiledFunction:
         """AOTAutograd: the module's parameters and buffers become inputs after the arguments."""
         tensors, lifted = _tensors((args, kwargs)), _module_tensors(self.fn)
         flat = _lifted(_flat(self.fn, args, kwargs), self.fn, list(lifted), len(tensors))
-        compiled = AOTCompiled(flat, tensors + list(lifted.values()),
-                               lambda gm: compile_fx(gm, tensors[0].device.type))
+        with UserCalls(_user_codes(self.fn)):
+            compiled = AOTCompiled(flat, tensors + list(lifted.values()),
+                                   lambda gm: compile_fx(gm, tensors[0].device.type))
         self.graph_module, self.kernels = compiled.joint, compiled.kernels
         self.graphs.append(compiled.joint)
         self.aot = compiled
         return _Differentiable(compiled, self.fn)
+
+
+def _user_codes(fn):
+    """The code objects whose frames are the compiled function's: its own, or its forward's."""
+    target = type(fn).forward if isinstance(fn, Module) else fn
+    code = getattr(target, "__code__", None)
+    return (code,) if code is not None else ()
 
 
 def _lifted(flat, module, names, n_args):

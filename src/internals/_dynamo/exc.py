@@ -23,11 +23,14 @@ class TorchRuntimeError(TorchDynamoException):
         self.msg, self.real_stack = msg, real_stack or []
 
 
-def fake_call_error(call, error):
-    """A TorchRuntimeError for ``error``, raised by ``call`` (a description of the operator call)
-    on fake tensors, worded as torch's ``get_fake_value`` words it."""
-    return TorchRuntimeError(
-        "RuntimeError when making fake tensor call\n"
-        f"  Explanation: Dynamo failed to run FX node with fake tensors: {call}: got {error!r}\n"
-        "  Hint: Your code may result in an error when running in eager. Please double check that your "
-        "code doesn't contain a similar error when actually running eager/uncompiled.\n")
+def fake_call_error(call, error, user_stack=None):
+    """A TorchRuntimeError for ``error``, raised by ``call`` (a description of the operation
+    call) on fake tensors, worded as torch's ``get_fake_value`` words it; ``user_stack`` (a
+    traceback.StackSummary) is quoted under "from user code", as torch quotes it."""
+    msg = ("RuntimeError when making fake tensor call\n"
+           f"  Explanation: Dynamo failed to run FX node with fake tensors: {call}: got {error!r}\n"
+           "  Hint: Your code may result in an error when running in eager. Please double check that your "
+           "code doesn't contain a similar error when actually running eager/uncompiled.\n")
+    if user_stack:
+        msg += "\nfrom user code:\n" + "".join(" " + line for line in user_stack.format())
+    return TorchRuntimeError(msg, list(user_stack or []))

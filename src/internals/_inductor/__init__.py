@@ -69,16 +69,13 @@ class CompiledGraph:
         for step in schedule(gm.graph):
             if isinstance(step, FusedGroup) and _generates(step, device):
                 name = f"fused_{len(self.kernels)}"
-                source = generate(step, device, self._constant_value, name)
+                source = generate(step, device, name)
                 self.kernels.append(source)
                 self.plan.append((step, source, _numba_function(source, device, name)))
             elif isinstance(step, FusedGroup):      # no generated kernel: its nodes run eagerly
                 self.plan += step.nodes
             else:
                 self.plan.append(step)
-
-    def _constant_value(self, node):
-        return getattr(self.gm, node.target).item()
 
     def __call__(self, *args):
         env = {}

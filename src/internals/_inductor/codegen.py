@@ -18,7 +18,7 @@ becomes one reciprocal per row and a multiply per element, as in torch's softmax
 """
 import math
 
-from .scheduler import EXPRESSIONS, ROW_REDUCTIONS, is_wrapped_constant
+from .scheduler import EXPRESSIONS, ROW_REDUCTIONS
 
 __all__ = ["KernelSource", "generate"]
 
@@ -72,15 +72,15 @@ class KernelSource:
 
 
 class _Writer:
-    def __init__(self, group, constant_value, device):
-        self.group, self.constant_value = group, constant_value
+    def __init__(self, group, device):
+        self.group = group
         self.exp = "exp_f32" if device == "cpu" and _dtype_name(group) == "float32" else "math.exp"
         self.reciprocals = set()   # per-row values whose reciprocal the row loop computes
         self.members = set(group.nodes)
         self.constants, self.inputs, self.outputs = {}, [], []
         for node in group.nodes:
             for a in node.all_input_nodes():
-                if a not in self.members and not is_wrapped_constant(a) and a not in self.inputs:
+                if a not in self.members and a not in self.inputs:
                     self.inputs.append(a)
             if any(u not in self.members for u in node.users):
                 self.outputs.append(node)
@@ -98,7 +98,7 @@ class _Writer:
         if a in self.members:
             return f"v_{a.name}"
         if hasattr(a, "op"):
-            return self.literal(self.constant_value(a)) if is_wrapped_constant(a) else f"x{self.inputs.index(a)}"
+            return f"x{self.inputs.index(a)}"
         return self.literal(a)
 
     def expression(self, node):
@@ -252,10 +252,10 @@ def _row(w, device):
     return lines, rows
 
 
-def generate(group, device, constant_value, name="fused"):
-    """The kernel source for ``group`` on ``device`` ('cpu' or 'cuda'). ``constant_value(node)``
-    gives the Python number a wrapped-constant node stands for."""
-    w = _Writer(group, constant_value, device)
+def generate(group, device, name="fused"):
+    """The kernel source for ``group`` on ``device`` ('cpu' or 'cuda'); a Python number among a
+    node's arguments becomes a named constant of the kernel's dtype (``literal``)."""
+    w = _Writer(group, device)
     body, launch = (_row if group.kind == "row" else _pointwise)(w, device)
     if group.kind == "reduce" and device == "cuda":
         raise NotImplementedError("a whole-tensor reduction kernel is generated for the CPU only")

@@ -62,16 +62,10 @@ def _fits(value, shape):
     return all(v in (1, s) for v, s in zip(vs, shape[len(shape) - len(vs):], strict=True))
 
 
-def is_wrapped_constant(node):
-    """A Python number the frontend wrapped as a 0-dim tensor: the kernel writes it as a literal."""
-    val = _val(node)
-    return node.op == "get_attr" and val is not None and val._impl.is_wrapped_number
-
-
 def _inputs_ok(node, shape, dtype):
-    """Every tensor operand broadcasts to ``shape`` and has the group's dtype (or is a wrapped number)."""
-    return all(is_wrapped_constant(a) or (_val(a).dtype is dtype and _fits(_val(a), shape))
-               for a in _tensor_inputs(node))
+    """Every tensor operand broadcasts to ``shape`` and has the group's dtype. (A Python number
+    reaches the graph as itself, never as a tensor: the tracer's mode sees ``mul.Tensor(x, 2.0)``.)"""
+    return all(_val(a).dtype is dtype and _fits(_val(a), shape) for a in _tensor_inputs(node))
 
 
 def can_join(group, node):

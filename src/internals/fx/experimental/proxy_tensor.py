@@ -1,32 +1,46 @@
 """make_fx: trace a function into a Graph of aten operators (``torch/fx/experimental/proxy_tensor.py``).
 
 A TorchDispatchMode sees every operator call below autograd, so a mode that writes each call
-down is a tracer. Two modes are stacked:
+down is a tracer. ``ProxyTorchDispatchMode`` records ``func(args)`` as a graph node and
+remembers which node produced each tensor, so the next op can name its inputs. What computes
+each call below it is the tracing mode:
 
-- ``ProxyTorchDispatchMode`` (on top) records ``func(args)`` as a graph node and remembers which
-  node produced each tensor, so the next op can name its inputs;
-- ``FakeTensorMode`` (below) answers the call with fake tensors, so the inputs' values are
-  never used (a kernel that must read values to run at all runs on zero-filled stand-ins).
+- ``tracing_mode="real"`` (torch's default): nothing else; every operator runs its real
+  kernel on the real inputs (a kernel that checks values, such as ``nll_loss``'s target
+  check, checks them). A value read from a traced tensor (``.item()``) is still refused with
+  torch's RuntimeError: the graph could not replay the read (``tolist()``, which torch reads
+  without that operator, is read and its values kept, in both). Each node's ``meta["val"]`` is
+  a fake twin of the real output, so the graph keeps no real intermediate alive;
+- ``tracing_mode="fake"``: a ``FakeTensorMode`` below answers each call with fake tensors, so
+  the inputs' values are never used (a kernel that must read values to run at all runs on
+  zero-filled stand-ins), and a value read from a traced tensor raises
+  ``GuardOnDataDependentSymNode``, torch's class. (torch records a plain read as a symbol of
+  unknown value and raises only when code decides something on it; with no symbols, the read
+  itself raises here.)
+- ``tracing_mode="symbolic"``: traced as ``"fake"``. torch gives the sizes symbols there (a
+  ``ShapeEnv``); this package has no symbolic sizes, so the graph is the same and its sizes
+  are the example's.
 
-That is torch's ``make_fx(f, tracing_mode="fake")``. torch's default, ``tracing_mode="real"``,
-runs every operator for real on the real inputs and records it on the way; the graphs are the
-same for code that does not branch on values. This one always traces on fakes.
+Either way a tensor made inside the function by ``tensor(...)`` is a constant of the graph: its
+``.item()`` is read at trace time and written into the graph as a number, as torch does.
 
-The function runs once, as Python, on fake inputs: its ``if``s and loops are decided on the
-way and only the operators remain. Autograd runs above both modes, so a ``backward()`` inside
-the function is traced too -- its ops are just more calls.
+The function runs once, as Python: its ``if``s and loops are decided on the way and only the
+operators remain. Autograd runs above the modes, so a ``backward()`` inside the function is
+traced too -- its ops are just more calls.
 """
 import inspect
 import operator
 
 from ..._ops import ops
-from ..._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+from ..._subclasses.fake_tensor import DATA_DEPENDENT_OUTPUT, DataDependentOutputException, FakeTensor, FakeTensorMode
 from ..._tensor import Tensor
+from ...c10.dispatch_key import DispatchKeySet, backend_key_for
 from ...nn.parameter import Parameter
-from ...utils._python_dispatch import TorchDispatchMode
+from ...utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 from ...utils._pytree import tree_map
 from ..graph import Graph
 from ..graph_module import GraphModule
+from .symbolic_shapes import GuardOnDataDependentSymNode
 
 __all__ = ["ProxyTorchDispatchMode", "make_fx"]
 
@@ -35,16 +49,23 @@ __all__ = ["ProxyTorchDispatchMode", "make_fx"]
 # ``proxy_call`` records ``lift_fresh_copy`` in its place.
 _LIFT_FRESH_COPY = ops.aten.lift_fresh_copy.default
 
+# torch's words (proxy_tensor.py) when real tracing is asked for the value of a traced tensor.
+_REAL_MODE_READ = ("It appears that you're trying to get value out of a tracing tensor with {} - erroring out! "
+                   "It's likely that this is caused by data-dependent control flow or similar.  It may be possible "
+                   "to trace this with dynamic shapes; try setting tracing_mode='symbolic' in your make_fx call.")
+
 
 class ProxyTorchDispatchMode(TorchDispatchMode):
     """Writes each operator call into ``graph``; ops in ``decomposition_table`` are replaced by
     the calls their decomposition makes (traced in turn) instead of being recorded."""
 
-    def __init__(self, graph, fake_mode, decomposition_table=None):
-        self.graph, self.fake_mode = graph, fake_mode
+    def __init__(self, graph, fake_mode, decomposition_table=None, fold_constant_reads=True):
+        self.graph, self.fake_mode = graph, fake_mode     # fake_mode None: real tracing
+        self.fold_constant_reads = fold_constant_reads
         self.decompositions = {op.name(): fn for op, fn in (decomposition_table or {}).items()}
         self.constants = {}     # get_attr name -> the real tensor it names
         self._nodes = {}        # id(TensorImpl) -> (impl, node); the impl is kept so ids stay unique
+        self._lifted = {}       # id(TensorImpl) -> (impl, real value) of the tensors ``tensor(...)`` made
 
     def track(self, t, node):
         """Remember that ``node`` made ``t``. Keyed by the TensorImpl, not the Tensor object: autograd
@@ -61,17 +82,42 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                 raise RuntimeError(f"make_fx met a fake tensor it did not make: {value!r}")
             node = self._constant(value)
             self.track(value, node)
-            self.track(self.fake_mode.from_tensor(value), node)
+            if self.fake_mode is not None:
+                self.track(self.fake_mode.from_tensor(value), node)
             return node
         return hit[1]
+
+    def _meta_val(self, t):
+        """What ``node.meta["val"]`` holds: a fake tensor in both modes (real tracing keeps no
+        real intermediate alive through the graph)."""
+        if self.fake_mode is not None:
+            return self.fake_mode.from_tensor(t)
+        return _fake_twin(t) if isinstance(t, Tensor) else t
 
     def _constant(self, t):
         prefix = "_param_constant" if isinstance(t, Parameter) else "_tensor_constant"
         name = f"{prefix}{sum(k.startswith(prefix) for k in self.constants)}"
         self.constants[name] = t
         node = self.graph.get_attr(name)
-        node.meta["val"] = self.fake_mode.from_tensor(t)
+        node.meta["val"] = self._meta_val(t)
         return node
+
+    def _read_value(self, func, args):
+        """``_local_scalar_dense`` and the other calls that return a Python value computed from
+        data: on a constant (a tensor ``tensor(...)`` made) the value itself, read now and not
+        recorded, so the graph holds it as a number; on a traced tensor, refused."""
+        tensor = args[0]
+        hit = self._lifted.get(id(tensor._impl)) if isinstance(tensor, Tensor) else None
+        if hit is not None and len(args) == 1 and self.fold_constant_reads:
+            real = hit[1]
+            with _disable_current_modes():
+                return func.redispatch(DispatchKeySet([backend_key_for(real.device.type)]), real)
+        if self.fake_mode is None:
+            raise RuntimeError(_REAL_MODE_READ.format(func))
+        raise GuardOnDataDependentSymNode(
+            f"Could not read a value from a traced tensor ({func}): the value depends on the data, "
+            "which tracing with fake tensors does not have. Move the read out of the traced function, "
+            "or trace with tracing_mode='real' if the graph may keep the value as a constant.")
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
@@ -79,7 +125,10 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         if decomposition is not None:
             with self:          # the decomposition's own calls come back here, one by one
                 return decomposition(*args, **kwargs)
-        if func.name() == "aten::lift_fresh":   # a constant made by torch.tensor: copied per run
+        if func.name() in DATA_DEPENDENT_OUTPUT:
+            return self._read_value(func, args)
+        lifted = func.name() == "aten::lift_fresh"
+        if lifted:                              # a constant made by torch.tensor: copied per run
             func = _LIFT_FRESH_COPY
         node_args, node_kwargs = tree_map(self.node_of, args), tree_map(self.node_of, kwargs)
         try:
@@ -88,12 +137,14 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             if not hasattr(error, "fake_call"):  # the innermost call that failed, for the compiler's message
                 error.fake_call = f"call_function {func}(*{tuple(args)!r}, **{kwargs!r})"
             raise
+        if lifted and isinstance(args[0], Tensor) and not isinstance(args[0], FakeTensor):
+            self._lifted[id(out._impl)] = (out._impl, args[0])
         node = self.graph.call_function(func, node_args, node_kwargs)
-        node.meta["val"] = out
+        node.meta["val"] = tree_map(self._meta_val, out)
         if isinstance(out, (tuple, list)):   # one getitem node per output, as fx writes them
             for i, o in enumerate(out):
                 item = self.graph.call_function(operator.getitem, (node, i))
-                item.meta["val"] = o
+                item.meta["val"] = self._meta_val(o)
                 if isinstance(o, Tensor):    # an output the call did not compute is None
                     self.track(o, item)
         else:
@@ -101,31 +152,47 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         return out
 
 
-def make_fx(f, decomposition_table=None, tracing_mode="fake"):
-    """``make_fx(f)(*args)`` runs ``f`` on fake twins of ``args`` and returns a GraphModule whose
-    graph holds the aten operators ``f`` called, in order. ``tracing_mode`` is accepted for
-    torch's signature (whose default is ``"real"``); tracing here is always on fake tensors."""
+def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_reads=True):
+    """``make_fx(f)(*args)`` runs ``f`` once and returns a GraphModule whose graph holds the aten
+    operators ``f`` called, in order. ``tracing_mode`` as torch's (the module docstring):
+    ``"real"`` (the default) runs the operators on the real inputs, ``"fake"`` on fake twins
+    of them; ``"symbolic"`` traces as ``"fake"``, with the example's sizes (no symbolic sizes
+    here). A value read from a traced tensor (``.item()``, an ``if`` on a tensor) is refused:
+    RuntimeError in real mode, GuardOnDataDependentSymNode in the others, as in torch.
+    ``_fold_constant_reads=False`` refuses the read of a constant too (the compiler's choice:
+    Dynamo breaks the graph at every ``.item()``)."""
     if tracing_mode not in ("fake", "real", "symbolic"):
-        raise AssertionError(f"Unexpected tracing type: {tracing_mode}")
+        raise AssertionError(f"tracing_mode must be real/fake/symbolic, got {tracing_mode}")
 
     def traced(*args):
-        graph, fake_mode = Graph(), FakeTensorMode()
-        proxy_mode = ProxyTorchDispatchMode(graph, fake_mode, decomposition_table)
-        fake_args = []
+        graph = Graph()
+        fake_mode = None if tracing_mode == "real" else FakeTensorMode()
+        proxy_mode = ProxyTorchDispatchMode(graph, fake_mode, decomposition_table, _fold_constant_reads)
+        traced_args = []
         for name, a in zip(_placeholder_names(f, len(args)), args, strict=True):
             if isinstance(a, Tensor):
-                fake = fake_mode.from_tensor(a)
                 node = graph.placeholder(name)
-                node.meta["val"] = fake
-                proxy_mode.track(fake, node)
-                a = fake
-            fake_args.append(a)
-        with fake_mode, proxy_mode:
-            out = f(*fake_args)
+                a = fake_mode.from_tensor(a) if fake_mode is not None else a
+                node.meta["val"] = proxy_mode._meta_val(a)
+                proxy_mode.track(a, node)
+            traced_args.append(a)
+        if fake_mode is None:
+            with proxy_mode:
+                out = f(*traced_args)
+        else:
+            with fake_mode, proxy_mode:
+                try:
+                    out = f(*traced_args)
+                except DataDependentOutputException as e:   # tolist(), numpy() of a fake: no data to read
+                    raise GuardOnDataDependentSymNode(str(e)) from e
         graph.output(tree_map(proxy_mode.node_of, out))
         return GraphModule(proxy_mode.constants, graph, getattr(f, "__name__", "f").strip("<>"))
     return traced
 
+
+def _fake_twin(t):
+    """A fake tensor with ``t``'s sizes, strides, offset and dtype."""
+    return FakeTensorMode().from_tensor(t)
 
 def _placeholder_names(f, n):
     """``x_1`` for a parameter ``x``, as make_fx names them (``arg0_1`` when no name is known)."""

@@ -1,0 +1,105 @@
+"""Which line of the user's code made a failing call (``torch/_dynamo/symbolic_convert.py``, ``exc.py``).
+
+Dynamo reads the user's bytecode, so when an operation fails on fake tensors it knows the
+operation as written -- ``x + y`` is ``<built-in function add>``, ``x.view(7)`` is
+``call_method view`` -- and the line it is on, which its message quotes under "from user code".
+This compiler traces below Python, at the aten level, so it learns the same two facts another
+way: a TorchFunctionMode sees each public call the traced function makes (``Tensor.add``,
+``internals.matmul``), and the calling frame's current instruction says whether the user wrote
+an operator (``BINARY_OP +``) or a method call. Only a failing call pays for the lookup.
+"""
+import dis
+import operator
+import os
+import sys
+import traceback
+
+from ..overrides import TorchFunctionMode
+
+__all__ = ["UserCalls"]
+
+_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# The instruction that ran an operator, by its text in ``dis`` -> the function Dynamo names.
+_OPERATORS = {
+    "+": operator.add, "-": operator.sub, "*": operator.mul, "/": operator.truediv, "//": operator.floordiv,
+    "%": operator.mod, "**": operator.pow, "@": operator.matmul, "&": operator.and_, "|": operator.or_,
+    "^": operator.xor, "<<": operator.lshift, ">>": operator.rshift,
+    "+=": operator.iadd, "-=": operator.isub, "*=": operator.imul, "/=": operator.itruediv,
+    "//=": operator.ifloordiv, "%=": operator.imod, "**=": operator.ipow, "@=": operator.imatmul,
+    "&=": operator.iand, "|=": operator.ior, "^=": operator.ixor, "<<=": operator.ilshift, ">>=": operator.irshift,
+    "<": operator.lt, "<=": operator.le, ">": operator.gt, ">=": operator.ge, "==": operator.eq, "!=": operator.ne,
+}
+_UNARY = {"UNARY_NEGATIVE": operator.neg, "UNARY_INVERT": operator.invert, "UNARY_POSITIVE": operator.pos,
+          "BINARY_SUBSCR": operator.getitem, "STORE_SUBSCR": operator.setitem}
+
+
+class UserCalls(TorchFunctionMode):
+    """While a function is traced: a call that raises gets ``user_call`` (the operation as
+    Dynamo would name it, with its arguments) and ``user_stack`` (the user's frames, innermost
+    last, from the frame running one of ``codes`` -- the compiled function's -- inwards)."""
+
+    def __init__(self, codes=()):
+        super().__init__()
+        self.codes = set(codes)
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        try:
+            return func(*args, **kwargs)
+        except Exception as error:
+            if not hasattr(error, "user_call"):
+                frames = _user_frames(sys._getframe(), self.codes)
+                error.user_call = _describe(func, args, kwargs, frames[-1][0] if frames else None)
+                error.user_stack = traceback.StackSummary.from_list([summary for _, summary in frames])
+            raise
+
+
+def _user_frames(frame, codes):
+    """(frame, FrameSummary) for each frame outside this package, outermost first, up to the one
+    running a code in ``codes`` (only the innermost when none does)."""
+    found = []
+    while frame is not None:
+        if not os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE + os.sep):
+            found.append((frame, _summary(frame)))
+            if frame.f_code in codes:
+                return found[::-1]
+        frame = frame.f_back
+    return found[:1]
+
+
+def _instruction(frame):
+    return next((i for i in dis.get_instructions(frame.f_code) if i.offset == frame.f_lasti), None)
+
+
+def _summary(frame):
+    """The frame's current line, with the columns of its current instruction (for the carets)."""
+    positions = getattr(_instruction(frame), "positions", None)
+    if positions is None or positions.lineno is None:
+        return traceback.FrameSummary(frame.f_code.co_filename, frame.f_lineno, frame.f_code.co_name)
+    return traceback.FrameSummary(frame.f_code.co_filename, positions.lineno, frame.f_code.co_name,
+                                  end_lineno=positions.end_lineno, colno=positions.col_offset,
+                                  end_colno=positions.end_col_offset)
+
+
+def _describe(func, args, kwargs, frame):
+    """``call_function <built-in function add>(*(...), **{})`` for ``x + y``, ``call_method
+    view(*(...), **{})`` for ``x.view(7)``, ``call_function <function add ...>`` for
+    ``internals.add(x, y)``: the words of Dynamo's ``get_fake_value``."""
+    instruction = _instruction(frame) if frame is not None else None
+    target = None
+    if instruction is not None and instruction.opname in ("BINARY_OP", "COMPARE_OP"):
+        target = _OPERATORS.get(instruction.argrepr)
+    elif instruction is not None:
+        target = _UNARY.get(instruction.opname)
+    if target is not None:
+        return f"call_function {target}(*{tuple(args)!r}, **{kwargs!r})"
+    if args and _is_method(func, args[0]):
+        return f"call_method {func.__name__}(*{tuple(args)!r}, **{kwargs!r})"
+    return f"call_function {func}(*{tuple(args)!r}, **{kwargs!r})"
+
+
+def _is_method(func, self):
+    """``func`` is the method of ``type(self)`` by that name (``Tensor.view``)."""
+    name = getattr(func, "__name__", None)
+    return name is not None and getattr(type(self), name, None) is func
