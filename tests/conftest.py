@@ -2,6 +2,7 @@
 import gc
 import os
 import sys
+import time
 from pathlib import Path
 
 import matplotlib
@@ -78,3 +79,82 @@ def no_shared_memory_leak():
     if _shared_memory_handles() != before:     # a collection takes a second: only when needed
         gc.collect()
     assert _shared_memory_handles() == before
+
+
+# --------------------------------------------------------------------------- --compile-report N
+# Most of a cold run is Numba compiling kernels (README.md, "While you edit"). ``--compile-report N``
+# says where: every top-level compilation (a kernel's callees compile inside its event, as
+# ``internals._compile_notice`` counts them) is timed in CPU seconds, so the figures hold on a busy
+# machine, and charged to the test phase it ran in. The report, after the run: the total, then the
+# N tests and the N kernels that compiled longest. Under pytest-xdist each worker times its own
+# compilations and sends them with its test reports; the controller adds them up.
+def pytest_addoption(parser):
+    parser.addoption("--compile-report", type=int, default=0, metavar="N",
+                     help="list the N tests and N kernels whose Numba compilations took the most CPU time")
+
+
+class _CompileClock:
+    """A ``numba:compile`` listener: (kernel, CPU seconds) of each top-level compilation since the
+    last test report."""
+
+    def __init__(self):
+        self.depth, self.started, self.done = 0, 0.0, []
+
+    def on_start(self, event):
+        self.depth += 1
+        if self.depth == 1:
+            self.started = time.process_time()
+
+    def on_end(self, event):
+        self.depth -= 1
+        if self.depth == 0:
+            fn = getattr(event.data["dispatcher"], "py_func", None)
+            name = f"{fn.__module__}.{fn.__qualname__}" if fn is not None else repr(event.data["dispatcher"])
+            self.done.append([name.replace(".<locals>", ""), time.process_time() - self.started])
+
+
+_COMPILE_CLOCK = pytest.StashKey()
+
+
+def pytest_configure(config):
+    if config.getoption("compile_report"):
+        from numba.core import event  # numba is loaded by now: internals, imported above, settled its environment
+
+        clock = config.stash[_COMPILE_CLOCK] = _CompileClock()
+        listener = type("Listener", (event.Listener,), {"on_start": lambda self, e: clock.on_start(e),
+                                                         "on_end": lambda self, e: clock.on_end(e)})
+        event.register("numba:compile", listener())
+
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    clock = item.config.stash.get(_COMPILE_CLOCK, None)
+    if clock is not None and clock.done:
+        outcome.get_result().user_properties.append(("numba_compile", clock.done))
+        clock.done = []
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    shown = config.getoption("compile_report")
+    if not shown:
+        return
+    tests, kernels = {}, {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            for key, compiled in getattr(report, "user_properties", ()):
+                if key != "numba_compile":
+                    continue
+                for name, seconds in compiled:
+                    tests[report.nodeid] = tests.get(report.nodeid, 0.0) + seconds
+                    count, total = kernels.get(name, (0, 0.0))
+                    kernels[name] = (count + 1, total + seconds)
+    write = terminalreporter.write_line
+    terminalreporter.write_sep("=", f"Numba compiled {sum(c for c, _ in kernels.values())} kernels in "
+                                    f"{sum(tests.values()):.1f} CPU s")
+    for nodeid, seconds in sorted(tests.items(), key=lambda kv: -kv[1])[:shown]:
+        write(f"{seconds:8.2f} s  {nodeid}")
+    terminalreporter.write_sep("-", "by kernel: CPU seconds, compilations (one per signature)")
+    for name, (count, seconds) in sorted(kernels.items(), key=lambda kv: -kv[1][1])[:shown]:
+        write(f"{seconds:8.2f} s  {count:4d}  {name}")
