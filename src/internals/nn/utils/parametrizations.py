@@ -5,8 +5,8 @@ iteration). Torch's ``orthogonal`` is not rebuilt yet: it needs ``matrix_exp`` a
 ``householder_product``, which the package does not have.
 """
 from ... import _functional as _F
-from ...autograd.grad_mode import no_grad
 from ..._tensor import Tensor
+from ...autograd.grad_mode import no_grad
 from ...c10.memory_format import contiguous_format
 from .. import functional as F
 from ..modules import conv
@@ -118,7 +118,8 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if dim is None:
         # The package has the 1d and 2d transposed convolutions (torch also names the 3d one).
-        transposed = tuple(getattr(conv, f"ConvTranspose{n}d") for n in (1, 2, 3) if hasattr(conv, f"ConvTranspose{n}d"))
+        transposed = tuple(getattr(conv, f"ConvTranspose{n}d") for n in (1, 2, 3)
+                           if hasattr(conv, f"ConvTranspose{n}d"))
         dim = 1 if isinstance(module, transposed) else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module
