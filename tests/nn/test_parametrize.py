@@ -10,6 +10,7 @@ import copy
 import importlib
 import io
 import pickle
+import warnings
 
 import pytest
 import torch
@@ -403,3 +404,59 @@ def test_sgd_trajectory(which):
     for o, t in zip(ours_weights, theirs_weights):
         assert_same(o, t, **SUMS_TOL)
     assert_same_module(ours, theirs, **SUMS_TOL)
+
+
+# =============================================================================================
+# the older hook-based nn.utils.weight_norm and nn.utils.spectral_norm
+# =============================================================================================
+
+@pytest.mark.parametrize("which", ["weight_norm", "spectral_norm"])
+def test_hook_based_forms(which):
+    """State-dict keys, the weight each forward sets, gradients, a second registration refused,
+    and removal back to one ``weight`` parameter."""
+    def program(lib):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            m = getattr(lib.nn.utils, which)(linear(lib, n_in=5, n_out=3))
+        x = lib.arange(10.0).reshape(2, 5) / 7 - 0.5
+        m(x).pow(2).sum().backward()
+        return m, [w.category for w in caught]
+    (ours, ours_warnings), (theirs, theirs_warnings) = both(program)
+    assert ours_warnings == theirs_warnings
+    assert_same_module(ours, theirs, **SUMS_TOL)
+    assert_same(ours.weight, theirs.weight, ulps=PRODUCT_ULPS)
+    if which == "spectral_norm":
+        assert ours.weight.grad_fn.name() == theirs.weight.grad_fn.name()
+    else:       # torch's fused _weight_norm_interface is not rebuilt: ours ends in the composite's mul
+        assert (ours.weight.grad_fn.name(), theirs.weight.grad_fn.name()) == ("MulBackward0",
+                                                                             "WeightNormInterfaceBackward0")
+    for name, param in theirs.named_parameters():
+        assert_same(dict(ours.named_parameters())[name].grad, param.grad, **SUMS_TOL)
+    error, torch_error = assert_same_error(lambda: getattr(internals.nn.utils, which)(ours),
+                                           lambda: getattr(torch.nn.utils, which)(theirs))
+    assert str(error) == str(torch_error)
+    getattr(internals.nn.utils, f"remove_{which}")(ours)
+    getattr(torch.nn.utils, f"remove_{which}")(theirs)
+    assert_same_module(ours, theirs, ulps=PRODUCT_ULPS)
+    error, torch_error = assert_same_error(lambda: getattr(internals.nn.utils, f"remove_{which}")(ours),
+                                           lambda: getattr(torch.nn.utils, f"remove_{which}")(theirs))
+    assert str(error) == str(torch_error)
+
+
+def test_hook_based_spectral_norm_state_dict_both_ways():
+    """torch's state dict (with its version metadata) loads into internals' layer, and back."""
+    ours = internals.nn.utils.spectral_norm(linear(internals, seed=1))
+    theirs = torch.nn.utils.spectral_norm(linear(torch, seed=2))
+    theirs(torch.ones(1, 4))
+    buffer = io.BytesIO()
+    torch.save(theirs.state_dict(), buffer)
+    buffer.seek(0)
+    ours.load_state_dict(internals.load(buffer))
+    assert_same_module(ours, theirs)
+    fresh = torch.nn.utils.spectral_norm(linear(torch, seed=3))
+    buffer = io.BytesIO()
+    internals.save(ours.state_dict(), buffer)
+    buffer.seek(0)
+    fresh.load_state_dict(torch.load(buffer))
+    assert_same_module(ours, fresh)
+    assert ours.state_dict()._metadata[""]["spectral_norm"] == theirs.state_dict()._metadata[""]["spectral_norm"]
