@@ -460,3 +460,19 @@ def test_hook_based_spectral_norm_state_dict_both_ways():
     fresh.load_state_dict(torch.load(buffer))
     assert_same_module(ours, fresh)
     assert ours.state_dict()._metadata[""]["spectral_norm"] == theirs.state_dict()._metadata[""]["spectral_norm"]
+
+
+def test_repr_conversion_and_transfer():
+    """The parametrized module prints as torch's, ``double()`` converts the originals, and
+    ``transfer_parametrizations_and_params`` gives a plain module the same parametrization."""
+    def program(lib):
+        m = PZ(lib).weight_norm(linear(lib, n_in=3, n_out=2)).double()
+        target = lib.nn.Linear(3, 2)
+        P(lib).transfer_parametrizations_and_params(m, target)
+        return m, target
+    (ours, ours_target), (theirs, theirs_target) = both(program)
+    assert repr(ours) == repr(theirs)
+    # Norms taken in float32, then widened: a float32 ulp apart is millions of float64 ulps.
+    assert_same_module(ours, theirs, **SUMS_TOL)
+    assert_same_module(ours_target, theirs_target, **SUMS_TOL)
+    assert ours_target.parametrizations.weight.original0 is ours.parametrizations.weight.original0
