@@ -9,7 +9,7 @@ from ..._tensor import Tensor
 from ...autograd.grad_mode import no_grad
 from ...c10.memory_format import contiguous_format
 from .. import functional as F
-from ..modules import conv
+from ..modules.conv import ConvTranspose1d, ConvTranspose2d
 from ..modules.module import Module
 from . import parametrize
 
@@ -117,9 +117,7 @@ def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=No
     if not isinstance(weight, Tensor):
         raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
     if dim is None:
-        # The package has the 1d and 2d transposed convolutions (torch also names the 3d one).
-        transposed = tuple(getattr(conv, f"ConvTranspose{n}d") for n in (1, 2, 3)
-                           if hasattr(conv, f"ConvTranspose{n}d"))
-        dim = 1 if isinstance(module, transposed) else 0
+        # Torch also names ConvTranspose3d, which the package does not have.
+        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d)) else 0
     parametrize.register_parametrization(module, name, _SpectralNorm(weight, n_power_iterations, dim, eps))
     return module

@@ -7,7 +7,6 @@ from ... import linalg
 from ...autograd.grad_mode import no_grad
 from ...c10.memory_format import contiguous_format
 from .. import functional as F
-from ..modules import conv
 from ..parameter import Parameter
 
 __all__ = ["SpectralNorm", "SpectralNormLoadStateDictPreHook", "SpectralNormStateDictHook", "spectral_norm",
@@ -144,9 +143,11 @@ class SpectralNormStateDictHook:
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     """Divide ``module.<name>`` by its spectral norm before each forward (hook-based)."""
     if dim is None:
-        transposed = tuple(getattr(conv, f"ConvTranspose{n}d") for n in (1, 2, 3)
-                           if hasattr(conv, f"ConvTranspose{n}d"))
-        dim = 1 if isinstance(module, transposed) else 0
+        # Imported here: nn.utils is imported while nn.modules is (nn.modules.rnn needs
+        # nn.utils.rnn), so a module-level import of nn.modules would close a cycle. Torch also
+        # names ConvTranspose3d, which the package does not have.
+        from ..modules.conv import ConvTranspose1d, ConvTranspose2d
+        dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d)) else 0
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
     return module
 
