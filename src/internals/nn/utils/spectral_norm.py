@@ -143,10 +143,8 @@ class SpectralNormStateDictHook:
 def spectral_norm(module, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
     """Divide ``module.<name>`` by its spectral norm before each forward (hook-based)."""
     if dim is None:
-        # Imported here: nn.utils is imported while nn.modules is (nn.modules.rnn needs
-        # nn.utils.rnn), so a module-level import of nn.modules would close a cycle. Torch also
-        # names ConvTranspose3d, which the package does not have.
-        from ..modules.conv import ConvTranspose1d, ConvTranspose2d
+        # Torch also names ConvTranspose3d, which the package does not have.
+        from ..modules.conv import ConvTranspose1d, ConvTranspose2d  # a real cycle: nn.modules.rnn imports nn.utils
         dim = 1 if isinstance(module, (ConvTranspose1d, ConvTranspose2d)) else 0
     SpectralNorm.apply(module, name, n_power_iterations, dim, eps)
     return module
