@@ -410,6 +410,7 @@ def test_sgd_trajectory(which):
 # the older hook-based nn.utils.weight_norm and nn.utils.spectral_norm
 # =============================================================================================
 
+@pytest.mark.filterwarnings("ignore:`torch.nn.utils.weight_norm` is deprecated:FutureWarning")
 @pytest.mark.parametrize("which", ["weight_norm", "spectral_norm"])
 def test_hook_based_forms(which):
     """State-dict keys, the weight each forward sets, gradients, a second registration refused,
