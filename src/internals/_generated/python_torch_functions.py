@@ -339,6 +339,19 @@ def THPVariable__unsafe_view(*args, **kwargs):
     return _ops['_unsafe_view'](_r.tensor(0), _r.intlist(1))
 
 
+__weight_norm_parser = PythonArgParser([
+    '_weight_norm(Tensor v, Tensor g, int64_t dim=0)',
+])
+
+
+def THPVariable__weight_norm(*args, **kwargs):
+    _r = __weight_norm_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_weight_norm(Tensor v, Tensor g, int dim=0) -> Tensor
+    return _ops['_weight_norm'](_r.tensor(0), _r.tensor(1), _r.to_int64(2))
+
+
 _abs_parser = PythonArgParser([
     'abs(Tensor input, *, Tensor out=None)',
 ])
@@ -4716,6 +4729,19 @@ def THPVariable_norm(*args, **kwargs):
     return _ops['norm.ScalarOpt_dim'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3))
 
 
+_norm_except_dim_parser = PythonArgParser([
+    'norm_except_dim(Tensor v, int64_t pow=2, int64_t dim=0)',
+])
+
+
+def THPVariable_norm_except_dim(*args, **kwargs):
+    _r = _norm_except_dim_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::norm_except_dim(Tensor v, int pow=2, int dim=0) -> Tensor
+    return _ops['norm_except_dim'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2))
+
+
 _normal_parser = PythonArgParser([
     'normal(Tensor mean, Tensor std, *, Generator? generator=None, Tensor out=None)',
     'normal(Tensor mean, double std=1, *, Generator? generator=None, Tensor out=None)',
@@ -6811,6 +6837,7 @@ FUNCTIONS = named({
     '_softmax_backward_data': THPVariable__softmax_backward_data,
     '_unique2': THPVariable__unique2,
     '_unsafe_view': THPVariable__unsafe_view,
+    '_weight_norm': THPVariable__weight_norm,
     'abs': THPVariable_abs,
     'abs_': THPVariable_abs_,
     'absolute': THPVariable_absolute,
@@ -7088,6 +7115,7 @@ FUNCTIONS = named({
     'negative_': THPVariable_negative_,
     'nonzero': THPVariable_nonzero,
     'norm': THPVariable_norm,
+    'norm_except_dim': THPVariable_norm_except_dim,
     'normal': THPVariable_normal,
     'ones': THPVariable_ones,
     'ones_like': THPVariable_ones_like,

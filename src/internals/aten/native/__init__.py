@@ -44,6 +44,7 @@ from . import (
     triangular_ops,
     unary_ops,
     upsample,
+    weight_norm,
 )
 from .sparse import sparse_tensor, sparse_tensor_math
 
@@ -54,7 +55,8 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, activation, binary_ops,
             tensor_factories, tensor_shape, tensor_transformations, triangular_ops, sparse_tensor,
             sparse_tensor_math, convolution, pooling, pad_nd, onehot, normalization, loss, embedding,
             resize, complex_helper, scalar, pointwise_ops, bucketization, cross, distance, linear,
-            upsample, embedding_bag, packed_sequence, grid_sampler, im2col, pixel_shuffle)
+            upsample, embedding_bag, packed_sequence, grid_sampler, im2col, pixel_shuffle,
+            weight_norm)
 
 
 def kernel(name):

@@ -1,8 +1,26 @@
 """Training utilities (``torch/nn/utils``): gradient clipping by norm or by value, packed
-sequences for the recurrent layers (``nn.utils.rnn``), and parameters as one flat vector."""
+sequences for the recurrent layers (``nn.utils.rnn``), parameters as one flat vector, and
+parametrizations (``nn.utils.parametrize``, ``nn.utils.parametrizations``, and the older
+hook-based ``weight_norm`` and ``spectral_norm``)."""
+import importlib
+
 from . import rnn
 from .clip_grad import clip_grad_norm_, clip_grad_value_, clip_grads_with_norm_, get_total_norm
 from .convert_parameters import parameters_to_vector, vector_to_parameters
+from .spectral_norm import remove_spectral_norm, spectral_norm
+from .weight_norm import remove_weight_norm, weight_norm
 
 __all__ = ["clip_grad_norm_", "clip_grad_value_", "clip_grads_with_norm_", "get_total_norm",
-           "parameters_to_vector", "rnn", "vector_to_parameters"]
+           "parameters_to_vector", "parametrizations", "parametrize", "remove_spectral_norm",
+           "remove_weight_norm", "rnn", "spectral_norm", "vector_to_parameters", "weight_norm"]
+
+# Imported on first use rather than here: nn.modules.rnn imports nn.utils.rnn while nn.modules is
+# still being imported, and these two need nn.modules' classes (Module, ModuleDict, the
+# transposed convolutions) at their own import, so importing them here would close a cycle.
+_LAZY = ("parametrize", "parametrizations")
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return importlib.import_module(f"{__name__}.{name}")
