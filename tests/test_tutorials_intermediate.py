@@ -24,9 +24,9 @@ DataLoader, TensorDataset = torch.utils.data.DataLoader, torch.utils.data.Tensor
 
 torch.manual_seed(0)
 # MNIST-shaped digits: 4 classes, each a bright bar at its own place, shifted and noised
-y_all = torch.randint(0, 4, (96,))
-x_all = 0.1 * torch.randn(96, 1, 16, 16)
-for i in range(96):
+y_all = torch.randint(0, 4, (80,))
+x_all = 0.1 * torch.randn(80, 1, 16, 16)
+for i in range(80):
     row = 3 + 3 * int(y_all[i]) + int(torch.randint(-1, 2, (1,)))
     x_all[i, 0, row:row + 2, 2:14] += 1.0
 train_loader = DataLoader(TensorDataset(x_all[:64], y_all[:64]), batch_size=16, shuffle=True)
@@ -114,7 +114,7 @@ def test():
                       100. * correct / len(test_loader.dataset)))
 
 
-for epoch in range(1, 4):
+for epoch in range(1, 3):
     train(epoch)
     test()
 
@@ -386,6 +386,17 @@ TUTORIALS = {
 }
 
 
+def signal_only(key, value):
+    """The parameter without its parts whose gradient is zero in exact arithmetic: an attention's
+    key bias adds ``q·b`` to every score of a query, which the softmax cancels. What reaches it is
+    rounding noise, and Adam scales noise up to full-size steps, so its value follows each
+    library's summation order (the query and value biases are compared)."""
+    if key.endswith("in_proj_bias"):
+        third = value.shape[0] // 3
+        return torch.cat([value[:third], value[2 * third:]])
+    return value
+
+
 @pytest.mark.parametrize("name", TUTORIALS)
 def test_tutorial_runs_like_torch(name):
     source, results = TUTORIALS[name]
@@ -394,5 +405,6 @@ def test_tutorial_runs_like_torch(name):
         ours_state, theirs_state = state_of(our_globals[variable]), state_of(their_globals[variable])
         assert list(ours_state) == list(theirs_state), variable
         for key, value in theirs_state.items():
-            torch.testing.assert_close(ours_state[key].detach(), value.detach(), rtol=1e-4, atol=1e-5,
+            ours, value = signal_only(key, ours_state[key]), signal_only(key, value)
+            torch.testing.assert_close(ours.detach(), value.detach(), rtol=1e-4, atol=1e-5,
                                        msg=lambda m, key=key, variable=variable: f"{variable}.{key}: {m}")
