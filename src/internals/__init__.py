@@ -113,6 +113,7 @@ from .cuda import amp as _cuda_amp  # noqa: F401  (internals.cuda.amp, as torch.
 from .random import get_rng_state, initial_seed, manual_seed, seed, set_rng_state
 from .serialization import load, save
 from .storage import TypedStorage
+from .utils import checkpoint as _utils_checkpoint  # noqa: F401  (torch imports torch.utils.checkpoint too)
 from .utils import data as _utils_data  # noqa: F401  (internals.utils.data, as torch.utils.data)
 
 half, float, double, short, int, long = float16, float32, float64, int16, int32, int64  # noqa: A001

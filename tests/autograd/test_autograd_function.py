@@ -180,6 +180,43 @@ def test_checkpoint_without_use_reentrant_warns_as_torch_does():
             ckpt(lambda a: a * 2, lib.ones(2, requires_grad=True))
 
 
+@pytest.mark.parametrize("reentrant", [True, False])
+@pytest.mark.parametrize("preserve", [True, False])
+def test_checkpoint_replays_the_forward_random_draws(reentrant, preserve):
+    """A dropout inside the checkpoint: with ``preserve_rng_state`` the recomputation draws the
+    forward's mask again (the gradient is the one without checkpointing) and the generator then
+    goes on from where it was; without it the recomputation draws the next mask, as torch's does.
+    Dropout's masks are torch's stream, so the gradients and the draw after backward are equal."""
+    results = {}
+    for lib, ckpt in ((torch, torch_checkpoint), (internals, our_checkpoint)):
+        lib.manual_seed(0)
+        x = lib.linspace(-1.0, 1.0, 12, dtype=lib.float64).reshape(3, 4).requires_grad_()
+        out = ckpt(lambda a, lib=lib: lib.nn.functional.dropout(a.exp(), 0.5) * a, x, use_reentrant=reentrant,
+                   preserve_rng_state=preserve)
+        out.sum().backward()
+        results[lib] = (out.tolist(), x.grad.tolist(), lib.rand(3).tolist())
+    assert results[internals] == results[torch]
+
+
+def test_non_reentrant_checkpoint_passes_keyword_arguments():
+    """use_reentrant=False hands keyword arguments to the function (and to its recomputation);
+    the reentrant one refuses them with torch's ValueError."""
+    grads = {}
+    for lib, ckpt in ((torch, torch_checkpoint), (internals, our_checkpoint)):
+        x = lib.tensor([0.5, -1.0, 2.0], requires_grad=True)
+        ckpt(lambda a, scale: (a * scale).exp(), x, scale=3.0, use_reentrant=False).sum().backward()
+        grads[lib] = x.grad.tolist()
+        with pytest.raises(ValueError, match="Unexpected keyword arguments: scale"):
+            ckpt(lambda a, scale: a * scale, x, scale=3.0, use_reentrant=True)
+    assert grads[internals] == grads[torch]
+
+
+def test_checkpoint_is_an_attribute_of_utils_after_import():
+    """``torch.utils.checkpoint.checkpoint`` works after a bare ``import torch``."""
+    assert internals.utils.checkpoint.checkpoint is our_checkpoint
+    assert torch.utils.checkpoint.checkpoint is torch_checkpoint
+
+
 def test_saved_tensors_hooks_pack_and_unpack_what_torch_does():
     """The hooks see the same saved tensors in the same order, and whatever unpack returns is what
     backward computes with."""

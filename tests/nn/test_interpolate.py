@@ -398,3 +398,59 @@ def test_antialias_errors_match_torch(call):
     x = torch.randn(1, 2, 4, 4)
     ours, theirs = assert_same_error(lambda: call(internals, internals.from_torch(x)), lambda: call(torch, x))
     assert str(ours) == str(theirs)
+
+
+# ---- uint8 images: torch's integer path (int16 weights, exact int32 sums, PIL's rounding)
+@settings(deadline=None, max_examples=80)
+@given(mode=hs.sampled_from(["bilinear", "bicubic", "lanczos"]), antialias=hs.booleans(),
+       sizes=hs.lists(hs.integers(1, 40), min_size=2, max_size=2),
+       out=hs.lists(hs.integers(1, 30), min_size=2, max_size=2), use_scale=hs.booleans(),
+       scale=hs.sampled_from([0.2, 1 / 3, 0.45, 0.5, 0.7, 1.0, 1.6, 2.0]), align=hs.booleans(),
+       channels=hs.sampled_from([1, 3, 4, 5]), channels_last=hs.booleans())
+def test_uint8_resize_matches_torch_bit_for_bit(mode, antialias, sizes, out, use_scale, scale, align, channels,
+                                                channels_last):
+    """Anti-aliased bilinear, bicubic and Lanczos, and plain bilinear and bicubic, of uint8
+    images (torchvision's ``Resize`` on a uint8 tensor): the same bytes, shape and strides.
+    Integer sums have one answer on every CPU, so the comparison is exact."""
+    if mode == "lanczos" and not antialias:
+        return
+    torch.manual_seed(0)
+    x = torch.randint(0, 256, (2, channels, *sizes), dtype=torch.uint8)
+    if channels_last:
+        x = x.contiguous(memory_format=torch.channels_last)
+    kwargs = dict(mode=mode, antialias=antialias, align_corners=align and mode != "lanczos")
+    if use_scale:
+        kwargs.update(scale_factor=scale)
+        if min(int(s * scale) for s in sizes) < 1:
+            return
+    else:
+        kwargs.update(size=out)
+    theirs = NNF.interpolate(x, **kwargs)
+    ours = F.interpolate(internals.from_torch(x), **kwargs)
+    assert_same(ours, theirs, rtol=0, atol=0)
+
+
+def test_uint8_resize_rounds_and_clamps_as_torch():
+    """Bicubic's negative lobes push a sharp edge below 0 and above 255: the sums are clamped,
+    not wrapped; a flat image stays flat (the weights sum to one unit of their precision)."""
+    edge = torch.zeros(1, 1, 6, 12, dtype=torch.uint8)
+    edge[..., 6:] = 255
+    flat = torch.full((1, 3, 7, 9), 77, dtype=torch.uint8)
+    for x, size in ((edge, (6, 23)), (edge, (6, 5)), (flat, (3, 4)), (flat, (11, 20))):
+        for mode, antialias in (("bicubic", True), ("bicubic", False), ("bilinear", True), ("lanczos", True)):
+            theirs = NNF.interpolate(x, size=size, mode=mode, antialias=antialias)
+            ours = F.interpolate(internals.from_torch(x), size=size, mode=mode, antialias=antialias)
+            assert_same(ours, theirs, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("call", [
+    lambda lib, x: lib.nn.functional.interpolate(x.half(), size=(2, 2), mode="bilinear", antialias=True),
+    lambda lib, x: lib.nn.functional.interpolate(x.bfloat16(), size=(2, 2), mode="bicubic", antialias=True),
+    lambda lib, x: lib.nn.functional.interpolate(x.to(lib.int8), size=(2, 2), mode="bicubic", antialias=True),
+    lambda lib, x: lib.nn.functional.interpolate(x.int(), size=(2, 2), mode="lanczos", antialias=True),
+], ids=["half", "bfloat16", "int8", "int32"])
+def test_antialias_refuses_the_dtypes_torch_refuses(call):
+    """Only float, double and uint8 have anti-aliased kernels; the others raise torch's error."""
+    x = torch.randn(1, 2, 4, 4)
+    ours, theirs = assert_same_error(lambda: call(internals, internals.from_torch(x)), lambda: call(torch, x))
+    assert str(ours) == str(theirs)

@@ -30,6 +30,7 @@ from ..aten import dispatcher
 from ..aten.tensor_iterator import broadcast_shapes
 from ..autograd.grad_mode import no_grad
 from ..c10 import scalar_type as st
+from ..c10.memory_format import contiguous_format
 from ..overrides import handle_torch_function, has_torch_function
 from . import _reduction
 
@@ -85,6 +86,27 @@ def softmax(input, dim=None, _stacklevel=3, dtype=None):
 
 def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     return input.log_softmax(_implicit_dim(input.dim()) if dim is None else dim, dtype)
+
+
+__all__ += ["gumbel_softmax"]
+
+
+def gumbel_softmax(logits, tau=1, hard=False, eps=1e-10, dim=-1):
+    """A softmax of the logits plus Gumbel noise, sharpened by ``tau`` (torch/nn/functional.py).
+    The noise is ``-log(E)`` with E drawn by ``exponential_`` (torch's stream, so one seed gives
+    torch's sample). With ``hard`` the forward is the one-hot of the argmax and the gradient the
+    soft sample's: ``y_hard - y_soft.detach() + y_soft`` (the straight-through estimator)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    noise = dispatcher.call("empty_like", logits, memory_format=contiguous_format)
+    gumbels = -noise.exponential_().log()
+    gumbels = (logits + gumbels) / tau        # torch's two steps: the graph's nodes are its (Add, Div)
+    y_soft = gumbels.softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = zeros_like(logits, memory_format=contiguous_format).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft
 
 
 def _check_target_size(input, target):

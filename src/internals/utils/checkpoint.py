@@ -11,9 +11,12 @@ in torch:
   ``saved_tensors_hooks`` that pack every tensor it saves into a number. The first unpack in
   backward runs ``fn`` again and hands back what that run saved, in the same order.
 
-The gradients are the same. RNG state is not saved and restored (``preserve_rng_state`` is
-accepted and ignored).
+The gradients are the same. With ``preserve_rng_state`` (the default) the CPU generator's state
+is kept at the forward and put back for the recomputation, then the generator's current state is
+restored (torch's ``fork_rng``): a dropout inside ``fn`` draws the same mask again, and the draws
+after the backward are those torch's would be.
 """
+import contextlib
 import warnings
 
 from .._tensor import Tensor
@@ -21,14 +24,31 @@ from ..autograd import backward as _backward
 from ..autograd.function import Function
 from ..autograd.grad_mode import enable_grad
 from ..autograd.graph import saved_tensors_hooks
+from ..random import get_rng_state, set_rng_state
+
+
+@contextlib.contextmanager
+def _forward_rng(state):
+    """Run the recomputation from the forward's generator state (None: as it is), then put the
+    generator back where it was."""
+    if state is None:
+        yield
+        return
+    current = get_rng_state()
+    set_rng_state(state)
+    try:
+        yield
+    finally:
+        set_rng_state(current)
 
 __all__ = ["checkpoint"]
 
 
 class CheckpointFunction(Function):
     @staticmethod
-    def forward(ctx, run_function, *args):
+    def forward(ctx, run_function, preserve_rng_state, *args):
         ctx.run_function = run_function
+        ctx.fwd_cpu_state = get_rng_state() if preserve_rng_state else None
         ctx.save_for_backward(*[a for a in args if isinstance(a, Tensor)])
         ctx.args = args
         return run_function(*args)
@@ -38,20 +58,21 @@ class CheckpointFunction(Function):
         saved = iter(ctx.saved_tensors)
         inputs = [next(saved).detach().requires_grad_(a.requires_grad) if isinstance(a, Tensor) else a
                   for a in ctx.args]
-        with enable_grad():
+        with _forward_rng(ctx.fwd_cpu_state), enable_grad():
             outputs = ctx.run_function(*inputs)
         outputs = outputs if isinstance(outputs, tuple) else (outputs,)
         pairs = [(o, g) for o, g in zip(outputs, grads) if isinstance(o, Tensor) and o.requires_grad]
         if pairs:
             _backward([o for o, _ in pairs], [g for _, g in pairs])
-        return (None,) + tuple(x.grad if isinstance(x, Tensor) else None for x in inputs)
+        return (None, None) + tuple(x.grad if isinstance(x, Tensor) else None for x in inputs)
 
 
 class _Recomputation:
     """The pack and unpack hooks of one non-reentrant checkpoint (torch's ``_checkpoint_hook``)."""
 
-    def __init__(self, function, args):
-        self.function, self.args = function, args
+    def __init__(self, function, args, kwargs, preserve_rng_state):
+        self.function, self.args, self.kwargs = function, args, kwargs
+        self.fwd_cpu_state = get_rng_state() if preserve_rng_state else None
         self.count, self.saved = 0, None
 
     def pack(self, tensor):
@@ -61,8 +82,8 @@ class _Recomputation:
     def unpack(self, index):
         if self.saved is None:      # the first tensor backward needs: recompute them all
             self.saved = []
-            with saved_tensors_hooks(self._keep, lambda t: t), enable_grad():
-                self.function(*self.args)
+            with _forward_rng(self.fwd_cpu_state), saved_tensors_hooks(self._keep, lambda t: t), enable_grad():
+                self.function(*self.args, **self.kwargs)
         return self.saved[index]
 
     def _keep(self, tensor):
@@ -71,14 +92,14 @@ class _Recomputation:
 
 
 def checkpoint(function, *args, use_reentrant=None, preserve_rng_state=True, **kwargs):
-    if kwargs:
-        raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
     if use_reentrant is None:
         warnings.warn("internals.utils.checkpoint: the use_reentrant parameter should be passed explicitly "
                       "(torch warns the same). use_reentrant=False is recommended.", stacklevel=2)
         use_reentrant = True
     if use_reentrant:
-        return CheckpointFunction.apply(function, *args)
-    hooks = _Recomputation(function, args)
+        if kwargs:      # the reentrant Function takes positional tensors only
+            raise ValueError("Unexpected keyword arguments: " + ",".join(kwargs))
+        return CheckpointFunction.apply(function, preserve_rng_state, *args)
+    hooks = _Recomputation(function, args, kwargs, preserve_rng_state)
     with saved_tensors_hooks(hooks.pack, hooks.unpack):
-        return function(*args)
+        return function(*args, **kwargs)

@@ -30,7 +30,7 @@ CUBIC_A = -0.75      # the cubic convolution constant torch uses (``get_cubic_up
 # ---- checks (``check_grid_sampler_common``, ``check_grid_sampler_2d``, ``check_grid_sampler_3d``)
 def _check(input, grid, interpolation_mode, dims):
     if input.dtype != grid.dtype:       # torch's bare dtype check on grid fires first
-        raise RuntimeError(f"expected scalar type {input.dtype.torch_name.capitalize()} but found "
+        raise RuntimeError(f"expected scalar type {input.dtype.torch_name} but found "
                            f"{grid.dtype.torch_name.capitalize()}")
     if input.device != grid.device:
         raise RuntimeError(f"grid_sampler(): expected input and grid to be on same device, but input is on "
@@ -52,7 +52,7 @@ def _check(input, grid, interpolation_mode, dims):
         raise RuntimeError("grid_sampler(): bicubic interpolation only supports 4D input")
     if not input.dtype.is_floating_point:
         kernel = "grid_sampler_2d_cpu_kernel_impl" if dims == 2 else "grid_sampler3d_cpu"
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype.torch_name.capitalize()}'")
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{input.dtype.torch_name}'")
 
 
 # ---- coordinates (``grid_sampler_compute_source_index_set_grad``, ``compute_coordinates``)

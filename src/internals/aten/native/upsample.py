@@ -143,7 +143,7 @@ def _check_input(x, output_size, dims):
 
 def _weight_dtype(x, family="upsample_linear"):
     if not x.dtype.is_floating_point:
-        raise NotImplementedError(f'"{family}" not implemented for \'{x.dtype.torch_name.capitalize()}\'')
+        raise NotImplementedError(f'"{family}" not implemented for \'{x.dtype.torch_name}\'')
     return np.float64 if x.dtype == st.float64 else np.float32
 
 
@@ -189,13 +189,15 @@ def _nearest(x, output_size, scales, exact=False):
     if len(output_size) != 2:
         if not (x.dtype.is_floating_point or x.dtype == st.uint8):
             raise NotImplementedError(f'"compute_indices_weights_nearest" not implemented for '
-                                      f"'{x.dtype.torch_name.capitalize()}'")
+                                      f"'{x.dtype.torch_name}'")
         dtype = np.float64 if x.dtype == st.float64 else np.float32
     return _resize(x, output_size, lambda k, size: ([pick(size, output_size[k], scales[k], dtype)], None))
 
 
 def _linear(x, output_size, align_corners, scales):
     _check_input(x, output_size, len(output_size))
+    if x.dtype == st.uint8 and len(output_size) == 2:
+        return _uint8_separable(x, output_size, align_corners, scales, "bilinear", antialias=False)
     dtype = _weight_dtype(x, "compute_indices_weights_linear" if len(output_size) == 3 else "upsample_linear")
 
     def taps(k, size):
@@ -206,6 +208,8 @@ def _linear(x, output_size, align_corners, scales):
 
 def _cubic(x, output_size, align_corners, scales):
     _check_input(x, output_size, len(output_size))
+    if x.dtype == st.uint8:
+        return _uint8_separable(x, output_size, align_corners, scales, "bicubic", antialias=False)
     dtype = _weight_dtype(x, "compute_indices_weights_cubic")
     return _resize(x, output_size, lambda k, size: cubic_indices(size, output_size[k], align_corners, scales[k], dtype))
 
@@ -469,12 +473,13 @@ def antialias_indices(in_size, out_size, align_corners, scale, dtype, mode):
 
 
 def _check_antialias(x, output_size, mode):
-    """The anti-aliased metas check the sizes first, then that the input is not empty."""
+    """The anti-aliased metas check the sizes first, then that the input is not empty; the
+    kernels take float and double (and uint8, on its own integer path)."""
     _check_sizes(x.shape, output_size, 2)
     _check_input(x, output_size, 2)
-    if not x.dtype.is_floating_point:       # torch's uint8 path (int16 weights) is not rebuilt here
+    if x.dtype not in (st.float32, st.float64, st.uint8):
         raise NotImplementedError(f"\"compute_index_ranges_weights\" not implemented for "
-                                  f"'{x.dtype.torch_name.capitalize()}'")
+                                  f"'{x.dtype.torch_name}'")
     return np.float64 if x.dtype == st.float64 else np.float32
 
 
@@ -483,6 +488,8 @@ def _antialias(x, output_size, align_corners, scales, mode):
     dtype); a dim whose size does not change is copied."""
     output_size = list(output_size)
     dtype = _check_antialias(x, output_size, mode)
+    if x.dtype == st.uint8:
+        return _uint8_separable(x, output_size, align_corners, scales, mode, antialias=True)
 
     def taps(k, size):
         if size == output_size[k]:
@@ -529,6 +536,118 @@ def _upsample_bicubic2d_aa_backward(grad_output, output_size, input_size, align_
 def _upsample_lanczos2d_aa_backward(grad_output, output_size, input_size, align_corners, scales_h=None,
                                     scales_w=None):
     return _antialias_backward(grad_output, output_size, input_size, align_corners, [scales_h, scales_w], "lanczos")
+
+
+# ---- uint8 images (``HelperInterpBase::_compute_index_ranges_int16_weights`` and
+# ``basic_loop_separable_1d_{horizontal,vertical}<uint8_t>`` in cpu/UpSampleKernel.cpp): the
+# weights are computed in double, scaled to int16 at the largest precision that keeps the
+# biggest weight below 2**15, and each output is an exact integer sum, rounded by adding half
+# of the last unit before the shift and clamped to [0, 255], as PIL resizes. Integer sums do
+# not depend on their order, so every CPU (torch's AVX2 kernel or its generic loop) agrees.
+def _filter_uint8(mode, antialias):
+    """The filter in double: the triangle, Keys' cubic with a = -0.5 when anti-aliasing (PIL's)
+    and a = -0.75 without (OpenCV's, as the float bicubic mode), or Lanczos-3."""
+    if mode == "bilinear":
+        return lambda v: 1.0 - abs(v) if abs(v) < 1.0 else 0.0
+    if mode == "lanczos":
+        def sinc(v):
+            return 1.0 if v == 0.0 else math.sin(v * math.pi) / (v * math.pi)
+        return lambda v: sinc(v) * sinc(v / 3.0) if -3.0 < v < 3.0 else 0.0
+    a = -0.5 if antialias else -0.75
+
+    def cubic(v):
+        v = abs(v)
+        if v < 1.0:
+            return ((a + 2) * v - (a + 3)) * v * v + 1
+        if v < 2.0:
+            return ((a * v - 5 * a) * v + 8 * a) * v - 4 * a
+        return 0.0
+    return cubic
+
+
+def uint8_weights(in_size, out_size, align_corners, scale, mode, antialias):
+    """Per output position: the first input position, the int16 weights of its window (zeros
+    past the window's end) and the precision they are scaled to. Without anti-aliasing the
+    window is the plain 2 or 4 taps, the weights of taps past an edge added into the edge's one
+    (``_compute_indices_min_size_weights``); the running maximum seen while adding them sets the
+    precision, as torch's loop keeps it."""
+    taps, _ = _AA_FILTERS[mode]
+    filt = _filter_uint8(mode, antialias)
+    if align_corners:
+        s = (in_size - 1) / (out_size - 1) if out_size > 1 else 0.0
+    else:
+        s = 1.0 / scale if scale is not None and scale > 0 else in_size / out_size
+    starts, rows, wt_max = [], [], 0.0
+    if antialias:
+        support = taps * 0.5 * s if s >= 1.0 else taps * 0.5
+        width = int(math.ceil(support)) * 2 + 1
+        invscale = 1.0 / s if s >= 1.0 else 1.0
+        for i in range(out_size):
+            center = s * (i + 0.5)
+            xmin = max(int(center - support + 0.5), 0)
+            xsize = min(max(min(int(center + support + 0.5), in_size) - xmin, 0), width)
+            w = [filt((j + xmin - center + 0.5) * invscale) for j in range(xsize)]
+            total = 0.0
+            for v in w:
+                total += v
+            if total != 0.0:
+                w = [v / total for v in w]
+                wt_max = max([wt_max] + w)
+            starts.append(xmin)
+            rows.append(w + [0.0] * (width - xsize))
+    else:
+        width, support = taps, taps // 2
+        for i in range(out_size):
+            real = s * i if align_corners else s * (i + 0.5) - 0.5
+            if not align_corners and taps == 2 and real < 0:
+                real = 0.0
+            index = min(math.floor(real), in_size - 1)
+            lam = min(max(real - index, 0.0), 1.0)
+            lo = index - support + 1
+            xmin = max(lo, 0)
+            xsize = min(max(min(index + support + 1, in_size) - xmin, 0), width)
+            w, k = [0.0] * width, 0
+            for j in range(width):
+                if lo + j <= 0:
+                    k = 0
+                elif lo + j >= in_size - 1:
+                    k = xsize - 1
+                w[k] += filt(float(j + 1 - support) - lam)
+                wt_max = max(wt_max, w[k])
+                k += 1
+            starts.append(xmin)
+            rows.append(w)
+    precision = 0
+    while precision < 22 and int(0.5 + wt_max * (1 << (precision + 1))) < (1 << 15):
+        precision += 1
+    scaled = [[int(v * (1 << precision) - 0.5) if v * (1 << precision) < 0 else int(v * (1 << precision) + 0.5)
+               for v in row] for row in rows]
+    return np.array(starts, dtype=np.int64), np.array(scaled, dtype=np.int64).reshape(out_size, width), precision
+
+
+def _uint8_separable(x, output_size, align_corners, scales, mode, antialias):
+    """Width first, then height, each pass an exact int32 sum stored back as uint8; a dim whose
+    size does not change is skipped (the whole input copied when neither does)."""
+    result = x
+    for k in reversed(range(len(output_size))):
+        d = x.dim() - len(output_size) + k
+        in_size = x.shape[d]
+        if in_size == output_size[k]:
+            continue
+        starts, weights, precision = uint8_weights(in_size, output_size[k], align_corners, scales[k], mode, antialias)
+        shape = [1] * x.dim()
+        shape[d] = output_size[k]
+        wide = call("_to_copy", result, dtype=st.int32)
+        total = call("full", shape, 1 << (precision - 1), dtype=st.int32, device=x.device)
+        for j in range(weights.shape[1]):
+            idx = np.minimum(starts + j, in_size - 1)
+            part = call("index_select", wide, d, _index(idx, x.device))
+            w = call("view", from_host(weights[:, j].astype(np.int32), st.int32, x.device), shape)
+            total = call("add.Tensor", total, call("mul.Tensor", part, w))
+        # torch's ``>>`` on a possibly negative int: the floor, as floor division by 2**precision
+        total = call("floor_divide.Scalar", total, 1 << precision)
+        result = call("_to_copy", call("clamp", total, 0, 255), dtype=st.uint8)
+    return _out_like(x, result)
 
 
 # ---- the .vec overloads (``compute_output_size`` and ``get_scale_value`` in UpSample.cpp)
