@@ -1536,7 +1536,10 @@ def batchnorm_double_backward(input, weight, ggI, ggW, ggb, gO, running_mean, ru
         ggO = None if ggI is None else ggI * rstd * (1 if w is None else w)
         ggO = _add(_add(ggO, None if ggW_v is None else ggW_v * xhat), ggb_v)
         ggO = None if ggO is None else ggO.expand(gO.shape)
-    return _zeros_if_missing(gI, input, grad_input_mask[0]), gW, _zeros_if_missing(ggO, gO, grad_input_mask[2])
+    # gI stays undefined without ggW: in evaluation the first backward does not read the input,
+    # so torch's formula gives no gradient there, and autograd.grad(..., allow_unused=True)
+    # returns None for it, not zeros.
+    return gI, gW, _zeros_if_missing(ggO, gO, grad_input_mask[2])
 
 
 # ---- the everyday pointwise operators' helpers, as FunctionsManual.cpp's
