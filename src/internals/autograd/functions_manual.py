@@ -405,9 +405,17 @@ def binary_cross_entropy_double_backward(grad_output, grad, self, target, weight
 
 
 def binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction):
-    """d/dt of g·(x − t)/(x(1 − x)): −g/(x(1 − x))."""
-    eps = 1e-12
-    return _weighted_mean(-grad * grad_output / ((1 - self + eps) * (self + eps)), weight, reduction, self.numel())
+    """d/dt of g·(x − t)/(x(1 − x)): −g/(x(1 − x)), in torch's order: the weight before the
+    division, and x(1 − x) raised to at least 1e-12 (torch clamps it in place without recording
+    the clamp: its graph is the product's; adding the clamp's constant change keeps that graph).
+    The grad_output formula's (x + eps)(1 − x + eps) is not this one's."""
+    res = -grad * grad_output
+    if weight is not None:
+        res = res * weight
+    denom = (1 - self) * self
+    denom = denom + (denom.detach().clamp_min(1e-12) - denom.detach())
+    res = res / denom
+    return div_scalar(res, self.numel()) if reduction == 1 else res
 
 
 def not_implemented(name, grad):
