@@ -405,9 +405,17 @@ def binary_cross_entropy_double_backward(grad_output, grad, self, target, weight
 
 
 def binary_cross_entropy_double_backward_target(grad, grad_output, self, target, weight, reduction):
-    """d/dt of g·(x − t)/(x(1 − x)): −g/(x(1 − x))."""
-    eps = 1e-12
-    return _weighted_mean(-grad * grad_output / ((1 - self + eps) * (self + eps)), weight, reduction, self.numel())
+    """d/dt of g·(x − t)/(x(1 − x)): −g/(x(1 − x)), in torch's order: the weight before the
+    division, and x(1 − x) raised to at least 1e-12 (torch clamps it in place without recording
+    the clamp: its graph is the product's; adding the clamp's constant change keeps that graph).
+    The grad_output formula's (x + eps)(1 − x + eps) is not this one's."""
+    res = -grad * grad_output
+    if weight is not None:
+        res = res * weight
+    denom = (1 - self) * self
+    denom = denom + (denom.detach().clamp_min(1e-12) - denom.detach())
+    res = res / denom
+    return div_scalar(res, self.numel()) if reduction == 1 else res
 
 
 def not_implemented(name, grad):
@@ -1536,7 +1544,10 @@ def batchnorm_double_backward(input, weight, ggI, ggW, ggb, gO, running_mean, ru
         ggO = None if ggI is None else ggI * rstd * (1 if w is None else w)
         ggO = _add(_add(ggO, None if ggW_v is None else ggW_v * xhat), ggb_v)
         ggO = None if ggO is None else ggO.expand(gO.shape)
-    return _zeros_if_missing(gI, input, grad_input_mask[0]), gW, _zeros_if_missing(ggO, gO, grad_input_mask[2])
+    # gI stays undefined without ggW: in evaluation the first backward does not read the input,
+    # so torch's formula gives no gradient there, and autograd.grad(..., allow_unused=True)
+    # returns None for it, not zeros.
+    return gI, gW, _zeros_if_missing(ggO, gO, grad_input_mask[2])
 
 
 # ---- the everyday pointwise operators' helpers, as FunctionsManual.cpp's

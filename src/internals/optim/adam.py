@@ -12,6 +12,7 @@ The same operators, rounded the same way, so the parameters are torch's to the b
 ``AdamW`` (``torch/optim/adamw.py``) is Adam with ``decoupled_weight_decay=True``.
 """
 from .._functional import maximum, zeros_like
+from .._tensor import Tensor
 from ..aten.native.tensor_factories import tensor
 from ..autograd.grad_mode import no_grad
 from ..c10.memory_format import preserve_format
@@ -20,10 +21,28 @@ from .optimizer import Optimizer, check_capturable, check_lr, view_as_real_if_co
 __all__ = ["Adam", "AdamW"]
 
 
+def _check_betas(betas, foreach, capturable):
+    """torch takes the two betas both as Python floats or both as tensors (an int among them is
+    refused); a tensor beta holds one number, is refused by the multi-tensor step as a tensor lr
+    is, and is kept as a 0-dim tensor (``torch/optim/optimizer.py``'s ``_to_scalar``)."""
+    if not (all(isinstance(b, float) for b in betas) or all(isinstance(b, Tensor) for b in betas)):
+        raise ValueError("betas must be either both floats or both Tensors")
+    for i, beta in enumerate(betas):
+        if isinstance(beta, Tensor):
+            if not capturable and foreach:
+                raise ValueError(f"betas[{i}] as a Tensor is not supported for capturable=False and foreach=True")
+            if beta.numel() != 1:
+                raise ValueError(f"Tensor betas[{i}] must be 1-element")
+    return tuple(b.reshape(()) if isinstance(b, Tensor) and b.dim() else b for b in betas)
+
+
 class Adam(Optimizer):
     def __init__(self, params, lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0, amsgrad=False, *,
                  foreach=None, maximize=False, capturable=False, differentiable=False, fused=None,
                  decoupled_weight_decay=False):
+        if isinstance(lr, Tensor) and foreach and not capturable:
+            # torch's multi-tensor step reads lr as a Python number; a tensor one is refused first
+            raise ValueError("lr as a Tensor is not supported for capturable=False and foreach=True")
         check_lr(lr)
         if not 0.0 <= eps:
             raise ValueError(f"Invalid epsilon value: {eps}")
@@ -33,6 +52,7 @@ class Adam(Optimizer):
             raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
         if not 0.0 <= weight_decay:
             raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        betas = _check_betas(betas, foreach, capturable)
         super().__init__(params, dict(lr=lr, betas=betas, eps=eps, weight_decay=weight_decay, amsgrad=amsgrad,
                                       maximize=maximize, foreach=foreach, capturable=capturable,
                                       differentiable=differentiable, fused=fused,
@@ -80,7 +100,10 @@ def _single_tensor_adam(params, states, group):
                 grad = grad.add(param, alpha=weight_decay)
         param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq = view_as_real_if_complex(
             param, grad, exp_avg, exp_avg_sq, state.get("max_exp_avg_sq"))
-        exp_avg.lerp_(grad, 1 - beta1)
+        # A tensor beta1 is first cast to the parameter's dtype (torch's ``beta1_dict``), so that
+        # 1 - beta1 is rounded in that dtype, not in the beta's own float32.
+        device_beta1 = beta1.to(device=param.device, dtype=param.dtype) if isinstance(beta1, Tensor) else beta1
+        exp_avg.lerp_(grad, 1 - device_beta1)
         exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
         # The bias corrections are Python floats (float64), as in torch's non-capturable path.
         step = state["step"].item()

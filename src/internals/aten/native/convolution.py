@@ -17,7 +17,6 @@ import warnings
 from collections import namedtuple
 
 from ...c10 import scalar_type as st
-from ...c10.local_dispatch_key_set import below_ad_inplace_or_view
 from ...c10.memory_format import channels_last, channels_last_strides, suggest_memory_format
 from ..dispatcher import call
 from .copy import buffer, contiguous, to
@@ -401,26 +400,18 @@ def conv2d_padding(input, weight, bias=None, stride=(1, 1), padding="valid", dil
                            f"{batched.dim()}-dimensional input of size {list(batched.shape)} instead")
     if any(s != 1 for s in _pair("stride", stride)):
         raise RuntimeError("padding='same' is not supported for strided convolutions")
-    # Total padding d·(k − 1) per dim; when it is odd, torch pads the right (bottom) side one
-    # more, with an explicit pad of the input first, and then pads symmetrically. (An empty
-    # kernel's negative total is left for the convolution to refuse.)
+    # Total padding d·(k − 1) per dim, split l = total // 2 on the left and r = total − l on the
+    # right. Where they differ, torch's ``convolution_same`` first pads the input's right side by
+    # r − l = 1 (``constant_pad_nd``: the gradient's graph has torch's ConstantPadNdBackward0) and
+    # then pads l on both sides. (An empty kernel's negative total is left for the convolution
+    # to refuse.)
     totals = [max(d * (n - 1), 0) for d, n in zip(_pair("dilation", dilation), weight.shape[2:])]
-    extra = [t % 2 for t in totals]
-    if any(extra):
+    if any(t % 2 for t in totals):
         warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
                       "copy of the input be created", UserWarning, stacklevel=2)
-        input = _pad_end(input, extra)
+        pad_nd = [p for t in reversed(totals) for p in (0, t % 2)]     # F.pad's order: last dim first
+        input = call("constant_pad_nd", input, pad_nd, 0)
     return conv2d(input, weight, bias, stride, [t // 2 for t in totals], dilation, groups)
-
-
-def _pad_end(input, extra):
-    """``input`` with ``extra`` zero rows and columns appended (a differentiable copy into zeros)."""
-    *lead, H, W = input.shape
-    with below_ad_inplace_or_view():        # as the frontend's ``new_zeros`` makes it
-        padded = call("new_zeros", input, [*lead, H + extra[0], W + extra[1]], dtype=None, layout=None, device=None,
-                      pin_memory=False)
-    call("copy_", call("narrow", call("narrow", padded, -2, 0, H), -1, 0, W), input, False)
-    return padded
 
 
 def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1,
