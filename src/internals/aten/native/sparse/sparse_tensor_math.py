@@ -14,7 +14,7 @@ from ..tensor_factories import empty, wrap_scalar
 from . import kernels
 from .sparse_tensor import checked_coalesced, flat, kernel_values, linear_indices, new_sparse
 
-__all__ = ["add_sparse", "_sparse_mm"]
+__all__ = ["add_sparse", "add_sparse_", "neg_sparse", "mul_sparse", "mul_sparse_", "_sparse_mm"]
 
 
 def add_sparse(self, other, *, alpha=1):
@@ -54,6 +54,51 @@ def neg_sparse(self):
     """The same entries with their values negated."""
     return new_sparse(tuple(self.shape), call("clone", call("_indices", self)),
                       call("neg", call("_values", self)), self.is_coalesced())
+
+
+def _zero_dim_operand(self, other):
+    """The sparse operand and the 0-dim dense one of a product, or None when the product is one the
+    package does not compute (sparse by sparse, sparse by a dimensioned dense tensor)."""
+    if other.layout is strided and other.dim() == 0:
+        return self, other
+    if self.layout is strided and self.dim() == 0 and other.layout is sparse_coo:
+        return other, self
+    return None
+
+
+def mul_sparse(self, other):
+    """``mul.Tensor``'s sparse kernel for a sparse tensor times a 0-dim one, the product an
+    optimizer's momentum takes (``mul_out_sparse_zerodim``): the same indices (copied) and coalesced
+    flag, each value times the scalar, in the promoted type."""
+    pair = _zero_dim_operand(self, other)
+    if pair is None:
+        raise NotImplementedError("internals: mul of sparse tensors is implemented only by a 0-dim tensor "
+                                  "or a Python number")
+    sparse, scalar = pair
+    impl = sparse._impl
+    return new_sparse(impl.sizes, call("clone", impl.indices), call("mul.Tensor", impl.values, scalar),
+                      impl.coalesced)
+
+
+def mul_sparse_(self, other):
+    """In place: ``self`` gets a new values tensor, the product (torch 2.13 leaves the old one to any
+    ``detach`` of ``self`` that shares it, while the version counter, shared, moves for both). The
+    product must keep ``self``'s dtype: torch's check words it as the values' dtype. The coalesced
+    flag follows torch's as the tests record it (see below)."""
+    if self.layout is not sparse_coo or _zero_dim_operand(self, other) is None:
+        raise NotImplementedError("internals: mul_ of a sparse tensor is implemented only by a 0-dim tensor "
+                                  "or a Python number")
+    impl = self._impl
+    product = call("mul.Tensor", impl.values, other)
+    if product.dtype is not impl.dtype:
+        if not st.can_cast(product.dtype, impl.dtype):
+            raise RuntimeError(f"dtype of values ({product.dtype.torch_name}) must match dtype of sparse tensor "
+                               f"({impl.dtype.torch_name})")
+        product = to(product, impl.dtype)
+    # torch installs the product as a new set of entries, which it calls coalesced only when there
+    # are fewer than two: a coalesced tensor of two entries or more comes out uncoalesced.
+    impl.values, impl.coalesced = product, impl.nnz < 2
+    return self
 
 
 def _add_sparse_sparse(t, s, alpha):
