@@ -3,6 +3,8 @@
 Registered under the Sparse keys of ``add.Tensor`` and ``mm``: the dispatcher picks them whenever
 an argument is sparse (SparseCPU ranks above CPU), so they also meet mixed dense/sparse calls.
 """
+import platform
+
 import numpy as np
 
 from ....c10 import scalar_type as st
@@ -45,9 +47,36 @@ def add_sparse_(self, other, *, alpha=1):
         raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
                            f"{list(self.shape)} while other has size {list(other.shape)} (FYI: dense-sparse "
                            "addition does not currently support broadcasting)")
+    if _adds_with_axpy(self, other, alpha):
+        return _add_scaled_rows(self, other, alpha)
     indices, values = call("_indices", other), call("_values", other)
     rows = tuple(call("select.int", indices, 0, d) for d in range(indices.shape[0]))
     return call("index_put_", self, rows, call("mul.Scalar", values, alpha) if alpha != 1 else values, True)
+
+
+def _adds_with_axpy(self, other, alpha):
+    """Whether dense += alpha · sparse takes the multiply-add loop below: on the CPU, float32 and
+    float64 (torch's paths for them round ``alpha * value`` inside BLAS's axpy or a C++ loop; the
+    generic path's ``mul`` then ``index_put_`` is the same with alpha 1), a contiguous ``self``."""
+    return (self.device.type == "cpu" and alpha != 1 and self.dtype in (st.float32, st.float64)
+            and other.dtype is self.dtype and self.is_contiguous() and other._impl.sparse_dim > 0)
+
+
+def _add_scaled_rows(self, other, alpha):
+    """torch's ``add_out_dense_sparse_cpu``: a coalesced tensor (or one entry) with no dense dims goes
+    through a scalar loop of the generic build, two roundings on x86-64 (one on aarch64, whose
+    compilers contract it); every other one through ``cpublas::axpy``, which MKL (and OpenBLAS on
+    ARM) computes with fused multiply-adds. Entries are added in stored order."""
+    impl = other._impl
+    non_hybrid = (impl.coalesced or impl.nnz == 1) and impl.dense_dim == 0
+    fused = not non_hybrid or platform.machine().lower() in ("arm64", "aarch64")
+    sparse_sizes = impl.sizes[:impl.sparse_dim]
+    rows = linear_indices(impl.indices, sparse_sizes)     # checked against the sizes here
+    values = contiguous(impl.values)
+    block = int(np.prod(impl.sizes[impl.sparse_dim:]))
+    scale = np.float32(alpha) if self.dtype is st.float32 else np.float64(alpha)
+    kernels(self.device).add_rows_scaled(flat(self), flat(values), flat(rows), scale, block, fused)
+    return self
 
 
 def neg_sparse(self):
@@ -135,7 +164,8 @@ def _add_sparse_sparse(t, s, alpha):
     t_lin, s_lin = linear_indices(t_idx, sparse_sizes), linear_indices(s_idx, sparse_sizes)
     block = int(np.prod(ti.sizes[S:]))
     count = kernels(device).merge_add(flat(r_idx), flat(r_val), flat(t_idx), flat(t_val), flat(t_lin), flat(s_idx),
-                                      flat(s_val), flat(s_lin), st.checked_convert(alpha, dtype), S, block)
+                                      flat(s_val), flat(s_lin), st.checked_convert(alpha, dtype), S, block,
+                                      dtype in (st.float32, st.float64))
     return new_sparse(t.shape, contiguous(call("narrow", r_idx, 1, 0, count)), call("narrow", r_val, 0, 0, count),
                       coalesced=ti.coalesced and si.coalesced)
 
