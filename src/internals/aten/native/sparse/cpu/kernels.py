@@ -7,7 +7,8 @@ dense tensor is one such block: the dense tensor seen as (P, D), P the product o
 Every index a loop follows was checked against the sizes before the call: no bounds checks here.
 What one item of a loop does is in ``../rows.py``, shared with the CUDA kernels.
 """
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import overload
 
 from ...cpu.parallel_for import parallel_loop
 from ...scalar_ops import fma
@@ -67,6 +68,18 @@ def spmm(out, row_ptr, cols, values, dense, M, N):
                 out[i * N + j] += v * dense[c * N + j]
 
 
+def _axpy_one(alpha, x, y):
+    """``alpha * x + y`` as BLAS's axpy computes a float: rounded once (integers: exact anyway)."""
+    return alpha * x + y
+
+
+@overload(_axpy_one, target="cpu")
+def _axpy_one_cpu(alpha, x, y):
+    if isinstance(y, types.Float):       # chosen while compiling: llvm.fma takes floats only
+        return lambda alpha, x, y: fma(alpha, x, y)
+    return lambda alpha, x, y: y + alpha * x
+
+
 @njit(cache=True)
 def merge_add(r_indices, r_values, t_indices, t_values, t_lin, s_indices, s_values, s_lin, alpha, S, D, fused):
     """torch's CPU sparse + sparse: one walk along both entry lists, as a merge of two sorted lists.
@@ -89,7 +102,7 @@ def merge_add(r_indices, r_values, t_indices, t_values, t_lin, s_indices, s_valu
         for e in range(D):
             if take_t and take_s:
                 if fused:
-                    r_values[r * D + e] = fma(alpha, s_values[j * D + e], t_values[i * D + e])
+                    r_values[r * D + e] = _axpy_one(alpha, s_values[j * D + e], t_values[i * D + e])
                 else:
                     r_values[r * D + e] = t_values[i * D + e] + alpha * s_values[j * D + e]
             elif take_t:
@@ -113,6 +126,6 @@ def add_rows_scaled(out, values, rows, alpha, D, fused):
         base = rows[j] * D
         for e in range(D):
             if fused:
-                out[base + e] = fma(alpha, values[j * D + e], out[base + e])
+                out[base + e] = _axpy_one(alpha, values[j * D + e], out[base + e])
             else:
                 out[base + e] = out[base + e] + alpha * values[j * D + e]
