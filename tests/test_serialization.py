@@ -5,7 +5,7 @@ import zipfile
 
 import pytest
 import torch
-from helpers import assert_same
+from helpers import assert_same, assert_same_error
 
 import internals
 
@@ -114,6 +114,41 @@ def test_map_location_meta_gives_meta_tensors(tmp_path, where, writer):
     expected = torch.load(tmp_path / "m.pt", map_location=maps[0])
     assert _meta_summary(got) == _meta_summary(expected)
     assert all(v.is_meta for v in got.values())
+
+
+@pytest.mark.parametrize("writer", ["torch", "internals"])
+def test_map_location_function_moving_storages_to_meta(tmp_path, writer):
+    """A ``map_location`` function that returns each storage's meta twin (torch's
+    ``_get_restore_location`` calls it with the storage read on the CPU and its saved location):
+    meta tensors with torch's sizes, strides, offsets, dtypes, storage sizes and Parameter-ness."""
+    lib = torch if writer == "torch" else internals
+    lib.save(_meta_views(lib), tmp_path / "m.pt")
+    seen = {}
+
+    def to_meta(L):
+        def move(storage, location):
+            seen.setdefault(L.__name__, []).append(location)
+            return L.UntypedStorage(storage.nbytes(), device="meta")
+        return move
+    got = internals.load(tmp_path / "m.pt", map_location=to_meta(internals))
+    expected = torch.load(tmp_path / "m.pt", map_location=to_meta(torch))
+    assert _meta_summary(got) == _meta_summary(expected)
+    assert all(v.is_meta for v in got.values())
+    assert ({k: v.untyped_storage().nbytes() for k, v in got.items()}
+            == {k: v.untyped_storage().nbytes() for k, v in expected.items()})
+    assert set(seen["internals"]) == set(seen["torch"]) == {"cpu"}
+
+
+def test_meta_storage_has_a_size_and_no_bytes():
+    """``UntypedStorage(n, device="meta")``: its size, a null data pointer, and torch's error class
+    for any read of its bytes (nothing is allocated, nothing can be read)."""
+    for lib in (torch, internals):
+        s = lib.UntypedStorage(8, device="meta")
+        assert (s.nbytes(), s.data_ptr(), s.device.type) == (8, 0, "meta")
+    for read in (lambda s: s[0], lambda s: s.tolist()):
+        ours, theirs = assert_same_error(lambda read=read: read(internals.UntypedStorage(8, device="meta")),
+                                         lambda read=read: read(torch.UntypedStorage(8, device="meta")))
+        assert str(ours) == str(theirs)
 
 
 def test_map_location_meta_reads_no_storage(tmp_path):

@@ -370,6 +370,10 @@ class _Unpickler(pickle.Unpickler):
             target = target.get(location, location)
         elif target is not None and not isinstance(target, (str, device)):
             moved = target(storage, location)       # anything else is called, as torch calls it
+            if moved is not None and getattr(moved, "device", None) is not None and moved.device.type == "meta":
+                # The function moved it to meta (``UntypedStorage(s.nbytes(), device="meta")``): a
+                # size and no bytes, as torch's tensors on it have.
+                return NoStorage(moved.device, moved.nbytes())
             if moved is not None:
                 return moved
             target = None

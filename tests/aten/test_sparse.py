@@ -401,3 +401,88 @@ def test_sparse_cuda_kernels_compile_to_ptx():
     lines = result.stdout.splitlines()
     assert not [line for line in lines if line.startswith("FAILED")], result.stdout
     assert sum(line.startswith("OK") for line in lines) == 2 + 4 * 4 + 3
+
+
+# ---------------------------------------------------------------------- clone, detach, mul, sparse_mask
+# The operators an optimizer's sparse path calls: SGD's momentum (clone, detach, mul_, add_),
+# Adagrad's and SparseAdam's reads of their dense state at a gradient's rows (sparse_mask).
+@given(uncoalesced_inputs(dtypes=[torch.float64, torch.int64]), hst.booleans())
+def test_clone_copies_entries_and_flag(case, coalesce):
+    x = torch.sparse_coo_tensor(*case)
+    x = x.coalesce() if coalesce else x
+    ours = ours_of(x)
+    copy = ours.clone()
+    assert_same_sparse(copy, x.clone())
+    assert copy._values()._impl.storage is not ours._values()._impl.storage
+    assert copy._indices()._impl.storage is not ours._indices()._impl.storage
+
+
+@pytest.mark.parametrize("fmt", ["contiguous_format", "preserve_format", "channels_last"])
+def test_clone_refuses_a_memory_format(fmt):
+    def clone(lib):
+        lib.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (3,)).clone(memory_format=getattr(lib, fmt))
+    ours, theirs = assert_same_error(lambda: clone(internals), lambda: clone(torch))
+    assert str(ours) == str(theirs)
+
+
+def test_detach_shares_entries_and_version():
+    """torch's shallow copy: the same values at first, one version counter; ``mul_`` then gives
+    the detached tensor values of its own (the original's stay), and both versions move."""
+    def program(lib):
+        x = lib.sparse_coo_tensor([[0, 2, 0]], [1.0, 2.0, 3.0], (4,), requires_grad=True)
+        d = x.detach()
+        shared = d._values().data_ptr() == x._values().data_ptr()
+        before = d._version
+        d.mul_(2.0)
+        return x, d, d.requires_grad, shared, d._version - before, x._version - before
+    ours, theirs = program(internals), program(torch)
+    assert_same_sparse(ours[0].detach(), theirs[0].detach())
+    assert_same_sparse(ours[1], theirs[1])
+    assert ours[2:] == theirs[2:]
+
+
+@pytest.mark.parametrize("scalar", [2.5, -1, 0.0, "tensor", "tensor_int"])
+@given(case=uncoalesced_inputs(dtypes=[torch.float32, torch.float64, torch.int64]), coalesce=hst.booleans())
+def test_mul_by_a_scalar(scalar, case, coalesce):
+    """Values times the scalar in the promoted type; indices copied, flag kept; in place too."""
+    x = torch.sparse_coo_tensor(*case)
+    x = x.coalesce() if coalesce else x
+    if scalar == "tensor":
+        theirs_s, ours_s = torch.tensor(1.5, dtype=torch.float64), internals.tensor(1.5, dtype=internals.float64)
+    elif scalar == "tensor_int":
+        theirs_s, ours_s = torch.tensor(3), internals.tensor(3)
+    else:
+        theirs_s = ours_s = scalar
+    assert_same_sparse(ours_of(x).mul(ours_s), x.mul(theirs_s))
+    assert_same_sparse(ours_of(x) * ours_s, x * theirs_s)
+    if (x * theirs_s).dtype == x.dtype:
+        assert_same_sparse(ours_of(x).mul_(ours_s), x.clone().mul_(theirs_s))
+    else:     # an integer tensor cannot hold the product
+        ours, theirs = assert_same_error(lambda: ours_of(x).mul_(ours_s), lambda: x.clone().mul_(theirs_s))
+        assert str(ours) == str(theirs)
+
+
+def test_mul_by_a_dimensioned_tensor_is_not_silently_wrong():
+    """Products torch computes and the package does not are refused, never approximated."""
+    x = internals.sparse_coo_tensor([[0, 1]], [1.0, 2.0], (3,))
+    for other in (x, internals.ones(3)):
+        with pytest.raises(NotImplementedError):
+            x.mul(other)
+        with pytest.raises(NotImplementedError):
+            x.clone().mul_(other)
+
+
+@given(uncoalesced_inputs(dtypes=[torch.float32, torch.float64], max_dense_dims=2), hst.booleans())
+def test_sparse_mask_reads_the_dense_values_at_the_mask(case, coalesce):
+    indices, values, size = case
+    mask = torch.sparse_coo_tensor(indices, values, size)
+    mask = mask.coalesce() if coalesce else mask
+    dense = torch.randn(size, dtype=torch.float64, generator=torch.Generator().manual_seed(len(indices[0])))
+    assert_same_sparse(ours_of(dense).sparse_mask(ours_of(mask)), dense.sparse_mask(mask))
+
+
+def test_sparse_mask_size_mismatch():
+    def program(lib):
+        lib.ones(3, 2).sparse_mask(lib.sparse_coo_tensor([[0]], [[1.0, 1.0, 1.0]], (3, 3)))
+    ours, theirs = assert_same_error(lambda: program(internals), lambda: program(torch))
+    assert str(ours) == str(theirs)

@@ -17,12 +17,14 @@ def _weight(L, dtype="float64"):
     return L.tensor(a.tolist(), dtype=getattr(L, dtype), requires_grad=True)
 
 
-def _assert_same_sparse(got, want):
+def _assert_same_sparse(got, want, exact_layout=True):
+    """Entries, order and flag; ``exact_layout=False`` after a coalesce, whose indices torch leaves
+    as a narrowed view of a longer buffer (ours are compact)."""
     assert got.is_sparse and want.is_sparse
     assert tuple(got.shape) == tuple(want.shape)
     assert got.is_coalesced() == want.is_coalesced()
-    assert_same(got._indices(), want._indices(), rtol=0, atol=0)
-    assert_same(got._values(), want._values(), rtol=0, atol=0)
+    assert_same(got._indices(), want._indices(), exact_layout=exact_layout, rtol=0, atol=0)
+    assert_same(got._values(), want._values(), exact_layout=exact_layout, rtol=0, atol=0)
 
 
 def _gradient(L, indices, padding_idx, dtype="float64", passes=1):
@@ -93,3 +95,66 @@ def test_refusals_match_torch():
         L.optim.Adam([w]).step()
     for case in (freq, decay, adam):
         same_error(case)
+
+
+BAGS = [  # indices, offsets, include_last_offset
+    ([1, 2, 4, 5, 4, 3, 2, 9], [0, 4], False),
+    ([1, 1, 0, 0, 2], [0, 2, 2, 5], True),       # an empty bag; the last offset an end
+    ([3, 0, 0, 3, 1], [0, 1, 3], False),
+]
+
+
+def _bag_gradient(L, case, mode, padding_idx=None, per_sample=False, dtype="float64"):
+    indices, offsets, last = case
+    g = np.random.default_rng(1)
+    w = L.tensor(g.standard_normal((10, 3)).tolist(), dtype=getattr(L, dtype), requires_grad=True)
+    psw = L.tensor(g.standard_normal(len(indices)).tolist(), dtype=getattr(L, dtype)) if per_sample else None
+    out = L.nn.functional.embedding_bag(L.tensor(indices), w, L.tensor(offsets), mode=mode, sparse=True,
+                                        per_sample_weights=psw, include_last_offset=last, padding_idx=padding_idx)
+    assert out.grad_fn.name() == "EmbeddingBagBackward0"
+    (out * L.arange(out.numel(), dtype=out.dtype).reshape(out.shape)).sum().backward()
+    return w.grad
+
+
+@pytest.mark.parametrize("case", BAGS, ids=["two_bags", "empty_bag_last_offset", "repeats"])
+@pytest.mark.parametrize("mode", ["sum", "mean"])
+@pytest.mark.parametrize("padding_idx", [None, 0, 3])
+def test_embedding_bag_sparse_gradient_is_torch_s(case, mode, padding_idx):
+    """One entry per position (padding positions dropped), its bag's gradient row, times the
+    reciprocal of the bag's size for a mean: the same entries, order and flag as torch's, and the
+    same rows once coalesced."""
+    got, want = _bag_gradient(internals, case, mode, padding_idx), _bag_gradient(torch, case, mode, padding_idx)
+    _assert_same_sparse(got, want)
+    _assert_same_sparse(got.coalesce(), want.coalesce(), exact_layout=False)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_embedding_bag_sparse_gradient_with_sample_weights(dtype):
+    got = _bag_gradient(internals, BAGS[0], "sum", per_sample=True, dtype=dtype)
+    _assert_same_sparse(got, _bag_gradient(torch, BAGS[0], "sum", per_sample=True, dtype=dtype))
+
+
+def test_embedding_bag_module_trained_by_sparse_adam_follows_torch():
+    """nn.EmbeddingBag(sparse=True) and SparseAdam, three steps: the weights to the bit."""
+    def run(L):
+        L.manual_seed(0)
+        bag = L.nn.EmbeddingBag(8, 3, mode="mean", sparse=True).double()
+        opt = L.optim.SparseAdam(bag.parameters(), lr=0.01)
+        for step in range(3):
+            opt.zero_grad()
+            bag(L.tensor([step, 2, 5, 7, step + 1, 2]), L.tensor([0, 2, 3])).pow(2).sum().backward()
+            opt.step()
+        return bag.weight.detach()
+    assert_same(run(internals), run(torch), rtol=0, atol=0)
+
+
+def test_embedding_bag_sparse_refusals():
+    """Max mode with sparse gradients (a ValueError before any work); sample weights outside sum."""
+    def max_mode(L):
+        L.nn.functional.embedding_bag(L.tensor([1, 2]), _weight(L), L.tensor([0]), mode="max", sparse=True)
+
+    def mean_with_weights(L):
+        L.nn.functional.embedding_bag(L.tensor([1, 2]), _weight(L), L.tensor([0]), mode="mean", sparse=True,
+                                      per_sample_weights=L.ones(2, dtype=L.float64))
+    same_error(max_mode)
+    same_error(mean_with_weights)

@@ -4195,6 +4195,19 @@ def THPVariable_sparse_dim(self):
     return _ops['sparse_dim'](self)
 
 
+_sparse_mask_parser = PythonArgParser([
+    'sparse_mask(Tensor mask)',
+])
+
+
+def THPVariable_sparse_mask(self, *args, **kwargs):
+    _r = _sparse_mask_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::sparse_mask(Tensor self, Tensor mask) -> Tensor
+    return _ops['sparse_mask'](self, _r.tensor(0))
+
+
 _split_parser = PythonArgParser([
     'split(SymInt split_size, int64_t dim=0)',
     'split(SymIntArrayRef split_size, int64_t dim=0)',
@@ -5268,6 +5281,7 @@ METHODS = named({
     'softmax': THPVariable_softmax,
     'sort': THPVariable_sort,
     'sparse_dim': THPVariable_sparse_dim,
+    'sparse_mask': THPVariable_sparse_mask,
     'split': THPVariable_split,
     'split_with_sizes': THPVariable_split_with_sizes,
     'sqrt': THPVariable_sqrt,

@@ -57,7 +57,14 @@ class UntypedStorage:
         device = device if isinstance(device, _device) else _device(device)
         if device.index is not None and device.type == "cpu":
             device = _device("cpu")      # 'cpu:0' is the CPU, as in torch
-        if data is None:
+        if data is None and device.type == "meta":
+            # A storage on the meta device has a size and no bytes (what a checkpoint loaded with
+            # a ``map_location`` that moves storages to meta holds): nothing is allocated, and every
+            # read or write of its bytes is refused (``_no_bytes``).
+            if nbytes < 0:
+                raise _negative_nbytes(nbytes)
+            allocator = None
+        elif data is None:
             if nbytes < 0:
                 raise _negative_nbytes(nbytes)
             if allocator is None:
@@ -87,8 +94,13 @@ class UntypedStorage:
     def size(self):
         return self._nbytes
 
+    def _no_bytes(self):
+        """Refuse to touch the bytes of a meta storage (it has none), with torch's error."""
+        if self._data is None:
+            raise NotImplementedError(f"Not available for '{self.device.type}' device type")
+
     def data_ptr(self):
-        if self._nbytes == 0:    # c10's allocators hand out nullptr for zero bytes
+        if self._nbytes == 0 or self._data is None:    # nullptr for zero bytes, and on meta
             return 0
         if self.device.type == "cpu":
             return self._data.ctypes.data
@@ -108,6 +120,7 @@ class UntypedStorage:
     def share_memory_(self):
         """Move the bytes into a shared-memory segment, in place (a no-op when they are there
         already, or on cuda). Every tensor on this storage now reads and writes the segment."""
+        self._no_bytes()
         if self.device.type == "cpu":
             self._share_fd_cpu_()
         return self
@@ -142,6 +155,7 @@ class UntypedStorage:
         One difference from torch, on purpose: torch lets a storage shrink under a tensor that
         still reaches past the new end (reading it then reads freed memory); here that raises,
         because no tensor may reach outside its storage."""
+        self._no_bytes()
         if isinstance(nbytes, bool) or not isinstance(nbytes, (int, np.integer)):    # THPUtils_checkLong
             raise RuntimeError(f"resize_ expects an int, but got {type(nbytes).__name__}")
         nbytes = operator.index(nbytes)
@@ -178,6 +192,7 @@ class UntypedStorage:
 
     def typed(self, dtype):
         """The bytes viewed as a flat array of ``dtype`` (what a kernel indexes)."""
+        self._no_bytes()
         view = self._typed.get(dtype)
         if view is None:
             used = self._nbytes - self._nbytes % dtype.itemsize     # whole items only
@@ -191,6 +206,7 @@ class UntypedStorage:
     def __getitem__(self, index):
         """One byte as an int, as torch's ``storage[i]`` gives it (negative indices count from the
         end), or a slice of step 1 as a storage on the same bytes (``THPStorage_get``)."""
+        self._no_bytes()
         if isinstance(index, slice):
             start, stop = self._slice_bounds(index)
             part = UntypedStorage(max(stop - start, 0), self.device, data=self._data[start:max(stop, start)],
@@ -207,6 +223,7 @@ class UntypedStorage:
     def __setitem__(self, index, value):
         """Write one byte, or the same byte over a slice of step 1 (``THPStorage_set``): the value is
         a Python int, kept modulo 256; an index out of range, negative ones included, is refused."""
+        self._no_bytes()
         if not isinstance(value, int):
             raise RuntimeError(f"can only set storage content with a int types, but got {_typename(value)} instead")
         value = _byte(value)
@@ -222,6 +239,7 @@ class UntypedStorage:
 
     def fill_(self, value):
         """Every byte set to ``value`` modulo 256."""
+        self._no_bytes()
         if not isinstance(value, int):
             raise RuntimeError(f"fill_ expects int, but got {_typename(value)}")
         if self._nbytes:
@@ -236,6 +254,7 @@ class UntypedStorage:
 
     def tolist(self):
         """All the bytes as a list of ints (copied to the host first for a cuda storage)."""
+        self._no_bytes()
         host = self._data if self.device.type == "cpu" else self._data.copy_to_host()
         return host.tolist()
 
@@ -251,6 +270,7 @@ class UntypedStorage:
     # (every cached segment of it) and a cuda array's host-side internals.
     def clone(self):
         """A new storage on the same device holding a copy of the bytes (``UntypedStorage.clone``)."""
+        self._no_bytes()
         new = UntypedStorage(self._nbytes, self.device)
         if self._nbytes:
             if self.device.type == "cpu":
@@ -267,6 +287,7 @@ class UntypedStorage:
 
     def __reduce__(self):
         """The bytes (copied to the host) and the device: unpickled, a new storage on that device."""
+        self._no_bytes()
         host = self._data if self.device.type == "cpu" else self._data.copy_to_host()
         return _rebuild_storage, (np.asarray(host).tobytes(), str(self.device))
 

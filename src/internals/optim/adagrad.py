@@ -5,10 +5,15 @@ Per parameter, in torch's order and with torch's in-place operators:
     clr = lr / (1 + (step − 1)·lr_decay)        a Python float, from the step count's value
     sum = sum + g²                               ``state_sum.addcmul_(grad, grad, value=1)``
     p −= clr · g / (sqrt(sum) + eps)             ``param.addcdiv_(grad, std, value=-clr)``
+A sparse gradient (``nn.Embedding(sparse=True)``) takes torch's sparse path: coalesced first (the
+update squares the gradient, so a row listed twice must be summed before), then only the rows it
+lists are touched: ``sum += g²`` as a sparse addition, and ``p −= clr · g / (sqrt(sum) + eps)``
+with the accumulator read at those rows (``sparse_mask``). Weight decay is refused with it.
 Unlike the other optimizers, Adagrad makes every parameter's state in its constructor (its
 accumulator starts at ``initial_accumulator_value``, not zero), so a fresh optimizer's
 ``state_dict`` already lists them, as torch's does.
 """
+from ..aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from ..aten.native.tensor_factories import full_like, tensor
 from ..autograd.grad_mode import no_grad
 from ..c10.memory_format import preserve_format
@@ -47,7 +52,6 @@ class Adagrad(Optimizer):
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
-            self._refuse_sparse_grads(group, "Adagrad here does not support sparse gradients")
             params = [p for p in group["params"] if p.grad is not None]
             for p in params:
                 if not self.state[p]:
@@ -64,9 +68,23 @@ def _single_tensor_adagrad(params, states, group):
         step = state["step"].item()
         grad = -param.grad if group["maximize"] else param.grad
         if group["weight_decay"] != 0:
+            if grad.is_sparse:
+                raise RuntimeError("weight_decay option is not compatible with sparse gradients")
             grad = grad.add(param, alpha=group["weight_decay"])
         clr = lr / (1 + (step - 1) * group["lr_decay"])
+        if grad.is_sparse:
+            _sparse_adagrad_update(param, grad, state["sum"], clr, group["eps"])
+            continue
         param, grad, state_sum = view_as_real_if_complex(param, grad, state["sum"])
         state_sum.addcmul_(grad, grad, value=1)
         std = state_sum.sqrt().add_(group["eps"])
         param.addcdiv_(grad, std, value=-clr)
+
+
+def _sparse_adagrad_update(param, grad, state_sum, clr, eps):
+    """torch's sparse branch: the rows the coalesced gradient lists, and only those."""
+    grad = grad.coalesce()
+    indices, values = grad._indices(), grad._values()
+    state_sum.add_(sparse_coo_tensor(indices, values.pow(2), grad.size()))
+    std_values = state_sum.sparse_mask(grad)._values().sqrt_().add_(eps)
+    param.add_(sparse_coo_tensor(indices, values / std_values, grad.size()), alpha=-clr)

@@ -142,9 +142,27 @@ def _max(weight, host_indices, offset2bag, used, num_bags):
 def _embedding_bag_backward(grad, indices, offsets, offset2bag, bag_size, maximum_indices, num_weights,
                             scale_grad_by_freq, mode, sparse, per_sample_weights, padding_idx=-1):
     if sparse:
-        raise NotImplementedError("internals' embedding_bag has no sparse gradient")
+        return call("_embedding_bag_sparse_backward", grad, indices, offsets, offset2bag, bag_size, num_weights,
+                    scale_grad_by_freq, mode, per_sample_weights, padding_idx)
     return call("_embedding_bag_dense_backward", grad, indices, offset2bag, bag_size, maximum_indices,
                 num_weights, scale_grad_by_freq, mode, per_sample_weights, padding_idx)
+
+
+def _embedding_bag_sparse_backward(grad, indices, offsets, offset2bag, bag_size, num_weights, scale_grad_by_freq,
+                                   mode, per_sample_weights=None, padding_idx=-1):
+    """The weight's gradient as a sparse COO tensor (CompositeImplicitAutograd, as torch's): each
+    position gets its bag's gradient row (times the reciprocal of the bag's size for a mean, times
+    its sample weight when given), and ``embedding``'s sparse backward makes one entry per position,
+    padding positions dropped, uncoalesced. Max mode never reaches here: ``F.embedding_bag`` refuses
+    it with sparse gradients."""
+    index_grad = call("index_select", grad, 0, offset2bag)
+    if mode == MEAN:
+        # torch writes ``1 / bag_size`` in C++: the reciprocal, then a product (not a division).
+        inverse = call("reciprocal", call("_to_copy", bag_size, dtype=grad.dtype))
+        index_grad = call("mul.Tensor", index_grad, call("index_select", call("unsqueeze", inverse, 1), 0, offset2bag))
+    if per_sample_weights is not None:
+        index_grad = call("mul.Tensor", index_grad, call("unsqueeze", per_sample_weights, 1))
+    return call("embedding_backward", index_grad, indices, num_weights, padding_idx, scale_grad_by_freq, True)
 
 
 def _embedding_bag_dense_backward(grad, indices, offset2bag, bag_size, maximum_indices, num_weights,

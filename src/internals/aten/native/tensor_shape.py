@@ -9,7 +9,8 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
-from ...c10.tensor_impl import TensorImpl, contiguous_strides, is_channels_last
+from ...c10.sparse_tensor_impl import SparseTensorImpl
+from ...c10.tensor_impl import TensorImpl, contiguous_strides, is_channels_last, sparse_coo
 from ...c10.wrap_dim import dim_list_to_bitset, wrap_dim
 from .. import dispatcher
 from .copy import contiguous, fill_, same_device_copy
@@ -38,6 +39,13 @@ def detach(x):
     the shared version counter still lets autograd see in-place writes made through it.
     """
     impl = x._impl
+    if impl.layout is sparse_coo:
+        # A sparse tensor has no storage to alias: torch's ``shallow_copy_and_detach`` copies the
+        # impl, so the detached tensor shares the indices and values tensors themselves (an in-place
+        # ``mul_`` through either changes both) and the version counter.
+        out = SparseTensorImpl(impl.sizes, impl.indices, impl.values, impl.coalesced)
+        out.version_counter = impl.version_counter
+        return type(x)._from_impl(out)
     return type(x)._from_impl(alias_impl(x, impl.sizes, impl.strides, None, None, impl.version_counter))
 
 

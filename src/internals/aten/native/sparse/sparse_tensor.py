@@ -21,7 +21,8 @@ from ..tensor_factories import empty, from_host, tensor, zeros
 from ..tensor_shape import make_view
 from . import kernels
 
-__all__ = ["sparse_coo_tensor", "new_sparse", "flat", "kernel_values", "linear_indices", "sparse_to"]
+__all__ = ["sparse_coo_tensor", "new_sparse", "flat", "kernel_values", "linear_indices", "sparse_to", "clone_sparse",
+           "sparse_mask"]
 
 
 # ---------------------------------------------------------------------- helpers
@@ -166,6 +167,43 @@ def zero_sparse_(self):
     impl.indices, impl.values = _no_entries(impl.sizes, impl.sparse_dim, impl.dtype, impl.device)
     impl.coalesced = True
     return self
+
+
+_CPP_MEMORY_FORMAT = {"contiguous_format": "Contiguous", "preserve_format": "Preserve",
+                      "channels_last": "ChannelsLast", "channels_last_3d": "ChannelsLast3d"}
+
+
+def clone_sparse(self, *, memory_format=None):
+    """``clone``'s sparse kernel (``clone_sparse`` in ``SparseTensor.cpp``): copies of the indices and
+    values, the coalesced flag kept. A sparse tensor has no strides to lay out, so torch refuses any
+    memory format, even ``preserve_format``, naming it as C++ prints it."""
+    if memory_format is not None:
+        name = str(memory_format).split(".")[-1]
+        raise RuntimeError(f"unsupported memory format option {_CPP_MEMORY_FORMAT.get(name, name)}")
+    impl = self._impl
+    return new_sparse(impl.sizes, call("clone", impl.indices), call("clone", impl.values), impl.coalesced)
+
+
+def sparse_mask(self, mask):
+    """``dense.sparse_mask(mask)`` (``sparse_mask`` in ``SparseTensor.cpp``): a sparse tensor with the
+    mask's entries, in the mask's order and with its coalesced flag, each holding ``self``'s value at
+    that coordinate; a mask listing a coordinate twice gets that value twice. torch multiplies
+    ``self`` by a mask of ones, which leaves every value exact: here the values are gathered."""
+    if tuple(self.shape) != tuple(mask.shape):
+        raise RuntimeError(f"sparse_mask(): operands have incompatible sizes; self has size {list(self.shape)} "
+                           f"but mask has size {list(mask.shape)}")
+    if mask.layout is not sparse_coo:
+        raise RuntimeError("sparse_mask expects mask to be sparse COO")
+    if self.layout is not strided:
+        raise NotImplementedError("internals: sparse_mask of a sparse tensor is not implemented")
+    impl = mask._impl
+    if self.numel() == 0 or impl.nnz == 0:
+        return sparse_to(clone_sparse(mask), self.dtype, self.device)
+    indices = call("clone", impl.indices)
+    check_indices(indices, impl.sizes[:impl.sparse_dim])
+    rows = [call("select.int", indices, 0, d) for d in range(impl.sparse_dim)]
+    values = call("index.Tensor", self, rows)
+    return new_sparse(impl.sizes, indices, values, impl.coalesced)
 
 
 def sparse_to(t, dtype, device):

@@ -3,6 +3,8 @@
 Registered under the Sparse keys of ``add.Tensor`` and ``mm``: the dispatcher picks them whenever
 an argument is sparse (SparseCPU ranks above CPU), so they also meet mixed dense/sparse calls.
 """
+import platform
+
 import numpy as np
 
 from ....c10 import scalar_type as st
@@ -14,7 +16,7 @@ from ..tensor_factories import empty, wrap_scalar
 from . import kernels
 from .sparse_tensor import checked_coalesced, flat, kernel_values, linear_indices, new_sparse
 
-__all__ = ["add_sparse", "_sparse_mm"]
+__all__ = ["add_sparse", "add_sparse_", "neg_sparse", "mul_sparse", "mul_sparse_", "_sparse_mm"]
 
 
 def add_sparse(self, other, *, alpha=1):
@@ -45,15 +47,87 @@ def add_sparse_(self, other, *, alpha=1):
         raise RuntimeError(f"add: expected 'self' and 'other' to have same size, but self has size "
                            f"{list(self.shape)} while other has size {list(other.shape)} (FYI: dense-sparse "
                            "addition does not currently support broadcasting)")
+    if _adds_with_axpy(self, other, alpha):
+        return _add_scaled_rows(self, other, alpha)
     indices, values = call("_indices", other), call("_values", other)
     rows = tuple(call("select.int", indices, 0, d) for d in range(indices.shape[0]))
     return call("index_put_", self, rows, call("mul.Scalar", values, alpha) if alpha != 1 else values, True)
+
+
+def _adds_with_axpy(self, other, alpha):
+    """Whether dense += alpha · sparse takes the multiply-add loop below: on the CPU, float32 and
+    float64 (torch's paths for them round ``alpha * value`` inside BLAS's axpy or a C++ loop; the
+    generic path's ``mul`` then ``index_put_`` is the same with alpha 1), a contiguous ``self``."""
+    return (self.device.type == "cpu" and alpha != 1 and self.dtype in (st.float32, st.float64)
+            and other.dtype is self.dtype and self.is_contiguous() and other._impl.sparse_dim > 0)
+
+
+def _add_scaled_rows(self, other, alpha):
+    """torch's ``add_out_dense_sparse_cpu``: a coalesced tensor (or one entry) with no dense dims goes
+    through a scalar loop of the generic build, two roundings on x86-64 (one on aarch64, whose
+    compilers contract it); every other one through ``cpublas::axpy``, which MKL (and OpenBLAS on
+    ARM) computes with fused multiply-adds. Entries are added in stored order."""
+    impl = other._impl
+    non_hybrid = (impl.coalesced or impl.nnz == 1) and impl.dense_dim == 0
+    fused = not non_hybrid or platform.machine().lower() in ("arm64", "aarch64")
+    sparse_sizes = impl.sizes[:impl.sparse_dim]
+    rows = linear_indices(impl.indices, sparse_sizes)     # checked against the sizes here
+    values = contiguous(impl.values)
+    block = int(np.prod(impl.sizes[impl.sparse_dim:]))
+    scale = np.float32(alpha) if self.dtype is st.float32 else np.float64(alpha)
+    kernels(self.device).add_rows_scaled(flat(self), flat(values), flat(rows), scale, block, fused)
+    return self
 
 
 def neg_sparse(self):
     """The same entries with their values negated."""
     return new_sparse(tuple(self.shape), call("clone", call("_indices", self)),
                       call("neg", call("_values", self)), self.is_coalesced())
+
+
+def _zero_dim_operand(self, other):
+    """The sparse operand and the 0-dim dense one of a product, or None when the product is one the
+    package does not compute (sparse by sparse, sparse by a dimensioned dense tensor)."""
+    if other.layout is strided and other.dim() == 0:
+        return self, other
+    if self.layout is strided and self.dim() == 0 and other.layout is sparse_coo:
+        return other, self
+    return None
+
+
+def mul_sparse(self, other):
+    """``mul.Tensor``'s sparse kernel for a sparse tensor times a 0-dim one, the product an
+    optimizer's momentum takes (``mul_out_sparse_zerodim``): the same indices (copied) and coalesced
+    flag, each value times the scalar, in the promoted type."""
+    pair = _zero_dim_operand(self, other)
+    if pair is None:
+        raise NotImplementedError("internals: mul of sparse tensors is implemented only by a 0-dim tensor "
+                                  "or a Python number")
+    sparse, scalar = pair
+    impl = sparse._impl
+    return new_sparse(impl.sizes, call("clone", impl.indices), call("mul.Tensor", impl.values, scalar),
+                      impl.coalesced)
+
+
+def mul_sparse_(self, other):
+    """In place: ``self`` gets a new values tensor, the product (torch 2.13 leaves the old one to any
+    ``detach`` of ``self`` that shares it, while the version counter, shared, moves for both). The
+    product must keep ``self``'s dtype: torch's check words it as the values' dtype. The coalesced
+    flag follows torch's as the tests record it (see below)."""
+    if self.layout is not sparse_coo or _zero_dim_operand(self, other) is None:
+        raise NotImplementedError("internals: mul_ of a sparse tensor is implemented only by a 0-dim tensor "
+                                  "or a Python number")
+    impl = self._impl
+    product = call("mul.Tensor", impl.values, other)
+    if product.dtype is not impl.dtype:
+        if not st.can_cast(product.dtype, impl.dtype):
+            raise RuntimeError(f"dtype of values ({product.dtype.torch_name}) must match dtype of sparse tensor "
+                               f"({impl.dtype.torch_name})")
+        product = to(product, impl.dtype)
+    # torch installs the product as a new set of entries, which it calls coalesced only when there
+    # are fewer than two: a coalesced tensor of two entries or more comes out uncoalesced.
+    impl.values, impl.coalesced = product, impl.nnz < 2
+    return self
 
 
 def _add_sparse_sparse(t, s, alpha):
@@ -90,7 +164,8 @@ def _add_sparse_sparse(t, s, alpha):
     t_lin, s_lin = linear_indices(t_idx, sparse_sizes), linear_indices(s_idx, sparse_sizes)
     block = int(np.prod(ti.sizes[S:]))
     count = kernels(device).merge_add(flat(r_idx), flat(r_val), flat(t_idx), flat(t_val), flat(t_lin), flat(s_idx),
-                                      flat(s_val), flat(s_lin), st.checked_convert(alpha, dtype), S, block)
+                                      flat(s_val), flat(s_lin), st.checked_convert(alpha, dtype), S, block,
+                                      dtype in (st.float32, st.float64))
     return new_sparse(t.shape, contiguous(call("narrow", r_idx, 1, 0, count)), call("narrow", r_val, 0, 0, count),
                       coalesced=ti.coalesced and si.coalesced)
 
