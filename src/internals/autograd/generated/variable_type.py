@@ -942,12 +942,15 @@ OPS = {
     'logcumsumexp': dispatcher.find('logcumsumexp'),
     'logcumsumexp.out': dispatcher.find('logcumsumexp.out'),
     'convolution': dispatcher.find('convolution'),
+    'max_pool2d_with_indices.out': dispatcher.find('max_pool2d_with_indices.out'),
     'max_pool2d_with_indices': dispatcher.find('max_pool2d_with_indices'),
+    'avg_pool2d.out': dispatcher.find('avg_pool2d.out'),
     'avg_pool2d': dispatcher.find('avg_pool2d'),
     'avg_pool2d_backward.grad_input': dispatcher.find('avg_pool2d_backward.grad_input'),
     'avg_pool2d_backward': dispatcher.find('avg_pool2d_backward'),
     '_adaptive_avg_pool2d': dispatcher.find('_adaptive_avg_pool2d'),
     '_adaptive_avg_pool2d_backward': dispatcher.find('_adaptive_avg_pool2d_backward'),
+    'adaptive_max_pool2d.out': dispatcher.find('adaptive_max_pool2d.out'),
     'adaptive_max_pool2d': dispatcher.find('adaptive_max_pool2d'),
     'adaptive_max_pool2d_backward.grad_input': dispatcher.find('adaptive_max_pool2d_backward.grad_input'),
     'adaptive_max_pool2d_backward': dispatcher.find('adaptive_max_pool2d_backward'),
@@ -7762,6 +7765,12 @@ def convolution(ks, input, weight, bias, stride, padding, dilation, transposed, 
     return result
 
 
+def max_pool2d_with_indices_out(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, **kwargs):
+    check_out_no_requires_grad('max_pool2d_with_indices', self, kwargs.get('out'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['max_pool2d_with_indices.out'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, dilation, ceil_mode, **kwargs)
+
+
 def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -7779,6 +7788,12 @@ def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
+
+
+def avg_pool2d_out(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None, **kwargs):
+    check_out_no_requires_grad('avg_pool2d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['avg_pool2d.out'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
 
 
 def avg_pool2d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
@@ -7850,6 +7865,12 @@ def _adaptive_avg_pool2d_backward(ks, grad_output, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def adaptive_max_pool2d_out(ks, self, output_size, **kwargs):
+    check_out_no_requires_grad('adaptive_max_pool2d', self, kwargs.get('out'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['adaptive_max_pool2d.out'].redispatch(after_autograd(ks), self, output_size, **kwargs)
 
 
 def adaptive_max_pool2d(ks, self, output_size):
@@ -9445,12 +9466,15 @@ KERNELS = {
     'logcumsumexp': logcumsumexp,
     'logcumsumexp.out': logcumsumexp_out,
     'convolution': convolution,
+    'max_pool2d_with_indices.out': max_pool2d_with_indices_out,
     'max_pool2d_with_indices': max_pool2d_with_indices,
+    'avg_pool2d.out': avg_pool2d_out,
     'avg_pool2d': avg_pool2d,
     'avg_pool2d_backward.grad_input': avg_pool2d_backward_grad_input,
     'avg_pool2d_backward': avg_pool2d_backward,
     '_adaptive_avg_pool2d': _adaptive_avg_pool2d,
     '_adaptive_avg_pool2d_backward': _adaptive_avg_pool2d_backward,
+    'adaptive_max_pool2d.out': adaptive_max_pool2d_out,
     'adaptive_max_pool2d': adaptive_max_pool2d,
     'adaptive_max_pool2d_backward.grad_input': adaptive_max_pool2d_backward_grad_input,
     'adaptive_max_pool2d_backward': adaptive_max_pool2d_backward,
