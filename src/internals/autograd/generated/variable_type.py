@@ -959,16 +959,24 @@ OPS = {
     'pixel_shuffle': dispatcher.find('pixel_shuffle'),
     'pixel_unshuffle': dispatcher.find('pixel_unshuffle'),
     'constant_pad_nd': dispatcher.find('constant_pad_nd'),
+    'reflection_pad1d.out': dispatcher.find('reflection_pad1d.out'),
     'reflection_pad1d': dispatcher.find('reflection_pad1d'),
+    'reflection_pad1d_backward.grad_input': dispatcher.find('reflection_pad1d_backward.grad_input'),
     'reflection_pad1d_backward': dispatcher.find('reflection_pad1d_backward'),
     'reflection_pad2d': dispatcher.find('reflection_pad2d'),
     'reflection_pad2d_backward': dispatcher.find('reflection_pad2d_backward'),
+    'reflection_pad3d.out': dispatcher.find('reflection_pad3d.out'),
     'reflection_pad3d': dispatcher.find('reflection_pad3d'),
+    'reflection_pad3d_backward.grad_input': dispatcher.find('reflection_pad3d_backward.grad_input'),
     'reflection_pad3d_backward': dispatcher.find('reflection_pad3d_backward'),
+    'replication_pad1d.out': dispatcher.find('replication_pad1d.out'),
     'replication_pad1d': dispatcher.find('replication_pad1d'),
+    'replication_pad1d_backward.grad_input': dispatcher.find('replication_pad1d_backward.grad_input'),
     'replication_pad1d_backward': dispatcher.find('replication_pad1d_backward'),
+    'replication_pad2d.out': dispatcher.find('replication_pad2d.out'),
     'replication_pad2d': dispatcher.find('replication_pad2d'),
     'replication_pad2d_backward': dispatcher.find('replication_pad2d_backward'),
+    'replication_pad3d.out': dispatcher.find('replication_pad3d.out'),
     'replication_pad3d': dispatcher.find('replication_pad3d'),
     'replication_pad3d_backward': dispatcher.find('replication_pad3d_backward'),
     'native_batch_norm': dispatcher.find('native_batch_norm'),
@@ -7981,6 +7989,12 @@ def constant_pad_nd(ks, self, pad, value=0):
     return result
 
 
+def reflection_pad1d_out(ks, self, padding, **kwargs):
+    check_out_no_requires_grad('reflection_pad1d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['reflection_pad1d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
+
+
 def reflection_pad1d(ks, self, padding):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -7993,6 +8007,12 @@ def reflection_pad1d(ks, self, padding):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def reflection_pad1d_backward_grad_input(ks, grad_output, self, padding, **kwargs):
+    check_out_no_requires_grad('reflection_pad1d_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['reflection_pad1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, padding, **kwargs)
 
 
 def reflection_pad1d_backward(ks, grad_output, self, padding):
@@ -8037,6 +8057,12 @@ def reflection_pad2d_backward(ks, grad_output, self, padding):
     return result
 
 
+def reflection_pad3d_out(ks, self, padding, **kwargs):
+    check_out_no_requires_grad('reflection_pad3d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['reflection_pad3d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
+
+
 def reflection_pad3d(ks, self, padding):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -8049,6 +8075,12 @@ def reflection_pad3d(ks, self, padding):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def reflection_pad3d_backward_grad_input(ks, grad_output, self, padding, **kwargs):
+    check_out_no_requires_grad('reflection_pad3d_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['reflection_pad3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, padding, **kwargs)
 
 
 def reflection_pad3d_backward(ks, grad_output, self, padding):
@@ -8065,6 +8097,12 @@ def reflection_pad3d_backward(ks, grad_output, self, padding):
     return result
 
 
+def replication_pad1d_out(ks, self, padding, **kwargs):
+    check_out_no_requires_grad('replication_pad1d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['replication_pad1d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
+
+
 def replication_pad1d(ks, self, padding):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -8079,6 +8117,12 @@ def replication_pad1d(ks, self, padding):
     return result
 
 
+def replication_pad1d_backward_grad_input(ks, grad_output, self, padding, **kwargs):
+    check_out_no_requires_grad('replication_pad1d_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['replication_pad1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, padding, **kwargs)
+
+
 def replication_pad1d_backward(ks, grad_output, self, padding):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
@@ -8091,6 +8135,12 @@ def replication_pad1d_backward(ks, grad_output, self, padding):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def replication_pad2d_out(ks, self, padding, **kwargs):
+    check_out_no_requires_grad('replication_pad2d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['replication_pad2d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
 
 
 def replication_pad2d(ks, self, padding):
@@ -8119,6 +8169,12 @@ def replication_pad2d_backward(ks, grad_output, self, padding):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def replication_pad3d_out(ks, self, padding, **kwargs):
+    check_out_no_requires_grad('replication_pad3d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['replication_pad3d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
 
 
 def replication_pad3d(ks, self, padding):
@@ -9483,16 +9539,24 @@ KERNELS = {
     'pixel_shuffle': pixel_shuffle,
     'pixel_unshuffle': pixel_unshuffle,
     'constant_pad_nd': constant_pad_nd,
+    'reflection_pad1d.out': reflection_pad1d_out,
     'reflection_pad1d': reflection_pad1d,
+    'reflection_pad1d_backward.grad_input': reflection_pad1d_backward_grad_input,
     'reflection_pad1d_backward': reflection_pad1d_backward,
     'reflection_pad2d': reflection_pad2d,
     'reflection_pad2d_backward': reflection_pad2d_backward,
+    'reflection_pad3d.out': reflection_pad3d_out,
     'reflection_pad3d': reflection_pad3d,
+    'reflection_pad3d_backward.grad_input': reflection_pad3d_backward_grad_input,
     'reflection_pad3d_backward': reflection_pad3d_backward,
+    'replication_pad1d.out': replication_pad1d_out,
     'replication_pad1d': replication_pad1d,
+    'replication_pad1d_backward.grad_input': replication_pad1d_backward_grad_input,
     'replication_pad1d_backward': replication_pad1d_backward,
+    'replication_pad2d.out': replication_pad2d_out,
     'replication_pad2d': replication_pad2d,
     'replication_pad2d_backward': replication_pad2d_backward,
+    'replication_pad3d.out': replication_pad3d_out,
     'replication_pad3d': replication_pad3d,
     'replication_pad3d_backward': replication_pad3d_backward,
     'native_batch_norm': native_batch_norm,
