@@ -991,31 +991,57 @@ OPS = {
     'native_layer_norm_backward': dispatcher.find('native_layer_norm_backward'),
     'embedding_dense_backward': dispatcher.find('embedding_dense_backward'),
     '_cdist_backward': dispatcher.find('_cdist_backward'),
+    'upsample_nearest1d.out': dispatcher.find('upsample_nearest1d.out'),
     'upsample_nearest1d': dispatcher.find('upsample_nearest1d'),
+    'upsample_nearest1d_backward.grad_input': dispatcher.find('upsample_nearest1d_backward.grad_input'),
     'upsample_nearest1d_backward': dispatcher.find('upsample_nearest1d_backward'),
+    'upsample_nearest2d.out': dispatcher.find('upsample_nearest2d.out'),
     'upsample_nearest2d': dispatcher.find('upsample_nearest2d'),
+    'upsample_nearest2d_backward.grad_input': dispatcher.find('upsample_nearest2d_backward.grad_input'),
     'upsample_nearest2d_backward': dispatcher.find('upsample_nearest2d_backward'),
+    'upsample_linear1d.out': dispatcher.find('upsample_linear1d.out'),
     'upsample_linear1d': dispatcher.find('upsample_linear1d'),
+    'upsample_linear1d_backward.grad_input': dispatcher.find('upsample_linear1d_backward.grad_input'),
     'upsample_linear1d_backward': dispatcher.find('upsample_linear1d_backward'),
+    'upsample_bilinear2d.out': dispatcher.find('upsample_bilinear2d.out'),
     'upsample_bilinear2d': dispatcher.find('upsample_bilinear2d'),
+    'upsample_bilinear2d_backward.grad_input': dispatcher.find('upsample_bilinear2d_backward.grad_input'),
     'upsample_bilinear2d_backward': dispatcher.find('upsample_bilinear2d_backward'),
+    'upsample_nearest3d.out': dispatcher.find('upsample_nearest3d.out'),
     'upsample_nearest3d': dispatcher.find('upsample_nearest3d'),
+    'upsample_nearest3d_backward.grad_input': dispatcher.find('upsample_nearest3d_backward.grad_input'),
     'upsample_nearest3d_backward': dispatcher.find('upsample_nearest3d_backward'),
+    '_upsample_nearest_exact1d.out': dispatcher.find('_upsample_nearest_exact1d.out'),
     '_upsample_nearest_exact1d': dispatcher.find('_upsample_nearest_exact1d'),
+    '_upsample_nearest_exact1d_backward.grad_input': dispatcher.find('_upsample_nearest_exact1d_backward.grad_input'),
     '_upsample_nearest_exact1d_backward': dispatcher.find('_upsample_nearest_exact1d_backward'),
+    '_upsample_nearest_exact2d.out': dispatcher.find('_upsample_nearest_exact2d.out'),
     '_upsample_nearest_exact2d': dispatcher.find('_upsample_nearest_exact2d'),
+    '_upsample_nearest_exact2d_backward.grad_input': dispatcher.find('_upsample_nearest_exact2d_backward.grad_input'),
     '_upsample_nearest_exact2d_backward': dispatcher.find('_upsample_nearest_exact2d_backward'),
+    '_upsample_nearest_exact3d.out': dispatcher.find('_upsample_nearest_exact3d.out'),
     '_upsample_nearest_exact3d': dispatcher.find('_upsample_nearest_exact3d'),
+    '_upsample_nearest_exact3d_backward.grad_input': dispatcher.find('_upsample_nearest_exact3d_backward.grad_input'),
     '_upsample_nearest_exact3d_backward': dispatcher.find('_upsample_nearest_exact3d_backward'),
+    'upsample_trilinear3d.out': dispatcher.find('upsample_trilinear3d.out'),
     'upsample_trilinear3d': dispatcher.find('upsample_trilinear3d'),
+    'upsample_trilinear3d_backward.grad_input': dispatcher.find('upsample_trilinear3d_backward.grad_input'),
     'upsample_trilinear3d_backward': dispatcher.find('upsample_trilinear3d_backward'),
+    'upsample_bicubic2d.out': dispatcher.find('upsample_bicubic2d.out'),
     'upsample_bicubic2d': dispatcher.find('upsample_bicubic2d'),
+    'upsample_bicubic2d_backward.grad_input': dispatcher.find('upsample_bicubic2d_backward.grad_input'),
     'upsample_bicubic2d_backward': dispatcher.find('upsample_bicubic2d_backward'),
+    '_upsample_bilinear2d_aa.out': dispatcher.find('_upsample_bilinear2d_aa.out'),
     '_upsample_bilinear2d_aa': dispatcher.find('_upsample_bilinear2d_aa'),
+    '_upsample_bilinear2d_aa_backward.grad_input': dispatcher.find('_upsample_bilinear2d_aa_backward.grad_input'),
     '_upsample_bilinear2d_aa_backward': dispatcher.find('_upsample_bilinear2d_aa_backward'),
+    '_upsample_bicubic2d_aa.out': dispatcher.find('_upsample_bicubic2d_aa.out'),
     '_upsample_bicubic2d_aa': dispatcher.find('_upsample_bicubic2d_aa'),
+    '_upsample_bicubic2d_aa_backward.grad_input': dispatcher.find('_upsample_bicubic2d_aa_backward.grad_input'),
     '_upsample_bicubic2d_aa_backward': dispatcher.find('_upsample_bicubic2d_aa_backward'),
+    '_upsample_lanczos2d_aa.out': dispatcher.find('_upsample_lanczos2d_aa.out'),
     '_upsample_lanczos2d_aa': dispatcher.find('_upsample_lanczos2d_aa'),
+    '_upsample_lanczos2d_aa_backward.grad_input': dispatcher.find('_upsample_lanczos2d_aa_backward.grad_input'),
     '_upsample_lanczos2d_aa_backward': dispatcher.find('_upsample_lanczos2d_aa_backward'),
     'affine_grid_generator': dispatcher.find('affine_grid_generator'),
     'grid_sampler_2d': dispatcher.find('grid_sampler_2d'),
@@ -8406,6 +8432,12 @@ def _cdist_backward(ks, grad, x1, x2, p, cdist):
     return result
 
 
+def upsample_nearest1d_out(ks, self, output_size, scales=None, **kwargs):
+    check_out_no_requires_grad('upsample_nearest1d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['upsample_nearest1d.out'].redispatch(after_autograd(ks), self, output_size, scales, **kwargs)
+
+
 def upsample_nearest1d(ks, self, output_size, scales=None):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -8421,6 +8453,12 @@ def upsample_nearest1d(ks, self, output_size, scales=None):
     return result
 
 
+def upsample_nearest1d_backward_grad_input(ks, grad_output, output_size, input_size, scales=None, **kwargs):
+    check_out_no_requires_grad('upsample_nearest1d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['upsample_nearest1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales, **kwargs)
+
+
 def upsample_nearest1d_backward(ks, grad_output, output_size, input_size, scales=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8433,6 +8471,12 @@ def upsample_nearest1d_backward(ks, grad_output, output_size, input_size, scales
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def upsample_nearest2d_out(ks, self, output_size, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_nearest2d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['upsample_nearest2d.out'].redispatch(after_autograd(ks), self, output_size, scales_h, scales_w, **kwargs)
 
 
 def upsample_nearest2d(ks, self, output_size, scales_h=None, scales_w=None):
@@ -8451,6 +8495,12 @@ def upsample_nearest2d(ks, self, output_size, scales_h=None, scales_w=None):
     return result
 
 
+def upsample_nearest2d_backward_grad_input(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_nearest2d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['upsample_nearest2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_h, scales_w, **kwargs)
+
+
 def upsample_nearest2d_backward(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8464,6 +8514,12 @@ def upsample_nearest2d_backward(ks, grad_output, output_size, input_size, scales
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def upsample_linear1d_out(ks, self, output_size, align_corners, scales=None, **kwargs):
+    check_out_no_requires_grad('upsample_linear1d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['upsample_linear1d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales, **kwargs)
 
 
 def upsample_linear1d(ks, self, output_size, align_corners, scales=None):
@@ -8482,6 +8538,12 @@ def upsample_linear1d(ks, self, output_size, align_corners, scales=None):
     return result
 
 
+def upsample_linear1d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales=None, **kwargs):
+    check_out_no_requires_grad('upsample_linear1d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['upsample_linear1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales, **kwargs)
+
+
 def upsample_linear1d_backward(ks, grad_output, output_size, input_size, align_corners, scales=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8495,6 +8557,12 @@ def upsample_linear1d_backward(ks, grad_output, output_size, input_size, align_c
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def upsample_bilinear2d_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_bilinear2d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['upsample_bilinear2d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def upsample_bilinear2d(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
@@ -8514,6 +8582,12 @@ def upsample_bilinear2d(ks, self, output_size, align_corners, scales_h=None, sca
     return result
 
 
+def upsample_bilinear2d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_bilinear2d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['upsample_bilinear2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
+
+
 def upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8528,6 +8602,12 @@ def upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def upsample_nearest3d_out(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_nearest3d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['upsample_nearest3d.out'].redispatch(after_autograd(ks), self, output_size, scales_d, scales_h, scales_w, **kwargs)
 
 
 def upsample_nearest3d(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None):
@@ -8547,6 +8627,12 @@ def upsample_nearest3d(ks, self, output_size, scales_d=None, scales_h=None, scal
     return result
 
 
+def upsample_nearest3d_backward_grad_input(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_nearest3d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['upsample_nearest3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_d, scales_h, scales_w, **kwargs)
+
+
 def upsample_nearest3d_backward(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8561,6 +8647,12 @@ def upsample_nearest3d_backward(ks, grad_output, output_size, input_size, scales
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _upsample_nearest_exact1d_out(ks, self, output_size, scales=None, **kwargs):
+    check_out_no_requires_grad('_upsample_nearest_exact1d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_upsample_nearest_exact1d.out'].redispatch(after_autograd(ks), self, output_size, scales, **kwargs)
 
 
 def _upsample_nearest_exact1d(ks, self, output_size, scales=None):
@@ -8578,6 +8670,12 @@ def _upsample_nearest_exact1d(ks, self, output_size, scales=None):
     return result
 
 
+def _upsample_nearest_exact1d_backward_grad_input(ks, grad_output, output_size, input_size, scales=None, **kwargs):
+    check_out_no_requires_grad('_upsample_nearest_exact1d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['_upsample_nearest_exact1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales, **kwargs)
+
+
 def _upsample_nearest_exact1d_backward(ks, grad_output, output_size, input_size, scales=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8590,6 +8688,12 @@ def _upsample_nearest_exact1d_backward(ks, grad_output, output_size, input_size,
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _upsample_nearest_exact2d_out(ks, self, output_size, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_nearest_exact2d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_upsample_nearest_exact2d.out'].redispatch(after_autograd(ks), self, output_size, scales_h, scales_w, **kwargs)
 
 
 def _upsample_nearest_exact2d(ks, self, output_size, scales_h=None, scales_w=None):
@@ -8608,6 +8712,12 @@ def _upsample_nearest_exact2d(ks, self, output_size, scales_h=None, scales_w=Non
     return result
 
 
+def _upsample_nearest_exact2d_backward_grad_input(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_nearest_exact2d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['_upsample_nearest_exact2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_h, scales_w, **kwargs)
+
+
 def _upsample_nearest_exact2d_backward(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8621,6 +8731,12 @@ def _upsample_nearest_exact2d_backward(ks, grad_output, output_size, input_size,
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _upsample_nearest_exact3d_out(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_nearest_exact3d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_upsample_nearest_exact3d.out'].redispatch(after_autograd(ks), self, output_size, scales_d, scales_h, scales_w, **kwargs)
 
 
 def _upsample_nearest_exact3d(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None):
@@ -8640,6 +8756,12 @@ def _upsample_nearest_exact3d(ks, self, output_size, scales_d=None, scales_h=Non
     return result
 
 
+def _upsample_nearest_exact3d_backward_grad_input(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_nearest_exact3d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['_upsample_nearest_exact3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_d, scales_h, scales_w, **kwargs)
+
+
 def _upsample_nearest_exact3d_backward(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8654,6 +8776,12 @@ def _upsample_nearest_exact3d_backward(ks, grad_output, output_size, input_size,
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def upsample_trilinear3d_out(ks, self, output_size, align_corners, scales_d=None, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_trilinear3d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['upsample_trilinear3d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_d, scales_h, scales_w, **kwargs)
 
 
 def upsample_trilinear3d(ks, self, output_size, align_corners, scales_d=None, scales_h=None, scales_w=None):
@@ -8674,6 +8802,12 @@ def upsample_trilinear3d(ks, self, output_size, align_corners, scales_d=None, sc
     return result
 
 
+def upsample_trilinear3d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_d=None, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_trilinear3d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['upsample_trilinear3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w, **kwargs)
+
+
 def upsample_trilinear3d_backward(ks, grad_output, output_size, input_size, align_corners, scales_d=None, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8689,6 +8823,12 @@ def upsample_trilinear3d_backward(ks, grad_output, output_size, input_size, alig
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def upsample_bicubic2d_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_bicubic2d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['upsample_bicubic2d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def upsample_bicubic2d(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
@@ -8708,6 +8848,12 @@ def upsample_bicubic2d(ks, self, output_size, align_corners, scales_h=None, scal
     return result
 
 
+def upsample_bicubic2d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_bicubic2d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['upsample_bicubic2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
+
+
 def upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8722,6 +8868,12 @@ def upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _upsample_bilinear2d_aa_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_bilinear2d_aa', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_upsample_bilinear2d_aa.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def _upsample_bilinear2d_aa(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
@@ -8741,6 +8893,12 @@ def _upsample_bilinear2d_aa(ks, self, output_size, align_corners, scales_h=None,
     return result
 
 
+def _upsample_bilinear2d_aa_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_bilinear2d_aa_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['_upsample_bilinear2d_aa_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
+
+
 def _upsample_bilinear2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8755,6 +8913,12 @@ def _upsample_bilinear2d_aa_backward(ks, grad_output, output_size, input_size, a
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _upsample_bicubic2d_aa_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_bicubic2d_aa', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_upsample_bicubic2d_aa.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def _upsample_bicubic2d_aa(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
@@ -8774,6 +8938,12 @@ def _upsample_bicubic2d_aa(ks, self, output_size, align_corners, scales_h=None, 
     return result
 
 
+def _upsample_bicubic2d_aa_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_bicubic2d_aa_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['_upsample_bicubic2d_aa_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
+
+
 def _upsample_bicubic2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8788,6 +8958,12 @@ def _upsample_bicubic2d_aa_backward(ks, grad_output, output_size, input_size, al
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _upsample_lanczos2d_aa_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_lanczos2d_aa', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_upsample_lanczos2d_aa.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def _upsample_lanczos2d_aa(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
@@ -8805,6 +8981,12 @@ def _upsample_lanczos2d_aa(ks, self, output_size, align_corners, scales_h=None, 
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _upsample_lanczos2d_aa_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_lanczos2d_aa_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['_upsample_lanczos2d_aa_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def _upsample_lanczos2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
@@ -9571,31 +9753,57 @@ KERNELS = {
     'native_layer_norm_backward': native_layer_norm_backward,
     'embedding_dense_backward': embedding_dense_backward,
     '_cdist_backward': _cdist_backward,
+    'upsample_nearest1d.out': upsample_nearest1d_out,
     'upsample_nearest1d': upsample_nearest1d,
+    'upsample_nearest1d_backward.grad_input': upsample_nearest1d_backward_grad_input,
     'upsample_nearest1d_backward': upsample_nearest1d_backward,
+    'upsample_nearest2d.out': upsample_nearest2d_out,
     'upsample_nearest2d': upsample_nearest2d,
+    'upsample_nearest2d_backward.grad_input': upsample_nearest2d_backward_grad_input,
     'upsample_nearest2d_backward': upsample_nearest2d_backward,
+    'upsample_linear1d.out': upsample_linear1d_out,
     'upsample_linear1d': upsample_linear1d,
+    'upsample_linear1d_backward.grad_input': upsample_linear1d_backward_grad_input,
     'upsample_linear1d_backward': upsample_linear1d_backward,
+    'upsample_bilinear2d.out': upsample_bilinear2d_out,
     'upsample_bilinear2d': upsample_bilinear2d,
+    'upsample_bilinear2d_backward.grad_input': upsample_bilinear2d_backward_grad_input,
     'upsample_bilinear2d_backward': upsample_bilinear2d_backward,
+    'upsample_nearest3d.out': upsample_nearest3d_out,
     'upsample_nearest3d': upsample_nearest3d,
+    'upsample_nearest3d_backward.grad_input': upsample_nearest3d_backward_grad_input,
     'upsample_nearest3d_backward': upsample_nearest3d_backward,
+    '_upsample_nearest_exact1d.out': _upsample_nearest_exact1d_out,
     '_upsample_nearest_exact1d': _upsample_nearest_exact1d,
+    '_upsample_nearest_exact1d_backward.grad_input': _upsample_nearest_exact1d_backward_grad_input,
     '_upsample_nearest_exact1d_backward': _upsample_nearest_exact1d_backward,
+    '_upsample_nearest_exact2d.out': _upsample_nearest_exact2d_out,
     '_upsample_nearest_exact2d': _upsample_nearest_exact2d,
+    '_upsample_nearest_exact2d_backward.grad_input': _upsample_nearest_exact2d_backward_grad_input,
     '_upsample_nearest_exact2d_backward': _upsample_nearest_exact2d_backward,
+    '_upsample_nearest_exact3d.out': _upsample_nearest_exact3d_out,
     '_upsample_nearest_exact3d': _upsample_nearest_exact3d,
+    '_upsample_nearest_exact3d_backward.grad_input': _upsample_nearest_exact3d_backward_grad_input,
     '_upsample_nearest_exact3d_backward': _upsample_nearest_exact3d_backward,
+    'upsample_trilinear3d.out': upsample_trilinear3d_out,
     'upsample_trilinear3d': upsample_trilinear3d,
+    'upsample_trilinear3d_backward.grad_input': upsample_trilinear3d_backward_grad_input,
     'upsample_trilinear3d_backward': upsample_trilinear3d_backward,
+    'upsample_bicubic2d.out': upsample_bicubic2d_out,
     'upsample_bicubic2d': upsample_bicubic2d,
+    'upsample_bicubic2d_backward.grad_input': upsample_bicubic2d_backward_grad_input,
     'upsample_bicubic2d_backward': upsample_bicubic2d_backward,
+    '_upsample_bilinear2d_aa.out': _upsample_bilinear2d_aa_out,
     '_upsample_bilinear2d_aa': _upsample_bilinear2d_aa,
+    '_upsample_bilinear2d_aa_backward.grad_input': _upsample_bilinear2d_aa_backward_grad_input,
     '_upsample_bilinear2d_aa_backward': _upsample_bilinear2d_aa_backward,
+    '_upsample_bicubic2d_aa.out': _upsample_bicubic2d_aa_out,
     '_upsample_bicubic2d_aa': _upsample_bicubic2d_aa,
+    '_upsample_bicubic2d_aa_backward.grad_input': _upsample_bicubic2d_aa_backward_grad_input,
     '_upsample_bicubic2d_aa_backward': _upsample_bicubic2d_aa_backward,
+    '_upsample_lanczos2d_aa.out': _upsample_lanczos2d_aa_out,
     '_upsample_lanczos2d_aa': _upsample_lanczos2d_aa,
+    '_upsample_lanczos2d_aa_backward.grad_input': _upsample_lanczos2d_aa_backward_grad_input,
     '_upsample_lanczos2d_aa_backward': _upsample_lanczos2d_aa_backward,
     'affine_grid_generator': affine_grid_generator,
     'grid_sampler_2d': grid_sampler_2d,
