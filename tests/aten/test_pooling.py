@@ -166,3 +166,124 @@ FAKE_PROGRAMS = {
 @pytest.mark.parametrize("program", FAKE_PROGRAMS)
 def test_fake_tensors_get_the_real_kernels_metadata(program):
     assert_fake_matches_real(FAKE_PROGRAMS[program], lambda: (_x(internals, True),))
+
+
+# ---- the pooling forwards torch structures: ``max_pool2d_with_indices``, ``avg_pool2d`` and
+# ``adaptive_max_pool2d``, each an out= kernel (``.out``) with the functional form derived
+FORWARDS = {"max_pool2d_with_indices": "out", "avg_pool2d": "out", "adaptive_max_pool2d": "out"}
+
+
+@pytest.mark.parametrize("name", FORWARDS)
+def test_the_forward_is_derived_from_the_structured_out_kernel(name):
+    assert_derived_from_structured_out(name, FORWARDS[name], pooling)
+
+
+def _max_forward(L, x, *args, **out):
+    op = L.ops.aten.max_pool2d_with_indices
+    return (op.out if out else op)(x, *(args or ([2, 2],)), **out)
+
+
+def _avg_forward(L, x, *args, **out):
+    op = L.ops.aten.avg_pool2d
+    return (op.out if out else op)(x, *(args or ([2, 2],)), **out)
+
+
+def _adaptive_forward(L, x, size=(3, 3), **out):
+    op = L.ops.aten.adaptive_max_pool2d
+    return (op.out if out else op)(x, list(size), **out)
+
+
+def _two(L, dtype=None):
+    return {"out": L.empty(0, dtype=dtype), "indices": L.empty(0, dtype=L.int64)}
+
+
+FORWARD_CASES = {
+    "max": lambda L: _max_forward(L, _x(L)),
+    "max, channels-last, padded, ceil mode": lambda L: _max_forward(L, _x(L, True), [3, 3], [2, 2], [1, 1], [1, 1],
+                                                                    True),
+    "max of a 3-d input": lambda L: _max_forward(L, _x(L)[0]),
+    "average": lambda L: _avg_forward(L, _x(L)),
+    "average, channels-last, padding not counted": lambda L: _avg_forward(L, _x(L, True), [3, 3], [2, 2], [1, 1],
+                                                                          True, False),
+    "average, divisor overridden": lambda L: _avg_forward(L, _x(L), [2, 2], [1, 1], [0, 0], False, True, 3),
+    "adaptive max": lambda L: _adaptive_forward(L, _x(L)),
+    "adaptive max, channels-last": lambda L: _adaptive_forward(L, _x(L, True), (3, 2)),
+}
+
+
+def _assert_all_same(ours, theirs):
+    ours, theirs = (ours, theirs) if isinstance(theirs, tuple) else ((ours,), (theirs,))
+    assert len(ours) == len(theirs)
+    for o, t in zip(ours, theirs):
+        assert_same(o, t)
+
+
+@pytest.mark.parametrize("case", FORWARD_CASES)
+def test_forward_functional_forms_match_torch(case):
+    _assert_all_same(FORWARD_CASES[case](internals), FORWARD_CASES[case](torch))
+
+
+FORWARD_OUT_CASES = {
+    "max into empty outs": lambda L: _max_forward(L, _x(L), **_two(L)),
+    "max, channels-last layout given to resized outs": lambda L: _max_forward(L, _x(L, True), **_two(L)),
+    "max, outs that fit keep their strides": lambda L: _max_forward(
+        L, _x(L), out=L.empty(2, 2, 2, 3).permute(0, 3, 1, 2), indices=L.empty(3, 2, 2, 2, dtype=L.int64)[0:3]
+        .permute(1, 0, 2, 3)),
+    "average into an empty out": lambda L: _avg_forward(L, _x(L, True), out=L.empty(0)),
+    "average, an out that fits keeps its strides": lambda L: _avg_forward(L, _x(L), out=L.empty(2, 2, 2, 3)
+                                                                          .permute(0, 3, 1, 2)),
+    "adaptive max into empty outs": lambda L: _adaptive_forward(L, _x(L), **_two(L)),
+}
+
+
+@pytest.mark.parametrize("case", FORWARD_OUT_CASES)
+def test_forward_out_variants_match_torch(case):
+    _assert_all_same(FORWARD_OUT_CASES[case](internals), FORWARD_OUT_CASES[case](torch))
+
+
+FORWARD_RESIZE_CASES = {
+    "max": lambda L: _max_forward(L, _x(L), out=L.empty(5), indices=L.empty(0, dtype=L.int64))[0],
+    "average": lambda L: _avg_forward(L, _x(L), out=L.empty(2, 2)),
+    "adaptive max": lambda L: _adaptive_forward(L, _x(L, True), out=L.empty(0), indices=L.empty(4, dtype=L.int64))[1],
+}
+
+
+@pytest.mark.parametrize("case", FORWARD_RESIZE_CASES)
+def test_a_wrong_sized_forward_out_is_resized_with_torchs_warning(case, capfd):
+    assert_ops_out_resized_with_torchs_warning(FORWARD_RESIZE_CASES[case], capfd)
+
+
+FORWARD_ERROR_CASES = {
+    "max, out of another dtype": lambda L: _max_forward(L, _x(L), **_two(L, L.float64)),
+    "max, int32 indices": lambda L: _max_forward(L, _x(L), out=L.empty(0), indices=L.empty(0, dtype=L.int32)),
+    "max, a zero stride": lambda L: _max_forward(L, _x(L), [2, 2], [0, 1], **_two(L)),
+    "max, padding over half the kernel": lambda L: _max_forward(L, _x(L), [2, 2], [2, 2], [2, 2], **_two(L)),
+    "max of bools": lambda L: _max_forward(L, _x(L) > 0, out=L.empty(0, dtype=L.bool),
+                                           indices=L.empty(0, dtype=L.int64)),
+    "average, out of another dtype": lambda L: _avg_forward(L, _x(L), out=L.empty(0, dtype=L.float64)),
+    "average, a zero divisor": lambda L: _avg_forward(L, _x(L), [2, 2], [2, 2], [0, 0], False, True, 0,
+                                                      out=L.empty(0)),
+    "average, a window larger than the input": lambda L: _avg_forward(L, _x(L), [5, 5], out=L.empty(0)),
+    "adaptive max, out of another dtype": lambda L: _adaptive_forward(L, _x(L), **_two(L, L.float64)),
+    "adaptive max of integers": lambda L: _adaptive_forward(L, _x(L).long(), out=L.empty(0, dtype=L.int64),
+                                                            indices=L.empty(0, dtype=L.int64)),
+    "adaptive max, an empty plane": lambda L: _adaptive_forward(L, L.ones(2, 3, 0, 4), **_two(L)),
+    "out= of an input that requires grad": lambda L: _avg_forward(L, _x(L).requires_grad_(), out=L.empty(0)),
+}
+
+
+@pytest.mark.parametrize("case", FORWARD_ERROR_CASES)
+def test_forward_errors_match_torch(case):
+    same_error(FORWARD_ERROR_CASES[case])
+
+
+FORWARD_FAKE_PROGRAMS = {
+    "max": lambda L, x: _max_forward(L, x),
+    "average, out resized": lambda L, x: _avg_forward(L, x, out=L.empty(0)),
+    "adaptive max": lambda L, x: _adaptive_forward(L, x),
+}
+
+
+@pytest.mark.parametrize("program", FORWARD_FAKE_PROGRAMS)
+def test_forward_fake_tensors_get_the_real_kernels_metadata(program):
+    assert_fake_matches_real(FORWARD_FAKE_PROGRAMS[program], lambda: (_x(internals, True),))

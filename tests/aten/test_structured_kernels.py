@@ -3,6 +3,9 @@ one impl step per operator, out= the primary kernel, the functional and in-place
 from it as torchgen derives them (``structured_delegate:`` in ``native_functions.yaml``).
 """
 
+import importlib.util
+from pathlib import Path
+
 import pytest
 import torch
 from helpers import assert_fake_matches_real, assert_out_variant_matches_torch, assert_same, native_entries, same_error
@@ -13,6 +16,7 @@ from internals.aten import dispatcher
 from internals.aten.native import binary_ops
 from internals.c10.dispatch_key import DispatchKey
 
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 ENTRIES = list(native_entries().values())
 STRUCTURED = {name: e for name, e in native_entries().items() if e.get("structured")}
 DELEGATES = [e for e in ENTRIES if "structured_delegate" in e]
@@ -198,3 +202,32 @@ def test_fake_tensors_get_the_real_kernels_metadata(program):
     """The meta step alone runs on fake tensors (no loop), and lays the output out as the real one."""
     assert_fake_matches_real(FAKE_PROGRAMS[program],
                              lambda: (internals.arange(12.).reshape(4, 3), internals.ones(3)))
+
+
+def _parity_script():
+    spec = importlib.util.spec_from_file_location("structured_parity", SCRIPTS / "structured_parity.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_operator_torch_structures_is_structured_here_or_says_why():
+    """Each operator declared both here and in torch's YAML is declared the same way
+    (``structured: True``, ``structured_delegate:`` or neither), or the YAML says why not, in a
+    ``# not structured here:`` line above its entry; and no such line outlives its mismatch."""
+    parity = _parity_script()
+    mismatches, explained = parity.mismatches(), parity.explanations()
+    assert sorted(set(mismatches) - set(explained)) == [], "structured in torch, not here, and no reason given"
+    assert sorted(set(explained) - set(mismatches)) == [], "a reason given for an operator declared as torch's"
+
+
+def test_the_parity_check_catches_a_new_mismatch(tmp_path):
+    """An operator torch structures, declared here with a kernel of its own, is a mismatch."""
+    parity = _parity_script()
+    entry = "- func: upsample_nearest1d(Tensor self, SymInt[1] output_size, float? scales=None) -> Tensor\n"
+    ours = tmp_path / "native_functions.yaml"
+    ours.write_text(entry + "  dispatch:\n    CPU: upsample_nearest1d\n")
+    assert parity.mismatches(ours) == {"upsample_nearest1d": ("delegate", "-")}
+    assert parity.explanations(ours) == {}
+    ours.write_text("# not structured here: for the test\n" + entry + "  dispatch:\n    CPU: upsample_nearest1d\n")
+    assert parity.explanations(ours) == {"upsample_nearest1d": "for the test"}

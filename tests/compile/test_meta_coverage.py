@@ -320,6 +320,12 @@ def _direct_cases():
         # the anti-aliased resizes torch's meta registrations leave out (bilinear's is recorded)
         *[(f"aten::_upsample_{mode}2d_aa", (img, [3, 3], False), {}) for mode in ("bicubic", "lanczos")],
         *[(f"aten::_upsample_{mode}2d_aa_backward", (internals.ones(1, 2, 3, 3), [3, 3], [1, 2, 5, 5], False), {})
+          for mode in ("bicubic", "lanczos")],
+        # and their out= overloads, the primary (structured) kernels
+        *[(f"aten::_upsample_{mode}2d_aa.out", (img, [3, 3], False), {"out": internals.empty(0)})
+          for mode in ("bicubic", "lanczos")],
+        *[(f"aten::_upsample_{mode}2d_aa_backward.grad_input",
+           (internals.ones(1, 2, 3, 3), [3, 3], [1, 2, 5, 5], False), {"grad_input": internals.empty(0)})
           for mode in ("bicubic", "lanczos")]] + _embedding_bag_cases()
 
 

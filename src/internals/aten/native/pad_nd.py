@@ -13,9 +13,9 @@ Pads come in (left, right) pairs from the last dim backwards; negative pads crop
   a new tensor, then each side filled from the other side of the result (so its ``grad_fn`` is
   ``CopySlices``).
 """
-from ...c10.memory_format import suggest_memory_format
+from ...c10.memory_format import channels_last_strides, contiguous_format, suggest_memory_format
 from ..dispatcher import call
-from .convolution import keep_channels_last
+from .structured import set_output, structured
 
 _NON_CONSTANT = {"reflect": "reflection_pad{}d", "replicate": "replication_pad{}d", "circular": "_pad_circular"}
 
@@ -82,7 +82,34 @@ def _source_positions(x, d, left, right, reflect):
     return call("clamp", index, 0, size - 1)
 
 
-def _gather_pad(x, padding, reflect):
+# ---- the meta and impl steps of the reflection and replication pads. torch structures
+# ``reflection_pad1d``/``3d``, ``replication_pad1d``/``2d``/``3d`` and the backwards of the 1-d
+# ones and ``reflection_pad3d`` (TORCH_META_FUNC / TORCH_IMPL_FUNC in ``ReflectionPad.cpp`` and
+# ``ReplicationPadding.cpp``); the others keep a functional kernel, here the same two steps run
+# with no ``out``.
+def _layout(x, shape):
+    """The strides the CPU kernels lay an output or a gradient out with: as the input suggests
+    (channels-last, 2-d or 3-d, stays so); CUDA's are contiguous (None)."""
+    if x.device.type != "cpu":
+        return None
+    fmt = suggest_memory_format(x.shape, x.stride())
+    if fmt is contiguous_format:
+        return None
+    return channels_last_strides(tuple(shape), fmt)
+
+
+def _restride(out, x, padding):
+    """The 2-d and 3-d CPU kernels resize their output once more, in the input's suggested
+    memory format: an ``out`` that already fit is laid out again (its strides not kept, unlike a
+    structured kernel's usual ``out``); the 1-d ones write into ``out`` as it is."""
+    if len(padding) > 2:
+        fmt = suggest_memory_format(x.shape, x.stride()) if x.device.type == "cpu" else contiguous_format
+        call("resize_", out, list(out.shape), memory_format=fmt)
+
+
+def _check_pad(x, padding, reflect):
+    """``padding::check_valid_input``, the reflection pads' ``padding < input size``, then the
+    padded sizes."""
     dims = len(padding) // 2
     _check_valid_input(x, dims)
     if reflect:
@@ -91,46 +118,117 @@ def _gather_pad(x, padding, reflect):
                 raise RuntimeError(f"Argument #{4 + 2 * i}: Padding size should be less than the corresponding "
                                    f"input dimension, but got: padding ({left}, {right}) at dimension {d} of input "
                                    f"{list(x.shape)}")
-    shape = _check_output_sizes(x, padding, reflect)
+    return _check_output_sizes(x, padding, reflect)
+
+
+def _meta_pad(out, x, padding, reflect):
+    shape = _check_pad(x, list(padding), reflect)
+    return set_output(out, shape, x.dtype, x.device, _layout(x, shape))
+
+
+def _impl_pad(out, x, padding, reflect):
+    """Each padded dim gathered in turn, the outermost first, then written into ``out``."""
     result = x
-    for d, left, right in _padded_dims(x, padding):
+    for d, left, right in _padded_dims(x, list(padding)):
         result = call("index_select", result, d, _source_positions(x, d, left, right, reflect))
-    # the CPU kernels write into an output laid out as the input (channels-last stays so); CUDA's
-    # are contiguous
-    layout = suggest_memory_format(x.shape, x.stride()) if x.device.type == "cpu" else None
-    out = call("empty.memory_format", shape, dtype=x.dtype, device=x.device, memory_format=layout)
-    call("copy_", out, result)
-    return out
+    _restride(out, x, padding)
+    return call("copy_", out, result)
 
 
-def _gather_pad_backward(grad, x, padding, reflect):
+def _meta_pad_backward(grad_input, grad_output, x, padding, reflect):
+    """The forward's checks, grad_output of the padded sizes; the gradient laid out as the input."""
+    shape = _check_pad(x, list(padding), reflect)
+    if list(grad_output.shape) != shape:
+        raise RuntimeError(f"grad_output size unexpected. Expected: {shape}, Got: {list(grad_output.shape)}")
+    return set_output(grad_input, x.shape, x.dtype, x.device, _layout(x, x.shape))
+
+
+def _impl_pad_backward(grad_input, grad_output, x, padding, reflect):
     """Each output element's gradient added to the input element it was read from."""
-    grad_input = grad
-    for d, left, right in reversed(_padded_dims(x, padding)):
-        shape = list(grad_input.shape)
+    result = grad_output
+    for d, left, right in reversed(_padded_dims(x, list(padding))):
+        shape = list(result.shape)
         shape[d] = x.shape[d]
-        zeros = call("zeros", shape, dtype=grad.dtype, device=grad.device)
-        grad_input = call("index_add_", zeros, d, _source_positions(x, d, left, right, reflect), grad_input)
-    return grad_input
+        zeros = call("zeros", shape, dtype=grad_output.dtype, device=grad_output.device)
+        result = call("index_add_", zeros, d, _source_positions(x, d, left, right, reflect), result)
+    _restride(grad_input, x, padding)
+    return call("copy_", grad_input, result)
 
 
-def reflection_pad(x, padding):
+def meta_reflection_pad1d(out, self, padding):
+    return _meta_pad(out, self, padding, reflect=True)
+
+
+def impl_reflection_pad1d(out, self, padding):
     """``reflection_pad1d``/``2d``/``3d``: the border reflected, the edge element not repeated."""
-    return _gather_pad(x, padding, reflect=True)
+    return _impl_pad(out, self, padding, reflect=True)
 
 
-def replication_pad(x, padding):
+def meta_reflection_pad3d(out, self, padding):
+    return _meta_pad(out, self, padding, reflect=True)
+
+
+def meta_replication_pad1d(out, self, padding):
+    return _meta_pad(out, self, padding, reflect=False)
+
+
+def impl_replication_pad1d(out, self, padding):
     """``replication_pad1d``/``2d``/``3d``: the edge element repeated."""
-    return _gather_pad(x, padding, reflect=False)
+    return _impl_pad(out, self, padding, reflect=False)
+
+
+def meta_replication_pad2d(out, self, padding):
+    return _meta_pad(out, self, padding, reflect=False)
+
+
+def meta_replication_pad3d(out, self, padding):
+    return _meta_pad(out, self, padding, reflect=False)
+
+
+def meta_reflection_pad1d_backward(grad_input, grad_output, self, padding):
+    return _meta_pad_backward(grad_input, grad_output, self, padding, reflect=True)
+
+
+def impl_reflection_pad1d_backward(grad_input, grad_output, self, padding):
+    return _impl_pad_backward(grad_input, grad_output, self, padding, reflect=True)
+
+
+def meta_reflection_pad3d_backward(grad_input, grad_output, self, padding):
+    return _meta_pad_backward(grad_input, grad_output, self, padding, reflect=True)
+
+
+def meta_replication_pad1d_backward(grad_input, grad_output, self, padding):
+    return _meta_pad_backward(grad_input, grad_output, self, padding, reflect=False)
+
+
+def impl_replication_pad1d_backward(grad_input, grad_output, self, padding):
+    return _impl_pad_backward(grad_input, grad_output, self, padding, reflect=False)
+
+
+reflection_pad1d_out = structured(meta_reflection_pad1d, impl_reflection_pad1d)
+reflection_pad3d_out = structured(meta_reflection_pad3d, impl_reflection_pad1d)
+replication_pad1d_out = structured(meta_replication_pad1d, impl_replication_pad1d)
+replication_pad2d_out = structured(meta_replication_pad2d, impl_replication_pad1d)
+replication_pad3d_out = structured(meta_replication_pad3d, impl_replication_pad1d)
+reflection_pad1d_backward_out = structured(meta_reflection_pad1d_backward, impl_reflection_pad1d_backward)
+reflection_pad3d_backward_out = structured(meta_reflection_pad3d_backward, impl_reflection_pad1d_backward)
+replication_pad1d_backward_out = structured(meta_replication_pad1d_backward, impl_replication_pad1d_backward)
+
+
+# the pads torch leaves unstructured (``reflection_pad2d``, its backward, the 2-d and 3-d
+# replication backwards): one functional kernel, the same steps with the output allocated
+def reflection_pad(x, padding):
+    return impl_reflection_pad1d(meta_reflection_pad1d(None, x, padding), x, padding)
 
 
 def reflection_pad_backward(grad_output, x, padding):
-    # torch's meta step allocates the gradient in the input's suggested memory format
-    return keep_channels_last(_gather_pad_backward(grad_output, x, padding, reflect=True), x)
+    return impl_reflection_pad1d_backward(meta_reflection_pad1d_backward(None, grad_output, x, padding), grad_output,
+                                          x, padding)
 
 
 def replication_pad_backward(grad_output, x, padding):
-    return keep_channels_last(_gather_pad_backward(grad_output, x, padding, reflect=False), x)
+    return impl_replication_pad1d_backward(meta_replication_pad1d_backward(None, grad_output, x, padding),
+                                           grad_output, x, padding)
 
 
 def _pad_circular(x, pad):

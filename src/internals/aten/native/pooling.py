@@ -82,18 +82,41 @@ def pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, name="ma
     return kh, kw, sh, sw, ph, pw, dh, dw, OH, OW
 
 
-def max_pool2d_with_indices(x, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+# ---- TORCH_META_FUNC(max_pool2d_with_indices) / TORCH_IMPL_FUNC(max_pool2d_with_indices_out_cpu): the
+# meta step checks the geometry and lays out the maxima and their int64 indices as the input
+# suggests (channels-last for a channels-last input); the impl step runs the loop into them.
+def _pooled_layout(out, x, size, dtype):
+    """``set_output_raw_strided(i, sizes, {}, input.options().memory_format(
+    input.suggest_memory_format()))`` for a pooled output of spatial ``size``: (N, C, *size) or
+    (C, *size), channels-last where the input suggests it."""
+    shape = (*x.shape[:-2], *size)
+    channels_last_input = x.dim() == 4 and suggest_memory_format(x.shape, x.stride()) is channels_last
+    strides = channels_last_strides(shape, channels_last) if channels_last_input else None
+    return set_output(out, shape, dtype, x.device, strides)
+
+
+def meta_max_pool2d_with_indices(out, indices, self, kernel_size, stride=(), padding=(0,), dilation=(1,),
+                                 ceil_mode=False):
+    size = pool_geometry(self, kernel_size, stride, padding, dilation, ceil_mode)[-2:]
+    return _pooled_layout(out, self, size, self.dtype), _pooled_layout(indices, self, size, st.int64)
+
+
+def impl_max_pool2d_with_indices(outs, self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
     """The maxima (N, C, OH, OW), or (C, OH, OW), and their int64 positions in their input planes."""
-    g = pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode)
-    if x.dtype == st.bool_:                     # torch's kernel has no loop for bool (integers it has)
+    g = pool_geometry(self, kernel_size, stride, padding, dilation, ceil_mode)
+    if self.dtype == st.bool_:                  # torch's kernel has no loop for bool (integers it has)
         raise NotImplementedError('"max_pool2d" not implemented for \'Bool\'')
-    compute = st.opmath_type(x.dtype)          # 16-bit floats compare as float32 (bit patterns don't order)
-    xc = contiguous(to(x, compute))
-    lead, (H, W), (OH, OW) = tuple(x.shape[:-2]), x.shape[-2:], g[-2:]
-    out = empty((*lead, OH, OW), dtype=compute, device=x.device)
-    indices = empty((*lead, OH, OW), dtype=st.int64, device=x.device)
-    loops(x.device, "pooling").max_pool2d(buffer(out), buffer(indices), xc._flat_buffer(), H, W, *g)
-    return keep_channels_last(to(out, x.dtype), x), keep_channels_last(indices, x)
+    compute = st.opmath_type(self.dtype)       # 16-bit floats compare as float32 (bit patterns don't order)
+    xc = contiguous(to(self, compute))
+    lead, (H, W), (OH, OW) = tuple(self.shape[:-2]), self.shape[-2:], g[-2:]
+    values = empty((*lead, OH, OW), dtype=compute, device=self.device)
+    positions = empty((*lead, OH, OW), dtype=st.int64, device=self.device)
+    loops(self.device, "pooling").max_pool2d(buffer(values), buffer(positions), xc._flat_buffer(), H, W, *g)
+    out, indices = outs
+    return call("copy_", out, values), call("copy_", indices, positions)
+
+
+max_pool2d_with_indices_out_cpu = structured(meta_max_pool2d_with_indices, impl_max_pool2d_with_indices, outputs=2)
 
 
 # ---- TORCH_META_FUNC(max_pool2d_with_indices_backward) / TORCH_IMPL_FUNC(..._out_cpu): the
@@ -324,13 +347,24 @@ def _avg_geometry(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
     return (OH, OW), g, divisor_override or 0
 
 
-def avg_pool2d(x, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True,
-               divisor_override=None):
-    """The mean of each window (N, C, OH, OW), or (C, OH, OW); padding counts in the divisor
-    unless ``count_include_pad=False``; ``divisor_override`` replaces the divisor."""
-    out_size, windows, divisor = _avg_geometry(x, kernel_size, stride, padding, ceil_mode, count_include_pad,
+# ---- TORCH_META_FUNC(avg_pool2d) / TORCH_IMPL_FUNC(avg_pool2d_out_cpu): the geometry checked and
+# the output laid out as the input suggests; then the loop: the mean of each window, padding
+# counted in the divisor unless ``count_include_pad=False``, ``divisor_override`` replacing it.
+def meta_avg_pool2d(out, self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True,
+                    divisor_override=None):
+    out_size, _, _ = _avg_geometry(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+                                   divisor_override)
+    return _pooled_layout(out, self, out_size, self.dtype)
+
+
+def impl_avg_pool2d(out, self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True,
+                    divisor_override=None):
+    out_size, windows, divisor = _avg_geometry(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
                                                divisor_override)
-    return _avg_pool(x, out_size, windows, divisor, False)
+    return call("copy_", out, _avg_pool(self, out_size, windows, divisor, False))
+
+
+avg_pool2d_out_cpu = structured(meta_avg_pool2d, impl_avg_pool2d)
 
 
 # ---- TORCH_META_FUNC(avg_pool2d_backward) / TORCH_IMPL_FUNC(avg_pool2d_backward_out_cpu): the
@@ -424,19 +458,30 @@ def _adaptive_max_geometry(x, output_size):
     return (OH, OW), _windows_array(_adaptive_windows(H, OH), _adaptive_windows(W, OW))
 
 
-def adaptive_max_pool2d(x, output_size):
+# ---- TORCH_META_FUNC(adaptive_max_pool2d) / TORCH_IMPL_FUNC(adaptive_max_pool2d_out_cpu): the
+# checks above, the maxima and their indices laid out as the input suggests; then the loop.
+def meta_adaptive_max_pool2d(out, indices, self, output_size):
+    size, _ = _adaptive_max_geometry(self, output_size)
+    return _pooled_layout(out, self, size, self.dtype), _pooled_layout(indices, self, size, st.int64)
+
+
+def impl_adaptive_max_pool2d(outs, self, output_size):
     """The maximum of each adaptive window (rows [floor(i·H/OH), ceil((i+1)·H/OH)), the columns
     likewise) and its int64 position in its input plane."""
-    (OH, OW), windows = _adaptive_max_geometry(x, output_size)
-    compute = st.opmath_type(x.dtype)
-    xc = contiguous(to(x, compute))
-    lead, (H, W) = tuple(x.shape[:-2]), x.shape[-2:]
-    out = empty((*lead, OH, OW), dtype=compute, device=x.device)
-    indices = empty((*lead, OH, OW), dtype=st.int64, device=x.device)
-    if out.numel():
-        loops(x.device, "pooling").adaptive_max_pool2d(buffer(out), buffer(indices), xc._flat_buffer(), H, W, OH,
-                                                       OW, windows)
-    return keep_channels_last(to(out, x.dtype), x), keep_channels_last(indices, x)
+    (OH, OW), windows = _adaptive_max_geometry(self, output_size)
+    compute = st.opmath_type(self.dtype)
+    xc = contiguous(to(self, compute))
+    lead, (H, W) = tuple(self.shape[:-2]), self.shape[-2:]
+    values = empty((*lead, OH, OW), dtype=compute, device=self.device)
+    positions = empty((*lead, OH, OW), dtype=st.int64, device=self.device)
+    if values.numel():
+        loops(self.device, "pooling").adaptive_max_pool2d(buffer(values), buffer(positions), xc._flat_buffer(), H, W,
+                                                          OH, OW, windows)
+    out, indices = outs
+    return call("copy_", out, values), call("copy_", indices, positions)
+
+
+adaptive_max_pool2d_out_cpu = structured(meta_adaptive_max_pool2d, impl_adaptive_max_pool2d, outputs=2)
 
 
 # ---- TORCH_META_FUNC(adaptive_max_pool2d_backward) / TORCH_IMPL_FUNC(..._out_cpu): grad_output's

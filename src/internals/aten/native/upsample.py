@@ -16,14 +16,16 @@ through the indexing kernels, on the CPU and on CUDA alike:
   bicubic), so repeated positions accumulate in the order torch's loop adds them.
 """
 import functools
+import inspect
 import itertools
 import math
 
 import numpy as np
 
 from ...c10 import scalar_type as st
-from ...c10.memory_format import contiguous_format, suggest_memory_format
+from ...c10.memory_format import channels_last_strides, contiguous_format, suggest_memory_format
 from ..dispatcher import call
+from .structured import set_output, structured
 from .tensor_factories import from_host
 
 
@@ -303,8 +305,9 @@ def _scatter_back(grad, input_size, reads, weight_steps=None, order=None, keep_l
 
 
 def _grad_input_layout(grad, grad_input):
-    """The 2d nearest and bilinear backward metas allocate grad_input in grad_output's suggested
-    memory format, so a channels-last gradient gives a channels-last one (bicubic's does not)."""
+    """The 2-d nearest, bilinear and trilinear backward metas allocate grad_input in grad_output's
+    suggested memory format, so a channels-last gradient gives a channels-last one (bicubic's and
+    the 3-d nearest ones' do not)."""
     layout = suggest_memory_format(grad.shape, grad.stride()) if grad.device.type == "cpu" else None
     if layout is None or layout is contiguous_format:
         return grad_input
@@ -330,7 +333,7 @@ def _linear_backward(grad, output_size, input_size, align_corners, scales):
     for k in range(dims):
         i0, i1, l0, l1 = linear_indices(input_size[2 + k], output_size[k], align_corners, scales[k], dtype)
         reads.append(([i0, i1], [l0, l1]))
-    return _scatter_back(grad, input_size, reads, "product", keep_layout=dims == 2)
+    return _scatter_back(grad, input_size, reads, "product", keep_layout=dims >= 2)
 
 
 def _cubic_backward(grad, output_size, input_size, align_corners, scales):
@@ -681,3 +684,94 @@ def _upsample_bicubic2d_aa_vec(input, output_size, align_corners, scale_factors)
 def _upsample_lanczos2d_aa_vec(input, output_size, align_corners, scale_factors):
     size, scales = _sizes_from(input, output_size, scale_factors)
     return call("_upsample_lanczos2d_aa", input, size, align_corners, *scales)
+
+
+# ---- the structured declarations (TORCH_META_FUNC / TORCH_IMPL_FUNC in each UpSample*.cpp): torch
+# declares every upsample operator and its backward with out= primary. The meta step checks the
+# sizes (and grad_output's shape) and lays the output out: a forward's as the input suggests, a
+# backward's as grad_output suggests for the 2-d nearest and the (anti-aliased) bi- and trilinear ones, else
+# contiguous; the impl step computes as above and writes into it. Every operator has the same
+# two steps, so they are made from its kernel above, named after it.
+def _bound(kernel, args, kwargs):
+    bound = inspect.signature(kernel).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return bound.arguments
+
+
+def _suggested_strides(t, shape):
+    """``t.suggest_memory_format()``'s strides for ``shape`` on the CPU; contiguous (None) on CUDA."""
+    fmt = suggest_memory_format(t.shape, t.stride()) if t.device.type == "cpu" else contiguous_format
+    return None if fmt is contiguous_format else channels_last_strides(tuple(shape), fmt)
+
+
+def _check_forward(x, output_size, dims):
+    """``upsample_{1,2,3}d_common_check``: the sizes' lengths and values first, then a
+    non-empty input of the operator's rank."""
+    _check_sizes(x.shape, output_size, dims)
+    _check_input(x, output_size, dims)
+
+
+def _declared(kernel, meta_body, output):
+    """``structured(meta, impl)`` over ``kernel``: ``meta_<name>(output, *kernel's arguments)``
+    runs ``meta_body`` on the bound arguments, ``impl_<name>`` copies the kernel's result into
+    the output the meta step laid out."""
+    def meta(out, *args, **kwargs):
+        return meta_body(out, _bound(kernel, args, kwargs))
+
+    def impl(out, *args, **kwargs):
+        return call("copy_", out, kernel(*args, **kwargs))
+    name = kernel.__name__
+    params = [inspect.Parameter(output, inspect.Parameter.POSITIONAL_OR_KEYWORD),
+              *inspect.signature(kernel).parameters.values()]
+    for step, prefix in ((meta, "meta_"), (impl, "impl_")):
+        step.__name__ = step.__qualname__ = prefix + name
+        step.__signature__ = inspect.Signature(params)
+    return structured(meta, impl)
+
+
+def _declared_forward(kernel, dims):
+    def meta_body(out, a):
+        x, size = a["x"], list(a["output_size"])
+        _check_forward(x, size, dims)
+        shape = [*x.shape[:2], *size]
+        return set_output(out, shape, x.dtype, x.device, _suggested_strides(x, shape))
+    return _declared(kernel, meta_body, "out")
+
+
+def _declared_backward(kernel, dims, keep_layout=False):
+    def meta_body(grad_input, a):
+        grad, size, input_size = a["grad_output"], list(a["output_size"]), list(a["input_size"])
+        _check_sizes(input_size, size, dims)
+        _check_grad(grad, size, input_size)
+        strides = _suggested_strides(grad, input_size) if keep_layout else None
+        return set_output(grad_input, input_size, grad.dtype, grad.device, strides)
+    return _declared(kernel, meta_body, "grad_input")
+
+
+upsample_nearest1d_out = _declared_forward(upsample_nearest1d, 1)
+upsample_nearest2d_out = _declared_forward(upsample_nearest2d, 2)
+upsample_nearest3d_out = _declared_forward(upsample_nearest3d, 3)
+_upsample_nearest_exact1d_out = _declared_forward(_upsample_nearest_exact1d, 1)
+_upsample_nearest_exact2d_out = _declared_forward(_upsample_nearest_exact2d, 2)
+_upsample_nearest_exact3d_out = _declared_forward(_upsample_nearest_exact3d, 3)
+upsample_linear1d_out = _declared_forward(upsample_linear1d, 1)
+upsample_bilinear2d_out = _declared_forward(upsample_bilinear2d, 2)
+upsample_trilinear3d_out = _declared_forward(upsample_trilinear3d, 3)
+upsample_bicubic2d_out = _declared_forward(upsample_bicubic2d, 2)
+_upsample_bilinear2d_aa_out = _declared_forward(_upsample_bilinear2d_aa, 2)
+_upsample_bicubic2d_aa_out = _declared_forward(_upsample_bicubic2d_aa, 2)
+_upsample_lanczos2d_aa_out = _declared_forward(_upsample_lanczos2d_aa, 2)
+
+upsample_nearest1d_backward_out = _declared_backward(upsample_nearest1d_backward, 1)
+upsample_nearest2d_backward_out = _declared_backward(upsample_nearest2d_backward, 2, keep_layout=True)
+upsample_nearest3d_backward_out = _declared_backward(upsample_nearest3d_backward, 3)
+_upsample_nearest_exact1d_backward_out = _declared_backward(_upsample_nearest_exact1d_backward, 1)
+_upsample_nearest_exact2d_backward_out = _declared_backward(_upsample_nearest_exact2d_backward, 2, keep_layout=True)
+_upsample_nearest_exact3d_backward_out = _declared_backward(_upsample_nearest_exact3d_backward, 3)
+upsample_linear1d_backward_out = _declared_backward(upsample_linear1d_backward, 1)
+upsample_bilinear2d_backward_out = _declared_backward(upsample_bilinear2d_backward, 2, keep_layout=True)
+upsample_trilinear3d_backward_out = _declared_backward(upsample_trilinear3d_backward, 3, keep_layout=True)
+upsample_bicubic2d_backward_out = _declared_backward(upsample_bicubic2d_backward, 2)
+_upsample_bilinear2d_aa_backward_out = _declared_backward(_upsample_bilinear2d_aa_backward, 2, keep_layout=True)
+_upsample_bicubic2d_aa_backward_out = _declared_backward(_upsample_bicubic2d_aa_backward, 2)
+_upsample_lanczos2d_aa_backward_out = _declared_backward(_upsample_lanczos2d_aa_backward, 2)

@@ -942,12 +942,15 @@ OPS = {
     'logcumsumexp': dispatcher.find('logcumsumexp'),
     'logcumsumexp.out': dispatcher.find('logcumsumexp.out'),
     'convolution': dispatcher.find('convolution'),
+    'max_pool2d_with_indices.out': dispatcher.find('max_pool2d_with_indices.out'),
     'max_pool2d_with_indices': dispatcher.find('max_pool2d_with_indices'),
+    'avg_pool2d.out': dispatcher.find('avg_pool2d.out'),
     'avg_pool2d': dispatcher.find('avg_pool2d'),
     'avg_pool2d_backward.grad_input': dispatcher.find('avg_pool2d_backward.grad_input'),
     'avg_pool2d_backward': dispatcher.find('avg_pool2d_backward'),
     '_adaptive_avg_pool2d': dispatcher.find('_adaptive_avg_pool2d'),
     '_adaptive_avg_pool2d_backward': dispatcher.find('_adaptive_avg_pool2d_backward'),
+    'adaptive_max_pool2d.out': dispatcher.find('adaptive_max_pool2d.out'),
     'adaptive_max_pool2d': dispatcher.find('adaptive_max_pool2d'),
     'adaptive_max_pool2d_backward.grad_input': dispatcher.find('adaptive_max_pool2d_backward.grad_input'),
     'adaptive_max_pool2d_backward': dispatcher.find('adaptive_max_pool2d_backward'),
@@ -956,16 +959,24 @@ OPS = {
     'pixel_shuffle': dispatcher.find('pixel_shuffle'),
     'pixel_unshuffle': dispatcher.find('pixel_unshuffle'),
     'constant_pad_nd': dispatcher.find('constant_pad_nd'),
+    'reflection_pad1d.out': dispatcher.find('reflection_pad1d.out'),
     'reflection_pad1d': dispatcher.find('reflection_pad1d'),
+    'reflection_pad1d_backward.grad_input': dispatcher.find('reflection_pad1d_backward.grad_input'),
     'reflection_pad1d_backward': dispatcher.find('reflection_pad1d_backward'),
     'reflection_pad2d': dispatcher.find('reflection_pad2d'),
     'reflection_pad2d_backward': dispatcher.find('reflection_pad2d_backward'),
+    'reflection_pad3d.out': dispatcher.find('reflection_pad3d.out'),
     'reflection_pad3d': dispatcher.find('reflection_pad3d'),
+    'reflection_pad3d_backward.grad_input': dispatcher.find('reflection_pad3d_backward.grad_input'),
     'reflection_pad3d_backward': dispatcher.find('reflection_pad3d_backward'),
+    'replication_pad1d.out': dispatcher.find('replication_pad1d.out'),
     'replication_pad1d': dispatcher.find('replication_pad1d'),
+    'replication_pad1d_backward.grad_input': dispatcher.find('replication_pad1d_backward.grad_input'),
     'replication_pad1d_backward': dispatcher.find('replication_pad1d_backward'),
+    'replication_pad2d.out': dispatcher.find('replication_pad2d.out'),
     'replication_pad2d': dispatcher.find('replication_pad2d'),
     'replication_pad2d_backward': dispatcher.find('replication_pad2d_backward'),
+    'replication_pad3d.out': dispatcher.find('replication_pad3d.out'),
     'replication_pad3d': dispatcher.find('replication_pad3d'),
     'replication_pad3d_backward': dispatcher.find('replication_pad3d_backward'),
     'native_batch_norm': dispatcher.find('native_batch_norm'),
@@ -980,31 +991,57 @@ OPS = {
     'native_layer_norm_backward': dispatcher.find('native_layer_norm_backward'),
     'embedding_dense_backward': dispatcher.find('embedding_dense_backward'),
     '_cdist_backward': dispatcher.find('_cdist_backward'),
+    'upsample_nearest1d.out': dispatcher.find('upsample_nearest1d.out'),
     'upsample_nearest1d': dispatcher.find('upsample_nearest1d'),
+    'upsample_nearest1d_backward.grad_input': dispatcher.find('upsample_nearest1d_backward.grad_input'),
     'upsample_nearest1d_backward': dispatcher.find('upsample_nearest1d_backward'),
+    'upsample_nearest2d.out': dispatcher.find('upsample_nearest2d.out'),
     'upsample_nearest2d': dispatcher.find('upsample_nearest2d'),
+    'upsample_nearest2d_backward.grad_input': dispatcher.find('upsample_nearest2d_backward.grad_input'),
     'upsample_nearest2d_backward': dispatcher.find('upsample_nearest2d_backward'),
+    'upsample_linear1d.out': dispatcher.find('upsample_linear1d.out'),
     'upsample_linear1d': dispatcher.find('upsample_linear1d'),
+    'upsample_linear1d_backward.grad_input': dispatcher.find('upsample_linear1d_backward.grad_input'),
     'upsample_linear1d_backward': dispatcher.find('upsample_linear1d_backward'),
+    'upsample_bilinear2d.out': dispatcher.find('upsample_bilinear2d.out'),
     'upsample_bilinear2d': dispatcher.find('upsample_bilinear2d'),
+    'upsample_bilinear2d_backward.grad_input': dispatcher.find('upsample_bilinear2d_backward.grad_input'),
     'upsample_bilinear2d_backward': dispatcher.find('upsample_bilinear2d_backward'),
+    'upsample_nearest3d.out': dispatcher.find('upsample_nearest3d.out'),
     'upsample_nearest3d': dispatcher.find('upsample_nearest3d'),
+    'upsample_nearest3d_backward.grad_input': dispatcher.find('upsample_nearest3d_backward.grad_input'),
     'upsample_nearest3d_backward': dispatcher.find('upsample_nearest3d_backward'),
+    '_upsample_nearest_exact1d.out': dispatcher.find('_upsample_nearest_exact1d.out'),
     '_upsample_nearest_exact1d': dispatcher.find('_upsample_nearest_exact1d'),
+    '_upsample_nearest_exact1d_backward.grad_input': dispatcher.find('_upsample_nearest_exact1d_backward.grad_input'),
     '_upsample_nearest_exact1d_backward': dispatcher.find('_upsample_nearest_exact1d_backward'),
+    '_upsample_nearest_exact2d.out': dispatcher.find('_upsample_nearest_exact2d.out'),
     '_upsample_nearest_exact2d': dispatcher.find('_upsample_nearest_exact2d'),
+    '_upsample_nearest_exact2d_backward.grad_input': dispatcher.find('_upsample_nearest_exact2d_backward.grad_input'),
     '_upsample_nearest_exact2d_backward': dispatcher.find('_upsample_nearest_exact2d_backward'),
+    '_upsample_nearest_exact3d.out': dispatcher.find('_upsample_nearest_exact3d.out'),
     '_upsample_nearest_exact3d': dispatcher.find('_upsample_nearest_exact3d'),
+    '_upsample_nearest_exact3d_backward.grad_input': dispatcher.find('_upsample_nearest_exact3d_backward.grad_input'),
     '_upsample_nearest_exact3d_backward': dispatcher.find('_upsample_nearest_exact3d_backward'),
+    'upsample_trilinear3d.out': dispatcher.find('upsample_trilinear3d.out'),
     'upsample_trilinear3d': dispatcher.find('upsample_trilinear3d'),
+    'upsample_trilinear3d_backward.grad_input': dispatcher.find('upsample_trilinear3d_backward.grad_input'),
     'upsample_trilinear3d_backward': dispatcher.find('upsample_trilinear3d_backward'),
+    'upsample_bicubic2d.out': dispatcher.find('upsample_bicubic2d.out'),
     'upsample_bicubic2d': dispatcher.find('upsample_bicubic2d'),
+    'upsample_bicubic2d_backward.grad_input': dispatcher.find('upsample_bicubic2d_backward.grad_input'),
     'upsample_bicubic2d_backward': dispatcher.find('upsample_bicubic2d_backward'),
+    '_upsample_bilinear2d_aa.out': dispatcher.find('_upsample_bilinear2d_aa.out'),
     '_upsample_bilinear2d_aa': dispatcher.find('_upsample_bilinear2d_aa'),
+    '_upsample_bilinear2d_aa_backward.grad_input': dispatcher.find('_upsample_bilinear2d_aa_backward.grad_input'),
     '_upsample_bilinear2d_aa_backward': dispatcher.find('_upsample_bilinear2d_aa_backward'),
+    '_upsample_bicubic2d_aa.out': dispatcher.find('_upsample_bicubic2d_aa.out'),
     '_upsample_bicubic2d_aa': dispatcher.find('_upsample_bicubic2d_aa'),
+    '_upsample_bicubic2d_aa_backward.grad_input': dispatcher.find('_upsample_bicubic2d_aa_backward.grad_input'),
     '_upsample_bicubic2d_aa_backward': dispatcher.find('_upsample_bicubic2d_aa_backward'),
+    '_upsample_lanczos2d_aa.out': dispatcher.find('_upsample_lanczos2d_aa.out'),
     '_upsample_lanczos2d_aa': dispatcher.find('_upsample_lanczos2d_aa'),
+    '_upsample_lanczos2d_aa_backward.grad_input': dispatcher.find('_upsample_lanczos2d_aa_backward.grad_input'),
     '_upsample_lanczos2d_aa_backward': dispatcher.find('_upsample_lanczos2d_aa_backward'),
     'affine_grid_generator': dispatcher.find('affine_grid_generator'),
     'grid_sampler_2d': dispatcher.find('grid_sampler_2d'),
@@ -7762,6 +7799,12 @@ def convolution(ks, input, weight, bias, stride, padding, dilation, transposed, 
     return result
 
 
+def max_pool2d_with_indices_out(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, **kwargs):
+    check_out_no_requires_grad('max_pool2d_with_indices', self, kwargs.get('out'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['max_pool2d_with_indices.out'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, dilation, ceil_mode, **kwargs)
+
+
 def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -7779,6 +7822,12 @@ def max_pool2d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilatio
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
     return result
+
+
+def avg_pool2d_out(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None, **kwargs):
+    check_out_no_requires_grad('avg_pool2d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['avg_pool2d.out'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
 
 
 def avg_pool2d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
@@ -7850,6 +7899,12 @@ def _adaptive_avg_pool2d_backward(ks, grad_output, self):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def adaptive_max_pool2d_out(ks, self, output_size, **kwargs):
+    check_out_no_requires_grad('adaptive_max_pool2d', self, kwargs.get('out'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['adaptive_max_pool2d.out'].redispatch(after_autograd(ks), self, output_size, **kwargs)
 
 
 def adaptive_max_pool2d(ks, self, output_size):
@@ -7960,6 +8015,12 @@ def constant_pad_nd(ks, self, pad, value=0):
     return result
 
 
+def reflection_pad1d_out(ks, self, padding, **kwargs):
+    check_out_no_requires_grad('reflection_pad1d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['reflection_pad1d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
+
+
 def reflection_pad1d(ks, self, padding):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -7972,6 +8033,12 @@ def reflection_pad1d(ks, self, padding):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def reflection_pad1d_backward_grad_input(ks, grad_output, self, padding, **kwargs):
+    check_out_no_requires_grad('reflection_pad1d_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['reflection_pad1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, padding, **kwargs)
 
 
 def reflection_pad1d_backward(ks, grad_output, self, padding):
@@ -8016,6 +8083,12 @@ def reflection_pad2d_backward(ks, grad_output, self, padding):
     return result
 
 
+def reflection_pad3d_out(ks, self, padding, **kwargs):
+    check_out_no_requires_grad('reflection_pad3d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['reflection_pad3d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
+
+
 def reflection_pad3d(ks, self, padding):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -8028,6 +8101,12 @@ def reflection_pad3d(ks, self, padding):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def reflection_pad3d_backward_grad_input(ks, grad_output, self, padding, **kwargs):
+    check_out_no_requires_grad('reflection_pad3d_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['reflection_pad3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, padding, **kwargs)
 
 
 def reflection_pad3d_backward(ks, grad_output, self, padding):
@@ -8044,6 +8123,12 @@ def reflection_pad3d_backward(ks, grad_output, self, padding):
     return result
 
 
+def replication_pad1d_out(ks, self, padding, **kwargs):
+    check_out_no_requires_grad('replication_pad1d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['replication_pad1d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
+
+
 def replication_pad1d(ks, self, padding):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -8058,6 +8143,12 @@ def replication_pad1d(ks, self, padding):
     return result
 
 
+def replication_pad1d_backward_grad_input(ks, grad_output, self, padding, **kwargs):
+    check_out_no_requires_grad('replication_pad1d_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['replication_pad1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, padding, **kwargs)
+
+
 def replication_pad1d_backward(ks, grad_output, self, padding):
     grad_fn = None
     if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
@@ -8070,6 +8161,12 @@ def replication_pad1d_backward(ks, grad_output, self, padding):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def replication_pad2d_out(ks, self, padding, **kwargs):
+    check_out_no_requires_grad('replication_pad2d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['replication_pad2d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
 
 
 def replication_pad2d(ks, self, padding):
@@ -8098,6 +8195,12 @@ def replication_pad2d_backward(ks, grad_output, self, padding):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def replication_pad3d_out(ks, self, padding, **kwargs):
+    check_out_no_requires_grad('replication_pad3d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['replication_pad3d.out'].redispatch(after_autograd(ks), self, padding, **kwargs)
 
 
 def replication_pad3d(ks, self, padding):
@@ -8329,6 +8432,12 @@ def _cdist_backward(ks, grad, x1, x2, p, cdist):
     return result
 
 
+def upsample_nearest1d_out(ks, self, output_size, scales=None, **kwargs):
+    check_out_no_requires_grad('upsample_nearest1d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['upsample_nearest1d.out'].redispatch(after_autograd(ks), self, output_size, scales, **kwargs)
+
+
 def upsample_nearest1d(ks, self, output_size, scales=None):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -8344,6 +8453,12 @@ def upsample_nearest1d(ks, self, output_size, scales=None):
     return result
 
 
+def upsample_nearest1d_backward_grad_input(ks, grad_output, output_size, input_size, scales=None, **kwargs):
+    check_out_no_requires_grad('upsample_nearest1d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['upsample_nearest1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales, **kwargs)
+
+
 def upsample_nearest1d_backward(ks, grad_output, output_size, input_size, scales=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8356,6 +8471,12 @@ def upsample_nearest1d_backward(ks, grad_output, output_size, input_size, scales
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def upsample_nearest2d_out(ks, self, output_size, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_nearest2d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['upsample_nearest2d.out'].redispatch(after_autograd(ks), self, output_size, scales_h, scales_w, **kwargs)
 
 
 def upsample_nearest2d(ks, self, output_size, scales_h=None, scales_w=None):
@@ -8374,6 +8495,12 @@ def upsample_nearest2d(ks, self, output_size, scales_h=None, scales_w=None):
     return result
 
 
+def upsample_nearest2d_backward_grad_input(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_nearest2d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['upsample_nearest2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_h, scales_w, **kwargs)
+
+
 def upsample_nearest2d_backward(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8387,6 +8514,12 @@ def upsample_nearest2d_backward(ks, grad_output, output_size, input_size, scales
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def upsample_linear1d_out(ks, self, output_size, align_corners, scales=None, **kwargs):
+    check_out_no_requires_grad('upsample_linear1d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['upsample_linear1d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales, **kwargs)
 
 
 def upsample_linear1d(ks, self, output_size, align_corners, scales=None):
@@ -8405,6 +8538,12 @@ def upsample_linear1d(ks, self, output_size, align_corners, scales=None):
     return result
 
 
+def upsample_linear1d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales=None, **kwargs):
+    check_out_no_requires_grad('upsample_linear1d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['upsample_linear1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales, **kwargs)
+
+
 def upsample_linear1d_backward(ks, grad_output, output_size, input_size, align_corners, scales=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8418,6 +8557,12 @@ def upsample_linear1d_backward(ks, grad_output, output_size, input_size, align_c
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def upsample_bilinear2d_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_bilinear2d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['upsample_bilinear2d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def upsample_bilinear2d(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
@@ -8437,6 +8582,12 @@ def upsample_bilinear2d(ks, self, output_size, align_corners, scales_h=None, sca
     return result
 
 
+def upsample_bilinear2d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_bilinear2d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['upsample_bilinear2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
+
+
 def upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8451,6 +8602,12 @@ def upsample_bilinear2d_backward(ks, grad_output, output_size, input_size, align
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def upsample_nearest3d_out(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_nearest3d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['upsample_nearest3d.out'].redispatch(after_autograd(ks), self, output_size, scales_d, scales_h, scales_w, **kwargs)
 
 
 def upsample_nearest3d(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None):
@@ -8470,6 +8627,12 @@ def upsample_nearest3d(ks, self, output_size, scales_d=None, scales_h=None, scal
     return result
 
 
+def upsample_nearest3d_backward_grad_input(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_nearest3d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['upsample_nearest3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_d, scales_h, scales_w, **kwargs)
+
+
 def upsample_nearest3d_backward(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8484,6 +8647,12 @@ def upsample_nearest3d_backward(ks, grad_output, output_size, input_size, scales
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _upsample_nearest_exact1d_out(ks, self, output_size, scales=None, **kwargs):
+    check_out_no_requires_grad('_upsample_nearest_exact1d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_upsample_nearest_exact1d.out'].redispatch(after_autograd(ks), self, output_size, scales, **kwargs)
 
 
 def _upsample_nearest_exact1d(ks, self, output_size, scales=None):
@@ -8501,6 +8670,12 @@ def _upsample_nearest_exact1d(ks, self, output_size, scales=None):
     return result
 
 
+def _upsample_nearest_exact1d_backward_grad_input(ks, grad_output, output_size, input_size, scales=None, **kwargs):
+    check_out_no_requires_grad('_upsample_nearest_exact1d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['_upsample_nearest_exact1d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales, **kwargs)
+
+
 def _upsample_nearest_exact1d_backward(ks, grad_output, output_size, input_size, scales=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8513,6 +8688,12 @@ def _upsample_nearest_exact1d_backward(ks, grad_output, output_size, input_size,
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _upsample_nearest_exact2d_out(ks, self, output_size, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_nearest_exact2d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_upsample_nearest_exact2d.out'].redispatch(after_autograd(ks), self, output_size, scales_h, scales_w, **kwargs)
 
 
 def _upsample_nearest_exact2d(ks, self, output_size, scales_h=None, scales_w=None):
@@ -8531,6 +8712,12 @@ def _upsample_nearest_exact2d(ks, self, output_size, scales_h=None, scales_w=Non
     return result
 
 
+def _upsample_nearest_exact2d_backward_grad_input(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_nearest_exact2d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['_upsample_nearest_exact2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_h, scales_w, **kwargs)
+
+
 def _upsample_nearest_exact2d_backward(ks, grad_output, output_size, input_size, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8544,6 +8731,12 @@ def _upsample_nearest_exact2d_backward(ks, grad_output, output_size, input_size,
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _upsample_nearest_exact3d_out(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_nearest_exact3d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_upsample_nearest_exact3d.out'].redispatch(after_autograd(ks), self, output_size, scales_d, scales_h, scales_w, **kwargs)
 
 
 def _upsample_nearest_exact3d(ks, self, output_size, scales_d=None, scales_h=None, scales_w=None):
@@ -8563,6 +8756,12 @@ def _upsample_nearest_exact3d(ks, self, output_size, scales_d=None, scales_h=Non
     return result
 
 
+def _upsample_nearest_exact3d_backward_grad_input(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_nearest_exact3d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['_upsample_nearest_exact3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, scales_d, scales_h, scales_w, **kwargs)
+
+
 def _upsample_nearest_exact3d_backward(ks, grad_output, output_size, input_size, scales_d=None, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8577,6 +8776,12 @@ def _upsample_nearest_exact3d_backward(ks, grad_output, output_size, input_size,
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def upsample_trilinear3d_out(ks, self, output_size, align_corners, scales_d=None, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_trilinear3d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['upsample_trilinear3d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_d, scales_h, scales_w, **kwargs)
 
 
 def upsample_trilinear3d(ks, self, output_size, align_corners, scales_d=None, scales_h=None, scales_w=None):
@@ -8597,6 +8802,12 @@ def upsample_trilinear3d(ks, self, output_size, align_corners, scales_d=None, sc
     return result
 
 
+def upsample_trilinear3d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_d=None, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_trilinear3d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['upsample_trilinear3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_d, scales_h, scales_w, **kwargs)
+
+
 def upsample_trilinear3d_backward(ks, grad_output, output_size, input_size, align_corners, scales_d=None, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8612,6 +8823,12 @@ def upsample_trilinear3d_backward(ks, grad_output, output_size, input_size, alig
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def upsample_bicubic2d_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_bicubic2d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['upsample_bicubic2d.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def upsample_bicubic2d(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
@@ -8631,6 +8848,12 @@ def upsample_bicubic2d(ks, self, output_size, align_corners, scales_h=None, scal
     return result
 
 
+def upsample_bicubic2d_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('upsample_bicubic2d_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['upsample_bicubic2d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
+
+
 def upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8645,6 +8868,12 @@ def upsample_bicubic2d_backward(ks, grad_output, output_size, input_size, align_
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _upsample_bilinear2d_aa_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_bilinear2d_aa', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_upsample_bilinear2d_aa.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def _upsample_bilinear2d_aa(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
@@ -8664,6 +8893,12 @@ def _upsample_bilinear2d_aa(ks, self, output_size, align_corners, scales_h=None,
     return result
 
 
+def _upsample_bilinear2d_aa_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_bilinear2d_aa_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['_upsample_bilinear2d_aa_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
+
+
 def _upsample_bilinear2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8678,6 +8913,12 @@ def _upsample_bilinear2d_aa_backward(ks, grad_output, output_size, input_size, a
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _upsample_bicubic2d_aa_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_bicubic2d_aa', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_upsample_bicubic2d_aa.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def _upsample_bicubic2d_aa(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
@@ -8697,6 +8938,12 @@ def _upsample_bicubic2d_aa(ks, self, output_size, align_corners, scales_h=None, 
     return result
 
 
+def _upsample_bicubic2d_aa_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_bicubic2d_aa_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['_upsample_bicubic2d_aa_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
+
+
 def _upsample_bicubic2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
     grad_fn = None
     if _grad_mode.grad_enabled and grad_output._requires_grad:
@@ -8711,6 +8958,12 @@ def _upsample_bicubic2d_aa_backward(ks, grad_output, output_size, input_size, al
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _upsample_lanczos2d_aa_out(ks, self, output_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_lanczos2d_aa', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['_upsample_lanczos2d_aa.out'].redispatch(after_autograd(ks), self, output_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def _upsample_lanczos2d_aa(ks, self, output_size, align_corners, scales_h=None, scales_w=None):
@@ -8728,6 +8981,12 @@ def _upsample_lanczos2d_aa(ks, self, output_size, align_corners, scales_h=None, 
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def _upsample_lanczos2d_aa_backward_grad_input(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None, **kwargs):
+    check_out_no_requires_grad('_upsample_lanczos2d_aa_backward', grad_output, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['_upsample_lanczos2d_aa_backward.grad_input'].redispatch(after_autograd(ks), grad_output, output_size, input_size, align_corners, scales_h, scales_w, **kwargs)
 
 
 def _upsample_lanczos2d_aa_backward(ks, grad_output, output_size, input_size, align_corners, scales_h=None, scales_w=None):
@@ -9445,12 +9704,15 @@ KERNELS = {
     'logcumsumexp': logcumsumexp,
     'logcumsumexp.out': logcumsumexp_out,
     'convolution': convolution,
+    'max_pool2d_with_indices.out': max_pool2d_with_indices_out,
     'max_pool2d_with_indices': max_pool2d_with_indices,
+    'avg_pool2d.out': avg_pool2d_out,
     'avg_pool2d': avg_pool2d,
     'avg_pool2d_backward.grad_input': avg_pool2d_backward_grad_input,
     'avg_pool2d_backward': avg_pool2d_backward,
     '_adaptive_avg_pool2d': _adaptive_avg_pool2d,
     '_adaptive_avg_pool2d_backward': _adaptive_avg_pool2d_backward,
+    'adaptive_max_pool2d.out': adaptive_max_pool2d_out,
     'adaptive_max_pool2d': adaptive_max_pool2d,
     'adaptive_max_pool2d_backward.grad_input': adaptive_max_pool2d_backward_grad_input,
     'adaptive_max_pool2d_backward': adaptive_max_pool2d_backward,
@@ -9459,16 +9721,24 @@ KERNELS = {
     'pixel_shuffle': pixel_shuffle,
     'pixel_unshuffle': pixel_unshuffle,
     'constant_pad_nd': constant_pad_nd,
+    'reflection_pad1d.out': reflection_pad1d_out,
     'reflection_pad1d': reflection_pad1d,
+    'reflection_pad1d_backward.grad_input': reflection_pad1d_backward_grad_input,
     'reflection_pad1d_backward': reflection_pad1d_backward,
     'reflection_pad2d': reflection_pad2d,
     'reflection_pad2d_backward': reflection_pad2d_backward,
+    'reflection_pad3d.out': reflection_pad3d_out,
     'reflection_pad3d': reflection_pad3d,
+    'reflection_pad3d_backward.grad_input': reflection_pad3d_backward_grad_input,
     'reflection_pad3d_backward': reflection_pad3d_backward,
+    'replication_pad1d.out': replication_pad1d_out,
     'replication_pad1d': replication_pad1d,
+    'replication_pad1d_backward.grad_input': replication_pad1d_backward_grad_input,
     'replication_pad1d_backward': replication_pad1d_backward,
+    'replication_pad2d.out': replication_pad2d_out,
     'replication_pad2d': replication_pad2d,
     'replication_pad2d_backward': replication_pad2d_backward,
+    'replication_pad3d.out': replication_pad3d_out,
     'replication_pad3d': replication_pad3d,
     'replication_pad3d_backward': replication_pad3d_backward,
     'native_batch_norm': native_batch_norm,
@@ -9483,31 +9753,57 @@ KERNELS = {
     'native_layer_norm_backward': native_layer_norm_backward,
     'embedding_dense_backward': embedding_dense_backward,
     '_cdist_backward': _cdist_backward,
+    'upsample_nearest1d.out': upsample_nearest1d_out,
     'upsample_nearest1d': upsample_nearest1d,
+    'upsample_nearest1d_backward.grad_input': upsample_nearest1d_backward_grad_input,
     'upsample_nearest1d_backward': upsample_nearest1d_backward,
+    'upsample_nearest2d.out': upsample_nearest2d_out,
     'upsample_nearest2d': upsample_nearest2d,
+    'upsample_nearest2d_backward.grad_input': upsample_nearest2d_backward_grad_input,
     'upsample_nearest2d_backward': upsample_nearest2d_backward,
+    'upsample_linear1d.out': upsample_linear1d_out,
     'upsample_linear1d': upsample_linear1d,
+    'upsample_linear1d_backward.grad_input': upsample_linear1d_backward_grad_input,
     'upsample_linear1d_backward': upsample_linear1d_backward,
+    'upsample_bilinear2d.out': upsample_bilinear2d_out,
     'upsample_bilinear2d': upsample_bilinear2d,
+    'upsample_bilinear2d_backward.grad_input': upsample_bilinear2d_backward_grad_input,
     'upsample_bilinear2d_backward': upsample_bilinear2d_backward,
+    'upsample_nearest3d.out': upsample_nearest3d_out,
     'upsample_nearest3d': upsample_nearest3d,
+    'upsample_nearest3d_backward.grad_input': upsample_nearest3d_backward_grad_input,
     'upsample_nearest3d_backward': upsample_nearest3d_backward,
+    '_upsample_nearest_exact1d.out': _upsample_nearest_exact1d_out,
     '_upsample_nearest_exact1d': _upsample_nearest_exact1d,
+    '_upsample_nearest_exact1d_backward.grad_input': _upsample_nearest_exact1d_backward_grad_input,
     '_upsample_nearest_exact1d_backward': _upsample_nearest_exact1d_backward,
+    '_upsample_nearest_exact2d.out': _upsample_nearest_exact2d_out,
     '_upsample_nearest_exact2d': _upsample_nearest_exact2d,
+    '_upsample_nearest_exact2d_backward.grad_input': _upsample_nearest_exact2d_backward_grad_input,
     '_upsample_nearest_exact2d_backward': _upsample_nearest_exact2d_backward,
+    '_upsample_nearest_exact3d.out': _upsample_nearest_exact3d_out,
     '_upsample_nearest_exact3d': _upsample_nearest_exact3d,
+    '_upsample_nearest_exact3d_backward.grad_input': _upsample_nearest_exact3d_backward_grad_input,
     '_upsample_nearest_exact3d_backward': _upsample_nearest_exact3d_backward,
+    'upsample_trilinear3d.out': upsample_trilinear3d_out,
     'upsample_trilinear3d': upsample_trilinear3d,
+    'upsample_trilinear3d_backward.grad_input': upsample_trilinear3d_backward_grad_input,
     'upsample_trilinear3d_backward': upsample_trilinear3d_backward,
+    'upsample_bicubic2d.out': upsample_bicubic2d_out,
     'upsample_bicubic2d': upsample_bicubic2d,
+    'upsample_bicubic2d_backward.grad_input': upsample_bicubic2d_backward_grad_input,
     'upsample_bicubic2d_backward': upsample_bicubic2d_backward,
+    '_upsample_bilinear2d_aa.out': _upsample_bilinear2d_aa_out,
     '_upsample_bilinear2d_aa': _upsample_bilinear2d_aa,
+    '_upsample_bilinear2d_aa_backward.grad_input': _upsample_bilinear2d_aa_backward_grad_input,
     '_upsample_bilinear2d_aa_backward': _upsample_bilinear2d_aa_backward,
+    '_upsample_bicubic2d_aa.out': _upsample_bicubic2d_aa_out,
     '_upsample_bicubic2d_aa': _upsample_bicubic2d_aa,
+    '_upsample_bicubic2d_aa_backward.grad_input': _upsample_bicubic2d_aa_backward_grad_input,
     '_upsample_bicubic2d_aa_backward': _upsample_bicubic2d_aa_backward,
+    '_upsample_lanczos2d_aa.out': _upsample_lanczos2d_aa_out,
     '_upsample_lanczos2d_aa': _upsample_lanczos2d_aa,
+    '_upsample_lanczos2d_aa_backward.grad_input': _upsample_lanczos2d_aa_backward_grad_input,
     '_upsample_lanczos2d_aa_backward': _upsample_lanczos2d_aa_backward,
     'affine_grid_generator': affine_grid_generator,
     'grid_sampler_2d': grid_sampler_2d,
