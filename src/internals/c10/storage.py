@@ -57,14 +57,7 @@ class UntypedStorage:
         device = device if isinstance(device, _device) else _device(device)
         if device.index is not None and device.type == "cpu":
             device = _device("cpu")      # 'cpu:0' is the CPU, as in torch
-        if data is None and device.type == "meta":
-            # A storage on the meta device has a size and no bytes (what a checkpoint loaded with
-            # a ``map_location`` that moves storages to meta holds): nothing is allocated, and every
-            # read or write of its bytes is refused (``_no_bytes``).
-            if nbytes < 0:
-                raise _negative_nbytes(nbytes)
-            allocator = None
-        elif data is None:
+        if data is None:
             if nbytes < 0:
                 raise _negative_nbytes(nbytes)
             if allocator is None:
@@ -303,17 +296,32 @@ def _rebuild_storage(data, device):
     return storage
 
 
+class _MetaAllocator:
+    """The meta device's: a storage there has a size and no bytes (what a checkpoint loaded with a
+    ``map_location`` that moves storages to meta holds). Nothing is allocated, and every read or
+    write of the bytes is refused (``UntypedStorage._no_bytes``), as torch's meta storages do."""
+
+    def allocate(self, nbytes):
+        return None
+
+    def free(self, data, nbytes):
+        pass
+
+
+_META_ALLOCATOR = _MetaAllocator()
+
+
 def _allocator_for(device):
     if device.type == "cpu":
         return cpu_allocator
     if device.type == "cuda" and device.index != 0:
         raise RuntimeError(f"CUDA error: invalid device ordinal (internals has one cuda device, cuda:0; "
                            f"asked for {device})")
+    if device.type == "meta":
+        return _META_ALLOCATOR
     allocator = get_allocator(device.type)    # the cuda one registers itself (internals.cuda)
     if allocator is not None:
         return allocator
-    # "meta" is a valid device name, but internals has no meta backend: refuse rather than
-    # hand out cuda bytes labelled "meta".
     raise NotImplementedError(f"internals can allocate storage on cpu and cuda only, not on '{device.type}'")
 
 
