@@ -749,7 +749,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     # Sparse tensors take no part in autograd in internals: their operators have no formula.
     sparse = {"_coalesce", "_indices", "_nnz", "_to_dense", "_to_sparse", "_to_sparse.sparse_dim", "_values",
               "coalesce", "dense_dim", "indices", "is_coalesced", "sparse_dim", "to_dense", "to_sparse",
-              "to_sparse.sparse_dim", "values"}
+              "to_sparse.sparse_dim", "values", "sparse_mask"}
     # Factories: no tensor input, or (*_like) an output that is not differentiable -- torch lists
     # none of them in derivatives.yaml. Its lift_fresh entry (self: grad) is left out: here
     # lift_fresh returns its input itself, and torch.tensor calls it before requires_grad is set.
@@ -824,6 +824,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"embedding_backward", "embedding_sparse_backward"}
     # the anti-aliased resizes' .vec overloads: the output size from scale factors, then the operator
     math |= {f"_upsample_{mode}2d_aa.vec" for mode in ("bilinear", "bicubic", "lanczos")}
+    # weight normalisation's unfused form, and EmbeddingBag's sparse backward: torch's composites
+    math |= {"_weight_norm", "norm_except_dim", "_embedding_bag_sparse_backward"}
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",
