@@ -455,6 +455,19 @@ def THPVariable_acosh_(*args, **kwargs):
     return _ops['acosh_'](_r.tensor(0))
 
 
+_adaptive_avg_pool1d_parser = PythonArgParser([
+    'adaptive_avg_pool1d(Tensor input, IntArrayRef[1] output_size)',
+])
+
+
+def THPVariable_adaptive_avg_pool1d(*args, **kwargs):
+    _r = _adaptive_avg_pool1d_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::adaptive_avg_pool1d(Tensor self, int[1] output_size) -> Tensor
+    return _ops['adaptive_avg_pool1d'](_r.tensor(0), _r.intlist(1))
+
+
 _adaptive_max_pool1d_parser = PythonArgParser([
     'adaptive_max_pool1d(Tensor input, IntArrayRef[1] output_size)',
 ])
@@ -1244,6 +1257,19 @@ def THPVariable_atleast_3d(*args, **kwargs):
         return _ops['atleast_3d'](_r.tensor(0))
     # aten::atleast_3d.Sequence(Tensor[] tensors) -> Tensor[]
     return _ops['atleast_3d.Sequence'](_r.value(0))
+
+
+_avg_pool1d_parser = PythonArgParser([
+    'avg_pool1d(Tensor input, IntArrayRef[1] kernel_size, IntArrayRef[1] stride=None, IntArrayRef[1] padding=0, bool ceil_mode=False, bool count_include_pad=True)',
+])
+
+
+def THPVariable_avg_pool1d(*args, **kwargs):
+    _r = _avg_pool1d_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::avg_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, bool ceil_mode=False, bool count_include_pad=True) -> Tensor
+    return _ops['avg_pool1d'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.intlist(3), _r.to_bool(4), _r.to_bool(5))
 
 
 _baddbmm_parser = PythonArgParser([
@@ -4178,6 +4204,32 @@ def THPVariable_max(*args, **kwargs):
     return _return_type('max_out')(*_ops['max.dim_max'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), max=_r.tensorlist(3)[0], max_values=_r.tensorlist(3)[1]))
 
 
+_max_pool1d_parser = PythonArgParser([
+    'max_pool1d(Tensor input, IntArrayRef[1] kernel_size, IntArrayRef[1] stride=None, IntArrayRef[1] padding=0, IntArrayRef[1] dilation=1, bool ceil_mode=False)',
+])
+
+
+def THPVariable_max_pool1d(*args, **kwargs):
+    _r = _max_pool1d_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::max_pool1d(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> Tensor
+    return _ops['max_pool1d'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.intlist(3), _r.intlist(4), _r.to_bool(5))
+
+
+_max_pool1d_with_indices_parser = PythonArgParser([
+    'max_pool1d_with_indices(Tensor input, IntArrayRef[1] kernel_size, IntArrayRef[1] stride=None, IntArrayRef[1] padding=0, IntArrayRef[1] dilation=1, bool ceil_mode=False)',
+])
+
+
+def THPVariable_max_pool1d_with_indices(*args, **kwargs):
+    _r = _max_pool1d_with_indices_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::max_pool1d_with_indices(Tensor self, int[1] kernel_size, int[1] stride=[], int[1] padding=0, int[1] dilation=1, bool ceil_mode=False) -> (Tensor, Tensor)
+    return _ops['max_pool1d_with_indices'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.intlist(3), _r.intlist(4), _r.to_bool(5))
+
+
 _max_pool2d_parser = PythonArgParser([
     'max_pool2d(Tensor input, IntArrayRef[2] kernel_size, IntArrayRef[2] stride=None, IntArrayRef[2] padding=0, IntArrayRef[2] dilation=1, bool ceil_mode=False)',
 ])
@@ -6845,6 +6897,7 @@ FUNCTIONS = named({
     'acos_': THPVariable_acos_,
     'acosh': THPVariable_acosh,
     'acosh_': THPVariable_acosh_,
+    'adaptive_avg_pool1d': THPVariable_adaptive_avg_pool1d,
     'adaptive_max_pool1d': THPVariable_adaptive_max_pool1d,
     'add': THPVariable_add,
     'addbmm': THPVariable_addbmm,
@@ -6894,6 +6947,7 @@ FUNCTIONS = named({
     'atleast_1d': THPVariable_atleast_1d,
     'atleast_2d': THPVariable_atleast_2d,
     'atleast_3d': THPVariable_atleast_3d,
+    'avg_pool1d': THPVariable_avg_pool1d,
     'baddbmm': THPVariable_baddbmm,
     'batch_norm': THPVariable_batch_norm,
     'bernoulli': THPVariable_bernoulli,
@@ -7082,6 +7136,8 @@ FUNCTIONS = named({
     'matmul': THPVariable_matmul,
     'matrix_power': THPVariable_matrix_power,
     'max': THPVariable_max,
+    'max_pool1d': THPVariable_max_pool1d,
+    'max_pool1d_with_indices': THPVariable_max_pool1d_with_indices,
     'max_pool2d': THPVariable_max_pool2d,
     'maximum': THPVariable_maximum,
     'mean': THPVariable_mean,

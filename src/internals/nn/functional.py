@@ -1395,6 +1395,36 @@ def adaptive_max_pool1d(input, output_size, return_indices=False):
     return (out, indices) if return_indices else out
 
 
+__all__ += ["max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d"]
+
+
+def max_pool1d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return dispatcher.call("max_pool1d_with_indices", input, kernel_size, [] if stride is None else stride,
+                           padding, dilation, ceil_mode)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """Maxima of (dilated) windows along the last dim of a (N, C, L) or (C, L) input; with
+    ``return_indices`` also each maximum's position along L (torch's ``boolean_dispatch`` picks the
+    operator with indices or ``max_pool1d``, which has a no-grad CPU loop of its own)."""
+    if return_indices:
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return dispatcher.call("max_pool1d", input, kernel_size, [] if stride is None else stride, padding, dilation,
+                           ceil_mode)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """Means of windows along the last dim; ``stride`` defaults to the kernel size."""
+    return dispatcher.call("avg_pool1d", input, kernel_size, [] if stride is None else stride, padding, ceil_mode,
+                           count_include_pad)
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """Means over ``output_size`` windows that tile the last dim."""
+    return dispatcher.call("adaptive_avg_pool1d", input, output_size)
+
+
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target·input)), the two-class logistic loss (``aten::soft_margin_loss``)."""
     return dispatcher.call("soft_margin_loss", input, target, _reduction_enum(size_average, reduce, reduction))

@@ -11,8 +11,10 @@ import numpy as np
 from numba.extending import register_jitable
 
 from ...c10 import scalar_type as st
+from ...c10.grad_mode import GradMode
 from ...c10.memory_format import channels_last, channels_last_strides, suggest_memory_format
 from ..dispatcher import call
+from .binary_ops import _subclass_like
 from .convolution import keep_channels_last
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
@@ -529,3 +531,70 @@ def adaptive_max_pool1d(self, output_size):
                                f"dimensions, but input has sizes {list(self.shape)} with dimension {d} being empty")
     out, indices = call("adaptive_max_pool2d", call("unsqueeze", self, -2), [1, output_size[0]])
     return call("squeeze.dim", out, -2), call("squeeze.dim", indices, -2)
+
+
+# ---------------------------------------------------------------------- 1-d pooling
+# ``Pooling.cpp`` and ``MaxPooling.cpp``: every 1-d pooling is its 2-d operator over a height of
+# one (``unsqueeze(-2)``), squeezed off again, so its gradient is the 2-d operator's behind a
+# ``SqueezeBackward1``.
+
+
+def _check_1d_dims(name, self):
+    if self.dim() not in (2, 3):
+        raise RuntimeError(f"Expected 2 to 3 dimensions, but got {self.dim()}-dimensional tensor for argument #1 "
+                           f"'self' (while checking arguments for {name})")
+
+
+def _one_int(name, argument, values):
+    values = [values] if isinstance(values, int) else list(values)
+    if len(values) != 1:
+        raise RuntimeError(f"{name}() argument '{argument}' should contain one int (got {len(values)})")
+    return values
+
+
+def max_pool1d_with_indices(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    """CompositeImplicitAutograd (``Pooling.cpp``): ``max_pool2d_with_indices`` over a height of one;
+    the indices count positions along the length."""
+    kernel_size = _one_int("max_pool1d", "kernel_size", kernel_size)
+    stride = kernel_size if (not isinstance(stride, int) and len(stride) == 0) else stride
+    _check_1d_dims("max_pool1d", self)
+    stride = _one_int("max_pool1d", "stride", stride)
+    padding = _one_int("max_pool1d", "padding", padding)
+    dilation = _one_int("max_pool1d", "dilation", dilation)
+    out, indices = call("max_pool2d_with_indices", call("unsqueeze", self, -2), [1, kernel_size[0]],
+                        [1, stride[0]], [0, padding[0]], [1, dilation[0]], ceil_mode)
+    return call("squeeze.dim", out, -2), call("squeeze.dim", indices, -2)
+
+
+def max_pool1d(self, kernel_size, stride=(), padding=(0,), dilation=(1,), ceil_mode=False):
+    """CompositeImplicitAutograd (``MaxPooling.cpp``). When a gradient is wanted torch takes the
+    values of ``max_pool1d_with_indices``; otherwise its CPU path runs a loop of its own
+    (``max_pool1d_impl``) into a fresh contiguous output, which is what the second branch
+    reproduces: the same maxima, laid out contiguously whatever the input's strides."""
+    if (GradMode.is_enabled() and self.requires_grad) or self.device.type != "cpu" or _subclass_like(self):
+        return max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
+    if self.dim() not in (2, 3):
+        raise RuntimeError(f"max_pool1d() Expected 2D or 3D input tensor, but got {list(self.shape)}")
+    out = max_pool1d_with_indices(self, kernel_size, stride, padding, dilation, ceil_mode)[0]
+    return contiguous(out)
+
+
+def avg_pool1d(self, kernel_size, stride=(), padding=(0,), ceil_mode=False, count_include_pad=True):
+    """CompositeImplicitAutograd (``Pooling.cpp``): ``avg_pool2d`` over a height of one."""
+    kernel_size = _one_int("avg_pool1d", "kernel_size", kernel_size)
+    stride = kernel_size if (not isinstance(stride, int) and len(stride) == 0) else stride
+    _check_1d_dims("avg_pool1d", self)
+    stride = _one_int("avg_pool1d", "stride", stride)
+    padding = _one_int("avg_pool1d", "padding", padding)
+    out = call("avg_pool2d", call("unsqueeze", self, -2), [1, kernel_size[0]], [1, stride[0]], [0, padding[0]],
+               ceil_mode, count_include_pad, None)
+    return call("squeeze.dim", out, -2)
+
+
+def adaptive_avg_pool1d(self, output_size):
+    """CompositeImplicitAutograd (``Pooling.cpp``): ``adaptive_avg_pool2d`` over a height of one (so a
+    size of one is a ``mean``, as in 2-d)."""
+    _check_1d_dims("adaptive_avg_pool1d", self)
+    output_size = _one_int("adaptive_avg_pool1d", "output_size", output_size)
+    out = call("adaptive_avg_pool2d", call("unsqueeze", self, -2), [1, output_size[0]])
+    return call("squeeze.dim", out, -2)

@@ -40,26 +40,26 @@ from .fold import Fold, Unfold
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
 from .linear import Linear
 from .loss import (
-                   BCELoss,
-                   BCEWithLogitsLoss,
-                   CosineEmbeddingLoss,
-                   CosineSimilarity,
-                   CrossEntropyLoss,
-                   GaussianNLLLoss,
-                   HingeEmbeddingLoss,
-                   HuberLoss,
-                   KLDivLoss,
-                   L1Loss,
-                   MarginRankingLoss,
-                   MSELoss,
-                   MultiLabelSoftMarginLoss,
-                   MultiMarginLoss,
-                   NLLLoss,
-                   PairwiseDistance,
-                   PoissonNLLLoss,
-                   SmoothL1Loss,
-                   SoftMarginLoss,
-                   TripletMarginLoss,
+                         BCELoss,
+                         BCEWithLogitsLoss,
+                         CosineEmbeddingLoss,
+                         CosineSimilarity,
+                         CrossEntropyLoss,
+                         GaussianNLLLoss,
+                         HingeEmbeddingLoss,
+                         HuberLoss,
+                         KLDivLoss,
+                         L1Loss,
+                         MarginRankingLoss,
+                         MSELoss,
+                         MultiLabelSoftMarginLoss,
+                         MultiMarginLoss,
+                         NLLLoss,
+                         PairwiseDistance,
+                         PoissonNLLLoss,
+                         SmoothL1Loss,
+                         SoftMarginLoss,
+                         TripletMarginLoss,
 )
 from .module import Module
 from .normalization import GroupNorm, LayerNorm
@@ -81,15 +81,24 @@ from .padding import (
                          ZeroPad3d,
 )
 from .pixelshuffle import PixelShuffle, PixelUnshuffle
-from .pooling import AdaptiveAvgPool2d, AdaptiveMaxPool1d, AdaptiveMaxPool2d, AvgPool2d, MaxPool2d
+from .pooling import (
+                         AdaptiveAvgPool1d,
+                         AdaptiveAvgPool2d,
+                         AdaptiveMaxPool1d,
+                         AdaptiveMaxPool2d,
+                         AvgPool1d,
+                         AvgPool2d,
+                         MaxPool1d,
+                         MaxPool2d,
+)
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
 from .transformer import (
-                          Transformer,
-                          TransformerDecoder,
-                          TransformerDecoderLayer,
-                          TransformerEncoder,
-                          TransformerEncoderLayer,
+                         Transformer,
+                         TransformerDecoder,
+                         TransformerDecoderLayer,
+                         TransformerEncoder,
+                         TransformerEncoderLayer,
 )
 from .upsampling import Upsample, UpsamplingBilinear2d, UpsamplingNearest2d
 
@@ -114,5 +123,6 @@ __all__ += ["EmbeddingBag", "Upsample", "UpsamplingNearest2d", "UpsamplingBiline
 __all__ += ["MarginRankingLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "CosineEmbeddingLoss", "TripletMarginLoss",
             "GaussianNLLLoss", "MultiLabelSoftMarginLoss"]
 __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
-            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "SoftMarginLoss", "MultiMarginLoss",
+            "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d",
+            "AdaptiveAvgPool1d", "SoftMarginLoss", "MultiMarginLoss",
             "ParameterList", "ParameterDict"]

@@ -1,4 +1,5 @@
-"""``MaxPool2d``, ``AvgPool2d``, ``AdaptiveAvgPool2d`` (``torch/nn/modules/pooling.py``)."""
+"""``MaxPool1d/2d``, ``AvgPool1d/2d``, ``AdaptiveAvgPool1d/2d``, ``AdaptiveMaxPool1d/2d``
+(``torch/nn/modules/pooling.py``)."""
 from .. import functional as F
 from .module import Module
 
@@ -81,3 +82,44 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
 
     def forward(self, input):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+__all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d"]
+
+
+class MaxPool1d(MaxPool2d):
+    """The maximum of each window along the last dim; ``stride`` defaults to ``kernel_size``."""
+
+    def forward(self, input):
+        return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class AvgPool1d(Module):
+    """The mean of each window along the last dim; ``stride`` defaults to ``kernel_size``."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+        super().__init__()
+        # torch keeps them as 1-tuples (``_single``), which its repr shows
+        self.kernel_size = _single(kernel_size)
+        self.stride = _single(stride if stride is not None else kernel_size)
+        self.padding = _single(padding)
+        self.ceil_mode, self.count_include_pad = ceil_mode, count_include_pad
+
+    def forward(self, input):
+        return F.avg_pool1d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+def _single(v):
+    return tuple(v) if isinstance(v, (list, tuple)) else (v,)
+
+
+class AdaptiveAvgPool1d(AdaptiveAvgPool2d):
+    """Means over windows that tile the last dim into ``output_size``."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool1d(input, self.output_size)
