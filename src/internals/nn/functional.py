@@ -1425,6 +1425,70 @@ def adaptive_avg_pool1d(input, output_size):
     return dispatcher.call("adaptive_avg_pool1d", input, output_size)
 
 
+__all__ += ["lp_pool1d", "lp_pool2d", "local_response_norm"]
+
+
+def _lp_finish(out, norm_type, window):
+    # torch's line: the sign times the ReLU of the magnitude keeps a negative mean (an odd power
+    # of negative inputs) at zero, so the root below sees no negative base
+    return (out.sign() * relu(out.abs())).mul(window).pow(1.0 / norm_type)
+
+
+def lp_pool1d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """The ``norm_type``-norm of each window along the last dim (``torch/nn/functional.py``): the
+    mean of the powers (``avg_pool1d``) times the window's length, to the power 1/p; p = ±inf is
+    the largest or smallest magnitude."""
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool1d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool1d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool1d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_finish(out, norm_type, kernel_size)
+
+
+def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """:func:`lp_pool1d` over windows of the last two dims (``avg_pool2d``, times kh·kw)."""
+    kw, kh = _pair(kernel_size)
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool2d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_finish(out, norm_type, kw * kh)
+
+
+def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
+    """Each value divided by (k + alpha · mean of the squares over ``size`` neighbouring channels)
+    to the power beta (``torch/nn/functional.py``): the squares, padded by size//2 channels before and
+    (size-1)//2 after, averaged by a pooling one channel wide.
+
+    torch averages a 4-d or wider input with ``avg_pool3d`` over (N, 1, C, H, rest); the package has
+    no 3-d pooling yet, so it runs ``avg_pool2d`` over (N, 1, C, H·rest), the same windows summed in
+    the same order: equal values, but one node inside the graph is ``AvgPool2DBackward0`` where
+    torch's is ``AvgPool3DBackward0``."""
+    dim = input.dim()
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
+    if input.numel() == 0:
+        return input
+    div = input.mul(input)
+    if dim == 3:
+        div = div.unsqueeze(1)
+        div = pad(div, (0, 0, size // 2, (size - 1) // 2))
+        div = avg_pool2d(div, (size, 1), stride=1).squeeze(1)
+    else:
+        sizes = input.size()
+        div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
+        div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
+        padded = div.shape
+        div = avg_pool2d(div.reshape(padded[0], 1, padded[2], -1), (size, 1), stride=1)
+        div = div.squeeze(1).view(sizes)
+    div = div.mul(alpha).add(k).pow(beta)
+    return input / div
+
+
 def soft_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
     """log(1 + exp(-target·input)), the two-class logistic loss (``aten::soft_margin_loss``)."""
     return dispatcher.call("soft_margin_loss", input, target, _reduction_enum(size_average, reduce, reduction))

@@ -32,7 +32,7 @@ from .activation import (
                          Threshold,
 )
 from .attention import MultiheadAttention
-from .batchnorm import BatchNorm1d, BatchNorm2d
+from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from .flatten import Flatten, Unflatten
@@ -62,7 +62,7 @@ from .loss import (
                          TripletMarginLoss,
 )
 from .module import Module
-from .normalization import GroupNorm, LayerNorm
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm
 from .padding import (
                          CircularPad1d,
                          CircularPad2d,
@@ -88,6 +88,8 @@ from .pooling import (
                          AdaptiveMaxPool2d,
                          AvgPool1d,
                          AvgPool2d,
+                         LPPool1d,
+                         LPPool2d,
                          MaxPool1d,
                          MaxPool2d,
 )
@@ -124,5 +126,6 @@ __all__ += ["MarginRankingLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "Cosine
             "GaussianNLLLoss", "MultiLabelSoftMarginLoss"]
 __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
             "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d",
-            "AdaptiveAvgPool1d", "SoftMarginLoss", "MultiMarginLoss",
+            "AdaptiveAvgPool1d", "BatchNorm3d", "LocalResponseNorm", "LPPool1d", "LPPool2d",
+            "SoftMarginLoss", "MultiMarginLoss",
             "ParameterList", "ParameterDict"]

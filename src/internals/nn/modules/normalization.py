@@ -8,7 +8,7 @@ from ..parameter import Parameter
 from ._repr_fields import bias_field
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "LocalResponseNorm"]
 
 
 def _affine_parameters(module, affine, bias, shape, device, dtype):
@@ -71,3 +71,17 @@ class GroupNorm(Module):
     def extra_repr(self):
         return (f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}"
                 f"{bias_field(self, 'GroupNorm')}")
+
+
+class LocalResponseNorm(Module):
+    """Each value divided by a power of its neighbouring channels' mean square (``F.local_response_norm``)."""
+
+    def __init__(self, size, alpha=1e-4, beta=0.75, k=1.0):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self):
+        return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)

@@ -1,0 +1,101 @@
+"""``nn.BatchNorm3d``, ``F.local_response_norm`` / ``nn.LocalResponseNorm`` and ``F.lp_pool1d/2d`` /
+``nn.LPPool1d/2d`` against torch: torch builds the last two in Python over operators the package has
+(``torch/nn/functional.py``), so values, layouts, node names, gradients and errors follow."""
+import numpy as np
+import pytest
+import torch
+from helpers import assert_same, same_outcome
+
+import internals
+
+
+def _t(L, shape, seed=1, requires_grad=False):
+    a = np.random.default_rng(seed).standard_normal(shape)
+    return L.tensor(a.ravel().tolist(), dtype=L.float64).reshape(shape).requires_grad_(requires_grad)
+
+
+CALLS = {
+    "lrn_3d": ((2, 5, 7), lambda F, x: F.local_response_norm(x, 3)),
+    "lrn_3d_even": ((2, 5, 7), lambda F, x: F.local_response_norm(x, 2, alpha=0.1, beta=0.5, k=2.0)),
+    "lp1d_p2": ((2, 3, 9), lambda F, x: F.lp_pool1d(x, 2, 3)),
+    "lp1d_p3_stride_ceil": ((2, 3, 9), lambda F, x: F.lp_pool1d(x, 3, 2, stride=2, ceil_mode=True)),
+    "lp1d_inf": ((2, 3, 9), lambda F, x: F.lp_pool1d(x, float("inf"), 3)),
+    "lp1d_minus_inf": ((2, 3, 9), lambda F, x: F.lp_pool1d(x, -float("inf"), 3)),
+    "lp2d_p2": ((2, 3, 6, 6), lambda F, x: F.lp_pool2d(x, 2, 2)),
+    "lp2d_p1_5_rect": ((1, 2, 6, 7), lambda F, x: F.lp_pool2d(x.abs(), 1.5, (2, 3), stride=(1, 2))),
+    "lp2d_inf": ((1, 2, 6, 6), lambda F, x: F.lp_pool2d(x, float("inf"), 3)),
+}
+
+
+@pytest.mark.parametrize("name", list(CALLS))
+def test_values_nodes_and_gradients_match_torch(name):
+    shape, call = CALLS[name]
+
+    def run(L):
+        x = _t(L, shape, requires_grad=True)
+        y = call(L.nn.functional, x * 1.0)
+        nodes = (y.grad_fn.name(), [n[0].name() for n in y.grad_fn.next_functions if n[0] is not None])
+        g, = L.autograd.grad((y * y).sum(), x, create_graph=True)
+        gg, = L.autograd.grad(g.sum(), x)
+        return y, g, gg, nodes
+    ours, theirs = run(internals), run(torch)
+    for o, t in zip(ours[:3], theirs[:3]):
+        assert_same(o, t, ulps=16)      # pow and its roots: library math, compounded in the gradients
+    assert ours[3] == theirs[3]
+
+
+def test_local_response_norm_of_4d_and_5d_inputs_matches_torch_values():
+    """torch averages these with ``avg_pool3d``; the package with ``avg_pool2d`` over the same windows."""
+    for shape in [(2, 6, 3, 4), (1, 4, 2, 3, 2)]:
+        def run(L, shape=shape):
+            x = _t(L, shape, requires_grad=True)
+            y = L.nn.functional.local_response_norm(x, 3, alpha=0.5)
+            g, = L.autograd.grad((y * y).sum(), x)
+            return y, g, y.grad_fn.name()
+        ours, theirs = run(internals), run(torch)
+        assert_same(ours[0], theirs[0], ulps=16)
+        # the gradient sums terms of both signs over the window: near a cancellation ulps of the
+        # result say little, so it is compared relative to its terms' scale
+        assert_same(ours[1], theirs[1], rtol=1e-12, atol=1e-14)
+        assert ours[2] == theirs[2]
+
+
+def test_local_response_norm_of_an_empty_input_is_the_input_and_of_2d_a_value_error():
+    def empty(L):
+        x = _t(L, (0, 3, 4))
+        return L.nn.functional.local_response_norm(x, 2) is x
+    assert empty(internals) is empty(torch) is True
+    same_outcome(lambda L: L.nn.functional.local_response_norm(_t(L, (3, 4)), 2))
+
+
+def test_modules_match_torch_and_print_alike():
+    pairs = [((2, 5, 4, 4), lambda L: L.nn.LocalResponseNorm(3, alpha=0.2)),
+             ((2, 3, 9), lambda L: L.nn.LPPool1d(2, 3, stride=2)),
+             ((2, 3, 6, 6), lambda L: L.nn.LPPool2d(3, (2, 3), ceil_mode=True))]
+    for shape, make in pairs:
+        x = _t(torch, shape)
+        ours, theirs = make(internals), make(torch)
+        assert_same(ours(internals.from_torch(x)), theirs(x), ulps=16)
+        assert repr(ours) == repr(theirs)
+
+
+def test_batch_norm_3d_trains_and_evaluates_as_torchs():
+    def run(L):
+        L.manual_seed(0)
+        m = L.nn.BatchNorm3d(3, momentum=0.2).double()
+        x = _t(L, (2, 3, 2, 3, 4), requires_grad=True)
+        y = m(x)
+        g, = L.autograd.grad((y * y * x).sum(), x)
+        m.eval()
+        z = m(_t(L, (1, 3, 2, 2, 2), seed=2))
+        return y, g, m.running_mean, m.running_var, z, y.grad_fn.name(), repr(m)
+    ours, theirs = run(internals), run(torch)
+    for o, t in zip(ours[:5], theirs[:5]):
+        # sums over the batch and positions in another order; the gradient's terms cancel, so
+        # it is compared relative to their scale rather than in ulps of the result
+        assert_same(o, t, rtol=1e-12, atol=1e-14)
+    assert ours[5:] == theirs[5:]
+
+
+def test_batch_norm_3d_refuses_a_4d_input_as_torch_does():
+    same_outcome(lambda L: L.nn.BatchNorm3d(3)(L.zeros(2, 3, 4, 4)))
