@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 import torch
-from helpers import assert_same, same_outcome
+from helpers import assert_fake_matches_real, assert_same, same_outcome
 
 import internals
 
@@ -99,3 +99,52 @@ def test_batch_norm_3d_trains_and_evaluates_as_torchs():
 
 def test_batch_norm_3d_refuses_a_4d_input_as_torch_does():
     same_outcome(lambda L: L.nn.BatchNorm3d(3)(L.zeros(2, 3, 4, 4)))
+
+
+RMS_CASES = {     # input shape, normalized shape, with a weight, eps, dtype
+    "last_dim_weight": ((2, 3, 4), [4], True, None, "float64"),
+    "two_dims_no_weight": ((2, 3, 4), [3, 4], False, None, "float64"),
+    "eps": ((3, 5), [5], True, 1e-3, "float64"),
+    "float32_default_eps": ((2, 6), [6], True, None, "float32"),
+}
+
+
+@pytest.mark.parametrize("name", list(RMS_CASES))
+def test_rms_norm_records_torchs_composite_and_differentiates_twice(name):
+    """On the CPU torch's ``rms_norm`` is its composite (pow, mean, add_, rsqrt, mul): the same nodes."""
+    shape, normalized, with_weight, eps, dtype = RMS_CASES[name]
+
+    def run(L):
+        x = _t(L, shape, requires_grad=True).to(getattr(L, dtype))
+        w = (_t(L, shape[-1:], seed=3) if normalized == [shape[-1]] else None) if with_weight else None
+        w = w.to(getattr(L, dtype)).requires_grad_() if w is not None else None
+        y = L.nn.functional.rms_norm(x * 1.0, normalized, w, eps)
+        nodes = (y.grad_fn.name(), [n[0].name() for n in y.grad_fn.next_functions if n[0] is not None])
+        wanted = [x] + ([w] if w is not None else [])
+        grads = L.autograd.grad((y * y * y).sum(), wanted, create_graph=True)
+        gg = L.autograd.grad(sum(g.sum() for g in grads), x)
+        return (y, *grads, *gg), nodes
+    ours, theirs = run(internals), run(torch)
+    for o, t in zip(ours[0], theirs[0], strict=True):
+        # rsqrt and the mean's sum: library math and reduction order; the gradients' terms cancel
+        assert_same(o, t, rtol=1e-12 if o.dtype is internals.float64 else 1e-5, atol=1e-12)
+    assert_same(ours[0][0], theirs[0][0], ulps=16)
+    assert ours[1] == theirs[1]
+
+
+def test_rms_norm_errors_and_the_module_match_torch():
+    same_outcome(lambda L: L.nn.functional.rms_norm(_t(L, (2, 3)), [4]))
+    same_outcome(lambda L: L.nn.functional.rms_norm(_t(L, (2, 3)), []))
+    same_outcome(lambda L: L.nn.functional.rms_norm(_t(L, (2, 3)), [3], _t(L, (2,))))
+    x = _t(torch, (2, 3, 4))
+    for args in [(4,), ([3, 4],), (4, 1e-4, False)]:
+        ours, theirs = internals.nn.RMSNorm(*args).double(), torch.nn.RMSNorm(*args).double()
+        assert repr(ours) == repr(theirs)
+        assert [n for n, _ in ours.named_parameters()] == [n for n, _ in theirs.named_parameters()]
+        assert_same(ours(internals.from_torch(x)), theirs(x), ulps=16)
+
+
+def test_rms_norm_under_fake_tensors_gets_the_real_layout():
+    def program(L, x):
+        return L.ops.aten.rms_norm(x.transpose(0, 1), [2], None, None)
+    assert_fake_matches_real(program, lambda: (internals.arange(12.).reshape(3, 2, 2),))

@@ -115,6 +115,19 @@ def THPVariable__euclidean_dist(*args, **kwargs):
     return _ops['_euclidean_dist'](_r.tensor(0), _r.tensor(1))
 
 
+__fused_rms_norm_parser = PythonArgParser([
+    '_fused_rms_norm(Tensor input, IntArrayRef normalized_shape, Tensor? weight, double? eps)',
+])
+
+
+def THPVariable__fused_rms_norm(*args, **kwargs):
+    _r = __fused_rms_norm_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_fused_rms_norm(Tensor input, int[] normalized_shape, Tensor? weight, float? eps) -> (Tensor, Tensor)
+    return _ops['_fused_rms_norm'](_r.tensor(0), _r.intlist(1), _r.tensor(2), _r.to_double(3))
+
+
 __linalg_det_parser = PythonArgParser([
     '_linalg_det(Tensor A)',
 ])
@@ -5432,6 +5445,19 @@ def THPVariable_resolve_neg(*args, **kwargs):
     return _ops['resolve_neg'](_r.tensor(0))
 
 
+_rms_norm_parser = PythonArgParser([
+    'rms_norm(Tensor input, SymIntArrayRef normalized_shape, Tensor? weight=None, double? eps=None)',
+])
+
+
+def THPVariable_rms_norm(*args, **kwargs):
+    _r = _rms_norm_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::rms_norm(Tensor input, SymInt[] normalized_shape, Tensor? weight=None, float? eps=None) -> Tensor
+    return _ops['rms_norm'](_r.tensor(0), _r.intlist(1), _r.tensor(2), _r.to_double(3))
+
+
 _roll_parser = PythonArgParser([
     'roll(Tensor input, SymIntArrayRef[1] shifts, IntArrayRef[1] dims=None)',
 ])
@@ -6873,6 +6899,7 @@ FUNCTIONS = named({
     '_embedding_bag': THPVariable__embedding_bag,
     '_embedding_bag_forward_only': THPVariable__embedding_bag_forward_only,
     '_euclidean_dist': THPVariable__euclidean_dist,
+    '_fused_rms_norm': THPVariable__fused_rms_norm,
     '_linalg_det': THPVariable__linalg_det,
     '_linalg_eigh': THPVariable__linalg_eigh,
     '_linalg_slogdet': THPVariable__linalg_slogdet,
@@ -7208,6 +7235,7 @@ FUNCTIONS = named({
     'resize_as_': THPVariable_resize_as_,
     'resolve_conj': THPVariable_resolve_conj,
     'resolve_neg': THPVariable_resolve_neg,
+    'rms_norm': THPVariable_rms_norm,
     'roll': THPVariable_roll,
     'rot90': THPVariable_rot90,
     'round': THPVariable_round,

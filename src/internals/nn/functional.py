@@ -418,6 +418,15 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     return _layer_norm(input, list(normalized_shape), weight, bias, eps)
 
 
+__all__ += ["rms_norm"]
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """Each sample divided by the root mean square of its trailing ``normalized_shape`` dims (eps
+    added under the root), times ``weight``; ``aten::rms_norm``, a composite on the CPU."""
+    return dispatcher.call("rms_norm", input, list(normalized_shape), weight, eps)
+
+
 def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
               sparse=False):
     """Rows of ``weight`` at the indices in ``input``; the row ``padding_idx`` gets no gradient."""

@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from ...c10 import scalar_type as st
-from ...c10.memory_format import channels_last, suggest_memory_format
+from ...c10.memory_format import channels_last, channels_last_3d, suggest_memory_format
 from ...c10.tensor_impl import strided
 from ..dispatcher import call
 from .convolution import keep_channels_last
@@ -404,3 +404,63 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
                 target = call("alias", running)
                 call("copy_", target, to(call("mean.dim", call("view", repeated, [b, c]), [0], False), running.dtype))
     return call("view", out, list(input.shape))
+
+
+# ---- RMS normalization (``layer_norm.cpp``'s ``rms_norm_symint`` and ``rms_norm_composite``). On
+# the CPU torch has no fused kernel: ``_fused_rms_norm`` falls back to the composite, so autograd
+# records the pow, mean, add, rsqrt and mul it is made of, and their nodes.
+def _check_rms_norm_inputs(input, normalized_shape, weight):
+    """layer_norm's checks, but torch's rms_norm prints the expected shape as ``[*3, 4]``."""
+    k = len(normalized_shape)
+    if k and (input.dim() < k or list(input.shape[-k:]) != list(normalized_shape)):
+        raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
+                           f"[*{', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
+    _layer_norm_dims(input, normalized_shape, weight, None)
+
+
+def rms_norm(input, normalized_shape, weight=None, eps=None):
+    """CompositeImplicitAutograd: the checks, then ``_fused_rms_norm``'s output (the composite on the
+    CPU). A weight of another dtype than the input's cannot take a fused kernel: torch warns once."""
+    _check_rms_norm_inputs(input, normalized_shape, weight)
+    if weight is not None and weight.dtype is not input.dtype and not _warned_mismatch:
+        _warn_mismatch(input, weight)
+    return call("_fused_rms_norm", input, normalized_shape, weight, eps)[0]
+
+
+_warned_mismatch = []
+
+
+def _warn_mismatch(input, weight):
+    import warnings  # noqa: PLC0415
+    _warned_mismatch.append(True)      # TORCH_WARN_ONCE: once per process
+    warnings.warn(f"Mismatch dtype between input and weight: input dtype = {_cpp_name(input.dtype)}, weight dtype = "
+                  f"{_cpp_name(weight.dtype)}, Cannot dispatch to fused implementation.", UserWarning, stacklevel=4)
+
+
+def _cpp_name(dtype):
+    """The C++ type name torch's message prints (``caffe2::TypeMeta``)."""
+    return {st.float32: "float", st.float64: "double", st.float16: "c10::Half",
+            st.bfloat16: "c10::BFloat16"}.get(dtype, dtype.torch_name)
+
+
+def rms_norm_composite(input, normalized_shape, weight=None, eps=None):
+    """x · rsqrt(mean of x² over the normalized dims + eps) (· weight), in the input's op-math dtype
+    (float for half and bfloat16) and cast back; ``eps`` defaults to that dtype's machine epsilon.
+    The result is made contiguous unless the input is channels-last. Returns it and the rsqrt."""
+    dims = [input.dim() - i - 1 for i in range(len(normalized_shape))]
+    opmath = st.opmath_type(input.dtype)
+    x = to(input, opmath)
+    single = opmath in (st.float32, st.complex64)
+    eps = float(np.finfo(np.float32 if single else np.float64).eps) if eps is None else eps
+    if single:
+        eps = float(np.float32(eps))      # torch keeps it in a C float for float math
+    mean_square = call("mean.dim", call("pow.Tensor_Scalar", x, 2), dims, True)
+    # torch adds eps in place (``add_.Scalar``, which the package does not declare); the
+    # out-of-place ``add.Scalar`` records the same AddBackward1 node
+    rstd = call("rsqrt", call("add.Scalar", mean_square, eps))
+    out = call("mul.Tensor", x, rstd)
+    if weight is not None:
+        out = call("mul.Tensor", out, weight)
+    if suggest_memory_format(input.shape, input.stride()) not in (channels_last, channels_last_3d):
+        out, rstd = contiguous(out), contiguous(rstd)
+    return to(out, input.dtype), rstd

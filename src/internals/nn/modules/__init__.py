@@ -62,7 +62,7 @@ from .loss import (
                          TripletMarginLoss,
 )
 from .module import Module
-from .normalization import GroupNorm, LayerNorm, LocalResponseNorm
+from .normalization import GroupNorm, LayerNorm, LocalResponseNorm, RMSNorm
 from .padding import (
                          CircularPad1d,
                          CircularPad2d,
@@ -126,6 +126,6 @@ __all__ += ["MarginRankingLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "Cosine
             "GaussianNLLLoss", "MultiLabelSoftMarginLoss"]
 __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
             "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d",
-            "AdaptiveAvgPool1d", "BatchNorm3d", "LocalResponseNorm", "LPPool1d", "LPPool2d",
+            "AdaptiveAvgPool1d", "BatchNorm3d", "LocalResponseNorm", "LPPool1d", "LPPool2d", "RMSNorm",
             "SoftMarginLoss", "MultiMarginLoss",
             "ParameterList", "ParameterDict"]

@@ -8,7 +8,7 @@ from ..parameter import Parameter
 from ._repr_fields import bias_field
 from .module import Module
 
-__all__ = ["LayerNorm", "GroupNorm", "LocalResponseNorm"]
+__all__ = ["LayerNorm", "GroupNorm", "LocalResponseNorm", "RMSNorm"]
 
 
 def _affine_parameters(module, affine, bias, shape, device, dtype):
@@ -85,3 +85,25 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self):
         return "{size}, alpha={alpha}, beta={beta}, k={k}".format(**self.__dict__)
+
+
+class RMSNorm(Module):
+    """Divide each sample by the root mean square of its last ``len(normalized_shape)`` dims, then
+    scale elementwise by ``weight``; ``eps`` None is the input dtype's machine epsilon."""
+
+    def __init__(self, normalized_shape, eps=None, elementwise_affine=True, device=None, dtype=None):
+        super().__init__()
+        if isinstance(normalized_shape, numbers.Integral):
+            normalized_shape = (normalized_shape,)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        _affine_parameters(self, elementwise_affine, False, self.normalized_shape, device, dtype)
+
+    def reset_parameters(self):
+        _reset_affine(self)
+
+    def forward(self, input):
+        return F.rms_norm(input, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self):
+        return "{normalized_shape}, eps={eps}, elementwise_affine={elementwise_affine}".format(**self.__dict__)
