@@ -20,7 +20,7 @@ import io
 
 import pytest
 import torch
-from test_tutorials import assert_prints_alike, one_torch_thread, run_both, run_tutorial, state_of  # noqa: F401
+from test_tutorials import assert_trains_like_torch, one_torch_thread, run_tutorial  # noqa: F401 (an autouse fixture)
 
 import internals
 
@@ -955,16 +955,9 @@ NOISE_ONLY = {"decoder.attention.Va.bias"}
 
 @pytest.mark.parametrize("name", TUTORIALS)
 def test_tutorial_runs_like_torch(name):
-    source, results = TUTORIALS[name]
-    our_globals, their_globals = run_both(source)
-    for variable in results:
-        ours_state, theirs_state = state_of(our_globals[variable]), state_of(their_globals[variable])
-        assert list(ours_state) == list(theirs_state), variable
-        for key, value in theirs_state.items():
-            if f"{variable}.{key}" in NOISE_ONLY:
-                continue
-            torch.testing.assert_close(ours_state[key].detach(), value.detach(), rtol=1e-4, atol=1e-5,
-                                       msg=lambda m, key=key, variable=variable: f"{variable}.{key}: {m}")
+    source, variables = TUTORIALS[name]
+    assert_trains_like_torch(source, variables,
+                             signal=lambda name, value: None if name in NOISE_ONLY else value)
 
 
 def test_checkpoints_cross_between_the_libraries():

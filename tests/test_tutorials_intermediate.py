@@ -14,7 +14,7 @@ so must the models' final parameters.
 """
 import pytest
 import torch
-from test_tutorials import assert_prints_alike, one_torch_thread, run_both, run_tutorial, state_of  # noqa: F401
+from test_tutorials import assert_trains_like_torch, one_torch_thread  # noqa: F401 (an autouse fixture)
 
 SPATIAL_TRANSFORMER = '''
 nn = torch.nn
@@ -386,12 +386,12 @@ TUTORIALS = {
 }
 
 
-def signal_only(key, value):
+def signal_only(name, value):
     """The parameter without its parts whose gradient is zero in exact arithmetic: an attention's
     key bias adds ``q·b`` to every score of a query, which the softmax cancels. What reaches it is
     rounding noise, and Adam scales noise up to full-size steps, so its value follows each
     library's summation order (the query and value biases are compared)."""
-    if key.endswith("in_proj_bias"):
+    if name.endswith("in_proj_bias"):
         third = value.shape[0] // 3
         return torch.cat([value[:third], value[2 * third:]])
     return value
@@ -399,12 +399,4 @@ def signal_only(key, value):
 
 @pytest.mark.parametrize("name", TUTORIALS)
 def test_tutorial_runs_like_torch(name):
-    source, results = TUTORIALS[name]
-    our_globals, their_globals = run_both(source)
-    for variable in results:
-        ours_state, theirs_state = state_of(our_globals[variable]), state_of(their_globals[variable])
-        assert list(ours_state) == list(theirs_state), variable
-        for key, value in theirs_state.items():
-            ours, value = signal_only(key, ours_state[key]), signal_only(key, value)
-            torch.testing.assert_close(ours.detach(), value.detach(), rtol=1e-4, atol=1e-5,
-                                       msg=lambda m, key=key, variable=variable: f"{variable}.{key}: {m}")
+    assert_trains_like_torch(*TUTORIALS[name], signal=signal_only)
