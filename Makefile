@@ -46,11 +46,13 @@ book: $(STAMP) $(VENDOR)
 
 # Lint first (rules in pyproject.toml), then the tests. The unit tests draw with Agg (tests/conftest.py); notebooks keep the inline backend to store figures.
 # The tests run without nbval's plugin (-p no:nbval): it imports nbformat into every worker and checks
-# no test file; scripts/notebooks_alone.py runs nbval over the chapters next. The book's checks run
+# no test file; scripts/notebooks_alone.py runs nbval over the chapters next. Each test file runs
+# whole on one worker (--dist loadfile): split between the two, both compiled its kernels at once,
+# before either had written them to Numba's cache. The book's checks run
 # on two workers too, each with its own Chromium: a page mostly waits on its browser's rendering.
 test: $(STAMP) $(VENDOR)
 	$(BIN)/ruff check src tests scripts benchmarks
-	$(BIN)/python -m pytest tests -n 2 -q -p no:nbval
+	$(BIN)/python -m pytest tests -n 2 --dist loadfile -q -p no:nbval
 	$(BIN)/python scripts/notebooks_alone.py --nbval
 	$(FIGURE_DATA)
 	$(BOOK_BUILD)
@@ -61,7 +63,7 @@ test: $(STAMP) $(VENDOR)
 check: $(STAMP)
 	$(BIN)/ruff check src tests scripts benchmarks
 	$(BIN)/python -m pytest tests/c10 tests/course/test_repository_layout.py tests/course/test_imports.py \
-		tests/amp -n 2 -q -p no:nbval
+		tests/amp -n 2 --dist loadfile -q -p no:nbval
 
 # The differential tests and nbval again under other CPU code paths (torch's ATEN_CPU_CAPABILITY,
 # MKL's MKL_CBWR and MKL_ENABLE_INSTRUCTIONS, Numba's NUMBA_CPU_NAME=generic), one summary line per

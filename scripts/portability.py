@@ -77,7 +77,7 @@ def run_setting(name, tests, notebooks, workers):
     """The tests, then nbval over the notebooks, under one setting; a summary line."""
     env = {**os.environ, **SETTINGS[name], "PYTHONHASHSEED": "0"}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT / "src"), env.get("PYTHONPATH")]))
-    parallel = ["-n", str(workers)] if workers > 1 else ["-p", "no:xdist"]
+    parallel = ["-n", str(workers), "--dist", "loadfile"] if workers > 1 else ["-p", "no:xdist"]   # as `make test`
     start, results = time.monotonic(), []
     if tests:
         results.append(run([sys.executable, "-m", "pytest", *tests, "-q", *parallel], env))

@@ -1,6 +1,7 @@
 """Fixtures and settings every test shares; the shared helpers themselves are in ``helpers.py``."""
 import gc
 import os
+import resource
 import sys
 import time
 from pathlib import Path
@@ -91,6 +92,8 @@ def no_shared_memory_leak():
 def pytest_addoption(parser):
     parser.addoption("--compile-report", type=int, default=0, metavar="N",
                      help="list the N tests and N kernels whose Numba compilations took the most CPU time")
+    parser.addoption("--compile-log", metavar="PATH",
+                     help="with --compile-report: write every compiled signature and its CPU seconds to PATH (JSON)")
 
 
 class _CompileClock:
@@ -108,9 +111,26 @@ class _CompileClock:
     def on_end(self, event):
         self.depth -= 1
         if self.depth == 0:
-            fn = getattr(event.data["dispatcher"], "py_func", None)
-            name = f"{fn.__module__}.{fn.__qualname__}" if fn is not None else repr(event.data["dispatcher"])
-            self.done.append([name.replace(".<locals>", ""), time.process_time() - self.started])
+            dispatcher = event.data["dispatcher"]
+            fn = getattr(dispatcher, "py_func", None)
+            name = f"{fn.__module__}.{fn.__qualname__}" if fn is not None else repr(dispatcher)
+            self.done.append([name.replace(".<locals>", ""), time.process_time() - self.started,
+                              _signature(fn, event.data.get("args")), _cached(dispatcher)])
+
+
+def _signature(fn, args):
+    """What tells one compilation of a kernel from another: the values a loop built by a factory
+    closes over (its op number) and the argument types. The same text in two xdist workers means
+    the second compiled what the first had compiled (or was compiling) too."""
+    cells = tuple(cell.cell_contents for cell in getattr(fn, "__closure__", None) or ())
+    return repr((cells, tuple(args or ())))
+
+
+def _cached(dispatcher):
+    """Whether Numba writes this kernel to its on-disk cache: one that it does not is compiled
+    again by every worker and every run, however warm the cache."""
+    from numba.core.caching import NullCache
+    return not isinstance(getattr(dispatcher, "_cache", None), NullCache)
 
 
 _COMPILE_CLOCK = pytest.StashKey()
@@ -136,23 +156,55 @@ def pytest_runtest_makereport(item, call):
         clock.done = []
 
 
+def pytest_sessionfinish(session):
+    """A pytest-xdist worker sends its CPU seconds (user and system, collection included) home."""
+    if session.config.getoption("compile_report") and hasattr(session.config, "workeroutput"):
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        session.config.workeroutput["cpu_seconds"] = usage.ru_utime + usage.ru_stime
+
+
+_WORKER_CPU = {}
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    """On the controller: each worker's CPU seconds, as it went down (a hook of pytest-xdist's)."""
+    if "cpu_seconds" in getattr(node, "workeroutput", {}):
+        _WORKER_CPU[node.gateway.id] = node.workeroutput["cpu_seconds"]
+
+
 def pytest_terminal_summary(terminalreporter, config):
     shown = config.getoption("compile_report")
     if not shown:
         return
-    tests, kernels = {}, {}
+    tests, kernels, signatures, uncached = {}, {}, {}, [0, 0.0]
     for reports in terminalreporter.stats.values():
         for report in reports:
             for key, compiled in getattr(report, "user_properties", ()):
                 if key != "numba_compile":
                     continue
-                for name, seconds in compiled:
+                for name, seconds, signature, cached in compiled:
                     tests[report.nodeid] = tests.get(report.nodeid, 0.0) + seconds
                     count, total = kernels.get(name, (0, 0.0))
                     kernels[name] = (count + 1, total + seconds)
+                    signatures.setdefault((name, signature), []).append(seconds)
+                    if not cached:
+                        uncached[0], uncached[1] = uncached[0] + 1, uncached[1] + seconds
     write = terminalreporter.write_line
     terminalreporter.write_sep("=", f"Numba compiled {sum(c for c, _ in kernels.values())} kernels in "
                                     f"{sum(tests.values()):.1f} CPU s")
+    if config.getoption("compile_log"):
+        import json
+        with open(config.getoption("compile_log"), "w") as f:
+            json.dump([[name, signature, times] for (name, signature), times in signatures.items()], f, indent=0)
+    # A signature compiled more than once in one run was compiled by two xdist workers before
+    # either found the other's in the on-disk cache (or by a kernel Numba does not cache).
+    again = [times[1:] for times in signatures.values() if len(times) > 1]
+    if _WORKER_CPU:
+        write("CPU s by worker: " + ", ".join(f"{w} {cpu:.1f}" for w, cpu in sorted(_WORKER_CPU.items())))
+    write(f"{len(signatures)} distinct signatures; {sum(map(len, again))} compiled again in another worker, "
+          f"{sum(map(sum, again)):.1f} CPU s; {uncached[0]} compilations of kernels Numba does not cache, "
+          f"{uncached[1]:.1f} CPU s")
     for nodeid, seconds in sorted(tests.items(), key=lambda kv: -kv[1])[:shown]:
         write(f"{seconds:8.2f} s  {nodeid}")
     terminalreporter.write_sep("-", "by kernel: CPU seconds, compilations (one per signature)")
