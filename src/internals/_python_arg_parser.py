@@ -344,7 +344,14 @@ class FunctionSignature:
         nargs = len(args)
         if (not kwargs and self.defaults_from <= nargs <= self.max_pos_args and not self.varargs_intlist
                 and not raise_exception):
-            return self._parse_positional(args)
+            # The usual call, ``x.add(y)``: positional arguments only, and every parameter after
+            # them has a default. Their values, as the long way below makes them, or None where
+            # it would find an argument of the wrong type. (Written out here: every call passes.)
+            for p, obj in zip(self.params, args):
+                if not ((p.is_tensor and isinstance(obj, TensorBase)) or (obj is None and p.allow_none)
+                        or p.check(p, obj)):
+                    return None
+            return [*args, *self.defaulted[nargs]]
         if nargs > self.max_pos_args and not self.varargs_intlist:
             if raise_exception:
                 self._extra_args(nargs)
@@ -403,16 +410,6 @@ class FunctionSignature:
                 self._extra_kwargs(kwargs, nargs)
             return None
         return values
-
-    def _parse_positional(self, args):
-        """The usual call, ``x.add(y)``: positional arguments only, and every parameter after
-        them has a default. Their values, as the long way through ``parse`` makes them, or None
-        where it would find an argument of the wrong type."""
-        for p, obj in zip(self.params, args):
-            if not ((p.is_tensor and isinstance(obj, TensorBase)) or (obj is None and p.allow_none)
-                    or p.check(p, obj)):
-                return None
-        return [*args, *self.defaulted[len(args)]]
 
     # ------------------------------------------------------------------ errors, in torch's words
     def _extra_args(self, nargs):

@@ -120,6 +120,21 @@ def test_memory_formats():
     assert flags(internals) == flags(torch)
 
 
+def test_fast_set_up_remembers_its_answer_by_layout():
+    """``fast_set_up`` remembers its output strides by the operands' shape and strides: operands
+    of one shape in turn contiguous, channels-last, permuted, overlapping (stride 0) and mixed each
+    give torch's output layout, however often the same shape came before with another layout."""
+    def results(L):
+        x = L.arange(24.).reshape(1, 2, 3, 4)
+        cl = x.contiguous(memory_format=L.channels_last)
+        perm = L.arange(24.).reshape(4, 1, 2, 3).permute(1, 2, 3, 0)    # dense, not contiguous
+        expanded = L.arange(4.).expand(1, 2, 3, 4)                     # same shape, stride 0
+        pairs = [(x, x), (cl, cl), (perm, perm), (x, x), (expanded, x), (cl, x), (perm, cl), (cl, cl), (perm, perm)]
+        return [a + b for a, b in pairs + pairs]
+    for o, t in zip(results(internals), results(torch)):
+        assert_same(o, t)
+
+
 def test_check_views_tables_a_group_and_fails_loudly():
     x, tx = _x(internals), _x(torch)
     text = internals.testing.check_views({"x.t()": (x.t(), tx.t()), "x[1:]": (x[1:], tx[1:])})

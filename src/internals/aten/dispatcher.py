@@ -176,6 +176,16 @@ class OperatorHandle:
             bits = self._bits_for_readers_key(bits, args, kwargs)
         if ONE_AT_A_TIME is not None or _observers:     # the rare cases, off the common road
             return self._call_guarded(bits, args, kwargs)
+        # ``_run``'s common road, written out here and in ``redispatch``: every operator call
+        # passes both, and a Python frame costs as much as the lookup itself
+        fallthrough_bits, calls = self.runnable
+        live = bits & ~fallthrough_bits
+        if live and _trace_log.entries is None:
+            fn, form = calls[live.bit_length() - 1]
+            if form is _PLAIN:
+                return fn(*args, **kwargs) if kwargs else fn(*args)
+            if form is _WITH_KEYSET:
+                return fn(DispatchKeySet._from_bits(live), *args, **kwargs)
         return self._run(bits, args, kwargs)
 
     def _bits_for_readers_key(self, bits, args, kwargs):
@@ -197,6 +207,14 @@ class OperatorHandle:
 
     def redispatch(self, key_set, *args, **kwargs):
         """Run the kernel of the highest key in ``key_set`` (``Dispatcher::redispatch``)."""
+        fallthrough_bits, calls = self.runnable      # ``_run``'s common road, as in ``__call__``
+        live = key_set.bits & ~fallthrough_bits
+        if live and _trace_log.entries is None:
+            fn, form = calls[live.bit_length() - 1]
+            if form is _PLAIN:
+                return fn(*args, **kwargs) if kwargs else fn(*args)
+            if form is _WITH_KEYSET:
+                return fn(DispatchKeySet._from_bits(live), *args, **kwargs)
         return self._run(key_set.bits, args, kwargs)
 
     def _run(self, bits, args, kwargs):

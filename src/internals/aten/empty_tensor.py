@@ -78,5 +78,10 @@ def empty_strided_generic(size, stride, dtype, device):
     if nbytes > _INT64_MAX:      # ``computeStorageNbytes``: broadcasting can reach past int64
         shown = "" if stride == contiguous_strides(size) else f" and strides={list(stride)}"
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}{shown}")
-    storage = NoStorage(device, nbytes) if _meta.active else UntypedStorage(nbytes, device)
+    if _meta.active:
+        storage = NoStorage(device, nbytes)
+    else:
+        storage = UntypedStorage(nbytes, device)
+        if device.type == "cpu":    # a kernel writes the new tensor next: its flat view, ready for the loop
+            storage._typed[dtype] = storage._data.view(dtype.numpy_type)
     return TensorBase._from_impl(TensorImpl(storage, size, stride, 0, dtype, fresh=True))

@@ -35,7 +35,7 @@ import numpy as np
 from ..c10 import scalar_type as st
 from ..c10.tensor_impl import contiguous_strides, is_channels_last, is_contiguous, is_non_overlapping_and_dense
 from . import dispatcher
-from .empty_tensor import empty_strided_generic, is_meta_execution
+from .empty_tensor import _meta, empty_strided_generic
 
 __all__ = ["TensorIteratorConfig", "TensorIterator", "broadcast_shapes", "Geometry", "geometry", "output_layout",
            "scratch_like", "coalesce", "check_no_overlap", "common_device", "flat_geometry",
@@ -260,7 +260,13 @@ class TensorIterator:
         operands = self.inputs
         if not operands or not self.config.resize_outputs_:     # given outputs take part, first
             operands = self.config.given_outputs + operands
-        self.shape = _broadcast_shape(operands)
+        # one shape for all (the usual case) is that shape; broadcast only when they differ
+        shape = operands[0]._impl.sizes if operands else ()
+        for t in operands:
+            if t._impl.sizes != shape:
+                shape = broadcast_shapes(*[t._impl.sizes for t in operands])
+                break
+        self.shape = shape
         if self.config.given_outputs:
             self.mark_resize_outputs()
 
@@ -281,10 +287,21 @@ class TensorIterator:
         config, inputs = self.config, self.inputs
         given = config.given_outputs
         operands = given + inputs if given else inputs
-        self.device = common_device(*operands) if operands else None
+        # The usual operands share one device object, which is then the common device; the
+        # helpers run only when they differ. (Inline: this runs on every elementwise call.)
+        device = operands[0]._impl.device if operands else None
+        for t in operands:
+            if t._impl.device is not device:
+                device = common_device(*operands)
+                break
+        self.device = device
         uniform = None      # the inputs' one dtype, when they have one: nothing to cast
         if config.promote_inputs_to_common_dtype_:
-            uniform = _uniform_dtype(inputs)
+            uniform = inputs[0]._impl.dtype
+            for x in inputs:
+                if x._impl.dtype is not uniform:
+                    uniform = None
+                    break
             common = uniform if uniform is not None else st.result_type(*inputs)
         else:
             common = inputs[0]._impl.dtype if inputs else given[0]._impl.dtype
@@ -292,18 +309,10 @@ class TensorIterator:
             common = st.get_default_dtype()
         self.common_dtype = common
         self.compute_dtype = st.opmath_type(common)     # what the loop computes in
-        if given and config.check_all_same_dtype_:
-            for out in given:
-                if out._impl.dtype is not common:
-                    raise RuntimeError(f"Found dtype {out._impl.dtype.torch_name} but expected {common.torch_name}")
-        if given and config.enforce_safe_casting_to_output_:
-            for out, dtype in zip(self.outputs, config.output_dtypes):
-                wanted = dtype or common
-                if out is not None and not st.can_cast(wanted, out.dtype):
-                    raise RuntimeError(f"result type {wanted.torch_name} can't be cast to the desired output "
-                                       f"type {out.dtype.torch_name}")
-        if uniform is not common and config.promote_inputs_to_common_dtype_ and self.device is not None \
-                and self.device.type == "cpu":
+        if given:
+            self._check_given_outputs(common)
+        if uniform is not common and config.promote_inputs_to_common_dtype_ and device is not None \
+                and device.type == "cpu":
             # The CPU replaces such an input by ``x.to(common)``: a dense copy. The output's layout
             # is computed from the copies, and can differ from the original's: x of shape (1, 1, 2)
             # and strides (1, 1, 2) sorts its size-1 dims first, its copy is plain contiguous.
@@ -312,26 +321,42 @@ class TensorIterator:
                 if x._impl.dtype is not common:
                     inputs[k] = _cast(x, common)
 
+    def _check_given_outputs(self, common):
+        """``compute_types``' checks of the given outputs' dtypes against the common one."""
+        config = self.config
+        if config.check_all_same_dtype_:
+            for out in config.given_outputs:
+                if out._impl.dtype is not common:
+                    raise RuntimeError(f"Found dtype {out._impl.dtype.torch_name} but expected {common.torch_name}")
+        if config.enforce_safe_casting_to_output_:
+            for out, dtype in zip(self.outputs, config.output_dtypes):
+                wanted = dtype or common
+                if out is not None and not st.can_cast(wanted, out.dtype):
+                    raise RuntimeError(f"result type {wanted.torch_name} can't be cast to the desired output "
+                                       f"type {out.dtype.torch_name}")
+
     def fast_set_up(self):
         """Same shapes and one shared dense layout (``compute_fast_setup_type``, over the given
         outputs and the inputs): a new output takes it, and one flat loop serves them all."""
         if not self.inputs:
             return False
-        impls = []
+        shape, will_resize = self.shape, self.will_resize
+        impls, key = [], ["fast", shape]
         for t in self.config.given_outputs + self.inputs:
-            if self.will_resize and _is_one_of(t, self.will_resize):
+            if will_resize and _is_one_of(t, will_resize):
                 continue                # its layout is the one computed here
             impl = t._impl
-            if impl.sizes != self.shape:
+            if impl.sizes != shape:
                 return False
             impls.append(impl)
-        layout = _fast_layout(impls)
+            key.append(impl.strides)
+        # the answer depends on the shape and the strides only: remembered, as output layouts are
+        key = tuple(key)
+        layout = _layouts.get(key)
         if layout is None:
+            layout = _layouts.put(key, _fast_output_strides(impls, shape))
+        if layout is False:
             return False
-        if layout == "contiguous":
-            layout = _contiguous_strides(self.shape)
-        elif layout == "channels_last":
-            layout = _channels_last_strides(self.shape)
         self.output_strides = layout
         self.fast = True
         self.allocate_or_resize_outputs()
@@ -409,10 +434,10 @@ class TensorIterator:
         buffers = []
         for t in self.outputs + self.inputs:
             impl = t._impl
-            storage = impl.storage
-            # the storage's view made before, looked up here: one call less per operand
-            view = storage._typed.get(impl.dtype)
-            buffers.append(storage.typed(impl.dtype) if view is None else view)
+            # the storage's view made before (a fresh output's too: ``empty_strided_generic``
+            # makes it), looked up here: one call less per operand
+            view = impl.storage._typed.get(impl.dtype)
+            buffers.append(impl.storage.typed(impl.dtype) if view is None else view)
         return buffers
 
     def for_each(self, loop):
@@ -422,7 +447,7 @@ class TensorIterator:
         A reduction's loop gets ``loop(buffers, outer_sizes, outer_strides, inner_sizes,
         inner_strides, offset)`` instead: the input's kept and reduced dims apart.
         """
-        if is_meta_execution():     # metadata only: build() already made the outputs
+        if _meta.active:     # ``is_meta_execution()``: metadata only, build() already made the outputs
             return self.result
         if 0 not in self.result._impl.sizes:      # an empty result has nothing to compute
             loop(self.buffers(), *self.geometry)
@@ -445,17 +470,6 @@ class TensorIterator:
     def cast_outputs(self):
         """``cast_outputs``: an output computed in a temporary of another dtype gets its values."""
         _copy_kernels().same_device_copy(self.result, self.outputs[0])
-
-
-def _broadcast_shape(operands):
-    """The operands' broadcast shape, in their order (one shape for all, the usual case, is that shape)."""
-    if not operands:
-        return ()
-    shape = operands[0]._impl.sizes
-    for t in operands:
-        if t._impl.sizes != shape:
-            return broadcast_shapes(*[t._impl.sizes for t in operands])
-    return shape
 
 
 def _common_dtype(inputs):
@@ -602,6 +616,18 @@ def _output_strides(shape, perm):
         strides[d] = step
         step *= shape[d]
     return tuple(strides)
+
+
+def _fast_output_strides(impls, shape):
+    """``fast_set_up``'s output strides for operands of ``shape`` (False: no fast set-up)."""
+    layout = _fast_layout(impls)
+    if layout is None:
+        return False
+    if layout == "contiguous":
+        return _contiguous_strides(shape)
+    if layout == "channels_last":
+        return _channels_last_strides(shape)
+    return layout
 
 
 def _fast_layout(impls):

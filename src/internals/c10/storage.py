@@ -185,9 +185,10 @@ class UntypedStorage:
 
     def typed(self, dtype):
         """The bytes viewed as a flat array of ``dtype`` (what a kernel indexes)."""
-        self._no_bytes()
         view = self._typed.get(dtype)
         if view is None:
+            if self._data is None:
+                self._no_bytes()        # a meta storage: torch's error
             used = self._nbytes - self._nbytes % dtype.itemsize     # whole items only
             data = self._data if used == self._nbytes else self._data[:used]
             view = self._typed[dtype] = data.view(dtype.numpy_type)

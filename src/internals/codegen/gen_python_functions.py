@@ -280,6 +280,23 @@ def gen_binding(name, overloads, method):
     return "\n".join(lines)
 
 
+def gen_dunder(dunder, name, overloads):
+    """An operator dunder (``__add__``): the method binding of ``name`` with its one operand, a
+    TypeError turned into NotImplemented (torch's ``TypeError_to_NotImplemented_``), so that
+    Python can try the other operand's method. The binding's body is written out inside the
+    ``try``, not called: ``a + b`` then costs no frame more than ``a.add(b)``."""
+    head = f"def {binding_name(name)}(self, *args, **kwargs):\n"
+    binding = gen_binding(name, overloads, True)
+    assert head in binding, f"{name}: a dunder's operator takes arguments besides self"
+    body = binding.split(head)[1].split("\n")
+    return "\n".join([f"def {dunder}(self, other):",
+                      "    args, kwargs = (other,), {}",
+                      "    try:",
+                      *("    " + line for line in body),
+                      "    except TypeError:",
+                      "        return NotImplemented"])
+
+
 # ---------------------------------------------------------------------- the files
 HEADER = '''"""{what}
 
@@ -296,14 +313,15 @@ def gen_methods(path=NATIVE_FUNCTIONS):
     groups = grouped(True, path)
     head = HEADER.format(what="Tensor methods, one per operator name with the ``method`` variant (torch's generated "
                               "python_variable_methods.cpp).",
-                         extra=", handle_torch_function_method, type_error_to_not_implemented")
+                         extra=", handle_torch_function_method")
     head += "from .._disable_torch_function import check_has_torch_function\n"
     head += "from ..autograd.variable_factories import variable_factory as _factory\n"   # new_zeros, ...
     body = "\n\n\n".join(gen_binding(name, overloads, True) for name, overloads in groups.items())
     # An operator named as a dunder (``__lshift__``) is bound once, as its dunder
     table = [f"    {name!r}: {binding_name(name)}," for name in groups if name not in BINARY_DUNDERS]
-    table += [f"    {d!r}: type_error_to_not_implemented({binding_name(op)}, {d!r}),"
-              for d, op in BINARY_DUNDERS.items() if op in groups]
+    dunders = [(d, op) for d, op in BINARY_DUNDERS.items() if op in groups]
+    body += "".join("\n\n\n" + gen_dunder(d, op, groups[op]) for d, op in dunders)
+    table += [f"    {d!r}: {d}," for d, _ in dunders]
     return (head + "\n" + body + "\n\n\n"
             "# The method table (torch's ``variable_methods``): what internals attaches to TensorBase.\n"
             "METHODS = named({\n" + "\n".join(table) + "\n})\n")

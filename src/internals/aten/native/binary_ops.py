@@ -10,6 +10,8 @@ are derived from it (``structured_delegate:``, see ``structured.structured_varia
 overloads torch writes in terms of another (a number wrapped as a tensor, ``floor_divide``,
 the logical operators, clamp) call the derived kernels directly.
 """
+import functools
+
 import numpy as np
 
 from ..._tensor_base import TensorBase
@@ -65,7 +67,14 @@ def _alpha(it, alpha):
     if it.common_dtype.is_reduced_float:
         st.checked_convert(alpha, it.common_dtype)
         return _rounded_to_16_bits(st.checked_convert(alpha, it.compute_dtype), it.common_dtype)
+    if type(alpha) is int:      # alpha=1, the default, on nearly every call: looked up, no frame
+        return _int_alpha(alpha, it.compute_dtype)
     return st.checked_convert(alpha, it.compute_dtype)
+
+
+# ``checked_convert`` of an int alpha, remembered (``typed``: True stays apart from 1, as a bool
+# alpha is a bool); an alpha out of range raises each time, as nothing is remembered for it
+_int_alpha = functools.lru_cache(maxsize=256, typed=True)(st.checked_convert)
 
 
 # ---- add and sub: TORCH_META_FUNC2(add, Tensor), TORCH_IMPL_FUNC(add_out)

@@ -73,12 +73,17 @@ def structured_variant(out_kernel, inplace):
     meta, impl = out_kernel.meta, out_kernel.impl
     outputs = out_kernel.outputs
     nones = (None,) * outputs       # each output allocated by the meta step
+    # A call with no keywords (the usual one) passes none on: ``**kwargs`` would copy a dict per step.
     if inplace:
         def kernel(self, *args, **kwargs):
-            return impl(meta(self, self, *args, **kwargs), self, *args, **kwargs)
+            if kwargs:
+                return impl(meta(self, self, *args, **kwargs), self, *args, **kwargs)
+            return impl(meta(self, self, *args), self, *args)
     else:
         def kernel(*args, **kwargs):
-            return impl(meta(*nones, *args, **kwargs), *args, **kwargs)
+            if kwargs:
+                return impl(meta(*nones, *args, **kwargs), *args, **kwargs)
+            return impl(meta(*nones, *args), *args)
     return _named_after(kernel, meta, "_" if inplace else "", outputs=1 if inplace else outputs)
 
 
