@@ -38,7 +38,7 @@ __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", 
            "_log_softmax_backward_data", "mm_mat1_backward", "mm_mat2_backward", "permute_backwards",
            "unsqueeze_to", "select_backward", "slice_backward_wrapper", "slice_symint", "diagonal_backward",
            "unfold_backward",
-           "split_backward", "split_with_sizes_backward", "as_strided_backward", "TensorGeometry",
+           "split_backward", "split_with_sizes_backward", "as_strided_backward", "TensorGeometry", "TypeAndSize",
            "convolution_backward",
            "max_pool2d_with_indices_backward", "native_batch_norm_backward", "native_layer_norm_backward",
            "embedding_dense_backward", "embedding_backward", "threshold_backward"]
@@ -825,6 +825,21 @@ class TensorGeometry:
     def __init__(self, t):
         self.sizes, self.strides, self.storage_offset = t._impl.sizes, t._impl.strides, t._impl.storage_offset
         self.storage_numel = t._impl.storage.nbytes() // t._impl.dtype.itemsize
+
+
+class TypeAndSize:
+    """Sizes, dtype, device and layout of a tensor, without its data (torch's ``TypeAndSize`` in
+    ``autograd/FunctionsManual.h``): what a formula's ``zeros_like(self)`` keeps, since it needs
+    no values. Its zeros are contiguous, whatever the layout of the tensor it was taken from."""
+    __slots__ = ("sizes", "dtype", "device", "is_sparse")
+
+    def __init__(self, t):
+        self.sizes, self.dtype, self.device = t._impl.sizes, t._impl.dtype, t._impl.device
+        self.is_sparse = t.is_sparse
+
+    def zeros(self):
+        out = zeros(self.sizes, dtype=self.dtype, device=self.device)
+        return out.to_sparse() if self.is_sparse else out
 
 
 def _storage_indices(sizes, strides, offset):
@@ -1956,3 +1971,4 @@ def soft_margin_loss_double_backward_grad_output(grad, grad_output, input, targe
 
 def multi_margin_loss_backward(grad, self, target, p, margin, weight, reduction):
     return dispatcher.call("multi_margin_loss_backward", grad, self, target, p, margin, weight, reduction)
+

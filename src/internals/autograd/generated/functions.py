@@ -2066,21 +2066,21 @@ class FillBackward1(Node):
 
 class SliceScatterBackward0(Node):
     """``slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor``"""
-    __slots__ = ('src_', 'dim_', 'start_', 'end_', 'step_')
-    _tensor_slots = ('src_',)
-    _exposed = {'_saved_src': ('src_', True), '_saved_dim': ('dim_', False), '_saved_start': ('start_', False), '_saved_end': ('end_', False), '_saved_step': ('step_', False)}
+    __slots__ = ('src_info_', 'dim_', 'start_', 'end_', 'step_')
+    _tensor_slots = ()
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_start': ('start_', False), '_saved_end': ('end_', False), '_saved_step': ('step_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        src_info = node.src_info_
         dim = node.dim_
         start = node.start_
         end = node.end_
         step = node.step_
         grad_self = None
         if edges[0] is not None:
-            src = node.src_.unpack(node)
-            grad_self = slice_scatter_symint(grad, zeros_like(src), dim, start, end, step)
+            grad_self = slice_scatter_symint(grad, src_info.zeros(), dim, start, end, step)
         grad_src = None
         if edges[1] is not None:
             grad_src = slice_symint(grad, dim, start, end, step)
@@ -2089,19 +2089,19 @@ class SliceScatterBackward0(Node):
 
 class SelectScatterBackward0(Node):
     """``select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor``"""
-    __slots__ = ('src_', 'dim_', 'index_')
-    _tensor_slots = ('src_',)
-    _exposed = {'_saved_src': ('src_', True), '_saved_dim': ('dim_', False), '_saved_index': ('index_', False)}
+    __slots__ = ('src_info_', 'dim_', 'index_')
+    _tensor_slots = ()
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_index': ('index_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        src_info = node.src_info_
         dim = node.dim_
         index = node.index_
         grad_self = None
         if edges[0] is not None:
-            src = node.src_.unpack(node)
-            grad_self = select_scatter_symint(grad, zeros_like(src), dim, index)
+            grad_self = select_scatter_symint(grad, src_info.zeros(), dim, index)
         grad_src = None
         if edges[1] is not None:
             grad_src = grad.select(dim, index)
@@ -2110,20 +2110,20 @@ class SelectScatterBackward0(Node):
 
 class DiagonalScatterBackward0(Node):
     """``diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor``"""
-    __slots__ = ('src_', 'offset_', 'dim1_', 'dim2_')
-    _tensor_slots = ('src_',)
-    _exposed = {'_saved_src': ('src_', True), '_saved_offset': ('offset_', False), '_saved_dim1': ('dim1_', False), '_saved_dim2': ('dim2_', False)}
+    __slots__ = ('src_info_', 'offset_', 'dim1_', 'dim2_')
+    _tensor_slots = ()
+    _exposed = {'_saved_offset': ('offset_', False), '_saved_dim1': ('dim1_', False), '_saved_dim2': ('dim2_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        src_info = node.src_info_
         offset = node.offset_
         dim1 = node.dim1_
         dim2 = node.dim2_
         grad_self = None
         if edges[0] is not None:
-            src = node.src_.unpack(node)
-            grad_self = diagonal_scatter(grad, zeros_like(src), offset, dim1, dim2)
+            grad_self = diagonal_scatter(grad, src_info.zeros(), offset, dim1, dim2)
         grad_src = None
         if edges[1] is not None:
             grad_src = grad.diagonal(offset, dim1, dim2)
@@ -2366,19 +2366,19 @@ class IndexBackward0(Node):
 
 class IndexPutBackward0(Node):
     """``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor``"""
-    __slots__ = ('indices_', 'values_', 'accumulate_')
-    _tensor_slots = ('indices_', 'values_')
-    _exposed = {'_saved_indices': ('indices_', True), '_saved_values': ('values_', True), '_saved_accumulate': ('accumulate_', False)}
+    __slots__ = ('values_info_', 'indices_', 'accumulate_')
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_indices': ('indices_', True), '_saved_accumulate': ('accumulate_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        values_info = node.values_info_
         indices = node.indices_.unpack(node)
         accumulate = node.accumulate_
         grad_self = None
         if edges[0] is not None:
-            values = node.values_.unpack(node)
-            grad_self = grad if accumulate else grad.index_put(indices, zeros_like(values), False)
+            grad_self = grad if accumulate else grad.index_put(indices, values_info.zeros(), False)
         grad_values = None
         if edges[1] is not None:
             grad_values = grad.index(indices)
@@ -2761,17 +2761,17 @@ class BernoulliBackward0(Node):
 
 class BernoulliBackward1(Node):
     """``bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)``"""
-    __slots__ = ('p_',)
-    _tensor_slots = ('p_',)
-    _exposed = {'_saved_p': ('p_', True)}
+    __slots__ = ('p_info_',)
+    _tensor_slots = ()
+    _exposed = {}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        p_info = node.p_info_
         grad_p = None
         if edges[1] is not None:
-            p = node.p_.unpack(node)
-            grad_p = zeros_like(p)
+            grad_p = p_info.zeros()
         grad_self = None
         if edges[0] is not None:
             grad_self = zeros_like(grad)
@@ -3139,18 +3139,18 @@ class Atan2Backward0(Node):
 
 class CopysignBackward0(Node):
     """``copysign.Tensor(Tensor self, Tensor other) -> Tensor``"""
-    __slots__ = ('self_', 'result_', 'other_')
-    _tensor_slots = ('self_', 'result_', 'other_')
-    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True), '_saved_other': ('other_', True)}
+    __slots__ = ('self_', 'result_', 'other_info_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         result = node.result_.unpack(node)
+        other_info = node.other_info_
         grad_other = None
         if edges[1] is not None:
-            other = node.other_.unpack(node)
-            grad_other = zeros_like(other)
+            grad_other = other_info.zeros()
         grad_self = None
         if edges[0] is not None:
             self = node.self_.unpack(node)
@@ -4955,9 +4955,9 @@ class AvgPool2DBackward0(Node):
 
 class AvgPool2DBackwardBackward0(Node):
     """``avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor``"""
-    __slots__ = ('kernel_size_', 'stride_', 'padding_', 'ceil_mode_', 'count_include_pad_', 'divisor_override_', 'self_')
-    _tensor_slots = ('self_',)
-    _exposed = {'_saved_kernel_size': ('kernel_size_', False), '_saved_stride': ('stride_', False), '_saved_padding': ('padding_', False), '_saved_ceil_mode': ('ceil_mode_', False), '_saved_count_include_pad': ('count_include_pad_', False), '_saved_divisor_override': ('divisor_override_', False), '_saved_self': ('self_', True)}
+    __slots__ = ('kernel_size_', 'stride_', 'padding_', 'ceil_mode_', 'count_include_pad_', 'divisor_override_', 'self_info_')
+    _tensor_slots = ()
+    _exposed = {'_saved_kernel_size': ('kernel_size_', False), '_saved_stride': ('stride_', False), '_saved_padding': ('padding_', False), '_saved_ceil_mode': ('ceil_mode_', False), '_saved_count_include_pad': ('count_include_pad_', False), '_saved_divisor_override': ('divisor_override_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -4968,13 +4968,13 @@ class AvgPool2DBackwardBackward0(Node):
         ceil_mode = node.ceil_mode_
         count_include_pad = node.count_include_pad_
         divisor_override = node.divisor_override_
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -4992,21 +4992,21 @@ class AdaptiveAvgPool2DBackward0(Node):
 
 class AdaptiveAvgPool2DBackwardBackward0(Node):
     """``_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor``"""
-    __slots__ = ('grad_output_', 'self_')
-    _tensor_slots = ('grad_output_', 'self_')
-    _exposed = {'_saved_grad_output': ('grad_output_', True), '_saved_self': ('self_', True)}
+    __slots__ = ('grad_output_', 'self_info_')
+    _tensor_slots = ('grad_output_',)
+    _exposed = {'_saved_grad_output': ('grad_output_', True)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         grad_output = node.grad_output_.unpack(node)
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = _adaptive_avg_pool2d(grad, grad_output.shape[-2:])
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5025,21 +5025,21 @@ class AdaptiveMaxPool2DBackward0(Node):
 
 class AdaptiveMaxPool2DBackwardBackward0(Node):
     """``adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor``"""
-    __slots__ = ('indices_', 'self_')
-    _tensor_slots = ('indices_', 'self_')
-    _exposed = {'_saved_indices': ('indices_', True), '_saved_self': ('self_', True)}
+    __slots__ = ('indices_', 'self_info_')
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_indices': ('indices_', True)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         indices = node.indices_.unpack(node)
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = max_pool_double_backward(grad, indices, 2)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5125,21 +5125,21 @@ class ReflectionPad1DBackward0(Node):
 
 class ReflectionPad1DBackwardBackward0(Node):
     """``reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor``"""
-    __slots__ = ('padding_', 'self_')
-    _tensor_slots = ('self_',)
-    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+    __slots__ = ('padding_', 'self_info_')
+    _tensor_slots = ()
+    _exposed = {'_saved_padding': ('padding_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         padding = node.padding_
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = reflection_pad1d(grad, padding)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5158,21 +5158,21 @@ class ReflectionPad2DBackward0(Node):
 
 class ReflectionPad2DBackwardBackward0(Node):
     """``reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor``"""
-    __slots__ = ('padding_', 'self_')
-    _tensor_slots = ('self_',)
-    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+    __slots__ = ('padding_', 'self_info_')
+    _tensor_slots = ()
+    _exposed = {'_saved_padding': ('padding_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         padding = node.padding_
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = reflection_pad2d(grad, padding)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5191,21 +5191,21 @@ class ReflectionPad3DBackward0(Node):
 
 class ReflectionPad3DBackwardBackward0(Node):
     """``reflection_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor``"""
-    __slots__ = ('padding_', 'self_')
-    _tensor_slots = ('self_',)
-    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+    __slots__ = ('padding_', 'self_info_')
+    _tensor_slots = ()
+    _exposed = {'_saved_padding': ('padding_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         padding = node.padding_
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = reflection_pad3d(grad, padding)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5224,21 +5224,21 @@ class ReplicationPad1DBackward0(Node):
 
 class ReplicationPad1DBackwardBackward0(Node):
     """``replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor``"""
-    __slots__ = ('padding_', 'self_')
-    _tensor_slots = ('self_',)
-    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+    __slots__ = ('padding_', 'self_info_')
+    _tensor_slots = ()
+    _exposed = {'_saved_padding': ('padding_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         padding = node.padding_
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = replication_pad1d(grad, padding)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5257,21 +5257,21 @@ class ReplicationPad2DBackward0(Node):
 
 class ReplicationPad2DBackwardBackward0(Node):
     """``replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor``"""
-    __slots__ = ('padding_', 'self_')
-    _tensor_slots = ('self_',)
-    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+    __slots__ = ('padding_', 'self_info_')
+    _tensor_slots = ()
+    _exposed = {'_saved_padding': ('padding_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         padding = node.padding_
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = replication_pad2d(grad, padding)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5290,21 +5290,21 @@ class ReplicationPad3DBackward0(Node):
 
 class ReplicationPad3DBackwardBackward0(Node):
     """``replication_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor``"""
-    __slots__ = ('padding_', 'self_')
-    _tensor_slots = ('self_',)
-    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+    __slots__ = ('padding_', 'self_info_')
+    _tensor_slots = ()
+    _exposed = {'_saved_padding': ('padding_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         padding = node.padding_
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = replication_pad3d(grad, padding)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5396,21 +5396,21 @@ class ConvolutionBackwardBackward0(Node):
 
 class MaxPool2DWithIndicesBackwardBackward0(Node):
     """``max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor``"""
-    __slots__ = ('indices_', 'self_')
-    _tensor_slots = ('indices_', 'self_')
-    _exposed = {'_saved_indices': ('indices_', True), '_saved_self': ('self_', True)}
+    __slots__ = ('indices_', 'self_info_')
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_indices': ('indices_', True)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         indices = node.indices_.unpack(node)
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = max_pool_double_backward(grad, indices, 2)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 

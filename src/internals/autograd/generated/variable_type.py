@@ -15,7 +15,7 @@ from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_hi
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
                                     check_out_no_requires_grad,
                                     mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
-from ..functions_manual import TensorGeometry
+from ..functions_manual import TensorGeometry, TypeAndSize
 from .functions import (
     AbsBackward0,
     AcosBackward0,
@@ -3355,9 +3355,8 @@ def slice_scatter(ks, self, src, dim=0, start=None, end=None, step=1):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = SliceScatterBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, src)
-        if edges[0] is not None:
-            grad_fn.src_ = SavedVariable(src, False)
+        grad_fn._next_edges = collect_next_edges(self, src)
+        grad_fn.src_info_ = TypeAndSize(src)
         grad_fn.dim_ = as_int(dim)
         grad_fn.start_ = start
         grad_fn.end_ = end
@@ -3373,9 +3372,8 @@ def select_scatter(ks, self, src, dim, index):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = SelectScatterBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, src)
-        if edges[0] is not None:
-            grad_fn.src_ = SavedVariable(src, False)
+        grad_fn._next_edges = collect_next_edges(self, src)
+        grad_fn.src_info_ = TypeAndSize(src)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = as_int(index)
     with below_ad_inplace_or_view():
@@ -3389,9 +3387,8 @@ def diagonal_scatter(ks, self, src, offset=0, dim1=0, dim2=1):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = DiagonalScatterBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, src)
-        if edges[0] is not None:
-            grad_fn.src_ = SavedVariable(src, False)
+        grad_fn._next_edges = collect_next_edges(self, src)
+        grad_fn.src_info_ = TypeAndSize(src)
         grad_fn.offset_ = as_int(offset)
         grad_fn.dim1_ = as_int(dim1)
         grad_fn.dim2_ = as_int(dim2)
@@ -3670,10 +3667,9 @@ def index_put_(ks, self, indices, values, accumulate=False):
     if _grad_mode.grad_enabled and (self._requires_grad or values._requires_grad):
         check_inplace(self)
         grad_fn = IndexPutBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, values)
+        grad_fn._next_edges = collect_next_edges(self, values)
+        grad_fn.values_info_ = TypeAndSize(values)
         grad_fn.indices_ = SavedVariableList(indices)
-        if edges[0] is not None:
-            grad_fn.values_ = SavedVariable(values, False)
         grad_fn.accumulate_ = accumulate
     with below_autograd():
         result = OPS['index_put_'].redispatch(after_autograd(ks), self, indices, values, accumulate)
@@ -3686,10 +3682,9 @@ def index_put(ks, self, indices, values, accumulate=False):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or values._requires_grad):
         grad_fn = IndexPutBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, values)
+        grad_fn._next_edges = collect_next_edges(self, values)
+        grad_fn.values_info_ = TypeAndSize(values)
         grad_fn.indices_ = SavedVariableList(indices)
-        if edges[0] is not None:
-            grad_fn.values_ = SavedVariable(values, False)
         grad_fn.accumulate_ = accumulate
     with below_ad_inplace_or_view():
         result = OPS['index_put'].redispatch(after_autograd(ks), self, indices, values, accumulate)
@@ -4262,9 +4257,8 @@ def bernoulli__Tensor(ks, self, p, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or p._requires_grad):
         check_inplace(self)
         grad_fn = BernoulliBackward1()
-        edges = grad_fn._next_edges = collect_next_edges(self, p)
-        if edges[1] is not None:
-            grad_fn.p_ = SavedVariable(p, False)
+        grad_fn._next_edges = collect_next_edges(self, p)
+        grad_fn.p_info_ = TypeAndSize(p)
     with below_autograd():
         result = OPS['bernoulli_.Tensor'].redispatch(after_autograd(ks), self, p, **kwargs)
     if grad_fn is not None:
@@ -5176,8 +5170,7 @@ def copysign_Tensor(ks, self, other):
         edges = grad_fn._next_edges = collect_next_edges(self, other)
         if edges[0] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-        if edges[1] is not None:
-            grad_fn.other_ = SavedVariable(other, False)
+        grad_fn.other_info_ = TypeAndSize(other)
     with below_ad_inplace_or_view():
         result = OPS['copysign.Tensor'].redispatch(after_autograd(ks), self, other)
     if grad_fn is not None:
@@ -5200,8 +5193,7 @@ def copysign__Tensor(ks, self, other):
         edges = grad_fn._next_edges = collect_next_edges(self, other)
         if edges[0] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
-        if edges[1] is not None:
-            grad_fn.other_ = SavedVariable(other, False)
+        grad_fn.other_info_ = TypeAndSize(other)
     with below_autograd():
         result = OPS['copysign_.Tensor'].redispatch(after_autograd(ks), self, other)
     if grad_fn is not None:
@@ -7866,7 +7858,7 @@ def avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, cei
         grad_fn.ceil_mode_ = ceil_mode
         grad_fn.count_include_pad_ = count_include_pad
         grad_fn.divisor_override_ = divisor_override
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['avg_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     if grad_fn is not None:
@@ -7893,7 +7885,7 @@ def _adaptive_avg_pool2d_backward(ks, grad_output, self):
         grad_fn = AdaptiveAvgPool2DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['_adaptive_avg_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self)
     if grad_fn is not None:
@@ -7935,7 +7927,7 @@ def adaptive_max_pool2d_backward(ks, grad_output, self, indices):
         grad_fn = AdaptiveMaxPool2DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.indices_ = SavedVariable(indices, False)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['adaptive_max_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self, indices)
     if grad_fn is not None:
@@ -8047,7 +8039,7 @@ def reflection_pad1d_backward(ks, grad_output, self, padding):
         grad_fn = ReflectionPad1DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['reflection_pad1d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
     if grad_fn is not None:
@@ -8075,7 +8067,7 @@ def reflection_pad2d_backward(ks, grad_output, self, padding):
         grad_fn = ReflectionPad2DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['reflection_pad2d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
     if grad_fn is not None:
@@ -8115,7 +8107,7 @@ def reflection_pad3d_backward(ks, grad_output, self, padding):
         grad_fn = ReflectionPad3DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['reflection_pad3d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
     if grad_fn is not None:
@@ -8155,7 +8147,7 @@ def replication_pad1d_backward(ks, grad_output, self, padding):
         grad_fn = ReplicationPad1DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['replication_pad1d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
     if grad_fn is not None:
@@ -8189,7 +8181,7 @@ def replication_pad2d_backward(ks, grad_output, self, padding):
         grad_fn = ReplicationPad2DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['replication_pad2d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
     if grad_fn is not None:
@@ -8223,7 +8215,7 @@ def replication_pad3d_backward(ks, grad_output, self, padding):
         grad_fn = ReplicationPad3DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['replication_pad3d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
     if grad_fn is not None:
@@ -8322,7 +8314,7 @@ def max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride,
         grad_fn = MaxPool2DWithIndicesBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.indices_ = SavedVariable(indices, False)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['max_pool2d_with_indices_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
     if grad_fn is not None:
