@@ -826,7 +826,10 @@ def test_every_differentiable_native_function_has_a_kernel():
     # the anti-aliased resizes' .vec overloads: the output size from scale factors, then the operator
     math |= {f"_upsample_{mode}2d_aa.vec" for mode in ("bilinear", "bicubic", "lanczos")}
     # weight normalisation's unfused form, and EmbeddingBag's sparse backward: torch's composites
-    math |= {"_weight_norm", "norm_except_dim", "_embedding_bag_sparse_backward"}
+    math |= {"_weight_norm", "norm_except_dim", "_embedding_bag_sparse_backward",
+             "_weight_norm_differentiable_backward"}
+    # the fused weight norm's backward: torch's formula calls it only with grad mode off
+    backward_ops |= {"_weight_norm_interface_backward"}
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",

@@ -1972,3 +1972,16 @@ def soft_margin_loss_double_backward_grad_output(grad, grad_output, input, targe
 def multi_margin_loss_backward(grad, self, target, p, margin, weight, reduction):
     return dispatcher.call("multi_margin_loss_backward", grad, self, target, p, margin, weight, reduction)
 
+
+__all__ += ["_weight_norm_interface_backward", "_weight_norm_differentiable_backward"]
+
+
+def _weight_norm_interface_backward(*args):
+    """The fused weight norm's backward kernel, as the operator (below autograd: grad mode is off)."""
+    return dispatcher.call("_weight_norm_interface_backward", *args)
+
+
+def _weight_norm_differentiable_backward(*args):
+    """The same gradients in differentiable operators, recorded through the composite operator."""
+    return dispatcher.call("_weight_norm_differentiable_backward", *args)
+

@@ -389,6 +389,7 @@ from .functions import (
     VdotBackward0,
     ViewAsComplexBackward0,
     ViewBackward0,
+    WeightNormInterfaceBackward0,
     WhereBackward0,
     XlogyBackward0,
     XlogyBackward1,
@@ -980,6 +981,7 @@ OPS = {
     'replication_pad3d': dispatcher.find('replication_pad3d'),
     'replication_pad3d_backward': dispatcher.find('replication_pad3d_backward'),
     'native_batch_norm': dispatcher.find('native_batch_norm'),
+    '_weight_norm_interface': dispatcher.find('_weight_norm_interface'),
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     'embedding': dispatcher.find('embedding'),
     'convolution_backward': dispatcher.find('convolution_backward'),
@@ -8246,6 +8248,22 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
     return result
 
 
+def _weight_norm_interface(ks, v, g, dim=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (v._requires_grad or g._requires_grad):
+        grad_fn = WeightNormInterfaceBackward0()
+        grad_fn._next_edges = collect_next_edges(v, g)
+        grad_fn.v_ = SavedVariable(v, False)
+        grad_fn.g_ = SavedVariable(g, False)
+        grad_fn.dim_ = as_int(dim)
+    with below_ad_inplace_or_view():
+        result = OPS['_weight_norm_interface'].redispatch(after_autograd(ks), v, g, dim)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+    return result
+
+
 def native_layer_norm(ks, input, normalized_shape, weight, bias, eps):
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or (weight is not None and weight._requires_grad) or (bias is not None and bias._requires_grad)):
@@ -9734,6 +9752,7 @@ KERNELS = {
     'replication_pad3d': replication_pad3d,
     'replication_pad3d_backward': replication_pad3d_backward,
     'native_batch_norm': native_batch_norm,
+    '_weight_norm_interface': _weight_norm_interface,
     'native_layer_norm': native_layer_norm,
     'embedding': embedding,
     'convolution_backward': convolution_backward,
