@@ -746,10 +746,10 @@ def test_every_differentiable_native_function_has_a_kernel():
                            "bucketize.Scalar"}
     # Complex tensors cannot require grad here (no complex autograd): these have no formula.
     not_differentiable |= {"view_as_real"}
-    # Sparse tensors take no part in autograd in internals: their operators have no formula.
-    sparse = {"_coalesce", "_indices", "_nnz", "_to_dense", "_to_sparse", "_to_sparse.sparse_dim", "_values",
-              "coalesce", "dense_dim", "indices", "is_coalesced", "sparse_dim", "to_dense", "to_sparse",
-              "to_sparse.sparse_dim", "values", "sparse_mask"}
+    # The sparse operators without a formula here (the conversions _to_sparse and _to_dense and
+    # sparse_mask have torch's); to_sparse, to_dense and coalesce are composites over them.
+    sparse = {"_coalesce", "_indices", "_nnz", "_values", "coalesce", "dense_dim", "indices", "is_coalesced",
+              "sparse_dim", "to_dense", "to_sparse", "to_sparse.sparse_dim", "values"}
     # Factories: no tensor input, or (*_like) an output that is not differentiable -- torch lists
     # none of them in derivatives.yaml. Its lift_fresh entry (self: grad) is left out: here
     # lift_fresh returns its input itself, and torch.tensor calls it before requires_grad is set.

@@ -20,6 +20,7 @@ from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import tls
 from ..c10.memory_format import contiguous_format, preserve_format
 from ..c10.scalar_type import float64
+from ..c10.tensor_impl import sparse_coo, strided
 
 INT64_MAX = 2 ** 63 - 1       # slice's end when none is given
 
@@ -1985,3 +1986,31 @@ def _weight_norm_differentiable_backward(*args):
     """The same gradients in differentiable operators, recorded through the composite operator."""
     return dispatcher.call("_weight_norm_differentiable_backward", *args)
 
+
+__all__ += ["to_sparse_backward", "to_dense_backward", "sparse_mask_backward"]
+
+
+def to_sparse_backward(grad, self_layout):
+    """A strided input gets the gradient back dense; a sparse one keeps it sparse."""
+    if self_layout is strided:
+        return grad.to_dense()
+    return grad if grad.layout is sparse_coo else grad.to_sparse()
+
+
+def to_dense_backward(grad, input, masked_grad):
+    """The gradient of a sparse tensor made dense: by default (``masked_grad`` unset or true) only
+    its entries get a gradient, the dense gradient read at the input's coalesced coordinates; with
+    ``masked_grad=False`` every element does, as a sparse tensor of the same sparse dims."""
+    if input.layout is strided:
+        return grad.to_dense(input.dtype, masked_grad=masked_grad)
+    if masked_grad is None or masked_grad:
+        return grad.sparse_mask(input.coalesce())
+    return grad.to_sparse(input.sparse_dim())
+
+
+def sparse_mask_backward(grad, mask, self_layout):
+    """``sparse_mask`` reads ``self`` at the mask's entries, so the gradient is the incoming one at
+    those entries only (projected onto the mask), made dense again for a strided ``self``."""
+    dense = grad.to_dense() if grad.layout is sparse_coo else grad
+    projected = dense.sparse_mask(mask.coalesce())
+    return projected.to_dense() if self_layout is strided else projected

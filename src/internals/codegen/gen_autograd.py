@@ -45,6 +45,7 @@ PROPERTIES = {
     "sym_numel": ("{}.numel()", True),
     "scalar_type": ("{}._impl.dtype", False),
     "options": ("({0}._impl.dtype, {0}._impl.device)", False),
+    "layout": ("{}.layout", False),
 }
 PROPERTY_RE = re.compile(r"\b(\w+)\.(" + "|".join(PROPERTIES) + r")\(\)")
 # ``to_args_sizes_symint(tensors)``, ``to_args_scalartypes(tensors)`` over a Tensor[] input: each

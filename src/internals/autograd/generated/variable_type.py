@@ -315,6 +315,7 @@ from .functions import (
     SoftshrinkBackwardBackward0,
     SortBackward0,
     SortBackward1,
+    SparseMaskBackward0,
     SplitBackward0,
     SplitWithSizesBackward0,
     SqrtBackward0,
@@ -341,6 +342,9 @@ from .functions import (
     ThresholdBackward1,
     ThresholdBackwardBackward0,
     ToCopyBackward0,
+    ToDenseBackward0,
+    ToSparseBackward0,
+    ToSparseBackward1,
     TopkBackward0,
     TraceBackward0,
     TransposeBackward0,
@@ -981,6 +985,10 @@ OPS = {
     'replication_pad3d': dispatcher.find('replication_pad3d'),
     'replication_pad3d_backward': dispatcher.find('replication_pad3d_backward'),
     'native_batch_norm': dispatcher.find('native_batch_norm'),
+    '_to_sparse': dispatcher.find('_to_sparse'),
+    '_to_sparse.sparse_dim': dispatcher.find('_to_sparse.sparse_dim'),
+    '_to_dense': dispatcher.find('_to_dense'),
+    'sparse_mask': dispatcher.find('sparse_mask'),
     '_weight_norm_interface': dispatcher.find('_weight_norm_interface'),
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     'embedding': dispatcher.find('embedding'),
@@ -8248,6 +8256,60 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
     return result
 
 
+def _to_sparse(ks, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToSparseBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_layout_ = self.layout
+    with below_ad_inplace_or_view():
+        result = OPS['_to_sparse'].redispatch(after_autograd(ks), self, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _to_sparse_sparse_dim(ks, self, sparse_dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToSparseBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_layout_ = self.layout
+    with below_ad_inplace_or_view():
+        result = OPS['_to_sparse.sparse_dim'].redispatch(after_autograd(ks), self, sparse_dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _to_dense(ks, self, dtype=None, masked_grad=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToDenseBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.masked_grad_ = masked_grad
+    with below_ad_inplace_or_view():
+        result = OPS['_to_dense'].redispatch(after_autograd(ks), self, dtype, masked_grad)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sparse_mask(ks, self, mask):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SparseMaskBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_layout_ = self.layout
+        grad_fn.mask_ = SavedVariable(mask, False)
+    with below_ad_inplace_or_view():
+        result = OPS['sparse_mask'].redispatch(after_autograd(ks), self, mask)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def _weight_norm_interface(ks, v, g, dim=0):
     grad_fn = None
     if _grad_mode.grad_enabled and (v._requires_grad or g._requires_grad):
@@ -9752,6 +9814,10 @@ KERNELS = {
     'replication_pad3d': replication_pad3d,
     'replication_pad3d_backward': replication_pad3d_backward,
     'native_batch_norm': native_batch_norm,
+    '_to_sparse': _to_sparse,
+    '_to_sparse.sparse_dim': _to_sparse_sparse_dim,
+    '_to_dense': _to_dense,
+    'sparse_mask': sparse_mask,
     '_weight_norm_interface': _weight_norm_interface,
     'native_layer_norm': native_layer_norm,
     'embedding': embedding,
