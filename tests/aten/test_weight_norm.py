@@ -70,7 +70,8 @@ def test_fused_kernel_and_its_backward(dim, dtype):
     tol = dict(rtol=1e-2, atol=1e-2) if dtype is torch.bfloat16 else dict(ulps=PRODUCT_ULPS)
     # the backward's a·grad_w − b·v cancels: the sums' order (the kernel's vector width) shows
     # in float32's last bits
-    backward_tol = {torch.float32: dict(rtol=1e-5, atol=1e-6), torch.float64: dict(rtol=1e-12, atol=1e-15)}.get(dtype, tol)
+    backward_tol = {torch.float32: dict(rtol=1e-5, atol=1e-6),
+                    torch.float64: dict(rtol=1e-12, atol=1e-15)}.get(dtype, tol)
     assert_same(w_i, w_t, **tol)
     assert_same(n_i, n_t, **tol)
     grad_w = torch.linspace(-1, 1, v.numel(), dtype=dtype).reshape(v.shape)

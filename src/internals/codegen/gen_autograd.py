@@ -185,7 +185,7 @@ def load_derivatives(path=DERIVATIVES, *, text=None):
                 saved.setdefault(name, Saved(name, expr.format(m.group(2)), False, exposed=False)).users.add(i)
                 return name
 
-            def type_and_size(m, saved=saved, i=i):
+            def type_and_size(m, saved=saved, i=i, args=args, outputs=outputs):
                 if m.group(1) not in args and m.group(1) not in outputs:
                     return m.group(0)           # zeros_like(grad): the incoming gradient's layout
                 name = f"{m.group(1)}_info"

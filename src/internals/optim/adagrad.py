@@ -16,8 +16,13 @@ accumulator starts at ``initial_accumulator_value``, not zero), so a fresh optim
 from ..aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from ..aten.native.tensor_factories import full_like, tensor
 from ..c10.memory_format import preserve_format
-from .optimizer import (Optimizer, _use_grad_for_differentiable, check_foreach_differentiable, check_lr,
-                        view_as_real_if_complex)
+from .optimizer import (
+    Optimizer,
+    _use_grad_for_differentiable,
+    check_foreach_differentiable,
+    check_lr,
+    view_as_real_if_complex,
+)
 
 __all__ = ["Adagrad"]
 

@@ -15,8 +15,14 @@ from .._functional import maximum, square, zeros_like
 from .._tensor import Tensor
 from ..aten.native.tensor_factories import tensor
 from ..c10.memory_format import preserve_format
-from .optimizer import (Optimizer, _use_grad_for_differentiable, check_capturable, check_foreach_differentiable,
-                        check_lr, view_as_real_if_complex)
+from .optimizer import (
+    Optimizer,
+    _use_grad_for_differentiable,
+    check_capturable,
+    check_foreach_differentiable,
+    check_lr,
+    view_as_real_if_complex,
+)
 
 __all__ = ["Adam", "AdamW"]
 

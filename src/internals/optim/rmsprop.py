@@ -11,8 +11,14 @@ Per parameter, in torch's order and with torch's in-place operators:
 """
 from .._functional import zeros, zeros_like
 from ..c10.memory_format import preserve_format
-from .optimizer import (Optimizer, _use_grad_for_differentiable, check_capturable, check_foreach_differentiable,
-                        check_lr, view_as_real_if_complex)
+from .optimizer import (
+    Optimizer,
+    _use_grad_for_differentiable,
+    check_capturable,
+    check_foreach_differentiable,
+    check_lr,
+    view_as_real_if_complex,
+)
 
 __all__ = ["RMSprop"]
 
