@@ -238,6 +238,13 @@ def test_every_derivative_entry_is_tested():
     # tests/aten/test_conjugate_view.py applies each to a gradient and compares with torch's node.
     reached |= {functions.ConjBackward0.__name__, functions.ConjPhysicalBackward0.__name__,
                 functions.ConjPhysicalBackward1.__name__}
+    # The sparse conversions and masks (tests/aten/test_sparse.py) and the fused weight norm
+    # (tests/aten/test_weight_norm.py) compare their nodes and gradients with torch's.
+    from test_sparse import SPARSE_GRAPHS
+    for build in SPARSE_GRAPHS.values():
+        reached |= _nodes(build(internals, internals.ones(2, 3, dtype=internals.float64, requires_grad=True)))
+    reached |= _nodes(internals._weight_norm(internals.ones(2, 3, requires_grad=True),
+                                             internals.ones(2, 1, requires_grad=True), 0))
     reached |= _later_operators_nodes()
     # addcmul and addcdiv (tests/aten/test_pointwise_ops.py compares their nodes and gradients).
     from test_pointwise_ops import GRAD_CASES as POINTWISE_CASES
