@@ -486,3 +486,48 @@ def test_sparse_mask_size_mismatch():
         lib.ones(3, 2).sparse_mask(lib.sparse_coo_tensor([[0]], [[1.0, 1.0, 1.0]], (3, 3)))
     ours, theirs = assert_same_error(lambda: program(internals), lambda: program(torch))
     assert str(ours) == str(theirs)
+
+
+# ---------------------------------------------------------------------- autograd through conversions
+def _weights(lib, shape):
+    return lib.arange(float(torch.Size(shape).numel()), dtype=lib.float64).reshape(shape) - 2.5
+
+
+SPARSE_GRAPHS = {
+    # to_sparse then to_dense: only the stored (nonzero) entries get a gradient (masked_grad)
+    "to_sparse-to_dense": lambda lib, x: x.to_sparse().to_dense(),
+    "to_sparse-sparse_dim": lambda lib, x: x.to_sparse(1).to_dense(),
+    "to_dense-unmasked": lambda lib, x: x.to_sparse().to_dense(masked_grad=False),
+    # sparse_mask reads x at the mask's entries: the gradient is the incoming one there
+    "sparse_mask": lambda lib, x: x.sparse_mask(lib.tensor([[1., 0., 0.], [0., 0., 2.]]).to_sparse()).to_dense(),
+    "sparse_mask-mul": lambda lib, x: (x * 3).sparse_mask(lib.tensor([[0., 1., 1.], [1., 0., 0.]]).to_sparse())
+                                        .to_dense() * x,
+}
+
+
+@pytest.mark.parametrize("name", SPARSE_GRAPHS)
+def test_gradients_flow_through_sparse_conversions(name):
+    """torch records ToSparseBackward, ToDenseBackward and SparseMaskBackward nodes, and gradients
+    reach the dense input; the intermediate sparse tensors require grad, as torch's do."""
+    def program(lib):
+        x = lib.tensor([[0.0, 2.0, 0.0], [3.0, 0.5, -4.0]], dtype=lib.float64, requires_grad=True)
+        y = SPARSE_GRAPHS[name](lib, x)
+        nodes, node = [], y.grad_fn
+        while node is not None:
+            nodes.append(type(node).__name__)
+            node = next((f for f, _ in node.next_functions if f is not None and f.name() != "AccumulateGrad"),
+                        None)
+        (g,) = lib.autograd.grad((y * _weights(lib, y.shape)).sum(), x)
+        return y, g, nodes
+    (y_i, g_i, nodes_i), (y_t, g_t, nodes_t) = program(internals), program(torch)
+    assert nodes_i == nodes_t
+    assert_same(y_i, y_t, **EXACT)
+    assert_same(g_i, g_t, **EXACT)
+
+
+def test_sparse_result_records_its_node():
+    def program(lib):
+        x = lib.tensor([[0.0, 2.0], [3.0, 0.0]], requires_grad=True)
+        s, m = x.to_sparse(), x.sparse_mask(lib.tensor([[1.0, 0.0], [0.0, 1.0]]).to_sparse())
+        return [(t.requires_grad, t.is_leaf, type(t.grad_fn).__name__) for t in (s, m)]
+    assert program(internals) == program(torch)

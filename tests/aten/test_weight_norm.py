@@ -3,7 +3,7 @@
 dimension; values, shapes, strides and dtypes, gradients once and twice, and fake tensors."""
 import pytest
 import torch
-from helpers import PRODUCT_ULPS, assert_same
+from helpers import PRODUCT_ULPS, assert_same, assert_same_error
 
 import internals
 
@@ -33,35 +33,64 @@ def test_weight_norm_values(dim, dtype):
     assert_same(internals._weight_norm(I(v), I(g), dim), torch._weight_norm(v, g, dim), ulps=PRODUCT_ULPS)
 
 
-def torch_composite(v, g, dim):
-    """torch's unfused path, which it takes for the middle dimensions, written out."""
-    return v * (g / torch.norm_except_dim(v, 2, dim))
-
-
 @pytest.mark.parametrize("dim", [-1, 0, 1, 2])
-def test_weight_norm_gradients_once_and_twice(dim):
-    """First derivatives match torch's _weight_norm on every path; second derivatives match its
-    composite path. For the first and last dimension torch's fused kernel differentiates its
-    backward with _weight_norm_differentiable_backward, whose result fails torch's own
-    gradgradcheck (float64, this file's operands), so there the reference is the composite."""
+def test_weight_norm_nodes_and_gradients_once_and_twice(dim):
+    """For the first and last dimension torch's _weight_norm takes the fused
+    ``_weight_norm_interface`` (one ``WeightNormInterfaceBackward0``), whose backward with
+    create_graph is ``_weight_norm_differentiable_backward``; for the others, the composite
+    ``v * (g / norm_except_dim(v))``. Nodes of every order and gradients once and twice match
+    torch's on each path. (The fused path's second derivatives treat the saved norms as constants,
+    as torch's do: they are not the composite's.)"""
     v, g = operands(dim)
     results = []
-    for lib, weight_norm, (vv, gg) in ((torch, torch._weight_norm, (v, g)),
-                                       (torch, torch_composite, (v, g)),
-                                       (internals, internals._weight_norm, (I(v), I(g)))):
+    for lib, vv, gg in ((torch, v, g), (internals, I(v), I(g))):
         vv, gg = vv.clone().requires_grad_(), gg.clone().requires_grad_()
-        w = weight_norm(vv, gg, dim)
+        w = lib._weight_norm(vv, gg, dim)
         weights = lib.linspace(-1, 1, w.numel(), dtype=lib.float64).reshape(w.shape)
         dv, dg = lib.autograd.grad((w * weights).sum(), (vv, gg), create_graph=True)
         second = lib.autograd.grad((dv.pow(2).sum() + dg.pow(2).sum()), (vv, gg))
-        results.append((dv, dg, *second))
-    fused, composite, ours = results
-    for o, t in zip(ours[:2], fused[:2]):
+        nodes = [type(t.grad_fn).__name__ for t in (w, dv, dg)]
+        results.append((nodes, (w, dv, dg, *second)))
+    (nodes_t, theirs), (nodes_i, ours) = results
+    assert nodes_i == nodes_t
+    assert nodes_t[0] == ("WeightNormInterfaceBackward0" if dim in (0, 2) else "MulBackward0")
+    for o, t in zip(ours, theirs, strict=True):
         assert_same(o, t, rtol=1e-10, atol=1e-12)
-    for o, t in zip(ours, composite):
-        assert_same(o, t, rtol=1e-10, atol=1e-12)
-    assert torch.autograd.gradgradcheck(lambda a, b: torch_composite(a, b, dim),
-                                        (v.clone().requires_grad_(), g.clone().requires_grad_()))
+
+
+@pytest.mark.parametrize("dim", [0, 2])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.bfloat16])
+def test_fused_kernel_and_its_backward(dim, dtype):
+    """``_weight_norm_interface`` returns the weight (contiguous) and the norms (laid out as g,
+    in float for a 16-bit g); its backward operator gives contiguous gradients; the
+    differentiable backward is the same formula. Bad input fails as torch's kernels do."""
+    v, g = operands(dim, dtype)
+    w_t, n_t = torch._weight_norm_interface(v, g, dim)
+    w_i, n_i = internals._weight_norm_interface(I(v), I(g), dim)
+    tol = dict(rtol=1e-2, atol=1e-2) if dtype is torch.bfloat16 else dict(ulps=PRODUCT_ULPS)
+    # the backward's a·grad_w − b·v cancels: the sums' order (the kernel's vector width) shows
+    # in float32's last bits
+    backward_tol = {torch.float32: dict(rtol=1e-5, atol=1e-6),
+                    torch.float64: dict(rtol=1e-12, atol=1e-15)}.get(dtype, tol)
+    assert_same(w_i, w_t, **tol)
+    assert_same(n_i, n_t, **tol)
+    grad_w = torch.linspace(-1, 1, v.numel(), dtype=dtype).reshape(v.shape)
+    theirs = torch.ops.aten._weight_norm_interface_backward(grad_w, v, g, n_t, dim)
+    ours = internals.ops.aten._weight_norm_interface_backward(I(grad_w), I(v), I(g), n_i, dim)
+    for o, t in zip(ours, theirs, strict=True):
+        assert_same(o, t, **backward_tol)
+    if dtype is torch.float64:
+        theirs = torch.ops.aten._weight_norm_differentiable_backward(grad_w, v, g, n_t, dim)
+        ours = internals.ops.aten._weight_norm_differentiable_backward(I(grad_w), I(v), I(g), n_i, dim)
+        for o, t in zip(ours, theirs, strict=True):
+            assert_same(o, t, **backward_tol)
+    bad = [lambda lib, T: lib.ops.aten._weight_norm_interface_backward(T(grad_w), T(v).transpose(0, 1),
+                                                                       T(g), T(n_t), dim),
+           lambda lib, T: lib._weight_norm_interface(T(v).long(), T(g).long(), dim),
+           lambda lib, T: lib._weight_norm(T(v), T(g).double() if dtype is not torch.float64 else T(g).float(), dim)]
+    for run in bad:
+        error_i, error_t = assert_same_error(lambda run=run: run(internals, I), lambda run=run: run(torch, lambda t: t))
+        assert str(error_i) == str(error_t)
 
 
 def test_fake_tensors_reach_the_composite():

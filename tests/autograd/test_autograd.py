@@ -238,6 +238,13 @@ def test_every_derivative_entry_is_tested():
     # tests/aten/test_conjugate_view.py applies each to a gradient and compares with torch's node.
     reached |= {functions.ConjBackward0.__name__, functions.ConjPhysicalBackward0.__name__,
                 functions.ConjPhysicalBackward1.__name__}
+    # The sparse conversions and masks (tests/aten/test_sparse.py) and the fused weight norm
+    # (tests/aten/test_weight_norm.py) compare their nodes and gradients with torch's.
+    from test_sparse import SPARSE_GRAPHS
+    for build in SPARSE_GRAPHS.values():
+        reached |= _nodes(build(internals, internals.ones(2, 3, dtype=internals.float64, requires_grad=True)))
+    reached |= _nodes(internals._weight_norm(internals.ones(2, 3, requires_grad=True),
+                                             internals.ones(2, 1, requires_grad=True), 0))
     reached |= _later_operators_nodes()
     # addcmul and addcdiv (tests/aten/test_pointwise_ops.py compares their nodes and gradients).
     from test_pointwise_ops import GRAD_CASES as POINTWISE_CASES
@@ -746,10 +753,10 @@ def test_every_differentiable_native_function_has_a_kernel():
                            "bucketize.Scalar"}
     # Complex tensors cannot require grad here (no complex autograd): these have no formula.
     not_differentiable |= {"view_as_real"}
-    # Sparse tensors take no part in autograd in internals: their operators have no formula.
-    sparse = {"_coalesce", "_indices", "_nnz", "_to_dense", "_to_sparse", "_to_sparse.sparse_dim", "_values",
-              "coalesce", "dense_dim", "indices", "is_coalesced", "sparse_dim", "to_dense", "to_sparse",
-              "to_sparse.sparse_dim", "values", "sparse_mask"}
+    # The sparse operators without a formula here (the conversions _to_sparse and _to_dense and
+    # sparse_mask have torch's); to_sparse, to_dense and coalesce are composites over them.
+    sparse = {"_coalesce", "_indices", "_nnz", "_values", "coalesce", "dense_dim", "indices", "is_coalesced",
+              "sparse_dim", "to_dense", "to_sparse", "to_sparse.sparse_dim", "values"}
     # Factories: no tensor input, or (*_like) an output that is not differentiable -- torch lists
     # none of them in derivatives.yaml. Its lift_fresh entry (self: grad) is left out: here
     # lift_fresh returns its input itself, and torch.tensor calls it before requires_grad is set.
@@ -826,7 +833,10 @@ def test_every_differentiable_native_function_has_a_kernel():
     # the anti-aliased resizes' .vec overloads: the output size from scale factors, then the operator
     math |= {f"_upsample_{mode}2d_aa.vec" for mode in ("bilinear", "bicubic", "lanczos")}
     # weight normalisation's unfused form, and EmbeddingBag's sparse backward: torch's composites
-    math |= {"_weight_norm", "norm_except_dim", "_embedding_bag_sparse_backward"}
+    math |= {"_weight_norm", "norm_except_dim", "_embedding_bag_sparse_backward",
+             "_weight_norm_differentiable_backward"}
+    # the fused weight norm's backward: torch's formula calls it only with grad mode off
+    backward_ops |= {"_weight_norm_interface_backward"}
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",

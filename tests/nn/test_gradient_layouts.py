@@ -73,3 +73,53 @@ def test_threshold_gradient_follows_the_saved_input(layout):
         return F.threshold(x, 0.1, 2.0), [x]
     for ours, theirs in zip(_grads(internals, build, layout), _grads(torch, build, layout)):
         assert_same(ours, theirs)
+
+
+POOLS_AND_PADS = {
+    "max_pool2d": lambda F, x: F.max_pool2d(x, 3, 2, padding=1),
+    "avg_pool2d": lambda F, x: F.avg_pool2d(x, 2, ceil_mode=True),
+    "adaptive_avg_pool2d": lambda F, x: F.adaptive_avg_pool2d(x, (3, 2)),
+    "adaptive_max_pool2d": lambda F, x: F.adaptive_max_pool2d(x, (3, 2)),
+    "lp_pool2d": lambda F, x: F.lp_pool2d(x, 2, 2),
+    "reflect": lambda F, x: F.pad(x, (2, 1, 0, 3), mode="reflect"),
+    "replicate": lambda F, x: F.pad(x, (2, 1, 1, 3), mode="replicate"),
+}
+
+
+def _gradients_of_every_order(L, name, layout):
+    """The first, second and third gradients with respect to the input. A pooling or padding
+    backward is linear in its incoming gradient and constant in the input: its derivative with
+    respect to the input is ``zeros_like(self)`` in derivatives.yaml, which torch's codegen turns
+    into contiguous zeros of the input's sizes (a ``TypeAndSize``), whatever the input's layout."""
+    x = _input(L, layout)
+    y = POOLS_AND_PADS[name](L.nn.functional, x)
+    (g,) = L.autograd.grad(y.pow(2).sum(), x, create_graph=True)
+    (gg,) = L.autograd.grad(g.pow(2).sum(), x, create_graph=True)
+    (ggg,) = L.autograd.grad(gg.pow(2).sum(), x, allow_unused=True)
+    return [(t, type(t.grad_fn).__name__ if t is not None else None) for t in (y, g, gg, ggg)]
+
+
+@pytest.mark.parametrize("layout", ["channels_last", "transposed"])
+@pytest.mark.parametrize("name", list(POOLS_AND_PADS))
+def test_higher_order_gradients_have_torchs_strides(name, layout):
+    ours = _gradients_of_every_order(internals, name, layout)
+    theirs = _gradients_of_every_order(torch, name, layout)
+    for (o, o_node), (t, t_node) in zip(ours, theirs, strict=True):
+        assert o_node == t_node
+        assert (o is None) == (t is None)
+        if t is not None:
+            assert_same(o, t, atol=1e-12, rtol=1e-12)
+
+
+def test_zero_gradient_of_a_scatter_source_is_contiguous():
+    """slice_scatter's gradient to ``self`` writes zeros shaped as ``src``: torch makes them
+    contiguous, from the sizes saved instead of ``src`` itself."""
+    def run(L):
+        x = L.zeros(4, 6, dtype=L.float64).requires_grad_()
+        src = L.ones(6, 2, dtype=L.float64).t().requires_grad_()
+        y = L.slice_scatter(x, src, 0, 1, 3)
+        g = L.autograd.grad(y, x, L.ones(4, 6, dtype=L.float64).t().contiguous().t())[0]
+        return g, sorted(a for a in dir(y.grad_fn) if a.startswith("_saved"))
+    (ours, saved_i), (theirs, saved_t) = run(internals), run(torch)
+    assert_same(ours, theirs)
+    assert saved_i == saved_t

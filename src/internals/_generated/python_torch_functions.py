@@ -365,6 +365,19 @@ def THPVariable__weight_norm(*args, **kwargs):
     return _ops['_weight_norm'](_r.tensor(0), _r.tensor(1), _r.to_int64(2))
 
 
+__weight_norm_interface_parser = PythonArgParser([
+    '_weight_norm_interface(Tensor v, Tensor g, int64_t dim=0)',
+])
+
+
+def THPVariable__weight_norm_interface(*args, **kwargs):
+    _r = __weight_norm_interface_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_weight_norm_interface(Tensor v, Tensor g, int dim=0) -> (Tensor, Tensor)
+    return _ops['_weight_norm_interface'](_r.tensor(0), _r.tensor(1), _r.to_int64(2))
+
+
 _abs_parser = PythonArgParser([
     'abs(Tensor input, *, Tensor out=None)',
 ])
@@ -6917,6 +6930,7 @@ FUNCTIONS = named({
     '_unique2': THPVariable__unique2,
     '_unsafe_view': THPVariable__unsafe_view,
     '_weight_norm': THPVariable__weight_norm,
+    '_weight_norm_interface': THPVariable__weight_norm_interface,
     'abs': THPVariable_abs,
     'abs_': THPVariable_abs_,
     'absolute': THPVariable_absolute,

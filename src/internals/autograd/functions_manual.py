@@ -20,6 +20,7 @@ from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import tls
 from ..c10.memory_format import contiguous_format, preserve_format
 from ..c10.scalar_type import float64
+from ..c10.tensor_impl import sparse_coo, strided
 
 INT64_MAX = 2 ** 63 - 1       # slice's end when none is given
 
@@ -38,7 +39,7 @@ __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", 
            "_log_softmax_backward_data", "mm_mat1_backward", "mm_mat2_backward", "permute_backwards",
            "unsqueeze_to", "select_backward", "slice_backward_wrapper", "slice_symint", "diagonal_backward",
            "unfold_backward",
-           "split_backward", "split_with_sizes_backward", "as_strided_backward", "TensorGeometry",
+           "split_backward", "split_with_sizes_backward", "as_strided_backward", "TensorGeometry", "TypeAndSize",
            "convolution_backward",
            "max_pool2d_with_indices_backward", "native_batch_norm_backward", "native_layer_norm_backward",
            "embedding_dense_backward", "embedding_backward", "threshold_backward"]
@@ -825,6 +826,21 @@ class TensorGeometry:
     def __init__(self, t):
         self.sizes, self.strides, self.storage_offset = t._impl.sizes, t._impl.strides, t._impl.storage_offset
         self.storage_numel = t._impl.storage.nbytes() // t._impl.dtype.itemsize
+
+
+class TypeAndSize:
+    """Sizes, dtype, device and layout of a tensor, without its data (torch's ``TypeAndSize`` in
+    ``autograd/FunctionsManual.h``): what a formula's ``zeros_like(self)`` keeps, since it needs
+    no values. Its zeros are contiguous, whatever the layout of the tensor it was taken from."""
+    __slots__ = ("sizes", "dtype", "device", "is_sparse")
+
+    def __init__(self, t):
+        self.sizes, self.dtype, self.device = t._impl.sizes, t._impl.dtype, t._impl.device
+        self.is_sparse = t.is_sparse
+
+    def zeros(self):
+        out = zeros(self.sizes, dtype=self.dtype, device=self.device)
+        return out.to_sparse() if self.is_sparse else out
 
 
 def _storage_indices(sizes, strides, offset):
@@ -1956,3 +1972,45 @@ def soft_margin_loss_double_backward_grad_output(grad, grad_output, input, targe
 
 def multi_margin_loss_backward(grad, self, target, p, margin, weight, reduction):
     return dispatcher.call("multi_margin_loss_backward", grad, self, target, p, margin, weight, reduction)
+
+
+__all__ += ["_weight_norm_interface_backward", "_weight_norm_differentiable_backward"]
+
+
+def _weight_norm_interface_backward(*args):
+    """The fused weight norm's backward kernel, as the operator (below autograd: grad mode is off)."""
+    return dispatcher.call("_weight_norm_interface_backward", *args)
+
+
+def _weight_norm_differentiable_backward(*args):
+    """The same gradients in differentiable operators, recorded through the composite operator."""
+    return dispatcher.call("_weight_norm_differentiable_backward", *args)
+
+
+__all__ += ["to_sparse_backward", "to_dense_backward", "sparse_mask_backward"]
+
+
+def to_sparse_backward(grad, self_layout):
+    """A strided input gets the gradient back dense; a sparse one keeps it sparse."""
+    if self_layout is strided:
+        return grad.to_dense()
+    return grad if grad.layout is sparse_coo else grad.to_sparse()
+
+
+def to_dense_backward(grad, input, masked_grad):
+    """The gradient of a sparse tensor made dense: by default (``masked_grad`` unset or true) only
+    its entries get a gradient, the dense gradient read at the input's coalesced coordinates; with
+    ``masked_grad=False`` every element does, as a sparse tensor of the same sparse dims."""
+    if input.layout is strided:
+        return grad.to_dense(input.dtype, masked_grad=masked_grad)
+    if masked_grad is None or masked_grad:
+        return grad.sparse_mask(input.coalesce())
+    return grad.to_sparse(input.sparse_dim())
+
+
+def sparse_mask_backward(grad, mask, self_layout):
+    """``sparse_mask`` reads ``self`` at the mask's entries, so the gradient is the incoming one at
+    those entries only (projected onto the mask), made dense again for a strided ``self``."""
+    dense = grad.to_dense() if grad.layout is sparse_coo else grad
+    projected = dense.sparse_mask(mask.coalesce())
+    return projected.to_dense() if self_layout is strided else projected

@@ -45,6 +45,7 @@ PROPERTIES = {
     "sym_numel": ("{}.numel()", True),
     "scalar_type": ("{}._impl.dtype", False),
     "options": ("({0}._impl.dtype, {0}._impl.device)", False),
+    "layout": ("{}.layout", False),
 }
 PROPERTY_RE = re.compile(r"\b(\w+)\.(" + "|".join(PROPERTIES) + r")\(\)")
 # ``to_args_sizes_symint(tensors)``, ``to_args_scalartypes(tensors)`` over a Tensor[] input: each
@@ -55,6 +56,10 @@ LIST_PROPERTIES = {
 }
 LIST_PROPERTY_RE = re.compile(r"\b(" + "|".join(LIST_PROPERTIES) + r")\((\w+)\)")
 GEOMETRY_RE = re.compile(r"\bTensorGeometry\((\w+)\)")
+# ``zeros_like(x)`` of an input or output saves only x's sizes, dtype and device, and makes
+# contiguous zeros from them (load_derivatives.py's ``x_info``, a TypeAndSize): the zero gradient
+# of a channels-last input is contiguous in torch, not laid out like the input.
+ZEROS_LIKE_RE = re.compile(r"\bzeros_like\((\w+)\)")
 NOT_A_FORMULA = {"name", "output_differentiability", "dispatch", "result"}
 
 
@@ -180,7 +185,15 @@ def load_derivatives(path=DERIVATIVES, *, text=None):
                 saved.setdefault(name, Saved(name, expr.format(m.group(2)), False, exposed=False)).users.add(i)
                 return name
 
+            def type_and_size(m, saved=saved, i=i, args=args, outputs=outputs):
+                if m.group(1) not in args and m.group(1) not in outputs:
+                    return m.group(0)           # zeros_like(grad): the incoming gradient's layout
+                name = f"{m.group(1)}_info"
+                saved.setdefault(name, Saved(name, f"TypeAndSize({m.group(1)})", False, exposed=False)).users.add(i)
+                return f"{name}.zeros()"
+
             formula = GEOMETRY_RE.sub(geometry, PROPERTY_RE.sub(prop, LIST_PROPERTY_RE.sub(list_prop, formula)))
+            formula = ZEROS_LIKE_RE.sub(type_and_size, formula)
             for name, a in args.items():
                 if _uses(formula, name):
                     is_list = a.type.is_tensor_like() and a.type.is_list_like()
@@ -548,8 +561,9 @@ def gen_variable_type(infos):
     table = "\n".join(f"    {name!r}: {fn}," for name, fn, _ in kernels)
     body = "\n\n\n".join(code for _, _, code in kernels)
     nodes = _import(".functions", _used(body, [info.node for info in infos]))
-    if _used(body, ["TensorGeometry"]):
-        nodes = "from ..functions_manual import TensorGeometry\n" + nodes
+    manual = _used(body, ["TensorGeometry", "TypeAndSize"])
+    if manual:
+        nodes = f"from ..functions_manual import {', '.join(sorted(manual))}\n" + nodes
     return (VARIABLE_TYPE_HEADER.format(nodes=nodes) + "OPS = {\n" + ops + "\n}\n\n\n" + body +
             "\n\n\nKERNELS = {\n" + table + "\n}\n\n\n"
             "def register_autograd_kernels():\n"

@@ -15,9 +15,14 @@ accumulator starts at ``initial_accumulator_value``, not zero), so a fresh optim
 """
 from ..aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from ..aten.native.tensor_factories import full_like, tensor
-from ..autograd.grad_mode import no_grad
 from ..c10.memory_format import preserve_format
-from .optimizer import Optimizer, check_lr, view_as_real_if_complex
+from .optimizer import (
+    Optimizer,
+    _use_grad_for_differentiable,
+    check_foreach_differentiable,
+    check_lr,
+    view_as_real_if_complex,
+)
 
 __all__ = ["Adagrad"]
 
@@ -48,7 +53,7 @@ class Adagrad(Optimizer):
         state["sum"] = full_like(p, complex(value, value) if p.dtype.is_complex else value,
                                  memory_format=preserve_format)
 
-    @no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
@@ -56,6 +61,7 @@ class Adagrad(Optimizer):
             for p in params:
                 if not self.state[p]:
                     self._init_state(p)
+            check_foreach_differentiable(group)
             _single_tensor_adagrad(params, [self.state[p] for p in params], group)
         return loss
 
@@ -77,7 +83,8 @@ def _single_tensor_adagrad(params, states, group):
             continue
         param, grad, state_sum = view_as_real_if_complex(param, grad, state["sum"])
         state_sum.addcmul_(grad, grad, value=1)
-        std = state_sum.sqrt().add_(group["eps"])
+        # differentiable: a new tensor, since sqrt's backward reads the output it saved
+        std = state_sum.sqrt() + group["eps"] if group["differentiable"] else state_sum.sqrt().add_(group["eps"])
         param.addcdiv_(grad, std, value=-clr)
 
 

@@ -11,12 +11,18 @@ The same operators, rounded the same way, so the parameters are torch's to the b
 
 ``AdamW`` (``torch/optim/adamw.py``) is Adam with ``decoupled_weight_decay=True``.
 """
-from .._functional import maximum, zeros_like
+from .._functional import maximum, square, zeros_like
 from .._tensor import Tensor
 from ..aten.native.tensor_factories import tensor
-from ..autograd.grad_mode import no_grad
 from ..c10.memory_format import preserve_format
-from .optimizer import Optimizer, check_capturable, check_lr, view_as_real_if_complex
+from .optimizer import (
+    Optimizer,
+    _use_grad_for_differentiable,
+    check_capturable,
+    check_foreach_differentiable,
+    check_lr,
+    view_as_real_if_complex,
+)
 
 __all__ = ["Adam", "AdamW"]
 
@@ -70,9 +76,11 @@ class Adam(Optimizer):
                 state["exp_avg_sq"] = zeros_like(p, memory_format=preserve_format)
                 if group["amsgrad"]:
                     state["max_exp_avg_sq"] = zeros_like(p, memory_format=preserve_format)
+            if group["differentiable"] and state["step"].requires_grad:
+                raise RuntimeError("`requires_grad` is not supported for `step` in differentiable mode")
         return params
 
-    @no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
@@ -80,15 +88,18 @@ class Adam(Optimizer):
                                              "instead")
             params = self._init_group(group)
             check_capturable(group, params)
+            check_foreach_differentiable(group, params)
             _single_tensor_adam(params, [self.state[p] for p in params], group)
         return loss
 
 
 def _single_tensor_adam(params, states, group):
     """One parameter at a time, torch's operators in torch's order (not capturable); a complex
-    parameter is updated through real views after the weight decay, as torch's."""
+    parameter is updated through real views after the weight decay, as torch's. A differentiable
+    step takes torch's other branch (``_differentiable_adam_update``)."""
     lr, eps, weight_decay, amsgrad = group["lr"], group["eps"], group["weight_decay"], group["amsgrad"]
     beta1, beta2 = group["betas"]
+    differentiable = group["differentiable"]
     for param, state in zip(params, states):
         grad = -param.grad if group["maximize"] else param.grad
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
@@ -96,6 +107,8 @@ def _single_tensor_adam(params, states, group):
         if weight_decay != 0:
             if group["decoupled_weight_decay"]:      # AdamW: shrink the weights, not the gradient
                 param.mul_(1 - lr * weight_decay)
+            elif differentiable and isinstance(weight_decay, Tensor) and weight_decay.requires_grad:
+                grad = grad.addcmul_(param.clone(), weight_decay)
             else:
                 grad = grad.add(param, alpha=weight_decay)
         param, grad, exp_avg, exp_avg_sq, max_exp_avg_sq = view_as_real_if_complex(
@@ -104,7 +117,14 @@ def _single_tensor_adam(params, states, group):
         # 1 - beta1 is rounded in that dtype, not in the beta's own float32.
         device_beta1 = beta1.to(device=param.device, dtype=param.dtype) if isinstance(beta1, Tensor) else beta1
         exp_avg.lerp_(grad, 1 - device_beta1)
-        exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        if differentiable and isinstance(beta2, Tensor) and beta2.requires_grad:
+            # addcmul's value is a number: v + (g² − v)(1 − β2) is the same average, and reaches β2
+            exp_avg_sq.lerp_(square(grad), weight=1 - beta2)
+        else:
+            exp_avg_sq.mul_(beta2).addcmul_(grad, grad, value=1 - beta2)
+        if differentiable:
+            _differentiable_adam_update(param, state, exp_avg, exp_avg_sq, max_exp_avg_sq, group)
+            continue
         # The bias corrections are Python floats (float64), as in torch's non-capturable path.
         step = state["step"].item()
         step_size = lr / (1 - beta1 ** step)
@@ -115,6 +135,28 @@ def _single_tensor_adam(params, states, group):
             second = exp_avg_sq
         denom = (second.sqrt() / bias_correction2_sqrt).add_(eps)
         param.addcdiv_(exp_avg, denom, value=-step_size)
+
+
+def _differentiable_adam_update(param, state, exp_avg, exp_avg_sq, max_exp_avg_sq, group):
+    """torch's ``capturable or differentiable`` branch: the bias corrections are tensors computed
+    from the float32 step count (so rounded in float32, not in Python's float64), the step size
+    is folded into the denominator, and the tensors the graph saves are copies (the running
+    maximum, the first moment), so that the next step's in-place updates leave them intact."""
+    lr, eps = group["lr"], group["eps"]
+    beta1, beta2 = group["betas"]
+    step = state["step"]
+    grad_through_beta1 = isinstance(beta1, Tensor) and beta1.requires_grad
+    grad_through_beta2 = isinstance(beta2, Tensor) and beta2.requires_grad
+    bias_correction1 = 1 - beta1 ** (step.clone() if grad_through_beta1 else step)
+    bias_correction2 = 1 - beta2 ** (step.clone() if grad_through_beta2 else step)
+    step_size_neg = (lr / bias_correction1).neg()
+    bias_correction2_sqrt = bias_correction2.sqrt()
+    second = exp_avg_sq
+    if group["amsgrad"]:
+        max_exp_avg_sq.copy_(maximum(max_exp_avg_sq.clone(), exp_avg_sq))
+        second = max_exp_avg_sq
+    denom = (second.sqrt() / (bias_correction2_sqrt * step_size_neg)).add_(eps / step_size_neg)
+    param.addcdiv_(exp_avg.clone(), denom)
 
 
 class AdamW(Adam):

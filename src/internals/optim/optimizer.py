@@ -4,19 +4,44 @@ An optimizer holds references to the very Parameter objects of a model, grouped 
 ``param_groups`` (each group a dict: ``params`` plus hyper-parameters), and a ``state`` dict
 keyed by parameter (momentum buffers, Adam's moments). ``step()`` reads each ``p.grad`` and
 updates ``p`` in place under no_grad: the update is not part of any graph, and the model sees
-the new values because they are written into the same storage.
+the new values because they are written into the same storage. With ``differentiable=True`` the
+step runs with grad enabled instead, and the updated tensors carry the step's graph.
 """
 import functools
 from collections import defaultdict
 
 from .._functional import view_as_real
 from .._tensor import Tensor
-from ..autograd.grad_mode import enable_grad
+from ..autograd.grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from ..autograd.graph import RemovableHandle
 from ..autograd.profiler import record_function
 from ..nn.modules.module import _typename, zero_grads
 
 __all__ = ["Optimizer", "register_optimizer_step_pre_hook", "register_optimizer_step_post_hook"]
+
+
+def _use_grad_for_differentiable(step):
+    """Each optimizer's ``step`` runs with grad mode set to the optimizer's ``differentiable``
+    (torch's decorator of the same name): off, the update is no part of any graph; on, autograd
+    records it, so that a later loss can be differentiated through the step (to the learning rate,
+    or to the parameters before it). The caller's grad mode is restored afterwards."""
+    @functools.wraps(step)
+    def _use_grad(self, *args, **kwargs):
+        previous = is_grad_enabled()
+        try:
+            set_grad_enabled(bool(self.defaults["differentiable"]))
+            return step(self, *args, **kwargs)
+        finally:
+            set_grad_enabled(previous)
+    return _use_grad
+
+
+def check_foreach_differentiable(group, params=True):
+    """torch's multi-tensor steps call the ``_foreach`` operators, which record no autograd: asked
+    for both ``foreach=True`` and ``differentiable=True``, they fail when the step runs (Adam and
+    RMSprop only when the group has a parameter with a gradient; Adagrad always)."""
+    if group.get("foreach") and group.get("differentiable") and params:
+        raise AssertionError("_foreach ops don't support autograd")
 
 # Hooks around every optimizer's step, registered for all of them at once (before each
 # optimizer's own pre-hooks, after its own post-hooks, as torch orders them).
@@ -104,16 +129,11 @@ class Optimizer:
 
     # foreach (one multi-tensor kernel per step for a whole group) and fused (one fused kernel per
     # parameter) change only how fast torch's step runs, not its result: they are accepted and run
-    # the single-tensor loop. differentiable changes what a step records: internals implements
-    # only its "off" value. capturable is refused at step time, as torch refuses it (check_capturable).
-    _SINGLE_TENSOR_ONLY = {"differentiable": (False,)}
+    # the single-tensor loop, except with differentiable=True, which torch's fused kernels refuse
+    # here and its multi-tensor steps refuse when they run (check_foreach_differentiable).
+    # capturable is refused at step time, as torch refuses it (check_capturable).
 
     def __init__(self, params, defaults):
-        for key, allowed in self._SINGLE_TENSOR_ONLY.items():
-            if defaults.get(key, allowed[0]) not in allowed:
-                raise NotImplementedError(f"internals' optimizers implement only {key}={allowed[0]}")
-        if defaults.get("fused") and defaults.get("foreach"):
-            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
         self.defaults = defaults
         self._optimizer_step_pre_hooks, self._optimizer_step_post_hooks = [], []
         self._state_dict_pre_hooks, self._state_dict_post_hooks = [], []
@@ -130,6 +150,11 @@ class Optimizer:
             groups = [{"params": groups}]
         for group in groups:
             self.add_param_group(group)
+        if defaults.get("fused"):           # checked once the groups are made, as torch's constructors do
+            if defaults.get("differentiable"):
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if defaults.get("foreach"):
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
 
     def add_param_group(self, param_group):
         """Add a group; hyper-parameters it does not set are taken from ``defaults``."""
@@ -143,7 +168,8 @@ class Optimizer:
         for p in param_group["params"]:
             if not isinstance(p, Tensor):
                 raise TypeError(f"optimizer can only optimize Tensors, but one of the params is {_typename(p)}")
-            if not p.is_leaf:
+            # a differentiable optimizer updates tensors that are outputs of a graph
+            if not self.defaults.get("differentiable") and not (p.is_leaf or p.retains_grad):
                 raise ValueError("can't optimize a non-leaf Tensor")
         for name, default in self.defaults.items():
             param_group.setdefault(name, default)

@@ -10,9 +10,15 @@ Per parameter, in torch's order and with torch's in-place operators:
     else:     p −= lr · g / avg               ``param.addcdiv_(grad, avg, value=-lr)``
 """
 from .._functional import zeros, zeros_like
-from ..autograd.grad_mode import no_grad
 from ..c10.memory_format import preserve_format
-from .optimizer import Optimizer, check_capturable, check_lr, view_as_real_if_complex
+from .optimizer import (
+    Optimizer,
+    _use_grad_for_differentiable,
+    check_capturable,
+    check_foreach_differentiable,
+    check_lr,
+    view_as_real_if_complex,
+)
 
 __all__ = ["RMSprop"]
 
@@ -44,13 +50,14 @@ class RMSprop(Optimizer):
                     state["grad_avg"] = zeros_like(p, memory_format=preserve_format)
         return params
 
-    @no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
             self._refuse_sparse_grads(group, "RMSprop does not support sparse gradients")
             params = self._init_group(group)
             check_capturable(group, params)
+            check_foreach_differentiable(group, params)
             _single_tensor_rmsprop(params, [self.state[p] for p in params], group)
         return loss
 
@@ -73,7 +80,8 @@ def _single_tensor_rmsprop(params, states, group):
             avg = square_avg.addcmul(grad_avg, grad_avg, value=-1).sqrt_()
         else:
             avg = square_avg.sqrt()
-        avg = avg.add_(eps)
+        # differentiable: a new tensor, since sqrt's backward reads the output it saved
+        avg = avg.add(eps) if group["differentiable"] else avg.add_(eps)
         if momentum > 0:
             buf.mul_(momentum).addcdiv_(grad, avg)
             param.add_(buf, alpha=-lr)

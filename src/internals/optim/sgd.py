@@ -4,8 +4,8 @@ Per parameter, in torch's order:  g = grad (+ weight_decay·p);  with momentum,
 buf = g on the first step, else buf = momentum·buf + (1 − dampening)·g; then g = buf, or
 g + momentum·buf with Nesterov;  finally p −= lr·g.
 """
-from ..autograd.grad_mode import no_grad
-from .optimizer import Optimizer, check_lr
+from .._tensor import Tensor
+from .optimizer import Optimizer, _use_grad_for_differentiable, check_lr
 
 __all__ = ["SGD", "sgd_step"]
 
@@ -24,7 +24,7 @@ class SGD(Optimizer):
                                       nesterov=nesterov, maximize=maximize, foreach=foreach,
                                       differentiable=differentiable, fused=fused))
 
-    @no_grad()
+    @_use_grad_for_differentiable
     def step(self, closure=None):
         loss = self._evaluate(closure)
         for group in self.param_groups:
@@ -44,11 +44,17 @@ def sgd_step(params, grads, momentum_buffers, *, lr, weight_decay, momentum, dam
     """One SGD step over a list of parameters, in place (``_single_tensor_sgd``): the rule in the
     module docstring. ``momentum_buffers[i]`` is None before parameter i's first step with
     momentum; this fills it with a buffer of its own (a copy of the gradient, never the gradient
-    itself, which ``zero_grad(set_to_none=False)`` would zero in place)."""
+    itself, which ``zero_grad(set_to_none=False)`` would zero in place). A tensor learning rate
+    or weight decay that requires grad (a differentiable step) enters as a tensor operand, so the
+    step's graph reaches it; one element in any shape acts as a 0-dim one."""
+    lr = lr.squeeze() if isinstance(lr, Tensor) and lr.dim() else lr
     for i, p in enumerate(params):
         grad = grads[i].neg() if maximize else grads[i]
         if weight_decay != 0:
-            grad = grad.add(p, alpha=weight_decay)
+            if isinstance(weight_decay, Tensor) and weight_decay.requires_grad:
+                grad = grad.addcmul_(p.clone(), weight_decay)
+            else:
+                grad = grad.add(p, alpha=weight_decay)
         if momentum != 0:
             buf = momentum_buffers[i]
             if buf is None:
@@ -56,4 +62,7 @@ def sgd_step(params, grads, momentum_buffers, *, lr, weight_decay, momentum, dam
             else:
                 buf.mul_(momentum).add_(grad, alpha=1 - dampening)
             grad = grad.add(buf, alpha=momentum) if nesterov else buf
-        p.add_(grad, alpha=-lr)
+        if isinstance(lr, Tensor) and lr.requires_grad:
+            p.addcmul_(grad, lr, value=-1)
+        else:
+            p.add_(grad, alpha=-lr)

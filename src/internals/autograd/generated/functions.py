@@ -27,6 +27,8 @@ from ..functions_manual import (  # the helpers the formulas call
     _upsample_nearest_exact2d_backward,
     _upsample_nearest_exact3d,
     _upsample_nearest_exact3d_backward,
+    _weight_norm_differentiable_backward,
+    _weight_norm_interface_backward,
     adaptive_max_pool2d_backward,
     addcdiv_tensor2_backward,
     affine_grid_generator_backward,
@@ -183,6 +185,7 @@ from ..functions_manual import (  # the helpers the formulas call
     softplus_backward,
     softplus_double_backward,
     softshrink_backward,
+    sparse_mask_backward,
     split_backward,
     split_with_sizes_backward,
     stack_tensors_backward,
@@ -195,6 +198,8 @@ from ..functions_manual import (  # the helpers the formulas call
     tanh_backward,
     threshold_backward,
     ties_halved,
+    to_dense_backward,
+    to_sparse_backward,
     trace_backward,
     trigamma,
     unbind_backward,
@@ -224,7 +229,7 @@ from ..functions_manual import (  # the helpers the formulas call
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'EqBackward0', 'EqBackward1', 'NeBackward0', 'NeBackward1', 'LtBackward0', 'LtBackward1', 'LeBackward0', 'LeBackward1', 'GtBackward0', 'GtBackward1', 'GeBackward0', 'GeBackward1', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'SoftMarginLossBackward0', 'SoftMarginLossBackwardBackward0', 'MultiMarginLossBackward0', 'MultiMarginLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'LiftFreshBackward0_copy', 'ConjBackward0', 'NegViewBackward0', 'NegViewBackward0_copy', 'ConjPhysicalBackward0', 'ConjPhysicalBackward1', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'UnfoldBackwardBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'LinalgSlogdetBackward0', 'LinalgSvdBackward0', 'LinalgQrBackward0', 'LinalgCholeskyExBackward0', 'CholeskyBackward0', 'LinalgSolveExBackward0', 'LinalgEigBackward0', 'LinalgEighBackward0', 'LinalgPinvBackward0', 'DotBackward0', 'VdotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'UniqueConsecutiveBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'NanmedianBackward0', 'NanmedianBackward1', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AdaptiveMaxPool2DBackward0', 'AdaptiveMaxPool2DBackwardBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'PixelShuffleBackward0', 'PixelUnshuffleBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'UpsampleNearest3DBackward0', 'UpsampleNearest3DBackwardBackward0', 'UpsampleNearestExact1DBackward0', 'UpsampleNearestExact1DBackwardBackward0', 'UpsampleNearestExact2DBackward0', 'UpsampleNearestExact2DBackwardBackward0', 'UpsampleNearestExact3DBackward0', 'UpsampleNearestExact3DBackwardBackward0', 'UpsampleTrilinear3DBackward0', 'UpsampleTrilinear3DBackwardBackward0', 'UpsampleBicubic2DBackward0', 'UpsampleBicubic2DBackwardBackward0', 'UpsampleBilinear2DAaBackward0', 'UpsampleBilinear2DAaBackwardBackward0', 'UpsampleBicubic2DAaBackward0', 'UpsampleBicubic2DAaBackwardBackward0', 'UpsampleLanczos2DAaBackward0', 'UpsampleLanczos2DAaBackwardBackward0', 'AffineGridGeneratorBackward0', 'GridSampler2DBackward0', 'GridSampler2DBackwardBackward0', 'GridSampler3DBackward0', 'GridSampler3DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagBackwardBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'EqBackward0', 'EqBackward1', 'NeBackward0', 'NeBackward1', 'LtBackward0', 'LtBackward1', 'LeBackward0', 'LeBackward1', 'GtBackward0', 'GtBackward1', 'GeBackward0', 'GeBackward1', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'SoftMarginLossBackward0', 'SoftMarginLossBackwardBackward0', 'MultiMarginLossBackward0', 'MultiMarginLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'LiftFreshBackward0_copy', 'ConjBackward0', 'NegViewBackward0', 'NegViewBackward0_copy', 'ConjPhysicalBackward0', 'ConjPhysicalBackward1', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'UnfoldBackwardBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'LinalgSlogdetBackward0', 'LinalgSvdBackward0', 'LinalgQrBackward0', 'LinalgCholeskyExBackward0', 'CholeskyBackward0', 'LinalgSolveExBackward0', 'LinalgEigBackward0', 'LinalgEighBackward0', 'LinalgPinvBackward0', 'DotBackward0', 'VdotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'UniqueConsecutiveBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'NanmedianBackward0', 'NanmedianBackward1', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AdaptiveMaxPool2DBackward0', 'AdaptiveMaxPool2DBackwardBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'PixelShuffleBackward0', 'PixelUnshuffleBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'ToSparseBackward1', 'ToSparseBackward0', 'ToDenseBackward0', 'SparseMaskBackward0', 'WeightNormInterfaceBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'UpsampleNearest3DBackward0', 'UpsampleNearest3DBackwardBackward0', 'UpsampleNearestExact1DBackward0', 'UpsampleNearestExact1DBackwardBackward0', 'UpsampleNearestExact2DBackward0', 'UpsampleNearestExact2DBackwardBackward0', 'UpsampleNearestExact3DBackward0', 'UpsampleNearestExact3DBackwardBackward0', 'UpsampleTrilinear3DBackward0', 'UpsampleTrilinear3DBackwardBackward0', 'UpsampleBicubic2DBackward0', 'UpsampleBicubic2DBackwardBackward0', 'UpsampleBilinear2DAaBackward0', 'UpsampleBilinear2DAaBackwardBackward0', 'UpsampleBicubic2DAaBackward0', 'UpsampleBicubic2DAaBackwardBackward0', 'UpsampleLanczos2DAaBackward0', 'UpsampleLanczos2DAaBackwardBackward0', 'AffineGridGeneratorBackward0', 'GridSampler2DBackward0', 'GridSampler2DBackwardBackward0', 'GridSampler3DBackward0', 'GridSampler3DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagBackwardBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
 
 
 class NegBackward0(Node):
@@ -2066,21 +2071,21 @@ class FillBackward1(Node):
 
 class SliceScatterBackward0(Node):
     """``slice_scatter(Tensor self, Tensor src, int dim=0, SymInt? start=None, SymInt? end=None, SymInt step=1) -> Tensor``"""
-    __slots__ = ('src_', 'dim_', 'start_', 'end_', 'step_')
-    _tensor_slots = ('src_',)
-    _exposed = {'_saved_src': ('src_', True), '_saved_dim': ('dim_', False), '_saved_start': ('start_', False), '_saved_end': ('end_', False), '_saved_step': ('step_', False)}
+    __slots__ = ('src_info_', 'dim_', 'start_', 'end_', 'step_')
+    _tensor_slots = ()
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_start': ('start_', False), '_saved_end': ('end_', False), '_saved_step': ('step_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        src_info = node.src_info_
         dim = node.dim_
         start = node.start_
         end = node.end_
         step = node.step_
         grad_self = None
         if edges[0] is not None:
-            src = node.src_.unpack(node)
-            grad_self = slice_scatter_symint(grad, zeros_like(src), dim, start, end, step)
+            grad_self = slice_scatter_symint(grad, src_info.zeros(), dim, start, end, step)
         grad_src = None
         if edges[1] is not None:
             grad_src = slice_symint(grad, dim, start, end, step)
@@ -2089,19 +2094,19 @@ class SliceScatterBackward0(Node):
 
 class SelectScatterBackward0(Node):
     """``select_scatter(Tensor self, Tensor src, int dim, SymInt index) -> Tensor``"""
-    __slots__ = ('src_', 'dim_', 'index_')
-    _tensor_slots = ('src_',)
-    _exposed = {'_saved_src': ('src_', True), '_saved_dim': ('dim_', False), '_saved_index': ('index_', False)}
+    __slots__ = ('src_info_', 'dim_', 'index_')
+    _tensor_slots = ()
+    _exposed = {'_saved_dim': ('dim_', False), '_saved_index': ('index_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        src_info = node.src_info_
         dim = node.dim_
         index = node.index_
         grad_self = None
         if edges[0] is not None:
-            src = node.src_.unpack(node)
-            grad_self = select_scatter_symint(grad, zeros_like(src), dim, index)
+            grad_self = select_scatter_symint(grad, src_info.zeros(), dim, index)
         grad_src = None
         if edges[1] is not None:
             grad_src = grad.select(dim, index)
@@ -2110,20 +2115,20 @@ class SelectScatterBackward0(Node):
 
 class DiagonalScatterBackward0(Node):
     """``diagonal_scatter(Tensor self, Tensor src, int offset=0, int dim1=0, int dim2=1) -> Tensor``"""
-    __slots__ = ('src_', 'offset_', 'dim1_', 'dim2_')
-    _tensor_slots = ('src_',)
-    _exposed = {'_saved_src': ('src_', True), '_saved_offset': ('offset_', False), '_saved_dim1': ('dim1_', False), '_saved_dim2': ('dim2_', False)}
+    __slots__ = ('src_info_', 'offset_', 'dim1_', 'dim2_')
+    _tensor_slots = ()
+    _exposed = {'_saved_offset': ('offset_', False), '_saved_dim1': ('dim1_', False), '_saved_dim2': ('dim2_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        src_info = node.src_info_
         offset = node.offset_
         dim1 = node.dim1_
         dim2 = node.dim2_
         grad_self = None
         if edges[0] is not None:
-            src = node.src_.unpack(node)
-            grad_self = diagonal_scatter(grad, zeros_like(src), offset, dim1, dim2)
+            grad_self = diagonal_scatter(grad, src_info.zeros(), offset, dim1, dim2)
         grad_src = None
         if edges[1] is not None:
             grad_src = grad.diagonal(offset, dim1, dim2)
@@ -2366,19 +2371,19 @@ class IndexBackward0(Node):
 
 class IndexPutBackward0(Node):
     """``index_put(Tensor self, Tensor?[] indices, Tensor values, bool accumulate=False) -> Tensor``"""
-    __slots__ = ('indices_', 'values_', 'accumulate_')
-    _tensor_slots = ('indices_', 'values_')
-    _exposed = {'_saved_indices': ('indices_', True), '_saved_values': ('values_', True), '_saved_accumulate': ('accumulate_', False)}
+    __slots__ = ('values_info_', 'indices_', 'accumulate_')
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_indices': ('indices_', True), '_saved_accumulate': ('accumulate_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        values_info = node.values_info_
         indices = node.indices_.unpack(node)
         accumulate = node.accumulate_
         grad_self = None
         if edges[0] is not None:
-            values = node.values_.unpack(node)
-            grad_self = grad if accumulate else grad.index_put(indices, zeros_like(values), False)
+            grad_self = grad if accumulate else grad.index_put(indices, values_info.zeros(), False)
         grad_values = None
         if edges[1] is not None:
             grad_values = grad.index(indices)
@@ -2761,17 +2766,17 @@ class BernoulliBackward0(Node):
 
 class BernoulliBackward1(Node):
     """``bernoulli_.Tensor(Tensor(a!) self, Tensor p, *, Generator? generator=None) -> Tensor(a!)``"""
-    __slots__ = ('p_',)
-    _tensor_slots = ('p_',)
-    _exposed = {'_saved_p': ('p_', True)}
+    __slots__ = ('p_info_',)
+    _tensor_slots = ()
+    _exposed = {}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        p_info = node.p_info_
         grad_p = None
         if edges[1] is not None:
-            p = node.p_.unpack(node)
-            grad_p = zeros_like(p)
+            grad_p = p_info.zeros()
         grad_self = None
         if edges[0] is not None:
             grad_self = zeros_like(grad)
@@ -3139,18 +3144,18 @@ class Atan2Backward0(Node):
 
 class CopysignBackward0(Node):
     """``copysign.Tensor(Tensor self, Tensor other) -> Tensor``"""
-    __slots__ = ('self_', 'result_', 'other_')
-    _tensor_slots = ('self_', 'result_', 'other_')
-    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True), '_saved_other': ('other_', True)}
+    __slots__ = ('self_', 'result_', 'other_info_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         result = node.result_.unpack(node)
+        other_info = node.other_info_
         grad_other = None
         if edges[1] is not None:
-            other = node.other_.unpack(node)
-            grad_other = zeros_like(other)
+            grad_other = other_info.zeros()
         grad_self = None
         if edges[0] is not None:
             self = node.self_.unpack(node)
@@ -4955,9 +4960,9 @@ class AvgPool2DBackward0(Node):
 
 class AvgPool2DBackwardBackward0(Node):
     """``avg_pool2d_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, bool ceil_mode, bool count_include_pad, int? divisor_override) -> Tensor``"""
-    __slots__ = ('kernel_size_', 'stride_', 'padding_', 'ceil_mode_', 'count_include_pad_', 'divisor_override_', 'self_')
-    _tensor_slots = ('self_',)
-    _exposed = {'_saved_kernel_size': ('kernel_size_', False), '_saved_stride': ('stride_', False), '_saved_padding': ('padding_', False), '_saved_ceil_mode': ('ceil_mode_', False), '_saved_count_include_pad': ('count_include_pad_', False), '_saved_divisor_override': ('divisor_override_', False), '_saved_self': ('self_', True)}
+    __slots__ = ('kernel_size_', 'stride_', 'padding_', 'ceil_mode_', 'count_include_pad_', 'divisor_override_', 'self_info_')
+    _tensor_slots = ()
+    _exposed = {'_saved_kernel_size': ('kernel_size_', False), '_saved_stride': ('stride_', False), '_saved_padding': ('padding_', False), '_saved_ceil_mode': ('ceil_mode_', False), '_saved_count_include_pad': ('count_include_pad_', False), '_saved_divisor_override': ('divisor_override_', False)}
 
     def apply(node, grads):
         grad = grads[0]
@@ -4968,13 +4973,13 @@ class AvgPool2DBackwardBackward0(Node):
         ceil_mode = node.ceil_mode_
         count_include_pad = node.count_include_pad_
         divisor_override = node.divisor_override_
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = avg_pool2d(grad, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -4992,21 +4997,21 @@ class AdaptiveAvgPool2DBackward0(Node):
 
 class AdaptiveAvgPool2DBackwardBackward0(Node):
     """``_adaptive_avg_pool2d_backward(Tensor grad_output, Tensor self) -> Tensor``"""
-    __slots__ = ('grad_output_', 'self_')
-    _tensor_slots = ('grad_output_', 'self_')
-    _exposed = {'_saved_grad_output': ('grad_output_', True), '_saved_self': ('self_', True)}
+    __slots__ = ('grad_output_', 'self_info_')
+    _tensor_slots = ('grad_output_',)
+    _exposed = {'_saved_grad_output': ('grad_output_', True)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         grad_output = node.grad_output_.unpack(node)
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = _adaptive_avg_pool2d(grad, grad_output.shape[-2:])
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5025,21 +5030,21 @@ class AdaptiveMaxPool2DBackward0(Node):
 
 class AdaptiveMaxPool2DBackwardBackward0(Node):
     """``adaptive_max_pool2d_backward(Tensor grad_output, Tensor self, Tensor indices) -> Tensor``"""
-    __slots__ = ('indices_', 'self_')
-    _tensor_slots = ('indices_', 'self_')
-    _exposed = {'_saved_indices': ('indices_', True), '_saved_self': ('self_', True)}
+    __slots__ = ('indices_', 'self_info_')
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_indices': ('indices_', True)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         indices = node.indices_.unpack(node)
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = max_pool_double_backward(grad, indices, 2)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5125,21 +5130,21 @@ class ReflectionPad1DBackward0(Node):
 
 class ReflectionPad1DBackwardBackward0(Node):
     """``reflection_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor``"""
-    __slots__ = ('padding_', 'self_')
-    _tensor_slots = ('self_',)
-    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+    __slots__ = ('padding_', 'self_info_')
+    _tensor_slots = ()
+    _exposed = {'_saved_padding': ('padding_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         padding = node.padding_
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = reflection_pad1d(grad, padding)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5158,21 +5163,21 @@ class ReflectionPad2DBackward0(Node):
 
 class ReflectionPad2DBackwardBackward0(Node):
     """``reflection_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor``"""
-    __slots__ = ('padding_', 'self_')
-    _tensor_slots = ('self_',)
-    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+    __slots__ = ('padding_', 'self_info_')
+    _tensor_slots = ()
+    _exposed = {'_saved_padding': ('padding_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         padding = node.padding_
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = reflection_pad2d(grad, padding)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5191,21 +5196,21 @@ class ReflectionPad3DBackward0(Node):
 
 class ReflectionPad3DBackwardBackward0(Node):
     """``reflection_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor``"""
-    __slots__ = ('padding_', 'self_')
-    _tensor_slots = ('self_',)
-    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+    __slots__ = ('padding_', 'self_info_')
+    _tensor_slots = ()
+    _exposed = {'_saved_padding': ('padding_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         padding = node.padding_
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = reflection_pad3d(grad, padding)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5224,21 +5229,21 @@ class ReplicationPad1DBackward0(Node):
 
 class ReplicationPad1DBackwardBackward0(Node):
     """``replication_pad1d_backward(Tensor grad_output, Tensor self, SymInt[2] padding) -> Tensor``"""
-    __slots__ = ('padding_', 'self_')
-    _tensor_slots = ('self_',)
-    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+    __slots__ = ('padding_', 'self_info_')
+    _tensor_slots = ()
+    _exposed = {'_saved_padding': ('padding_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         padding = node.padding_
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = replication_pad1d(grad, padding)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5257,21 +5262,21 @@ class ReplicationPad2DBackward0(Node):
 
 class ReplicationPad2DBackwardBackward0(Node):
     """``replication_pad2d_backward(Tensor grad_output, Tensor self, SymInt[4] padding) -> Tensor``"""
-    __slots__ = ('padding_', 'self_')
-    _tensor_slots = ('self_',)
-    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+    __slots__ = ('padding_', 'self_info_')
+    _tensor_slots = ()
+    _exposed = {'_saved_padding': ('padding_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         padding = node.padding_
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = replication_pad2d(grad, padding)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5290,21 +5295,21 @@ class ReplicationPad3DBackward0(Node):
 
 class ReplicationPad3DBackwardBackward0(Node):
     """``replication_pad3d_backward(Tensor grad_output, Tensor self, SymInt[6] padding) -> Tensor``"""
-    __slots__ = ('padding_', 'self_')
-    _tensor_slots = ('self_',)
-    _exposed = {'_saved_padding': ('padding_', False), '_saved_self': ('self_', True)}
+    __slots__ = ('padding_', 'self_info_')
+    _tensor_slots = ()
+    _exposed = {'_saved_padding': ('padding_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         padding = node.padding_
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = replication_pad3d(grad, padding)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 
@@ -5330,6 +5335,76 @@ class NativeBatchNormBackward0(Node):
         if any(grad_input_mask):
             grad_input, grad_weight, grad_bias = native_batch_norm_backward(grad, input, weight, running_mean, running_var, result1, result2, training, eps, grad_input_mask)
         return grad_input, grad_weight, grad_bias
+
+
+class ToSparseBackward1(Node):
+    """``_to_sparse(Tensor self, *, Layout? layout=None, int[2]? blocksize=None, int? dense_dim=None) -> Tensor``"""
+    __slots__ = ('self_layout_',)
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_layout = node.self_layout_
+        return (to_sparse_backward(grad, self_layout),)
+
+
+class ToSparseBackward0(Node):
+    """``_to_sparse.sparse_dim(Tensor self, int sparse_dim) -> Tensor``"""
+    __slots__ = ('self_layout_',)
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_layout = node.self_layout_
+        return (to_sparse_backward(grad, self_layout),)
+
+
+class ToDenseBackward0(Node):
+    """``_to_dense(Tensor self, ScalarType? dtype=None, bool? masked_grad=None) -> Tensor``"""
+    __slots__ = ('self_', 'masked_grad_')
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True), '_saved_masked_grad': ('masked_grad_', False)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self = node.self_.unpack(node)
+        masked_grad = node.masked_grad_
+        return (to_dense_backward(grad, self, masked_grad),)
+
+
+class SparseMaskBackward0(Node):
+    """``sparse_mask(Tensor self, Tensor mask) -> Tensor``"""
+    __slots__ = ('self_layout_', 'mask_')
+    _tensor_slots = ('mask_',)
+    _exposed = {'_saved_mask': ('mask_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        self_layout = node.self_layout_
+        mask = node.mask_.unpack(node)
+        return (sparse_mask_backward(grad, mask, self_layout),)
+
+
+class WeightNormInterfaceBackward0(Node):
+    """``_weight_norm_interface(Tensor v, Tensor g, int dim=0) -> (Tensor, Tensor)``"""
+    __slots__ = ('v_', 'g_', 'dim_', 'result1_')
+    _tensor_slots = ('v_', 'g_', 'result1_')
+    _exposed = {'_saved_v': ('v_', True), '_saved_g': ('g_', True), '_saved_dim': ('dim_', False), '_saved_result1': ('result1_', True)}
+
+    def apply(node, grads):
+        grad = grads[0]
+        edges = node._next_edges
+        v = node.v_.unpack(node)
+        g = node.g_.unpack(node)
+        dim = node.dim_
+        result1 = node.result1_.unpack(node)
+        grad_v = grad_g = None
+        grad_input_mask = [edges[0] is not None, edges[1] is not None]
+        if any(grad_input_mask):
+            grad_v, grad_g = _weight_norm_differentiable_backward(grad.contiguous(), v, g, result1, dim) if grad_mode_is_enabled() else _weight_norm_interface_backward(grad.contiguous(), v, g, result1, dim)
+        return grad_v, grad_g
 
 
 class NativeLayerNormBackward0(Node):
@@ -5396,21 +5471,21 @@ class ConvolutionBackwardBackward0(Node):
 
 class MaxPool2DWithIndicesBackwardBackward0(Node):
     """``max_pool2d_with_indices_backward(Tensor grad_output, Tensor self, int[2] kernel_size, int[2] stride, int[2] padding, int[2] dilation, bool ceil_mode, Tensor indices) -> Tensor``"""
-    __slots__ = ('indices_', 'self_')
-    _tensor_slots = ('indices_', 'self_')
-    _exposed = {'_saved_indices': ('indices_', True), '_saved_self': ('self_', True)}
+    __slots__ = ('indices_', 'self_info_')
+    _tensor_slots = ('indices_',)
+    _exposed = {'_saved_indices': ('indices_', True)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
         indices = node.indices_.unpack(node)
-        self = node.self_.unpack(node)
+        self_info = node.self_info_
         grad_grad_output = None
         if edges[0] is not None:
             grad_grad_output = max_pool_double_backward(grad, indices, 2)
         grad_self = None
         if edges[1] is not None:
-            grad_self = zeros_like(self)
+            grad_self = self_info.zeros()
         return grad_grad_output, grad_self
 
 

@@ -15,7 +15,7 @@ from ..graph import SavedVariable, SavedVariableList, collect_next_edges, set_hi
 from ..variable_type_manual import (after_autograd, as_int, as_int_tuple, check_inplace, check_no_requires_grad,
                                     check_out_no_requires_grad,
                                     mark_view, rebase_history, saved_inplace_result, set_inplace_view_history)
-from ..functions_manual import TensorGeometry
+from ..functions_manual import TensorGeometry, TypeAndSize
 from .functions import (
     AbsBackward0,
     AcosBackward0,
@@ -315,6 +315,7 @@ from .functions import (
     SoftshrinkBackwardBackward0,
     SortBackward0,
     SortBackward1,
+    SparseMaskBackward0,
     SplitBackward0,
     SplitWithSizesBackward0,
     SqrtBackward0,
@@ -341,6 +342,9 @@ from .functions import (
     ThresholdBackward1,
     ThresholdBackwardBackward0,
     ToCopyBackward0,
+    ToDenseBackward0,
+    ToSparseBackward0,
+    ToSparseBackward1,
     TopkBackward0,
     TraceBackward0,
     TransposeBackward0,
@@ -389,6 +393,7 @@ from .functions import (
     VdotBackward0,
     ViewAsComplexBackward0,
     ViewBackward0,
+    WeightNormInterfaceBackward0,
     WhereBackward0,
     XlogyBackward0,
     XlogyBackward1,
@@ -980,6 +985,11 @@ OPS = {
     'replication_pad3d': dispatcher.find('replication_pad3d'),
     'replication_pad3d_backward': dispatcher.find('replication_pad3d_backward'),
     'native_batch_norm': dispatcher.find('native_batch_norm'),
+    '_to_sparse': dispatcher.find('_to_sparse'),
+    '_to_sparse.sparse_dim': dispatcher.find('_to_sparse.sparse_dim'),
+    '_to_dense': dispatcher.find('_to_dense'),
+    'sparse_mask': dispatcher.find('sparse_mask'),
+    '_weight_norm_interface': dispatcher.find('_weight_norm_interface'),
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     'embedding': dispatcher.find('embedding'),
     'convolution_backward': dispatcher.find('convolution_backward'),
@@ -3355,9 +3365,8 @@ def slice_scatter(ks, self, src, dim=0, start=None, end=None, step=1):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = SliceScatterBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, src)
-        if edges[0] is not None:
-            grad_fn.src_ = SavedVariable(src, False)
+        grad_fn._next_edges = collect_next_edges(self, src)
+        grad_fn.src_info_ = TypeAndSize(src)
         grad_fn.dim_ = as_int(dim)
         grad_fn.start_ = start
         grad_fn.end_ = end
@@ -3373,9 +3382,8 @@ def select_scatter(ks, self, src, dim, index):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = SelectScatterBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, src)
-        if edges[0] is not None:
-            grad_fn.src_ = SavedVariable(src, False)
+        grad_fn._next_edges = collect_next_edges(self, src)
+        grad_fn.src_info_ = TypeAndSize(src)
         grad_fn.dim_ = as_int(dim)
         grad_fn.index_ = as_int(index)
     with below_ad_inplace_or_view():
@@ -3389,9 +3397,8 @@ def diagonal_scatter(ks, self, src, offset=0, dim1=0, dim2=1):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or src._requires_grad):
         grad_fn = DiagonalScatterBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, src)
-        if edges[0] is not None:
-            grad_fn.src_ = SavedVariable(src, False)
+        grad_fn._next_edges = collect_next_edges(self, src)
+        grad_fn.src_info_ = TypeAndSize(src)
         grad_fn.offset_ = as_int(offset)
         grad_fn.dim1_ = as_int(dim1)
         grad_fn.dim2_ = as_int(dim2)
@@ -3670,10 +3677,9 @@ def index_put_(ks, self, indices, values, accumulate=False):
     if _grad_mode.grad_enabled and (self._requires_grad or values._requires_grad):
         check_inplace(self)
         grad_fn = IndexPutBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, values)
+        grad_fn._next_edges = collect_next_edges(self, values)
+        grad_fn.values_info_ = TypeAndSize(values)
         grad_fn.indices_ = SavedVariableList(indices)
-        if edges[0] is not None:
-            grad_fn.values_ = SavedVariable(values, False)
         grad_fn.accumulate_ = accumulate
     with below_autograd():
         result = OPS['index_put_'].redispatch(after_autograd(ks), self, indices, values, accumulate)
@@ -3686,10 +3692,9 @@ def index_put(ks, self, indices, values, accumulate=False):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or values._requires_grad):
         grad_fn = IndexPutBackward0()
-        edges = grad_fn._next_edges = collect_next_edges(self, values)
+        grad_fn._next_edges = collect_next_edges(self, values)
+        grad_fn.values_info_ = TypeAndSize(values)
         grad_fn.indices_ = SavedVariableList(indices)
-        if edges[0] is not None:
-            grad_fn.values_ = SavedVariable(values, False)
         grad_fn.accumulate_ = accumulate
     with below_ad_inplace_or_view():
         result = OPS['index_put'].redispatch(after_autograd(ks), self, indices, values, accumulate)
@@ -4262,9 +4267,8 @@ def bernoulli__Tensor(ks, self, p, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or p._requires_grad):
         check_inplace(self)
         grad_fn = BernoulliBackward1()
-        edges = grad_fn._next_edges = collect_next_edges(self, p)
-        if edges[1] is not None:
-            grad_fn.p_ = SavedVariable(p, False)
+        grad_fn._next_edges = collect_next_edges(self, p)
+        grad_fn.p_info_ = TypeAndSize(p)
     with below_autograd():
         result = OPS['bernoulli_.Tensor'].redispatch(after_autograd(ks), self, p, **kwargs)
     if grad_fn is not None:
@@ -5176,8 +5180,7 @@ def copysign_Tensor(ks, self, other):
         edges = grad_fn._next_edges = collect_next_edges(self, other)
         if edges[0] is not None:
             grad_fn.self_ = SavedVariable(self, False)
-        if edges[1] is not None:
-            grad_fn.other_ = SavedVariable(other, False)
+        grad_fn.other_info_ = TypeAndSize(other)
     with below_ad_inplace_or_view():
         result = OPS['copysign.Tensor'].redispatch(after_autograd(ks), self, other)
     if grad_fn is not None:
@@ -5200,8 +5203,7 @@ def copysign__Tensor(ks, self, other):
         edges = grad_fn._next_edges = collect_next_edges(self, other)
         if edges[0] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
-        if edges[1] is not None:
-            grad_fn.other_ = SavedVariable(other, False)
+        grad_fn.other_info_ = TypeAndSize(other)
     with below_autograd():
         result = OPS['copysign_.Tensor'].redispatch(after_autograd(ks), self, other)
     if grad_fn is not None:
@@ -7866,7 +7868,7 @@ def avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, cei
         grad_fn.ceil_mode_ = ceil_mode
         grad_fn.count_include_pad_ = count_include_pad
         grad_fn.divisor_override_ = divisor_override
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['avg_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
     if grad_fn is not None:
@@ -7893,7 +7895,7 @@ def _adaptive_avg_pool2d_backward(ks, grad_output, self):
         grad_fn = AdaptiveAvgPool2DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.grad_output_ = SavedVariable(grad_output, False)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['_adaptive_avg_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self)
     if grad_fn is not None:
@@ -7935,7 +7937,7 @@ def adaptive_max_pool2d_backward(ks, grad_output, self, indices):
         grad_fn = AdaptiveMaxPool2DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.indices_ = SavedVariable(indices, False)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['adaptive_max_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self, indices)
     if grad_fn is not None:
@@ -8047,7 +8049,7 @@ def reflection_pad1d_backward(ks, grad_output, self, padding):
         grad_fn = ReflectionPad1DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['reflection_pad1d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
     if grad_fn is not None:
@@ -8075,7 +8077,7 @@ def reflection_pad2d_backward(ks, grad_output, self, padding):
         grad_fn = ReflectionPad2DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['reflection_pad2d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
     if grad_fn is not None:
@@ -8115,7 +8117,7 @@ def reflection_pad3d_backward(ks, grad_output, self, padding):
         grad_fn = ReflectionPad3DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['reflection_pad3d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
     if grad_fn is not None:
@@ -8155,7 +8157,7 @@ def replication_pad1d_backward(ks, grad_output, self, padding):
         grad_fn = ReplicationPad1DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['replication_pad1d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
     if grad_fn is not None:
@@ -8189,7 +8191,7 @@ def replication_pad2d_backward(ks, grad_output, self, padding):
         grad_fn = ReplicationPad2DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['replication_pad2d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
     if grad_fn is not None:
@@ -8223,7 +8225,7 @@ def replication_pad3d_backward(ks, grad_output, self, padding):
         grad_fn = ReplicationPad3DBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.padding_ = as_int_tuple(padding)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['replication_pad3d_backward'].redispatch(after_autograd(ks), grad_output, self, padding)
     if grad_fn is not None:
@@ -8251,6 +8253,76 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
         set_history((result[0],), grad_fn)
         grad_fn.result1_ = SavedVariable(result[1], True)
         grad_fn.result2_ = SavedVariable(result[2], True)
+    return result
+
+
+def _to_sparse(ks, self, **kwargs):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToSparseBackward1()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_layout_ = self.layout
+    with below_ad_inplace_or_view():
+        result = OPS['_to_sparse'].redispatch(after_autograd(ks), self, **kwargs)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _to_sparse_sparse_dim(ks, self, sparse_dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToSparseBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_layout_ = self.layout
+    with below_ad_inplace_or_view():
+        result = OPS['_to_sparse.sparse_dim'].redispatch(after_autograd(ks), self, sparse_dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _to_dense(ks, self, dtype=None, masked_grad=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToDenseBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.masked_grad_ = masked_grad
+    with below_ad_inplace_or_view():
+        result = OPS['_to_dense'].redispatch(after_autograd(ks), self, dtype, masked_grad)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def sparse_mask(ks, self, mask):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = SparseMaskBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_layout_ = self.layout
+        grad_fn.mask_ = SavedVariable(mask, False)
+    with below_ad_inplace_or_view():
+        result = OPS['sparse_mask'].redispatch(after_autograd(ks), self, mask)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _weight_norm_interface(ks, v, g, dim=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (v._requires_grad or g._requires_grad):
+        grad_fn = WeightNormInterfaceBackward0()
+        grad_fn._next_edges = collect_next_edges(v, g)
+        grad_fn.v_ = SavedVariable(v, False)
+        grad_fn.g_ = SavedVariable(g, False)
+        grad_fn.dim_ = as_int(dim)
+    with below_ad_inplace_or_view():
+        result = OPS['_weight_norm_interface'].redispatch(after_autograd(ks), v, g, dim)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], True)
     return result
 
 
@@ -8322,7 +8394,7 @@ def max_pool2d_with_indices_backward(ks, grad_output, self, kernel_size, stride,
         grad_fn = MaxPool2DWithIndicesBackwardBackward0()
         grad_fn._next_edges = collect_next_edges(grad_output, self)
         grad_fn.indices_ = SavedVariable(indices, False)
-        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['max_pool2d_with_indices_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
     if grad_fn is not None:
@@ -9742,6 +9814,11 @@ KERNELS = {
     'replication_pad3d': replication_pad3d,
     'replication_pad3d_backward': replication_pad3d_backward,
     'native_batch_norm': native_batch_norm,
+    '_to_sparse': _to_sparse,
+    '_to_sparse.sparse_dim': _to_sparse_sparse_dim,
+    '_to_dense': _to_dense,
+    'sparse_mask': sparse_mask,
+    '_weight_norm_interface': _weight_norm_interface,
     'native_layer_norm': native_layer_norm,
     'embedding': embedding,
     'convolution_backward': convolution_backward,
