@@ -130,7 +130,10 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
     def _read_value(self, func, args):
         """``_local_scalar_dense`` and the other calls that return a Python value computed from
         data: on a constant (a tensor ``tensor(...)`` made) the value itself, read now and not
-        recorded, so the graph holds it as a number; on a traced tensor, refused."""
+        recorded, so the graph holds it as a number. On a traced tensor, under fake tracing, the
+        fake mode's unbacked symbol, recorded as a ``_local_scalar_dense`` node; refused by real
+        tracing (torch's RuntimeError) and by the compiler's trace, whose fake mode has no
+        ShapeEnv (GuardOnDataDependentSymNode: the compiler breaks the graph there)."""
         tensor = args[0]
         hit = self._lifted.get(id(tensor._impl)) if isinstance(tensor, Tensor) else None
         if hit is not None and len(args) == 1 and self.fold_constant_reads:
