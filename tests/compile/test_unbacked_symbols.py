@@ -11,6 +11,7 @@ import operator
 
 import pytest
 import torch
+from helpers import same_error
 from torch.fx.experimental.proxy_tensor import make_fx as torch_make_fx
 
 import internals
@@ -225,3 +226,23 @@ def test_without_a_shape_env_the_fake_mode_refuses_as_torchs():
                 except Exception as e:  # noqa: BLE001 -- the class and message are compared
                     seen.append((type(e).__name__, str(e)))
         assert len(seen) == 2 and seen[0] == seen[1]
+
+
+BAD_MASKS = {
+    "a mask of the wrong length": lambda T: lambda x: x[T.ones(3, dtype=T.bool)],
+    "a mask of the wrong width": lambda T: lambda x: x.reshape(3, 2)[T.ones(3, 3, dtype=T.bool)],
+    "a mask after an index": lambda T: lambda x: x.reshape(3, 2)[T.tensor([0, 1]), T.ones(3, dtype=T.bool)],
+}
+
+
+@pytest.mark.parametrize("name", BAD_MASKS)
+def test_a_mask_of_the_wrong_shape_is_refused_while_tracing(name):
+    """``x[mask]``'s shape checks need no values: the fake run makes them before any size is
+    counted, with the class and message of torch's meta function."""
+    same_error(lambda T: _make_fx_of(T)(BAD_MASKS[name](T), tracing_mode="fake")(_x(T)))
+
+
+def test_a_float_mask_is_refused_when_the_graph_runs():
+    """``masked_select``'s dtype check is its kernel's: torch's fake run does not make it, so the
+    trace succeeds and the graph refuses the mask when it runs, in both."""
+    same_error(lambda T: _make_fx_of(T)(lambda x: T.masked_select(x, x), tracing_mode="fake")(_x(T))(_x(T)))

@@ -189,6 +189,8 @@ class FakeTensorMode(TorchDispatchMode):
         return _empty_fake((nnz, arg.dim()), (1, nnz), st.int64, arg.device)
 
     def _masked_select(self, arg, mask):
+        # (a mask that is not bool is refused when the graph runs, not here: torch's fake
+        # implementation does not look at its dtype either)
         shape = broadcast_shapes(tuple(arg.shape), tuple(mask.shape))   # the kernel's size check
         nnz = self._data_dependent_size(arg, numel=_prod(shape))
         return _empty_fake((nnz,), None, arg.dtype, arg.device)
@@ -199,8 +201,18 @@ class FakeTensorMode(TorchDispatchMode):
         if not _has_mask_index(indices):
             return self._dispatch(ops.aten.index.Tensor, "aten::index.Tensor", (arg, indices), {})
         expanded = []
-        for index in indices:
+        for i, index in enumerate(indices):
             if isinstance(index, TensorBase) and index.dtype in (st.bool_, st.uint8):
+                # the checks of torch's ``meta_index_Tensor``, in its words: the fake run of
+                # ``x[mask]`` refuses a mask of the wrong shape before any size is counted
+                d = len(expanded)
+                if d + index.dim() > arg.dim():
+                    raise IndexError(f"too many indices for tensor of dimension {arg.dim()}")
+                for j, n in enumerate(index.shape):
+                    if n != arg.shape[d + j]:
+                        raise IndexError(f"The shape of the mask {_torch_size(index.shape)} at index {i} does not "
+                                         f"match the shape of the indexed tensor {_torch_size(arg.shape)} at index "
+                                         f"{d + j}")
                 nnz = self._data_dependent_size(index, "nonzero_memo")
                 expanded += [_empty_fake((nnz,), None, st.int64, index.device)] * index.dim()
             else:
@@ -281,6 +293,11 @@ _UNBACKED_IMPLS = {
     "aten::repeat_interleave.Tensor": FakeTensorMode._repeat_interleave,
     "aten::bincount": FakeTensorMode._bincount,
 }
+
+
+def _torch_size(shape):
+    """A shape as torch's messages print its ``torch.Size``."""
+    return f"torch.Size({[str(n) if is_symbolic(n) else n for n in shape]})".replace("'", "")
 
 
 def _has_symbolic_sizes(tree):
