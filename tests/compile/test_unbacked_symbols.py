@@ -111,6 +111,8 @@ DECISIONS = {
     "range(n) of an int item": lambda T: lambda x: [x for _ in range(x.long().sum().item())][0],
     "a size from an item": lambda T: lambda x: x.new_ones(int(x.sum().item())),
     "if on a data-dependent size": lambda T: lambda x: x if T.nonzero(x).shape[0] == 0 else x + 1,
+    "if on a tensor": lambda T: lambda x: x + 1 if x.sum() > 0 else x - 1,
+    "float(tensor)": lambda T: lambda x: x * float(x.sum()),
 }
 
 
