@@ -35,6 +35,7 @@ from .c10.device import as_device
 from .c10.device import device as _device
 from .c10.generator import Generator
 from .c10.memory_format import memory_format
+from .c10.sym import SymBool, SymFloat, SymInt
 from .c10.tensor_impl import layout as _layout
 from .c10.trace_log import TraceLog
 from .storage import TypedStorage, UntypedStorage
@@ -92,10 +93,11 @@ def _unpack_long(obj):
 
 
 def _is_index(obj):
-    """``THPUtils_checkIndex``: an int, or anything with ``__index__`` (a 0-dim integer tensor)."""
+    """``THPUtils_checkIndex``: an int, or anything with ``__index__`` (a 0-dim integer tensor);
+    a SymInt is one without being asked for its value."""
     if isinstance(obj, bool):
         return False
-    if _is_int(obj):
+    if _is_int(obj) or isinstance(obj, SymInt):
         return True
     try:
         operator.index(obj)
@@ -105,8 +107,9 @@ def _is_index(obj):
 
 
 def _is_number(obj):
-    """``THPUtils_checkScalar``: a Python or NumPy number (bool included)."""
-    return isinstance(obj, (int, float, complex, np.number, np.bool_))
+    """``THPUtils_checkScalar``: a Python or NumPy number (bool included), or a symbolic one
+    (``item()`` under fake tracing)."""
+    return isinstance(obj, (int, float, complex, np.number, np.bool_, SymInt, SymFloat, SymBool))
 
 
 def _is_scalar_like(obj):

@@ -179,3 +179,36 @@ def test_item_breaks_the_graph_as_in_torch(case):
     assert_same(compiled(internals.arange(3.)), theirs, rtol=0, atol=0)
     reasons = [r.reason.splitlines()[0] for r in explained.break_reasons]
     assert compiled.break_reasons == reasons
+
+
+@pytest.mark.parametrize("case", READS)
+def test_item_breaks_the_graph_when_inputs_require_grad(case):
+    """With an input that requires grad (the AOTAutograd path) the read is no more folded into
+    the graph than without: torch.compile breaks the graph at it, a constant's too, and returns
+    eager's values and gradients."""
+    fn = READS[case]
+    torch._dynamo.reset()
+    x_t = torch.arange(3., requires_grad=True)
+    explained = torch._dynamo.explain(fn)(x_t)
+    theirs = torch.compile(fn, backend="aot_eager")(x_t)
+    theirs.sum().backward()
+    x_i = internals.arange(3., requires_grad=True)
+    compiled = internals.compile(fn)
+    ours = compiled(x_i)
+    ours.sum().backward()
+    assert_same(ours.detach(), theirs.detach(), rtol=0, atol=0)
+    assert_same(x_i.grad, x_t.grad, rtol=0, atol=0)
+    assert compiled.break_reasons == [r.reason.splitlines()[0] for r in explained.break_reasons]
+    assert compiled.graphs == []        # the read ran eagerly: no graph holds it as a number
+
+
+def test_a_joint_trace_refuses_a_read_it_would_otherwise_fold():
+    """AOTAutograd's joint trace, given the forward's metadata so that nothing refuses the read
+    earlier, still does not fold a constant's ``item()`` into the graph: the compiler's trace
+    refuses it, as Dynamo's does."""
+    from internals._functorch.aot_autograd import collect_metadata, trace_joint
+    from internals.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+    x = internals.arange(3., requires_grad=True)
+    info = collect_metadata(lambda x: x * 3.0, [x])
+    with pytest.raises(GuardOnDataDependentSymNode, match="_local_scalar_dense"):
+        trace_joint(lambda x: x * internals.tensor(3.).item(), [x], info)

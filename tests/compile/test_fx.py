@@ -183,18 +183,6 @@ def test_fake_tracing_refuses_a_decision_on_data_with_torchs_class(name, mode):
     assert errors[0] == errors[1] and errors[0][0] == "GuardOnDataDependentSymNode"
 
 
-@pytest.mark.parametrize("mode", ["fake", "symbolic"])
-def test_fake_tracing_refuses_a_value_torch_would_keep_as_a_symbol(mode):
-    """``x * x.sum().item()``: torch records the item as an unknown (unbacked) symbol and traces
-    on; the package has no symbols and refuses at the read, with the class torch raises when
-    the symbol is decided on (the difference its docstring states)."""
-    theirs = torch_make_fx(READS["item as a scalar"](torch), tracing_mode=mode)(torch.ones(3))
-    assert "aten._local_scalar_dense.default" in _torch_targets(theirs)
-    from internals.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
-    with pytest.raises(GuardOnDataDependentSymNode, match="_local_scalar_dense"):
-        make_fx(READS["item as a scalar"](internals), tracing_mode=mode)(internals.ones(3))
-
-
 @pytest.mark.parametrize("name", ["item as a scalar", "if on an item"])
 def test_real_tracing_refuses_a_value_read_as_torch_does(name):
     """Real tracing runs the real kernels, but a graph cannot replay a value read from a traced

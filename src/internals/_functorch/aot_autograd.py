@@ -90,7 +90,9 @@ def trace_joint(fn, args, info=None):
     # The tangents are traced contiguous: at run time the incoming gradients are made so too.
     tangents = [empty_strided(shape, _contiguous(shape), dtype=dtype, device=device)
                 for (shape, dtype, device), d in zip(info.metas, info.differentiable, strict=True) if d]
-    gm = make_fx(joint, decomposition_table, tracing_mode="fake")(*args, *tangents)
+    # as Dynamo hands it over: a value read from data (an ``item()``, a constant's too) is not
+    # folded into the graph nor kept as a symbol -- the compiler breaks the graph there
+    gm = make_fx(joint, decomposition_table, tracing_mode="fake", _fold_constant_reads=False)(*args, *tangents)
     _name_placeholders(gm, n)
     _tag(gm.graph, "is_backward")
     _spread_tags(functionalize(gm))

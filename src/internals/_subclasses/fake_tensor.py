@@ -3,7 +3,13 @@
 Under a FakeTensorMode every operator call on fake tensors is answered with fake tensors of the
 right sizes, strides and dtype, in torch's order of attempts:
 
-1. an operator whose output depends on values (``nonzero``, ``.item()``) raises, as torch's does;
+1. an operator whose output depends on values (``nonzero``, ``.item()``) raises, as torch's does
+   -- unless the mode has a ``ShapeEnv`` (make_fx's fake and symbolic tracing give it one): then
+   ``.item()`` returns a fresh symbol of unknown value (``zuf0``, ``u0``), and ``nonzero`` and
+   the other operators whose output size depends on values give that size a symbol, as torch's
+   fake implementations (``torch/_subclasses/fake_impls.py``) do. The metadata of later calls
+   is computed with those symbols in it, deciding size questions size-obliviously (see
+   ``fx/experimental/symbolic_shapes.py``);
 2. a hand-written meta function (``internals._meta_registrations``), where there is one;
 3. otherwise the operator's own kernel runs on the fakes for metadata only (``meta_execution``,
    torch's structured kernels on the Meta device): view kernels only compute metadata, a
@@ -18,6 +24,7 @@ A tracer runs a whole training step this way in microseconds per op, whatever th
 import contextlib
 
 from .._meta_registrations import TensorMeta, meta_table
+from .._ops import ops
 from .._tensor import Tensor
 from .._tensor_base import TensorBase
 from ..aten import dispatcher
@@ -28,7 +35,8 @@ from ..c10.device import device as as_device
 from ..c10.dispatch_key import DispatchKeySet, backend_key_for
 from ..c10.generator import default_generator
 from ..c10.storage import UntypedStorage
-from ..c10.tensor_impl import NoStorage, TensorImpl
+from ..c10.sym import SymBool, SymFloat, SymInt, is_symbolic, size_oblivious
+from ..c10.tensor_impl import NoStorage, TensorImpl, contiguous_strides
 from ..utils._python_dispatch import TorchDispatchMode
 from ..utils._pytree import tree_flatten, tree_map
 
@@ -83,8 +91,9 @@ class FakeTensorMode(TorchDispatchMode):
     """Answers operator calls with fake tensors. Real tensors met on the way (a module's weights)
     are given fake twins first, one per tensor, so the same weight is the same fake each time."""
 
-    def __init__(self):
+    def __init__(self, *, shape_env=None):
         self._fakes = {}        # id(real tensor) -> (real, fake); the real is kept alive so ids stay unique
+        self.shape_env = shape_env      # None: values and value-dependent sizes are refused
 
     def from_tensor(self, t):
         """The fake twin of a real tensor: same sizes, strides, offset, dtype, device, requires_grad."""
@@ -106,19 +115,143 @@ class FakeTensorMode(TorchDispatchMode):
         args, kwargs = func.wrap_numbers(args, kwargs or {})     # torch's handlers take numbers too
         args, kwargs = tree_map(self._fakeify, args), tree_map(self._fakeify, kwargs)
         name = func.name()
+        if self.shape_env is not None:
+            unbacked = _UNBACKED_IMPLS.get(name)
+            if unbacked is not None:
+                with size_oblivious():
+                    return unbacked(self, *args, **kwargs)
+            if any(is_symbolic(a) for a in tree_flatten((args, kwargs))):
+                args, kwargs = self._wrap_symbols(func, args, kwargs)
+            with size_oblivious():
+                return self._dispatch(func, name, args, kwargs)
+        return self._dispatch(func, name, args, kwargs)
+
+    def _dispatch(self, func, name, args, kwargs):
         _refuse_data_dependent(func, args)
         if _writes_first_argument(func) and _inplace_has_meta(name):
             return self._inplace(name, args, kwargs)
         if name in meta_table:
             return _wrap(meta_table[name](*args, **kwargs))
+        symbolic = self.shape_env is not None and _has_symbolic_sizes((args, kwargs))
+        if symbolic and name in _SYMBOLIC_SIZE_META:
+            return _SYMBOLIC_SIZE_META[name](*args, **kwargs)
         with _rng_untouched():
             try:
                 return self._meta_kernel(func, args, kwargs)
-            except Exception:       # the kernel read values (or refused the input): try it for real
+            except Exception as error:  # the kernel read values (or refused the input): try it for real
+                if symbolic:            # ...which needs an int for every size
+                    raise UnsupportedFakeTensorException(
+                        f"{func}: this package computes the metadata of this operator by running its kernel, "
+                        f"which needs sizes that are known, not data-dependent ({error})") from error
                 return _run_fallback_kernel(func, args, kwargs)
 
     def _fakeify(self, x):
         return self.from_tensor(x) if isinstance(x, Tensor) else x
+
+    def _wrap_symbols(self, func, args, kwargs):
+        """A symbol given for a Tensor argument (``x * zuf0``) as the wrapped-number tensor a
+        number would have become: 0-dim, of the number's default dtype, its value unknown."""
+        positions, names = func._number_slots
+
+        def wrap(value):
+            if not is_symbolic(value):
+                return value
+            dtype = {SymInt: st.int64, SymFloat: st.float64, SymBool: st.bool_}[type(value)]
+            fake = FakeTensor.from_meta(TensorMeta((), (), dtype, as_device("cpu")))
+            fake._impl.is_wrapped_number = True
+            return fake
+        args = tuple(wrap(a) if i in positions else a for i, a in enumerate(args))
+        kwargs = {k: wrap(v) if k in names else v for k, v in kwargs.items()}
+        return args, kwargs
+
+    # Calls whose output holds a value read from data: with a ShapeEnv, torch's fake implementations
+    def _local_scalar_dense(self, arg):
+        """``item()``: a fresh unbacked symbol, the same one each time the same fake is read."""
+        memo = getattr(arg, "item_memo", None)
+        if memo is None:
+            memo = arg.item_memo = self.shape_env.create_unbacked_symbol_for(arg.dtype)
+        return memo
+
+    def _data_dependent_size(self, arg, memo=None, numel=None):
+        """A fresh size symbol for an output whose length is counted from ``arg``'s data; 0 when
+        ``arg`` has no element (no symbol then, as torch's). ``memo``: the attribute that keeps the
+        symbol, so ``x.nonzero()`` twice has one size."""
+        if memo is not None and getattr(arg, memo, None) is not None:
+            return getattr(arg, memo)
+        numel = arg.numel() if numel is None else numel
+        size = 0 if not is_symbolic(numel) and numel == 0 else self.shape_env.create_unbacked_symint(size_like=True)
+        if memo is not None:
+            setattr(arg, memo, size)
+        return size
+
+    def _nonzero(self, arg):
+        nnz = self._data_dependent_size(arg, "nonzero_memo")
+        return _empty_fake((nnz, arg.dim()), (1, nnz), st.int64, arg.device)
+
+    def _masked_select(self, arg, mask):
+        # (a mask that is not bool is refused when the graph runs, not here: torch's fake
+        # implementation does not look at its dtype either)
+        shape = broadcast_shapes(tuple(arg.shape), tuple(mask.shape))   # the kernel's size check
+        nnz = self._data_dependent_size(arg, numel=_prod(shape))
+        return _empty_fake((nnz,), None, arg.dtype, arg.device)
+
+    def _index(self, arg, indices):
+        """``x[mask]``: each bool mask stands for the index tensors its ``nonzero`` would give,
+        then the index kernel's metadata is computed as for any index tensors."""
+        if not _has_mask_index(indices):
+            return self._dispatch(ops.aten.index.Tensor, "aten::index.Tensor", (arg, indices), {})
+        expanded = []
+        for i, index in enumerate(indices):
+            if isinstance(index, TensorBase) and index.dtype in (st.bool_, st.uint8):
+                # the checks of torch's ``meta_index_Tensor``, in its words: the fake run of
+                # ``x[mask]`` refuses a mask of the wrong shape before any size is counted
+                d = len(expanded)
+                if d + index.dim() > arg.dim():
+                    raise IndexError(f"too many indices for tensor of dimension {arg.dim()}")
+                for j, n in enumerate(index.shape):
+                    if n != arg.shape[d + j]:
+                        raise IndexError(f"The shape of the mask {_torch_size(index.shape)} at index {i} does not "
+                                         f"match the shape of the indexed tensor {_torch_size(arg.shape)} at index "
+                                         f"{d + j}")
+                nnz = self._data_dependent_size(index, "nonzero_memo")
+                expanded += [_empty_fake((nnz,), None, st.int64, index.device)] * index.dim()
+            else:
+                expanded.append(index)
+        return _meta_index(arg, expanded)
+
+    def _unique(self, arg, dim, return_inverse, return_counts, memo):
+        """The outputs of ``_unique2``, ``unique_dim`` and ``unique_consecutive`` (torch's
+        ``_unique`` fake implementation): the unique values' count is the symbol; along a ``dim``
+        on the CPU the inverse and counts are always made."""
+        numel = arg.numel() if dim is None else arg.shape[dim]
+        nnz = self._data_dependent_size(arg, memo if dim is None else None, numel)
+        shape = (nnz,) if dim is None else (*arg.shape[:dim], nnz, *arg.shape[dim + 1:])
+        out = _empty_fake(shape, None, arg.dtype, arg.device)
+        always = dim is not None and arg.device.type == "cpu"
+        inverse = (tuple(arg.shape) if dim is None else (arg.shape[dim],)) if return_inverse or always else (0,)
+        counts = (nnz,) if return_counts or always else (0,)
+        return (out, _empty_fake(inverse, None, st.int64, arg.device), _empty_fake(counts, None, st.int64, arg.device))
+
+    def _unique2(self, arg, sorted=True, return_inverse=False, return_counts=False):  # noqa: A002 -- torch's name
+        return self._unique(arg, None, return_inverse, return_counts, "unique_memo")
+
+    def _unique_dim(self, arg, dim, sorted=True, return_inverse=False, return_counts=False):  # noqa: A002
+        return self._unique(arg, dim % max(arg.dim(), 1), return_inverse, return_counts, None)
+
+    def _unique_consecutive(self, arg, return_inverse=False, return_counts=False, dim=None):
+        return self._unique(arg, dim, return_inverse, return_counts, "unique_consecutive_memo")
+
+    def _repeat_interleave(self, repeats, output_size=None):
+        """The output's length is the repeats' sum: a symbol unless ``output_size`` says it."""
+        if output_size is None:
+            output_size = self.shape_env.create_unbacked_symint(size_like=True)
+        return _empty_fake((output_size,), None, repeats.dtype, repeats.device)
+
+    def _bincount(self, inputs, weights=None, minlength=0):
+        """One bin per value up to the largest: a symbol; the dtype as torch's fake gives it."""
+        size = self.shape_env.create_unbacked_symint(size_like=True)
+        dtype = st.int64 if weights is None else st.float32 if weights.dtype == st.float32 else st.float64
+        return _empty_fake((size,), None, dtype, inputs.device)
 
     def _inplace(self, name, args, kwargs):
         """``x.add_(y)`` is ``x``: check that the out-of-place result would have x's shape and a
@@ -149,13 +282,81 @@ class FakeTensorMode(TorchDispatchMode):
         return tree_map(_as_fake, out)
 
 
+_UNBACKED_IMPLS = {
+    "aten::_local_scalar_dense": FakeTensorMode._local_scalar_dense,
+    "aten::nonzero": FakeTensorMode._nonzero,
+    "aten::masked_select": FakeTensorMode._masked_select,
+    "aten::index.Tensor": FakeTensorMode._index,
+    "aten::_unique2": FakeTensorMode._unique2,
+    "aten::unique_dim": FakeTensorMode._unique_dim,
+    "aten::unique_consecutive": FakeTensorMode._unique_consecutive,
+    "aten::repeat_interleave.Tensor": FakeTensorMode._repeat_interleave,
+    "aten::bincount": FakeTensorMode._bincount,
+}
+
+
+def _torch_size(shape):
+    """A shape as torch's messages print its ``torch.Size``."""
+    return f"torch.Size({[str(n) if is_symbolic(n) else n for n in shape]})".replace("'", "")
+
+
+def _has_symbolic_sizes(tree):
+    return any(isinstance(t, TensorBase) and any(is_symbolic(n) for n in t._impl.sizes) for t in tree_flatten(tree))
+
+
+def _meta_index_select(self_, dim, index):
+    """``index_select``'s output: ``self``'s sizes with ``dim`` as long as the index, contiguous."""
+    dim = dim % max(self_.dim(), 1)
+    shape = (*self_.shape[:dim], index.numel(), *self_.shape[dim + 1:]) if self_.dim() else ()
+    return _empty_fake(shape, None, self_.dtype, self_.device)
+
+
+def _meta_index(self_, indices):
+    """``x[i, j]`` with integer index tensors (a bool mask was already turned into them): the
+    indices broadcast to one shape, which stands in place of the indexed dimensions when they are
+    adjacent and first otherwise (``meta_index_Tensor``), the output contiguous."""
+    indices = list(indices) + [None] * (self_.dim() - len(indices))
+    shape = broadcast_shapes(*(tuple(i.shape) for i in indices if i is not None))
+    indexed = [d for d, i in enumerate(indices) if i is not None]
+    adjacent = indexed == list(range(indexed[0], indexed[-1] + 1))
+    rest = [n for d, n in enumerate(self_.shape) if indices[d] is None]
+    if adjacent:
+        before = [n for d, n in enumerate(self_.shape) if d < indexed[0]]
+        out = (*before, *shape, *rest[len(before):])
+    else:
+        out = (*shape, *rest)
+    return _empty_fake(out, None, self_.dtype, self_.device)
+
+
+# Operators whose kernel reads its index tensor's values even for metadata: with data-dependent
+# sizes their shape rule is written here, as torch's meta functions write it.
+_SYMBOLIC_SIZE_META = {"aten::index_select": _meta_index_select, "aten::index.Tensor": _meta_index}
+
+
+def _empty_fake(sizes, strides, dtype, device):
+    """A fake of these sizes (contiguous strides when None); sizes may hold symbols."""
+    sizes = tuple(sizes)
+    strides = contiguous_strides(sizes) if strides is None else tuple(strides)
+    return FakeTensor.from_meta(TensorMeta(sizes, strides, dtype, device))
+
+
+def _prod(sizes):
+    n = 1
+    for s in sizes:
+        n = n * s
+    return n
+
+
 def _refuse_data_dependent(func, args):
     """torch's message is the operator: ``aten._local_scalar_dense.default``."""
     name = func.name()
     if name in DATA_DEPENDENT_OUTPUT:
         raise DataDependentOutputException(str(func))
-    if name in DYNAMIC_OUTPUT_SHAPE or (name == "aten::index.Tensor" and _has_mask_index(args[1])):
+    if name in DYNAMIC_OUTPUT_SHAPE:
         raise DynamicOutputShapeException(str(func))
+    if name == "aten::index.Tensor" and _has_mask_index(args[1]):
+        # torch's index turns the mask into indices with ``nonzero``, which is what refuses
+        raise DynamicOutputShapeException("aten.nonzero.default")
 
 
 def _has_mask_index(indices):

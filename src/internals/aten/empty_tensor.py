@@ -11,6 +11,7 @@ from .._tensor_base import TensorBase
 from ..c10 import scalar_type as st
 from ..c10.device import as_device
 from ..c10.storage import UntypedStorage
+from ..c10.sym import is_symbolic
 from ..c10.tensor_impl import (
     NoStorage,
     TensorImpl,
@@ -75,7 +76,9 @@ def empty_strided_generic(size, stride, dtype, device):
         from .. import cuda  # the cuda package sits above aten: a real cycle
         cuda._announce_simulator()
     nbytes = required_storage_elements(size, stride, 0) * dtype.itemsize
-    if nbytes > _INT64_MAX:      # ``computeStorageNbytes``: broadcasting can reach past int64
+    # ``computeStorageNbytes``: broadcasting can reach past int64 (a data-dependent size under
+    # fake tracing, ``8*u0``, is not checked: torch's symbolic check is deferred to run time)
+    if not is_symbolic(nbytes) and nbytes > _INT64_MAX:
         shown = "" if stride == contiguous_strides(size) else f" and strides={list(stride)}"
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}{shown}")
     if _meta.active:

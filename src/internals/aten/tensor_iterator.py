@@ -692,7 +692,10 @@ def coalesce(shape, strides):
 def output_layout(input_impls, shape):
     """The strides torch gives a fresh output of an elementwise op over these inputs."""
     key = (tuple(shape), tuple([(i.sizes, i.strides) for i in input_impls]))
-    strides = _layouts.get(key)
+    try:
+        strides = _layouts.get(key)
+    except TypeError:           # a data-dependent size (a SymInt) cannot be a key: not cached
+        return _output_layout(input_impls, shape)
     if strides is None:
         strides = _layouts.put(key, _output_layout(input_impls, shape))
     return strides

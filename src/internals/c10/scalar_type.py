@@ -7,6 +7,8 @@ import functools
 
 import numpy as np
 
+from .sym import SymBool, SymFloat, SymInt
+
 __all__ = ["dtype", "promote_types", "result_type", "can_cast", "opmath_type", "get_default_dtype", "set_default_dtype",
            "checked_convert", "default_complex_dtype", "to_complex", "to_real"]
 
@@ -295,6 +297,9 @@ def scalar_dtype(value):
         return float64
     if isinstance(value, (complex, np.complexfloating)):
         return complex128
+    symbolic = {SymBool: bool_, SymInt: int64, SymFloat: float64}.get(type(value))
+    if symbolic is not None:        # a number read from data while tracing: its type is known
+        return symbolic
     raise TypeError(f"unsupported scalar type {type(value).__name__}")
 
 

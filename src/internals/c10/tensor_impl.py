@@ -10,6 +10,7 @@ from types import MappingProxyType
 from .dispatch_key import DispatchKey, DispatchKeySet, autocast_key_for, autograd_key_for, backend_key_for
 from .grad_mode import _state as _modes
 from .memory_format import channels_last, is_channels_last_contiguous
+from .sym import SymInt, size_oblivious
 
 __all__ = ["TensorImpl", "VersionCounter", "layout", "strided", "sparse_coo", "compute_key_set",
            "contiguous_strides"]
@@ -118,9 +119,17 @@ class TensorImpl(TensorImplBase):
         strides, tuples of ints (``empty_strided``): in bounds by construction, so
         not checked again (torch's ``empty_generic`` does not check them either)."""
         if not fresh:
-            sizes, strides = tuple(map(int, sizes)), tuple(map(int, strides))
-            storage_offset = int(storage_offset)
-            check_in_bounds(storage.nbytes(), sizes, strides, storage_offset, dtype.itemsize)
+            try:
+                sizes, strides = tuple(map(int, sizes)), tuple(map(int, strides))
+                storage_offset = int(storage_offset)
+                check_in_bounds(storage.nbytes(), sizes, strides, storage_offset, dtype.itemsize)
+            except RuntimeError:
+                # a data-dependent size under fake tracing (u0) has no int: it stays a SymInt, over a
+                # storage-less fake whose byte count was computed from these very sizes
+                if not isinstance(storage, NoStorage):
+                    raise
+                sizes, strides = _ints_or_symbols(sizes), _ints_or_symbols(strides)
+                storage_offset = _ints_or_symbols((storage_offset,))[0]
         self.storage = storage
         self.sizes = sizes
         self.strides = strides
@@ -143,10 +152,22 @@ class TensorImpl(TensorImplBase):
                    sizes, strides, storage_offset, dtype)
 
     def is_contiguous(self):
-        return is_contiguous(self.sizes, self.strides)
+        try:
+            return is_contiguous(self.sizes, self.strides)
+        except RuntimeError:    # a data-dependent size (u0): decided as torch's does, size-obliviously
+            with size_oblivious():
+                return is_contiguous(self.sizes, self.strides)
 
     def is_non_overlapping_and_dense(self):
-        return is_non_overlapping_and_dense(self.sizes, self.strides)
+        try:
+            return is_non_overlapping_and_dense(self.sizes, self.strides)
+        except RuntimeError:
+            with size_oblivious():
+                return is_non_overlapping_and_dense(self.sizes, self.strides)
+
+
+def _ints_or_symbols(values):
+    return tuple(v if isinstance(v, SymInt) else int(v) for v in values)
 
 
 def contiguous_strides(sizes):

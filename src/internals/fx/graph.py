@@ -13,6 +13,7 @@ import builtins
 import keyword
 import operator
 
+from ..c10.sym import is_symbolic
 from ..utils._pytree import tree_flatten, tree_map
 
 __all__ = ["Graph", "Node", "describe_value", "short_dtype"]
@@ -30,9 +31,12 @@ def short_dtype(dtype):
 
 
 def describe_value(value):
-    """``f32[5, 4]`` for a tensor, ``(f32[5], f32[])`` for a tuple of them, '' otherwise."""
+    """``f32[5, 4]`` for a tensor, ``(f32[5], f32[])`` for a tuple of them, ``Sym(zuf0)`` for a
+    symbol, '' otherwise."""
     if isinstance(value, (tuple, list)):
         return "(" + ", ".join(describe_value(v) for v in value) + ")"
+    if is_symbolic(value):
+        return f"Sym({value})"
     if hasattr(value, "dtype") and hasattr(value, "shape"):
         return f"{short_dtype(value.dtype)}[{', '.join(map(str, value.shape))}]"
     return ""

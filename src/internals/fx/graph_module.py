@@ -68,8 +68,8 @@ def python_code(graph, annotate=False, width=87):
 
 
 def _callee(target):
-    if target is operator.getitem:
-        return "operator.getitem"
+    if getattr(target, "__module__", None) == "_operator":     # getitem; arithmetic on symbols
+        return f"operator.{target.__name__}"
     return f"internals.ops.{target_name(target)}"
 
 

@@ -134,12 +134,13 @@ def _as_given(op, args, kwargs):
 
 def _unwrapped(value):
     """A wrapped number (the 0-dim tensor the binding made of a Python scalar) as that scalar:
-    bool, int, float or complex by its dtype. A fake one has no value to read and stays a tensor."""
+    bool, int, float or complex by its dtype. A fake one has no value to read and stays a tensor,
+    unless it wraps a symbol (an ``item()`` of fake tracing): then it is that symbol."""
     if not isinstance(value, TensorBase) or not value._impl.is_wrapped_number:
         return value
     impl = value._impl
     if isinstance(impl.storage, NoStorage):
-        return value
+        return getattr(impl.storage, "symbol", value)
     unsigned = st.wrapped_uint64_value(impl)
     # a wrapped number is always a CPU bool, int64, float64 or complex128: one element to read
     return unsigned if unsigned is not None else impl.storage.typed(impl.dtype)[impl.storage_offset].item()

@@ -36,6 +36,7 @@ from ...c10.memory_format import (
     preserve_format,
 )
 from ...c10.storage import UntypedStorage, bytes_of
+from ...c10.sym import is_symbolic
 from ...c10.tensor_impl import TensorImpl, check_size_nonnegative, contiguous_strides
 from .. import dispatcher
 from ..empty_tensor import empty_strided
@@ -466,6 +467,13 @@ def wrap_scalar(value):
     """
     if isinstance(value, TensorBase):
         return value
+    if is_symbolic(value):
+        # a number read from data while tracing (``x * x.sum().item()``): no bytes to hold, so a
+        # storage-less wrapped number that remembers the symbol, as torch's ``item_memo``
+        impl = TensorImpl.without_storage((), (), 0, st.scalar_dtype(value), _CPU)
+        impl.storage.symbol = value
+        impl.is_wrapped_number = True
+        return TensorBase._from_impl(impl)
     st.unpack_int_scalar(value)
     if type(value) is int and value >= 2**63:
         impl = _host_impl(np.array(value - 2**64, dtype=np.int64))

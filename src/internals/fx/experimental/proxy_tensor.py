@@ -13,13 +13,15 @@ each call below it is the tracing mode:
   a fake twin of the real output, so the graph keeps no real intermediate alive;
 - ``tracing_mode="fake"``: a ``FakeTensorMode`` below answers each call with fake tensors, so
   the inputs' values are never used (a kernel that must read values to run at all runs on
-  zero-filled stand-ins), and a value read from a traced tensor raises
-  ``GuardOnDataDependentSymNode``, torch's class. (torch records a plain read as a symbol of
-  unknown value and raises only when code decides something on it; with no symbols, the read
-  itself raises here.)
-- ``tracing_mode="symbolic"``: traced as ``"fake"``. torch gives the sizes symbols there (a
-  ``ShapeEnv``); this package has no symbolic sizes, so the graph is the same and its sizes
-  are the example's.
+  zero-filled stand-ins). The mode has a ``ShapeEnv``, as torch's: a value read from a traced
+  tensor (``.item()``) is a fresh symbol of unknown value (``zuf0`` for a float, ``u0`` for
+  an int), recorded as a ``_local_scalar_dense`` node, and the calls it flows into name that
+  node as their argument; an operator whose output size depends on the data (``nonzero``,
+  ``unique``, ``x[mask]``) gets a symbol for that size. A *decision* on a symbol (an ``if``,
+  ``int()``) raises ``GuardOnDataDependentSymNode``, torch's class;
+- ``tracing_mode="symbolic"``: traced as ``"fake"``. torch gives the inputs' sizes symbols too
+  (``s0``); here they keep the example's sizes, so the graph is the same and its sizes are the
+  example's.
 
 Either way a tensor made inside the function by ``tensor(...)`` is a constant of the graph: its
 ``.item()`` is read at trace time and written into the graph as a number, as torch does.
@@ -35,12 +37,14 @@ from ..._ops import ops
 from ..._subclasses.fake_tensor import DATA_DEPENDENT_OUTPUT, DataDependentOutputException, FakeTensor, FakeTensorMode
 from ..._tensor import Tensor
 from ...c10.dispatch_key import DispatchKeySet, backend_key_for
+from ...c10.sym import is_symbolic, wrap_node
 from ...nn.parameter import Parameter
 from ...utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 from ...utils._pytree import tree_map
 from ..graph import Graph
 from ..graph_module import GraphModule
-from .symbolic_shapes import GuardOnDataDependentSymNode
+from .sym_node import SymNode
+from .symbolic_shapes import GuardOnDataDependentSymNode, ShapeEnv
 
 __all__ = ["ProxyTorchDispatchMode", "make_fx"]
 
@@ -66,6 +70,7 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         self.constants = {}     # get_attr name -> the real tensor it names
         self._nodes = {}        # id(TensorImpl) -> (impl, node); the impl is kept so ids stay unique
         self._lifted = {}       # id(TensorImpl) -> (impl, real value) of the tensors ``tensor(...)`` made
+        self._symbols = {}      # id(SymNode) -> (SymNode, node): values read from data, and arithmetic on them
 
     def track(self, t, node):
         """Remember that ``node`` made ``t``. Keyed by the TensorImpl, not the Tensor object: autograd
@@ -73,7 +78,9 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         self._nodes[id(t._impl)] = (t._impl, node)
 
     def node_of(self, value):
-        """The node that made ``value`` (a tensor), or ``value`` itself (a number, a dtype...)."""
+        """The node that made ``value`` (a tensor, a symbol), or ``value`` itself (a number, a dtype...)."""
+        if is_symbolic(value):
+            return self._symbol_node(value.node)
         if not isinstance(value, Tensor):
             return value
         hit = self._nodes.get(id(value._impl))
@@ -86,6 +93,24 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                 self.track(self.fake_mode.from_tensor(value), node)
             return node
         return hit[1]
+
+    def _symbol_node(self, sym_node):
+        """The node of a symbol: an ``item()`` read was recorded when it was made; arithmetic on
+        symbols (``s * 2``, ``-s``, ``s / t``) is recorded now, from how it was computed, as the
+        Python operator calls torch records (``operator.mul``)."""
+        hit = self._symbols.get(id(sym_node))
+        if hit is not None:
+            return hit[1]
+        if sym_node.origin is None:      # torch records a size read from a data-dependent shape (sym_size)
+            raise NotImplementedError(
+                f"make_fx cannot record the symbol {sym_node}: a size of a data-dependent shape is not a node "
+                "of the graph here (torch records it with aten.sym_size)")
+        op, *operands = sym_node.origin
+        args = tuple(self._symbol_node(a) if isinstance(a, SymNode) else a for a in operands)
+        node = self.graph.call_function(getattr(operator, op), args)
+        node.meta["val"] = wrap_node(sym_node)
+        self._symbols[id(sym_node)] = (sym_node, node)
+        return node
 
     def _meta_val(self, t):
         """What ``node.meta["val"]`` holds: a fake tensor in both modes (real tracing keeps no
@@ -105,7 +130,10 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
     def _read_value(self, func, args):
         """``_local_scalar_dense`` and the other calls that return a Python value computed from
         data: on a constant (a tensor ``tensor(...)`` made) the value itself, read now and not
-        recorded, so the graph holds it as a number; on a traced tensor, refused."""
+        recorded, so the graph holds it as a number. On a traced tensor, under fake tracing, the
+        fake mode's unbacked symbol, recorded as a ``_local_scalar_dense`` node; refused by real
+        tracing (torch's RuntimeError) and by the compiler's trace, whose fake mode has no
+        ShapeEnv (GuardOnDataDependentSymNode: the compiler breaks the graph there)."""
         tensor = args[0]
         hit = self._lifted.get(id(tensor._impl)) if isinstance(tensor, Tensor) else None
         if hit is not None and len(args) == 1 and self.fold_constant_reads:
@@ -114,6 +142,12 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
                 return func.redispatch(DispatchKeySet([backend_key_for(real.device.type)]), real)
         if self.fake_mode is None:
             raise RuntimeError(_REAL_MODE_READ.format(func))
+        if self.fake_mode.shape_env is not None and func.name() == "aten::_local_scalar_dense":
+            symbol = func(*args)        # the fake mode's unbacked symbol
+            node = self.graph.call_function(func, (self.node_of(args[0]),))
+            node.meta["val"] = symbol
+            self._symbols[id(symbol.node)] = (symbol.node, node)
+            return symbol
         raise GuardOnDataDependentSymNode(
             f"Could not read a value from a traced tensor ({func}): the value depends on the data, "
             "which tracing with fake tensors does not have. Move the read out of the traced function, "
@@ -156,17 +190,21 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
     """``make_fx(f)(*args)`` runs ``f`` once and returns a GraphModule whose graph holds the aten
     operators ``f`` called, in order. ``tracing_mode`` as torch's (the module docstring):
     ``"real"`` (the default) runs the operators on the real inputs, ``"fake"`` on fake twins
-    of them; ``"symbolic"`` traces as ``"fake"``, with the example's sizes (no symbolic sizes
-    here). A value read from a traced tensor (``.item()``, an ``if`` on a tensor) is refused:
-    RuntimeError in real mode, GuardOnDataDependentSymNode in the others, as in torch.
-    ``_fold_constant_reads=False`` refuses the read of a constant too (the compiler's choice:
-    Dynamo breaks the graph at every ``.item()``)."""
+    of them; ``"symbolic"`` traces as ``"fake"``, with the example's sizes (no symbolic input
+    sizes here). A value read from a traced tensor (``.item()``) is refused in real mode with
+    torch's RuntimeError; in the others it is a symbol, and a decision on it raises
+    GuardOnDataDependentSymNode, as in torch.
+    ``_fold_constant_reads=False`` is the compiler's choice, as Dynamo's defaults
+    (``capture_scalar_outputs``, ``capture_dynamic_output_shape_ops`` off): every ``.item()``,
+    a constant's too, and every operator with a data-dependent output size is refused
+    (GuardOnDataDependentSymNode, DynamicOutputShapeException), so the graph breaks there."""
     if tracing_mode not in ("fake", "real", "symbolic"):
         raise AssertionError(f"tracing_mode must be real/fake/symbolic, got {tracing_mode}")
 
     def traced(*args):
         graph = Graph()
-        fake_mode = None if tracing_mode == "real" else FakeTensorMode()
+        shape_env = ShapeEnv() if _fold_constant_reads else None
+        fake_mode = None if tracing_mode == "real" else FakeTensorMode(shape_env=shape_env)
         proxy_mode = ProxyTorchDispatchMode(graph, fake_mode, decomposition_table, _fold_constant_reads)
         traced_args = []
         for name, a in zip(_placeholder_names(f, len(args)), args, strict=True):

@@ -1,13 +1,97 @@
-"""The errors of data-dependent tracing (``torch/fx/experimental/symbolic_shapes.py``).
+"""ShapeEnv and the symbols of data-dependent tracing (``torch/fx/experimental/symbolic_shapes.py``).
 
 torch's fake and symbolic tracing turn a value read from a traced tensor (``x.sum().item()``)
-into a symbol with no known value; a decision on it -- an ``if``, an ``int()`` for an index --
-cannot be made, and raises ``GuardOnDataDependentSymNode``. This package has no symbols: the
-read itself raises it.
-"""
+into a fresh symbol with no known value -- *unbacked*: no example value stands behind it --
+named ``zuf0`` for a float, ``u0`` for an int, and so do operators whose output size depends
+on the data (``nonzero``'s row count is a ``u0``). Arithmetic on a symbol is recorded as an
+expression; a decision on it -- an ``if``, an ``int()`` for an index -- can only be made when
+it holds for every value, else it raises ``GuardOnDataDependentSymNode``.
 
-__all__ = ["GuardOnDataDependentSymNode"]
+The operators' own metadata code (broadcasting, strides, the storage size) asks questions
+such as "is this size 0 or 1?" that a data-dependent size cannot answer. torch answers them
+*size-obliviously*: a size symbol is assumed to be at least 2, which gives the answer that is
+right for every size the general code handles (``guard_size_oblivious``). The fake tensor
+mode turns that reasoning on while it computes an operator's metadata, and only then: a
+decision in the traced function itself still raises.
+
+This package keeps the symbols' expressions in sympy, as torch does, and keeps no value ranges
+beyond "a size is not negative".
+"""
+from ...c10.sym import SymBool, SymFloat, SymInt, in_size_oblivious, size_oblivious
+from .sym_node import SymNode
+
+__all__ = ["GuardOnDataDependentSymNode", "ShapeEnv", "guard_size_oblivious", "size_oblivious"]
 
 
 class GuardOnDataDependentSymNode(RuntimeError):
     """A traced function needs a value that depends on its input tensors' data."""
+
+
+def guard_size_oblivious(value):
+    """``bool(value)`` decided size-obliviously."""
+    with size_oblivious():
+        return bool(value)
+
+
+class ShapeEnv:
+    """Creates the unbacked symbols of one trace and decides what can be decided about them."""
+
+    def __init__(self):
+        self.unbacked_symint_counter = 0
+        self.unbacked_symfloat_counter = 0
+        self.size_like = set()      # symbols that stand for a size: not negative
+
+    def _int_symbol(self, size_like=False):
+        import sympy  # a heavy module: only a trace that reads data pays for importing it
+        name = f"u{self.unbacked_symint_counter}"
+        self.unbacked_symint_counter += 1
+        symbol = sympy.Symbol(name, integer=True, nonnegative=True) if size_like else \
+            sympy.Symbol(name, integer=True)
+        if size_like:
+            self.size_like.add(symbol)
+        return symbol
+
+    def create_unbacked_symint(self, size_like=False):
+        """``u0``, ``u1``...: an int read from data; ``size_like`` for an operator's output size."""
+        return SymInt(SymNode(self._int_symbol(size_like), self, int))
+
+    def create_unbacked_symfloat(self):
+        """``zuf0``, ``zuf1``...: a float read from data."""
+        import sympy  # a heavy module, imported when a trace reads data
+        name = f"zuf{self.unbacked_symfloat_counter}"
+        self.unbacked_symfloat_counter += 1
+        return SymFloat(SymNode(sympy.Symbol(name, real=True), self, float))
+
+    def create_unbacked_symbool(self):
+        """A bool read from data: an int symbol between 0 and 1, compared with 1, as torch makes it."""
+        import sympy  # a heavy module, imported when a trace reads data
+        name = f"u{self.unbacked_symint_counter}"
+        self.unbacked_symint_counter += 1
+        symbol = sympy.Symbol(name, integer=True, nonnegative=True)
+        return SymBool(SymNode(sympy.Eq(symbol, 1), self, bool))
+
+    def create_unbacked_symbol_for(self, dtype):
+        """The symbol ``item()`` of a tensor of ``dtype`` returns."""
+        if dtype.is_floating_point or dtype.is_complex:
+            return self.create_unbacked_symfloat()
+        if dtype.torch_name == "Bool":
+            return self.create_unbacked_symbool()
+        return self.create_unbacked_symint()
+
+    def evaluate_expr(self, expr):
+        """The value of ``expr`` if it is the same for every value of its symbols, else raise."""
+        import sympy  # a heavy module, imported when a trace reads data
+        if not expr.free_symbols:
+            return expr
+        if in_size_oblivious():
+            at_least_two = {s: sympy.Symbol(f"{s.name}_oblivious", integer=True, positive=True) + 1
+                            for s in expr.free_symbols & self.size_like}
+            decided = expr.xreplace(at_least_two)
+            if not decided.free_symbols or decided in (sympy.true, sympy.false):
+                return decided
+        size_like = ", ".join(sorted(s.name for s in self.size_like)) or "none"
+        raise GuardOnDataDependentSymNode(
+            f"Could not guard on data-dependent expression {expr} (unhinted: {expr}).  "
+            f"(Size-like symbols: {size_like})\n\nconsider using data-dependent friendly APIs such as "
+            "guard_or_false, guard_or_true and statically_known_true.")
+

@@ -1,0 +1,78 @@
+"""SymNode: the expression behind a SymInt/SymFloat/SymBool (``torch/fx/experimental/sym_node.py``).
+
+A node holds a sympy expression over the shape environment's symbols and the Python type it
+stands for. Arithmetic makes new nodes; a decision (``bool``, ``int``, ``float``) goes to the
+shape environment, which answers only what holds for every value the symbols may take.
+"""
+import operator
+
+from ...c10.sym import SymBool, SymFloat, SymInt
+
+__all__ = ["SymNode"]
+
+_ARITHMETIC = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "pow": operator.pow}
+_COMPARISONS = {"eq": "Eq", "ne": "Ne", "lt": "Lt", "le": "Le", "gt": "Gt", "ge": "Ge"}
+
+
+class SymNode:
+    """``expr`` (sympy) of Python type ``pytype`` (int, float or bool), in ``shape_env``."""
+
+    def __init__(self, expr, shape_env, pytype, origin=None):
+        self.expr, self.shape_env, self.pytype = expr, shape_env, pytype
+        # how it was computed, ``("mul", node, 2.0)``: a tracer records that as a Python
+        # operator node when the value reaches an operator call (torch records it at once)
+        self.origin = origin
+
+    def apply(self, op, a, b):
+        """``op(a, b)`` where either side is a node or a plain number."""
+        import sympy  # a heavy module: only a trace that reads data pays for importing it
+        types = [x.pytype if isinstance(x, SymNode) else type(x) for x in (a, b)]
+        if float in types:      # a float symbol with an int: the int taken as a float, as torch's
+            a, b = (float(x) if type(x) is int else x for x in (a, b))
+        origin = (op, a, b)
+        a, b = (_expr(x) for x in (a, b))
+        if op in _COMPARISONS:
+            return SymNode(getattr(sympy, _COMPARISONS[op])(a, b), self.shape_env, bool, origin)
+        pytype = float if float in types or op == "truediv" else int
+        if op == "truediv":
+            expr = a / b
+        elif op == "floordiv":
+            expr = sympy.floor(a / b)
+        elif op == "mod":
+            expr = sympy.Mod(a, b)
+        else:
+            expr = _ARITHMETIC[op](a, b)
+        return SymNode(expr, self.shape_env, pytype, origin)
+
+    def neg(self):
+        return SymNode(-self.expr, self.shape_env, self.pytype, ("neg", self))
+
+    def constant(self):
+        """The plain value when the expression has no symbol left (``u0 * 0``), else None."""
+        if self.expr.free_symbols:
+            return None
+        if self.pytype is bool:
+            return bool(self.expr)
+        return self.pytype(self.expr)
+
+    def guard_bool(self):
+        import sympy  # a heavy module, imported when a trace reads data
+        return bool(self.shape_env.evaluate_expr(self.expr if self.pytype is bool else sympy.Ne(self.expr, 0)))
+
+    def guard_int(self):
+        return int(self.shape_env.evaluate_expr(self.expr))
+
+    def guard_float(self):
+        return float(self.shape_env.evaluate_expr(self.expr))
+
+    def __str__(self):
+        return str(self.expr)
+
+
+def _expr(value):
+    import sympy  # a heavy module, imported when a trace reads data
+    if isinstance(value, SymNode):
+        return value.expr
+    if isinstance(value, (SymInt, SymFloat, SymBool)):
+        return value.node.expr
+    return sympy.sympify(value)
