@@ -388,6 +388,7 @@ from .functions import (
     VarMeanBackward0,
     VdotBackward0,
     ViewAsComplexBackward0,
+    ViewAsRealBackward0,
     ViewBackward0,
     WhereBackward0,
     XlogyBackward0,
@@ -561,6 +562,7 @@ OPS = {
     '_conj_physical': dispatcher.find('_conj_physical'),
     'conj_physical.out': dispatcher.find('conj_physical.out'),
     'conj_physical_': dispatcher.find('conj_physical_'),
+    'view_as_real': dispatcher.find('view_as_real'),
     'view_as_complex': dispatcher.find('view_as_complex'),
     'complex': dispatcher.find('complex'),
     'permute': dispatcher.find('permute'),
@@ -1157,11 +1159,12 @@ def sgn(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SgnBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.self_ = SavedVariable(self, False)
     with below_ad_inplace_or_view():
         result = OPS['sgn'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
         set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
@@ -1177,11 +1180,12 @@ def sgn_(ks, self):
         check_inplace(self)
         grad_fn = SgnBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.self_ = SavedVariable(self.clone(), False)
     with below_autograd():
         result = OPS['sgn_'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
     return result
 
 
@@ -1190,6 +1194,7 @@ def angle(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AngleBackward0()
         grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
     with below_ad_inplace_or_view():
         result = OPS['angle'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
@@ -1548,6 +1553,8 @@ def add_Tensor(ks, self, other, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = AddBackward0()
         grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.other_scalar_type_ = other._impl.dtype
         grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_ad_inplace_or_view():
         result = OPS['add.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
@@ -1568,6 +1575,8 @@ def add__Tensor(ks, self, other, **kwargs):
         check_inplace(self)
         grad_fn = AddBackward0()
         grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.other_scalar_type_ = other._impl.dtype
         grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_autograd():
         result = OPS['add_.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
@@ -1581,6 +1590,8 @@ def sub_Tensor(ks, self, other, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = SubBackward0()
         grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.other_scalar_type_ = other._impl.dtype
         grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_ad_inplace_or_view():
         result = OPS['sub.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
@@ -1601,6 +1612,8 @@ def sub__Tensor(ks, self, other, **kwargs):
         check_inplace(self)
         grad_fn = SubBackward0()
         grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.other_scalar_type_ = other._impl.dtype
         grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_autograd():
         result = OPS['sub_.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
@@ -1614,8 +1627,10 @@ def mul_Tensor(ks, self, other):
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = MulBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
         if edges[0] is not None:
             grad_fn.other_ = SavedVariable(other, False)
+        grad_fn.other_scalar_type_ = other._impl.dtype
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
     with below_ad_inplace_or_view():
@@ -1637,8 +1652,10 @@ def mul__Tensor(ks, self, other):
         check_inplace(self)
         grad_fn = MulBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
         if edges[0] is not None:
             grad_fn.other_ = SavedVariable(other, False)
+        grad_fn.other_scalar_type_ = other._impl.dtype
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
     with below_autograd():
@@ -1653,6 +1670,7 @@ def add_Scalar(ks, self, other, alpha=1):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AddBackward1()
         grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
     with below_ad_inplace_or_view():
         result = OPS['add.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
     if grad_fn is not None:
@@ -1665,6 +1683,7 @@ def sub_Scalar(ks, self, other, alpha=1):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SubBackward1()
         grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
     with below_ad_inplace_or_view():
         result = OPS['sub.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
     if grad_fn is not None:
@@ -1720,6 +1739,7 @@ def div_Tensor(ks, self, other):
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = DivBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.other_ = SavedVariable(other, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
@@ -1742,6 +1762,7 @@ def div__Tensor(ks, self, other):
         check_inplace(self)
         grad_fn = DivBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.other_ = SavedVariable(other, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
@@ -1850,6 +1871,7 @@ def rsub_Scalar(ks, self, other, alpha=1):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RsubBackward1()
         grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.alpha_ = alpha
     with below_ad_inplace_or_view():
         result = OPS['rsub.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
@@ -3052,6 +3074,19 @@ def conj_physical_(ks, self):
         result = OPS['conj_physical_'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    return result
+
+
+def view_as_real(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ViewAsRealBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['view_as_real'].redispatch(after_autograd(ks), self)
+    mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -9323,6 +9358,7 @@ KERNELS = {
     '_conj_physical': _conj_physical,
     'conj_physical.out': conj_physical_out,
     'conj_physical_': conj_physical_,
+    'view_as_real': view_as_real,
     'view_as_complex': view_as_complex,
     'complex': complex,
     'permute': permute,
