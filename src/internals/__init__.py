@@ -34,6 +34,7 @@ from .c10.memory_format import channels_last, channels_last_3d, contiguous_forma
 from .c10.scalar_type import (  # noqa: A004
     bfloat16,
     can_cast,
+    complex32,
     complex64,
     complex128,
     dtype,
@@ -117,7 +118,7 @@ from .utils import checkpoint as _utils_checkpoint  # noqa: F401  (torch imports
 from .utils import data as _utils_data  # noqa: F401  (internals.utils.data, as torch.utils.data)
 
 half, float, double, short, int, long = float16, float32, float64, int16, int32, int64  # noqa: A001
-cfloat, cdouble = complex64, complex128
+chalf, cfloat, cdouble = complex32, complex64, complex128
 
 __version__ = "0.1.0"
 

@@ -365,6 +365,9 @@ class Tensor(TensorBase):
     def long(self):
         return self.to(st.int64)
 
+    def chalf(self):
+        return self.to(st.complex32)      # internals has no complex32 kernels: the copy refuses
+
     def cfloat(self):
         return self.to(st.complex64)
 
@@ -597,9 +600,7 @@ class Tensor(TensorBase):
             raise RuntimeError("you can only change requires_grad flags of leaf variables. If you want to use a "
                                "computed variable in a subgraph that doesn't require differentiation use "
                                "var_no_grad = var.detach().")
-        if value and self.dtype.is_complex:     # torch allows it; Wirtinger calculus is not built here
-            raise NotImplementedError("internals: complex tensors cannot require gradients (no complex autograd)")
-        if value and not self.dtype.is_floating_point:
+        if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point and complex dtype can require gradients")
         if value and self.is_inference() and not InferenceMode.is_enabled():
             raise RuntimeError("Setting requires_grad=True on inference tensor outside InferenceMode is not allowed.")

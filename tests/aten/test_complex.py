@@ -5,8 +5,9 @@ has complex kernels here (add, sub, mul, div, neg, abs, angle, exp, log, sqrt, c
 the reductions sum/mean/prod, comparisons, the views ``real``/``imag``/``view_as_real``/
 ``view_as_complex``, ``torch.complex``, conversions to Python and NumPy, and torch's errors.
 
-Where internals differs on purpose, a test says so: it has no complex32 and no complex
-autograd. The lazy conjugate view (``conj()``, the conjugate bit) is tested in
+Where internals differs on purpose, a test says so: it has the complex32 dtype but no
+tensors of it (tests/c10/test_complex32.py). Complex autograd is tested in
+``tests/autograd/test_complex_autograd.py``. The lazy conjugate view (``conj()``, the conjugate bit) is tested in
 ``test_conjugate_view.py``.
 """
 import contextlib
@@ -82,11 +83,13 @@ def test_promote_types_and_can_cast(a, b):
     assert internals.can_cast(TO_INTERNALS[a], TO_INTERNALS[b]) == torch.can_cast(a, b)
 
 
-def test_complex32_is_not_supported():
-    """A float16 tensor with a Python complex is complex32 in torch; internals has none and says so."""
+def test_complex32_results_are_typed_but_not_made():
+    """A float16 tensor with a Python complex is complex32 in torch, and in internals' type
+    promotion too; internals has no complex32 kernels, so making the tensor says so."""
     assert torch.result_type(torch.ones(2, dtype=torch.float16), 1j) is torch.complex32
+    assert internals.result_type(internals.ones(2, dtype=internals.float16), 1j) is internals.complex32
     with pytest.raises(NotImplementedError, match="complex32"):
-        internals.result_type(internals.ones(2, dtype=internals.float16), 1j)
+        internals.ones(2, dtype=internals.float16) + 1j
 
 
 def _operand(kind, dtype, value):
@@ -476,10 +479,11 @@ def test_casting_complex_to_real_warns_once():
 
 
 def test_requires_grad():
-    """torch allows complex leaves; internals has no complex autograd and says so."""
-    assert torch.tensor([1j], requires_grad=True).requires_grad
-    with pytest.raises(NotImplementedError, match="no complex autograd"):
-        internals.tensor([1j], requires_grad=True)
+    """Complex leaves require grad as torch's do (tests/autograd/test_complex_autograd.py
+    compares their gradients)."""
+    for lib in (torch, internals):
+        z = lib.tensor([1j], requires_grad=True)
+        assert z.requires_grad and z.is_leaf and z.grad is None
 
 
 # ---------------------------------------------------------------------------------- cuda (simulator)

@@ -12,8 +12,8 @@ phase): U and V are compared after turning each of our columns to torch's, and t
 a full U or V beyond the singular values (any orthonormal basis of the rest) through the
 projection they span.
 
-internals has no complex autograd, so the backward formulas' complex branches are compared
-with torch's by calling them directly on torch's forward results.
+The backward formulas' complex branches are compared with torch's by calling them directly on
+torch's forward results, and through autograd (``test_complex_gradients_through_autograd``).
 """
 import functools
 import warnings
@@ -426,7 +426,28 @@ def test_complex_svd_refuses_a_phase_dependent_loss():
     assert str(ours.value) == str(theirs.value)
 
 
-def test_complex_inputs_cannot_require_grad_yet():
-    """internals has no complex autograd: a complex matrix refuses requires_grad, as before."""
-    with pytest.raises(NotImplementedError, match="no complex autograd"):
-        internals.eye(2, dtype=internals.complex128).requires_grad_()
+COMPLEX_GRAD_CASES = {
+    "inv": lambda L, A: L.linalg.inv(A),
+    "det": lambda L, A: L.linalg.det(A),
+    "slogdet": lambda L, A: L.linalg.slogdet(A).logabsdet,
+    "solve": lambda L, A: L.linalg.solve(A, A.mH.sum(-1)),
+    "cholesky": lambda L, A: L.linalg.cholesky(A @ A.mH + L.eye(3, dtype=A.dtype)),
+    "svdvals": lambda L, A: L.linalg.svdvals(A),
+    "qr's R, |.|": lambda L, A: L.linalg.qr(A).R.abs(),
+}
+
+
+@pytest.mark.parametrize("case", COMPLEX_GRAD_CASES)
+def test_complex_gradients_through_autograd(case):
+    """A complex matrix's gradient through the whole graph, node name and value, as torch's."""
+    g = torch.Generator().manual_seed(11)
+    data = torch.randn(3, 3, generator=g, dtype=torch.complex128)
+    results = []
+    for lib in (torch, internals):
+        A = lib.tensor(data.tolist(), dtype=lib.complex128, requires_grad=True)
+        out = COMPLEX_GRAD_CASES[case](lib, A)
+        loss = (out.abs() ** 2).sum() + (out.real * out.imag).sum() if out.is_complex() else (out * out).sum()
+        results.append((type(out.grad_fn).__name__, lib.autograd.grad(loss, A)[0]))
+    (node_t, g_t), (node_i, g_i) = results
+    assert node_i == node_t
+    assert_same(g_i, g_t, rtol=1e-10, atol=1e-10, exact_layout=False)

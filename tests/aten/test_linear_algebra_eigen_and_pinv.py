@@ -8,9 +8,8 @@ within ``LAPACK_TOL`` (as in ``test_linear_algebra_decompositions.py``). An eige
 only up to its sign (a complex one up to its phase): each of our columns is turned to torch's
 before comparing. ``geev``'s order of a general matrix's eigenvalues is the library's (MKL and
 OpenBLAS deflate differently): ours are put in torch's order, each to its nearest, first.
-internals has no complex autograd, so ``linalg_eig_backward``'s complex branches (and eig's,
-whose results are complex for a real A) are compared with torch's by calling the formula
-directly on torch's forward results.
+``linalg_eig_backward``'s complex branches are compared with torch's through autograd (eig's
+results are complex for a real A) and by calling the formula directly on torch's forward results.
 """
 import functools
 
@@ -225,15 +224,52 @@ def test_node_names():
         assert names == ["LinalgEighBackward0"] * 2 + ["LinalgPinvBackward0"] * 3, names
 
 
-@pytest.mark.parametrize("name", ["eigvals", "eig"])
-def test_complex_results_refuse_a_graph(name):
-    """A real matrix's eigenvalues are complex: internals, with no complex autograd, refuses to
-    record them rather than drop them from the graph (torch records LinalgEigBackward0)."""
-    a = _matrix(internals, 3, 3)
-    with pytest.raises(NotImplementedError, match="no complex autograd"):
-        getattr(L, name)(a)
-    with internals.no_grad():
-        assert getattr(L, name)(a) is not None
+EIG_GRAD_CASES = {
+    "eigvals of a real matrix": (torch.float64, lambda lib, A: lib.linalg.eigvals(A)),
+    "eig's values of a real matrix": (torch.float64, lambda lib, A: lib.linalg.eig(A).eigenvalues),
+    "eig of a real matrix": (torch.float64, lambda lib, A: (lambda r: r.eigenvalues * 1.5 + r.eigenvectors.abs() ** 2)(
+        lib.linalg.eig(A))),
+    "eigvals of a complex matrix": (torch.complex128, lambda lib, A: lib.linalg.eigvals(A)),
+    "eig of a complex matrix": (torch.complex128, lambda lib, A: (lambda r: r.eigenvalues.exp() + r.eigenvectors.abs())(
+        lib.linalg.eig(A))),
+    "eigh of a complex matrix": (torch.complex128, lambda lib, A: (lambda r: r.eigenvalues + r.eigenvectors.abs() ** 3)(
+        lib.linalg.eigh(A + A.mH))),
+}
+
+
+@pytest.mark.parametrize("case", EIG_GRAD_CASES)
+def test_eig_gradients_through_autograd(case):
+    """eig's results are complex even for a real A: LinalgEigBackward0, then the real part of the
+    complex gradient for a real A (``handle_r_to_c``), as torch's; the loss is a function of the
+    eigenvalues and of the eigenvectors' moduli, which no phase changes."""
+    dtype, build = EIG_GRAD_CASES[case]
+    data = torch.randn(3, 3, generator=torch.Generator().manual_seed(4), dtype=dtype)
+    results = []
+    for lib in (torch, internals):
+        A = lib.tensor(data.tolist(), dtype=getattr(lib, str(dtype).split(".")[-1]), requires_grad=True)
+        out = build(lib, A)
+        loss = (out.real * out.real.sin()).sum() + out.imag.sum() if out.is_complex() else out.sin().sum()
+        results.append((type(out.grad_fn).__name__, out.dtype, lib.autograd.grad(loss, A)[0]))
+    (node_t, dtype_t, g_t), (node_i, dtype_i, g_i) = results
+    assert str(dtype_i).split(".")[-1] == str(dtype_t).split(".")[-1]
+    assert_same(g_i, g_t, rtol=1e-9, atol=1e-9, exact_layout=False)
+    if case.startswith("eigvals"):
+        assert node_i == node_t == "LinalgEigBackward0"
+
+
+@pytest.mark.parametrize("dtype", [torch.float64, torch.complex128])
+def test_a_loss_that_depends_on_the_eigenvectors_phase_is_refused(dtype):
+    """Through autograd, torch's gauge check: the imaginary part of diag(V^H gV) must vanish."""
+    data = torch.randn(3, 3, generator=torch.Generator().manual_seed(2), dtype=dtype)
+    errors = []
+    for lib in (torch, internals):
+        A = lib.tensor(data.tolist(), dtype=getattr(lib, str(dtype).split(".")[-1]), requires_grad=True)
+        V = lib.linalg.eig(A).eigenvectors
+        with pytest.raises(RuntimeError) as caught:
+            V[0].real.sum().backward()
+        errors.append(str(caught.value))
+    assert errors[0] == errors[1]
+    assert "specified up to multiplication by e^{i phi}" in errors[1]
 
 
 def test_gradcheck():

@@ -213,13 +213,11 @@ def test_every_derivative_entry_is_tested():
         out = build(internals, x)
         (g,) = internals.autograd.grad(out, x, create_graph=True)
         reached |= nodes_of(out) | nodes_of(g)
-    # view_as_complex and complex make their nodes, then refuse the complex result a history (no
-    # complex autograd; tests/hostile/ compares that with torch's nodes).
-    for make, node in ((lambda x: internals.view_as_complex(x), "ViewAsComplexBackward0"),
-                       (lambda x: internals.complex(x, x), "ComplexBackward0")):
-        with pytest.raises(NotImplementedError, match="complex tensors cannot require gradients"):
-            make(internals.ones(2, 2, requires_grad=True))
-        reached.add(node)
+    # view_as_complex, complex and view_as_real: the boundaries between real and complex
+    # (tests/autograd/test_complex_autograd.py compares their gradients with torch's).
+    for make in (lambda x: internals.view_as_complex(x), lambda x: internals.complex(x, x),
+                 lambda x: internals.view_as_real(internals.view_as_complex(x))):
+        reached.add(make(internals.ones(2, 2, requires_grad=True)).grad_fn.name())
     reached.add(internals.ones(2, requires_grad=True).angle().grad_fn.name())
     # The negative view and its copy (tests/aten/test_negative_view.py compares their nodes and
     # gradients with torch's).
@@ -234,10 +232,10 @@ def test_every_derivative_entry_is_tested():
     # lift_fresh's copying twin, which tracers record (tests/compile/test_fx.py compares its node and
     # gradient with torch's).
     reached.add(internals.ops.aten.lift_fresh_copy(internals.ones(2, requires_grad=True)).grad_fn.name())
-    # The conjugation nodes: with no complex autograd no graph reaches them, so
-    # tests/aten/test_conjugate_view.py applies each to a gradient and compares with torch's node.
-    reached |= {functions.ConjBackward0.__name__, functions.ConjPhysicalBackward0.__name__,
-                functions.ConjPhysicalBackward1.__name__}
+    # The conjugation nodes (tests/aten/test_conjugate_view.py compares each with torch's node).
+    z = internals.ones(2, dtype=internals.complex128, requires_grad=True) * 1
+    reached |= {internals.ops.aten._conj(z).grad_fn.name(), z.conj_physical().grad_fn.name(),
+                z.clone().conj_physical_().grad_fn.name()}
     # The sparse conversions and masks (tests/aten/test_sparse.py) and the fused weight norm
     # (tests/aten/test_weight_norm.py) compare their nodes and gradients with torch's.
     from test_sparse import SPARSE_GRAPHS
@@ -251,7 +249,7 @@ def test_every_derivative_entry_is_tested():
     for build in POINTWISE_CASES.values():
         reached |= _nodes(build(internals, *[internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
                                              for _ in range(3)]))
-    # Rounds 7, 8 and 9's operators, differentiated twice (tests/aten/test_losses_index_add_unique_and_names.py,
+    # Later operators, differentiated twice (tests/aten/test_losses_index_add_unique_and_names.py,
     # tests/aten/test_inverse_pooling_pad_one_hot.py, tests/aten/test_trigonometric_ops.py,
     # tests/aten/test_pointwise_special_functions.py and
     # tests/aten/test_products_in_place_and_out.py compare nodes and gradients).
@@ -751,8 +749,6 @@ def test_every_differentiable_native_function_has_a_kernel():
     # histc (torch: output_differentiability [False]) and the positions of searchsorted
     not_differentiable |= {"histc", "searchsorted.Tensor", "searchsorted.Scalar", "bucketize.Tensor",
                            "bucketize.Scalar"}
-    # Complex tensors cannot require grad here (no complex autograd): these have no formula.
-    not_differentiable |= {"view_as_real"}
     # The sparse operators without a formula here (the conversions _to_sparse and _to_dense and
     # sparse_mask have torch's); to_sparse, to_dense and coalesce are composites over them.
     sparse = {"_coalesce", "_indices", "_nnz", "_values", "coalesce", "dense_dim", "indices", "is_coalesced",
@@ -956,11 +952,8 @@ def _later_operators_nodes():
             internals.fill(x, 2.0), internals.fill(x, internals.tensor(2.0, dtype=f64)),
             internals.linalg.eigh(spd).eigenvalues, internals.linalg.pinv(a)]
     reached = set()
-    # eig's node is made, then refuses its complex results a history (no complex autograd;
-    # tests/aten/test_linear_algebra_eigen_and_pinv.py checks that and the formula against torch's)
-    with pytest.raises(NotImplementedError, match="complex tensors cannot require gradients"):
-        internals.linalg.eig(a)
-    reached.add("LinalgEigBackward0")
+    # eig's complex results (tests/aten/test_linear_algebra_eigen_and_pinv.py compares its gradients)
+    reached |= _nodes(internals.linalg.eig(a).eigenvalues)
     for out in outs:
         reached |= _nodes(out)
     image, signal, table = leaf(1, 1, 2, 2), leaf(1, 1, 3), leaf(4, 2)

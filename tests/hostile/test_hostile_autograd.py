@@ -174,15 +174,34 @@ def test_lerp_gradient_through_a_promoted_weight():
     lambda L: L.ones(2, requires_grad=True) * 1j,
     lambda L: L.ones(2, requires_grad=True).to(L.complex64),
 ])
-def test_a_complex_result_in_a_graph_is_refused_not_detached(call):
-    """The silent one: torch records the complex result in the graph; the package returned it
-    without ``requires_grad``, so a later backward would skip it. It has no complex autograd
-    and now says so."""
-    assert call(torch).grad_fn is not None
-    with pytest.raises(NotImplementedError, match="complex tensors cannot require gradients"):
-        call(internals)
+def test_a_complex_result_in_a_graph_is_recorded_not_detached(call):
+    """The silent one: torch records the complex result in the graph; the package once returned
+    it without ``requires_grad``, so a later backward would skip it. Now it records the same node,
+    and the real leaf gets torch's (real) gradient."""
+    results = []
+    for L in (torch, internals):
+        out = call(L)
+        leaf = next(t for t in _leaves(out) if t.requires_grad)
+        (g,) = L.autograd.grad((out.abs() ** 2).sum(), leaf)
+        results.append((type(out.grad_fn).__name__, g))
+    (node_t, g_t), (node_i, g_i) = results
+    assert node_i == node_t
+    assert_same(g_i, g_t)
     with internals.no_grad():
         assert not call(internals).requires_grad
+
+
+def _leaves(out):
+    """The leaf tensors behind ``out``'s graph (AccumulateGrad's ``variable``)."""
+    found, stack = [], [out.grad_fn]
+    while stack:
+        node = stack.pop()
+        if node is None:
+            continue
+        if hasattr(node, "variable"):
+            found.append(node.variable)
+        stack += [n for n, _ in node.next_functions]
+    return found
 
 
 # ----------------------------------------------------------------------------- custom autograd.Function
@@ -328,12 +347,18 @@ def test_autograd_misuse_is_refused(call):
 
 
 @pytest.mark.parametrize("make", [lambda L, x: L.view_as_complex(x), lambda L, x: L.complex(x, x)])
-def test_a_complex_view_or_complex_of_tensors_that_require_grad_is_refused_not_detached(make):
-    """torch records ``ViewAsComplexBackward0`` and ``ComplexBackward0``; the package dropped
-    requires_grad. It has no complex autograd (as the other complex results) and now says so."""
-    assert make(torch, torch.ones(2, 2, requires_grad=True)).requires_grad
-    with pytest.raises(NotImplementedError, match="complex tensors cannot require gradients"):
-        make(internals, internals.ones(2, 2, requires_grad=True))
+def test_a_complex_view_or_complex_of_tensors_that_require_grad_is_recorded_not_detached(make):
+    """torch records ``ViewAsComplexBackward0`` and ``ComplexBackward0``; the package once dropped
+    requires_grad. Now it records the same nodes, with torch's gradients."""
+    results = []
+    for L in (torch, internals):
+        x = L.tensor([[1.0, -2.0], [0.5, 3.0]], requires_grad=True)
+        out = make(L, x)
+        (g,) = L.autograd.grad((out * (1 - 2j)).real.sum() + out.abs().sum(), x)
+        results.append((type(out.grad_fn).__name__, g))
+    (node_t, g_t), (node_i, g_i) = results
+    assert node_i == node_t
+    assert_same(g_i, g_t)
     with internals.no_grad():
         assert_same(make(internals, internals.ones(2, 2, requires_grad=True)),
                     make(torch, torch.ones(2, 2, requires_grad=True)).detach())

@@ -44,6 +44,8 @@ def make_grads(outputs, grad_outputs, is_grads_batched=False):
         if g is None:
             if out._requires_grad and out.numel() != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            if out._requires_grad and not out.dtype.is_floating_point:     # a complex loss has no gradient direction
+                raise RuntimeError(f"grad can be implicitly created only for real scalar outputs but got {out.dtype}")
             # through the dispatcher, as torch's ``torch.ones_like(out, memory_format=preserve_format)``
             g = dispatcher.call("ones_like", out, memory_format=preserve_format) if out._requires_grad else None
         elif g._impl.sizes != out._impl.sizes:

@@ -6,6 +6,7 @@ be *placed* into a larger tensor (select, narrow, diagonal, split, unfold, as_st
 written into zeros through a view: an in-place op on a view, which autograd records with
 CopySlices when the gradient itself requires grad.
 """
+import cmath
 import math
 
 import numpy as np
@@ -31,7 +32,8 @@ __all__ = ["_to_copy_backward", "is_expandable_to", "sum_to", "maybe_multiply", 
            "binary_cross_entropy_target_backward", "binary_cross_entropy_double_backward",
            "binary_cross_entropy_double_backward_target", "binary_cross_entropy_with_logits_backward",
            "binary_cross_entropy_with_logits_target_backward", "leaky_relu_backward", "not_implemented",
-           "view_as_real", "where", "zeros_like", "conj", "scalar_div_tensor", "addcdiv_tensor2_backward",
+           "view_as_real", "view_as_complex", "where", "zeros_like", "conj", "scalar_div_tensor",
+           "addcdiv_tensor2_backward",
            "sigmoid_backward", "tanh_backward", "pow_backward", "pow_backward_self",
            "pow_backward_exponent", "pow_backward_exponent_scalar_base", "sum_backward",
            "mean_backward", "nansum_backward", "prod_backward", "amax_amin_backward", "scale_grad_by_count",
@@ -73,6 +75,11 @@ def maybe_multiply(t, s):
     return t if s == 1 else mul_scalar(t, s)      # C++'s t * s: mul.Scalar
 
 
+def conj_scalar(s):
+    """``Scalar::conj``: a complex number's conjugate; any other number as it is."""
+    return s.conjugate() if isinstance(s, complex) else s
+
+
 # C++'s ``t * 2`` and ``t / n`` call the Scalar overloads (``mul.Scalar``, ``div.Scalar``); Python's
 # ``t * 2`` wraps the number into a tensor (``mul.Tensor``). The formulas write torch's C++.
 def mul_scalar(t, s):
@@ -84,18 +91,22 @@ def div_scalar(t, s):
 
 
 def mul_tensor_backward(grad, other, self_st):
-    return mul_scalar(grad, other)
+    """``grad * other.conj()``: the conjugate Wirtinger derivative; a real ``self`` keeps the real
+    part (``handle_r_to_c``). ``other`` is a tensor (mul.Tensor) or a number (mul.Scalar)."""
+    out = grad * conj(other) if hasattr(other, "dim") else mul_scalar(grad, conj_scalar(other))
+    return handle_r_to_c(self_st, out)
 
 
 def div_tensor_self_backward(grad, other, self_st):
-    return div_scalar(grad, other)
+    out = grad / conj(other) if hasattr(other, "dim") else div_scalar(grad, conj_scalar(other))
+    return handle_r_to_c(self_st, out)
 
 
 def div_tensor_other_backward(grad, self, other):
-    """-grad * self / other², as torch groups it: ``-grad * ((self / other) / other)``, the right
-    operand first (the order C++ evaluates it in)."""
-    ratio = (self / other) / other
-    return -grad * ratio
+    """-grad * conj(self / other²), as torch groups it: ``-grad * ((self / other) / other).conj()``,
+    the right operand first (the order C++ evaluates it in)."""
+    ratio = conj((self / other) / other)
+    return handle_r_to_c(other, -grad * ratio)
 
 
 def conj(t):
@@ -141,6 +152,10 @@ def view_as_real(t):
     return dispatcher.call("view_as_real", t)
 
 
+def view_as_complex(t):
+    return dispatcher.call("view_as_complex", t)
+
+
 def threshold_backward(grad, out, threshold):
     """relu's backward is an operator of its own, with a derivative: called through the dispatcher."""
     return dispatcher.call("threshold_backward", grad, out, threshold)
@@ -161,17 +176,18 @@ def _scalar_zero(grad):
 
 
 def pow_backward_self(grad, self, exponent):
-    """d/dx x**y = y * x**(y-1); torch defines it as 0 where y == 0 (also at x == 0)."""
-    value = grad * (exponent * self.pow(dispatcher.call("sub.Scalar", exponent, 1)))
+    """d/dx x**y = y * x**(y-1), conjugated for complex x; torch defines it as 0 where y == 0
+    (also at x == 0)."""
+    value = grad * conj(exponent * self.pow(dispatcher.call("sub.Scalar", exponent, 1)))
     zero = _scalar_zero(grad)
-    return where(exponent == 0.0, zero, value)
+    return handle_r_to_c(self, where(exponent == 0.0, zero, value))
 
 
 def pow_backward(grad, self, exponent):
     """``pow.Tensor_Scalar``: d/dx x**c = c * x**(c-1), grouped as torch's; 0 for c == 0."""
     if exponent == 0:
         return zeros_like(self)
-    return grad * mul_scalar(self.pow(exponent - 1), exponent)
+    return handle_r_to_c(self, grad * conj(mul_scalar(self.pow(exponent - 1), exponent)))
 
 
 def pow_backward_exponent_scalar_base(grad, base, exponent, result):
@@ -179,17 +195,24 @@ def pow_backward_exponent_scalar_base(grad, base, exponent, result):
     if base == 0:
         value = mul_scalar(result, -math.inf)          # log(0)
         zero = dispatcher.call("zeros", [], dtype=grad.dtype, device=grad.device)
-        return grad * where(exponent >= 0, zero, value)
-    return grad * mul_scalar(result, math.log(base))
+        return handle_r_to_c(exponent, grad * where(exponent >= 0, zero, value))
+    log_base = cmath.log(base) if isinstance(base, complex) or base < 0 else math.log(base)
+    return handle_r_to_c(exponent, grad * conj(mul_scalar(result, log_base)))
 
 
 def pow_backward_exponent(grad, self, exponent, result):
-    """d/dy x**y = x**y * log(x); 0 where x == 0 and y >= 0 (the limit), instead of 0 * -inf."""
-    exponent_nonnegative = exponent >= 0
+    """d/dy x**y = x**y * log(x), conjugated; 0 where x == 0 and y is real and >= 0 (the limit),
+    instead of 0 * -inf. ``self`` is promoted to the result's type before its log."""
+    if exponent.dtype.is_complex:
+        exponent_nonnegative = (dispatcher.call("imag", exponent) == 0).logical_and(
+            dispatcher.call("real", exponent) >= 0)
+    else:
+        exponent_nonnegative = exponent >= 0
     cond = (self == 0).logical_and(exponent_nonnegative)
-    value = result * self.log()
+    self_ = self.to(result.dtype)
+    value = conj(result * self_.log())
     zero = _scalar_zero(grad)
-    return grad * where(cond, zero, value)
+    return handle_r_to_c(exponent, grad * where(cond, zero, value))
 
 
 # ---------------------------------------------------------------------- reductions
@@ -255,7 +278,7 @@ def prod_safe_zeros_backward(grad, inp, dim):
     exclusive_normal = dispatcher.call("cat", [ones, inp.narrow(dim, 0, n - 1)], dim).cumprod(dim)
     narrow_reverse = inp.narrow(dim, 1, n - 1).flip(dim)
     exclusive_reverse = dispatcher.call("cat", [ones, narrow_reverse], dim).cumprod(dim).flip(dim)
-    return grad * (exclusive_normal * exclusive_reverse)
+    return grad * conj(exclusive_normal * exclusive_reverse)
 
 
 def prod_backward(grad, self, result, dim=None, keepdim=False):
@@ -266,13 +289,13 @@ def prod_backward(grad, self, result, dim=None, keepdim=False):
     if dim is None:
         if _subclass_like(self) or (self == 0).nonzero().numel():
             return prod_safe_zeros_backward(grad, self.contiguous().view(-1), 0).view_as(self)
-        return grad * (result / self)
+        return grad * conj(result / self)
     dim = dim % self.dim()
     if not keepdim:
         grad, result = grad.unsqueeze(dim), result.unsqueeze(dim)
     if _subclass_like(self) or (self == 0).sum(dim, True).sum().item():
         return prod_safe_zeros_backward(grad, self, dim)
-    return grad * (result / self)
+    return grad * conj(result / self)
 
 
 def scale_grad_by_count(grad, mask, dims):
@@ -436,15 +459,16 @@ def _column_major(sizes, strides):
 
 def mm_mat1_backward(grad, mat2, sizes, strides, alpha=1):
     # Give the gradient the layout of mat1: for a column-major mat1, compute the transpose.
+    # Complex operands: grad @ mat2^H (the conjugate Wirtinger derivative), alpha conjugated.
     if _column_major(sizes, strides):
-        return maybe_multiply(mat2.mm(grad.t()).t(), alpha)
-    return maybe_multiply(grad.mm(mat2.t()), alpha)
+        return maybe_multiply(conj(mat2).mm(grad.t()).t(), conj_scalar(alpha))
+    return maybe_multiply(grad.mm(conj(mat2.t())), conj_scalar(alpha))
 
 
 def mm_mat2_backward(grad, mat1, sizes, strides, alpha=1):
     if _column_major(sizes, strides):
-        return maybe_multiply(grad.t().mm(mat1).t(), alpha)
-    return maybe_multiply(mat1.t().mm(grad), alpha)
+        return maybe_multiply(grad.t().mm(conj(mat1)).t(), conj_scalar(alpha))
+    return maybe_multiply(conj(mat1.t()).mm(grad), conj_scalar(alpha))
 
 
 # ---------------------------------------------------------------------- views
@@ -476,8 +500,11 @@ def _embed(grad, sizes, place, accumulate=False):
 
 
 def _to_copy_backward(grad, self_options):
-    """``_to_copy``: the gradient goes back to the input's dtype and device."""
+    """``_to_copy``: the gradient goes back to the input's dtype and device; a real input of a
+    complex copy takes the real part first, so the cast does not warn that it drops it."""
     dtype, device = self_options
+    if not dtype.is_complex and grad.dtype.is_complex:
+        grad = dispatcher.call("real", grad)
     return grad.to(dtype=dtype, device=device)
 
 
@@ -539,13 +566,16 @@ def linalg_det_backward(grad, det, A, LU, pivots):
     """The cofactor matrix times grad: ``grad * conj(det) * A^-H`` (``linalg_det_backward``).
     With no higher derivative wanted, torch solves with the forward's LU factors, a zero pivot
     replaced by epsilon: a singular ``A`` (det 0) gets a finite (zero) gradient. Otherwise it is
-    written with the inverse, so that it differentiates again; there a singular ``A`` raises
+    solved with ``linalg_solve(A^H, diag(grad * conj(det)))``, so that it differentiates again
+    (a column-major result, under a LinalgSolveExBackward0 node); there a singular ``A`` raises
     (torch takes an SVD of it instead)."""
     scale = (grad * det.conj()).unsqueeze(-1).unsqueeze(-1)
     if not _grad_mode.grad_enabled:
         # the forward factored A^T where A is contiguous: that inverse is A^-T already
         return scale * perturbed_lu_inverse(LU, pivots, trans=not A.is_contiguous()).conj()
-    return scale * dispatcher.call("linalg_inv", A).mH
+    d_diag = grad * det.conj()
+    d = dispatcher.call("diag_embed", d_diag.unsqueeze(-1).expand(list(pivots.shape))).mT
+    return dispatcher.call("linalg_solve", A.mH, d)
 
 
 
@@ -718,8 +748,10 @@ __all__ += ["linalg_eig_backward", "handle_r_to_c", "pinv_backward"]
 
 
 def handle_r_to_c(self, gA):
-    """A real input's gradient is the real part of the complex formula's (``handle_r_to_c``)."""
-    if gA is None or self.dtype.is_complex or not gA.dtype.is_complex:
+    """A real input's gradient is the real part of the complex formula's (``handle_r_to_c``).
+    ``self`` is the input or its dtype (``self.scalar_type()`` in a formula)."""
+    dtype = getattr(self, "dtype", self)
+    if gA is None or dtype.is_complex or not gA.dtype.is_complex:
         return gA
     return dispatcher.call("real", gA)
 
@@ -895,14 +927,15 @@ def cat_tensors_backward(grad, sizes, dtypes, dim):
         if tuple(s) == (0,) and len(first) != 1:
             out.append(zeros(s, dtype=t, device=grad.device))
             continue
-        out.append(grad.narrow(dim, start, s[dim]).to(t))
+        out.append(handle_r_to_c(t, grad.narrow(dim, start, s[dim])).to(t))     # a real input: a view of real parts
         start += s[dim]
     return out
 
 
 def stack_tensors_backward(grad, dim, dtypes):
-    """One ``select`` per input (the engine casts each to its input's dtype)."""
-    return [grad.select(dim, i) for i in range(len(dtypes))]
+    """One ``select`` per input, a real input's the view of its real parts (the engine casts each
+    to its input's dtype)."""
+    return [handle_r_to_c(t, grad.select(dim, i)) for i, t in enumerate(dtypes)]
 
 
 def unbind_backward(grads, dim):
@@ -1906,15 +1939,27 @@ _embedding_bag_per_sample_weights_backward = _call_as("_embedding_bag_per_sample
 _pack_padded_sequence_backward = _call_as("_pack_padded_sequence_backward")
 
 
-__all__ += ["sgn_real_backward"]
+__all__ += ["sgn_backward", "angle_backward", "conj_scalar"]
 
 
-def sgn_real_backward(grad, self_st):
-    """sgn is flat for real numbers (gradient zero); for complex ones z/|z| has a gradient that
-    internals does not implement, so it refuses instead of answering zero."""
-    if self_st.is_complex:
-        raise NotImplementedError("the derivative for 'sgn' of a complex tensor is not implemented.")
-    return zeros_like(grad)
+def sgn_backward(self, grad, result):
+    """sgn is flat for real numbers (torch gives an efficient zero tensor; internals, zeros); for
+    complex z, sgn = z/|z| is not holomorphic: (g - sgn² conj(g)) / (2|z|), 0 at z == 0."""
+    if not self.dtype.is_complex:
+        return zeros_like(grad)
+    absolute = self.abs()
+    out = (grad - (result * result) * conj(grad)) / mul_scalar(absolute, 2.0)
+    return out.masked_fill_(absolute == 0.0, 0.0)
+
+
+def angle_backward(grad, self):
+    """angle(z) = atan2(imag, real): its gradient is ``grad * z / |z|² * i``, 0 at z == 0 (where
+    torch picks zero); a real input's angle is piecewise constant, its gradient zero."""
+    if not self.dtype.is_complex:
+        return dispatcher.call("zeros_like", self, memory_format=preserve_format)
+    value = mul_scalar((grad * self) / self.abs().pow(2), 1j)
+    zero = dispatcher.call("zeros", [], dtype=self.dtype, device=self.device)
+    return where(self == 0.0, zero, value)
 
 
 # ---- adaptive max pooling, unfold/fold, pixel shuffle: backward operators called through the

@@ -3,6 +3,11 @@
 The numerical Jacobian perturbs each input element by +-eps (central differences); the
 analytical one is built row by row, one backward pass per output element. Both should be
 computed in float64: in float32 the finite differences alone are off by more than atol.
+
+A complex number counts as two real coordinates, its real and imaginary parts, in inputs and
+outputs alike. Backward gives, for a seed ``g`` on output y, the gradient of the real loss
+Re(sum(conj(g) * y)) in torch's convention (d/dRe x + i d/dIm x): so the seed 1 gives the row of
+Re y, the seed 1j the row of Im y, and a complex gradient's two parts are the row's two halves.
 """
 import numpy as np
 
@@ -22,14 +27,24 @@ def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
 
+def _real_coordinates(t):
+    """A tensor's values as float64s, a complex one as (real, imag) pairs."""
+    t = t.detach().cpu().resolve_conj()
+    if t.dtype.is_complex:
+        return t.numpy().astype(np.complex128).view(np.float64).ravel()
+    return t.double().numpy().ravel()
+
+
 def _flat_outputs(fn, inputs):
     with no_grad():
         outputs = _as_tuple(fn(*inputs))
-    return np.concatenate([o.detach().cpu().double().numpy().ravel() for o in outputs if isinstance(o, TensorBase)])
+    return np.concatenate([_real_coordinates(o) for o in outputs if isinstance(o, TensorBase)])
 
 
 def _numerical_jacobian(fn, inputs, x, eps):
     values = x.detach().numpy()             # shares x's memory: perturb in place, then restore
+    if x.dtype.is_complex:
+        values = values.view(values.real.dtype)     # each real and imaginary part perturbed in turn
     columns = []
     for index in np.ndindex(values.shape):
         original = values[index].item()
@@ -46,17 +61,18 @@ def _analytical_jacobians(fn, inputs, wrt):
     from . import grad  # the autograd package imports gradcheck: a real cycle
     outputs = [o for o in _as_tuple(fn(*inputs)) if isinstance(o, TensorBase)]
     rows = []
+    widths = [x.numel() * (2 if x.dtype.is_complex else 1) for x in wrt]
     for out in outputs:
         for k in range(out.numel()):
-            if not out.requires_grad:
-                rows.append([np.zeros(x.numel()) for x in wrt])
-                continue
-            seed = zeros_like(out, memory_format=contiguous_format)    # so view(-1) works
-            seed.view(-1)[k] = 1.0
-            grads = grad([out], wrt, [seed], retain_graph=True, allow_unused=True)
-            rows.append([np.zeros(x.numel()) if g is None else g.detach().cpu().double().numpy().ravel()
-                         for g, x in zip(grads, wrt)])
-    return [np.array([row[i] for row in rows]).reshape(-1, x.numel()) for i, x in enumerate(wrt)]
+            for unit in ((1.0, 1j) if out.dtype.is_complex else (1.0,)):
+                if not out.requires_grad:
+                    rows.append([np.zeros(w) for w in widths])
+                    continue
+                seed = zeros_like(out, memory_format=contiguous_format)    # so view(-1) works
+                seed.view(-1)[k] = unit
+                grads = grad([out], wrt, [seed], retain_graph=True, allow_unused=True)
+                rows.append([np.zeros(w) if g is None else _real_coordinates(g) for g, w in zip(grads, widths)])
+    return [np.array([row[i] for row in rows]).reshape(-1, w) for i, w in enumerate(widths)]
 
 
 def gradcheck(func, inputs, *, eps=1e-6, atol=1e-5, rtol=1e-3, raise_exception=True, **_):

@@ -276,13 +276,11 @@ def set_history(outputs, node):
     node._num_inputs = len(outputs)
     node._input_meta = [None] * len(outputs)
     for i, t in enumerate(outputs):
-        if t is not None and t._impl.dtype.is_floating_point:
+        if t is not None and (t._impl.dtype.is_floating_point or t._impl.dtype.is_complex):
             t._grad_fn = node
             t._output_nr = i
             t._requires_grad = True
             node._input_meta[i] = _meta(t)
-        elif t is not None and t._impl.dtype.is_complex:     # torch would record it: refuse, not drop it
-            raise NotImplementedError("internals: complex tensors cannot require gradients (no complex autograd)")
 
 
 def _op_of(node):

@@ -41,7 +41,7 @@ def out_variable_factory(requires_grad, options, name, *args, **kwargs):
 def _set_requires_grad(result, requires_grad):
     """``make_variable`` -> ``set_requires_grad``'s check, in its words (not ``requires_grad_``'s)."""
     if requires_grad:
-        if not result.dtype.is_floating_point:
+        if not (result.dtype.is_floating_point or result.dtype.is_complex):
             raise RuntimeError("Only Tensors of floating point and complex dtype can require gradients")
         result._requires_grad = True
     return result

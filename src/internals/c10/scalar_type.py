@@ -9,7 +9,8 @@ import numpy as np
 
 from .sym import SymBool, SymFloat, SymInt
 
-__all__ = ["dtype", "promote_types", "result_type", "can_cast", "opmath_type", "get_default_dtype", "set_default_dtype",
+__all__ = ["dtype", "complex32", "check_supported", "promote_types", "result_type", "can_cast", "opmath_type",
+           "get_default_dtype", "set_default_dtype",
            "checked_convert", "default_complex_dtype", "to_complex", "to_real"]
 
 # Categories, in the order promotion climbs them: bool < integer < floating < complex.
@@ -67,8 +68,14 @@ float64 = dtype("float64", "Double", 8, FLOATING, np.float64)
 complex64 = dtype("complex64", "ComplexFloat", 8, COMPLEX, np.complex64)
 complex128 = dtype("complex128", "ComplexDouble", 16, COMPLEX, np.complex128)
 
+# complex32 (``torch.chalf``, ScalarType ComplexHalf): two float16 parts, 4 bytes. torch calls its
+# support experimental; internals has the dtype (its promotion, its parts' type) but no kernels
+# for it, so it stays out of ALL_DTYPES, the dtypes tensors are made of, and making a tensor of it
+# is refused (``check_supported``). NumPy has no complex32: its bytes would be read as uint32.
+complex32 = dtype("complex32", "ComplexHalf", 4, COMPLEX, np.uint32)
+
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
-_BY_NAME = {d.name: d for d in ALL_DTYPES}
+_BY_NAME = {d.name: d for d in ALL_DTYPES + (complex32,)}
 # the Python types a ``dtype`` argument may be (``THPDtype`` from ``PyFloat_Type`` and the others)
 PYTHON_TYPES = {bool: bool_, int: int64, float: float64, complex: complex128}
 
@@ -93,30 +100,34 @@ def set_default_dtype(d):
 
 
 def default_complex_dtype():
-    """``get_default_complex_dtype`` (``c10/core/DefaultDtype.cpp``): complex128 under a float64
-    default, else complex64. (Under a float16 default torch picks complex32, which internals lacks.)"""
-    if _default_dtype is float16:
+    """``get_default_complex_dtype`` (``c10/core/DefaultDtype.cpp``): the complex type of the
+    default dtype's width: complex128 under float64, complex32 under float16, else complex64."""
+    return to_complex(_default_dtype)
+
+
+_NO_COMPLEX32 = "internals has no kernels for complex32 (ComplexHalf): tensors of it are not supported"
+
+
+def check_supported(d):
+    """Refuse a dtype internals has no kernels for (complex32), before any storage is made."""
+    if d is complex32:
         raise NotImplementedError(_NO_COMPLEX32)
-    return complex128 if _default_dtype is float64 else complex64
-
-
-_NO_COMPLEX32 = "complex32 (ComplexHalf) is not supported by internals"
 
 
 def to_complex(d):
-    """``toComplexType``: float64 -> complex128; float32 and bfloat16 -> complex64."""
+    """``toComplexType``: float64 -> complex128, float16 -> complex32; float32 and bfloat16 ->
+    complex64 (c10 has no complex bfloat16)."""
     if d.is_complex:
         return d
-    if d is float16:
-        raise NotImplementedError(_NO_COMPLEX32)
     if d.category != FLOATING:
         raise RuntimeError(f"Unknown Complex ScalarType for {d.torch_name}")
-    return complex128 if d is float64 else complex64
+    return {float64: complex128, float16: complex32}.get(d, complex64)
 
 
 def to_real(d):
-    """``toRealValueType``: complex64 -> float32, complex128 -> float64; others unchanged."""
-    return {complex64: float32, complex128: float64}.get(d, d)
+    """``toRealValueType``: complex32 -> float16, complex64 -> float32, complex128 -> float64;
+    others unchanged."""
+    return {complex32: float16, complex64: float32, complex128: float64}.get(d, d)
 
 
 def from_numpy_dtype(np_dtype):
@@ -198,13 +209,14 @@ def _combine_categories(higher, lower):
 # Each dtype's C++ type in ATen's kernels, as torch's error messages name it.
 _CPP_NAMES = {"bool": "bool", "uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int",
               "int64": "int64_t", "float16": "c10::Half", "bfloat16": "c10::BFloat16", "float32": "float",
-              "float64": "double", "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
+              "float64": "double", "complex32": "c10::complex<c10::Half>", "complex64": "c10::complex<float>",
+              "complex128": "c10::complex<double>"}
 # Each dtype's ``caffe2::TypeMeta`` name (the C++ type demangled by the compiler), as torch's
 # messages about a tensor's dtype print it.
 _TYPE_META_NAMES = {"bool": "bool", "uint8": "unsigned char", "int8": "signed char", "int16": "short int",
                     "int32": "int", "int64": "long int", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
-                    "float32": "float", "float64": "double", "complex64": "c10::complex<float>",
-                    "complex128": "c10::complex<double>"}
+                    "float32": "float", "float64": "double", "complex32": "c10::complex<c10::Half>",
+                    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>"}
 
 
 def type_meta_name(d):

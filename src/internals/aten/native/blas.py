@@ -77,7 +77,7 @@ def addmm(self, mat1, mat2, *, beta=1, alpha=1):
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
                            f"{mat2.shape[0]}x{mat2.shape[1]})")
     _check_same_dtype(self, mat1, mat2)
-    if not mat2.dtype.is_floating_point:     # integral results take the scalars' integer parts
+    if not (mat2.dtype.is_floating_point or mat2.dtype.is_complex):     # integral results: the scalars' integer parts
         beta, alpha = int(beta), int(alpha)
     self = dispatcher.call("expand", self, [mat1.shape[0], mat2.shape[1]])
     if mat2.dtype in (st.float16, st.bfloat16):
@@ -170,7 +170,7 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
                            f"{batch2.shape[1]}x{batch2.shape[2]})")
     if batch1.shape[0]:
         _check_same_dtype(self, batch1, batch2)
-    if not batch2.dtype.is_floating_point:     # integral results take the scalars' integer parts
+    if not (batch2.dtype.is_floating_point or batch2.dtype.is_complex):     # integral: the scalars' integer parts
         beta, alpha = int(beta), int(alpha)
     out = dispatcher.call("empty.memory_format", shape, dtype=self.dtype, device=self.device)
     if beta != 0:

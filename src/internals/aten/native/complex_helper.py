@@ -57,7 +57,8 @@ def view_as_complex(x):
         raise RuntimeError("Tensor must have a last dimension with stride 1")
     if any(s % 2 for s in strides[:-1]):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
-    dtype = st.to_complex(x.dtype)       # float16 would be complex32: not supported here
+    dtype = st.to_complex(x.dtype)       # float16 makes complex32, which internals has no kernels for
+    st.check_supported(dtype)
     if x.storage_offset() % 2:
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     return make_view(x, tuple(x.shape[:-1]), tuple(s // 2 for s in strides[:-1]), x.storage_offset() // 2, dtype)

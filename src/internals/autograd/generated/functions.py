@@ -34,6 +34,7 @@ from ..functions_manual import (  # the helpers the formulas call
     affine_grid_generator_backward,
     amax_amin_backward,
     aminmax_backward,
+    angle_backward,
     as_strided_backward,
     as_strided_scatter_backward,
     atan2_backward,
@@ -55,6 +56,7 @@ from ..functions_manual import (  # the helpers the formulas call
     clamp_bound_backward,
     col2im,
     conj,
+    conj_scalar,
     constant_pad_nd_backward,
     convolution_backward,
     copysign_tensor_self_backward,
@@ -169,7 +171,7 @@ from ..functions_manual import (  # the helpers the formulas call
     scatter_reduce_backward,
     select_backward,
     select_scatter_symint,
-    sgn_real_backward,
+    sgn_backward,
     sigmoid_backward,
     silu_backward,
     slice_backward_wrapper,
@@ -223,13 +225,14 @@ from ..functions_manual import (  # the helpers the formulas call
     value_selecting_reduction_backward,
     var_backward,
     var_mean_backward,
+    view_as_complex,
     view_as_real,
     where,
     zeros_like,
 )
 from ..graph import Node
 
-__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'EqBackward0', 'EqBackward1', 'NeBackward0', 'NeBackward1', 'LtBackward0', 'LtBackward1', 'LeBackward0', 'LeBackward1', 'GtBackward0', 'GtBackward1', 'GeBackward0', 'GeBackward1', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'SoftMarginLossBackward0', 'SoftMarginLossBackwardBackward0', 'MultiMarginLossBackward0', 'MultiMarginLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'LiftFreshBackward0_copy', 'ConjBackward0', 'NegViewBackward0', 'NegViewBackward0_copy', 'ConjPhysicalBackward0', 'ConjPhysicalBackward1', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'UnfoldBackwardBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'LinalgSlogdetBackward0', 'LinalgSvdBackward0', 'LinalgQrBackward0', 'LinalgCholeskyExBackward0', 'CholeskyBackward0', 'LinalgSolveExBackward0', 'LinalgEigBackward0', 'LinalgEighBackward0', 'LinalgPinvBackward0', 'DotBackward0', 'VdotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'UniqueConsecutiveBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'NanmedianBackward0', 'NanmedianBackward1', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AdaptiveMaxPool2DBackward0', 'AdaptiveMaxPool2DBackwardBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'PixelShuffleBackward0', 'PixelUnshuffleBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'ToSparseBackward1', 'ToSparseBackward0', 'ToDenseBackward0', 'SparseMaskBackward0', 'WeightNormInterfaceBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'UpsampleNearest3DBackward0', 'UpsampleNearest3DBackwardBackward0', 'UpsampleNearestExact1DBackward0', 'UpsampleNearestExact1DBackwardBackward0', 'UpsampleNearestExact2DBackward0', 'UpsampleNearestExact2DBackwardBackward0', 'UpsampleNearestExact3DBackward0', 'UpsampleNearestExact3DBackwardBackward0', 'UpsampleTrilinear3DBackward0', 'UpsampleTrilinear3DBackwardBackward0', 'UpsampleBicubic2DBackward0', 'UpsampleBicubic2DBackwardBackward0', 'UpsampleBilinear2DAaBackward0', 'UpsampleBilinear2DAaBackwardBackward0', 'UpsampleBicubic2DAaBackward0', 'UpsampleBicubic2DAaBackwardBackward0', 'UpsampleLanczos2DAaBackward0', 'UpsampleLanczos2DAaBackwardBackward0', 'AffineGridGeneratorBackward0', 'GridSampler2DBackward0', 'GridSampler2DBackwardBackward0', 'GridSampler3DBackward0', 'GridSampler3DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagBackwardBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
+__all__ = ['NegBackward0', 'ReciprocalBackward0', 'AbsBackward0', 'SgnBackward0', 'AngleBackward0', 'NanToNumBackward0', 'ExpBackward0', 'LogBackward0', 'SqrtBackward0', 'ReluBackward0', 'LeakyReluBackward0', 'LeakyReluBackward1', 'LeakyReluBackwardBackward0', 'ThresholdBackwardBackward0', 'SigmoidBackward0', 'TanhBackward0', 'SigmoidBackwardBackward0', 'TanhBackwardBackward0', 'AddBackward0', 'SubBackward0', 'MulBackward0', 'AddBackward1', 'SubBackward1', 'MulBackward1', 'DivBackward1', 'DivBackward0', 'PowBackward0', 'PowBackward1', 'PowBackward2', 'RsubBackward1', 'MaximumBackward0', 'MinimumBackward0', 'WhereBackward0', 'FillBackward2', 'FillBackward3', 'ZeroBackward0', 'EqBackward0', 'EqBackward1', 'NeBackward0', 'NeBackward1', 'LtBackward0', 'LtBackward1', 'LeBackward0', 'LeBackward1', 'GtBackward0', 'GtBackward1', 'GeBackward0', 'GeBackward1', 'CloneBackward0', 'SumBackward0', 'SumBackward1', 'NansumBackward0', 'MeanBackward0', 'MeanBackward1', 'ProdBackward0', 'ProdBackward1', 'AmaxBackward0', 'AminBackward0', 'AminmaxBackward0', 'MaxBackward0', 'MaxBackward1', 'MinBackward0', 'MinBackward1', 'SoftmaxBackward0', 'LogSoftmaxBackward0', 'SoftmaxBackwardDataBackward0', 'LogSoftmaxBackwardDataBackward0', 'NllLossBackward0', 'NllLossBackwardBackward0', 'NllLoss2DBackward0', 'NllLoss2DBackwardBackward0', 'MseLossBackward0', 'MseLossBackwardBackward0', 'SmoothL1LossBackward0', 'SmoothL1LossBackwardBackward0', 'HuberLossBackward0', 'HuberLossBackwardBackward0', 'SoftMarginLossBackward0', 'SoftMarginLossBackwardBackward0', 'MultiMarginLossBackward0', 'MultiMarginLossBackwardBackward0', 'BinaryCrossEntropyBackward0', 'BinaryCrossEntropyBackwardBackward0', 'BinaryCrossEntropyWithLogitsBackward0', 'MmBackward0', 'BmmBackward0', 'AsStridedBackward0', 'AsStridedBackward1', 'ViewBackward0', 'UnsafeViewBackward0', 'TransposeBackward0', 'TransposeBackward1', 'TBackward0', 'TBackward1', 'AliasBackward0', 'LiftFreshBackward0_copy', 'ConjBackward0', 'NegViewBackward0', 'NegViewBackward0_copy', 'ConjPhysicalBackward0', 'ConjPhysicalBackward1', 'ViewAsRealBackward0', 'ViewAsComplexBackward0', 'ComplexBackward0', 'PermuteBackward0', 'ExpandBackward0', 'SelectBackward0', 'SelectBackwardBackward0', 'SqueezeBackward0', 'SqueezeBackward1', 'SqueezeBackward2', 'SqueezeBackward3', 'SqueezeBackward4', 'SqueezeBackward5', 'UnsqueezeBackward0', 'UnsqueezeBackward1', 'DiagonalBackward0', 'TraceBackward0', 'DiagonalBackwardBackward0', 'DiagonalBackward0_copy', 'FillBackward0', 'FillBackward1', 'SliceScatterBackward0', 'SelectScatterBackward0', 'DiagonalScatterBackward0', 'AsStridedScatterBackward0', 'UnfoldBackward0', 'UnfoldBackwardBackward0', 'SplitBackward0', 'SplitWithSizesBackward0', 'CatBackward0', 'StackBackward0', 'BlockDiagBackward0', 'UnbindBackward0', 'FlipBackward0', 'RollBackward0', 'Rot90Backward0', 'RepeatBackward0', 'TrilBackward0', 'TriuBackward0', 'DiagEmbedBackward0', 'IndexBackward0', 'IndexPutBackward0', 'IndexAddBackward0', 'IndexFillBackward0', 'IndexFillBackward1', 'IndexCopyBackward0', 'IndexSelectBackward0', 'GatherBackward0', 'ScatterBackward0', 'ScatterBackward1', 'ScatterReduceBackward0', 'ScatterAddBackward0', 'MaskedFillBackward0', 'MaskedFillBackward1', 'MaskedScatterBackward0', 'MaskedSelectBackward0', 'TakeBackward0', 'UniformBackward0', 'NormalBackward0', 'NormalBackward1', 'NormalBackward2', 'NormalBackward3', 'RandomBackward0', 'RandomBackward1', 'RandomBackward2', 'ExponentialBackward0', 'BernoulliBackward0', 'BernoulliBackward1', 'BernoulliBackward2', 'ToCopyBackward0', 'SliceBackward0', 'SliceBackwardBackward0', 'SinBackward0', 'AsinBackward0', 'AcosBackward0', 'AtanBackward0', 'SinhBackward0', 'CoshBackward0', 'AsinhBackward0', 'AcoshBackward0', 'AtanhBackward0', 'Log2Backward0', 'Log10Backward0', 'CosBackward0', 'TanBackward0', 'ErfBackward0', 'RsqrtBackward0', 'Log1PBackward0', 'Expm1Backward0', 'Exp2Backward0', 'LgammaBackward0', 'DigammaBackward0', 'ErfinvBackward0', 'Deg2RadBackward0', 'Rad2DegBackward0', 'LogitBackward0', 'Atan2Backward0', 'CopysignBackward0', 'CopysignBackward1', 'HypotBackward0', 'FmaxBackward0', 'FminBackward0', 'XlogyBackward0', 'XlogyBackward1', 'XlogyBackward2', 'LogaddexpBackward0', 'Logaddexp2Backward0', 'GeluBackward0', 'SiluBackward0', 'SoftplusBackward0', 'LogSigmoidBackward0', 'LogSigmoidBackwardBackward0', 'GeluBackwardBackward0', 'SoftplusBackwardBackward0', 'HardtanhBackward0', 'HardtanhBackwardBackward0', 'EluBackward0', 'EluBackward1', 'EluBackwardBackward0', 'CeluBackward0', 'CeluBackward1', 'HardsigmoidBackward0', 'HardsigmoidBackwardBackward0', 'HardswishBackward0', 'HardswishBackwardBackward0', 'HardshrinkBackward0', 'HardshrinkBackwardBackward0', 'SoftshrinkBackward0', 'SoftshrinkBackwardBackward0', 'ThresholdBackward0', 'ThresholdBackward1', 'MishBackward0', 'PreluKernelBackward0', 'PreluKernelBackwardBackward0', 'GluBackward0', 'GluBackwardBackward0', 'SignBackward0', 'FloorBackward0', 'CeilBackward0', 'TruncBackward0', 'FracBackward0', 'RoundBackward0', 'RoundBackward1', 'DivBackward2', 'DivBackward3', 'RemainderBackward0', 'RemainderBackward1', 'FmodBackward0', 'FmodBackward1', 'ClampBackward1', 'ClampBackward0', 'ClampMinBackward0', 'ClampMinBackward1', 'ClampMaxBackward0', 'ClampMaxBackward1', 'LerpBackward0', 'LerpBackward1', 'AddcmulBackward0', 'AddcdivBackward0', 'VarBackward0', 'StdBackward0', 'VarMeanBackward0', 'StdMeanBackward0', 'LogsumexpBackward0', 'NormBackward0', 'NormBackward1', 'LinalgVectorNormBackward0', 'LinalgInvExBackward0', 'LinalgCrossBackward0', 'EuclideanDistBackward0', 'CdistBackward0', 'LinalgDetBackward0', 'LinalgSlogdetBackward0', 'LinalgSvdBackward0', 'LinalgQrBackward0', 'LinalgCholeskyExBackward0', 'CholeskyBackward0', 'LinalgSolveExBackward0', 'LinalgEigBackward0', 'LinalgEighBackward0', 'LinalgPinvBackward0', 'DotBackward0', 'VdotBackward0', 'AddmmBackward0', 'AddmvBackward0', 'MvBackward0', 'BaddbmmBackward0', 'AddbmmBackward0', 'Unique2Backward0', 'UniqueDimBackward0', 'UniqueConsecutiveBackward0', 'LinalgLuFactorExBackward0', 'SortBackward0', 'SortBackward1', 'TopkBackward0', 'KthvalueBackward0', 'MedianBackward1', 'ModeBackward0', 'MedianBackward0', 'NanmedianBackward0', 'NanmedianBackward1', 'CumsumBackward0', 'CummaxBackward0', 'CumminBackward0', 'CumprodBackward0', 'LogcumsumexpBackward0', 'ConvolutionBackward0', 'MaxPool2DWithIndicesBackward0', 'AvgPool2DBackward0', 'AvgPool2DBackwardBackward0', 'AdaptiveAvgPool2DBackward0', 'AdaptiveAvgPool2DBackwardBackward0', 'AdaptiveMaxPool2DBackward0', 'AdaptiveMaxPool2DBackwardBackward0', 'Im2ColBackward0', 'Col2ImBackward0', 'PixelShuffleBackward0', 'PixelUnshuffleBackward0', 'ConstantPadNdBackward0', 'ReflectionPad1DBackward0', 'ReflectionPad1DBackwardBackward0', 'ReflectionPad2DBackward0', 'ReflectionPad2DBackwardBackward0', 'ReflectionPad3DBackward0', 'ReflectionPad3DBackwardBackward0', 'ReplicationPad1DBackward0', 'ReplicationPad1DBackwardBackward0', 'ReplicationPad2DBackward0', 'ReplicationPad2DBackwardBackward0', 'ReplicationPad3DBackward0', 'ReplicationPad3DBackwardBackward0', 'NativeBatchNormBackward0', 'ToSparseBackward1', 'ToSparseBackward0', 'ToDenseBackward0', 'SparseMaskBackward0', 'WeightNormInterfaceBackward0', 'NativeLayerNormBackward0', 'EmbeddingBackward0', 'ConvolutionBackwardBackward0', 'MaxPool2DWithIndicesBackwardBackward0', 'NativeBatchNormBackwardBackward0', 'NativeGroupNormBackward0', 'NativeGroupNormBackwardBackward0', 'NativeLayerNormBackwardBackward0', 'EmbeddingDenseBackwardBackward0', 'CdistBackwardBackward0', 'UpsampleNearest1DBackward0', 'UpsampleNearest1DBackwardBackward0', 'UpsampleNearest2DBackward0', 'UpsampleNearest2DBackwardBackward0', 'UpsampleLinear1DBackward0', 'UpsampleLinear1DBackwardBackward0', 'UpsampleBilinear2DBackward0', 'UpsampleBilinear2DBackwardBackward0', 'UpsampleNearest3DBackward0', 'UpsampleNearest3DBackwardBackward0', 'UpsampleNearestExact1DBackward0', 'UpsampleNearestExact1DBackwardBackward0', 'UpsampleNearestExact2DBackward0', 'UpsampleNearestExact2DBackwardBackward0', 'UpsampleNearestExact3DBackward0', 'UpsampleNearestExact3DBackwardBackward0', 'UpsampleTrilinear3DBackward0', 'UpsampleTrilinear3DBackwardBackward0', 'UpsampleBicubic2DBackward0', 'UpsampleBicubic2DBackwardBackward0', 'UpsampleBilinear2DAaBackward0', 'UpsampleBilinear2DAaBackwardBackward0', 'UpsampleBicubic2DAaBackward0', 'UpsampleBicubic2DAaBackwardBackward0', 'UpsampleLanczos2DAaBackward0', 'UpsampleLanczos2DAaBackwardBackward0', 'AffineGridGeneratorBackward0', 'GridSampler2DBackward0', 'GridSampler2DBackwardBackward0', 'GridSampler3DBackward0', 'GridSampler3DBackwardBackward0', 'EmbeddingBagBackward0', 'EmbeddingBagBackwardBackward0', 'EmbeddingBagDenseBackwardBackward0', 'PackPaddedSequenceBackward0']
 
 
 class NegBackward0(Node):
@@ -252,7 +255,7 @@ class ReciprocalBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         result = node.result_.unpack(node)
-        return ((result * result).mul(-grad),)
+        return ((result * result).conj().mul(-grad),)
 
 
 class AbsBackward0(Node):
@@ -269,25 +272,27 @@ class AbsBackward0(Node):
 
 class SgnBackward0(Node):
     """``sgn(Tensor self) -> Tensor``"""
-    __slots__ = ('self_scalar_type_',)
-    _tensor_slots = ()
-    _exposed = {}
+    __slots__ = ('self_', 'result_')
+    _tensor_slots = ('self_', 'result_')
+    _exposed = {'_saved_self': ('self_', True), '_saved_result': ('result_', True)}
 
     def apply(node, grads):
         grad = grads[0]
-        self_scalar_type = node.self_scalar_type_
-        return (sgn_real_backward(grad, self_scalar_type),)
+        self = node.self_.unpack(node)
+        result = node.result_.unpack(node)
+        return (sgn_backward(self, grad, result),)
 
 
 class AngleBackward0(Node):
     """``angle(Tensor self) -> Tensor``"""
-    __slots__ = ()
-    _tensor_slots = ()
-    _exposed = {}
+    __slots__ = ('self_',)
+    _tensor_slots = ('self_',)
+    _exposed = {'_saved_self': ('self_', True)}
 
     def apply(node, grads):
         grad = grads[0]
-        return (zeros_like(grad),)
+        self = node.self_.unpack(node)
+        return (angle_backward(grad, self),)
 
 
 class NanToNumBackward0(Node):
@@ -311,7 +316,7 @@ class ExpBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         result = node.result_.unpack(node)
-        return (grad * result,)
+        return (grad * result.conj(),)
 
 
 class LogBackward0(Node):
@@ -323,7 +328,7 @@ class LogBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         self = node.self_.unpack(node)
-        return (grad.div(self),)
+        return (grad.div(self.conj()),)
 
 
 class SqrtBackward0(Node):
@@ -335,7 +340,7 @@ class SqrtBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         result = node.result_.unpack(node)
-        return (grad / mul_scalar(result, 2),)
+        return (grad / mul_scalar(result.conj(), 2),)
 
 
 class ReluBackward0(Node):
@@ -453,10 +458,10 @@ class SigmoidBackwardBackward0(Node):
         grad_output = node.grad_output_.unpack(node)
         grad_grad_output = None
         if edges[0] is not None:
-            grad_grad_output = sigmoid_backward(grad, output)
+            grad_grad_output = sigmoid_backward(grad, output.conj())
         d_output = None
         if edges[1] is not None:
-            d_output = grad * grad_output * (output * -2 + 1)
+            d_output = grad.conj() * grad_output * (output.conj() * -2 + 1)
         return grad_grad_output, d_output
 
 
@@ -473,91 +478,99 @@ class TanhBackwardBackward0(Node):
         grad_output = node.grad_output_.unpack(node)
         grad_grad_output = None
         if edges[0] is not None:
-            grad_grad_output = tanh_backward(grad, output)
+            grad_grad_output = tanh_backward(grad, output.conj())
         d_output = None
         if edges[1] is not None:
-            d_output = grad * (output * -2 * grad_output)
+            d_output = grad.conj() * (output.conj() * -2 * grad_output)
         return grad_grad_output, d_output
 
 
 class AddBackward0(Node):
     """``add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor``"""
-    __slots__ = ('alpha_',)
+    __slots__ = ('self_scalar_type_', 'other_scalar_type_', 'alpha_')
     _tensor_slots = ()
     _exposed = {'_saved_alpha': ('alpha_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self_scalar_type = node.self_scalar_type_
+        other_scalar_type = node.other_scalar_type_
         alpha = node.alpha_
         grad_other = None
         if edges[1] is not None:
-            grad_other = maybe_multiply(grad, alpha)
+            grad_other = handle_r_to_c(other_scalar_type, maybe_multiply(grad, conj_scalar(alpha)))
         grad_self = None
         if edges[0] is not None:
-            grad_self = grad
+            grad_self = handle_r_to_c(self_scalar_type, grad)
         return grad_self, grad_other
 
 
 class SubBackward0(Node):
     """``sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor``"""
-    __slots__ = ('alpha_',)
+    __slots__ = ('self_scalar_type_', 'other_scalar_type_', 'alpha_')
     _tensor_slots = ()
     _exposed = {'_saved_alpha': ('alpha_', False)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self_scalar_type = node.self_scalar_type_
+        other_scalar_type = node.other_scalar_type_
         alpha = node.alpha_
         grad_other = None
         if edges[1] is not None:
-            grad_other = maybe_multiply(-grad, alpha)
+            grad_other = handle_r_to_c(other_scalar_type, maybe_multiply(-grad, conj_scalar(alpha)))
         grad_self = None
         if edges[0] is not None:
-            grad_self = grad
+            grad_self = handle_r_to_c(self_scalar_type, grad)
         return grad_self, grad_other
 
 
 class MulBackward0(Node):
     """``mul.Tensor(Tensor self, Tensor other) -> Tensor``"""
-    __slots__ = ('other_', 'self_')
+    __slots__ = ('self_scalar_type_', 'other_', 'other_scalar_type_', 'self_')
     _tensor_slots = ('other_', 'self_')
     _exposed = {'_saved_other': ('other_', True), '_saved_self': ('self_', True)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self_scalar_type = node.self_scalar_type_
+        other_scalar_type = node.other_scalar_type_
         grad_other = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
-            grad_other = grad * self
+            grad_other = mul_tensor_backward(grad, self, other_scalar_type)
         grad_self = None
         if edges[0] is not None:
             other = node.other_.unpack(node)
-            grad_self = grad * other
+            grad_self = mul_tensor_backward(grad, other, self_scalar_type)
         return grad_self, grad_other
 
 
 class AddBackward1(Node):
     """``add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor``"""
-    __slots__ = ()
+    __slots__ = ('self_scalar_type_',)
     _tensor_slots = ()
     _exposed = {}
 
     def apply(node, grads):
         grad = grads[0]
-        return (grad,)
+        self_scalar_type = node.self_scalar_type_
+        return (handle_r_to_c(self_scalar_type, grad),)
 
 
 class SubBackward1(Node):
     """``sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor``"""
-    __slots__ = ()
+    __slots__ = ('self_scalar_type_',)
     _tensor_slots = ()
     _exposed = {}
 
     def apply(node, grads):
         grad = grads[0]
-        return (grad,)
+        self_scalar_type = node.self_scalar_type_
+        return (handle_r_to_c(self_scalar_type, grad),)
 
 
 class MulBackward1(Node):
@@ -588,13 +601,14 @@ class DivBackward1(Node):
 
 class DivBackward0(Node):
     """``div.Tensor(Tensor self, Tensor other) -> Tensor``"""
-    __slots__ = ('other_', 'self_')
+    __slots__ = ('self_scalar_type_', 'other_', 'self_')
     _tensor_slots = ('other_', 'self_')
     _exposed = {'_saved_other': ('other_', True), '_saved_self': ('self_', True)}
 
     def apply(node, grads):
         grad = grads[0]
         edges = node._next_edges
+        self_scalar_type = node.self_scalar_type_
         other = node.other_.unpack(node)
         grad_other = None
         if edges[1] is not None:
@@ -602,7 +616,7 @@ class DivBackward0(Node):
             grad_other = div_tensor_other_backward(grad, self, other)
         grad_self = None
         if edges[0] is not None:
-            grad_self = grad / other
+            grad_self = div_tensor_self_backward(grad, other, self_scalar_type)
         return grad_self, grad_other
 
 
@@ -656,14 +670,15 @@ class PowBackward2(Node):
 
 class RsubBackward1(Node):
     """``rsub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor``"""
-    __slots__ = ('alpha_',)
+    __slots__ = ('self_scalar_type_', 'alpha_')
     _tensor_slots = ()
     _exposed = {'_saved_alpha': ('alpha_', False)}
 
     def apply(node, grads):
         grad = grads[0]
+        self_scalar_type = node.self_scalar_type_
         alpha = node.alpha_
-        return (maybe_multiply(-grad, alpha),)
+        return (handle_r_to_c(self_scalar_type, maybe_multiply(-grad, conj_scalar(alpha))),)
 
 
 class MaximumBackward0(Node):
@@ -1617,11 +1632,11 @@ class BmmBackward0(Node):
         grad_mat2 = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
-            grad_mat2 = self.transpose(1, 2).bmm(grad)
+            grad_mat2 = self.transpose(1, 2).conj().bmm(grad)
         grad_self = None
         if edges[0] is not None:
             mat2 = node.mat2_.unpack(node)
-            grad_self = grad.bmm(mat2.transpose(1, 2))
+            grad_self = grad.bmm(mat2.transpose(1, 2).conj())
         return grad_self, grad_mat2
 
 
@@ -1804,6 +1819,17 @@ class ConjPhysicalBackward1(Node):
         return (grad.conj_physical(),)
 
 
+class ViewAsRealBackward0(Node):
+    """``view_as_real(Tensor(a) self) -> Tensor(a)``"""
+    __slots__ = ()
+    _tensor_slots = ()
+    _exposed = {}
+
+    def apply(node, grads):
+        grad = grads[0]
+        return (view_as_complex(grad.contiguous()),)
+
+
 class ViewAsComplexBackward0(Node):
     """``view_as_complex(Tensor(a) self) -> Tensor(a)``"""
     __slots__ = ()
@@ -1812,7 +1838,7 @@ class ViewAsComplexBackward0(Node):
 
     def apply(node, grads):
         grad = grads[0]
-        return (view_as_real(grad.contiguous()),)
+        return (view_as_real(grad.contiguous().resolve_conj()),)
 
 
 class ComplexBackward0(Node):
@@ -2846,7 +2872,7 @@ class SinBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         self = node.self_.unpack(node)
-        return (grad * self.cos(),)
+        return (grad * self.cos().conj(),)
 
 
 class AsinBackward0(Node):
@@ -2930,7 +2956,7 @@ class AcoshBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         self = node.self_.unpack(node)
-        return (grad * (self * self - 1).rsqrt(),)
+        return (grad * ((self + 1).rsqrt() * (self - 1).rsqrt()).conj() if self.is_complex() else grad * (self * self - 1).rsqrt(),)
 
 
 class AtanhBackward0(Node):
@@ -2978,7 +3004,7 @@ class CosBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         self = node.self_.unpack(node)
-        return (grad * -self.sin(),)
+        return (grad * -self.sin().conj(),)
 
 
 class TanBackward0(Node):
@@ -2990,7 +3016,7 @@ class TanBackward0(Node):
     def apply(node, grads):
         grad = grads[0]
         result = node.result_.unpack(node)
-        return (grad * (1 + result.pow(2)),)
+        return (grad * (1 + result.pow(2)).conj(),)
 
 
 class ErfBackward0(Node):
@@ -3038,7 +3064,7 @@ class Expm1Backward0(Node):
     def apply(node, grads):
         grad = grads[0]
         result = node.result_.unpack(node)
-        return (grad * (result + 1),)
+        return (grad * (result.conj() + 1),)
 
 
 class Exp2Backward0(Node):
@@ -3050,7 +3076,7 @@ class Exp2Backward0(Node):
     def apply(node, grads):
         grad = grads[0]
         result = node.result_.unpack(node)
-        return (grad * result * 0.6931471805599453,)
+        return (grad * result.conj() * 0.6931471805599453,)
 
 
 class LgammaBackward0(Node):
@@ -3296,10 +3322,10 @@ class LogaddexpBackward0(Node):
         other = node.other_.unpack(node)
         grad_other = None
         if edges[1] is not None:
-            grad_other = grad / (1 + (self - other).exp())
+            grad_other = grad / (1 + (self - other).exp()).conj()
         grad_self = None
         if edges[0] is not None:
-            grad_self = grad / (1 + (other - self).exp())
+            grad_self = grad / (1 + (other - self).exp()).conj()
         return grad_self, grad_other
 
 
@@ -4077,10 +4103,10 @@ class LerpBackward0(Node):
         weight = node.weight_
         grad_end = None
         if edges[1] is not None:
-            grad_end = grad * weight
+            grad_end = grad * conj_scalar(weight)
         grad_self = None
         if edges[0] is not None:
-            grad_self = grad * (1 - weight)
+            grad_self = grad * (1 - conj_scalar(weight))
         return grad_self, grad_end
 
 
@@ -4096,15 +4122,15 @@ class LerpBackward1(Node):
         weight = node.weight_.unpack(node)
         grad_end = None
         if edges[1] is not None:
-            grad_end = grad * weight
+            grad_end = grad * weight.conj()
         grad_self = None
         if edges[0] is not None:
-            grad_self = grad * (1 - weight)
+            grad_self = grad * (1 - weight).conj()
         grad_weight = None
         if edges[2] is not None:
             self = node.self_.unpack(node)
             end = node.end_.unpack(node)
-            grad_weight = grad * (end - self)
+            grad_weight = grad * (end - self).conj()
         return grad_self, grad_end, grad_weight
 
 
@@ -4504,11 +4530,11 @@ class DotBackward0(Node):
         grad_self = None
         if edges[0] is not None:
             tensor = node.tensor_.unpack(node)
-            grad_self = grad * tensor
+            grad_self = grad * tensor.conj()
         grad_tensor = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
-            grad_tensor = grad * self
+            grad_tensor = grad * self.conj()
         return grad_self, grad_tensor
 
 
@@ -4557,7 +4583,7 @@ class AddmmBackward0(Node):
             grad_mat2 = mm_mat2_backward(grad, mat1, mat2_sym_sizes, mat2_sym_strides, alpha)
         grad_self = None
         if edges[0] is not None:
-            grad_self = maybe_multiply(grad, beta)
+            grad_self = maybe_multiply(grad, conj_scalar(beta))
         return grad_self, grad_mat1, grad_mat2
 
 
@@ -4575,14 +4601,14 @@ class AddmvBackward0(Node):
         grad_mat = None
         if edges[1] is not None:
             vec = node.vec_.unpack(node)
-            grad_mat = maybe_multiply(grad.unsqueeze(1) * vec.unsqueeze(0), alpha)
+            grad_mat = maybe_multiply(grad.unsqueeze(1) * vec.conj().unsqueeze(0), conj_scalar(alpha))
         grad_self = None
         if edges[0] is not None:
-            grad_self = maybe_multiply(grad, beta)
+            grad_self = maybe_multiply(grad, conj_scalar(beta))
         grad_vec = None
         if edges[2] is not None:
             mat = node.mat_.unpack(node)
-            grad_vec = maybe_multiply(mat.t().matmul(grad), alpha)
+            grad_vec = maybe_multiply(mat.t().conj().matmul(grad), conj_scalar(alpha))
         return grad_self, grad_mat, grad_vec
 
 
@@ -4598,11 +4624,11 @@ class MvBackward0(Node):
         grad_self = None
         if edges[0] is not None:
             vec = node.vec_.unpack(node)
-            grad_self = grad.ger(vec)
+            grad_self = grad.ger(vec.conj())
         grad_vec = None
         if edges[1] is not None:
             self = node.self_.unpack(node)
-            grad_vec = self.t().mv(grad)
+            grad_vec = self.conj().t().mv(grad)
         return grad_self, grad_vec
 
 
@@ -4620,14 +4646,14 @@ class BaddbmmBackward0(Node):
         grad_batch1 = None
         if edges[1] is not None:
             batch2 = node.batch2_.unpack(node)
-            grad_batch1 = maybe_multiply(grad.bmm(batch2.transpose(1, 2)), alpha)
+            grad_batch1 = maybe_multiply(grad.bmm(batch2.transpose(1, 2).conj()), conj_scalar(alpha))
         grad_batch2 = None
         if edges[2] is not None:
             batch1 = node.batch1_.unpack(node)
-            grad_batch2 = maybe_multiply(batch1.transpose(1, 2).bmm(grad), alpha)
+            grad_batch2 = maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad), conj_scalar(alpha))
         grad_self = None
         if edges[0] is not None:
-            grad_self = maybe_multiply(grad, beta)
+            grad_self = maybe_multiply(grad, conj_scalar(beta))
         return grad_self, grad_batch1, grad_batch2
 
 
@@ -4646,13 +4672,13 @@ class AddbmmBackward0(Node):
         alpha = node.alpha_
         grad_batch1 = None
         if edges[1] is not None:
-            grad_batch1 = maybe_multiply(grad.unsqueeze(0).expand([batch1.size(0), batch1.size(1), batch2.size(2)]).bmm(batch2.transpose(1, 2)), alpha)
+            grad_batch1 = maybe_multiply(grad.unsqueeze(0).expand([batch1.size(0), batch1.size(1), batch2.size(2)]).bmm(batch2.transpose(1, 2).conj()), conj_scalar(alpha))
         grad_batch2 = None
         if edges[2] is not None:
-            grad_batch2 = maybe_multiply(batch1.transpose(1, 2).bmm(grad.unsqueeze(0).expand([batch1.size(0), batch1.size(1), batch2.size(2)])), alpha)
+            grad_batch2 = maybe_multiply(batch1.transpose(1, 2).conj().bmm(grad.unsqueeze(0).expand([batch1.size(0), batch1.size(1), batch2.size(2)])), conj_scalar(alpha))
         grad_self = None
         if edges[0] is not None:
-            grad_self = maybe_multiply(grad, beta)
+            grad_self = maybe_multiply(grad, conj_scalar(beta))
         return grad_self, grad_batch1, grad_batch2
 
 

@@ -392,6 +392,7 @@ from .functions import (
     VarMeanBackward0,
     VdotBackward0,
     ViewAsComplexBackward0,
+    ViewAsRealBackward0,
     ViewBackward0,
     WeightNormInterfaceBackward0,
     WhereBackward0,
@@ -566,6 +567,7 @@ OPS = {
     '_conj_physical': dispatcher.find('_conj_physical'),
     'conj_physical.out': dispatcher.find('conj_physical.out'),
     'conj_physical_': dispatcher.find('conj_physical_'),
+    'view_as_real': dispatcher.find('view_as_real'),
     'view_as_complex': dispatcher.find('view_as_complex'),
     'complex': dispatcher.find('complex'),
     'permute': dispatcher.find('permute'),
@@ -1167,11 +1169,12 @@ def sgn(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SgnBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.self_ = SavedVariable(self, False)
     with below_ad_inplace_or_view():
         result = OPS['sgn'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
         set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
     return result
 
 
@@ -1187,11 +1190,12 @@ def sgn_(ks, self):
         check_inplace(self)
         grad_fn = SgnBackward0()
         grad_fn._next_edges = collect_next_edges(self)
-        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.self_ = SavedVariable(self.clone(), False)
     with below_autograd():
         result = OPS['sgn_'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+        grad_fn.result_ = saved_inplace_result(self)
     return result
 
 
@@ -1200,6 +1204,7 @@ def angle(ks, self):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AngleBackward0()
         grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
     with below_ad_inplace_or_view():
         result = OPS['angle'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
@@ -1558,6 +1563,8 @@ def add_Tensor(ks, self, other, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = AddBackward0()
         grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.other_scalar_type_ = other._impl.dtype
         grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_ad_inplace_or_view():
         result = OPS['add.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
@@ -1578,6 +1585,8 @@ def add__Tensor(ks, self, other, **kwargs):
         check_inplace(self)
         grad_fn = AddBackward0()
         grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.other_scalar_type_ = other._impl.dtype
         grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_autograd():
         result = OPS['add_.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
@@ -1591,6 +1600,8 @@ def sub_Tensor(ks, self, other, **kwargs):
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = SubBackward0()
         grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.other_scalar_type_ = other._impl.dtype
         grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_ad_inplace_or_view():
         result = OPS['sub.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
@@ -1611,6 +1622,8 @@ def sub__Tensor(ks, self, other, **kwargs):
         check_inplace(self)
         grad_fn = SubBackward0()
         grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
+        grad_fn.other_scalar_type_ = other._impl.dtype
         grad_fn.alpha_ = kwargs.get('alpha', 1)
     with below_autograd():
         result = OPS['sub_.Tensor'].redispatch(after_autograd(ks), self, other, **kwargs)
@@ -1624,8 +1637,10 @@ def mul_Tensor(ks, self, other):
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = MulBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
         if edges[0] is not None:
             grad_fn.other_ = SavedVariable(other, False)
+        grad_fn.other_scalar_type_ = other._impl.dtype
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
     with below_ad_inplace_or_view():
@@ -1647,8 +1662,10 @@ def mul__Tensor(ks, self, other):
         check_inplace(self)
         grad_fn = MulBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
         if edges[0] is not None:
             grad_fn.other_ = SavedVariable(other, False)
+        grad_fn.other_scalar_type_ = other._impl.dtype
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
     with below_autograd():
@@ -1663,6 +1680,7 @@ def add_Scalar(ks, self, other, alpha=1):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = AddBackward1()
         grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
     with below_ad_inplace_or_view():
         result = OPS['add.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
     if grad_fn is not None:
@@ -1675,6 +1693,7 @@ def sub_Scalar(ks, self, other, alpha=1):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = SubBackward1()
         grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
     with below_ad_inplace_or_view():
         result = OPS['sub.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
     if grad_fn is not None:
@@ -1730,6 +1749,7 @@ def div_Tensor(ks, self, other):
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
         grad_fn = DivBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.other_ = SavedVariable(other, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self, False)
@@ -1752,6 +1772,7 @@ def div__Tensor(ks, self, other):
         check_inplace(self)
         grad_fn = DivBackward0()
         edges = grad_fn._next_edges = collect_next_edges(self, other)
+        grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.other_ = SavedVariable(other, False)
         if edges[1] is not None:
             grad_fn.self_ = SavedVariable(self.clone(), False)
@@ -1860,6 +1881,7 @@ def rsub_Scalar(ks, self, other, alpha=1):
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = RsubBackward1()
         grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_scalar_type_ = self._impl.dtype
         grad_fn.alpha_ = alpha
     with below_ad_inplace_or_view():
         result = OPS['rsub.Scalar'].redispatch(after_autograd(ks), self, other, alpha)
@@ -3062,6 +3084,19 @@ def conj_physical_(ks, self):
         result = OPS['conj_physical_'].redispatch(after_autograd(ks), self)
     if grad_fn is not None:
         rebase_history(self, grad_fn)
+    return result
+
+
+def view_as_real(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ViewAsRealBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['view_as_real'].redispatch(after_autograd(ks), self)
+    mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
     return result
 
 
@@ -9395,6 +9430,7 @@ KERNELS = {
     '_conj_physical': _conj_physical,
     'conj_physical.out': conj_physical_out,
     'conj_physical_': conj_physical_,
+    'view_as_real': view_as_real,
     'view_as_complex': view_as_complex,
     'complex': complex,
     'permute': permute,
