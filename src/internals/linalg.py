@@ -9,7 +9,7 @@ from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
 from .aten.native.tensor_shape import wrap_dim
 from .return_types import return_type
 
-__all__ = ["vector_norm", "matrix_norm", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "det", "cross",
+__all__ = ["vector_norm", "matrix_norm", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "matrix_exp", "householder_product", "det", "cross",
            "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig",
            "eigvals", "pinv", "LinAlgError"]
 
@@ -80,6 +80,19 @@ def matrix_power(A, n, *, out=None):
     if out is not None:
         return dispatcher.call("linalg_matrix_power.out", A, n, out=out)
     return dispatcher.call("linalg_matrix_power", A, n)
+
+
+def matrix_exp(A):
+    """``linalg_matrix_exp``: exp(A), the power series of a square matrix (or a batch of them)."""
+    return dispatcher.call("linalg_matrix_exp", A)
+
+
+def householder_product(A, tau, *, out=None):
+    """``linalg_householder_product``: the first n columns of the product of the Householder
+    reflectors that A's columns below the diagonal and ``tau`` encode (geqrf's output)."""
+    if out is not None:
+        return dispatcher.call("linalg_householder_product.out", A, tau, out=out)
+    return dispatcher.call("linalg_householder_product", A, tau)
 
 
 def det(A):

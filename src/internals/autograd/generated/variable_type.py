@@ -174,8 +174,10 @@ from .functions import (
     LinalgDetBackward0,
     LinalgEigBackward0,
     LinalgEighBackward0,
+    LinalgHouseholderProductBackward0,
     LinalgInvExBackward0,
     LinalgLuFactorExBackward0,
+    LinalgMatrixExpBackward0,
     LinalgPinvBackward0,
     LinalgQrBackward0,
     LinalgSlogdetBackward0,
@@ -884,6 +886,9 @@ OPS = {
     '_linalg_det': dispatcher.find('_linalg_det'),
     '_linalg_slogdet': dispatcher.find('_linalg_slogdet'),
     '_linalg_svd': dispatcher.find('_linalg_svd'),
+    'linalg_householder_product': dispatcher.find('linalg_householder_product'),
+    'linalg_householder_product.out': dispatcher.find('linalg_householder_product.out'),
+    'linalg_matrix_exp': dispatcher.find('linalg_matrix_exp'),
     'linalg_qr': dispatcher.find('linalg_qr'),
     'linalg_cholesky_ex': dispatcher.find('linalg_cholesky_ex'),
     'cholesky': dispatcher.find('cholesky'),
@@ -7070,6 +7075,40 @@ def _linalg_svd(ks, A, full_matrices=False, compute_uv=True, **kwargs):
     return result
 
 
+def linalg_householder_product(ks, input, tau):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (input._requires_grad or tau._requires_grad):
+        grad_fn = LinalgHouseholderProductBackward0()
+        grad_fn._next_edges = collect_next_edges(input, tau)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.tau_ = SavedVariable(tau, False)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_householder_product'].redispatch(after_autograd(ks), input, tau)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def linalg_householder_product_out(ks, input, tau, **kwargs):
+    check_out_no_requires_grad('linalg_householder_product', input, tau, kwargs.get('out'))
+    with below_autograd():
+        return OPS['linalg_householder_product.out'].redispatch(after_autograd(ks), input, tau, **kwargs)
+
+
+def linalg_matrix_exp(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = LinalgMatrixExpBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_matrix_exp'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def linalg_qr(ks, A, mode='reduced'):
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
@@ -9646,6 +9685,9 @@ KERNELS = {
     '_linalg_det': _linalg_det,
     '_linalg_slogdet': _linalg_slogdet,
     '_linalg_svd': _linalg_svd,
+    'linalg_householder_product': linalg_householder_product,
+    'linalg_householder_product.out': linalg_householder_product_out,
+    'linalg_matrix_exp': linalg_matrix_exp,
     'linalg_qr': linalg_qr,
     'linalg_cholesky_ex': linalg_cholesky_ex,
     'cholesky': cholesky,
