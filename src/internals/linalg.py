@@ -1,6 +1,6 @@
 """``torch.linalg``: the vector norm, the Frobenius matrix norm, what an LU factorization gives
-(``lu_factor``, ``inv``, ``det``, ``slogdet``, ``solve``), the SVD, QR and Cholesky
-decompositions, the eigendecompositions (``eigh``, ``eigvalsh``, ``eig``, ``eigvals``) and the
+(``lu_factor``, ``inv``, ``det``, ``slogdet``, ``solve``), the matrix exponential, the SVD, QR
+(with ``householder_product``) and Cholesky decompositions, the eigendecompositions (``eigh``, ``eigvalsh``, ``eig``, ``eigvals``) and the
 pseudo-inverse ``pinv`` (the rest of torch's namespace is not in internals)."""
 from ._tensor_base import TensorBase
 from .aten import dispatcher
@@ -9,9 +9,9 @@ from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
 from .aten.native.tensor_shape import wrap_dim
 from .return_types import return_type
 
-__all__ = ["vector_norm", "matrix_norm", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "matrix_exp", "householder_product", "det", "cross",
-           "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig",
-           "eigvals", "pinv", "LinAlgError"]
+__all__ = ["vector_norm", "matrix_norm", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "matrix_exp",
+           "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr", "cholesky",
+           "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv", "LinAlgError"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
