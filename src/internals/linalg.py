@@ -1,7 +1,8 @@
 """``torch.linalg``: the vector norm, the Frobenius matrix norm, what an LU factorization gives
 (``lu_factor``, ``inv``, ``det``, ``slogdet``, ``solve``), the matrix exponential, the SVD, QR
-(with ``householder_product``) and Cholesky decompositions, the eigendecompositions (``eigh``, ``eigvalsh``, ``eig``, ``eigvals``) and the
-pseudo-inverse ``pinv`` (the rest of torch's namespace is not in internals)."""
+(with ``householder_product``) and Cholesky decompositions, the eigendecompositions (``eigh``,
+``eigvalsh``, ``eig``, ``eigvals``) and the pseudo-inverse ``pinv`` (the rest of torch's
+namespace is not in internals)."""
 from ._tensor_base import TensorBase
 from .aten import dispatcher
 from .aten.native.batch_linear_algebra import _check_errors
