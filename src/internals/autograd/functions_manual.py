@@ -1999,3 +1999,10 @@ def soft_margin_loss_double_backward_grad_output(grad, grad_output, input, targe
 
 def multi_margin_loss_backward(grad, self, target, p, margin, weight, reduction):
     return dispatcher.call("multi_margin_loss_backward", grad, self, target, p, margin, weight, reduction)
+
+
+__all__ += ["multilabel_margin_loss_backward"]
+
+
+def multilabel_margin_loss_backward(grad, self, target, reduction, is_target):
+    return dispatcher.call("multilabel_margin_loss_backward", grad, self, target, reduction, is_target)

@@ -224,6 +224,8 @@ from .functions import (
     MulBackward1,
     MultiMarginLossBackward0,
     MultiMarginLossBackwardBackward0,
+    MultilabelMarginLossBackward0,
+    MultilabelMarginLossBackwardBackward0,
     MvBackward0,
     NanToNumBackward0,
     NanmedianBackward0,
@@ -539,6 +541,8 @@ OPS = {
     'soft_margin_loss_backward': dispatcher.find('soft_margin_loss_backward'),
     'multi_margin_loss': dispatcher.find('multi_margin_loss'),
     'multi_margin_loss_backward': dispatcher.find('multi_margin_loss_backward'),
+    'multilabel_margin_loss_forward': dispatcher.find('multilabel_margin_loss_forward'),
+    'multilabel_margin_loss_backward': dispatcher.find('multilabel_margin_loss_backward'),
     'binary_cross_entropy': dispatcher.find('binary_cross_entropy'),
     'binary_cross_entropy_backward': dispatcher.find('binary_cross_entropy_backward'),
     'binary_cross_entropy_with_logits': dispatcher.find('binary_cross_entropy_with_logits'),
@@ -2733,6 +2737,37 @@ def multi_margin_loss_backward(ks, grad_output, self, target, p, margin, weight=
         grad_fn._next_edges = collect_next_edges(grad_output, self)
     with below_ad_inplace_or_view():
         result = OPS['multi_margin_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, p, margin, weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def multilabel_margin_loss_forward(ks, self, target, reduction):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MultilabelMarginLossBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+    with below_ad_inplace_or_view():
+        result = OPS['multilabel_margin_loss_forward'].redispatch(after_autograd(ks), self, target, reduction)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.is_target_ = SavedVariable(result[1], True)
+    return result
+
+
+def multilabel_margin_loss_backward(ks, grad_output, self, target, reduction, is_target):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(target, 'target', 'multilabel_margin_loss_backward')
+        check_no_requires_grad(is_target, 'is_target', 'multilabel_margin_loss_backward')
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = MultilabelMarginLossBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+    with below_ad_inplace_or_view():
+        result = OPS['multilabel_margin_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction, is_target)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -9338,6 +9373,8 @@ KERNELS = {
     'soft_margin_loss_backward': soft_margin_loss_backward,
     'multi_margin_loss': multi_margin_loss,
     'multi_margin_loss_backward': multi_margin_loss_backward,
+    'multilabel_margin_loss_forward': multilabel_margin_loss_forward,
+    'multilabel_margin_loss_backward': multilabel_margin_loss_backward,
     'binary_cross_entropy': binary_cross_entropy,
     'binary_cross_entropy_backward': binary_cross_entropy_backward,
     'binary_cross_entropy_with_logits': binary_cross_entropy_with_logits,
