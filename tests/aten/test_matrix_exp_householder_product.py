@@ -1,7 +1,8 @@
-"""``linalg.matrix_exp`` / ``torch.matrix_exp`` and ``linalg.householder_product`` /
-``torch.orgqr`` against torch: PyTorch's OpInfo samples (as given and non-contiguous), every
-degree of torch's matrix-exponential polynomial and its scaling and squaring, torch's errors,
-grad_fn names, first and second gradients, finite differences, and fake tensors.
+"""``linalg.matrix_exp`` / ``torch.matrix_exp``, ``linalg.householder_product`` /
+``torch.orgqr`` and ``torch.geqrf`` (whose output householder_product reads) against torch:
+PyTorch's OpInfo samples (as given and non-contiguous), every degree of torch's
+matrix-exponential polynomial and its scaling and squaring, torch's errors, grad_fn names, first
+and second gradients, finite differences, and fake tensors.
 
 Tolerances. matrix_exp follows torch's algorithm step for step (``mexp_impl``: the same
 polynomial for the same norm, the same sums in the same order), so the values differ only where
@@ -129,6 +130,10 @@ ERROR_CASES = {
     "householder_product of half": lambda lib: lib.linalg.householder_product(
         lib.ones(3, 2, dtype=lib.float16), lib.ones(2, dtype=lib.float16)),
     "orgqr of a vector": lambda lib: lib.orgqr(lib.ones(3), lib.ones(1)),
+    "geqrf of a vector": lambda lib: lib.geqrf(lib.ones(3)),
+    "geqrf of integers": lambda lib: lib.geqrf(lib.ones(2, 2, dtype=lib.int64)),
+    "geqrf of half": lambda lib: lib.geqrf(lib.ones(2, 2, dtype=lib.float16)),
+    "geqrf's derivative": lambda lib: lib.geqrf(lib.ones(3, 2, requires_grad=True) * 2).a.sum().backward(),
 }
 
 
@@ -172,6 +177,21 @@ def test_householder_product_rebuilds_q(case, dtype):
     torch.linalg.householder_product(a, tau, out=out_t)
     L.householder_product(ours_a, ours_tau, out=out_i)
     assert_same(out_i, out_t, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.complex128])
+@pytest.mark.parametrize("shape", [(4, 3), (3, 5), (2, 3, 3), (0, 3, 2), (3, 0)])
+def test_geqrf(shape, dtype):
+    """geqrf's packed R and reflectors (column-major) and tau, as torch's (LAPACK's sign
+    convention: R's diagonal entries are -sign(a_jj) times a norm), as function and method."""
+    g = torch.Generator().manual_seed(2)
+    a = torch.randn(*shape, generator=g, dtype=torch.float64).to(dtype)
+    rtol, atol = LAPACK_TOL[dtype]
+    ours, theirs = internals.geqrf(internals.from_torch(a)), torch.geqrf(a)
+    assert type(ours).__name__ == type(theirs).__name__ == "geqrf"
+    for o, t in zip(ours, theirs, strict=True):
+        assert_same(o, t, rtol=rtol, atol=atol)
+    assert_same(internals.from_torch(a).geqrf().tau, a.geqrf().tau, rtol=rtol, atol=atol)
 
 
 def _leaf(lib, t):
@@ -255,6 +275,7 @@ FAKE_CASES = {
     "matrix_exp of a batch": (lambda lib, a: lib.linalg.matrix_exp(a.reshape(2, 2, 3)[:, :, :2]), (4, 3)),
     "matrix_exp, squared": (lambda lib, a: lib.matrix_exp(a[:3] * 100), (4, 3)),
     "householder_product": (lambda lib, a: lib.linalg.householder_product(a, a[0, :2]), (4, 3)),
+    "geqrf": (lambda lib, a: tuple(lib.geqrf(a)), (4, 3)),
 }
 
 

@@ -3195,6 +3195,19 @@ def THPVariable_gelu_(*args, **kwargs):
     return _ops['gelu_'](_r.tensor(0), approximate=_r.value(1))
 
 
+_geqrf_parser = PythonArgParser([
+    'geqrf(Tensor input)',
+])
+
+
+def THPVariable_geqrf(*args, **kwargs):
+    _r = _geqrf_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::geqrf(Tensor self) -> (Tensor a, Tensor tau)
+    return _ops['geqrf'](_r.tensor(0))
+
+
 _ger_parser = PythonArgParser([
     'ger(Tensor input, Tensor vec2)',
 ])
@@ -7124,6 +7137,7 @@ FUNCTIONS = named({
     'ge': THPVariable_ge,
     'gelu': THPVariable_gelu,
     'gelu_': THPVariable_gelu_,
+    'geqrf': THPVariable_geqrf,
     'ger': THPVariable_ger,
     'grid_sampler': THPVariable_grid_sampler,
     'grid_sampler_2d': THPVariable_grid_sampler_2d,

@@ -2108,6 +2108,13 @@ def THPVariable_ge_(self, *args, **kwargs):
     return _ops['ge_.Scalar'](self, _r.scalar(0))
 
 
+def THPVariable_geqrf(self):
+    # aten::geqrf(Tensor self) -> (Tensor a, Tensor tau)
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'geqrf')
+    return _ops['geqrf'](self)
+
+
 _ger_parser = PythonArgParser([
     'ger(Tensor vec2)',
 ])
@@ -5136,6 +5143,7 @@ METHODS = named({
     'gather': THPVariable_gather,
     'ge': THPVariable_ge,
     'ge_': THPVariable_ge_,
+    'geqrf': THPVariable_geqrf,
     'ger': THPVariable_ger,
     'gt': THPVariable_gt,
     'gt_': THPVariable_gt_,

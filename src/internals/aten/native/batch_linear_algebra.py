@@ -749,3 +749,22 @@ def linalg_householder_product(input, tau):
 def orgqr(self, input2):
     """``torch.orgqr``: LAPACK's name for ``linalg.householder_product``."""
     return dispatcher.call("linalg_householder_product", self, input2)
+
+
+def geqrf(A):
+    """``geqrf``: the QR factorization as LAPACK stores it, R on and above the diagonal of ``a``
+    and the Householder vectors of Q below it, with their scales ``tau`` (NumPy's ``qr`` in mode
+    'raw' returns exactly that, transposed). ``a`` column-major, as LAPACK writes it."""
+    if A.dim() < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    _lapack_dtype(A, "geqrf")
+    *batch, m, n = A.shape
+    a = _host(A)
+    packed = np.empty((*batch, m, n), dtype=a.dtype)
+    tau = np.empty((*batch, min(m, n)), dtype=a.dtype)
+    if a.size:
+        for index in np.ndindex(*batch):
+            h, t = np.linalg.qr(a[index], mode="raw")
+            packed[index], tau[index] = h.T, t
+    return return_type("geqrf", ("a", "tau"))(_from_host(packed, A.dtype, A.device),
+                                              _from_host(tau, A.dtype, A.device, f_contig=False))

@@ -10,7 +10,6 @@ torch runs one loop per sample; here each kernel is a composition of internals' 
 agree with torch's within a few ulps. ``reduction`` is torch's enum: 0 none, 1 mean, 2 sum.
 """
 from ...c10 import scalar_type as st
-from ...return_types import return_type
 from ..dispatcher import call
 from .tensor_factories import arange, wrap_scalar
 
@@ -84,7 +83,7 @@ def multilabel_margin_loss_forward(self, target, reduction):
     else:
         output = call("mean", per_sample)
     is_target = call("reshape", call("_to_copy", is_target, dtype=self.dtype), list(target.shape))
-    return return_type("multilabel_margin_loss_forward", ("output", "is_target"))(output, is_target)
+    return output, is_target        # a plain tuple: torch has no return type for this operator
 
 
 def multilabel_margin_loss_backward(grad_output, self, target, reduction, is_target):

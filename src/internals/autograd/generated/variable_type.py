@@ -132,6 +132,7 @@ from .functions import (
     GeBackward1,
     GeluBackward0,
     GeluBackwardBackward0,
+    GeqrfBackward0,
     GluBackward0,
     GluBackwardBackward0,
     GridSampler2DBackward0,
@@ -890,6 +891,7 @@ OPS = {
     '_linalg_det': dispatcher.find('_linalg_det'),
     '_linalg_slogdet': dispatcher.find('_linalg_slogdet'),
     '_linalg_svd': dispatcher.find('_linalg_svd'),
+    'geqrf': dispatcher.find('geqrf'),
     'linalg_householder_product': dispatcher.find('linalg_householder_product'),
     'linalg_householder_product.out': dispatcher.find('linalg_householder_product.out'),
     'linalg_matrix_exp': dispatcher.find('linalg_matrix_exp'),
@@ -7110,6 +7112,18 @@ def _linalg_svd(ks, A, full_matrices=False, compute_uv=True, **kwargs):
     return result
 
 
+def geqrf(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = GeqrfBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['geqrf'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+    return result
+
+
 def linalg_householder_product(ks, input, tau):
     grad_fn = None
     if _grad_mode.grad_enabled and (input._requires_grad or tau._requires_grad):
@@ -9722,6 +9736,7 @@ KERNELS = {
     '_linalg_det': _linalg_det,
     '_linalg_slogdet': _linalg_slogdet,
     '_linalg_svd': _linalg_svd,
+    'geqrf': geqrf,
     'linalg_householder_product': linalg_householder_product,
     'linalg_householder_product.out': linalg_householder_product_out,
     'linalg_matrix_exp': linalg_matrix_exp,
