@@ -37,6 +37,7 @@ LAPACK_TOL = {torch.float32: (2e-5, 2e-5), torch.float64: (1e-12, 1e-12), torch.
 ADAPTERS = {
     "matrix_exp": Adapter(fn("matrix_exp"), "matrix_exp", tol=MEXP_TOL),
     "linalg.householder_product": Adapter(L.householder_product, tol=LAPACK_TOL),
+    "geqrf": Adapter(fn("geqrf"), "geqrf", tol=LAPACK_TOL),
 }
 OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
 assert set(OPINFOS) == set(ADAPTERS)
