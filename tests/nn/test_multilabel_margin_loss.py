@@ -133,3 +133,12 @@ def test_fake_tensors():
         lambda L, x: L.ops.aten.multilabel_margin_loss_forward(x, L.tensor([[2, 0, -1], [1, -1, 0], [0, 1, 2],
                                                                            [-1, 0, 0]]), 0),
         lambda: (internals.arange(12.0).reshape(4, 3) / 7,))
+
+
+def test_fake_tensors_backward_operator():
+    target = [[2, 0, -1], [1, -1, 0], [0, 1, 2], [-1, 0, 0]]
+    assert_fake_matches_real(
+        lambda L, x: L.ops.aten.multilabel_margin_loss_backward(
+            L.ones(4, dtype=x.dtype), x, L.tensor(target), 0,
+            L.ops.aten.multilabel_margin_loss_forward(x, L.tensor(target), 0)[1]),
+        lambda: (internals.arange(12.0).reshape(4, 3) / 7,))
