@@ -1,7 +1,8 @@
 """``torch.linalg``: the vector norm, the Frobenius matrix norm, what an LU factorization gives
-(``lu_factor``, ``inv``, ``det``, ``slogdet``, ``solve``), the SVD, QR and Cholesky
-decompositions, the eigendecompositions (``eigh``, ``eigvalsh``, ``eig``, ``eigvals``) and the
-pseudo-inverse ``pinv`` (the rest of torch's namespace is not in internals)."""
+(``lu_factor``, ``inv``, ``det``, ``slogdet``, ``solve``), the matrix exponential, the SVD, QR
+(with ``householder_product``) and Cholesky decompositions, the eigendecompositions (``eigh``,
+``eigvalsh``, ``eig``, ``eigvals``) and the pseudo-inverse ``pinv`` (the rest of torch's
+namespace is not in internals)."""
 from ._tensor_base import TensorBase
 from .aten import dispatcher
 from .aten.native.batch_linear_algebra import _check_errors
@@ -9,9 +10,9 @@ from .aten.native.batch_linear_algebra import _LinAlgError as LinAlgError
 from .aten.native.tensor_shape import wrap_dim
 from .return_types import return_type
 
-__all__ = ["vector_norm", "matrix_norm", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "det", "cross",
-           "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr", "cholesky", "cholesky_ex", "eigh", "eigvalsh", "eig",
-           "eigvals", "pinv", "LinAlgError"]
+__all__ = ["vector_norm", "matrix_norm", "lu_factor", "lu_factor_ex", "inv", "inv_ex", "matrix_power", "matrix_exp",
+           "householder_product", "det", "cross", "slogdet", "solve", "solve_ex", "svd", "svdvals", "qr", "cholesky",
+           "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv", "LinAlgError"]
 
 
 def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
@@ -80,6 +81,19 @@ def matrix_power(A, n, *, out=None):
     if out is not None:
         return dispatcher.call("linalg_matrix_power.out", A, n, out=out)
     return dispatcher.call("linalg_matrix_power", A, n)
+
+
+def matrix_exp(A):
+    """``linalg_matrix_exp``: exp(A), the power series of a square matrix (or a batch of them)."""
+    return dispatcher.call("linalg_matrix_exp", A)
+
+
+def householder_product(A, tau, *, out=None):
+    """``linalg_householder_product``: the first n columns of the product of the Householder
+    reflectors that A's columns below the diagonal and ``tau`` encode (geqrf's output)."""
+    if out is not None:
+        return dispatcher.call("linalg_householder_product.out", A, tau, out=out)
+    return dispatcher.call("linalg_householder_product", A, tau)
 
 
 def det(A):

@@ -244,6 +244,21 @@ def test_every_derivative_entry_is_tested():
     reached |= _nodes(internals._weight_norm(internals.ones(2, 3, requires_grad=True),
                                              internals.ones(2, 1, requires_grad=True), 0))
     reached |= _later_operators_nodes()
+    # matrix_exp, householder_product and the multi-label margin loss, differentiated twice where torch
+    # does (tests/aten/test_matrix_exp_householder_product.py and tests/nn/test_multilabel_margin_loss.py
+    # compare nodes and gradients with torch's)
+    from test_matrix_exp_householder_product import GRAD_CASES as MATRIX_FUNCTION_CASES
+    from test_multilabel_margin_loss import GRAD_CASES as MULTILABEL_CASES
+    for tensors, build in MATRIX_FUNCTION_CASES.values():
+        leaves = [internals.from_torch(t).requires_grad_() for t in tensors]
+        reached |= _nodes(build(internals, *leaves))
+    for build in MULTILABEL_CASES.values():      # its backward operator's node refuses, as torch's
+        x = internals.rand(2, 3, dtype=internals.float64, requires_grad=True)
+        out = build(internals, x, None)
+        (g,) = internals.autograd.grad(out, x, create_graph=True)
+        reached |= _nodes(out) | _nodes(g)
+    # geqrf has no derivative in torch: its node refuses (tests/aten/test_matrix_exp_householder_product.py)
+    reached |= _nodes(internals.geqrf(internals.ones(3, 2, requires_grad=True) * 2).a)
     # addcmul and addcdiv (tests/aten/test_pointwise_ops.py compares their nodes and gradients).
     from test_pointwise_ops import GRAD_CASES as POINTWISE_CASES
     for build in POINTWISE_CASES.values():
@@ -833,6 +848,9 @@ def test_every_differentiable_native_function_has_a_kernel():
              "_weight_norm_differentiable_backward"}
     # the fused weight norm's backward: torch's formula calls it only with grad mode off
     backward_ops |= {"_weight_norm_interface_backward"}
+    # matrix_exp and orgqr name linalg_matrix_exp and linalg_householder_product, matrix_exp_backward
+    # is the 2n x 2n block formula over linalg_matrix_exp, multilabel_margin_loss its forward's first output
+    math |= {"matrix_exp", "matrix_exp_backward", "orgqr", "multilabel_margin_loss"}
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse",

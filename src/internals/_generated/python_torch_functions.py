@@ -3208,6 +3208,19 @@ def THPVariable_gelu_(*args, **kwargs):
     return _ops['gelu_'](_r.tensor(0), approximate=_r.value(1))
 
 
+_geqrf_parser = PythonArgParser([
+    'geqrf(Tensor input)',
+])
+
+
+def THPVariable_geqrf(*args, **kwargs):
+    _r = _geqrf_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::geqrf(Tensor self) -> (Tensor a, Tensor tau)
+    return _ops['geqrf'](_r.tensor(0))
+
+
 _ger_parser = PythonArgParser([
     'ger(Tensor input, Tensor vec2)',
 ])
@@ -4190,6 +4203,19 @@ def THPVariable_matmul(*args, **kwargs):
     return _ops['matmul.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
+_matrix_exp_parser = PythonArgParser([
+    'matrix_exp(Tensor input)',
+])
+
+
+def THPVariable_matrix_exp(*args, **kwargs):
+    _r = _matrix_exp_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::matrix_exp(Tensor self) -> Tensor
+    return _ops['matrix_exp'](_r.tensor(0))
+
+
 _matrix_power_parser = PythonArgParser([
     'matrix_power(Tensor input, int64_t n, *, Tensor out=None)',
 ])
@@ -4890,6 +4916,22 @@ def THPVariable_ones_like(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::ones_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor
     return _factory(_r.to_bool(6), 'ones_like', _r.tensor(0), dtype=_r.scalartype(2), layout=_r.value(3), device=_r.device(4), pin_memory=_r.to_bool(5), memory_format=_r.value(1))
+
+
+_orgqr_parser = PythonArgParser([
+    'orgqr(Tensor input, Tensor input2, *, Tensor out=None)',
+])
+
+
+def THPVariable_orgqr(*args, **kwargs):
+    _r = _orgqr_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(2):
+        # aten::orgqr(Tensor self, Tensor input2) -> Tensor
+        return _ops['orgqr'](_r.tensor(0), _r.tensor(1))
+    # aten::orgqr.out(Tensor self, Tensor input2, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['orgqr.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
 
 
 _outer_parser = PythonArgParser([
@@ -7109,6 +7151,7 @@ FUNCTIONS = named({
     'ge': THPVariable_ge,
     'gelu': THPVariable_gelu,
     'gelu_': THPVariable_gelu_,
+    'geqrf': THPVariable_geqrf,
     'ger': THPVariable_ger,
     'grid_sampler': THPVariable_grid_sampler,
     'grid_sampler_2d': THPVariable_grid_sampler_2d,
@@ -7175,6 +7218,7 @@ FUNCTIONS = named({
     'masked_scatter': THPVariable_masked_scatter,
     'masked_select': THPVariable_masked_select,
     'matmul': THPVariable_matmul,
+    'matrix_exp': THPVariable_matrix_exp,
     'matrix_power': THPVariable_matrix_power,
     'max': THPVariable_max,
     'max_pool1d': THPVariable_max_pool1d,
@@ -7216,6 +7260,7 @@ FUNCTIONS = named({
     'normal': THPVariable_normal,
     'ones': THPVariable_ones,
     'ones_like': THPVariable_ones_like,
+    'orgqr': THPVariable_orgqr,
     'outer': THPVariable_outer,
     'pairwise_distance': THPVariable_pairwise_distance,
     'permute': THPVariable_permute,

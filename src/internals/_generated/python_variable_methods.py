@@ -2108,6 +2108,13 @@ def THPVariable_ge_(self, *args, **kwargs):
     return _ops['ge_.Scalar'](self, _r.scalar(0))
 
 
+def THPVariable_geqrf(self):
+    # aten::geqrf(Tensor self) -> (Tensor a, Tensor tau)
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'geqrf')
+    return _ops['geqrf'](self)
+
+
 _ger_parser = PythonArgParser([
     'ger(Tensor vec2)',
 ])
@@ -2948,6 +2955,13 @@ def THPVariable_matmul(self, *args, **kwargs):
     return _ops['matmul'](self, _r.tensor(0))
 
 
+def THPVariable_matrix_exp(self):
+    # aten::matrix_exp(Tensor self) -> Tensor
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'matrix_exp')
+    return _ops['matrix_exp'](self)
+
+
 _matrix_power_parser = PythonArgParser([
     'matrix_power(int64_t n)',
 ])
@@ -3497,6 +3511,19 @@ def THPVariable_normal_(self, *args, **kwargs):
     if not kwargs:
         return _ops['normal_'](self, _r.to_double(0), _r.to_double(1))
     return _ops['normal_'](self, _r.to_double(0), _r.to_double(1), generator=_r.value(2))
+
+
+_orgqr_parser = PythonArgParser([
+    'orgqr(Tensor input2)',
+])
+
+
+def THPVariable_orgqr(self, *args, **kwargs):
+    _r = _orgqr_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::orgqr(Tensor self, Tensor input2) -> Tensor
+    return _ops['orgqr'](self, _r.tensor(0))
 
 
 _outer_parser = PythonArgParser([
@@ -5653,6 +5680,7 @@ METHODS = named({
     'gather': THPVariable_gather,
     'ge': THPVariable_ge,
     'ge_': THPVariable_ge_,
+    'geqrf': THPVariable_geqrf,
     'ger': THPVariable_ger,
     'gt': THPVariable_gt,
     'gt_': THPVariable_gt_,
@@ -5723,6 +5751,7 @@ METHODS = named({
     'masked_scatter_': THPVariable_masked_scatter_,
     'masked_select': THPVariable_masked_select,
     'matmul': THPVariable_matmul,
+    'matrix_exp': THPVariable_matrix_exp,
     'matrix_power': THPVariable_matrix_power,
     'max': THPVariable_max,
     'maximum': THPVariable_maximum,
@@ -5762,6 +5791,7 @@ METHODS = named({
     'nonzero': THPVariable_nonzero,
     'norm': THPVariable_norm,
     'normal_': THPVariable_normal_,
+    'orgqr': THPVariable_orgqr,
     'outer': THPVariable_outer,
     'permute': THPVariable_permute,
     'pinverse': THPVariable_pinverse,

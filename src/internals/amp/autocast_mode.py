@@ -44,7 +44,8 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_c
                 "nanquantile.scalar", "grid_sampler", "grid_sampler_2d", "grid_sampler_3d",
                 # the losses torch lists for fp32 that internals declares as operators
                 "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss",
-                "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss"),
+                "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
+                "linalg_householder_product"),
         "cuda": ("acos", "asin", "cosh", "exp", "expm1", "erfinv", "log", "log10", "log2", "log1p", "rsqrt", "sinh",
                  "tan", "reciprocal", "mse_loss", "binary_cross_entropy_with_logits",
                  "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "softplus", "sum", "sum.dim_IntList",
@@ -56,7 +57,7 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_c
                  "_upsample_nearest_exact3d", "upsample_trilinear3d", "upsample_bicubic2d", "_upsample_bilinear2d_aa",
                  "_upsample_bicubic2d_aa", "grid_sampler",
                  "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss",
-                 "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss")}
+                 "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss")}
 
 # "promote": the floating-point arguments (lists included) cast to the widest of their dtypes.
 PROMOTE = {"cpu": ("cat", "stack", "index_copy"),

@@ -14,6 +14,7 @@ import numpy as np
 from ..aten import dispatcher
 from ..aten.native import grid_sampler
 from ..aten.native.batch_linear_algebra import perturbed_lu_inverse
+from ..aten.native.matrix_exp import differential_analytic_matrix_function
 from ..aten.native.tensor_factories import arange, from_numpy, wrap_scalar, zeros
 from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.dispatch_key import DispatchKey
@@ -555,7 +556,8 @@ def as_strided_scatter_backward(grad, input_geometry, src_geometry, size, stride
 
 
 __all__ += ["trace_backward", "log1p_backward", "matmul", "linalg_det_backward", "slogdet_backward", "svd_backward",
-            "linalg_qr_backward", "cholesky_backward", "linalg_solve_backward"]
+            "linalg_qr_backward", "cholesky_backward", "linalg_solve_backward", "linalg_matrix_exp_differential",
+            "householder_product_backward"]
 
 
 def matmul(a, b):
@@ -716,6 +718,47 @@ def _real(X):
 def _as_column_major(t):
     """``t`` laid out as torch's triangular solves return their result: column-major matrices."""
     return t.mT.contiguous().mT
+
+
+def linalg_matrix_exp_differential(self, grad, adjoint):
+    """``linalg_matrix_exp_differential``: the (adjoint) differential of exp at ``self`` applied
+    to ``grad``, read off exp of a 2n x 2n block matrix; written with operators autograd records,
+    so the gradient can be differentiated again."""
+    return differential_analytic_matrix_function(self, grad, lambda m: dispatcher.call("linalg_matrix_exp", m),
+                                                 adjoint)
+
+
+def householder_product_backward(grad, result, input, tau):
+    """``householder_product_backward``: Q = H_1 ... H_k E (E the first n columns of I), H_i =
+    I - tau_i v_i v_i^H. With L_i = H_1 ... H_{i-1} and R_i = H_{i+1} ... H_k E, the gradient
+    reaching H_i is M_i = L_i^H grad R_i^H, so tau_i gets -v_i^H M_i v_i and v_i (input's column
+    i below the diagonal) gets -(conj(tau_i) M_i + tau_i M_i^H) v_i. torch updates the same
+    products reflector by reflector; both are written with recorded operators, so the gradient
+    can be differentiated again."""
+    if grad is None or input.numel() == 0 or tau.numel() == 0:
+        return None, None
+    m, n, k = input.shape[-2], input.shape[-1], tau.shape[-1]
+    eye = dispatcher.call("eye", m, dtype=input.dtype, device=input.device)
+    V = input.tril(-1) + dispatcher.call("eye.m", m, n, dtype=input.dtype, device=input.device)
+    vs = [V.narrow(-1, i, 1) for i in range(k)]
+    taus = [tau.narrow(-1, i, 1).unsqueeze(-1) for i in range(k)]
+    H = [eye - t * v.matmul(v.mH) for v, t in zip(vs, taus)]
+    right = [None] * k
+    R = dispatcher.call("eye.m", m, n, dtype=input.dtype, device=input.device)
+    for i in reversed(range(k)):
+        right[i] = R
+        R = H[i].matmul(R)
+    left, grad_v, grad_tau = eye, [], []
+    for i in range(k):
+        M = left.mH.matmul(grad).matmul(right[i].mH)
+        v, t = vs[i], taus[i]
+        grad_v.append(-(t.conj() * M.matmul(v) + t * M.mH.matmul(v)))
+        grad_tau.append(-v.mH.matmul(M).matmul(v).squeeze(-1))
+        left = left.matmul(H[i])
+    if n > k:
+        grad_v.append(input.new_zeros([*input.shape[:-1], n - k]))
+    grad_input = dispatcher.call("cat", grad_v, -1).tril(-1)
+    return grad_input, dispatcher.call("cat", grad_tau, -1)
 
 
 def cholesky_backward(gL, upper, L):
@@ -2059,3 +2102,10 @@ def sparse_mask_backward(grad, mask, self_layout):
     dense = grad.to_dense() if grad.layout is sparse_coo else grad
     projected = dense.sparse_mask(mask.coalesce())
     return projected.to_dense() if self_layout is strided else projected
+
+
+__all__ += ["multilabel_margin_loss_backward"]
+
+
+def multilabel_margin_loss_backward(grad, self, target, reduction, is_target):
+    return dispatcher.call("multilabel_margin_loss_backward", grad, self, target, reduction, is_target)

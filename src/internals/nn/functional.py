@@ -1323,7 +1323,7 @@ def _bags_of(input, offsets, per_sample_weights, include_last_offset):
 # (torch/nn/functional.py: thin fronts over the aten operators of the same names)
 __all__ += ["unfold", "fold", "pixel_shuffle", "pixel_unshuffle", "instance_norm", "adaptive_max_pool1d",
             "adaptive_max_pool2d", "adaptive_max_pool1d_with_indices", "adaptive_max_pool2d_with_indices",
-            "soft_margin_loss", "multi_margin_loss"]
+            "soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss"]
 
 
 def _pair(value):
@@ -1513,6 +1513,13 @@ def multi_margin_loss(input, target, p=1, margin=1.0, weight=None, size_average=
     if weight is not None and weight.dim() != 1:
         raise ValueError("weight must be one-dimensional")
     return dispatcher.call("multi_margin_loss", input, target, p, margin, weight, enum)
+
+
+def multilabel_margin_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """The multi-label hinge loss: per sample, the sum over its target classes j (the target row
+    up to its first -1) and the other classes d of max(0, 1 - x[j] + x[d]), over C
+    (``aten::multilabel_margin_loss``)."""
+    return dispatcher.call("multilabel_margin_loss", input, target, _reduction_enum(size_average, reduce, reduction))
 
 
 # ---------------------------------------------------------------------- __torch_function__

@@ -24,6 +24,8 @@ from . import (
     linear,
     linear_algebra,
     loss,
+    loss_multilabel_margin,
+    matrix_exp,
     normalization,
     onehot,
     packed_sequence,
@@ -56,7 +58,7 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, activation, binary_ops,
             sparse_tensor_math, convolution, pooling, pad_nd, onehot, normalization, loss, embedding,
             resize, complex_helper, scalar, pointwise_ops, bucketization, cross, distance, linear,
             upsample, embedding_bag, packed_sequence, grid_sampler, im2col, pixel_shuffle,
-            weight_norm)
+            weight_norm, matrix_exp, loss_multilabel_margin)
 
 
 def kernel(name):

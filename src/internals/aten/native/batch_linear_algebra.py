@@ -693,3 +693,78 @@ def linalg_pinv_rcond_tensor(A, rcond, hermitian=False):
 
 def pinverse(A, rcond=1e-15):
     return dispatcher.call("linalg_pinv", A, rcond, False)
+
+
+# ---- the product of Householder reflectors: what geqrf's packed output and tau stand for
+def _check_householder_inputs(input, tau):
+    """``householder_product_out_helper``'s checks, in torch's order."""
+    name = "torch.linalg.householder_product"
+    if input.dim() < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if input.shape[-2] < input.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-2] must be greater than or equal to input.shape[-1]")
+    if input.shape[-1] < tau.shape[-1]:
+        raise RuntimeError(f"{name}: input.shape[-1] must be greater than or equal to tau.shape[-1]")
+    if input.dim() - tau.dim() != 1:
+        raise RuntimeError(f"{name}: Expected tau to have one dimension less than input, but got tau.ndim equal to "
+                           f"{tau.dim()} and input.ndim is equal to {input.dim()}")
+    if input.dim() > 2 and list(tau.shape[:-1]) != list(input.shape[:-2]):
+        raise RuntimeError(f"{name}: Expected batch dimensions of tau to be equal to input.shape[:-2], but got "
+                           f"{list(tau.shape[:-1])}")
+    if tau.dtype is not input.dtype:
+        raise RuntimeError(f"{name}: tau dtype {tau.dtype.torch_name} does not match input dtype "
+                           f"{input.dtype.torch_name}")
+    if tau.device != input.device:
+        raise RuntimeError(f"Expected all tensors to be on the same device, but found at least two devices, "
+                           f"{input.device} and {tau.device}!")
+    _lapack_dtype(input, "orgqr")
+
+
+def _org2r(a, tau):
+    """LAPACK's unblocked ``org2r`` on one matrix: the first n columns of H_1 H_2 ... H_k, with
+    H_i = I - tau_i v_i v_i^H and v_i column i of ``a`` below the diagonal, 1 on it. The
+    reflectors are applied last first, each to the rows it touches."""
+    m, n = a.shape
+    q = np.eye(m, n, dtype=a.dtype)
+    for i in reversed(range(tau.shape[0])):
+        v = np.concatenate(([1], a[i + 1:, i])).astype(a.dtype)
+        rows = q[i:, i:]
+        rows -= tau[i] * np.outer(v, v.conj() @ rows)
+    return q
+
+
+def linalg_householder_product(input, tau):
+    """``linalg_householder_product`` (``orgqr``): the m x n matrix with orthonormal columns that
+    ``input``'s columns below the diagonal and ``tau`` encode as a product of reflectors, as
+    geqrf leaves them. Computed on the host, column-major as LAPACK writes it."""
+    _check_householder_inputs(input, tau)
+    *batch, m, n = input.shape
+    a, t = _host(input), _host(tau)
+    q = np.empty((*batch, m, n), dtype=a.dtype)
+    for index in np.ndindex(*batch):
+        q[index] = _org2r(a[index], t[index])
+    return _from_host(q, input.dtype, input.device)
+
+
+def orgqr(self, input2):
+    """``torch.orgqr``: LAPACK's name for ``linalg.householder_product``."""
+    return dispatcher.call("linalg_householder_product", self, input2)
+
+
+def geqrf(A):
+    """``geqrf``: the QR factorization as LAPACK stores it, R on and above the diagonal of ``a``
+    and the Householder vectors of Q below it, with their scales ``tau`` (NumPy's ``qr`` in mode
+    'raw' returns exactly that, transposed). ``a`` column-major, as LAPACK writes it."""
+    if A.dim() < 2:
+        raise RuntimeError("torch.geqrf: input must have at least 2 dimensions.")
+    _lapack_dtype(A, "geqrf")
+    *batch, m, n = A.shape
+    a = _host(A)
+    packed = np.empty((*batch, m, n), dtype=a.dtype)
+    tau = np.empty((*batch, min(m, n)), dtype=a.dtype)
+    if a.size:
+        for index in np.ndindex(*batch):
+            h, t = np.linalg.qr(a[index], mode="raw")
+            packed[index], tau[index] = h.T, t
+    return return_type("geqrf", ("a", "tau"))(_from_host(packed, A.dtype, A.device),
+                                              _from_host(tau, A.dtype, A.device, f_contig=False))

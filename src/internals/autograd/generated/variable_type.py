@@ -132,6 +132,7 @@ from .functions import (
     GeBackward1,
     GeluBackward0,
     GeluBackwardBackward0,
+    GeqrfBackward0,
     GluBackward0,
     GluBackwardBackward0,
     GridSampler2DBackward0,
@@ -174,8 +175,10 @@ from .functions import (
     LinalgDetBackward0,
     LinalgEigBackward0,
     LinalgEighBackward0,
+    LinalgHouseholderProductBackward0,
     LinalgInvExBackward0,
     LinalgLuFactorExBackward0,
+    LinalgMatrixExpBackward0,
     LinalgPinvBackward0,
     LinalgQrBackward0,
     LinalgSlogdetBackward0,
@@ -222,6 +225,8 @@ from .functions import (
     MulBackward1,
     MultiMarginLossBackward0,
     MultiMarginLossBackwardBackward0,
+    MultilabelMarginLossBackward0,
+    MultilabelMarginLossBackwardBackward0,
     MvBackward0,
     NanToNumBackward0,
     NanmedianBackward0,
@@ -543,6 +548,8 @@ OPS = {
     'soft_margin_loss_backward': dispatcher.find('soft_margin_loss_backward'),
     'multi_margin_loss': dispatcher.find('multi_margin_loss'),
     'multi_margin_loss_backward': dispatcher.find('multi_margin_loss_backward'),
+    'multilabel_margin_loss_forward': dispatcher.find('multilabel_margin_loss_forward'),
+    'multilabel_margin_loss_backward': dispatcher.find('multilabel_margin_loss_backward'),
     'binary_cross_entropy': dispatcher.find('binary_cross_entropy'),
     'binary_cross_entropy_backward': dispatcher.find('binary_cross_entropy_backward'),
     'binary_cross_entropy_with_logits': dispatcher.find('binary_cross_entropy_with_logits'),
@@ -891,6 +898,10 @@ OPS = {
     '_linalg_det': dispatcher.find('_linalg_det'),
     '_linalg_slogdet': dispatcher.find('_linalg_slogdet'),
     '_linalg_svd': dispatcher.find('_linalg_svd'),
+    'geqrf': dispatcher.find('geqrf'),
+    'linalg_householder_product': dispatcher.find('linalg_householder_product'),
+    'linalg_householder_product.out': dispatcher.find('linalg_householder_product.out'),
+    'linalg_matrix_exp': dispatcher.find('linalg_matrix_exp'),
     'linalg_qr': dispatcher.find('linalg_qr'),
     'linalg_cholesky_ex': dispatcher.find('linalg_cholesky_ex'),
     'cholesky': dispatcher.find('cholesky'),
@@ -2760,6 +2771,37 @@ def multi_margin_loss_backward(ks, grad_output, self, target, p, margin, weight=
         grad_fn._next_edges = collect_next_edges(grad_output, self)
     with below_ad_inplace_or_view():
         result = OPS['multi_margin_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, p, margin, weight, reduction)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def multilabel_margin_loss_forward(ks, self, target, reduction):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MultilabelMarginLossBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.target_ = SavedVariable(target, False)
+        grad_fn.reduction_ = as_int(reduction)
+    with below_ad_inplace_or_view():
+        result = OPS['multilabel_margin_loss_forward'].redispatch(after_autograd(ks), self, target, reduction)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.is_target_ = SavedVariable(result[1], True)
+    return result
+
+
+def multilabel_margin_loss_backward(ks, grad_output, self, target, reduction, is_target):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(target, 'target', 'multilabel_margin_loss_backward')
+        check_no_requires_grad(is_target, 'is_target', 'multilabel_margin_loss_backward')
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = MultilabelMarginLossBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+    with below_ad_inplace_or_view():
+        result = OPS['multilabel_margin_loss_backward'].redispatch(after_autograd(ks), grad_output, self, target, reduction, is_target)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -7107,6 +7149,52 @@ def _linalg_svd(ks, A, full_matrices=False, compute_uv=True, **kwargs):
     return result
 
 
+def geqrf(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = GeqrfBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['geqrf'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history((result[0], result[1],), grad_fn)
+    return result
+
+
+def linalg_householder_product(ks, input, tau):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (input._requires_grad or tau._requires_grad):
+        grad_fn = LinalgHouseholderProductBackward0()
+        grad_fn._next_edges = collect_next_edges(input, tau)
+        grad_fn.input_ = SavedVariable(input, False)
+        grad_fn.tau_ = SavedVariable(tau, False)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_householder_product'].redispatch(after_autograd(ks), input, tau)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def linalg_householder_product_out(ks, input, tau, **kwargs):
+    check_out_no_requires_grad('linalg_householder_product', input, tau, kwargs.get('out'))
+    with below_autograd():
+        return OPS['linalg_householder_product.out'].redispatch(after_autograd(ks), input, tau, **kwargs)
+
+
+def linalg_matrix_exp(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = LinalgMatrixExpBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['linalg_matrix_exp'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def linalg_qr(ks, A, mode='reduced'):
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
@@ -9406,6 +9494,8 @@ KERNELS = {
     'soft_margin_loss_backward': soft_margin_loss_backward,
     'multi_margin_loss': multi_margin_loss,
     'multi_margin_loss_backward': multi_margin_loss_backward,
+    'multilabel_margin_loss_forward': multilabel_margin_loss_forward,
+    'multilabel_margin_loss_backward': multilabel_margin_loss_backward,
     'binary_cross_entropy': binary_cross_entropy,
     'binary_cross_entropy_backward': binary_cross_entropy_backward,
     'binary_cross_entropy_with_logits': binary_cross_entropy_with_logits,
@@ -9754,6 +9844,10 @@ KERNELS = {
     '_linalg_det': _linalg_det,
     '_linalg_slogdet': _linalg_slogdet,
     '_linalg_svd': _linalg_svd,
+    'geqrf': geqrf,
+    'linalg_householder_product': linalg_householder_product,
+    'linalg_householder_product.out': linalg_householder_product_out,
+    'linalg_matrix_exp': linalg_matrix_exp,
     'linalg_qr': linalg_qr,
     'linalg_cholesky_ex': linalg_cholesky_ex,
     'cholesky': cholesky,

@@ -52,6 +52,7 @@ from .loss import (
                          L1Loss,
                          MarginRankingLoss,
                          MSELoss,
+                         MultiLabelMarginLoss,
                          MultiLabelSoftMarginLoss,
                          MultiMarginLoss,
                          NLLLoss,
@@ -127,5 +128,5 @@ __all__ += ["MarginRankingLoss", "HingeEmbeddingLoss", "PoissonNLLLoss", "Cosine
 __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d", "InstanceNorm2d", "InstanceNorm3d",
             "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d",
             "AdaptiveAvgPool1d", "BatchNorm3d", "LocalResponseNorm", "LPPool1d", "LPPool2d", "RMSNorm",
-            "SoftMarginLoss", "MultiMarginLoss",
+            "SoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
             "ParameterList", "ParameterDict"]

@@ -202,7 +202,7 @@ class MultiLabelSoftMarginLoss(_WeightedLoss):
         return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
 
 
-__all__ += ["SoftMarginLoss", "MultiMarginLoss"]
+__all__ += ["SoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss"]
 
 
 class SoftMarginLoss(_Loss):
@@ -210,6 +210,13 @@ class SoftMarginLoss(_Loss):
 
     def forward(self, input, target):
         return F.soft_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    """The multi-label hinge loss; each target row lists its classes, ended by the first -1."""
+
+    def forward(self, input, target):
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
 
 
 class MultiMarginLoss(_WeightedLoss):

@@ -1,11 +1,15 @@
 """Ready-made parametrizations (``torch/nn/utils/parametrizations.py``) on top of
-``nn.utils.parametrize``: ``weight_norm`` (a direction and a magnitude learned apart) and
-``spectral_norm`` (a weight divided by its largest singular value, estimated by power
-iteration). Torch's ``orthogonal`` is not rebuilt yet: it needs ``matrix_exp`` and
-``householder_product``, which the package does not have.
+``nn.utils.parametrize``: ``orthogonal`` (a matrix kept orthogonal through the matrix
+exponential, the Cayley map or a product of Householder reflectors), ``weight_norm`` (a
+direction and a magnitude learned apart) and ``spectral_norm`` (a weight divided by its largest
+singular value, estimated by power iteration).
 """
+import enum
+
 from ... import _functional as _F
+from ... import linalg
 from ..._tensor import Tensor
+from ..._type_info import finfo
 from ...autograd.grad_mode import no_grad
 from ...c10.memory_format import contiguous_format
 from .. import functional as F
@@ -13,7 +17,128 @@ from ..modules.conv import ConvTranspose1d, ConvTranspose2d
 from ..modules.module import Module
 from . import parametrize
 
-__all__ = ["spectral_norm", "weight_norm"]
+__all__ = ["orthogonal", "spectral_norm", "weight_norm"]
+
+
+def _is_orthogonal(Q):
+    """Q^H Q is the identity within 10 n epsilons (absolute), as torch's test reads it."""
+    n, k = Q.size(-2), Q.size(-1)
+    eye = _F.eye(k, dtype=Q.dtype, device=Q.device)
+    return _F.allclose(Q.mH @ Q, eye, atol=10.0 * n * finfo(Q.dtype).eps)
+
+
+def _make_orthogonal(A):
+    """The Q of a tall A = QR whose R has a real, non-negative diagonal: geqrf's reflectors
+    multiplied out, each column turned by the phase of R's diagonal entry."""
+    X, tau = _F.geqrf(A)
+    Q = linalg.householder_product(X, tau)
+    Q *= X.diagonal(dim1=-2, dim2=-1).sgn().unsqueeze(-2)
+    return Q
+
+
+class _OrthMaps(enum.Enum):
+    matrix_exp = enum.auto()
+    cayley = enum.auto()
+    householder = enum.auto()
+
+
+class _Orthogonal(Module):
+    """An orthogonal (unitary) matrix made from an unconstrained one of the same shape. The
+    exponential and Cayley maps read X's lower triangle as a skew-Hermitian A = L - L^H (a tall
+    X padded with zero columns to a square), the Householder map reads X's columns below the
+    diagonal as reflectors with tau = 2 / (1 + |v|^2), X's diagonal signs flipping columns. A wide
+    X is handled through its transpose. With ``use_trivialization`` the result is multiplied by
+    ``base``, an orthogonal matrix that assignments (``right_inverse``) set."""
+
+    def __init__(self, weight, orthogonal_map, *, use_trivialization=True):
+        super().__init__()
+        if weight.is_complex() and orthogonal_map == _OrthMaps.householder:
+            raise ValueError("The householder parametrization does not support complex tensors.")
+        self.shape = weight.shape
+        self.orthogonal_map = orthogonal_map
+        if use_trivialization:
+            self.register_buffer("base", None)
+
+    def forward(self, X):
+        n, k = X.size(-2), X.size(-1)
+        transposed = n < k
+        if transposed:
+            X, n, k = X.mT, k, n
+        if self.orthogonal_map in (_OrthMaps.matrix_exp, _OrthMaps.cayley):
+            X = X.tril()
+            if n != k:
+                X = _F.cat([X, X.new_zeros(n, n - k).expand(*X.shape[:-2], -1, -1)], dim=-1)
+            A = X - X.mH
+            if self.orthogonal_map == _OrthMaps.matrix_exp:
+                Q = _F.matrix_exp(A)
+            else:       # (I - A/2)^-1 (I + A/2)
+                eye = _F.eye(n, dtype=A.dtype, device=A.device)
+                Q = linalg.solve(_F.add(eye, A, alpha=-0.5), _F.add(eye, A, alpha=0.5))
+            if n != k:
+                Q = Q[..., :k]
+        else:
+            A = X.tril(diagonal=-1)
+            tau = 2.0 / (1.0 + (A * A).sum(dim=-2))
+            Q = linalg.householder_product(A, tau)
+            # the diagonal's signs flip columns; cast to int so that no gradient reaches it
+            Q = Q * X.diagonal(dim1=-2, dim2=-1).int().unsqueeze(-2)
+        if hasattr(self, "base"):
+            Q = self.base @ Q
+        return Q.mT if transposed else Q
+
+    @no_grad()
+    def right_inverse(self, Q):
+        if Q.shape != self.shape:
+            raise ValueError(f"Expected a matrix or batch of matrices of shape {self.shape}. "
+                             f"Got a tensor of shape {Q.shape}.")
+        Q_init = Q
+        n, k = Q.size(-2), Q.size(-1)
+        transpose = n < k
+        if transpose:
+            Q, n, k = Q.mT, k, n
+        if not hasattr(self, "base"):
+            # Without a base, only the Householder map can be inverted: its reflectors are
+            # geqrf's, R's diagonal signs kept on the diagonal (flipped where tau is 0, where
+            # LAPACK reflected nothing).
+            if self.orthogonal_map in (_OrthMaps.cayley, _OrthMaps.matrix_exp):
+                raise NotImplementedError("It is not possible to assign to the matrix exponential or the Cayley "
+                                          "parametrizations when use_trivialization=False.")
+            A, tau = _F.geqrf(Q)
+            A.diagonal(dim1=-2, dim2=-1).sign_()
+            A.diagonal(dim1=-2, dim2=-1)[tau == 0.0] *= -1
+            return A.mT if transpose else A
+        if n == k:
+            Q = Q.clone() if _is_orthogonal(Q) else _make_orthogonal(Q)
+        else:       # completed to a square with random columns, then orthogonalized
+            N = _F.randn(*(Q.size()[:-2] + (n, n - k)), dtype=Q.dtype, device=Q.device)
+            Q = _make_orthogonal(_F.cat([Q, N], dim=-1))
+        self.base = Q
+        # the stored tensor is -I: the Householder map of -I is I, so the weight is the base
+        neg_eye = _F.zeros_like(Q_init)
+        neg_eye.diagonal(dim1=-2, dim2=-1).fill_(-1.0)
+        return neg_eye
+
+
+def orthogonal(module, name="weight", orthogonal_map=None, *, use_trivialization=True):
+    """Keep ``module.<name>`` (a matrix or a batch of them) orthogonal, or unitary: orthonormal
+    columns when it is tall, rows when it is wide. ``orthogonal_map`` is "matrix_exp", "cayley"
+    or "householder"; by default the exponential for a square or complex matrix, Householder
+    otherwise. The current value is kept (made orthogonal by a QR first if it is not)."""
+    weight = getattr(module, name, None)
+    if not isinstance(weight, Tensor):
+        raise ValueError(f"Module '{module}' has no parameter or buffer with name '{name}'")
+    if weight.ndim < 2:
+        raise ValueError(f"Expected a matrix or batch of matrices. Got a tensor of {weight.ndim} dimensions.")
+    if orthogonal_map is None:
+        square_or_complex = weight.size(-2) == weight.size(-1) or weight.is_complex()
+        orthogonal_map = "matrix_exp" if square_or_complex else "householder"
+    orth_enum = getattr(_OrthMaps, orthogonal_map, None)
+    if orth_enum is None:
+        raise ValueError('orthogonal_map has to be one of "matrix_exp", "cayley", "householder". '
+                         f"Got: {orthogonal_map}")
+    orth = _Orthogonal(weight, orth_enum, use_trivialization=use_trivialization)
+    parametrize.register_parametrization(module, name, orth, unsafe=True)
+    return module
 
 
 class _WeightNorm(Module):
