@@ -12,14 +12,19 @@ from helpers import (
     FLOAT_DTYPES,
     TORCH_DTYPES,
     Adapter,
+    assert_derived_from_structured_out,
+    assert_fake_matches_real,
+    assert_out_variant_matches_torch,
     assert_same,
     logging_modes,
+    native_entries,
     run_opinfo_samples,
     same_or_same_error,
 )
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
+from internals.aten.native import pointwise_ops
 
 ADAPTERS = {name: Adapter(getattr(internals, name), name, kwargs=("value",)) for name in ("addcmul", "addcdiv")}
 OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
@@ -185,3 +190,39 @@ def test_logged_operators():
         ours = program(internals)
     assert log_i == log_t
     assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv"])
+def test_declared_structured_as_torch_declares_them(name):
+    """``addcmul.out`` is the primary kernel (a meta and an impl step); the functional and in-place
+    forms are derived from it, as torchgen derives them from ``structured_delegate:``."""
+    assert_derived_from_structured_out(name, "out", pointwise_ops)
+    assert native_entries()[name + "_"]["structured_delegate"] == name + ".out"
+
+
+STRUCTURED_OUT_CASES = {
+    "resized, laid out as the transposed inputs": lambda L: L.addcmul(
+        L.ones(3, 2).t(), L.arange(6.).reshape(3, 2).t(), L.ones(3, 2).t(), value=2, out=L.empty(5)),
+    "kept strides": lambda L: L.addcdiv(L.ones(2, 3), L.arange(6.).reshape(2, 3), L.full((3,), 4.),
+                                        out=L.empty(3, 2).t()),
+    "cast to a wider out, broadcast": lambda L: L.addcmul(L.ones(3, dtype=L.float16), L.ones(2, 1),
+                                                          L.arange(3.), out=L.empty(0, dtype=L.float64)),
+}
+
+
+@pytest.mark.parametrize("case", STRUCTURED_OUT_CASES)
+def test_structured_out_matches_torch(case):
+    assert_out_variant_matches_torch(STRUCTURED_OUT_CASES[case])
+
+
+FAKE_PROGRAMS = {
+    "addcmul": lambda L, x, y: L.addcmul(x.t(), y[:, None], y[:, None], value=2),
+    "addcdiv out resized": lambda L, x, y: L.addcdiv(x, y, x, out=L.empty(0, dtype=L.float64)),
+    "addcmul_": lambda L, x, y: x.addcmul_(y, y),
+}
+
+
+@pytest.mark.parametrize("program", FAKE_PROGRAMS)
+def test_fake_tensors_run_the_meta_step(program):
+    assert_fake_matches_real(FAKE_PROGRAMS[program],
+                             lambda: (internals.arange(12.).reshape(4, 3), internals.ones(3)))
