@@ -3707,8 +3707,8 @@ def THPVariable_le(*args, **kwargs):
 
 
 _lerp_parser = PythonArgParser([
-    'lerp(Tensor input, Tensor end, Tensor weight)',
-    'lerp(Tensor input, Tensor end, Scalar weight)',
+    'lerp(Tensor input, Tensor end, Tensor weight, *, Tensor out=None)',
+    'lerp(Tensor input, Tensor end, Scalar weight, *, Tensor out=None)',
 ])
 
 
@@ -3717,10 +3717,16 @@ def THPVariable_lerp(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.idx == 0:
-        # aten::lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
-        return _ops['lerp.Tensor'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
-    # aten::lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
-    return _ops['lerp.Scalar'](_r.tensor(0), _r.tensor(1), _r.scalar(2))
+        if _r.is_none(3):
+            # aten::lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+            return _ops['lerp.Tensor'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
+        # aten::lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['lerp.Tensor_out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), out=_r.tensor(3))
+    if _r.is_none(3):
+        # aten::lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+        return _ops['lerp.Scalar'](_r.tensor(0), _r.tensor(1), _r.scalar(2))
+    # aten::lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['lerp.Scalar_out'](_r.tensor(0), _r.tensor(1), _r.scalar(2), out=_r.tensor(3))
 
 
 _lgamma_parser = PythonArgParser([

@@ -858,8 +858,10 @@ OPS = {
     'clamp_max.Tensor': dispatcher.find('clamp_max.Tensor'),
     'clamp_max_.Tensor': dispatcher.find('clamp_max_.Tensor'),
     'clamp_max.Tensor_out': dispatcher.find('clamp_max.Tensor_out'),
+    'lerp.Scalar_out': dispatcher.find('lerp.Scalar_out'),
     'lerp.Scalar': dispatcher.find('lerp.Scalar'),
     'lerp_.Scalar': dispatcher.find('lerp_.Scalar'),
+    'lerp.Tensor_out': dispatcher.find('lerp.Tensor_out'),
     'lerp.Tensor': dispatcher.find('lerp.Tensor'),
     'lerp_.Tensor': dispatcher.find('lerp_.Tensor'),
     'addcmul': dispatcher.find('addcmul'),
@@ -6682,6 +6684,12 @@ def clamp_max_Tensor_out(ks, self, max, **kwargs):
         return OPS['clamp_max.Tensor_out'].redispatch(after_autograd(ks), self, max, **kwargs)
 
 
+def lerp_Scalar_out(ks, self, end, weight, **kwargs):
+    check_out_no_requires_grad('lerp', self, end, kwargs.get('out'))
+    with below_autograd():
+        return OPS['lerp.Scalar_out'].redispatch(after_autograd(ks), self, end, weight, **kwargs)
+
+
 def lerp_Scalar(ks, self, end, weight):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or end._requires_grad):
@@ -6707,6 +6715,12 @@ def lerp__Scalar(ks, self, end, weight):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
+
+
+def lerp_Tensor_out(ks, self, end, weight, **kwargs):
+    check_out_no_requires_grad('lerp', self, end, weight, kwargs.get('out'))
+    with below_autograd():
+        return OPS['lerp.Tensor_out'].redispatch(after_autograd(ks), self, end, weight, **kwargs)
 
 
 def lerp_Tensor(ks, self, end, weight):
@@ -9620,8 +9634,10 @@ KERNELS = {
     'clamp_max.Tensor': clamp_max_Tensor,
     'clamp_max_.Tensor': clamp_max__Tensor,
     'clamp_max.Tensor_out': clamp_max_Tensor_out,
+    'lerp.Scalar_out': lerp_Scalar_out,
     'lerp.Scalar': lerp_Scalar,
     'lerp_.Scalar': lerp__Scalar,
+    'lerp.Tensor_out': lerp_Tensor_out,
     'lerp.Tensor': lerp_Tensor,
     'lerp_.Tensor': lerp__Tensor,
     'addcmul': addcmul,
