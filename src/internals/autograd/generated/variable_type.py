@@ -802,6 +802,7 @@ OPS = {
     'mish_': dispatcher.find('mish_'),
     '_prelu_kernel': dispatcher.find('_prelu_kernel'),
     '_prelu_kernel_backward': dispatcher.find('_prelu_kernel_backward'),
+    'glu.out': dispatcher.find('glu.out'),
     'glu': dispatcher.find('glu'),
     'glu_backward': dispatcher.find('glu_backward'),
     'sign': dispatcher.find('sign'),
@@ -6028,6 +6029,12 @@ def _prelu_kernel_backward(ks, grad_output, self, weight):
     return result
 
 
+def glu_out(ks, self, dim=-1, **kwargs):
+    check_out_no_requires_grad('glu', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['glu.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
+
+
 def glu(ks, self, dim=-1):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -9578,6 +9585,7 @@ KERNELS = {
     'mish_': mish_,
     '_prelu_kernel': _prelu_kernel,
     '_prelu_kernel_backward': _prelu_kernel_backward,
+    'glu.out': glu_out,
     'glu': glu,
     'glu_backward': glu_backward,
     'sign': sign,
