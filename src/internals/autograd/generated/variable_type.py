@@ -527,8 +527,10 @@ OPS = {
     'nll_loss_backward': dispatcher.find('nll_loss_backward'),
     'nll_loss2d_forward': dispatcher.find('nll_loss2d_forward'),
     'nll_loss2d_backward': dispatcher.find('nll_loss2d_backward'),
+    'mse_loss.out': dispatcher.find('mse_loss.out'),
     'mse_loss': dispatcher.find('mse_loss'),
     'mse_loss_backward': dispatcher.find('mse_loss_backward'),
+    'smooth_l1_loss.out': dispatcher.find('smooth_l1_loss.out'),
     'smooth_l1_loss': dispatcher.find('smooth_l1_loss'),
     'smooth_l1_loss_backward': dispatcher.find('smooth_l1_loss_backward'),
     'huber_loss': dispatcher.find('huber_loss'),
@@ -2569,6 +2571,12 @@ def nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore
     return result
 
 
+def mse_loss_out(ks, self, target, reduction=1, **kwargs):
+    check_out_no_requires_grad('mse_loss', self, target, kwargs.get('out'))
+    with below_autograd():
+        return OPS['mse_loss.out'].redispatch(after_autograd(ks), self, target, reduction, **kwargs)
+
+
 def mse_loss(ks, self, target, reduction=1):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
@@ -2598,6 +2606,12 @@ def mse_loss_backward(ks, grad_output, self, target, reduction):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def smooth_l1_loss_out(ks, self, target, reduction=1, beta=1.0, **kwargs):
+    check_out_no_requires_grad('smooth_l1_loss', self, target, kwargs.get('out'))
+    with below_autograd():
+        return OPS['smooth_l1_loss.out'].redispatch(after_autograd(ks), self, target, reduction, beta, **kwargs)
 
 
 def smooth_l1_loss(ks, self, target, reduction=1, beta=1.0):
@@ -9310,8 +9324,10 @@ KERNELS = {
     'nll_loss_backward': nll_loss_backward,
     'nll_loss2d_forward': nll_loss2d_forward,
     'nll_loss2d_backward': nll_loss2d_backward,
+    'mse_loss.out': mse_loss_out,
     'mse_loss': mse_loss,
     'mse_loss_backward': mse_loss_backward,
+    'smooth_l1_loss.out': smooth_l1_loss_out,
     'smooth_l1_loss': smooth_l1_loss,
     'smooth_l1_loss_backward': smooth_l1_loss_backward,
     'huber_loss': huber_loss,
