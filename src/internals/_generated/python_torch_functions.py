@@ -6465,7 +6465,7 @@ def THPVariable_transpose(*args, **kwargs):
 
 
 _tril_parser = PythonArgParser([
-    'tril(Tensor input, SymInt diagonal=0)',
+    'tril(Tensor input, SymInt diagonal=0, *, Tensor out=None)',
 ])
 
 
@@ -6473,8 +6473,11 @@ def THPVariable_tril(*args, **kwargs):
     _r = _tril_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::tril(Tensor self, SymInt diagonal=0) -> Tensor
-    return _ops['tril'](_r.tensor(0), _r.to_int64(1))
+    if _r.is_none(2):
+        # aten::tril(Tensor self, SymInt diagonal=0) -> Tensor
+        return _ops['tril'](_r.tensor(0), _r.to_int64(1))
+    # aten::tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['tril.out'](_r.tensor(0), _r.to_int64(1), out=_r.tensor(2))
 
 
 _tril_indices_parser = PythonArgParser([
@@ -6504,7 +6507,7 @@ def THPVariable_triplet_margin_loss(*args, **kwargs):
 
 
 _triu_parser = PythonArgParser([
-    'triu(Tensor input, SymInt diagonal=0)',
+    'triu(Tensor input, SymInt diagonal=0, *, Tensor out=None)',
 ])
 
 
@@ -6512,8 +6515,11 @@ def THPVariable_triu(*args, **kwargs):
     _r = _triu_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::triu(Tensor self, SymInt diagonal=0) -> Tensor
-    return _ops['triu'](_r.tensor(0), _r.to_int64(1))
+    if _r.is_none(2):
+        # aten::triu(Tensor self, SymInt diagonal=0) -> Tensor
+        return _ops['triu'](_r.tensor(0), _r.to_int64(1))
+    # aten::triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['triu.out'](_r.tensor(0), _r.to_int64(1), out=_r.tensor(2))
 
 
 _triu_indices_parser = PythonArgParser([

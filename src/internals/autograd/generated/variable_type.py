@@ -602,8 +602,12 @@ OPS = {
     'roll': dispatcher.find('roll'),
     'rot90': dispatcher.find('rot90'),
     'repeat': dispatcher.find('repeat'),
+    'tril.out': dispatcher.find('tril.out'),
     'tril': dispatcher.find('tril'),
+    'tril_': dispatcher.find('tril_'),
+    'triu.out': dispatcher.find('triu.out'),
     'triu': dispatcher.find('triu'),
+    'triu_': dispatcher.find('triu_'),
     'diag_embed': dispatcher.find('diag_embed'),
     'index.Tensor': dispatcher.find('index.Tensor'),
     'index_put_': dispatcher.find('index_put_'),
@@ -3626,6 +3630,12 @@ def repeat(ks, self, repeats):
     return result
 
 
+def tril_out(ks, self, diagonal=0, **kwargs):
+    check_out_no_requires_grad('tril', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['tril.out'].redispatch(after_autograd(ks), self, diagonal, **kwargs)
+
+
 def tril(ks, self, diagonal=0):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -3639,6 +3649,26 @@ def tril(ks, self, diagonal=0):
     return result
 
 
+def tril_(ks, self, diagonal=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = TrilBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.diagonal_ = as_int(diagonal)
+    with below_autograd():
+        result = OPS['tril_'].redispatch(after_autograd(ks), self, diagonal)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def triu_out(ks, self, diagonal=0, **kwargs):
+    check_out_no_requires_grad('triu', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['triu.out'].redispatch(after_autograd(ks), self, diagonal, **kwargs)
+
+
 def triu(ks, self, diagonal=0):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -3649,6 +3679,20 @@ def triu(ks, self, diagonal=0):
         result = OPS['triu'].redispatch(after_autograd(ks), self, diagonal)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def triu_(ks, self, diagonal=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = TriuBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.diagonal_ = as_int(diagonal)
+    with below_autograd():
+        result = OPS['triu_'].redispatch(after_autograd(ks), self, diagonal)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -9399,8 +9443,12 @@ KERNELS = {
     'roll': roll,
     'rot90': rot90,
     'repeat': repeat,
+    'tril.out': tril_out,
     'tril': tril,
+    'tril_': tril_,
+    'triu.out': triu_out,
     'triu': triu,
+    'triu_': triu_,
     'diag_embed': diag_embed,
     'index.Tensor': index_Tensor,
     'index_put_': index_put_,
