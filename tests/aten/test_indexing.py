@@ -1,15 +1,17 @@
 """Operators of ``aten/native/indexing.py`` that torch 2.13 declares structured, declared so here:
-``gather`` (``TensorAdvancedIndexing.cpp``), ``gather.out`` primary (a meta step that lays out the
-output of index's shape, refuses overlaps and checks the index; an impl step that writes each
-element at the output's own strides), ``gather`` derived. Values, layouts of fresh, kept and
-resized outputs, warnings, errors and fake tensors against torch's. (OpInfo samples and gradients:
-``test_shape_and_indexing_ops.py``.)
+``gather`` and ``scatter_add`` (``TensorAdvancedIndexing.cpp``). ``gather.out`` is primary (a
+meta step that lays out the output of index's shape, refuses overlaps and checks the index; an
+impl step that writes each element at the output's own strides), ``gather`` derived;
+``scatter_add.out`` likewise (self copied into the output, then src added), ``scatter_add`` and
+``scatter_add_`` derived. Values, layouts of fresh, kept and resized outputs, warnings, errors and
+fake tensors against torch's. (OpInfo samples and gradients: ``test_shape_and_indexing_ops.py``.)
 """
 import pytest
 from helpers import (
     assert_derived_from_structured_out,
     assert_fake_matches_real,
     assert_out_variant_matches_torch,
+    native_entries,
     same_error,
 )
 
@@ -71,3 +73,59 @@ FAKE_PROGRAMS = {
 @pytest.mark.parametrize("program", FAKE_PROGRAMS)
 def test_fake_tensors_run_the_meta_step(program):
     assert_fake_matches_real(FAKE_PROGRAMS[program])
+
+
+# ---- scatter_add: scatter_add.out primary; scatter_add and scatter_add_ derived
+def test_scatter_add_is_declared_structured_as_torch_declares_it():
+    assert_derived_from_structured_out("scatter_add", "out", indexing)
+    assert native_entries()["scatter_add_"]["structured_delegate"] == "scatter_add.out"
+
+
+def _self(L):
+    return L.arange(15.).reshape(5, 3).t()
+
+
+def _scatter_index(L):
+    return L.tensor([[0, 1, 2, 0], [2, 0, 0, 1]])
+
+
+SCATTER_ADD_CASES = {
+    "a transposed self: a contiguous result": lambda L: L.scatter_add(_self(L), 0, _scatter_index(L), L.ones(2, 5)),
+    "in place on a transposed self": lambda L: _self(L).scatter_add_(1, _scatter_index(L), L.ones(2, 5)),
+    "into an empty out": lambda L: L.scatter_add(_self(L), 0, _scatter_index(L), L.ones(2, 5), out=L.empty(0)),
+    "kept strides": lambda L: L.scatter_add(_self(L), 0, _scatter_index(L), L.ones(2, 5), out=L.empty(5, 3).t()),
+    "resized, warns": lambda L: L.scatter_add(_self(L), 0, _scatter_index(L), L.ones(2, 5), out=L.empty(4)),
+    "repeated indices, integers": lambda L: L.scatter_add(L.arange(4), 0, L.tensor([0, 0, 3]), L.tensor([1, 2, 3])),
+    "an empty index": lambda L: L.scatter_add(_self(L), 0, L.empty(0, dtype=L.int64), L.ones(2, 5)),
+}
+
+
+@pytest.mark.parametrize("case", SCATTER_ADD_CASES)
+def test_scatter_add_matches_torch(case):
+    assert_out_variant_matches_torch(SCATTER_ADD_CASES[case])
+
+
+SCATTER_ADD_ERRORS = {
+    "src of another dtype": lambda L: L.scatter_add(_self(L), 0, _scatter_index(L), L.ones(2, 5, dtype=L.float64)),
+    "an out of another dtype": lambda L: L.scatter_add(_self(L), 0, _scatter_index(L), L.ones(2, 5),
+                                                       out=L.empty(0, dtype=L.float64)),
+    "in place from a part of self": lambda L: (lambda x: x.scatter_add_(0, L.tensor([0, 1]), x[2:]))(L.arange(4.)),
+    "in place from an overlapping part": lambda L: (lambda x: x[:2].scatter_add_(0, L.tensor([0, 1]), x[1:3]))(
+        L.arange(4.)),
+    "a float index": lambda L: L.scatter_add(_self(L), 0, _scatter_index(L).float(), L.ones(2, 5)),
+    "an index out of bounds": lambda L: L.scatter_add(_self(L), 0, L.tensor([[5]]), L.ones(2, 5)),
+    "in place on a broadcast self": lambda L: L.ones(2, 1).expand(2, 3).scatter_add_(0, L.tensor([[0]]),
+                                                                                     L.ones(1, 1)),
+}
+
+
+@pytest.mark.parametrize("case", SCATTER_ADD_ERRORS)
+def test_scatter_add_errors_match_torch(case):
+    same_error(SCATTER_ADD_ERRORS[case])
+
+
+def test_scatter_add_fake_tensors_run_the_meta_step():
+    index = [[0, 1, 2], [2, 0, 0]]
+    assert_fake_matches_real(lambda L, x: L.scatter_add(x.t(), 1, L.tensor(index), x.t()))
+    assert_fake_matches_real(lambda L, x: x.scatter_add_(0, L.tensor(index), x * 2))
+    assert_fake_matches_real(lambda L, x: L.scatter_add(x, 0, L.tensor(index), x, out=L.empty(5)))

@@ -5619,7 +5619,7 @@ def THPVariable_scatter(*args, **kwargs):
 
 
 _scatter_add_parser = PythonArgParser([
-    'scatter_add(Tensor input, int64_t dim, Tensor index, Tensor src)',
+    'scatter_add(Tensor input, int64_t dim, Tensor index, Tensor src, *, Tensor out=None)',
 ])
 
 
@@ -5627,8 +5627,11 @@ def THPVariable_scatter_add(*args, **kwargs):
     _r = _scatter_add_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
-    return _ops['scatter_add'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
+    if _r.is_none(4):
+        # aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+        return _ops['scatter_add'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
+    # aten::scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['scatter_add.out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), out=_r.tensor(4))
 
 
 _scatter_reduce_parser = PythonArgParser([

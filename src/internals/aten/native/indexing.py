@@ -595,8 +595,27 @@ def scatter_value_reduce_(self, dim, index, value, reduce):
     return scatter_value_(self, dim, index, value, _scatter_reduce_op(reduce))
 
 
-def scatter_add_(self, dim, index, src):
-    return _scatter(self, dim, index, src, "add")
+def meta_scatter_add(out, self, dim, index, src):
+    """``TORCH_META_FUNC(scatter_add)`` (``scatter_meta_impl``): the dtype and shape checks; a given
+    output (``self`` in place) reaches no element twice and shares nothing with index or src;
+    then the output of self's sizes and dtype (contiguous, or ``out=`` checked and resized)."""
+    _gather_scatter_checks("scatter", self, dim, index, src)
+    if out is not None:
+        assert_no_internal_overlap(out._impl)
+        assert_no_overlap(out._impl, index._impl)
+        assert_no_overlap(out._impl, src._impl)
+    return set_output(out, self.shape, self.dtype, self.device)
+
+
+def impl_scatter_add(out, self, dim, index, src):
+    """``self`` copied into the output (unless it is the output), then ``src`` added at the
+    indexed places (``scatter_add_stub``)."""
+    if out is not self:
+        dispatcher.call("copy_", out, self)
+    return _scatter(out, dim, index, src, "add")
+
+
+scatter_add_out = structured(meta_scatter_add, impl_scatter_add)
 
 
 def _structured_copy(self):
@@ -667,10 +686,6 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
 
 def scatter_value_reduce(self, dim, index, value, reduce):
     return scatter_value_reduce_(_structured_copy(self), dim, index, value, reduce)
-
-
-def scatter_add(self, dim, index, src):
-    return scatter_add_(_structured_copy(self), dim, index, src)
 
 
 def _masked_fill_mask(self, indices, values):

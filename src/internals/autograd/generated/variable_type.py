@@ -633,6 +633,7 @@ OPS = {
     'scatter_reduce_.two': dispatcher.find('scatter_reduce_.two'),
     'scatter_add': dispatcher.find('scatter_add'),
     'scatter_add_': dispatcher.find('scatter_add_'),
+    'scatter_add.out': dispatcher.find('scatter_add.out'),
     'masked_fill.Scalar': dispatcher.find('masked_fill.Scalar'),
     'masked_fill_.Scalar': dispatcher.find('masked_fill_.Scalar'),
     'masked_fill.Tensor': dispatcher.find('masked_fill.Tensor'),
@@ -4061,6 +4062,12 @@ def scatter_add_(ks, self, dim, index, src):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
+
+
+def scatter_add_out(ks, self, dim, index, src, **kwargs):
+    check_out_no_requires_grad('scatter_add', self, index, src, kwargs.get('out'))
+    with below_autograd():
+        return OPS['scatter_add.out'].redispatch(after_autograd(ks), self, dim, index, src, **kwargs)
 
 
 def masked_fill_Scalar(ks, self, mask, value):
@@ -9474,6 +9481,7 @@ KERNELS = {
     'scatter_reduce_.two': scatter_reduce__two,
     'scatter_add': scatter_add,
     'scatter_add_': scatter_add_,
+    'scatter_add.out': scatter_add_out,
     'masked_fill.Scalar': masked_fill_Scalar,
     'masked_fill_.Scalar': masked_fill__Scalar,
     'masked_fill.Tensor': masked_fill_Tensor,
