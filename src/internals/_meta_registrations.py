@@ -175,12 +175,6 @@ def meta_nll_loss2d_backward(grad, x, target, weight, reduction, ignore_index, t
     return TensorMeta(tuple(x.shape), contiguous_strides(x.shape), x.dtype, x.device)
 
 
-@register_meta("mse_loss")
-def meta_mse_loss(x, target, reduction=1):
-    out = _elementwise([x, target], st.result_type(x, target))
-    return out if reduction == 0 else TensorMeta((), (), out.dtype, out.device)
-
-
 @register_meta("mse_loss_backward")
 def meta_mse_loss_backward(grad, x, target, reduction):
     return _elementwise([x, target, grad], st.result_type(x, target), layout_operands=[x])

@@ -22,7 +22,7 @@ from internals.aten.native import activation
 from internals.c10.dispatch_key import DispatchKey
 
 ACTIVATIONS = ("gelu", "silu", "softplus", "leaky_relu", "elu", "hardsigmoid", "hardshrink", "softshrink",
-               "threshold", "mish", "hardswish", "hardtanh", "log_sigmoid")
+               "threshold", "mish", "hardswish", "hardtanh", "log_sigmoid", "glu")
 FAMILIES = ACTIVATIONS + tuple(name + "_backward" for name in ACTIVATIONS)
 
 
@@ -36,7 +36,7 @@ def test_structured_marks_are_torchs():
     ours, theirs = native_entries(), native_entries(TORCH_NATIVE_FUNCTIONS)
     family = [name for name in theirs if name.split(".")[0].rstrip("_") in FAMILIES]
     structured = [name for name in family if theirs[name].get("structured")]
-    assert len(structured) == 19
+    assert len(structured) == 20
     for name in family:
         if name in ours:
             assert _marks(ours[name]) == _marks(theirs[name]), name
@@ -45,7 +45,7 @@ def test_structured_marks_are_torchs():
 
 @pytest.mark.parametrize("name", ["leaky_relu", "elu_", "hardsigmoid_", "threshold_", "mish", "gelu_", "silu",
                                   "softplus", "hardshrink", "softshrink", "gelu_backward", "threshold_backward",
-                                  "elu_backward", "leaky_relu_backward", "softshrink_backward"])
+                                  "elu_backward", "leaky_relu_backward", "softshrink_backward", "glu"])
 def test_derived_kernels_run_the_declared_meta_and_impl(name):
     entry = native_entries()[name]
     out_kernel = dispatcher.find(entry["structured_delegate"]).table[DispatchKey.CPU][0].fn
@@ -100,6 +100,10 @@ OUT_CASES = {
         _g(L), _x(L), 0., grad_input=L.empty(0)), 0),
     "threshold_backward of mixed dtypes": (lambda L: L.ops.aten.threshold_backward(
         _g(L).double(), _x(L), 0.), 0),
+    "glu of the halves of a transposed input": (lambda L: L.ops.aten.glu.out(
+        _x(L)[:, :2].t(), 0, out=L.empty(0)), LIBM_ULPS),
+    "glu into a wider out": (lambda L: L.ops.aten.glu.out(_g(L), out=L.empty(0, dtype=L.float64)), LIBM_ULPS),
+    "glu keeps out's strides": (lambda L: L.ops.aten.glu.out(_g(L).t(), 1, out=L.empty(2, 2).t()), LIBM_ULPS),
 }
 
 
@@ -128,6 +132,11 @@ ERROR_CASES = {
     "gelu approximation": lambda L: L.ops.aten.gelu(L.tensor([1.]), approximate="exact"),
     "in place on a broadcast shape": lambda L: L.ops.aten.elu_(L.ones(1, 3).expand(2, 3)),
     "partial overlap": lambda L: (lambda x: L.ops.aten.mish.out(x[:4], out=x[1:5]))(L.arange(6.)),
+    "glu of a scalar": lambda L: L.ops.aten.glu(L.tensor(1.)),
+    "glu of an odd dimension": lambda L: L.ops.aten.glu(L.ones(2, 3), -1),
+    "glu of integers": lambda L: L.ops.aten.glu(L.ones(2, 4, dtype=L.int64)),
+    "glu cannot cast down": lambda L: L.ops.aten.glu.out(L.ones(2, 4), out=L.empty(2, 2, dtype=L.int64)),
+    "glu_backward of a scalar": lambda L: L.ops.aten.glu_backward(L.tensor(1.), L.tensor(1.), 0),
 }
 
 
@@ -194,6 +203,8 @@ FAKE_PROGRAMS = {
     "in place": lambda L, x: L.nn.functional.leaky_relu(x, inplace=True),
     "out resized": lambda L, x: L.threshold(x, 0., 1., out=L.empty(0, dtype=L.float64)),
     "backward": lambda L, x: L.ops.aten.gelu_backward(x.t(), x.t().contiguous()),
+    "glu": lambda L, x: L.nn.functional.glu(x.t(), 1),
+    "glu out resized": lambda L, x: L.ops.aten.glu.out(x, 0, out=L.empty(0, dtype=L.float64)),
 }
 
 

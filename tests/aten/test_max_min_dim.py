@@ -107,3 +107,53 @@ def test_fake_tensors_get_the_real_kernels_metadata():
         return L.max(x.t(), 1, out=(L.empty(5), L.empty(0, dtype=L.int64)))
 
     assert_fake_matches_real(program)
+
+
+# ---- aminmax: the same kind of declaration (two outputs of the input's dtype, contiguous when fresh)
+def test_aminmax_is_derived_from_its_two_output_kernel():
+    entries = native_entries()
+    assert entries["aminmax"]["structured_delegate"] == "aminmax.out" and entries["aminmax.out"]["structured"]
+    out_kernel = dispatcher.find("aminmax.out").table[DispatchKey.CPU][0].fn
+    derived = dispatcher.find("aminmax").table[DispatchKey.CPU][0].fn
+    assert derived.__wrapped__ is out_kernel.meta and derived.__module__ == reduce_ops.__name__
+    assert out_kernel.outputs == 2 and tuple(out_kernel.__signature__.parameters)[-2:] == ("min", "max")
+
+
+AMINMAX_CASES = {
+    "along a dim, kept, into an empty and a resized out": lambda L: L.aminmax(
+        _x(L).t(), dim=0, keepdim=True, out=(L.empty(0), L.empty(5))),
+    "outs of the right shape keep their strides": lambda L: L.aminmax(
+        L.arange(24.).reshape(2, 3, 4), dim=1, out=(L.empty(4, 2).t(), L.empty(4, 2).t())),
+    "every element, kept": lambda L: L.aminmax(_x(L), keepdim=True, out=(L.empty(0), L.empty(0))),
+    "functional, a transposed input": lambda L: L.aminmax(_x(L).t(), dim=-1),
+    "integers, method": lambda L: L.tensor([[1, 5], [7, -2]]).aminmax(dim=0),
+    "a NaN": lambda L: L.aminmax(L.tensor([3., float("nan"), 1.])),
+    "a 0-dim input along dim 0, kept": lambda L: L.aminmax(L.tensor(3.), dim=0, keepdim=True),
+}
+
+
+@pytest.mark.parametrize("case", AMINMAX_CASES)
+def test_aminmax_matches_torch(case):
+    (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(AMINMAX_CASES[case])
+    assert type(ours).__name__ == type(theirs).__name__
+    for o, t in zip(ours, theirs, strict=True):
+        assert_same(o, t)
+    assert our_warnings == their_warnings
+
+
+AMINMAX_ERRORS = {
+    "an out of another dtype": lambda L: L.aminmax(L.ones(2, 3), out=(L.empty(0, dtype=L.float64), L.empty(0))),
+    "complex": lambda L: L.aminmax(L.tensor([1j])),
+    "a zero-size dim reduced": lambda L: L.aminmax(L.ones(2, 0), dim=1),
+    "no elements": lambda L: L.aminmax(L.ones(2, 0)),
+}
+
+
+@pytest.mark.parametrize("case", AMINMAX_ERRORS)
+def test_aminmax_errors_match_torch(case):
+    same_error(AMINMAX_ERRORS[case])
+
+
+def test_aminmax_fake_tensors_run_the_meta_step():
+    assert_fake_matches_real(lambda L, x: L.aminmax(x.t(), dim=1, out=(L.empty(5), L.empty(0))))
+    assert_fake_matches_real(lambda L, x: L.aminmax(x.t(), keepdim=True))

@@ -1,4 +1,4 @@
-"""addcmul and addcdiv (``PointwiseOps.cpp``) compared with torch: OpInfo samples, the bits of
+"""addcmul and addcdiv (``PointwiseOps.cpp``), and lerp (``Lerp.cpp``), compared with torch: OpInfo samples, the bits of
 each floating dtype (hypothesis; lerp's too, the optimizers' third fused update), type promotion,
 out= and in-place variants, errors, gradients and nodes (first and second order), and the
 operators a logging mode sees."""
@@ -12,14 +12,21 @@ from helpers import (
     FLOAT_DTYPES,
     TORCH_DTYPES,
     Adapter,
+    assert_derived_from_structured_out,
+    assert_fake_matches_real,
+    assert_out_variant_matches_torch,
     assert_same,
     logging_modes,
+    native_entries,
     run_opinfo_samples,
     same_or_same_error,
 )
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
+from internals.aten import dispatcher
+from internals.aten.native import binary_ops, pointwise_ops
+from internals.c10.dispatch_key import DispatchKey
 
 ADAPTERS = {name: Adapter(getattr(internals, name), name, kwargs=("value",)) for name in ("addcmul", "addcdiv")}
 OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
@@ -68,6 +75,19 @@ def test_lerp_scalar_bits_match_torch(dtype, values, weight, in_place):
     assert_same(run(internals), run(torch), rtol=0, atol=0)
 
 
+@hypothesis.settings(max_examples=40, deadline=None)
+@hypothesis.given(dtype=st.sampled_from(FLOAT_DTYPES),
+                  values=st.lists(st.tuples(FINITE, FINITE, st.floats(-2, 2, allow_nan=False, width=16)),
+                                  min_size=1, max_size=40),
+                  in_place=st.booleans())
+def test_lerp_tensor_bits_match_torch(dtype, values, in_place):
+    """``lerp.Tensor``, a weight per element: the same fma from the nearer end, in the opmath type."""
+    def run(lib):
+        start, end, weight = (lib.tensor(column, dtype=getattr(lib, str(dtype)[6:])) for column in zip(*values))
+        return start.lerp_(end, weight) if in_place else lib.lerp(start, end, weight)
+    assert_same(run(internals), run(torch), rtol=0, atol=0)
+
+
 PROGRAMS = [
     # type promotion across the three inputs; a 0-dim tensor and a wrapped number take part as usual
     "lib.addcmul(lib.arange(3), lib.arange(3), lib.arange(3), value=2)",
@@ -104,6 +124,17 @@ PROGRAMS = [
     "lib.addcmul(lib.ones(3), lib.ones(2), lib.ones(3))",
     "lib.addcmul(lib.ones(3), lib.ones(3), lib.ones(3), 2)",
     "(lambda x: lib.addcmul(x, x, x, out=x[1:]))(lib.ones(4))",
+    # lerp: end (and a weight that is not 0-dim) of the input's dtype; a 0-dim weight is promoted
+    "lib.lerp(lib.ones(3), lib.zeros(3), lib.tensor(0.5, dtype=lib.float64))",
+    "lib.lerp(lib.ones(3), lib.arange(3.), lib.tensor(0.5j))",
+    "lib.lerp(lib.ones(3), lib.ones(3), lib.ones(3), out=lib.empty(3, dtype=lib.float64))",
+    "lib.lerp(lib.ones(3), lib.ones(3), lib.tensor([0.5], dtype=lib.float64))",
+    "lib.lerp(lib.ones(3), lib.ones(3, dtype=lib.float64), 0.5)",
+    "lib.lerp(lib.ones(3, dtype=lib.int64), lib.ones(3, dtype=lib.int64), lib.tensor(1))",
+    "lib.lerp(lib.ones(3, dtype=lib.int64), lib.ones(3, dtype=lib.int64), 1)",
+    "lib.ones(3).lerp_(lib.ones(3), lib.tensor(0.5j))",
+    "lib.ones(3).lerp_(lib.ones(2, 3), lib.tensor(0.5))",
+    "lib.lerp(lib.tensor([1+2j, 3j]), lib.tensor([2j, 1+0j]), lib.tensor([0.2+0.1j, 0.9-0.4j]))",
 ]
 
 
@@ -185,3 +216,57 @@ def test_logged_operators():
         ours = program(internals)
     assert log_i == log_t
     assert_same(ours, theirs)
+
+
+@pytest.mark.parametrize("name", ["addcmul", "addcdiv", "lerp.Scalar", "lerp.Tensor"])
+def test_declared_structured_as_torch_declares_them(name):
+    """``addcmul.out`` is the primary kernel (a meta and an impl step); the functional and in-place
+    forms are derived from it, as torchgen derives them from ``structured_delegate:``."""
+    if name.startswith("lerp"):
+        overload = name.split(".")[1]
+        entries = native_entries()
+        out = dispatcher.find(f"lerp.{overload}_out").table[DispatchKey.CPU][0].fn
+        assert entries[f"lerp.{overload}_out"]["structured"] and out.meta.__module__ == binary_ops.__name__
+        for derived in (name, f"lerp_.{overload}"):
+            assert entries[derived]["structured_delegate"] == f"lerp.{overload}_out"
+            assert dispatcher.find(derived).table[DispatchKey.CPU][0].fn.__wrapped__ is out.meta
+        return
+    assert_derived_from_structured_out(name, "out", pointwise_ops)
+    assert native_entries()[name + "_"]["structured_delegate"] == name + ".out"
+
+
+STRUCTURED_OUT_CASES = {
+    "resized, laid out as the transposed inputs": lambda L: L.addcmul(
+        L.ones(3, 2).t(), L.arange(6.).reshape(3, 2).t(), L.ones(3, 2).t(), value=2, out=L.empty(5)),
+    "kept strides": lambda L: L.addcdiv(L.ones(2, 3), L.arange(6.).reshape(2, 3), L.full((3,), 4.),
+                                        out=L.empty(3, 2).t()),
+    "lerp resized, laid out as the inputs": lambda L: L.lerp(
+        L.ones(3, 2).t(), L.arange(6.).reshape(3, 2).t(), L.linspace(-1, 2, 6).reshape(3, 2).t(), out=L.empty(5)),
+    "lerp by a number into an empty out": lambda L: L.lerp(L.tensor([1., 2.]), L.tensor([3., 5.]), 0.25,
+                                                           out=L.empty(0)),
+    "lerp by a 0-dim weight into a wider out": lambda L: L.lerp(L.ones(3), L.arange(3.), L.tensor(0.5, dtype=L.float64),
+                                                                out=L.empty(3, dtype=L.float64)),
+    "cast to a wider out, broadcast": lambda L: L.addcmul(L.ones(3, dtype=L.float16), L.ones(2, 1),
+                                                          L.arange(3.), out=L.empty(0, dtype=L.float64)),
+}
+
+
+@pytest.mark.parametrize("case", STRUCTURED_OUT_CASES)
+def test_structured_out_matches_torch(case):
+    assert_out_variant_matches_torch(STRUCTURED_OUT_CASES[case])
+
+
+FAKE_PROGRAMS = {
+    "addcmul": lambda L, x, y: L.addcmul(x.t(), y[:, None], y[:, None], value=2),
+    "addcdiv out resized": lambda L, x, y: L.addcdiv(x, y, x, out=L.empty(0, dtype=L.float64)),
+    "addcmul_": lambda L, x, y: x.addcmul_(y, y),
+    "lerp.Tensor": lambda L, x, y: L.lerp(x.t(), x.t(), y[:, None]),
+    "lerp.Scalar out resized": lambda L, x, y: L.lerp(x, y, 0.3, out=L.empty(5)),
+    "lerp_ by a complex 0-dim weight": lambda L, x, y: L.lerp(x, y, L.tensor(0.5j)),
+}
+
+
+@pytest.mark.parametrize("program", FAKE_PROGRAMS)
+def test_fake_tensors_run_the_meta_step(program):
+    assert_fake_matches_real(FAKE_PROGRAMS[program],
+                             lambda: (internals.arange(12.).reshape(4, 3), internals.ones(3)))

@@ -1,5 +1,6 @@
 """Differential tests of the regression losses and similarities against torch: ``smooth_l1_loss``
-and ``huber_loss`` (aten operators with their own backward kernels), ``kl_div``,
+and ``huber_loss`` (aten operators with their own backward kernels; ``smooth_l1_loss`` and
+``mse_loss`` declared structured, as torch declares them), ``kl_div``,
 ``cosine_similarity`` and ``pairwise_distance`` (torch's composites), and their modules.
 
 PyTorch's OpInfo samples (as given and non-contiguous); gradients of both inputs and second
@@ -10,11 +11,23 @@ import warnings
 
 import pytest
 import torch
-from helpers import Adapter, assert_same, assert_same_error, compare_call, run_opinfo_samples
+from helpers import (
+    Adapter,
+    assert_derived_from_structured_out,
+    assert_fake_matches_real,
+    assert_ops_out_resized_with_torchs_warning,
+    assert_out_variant_matches_torch,
+    assert_same,
+    assert_same_error,
+    compare_call,
+    run_opinfo_samples,
+    same_error,
+)
 from helpers import run_everyday_call as _run
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
+from internals.aten.native import loss
 
 F, NNF = internals.nn.functional, torch.nn.functional
 # the reductions sum in another order than torch's vectorised loops; norms take a square root
@@ -173,3 +186,67 @@ def _weight_requiring_grad(lib, call):
                                   "bce_with_logits pos_weight", "batch_norm running_mean"])
 def test_inputs_without_a_formula_refuse_requires_grad_as_torch(call):
     assert _weight_requiring_grad(internals, call) == _weight_requiring_grad(torch, call)
+
+
+# ---- mse_loss and smooth_l1_loss: structured (Loss.cpp), out= primary, the functional form derived
+@pytest.mark.parametrize("name", ["mse_loss", "smooth_l1_loss"])
+def test_declared_structured_as_torch_declares_them(name):
+    assert_derived_from_structured_out(name, "out", loss)
+
+
+def _transposed(L):
+    return L.linspace(-3., 3., 12).reshape(4, 3).t()
+
+
+STRUCTURED_OUT_CASES = {
+    "mse none, laid out by the transposed input, into a wider out": lambda L: L.ops.aten.mse_loss.out(
+        _transposed(L), L.zeros(3, 1), 0, out=L.empty(0, dtype=L.float64)),
+    "mse mean into a 0-dim out": lambda L: L.ops.aten.mse_loss.out(_transposed(L), L.ones(4), 1, out=L.empty(0)),
+    "mse sum into a narrower float out": lambda L: L.ops.aten.mse_loss.out(
+        _transposed(L), L.ones(4), 2, out=L.empty(0, dtype=L.float16)),
+    "smooth_l1 none keeps out's strides": lambda L: L.ops.aten.smooth_l1_loss.out(
+        _transposed(L), L.zeros(3, 1), 0, 0.5, out=L.empty(4, 3).t()),
+    "smooth_l1 mean with beta 0": lambda L: L.ops.aten.smooth_l1_loss.out(
+        _transposed(L), L.zeros(3, 1), 1, 0., out=L.empty(0)),
+    "smooth_l1 sum of float64 and float32": lambda L: L.ops.aten.smooth_l1_loss.out(
+        _transposed(L).double(), L.zeros(3, 1), 2, 1.5, out=L.empty(0, dtype=L.float64)),
+}
+
+
+@pytest.mark.parametrize("case", STRUCTURED_OUT_CASES)
+def test_structured_out_matches_torch(case):
+    assert_out_variant_matches_torch(STRUCTURED_OUT_CASES[case])
+
+
+@pytest.mark.parametrize("name, args", [("mse_loss", (1,)), ("smooth_l1_loss", (2, 0.5))])
+def test_a_reduced_loss_resizes_a_0_dim_out_with_torchs_warning(name, args, capfd):
+    """The meta step resizes ``out`` to the broadcast shape first (a 0-dim out warns), then to 0-dim."""
+    assert_ops_out_resized_with_torchs_warning(
+        lambda L: getattr(L.ops.aten, name).out(_transposed(L), L.ones(4), *args, out=L.empty(())), capfd)
+
+
+STRUCTURED_ERRORS = {
+    "mse of integers": lambda L: L.ops.aten.mse_loss(L.ones(3, dtype=L.int64), L.ones(3, dtype=L.int64), 0),
+    "mse cannot cast down": lambda L: L.ops.aten.mse_loss.out(L.ones(3), L.ones(3), 1, out=L.empty((), dtype=L.int64)),
+    "mse shapes": lambda L: L.ops.aten.mse_loss(L.ones(3), L.ones(2), 1),
+    "smooth_l1 negative beta": lambda L: L.ops.aten.smooth_l1_loss(L.ones(3), L.ones(3), 1, -1.),
+    "smooth_l1 of integers": lambda L: L.ops.aten.smooth_l1_loss(L.ones(3, dtype=L.int64), L.ones(3, dtype=L.int64)),
+}
+
+
+@pytest.mark.parametrize("case", STRUCTURED_ERRORS)
+def test_structured_errors_match_torch(case):
+    same_error(STRUCTURED_ERRORS[case])
+
+
+FAKE_PROGRAMS = {
+    "mse none": lambda L, x: L.ops.aten.mse_loss(x.t(), x.t()[0], 0),
+    "mse mean": lambda L, x: L.nn.functional.mse_loss(x, x),
+    "smooth_l1 none into out": lambda L, x: L.ops.aten.smooth_l1_loss.out(x, x, 0, 1., out=L.empty(0)),
+    "smooth_l1 sum": lambda L, x: L.ops.aten.smooth_l1_loss(x.t(), x.t(), 2, 0.5),
+}
+
+
+@pytest.mark.parametrize("program", FAKE_PROGRAMS)
+def test_fake_tensors_run_the_meta_step(program):
+    assert_fake_matches_real(FAKE_PROGRAMS[program])

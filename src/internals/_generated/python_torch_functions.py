@@ -3733,8 +3733,8 @@ def THPVariable_le(*args, **kwargs):
 
 
 _lerp_parser = PythonArgParser([
-    'lerp(Tensor input, Tensor end, Tensor weight)',
-    'lerp(Tensor input, Tensor end, Scalar weight)',
+    'lerp(Tensor input, Tensor end, Tensor weight, *, Tensor out=None)',
+    'lerp(Tensor input, Tensor end, Scalar weight, *, Tensor out=None)',
 ])
 
 
@@ -3743,10 +3743,16 @@ def THPVariable_lerp(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.idx == 0:
-        # aten::lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
-        return _ops['lerp.Tensor'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
-    # aten::lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
-    return _ops['lerp.Scalar'](_r.tensor(0), _r.tensor(1), _r.scalar(2))
+        if _r.is_none(3):
+            # aten::lerp.Tensor(Tensor self, Tensor end, Tensor weight) -> Tensor
+            return _ops['lerp.Tensor'](_r.tensor(0), _r.tensor(1), _r.tensor(2))
+        # aten::lerp.Tensor_out(Tensor self, Tensor end, Tensor weight, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['lerp.Tensor_out'](_r.tensor(0), _r.tensor(1), _r.tensor(2), out=_r.tensor(3))
+    if _r.is_none(3):
+        # aten::lerp.Scalar(Tensor self, Tensor end, Scalar weight) -> Tensor
+        return _ops['lerp.Scalar'](_r.tensor(0), _r.tensor(1), _r.scalar(2))
+    # aten::lerp.Scalar_out(Tensor self, Tensor end, Scalar weight, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['lerp.Scalar_out'](_r.tensor(0), _r.tensor(1), _r.scalar(2), out=_r.tensor(3))
 
 
 _lgamma_parser = PythonArgParser([
@@ -5668,7 +5674,7 @@ def THPVariable_scatter(*args, **kwargs):
 
 
 _scatter_add_parser = PythonArgParser([
-    'scatter_add(Tensor input, int64_t dim, Tensor index, Tensor src)',
+    'scatter_add(Tensor input, int64_t dim, Tensor index, Tensor src, *, Tensor out=None)',
 ])
 
 
@@ -5676,8 +5682,11 @@ def THPVariable_scatter_add(*args, **kwargs):
     _r = _scatter_add_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
-    return _ops['scatter_add'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
+    if _r.is_none(4):
+        # aten::scatter_add(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+        return _ops['scatter_add'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
+    # aten::scatter_add.out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['scatter_add.out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), out=_r.tensor(4))
 
 
 _scatter_reduce_parser = PythonArgParser([
@@ -6514,7 +6523,7 @@ def THPVariable_transpose(*args, **kwargs):
 
 
 _tril_parser = PythonArgParser([
-    'tril(Tensor input, SymInt diagonal=0)',
+    'tril(Tensor input, SymInt diagonal=0, *, Tensor out=None)',
 ])
 
 
@@ -6522,8 +6531,11 @@ def THPVariable_tril(*args, **kwargs):
     _r = _tril_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::tril(Tensor self, SymInt diagonal=0) -> Tensor
-    return _ops['tril'](_r.tensor(0), _r.to_int64(1))
+    if _r.is_none(2):
+        # aten::tril(Tensor self, SymInt diagonal=0) -> Tensor
+        return _ops['tril'](_r.tensor(0), _r.to_int64(1))
+    # aten::tril.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['tril.out'](_r.tensor(0), _r.to_int64(1), out=_r.tensor(2))
 
 
 _tril_indices_parser = PythonArgParser([
@@ -6553,7 +6565,7 @@ def THPVariable_triplet_margin_loss(*args, **kwargs):
 
 
 _triu_parser = PythonArgParser([
-    'triu(Tensor input, SymInt diagonal=0)',
+    'triu(Tensor input, SymInt diagonal=0, *, Tensor out=None)',
 ])
 
 
@@ -6561,8 +6573,11 @@ def THPVariable_triu(*args, **kwargs):
     _r = _triu_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::triu(Tensor self, SymInt diagonal=0) -> Tensor
-    return _ops['triu'](_r.tensor(0), _r.to_int64(1))
+    if _r.is_none(2):
+        # aten::triu(Tensor self, SymInt diagonal=0) -> Tensor
+        return _ops['triu'](_r.tensor(0), _r.to_int64(1))
+    # aten::triu.out(Tensor self, SymInt diagonal=0, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['triu.out'](_r.tensor(0), _r.to_int64(1), out=_r.tensor(2))
 
 
 _triu_indices_parser = PythonArgParser([

@@ -4694,6 +4694,19 @@ def THPVariable_tril(self, *args, **kwargs):
     return _ops['tril'](self, _r.to_int64(0))
 
 
+_tril__parser = PythonArgParser([
+    'tril_(SymInt diagonal=0)',
+])
+
+
+def THPVariable_tril_(self, *args, **kwargs):
+    _r = _tril__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::tril_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
+    return _ops['tril_'](self, _r.to_int64(0))
+
+
 _triu_parser = PythonArgParser([
     'triu(SymInt diagonal=0)',
 ])
@@ -4705,6 +4718,19 @@ def THPVariable_triu(self, *args, **kwargs):
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::triu(Tensor self, SymInt diagonal=0) -> Tensor
     return _ops['triu'](self, _r.to_int64(0))
+
+
+_triu__parser = PythonArgParser([
+    'triu_(SymInt diagonal=0)',
+])
+
+
+def THPVariable_triu_(self, *args, **kwargs):
+    _r = _triu__parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::triu_(Tensor(a!) self, SymInt diagonal=0) -> Tensor(a!)
+    return _ops['triu_'](self, _r.to_int64(0))
 
 
 _true_divide_parser = PythonArgParser([
@@ -5884,7 +5910,9 @@ METHODS = named({
     'transpose': THPVariable_transpose,
     'transpose_': THPVariable_transpose_,
     'tril': THPVariable_tril,
+    'tril_': THPVariable_tril_,
     'triu': THPVariable_triu,
+    'triu_': THPVariable_triu_,
     'true_divide': THPVariable_true_divide,
     'true_divide_': THPVariable_true_divide_,
     'trunc': THPVariable_trunc,

@@ -11,7 +11,8 @@ order sets the gradient's layout; ``threshold`` reads its input twice, as its ba
 and write the values into the iterator's output: a scalar loop (gelu, silu, softplus,
 threshold_backward), or the activation's formula composed of pointwise operators in the order
 of torch's scalar loop (so the roundings are torch's), copied into it. hardtanh, hardswish,
-log_sigmoid, prelu and glu are not structured in torch: functional kernels, as there.
+log_sigmoid and prelu are not structured in torch: functional kernels, as there; of glu, only
+the forward is.
 """
 import math
 
@@ -639,7 +640,8 @@ def log_sigmoid_backward(grad_output, self, buffer):
                                                                                  0, *geometry))
 
 
-# ---- prelu and glu (``Activation.cpp``, ``GatedLinearUnit.cpp``): not structured in torch
+# ---- prelu (``Activation.cpp``, not structured in torch) and glu (``GatedLinearUnit.cpp``: the
+# forward structured, the backward a kernel of its own)
 def prelu(self, weight):
     """CompositeImplicitAutograd: checks, then ``weight`` reshaped to broadcast along dim 1."""
     if self.dtype is not weight.dtype:
@@ -690,7 +692,7 @@ def _sum_to(t, shape):
 
 def _glu_halves(self, dim):
     if self.dim() == 0:
-        raise RuntimeError("glu does not support scalars because halving size must be even")
+        raise RuntimeError("glu does not support 0-dimensional tensors")    # F.glu words it otherwise
     dim = dim + self.dim() if dim < 0 else dim
     if self.shape[dim] % 2:
         raise RuntimeError(f"Halving dimension must be even, but dimension {dim} is size {self.shape[dim]}")
@@ -698,12 +700,23 @@ def _glu_halves(self, dim):
     return _call("narrow", self, dim, 0, n), _call("narrow", self, dim, n, n), dim
 
 
-def glu(self, dim=-1):
-    """a · 1 / (1 + exp(-b)) for the two halves a, b along ``dim`` (``glu_kernel``)."""
+def meta_glu(out, self, dim=-1):
+    """``TORCH_META_FUNC(glu)``: the halving checks, then the binary iterator over the two halves
+    (``build_borrowing_binary_op``), which lays the output out and casts into a wider ``out``."""
+    a, b, _ = _glu_halves(self, dim)
+    return TensorIterator.binary_op(out, a, b)
+
+
+def impl_glu(it, self, dim=-1):
+    """a · 1 / (1 + exp(-b)) for the two halves a, b along ``dim`` (``glu_kernel``: reduced floats
+    in float32, rounded once)."""
     _float_only(self, "glu_cpu")
     a, b, _ = _glu_halves(self, dim)
-    gate = _call("reciprocal", _call("add.Tensor", _call("exp", _call("neg", b)), wrap_scalar(1)))
-    return _call("mul.Tensor", a, gate)
+    return _into(it, _in_opmath(lambda a, b: _call("mul.Tensor", a, _call(
+        "reciprocal", _call("add.Tensor", _call("exp", _call("neg", b)), wrap_scalar(1)))), a, b))
+
+
+glu_out = structured(meta_glu, impl_glu)
 
 
 def glu_backward(grad_output, self, dim):

@@ -22,8 +22,9 @@ from ..dispatcher import call
 from ..tensor_iterator import BinaryOpConfig, TensorIterator, TensorIteratorConfig
 from . import scalar_ops as ops
 from .copy import to
+from .dispatch_stub import loops
 from .elementwise import binary_loop as _run  # each impl's last step: the loop of an op number
-from .elementwise import common_device, where
+from .elementwise import common_device
 from .structured import structured, structured_variant
 from .tensor_factories import wrap_scalar
 
@@ -736,45 +737,59 @@ def _clamp_overload(name, min, max):
     return f"{name}.Tensor" if isinstance(min, TensorBase) or isinstance(max, TensorBase) else name
 
 
-def lerp(start, end, weight, *, out=None):
-    """``lerp.Scalar`` in one loop (the weight as the loop's ``alpha``); ``lerp.Tensor`` from the
-    same two formulas, picked elementwise by |weight| < 0.5 (from the nearer end)."""
-    common = _check_lerp(start, end, weight, out)
-    if not hasattr(weight, "_impl"):
-        it = TensorIterator.binary_op(out, start, end)      # the weight rides in the loop's scalar
-        return _run(it, ops.LERP, st.checked_convert(weight, it.compute_dtype))
-    if common is not start.dtype or weight.dtype is not start.dtype:
-        result = lerp(*(to(t, common) for t in (start, end, weight)))
-        return result if out is None else call("copy_", out, result)
-    diff = call("sub.Tensor", end, start)
-    near_start = call("lt.Scalar", call("abs", weight), 0.5)
-    from_start = call("add.Tensor", start, call("mul.Tensor", weight, diff))
-    from_end = call("sub.Tensor", end, call("mul.Tensor", diff, call("rsub.Scalar", weight, 1)))
-    result = where(near_start, from_start, from_end)
-    return result if out is None else call("copy_", out, result)
+# ---- lerp (Lerp.cpp): declared structured, a meta step (torch's dtype checks, then the iterator)
+# and an impl step (lerp_kernel_scalar_weight / lerp_kernel_tensor_weight) per overload
+def _check_lerp_operand(self, name, t):
+    if t.dtype is not self.dtype:
+        raise RuntimeError(f"expected dtype {st.type_meta_name(self.dtype)} for `{name}` but got dtype "
+                           f"{st.type_meta_name(t.dtype)}")
 
 
-def lerp_(start, end, weight):
-    return lerp(start, end, weight, out=start)
+def _refuse_non_float(it, kernel):
+    """The kernels dispatch over floating and complex types only."""
+    if not (it.common_dtype.is_floating_point or it.common_dtype.is_complex):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{it.common_dtype.torch_name}\'')
 
 
-def _check_lerp(start, end, weight, out):
-    """``TORCH_META_FUNC(lerp_Tensor)``: ``end`` has the input's dtype, and so has a weight
-    unless it is 0-dim: that one is promoted with the operands (a complex weight makes the
-    result complex), and the result must cast safely into ``out``. Returns the dtype computed in."""
-    for name, t in (("end", end), ("weight", weight)):
-        if hasattr(t, "_impl") and t.dtype is not start.dtype and (t is end or t.dim()):
-            raise RuntimeError(f"expected dtype {st.type_meta_name(start.dtype)} for `{name}` but got dtype "
-                               f"{st.type_meta_name(t.dtype)}")
-    promoted = hasattr(weight, "_impl") and weight.dim() == 0
-    dtype = st.result_type(start, end, weight) if promoted else start.dtype
-    if out is not None and not st.can_cast(dtype, out.dtype):
-        raise RuntimeError(f"result type {dtype.torch_name} can't be cast to the desired output type "
-                           f"{out.dtype.torch_name}")
-    if not dtype.is_floating_point:
-        kernel = "lerp_kernel_tensor" if hasattr(weight, "_impl") else "lerp_kernel_scalar"
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{dtype.torch_name}\'')
-    return dtype
+def meta_lerp_Scalar(out, self, end, weight):
+    """``TORCH_META_FUNC(lerp_Scalar)``: ``end`` of the input's dtype, then the binary iterator."""
+    _check_lerp_operand(self, "end", end)
+    return TensorIterator.binary_op(out, self, end)
+
+
+def impl_lerp_Scalar(it, self, end, weight):
+    """One loop, the weight in the loop's scalar, read as the computation type."""
+    _refuse_non_float(it, "lerp_kernel_scalar")
+    return _run(it, ops.LERP, st.checked_convert(weight, it.compute_dtype))
+
+
+lerp_Scalar_out = structured(meta_lerp_Scalar, impl_lerp_Scalar)
+
+
+def meta_lerp_Tensor(out, self, end, weight):
+    """``TORCH_META_FUNC(lerp_Tensor)``: ``end`` of the input's dtype, and so a weight unless it is
+    0-dim; that one is promoted with the operands (a complex weight makes the result complex), the
+    result cast safely into ``out``. Otherwise no operand is cast: all of one dtype, ``out`` too."""
+    _check_lerp_operand(self, "end", end)
+    promote = weight.dim() == 0
+    if not promote:
+        _check_lerp_operand(self, "weight", weight)
+    config = TensorIteratorConfig().add_output(out).add_const_input(self).add_const_input(end).add_const_input(weight)
+    if promote:
+        config.promote_inputs_to_common_dtype().enforce_safe_casting_to_output().cast_common_dtype_to_outputs()
+    else:
+        config.check_all_same_dtype()       # torch's default, which the promoting configuration turns off
+    return config.build()
+
+
+def impl_lerp_Tensor(it, self, end, weight):
+    """The elementwise weight's loop: from the nearer end, one fma, in the computation type."""
+    _refuse_non_float(it, "lerp_kernel_tensor")
+    return it.for_each(lambda buffers, *geometry: loops(it.device).ternary_loop(
+        ops.LERP_TENSOR, *buffers, st.checked_convert(0, it.compute_dtype), *geometry))
+
+
+lerp_Tensor_out = structured(meta_lerp_Tensor, impl_lerp_Tensor)
 
 
 # ---- closeness (TensorCompare.cpp): compositions of elementwise ops, as torch writes them

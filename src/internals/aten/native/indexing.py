@@ -22,13 +22,16 @@ from .. import dispatcher
 from ..tensor_iterator import (
     _overlap,
     assert_no_internal_overlap,
+    assert_no_overlap,
     broadcast_shapes,
+    check_no_overlap,
     has_internal_overlap,
     output_layout,
 )
 from .copy import buffer, fill_, same_device_copy, to_device
 from .dispatch_stub import loops
 from .elementwise import common_device
+from .structured import set_output, structured
 from .tensor_factories import empty_strided, from_host, wrap_scalar
 from .tensor_shape import as_strided, compute_stride, expand, select, wrap_dim
 
@@ -489,14 +492,32 @@ def _picks(index, size, d):
     return _wrap_checked(_host_array(index).reshape(-1), size, d, RuntimeError, wrap=False)
 
 
-def gather(self, dim, index, sparse_grad=False):
-    """``gather``: ``out[i][j] = self[index[i][j]][j]`` along ``dim`` (contiguous, index's shape)."""
-    d = _gather_scatter_checks("gather", self, dim, index)
-    out = empty_strided(index.shape, contiguous_strides(index.shape), dtype=self.dtype, device=self.device)
+def meta_gather(out, self, dim, index, *, sparse_grad=False):
+    """``TORCH_META_FUNC(gather)``: the output of index's shape and self's dtype (contiguous, or
+    ``out=`` checked and resized); a given ``out`` shares nothing with ``self`` and no part of
+    ``index``; then the index's dtype and shape checks (none for an empty index)."""
+    wrapped = wrap_dim(dim, self.dim())
+    given = out is not None
+    out = set_output(out, index.shape, self.dtype, self.device)
+    if given:
+        assert_no_internal_overlap(out._impl)
+        assert_no_overlap(out._impl, self._impl)
+        check_no_overlap(out._impl, [index._impl])
+    _gather_scatter_checks("gather", self, wrapped, index)
+    return out
+
+
+def impl_gather(out, self, dim, index, *, sparse_grad=False):
+    """``gather_stub``: ``out[i][j] = self[index[i][j]][j]`` along ``dim``, each element written
+    at ``out``'s own strides."""
     if index.numel():
+        d = wrap_dim(dim, self.dim())
         picks = _picks(index, _geometry(self)[0][d], d)
         move(out, walk(out), self, _along(self, index, d, picks))
     return out
+
+
+gather_out = structured(meta_gather, impl_gather)
 
 
 def take_along_dim(self, indices, dim=None):
@@ -574,8 +595,27 @@ def scatter_value_reduce_(self, dim, index, value, reduce):
     return scatter_value_(self, dim, index, value, _scatter_reduce_op(reduce))
 
 
-def scatter_add_(self, dim, index, src):
-    return _scatter(self, dim, index, src, "add")
+def meta_scatter_add(out, self, dim, index, src):
+    """``TORCH_META_FUNC(scatter_add)`` (``scatter_meta_impl``): the dtype and shape checks; a given
+    output (``self`` in place) reaches no element twice and shares nothing with index or src;
+    then the output of self's sizes and dtype (contiguous, or ``out=`` checked and resized)."""
+    _gather_scatter_checks("scatter", self, dim, index, src)
+    if out is not None:
+        assert_no_internal_overlap(out._impl)
+        assert_no_overlap(out._impl, index._impl)
+        assert_no_overlap(out._impl, src._impl)
+    return set_output(out, self.shape, self.dtype, self.device)
+
+
+def impl_scatter_add(out, self, dim, index, src):
+    """``self`` copied into the output (unless it is the output), then ``src`` added at the
+    indexed places (``scatter_add_stub``)."""
+    if out is not self:
+        dispatcher.call("copy_", out, self)
+    return _scatter(out, dim, index, src, "add")
+
+
+scatter_add_out = structured(meta_scatter_add, impl_scatter_add)
 
 
 def _structured_copy(self):
@@ -646,10 +686,6 @@ def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
 
 def scatter_value_reduce(self, dim, index, value, reduce):
     return scatter_value_reduce_(_structured_copy(self), dim, index, value, reduce)
-
-
-def scatter_add(self, dim, index, src):
-    return scatter_add_(_structured_copy(self), dim, index, src)
 
 
 def _masked_fill_mask(self, indices, values):

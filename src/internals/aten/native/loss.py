@@ -12,6 +12,7 @@ import numpy as np
 from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format, preserve_format
 from ..dispatcher import call
+from ..tensor_iterator import TensorIterator
 from .copy import to
 from .structured import set_output, structured
 from .tensor_factories import arange, wrap_scalar
@@ -269,13 +270,40 @@ def _norm(reduction, numel, scale, dtype):
     return norm if dtype.is_floating_point else int(norm)
 
 
-def mse_loss(self, target, reduction=MEAN):
-    """(self − target)² per element in the common dtype, then the reduction (``Loss.cpp``'s
-    ``mse_loss_out``): torch's ``mse_cpu`` loop has cases for floating dtypes only, so integer,
-    bool and complex inputs raise here, whoever calls the operator."""
-    _, (self, target) = _promoted_into(st.result_type(self, target), (self, target), "mse", self.device, _floating)
+def _meta_pointwise_loss(out, self, target, reduction):
+    """``TORCH_META_FUNC(mse_loss)`` and ``(smooth_l1_loss)``: the binary iterator over input
+    and target (``build_borrowing_binary_op``: promoted, cast safely into ``out``, which it
+    resizes to the broadcast shape), then a reduced loss's output resized to 0-dim."""
+    it = TensorIterator.binary_op(out, self, target)
+    if reduction != NONE:
+        if reduction not in (MEAN, SUM):
+            raise RuntimeError("reduction == Reduction::Mean || reduction == Reduction::Sum INTERNAL ASSERT FAILED")
+        call("resize_", it.result, [])
+    return it
+
+
+def _impl_pointwise_loss(it, loss, reduction):
+    """The impl's last step: the per-element loss written into the output, or its mean or sum
+    (``mean_out``/``sum_out`` over every dim, into the 0-dim output)."""
+    if reduction == NONE:
+        return call("copy_", it.result, loss)
+    reduce = "mean.out" if reduction == MEAN else "sum.IntList_out"
+    return call(reduce, loss, [], False, dtype=None, out=it.result)
+
+
+def meta_mse_loss(out, self, target, reduction=MEAN):
+    return _meta_pointwise_loss(out, self, target, reduction)
+
+
+def impl_mse_loss(it, self, target, reduction=MEAN):
+    """(self − target)² per element in the common dtype (``mse_stub``): torch's ``mse_cpu`` loop
+    has cases for floating dtypes only, so integer, bool and complex inputs raise."""
+    _, (self, target) = _promoted_into(it.common_dtype, (self, target), "mse", self.device, _floating)
     diff = call("sub.Tensor", self, target)
-    return _reduce(call("mul.Tensor", diff, diff), reduction)
+    return _impl_pointwise_loss(it, call("mul.Tensor", diff, diff), reduction)
+
+
+mse_loss_out = structured(meta_mse_loss, impl_mse_loss)
 
 
 def mse_loss_backward(grad_output, self, target, reduction):
@@ -301,19 +329,25 @@ def _half(t):
     return call("mul.Tensor", t, wrap_scalar(0.5))
 
 
-def smooth_l1_loss(self, target, reduction=MEAN, beta=1.0):
-    """|d| < beta: 0.5·d²/beta, else |d| - 0.5·beta, with d = self - target, in the common
-    dtype (a structured kernel: floating loops only); then the reduction."""
+def meta_smooth_l1_loss(out, self, target, reduction=MEAN, beta=1.0):
     if beta < 0:
         raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
-    common = st.result_type(self, target)
-    _, (self, target) = _promoted_into(common, (self, target), "smooth_l1", self.device, _floating)
-    if beta == 0:
-        return _reduce(_abs_diff(self, target), reduction)
+    return _meta_pointwise_loss(out, self, target, reduction)
+
+
+def impl_smooth_l1_loss(it, self, target, reduction=MEAN, beta=1.0):
+    """|d| < beta: 0.5·d²/beta, else |d| - 0.5·beta, with d = self - target, in the common
+    dtype (``smooth_l1_stub``: floating loops only); then the reduction."""
+    _, (self, target) = _promoted_into(it.common_dtype, (self, target), "smooth_l1", self.device, _floating)
     z = _abs_diff(self, target)
+    if beta == 0:
+        return _impl_pointwise_loss(it, z, reduction)
     quadratic = call("div.Tensor", call("mul.Tensor", _half(z), z), wrap_scalar(beta))
     linear = call("sub.Tensor", z, wrap_scalar(0.5 * _as_dtype(beta, z)))
-    return _reduce(call("where.self", call("lt.Scalar", z, beta), quadratic, linear), reduction)
+    return _impl_pointwise_loss(it, call("where.self", call("lt.Scalar", z, beta), quadratic, linear), reduction)
+
+
+smooth_l1_loss_out = structured(meta_smooth_l1_loss, impl_smooth_l1_loss)
 
 
 def _as_dtype(value, t):

@@ -2,8 +2,10 @@
 ``cpu/PointwiseOpsKernel.cpp``): ``self + value * tensor1 * tensor2`` and
 ``self + value * tensor1 / tensor2`` in one loop over three inputs.
 
-The meta functions build a ternary TensorIterator (``build_ternary_op``): the three inputs
-promoted to their common dtype, the result cast into ``out`` if that is safe. ``value`` is read
+Declared structured, as torch declares them: each a meta step that builds a ternary
+TensorIterator (``build_ternary_op``: the three inputs promoted to their common dtype, the result
+cast into ``out`` if that is safe) and an impl step that runs the loop; ``addcmul.out`` is the
+primary kernel, the functional and in-place forms are derived from it. ``value`` is read
 as the computation type (``value.to<opmath_t>()``), so float16 and bfloat16 compute in float32
 and round once. The optimizers' moment updates are written with these.
 """
@@ -11,29 +13,42 @@ from ...c10 import scalar_type as st
 from ..tensor_iterator import TensorIteratorConfig
 from . import scalar_ops as ops
 from .dispatch_stub import loops
+from .structured import structured
 
-__all__ = ["addcmul", "addcmul_", "addcdiv", "addcdiv_"]
+__all__ = ["addcmul_out", "addcdiv_out"]
 
 
-def _pointwise(op, name, self, tensor1, tensor2, value, out):
-    it = (TensorIteratorConfig().add_output(out).add_const_input(self).add_const_input(tensor1)
-          .add_const_input(tensor2).promote_inputs_to_common_dtype().cast_common_dtype_to_outputs()
-          .enforce_safe_casting_to_output().build())
+def _ternary_op(out, self, tensor1, tensor2):
+    """``build_ternary_op``: the three inputs promoted to their common dtype, the result cast
+    into ``out`` if that is safe (``out`` resized, or allocated when None)."""
+    return (TensorIteratorConfig().add_output(out).add_const_input(self).add_const_input(tensor1)
+            .add_const_input(tensor2).promote_inputs_to_common_dtype().cast_common_dtype_to_outputs()
+            .enforce_safe_casting_to_output().build())
+
+
+def _run(it, op, name, value):
+    """The stub's loop: ``value`` read as the computation type, bool refused by the dispatch
+    macro (``AT_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2``, no Bool)."""
     if it.common_dtype is st.bool_:
         raise NotImplementedError(f'"{name}_cpu_out" not implemented for \'Bool\'')
     scalar = st.checked_convert(value, it.compute_dtype)
     return it.for_each(lambda buffers, *geometry: loops(it.device).ternary_loop(op, *buffers, scalar, *geometry))
 
 
-def addcmul(self, tensor1, tensor2, *, value=1):
-    return _pointwise(ops.ADDCMUL, "addcmul", self, tensor1, tensor2, value, None)
+def meta_addcmul(out, self, tensor1, tensor2, *, value=1):
+    """``TORCH_META_FUNC(addcmul)``."""
+    return _ternary_op(out, self, tensor1, tensor2)
 
 
-def addcmul_(self, tensor1, tensor2, *, value=1):
-    return _pointwise(ops.ADDCMUL, "addcmul", self, tensor1, tensor2, value, self)
+def impl_addcmul(it, self, tensor1, tensor2, *, value=1):
+    """``TORCH_IMPL_FUNC(addcmul_out)``: ``addcmul_stub``."""
+    return _run(it, ops.ADDCMUL, "addcmul", value)
 
 
-def _check_addcdiv(tensor1, tensor2):
+addcmul_out = structured(meta_addcmul, impl_addcmul)
+
+
+def meta_addcdiv(out, self, tensor1, tensor2, *, value=1):
     """``TORCH_META_FUNC(addcdiv)``: integer (or bool) operands would once have floor-divided."""
     if tensor1.dtype.category <= st.INTEGRAL and tensor2.dtype.category <= st.INTEGRAL:
         raise RuntimeError(
@@ -42,13 +57,12 @@ def _check_addcdiv(tensor1, tensor2):
             "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
             "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
             "implementation: (input + value * tensor1 / tensor2), for all dtypes.")
+    return _ternary_op(out, self, tensor1, tensor2)
 
 
-def addcdiv(self, tensor1, tensor2, *, value=1):
-    _check_addcdiv(tensor1, tensor2)
-    return _pointwise(ops.ADDCDIV, "addcdiv", self, tensor1, tensor2, value, None)
+def impl_addcdiv(it, self, tensor1, tensor2, *, value=1):
+    """``TORCH_IMPL_FUNC(addcdiv_out)``: ``addcdiv_stub``."""
+    return _run(it, ops.ADDCDIV, "addcdiv", value)
 
 
-def addcdiv_(self, tensor1, tensor2, *, value=1):
-    _check_addcdiv(tensor1, tensor2)
-    return _pointwise(ops.ADDCDIV, "addcdiv", self, tensor1, tensor2, value, self)
+addcdiv_out = structured(meta_addcdiv, impl_addcdiv)

@@ -28,7 +28,7 @@ from . import scalar_ops as ops
 from .copy import cast_like, to
 from .dispatch_stub import loops
 from .resize import resize_output
-from .structured import structured, structured_variant
+from .structured import set_output, structured, structured_variant
 from .tensor_factories import empty, wrap_scalar
 
 
@@ -377,23 +377,35 @@ amax_out = structured(meta_amax, impl_amax)   # and from them amax, amin
 amin_out = structured(meta_amin, impl_amin)
 
 
-def aminmax(x, *, dim=None, keepdim=False):
-    """``aminmax`` (``TensorCompare.cpp``): ``amin`` and ``amax`` over ``dim`` (else every element),
-    checked first as its meta function checks."""
+def meta_aminmax(min, max, self, *, dim=None, keepdim=False):
+    """``TORCH_META_FUNC(aminmax)`` (``TensorCompare.cpp``): the empty-dimension checks, then
+    both outputs of the input's dtype and the reduced shape (every dim, kept as ones with
+    ``keepdim``; else none), contiguous, or ``out=`` checked and resized."""
     if dim is None:
-        if x.numel() == 0:
+        if self.numel() == 0:
             raise RuntimeError("aminmax(): cannot compute aminmax over an empty dimension as the operation has no "
                                "identity.")
-        dims = list(range(x.dim()))
+        shape = (1,) * self.dim() if keepdim else ()
     else:
-        d = wrap_dim(dim, x.dim())
-        if x.numel() == 0 and x.dim() and x.shape[d] == 0:
+        d = wrap_dim(dim, self.dim())
+        if self.numel() == 0 and self.dim() and self.shape[d] == 0:
             raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
-        dims = [d] if x.dim() else []
-    _not_complex(x, "aminmax_cpu")
-    low, high = _reduce(ops.AMIN, x, dims, keepdim, x.dtype, "amin"), _reduce(ops.AMAX, x, dims, keepdim, x.dtype,
-                                                                               "amax")
-    return return_type("aminmax", ("min", "max"))(low, high)
+        sizes = list(enumerate(self.shape))
+        shape = tuple(1 if i == d else n for i, n in sizes) if keepdim else tuple(n for i, n in sizes if i != d)
+    return tuple(set_output(out, shape, self.dtype, self.device) for out in (min, max))
+
+
+def impl_aminmax(outs, self, *, dim=None, keepdim=False):
+    """``amin`` and ``amax`` over ``dim`` (else every element) into the two outputs
+    (``aminmax_stub`` / ``aminmax_allreduce_stub``: no complex case)."""
+    _not_complex(self, "aminmax_cpu")
+    dims = list(range(self.dim())) if dim is None else [wrap_dim(dim, self.dim())] if self.dim() else []
+    for op, name, out in ((ops.AMIN, "amin", outs[0]), (ops.AMAX, "amax", outs[1])):
+        dispatcher.call("copy_", out, _reduce(op, self, dims, keepdim, self.dtype, name))
+    return return_type("aminmax", ("min", "max"))(*outs)       # an out= call returns a plain tuple
+
+
+aminmax_out = structured(meta_aminmax, impl_aminmax, outputs=2)
 
 
 def diff(x, n=1, dim=-1, prepend=None, append=None):

@@ -1318,6 +1318,15 @@ def log_sigmoid_backward(x, buffer, grad, value):
 LOG_SIGMOID_BACKWARD = TERNARY.register(log_sigmoid_backward)
 
 
+@register_jitable
+def lerp_tensor(start, end, weight, value):
+    """``lerp`` with a weight per element (``lerp_kernel_tensor_weight``): the scalar-weight
+    ``lerp``'s two fmas, picked by the element's weight (``value`` is unused)."""
+    diff = end - start
+    return multiply_add(weight, diff, start) if abs(weight) < 0.5 else multiply_add(weight - 1, diff, end)
+LERP_TENSOR = TERNARY.register(lerp_tensor)
+
+
 # ----------------------------------------------------------------------------- reductions
 
 

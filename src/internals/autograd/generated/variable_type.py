@@ -538,8 +538,10 @@ OPS = {
     'nll_loss_backward': dispatcher.find('nll_loss_backward'),
     'nll_loss2d_forward': dispatcher.find('nll_loss2d_forward'),
     'nll_loss2d_backward': dispatcher.find('nll_loss2d_backward'),
+    'mse_loss.out': dispatcher.find('mse_loss.out'),
     'mse_loss': dispatcher.find('mse_loss'),
     'mse_loss_backward': dispatcher.find('mse_loss_backward'),
+    'smooth_l1_loss.out': dispatcher.find('smooth_l1_loss.out'),
     'smooth_l1_loss': dispatcher.find('smooth_l1_loss'),
     'smooth_l1_loss_backward': dispatcher.find('smooth_l1_loss_backward'),
     'huber_loss': dispatcher.find('huber_loss'),
@@ -614,8 +616,12 @@ OPS = {
     'roll': dispatcher.find('roll'),
     'rot90': dispatcher.find('rot90'),
     'repeat': dispatcher.find('repeat'),
+    'tril.out': dispatcher.find('tril.out'),
     'tril': dispatcher.find('tril'),
+    'tril_': dispatcher.find('tril_'),
+    'triu.out': dispatcher.find('triu.out'),
     'triu': dispatcher.find('triu'),
+    'triu_': dispatcher.find('triu_'),
     'diag_embed': dispatcher.find('diag_embed'),
     'index.Tensor': dispatcher.find('index.Tensor'),
     'index_put_': dispatcher.find('index_put_'),
@@ -641,6 +647,7 @@ OPS = {
     'scatter_reduce_.two': dispatcher.find('scatter_reduce_.two'),
     'scatter_add': dispatcher.find('scatter_add'),
     'scatter_add_': dispatcher.find('scatter_add_'),
+    'scatter_add.out': dispatcher.find('scatter_add.out'),
     'masked_fill.Scalar': dispatcher.find('masked_fill.Scalar'),
     'masked_fill_.Scalar': dispatcher.find('masked_fill_.Scalar'),
     'masked_fill.Tensor': dispatcher.find('masked_fill.Tensor'),
@@ -816,6 +823,7 @@ OPS = {
     'mish_': dispatcher.find('mish_'),
     '_prelu_kernel': dispatcher.find('_prelu_kernel'),
     '_prelu_kernel_backward': dispatcher.find('_prelu_kernel_backward'),
+    'glu.out': dispatcher.find('glu.out'),
     'glu': dispatcher.find('glu'),
     'glu_backward': dispatcher.find('glu_backward'),
     'sign': dispatcher.find('sign'),
@@ -872,8 +880,10 @@ OPS = {
     'clamp_max.Tensor': dispatcher.find('clamp_max.Tensor'),
     'clamp_max_.Tensor': dispatcher.find('clamp_max_.Tensor'),
     'clamp_max.Tensor_out': dispatcher.find('clamp_max.Tensor_out'),
+    'lerp.Scalar_out': dispatcher.find('lerp.Scalar_out'),
     'lerp.Scalar': dispatcher.find('lerp.Scalar'),
     'lerp_.Scalar': dispatcher.find('lerp_.Scalar'),
+    'lerp.Tensor_out': dispatcher.find('lerp.Tensor_out'),
     'lerp.Tensor': dispatcher.find('lerp.Tensor'),
     'lerp_.Tensor': dispatcher.find('lerp_.Tensor'),
     'addcmul': dispatcher.find('addcmul'),
@@ -2609,6 +2619,12 @@ def nll_loss2d_backward(ks, grad_output, self, target, weight, reduction, ignore
     return result
 
 
+def mse_loss_out(ks, self, target, reduction=1, **kwargs):
+    check_out_no_requires_grad('mse_loss', self, target, kwargs.get('out'))
+    with below_autograd():
+        return OPS['mse_loss.out'].redispatch(after_autograd(ks), self, target, reduction, **kwargs)
+
+
 def mse_loss(ks, self, target, reduction=1):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or target._requires_grad):
@@ -2638,6 +2654,12 @@ def mse_loss_backward(ks, grad_output, self, target, reduction):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def smooth_l1_loss_out(ks, self, target, reduction=1, beta=1.0, **kwargs):
+    check_out_no_requires_grad('smooth_l1_loss', self, target, kwargs.get('out'))
+    with below_autograd():
+        return OPS['smooth_l1_loss.out'].redispatch(after_autograd(ks), self, target, reduction, beta, **kwargs)
 
 
 def smooth_l1_loss(ks, self, target, reduction=1, beta=1.0):
@@ -3693,6 +3715,12 @@ def repeat(ks, self, repeats):
     return result
 
 
+def tril_out(ks, self, diagonal=0, **kwargs):
+    check_out_no_requires_grad('tril', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['tril.out'].redispatch(after_autograd(ks), self, diagonal, **kwargs)
+
+
 def tril(ks, self, diagonal=0):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -3706,6 +3734,26 @@ def tril(ks, self, diagonal=0):
     return result
 
 
+def tril_(ks, self, diagonal=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = TrilBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.diagonal_ = as_int(diagonal)
+    with below_autograd():
+        result = OPS['tril_'].redispatch(after_autograd(ks), self, diagonal)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
+    return result
+
+
+def triu_out(ks, self, diagonal=0, **kwargs):
+    check_out_no_requires_grad('triu', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['triu.out'].redispatch(after_autograd(ks), self, diagonal, **kwargs)
+
+
 def triu(ks, self, diagonal=0):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -3716,6 +3764,20 @@ def triu(ks, self, diagonal=0):
         result = OPS['triu'].redispatch(after_autograd(ks), self, diagonal)
     if grad_fn is not None:
         set_history(result, grad_fn)
+    return result
+
+
+def triu_(ks, self, diagonal=0):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        check_inplace(self)
+        grad_fn = TriuBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.diagonal_ = as_int(diagonal)
+    with below_autograd():
+        result = OPS['triu_'].redispatch(after_autograd(ks), self, diagonal)
+    if grad_fn is not None:
+        rebase_history(self, grad_fn)
     return result
 
 
@@ -4082,6 +4144,12 @@ def scatter_add_(ks, self, dim, index, src):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
+
+
+def scatter_add_out(ks, self, dim, index, src, **kwargs):
+    check_out_no_requires_grad('scatter_add', self, index, src, kwargs.get('out'))
+    with below_autograd():
+        return OPS['scatter_add.out'].redispatch(after_autograd(ks), self, dim, index, src, **kwargs)
 
 
 def masked_fill_Scalar(ks, self, mask, value):
@@ -6105,6 +6173,12 @@ def _prelu_kernel_backward(ks, grad_output, self, weight):
     return result
 
 
+def glu_out(ks, self, dim=-1, **kwargs):
+    check_out_no_requires_grad('glu', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['glu.out'].redispatch(after_autograd(ks), self, dim, **kwargs)
+
+
 def glu(ks, self, dim=-1):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -6761,6 +6835,12 @@ def clamp_max_Tensor_out(ks, self, max, **kwargs):
         return OPS['clamp_max.Tensor_out'].redispatch(after_autograd(ks), self, max, **kwargs)
 
 
+def lerp_Scalar_out(ks, self, end, weight, **kwargs):
+    check_out_no_requires_grad('lerp', self, end, kwargs.get('out'))
+    with below_autograd():
+        return OPS['lerp.Scalar_out'].redispatch(after_autograd(ks), self, end, weight, **kwargs)
+
+
 def lerp_Scalar(ks, self, end, weight):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or end._requires_grad):
@@ -6786,6 +6866,12 @@ def lerp__Scalar(ks, self, end, weight):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
+
+
+def lerp_Tensor_out(ks, self, end, weight, **kwargs):
+    check_out_no_requires_grad('lerp', self, end, weight, kwargs.get('out'))
+    with below_autograd():
+        return OPS['lerp.Tensor_out'].redispatch(after_autograd(ks), self, end, weight, **kwargs)
 
 
 def lerp_Tensor(ks, self, end, weight):
@@ -9484,8 +9570,10 @@ KERNELS = {
     'nll_loss_backward': nll_loss_backward,
     'nll_loss2d_forward': nll_loss2d_forward,
     'nll_loss2d_backward': nll_loss2d_backward,
+    'mse_loss.out': mse_loss_out,
     'mse_loss': mse_loss,
     'mse_loss_backward': mse_loss_backward,
+    'smooth_l1_loss.out': smooth_l1_loss_out,
     'smooth_l1_loss': smooth_l1_loss,
     'smooth_l1_loss_backward': smooth_l1_loss_backward,
     'huber_loss': huber_loss,
@@ -9560,8 +9648,12 @@ KERNELS = {
     'roll': roll,
     'rot90': rot90,
     'repeat': repeat,
+    'tril.out': tril_out,
     'tril': tril,
+    'tril_': tril_,
+    'triu.out': triu_out,
     'triu': triu,
+    'triu_': triu_,
     'diag_embed': diag_embed,
     'index.Tensor': index_Tensor,
     'index_put_': index_put_,
@@ -9587,6 +9679,7 @@ KERNELS = {
     'scatter_reduce_.two': scatter_reduce__two,
     'scatter_add': scatter_add,
     'scatter_add_': scatter_add_,
+    'scatter_add.out': scatter_add_out,
     'masked_fill.Scalar': masked_fill_Scalar,
     'masked_fill_.Scalar': masked_fill__Scalar,
     'masked_fill.Tensor': masked_fill_Tensor,
@@ -9762,6 +9855,7 @@ KERNELS = {
     'mish_': mish_,
     '_prelu_kernel': _prelu_kernel,
     '_prelu_kernel_backward': _prelu_kernel_backward,
+    'glu.out': glu_out,
     'glu': glu,
     'glu_backward': glu_backward,
     'sign': sign,
@@ -9818,8 +9912,10 @@ KERNELS = {
     'clamp_max.Tensor': clamp_max_Tensor,
     'clamp_max_.Tensor': clamp_max__Tensor,
     'clamp_max.Tensor_out': clamp_max_Tensor_out,
+    'lerp.Scalar_out': lerp_Scalar_out,
     'lerp.Scalar': lerp_Scalar,
     'lerp_.Scalar': lerp__Scalar,
+    'lerp.Tensor_out': lerp_Tensor_out,
     'lerp.Tensor': lerp_Tensor,
     'lerp_.Tensor': lerp__Tensor,
     'addcmul': addcmul,
