@@ -292,13 +292,16 @@ def test_every_derivative_entry_is_tested():
         y.sum().backward()
     reached.add(y.grad_fn.name())
     # The sliding blocks, pixel shuffling, adaptive max pooling and the margin losses, differentiated
-    # twice (tests/nn/test_unfold_fold.py, test_pixel_shuffle.py, test_adaptive_max_pool.py and
-    # test_margin_losses.py compare nodes and gradients with torch's).
+    # twice, and 3-d average pooling (tests/nn/test_unfold_fold.py, test_pixel_shuffle.py,
+    # test_adaptive_max_pool.py, test_margin_losses.py and test_pooling_3d.py compare nodes and
+    # gradients with torch's).
     from test_adaptive_max_pool import SECOND_ORDER as POOL_TWICE
     from test_margin_losses import SECOND_ORDER as MARGIN_TWICE
     from test_pixel_shuffle import SECOND_ORDER as SHUFFLE_TWICE
+    from test_pooling_3d import SECOND_ORDER as POOL_3D_TWICE
     from test_unfold_fold import SECOND_ORDER as FOLD_TWICE
-    for build in [*POOL_TWICE.values(), *MARGIN_TWICE.values(), *SHUFFLE_TWICE.values(), *FOLD_TWICE.values()]:
+    for build in [*POOL_TWICE.values(), *MARGIN_TWICE.values(), *SHUFFLE_TWICE.values(), *FOLD_TWICE.values(),
+                  *POOL_3D_TWICE.values()]:
         out, x = build(internals)
         (g,) = internals.autograd.grad(out.sum(), x, create_graph=True)
         reached |= _nodes(out) | _nodes(g)

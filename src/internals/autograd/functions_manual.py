@@ -1336,6 +1336,17 @@ def avg_pool2d_backward(*args):
     return dispatcher.call("avg_pool2d_backward", *args)
 
 
+__all__ += ["avg_pool3d", "avg_pool3d_backward"]
+
+
+def avg_pool3d(*args):
+    return dispatcher.call("avg_pool3d", *args)
+
+
+def avg_pool3d_backward(*args):
+    return dispatcher.call("avg_pool3d_backward", *args)
+
+
 def _adaptive_avg_pool2d(grad, output_size):
     return dispatcher.call("_adaptive_avg_pool2d", grad, list(output_size))
 
