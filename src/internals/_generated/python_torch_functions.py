@@ -1988,6 +1988,23 @@ def THPVariable_conv2d(*args, **kwargs):
     return _ops['conv2d.padding'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.value(4), _r.intlist(5), _r.to_int64(6))
 
 
+_conv3d_parser = PythonArgParser([
+    'conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[3] stride=1, SymIntArrayRef[3] padding=0, SymIntArrayRef[3] dilation=1, SymInt groups=1)',
+    'conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[3] stride=1, c10::string_view padding="valid", SymIntArrayRef[3] dilation=1, SymInt groups=1)',
+])
+
+
+def THPVariable_conv3d(*args, **kwargs):
+    _r = _conv3d_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor
+        return _ops['conv3d'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6))
+    # aten::conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding="valid", SymInt[3] dilation=1, SymInt groups=1) -> Tensor
+    return _ops['conv3d.padding'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.value(4), _r.intlist(5), _r.to_int64(6))
+
+
 _conv_transpose1d_parser = PythonArgParser([
     'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[1] stride=1, SymIntArrayRef[1] padding=0, SymIntArrayRef[1] output_padding=0, SymInt groups=1, SymIntArrayRef[1] dilation=1)',
 ])
@@ -2012,6 +2029,19 @@ def THPVariable_conv_transpose2d(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor
     return _ops['conv_transpose2d.input'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6), _r.intlist(7))
+
+
+_conv_transpose3d_parser = PythonArgParser([
+    'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[3] stride=1, SymIntArrayRef[3] padding=0, SymIntArrayRef[3] output_padding=0, SymInt groups=1, SymIntArrayRef[3] dilation=1)',
+])
+
+
+def THPVariable_conv_transpose3d(*args, **kwargs):
+    _r = _conv_transpose3d_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1) -> Tensor
+    return _ops['conv_transpose3d.input'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6), _r.intlist(7))
 
 
 _convolution_parser = PythonArgParser([
@@ -7017,8 +7047,10 @@ FUNCTIONS = named({
     'constant_pad_nd': THPVariable_constant_pad_nd,
     'conv1d': THPVariable_conv1d,
     'conv2d': THPVariable_conv2d,
+    'conv3d': THPVariable_conv3d,
     'conv_transpose1d': THPVariable_conv_transpose1d,
     'conv_transpose2d': THPVariable_conv_transpose2d,
+    'conv_transpose3d': THPVariable_conv_transpose3d,
     'convolution': THPVariable_convolution,
     'copy': THPVariable_copy,
     'copysign': THPVariable_copysign,

@@ -47,6 +47,8 @@ from .functions import (
     AtanhBackward0,
     AvgPool2DBackward0,
     AvgPool2DBackwardBackward0,
+    AvgPool3DBackward0,
+    AvgPool3DBackwardBackward0,
     BaddbmmBackward0,
     BernoulliBackward0,
     BernoulliBackward1,
@@ -948,6 +950,10 @@ OPS = {
     'avg_pool2d': dispatcher.find('avg_pool2d'),
     'avg_pool2d_backward.grad_input': dispatcher.find('avg_pool2d_backward.grad_input'),
     'avg_pool2d_backward': dispatcher.find('avg_pool2d_backward'),
+    'avg_pool3d.out': dispatcher.find('avg_pool3d.out'),
+    'avg_pool3d': dispatcher.find('avg_pool3d'),
+    'avg_pool3d_backward.grad_input': dispatcher.find('avg_pool3d_backward.grad_input'),
+    'avg_pool3d_backward': dispatcher.find('avg_pool3d_backward'),
     '_adaptive_avg_pool2d': dispatcher.find('_adaptive_avg_pool2d'),
     '_adaptive_avg_pool2d_backward': dispatcher.find('_adaptive_avg_pool2d_backward'),
     'adaptive_max_pool2d.out': dispatcher.find('adaptive_max_pool2d.out'),
@@ -7874,6 +7880,56 @@ def avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, cei
     return result
 
 
+def avg_pool3d_out(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None, **kwargs):
+    check_out_no_requires_grad('avg_pool3d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['avg_pool3d.out'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
+
+
+def avg_pool3d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AvgPool3DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.kernel_size_ = as_int_tuple(kernel_size)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.ceil_mode_ = ceil_mode
+        grad_fn.count_include_pad_ = count_include_pad
+        grad_fn.divisor_override_ = divisor_override
+    with below_ad_inplace_or_view():
+        result = OPS['avg_pool3d'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def avg_pool3d_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs):
+    check_out_no_requires_grad('avg_pool3d_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['avg_pool3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
+
+
+def avg_pool3d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = AvgPool3DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.kernel_size_ = as_int_tuple(kernel_size)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.ceil_mode_ = ceil_mode
+        grad_fn.count_include_pad_ = count_include_pad
+        grad_fn.divisor_override_ = divisor_override
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['avg_pool3d_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def _adaptive_avg_pool2d(ks, self, output_size):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -9710,6 +9766,10 @@ KERNELS = {
     'avg_pool2d': avg_pool2d,
     'avg_pool2d_backward.grad_input': avg_pool2d_backward_grad_input,
     'avg_pool2d_backward': avg_pool2d_backward,
+    'avg_pool3d.out': avg_pool3d_out,
+    'avg_pool3d': avg_pool3d,
+    'avg_pool3d_backward.grad_input': avg_pool3d_backward_grad_input,
+    'avg_pool3d_backward': avg_pool3d_backward,
     '_adaptive_avg_pool2d': _adaptive_avg_pool2d,
     '_adaptive_avg_pool2d_backward': _adaptive_avg_pool2d_backward,
     'adaptive_max_pool2d.out': adaptive_max_pool2d_out,
