@@ -191,8 +191,8 @@ def test_bad_arguments_raise_torchs_error(name):
 
 def test_fake_tensors_get_the_real_layout():
     def operands():
-        return (_t(internals, (2, 4, 4, 5, 3), 0, "float32", False).contiguous(memory_format=internals.channels_last_3d),
-                _t(internals, (4, 2, 2, 3, 2), 1, "float32", False))
+        x, w = _t(internals, (2, 4, 4, 5, 3), 0, "float32", False), _t(internals, (4, 2, 2, 3, 2), 1, "float32", False)
+        return x.contiguous(memory_format=internals.channels_last_3d), w
     assert_fake_matches_real(lambda L, x, w: L.nn.functional.conv3d(x, w, groups=2, padding=1), operands)
     assert_fake_matches_real(lambda L, x, w: L.nn.functional.conv_transpose3d(x, w, groups=2, stride=2), operands)
 

@@ -326,6 +326,19 @@ def THPVariable__softmax_backward_data(*args, **kwargs):
     return _ops['_softmax_backward_data.out'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3), grad_input=_r.tensor(4))
 
 
+__trilinear_parser = PythonArgParser([
+    '_trilinear(Tensor i1, Tensor i2, Tensor i3, IntArrayRef expand1, IntArrayRef expand2, IntArrayRef expand3, IntArrayRef sumdim, int64_t unroll_dim=1)',
+])
+
+
+def THPVariable__trilinear(*args, **kwargs):
+    _r = __trilinear_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor
+    return _ops['_trilinear'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.intlist(6), _r.to_int64(7))
+
+
 __unique2_parser = PythonArgParser([
     '_unique2(Tensor input, bool sorted=True, bool return_inverse=False, bool return_counts=False)',
 ])
@@ -1335,6 +1348,19 @@ def THPVariable_bernoulli(*args, **kwargs):
     if not kwargs:
         return _ops['bernoulli.p'](_r.tensor(0), _r.to_double(1))
     return _ops['bernoulli.p'](_r.tensor(0), _r.to_double(1), generator=_r.value(2))
+
+
+_bilinear_parser = PythonArgParser([
+    'bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)',
+])
+
+
+def THPVariable_bilinear(*args, **kwargs):
+    _r = _bilinear_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor
+    return _ops['bilinear'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3))
 
 
 _binary_cross_entropy_with_logits_parser = PythonArgParser([
@@ -6944,6 +6970,7 @@ FUNCTIONS = named({
     '_prelu_kernel': THPVariable__prelu_kernel,
     '_softmax': THPVariable__softmax,
     '_softmax_backward_data': THPVariable__softmax_backward_data,
+    '_trilinear': THPVariable__trilinear,
     '_unique2': THPVariable__unique2,
     '_unsafe_view': THPVariable__unsafe_view,
     '_weight_norm': THPVariable__weight_norm,
@@ -7008,6 +7035,7 @@ FUNCTIONS = named({
     'baddbmm': THPVariable_baddbmm,
     'batch_norm': THPVariable_batch_norm,
     'bernoulli': THPVariable_bernoulli,
+    'bilinear': THPVariable_bilinear,
     'binary_cross_entropy_with_logits': THPVariable_binary_cross_entropy_with_logits,
     'bincount': THPVariable_bincount,
     'bitwise_and': THPVariable_bitwise_and,

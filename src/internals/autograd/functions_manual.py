@@ -1967,3 +1967,17 @@ def soft_margin_loss_double_backward_grad_output(grad, grad_output, input, targe
 
 def multi_margin_loss_backward(grad, self, target, p, margin, weight, reduction):
     return dispatcher.call("multi_margin_loss_backward", grad, self, target, p, margin, weight, reduction)
+
+
+__all__ += ["_trilinear_backward"]
+
+
+def _trilinear_backward(grad, i1, i2, i3, expand1, expand2, expand3, sumdim, grad_input_mask):
+    """Each operand's gradient is a ``_trilinear`` of the gradient and the other two, the roles of
+    ``sumdim`` and that operand's ``expand`` swapped (``FunctionsManual.cpp``), so it is itself
+    differentiable."""
+    def tri(a, b, c, ea, eb, ec, s):
+        return dispatcher.call("_trilinear", a, b, c, list(ea), list(eb), list(ec), list(s), 1)
+    return (tri(grad, i2, i3, sumdim, expand2, expand3, expand1) if grad_input_mask[0] else None,
+            tri(i1, grad, i3, expand1, sumdim, expand3, expand2) if grad_input_mask[1] else None,
+            tri(i1, i2, grad, expand1, expand2, sumdim, expand3) if grad_input_mask[2] else None)

@@ -15,6 +15,7 @@ import warnings
 
 from .._functional import baddbmm, bmm, cat, matmul, ones, scalar_tensor, where, zeros, zeros_like
 from .._functional import batch_norm as _batch_norm
+from .._functional import bilinear as _bilinear
 from .._functional import conv1d as _conv1d
 from .._functional import conv2d as _conv2d
 from .._functional import conv3d as _conv3d
@@ -419,6 +420,14 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """``torch.conv_transpose2d``: the adjoint of ``conv2d`` with the same weight (C_in, C_out / groups,
     kh, kw), so each side grows to ``(n − 1)·stride − 2·padding + dilation·(k − 1) + output_padding + 1``."""
     return _conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``torch.bilinear``: ``y = x1ᵀ A x2 + b`` per output feature, through ``_trilinear``."""
+    return _bilinear(input1, input2, weight, bias)
+
+
+__all__ += ["bilinear"]
 
 
 def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):

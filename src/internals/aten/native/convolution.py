@@ -94,9 +94,9 @@ def conv_geometry(input, weight, stride, padding, dilation, groups, bias=None):
         if input.numel() and (min(dilation) <= 0 or min(weight.shape[2:]) <= 0):
             raise RuntimeError(f"kernel size and dilation should be greater than zero, but got kernel size "
                                f"{list(weight.shape[2:])} and dilation {dilation}")
-        O = tuple((p - e) // s + 1 for p, e, s in zip(padded, extent, stride))
+        out_size = tuple((p - e) // s + 1 for p, e, s in zip(padded, extent, stride))
         return Geometry3d(*input.shape, weight.shape[0], groups, tuple(weight.shape[2:]), tuple(stride),
-                          tuple(padding), tuple(dilation), O)
+                          tuple(padding), tuple(dilation), out_size)
     N, C, H, W = input.shape
     OC, _, kh, kw = weight.shape
     if input.numel() == 0 and C and weight.numel() == 0:   # torch's empty backend reads the weight's element 0

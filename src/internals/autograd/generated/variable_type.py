@@ -348,6 +348,7 @@ from .functions import (
     TransposeBackward0,
     TransposeBackward1,
     TrilBackward0,
+    TrilinearBackward0,
     TriuBackward0,
     TruncBackward0,
     UnbindBackward0,
@@ -944,6 +945,7 @@ OPS = {
     'logcumsumexp': dispatcher.find('logcumsumexp'),
     'logcumsumexp.out': dispatcher.find('logcumsumexp.out'),
     'convolution': dispatcher.find('convolution'),
+    '_trilinear': dispatcher.find('_trilinear'),
     'max_pool2d_with_indices.out': dispatcher.find('max_pool2d_with_indices.out'),
     'max_pool2d_with_indices': dispatcher.find('max_pool2d_with_indices'),
     'avg_pool2d.out': dispatcher.find('avg_pool2d.out'),
@@ -7805,6 +7807,25 @@ def convolution(ks, input, weight, bias, stride, padding, dilation, transposed, 
     return result
 
 
+def _trilinear(ks, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (i1._requires_grad or i2._requires_grad or i3._requires_grad):
+        grad_fn = TrilinearBackward0()
+        grad_fn._next_edges = collect_next_edges(i1, i2, i3)
+        grad_fn.i1_ = SavedVariable(i1, False)
+        grad_fn.i2_ = SavedVariable(i2, False)
+        grad_fn.i3_ = SavedVariable(i3, False)
+        grad_fn.expand1_ = as_int_tuple(expand1)
+        grad_fn.expand2_ = as_int_tuple(expand2)
+        grad_fn.expand3_ = as_int_tuple(expand3)
+        grad_fn.sumdim_ = as_int_tuple(sumdim)
+    with below_ad_inplace_or_view():
+        result = OPS['_trilinear'].redispatch(after_autograd(ks), i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def max_pool2d_with_indices_out(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, **kwargs):
     check_out_no_requires_grad('max_pool2d_with_indices', self, kwargs.get('out'), kwargs.get('indices'))
     with below_autograd():
@@ -9760,6 +9781,7 @@ KERNELS = {
     'logcumsumexp': logcumsumexp,
     'logcumsumexp.out': logcumsumexp_out,
     'convolution': convolution,
+    '_trilinear': _trilinear,
     'max_pool2d_with_indices.out': max_pool2d_with_indices_out,
     'max_pool2d_with_indices': max_pool2d_with_indices,
     'avg_pool2d.out': avg_pool2d_out,

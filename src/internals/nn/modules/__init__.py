@@ -38,7 +38,7 @@ from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, Conv
 from .flatten import Flatten, Unflatten
 from .fold import Fold, Unfold
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
-from .linear import Linear
+from .linear import Bilinear, Linear
 from .loss import (
                          BCELoss,
                          BCEWithLogitsLoss,
@@ -129,4 +129,4 @@ __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d"
             "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d",
             "AdaptiveAvgPool1d", "BatchNorm3d", "LocalResponseNorm", "LPPool1d", "LPPool2d", "RMSNorm",
             "SoftMarginLoss", "MultiMarginLoss",
-            "ParameterList", "ParameterDict", "AvgPool3d", "Conv3d", "ConvTranspose3d"]
+            "ParameterList", "ParameterDict", "AvgPool3d", "Conv3d", "ConvTranspose3d", "Bilinear"]
