@@ -1,9 +1,11 @@
-"""``avg_pool3d`` / ``F.avg_pool3d`` / ``nn.AvgPool3d`` (``aten/native/average_pool3d.py``) against torch.
+"""``avg_pool3d`` / ``F.avg_pool3d`` / ``nn.AvgPool3d`` and ``F.adaptive_avg_pool3d`` /
+``nn.AdaptiveAvgPool3d`` (``aten/native/average_pool3d.py``) against torch.
 
 torch's CPU kernel sums each window in the element type, frames then rows then columns, and
 divides once: IEEE-exact steps in torch's order, so values and gradients are compared bit for bit.
 The output is contiguous whatever the input's layout (channels_last_3d included); float32,
-float64 and int64 only. ``F.local_response_norm`` of a 4-d or wider input averages with it."""
+float64 and int64 only. ``F.local_response_norm`` of a 4-d or wider input averages with it. The
+adaptive operator's loop sums the same way and divides one dimension's count at a time."""
 import numpy as np
 import pytest
 import torch
@@ -196,6 +198,8 @@ def test_local_response_norm_of_a_wide_input_records_torchs_avg_pool3d_node():
 # Built twice, through the backward operator's own derivative (``AvgPool3DBackwardBackward0``);
 # tests/autograd/test_autograd.py counts the nodes these reach.
 SECOND_ORDER = {
+    "adaptive_avg_pool3d": lambda L: (lambda x: (L.nn.functional.adaptive_avg_pool3d(x * x, (2, 3, 2)) ** 2, x))(
+        _t(L, (1, 2, 3, 5, 4), 6, requires_grad=True)),
     "avg_pool3d": lambda L: (lambda x: (L.nn.functional.avg_pool3d(x * x, 2, 1, 1) ** 2, x))(
         _t(L, (1, 2, 3, 4, 3), 5, requires_grad=True)),
 }
@@ -212,3 +216,90 @@ def test_second_derivatives_match_torch(name):
     assert_same(ours[0], theirs[0], rtol=0, atol=0)
     assert_same(ours[1], theirs[1], rtol=0, atol=0)
     assert ours[2] == theirs[2]
+
+
+ADAPTIVE = {
+    "shrink": ((2, 3, 5, 7, 6), (2, 3, 4)),
+    "unbatched_grow": ((3, 2, 3, 2), (3, 5, 4)),
+    "none_keeps_a_size": ((1, 2, 4, 5, 6), (None, 2, 3)),
+    "int": ((1, 2, 4, 5, 6), 3),
+    "one": ((2, 3, 4, 5, 6), 1),
+    "ones": ((2, 3, 4, 5, 6), (1, 1, 1)),
+}
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last_3d", "transposed"])
+@pytest.mark.parametrize("name", list(ADAPTIVE))
+def test_adaptive_values_layout_nodes_and_two_gradients_match_torch(name, layout):
+    shape, size = ADAPTIVE[name]
+    if layout == "channels_last_3d" and len(shape) != 5:
+        pytest.skip("channels_last_3d is a 5-d layout")
+
+    def run(L):
+        x = _input(L, shape, layout)
+        y = L.nn.functional.adaptive_avg_pool3d(x, size)
+        nodes = (y.grad_fn.name(), [n.name() for n, _ in y.grad_fn.next_functions if n is not None])
+        w = _t(L, tuple(y.shape), seed=2, requires_grad=True)
+        g, = L.autograd.grad((y * w).sum(), x, create_graph=True)
+        gg, = L.autograd.grad((g * _t(L, tuple(g.shape), seed=3)).sum(), w)
+        return y, g, gg, nodes
+    ours, theirs = run(internals), run(torch)
+    # a 1 x 1 x 1 output is a mean: a vector-width reduction in torch, whose sums of both signs
+    # are compared relative to their terms' scale
+    mean = size in (1, (1, 1, 1))
+    tol = dict(rtol=1e-12, atol=1e-15) if mean else dict(rtol=0, atol=0)
+    for i, (o, t) in enumerate(zip(ours[:3], theirs[:3])):
+        # the mean's second-order gradient of a channels-last input has size-1 dims strided
+        # otherwise than torch's (the package's 2-d adaptive mean does the same): values only
+        assert_same(o, t, exact_layout=not (mean and i == 2 and layout == "channels_last_3d"), **tol)
+    assert ours[3] == theirs[3]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int64"])
+def test_adaptive_dtypes_match_torch(dtype):
+    """float32 bit for bit; integers are refused. torch sums 16-bit floats in their own type,
+    rounding at each step, the package in float32: torch's answer is the less accurate one, so the
+    two are compared within its accumulated rounding, not in ulps."""
+    def run(L):
+        x = (_t(L, (1, 2, 5, 4, 6), seed=8)).to(getattr(L, dtype))
+        return L.nn.functional.adaptive_avg_pool3d(x, (2, 3, 4))
+    if dtype == "int64":
+        same_outcome(run)
+        return
+    assert_same(run(internals), run(torch), **(dict(rtol=0, atol=0) if dtype == "float32" else dict(rtol=1e-2,
+                                                                                                    atol=1e-2)))
+
+
+ADAPTIVE_BAD = {
+    "two_sizes": lambda F, x: F.adaptive_avg_pool3d(x, (2, 2)),
+    "negative": lambda F, x: F.adaptive_avg_pool3d(x, (2, -1, 2)),
+    "3d_input": lambda F, x: F.adaptive_avg_pool3d(x[0, 0], 2),
+    "empty_channel": lambda F, x: F.adaptive_avg_pool3d(x[:, :0], 2),
+}
+
+
+@pytest.mark.parametrize("name", list(ADAPTIVE_BAD))
+def test_adaptive_bad_arguments_raise_torchs_error(name):
+    same_outcome(lambda L: ADAPTIVE_BAD[name](L.nn.functional, _t(L, (2, 3, 4, 4, 4))))
+
+
+def test_adaptive_module_fake_tensors_and_cuda():
+    def run(L):
+        m = L.nn.AdaptiveAvgPool3d((2, None, 3))
+        return m(_t(L, (1, 2, 3, 4, 5))), repr(m)
+    ours, theirs = run(internals), run(torch)
+    assert_same(ours[0], theirs[0], rtol=0, atol=0)
+    assert ours[1] == theirs[1]
+
+    def operands():
+        return (_t(internals, (2, 3, 4, 5, 6)).contiguous(memory_format=internals.channels_last_3d),)
+    assert_fake_matches_real(lambda L, x: L.nn.functional.adaptive_avg_pool3d(x, (2, 3, 4)), operands)
+    assert_fake_matches_real(lambda L, x: L.nn.functional.adaptive_avg_pool3d(x, 1), operands)
+    x = _t(internals, (1, 2, 3, 4, 5))
+    xc = x.to("cuda").requires_grad_(True)
+    y = internals.nn.functional.adaptive_avg_pool3d(xc, (2, 3, 2))
+    g, = internals.autograd.grad(y.sum(), xc)
+    xt = x.to_torch().requires_grad_(True)
+    yt = torch.nn.functional.adaptive_avg_pool3d(xt, (2, 3, 2))
+    assert_same(y.cpu(), yt, rtol=0, atol=0)
+    assert_same(g.cpu(), torch.autograd.grad(yt.sum(), xt)[0], rtol=0, atol=0)

@@ -24,6 +24,19 @@ def THPVariable__adaptive_avg_pool2d(*args, **kwargs):
     return _ops['_adaptive_avg_pool2d'](_r.tensor(0), _r.intlist(1))
 
 
+__adaptive_avg_pool3d_parser = PythonArgParser([
+    '_adaptive_avg_pool3d(Tensor input, SymIntArrayRef[3] output_size)',
+])
+
+
+def THPVariable__adaptive_avg_pool3d(*args, **kwargs):
+    _r = __adaptive_avg_pool3d_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor
+    return _ops['_adaptive_avg_pool3d'](_r.tensor(0), _r.intlist(1))
+
+
 __cdist_forward_parser = PythonArgParser([
     '_cdist_forward(Tensor x1, Tensor x2, double p, int64_t? compute_mode)',
 ])
@@ -6948,6 +6961,7 @@ def THPVariable_zeros_like(*args, **kwargs):
 # The function table (torch's ``torch_functions``): what internals puts in its namespace.
 FUNCTIONS = named({
     '_adaptive_avg_pool2d': THPVariable__adaptive_avg_pool2d,
+    '_adaptive_avg_pool3d': THPVariable__adaptive_avg_pool3d,
     '_cdist_forward': THPVariable__cdist_forward,
     '_coalesce': THPVariable__coalesce,
     '_conj': THPVariable__conj,

@@ -1347,6 +1347,17 @@ def avg_pool3d_backward(*args):
     return dispatcher.call("avg_pool3d_backward", *args)
 
 
+__all__ += ["_adaptive_avg_pool3d", "_adaptive_avg_pool3d_backward"]
+
+
+def _adaptive_avg_pool3d(grad, output_size):
+    return dispatcher.call("_adaptive_avg_pool3d", grad, list(output_size))
+
+
+def _adaptive_avg_pool3d_backward(*args):
+    return dispatcher.call("_adaptive_avg_pool3d_backward", *args)
+
+
 def _adaptive_avg_pool2d(grad, output_size):
     return dispatcher.call("_adaptive_avg_pool2d", grad, list(output_size))
 

@@ -378,6 +378,17 @@ def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
 __all__ += ["avg_pool3d"]
 
 
+def adaptive_avg_pool3d(input, output_size):
+    """Means over ``output_size`` windows that tile the last three dims; a None size keeps the input's."""
+    if not isinstance(output_size, int):
+        output_size = [input.shape[-3 + i] if v is None else v for i, v in enumerate(output_size)] \
+            if len(output_size) == 3 else list(output_size)
+    return dispatcher.call("adaptive_avg_pool3d", input, output_size)
+
+
+__all__ += ["adaptive_avg_pool3d"]
+
+
 def adaptive_avg_pool2d(input, output_size):
     """Means over ``output_size`` windows that tile the input; a None size keeps the input's."""
     if not isinstance(output_size, int):

@@ -1,4 +1,5 @@
-"""3-d average pooling (``aten/src/ATen/native/AveragePool3d.cpp``; ``cuda/AveragePool3d.cu``).
+"""3-d average pooling (``aten/src/ATen/native/AveragePool3d.cpp``; ``cuda/AveragePool3d.cu``), plain and
+adaptive (``AdaptiveAveragePooling3d.cpp``).
 
 The 2-d operator's idea one dimension up: each output element is the mean of a window of
 frames × rows × columns. torch's CPU kernel here is older than the 2-d one: it runs
@@ -6,16 +7,18 @@ frames × rows × columns. torch's CPU kernel here is older than the 2-d one: it
 sums in the element type itself (no wider accumulator: a float32 sum stays float32, an int64
 mean is a truncating integer division), and writes a contiguous output whatever the input's
 layout. The loops below follow that order (frames, then rows, then columns), so the values are
-torch's bit for bit.
+torch's bit for bit. The adaptive operator's frame loop sums the same way over windows that tile
+the input, and divides by each dimension's count in turn (``sum / kT / kH / kW``).
 """
 import numpy as np
 from numba.extending import register_jitable
 
 from ...c10 import scalar_type as st
+from ...c10.memory_format import channels_last_3d, suggest_memory_format
 from ..dispatcher import call
-from .copy import buffer, contiguous
+from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
-from .pooling import _avg_windows, _pool_output_size
+from .pooling import _adaptive_windows, _avg_windows, _pool_output_size
 from .scalar_ops import c_divide, like
 from .structured import set_output, structured
 from .tensor_factories import empty
@@ -112,10 +115,25 @@ def avg3d_window(windows, OT, OH, OW, ot, oh, ow):
             windows[w + ow], windows[w + OW + ow], windows[w + 2 * OW + ow])
 
 
+ADAPTIVE = -1     # the ``divisor`` that asks for the adaptive operator's division, one dim at a time
+
+
+@register_jitable
+def divided3d(value, tdiv, hdiv, wdiv, divisor):
+    """``value / divisor_override`` (a positive ``divisor``), ``value / (tdiv·hdiv·wdiv)`` (0), or the
+    adaptive ``value / tdiv / hdiv / wdiv`` (``ADAPTIVE``), in the value's type."""
+    if divisor > 0:
+        return c_divide(value, divisor)
+    if divisor == 0:
+        return c_divide(value, tdiv * hdiv * wdiv)
+    return c_divide(c_divide(c_divide(value, tdiv), hdiv), wdiv)
+
+
 @register_jitable
 def avg_pool3d_output(inp, p, T, H, W, OT, OH, OW, ot, oh, ow, windows, divisor):
-    """Output (ot, oh, ow) of plane ``p``: ``0 + sum / divide_factor`` as torch's frame loop writes it
-    into its zeroed output (so a −0.0 mean is +0.0), or 0 for a window wholly in the padding."""
+    """Output (ot, oh, ow) of plane ``p``: avg_pool3d's ``0 + sum / divide_factor`` as torch's frame
+    loop writes it into its zeroed output (so a −0.0 mean is +0.0), or 0 for a window wholly in the
+    padding; the adaptive loop's ``sum / kT / kH / kW``, written as it is."""
     t0, t1, tdiv, h0, h1, hdiv, w0, w1, wdiv = avg3d_window(windows, OT, OH, OW, ot, oh, ow)
     zero = like(inp[0], 0)
     if t0 >= t1 or h0 >= h1 or w0 >= w1:
@@ -125,7 +143,9 @@ def avg_pool3d_output(inp, p, T, H, W, OT, OH, OW, ot, oh, ow, windows, divisor)
         for h in range(h0, h1):
             for w in range(w0, w1):
                 total += inp[((p * T + t) * H + h) * W + w]
-    return zero + c_divide(total, divisor if divisor != 0 else tdiv * hdiv * wdiv)
+    if divisor == ADAPTIVE:
+        return divided3d(total, tdiv, hdiv, wdiv, divisor)
+    return zero + divided3d(total, tdiv, hdiv, wdiv, divisor)
 
 
 @register_jitable
@@ -139,8 +159,7 @@ def avg_pool3d_backward_plane(grad_input, grad_output, p, T, H, W, OT, OH, OW, w
         for oh in range(OH):
             for ow in range(OW):
                 t0, t1, tdiv, h0, h1, hdiv, w0, w1, wdiv = avg3d_window(windows, OT, OH, OW, ot, oh, ow)
-                delta = c_divide(grad_output[((p * OT + ot) * OH + oh) * OW + ow],
-                                 divisor if divisor != 0 else tdiv * hdiv * wdiv)
+                delta = divided3d(grad_output[((p * OT + ot) * OH + oh) * OW + ow], tdiv, hdiv, wdiv, divisor)
                 for t in range(t0, t1):
                     for h in range(h0, h1):
                         for w in range(w0, w1):
@@ -201,3 +220,76 @@ def impl_avg_pool3d_backward(grad_input, grad_output, self, kernel_size, stride,
 
 
 avg_pool3d_backward_out_cpu = structured(meta_avg_pool3d_backward, impl_avg_pool3d_backward)
+
+
+# ---- adaptive average pooling (``AdaptiveAveragePooling3d.cpp``): not structured in torch. Output
+# (i, j, k) averages frames [floor(i·T/OT), ceil((i+1)·T/OT)) and the rows and columns likewise;
+# the frame loops above run it with the ``ADAPTIVE`` division. torch's loop sums 16-bit floats in
+# their own type, rounding at each step; the package's in float32 (within a few of their ulps).
+def _adaptive_geometry(x, output_size, name="adaptive_avg_pool3d"):
+    """``adaptive_avg_pool3d_out_cpu_template``'s checks, then the output size and the windows."""
+    output_size = [output_size] * 3 if isinstance(output_size, int) else list(output_size)
+    if len(output_size) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    for i in range(1, x.dim()):
+        if x.shape[i] <= 0:
+            raise RuntimeError(f"{name}(): Expected input to have non-zero size for non-batch dimensions, but input "
+                               f"has sizes {list(x.shape)} with dimension {i} being empty")
+    if x.dim() not in (4, 5):
+        raise RuntimeError(f"{name}(): Expected 4D or 5D tensor, but got {list(x.shape)}")
+    if not x.dtype.is_floating_point:
+        raise NotImplementedError(f'"adaptive_avg_pool3d_cpu" not implemented for \'{x.dtype.torch_name}\'')
+    in_size = tuple(x.shape[-3:])
+    vectors = [v for n, o in zip(in_size, output_size) for v in _adaptive_windows(n, o)]
+    return in_size, tuple(output_size), np.array([v for vector in vectors for v in vector], dtype=np.int64)
+
+
+def _adaptive_avg_pool3d(self, output_size):
+    """``_adaptive_avg_pool3d``: the mean of each adaptive window, into a contiguous output."""
+    in_size, out_size, windows = _adaptive_geometry(self, output_size)
+    compute = st.opmath_type(self.dtype)
+    x = contiguous(to(self, compute))
+    values = empty((*self.shape[:-3], *out_size), dtype=compute, device=self.device)
+    if values.numel():
+        loops(self.device, "pooling").avg_pool3d(buffer(values), x._flat_buffer(), *in_size, *out_size, windows,
+                                                 ADAPTIVE)
+    return to(values, self.dtype)
+
+
+def _adaptive_avg_pool3d_backward(grad_output, self):
+    """Each output's gradient, divided by its window's counts one at a time, added over the window."""
+    if grad_output.dim() not in (4, 5) or any(n == 0 for n in grad_output.shape[1:]):
+        raise RuntimeError(f"adaptive_avg_pool3d_backward(): Expected grad_output to have non-zero size for "
+                           f"non-batch dimensions, but grad_output has sizes {list(grad_output.shape)} with "
+                           f"dimension {next((i for i, n in enumerate(grad_output.shape) if i and not n), 0)} "
+                           "being empty")
+    in_size, out_size, windows = _adaptive_geometry(self, tuple(grad_output.shape[-3:]))
+    if tuple(grad_output.shape[:-3]) != tuple(self.shape[:-3]):
+        raise RuntimeError(f"expected grad_output of size {[*self.shape[:-3], *out_size]}, but got "
+                           f"{list(grad_output.shape)}")
+    compute = st.opmath_type(self.dtype)
+    go = contiguous(to(grad_output, compute))
+    gradient = empty(tuple(self.shape), dtype=compute, device=self.device)
+    if gradient.numel():
+        loops(self.device, "pooling").avg_pool3d_backward(buffer(gradient), go._flat_buffer(), *in_size, *out_size,
+                                                          windows, ADAPTIVE)
+    return to(gradient, self.dtype)
+
+
+def adaptive_avg_pool3d(self, output_size):
+    """``adaptive_avg_pool3d``, CompositeImplicitAutograd: a 1 x 1 x 1 output is ``mean`` over the
+    last three dims (kept channels-last-3d for such an input, as torch restrides it in place);
+    other sizes, ``_adaptive_avg_pool3d``."""
+    output_size = [output_size] * 3 if isinstance(output_size, int) else list(output_size)
+    if len(output_size) != 3:
+        raise RuntimeError("adaptive_avg_pool3d: output_size must be 3")
+    if min(output_size) < 0:
+        raise RuntimeError("adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but "
+                           f"received {{{output_size[0]}, {output_size[1]},{output_size[2]}}}")
+    if output_size == [1, 1, 1]:
+        out = call("mean.dim", self, [-1, -2, -3], True)
+        if self.dim() == 5 and suggest_memory_format(self.shape, self.stride()) is channels_last_3d:
+            n, c = self.shape[:2]
+            out = call("as_strided_", out, [n, c, 1, 1, 1], [c, 1, c, c, c])
+        return out
+    return call("_adaptive_avg_pool3d", self, output_size)

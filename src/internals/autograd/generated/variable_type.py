@@ -22,6 +22,8 @@ from .functions import (
     AcoshBackward0,
     AdaptiveAvgPool2DBackward0,
     AdaptiveAvgPool2DBackwardBackward0,
+    AdaptiveAvgPool3DBackward0,
+    AdaptiveAvgPool3DBackwardBackward0,
     AdaptiveMaxPool2DBackward0,
     AdaptiveMaxPool2DBackwardBackward0,
     AddBackward0,
@@ -956,6 +958,8 @@ OPS = {
     'avg_pool3d': dispatcher.find('avg_pool3d'),
     'avg_pool3d_backward.grad_input': dispatcher.find('avg_pool3d_backward.grad_input'),
     'avg_pool3d_backward': dispatcher.find('avg_pool3d_backward'),
+    '_adaptive_avg_pool3d': dispatcher.find('_adaptive_avg_pool3d'),
+    '_adaptive_avg_pool3d_backward': dispatcher.find('_adaptive_avg_pool3d_backward'),
     '_adaptive_avg_pool2d': dispatcher.find('_adaptive_avg_pool2d'),
     '_adaptive_avg_pool2d_backward': dispatcher.find('_adaptive_avg_pool2d_backward'),
     'adaptive_max_pool2d.out': dispatcher.find('adaptive_max_pool2d.out'),
@@ -7951,6 +7955,33 @@ def avg_pool3d_backward(ks, grad_output, self, kernel_size, stride, padding, cei
     return result
 
 
+def _adaptive_avg_pool3d(ks, self, output_size):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AdaptiveAvgPool3DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_adaptive_avg_pool3d'].redispatch(after_autograd(ks), self, output_size)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _adaptive_avg_pool3d_backward(ks, grad_output, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = AdaptiveAvgPool3DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_adaptive_avg_pool3d_backward'].redispatch(after_autograd(ks), grad_output, self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def _adaptive_avg_pool2d(ks, self, output_size):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -9792,6 +9823,8 @@ KERNELS = {
     'avg_pool3d': avg_pool3d,
     'avg_pool3d_backward.grad_input': avg_pool3d_backward_grad_input,
     'avg_pool3d_backward': avg_pool3d_backward,
+    '_adaptive_avg_pool3d': _adaptive_avg_pool3d,
+    '_adaptive_avg_pool3d_backward': _adaptive_avg_pool3d_backward,
     '_adaptive_avg_pool2d': _adaptive_avg_pool2d,
     '_adaptive_avg_pool2d_backward': _adaptive_avg_pool2d_backward,
     'adaptive_max_pool2d.out': adaptive_max_pool2d_out,

@@ -84,6 +84,7 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (
                          AdaptiveAvgPool1d,
                          AdaptiveAvgPool2d,
+                         AdaptiveAvgPool3d,
                          AdaptiveMaxPool1d,
                          AdaptiveMaxPool2d,
                          AvgPool1d,
@@ -129,4 +130,4 @@ __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d"
             "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d",
             "AdaptiveAvgPool1d", "BatchNorm3d", "LocalResponseNorm", "LPPool1d", "LPPool2d", "RMSNorm",
             "SoftMarginLoss", "MultiMarginLoss",
-            "ParameterList", "ParameterDict", "AvgPool3d", "Conv3d", "ConvTranspose3d", "Bilinear"]
+            "ParameterList", "ParameterDict", "AvgPool3d", "Conv3d", "ConvTranspose3d", "Bilinear", "AdaptiveAvgPool3d"]

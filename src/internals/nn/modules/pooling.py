@@ -1,4 +1,4 @@
-"""``MaxPool1d/2d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d``, ``AdaptiveMaxPool1d/2d``
+"""``MaxPool1d/2d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``, ``AdaptiveMaxPool1d/2d``
 (``torch/nn/modules/pooling.py``)."""
 from .. import functional as F
 from .module import Module
@@ -67,6 +67,16 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """Means over windows that tile the frames, rows and columns into ``output_size``."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+__all__ += ["AdaptiveAvgPool3d"]
 
 
 __all__ += ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]
