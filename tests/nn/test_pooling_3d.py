@@ -6,19 +6,42 @@ divides once: IEEE-exact steps in torch's order, so values and gradients are com
 The output is contiguous whatever the input's layout (channels_last_3d included); float32,
 float64 and int64 only. ``F.local_response_norm`` of a 4-d or wider input averages with it. The
 adaptive operator's loop sums the same way and divides one dimension's count at a time."""
+import warnings
+
 import numpy as np
 import pytest
 import torch
 from helpers import (
+    Adapter,
     assert_derived_from_structured_out,
     assert_fake_matches_real,
     assert_ops_out_resized_with_torchs_warning,
     assert_same,
+    compare_call,
+    run_opinfo_samples,
     same_outcome,
 )
+from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 from internals.aten.native import average_pool3d
+
+ADAPTERS = {
+    "nn.functional.avg_pool3d": Adapter(internals.nn.functional.avg_pool3d, kwargs=(
+        "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")),
+    "nn.functional.adaptive_avg_pool3d": Adapter(internals.nn.functional.adaptive_avg_pool3d),
+}
+OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
+
+
+@pytest.mark.parametrize("dtype", (torch.float32, torch.float64), ids=str)
+@pytest.mark.parametrize("name", sorted(ADAPTERS))
+def test_opinfo_samples(name, dtype):
+    """PyTorch's own sample inputs, as given and made non-contiguous (exact strides)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare_call)
+    assert ran > 0 and skipped == 0, f"{name}: ran {ran}, skipped {skipped} for {sorted(reasons)}"
 
 
 def _t(L, shape, seed=0, dtype="float64", requires_grad=False):

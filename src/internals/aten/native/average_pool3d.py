@@ -115,22 +115,19 @@ def avg3d_window(windows, OT, OH, OW, ot, oh, ow):
             windows[w + ow], windows[w + OW + ow], windows[w + 2 * OW + ow])
 
 
-ADAPTIVE = -1     # the ``divisor`` that asks for the adaptive operator's division, one dim at a time
-
-
 @register_jitable
-def divided3d(value, tdiv, hdiv, wdiv, divisor):
-    """``value / divisor_override`` (a positive ``divisor``), ``value / (tdiv·hdiv·wdiv)`` (0), or the
-    adaptive ``value / tdiv / hdiv / wdiv`` (``ADAPTIVE``), in the value's type."""
-    if divisor > 0:
+def divided3d(value, tdiv, hdiv, wdiv, divisor, adaptive):
+    """The adaptive ``value / tdiv / hdiv / wdiv``; else ``value / divisor_override`` (a nonzero
+    ``divisor``: 0 is refused, so it means none) or ``value / (tdiv·hdiv·wdiv)``; in the value's type."""
+    if adaptive:
+        return c_divide(c_divide(c_divide(value, tdiv), hdiv), wdiv)
+    if divisor != 0:
         return c_divide(value, divisor)
-    if divisor == 0:
-        return c_divide(value, tdiv * hdiv * wdiv)
-    return c_divide(c_divide(c_divide(value, tdiv), hdiv), wdiv)
+    return c_divide(value, tdiv * hdiv * wdiv)
 
 
 @register_jitable
-def avg_pool3d_output(inp, p, T, H, W, OT, OH, OW, ot, oh, ow, windows, divisor):
+def avg_pool3d_output(inp, p, T, H, W, OT, OH, OW, ot, oh, ow, windows, divisor, adaptive):
     """Output (ot, oh, ow) of plane ``p``: avg_pool3d's ``0 + sum / divide_factor`` as torch's frame
     loop writes it into its zeroed output (so a −0.0 mean is +0.0), or 0 for a window wholly in the
     padding; the adaptive loop's ``sum / kT / kH / kW``, written as it is."""
@@ -143,13 +140,13 @@ def avg_pool3d_output(inp, p, T, H, W, OT, OH, OW, ot, oh, ow, windows, divisor)
         for h in range(h0, h1):
             for w in range(w0, w1):
                 total += inp[((p * T + t) * H + h) * W + w]
-    if divisor == ADAPTIVE:
-        return divided3d(total, tdiv, hdiv, wdiv, divisor)
-    return zero + divided3d(total, tdiv, hdiv, wdiv, divisor)
+    if adaptive:
+        return divided3d(total, tdiv, hdiv, wdiv, divisor, adaptive)
+    return zero + divided3d(total, tdiv, hdiv, wdiv, divisor, adaptive)
 
 
 @register_jitable
-def avg_pool3d_backward_plane(grad_input, grad_output, p, T, H, W, OT, OH, OW, windows, divisor):
+def avg_pool3d_backward_plane(grad_input, grad_output, p, T, H, W, OT, OH, OW, windows, divisor, adaptive):
     """Plane ``p`` of the input's gradient: zeroed, then each output's ``gradient / divide_factor``
     added over its window, outputs in order (windows overlap: only this plane's task writes here)."""
     plane = T * H * W
@@ -159,7 +156,8 @@ def avg_pool3d_backward_plane(grad_input, grad_output, p, T, H, W, OT, OH, OW, w
         for oh in range(OH):
             for ow in range(OW):
                 t0, t1, tdiv, h0, h1, hdiv, w0, w1, wdiv = avg3d_window(windows, OT, OH, OW, ot, oh, ow)
-                delta = divided3d(grad_output[((p * OT + ot) * OH + oh) * OW + ow], tdiv, hdiv, wdiv, divisor)
+                delta = divided3d(grad_output[((p * OT + ot) * OH + oh) * OW + ow], tdiv, hdiv, wdiv, divisor,
+                                  adaptive)
                 for t in range(t0, t1):
                     for h in range(h0, h1):
                         for w in range(w0, w1):
@@ -185,7 +183,7 @@ def impl_avg_pool3d(out, self, kernel_size, stride=(), padding=(0,), ceil_mode=F
     if values.numel():
         loops(self.device, "pooling").avg_pool3d(buffer(values), x._flat_buffer(), *in_size, *out_size,
                                                  _windows(in_size, k, d, pad, out_size, count_include_pad),
-                                                 divisor_override or 0)
+                                                 divisor_override or 0, False)
     return call("copy_", out, values)
 
 
@@ -215,7 +213,7 @@ def impl_avg_pool3d_backward(grad_input, grad_output, self, kernel_size, stride,
     if gradient.numel():
         loops(self.device, "pooling").avg_pool3d_backward(buffer(gradient), go._flat_buffer(), *in_size, *out_size,
                                                           _windows(in_size, k, d, pad, out_size, count_include_pad),
-                                                          divisor_override or 0)
+                                                          divisor_override or 0, False)
     return call("copy_", grad_input, gradient)
 
 
@@ -224,7 +222,7 @@ avg_pool3d_backward_out_cpu = structured(meta_avg_pool3d_backward, impl_avg_pool
 
 # ---- adaptive average pooling (``AdaptiveAveragePooling3d.cpp``): not structured in torch. Output
 # (i, j, k) averages frames [floor(i·T/OT), ceil((i+1)·T/OT)) and the rows and columns likewise;
-# the frame loops above run it with the ``ADAPTIVE`` division. torch's loop sums 16-bit floats in
+# the frame loops above run it with the adaptive division. torch's loop sums 16-bit floats in
 # their own type, rounding at each step; the package's in float32 (within a few of their ulps).
 def _adaptive_geometry(x, output_size, name="adaptive_avg_pool3d"):
     """``adaptive_avg_pool3d_out_cpu_template``'s checks, then the output size and the windows."""
@@ -252,7 +250,7 @@ def _adaptive_avg_pool3d(self, output_size):
     values = empty((*self.shape[:-3], *out_size), dtype=compute, device=self.device)
     if values.numel():
         loops(self.device, "pooling").avg_pool3d(buffer(values), x._flat_buffer(), *in_size, *out_size, windows,
-                                                 ADAPTIVE)
+                                                 0, True)
     return to(values, self.dtype)
 
 
@@ -272,7 +270,7 @@ def _adaptive_avg_pool3d_backward(grad_output, self):
     gradient = empty(tuple(self.shape), dtype=compute, device=self.device)
     if gradient.numel():
         loops(self.device, "pooling").avg_pool3d_backward(buffer(gradient), go._flat_buffer(), *in_size, *out_size,
-                                                          windows, ADAPTIVE)
+                                                          windows, 0, True)
     return to(gradient, self.dtype)
 
 
