@@ -312,13 +312,17 @@ def test_every_derivative_entry_is_tested():
         y.sum().backward()
     reached.add(y.grad_fn.name())
     # The sliding blocks, pixel shuffling, adaptive max pooling and the margin losses, differentiated
-    # twice (tests/nn/test_unfold_fold.py, test_pixel_shuffle.py, test_adaptive_max_pool.py and
-    # test_margin_losses.py compare nodes and gradients with torch's).
+    # twice, 3-d average pooling and bilinear (tests/nn/test_unfold_fold.py, test_pixel_shuffle.py,
+    # test_adaptive_max_pool.py, test_margin_losses.py, test_pooling_3d.py and test_bilinear.py
+    # compare nodes and gradients with torch's).
     from test_adaptive_max_pool import SECOND_ORDER as POOL_TWICE
+    from test_bilinear import SECOND_ORDER as BILINEAR_TWICE
     from test_margin_losses import SECOND_ORDER as MARGIN_TWICE
     from test_pixel_shuffle import SECOND_ORDER as SHUFFLE_TWICE
+    from test_pooling_3d import SECOND_ORDER as POOL_3D_TWICE
     from test_unfold_fold import SECOND_ORDER as FOLD_TWICE
-    for build in [*POOL_TWICE.values(), *MARGIN_TWICE.values(), *SHUFFLE_TWICE.values(), *FOLD_TWICE.values()]:
+    for build in [*POOL_TWICE.values(), *MARGIN_TWICE.values(), *SHUFFLE_TWICE.values(), *FOLD_TWICE.values(),
+                  *POOL_3D_TWICE.values(), *BILINEAR_TWICE.values()]:
         out, x = build(internals)
         (g,) = internals.autograd.grad(out.sum(), x, create_graph=True)
         reached |= _nodes(out) | _nodes(g)
@@ -795,7 +799,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     layers = {"conv2d", "conv2d.padding", "max_pool2d", "batch_norm", "layer_norm", "linear", "conv1d",
               "conv1d.padding", "group_norm", "conv_transpose1d", "conv_transpose2d.input", "instance_norm",
               "adaptive_max_pool1d", "max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
-              "rms_norm", "_fused_rms_norm"}
+              "rms_norm", "_fused_rms_norm", "conv3d", "conv3d.padding", "conv_transpose3d.input", "bilinear",
+              "adaptive_avg_pool3d"}
     complex_parts = {"real", "imag", "conj", "resolve_conj", "conj_physical", "resolve_neg"}  # complex_helper.py
     math |= {"matmul.out", "meshgrid", "meshgrid.indexing", "fill_diagonal_"}
     math |= {"adaptive_avg_pool2d", "det", "inverse", "linalg_det", "linalg_inv", "nanmean", "one_hot", "pad",

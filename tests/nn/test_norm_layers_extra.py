@@ -45,7 +45,8 @@ def test_values_nodes_and_gradients_match_torch(name):
 
 
 def test_local_response_norm_of_4d_and_5d_inputs_matches_torch_values():
-    """torch averages these with ``avg_pool3d``; the package with ``avg_pool2d`` over the same windows."""
+    """torch averages these with ``avg_pool3d``, and so does the package (its node is checked in
+    tests/nn/test_pooling_3d.py)."""
     for shape in [(2, 6, 3, 4), (1, 4, 2, 3, 2)]:
         def run(L, shape=shape):
             x = _t(L, shape, requires_grad=True)

@@ -24,6 +24,19 @@ def THPVariable__adaptive_avg_pool2d(*args, **kwargs):
     return _ops['_adaptive_avg_pool2d'](_r.tensor(0), _r.intlist(1))
 
 
+__adaptive_avg_pool3d_parser = PythonArgParser([
+    '_adaptive_avg_pool3d(Tensor input, SymIntArrayRef[3] output_size)',
+])
+
+
+def THPVariable__adaptive_avg_pool3d(*args, **kwargs):
+    _r = __adaptive_avg_pool3d_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_adaptive_avg_pool3d(Tensor self, SymInt[3] output_size) -> Tensor
+    return _ops['_adaptive_avg_pool3d'](_r.tensor(0), _r.intlist(1))
+
+
 __cdist_forward_parser = PythonArgParser([
     '_cdist_forward(Tensor x1, Tensor x2, double p, int64_t? compute_mode)',
 ])
@@ -324,6 +337,19 @@ def THPVariable__softmax_backward_data(*args, **kwargs):
         return _ops['_softmax_backward_data'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3))
     # aten::_softmax_backward_data.out(Tensor grad_output, Tensor output, int dim, ScalarType input_dtype, *, Tensor(a!) grad_input) -> Tensor(a!)
     return _ops['_softmax_backward_data.out'](_r.tensor(0), _r.tensor(1), _r.to_int64(2), _r.scalartype(3), grad_input=_r.tensor(4))
+
+
+__trilinear_parser = PythonArgParser([
+    '_trilinear(Tensor i1, Tensor i2, Tensor i3, IntArrayRef expand1, IntArrayRef expand2, IntArrayRef expand3, IntArrayRef sumdim, int64_t unroll_dim=1)',
+])
+
+
+def THPVariable__trilinear(*args, **kwargs):
+    _r = __trilinear_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::_trilinear(Tensor i1, Tensor i2, Tensor i3, int[] expand1, int[] expand2, int[] expand3, int[] sumdim, int unroll_dim=1) -> Tensor
+    return _ops['_trilinear'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.intlist(6), _r.to_int64(7))
 
 
 __unique2_parser = PythonArgParser([
@@ -1350,6 +1376,19 @@ def THPVariable_bernoulli(*args, **kwargs):
     return _ops['bernoulli.p'](_r.tensor(0), _r.to_double(1), generator=_r.value(2))
 
 
+_bilinear_parser = PythonArgParser([
+    'bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None)',
+])
+
+
+def THPVariable_bilinear(*args, **kwargs):
+    _r = _bilinear_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::bilinear(Tensor input1, Tensor input2, Tensor weight, Tensor? bias=None) -> Tensor
+    return _ops['bilinear'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.tensor(3))
+
+
 _binary_cross_entropy_with_logits_parser = PythonArgParser([
     'binary_cross_entropy_with_logits(Tensor input, Tensor target, Tensor? weight=None, Tensor? pos_weight=None, int64_t reduction=at::Reduction::Mean)',
 ])
@@ -2001,6 +2040,23 @@ def THPVariable_conv2d(*args, **kwargs):
     return _ops['conv2d.padding'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.value(4), _r.intlist(5), _r.to_int64(6))
 
 
+_conv3d_parser = PythonArgParser([
+    'conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[3] stride=1, SymIntArrayRef[3] padding=0, SymIntArrayRef[3] dilation=1, SymInt groups=1)',
+    'conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[3] stride=1, c10::string_view padding="valid", SymIntArrayRef[3] dilation=1, SymInt groups=1)',
+])
+
+
+def THPVariable_conv3d(*args, **kwargs):
+    _r = _conv3d_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.idx == 0:
+        # aten::conv3d(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] dilation=1, SymInt groups=1) -> Tensor
+        return _ops['conv3d'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6))
+    # aten::conv3d.padding(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, str padding="valid", SymInt[3] dilation=1, SymInt groups=1) -> Tensor
+    return _ops['conv3d.padding'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.value(4), _r.intlist(5), _r.to_int64(6))
+
+
 _conv_transpose1d_parser = PythonArgParser([
     'conv_transpose1d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[1] stride=1, SymIntArrayRef[1] padding=0, SymIntArrayRef[1] output_padding=0, SymInt groups=1, SymIntArrayRef[1] dilation=1)',
 ])
@@ -2025,6 +2081,19 @@ def THPVariable_conv_transpose2d(*args, **kwargs):
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     # aten::conv_transpose2d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[2] stride=1, SymInt[2] padding=0, SymInt[2] output_padding=0, SymInt groups=1, SymInt[2] dilation=1) -> Tensor
     return _ops['conv_transpose2d.input'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6), _r.intlist(7))
+
+
+_conv_transpose3d_parser = PythonArgParser([
+    'conv_transpose3d(Tensor input, Tensor weight, Tensor? bias=None, SymIntArrayRef[3] stride=1, SymIntArrayRef[3] padding=0, SymIntArrayRef[3] output_padding=0, SymInt groups=1, SymIntArrayRef[3] dilation=1)',
+])
+
+
+def THPVariable_conv_transpose3d(*args, **kwargs):
+    _r = _conv_transpose3d_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::conv_transpose3d.input(Tensor input, Tensor weight, Tensor? bias=None, SymInt[3] stride=1, SymInt[3] padding=0, SymInt[3] output_padding=0, SymInt groups=1, SymInt[3] dilation=1) -> Tensor
+    return _ops['conv_transpose3d.input'](_r.tensor(0), _r.tensor(1), _r.tensor(2), _r.intlist(3), _r.intlist(4), _r.intlist(5), _r.to_int64(6), _r.intlist(7))
 
 
 _convolution_parser = PythonArgParser([
@@ -6962,6 +7031,7 @@ def THPVariable_zeros_like(*args, **kwargs):
 # The function table (torch's ``torch_functions``): what internals puts in its namespace.
 FUNCTIONS = named({
     '_adaptive_avg_pool2d': THPVariable__adaptive_avg_pool2d,
+    '_adaptive_avg_pool3d': THPVariable__adaptive_avg_pool3d,
     '_cdist_forward': THPVariable__cdist_forward,
     '_coalesce': THPVariable__coalesce,
     '_conj': THPVariable__conj,
@@ -6984,6 +7054,7 @@ FUNCTIONS = named({
     '_prelu_kernel': THPVariable__prelu_kernel,
     '_softmax': THPVariable__softmax,
     '_softmax_backward_data': THPVariable__softmax_backward_data,
+    '_trilinear': THPVariable__trilinear,
     '_unique2': THPVariable__unique2,
     '_unsafe_view': THPVariable__unsafe_view,
     '_weight_norm': THPVariable__weight_norm,
@@ -7049,6 +7120,7 @@ FUNCTIONS = named({
     'baddbmm': THPVariable_baddbmm,
     'batch_norm': THPVariable_batch_norm,
     'bernoulli': THPVariable_bernoulli,
+    'bilinear': THPVariable_bilinear,
     'binary_cross_entropy_with_logits': THPVariable_binary_cross_entropy_with_logits,
     'bincount': THPVariable_bincount,
     'bitwise_and': THPVariable_bitwise_and,
@@ -7088,8 +7160,10 @@ FUNCTIONS = named({
     'constant_pad_nd': THPVariable_constant_pad_nd,
     'conv1d': THPVariable_conv1d,
     'conv2d': THPVariable_conv2d,
+    'conv3d': THPVariable_conv3d,
     'conv_transpose1d': THPVariable_conv_transpose1d,
     'conv_transpose2d': THPVariable_conv_transpose2d,
+    'conv_transpose3d': THPVariable_conv_transpose3d,
     'convolution': THPVariable_convolution,
     'copy': THPVariable_copy,
     'copysign': THPVariable_copysign,

@@ -1428,6 +1428,28 @@ def avg_pool2d_backward(*args):
     return dispatcher.call("avg_pool2d_backward", *args)
 
 
+__all__ += ["avg_pool3d", "avg_pool3d_backward"]
+
+
+def avg_pool3d(*args):
+    return dispatcher.call("avg_pool3d", *args)
+
+
+def avg_pool3d_backward(*args):
+    return dispatcher.call("avg_pool3d_backward", *args)
+
+
+__all__ += ["_adaptive_avg_pool3d", "_adaptive_avg_pool3d_backward"]
+
+
+def _adaptive_avg_pool3d(grad, output_size):
+    return dispatcher.call("_adaptive_avg_pool3d", grad, list(output_size))
+
+
+def _adaptive_avg_pool3d_backward(*args):
+    return dispatcher.call("_adaptive_avg_pool3d_backward", *args)
+
+
 def _adaptive_avg_pool2d(grad, output_size):
     return dispatcher.call("_adaptive_avg_pool2d", grad, list(output_size))
 
@@ -2109,3 +2131,17 @@ __all__ += ["multilabel_margin_loss_backward"]
 
 def multilabel_margin_loss_backward(grad, self, target, reduction, is_target):
     return dispatcher.call("multilabel_margin_loss_backward", grad, self, target, reduction, is_target)
+
+
+__all__ += ["_trilinear_backward"]
+
+
+def _trilinear_backward(grad, i1, i2, i3, expand1, expand2, expand3, sumdim, grad_input_mask):
+    """Each operand's gradient is a ``_trilinear`` of the gradient and the other two, the roles of
+    ``sumdim`` and that operand's ``expand`` swapped (``FunctionsManual.cpp``), so it is itself
+    differentiable."""
+    def tri(a, b, c, ea, eb, ec, s):
+        return dispatcher.call("_trilinear", a, b, c, list(ea), list(eb), list(ec), list(s), 1)
+    return (tri(grad, i2, i3, sumdim, expand2, expand3, expand1) if grad_input_mask[0] else None,
+            tri(i1, grad, i3, expand1, sumdim, expand3, expand2) if grad_input_mask[1] else None,
+            tri(i1, i2, grad, expand1, expand2, sumdim, expand3) if grad_input_mask[2] else None)

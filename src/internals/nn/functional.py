@@ -15,10 +15,13 @@ import warnings
 
 from .._functional import baddbmm, bmm, cat, matmul, ones, scalar_tensor, where, zeros, zeros_like
 from .._functional import batch_norm as _batch_norm
+from .._functional import bilinear as _bilinear
 from .._functional import conv1d as _conv1d
 from .._functional import conv2d as _conv2d
+from .._functional import conv3d as _conv3d
 from .._functional import conv_transpose1d as _conv_transpose1d
 from .._functional import conv_transpose2d as _conv_transpose2d
+from .._functional import conv_transpose3d as _conv_transpose3d
 from .._functional import embedding as _embedding
 from .._functional import gelu as _gelu
 from .._functional import layer_norm as _layer_norm
@@ -364,6 +367,28 @@ def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, coun
                            count_include_pad, divisor_override)
 
 
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """Means of windows of frames × rows × columns (``torch._C._nn.avg_pool3d``); ``stride`` defaults
+    to the kernel size."""
+    return dispatcher.call("avg_pool3d", input, kernel_size, [] if stride is None else stride, padding, ceil_mode,
+                           count_include_pad, divisor_override)
+
+
+__all__ += ["avg_pool3d"]
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """Means over ``output_size`` windows that tile the last three dims; a None size keeps the input's."""
+    if not isinstance(output_size, int):
+        output_size = [input.shape[-3 + i] if v is None else v for i, v in enumerate(output_size)] \
+            if len(output_size) == 3 else list(output_size)
+    return dispatcher.call("adaptive_avg_pool3d", input, output_size)
+
+
+__all__ += ["adaptive_avg_pool3d"]
+
+
 def adaptive_avg_pool2d(input, output_size):
     """Means over ``output_size`` windows that tile the input; a None size keeps the input's."""
     if not isinstance(output_size, int):
@@ -406,6 +431,29 @@ def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_paddi
     """``torch.conv_transpose2d``: the adjoint of ``conv2d`` with the same weight (C_in, C_out / groups,
     kh, kw), so each side grows to ``(n − 1)·stride − 2·padding + dilation·(k − 1) + output_padding + 1``."""
     return _conv_transpose2d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``torch.bilinear``: ``y = x1ᵀ A x2 + b`` per output feature, through ``_trilinear``."""
+    return _bilinear(input1, input2, weight, bias)
+
+
+__all__ += ["bilinear"]
+
+
+def conv3d(input, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``torch.conv3d``: ``convolution`` of a 4-d or 5-d input (vol2col + matrix product inside);
+    ``padding`` may be "valid" or "same"."""
+    return _conv3d(input, weight, bias, stride, padding, dilation, groups)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
+    """``torch.conv_transpose3d``: the adjoint of ``conv3d`` with the same weight (C_in, C_out / groups,
+    kt, kh, kw)."""
+    return _conv_transpose3d(input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+__all__ += ["conv3d", "conv_transpose3d"]
 
 
 def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):
@@ -1471,12 +1519,9 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
     """Each value divided by (k + alpha · mean of the squares over ``size`` neighbouring channels)
     to the power beta (``torch/nn/functional.py``): the squares, padded by size//2 channels before and
-    (size-1)//2 after, averaged by a pooling one channel wide.
-
-    torch averages a 4-d or wider input with ``avg_pool3d`` over (N, 1, C, H, rest); the package has
-    no 3-d pooling yet, so it runs ``avg_pool2d`` over (N, 1, C, H·rest), the same windows summed in
-    the same order: equal values, but one node inside the graph is ``AvgPool2DBackward0`` where
-    torch's is ``AvgPool3DBackward0``."""
+    (size-1)//2 after, averaged by a pooling one channel wide: ``avg_pool2d`` over (N, 1, C, L) for a
+    3-d input, ``avg_pool3d`` over (N, 1, C, H, rest) for a wider one, as torch builds it (so the
+    graph holds torch's ``AvgPool3DBackward0``)."""
     dim = input.dim()
     if dim < 3:
         raise ValueError(f"Expected 3D or higher dimensionality                          input (got {dim} dimensions)")
@@ -1491,9 +1536,8 @@ def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):
         sizes = input.size()
         div = div.view(sizes[0], 1, sizes[1], sizes[2], -1)
         div = pad(div, (0, 0, 0, 0, size // 2, (size - 1) // 2))
-        padded = div.shape
-        div = avg_pool2d(div.reshape(padded[0], 1, padded[2], -1), (size, 1), stride=1)
-        div = div.squeeze(1).view(sizes)
+        div = avg_pool3d(div, (size, 1, 1), stride=1).squeeze(1)
+        div = div.view(sizes)
     div = div.mul(alpha).add(k).pow(beta)
     return input / div
 

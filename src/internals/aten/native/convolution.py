@@ -1,5 +1,6 @@
-"""1-d and 2-d convolution as im2col + matrix product (``aten/src/ATen/native/Convolution.cpp``, and the
-``slow_conv2d`` path of ``ConvolutionMM2d.cpp`` with ``Unfold2d.cpp`` / ``im2col.cuh``).
+"""1-d, 2-d and 3-d convolution as im2col + matrix product (``aten/src/ATen/native/Convolution.cpp``, the
+``slow_conv2d`` path of ``ConvolutionMM2d.cpp`` with ``Unfold2d.cpp`` / ``im2col.cuh``, and the
+``slow_conv3d`` path of ``ConvolutionMM3d.cpp`` with ``vol2col.h``).
 
 ``im2col`` copies, for every output position, the ``C·kh·kw`` input values its kernel window
 covers into one column (zeros where the window hangs over the padding). The convolution is then
@@ -17,13 +18,16 @@ import warnings
 from collections import namedtuple
 
 from ...c10 import scalar_type as st
-from ...c10.memory_format import channels_last, channels_last_strides, suggest_memory_format
+from ...c10.memory_format import channels_last, channels_last_3d, channels_last_strides, suggest_memory_format
 from ..dispatcher import call
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
 from .tensor_factories import empty, empty_strided
 
 Geometry = namedtuple("Geometry", "N C H W OC G kh kw sh sw ph pw dh dw OH OW")
+# A 3-d convolution's: each of the kernel, stride, padding, dilation and output sizes is a
+# (frames, rows, columns) triple.
+Geometry3d = namedtuple("Geometry3d", "N C T H W OC G k s p d O")
 
 
 def _expand(name, values, dim):
@@ -81,13 +85,20 @@ def conv_geometry(input, weight, stride, padding, dilation, groups, bias=None):
                            "size")
     if k == 3:        # checked in 1-d terms; the caller convolves 2-d views (``view1d_as_2d``)
         return None
-    if k != 4:
-        raise NotImplementedError("internals' convolution is 1-d or 2-d only")
-    N, C, H, W = input.shape
-    OC, _, kh, kw = weight.shape
-    if input.numel() == 0 and N and C:
+    if k not in (4, 5):
+        raise NotImplementedError("internals' convolution is 1-d, 2-d or 3-d only")
+    if input.numel() == 0 and input.shape[0] and input.shape[1]:
         raise RuntimeError(f"Only zero batch or zero channel inputs are supported, but got input shape: "
                            f"{list(input.shape)}")
+    if k == 5:
+        if input.numel() and (min(dilation) <= 0 or min(weight.shape[2:]) <= 0):
+            raise RuntimeError(f"kernel size and dilation should be greater than zero, but got kernel size "
+                               f"{list(weight.shape[2:])} and dilation {dilation}")
+        out_size = tuple((p - e) // s + 1 for p, e, s in zip(padded, extent, stride))
+        return Geometry3d(*input.shape, weight.shape[0], groups, tuple(weight.shape[2:]), tuple(stride),
+                          tuple(padding), tuple(dilation), out_size)
+    N, C, H, W = input.shape
+    OC, _, kh, kw = weight.shape
     if input.numel() == 0 and C and weight.numel() == 0:   # torch's empty backend reads the weight's element 0
         raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
     if input.numel():       # the kernels' own checks (an empty batch never reaches them)
@@ -183,6 +194,8 @@ def convolution(input, weight, bias, stride, padding, dilation, transposed, outp
         out = convolution(_view4d(contiguous(input)), _view4d(weight), bias, *_params_as_2d(stride, padding, dilation),
                           False, [0, 0], groups)
         return call("squeeze.dim", out, 2)
+    if isinstance(g, Geometry3d):
+        return _convolution3d(input, weight, bias, g)
     if g.C == 0:      # torch's empty backend multiplies the empty input by the weight: no channels out
         return _zeros([g.N, 0, g.OH, g.OW], input)
     compute = st.opmath_type(input.dtype)      # 16-bit floats multiply in float32, as torch's CPU loops do
@@ -205,6 +218,8 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
         grads = convolution_backward(_view4d(grad_output), _view4d(contiguous(input)), _view4d(weight), bias_sizes,
                                      *_params_as_2d(stride, padding, dilation), False, [0, 0], groups, output_mask)
         return tuple(t if t is None or i == 2 else call("squeeze.dim", t, 2) for i, t in enumerate(grads))
+    if isinstance(g, Geometry3d):
+        return _convolution3d_backward(grad_output, input, weight, bias_sizes, g, output_mask)
     if input.numel() == 0:       # an empty batch, or no channels: zeros (the products would be empty)
         return (_zeros(input.shape, input) if output_mask[0] else None,
                 _zeros(weight.shape, weight) if output_mask[1] else None,
@@ -227,6 +242,90 @@ def convolution_backward(grad_output, input, weight, bias_sizes, stride, padding
                                             weight.dtype), input, weight)
     if output_mask[2]:
         summed = call("sum.dim_IntList", to(grad_output, compute), [0, 2, 3], False, dtype=None)
+        grad_bias = to(summed, grad_output.dtype)
+    return grad_input, grad_weight, grad_bias
+
+
+# ---- 3-d convolution (``slow_conv3d``: ``vol2col`` + gemm, ``col2vol`` for the input's gradient)
+# The columns are a view first: the padded input read through ``as_strided`` with one stride per
+# kernel offset and one per output position, (N, C, kt, kh, kw, OT, OH, OW), which ``reshape``
+# copies into the (N, G, C/G·kt·kh·kw, OT·OH·OW) matrix, so the loops are the copy's and no 3-d
+# loop of its own is needed (on the CPU and the GPU alike). ``col2vol`` adds the columns back one
+# kernel offset at a time, in the kernel's order, as ``vol2col.h``'s loop does.
+
+def _layout3d(out, input, weight):
+    """torch's CPU wheel runs a float32 3-d convolution through oneDNN, which writes channels-last-3d
+    when the input or the weight is; other dtypes take ``slow_conv3d``, which writes contiguous."""
+    if input.dtype is not st.float32 or not any(
+            suggest_memory_format(t.shape, t.stride()) is channels_last_3d for t in (input, weight)):
+        return out
+    strides = channels_last_strides(tuple(out.shape), channels_last_3d)
+    return call("copy_", empty_strided(tuple(out.shape), strides, dtype=out.dtype, device=out.device), out, False)
+
+
+def vol2col(x, g):
+    """The columns of ``x`` (N, C, T, H, W) by group: (N, G, C/G·kt·kh·kw, OT·OH·OW)."""
+    pads = [v for p in reversed(g.p) for v in (p, p)]        # constant_pad_nd's order: last dim first
+    x = contiguous(call("constant_pad_nd", x, pads, 0) if any(g.p) else x)
+    sN, sC, *spatial = x.stride()
+    view = call("as_strided", x, [g.N, g.C, *g.k, *g.O],
+                [sN, sC, *(d * s for d, s in zip(g.d, spatial)), *(st_ * s for st_, s in zip(g.s, spatial))],
+                x.storage_offset())
+    return call("reshape", view, [g.N, g.G, g.C // g.G * math.prod(g.k), math.prod(g.O)])
+
+
+def col2vol(cols, g):
+    """The adjoint of :func:`vol2col`: each input element is the sum of the column entries copied
+    from it, added kernel offset by kernel offset."""
+    padded_size = [n + 2 * p for n, p in zip((g.T, g.H, g.W), g.p)]
+    image = _zeros([g.N, g.C, *padded_size], cols)
+    sN, sC, *spatial = image.stride()
+    cols = call("reshape", cols, [g.N, g.C, *g.k, *g.O])
+    for i in range(g.k[0]):
+        for j in range(g.k[1]):
+            for m in range(g.k[2]):
+                offset = sum(o * d * s for o, d, s in zip((i, j, m), g.d, spatial))
+                window = call("as_strided", image, [g.N, g.C, *g.O],
+                              [sN, sC, *(st_ * s for st_, s in zip(g.s, spatial))], offset)
+                entry = call("select.int", call("select.int", call("select.int", cols, 2, i), 2, j), 2, m)
+                call("add_.Tensor", window, entry, alpha=1)
+    for dim, (p, n) in enumerate(zip(g.p, (g.T, g.H, g.W))):
+        image = call("narrow", image, dim + 2, p, n)
+    return contiguous(image)
+
+
+def _convolution3d(input, weight, bias, g):
+    """``weight (G, OC/G, C/G·kt·kh·kw) @ columns`` per image and group, then the bias."""
+    if g.C == 0:
+        return _zeros([g.N, 0, *g.O], input)
+    compute = st.opmath_type(input.dtype)
+    out = call("matmul", call("reshape", to(weight, compute), [g.G, g.OC // g.G, -1]), vol2col(to(input, compute), g))
+    out = call("reshape", out, [g.N, g.OC, *g.O])
+    if bias is not None:
+        out = call("add_.Tensor", out, call("reshape", to(bias, compute), [g.OC, 1, 1, 1]), alpha=1)
+    return _layout3d(to(out, input.dtype), input, weight)
+
+
+def _convolution3d_backward(grad_output, input, weight, bias_sizes, g, output_mask):
+    if input.numel() == 0:
+        return (_zeros(input.shape, input) if output_mask[0] else None,
+                _zeros(weight.shape, weight) if output_mask[1] else None,
+                _zeros(bias_sizes, grad_output) if output_mask[2] else None)
+    compute = st.opmath_type(input.dtype)
+    L = math.prod(g.O)
+    go = call("reshape", to(grad_output, compute), [g.N, g.G, g.OC // g.G, L])
+    grad_input = grad_weight = grad_bias = None
+    if output_mask[0]:
+        w = call("reshape", to(weight, compute), [g.G, g.OC // g.G, -1])
+        grad_input = _layout3d(to(col2vol(call("matmul", call("transpose.int", w, 1, 2), go), g), input.dtype),
+                               input, weight)
+    if output_mask[1]:
+        cols = call("reshape", call("permute", vol2col(to(input, compute), g), [1, 0, 3, 2]), [g.G, g.N * L, -1])
+        go_rows = call("reshape", call("permute", go, [1, 2, 0, 3]), [g.G, g.OC // g.G, -1])
+        grad_weight = _layout3d(to(call("reshape", call("matmul", go_rows, cols), list(weight.shape)), weight.dtype),
+                                input, weight)
+    if output_mask[2]:
+        summed = call("sum.dim_IntList", to(grad_output, compute), [0, 2, 3, 4], False, dtype=None)
         grad_bias = to(summed, grad_output.dtype)
     return grad_input, grad_weight, grad_bias
 
@@ -265,9 +364,10 @@ def _check_transposed(input, weight, bias, output_padding, stride, dilation, gro
         raise RuntimeError(f"Given transposed=1, weight of size {list(weight.shape)}, expected bias to be "
                            f"1-dimensional with {weight.shape[1] * groups} elements, but got bias of size "
                            f"{list(bias.shape)} instead")
-    if weight.dim() == 4 and any(o >= max(s, d) for o, s, d in zip(output_padding, stride, dilation)):
+    if weight.dim() in (4, 5) and any(o >= max(s, d) for o, s, d in zip(output_padding, stride, dilation)):
         named = (("output_padding", output_padding), ("stride", stride), ("dilation", dilation))
-        parts = [f"{what}_{n}: {v}" for what, values in named for n, v in zip(("height", "width"), values)]
+        dims = ("height", "width") if weight.dim() == 4 else ("depth", "height", "width")
+        parts = [f"{what}_{n}: {v}" for what, values in named for n, v in zip(dims, values)]
         raise RuntimeError("output padding must be smaller than either stride or dilation, but got " + " ".join(parts))
 
 
@@ -284,11 +384,15 @@ def _transposed_shape(input, weight, stride, padding, dilation, output_padding, 
     return [input.shape[0], weight.shape[1] * groups, *spatial]
 
 
+def _output_sizes(g):
+    return list(g.O) if isinstance(g, Geometry3d) else [g.OH, g.OW]
+
+
 def _pad_to(t, g):
-    """``t`` (N, C, H, W) with zero rows and columns after it up to the plain convolution's output
-    (g.OH, g.OW): an output padding past the stride adds positions no input reaches."""
-    extra = [g.OH - t.shape[2], g.OW - t.shape[3]]
-    return t if not any(extra) else call("constant_pad_nd", t, [0, extra[1], 0, extra[0]], 0)
+    """``t`` (N, C, H, W) or (N, C, T, H, W) with zeros after each spatial side up to the plain
+    convolution's output: an output padding past the stride adds positions no input reaches."""
+    extra = [o - n for o, n in zip(_output_sizes(g), t.shape[2:])]
+    return t if not any(extra) else call("constant_pad_nd", t, [v for e in reversed(extra) for v in (0, e)], 0)
 
 
 def _transposed_convolution(input, weight, bias, stride, padding, dilation, output_padding, groups):
@@ -303,11 +407,15 @@ def _transposed_convolution(input, weight, bias, stride, padding, dilation, outp
     g = conv_geometry(_Sized(_transposed_shape(input, weight, stride, padding, dilation, output_padding, groups)),
                       weight, stride, padding, dilation, groups)
     compute = st.opmath_type(input.dtype)
-    x = call("reshape", _pad_to(to(input, compute), g), [g.N, g.G, g.OC // g.G, g.OH * g.OW])
+    spatial = _output_sizes(g)
+    x = call("reshape", _pad_to(to(input, compute), g), [g.N, g.G, g.OC // g.G, math.prod(spatial)])
     w = call("reshape", to(weight, compute), [g.G, g.OC // g.G, -1])
-    out = col2im(call("matmul", call("transpose.int", w, 1, 2), x), g)
+    columns = call("matmul", call("transpose.int", w, 1, 2), x)
+    out = col2vol(columns, g) if isinstance(g, Geometry3d) else col2im(columns, g)
     if bias is not None:
-        out = call("add_.Tensor", out, call("reshape", to(bias, compute), [g.C, 1, 1]), alpha=1)
+        out = call("add_.Tensor", out, call("reshape", to(bias, compute), [g.C] + [1] * len(spatial)), alpha=1)
+    if isinstance(g, Geometry3d):
+        return _layout3d(to(out, input.dtype), input, weight)
     return keep_channels_last(to(out, input.dtype), input, weight)
 
 
@@ -323,17 +431,20 @@ def _transposed_backward(grad_output, input, weight, stride, padding, dilation, 
         return tuple(t if t is None or i == 2 else call("squeeze.dim", t, 2) for i, t in enumerate(grads))
     g = conv_geometry(grad_output, weight, stride, padding, dilation, groups)
     grad_input = grad_weight = grad_bias = None
+    layout = _layout3d if isinstance(g, Geometry3d) else keep_channels_last
+    spatial = list(range(2, input.dim()))
     if output_mask[0]:
-        plain = convolution(grad_output, weight, None, stride, padding, dilation, False, [0, 0], groups)
-        grad_input = keep_channels_last(call("narrow", call("narrow", plain, 2, 0, input.shape[2]), 3, 0,
-                                             input.shape[3]), input, weight)
+        plain = convolution(grad_output, weight, None, stride, padding, dilation, False, [0] * len(spatial), groups)
+        for dim in spatial:
+            plain = call("narrow", plain, dim, 0, input.shape[dim])
+        grad_input = layout(plain, input, weight)
     if output_mask[1]:
         grad_weight = convolution_backward(_pad_to(input, g), grad_output, weight, None, stride, padding, dilation,
-                                           False, [0, 0], groups, [False, True, False])[1]
-        grad_weight = keep_channels_last(grad_weight, input, weight)
+                                           False, [0] * len(spatial), groups, [False, True, False])[1]
+        grad_weight = layout(grad_weight, input, weight)
     if output_mask[2]:
         compute = st.opmath_type(grad_output.dtype)
-        grad_bias = to(call("sum.dim_IntList", to(grad_output, compute), [0, 2, 3], False, dtype=None),
+        grad_bias = to(call("sum.dim_IntList", to(grad_output, compute), [0, *spatial], False, dtype=None),
                        grad_output.dtype)
     return grad_input, grad_weight, grad_bias
 
@@ -349,6 +460,37 @@ def _batchify(input, spatial=2):
         raise RuntimeError(f"Expected {dims - 1}D (unbatched) or {dims}D (batched) input to conv{spatial}d, but got "
                            f"input of size: {list(input.shape)}")
     return input if input.dim() == dims else call("unsqueeze", input, 0)
+
+
+def conv3d(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilation=(1, 1, 1), groups=1):
+    """``conv3d``, CompositeImplicitAutograd: ``convolution`` of an (N, C, T, H, W) input."""
+    out = call("convolution", _batchify(input, 3), weight, bias, stride, padding, dilation, False, [0, 0, 0], groups)
+    return out if input.dim() == 5 else call("squeeze.dim", out, 0)
+
+
+def conv3d_padding(input, weight, bias=None, stride=(1, 1, 1), padding="valid", dilation=(1, 1, 1), groups=1):
+    """``conv3d.padding``: "valid" or "same", as :func:`conv2d_padding` one dimension up."""
+    batched = _batchify(input, 3)
+    if padding == "valid":
+        return conv3d(input, weight, bias, stride, (0, 0, 0), dilation, groups)
+    if padding != "same":
+        raise RuntimeError(f"Invalid padding string: '{padding}'")
+    k = weight.dim()
+    if k <= 2:
+        raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if k != batched.dim():
+        raise RuntimeError(f"Expected {k}-dimensional input for {k}-dimensional weight{list(weight.shape)}, but got "
+                           f"{batched.dim()}-dimensional input of size {list(batched.shape)} instead")
+    if any(s != 1 for s in _expand("stride", stride, 3)):
+        raise RuntimeError("padding='same' is not supported for strided convolutions")
+    totals = [max(d * (n - 1), 0) for d, n in zip(_expand("dilation", dilation, 3), weight.shape[2:])]
+    if any(t % 2 for t in totals):
+        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
+                      "copy of the input be created", UserWarning, stacklevel=2)
+        input = call("constant_pad_nd", input, [p for t in reversed(totals) for p in (0, t % 2)], 0)
+    return conv3d(input, weight, bias, stride, [t // 2 for t in totals], dilation, groups)
 
 
 def conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
@@ -424,6 +566,17 @@ def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), ou
     batched = input if input.dim() == 4 else call("unsqueeze", input, 0)
     out = call("convolution", batched, weight, bias, stride, padding, dilation, True, output_padding, groups)
     return out if input.dim() == 4 else call("squeeze.dim", out, 0)
+
+
+def conv_transpose3d(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), output_padding=(0, 0, 0), groups=1,
+                     dilation=(1, 1, 1)):
+    """``conv_transpose3d.input``, CompositeImplicitAutograd, over (N, C, T, H, W) or (C, T, H, W)."""
+    if input.dim() not in (4, 5):
+        raise RuntimeError(f"Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input of "
+                           f"size: {list(input.shape)}")
+    batched = input if input.dim() == 5 else call("unsqueeze", input, 0)
+    out = call("convolution", batched, weight, bias, stride, padding, dilation, True, output_padding, groups)
+    return out if input.dim() == 5 else call("squeeze.dim", out, 0)
 
 
 def conv_transpose1d(input, weight, bias=None, stride=(1,), padding=(0,), output_padding=(0,), groups=1,

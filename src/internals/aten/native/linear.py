@@ -1,6 +1,7 @@
 """``tensordot`` (``aten/src/ATen/native/Linear.cpp``) and ``kron`` (``LinearAlgebra.cpp``):
 CompositeImplicitAutograd, written with permutes, reshapes and one product, as torch writes
-them, so autograd records the operators they call."""
+them, so autograd records the operators they call; ``bilinear`` over ``_trilinear`` (also
+``Linear.cpp``), the one of them with a derivative of its own."""
 import math
 
 from ...c10.wrap_dim import dim_list_to_bitset
@@ -46,3 +47,83 @@ def kron(x, y):
     b_view = dispatcher.call("_unsafe_view", y, [s for d in b for s in (1, d)])
     return dispatcher.call("_unsafe_view", dispatcher.call("mul.Tensor", a_view, b_view),
                            [i * j for i, j in zip(a, b)])
+
+
+def _trilinear(i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+    """``_trilinear`` (``Linear.cpp``): three operands, each unsqueezed at its ``expand`` dims to a
+    common rank, multiplied and summed over ``sumdim``, which is then squeezed away. torch
+    writes its result into a zeroed, contiguous output of the broadcast sizes (a summed dim kept
+    at 1 until the end), summing the first two operands' products over the dims the third lacks
+    first, then the third's; the package forms the same two partial sums by broadcasting (torch
+    runs them as batched matrix products, one slice of ``unroll_dim`` at a time: the same sums in
+    another order, so values agree within rounding)."""
+    total = i1.dim() + len(expand1)
+    for name, t, expand in (("i2", i2, expand2), ("i3", i3, expand3)):
+        if t.dim() + len(expand) != total:
+            raise RuntimeError(f"number of dimensions of {name} doesn't match that of i1")
+    if not 0 <= unroll_dim < total:
+        raise IndexError(f"unroll_dim must be in [0,{total - 1}]")
+    e1, e2, e3, summed = (set(dim_list_to_bitset(v, total)) for v in (expand1, expand2, expand3, sumdim))
+    output_size, sum12, sum23 = [], [], []
+    for i in range(total):
+        s = 0
+        if i in e1:
+            i1 = dispatcher.call("unsqueeze", i1, i)
+        else:
+            s = i1.shape[i]
+        if i in e2:
+            i2 = dispatcher.call("unsqueeze", i2, i)
+        else:
+            s = i2.shape[i]
+        if i in e3:
+            i3 = dispatcher.call("unsqueeze", i3, i)
+            if i in summed and i != unroll_dim:
+                sum12.append(i)
+        else:
+            s = i3.shape[i]
+            if i in summed and i != unroll_dim:
+                sum23.append(i)
+        output_size.append(1 if i in summed else s)
+    output = dispatcher.call("zeros", output_size, dtype=i1.dtype, device=i1.device)
+    if i1.numel() and i2.numel() and i3.numel():
+        part = dispatcher.call("mul.Tensor", i1, i2)
+        if sum12:
+            part = dispatcher.call("sum.dim_IntList", part, sum12, True, dtype=None)
+        part = dispatcher.call("mul.Tensor", part, i3)
+        rest = sum23 + ([unroll_dim] if unroll_dim in summed else [])
+        if rest:
+            part = dispatcher.call("sum.dim_IntList", part, rest, True, dtype=None)
+        dispatcher.call("add_.Tensor", output, part, alpha=1)
+    for i in reversed(range(total)):
+        if i in summed:
+            output = dispatcher.call("squeeze.dim", output, i)
+    return output
+
+
+def bilinear(input1, input2, weight, bias=None):
+    """``bilinear``, CompositeImplicitAutograd (``Linear.cpp``): ``y = x1ᵀ A x2 + b`` for each output
+    feature, as one ``_trilinear`` of the inputs flattened to matrices and the weight, reshaped to
+    the batch dims, then the bias added."""
+    if input1.dim() != input2.dim():
+        raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got {input1.shape[i]} and "
+                               f"{input2.shape[i]}")
+    if input1.shape[-1] != weight.shape[1]:
+        raise RuntimeError(f"bilinear(): input1 size does not match weight size: got {input1.shape[-1]} but "
+                           f"expected {weight.shape[1]}")
+    if input2.shape[-1] != weight.shape[2]:
+        raise RuntimeError(f"bilinear(): input2 size does not match weight size: got {input2.shape[-1]} but "
+                           f"expected {weight.shape[2]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but expected "
+                           f"{weight.shape[0]}")
+    output_size = [*input1.shape[:-1], weight.shape[0]]
+    flat1 = dispatcher.call("reshape", input1, [-1, input1.shape[-1]])
+    flat2 = dispatcher.call("reshape", input2, [-1, input2.shape[-1]])
+    output = dispatcher.call("reshape", dispatcher.call("_trilinear", flat1, weight, flat2, [1, 3], [0], [1, 2],
+                                                        [2, 3], 1), output_size)
+    if bias is not None:
+        output = dispatcher.call("add.Tensor", output, bias, alpha=1)
+    return output

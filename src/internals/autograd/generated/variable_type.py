@@ -22,6 +22,8 @@ from .functions import (
     AcoshBackward0,
     AdaptiveAvgPool2DBackward0,
     AdaptiveAvgPool2DBackwardBackward0,
+    AdaptiveAvgPool3DBackward0,
+    AdaptiveAvgPool3DBackwardBackward0,
     AdaptiveMaxPool2DBackward0,
     AdaptiveMaxPool2DBackwardBackward0,
     AddBackward0,
@@ -47,6 +49,8 @@ from .functions import (
     AtanhBackward0,
     AvgPool2DBackward0,
     AvgPool2DBackwardBackward0,
+    AvgPool3DBackward0,
+    AvgPool3DBackwardBackward0,
     BaddbmmBackward0,
     BernoulliBackward0,
     BernoulliBackward1,
@@ -355,6 +359,7 @@ from .functions import (
     TransposeBackward0,
     TransposeBackward1,
     TrilBackward0,
+    TrilinearBackward0,
     TriuBackward0,
     TruncBackward0,
     UnbindBackward0,
@@ -970,12 +975,19 @@ OPS = {
     'logcumsumexp': dispatcher.find('logcumsumexp'),
     'logcumsumexp.out': dispatcher.find('logcumsumexp.out'),
     'convolution': dispatcher.find('convolution'),
+    '_trilinear': dispatcher.find('_trilinear'),
     'max_pool2d_with_indices.out': dispatcher.find('max_pool2d_with_indices.out'),
     'max_pool2d_with_indices': dispatcher.find('max_pool2d_with_indices'),
     'avg_pool2d.out': dispatcher.find('avg_pool2d.out'),
     'avg_pool2d': dispatcher.find('avg_pool2d'),
     'avg_pool2d_backward.grad_input': dispatcher.find('avg_pool2d_backward.grad_input'),
     'avg_pool2d_backward': dispatcher.find('avg_pool2d_backward'),
+    'avg_pool3d.out': dispatcher.find('avg_pool3d.out'),
+    'avg_pool3d': dispatcher.find('avg_pool3d'),
+    'avg_pool3d_backward.grad_input': dispatcher.find('avg_pool3d_backward.grad_input'),
+    'avg_pool3d_backward': dispatcher.find('avg_pool3d_backward'),
+    '_adaptive_avg_pool3d': dispatcher.find('_adaptive_avg_pool3d'),
+    '_adaptive_avg_pool3d_backward': dispatcher.find('_adaptive_avg_pool3d_backward'),
     '_adaptive_avg_pool2d': dispatcher.find('_adaptive_avg_pool2d'),
     '_adaptive_avg_pool2d_backward': dispatcher.find('_adaptive_avg_pool2d_backward'),
     'adaptive_max_pool2d.out': dispatcher.find('adaptive_max_pool2d.out'),
@@ -8010,6 +8022,25 @@ def convolution(ks, input, weight, bias, stride, padding, dilation, transposed, 
     return result
 
 
+def _trilinear(ks, i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim=1):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (i1._requires_grad or i2._requires_grad or i3._requires_grad):
+        grad_fn = TrilinearBackward0()
+        grad_fn._next_edges = collect_next_edges(i1, i2, i3)
+        grad_fn.i1_ = SavedVariable(i1, False)
+        grad_fn.i2_ = SavedVariable(i2, False)
+        grad_fn.i3_ = SavedVariable(i3, False)
+        grad_fn.expand1_ = as_int_tuple(expand1)
+        grad_fn.expand2_ = as_int_tuple(expand2)
+        grad_fn.expand3_ = as_int_tuple(expand3)
+        grad_fn.sumdim_ = as_int_tuple(sumdim)
+    with below_ad_inplace_or_view():
+        result = OPS['_trilinear'].redispatch(after_autograd(ks), i1, i2, i3, expand1, expand2, expand3, sumdim, unroll_dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def max_pool2d_with_indices_out(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, **kwargs):
     check_out_no_requires_grad('max_pool2d_with_indices', self, kwargs.get('out'), kwargs.get('indices'))
     with below_autograd():
@@ -8080,6 +8111,83 @@ def avg_pool2d_backward(ks, grad_output, self, kernel_size, stride, padding, cei
         grad_fn.self_info_ = TypeAndSize(self)
     with below_ad_inplace_or_view():
         result = OPS['avg_pool2d_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def avg_pool3d_out(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None, **kwargs):
+    check_out_no_requires_grad('avg_pool3d', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['avg_pool3d.out'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
+
+
+def avg_pool3d(ks, self, kernel_size, stride=(), padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AvgPool3DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.kernel_size_ = as_int_tuple(kernel_size)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.ceil_mode_ = ceil_mode
+        grad_fn.count_include_pad_ = count_include_pad
+        grad_fn.divisor_override_ = divisor_override
+    with below_ad_inplace_or_view():
+        result = OPS['avg_pool3d'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def avg_pool3d_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs):
+    check_out_no_requires_grad('avg_pool3d_backward', grad_output, self, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['avg_pool3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override, **kwargs)
+
+
+def avg_pool3d_backward(ks, grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = AvgPool3DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.kernel_size_ = as_int_tuple(kernel_size)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.ceil_mode_ = ceil_mode
+        grad_fn.count_include_pad_ = count_include_pad
+        grad_fn.divisor_override_ = divisor_override
+        grad_fn.self_info_ = TypeAndSize(self)
+    with below_ad_inplace_or_view():
+        result = OPS['avg_pool3d_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _adaptive_avg_pool3d(ks, self, output_size):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AdaptiveAvgPool3DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['_adaptive_avg_pool3d'].redispatch(after_autograd(ks), self, output_size)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _adaptive_avg_pool3d_backward(ks, grad_output, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = AdaptiveAvgPool3DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.grad_output_ = SavedVariable(grad_output, False)
+        grad_fn.self_info_ = TypeAndSize(self)
+    with below_ad_inplace_or_view():
+        result = OPS['_adaptive_avg_pool3d_backward'].redispatch(after_autograd(ks), grad_output, self)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10002,12 +10110,19 @@ KERNELS = {
     'logcumsumexp': logcumsumexp,
     'logcumsumexp.out': logcumsumexp_out,
     'convolution': convolution,
+    '_trilinear': _trilinear,
     'max_pool2d_with_indices.out': max_pool2d_with_indices_out,
     'max_pool2d_with_indices': max_pool2d_with_indices,
     'avg_pool2d.out': avg_pool2d_out,
     'avg_pool2d': avg_pool2d,
     'avg_pool2d_backward.grad_input': avg_pool2d_backward_grad_input,
     'avg_pool2d_backward': avg_pool2d_backward,
+    'avg_pool3d.out': avg_pool3d_out,
+    'avg_pool3d': avg_pool3d,
+    'avg_pool3d_backward.grad_input': avg_pool3d_backward_grad_input,
+    'avg_pool3d_backward': avg_pool3d_backward,
+    '_adaptive_avg_pool3d': _adaptive_avg_pool3d,
+    '_adaptive_avg_pool3d_backward': _adaptive_avg_pool3d_backward,
     '_adaptive_avg_pool2d': _adaptive_avg_pool2d,
     '_adaptive_avg_pool2d_backward': _adaptive_avg_pool2d_backward,
     'adaptive_max_pool2d.out': adaptive_max_pool2d_out,

@@ -34,11 +34,11 @@ from .activation import (
 from .attention import MultiheadAttention
 from .batchnorm import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from .conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from .conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from .flatten import Flatten, Unflatten
 from .fold import Fold, Unfold
 from .instancenorm import InstanceNorm1d, InstanceNorm2d, InstanceNorm3d
-from .linear import Linear
+from .linear import Bilinear, Linear
 from .loss import (
                          BCELoss,
                          BCEWithLogitsLoss,
@@ -85,10 +85,12 @@ from .pixelshuffle import PixelShuffle, PixelUnshuffle
 from .pooling import (
                          AdaptiveAvgPool1d,
                          AdaptiveAvgPool2d,
+                         AdaptiveAvgPool3d,
                          AdaptiveMaxPool1d,
                          AdaptiveMaxPool2d,
                          AvgPool1d,
                          AvgPool2d,
+                         AvgPool3d,
                          LPPool1d,
                          LPPool2d,
                          MaxPool1d,
@@ -129,4 +131,5 @@ __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d"
             "AdaptiveMaxPool1d", "AdaptiveMaxPool2d", "MaxPool1d", "AvgPool1d",
             "AdaptiveAvgPool1d", "BatchNorm3d", "LocalResponseNorm", "LPPool1d", "LPPool2d", "RMSNorm",
             "SoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
-            "ParameterList", "ParameterDict"]
+            "ParameterList", "ParameterDict", "AvgPool3d", "Conv3d", "ConvTranspose3d", "Bilinear",
+            "AdaptiveAvgPool3d"]

@@ -1,5 +1,5 @@
-"""``Conv1d``, ``Conv2d`` and their transposed twins (``torch/nn/modules/conv.py``): learned
-convolutions, run by ``F.conv1d``, ``F.conv2d``, ``F.conv_transpose1d`` and ``F.conv_transpose2d``."""
+"""``Conv1d``, ``Conv2d``, ``Conv3d`` and their transposed twins (``torch/nn/modules/conv.py``): learned
+convolutions, run by ``F.conv1d``, ``F.conv2d``, ``F.conv3d`` and ``F.conv_transpose1d/2d/3d``."""
 import math
 
 from ..._functional import empty
@@ -8,7 +8,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Conv1d", "Conv2d", "ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d", "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 def _ntuple(v, n):
@@ -111,6 +111,13 @@ class Conv2d(_ConvNd):
     _conv = staticmethod(F.conv2d)
 
 
+class Conv3d(_ConvNd):
+    """``Conv3d(in_channels, out_channels, kernel_size, ...)``: weight (out_channels, in_channels /
+    groups, kt, kh, kw), bias (out_channels,); input (N, C, T, H, W) or (C, T, H, W)."""
+    _n = 3
+    _conv = staticmethod(F.conv3d)
+
+
 class _ConvTransposeNd(_ConvNd):
     """What ConvTranspose1d and ConvTranspose2d share: zeros padding only, and an ``output_size``
     at call time that picks the output padding (a strided convolution maps several sizes to one,
@@ -165,3 +172,10 @@ class ConvTranspose2d(_ConvTransposeNd):
     generators and decoders; weight (in_channels, out_channels / groups, kh, kw)."""
     _n = 2
     _conv = staticmethod(F.conv_transpose2d)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """``ConvTranspose3d(in_channels, out_channels, kernel_size, ...)``: weight (in_channels,
+    out_channels / groups, kt, kh, kw); input (N, C, T, H, W) or (C, T, H, W)."""
+    _n = 3
+    _conv = staticmethod(F.conv_transpose3d)

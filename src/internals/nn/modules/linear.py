@@ -1,4 +1,4 @@
-"""``Linear``: y = x Wᵀ + b (``torch/nn/modules/linear.py``)."""
+"""``Linear``: y = x Wᵀ + b, and ``Bilinear``: y = x1ᵀ A x2 + b (``torch/nn/modules/linear.py``)."""
 import math
 
 from ..._functional import empty
@@ -7,7 +7,7 @@ from .. import init
 from ..parameter import Parameter
 from .module import Module
 
-__all__ = ["Linear"]
+__all__ = ["Linear", "Bilinear"]
 
 
 class Linear(Module):
@@ -38,3 +38,33 @@ class Linear(Module):
 
     def extra_repr(self):
         return f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+
+
+class Bilinear(Module):
+    """``Bilinear(in1_features, in2_features, out_features, bias=True)``: weight (out, in1, in2),
+    bias (out,), both drawn uniformly within 1/sqrt(in1_features), as torch draws them."""
+
+    def __init__(self, in1_features, in2_features, out_features, bias=True, device=None, dtype=None):
+        super().__init__()
+        self.in1_features, self.in2_features, self.out_features = in1_features, in2_features, out_features
+        self.weight = Parameter(empty((out_features, in1_features, in2_features), device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(empty((out_features,), device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self):
+        if self.in1_features <= 0:
+            raise ValueError(f"in1_features must be > 0, but got (in1_features={self.in1_features})")
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1, input2):
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+                f"out_features={self.out_features}, bias={self.bias is not None}")

@@ -1,4 +1,4 @@
-"""``MaxPool1d/2d``, ``AvgPool1d/2d``, ``AdaptiveAvgPool1d/2d``, ``AdaptiveMaxPool1d/2d``
+"""``MaxPool1d/2d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``, ``AdaptiveMaxPool1d/2d``
 (``torch/nn/modules/pooling.py``)."""
 from .. import functional as F
 from .module import Module
@@ -44,6 +44,17 @@ class AvgPool2d(Module):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
 
 
+class AvgPool3d(AvgPool2d):
+    """The mean of each window of frames × rows × columns; ``stride`` defaults to ``kernel_size``."""
+
+    def forward(self, input):
+        return F.avg_pool3d(input, self.kernel_size, self.stride, self.padding, self.ceil_mode,
+                            self.count_include_pad, self.divisor_override)
+
+
+__all__ += ["AvgPool3d"]
+
+
 class AdaptiveAvgPool2d(Module):
     """Means over windows that tile the input into ``output_size``."""
 
@@ -56,6 +67,16 @@ class AdaptiveAvgPool2d(Module):
 
     def extra_repr(self):
         return f"output_size={self.output_size}"
+
+
+class AdaptiveAvgPool3d(AdaptiveAvgPool2d):
+    """Means over windows that tile the frames, rows and columns into ``output_size``."""
+
+    def forward(self, input):
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
+__all__ += ["AdaptiveAvgPool3d"]
 
 
 __all__ += ["AdaptiveMaxPool1d", "AdaptiveMaxPool2d"]

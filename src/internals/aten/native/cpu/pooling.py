@@ -2,6 +2,7 @@
 W) buffers the host sized from the checked geometry: every index below is inside its buffer."""
 from numba import prange
 
+from ..average_pool3d import avg_pool3d_backward_plane, avg_pool3d_output
 from ..pooling import (
     adaptive_max_output,
     avg_pool_backward_plane,
@@ -56,3 +57,20 @@ def adaptive_max_pool2d(out, indices, inp, H, W, OH, OW, windows):
             for ow in range(OW):
                 i = (p * OH + oh) * OW + ow
                 out[i], indices[i] = adaptive_max_output(inp, p, H, W, OH, OW, oh, ow, windows)
+
+
+# 3-d average pooling (``AveragePool3d.cpp``'s frame loops): one task per (image, channel) plane.
+@parallel_loop()
+def avg_pool3d(out, inp, T, H, W, OT, OH, OW, windows, divisor, adaptive):
+    for p in prange(inp.size // (T * H * W)):
+        for ot in range(OT):
+            for oh in range(OH):
+                for ow in range(OW):
+                    out[((p * OT + ot) * OH + oh) * OW + ow] = avg_pool3d_output(inp, p, T, H, W, OT, OH, OW, ot, oh,
+                                                                                 ow, windows, divisor, adaptive)
+
+
+@parallel_loop()
+def avg_pool3d_backward(grad_input, grad_output, T, H, W, OT, OH, OW, windows, divisor, adaptive):
+    for p in prange(grad_input.size // (T * H * W)):
+        avg_pool3d_backward_plane(grad_input, grad_output, p, T, H, W, OT, OH, OW, windows, divisor, adaptive)

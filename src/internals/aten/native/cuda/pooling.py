@@ -4,6 +4,7 @@ that no two threads add into the same element (no atomics)."""
 import numpy as np
 from numba import cuda
 
+from ..average_pool3d import avg_pool3d_backward_plane, avg_pool3d_output
 from ..pooling import (
     adaptive_max_output,
     avg_pool_backward_plane,
@@ -85,3 +86,33 @@ def _adaptive_max_pool2d(out, indices, inp, H, W, OH, OW, windows):
 def adaptive_max_pool2d(out, indices, inp, H, W, OH, OW, windows):
     with np.errstate(all="ignore"):
         _adaptive_max_pool2d[launch_config(out.size)](out, indices, inp, H, W, OH, OW, windows)
+
+
+# 3-d average pooling (``cuda/AveragePool3d.cu``): one thread per output element forward, one per
+# plane backward.
+@cuda.jit
+def _avg_pool3d(out, inp, T, H, W, OT, OH, OW, windows, divisor, adaptive):
+    i = cuda.grid(1)
+    while i < out.size:
+        ow, oh, ot, p = i % OW, (i // OW) % OH, (i // (OW * OH)) % OT, i // (OT * OH * OW)
+        out[i] = avg_pool3d_output(inp, p, T, H, W, OT, OH, OW, ot, oh, ow, windows, divisor, adaptive)
+        i += cuda.gridsize(1)
+
+
+@cuda.jit
+def _avg_pool3d_backward(grad_input, grad_output, T, H, W, OT, OH, OW, windows, divisor, adaptive):
+    p = cuda.grid(1)
+    while p < grad_input.size // (T * H * W):
+        avg_pool3d_backward_plane(grad_input, grad_output, p, T, H, W, OT, OH, OW, windows, divisor, adaptive)
+        p += cuda.gridsize(1)
+
+
+def avg_pool3d(out, inp, T, H, W, OT, OH, OW, windows, divisor, adaptive):
+    with np.errstate(all="ignore"):
+        _avg_pool3d[launch_config(out.size)](out, inp, T, H, W, OT, OH, OW, windows, divisor, adaptive)
+
+
+def avg_pool3d_backward(grad_input, grad_output, T, H, W, OT, OH, OW, windows, divisor, adaptive):
+    with np.errstate(all="ignore"):
+        _avg_pool3d_backward[launch_config(grad_input.size // (T * H * W))](grad_input, grad_output, T, H, W, OT, OH,
+                                                                            OW, windows, divisor, adaptive)
