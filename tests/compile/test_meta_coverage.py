@@ -317,6 +317,11 @@ def _direct_cases():
         ("aten::floor_divide.Scalar", (x, 2), {}), ("aten::floor_divide_.Scalar", (x, 2), {}),
         # eigenvalues alone: torch's recording differentiates eigvals, which then calls linalg_eig
         ("aten::_linalg_eigvals", (square,), {}),
+        # the fused weight norm and its backward, which torch's autograd calls below the dispatcher
+        ("aten::_weight_norm_interface", (x, internals.ones(3, 1), 0), {}),
+        ("aten::_weight_norm_interface_backward", (x, x, internals.ones(3, 1), internals.ones(3, 1), 0), {}),
+        # orgqr's out= form (torch records only linalg_householder_product's)
+        ("aten::orgqr.out", (x.t().contiguous(), internals.ones(2)), {"out": internals.empty(0)}),
         # the anti-aliased resizes torch's meta registrations leave out (bilinear's is recorded)
         *[(f"aten::_upsample_{mode}2d_aa", (img, [3, 3], False), {}) for mode in ("bicubic", "lanczos")],
         *[(f"aten::_upsample_{mode}2d_aa_backward", (internals.ones(1, 2, 3, 3), [3, 3], [1, 2, 5, 5], False), {})
