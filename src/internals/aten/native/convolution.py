@@ -470,27 +470,7 @@ def conv3d(input, weight, bias=None, stride=(1, 1, 1), padding=(0, 0, 0), dilati
 
 def conv3d_padding(input, weight, bias=None, stride=(1, 1, 1), padding="valid", dilation=(1, 1, 1), groups=1):
     """``conv3d.padding``: "valid" or "same", as :func:`conv2d_padding` one dimension up."""
-    batched = _batchify(input, 3)
-    if padding == "valid":
-        return conv3d(input, weight, bias, stride, (0, 0, 0), dilation, groups)
-    if padding != "same":
-        raise RuntimeError(f"Invalid padding string: '{padding}'")
-    k = weight.dim()
-    if k <= 2:
-        raise RuntimeError("weight should have at least three dimensions")
-    if groups <= 0:
-        raise RuntimeError("non-positive groups is not supported")
-    if k != batched.dim():
-        raise RuntimeError(f"Expected {k}-dimensional input for {k}-dimensional weight{list(weight.shape)}, but got "
-                           f"{batched.dim()}-dimensional input of size {list(batched.shape)} instead")
-    if any(s != 1 for s in _expand("stride", stride, 3)):
-        raise RuntimeError("padding='same' is not supported for strided convolutions")
-    totals = [max(d * (n - 1), 0) for d, n in zip(_expand("dilation", dilation, 3), weight.shape[2:])]
-    if any(t % 2 for t in totals):
-        warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
-                      "copy of the input be created", UserWarning, stacklevel=2)
-        input = call("constant_pad_nd", input, [p for t in reversed(totals) for p in (0, t % 2)], 0)
-    return conv3d(input, weight, bias, stride, [t // 2 for t in totals], dilation, groups)
+    return _convolution_mode(conv3d, 3, input, weight, bias, stride, padding, dilation, groups)
 
 
 def conv2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
@@ -527,9 +507,15 @@ def conv1d_padding(input, weight, bias=None, stride=(1,), padding="valid", dilat
 def conv2d_padding(input, weight, bias=None, stride=(1, 1), padding="valid", dilation=(1, 1), groups=1):
     """``conv2d.padding``: "valid" is no padding; "same" pads so the output keeps the input's size
     (``_convolution_mode`` and ``convolution_same``, which check before padding)."""
-    batched = _batchify(input)
+    return _convolution_mode(conv2d, 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+def _convolution_mode(conv, dims, input, weight, bias, stride, padding, dilation, groups):
+    """torch's ``_convolution_mode`` for a ``dims``-d convolution ``conv``: "valid" is no padding;
+    "same" is ``convolution_same``, its checks, then the padding."""
+    batched = _batchify(input, dims)
     if padding == "valid":
-        return conv2d(input, weight, bias, stride, (0, 0), dilation, groups)
+        return conv(input, weight, bias, stride, [0] * dims, dilation, groups)
     if padding != "same":
         raise RuntimeError(f"Invalid padding string: '{padding}'")
     k = weight.dim()
@@ -540,20 +526,20 @@ def conv2d_padding(input, weight, bias=None, stride=(1, 1), padding="valid", dil
     if k != batched.dim():
         raise RuntimeError(f"Expected {k}-dimensional input for {k}-dimensional weight{list(weight.shape)}, but got "
                            f"{batched.dim()}-dimensional input of size {list(batched.shape)} instead")
-    if any(s != 1 for s in _pair("stride", stride)):
+    if any(s != 1 for s in _expand("stride", stride, dims)):
         raise RuntimeError("padding='same' is not supported for strided convolutions")
     # Total padding d·(k − 1) per dim, split l = total // 2 on the left and r = total − l on the
     # right. Where they differ, torch's ``convolution_same`` first pads the input's right side by
     # r − l = 1 (``constant_pad_nd``: the gradient's graph has torch's ConstantPadNdBackward0) and
     # then pads l on both sides. (An empty kernel's negative total is left for the convolution
     # to refuse.)
-    totals = [max(d * (n - 1), 0) for d, n in zip(_pair("dilation", dilation), weight.shape[2:])]
+    totals = [max(d * (n - 1), 0) for d, n in zip(_expand("dilation", dilation, dims), weight.shape[2:])]
     if any(t % 2 for t in totals):
         warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
-                      "copy of the input be created", UserWarning, stacklevel=2)
+                      "copy of the input be created", UserWarning, stacklevel=3)
         pad_nd = [p for t in reversed(totals) for p in (0, t % 2)]     # F.pad's order: last dim first
         input = call("constant_pad_nd", input, pad_nd, 0)
-    return conv2d(input, weight, bias, stride, [t // 2 for t in totals], dilation, groups)
+    return conv(input, weight, bias, stride, [t // 2 for t in totals], dilation, groups)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1,
