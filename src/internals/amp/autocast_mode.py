@@ -25,10 +25,12 @@ __all__ = ["autocast", "get_autocast_dtype", "is_autocast_enabled", "register_au
            "LOWER_PRECISION_FP", "FP32", "PROMOTE", "BANNED"]
 
 # The policy lists of autocast_mode.cpp, for the operators internals has.
-LOWER_PRECISION_FP = {"cpu": ("conv1d", "conv1d.padding", "conv2d", "conv2d.padding", "conv_transpose1d",
-                              "conv_transpose2d.input", "mm", "bmm", "matmul", "baddbmm", "addmm", "addbmm", "linear",
+LOWER_PRECISION_FP = {"cpu": ("conv1d", "conv1d.padding", "conv2d", "conv2d.padding", "conv3d", "conv3d.padding",
+                              "conv_transpose1d", "conv_transpose2d.input", "conv_transpose3d.input", "mm", "bmm",
+                              "matmul", "baddbmm", "addmm", "addbmm", "linear",
                               "prelu"),
-                      "cuda": ("conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d.input", "convolution", "mm",
+                      "cuda": ("conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d.input",
+                               "conv_transpose3d.input", "convolution", "mm",
                                "bmm", "matmul", "addmv", "baddbmm", "addbmm", "einsum", "addmm", "linear", "mv",
                                "prelu")}
 # (torch casts some of the cuda fp32 ops, norm among them, by passing dtype=float32 instead of casting
@@ -45,7 +47,8 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_c
                 # the losses torch lists for fp32 that internals declares as operators
                 "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss",
                 "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
-                "linalg_householder_product"),
+                "multilabel_margin_loss_forward", "linalg_householder_product", "orgqr", "geqrf",
+                "avg_pool3d", "adaptive_avg_pool3d"),
         "cuda": ("acos", "asin", "cosh", "exp", "expm1", "erfinv", "log", "log10", "log2", "log1p", "rsqrt", "sinh",
                  "tan", "reciprocal", "mse_loss", "binary_cross_entropy_with_logits",
                  "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "softplus", "sum", "sum.dim_IntList",
@@ -61,7 +64,8 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_c
 
 # "promote": the floating-point arguments (lists included) cast to the widest of their dtypes.
 PROMOTE = {"cpu": ("cat", "stack", "index_copy"),
-           "cuda": ("addcdiv", "addcmul", "atan2", "dot", "vdot", "index_put", "scatter_add", "cross", "tensordot")}
+           "cuda": ("addcdiv", "addcmul", "atan2", "bilinear", "dot", "vdot", "index_put", "scatter_add", "cross",
+                    "tensordot")}
 
 
 # "banned" (cuda): refused, naming the safe alternative (``autocast_mode.cpp``'s ``binary_cross_entropy_banned``).
