@@ -3,12 +3,14 @@ what a tensor becomes in a pickle, that views stay views and writes are seen on 
 and the lifetimes of the shared segments. Every program runs once per library, in processes
 forked from this one, each wait bounded; no test leaves a segment or a descriptor behind."""
 import io
+import multiprocessing
 import os
 import pickle
 import pickletools
 import signal
 import subprocess
 import sys
+import threading
 from multiprocessing.reduction import ForkingPickler
 
 import pytest
@@ -17,6 +19,7 @@ import torch.multiprocessing
 
 import internals
 import internals.multiprocessing
+from internals.c10 import map_allocator
 
 pytestmark = pytest.mark.usefixtures("no_shared_memory_leak")
 
@@ -215,6 +218,40 @@ def test_a_sender_that_dies_before_delivery_cannot_hand_over_its_descriptor():
     ours, theirs = both(program)
     assert ours == theirs
     assert issubclass(ours[1], OSError)
+
+
+def _share_until_exit(count_queue):
+    """A thread that shares storages without pause while the process's main thread leaves as a
+    DataLoader worker does: ``close_naming``, then ``os._exit`` without joining the thread."""
+    shared = [0]
+
+    def share():
+        while True:
+            map_allocator.new_shared_fd(8)
+            shared[0] += 1
+    threading.Thread(target=share, daemon=True).start()
+    while shared[0] < 200:
+        pass
+    count_queue.put(shared[0])
+    count_queue.close()
+    count_queue.join_thread()
+    map_allocator.close_naming()
+    os._exit(0)
+
+
+def test_a_process_that_ends_while_a_thread_shares_leaves_no_name():
+    """Naming a segment and unlinking it are two calls here (one C++ call in torch): a process
+    that ends between them would leave its name in /dev/shm. Ten processes end mid-share; none
+    may leave a name (without the lock, most runs left one)."""
+    ctx = multiprocessing.get_context("fork")
+    for _ in range(10):
+        q = ctx.Queue()
+        p = ctx.Process(target=_share_until_exit, args=(q,))
+        p.start()
+        assert q.get(timeout=WAIT) >= 200
+        p.join(WAIT)
+        assert p.exitcode == 0
+        assert [n for n in os.listdir("/dev/shm") if n.startswith(f"internals_{p.pid}_")] == []
 
 
 # ---------------------------------------------------------------------- resizing

@@ -12,18 +12,28 @@ torch's ``file_descriptor`` sharing strategy, the Linux default, in three steps:
 
 A mapping is released when the storage holding it dies: the NumPy array over the ``mmap`` goes,
 then the ``mmap`` (``munmap``), and the descriptor is closed with it.
+
+Steps 1 and 2 are one C++ call in torch, so no other Python thread runs between them. Here they
+are two calls, and a thread switch can fall between them: a DataLoader worker's queue thread
+pickling a batch (which shares its storage) while the worker's main thread ends the process would
+leave the name behind. So naming a segment holds a lock, and a process about to exit takes that
+lock for good (``close_naming``) before it goes.
 """
 import itertools
 import mmap
 import os
 import secrets
+import threading
 from _posixshmem import shm_open, shm_unlink
 
 import numpy as np
 
-__all__ = ["SharedMapping", "new_shared_fd", "map_shared_fd"]
+__all__ = ["SharedMapping", "new_shared_fd", "map_shared_fd", "close_naming"]
 
 _counter = itertools.count()
+_naming = threading.Lock()      # held from shm_open to shm_unlink
+# A child forked while another thread named a segment must not inherit the lock held.
+os.register_at_fork(after_in_child=lambda: globals().update(_naming=threading.Lock()))
 
 
 class SharedMapping:
@@ -52,11 +62,19 @@ def new_shared_fd(nbytes):
     """A new anonymous segment of ``nbytes`` (``MapAllocator`` with ``SHAREDMEM | EXCLUSIVE |
     KEEPFD | UNLINK``): its bytes and the mapping that owns its descriptor."""
     name = f"/internals_{os.getpid()}_{secrets.randbits(32)}_{next(_counter)}"
-    fd = shm_open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
-    mapping = SharedMapping(fd)     # closes the descriptor if anything below fails
-    shm_unlink(name)
+    with _naming:
+        fd = shm_open(name, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o600)
+        mapping = SharedMapping(fd)     # closes the descriptor if anything below fails
+        shm_unlink(name)
     os.ftruncate(fd, nbytes)
     return _bytes_of(fd, nbytes), mapping
+
+
+def close_naming():
+    """For a process about to end without joining its threads (``os._exit``): wait until no
+    segment is between its name and its unlink, and name none after. A thread that tries then
+    blocks until the process is gone, which removes it with nothing left in ``/dev/shm``."""
+    _naming.acquire()
 
 
 def map_shared_fd(fd, nbytes):

@@ -16,6 +16,7 @@ import numpy as np
 
 from ...._utils import ExceptionWrapper
 from ....aten.parallel import set_num_threads
+from ....c10.map_allocator import close_naming
 from ....random import manual_seed
 from . import MP_STATUS_CHECK_INTERVAL
 from .fetch import create_fetcher
@@ -112,6 +113,9 @@ def _worker_loop(iterable, dataset, index_queue, data_queue, done_event, auto_co
     if done_event.is_set():
         data_queue.cancel_join_thread()
         data_queue.close()
+        # The process now ends without waiting for the queue's thread, which may be sharing a
+        # batch's storage: let it finish naming a segment (or name none), so no name is left.
+        close_naming()
 
 
 def _serve(index_queue, data_queue, done_event, iterable, fetcher, init_exception, where, worker_id, new_fetcher):
