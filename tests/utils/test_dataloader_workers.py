@@ -243,25 +243,29 @@ class Sleeps:
 
 def test_worker_killed_is_reported_not_waited_for():
     """SIGKILL to a worker: a RuntimeError naming its pid, not a wait for the loader's own
-    timeout (the bound is loose: a busy machine takes a while to report a process dead)."""
+    timeout (the bound is loose: a busy machine takes a while to report a process dead). torch
+    may instead raise the socket error of unpickling a batch the worker queued before it died,
+    when the death is not seen yet; the package waits until it is (chapter 12 says so)."""
     def program(lib, data):
         it = iter(data.DataLoader(Sleeps(), num_workers=2))
         assert plain(next(it)) == [0]
         victim = it._workers[1].pid
         start = time.monotonic()
         try:
-            with pytest.raises(RuntimeError) as error:
+            with pytest.raises((RuntimeError, ConnectionError, EOFError)) as error:
                 os.kill(victim, signal.SIGKILL)
                 while True:
                     next(it)
-            return str(error.value).replace(str(victim), "PID"), time.monotonic() - start < 20
+            message = str(error.value).replace(str(victim), "PID")
+            return type(error.value), message, time.monotonic() - start < 20
         finally:
             it._shutdown_workers()
     ours, theirs = both(program)
     accepted = ("DataLoader worker (pid(s) PID) exited unexpectedly",
                 "DataLoader worker (pid PID) is killed by signal: Killed. ")
-    assert ours[0] in accepted and theirs[0] in accepted
-    assert ours[1] and theirs[1]
+    assert ours[0] is RuntimeError and ours[1] in accepted
+    assert theirs[1] in accepted if theirs[0] is RuntimeError else theirs[0] in (ConnectionResetError, EOFError)
+    assert ours[2] and theirs[2]
 
 
 @pytest.mark.parametrize("exitcode, cause", [
