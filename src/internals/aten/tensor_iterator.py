@@ -5,7 +5,7 @@ Mirrors ``aten/src/ATen/TensorIterator.cpp``. A kernel describes its operands wi
 ``build()`` runs torch's steps in torch's order:
 
 1. ``compute_mem_overlaps``: refuse an output that overlaps itself or an input partially.
-2. ``compute_shape``: broadcast the inputs' shapes; a given output must already have that shape.
+2. ``compute_shape``: broadcast the inputs' shapes; a given output of other sizes is resized, unless it is an input.
 3. ``compute_types``: the common device and dtype; a given output must accept the common dtype;
    on the CPU, inputs of another dtype are replaced by copies in the common dtype.
 4. ``fast_set_up``: if every operand has that shape and they share a dense layout, the output
