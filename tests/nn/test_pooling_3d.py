@@ -562,10 +562,9 @@ def test_max_pool_out_variants_resize_as_torchs_kernels_do(capfd):
         assert ours[0] and theirs[0]
         for o, t in zip(ours[1:], theirs[1:]):
             assert_same(o, t, rtol=0, atol=0)
-    for wrong in (lambda L: L.empty(0, dtype=L.float32), lambda L: L.empty(0, dtype=L.int32)):
-        same_outcome(lambda L, wrong=wrong: L.ops.aten.max_pool3d_with_indices.out(
-            _t(L, (1, 2, 4, 4, 4)), [2], out=wrong(L) if wrong(L).dtype != L.int32 else L.empty(0, dtype=L.float64),
-            indices=wrong(L) if wrong(L).dtype == L.int32 else L.empty(0, dtype=L.int64)))
+    for out_dtype, indices_dtype in (("float32", "int64"), ("float64", "int32")):     # each refused
+        same_outcome(lambda L, o=out_dtype, i=indices_dtype: L.ops.aten.max_pool3d_with_indices.out(
+            _t(L, (1, 2, 4, 4, 4)), [2], out=L.empty(0, dtype=getattr(L, o)), indices=L.empty(0, dtype=getattr(L, i))))
     assert_ops_out_resized_with_torchs_warning(
         lambda L: L.ops.aten.adaptive_max_pool3d.out(_t(L, (1, 2, 4, 4, 4)), [2, 2, 2],
                                                      out=L.empty(3, dtype=L.float64),
@@ -583,7 +582,8 @@ def test_max_pool_backward_out_variants_are_laid_out_as_torchs():
     for grad_input in (lambda L: L.empty(0, dtype=L.float64), lambda L: L.empty(3, dtype=L.float64),
                        lambda L: L.empty(4, 4, 4, 2, 1, dtype=L.float64).permute(4, 3, 2, 1, 0)):
         for channels_last in (False, True):
-            same_outcome(lambda L: run(L, grad_input, channels_last))
+            same_outcome(lambda L, grad_input=grad_input, channels_last=channels_last: run(L, grad_input,
+                                                                                           channels_last))
 
 
 @pytest.mark.parametrize("name", [("adaptive_max_pool3d", "out"), ("adaptive_max_pool3d_backward", "grad_input")])
