@@ -693,8 +693,8 @@ for t in (f32, f64):      # H, W, OH, OW, windows, divisor, per_dim
     compile_(f"avg_pool2d {t}", pooling._avg_pool2d.py_func, (arr(t), arr(t)) + avg)
     compile_(f"avg_pool2d_backward {t}", pooling._avg_pool2d_backward.py_func, (arr(t), arr(t)) + avg)
 VOLUME = (i64,) * 6                          # T, H, W, OT, OH, OW
-for t in (f32, i64, u8):      # 3-d max pooling: the geometry array and the running maximum's start
-    compile_(f"max_pool3d {t}", pooling._max_pool3d.py_func, (arr(t), arr(i64), arr(t)) + VOLUME + (arr(i64), t))
+for t in (f32, i64, u8):      # 3-d max pooling: kernel sizes, strides, paddings and dilations in one array
+    compile_(f"max_pool3d {t}", pooling._max_pool3d.py_func, (arr(t), arr(i64), arr(t)) + VOLUME + (arr(i64),))
 for t in (f32, f64):          # the adaptive windows, as the 3-d average reads them
     compile_(f"adaptive_max_pool3d {t}", pooling._adaptive_max_pool3d.py_func,
              (arr(t), arr(i64), arr(t)) + VOLUME + (arr(i64),))

@@ -26,6 +26,7 @@ from .average_pool3d import pool3d_shape_check
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
 from .pooling import _pool_output_size, _scatter_max_gradient
+from .scalar_ops import lowest_like
 from .tensor_factories import empty
 from .tensor_shape import check_dim_size
 
@@ -95,15 +96,6 @@ def _check_element_type(t, dtype):
         raise RuntimeError(f"expected scalar type {dtype.torch_name} but found {t.dtype.torch_name}")
 
 
-def _lowest(dtype):
-    """The start of torch's running maximum: -inf, or the type's lowest integer. A window wholly
-    in the padding (a dilation can step over the whole input) keeps it."""
-    np_dtype = dtype.numpy_type
-    if dtype.is_floating_point:
-        return np_dtype.type(-np.inf)
-    return np_dtype.type(np.iinfo(np_dtype).min)
-
-
 # ---- meta step: the checks, the outputs' sizes and layout
 def meta_max_pool3d_with_indices(out, indices, self, kernel_size, stride=(), padding=(0,), dilation=(1,),
                                  ceil_mode=False):
@@ -129,7 +121,7 @@ def impl_max_pool3d_with_indices(outs, self):
         positions = empty(tuple(out.shape), dtype=st.int64, device=self.device)
         geometry = np.array([*k, *d, *pad, *dil], dtype=np.int64)
         loops(self.device, "pooling").max_pool3d(buffer(values), buffer(positions), xc._flat_buffer(), *in_size,
-                                                 *out_size, geometry, _lowest(compute))
+                                                 *out_size, geometry)
         call("copy_", out, values)
         call("copy_", indices, positions)
     return out, indices
@@ -202,10 +194,11 @@ def max_pool3d_with_indices_backward_cpu(grad_output, self, kernel_size, stride,
 
 # Read by the CPU and CUDA loops. ``g`` holds kT, kH, kW, dT, dH, dW, pT, pH, pW and the three dilations.
 @register_jitable
-def max_pool3d_output(inp, p, T, H, W, g, ot, oh, ow, lowest):
+def max_pool3d_output(inp, p, T, H, W, g, ot, oh, ow):
     """Output (ot, oh, ow) of volume ``p``: its window's largest value and that value's index in the
     volume. As torch's loop: the index starts at the window's first element inside the input and
-    the maximum at ``lowest``; a larger value or a NaN takes over."""
+    the maximum at the type's lowest value (which a window a dilation stepped wholly into the
+    padding keeps, with an index outside the volume); a larger value or a NaN takes over."""
     t0, h0, w0 = ot * g[3] - g[6], oh * g[4] - g[7], ow * g[5] - g[8]
     t1 = min(t0 + (g[0] - 1) * g[9] + 1, T)
     h1 = min(h0 + (g[1] - 1) * g[10] + 1, H)
@@ -217,7 +210,7 @@ def max_pool3d_output(inp, p, T, H, W, g, ot, oh, ow, lowest):
     while w0 < 0:
         w0 += g[11]
     base = p * T * H * W
-    best, at = lowest, (t0 * H + h0) * W + w0
+    best, at = lowest_like(inp[0]), (t0 * H + h0) * W + w0
     for t in range(t0, t1, g[9]):
         for h in range(h0, h1, g[10]):
             for w in range(w0, w1, g[11]):

@@ -20,7 +20,7 @@ from .binary_ops import _subclass_like
 from .convolution import keep_channels_last
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
-from .scalar_ops import c_divide, like
+from .scalar_ops import c_divide, like, lowest_like
 from .structured import set_output, structured
 from .tensor_factories import empty
 from .tensor_shape import check_dim_size
@@ -228,6 +228,8 @@ def max_pool_output(inp, p, H, W, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
     while w0 < 0:
         w0 += dw
     at = h0 * W + w0
+    if h0 >= h1 or w0 >= w1:            # a dilation stepped the window wholly into the padding: torch's
+        return lowest_like(inp[0]), at  # running maximum keeps its start, and the index (outside the plane)
     best = inp[p * H * W + at]
     for h in range(h0, h1, dh):
         for w in range(w0, w1, dw):

@@ -81,13 +81,13 @@ def avg_pool3d_backward(grad_input, grad_output, T, H, W, OT, OH, OW, windows, d
 # 3-d max pooling, dilated and adaptive (``cpu/MaxPoolKernel.cpp``, ``cpu/AdaptiveMaxPoolKernel.cpp``): one
 # task per (image, channel) volume; the backward pass is ``max_pool2d_backward`` over volumes.
 @parallel_loop()
-def max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, geometry, lowest):
+def max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, geometry):
     for p in prange(inp.size // (T * H * W)):
         for ot in range(OT):
             for oh in range(OH):
                 for ow in range(OW):
                     i = ((p * OT + ot) * OH + oh) * OW + ow
-                    out[i], indices[i] = max_pool3d_output(inp, p, T, H, W, geometry, ot, oh, ow, lowest)
+                    out[i], indices[i] = max_pool3d_output(inp, p, T, H, W, geometry, ot, oh, ow)
 
 
 @parallel_loop()

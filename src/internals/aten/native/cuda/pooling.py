@@ -123,11 +123,11 @@ def avg_pool3d_backward(grad_input, grad_output, T, H, W, OT, OH, OW, windows, d
 # 3-d max pooling, dilated and adaptive (``cuda/DilatedMaxPool3d.cu``, ``cuda/AdaptiveMaxPooling3d.cu``): one
 # thread per output element; the backward pass is ``max_pool2d_backward`` over volumes.
 @cuda.jit
-def _max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, geometry, lowest):
+def _max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, geometry):
     i = cuda.grid(1)
     while i < out.size:
         ow, oh, ot, p = i % OW, (i // OW) % OH, (i // (OW * OH)) % OT, i // (OT * OH * OW)
-        out[i], indices[i] = max_pool3d_output(inp, p, T, H, W, geometry, ot, oh, ow, lowest)
+        out[i], indices[i] = max_pool3d_output(inp, p, T, H, W, geometry, ot, oh, ow)
         i += cuda.gridsize(1)
 
 
@@ -140,9 +140,9 @@ def _adaptive_max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, windows):
         i += cuda.gridsize(1)
 
 
-def max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, geometry, lowest):
+def max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, geometry):
     with np.errstate(all="ignore"):
-        _max_pool3d[launch_config(out.size)](out, indices, inp, T, H, W, OT, OH, OW, geometry, lowest)
+        _max_pool3d[launch_config(out.size)](out, indices, inp, T, H, W, OT, OH, OW, geometry)
 
 
 def adaptive_max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, windows):
