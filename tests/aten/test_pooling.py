@@ -287,3 +287,20 @@ FORWARD_FAKE_PROGRAMS = {
 @pytest.mark.parametrize("program", FORWARD_FAKE_PROGRAMS)
 def test_forward_fake_tensors_get_the_real_kernels_metadata(program):
     assert_fake_matches_real(FORWARD_FAKE_PROGRAMS[program], lambda: (_x(internals, True),))
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+@pytest.mark.parametrize("dtype", ["float32", "int16"])
+def test_a_max_pool_window_wholly_in_the_padding_gives_torchs_lowest_value(dtype, device):
+    """Padding 1 and dilation 3 over two rows: the first output's window starts in the padding and
+    its next row lies past the input, so it holds no element. torch's loop keeps its running
+    maximum's start (-inf, or the type's lowest integer) and the index of the row past the input;
+    the loop reads nothing outside the plane for it (it once read the next plane's first value,
+    or whatever lay past the last plane)."""
+    def run(L):
+        x = L.arange(2 * 3 * 2 * 2).reshape(2, 3, 2, 2).to(getattr(L, dtype))
+        out, indices = L.nn.functional.max_pool2d(x.to(device) if L is internals else x, (2, 1), stride=1,
+                                                  padding=(1, 0), dilation=(3, 1), return_indices=True)
+        return out.cpu(), indices.cpu()
+    for o, t in zip(run(internals), run(torch), strict=True):
+        assert_same(o, t, rtol=0, atol=0)

@@ -800,7 +800,7 @@ def test_every_differentiable_native_function_has_a_kernel():
               "conv1d.padding", "group_norm", "conv_transpose1d", "conv_transpose2d.input", "instance_norm",
               "adaptive_max_pool1d", "max_pool1d", "max_pool1d_with_indices", "avg_pool1d", "adaptive_avg_pool1d",
               "rms_norm", "_fused_rms_norm", "conv3d", "conv3d.padding", "conv_transpose3d.input", "bilinear",
-              "adaptive_avg_pool3d"}
+              "adaptive_avg_pool3d", "max_pool3d"}
     complex_parts = {"real", "imag", "conj", "resolve_conj", "conj_physical", "resolve_neg"}  # complex_helper.py
     math |= {"matmul.out", "meshgrid", "meshgrid.indexing", "fill_diagonal_"}
     math |= {"adaptive_avg_pool2d", "det", "inverse", "linalg_det", "linalg_inv", "nanmean", "one_hot", "pad",

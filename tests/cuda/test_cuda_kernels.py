@@ -692,6 +692,12 @@ for t in (f32, f64):      # H, W, OH, OW, windows, divisor, per_dim
     avg = (i64,) * 4 + (arr(i64), i64, b1)
     compile_(f"avg_pool2d {t}", pooling._avg_pool2d.py_func, (arr(t), arr(t)) + avg)
     compile_(f"avg_pool2d_backward {t}", pooling._avg_pool2d_backward.py_func, (arr(t), arr(t)) + avg)
+VOLUME = (i64,) * 6                          # T, H, W, OT, OH, OW
+for t in (f32, i64, u8):      # 3-d max pooling: kernel sizes, strides, paddings and dilations in one array
+    compile_(f"max_pool3d {t}", pooling._max_pool3d.py_func, (arr(t), arr(i64), arr(t)) + VOLUME + (arr(i64),))
+for t in (f32, f64):          # the adaptive windows, as the 3-d average reads them
+    compile_(f"adaptive_max_pool3d {t}", pooling._adaptive_max_pool3d.py_func,
+             (arr(t), arr(i64), arr(t)) + VOLUME + (arr(i64),))
 
 from internals.aten.native.cuda import indexing
 for name in ("_copy_indexed", "_add_indexed", "_mul_indexed", "_max_indexed", "_min_indexed"):

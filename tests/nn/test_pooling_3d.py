@@ -1,5 +1,7 @@
 """``avg_pool3d`` / ``F.avg_pool3d`` / ``nn.AvgPool3d`` and ``F.adaptive_avg_pool3d`` /
-``nn.AdaptiveAvgPool3d`` (``aten/native/average_pool3d.py``) against torch.
+``nn.AdaptiveAvgPool3d`` (``aten/native/average_pool3d.py``), ``F.max_pool3d`` / ``nn.MaxPool3d``
+(``aten/native/dilated_max_pool3d.py``) and ``F.adaptive_max_pool3d`` / ``nn.AdaptiveMaxPool3d``
+(``aten/native/adaptive_max_pooling3d.py``) against torch.
 
 torch's CPU kernel sums each window in the element type, frames then rows then columns, and
 divides once: IEEE-exact steps in torch's order, so values and gradients are compared bit for bit.
@@ -24,12 +26,15 @@ from helpers import (
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
-from internals.aten.native import average_pool3d
+from internals.aten.native import adaptive_max_pooling3d, average_pool3d
 
 ADAPTERS = {
     "nn.functional.avg_pool3d": Adapter(internals.nn.functional.avg_pool3d, kwargs=(
         "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")),
     "nn.functional.adaptive_avg_pool3d": Adapter(internals.nn.functional.adaptive_avg_pool3d),
+    "nn.functional.max_pool3d": Adapter(internals.nn.functional.max_pool3d, kwargs=(
+        "kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")),
+    "nn.functional.adaptive_max_pool3d": Adapter(internals.nn.functional.adaptive_max_pool3d),
 }
 OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
 
@@ -225,6 +230,10 @@ SECOND_ORDER = {
         _t(L, (1, 2, 3, 5, 4), 6, requires_grad=True)),
     "avg_pool3d": lambda L: (lambda x: (L.nn.functional.avg_pool3d(x * x, 2, 1, 1) ** 2, x))(
         _t(L, (1, 2, 3, 4, 3), 5, requires_grad=True)),
+    "max_pool3d": lambda L: (lambda x: (L.nn.functional.max_pool3d(x * x, 2, 1, 1, dilation=(1, 2, 1)) ** 2, x))(
+        _t(L, (1, 2, 3, 4, 3), 5, requires_grad=True)),
+    "adaptive_max_pool3d": lambda L: (lambda x: (L.nn.functional.adaptive_max_pool3d(x * x, (2, 3, 2)) ** 2, x))(
+        _t(L, (1, 2, 3, 5, 4), 6, requires_grad=True)),
 }
 
 
@@ -326,3 +335,312 @@ def test_adaptive_module_fake_tensors_and_cuda():
     yt = torch.nn.functional.adaptive_avg_pool3d(xt, (2, 3, 2))
     assert_same(y.cpu(), yt, rtol=0, atol=0)
     assert_same(g.cpu(), torch.autograd.grad(yt.sum(), xt)[0], rtol=0, atol=0)
+
+
+# ---------------------------------------------------------------------- max pooling
+@pytest.mark.parametrize("dtype", (torch.float16, torch.bfloat16, torch.int8, torch.uint8, torch.int16,
+                                   torch.int32, torch.int64), ids=str)
+@pytest.mark.parametrize("name", ["nn.functional.max_pool3d", "nn.functional.adaptive_max_pool3d"])
+def test_max_pool_opinfo_samples_in_every_dtype_torch_pools(name, dtype):
+    """torch's max_pool3d pools every integer type and the 16-bit floats; the adaptive one only
+    floats (integers are refused, as torch refuses them). A maximum is one of the inputs: exact."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare_call)
+    assert ran > 0 and skipped == 0, f"{name}: ran {ran}, skipped {skipped} for {sorted(reasons)}"
+
+
+MAX_CASES = {
+    "cube": ((2, 3, 4, 5, 6), dict(kernel_size=2)),
+    "unbatched": ((3, 4, 5, 6), dict(kernel_size=(2, 3, 2), stride=1)),
+    "padded": ((1, 2, 5, 5, 5), dict(kernel_size=3, stride=2, padding=1)),
+    "dilated": ((1, 2, 5, 7, 6), dict(kernel_size=(2, 3, 2), stride=1, padding=(1, 1, 0), dilation=(2, 2, 3))),
+    "ceil": ((2, 1, 6, 5, 7), dict(kernel_size=(3, 2, 3), stride=2, padding=(1, 1, 0), ceil_mode=True)),
+    "overlapping_dilated_ceil": ((1, 2, 4, 6, 5), dict(kernel_size=2, stride=1, padding=1, dilation=2,
+                                                        ceil_mode=True)),
+    "one_stride": ((1, 1, 3, 4, 5), dict(kernel_size=(1, 2, 2), stride=[2])),
+}
+
+
+@pytest.mark.parametrize("layout", ["contiguous", "channels_last_3d", "transposed"])
+@pytest.mark.parametrize("name", list(MAX_CASES))
+def test_max_pool_values_indices_layout_nodes_and_two_gradients_are_torchs(name, layout):
+    """Values, indices, their layout (channels-last-3d kept for such an input, as torch's CPU
+    kernel keeps it), the nodes, the gradient and the gradient of the gradient, bit for bit."""
+    shape, kwargs = MAX_CASES[name]
+    if layout == "channels_last_3d" and len(shape) != 5:
+        pytest.skip("channels_last_3d is a 5-d layout")
+
+    def run(L):
+        x = _input(L, shape, layout)
+        y, i = L.nn.functional.max_pool3d(x, **kwargs, return_indices=True)
+        nodes = (y.grad_fn.name(), [n.name() for n, _ in y.grad_fn.next_functions if n is not None])
+        w = _t(L, tuple(y.shape), seed=2, requires_grad=True)
+        g, = L.autograd.grad((y * w).sum(), x, create_graph=True)
+        g_nodes = (g.grad_fn.name(), [n.name() for n, _ in g.grad_fn.next_functions if n is not None])
+        gg, = L.autograd.grad((g * _t(L, tuple(g.shape), seed=3)).sum(), w)     # a gather at the indices
+        return y, i, g, gg, L.nn.functional.max_pool3d(x.detach(), **kwargs), nodes, g_nodes
+    ours, theirs = run(internals), run(torch)
+    for o, t in zip(ours[:5], theirs[:5]):
+        assert_same(o, t, rtol=0, atol=0)
+    assert ours[5:] == theirs[5:]
+
+
+def test_max_pool_nans_win_the_last_one_first_ties_go_to_the_first_element():
+    """torch's loop takes a value over the running maximum when it is larger or NaN: the last NaN
+    of a window wins, and among equal values the first, in frames-rows-columns order; in every
+    layout and through the adaptive windows too."""
+    def run(L):
+        a = np.zeros((1, 2, 3, 4, 4))
+        a[0, 0, 0, 0, 0] = a[0, 0, 1, 1, 1] = a[0, 1, 2, 3, 3] = np.nan
+        a[0, 1, 0, 0, 1] = np.inf
+        x = L.tensor(a.ravel().tolist(), dtype=L.float32).reshape(a.shape)
+        results = []
+        for t in (x, x.contiguous(memory_format=L.channels_last_3d), -x):
+            results += L.nn.functional.max_pool3d(t, 2, 1, 1, dilation=(1, 2, 1), return_indices=True)
+            results += L.nn.functional.max_pool3d(t, 3, return_indices=True, ceil_mode=True)
+            results += L.nn.functional.adaptive_max_pool3d(t, (2, 3, 2), return_indices=True)
+        return results
+    for o, t in zip(run(internals), run(torch), strict=True):
+        assert_same(o, t, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "int64"])
+def test_a_window_wholly_in_the_padding_gives_torchs_lowest_value_and_index(dtype):
+    """A dilation can step a window over the whole input (padding 1, dilation 3, input length 2):
+    torch's running maximum keeps its start, -inf or the integer type's lowest value, and the
+    index of the window's first position past the padding, which lies outside the input."""
+    def run(L):
+        x = L.tensor([[[[[5.]], [[7.]]]]]).to(getattr(L, dtype))
+        return L.nn.functional.max_pool3d(x, (2, 1, 1), stride=1, padding=(1, 0, 0), dilation=(3, 1, 1),
+                                          return_indices=True)
+    for o, t in zip(run(internals), run(torch), strict=True):
+        assert_same(o, t, rtol=0, atol=0)
+
+
+def test_max_pool_16_bit_floats_pool_exactly_and_their_gradients_within_torchs_rounding():
+    """The maxima and indices are torch's bit for bit. Where windows overlap, several gradients
+    meet at one input: torch adds them in the 16-bit type, rounding at each step, the package in
+    float32, rounding once, so the two are compared within torch's accumulated rounding."""
+    def run(L, dtype):
+        x = _t(L, (1, 2, 4, 5, 4), seed=9).to(dtype).requires_grad_(True)
+        y, i = L.nn.functional.max_pool3d(x, 3, stride=1, padding=1, return_indices=True)
+        g, = L.autograd.grad(y, x, _t(L, tuple(y.shape), seed=10).to(dtype))
+        return y, i, g
+    for name in ("float16", "bfloat16"):
+        ours, theirs = run(internals, getattr(internals, name)), run(torch, getattr(torch, name))
+        assert_same(ours[0], theirs[0], rtol=0, atol=0)
+        assert_same(ours[1], theirs[1], rtol=0, atol=0)
+        assert_same(ours[2], theirs[2], rtol=2e-2, atol=2e-2)
+
+
+MAX_BAD = {
+    "kernel_length": lambda F, x: F.max_pool3d(x, (2, 2)),
+    "stride_length": lambda F, x: F.max_pool3d(x, 2, stride=(1, 1)),
+    "padding_length": lambda F, x: F.max_pool3d(x, 2, padding=(1, 1)),
+    "dilation_length": lambda F, x: F.max_pool3d(x, 2, dilation=(1, 1)),
+    "3d_input": lambda F, x: F.max_pool3d(x[0, 0], 2),
+    "6d_input": lambda F, x: F.max_pool3d(x.unsqueeze(0), 2),
+    "stride_zero": lambda F, x: F.max_pool3d(x, 2, stride=0),
+    "negative_stride": lambda F, x: F.max_pool3d(x, 2, stride=-1),
+    "negative_padding": lambda F, x: F.max_pool3d(x, 2, padding=-1),
+    "padding_over_half": lambda F, x: F.max_pool3d(x, 2, padding=2),
+    "padding_over_half_the_dilated_kernel": lambda F, x: F.max_pool3d(x, 2, padding=1, dilation=3),
+    "kernel_zero": lambda F, x: F.max_pool3d(x, (0, 1, 1)),
+    "dilation_zero": lambda F, x: F.max_pool3d(x, 2, dilation=0),
+    "negative_dilation": lambda F, x: F.max_pool3d(x, 2, dilation=-1),
+    "kernel_larger_than_input": lambda F, x: F.max_pool3d(x, (5, 1, 1)),
+    "dilated_kernel_larger_than_input": lambda F, x: F.max_pool3d(x, 3, padding=1, dilation=3),
+    "empty_channel": lambda F, x: F.max_pool3d(x[:, :0], 2),
+    "empty_batch": lambda F, x: F.max_pool3d(x[:0], 2, return_indices=True),
+    "bool": lambda F, x: F.max_pool3d(x > 0, 2),
+    "adaptive_two_sizes": lambda F, x: F.adaptive_max_pool3d(x, (2, 2)),
+    "adaptive_negative": lambda F, x: F.adaptive_max_pool3d(x, (2, -1, 2)),
+    "adaptive_zero": lambda F, x: F.adaptive_max_pool3d(x, (0, 2, 2), return_indices=True),
+    "adaptive_3d_input": lambda F, x: F.adaptive_max_pool3d(x[0, 0], 2),
+    "adaptive_6d_input": lambda F, x: F.adaptive_max_pool3d(x.unsqueeze(0), 2),
+    "adaptive_empty_channel": lambda F, x: F.adaptive_max_pool3d(x[:, :0], 2),
+    "adaptive_empty_batch": lambda F, x: F.adaptive_max_pool3d(x[:0], 2, return_indices=True),
+    "adaptive_integers": lambda F, x: F.adaptive_max_pool3d(x.long(), 2),
+}
+
+
+@pytest.mark.parametrize("name", list(MAX_BAD))
+def test_max_pool_bad_arguments_raise_torchs_error_in_torchs_words(name):
+    same_outcome(lambda L: MAX_BAD[name](L.nn.functional, _t(L, (2, 3, 4, 4, 4))))
+
+
+def _max_backward(L, g_shape, x_shape, indices=None, g_dtype="float64", x_dtype="float64"):
+    x = _t(L, (2, 3, 4, 4, 4)).to(getattr(L, x_dtype))
+    _, i = L.nn.functional.max_pool3d(x.double(), 2, return_indices=True)
+    i = i if indices is None else indices(i)
+    g = _t(L, g_shape, seed=1).to(getattr(L, g_dtype))
+    return L.ops.aten.max_pool3d_with_indices_backward(g, _t(L, x_shape).to(getattr(L, x_dtype)), [2, 2, 2],
+                                                       [2, 2, 2], [0, 0, 0], [1, 1, 1], False, i)
+
+
+MAX_BACKWARD_BAD = {
+    "fits": lambda L: _max_backward(L, (2, 3, 2, 2, 2), (2, 3, 4, 4, 4)),
+    "grad_output_frames": lambda L: _max_backward(L, (2, 3, 1, 2, 2), (2, 3, 4, 4, 4)),
+    "grad_output_channels": lambda L: _max_backward(L, (2, 4, 2, 2, 2), (2, 3, 4, 4, 4)),
+    "grad_output_rank": lambda L: _max_backward(L, (3, 2, 2, 2), (2, 3, 4, 4, 4)),
+    "indices_frames": lambda L: _max_backward(L, (2, 3, 2, 2, 2), (2, 3, 4, 4, 4), lambda i: i[:, :, :1]),
+    "grad_output_dtype": lambda L: _max_backward(L, (2, 3, 2, 2, 2), (2, 3, 4, 4, 4), g_dtype="float32"),
+    "indices_dtype": lambda L: _max_backward(L, (2, 3, 2, 2, 2), (2, 3, 4, 4, 4), lambda i: i.int()),
+    "integers": lambda L: _max_backward(L, (2, 3, 2, 2, 2), (2, 3, 4, 4, 4), g_dtype="int64", x_dtype="int64"),
+    "adaptive_fits": lambda L: L.ops.aten.adaptive_max_pool3d_backward(*_adaptive_backward_args(L)),
+    "adaptive_grad_output_sizes": lambda L: L.ops.aten.adaptive_max_pool3d_backward(
+        *_adaptive_backward_args(L, g=lambda g: g[:, :, :1])),
+    "adaptive_grad_output_empty": lambda L: L.ops.aten.adaptive_max_pool3d_backward(
+        *_adaptive_backward_args(L, g=lambda g: g[:, :, :0])),
+    "adaptive_grad_output_dtype": lambda L: L.ops.aten.adaptive_max_pool3d_backward(
+        *_adaptive_backward_args(L, g=lambda g: g.float())),
+    "adaptive_indices_rank": lambda L: L.ops.aten.adaptive_max_pool3d_backward(
+        *_adaptive_backward_args(L, i=lambda i: i[0])),
+    "adaptive_indices_dtype": lambda L: L.ops.aten.adaptive_max_pool3d_backward(
+        *_adaptive_backward_args(L, i=lambda i: i.int())),
+}
+
+
+def _adaptive_backward_args(L, g=lambda g: g, i=lambda i: i):
+    x = _t(L, (2, 3, 4, 5, 4))
+    _, indices = L.nn.functional.adaptive_max_pool3d(x, (2, 3, 2), return_indices=True)
+    return g(_t(L, (2, 3, 2, 3, 2), seed=1)), x, i(indices)
+
+
+@pytest.mark.parametrize("name", list(MAX_BACKWARD_BAD))
+def test_the_max_backwards_check_their_operands_as_torch_does(name):
+    same_outcome(MAX_BACKWARD_BAD[name])
+
+
+@pytest.mark.parametrize("program", [
+    lambda L, g, x, i: L.ops.aten.max_pool3d_with_indices_backward(g, x, [2], [2], [0], [1], False, i),
+    lambda L, g, x, i: L.ops.aten.adaptive_max_pool3d_backward(g, x, i),
+], ids=["max_pool3d", "adaptive_max_pool3d"])
+@pytest.mark.parametrize("bad", ["past_the_volume", "negative", "batch_not_the_inputs"])
+def test_the_backwards_refuse_indices_that_would_write_outside_the_gradient(program, bad):
+    """torch's loop writes where an index points and checks nothing: an index past the volume
+    corrupts the heap there (an abort, or a silently wrong neighbour), as does a grad_output
+    with more images than the input. Here each one is refused before the loop runs."""
+    x = _t(internals, (1, 2, 4, 4, 4))
+    g = _t(internals, (1, 2, 2, 2, 2), seed=1)
+    _, i = internals.nn.functional.max_pool3d(x, 2, return_indices=True)
+    if bad == "past_the_volume":
+        i = i + 64
+    elif bad == "negative":
+        i = i - 64
+    else:
+        g, i = g.expand(2, 2, 2, 2, 2), i.expand(2, 2, 2, 2, 2)
+    with pytest.raises(RuntimeError):
+        program(internals, g, x, i)
+
+
+def test_max_pool_out_variants_resize_as_torchs_kernels_do(capfd):
+    """max_pool3d_with_indices is not structured in torch: its out= kernel resizes ``out`` and
+    ``indices`` with ``resize_`` (no warning), restrided to a 5-d input's suggested format (a
+    fitting transposed out of a 5-d input is made contiguous, a 4-d one's is kept); the
+    structured adaptive operator resizes with its warning and keeps a fitting out."""
+    def run(L, x, out, indices):
+        result = L.ops.aten.max_pool3d_with_indices.out(x, [2, 2, 2], out=out, indices=indices)
+        return (result[0] is out and result[1] is indices), out, indices
+    cases = [
+        lambda L: (_t(L, (1, 2, 4, 4, 4)), L.empty(3, dtype=L.float64), L.empty(3, dtype=L.int64)),
+        lambda L: (_t(L, (1, 2, 4, 4, 4)).contiguous(memory_format=L.channels_last_3d),
+                   L.empty(0, dtype=L.float64), L.empty(16, dtype=L.int64)),
+        lambda L: (_t(L, (1, 2, 4, 4, 4)), L.empty(2, 2, 2, 2, 1, dtype=L.float64).permute(4, 3, 2, 1, 0),
+                   L.empty(0, dtype=L.int64)),
+        lambda L: (_t(L, (2, 4, 4, 4)), L.empty(2, 2, 2, 2, dtype=L.float64).permute(3, 2, 1, 0),
+                   L.empty(0, dtype=L.int64)),
+    ]
+    for case in cases:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            ours = run(internals, *case(internals))
+        assert not caught
+        theirs = run(torch, *case(torch))
+        assert "Warning" not in capfd.readouterr().err
+        assert ours[0] and theirs[0]
+        for o, t in zip(ours[1:], theirs[1:]):
+            assert_same(o, t, rtol=0, atol=0)
+    for out_dtype, indices_dtype in (("float32", "int64"), ("float64", "int32")):     # each refused
+        same_outcome(lambda L, o=out_dtype, i=indices_dtype: L.ops.aten.max_pool3d_with_indices.out(
+            _t(L, (1, 2, 4, 4, 4)), [2], out=L.empty(0, dtype=getattr(L, o)), indices=L.empty(0, dtype=getattr(L, i))))
+    assert_ops_out_resized_with_torchs_warning(
+        lambda L: L.ops.aten.adaptive_max_pool3d.out(_t(L, (1, 2, 4, 4, 4)), [2, 2, 2],
+                                                     out=L.empty(3, dtype=L.float64),
+                                                     indices=L.empty(0, dtype=L.int64))[0], capfd)
+
+
+def test_max_pool_backward_out_variants_are_laid_out_as_torchs():
+    def run(L, grad_input, channels_last):
+        x = _t(L, (1, 2, 4, 4, 4))
+        x = x.contiguous(memory_format=L.channels_last_3d) if channels_last else x
+        _, i = L.nn.functional.max_pool3d(x, 2, return_indices=True)
+        r = L.ops.aten.max_pool3d_with_indices_backward.grad_input(
+            _t(L, (1, 2, 2, 2, 2), seed=1), x, [2], [2], [0], [1], False, i, grad_input=grad_input(L))
+        return r
+    for grad_input in (lambda L: L.empty(0, dtype=L.float64), lambda L: L.empty(3, dtype=L.float64),
+                       lambda L: L.empty(4, 4, 4, 2, 1, dtype=L.float64).permute(4, 3, 2, 1, 0)):
+        for channels_last in (False, True):
+            same_outcome(lambda L, grad_input=grad_input, channels_last=channels_last: run(L, grad_input,
+                                                                                           channels_last))
+
+
+@pytest.mark.parametrize("name", [("adaptive_max_pool3d", "out"), ("adaptive_max_pool3d_backward", "grad_input")])
+def test_the_adaptive_max_pool_is_derived_from_its_structured_out_kernels(name):
+    assert_derived_from_structured_out(*name, adaptive_max_pooling3d)
+
+
+def test_max_pool_fake_tensors_get_the_real_layout():
+    def operands():
+        return (_t(internals, (2, 3, 4, 5, 6)).contiguous(memory_format=internals.channels_last_3d),)
+    F = internals.nn.functional
+    assert_fake_matches_real(lambda L, x: L.nn.functional.max_pool3d(x, 3, 2, 1, 2, True, True), operands)
+    assert_fake_matches_real(lambda L, x: L.nn.functional.adaptive_max_pool3d(x, (2, 3, 4), True), operands)
+    _, i = F.max_pool3d(operands()[0], 2, return_indices=True)
+    _, ai = F.adaptive_max_pool3d(operands()[0], (2, 3, 4), return_indices=True)
+    assert_fake_matches_real(lambda L, x: L.ops.aten.max_pool3d_with_indices_backward(
+        L.ones(2, 3, 2, 2, 3, dtype=L.float64), x, [2], [2], [0], [1], False, i.contiguous()), operands)
+    assert_fake_matches_real(lambda L, x: L.ops.aten.adaptive_max_pool3d_backward(
+        L.ones(2, 3, 2, 3, 4, dtype=L.float64), x, ai), operands)
+
+
+def test_the_max_pool_modules_match_torch_and_print_alike():
+    def run(L):
+        x = _t(L, (1, 2, 5, 4, 5))
+        m = L.nn.MaxPool3d((2, 3, 2), stride=1, padding=(1, 1, 0), dilation=(1, 1, 2), return_indices=True)
+        a = L.nn.AdaptiveMaxPool3d((2, None, 3), return_indices=True)
+        return (*m(x), *a(x), L.nn.MaxPool3d(2, ceil_mode=True)(x), L.nn.AdaptiveMaxPool3d(1)(x)), repr(m), repr(a)
+    ours, theirs = run(internals), run(torch)
+    for o, t in zip(ours[0], theirs[0], strict=True):
+        assert_same(o, t, rtol=0, atol=0)
+    assert ours[1:] == theirs[1:]
+
+
+def test_max_pools_autocast_to_float32_on_the_cpu_as_torchs_list_says():
+    """torch's autocast_mode.cpp lists max_pool3d and adaptive_max_pool3d among the CPU's float32
+    operators; max_pool3d_with_indices (``return_indices=True``) is not listed, so it keeps bfloat16."""
+    def run(L):
+        x = _t(L, (1, 2, 4, 4, 4)).to(L.bfloat16)
+        with L.autocast("cpu"):
+            return (L.nn.functional.max_pool3d(x, 2), L.nn.functional.adaptive_max_pool3d(x, 2),
+                    L.nn.functional.max_pool3d(x, 2, return_indices=True)[0])
+    for o, t in zip(run(internals), run(torch), strict=True):
+        assert_same(o, t, rtol=0, atol=0)
+
+
+def test_max_pool_cuda_kernels_give_the_cpu_values():
+    x = _t(internals, (1, 2, 4, 5, 3))
+    x[0, 0, 1, 1, 1] = float("nan")
+    for pool in (lambda F, t: F.max_pool3d(t, 2, stride=1, padding=1, dilation=(2, 1, 1), return_indices=True),
+                 lambda F, t: F.max_pool3d(t, 3, ceil_mode=True, stride=2, return_indices=True),
+                 lambda F, t: F.adaptive_max_pool3d(t, (3, 2, 2), return_indices=True)):
+        xc = x.to("cuda").requires_grad_(True)
+        y, i = pool(internals.nn.functional, xc)
+        g, = internals.autograd.grad(y.sum(), xc)
+        xr = x.to_torch().requires_grad_(True)
+        yt, it = pool(torch.nn.functional, xr)
+        gt, = torch.autograd.grad(yt.sum(), xr)
+        assert_same(y.cpu(), yt, rtol=0, atol=0)
+        assert_same(i.cpu(), it, rtol=0, atol=0)
+        assert_same(g.cpu(), gt, rtol=0, atol=0)

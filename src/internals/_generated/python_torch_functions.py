@@ -4370,6 +4370,19 @@ def THPVariable_max_pool2d(*args, **kwargs):
     return _ops['max_pool2d'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.intlist(3), _r.intlist(4), _r.to_bool(5))
 
 
+_max_pool3d_parser = PythonArgParser([
+    'max_pool3d(Tensor input, IntArrayRef[3] kernel_size, IntArrayRef[3] stride=None, IntArrayRef[3] padding=0, IntArrayRef[3] dilation=1, bool ceil_mode=False)',
+])
+
+
+def THPVariable_max_pool3d(*args, **kwargs):
+    _r = _max_pool3d_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    # aten::max_pool3d(Tensor self, int[3] kernel_size, int[3] stride=[], int[3] padding=0, int[3] dilation=1, bool ceil_mode=False) -> Tensor
+    return _ops['max_pool3d'](_r.tensor(0), _r.intlist(1), _r.intlist(2), _r.intlist(3), _r.intlist(4), _r.to_bool(5))
+
+
 _maximum_parser = PythonArgParser([
     'maximum(Tensor input, Tensor other, *, Tensor out=None)',
 ])
@@ -7313,6 +7326,7 @@ FUNCTIONS = named({
     'max_pool1d': THPVariable_max_pool1d,
     'max_pool1d_with_indices': THPVariable_max_pool1d_with_indices,
     'max_pool2d': THPVariable_max_pool2d,
+    'max_pool3d': THPVariable_max_pool3d,
     'maximum': THPVariable_maximum,
     'mean': THPVariable_mean,
     'median': THPVariable_median,

@@ -48,7 +48,7 @@ FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_c
                 "cosine_embedding_loss", "margin_ranking_loss", "hinge_embedding_loss", "poisson_nll_loss",
                 "triplet_margin_loss", "soft_margin_loss", "multi_margin_loss", "multilabel_margin_loss",
                 "multilabel_margin_loss_forward", "linalg_householder_product", "orgqr", "geqrf",
-                "avg_pool3d", "adaptive_avg_pool3d"),
+                "avg_pool3d", "adaptive_avg_pool3d", "max_pool3d", "adaptive_max_pool3d"),
         "cuda": ("acos", "asin", "cosh", "exp", "expm1", "erfinv", "log", "log10", "log2", "log1p", "rsqrt", "sinh",
                  "tan", "reciprocal", "mse_loss", "binary_cross_entropy_with_logits",
                  "pow.Tensor_Tensor", "pow.Tensor_Scalar", "pow.Scalar", "softplus", "sum", "sum.dim_IntList",

@@ -1450,6 +1450,17 @@ def _adaptive_avg_pool3d_backward(*args):
     return dispatcher.call("_adaptive_avg_pool3d_backward", *args)
 
 
+__all__ += ["max_pool3d_with_indices_backward", "adaptive_max_pool3d_backward"]
+
+
+def max_pool3d_with_indices_backward(*args):
+    return dispatcher.call("max_pool3d_with_indices_backward", *args)
+
+
+def adaptive_max_pool3d_backward(grad, self, indices):
+    return dispatcher.call("adaptive_max_pool3d_backward", grad, self, indices)
+
+
 def _adaptive_avg_pool2d(grad, output_size):
     return dispatcher.call("_adaptive_avg_pool2d", grad, list(output_size))
 

@@ -389,6 +389,36 @@ def adaptive_avg_pool3d(input, output_size):
 __all__ += ["adaptive_avg_pool3d"]
 
 
+__all__ += ["max_pool3d", "max_pool3d_with_indices", "adaptive_max_pool3d", "adaptive_max_pool3d_with_indices"]
+
+
+def max_pool3d_with_indices(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,
+                            return_indices=False):
+    return dispatcher.call("max_pool3d_with_indices", input, kernel_size, [] if stride is None else stride, padding,
+                           dilation, ceil_mode)
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """Maxima of (dilated) windows of frames × rows × columns; ``stride`` defaults to the kernel size.
+    With ``return_indices`` also each maximum's position ``(t·H + h)·W + w`` in its input volume
+    (torch's ``boolean_dispatch``: ``max_pool3d_with_indices``, else the ``max_pool3d`` operator)."""
+    if return_indices:
+        return max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return dispatcher.call("max_pool3d", input, kernel_size, [] if stride is None else stride, padding, dilation,
+                           ceil_mode)
+
+
+def adaptive_max_pool3d_with_indices(input, output_size, return_indices=False):
+    return dispatcher.call("adaptive_max_pool3d", input, _list_with_default(output_size, input.size()))
+
+
+def adaptive_max_pool3d(input, output_size, return_indices=False):
+    """The maximum of each of ``output_size`` windows that tile the last three dims (None keeps a
+    size); with ``return_indices`` also each maximum's position in its input volume."""
+    out, indices = adaptive_max_pool3d_with_indices(input, output_size)
+    return (out, indices) if return_indices else out
+
+
 def adaptive_avg_pool2d(input, output_size):
     """Means over ``output_size`` windows that tile the input; a None size keeps the input's."""
     if not isinstance(output_size, int):

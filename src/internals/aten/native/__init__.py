@@ -5,6 +5,7 @@
 """
 from . import (
     activation,
+    adaptive_max_pooling3d,
     average_pool3d,
     batch_linear_algebra,
     binary_ops,
@@ -14,6 +15,7 @@ from . import (
     convolution,
     copy,
     cross,
+    dilated_max_pool3d,
     distance,
     distributions,
     elementwise,
@@ -59,7 +61,8 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, activation, binary_ops,
             sparse_tensor_math, convolution, pooling, pad_nd, onehot, normalization, loss, embedding,
             resize, complex_helper, scalar, pointwise_ops, bucketization, cross, distance, linear,
             upsample, embedding_bag, packed_sequence, grid_sampler, im2col, pixel_shuffle,
-            weight_norm, matrix_exp, loss_multilabel_margin, average_pool3d)
+            weight_norm, matrix_exp, loss_multilabel_margin, average_pool3d, dilated_max_pool3d,
+            adaptive_max_pooling3d)
 
 
 def kernel(name):

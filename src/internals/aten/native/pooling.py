@@ -7,6 +7,8 @@ each output's gradient to the input element its index names. Ties go to the firs
 the window's row-major order, and a NaN wins over any number, as in torch's loops (after ReLU
 many windows tie at 0, so the rule decides which input gets the gradient).
 """
+import math
+
 import numpy as np
 from numba.extending import register_jitable
 
@@ -18,7 +20,7 @@ from .binary_ops import _subclass_like
 from .convolution import keep_channels_last
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
-from .scalar_ops import c_divide, like
+from .scalar_ops import c_divide, like, lowest_like
 from .structured import set_output, structured
 from .tensor_factories import empty
 from .tensor_shape import check_dim_size
@@ -150,24 +152,26 @@ def impl_max_pool2d_with_indices_backward(grad_input, grad_output, self, kernel_
     return _scatter_max_gradient("max_pool2d_with_indices_backward", grad_input, grad_output, self, indices)
 
 
-def _scatter_max_gradient(name, grad_input, grad_output, x, indices):
+def _scatter_max_gradient(name, grad_input, grad_output, x, indices, dims=2):
     """Each output's gradient added at the input position its index names (zeros elsewhere),
-    into ``grad_input``. The loop writes where the indices point: an index from outside the
-    plane would write outside the gradient's buffer, so each one is checked here (the loop
-    checks nothing), in a private copy that no other thread can change between the check and
-    the loop."""
+    into ``grad_input``; an index counts positions in the last ``dims`` dims (a plane, or a 3-d
+    volume). The loop writes where the indices point: an index from outside the plane would
+    write outside the gradient's buffer, so each one is checked here (the loop checks nothing),
+    in a private copy that no other thread can change between the check and the loop."""
     if indices.dtype is not st.int64:
         raise RuntimeError(f"expected scalar type Long but found {indices.dtype.torch_name}")
-    H, W = x.shape[-2:]
+    spatial = tuple(x.shape[-dims:])
+    plane_in = math.prod(spatial)
     idx = call("clone", contiguous(indices))
-    if idx.numel() and (call("min", idx).item() < 0 or call("max", idx).item() >= H * W):
-        raise RuntimeError(f"{name}: an index is outside its {H}x{W} input plane")
+    if idx.numel() and (call("min", idx).item() < 0 or call("max", idx).item() >= plane_in):
+        raise RuntimeError(f"{name}: an index is outside its {'x'.join(map(str, spatial))} input "
+                           f"{'plane' if dims == 2 else 'volume'}")
     compute = st.opmath_type(x.dtype)
     go = contiguous(to(grad_output, compute))
     gradient = empty(tuple(x.shape), dtype=compute, device=x.device)
     if gradient.numel():      # (an empty output zeroes the planes and adds nothing)
         loops(x.device, "pooling").max_pool2d_backward(buffer(gradient), go._flat_buffer(), idx._flat_buffer(),
-                                                       H * W, idx.shape[-2] * idx.shape[-1])
+                                                       plane_in, math.prod(idx.shape[-dims:]))
     return call("copy_", grad_input, gradient)
 
 
@@ -224,6 +228,8 @@ def max_pool_output(inp, p, H, W, kh, kw, sh, sw, ph, pw, dh, dw, oh, ow):
     while w0 < 0:
         w0 += dw
     at = h0 * W + w0
+    if h0 >= h1 or w0 >= w1:            # a dilation stepped the window wholly into the padding: torch's
+        return lowest_like(inp[0]), at  # running maximum keeps its start, and the index (outside the plane)
     best = inp[p * H * W + at]
     for h in range(h0, h1, dh):
         for w in range(w0, w1, dw):

@@ -858,6 +858,23 @@ def _like_jit(x, value):
     return lambda x, value: ctor(value)
 
 
+def lowest_like(x):
+    """The lowest value of x's type: -inf for a float, the smallest integer otherwise (where
+    torch's max pools start their running maximum: ``-numeric_limits<T>::infinity()``, or
+    ``::lowest()`` for a type without infinities)."""
+    return like(x, _lowest(np.asarray(x).dtype))
+
+
+def _lowest(dtype):
+    return -math.inf if dtype.kind == "f" else int(np.iinfo(dtype).min)
+
+
+@overload(lowest_like, target="generic")
+def _lowest_like_jit(x):
+    value = _lowest(as_dtype(x))
+    return lambda x: like(x, value)
+
+
 def c_divide(a, b):
     """C's ``a / b`` for a value of a tensor's type and an integer count: in a's type, an integer
     quotient truncated toward zero (the average pools' ``sum / divide_factor``)."""

@@ -26,6 +26,8 @@ from .functions import (
     AdaptiveAvgPool3DBackwardBackward0,
     AdaptiveMaxPool2DBackward0,
     AdaptiveMaxPool2DBackwardBackward0,
+    AdaptiveMaxPool3DBackward0,
+    AdaptiveMaxPool3DBackwardBackward0,
     AddBackward0,
     AddBackward1,
     AddbmmBackward0,
@@ -212,6 +214,8 @@ from .functions import (
     MaxBackward1,
     MaxPool2DWithIndicesBackward0,
     MaxPool2DWithIndicesBackwardBackward0,
+    MaxPool3DWithIndicesBackward0,
+    MaxPool3DWithIndicesBackwardBackward0,
     MaximumBackward0,
     MeanBackward0,
     MeanBackward1,
@@ -994,6 +998,14 @@ OPS = {
     'adaptive_max_pool2d': dispatcher.find('adaptive_max_pool2d'),
     'adaptive_max_pool2d_backward.grad_input': dispatcher.find('adaptive_max_pool2d_backward.grad_input'),
     'adaptive_max_pool2d_backward': dispatcher.find('adaptive_max_pool2d_backward'),
+    'max_pool3d_with_indices.out': dispatcher.find('max_pool3d_with_indices.out'),
+    'max_pool3d_with_indices': dispatcher.find('max_pool3d_with_indices'),
+    'max_pool3d_with_indices_backward.grad_input': dispatcher.find('max_pool3d_with_indices_backward.grad_input'),
+    'max_pool3d_with_indices_backward': dispatcher.find('max_pool3d_with_indices_backward'),
+    'adaptive_max_pool3d.out': dispatcher.find('adaptive_max_pool3d.out'),
+    'adaptive_max_pool3d': dispatcher.find('adaptive_max_pool3d'),
+    'adaptive_max_pool3d_backward.grad_input': dispatcher.find('adaptive_max_pool3d_backward.grad_input'),
+    'adaptive_max_pool3d_backward': dispatcher.find('adaptive_max_pool3d_backward'),
     'im2col': dispatcher.find('im2col'),
     'col2im': dispatcher.find('col2im'),
     'pixel_shuffle': dispatcher.find('pixel_shuffle'),
@@ -8262,6 +8274,93 @@ def adaptive_max_pool2d_backward(ks, grad_output, self, indices):
     return result
 
 
+def max_pool3d_with_indices_out(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False, **kwargs):
+    check_out_no_requires_grad('max_pool3d_with_indices', self, kwargs.get('out'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['max_pool3d_with_indices.out'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, dilation, ceil_mode, **kwargs)
+
+
+def max_pool3d_with_indices(ks, self, kernel_size, stride=(), padding=0, dilation=1, ceil_mode=False):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MaxPool3DWithIndicesBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+        grad_fn.kernel_size_ = as_int_tuple(kernel_size)
+        grad_fn.stride_ = as_int_tuple(stride)
+        grad_fn.padding_ = as_int_tuple(padding)
+        grad_fn.dilation_ = as_int_tuple(dilation)
+        grad_fn.ceil_mode_ = ceil_mode
+    with below_ad_inplace_or_view():
+        result = OPS['max_pool3d_with_indices'].redispatch(after_autograd(ks), self, kernel_size, stride, padding, dilation, ceil_mode)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+    return result
+
+
+def max_pool3d_with_indices_backward_grad_input(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, **kwargs):
+    check_out_no_requires_grad('max_pool3d_with_indices_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['max_pool3d_with_indices_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices, **kwargs)
+
+
+def max_pool3d_with_indices_backward(ks, grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = MaxPool3DWithIndicesBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.indices_ = SavedVariable(indices, False)
+        grad_fn.self_info_ = TypeAndSize(self)
+    with below_ad_inplace_or_view():
+        result = OPS['max_pool3d_with_indices_backward'].redispatch(after_autograd(ks), grad_output, self, kernel_size, stride, padding, dilation, ceil_mode, indices)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def adaptive_max_pool3d_out(ks, self, output_size, **kwargs):
+    check_out_no_requires_grad('adaptive_max_pool3d', self, kwargs.get('out'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['adaptive_max_pool3d.out'].redispatch(after_autograd(ks), self, output_size, **kwargs)
+
+
+def adaptive_max_pool3d(ks, self, output_size):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = AdaptiveMaxPool3DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['adaptive_max_pool3d'].redispatch(after_autograd(ks), self, output_size)
+    if grad_fn is not None:
+        set_history((result[0],), grad_fn)
+        grad_fn.result1_ = SavedVariable(result[1], True)
+    return result
+
+
+def adaptive_max_pool3d_backward_grad_input(ks, grad_output, self, indices, **kwargs):
+    check_out_no_requires_grad('adaptive_max_pool3d_backward', grad_output, self, indices, kwargs.get('grad_input'))
+    with below_autograd():
+        return OPS['adaptive_max_pool3d_backward.grad_input'].redispatch(after_autograd(ks), grad_output, self, indices, **kwargs)
+
+
+def adaptive_max_pool3d_backward(ks, grad_output, self, indices):
+    if _grad_mode.grad_enabled:
+        check_no_requires_grad(indices, 'indices', 'adaptive_max_pool3d_backward')
+    grad_fn = None
+    if _grad_mode.grad_enabled and (grad_output._requires_grad or self._requires_grad):
+        grad_fn = AdaptiveMaxPool3DBackwardBackward0()
+        grad_fn._next_edges = collect_next_edges(grad_output, self)
+        grad_fn.indices_ = SavedVariable(indices, False)
+        grad_fn.self_info_ = TypeAndSize(self)
+    with below_ad_inplace_or_view():
+        result = OPS['adaptive_max_pool3d_backward'].redispatch(after_autograd(ks), grad_output, self, indices)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def im2col(ks, self, kernel_size, dilation, padding, stride):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -10129,6 +10228,14 @@ KERNELS = {
     'adaptive_max_pool2d': adaptive_max_pool2d,
     'adaptive_max_pool2d_backward.grad_input': adaptive_max_pool2d_backward_grad_input,
     'adaptive_max_pool2d_backward': adaptive_max_pool2d_backward,
+    'max_pool3d_with_indices.out': max_pool3d_with_indices_out,
+    'max_pool3d_with_indices': max_pool3d_with_indices,
+    'max_pool3d_with_indices_backward.grad_input': max_pool3d_with_indices_backward_grad_input,
+    'max_pool3d_with_indices_backward': max_pool3d_with_indices_backward,
+    'adaptive_max_pool3d.out': adaptive_max_pool3d_out,
+    'adaptive_max_pool3d': adaptive_max_pool3d,
+    'adaptive_max_pool3d_backward.grad_input': adaptive_max_pool3d_backward_grad_input,
+    'adaptive_max_pool3d_backward': adaptive_max_pool3d_backward,
     'im2col': im2col,
     'col2im': col2im,
     'pixel_shuffle': pixel_shuffle,

@@ -88,6 +88,7 @@ from .pooling import (
                          AdaptiveAvgPool3d,
                          AdaptiveMaxPool1d,
                          AdaptiveMaxPool2d,
+                         AdaptiveMaxPool3d,
                          AvgPool1d,
                          AvgPool2d,
                          AvgPool3d,
@@ -95,6 +96,7 @@ from .pooling import (
                          LPPool2d,
                          MaxPool1d,
                          MaxPool2d,
+                         MaxPool3d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
@@ -132,4 +134,4 @@ __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d"
             "AdaptiveAvgPool1d", "BatchNorm3d", "LocalResponseNorm", "LPPool1d", "LPPool2d", "RMSNorm",
             "SoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
             "ParameterList", "ParameterDict", "AvgPool3d", "Conv3d", "ConvTranspose3d", "Bilinear",
-            "AdaptiveAvgPool3d"]
+            "AdaptiveAvgPool3d", "MaxPool3d", "AdaptiveMaxPool3d"]

@@ -1,4 +1,4 @@
-"""``MaxPool1d/2d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``, ``AdaptiveMaxPool1d/2d``
+"""``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``, ``AdaptiveMaxPool1d/2d/3d``
 (``torch/nn/modules/pooling.py``)."""
 from .. import functional as F
 from .module import Module
@@ -105,6 +105,16 @@ class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
 
 
+class AdaptiveMaxPool3d(_AdaptiveMaxPoolNd):
+    """The maximum of each of ``output_size`` windows that tile the last three dims (None keeps a size)."""
+
+    def forward(self, input):
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
+
+
+__all__ += ["AdaptiveMaxPool3d"]
+
+
 __all__ += ["MaxPool1d", "AvgPool1d", "AdaptiveAvgPool1d"]
 
 
@@ -114,6 +124,17 @@ class MaxPool1d(MaxPool2d):
     def forward(self, input):
         return F.max_pool1d(input, self.kernel_size, self.stride, self.padding, self.dilation,
                             ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+class MaxPool3d(MaxPool2d):
+    """The maximum of each window of frames × rows × columns; ``stride`` defaults to ``kernel_size``."""
+
+    def forward(self, input):
+        return F.max_pool3d(input, self.kernel_size, self.stride, self.padding, self.dilation,
+                            ceil_mode=self.ceil_mode, return_indices=self.return_indices)
+
+
+__all__ += ["MaxPool3d"]
 
 
 class AvgPool1d(Module):

@@ -2,7 +2,9 @@
 W) buffers the host sized from the checked geometry: every index below is inside its buffer."""
 from numba import prange
 
+from ..adaptive_max_pooling3d import adaptive_max3d_output
 from ..average_pool3d import avg_pool3d_backward_plane, avg_pool3d_output
+from ..dilated_max_pool3d import max_pool3d_output
 from ..pooling import (
     adaptive_max_output,
     avg_pool_backward_plane,
@@ -74,3 +76,25 @@ def avg_pool3d(out, inp, T, H, W, OT, OH, OW, windows, divisor, adaptive):
 def avg_pool3d_backward(grad_input, grad_output, T, H, W, OT, OH, OW, windows, divisor, adaptive):
     for p in prange(grad_input.size // (T * H * W)):
         avg_pool3d_backward_plane(grad_input, grad_output, p, T, H, W, OT, OH, OW, windows, divisor, adaptive)
+
+
+# 3-d max pooling, dilated and adaptive (``cpu/MaxPoolKernel.cpp``, ``cpu/AdaptiveMaxPoolKernel.cpp``): one
+# task per (image, channel) volume; the backward pass is ``max_pool2d_backward`` over volumes.
+@parallel_loop()
+def max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, geometry):
+    for p in prange(inp.size // (T * H * W)):
+        for ot in range(OT):
+            for oh in range(OH):
+                for ow in range(OW):
+                    i = ((p * OT + ot) * OH + oh) * OW + ow
+                    out[i], indices[i] = max_pool3d_output(inp, p, T, H, W, geometry, ot, oh, ow)
+
+
+@parallel_loop()
+def adaptive_max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, windows):
+    for p in prange(inp.size // (T * H * W)):
+        for ot in range(OT):
+            for oh in range(OH):
+                for ow in range(OW):
+                    i = ((p * OT + ot) * OH + oh) * OW + ow
+                    out[i], indices[i] = adaptive_max3d_output(inp, p, T, H, W, OT, OH, OW, ot, oh, ow, windows)

@@ -4,7 +4,9 @@ that no two threads add into the same element (no atomics)."""
 import numpy as np
 from numba import cuda
 
+from ..adaptive_max_pooling3d import adaptive_max3d_output
 from ..average_pool3d import avg_pool3d_backward_plane, avg_pool3d_output
+from ..dilated_max_pool3d import max_pool3d_output
 from ..pooling import (
     adaptive_max_output,
     avg_pool_backward_plane,
@@ -116,3 +118,33 @@ def avg_pool3d_backward(grad_input, grad_output, T, H, W, OT, OH, OW, windows, d
     with np.errstate(all="ignore"):
         _avg_pool3d_backward[launch_config(grad_input.size // (T * H * W))](grad_input, grad_output, T, H, W, OT, OH,
                                                                             OW, windows, divisor, adaptive)
+
+
+# 3-d max pooling, dilated and adaptive (``cuda/DilatedMaxPool3d.cu``, ``cuda/AdaptiveMaxPooling3d.cu``): one
+# thread per output element; the backward pass is ``max_pool2d_backward`` over volumes.
+@cuda.jit
+def _max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, geometry):
+    i = cuda.grid(1)
+    while i < out.size:
+        ow, oh, ot, p = i % OW, (i // OW) % OH, (i // (OW * OH)) % OT, i // (OT * OH * OW)
+        out[i], indices[i] = max_pool3d_output(inp, p, T, H, W, geometry, ot, oh, ow)
+        i += cuda.gridsize(1)
+
+
+@cuda.jit
+def _adaptive_max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, windows):
+    i = cuda.grid(1)
+    while i < out.size:
+        ow, oh, ot, p = i % OW, (i // OW) % OH, (i // (OW * OH)) % OT, i // (OT * OH * OW)
+        out[i], indices[i] = adaptive_max3d_output(inp, p, T, H, W, OT, OH, OW, ot, oh, ow, windows)
+        i += cuda.gridsize(1)
+
+
+def max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, geometry):
+    with np.errstate(all="ignore"):
+        _max_pool3d[launch_config(out.size)](out, indices, inp, T, H, W, OT, OH, OW, geometry)
+
+
+def adaptive_max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, windows):
+    with np.errstate(all="ignore"):
+        _adaptive_max_pool3d[launch_config(out.size)](out, indices, inp, T, H, W, OT, OH, OW, windows)
