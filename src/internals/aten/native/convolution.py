@@ -538,8 +538,11 @@ def _convolution_mode(conv, dims, input, weight, bias, stride, padding, dilation
         warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
                       "copy of the input be created", UserWarning, stacklevel=3)
         pad_nd = [p for t in reversed(totals) for p in (0, t % 2)]     # F.pad's order: last dim first
-        input = call("constant_pad_nd", input, pad_nd, 0)
-    return conv(input, weight, bias, stride, [t // 2 for t in totals], dilation, groups)
+        # The batched input is padded (torch's conv*d_padding batchify first), so an unbatched
+        # input's gradient ends in the unsqueeze's SqueezeBackward1, as torch's does.
+        batched = call("constant_pad_nd", batched, pad_nd, 0)
+    out = conv(batched, weight, bias, stride, [t // 2 for t in totals], dilation, groups)
+    return out if input.dim() == dims + 2 else call("squeeze.dim", out, 0)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1,
