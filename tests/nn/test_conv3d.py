@@ -180,6 +180,8 @@ BAD = {
     "bias_size": lambda F, x, w: F.conv3d(x, w, x.new_ones(2)),
     "transposed_5d_of_6d": lambda F, x, w: F.conv_transpose3d(x[None], w),
     "transposed_output_padding": lambda F, x, w: F.conv_transpose3d(x[:, :2], w[:2], stride=1, output_padding=1),
+    "transposed_output_too_small": lambda F, x, w: F.conv_transpose3d(x[:, :3], w, padding=5),
+    "transposed_one_side_too_small": lambda F, x, w: F.conv_transpose3d(x[:, :3], w, padding=(0, 3, 0)),
 }
 
 

@@ -94,6 +94,12 @@ ERRORS = {
     "output_size": lambda lib: lib.nn.ConvTranspose2d(2, 1, 3, stride=2)(lib.ones(1, 2, 3, 3), output_size=[9, 9]),
     "output_size length": lambda lib: lib.nn.ConvTranspose1d(2, 1, 3)(lib.ones(1, 2, 3), output_size=[1, 2]),
     "padding mode": lambda lib: lib.nn.ConvTranspose2d(2, 1, 3, padding_mode="reflect"),
+    "output too small": lambda lib: lib.nn.functional.conv_transpose2d(lib.ones(1, 2, 3, 3), lib.ones(2, 2, 2, 2),
+                                                                        padding=5),
+    "1-d output too small": lambda lib: lib.nn.functional.conv_transpose1d(lib.ones(1, 2, 3), lib.ones(2, 2, 2),
+                                                                            padding=(5,)),
+    "output size zero": lambda lib: lib.nn.functional.conv_transpose2d(lib.ones(1, 2, 3, 3), lib.ones(2, 2, 2, 2),
+                                                                       padding=(0, 2)),
 }
 
 

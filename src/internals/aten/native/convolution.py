@@ -404,8 +404,11 @@ def _transposed_convolution(input, weight, bias, stride, padding, dilation, outp
         out = _transposed_convolution(_view4d(contiguous(input)), _view4d(weight), bias,
                                       *_params_as_2d(stride, padding, dilation), [0, *output_padding], groups)
         return call("squeeze.dim", out, 2)
-    g = conv_geometry(_Sized(_transposed_shape(input, weight, stride, padding, dilation, output_padding, groups)),
-                      weight, stride, padding, dilation, groups)
+    shape = _transposed_shape(input, weight, stride, padding, dilation, output_padding, groups)
+    if min(shape[2:]) < 1:      # slow_conv_transpose{2,3}d_shape_check, before any size reaches a loop
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, input.shape[2:]))}). Calculated "
+                           f"output size per channel: ({' x '.join(map(str, shape[2:]))}). Output size is too small")
+    g = conv_geometry(_Sized(shape), weight, stride, padding, dilation, groups)
     compute = st.opmath_type(input.dtype)
     spatial = _output_sizes(g)
     x = call("reshape", _pad_to(to(input, compute), g), [g.N, g.G, g.OC // g.G, math.prod(spatial)])
