@@ -137,6 +137,13 @@ def test_rms_norm_errors_and_the_module_match_torch():
     same_outcome(lambda L: L.nn.functional.rms_norm(_t(L, (2, 3)), [4]))
     same_outcome(lambda L: L.nn.functional.rms_norm(_t(L, (2, 3)), []))
     same_outcome(lambda L: L.nn.functional.rms_norm(_t(L, (2, 3)), [3], _t(L, (2,))))
+    # more normalized dims than the input has: torch's ValueError, before the sizes are compared
+    same_outcome(lambda L: L.nn.functional.rms_norm(_t(L, (2, 3)), [1, 2, 3]))
+    same_outcome(lambda L: L.nn.functional.rms_norm(_t(L, (3,)), [5, 4]))
+    # an integer or bool input: the kernel's NotImplementedError, after the shape checks
+    same_outcome(lambda L: L.nn.functional.rms_norm(L.ones(2, 3, dtype=L.long), [3]))
+    same_outcome(lambda L: L.nn.functional.rms_norm(L.ones(2, 3, dtype=L.bool), [3]))
+    same_outcome(lambda L: L.nn.functional.rms_norm(L.ones(2, 3, dtype=L.long), [2]))
     x = _t(torch, (2, 3, 4))
     for args in [(4,), ([3, 4],), (4, 1e-4, False)]:
         ours, theirs = internals.nn.RMSNorm(*args).double(), torch.nn.RMSNorm(*args).double()
