@@ -223,8 +223,9 @@ def test_factory_errors_match_torch(case):
 
 
 @pytest.mark.parametrize("args, dtype", [((0.5, 1.5, 1), "complex128"), ((0.5, 1.5, 4), "complex64"),
-                                         ((1 + 2j, 3 - 1j, 3), "complex128"), ((-1.3 + 0.1j, 7.1 - 2.2j, 101), "complex64"),
-                                         ((0, 1, 0), "complex128"), ((1 + 2j, 3 - 1j, 5), None), ((1, 3 - 1j, 2), None)])
+                                         ((1 + 2j, 3 - 1j, 3), "complex128"),
+                                         ((-1.3 + 0.1j, 7.1 - 2.2j, 101), "complex64"), ((0, 1, 0), "complex128"),
+                                         ((1 + 2j, 3 - 1j, 5), None), ((1, 3 - 1j, 2), None)])
 def test_complex_linspace_steps_each_part_as_torch_does(args, dtype):
     """A complex linspace is the real one of each part, bit for bit (it used to truncate the
     ends to integers: linspace(0.5, 1.5, 1, dtype=complex128) was 0); a complex end without a

@@ -105,7 +105,8 @@ def bilinear(input1, input2, weight, bias=None):
     """``bilinear``, CompositeImplicitAutograd (``Linear.cpp``): ``y = x1ᵀ A x2 + b`` for each output
     feature, as one ``_trilinear`` of the inputs flattened to matrices and the weight, reshaped to
     the batch dims, then the bias added."""
-    operands = [("input1", input1), ("input2", input2), ("weight", weight)] + ([("bias", bias)] if bias is not None else [])
+    operands = [("input1", input1), ("input2", input2), ("weight", weight)]
+    operands += [("bias", bias)] if bias is not None else []
     if any(t.dtype is not input1.dtype for _, t in operands):     # checked before any size, as torch does
         raise RuntimeError("All tensors must have the same dtype, got " +
                            ", ".join(f"{n}: {type_meta_name(t.dtype)}" for n, t in operands))
