@@ -94,6 +94,12 @@ ERRORS = {
     "output_size": lambda lib: lib.nn.ConvTranspose2d(2, 1, 3, stride=2)(lib.ones(1, 2, 3, 3), output_size=[9, 9]),
     "output_size length": lambda lib: lib.nn.ConvTranspose1d(2, 1, 3)(lib.ones(1, 2, 3), output_size=[1, 2]),
     "padding mode": lambda lib: lib.nn.ConvTranspose2d(2, 1, 3, padding_mode="reflect"),
+    "empty weight": lambda lib: lib.nn.functional.conv_transpose2d(lib.ones(1, 2, 3, 3), lib.ones(2, 0, 2, 2)),
+    "1-d empty weight": lambda lib: lib.nn.functional.conv_transpose1d(lib.ones(1, 2, 3), lib.ones(2, 0, 2)),
+    "3-d empty weight": lambda lib: lib.nn.functional.conv_transpose3d(lib.ones(1, 2, 3, 3, 3),
+                                                                        lib.ones(2, 0, 2, 2, 2)),
+    "empty weight, empty batch": lambda lib: lib.nn.functional.conv_transpose2d(lib.ones(0, 2, 3, 3),
+                                                                                lib.ones(2, 0, 2, 2)),
     # a padding string is a tuple of its characters to torch's transposed modules: the call refuses it
     "padding string": lambda lib: lib.nn.ConvTranspose2d(2, 2, 2, padding="ab")(lib.ones(1, 2, 3, 3)),
     "padding same": lambda lib: lib.nn.ConvTranspose3d(2, 2, 2, padding="same")(lib.ones(1, 2, 3, 3, 3)),

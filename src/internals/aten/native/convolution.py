@@ -404,6 +404,13 @@ def _transposed_convolution(input, weight, bias, stride, padding, dilation, outp
         out = _transposed_convolution(_view4d(contiguous(input)), _view4d(weight), bias,
                                       *_params_as_2d(stride, padding, dilation), [0, *output_padding], groups)
         return call("squeeze.dim", out, 2)
+    if weight.numel() == 0:     # the shape checks of slow_conv_transpose{2,3}d (an empty batch: the empty backend)
+        if input.numel() == 0:
+            raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
+        if weight.dim() == 5:
+            raise RuntimeError("non-empty 5D (n_output_plane x n_input_plane x kernel_depth x kernel_height x "
+                               f"kernel_width) tensor expected for weight, but got: {list(weight.shape)}")
+        raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {list(weight.shape)}")
     shape = _transposed_shape(input, weight, stride, padding, dilation, output_padding, groups)
     if min(shape[2:]) < 1:      # slow_conv_transpose{2,3}d_shape_check, before any size reaches a loop
         raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, input.shape[2:]))}). Calculated "
