@@ -398,6 +398,11 @@ class FunctionSignature:
                 continue
             elif raise_exception:
                 where = "" if is_kwd else f" (position {arg_pos + 1})"
+                if (not is_kwd and p.type in ("IntArrayRef", "SymIntArrayRef") and isinstance(obj, (tuple, list))
+                        and obj):
+                    # torch's int-list check names the positional item it stopped at (the first)
+                    raise TypeError(f"{self.name}(): argument '{p.name}'{where} must be {p.type_name()}, but found "
+                                    f"element of type {_type_name(obj[0])} at pos 0")
                 raise TypeError(f"{self.name}(): argument '{p.name}'{where} must be {p.type_name()}, "
                                 f"not {_type_name(obj)}")
             else:

@@ -220,3 +220,22 @@ def test_factory_errors_match_torch(case):
     ours, theirs = assert_same_error(lambda: ERRORS[case](internals), lambda: ERRORS[case](torch))
     if case not in ("unknown_keyword", "bad_generator"):    # those list every signature, torch's has more
         assert str(ours) == str(theirs)
+
+
+@pytest.mark.parametrize("args, dtype", [((0.5, 1.5, 1), "complex128"), ((0.5, 1.5, 4), "complex64"),
+                                         ((1 + 2j, 3 - 1j, 3), "complex128"),
+                                         ((-1.3 + 0.1j, 7.1 - 2.2j, 101), "complex64"), ((0, 1, 0), "complex128"),
+                                         ((1 + 2j, 3 - 1j, 5), None), ((1, 3 - 1j, 2), None)])
+def test_complex_linspace_steps_each_part_as_torch_does(args, dtype):
+    """A complex linspace is the real one of each part, bit for bit (it used to truncate the
+    ends to integers: linspace(0.5, 1.5, 1, dtype=complex128) was 0); a complex end without a
+    dtype gives the default dtype's complex type."""
+    def run(lib):
+        return lib.linspace(*args, **({} if dtype is None else {"dtype": getattr(lib, dtype)}))
+    assert_same(run(internals), run(torch), ulps=0)
+
+
+def test_complex_linspace_refuses_a_real_dtype():
+    ours, theirs = assert_same_error(lambda: internals.linspace(1 + 2j, 3, 3, dtype=internals.float64),
+                                     lambda: torch.linspace(1 + 2j, 3, 3, dtype=torch.float64))
+    assert str(ours) == str(theirs)

@@ -22,6 +22,7 @@ from helpers import (
     fn,
     run_opinfo_samples,
     same_error,
+    same_outcome,
     to_ours_with_complex,
 )
 from torch.testing._internal.common_methods_invocations import op_db
@@ -235,7 +236,9 @@ def test_gradients_twice(case):
         y = program(lib, *leaves)
         firsts = lib.autograd.grad((y * _weights(lib, y)).sum(), leaves, create_graph=True)
         seconds = lib.autograd.grad(sum((g * g).sum() for g in firsts), leaves)
-        results.append((type(y.grad_fn).__name__, y, firsts, seconds))
+        # the first gradients' nodes too: householder_product's are written column by column
+        # into zeros (CopySlices), as torch's backward writes them
+        results.append(([type(t.grad_fn).__name__ for t in (y, *firsts)], y, firsts, seconds))
     (node_t, y_t, firsts_t, seconds_t), (node_i, y_i, firsts_i, seconds_i) = results
     assert node_i == node_t
     assert_same(y_i, y_t, rtol=1e-12, atol=1e-12)
@@ -285,3 +288,18 @@ def test_fake_tensors(case):
     """Under FakeTensorMode the outputs have the real run's shapes, strides and dtypes."""
     program, shape = FAKE_CASES[case]
     assert_fake_matches_real(program, lambda: (internals.arange(12.0).reshape(shape) / 20,))
+
+
+@pytest.mark.parametrize("fn", ["linalg.householder_product", "orgqr"])
+@pytest.mark.parametrize("out_dtype", ["float32", "complex128", "float16", "int64", "bool"])
+def test_out_takes_any_dtype_the_result_casts_to_safely(fn, out_dtype):
+    """torch's checkLinalgCompatibleDtype: a float64 result goes into a float32 or complex ``out``
+    (a lower precision of the same kind); an integer ``out`` is refused in torch's words."""
+    a, tau = _geqrf((4, 3))
+
+    def run(lib):
+        f = lib.linalg.householder_product if fn.startswith("linalg") else lib.orgqr
+        operands = (a, tau) if lib is torch else (internals.from_torch(a), internals.from_torch(tau))
+        out = lib.empty(0, dtype=getattr(lib, out_dtype))
+        return f(*operands, out=out)
+    same_outcome(run, rtol=1e-6, atol=1e-6)

@@ -2,6 +2,7 @@
 how arguments are converted, and the TypeErrors of calls no signature accepts."""
 import pytest
 import torch
+from helpers import assert_same_error
 from torch.utils._python_dispatch import TorchDispatchMode as TorchMode
 
 import internals
@@ -163,3 +164,14 @@ def test_trace_records_the_matched_signature():
         x * 2
     assert log == [("sum", "sum(IntArrayRef[1]? dim, bool keepdim=False, *, ScalarType? dtype=None)"),
                    ("mul", "mul(Tensor other)")]
+
+
+@pytest.mark.parametrize("call", ["lib.zeros((2.0, 3))", "lib.ones(2, 3).permute([0, 'a'])", "lib.ones(2).view(('a',))",
+                                  "lib.zeros(size=(2.0, 3))",
+                                  "lib.nn.ConvTranspose1d(2, 2, 2, padding='a')(lib.ones(1, 2, 3))"])
+def test_an_int_list_with_a_wrong_item_is_refused_in_torchs_words(call):
+    """torch's int-list check looks at the first item and names it when the list came by position:
+    'must be tuple of ints, but found element of type float at pos 0' (by keyword: 'not tuple'); a
+    later bad item fails when the list is unpacked."""
+    ours, theirs = assert_same_error(lambda: eval(call, {"lib": internals}), lambda: eval(call, {"lib": torch}))
+    assert str(ours) == str(theirs)

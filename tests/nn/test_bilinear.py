@@ -86,6 +86,10 @@ BAD = {
     "in1": lambda F, a, b, w: F.bilinear(a[:, :2], b, w),
     "in2": lambda F, a, b, w: F.bilinear(a, b[:, :2], w),
     "bias": lambda F, a, b, w: F.bilinear(a, b, w, a.new_ones(5)),
+    # dtypes are checked before any size: a float32 operand beside float64 ones is refused
+    "input2_dtype": lambda F, a, b, w: F.bilinear(a, b.float(), w),
+    "weight_dtype": lambda F, a, b, w: F.bilinear(a[:0], b, w.float()),
+    "bias_dtype": lambda F, a, b, w: F.bilinear(a, b, w, a.new_ones(6).float()),
 }
 
 

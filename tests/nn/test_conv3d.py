@@ -180,6 +180,8 @@ BAD = {
     "bias_size": lambda F, x, w: F.conv3d(x, w, x.new_ones(2)),
     "transposed_5d_of_6d": lambda F, x, w: F.conv_transpose3d(x[None], w),
     "transposed_output_padding": lambda F, x, w: F.conv_transpose3d(x[:, :2], w[:2], stride=1, output_padding=1),
+    "transposed_output_too_small": lambda F, x, w: F.conv_transpose3d(x[:, :3], w, padding=5),
+    "transposed_one_side_too_small": lambda F, x, w: F.conv_transpose3d(x[:, :3], w, padding=(0, 3, 0)),
 }
 
 
@@ -208,3 +210,22 @@ def test_cuda_gives_the_cpu_values():
     for o, t in zip((y, gx, gw), (yt, *torch.autograd.grad(yt.sum(), (xt, wt)))):
         assert_same(o.cpu(), t, rtol=1e-12, atol=1e-12)
 
+
+
+@pytest.mark.parametrize("dims", [2, 3])
+def test_unbatched_same_padding_pads_the_batched_input_as_torch_does(dims):
+    """torch's conv2d/conv3d with padding="same" give an unbatched input its batch of one before
+    the odd padding's ``constant_pad_nd``: the input's gradient (with create_graph) ends in the
+    unsqueeze's ``SqueezeBackward1``, not the pad's node."""
+    def run(L):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            x = _t(L, (2,) + (4,) * dims, 0)
+            w = _t(L, (3, 2) + (2,) * dims, 1)
+            y = getattr(L.nn.functional, f"conv{dims}d")(x, w, padding="same")
+            (g,) = L.autograd.grad((y * y).sum(), x, create_graph=True)
+        return y, g, type(g.grad_fn).__name__, _nodes(y)
+    ours, theirs = run(internals), run(torch)
+    for o, t in zip(ours[:2], theirs[:2]):
+        assert_same(o, t, rtol=1e-12, atol=1e-12)
+    assert ours[2:] == theirs[2:]

@@ -94,6 +94,21 @@ ERRORS = {
     "output_size": lambda lib: lib.nn.ConvTranspose2d(2, 1, 3, stride=2)(lib.ones(1, 2, 3, 3), output_size=[9, 9]),
     "output_size length": lambda lib: lib.nn.ConvTranspose1d(2, 1, 3)(lib.ones(1, 2, 3), output_size=[1, 2]),
     "padding mode": lambda lib: lib.nn.ConvTranspose2d(2, 1, 3, padding_mode="reflect"),
+    "empty weight": lambda lib: lib.nn.functional.conv_transpose2d(lib.ones(1, 2, 3, 3), lib.ones(2, 0, 2, 2)),
+    "1-d empty weight": lambda lib: lib.nn.functional.conv_transpose1d(lib.ones(1, 2, 3), lib.ones(2, 0, 2)),
+    "3-d empty weight": lambda lib: lib.nn.functional.conv_transpose3d(lib.ones(1, 2, 3, 3, 3),
+                                                                        lib.ones(2, 0, 2, 2, 2)),
+    "empty weight, empty batch": lambda lib: lib.nn.functional.conv_transpose2d(lib.ones(0, 2, 3, 3),
+                                                                                lib.ones(2, 0, 2, 2)),
+    # a padding string is a tuple of its characters to torch's transposed modules: the call refuses it
+    "padding string": lambda lib: lib.nn.ConvTranspose2d(2, 2, 2, padding="ab")(lib.ones(1, 2, 3, 3)),
+    "padding same": lambda lib: lib.nn.ConvTranspose3d(2, 2, 2, padding="same")(lib.ones(1, 2, 3, 3, 3)),
+    "output too small": lambda lib: lib.nn.functional.conv_transpose2d(lib.ones(1, 2, 3, 3), lib.ones(2, 2, 2, 2),
+                                                                        padding=5),
+    "1-d output too small": lambda lib: lib.nn.functional.conv_transpose1d(lib.ones(1, 2, 3), lib.ones(2, 2, 2),
+                                                                            padding=(5,)),
+    "output size zero": lambda lib: lib.nn.functional.conv_transpose2d(lib.ones(1, 2, 3, 3), lib.ones(2, 2, 2, 2),
+                                                                       padding=(0, 2)),
 }
 
 
@@ -117,3 +132,12 @@ def test_modules_initialise_print_and_pick_output_sizes_like_torch():
     one_d = [lib.nn.ConvTranspose1d(2, 3, 4, stride=2, bias=False, dilation=2) for lib in (internals, torch)]
     assert repr(one_d[0]) == repr(one_d[1]) and one_d[0].bias is None
     assert one_d[0](internals.ones(2, 5)).shape == one_d[1](torch.ones(2, 5)).shape
+
+
+@pytest.mark.parametrize("padding", ["same", "valid", "bogus"])
+def test_a_padding_string_is_kept_as_torchs_tuple_of_characters(padding):
+    """torch's ConvTranspose*d put padding through _pair/_triple: a string becomes the tuple of
+    its characters, which the module prints and keeps (no ValueError at construction)."""
+    for cls in ("ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"):
+        ours, theirs = (getattr(lib.nn, cls)(2, 2, 2, padding=padding) for lib in (internals, torch))
+        assert repr(ours) == repr(theirs) and ours.padding == theirs.padding

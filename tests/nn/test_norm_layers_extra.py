@@ -4,7 +4,7 @@
 import numpy as np
 import pytest
 import torch
-from helpers import assert_fake_matches_real, assert_same, same_outcome
+from helpers import assert_fake_matches_real, assert_same, assert_same_error, same_outcome
 
 import internals
 
@@ -137,6 +137,13 @@ def test_rms_norm_errors_and_the_module_match_torch():
     same_outcome(lambda L: L.nn.functional.rms_norm(_t(L, (2, 3)), [4]))
     same_outcome(lambda L: L.nn.functional.rms_norm(_t(L, (2, 3)), []))
     same_outcome(lambda L: L.nn.functional.rms_norm(_t(L, (2, 3)), [3], _t(L, (2,))))
+    # more normalized dims than the input has: torch's ValueError, before the sizes are compared
+    same_outcome(lambda L: L.nn.functional.rms_norm(_t(L, (2, 3)), [1, 2, 3]))
+    same_outcome(lambda L: L.nn.functional.rms_norm(_t(L, (3,)), [5, 4]))
+    # an integer or bool input: the kernel's NotImplementedError, after the shape checks
+    same_outcome(lambda L: L.nn.functional.rms_norm(L.ones(2, 3, dtype=L.long), [3]))
+    same_outcome(lambda L: L.nn.functional.rms_norm(L.ones(2, 3, dtype=L.bool), [3]))
+    same_outcome(lambda L: L.nn.functional.rms_norm(L.ones(2, 3, dtype=L.long), [2]))
     x = _t(torch, (2, 3, 4))
     for args in [(4,), ([3, 4],), (4, 1e-4, False)]:
         ours, theirs = internals.nn.RMSNorm(*args).double(), torch.nn.RMSNorm(*args).double()
@@ -149,3 +156,15 @@ def test_rms_norm_under_fake_tensors_gets_the_real_layout():
     def program(L, x):
         return L.ops.aten.rms_norm(x.transpose(0, 1), [2], None, None)
     assert_fake_matches_real(program, lambda: (internals.arange(12.).reshape(3, 2, 2),))
+
+
+@pytest.mark.parametrize("call", ["F.local_response_norm(lib.ones(2, 3, 4), 2.5)",
+                                  "F.local_response_norm(lib.ones(2, 3, 4, 5), 2.5)",
+                                  "F.pad(lib.ones(1, 2, 3), (1.5, 2))", "F.pad(lib.ones(1, 2, 3), (1, 2.0))",
+                                  "F.pad(lib.ones(1, 2, 3), (1, 2), 'bogus')"])
+def test_a_float_size_or_pad_is_refused_by_pads_parser_as_torchs(call):
+    """torch's F.pad is the C++ binding, whose parser refuses a float in the pad; a float
+    local_response_norm size reaches it through size // 2 (it failed later, with a RuntimeError)."""
+    ours, theirs = assert_same_error(lambda: eval(call, {"lib": internals, "F": internals.nn.functional}),
+                                     lambda: eval(call, {"lib": torch, "F": torch.nn.functional}))
+    assert str(ours) == str(theirs)

@@ -748,17 +748,17 @@ def householder_product_backward(grad, result, input, tau):
     for i in reversed(range(k)):
         right[i] = R
         R = H[i].matmul(R)
-    left, grad_v, grad_tau = eye, [], []
+    # torch writes each reflector's share into zero tensors, column by column (a CopySlices node
+    # per column in the gradients' graphs); columns past k stay zero
+    grad_input, grad_tau = input.new_zeros(input.shape), tau.new_zeros(tau.shape)
+    left = eye
     for i in range(k):
         M = left.mH.matmul(grad).matmul(right[i].mH)
         v, t = vs[i], taus[i]
-        grad_v.append(-(t.conj() * M.matmul(v) + t * M.mH.matmul(v)))
-        grad_tau.append(-v.mH.matmul(M).matmul(v).squeeze(-1))
+        grad_input.select(-1, i).copy_((-(t.conj() * M.matmul(v) + t * M.mH.matmul(v))).squeeze(-1))
+        grad_tau.select(-1, i).copy_((-v.mH.matmul(M).matmul(v)).squeeze(-1).squeeze(-1))
         left = left.matmul(H[i])
-    if n > k:
-        grad_v.append(input.new_zeros([*input.shape[:-1], n - k]))
-    grad_input = dispatcher.call("cat", grad_v, -1).tril(-1)
-    return grad_input, dispatcher.call("cat", grad_tau, -1)
+    return grad_input.tril(-1), grad_tau
 
 
 def cholesky_backward(gL, upper, L):

@@ -28,6 +28,7 @@ from .._functional import layer_norm as _layer_norm
 from .._functional import silu as _silu
 from .._functional import silu_ as _silu_
 from .._functional import softplus as _softplus
+from .._python_arg_parser import PythonArgParser
 from .._tensor import Tensor
 from ..aten import dispatcher
 from ..aten.tensor_iterator import broadcast_shapes
@@ -342,9 +343,16 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
 __all__ += ["avg_pool2d", "adaptive_avg_pool2d", "pad", "one_hot", "normalize"]
 
 
+# torch's F.pad is the C++ binding ``torch._C._nn.pad``: its arguments go through the parser, which
+# refuses a pad with a float in it (local_response_norm with a float size reaches it so)
+_pad_parser = PythonArgParser(['pad(Tensor input, SymIntArrayRef pad, c10::string_view mode="constant", '
+                               'double? value=None)'])
+
+
 def pad(input, pad, mode="constant", value=None):
     """Pads in (left, right) pairs from the last dim backwards; negative ones crop."""
-    return dispatcher.call("pad", input, list(pad), mode, value)
+    r = _pad_parser.parse((input, pad, mode, value), {})
+    return dispatcher.call("pad", input, r.intlist(1), mode, value)
 
 
 def one_hot(tensor, num_classes=-1):

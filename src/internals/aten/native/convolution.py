@@ -404,8 +404,18 @@ def _transposed_convolution(input, weight, bias, stride, padding, dilation, outp
         out = _transposed_convolution(_view4d(contiguous(input)), _view4d(weight), bias,
                                       *_params_as_2d(stride, padding, dilation), [0, *output_padding], groups)
         return call("squeeze.dim", out, 2)
-    g = conv_geometry(_Sized(_transposed_shape(input, weight, stride, padding, dilation, output_padding, groups)),
-                      weight, stride, padding, dilation, groups)
+    if weight.numel() == 0:     # the shape checks of slow_conv_transpose{2,3}d (an empty batch: the empty backend)
+        if input.numel() == 0:
+            raise IndexError("select(): index 0 out of range for tensor of size [0] at dimension 0")
+        if weight.dim() == 5:
+            raise RuntimeError("non-empty 5D (n_output_plane x n_input_plane x kernel_depth x kernel_height x "
+                               f"kernel_width) tensor expected for weight, but got: {list(weight.shape)}")
+        raise RuntimeError(f"non-empty 2D or 4D weight tensor expected, but got: {list(weight.shape)}")
+    shape = _transposed_shape(input, weight, stride, padding, dilation, output_padding, groups)
+    if min(shape[2:]) < 1:      # slow_conv_transpose{2,3}d_shape_check, before any size reaches a loop
+        raise RuntimeError(f"Given input size per channel: ({' x '.join(map(str, input.shape[2:]))}). Calculated "
+                           f"output size per channel: ({' x '.join(map(str, shape[2:]))}). Output size is too small")
+    g = conv_geometry(_Sized(shape), weight, stride, padding, dilation, groups)
     compute = st.opmath_type(input.dtype)
     spatial = _output_sizes(g)
     x = call("reshape", _pad_to(to(input, compute), g), [g.N, g.G, g.OC // g.G, math.prod(spatial)])
@@ -538,8 +548,11 @@ def _convolution_mode(conv, dims, input, weight, bias, stride, padding, dilation
         warnings.warn("Using padding='same' with even kernel lengths and odd dilation may require a zero-padded "
                       "copy of the input be created", UserWarning, stacklevel=3)
         pad_nd = [p for t in reversed(totals) for p in (0, t % 2)]     # F.pad's order: last dim first
-        input = call("constant_pad_nd", input, pad_nd, 0)
-    return conv(input, weight, bias, stride, [t // 2 for t in totals], dilation, groups)
+        # The batched input is padded (torch's conv*d_padding batchify first), so an unbatched
+        # input's gradient ends in the unsqueeze's SqueezeBackward1, as torch's does.
+        batched = call("constant_pad_nd", batched, pad_nd, 0)
+    out = conv(batched, weight, bias, stride, [t // 2 for t in totals], dilation, groups)
+    return out if input.dim() == dims + 2 else call("squeeze.dim", out, 0)
 
 
 def conv_transpose2d(input, weight, bias=None, stride=(1, 1), padding=(0, 0), output_padding=(0, 0), groups=1,

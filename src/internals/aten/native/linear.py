@@ -4,6 +4,7 @@ them, so autograd records the operators they call; ``bilinear`` over ``_trilinea
 ``Linear.cpp``), the one of them with a derivative of its own."""
 import math
 
+from ...c10.scalar_type import type_meta_name
 from ...c10.wrap_dim import dim_list_to_bitset
 from .. import dispatcher
 
@@ -104,6 +105,11 @@ def bilinear(input1, input2, weight, bias=None):
     """``bilinear``, CompositeImplicitAutograd (``Linear.cpp``): ``y = x1ᵀ A x2 + b`` for each output
     feature, as one ``_trilinear`` of the inputs flattened to matrices and the weight, reshaped to
     the batch dims, then the bias added."""
+    operands = [("input1", input1), ("input2", input2), ("weight", weight)]
+    operands += [("bias", bias)] if bias is not None else []
+    if any(t.dtype is not input1.dtype for _, t in operands):     # checked before any size, as torch does
+        raise RuntimeError("All tensors must have the same dtype, got " +
+                           ", ".join(f"{n}: {type_meta_name(t.dtype)}" for n, t in operands))
     if input1.dim() != input2.dim():
         raise RuntimeError(f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
     for i in range(input1.dim() - 1):

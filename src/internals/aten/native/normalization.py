@@ -412,7 +412,9 @@ def instance_norm(input, weight, bias, running_mean, running_var, use_input_stat
 def _check_rms_norm_inputs(input, normalized_shape, weight):
     """layer_norm's checks, but torch's rms_norm prints the expected shape as ``[*3, 4]``."""
     k = len(normalized_shape)
-    if k and (input.dim() < k or list(input.shape[-k:]) != list(normalized_shape)):
+    if input.dim() < k:      # torch's TORCH_CHECK_VALUE, before the sizes are compared
+        raise ValueError(f"Input tensor must have at least {k} dimensions, but got {input.dim()}")
+    if k and list(input.shape[-k:]) != list(normalized_shape):
         raise RuntimeError(f"Given normalized_shape={list(normalized_shape)}, expected input with shape "
                            f"[*{', '.join(map(str, normalized_shape))}], but got input of size{list(input.shape)}")
     _layer_norm_dims(input, normalized_shape, weight, None)
@@ -422,6 +424,8 @@ def rms_norm(input, normalized_shape, weight=None, eps=None):
     """CompositeImplicitAutograd: the checks, then ``_fused_rms_norm``'s output (the composite on the
     CPU). A weight of another dtype than the input's cannot take a fused kernel: torch warns once."""
     _check_rms_norm_inputs(input, normalized_shape, weight)
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):    # its kernel's dispatch macro
+        raise NotImplementedError(f"\"rms_norm\" not implemented for '{input.dtype.torch_name}'")
     if weight is not None and weight.dtype is not input.dtype and not _warned_mismatch:
         _warn_mismatch(input, weight)
     return call("_fused_rms_norm", input, normalized_shape, weight, eps)[0]

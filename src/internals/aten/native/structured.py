@@ -129,7 +129,8 @@ def set_output(out, shape, dtype, device, strides=None):
 # ``sum(x, 0, out=x)`` is not).
 #
 # The dtype rules: ``same`` (abs: TensorIterator with no cast to the outputs,
-# ``check_all_same_dtype``), and ``where``, ``cat``, ``index_select``, ``arange``.
+# ``check_all_same_dtype``), and ``where``, ``cat``, ``index_select``, ``arange``, ``linalg``
+# (``checkLinalgCompatibleDtype``: any dtype the result casts to safely).
 
 
 def out_dtype_rule(rules, functional_schema, tensor_iterator):
@@ -166,11 +167,20 @@ def _check_overlap(rule, out, args):
             assert_no_overlap(out._impl, i)
 
 
+# The function a linalg out= check names: orgqr is torch.linalg.householder_product inside.
+_LINALG_NAMES = {"linalg_householder_product": "linalg.householder_product", "orgqr": "linalg.householder_product"}
+
+
 def _check_dtype(rule, name, result, out):
     """``out`` may receive ``result``: each rule's check, in torch's words."""
     want, got = result.dtype, out.dtype
     if rule == "iterator" and not st.can_cast(want, got):
         raise RuntimeError(f"result type {want.torch_name} can't be cast to the desired output type {got.torch_name}")
+    if rule == "linalg":      # checkLinalgCompatibleDtype: a lower precision of the same kind is taken
+        if not st.can_cast(want, got):
+            raise RuntimeError(f"torch.{_LINALG_NAMES.get(name, name)}: Expected result to be safely castable from "
+                               f"{want.torch_name} dtype, but got result with dtype {got.torch_name}")
+        return
     if rule == "cat" and not st.can_cast(want, got):
         raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {got.torch_name}")
     if want is got or rule in ("iterator", "cat", "factory", "arange"):
@@ -205,6 +215,14 @@ def _resize(rule, out, result):
         return _resize_arange(out, result.shape)
     if rule == "factory":
         call("resize_", out, result.shape)
+        return
+    if rule == "linalg":
+        # torch's linalg out= kernels write straight into an empty ``out`` of the result's dtype
+        # (so it takes the result's column-major strides); any other goes through a temporary
+        # and ``resize_output``, which leaves a resized ``out`` contiguous
+        direct = out._impl.numel() == 0 and out.dtype is result.dtype
+        if resize_output(out, result.shape) and direct:
+            out._impl.strides = result._impl.strides
         return
     if resize_output(out, result.shape):
         out._impl.strides = result._impl.strides       # dense, as a fresh result is: fits the storage

@@ -162,9 +162,27 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
     approximation); integer dtypes truncate ``start`` and ``end``, step in double and truncate
     each value, as torch's kernel does.
     """
-    dtype = dtype or st.get_default_dtype()
+    # a complex start or end infers the default dtype's complex type, which no real dtype takes
+    inferred = st.to_complex(st.get_default_dtype()) if complex in (type(start), type(end)) else None
+    if inferred is not None and dtype is not None and not dtype.is_complex:
+        raise RuntimeError(f"torch.linspace(): inferred dtype {st.type_meta_name(inferred)} can't be safely cast to "
+                           f"passed dtype {dtype.torch_name}")
+    dtype = dtype or inferred or st.get_default_dtype()
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if dtype.is_complex:
+        # c10::complex's step times an index scales both parts by the index, so each part is
+        # the real linspace of the parts, in the part's own type
+        part = np.float64 if dtype is st.complex128 else np.float32
+        values = np.empty(steps, dtype=np.complex128 if dtype is st.complex128 else np.complex64)
+        for name in ("real", "imag"):
+            start_, end_ = part(getattr(complex(start), name)), part(getattr(complex(end), name))
+            line = np.full(steps, start_, dtype=part)
+            if steps > 1:
+                linspace_fill(line, start_, end_, (end_ - start_) / part(steps - 1), np.arange(steps).astype(part),
+                              fma_contracted())
+            setattr(values, name, line)
+        return _from_host(values, dtype, layout, device, pin_memory)
     if dtype.is_floating_point:
         compute = np.float64 if dtype is st.float64 else np.float32
         start_, end_ = compute(start), compute(end)

@@ -128,6 +128,10 @@ class _ConvTransposeNd(_ConvNd):
                  bias=True, dilation=1, padding_mode="zeros", device=None, dtype=None):
         if padding_mode != "zeros":
             raise ValueError(f'Only "zeros" padding mode is supported for {type(self).__name__}')
+        if isinstance(padding, str):
+            # torch's transposed modules pass padding through _pair/_triple, which makes a string
+            # a tuple of its characters (no "same"/"valid" there): the call refuses it, with a TypeError
+            padding = tuple(padding)
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation, groups, bias,
                          padding_mode, device, dtype, output_padding)
 
