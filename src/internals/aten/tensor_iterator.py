@@ -417,6 +417,9 @@ class TensorIterator:
 
     def coalesce_dimensions(self):
         """The loop's geometry: dims merged where every operand walks them as one."""
+        if _meta.active:    # metadata only: no loop will run (and a traced size has no value to merge)
+            self.geometry = None
+            return
         operands = self.outputs + self.inputs
         if self.fast:       # every operand walks its elements in one memory order: one flat dim
             offsets = []

@@ -10,7 +10,7 @@ from types import MappingProxyType
 from .dispatch_key import DispatchKey, DispatchKeySet, autocast_key_for, autograd_key_for, backend_key_for
 from .grad_mode import _state as _modes
 from .memory_format import channels_last, is_channels_last_contiguous
-from .sym import SymInt, size_oblivious
+from .sym import SymInt, is_symbolic, size_oblivious
 
 __all__ = ["TensorImpl", "VersionCounter", "layout", "strided", "sparse_coo", "compute_key_set",
            "contiguous_strides"]
@@ -194,18 +194,21 @@ def required_storage_elements(sizes, strides, storage_offset):
 
 def check_size_nonnegative(sizes):
     """``check_size_nonnegative``: the message names the first negative size."""
-    if sizes and min(sizes) < 0:
-        first = next(n for n in sizes if n < 0)
+    first = next((n for n in sizes if n < 0), None)    # (n by n: two symbols are not compared)
+    if first is not None:
         raise RuntimeError(f"Trying to create tensor with negative dimension {first}: {list(sizes)}")
 
 
 def check_sizes_and_strides(sizes, strides):
     """No negative size (a tensor cannot have -1 rows) and no negative stride (torch has none)."""
     check_size_nonnegative(sizes)
-    if strides and min(strides) < 0:
+    if any(s < 0 for s in strides):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, "
                            f"got strides: {list(strides)}")
     # torch's sizes and strides are int64, and so is the element count: a larger one cannot be expressed
+    # (a traced size, a symbol, has no value to check: torch's symbolic checks wait for run time)
+    if any(is_symbolic(n) for n in (*sizes, *strides)):
+        return
     if (sizes and max(sizes) > _INT64_MAX) or (strides and max(strides) > _INT64_MAX):
         raise RuntimeError(f"size or stride does not fit in int64: sizes {list(sizes)}, strides {list(strides)}")
     if math.prod(sizes) > _INT64_MAX:

@@ -42,6 +42,7 @@ from . import (
     sorting,
     summary_ops,
     tensor_factories,
+    tensor_properties,
     tensor_shape,
     tensor_transformations,
     triangular_ops,
@@ -59,7 +60,7 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, activation, binary_ops,
             sparse_tensor_math, convolution, pooling, pad_nd, onehot, normalization, loss, embedding,
             resize, complex_helper, scalar, pointwise_ops, bucketization, cross, distance, linear,
             upsample, embedding_bag, packed_sequence, grid_sampler, im2col, pixel_shuffle,
-            weight_norm, matrix_exp, loss_multilabel_margin, average_pool3d)
+            weight_norm, matrix_exp, loss_multilabel_margin, average_pool3d, tensor_properties)
 
 
 def kernel(name):

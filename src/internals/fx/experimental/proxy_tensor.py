@@ -52,6 +52,14 @@ __all__ = ["ProxyTorchDispatchMode", "make_fx"]
 # is new; a graph runs again and again, so its node must make a new tensor each time. torch's
 # ``proxy_call`` records ``lift_fresh_copy`` in its place.
 _LIFT_FRESH_COPY = ops.aten.lift_fresh_copy.default
+_SYM_SIZE, _SYM_STRIDE = ops.aten.sym_size.int, ops.aten.sym_stride.int
+_SYM_NUMEL, _SYM_STORAGE_OFFSET = ops.aten.sym_numel.default, ops.aten.sym_storage_offset.default
+
+
+def _lazy_name(target):
+    """``sym_size_int``: torch names these nodes after the overload, not the packet (fx's
+    ``_target_to_str`` of ``aten.sym_size.int``)."""
+    return str(target).split(".", 1)[1].replace(".", "_")
 
 # torch's words (proxy_tensor.py) when real tracing is asked for the value of a traced tensor.
 _REAL_MODE_READ = ("It appears that you're trying to get value out of a tracing tensor with {} - erroring out! "
@@ -71,11 +79,28 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         self._nodes = {}        # id(TensorImpl) -> (impl, node); the impl is kept so ids stay unique
         self._lifted = {}       # id(TensorImpl) -> (impl, real value) of the tensors ``tensor(...)`` made
         self._symbols = {}      # id(SymNode) -> (SymNode, node): values read from data, and arithmetic on them
+        self._lazy = {}         # id(SymNode) -> (SymNode, target, args): a symbolic size, read when used
 
     def track(self, t, node):
         """Remember that ``node`` made ``t``. Keyed by the TensorImpl, not the Tensor object: autograd
         hands a saved tensor back as a new object over the same impl."""
         self._nodes[id(t._impl)] = (t._impl, node)
+        self._track_symbolic_metadata(t, node)
+
+    def _track_symbolic_metadata(self, t, node):
+        """A size, stride, numel or offset of ``t`` that is a symbol (``nonzero``'s row count) is
+        read back from ``node`` by a ``sym_size.int`` (``sym_stride.int``, ``sym_numel``,
+        ``sym_storage_offset``) node -- recorded only when a later call uses it, and only for the
+        first tensor that carries the symbol, as torch's ``track_tensor`` sets its lazy slots."""
+        impl = t._impl
+        reads = [(n, _SYM_SIZE, (node, i)) for i, n in enumerate(impl.sizes)]
+        reads += [(s, _SYM_STRIDE, (node, i)) for i, s in enumerate(impl.strides)]
+        reads += [(impl.numel(), _SYM_NUMEL, (node,)), (impl.storage_offset, _SYM_STORAGE_OFFSET, (node,))]
+        for value, target, args in reads:
+            if is_symbolic(value):
+                key = id(value.node)
+                if key not in self._symbols and key not in self._lazy:
+                    self._lazy[key] = (value.node, target, args)
 
     def node_of(self, value):
         """The node that made ``value`` (a tensor, a symbol), or ``value`` itself (a number, a dtype...)."""
@@ -101,6 +126,13 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         hit = self._symbols.get(id(sym_node))
         if hit is not None:
             return hit[1]
+        lazy = self._lazy.pop(id(sym_node), None)
+        if lazy is not None:            # a size of a traced tensor: read back from its node
+            _, target, args = lazy
+            node = self.graph.create_node("call_function", target, args, name=_lazy_name(target))
+            node.meta["val"] = wrap_node(sym_node)
+            self._symbols[id(sym_node)] = (sym_node, node)
+            return node
         if sym_node.origin is None:      # torch records a size read from a data-dependent shape (sym_size)
             raise NotImplementedError(
                 f"make_fx cannot record the symbol {sym_node}: a size of a data-dependent shape is not a node "
