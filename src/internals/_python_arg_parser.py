@@ -92,11 +92,6 @@ def _unpack_long(obj):
     return v
 
 
-def _unpack_symint(obj):
-    """An int of a ``SymInt[]``: a SymInt as it is, anything else as ``_unpack_long``."""
-    return obj if isinstance(obj, SymInt) else _unpack_long(obj)
-
-
 def _is_index(obj):
     """``THPUtils_checkIndex``: an int, or anything with ``__index__`` (a 0-dim integer tensor);
     a SymInt is one without being asked for its value."""
@@ -512,15 +507,12 @@ class PythonArgs:
         v = self._get(i)
         if v is None:
             return None
-        # a ``SymInt[]`` keeps its symbols (torch's ``symintlist``): a traced size is passed on,
-        # not decided; an ``int[]`` asks each for its value
-        unpack = _unpack_symint if self.signature.params[i].type == "SymIntArrayRef" else _unpack_long
         if not isinstance(v, (tuple, list)):
-            return [unpack(v)] * max(self.signature.params[i].size, 1)
+            return [_unpack_size(v, self.signature.params[i])] * max(self.signature.params[i].size, 1)
         out = []
         for pos, item in enumerate(v):
             try:
-                out.append(unpack(item))
+                out.append(_unpack_size(item, self.signature.params[i]))
             except (TypeError, ValueError) as e:
                 error = (f'type must be tuple of ints,but got {_type_name(item)}"' if isinstance(e, TypeError)
                          else str(e))      # (torch's message goes on with a C++ stack trace)
@@ -740,3 +732,11 @@ _trace_log = TraceLog()
 def trace():
     """Record each parsed call: ``(name, the signature that matched)``."""
     return _trace_log.recording()
+
+
+def _unpack_size(obj, param):
+    """One int of an int list: a ``SymInt[]`` keeps a symbol as it is (torch's ``symintlist``), so
+    a traced size is passed on, not decided; an ``int[]`` asks each for its value."""
+    if isinstance(obj, SymInt) and param.type == "SymIntArrayRef":
+        return obj
+    return _unpack_long(obj)

@@ -178,8 +178,8 @@ SIZES = {
 @pytest.mark.parametrize("name", SIZES)
 def test_a_data_dependent_size_is_an_unbacked_symbol_as_in_torch(name, mode):
     """torch's graph, node for node; each value's sizes, strides and dtype as torch's fake
-    tensors hold them (in fake mode: symbolic mode gives torch's inputs symbolic sizes, which
-    this package does not); and the graph run again gives torch's answer."""
+    tensors hold them (compared in fake mode; the symbolic inputs' sizes are the subject of
+    test_symbolic_shapes.py); and the graph run again gives torch's answer."""
     traced = {}
     for T in (torch, internals):
         f, make = SIZES[name](T)

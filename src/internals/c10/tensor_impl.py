@@ -5,12 +5,13 @@ device (the storage's), a layout and a version counter shared by all views of on
 contiguity predicates are those of ``c10/core/Contiguity.h``.
 """
 import math
+import weakref
 from types import MappingProxyType
 
 from .dispatch_key import DispatchKey, DispatchKeySet, autocast_key_for, autograd_key_for, backend_key_for
 from .grad_mode import _state as _modes
 from .memory_format import channels_last, is_channels_last_contiguous
-from .sym import SymInt, is_symbolic, size_oblivious
+from .sym import SymInt, inside_operator, is_symbolic, size_oblivious
 
 __all__ = ["TensorImpl", "VersionCounter", "layout", "strided", "sparse_coo", "compute_key_set",
            "contiguous_strides"]
@@ -106,7 +107,8 @@ class TensorImplBase:
         self.key_set = DispatchKeySet._from_bits(bits)
 
     def numel(self):
-        return math.prod(self.sizes)
+        n = math.prod(self.sizes)
+        return n if type(n) is int else _symbolic_numel(self)
 
 
 class TensorImpl(TensorImplBase):
@@ -118,7 +120,13 @@ class TensorImpl(TensorImplBase):
         """``fresh``: ``storage`` was just allocated for exactly these sizes and
         strides, tuples of ints (``empty_strided``): in bounds by construction, so
         not checked again (torch's ``empty_generic`` does not check them either)."""
-        if not fresh:
+        if not fresh and isinstance(storage, NoStorage) and any(
+                is_symbolic(v) for v in (*sizes, *strides, storage_offset)):
+            # a traced size (a symbol) stays one, over a storage-less fake: a backed symbol has an
+            # example value, but taking it would make the trace hold for that size alone
+            sizes, strides = _ints_or_symbols(sizes), _ints_or_symbols(strides)
+            storage_offset = _ints_or_symbols((storage_offset,))[0]
+        elif not fresh:
             try:
                 sizes, strides = tuple(map(int, sizes)), tuple(map(int, strides))
                 storage_offset = int(storage_offset)
@@ -164,6 +172,20 @@ class TensorImpl(TensorImplBase):
         except RuntimeError:
             with size_oblivious():
                 return is_non_overlapping_and_dense(self.sizes, self.strides)
+
+
+_numels = weakref.WeakKeyDictionary()
+
+
+def _symbolic_numel(impl):
+    """The element count of a tensor with a traced size, made once per tensor, as torch's
+    ``SymbolicShapeMeta`` keeps it: the same symbol each time, which a tracer reads back with
+    one ``sym_numel`` node. Computed as an operator's own arithmetic (no graph nodes)."""
+    hit = _numels.get(impl)
+    if hit is None or hit[0] is not impl.sizes:
+        with inside_operator():
+            hit = _numels[impl] = (impl.sizes, math.prod(impl.sizes))
+    return hit[1]
 
 
 def _ints_or_symbols(values):

@@ -19,9 +19,12 @@ each call below it is the tracing mode:
   node as their argument; an operator whose output size depends on the data (``nonzero``,
   ``unique``, ``x[mask]``) gets a symbol for that size. A *decision* on a symbol (an ``if``,
   ``int()``) raises ``GuardOnDataDependentSymNode``, torch's class;
-- ``tracing_mode="symbolic"``: traced as ``"fake"``. torch gives the inputs' sizes symbols too
-  (``s0``); here they keep the example's sizes, so the graph is the same and its sizes are the
-  example's.
+- ``tracing_mode="symbolic"``: traced as ``"fake"``, and each input size is a symbol too, as
+  torch's (``s75``: see ``ShapeEnv.create_symbolic_size``). A size the function uses -- in an
+  operator's argument, in arithmetic -- is read back from its tensor by an ``aten.sym_size.int``
+  node, and the arithmetic is recorded as Python operator nodes (``mul = sym_size_int * 2``), so
+  the graph serves other sizes. A decision on a size is answered from the example (torch would
+  also keep it as a guard; no guards are kept here).
 
 Either way a tensor made inside the function by ``tensor(...)`` is a constant of the graph: its
 ``.item()`` is read at trace time and written into the graph as a number, as torch does.
@@ -33,11 +36,13 @@ traced too -- its ops are just more calls.
 import inspect
 import operator
 
+from ..._meta_registrations import TensorMeta
 from ..._ops import ops
 from ..._subclasses.fake_tensor import DATA_DEPENDENT_OUTPUT, DataDependentOutputException, FakeTensor, FakeTensorMode
 from ..._tensor import Tensor
 from ...c10.dispatch_key import DispatchKeySet, backend_key_for
-from ...c10.sym import is_symbolic, wrap_node
+from ...c10.sym import inside_operator, is_symbolic, wrap_node
+from ...c10.tensor_impl import contiguous_strides
 from ...nn.parameter import Parameter
 from ...utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 from ...utils._pytree import tree_map
@@ -198,7 +203,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             func = _LIFT_FRESH_COPY
         node_args, node_kwargs = tree_map(self.node_of, args), tree_map(self.node_of, kwargs)
         try:
-            out = func(*args, **kwargs)      # the mode below (fake tensors) computes the metadata
+            with inside_operator():
+                out = func(*args, **kwargs)      # the mode below (fake tensors) computes the metadata
         except Exception as error:
             if not hasattr(error, "fake_call"):  # the innermost call that failed, for the compiler's message
                 error.fake_call = f"call_function {func}(*{tuple(args)!r}, **{kwargs!r})"
@@ -222,9 +228,9 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
     """``make_fx(f)(*args)`` runs ``f`` once and returns a GraphModule whose graph holds the aten
     operators ``f`` called, in order. ``tracing_mode`` as torch's (the module docstring):
     ``"real"`` (the default) runs the operators on the real inputs, ``"fake"`` on fake twins
-    of them; ``"symbolic"`` traces as ``"fake"``, with the example's sizes (no symbolic input
-    sizes here). A value read from a traced tensor (``.item()``) is refused in real mode with
-    torch's RuntimeError; in the others it is a symbol, and a decision on it raises
+    of them; ``"symbolic"`` as ``"fake"``, with symbols for the inputs' sizes. A value read
+    from a traced tensor (``.item()``) is refused in real mode with torch's RuntimeError; in
+    the others it is a symbol, and a decision on it raises
     GuardOnDataDependentSymNode, as in torch.
     ``_fold_constant_reads=False`` is the compiler's choice, as Dynamo's defaults
     (``capture_scalar_outputs``, ``capture_dynamic_output_shape_ops`` off): every ``.item()``,
@@ -239,10 +245,15 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
         fake_mode = None if tracing_mode == "real" else FakeTensorMode(shape_env=shape_env)
         proxy_mode = ProxyTorchDispatchMode(graph, fake_mode, decomposition_table, _fold_constant_reads)
         traced_args = []
+        tensors = 0
         for name, a in zip(_placeholder_names(f, len(args)), args, strict=True):
             if isinstance(a, Tensor):
                 node = graph.placeholder(name)
-                a = fake_mode.from_tensor(a) if fake_mode is not None else a
+                if tracing_mode == "symbolic":
+                    a = _symbolic_fake(fake_mode, a, f"input{tensors}")
+                elif fake_mode is not None:
+                    a = fake_mode.from_tensor(a)
+                tensors += 1
                 node.meta["val"] = proxy_mode._meta_val(a)
                 proxy_mode.track(a, node)
             traced_args.append(a)
@@ -258,6 +269,22 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
         graph.output(tree_map(proxy_mode.node_of, out))
         return GraphModule(proxy_mode.constants, graph, getattr(f, "__name__", "f").strip("<>"))
     return traced
+
+
+def _symbolic_fake(fake_mode, t, source_name):
+    """The fake of an input of a symbolic trace: each size a backed symbol (``ShapeEnv.
+    create_symbolic_size``, torch's source names ``input0.size()[1]``), and, for a contiguous
+    input, the strides its sizes give (``s1*s2``, ``s2``, 1), as torch's. (torch makes symbols of
+    other strides too; here a non-contiguous input keeps its example's strides.)"""
+    impl = t._impl
+    sizes = tuple(fake_mode.shape_env.create_symbolic_size(n, f"{source_name}.size()[{d}]")
+                  for d, n in enumerate(impl.sizes))
+    strides = contiguous_strides(sizes) if impl.strides == contiguous_strides(impl.sizes) else impl.strides
+    fake = FakeTensor.from_meta(TensorMeta(sizes, strides, impl.dtype, impl.device), impl.storage_offset)
+    fake._impl.is_wrapped_number = impl.is_wrapped_number
+    fake.requires_grad_(t.requires_grad)
+    fake_mode._fakes[id(t)] = (t, fake)
+    return fake
 
 
 def _fake_twin(t):
