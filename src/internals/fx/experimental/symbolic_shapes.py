@@ -20,6 +20,8 @@ example's size stands behind each, and a decision on it is answered from that va
 This package keeps the symbols' expressions in sympy, as torch does, and keeps no value ranges
 beyond "a size is not negative", and no guards.
 """
+import hashlib
+
 from ...c10.sym import SymBool, SymFloat, SymInt, in_size_oblivious, size_oblivious
 from .sym_node import SymNode
 
@@ -54,8 +56,6 @@ class ShapeEnv:
         code decides on them), and equal sizes share one symbol, as torch's duck shaping does.
         A decision on it is answered from its example value (torch would also record that as a
         guard; this package records no guards)."""
-        import hashlib
-
         import sympy  # a heavy module: only a symbolic trace pays for importing it
         if value in (0, 1):
             return value
