@@ -513,11 +513,11 @@ class PythonArgs:
         if v is None:
             return None
         if not isinstance(v, (tuple, list)):
-            return [_unpack_long(v)] * max(self.signature.params[i].size, 1)
+            return [_unpack_size(v, self.signature.params[i])] * max(self.signature.params[i].size, 1)
         out = []
         for pos, item in enumerate(v):
             try:
-                out.append(_unpack_long(item))
+                out.append(_unpack_size(item, self.signature.params[i]))
             except (TypeError, ValueError) as e:
                 error = (f'type must be tuple of ints,but got {_type_name(item)}"' if isinstance(e, TypeError)
                          else str(e))      # (torch's message goes on with a C++ stack trace)
@@ -737,3 +737,11 @@ _trace_log = TraceLog()
 def trace():
     """Record each parsed call: ``(name, the signature that matched)``."""
     return _trace_log.recording()
+
+
+def _unpack_size(obj, param):
+    """One int of an int list: a ``SymInt[]`` keeps a symbol as it is (torch's ``symintlist``), so
+    a traced size is passed on, not decided; an ``int[]`` asks each for its value."""
+    if isinstance(obj, SymInt) and param.type == "SymIntArrayRef":
+        return obj
+    return _unpack_long(obj)

@@ -132,7 +132,11 @@ def _apply_slice(x, d, s, disable_slice_optimization):
     step = max(step, -_SSIZE_MAX)
     if step < 0:
         raise ValueError("step must be greater than zero")
-    whole = not start and step == 1 and (stop is None or stop >= _size(x, d))
+    # ``THPUtils_unpackSlice``: an open end is a number, as ``PySlice_Unpack`` gives it -- 0 and
+    # PY_SSIZE_T_MAX -- so the operator (and a traced graph) gets ``slice(x, 1, 0, 2**63 - 1, 2)``
+    start = 0 if start is None else start
+    stop = _SSIZE_MAX if stop is None else stop
+    whole = start == 0 and step == 1 and stop >= _size(x, d)
     if whole and not disable_slice_optimization and x.dim():
         return x
     return dispatcher.call("slice.Tensor", x, d, start, stop, step)

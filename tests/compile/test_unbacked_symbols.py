@@ -167,6 +167,10 @@ SIZES = {
     "repeat_interleave of repeats": lambda T: (lambda r: T.repeat_interleave(r), _counts),
     "bincount": lambda T: (lambda r: T.bincount(r), _counts),
     "bincount with float weights": lambda T: (lambda r: T.bincount(r, r.float()), _counts),
+    # a data-dependent size passed on: read back with a sym_size.int node where it is used
+    "new_zeros of nonzero's size": lambda T: (lambda x: x.new_zeros(x.nonzero().shape[0]), _x),
+    "ones of x[mask]'s size": lambda T: (lambda x: T.ones(x[x > 0].shape[0], 2), _x),
+    "view by a unique count": lambda T: (lambda x: x.new_ones(T.unique(x).shape[0] * 2).view(-1, 2), _x),
 }
 
 
@@ -174,8 +178,8 @@ SIZES = {
 @pytest.mark.parametrize("name", SIZES)
 def test_a_data_dependent_size_is_an_unbacked_symbol_as_in_torch(name, mode):
     """torch's graph, node for node; each value's sizes, strides and dtype as torch's fake
-    tensors hold them (in fake mode: symbolic mode gives torch's inputs symbolic sizes, which
-    this package does not); and the graph run again gives torch's answer."""
+    tensors hold them (compared in fake mode; the symbolic inputs' sizes are the subject of
+    test_symbolic_shapes.py); and the graph run again gives torch's answer."""
     traced = {}
     for T in (torch, internals):
         f, make = SIZES[name](T)
@@ -194,6 +198,49 @@ def test_a_data_dependent_size_is_an_unbacked_symbol_as_in_torch(name, mode):
     for o, t in zip(ours if isinstance(ours, tuple) else [ours], theirs if isinstance(theirs, tuple) else [theirs],
                     strict=True):
         internals.testing.check(o, t, exact_layout=False)
+
+
+def _python_operator_lines(gm):
+    """The generated code's lines for Python operators on symbols (``mul = u0 * 2.0``), without
+    the ``;  x = None`` that torch adds to free its values early."""
+    lines = [line.split(";")[0].strip() for line in gm.code.splitlines()]
+    return [line for line in lines if " = " in line and ".ops." not in line and not line.startswith("def ")]
+
+
+@pytest.mark.parametrize("name", ["x * (s * 2)", "x + s / t", "x * (2 - s)", "x * -s", "n // 2 returned"])
+def test_python_operators_print_as_torchs(name):
+    """fx writes a node calling a Python operator with the operator's syntax (``a * 2.0``, ``-a``,
+    ``out[0]``), not as a call of ``operator.mul``."""
+    x = [1.5, -2.0, 4.25]
+    traced = {T: _make_fx_of(T)(ITEMS[name](T), tracing_mode="fake")(T.tensor(x)) for T in (torch, internals)}
+    assert _python_operator_lines(traced[internals]) == _python_operator_lines(traced[torch])
+    assert _python_operator_lines(traced[torch])
+
+
+def _pack(T, enforce_sorted):
+    def f(x, lengths):
+        packed = T.nn.utils.rnn.pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=enforce_sorted)
+        return tuple(packed)[:2] if enforce_sorted else tuple(packed)
+    return f
+
+
+# (unsorted under symbolic tracing: torch reads the permutation's length with a sym_numel node,
+# from the input's symbolic sizes, which this package's symbolic tracing does not make)
+@pytest.mark.parametrize(("mode", "enforce_sorted"), [("fake", True), ("fake", False), ("symbolic", True)])
+def test_pack_padded_sequence_as_torchs(mode, enforce_sorted):
+    """``_pack_padded_sequence``'s batch sizes get a size symbol, as torch's fake implementation
+    gives them (whose packed data's sizes and batch sizes' dtype are followed as they stand: see
+    ``FakeTensorMode._pack_padded_sequence``); the same graph, and run, the kernel's answer."""
+    lengths = [5, 3, 2] if enforce_sorted else [3, 5, 2]
+    torch.manual_seed(0)
+    x = torch.randn(3, 5, 2)
+    inputs = {torch: (x, torch.tensor(lengths)), internals: (internals.from_torch(x), internals.tensor(lengths))}
+    traced = {T: _make_fx_of(T)(_pack(T, enforce_sorted), tracing_mode=mode)(*inputs[T]) for T in (torch, internals)}
+    assert _calls(traced[internals]) == _calls(traced[torch])
+    if mode == "fake":
+        assert _metas(traced[internals]) == _metas(traced[torch])
+    for o, t in zip(traced[internals](*inputs[internals]), traced[torch](*inputs[torch]), strict=True):
+        internals.testing.check(o, t)
 
 
 def test_each_read_is_a_new_symbol_and_a_memo_keeps_one():

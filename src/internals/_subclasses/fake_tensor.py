@@ -253,6 +253,19 @@ class FakeTensorMode(TorchDispatchMode):
         dtype = st.int64 if weights is None else st.float32 if weights.dtype == st.float32 else st.float64
         return _empty_fake((size,), None, dtype, inputs.device)
 
+    def _pack_padded_sequence(self, inputs, lengths, batch_first):
+        """The packed rows are as many as the lengths add up to, so the batch sizes' length is a
+        fresh symbol. torch's fake implementation is followed as it stands, though it differs
+        from the kernel's outputs: the packed data's sizes are one sequence's, ``inputs``'
+        sizes after the batch dim (``(T, *)``, where the kernel gives ``(sum(lengths), *)``),
+        and the batch sizes take the inputs' dtype (the kernel's are int64). A graph traced
+        this way still runs the kernel, with the right outputs."""
+        batches = self.shape_env.create_unbacked_symint(size_like=True)
+        if not batch_first:
+            inputs = inputs.transpose(0, 1)
+        return (_empty_fake(inputs.shape[1:], None, inputs.dtype, inputs.device),
+                _empty_fake((batches,), None, inputs.dtype, inputs.device))
+
     def _inplace(self, name, args, kwargs):
         """``x.add_(y)`` is ``x``: check that the out-of-place result would have x's shape and a
         dtype that can be cast to x's."""
@@ -292,6 +305,7 @@ _UNBACKED_IMPLS = {
     "aten::unique_consecutive": FakeTensorMode._unique_consecutive,
     "aten::repeat_interleave.Tensor": FakeTensorMode._repeat_interleave,
     "aten::bincount": FakeTensorMode._bincount,
+    "aten::_pack_padded_sequence": FakeTensorMode._pack_padded_sequence,
 }
 
 
@@ -301,7 +315,9 @@ def _torch_size(shape):
 
 
 def _has_symbolic_sizes(tree):
-    return any(isinstance(t, TensorBase) and any(is_symbolic(n) for n in t._impl.sizes) for t in tree_flatten(tree))
+    """A tensor with a symbolic size, or a symbol given for a size (``new_zeros([u0])``)."""
+    return any(is_symbolic(t) or isinstance(t, TensorBase) and any(is_symbolic(n) for n in t._impl.sizes)
+               for t in tree_flatten(tree))
 
 
 def _meta_index_select(self_, dim, index):

@@ -54,7 +54,7 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     device = as_device(device)
     if pin_memory:
         raise NotImplementedError("internals has no pinned-memory allocator: pin_memory=True is not supported")
-    size, stride = tuple(map(int, size)), tuple(map(int, stride))
+    size, stride = tuple(map(_as_int, size)), tuple(map(_as_int, stride))
     if len(size) != len(stride):
         raise RuntimeError(f"dimensionality of sizes ({len(size)}) must match "
                            f"dimensionality of strides ({len(stride)})")
@@ -65,6 +65,11 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)} and strides={list(stride)}")
     check_sizes_and_strides(size, stride)   # no negative size or stride, nothing int64 cannot hold
     return empty_strided_generic(size, stride, dtype or st.get_default_dtype(), device)
+
+
+def _as_int(n):
+    """A size as an int; a traced size (a SymInt, ``nonzero``'s row count) stays a symbol."""
+    return n if is_symbolic(n) else int(n)
 
 
 def empty_strided_generic(size, stride, dtype, device):

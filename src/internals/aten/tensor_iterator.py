@@ -418,10 +418,10 @@ class TensorIterator:
     def coalesce_dimensions(self):
         """The loop's geometry: dims merged where every operand walks them as one."""
         operands = self.outputs + self.inputs
-        if self.fast:       # every operand walks its elements in one memory order: one flat dim
-            offsets = []
-            for t in operands:
-                offsets.append(t._impl.storage_offset)
+        if _meta.active:    # metadata only: no loop will run (and a traced size has no value to merge)
+            self.geometry = None
+        elif self.fast:     # every operand walks its elements in one memory order: one flat dim
+            offsets = [t._impl.storage_offset for t in operands]
             self.geometry = flat_geometry(math.prod(self.shape), offsets)
         elif self.config.is_reduction_:
             self.geometry = _reduction_geometry(operands[1]._impl, self.config.reduce_dims, self.config.in_memory_order)
@@ -624,7 +624,7 @@ def _fast_output_strides(impls, shape):
     if layout is None:
         return False
     if layout == "contiguous":
-        return _contiguous_strides(shape)
+        return _contiguous_strides(shape) if _hashable(shape) else contiguous_strides(shape)
     if layout == "channels_last":
         return _channels_last_strides(shape)
     return layout
@@ -729,10 +729,19 @@ class _Memo(dict):
     few again and again, and recomputing them in Python would cost more than a small kernel.
     (Kernels only read a Geometry's arrays, so one can be shared.) Bounded: cleared when full."""
 
+    def get(self, key, default=None):
+        try:
+            return super().get(key, default)
+        except TypeError:       # a traced size (a SymInt) has no hash: computed afresh, not kept
+            return default
+
     def put(self, key, value, limit=4096):
         if len(self) >= limit:
             self.clear()
-        self[key] = value
+        try:
+            self[key] = value
+        except TypeError:
+            pass
         return value
 
 
@@ -915,3 +924,12 @@ def with_32bit_indexing(geometry, itemsizes, max_value=INT32_MAX):
             stack.append(rest)
             piece = first
         yield piece
+
+
+def _hashable(shape):
+    """Whether a memo can keep ``shape``: a traced size (a SymInt) has no hash."""
+    try:
+        hash(shape)
+    except TypeError:
+        return False
+    return True

@@ -12,7 +12,8 @@ environment that names the symbols live in the tracer (``fx/experimental``), as 
 import contextlib
 import threading
 
-__all__ = ["SymBool", "SymFloat", "SymInt", "in_size_oblivious", "is_symbolic", "size_oblivious"]
+__all__ = ["SymBool", "SymFloat", "SymInt", "in_operator", "in_size_oblivious", "inside_operator", "is_symbolic",
+           "size_oblivious"]
 
 _oblivious = threading.local()
 
@@ -28,6 +29,23 @@ def size_oblivious():
         yield
     finally:
         _oblivious.depth = depth
+
+
+@contextlib.contextmanager
+def inside_operator():
+    """An operator's own code is computing (a kernel's metadata, under a tracer): arithmetic on
+    symbols here is the operator's business, not the traced program's, so it is not recorded
+    as graph nodes -- torch's meta kernels compute in C++, where its tracer does not look."""
+    depth = getattr(_oblivious, "operator_depth", 0)
+    _oblivious.operator_depth = depth + 1
+    try:
+        yield
+    finally:
+        _oblivious.operator_depth = depth
+
+
+def in_operator():
+    return getattr(_oblivious, "operator_depth", 0) > 0
 
 
 def in_size_oblivious():
@@ -70,6 +88,9 @@ class _SymNumber:
     def __gt__(self, o): return self._apply("gt", o)               # noqa: E704
     def __ge__(self, o): return self._apply("ge", o)               # noqa: E704
     def __neg__(self): return wrap_node(self.node.neg())           # noqa: E704
+
+    def __abs__(self):           # a decision on the sign, then the value or its negation
+        return self if self >= 0 else -self
 
     # A decision: the node answers if it can, else raises (torch's ``guard_bool``/``guard_int``)
     def __bool__(self):

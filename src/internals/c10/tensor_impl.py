@@ -5,12 +5,13 @@ device (the storage's), a layout and a version counter shared by all views of on
 contiguity predicates are those of ``c10/core/Contiguity.h``.
 """
 import math
+import weakref
 from types import MappingProxyType
 
 from .dispatch_key import DispatchKey, DispatchKeySet, autocast_key_for, autograd_key_for, backend_key_for
 from .grad_mode import _state as _modes
 from .memory_format import channels_last, is_channels_last_contiguous
-from .sym import SymInt, size_oblivious
+from .sym import SymInt, inside_operator, is_symbolic, size_oblivious
 
 __all__ = ["TensorImpl", "VersionCounter", "layout", "strided", "sparse_coo", "compute_key_set",
            "contiguous_strides"]
@@ -106,7 +107,8 @@ class TensorImplBase:
         self.key_set = DispatchKeySet._from_bits(bits)
 
     def numel(self):
-        return math.prod(self.sizes)
+        n = math.prod(self.sizes)
+        return n if type(n) is int else _symbolic_numel(self)
 
 
 class TensorImpl(TensorImplBase):
@@ -118,7 +120,13 @@ class TensorImpl(TensorImplBase):
         """``fresh``: ``storage`` was just allocated for exactly these sizes and
         strides, tuples of ints (``empty_strided``): in bounds by construction, so
         not checked again (torch's ``empty_generic`` does not check them either)."""
-        if not fresh:
+        if not fresh and isinstance(storage, NoStorage) and any(
+                is_symbolic(v) for v in (*sizes, *strides, storage_offset)):
+            # a traced size (a symbol) stays one, over a storage-less fake: a backed symbol has an
+            # example value, but taking it would make the trace hold for that size alone
+            sizes, strides = _ints_or_symbols(sizes), _ints_or_symbols(strides)
+            storage_offset = _ints_or_symbols((storage_offset,))[0]
+        elif not fresh:
             try:
                 sizes, strides = tuple(map(int, sizes)), tuple(map(int, strides))
                 storage_offset = int(storage_offset)
@@ -166,6 +174,20 @@ class TensorImpl(TensorImplBase):
                 return is_non_overlapping_and_dense(self.sizes, self.strides)
 
 
+_numels = weakref.WeakKeyDictionary()
+
+
+def _symbolic_numel(impl):
+    """The element count of a tensor with a traced size, made once per tensor, as torch's
+    ``SymbolicShapeMeta`` keeps it: the same symbol each time, which a tracer reads back with
+    one ``sym_numel`` node. Computed as an operator's own arithmetic (no graph nodes)."""
+    hit = _numels.get(impl)
+    if hit is None or hit[0] is not impl.sizes:
+        with inside_operator():
+            hit = _numels[impl] = (impl.sizes, math.prod(impl.sizes))
+    return hit[1]
+
+
 def _ints_or_symbols(values):
     return tuple(v if isinstance(v, SymInt) else int(v) for v in values)
 
@@ -194,18 +216,21 @@ def required_storage_elements(sizes, strides, storage_offset):
 
 def check_size_nonnegative(sizes):
     """``check_size_nonnegative``: the message names the first negative size."""
-    if sizes and min(sizes) < 0:
-        first = next(n for n in sizes if n < 0)
+    first = next((n for n in sizes if n < 0), None)    # (n by n: two symbols are not compared)
+    if first is not None:
         raise RuntimeError(f"Trying to create tensor with negative dimension {first}: {list(sizes)}")
 
 
 def check_sizes_and_strides(sizes, strides):
     """No negative size (a tensor cannot have -1 rows) and no negative stride (torch has none)."""
     check_size_nonnegative(sizes)
-    if strides and min(strides) < 0:
+    if any(s < 0 for s in strides):
         raise RuntimeError("as_strided: Negative strides are not supported at the moment, "
                            f"got strides: {list(strides)}")
     # torch's sizes and strides are int64, and so is the element count: a larger one cannot be expressed
+    # (a traced size, a symbol, has no value to check: torch's symbolic checks wait for run time)
+    if any(is_symbolic(n) for n in (*sizes, *strides)):
+        return
     if (sizes and max(sizes) > _INT64_MAX) or (strides and max(strides) > _INT64_MAX):
         raise RuntimeError(f"size or stride does not fit in int64: sizes {list(sizes)}, strides {list(strides)}")
     if math.prod(sizes) > _INT64_MAX:

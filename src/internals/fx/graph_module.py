@@ -61,10 +61,25 @@ def python_code(graph, annotate=False, width=87):
         elif node.op == "call_function":
             note = describe_value(node.meta.get("val")) if annotate else ""
             lhs = f'{node.name}: "{note}"' if note else node.name
-            lines += _wrapped(f"    {lhs} = {_callee(node.target)}(", _call_args(node), width)
+            infix = _PYTHON_OPERATORS.get(node.target)
+            if infix is not None:       # ``a * 2.0``, ``out[0]``: Python's own syntax, as fx prints them
+                lines.append(f"    {lhs} = {infix.format(*(_source(a) for a in node.args))}")
+            else:
+                lines += _wrapped(f"    {lhs} = {_callee(node.target)}(", _call_args(node), width)
         elif node.op == "output":
             lines.append(f"    return {_source(node.args[0])}")
     return "\n".join(lines) + "\n"
+
+
+# fx's ``magic_methods`` (``torch/fx/graph.py``): a node calling one of these Python operators
+# is written with the operator's syntax, not as ``operator.mul(a, 2.0)``.
+_PYTHON_OPERATORS = {getattr(operator, name): text for name, text in (
+    ("add", "{} + {}"), ("sub", "{} - {}"), ("mul", "{} * {}"), ("floordiv", "{} // {}"),
+    ("truediv", "{} / {}"), ("mod", "{} % {}"), ("pow", "{} ** {}"), ("lshift", "{} << {}"),
+    ("rshift", "{} >> {}"), ("and_", "{} & {}"), ("or_", "{} | {}"), ("xor", "{} ^ {}"),
+    ("getitem", "{}[{}]"), ("matmul", "{} @ {}"), ("eq", "{} == {}"), ("ne", "{} != {}"),
+    ("lt", "{} < {}"), ("gt", "{} > {}"), ("le", "{} <= {}"), ("ge", "{} >= {}"), ("pos", "+{}"),
+    ("neg", "-{}"), ("invert", "~{}"))}
 
 
 def _callee(target):

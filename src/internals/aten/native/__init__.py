@@ -44,6 +44,7 @@ from . import (
     sorting,
     summary_ops,
     tensor_factories,
+    tensor_properties,
     tensor_shape,
     tensor_transformations,
     triangular_ops,
@@ -62,7 +63,7 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, activation, binary_ops,
             resize, complex_helper, scalar, pointwise_ops, bucketization, cross, distance, linear,
             upsample, embedding_bag, packed_sequence, grid_sampler, im2col, pixel_shuffle,
             weight_norm, matrix_exp, loss_multilabel_margin, average_pool3d, dilated_max_pool3d,
-            adaptive_max_pooling3d)
+            adaptive_max_pooling3d, tensor_properties)
 
 
 def kernel(name):

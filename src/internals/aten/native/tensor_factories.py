@@ -51,8 +51,8 @@ def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory
     """``empty.memory_format``'s CPU and CUDA kernel (torch's ``empty_cpu``, ``empty_cuda``)."""
     size = tuple(size)
     check_size_nonnegative(size)
-    # ``computeStorageNbytesContiguous``: the bytes must fit in int64 before any stride is made
-    if math.prod(size) * (dtype or st.get_default_dtype()).itemsize >= 2**63:
+    # ``computeStorageNbytesContiguous``: the bytes must fit in int64 (its symbolic form: no check)
+    if not any(is_symbolic(n) for n in size) and math.prod(size) * (dtype or st.get_default_dtype()).itemsize >= 2**63:
         raise RuntimeError(f"Storage size calculation overflowed with sizes={list(size)}")
     if memory_format is preserve_format:
         raise RuntimeError("unsupported memory format Preserve")   # torch's check in empty_cpu

@@ -10,6 +10,7 @@ import numpy as np
 from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
 from ...c10.sparse_tensor_impl import SparseTensorImpl
+from ...c10.sym import is_symbolic
 from ...c10.tensor_impl import TensorImpl, contiguous_strides, is_channels_last, sparse_coo
 from ...c10.wrap_dim import dim_list_to_bitset, wrap_dim
 from .. import dispatcher
@@ -152,6 +153,8 @@ def reshape(x, *shape):
     It calls operators only, so autograd and modes see a ``view``, or a ``clone`` and an
     ``_unsafe_view`` of the copy (not tracked as a view: it owns its fresh storage alone).
     """
+    if x.is_contiguous():   # torch's first case: the shape as given, -1 and all (``view(x, [-1])``)
+        return dispatcher.call("view", x, list(_shape_arg(shape)))
     shape = infer_size(_shape_arg(shape), x.numel())
     if compute_stride(tuple(x.shape), x.stride(), shape) is not None:
         return dispatcher.call("view", x, list(shape))
@@ -308,6 +311,8 @@ def _slice(x, d, start, stop, step):
 
 
 def _wrap_int64(v):
+    if is_symbolic(v):      # a traced size: a size, never near 2**63
+        return v
     return (v + 2**63) % 2**64 - 2**63
 
 

@@ -19,9 +19,12 @@ each call below it is the tracing mode:
   node as their argument; an operator whose output size depends on the data (``nonzero``,
   ``unique``, ``x[mask]``) gets a symbol for that size. A *decision* on a symbol (an ``if``,
   ``int()``) raises ``GuardOnDataDependentSymNode``, torch's class;
-- ``tracing_mode="symbolic"``: traced as ``"fake"``. torch gives the inputs' sizes symbols too
-  (``s0``); here they keep the example's sizes, so the graph is the same and its sizes are the
-  example's.
+- ``tracing_mode="symbolic"``: traced as ``"fake"``, and each input size is a symbol too, as
+  torch's (``s75``: see ``ShapeEnv.create_symbolic_size``). A size the function uses -- in an
+  operator's argument, in arithmetic -- is read back from its tensor by an ``aten.sym_size.int``
+  node, and the arithmetic is recorded as Python operator nodes (``mul = sym_size_int * 2``), so
+  the graph serves other sizes. A decision on a size is answered from the example (torch would
+  also keep it as a guard; no guards are kept here).
 
 Either way a tensor made inside the function by ``tensor(...)`` is a constant of the graph: its
 ``.item()`` is read at trace time and written into the graph as a number, as torch does.
@@ -33,11 +36,13 @@ traced too -- its ops are just more calls.
 import inspect
 import operator
 
+from ..._meta_registrations import TensorMeta
 from ..._ops import ops
 from ..._subclasses.fake_tensor import DATA_DEPENDENT_OUTPUT, DataDependentOutputException, FakeTensor, FakeTensorMode
 from ..._tensor import Tensor
 from ...c10.dispatch_key import DispatchKeySet, backend_key_for
-from ...c10.sym import is_symbolic, wrap_node
+from ...c10.sym import inside_operator, is_symbolic, wrap_node
+from ...c10.tensor_impl import contiguous_strides
 from ...nn.parameter import Parameter
 from ...utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 from ...utils._pytree import tree_map
@@ -52,6 +57,14 @@ __all__ = ["ProxyTorchDispatchMode", "make_fx"]
 # is new; a graph runs again and again, so its node must make a new tensor each time. torch's
 # ``proxy_call`` records ``lift_fresh_copy`` in its place.
 _LIFT_FRESH_COPY = ops.aten.lift_fresh_copy.default
+_SYM_SIZE, _SYM_STRIDE = ops.aten.sym_size.int, ops.aten.sym_stride.int
+_SYM_NUMEL, _SYM_STORAGE_OFFSET = ops.aten.sym_numel.default, ops.aten.sym_storage_offset.default
+
+
+def _lazy_name(target):
+    """``sym_size_int``: torch names these nodes after the overload, not the packet (fx's
+    ``_target_to_str`` of ``aten.sym_size.int``)."""
+    return str(target).split(".", 1)[1].replace(".", "_")
 
 # torch's words (proxy_tensor.py) when real tracing is asked for the value of a traced tensor.
 _REAL_MODE_READ = ("It appears that you're trying to get value out of a tracing tensor with {} - erroring out! "
@@ -71,11 +84,28 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         self._nodes = {}        # id(TensorImpl) -> (impl, node); the impl is kept so ids stay unique
         self._lifted = {}       # id(TensorImpl) -> (impl, real value) of the tensors ``tensor(...)`` made
         self._symbols = {}      # id(SymNode) -> (SymNode, node): values read from data, and arithmetic on them
+        self._lazy = {}         # id(SymNode) -> (SymNode, target, args): a symbolic size, read when used
 
     def track(self, t, node):
         """Remember that ``node`` made ``t``. Keyed by the TensorImpl, not the Tensor object: autograd
         hands a saved tensor back as a new object over the same impl."""
         self._nodes[id(t._impl)] = (t._impl, node)
+        self._track_symbolic_metadata(t, node)
+
+    def _track_symbolic_metadata(self, t, node):
+        """A size, stride, numel or offset of ``t`` that is a symbol (``nonzero``'s row count) is
+        read back from ``node`` by a ``sym_size.int`` (``sym_stride.int``, ``sym_numel``,
+        ``sym_storage_offset``) node -- recorded only when a later call uses it, and only for the
+        first tensor that carries the symbol, as torch's ``track_tensor`` sets its lazy slots."""
+        impl = t._impl
+        reads = [(n, _SYM_SIZE, (node, i)) for i, n in enumerate(impl.sizes)]
+        reads += [(s, _SYM_STRIDE, (node, i)) for i, s in enumerate(impl.strides)]
+        reads += [(impl.numel(), _SYM_NUMEL, (node,)), (impl.storage_offset, _SYM_STORAGE_OFFSET, (node,))]
+        for value, target, args in reads:
+            if is_symbolic(value):
+                key = id(value.node)
+                if key not in self._symbols and key not in self._lazy:
+                    self._lazy[key] = (value.node, target, args)
 
     def node_of(self, value):
         """The node that made ``value`` (a tensor, a symbol), or ``value`` itself (a number, a dtype...)."""
@@ -101,6 +131,13 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         hit = self._symbols.get(id(sym_node))
         if hit is not None:
             return hit[1]
+        lazy = self._lazy.pop(id(sym_node), None)
+        if lazy is not None:            # a size of a traced tensor: read back from its node
+            _, target, args = lazy
+            node = self.graph.create_node("call_function", target, args, name=_lazy_name(target))
+            node.meta["val"] = wrap_node(sym_node)
+            self._symbols[id(sym_node)] = (sym_node, node)
+            return node
         if sym_node.origin is None:      # torch records a size read from a data-dependent shape (sym_size)
             raise NotImplementedError(
                 f"make_fx cannot record the symbol {sym_node}: a size of a data-dependent shape is not a node "
@@ -166,7 +203,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
             func = _LIFT_FRESH_COPY
         node_args, node_kwargs = tree_map(self.node_of, args), tree_map(self.node_of, kwargs)
         try:
-            out = func(*args, **kwargs)      # the mode below (fake tensors) computes the metadata
+            with inside_operator():
+                out = func(*args, **kwargs)      # the mode below (fake tensors) computes the metadata
         except Exception as error:
             if not hasattr(error, "fake_call"):  # the innermost call that failed, for the compiler's message
                 error.fake_call = f"call_function {func}(*{tuple(args)!r}, **{kwargs!r})"
@@ -190,9 +228,9 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
     """``make_fx(f)(*args)`` runs ``f`` once and returns a GraphModule whose graph holds the aten
     operators ``f`` called, in order. ``tracing_mode`` as torch's (the module docstring):
     ``"real"`` (the default) runs the operators on the real inputs, ``"fake"`` on fake twins
-    of them; ``"symbolic"`` traces as ``"fake"``, with the example's sizes (no symbolic input
-    sizes here). A value read from a traced tensor (``.item()``) is refused in real mode with
-    torch's RuntimeError; in the others it is a symbol, and a decision on it raises
+    of them; ``"symbolic"`` as ``"fake"``, with symbols for the inputs' sizes. A value read
+    from a traced tensor (``.item()``) is refused in real mode with torch's RuntimeError; in
+    the others it is a symbol, and a decision on it raises
     GuardOnDataDependentSymNode, as in torch.
     ``_fold_constant_reads=False`` is the compiler's choice, as Dynamo's defaults
     (``capture_scalar_outputs``, ``capture_dynamic_output_shape_ops`` off): every ``.item()``,
@@ -207,10 +245,15 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
         fake_mode = None if tracing_mode == "real" else FakeTensorMode(shape_env=shape_env)
         proxy_mode = ProxyTorchDispatchMode(graph, fake_mode, decomposition_table, _fold_constant_reads)
         traced_args = []
+        tensors = 0
         for name, a in zip(_placeholder_names(f, len(args)), args, strict=True):
             if isinstance(a, Tensor):
                 node = graph.placeholder(name)
-                a = fake_mode.from_tensor(a) if fake_mode is not None else a
+                if tracing_mode == "symbolic":
+                    a = _symbolic_fake(fake_mode, a, f"input{tensors}")
+                elif fake_mode is not None:
+                    a = fake_mode.from_tensor(a)
+                tensors += 1
                 node.meta["val"] = proxy_mode._meta_val(a)
                 proxy_mode.track(a, node)
             traced_args.append(a)
@@ -226,6 +269,22 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
         graph.output(tree_map(proxy_mode.node_of, out))
         return GraphModule(proxy_mode.constants, graph, getattr(f, "__name__", "f").strip("<>"))
     return traced
+
+
+def _symbolic_fake(fake_mode, t, source_name):
+    """The fake of an input of a symbolic trace: each size a backed symbol (``ShapeEnv.
+    create_symbolic_size``, torch's source names ``input0.size()[1]``), and, for a contiguous
+    input, the strides its sizes give (``s1*s2``, ``s2``, 1), as torch's. (torch makes symbols of
+    other strides too; here a non-contiguous input keeps its example's strides.)"""
+    impl = t._impl
+    sizes = tuple(fake_mode.shape_env.create_symbolic_size(n, f"{source_name}.size()[{d}]")
+                  for d, n in enumerate(impl.sizes))
+    strides = contiguous_strides(sizes) if impl.strides == contiguous_strides(impl.sizes) else impl.strides
+    fake = FakeTensor.from_meta(TensorMeta(sizes, strides, impl.dtype, impl.device), impl.storage_offset)
+    fake._impl.is_wrapped_number = impl.is_wrapped_number
+    fake.requires_grad_(t.requires_grad)
+    fake_mode._fakes[id(t)] = (t, fake)
+    return fake
 
 
 def _fake_twin(t):

@@ -6,7 +6,7 @@ shape environment, which answers only what holds for every value the symbols may
 """
 import operator
 
-from ...c10.sym import SymBool, SymFloat, SymInt
+from ...c10.sym import SymBool, SymFloat, SymInt, in_operator
 
 __all__ = ["SymNode"]
 
@@ -29,7 +29,10 @@ class SymNode:
         types = [x.pytype if isinstance(x, SymNode) else type(x) for x in (a, b)]
         if float in types:      # a float symbol with an int: the int taken as a float, as torch's
             a, b = (float(x) if type(x) is int else x for x in (a, b))
-        origin = (op, a, b)
+        origin = None if in_operator() else (op, a, b)     # a kernel's own arithmetic: no node
+        same = _identity(op, a, b)      # ``1 * s``, ``s // 1``, ``s + 0``: ``s`` itself, no new node
+        if same is not None and same.pytype in types:
+            return same
         a, b = (_expr(x) for x in (a, b))
         if op in _COMPARISONS:
             return SymNode(getattr(sympy, _COMPARISONS[op])(a, b), self.shape_env, bool, origin)
@@ -45,7 +48,7 @@ class SymNode:
         return SymNode(expr, self.shape_env, pytype, origin)
 
     def neg(self):
-        return SymNode(-self.expr, self.shape_env, self.pytype, ("neg", self))
+        return SymNode(-self.expr, self.shape_env, self.pytype, None if in_operator() else ("neg", self))
 
     def constant(self):
         """The plain value when the expression has no symbol left (``u0 * 0``), else None."""
@@ -67,6 +70,18 @@ class SymNode:
 
     def __str__(self):
         return str(self.expr)
+
+
+def _identity(op, a, b):
+    """The node operand of an operation that leaves it as it is (times or floor-divided by 1, plus
+    or minus 0), else None: a kernel's running product starts at 1, and torch's graph holds
+    no such step."""
+    one, zero = (lambda v: type(v) is int and v == 1), (lambda v: type(v) is int and v == 0)
+    if isinstance(a, SymNode) and (op in ("mul", "floordiv") and one(b) or op in ("add", "sub") and zero(b)):
+        return a
+    if isinstance(b, SymNode) and (op == "mul" and one(a) or op == "add" and zero(a)):
+        return b
+    return None
 
 
 def _expr(value):

@@ -14,9 +14,14 @@ right for every size the general code handles (``guard_size_oblivious``). The fa
 mode turns that reasoning on while it computes an operator's metadata, and only then: a
 decision in the traced function itself still raises.
 
+Symbolic tracing gives the inputs' sizes symbols as well (``s75``), *backed* ones: the
+example's size stands behind each, and a decision on it is answered from that value.
+
 This package keeps the symbols' expressions in sympy, as torch does, and keeps no value ranges
-beyond "a size is not negative".
+beyond "a size is not negative", and no guards.
 """
+import hashlib
+
 from ...c10.sym import SymBool, SymFloat, SymInt, in_size_oblivious, size_oblivious
 from .sym_node import SymNode
 
@@ -40,6 +45,29 @@ class ShapeEnv:
         self.unbacked_symint_counter = 0
         self.unbacked_symfloat_counter = 0
         self.size_like = set()      # symbols that stand for a size: not negative
+        self.hints = {}             # backed symbol -> the example's value that stands behind it
+        self._duck = {}             # an example size -> its symbol: equal sizes share one (duck shaping)
+        self._ids = set()
+
+    def create_symbolic_size(self, value, source_name):
+        """The size ``value`` of a traced input as a *backed* symbol (``tracing_mode="symbolic"``):
+        ``s`` and a number torch draws from the hash of the size's source (``input0.size()[1]``),
+        the next free number on a clash. 0 and 1 stay numbers (torch specializes them: so much
+        code decides on them), and equal sizes share one symbol, as torch's duck shaping does.
+        A decision on it is answered from its example value (torch would also record that as a
+        guard; this package records no guards)."""
+        import sympy  # a heavy module: only a symbolic trace pays for importing it
+        if value in (0, 1):
+            return value
+        symbol = self._duck.get(value)
+        if symbol is None:
+            number = int(hashlib.sha256(source_name.encode()).hexdigest(), 16) % 100
+            while number in self._ids:
+                number += 1
+            self._ids.add(number)
+            symbol = self._duck[value] = sympy.Symbol(f"s{number}", integer=True, positive=True)
+            self.hints[symbol] = sympy.Integer(value)
+        return SymInt(SymNode(symbol, self, int))
 
     def _int_symbol(self, size_like=False):
         import sympy  # a heavy module: only a trace that reads data pays for importing it
@@ -81,6 +109,8 @@ class ShapeEnv:
     def evaluate_expr(self, expr):
         """The value of ``expr`` if it is the same for every value of its symbols, else raise."""
         import sympy  # a heavy module, imported when a trace reads data
+        if expr.free_symbols & self.hints.keys():       # backed symbols: their example values decide
+            expr = expr.xreplace({s: self.hints[s] for s in expr.free_symbols if s in self.hints})
         if not expr.free_symbols:
             return expr
         if in_size_oblivious():

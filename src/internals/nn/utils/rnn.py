@@ -18,6 +18,7 @@ from ... import _functional as _F
 from ..._tensor_base import TensorBase
 from ...aten import dispatcher
 from ...c10 import scalar_type as st
+from ...c10.memory_format import contiguous_format
 
 __all__ = ["PackedSequence", "invert_permutation", "pack_padded_sequence", "pad_packed_sequence", "pad_sequence",
            "unpad_sequence", "pack_sequence", "unpack_sequence"]
@@ -91,7 +92,8 @@ def invert_permutation(permutation):
     """The inverse of a permutation of 0..n-1 (``output[permutation[i]] = i``), or None."""
     if permutation is None:
         return None
-    output = _F.empty_like(permutation)
+    # torch asks for its legacy contiguous format by name: the call (and a traced graph) says so
+    output = _F.empty_like(permutation, memory_format=contiguous_format)
     positions = _F.arange(0, permutation.numel(), device=permutation.device)
     return output.scatter_(0, permutation, positions)
 
