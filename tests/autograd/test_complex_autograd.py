@@ -90,6 +90,7 @@ CASES = {
     "real_pow_complex": (lambda L, z, w, r: r.abs().pow(w), "rw"),
     "real_to_complex": (lambda L, z, w, r: r.to(L.complex128) * w, "rw"),
     "complex_from_parts": (lambda L, z, w, r: L.complex(r, r * r), "r"),
+    "polar": (lambda L, z, w, r: L.polar(r.abs(), r * 2), "r"),
     "real_view_as_complex": (lambda L, z, w, r: L.view_as_complex(L.stack([r, r.exp()], -1)), "r"),
     # complex -> real
     "complex_times_its_real": (lambda L, z, w, r: z * z.real, "z"),

@@ -1515,6 +1515,22 @@ def logit_backward(dy, x, eps):
 LOGIT_BACKWARD = BINARY.register(logit_backward)
 
 
+# ``polar_kernel``'s two parts, a cos b and a sin b, in the inputs' float type, each written
+# into its half of the complex output (a binary loop stores in its first input's type when it
+# runs in place, so it cannot store complex numbers from float inputs). Term by term: an
+# infinite modulus at angle 0 has a NaN imaginary part (inf * 0), as torch's.
+@register_jitable
+def polar_real(a, b, alpha):
+    return a * _c_cos(b)
+POLAR_REAL = BINARY.register(polar_real)
+
+
+@register_jitable
+def polar_imag(a, b, alpha):
+    return a * _c_sin(b)
+POLAR_IMAG = BINARY.register(polar_imag)
+
+
 # ----------------------------------------------------------------------------- ternary ops
 @register_jitable
 def select(cond, a, b, value):
