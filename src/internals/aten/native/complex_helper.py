@@ -18,6 +18,7 @@ from ...c10.memory_format import contiguous_format
 from .. import dispatcher
 from ..tensor_iterator import TensorIteratorConfig
 from . import scalar_ops as ops
+from .copy import conj_complex32_
 from .elementwise import binary_loop
 from .tensor_shape import make_view
 from .unary_ops import unary_op_impl
@@ -58,8 +59,7 @@ def view_as_complex(x):
         raise RuntimeError("Tensor must have a last dimension with stride 1")
     if any(s % 2 for s in strides[:-1]):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
-    dtype = st.to_complex(x.dtype)       # float16 makes complex32, which internals has no kernels for
-    st.check_supported(dtype)
+    dtype = st.to_complex(x.dtype)       # float16 pairs make complex32
     if x.storage_offset() % 2:
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     return make_view(x, tuple(x.shape[:-1]), tuple(s // 2 for s in strides[:-1]), x.storage_offset() // 2, dtype)
@@ -151,6 +151,8 @@ def polar(abs, angle):
 
 def _conj_physical(x):
     """The conjugates, computed now, into a new tensor (a real tensor's values, copied)."""
+    if x.dtype is st.complex32:
+        return conj_complex32_(_call("clone", x))
     return unary_op_impl(ops.CONJ, x) if x.dtype.is_complex else _call("clone", x)
 
 
@@ -161,7 +163,9 @@ def conj_physical(x):
 
 def conj_physical_(x):
     """The conjugates written over the stored values; a real tensor is left alone."""
-    if x.dtype.is_complex:
+    if x.dtype is st.complex32:
+        conj_complex32_(x)
+    elif x.dtype.is_complex:
         unary_op_impl(ops.CONJ, x, out=x)
     return x
 
