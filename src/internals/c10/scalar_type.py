@@ -4,7 +4,6 @@ Mirrors ``c10/core/ScalarType.h`` (the dtypes and ``promoteTypes``) and
 ``aten/src/ATen/native/TypeProperties.cpp`` (``result_type`` with its three priority groups).
 """
 import functools
-
 import warnings
 
 import numpy as np
@@ -184,9 +183,10 @@ def opmath_type(dtype):
     """``at::opmath_type`` (``ATen/OpMathType.h``): the dtype a kernel computes in.
 
     float16 and bfloat16 compute in float32 and round once when the result is stored (Numba has
-    no float16 arithmetic on the CPU either); every other dtype computes in itself.
+    no float16 arithmetic on the CPU either), complex32 in complex64; every other dtype computes
+    in itself.
     """
-    return float32 if dtype.is_reduced_float else dtype
+    return float32 if dtype.is_reduced_float else (complex64 if dtype is complex32 else dtype)
 
 
 def can_cast(from_, to):

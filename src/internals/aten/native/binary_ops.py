@@ -397,7 +397,7 @@ def _comparison(name, op, ordered=True):
         if ordered and it.compute_dtype.is_complex:
             raise _not_implemented(name, it.compute_dtype)
         if it.common_dtype is st.complex32:     # compared as complex64, which holds each part exactly
-            wide = [t if isinstance(t, TensorBase) else wrap_scalar(t) for t in (self, other)]     # (a Scalar overload's)
+            wide = [t if isinstance(t, TensorBase) else wrap_scalar(t) for t in (self, other)]    # a Scalar too
             wide = [cast_like(t, st.complex64) if t.dtype is st.complex32 else t for t in wide]
             it = TensorIterator.comparison_op(it.result, *wide)
         return _run(it, op, st.checked_convert(1, it.compute_dtype))
