@@ -395,7 +395,7 @@ def _comparison(name, op, ordered=True):
 
     def impl(it, self, other):
         if ordered and it.compute_dtype.is_complex:
-            raise _not_implemented(name, it.compute_dtype)
+            raise _not_implemented(name, it.common_dtype)
         if it.common_dtype is st.complex32:     # compared as complex64, which holds each part exactly
             wide = [t if isinstance(t, TensorBase) else wrap_scalar(t) for t in (self, other)]    # a Scalar too
             wide = [cast_like(t, st.complex64) if t.dtype is st.complex32 else t for t in wide]
