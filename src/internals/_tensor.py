@@ -228,8 +228,8 @@ class Tensor(TensorBase):
         return array
 
     def _numpy(self):
-        if self.dtype is st.bfloat16:
-            raise TypeError("Got unsupported ScalarType BFloat16")
+        if self.dtype is st.bfloat16 or self.dtype is st.complex32:    # NumPy has neither type
+            raise TypeError(f"Got unsupported ScalarType {self.dtype.torch_name}")
         np_type = np.float16 if self.dtype is st.float16 else self.dtype.numpy_type
         buf = self._impl.storage._data.view(np.uint8)
         itemsize = self.element_size()
@@ -264,6 +264,8 @@ class Tensor(TensorBase):
             t = t.resolve_neg()
         if t.dtype is st.bfloat16:
             t = t.to(st.float32)
+        elif t.dtype is st.complex32:   # complex64 holds each float16 part exactly
+            t = t.to(st.complex64)
         return t._numpy()
 
     def to(self, *args, dtype=None, device=None, copy=False, non_blocking=False, memory_format=None):

@@ -72,6 +72,7 @@ class _Global:
 
 
 _REBUILD_TENSOR = _Global("torch._utils", "_rebuild_tensor_v2")
+_REBUILD_TENSOR_V3 = _Global("torch._utils", "_rebuild_tensor_v3")
 _REBUILD_PARAMETER = _Global("torch._utils", "_rebuild_parameter")
 _REBUILD_SPARSE = _Global("torch._utils", "_rebuild_sparse_tensor")
 _REBUILD_META = _Global("torch._utils", "_rebuild_meta_tensor_no_storage")
@@ -144,11 +145,15 @@ class _Pickler(pickle._Pickler):
             args = (obj.dtype, tuple(obj.shape), tuple(obj.stride()), obj.requires_grad)
             return self.save_reduce(_REBUILD_META, args, obj=obj)
         impl = obj._impl
+        # torch's get_tensor_metadata: the math bits travel beside the stored values
+        bits = {name: True for name, on in (("neg", impl.is_neg()), ("conj", impl.is_conj())) if on}
+        if obj.dtype is st.complex32:    # no legacy storage class: the untyped bytes and the dtype (v3)
+            args = (impl.storage, impl.storage_offset, tuple(obj.shape), tuple(obj.stride()),
+                    obj.requires_grad, _ORDERED_DICT(), obj.dtype)
+            return self.save_reduce(_REBUILD_TENSOR_V3, (*args, bits) if bits else args, obj=obj)
         storage = TypedStorage(wrap_storage=impl.storage, dtype=obj.dtype, _internal=True)
         args = (storage, impl.storage_offset, tuple(obj.shape), tuple(obj.stride()),
                 obj.requires_grad, _ORDERED_DICT())
-        # torch's get_tensor_metadata: the math bits travel beside the stored values
-        bits = {name: True for name, on in (("neg", impl.is_neg()), ("conj", impl.is_conj())) if on}
         if bits:
             args = (*args, bits)
         self.save_reduce(_REBUILD_TENSOR, args, obj=obj)
@@ -269,6 +274,13 @@ def _materialize_view_bits(t, metadata):
     return t
 
 
+def _rebuild_tensor_v3(storage, storage_offset, size, stride, requires_grad, backward_hooks, dtype, metadata=None):
+    """torch's rebuild of a tensor whose dtype has no legacy storage class (complex32): the
+    storage comes as bytes, the dtype beside it."""
+    return _rebuild_tensor_v2(TypedStorage(wrap_storage=storage._untyped_storage, dtype=dtype, _internal=True),
+                              storage_offset, size, stride, requires_grad, backward_hooks, metadata)
+
+
 def _rebuild_parameter(data, requires_grad, backward_hooks):
     return Parameter(data, requires_grad)
 
@@ -301,6 +313,8 @@ class _Unpickler(pickle.Unpickler):
     def find_class(self, module, name):
         if module == "torch._utils" and name == "_rebuild_tensor_v2":
             return _rebuild_tensor_v2
+        if module == "torch._utils" and name == "_rebuild_tensor_v3":
+            return _rebuild_tensor_v3
         if module == "torch._utils" and name == "_rebuild_parameter":
             return _rebuild_parameter
         if module == "torch._utils" and name == "_rebuild_sparse_tensor":

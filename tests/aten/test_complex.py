@@ -5,8 +5,8 @@ has complex kernels here (add, sub, mul, div, neg, abs, angle, exp, log, sqrt, c
 the reductions sum/mean/prod, comparisons, the views ``real``/``imag``/``view_as_real``/
 ``view_as_complex``, ``torch.complex``, conversions to Python and NumPy, and torch's errors.
 
-Where internals differs on purpose, a test says so: it has the complex32 dtype but no
-tensors of it (tests/c10/test_complex32.py). Complex autograd is tested in
+Where internals differs on purpose, a test says so: its complex32 tensors have no arithmetic
+(tests/c10/test_complex32.py). Complex autograd is tested in
 ``tests/autograd/test_complex_autograd.py``. The lazy conjugate view (``conj()``, the conjugate bit) is tested in
 ``test_conjugate_view.py``.
 """
@@ -83,9 +83,10 @@ def test_promote_types_and_can_cast(a, b):
     assert internals.can_cast(TO_INTERNALS[a], TO_INTERNALS[b]) == torch.can_cast(a, b)
 
 
-def test_complex32_results_are_typed_but_not_made():
+def test_complex32_results_are_typed_but_not_computed():
     """A float16 tensor with a Python complex is complex32 in torch, and in internals' type
-    promotion too; internals has no complex32 kernels, so making the tensor says so."""
+    promotion too; internals has no complex32 arithmetic, so the sum says so
+    (tests/c10/test_complex32.py has the rest of complex32)."""
     assert torch.result_type(torch.ones(2, dtype=torch.float16), 1j) is torch.complex32
     assert internals.result_type(internals.ones(2, dtype=internals.float16), 1j) is internals.complex32
     with pytest.raises(NotImplementedError, match="complex32"):

@@ -193,6 +193,8 @@ def test_every_derivative_entry_is_tested():
     for build in LINEAR_CASES.values():
         reached |= _nodes(build(internals))
     reached.add(internals.ones(2, requires_grad=True)[...].grad_fn.name())    # x[...] is alias
+    # polar (tests/autograd/test_complex_autograd.py compares its node and gradients with torch's)
+    reached.add(internals.polar(internals.ones(2, requires_grad=True), internals.zeros(2)).grad_fn.name())
     y = internals.randn(3, dtype=internals.float64, requires_grad=True)
     (g,) = internals.autograd.grad(y.relu(), y, internals.ones(3, dtype=internals.float64), create_graph=True)
     reached |= _nodes(g)

@@ -1,18 +1,23 @@
-"""complex32 (``torch.chalf``, ScalarType ComplexHalf) against torch: the dtype and its promotion.
+"""complex32 (``torch.chalf``, ScalarType ComplexHalf) against torch: the dtype, its promotion,
+and its tensors.
 
-torch calls complex32 support experimental (it warns when one is made, and most CPU kernels
-raise "not implemented for 'ComplexHalf'"). internals has the dtype object -- its names, item
-size, category, its parts' type float16 and its place in type promotion -- and no kernels for
-it: making a tensor of it (a factory, a cast, a promotion's result, ``view_as_complex`` of a
-float16 tensor, ``view(complex32)``) raises NotImplementedError naming complex32, where torch
-makes the tensor. These tests pin both halves.
+torch calls complex32 support experimental: it warns once when one is made, and its CPU kernels
+cover making, casting, filling, copying, viewing, indexing, printing, saving and comparing such
+tensors while most arithmetic raises "not implemented for 'ComplexHalf'". internals does the same
+through the float16 pairs (``view_as_real``); its loops compute with no complex32 at all, so it
+refuses the arithmetic torch does have for it (add, mul, neg, abs, isnan, ...) with the same
+exception class, a difference the last test pins.
 """
+import io
+import math
 import pickle
+import subprocess
+import sys
 import warnings
 
 import pytest
 import torch
-from helpers import DTYPE_PAIRS
+from helpers import DTYPE_PAIRS, assert_same, assert_same_error
 
 import internals
 
@@ -47,37 +52,223 @@ def test_result_type_of_a_half_tensor_and_a_complex_number():
     assert internals.result_type(internals.ones(2, dtype=internals.float16), 1j) is internals.complex32
 
 
-@pytest.mark.parametrize("make", [
-    lambda L: L.zeros(2, dtype=L.complex32),
-    lambda L: L.empty(0, dtype=L.chalf),
-    lambda L: L.tensor([1 + 2j], dtype=L.chalf),
-    lambda L: L.ones(2, dtype=L.complex64).to(L.complex32),
-    lambda L: L.ones(2, dtype=L.complex64).chalf(),
-    lambda L: L.ones(2, dtype=L.float16) * 1j,
-    lambda L: L.view_as_complex(L.ones(3, 2, dtype=L.float16)),
-    lambda L: L.ones(3, 2, dtype=L.float16).view(L.complex32),
-    lambda L: L.complex(L.ones(2, dtype=L.float16), L.ones(2, dtype=L.float16)),
-])
-def test_a_complex32_tensor_is_refused_where_torch_makes_one(make):
-    """torch makes the tensor (warning once that its support is experimental); internals says it
-    cannot."""
+def _quiet(fn):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert make(torch).dtype is torch.complex32
-    with pytest.raises(NotImplementedError, match=r"complex32 \(ComplexHalf\)"):
-        make(internals)
+        return fn()
+
+
+VALUES = [1 + 2j, -0.5j, complex(-0.0, 0.0), 3.33333, complex(math.inf, -1), complex(math.nan, 2), 70000 + 1e-8j]
+
+
+def _both(values=VALUES, dtype="chalf"):
+    theirs = _quiet(lambda: torch.tensor(values, dtype=getattr(torch, dtype)))
+    ours = _quiet(lambda: internals.tensor(values, dtype=getattr(internals, dtype)))
+    return ours, theirs
+
+
+MAKERS = {
+    "zeros": lambda L: L.zeros(2, 3, dtype=L.complex32),
+    "ones": lambda L: L.ones(2, dtype=L.chalf),
+    "full complex": lambda L: L.full((2,), 1.5 - 1j, dtype=L.chalf),
+    "full real": lambda L: L.full((3,), 2.0, dtype=L.chalf),
+    "empty then fill_": lambda L: L.empty(3, dtype=L.chalf).fill_(0.1 + 7j),
+    "zero_": lambda L: L.ones(3, dtype=L.chalf).zero_(),
+    "tensor": lambda L: L.tensor(VALUES, dtype=L.chalf),
+    "tensor of a real list": lambda L: L.tensor([1.0, -2.5, 1e-8], dtype=L.chalf),
+    "zeros_like": lambda L: L.zeros_like(L.ones(2, 2, dtype=L.chalf)),
+    "ones_like": lambda L: L.ones_like(L.ones(2, 2, dtype=L.chalf)),
+    "complex() of float16 parts": lambda L: L.complex(L.tensor([1.0, 2.0], dtype=L.float16),
+                                                      L.tensor([0.5, -1.0], dtype=L.float16)),
+    "view_as_complex": lambda L: L.view_as_complex(L.arange(6.0).reshape(3, 2).to(L.float16)),
+    "view of float16 pairs": lambda L: L.arange(6.0).to(L.float16).view(L.complex32),
+    "from complex64": lambda L: L.tensor(VALUES, dtype=L.complex64).to(L.complex32),
+    "from complex128": lambda L: L.tensor([1 / 3 + 1e-5j, 1e5 - 65519.9j], dtype=L.complex128).to(L.chalf),
+    "from float64": lambda L: L.tensor([1 / 3, 1e5, -0.0]).double().chalf(),
+    "from int64": lambda L: L.tensor([3, -70000]).to(L.chalf),
+    "from bool": lambda L: L.tensor([True, False]).to(L.chalf),
+    "from float16": lambda L: L.tensor([0.1, 2.0], dtype=L.float16).to(L.chalf),
+}
+
+
+@pytest.mark.parametrize("case", MAKERS)
+def test_made_as_torch_makes_it(case):
+    """Values (bit for bit, through complex64, which holds every float16 part), sizes and strides;
+    a double becomes float16 through float, as c10::Half takes a float."""
+    theirs, ours = _quiet(lambda: MAKERS[case](torch)), _quiet(lambda: MAKERS[case](internals))
+    assert ours.dtype is internals.complex32 and theirs.dtype is torch.complex32
+    assert (tuple(ours.shape), ours.stride(), ours.storage_offset()) == (
+        tuple(theirs.shape), theirs.stride(), theirs.storage_offset())
+    assert_same(ours.to(internals.complex64), theirs.to(torch.complex64), rtol=0, atol=0)
+
+
+def test_the_experimental_warning_is_torchs():
+    """Once per process, when the first complex32 tensor is made (a fresh process for each)."""
+    code = ("import warnings, {lib}\nwith warnings.catch_warnings(record=True) as w:\n"
+            "    warnings.simplefilter('always')\n"
+            "    {lib}.zeros(1, dtype={lib}.chalf); {lib}.ones(1, dtype={lib}.chalf)\n"
+            "print([str(x.message).split(' (Triggered')[0] for x in w])")
+    out = [subprocess.run([sys.executable, "-c", code.format(lib=lib)], capture_output=True, text=True,
+                          check=True).stdout for lib in ("torch", "internals")]
+    assert out[0] == out[1] and "ComplexHalf support is experimental" in out[0]
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128", "float32", "float64", "float16", "int64", "int16",
+                                   "bool"])
+def test_casts_out_of_complex32(dtype):
+    """To complex types exactly, to real ones the real part (with torch's warning), to bool
+    whether either part is nonzero."""
+    ours, theirs = _both(VALUES[:4] + VALUES[6:] if dtype.startswith("int") else VALUES)
+    with warnings.catch_warnings(record=True) as caught_t:
+        warnings.simplefilter("always")
+        t = theirs.to(getattr(torch, dtype))
+    with warnings.catch_warnings(record=True) as caught_i:
+        warnings.simplefilter("always")
+        i = ours.to(getattr(internals, dtype))
+    assert_same(i, t, rtol=0, atol=0)
+    assert [w.category for w in caught_i] == [w.category for w in caught_t]
+
+
+def test_copy_into_views_and_broadcast():
+    def program(L):
+        x = _quiet(lambda: L.zeros(3, 4, dtype=L.chalf))
+        x[:, 1].copy_(L.tensor([1.0, 2, 3]))
+        x.t()[2].copy_(L.tensor(1 - 1j))
+        x[0, ::3] = 5j
+        return x.to(L.complex64)
+    assert_same(program(internals), program(torch), rtol=0, atol=0)
+
+
+VIEWS = {
+    "view_as_real": lambda L, x: L.view_as_real(x),
+    "real": lambda L, x: x.real,
+    "imag": lambda L, x: x.imag,
+    "slice": lambda L, x: x[1::2],
+    "reshape/transpose": lambda L, x: x[:6].reshape(2, 3).t(),
+    "contiguous": lambda L, x: x[:6].reshape(2, 3).t().contiguous(),
+    "clone": lambda L, x: x[::2].clone(),
+    "cat": lambda L, x: L.cat([x[:2], x[4:]]),
+    "stack": lambda L, x: L.stack([x[:2], x[3:5]], 1),
+    "index tensor": lambda L, x: x[L.tensor([4, 0, 0])],
+    "mask": lambda L, x: x[L.tensor([True, False, True, True, False, False, True])],
+    "index_select": lambda L, x: x.index_select(0, L.tensor([2, 1])),
+    "expand": lambda L, x: x[:1].expand(3, 2),
+    "unbind": lambda L, x: x[:2].unbind()[1],
+    "view int32": lambda L, x: x.view(L.int32),
+    "conj": lambda L, x: x.conj(),
+    "conj_physical": lambda L, x: x.conj_physical(),
+    "resolve_conj": lambda L, x: x.conj().resolve_conj(),
+    "isnan": lambda L, x: x.isnan(),         # (read through the float16 parts)
+    "isfinite": lambda L, x: x.isfinite(),
+}
+
+
+@pytest.mark.parametrize("case", VIEWS)
+def test_data_movement(case):
+    ours, theirs = _both()
+    o, t = _quiet(lambda: VIEWS[case](internals, ours)), _quiet(lambda: VIEWS[case](torch, theirs))
+    assert (o._base is not None) == (t._base is not None)
+    if t.dtype is torch.complex32:
+        assert o.dtype is internals.complex32 and o.is_conj() == t.is_conj()
+        assert (tuple(o.shape), o.stride(), o.storage_offset()) == (tuple(t.shape), t.stride(), t.storage_offset())
+        o, t = o.to(internals.complex64), t.to(torch.complex64)
+    assert_same(o, t, rtol=0, atol=0)
+
+
+def test_printing_item_and_tolist():
+    ours, theirs = _both()
+    assert repr(ours).replace("internals.", "torch.") == repr(theirs)
+    assert repr(ours[0]).replace("internals.", "torch.") == repr(theirs[0])
+    assert repr(ours[:0]).replace("internals.", "torch.") == repr(theirs[:0])
+    assert str(ours.reshape(7, 1)[2:]) .replace("internals.", "torch.") == str(theirs.reshape(7, 1)[2:])
+    assert repr(ours.tolist()) == repr(theirs.tolist())
+    assert repr(ours[3].item()) == repr(theirs[3].item())
+
+
+def test_equality():
+    """== and != compare the numbers (NaN unequal to itself, -0 equal to 0), with tensors and scalars."""
+    ours, theirs = _both()
+    other_o, other_t = _both(list(reversed(VALUES)))
+    for op in ("eq", "ne"):
+        assert_same(getattr(ours, op)(other_o), getattr(theirs, op)(other_t), rtol=0, atol=0)
+        assert_same(getattr(ours, op)(ours), getattr(theirs, op)(theirs), rtol=0, atol=0)
+        assert_same(getattr(ours, op)(0), getattr(theirs, op)(0), rtol=0, atol=0)
+        assert_same(getattr(ours, op)(1 + 2j), getattr(theirs, op)(1 + 2j), rtol=0, atol=0)
+        wide_o, wide_t = ours.to(internals.complex64), theirs.to(torch.complex64)
+        assert_same(getattr(ours, op)(wide_o), getattr(theirs, op)(wide_t), rtol=0, atol=0)
+
+
+def test_save_and_load_both_ways():
+    """torch writes complex32 with ``_rebuild_tensor_v3`` (untyped bytes and the dtype): each
+    library reads the other's file, a slice's offset and a conjugate's bit included."""
+    ours, theirs = _both()
+    for save, load in ((internals.save, torch.load), (torch.save, internals.load), (internals.save, internals.load)):
+        source = ours if save is internals.save else theirs
+        lib = internals if load is internals.load else torch
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            save({"x": source[1:], "c": source.conj()}, buffer)
+            buffer.seek(0)
+            loaded = load(buffer)
+        for key, want in (("x", theirs[1:]), ("c", theirs.conj())):
+            got = loaded[key]
+            assert got.dtype is lib.complex32 and got.is_conj() == want.is_conj()
+            assert (tuple(got.shape), got.stride(), got.storage_offset()) == (
+                tuple(want.shape), want.stride(), want.storage_offset())
+            got = got.to(lib.complex64)
+            got = got.to_torch() if lib is internals else got
+            torch.testing.assert_close(got, want.to(torch.complex64), rtol=0, atol=0, equal_nan=True)
+
+
+ERRORS = {
+    "numpy": lambda L, x: x.numpy(),
+    "dot": lambda L, x: x.dot(x),
+    "mm": lambda L, x: x[:6].reshape(2, 3) @ x[:6].reshape(3, 2),
+    "mv": lambda L, x: x[:6].reshape(3, 2) @ x[:2],
+    "bmm": lambda L, x: x[:4].reshape(1, 2, 2).bmm(x[:4].reshape(1, 2, 2)),
+    "sort": lambda L, x: x.sort(),
+    "less than": lambda L, x: x < x,
+}
+
+
+@pytest.mark.parametrize("case", ERRORS)
+def test_refused_as_torch_refuses(case):
+    ours, theirs = _both()
+    o, t = assert_same_error(lambda: _quiet(lambda: ERRORS[case](internals, ours)),
+                             lambda: _quiet(lambda: ERRORS[case](torch, theirs)))
+    assert str(o) == str(t)
+
+
+DIFFERENCES = {
+    "add": lambda L, x: x + x,
+    "float16 plus a Python complex": lambda L, x: L.ones(2, dtype=L.float16) + 1j,
+    "mul": lambda L, x: x * 2,
+    "neg": lambda L, x: -x,
+    "abs": lambda L, x: x.abs(),
+    "exp": lambda L, x: x.exp(),
+    "sum": lambda L, x: x.sum(),
+}
+
+
+@pytest.mark.parametrize("case", DIFFERENCES)
+def test_arithmetic_is_refused_not_computed_on_words(case):
+    """A loop never reads complex32 words as numbers: where torch computes (add, mul, neg, abs)
+    or refuses (exp, sum), internals raises NotImplementedError naming ComplexHalf."""
+    ours, _ = _both()
+    with pytest.raises(NotImplementedError, match="ComplexHalf"):
+        _quiet(lambda: DIFFERENCES[case](internals, ours))
 
 
 def test_the_default_complex_dtype_follows_a_float16_default():
-    """Under a float16 default, a Python complex becomes complex32 in both (internals refuses to
-    make the tensor, as above)."""
+    """Under a float16 default, a Python complex becomes complex32 in both."""
     previous = (torch.get_default_dtype(), internals.get_default_dtype())
     try:
         torch.set_default_dtype(torch.float16)
         internals.set_default_dtype(internals.float16)
-        assert torch.tensor(1j).dtype is torch.complex32
-        with pytest.raises(NotImplementedError, match="complex32"):
-            internals.tensor(1j)
+        theirs, ours = _quiet(lambda: torch.tensor([1j, 2])), _quiet(lambda: internals.tensor([1j, 2]))
+        assert theirs.dtype is torch.complex32 and ours.dtype is internals.complex32
+        assert repr(ours).replace("internals.", "torch.") == repr(theirs)
     finally:
         torch.set_default_dtype(previous[0])
         internals.set_default_dtype(previous[1])

@@ -311,6 +311,8 @@ def _direct_cases():
         ("aten::_neg_view", (x,), {}),
         ("aten::conj_physical.out", (x,), _empty_outs("aten::conj_physical.out")),
         ("aten::view_as_real", (internals.complex(x, x),), {}),
+        # polar's composite kernel calls its out= form below the mode that records torch's calls
+        ("aten::polar.out", (x.abs(), x), {"out": internals.empty(0, dtype=internals.complex64)}),
         ("aten::convolution", (img, w, None, [1, 1], [0, 0], [1, 1], False, [0, 0], 1), {}),
         ("aten::div.Scalar_mode", (x, 2.0), {"rounding_mode": "floor"}),
         ("aten::div_.Scalar_mode", (x, 2.0), {"rounding_mode": "trunc"}),

@@ -5113,6 +5113,22 @@ def THPVariable_poisson_nll_loss(*args, **kwargs):
     return _ops['poisson_nll_loss'](_r.tensor(0), _r.tensor(1), _r.to_bool(2), _r.to_bool(3), _r.to_double(4), _r.to_int64(5))
 
 
+_polar_parser = PythonArgParser([
+    'polar(Tensor abs, Tensor angle, *, Tensor out=None)',
+])
+
+
+def THPVariable_polar(*args, **kwargs):
+    _r = _polar_parser.parse(args, kwargs)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
+    if _r.is_none(2):
+        # aten::polar(Tensor abs, Tensor angle) -> Tensor
+        return _ops['polar'](_r.tensor(0), _r.tensor(1))
+    # aten::polar.out(Tensor abs, Tensor angle, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['polar.out'](_r.tensor(0), _r.tensor(1), out=_r.tensor(2))
+
+
 _pow_parser = PythonArgParser([
     'pow(Tensor input, Tensor exponent, *, Tensor out=None)',
     'pow(Scalar self, Tensor exponent, *, Tensor out=None)',
@@ -7371,6 +7387,7 @@ FUNCTIONS = named({
     'pixel_shuffle': THPVariable_pixel_shuffle,
     'pixel_unshuffle': THPVariable_pixel_unshuffle,
     'poisson_nll_loss': THPVariable_poisson_nll_loss,
+    'polar': THPVariable_polar,
     'pow': THPVariable_pow,
     'prelu': THPVariable_prelu,
     'prod': THPVariable_prod,

@@ -35,7 +35,7 @@ LOWER_PRECISION_FP = {"cpu": ("conv1d", "conv1d.padding", "conv2d", "conv2d.padd
                                "prelu")}
 # (torch casts some of the cuda fp32 ops, norm among them, by passing dtype=float32 instead of casting
 # the inputs, "fp32_append_dtype"; for a float16 input the two agree.)
-FP32 = {"cpu": ("prod", "prod.dim_int", "view_as_complex", "mse_loss", "binary_cross_entropy",
+FP32 = {"cpu": ("prod", "prod.dim_int", "polar", "view_as_complex", "mse_loss", "binary_cross_entropy",
                 "binary_cross_entropy_with_logits", "trace", "inverse", "linalg_inv", "linalg_inv_ex",
                 "reflection_pad1d", "reflection_pad2d", "replication_pad1d", "replication_pad2d", "replication_pad3d",
                 "cdist", "smooth_l1_loss", "huber_loss", "kl_div",

@@ -77,7 +77,7 @@ def empty_strided_generic(size, stride, dtype, device):
     ``stride`` are tuples of non-negative ints of one length; TensorIterator calls this directly
     for the outputs it allocates (sizes broadcast from valid tensors, strides it computed), as
     torch's calls ``empty_strided_cpu``."""
-    st.check_supported(dtype)
+    st.warn_if_experimental(dtype)
     if device.type == "cuda":
         from .. import cuda  # the cuda package sits above aten: a real cycle
         cuda._announce_simulator()

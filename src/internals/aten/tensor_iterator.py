@@ -62,6 +62,7 @@ class TensorIteratorConfig:
     is_reduction_ = False
     reduce_dims, in_memory_order = (), True
     compute_in_opmath_ = True
+    moves_complex32_ = False        # ours: only copies move complex32 words (see ``for_each``)
     original_scalar_inputs = ()
     static_shape = None
 
@@ -116,6 +117,12 @@ class TensorIteratorConfig:
         """A reduction over ``dims`` of the one input (see ``_reduction_geometry``)."""
         self.is_reduction_ = True
         self.reduce_dims, self.in_memory_order = dims, in_memory_order
+        return self
+
+    def moves_complex32(self, moves=True):
+        """Ours: the loop only moves elements (a copy of one dtype), so complex32's words, which
+        no arithmetic loop reads as numbers, may pass."""
+        self.moves_complex32_ = moves
         return self
 
     def compute_in_opmath(self, opmath=True):
@@ -449,6 +456,9 @@ class TensorIterator:
         """
         if _meta.active:     # ``is_meta_execution()``: metadata only, build() already made the outputs
             return self.result
+        if self.common_dtype is st.complex32 and not self.config.moves_complex32_:
+            raise NotImplementedError("internals: this kernel is not implemented for 'ComplexHalf' (complex32 "
+                                      "tensors are copied, cast, filled and viewed; torch computes with few more)")
         if 0 not in self.result._impl.sizes:      # an empty result has nothing to compute
             loop(self.buffers(), *self.geometry)
             if self.outputs[0] is not self.result:

@@ -851,6 +851,20 @@ def pinv_backward(grad, pinvA, A):
             - pinvAhK.matmul(pinvA).matmul(A))
 
 
+def polar_backward(grad, result):
+    """``polar_backward``: with r = abs e^(i angle), the real parts of conj(grad) sgn(r) (for
+    abs) and of conj(grad) i r (for angle)."""
+    if grad is None:
+        return None, None
+    grad_conj = grad.conj()
+    grad_abs = dispatcher.call("real", grad_conj * dispatcher.call("sgn", result))
+    grad_angle = dispatcher.call("real", grad_conj * (result * 1j))
+    return grad_abs, grad_angle
+
+
+__all__ += ["polar_backward"]
+
+
 def log1p_backward(grad, self):
     """grad / (self + 1) (``log1p_backward``)."""
     return grad / (self + 1).conj()

@@ -4,12 +4,13 @@ Mirrors ``c10/core/ScalarType.h`` (the dtypes and ``promoteTypes``) and
 ``aten/src/ATen/native/TypeProperties.cpp`` (``result_type`` with its three priority groups).
 """
 import functools
+import warnings
 
 import numpy as np
 
 from .sym import SymBool, SymFloat, SymInt
 
-__all__ = ["dtype", "complex32", "check_supported", "promote_types", "result_type", "can_cast", "opmath_type",
+__all__ = ["dtype", "complex32", "warn_if_experimental", "promote_types", "result_type", "can_cast", "opmath_type",
            "get_default_dtype", "set_default_dtype",
            "checked_convert", "default_complex_dtype", "to_complex", "to_real"]
 
@@ -69,9 +70,10 @@ complex64 = dtype("complex64", "ComplexFloat", 8, COMPLEX, np.complex64)
 complex128 = dtype("complex128", "ComplexDouble", 16, COMPLEX, np.complex128)
 
 # complex32 (``torch.chalf``, ScalarType ComplexHalf): two float16 parts, 4 bytes. torch calls its
-# support experimental; internals has the dtype (its promotion, its parts' type) but no kernels
-# for it, so it stays out of ALL_DTYPES, the dtypes tensors are made of, and making a tensor of it
-# is refused (``check_supported``). NumPy has no complex32: its bytes would be read as uint32.
+# support experimental (it warns once when one is made) and its CPU kernels cover data movement,
+# casts and fills; internals' do the same through the float16 pairs (``view_as_real``), and the
+# dtype stays out of ALL_DTYPES, the dtypes the arithmetic kernels are compiled for. NumPy has no
+# complex32: its storage is viewed as uint32, one word per element, which only copies move.
 complex32 = dtype("complex32", "ComplexHalf", 4, COMPLEX, np.uint32)
 
 ALL_DTYPES = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
@@ -105,13 +107,16 @@ def default_complex_dtype():
     return to_complex(_default_dtype)
 
 
-_NO_COMPLEX32 = "internals has no kernels for complex32 (ComplexHalf): tensors of it are not supported"
+_warned_experimental = []       # TORCH_WARN_ONCE: once per process (list.append is atomic)
 
 
-def check_supported(d):
-    """Refuse a dtype internals has no kernels for (complex32), before any storage is made."""
-    if d is complex32:
-        raise NotImplementedError(_NO_COMPLEX32)
+def warn_if_experimental(d):
+    """``empty_generic``'s warning (EmptyTensor.cpp), once per process, when a complex32 tensor
+    is made."""
+    if d is complex32 and not _warned_experimental:
+        _warned_experimental.append(True)
+        warnings.warn("ComplexHalf support is experimental and many operators don't support it yet.",
+                      UserWarning, stacklevel=3)
 
 
 def to_complex(d):
@@ -178,9 +183,10 @@ def opmath_type(dtype):
     """``at::opmath_type`` (``ATen/OpMathType.h``): the dtype a kernel computes in.
 
     float16 and bfloat16 compute in float32 and round once when the result is stored (Numba has
-    no float16 arithmetic on the CPU either); every other dtype computes in itself.
+    no float16 arithmetic on the CPU either), complex32 in complex64; every other dtype computes
+    in itself.
     """
-    return float32 if dtype.is_reduced_float else dtype
+    return float32 if dtype.is_reduced_float else (complex64 if dtype is complex32 else dtype)
 
 
 def can_cast(from_, to):

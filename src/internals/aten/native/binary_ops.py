@@ -21,7 +21,7 @@ from ...c10.local_dispatch_key_set import tls
 from ..dispatcher import call
 from ..tensor_iterator import BinaryOpConfig, TensorIterator, TensorIteratorConfig
 from . import scalar_ops as ops
-from .copy import to
+from .copy import cast_like, to
 from .dispatch_stub import loops
 from .elementwise import binary_loop as _run  # each impl's last step: the loop of an op number
 from .elementwise import common_device
@@ -395,7 +395,11 @@ def _comparison(name, op, ordered=True):
 
     def impl(it, self, other):
         if ordered and it.compute_dtype.is_complex:
-            raise _not_implemented(name, it.compute_dtype)
+            raise _not_implemented(name, it.common_dtype)
+        if it.common_dtype is st.complex32:     # compared as complex64, which holds each part exactly
+            wide = [t if isinstance(t, TensorBase) else wrap_scalar(t) for t in (self, other)]    # a Scalar too
+            wide = [cast_like(t, st.complex64) if t.dtype is st.complex32 else t for t in wide]
+            it = TensorIterator.comparison_op(it.result, *wide)
         return _run(it, op, st.checked_convert(1, it.compute_dtype))
 
     def meta_scalar(out, self, other):

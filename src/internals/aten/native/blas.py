@@ -18,9 +18,10 @@ from .tensor_factories import wrap_scalar
 
 
 def _refuse_bool(kernel, dtype):
-    """The products' kernels dispatch over numbers only: a bool operand is refused by name."""
-    if dtype is st.bool_:
-        raise NotImplementedError(f'"{kernel}" not implemented for \'Bool\'')
+    """The products' kernels dispatch over numbers only: a bool (or complex32) operand is refused
+    by name."""
+    if dtype is st.bool_ or dtype is st.complex32:
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{dtype.torch_name}\'')
 
 
 def dot(a, b):

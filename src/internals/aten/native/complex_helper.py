@@ -18,6 +18,8 @@ from ...c10.memory_format import contiguous_format
 from .. import dispatcher
 from ..tensor_iterator import TensorIteratorConfig
 from . import scalar_ops as ops
+from .copy import conj_complex32_
+from .elementwise import binary_loop
 from .tensor_shape import make_view
 from .unary_ops import unary_op_impl
 
@@ -57,8 +59,7 @@ def view_as_complex(x):
         raise RuntimeError("Tensor must have a last dimension with stride 1")
     if any(s % 2 for s in strides[:-1]):
         raise RuntimeError("Tensor must have a stride divisible by 2 for all but last dimension")
-    dtype = st.to_complex(x.dtype)       # float16 makes complex32, which internals has no kernels for
-    st.check_supported(dtype)
+    dtype = st.to_complex(x.dtype)       # float16 pairs make complex32
     if x.storage_offset() % 2:
         raise RuntimeError("Tensor must have a storage_offset divisible by 2")
     return make_view(x, tuple(x.shape[:-1]), tuple(s // 2 for s in strides[:-1]), x.storage_offset() // 2, dtype)
@@ -89,15 +90,24 @@ def _stored(x):
     return _call("_conj", x) if x._impl.is_conj() else x
 
 
+def _check_floating(a, b):
+    """``complex_check_floating`` (TensorFactories.cpp): both parts of Half, Float or Double."""
+    floats = (st.float16, st.float32, st.float64)
+    if a.dtype not in floats or b.dtype not in floats:
+        raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
+                           f"{a.dtype.torch_name} and {b.dtype.torch_name}")
+
+
+def _check_same_floating(a, b):
+    _check_floating(a, b)
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"Expected object of scalar type {a.dtype.torch_name} but got scalar type "
+                           f"{b.dtype.torch_name} for second argument")
+
+
 def complex(real, imag):
     """``torch.complex``: real + imag * 1j, broadcast, both of one float dtype."""
-    floats = (st.float16, st.float32, st.float64)
-    if real.dtype not in floats or imag.dtype not in floats:
-        raise RuntimeError("Expected both inputs to be Half, Float or Double tensors but got "
-                           f"{real.dtype.torch_name} and {imag.dtype.torch_name}")
-    if real.dtype is not imag.dtype:
-        raise RuntimeError(f"Expected object of scalar type {real.dtype.torch_name} but got scalar type "
-                           f"{imag.dtype.torch_name} for second argument")
+    _check_same_floating(real, imag)
     # TensorIterator gives the output its shape and layout; its two halves are then filled by
     # two copies through the float view (a loop would have to store complex into an input's type).
     out = (TensorIteratorConfig().add_output(None, st.to_complex(real.dtype)).add_const_input(real)
@@ -109,8 +119,40 @@ def complex(real, imag):
     return out
 
 
+def polar_out(abs, angle, *, out):
+    """``polar_out`` (TensorFactories.cpp): abs (cos angle + i sin angle) into ``out``, which
+    must be the complex type of the inputs' float type (``complex_check_dtype``); the iterator
+    broadcasts and resizes it, each operand keeping its dtype; the kernel (``polar_cpu``)
+    dispatches on Float and Double only."""
+    _check_same_floating(abs, angle)
+    wanted = st.to_complex(abs.dtype)
+    if out.dtype is not wanted:
+        raise RuntimeError(f"Expected object of scalar type {wanted.torch_name} but got scalar type "
+                           f"{out.dtype.torch_name} for argument 'out'")
+    it = (TensorIteratorConfig().add_output(out).add_const_input(abs).add_const_input(angle)
+          .check_all_same_dtype(False).compute_in_opmath(False).build())
+    if abs.dtype is st.float16:
+        raise NotImplementedError(f"\"polar_{it.device.type}\" not implemented for 'Half'")
+    pairs = _view_as_real_physical(it.result)
+    for k, op in enumerate((ops.POLAR_REAL, ops.POLAR_IMAG)):     # the real parts, then the imaginary
+        half = make_view(pairs, tuple(pairs.shape[:-1]), tuple(pairs.stride()[:-1]), pairs.storage_offset() + k)
+        binary_loop(TensorIteratorConfig().add_output(half).add_const_input(abs).add_const_input(angle)
+                    .compute_in_opmath(False).build(), op, 0.0)
+    return it.result
+
+
+def polar(abs, angle):
+    """``polar``: an empty tensor of the complex type, which ``polar_out`` fills (the float types
+    are checked first, so ``polar(int, float)`` names both types)."""
+    _check_floating(abs, angle)
+    out = dispatcher.call("empty.memory_format", [0], dtype=st.to_complex(abs.dtype), device=abs.device)
+    return dispatcher.call("polar.out", abs, angle, out=out)
+
+
 def _conj_physical(x):
     """The conjugates, computed now, into a new tensor (a real tensor's values, copied)."""
+    if x.dtype is st.complex32:
+        return conj_complex32_(_call("clone", x))
     return unary_op_impl(ops.CONJ, x) if x.dtype.is_complex else _call("clone", x)
 
 
@@ -121,7 +163,9 @@ def conj_physical(x):
 
 def conj_physical_(x):
     """The conjugates written over the stored values; a real tensor is left alone."""
-    if x.dtype.is_complex:
+    if x.dtype is st.complex32:
+        conj_complex32_(x)
+    elif x.dtype.is_complex:
         unary_op_impl(ops.CONJ, x, out=x)
     return x
 

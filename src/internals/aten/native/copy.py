@@ -30,7 +30,7 @@ def _copy_iterator(dst, src):
     """``copy_``'s TensorIterator: ``dst`` keeps its shape and dtype, ``src`` is read as it is (the
     loop converts), no overlap check (``copy_`` checks itself, before broadcasting)."""
     return (TensorIteratorConfig().add_output(dst).add_const_input(src).resize_outputs(False)
-            .check_mem_overlap(False).compute_in_opmath(False).build())
+            .check_mem_overlap(False).compute_in_opmath(False).moves_complex32().build())
 
 
 _TO_FLOAT = {st.float16: ops.HALF_BITS_TO_FLOAT, st.bfloat16: ops.BF16_BITS_TO_FLOAT}
@@ -43,6 +43,8 @@ def same_device_copy(dst, src):
     float16 and bfloat16 convert through float32 on their bit patterns (Numba has no CPU float16):
     as 32-bit words for the float32 side, the loop then runs a bit conversion.
     """
+    if (src.dtype is st.complex32) is not (dst.dtype is st.complex32):
+        return _complex32_copy(dst, src)
     if src.dtype.is_complex and not dst.dtype.is_complex:
         return _complex_to_real_copy(dst, src)
     if src.dtype.is_reduced_float and src.dtype is not dst.dtype:
@@ -57,6 +59,45 @@ def same_device_copy(dst, src):
         return same_device_copy(dst, cast_like(src, st.int64))
     it = _copy_iterator(dst, src)
     it.for_each(lambda buffers, *geometry: loops(dst.device).copy_loop(*buffers, *geometry))
+
+
+def pairs(t):
+    """A complex tensor's (float) parts, one dim more: ``_view_as_real_physical``, not dispatched
+    (a kernel's own view, nobody else sees it)."""
+    impl = t._impl
+    alias = TensorImpl(impl.storage, (*impl.sizes, 2), (*(2 * s for s in impl.strides), 1), 2 * impl.storage_offset,
+                       st.to_real(impl.dtype), impl.version_counter)
+    return type(t)._from_impl(alias)
+
+
+def part(t, k):
+    """Part ``k`` (0 real, 1 imaginary) of a complex tensor's elements, a view of its floats."""
+    impl = t._impl
+    return type(t)._from_impl(TensorImpl(impl.storage, impl.sizes, tuple(2 * s for s in impl.strides),
+                                         2 * impl.storage_offset + k, st.to_real(impl.dtype), impl.version_counter))
+
+
+def conj_complex32_(t):
+    """The conjugates of a complex32 tensor, in place: its float16 imaginary parts negated
+    (exact), since no loop computes with complex32 words."""
+    from .unary_ops import unary_op_impl  # unary_ops builds on this module
+    imag = part(t, 1)
+    unary_op_impl(ops.NEG, imag, out=imag)
+    return t
+
+
+def _complex32_copy(dst, src):
+    """A cast into or out of complex32 (``c10::complex<c10::Half>``), part by part as c10's
+    conversions go: into it, the source as complex64 (or complex128) first, each part then
+    rounded to float16 (a double rounds through float, as ``c10::Half`` takes a float); out of
+    it, through complex64, which holds every float16 exactly."""
+    if dst.dtype is st.complex32:
+        if not src.dtype.is_complex:
+            src = cast_like(src, st.complex64)
+        return same_device_copy(pairs(dst), pairs(src))
+    wide = scratch_like(src, st.complex64)
+    same_device_copy(pairs(wide), pairs(src))
+    return same_device_copy(dst, wide)
 
 
 _warned = []     # torch warns once per process (TORCH_WARN_ONCE); list.append is atomic
@@ -93,7 +134,8 @@ def cast_like(src, dtype):
     if unsigned is not None and dtype.category > st.INTEGRAL:      # uint64 -> float: its unsigned value
         src = wrap_scalar(float(unsigned))
     if (not src._impl.sizes and src.device.type == "cpu" and not (src.dtype.is_reduced_float or dtype.is_reduced_float)
-            and dtype.is_complex >= src.dtype.is_complex):      # complex -> real takes the loop (and warns)
+            and dtype.is_complex >= src.dtype.is_complex        # complex -> real takes the loop (and warns)
+            and st.complex32 not in (src.dtype, dtype)):         # (NumPy has no complex32 to cast with)
         return _cast_scalar(src, dtype)
     out = scratch_like(src, dtype)
     same_device_copy(out, src)
@@ -183,6 +225,11 @@ def _to_copy(self, *, dtype=None, layout=None, device=None, pin_memory=None, non
 
 
 def fill_(t, value):
+    if t.dtype is st.complex32:     # each float16 part filled with its part of the value
+        value = complex(st.checked_convert(value, st.complex64))
+        fill_(part(t, 0), value.real)
+        fill_(part(t, 1), value.imag)
+        return t
     if t.dtype.is_reduced_float and t.device.type == "cpu" and t._impl.numel() == 1:
         # ``scalar_fill`` (Fill.cpp): one CPU element reads the value as a double and casts it
         # unchecked (1e6 makes a one-element float16 inf; two elements refuse it)
@@ -245,7 +292,9 @@ def _copy_through_math_bits(dst, src, non_blocking):
     from .unary_ops import unary_op_impl  # unary_ops builds on this module
     target = _stored(dst)
     copy_(target, _stored(src), non_blocking)
-    if dst._impl.is_conj() != src._impl.is_conj() and dst.dtype.is_complex:
+    if dst._impl.is_conj() != src._impl.is_conj() and dst.dtype is st.complex32:
+        conj_complex32_(target)
+    elif dst._impl.is_conj() != src._impl.is_conj() and dst.dtype.is_complex:
         unary_op_impl(ops.CONJ, target, out=target)
     if dst._impl.is_neg() != src._impl.is_neg():
         if dst.dtype is st.bool_:

@@ -62,6 +62,8 @@ def _out_shape(x, dims, keepdim):
 def _reduce(op, x, dims, keepdim, out_dtype, name, out=None):
     """The reduce loop of ``op`` over ``dims``, into ``out`` when it can take the loop's writes
     (contiguous, of the result's dtype), else into a fresh tensor that is then copied to it."""
+    if x.dtype is st.complex32:     # torch's reduce kernels dispatch without ComplexHalf
+        raise NotImplementedError(f'"{name}_{x.device.type}" not implemented for \'ComplexHalf\'')
     given, dims = dims, normalize_dims(dims, x.dim())
     if op in (ops.AMAX, ops.AMIN, ops.ARGMAX, ops.ARGMIN) and x.numel() == 0:
         zero_dim = _first_empty_dim(x, given, dims, name)

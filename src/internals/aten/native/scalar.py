@@ -18,4 +18,7 @@ def _local_scalar_dense(self):
         return float(np.uint16(value).view(np.float16))
     if self.dtype is st.bfloat16:
         return float(np.uint32(int(value) << 16).view(np.float32))
+    if self.dtype is st.complex32:      # one 32-bit word: the real part's float16 in its low half
+        real, imag = np.uint32(value).reshape(1).view(np.float16)
+        return complex(float(real), float(imag))
     return value.item()

@@ -361,6 +361,8 @@ def _times_cosh(c, x):
     wide, cw = abs(np.float64(x)), np.float64(c)      # (Numba's float() keeps a float32)
     if wide < 709.0:
         return cw * math.cosh(wide)
+    if c == 0:          # glibc multiplies the largest double by sin(0): a zero, not 0 * inf
+        return cw
     half = exp(wide / 2)
     return cw * half / 2 * half
 
@@ -756,6 +758,233 @@ def digamma(x):
         y = z * poly
     return result + math.log(x) - like(x, 0.5) / x - y - reflection
 DIGAMMA = UNARY.register(digamma)
+
+
+# ---- more complex kernels: the inverse trigonometric and hyperbolic functions, sinh/cosh,
+# log1p/expm1 (c10's own, ``c10/util/complex_math.h``), rsqrt, log2/log10, exp2. torch's CPU
+# loops call ``std::asin`` etc. of a ``std::complex``, that is glibc's casin and kin (its vector
+# types map the same functions over their lanes). The special values below (an infinite or NaN
+# part, two zeros) are glibc's, branch for branch; finite values go to Numba's cmath, whose
+# algorithms (CPython's) are as accurate as glibc's without being its bits. A part's class
+# is tested by comparisons, which work on float32 and float64 alike.
+_HALF_PI = math.pi / 2
+
+
+@register_jitable
+def _finite(v):
+    return abs(v) < math.inf
+
+
+@register_jitable
+def casinh(re, im):
+    """glibc's ``casinh``: an infinite imaginary part gives an infinite real part."""
+    if not (_finite(re) and _finite(im)):
+        if abs(im) == math.inf:
+            return complex(math.copysign(math.inf, re),
+                           math.nan if re != re else math.copysign(_HALF_PI if _finite(re) else _HALF_PI / 2, im))
+        if re != re or abs(re) == math.inf:
+            if (abs(re) == math.inf and im == im) or (re != re and im == 0):
+                return complex(re, math.copysign(0.0, im))
+            return complex(re, math.nan)
+        return complex(math.nan, math.nan)
+    if re == 0 and im == 0:
+        return complex(re, im)
+    return cmath.asinh(complex(re, im))
+
+
+@register_jitable
+def casin(re, im):
+    """glibc's ``casin``: -i casinh(iz), after its own NaN cases."""
+    if re != re or im != im:
+        if re == 0:
+            return complex(re, im)
+        if abs(re) == math.inf or abs(im) == math.inf:
+            return complex(math.nan, math.copysign(math.inf, im))
+        return complex(math.nan, math.nan)
+    w = casinh(-im, re)
+    return complex(w.imag, -w.real)
+
+
+@register_jitable
+def cacos(re, im):
+    """glibc's ``cacos``: pi/2 - casin(z) where a part is not finite or both are zero (a zero
+    real part made +0), the accurate algorithm elsewhere."""
+    if not (_finite(re) and _finite(im)) or (re == 0 and im == 0):
+        w = casin(re, im)
+        r = _HALF_PI - w.real
+        return complex(0.0 if r == 0 else r, -w.imag)
+    return cmath.acos(complex(re, im))
+
+
+@register_jitable
+def cacosh(re, im):
+    """glibc's ``cacosh``: the real part is never negative."""
+    if not (_finite(re) and _finite(im)):
+        if abs(im) == math.inf:
+            if re != re:
+                return complex(math.inf, math.nan)
+            if _finite(re):
+                return complex(math.inf, math.copysign(_HALF_PI, im))
+            return complex(math.inf, math.copysign(3 * math.pi / 4 if re < 0 else math.pi / 4, im))
+        if abs(re) == math.inf:
+            if im == im:
+                return complex(math.inf, math.copysign(math.pi if re < 0 else 0.0, im))
+            return complex(math.inf, math.nan)
+        return complex(math.nan, _HALF_PI if re == 0 else math.nan)
+    if re == 0 and im == 0:
+        return complex(0.0, math.copysign(_HALF_PI, im))
+    return cmath.acosh(complex(re, im))
+
+
+@register_jitable
+def catanh(re, im):
+    """glibc's ``catanh``: at +-1 an infinite real part (Python's cmath raises there)."""
+    if not (_finite(re) and _finite(im)):
+        if abs(im) == math.inf:
+            return complex(math.copysign(0.0, re), math.copysign(_HALF_PI, im))
+        if abs(re) == math.inf or re == 0:
+            return complex(math.copysign(0.0, re), math.copysign(_HALF_PI, im) if im == im else math.nan)
+        return complex(math.nan, math.nan)
+    if re == 0 and im == 0:
+        return complex(re, im)
+    if abs(re) == 1 and im == 0:
+        return complex(math.copysign(math.inf, re), im)
+    return cmath.atanh(complex(re, im))
+
+
+@register_jitable
+def catan(re, im):
+    """glibc's ``catan``: its own non-finite cases, then -i catanh(iz)."""
+    if not (_finite(re) and _finite(im)):
+        if abs(re) == math.inf:
+            return complex(math.copysign(_HALF_PI, re), math.copysign(0.0, im))
+        if abs(im) == math.inf:
+            return complex(math.copysign(_HALF_PI, re) if re == re else math.nan, math.copysign(0.0, im))
+        if im == 0:
+            return complex(math.nan, math.copysign(0.0, im))
+        return complex(math.nan, math.nan)
+    if re == 0 and im == 0:
+        return complex(re, im)
+    w = catanh(-im, re)
+    return complex(w.imag, -w.real)
+
+
+@register_jitable
+def asin_complex(x):
+    return casin(x.real, x.imag)
+ASIN_COMPLEX = UNARY.register(asin_complex)
+
+
+@register_jitable
+def acos_complex(x):
+    return cacos(x.real, x.imag)
+ACOS_COMPLEX = UNARY.register(acos_complex)
+
+
+@register_jitable
+def atan_complex(x):
+    return catan(x.real, x.imag)
+ATAN_COMPLEX = UNARY.register(atan_complex)
+
+
+@register_jitable
+def asinh_complex(x):
+    return casinh(x.real, x.imag)
+ASINH_COMPLEX = UNARY.register(asinh_complex)
+
+
+@register_jitable
+def acosh_complex(x):
+    return cacosh(x.real, x.imag)
+ACOSH_COMPLEX = UNARY.register(acosh_complex)
+
+
+@register_jitable
+def atanh_complex(x):
+    return catanh(x.real, x.imag)
+ATANH_COMPLEX = UNARY.register(atanh_complex)
+
+
+@register_jitable
+def sinh_complex(x):
+    return csinh(x.real, x.imag)
+SINH_COMPLEX = UNARY.register(sinh_complex)
+
+
+@register_jitable
+def cosh_complex(x):
+    return ccosh(x.real, x.imag)
+COSH_COMPLEX = UNARY.register(cosh_complex)
+
+
+@register_jitable
+def _c_sin(v):
+    """C's sin: NaN at an infinity, where Python's math.sin (the simulator's) raises."""
+    return math.sin(v) if _finite(v) else v - v
+
+
+@register_jitable
+def _c_cos(v):
+    return math.cos(v) if _finite(v) else v - v
+
+
+@register_jitable
+def expm1_complex(x):
+    """c10's ``expm1``: expm1(re) cos(im) - 2 sin(im/2)^2 + i e^re sin(im), term by term as
+    written there (so e^inf * sin(0) is NaN, as in torch)."""
+    re, im = x.real, x.imag
+    a = _c_sin(im / like(im, 2))
+    return complex(expm1(re) * _c_cos(im) - like(a, 2) * a * a, exp(re) * _c_sin(im))
+EXPM1_COMPLEX = UNARY.register(expm1_complex)
+
+
+@register_jitable
+def log1p_complex(x):
+    """c10's CPU ``log1p`` (NumPy's, from numpy#22611): log(u) for u = 1 + z, scaled by
+    z / (u - 1) where forming u rounded z away."""
+    u = complex(x.real + 1, x.imag)
+    if u.real == 1 and u.imag == 0:
+        return x
+    log_u = log_complex(u)
+    um1 = complex(u.real - 1, u.imag)
+    if um1.real == x.real and um1.imag == x.imag:
+        return log_u
+    return _cmul(log_u, c10_div(x, um1))
+LOG1P_COMPLEX = UNARY.register(log1p_complex)
+
+
+@register_jitable
+def rsqrt_complex(x):
+    """``1 / std::sqrt(z)`` with c10's division (``rsqrt_kernel``'s scalar loop)."""
+    return c10_div(complex(1.0, 0.0), sqrt_complex(x))
+RSQRT_COMPLEX = UNARY.register(rsqrt_complex)
+
+
+@register_jitable
+def log2_complex(x):
+    """log(z) with each part divided by ln 2 in the part's type, as the vector types' ``log2``
+    (AVX2, AVX-512) divides; the scalar ``c10_complex_math::log2`` divides by the complex ln 2,
+    which makes an infinite part's partner NaN (log2(0) is -inf+nanj there, -inf+0j here)."""
+    w = log_complex(x)
+    return complex(w.real / like(w.real, math.log(2.0)), w.imag / like(w.real, math.log(2.0)))
+LOG2_COMPLEX = UNARY.register(log2_complex)
+
+
+@register_jitable
+def log10_complex(x):
+    """libstdc++'s ``log10``: log(z) with each part divided by ln 10."""
+    w = log_complex(x)
+    return complex(w.real / like(w.real, math.log(10.0)), w.imag / like(w.real, math.log(10.0)))
+LOG10_COMPLEX = UNARY.register(log10_complex)
+
+
+@register_jitable
+def exp2_complex(x):
+    """``exp2_impl``: e^(ln 2 * z), the real constant (in the part's type: a float32 angle is
+    rounded to float32 before its sine is taken) multiplying each part."""
+    ln2 = like(x.real, 0.6931471805599453)
+    return exp_complex(complex(ln2 * x.real, ln2 * x.imag))
+EXP2_COMPLEX = UNARY.register(exp2_complex)
 
 
 # ----------------------------------------------------------------------------- binary ops
@@ -1301,6 +1530,22 @@ def logit_backward(dy, x, eps):
         return dy * like(x, math.inf)
     return dy / (x * (one - x))
 LOGIT_BACKWARD = BINARY.register(logit_backward)
+
+
+# ``polar_kernel``'s two parts, a cos b and a sin b, in the inputs' float type, each written
+# into its half of the complex output (a binary loop stores in its first input's type when it
+# runs in place, so it cannot store complex numbers from float inputs). Term by term: an
+# infinite modulus at angle 0 has a NaN imaginary part (inf * 0), as torch's.
+@register_jitable
+def polar_real(a, b, alpha):
+    return a * _c_cos(b)
+POLAR_REAL = BINARY.register(polar_real)
+
+
+@register_jitable
+def polar_imag(a, b, alpha):
+    return a * _c_sin(b)
+POLAR_IMAG = BINARY.register(polar_imag)
 
 
 # ----------------------------------------------------------------------------- ternary ops

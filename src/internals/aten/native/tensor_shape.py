@@ -722,7 +722,6 @@ def view_dtype(x, dtype):
     The result shares the storage and the version counter, but it is no view to autograd:
     derivatives.yaml marks ``view.dtype`` non-differentiable, and torch's ``as_view`` records
     only differentiable views, so ``_base`` is None and ``_is_view()`` is False."""
-    st.check_supported(dtype)
     sizes, strides, offset = _dtype_view_layout(x, dtype)
     return type(x)._from_impl(alias_impl(x, sizes, strides, offset, dtype, x._impl.version_counter))
 

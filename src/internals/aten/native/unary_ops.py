@@ -57,15 +57,18 @@ def _float_only(x, kernel):
 
 
 # ---- CREATE_UNARY_FLOAT_META_FUNC(sin) and TORCH_IMPL_FUNC(sin_out): integers and bool
-# compute in the default float dtype; complex inputs take the op's complex scalar function.
-def _float_op(name, op, complex_op=None):
+# compute in the default float dtype; complex inputs take the op's complex scalar function, or
+# (a string) are refused by the kernel torch names, whose dispatch has no complex types.
+def _float_op(name, op, complex_op):
     def meta(out, self):
-        if self.dtype.is_complex and complex_op is None:    # torch has the kernel; internals not yet
-            raise NotImplementedError(f"internals: {name} is not implemented for complex tensors")
         return TensorIterator.unary_float_op(out, self)
 
     def impl(it, self):
-        return unary_loop(it, complex_op if it.compute_dtype.is_complex else op)
+        if not it.compute_dtype.is_complex:
+            return unary_loop(it, op)
+        if isinstance(complex_op, str):
+            raise NotImplementedError(f'"{complex_op}" not implemented for \'{it.compute_dtype.torch_name}\'')
+        return unary_loop(it, complex_op)
     return _declare(name, meta, impl)
 
 
@@ -77,24 +80,24 @@ tanh_out = _float_op("tanh", ops.TANH, ops.TANH_COMPLEX)
 sin_out = _float_op("sin", ops.SIN, ops.SIN_COMPLEX)
 cos_out = _float_op("cos", ops.COS, ops.COS_COMPLEX)
 tan_out = _float_op("tan", ops.TAN, ops.TAN_COMPLEX)
-erf_out = _float_op("erf", ops.ERF)
-rsqrt_out = _float_op("rsqrt", ops.RSQRT)
-log1p_out = _float_op("log1p", ops.LOG1P)
-asin_out = _float_op("asin", ops.ASIN)
-acos_out = _float_op("acos", ops.ACOS)
-atan_out = _float_op("atan", ops.ATAN)
-sinh_out = _float_op("sinh", ops.SINH)
-cosh_out = _float_op("cosh", ops.COSH)
-asinh_out = _float_op("asinh", ops.ASINH)
-acosh_out = _float_op("acosh", ops.ACOSH)
-atanh_out = _float_op("atanh", ops.ATANH)
-log2_out = _float_op("log2", ops.LOG2)
-log10_out = _float_op("log10", ops.LOG10)
-expm1_out = _float_op("expm1", ops.EXPM1)
-exp2_out = _float_op("exp2", ops.EXP2)
-lgamma_out = _float_op("lgamma", ops.LGAMMA)
-erfinv_out = _float_op("erfinv", ops.ERFINV)
-digamma_out = _float_op("digamma", ops.DIGAMMA)
+erf_out = _float_op("erf", ops.ERF, "erf_vml_cpu")
+rsqrt_out = _float_op("rsqrt", ops.RSQRT, ops.RSQRT_COMPLEX)
+log1p_out = _float_op("log1p", ops.LOG1P, ops.LOG1P_COMPLEX)
+asin_out = _float_op("asin", ops.ASIN, ops.ASIN_COMPLEX)
+acos_out = _float_op("acos", ops.ACOS, ops.ACOS_COMPLEX)
+atan_out = _float_op("atan", ops.ATAN, ops.ATAN_COMPLEX)
+sinh_out = _float_op("sinh", ops.SINH, ops.SINH_COMPLEX)
+cosh_out = _float_op("cosh", ops.COSH, ops.COSH_COMPLEX)
+asinh_out = _float_op("asinh", ops.ASINH, ops.ASINH_COMPLEX)
+acosh_out = _float_op("acosh", ops.ACOSH, ops.ACOSH_COMPLEX)
+atanh_out = _float_op("atanh", ops.ATANH, ops.ATANH_COMPLEX)
+log2_out = _float_op("log2", ops.LOG2, ops.LOG2_COMPLEX)
+log10_out = _float_op("log10", ops.LOG10, ops.LOG10_COMPLEX)
+expm1_out = _float_op("expm1", ops.EXPM1, ops.EXPM1_COMPLEX)
+exp2_out = _float_op("exp2", ops.EXP2, ops.EXP2_COMPLEX)
+lgamma_out = _float_op("lgamma", ops.LGAMMA, "lgamma_vml_cpu")
+erfinv_out = _float_op("erfinv", ops.ERFINV, "erfinv_vml_cpu")
+digamma_out = _float_op("digamma", ops.DIGAMMA, "digamma")
 
 
 # ---- reciprocal (CREATE_UNARY_FLOAT_META_FUNC(reciprocal)): 1 / x, run by true division's

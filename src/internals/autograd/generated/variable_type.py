@@ -265,6 +265,7 @@ from .functions import (
     PermuteBackward0,
     PixelShuffleBackward0,
     PixelUnshuffleBackward0,
+    PolarBackward0,
     PowBackward0,
     PowBackward1,
     PowBackward2,
@@ -588,6 +589,8 @@ OPS = {
     'view_as_real': dispatcher.find('view_as_real'),
     'view_as_complex': dispatcher.find('view_as_complex'),
     'complex': dispatcher.find('complex'),
+    'polar': dispatcher.find('polar'),
+    'polar.out': dispatcher.find('polar.out'),
     'permute': dispatcher.find('permute'),
     'expand': dispatcher.find('expand'),
     'select.int': dispatcher.find('select.int'),
@@ -3211,6 +3214,25 @@ def complex(ks, real, imag):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def polar(ks, abs, angle):
+    grad_fn = None
+    if _grad_mode.grad_enabled and (abs._requires_grad or angle._requires_grad):
+        grad_fn = PolarBackward0()
+        grad_fn._next_edges = collect_next_edges(abs, angle)
+    with below_ad_inplace_or_view():
+        result = OPS['polar'].redispatch(after_autograd(ks), abs, angle)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+        grad_fn.result_ = SavedVariable(result, True)
+    return result
+
+
+def polar_out(ks, abs, angle, **kwargs):
+    check_out_no_requires_grad('polar', abs, angle, kwargs.get('out'))
+    with below_autograd():
+        return OPS['polar.out'].redispatch(after_autograd(ks), abs, angle, **kwargs)
 
 
 def permute(ks, self, dims):
@@ -9818,6 +9840,8 @@ KERNELS = {
     'view_as_real': view_as_real,
     'view_as_complex': view_as_complex,
     'complex': complex,
+    'polar': polar,
+    'polar.out': polar_out,
     'permute': permute,
     'expand': expand,
     'select.int': select_int,
