@@ -672,7 +672,8 @@ scatter_value_out = structured(meta_scatter_value, impl_scatter_value)
 
 def meta_scatter_reduce(out, self, dim, index, src, *, reduce):
     """``TORCH_META_FUNC2(scatter, reduce)``: torch deprecates ``reduce=`` with a tensor ``src``
-    (TORCH_WARN_ONCE; Python's default filter shows it once per call site)."""
+    (TORCH_WARN_ONCE; raised here, inside the structured kernels, Python's default filter shows it
+    once for each of the derived forms)."""
     warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
                   "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.", stacklevel=2)
     return _meta_scatter(out, self, dim, index, src, reduce)
