@@ -264,6 +264,19 @@ def index_put(self, indices, values, accumulate=False):
     return index_put_(dispatcher.call("clone", self), indices, values, accumulate)
 
 
+def _output_like_self(out, self, *inputs):
+    """``set_output_raw_strided(0, self.sizes(), {}, self.options())`` (a fresh contiguous output,
+    or ``out=`` checked and resized), then, for a given output, the index functions' overlap
+    checks: no element reached twice, nothing shared with ``inputs``."""
+    given = out is not None
+    out = set_output(out, self.shape, self.dtype, self.device)
+    if given:
+        assert_no_internal_overlap(out._impl)
+        for t in inputs:
+            assert_no_overlap(out._impl, t._impl)
+    return out
+
+
 def meta_index_add(out, self, dim, index, source, *, alpha=1):
     """``TORCH_PRECOMPUTE_META_FUNC(index_add)`` (``index_func_meta_impl``,
     TensorAdvancedIndexing.cpp): the index a vector of int32/int64, source of self's dtype with
@@ -287,13 +300,7 @@ def meta_index_add(out, self, dim, index, source, *, alpha=1):
             [s for k, s in enumerate(self.shape) if k != d]:
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(self.shape)} source.shape = {list(source.shape)}")
-    given = out is not None
-    out = set_output(out, self.shape, self.dtype, self.device)
-    if given:
-        assert_no_internal_overlap(out._impl)
-        assert_no_overlap(out._impl, index._impl)
-        assert_no_overlap(out._impl, source._impl)
-    return out
+    return _output_like_self(out, self, index, source)
 
 
 def impl_index_add(out, self, dim, index, source, *, alpha=1):
@@ -374,12 +381,7 @@ def meta_index_copy(out, self, dim, index, source):
     output, no element reached twice and nothing shared with index or source; then the checks of
     index and source against self, in torch's order."""
     d = wrap_dim(dim, self.dim())
-    given = out is not None
-    out = set_output(out, self.shape, self.dtype, self.device)
-    if given:
-        assert_no_internal_overlap(out._impl)
-        assert_no_overlap(out._impl, index._impl)
-        assert_no_overlap(out._impl, source._impl)
+    out = _output_like_self(out, self, index, source)
     if index.dim() >= 2:
         raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})")
     n = index.numel()
