@@ -71,12 +71,15 @@ def native_entries(path=NATIVE_FUNCTIONS):
 
 def assert_derived_from_structured_out(name, out, module):
     """``name`` is declared as torch declares a structured family: its YAML entry delegates to the
-    structured ``name.out`` overload (``out`` names it: ``out``, ``output``, ``grad_input``), whose
-    meta and impl steps live in ``module``, and its CPU kernel is that meta step, wrapped (the
-    functional form derived from out=)."""
+    structured ``name.out`` overload (``out`` names it: ``out``, ``output``, ``grad_input``; an
+    overloaded ``scatter.src`` and ``scatter_.src`` to ``scatter.src_out``), whose meta and impl steps live in
+    ``module``, and its CPU kernel is that meta step, wrapped (the functional form derived from out=)."""
     entries = native_entries()
-    assert entries[name]["structured_delegate"] == f"{name}.{out}" and entries[f"{name}.{out}"]["structured"]
-    out_kernel = dispatcher.find(f"{name}.{out}").table[DispatchKey.CPU][0].fn
+    base, _, overload = name.partition(".")
+    base = base.removesuffix("_")          # an in-place form delegates to its functional's out=
+    out_name = f"{base}.{overload}_{out}" if overload else f"{base}.{out}"
+    assert entries[name]["structured_delegate"] == out_name and entries[out_name]["structured"]
+    out_kernel = dispatcher.find(out_name).table[DispatchKey.CPU][0].fn
     derived = dispatcher.find(name).table[DispatchKey.CPU][0].fn
     assert derived.__wrapped__ is out_kernel.meta
     assert out_kernel.meta.__module__ == module.__name__ and out_kernel.impl.__name__.startswith("impl_")
@@ -497,6 +500,80 @@ def run_opinfo_samples(name, op, adapter, dtype, convert=to_ours, compare=None):
                 raise AssertionError(f"{where}\n{e}") from e
             ran += 1
     return ran, skipped, reasons
+
+
+# Every OpInfo of torch's op_db by its test name: ``op.name``, then ``.variant`` where it has one
+# ("max.reduction_with_dim", "nn.functional.pad.reflect").
+OPINFO_BY_NAME = {opinfo_name(op): op for op in op_db}
+
+
+def opinfos(names):
+    """torch's OpInfo of each name in ``names`` (see ``OPINFO_BY_NAME``), failing on a name op_db lacks."""
+    missing = set(names) - set(OPINFO_BY_NAME)
+    assert not missing, f"not in op_db: {sorted(missing)}"
+    return {name: OPINFO_BY_NAME[name] for name in names}
+
+
+def opinfo_cases(names, dtypes, *, exclude=None):
+    """``pytest.param(name, dtype)`` for each name and each of ``dtypes`` its OpInfo supports on the
+    CPU; ``exclude`` maps a name to dtypes left out (the test file says why)."""
+    return [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in opinfos(names).items()
+            for dtype in dtypes
+            if dtype in op.supported_dtypes("cpu") and dtype not in (exclude or {}).get(name, ())]
+
+
+def check_opinfo_samples(name, dtype, adapter, *, op=None, convert=to_ours, compare=None):
+    """The OpInfo-samples test of one operator at one dtype.
+
+    Runs ``run_opinfo_samples`` over torch's OpInfo ``op`` (by default the one ``name`` names in
+    op_db) with warnings silenced (deprecations and broadcasting notices; the tests that compare
+    warnings do so elsewhere), then requires that some sample ran and that at least
+    ``adapter.min_ran`` of them did (all of them, by default: nothing skipped).
+    Returns (ran, skipped, reasons).
+    """
+    op = op if op is not None else OPINFO_BY_NAME[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ran, skipped, reasons = run_opinfo_samples(name, op, adapter, dtype, convert=convert, compare=compare)
+    assert ran > 0 and ran >= adapter.min_ran * (ran + skipped), (
+        f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}")
+    return ran, skipped, reasons
+
+
+def outcome(program, lib):
+    """``program(lib)``'s result, or ("error", its exception's class name, its message): an error
+    case and a corner case compared alike (warnings silenced; they are compared elsewhere)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return program(lib)
+        except Exception as exc:  # noqa: BLE001 -- the class and message are what is compared
+            return "error", type(exc).__name__, str(exc)
+
+
+def assert_same_result_or_error(program, tol=None):
+    """``program(lib)`` raises torch's exception class with torch's message, or gives torch's
+    result (tensors, tuples, scalars; ``tol`` as ``assert_same_result`` takes it)."""
+    ours, theirs = outcome(program, internals), outcome(program, torch)
+    if isinstance(theirs, tuple) and theirs[:1] == ("error",):
+        assert ours == theirs
+    else:
+        assert_same_result(ours, theirs, tol)
+
+
+def assert_second_derivatives_match_torch(program, *, rtol=0, atol=0):
+    """``program(lib)`` returns ``(out, x)``: the gradient of ``out.sum()`` with respect to ``x``
+    (made with ``create_graph``), that gradient's node, and the gradient of ``(g * g).sum()``
+    through it, all as torch's."""
+    def run(lib):
+        out, x = program(lib)
+        g, = lib.autograd.grad(out.sum(), x, create_graph=True)
+        gg, = lib.autograd.grad((g * g).sum(), x)
+        return g, gg, g.grad_fn.name()
+    ours, theirs = run(internals), run(torch)
+    assert_same(ours[0], theirs[0], rtol=rtol, atol=atol)
+    assert_same(ours[1], theirs[1], rtol=rtol, atol=atol)
+    assert ours[2] == theirs[2]
 
 
 def same_outcome(run, *, rtol=None, atol=None, message=True):

@@ -11,15 +11,21 @@ import torch
 from helpers import (
     TORCH_DTYPES,
     Adapter,
+    assert_derived_from_structured_out,
+    assert_fake_matches_real,
+    assert_out_variant_matches_torch,
     assert_same,
     assert_same_error,
-    compare_call,
+    check_opinfo_samples,
     logging_modes,
-    run_opinfo_samples,
+    opinfo_cases,
+    same_error,
+    same_or_same_error,
 )
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
+from internals.aten.native import indexing
 
 # torch's BLAS sums each contraction in another order than internals' bmm loop (test_ops.MATMUL_TOL);
 # float16/bfloat16 products are accumulated in float32 by both and rounded once.
@@ -33,20 +39,12 @@ ADAPTERS = {
 }
 
 
-def _opinfo_name(op):
-    return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
-
-
-OPINFOS = {_opinfo_name(op): op for op in op_db if _opinfo_name(op) in ADAPTERS}
-assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
-OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in OPINFOS.items()
-                for dtype in TORCH_DTYPES if dtype in op.supported_dtypes("cpu")]
+OPINFO_CASES = opinfo_cases(ADAPTERS, TORCH_DTYPES)
 
 
 @pytest.mark.parametrize("name, dtype", OPINFO_CASES)
 def test_opinfo_samples(name, dtype):
-    ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare_call)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 # =============================================================================================
@@ -254,6 +252,80 @@ def test_scatter_reduce_errors(case):
     ours, theirs = assert_same_error(lambda: f(internals, *_scatter_inputs(internals)),
                                      lambda: f(torch, *_scatter_inputs(torch)))
     assert str(ours) == str(theirs)
+
+
+# =============================================================================================
+# the scatter family, declared as torch declares it: a meta and an impl step, out= the primary
+# =============================================================================================
+SCATTERS = ("scatter.src", "scatter_.src", "scatter.value", "scatter_.value", "scatter.reduce", "scatter_.reduce",
+            "scatter.value_reduce", "scatter_.value_reduce", "scatter_reduce.two", "scatter_reduce_.two")
+
+
+@pytest.mark.parametrize("name", SCATTERS)
+def test_scatters_are_derived_from_their_structured_out(name):
+    assert_derived_from_structured_out(name, "out", indexing)
+
+
+SCATTER_OUT_CASES = {
+    "src into an empty out": lambda L, x, i, s: L.scatter(x, 0, i, s, out=L.empty(0, dtype=L.float64)),
+    "src resized, warns": lambda L, x, i, s: L.scatter(x, 0, i, s, out=L.empty(5, dtype=L.float64)),
+    "src keeps out's strides": lambda L, x, i, s: L.scatter(x, 0, i, s, out=L.empty(4, 3, dtype=L.float64).t()),
+    "src into self": lambda L, x, i, s: L.scatter(x, 0, i, s, out=x),
+    "src along dim 1": lambda L, x, i, s: L.scatter(x, 1, i[:, :2], s, out=L.empty(0, dtype=L.float64)),
+    "value": lambda L, x, i, s: L.scatter(x, 0, i, 2.5, out=L.empty(0, dtype=L.float64)),
+    "value reduce": lambda L, x, i, s: L.scatter(x, 0, i, 2.0, reduce="multiply", out=L.empty(3, 4, dtype=L.float64)),
+    "value of an empty index": lambda L, x, i, s: L.scatter(x, 0, i[:0], 1e300, out=L.empty(0, dtype=L.float64)),
+    **{f"scatter_reduce {r}{' without self' * (not keep)}": (
+        lambda L, x, i, s, r=r, keep=keep: L.scatter_reduce(x, 0, i, s, r, include_self=keep,
+                                                              out=L.empty(0, dtype=L.float64)))
+       for r in REDUCTIONS for keep in (True, False)},
+}
+
+
+@pytest.mark.parametrize("case", SCATTER_OUT_CASES)
+def test_scatter_out_variants_match_torch(case):
+    """out= gives torch's values in torch's layout, with torch's resize warning."""
+    assert_out_variant_matches_torch(lambda L: SCATTER_OUT_CASES[case](L, *_scatter_inputs(L)))
+
+
+def test_scatter_reduce_out_matches_torch():
+    """scatter's deprecated ``reduce=`` with a tensor source (torch warns once a process, so its
+    warning is compared in test_scatter_reduce_warns, not here)."""
+    same_or_same_error(lambda L: (lambda x, i, s: L.scatter(x, 0, i, s, reduce="add", out=L.empty(0, dtype=L.float64)))(
+        *_scatter_inputs(L)))
+
+
+SCATTER_OUT_ERRORS = {
+    "out of another dtype": lambda L, x, i, s: L.scatter(x, 0, i, s, out=L.empty(0)),
+    "value into another dtype": lambda L, x, i, s: L.scatter(x, 0, i, 1, out=L.empty(0, dtype=L.int64)),
+    "out is the index": lambda L, x, i, s: L.scatter(x.long(), 0, i, s.long(), out=i),
+    "out is the source": lambda L, x, i, s: L.scatter(x[:2], 0, i[:, :1], s, out=s),
+    "out overlaps itself": lambda L, x, i, s: L.scatter(x, 0, i, s, out=L.empty(1, dtype=L.float64).expand(3, 4)),
+    "in place over its source": lambda L, x, i, s: x.scatter_(0, i[:, :1], x[1:]),
+    "unknown reduce": lambda L, x, i, s: L.scatter(x, 0, i, 1.0, reduce="sum", out=L.empty(0, dtype=L.float64)),
+    "unknown reduce in place": lambda L, x, i, s: x.scatter_(0, i, 1.0, reduce="mean"),
+    "scatter_reduce's unknown reduce": lambda L, x, i, s: L.scatter_reduce(x, 0, i, s, "add", out=L.empty(0)),
+    "bool mean into out": lambda L, x, i, s: L.scatter_reduce(x > 0, 0, i, s > 0, "mean",
+                                                              out=L.empty(0, dtype=L.bool)),
+}
+
+
+@pytest.mark.parametrize("case", SCATTER_OUT_ERRORS)
+def test_scatter_out_errors(case):
+    """torch's exception class and message, from the meta step (checks, dtype, overlap)."""
+    same_error(lambda L: SCATTER_OUT_ERRORS[case](L, *_scatter_inputs(L)))
+
+
+@pytest.mark.parametrize("case", ["src", "value", "value_reduce", "two"])
+def test_scatter_meta_steps_lay_out_fakes(case):
+    """Fake tensors reach every scatter's meta step: the output of self's shape and dtype."""
+    program = {
+        "src": lambda L, x, i, s: L.scatter(x, 0, i, s, out=L.empty(0, dtype=L.float64)),
+        "value": lambda L, x, i, s: L.scatter(x, 0, i, 1.5),
+        "value_reduce": lambda L, x, i, s: x.scatter_(0, i, 1.5, reduce="add"),
+        "two": lambda L, x, i, s: L.scatter_reduce(x, 0, i, s, "amax", out=L.empty(4, 3, dtype=L.float64).t()),
+    }[case]
+    assert_fake_matches_real(program, lambda: _scatter_inputs(internals))
 
 
 # =============================================================================================

@@ -9,13 +9,19 @@ non-contiguous), then
 everyday calls compared for values, strides, dtypes, grad_fn names, gradients (twice where torch
 differentiates twice), warnings and error messages.
 """
-import warnings
 
 import pytest
 import torch
-from helpers import TORCH_DTYPES, Adapter, assert_same, compare_call, compare_gradients_and_nodes, run_opinfo_samples
+from helpers import (
+    OPINFO_BY_NAME,
+    Adapter,
+    assert_same,
+    check_opinfo_samples,
+    compare_call,
+    compare_gradients_and_nodes,
+    opinfo_cases,
+)
 from helpers import run_everyday_call as _run  # noqa: F401
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 
@@ -44,25 +50,18 @@ ADAPTERS = {
 }
 # F.pad's OpInfo has one entry per mode, each compared (as "nn.functional.pad.<mode>")
 PAD_MODES = ("constant", "reflect", "replicate", "circular")
-OPINFOS = {".".join(filter(None, (op.name, op.variant_test_name))): op for op in op_db if op.name in ADAPTERS
-           and (op.variant_test_name in PAD_MODES if op.name == "nn.functional.pad" else not op.variant_test_name)}
-assert {op.name for op in OPINFOS.values()} == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
-assert len(OPINFOS) == len(ADAPTERS) - 1 + len(PAD_MODES)
-OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in OPINFOS.items()
-                for dtype in (torch.float32, torch.float64, torch.int64, torch.bool) if dtype in TORCH_DTYPES
-                and dtype in op.supported_dtypes("cpu")]
+# nn.functional.pad's OpInfos are one a mode ("nn.functional.pad.reflect"), all with one adapter
+OPINFO_NAMES = [name for name in ADAPTERS if name != "nn.functional.pad"] + [f"nn.functional.pad.{mode}"
+                                                                            for mode in PAD_MODES]
+OPINFO_CASES = opinfo_cases(OPINFO_NAMES, (torch.float32, torch.float64, torch.int64, torch.bool))
 # OpInfo's LU samples include rectangular matrices, which internals does not factor
 LU_SQUARE_ONLY = "linalg.lu_factor_ex"
 
 
 @pytest.mark.parametrize("name, dtype", OPINFO_CASES)
 def test_opinfo_samples(name, dtype):
-    adapter = ADAPTERS[OPINFOS[name].name]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], adapter, dtype,
-                                                   compare=_square_only if name == LU_SQUARE_ONLY else compare_call)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    adapter = ADAPTERS[OPINFO_BY_NAME[name].name]
+    check_opinfo_samples(name, dtype, adapter, compare=_square_only if name == LU_SQUARE_ONLY else compare_call)
 
 
 def _square_only(ours_fn, theirs_fn, sample, ours_sample, tol=None):

@@ -4,8 +4,16 @@ samples (torch has none for detach), errors, gradients and grad_fn names. The op
 dispatch mode logs for them are compared in ``test_op_log_parity.py``."""
 import pytest
 import torch
-from helpers import MATMUL_TOL, TORCH_DTYPES, Adapter, assert_same, fn, run_opinfo_samples, same_outcome
-from torch.testing._internal.common_methods_invocations import op_db
+from helpers import (
+    MATMUL_TOL,
+    TORCH_DTYPES,
+    Adapter,
+    assert_same,
+    check_opinfo_samples,
+    fn,
+    opinfo_cases,
+    same_outcome,
+)
 
 import internals
 
@@ -15,18 +23,15 @@ ADAPTERS = {
     "mv": Adapter(fn("mv"), "mv", tol=MATMUL_TOL),
 }
 # matmul's OpInfo samples run in test_ops.py, in every dtype, with the same adapter and check.
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
 # addmm and linear add the bias to the float32 product and round once in both libraries; torch's
 # 16-bit mv follows another path.
 EXCLUDED = {"mv": (torch.float16, torch.bfloat16)}
-CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name in ADAPTERS for dtype in TORCH_DTYPES
-         if dtype in OPINFOS[name].supported_dtypes("cpu") and dtype not in EXCLUDED.get(name, ())]
+CASES = opinfo_cases(ADAPTERS, TORCH_DTYPES, exclude=EXCLUDED)
 
 
 @pytest.mark.parametrize("name, dtype", CASES)
 def test_opinfo_samples(name, dtype):
-    ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 ERROR_CASES = {

@@ -21,16 +21,16 @@ import warnings
 import pytest
 import torch
 from helpers import (
-    TORCH_DTYPES,
     Adapter,
     assert_same,
     assert_same_result,
+    assert_same_result_or_error,
+    check_opinfo_samples,
     compare_call,
     fn,
-    run_opinfo_samples,
+    opinfo_cases,
     to_ours_with_complex,
 )
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 
@@ -53,12 +53,7 @@ ADAPTERS = {
     "logdet": Adapter(fn("logdet"), "logdet", tol=LAPACK_TOL),
     "vdot": Adapter(fn("vdot"), "vdot", tol={torch.float32: (1e-6, 1e-6)}),
 }
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
-assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
-CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name in ADAPTERS
-         for dtype in (torch.float32, torch.float64, torch.complex64, torch.complex128, torch.int64)
-         if (dtype in TORCH_DTYPES or dtype.is_complex)
-         and dtype in OPINFOS[name].supported_dtypes("cpu")]
+CASES = opinfo_cases(ADAPTERS, (torch.float32, torch.float64, torch.complex64, torch.complex128, torch.int64))
 
 
 def _phases(ours, theirs, k):
@@ -102,11 +97,7 @@ def _compare_svd(ours_fn, theirs_fn, sample, ours_sample, tol=None):
 @pytest.mark.parametrize("name, dtype", CASES)
 def test_opinfo_samples(name, dtype):
     compare = _compare_svd if name in ("linalg.svd", "svd") else compare_call
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")         # torch.qr and torch.cholesky are deprecated, in both
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype,
-                                                   convert=to_ours_with_complex, compare=compare)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name], convert=to_ours_with_complex, compare=compare)
 
 
 NOT_PD = [[1.0, 2.0], [2.0, 1.0]]
@@ -184,25 +175,10 @@ ERROR_CASES = {
 }
 
 
-def _outcome(lib, case):
-    """The case's result, or its exception's class name and message (LinAlgError is a class of
-    each library's own)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return ERROR_CASES[case](lib)
-        except Exception as exc:  # noqa: BLE001 -- the class and message are what is compared
-            return "error", type(exc).__name__, str(exc)
-
-
 @pytest.mark.parametrize("case", ERROR_CASES)
 def test_errors_and_corner_cases(case):
     """torch's exception class and message, or its result (values within LAPACK's differences)."""
-    ours, theirs = _outcome(internals, case), _outcome(torch, case)
-    if isinstance(theirs, tuple) and theirs[0] == "error":
-        assert ours == theirs
-    else:
-        assert_same_result(ours, theirs, {torch.float32: (1e-6, 1e-6), torch.complex64: (1e-6, 1e-6)})
+    assert_same_result_or_error(ERROR_CASES[case], {torch.float32: (1e-6, 1e-6), torch.complex64: (1e-6, 1e-6)})
 
 
 def test_linalg_errors_are_linalg_errors():

@@ -15,7 +15,15 @@ import functools
 
 import pytest
 import torch
-from helpers import Adapter, assert_same, assert_same_result, compare_call, run_opinfo_samples, to_ours_with_complex
+from helpers import (
+    Adapter,
+    assert_same,
+    assert_same_result,
+    assert_same_result_or_error,
+    check_opinfo_samples,
+    compare_call,
+    to_ours_with_complex,
+)
 from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
@@ -99,9 +107,7 @@ COMPARE = {"linalg.eigh": _compare_eigen, "linalg.eig": _compare_general_eigen,
 def test_opinfo_samples(op, dtype):
     compare = COMPARE.get(op.name, compare_call)
     adapter = SINGULAR if op.variant_test_name == "singular" else ADAPTERS[op.name]
-    ran, skipped, reasons = run_opinfo_samples(op.name, op, adapter, dtype, convert=to_ours_with_complex,
-                                               compare=compare)
-    assert ran > 0 and skipped == 0, f"{op.name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(op.name, dtype, adapter, op=op, convert=to_ours_with_complex, compare=compare)
 
 
 ERROR_CASES = {
@@ -144,21 +150,10 @@ ERROR_CASES = {
 }
 
 
-def _outcome(lib, case):
-    try:
-        return ERROR_CASES[case](lib)
-    except Exception as exc:  # noqa: BLE001 -- the class and message are what is compared
-        return "error", type(exc).__name__, str(exc)
-
-
 @pytest.mark.parametrize("case", ERROR_CASES)
 def test_errors_and_corner_cases(case):
     """torch's exception class and message, or its result (values within LAPACK's differences)."""
-    ours, theirs = _outcome(internals, case), _outcome(torch, case)
-    if isinstance(theirs, tuple) and theirs[0] == "error":
-        assert ours == theirs
-    else:
-        assert_same_result(ours, theirs, {torch.float32: (1e-6, 1e-6), torch.complex64: (1e-6, 1e-6)})
+    assert_same_result_or_error(ERROR_CASES[case], {torch.float32: (1e-6, 1e-6), torch.complex64: (1e-6, 1e-6)})
 
 
 def _matrix(lib, *shape, symmetric=False, seed=0):

@@ -8,7 +8,6 @@ op_db has the operator, then everyday calls compared for values, strides, dtypes
 gradients, warnings and error messages. ``normal`` draws from the generator as torch's does, so
 a seed gives torch's values exactly.
 """
-import warnings
 
 import pytest
 import torch
@@ -19,13 +18,14 @@ from helpers import (  # noqa: F401
     Adapter,
     assert_same,
     assert_same_error,
+    check_opinfo_samples,
     compare_call,
     logging_modes,
+    opinfo_cases,
     run_opinfo_samples,
     run_trajectory,
 )
 from helpers import run as _run
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 
@@ -39,23 +39,14 @@ ADAPTERS = {
 }
 
 
-def _opinfo_name(op):
-    return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
-
-
-OPINFOS = {_opinfo_name(op): op for op in op_db if _opinfo_name(op) in ADAPTERS}
-assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
-OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in OPINFOS.items()
-                for dtype in TORCH_DTYPES if dtype in op.supported_dtypes("cpu")
-                and not (name == "nan_to_num" and dtype.is_complex)]      # no complex nan_to_num here
+# no complex nan_to_num here
+OPINFO_CASES = opinfo_cases(ADAPTERS, TORCH_DTYPES,
+                            exclude={"nan_to_num": [d for d in TORCH_DTYPES if d.is_complex]})
 
 
 @pytest.mark.parametrize("name, dtype", OPINFO_CASES)
 def test_opinfo_samples(name, dtype):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")     # l1_loss's broadcasting warning, compared below
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare_call)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 

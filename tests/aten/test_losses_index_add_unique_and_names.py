@@ -15,16 +15,19 @@ import warnings
 import pytest
 import torch
 from helpers import (
-    TORCH_DTYPES,
     Adapter,
-    compare_call,
+    assert_derived_from_structured_out,
+    assert_fake_matches_real,
+    assert_out_variant_matches_torch,
+    check_opinfo_samples,
     compare_gradients_and_nodes,  # noqa: F401
-    run_opinfo_samples,
+    opinfo_cases,
+    same_error,
 )
 from helpers import run as _run
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
+from internals.aten.native import indexing
 
 F = internals.nn.functional
 ADAPTERS = {
@@ -35,11 +38,7 @@ ADAPTERS = {
     "index_add": Adapter(internals.index_add, "index_add", kwargs=("alpha",)),
     "trace": Adapter(internals.trace, "trace"),
 }
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
-assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
-OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in OPINFOS.items()
-                for dtype in (torch.float32, torch.float64, torch.int64, torch.bool) if dtype in TORCH_DTYPES
-                and dtype in op.supported_dtypes("cpu")]
+OPINFO_CASES = opinfo_cases(ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.bool))
 # binary_cross_entropy: torch takes log1p(-x) where internals has no log1p and takes log(1 - x):
 # a few ulps apart near x = 0 (OpInfo's inputs are uniform in (0, 1))
 BCE_TOL = {torch.float32: (1e-5, 1e-6), torch.float64: (1e-12, 1e-14)}
@@ -50,10 +49,7 @@ def test_opinfo_samples(name, dtype):
     adapter = ADAPTERS[name]
     if name == "nn.functional.binary_cross_entropy":
         adapter = Adapter(adapter.ours, kwargs=adapter.kwargs, tol=BCE_TOL)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], adapter, dtype, compare=compare_call)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, adapter)
 
 
 X = "lib.tensor([[-2.0, -0.5, 0.0], [0.25, 1.5, 3.0]])"
@@ -260,3 +256,48 @@ def test_as_tensor_shares_a_numpy_arrays_memory():
         a[0] = 9
         assert t.tolist() == [9, 2, 3]
         assert lib.as_tensor(a, dtype=lib.float32).tolist() == [9.0, 2.0, 3.0]
+
+
+# ---------------------------------------------------------------- index_add, declared structured
+@pytest.mark.parametrize("name", ["index_add", "index_add_"])
+def test_index_add_is_derived_from_its_structured_out(name):
+    assert_derived_from_structured_out(name, "out", indexing)
+
+
+def _index_add_operands(L):
+    return L.arange(12.).reshape(3, 4), L.tensor([2, 0, 2]), L.arange(9.).reshape(3, 3) - 4
+
+
+INDEX_ADD_OUT_CASES = {
+    "into an empty out": lambda L, x, i, s: L.index_add(x, 1, i, s, alpha=2, out=L.empty(0)),
+    "resized, warns": lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(2)),
+    "keeps out's strides": lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(4, 3).t()),
+    "into self": lambda L, x, i, s: L.index_add(x, 1, i, s, alpha=-1, out=x),
+    "along dim 0": lambda L, x, i, s: L.index_add(x.t(), 0, i, s.t(), out=L.empty(0)),
+    "a 0-d self": lambda L, x, i, s: L.index_add(L.tensor(1.5), 0, i[1:2], L.tensor(2.), out=L.empty(0)),
+}
+
+
+@pytest.mark.parametrize("case", INDEX_ADD_OUT_CASES)
+def test_index_add_out_matches_torch(case):
+    assert_out_variant_matches_torch(lambda L: INDEX_ADD_OUT_CASES[case](L, *_index_add_operands(L)))
+
+
+INDEX_ADD_OUT_ERRORS = {
+    "out of another dtype": lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(0, dtype=L.float64)),
+    "out is the source": lambda L, x, i, s: L.index_add(s, 1, i, s, out=s),
+    "out overlaps itself": lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(1).expand(3, 4)),
+    # a source that partly overlaps (a non-dense one would be too hard for torch's check to tell)
+    "in place over its source": lambda L, x, i, s: (lambda v: v.index_add_(0, i, v[4:7]))(x.reshape(-1)),
+    "an index out of range into out": lambda L, x, i, s: L.index_add(x, 1, i + 2, s, out=L.empty(0)),
+}
+
+
+@pytest.mark.parametrize("case", INDEX_ADD_OUT_ERRORS)
+def test_index_add_out_errors(case):
+    same_error(lambda L: INDEX_ADD_OUT_ERRORS[case](L, *_index_add_operands(L)))
+
+
+def test_index_add_meta_step_lays_out_fakes():
+    assert_fake_matches_real(lambda L, x, i, s: L.index_add(x, 1, i, s, out=L.empty(4, 3).t()),
+                             lambda: _index_add_operands(internals))

@@ -19,13 +19,13 @@ from helpers import (
     Adapter,
     assert_fake_matches_real,
     assert_same,
+    check_opinfo_samples,
     fn,
-    run_opinfo_samples,
+    opinfo_cases,
     same_error,
     same_outcome,
     to_ours_with_complex,
 )
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 from internals.aten.native.matrix_exp import THETAS
@@ -40,18 +40,12 @@ ADAPTERS = {
     "linalg.householder_product": Adapter(L.householder_product, tol=LAPACK_TOL),
     "geqrf": Adapter(fn("geqrf"), "geqrf", tol=LAPACK_TOL),
 }
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
-assert set(OPINFOS) == set(ADAPTERS)
-CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name in ADAPTERS
-         for dtype in (torch.float32, torch.float64, torch.complex64, torch.complex128)
-         if dtype in OPINFOS[name].supported_dtypes("cpu")]
+CASES = opinfo_cases(ADAPTERS, (torch.float32, torch.float64, torch.complex64, torch.complex128))
 
 
 @pytest.mark.parametrize("name, dtype", CASES)
 def test_opinfo_samples(name, dtype):
-    ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype,
-                                               convert=to_ours_with_complex)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name], convert=to_ours_with_complex)
 
 
 def _scaled(shape, norm, dtype, seed=0):

@@ -10,8 +10,7 @@ import warnings
 
 import pytest
 import torch
-from helpers import PRODUCT_ULPS, Adapter, run_opinfo_samples
-from torch.testing._internal.common_methods_invocations import op_db
+from helpers import PRODUCT_ULPS, Adapter, check_opinfo_samples, opinfo_cases
 
 import internals
 from internals.testing import assert_within_ulps
@@ -26,19 +25,11 @@ ADAPTERS = {
     "true_divide": Adapter(internals.true_divide, "true_divide"),
     "H": Adapter(lambda x: x.H), "mH": Adapter(lambda x: x.mH),
 }
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and op.variant_test_name == ""}
-assert set(OPINFOS) == set(ADAPTERS)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.bool])
-@pytest.mark.parametrize("name", list(ADAPTERS))
+@pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.bool)))
 def test_opinfo_samples(name, dtype):
-    if dtype not in OPINFOS[name].supported_dtypes("cpu"):
-        pytest.skip(f"torch's {name} does not take {dtype}")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 def _describe(lib, result):

@@ -30,9 +30,11 @@ from helpers import (  # noqa: F401
     assert_same,
     assert_same_error,
     assert_same_result,
+    check_opinfo_samples,
     compare_call,
     fn,
     meth,
+    opinfo_cases,
     opinfo_samples,
     run_opinfo_samples,
     same_outcome,
@@ -48,19 +50,6 @@ from internals.aten.native.dispatch_stub import cpu_capability
 # =============================================================================================
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
 assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
 
 
@@ -70,33 +59,9 @@ def opinfo_dtypes(name):
     return [d for d in TORCH_DTYPES if d in supported]
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-def run_samples(name, dtype):
-    return run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype)
-
-
-OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}")
-                for name in ADAPTERS for dtype in opinfo_dtypes(name)]
-
-
-@pytest.mark.parametrize("name, dtype", OPINFO_CASES)
+@pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, TORCH_DTYPES))
 def test_opinfo_samples(name, dtype):
-    ran, skipped, reasons = run_samples(name, dtype)
-    total = ran + skipped
-    assert total > 0, f"{name} has no samples for {dtype}"
-    assert ran >= ADAPTERS[name].min_ran * total, (
-        f"{name} {dtype}: only {ran} of {total} samples ran; skipped for {sorted(reasons)}")
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 def test_every_course_op_has_an_opinfo():
@@ -789,7 +754,7 @@ if __name__ == "__main__":
     # The per-op counts quoted in the report: python tests/aten/test_ops.py
     total_ran = total_skipped = 0
     for name in ADAPTERS:
-        counts = [run_samples(name, d) for d in opinfo_dtypes(name)]
+        counts = [run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], d) for d in opinfo_dtypes(name)]
         ran, skipped = sum(c[0] for c in counts), sum(c[1] for c in counts)
         reasons = set().union(*(c[2] for c in counts))
         total_ran, total_skipped = total_ran + ran, total_skipped + skipped

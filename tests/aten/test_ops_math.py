@@ -6,10 +6,21 @@ values, dtypes, shapes, strides and exception classes compared; then the Python 
 in-place forms, errors and gradients (gradcheck and torch's grad_fn names).
 """
 
+import functools
+
 import pytest
 import torch
-from helpers import MATMUL_TOL, TORCH_DTYPES, Adapter, assert_same, compare_call, fn, run_opinfo_samples, same_outcome
-from torch.testing._internal.common_methods_invocations import op_db
+from helpers import (
+    MATMUL_TOL,
+    TORCH_DTYPES,
+    Adapter,
+    assert_same,
+    check_opinfo_samples,
+    compare_call,
+    fn,
+    opinfo_cases,
+    same_outcome,
+)
 
 import internals
 
@@ -94,37 +105,13 @@ ADAPTERS = {
 }
 
 
-def _opinfo_name(op):
-    return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
-
-
-OPINFOS = {_opinfo_name(op): op for op in op_db if _opinfo_name(op) in ADAPTERS}
-assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
-
-
-def opinfo_dtypes(name):
-    supported = OPINFOS[name].supported_dtypes("cpu")
-    return [d for d in TORCH_DTYPES if d in supported]
-
-
-def run_samples(name, dtype):
-    """Every OpInfo sample of ``name`` at ``dtype``, as given and non-contiguous: (ran, skipped, reasons).
-    The operators of ``TIES`` compare their indices by what they select (``compare_selection``)."""
-    def compare(ours_fn, theirs_fn, given, ours, tol):
-        if name in TIES:
-            compare_selection(name, ours_fn, theirs_fn, given, ours)
-        else:
-            compare_call(ours_fn, theirs_fn, given, ours, tol)
-    return run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare)
-
-
 # Among equal values, torch's topk/kthvalue/median/mode pick an index their partial sorts happen
 # to leave (not specified); internals picks by a stable sort. Their values are compared exactly,
 # their indices by what they select in the input.
 TIES = ("topk", "kthvalue", "median", "mode")
 
 
-def compare_selection(name, ours_fn, theirs_fn, sample, ours_sample):
+def compare_selection(name, ours_fn, theirs_fn, sample, ours_sample, tol=None):
     (x, args, kwargs), (ours_x, ours_args, ours_kwargs) = sample, ours_sample
     try:
         theirs = theirs_fn(x, *args, **kwargs)
@@ -164,17 +151,12 @@ EXCLUDED = {"sort": TIED_SORTS, "argsort": TIED_SORTS, "div.trunc_rounding": (to
             "lerp": (torch.float16, torch.bfloat16), "baddbmm": (torch.float16, torch.bfloat16),
             "addmv": tuple(d for d in TORCH_DTYPES if not d.is_floating_point)}
 EXCLUDED["baddbmm"] += EXCLUDED["addmv"]
-OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}")
-                for name in ADAPTERS for dtype in opinfo_dtypes(name) if dtype not in EXCLUDED.get(name, ())]
 
 
-@pytest.mark.parametrize("name, dtype", OPINFO_CASES)
+@pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, TORCH_DTYPES, exclude=EXCLUDED))
 def test_opinfo_samples(name, dtype):
-    ran, skipped, reasons = run_samples(name, dtype)
-    total = ran + skipped
-    assert total > 0, f"{name} has no samples for {dtype}"
-    assert ran >= ADAPTERS[name].min_ran * total, (
-        f"{name} {dtype}: only {ran} of {total} samples ran; skipped for {sorted(reasons)}")
+    compare = functools.partial(compare_selection, name) if name in TIES else compare_call
+    check_opinfo_samples(name, dtype, ADAPTERS[name], compare=compare)
 
 
 # =============================================================================================

@@ -13,9 +13,15 @@ import warnings
 
 import pytest
 import torch
-from helpers import PRODUCT_ULPS, TORCH_DTYPES, Adapter, assert_same, logging_modes, run_opinfo_samples
+from helpers import (
+    PRODUCT_ULPS,
+    Adapter,
+    assert_same,
+    check_opinfo_samples,
+    logging_modes,
+    opinfo_cases,
+)
 from helpers import run_out_variant as _run
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 from internals.testing import assert_within_ulps
@@ -151,23 +157,12 @@ ADAPTERS.update({name: _adapter(name, ("dim",)) for name in ("cummax", "cummin")
 ADAPTERS["nan_to_num"] = _adapter("nan_to_num", ("nan", "posinf", "neginf"))
 
 
-def _opinfo_name(op):
-    return op.name + (f".{op.variant_test_name}" if op.variant_test_name else "")
-
-
-OPINFOS = {_opinfo_name(op): op for op in op_db if _opinfo_name(op) in ADAPTERS}
-assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
-DTYPES = [torch.float32, torch.float64, torch.int64, torch.bool, torch.complex64]
-OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in OPINFOS.items()
-                for dtype in DTYPES if dtype in TORCH_DTYPES and dtype in op.supported_dtypes("cpu")]
+OPINFO_CASES = opinfo_cases(ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.bool))
 
 
 @pytest.mark.parametrize("name, dtype", OPINFO_CASES)
 def test_opinfo_samples_into_out(name, dtype):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=_out_compare)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name], compare=_out_compare)
 
 
 @pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)

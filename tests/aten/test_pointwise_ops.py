@@ -16,12 +16,12 @@ from helpers import (
     assert_fake_matches_real,
     assert_out_variant_matches_torch,
     assert_same,
+    check_opinfo_samples,
     logging_modes,
     native_entries,
-    run_opinfo_samples,
+    opinfo_cases,
     same_or_same_error,
 )
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 from internals.aten import dispatcher
@@ -29,20 +29,15 @@ from internals.aten.native import binary_ops, pointwise_ops
 from internals.c10.dispatch_key import DispatchKey
 
 ADAPTERS = {name: Adapter(getattr(internals, name), name, kwargs=("value",)) for name in ("addcmul", "addcdiv")}
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
-assert set(OPINFOS) == set(ADAPTERS)
 # Real dtypes are compared bit for bit (torch's kernel and ours round the same operations);
 # complex products may differ in the last bit, with assert_close's default tolerance.
 EXACT = {dtype: (0, 0) for dtype in TORCH_DTYPES if not dtype.is_complex}
 
 
-@pytest.mark.parametrize("name, dtype", [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}")
-                                         for name, op in OPINFOS.items() for dtype in TORCH_DTYPES
-                                         if dtype in op.supported_dtypes("cpu")])
+@pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, TORCH_DTYPES))
 def test_opinfo_samples(name, dtype):
     adapter = Adapter(ADAPTERS[name].ours, name, kwargs=("value",), tol=EXACT)
-    ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], adapter, dtype)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, adapter)
 
 
 FINITE = st.floats(-1e3, 1e3, allow_nan=False, width=16)      # representable in every float dtype

@@ -8,13 +8,11 @@ As ``tests/aten/test_inverse_pooling_pad_one_hot.py``: PyTorch's OpInfo samples 
 calls compared for values, strides, dtypes, grad_fn names, warnings and error messages, then
 gradients and nodes (twice differentiated) against torch's.
 """
-import warnings
 
 import pytest
 import torch
-from helpers import Adapter, compare_call, compare_gradients_and_nodes, run_opinfo_samples
+from helpers import Adapter, check_opinfo_samples, compare_gradients_and_nodes, opinfo_cases
 from helpers import run_everyday_call as _run
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 
@@ -51,19 +49,13 @@ ADAPTERS = {
     "rad2deg": Adapter(internals.rad2deg, "rad2deg"),
     "heaviside": Adapter(internals.heaviside, "heaviside"),
 }
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
-assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
-OPINFO_DTYPES = (torch.float32, torch.float64, torch.int64, torch.bool, torch.float16, torch.bfloat16)
-OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in OPINFOS.items()
-                for dtype in OPINFO_DTYPES if dtype in op.supported_dtypes("cpu")]
+OPINFO_CASES = opinfo_cases(ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.bool, torch.float16,
+                                         torch.bfloat16))
 
 
 @pytest.mark.parametrize("name, dtype", OPINFO_CASES)
 def test_opinfo_samples(name, dtype):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare_call)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 X = "lib.tensor([[-2.0, -0.5, -0.0], [0.0, 1.5, 3.0]])"

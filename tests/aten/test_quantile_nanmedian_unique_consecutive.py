@@ -11,8 +11,14 @@ last bit follows the CPU and the loop a row lands in (``LERP_ULPS``). Which inde
 """
 import pytest
 import torch
-from helpers import TORCH_DTYPES, Adapter, assert_same, compare_gradients_and_nodes, fn, run_opinfo_samples
-from torch.testing._internal.common_methods_invocations import op_db
+from helpers import (
+    Adapter,
+    assert_same,
+    check_opinfo_samples,
+    compare_gradients_and_nodes,
+    fn,
+    opinfo_cases,
+)
 
 import internals
 
@@ -23,17 +29,12 @@ ADAPTERS = {
     "unique_consecutive": Adapter(internals.unique_consecutive, "unique_consecutive",
                                   kwargs=("return_inverse", "return_counts", "dim")),
 }
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
-assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
-CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name in ADAPTERS
-         for dtype in (torch.float32, torch.float64, torch.int64, torch.bool, torch.float16) if dtype in TORCH_DTYPES
-         and dtype in OPINFOS[name].supported_dtypes("cpu")]
+CASES = opinfo_cases(ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.bool, torch.float16))
 
 
 @pytest.mark.parametrize("name, dtype", CASES)
 def test_opinfo_samples(name, dtype):
-    ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 NAN = float("nan")

@@ -10,11 +10,19 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from helpers import TORCH_DTYPES, Adapter, assert_same, assert_same_error, fn, meth, run_opinfo_samples, to_ours
-from helpers import opinfo_name as _opinfo_name
+from helpers import (
+    TORCH_DTYPES,
+    Adapter,
+    assert_same,
+    assert_same_error,
+    check_opinfo_samples,
+    fn,
+    meth,
+    opinfo_cases,
+    to_ours,
+)
 from hypothesis import given, settings
 from hypothesis import strategies as hst
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 
@@ -57,8 +65,6 @@ ADAPTERS = {
     "new_full": Adapter(meth("new_full"), "new_full", kwargs=("dtype", "device", "requires_grad")),
     "full_like": Adapter(fn("full_like"), kwargs=("dtype", "device")),
 }
-OPINFOS = {_opinfo_name(op): op for op in op_db if _opinfo_name(op) in ADAPTERS}
-assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
 
 
 def convert(value):
@@ -71,20 +77,9 @@ def convert(value):
     return to_ours(value)
 
 
-def run_samples(name, dtype):
-    """Every OpInfo sample of ``name`` at ``dtype``, as given and non-contiguous: (ran, skipped, reasons)."""
-    return run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, convert=convert)
-
-
-CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name in ADAPTERS
-         for dtype in TORCH_DTYPES if dtype in OPINFOS[name].supported_dtypes("cpu")]
-
-
-@pytest.mark.parametrize("name, dtype", CASES)
+@pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, TORCH_DTYPES))
 def test_opinfo_samples(name, dtype):
-    ran, skipped, reasons = run_samples(name, dtype)
-    assert ran > 0 and ran >= ADAPTERS[name].min_ran * (ran + skipped), (
-        f"{name} {dtype}: only {ran} of {ran + skipped} samples ran; skipped for {sorted(reasons)}")
+    check_opinfo_samples(name, dtype, ADAPTERS[name], convert=convert)
 
 
 # =============================================================================================

@@ -13,12 +13,22 @@ import warnings
 
 import pytest
 import torch
-from helpers import TORCH_DTYPES, Adapter, assert_same, compare_gradients_and_nodes, run_opinfo_samples
+from helpers import (
+    Adapter,
+    assert_derived_from_structured_out,
+    assert_fake_matches_real,
+    assert_out_variant_matches_torch,
+    assert_same,
+    check_opinfo_samples,
+    compare_gradients_and_nodes,
+    opinfo_cases,
+    same_error,
+)
 from helpers import describe_sample as _describe
 from helpers import run_out_variant as _run_out
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
+from internals.aten.native import indexing
 from internals.aten.native.dispatch_stub import fma_contracted
 
 # ---------------------------------------------------------------------- everyday calls
@@ -387,19 +397,12 @@ ADAPTERS = {
     "cartesian_prod": Adapter(lambda *tensors: internals.cartesian_prod(*tensors)),
     "cdist": Adapter(internals.cdist, kwargs=("p", "compute_mode"), tol=MM_TOL),
 }
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and op.variant_test_name == ""}
-assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
-OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in OPINFOS.items()
-                for dtype in (torch.float32, torch.float64, torch.int64, torch.bool) if dtype in TORCH_DTYPES
-                and dtype in op.supported_dtypes("cpu")]
+OPINFO_CASES = opinfo_cases(ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.bool))
 
 
 @pytest.mark.parametrize("name, dtype", OPINFO_CASES)
 def test_opinfo_samples(name, dtype):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
@@ -414,3 +417,47 @@ def test_cross_rounds_as_torchs_kernel(dtype):
     assert_same(internals.cross(x.t(), y.t(), dim=0), torch.cross(a.t(), b.t(), dim=0), rtol=0, atol=0)
     assert_same(internals.linalg.cross(x[:4].cuda(), y[:4].cuda()).cpu(), torch.linalg.cross(a[:4], b[:4]),
                 **CUDA_VS_CPU)
+
+
+# ---------------------------------------------------------------- index_copy, declared structured
+@pytest.mark.parametrize("name", ["index_copy", "index_copy_"])
+def test_index_copy_is_derived_from_its_structured_out(name):
+    assert_derived_from_structured_out(name, "out", indexing)
+
+
+def _index_copy_operands(L):
+    return L.arange(12.).reshape(3, 4), L.tensor([3, 0]), L.arange(6.).reshape(3, 2) - 9
+
+
+INDEX_COPY_OUT_CASES = {
+    "into an empty out": lambda L, x, i, s: L.index_copy(x, 1, i, s, out=L.empty(0)),
+    "resized, warns": lambda L, x, i, s: L.index_copy(x, 1, i, s, out=L.empty(5)),
+    "keeps out's strides": lambda L, x, i, s: L.index_copy(x, 1, i, s, out=L.empty(4, 3).t()),
+    "into self": lambda L, x, i, s: L.index_copy(x, 1, i, s, out=x),
+    "a 0-d source": lambda L, x, i, s: L.index_copy(x[0], 0, i[:1], L.tensor(7.), out=L.empty(0)),
+}
+
+
+@pytest.mark.parametrize("case", INDEX_COPY_OUT_CASES)
+def test_index_copy_out_matches_torch(case):
+    assert_out_variant_matches_torch(lambda L: INDEX_COPY_OUT_CASES[case](L, *_index_copy_operands(L)))
+
+
+INDEX_COPY_OUT_ERRORS = {
+    "out of another dtype": lambda L, x, i, s: L.index_copy(x, 1, i, s, out=L.empty(0, dtype=L.int64)),
+    "out is the index": lambda L, x, i, s: L.index_copy(i, 0, i[:1], i[1:], out=i),
+    "out overlaps itself": lambda L, x, i, s: L.index_copy(x, 1, i, s, out=L.empty(1).expand(3, 4)),
+    # a source that partly overlaps (a non-dense one would be too hard for torch's check to tell)
+    "in place over its source": lambda L, x, i, s: (lambda v: v.index_copy_(0, i, v[4:6]))(x.reshape(-1)),
+    "an index out of range into out": lambda L, x, i, s: L.index_copy(x, 1, i + 1, s, out=L.empty(0)),
+    "a source of another dtype into out": lambda L, x, i, s: L.index_copy(x, 1, i, s.double(), out=L.empty(0)),
+}
+
+
+@pytest.mark.parametrize("case", INDEX_COPY_OUT_ERRORS)
+def test_index_copy_out_errors(case):
+    same_error(lambda L: INDEX_COPY_OUT_ERRORS[case](L, *_index_copy_operands(L)))
+
+
+def test_index_copy_meta_step_lays_out_fakes():
+    assert_fake_matches_real(lambda L, x, i, s: x.index_copy_(1, i, s), lambda: _index_copy_operands(internals))

@@ -273,3 +273,59 @@ FAKE_PROGRAMS = {
 @pytest.mark.parametrize("program", FAKE_PROGRAMS)
 def test_fake_tensors_get_the_real_kernels_metadata(program):
     assert_fake_matches_real(FAKE_PROGRAMS[program])
+
+
+# ---------------------------------------------------------------- topk, declared structured
+def test_topk_is_derived_from_its_structured_out():
+    """torch's declaration: ``topk.values`` structured (meta and impl steps), ``topk`` delegating."""
+    assert ENTRIES["topk"]["structured_delegate"] == "topk.values" and ENTRIES["topk.values"]["structured"]
+    out_kernel = dispatcher.find("topk.values").table[DispatchKey.CPU][0].fn
+    assert dispatcher.find("topk").table[DispatchKey.CPU][0].fn.__wrapped__ is out_kernel.meta
+    assert out_kernel.meta.__module__ == sorting.__name__ and out_kernel.impl.__name__ == "impl_topk"
+
+
+def _topk_input(L):
+    return L.tensor([[3.0, -1.0, 2.0, 7.0], [0.5, 5.0, -4.0, 4.0], [1.0, 8.0, 6.0, -2.0]])
+
+
+TOPK_OUT_CASES = {
+    "into empty outs": lambda L, x: L.topk(x, 2, out=(L.empty(0), L.empty(0, dtype=L.long))),
+    "smallest along dim 0": lambda L, x: L.topk(x, 2, 0, largest=False, out=(L.empty(0), L.empty(0, dtype=L.long))),
+    "resized, warns": lambda L, x: L.topk(x, 1, out=(L.empty(5), L.empty(5, dtype=L.long))),
+    "keeps the outs' strides": lambda L, x: L.topk(x, 2, out=(L.empty(2, 3).t(), L.empty(2, 3, dtype=L.long).t())),
+    "k of 0": lambda L, x: L.topk(x, 0, out=(L.empty(0), L.empty(0, dtype=L.long))),
+    "a 0-dim input": lambda L, x: L.topk(x[0, 0], 1, out=(L.empty(3), L.empty(0, dtype=L.long))),
+    "of a transposed input": lambda L, x: L.topk(x.t(), 3, 0, out=(L.empty(0), L.empty(0, dtype=L.long))),
+}
+
+
+@pytest.mark.parametrize("case", TOPK_OUT_CASES)
+def test_topk_out_variant_matches_torch(case):
+    """Values, indices (distinct values: no ties), layouts and the resize warning, as torch's."""
+    (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(
+        lambda L: TOPK_OUT_CASES[case](L, _topk_input(L)))
+    for o, t in zip(ours, theirs, strict=True):
+        assert_same(o, t)
+    assert our_warnings == their_warnings
+
+
+TOPK_ERRORS = {
+    "k too large": lambda L, x: L.topk(x, 5, out=(L.empty(0), L.empty(0, dtype=L.long))),
+    "negative k": lambda L, x: x.topk(-1),
+    "values of another dtype": lambda L, x: L.topk(x, 2, out=(L.empty(0, dtype=L.long), L.empty(0, dtype=L.long))),
+    "indices of another dtype": lambda L, x: L.topk(x, 2, out=(L.empty(0), L.empty(0))),
+    "values partly over the input": lambda L, x: (lambda v: L.topk(v[0:6], 6, out=(v[3:9], L.empty(0, dtype=L.long))))(
+        x.reshape(-1)),
+    "bool input": lambda L, x: L.topk(x > 0, 1, out=(L.empty(0, dtype=L.bool), L.empty(0, dtype=L.long))),
+}
+
+
+@pytest.mark.parametrize("case", TOPK_ERRORS)
+def test_topk_errors_match_torch(case):
+    same_error(lambda L: TOPK_ERRORS[case](L, _topk_input(L)))
+
+
+def test_topk_meta_step_lays_out_fakes():
+    assert_fake_matches_real(lambda L, x: L.topk(x, 2, 0, out=(L.empty(4, 2).t(), L.empty(0, dtype=L.long))),
+                             lambda: (_topk_input(internals),))
+

@@ -2,13 +2,11 @@
 ``gather`` after broadcasting; a ``diag`` of the flattened input), so their graphs hold the nodes
 of the operators they decompose into. PyTorch's OpInfo samples, then everyday calls compared as
 ``tests/aten/test_inverse_pooling_pad_one_hot.py`` compares them (values, strides, dtypes, nodes, errors)."""
-import warnings
 
 import pytest
 import torch
-from helpers import Adapter, compare_gradients_and_nodes, run_opinfo_samples
+from helpers import Adapter, check_opinfo_samples, compare_gradients_and_nodes, opinfo_cases
 from helpers import run_everyday_call as _run
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 
@@ -16,17 +14,11 @@ ADAPTERS = {
     "take_along_dim": Adapter(internals.take_along_dim, "take_along_dim", kwargs=("dim",)),
     "diagflat": Adapter(internals.diagflat, "diagflat", kwargs=("offset",)),
 }
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and op.variant_test_name == ""}
-assert set(OPINFOS) == set(ADAPTERS)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64, torch.int64, torch.bool])
-@pytest.mark.parametrize("name", list(ADAPTERS))
+@pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.bool)))
 def test_opinfo_samples(name, dtype):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 X = "lib.arange(12.).reshape(3, 4)"

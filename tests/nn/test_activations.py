@@ -13,9 +13,13 @@ import warnings
 
 import pytest
 import torch
-from helpers import Adapter, compare_call, compare_gradients_and_nodes, run_opinfo_samples
+from helpers import (
+    Adapter,
+    check_opinfo_samples,
+    compare_gradients_and_nodes,
+    opinfo_cases,
+)
 from helpers import run_everyday_call as _run
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 
@@ -35,19 +39,12 @@ ADAPTERS = {
     "nn.functional.tanhshrink": Adapter(F.tanhshrink, tol=LAST_BIT),
     "nn.functional.softmin": Adapter(F.softmin, kwargs=("dim", "dtype"), tol=LAST_BIT),
 }
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
-assert set(OPINFOS) == set(ADAPTERS), f"not in op_db: {set(ADAPTERS) - set(OPINFOS)}"
-OPINFO_DTYPES = (torch.float32, torch.float64, torch.int64, torch.float16, torch.bfloat16)
-OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in OPINFOS.items()
-                for dtype in OPINFO_DTYPES if dtype in op.supported_dtypes("cpu")]
+OPINFO_CASES = opinfo_cases(ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.float16, torch.bfloat16))
 
 
 @pytest.mark.parametrize("name, dtype", OPINFO_CASES)
 def test_opinfo_samples(name, dtype):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare_call)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 X = "lib.tensor([[-2.0, -0.5, -0.0], [0.0, 1.5, 7.0]])"
@@ -179,20 +176,12 @@ MORE_ADAPTERS = {
     "nn.functional.softplus": Adapter(F.softplus, kwargs=("beta", "threshold"), tol=LAST_BIT),
     "nn.functional.logsigmoid": Adapter(F.logsigmoid, tol=LAST_BIT),
 }
-MORE_OPINFOS = {op.name: op for op in op_db if op.name in MORE_ADAPTERS and not op.variant_test_name}
-assert set(MORE_OPINFOS) == set(MORE_ADAPTERS), f"not in op_db: {set(MORE_ADAPTERS) - set(MORE_OPINFOS)}"
-MORE_OPINFO_CASES = [pytest.param(name, dtype, id=f"{name}-{str(dtype)[6:]}") for name, op in MORE_OPINFOS.items()
-                     for dtype in (torch.float32, torch.float64, torch.int64, torch.uint8)
-                     if dtype in op.supported_dtypes("cpu")]
+MORE_OPINFO_CASES = opinfo_cases(MORE_ADAPTERS, (torch.float32, torch.float64, torch.int64, torch.uint8))
 
 
 @pytest.mark.parametrize("name, dtype", MORE_OPINFO_CASES)
 def test_more_opinfo_samples(name, dtype):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ran, skipped, reasons = run_opinfo_samples(name, MORE_OPINFOS[name], MORE_ADAPTERS[name], dtype,
-                                                   compare=compare_call)
-    assert ran > 0 and skipped == 0, f"{name} {dtype}: {ran} ran, {skipped} skipped for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, MORE_ADAPTERS[name])
 
 
 EDGES = "lib.tensor([-3.0, 3.0, -0.5, 0.5, 0.0, -1e-30, float('nan'), float('inf'), float('-inf'), 2.9999])"

@@ -11,10 +11,16 @@ import warnings
 
 import pytest
 import torch
-from helpers import Adapter, assert_same, assert_same_error, compare_call, logging_modes, run_opinfo_samples
+from helpers import (
+    Adapter,
+    assert_same,
+    assert_same_error,
+    check_opinfo_samples,
+    logging_modes,
+    opinfo_cases,
+)
 from hypothesis import given
 from hypothesis import strategies as hs
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 
@@ -26,17 +32,11 @@ ADAPTERS = {
     "nn.functional.conv1d": Adapter(F.conv1d, kwargs=("bias", "stride", "padding", "dilation", "groups"), tol=TOL),
     "nn.functional.group_norm": Adapter(F.group_norm, kwargs=("weight", "bias", "eps"), tol=TOL),
 }
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
-assert set(OPINFOS) == set(ADAPTERS)
 
 
-@pytest.mark.parametrize("dtype", (torch.float32, torch.float64), ids=str)
-@pytest.mark.parametrize("name", sorted(ADAPTERS))
+@pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, (torch.float32, torch.float64)))
 def test_opinfo_samples(name, dtype):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare_call)
-    assert ran > 0 and skipped == 0, f"{name}: ran {ran}, skipped {skipped} for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 def _pair(t):

@@ -13,8 +13,14 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from helpers import Adapter, assert_fake_matches_real, assert_same, compare_call, run_opinfo_samples, same_outcome
-from torch.testing._internal.common_methods_invocations import op_db
+from helpers import (
+    Adapter,
+    assert_fake_matches_real,
+    assert_same,
+    check_opinfo_samples,
+    opinfo_cases,
+    same_outcome,
+)
 
 import internals
 
@@ -26,16 +32,11 @@ ADAPTERS = {
                                                                            "output_padding", "groups", "dilation"),
                                               tol=TOL),
 }
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
 
 
-@pytest.mark.parametrize("dtype", (torch.float32, torch.float64), ids=str)
-@pytest.mark.parametrize("name", sorted(ADAPTERS))
+@pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, (torch.float32, torch.float64)))
 def test_opinfo_samples(name, dtype):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare_call)
-    assert ran > 0 and skipped == 0, f"{name}: ran {ran}, skipped {skipped} for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 def _t(L, shape, seed, dtype="float64", requires_grad=True):

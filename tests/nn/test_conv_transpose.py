@@ -8,12 +8,17 @@ names; the operators a dispatch mode sees; errors with torch's messages; the mod
 layout, initialisation from one seed, reprs and ``output_size``.
 """
 import itertools
-import warnings
 
 import pytest
 import torch
-from helpers import Adapter, assert_same, assert_same_error, compare_call, logging_modes, run_opinfo_samples
-from torch.testing._internal.common_methods_invocations import op_db
+from helpers import (
+    Adapter,
+    assert_same,
+    assert_same_error,
+    check_opinfo_samples,
+    logging_modes,
+    opinfo_cases,
+)
 
 import internals
 
@@ -23,16 +28,11 @@ TOL = {torch.float32: (1e-4, 1e-4), torch.float64: (1e-12, 1e-12)}
 KWARGS = ("bias", "stride", "padding", "output_padding", "groups", "dilation")
 ADAPTERS = {"nn.functional.conv_transpose1d": Adapter(F.conv_transpose1d, kwargs=KWARGS, tol=TOL),
             "nn.functional.conv_transpose2d": Adapter(F.conv_transpose2d, kwargs=KWARGS, tol=TOL)}
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
 
 
-@pytest.mark.parametrize("dtype", (torch.float32, torch.float64), ids=str)
-@pytest.mark.parametrize("name", sorted(ADAPTERS))
+@pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, (torch.float32, torch.float64)))
 def test_opinfo_samples(name, dtype):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare_call)
-    assert ran > 0 and skipped == 0, f"{name}: ran {ran}, skipped {skipped} for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 GEOMETRIES = [g for g in itertools.product([1, 2, 3], [0, 2], [1, 2], [1, 2], [0, 1])

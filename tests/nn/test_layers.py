@@ -12,10 +12,16 @@ import warnings
 
 import pytest
 import torch
-from helpers import Adapter, assert_same, assert_same_error, compare_call, logging_modes, run_opinfo_samples
+from helpers import (
+    Adapter,
+    assert_same,
+    assert_same_error,
+    check_opinfo_samples,
+    logging_modes,
+    opinfo_cases,
+)
 from hypothesis import given
 from hypothesis import strategies as hs
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 from internals.nn.modules import _repr_fields
@@ -39,20 +45,17 @@ ADAPTERS = {
     "nn.functional.batch_norm": Adapter(_batch_norm, kwargs=("weight", "bias", "training", "momentum", "eps"),
                                         tol=TOL32),
     "nn.functional.layer_norm": Adapter(F.layer_norm, kwargs=("weight", "bias", "eps"), tol=TOL32),
-    # OpInfo's embedding takes the weight first: ``op(weight, indices)``
+    # OpInfo's embedding takes the weight first: ``op(weight, indices)``; its samples with
+    # ``max_norm`` or ``sparse`` (not implemented here) are skipped, at most half of them
     "nn.functional.embedding": Adapter(lambda weight, indices, **kw: F.embedding(indices, weight, **kw),
-                                       kwargs=("padding_idx", "scale_grad_by_freq")),
+                                       kwargs=("padding_idx", "scale_grad_by_freq"), min_ran=0.5),
 }
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
-assert set(OPINFOS) == set(ADAPTERS)
 DTYPES = (torch.float32, torch.float64)
 
 
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize("name", sorted(ADAPTERS))
+@pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, DTYPES))
 def test_opinfo_samples(name, dtype):
-    ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare_call)
-    assert ran > 0 and ran >= 0.5 * (ran + skipped), f"{name}: ran {ran}, skipped {skipped} for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 # ---------------------------------------------------------------------------- random geometries

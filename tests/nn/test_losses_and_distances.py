@@ -19,12 +19,11 @@ from helpers import (
     assert_out_variant_matches_torch,
     assert_same,
     assert_same_error,
-    compare_call,
-    run_opinfo_samples,
+    check_opinfo_samples,
+    opinfo_cases,
     same_error,
 )
 from helpers import run_everyday_call as _run
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 from internals.aten.native import loss
@@ -39,17 +38,11 @@ ADAPTERS = {
     "nn.functional.cosine_similarity": Adapter(F.cosine_similarity, kwargs=("dim", "eps"), tol=SUM_TOL),
     "nn.functional.pairwise_distance": Adapter(F.pairwise_distance, kwargs=("p", "eps", "keepdim"), tol=SUM_TOL),
 }
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
-assert set(OPINFOS) == set(ADAPTERS)
 
 
-@pytest.mark.parametrize("dtype", (torch.float32, torch.float64), ids=str)
-@pytest.mark.parametrize("name", sorted(ADAPTERS))
+@pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, (torch.float32, torch.float64)))
 def test_opinfo_samples(name, dtype):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare_call)
-    assert ran > 0 and skipped == 0, f"{name}: ran {ran}, skipped {skipped} for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 CASES = {

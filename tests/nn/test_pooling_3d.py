@@ -8,7 +8,6 @@ divides once: IEEE-exact steps in torch's order, so values and gradients are com
 The output is contiguous whatever the input's layout (channels_last_3d included); float32,
 float64 and int64 only. ``F.local_response_norm`` of a 4-d or wider input averages with it. The
 adaptive operator's loop sums the same way and divides one dimension's count at a time."""
-import warnings
 
 import numpy as np
 import pytest
@@ -19,11 +18,11 @@ from helpers import (
     assert_fake_matches_real,
     assert_ops_out_resized_with_torchs_warning,
     assert_same,
-    compare_call,
-    run_opinfo_samples,
+    assert_second_derivatives_match_torch,
+    check_opinfo_samples,
+    opinfo_cases,
     same_outcome,
 )
-from torch.testing._internal.common_methods_invocations import op_db
 
 import internals
 from internals.aten.native import adaptive_max_pooling3d, average_pool3d
@@ -36,17 +35,12 @@ ADAPTERS = {
         "kernel_size", "stride", "padding", "dilation", "ceil_mode", "return_indices")),
     "nn.functional.adaptive_max_pool3d": Adapter(internals.nn.functional.adaptive_max_pool3d),
 }
-OPINFOS = {op.name: op for op in op_db if op.name in ADAPTERS and not op.variant_test_name}
 
 
-@pytest.mark.parametrize("dtype", (torch.float32, torch.float64), ids=str)
-@pytest.mark.parametrize("name", sorted(ADAPTERS))
+@pytest.mark.parametrize("name, dtype", opinfo_cases(ADAPTERS, (torch.float32, torch.float64)))
 def test_opinfo_samples(name, dtype):
     """PyTorch's own sample inputs, as given and made non-contiguous (exact strides)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ran, skipped, reasons = run_opinfo_samples(name, OPINFOS[name], ADAPTERS[name], dtype, compare=compare_call)
-    assert ran > 0 and skipped == 0, f"{name}: ran {ran}, skipped {skipped} for {sorted(reasons)}"
+    check_opinfo_samples(name, dtype, ADAPTERS[name])
 
 
 def _t(L, shape, seed=0, dtype="float64", requires_grad=False):
@@ -239,15 +233,7 @@ SECOND_ORDER = {
 
 @pytest.mark.parametrize("name", list(SECOND_ORDER))
 def test_second_derivatives_match_torch(name):
-    def run(L):
-        out, x = SECOND_ORDER[name](L)
-        g, = L.autograd.grad(out.sum(), x, create_graph=True)
-        gg, = L.autograd.grad((g * g).sum(), x)
-        return g, gg, g.grad_fn.name()
-    ours, theirs = run(internals), run(torch)
-    assert_same(ours[0], theirs[0], rtol=0, atol=0)
-    assert_same(ours[1], theirs[1], rtol=0, atol=0)
-    assert ours[2] == theirs[2]
+    assert_second_derivatives_match_torch(SECOND_ORDER[name])
 
 
 ADAPTIVE = {

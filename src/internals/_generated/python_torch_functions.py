@@ -3512,7 +3512,7 @@ def THPVariable_index(*args, **kwargs):
 
 
 _index_add_parser = PythonArgParser([
-    'index_add(Tensor input, int64_t dim, Tensor index, Tensor source, *, Scalar alpha=1)',
+    'index_add(Tensor input, int64_t dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor out=None)',
 ])
 
 
@@ -3520,10 +3520,13 @@ def THPVariable_index_add(*args, **kwargs):
     _r = _index_add_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
-    if not kwargs:
-        return _ops['index_add'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
-    return _ops['index_add'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), alpha=_r.scalar(4))
+    if _r.is_none(5):
+        # aten::index_add(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1) -> Tensor
+        if not kwargs:
+            return _ops['index_add'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
+        return _ops['index_add'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), alpha=_r.scalar(4))
+    # aten::index_add.out(Tensor self, int dim, Tensor index, Tensor source, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+    return _ops['index_add.out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), alpha=_r.scalar(4), out=_r.tensor(5))
 
 
 _index_copy_parser = PythonArgParser([
@@ -5743,10 +5746,10 @@ def THPVariable_scalar_tensor(*args, **kwargs):
 
 
 _scatter_parser = PythonArgParser([
-    'scatter(Tensor input, int64_t dim, Tensor index, Tensor src)',
-    'scatter(Tensor input, int64_t dim, Tensor index, Tensor src, *, c10::string_view reduce)',
-    'scatter(Tensor input, int64_t dim, Tensor index, Scalar value)',
-    'scatter(Tensor input, int64_t dim, Tensor index, Scalar value, *, c10::string_view reduce)',
+    'scatter(Tensor input, int64_t dim, Tensor index, Tensor src, *, Tensor out=None)',
+    'scatter(Tensor input, int64_t dim, Tensor index, Tensor src, *, c10::string_view reduce, Tensor out=None)',
+    'scatter(Tensor input, int64_t dim, Tensor index, Scalar value, *, Tensor out=None)',
+    'scatter(Tensor input, int64_t dim, Tensor index, Scalar value, *, c10::string_view reduce, Tensor out=None)',
 ])
 
 
@@ -5755,20 +5758,32 @@ def THPVariable_scatter(*args, **kwargs):
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
     if _r.idx == 0:
-        # aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
-        return _ops['scatter.src'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
+        if _r.is_none(4):
+            # aten::scatter.src(Tensor self, int dim, Tensor index, Tensor src) -> Tensor
+            return _ops['scatter.src'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
+        # aten::scatter.src_out(Tensor self, int dim, Tensor index, Tensor src, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['scatter.src_out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), out=_r.tensor(4))
     if _r.idx == 1:
-        # aten::scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
-        if not kwargs:
-            return _ops['scatter.reduce'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
-        return _ops['scatter.reduce'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), reduce=_r.value(4))
+        if _r.is_none(5):
+            # aten::scatter.reduce(Tensor self, int dim, Tensor index, Tensor src, *, str reduce) -> Tensor
+            if not kwargs:
+                return _ops['scatter.reduce'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3))
+            return _ops['scatter.reduce'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), reduce=_r.value(4))
+        # aten::scatter.reduce_out(Tensor self, int dim, Tensor index, Tensor src, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+        return _ops['scatter.reduce_out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), reduce=_r.value(4), out=_r.tensor(5))
     if _r.idx == 2:
-        # aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
-        return _ops['scatter.value'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3))
-    # aten::scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
-    if not kwargs:
-        return _ops['scatter.value_reduce'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3))
-    return _ops['scatter.value_reduce'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3), reduce=_r.value(4))
+        if _r.is_none(4):
+            # aten::scatter.value(Tensor self, int dim, Tensor index, Scalar value) -> Tensor
+            return _ops['scatter.value'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3))
+        # aten::scatter.value_out(Tensor self, int dim, Tensor index, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+        return _ops['scatter.value_out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3), out=_r.tensor(4))
+    if _r.is_none(5):
+        # aten::scatter.value_reduce(Tensor self, int dim, Tensor index, Scalar value, *, str reduce) -> Tensor
+        if not kwargs:
+            return _ops['scatter.value_reduce'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3))
+        return _ops['scatter.value_reduce'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3), reduce=_r.value(4))
+    # aten::scatter.value_reduce_out(Tensor self, int dim, Tensor index, Scalar value, *, str reduce, Tensor(a!) out) -> Tensor(a!)
+    return _ops['scatter.value_reduce_out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.scalar(3), reduce=_r.value(4), out=_r.tensor(5))
 
 
 _scatter_add_parser = PythonArgParser([
@@ -5788,7 +5803,7 @@ def THPVariable_scatter_add(*args, **kwargs):
 
 
 _scatter_reduce_parser = PythonArgParser([
-    'scatter_reduce(Tensor input, int64_t dim, Tensor index, Tensor src, c10::string_view reduce, *, bool include_self=True)',
+    'scatter_reduce(Tensor input, int64_t dim, Tensor index, Tensor src, c10::string_view reduce, *, bool include_self=True, Tensor out=None)',
 ])
 
 
@@ -5796,10 +5811,13 @@ def THPVariable_scatter_reduce(*args, **kwargs):
     _r = _scatter_reduce_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
-    if not kwargs:
-        return _ops['scatter_reduce.two'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), _r.value(4))
-    return _ops['scatter_reduce.two'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), _r.value(4), include_self=_r.to_bool(5))
+    if _r.is_none(6):
+        # aten::scatter_reduce.two(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True) -> Tensor
+        if not kwargs:
+            return _ops['scatter_reduce.two'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), _r.value(4))
+        return _ops['scatter_reduce.two'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), _r.value(4), include_self=_r.to_bool(5))
+    # aten::scatter_reduce.two_out(Tensor self, int dim, Tensor index, Tensor src, str reduce, *, bool include_self=True, Tensor(a!) out) -> Tensor(a!)
+    return _ops['scatter_reduce.two_out'](_r.tensor(0), _r.to_int64(1), _r.tensor(2), _r.tensor(3), _r.value(4), include_self=_r.to_bool(5), out=_r.tensor(6))
 
 
 _searchsorted_parser = PythonArgParser([

@@ -7,6 +7,12 @@ arrays of element offsets: where each element comes from and where it goes, in t
 flat buffers. Then one loop (``cpu/indexing.py`` or ``cuda/indexing.py``) moves the elements.
 Numba checks no bounds, so no offset reaches a loop before the host has checked it. The index
 tensors are read on the host for that check (torch checks them inside its kernels instead).
+
+gather, the scatters (``scatter`` with a tensor or a number, with or without ``reduce``,
+``scatter_add``, ``scatter_reduce.two``), ``index_add`` and ``index_copy`` are declared as torch
+declares them, structured: a meta step (the checks, the output of self's sizes and dtype, the
+overlap rules) and an impl step (self copied into the output, then the loop), with out= the
+primary form and the functional and in-place forms derived from it.
 """
 import math
 import warnings
@@ -258,10 +264,25 @@ def index_put(self, indices, values, accumulate=False):
     return index_put_(dispatcher.call("clone", self), indices, values, accumulate)
 
 
-def index_add_(self, dim, index, source, *, alpha=1):
-    """``index_add_`` (``TensorAdvancedIndexing.cpp``): ``alpha`` times the slices of ``source``
-    along ``dim`` added into ``self`` at ``index``, a repeated index receiving each: an
-    accumulating ``index_put_`` with ``index`` in ``dim``'s place."""
+def _output_like_self(out, self, *inputs):
+    """``set_output_raw_strided(0, self.sizes(), {}, self.options())`` (a fresh contiguous output,
+    or ``out=`` checked and resized), then, for a given output, the index functions' overlap
+    checks: no element reached twice, nothing shared with ``inputs``."""
+    given = out is not None
+    out = set_output(out, self.shape, self.dtype, self.device)
+    if given:
+        assert_no_internal_overlap(out._impl)
+        for t in inputs:
+            assert_no_overlap(out._impl, t._impl)
+    return out
+
+
+def meta_index_add(out, self, dim, index, source, *, alpha=1):
+    """``TORCH_PRECOMPUTE_META_FUNC(index_add)`` (``index_func_meta_impl``,
+    TensorAdvancedIndexing.cpp): the index a vector of int32/int64, source of self's dtype with
+    one slice per index and self's slice shape; the output of self's sizes and dtype (contiguous,
+    or ``out=`` checked and resized), which reaches no element twice and shares nothing with
+    index or source."""
     d = wrap_dim(dim, self.dim())
     if index.dim() > 1:
         raise IndexError(f"index_add_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
@@ -279,25 +300,32 @@ def index_add_(self, dim, index, source, *, alpha=1):
             [s for k, s in enumerate(self.shape) if k != d]:
         raise RuntimeError(f"source tensor shape must match self tensor shape, excluding the specified dimension. "
                            f"Got self.shape = {list(self.shape)} source.shape = {list(source.shape)}")
-    bound = self.shape[d] if self.dim() else 1      # no index wraps around: -1 is out of bounds too
+    return _output_like_self(out, self, index, source)
+
+
+def impl_index_add(out, self, dim, index, source, *, alpha=1):
+    """``index_add_cpu_out``: ``self`` copied into the output (unless it is the output), then
+    ``alpha`` times the slices of ``source`` along ``dim`` added in at ``index``, a repeated index
+    receiving each: an accumulating ``index_put_`` with ``index`` in ``dim``'s place."""
+    if out is not self:
+        dispatcher.call("copy_", out, self)
+    d = wrap_dim(dim, self.dim())
+    bound = out.shape[d] if out.dim() else 1      # no index wraps around: -1 is out of bounds too
     outside = dispatcher.call("masked_select", index, dispatcher.call("bitwise_or.Tensor", dispatcher.call(
         "lt.Scalar", index, 0), dispatcher.call("ge.Scalar", index, bound)))
     if outside.numel():     # the vector loop's check, or the slices loop's
-        if self.dim() <= 1:
+        if out.dim() <= 1:
             raise IndexError("index out of range in self")
         raise RuntimeError(f"index {outside[0].item()} is out of bounds for dimension {d} with size {bound}")
     values = source if alpha == 1 else dispatcher.call("mul.Tensor", source, wrap_scalar(alpha))
-    if self.dim() == 0:     # a 0-d tensor (and source) taken as a vector of one element
-        index_put_(dispatcher.call("unsqueeze", self, 0), [index], dispatcher.call("reshape", values, [-1]),
+    if out.dim() == 0:      # a 0-d tensor (and source) taken as a vector of one element
+        index_put_(dispatcher.call("unsqueeze", out, 0), [index], dispatcher.call("reshape", values, [-1]),
                    accumulate=True)
-        return self
-    return index_put_(self, [None] * d + [index], values, accumulate=True)
+        return out
+    return index_put_(out, [None] * d + [index], values, accumulate=True)
 
 
-def index_add(self, dim, index, source, *, alpha=1):
-    """Into a contiguous copy of ``self`` (the meta function's output, ``self``'s sizes)."""
-    out = dispatcher.call("clone", self, memory_format=contiguous_format)
-    return index_add_(out, dim, index, source, alpha=alpha)
+index_add_out = structured(meta_index_add, impl_index_add)
 
 
 # ---------------------------------------------------------------------- index_fill_, index_copy_
@@ -347,16 +375,13 @@ def index_fill(self, dim, index, value):
     return index_fill_(dispatcher.call("clone", self), dim, index, value)
 
 
-def index_copy_(self, dim, index, source):
-    """``index_copy_`` (``TensorAdvancedIndexing.cpp``'s meta function, then the kernel's index
-    check): the slices of ``source`` along ``dim`` copied into ``self``'s slices at ``index``."""
+def meta_index_copy(out, self, dim, index, source):
+    """``TORCH_PRECOMPUTE_META_FUNC(index_copy)`` (TensorAdvancedIndexing.cpp): the output of
+    self's sizes and dtype (contiguous, or ``out=`` checked and resized), then, for a given
+    output, no element reached twice and nothing shared with index or source; then the checks of
+    index and source against self, in torch's order."""
     d = wrap_dim(dim, self.dim())
-    assert_no_internal_overlap(self._impl)
-    for other in (index, source):
-        if _overlap(self._impl, other._impl):
-            raise RuntimeError("unsupported operation: some elements of the input tensor and the written-to tensor "
-                               "refer to a single memory location. Please clone() the tensor before performing the "
-                               "operation.")
+    out = _output_like_self(out, self, index, source)
     if index.dim() >= 2:
         raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})")
     n = index.numel()
@@ -379,17 +404,25 @@ def index_copy_(self, dim, index, source):
     if source.dim() and n != source.shape[d]:
         raise IndexError(f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
                          f"({source.shape[d]})")
-    target, src = _as_vector(self), _as_vector(source)
+    return out
+
+
+def impl_index_copy(out, self, dim, index, source):
+    """``TORCH_IMPL_FUNC(index_copy_out)``: ``self`` copied into the output (unless it is the
+    output), then the slices of ``source`` along ``dim`` copied into its slices at ``index``, each
+    index checked against the dim's size as the kernel checks it."""
+    if out is not self:
+        dispatcher.call("copy_", out, self)
+    d = wrap_dim(dim, self.dim())
+    target, src = _as_vector(out), _as_vector(source)
     size = target.shape[d]
     picks = _wrap_checked(_host_array(index).reshape(-1), size, d, IndexError,
                           "index_copy_(): index {} is out of bounds for dimension " + f"{d} with size " + "{}",
                           wrap=False)
-    return move(self, _slices_at(target, d, picks), src, walk(src))
+    return move(out, _slices_at(target, d, picks), src, walk(src))
 
 
-def index_copy(self, dim, index, source):
-    """Into a contiguous copy of ``self`` (the meta function's output, ``self``'s sizes)."""
-    return index_copy_(dispatcher.call("clone", self, memory_format=contiguous_format), dim, index, source)
+index_copy_out = structured(meta_index_copy, impl_index_copy)
 
 
 def _on_device(t, device):
@@ -544,11 +577,12 @@ def take_along_dim(self, indices, dim=None):
     return dispatcher.call("gather", self, d, dispatcher.call("remainder.Scalar", indices, self.shape[d]))
 
 
-def _scatter(self, dim, index, src, reduce, scalar=False):
-    """``scatter_meta_impl`` and the kernel; ``scalar``: ``src`` stands for a Python number."""
-    d = _gather_scatter_checks("scatter", self, dim, index, None if scalar else src)
-    assert_no_internal_overlap(self._impl)
+def _scatter(self, dim, index, src, reduce):
+    """The scatter kernels' loop (``scatter_stub`` and its ``reduce`` forms): each ``src``
+    element written (or combined by ``reduce``) into the ``self`` element ``index`` names along
+    ``dim``. The meta step has checked the arguments."""
     if index.numel():
+        d = wrap_dim(dim, self.dim())
         picks = _picks(index, _geometry(self)[0][d], d)
         src = _on_device(src, self.device)
         src_sizes, src_strides = _geometry(src)
@@ -558,89 +592,131 @@ def _scatter(self, dim, index, src, reduce, scalar=False):
     return self
 
 
-def _scalar_source(self, value):
-    """A scalar ``value`` as a stride-0 source as large as any index (scatter.value, masked_fill),
+def _scalar_source(self, value, index=None):
+    """A scalar ``value`` as a stride-0 source as large as ``index`` (scatter.value; one element
+    for masked_fill),
     checked against ``self``'s dtype as their kernels' ``value.to<scalar_t>()`` is (a one-element
     fill would let a float16 overflow to inf)."""
     st.checked_convert(value, self.dtype)
-    return fill_(empty_strided((1,), (1,), dtype=self.dtype, device=self.device), value)
+    one = fill_(empty_strided((1,), (1,), dtype=self.dtype, device=self.device), value)
+    return one if index is None else as_strided(one, index.shape, (0,) * index.dim())
 
 
-def _scatter_reduce_op(reduce):
-    """scatter's ``reduce`` string, checked as ``get_operator_enum`` checks it (ScatterGatherChecks.h)."""
-    if reduce not in ("add", "multiply"):
+# The reductions each form of scatter takes, by name, and the kernel that combines with each:
+# ``get_operator_enum`` (ReductionType.h), the old names for scatter's ``reduce=``, the new ones
+# (``get_reduction_enum``, "max" and "min" accepted as amax and amin) for scatter_reduce.two.
+_OLD_REDUCTIONS = {"add": "add", "multiply": "multiply"}
+_NEW_REDUCTIONS = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "amax", "max": "amax",
+                   "amin": "amin", "min": "amin"}
+
+
+def _reduction(reduce, new_options=False):
+    """``get_operator_enum``: the loop's reduction for a ``reduce`` string, or torch's error."""
+    if new_options:
+        if reduce not in _NEW_REDUCTIONS:
+            raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
+        return _NEW_REDUCTIONS[reduce]
+    if reduce not in _OLD_REDUCTIONS:
         raise RuntimeError("reduce argument must be either add or multiply.")
-    return reduce
+    return _OLD_REDUCTIONS[reduce]
 
 
-def scatter_src_(self, dim, index, src):
-    return _scatter(self, dim, index, src, None)
-
-
-def scatter_value_(self, dim, index, value, reduce=None):
-    one = _scalar_source(self, value)
-    return _scatter(self, dim, index, as_strided(one, index.shape, (0,) * index.dim()), reduce, scalar=True)
-
-
-def scatter_reduce_(self, dim, index, src, reduce):
-    """``scatter_.reduce``: torch deprecates its ``reduce`` with a tensor ``src`` (TORCH_WARN_ONCE in
-    TensorAdvancedIndexing.cpp; Python's default filter shows it once per call site)."""
-    reduce = _scatter_reduce_op(reduce)
-    warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
-                  "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.", stacklevel=2)
-    return _scatter(self, dim, index, src, reduce)
-
-
-def scatter_value_reduce_(self, dim, index, value, reduce):
-    return scatter_value_(self, dim, index, value, _scatter_reduce_op(reduce))
-
-
-def meta_scatter_add(out, self, dim, index, src):
-    """``TORCH_META_FUNC(scatter_add)`` (``scatter_meta_impl``): the dtype and shape checks; a given
-    output (``self`` in place) reaches no element twice and shares nothing with index or src;
-    then the output of self's sizes and dtype (contiguous, or ``out=`` checked and resized)."""
+def _meta_scatter(out, self, dim, index, src=None, reduce=None, new_options=False):
+    """``scatter_meta_impl`` (TensorAdvancedIndexing.cpp), the meta step of every scatter: the
+    dtype and shape checks (``src`` None for a scalar source); a given output (``self`` in place)
+    reaches no element twice and shares nothing with index or src; the output of self's sizes
+    and dtype (contiguous, or ``out=`` checked and resized); then the ``reduce`` name."""
     _gather_scatter_checks("scatter", self, dim, index, src)
     if out is not None:
         assert_no_internal_overlap(out._impl)
         assert_no_overlap(out._impl, index._impl)
-        assert_no_overlap(out._impl, src._impl)
-    return set_output(out, self.shape, self.dtype, self.device)
+        if src is not None:
+            assert_no_overlap(out._impl, src._impl)
+    out = set_output(out, self.shape, self.dtype, self.device)
+    if reduce is not None:
+        _reduction(reduce, new_options)
+    return out
+
+
+def _into(out, self):
+    """``scatter_impl``'s first step: ``self`` copied into the output, unless it is the output."""
+    if out is not self:
+        dispatcher.call("copy_", out, self)
+    return out
+
+
+def meta_scatter_src(out, self, dim, index, src):
+    """``TORCH_META_FUNC2(scatter, src)``."""
+    return _meta_scatter(out, self, dim, index, src)
+
+
+def impl_scatter_src(out, self, dim, index, src):
+    """``scatter.src_out``: ``out[index[i][j]][j] = src[i][j]`` along ``dim``, over a copy of ``self``."""
+    return _scatter(_into(out, self), dim, index, src, None)
+
+
+scatter_src_out = structured(meta_scatter_src, impl_scatter_src)
+
+
+def meta_scatter_value(out, self, dim, index, value):
+    """``TORCH_META_FUNC2(scatter, value)``: no source tensor to check."""
+    return _meta_scatter(out, self, dim, index)
+
+
+def impl_scatter_value(out, self, dim, index, value):
+    """``scatter.value_out`` (``scatter_fill_stub``): ``value`` written where ``index`` points."""
+    _into(out, self)
+    return _scatter(out, dim, index, _scalar_source(out, value, index), None) if index.numel() else out
+
+
+scatter_value_out = structured(meta_scatter_value, impl_scatter_value)
+
+
+def meta_scatter_reduce(out, self, dim, index, src, *, reduce):
+    """``TORCH_META_FUNC2(scatter, reduce)``: torch deprecates ``reduce=`` with a tensor ``src``
+    (TORCH_WARN_ONCE; raised here, inside the structured kernels, Python's default filter shows it
+    once for each of the derived forms)."""
+    warnings.warn("The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
+                  "future PyTorch release. Use torch.scatter_reduce instead for more reduction options.", stacklevel=2)
+    return _meta_scatter(out, self, dim, index, src, reduce)
+
+
+def impl_scatter_reduce(out, self, dim, index, src, *, reduce):
+    """``scatter.reduce_out`` (``scatter_reduce_stub``): each ``src`` element added or multiplied in."""
+    return _scatter(_into(out, self), dim, index, src, _reduction(reduce))
+
+
+scatter_reduce_out = structured(meta_scatter_reduce, impl_scatter_reduce)
+
+
+def meta_scatter_value_reduce(out, self, dim, index, value, *, reduce):
+    """``TORCH_META_FUNC2(scatter, value_reduce)``."""
+    return _meta_scatter(out, self, dim, index, None, reduce)
+
+
+def impl_scatter_value_reduce(out, self, dim, index, value, *, reduce):
+    """``scatter.value_reduce_out`` (``scatter_scalar_reduce_stub``): ``value`` added or multiplied in."""
+    _into(out, self)
+    if not index.numel():
+        return out
+    return _scatter(out, dim, index, _scalar_source(out, value, index), _reduction(reduce))
+
+
+scatter_value_reduce_out = structured(meta_scatter_value_reduce, impl_scatter_value_reduce)
+
+
+def meta_scatter_add(out, self, dim, index, src):
+    """``TORCH_META_FUNC(scatter_add)``: ``scatter_meta_impl`` with reduce "add"."""
+    return _meta_scatter(out, self, dim, index, src, "add")
 
 
 def impl_scatter_add(out, self, dim, index, src):
     """``self`` copied into the output (unless it is the output), then ``src`` added at the
     indexed places (``scatter_add_stub``)."""
-    if out is not self:
-        dispatcher.call("copy_", out, self)
-    return _scatter(out, dim, index, src, "add")
+    return _scatter(_into(out, self), dim, index, src, "add")
 
 
 scatter_add_out = structured(meta_scatter_add, impl_scatter_add)
-
-
-def _structured_copy(self):
-    """The out-of-place scatters' result: a fresh contiguous tensor (their structured meta
-    functions give no strides), ``self`` copied in, then scattered into in place."""
-    return dispatcher.call("clone", self, memory_format=contiguous_format)
-
-
-def scatter_src(self, dim, index, src):
-    return scatter_src_(_structured_copy(self), dim, index, src)
-
-
-def scatter_value(self, dim, index, value):
-    return scatter_value_(_structured_copy(self), dim, index, value)
-
-
-def scatter_reduce(self, dim, index, src, reduce):
-    return scatter_reduce_(_structured_copy(self), dim, index, src, reduce)
-
-
-# scatter_reduce.two's reductions: the kernel's name for each, the identity that starts an element
-# when include_self=False (``scatter_reduce_two`` in TensorAdvancedIndexing.cpp); "max" and "min"
-# are accepted as amax and amin, as ``get_reduction_enum`` does.
-_TWO_KERNELS = {"sum": "add", "mean": "add", "prod": "multiply", "amax": "amax", "max": "amax", "amin": "amin",
-                "min": "amin"}
 
 
 def _reduction_identity(reduce, dtype):
@@ -657,35 +733,36 @@ def _reduction_identity(reduce, dtype):
     return int(info.max if high else info.min)
 
 
-def scatter_reduce_two_(self, dim, index, src, reduce, *, include_self=True):
-    """``scatter_reduce_.two``: each ``src`` element combined into the ``self`` element
-    ``index`` names along ``dim``; ``include_self=False`` starts every named element from the
-    reduction's identity; "mean" divides by how many were combined (floor for integers)."""
-    if reduce not in _TWO_KERNELS:
-        raise RuntimeError(f"reduce argument must be either sum, prod, mean, amax or amin, got {reduce}")
-    if reduce == "mean" and self.dtype is st.bool_:
+def meta_scatter_reduce_two(out, self, dim, index, src, reduce, *, include_self=True):
+    """``TORCH_META_FUNC2(scatter_reduce, two)``: ``scatter_meta_impl`` with the new reduction names."""
+    return _meta_scatter(out, self, dim, index, src, reduce, new_options=True)
+
+
+def impl_scatter_reduce_two(out, self, dim, index, src, reduce, *, include_self=True):
+    """``TORCH_IMPL_FUNC(scatter_reduce_two)``: each ``src`` element combined into the output
+    element ``index`` names along ``dim``; ``include_self=False`` first starts every named element
+    from the reduction's identity; "mean" then divides by how many were combined (floor for
+    integers)."""
+    _into(out, self)
+    if reduce == "mean" and out.dtype is st.bool_:
         raise NotImplementedError('"scatter_gather_tensor_cpu_reduce_mean" not implemented for \'Bool\'')
+    if not index.numel():
+        return out
     if not include_self:
-        _gather_scatter_checks("scatter", self, dim, index, src)
-        scatter_value_(self, dim, index, _reduction_identity(reduce, self.dtype))
-    _scatter(self, dim, index, src, _TWO_KERNELS[reduce])
+        _scatter(out, dim, index, _scalar_source(out, _reduction_identity(reduce, out.dtype), index), None)
+    _scatter(out, dim, index, src, _reduction(reduce, new_options=True))
     if reduce == "mean":
-        count = dispatcher.call("ones_like" if include_self else "zeros_like", self)
+        count = dispatcher.call("ones_like" if include_self else "zeros_like", out)
         dispatcher.call("scatter_add_", count, dim, index, dispatcher.call("ones_like", src))
         dispatcher.call("masked_fill_.Scalar", count, dispatcher.call("eq.Scalar", count, 0), 1)
-        if self.dtype.is_floating_point or self.dtype.is_complex:
-            dispatcher.call("div_.Tensor", self, count)
+        if out.dtype.is_floating_point or out.dtype.is_complex:
+            dispatcher.call("div_.Tensor", out, count)
         else:
-            dispatcher.call("div_.Tensor_mode", self, count, rounding_mode="floor")
-    return self
+            dispatcher.call("div_.Tensor_mode", out, count, rounding_mode="floor")
+    return out
 
 
-def scatter_reduce_two(self, dim, index, src, reduce, *, include_self=True):
-    return scatter_reduce_two_(_structured_copy(self), dim, index, src, reduce, include_self=include_self)
-
-
-def scatter_value_reduce(self, dim, index, value, reduce):
-    return scatter_value_reduce_(_structured_copy(self), dim, index, value, reduce)
+scatter_reduce_two_out = structured(meta_scatter_reduce_two, impl_scatter_reduce_two)
 
 
 def _masked_fill_mask(self, indices, values):

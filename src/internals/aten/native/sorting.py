@@ -7,7 +7,9 @@ Every row along ``dim`` is sorted by one stable merge sort, ``sort_row`` below, 
 loop (rows in parallel) and the CUDA kernel (a thread per row) both compile. NaN sorts as the
 largest value, as in torch. The selections are read off the sorted rows.
 
-torch does not declare these structured, but each has an out= kernel of its own, which the
+``topk`` is declared as torch declares it, structured: a meta step (``k`` checked, the outputs'
+sizes) and an impl step writing into the outputs, ``topk.values`` the primary form. torch does not
+declare the other selections structured, but each has an out= kernel of its own, which the
 functional (and in-place) kernel runs into fresh outputs: ``kthvalue_out``, ``median_dim_out``,
 ``mode_out``, ``cummax_out``, ``logcumsumexp_out``... check ``out`` in their own words, resize
 it, and write the values computed here into it.
@@ -23,7 +25,7 @@ from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
 from .reduce_ops import _not_complex, _return_type, normalize_dims
 from .resize import resize_output
-from .structured import structured
+from .structured import set_output, structured
 from .tensor_factories import empty, empty_strided, from_host
 from .tensor_shape import wrap_dim
 
@@ -194,21 +196,47 @@ def _selection(x, dim, keepdim, name, kind, k=0):
     return _return_type(name)(v, i)
 
 
-def topk(x, k, dim=-1, largest=True, sorted=True):
-    d = _dim(x, dim)
-    n = x.shape[d] if x.dim() else 1
-    if not 0 <= k <= n:
+def meta_topk(values, indices, self, k, dim=-1, largest=True, sorted=True):
+    """``TORCH_META_FUNC(topk)`` (Sorting.cpp): ``k`` within the dim's size; outputs of self's
+    sizes with ``k`` along ``dim`` (contiguous, or the ``out=`` tensors checked and resized),
+    values in self's dtype, indices int64. A given output may not overlap ``self`` once resized
+    (the kernel's check, the rule the generic out= kernel kept as ``overlap: after_resize``)."""
+    d = _dim(self, dim)
+    if not 0 <= k <= (self.shape[d] if self.dim() else 1):
         raise RuntimeError("selected index k out of range")
-    if x.dtype is st.bool_ and not x.is_cuda:     # (CUDA's refusal is not checked here)
+    shape = list(self.shape)
+    if shape:
+        shape[d] = k
+    given = values is not None, indices is not None
+    values = set_output(values, shape, self.dtype, self.device)
+    indices = set_output(indices, shape, st.int64, self.device)
+    for out, was_given in zip((values, indices), given):
+        if was_given:
+            check_no_overlap(out._impl, [self._impl])
+    return values, indices
+
+
+def impl_topk(outs, self, k, dim=-1, largest=True, sorted=True):
+    """``TORCH_IMPL_FUNC(topk_out_cpu)``: a 0-dim ``self`` copied whatever ``k`` (0 or 1), its
+    index 0; else the first ``k`` of each row sorted along ``dim`` (largest first when
+    ``largest``), written into the outputs."""
+    values, indices = outs
+    if self.dtype is st.bool_ and not self.is_cuda:     # (CUDA's refusal is not checked here)
         raise RuntimeError("topk does not support bool dtypes on CPU")
-    _sortable(x, "topk")
-    if x.dim() == 0:        # torch copies the element whatever k (0 or 1)
-        return _return_type("topk")(dispatcher.call("clone", x), dispatcher.call("zeros", [], dtype=st.int64,
-                                                                                 device=x.device))
-    values, idx = _sorted_rows(x, d, largest)
-    values, idx = (dispatcher.call("narrow", t, -1, 0, k) for t in (values, idx))
-    values, idx = _unlast(values, x, d), _unlast(idx, x, d)
-    return _return_type("topk")(fresh_contiguous(values), fresh_contiguous(idx))
+    _sortable(self, "topk")
+    if self.dim() == 0:
+        dispatcher.call("copy_", values, self)
+        dispatcher.call("zero_", indices)
+        return _return_type("topk")(values, indices)
+    d = _dim(self, dim)
+    rows, idx = _sorted_rows(self, d, largest)
+    rows, idx = (dispatcher.call("narrow", t, -1, 0, k) for t in (rows, idx))
+    dispatcher.call("copy_", values, _unlast(rows, self, d))
+    dispatcher.call("copy_", indices, _unlast(idx, self, d))
+    return _return_type("topk")(values, indices)
+
+
+topk_out = structured(meta_topk, impl_topk, outputs=2)
 
 
 def fresh_contiguous(t):

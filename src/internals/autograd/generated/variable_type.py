@@ -638,25 +638,29 @@ OPS = {
     'index.Tensor': dispatcher.find('index.Tensor'),
     'index_put_': dispatcher.find('index_put_'),
     'index_put': dispatcher.find('index_put'),
+    'index_add.out': dispatcher.find('index_add.out'),
     'index_add': dispatcher.find('index_add'),
     'index_add_': dispatcher.find('index_add_'),
     'index_fill_.int_Scalar': dispatcher.find('index_fill_.int_Scalar'),
     'index_fill.int_Scalar': dispatcher.find('index_fill.int_Scalar'),
     'index_fill_.int_Tensor': dispatcher.find('index_fill_.int_Tensor'),
     'index_fill.int_Tensor': dispatcher.find('index_fill.int_Tensor'),
+    'index_copy.out': dispatcher.find('index_copy.out'),
     'index_copy_': dispatcher.find('index_copy_'),
     'index_copy': dispatcher.find('index_copy'),
-    'index_copy.out': dispatcher.find('index_copy.out'),
     'index_select': dispatcher.find('index_select'),
     'index_select.out': dispatcher.find('index_select.out'),
     'gather': dispatcher.find('gather'),
     'gather.out': dispatcher.find('gather.out'),
     'scatter.src': dispatcher.find('scatter.src'),
     'scatter_.src': dispatcher.find('scatter_.src'),
+    'scatter.src_out': dispatcher.find('scatter.src_out'),
     'scatter.value': dispatcher.find('scatter.value'),
     'scatter_.value': dispatcher.find('scatter_.value'),
+    'scatter.value_out': dispatcher.find('scatter.value_out'),
     'scatter_reduce.two': dispatcher.find('scatter_reduce.two'),
     'scatter_reduce_.two': dispatcher.find('scatter_reduce_.two'),
+    'scatter_reduce.two_out': dispatcher.find('scatter_reduce.two_out'),
     'scatter_add': dispatcher.find('scatter_add'),
     'scatter_add_': dispatcher.find('scatter_add_'),
     'scatter_add.out': dispatcher.find('scatter_add.out'),
@@ -957,8 +961,8 @@ OPS = {
     'sort.values': dispatcher.find('sort.values'),
     'sort.stable': dispatcher.find('sort.stable'),
     'sort.values_stable': dispatcher.find('sort.values_stable'),
-    'topk': dispatcher.find('topk'),
     'topk.values': dispatcher.find('topk.values'),
+    'topk': dispatcher.find('topk'),
     'kthvalue': dispatcher.find('kthvalue'),
     'kthvalue.values': dispatcher.find('kthvalue.values'),
     'median.dim': dispatcher.find('median.dim'),
@@ -3888,6 +3892,12 @@ def index_put(ks, self, indices, values, accumulate=False):
     return result
 
 
+def index_add_out(ks, self, dim, index, source, **kwargs):
+    check_out_no_requires_grad('index_add', self, index, source, kwargs.get('out'))
+    with below_autograd():
+        return OPS['index_add.out'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
+
+
 def index_add(ks, self, dim, index, source, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
@@ -3983,6 +3993,12 @@ def index_fill_int_Tensor(ks, self, dim, index, value):
     return result
 
 
+def index_copy_out(ks, self, dim, index, source, **kwargs):
+    check_out_no_requires_grad('index_copy', self, index, source, kwargs.get('out'))
+    with below_autograd():
+        return OPS['index_copy.out'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
+
+
 def index_copy_(ks, self, dim, index, source):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or source._requires_grad):
@@ -4014,12 +4030,6 @@ def index_copy(ks, self, dim, index, source):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
-
-
-def index_copy_out(ks, self, dim, index, source, **kwargs):
-    check_out_no_requires_grad('index_copy', self, index, source, kwargs.get('out'))
-    with below_autograd():
-        return OPS['index_copy.out'].redispatch(after_autograd(ks), self, dim, index, source, **kwargs)
 
 
 def index_select(ks, self, dim, index):
@@ -4093,6 +4103,12 @@ def scatter__src(ks, self, dim, index, src):
     return result
 
 
+def scatter_src_out(ks, self, dim, index, src, **kwargs):
+    check_out_no_requires_grad('scatter', self, index, src, kwargs.get('out'))
+    with below_autograd():
+        return OPS['scatter.src_out'].redispatch(after_autograd(ks), self, dim, index, src, **kwargs)
+
+
 def scatter_value(ks, self, dim, index, value):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -4120,6 +4136,12 @@ def scatter__value(ks, self, dim, index, value):
     if grad_fn is not None:
         rebase_history(self, grad_fn)
     return result
+
+
+def scatter_value_out(ks, self, dim, index, value, **kwargs):
+    check_out_no_requires_grad('scatter', self, index, kwargs.get('out'))
+    with below_autograd():
+        return OPS['scatter.value_out'].redispatch(after_autograd(ks), self, dim, index, value, **kwargs)
 
 
 def scatter_reduce_two(ks, self, dim, index, src, reduce, **kwargs):
@@ -4159,6 +4181,12 @@ def scatter_reduce__two(ks, self, dim, index, src, reduce, **kwargs):
         rebase_history(self, grad_fn)
         grad_fn.result_ = saved_inplace_result(self)
     return result
+
+
+def scatter_reduce_two_out(ks, self, dim, index, src, reduce, **kwargs):
+    check_out_no_requires_grad('scatter_reduce', self, index, src, kwargs.get('out'))
+    with below_autograd():
+        return OPS['scatter_reduce.two_out'].redispatch(after_autograd(ks), self, dim, index, src, reduce, **kwargs)
 
 
 def scatter_add(ks, self, dim, index, src):
@@ -7762,6 +7790,12 @@ def sort_values_stable(ks, self, **kwargs):
         return OPS['sort.values_stable'].redispatch(after_autograd(ks), self, **kwargs)
 
 
+def topk_values(ks, self, k, dim=-1, largest=True, sorted=True, **kwargs):
+    check_out_no_requires_grad('topk', self, kwargs.get('values'), kwargs.get('indices'))
+    with below_autograd():
+        return OPS['topk.values'].redispatch(after_autograd(ks), self, k, dim, largest, sorted, **kwargs)
+
+
 def topk(ks, self, k, dim=-1, largest=True, sorted=True):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -7775,12 +7809,6 @@ def topk(ks, self, k, dim=-1, largest=True, sorted=True):
         set_history((result[0],), grad_fn)
         grad_fn.indices_ = SavedVariable(result[1], True)
     return result
-
-
-def topk_values(ks, self, k, dim=-1, largest=True, sorted=True, **kwargs):
-    check_out_no_requires_grad('topk', self, kwargs.get('values'), kwargs.get('indices'))
-    with below_autograd():
-        return OPS['topk.values'].redispatch(after_autograd(ks), self, k, dim, largest, sorted, **kwargs)
 
 
 def kthvalue(ks, self, k, dim=-1, keepdim=False):
@@ -9889,25 +9917,29 @@ KERNELS = {
     'index.Tensor': index_Tensor,
     'index_put_': index_put_,
     'index_put': index_put,
+    'index_add.out': index_add_out,
     'index_add': index_add,
     'index_add_': index_add_,
     'index_fill_.int_Scalar': index_fill__int_Scalar,
     'index_fill.int_Scalar': index_fill_int_Scalar,
     'index_fill_.int_Tensor': index_fill__int_Tensor,
     'index_fill.int_Tensor': index_fill_int_Tensor,
+    'index_copy.out': index_copy_out,
     'index_copy_': index_copy_,
     'index_copy': index_copy,
-    'index_copy.out': index_copy_out,
     'index_select': index_select,
     'index_select.out': index_select_out,
     'gather': gather,
     'gather.out': gather_out,
     'scatter.src': scatter_src,
     'scatter_.src': scatter__src,
+    'scatter.src_out': scatter_src_out,
     'scatter.value': scatter_value,
     'scatter_.value': scatter__value,
+    'scatter.value_out': scatter_value_out,
     'scatter_reduce.two': scatter_reduce_two,
     'scatter_reduce_.two': scatter_reduce__two,
+    'scatter_reduce.two_out': scatter_reduce_two_out,
     'scatter_add': scatter_add,
     'scatter_add_': scatter_add_,
     'scatter_add.out': scatter_add_out,
@@ -10208,8 +10240,8 @@ KERNELS = {
     'sort.values': sort_values,
     'sort.stable': sort_stable,
     'sort.values_stable': sort_values_stable,
-    'topk': topk,
     'topk.values': topk_values,
+    'topk': topk,
     'kthvalue': kthvalue,
     'kthvalue.values': kthvalue_values,
     'median.dim': median_dim,
