@@ -15,6 +15,7 @@ from ..aten import dispatcher
 from ..aten.native import grid_sampler
 from ..aten.native.batch_linear_algebra import perturbed_lu_inverse
 from ..aten.native.matrix_exp import differential_analytic_matrix_function
+from ..aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from ..aten.native.tensor_factories import arange, from_numpy, wrap_scalar, zeros
 from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.dispatch_key import DispatchKey
@@ -2097,7 +2098,7 @@ def _weight_norm_differentiable_backward(*args):
     return dispatcher.call("_weight_norm_differentiable_backward", *args)
 
 
-__all__ += ["to_sparse_backward", "to_dense_backward", "sparse_mask_backward"]
+__all__ += ["to_sparse_backward", "to_dense_backward", "sparse_mask_backward", "values_backward"]
 
 
 def to_sparse_backward(grad, self_layout):
@@ -2116,6 +2117,15 @@ def to_dense_backward(grad, input, masked_grad):
     if masked_grad is None or masked_grad:
         return grad.sparse_mask(input.coalesce())
     return grad.to_sparse(input.sparse_dim())
+
+
+def values_backward(grad, self):
+    """``values()``'s gradient (``values_backward`` in ``FunctionsManual.cpp``): a sparse tensor with
+    ``self``'s indices (and sizes, coalesced flag) whose values are the incoming gradient."""
+    if self.layout is sparse_coo:
+        return sparse_coo_tensor(dispatcher.call("_indices", self), grad, tuple(self.shape),
+                                 is_coalesced=dispatcher.call("is_coalesced", self) or None)
+    raise NotImplementedError(f"values backward with respect to self with layout {self.layout}")
 
 
 def sparse_mask_backward(grad, mask, self_layout):

@@ -74,6 +74,7 @@ from .functions import (
     ClampMinBackward0,
     ClampMinBackward1,
     CloneBackward0,
+    CoalesceBackward0,
     Col2ImBackward0,
     ComplexBackward0,
     ConjBackward0,
@@ -398,6 +399,7 @@ from .functions import (
     UpsampleNearestExact3DBackwardBackward0,
     UpsampleTrilinear3DBackward0,
     UpsampleTrilinear3DBackwardBackward0,
+    ValuesBackward0,
     VarBackward0,
     VarMeanBackward0,
     VdotBackward0,
@@ -1024,6 +1026,8 @@ OPS = {
     '_to_sparse.sparse_dim': dispatcher.find('_to_sparse.sparse_dim'),
     '_to_dense': dispatcher.find('_to_dense'),
     'sparse_mask': dispatcher.find('sparse_mask'),
+    '_coalesce': dispatcher.find('_coalesce'),
+    'values': dispatcher.find('values'),
     '_weight_norm_interface': dispatcher.find('_weight_norm_interface'),
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     'embedding': dispatcher.find('embedding'),
@@ -8627,6 +8631,32 @@ def sparse_mask(ks, self, mask):
     return result
 
 
+def _coalesce(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = CoalesceBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['_coalesce'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def values(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ValuesBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['values'].redispatch(after_autograd(ks), self)
+    mark_view(result)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def _weight_norm_interface(ks, v, g, dim=0):
     grad_fn = None
     if _grad_mode.grad_enabled and (v._requires_grad or g._requires_grad):
@@ -10159,6 +10189,8 @@ KERNELS = {
     '_to_sparse.sparse_dim': _to_sparse_sparse_dim,
     '_to_dense': _to_dense,
     'sparse_mask': sparse_mask,
+    '_coalesce': _coalesce,
+    'values': values,
     '_weight_norm_interface': _weight_norm_interface,
     'native_layer_norm': native_layer_norm,
     'embedding': embedding,

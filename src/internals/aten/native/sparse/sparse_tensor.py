@@ -18,7 +18,7 @@ from ....c10.tensor_impl import sparse_coo, strided
 from ...dispatcher import call
 from ..copy import contiguous, cpu, to, to_device
 from ..tensor_factories import empty, from_host, tensor, zeros
-from ..tensor_shape import make_view
+from ..tensor_shape import alias_impl
 from . import kernels
 
 __all__ = ["sparse_coo_tensor", "new_sparse", "flat", "kernel_values", "linear_indices", "sparse_to", "clone_sparse",
@@ -324,15 +324,26 @@ def sparse_to_dense(self, dtype=None, masked_grad=None):
 
 
 # ---------------------------------------------------------------------- accessors
-def _alias(t):
-    """A new tensor over the same memory (``alias``): what ``_indices()`` and ``_values()`` return."""
-    return make_view(t, t.shape, t.stride())
+def component(self, t):
+    """A new tensor over the same memory as ``t``, one of ``self``'s component tensors, and not a
+    view of anything: what ``indices()``, ``_indices()`` and ``_values()`` return. torch's autograd
+    records none of them (derivatives.yaml: ``output_differentiability: [False]``), so they have
+    no ``_base`` to carry a gradient through."""
+    impl = t._impl
+    return type(self)._from_impl(alias_impl(t, impl.sizes, impl.strides, None, None, impl.version_counter))
+
+
+def values_view(self, t):
+    """``values()``: a view whose base is the sparse tensor itself, so that autograd can carry a
+    gradient of the values back to it (``ValuesBackward0``, torch's ``values_backward``)."""
+    impl = t._impl
+    return type(self)._from_impl(alias_impl(t, impl.sizes, impl.strides, None, None, impl.version_counter), base=self)
 
 
 def indices_sparse(self):
     if not self._impl.coalesced:
         raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call .coalesce() first")
-    return _alias(self._impl.indices)
+    return component(self, self._impl.indices)
 
 
 def indices_default(self):
@@ -342,7 +353,7 @@ def indices_default(self):
 def values_sparse(self):
     if not self._impl.coalesced:
         raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
-    return _alias(self._impl.values)
+    return values_view(self, self._impl.values)
 
 
 def values_default(self):
@@ -350,11 +361,11 @@ def values_default(self):
 
 
 def _indices_sparse(self):
-    return _alias(self._impl.indices)
+    return component(self, self._impl.indices)
 
 
 def _values_sparse(self):
-    return _alias(self._impl.values)
+    return component(self, self._impl.values)
 
 
 def _nnz_sparse(self):
