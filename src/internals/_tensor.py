@@ -37,7 +37,8 @@ from ._tensor_base import Size, TensorBase
 from ._tensor_str import tensor_repr
 from .aten import dispatcher
 from .aten import python_torch_function_tls as _tf
-from .aten.native.sparse.sparse_tensor import sparse_coo_tensor, sparse_to
+from .aten.native.sparse.sparse_csr_tensor import sparse_compressed_to
+from .aten.native.sparse.sparse_tensor import layout_name, sparse_coo_tensor, sparse_to
 from .aten.native.tensor_factories import from_numpy, tensor, wrap_scalar
 from .aten.native.tensor_shape import alias_impl
 from .autograd import backward
@@ -213,8 +214,9 @@ class Tensor(TensorBase):
         if self.device.type != "cpu":
             raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
                             "copy the tensor to host memory first.")
-        if self.is_sparse:
-            raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+        if self._is_sparse_any():
+            raise TypeError(f"can't convert {layout_name(self.layout)} layout tensor to numpy. "
+                            "Use Tensor.to_dense() first.")
         if self.requires_grad and is_grad_enabled() and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if self.is_conj():      # the array would share the stored values, not the conjugates shown
@@ -285,6 +287,8 @@ class Tensor(TensorBase):
         device = as_device(device) if device is not None else self.device
         if self.is_sparse:
             return sparse_to(self, dtype, device)
+        if self._is_sparse_any():
+            return sparse_compressed_to(self, dtype, device)
         if dtype is self.dtype and device == self.device and not copy and (
                 memory_format in (None, preserve_format)
                 or suggest_memory_format(self.shape, self.stride()) is memory_format):

@@ -355,6 +355,10 @@ from .functions import (
     ToDenseBackward0,
     ToSparseBackward0,
     ToSparseBackward1,
+    ToSparseBscBackward0,
+    ToSparseBsrBackward0,
+    ToSparseCscBackward0,
+    ToSparseCsrBackward0,
     TopkBackward0,
     TraceBackward0,
     TransposeBackward0,
@@ -1022,8 +1026,12 @@ OPS = {
     'replication_pad3d': dispatcher.find('replication_pad3d'),
     'replication_pad3d_backward': dispatcher.find('replication_pad3d_backward'),
     'native_batch_norm': dispatcher.find('native_batch_norm'),
-    '_to_sparse': dispatcher.find('_to_sparse'),
     '_to_sparse.sparse_dim': dispatcher.find('_to_sparse.sparse_dim'),
+    '_to_sparse': dispatcher.find('_to_sparse'),
+    '_to_sparse_csr': dispatcher.find('_to_sparse_csr'),
+    '_to_sparse_csc': dispatcher.find('_to_sparse_csc'),
+    '_to_sparse_bsr': dispatcher.find('_to_sparse_bsr'),
+    '_to_sparse_bsc': dispatcher.find('_to_sparse_bsc'),
     '_to_dense': dispatcher.find('_to_dense'),
     'sparse_mask': dispatcher.find('sparse_mask'),
     '_coalesce': dispatcher.find('_coalesce'),
@@ -8577,12 +8585,27 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
     return result
 
 
+def _to_sparse_sparse_dim(ks, self, sparse_dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToSparseBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_layout_ = self.layout
+        grad_fn.self_sym_blocksize_ = self._impl.blocksize
+    with below_ad_inplace_or_view():
+        result = OPS['_to_sparse.sparse_dim'].redispatch(after_autograd(ks), self, sparse_dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def _to_sparse(ks, self, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToSparseBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_layout_ = self.layout
+        grad_fn.self_sym_blocksize_ = self._impl.blocksize
     with below_ad_inplace_or_view():
         result = OPS['_to_sparse'].redispatch(after_autograd(ks), self, **kwargs)
     if grad_fn is not None:
@@ -8590,14 +8613,57 @@ def _to_sparse(ks, self, **kwargs):
     return result
 
 
-def _to_sparse_sparse_dim(ks, self, sparse_dim):
+def _to_sparse_csr(ks, self, dense_dim=None):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
-        grad_fn = ToSparseBackward0()
+        grad_fn = ToSparseCsrBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_layout_ = self.layout
+        grad_fn.self_sym_blocksize_ = self._impl.blocksize
     with below_ad_inplace_or_view():
-        result = OPS['_to_sparse.sparse_dim'].redispatch(after_autograd(ks), self, sparse_dim)
+        result = OPS['_to_sparse_csr'].redispatch(after_autograd(ks), self, dense_dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _to_sparse_csc(ks, self, dense_dim=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToSparseCscBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_layout_ = self.layout
+        grad_fn.self_sym_blocksize_ = self._impl.blocksize
+    with below_ad_inplace_or_view():
+        result = OPS['_to_sparse_csc'].redispatch(after_autograd(ks), self, dense_dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _to_sparse_bsr(ks, self, blocksize, dense_dim=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToSparseBsrBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_layout_ = self.layout
+        grad_fn.self_sym_blocksize_ = self._impl.blocksize
+    with below_ad_inplace_or_view():
+        result = OPS['_to_sparse_bsr'].redispatch(after_autograd(ks), self, blocksize, dense_dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _to_sparse_bsc(ks, self, blocksize, dense_dim=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToSparseBscBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_layout_ = self.layout
+        grad_fn.self_sym_blocksize_ = self._impl.blocksize
+    with below_ad_inplace_or_view():
+        result = OPS['_to_sparse_bsc'].redispatch(after_autograd(ks), self, blocksize, dense_dim)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10185,8 +10251,12 @@ KERNELS = {
     'replication_pad3d': replication_pad3d,
     'replication_pad3d_backward': replication_pad3d_backward,
     'native_batch_norm': native_batch_norm,
-    '_to_sparse': _to_sparse,
     '_to_sparse.sparse_dim': _to_sparse_sparse_dim,
+    '_to_sparse': _to_sparse,
+    '_to_sparse_csr': _to_sparse_csr,
+    '_to_sparse_csc': _to_sparse_csc,
+    '_to_sparse_bsr': _to_sparse_bsr,
+    '_to_sparse_bsc': _to_sparse_bsc,
     '_to_dense': _to_dense,
     'sparse_mask': sparse_mask,
     '_coalesce': _coalesce,

@@ -14,7 +14,7 @@ from ...._tensor_base import TensorBase
 from ....c10 import scalar_type as st
 from ....c10.device import as_device
 from ....c10.sparse_tensor_impl import SparseTensorImpl
-from ....c10.tensor_impl import sparse_coo, strided
+from ....c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ...dispatcher import call
 from ..copy import contiguous, cpu, to, to_device
 from ..tensor_factories import empty, from_host, tensor, zeros
@@ -58,8 +58,17 @@ def linear_indices(indices, sizes):
     return out
 
 
+_LAYOUT_NAMES = {strided: "Strided", sparse_coo: "Sparse", sparse_csr: "SparseCsr", sparse_csc: "SparseCsc",
+                 sparse_bsr: "SparseBsr", sparse_bsc: "SparseBsc"}
+
+
+def layout_name(layout):
+    """The layout as torch's C++ prints it in messages (``Strided``, ``Sparse``, ``SparseCsr``, ...)."""
+    return _LAYOUT_NAMES[layout]
+
+
 def _layout_name(t):
-    return "Strided" if t.layout is strided else "Sparse"
+    return layout_name(t.layout)
 
 
 def check_indices(indices, sizes):
@@ -216,9 +225,16 @@ def sparse_to(t, dtype, device):
 
 
 # ---------------------------------------------------------------------- dense -> sparse
-def _check_target_layout(layout, blocksize):
-    if (layout is not None and layout is not sparse_coo) or blocksize is not None:
-        raise NotImplementedError("internals converts to the sparse_coo layout only (no CSR, CSC, BSR, BSC)")
+def _compressed_conversions():
+    """The compressed layouts' module, which builds on this one (imported when first needed)."""
+    from . import sparse_csr_tensor
+    return sparse_csr_tensor
+
+
+def _check_target_layout(layout, blocksize, source):
+    if blocksize is not None:
+        raise RuntimeError(f"to_sparse: conversion from {source} to Sparse with blocksize argument given is not "
+                           "supported")
 
 
 def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
@@ -235,7 +251,10 @@ def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense
     sum of the flags (on the host) gives each stored row its place, and a second loop writes the
     coordinates and blocks there: the entries come out sorted and distinct, so coalesced.
     """
-    _check_target_layout(layout, blocksize)
+    if layout in COMPRESSED_LAYOUTS:
+        return _compressed_conversions().dense_to_sparse_compressed(self, layout=layout, blocksize=blocksize,
+                                                                    dense_dim=dense_dim)
+    _check_target_layout(layout, blocksize, "Strided")
     n = self.dim()
     if sparse_dim is None:
         sparse_dim = n - dense_dim if dense_dim is not None else n
@@ -262,7 +281,10 @@ def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense
 
 
 def sparse_coo_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-    _check_target_layout(layout, blocksize)
+    if layout in COMPRESSED_LAYOUTS:
+        return _compressed_conversions().coo_to_sparse_compressed(self, layout, blocksize, dense_dim,
+                                                                  "sparse_coo_to_sparse")
+    _check_target_layout(layout, blocksize, "Sparse")
     if sparse_dim is not None and sparse_dim != call("sparse_dim", self):
         raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument !=self.sparse_dim() "
                            "is not supported")
