@@ -421,14 +421,15 @@ def _compressed_to_coo(self, sparse_dim=None):
     return new_sparse(impl.sizes, indices, values, coalesced)
 
 
-def _compressed_of_entries(flat_batch, rows, cols, values, batch_shape, sizes, layout):
-    """The compressed tensor (CSR or CSC) of entries given by host index arrays (any order) and
-    values: sorted by batch, compressed index, plain index; offsets counted per batch."""
+def _compressed_of_entries(flat_batch, rows, cols, values, batch_shape, sizes, layout, block=(1, 1)):
+    """The compressed tensor of entries given by host index arrays (any order; for BSR and BSC,
+    block rows and columns) and values: sorted by batch, compressed index, plain index; offsets
+    counted per batch."""
     own, plain = (rows, cols) if layout in ROW_LAYOUTS else (cols, rows)
     order = np.lexsort((plain, own, flat_batch))
     batch = len(batch_shape)
     n_batches = int(np.prod(batch_shape, dtype=np.int64))
-    P = sizes[batch] if layout in ROW_LAYOUTS else sizes[batch + 1]
+    P = sizes[batch] // block[0] if layout in ROW_LAYOUTS else sizes[batch + 1] // block[1]
     counts = np.zeros((max(n_batches, 1), P), np.int64)
     np.add.at(counts, (flat_batch, own), 1)
     offsets = np.concatenate([np.zeros((counts.shape[0], 1), np.int64), np.cumsum(counts, axis=1)], axis=1)
@@ -447,13 +448,13 @@ def sparse_compressed_to_sparse(self, sparse_dim=None, *, layout=None, blocksize
     """``_to_sparse`` / ``_to_sparse.sparse_dim`` of a compressed tensor."""
     if sparse_dim is not None or layout is None or layout is sparse_coo:
         if blocksize is not None:
-            raise RuntimeError(f"to_sparse: conversion from {layout_name(self.layout)} to Sparse with blocksize "
-                               "argument given is not supported")
+            raise RuntimeError(f"sparse_compressed_to_sparse: conversion from {layout_name(self.layout)} to Sparse "
+                               "with blocksize argument given is not supported")
         return _compressed_to_coo(self, sparse_dim)
     if blocksize is not None and layout not in BLOCK_LAYOUTS:
-        raise RuntimeError(f"to_sparse: conversion from {layout_name(self.layout)} to {layout_name(layout)} with "
-                           "blocksize argument given is not supported")
-    return _compressed_to_compressed(self, layout, blocksize, dense_dim, "to_sparse")
+        raise RuntimeError(f"sparse_compressed_to_sparse: conversion from {layout_name(self.layout)} to "
+                           f"{layout_name(layout)} with blocksize argument given is not supported")
+    return _compressed_to_compressed(self, layout, blocksize, dense_dim, "sparse_compressed_to_sparse")
 
 
 def _compressed_to_compressed(self, layout, blocksize, dense_dim, name):
@@ -487,18 +488,37 @@ def dense_to_sparse_compressed(self, sparse_dim=None, *, layout=None, blocksize=
 
 
 def coo_to_sparse_compressed(self, layout, blocksize, dense_dim, name):
-    """COO -> compressed: torch converts only a COO tensor of two sparse dims."""
-    if dense_dim is not None:
-        raise RuntimeError(f"sparse_coo_to_sparse: conversion from Sparse to {layout_name(layout)} with dense_dim "
+    """COO -> compressed: torch converts only a COO tensor of two sparse dims. Every entry is
+    kept, explicit zeros too; for BSR and BSC, every block that holds an entry (with the dense
+    tensor's values in the rest of the block)."""
+    if dense_dim is not None and dense_dim != call("dense_dim", self):
+        raise RuntimeError(f"{name}: conversion from Sparse to {layout_name(layout)} with dense_dim "
                            "argument given is not supported")
     if call("sparse_dim", self) != 2:
         raise RuntimeError(f"coo_to_sparse_{layout.name[len('sparse_'):]}: conversion from Sparse to "
                            f"{layout_name(layout)} for input tensors with sparse_dim()!=2 is not supported")
-    if layout in BLOCK_LAYOUTS:
-        return _to_compressed(call("_to_dense", self, None, None), layout, blocksize, None, name)
     c = call("coalesce", self)
     rows, cols = _host(c._impl.indices)
-    return _compressed_of_entries(np.zeros(len(rows), np.int64), rows, cols, c._impl.values, (), c._impl.sizes, layout)
+    if layout not in BLOCK_LAYOUTS:
+        if blocksize is not None:
+            raise RuntimeError(f"{name}: conversion from Sparse to {layout_name(layout)} with blocksize argument "
+                               "given is not supported")
+        return _compressed_of_entries(np.zeros(len(rows), np.int64), rows, cols, c._impl.values, (), c._impl.sizes,
+                                      layout)
+    if blocksize is None:
+        raise RuntimeError(f"{name}: conversion from Sparse to {layout_name(layout)} without blocksize argument "
+                           "given is not supported")
+    r, q = (int(b) for b in blocksize)
+    R, C = c.shape[0], c.shape[1]
+    if R % r or C % q:
+        raise RuntimeError(f"{name}: tensor sparse size ({R},{C}) must be divisible by given blocksize ({r},{q})")
+    blocks = np.unique((rows // r) * (C // q) + cols // q)        # the blocks holding an entry, row-major
+    block_rows, block_cols = np.divmod(blocks, C // q)
+    grid = _arranged(call("_to_dense", c, None, None), 0, sparse_bsr, (r, q))     # (R/r, C/q, r, q, *dense)
+    values = call("index.Tensor", grid, [from_host(block_rows, st.int64, c.device),
+                                         from_host(block_cols, st.int64, c.device)])
+    return _compressed_of_entries(np.zeros(len(blocks), np.int64), block_rows, block_cols, values, (),
+                                  tuple(c.shape), layout, (r, q))
 
 
 def _to_sparse_layout_kernel(layout):
