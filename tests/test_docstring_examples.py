@@ -56,7 +56,6 @@ CHECKS_WITH_DIST = ("its example checks itself with torch.dist, which the packag
                     "(the reader registers it)")
 KNOWN = {
     "torch.set_default_dtype": "internals has the complex32 dtype but no tensors of it",
-    "torch.Tensor.to_sparse": "internals has no sparse CSR/BSR layouts",
     **dict.fromkeys(("torch.cholesky", "torch.linalg.eigh", "torch.linalg.eig", "torch.linalg.eigvals",
                      "torch.linalg.pinv", "torch.linalg.svd", "torch.linalg.svdvals", "torch.linalg.inv", "torch.svd"),
                     CHECKS_WITH_DIST),
