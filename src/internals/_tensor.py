@@ -37,7 +37,7 @@ from ._tensor_base import Size, TensorBase
 from ._tensor_str import tensor_repr
 from .aten import dispatcher
 from .aten import python_torch_function_tls as _tf
-from .aten.native.sparse.sparse_csr_tensor import sparse_compressed_to
+from .aten.native.sparse.sparse_csr_tensor import sparse_compressed_tensor, sparse_compressed_to
 from .aten.native.sparse.sparse_tensor import layout_name, sparse_coo_tensor, sparse_to
 from .aten.native.tensor_factories import from_numpy, tensor, wrap_scalar
 from .aten.native.tensor_shape import alias_impl
@@ -728,6 +728,11 @@ class Tensor(TensorBase):
             if self.is_sparse:
                 new = _rebuild_sparse(copy.deepcopy(self._impl.indices, memo), copy.deepcopy(self._impl.values, memo),
                                       self.shape, self._impl.coalesced)
+            elif self._is_sparse_any():
+                impl = self._impl
+                new = _rebuild_compressed(*(copy.deepcopy(t, memo) for t in (impl.compressed_indices,
+                                                                              impl.plain_indices, impl.values)),
+                                          self.shape, impl.layout)
             else:
                 impl = self._impl
                 new = type(self)._from_impl(TensorImpl(copy.deepcopy(impl.storage, memo), impl.sizes, impl.strides,
@@ -745,6 +750,10 @@ class Tensor(TensorBase):
         if self.is_sparse:
             rebuild = _rebuild_sparse, (self._impl.indices, self._impl.values, tuple(self.shape),
                                         self._impl.coalesced)
+        elif self._is_sparse_any():
+            impl = self._impl
+            rebuild = _rebuild_compressed, (impl.compressed_indices, impl.plain_indices, impl.values,
+                                            tuple(self.shape), impl.layout)
         else:
             impl = self._impl
             rebuild = _rebuild_tensor_v2, (impl.storage, impl.storage_offset, impl.sizes, impl.strides,
@@ -787,6 +796,11 @@ def _rebuild_with_state(func, args, state):
     t = func(*args)
     t.__dict__.update(state)
     return t
+
+
+def _rebuild_compressed(compressed_indices, plain_indices, values, size, layout):
+    """Unpickle a compressed sparse tensor (``torch._utils._rebuild_sparse_tensor``): checked again."""
+    return sparse_compressed_tensor(compressed_indices, plain_indices, values, size, layout=layout)
 
 
 def _rebuild_sparse(indices, values, size, coalesced):

@@ -29,6 +29,7 @@ from ...dispatcher import call
 from ..copy import contiguous, cpu, to_device
 from ..tensor_factories import from_host, tensor
 from .sparse_tensor import component, layout_name, new_sparse, values_view
+from .sparse_tensor_math import _sparse_mm
 
 __all__ = ["sparse_compressed_tensor", "sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor",
            "sparse_bsc_tensor", "new_compressed"]
@@ -551,6 +552,32 @@ def _to_sparse_layout_kernel(layout):
 (dense_to_sparse_csc, coo_to_sparse_csc, sparse_compressed_to_sparse_csc) = _to_sparse_layout_kernel(sparse_csc)
 (dense_to_sparse_bsr, coo_to_sparse_bsr, sparse_compressed_to_sparse_bsr) = _to_sparse_layout_kernel(sparse_bsr)
 (dense_to_sparse_bsc, coo_to_sparse_bsc, sparse_compressed_to_sparse_bsc) = _to_sparse_layout_kernel(sparse_bsc)
+
+
+# ---------------------------------------------------------------------- products
+def _sparse_compressed_mm(self, mat2):
+    """``mm`` with a compressed operand (torch reaches ``addmm``'s SparseCsrCPU kernel): the
+    operand's COO form, through the COO layout's product. A matrix only: no batch, no dense dims."""
+    if self.layout in COMPRESSED_LAYOUTS and mat2.layout in COMPRESSED_LAYOUTS:
+        raise NotImplementedError("internals: a product of two compressed sparse matrices is not implemented "
+                                  "(torch returns a compressed tensor)")
+    sparse = self if self.layout in COMPRESSED_LAYOUTS else mat2
+    # what torch's CPU kernels take: CSR and CSC on either side, BSR of square blocks on the left
+    if sparse.layout is sparse_bsc or (sparse.layout is sparse_bsr and sparse is mat2):
+        operands = ("Strided", layout_name(self.layout), layout_name(mat2.layout))
+        raise RuntimeError("addmm: computation on CPU is not implemented for {} + {} @ {}".format(*operands))
+    if sparse.layout is sparse_bsr and sparse._impl.blocksize[0] != sparse._impl.blocksize[1]:
+        raise RuntimeError("MKL Sparse doesn't support matrices with non-square blocks.")
+    if sparse.dtype not in (st.float32, st.float64, st.complex64, st.complex128):     # MKL's types only
+        raise NotImplementedError(f'"addmm_out_sparse_csr_impl_mkl" not implemented for \'{sparse.dtype.torch_name}\'')
+    if sparse._impl.batch_dim or sparse._impl.dense_dim:
+        raise NotImplementedError("internals: mm of a compressed tensor with batch or dense dims is not implemented")
+    if self.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x{self.shape[1]} and "
+                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+    coo = _compressed_to_coo(sparse)
+    # the product comes out row-major either way, as torch's does
+    return _sparse_mm(coo, mat2) if sparse is self else contiguous(_sparse_mm(self, coo))
 
 
 def to_sparse_csr(self, dense_dim=None):
