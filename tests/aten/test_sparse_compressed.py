@@ -273,9 +273,10 @@ def test_accessors_answer_or_refuse_as_torch(name, layout):
         return getattr(x, name)()
     try:
         theirs = program(torch)
-    except RuntimeError:
+    except (RuntimeError, NotImplementedError):
         ours, theirs_error = assert_same_error(lambda: program(internals), lambda: program(torch))
-        assert str(ours) == str(theirs_error)
+        # no kernel for the key: the first sentence (torch then lists its many backends, we ours)
+        assert str(ours).split(". ")[0] == str(theirs_error).split(". ")[0]
         return
     ours = program(internals)
     if isinstance(theirs, torch.Tensor):

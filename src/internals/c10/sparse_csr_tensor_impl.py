@@ -72,14 +72,18 @@ class SparseCsrTensorImpl(TensorImplBase):
 
     @property
     def strides(self):
-        raise RuntimeError("Sparse CSR tensors do not have strides")
+        raise RuntimeError(f"Sparse {self._short_name()} tensors do not have strides")
 
     @property
     def storage(self):
         raise RuntimeError("Cannot access storage of SparseCsrTensorImpl")
 
     def is_contiguous(self):
-        raise RuntimeError("Sparse CSR tensors do not have is_contiguous")
+        raise RuntimeError(f"Sparse {self._short_name()} tensors do not have is_contiguous")
+
+    def _short_name(self):
+        """CSR, CSC, BSR or BSC: torch's messages name the layout."""
+        return self.layout.name[len("sparse_"):].upper()
 
     def is_non_overlapping_and_dense(self):
         return False

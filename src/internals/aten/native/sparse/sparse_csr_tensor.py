@@ -23,6 +23,7 @@ import numpy as np
 from ...._tensor_base import TensorBase
 from ....c10 import scalar_type as st
 from ....c10.device import as_device
+from ....c10.memory_format import contiguous_format
 from ....c10.sparse_csr_tensor_impl import SparseCsrTensorImpl
 from ....c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr
 from ...dispatcher import call
@@ -394,7 +395,9 @@ def sparse_compressed_to_dense(self, dtype=None, masked_grad=None):
     if dtype is not None:
         raise RuntimeError("dtype argument is not supported by sparse_csr_to_dense")
     coo, batch = _block_coo(self)
-    return contiguous(_unarranged(call("_to_dense", coo), batch, self.layout))
+    dense = _unarranged(call("_to_dense", coo), batch, self.layout)
+    # a fresh row-major tensor, as torch's: strides of size-1 dims too (contiguous() would keep a view's)
+    return dense if self.layout is sparse_csr else call("clone", dense, memory_format=contiguous_format)
 
 
 def _compressed_to_coo(self, sparse_dim=None):

@@ -227,7 +227,7 @@ def sparse_to(t, dtype, device):
 # ---------------------------------------------------------------------- dense -> sparse
 def _compressed_conversions():
     """The compressed layouts' module, which builds on this one (imported when first needed)."""
-    from . import sparse_csr_tensor
+    from . import sparse_csr_tensor  # a real cycle: that module builds on this one
     return sparse_csr_tensor
 
 
