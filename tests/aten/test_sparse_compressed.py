@@ -176,6 +176,10 @@ REFUSED_CONVERSIONS = {
     "to-coo-sparse_dim-1": lambda T: T.tensor(X).to_sparse_csr().to_sparse(1),
     "to_dense-dtype": lambda T: T.tensor(X).to_sparse_csr().to_dense(T.float64),
     "coalesce": lambda T: T.tensor(X).to_sparse_csr().coalesce(),
+    # COO has no blocks and keeps its dims
+    "dense-to-coo-blocksize": lambda T: T.tensor(X).to_sparse(blocksize=(1, 1)),
+    "coo-to-coo-blocksize": lambda T: T.tensor(X).to_sparse().to_sparse(layout=T.sparse_coo, blocksize=(1, 1)),
+    "coo-to-coo-dense_dim": lambda T: T.tensor(X).to_sparse().to_sparse(layout=T.sparse_coo, dense_dim=0),
 }
 
 

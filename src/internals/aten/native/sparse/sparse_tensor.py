@@ -231,9 +231,10 @@ def _compressed_conversions():
     return sparse_csr_tensor
 
 
-def _check_target_layout(layout, blocksize, source):
+def _check_target_layout(blocksize, name, source):
+    """COO has no blocks: torch refuses a block size (naming the kernel that refuses it)."""
     if blocksize is not None:
-        raise RuntimeError(f"to_sparse: conversion from {source} to Sparse with blocksize argument given is not "
+        raise RuntimeError(f"{name}: conversion from {source} to Sparse with blocksize argument given is not "
                            "supported")
 
 
@@ -254,7 +255,7 @@ def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense
     if layout in COMPRESSED_LAYOUTS:
         return _compressed_conversions().dense_to_sparse_compressed(self, layout=layout, blocksize=blocksize,
                                                                     dense_dim=dense_dim)
-    _check_target_layout(layout, blocksize, "Strided")
+    _check_target_layout(blocksize, "dense_to_sparse", "Strided")
     n = self.dim()
     if sparse_dim is None:
         sparse_dim = n - dense_dim if dense_dim is not None else n
@@ -284,7 +285,9 @@ def sparse_coo_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, 
     if layout in COMPRESSED_LAYOUTS:
         return _compressed_conversions().coo_to_sparse_compressed(self, layout, blocksize, dense_dim,
                                                                   "sparse_coo_to_sparse")
-    _check_target_layout(layout, blocksize, "Sparse")
+    _check_target_layout(blocksize, "to_sparse", "Sparse")
+    if dense_dim is not None:
+        raise RuntimeError("to_sparse: conversion from Sparse to Sparse with dense_dim argument given is not supported")
     if sparse_dim is not None and sparse_dim != call("sparse_dim", self):
         raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument !=self.sparse_dim() "
                            "is not supported")
