@@ -266,6 +266,41 @@ def test_sparse_indices_outside_the_size_are_refused():
     assert _outcome(internals, buffer.getvalue()) == theirs and theirs[0] is RuntimeError
 
 
+# ------------------------------------------------------------ compressed sparse tensors (CSR, CSC, BSR, BSC)
+def _compressed(lib, layout):
+    x = lib.tensor([[1.0, 0.0, 2.0, 0.0], [0.0, 0.0, 3.5, -1.0]])
+    blocksize = (1, 2) if layout in ("sparse_bsr", "sparse_bsc") else None
+    return x.to_sparse(layout=getattr(lib, layout), blocksize=blocksize)
+
+
+def _compressed_parts(s):
+    compressed, plain = (("crow_indices", "col_indices") if str(s.layout)[-3:] in ("csr", "bsr")
+                         else ("ccol_indices", "row_indices"))
+    return ([getattr(s, name)().tolist() for name in (compressed, plain, "values")], list(s.size()),
+            str(s.layout).split(".")[-1])
+
+
+@pytest.mark.parametrize("layout", ["sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc"])
+@pytest.mark.parametrize("saver, loader", [(torch, internals), (internals, torch), (internals, internals)],
+                         ids=["torch_to_internals", "internals_to_torch", "internals_round_trip"])
+def test_compressed_sparse_tensor_across_libraries(saver, loader, layout):
+    buffer = io.BytesIO()
+    saver.save({"s": _compressed(saver, layout), "layout": getattr(saver, layout)}, buffer)
+    buffer.seek(0)
+    loaded = loader.load(buffer)
+    assert _compressed_parts(loaded["s"]) == _compressed_parts(_compressed(torch, layout))
+    assert str(loaded["layout"]).split(".")[-1] == layout
+
+
+def test_compressed_indices_outside_the_size_are_refused():
+    bad = torch.sparse_csr_tensor(torch.tensor([0, 1, 2]), torch.tensor([0, 7]), torch.tensor([1.0, 2.0]), (2, 3))
+    buffer = io.BytesIO()
+    torch.save(bad, buffer)
+    with torch.sparse.check_sparse_tensor_invariants():
+        theirs = _outcome(torch, buffer.getvalue())
+    assert _outcome(internals, buffer.getvalue()) == theirs and theirs[0] is RuntimeError
+
+
 # ------------------------------------------------------------ what the hostile comparison found
 def _tensor_facts(t):
     values = t.float().tolist() if str(t.dtype).endswith("bfloat16") else t.tolist()

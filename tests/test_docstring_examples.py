@@ -55,7 +55,6 @@ APIS = [
 CHECKS_WITH_DIST = ("its example checks itself with torch.dist, which the package leaves for chapter 8's exercise "
                     "(the reader registers it)")
 KNOWN = {
-    "torch.Tensor.to_sparse": "internals has no sparse CSR/BSR layouts",
     **dict.fromkeys(("torch.cholesky", "torch.linalg.eigh", "torch.linalg.eig", "torch.linalg.eigvals",
                      "torch.linalg.pinv", "torch.linalg.svd", "torch.linalg.svdvals", "torch.linalg.inv", "torch.svd"),
                     CHECKS_WITH_DIST),

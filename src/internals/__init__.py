@@ -53,7 +53,7 @@ from .c10.scalar_type import (  # noqa: A004
 )
 from .c10.scalar_type import bool_ as bool
 from .c10.storage import UntypedStorage
-from .c10.tensor_impl import sparse_coo, strided
+from .c10.tensor_impl import sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from .utils._python_dispatch import register_python_fallbacks as _register_python_fallbacks
 
 
@@ -85,19 +85,19 @@ _initialize()
 # The modules below look operators up in the filled tables when they are imported (the
 # decompositions of internals._decomp, for one), so they come after the registration.
 from . import (
-                              _C,
-                              amp,
-                              autograd,
-                              cuda,
-                              distributions,
-                              library,
-                              linalg,  # torch.linalg
-                              multiprocessing,
-                              nn,
-                              optim,
-                              profiler,
-                              testing,
-                              utils,
+    _C,
+    amp,
+    autograd,
+    cuda,
+    distributions,
+    library,
+    linalg,  # torch.linalg
+    multiprocessing,
+    nn,
+    optim,
+    profiler,
+    testing,
+    utils,
 )
 from ._dynamo import compile  # noqa: A004  torch.compile
 from ._functional import *  # noqa: F401,F403  torch.add, torch.exp, ... as functions
@@ -106,6 +106,13 @@ from ._legacy_tensor_types import *  # noqa: F401,F403  torch.FloatTensor, torch
 from ._ops import ops
 from ._type_info import finfo, iinfo
 from .amp import autocast
+from .aten.native.sparse.sparse_csr_tensor import (
+    sparse_bsc_tensor,
+    sparse_bsr_tensor,
+    sparse_compressed_tensor,
+    sparse_csc_tensor,
+    sparse_csr_tensor,
+)
 from .aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from .aten.parallel import get_num_threads, set_num_threads
 from .autograd import enable_grad, inference_mode, is_grad_enabled, is_inference_mode_enabled, no_grad, set_grad_enabled

@@ -37,7 +37,8 @@ from ._tensor_base import Size, TensorBase
 from ._tensor_str import tensor_repr
 from .aten import dispatcher
 from .aten import python_torch_function_tls as _tf
-from .aten.native.sparse.sparse_tensor import sparse_coo_tensor, sparse_to
+from .aten.native.sparse.sparse_csr_tensor import sparse_compressed_tensor, sparse_compressed_to
+from .aten.native.sparse.sparse_tensor import layout_name, sparse_coo_tensor, sparse_to
 from .aten.native.tensor_factories import from_numpy, tensor, wrap_scalar
 from .aten.native.tensor_shape import alias_impl
 from .autograd import backward
@@ -213,8 +214,9 @@ class Tensor(TensorBase):
         if self.device.type != "cpu":
             raise TypeError(f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
                             "copy the tensor to host memory first.")
-        if self.is_sparse:
-            raise TypeError("can't convert Sparse layout tensor to numpy. Use Tensor.to_dense() first.")
+        if self._is_sparse_any():
+            raise TypeError(f"can't convert {layout_name(self.layout)} layout tensor to numpy. "
+                            "Use Tensor.to_dense() first.")
         if self.requires_grad and is_grad_enabled() and not force:
             raise RuntimeError("Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.")
         if self.is_conj():      # the array would share the stored values, not the conjugates shown
@@ -287,6 +289,8 @@ class Tensor(TensorBase):
         device = as_device(device) if device is not None else self.device
         if self.is_sparse:
             return sparse_to(self, dtype, device)
+        if self._is_sparse_any():
+            return sparse_compressed_to(self, dtype, device)
         if dtype is self.dtype and device == self.device and not copy and (
                 memory_format in (None, preserve_format)
                 or suggest_memory_format(self.shape, self.stride()) is memory_format):
@@ -726,6 +730,11 @@ class Tensor(TensorBase):
             if self.is_sparse:
                 new = _rebuild_sparse(copy.deepcopy(self._impl.indices, memo), copy.deepcopy(self._impl.values, memo),
                                       self.shape, self._impl.coalesced)
+            elif self._is_sparse_any():
+                impl = self._impl
+                new = _rebuild_compressed(*(copy.deepcopy(t, memo) for t in (impl.compressed_indices,
+                                                                              impl.plain_indices, impl.values)),
+                                          self.shape, impl.layout)
             else:
                 impl = self._impl
                 new = type(self)._from_impl(TensorImpl(copy.deepcopy(impl.storage, memo), impl.sizes, impl.strides,
@@ -743,6 +752,10 @@ class Tensor(TensorBase):
         if self.is_sparse:
             rebuild = _rebuild_sparse, (self._impl.indices, self._impl.values, tuple(self.shape),
                                         self._impl.coalesced)
+        elif self._is_sparse_any():
+            impl = self._impl
+            rebuild = _rebuild_compressed, (impl.compressed_indices, impl.plain_indices, impl.values,
+                                            tuple(self.shape), impl.layout)
         else:
             impl = self._impl
             rebuild = _rebuild_tensor_v2, (impl.storage, impl.storage_offset, impl.sizes, impl.strides,
@@ -785,6 +798,11 @@ def _rebuild_with_state(func, args, state):
     t = func(*args)
     t.__dict__.update(state)
     return t
+
+
+def _rebuild_compressed(compressed_indices, plain_indices, values, size, layout):
+    """Unpickle a compressed sparse tensor (``torch._utils._rebuild_sparse_tensor``): checked again."""
+    return sparse_compressed_tensor(compressed_indices, plain_indices, values, size, layout=layout)
 
 
 def _rebuild_sparse(indices, values, size, coalesced):

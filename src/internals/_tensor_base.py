@@ -10,7 +10,7 @@ a subclass's own ``_from_impl`` keeps the subclass.
 from .c10 import scalar_type as st
 from .c10.dispatch_key import PYTHON_KEYS
 from .c10.memory_format import channels_last, channels_last_3d, contiguous_format, is_channels_last_contiguous
-from .c10.tensor_impl import sparse_coo
+from .c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_coo, sparse_csr
 from .c10.wrap_dim import wrap_dim
 
 __all__ = ["TensorBase", "Size"]
@@ -132,7 +132,7 @@ class TensorBase:
 
     @property
     def nbytes(self):
-        if self.is_sparse:
+        if self.is_sparse:     # the compressed layouts answer numel() * element_size(), as torch's do
             raise RuntimeError("nbytes is not defined for sparse tensors.  If you want the size of the constituent "
                                "tensors, add the nbytes of the indices and values.  If you want the size of the  "
                                "equivalent dense tensor, multiply numel() by element_size()")
@@ -164,7 +164,7 @@ class TensorBase:
         return self._impl.storage
 
     def data_ptr(self):
-        if self.is_sparse:
+        if self._is_sparse_any():
             raise RuntimeError("Cannot access data pointer of Tensor that doesn't have storage")
         if self.numel() == 0:    # no first element to point at: torch answers nullptr
             return 0
@@ -185,6 +185,15 @@ class TensorBase:
     @property
     def is_sparse(self):
         return self._impl.layout is sparse_coo
+
+    @property
+    def is_sparse_csr(self):
+        """torch's name, true of the CSR layout only (not CSC, BSR or BSC)."""
+        return self._impl.layout is sparse_csr
+
+    def _is_sparse_any(self):
+        """COO or one of the compressed layouts: no storage, no strides."""
+        return self._impl.layout is sparse_coo or self._impl.layout in COMPRESSED_LAYOUTS
 
     # ------------------------------------------------------------------ autograd metadata
     @property

@@ -41,7 +41,7 @@ def get_printoptions():
 
 
 def tensor_repr(t):
-    if t.is_sparse:
+    if t._is_sparse_any():
         return _sparse_repr(t)
     extras = []
     if t.device.type != "cpu":
@@ -177,12 +177,22 @@ def _nested(values, indent, summarize, formatter):
     return "[" + ("," + "\n" * (values.ndim - 1) + " " * (indent + 1)).join(slices) + "]"
 
 
+_SPARSE_PARTS = {"sparse_coo": ("indices", "values"), "sparse_csr": ("crow_indices", "col_indices", "values"),
+                 "sparse_bsr": ("crow_indices", "col_indices", "values"),
+                 "sparse_csc": ("ccol_indices", "row_indices", "values"),
+                 "sparse_bsc": ("ccol_indices", "row_indices", "values")}
+
+
 def _sparse_repr(t):
-    """``indices=tensor(...)`` and ``values=tensor(...)`` one under the other, then the suffixes:
-    the first on a new line, the next ones after it while the line stays within 80 columns."""
+    """The component tensors one under the other (``indices=``, ``values=`` for COO;
+    ``crow_indices=``, ``col_indices=``, ``values=`` for CSR and BSR; ``ccol_indices=``,
+    ``row_indices=`` for CSC and BSC), then the suffixes after them while the line stays within
+    80 columns; a COO tensor's first suffix always starts a line."""
     indent = " " * len("tensor(")
     parts = []
-    for name, part in (("indices", t._indices()), ("values", t._values())):
+    coo = t.layout.name == "sparse_coo"
+    for name in _SPARSE_PARTS[t.layout.name]:
+        part = getattr(t, f"_{name}" if coo else name)().detach()
         prefix = f"{name}=tensor("
         body = _body(part, indent + prefix)
         if part.numel() == 0:
@@ -195,7 +205,8 @@ def _sparse_repr(t):
     if t.dtype not in {st.get_default_dtype(), st.int64, st.bool_}:
         suffixes.append(f"dtype=internals.{t.dtype.name}")
     suffixes.append(f"layout={t.layout}")
-    return _add_suffixes("tensor(" + (",\n" + indent).join(parts), suffixes, len(indent), force_newline=True)
+    suffixes += _grad_suffix(t)
+    return _add_suffixes("tensor(" + (",\n" + indent).join(parts), suffixes, len(indent), force_newline=coo)
 
 
 def _summarized(values):

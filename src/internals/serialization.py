@@ -22,7 +22,8 @@ the ``GLOBAL`` opcode for them itself. Loading maps those names to internals' ow
 functions, and refuses any other global (as ``torch.load(weights_only=True)`` does).
 
 A sparse COO tensor pickles as ``torch._utils._rebuild_sparse_tensor(layout, (indices, values,
-size, coalesced))``. Files written on a big-endian machine (``byteorder`` ``big``) are byteswapped
+size, coalesced))``, a compressed one (CSR, CSC, BSR, BSC) as the same call with ``(compressed
+indices, plain indices, values, size)``. Files written on a big-endian machine (``byteorder`` ``big``) are byteswapped
 on load, and torch's legacy (pre-zip) format is read too. A damaged or unsafe file fails with the
 exception class and message ``torch.load`` gives for the same bytes (``_serialization_errors``),
 and no size, stride, offset or sparse index in a file can reach outside the bytes stored for it.
@@ -44,10 +45,11 @@ import numpy as np
 from . import _tensor
 from ._serialization_errors import reader_error, record_size_error, refused_global, weights_only_error
 from ._tensor_base import Size
+from .aten.native.sparse.sparse_csr_tensor import sparse_compressed_tensor
 from .c10 import scalar_type as st
 from .c10.device import as_device, device
 from .c10.storage import UntypedStorage
-from .c10.tensor_impl import NoStorage, TensorImpl, layout, sparse_coo, strided
+from .c10.tensor_impl import COMPRESSED_LAYOUTS, NoStorage, TensorImpl, layout, sparse_coo, strided
 from .nn.parameter import Parameter
 from .storage import TypedStorage
 
@@ -137,6 +139,10 @@ class _Pickler(pickle._Pickler):
     def save_tensor(self, obj):
         if obj.is_sparse:       # torch's Tensor._reduce_ex_internal: the two tensors, the size, the flag
             data = (obj._indices(), obj._values(), obj.size(), obj.is_coalesced())
+            return self.save_reduce(_REBUILD_SPARSE, (obj.layout, data), obj=obj)
+        if obj.layout in COMPRESSED_LAYOUTS:
+            impl = obj._impl
+            data = (impl.compressed_indices, impl.plain_indices, impl.values, obj.size())
             return self.save_reduce(_REBUILD_SPARSE, (obj.layout, data), obj=obj)
         if isinstance(obj, Parameter):
             data = obj.detach()
@@ -287,13 +293,17 @@ def _rebuild_parameter(data, requires_grad, backward_hooks):
 
 def _get_layout(name):
     """A layout from its printed name, as ``torch.serialization._get_layout`` (a KeyError for others)."""
-    return {"torch.strided": strided, "torch.sparse_coo": sparse_coo}[name]
+    return {f"torch.{t.name}": t for t in (strided, sparse_coo, *COMPRESSED_LAYOUTS)}[name]
 
 
 def _rebuild_sparse_tensor(layout, data):
-    """torch's ``_rebuild_sparse_tensor`` for the COO layout; older files leave out the coalesced
-    flag. The indices are checked against the size (torch checks them after loading), so no
-    index can reach outside the values."""
+    """torch's ``_rebuild_sparse_tensor``: COO (older files leave out the coalesced flag) or a
+    compressed layout. The indices are checked against the size (torch checks them after
+    loading), so no index can reach outside the values."""
+    if layout in COMPRESSED_LAYOUTS:
+        compressed_indices, plain_indices, values, size = data
+        return sparse_compressed_tensor(compressed_indices, plain_indices, values, size, layout=layout,
+                                        check_invariants=True)
     if layout is not sparse_coo:
         raise NotImplementedError(f"rebuilding sparse tensor for layout {layout}")
     indices, values, size = data[:3]

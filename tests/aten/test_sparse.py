@@ -531,3 +531,53 @@ def test_sparse_result_records_its_node():
         s, m = x.to_sparse(), x.sparse_mask(lib.tensor([[1.0, 0.0], [0.0, 1.0]]).to_sparse())
         return [(t.requires_grad, t.is_leaf, type(t.grad_fn).__name__) for t in (s, m)]
     assert program(internals) == program(torch)
+
+
+# ---------------------------------------------------------------------- values(): the differentiable accessor
+def _values_program(lib):
+    """A sparse leaf, coalesced, its values read and weighed: what torch records and returns."""
+    s = lib.sparse_coo_tensor(lib.tensor([[1, 0, 1, 0], [2, 0, 2, 1]]), lib.tensor([3.0, 4.0, 5.0, -1.0]), (2, 3),
+                              dtype=lib.float64, requires_grad=True)
+    c = s.coalesce()
+    v = c.values()
+    (g,) = lib.autograd.grad((v * lib.tensor([1.0, -2.0, 0.5], dtype=lib.float64)).sum(), s)
+    return c, v, g
+
+
+def test_values_carries_the_gradient_back_to_the_sparse_tensor():
+    """``values()`` is a view of the sparse tensor with a ValuesBackward0 node: the gradient of the
+    values comes back as a sparse tensor with the coalesced input's indices (torch's
+    ``values_backward``), then through CoalesceBackward0 to the leaf."""
+    (c_i, v_i, g_i), (c_t, v_t, g_t) = _values_program(internals), _values_program(torch)
+    for ours, theirs in ((v_i, v_t), (c_i, c_t)):
+        assert type(ours.grad_fn).__name__ == type(theirs.grad_fn).__name__
+    assert [type(f).__name__ for f, _ in v_i.grad_fn.next_functions] == [
+        type(f).__name__ for f, _ in v_t.grad_fn.next_functions]
+    assert (v_i._is_view(), v_i._base is c_i, v_i.requires_grad) == (v_t._is_view(), v_t._base is c_t, True)
+    assert_same(v_i, v_t, **EXACT)
+    assert_same_sparse(g_i, g_t)
+
+
+@pytest.mark.parametrize("name", ["indices", "_indices", "_values"])
+def test_index_accessors_and_raw_values_are_not_differentiable(name):
+    """``indices()``, ``_indices()`` and ``_values()`` record nothing and are no views (their
+    derivatives.yaml entries say ``output_differentiability: [False]``)."""
+    def program(lib):
+        s = lib.tensor([[0.0, 2.0], [3.0, 0.0]], requires_grad=True).to_sparse()
+        out = getattr(s, name)()
+        return out.requires_grad, out.grad_fn, out._is_view(), out._base is None, out.is_leaf
+    assert program(internals) == program(torch)
+
+
+def test_values_of_a_dense_conversion_reaches_the_dense_leaf():
+    def program(lib):
+        x = lib.tensor([[0.0, 1.0], [2.0, 0.0]], requires_grad=True)
+        (g,) = lib.autograd.grad((x.to_sparse().values() * lib.tensor([3.0, -1.0])).sum(), x)
+        return g
+    assert_same(program(internals), program(torch), **EXACT)
+
+
+def test_values_of_an_uncoalesced_tensor_is_refused():
+    def program(lib):
+        return lib.sparse_coo_tensor([[0, 0]], [1.0, 2.0], (2,), requires_grad=True).values()
+    assert_same_error(lambda: program(internals), lambda: program(torch))

@@ -240,9 +240,14 @@ def test_every_derivative_entry_is_tested():
                 z.clone().conj_physical_().grad_fn.name()}
     # The sparse conversions and masks (tests/aten/test_sparse.py) and the fused weight norm
     # (tests/aten/test_weight_norm.py) compare their nodes and gradients with torch's.
-    from test_sparse import SPARSE_GRAPHS
+    from test_sparse import SPARSE_GRAPHS, _values_program
     for build in SPARSE_GRAPHS.values():
         reached |= _nodes(build(internals, internals.ones(2, 3, dtype=internals.float64, requires_grad=True)))
+    reached |= _nodes(_values_program(internals)[1])
+    # and the compressed layouts' conversions (tests/aten/test_sparse_compressed.py)
+    from test_sparse_compressed import GRAPHS as COMPRESSED_GRAPHS
+    for build in COMPRESSED_GRAPHS.values():
+        reached |= _nodes(build(internals, internals.ones(4, 3, dtype=internals.float64, requires_grad=True)))
     reached |= _nodes(internals._weight_norm(internals.ones(2, 3, requires_grad=True),
                                              internals.ones(2, 1, requires_grad=True), 0))
     reached |= _later_operators_nodes()
@@ -772,8 +777,9 @@ def test_every_differentiable_native_function_has_a_kernel():
                            "bucketize.Scalar"}
     # The sparse operators without a formula here (the conversions _to_sparse and _to_dense and
     # sparse_mask have torch's); to_sparse, to_dense and coalesce are composites over them.
-    sparse = {"_coalesce", "_indices", "_nnz", "_values", "coalesce", "dense_dim", "indices", "is_coalesced",
-              "sparse_dim", "to_dense", "to_sparse", "to_sparse.sparse_dim", "values"}
+    # (values, indices and the other accessors have entries now, as in torch's derivatives.yaml)
+    sparse = {"_nnz", "coalesce", "dense_dim", "is_coalesced", "sparse_dim", "to_dense", "to_sparse",
+              "to_sparse.sparse_dim", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc"}
     # Factories: no tensor input, or (*_like) an output that is not differentiable -- torch lists
     # none of them in derivatives.yaml. Its lift_fresh entry (self: grad) is left out: here
     # lift_fresh returns its input itself, and torch.tensor calls it before requires_grad is set.
@@ -860,7 +866,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     math |= {"matrix_exp", "matrix_exp_backward", "orgqr", "multilabel_margin_loss"}
     assert composite == {"matmul", "reshape", "narrow", "narrow.Tensor", "split.sizes", "flatten.using_ints",
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
-                         "to_sparse",
+                         "to_sparse", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc",
                          "to_sparse.sparse_dim", "to_dense", "coalesce", "dropout", "dropout_", "feature_dropout",
                          "feature_dropout_",
                          "set_.source_Tensor_storage_offset"} | \

@@ -47,7 +47,9 @@ NOT_CHECKED = {
     # sparse layouts: the fake tensors here are strided only
     **dict.fromkeys(("to_sparse", "to_sparse.sparse_dim", "_to_sparse", "_to_sparse.sparse_dim", "to_dense",
                      "_to_dense", "coalesce", "_coalesce", "indices", "values", "_indices", "_values", "_nnz",
-                     "is_coalesced", "sparse_dim", "dense_dim"), "sparse layout"),
+                     "is_coalesced", "sparse_dim", "dense_dim", "crow_indices", "col_indices", "ccol_indices",
+                     "row_indices", "to_sparse_csr", "_to_sparse_csr", "to_sparse_csc", "_to_sparse_csc",
+                     "to_sparse_bsr", "_to_sparse_bsr", "to_sparse_bsc", "_to_sparse_bsc"), "sparse layout"),
     # storage-level surgery: a fake has no storage to point at
     **dict.fromkeys(("set_.source_Storage", "set_.source_Storage_storage_offset", "set_.source_Tensor", "set_"),
                     "swaps the storage itself"),

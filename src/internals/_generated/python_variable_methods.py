@@ -144,6 +144,58 @@ def THPVariable__to_sparse(self, *args, **kwargs):
     return _ops['_to_sparse.sparse_dim'](self, _r.to_int64(0))
 
 
+__to_sparse_bsc_parser = PythonArgParser([
+    '_to_sparse_bsc(IntArrayRef[2] blocksize, int64_t? dense_dim=None)',
+])
+
+
+def THPVariable__to_sparse_bsc(self, *args, **kwargs):
+    _r = __to_sparse_bsc_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::_to_sparse_bsc(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor
+    return _ops['_to_sparse_bsc'](self, _r.intlist(0), _r.to_int64(1))
+
+
+__to_sparse_bsr_parser = PythonArgParser([
+    '_to_sparse_bsr(IntArrayRef[2] blocksize, int64_t? dense_dim=None)',
+])
+
+
+def THPVariable__to_sparse_bsr(self, *args, **kwargs):
+    _r = __to_sparse_bsr_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::_to_sparse_bsr(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor
+    return _ops['_to_sparse_bsr'](self, _r.intlist(0), _r.to_int64(1))
+
+
+__to_sparse_csc_parser = PythonArgParser([
+    '_to_sparse_csc(int64_t? dense_dim=None)',
+])
+
+
+def THPVariable__to_sparse_csc(self, *args, **kwargs):
+    _r = __to_sparse_csc_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::_to_sparse_csc(Tensor self, int? dense_dim=None) -> Tensor
+    return _ops['_to_sparse_csc'](self, _r.to_int64(0))
+
+
+__to_sparse_csr_parser = PythonArgParser([
+    '_to_sparse_csr(int64_t? dense_dim=None)',
+])
+
+
+def THPVariable__to_sparse_csr(self, *args, **kwargs):
+    _r = __to_sparse_csr_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::_to_sparse_csr(Tensor self, int? dense_dim=None) -> Tensor
+    return _ops['_to_sparse_csr'](self, _r.to_int64(0))
+
+
 def THPVariable__values(self):
     # aten::_values(Tensor(a) self) -> Tensor(a)
     if check_has_torch_function(self):
@@ -1055,6 +1107,13 @@ def THPVariable_bmm(self, *args, **kwargs):
     return _ops['bmm'](self, _r.tensor(0))
 
 
+def THPVariable_ccol_indices(self):
+    # aten::ccol_indices(Tensor(a) self) -> Tensor(a)
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'ccol_indices')
+    return _ops['ccol_indices'](self)
+
+
 def THPVariable_ceil(self):
     # aten::ceil(Tensor self) -> Tensor
     if check_has_torch_function(self):
@@ -1253,6 +1312,13 @@ def THPVariable_coalesce(self):
     return _ops['coalesce'](self)
 
 
+def THPVariable_col_indices(self):
+    # aten::col_indices(Tensor(a) self) -> Tensor(a)
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'col_indices')
+    return _ops['col_indices'](self)
+
+
 def THPVariable_conj(self):
     # aten::conj(Tensor(a) self) -> Tensor(a)
     if check_has_torch_function(self):
@@ -1377,6 +1443,13 @@ def THPVariable_cross(self, *args, **kwargs):
         return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
     # aten::cross(Tensor self, Tensor other, int? dim=None) -> Tensor
     return _ops['cross'](self, _r.tensor(0), _r.to_int64(1))
+
+
+def THPVariable_crow_indices(self):
+    # aten::crow_indices(Tensor(a) self) -> Tensor(a)
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'crow_indices')
+    return _ops['crow_indices'](self)
 
 
 _cummax_parser = PythonArgParser([
@@ -3932,6 +4005,13 @@ def THPVariable_round_(self, *args, **kwargs):
     return _ops['round_.decimals'](self, decimals=_r.to_int64(0))
 
 
+def THPVariable_row_indices(self):
+    # aten::row_indices(Tensor(a) self) -> Tensor(a)
+    if check_has_torch_function(self):
+        return handle_torch_function_method(self, 'row_indices')
+    return _ops['row_indices'](self)
+
+
 def THPVariable_rsqrt(self):
     # aten::rsqrt(Tensor self) -> Tensor
     if check_has_torch_function(self):
@@ -4633,6 +4713,58 @@ def THPVariable_to_sparse(self, *args, **kwargs):
         return _ops['to_sparse'](self, layout=_r.value(0), blocksize=_r.intlist(1), dense_dim=_r.to_int64(2))
     # aten::to_sparse.sparse_dim(Tensor self, int sparse_dim) -> Tensor
     return _ops['to_sparse.sparse_dim'](self, _r.to_int64(0))
+
+
+_to_sparse_bsc_parser = PythonArgParser([
+    'to_sparse_bsc(IntArrayRef[2] blocksize, int64_t? dense_dim=None)',
+])
+
+
+def THPVariable_to_sparse_bsc(self, *args, **kwargs):
+    _r = _to_sparse_bsc_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::to_sparse_bsc(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor
+    return _ops['to_sparse_bsc'](self, _r.intlist(0), _r.to_int64(1))
+
+
+_to_sparse_bsr_parser = PythonArgParser([
+    'to_sparse_bsr(IntArrayRef[2] blocksize, int64_t? dense_dim=None)',
+])
+
+
+def THPVariable_to_sparse_bsr(self, *args, **kwargs):
+    _r = _to_sparse_bsr_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::to_sparse_bsr(Tensor self, int[2] blocksize, int? dense_dim=None) -> Tensor
+    return _ops['to_sparse_bsr'](self, _r.intlist(0), _r.to_int64(1))
+
+
+_to_sparse_csc_parser = PythonArgParser([
+    'to_sparse_csc(int64_t? dense_dim=None)',
+])
+
+
+def THPVariable_to_sparse_csc(self, *args, **kwargs):
+    _r = _to_sparse_csc_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::to_sparse_csc(Tensor self, int? dense_dim=None) -> Tensor
+    return _ops['to_sparse_csc'](self, _r.to_int64(0))
+
+
+_to_sparse_csr_parser = PythonArgParser([
+    'to_sparse_csr(int64_t? dense_dim=None)',
+])
+
+
+def THPVariable_to_sparse_csr(self, *args, **kwargs):
+    _r = _to_sparse_csr_parser.parse(args, kwargs, self)
+    if _r.has_torch_function:
+        return handle_torch_function(_r, self, args, kwargs, None, 'internals.Tensor')
+    # aten::to_sparse_csr(Tensor self, int? dense_dim=None) -> Tensor
+    return _ops['to_sparse_csr'](self, _r.to_int64(0))
 
 
 _topk_parser = PythonArgParser([
@@ -5542,6 +5674,10 @@ METHODS = named({
     '_nnz': THPVariable__nnz,
     '_to_dense': THPVariable__to_dense,
     '_to_sparse': THPVariable__to_sparse,
+    '_to_sparse_bsc': THPVariable__to_sparse_bsc,
+    '_to_sparse_bsr': THPVariable__to_sparse_bsr,
+    '_to_sparse_csc': THPVariable__to_sparse_csc,
+    '_to_sparse_csr': THPVariable__to_sparse_csr,
     '_values': THPVariable__values,
     'abs': THPVariable_abs,
     'abs_': THPVariable_abs_,
@@ -5619,6 +5755,7 @@ METHODS = named({
     'bitwise_xor': THPVariable_bitwise_xor,
     'bitwise_xor_': THPVariable_bitwise_xor_,
     'bmm': THPVariable_bmm,
+    'ccol_indices': THPVariable_ccol_indices,
     'ceil': THPVariable_ceil,
     'ceil_': THPVariable_ceil_,
     'cholesky': THPVariable_cholesky,
@@ -5633,6 +5770,7 @@ METHODS = named({
     'clip_': THPVariable_clip_,
     'clone': THPVariable_clone,
     'coalesce': THPVariable_coalesce,
+    'col_indices': THPVariable_col_indices,
     'conj': THPVariable_conj,
     'conj_physical': THPVariable_conj_physical,
     'conj_physical_': THPVariable_conj_physical_,
@@ -5645,6 +5783,7 @@ METHODS = named({
     'cosh_': THPVariable_cosh_,
     'count_nonzero': THPVariable_count_nonzero,
     'cross': THPVariable_cross,
+    'crow_indices': THPVariable_crow_indices,
     'cummax': THPVariable_cummax,
     'cummin': THPVariable_cummin,
     'cumprod': THPVariable_cumprod,
@@ -5848,6 +5987,7 @@ METHODS = named({
     'rot90': THPVariable_rot90,
     'round': THPVariable_round,
     'round_': THPVariable_round_,
+    'row_indices': THPVariable_row_indices,
     'rsqrt': THPVariable_rsqrt,
     'rsqrt_': THPVariable_rsqrt_,
     'scatter': THPVariable_scatter,
@@ -5905,6 +6045,10 @@ METHODS = named({
     'tile': THPVariable_tile,
     'to_dense': THPVariable_to_dense,
     'to_sparse': THPVariable_to_sparse,
+    'to_sparse_bsc': THPVariable_to_sparse_bsc,
+    'to_sparse_bsr': THPVariable_to_sparse_bsr,
+    'to_sparse_csc': THPVariable_to_sparse_csc,
+    'to_sparse_csr': THPVariable_to_sparse_csr,
     'topk': THPVariable_topk,
     'trace': THPVariable_trace,
     'transpose': THPVariable_transpose,

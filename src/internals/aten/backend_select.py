@@ -9,7 +9,7 @@ Every other operator falls through BackendSelect.
 """
 from ..c10.device import as_device
 from ..c10.dispatch_key import DispatchKeySet, backend_key_for
-from ..c10.tensor_impl import sparse_coo
+from ..c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_coo
 from . import dispatcher
 
 __all__ = ["needs_backend_select", "backend_select_kernel"]
@@ -26,6 +26,7 @@ def backend_select_kernel(op):
     """The BackendSelect kernel of one operator."""
     def backend_select(keys, *args, layout=None, device=None, **kwargs):
         # computeDispatchKey(dtype, layout, device), then a redispatch with that key alone
-        key = backend_key_for(as_device(device).type, sparse=layout is sparse_coo)
+        key = backend_key_for(as_device(device).type, sparse=layout is sparse_coo,
+                              compressed=layout in COMPRESSED_LAYOUTS)
         return op.redispatch(DispatchKeySet(key), *args, layout=layout, device=device, **kwargs)
     return dispatcher.KernelFunction(backend_select, with_keyset=True)

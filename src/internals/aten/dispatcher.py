@@ -49,7 +49,8 @@ def _where(fn):
 
 _KEY_OF_BIT = {int(k): k for k in DispatchKey}    # DispatchKey(i) without the Enum call's cost
 _EXPLICIT = ("CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional")   # backend-kernel aliases
-_SIMULATED_KEYS = (DispatchKey.CUDA, DispatchKey.SparseCUDA)     # their kernels launch on the simulator
+# their kernels launch on the simulator
+_SIMULATED_KEYS = (DispatchKey.CUDA, DispatchKey.SparseCUDA, DispatchKey.SparseCsrCUDA)
 
 
 def dispatch_key(key_sets, included, excluded, fallthrough):

@@ -15,6 +15,8 @@ from ..aten import dispatcher
 from ..aten.native import grid_sampler
 from ..aten.native.batch_linear_algebra import perturbed_lu_inverse
 from ..aten.native.matrix_exp import differential_analytic_matrix_function
+from ..aten.native.sparse.sparse_csr_tensor import new_compressed
+from ..aten.native.sparse.sparse_tensor import sparse_coo_tensor
 from ..aten.native.tensor_factories import arange, from_numpy, wrap_scalar, zeros
 from ..aten.tensor_iterator import broadcast_shapes
 from ..c10.dispatch_key import DispatchKey
@@ -22,7 +24,7 @@ from ..c10.grad_mode import _state as _grad_mode
 from ..c10.local_dispatch_key_set import tls
 from ..c10.memory_format import contiguous_format, preserve_format
 from ..c10.scalar_type import float64
-from ..c10.tensor_impl import sparse_coo, strided
+from ..c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_coo, strided
 
 INT64_MAX = 2 ** 63 - 1       # slice's end when none is given
 
@@ -2122,25 +2124,49 @@ def _weight_norm_differentiable_backward(*args):
     return dispatcher.call("_weight_norm_differentiable_backward", *args)
 
 
-__all__ += ["to_sparse_backward", "to_dense_backward", "sparse_mask_backward"]
+__all__ += ["to_sparse_backward", "to_dense_backward", "sparse_mask_backward", "values_backward"]
 
 
-def to_sparse_backward(grad, self_layout):
-    """A strided input gets the gradient back dense; a sparse one keeps it sparse."""
+def to_sparse_backward(grad, self_layout, self_blocksize=None):
+    """A strided input gets the gradient back dense; a sparse one gets it in its own layout (and
+    block size, for BSR and BSC)."""
     if self_layout is strided:
         return grad.to_dense()
-    return grad if grad.layout is sparse_coo else grad.to_sparse()
+    if grad.layout is self_layout and self_layout is sparse_coo:
+        return grad
+    return grad.to_sparse(layout=self_layout, blocksize=self_blocksize)
 
 
 def to_dense_backward(grad, input, masked_grad):
     """The gradient of a sparse tensor made dense: by default (``masked_grad`` unset or true) only
     its entries get a gradient, the dense gradient read at the input's coalesced coordinates; with
-    ``masked_grad=False`` every element does, as a sparse tensor of the same sparse dims."""
-    if input.layout is strided:
+    ``masked_grad=False`` every element does, as a sparse tensor of the same sparse dims. A
+    compressed input's gradient goes through COO and back to its layout, as torch's does."""
+    layout = input.layout
+    if layout is strided:
         return grad.to_dense(input.dtype, masked_grad=masked_grad)
-    if masked_grad is None or masked_grad:
-        return grad.sparse_mask(input.coalesce())
-    return grad.to_sparse(input.sparse_dim())
+    masked = masked_grad is None or masked_grad
+    if layout is sparse_coo:
+        if masked:
+            return grad.sparse_mask(input.coalesce())
+        return grad.to_sparse(input.sparse_dim())
+    blocksize = input._impl.blocksize
+    if masked:
+        return grad.sparse_mask(input.to_sparse(input.sparse_dim())).to_sparse(
+            layout=layout, blocksize=blocksize, dense_dim=None if blocksize is None else input.dense_dim())
+    return grad.to_sparse(layout=layout, blocksize=blocksize, dense_dim=input.dense_dim())
+
+
+def values_backward(grad, self):
+    """``values()``'s gradient (``values_backward`` in ``FunctionsManual.cpp``): a sparse tensor with
+    ``self``'s indices (and sizes, coalesced flag) whose values are the incoming gradient."""
+    if self.layout is sparse_coo:
+        return sparse_coo_tensor(dispatcher.call("_indices", self), grad, tuple(self.shape),
+                                 is_coalesced=dispatcher.call("is_coalesced", self) or None)
+    if self.layout in COMPRESSED_LAYOUTS:
+        impl = self._impl
+        return new_compressed(impl.sizes, impl.compressed_indices, impl.plain_indices, grad, self.layout)
+    raise NotImplementedError(f"values backward with respect to self with layout {self.layout}")
 
 
 def sparse_mask_backward(grad, mask, self_layout):

@@ -17,23 +17,25 @@ class DispatchKey(IntEnum):
     Meta = 3
     SparseCPU = 4
     SparseCUDA = 5
-    BackendSelect = 6
-    Python = 7
-    Conjugate = 8          # the lazy conjugate bit: ``conj()`` views carry it (ConjugateFallback.cpp)
-    Negative = 9           # the lazy negative bit: ``_neg_view``, ``conj().imag`` (NegateFallback.cpp)
-    ADInplaceOrView = 10
-    AutogradOther = 11
-    AutogradCPU = 12
-    AutogradCUDA = 13
-    AutogradMeta = 14
-    AutocastCPU = 15
-    AutocastCUDA = 16
-    PythonTLSSnapshot = 17
+    SparseCsrCPU = 6        # the compressed layouts (CSR, CSC, BSR, BSC): SparseCsrTensorImpl
+    SparseCsrCUDA = 7
+    BackendSelect = 8
+    Python = 9
+    Conjugate = 10          # the lazy conjugate bit: ``conj()`` views carry it (ConjugateFallback.cpp)
+    Negative = 11           # the lazy negative bit: ``_neg_view``, ``conj().imag`` (NegateFallback.cpp)
+    ADInplaceOrView = 12
+    AutogradOther = 13
+    AutogradCPU = 14
+    AutogradCUDA = 15
+    AutogradMeta = 16
+    AutocastCPU = 17
+    AutocastCUDA = 18
+    PythonTLSSnapshot = 19
 
 
 class _SetsByBits(dict):
     """Every key set made so far, by its bits. Sets are immutable, so each is made once and
-    shared: the dispatcher asks for several on every call (18 keys: at most 262,144 of them).
+    shared: the dispatcher asks for several on every call (20 keys: at most 2**20 of them).
     A set already made is a plain dict lookup, in C; only a new one runs ``__missing__``."""
 
     def __missing__(self, bits):
@@ -104,7 +106,8 @@ class DispatchKeySet:
 
 
 BACKEND_KEYS = DispatchKeySet([DispatchKey.CPU, DispatchKey.CUDA, DispatchKey.Meta,
-                               DispatchKey.SparseCPU, DispatchKey.SparseCUDA])
+                               DispatchKey.SparseCPU, DispatchKey.SparseCUDA,
+                               DispatchKey.SparseCsrCPU, DispatchKey.SparseCsrCUDA])
 AUTOGRAD_KEYS = DispatchKeySet([DispatchKey.AutogradOther, DispatchKey.AutogradCPU, DispatchKey.AutogradCUDA,
                                 DispatchKey.AutogradMeta])
 AUTOCAST_KEYS = DispatchKeySet([DispatchKey.AutocastCPU, DispatchKey.AutocastCUDA])
@@ -127,12 +130,13 @@ def alias_runtime_keys(name):
     return ALIAS_KEYS[name] if name in ALIAS_KEYS else DispatchKeySet(DispatchKey[name])
 
 
-def backend_key_for(device_type, sparse=False):
-    """The backend key of a device and layout: CPU, CUDA, SparseCPU, SparseCUDA or Meta."""
+def backend_key_for(device_type, sparse=False, compressed=False):
+    """The backend key of a device and layout: CPU, CUDA, SparseCPU, SparseCUDA (the COO layout),
+    SparseCsrCPU, SparseCsrCUDA (the compressed layouts) or Meta."""
     if device_type == "meta":
         return DispatchKey.Meta
     base = "CPU" if device_type == "cpu" else "CUDA"
-    return DispatchKey[("Sparse" if sparse else "") + base]
+    return DispatchKey[("SparseCsr" if compressed else "Sparse" if sparse else "") + base]
 
 
 def autograd_key_for(device_type):

@@ -13,7 +13,8 @@ from .grad_mode import _state as _modes
 from .memory_format import channels_last, is_channels_last_contiguous
 from .sym import SymInt, inside_operator, is_symbolic, size_oblivious
 
-__all__ = ["TensorImpl", "VersionCounter", "layout", "strided", "sparse_coo", "compute_key_set",
+__all__ = ["TensorImpl", "VersionCounter", "layout", "strided", "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr",
+           "sparse_bsc", "COMPRESSED_LAYOUTS", "compute_key_set",
            "contiguous_strides"]
 
 
@@ -27,6 +28,14 @@ class layout:
 
 strided = layout("strided")
 sparse_coo = layout("sparse_coo")
+# The compressed layouts (``c10/core/Layout.h``): one dim's indices compressed into offsets, for
+# rows (CSR, and BSR of blocks) or for columns (CSC, BSC). One tensor class and one pair of
+# backend keys (SparseCsrCPU, SparseCsrCUDA) serve all four; the layout is a field of the tensor.
+sparse_csr = layout("sparse_csr")
+sparse_csc = layout("sparse_csc")
+sparse_bsr = layout("sparse_bsr")
+sparse_bsc = layout("sparse_bsc")
+COMPRESSED_LAYOUTS = (sparse_csr, sparse_csc, sparse_bsr, sparse_bsc)
 
 
 class VersionCounter:
@@ -64,7 +73,7 @@ def compute_key_set(device_type, layout, inference=False):
     cache_key = (device_type, layout, inference)
     keys = _key_sets.get(cache_key)
     if keys is None:
-        listed = [backend_key_for(device_type, sparse=layout is sparse_coo)]
+        listed = [backend_key_for(device_type, sparse=layout is sparse_coo, compressed=layout in COMPRESSED_LAYOUTS)]
         if not inference:
             listed += [DispatchKey.ADInplaceOrView, autograd_key_for(device_type)]
         if autocast_key_for(device_type) is not None:
@@ -79,6 +88,7 @@ _key_sets = {}
 class TensorImplBase:
     """What every tensor implementation answers the same way, strided or sparse."""
     __slots__ = ()
+    blocksize = None        # the block of a BSR or BSC tensor (SparseCsrTensorImpl); no other has one
 
     def is_inference(self):
         return DispatchKey.ADInplaceOrView not in self.key_set

@@ -46,6 +46,7 @@ PROPERTIES = {
     "scalar_type": ("{}._impl.dtype", False),
     "options": ("({0}._impl.dtype, {0}._impl.device)", False),
     "layout": ("{}.layout", False),
+    "sym_blocksize": ("{}._impl.blocksize", False),     # a BSR or BSC tensor's block, else None
 }
 PROPERTY_RE = re.compile(r"\b(\w+)\.(" + "|".join(PROPERTIES) + r")\(\)")
 # ``to_args_sizes_symint(tensors)``, ``to_args_scalartypes(tensors)`` over a Tensor[] input: each

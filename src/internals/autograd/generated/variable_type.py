@@ -76,6 +76,7 @@ from .functions import (
     ClampMinBackward0,
     ClampMinBackward1,
     CloneBackward0,
+    CoalesceBackward0,
     Col2ImBackward0,
     ComplexBackward0,
     ConjBackward0,
@@ -359,6 +360,10 @@ from .functions import (
     ToDenseBackward0,
     ToSparseBackward0,
     ToSparseBackward1,
+    ToSparseBscBackward0,
+    ToSparseBsrBackward0,
+    ToSparseCscBackward0,
+    ToSparseCsrBackward0,
     TopkBackward0,
     TraceBackward0,
     TransposeBackward0,
@@ -403,6 +408,7 @@ from .functions import (
     UpsampleNearestExact3DBackwardBackward0,
     UpsampleTrilinear3DBackward0,
     UpsampleTrilinear3DBackwardBackward0,
+    ValuesBackward0,
     VarBackward0,
     VarMeanBackward0,
     VdotBackward0,
@@ -1039,10 +1045,16 @@ OPS = {
     'replication_pad3d': dispatcher.find('replication_pad3d'),
     'replication_pad3d_backward': dispatcher.find('replication_pad3d_backward'),
     'native_batch_norm': dispatcher.find('native_batch_norm'),
-    '_to_sparse': dispatcher.find('_to_sparse'),
     '_to_sparse.sparse_dim': dispatcher.find('_to_sparse.sparse_dim'),
+    '_to_sparse': dispatcher.find('_to_sparse'),
+    '_to_sparse_csr': dispatcher.find('_to_sparse_csr'),
+    '_to_sparse_csc': dispatcher.find('_to_sparse_csc'),
+    '_to_sparse_bsr': dispatcher.find('_to_sparse_bsr'),
+    '_to_sparse_bsc': dispatcher.find('_to_sparse_bsc'),
     '_to_dense': dispatcher.find('_to_dense'),
     'sparse_mask': dispatcher.find('sparse_mask'),
+    '_coalesce': dispatcher.find('_coalesce'),
+    'values': dispatcher.find('values'),
     '_weight_norm_interface': dispatcher.find('_weight_norm_interface'),
     'native_layer_norm': dispatcher.find('native_layer_norm'),
     'embedding': dispatcher.find('embedding'),
@@ -8722,12 +8734,27 @@ def native_batch_norm(ks, input, weight, bias, running_mean, running_var, traini
     return result
 
 
+def _to_sparse_sparse_dim(ks, self, sparse_dim):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToSparseBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_layout_ = self.layout
+        grad_fn.self_sym_blocksize_ = self._impl.blocksize
+    with below_ad_inplace_or_view():
+        result = OPS['_to_sparse.sparse_dim'].redispatch(after_autograd(ks), self, sparse_dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def _to_sparse(ks, self, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
         grad_fn = ToSparseBackward1()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_layout_ = self.layout
+        grad_fn.self_sym_blocksize_ = self._impl.blocksize
     with below_ad_inplace_or_view():
         result = OPS['_to_sparse'].redispatch(after_autograd(ks), self, **kwargs)
     if grad_fn is not None:
@@ -8735,14 +8762,57 @@ def _to_sparse(ks, self, **kwargs):
     return result
 
 
-def _to_sparse_sparse_dim(ks, self, sparse_dim):
+def _to_sparse_csr(ks, self, dense_dim=None):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
-        grad_fn = ToSparseBackward0()
+        grad_fn = ToSparseCsrBackward0()
         grad_fn._next_edges = collect_next_edges(self)
         grad_fn.self_layout_ = self.layout
+        grad_fn.self_sym_blocksize_ = self._impl.blocksize
     with below_ad_inplace_or_view():
-        result = OPS['_to_sparse.sparse_dim'].redispatch(after_autograd(ks), self, sparse_dim)
+        result = OPS['_to_sparse_csr'].redispatch(after_autograd(ks), self, dense_dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _to_sparse_csc(ks, self, dense_dim=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToSparseCscBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_layout_ = self.layout
+        grad_fn.self_sym_blocksize_ = self._impl.blocksize
+    with below_ad_inplace_or_view():
+        result = OPS['_to_sparse_csc'].redispatch(after_autograd(ks), self, dense_dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _to_sparse_bsr(ks, self, blocksize, dense_dim=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToSparseBsrBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_layout_ = self.layout
+        grad_fn.self_sym_blocksize_ = self._impl.blocksize
+    with below_ad_inplace_or_view():
+        result = OPS['_to_sparse_bsr'].redispatch(after_autograd(ks), self, blocksize, dense_dim)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _to_sparse_bsc(ks, self, blocksize, dense_dim=None):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ToSparseBscBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_layout_ = self.layout
+        grad_fn.self_sym_blocksize_ = self._impl.blocksize
+    with below_ad_inplace_or_view():
+        result = OPS['_to_sparse_bsc'].redispatch(after_autograd(ks), self, blocksize, dense_dim)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -8771,6 +8841,32 @@ def sparse_mask(ks, self, mask):
         grad_fn.mask_ = SavedVariable(mask, False)
     with below_ad_inplace_or_view():
         result = OPS['sparse_mask'].redispatch(after_autograd(ks), self, mask)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def _coalesce(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = CoalesceBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+    with below_ad_inplace_or_view():
+        result = OPS['_coalesce'].redispatch(after_autograd(ks), self)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def values(ks, self):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = ValuesBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.self_ = SavedVariable(self, False)
+    with below_ad_inplace_or_view():
+        result = OPS['values'].redispatch(after_autograd(ks), self)
+    mark_view(result)
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
@@ -10318,10 +10414,16 @@ KERNELS = {
     'replication_pad3d': replication_pad3d,
     'replication_pad3d_backward': replication_pad3d_backward,
     'native_batch_norm': native_batch_norm,
-    '_to_sparse': _to_sparse,
     '_to_sparse.sparse_dim': _to_sparse_sparse_dim,
+    '_to_sparse': _to_sparse,
+    '_to_sparse_csr': _to_sparse_csr,
+    '_to_sparse_csc': _to_sparse_csc,
+    '_to_sparse_bsr': _to_sparse_bsr,
+    '_to_sparse_bsc': _to_sparse_bsc,
     '_to_dense': _to_dense,
     'sparse_mask': sparse_mask,
+    '_coalesce': _coalesce,
+    'values': values,
     '_weight_norm_interface': _weight_norm_interface,
     'native_layer_norm': native_layer_norm,
     'embedding': embedding,

@@ -14,11 +14,11 @@ from ...._tensor_base import TensorBase
 from ....c10 import scalar_type as st
 from ....c10.device import as_device
 from ....c10.sparse_tensor_impl import SparseTensorImpl
-from ....c10.tensor_impl import sparse_coo, strided
+from ....c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ...dispatcher import call
 from ..copy import contiguous, cpu, to, to_device
 from ..tensor_factories import empty, from_host, tensor, zeros
-from ..tensor_shape import make_view
+from ..tensor_shape import alias_impl
 from . import kernels
 
 __all__ = ["sparse_coo_tensor", "new_sparse", "flat", "kernel_values", "linear_indices", "sparse_to", "clone_sparse",
@@ -58,8 +58,17 @@ def linear_indices(indices, sizes):
     return out
 
 
+_LAYOUT_NAMES = {strided: "Strided", sparse_coo: "Sparse", sparse_csr: "SparseCsr", sparse_csc: "SparseCsc",
+                 sparse_bsr: "SparseBsr", sparse_bsc: "SparseBsc"}
+
+
+def layout_name(layout):
+    """The layout as torch's C++ prints it in messages (``Strided``, ``Sparse``, ``SparseCsr``, ...)."""
+    return _LAYOUT_NAMES[layout]
+
+
 def _layout_name(t):
-    return "Strided" if t.layout is strided else "Sparse"
+    return layout_name(t.layout)
 
 
 def check_indices(indices, sizes):
@@ -216,9 +225,17 @@ def sparse_to(t, dtype, device):
 
 
 # ---------------------------------------------------------------------- dense -> sparse
-def _check_target_layout(layout, blocksize):
-    if (layout is not None and layout is not sparse_coo) or blocksize is not None:
-        raise NotImplementedError("internals converts to the sparse_coo layout only (no CSR, CSC, BSR, BSC)")
+def _compressed_conversions():
+    """The compressed layouts' module, which builds on this one (imported when first needed)."""
+    from . import sparse_csr_tensor  # a real cycle: that module builds on this one
+    return sparse_csr_tensor
+
+
+def _check_target_layout(blocksize, name, source):
+    """COO has no blocks: torch refuses a block size (naming the kernel that refuses it)."""
+    if blocksize is not None:
+        raise RuntimeError(f"{name}: conversion from {source} to Sparse with blocksize argument given is not "
+                           "supported")
 
 
 def to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
@@ -235,7 +252,10 @@ def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense
     sum of the flags (on the host) gives each stored row its place, and a second loop writes the
     coordinates and blocks there: the entries come out sorted and distinct, so coalesced.
     """
-    _check_target_layout(layout, blocksize)
+    if layout in COMPRESSED_LAYOUTS:
+        return _compressed_conversions().dense_to_sparse_compressed(self, layout=layout, blocksize=blocksize,
+                                                                    dense_dim=dense_dim)
+    _check_target_layout(blocksize, "dense_to_sparse", "Strided")
     n = self.dim()
     if sparse_dim is None:
         sparse_dim = n - dense_dim if dense_dim is not None else n
@@ -262,7 +282,12 @@ def dense_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense
 
 
 def sparse_coo_to_sparse(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
-    _check_target_layout(layout, blocksize)
+    if layout in COMPRESSED_LAYOUTS:
+        return _compressed_conversions().coo_to_sparse_compressed(self, layout, blocksize, dense_dim,
+                                                                  "sparse_coo_to_sparse")
+    _check_target_layout(blocksize, "to_sparse", "Sparse")
+    if dense_dim is not None:
+        raise RuntimeError("to_sparse: conversion from Sparse to Sparse with dense_dim argument given is not supported")
     if sparse_dim is not None and sparse_dim != call("sparse_dim", self):
         raise RuntimeError("to_sparse: conversion from Sparse to Sparse with sparse_dim argument !=self.sparse_dim() "
                            "is not supported")
@@ -324,15 +349,26 @@ def sparse_to_dense(self, dtype=None, masked_grad=None):
 
 
 # ---------------------------------------------------------------------- accessors
-def _alias(t):
-    """A new tensor over the same memory (``alias``): what ``_indices()`` and ``_values()`` return."""
-    return make_view(t, t.shape, t.stride())
+def component(self, t):
+    """A new tensor over the same memory as ``t``, one of ``self``'s component tensors, and not a
+    view of anything: what ``indices()``, ``_indices()`` and ``_values()`` return. torch's autograd
+    records none of them (derivatives.yaml: ``output_differentiability: [False]``), so they have
+    no ``_base`` to carry a gradient through."""
+    impl = t._impl
+    return type(self)._from_impl(alias_impl(t, impl.sizes, impl.strides, None, None, impl.version_counter))
+
+
+def values_view(self, t):
+    """``values()``: a view whose base is the sparse tensor itself, so that autograd can carry a
+    gradient of the values back to it (``ValuesBackward0``, torch's ``values_backward``)."""
+    impl = t._impl
+    return type(self)._from_impl(alias_impl(t, impl.sizes, impl.strides, None, None, impl.version_counter), base=self)
 
 
 def indices_sparse(self):
     if not self._impl.coalesced:
         raise RuntimeError("Cannot get indices on an uncoalesced tensor, please call .coalesce() first")
-    return _alias(self._impl.indices)
+    return component(self, self._impl.indices)
 
 
 def indices_default(self):
@@ -342,7 +378,7 @@ def indices_default(self):
 def values_sparse(self):
     if not self._impl.coalesced:
         raise RuntimeError("Cannot get values on an uncoalesced tensor, please call .coalesce() first")
-    return _alias(self._impl.values)
+    return values_view(self, self._impl.values)
 
 
 def values_default(self):
@@ -350,11 +386,11 @@ def values_default(self):
 
 
 def _indices_sparse(self):
-    return _alias(self._impl.indices)
+    return component(self, self._impl.indices)
 
 
 def _values_sparse(self):
-    return _alias(self._impl.values)
+    return component(self, self._impl.values)
 
 
 def _nnz_sparse(self):
