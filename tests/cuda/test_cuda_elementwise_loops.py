@@ -236,3 +236,18 @@ def test_an_op_split_into_pieces_computes_torchs_values(monkeypatch):
     assert_same((cu(a) + cu(b).t()).cpu(), a + b.t(), rtol=0, atol=0)
     check_add(torch.randn(2000), torch.randn(2000))
     assert_same(cu(a).sin().cpu(), a.sin(), ulps=4)
+
+
+def test_a_metadata_only_iterator_still_has_its_geometry_to_split():
+    """Under ``meta_execution`` nothing is allocated and no loop runs, but an iterator over
+    concrete sizes keeps its loop geometry, so a 2**32-element problem can be split into 32-bit
+    pieces without its bytes (chapter 4b shows it). Only a traced (symbolic) size leaves none."""
+    def fake(shape, strides):
+        return FakeTensor.from_meta(TensorMeta(shape, strides, internals.float32, internals.device("cuda")))
+
+    with meta_execution():
+        it = TensorIterator.binary_op(None, fake((2**16, 2**16), (2**16, 1)), fake((2**16,), (1,)))
+    assert not it.can_use_32bit_indexing()
+    pieces = it.with_32bit_indexing()
+    assert [p.shape.tolist() for p in pieces] == [[2**16, 2**13]] * 8
+    assert [p.offsets[0] for p in pieces] == [k * 2**29 for k in range(8)]

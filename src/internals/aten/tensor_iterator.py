@@ -425,8 +425,8 @@ class TensorIterator:
     def coalesce_dimensions(self):
         """The loop's geometry: dims merged where every operand walks them as one."""
         operands = self.outputs + self.inputs
-        if _meta.active:    # metadata only: no loop will run (and a traced size has no value to merge)
-            self.geometry = None
+        if _meta.active and not all(type(n) is int for n in self.shape):
+            self.geometry = None    # a traced size has no value to merge (and no loop will run)
         elif self.fast:     # every operand walks its elements in one memory order: one flat dim
             offsets = [t._impl.storage_offset for t in operands]
             self.geometry = flat_geometry(math.prod(self.shape), offsets)
