@@ -617,7 +617,12 @@ FLOATING = (ops.EXP, ops.LOG, ops.SQRT, ops.SIGMOID, ops.TANH, ops.FLOOR, ops.CE
 COMPLEX = {ops.REAL_PART: [(f32, c64), (f64, c128)], ops.NONZERO: [(b1, c64)], ops.ANGLE_COMPLEX: [(f32, c64)],
            **{op: [(c64, c64), (c128, c128)] for op in (ops.CONJ, ops.EXP_COMPLEX, ops.LOG_COMPLEX, ops.SQRT_COMPLEX,
                                                         ops.SIN_COMPLEX, ops.COS_COMPLEX, ops.TAN_COMPLEX,
-                                                        ops.TANH_COMPLEX, ops.SIGMOID_COMPLEX)}}
+                                                        ops.TANH_COMPLEX, ops.SIGMOID_COMPLEX, ops.ASIN_COMPLEX,
+                                                        ops.ACOS_COMPLEX, ops.ATAN_COMPLEX, ops.ASINH_COMPLEX,
+                                                        ops.ACOSH_COMPLEX, ops.ATANH_COMPLEX, ops.SINH_COMPLEX,
+                                                        ops.COSH_COMPLEX, ops.EXPM1_COMPLEX, ops.LOG1P_COMPLEX,
+                                                        ops.RSQRT_COMPLEX, ops.LOG2_COMPLEX, ops.LOG10_COMPLEX,
+                                                        ops.EXP2_COMPLEX)}}
 for op in range(len(ops.UNARY)):
     if op in BITS:
         pairs = [BITS[op]]
