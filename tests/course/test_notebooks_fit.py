@@ -101,3 +101,17 @@ def test_the_check_can_fail(tmp_path):
     path = tmp_path / "wide.ipynb"
     path.write_text(json.dumps(nb))
     assert [(cid, what) for cid, what, _, _ in too_wide(path)] == [("x", "output"), ("m", "markdown code")]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_every_stored_widget_has_its_saved_state(path):
+    """A widget output names a model; the page renders it only from the notebook's saved widget
+    state. Re-executing a notebook saves new models, so an output kept from an earlier run (an
+    ``nbval-ignore-output`` cell) must keep its state too, or the book shows an empty box."""
+    notebook = json.loads(path.read_text())
+    saved = notebook["metadata"].get("widgets", {}).get("application/vnd.jupyter.widget-state+json", {})
+    models = saved.get("state", {})
+    shown = [out["data"]["application/vnd.jupyter.widget-view+json"]["model_id"]
+             for cell in notebook["cells"] if cell["cell_type"] == "code" for out in cell.get("outputs", [])
+             if "application/vnd.jupyter.widget-view+json" in out.get("data", {})]
+    assert [m for m in shown if m not in models] == []
