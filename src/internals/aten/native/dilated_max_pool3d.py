@@ -25,7 +25,7 @@ from ..dispatcher import call
 from .average_pool3d import pool3d_shape_check
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
-from .pooling import _pool_output_size, _scatter_max_gradient
+from .pooling import _scatter_max_gradient, pooling_output_shape
 from .scalar_ops import lowest_like
 from .tensor_factories import empty
 from .tensor_shape import check_dim_size
@@ -59,22 +59,10 @@ def _geometry(self, kernel_size, stride, padding, dilation, ceil_mode, fn_name):
     Returns (k, d, pad, dilation, in_size, out_size)."""
     k, d, pad, dil = _arguments(self, kernel_size, stride, padding, dilation)
     in_size = tuple(self.shape[-3:])
-    out_size = tuple(_checked_output_size(n, k_, p, s, dl, ceil_mode)
+    out_size = tuple(pooling_output_shape(n, k_, p, s, dl, ceil_mode)
                      for n, k_, p, s, dl in zip(in_size, k, pad, d, dil))
     pool3d_shape_check(self, k, d, pad, dil, in_size, out_size, fn_name)
     return k, d, pad, dil, in_size, out_size
-
-
-def _checked_output_size(size, k, pad, stride, dilation, ceil_mode):
-    """``pooling_output_shape``: its checks, then the size (see ``pooling._pool_output_size``)."""
-    if stride == 0:
-        raise RuntimeError("stride should not be zero")
-    if pad < 0:
-        raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
-    if pad > int(((k - 1) * dilation + 1) / 2):        # C++ division truncates
-        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad}, "
-                           f"kernel_size={k} and dilation={dilation}")
-    return _pool_output_size(size, k, pad, stride, dilation, ceil_mode)
 
 
 def _memory_format(x):
@@ -157,7 +145,7 @@ def meta_max_pool3d_with_indices_backward(grad_input, grad_output, self, kernel_
     in_size = tuple(self.shape[-3:])
     out_size = tuple(grad_output.shape[-3:])      # torch reads the output's sizes off grad_output
     for n, k_, p, s, dl in zip(in_size, k, pad, d, dil):
-        _checked_output_size(n, k_, p, s, dl, ceil_mode)
+        pooling_output_shape(n, k_, p, s, dl, ceil_mode)
     pool3d_shape_check(self, k, d, pad, dil, in_size, out_size, "max_pool3d_with_indices_backward_out_cpu_template()")
     n = self.dim()
     expected = (*self.shape[:-3], *out_size)

@@ -26,6 +26,19 @@ from .tensor_factories import empty
 from .tensor_shape import check_dim_size
 
 
+def pooling_output_shape(size, k, pad, stride, dilation, ceil_mode):
+    """``pooling_output_shape`` (``Pool.h``): its checks of one dimension's arguments, then the
+    size (``_pool_output_size``). The 2-d and 3-d max pools share it."""
+    if stride == 0:
+        raise RuntimeError("stride should not be zero")
+    if pad < 0:
+        raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
+    if pad > int(((k - 1) * dilation + 1) / 2):        # C++ division truncates
+        raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad}, "
+                           f"kernel_size={k} and dilation={dilation}")
+    return _pool_output_size(size, k, pad, stride, dilation, ceil_mode)
+
+
 def _pool_output_size(size, k, pad, stride, dilation, ceil_mode):
     """``pooling_output_shape``: with ``ceil_mode`` a last, partial window counts if it starts
     inside the input or its left padding."""
@@ -57,15 +70,8 @@ def pool_geometry(x, kernel_size, stride, padding, dilation, ceil_mode, name="ma
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
     C, H, W = x.size(-3), x.size(-2), x.size(-1)       # avg_pool2d: a 2-d input is an IndexError here
     sizes = []
-    for size, k, pad, s, d in ((H, kh, ph, sh, dh), (W, kw, pw, sw, dw)):     # ``pooling_output_shape``
-        if s == 0:
-            raise RuntimeError("stride should not be zero")
-        if pad < 0:
-            raise RuntimeError(f"pad must be non-negative, but got pad: {pad}")
-        if pad > int(((k - 1) * d + 1) / 2):        # C++ division truncates
-            raise RuntimeError(f"pad should be at most half of effective kernel size, but got pad={pad}, "
-                               f"kernel_size={k} and dilation={d}")
-        sizes.append(_pool_output_size(size, k, pad, s, d, ceil_mode))
+    for size, k, pad, s, d in ((H, kh, ph, sh, dh), (W, kw, pw, sw, dw)):
+        sizes.append(pooling_output_shape(size, k, pad, s, d, ceil_mode))
     OH, OW = sizes
     # ``pool2d_shape_check``
     if min(kh, kw) <= 0:
