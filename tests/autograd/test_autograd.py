@@ -319,17 +319,18 @@ def test_every_derivative_entry_is_tested():
         y.sum().backward()
     reached.add(y.grad_fn.name())
     # The sliding blocks, pixel shuffling, adaptive max pooling and the margin losses, differentiated
-    # twice, 3-d average pooling and bilinear (tests/nn/test_unfold_fold.py, test_pixel_shuffle.py,
-    # test_adaptive_max_pool.py, test_margin_losses.py, test_pooling_3d.py and test_bilinear.py
-    # compare nodes and gradients with torch's).
+    # twice, 3-d average pooling, bilinear and max unpooling (tests/nn/test_unfold_fold.py,
+    # test_pixel_shuffle.py, test_adaptive_max_pool.py, test_margin_losses.py, test_pooling_3d.py,
+    # test_bilinear.py and test_unpooling.py compare nodes and gradients with torch's).
     from test_adaptive_max_pool import SECOND_ORDER as POOL_TWICE
     from test_bilinear import SECOND_ORDER as BILINEAR_TWICE
     from test_margin_losses import SECOND_ORDER as MARGIN_TWICE
     from test_pixel_shuffle import SECOND_ORDER as SHUFFLE_TWICE
     from test_pooling_3d import SECOND_ORDER as POOL_3D_TWICE
     from test_unfold_fold import SECOND_ORDER as FOLD_TWICE
+    from test_unpooling import SECOND_ORDER as UNPOOL_TWICE
     for build in [*POOL_TWICE.values(), *MARGIN_TWICE.values(), *SHUFFLE_TWICE.values(), *FOLD_TWICE.values(),
-                  *POOL_3D_TWICE.values(), *BILINEAR_TWICE.values()]:
+                  *POOL_3D_TWICE.values(), *BILINEAR_TWICE.values(), *UNPOOL_TWICE.values()]:
         out, x = build(internals)
         (g,) = internals.autograd.grad(out.sum(), x, create_graph=True)
         reached |= _nodes(out) | _nodes(g)

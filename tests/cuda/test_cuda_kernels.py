@@ -703,6 +703,8 @@ for t in (f32, i64, u8):      # 3-d max pooling: kernel sizes, strides, paddings
 for t in (f32, f64):          # the adaptive windows, as the 3-d average reads them
     compile_(f"adaptive_max_pool3d {t}", pooling._adaptive_max_pool3d.py_func,
              (arr(t), arr(i64), arr(t)) + VOLUME + (arr(i64),))
+for t in (f32, f64, u16):     # max unpooling moves values: the 16-bit floats as their bits
+    compile_(f"max_unpool {t}", pooling._max_unpool.py_func, (arr(t), arr(t), arr(i64), i64, i64))
 
 from internals.aten.native.cuda import indexing
 for name in ("_copy_indexed", "_add_indexed", "_mul_indexed", "_max_indexed", "_min_indexed"):

@@ -1,5 +1,5 @@
-"""``nn.BatchNorm3d``, ``F.local_response_norm`` / ``nn.LocalResponseNorm`` and ``F.lp_pool1d/2d`` /
-``nn.LPPool1d/2d`` against torch: torch builds the last two in Python over operators the package has
+"""``nn.BatchNorm3d``, ``F.local_response_norm`` / ``nn.LocalResponseNorm`` and ``F.lp_pool1d/2d/3d`` /
+``nn.LPPool1d/2d/3d`` against torch: torch builds the last two in Python over operators the package has
 (``torch/nn/functional.py``), so values, layouts, node names, gradients and errors follow."""
 import numpy as np
 import pytest
@@ -24,6 +24,12 @@ CALLS = {
     "lp2d_p2": ((2, 3, 6, 6), lambda F, x: F.lp_pool2d(x, 2, 2)),
     "lp2d_p1_5_rect": ((1, 2, 6, 7), lambda F, x: F.lp_pool2d(x.abs(), 1.5, (2, 3), stride=(1, 2))),
     "lp2d_inf": ((1, 2, 6, 6), lambda F, x: F.lp_pool2d(x, float("inf"), 3)),
+    "lp3d_p2": ((1, 2, 4, 4, 4), lambda F, x: F.lp_pool3d(x, 2, 2)),
+    "lp3d_p3_rect_stride_ceil": ((2, 2, 5, 4, 6),
+                                 lambda F, x: F.lp_pool3d(x, 3, (2, 1, 3), stride=(2, 1, 2), ceil_mode=True)),
+    "lp3d_unbatched_p1_5": ((2, 4, 5, 4), lambda F, x: F.lp_pool3d(x.abs(), 1.5, 2, stride=1)),
+    "lp3d_inf": ((1, 2, 4, 5, 4), lambda F, x: F.lp_pool3d(x, float("inf"), (2, 3, 2))),
+    "lp3d_minus_inf_ceil": ((1, 2, 5, 5, 5), lambda F, x: F.lp_pool3d(x, -float("inf"), 2, ceil_mode=True)),
 }
 
 
@@ -72,7 +78,9 @@ def test_local_response_norm_of_an_empty_input_is_the_input_and_of_2d_a_value_er
 def test_modules_match_torch_and_print_alike():
     pairs = [((2, 5, 4, 4), lambda L: L.nn.LocalResponseNorm(3, alpha=0.2)),
              ((2, 3, 9), lambda L: L.nn.LPPool1d(2, 3, stride=2)),
-             ((2, 3, 6, 6), lambda L: L.nn.LPPool2d(3, (2, 3), ceil_mode=True))]
+             ((2, 3, 6, 6), lambda L: L.nn.LPPool2d(3, (2, 3), ceil_mode=True)),
+             ((2, 2, 4, 5, 6), lambda L: L.nn.LPPool3d(2, (2, 2, 3), stride=(1, 2, 2))),
+             ((2, 5, 5, 5), lambda L: L.nn.LPPool3d(1.5, 3, ceil_mode=True))]
     for shape, make in pairs:
         x = _t(torch, shape)
         ours, theirs = make(internals), make(torch)

@@ -1520,7 +1520,7 @@ def adaptive_avg_pool1d(input, output_size):
     return dispatcher.call("adaptive_avg_pool1d", input, output_size)
 
 
-__all__ += ["lp_pool1d", "lp_pool2d", "local_response_norm"]
+__all__ += ["lp_pool1d", "lp_pool2d", "lp_pool3d", "local_response_norm"]
 
 
 def _lp_finish(out, norm_type, window):
@@ -1552,6 +1552,94 @@ def lp_pool2d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
             return -max_pool2d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
     out = avg_pool2d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
     return _lp_finish(out, norm_type, kw * kh)
+
+
+def _single(value):
+    """torch's ``_single``: an int as a 1-tuple, an iterable as a tuple."""
+    try:
+        return tuple(value)
+    except TypeError:
+        return (value,)
+
+
+def _triple(value):
+    """torch's ``_triple``: an int repeated three times, an iterable as a tuple."""
+    try:
+        return tuple(value)
+    except TypeError:
+        return (value, value, value)
+
+
+def lp_pool3d(input, norm_type, kernel_size, stride=None, ceil_mode=False):
+    """:func:`lp_pool1d` over windows of the last three dims (``avg_pool3d``, times kd·kh·kw);
+    p = ±inf goes to ``max_pool3d`` of the magnitudes, as torch's does."""
+    kd, kw, kh = _triple(kernel_size)
+    if isinstance(norm_type, (int, float)):
+        if norm_type == float("inf"):
+            return max_pool3d(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        if norm_type == -float("inf"):
+            return -max_pool3d(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool3d(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return _lp_finish(out, norm_type, kd * kw * kh)
+
+
+__all__ += ["max_unpool1d", "max_unpool2d", "max_unpool3d"]
+
+
+def _unpool_output_size(input, kernel_size, stride, padding, output_size):
+    """torch's ``_unpool_output_size``: the size max pooling came from, (n − 1)·stride + k − 2·pad
+    per dim, or ``output_size`` (its spatial dims, or all of them) when it is within a stride of it."""
+    input_size = input.size()
+    n = len(kernel_size)
+    default_size = [(input_size[-n + d] - 1) * stride[d] + kernel_size[d] - 2 * padding[d] for d in range(n)]
+    if output_size is None:
+        return default_size
+    if len(output_size) == n + 2:
+        output_size = output_size[2:]
+    if len(output_size) != n:
+        raise ValueError(f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a "
+                         f"length of '{len(output_size)}'")
+    for d in range(n):
+        min_size, max_size = default_size[d] - stride[d], default_size[d] + stride[d]
+        if not (min_size < output_size[d] < max_size):
+            raise ValueError(f'invalid output_size "{output_size}" (dim {d} must be between {min_size} and '
+                             f'{max_size})')
+    for d in range(n):
+        if output_size[d] < 0:
+            raise ValueError("max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                             f"output_size[{d}]={output_size[d]}")
+    return output_size
+
+
+def max_unpool1d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of :func:`max_pool1d`: each value written back at its index along the
+    last dim, zeros elsewhere. As torch's: ``max_unpool2d`` over a trailing dim of one."""
+    kernel_size = _single(kernel_size)
+    stride = _single(stride) if stride is not None else kernel_size
+    padding = _single(padding)
+    output_size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    output_size = list(output_size) + [1] if isinstance(output_size, list) else tuple(output_size) + (1,)
+    return dispatcher.call("max_unpool2d", input.unsqueeze(-1), indices.unsqueeze(-1), output_size).squeeze(-1)
+
+
+def max_unpool2d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of :func:`max_pool2d` (``aten::max_unpool2d``): each value written back at
+    its index ``h·W + w`` in a zeroed plane of the size pooling came from (or ``output_size``)."""
+    kernel_size = _pair(kernel_size)
+    stride = _pair(stride) if stride is not None else kernel_size
+    padding = _pair(padding)
+    output_size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    return dispatcher.call("max_unpool2d", input, indices, output_size)
+
+
+def max_unpool3d(input, indices, kernel_size, stride=None, padding=0, output_size=None):
+    """The partial inverse of :func:`max_pool3d` (``aten::max_unpool3d``, which also takes the
+    stride and padding, as torch's does)."""
+    kernel_size = _triple(kernel_size)
+    stride = _triple(stride) if stride is not None else kernel_size
+    padding = _triple(padding)
+    output_size = _unpool_output_size(input, kernel_size, stride, padding, output_size)
+    return dispatcher.call("max_unpool3d", input, indices, output_size, stride, padding)
 
 
 def local_response_norm(input, size, alpha=1e-4, beta=0.75, k=1.0):

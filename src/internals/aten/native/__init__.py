@@ -29,6 +29,7 @@ from . import (
     loss,
     loss_multilabel_margin,
     matrix_exp,
+    max_unpooling,
     normalization,
     onehot,
     packed_sequence,
@@ -62,7 +63,7 @@ FAMILIES = (copy, distributions, elementwise, unary_ops, activation, binary_ops,
             sparse_tensor_math, sparse_csr_tensor, convolution, pooling, pad_nd, onehot, normalization, loss, embedding,
             resize, complex_helper, scalar, pointwise_ops, bucketization, cross, distance, linear,
             upsample, embedding_bag, packed_sequence, grid_sampler, im2col, pixel_shuffle,
-            weight_norm, matrix_exp, loss_multilabel_margin, average_pool3d, dilated_max_pool3d,
+            weight_norm, matrix_exp, loss_multilabel_margin, average_pool3d, dilated_max_pool3d, max_unpooling,
             adaptive_max_pooling3d, tensor_properties)
 
 

@@ -217,6 +217,8 @@ from .functions import (
     MaxPool2DWithIndicesBackwardBackward0,
     MaxPool3DWithIndicesBackward0,
     MaxPool3DWithIndicesBackwardBackward0,
+    MaxUnpool2DBackward0,
+    MaxUnpool3DBackward0,
     MaximumBackward0,
     MeanBackward0,
     MeanBackward1,
@@ -1015,6 +1017,10 @@ OPS = {
     'max_pool3d_with_indices': dispatcher.find('max_pool3d_with_indices'),
     'max_pool3d_with_indices_backward.grad_input': dispatcher.find('max_pool3d_with_indices_backward.grad_input'),
     'max_pool3d_with_indices_backward': dispatcher.find('max_pool3d_with_indices_backward'),
+    'max_unpool2d.out': dispatcher.find('max_unpool2d.out'),
+    'max_unpool2d': dispatcher.find('max_unpool2d'),
+    'max_unpool3d.out': dispatcher.find('max_unpool3d.out'),
+    'max_unpool3d': dispatcher.find('max_unpool3d'),
     'adaptive_max_pool3d.out': dispatcher.find('adaptive_max_pool3d.out'),
     'adaptive_max_pool3d': dispatcher.find('adaptive_max_pool3d'),
     'adaptive_max_pool3d_backward.grad_input': dispatcher.find('adaptive_max_pool3d_backward.grad_input'),
@@ -8381,6 +8387,44 @@ def max_pool3d_with_indices_backward(ks, grad_output, self, kernel_size, stride,
     return result
 
 
+def max_unpool2d_out(ks, self, indices, output_size, **kwargs):
+    check_out_no_requires_grad('max_unpool2d', self, indices, kwargs.get('out'))
+    with below_autograd():
+        return OPS['max_unpool2d.out'].redispatch(after_autograd(ks), self, indices, output_size, **kwargs)
+
+
+def max_unpool2d(ks, self, indices, output_size):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MaxUnpool2DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.indices_ = SavedVariable(indices, False)
+    with below_ad_inplace_or_view():
+        result = OPS['max_unpool2d'].redispatch(after_autograd(ks), self, indices, output_size)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
+def max_unpool3d_out(ks, self, indices, output_size, stride, padding, **kwargs):
+    check_out_no_requires_grad('max_unpool3d', self, indices, kwargs.get('out'))
+    with below_autograd():
+        return OPS['max_unpool3d.out'].redispatch(after_autograd(ks), self, indices, output_size, stride, padding, **kwargs)
+
+
+def max_unpool3d(ks, self, indices, output_size, stride, padding):
+    grad_fn = None
+    if _grad_mode.grad_enabled and self._requires_grad:
+        grad_fn = MaxUnpool3DBackward0()
+        grad_fn._next_edges = collect_next_edges(self)
+        grad_fn.indices_ = SavedVariable(indices, False)
+    with below_ad_inplace_or_view():
+        result = OPS['max_unpool3d'].redispatch(after_autograd(ks), self, indices, output_size, stride, padding)
+    if grad_fn is not None:
+        set_history(result, grad_fn)
+    return result
+
+
 def adaptive_max_pool3d_out(ks, self, output_size, **kwargs):
     check_out_no_requires_grad('adaptive_max_pool3d', self, kwargs.get('out'), kwargs.get('indices'))
     with below_autograd():
@@ -10384,6 +10428,10 @@ KERNELS = {
     'max_pool3d_with_indices': max_pool3d_with_indices,
     'max_pool3d_with_indices_backward.grad_input': max_pool3d_with_indices_backward_grad_input,
     'max_pool3d_with_indices_backward': max_pool3d_with_indices_backward,
+    'max_unpool2d.out': max_unpool2d_out,
+    'max_unpool2d': max_unpool2d,
+    'max_unpool3d.out': max_unpool3d_out,
+    'max_unpool3d': max_unpool3d,
     'adaptive_max_pool3d.out': adaptive_max_pool3d_out,
     'adaptive_max_pool3d': adaptive_max_pool3d,
     'adaptive_max_pool3d_backward.grad_input': adaptive_max_pool3d_backward_grad_input,

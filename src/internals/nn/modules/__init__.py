@@ -94,9 +94,13 @@ from .pooling import (
                          AvgPool3d,
                          LPPool1d,
                          LPPool2d,
+                         LPPool3d,
                          MaxPool1d,
                          MaxPool2d,
                          MaxPool3d,
+                         MaxUnpool1d,
+                         MaxUnpool2d,
+                         MaxUnpool3d,
 )
 from .rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from .sparse import Embedding, EmbeddingBag
@@ -134,4 +138,5 @@ __all__ += ["Fold", "Unfold", "PixelShuffle", "PixelUnshuffle", "InstanceNorm1d"
             "AdaptiveAvgPool1d", "BatchNorm3d", "LocalResponseNorm", "LPPool1d", "LPPool2d", "RMSNorm",
             "SoftMarginLoss", "MultiMarginLoss", "MultiLabelMarginLoss",
             "ParameterList", "ParameterDict", "AvgPool3d", "Conv3d", "ConvTranspose3d", "Bilinear",
-            "AdaptiveAvgPool3d", "MaxPool3d", "AdaptiveMaxPool3d"]
+            "AdaptiveAvgPool3d", "MaxPool3d", "AdaptiveMaxPool3d", "LPPool3d",
+            "MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]

@@ -1,5 +1,5 @@
-"""``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``, ``AdaptiveMaxPool1d/2d/3d``
-(``torch/nn/modules/pooling.py``)."""
+"""``MaxPool1d/2d/3d``, ``AvgPool1d/2d/3d``, ``AdaptiveAvgPool1d/2d/3d``, ``AdaptiveMaxPool1d/2d/3d``,
+``LPPool1d/2d/3d``, ``MaxUnpool1d/2d/3d`` (``torch/nn/modules/pooling.py``)."""
 from .. import functional as F
 from .module import Module
 
@@ -192,3 +192,53 @@ class LPPool2d(_LPPoolNd):
 
     def forward(self, input):
         return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool3d(_LPPoolNd):
+    """The ``norm_type``-norm of each window of the last three dims (frames × rows × columns)."""
+
+    def forward(self, input):
+        return F.lp_pool3d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+__all__ += ["LPPool3d"]
+
+
+__all__ += ["MaxUnpool1d", "MaxUnpool2d", "MaxUnpool3d"]
+
+
+class _MaxUnpoolNd(Module):
+    _ntuple = None          # how the arguments are kept: 1-, 2- or 3-tuples, as torch's repr shows them
+
+    def __init__(self, kernel_size, stride=None, padding=0):
+        super().__init__()
+        self.kernel_size = type(self)._ntuple(kernel_size)
+        self.stride = type(self)._ntuple(stride if stride is not None else kernel_size)
+        self.padding = type(self)._ntuple(padding)
+
+    def extra_repr(self):
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool1d(_MaxUnpoolNd):
+    """The partial inverse of :class:`MaxPool1d`: values back at their indices, zeros elsewhere."""
+    _ntuple = staticmethod(F._single)
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool1d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool2d(_MaxUnpoolNd):
+    """The partial inverse of :class:`MaxPool2d`."""
+    _ntuple = staticmethod(F._pair)
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool2d(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+
+class MaxUnpool3d(_MaxUnpoolNd):
+    """The partial inverse of :class:`MaxPool3d`."""
+    _ntuple = staticmethod(F._triple)
+
+    def forward(self, input, indices, output_size=None):
+        return F.max_unpool3d(input, indices, self.kernel_size, self.stride, self.padding, output_size)

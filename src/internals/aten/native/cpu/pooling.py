@@ -5,6 +5,7 @@ from numba import prange
 from ..adaptive_max_pooling3d import adaptive_max3d_output
 from ..average_pool3d import avg_pool3d_backward_plane, avg_pool3d_output
 from ..dilated_max_pool3d import max_pool3d_output
+from ..max_unpooling import max_unpool_plane
 from ..pooling import (
     adaptive_max_output,
     avg_pool_backward_plane,
@@ -98,3 +99,10 @@ def adaptive_max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, windows):
                 for ow in range(OW):
                     i = ((p * OT + ot) * OH + oh) * OW + ow
                     out[i], indices[i] = adaptive_max3d_output(inp, p, T, H, W, OT, OH, OW, ot, oh, ow, windows)
+
+
+# Max unpooling (``cpu/MaxUnpoolKernel.cpp``): one task per (image, channel) plane or volume.
+@parallel_loop()
+def max_unpool(out, inp, indices, plane_in, plane_out):
+    for p in prange(out.size // plane_out):
+        max_unpool_plane(out, inp, indices, p, plane_in, plane_out)

@@ -7,6 +7,7 @@ from numba import cuda
 from ..adaptive_max_pooling3d import adaptive_max3d_output
 from ..average_pool3d import avg_pool3d_backward_plane, avg_pool3d_output
 from ..dilated_max_pool3d import max_pool3d_output
+from ..max_unpooling import max_unpool_plane
 from ..pooling import (
     adaptive_max_output,
     avg_pool_backward_plane,
@@ -148,3 +149,17 @@ def max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, geometry):
 def adaptive_max_pool3d(out, indices, inp, T, H, W, OT, OH, OW, windows):
     with np.errstate(all="ignore"):
         _adaptive_max_pool3d[launch_config(out.size)](out, indices, inp, T, H, W, OT, OH, OW, windows)
+
+
+# Max unpooling (``cuda/MaxUnpooling.cu``): torch's kernel has a thread per input element, which
+# races where two inputs name one position; here a thread per plane writes in the plane's order.
+@cuda.jit
+def _max_unpool(out, inp, indices, plane_in, plane_out):
+    p = cuda.grid(1)
+    while p < out.size // plane_out:
+        max_unpool_plane(out, inp, indices, p, plane_in, plane_out)
+        p += cuda.gridsize(1)
+
+
+def max_unpool(out, inp, indices, plane_in, plane_out):
+    _max_unpool[launch_config(out.size // plane_out)](out, inp, indices, plane_in, plane_out)
