@@ -4,7 +4,10 @@ and the in-place ``addmm_``, ``addmv_``, ``baddbmm_``, ``addbmm_`` (``aten/src/A
 
 dot, addmm, addmv, mv and baddbmm check their operands as torch does, then run the matrix product
 kernels of ``linear_algebra`` (a dot product is a 1 x K by K x 1 product) and scale with
-elementwise ops. outer, linear and einsum are CompositeImplicitAutograd: written with other
+elementwise ops. addmm, addmv and baddbmm are declared as torch declares them, structured: a meta
+step (the checks, the output's sizes and dtype) and an impl step (beta * self + alpha * the
+product, written into the output), ``.out`` the primary form and the functional and in-place
+forms derived from it. outer, linear and einsum are CompositeImplicitAutograd: written with other
 operators only, so a dispatch mode sees what they decompose into.
 """
 from ...c10 import scalar_type as st

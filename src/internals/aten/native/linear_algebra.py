@@ -4,7 +4,8 @@
 transposed (BLAS's ``transa``/``transb``: so ``x @ w.t()`` copies nothing), copy only operands that
 are neither, as torch does before calling a BLAS, and run the device's blocked or tiled loop.
 ``matmul`` reduces every case (vectors, batches with broadcasting) to them, as torch's ``matmul``
-does.
+does. ``mm`` and ``bmm`` are structured, as torch's: a meta step (the checks and the output) and
+an impl step (the loop, into the output), ``mm.out`` and ``bmm.out`` the primary forms.
 """
 from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format

@@ -3,7 +3,9 @@
 
 Each is written with the reductions of ``reduce_ops`` (sum, amax, amin) and elementwise ops, so
 it runs the CPU and CUDA reduction loops those do. float16 and bfloat16 inputs compute in
-float32 and round once at the end, as torch's reductions accumulate in float32.
+float32 and round once at the end, as torch's reductions accumulate in float32. any, all and
+the vector norms (``linalg_vector_norm``, ``norm.ScalarOpt_dim``) are structured, as torch's: a
+meta step (the checks, the reduced output) and an impl step writing the values into it.
 """
 import math
 import warnings

@@ -7,8 +7,9 @@ Every row along ``dim`` is sorted by one stable merge sort, ``sort_row`` below, 
 loop (rows in parallel) and the CUDA kernel (a thread per row) both compile. NaN sorts as the
 largest value, as in torch. The selections are read off the sorted rows.
 
-``topk`` is declared as torch declares it, structured: a meta step (``k`` checked, the outputs'
-sizes) and an impl step writing into the outputs, ``topk.values`` the primary form. torch does not
+``topk`` and ``sort.stable`` are declared as torch declares them, structured: a meta step (``k``
+checked, the outputs' sizes and layout) and an impl step writing into the outputs,
+``topk.values`` and ``sort.values_stable`` the primary forms. torch does not
 declare the other selections structured, but each has an out= kernel of its own, which the
 functional (and in-place) kernel runs into fresh outputs: ``kthvalue_out``, ``median_dim_out``,
 ``mode_out``, ``cummax_out``, ``logcumsumexp_out``... check ``out`` in their own words, resize

@@ -608,7 +608,9 @@ def dsplit(x, sections_or_indices):
 
 # ---------------------------------------------------------------------- joining and copies (TensorShape.cpp)
 # These copy into a fresh output through the copy kernel (``copy.same_device_copy``), or move
-# elements by offsets the host computed (``indexing.move``); the result is never a view.
+# elements by offsets the host computed (``indexing.move``); the result is never a view. cat is
+# structured, as torch's: a meta step (the checks, the output's sizes, dtype and memory format)
+# and an impl step (each input copied into its slice), ``cat.out`` the primary form.
 def _fresh(sizes, dtype, device):
     """A contiguous output, checked as ``empty`` checks its sizes (negative, or too many bytes)."""
     return empty(tuple(sizes), dtype=dtype, device=device)
