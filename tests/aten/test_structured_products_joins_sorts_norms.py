@@ -14,6 +14,8 @@ from helpers import (
     assert_fake_matches_real,
     assert_ops_out_resized_with_torchs_warning,
     assert_out_variant_matches_torch,
+    assert_same,
+    both_with_warnings,
     check_opinfo_samples,
     compare_into_empty_outs,
     native_entries,
@@ -107,14 +109,6 @@ OUT_CASES = {
     "cat channels-last with an empty vector": lambda L: L.cat(
         [L.ones(2, 3, 4, 5).to(memory_format=L.channels_last), L.empty(0)], 1),
     "stack into out": lambda L: L.stack([L.ones(2), L.zeros(2)], out=L.empty(0)),
-    "sort.stable": lambda L: tuple(L.sort(L.tensor([3., 1., 2., 1.]), stable=True,
-                                          out=(L.empty(0), L.empty(0, dtype=L.long)))),
-    "sort.stable, kept strides": lambda L: tuple(L.sort(L.tensor([[3., 1.], [2., 0.]]), stable=False, out=(
-        L.empty(2, 2).t(), L.empty(2, 2, dtype=L.int64)))),
-    "sort.stable, resized": lambda L: tuple(L.sort(L.tensor([3, 1, 2]), stable=True, descending=True,
-                                                   out=(L.empty(5, dtype=L.int64), L.empty(3, dtype=L.int64)))),
-    "sort.stable of a strided input": lambda L: tuple(L.sort(L.arange(12.).reshape(3, 4)[:, ::2], stable=True)),
-    "sort.stable of a 0-dim": lambda L: tuple(L.sort(L.tensor(3.), stable=True)),
     "index, kept strides": lambda L: L.ops.aten.index.Tensor_out(L.arange(6.).reshape(2, 3), [None, L.tensor([1, 0])],
                                                                  out=L.empty(2, 2).t()),
     "vector_norm into out": lambda L: L.linalg.vector_norm(L.tensor([[3., 4.], [1., 0.]]), 2, 1, True,
@@ -129,6 +123,27 @@ OUT_CASES = {
 @pytest.mark.parametrize("case", OUT_CASES)
 def test_out_variant_matches_torch(case):
     assert_out_variant_matches_torch(OUT_CASES[case])
+
+
+SORT_CASES = {
+    "sort.stable": lambda L: tuple(L.sort(L.tensor([3., 1., 2., 1.]), stable=True,
+                                          out=(L.empty(0), L.empty(0, dtype=L.long)))),
+    "sort.stable, kept strides": lambda L: tuple(L.sort(L.tensor([[3., 1.], [2., 0.]]), stable=False, out=(
+        L.empty(2, 2).t(), L.empty(2, 2, dtype=L.int64)))),
+    "sort.stable, resized": lambda L: tuple(L.sort(L.tensor([3, 1, 2]), stable=True, descending=True,
+                                                   out=(L.empty(5, dtype=L.int64), L.empty(3, dtype=L.int64)))),
+    "sort.stable of a strided input": lambda L: tuple(L.sort(L.arange(12.).reshape(3, 4)[:, ::2], stable=True)),
+    "sort.stable of a 0-dim": lambda L: tuple(L.sort(L.tensor(3.), stable=True)),
+}
+
+
+@pytest.mark.parametrize("case", SORT_CASES)
+def test_sort_stable_into_out_matches_torch(case):
+    """Both outputs, values and indices, with their layouts, and the same warnings."""
+    (theirs, their_warnings), (ours, our_warnings) = both_with_warnings(SORT_CASES[case])
+    for o, t in zip(ours, theirs, strict=True):
+        assert_same(o, t)
+    assert our_warnings == their_warnings
 
 
 OPS_OUT_CASES = {
