@@ -15,7 +15,9 @@ __all__ = ["vector_norm", "matrix_norm", "lu_factor", "lu_factor_ex", "inv", "in
            "cholesky_ex", "eigh", "eigvalsh", "eig", "eigvals", "pinv", "LinAlgError"]
 
 
-def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
+def vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None, out=None):
+    if out is not None:
+        return dispatcher.call("linalg_vector_norm.out", x, ord, dim, keepdim, dtype=dtype, out=out)
     return dispatcher.call("linalg_vector_norm", x, ord, dim, keepdim, dtype=dtype)
 
 

@@ -18,6 +18,7 @@ from helpers import (
     Adapter,
     assert_same,
     check_opinfo_samples,
+    compare_into_empty_outs,
     logging_modes,
     opinfo_cases,
 )
@@ -123,27 +124,6 @@ def test_product_into_its_input_runs_as_torch(program):
 
 
 # ------------------------------------------------------------------------------ OpInfo samples
-def _out_compare(ours_fn, theirs_fn, sample, ours_sample, tol=None):
-    """The functional call in torch says what ``out`` to give (dtype, and a tuple for two
-    results); both libraries then write into empty outs, compared as the functional results are."""
-    (x, args, kwargs), (ours_x, ours_args, ours_kwargs) = sample, ours_sample
-    try:
-        expected = theirs_fn(x, *args, **kwargs)
-    except Exception:     # noqa: BLE001 -- the functional call's errors are test_ops' business
-        return
-    results = expected if isinstance(expected, tuple) else (expected,)
-    outs_t = tuple(torch.empty(0, dtype=r.dtype) for r in results)
-    outs_i = tuple(internals.empty(0, dtype=getattr(internals, str(r.dtype)[6:])) for r in results)
-    pick = (lambda outs: outs) if len(results) > 1 else (lambda outs: outs[0])
-    theirs = theirs_fn(x, *args, **kwargs, out=pick(outs_t))
-    ours = ours_fn(ours_x, *ours_args, **ours_kwargs, out=pick(outs_i))
-    for r_t, r_i, o_t, o_i in zip(results if len(results) > 1 else (theirs,), ours if len(results) > 1 else (ours,),
-                                  outs_t, outs_i):
-        assert r_i is o_i and (r_t is o_t or len(results) > 1)
-        rtol, atol = (tol or {}).get(o_t.dtype, (None, None))
-        assert_same(o_i, o_t, rtol=rtol, atol=atol)
-
-
 def _adapter(name, kwargs=()):
     return Adapter(getattr(internals, name), kwargs=kwargs)
 
@@ -162,7 +142,7 @@ OPINFO_CASES = opinfo_cases(ADAPTERS, (torch.float32, torch.float64, torch.int64
 
 @pytest.mark.parametrize("name, dtype", OPINFO_CASES)
 def test_opinfo_samples_into_out(name, dtype):
-    check_opinfo_samples(name, dtype, ADAPTERS[name], compare=_out_compare)
+    check_opinfo_samples(name, dtype, ADAPTERS[name], compare=compare_into_empty_outs)
 
 
 @pytest.mark.parametrize("dtype", [torch.complex64, torch.complex128], ids=str)

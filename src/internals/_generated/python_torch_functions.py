@@ -3499,7 +3499,7 @@ def THPVariable_imag(*args, **kwargs):
 
 
 _index_parser = PythonArgParser([
-    'index(Tensor input, c10::List<::std::optional<Tensor>> indices)',
+    'index(Tensor input, c10::List<::std::optional<Tensor>> indices, *, Tensor out=None)',
 ])
 
 
@@ -3507,8 +3507,11 @@ def THPVariable_index(*args, **kwargs):
     _r = _index_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
-    return _ops['index.Tensor'](_r.tensor(0), _r.value(1))
+    if _r.is_none(2):
+        # aten::index.Tensor(Tensor self, Tensor?[] indices) -> Tensor
+        return _ops['index.Tensor'](_r.tensor(0), _r.value(1))
+    # aten::index.Tensor_out(Tensor self, Tensor?[] indices, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['index.Tensor_out'](_r.tensor(0), _r.value(1), out=_r.tensor(2))
 
 
 _index_add_parser = PythonArgParser([
@@ -3844,7 +3847,7 @@ def THPVariable_lgamma(*args, **kwargs):
 
 
 _linalg_vector_norm_parser = PythonArgParser([
-    'linalg_vector_norm(Tensor input, Scalar ord=2, IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None)',
+    'linalg_vector_norm(Tensor input, Scalar ord=2, IntArrayRef[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor out=None)',
 ])
 
 
@@ -3852,10 +3855,13 @@ def THPVariable_linalg_vector_norm(*args, **kwargs):
     _r = _linalg_vector_norm_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
-    if not kwargs:
-        return _ops['linalg_vector_norm'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3))
-    return _ops['linalg_vector_norm'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3), dtype=_r.scalartype(4))
+    if _r.is_none(5):
+        # aten::linalg_vector_norm(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None) -> Tensor
+        if not kwargs:
+            return _ops['linalg_vector_norm'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3))
+        return _ops['linalg_vector_norm'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3), dtype=_r.scalartype(4))
+    # aten::linalg_vector_norm.out(Tensor self, Scalar ord=2, int[1]? dim=None, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
+    return _ops['linalg_vector_norm.out'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3), dtype=_r.scalartype(4), out=_r.tensor(5))
 
 
 _linspace_parser = PythonArgParser([
@@ -4909,7 +4915,7 @@ def THPVariable_nonzero(*args, **kwargs):
 
 _norm_parser = PythonArgParser([
     'norm(Tensor input, Scalar p=2)',
-    'norm(Tensor input, Scalar? p, IntArrayRef[1] dim, bool keepdim=False)',
+    'norm(Tensor input, Scalar? p, IntArrayRef[1] dim, bool keepdim=False, *, Tensor out=None)',
 ])
 
 
@@ -4920,8 +4926,11 @@ def THPVariable_norm(*args, **kwargs):
     if _r.idx == 0:
         # aten::norm.Scalar(Tensor self, Scalar p=2) -> Tensor
         return _ops['norm.Scalar'](_r.tensor(0), _r.scalar(1))
-    # aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
-    return _ops['norm.ScalarOpt_dim'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3))
+    if _r.is_none(4):
+        # aten::norm.ScalarOpt_dim(Tensor self, Scalar? p, int[1] dim, bool keepdim=False) -> Tensor
+        return _ops['norm.ScalarOpt_dim'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3))
+    # aten::norm.out(Tensor self, Scalar? p, int[1] dim, bool keepdim=False, *, Tensor(a!) out) -> Tensor(a!)
+    return _ops['norm.out'](_r.tensor(0), _r.scalar(1), _r.intlist(2), _r.to_bool(3), out=_r.tensor(4))
 
 
 _norm_except_dim_parser = PythonArgParser([

@@ -4,7 +4,10 @@ and the in-place ``addmm_``, ``addmv_``, ``baddbmm_``, ``addbmm_`` (``aten/src/A
 
 dot, addmm, addmv, mv and baddbmm check their operands as torch does, then run the matrix product
 kernels of ``linear_algebra`` (a dot product is a 1 x K by K x 1 product) and scale with
-elementwise ops. outer, linear and einsum are CompositeImplicitAutograd: written with other
+elementwise ops. addmm, addmv and baddbmm are declared as torch declares them, structured: a meta
+step (the checks, the output's sizes and dtype) and an impl step (beta * self + alpha * the
+product, written into the output), ``.out`` the primary form and the functional and in-place
+forms derived from it. outer, linear and einsum are CompositeImplicitAutograd: written with other
 operators only, so a dispatch mode sees what they decompose into.
 """
 from ...c10 import scalar_type as st
@@ -14,6 +17,7 @@ from ...utils._python_dispatch import _get_current_dispatch_mode
 from .. import dispatcher
 from .copy import to
 from .linear_algebra import bmm, mm
+from .structured import set_output, structured
 from .tensor_factories import wrap_scalar
 
 
@@ -55,40 +59,67 @@ def _scaled_sum(self, product, beta, alpha):
     return dispatcher.call("add.Tensor", product, scaled)
 
 
-def _check_scalars(dtype, beta, alpha):
-    if not dtype.is_floating_point and (isinstance(beta, float) or isinstance(alpha, float)):
-        raise RuntimeError("For integral input tensors, argument beta must not be a floating point number."
-                           if isinstance(beta, float) else
-                           "For integral input tensors, argument alpha must not be a floating point number.")
+def _write_scaled_sum(out, self, expanded, product, beta, alpha):
+    """The products' impl steps: ``out`` = beta * self + alpha * product(), the product computed
+    before anything is written (an ``out`` that is also an operand has no defined result in
+    torch: here it reads as it was). The sum is written straight into ``out`` (``add.out``),
+    unless ``out`` shares memory with ``self`` other than as ``self`` itself, which the sum
+    would read part-written: then it is summed apart and copied in."""
+    product = product()
+    if out is self or out._impl.storage is not self._impl.storage or beta == 0:
+        if alpha != 1:
+            product = dispatcher.call("mul.Tensor", product, wrap_scalar(alpha))
+        if beta == 0:
+            return dispatcher.call("copy_", out, product)
+        scaled = expanded if beta == 1 else dispatcher.call("mul.Tensor", expanded, wrap_scalar(beta))
+        return dispatcher.call("add.out", product, scaled, out=out)
+    return dispatcher.call("copy_", out, _scaled_sum(expanded, product, beta, alpha))
+
+
+def _integral_scalars(dtype, beta, alpha):
+    """An integral product takes the scalars' integer parts (``beta.to<scalar_t>()``)."""
+    if dtype.is_floating_point or dtype.is_complex:
+        return beta, alpha
+    return int(beta), int(alpha)
 
 
 def _check_same_dtype(self, mat1, mat2):
-    for name, m in (("mat1", mat1), ("self", self)):
+    for name, m in (("self", self), ("mat1", mat1)):
         if m.dtype is not mat2.dtype:
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {m.dtype.torch_name} and "
                                f"{mat2.dtype.torch_name}")
 
 
-def addmm(self, mat1, mat2, *, beta=1, alpha=1):
-    """beta * self + alpha * (mat1 @ mat2), ``self`` broadcast to (N, M) (``addmm_out_cpu``)."""
+def meta_addmm(out, self, mat1, mat2, *, beta=1, alpha=1):
+    """``TORCH_META_FUNC(addmm)`` (``ADDMM_META``, LinearAlgebra.cpp): self, mat1 and mat2 of one
+    dtype, two matrices that can be multiplied; the output (N, M) in mat1's dtype, contiguous
+    (or ``out=`` checked and resized; the in-place form's ``self`` must have those sizes)."""
+    _check_same_dtype(self, mat1, mat2)
     for name, m in (("mat1", mat1), ("mat2", mat2)):
         if m.dim() != 2:
             raise RuntimeError(f"{name} must be a matrix, got {m.dim()}-D tensor")
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
                            f"{mat2.shape[0]}x{mat2.shape[1]})")
-    _check_same_dtype(self, mat1, mat2)
-    if not (mat2.dtype.is_floating_point or mat2.dtype.is_complex):     # integral results: the scalars' integer parts
-        beta, alpha = int(beta), int(alpha)
-    self = dispatcher.call("expand", self, [mat1.shape[0], mat2.shape[1]])
+    return set_output(out, (mat1.shape[0], mat2.shape[1]), mat1.dtype, mat1.device, self=self)
+
+
+def impl_addmm(out, self, mat1, mat2, *, beta=1, alpha=1):
+    """``TORCH_IMPL_FUNC(addmm_out_cpu)`` (``addmm_impl_cpu_``): beta * self + alpha * (mat1 @
+    mat2) written into the output, ``self`` broadcast to (N, M)."""
+    beta, alpha = _integral_scalars(mat2.dtype, beta, alpha)
+    expanded = dispatcher.call("expand", self, [mat1.shape[0], mat2.shape[1]])
     if mat2.dtype in (st.float16, st.bfloat16):
         # torch's 16-bit gemm keeps the product in float32 and adds beta·self there, rounding
         # once at the end: rounding the product first moves a bias-added result by an ulp
         if mat1.shape[1] == 0:      # no product: torch scales self by beta rounded to self's type
             beta = dispatcher.call("_local_scalar_dense", to(wrap_scalar(beta), mat2.dtype))
-        wide = [to(t, st.float32) for t in (self, mat1, mat2)]
-        return to(_scaled_sum(wide[0], mm(*wide[1:]), beta, alpha), mat2.dtype)
-    return _scaled_sum(self, mm(mat1, mat2), beta, alpha)
+        wide = [to(t, st.float32) for t in (expanded, mat1, mat2)]
+        return dispatcher.call("copy_", out, _scaled_sum(wide[0], mm(*wide[1:]), beta, alpha))
+    return _write_scaled_sum(out, self, expanded, lambda: mm(mat1, mat2), beta, alpha)
+
+
+addmm_out = structured(meta_addmm, impl_addmm)
 
 
 def linear(input, weight, bias=None):
@@ -119,39 +150,78 @@ def linear(input, weight, bias=None):
     return dispatcher.call("add.Tensor" if watched else "add_.Tensor", out, bias)
 
 
-def addmv(self, mat, vec, *, beta=1, alpha=1):
-    """beta * self + alpha * (mat @ vec), ``self`` broadcast to the result's length."""
-    if mat.dim() != 2 or vec.dim() != 1:
+def meta_addmv(out, self, mat, vec, *, beta=1, alpha=1):
+    """``TORCH_META_FUNC(addmv)`` (Blas.cpp): a matrix and a vector that can be multiplied, a
+    ``self`` of one element or the result's length, all of one dtype; the output (N,) in vec's
+    dtype (or ``out=`` checked and resized; the in-place form's ``self`` must be that size)."""
+    if mat.dim() != 2 or vec.dim() != 1 or self.dim() > 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got {self.dim()}, {mat.dim()}, {vec.dim()}")
-    if mat.shape[1] != vec.shape[0] or not (self.dim() <= 1 and self.numel() in (1, mat.shape[0])):
+    if mat.shape[1] != vec.shape[0] or self.numel() not in (1, mat.shape[0]):
         raise RuntimeError(f"size mismatch, got input ({self.shape[0] if self.dim() else 1}), mat "
                            f"({mat.shape[0]}x{mat.shape[1]}), vec ({vec.shape[0]})")
-    _check_scalars(mat.dtype, beta, alpha)
-    _refuse_bool("addmv_impl_cpu", mat.dtype)
-    product = dispatcher.call("squeeze.dim", mm(mat, dispatcher.call("unsqueeze", vec, 1)), 1)
-    return _scaled_sum(dispatcher.call("expand", self, list(product.shape)), product, beta, alpha)
+    if not (self.dtype is mat.dtype is vec.dtype):
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {self.dtype.torch_name}, "
+                           f"{mat.dtype.torch_name}, and {vec.dtype.torch_name}")
+    return set_output(out, (mat.shape[0],), vec.dtype, vec.device, self=self)
+
+
+def impl_addmv(out, self, mat, vec, *, beta=1, alpha=1):
+    """``TORCH_IMPL_FUNC(addmv_out_cpu)``: beta * self + alpha * (mat @ vec) written into the
+    output, ``self`` broadcast to its length."""
+    beta, alpha = _integral_scalars(mat.dtype, beta, alpha)
+    if out.numel():
+        _refuse_bool("addmv_impl_cpu", mat.dtype)
+    expanded = dispatcher.call("expand", self, [mat.shape[0]])
+    return _write_scaled_sum(out, self, expanded, lambda: dispatcher.call(
+        "squeeze.dim", mm(mat, dispatcher.call("unsqueeze", vec, 1)), 1), beta, alpha)
+
+
+addmv_out = structured(meta_addmv, impl_addmv)
+
+
+def _addmv(self, mat, vec, *, beta=1, alpha=1):
+    """``addmv``'s derived functional kernel, for ``mv``."""
+    return impl_addmv(meta_addmv(None, self, mat, vec, beta=beta, alpha=alpha), self, mat, vec, beta=beta,
+                      alpha=alpha)
 
 
 def mv(self, vec):
     """matrix @ vector: ``addmv`` into a fresh result with beta 0, as torch's (so its errors are
     addmv's)."""
     with below_ad_inplace_or_view():        # as the frontend's ``new_empty`` makes it
-        out = dispatcher.call("new_empty", self, list(self.shape[:1]), dtype=None, layout=None, device=None,
+        out = dispatcher.call("new_empty", vec, list(self.shape[:1]), dtype=None, layout=None, device=None,
                               pin_memory=False)
-    return addmv(out, self, vec, beta=0)
+    return _addmv(out, self, vec, beta=0)
 
 
-def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
-    """beta * self + alpha * (batch1 @ batch2), ``self`` broadcast to (B, M, N)."""
-    if batch1.dim() != 3:
-        raise RuntimeError("batch1 must be a 3D tensor")
-    if batch2.dim() != 3:
-        raise RuntimeError("batch2 must be a 3D tensor")
-    _check_scalars(batch1.dtype, beta, alpha)
+def meta_baddbmm(out, self, batch1, batch2, *, beta=1, alpha=1):
+    """``TORCH_META_FUNC(baddbmm)`` (``common_checks_baddbmm_bmm``, LinearAlgebra.cpp): ``self``
+    broadcast to (B, M, N) and of batch1's dtype, two batches of matrices that can be multiplied;
+    the output (B, M, N) in batch2's dtype (or ``out=`` checked and resized; the in-place form's
+    ``self`` must have those sizes)."""
+    for name, b in (("batch1", batch1), ("batch2", batch2)):
+        if b.dim() != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    shape = [batch1.shape[0], batch1.shape[1], batch2.shape[2]]
+    dispatcher.call("expand", self, shape)      # its sizes' error first, as torch's expand_size
     if self.dtype is not batch1.dtype:
-        raise RuntimeError(f"expected scalar type {batch1.dtype.torch_name} but found {self.dtype.torch_name}")
-    product = bmm(batch1, batch2)
-    return _scaled_sum(dispatcher.call("expand", self, list(product.shape)), product, beta, alpha)
+        raise RuntimeError(f"Input dtypes must be the same, got: input {st.type_meta_name(self.dtype)}, batch1: "
+                           f"{st.type_meta_name(batch1.dtype)}, batch2: {st.type_meta_name(batch2.dtype)}")
+    if batch2.shape[0] != batch1.shape[0] or batch2.shape[1] != batch1.shape[2]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{batch1.shape[0]}, {batch1.shape[2]}] but got: [{batch2.shape[0]}, {batch2.shape[1]}].")
+    return set_output(out, shape, batch2.dtype, batch2.device, self=self)
+
+
+def impl_baddbmm(out, self, batch1, batch2, *, beta=1, alpha=1):
+    """``TORCH_IMPL_FUNC(baddbmm_out_cpu)``: beta * self + alpha * (batch1 @ batch2) written into
+    the output, ``self`` broadcast to (B, M, N)."""
+    beta, alpha = _integral_scalars(batch1.dtype, beta, alpha)
+    expanded = dispatcher.call("expand", self, list(out.shape))
+    return _write_scaled_sum(out, self, expanded, lambda: bmm(batch1, batch2), beta, alpha)
+
+
+baddbmm_out = structured(meta_baddbmm, impl_baddbmm)
 
 
 def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
@@ -180,32 +250,14 @@ def addbmm(self, batch1, batch2, *, beta=1, alpha=1):
     return out
 
 
-def _inplace_product(name, functional, self, mat1, mat2, beta, alpha):
-    """``addmm_`` and its kin: the out= kernel with ``self`` as ``out`` (whose sizes it must have)."""
-    result = functional(self, mat1, mat2, beta=beta, alpha=alpha)
-    if name == "addbmm" and result.shape != self.shape:     # ``resize_as_``, as its out= kernel
-        dispatcher.call("resize_", self, list(result.shape))
-        return dispatcher.call("copy_", self, result)
-    if result.shape != self.shape:
-        raise RuntimeError(f"Bad in-place call: input tensor size {list(self.shape)} and output tensor size "
-                           f"{list(result.shape)} should match")
-    return dispatcher.call("copy_", self, result)     # computed first: an aliased self reads as it was
-
-
-def addmm_(self, mat1, mat2, *, beta=1, alpha=1):
-    return _inplace_product("addmm", addmm, self, mat1, mat2, beta, alpha)
-
-
-def addmv_(self, mat, vec, *, beta=1, alpha=1):
-    return _inplace_product("addmv", addmv, self, mat, vec, beta, alpha)
-
-
-def baddbmm_(self, batch1, batch2, *, beta=1, alpha=1):
-    return _inplace_product("baddbmm", baddbmm, self, batch1, batch2, beta, alpha)
-
-
 def addbmm_(self, batch1, batch2, *, beta=1, alpha=1):
-    return _inplace_product("addbmm", addbmm, self, batch1, batch2, beta, alpha)
+    """``addbmm_``: the out= kernel with ``self`` as ``out``, resized to the result's sizes
+    (``resize_as_``, as its out= kernel) and written after the product is computed, so an
+    aliased ``self`` reads as it was."""
+    result = addbmm(self, batch1, batch2, beta=beta, alpha=alpha)
+    if result.shape != self.shape:
+        dispatcher.call("resize_", self, list(result.shape))
+    return dispatcher.call("copy_", self, result)
 
 
 def ger(self, vec2):

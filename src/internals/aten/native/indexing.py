@@ -190,12 +190,38 @@ def _index_plan(self, indices, before_bounds=None):
     return result, np.broadcast_to(src, result), operands
 
 
-def index(self, indices):
-    """``index.Tensor``: ``self[indices]`` as a new tensor (advanced indexing copies)."""
+def meta_index(out, self, indices):
+    """``TORCH_PRECOMPUTE_META_FUNC2(index, Tensor)`` (TensorAdvancedIndexing.cpp): a given
+    ``out`` of self's dtype, reaching no element twice and sharing no memory with self or an
+    index; then the indices checked and expanded (masks to their coordinates) and where each
+    element is read from planned (``make_info``, and here each index checked against its dim);
+    the output of the indexed shape, laid out as TensorIterator lays out the operands
+    (``build_index_op``), or ``out`` resized to it. Returns the output and the plan (torch's
+    precomputed sizes and strides), which the impl step follows."""
     indices = list(indices)
+    if len(indices) > self.dim():
+        raise IndexError(f"too many indices for tensor of dimension {self.dim()} (got {len(indices)})")
+    if out is not None:
+        if out.dtype is not self.dtype:
+            raise RuntimeError(f"index_out: self ({self.dtype.torch_name}) and result ({out.dtype.torch_name}) "
+                               "must have the same scalar type")
+        assert_no_internal_overlap(out._impl)
+        assert_no_overlap(out._impl, self._impl)
+        for ix in indices:
+            if ix is not None:
+                assert_no_overlap(out._impl, ix._impl)
     result, src_at, operands = _index_plan(self, indices)
-    out = empty_strided(result, output_layout(operands, result), dtype=self.dtype, device=self.device)
+    return set_output(out, result, self.dtype, self.device, output_layout(operands, result)), src_at
+
+
+def impl_index(planned, self, indices):
+    """``TORCH_IMPL_FUNC(index_out)``: each element of the output read from where the plan says
+    (``index_stub``: advanced indexing copies)."""
+    out, src_at = planned
     return move(out, walk(out), self, src_at)
+
+
+index_out = structured(meta_index, impl_index)
 
 
 def index_put_(self, indices, values, accumulate=False):

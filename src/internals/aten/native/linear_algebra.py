@@ -4,18 +4,20 @@
 transposed (BLAS's ``transa``/``transb``: so ``x @ w.t()`` copies nothing), copy only operands that
 are neither, as torch does before calling a BLAS, and run the device's blocked or tiled loop.
 ``matmul`` reduces every case (vectors, batches with broadcasting) to them, as torch's ``matmul``
-does.
+does. ``mm`` and ``bmm`` are structured, as torch's: a meta step (the checks and the output) and
+an impl step (the loop, into the output), ``mm.out`` and ``bmm.out`` the primary forms.
 """
 from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
-from ...c10.tensor_impl import is_contiguous
+from ...c10.tensor_impl import contiguous_strides, is_contiguous
 from .. import dispatcher
+from ..empty_tensor import empty_strided_generic
 from ..fallbacks import check_out_no_requires_grad
-from ..tensor_iterator import broadcast_shapes, common_device, scratch_like
-from .copy import buffer, cast_like, contiguous
+from ..tensor_iterator import broadcast_shapes, common_device
+from .copy import cast_like, contiguous
 from .dispatch_stub import loops
 from .resize import resize_output
-from .tensor_factories import empty
+from .structured import set_output, structured
 
 
 def _check_dtypes(name, a, b):
@@ -24,28 +26,32 @@ def _check_dtypes(name, a, b):
     if a.dtype is not b.dtype:
         raise RuntimeError(f"expected m1 and m2 to have the same dtype, but got: {st.type_meta_name(a.dtype)} "
                            f"!= {st.type_meta_name(b.dtype)}")
-    if a.dtype is st.bool_ or a.dtype is st.complex32:     # the product kernels' dispatch has neither
-        raise NotImplementedError(f'"{name}" not implemented for \'{a.dtype.torch_name}\'')
 
 
-def _batched_mm(a, b, name):
-    """a (M, K) @ b (K, N) -> (M, N), or a batch of them: (B, M, K) @ (B, K, N) -> (B, M, N)."""
-    _check_dtypes(name, a, b)
-    common_device(a, b)
-    *lead, M, K = a.shape
-    N = b.shape[-1]
-    batch = lead[0] if lead else 1
-    out = empty((*lead, M, N), dtype=a.dtype, device=a.device)
+def _product_into(out, a, b, name):
+    """The impl step of ``mm`` and ``bmm`` (``addmm_impl_cpu_``, ``bmm_out_or_baddbmm_``): a (M, K)
+    @ b (K, N), or a batch of them, written into ``out``, which the meta step sized. The loop
+    writes straight into ``out`` when it is row-major in the compute type and shares no memory
+    with an operand; otherwise into a scratch result copied in after (an ``out`` that is an
+    operand has no defined result in torch: here it reads as it was)."""
     if out.numel() == 0:
         return out
+    *lead, M, K = a.shape
+    if K == 0:
+        return dispatcher.call("zero_", out)
+    if a.dtype is st.bool_ or a.dtype is st.complex32:     # the product kernels' dispatch has neither
+        raise NotImplementedError(f'"{name}" not implemented for \'{a.dtype.torch_name}\'')
+    N = b.shape[-1]
+    batch = lead[0] if lead else 1
     compute = st.opmath_type(a.dtype)
     (ac, trans_a), (bc, trans_b) = _blas_operand(a, compute), _blas_operand(b, compute)
-    target = out if out.dtype is compute else scratch_like(out, compute)
-    if K == 0:
-        dispatcher.call("zero_", target)
-    else:
-        loops(a.device, "linalg").mm_loop(buffer(target), ac._flat_buffer(), bc._flat_buffer(), batch, M, N, K,
-                                          trans_a, trans_b)
+    impl = out._impl
+    direct = (out.dtype is compute and is_contiguous(impl.sizes, impl.strides)
+              and not any(impl.storage is t._impl.storage for t in (a, b)))
+    target = out if direct else empty_strided_generic(impl.sizes, contiguous_strides(impl.sizes), compute,
+                                                      impl.device)
+    loops(a.device, "linalg").mm_loop(target._flat_buffer(), ac._flat_buffer(), bc._flat_buffer(), batch, M, N, K,
+                                      trans_a, trans_b)
     return out if target is out else dispatcher.call("copy_", out, target)
 
 
@@ -63,26 +69,62 @@ def _blas_operand(t, compute):
     return contiguous(t), False
 
 
-def mm(a, b):
-    if a.dim() != 2:
+def meta_mm(out, self, mat2):
+    """``TORCH_META_FUNC(mm)`` (LinearAlgebra.cpp): two matrices that can be multiplied, of one
+    dtype and device; the output (M, N) in that dtype, contiguous (or ``out=`` checked and
+    resized)."""
+    if self.dim() != 2:
         raise RuntimeError("self must be a matrix")
-    if b.dim() != 2:
+    if mat2.dim() != 2:
         raise RuntimeError("mat2 must be a matrix")
-    if a.shape[1] != b.shape[0]:
-        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
-                           f"{b.shape[0]}x{b.shape[1]})")
-    return _batched_mm(a, b, "addmm_impl_cpu_")
+    if self.shape[1] != mat2.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({self.shape[0]}x{self.shape[1]} and "
+                           f"{mat2.shape[0]}x{mat2.shape[1]})")
+    _check_dtypes("mm", self, mat2)
+    common_device(self, mat2)
+    return set_output(out, (self.shape[0], mat2.shape[1]), self.dtype, self.device)
+
+
+def impl_mm(out, self, mat2):
+    """``TORCH_IMPL_FUNC(mm_out_cpu)``: the product written into the output."""
+    return _product_into(out, self, mat2, "addmm_impl_cpu_")
+
+
+mm_out = structured(meta_mm, impl_mm)
+
+
+def mm(a, b):
+    """The product into a fresh output: ``mm``'s derived functional kernel, for the products
+    written with it (``dot``, ``addmm``...)."""
+    return impl_mm(meta_mm(None, a, b), a, b)
+
+
+def meta_bmm(out, self, mat2):
+    """``TORCH_META_FUNC(bmm)`` (``common_checks_baddbmm_bmm``): two batches of matrices, as many
+    of each, that can be multiplied, of one dtype; the output (B, M, N) in that dtype."""
+    if self.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if mat2.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if self.shape[0] != mat2.shape[0] or self.shape[2] != mat2.shape[1]:
+        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
+                           f"[{self.shape[0]}, {self.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}].")
+    _check_dtypes("bmm", self, mat2)
+    common_device(self, mat2)
+    return set_output(out, (self.shape[0], self.shape[1], mat2.shape[2]), self.dtype, self.device)
+
+
+def impl_bmm(out, self, mat2):
+    """``TORCH_IMPL_FUNC(bmm_out_cpu)``: the products written into the output."""
+    return _product_into(out, self, mat2, "bmm")
+
+
+bmm_out = structured(meta_bmm, impl_bmm)
 
 
 def bmm(a, b):
-    if a.dim() != 3:
-        raise RuntimeError("batch1 must be a 3D tensor")
-    if b.dim() != 3:
-        raise RuntimeError("batch2 must be a 3D tensor")
-    if a.shape[0] != b.shape[0] or a.shape[2] != b.shape[1]:
-        raise RuntimeError(f"Expected size for first two dimensions of batch2 tensor to be: "
-                           f"[{a.shape[0]}, {a.shape[2]}] but got: [{b.shape[0]}, {b.shape[1]}].")
-    return _batched_mm(a, b, "bmm")
+    """``bmm``'s derived functional kernel, for the products written with it (``baddbmm``)."""
+    return impl_bmm(meta_bmm(None, a, b), a, b)
 
 
 def matmul(a, b):

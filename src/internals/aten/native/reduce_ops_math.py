@@ -3,12 +3,15 @@
 
 Each is written with the reductions of ``reduce_ops`` (sum, amax, amin) and elementwise ops, so
 it runs the CPU and CUDA reduction loops those do. float16 and bfloat16 inputs compute in
-float32 and round once at the end, as torch's reductions accumulate in float32.
+float32 and round once at the end, as torch's reductions accumulate in float32. any, all and
+the vector norms (``linalg_vector_norm``, ``norm.ScalarOpt_dim``) are structured, as torch's: a
+meta step (the checks, the reduced output) and an impl step writing the values into it.
 """
 import math
 import warnings
 
 from ...c10 import scalar_type as st
+from ...c10.wrap_dim import wrap_dim
 from .. import dispatcher
 from .copy import to
 from .elementwise import where
@@ -218,14 +221,59 @@ def _float_dtype(x):
     return x.dtype if x.dtype.is_floating_point else st.get_default_dtype()
 
 
-def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
-    """sum(|x|^ord)^(1/ord); ord = inf, -inf take max/min |x|, ord = 0 counts the nonzeros."""
-    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+def _ord_text(ord):
+    """A Scalar ord as torch prints it: ``2``, ``-1``, ``inf``, ``0.5``."""
+    if isinstance(ord, float) and ord.is_integer():
+        return str(int(ord))
+    return str(ord)
+
+
+def meta_linalg_vector_norm(out, self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """``TORCH_META_FUNC(linalg_vector_norm)`` (LinearAlgebra.cpp): a floating or complex input;
+    a negative or infinite ord refused on an empty input, unless it reduces only non-empty
+    dims (no identity to start from); the ``dtype`` asked for checked
+    (``check_linalg_norm_dtype``); the output the reduction's shape in the real type of that
+    dtype (or self's), contiguous, or ``out=`` checked and resized."""
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
         raise RuntimeError(f"linalg.vector_norm: Expected a floating point or complex tensor as input. "
-                           f"Got {x.dtype.torch_name}")
+                           f"Got {self.dtype.torch_name}")
+    if self.numel() == 0 and (ord < 0 or ord == math.inf):
+        if dim is None or (not isinstance(dim, int) and len(dim) == 0):
+            raise RuntimeError(f"linalg.vector_norm cannot compute the {_ord_text(ord)} norm on an empty tensor "
+                               "because the operation does not have an identity")
+        for d in ([dim] if isinstance(dim, int) else dim):
+            if self.shape[wrap_dim(d, self.dim())] == 0:
+                raise RuntimeError(f"linalg.vector_norm cannot compute the {_ord_text(ord)} norm on the dimension "
+                                   f"{d}because this dimension is empty and the operation does not have an identity")
+    if dtype is not None:
+        if not (dtype.is_floating_point or dtype.is_complex):
+            raise RuntimeError(f"linalg.vector_norm: dtype should be floating point or complex, but got "
+                               f"{dtype.torch_name}")
+        if self.dtype.is_complex != dtype.is_complex:
+            kind = "complex" if self.dtype.is_complex else "real"
+            raise RuntimeError(f"linalg.vector_norm: dtype should be {kind} for {kind} inputs, but got "
+                               f"{dtype.torch_name}")
+        if st.promote_types(self.dtype, dtype) is not dtype:
+            raise RuntimeError(f"linalg.vector_norm: the dtype of the input ({self.dtype.torch_name}) should be "
+                               f"convertible without narrowing to the specified dtype ({dtype.torch_name})")
+    dims = normalize_dims(dim, self.dim(), in_order=True)
+    return make_reduction(out, self, dims, keepdim, st.to_real(dtype or self.dtype), reads_input_first=True)
+
+
+def impl_linalg_vector_norm(r, self, ord=2, dim=None, keepdim=False, *, dtype=None):
+    """``TORCH_IMPL_FUNC(linalg_vector_norm_out)``: the norm computed, then written into the
+    output."""
+    return dispatcher.call("copy_", r.result, _vector_norm(r.self, ord, r.dims, keepdim, dtype))
+
+
+linalg_vector_norm_out = structured(meta_linalg_vector_norm, impl_linalg_vector_norm)
+
+
+def _vector_norm(x, ord, dims, keepdim, dtype):
+    """sum(|x|^ord)^(1/ord) over ``dims``; ord = inf, -inf take max/min |x|, ord = 0 counts the
+    nonzeros."""
     xc = to(x, dtype) if dtype is not None else x
     xc = to(xc, st.float32) if xc.dtype.is_reduced_float else xc
-    dims = normalize_dims(dim, x.dim(), in_order=True)
     a = dispatcher.call("abs", xc)
     if ord == math.inf:
         out = dispatcher.call("amax", a, dims, keepdim)
@@ -244,8 +292,27 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
     return to(out, st.to_real(dtype or x.dtype))
 
 
-def norm(x, p=2, dim=None, keepdim=False):
-    """``norm.Scalar`` and ``norm.ScalarOpt_dim``: vector norms with an autograd node of their own
-    (NormBackward0/1), as torch's; only C++ callers such as ``pairwise_distance`` reach them, since
-    ``torch.norm`` and ``Tensor.norm`` are Python that calls ``linalg.vector_norm``."""
-    return dispatcher.call("linalg_vector_norm", x, 2 if p is None else p, dim, keepdim)
+def norm(x, p=2):
+    """``norm.Scalar``: a vector norm with an autograd node of its own (NormBackward0), as
+    torch's; only C++ callers such as ``pairwise_distance`` reach it, since ``torch.norm`` and
+    ``Tensor.norm`` are Python that calls ``linalg.vector_norm``."""
+    return dispatcher.call("linalg_vector_norm", x, p, None, False)
+
+
+def meta_norm(out, self, p, dim, keepdim=False):
+    """``TORCH_META_FUNC2(norm, ScalarOpt_dim)`` (ReduceOps.cpp): a floating or complex input;
+    then, as its impl step runs ``linalg_vector_norm.out``, that operator's meta step (the
+    output in self's real type)."""
+    if not (self.dtype.is_floating_point or self.dtype.is_complex):
+        raise RuntimeError(f"norm(): input dtype should be either floating point or complex. Got "
+                           f"{self.dtype.torch_name} instead.")
+    return meta_linalg_vector_norm(out, self, 2 if p is None else p, dim, keepdim)
+
+
+def impl_norm(r, self, p, dim, keepdim=False):
+    """``TORCH_IMPL_FUNC(norm_out)`` (``impl_func_norm``): ``linalg_vector_norm.out``'s impl, a
+    missing ``p`` being 2."""
+    return impl_linalg_vector_norm(r, self, 2 if p is None else p, dim, keepdim)
+
+
+norm_out = structured(meta_norm, impl_norm)

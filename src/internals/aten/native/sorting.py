@@ -7,8 +7,9 @@ Every row along ``dim`` is sorted by one stable merge sort, ``sort_row`` below, 
 loop (rows in parallel) and the CUDA kernel (a thread per row) both compile. NaN sorts as the
 largest value, as in torch. The selections are read off the sorted rows.
 
-``topk`` is declared as torch declares it, structured: a meta step (``k`` checked, the outputs'
-sizes) and an impl step writing into the outputs, ``topk.values`` the primary form. torch does not
+``topk`` and ``sort.stable`` are declared as torch declares them, structured: a meta step (``k``
+checked, the outputs' sizes and layout) and an impl step writing into the outputs,
+``topk.values`` and ``sort.values_stable`` the primary forms. torch does not
 declare the other selections structured, but each has an out= kernel of its own, which the
 functional (and in-place) kernel runs into fresh outputs: ``kthvalue_out``, ``median_dim_out``,
 ``mode_out``, ``cummax_out``, ``logcumsumexp_out``... check ``out`` in their own words, resize
@@ -26,7 +27,7 @@ from .dispatch_stub import loops
 from .reduce_ops import _not_complex, _return_type, normalize_dims
 from .resize import resize_output
 from .structured import set_output, structured
-from .tensor_factories import empty, empty_strided, from_host
+from .tensor_factories import empty, from_host
 from .tensor_shape import wrap_dim
 
 
@@ -144,26 +145,48 @@ def _sortable(x, name):
         raise RuntimeError(f" {name} does not support complex dtypes on CPU")
 
 
-def _back(t, x, dim, layout):
-    """A dim-last result moved back to ``dim``, copied into ``layout``'s strides."""
-    out = empty_strided(tuple(x.shape), layout, dtype=t.dtype, device=x.device)
-    return dispatcher.call("copy_", out, _unlast(t, x, dim))
+def meta_sort_stable(values, indices, self, *, stable=None, dim=-1, descending=False):
+    """``TORCH_META_FUNC2(sort, stable)`` (Sorting.cpp): outputs of self's sizes, laid out as
+    self (``empty_like``): a dense self's strides exactly (an empty one counts as dense), others
+    made dense (``infer_dense_strides``); values in self's dtype, indices int64 (or the ``out=``
+    tensors checked and resized, which may not overlap ``self`` then: the kernel's copy refuses
+    it)."""
+    _dim(self, dim)
+    dense = self.numel() == 0 or self._impl.is_non_overlapping_and_dense()
+    layout = tuple(self.stride()) if dense else output_layout([self._impl], tuple(self.shape))
+    given = values is not None, indices is not None
+    values = set_output(values, self.shape, self.dtype, self.device, layout)
+    indices = set_output(indices, self.shape, st.int64, self.device, layout)
+    for out, was_given in zip((values, indices), given):
+        if was_given:
+            check_no_overlap(out._impl, [self._impl])
+    return values, indices
 
 
-def sort_stable(x, *, stable=None, dim=-1, descending=False):
-    """Results laid out as the input (``empty_like``): a dense input's strides exactly, a size-1
-    dim's too, others made dense (``infer_dense_strides``), as torch's."""
-    d = _dim(x, dim)
-    _sortable(x, "Sort")
-    values, idx = _sorted_rows(x, d, descending)
-    # an empty input keeps its strides (torch: it counts as dense)
-    dense = x.numel() == 0 or x._impl.is_non_overlapping_and_dense()
-    layout = tuple(x.stride()) if dense else output_layout([x._impl], tuple(x.shape))
-    return _return_type("sort")(_back(values, x, d, layout), _back(idx, x, d, layout))
+def impl_sort_stable(outs, self, *, stable=None, dim=-1, descending=False):
+    """``TORCH_IMPL_FUNC(sort_stable_out)``: each row along ``dim`` sorted by one stable merge
+    sort (NaN last), written into the outputs; a one-element 0-dim self copied, its index 0."""
+    values, indices = outs
+    _sortable(self, "Sort")
+    if self.dim() == 0:
+        dispatcher.call("copy_", values, self)
+        dispatcher.call("zero_", indices)
+        return _return_type("sort")(values, indices)
+    d = _dim(self, dim)
+    rows, idx = _sorted_rows(self, d, descending)
+    dispatcher.call("copy_", values, _unlast(rows, self, d))
+    dispatcher.call("copy_", indices, _unlast(idx, self, d))
+    return _return_type("sort")(values, indices)
+
+
+sort_stable_out = structured(meta_sort_stable, impl_sort_stable, outputs=2)
 
 
 def sort(x, dim=-1, descending=False):
-    return sort_stable(x, dim=dim, descending=descending)
+    """``sort`` (CompositeExplicitAutograd in torch): ``sort.stable``'s derived functional kernel,
+    unstable being stable here."""
+    return impl_sort_stable(meta_sort_stable(None, None, x, dim=dim, descending=descending), x, dim=dim,
+                            descending=descending)
 
 
 def argsort(x, dim=-1, descending=False):

@@ -103,14 +103,23 @@ def _named_after(kernel, meta, suffix, outputs=1, out=False):
     kernel.__signature__ = inspect.Signature(args)
     return kernel
 
-def set_output(out, shape, dtype, device, strides=None):
+def set_output(out, shape, dtype, device, strides=None, self=None):
     """A meta step's ``set_output_raw_strided(i, sizes, {}, options)`` for a kernel that builds no
     TensorIterator (softmax, nll_loss, the pooling backwards): a fresh output, contiguous or with
     ``strides`` (the memory format the options name); else ``out`` checked as torchgen's
-    ``resize_out`` checks it (dtype, then device) and resized, taking that layout when it had to be."""
+    ``resize_out`` checks it (dtype, then device) and resized, taking that layout when it had to be.
+    An ``out`` that is ``self`` (the in-place form) is never resized: torchgen's ``check_inplace``
+    asks for the dtype, device and sizes exactly."""
     strides = tuple(strides) if strides is not None else contiguous_strides(tuple(shape))
     if out is None:
         return empty_strided_generic(tuple(shape), strides, dtype, device)
+    if out is self:
+        for what, have, want in (("dtype", st.type_meta_name(out.dtype), st.type_meta_name(dtype)),
+                                 ("device", out.device, device), ("size", list(out.shape), list(shape))):
+            if have != want:
+                raise RuntimeError(f"Bad in-place call: input tensor {what} {have} and output tensor {what} {want} "
+                                   "should match")
+        return out
     if out.dtype is not dtype:
         raise RuntimeError(f"Expected out tensor to have dtype {st.type_meta_name(dtype)}, but got "
                            f"{st.type_meta_name(out.dtype)} instead")

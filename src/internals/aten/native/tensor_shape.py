@@ -14,9 +14,11 @@ from ...c10.sym import is_symbolic
 from ...c10.tensor_impl import TensorImpl, contiguous_strides, is_channels_last, sparse_coo
 from ...c10.wrap_dim import dim_list_to_bitset, wrap_dim
 from .. import dispatcher
+from ..tensor_iterator import assert_no_internal_overlap, assert_no_overlap
 from .copy import contiguous, fill_, same_device_copy
 from .elementwise import common_device
-from .tensor_factories import empty, empty_strided
+from .structured import set_output, structured
+from .tensor_factories import empty
 
 
 def make_view(base, sizes, strides, offset=None, dtype=None):
@@ -606,26 +608,34 @@ def dsplit(x, sections_or_indices):
 
 # ---------------------------------------------------------------------- joining and copies (TensorShape.cpp)
 # These copy into a fresh output through the copy kernel (``copy.same_device_copy``), or move
-# elements by offsets the host computed (``indexing.move``); the result is never a view.
+# elements by offsets the host computed (``indexing.move``); the result is never a view. cat is
+# structured, as torch's: a meta step (the checks, the output's sizes, dtype and memory format)
+# and an impl step (each input copied into its slice), ``cat.out`` the primary form.
 def _fresh(sizes, dtype, device):
     """A contiguous output, checked as ``empty`` checks its sizes (negative, or too many bytes)."""
     return empty(tuple(sizes), dtype=dtype, device=device)
 
 
-def cat(tensors, dim=0):
-    """``cat``: the tensors one after another along ``dim``, in their promoted dtype.
-
-    As torch's, a 1-d empty tensor joins anything (the legacy rule) and is skipped. The output is
-    contiguous, or channels-last when every input is (``compute_output_memory_format``).
-    """
+def meta_cat(out, tensors, dim=0):
+    """``TORCH_PRECOMPUTE_META_FUNC(cat)`` (TensorShape.cpp): the tensors, of one device, joinable
+    along ``dim`` (a 1-d empty tensor joins anything, the legacy rule, and is skipped); the
+    output of their sizes with ``dim``'s summed, in their promoted dtype, contiguous or
+    channels-last when every input is (``cat_compute_output_memory_format``). A given ``out``
+    sets the dtype, which the promoted one must cast to; once resized it may not reach an
+    element twice nor share memory with an input."""
     tensors = list(tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     device = common_device(*tensors)
     dtype = st.result_type(*tensors)
+    if out is not None:
+        if not st.can_cast(dtype, out.dtype):
+            raise TypeError(f"torch.cat(): input types can't be cast to the desired output type "
+                            f"{out.dtype.torch_name}")
+        dtype = out.dtype
     kept = [t for t in tensors if not (t.dim() == 1 and t.numel() == 0)]
     if not kept:
-        return empty_strided((0,), (1,), dtype=dtype, device=device)
+        return set_output(out, (0,), dtype, device)
     if any(t.dim() == 0 for t in kept):
         i = next(i for i, t in enumerate(tensors) if t.dim() == 0)
         raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")
@@ -642,16 +652,40 @@ def cat(tensors, dim=0):
                                    f"{first.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list.")
     sizes = list(first.shape)
     sizes[d] = sum(t.shape[d] for t in kept)
-    if first.dim() == 4 and all(is_channels_last(tuple(t.shape), t.stride()) and not t.is_contiguous() for t in kept):
+    strides = None
+    if first.dim() == 4 and all(is_channels_last(tuple(t.shape), t.stride()) and not t.is_contiguous()
+                                for t in tensors):
         n, c, h, w = sizes
-        out = empty_strided(sizes, (h * w * c, 1, w * c, c), dtype=dtype, device=device)
-    else:
-        out = _fresh(sizes, dtype, device)
+        strides = (h * w * c, 1, w * c, c)
+    given = out is not None
+    out = set_output(out, sizes, dtype, device, strides)
+    if given:
+        assert_no_internal_overlap(out._impl)
+        for t in tensors:
+            assert_no_overlap(out._impl, t._impl)
+    return out
+
+
+def impl_cat(out, tensors, dim=0):
+    """``TORCH_IMPL_FUNC(cat_out_cpu)``: each tensor copied (and cast) into its slice of the
+    output along ``dim``, skipped 1-d empty ones aside."""
+    kept = [t for t in tensors if not (t.dim() == 1 and t.numel() == 0)]
+    if not kept or out.numel() == 0:
+        return out
+    d = wrap_dim(dim, kept[0].dim())
     start = 0
     for t in kept:
         same_device_copy(_slice(out, d, start, start + t.shape[d], 1), t)
         start += t.shape[d]
     return out
+
+
+cat_out = structured(meta_cat, impl_cat)
+
+
+def cat(tensors, dim=0):
+    """``cat``'s derived functional kernel, for the joins written with it."""
+    return impl_cat(meta_cat(None, tensors, dim), tensors, dim)
 
 
 def stack(tensors, dim=0):

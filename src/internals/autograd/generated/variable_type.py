@@ -644,6 +644,7 @@ OPS = {
     'triu_': dispatcher.find('triu_'),
     'diag_embed': dispatcher.find('diag_embed'),
     'index.Tensor': dispatcher.find('index.Tensor'),
+    'index.Tensor_out': dispatcher.find('index.Tensor_out'),
     'index_put_': dispatcher.find('index_put_'),
     'index_put': dispatcher.find('index_put'),
     'index_add.out': dispatcher.find('index_add.out'),
@@ -923,7 +924,9 @@ OPS = {
     'logsumexp': dispatcher.find('logsumexp'),
     'norm.Scalar': dispatcher.find('norm.Scalar'),
     'norm.ScalarOpt_dim': dispatcher.find('norm.ScalarOpt_dim'),
+    'norm.out': dispatcher.find('norm.out'),
     'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
+    'linalg_vector_norm.out': dispatcher.find('linalg_vector_norm.out'),
     'linalg_inv_ex': dispatcher.find('linalg_inv_ex'),
     'linalg_cross': dispatcher.find('linalg_cross'),
     'linalg_cross.out': dispatcher.find('linalg_cross.out'),
@@ -3877,6 +3880,12 @@ def index_Tensor(ks, self, indices):
     if grad_fn is not None:
         set_history(result, grad_fn)
     return result
+
+
+def index_Tensor_out(ks, self, indices, **kwargs):
+    check_out_no_requires_grad('index', self, indices, kwargs.get('out'))
+    with below_autograd():
+        return OPS['index.Tensor_out'].redispatch(after_autograd(ks), self, indices, **kwargs)
 
 
 def index_put_(ks, self, indices, values, accumulate=False):
@@ -7195,6 +7204,12 @@ def norm_ScalarOpt_dim(ks, self, p, dim, keepdim=False):
     return result
 
 
+def norm_out(ks, self, p, dim, keepdim=False, **kwargs):
+    check_out_no_requires_grad('norm', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['norm.out'].redispatch(after_autograd(ks), self, p, dim, keepdim, **kwargs)
+
+
 def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -7210,6 +7225,12 @@ def linalg_vector_norm(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
         set_history(result, grad_fn)
         grad_fn.result_ = SavedVariable(result, True)
     return result
+
+
+def linalg_vector_norm_out(ks, self, ord=2, dim=None, keepdim=False, **kwargs):
+    check_out_no_requires_grad('linalg_vector_norm', self, kwargs.get('out'))
+    with below_autograd():
+        return OPS['linalg_vector_norm.out'].redispatch(after_autograd(ks), self, ord, dim, keepdim, **kwargs)
 
 
 def linalg_inv_ex(ks, A, **kwargs):
@@ -10055,6 +10076,7 @@ KERNELS = {
     'triu_': triu_,
     'diag_embed': diag_embed,
     'index.Tensor': index_Tensor,
+    'index.Tensor_out': index_Tensor_out,
     'index_put_': index_put_,
     'index_put': index_put,
     'index_add.out': index_add_out,
@@ -10334,7 +10356,9 @@ KERNELS = {
     'logsumexp': logsumexp,
     'norm.Scalar': norm_Scalar,
     'norm.ScalarOpt_dim': norm_ScalarOpt_dim,
+    'norm.out': norm_out,
     'linalg_vector_norm': linalg_vector_norm,
+    'linalg_vector_norm.out': linalg_vector_norm_out,
     'linalg_inv_ex': linalg_inv_ex,
     'linalg_cross': linalg_cross,
     'linalg_cross.out': linalg_cross_out,
