@@ -176,7 +176,7 @@ def _structured_out(name, fields, out, *args, overload="out", **kwargs):
         raise TypeError(f"{name.removeprefix('linalg_')}(): argument 'out' must be tuple of {len(fields)} Tensors, "
                         f"not {len(out)}")
     result = dispatcher.call(f"{name}.{overload}", *args, **kwargs, **dict(zip(fields, out)))
-    return return_type(name, fields)(*result)
+    return return_type(f"{name}_out", fields)(*result)
 
 
 def _maybe_out(result, out):

@@ -123,7 +123,7 @@ def test_functional_outputs_have_torchs_layout(case):
 def _empty(lib, spec):
     """An out= tensor: (sizes, dtype name) or (sizes, dtype name, transposed)."""
     sizes, dtype, *transposed = spec
-    t = lib.empty(*sizes, dtype=getattr(lib, dtype))
+    t = lib.empty(sizes, dtype=getattr(lib, dtype))
     return t.mT if transposed else t
 
 
@@ -237,7 +237,7 @@ FAKE = {
     "lu_factor_ex": (lambda L, A: L.linalg.lu_factor_ex(A), lambda: (internals.from_torch(_square(2)),)),
     "inv_ex": (lambda L, A: L.linalg.inv_ex(A), lambda: (internals.from_torch(_square(2)),)),
     "solve_ex": (lambda L, A, B: L._linalg_solve_ex(A, B, left=False),
-                 lambda: (internals.from_torch(_square(2)), internals.from_torch(_rect(2, 3)))),
+                 lambda: (internals.from_torch(_square()), internals.from_torch(_rect(2, 3)))),
     "cholesky_ex": (lambda L, A: L.linalg.cholesky_ex(A), lambda: (internals.from_torch(_spd(2)),)),
     "qr": (lambda L, A: L.linalg.qr(A, "complete"), lambda: (internals.from_torch(_rect(2, 3)),)),
     "svd": (lambda L, A: L._linalg_svd(A), lambda: (internals.from_torch(_rect(4, 3)),)),
