@@ -10,7 +10,7 @@ they are.
 """
 from collections import namedtuple
 
-from .aten.native.batch_linear_algebra import _check_floating, _lapack_dtype, _square_check
+from .aten.native.batch_linear_algebra import _lapack_dtype, _square_check
 from .aten.native.binary_ops import _alpha_check, _sub_check
 from .aten.native.tensor_factories import like_strides
 from .aten.native.tensor_shape import compute_stride, infer_size, wrap_dim
@@ -292,16 +292,6 @@ def _column_major_meta(A):
     shape = tuple(A.shape)
     strides = contiguous_strides(shape)[:-2] + (1, max(shape[-2], 1))
     return TensorMeta(shape, strides, A.dtype, A.device)
-
-
-@register_meta("linalg_cholesky_ex")
-def _linalg_cholesky_ex_meta(A, *, upper=False, check_errors=False):
-    """L laid out as LAPACK leaves it, info per matrix; the kernel's checks of A, not its values."""
-    _square_check(A, "linalg.cholesky")
-    _check_floating(A, "linalg.cholesky")
-    _lapack_dtype(A, "cholesky")
-    return _column_major_meta(A), TensorMeta(tuple(A.shape[:-2]), contiguous_strides(tuple(A.shape[:-2])), st.int32,
-                                             A.device)
 
 
 @register_meta("cholesky")

@@ -60,8 +60,9 @@ def _nuclear_norm(A, dim, keepdim, dtype):
     return result
 
 
-def lu_factor_ex(A, *, pivot=True, check_errors=False):
-    return dispatcher.call("linalg_lu_factor_ex", A, pivot=pivot, check_errors=check_errors)
+def lu_factor_ex(A, *, pivot=True, check_errors=False, out=None):
+    return _structured_out("linalg_lu_factor_ex", ("LU", "pivots", "info"), out, A, pivot=pivot,
+                           check_errors=check_errors)
 
 
 def lu_factor(A, *, pivot=True):
@@ -71,8 +72,8 @@ def lu_factor(A, *, pivot=True):
     return return_type("linalg_lu_factor", ("LU", "pivots"))(LU, pivots)
 
 
-def inv_ex(A, *, check_errors=False):
-    return dispatcher.call("linalg_inv_ex", A, check_errors=check_errors)
+def inv_ex(A, *, check_errors=False, out=None):
+    return _structured_out("linalg_inv_ex", ("inverse", "info"), out, A, check_errors=check_errors, overload="inverse")
 
 
 def inv(A):
@@ -123,7 +124,7 @@ def svdvals(A, *, driver=None, out=None):
 
 
 def qr(A, mode="reduced", *, out=None):
-    return _maybe_out(dispatcher.call("linalg_qr", A, mode), out)
+    return _structured_out("linalg_qr", ("Q", "R"), out, A, mode)
 
 
 def cholesky(A, *, upper=False, out=None):
@@ -131,7 +132,8 @@ def cholesky(A, *, upper=False, out=None):
 
 
 def cholesky_ex(A, *, upper=False, check_errors=False, out=None):
-    return _maybe_out(dispatcher.call("linalg_cholesky_ex", A, upper=upper, check_errors=check_errors), out)
+    return _structured_out("linalg_cholesky_ex", ("L", "info"), out, A, upper=upper, check_errors=check_errors,
+                           overload="L")
 
 
 def eigh(A, UPLO="L", *, out=None):
@@ -164,6 +166,19 @@ def pinv(A, rcond=None, hermitian=False, *, atol=None, rtol=None, out=None):
     else:
         name = "linalg_pinv.atol_rtol_float"
     return _maybe_out(dispatcher.call(name, A, atol=atol, rtol=rtol, hermitian=hermitian), out)
+
+
+def _structured_out(name, fields, out, *args, overload="out", **kwargs):
+    """The functional operator, or with ``out=`` (one tensor per output) its structured out=
+    overload, which checks and resizes the outputs itself; the result a ``torch.return_types``
+    tuple either way."""
+    if out is None:
+        return dispatcher.call(name, *args, **kwargs)
+    if len(out) != len(fields):
+        raise TypeError(f"{name.removeprefix('linalg_')}(): argument 'out' must be tuple of {len(fields)} Tensors, "
+                        f"not {len(out)}")
+    result = dispatcher.call(f"{name}.{overload}", *args, **kwargs, **dict(zip(fields, out)))
+    return return_type(f"{name}_out", fields)(*result)
 
 
 def _maybe_out(result, out):

@@ -142,7 +142,7 @@ def THPVariable__fused_rms_norm(*args, **kwargs):
 
 
 __linalg_det_parser = PythonArgParser([
-    '_linalg_det(Tensor A)',
+    '_linalg_det(Tensor A, *, TensorList[3] out=None)',
 ])
 
 
@@ -150,12 +150,15 @@ def THPVariable__linalg_det(*args, **kwargs):
     _r = __linalg_det_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)
-    return _ops['_linalg_det'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::_linalg_det(Tensor A) -> (Tensor result, Tensor LU, Tensor pivots)
+        return _ops['_linalg_det'](_r.tensor(0))
+    # aten::_linalg_det.result(Tensor A, *, Tensor(a!) result, Tensor(b!) LU, Tensor(c!) pivots) -> (Tensor(a!) result, Tensor(b!) LU, Tensor(c!) pivots)
+    return _return_type('_linalg_det_out', ('result', 'LU', 'pivots'))(*_ops['_linalg_det.result'](_r.tensor(0), result=_r.tensorlist(1)[0], LU=_r.tensorlist(1)[1], pivots=_r.tensorlist(1)[2]))
 
 
 __linalg_eigh_parser = PythonArgParser([
-    '_linalg_eigh(Tensor A, c10::string_view UPLO="L", bool compute_v=True)',
+    '_linalg_eigh(Tensor A, c10::string_view UPLO="L", bool compute_v=True, *, TensorList[2] out=None)',
 ])
 
 
@@ -163,12 +166,15 @@ def THPVariable__linalg_eigh(*args, **kwargs):
     _r = __linalg_eigh_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> (Tensor eigenvalues, Tensor eigenvectors)
-    return _ops['_linalg_eigh'](_r.tensor(0), _r.value(1), _r.to_bool(2))
+    if _r.is_none(3):
+        # aten::_linalg_eigh(Tensor A, str UPLO="L", bool compute_v=True) -> (Tensor eigenvalues, Tensor eigenvectors)
+        return _ops['_linalg_eigh'](_r.tensor(0), _r.value(1), _r.to_bool(2))
+    # aten::_linalg_eigh.eigenvalues(Tensor A, str UPLO="L", bool compute_v=True, *, Tensor(a!) eigenvalues, Tensor(b!) eigenvectors) -> (Tensor(a!) eigenvalues, Tensor(b!) eigenvectors)
+    return _return_type('_linalg_eigh_out', ('eigenvalues', 'eigenvectors'))(*_ops['_linalg_eigh.eigenvalues'](_r.tensor(0), _r.value(1), _r.to_bool(2), eigenvalues=_r.tensorlist(3)[0], eigenvectors=_r.tensorlist(3)[1]))
 
 
 __linalg_slogdet_parser = PythonArgParser([
-    '_linalg_slogdet(Tensor A)',
+    '_linalg_slogdet(Tensor A, *, TensorList[4] out=None)',
 ])
 
 
@@ -176,12 +182,15 @@ def THPVariable__linalg_slogdet(*args, **kwargs):
     _r = __linalg_slogdet_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)
-    return _ops['_linalg_slogdet'](_r.tensor(0))
+    if _r.is_none(1):
+        # aten::_linalg_slogdet(Tensor A) -> (Tensor sign, Tensor logabsdet, Tensor LU, Tensor pivots)
+        return _ops['_linalg_slogdet'](_r.tensor(0))
+    # aten::_linalg_slogdet.sign(Tensor A, *, Tensor(a!) sign, Tensor(b!) logabsdet, Tensor(c!) LU, Tensor(d!) pivots) -> (Tensor(a!) sign, Tensor(b!) logabsdet, Tensor(c!) LU, Tensor(d!) pivots)
+    return _return_type('_linalg_slogdet_out', ('sign', 'logabsdet', 'LU', 'pivots'))(*_ops['_linalg_slogdet.sign'](_r.tensor(0), sign=_r.tensorlist(1)[0], logabsdet=_r.tensorlist(1)[1], LU=_r.tensorlist(1)[2], pivots=_r.tensorlist(1)[3]))
 
 
 __linalg_solve_ex_parser = PythonArgParser([
-    '_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False)',
+    '_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, TensorList[4] out=None)',
 ])
 
 
@@ -189,14 +198,17 @@ def THPVariable__linalg_solve_ex(*args, **kwargs):
     _r = __linalg_solve_ex_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor LU, Tensor pivots, Tensor info)
-    if not kwargs:
-        return _ops['_linalg_solve_ex'](_r.tensor(0), _r.tensor(1))
-    return _ops['_linalg_solve_ex'](_r.tensor(0), _r.tensor(1), left=_r.to_bool(2), check_errors=_r.to_bool(3))
+    if _r.is_none(4):
+        # aten::_linalg_solve_ex(Tensor A, Tensor B, *, bool left=True, bool check_errors=False) -> (Tensor result, Tensor LU, Tensor pivots, Tensor info)
+        if not kwargs:
+            return _ops['_linalg_solve_ex'](_r.tensor(0), _r.tensor(1))
+        return _ops['_linalg_solve_ex'](_r.tensor(0), _r.tensor(1), left=_r.to_bool(2), check_errors=_r.to_bool(3))
+    # aten::_linalg_solve_ex.result(Tensor A, Tensor B, *, bool left=True, bool check_errors=False, Tensor(a!) result, Tensor(b!) LU, Tensor(c!) pivots, Tensor(d!) info) -> (Tensor(a!) result, Tensor(b!) LU, Tensor(c!) pivots, Tensor(d!) info)
+    return _return_type('_linalg_solve_ex_out', ('result', 'LU', 'pivots', 'info'))(*_ops['_linalg_solve_ex.result'](_r.tensor(0), _r.tensor(1), left=_r.to_bool(2), check_errors=_r.to_bool(3), result=_r.tensorlist(4)[0], LU=_r.tensorlist(4)[1], pivots=_r.tensorlist(4)[2], info=_r.tensorlist(4)[3]))
 
 
 __linalg_svd_parser = PythonArgParser([
-    '_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, c10::string_view? driver=None)',
+    '_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, c10::string_view? driver=None, TensorList[3] out=None)',
 ])
 
 
@@ -204,10 +216,13 @@ def THPVariable__linalg_svd(*args, **kwargs):
     _r = __linalg_svd_parser.parse(args, kwargs)
     if _r.has_torch_function:
         return handle_torch_function(_r, None, args, kwargs, FUNCTIONS, 'internals')
-    # aten::_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
-    if not kwargs:
-        return _ops['_linalg_svd'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2))
-    return _ops['_linalg_svd'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2), driver=_r.value(3))
+    if _r.is_none(4):
+        # aten::_linalg_svd(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None) -> (Tensor U, Tensor S, Tensor Vh)
+        if not kwargs:
+            return _ops['_linalg_svd'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2))
+        return _ops['_linalg_svd'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2), driver=_r.value(3))
+    # aten::_linalg_svd.U(Tensor A, bool full_matrices=False, bool compute_uv=True, *, str? driver=None, Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh) -> (Tensor(a!) U, Tensor(b!) S, Tensor(c!) Vh)
+    return _return_type('_linalg_svd_out', ('U', 'S', 'Vh'))(*_ops['_linalg_svd.U'](_r.tensor(0), _r.to_bool(1), _r.to_bool(2), driver=_r.value(3), U=_r.tensorlist(4)[0], S=_r.tensorlist(4)[1], Vh=_r.tensorlist(4)[2]))
 
 
 __log_softmax_parser = PythonArgParser([
@@ -759,7 +774,7 @@ def THPVariable_aminmax(*args, **kwargs):
             return _ops['aminmax'](_r.tensor(0))
         return _ops['aminmax'](_r.tensor(0), dim=_r.to_int64(1), keepdim=_r.to_bool(2))
     # aten::aminmax.out(Tensor self, *, int? dim=None, bool keepdim=False, Tensor(a!) min, Tensor(b!) max) -> (Tensor(a!) min, Tensor(b!) max)
-    return _return_type('aminmax_out')(*_ops['aminmax.out'](_r.tensor(0), dim=_r.to_int64(1), keepdim=_r.to_bool(2), min=_r.tensorlist(3)[0], max=_r.tensorlist(3)[1]))
+    return _return_type('aminmax_out', ('min', 'max'))(*_ops['aminmax.out'](_r.tensor(0), dim=_r.to_int64(1), keepdim=_r.to_bool(2), min=_r.tensorlist(3)[0], max=_r.tensorlist(3)[1]))
 
 
 _angle_parser = PythonArgParser([
@@ -2275,7 +2290,7 @@ def THPVariable_cummax(*args, **kwargs):
         # aten::cummax(Tensor self, int dim) -> (Tensor values, Tensor indices)
         return _ops['cummax'](_r.tensor(0), _r.to_int64(1))
     # aten::cummax.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-    return _return_type('cummax_out')(*_ops['cummax.out'](_r.tensor(0), _r.to_int64(1), values=_r.tensorlist(2)[0], indices=_r.tensorlist(2)[1]))
+    return _return_type('cummax_out', ('values', 'indices'))(*_ops['cummax.out'](_r.tensor(0), _r.to_int64(1), values=_r.tensorlist(2)[0], indices=_r.tensorlist(2)[1]))
 
 
 _cummin_parser = PythonArgParser([
@@ -2291,7 +2306,7 @@ def THPVariable_cummin(*args, **kwargs):
         # aten::cummin(Tensor self, int dim) -> (Tensor values, Tensor indices)
         return _ops['cummin'](_r.tensor(0), _r.to_int64(1))
     # aten::cummin.out(Tensor self, int dim, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-    return _return_type('cummin_out')(*_ops['cummin.out'](_r.tensor(0), _r.to_int64(1), values=_r.tensorlist(2)[0], indices=_r.tensorlist(2)[1]))
+    return _return_type('cummin_out', ('values', 'indices'))(*_ops['cummin.out'](_r.tensor(0), _r.to_int64(1), values=_r.tensorlist(2)[0], indices=_r.tensorlist(2)[1]))
 
 
 _cumprod_parser = PythonArgParser([
@@ -3768,7 +3783,7 @@ def THPVariable_kthvalue(*args, **kwargs):
         # aten::kthvalue(Tensor self, SymInt k, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
         return _ops['kthvalue'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3))
     # aten::kthvalue.values(Tensor self, SymInt k, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-    return _return_type('kthvalue_out')(*_ops['kthvalue.values'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), values=_r.tensorlist(4)[0], indices=_r.tensorlist(4)[1]))
+    return _return_type('kthvalue_out', ('values', 'indices'))(*_ops['kthvalue.values'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), values=_r.tensorlist(4)[0], indices=_r.tensorlist(4)[1]))
 
 
 _layer_norm_parser = PythonArgParser([
@@ -4337,7 +4352,7 @@ def THPVariable_max(*args, **kwargs):
         # aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
         return _ops['max.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
     # aten::max.dim_max(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) max, Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)
-    return _return_type('max_out')(*_ops['max.dim_max'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), max=_r.tensorlist(3)[0], max_values=_r.tensorlist(3)[1]))
+    return _return_type('max_out', ('values', 'indices'))(*_ops['max.dim_max'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), max=_r.tensorlist(3)[0], max_values=_r.tensorlist(3)[1]))
 
 
 _max_pool1d_parser = PythonArgParser([
@@ -4449,7 +4464,7 @@ def THPVariable_median(*args, **kwargs):
         # aten::median.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
         return _ops['median.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
     # aten::median.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-    return _return_type('median_out')(*_ops['median.dim_values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
+    return _return_type('median_out', ('values', 'indices'))(*_ops['median.dim_values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
 
 
 _meshgrid_parser = PythonArgParser([
@@ -4492,7 +4507,7 @@ def THPVariable_min(*args, **kwargs):
         # aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
         return _ops['min.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
     # aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
-    return _return_type('min_out')(*_ops['min.dim_min'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), min=_r.tensorlist(3)[0], min_indices=_r.tensorlist(3)[1]))
+    return _return_type('min_out', ('values', 'indices'))(*_ops['min.dim_min'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), min=_r.tensorlist(3)[0], min_indices=_r.tensorlist(3)[1]))
 
 
 _minimum_parser = PythonArgParser([
@@ -4540,7 +4555,7 @@ def THPVariable_mode(*args, **kwargs):
         # aten::mode(Tensor self, int dim=-1, bool keepdim=False) -> (Tensor values, Tensor indices)
         return _ops['mode'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
     # aten::mode.values(Tensor self, int dim=-1, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-    return _return_type('mode_out')(*_ops['mode.values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
+    return _return_type('mode_out', ('values', 'indices'))(*_ops['mode.values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
 
 
 _moveaxis_parser = PythonArgParser([
@@ -4721,7 +4736,7 @@ def THPVariable_nanmedian(*args, **kwargs):
         # aten::nanmedian.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
         return _ops['nanmedian.dim'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
     # aten::nanmedian.dim_values(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-    return _return_type('nanmedian_out')(*_ops['nanmedian.dim_values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
+    return _return_type('nanmedian_out', ('values', 'indices'))(*_ops['nanmedian.dim_values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
 
 
 _nanquantile_parser = PythonArgParser([
@@ -6144,12 +6159,12 @@ def THPVariable_sort(*args, **kwargs):
                 return _ops['sort.stable'](_r.tensor(0))
             return _ops['sort.stable'](_r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3))
         # aten::sort.values_stable(Tensor self, *, bool? stable, int dim=-1, bool descending=False, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-        return _return_type('sort_out')(*_ops['sort.values_stable'](_r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3), values=_r.tensorlist(4)[0], indices=_r.tensorlist(4)[1]))
+        return _return_type('sort_out', ('values', 'indices'))(*_ops['sort.values_stable'](_r.tensor(0), stable=_r.to_bool(1), dim=_r.to_int64(2), descending=_r.to_bool(3), values=_r.tensorlist(4)[0], indices=_r.tensorlist(4)[1]))
     if _r.is_none(3):
         # aten::sort(Tensor self, int dim=-1, bool descending=False) -> (Tensor values, Tensor indices)
         return _ops['sort'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2))
     # aten::sort.values(Tensor self, int dim=-1, bool descending=False, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-    return _return_type('sort_out')(*_ops['sort.values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
+    return _return_type('sort_out', ('values', 'indices'))(*_ops['sort.values'](_r.tensor(0), _r.to_int64(1), _r.to_bool(2), values=_r.tensorlist(3)[0], indices=_r.tensorlist(3)[1]))
 
 
 _split_parser = PythonArgParser([
@@ -6618,7 +6633,7 @@ def THPVariable_topk(*args, **kwargs):
         # aten::topk(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True) -> (Tensor values, Tensor indices)
         return _ops['topk'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4))
     # aten::topk.values(Tensor self, SymInt k, int dim=-1, bool largest=True, bool sorted=True, *, Tensor(a!) values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)
-    return _return_type('topk_out')(*_ops['topk.values'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4), values=_r.tensorlist(5)[0], indices=_r.tensorlist(5)[1]))
+    return _return_type('topk_out', ('values', 'indices'))(*_ops['topk.values'](_r.tensor(0), _r.to_int64(1), _r.to_int64(2), _r.to_bool(3), _r.to_bool(4), values=_r.tensorlist(5)[0], indices=_r.tensorlist(5)[1]))
 
 
 _trace_parser = PythonArgParser([

@@ -575,8 +575,9 @@ def linalg_det_backward(grad, det, A, LU, pivots):
     (torch takes an SVD of it instead)."""
     scale = (grad * det.conj()).unsqueeze(-1).unsqueeze(-1)
     if not _grad_mode.grad_enabled:
-        # the forward factored A^T where A is contiguous: that inverse is A^-T already
-        return scale * perturbed_lu_inverse(LU, pivots, trans=not A.is_contiguous()).conj()
+        # the forward factored A^T where A is real and contiguous: that inverse is A^-T already
+        factored_A_T = A.is_contiguous() and not A.dtype.is_complex
+        return scale * perturbed_lu_inverse(LU, pivots, trans=not factored_A_T).conj()
     d_diag = grad * det.conj()
     d = dispatcher.call("diag_embed", d_diag.unsqueeze(-1).expand(list(pivots.shape))).mT
     return dispatcher.call("linalg_solve", A.mH, d)

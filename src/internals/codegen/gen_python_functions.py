@@ -217,8 +217,10 @@ def dispatch_call(overload, method, signature=None, keywords=True):
             return f"_factory_out({requires_grad}, ({options}), {overload.op!r}, {', '.join(exprs)})"
         return f"_factory({requires_grad}, {overload.op!r}, {', '.join(exprs)})"
     call = f"_ops[{overload.op!r}]({', '.join(exprs)})"
-    if len(outputs) > 1:            # out=(values, indices) comes back as torch.return_types.max_out
-        return f"_return_type({str(overload.schema.name.name) + '_out'!r})(*{call})"
+    if len(outputs) > 1:            # out=(values, indices) comes back as torch.return_types.max_out,
+        # its fields the schema's names of the returns (aminmax_out's min and max)
+        fields = tuple(r.name for r in overload.schema.returns)
+        return f"_return_type({str(overload.schema.name.name) + '_out'!r}, {fields!r})(*{call})"
     return call
 
 

@@ -12,6 +12,14 @@ CPU kernels call it; a CUDA input is copied to the host and its results back, as
 routines do. Their results have torch's column-major layout. ``linalg_pinv`` is composed of
 them (an SVD, or ``eigh`` for a Hermitian matrix), as torch composes it.
 
+Each operator torch declares structured is declared so here (``TORCH_META_FUNC`` and
+``TORCH_IMPL_FUNC`` in ``BatchLinearAlgebra.cpp`` and ``LinearAlgebra.cpp``): a ``meta_`` step
+checks the input (square, batched, floating) and lays the outputs out as torch's meta function
+does, the factors and the inverse column-major (``batched_matrix_contiguous_strides``), the rest
+contiguous; an ``impl_`` step fills them. The out= overload is the primary kernel, the functional
+one derived from it. An ``out=`` tensor of other strides keeps them: the loop writes a tensor of
+the meta step's layout, copied into it after (torchgen's proxy output).
+
 Matrices of float32, float64, complex64 and complex128, as torch's LAPACK kernels take (torch's
 LU also factors rectangular ones, which internals does not). The LU loops are written once for
 real and complex elements: Numba compiles one version per dtype.
@@ -25,10 +33,11 @@ from ...c10.grad_mode import GradMode
 from ...c10.tensor_impl import contiguous_strides
 from ...return_types import return_type
 from .. import dispatcher
-from ..empty_tensor import empty_strided
+from ..empty_tensor import empty_strided, is_meta_execution
 from ..tensor_iterator import infer_size
 from .copy import buffer
 from .dispatch_stub import loops
+from .structured import set_output, structured
 from .tensor_factories import empty, from_host
 
 
@@ -74,30 +83,89 @@ def _column_major(shape, dtype, device):
     return empty_strided(shape, (*strides, 1, max(shape[-2], 1)), dtype=dtype, device=device)
 
 
+def _matrices_out(out, shape, dtype, device):
+    """``set_output_strided`` with ``batched_matrix_contiguous_strides(shape, f_contig=true)``: a
+    fresh batch of column-major matrices, or ``out`` checked and resized to that layout."""
+    return set_output(out, tuple(shape), dtype, device, _batched_matrix_strides(tuple(shape), True))
+
+
+def _proxy(out, strides=None):
+    """torchgen's ``maybe_create_proxy``: ``out`` itself where the loops can write it as they
+    lie (the meta step's strides, from the storage's start, the storage no larger: a loop counts
+    its matrices from the buffer's size), else a fresh tensor of that layout, ``_copy_back`` into
+    ``out`` once written."""
+    strides = tuple(strides) if strides is not None else contiguous_strides(tuple(out.shape))
+    if tuple(out.stride()) == strides and out.storage_offset() == 0 and buffer(out).size == out.numel():
+        return out
+    return empty_strided(tuple(out.shape), strides, dtype=out.dtype, device=out.device)
+
+
+def _copy_back(out, proxy):
+    if proxy is not out:
+        dispatcher.call("copy_", out, proxy)
+
+
+def _write(out, values):
+    """Values computed on the host written into an output, whatever its strides."""
+    if out.numel():
+        # a copy of its own: NumPy may hand back a read-only or shared array
+        dispatcher.call("copy_", out, from_host(np.array(values, order="C"), out.dtype, out.device))
+
+
 def _lu_kernel_dtype(A):
     """The LU kernel dispatches on float, double and the two complex types."""
     if A.dtype not in (st.float32, st.float64, st.complex64, st.complex128):
         raise NotImplementedError(f'"lu_{A.device.type}" not implemented for \'{A.dtype.torch_name}\'')
 
 
-def linalg_lu_factor_ex(A, *, pivot=True, check_errors=False):
-    """(LU, pivots, info): L and U in one column-major matrix, the 1-based row swaps (int32),
-    and 0 or the first zero pivot's position, per matrix."""
+def meta_linalg_lu_factor_ex(LU, pivots, info, A, *, pivot=True, check_errors=False):
+    """``TORCH_META_FUNC(linalg_lu_factor_ex)``: a matrix or a batch; LU column-major of A's
+    sizes, pivots (int32) one per row of the shorter side, info (int32) one per matrix."""
     if A.dim() < 2:
         raise RuntimeError(f"torch.lu_factor: Expected tensor with 2 or more dimensions. Got size: {list(A.shape)} "
                            "instead")
+    *batch, m, n = A.shape
+    return (_matrices_out(LU, A.shape, A.dtype, A.device),
+            set_output(pivots, (*batch, min(m, n)), st.int32, A.device),
+            set_output(info, tuple(batch), st.int32, A.device))
+
+
+def impl_linalg_lu_factor_ex(outs, A, *, pivot=True, check_errors=False):
+    """``TORCH_IMPL_FUNC(linalg_lu_factor_ex_out)``: A copied into LU, then ``getrf`` on each
+    matrix in place: L and U in one matrix, the 1-based row swaps, and 0 or the first zero
+    pivot's position, per matrix."""
+    result = return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))(*outs)
+    if is_meta_execution():
+        return result
     _lu_kernel_dtype(A)
     if A.shape[-1] != A.shape[-2] or not pivot:
         raise NotImplementedError("internals: linalg.lu_factor_ex factors square matrices, with pivoting")
-    batch, n = tuple(A.shape[:-2]), A.shape[-1]
-    LU = _column_major(tuple(A.shape), A.dtype, A.device)
-    dispatcher.call("copy_", LU, A)
-    pivots = empty((*batch, n), dtype=st.int32, device=A.device)
-    info = empty(batch, dtype=st.int32, device=A.device)
-    loops(A.device, "batch_linalg").lu_factor(buffer(LU), buffer(pivots), buffer(info), n)
+    LU, pivots, info = outs
+    written = _proxy(LU, _batched_matrix_strides(tuple(LU.shape), True)), _proxy(pivots), _proxy(info)
+    dispatcher.call("copy_", written[0], A)
+    loops(A.device, "batch_linalg").lu_factor(*map(buffer, written), A.shape[-1])
+    for out, proxy in zip(outs, written):
+        _copy_back(out, proxy)
     if check_errors:
         _check_errors(info, "torch.linalg.lu_factor_ex", singular="U")
-    return return_type("linalg_lu_factor_ex", ("LU", "pivots", "info"))(LU, pivots, info)
+    return result
+
+
+linalg_lu_factor_ex_out = structured(meta_linalg_lu_factor_ex, impl_linalg_lu_factor_ex, outputs=3)
+
+
+def _lu_factor(A):
+    """``linalg_lu_factor_ex`` into fresh outputs, for the kernels built on it (torch's call
+    ``at::linalg_lu_factor_ex_out`` into their own outputs; ``_lu_factor_out`` here)."""
+    return dispatcher.call("linalg_lu_factor_ex", A)
+
+
+def _lu_factor_out(LU, pivots, A):
+    """``at::linalg_lu_factor_ex_out(LU, pivots, info, A)`` with an auxiliary ``info``, as the
+    determinants and the solver call it: the factors of A in the outputs given."""
+    info = empty([0], dtype=st.int32, device=A.device)
+    dispatcher.call("linalg_lu_factor_ex.out", A, LU=LU, pivots=pivots, info=info)
+    return info
 
 
 def _check_errors(info, name, singular):
@@ -117,20 +185,35 @@ def _check_errors(info, name, singular):
                        "because the input matrix is singular.")
 
 
-def linalg_inv_ex(A, *, check_errors=False):
-    """(inverse, info): each matrix's inverse from its LU factors (``getrs`` on the identity)."""
-    _check_square(A, "linalg.inv")
-    if A.dtype.is_reduced_float:
-        raise RuntimeError(f"linalg.inv: Low precision dtypes not supported. Got {A.dtype.torch_name}")
-    # ``_linalg_solve_ex``: a row-major A is factored as A^T, which is column-major as it lies
-    # (no copy), and the solve runs transposed
-    use_A_T = A.is_contiguous()
-    LU, pivots, info = linalg_lu_factor_ex(A.mT if use_A_T else A)
-    inverse = _column_major(tuple(A.shape), A.dtype, A.device)
-    loops(A.device, "batch_linalg").lu_inverse(buffer(inverse), buffer(LU), buffer(pivots), A.shape[-1], use_A_T)
+def meta_linalg_inv_ex(inverse, info, A, *, check_errors=False):
+    """``TORCH_META_FUNC(linalg_inv_ex)``: square matrices of a floating type (no 16-bit one);
+    the inverse column-major of A's sizes, info (int32) one per matrix."""
+    _check_square(A, "linalg.inv", low_precision=False)
+    return (_matrices_out(inverse, A.shape, A.dtype, A.device),
+            set_output(info, tuple(A.shape[:-2]), st.int32, A.device))
+
+
+def impl_linalg_inv_ex(outs, A, *, check_errors=False):
+    """``TORCH_IMPL_FUNC(linalg_inv_ex_out)``: the solve of ``A X = I`` with A's LU factors
+    (``getrs`` on the identity), each matrix's code in info."""
+    result = return_type("linalg_inv_ex", ("inverse", "info"))(*outs)
+    if is_meta_execution():
+        return result
+    inverse, info = outs
+    # ``_linalg_solve_ex``: a real row-major A is factored as A^T, which is column-major as it
+    # lies (no copy), and the solve runs transposed
+    use_A_T = A.is_contiguous() and not A.dtype.is_complex
+    LU, pivots, codes = _lu_factor(A.mT if use_A_T else A)
+    written = _proxy(inverse, _batched_matrix_strides(tuple(A.shape), True))
+    loops(A.device, "batch_linalg").lu_inverse(buffer(written), buffer(LU), buffer(pivots), A.shape[-1], use_A_T)
+    _copy_back(inverse, written)
+    dispatcher.call("copy_", info, codes)
     if check_errors:
         _check_errors(info, "linalg.inv", singular="diagonal")
-    return return_type("linalg_inv_ex", ("inverse", "info"))(inverse, info)
+    return result
+
+
+linalg_inv_ex_out = structured(meta_linalg_inv_ex, impl_linalg_inv_ex, outputs=2)
 
 
 def perturbed_lu_inverse(LU, pivots, trans):
@@ -158,14 +241,36 @@ def inverse(A):
     return dispatcher.call("linalg_inv", A)
 
 
-def _linalg_det(A):
-    """(det, LU, pivots): the product of U's diagonal, negated for an odd number of row swaps."""
+def meta__linalg_det(result, LU, pivots, A):
+    """``TORCH_META_FUNC(_linalg_det)``: square floating matrices; the determinant one per matrix
+    (contiguous), LU column-major of A's sizes, the pivots (int32) one per row."""
     _check_square(A, "linalg.det")
+    batch = tuple(A.shape[:-2])
+    return (set_output(result, batch, A.dtype, A.device), _matrices_out(LU, A.shape, A.dtype, A.device),
+            set_output(pivots, tuple(A.shape[:-1]), st.int32, A.device))
+
+
+def _det_input(A):
+    """det(A^T) = det(A): a real row-major A is factored as A^T, column-major as it lies, so
+    ``lu_factor`` copies nothing (``_linalg_det_out``; not a complex one, as torch)."""
+    return A.mT if A.is_contiguous() and not A.dtype.is_complex else A
+
+
+def impl__linalg_det(outs, A):
+    """``TORCH_IMPL_FUNC(_linalg_det_out)``: A's LU factors into LU and pivots, then the product
+    of U's diagonal, negated for an odd number of row swaps."""
+    result = return_type("_linalg_det", ("result", "LU", "pivots"))(*outs)
+    if is_meta_execution():
+        return result
     _lu_kernel_dtype(A)
-    # det(A^T) = det(A): a row-major A is factored as A^T, column-major as it lies (``_linalg_det_out``)
-    LU, pivots, _ = dispatcher.call("linalg_lu_factor_ex", A.mT if A.is_contiguous() else A)
-    det = dispatcher.call("prod.dim_int", LU.diagonal(0, -2, -1), -1) * _permutation_sign(pivots).to(A.dtype)
-    return return_type("_linalg_det", ("result", "LU", "pivots"))(det, LU, pivots)
+    det, LU, pivots = outs
+    _lu_factor_out(LU, pivots, _det_input(A))
+    dispatcher.call("copy_", det, dispatcher.call("prod.dim_int", LU.diagonal(0, -2, -1), -1)
+                    * _permutation_sign(pivots).to(A.dtype))
+    return result
+
+
+_linalg_det_out = structured(meta__linalg_det, impl__linalg_det, outputs=3)
 
 
 def _permutation_sign(pivots):
@@ -184,17 +289,34 @@ def det(A):
     return dispatcher.call("linalg_det", A)
 
 
-def _linalg_slogdet(A):
-    """(sign, logabsdet, LU, pivots): the sign of the determinant and the logarithm of its
-    magnitude, read off U's diagonal as ``_linalg_det`` reads the product (a singular matrix:
-    sign 0, logabsdet -inf)."""
+def meta__linalg_slogdet(sign, logabsdet, LU, pivots, A):
+    """``TORCH_META_FUNC(_linalg_slogdet)``: square matrices of a floating type (no 16-bit one);
+    sign (A's dtype) and logabsdet (its real dtype) one per matrix, contiguous, LU column-major
+    of A's sizes, the pivots (int32) one per row."""
     _check_square(A, "linalg.slogdet", low_precision=False)
-    LU, pivots, _ = dispatcher.call("linalg_lu_factor_ex", A.mT if A.is_contiguous() else A)
+    batch = tuple(A.shape[:-2])
+    return (set_output(sign, batch, A.dtype, A.device), set_output(logabsdet, batch, st.to_real(A.dtype), A.device),
+            _matrices_out(LU, A.shape, A.dtype, A.device), set_output(pivots, tuple(A.shape[:-1]), st.int32, A.device))
+
+
+def impl__linalg_slogdet(outs, A):
+    """``TORCH_IMPL_FUNC(_linalg_slogdet_out)``: the sign of the determinant and the logarithm
+    of its magnitude, read off U's diagonal as ``_linalg_det`` reads the product (a singular
+    matrix: sign 0, logabsdet -inf)."""
+    result = return_type("_linalg_slogdet", ("sign", "logabsdet", "LU", "pivots"))(*outs)
+    if is_meta_execution():
+        return result
+    sign, logabsdet, LU, pivots = outs
+    _lu_factor_out(LU, pivots, _det_input(A))
     diagonal = LU.diagonal(0, -2, -1)
-    sign = dispatcher.call("prod.dim_int", dispatcher.call("sgn", diagonal), -1) * _permutation_sign(pivots)
-    logabsdet = dispatcher.call("sum.dim_IntList", dispatcher.call("log", dispatcher.call("abs", diagonal)), [-1])
-    return return_type("_linalg_slogdet", ("sign", "logabsdet", "LU", "pivots"))(sign.to(A.dtype), logabsdet, LU,
-                                                                                  pivots)
+    dispatcher.call("copy_", sign, dispatcher.call("prod.dim_int", dispatcher.call("sgn", diagonal), -1)
+                    * _permutation_sign(pivots))
+    dispatcher.call("copy_", logabsdet, dispatcher.call("sum.dim_IntList", dispatcher.call(
+        "log", dispatcher.call("abs", diagonal)), [-1]))
+    return result
+
+
+_linalg_slogdet_out = structured(meta__linalg_slogdet, impl__linalg_slogdet, outputs=4)
 
 
 def linalg_slogdet(A):
@@ -261,12 +383,30 @@ def _eye_batch(batch, rows, cols):
     return np.broadcast_to(np.eye(rows, cols), (*batch, rows, cols))
 
 
-def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
-    """(U, S, Vh) with ``A = U diag(S) Vh``, the singular values descending (``gesdd``). Without
-    ``compute_uv``, U and Vh are empty. ``driver`` names a cuSOLVER routine, which a CPU input
-    refuses; on CUDA the host computes the one SVD whatever it names."""
+def meta__linalg_svd(U, S, Vh, A, full_matrices=False, compute_uv=True, *, driver=None):
+    """``TORCH_META_FUNC(_linalg_svd)``: a floating matrix or batch, m by n; U (m by m, or by
+    min(m, n) when not ``full_matrices``) and Vh (n or min(m, n) by n) column-major, or empty
+    without ``compute_uv``; S real, min(m, n) per matrix, contiguous."""
     _check_matrix(A, "linalg.svd")
     _check_floating(A, "linalg.svd")
+    *batch, m, n = A.shape
+    k = min(m, n)
+    if compute_uv:
+        U = _matrices_out(U, (*batch, m, m if full_matrices else k), A.dtype, A.device)
+        # (cuSOLVER's Vh would be row-major; the CUDA kernels here compute on the host, as LAPACK)
+        Vh = _matrices_out(Vh, (*batch, n if full_matrices else k, n), A.dtype, A.device)
+    else:
+        U, Vh = set_output(U, (0,), A.dtype, A.device), set_output(Vh, (0,), A.dtype, A.device)
+    return U, set_output(S, (*batch, k), st.to_real(A.dtype), A.device), Vh
+
+
+def impl__linalg_svd(outs, A, full_matrices=False, compute_uv=True, *, driver=None):
+    """``TORCH_IMPL_FUNC(_linalg_svd_out)``: ``A = U diag(S) Vh``, the singular values
+    descending (``gesdd``). ``driver`` names a cuSOLVER routine, which a CPU input refuses; on
+    CUDA the host computes the one SVD whatever it names."""
+    result = return_type("_linalg_svd", ("U", "S", "Vh"))(*outs)
+    if is_meta_execution():
+        return result
     if driver is not None and A.device.type == "cpu":
         raise RuntimeError("torch.linalg.svd: keyword argument `driver=` is only supported on CUDA inputs with "
                            "cuSOLVER backend.")
@@ -284,12 +424,15 @@ def _linalg_svd(A, full_matrices=False, compute_uv=True, *, driver=None):
         u, s, vh = np.linalg.svd(a, full_matrices=full_matrices)
     else:
         s = np.linalg.svd(a, compute_uv=False)
-    S = _from_host(s, st.to_real(A.dtype), A.device, f_contig=False)      # real, as LAPACK's
-    if not compute_uv:
-        U, Vh = (empty([0], dtype=A.dtype, device=A.device) for _ in range(2))
-    else:
-        U, Vh = _from_host(u, A.dtype, A.device), _from_host(vh, A.dtype, A.device)
-    return return_type("_linalg_svd", ("U", "S", "Vh"))(U, S, Vh)
+    U, S, Vh = outs
+    _write(S, s)
+    if compute_uv:
+        _write(U, u)
+        _write(Vh, vh)
+    return result
+
+
+_linalg_svd_out = structured(meta__linalg_svd, impl__linalg_svd, outputs=3)
 
 
 def linalg_svd(A, full_matrices=True, *, driver=None):
@@ -326,14 +469,36 @@ def svd(A, some=True, compute_uv=True):
 _QR_MODES = {"reduced": (True, True), "complete": (True, False), "r": (False, True)}
 
 
-def linalg_qr(A, mode="reduced"):
-    """(Q, R) with ``A = Q R``, Q's columns orthonormal and R upper triangular (Householder
-    reflections: ``geqrf``, then ``orgqr``). ``mode`` 'r' leaves Q empty; 'complete' makes Q square."""
-    _check_matrix(A, "linalg.qr")
-    _check_floating(A, "linalg.qr")
+def _parse_qr_mode(mode):
+    """``_parse_qr_mode``: (compute_q, reduced) for 'reduced', 'complete' or 'r'."""
     if mode not in _QR_MODES:
         raise RuntimeError(f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', "
                            "or 'complete'")
+    return _QR_MODES[mode]
+
+
+def meta_linalg_qr(Q, R, A, mode="reduced"):
+    """``TORCH_META_FUNC(linalg_qr)``: a floating matrix or batch, m by n, and a known mode; Q
+    (m by min(m, n), m by m when 'complete') column-major, or empty for 'r'; R (min(m, n) by n,
+    m by n when 'complete') column-major."""
+    _check_matrix(A, "linalg.qr")
+    _check_floating(A, "linalg.qr")
+    compute_q, reduced = _parse_qr_mode(mode)
+    *batch, m, n = A.shape
+    k = min(m, n)
+    if compute_q:
+        Q = _matrices_out(Q, (*batch, m, k if reduced else m), A.dtype, A.device)
+    else:
+        Q = set_output(Q, (0,), A.dtype, A.device)
+    return Q, _matrices_out(R, (*batch, k if reduced or not compute_q else m, n), A.dtype, A.device)
+
+
+def impl_linalg_qr(outs, A, mode="reduced"):
+    """``TORCH_IMPL_FUNC(linalg_qr_out)``: ``A = Q R``, Q's columns orthonormal and R upper
+    triangular (Householder reflections: ``geqrf``, then ``orgqr``)."""
+    result = return_type("linalg_qr", ("Q", "R"))(*outs)
+    if is_meta_execution():
+        return result
     compute_q, reduced = _QR_MODES[mode]
     _lapack_dtype(A, "geqrf")
     *batch, m, n = A.shape
@@ -345,8 +510,14 @@ def linalg_qr(A, mode="reduced"):
         q, r = np.linalg.qr(a, mode="reduced" if reduced else "complete")
     else:
         q, r = None, np.linalg.qr(a, mode="r")
-    Q = _from_host(q, A.dtype, A.device) if compute_q else empty([0], dtype=A.dtype, device=A.device)
-    return return_type("linalg_qr", ("Q", "R"))(Q, _from_host(r, A.dtype, A.device))
+    Q, R = outs
+    if compute_q:
+        _write(Q, q)
+    _write(R, r)
+    return result
+
+
+linalg_qr_out = structured(meta_linalg_qr, impl_linalg_qr, outputs=2)
 
 
 _warned = set()     # TORCH_WARN_ONCE: each deprecation once per process
@@ -404,7 +575,7 @@ def _cholesky_host(A, upper):
                 flat_factors[b], codes[b] = _potf2(flat[b])
     if upper:
         factors = np.swapaxes(factors, -1, -2).conj()
-    return _from_host(factors, A.dtype, A.device), from_host(info, st.int32, A.device)
+    return factors, info
 
 
 def _check_positive_definite(info, name, batched):
@@ -413,16 +584,32 @@ def _check_positive_definite(info, name, batched):
         f"of order {k} is not positive-definite)."))
 
 
-def linalg_cholesky_ex(A, *, upper=False, check_errors=False):
-    """(L, info): ``A = L L^T`` (``U^T U`` with ``upper``), read from one triangle of A only, as
-    ``potrf`` reads it; info is 0, or the order of the first leading minor that is not
-    positive-definite."""
+def meta_linalg_cholesky_ex(L, info, A, *, upper=False, check_errors=False):
+    """``TORCH_META_FUNC(linalg_cholesky_ex)``: square floating matrices; L column-major of A's
+    sizes, info (int32) one per matrix."""
     _check_square(A, "linalg.cholesky")
+    return (_matrices_out(L, A.shape, A.dtype, A.device),
+            set_output(info, tuple(A.shape[:-2]), st.int32, A.device))
+
+
+def impl_linalg_cholesky_ex(outs, A, *, upper=False, check_errors=False):
+    """``TORCH_IMPL_FUNC(linalg_cholesky_ex_out)``: ``A = L L^H`` (``U^H U`` with ``upper``),
+    read from one triangle of A only, as ``potrf`` reads it; info is 0, or the order of the
+    first leading minor that is not positive-definite."""
+    result = return_type("linalg_cholesky_ex", ("L", "info"))(*outs)
+    if is_meta_execution():
+        return result
     _lapack_dtype(A, "cholesky")
-    L, info = _cholesky_host(A, upper)
+    factors, codes = _cholesky_host(A, upper)
+    L, info = outs
+    _write(L, factors)
+    _write(info, codes)
     if check_errors:
         _check_positive_definite(info, "linalg.cholesky_ex", A.dim() > 2)
-    return return_type("linalg_cholesky_ex", ("L", "info"))(L, info)
+    return result
+
+
+linalg_cholesky_ex_out = structured(meta_linalg_cholesky_ex, impl_linalg_cholesky_ex, outputs=2)
 
 
 def linalg_cholesky(A, *, upper=False):
@@ -442,9 +629,9 @@ def cholesky(A, upper=False):
         return empty(tuple(A.shape), dtype=A.dtype, device=A.device)
     _square_check(A, "cholesky")
     _lapack_dtype(A, "cholesky")
-    L, info = _cholesky_host(A, upper)
+    factors, info = _cholesky_host(A, upper)
     _check_positive_definite(info, "cholesky", A.dim() > 2)
-    return L
+    return _from_host(factors, A.dtype, A.device)
 
 
 def _is_vector_rhs(A, B):
@@ -467,11 +654,12 @@ def _check_singular(info, name, batched):
                          lambda _: "The solver failed because the input matrix is singular.")
 
 
-def _linalg_solve_ex(A, B, *, left=True, check_errors=False):
-    """(result, LU, pivots, info) with ``A X = B`` (``X A = B`` when not ``left``), batches
-    broadcast. A is factored by ``linalg_lu_factor_ex`` (as A^T where A is row-major, as torch
-    does) and X solved by LAPACK's ``gesv`` on the host; a singular matrix's X is left NaN
-    (torch's holds whatever dividing by the zero pivot gave)."""
+def meta__linalg_solve_ex(result, LU, pivots, info, A, B, *, left=True, check_errors=False):
+    """``TORCH_META_FUNC(_linalg_solve_ex)``: A and B of one floating dtype, square A, sizes that
+    fit ``A X = B`` (``X A = B`` when not ``left``), batches that broadcast, B a vector (or a
+    batch of them) only on the left; the result of the broadcast batch, column-major when
+    ``left`` (row-major otherwise), LU column-major of A's sizes, pivots (int32) one per row of
+    A, info (int32) one per matrix of A."""
     _check_floating(A, "linalg.solve")
     if A.dtype is not B.dtype:
         raise RuntimeError(f"linalg.solve: Expected A and B to have the same dtype, but found A of type "
@@ -483,9 +671,28 @@ def _linalg_solve_ex(A, B, *, left=True, check_errors=False):
     if not left and vector_case:
         raise RuntimeError("linalg.solve: Vector broadcasting of the left hand side is not supported for left=False. "
                            "In this case linalg.solve is equivalent to B / A.squeeze(-1)")
-    LU, pivots, info = dispatcher.call("linalg_lu_factor_ex", A.mT if A.is_contiguous() else A)
+    shape = (*batch, *B_.shape[-2:])[:-1] if vector_case else (*batch, *B_.shape[-2:])
+    return (set_output(result, shape, B.dtype, B.device, _batched_matrix_strides(shape, left)),
+            _matrices_out(LU, A.shape, A.dtype, A.device),
+            set_output(pivots, tuple(A.shape[:-1]), st.int32, A.device),
+            set_output(info, tuple(A.shape[:-2]), st.int32, A.device))
+
+
+def impl__linalg_solve_ex(outs, A, B, *, left=True, check_errors=False):
+    """``TORCH_IMPL_FUNC(_linalg_solve_ex_out)``: A factored into LU and pivots, then X solved
+    by LAPACK's ``gesv`` on the host; a singular matrix's X is left NaN (torch's holds whatever
+    dividing by the zero pivot gave)."""
+    names = ("result", "LU", "pivots", "info")
+    if is_meta_execution():
+        return return_type("_linalg_solve_ex", names)(*outs)
+    result, LU, pivots, info = outs
+    # A itself: torch 2.13 no longer factors a row-major A as A^T here (its LU output shows which)
+    dispatcher.call("linalg_lu_factor_ex.out", A, LU=LU, pivots=pivots, info=info)
     if check_errors:
         _check_singular(info, "torch.linalg.solve_ex", A.dim() > 2)
+    vector_case = _is_vector_rhs(A, B)
+    B_ = dispatcher.call("unsqueeze", B, -1) if vector_case else B
+    batch = infer_size(tuple(B_.shape[:-2]), tuple(A.shape[:-2]))
     a = np.broadcast_to(_host(A), (*batch, *A.shape[-2:]))
     b = np.broadcast_to(_host(B_), (*batch, *B_.shape[-2:]))
     if not left:        # X A = B is A^T X^T = B^T
@@ -493,8 +700,11 @@ def _linalg_solve_ex(A, B, *, left=True, check_errors=False):
     x = _solve_host(a, b, np.broadcast_to(_host(info) != 0, batch))
     if not left:
         x = np.swapaxes(x, -1, -2)
-    result = _from_host(x[..., 0] if vector_case else x, A.dtype, A.device, f_contig=left)
-    return return_type("_linalg_solve_ex", ("result", "LU", "pivots", "info"))(result, LU, pivots, info)
+    _write(result, x[..., 0] if vector_case else x)
+    return return_type("_linalg_solve_ex", names)(*outs)
+
+
+_linalg_solve_ex_out = structured(meta__linalg_solve_ex, impl__linalg_solve_ex, outputs=4)
 
 
 def _solve_host(a, b, singular):
@@ -525,13 +735,26 @@ def _check_uplo(UPLO):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
 
 
-def _linalg_eigh(A, UPLO="L", compute_v=True):
-    """(eigenvalues, eigenvectors) of each Hermitian matrix, read from the triangle ``UPLO``
-    names: real eigenvalues in ascending order (contiguous), orthonormal eigenvectors in
-    column-major matrices, or an empty tensor without ``compute_v``."""
-    _check_matrix(A, "linalg.eigh")
+def meta__linalg_eigh(eigenvalues, eigenvectors, A, UPLO="L", compute_v=True):
+    """``TORCH_META_FUNC(_linalg_eigh)``: square matrices and a known ``UPLO`` (the dtype is
+    the kernel's check); the eigenvalues real, one row per matrix, contiguous, the eigenvectors
+    column-major of A's sizes, or empty without ``compute_v``."""
     _square_check(A, "linalg.eigh")
     _check_uplo(UPLO)
+    if compute_v:
+        eigenvectors = _matrices_out(eigenvectors, A.shape, A.dtype, A.device)
+    else:
+        eigenvectors = set_output(eigenvectors, (0,), A.dtype, A.device)
+    return set_output(eigenvalues, tuple(A.shape[:-1]), st.to_real(A.dtype), A.device), eigenvectors
+
+
+def impl__linalg_eigh(outs, A, UPLO="L", compute_v=True):
+    """``TORCH_IMPL_FUNC(_linalg_eigh_out)``: the eigenvalues of each Hermitian matrix, read
+    from the triangle ``UPLO`` names, in ascending order, and orthonormal eigenvectors
+    (``syevd``/``heevd``)."""
+    result = return_type("_linalg_eigh", ("eigenvalues", "eigenvectors"))(*outs)
+    if is_meta_execution():
+        return result
     _lapack_dtype(A, "linalg_eigh")
     a = _host(A)
     if a.size == 0:
@@ -540,9 +763,14 @@ def _linalg_eigh(A, UPLO="L", compute_v=True):
         w, v = np.linalg.eigh(a, UPLO=UPLO.upper())
     else:
         w, v = np.linalg.eigvalsh(a, UPLO=UPLO.upper()), None
-    values = _from_host(w, st.to_real(A.dtype), A.device, f_contig=False)
-    vectors = _from_host(v, A.dtype, A.device) if compute_v else empty([0], dtype=A.dtype, device=A.device)
-    return return_type("_linalg_eigh", ("eigenvalues", "eigenvectors"))(values, vectors)
+    values, vectors = outs
+    _write(values, w)
+    if compute_v:
+        _write(vectors, v)
+    return result
+
+
+_linalg_eigh_out = structured(meta__linalg_eigh, impl__linalg_eigh, outputs=2)
 
 
 def linalg_eigh(A, UPLO="L"):

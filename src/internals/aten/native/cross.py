@@ -1,17 +1,20 @@
 """``linalg_cross`` and ``cross`` (``aten/src/ATen/native/Cross.cpp``): the cross product of
-3-vectors along one dim, the other dims broadcast."""
+3-vectors along one dim, the other dims broadcast. ``linalg_cross`` is declared as torch declares
+it, structured: a meta step (the dims checked, the broadcast shape) and an impl step (the
+overlap and dtype checks, then the loop), ``linalg_cross.out`` the primary form."""
 import warnings
 
 from numba.extending import register_jitable
 
 from ...c10 import scalar_type as st
-from ...c10.memory_format import contiguous_format
 from ...c10.wrap_dim import wrap_dim
 from .. import dispatcher
-from ..tensor_iterator import broadcast_shapes
+from ..empty_tensor import is_meta_execution
+from ..tensor_iterator import assert_no_internal_overlap, assert_no_overlap, infer_size
 from .copy import buffer, contiguous
 from .dispatch_stub import loops
 from .scalar_ops import contracted_fma
+from .structured import set_output, structured
 
 _warned = []        # TORCH_WARN_ONCE: once per process
 
@@ -26,24 +29,35 @@ def cross_row(out, a, b, at):
         out[at + i] = contracted_fma(a[j], b[k], -(a[k] * b[j]))
 
 
-def linalg_cross(x, y, *, dim=-1):
-    """The meta function's checks, then each component ``x[i+1] y[i+2] - x[i+2] y[i+1]`` written
-    with the elementwise kernels into a contiguous result of the broadcast shape."""
-    if x.dim() != y.dim():
+def meta_linalg_cross(out, input, other, *, dim=-1):
+    """``TORCH_META_FUNC(linalg_cross)``: inputs of as many dims, both of length 3 along ``dim``;
+    the output of their broadcast shape (``infer_size``), contiguous, in ``input``'s dtype."""
+    if input.dim() != other.dim():
         raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
-    d = wrap_dim(dim, x.dim())
-    if x.shape[d] != 3 or y.shape[d] != 3:
-        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {x.shape[d]} and "
-                           f"{y.shape[d]}")
-    if x.dtype is not y.dtype:
-        raise RuntimeError(f"expected scalar type {x.dtype.torch_name} but found {y.dtype.torch_name}")
-    if x.dtype is st.bool_:
+    d = wrap_dim(dim, input.dim())
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        raise RuntimeError(f"linalg.cross: inputs dimension {dim} must have length 3. Got {input.shape[d]} and "
+                           f"{other.shape[d]}")
+    return set_output(out, infer_size(tuple(input.shape), tuple(other.shape)), input.dtype, input.device)
+
+
+def impl_linalg_cross(out, input, other, *, dim=-1):
+    """``TORCH_IMPL_FUNC(linalg_cross_out)``: an output that reaches no element twice and shares
+    none with an input, inputs of one dtype (the kernel's TensorIterator), then each component
+    ``x[i+1] y[i+2] - x[i+2] y[i+1]`` of the inputs expanded to the output's shape."""
+    if is_meta_execution():
+        return out
+    assert_no_internal_overlap(out._impl)
+    assert_no_overlap(out._impl, input._impl)
+    assert_no_overlap(out._impl, other._impl)
+    if input.dtype is not other.dtype:
+        raise RuntimeError(f"expected scalar type {input.dtype.torch_name} but found {other.dtype.torch_name}")
+    if input.dtype is st.bool_:
         raise NotImplementedError("\"cross\" not implemented for 'Bool'")
-    shape = list(broadcast_shapes(tuple(x.shape), tuple(y.shape)))
-    out = dispatcher.call("empty.memory_format", shape, dtype=x.dtype, device=x.device,
-                          memory_format=contiguous_format)
-    a, b = dispatcher.call("expand", x, shape), dispatcher.call("expand", y, shape)
-    if x.dtype.is_floating_point and not x.dtype.is_reduced_float:
+    d = wrap_dim(dim, input.dim())
+    shape = list(out.shape)
+    a, b = dispatcher.call("expand", input, shape), dispatcher.call("expand", other, shape)
+    if input.dtype.is_floating_point and not input.dtype.is_reduced_float:
         return _floating_cross(out, a, b, d)
     for i in range(3):
         j, k = (i + 1) % 3, (i + 2) % 3
@@ -51,6 +65,9 @@ def linalg_cross(x, y, *, dim=-1):
                                 dispatcher.call("mul.Tensor", _at(a, d, k), _at(b, d, j)))
         dispatcher.call("copy_", _at(out, d, i), value)
     return out
+
+
+linalg_cross_out = structured(meta_linalg_cross, impl_linalg_cross)
 
 
 def _floating_cross(out, a, b, d):

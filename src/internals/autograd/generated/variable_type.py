@@ -928,23 +928,31 @@ OPS = {
     'linalg_vector_norm': dispatcher.find('linalg_vector_norm'),
     'linalg_vector_norm.out': dispatcher.find('linalg_vector_norm.out'),
     'linalg_inv_ex': dispatcher.find('linalg_inv_ex'),
+    'linalg_inv_ex.inverse': dispatcher.find('linalg_inv_ex.inverse'),
     'linalg_cross': dispatcher.find('linalg_cross'),
     'linalg_cross.out': dispatcher.find('linalg_cross.out'),
     '_euclidean_dist': dispatcher.find('_euclidean_dist'),
     '_cdist_forward': dispatcher.find('_cdist_forward'),
     '_linalg_det': dispatcher.find('_linalg_det'),
+    '_linalg_det.result': dispatcher.find('_linalg_det.result'),
     '_linalg_slogdet': dispatcher.find('_linalg_slogdet'),
+    '_linalg_slogdet.sign': dispatcher.find('_linalg_slogdet.sign'),
     '_linalg_svd': dispatcher.find('_linalg_svd'),
+    '_linalg_svd.U': dispatcher.find('_linalg_svd.U'),
     'geqrf': dispatcher.find('geqrf'),
     'linalg_householder_product': dispatcher.find('linalg_householder_product'),
     'linalg_householder_product.out': dispatcher.find('linalg_householder_product.out'),
     'linalg_matrix_exp': dispatcher.find('linalg_matrix_exp'),
     'linalg_qr': dispatcher.find('linalg_qr'),
+    'linalg_qr.out': dispatcher.find('linalg_qr.out'),
     'linalg_cholesky_ex': dispatcher.find('linalg_cholesky_ex'),
+    'linalg_cholesky_ex.L': dispatcher.find('linalg_cholesky_ex.L'),
     'cholesky': dispatcher.find('cholesky'),
     '_linalg_solve_ex': dispatcher.find('_linalg_solve_ex'),
+    '_linalg_solve_ex.result': dispatcher.find('_linalg_solve_ex.result'),
     'linalg_eig': dispatcher.find('linalg_eig'),
     '_linalg_eigh': dispatcher.find('_linalg_eigh'),
+    '_linalg_eigh.eigenvalues': dispatcher.find('_linalg_eigh.eigenvalues'),
     'linalg_pinv.atol_rtol_tensor': dispatcher.find('linalg_pinv.atol_rtol_tensor'),
     'dot': dispatcher.find('dot'),
     'dot.out': dispatcher.find('dot.out'),
@@ -968,6 +976,7 @@ OPS = {
     'unique_dim': dispatcher.find('unique_dim'),
     'unique_consecutive': dispatcher.find('unique_consecutive'),
     'linalg_lu_factor_ex': dispatcher.find('linalg_lu_factor_ex'),
+    'linalg_lu_factor_ex.out': dispatcher.find('linalg_lu_factor_ex.out'),
     'sort': dispatcher.find('sort'),
     'sort.values': dispatcher.find('sort.values'),
     'sort.stable': dispatcher.find('sort.stable'),
@@ -7246,6 +7255,12 @@ def linalg_inv_ex(ks, A, **kwargs):
     return result
 
 
+def linalg_inv_ex_inverse(ks, A, **kwargs):
+    check_out_no_requires_grad('linalg_inv_ex', A, kwargs.get('inverse'), kwargs.get('info'))
+    with below_autograd():
+        return OPS['linalg_inv_ex.inverse'].redispatch(after_autograd(ks), A, **kwargs)
+
+
 def linalg_cross(ks, self, other, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and (self._requires_grad or other._requires_grad):
@@ -7316,6 +7331,12 @@ def _linalg_det(ks, A):
     return result
 
 
+def _linalg_det_result(ks, A, **kwargs):
+    check_out_no_requires_grad('_linalg_det', A, kwargs.get('result'), kwargs.get('LU'), kwargs.get('pivots'))
+    with below_autograd():
+        return OPS['_linalg_det.result'].redispatch(after_autograd(ks), A, **kwargs)
+
+
 def _linalg_slogdet(ks, A):
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
@@ -7332,6 +7353,12 @@ def _linalg_slogdet(ks, A):
     return result
 
 
+def _linalg_slogdet_sign(ks, A, **kwargs):
+    check_out_no_requires_grad('_linalg_slogdet', A, kwargs.get('sign'), kwargs.get('logabsdet'), kwargs.get('LU'), kwargs.get('pivots'))
+    with below_autograd():
+        return OPS['_linalg_slogdet.sign'].redispatch(after_autograd(ks), A, **kwargs)
+
+
 def _linalg_svd(ks, A, full_matrices=False, compute_uv=True, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and A._requires_grad:
@@ -7346,6 +7373,12 @@ def _linalg_svd(ks, A, full_matrices=False, compute_uv=True, **kwargs):
         grad_fn.S_ = SavedVariable(result[1], True)
         grad_fn.Vh_ = SavedVariable(result[2], True)
     return result
+
+
+def _linalg_svd_U(ks, A, full_matrices=False, compute_uv=True, **kwargs):
+    check_out_no_requires_grad('_linalg_svd', A, kwargs.get('U'), kwargs.get('S'), kwargs.get('Vh'))
+    with below_autograd():
+        return OPS['_linalg_svd.U'].redispatch(after_autograd(ks), A, full_matrices, compute_uv, **kwargs)
 
 
 def geqrf(ks, self):
@@ -7409,6 +7442,12 @@ def linalg_qr(ks, A, mode='reduced'):
     return result
 
 
+def linalg_qr_out(ks, A, mode='reduced', **kwargs):
+    check_out_no_requires_grad('linalg_qr', A, kwargs.get('Q'), kwargs.get('R'))
+    with below_autograd():
+        return OPS['linalg_qr.out'].redispatch(after_autograd(ks), A, mode, **kwargs)
+
+
 def linalg_cholesky_ex(ks, self, **kwargs):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -7421,6 +7460,12 @@ def linalg_cholesky_ex(ks, self, **kwargs):
         set_history((result[0],), grad_fn)
         grad_fn.L_ = SavedVariable(result[0], True)
     return result
+
+
+def linalg_cholesky_ex_L(ks, self, **kwargs):
+    check_out_no_requires_grad('linalg_cholesky_ex', self, kwargs.get('L'), kwargs.get('info'))
+    with below_autograd():
+        return OPS['linalg_cholesky_ex.L'].redispatch(after_autograd(ks), self, **kwargs)
 
 
 def cholesky(ks, self, upper=False):
@@ -7454,6 +7499,12 @@ def _linalg_solve_ex(ks, A, B, **kwargs):
     return result
 
 
+def _linalg_solve_ex_result(ks, A, B, **kwargs):
+    check_out_no_requires_grad('_linalg_solve_ex', A, B, kwargs.get('result'), kwargs.get('LU'), kwargs.get('pivots'), kwargs.get('info'))
+    with below_autograd():
+        return OPS['_linalg_solve_ex.result'].redispatch(after_autograd(ks), A, B, **kwargs)
+
+
 def linalg_eig(ks, self):
     grad_fn = None
     if _grad_mode.grad_enabled and self._requires_grad:
@@ -7481,6 +7532,12 @@ def _linalg_eigh(ks, A, UPLO="L", compute_v=True):
         grad_fn.eigenvalues_ = SavedVariable(result[0], True)
         grad_fn.eigenvectors_ = SavedVariable(result[1], True)
     return result
+
+
+def _linalg_eigh_eigenvalues(ks, A, UPLO="L", compute_v=True, **kwargs):
+    check_out_no_requires_grad('_linalg_eigh', A, kwargs.get('eigenvalues'), kwargs.get('eigenvectors'))
+    with below_autograd():
+        return OPS['_linalg_eigh.eigenvalues'].redispatch(after_autograd(ks), A, UPLO, compute_v, **kwargs)
 
 
 def linalg_pinv_atol_rtol_tensor(ks, self, **kwargs):
@@ -7785,6 +7842,12 @@ def linalg_lu_factor_ex(ks, A, **kwargs):
     if grad_fn is not None:
         set_history((result[0],), grad_fn)
     return result
+
+
+def linalg_lu_factor_ex_out(ks, A, **kwargs):
+    check_out_no_requires_grad('linalg_lu_factor_ex', A, kwargs.get('LU'), kwargs.get('pivots'), kwargs.get('info'))
+    with below_autograd():
+        return OPS['linalg_lu_factor_ex.out'].redispatch(after_autograd(ks), A, **kwargs)
 
 
 def sort(ks, self, dim=-1, descending=False):
@@ -10360,23 +10423,31 @@ KERNELS = {
     'linalg_vector_norm': linalg_vector_norm,
     'linalg_vector_norm.out': linalg_vector_norm_out,
     'linalg_inv_ex': linalg_inv_ex,
+    'linalg_inv_ex.inverse': linalg_inv_ex_inverse,
     'linalg_cross': linalg_cross,
     'linalg_cross.out': linalg_cross_out,
     '_euclidean_dist': _euclidean_dist,
     '_cdist_forward': _cdist_forward,
     '_linalg_det': _linalg_det,
+    '_linalg_det.result': _linalg_det_result,
     '_linalg_slogdet': _linalg_slogdet,
+    '_linalg_slogdet.sign': _linalg_slogdet_sign,
     '_linalg_svd': _linalg_svd,
+    '_linalg_svd.U': _linalg_svd_U,
     'geqrf': geqrf,
     'linalg_householder_product': linalg_householder_product,
     'linalg_householder_product.out': linalg_householder_product_out,
     'linalg_matrix_exp': linalg_matrix_exp,
     'linalg_qr': linalg_qr,
+    'linalg_qr.out': linalg_qr_out,
     'linalg_cholesky_ex': linalg_cholesky_ex,
+    'linalg_cholesky_ex.L': linalg_cholesky_ex_L,
     'cholesky': cholesky,
     '_linalg_solve_ex': _linalg_solve_ex,
+    '_linalg_solve_ex.result': _linalg_solve_ex_result,
     'linalg_eig': linalg_eig,
     '_linalg_eigh': _linalg_eigh,
+    '_linalg_eigh.eigenvalues': _linalg_eigh_eigenvalues,
     'linalg_pinv.atol_rtol_tensor': linalg_pinv_atol_rtol_tensor,
     'dot': dot,
     'dot.out': dot_out,
@@ -10400,6 +10471,7 @@ KERNELS = {
     'unique_dim': unique_dim,
     'unique_consecutive': unique_consecutive,
     'linalg_lu_factor_ex': linalg_lu_factor_ex,
+    'linalg_lu_factor_ex.out': linalg_lu_factor_ex_out,
     'sort': sort,
     'sort.values': sort_values,
     'sort.stable': sort_stable,
