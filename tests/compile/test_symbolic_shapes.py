@@ -83,14 +83,12 @@ def test_symbolic_trace_is_torchs(name):
     """torch's nodes, names and arguments; the inputs' sizes are torch's symbols."""
     traced = _traced(name)
     assert _calls(traced[internals]) == _calls(traced[torch])
-    if name not in SPECIALIZED:
-        assert _placeholder_sizes(traced[internals]) == _placeholder_sizes(traced[torch])
+    assert _placeholder_sizes(traced[internals]) == _placeholder_sizes(traced[torch])
 
 
-# ``x.view(4, 3)`` of a 12-element input: torch's guard ``s75 == 12`` makes the size 12 again,
-# in the input's metadata too (and the permuted reshape's guards make the last size 4); this
-# package records no guards, so its inputs keep the symbols (the graphs are the same, and hold
-# for those sizes only in both).
+# ``x.view(4, 3)`` of a 12-element input: the guard ``Eq(s75, 12)`` makes the size 12 again, in
+# the input's metadata too (and the permuted reshape's guards make the last size 4), in both
+# libraries: these graphs hold for those sizes only.
 SPECIALIZED = {"view then add", "reshape of a permute"}
 
 

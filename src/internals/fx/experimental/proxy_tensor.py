@@ -110,7 +110,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
     def node_of(self, value):
         """The node that made ``value`` (a tensor, a symbol), or ``value`` itself (a number, a dtype...)."""
         if is_symbolic(value):
-            return self._symbol_node(value.node)
+            pinned = value.node.constant()      # a size a guard pinned to its example value
+            return pinned if pinned is not None else self._symbol_node(value.node)
         if not isinstance(value, Tensor):
             return value
         hit = self._nodes.get(id(value._impl))

@@ -18,10 +18,16 @@ class SymNode:
     """``expr`` (sympy) of Python type ``pytype`` (int, float or bool), in ``shape_env``."""
 
     def __init__(self, expr, shape_env, pytype, origin=None):
-        self.expr, self.shape_env, self.pytype = expr, shape_env, pytype
+        self._expr, self.shape_env, self.pytype = expr, shape_env, pytype
         # how it was computed, ``("mul", node, 2.0)``: a tracer records that as a Python
         # operator node when the value reaches an operator call (torch records it at once)
         self.origin = origin
+
+    @property
+    def expr(self):
+        """The expression with the shape environment's replacements made: a symbol a guard
+        pinned (``s75 == 12``) reads as its value from then on, as torch's ``SymNode.expr``."""
+        return self.shape_env.replace(self._expr)
 
     def apply(self, op, a, b):
         """``op(a, b)`` where either side is a node or a plain number."""
