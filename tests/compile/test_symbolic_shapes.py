@@ -39,6 +39,15 @@ PROGRAMS = {
     "relu of a matmul chain": (lambda T: lambda a, b, c: T.relu(a @ b) @ c, [(2, 3), (3, 4), (4, 5)]),
     "stack": (lambda T: lambda x, y: T.stack([x, y]), [(3, 4), (3, 4)]),
     "a size of 1 stays a number": (lambda T: lambda x: x.view(x.shape[1], -1), [(1, 5)]),
+    # a guard that does not pin the size (``s75 > 2``) leaves it a symbol; one that does
+    # (``Eq(s96, 4)`` of the expand, ``Eq(s96 - 4, 1)`` of a split's last piece) makes it a number
+    "an if on a size": (lambda T: lambda x: x * 2 if x.shape[0] > 2 else x + 1, [(4, 6)]),
+    "expand to fixed sizes": (lambda T: lambda x: x.expand(2, 3, 4) + 1, [(3, 4)]),
+    "split with a last piece of 1": (lambda T: lambda x: x.split(2, 1)[2] * 2, [(3, 5)]),
+    # the product is recorded where flatten computes it, before the first size is read
+    "flatten": (lambda T: lambda x: x.flatten(1), [(2, 3, 4)]),
+    # a size read for a comparison only is dropped (a whole-dim slice of a symbol is recorded)
+    "slices with steps": (lambda T: lambda x: x[:, ::2] - x[:, 1::2], [(3, 4)]),
 }
 
 
@@ -87,9 +96,10 @@ def test_symbolic_trace_is_torchs(name):
 
 
 # ``x.view(4, 3)`` of a 12-element input: the guard ``Eq(s75, 12)`` makes the size 12 again, in
-# the input's metadata too (and the permuted reshape's guards make the last size 4), in both
-# libraries: these graphs hold for those sizes only.
-SPECIALIZED = {"view then add", "reshape of a permute"}
+# the input's metadata too (and the permuted reshape's guards make the last size 4, the expand's
+# the sizes 3 and 4, the split's the size 5), in both libraries: these graphs hold for those
+# sizes only.
+SPECIALIZED = {"view then add", "reshape of a permute", "expand to fixed sizes", "split with a last piece of 1"}
 
 
 # (not run at another size: the graphs that hold for one size only, and new_empty's values,
@@ -110,6 +120,21 @@ def test_python_operators_on_sizes_print_as_torchs():
     lines = {T: [line.split(";")[0].strip() for line in gm.code.splitlines() if " // " in line or " + " in line]
              for T, gm in traced.items()}
     assert lines[internals] == lines[torch] == ["floordiv = sym_size_int // 2", "add = sym_size_int_1 + 1"]
+
+
+def test_int_arguments_are_symbols_as_torchs():
+    """An int argument is a placeholder whose value is a symbol (0 and 1 stay numbers), shared
+    with a size of the same value; the graph takes it as an argument."""
+    def f(x, n, m, k):
+        return x * n + x.new_zeros(k) * m
+    traced = {T: (torch_make_fx if T is torch else make_fx)(f, tracing_mode="symbolic")(*_inputs(T, [(5,)]), 3, 1, 5)
+              for T in (torch, internals)}
+    assert _calls(traced[internals]) == _calls(traced[torch])
+    values = {T: [str(n.meta.get("val")) for n in gm.graph.nodes if n.op == "placeholder"][1:]
+              for T, gm in traced.items()}
+    assert values[internals] == values[torch]
+    ours, theirs = (traced[T](*_inputs(T, [(7,)], 1), 2, 1, 7) for T in (internals, torch))
+    internals.testing.check(ours, theirs)
 
 
 def test_duck_shaping_gives_equal_sizes_one_symbol():

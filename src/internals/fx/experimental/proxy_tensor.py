@@ -48,7 +48,7 @@ from ...utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 from ...utils._pytree import tree_map
 from ..graph import Graph
 from ..graph_module import GraphModule
-from .sym_node import SymNode
+from .sym_node import SymNode, recorders
 from .symbolic_shapes import GuardOnDataDependentSymNode, ShapeEnv
 
 __all__ = ["ProxyTorchDispatchMode", "make_fx"]
@@ -100,7 +100,9 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         impl = t._impl
         reads = [(n, _SYM_SIZE, (node, i)) for i, n in enumerate(impl.sizes)]
         reads += [(s, _SYM_STRIDE, (node, i)) for i, s in enumerate(impl.strides)]
-        reads += [(impl.numel(), _SYM_NUMEL, (node,)), (impl.storage_offset, _SYM_STORAGE_OFFSET, (node,))]
+        with inside_operator():     # the tracer's own look at the element count: no node of the program
+            numel = impl.numel()
+        reads += [(numel, _SYM_NUMEL, (node,)), (impl.storage_offset, _SYM_STORAGE_OFFSET, (node,))]
         for value, target, args in reads:
             if is_symbolic(value):
                 key = id(value.node)
@@ -149,6 +151,23 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         node.meta["val"] = wrap_node(sym_node)
         self._symbols[id(sym_node)] = (sym_node, node)
         return node
+
+    def record_arithmetic(self, sym_node):
+        """A symbol the traced program just computed: its node now, in the order torch records
+        it. One this graph cannot name yet (arithmetic on a size of a data-dependent shape) is
+        left to be refused if a call uses it."""
+        try:
+            self._symbol_node(sym_node)
+        except NotImplementedError:
+            pass
+
+    def eliminate_dead_sym_nodes(self):
+        """Drop the size reads and size arithmetic that no call uses (torch's ``dispatch_trace``
+        runs ``eliminate_dead_code`` with an ``impure_pred`` that lets only these go): a
+        ``sym_size.int`` read for a comparison, ``mul = s1 * s2`` whose product a guard pinned."""
+        for node in reversed(list(self.graph.nodes)):
+            if node.op == "call_function" and not node.users and _is_sym_node(node):
+                self.graph.erase_node(node)
 
     def _meta_val(self, t):
         """What ``node.meta["val"]`` holds: a fake tensor in both modes (real tracing keeps no
@@ -248,8 +267,15 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
         traced_args = []
         tensors = 0
         for name, a in zip(_placeholder_names(f, len(args)), args, strict=True):
-            if isinstance(a, Tensor):
-                node = graph.placeholder(name)
+            node = graph.placeholder(name)      # every argument, as torch's: the graph takes them all
+            if type(a) is int and tracing_mode == "symbolic":
+                # an int argument is a backed symbol too (0 and 1 stay numbers), duck-shaped with
+                # the sizes, its source named after the tensors before it (torch's ``input1``)
+                a = shape_env.create_symbolic_size(a, f"input{tensors}", positive=None)
+                if is_symbolic(a):
+                    node.meta["val"] = a
+                    proxy_mode._symbols[id(a.node)] = (a.node, node)
+            elif isinstance(a, Tensor):
                 if tracing_mode == "symbolic":
                     a = _symbolic_fake(fake_mode, a, f"input{tensors}")
                 elif fake_mode is not None:
@@ -262,14 +288,26 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
             with proxy_mode:
                 out = f(*traced_args)
         else:
-            with fake_mode, proxy_mode:
-                try:
+            recorders.append(proxy_mode.record_arithmetic)
+            try:
+                with fake_mode, proxy_mode:
                     out = f(*traced_args)
-                except DataDependentOutputException as e:   # tolist(), numpy() of a fake: no data to read
-                    raise GuardOnDataDependentSymNode(str(e)) from e
+            except DataDependentOutputException as e:   # tolist(), numpy() of a fake: no data to read
+                raise GuardOnDataDependentSymNode(str(e)) from e
+            finally:
+                recorders.remove(proxy_mode.record_arithmetic)
         graph.output(tree_map(proxy_mode.node_of, out))
+        proxy_mode.eliminate_dead_sym_nodes()
         return GraphModule(proxy_mode.constants, graph, getattr(f, "__name__", "f").strip("<>"))
     return traced
+
+
+def _is_sym_node(node):
+    """A node that reads a size (``sym_size.int`` and the other accessors) or computes a symbol
+    from symbols only: pure, as torch's ``impure_pred`` judges them."""
+    if node.target in (_SYM_SIZE, _SYM_STRIDE, _SYM_NUMEL, _SYM_STORAGE_OFFSET):
+        return True
+    return is_symbolic(node.meta.get("val")) and all(is_symbolic(a.meta.get("val")) for a in node.all_input_nodes())
 
 
 def _symbolic_fake(fake_mode, t, source_name):

@@ -10,6 +10,12 @@ from ...c10.sym import SymBool, SymFloat, SymInt, in_operator
 
 __all__ = ["SymNode"]
 
+# The tracers that record a symbol's arithmetic as it is done (make_fx pushes its proxy mode's
+# recorder): a size computed in the traced program (``x.shape[1] * x.shape[2]``) is a graph node
+# from that moment, as torch's proxy mode records each SymNode operation, so the graph keeps
+# torch's order; what no call then uses is dropped at the end (``dispatch_trace``'s dead-code pass).
+recorders = []
+
 _ARITHMETIC = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "pow": operator.pow}
 _COMPARISONS = {"eq": "Eq", "ne": "Ne", "lt": "Lt", "le": "Le", "gt": "Gt", "ge": "Ge"}
 
@@ -51,10 +57,10 @@ class SymNode:
             expr = sympy.Mod(a, b)
         else:
             expr = _ARITHMETIC[op](a, b)
-        return SymNode(expr, self.shape_env, pytype, origin)
+        return _recorded(SymNode(expr, self.shape_env, pytype, origin))
 
     def neg(self):
-        return SymNode(-self.expr, self.shape_env, self.pytype, None if in_operator() else ("neg", self))
+        return _recorded(SymNode(-self.expr, self.shape_env, self.pytype, None if in_operator() else ("neg", self)))
 
     def constant(self):
         """The plain value when the expression has no symbol left (``u0 * 0``), else None."""
@@ -75,7 +81,31 @@ class SymNode:
         return float(self.shape_env.evaluate_expr(self.expr))
 
     def __str__(self):
-        return str(self.expr)
+        return sym_str(self.expr)
+
+
+def sym_str(expr):
+    """``expr`` as torch prints it: a floor division as ``(s96//2)``, where sympy's own printer
+    writes ``floor(s96/2)`` (torch keeps it as its ``FloorDiv`` function, this package as sympy's
+    floor of a quotient)."""
+    import sympy  # a heavy module, imported when a trace has symbols
+    from sympy.printing.precedence import PRECEDENCE
+    from sympy.printing.str import StrPrinter
+
+    class Printer(StrPrinter):
+        def _print_floor(self, e):
+            num, den = sympy.fraction(sympy.together(e.args[0]))
+            if den == 1:
+                return super()._print_Function(e)
+            return f"({self.parenthesize(num, PRECEDENCE['Atom'] - 0.5)}//{self._print(den)})"
+    return Printer().doprint(expr)
+
+
+def _recorded(node):
+    """``node``, handed to the active tracer when the traced program computed it."""
+    if recorders and node.origin is not None:
+        recorders[-1](node)
+    return node
 
 
 def _identity(op, a, b):

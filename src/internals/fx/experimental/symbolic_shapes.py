@@ -56,14 +56,16 @@ class ShapeEnv:
         self._ids = set()
         self.guards = []            # the decisions made on backed symbols, as true sympy relations
         self.replacements = {}      # a backed symbol a guard pinned -> its value
+        self._guard_set = set()
 
-    def create_symbolic_size(self, value, source_name):
+    def create_symbolic_size(self, value, source_name, positive=True):
         """The size ``value`` of a traced input as a *backed* symbol (``tracing_mode="symbolic"``):
         ``s`` and a number torch draws from the hash of the size's source (``input0.size()[1]``),
         the next free number on a clash. 0 and 1 stay numbers (torch specializes them: so much
         code decides on them), and equal sizes share one symbol, as torch's duck shaping does.
-        A decision on it is answered from its example value (torch would also record that as a
-        guard; this package records no guards)."""
+        A decision on it is answered from its example value and kept as a guard. An int argument
+        of the traced function is made a symbol here too, with ``positive=None`` (it may be
+        negative), as torch's ``create_symbol``."""
         import sympy  # a heavy module: only a symbolic trace pays for importing it
         if value in (0, 1):
             return value
@@ -73,7 +75,7 @@ class ShapeEnv:
             while number in self._ids:
                 number += 1
             self._ids.add(number)
-            symbol = self._duck[value] = sympy.Symbol(f"s{number}", integer=True, positive=True)
+            symbol = self._duck[value] = sympy.Symbol(f"s{number}", integer=True, positive=positive)
             self.hints[symbol] = sympy.Integer(value)
         return SymInt(SymNode(symbol, self, int))
 
@@ -154,9 +156,10 @@ class ShapeEnv:
             guard = expr if bool(value) else sympy.Not(expr)
         else:                           # an int the trace needed (a loop count, an index)
             guard = sympy.Eq(expr, value)
-        if guard in (sympy.true, sympy.false):
+        if guard in (sympy.true, sympy.false) or guard in self._guard_set:
             return
         self.guards.append(guard)
+        self._guard_set.add(guard)
         if isinstance(guard, sympy.Eq) and len(guard.free_symbols) == 1:
             symbol, = guard.free_symbols
             if symbol in self.hints:
