@@ -122,6 +122,31 @@ def test_python_operators_on_sizes_print_as_torchs():
     assert lines[internals] == lines[torch] == ["floordiv = sym_size_int // 2", "add = sym_size_int_1 + 1"]
 
 
+# Inputs that are views: torch fakes a view through its base, whose sizes take symbols first
+# (``input0._base.size()[0]``), and gives the strides symbols or products of them.
+LAYOUTS = {
+    "transposed": lambda T: T.tensor(np.arange(24.0, dtype=np.float32).reshape(4, 6)).t(),
+    "every other column": lambda T: T.tensor(np.arange(24.0, dtype=np.float32).reshape(4, 6))[:, ::2],
+    "rows from the second": lambda T: T.tensor(np.arange(24.0, dtype=np.float32).reshape(4, 6))[1:],
+    "expanded": lambda T: T.tensor(np.arange(4.0, dtype=np.float32).reshape(4, 1)).expand(4, 6),
+    "permuted": lambda T: T.tensor(np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)).permute(2, 0, 1),
+}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_view_input_has_torchs_symbolic_layout(layout):
+    """Sizes, strides and storage offset of the input, and the graph of a program reading them."""
+    def f(x):
+        return (x * 2).sum(0) * x.shape[-1]
+    traced = {T: (torch_make_fx if T is torch else make_fx)(f, tracing_mode="symbolic")(LAYOUTS[layout](T))
+              for T in (torch, internals)}
+    layouts = {T: [(str(list(v.shape)), str(list(v.stride())), str(v.storage_offset()))
+                   for v in (n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder")]
+               for T, gm in traced.items()}
+    assert layouts[internals] == layouts[torch]
+    assert _calls(traced[internals]) == _calls(traced[torch])
+
+
 def test_int_arguments_are_symbols_as_torchs():
     """An int argument is a placeholder whose value is a symbol (0 and 1 stay numbers), shared
     with a size of the same value; the graph takes it as an argument."""

@@ -42,7 +42,6 @@ from ..._subclasses.fake_tensor import DATA_DEPENDENT_OUTPUT, DataDependentOutpu
 from ..._tensor import Tensor
 from ...c10.dispatch_key import DispatchKeySet, backend_key_for
 from ...c10.sym import inside_operator, is_symbolic, wrap_node
-from ...c10.tensor_impl import contiguous_strides
 from ...nn.parameter import Parameter
 from ...utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 from ...utils._pytree import tree_map
@@ -312,18 +311,49 @@ def _is_sym_node(node):
 
 def _symbolic_fake(fake_mode, t, source_name):
     """The fake of an input of a symbolic trace: each size a backed symbol (``ShapeEnv.
-    create_symbolic_size``, torch's source names ``input0.size()[1]``), and, for a contiguous
-    input, the strides its sizes give (``s1*s2``, ``s2``, 1), as torch's. (torch makes symbols of
-    other strides too; here a non-contiguous input keeps its example's strides.)"""
+    create_symbolic_size``, torch's source names ``input0.size()[1]``), each stride a symbol or
+    an expression of them (``_symbolic_strides``), and the storage offset a symbol unless 0. A
+    view's base is given its symbols first (``input0._base``), as torch fakes a view through its
+    base: equal values then share the base's symbols."""
     impl = t._impl
-    sizes = tuple(fake_mode.shape_env.create_symbolic_size(n, f"{source_name}.size()[{d}]")
-                  for d, n in enumerate(impl.sizes))
-    strides = contiguous_strides(sizes) if impl.strides == contiguous_strides(impl.sizes) else impl.strides
-    fake = FakeTensor.from_meta(TensorMeta(sizes, strides, impl.dtype, impl.device), impl.storage_offset)
+    shape_env = fake_mode.shape_env
+    if t._base is not None:
+        base = t._base._impl
+        _symbolic_layout(shape_env, base.sizes, base.strides, base.storage_offset, f"{source_name}._base")
+    sizes, strides, offset = _symbolic_layout(shape_env, impl.sizes, impl.strides, impl.storage_offset, source_name)
+    fake = FakeTensor.from_meta(TensorMeta(sizes, strides, impl.dtype, impl.device), offset)
     fake._impl.is_wrapped_number = impl.is_wrapped_number
     fake.requires_grad_(t.requires_grad)
     fake_mode._fakes[id(t)] = (t, fake)
     return fake
+
+
+def _symbolic_layout(shape_env, ex_sizes, ex_strides, ex_offset, source):
+    """Sizes, strides and offset as symbols (torch's ``_create_symbolic_sizes_strides_storage_offset``)."""
+    sizes = tuple(shape_env.create_symbolic_size(n, f"{source}.size()[{d}]") for d, n in enumerate(ex_sizes))
+    strides = _symbolic_strides(shape_env, ex_sizes, ex_strides, sizes, source)
+    offset = shape_env.create_symbolic_size(ex_offset, f"{source}.storage_offset()")
+    return sizes, strides, offset
+
+
+def _symbolic_strides(shape_env, ex_sizes, ex_strides, sizes, source):
+    """torch's ``_compute_symbolic_stride``: strides of 0 and 1 stay numbers; a stride equal to
+    another dim's size times stride is that product (``s96`` for a contiguous row, ``s33*s96``
+    for a step-2 slice's rows); the smallest stride left gets a symbol of its own, and so on."""
+    n = len(ex_sizes)
+    strides = [ex if ex in (0, 1) else None for ex in ex_strides]
+    with inside_operator():         # products of symbols here are layout, not the program's arithmetic
+        while None in strides:
+            candidates = {ex_sizes[i] * ex_strides[i]: sizes[i] * strides[i]
+                          for i in range(n) if strides[i] is not None and ex_strides[i] >= 0}
+            for _, i in sorted((ex_strides[i], i) for i in range(n) if strides[i] is None):
+                if ex_strides[i] in candidates:
+                    strides[i] = candidates[ex_strides[i]]
+                    candidates[ex_sizes[i] * ex_strides[i]] = sizes[i] * strides[i]
+            if None in strides:
+                value, i = min((ex_strides[i], i) for i in range(n) if strides[i] is None)
+                strides[i] = shape_env.create_symbolic_size(value, f"{source}.stride()[{i}]")
+    return tuple(strides)
 
 
 def _fake_twin(t):
