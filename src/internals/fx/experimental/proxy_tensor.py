@@ -20,11 +20,13 @@ each call below it is the tracing mode:
   ``unique``, ``x[mask]``) gets a symbol for that size. A *decision* on a symbol (an ``if``,
   ``int()``) raises ``GuardOnDataDependentSymNode``, torch's class;
 - ``tracing_mode="symbolic"``: traced as ``"fake"``, and each input size is a symbol too, as
-  torch's (``s75``: see ``ShapeEnv.create_symbolic_size``). A size the function uses -- in an
-  operator's argument, in arithmetic -- is read back from its tensor by an ``aten.sym_size.int``
-  node, and the arithmetic is recorded as Python operator nodes (``mul = sym_size_int * 2``), so
-  the graph serves other sizes. A decision on a size is answered from the example (torch would
-  also keep it as a guard; no guards are kept here).
+  torch's (``s75``: see ``ShapeEnv.create_symbolic_size``), and so is an int argument. A size
+  the function uses -- in an operator's argument, in arithmetic -- is read back from its tensor
+  by an ``aten.sym_size.int`` node, and the arithmetic is recorded as Python operator nodes
+  (``mul = sym_size_int * 2``) when it is done, so the graph serves other sizes; the reads and
+  arithmetic no call uses are dropped at the end. A decision on a size is answered from the
+  example and kept as a guard; a guard that pins a size (``view(4, 3)`` of 12 elements) makes
+  it a number, as torch's ShapeEnv does.
 
 Either way a tensor made inside the function by ``tensor(...)`` is a constant of the graph: its
 ``.item()`` is read at trace time and written into the graph as a number, as torch does.
