@@ -170,3 +170,15 @@ def test_duck_shaping_gives_equal_sizes_one_symbol():
     assert _calls(traced[internals]) == _calls(traced[torch])
     assert _placeholder_sizes(traced[internals]) == _placeholder_sizes(traced[torch])
     assert operator  # (imported for the targets' names)
+
+
+def test_a_floor_division_prints_as_torchs():
+    """A size made by ``//`` prints as torch's ``FloorDiv`` does: ``(s75//2)``, not ``floor(s75/2)``."""
+    def f(x):
+        return x.new_zeros(x.shape[0] // 2, (x.shape[1] + 1) // 2)
+    traced = {T: (torch_make_fx if T is torch else make_fx)(f, tracing_mode="symbolic")(*_inputs(T, [(4, 7)]))
+              for T in (torch, internals)}
+    shapes = {T: [str(list(n.meta["val"].shape)) for n in gm.graph.nodes if n.name == "new_zeros"]
+              for T, gm in traced.items()}
+    assert shapes[internals] == shapes[torch]
+    assert "//" in shapes[torch][0]     # (the sizes are symbolic divisions in torch's graph)

@@ -88,6 +88,16 @@ def sym_str(expr):
     """``expr`` as torch prints it: a floor division as ``(s96//2)``, where sympy's own printer
     writes ``floor(s96/2)`` (torch keeps it as its ``FloorDiv`` function, this package as sympy's
     floor of a quotient)."""
+    if _printer is None:
+        _make_printer()
+    return _printer[0].doprint(expr)
+
+
+_printer = None
+
+
+def _make_printer():
+    global _printer
     import sympy  # a heavy module, imported when a trace has symbols
     from sympy.printing.precedence import PRECEDENCE
     from sympy.printing.str import StrPrinter
@@ -98,7 +108,7 @@ def sym_str(expr):
             if den == 1:
                 return super()._print_Function(e)
             return f"({self.parenthesize(num, PRECEDENCE['Atom'] - 0.5)}//{self._print(den)})"
-    return Printer().doprint(expr)
+    _printer = (Printer(),)
 
 
 def _recorded(node):
