@@ -20,6 +20,7 @@ from ._tensor_base import TensorBase
 from .aten import dispatcher
 from .aten.native.tensor_factories import tensor
 from .c10 import scalar_type as st
+from .c10.sym import is_symbolic
 
 __all__ = ["getitem", "setitem"]
 
@@ -136,7 +137,10 @@ def _apply_slice(x, d, s, disable_slice_optimization):
     # PY_SSIZE_T_MAX -- so the operator (and a traced graph) gets ``slice(x, 1, 0, 2**63 - 1, 2)``
     start = 0 if start is None else start
     stop = _SSIZE_MAX if stop is None else stop
-    whole = start == 0 and step == 1 and stop >= _size(x, d)
+    # A traced size (a symbol) is not known to fit under ``stop`` for every size the graph may
+    # serve, so the slice is recorded (torch's ``TORCH_STATICALLY_KNOWN_TRUE``), with no guard
+    size = _size(x, d)
+    whole = start == 0 and step == 1 and not is_symbolic(size) and stop >= size
     if whole and not disable_slice_optimization and x.dim():
         return x
     return dispatcher.call("slice.Tensor", x, d, start, stop, step)

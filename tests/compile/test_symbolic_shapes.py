@@ -39,6 +39,15 @@ PROGRAMS = {
     "relu of a matmul chain": (lambda T: lambda a, b, c: T.relu(a @ b) @ c, [(2, 3), (3, 4), (4, 5)]),
     "stack": (lambda T: lambda x, y: T.stack([x, y]), [(3, 4), (3, 4)]),
     "a size of 1 stays a number": (lambda T: lambda x: x.view(x.shape[1], -1), [(1, 5)]),
+    # a guard that does not pin the size (``s75 > 2``) leaves it a symbol; one that does
+    # (``Eq(s96, 4)`` of the expand, ``Eq(s96 - 4, 1)`` of a split's last piece) makes it a number
+    "an if on a size": (lambda T: lambda x: x * 2 if x.shape[0] > 2 else x + 1, [(4, 6)]),
+    "expand to fixed sizes": (lambda T: lambda x: x.expand(2, 3, 4) + 1, [(3, 4)]),
+    "split with a last piece of 1": (lambda T: lambda x: x.split(2, 1)[2] * 2, [(3, 5)]),
+    # the product is recorded where flatten computes it, before the first size is read
+    "flatten": (lambda T: lambda x: x.flatten(1), [(2, 3, 4)]),
+    # a size read for a comparison only is dropped (a whole-dim slice of a symbol is recorded)
+    "slices with steps": (lambda T: lambda x: x[:, ::2] - x[:, 1::2], [(3, 4)]),
 }
 
 
@@ -83,15 +92,14 @@ def test_symbolic_trace_is_torchs(name):
     """torch's nodes, names and arguments; the inputs' sizes are torch's symbols."""
     traced = _traced(name)
     assert _calls(traced[internals]) == _calls(traced[torch])
-    if name not in SPECIALIZED:
-        assert _placeholder_sizes(traced[internals]) == _placeholder_sizes(traced[torch])
+    assert _placeholder_sizes(traced[internals]) == _placeholder_sizes(traced[torch])
 
 
-# ``x.view(4, 3)`` of a 12-element input: torch's guard ``s75 == 12`` makes the size 12 again,
-# in the input's metadata too (and the permuted reshape's guards make the last size 4); this
-# package records no guards, so its inputs keep the symbols (the graphs are the same, and hold
-# for those sizes only in both).
-SPECIALIZED = {"view then add", "reshape of a permute"}
+# ``x.view(4, 3)`` of a 12-element input: the guard ``Eq(s75, 12)`` makes the size 12 again, in
+# the input's metadata too (and the permuted reshape's guards make the last size 4, the expand's
+# the sizes 3 and 4, the split's the size 5), in both libraries: these graphs hold for those
+# sizes only.
+SPECIALIZED = {"view then add", "reshape of a permute", "expand to fixed sizes", "split with a last piece of 1"}
 
 
 # (not run at another size: the graphs that hold for one size only, and new_empty's values,
@@ -114,6 +122,46 @@ def test_python_operators_on_sizes_print_as_torchs():
     assert lines[internals] == lines[torch] == ["floordiv = sym_size_int // 2", "add = sym_size_int_1 + 1"]
 
 
+# Inputs that are views: torch fakes a view through its base, whose sizes take symbols first
+# (``input0._base.size()[0]``), and gives the strides symbols or products of them.
+LAYOUTS = {
+    "transposed": lambda T: T.tensor(np.arange(24.0, dtype=np.float32).reshape(4, 6)).t(),
+    "every other column": lambda T: T.tensor(np.arange(24.0, dtype=np.float32).reshape(4, 6))[:, ::2],
+    "rows from the second": lambda T: T.tensor(np.arange(24.0, dtype=np.float32).reshape(4, 6))[1:],
+    "expanded": lambda T: T.tensor(np.arange(4.0, dtype=np.float32).reshape(4, 1)).expand(4, 6),
+    "permuted": lambda T: T.tensor(np.arange(24.0, dtype=np.float32).reshape(2, 3, 4)).permute(2, 0, 1),
+}
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_a_view_input_has_torchs_symbolic_layout(layout):
+    """Sizes, strides and storage offset of the input, and the graph of a program reading them."""
+    def f(x):
+        return (x * 2).sum(0) * x.shape[-1]
+    traced = {T: (torch_make_fx if T is torch else make_fx)(f, tracing_mode="symbolic")(LAYOUTS[layout](T))
+              for T in (torch, internals)}
+    layouts = {T: [(str(list(v.shape)), str(list(v.stride())), str(v.storage_offset()))
+                   for v in (n.meta["val"] for n in gm.graph.nodes if n.op == "placeholder")]
+               for T, gm in traced.items()}
+    assert layouts[internals] == layouts[torch]
+    assert _calls(traced[internals]) == _calls(traced[torch])
+
+
+def test_int_arguments_are_symbols_as_torchs():
+    """An int argument is a placeholder whose value is a symbol (0 and 1 stay numbers), shared
+    with a size of the same value; the graph takes it as an argument."""
+    def f(x, n, m, k):
+        return x * n + x.new_zeros(k) * m
+    traced = {T: (torch_make_fx if T is torch else make_fx)(f, tracing_mode="symbolic")(*_inputs(T, [(5,)]), 3, 1, 5)
+              for T in (torch, internals)}
+    assert _calls(traced[internals]) == _calls(traced[torch])
+    values = {T: [str(n.meta.get("val")) for n in gm.graph.nodes if n.op == "placeholder"][1:]
+              for T, gm in traced.items()}
+    assert values[internals] == values[torch]
+    ours, theirs = (traced[T](*_inputs(T, [(7,)], 1), 2, 1, 7) for T in (internals, torch))
+    internals.testing.check(ours, theirs)
+
+
 def test_duck_shaping_gives_equal_sizes_one_symbol():
     """Two inputs of one size share its symbol; each reads it from its own tensor."""
     f = {T: (lambda x, y: x.new_zeros(y.shape[0] + x.shape[0])) for T in (torch, internals)}
@@ -122,3 +170,15 @@ def test_duck_shaping_gives_equal_sizes_one_symbol():
     assert _calls(traced[internals]) == _calls(traced[torch])
     assert _placeholder_sizes(traced[internals]) == _placeholder_sizes(traced[torch])
     assert operator  # (imported for the targets' names)
+
+
+def test_a_floor_division_prints_as_torchs():
+    """A size made by ``//`` prints as torch's ``FloorDiv`` does: ``(s75//2)``, not ``floor(s75/2)``."""
+    def f(x):
+        return x.new_zeros(x.shape[0] // 2, (x.shape[1] + 1) // 2)
+    traced = {T: (torch_make_fx if T is torch else make_fx)(f, tracing_mode="symbolic")(*_inputs(T, [(4, 7)]))
+              for T in (torch, internals)}
+    shapes = {T: [str(list(n.meta["val"].shape)) for n in gm.graph.nodes if n.name == "new_zeros"]
+              for T, gm in traced.items()}
+    assert shapes[internals] == shapes[torch]
+    assert "//" in shapes[torch][0]     # (the sizes are symbolic divisions in torch's graph)

@@ -123,7 +123,14 @@ class FakeTensorMode(TorchDispatchMode):
             if any(is_symbolic(a) for a in tree_flatten((args, kwargs))):
                 args, kwargs = self._wrap_symbols(func, args, kwargs)
             with size_oblivious():
-                return self._dispatch(func, name, args, kwargs)
+                out = self._dispatch(func, name, args, kwargs)
+                for t in tree_flatten(out):
+                    if isinstance(t, FakeTensor) and _has_symbolic_sizes(t._impl.sizes):
+                        # torch's TensorImpl computes its contiguity when it is made: with backed
+                        # sizes that decides ``size == 1`` for each dim, a guard that pins a size
+                        # whose example is 1 (the last piece of a split)
+                        t._impl.is_contiguous()
+                return out
         return self._dispatch(func, name, args, kwargs)
 
     def _dispatch(self, func, name, args, kwargs):

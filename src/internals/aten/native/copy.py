@@ -15,6 +15,7 @@ from ...c10.memory_format import contiguous_format, preserve_format
 from ...c10.storage import UntypedStorage
 from ...c10.tensor_impl import TensorImpl
 from .. import dispatcher
+from ..empty_tensor import is_meta_execution
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig, scratch_like
 from . import scalar_ops as ops
 from .dispatch_stub import loops
@@ -135,7 +136,8 @@ def cast_like(src, dtype):
         src = wrap_scalar(float(unsigned))
     if (not src._impl.sizes and src.device.type == "cpu" and not (src.dtype.is_reduced_float or dtype.is_reduced_float)
             and dtype.is_complex >= src.dtype.is_complex        # complex -> real takes the loop (and warns)
-            and st.complex32 not in (src.dtype, dtype)):         # (NumPy has no complex32 to cast with)
+            and st.complex32 not in (src.dtype, dtype)          # (NumPy has no complex32 to cast with)
+            and not is_meta_execution()):       # (a fake's number, ``n`` of a traced size, has no value)
         return _cast_scalar(src, dtype)
     out = scratch_like(src, dtype)
     same_device_copy(out, src)

@@ -25,6 +25,7 @@ from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
 from ...c10.tensor_impl import contiguous_strides
 from .. import dispatcher
+from ..empty_tensor import is_meta_execution
 from ..tensor_iterator import (
     _overlap,
     assert_no_internal_overlap,
@@ -825,17 +826,26 @@ def _check_mask(mask, name):
 
 def _mask_where(self, mask):
     """Offsets of ``self``'s elements where ``mask`` (broadcast to ``self``'s shape) is true."""
+    shape = _mask_shape(self, mask)
+    chosen = np.broadcast_to(_host_array(mask), shape)
+    return walk(self)[chosen]
+
+
+def _mask_shape(self, mask):
+    """The mask broadcast to ``self``'s shape, which it may not grow."""
     shape = broadcast_shapes(tuple(self.shape), tuple(mask.shape))     # as TensorIterator, self first
     if shape != tuple(self.shape):
         raise RuntimeError(f"output with shape {list(self.shape)} doesn't match the broadcast shape {list(shape)}")
-    chosen = np.broadcast_to(_host_array(mask), shape)
-    return walk(self)[chosen]
+    return shape
 
 
 def masked_fill_scalar_(self, mask, value):
     """``masked_fill_``: ``value`` written where ``mask`` is true."""
     _check_mask(mask, "masked_fill_")
     common_device(self, mask)
+    if is_meta_execution():     # metadata only (a fake's meta step): the checks, and no values to write
+        _mask_shape(self, mask)
+        return self
     at = _mask_where(self, mask)
     return move(self, at, _scalar_source(self, value), np.zeros(at.size, np.int64))
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.memory_format import channels_last, channels_last_3d, suggest_memory_format
+from ...c10.sym import is_symbolic
 from ...c10.tensor_impl import strided
 from ..dispatcher import call
 from .convolution import keep_channels_last
@@ -234,7 +235,8 @@ def native_batch_norm_backward(grad_out, input, weight, running_mean, running_va
 
 
 def _layer_norm_dims(input, normalized_shape, weight, bias):
-    normalized_shape = tuple(int(s) for s in normalized_shape)
+    # (a traced size stays a symbol: ``int()`` of it would pin it to its example)
+    normalized_shape = tuple(s if is_symbolic(s) else int(s) for s in normalized_shape)
     k = len(normalized_shape)
     if k == 0:
         raise RuntimeError("Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "

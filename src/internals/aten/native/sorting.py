@@ -21,6 +21,7 @@ from numba.extending import register_jitable
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import contiguous_strides
 from .. import dispatcher
+from ..empty_tensor import is_meta_execution
 from ..tensor_iterator import assert_no_overlap, broadcast_shapes, check_no_overlap, output_layout
 from .copy import buffer, contiguous, to
 from .dispatch_stub import loops
@@ -122,7 +123,7 @@ def _sorted_rows(x, dim, descending):
     n = shape[-1] if shape else 1
     idx = empty(shape, dtype=st.int64, device=x.device)
     values = empty(shape, dtype=rows.dtype, device=x.device)
-    if rows.numel():
+    if rows.numel() and not is_meta_execution():       # (metadata only: no values to sort)
         tmp = empty(shape, dtype=st.int64, device=x.device)
         loops(x.device, "sorting").sort_loop(buffer(values), buffer(idx), buffer(tmp), buffer(rows),
                                              rows.numel() // n, n, descending)

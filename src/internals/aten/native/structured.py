@@ -36,7 +36,7 @@ from ..._tensor_base import TensorBase
 from ...c10 import scalar_type as st
 from ...c10.tensor_impl import contiguous_strides
 from ..dispatcher import call
-from ..empty_tensor import empty_strided_generic
+from ..empty_tensor import empty_strided_generic, is_meta_execution
 from ..tensor_iterator import assert_no_internal_overlap, assert_no_overlap, check_no_overlap
 from .resize import resize_output
 
@@ -56,10 +56,11 @@ def structured(meta, impl, outputs=1):
     (``out``; ``grad_input`` for a backward; ``max, max_values`` for ``max.dim_max``), each
     None when the output is to be allocated."""
     names = list(inspect.signature(meta).parameters)[:outputs]
+    run = _skipped_under_meta_execution(impl)
 
     def out_kernel(*args, **kwargs):
         given = tuple(kwargs.pop(name) for name in names)
-        result = impl(meta(*given, *args, **kwargs), *args, **kwargs)
+        result = run(meta(*given, *args, **kwargs), *args, **kwargs)
         return result if outputs == 1 else tuple(result)     # the outputs given, as torch's kernels return them
     out_kernel.meta, out_kernel.impl, out_kernel.outputs = meta, impl, outputs
     _named_after(out_kernel, meta, "_out", outputs=outputs, out=True)
@@ -70,7 +71,7 @@ def structured_variant(out_kernel, inplace):
     """The functional or in-place kernel of a ``structured_delegate:`` entry, as torchgen writes
     them (``structured_add_out_functional`` and ``..._inplace`` in ``RegisterCPU.cpp``): the same
     meta and impl, with no ``out`` (the iterator allocates it) or with ``self`` as ``out``."""
-    meta, impl = out_kernel.meta, out_kernel.impl
+    meta, impl = out_kernel.meta, _skipped_under_meta_execution(out_kernel.impl)
     outputs = out_kernel.outputs
     nones = (None,) * outputs       # each output allocated by the meta step
     # A call with no keywords (the usual one) passes none on: ``**kwargs`` would copy a dict per step.
@@ -85,6 +86,20 @@ def structured_variant(out_kernel, inplace):
                 return impl(meta(*nones, *args, **kwargs), *args, **kwargs)
             return impl(meta(*nones, *args), *args)
     return _named_after(kernel, meta, "_" if inplace else "", outputs=1 if inplace else outputs)
+
+
+def _skipped_under_meta_execution(impl):
+    """``impl`` that, when kernels run for metadata only (a fake tensor's meta step), hands back
+    the outputs the meta step made and computes nothing: torch's structured kernel on the Meta
+    device has no impl at all. A meta step that built a TensorIterator returns the iterator,
+    whose impl skips its loops itself, so that impl still runs."""
+    def run(outputs, *args, **kwargs):
+        if is_meta_execution() and (isinstance(outputs, TensorBase) or isinstance(outputs, tuple)
+                                    and all(isinstance(t, TensorBase) for t in outputs)):
+            return outputs
+        return impl(outputs, *args, **kwargs)
+    run.__wrapped__ = impl
+    return run
 
 
 def _named_after(kernel, meta, suffix, outputs=1, out=False):

@@ -326,7 +326,8 @@ def select(x, dim, index):
     if not -size <= index < size:
         raise IndexError(f"select(): index {index} out of range for tensor of size {list(x.shape)} at "
                          f"dimension {d}")
-    index %= size
+    if index < 0:           # (an addition, not ``%``: the size may be a traced symbol)
+        index += size
     sizes, strides = list(x.shape), list(x.stride())
     offset = x.storage_offset() + index * strides[d]
     del sizes[d], strides[d]
@@ -488,8 +489,11 @@ def split(x, split_size, dim=0):
     if split_size == 0 and size:
         raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {size}")
     # Always at least one piece (an empty dim gives one empty piece).
-    pieces = max((size + split_size - 1) // split_size, 1) if split_size else 1
-    return tuple(narrow(x, d, i * split_size, min(split_size, size - i * split_size)) for i in range(pieces))
+    pieces = max(int((size + split_size - 1) // split_size), 1) if split_size else 1
+    # the last piece's length as arithmetic, not a min(): under symbolic tracing it is an
+    # expression of the size (``s96 - 4``), decided on by no guard, as TensorShape.cpp's split
+    last = split_size - (split_size * pieces - size)
+    return tuple(narrow(x, d, i * split_size, split_size if i < pieces - 1 else last) for i in range(pieces))
 
 
 def split_sizes(x, split_size, dim=0):

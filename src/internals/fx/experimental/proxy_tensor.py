@@ -20,11 +20,13 @@ each call below it is the tracing mode:
   ``unique``, ``x[mask]``) gets a symbol for that size. A *decision* on a symbol (an ``if``,
   ``int()``) raises ``GuardOnDataDependentSymNode``, torch's class;
 - ``tracing_mode="symbolic"``: traced as ``"fake"``, and each input size is a symbol too, as
-  torch's (``s75``: see ``ShapeEnv.create_symbolic_size``). A size the function uses -- in an
-  operator's argument, in arithmetic -- is read back from its tensor by an ``aten.sym_size.int``
-  node, and the arithmetic is recorded as Python operator nodes (``mul = sym_size_int * 2``), so
-  the graph serves other sizes. A decision on a size is answered from the example (torch would
-  also keep it as a guard; no guards are kept here).
+  torch's (``s75``: see ``ShapeEnv.create_symbolic_size``), and so is an int argument. A size
+  the function uses -- in an operator's argument, in arithmetic -- is read back from its tensor
+  by an ``aten.sym_size.int`` node, and the arithmetic is recorded as Python operator nodes
+  (``mul = sym_size_int * 2``) when it is done, so the graph serves other sizes; the reads and
+  arithmetic no call uses are dropped at the end. A decision on a size is answered from the
+  example and kept as a guard; a guard that pins a size (``view(4, 3)`` of 12 elements) makes
+  it a number, as torch's ShapeEnv does.
 
 Either way a tensor made inside the function by ``tensor(...)`` is a constant of the graph: its
 ``.item()`` is read at trace time and written into the graph as a number, as torch does.
@@ -42,13 +44,12 @@ from ..._subclasses.fake_tensor import DATA_DEPENDENT_OUTPUT, DataDependentOutpu
 from ..._tensor import Tensor
 from ...c10.dispatch_key import DispatchKeySet, backend_key_for
 from ...c10.sym import inside_operator, is_symbolic, wrap_node
-from ...c10.tensor_impl import contiguous_strides
 from ...nn.parameter import Parameter
 from ...utils._python_dispatch import TorchDispatchMode, _disable_current_modes
 from ...utils._pytree import tree_map
 from ..graph import Graph
 from ..graph_module import GraphModule
-from .sym_node import SymNode
+from .sym_node import SymNode, recorders
 from .symbolic_shapes import GuardOnDataDependentSymNode, ShapeEnv
 
 __all__ = ["ProxyTorchDispatchMode", "make_fx"]
@@ -100,7 +101,9 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         impl = t._impl
         reads = [(n, _SYM_SIZE, (node, i)) for i, n in enumerate(impl.sizes)]
         reads += [(s, _SYM_STRIDE, (node, i)) for i, s in enumerate(impl.strides)]
-        reads += [(impl.numel(), _SYM_NUMEL, (node,)), (impl.storage_offset, _SYM_STORAGE_OFFSET, (node,))]
+        with inside_operator():     # the tracer's own look at the element count: no node of the program
+            numel = impl.numel()
+        reads += [(numel, _SYM_NUMEL, (node,)), (impl.storage_offset, _SYM_STORAGE_OFFSET, (node,))]
         for value, target, args in reads:
             if is_symbolic(value):
                 key = id(value.node)
@@ -110,7 +113,8 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
     def node_of(self, value):
         """The node that made ``value`` (a tensor, a symbol), or ``value`` itself (a number, a dtype...)."""
         if is_symbolic(value):
-            return self._symbol_node(value.node)
+            pinned = value.node.constant()      # a size a guard pinned to its example value
+            return pinned if pinned is not None else self._symbol_node(value.node)
         if not isinstance(value, Tensor):
             return value
         hit = self._nodes.get(id(value._impl))
@@ -148,6 +152,23 @@ class ProxyTorchDispatchMode(TorchDispatchMode):
         node.meta["val"] = wrap_node(sym_node)
         self._symbols[id(sym_node)] = (sym_node, node)
         return node
+
+    def record_arithmetic(self, sym_node):
+        """A symbol the traced program just computed: its node now, in the order torch records
+        it. One this graph cannot name yet (arithmetic on a size of a data-dependent shape) is
+        left to be refused if a call uses it."""
+        try:
+            self._symbol_node(sym_node)
+        except NotImplementedError:
+            pass
+
+    def eliminate_dead_sym_nodes(self):
+        """Drop the size reads and size arithmetic that no call uses (torch's ``dispatch_trace``
+        runs ``eliminate_dead_code`` with an ``impure_pred`` that lets only these go): a
+        ``sym_size.int`` read for a comparison, ``mul = s1 * s2`` whose product a guard pinned."""
+        for node in reversed(list(self.graph.nodes)):
+            if node.op == "call_function" and not node.users and _is_sym_node(node):
+                self.graph.erase_node(node)
 
     def _meta_val(self, t):
         """What ``node.meta["val"]`` holds: a fake tensor in both modes (real tracing keeps no
@@ -247,8 +268,15 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
         traced_args = []
         tensors = 0
         for name, a in zip(_placeholder_names(f, len(args)), args, strict=True):
-            if isinstance(a, Tensor):
-                node = graph.placeholder(name)
+            node = graph.placeholder(name)      # every argument, as torch's: the graph takes them all
+            if type(a) is int and tracing_mode == "symbolic":
+                # an int argument is a backed symbol too (0 and 1 stay numbers), duck-shaped with
+                # the sizes, its source named after the tensors before it (torch's ``input1``)
+                a = shape_env.create_symbolic_size(a, f"input{tensors}", positive=None)
+                if is_symbolic(a):
+                    node.meta["val"] = a
+                    proxy_mode._symbols[id(a.node)] = (a.node, node)
+            elif isinstance(a, Tensor):
                 if tracing_mode == "symbolic":
                     a = _symbolic_fake(fake_mode, a, f"input{tensors}")
                 elif fake_mode is not None:
@@ -261,30 +289,73 @@ def make_fx(f, decomposition_table=None, tracing_mode="real", *, _fold_constant_
             with proxy_mode:
                 out = f(*traced_args)
         else:
-            with fake_mode, proxy_mode:
-                try:
+            recorders.append(proxy_mode.record_arithmetic)
+            try:
+                with fake_mode, proxy_mode:
                     out = f(*traced_args)
-                except DataDependentOutputException as e:   # tolist(), numpy() of a fake: no data to read
-                    raise GuardOnDataDependentSymNode(str(e)) from e
+            except DataDependentOutputException as e:   # tolist(), numpy() of a fake: no data to read
+                raise GuardOnDataDependentSymNode(str(e)) from e
+            finally:
+                recorders.remove(proxy_mode.record_arithmetic)
         graph.output(tree_map(proxy_mode.node_of, out))
+        proxy_mode.eliminate_dead_sym_nodes()
         return GraphModule(proxy_mode.constants, graph, getattr(f, "__name__", "f").strip("<>"))
     return traced
 
 
+def _is_sym_node(node):
+    """A node that reads a size (``sym_size.int`` and the other accessors) or computes a symbol
+    from symbols only: pure, as torch's ``impure_pred`` judges them."""
+    if node.target in (_SYM_SIZE, _SYM_STRIDE, _SYM_NUMEL, _SYM_STORAGE_OFFSET):
+        return True
+    return is_symbolic(node.meta.get("val")) and all(is_symbolic(a.meta.get("val")) for a in node.all_input_nodes())
+
+
 def _symbolic_fake(fake_mode, t, source_name):
     """The fake of an input of a symbolic trace: each size a backed symbol (``ShapeEnv.
-    create_symbolic_size``, torch's source names ``input0.size()[1]``), and, for a contiguous
-    input, the strides its sizes give (``s1*s2``, ``s2``, 1), as torch's. (torch makes symbols of
-    other strides too; here a non-contiguous input keeps its example's strides.)"""
+    create_symbolic_size``, torch's source names ``input0.size()[1]``), each stride a symbol or
+    an expression of them (``_symbolic_strides``), and the storage offset a symbol unless 0. A
+    view's base is given its symbols first (``input0._base``), as torch fakes a view through its
+    base: equal values then share the base's symbols."""
     impl = t._impl
-    sizes = tuple(fake_mode.shape_env.create_symbolic_size(n, f"{source_name}.size()[{d}]")
-                  for d, n in enumerate(impl.sizes))
-    strides = contiguous_strides(sizes) if impl.strides == contiguous_strides(impl.sizes) else impl.strides
-    fake = FakeTensor.from_meta(TensorMeta(sizes, strides, impl.dtype, impl.device), impl.storage_offset)
+    shape_env = fake_mode.shape_env
+    if t._base is not None:
+        base = t._base._impl
+        _symbolic_layout(shape_env, base.sizes, base.strides, base.storage_offset, f"{source_name}._base")
+    sizes, strides, offset = _symbolic_layout(shape_env, impl.sizes, impl.strides, impl.storage_offset, source_name)
+    fake = FakeTensor.from_meta(TensorMeta(sizes, strides, impl.dtype, impl.device), offset)
     fake._impl.is_wrapped_number = impl.is_wrapped_number
     fake.requires_grad_(t.requires_grad)
     fake_mode._fakes[id(t)] = (t, fake)
     return fake
+
+
+def _symbolic_layout(shape_env, ex_sizes, ex_strides, ex_offset, source):
+    """Sizes, strides and offset as symbols (torch's ``_create_symbolic_sizes_strides_storage_offset``)."""
+    sizes = tuple(shape_env.create_symbolic_size(n, f"{source}.size()[{d}]") for d, n in enumerate(ex_sizes))
+    strides = _symbolic_strides(shape_env, ex_sizes, ex_strides, sizes, source)
+    offset = shape_env.create_symbolic_size(ex_offset, f"{source}.storage_offset()")
+    return sizes, strides, offset
+
+
+def _symbolic_strides(shape_env, ex_sizes, ex_strides, sizes, source):
+    """torch's ``_compute_symbolic_stride``: strides of 0 and 1 stay numbers; a stride equal to
+    another dim's size times stride is that product (``s96`` for a contiguous row, ``s33*s96``
+    for a step-2 slice's rows); the smallest stride left gets a symbol of its own, and so on."""
+    n = len(ex_sizes)
+    strides = [ex if ex in (0, 1) else None for ex in ex_strides]
+    with inside_operator():         # products of symbols here are layout, not the program's arithmetic
+        while None in strides:
+            candidates = {ex_sizes[i] * ex_strides[i]: sizes[i] * strides[i]
+                          for i in range(n) if strides[i] is not None and ex_strides[i] >= 0}
+            for _, i in sorted((ex_strides[i], i) for i in range(n) if strides[i] is None):
+                if ex_strides[i] in candidates:
+                    strides[i] = candidates[ex_strides[i]]
+                    candidates[ex_sizes[i] * ex_strides[i]] = sizes[i] * strides[i]
+            if None in strides:
+                value, i = min((ex_strides[i], i) for i in range(n) if strides[i] is None)
+                strides[i] = shape_env.create_symbolic_size(value, f"{source}.stride()[{i}]")
+    return tuple(strides)
 
 
 def _fake_twin(t):

@@ -10,6 +10,12 @@ from ...c10.sym import SymBool, SymFloat, SymInt, in_operator
 
 __all__ = ["SymNode"]
 
+# The tracers that record a symbol's arithmetic as it is done (make_fx pushes its proxy mode's
+# recorder): a size computed in the traced program (``x.shape[1] * x.shape[2]``) is a graph node
+# from that moment, as torch's proxy mode records each SymNode operation, so the graph keeps
+# torch's order; what no call then uses is dropped at the end (``dispatch_trace``'s dead-code pass).
+recorders = []
+
 _ARITHMETIC = {"add": operator.add, "sub": operator.sub, "mul": operator.mul, "pow": operator.pow}
 _COMPARISONS = {"eq": "Eq", "ne": "Ne", "lt": "Lt", "le": "Le", "gt": "Gt", "ge": "Ge"}
 
@@ -18,10 +24,16 @@ class SymNode:
     """``expr`` (sympy) of Python type ``pytype`` (int, float or bool), in ``shape_env``."""
 
     def __init__(self, expr, shape_env, pytype, origin=None):
-        self.expr, self.shape_env, self.pytype = expr, shape_env, pytype
+        self._expr, self.shape_env, self.pytype = expr, shape_env, pytype
         # how it was computed, ``("mul", node, 2.0)``: a tracer records that as a Python
         # operator node when the value reaches an operator call (torch records it at once)
         self.origin = origin
+
+    @property
+    def expr(self):
+        """The expression with the shape environment's replacements made: a symbol a guard
+        pinned (``s75 == 12``) reads as its value from then on, as torch's ``SymNode.expr``."""
+        return self.shape_env.replace(self._expr)
 
     def apply(self, op, a, b):
         """``op(a, b)`` where either side is a node or a plain number."""
@@ -45,10 +57,10 @@ class SymNode:
             expr = sympy.Mod(a, b)
         else:
             expr = _ARITHMETIC[op](a, b)
-        return SymNode(expr, self.shape_env, pytype, origin)
+        return _recorded(SymNode(expr, self.shape_env, pytype, origin))
 
     def neg(self):
-        return SymNode(-self.expr, self.shape_env, self.pytype, None if in_operator() else ("neg", self))
+        return _recorded(SymNode(-self.expr, self.shape_env, self.pytype, None if in_operator() else ("neg", self)))
 
     def constant(self):
         """The plain value when the expression has no symbol left (``u0 * 0``), else None."""
@@ -69,7 +81,41 @@ class SymNode:
         return float(self.shape_env.evaluate_expr(self.expr))
 
     def __str__(self):
-        return str(self.expr)
+        return sym_str(self.expr)
+
+
+def sym_str(expr):
+    """``expr`` as torch prints it: a floor division as ``(s96//2)``, where sympy's own printer
+    writes ``floor(s96/2)`` (torch keeps it as its ``FloorDiv`` function, this package as sympy's
+    floor of a quotient)."""
+    if _printer is None:
+        _make_printer()
+    return _printer[0].doprint(expr)
+
+
+_printer = None
+
+
+def _make_printer():
+    global _printer
+    import sympy  # a heavy module, imported when a trace has symbols
+    from sympy.printing.precedence import PRECEDENCE
+    from sympy.printing.str import StrPrinter
+
+    class Printer(StrPrinter):
+        def _print_floor(self, e):
+            num, den = sympy.fraction(sympy.together(e.args[0]))
+            if den == 1:
+                return super()._print_Function(e)
+            return f"({self.parenthesize(num, PRECEDENCE['Atom'] - 0.5)}//{self._print(den)})"
+    _printer = (Printer(),)
+
+
+def _recorded(node):
+    """``node``, handed to the active tracer when the traced program computed it."""
+    if recorders and node.origin is not None:
+        recorders[-1](node)
+    return node
 
 
 def _identity(op, a, b):

@@ -17,8 +17,14 @@ decision in the traced function itself still raises.
 Symbolic tracing gives the inputs' sizes symbols as well (``s75``), *backed* ones: the
 example's size stands behind each, and a decision on it is answered from that value.
 
+A decision on a backed symbol is a *guard*: the ShapeEnv answers it from the example and
+records the answer (``s75 > 2``, ``Ne(s96, 1)``), the condition under which the graph holds.
+A guard that pins a symbol to one value (``Eq(s75, 12)``: a ``view(4, 3)`` of the input) makes
+that value a *replacement*: the symbol reads as the number from then on, in the inputs'
+metadata too, and the graph reads no size of it -- torch's ``_maybe_guard_rel`` specializing.
+
 This package keeps the symbols' expressions in sympy, as torch does, and keeps no value ranges
-beyond "a size is not negative", and no guards.
+beyond "a size is not negative".
 """
 import hashlib
 
@@ -48,14 +54,18 @@ class ShapeEnv:
         self.hints = {}             # backed symbol -> the example's value that stands behind it
         self._duck = {}             # an example size -> its symbol: equal sizes share one (duck shaping)
         self._ids = set()
+        self.guards = []            # the decisions made on backed symbols, as true sympy relations
+        self.replacements = {}      # a backed symbol a guard pinned -> its value
+        self._guard_set = set()
 
-    def create_symbolic_size(self, value, source_name):
+    def create_symbolic_size(self, value, source_name, positive=True):
         """The size ``value`` of a traced input as a *backed* symbol (``tracing_mode="symbolic"``):
         ``s`` and a number torch draws from the hash of the size's source (``input0.size()[1]``),
         the next free number on a clash. 0 and 1 stay numbers (torch specializes them: so much
         code decides on them), and equal sizes share one symbol, as torch's duck shaping does.
-        A decision on it is answered from its example value (torch would also record that as a
-        guard; this package records no guards)."""
+        A decision on it is answered from its example value and kept as a guard. An int argument
+        of the traced function is made a symbol here too, with ``positive=None`` (it may be
+        negative), as torch's ``create_symbol``."""
         import sympy  # a heavy module: only a symbolic trace pays for importing it
         if value in (0, 1):
             return value
@@ -65,7 +75,7 @@ class ShapeEnv:
             while number in self._ids:
                 number += 1
             self._ids.add(number)
-            symbol = self._duck[value] = sympy.Symbol(f"s{number}", integer=True, positive=True)
+            symbol = self._duck[value] = sympy.Symbol(f"s{number}", integer=True, positive=positive)
             self.hints[symbol] = sympy.Integer(value)
         return SymInt(SymNode(symbol, self, int))
 
@@ -106,11 +116,23 @@ class ShapeEnv:
             return self.create_unbacked_symbool()
         return self.create_unbacked_symint()
 
+    def replace(self, expr):
+        """``expr`` with the pinned symbols replaced by their values (torch's ``ShapeEnv.replace``)."""
+        if self.replacements and expr.free_symbols & self.replacements.keys():
+            return expr.xreplace(self.replacements)
+        return expr
+
     def evaluate_expr(self, expr):
-        """The value of ``expr`` if it is the same for every value of its symbols, else raise."""
+        """The value of ``expr`` if it is the same for every value of its symbols, else raise.
+        An expression over backed symbols is decided by their example values, and the decision
+        kept as a guard (torch's ``ShapeEnv.evaluate_expr``)."""
         import sympy  # a heavy module, imported when a trace reads data
+        expr = self.replace(expr)
         if expr.free_symbols & self.hints.keys():       # backed symbols: their example values decide
+            backed = expr
             expr = expr.xreplace({s: self.hints[s] for s in expr.free_symbols if s in self.hints})
+            if not expr.free_symbols:
+                self._guard(backed, expr)
         if not expr.free_symbols:
             return expr
         if in_size_oblivious():
@@ -125,3 +147,25 @@ class ShapeEnv:
             f"(Size-like symbols: {size_like})\n\nconsider using data-dependent friendly APIs such as "
             "guard_or_false, guard_or_true and statically_known_true.")
 
+
+    def _guard(self, expr, value):
+        """Keep ``expr`` evaluating to ``value`` as a guard; a guard that holds for one value of a
+        symbol only makes that value its replacement (torch's ``_maybe_guard_rel``)."""
+        import sympy  # a heavy module, imported when a trace reads data
+        if isinstance(expr, sympy.Rel) or expr.is_Boolean:
+            guard = expr if bool(value) else sympy.Not(expr)
+        else:                           # an int the trace needed (a loop count, an index)
+            guard = sympy.Eq(expr, value)
+        if guard in (sympy.true, sympy.false) or guard in self._guard_set:
+            return
+        self.guards.append(guard)
+        self._guard_set.add(guard)
+        if isinstance(guard, sympy.Eq) and len(guard.free_symbols) == 1:
+            symbol, = guard.free_symbols
+            if symbol in self.hints:
+                try:
+                    solutions = sympy.solve(guard, symbol)
+                except (NotImplementedError, AttributeError):   # floors: sympy finds no solution set
+                    solutions = []
+                if len(solutions) == 1 and solutions[0] == self.hints[symbol]:
+                    self.replacements[symbol] = self.hints[symbol]
