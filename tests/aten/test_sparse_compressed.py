@@ -176,6 +176,14 @@ REFUSED_CONVERSIONS = {
     "to-coo-sparse_dim-1": lambda T: T.tensor(X).to_sparse_csr().to_sparse(1),
     "to_dense-dtype": lambda T: T.tensor(X).to_sparse_csr().to_dense(T.float64),
     "coalesce": lambda T: T.tensor(X).to_sparse_csr().coalesce(),
+    # a given dense_dim's range is checked before the dims are counted; a block layout first
+    # reads its block rows at dim -2 - dense_dim
+    "dense_dim-of-a-vector": lambda T: T.ones(6).to_sparse_csr(dense_dim=1),
+    "dense_dim-0-of-a-vector-csc": lambda T: T.ones(6).to_sparse_csc(dense_dim=0),
+    "negative-dense_dim-of-a-vector-bsr": lambda T: T.ones(6).to_sparse_bsr(1, dense_dim=-1),
+    "dense_dim-of-a-vector-bsr": lambda T: T.ones(6).to_sparse_bsr(1, dense_dim=0),
+    "dense_dim-past-the-block-rows": lambda T: T.ones(2, 2, 2).to_sparse_bsc(1, dense_dim=2),
+    "negative-dense_dim": lambda T: T.ones(2, 2).to_sparse_csr(dense_dim=-1),
     # COO has no blocks and keeps its dims
     "dense-to-coo-blocksize": lambda T: T.tensor(X).to_sparse(blocksize=(1, 1)),
     "coo-to-coo-blocksize": lambda T: T.tensor(X).to_sparse().to_sparse(layout=T.sparse_coo, blocksize=(1, 1)),
@@ -207,6 +215,13 @@ FACTORIES = {
     "dtype": lambda T, **k: T.sparse_csc_tensor([0, 2, 3], [0, 1, 1], [1, 2, 3], (2, 2), dtype=T.float64, **k),
     "requires_grad": lambda T, **k: T.sparse_csr_tensor([0, 2, 3], [0, 1, 1], [1., 2, 3], (2, 2),
                                                         requires_grad=True, **k),
+    # no stored element: the invariants' check still counts the batches
+    "no-element": lambda T, **k: T.sparse_csr_tensor(T.tensor([0, 0, 0]), T.tensor([], dtype=T.int64),
+                                                     T.tensor([], dtype=T.float64), (2, 3), **k),
+    "no-row": lambda T, **k: T.sparse_csc_tensor(T.tensor([0, 0, 0, 0]), T.tensor([], dtype=T.int64),
+                                                 T.tensor([]), (0, 3), **k),
+    "batched-no-element": lambda T, **k: T.sparse_csr_tensor(T.zeros(2, 3, dtype=T.int64), T.zeros(2, 0, dtype=T.int64),
+                                                             T.zeros(2, 0), (2, 2, 4), **k),
 }
 
 

@@ -114,7 +114,9 @@ def _check_args(compressed, plain, values, size, layout):
     if tuple(values.shape[batch + 1 + block_ndim:]) != tuple(size[batch + 2:]):
         raise RuntimeError(f"values.shape[{batch + 1 + block_ndim}:] must be equal to the dense dimensions of the "
                            f"tensor, {list(size[batch + 2:])}, but got {list(values.shape[batch + 1 + block_ndim:])}")
-    _check_invariants(_host(compressed).reshape(-1, n_compressed + 1), _host(plain).reshape(-1, nnz),
+    # the batch count spelled out: with no stored element a -1 could not be inferred
+    n_batches = int(np.prod(size[:batch], dtype=np.int64))
+    _check_invariants(_host(compressed).reshape(n_batches, n_compressed + 1), _host(plain).reshape(n_batches, nnz),
                       n_plain, nnz, layout)
 
 
@@ -326,9 +328,15 @@ def _to_compressed(self, layout, blocksize, dense_dim, name):
     if layout not in BLOCK_LAYOUTS and blocksize is not None:
         raise RuntimeError(f"{name}: conversion from Strided to {layout_name(layout)} with blocksize argument given "
                            "is not supported")
-    if n < 2:
+    # torch's order: a given dense_dim's range is checked first, except that a block layout first
+    # reads the block's rows at dim -2 - dense_dim (an IndexError where that dim is missing)
+    reads_block_first = layout in BLOCK_LAYOUTS and dense_dim is not None and dense_dim >= 0
+    block_dim = -2 - (dense_dim if reads_block_first else 0)
+    if dense_dim is not None and not reads_block_first and not 0 <= dense_dim <= n - 2:
+        raise RuntimeError(f"{name}: dense_dim argument must be in [0,{n - 2}] range, but {dense_dim} is given")
+    if block_dim < -max(n, 1):
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(n, 1)}, {max(n, 1) - 1}], "
-                         "but got -2)")
+                         f"but got {block_dim})")
     dense_dim = 0 if dense_dim is None else dense_dim
     if not 0 <= dense_dim <= n - 2:
         raise RuntimeError(f"{name}: dense_dim argument must be in [0,{n - 2}] range, but {dense_dim} is given")
