@@ -304,6 +304,20 @@ def test_accessors_answer_or_refuse_as_torch(name, layout):
         assert ours == theirs
 
 
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_detach_shares_the_three_tensors_and_the_version(layout):
+    """``detach`` of a compressed tensor (an optimizer's step, ``x.data``): torch copies the impl,
+    so the result holds the same index and value tensors, out of the graph, and their version."""
+    def program(T):
+        x = T.tensor(X).to_sparse(layout=getattr(T, layout), blocksize=(2, 1) if "b" in layout[7:] else None)
+        x.requires_grad_()
+        d = x.detach()
+        return d, d.requires_grad, d.grad_fn, d._version == x._version
+    ours, theirs = program(internals), program(torch)
+    assert_same_compressed(ours[0], theirs[0])
+    assert ours[1:] == theirs[1:]
+
+
 def test_index_accessors_record_no_gradient_and_are_not_views():
     def program(T):
         c = T.tensor(X).to_sparse_csc().requires_grad_()
