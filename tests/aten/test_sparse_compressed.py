@@ -198,6 +198,32 @@ def test_refused_conversions_match_torch(name):
     assert str(ours) == str(theirs)
 
 
+LAID_OUT = {
+    "csr": lambda x: x.to_sparse_csr(),
+    "bsc": lambda x: x.to_sparse_bsc(2),
+    "layout-path-csc": lambda x: x.to_sparse(layout=x.to_sparse_csc().layout),
+    "csr-to-csc": lambda x: x.to_sparse_csr().to_sparse_csc(),
+    "coo-to-csr": lambda x: x.to_sparse().to_sparse_csr(),
+    "coo-to-bsr": lambda x: x.to_sparse().to_sparse_bsr(2),
+    "csc-to-bsc": lambda x: x.to_sparse_csc().to_sparse_bsc(2),
+    "batched-csc": lambda x: x.reshape(2, 2, 6).to_sparse_csc(),
+    "batched-bsr": lambda x: x.reshape(2, 2, 6).to_sparse_bsr(2),
+    "hybrid-csr": lambda x: x.reshape(2, 2, 6).to_sparse_csr(dense_dim=1),
+}
+
+
+@pytest.mark.parametrize("name", LAID_OUT)
+def test_conversions_lay_out_their_indices_as_torch(name):
+    """Each part's strides and storage offset too: torch's conversions take the plain indices from
+    the second row of the COO index tensor they go through (offset nnz), except the block ones."""
+    def program(T):
+        x = T.tensor([[0., 1, 0, 2, 0, 0], [3, 0, 0, 0, 4, 5], [0, 0, 6, 0, 0, 1], [7, 8, 0, 0, 0, 9]])
+        s = LAID_OUT[name](x)
+        return [(t.storage_offset(), t.stride(), tuple(t.shape)) for t in
+                (*(getattr(s, part)() for part in parts(s)), s.values())]
+    assert program(internals) == program(torch)
+
+
 # ---------------------------------------------------------------------- the factories
 FACTORIES = {
     "csr": lambda T, **k: T.sparse_csr_tensor([0, 2, 3], [0, 1, 1], [1., 2, 3], (2, 2), **k),

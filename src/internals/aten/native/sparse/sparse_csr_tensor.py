@@ -288,6 +288,15 @@ def _arranged(x, batch, layout, blocksize):
     return call("permute", cut, [*before, *grid, batch + 1, batch + 3, *[d + 2 for d in after]])
 
 
+def _plain_indices_tensor(plain, shape, device):
+    """The plain indices (a host array) as torch's conversions lay them out: the second row of a
+    ``(2, nnz)`` index tensor (the COO form they go through), so they start ``nnz`` elements into
+    their storage, and ``storage_offset()`` of ``col_indices()`` says so."""
+    flat = np.ascontiguousarray(plain, dtype=np.int64).reshape(-1)
+    rows = from_host(np.stack([np.zeros_like(flat), flat]), st.int64, device)
+    return call("reshape", call("select.int", rows, 0, 1), shape)
+
+
 def _compressed_from_arranged(arranged, batch, sizes, layout):
     """The compressed tensor of ``arranged`` (``_arranged``'s result): its COO form lists the stored
     entries in order, batch by batch, compressed index first."""
@@ -312,8 +321,7 @@ def _compressed_from_arranged(arranged, batch, sizes, layout):
     batch_shape = tuple(arranged.shape[:batch])
     compressed = from_host(crow[:n_batches] if batch else crow[0], st.int64, device)
     compressed = call("reshape", compressed, [*batch_shape, P + 1])
-    plain = call("reshape", from_host(np.ascontiguousarray(indices[batch + 1]), st.int64, device),
-                 [*batch_shape, nnz])
+    plain = _plain_indices_tensor(indices[batch + 1], [*batch_shape, nnz], device)
     values = call("reshape", values, [*batch_shape, nnz, *values.shape[1:]])
     return new_compressed(sizes, compressed, plain, values, layout)
 
@@ -436,7 +444,8 @@ def _compressed_to_coo(self, sparse_dim=None):
 def _compressed_of_entries(flat_batch, rows, cols, values, batch_shape, sizes, layout, block=(1, 1)):
     """The compressed tensor of entries given by host index arrays (any order; for BSR and BSC,
     block rows and columns) and values: sorted by batch, compressed index, plain index; offsets
-    counted per batch."""
+    counted per batch. torch's block conversions build their plain indices on their own (at the
+    start of their storage), the others take them from a COO index tensor's second row."""
     own, plain = (rows, cols) if layout in ROW_LAYOUTS else (cols, rows)
     order = np.lexsort((plain, own, flat_batch))
     batch = len(batch_shape)
@@ -449,7 +458,9 @@ def _compressed_of_entries(flat_batch, rows, cols, values, batch_shape, sizes, l
     device = values.device
     compressed = call("reshape", from_host(offsets[:n_batches] if batch else offsets[0], st.int64, device),
                       [*batch_shape, P + 1])
-    plain_t = call("reshape", from_host(np.ascontiguousarray(plain[order]), st.int64, device), [*batch_shape, nnz])
+    plain_t = (from_host(np.ascontiguousarray(plain[order]), st.int64, device) if layout in BLOCK_LAYOUTS
+               else _plain_indices_tensor(plain[order], [len(order)], device))
+    plain_t = call("reshape", plain_t, [*batch_shape, nnz])
     picked = call("index_select", values, 0, from_host(order.astype(np.int64), st.int64, device))
     return new_compressed(sizes, compressed, plain_t, call("reshape", picked, [*batch_shape, nnz, *values.shape[1:]]),
                           layout)
@@ -491,7 +502,9 @@ def _compressed_to_compressed(self, layout, blocksize, dense_dim, name):
         rows, cols = (own, plain) if impl.layout in ROW_LAYOUTS else (plain, own)
         return _compressed_of_entries(flat_batch, rows, cols, values, batch_shape, impl.sizes, layout)
     dense = sparse_compressed_to_dense(self)
-    return _to_compressed(dense, layout, blocksize, impl.dense_dim, name)
+    out = _to_compressed(dense, layout, blocksize, impl.dense_dim, name)._impl
+    # torch's compressed -> block conversion builds its plain indices on their own (no COO row)
+    return new_compressed(out.sizes, out.compressed_indices, call("clone", out.plain_indices), out.values, layout)
 
 
 def dense_to_sparse_compressed(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
