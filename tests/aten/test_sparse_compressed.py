@@ -176,6 +176,14 @@ REFUSED_CONVERSIONS = {
     "to-coo-sparse_dim-1": lambda T: T.tensor(X).to_sparse_csr().to_sparse(1),
     "to_dense-dtype": lambda T: T.tensor(X).to_sparse_csr().to_dense(T.float64),
     "coalesce": lambda T: T.tensor(X).to_sparse_csr().coalesce(),
+    # a given dense_dim's range is checked before the dims are counted; a block layout first
+    # reads its block rows at dim -2 - dense_dim
+    "dense_dim-of-a-vector": lambda T: T.ones(6).to_sparse_csr(dense_dim=1),
+    "dense_dim-0-of-a-vector-csc": lambda T: T.ones(6).to_sparse_csc(dense_dim=0),
+    "negative-dense_dim-of-a-vector-bsr": lambda T: T.ones(6).to_sparse_bsr(1, dense_dim=-1),
+    "dense_dim-of-a-vector-bsr": lambda T: T.ones(6).to_sparse_bsr(1, dense_dim=0),
+    "dense_dim-past-the-block-rows": lambda T: T.ones(2, 2, 2).to_sparse_bsc(1, dense_dim=2),
+    "negative-dense_dim": lambda T: T.ones(2, 2).to_sparse_csr(dense_dim=-1),
     # COO has no blocks and keeps its dims
     "dense-to-coo-blocksize": lambda T: T.tensor(X).to_sparse(blocksize=(1, 1)),
     "coo-to-coo-blocksize": lambda T: T.tensor(X).to_sparse().to_sparse(layout=T.sparse_coo, blocksize=(1, 1)),
@@ -188,6 +196,32 @@ def test_refused_conversions_match_torch(name):
     ours, theirs = assert_same_error(lambda: REFUSED_CONVERSIONS[name](internals),
                                      lambda: REFUSED_CONVERSIONS[name](torch))
     assert str(ours) == str(theirs)
+
+
+LAID_OUT = {
+    "csr": lambda x: x.to_sparse_csr(),
+    "bsc": lambda x: x.to_sparse_bsc(2),
+    "layout-path-csc": lambda x: x.to_sparse(layout=x.to_sparse_csc().layout),
+    "csr-to-csc": lambda x: x.to_sparse_csr().to_sparse_csc(),
+    "coo-to-csr": lambda x: x.to_sparse().to_sparse_csr(),
+    "coo-to-bsr": lambda x: x.to_sparse().to_sparse_bsr(2),
+    "csc-to-bsc": lambda x: x.to_sparse_csc().to_sparse_bsc(2),
+    "batched-csc": lambda x: x.reshape(2, 2, 6).to_sparse_csc(),
+    "batched-bsr": lambda x: x.reshape(2, 2, 6).to_sparse_bsr(2),
+    "hybrid-csr": lambda x: x.reshape(2, 2, 6).to_sparse_csr(dense_dim=1),
+}
+
+
+@pytest.mark.parametrize("name", LAID_OUT)
+def test_conversions_lay_out_their_indices_as_torch(name):
+    """Each part's strides and storage offset too: torch's conversions take the plain indices from
+    the second row of the COO index tensor they go through (offset nnz), except the block ones."""
+    def program(T):
+        x = T.tensor([[0., 1, 0, 2, 0, 0], [3, 0, 0, 0, 4, 5], [0, 0, 6, 0, 0, 1], [7, 8, 0, 0, 0, 9]])
+        s = LAID_OUT[name](x)
+        return [(t.storage_offset(), t.stride(), tuple(t.shape)) for t in
+                (*(getattr(s, part)() for part in parts(s)), s.values())]
+    assert program(internals) == program(torch)
 
 
 # ---------------------------------------------------------------------- the factories
@@ -207,6 +241,13 @@ FACTORIES = {
     "dtype": lambda T, **k: T.sparse_csc_tensor([0, 2, 3], [0, 1, 1], [1, 2, 3], (2, 2), dtype=T.float64, **k),
     "requires_grad": lambda T, **k: T.sparse_csr_tensor([0, 2, 3], [0, 1, 1], [1., 2, 3], (2, 2),
                                                         requires_grad=True, **k),
+    # no stored element: the invariants' check still counts the batches
+    "no-element": lambda T, **k: T.sparse_csr_tensor(T.tensor([0, 0, 0]), T.tensor([], dtype=T.int64),
+                                                     T.tensor([], dtype=T.float64), (2, 3), **k),
+    "no-row": lambda T, **k: T.sparse_csc_tensor(T.tensor([0, 0, 0, 0]), T.tensor([], dtype=T.int64),
+                                                 T.tensor([]), (0, 3), **k),
+    "batched-no-element": lambda T, **k: T.sparse_csr_tensor(T.zeros(2, 3, dtype=T.int64), T.zeros(2, 0, dtype=T.int64),
+                                                             T.zeros(2, 0), (2, 2, 4), **k),
 }
 
 
@@ -287,6 +328,20 @@ def test_accessors_answer_or_refuse_as_torch(name, layout):
         assert_same(ours, theirs, exact_layout=False, **EXACT)
     else:
         assert ours == theirs
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+def test_detach_shares_the_three_tensors_and_the_version(layout):
+    """``detach`` of a compressed tensor (an optimizer's step, ``x.data``): torch copies the impl,
+    so the result holds the same index and value tensors, out of the graph, and their version."""
+    def program(T):
+        x = T.tensor(X).to_sparse(layout=getattr(T, layout), blocksize=(2, 1) if "b" in layout[7:] else None)
+        x.requires_grad_()
+        d = x.detach()
+        return d, d.requires_grad, d.grad_fn, d._version == x._version
+    ours, theirs = program(internals), program(torch)
+    assert_same_compressed(ours[0], theirs[0])
+    assert ours[1:] == theirs[1:]
 
 
 def test_index_accessors_record_no_gradient_and_are_not_views():

@@ -120,7 +120,10 @@ def _gradients(lib, name):
     seconds = None
     if all(g.requires_grad for g in firsts):
         seconds = lib.autograd.grad(sum(_real_loss(g) for g in firsts), inputs, allow_unused=True)
-    return type(out.grad_fn).__name__, out, firsts, seconds
+    # the first gradients' nodes too: the backward formula's last operation, as torch's C++ calls it
+    # (``grad * result.conj() * M_LN2`` ends in mul.Scalar, MulBackward1)
+    nodes = [type(out.grad_fn).__name__] + [type(g.grad_fn).__name__ for g in firsts]
+    return nodes, out, firsts, seconds
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

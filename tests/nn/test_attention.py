@@ -89,7 +89,14 @@ def test_sdpa_errors():
     q = randn(2, 3, 4)
     for bad in (lambda lib, t: lib.nn.functional.scaled_dot_product_attention(
                     t, t, t, attn_mask=lib.ones(3, 3, dtype=lib.bool), is_causal=True),
-                lambda lib, t: lib.nn.functional.scaled_dot_product_attention(t, t.float(), t)):
+                lambda lib, t: lib.nn.functional.scaled_dot_product_attention(t, t.float(), t),
+                # an integer mask is refused (validate_sdpa_input), not added as numbers
+                lambda lib, t: lib.nn.functional.scaled_dot_product_attention(
+                    t, t, t, attn_mask=lib.ones(3, 3, dtype=lib.long)),
+                lambda lib, t: lib.nn.functional.scaled_dot_product_attention(
+                    t.half(), t.half(), t.half(), attn_mask=lib.ones(3, 3, dtype=lib.uint8)),
+                lambda lib, t: lib.nn.functional.scaled_dot_product_attention(
+                    t, t, t, attn_mask=lib.ones(3, 3, dtype=lib.bfloat16))):
         err_o, err_t = assert_same_error(lambda bad=bad: bad(internals, I(q)), lambda bad=bad: bad(torch, q))
         assert str(err_o) == str(err_t)
 

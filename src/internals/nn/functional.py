@@ -936,20 +936,32 @@ def _cpp_type_name(dtype):
     return f"c10::{name}" if name in ("Half", "BFloat16") else name.lower()
 
 
-def _check_sdpa_inputs(query, key, value):
+# The element types as torch's TypeMeta names them in messages (typeid names of the C++ types).
+_TYPE_META_NAMES = {"Long": "long int", "Int": "int", "Short": "short int", "Char": "signed char",
+                    "Byte": "unsigned char", "Bool": "bool", "Double": "double", "Float": "float",
+                    "Half": "c10::Half", "BFloat16": "c10::BFloat16"}
+
+
+def _check_sdpa_inputs(query, key, value, attn_mask=None):
     if not (query.dtype == key.dtype == value.dtype):
         raise RuntimeError("Expected query, key, and value to have the same dtype, but got query.dtype: "
                            f"{_cpp_type_name(query.dtype)} key.dtype: {_cpp_type_name(key.dtype)} and value.dtype: "
                            f"{_cpp_type_name(value.dtype)} instead.")
     if query.dim() < 2 or key.dim() < 2 or value.dim() < 2:
         raise RuntimeError("scaled_dot_product_attention: query, key and value must be at least 2-D")
+    # validate_sdpa_input: an integer mask is refused, not added as numbers
+    if attn_mask is not None and attn_mask.dtype not in (st.bool_, st.float32, query.dtype):
+        def name(dtype):
+            return _TYPE_META_NAMES.get(dtype.torch_name, dtype.torch_name)
+        raise RuntimeError("Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+                           f"attn_mask.dtype: {name(attn_mask.dtype)} and  query.dtype: {name(query.dtype)} instead.")
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
                                  enable_gqa=False):
     """softmax(q kᵀ · scale + mask) v over the last two dims, with dropout on the weights;
     ``scale`` defaults to 1/√E, E = ``query.size(-1)``."""
-    _check_sdpa_inputs(query, key, value)
+    _check_sdpa_inputs(query, key, value, attn_mask)
     if enable_gqa and query.size(-3) != key.size(-3):
         raise NotImplementedError("internals' scaled_dot_product_attention has no grouped-query attention")
     attn_mask = _convert_boolean_attn_mask(attn_mask, query.dtype)

@@ -3042,7 +3042,7 @@ class Log2Backward0(Node):
     def apply(node, grads):
         grad = grads[0]
         self = node.self_.unpack(node)
-        return (grad / (self.conj() * 0.6931471805599453),)
+        return (grad / mul_scalar(self.conj(), 0.6931471805599453),)
 
 
 class Log10Backward0(Node):
@@ -3054,7 +3054,7 @@ class Log10Backward0(Node):
     def apply(node, grads):
         grad = grads[0]
         self = node.self_.unpack(node)
-        return (grad / (self.conj() * 2.3025850929940456),)
+        return (grad / mul_scalar(self.conj(), 2.3025850929940456),)
 
 
 class CosBackward0(Node):
@@ -3138,7 +3138,7 @@ class Exp2Backward0(Node):
     def apply(node, grads):
         grad = grads[0]
         result = node.result_.unpack(node)
-        return (grad * result.conj() * 0.6931471805599453,)
+        return (mul_scalar(grad * result.conj(), 0.6931471805599453),)
 
 
 class LgammaBackward0(Node):

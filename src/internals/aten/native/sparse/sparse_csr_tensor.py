@@ -114,7 +114,9 @@ def _check_args(compressed, plain, values, size, layout):
     if tuple(values.shape[batch + 1 + block_ndim:]) != tuple(size[batch + 2:]):
         raise RuntimeError(f"values.shape[{batch + 1 + block_ndim}:] must be equal to the dense dimensions of the "
                            f"tensor, {list(size[batch + 2:])}, but got {list(values.shape[batch + 1 + block_ndim:])}")
-    _check_invariants(_host(compressed).reshape(-1, n_compressed + 1), _host(plain).reshape(-1, nnz),
+    # the batch count spelled out: with no stored element a -1 could not be inferred
+    n_batches = int(np.prod(size[:batch], dtype=np.int64))
+    _check_invariants(_host(compressed).reshape(n_batches, n_compressed + 1), _host(plain).reshape(n_batches, nnz),
                       n_plain, nnz, layout)
 
 
@@ -286,6 +288,15 @@ def _arranged(x, batch, layout, blocksize):
     return call("permute", cut, [*before, *grid, batch + 1, batch + 3, *[d + 2 for d in after]])
 
 
+def _plain_indices_tensor(plain, shape, device):
+    """The plain indices (a host array) as torch's conversions lay them out: the second row of a
+    ``(2, nnz)`` index tensor (the COO form they go through), so they start ``nnz`` elements into
+    their storage, and ``storage_offset()`` of ``col_indices()`` says so."""
+    flat = np.ascontiguousarray(plain, dtype=np.int64).reshape(-1)
+    rows = from_host(np.stack([np.zeros_like(flat), flat]), st.int64, device)
+    return call("reshape", call("select.int", rows, 0, 1), shape)
+
+
 def _compressed_from_arranged(arranged, batch, sizes, layout):
     """The compressed tensor of ``arranged`` (``_arranged``'s result): its COO form lists the stored
     entries in order, batch by batch, compressed index first."""
@@ -310,8 +321,7 @@ def _compressed_from_arranged(arranged, batch, sizes, layout):
     batch_shape = tuple(arranged.shape[:batch])
     compressed = from_host(crow[:n_batches] if batch else crow[0], st.int64, device)
     compressed = call("reshape", compressed, [*batch_shape, P + 1])
-    plain = call("reshape", from_host(np.ascontiguousarray(indices[batch + 1]), st.int64, device),
-                 [*batch_shape, nnz])
+    plain = _plain_indices_tensor(indices[batch + 1], [*batch_shape, nnz], device)
     values = call("reshape", values, [*batch_shape, nnz, *values.shape[1:]])
     return new_compressed(sizes, compressed, plain, values, layout)
 
@@ -326,9 +336,15 @@ def _to_compressed(self, layout, blocksize, dense_dim, name):
     if layout not in BLOCK_LAYOUTS and blocksize is not None:
         raise RuntimeError(f"{name}: conversion from Strided to {layout_name(layout)} with blocksize argument given "
                            "is not supported")
-    if n < 2:
+    # torch's order: a given dense_dim's range is checked first, except that a block layout first
+    # reads the block's rows at dim -2 - dense_dim (an IndexError where that dim is missing)
+    reads_block_first = layout in BLOCK_LAYOUTS and dense_dim is not None and dense_dim >= 0
+    block_dim = -2 - (dense_dim if reads_block_first else 0)
+    if dense_dim is not None and not reads_block_first and not 0 <= dense_dim <= n - 2:
+        raise RuntimeError(f"{name}: dense_dim argument must be in [0,{n - 2}] range, but {dense_dim} is given")
+    if block_dim < -max(n, 1):
         raise IndexError(f"Dimension out of range (expected to be in range of [{-max(n, 1)}, {max(n, 1) - 1}], "
-                         "but got -2)")
+                         f"but got {block_dim})")
     dense_dim = 0 if dense_dim is None else dense_dim
     if not 0 <= dense_dim <= n - 2:
         raise RuntimeError(f"{name}: dense_dim argument must be in [0,{n - 2}] range, but {dense_dim} is given")
@@ -428,7 +444,8 @@ def _compressed_to_coo(self, sparse_dim=None):
 def _compressed_of_entries(flat_batch, rows, cols, values, batch_shape, sizes, layout, block=(1, 1)):
     """The compressed tensor of entries given by host index arrays (any order; for BSR and BSC,
     block rows and columns) and values: sorted by batch, compressed index, plain index; offsets
-    counted per batch."""
+    counted per batch. torch's block conversions build their plain indices on their own (at the
+    start of their storage), the others take them from a COO index tensor's second row."""
     own, plain = (rows, cols) if layout in ROW_LAYOUTS else (cols, rows)
     order = np.lexsort((plain, own, flat_batch))
     batch = len(batch_shape)
@@ -441,7 +458,9 @@ def _compressed_of_entries(flat_batch, rows, cols, values, batch_shape, sizes, l
     device = values.device
     compressed = call("reshape", from_host(offsets[:n_batches] if batch else offsets[0], st.int64, device),
                       [*batch_shape, P + 1])
-    plain_t = call("reshape", from_host(np.ascontiguousarray(plain[order]), st.int64, device), [*batch_shape, nnz])
+    plain_t = (from_host(np.ascontiguousarray(plain[order]), st.int64, device) if layout in BLOCK_LAYOUTS
+               else _plain_indices_tensor(plain[order], [len(order)], device))
+    plain_t = call("reshape", plain_t, [*batch_shape, nnz])
     picked = call("index_select", values, 0, from_host(order.astype(np.int64), st.int64, device))
     return new_compressed(sizes, compressed, plain_t, call("reshape", picked, [*batch_shape, nnz, *values.shape[1:]]),
                           layout)
@@ -483,7 +502,9 @@ def _compressed_to_compressed(self, layout, blocksize, dense_dim, name):
         rows, cols = (own, plain) if impl.layout in ROW_LAYOUTS else (plain, own)
         return _compressed_of_entries(flat_batch, rows, cols, values, batch_shape, impl.sizes, layout)
     dense = sparse_compressed_to_dense(self)
-    return _to_compressed(dense, layout, blocksize, impl.dense_dim, name)
+    out = _to_compressed(dense, layout, blocksize, impl.dense_dim, name)._impl
+    # torch's compressed -> block conversion builds its plain indices on their own (no COO row)
+    return new_compressed(out.sizes, out.compressed_indices, call("clone", out.plain_indices), out.values, layout)
 
 
 def dense_to_sparse_compressed(self, sparse_dim=None, *, layout=None, blocksize=None, dense_dim=None):
