@@ -43,6 +43,7 @@ def vdot(a, b):
     """``vdot`` (``Blas.cpp``): ``dot`` for real vectors; for complex ones, ``a`` conjugated first."""
     if not a.dtype.is_complex:
         return dot(a, b)
+    _refuse_bool("vdot", a.dtype)
     return dot(dispatcher.call("conj_physical", a), b)
 
 def _scaled_sum(self, product, beta, alpha):
@@ -148,6 +149,7 @@ def baddbmm(self, batch1, batch2, *, beta=1, alpha=1):
     if batch2.dim() != 3:
         raise RuntimeError("batch2 must be a 3D tensor")
     _check_scalars(batch1.dtype, beta, alpha)
+    _refuse_bool("baddbmm", batch1.dtype)      # its own kernel's name, before bmm's
     if self.dtype is not batch1.dtype:
         raise RuntimeError(f"expected scalar type {batch1.dtype.torch_name} but found {self.dtype.torch_name}")
     product = bmm(batch1, batch2)

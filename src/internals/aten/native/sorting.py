@@ -22,7 +22,7 @@ from ...c10.tensor_impl import contiguous_strides
 from .. import dispatcher
 from ..tensor_iterator import assert_no_overlap, broadcast_shapes, check_no_overlap, output_layout
 from .copy import buffer, contiguous, to
-from .dispatch_stub import loops
+from .dispatch_stub import loops, refuse_complex32
 from .reduce_ops import _not_complex, _return_type, normalize_dims
 from .resize import resize_output
 from .structured import set_output, structured
@@ -599,6 +599,7 @@ def meta_cumsum(out, self, dim, *, dtype=None):
 
 
 def impl_cumsum(result, self, dim, *, dtype=None):
+    refuse_complex32("cumsum_out_cpu", result)
     return _impl_scan(result, self, dim, False)
 
 
@@ -607,6 +608,7 @@ def meta_cumprod(out, self, dim, *, dtype=None):
 
 
 def impl_cumprod(result, self, dim, *, dtype=None):
+    refuse_complex32("cumprod_out_cpu", result)
     return _impl_scan(result, self, dim, True)
 
 
