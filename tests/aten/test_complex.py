@@ -83,14 +83,17 @@ def test_promote_types_and_can_cast(a, b):
     assert internals.can_cast(TO_INTERNALS[a], TO_INTERNALS[b]) == torch.can_cast(a, b)
 
 
-def test_complex32_results_are_typed_but_not_computed():
+def test_a_float16_tensor_with_a_python_complex_is_complex32():
     """A float16 tensor with a Python complex is complex32 in torch, and in internals' type
-    promotion too; internals has no complex32 arithmetic, so the sum says so
-    (tests/c10/test_complex32.py has the rest of complex32)."""
+    promotion and sum too (tests/c10/test_complex32.py has the rest of complex32)."""
     assert torch.result_type(torch.ones(2, dtype=torch.float16), 1j) is torch.complex32
     assert internals.result_type(internals.ones(2, dtype=internals.float16), 1j) is internals.complex32
-    with pytest.raises(NotImplementedError, match="complex32"):
-        internals.ones(2, dtype=internals.float16) + 1j
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")     # complex32's "experimental" warning
+        theirs = torch.tensor([1.5, -2.0], dtype=torch.float16) + 1j
+        ours = internals.tensor([1.5, -2.0], dtype=internals.float16) + 1j
+    assert ours.dtype is internals.complex32 and theirs.dtype is torch.complex32
+    assert_same(ours.to(internals.complex64), theirs.to(torch.complex64), rtol=0, atol=0)
 
 
 def _operand(kind, dtype, value):

@@ -3,10 +3,10 @@ and its tensors.
 
 torch calls complex32 support experimental: it warns once when one is made, and its CPU kernels
 cover making, casting, filling, copying, viewing, indexing, printing, saving and comparing such
-tensors while most arithmetic raises "not implemented for 'ComplexHalf'". internals does the same
-through the float16 pairs (``view_as_real``); its loops compute with no complex32 at all, so it
-refuses the arithmetic torch does have for it (add, mul, neg, abs, isnan, ...) with the same
-exception class, a difference the last test pins.
+tensors, and a little arithmetic (add, sub, mul, neg, abs, sgn, addcmul, index_add), while the
+rest raises "not implemented for 'ComplexHalf'". internals moves complex32 words as they are
+and computes that arithmetic in complex64, rounding each part to float16 as torch's
+complex<float> opmath does; a kernel torch lacks for it is refused by the kernel's name.
 """
 import io
 import math
@@ -223,6 +223,31 @@ def test_save_and_load_both_ways():
 
 ERRORS = {
     "numpy": lambda L, x: x.numpy(),
+    "flip": lambda L, x: x.flip(0),
+    "rot90": lambda L, x: x[:4].reshape(2, 2).rot90(),
+    "gather": lambda L, x: x.gather(0, L.tensor([1])),
+    "take_along_dim": lambda L, x: x.take_along_dim(L.tensor([1]), 0),
+    "scatter": lambda L, x: x.scatter(0, L.tensor([0]), x),
+    "scatter a value": lambda L, x: x.scatter(0, L.tensor([0]), 1j),
+    "scatter_add": lambda L, x: x.scatter_add(0, L.tensor([0]), x),
+    "scatter_reduce without self": lambda L, x: x.scatter_reduce(0, L.tensor([0]), x, "sum", include_self=False),
+    "take": lambda L, x: x.take(L.tensor([1])),
+    "masked_scatter": lambda L, x: x.masked_scatter(x.isnan(), x),
+    "cumsum": lambda L, x: x.cumsum(0),
+    "cumprod": lambda L, x: x.cumprod(0),
+    "arange": lambda L, x: L.arange(3, dtype=L.chalf),
+    "linspace": lambda L, x: L.linspace(0, 1j, 3, dtype=L.chalf),
+    "nan_to_num": lambda L, x: x.nan_to_num(),
+    "equal to itself": lambda L, x: L.equal(x, x),
+    "equal to a copy": lambda L, x: L.equal(x, x.clone()),
+    "logical_not": lambda L, x: x.logical_not(),
+    "logical_and": lambda L, x: x.logical_and(x),
+    "logical_xor": lambda L, x: L.logical_xor(x, x),
+    "sum": lambda L, x: x.sum(),
+    "mean": lambda L, x: x.mean(),
+    "trace": lambda L, x: x[:4].reshape(2, 2).trace(),
+    "vdot": lambda L, x: L.vdot(x, x),
+    "baddbmm": lambda L, x: L.baddbmm(x[:4].reshape(1, 2, 2), x[:4].reshape(1, 2, 2), x[:4].reshape(1, 2, 2)),
     "dot": lambda L, x: x.dot(x),
     "mm": lambda L, x: x[:6].reshape(2, 3) @ x[:6].reshape(3, 2),
     "mv": lambda L, x: x[:6].reshape(3, 2) @ x[:2],
@@ -240,24 +265,69 @@ def test_refused_as_torch_refuses(case):
     assert str(o) == str(t)
 
 
-DIFFERENCES = {
-    "add": lambda L, x: x + x,
-    "float16 plus a Python complex": lambda L, x: L.ones(2, dtype=L.float16) + 1j,
-    "mul": lambda L, x: x * 2,
-    "neg": lambda L, x: -x,
-    "abs": lambda L, x: x.abs(),
-    "exp": lambda L, x: x.exp(),
-    "sum": lambda L, x: x.sum(),
+ARITHMETIC = {
+    "add": lambda L, x, y: x + y,
+    "add alpha": lambda L, x, y: L.add(x, y, alpha=0.1),
+    "add complex alpha": lambda L, x, y: L.add(x, y, alpha=2.5 + 0.7j),
+    "add_ in place": lambda L, x, y: x.clone().add_(y),
+    "float16 plus a Python complex": lambda L, x, y: x.real + 1j,
+    "int64 plus complex32": lambda L, x, y: L.tensor([70001, 3, -2, 1, 0, 9, 4]) + y,
+    "sub": lambda L, x, y: x - y,
+    "sub alpha": lambda L, x, y: L.sub(x, y, alpha=1 / 3),
+    "rsub": lambda L, x, y: 1 - x,
+    "mul": lambda L, x, y: x * y,
+    "mul by a number": lambda L, x, y: x * 2,
+    "mul by a float16 tensor": lambda L, x, y: x * y.imag,
+    "mul_ in place": lambda L, x, y: x.clone().mul_(y),
+    "neg": lambda L, x, y: -x,
+    "abs": lambda L, x, y: x.abs(),
+    "sgn": lambda L, x, y: x.sgn(),
+    "addcmul": lambda L, x, y: L.addcmul(x, x, y, value=0.3),
+    "where": lambda L, x, y: L.where(x.real > 0, x, y),
+    "masked_fill": lambda L, x, y: x.masked_fill(x.imag > 0, 1 - 3j),
+    "index_add repeated": lambda L, x, y: x.clone().index_add_(0, L.tensor([0, 0, 2]), y[:3], alpha=0.1),
+    "index_put_ accumulate": lambda L, x, y: x.clone().index_put_((L.tensor([1, 1, 1]),), y[:3], accumulate=True),
+    "isclose": lambda L, x, y: L.isclose(x, y, rtol=0.5),
+    "out= complex64": lambda L, x, y: L.mul(x, y, out=L.empty(7, dtype=L.complex64)),
 }
 
 
-@pytest.mark.parametrize("case", DIFFERENCES)
-def test_arithmetic_is_refused_not_computed_on_words(case):
-    """A loop never reads complex32 words as numbers: where torch computes (add, mul, neg, abs)
-    or refuses (exp, sum), internals raises NotImplementedError naming ComplexHalf."""
-    ours, _ = _both()
-    with pytest.raises(NotImplementedError, match="ComplexHalf"):
-        _quiet(lambda: DIFFERENCES[case](internals, ours))
+def _random_pair(lib, n=4000):
+    """Values drawn in complex64 by torch's generator, rounded to complex32; the special ones
+    (zeros of both signs, infinities, NaN, an overflow) appended."""
+    g = torch.Generator().manual_seed(7)
+    scale = torch.tensor([1e-3, 1.0, 300.0]).repeat_interleave(n // 3 + 1)[:n]
+    parts = [torch.randn(n, dtype=torch.complex64, generator=g) * scale for _ in range(2)]
+    parts = [torch.cat([p, torch.tensor(VALUES, dtype=torch.complex64)]) for p in parts]
+    theirs = [_quiet(lambda p=p: p.to(torch.complex32)) for p in parts]
+    if lib is torch:
+        return theirs
+    return [_quiet(lambda t=t: internals.from_torch(t.to(torch.complex64)).to(internals.complex32)) for t in theirs]
+
+
+@pytest.mark.parametrize("case", ARITHMETIC)
+def test_arithmetic_torch_computes_for_complex32(case):
+    """Bit for bit: torch loads each complex<Half> as complex<float>, computes and rounds each
+    part to float16 (each step of its complex<Half> arithmetic for alpha and addcmul's value);
+    the package computes in complex64 and rounds the same way. Sizes, strides and dtypes too."""
+    ours, theirs = _both(), _both(list(reversed(VALUES)))
+    o = _quiet(lambda: ARITHMETIC[case](internals, ours[0], theirs[0]))
+    t = _quiet(lambda: ARITHMETIC[case](torch, ours[1], theirs[1]))
+    _same_complex32(o, t)
+    if case in ("index_add repeated", "index_put_ accumulate", "out= complex64", "float16 plus a Python complex",
+                "int64 plus complex32", "rsub", "mul by a float16 tensor"):
+        return
+    (xo, yo), (xt, yt) = _random_pair(internals), _random_pair(torch)
+    _same_complex32(_quiet(lambda: ARITHMETIC[case](internals, xo, yo)),
+                    _quiet(lambda: ARITHMETIC[case](torch, xt, yt)))
+
+
+def _same_complex32(o, t):
+    assert o.dtype is TO_INTERNALS[t.dtype]
+    assert (tuple(o.shape), o.stride(), o.storage_offset()) == (tuple(t.shape), t.stride(), t.storage_offset())
+    if t.dtype is torch.complex32:
+        o, t = o.to(internals.complex64), t.to(torch.complex64)
+    assert_same(o, t, rtol=0, atol=0)
 
 
 def test_the_default_complex_dtype_follows_a_float16_default():

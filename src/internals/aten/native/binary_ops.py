@@ -24,7 +24,7 @@ from . import scalar_ops as ops
 from .copy import cast_like, to
 from .dispatch_stub import loops
 from .elementwise import binary_loop as _run  # each impl's last step: the loop of an op number
-from .elementwise import common_device
+from .elementwise import common_device, complex32_in_opmath, complex32_product, complex32_sum, rounded_to_complex32
 from .structured import structured, structured_variant
 from .tensor_factories import wrap_scalar
 
@@ -86,7 +86,17 @@ def meta_add(out, self, other, *, alpha=1):
     return BinaryOpConfig(out, self, other).build()
 
 
+def _complex32_scaled(other, alpha):
+    """``alpha * other`` as ``ufunc::add`` computes it on ``c10::complex<c10::Half>``: alpha
+    converted to complex32, the product rounded to complex32 before the sum; alpha 1 multiplies
+    too, so ``(1+2j) + (inf+0j)`` is inf+nanj (1*0 + 0*inf), as torch's is."""
+    return rounded_to_complex32(complex32_product(rounded_to_complex32(wrap_scalar(alpha)), other))
+
+
 def impl_add(it, self, other, *, alpha=1):
+    if it.common_dtype is st.complex32:
+        return complex32_in_opmath(it.result, lambda a, b: complex32_sum(a, _complex32_scaled(b, alpha)),
+                                   self, other)
     return _run(it, ops.ADD, _alpha(it, alpha))
 
 
@@ -101,6 +111,9 @@ def meta_sub(out, self, other, *, alpha=1):
 
 
 def impl_sub(it, self, other, *, alpha=1):
+    if it.common_dtype is st.complex32:      # ``add_stub(device_type(), *this, -alpha)``
+        return complex32_in_opmath(it.result, lambda a, b: complex32_sum(a, _complex32_scaled(b, -alpha)),
+                                   self, other)
     return _run(it, ops.SUB, _alpha(it, alpha))
 
 
@@ -121,6 +134,8 @@ def meta_mul(out, self, other):
 
 
 def impl_mul(it, self, other):
+    if it.common_dtype is st.complex32:        # ``mul_kernel``'s kComplexHalf branch
+        return complex32_in_opmath(it.result, complex32_product, self, other)
     return _run(it, ops.MUL, st.checked_convert(1, it.compute_dtype))
 
 
@@ -575,6 +590,8 @@ bitwise_right_shift_out, bitwise_right_shift_scalar, bitwise_right_shift_scalar_
 # result is bool, or 0 and 1 in ``self``'s dtype in place
 def _logical_kernels(name, bitwise):
     def kernel(a, b):
+        if st.result_type(a, b) is st.complex32:
+            raise NotImplementedError(f'"{name}_cpu" not implemented for \'ComplexHalf\'')
         return bitwise(call("ne.Scalar", a, 0), call("ne.Scalar", b, 0))
 
     def kernel_(a, b):
@@ -835,6 +852,11 @@ def allclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
 def equal(a, b):
     """Same shape and equal values (NaN is never equal); dtypes promote as ``==`` does."""
     common_device(a, b)
+    if tuple(a.shape) == tuple(b.shape) and st.result_type(a, b) is st.complex32:
+        same = (a._impl.storage is b._impl.storage and a.storage_offset() == b.storage_offset()
+                and a.stride() == b.stride())       # ``cpu_equal``'s path for one tensor twice
+        raise NotImplementedError(f'"{"equal_notnan_cpu" if same else "equal_cpu"}" not implemented for '
+                                  "'ComplexHalf'")
     return tuple(a.shape) == tuple(b.shape) and bool(call("all", call("eq.Tensor", a, b)).item())
 
 

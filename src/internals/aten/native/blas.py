@@ -47,6 +47,7 @@ def vdot(a, b):
     """``vdot`` (``Blas.cpp``): ``dot`` for real vectors; for complex ones, ``a`` conjugated first."""
     if not a.dtype.is_complex:
         return dot(a, b)
+    _refuse_bool("vdot", a.dtype)
     return dot(dispatcher.call("conj_physical", a), b)
 
 def _scaled_sum(self, product, beta, alpha):
@@ -216,6 +217,7 @@ def meta_baddbmm(out, self, batch1, batch2, *, beta=1, alpha=1):
 def impl_baddbmm(out, self, batch1, batch2, *, beta=1, alpha=1):
     """``TORCH_IMPL_FUNC(baddbmm_out_cpu)``: beta * self + alpha * (batch1 @ batch2) written into
     the output, ``self`` broadcast to (B, M, N)."""
+    _refuse_bool("baddbmm", batch1.dtype)      # its own kernel's name, before bmm's
     beta, alpha = _integral_scalars(batch1.dtype, beta, alpha)
     expanded = dispatcher.call("expand", self, list(out.shape))
     return _write_scaled_sum(out, self, expanded, lambda: bmm(batch1, batch2), beta, alpha)

@@ -10,6 +10,8 @@ import importlib
 import os
 import platform
 
+from ...c10 import scalar_type as st
+
 
 def loops(device, family="loops", package="internals.aten.native"):
     """The module of ``family`` loops ("loops", "reduce", "linalg") for ``device``, in ``package``'s
@@ -92,3 +94,12 @@ def _arm_capability():
             return "sve256" if int(f.read().split()[0]) == 32 else "default"
     except (OSError, ValueError, IndexError):
         return "default"
+
+
+# ---------------------------------------------------------------------- dtypes a kernel lacks
+def refuse_complex32(kernel, *tensors_or_dtypes):
+    """``AT_DISPATCH_..._TYPES`` without ComplexHalf: the kernels torch compiles for no complex32
+    (flip, gather and scatter, take, the scans, ...) refuse such a tensor by the kernel's name,
+    where a loop of ours that only moves words would otherwise run (a tensor, or a dtype)."""
+    if any(getattr(t, "dtype", t) is st.complex32 for t in tensors_or_dtypes):
+        raise NotImplementedError(f'"{kernel}" not implemented for \'ComplexHalf\'')

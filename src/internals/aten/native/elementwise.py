@@ -12,11 +12,12 @@ from ...c10.tensor_impl import strided
 from .. import dispatcher
 from ..tensor_iterator import TensorIteratorConfig, common_device
 from . import scalar_ops as ops
-from .copy import to
+from .copy import cast_like, to
 from .dispatch_stub import loops
 from .tensor_factories import wrap_scalar
 
-__all__ = ["binary_loop", "where", "common_device"]
+__all__ = ["binary_loop", "where", "common_device", "complex32_in_opmath", "complex32_product", "complex32_sum",
+           "rounded_to_complex32"]
 
 
 def binary_loop(it, op, scalar):
@@ -25,6 +26,60 @@ def binary_loop(it, op, scalar):
     parameter of the function) already in the compute dtype. Returns the result (``out`` itself
     for out=)."""
     return it.for_each(lambda buffers, *geometry: loops(it.device).binary_loop(op, *buffers, scalar, *geometry))
+
+
+# ---- complex32: the few loops torch has for it (``BinaryOpsKernel.cpp``'s kComplexHalf branches)
+# load each ``c10::complex<c10::Half>`` as ``complex<float>`` (its opmath type), compute there and
+# round each part back to float16. complex64 holds every float16 part exactly, and the cast into
+# complex32 rounds each part to nearest, ties to even, so these steps do the same with the
+# complex64 kernels: no loop ever reads complex32 words as numbers.
+def _widened(t):
+    """An operand as torch's complex32 loop sees it: cast to the common dtype (a number or an
+    int64 rounds to float16 parts there), then loaded as complex<float>."""
+    t = wrap_scalar(t)
+    return cast_like(cast_like(t, st.complex32), st.complex64)
+
+
+def rounded_to_complex32(t):
+    """A complex64 value rounded to complex32 and widened again: one ``complex<Half>`` operation
+    of ``c10::complex<c10::Half>``'s arithmetic (``x * y`` on two of them rounds its product)."""
+    return cast_like(cast_like(t, st.complex32), st.complex64)
+
+
+def _parts(t):
+    return dispatcher.call("unbind.int", dispatcher.call("view_as_real", t), -1)
+
+
+def complex32_sum(a, b):
+    """``complex<float>``'s ``+``, part by part (complex64's ``add`` would multiply ``b`` by its
+    alpha once more)."""
+    (a_re, a_im), (b_re, b_im) = _parts(a), _parts(b)
+    add = "add.Tensor"
+    return dispatcher.call("complex", dispatcher.call(add, a_re, b_re), dispatcher.call(add, a_im, b_im))
+
+
+def complex32_product(a, b):
+    """``complex<float>``'s ``operator*`` on two widened complex32 values, the textbook formula
+    (ac - bd, ad + bc) that c10::complex writes: an infinite part meeting a zero gives what the
+    formula gives (``(2+1j) * (inf+0j)`` is inf+infj), where a vectorised complex64 product
+    differs. Each product of two float16 parts is exact in float32, so one rounding per part
+    remains, fused multiply-add or not."""
+    (a_re, a_im), (b_re, b_im) = _parts(a), _parts(b)      # the parts broadcast as the numbers would
+
+    def mul(u, v):
+        return dispatcher.call("mul.Tensor", u, v)
+    real = dispatcher.call("sub.Tensor", mul(a_re, b_re), mul(a_im, b_im))
+    imag = dispatcher.call("add.Tensor", mul(a_re, b_im), mul(a_im, b_re))
+    return dispatcher.call("complex", real, imag)
+
+
+def complex32_in_opmath(result, compute, *operands):
+    """``compute(*operands)`` for a complex32 result: the operands widened to complex64, the
+    answer (complex64, or float32 for ``abs``) rounded into complex32 (float16) and copied into
+    ``result``. Returns ``result``."""
+    answer = compute(*(_widened(t) for t in operands))
+    answer = cast_like(answer, st.complex32 if answer.dtype.is_complex else st.float16)
+    return dispatcher.call("copy_", result, answer)
 
 
 # where's Scalar overloads (TensorCompare.cpp): the number becomes a ``scalar_tensor`` of the

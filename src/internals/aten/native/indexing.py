@@ -36,7 +36,7 @@ from ..tensor_iterator import (
     output_layout,
 )
 from .copy import buffer, fill_, same_device_copy, to_device
-from .dispatch_stub import loops
+from .dispatch_stub import loops, refuse_complex32
 from .elementwise import common_device
 from .structured import set_output, structured
 from .tensor_factories import empty_strided, from_host, wrap_scalar
@@ -67,23 +67,42 @@ def move(out, out_at, src, src_at, reduce=None):
     ``reduce="add"`` (or ``"multiply"``) ``+=`` (``*=``) instead.
 
     The 16-bit floats are stored as bit patterns, which a copy may move but not add: they
-    accumulate in float32 copies laid out as the originals, then round once.
+    accumulate in float32 copies laid out as the originals, then round once. complex32's words
+    (two float16 parts) accumulate in complex64 copies too, but round after each sum, as
+    ``c10::complex<c10::Half>``'s ``+=`` does: an element named k times takes k rounds.
     """
     out_at, src_at = np.ascontiguousarray(out_at, np.int64).ravel(), np.ascontiguousarray(src_at, np.int64).ravel()
     if not out_at.size:
         return out
-    if reduce and out.dtype.is_reduced_float:
+    if reduce and (out.dtype.is_reduced_float or out.dtype is st.complex32):
         wide_out, wide_src = _float32_twin(out), _float32_twin(src)
-        move(wide_out, out_at - out.storage_offset(), wide_src, src_at - src.storage_offset(), reduce)
-        same_device_copy(out, wide_out)
+        rounds = _occurrences(out_at) if out.dtype is st.complex32 else np.zeros(out_at.size, np.int64)
+        for k in range(int(rounds.max()) + 1):
+            now = rounds == k
+            move(wide_out, out_at[now] - out.storage_offset(), wide_src, src_at[now] - src.storage_offset(), reduce)
+            same_device_copy(out, wide_out)
+            if k < rounds.max():
+                same_device_copy(wide_out, out)      # the sums so far, rounded
         return out
     loops(out.device, "indexing").indexed_copy_loop(buffer(out), buffer(src), out_at, src_at, reduce)
     return out
 
 
+def _occurrences(at):
+    """For each offset in ``at``, how many times it came before (0 for its first)."""
+    order = np.argsort(at, kind="stable")
+    starts = np.r_[0, np.flatnonzero(np.diff(at[order])) + 1]
+    counts = np.diff(np.r_[starts, at.size])
+    occurrences = np.empty_like(at)
+    occurrences[order] = np.arange(at.size) - np.repeat(starts, counts)
+    return occurrences
+
+
 def _float32_twin(t):
-    """A float32 copy of ``t`` with its sizes and strides (storage offset 0)."""
-    twin = empty_strided(t.shape, t.stride(), dtype=st.float32, device=t.device)
+    """A float32 (for complex32, complex64) copy of ``t`` with its sizes and strides (storage
+    offset 0)."""
+    wide = st.complex64 if t.dtype is st.complex32 else st.float32
+    twin = empty_strided(t.shape, t.stride(), dtype=wide, device=t.device)
     same_device_copy(twin, t)
     return twin
 
@@ -491,6 +510,8 @@ def take(self, index):
     if index.dtype is not st.int64:
         raise RuntimeError(f"take(): Expected a long tensor for index, but got {index.dtype.torch_name}")
     n = self.numel()
+    if index.numel():
+        refuse_complex32("take_cpu", self)
     if n == 0 and index.numel():
         raise IndexError("take(): tried to take from an empty tensor")
     picks = _wrap_checked(_host_array(index), n, 0, IndexError,
@@ -571,6 +592,7 @@ def impl_gather(out, self, dim, index, *, sparse_grad=False):
     """``gather_stub``: ``out[i][j] = self[index[i][j]][j]`` along ``dim``, each element written
     at ``out``'s own strides."""
     if index.numel():
+        refuse_complex32("scatter_gather_tensor_cpu", self)
         d = wrap_dim(dim, self.dim())
         picks = _picks(index, _geometry(self)[0][d], d)
         move(out, walk(out), self, _along(self, index, d, picks))
@@ -609,6 +631,7 @@ def _scatter(self, dim, index, src, reduce):
     element written (or combined by ``reduce``) into the ``self`` element ``index`` names along
     ``dim``. The meta step has checked the arguments."""
     if index.numel():
+        refuse_complex32("scatter_gather_tensor_cpu", self)
         d = wrap_dim(dim, self.dim())
         picks = _picks(index, _geometry(self)[0][d], d)
         src = _on_device(src, self.device)
@@ -693,6 +716,8 @@ def meta_scatter_value(out, self, dim, index, value):
 def impl_scatter_value(out, self, dim, index, value):
     """``scatter.value_out`` (``scatter_fill_stub``): ``value`` written where ``index`` points."""
     _into(out, self)
+    if index.numel():
+        refuse_complex32("scatter_gather_scalar_cpu", out)
     return _scatter(out, dim, index, _scalar_source(out, value, index), None) if index.numel() else out
 
 
@@ -726,6 +751,7 @@ def impl_scatter_value_reduce(out, self, dim, index, value, *, reduce):
     _into(out, self)
     if not index.numel():
         return out
+    refuse_complex32("scatter_gather_scalar_cpu", out)
     return _scatter(out, dim, index, _scalar_source(out, value, index), _reduction(reduce))
 
 
@@ -776,6 +802,7 @@ def impl_scatter_reduce_two(out, self, dim, index, src, reduce, *, include_self=
     if not index.numel():
         return out
     if not include_self:
+        refuse_complex32("scatter_reduce_exclude_input_init", out)
         _scatter(out, dim, index, _scalar_source(out, _reduction_identity(reduce, out.dtype), index), None)
     _scatter(out, dim, index, src, _reduction(reduce, new_options=True))
     if reduce == "mean":
@@ -888,6 +915,7 @@ def masked_scatter_(self, mask, source):
         raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype "
                            f"{mask.dtype.torch_name}")
     common_device(self, mask)
+    refuse_complex32("masked_scatter", self)
     at = walk(self)[np.asarray(_host_array(mask), dtype=bool)]
     if at.size > source.numel():
         raise RuntimeError("Number of elements of source < number of ones in mask")

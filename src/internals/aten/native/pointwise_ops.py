@@ -13,7 +13,9 @@ from ...c10 import scalar_type as st
 from ..tensor_iterator import TensorIteratorConfig
 from . import scalar_ops as ops
 from .dispatch_stub import loops
+from .elementwise import complex32_in_opmath, complex32_product, complex32_sum, rounded_to_complex32
 from .structured import structured
+from .tensor_factories import wrap_scalar
 
 __all__ = ["addcmul_out", "addcdiv_out"]
 
@@ -42,10 +44,22 @@ def meta_addcmul(out, self, tensor1, tensor2, *, value=1):
 
 def impl_addcmul(it, self, tensor1, tensor2, *, value=1):
     """``TORCH_IMPL_FUNC(addcmul_out)``: ``addcmul_stub``."""
+    if it.common_dtype is st.complex32:
+        return complex32_in_opmath(it.result, lambda s, t1, t2: _complex32_addcmul(s, t1, t2, value),
+                                   self, tensor1, tensor2)
     return _run(it, ops.ADDCMUL, "addcmul", value)
 
 
 addcmul_out = structured(meta_addcmul, impl_addcmul)
+
+
+def _complex32_addcmul(self, tensor1, tensor2, value):
+    """``self + value * tensor1 * tensor2`` in ``c10::complex<c10::Half>`` arithmetic (the
+    kernel's scalar_t): value converted to complex32, each product rounded to it in turn."""
+    def mul(a, b):
+        return rounded_to_complex32(complex32_product(a, b))
+    product = mul(mul(rounded_to_complex32(wrap_scalar(value)), tensor1), tensor2)
+    return complex32_sum(self, product)
 
 
 def meta_addcdiv(out, self, tensor1, tensor2, *, value=1):

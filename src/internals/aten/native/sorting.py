@@ -24,7 +24,7 @@ from .. import dispatcher
 from ..empty_tensor import is_meta_execution
 from ..tensor_iterator import assert_no_overlap, broadcast_shapes, check_no_overlap, output_layout
 from .copy import buffer, contiguous, to
-from .dispatch_stub import loops
+from .dispatch_stub import loops, refuse_complex32
 from .reduce_ops import _not_complex, _return_type, normalize_dims
 from .resize import resize_output
 from .structured import set_output, structured
@@ -623,6 +623,7 @@ def meta_cumsum(out, self, dim, *, dtype=None):
 
 
 def impl_cumsum(result, self, dim, *, dtype=None):
+    refuse_complex32("cumsum_out_cpu", result)
     return _impl_scan(result, self, dim, False)
 
 
@@ -631,6 +632,7 @@ def meta_cumprod(out, self, dim, *, dtype=None):
 
 
 def impl_cumprod(result, self, dim, *, dtype=None):
+    refuse_complex32("cumprod_out_cpu", result)
     return _impl_scan(result, self, dim, True)
 
 

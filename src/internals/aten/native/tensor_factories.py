@@ -42,7 +42,7 @@ from .. import dispatcher
 from ..empty_tensor import empty_strided
 from ..tensor_iterator import output_layout
 from .cpu.range_factories import linspace_fill, logspace_fill
-from .dispatch_stub import fma_contracted
+from .dispatch_stub import fma_contracted, refuse_complex32
 
 
 # ---------------------------------------------------------------------- allocation (backend kernels)
@@ -123,6 +123,7 @@ def arange(start, end=None, step=1, *, dtype=None, layout=None, device=None, pin
     if dtype is None:
         is_float = any(isinstance(v, float) for v in (start, end, step))
         dtype = st.get_default_dtype() if is_float else st.int64
+    refuse_complex32("arange_cpu", dtype)     # before any check
     if step == 0:
         raise RuntimeError("step must be nonzero")
     if dtype is st.int64:   # the bounds read as int64 (``start.to<int64_t>()``): 0.5 is 0, 2**63 refused
@@ -170,6 +171,8 @@ def linspace(start, end, steps, *, dtype=None, layout=None, device=None, pin_mem
     dtype = dtype or inferred or st.get_default_dtype()
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
+    if steps:       # an empty one is made without the kernel
+        refuse_complex32("linspace_cpu", dtype)
     if dtype.is_complex:
         # c10::complex's step times an index scales both parts by the index, so each part is
         # the real linspace of the parts, in the part's own type

@@ -20,8 +20,8 @@ from .. import dispatcher
 from ..tensor_iterator import TensorIterator, TensorIteratorConfig
 from . import scalar_ops as ops
 from .binary_ops import div_out
-from .dispatch_stub import loops
-from .elementwise import binary_loop
+from .dispatch_stub import loops, refuse_complex32
+from .elementwise import binary_loop, complex32_in_opmath
 from .resize import resize_output
 from .structured import structured
 from .tensor_factories import wrap_scalar, zeros_like
@@ -122,6 +122,8 @@ def meta_neg(out, self):
 
 
 def impl_neg(it, self):
+    if it.common_dtype is st.complex32:     # exact: each float16 part negated
+        return complex32_in_opmath(it.result, lambda a: dispatcher.call("neg", a), self)
     return unary_loop(it, ops.NEG)      # one scalar function for real and complex numbers
 
 
@@ -242,6 +244,8 @@ def impl_sgn(it, self):
     ``sgn_kernel`` defines it, composed of ``abs``, ``div`` and a fill where |z| is 0."""
     if not self.dtype.is_complex:
         return impl_sign(it, self)
+    if self.dtype is st.complex32:
+        return complex32_in_opmath(it.result, _sgn_of_parts, self)
     magnitude = dispatcher.call("abs", self)
     quotient = dispatcher.call("div.Tensor", self, magnitude)
     zero_where = dispatcher.call("eq.Scalar", magnitude, 0)
@@ -249,6 +253,22 @@ def impl_sgn(it, self):
 
 
 sgn_out = structured(meta_sgn, impl_sgn)
+
+
+def _sgn_of_parts(z):
+    """``sgn_impl`` on ``complex<float>`` (``sgn_kernel``'s kComplexHalf branch): 0 at 0, else
+    ``z / zabs(z)``, a complex division by ``(|z|, 0)`` in c10::complex's order (NumPy's: the
+    ratio d/c, the scale 1/(c + d*ratio), then each part times the scale), so an infinite |z|
+    gives NaN in both parts, as torch's does."""
+    def call(name, *args):
+        return dispatcher.call(name, *args)
+    a, b = call("unbind.int", call("view_as_real", z), -1)
+    c = call("abs", z)
+    ratio = call("div.Tensor", call("zeros_like", c), c)
+    scale = call("reciprocal", call("add.Tensor", c, call("mul.Tensor", ratio, wrap_scalar(0.0))))
+    real = call("mul.Tensor", call("add.Tensor", a, call("mul.Tensor", b, ratio)), scale)
+    imag = call("mul.Tensor", call("sub.Tensor", b, call("mul.Tensor", a, ratio)), scale)
+    return call("masked_fill.Scalar", call("complex", real, imag), call("eq.Scalar", z, 0), 0)
 
 
 # ---- signbit (TORCH_META_FUNC(signbit)): a bool result; integers: x < 0 (``signbit_kernel``)
@@ -278,6 +298,9 @@ def _complex_to_real(op, x):
 
 
 def abs(x):      # shadows the builtin in this module: the YAML names the kernel ``abs``
+    if x.dtype is st.complex32:     # hypot of the float parts, rounded to float16
+        out = dispatcher.call("empty_like", x, dtype=st.float16)        # ``unary_op_impl_with_complex_to_float``
+        return complex32_in_opmath(out, lambda z: dispatcher.call("abs", z), x)
     if x.dtype.is_complex:
         return _complex_to_real(ops.ABS, x)
     if x.dtype is st.bool_:
@@ -354,6 +377,7 @@ def fix_out(x, *, out):
 def logical_not(x, *, out=None):
     """``logical_not``: bool, True where ``x`` is zero; in place or into ``out``, 0 or 1 in that
     tensor's own dtype (``out`` resized to ``x``'s shape first, as ``resize_output`` does)."""
+    refuse_complex32("logical_not_cpu", x)
     result = dispatcher.call("eq.Scalar", x, 0)
     if out is None:
         return result
@@ -410,6 +434,7 @@ def nan_to_num_out(self, nan=None, posinf=None, neginf=None, *, out):
         resize_output(out, self.shape)
         return dispatcher.call("copy_", out, self)
     it = TensorIterator.unary_op(out, self)
+    refuse_complex32("nan_to_num", self)
     if self.dtype.is_complex:
         nan_to_num_out(dispatcher.call("view_as_real", self), nan, posinf, neginf,
                        out=dispatcher.call("view_as_real", it.result))
