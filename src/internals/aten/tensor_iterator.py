@@ -358,10 +358,10 @@ class TensorIterator:
             impls.append(impl)
             key.append(impl.strides)
         # the answer depends on the shape and the strides only: remembered, as output layouts are
-        key = tuple(key)
-        layout = _layouts.get(key)
-        if layout is None:
-            layout = _layouts.put(key, _fast_output_strides(impls, shape))
+        try:        # a lookup in C, not ``_Memo.get``'s frame (a traced size has no hash: TypeError)
+            layout = _layouts[tuple(key)]
+        except (KeyError, TypeError):
+            layout = _layouts.put(tuple(key), _fast_output_strides(impls, shape))
         if layout is False:
             return False
         self.output_strides = layout
@@ -761,10 +761,10 @@ _layouts, _geometries = _Memo(), _Memo()
 def flat_geometry(numel, offsets):
     """``fast_set_up``'s geometry: one dim of ``numel`` elements, every operand at unit stride."""
     key = (numel, tuple(offsets))
-    g = _geometries.get(key)
-    if g is None:
-        g = _geometries.put(key, Geometry([numel], [[1] for _ in offsets], offsets))
-    return g
+    try:        # every elementwise call of one layout comes here: a lookup in C, as in ``fast_set_up``
+        return _geometries[key]
+    except (KeyError, TypeError):
+        return _geometries.put(key, Geometry([numel], [[1] for _ in offsets], offsets))
 
 
 def _reduction_geometry(impl, dims, in_memory_order):
