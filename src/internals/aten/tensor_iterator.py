@@ -315,7 +315,8 @@ class TensorIterator:
         if config.promote_integer_inputs_to_float_ and common.category <= st.INTEGRAL:   # bool too
             common = st.get_default_dtype()
         self.common_dtype = common
-        self.compute_dtype = st.opmath_type(common)     # what the loop computes in
+        # what the loop computes in: ``opmath_type``, called only for the types it changes (a frame less)
+        self.compute_dtype = st.opmath_type(common) if common.is_reduced_float or common is st.complex32 else common
         if given:
             self._check_given_outputs(common)
         if uniform is not common and config.promote_inputs_to_common_dtype_ and device is not None \
@@ -358,10 +359,10 @@ class TensorIterator:
             impls.append(impl)
             key.append(impl.strides)
         # the answer depends on the shape and the strides only: remembered, as output layouts are
-        key = tuple(key)
-        layout = _layouts.get(key)
-        if layout is None:
-            layout = _layouts.put(key, _fast_output_strides(impls, shape))
+        try:        # a lookup in C, not ``_Memo.get``'s frame (a traced size has no hash: TypeError)
+            layout = _layouts[tuple(key)]
+        except (KeyError, TypeError):
+            layout = _layouts.put(tuple(key), _fast_output_strides(impls, shape))
         if layout is False:
             return False
         self.output_strides = layout
@@ -428,8 +429,7 @@ class TensorIterator:
         if _meta.active and not all(type(n) is int for n in self.shape):
             self.geometry = None    # a traced size has no value to merge (and no loop will run)
         elif self.fast:     # every operand walks its elements in one memory order: one flat dim
-            offsets = [t._impl.storage_offset for t in operands]
-            self.geometry = flat_geometry(math.prod(self.shape), offsets)
+            self.geometry = flat_geometry(math.prod(self.shape), tuple(map(_storage_offset, operands)))
         elif self.config.is_reduction_:
             self.geometry = _reduction_geometry(operands[1]._impl, self.config.reduce_dims, self.config.in_memory_order)
         else:
@@ -758,13 +758,16 @@ class _Memo(dict):
 _layouts, _geometries = _Memo(), _Memo()
 
 
+_storage_offset = operator.attrgetter("_impl.storage_offset")    # in C: no comprehension's frame per call
+
+
 def flat_geometry(numel, offsets):
     """``fast_set_up``'s geometry: one dim of ``numel`` elements, every operand at unit stride."""
     key = (numel, tuple(offsets))
-    g = _geometries.get(key)
-    if g is None:
-        g = _geometries.put(key, Geometry([numel], [[1] for _ in offsets], offsets))
-    return g
+    try:        # every elementwise call of one layout comes here: a lookup in C, as in ``fast_set_up``
+        return _geometries[key]
+    except (KeyError, TypeError):
+        return _geometries.put(key, Geometry([numel], [[1] for _ in offsets], offsets))
 
 
 def _reduction_geometry(impl, dims, in_memory_order):
