@@ -27,6 +27,10 @@ CALLS = {
     "hinge_other_targets": lambda L, F, x: F.hinge_embedding_loss(x, _t(L, (4, 3), 3)),
     "cosine_embedding": lambda L, F, x: F.cosine_embedding_loss(x, _t(L, (4, 3), 2), _signs(L, 4, 3), margin=0.2),
     "cosine_embedding_1d": lambda L, F, x: F.cosine_embedding_loss(x[0], _t(L, (3,), 2), L.tensor(-1.0)),
+    # a zero row: its squared magnitude is Loss.cpp's epsilon alone, a C++ float (9.99999996e-13 in
+    # float64), and the gradient 1/sqrt of it shows the last digits
+    "cosine_embedding_zero_row": lambda L, F, x: F.cosine_embedding_loss(
+        x - x.detach() * L.tensor([[1.], [0], [0], [1]], dtype=L.float64), _t(L, (4, 3), 2), _signs(L, 4, 3)),
     "triplet": lambda L, F, x: F.triplet_margin_loss(x, _t(L, (4, 3), 2), _t(L, (4, 3), 3), margin=0.7, p=1.5),
     "triplet_swap": lambda L, F, x: F.triplet_margin_loss(x, _t(L, (4, 3), 2), _t(L, (4, 3), 3), swap=True),
     "poisson_log": lambda L, F, x: F.poisson_nll_loss(x, _t(L, (4, 3), 2, positive=True) * 3),

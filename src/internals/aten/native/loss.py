@@ -424,7 +424,9 @@ def kl_div(self, target, reduction=MEAN, *, log_target=False):
 
 # ---- the embedding and ranking losses: CompositeImplicitAutograd in torch (``Loss.cpp``), so
 # their graphs are those of the operators they are written with, and so are their grad_fn names.
-_EPSILON = 1e-12        # Loss.cpp's constant, added to the squared magnitudes
+# Loss.cpp's constant, added to the squared magnitudes: a C++ float, so a float64 input gets
+# float32's nearest value to 1e-12 (9.99999996e-13), which a zero input's gradient shows
+_EPSILON = float(np.float32(1e-12))
 
 
 def margin_ranking_loss(input1, input2, target, margin=0.0, reduction=MEAN):

@@ -26,6 +26,7 @@ from ... import multiprocessing as _multiprocessing
 from ..._functional import as_tensor, stack
 from ...aten.native.tensor_factories import empty, tensor
 from ...c10 import scalar_type as st
+from ...c10.tensor_impl import strided
 from . import _utils as _worker_utils
 from ._utils import MP_STATUS_CHECK_INTERVAL, signal_handling
 from ._utils import worker as _worker
@@ -41,7 +42,10 @@ _STRING_OR_OBJECT_DTYPE = re.compile(r"[SaUO]")    # NumPy dtype codes no tensor
 
 def _collate_tensors(batch):
     """Stacked along a new first dimension, history kept (a batch of tensors that require grad
-    gets StackBackward0)."""
+    gets StackBackward0). A sparse tensor (any layout but strided) is refused, as torch does."""
+    if batch[0].layout is not strided:
+        raise RuntimeError("Batches of sparse tensors are not currently supported by the default collate_fn; "
+                           "please provide a custom collate_fn to handle them appropriately.")
     return stack(list(batch), 0)
 
 
@@ -128,13 +132,31 @@ def default_convert(data):
     if isinstance(data, (np.ndarray, np.bool_, np.number)) and not _STRING_OR_OBJECT_DTYPE.search(data.dtype.str):
         return as_tensor(data)
     if isinstance(data, collections.abc.Mapping):
-        return {key: default_convert(data[key]) for key in data}
+        # the mapping's own type kept (an OrderedDict stays one), as collating keeps it
+        fields = {key: default_convert(data[key]) for key in data}
+        try:
+            if isinstance(data, collections.abc.MutableMapping):
+                clone = copy.copy(data)
+                clone.update(fields)
+                return clone
+            return type(data)(fields)
+        except TypeError:
+            return fields
     if isinstance(data, tuple) and hasattr(data, "_fields"):
         return type(data)(*(default_convert(d) for d in data))
     if isinstance(data, tuple):
         return [default_convert(d) for d in data]
     if isinstance(data, collections.abc.Sequence) and not isinstance(data, (str, bytes)):
-        return [default_convert(d) for d in data]
+        items = [default_convert(d) for d in data]
+        try:
+            if isinstance(data, collections.abc.MutableSequence):
+                clone = copy.copy(data)
+                for i, item in enumerate(items):
+                    clone[i] = item
+                return clone
+            return type(data)(items)
+        except TypeError:                   # range and the like cannot be rebuilt from a list
+            return items
     return data
 
 
