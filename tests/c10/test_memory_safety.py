@@ -23,12 +23,6 @@ PARTIAL_OVERLAP = ("unsupported operation: some elements of the input tensor and
                    "a single memory location. Please clone() the tensor before performing the operation.")
 
 
-@pytest.fixture(autouse=True)
-def seeded():
-    """The same random inputs on every run and in every worker."""
-    torch.manual_seed(0)
-
-
 def on(device, t):
     """A torch CPU tensor as an internals tensor on ``device`` (same storage layout on the CPU)."""
     ours = internals.from_torch(t)

@@ -33,12 +33,6 @@ SAME_DEVICE = r"Expected all tensors to be on the same device, but found at leas
 EXACT = dict(rtol=0, atol=0)
 
 
-@pytest.fixture(autouse=True)
-def seeded():
-    """The same random inputs on every run and in every worker."""
-    torch.manual_seed(0)
-
-
 def cu(t):
     """A torch CPU tensor as an internals cuda tensor (``.cuda()`` keeps a dense layout, as torch's)."""
     return internals.from_torch(t).cuda()
