@@ -225,6 +225,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):
                            f"Got {x.dtype.torch_name}")
     xc = to(x, dtype) if dtype is not None else x
     xc = to(xc, st.float32) if xc.dtype.is_reduced_float else xc
+    xc = to(xc, st.complex64) if xc.dtype is st.complex32 else xc     # its opmath type, complex<float>
     dims = normalize_dims(dim, x.dim(), in_order=True)
     a = dispatcher.call("abs", xc)
     if ord == math.inf:
