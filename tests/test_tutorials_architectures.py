@@ -6,7 +6,8 @@ smoothing, Nesterov SGD with weight decay, ExponentialLR, ``inference_mode``); a
 BatchNorm, GroupNorm, grouped convolutions, Dropout2d and adaptive pooling under Adam with AMSGrad
 and MultiStepLR; a character model, a two-layer LSTM under RMSprop and a bidirectional GRU under
 Adagrad, sampled with ``multinomial``; a TransformerEncoder classifier (pre-norm, GELU, a padding
-mask) with a LambdaLR warm-up; an EmbeddingBag classifier (per-sample weights, a max bag, a class
+mask) with a LambdaLR warm-up; a causal TransformerEncoder fitted to running means under a
+three-phase OneCycleLR; an EmbeddingBag classifier (per-sample weights, a max bag, a class
 weighted loss, fractional ``random_split``); a regression with ReduceLROnPlateau and early
 stopping; and a checkpoint saved halfway by one library and resumed by either.
 
@@ -421,6 +422,79 @@ print("resumed at", saved["epoch"], f"{saved['loss'].item():.6f}")
 train(model, optimizer, scheduler, 3, saved["epoch"])
 '''
 
+# A causal TransformerEncoder (GELU, batch-first, a sinusoidal positional buffer) fitted to running
+# means under OneCycleLR's three linear phases, with a bool padding mask beside the float causal
+# one (torch's "mismatched masks" warning: tests/nn/test_transformer.py checks where it points).
+TRANSFORMER_RUNNING_MEAN = '''
+import math
+nn = torch.nn
+F = torch.nn.functional
+
+torch.manual_seed(0)
+# sequences of 10 numbers; the target at each step is the running mean so far
+x_all = torch.randn(64, 10, 1)
+steps = torch.arange(1, 11, dtype=torch.float32).view(1, 10, 1)
+y_all = x_all.cumsum(dim=1) / steps
+pad = torch.zeros(64, 10, dtype=torch.bool)
+pad[::4, 8:] = True      # every fourth sequence ends two steps early
+
+
+class PositionalEncoding(nn.Module):
+    def __init__(self, d_model, max_len=32):
+        super().__init__()
+        position = torch.arange(max_len).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))
+        pe = torch.zeros(1, max_len, d_model)
+        pe[0, :, 0::2] = torch.sin(position * div_term)
+        pe[0, :, 1::2] = torch.cos(position * div_term)
+        self.register_buffer("pe", pe)
+
+    def forward(self, x):
+        return x + self.pe[:, :x.size(1)]
+
+
+class SeqModel(nn.Module):
+    def __init__(self, d_model=16):
+        super().__init__()
+        self.inp = nn.Linear(1, d_model)
+        self.pos = PositionalEncoding(d_model)
+        layer = nn.TransformerEncoderLayer(d_model, nhead=2, dim_feedforward=32, dropout=0.1,
+                                           activation="gelu", batch_first=True)
+        self.encoder = nn.TransformerEncoder(layer, num_layers=2, enable_nested_tensor=False)
+        self.out = nn.Linear(d_model, 1)
+
+    def forward(self, x, mask, pad):
+        h = self.encoder(self.pos(self.inp(x)), mask=mask, src_key_padding_mask=pad)
+        return self.out(h)
+
+
+model = SeqModel()
+causal = nn.Transformer.generate_square_subsequent_mask(10)
+optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.01)
+epochs, batches = 5, 4
+scheduler = torch.optim.lr_scheduler.OneCycleLR(optimizer, max_lr=0.01, epochs=epochs, steps_per_epoch=batches,
+                                                anneal_strategy="linear", three_phase=True)
+loss_fn = nn.SmoothL1Loss(reduction="none")
+for epoch in range(epochs):
+    model.train()
+    for b in range(batches):
+        sl = slice(16 * b, 16 * (b + 1))
+        pred = model(x_all[sl], causal, pad[sl])
+        keep = (~pad[sl]).unsqueeze(-1).float()
+        loss = (loss_fn(pred, y_all[sl]) * keep).sum() / keep.sum()
+        optimizer.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+        optimizer.step()
+        scheduler.step()
+    model.eval()
+    with torch.no_grad():
+        pred = model(x_all, causal, pad)
+        mse = F.mse_loss(pred[~pad], y_all[~pad])
+    print(f"epoch {epoch} train {loss.item():.5f} eval mse {mse.item():.5f} lr {scheduler.get_last_lr()[0]:.6f}")
+'''
+
+
 TUTORIALS = {
     "fashion_mlp": (FASHION_MLP, ["model"]),
     "small_cnn": (SMALL_CNN, ["net"]),
@@ -429,6 +503,7 @@ TUTORIALS = {
     "bag_classifier": (BAG_CLASSIFIER, ["model"]),
     "plateau_regression": (PLATEAU_REGRESSION, ["model", "scheduler"]),
     "checkpoint_halfway": (CHECKPOINT_HALFWAY, ["model"]),
+    "transformer_running_mean": (TRANSFORMER_RUNNING_MEAN, ["model"]),
 }
 
 
@@ -441,6 +516,8 @@ TUTORIALS = {
 NOISE_ONLY = {
     ("transformer_classifier", "model.encoder.layers.0.self_attn.in_proj_bias"): slice(16, 32),
     ("transformer_classifier", "model.encoder.layers.1.self_attn.in_proj_bias"): slice(16, 32),
+    ("transformer_running_mean", "model.encoder.layers.0.self_attn.in_proj_bias"): slice(16, 32),
+    ("transformer_running_mean", "model.encoder.layers.1.self_attn.in_proj_bias"): slice(16, 32),
 }
 
 

@@ -195,3 +195,23 @@ def test_bad_activation():
     err_o, err_t = assert_same_error(lambda: internals.nn.TransformerEncoderLayer(8, 2, activation="tanh"),
                                      lambda: torch.nn.TransformerEncoderLayer(8, 2, activation="tanh"))
     assert str(err_o) == str(err_t)
+
+
+def test_mismatched_masks_warn_from_the_encoders_forward():
+    """A bool padding mask beside a float attention mask: torch warns once per call, attributed
+    (``stacklevel=2``) to the line of the encoder's ``forward`` that canonicalises the mask, so
+    Python's once-per-location filter shows it once however the module is called; attributed to
+    the module-call machinery, it showed again for each way in (training, then ``no_grad``)."""
+    seen = {}
+    for lib in (internals, torch):
+        model = lib.nn.TransformerEncoder(lib.nn.TransformerEncoderLayer(8, 2, 16, batch_first=True), 1,
+                                          enable_nested_tensor=False)
+        x, pad = lib.zeros(2, 5, 8), lib.zeros(2, 5, dtype=lib.bool)
+        mask = lib.nn.Transformer.generate_square_subsequent_mask(5)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            model(x, mask=mask, src_key_padding_mask=pad)
+        seen[lib] = [(w.category, str(w.message), w.filename.replace("\\", "/").rsplit("/", 3)[-3:])
+                     for w in caught]
+    assert seen[internals] == seen[torch]
+    assert len(seen[torch]) == 1 and seen[torch][0][2] == ["nn", "modules", "transformer.py"]

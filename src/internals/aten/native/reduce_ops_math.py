@@ -274,6 +274,7 @@ def _vector_norm(x, ord, dims, keepdim, dtype):
     nonzeros."""
     xc = to(x, dtype) if dtype is not None else x
     xc = to(xc, st.float32) if xc.dtype.is_reduced_float else xc
+    xc = to(xc, st.complex64) if xc.dtype is st.complex32 else xc     # its opmath type, complex<float>
     a = dispatcher.call("abs", xc)
     if ord == math.inf:
         out = dispatcher.call("amax", a, dims, keepdim)
