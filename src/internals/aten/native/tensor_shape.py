@@ -9,9 +9,10 @@ import numpy as np
 
 from ...c10 import scalar_type as st
 from ...c10.memory_format import contiguous_format
+from ...c10.sparse_csr_tensor_impl import SparseCsrTensorImpl
 from ...c10.sparse_tensor_impl import SparseTensorImpl
 from ...c10.sym import is_symbolic
-from ...c10.tensor_impl import TensorImpl, contiguous_strides, is_channels_last, sparse_coo
+from ...c10.tensor_impl import COMPRESSED_LAYOUTS, TensorImpl, contiguous_strides, is_channels_last, sparse_coo
 from ...c10.wrap_dim import dim_list_to_bitset, wrap_dim
 from .. import dispatcher
 from .copy import contiguous, fill_, same_device_copy
@@ -45,6 +46,10 @@ def detach(x):
         # impl, so the detached tensor shares the indices and values tensors themselves (an in-place
         # ``mul_`` through either changes both) and the version counter.
         out = SparseTensorImpl(impl.sizes, impl.indices, impl.values, impl.coalesced)
+        out.version_counter = impl.version_counter
+        return type(x)._from_impl(out)
+    if impl.layout in COMPRESSED_LAYOUTS:       # the same, for its three tensors
+        out = SparseCsrTensorImpl(impl.sizes, impl.compressed_indices, impl.plain_indices, impl.values, impl.layout)
         out.version_counter = impl.version_counter
         return type(x)._from_impl(out)
     return type(x)._from_impl(alias_impl(x, impl.sizes, impl.strides, None, None, impl.version_counter))

@@ -25,12 +25,12 @@ from ....c10 import scalar_type as st
 from ....c10.device import as_device
 from ....c10.memory_format import contiguous_format
 from ....c10.sparse_csr_tensor_impl import SparseCsrTensorImpl
-from ....c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr
+from ....c10.tensor_impl import COMPRESSED_LAYOUTS, sparse_bsc, sparse_bsr, sparse_coo, sparse_csc, sparse_csr, strided
 from ...dispatcher import call
 from ..copy import contiguous, cpu, to_device
 from ..tensor_factories import from_host, tensor
 from .sparse_tensor import component, layout_name, new_sparse, values_view
-from .sparse_tensor_math import _sparse_mm
+from .sparse_tensor_math import _sparse_mm, scaled_sum
 
 __all__ = ["sparse_compressed_tensor", "sparse_csr_tensor", "sparse_csc_tensor", "sparse_bsr_tensor",
            "sparse_bsc_tensor", "new_compressed"]
@@ -238,6 +238,11 @@ def values_sparse_csr(self):
     return values_view(self, self._impl.values)
 
 
+def sum_csr(self, *, dtype=None):
+    """``sum``'s compressed kernel (``sum_csr``): the sum of the stored values."""
+    return call("sum", component(self, self._impl.values), dtype=dtype)
+
+
 def _nnz_sparse_csr(self):
     return self._impl.nnz
 
@@ -248,6 +253,44 @@ def sparse_dim_sparse_csr(self):
 
 def dense_dim_sparse_csr(self):
     return self._impl.dense_dim
+
+
+_FLIPPED = {sparse_csr: sparse_csc, sparse_csc: sparse_csr, sparse_bsr: sparse_bsc, sparse_bsc: sparse_bsr}
+
+
+def transpose_sparse_compressed(self, dim0, dim1):
+    """``transpose`` of a compressed tensor's two sparse dims: the same three tensors read the other
+    way, CSR as CSC (and BSR as BSC, its blocks transposed). Transposing a dim with itself is the
+    tensor unchanged; batch dims and dense dims are not transposed here (torch refuses the mixed
+    and hybrid cases, with these messages)."""
+    impl = self._impl
+    n = len(impl.sizes)
+    d0, d1 = dim0 % n, dim1 % n
+    if d0 == d1:
+        return new_compressed(impl.sizes, impl.compressed_indices, impl.plain_indices, impl.values, impl.layout)
+    if impl.dense_dim:
+        raise RuntimeError("transpose(): hybrid sparse compressed tensors with dense dimensions are not supported")
+    batch = impl.batch_dim
+
+    def kind(d):
+        return "Batch" if d < batch else "Sparse"
+    if kind(d0) != kind(d1):
+        raise RuntimeError(f"transpose(): can only transpose dimensions of the same type (Batch, Sparse, Dense), "
+                           f"got {d0}({kind(d0)}) and {d1}({kind(d1)})")
+    if kind(d0) == "Batch":
+        raise NotImplementedError("internals: transposing the batch dims of a compressed tensor is not implemented")
+    sizes = list(impl.sizes)
+    sizes[d0], sizes[d1] = sizes[d1], sizes[d0]
+    values = impl.values
+    if impl.layout in BLOCK_LAYOUTS:       # each block is read transposed too
+        values = call("transpose.int", values, batch + 1, batch + 2)
+    return new_compressed(tuple(sizes), impl.compressed_indices, impl.plain_indices, values, _FLIPPED[impl.layout])
+
+
+def t_sparse_compressed(self):
+    if self.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {self.dim()}D")
+    return transpose_sparse_compressed(self, 0, 1)
 
 
 def sparse_compressed_to(t, dtype, device):
@@ -581,6 +624,15 @@ def _sparse_compressed_mm(self, mat2):
     coo = _compressed_to_coo(sparse)
     # the product comes out row-major either way, as torch's does
     return _sparse_mm(coo, mat2) if sparse is self else contiguous(_sparse_mm(self, coo))
+
+
+def addmm_sparse_compressed_dense(self, mat1, mat2, *, beta=1, alpha=1):
+    """``addmm`` with a compressed operand (``addmm_sparse_compressed_dense``): dense + the product,
+    which ``mm``'s compressed kernel computes; torch's CPU kernels take no sparse ``self`` here."""
+    if self.layout is not strided:
+        operands = (layout_name(self.layout), layout_name(mat1.layout), layout_name(mat2.layout))
+        raise RuntimeError("addmm: computation on CPU is not implemented for {} + {} @ {}".format(*operands))
+    return scaled_sum(self, call("mm", mat1, mat2), beta, alpha)
 
 
 def to_sparse_csr(self, dense_dim=None):
