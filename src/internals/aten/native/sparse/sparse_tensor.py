@@ -22,7 +22,8 @@ from ..tensor_shape import alias_impl
 from . import kernels
 
 __all__ = ["sparse_coo_tensor", "_sparse_coo_tensor_unsafe", "new_with_dims_and_tensor_sparse", "new_sparse", "flat",
-           "kernel_values", "linear_indices", "sparse_to", "clone_sparse", "sparse_mask", "transpose_sparse", "t_sparse"]
+           "kernel_values", "linear_indices", "sparse_to", "clone_sparse", "sparse_mask", "transpose_sparse",
+           "t_sparse"]
 
 
 # ---------------------------------------------------------------------- helpers
