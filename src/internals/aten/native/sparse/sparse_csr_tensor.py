@@ -605,8 +605,7 @@ def _sparse_compressed_mm(self, mat2):
     """``mm`` with a compressed operand (torch reaches ``addmm``'s SparseCsrCPU kernel): the
     operand's COO form, through the COO layout's product. A matrix only: no batch, no dense dims."""
     if self.layout in COMPRESSED_LAYOUTS and mat2.layout in COMPRESSED_LAYOUTS:
-        raise NotImplementedError("internals: a product of two compressed sparse matrices is not implemented "
-                                  "(torch returns a compressed tensor)")
+        return _compressed_by_compressed(self, mat2)
     sparse = self if self.layout in COMPRESSED_LAYOUTS else mat2
     # what torch's CPU kernels take: CSR and CSC on either side, BSR of square blocks on the left
     if sparse.layout is sparse_bsc or (sparse.layout is sparse_bsr and sparse is mat2):
@@ -624,6 +623,65 @@ def _sparse_compressed_mm(self, mat2):
     coo = _compressed_to_coo(sparse)
     # the product comes out row-major either way, as torch's does
     return _sparse_mm(coo, mat2) if sparse is self else contiguous(_sparse_mm(self, coo))
+
+
+def _compressed_by_compressed(a, b):
+    """CSR or CSC times CSR or CSC: a CSR matrix (torch's MKL product gives CSR whatever the two
+    layouts), by Gustavson's row-by-row method as MKL runs it. Row i of the result walks row i of
+    ``a`` (columns ascending); each entry (i, k) meets the entries of row k of ``b`` (columns
+    ascending), and each column j reached is stored in the order it is first reached (not sorted:
+    torch's result keeps MKL's order), its products summed in the order they are met; a sum that
+    cancels to zero stays an entry. The index pairs are worked out on the host; the values are
+    gathered, multiplied and summed by operators."""
+    for t in (a, b):
+        if t.layout not in (sparse_csr, sparse_csc):
+            operands = ("SparseCsr", layout_name(a.layout), layout_name(b.layout))
+            raise RuntimeError("addmm: computation on CPU is not implemented for {} + {} @ {}".format(*operands))
+        if t._impl.batch_dim or t._impl.dense_dim:
+            raise NotImplementedError("internals: mm of compressed tensors with batch or dense dims is not "
+                                      "implemented")
+    if a.shape[1] != b.shape[0]:
+        raise RuntimeError(f"mat1 and mat2 shapes cannot be multiplied ({a.shape[0]}x{a.shape[1]} and "
+                           f"{b.shape[0]}x{b.shape[1]})")
+    if a.dtype is not b.dtype:
+        raise RuntimeError(f"expected scalar type {a.dtype.torch_name} but found {b.dtype.torch_name}")
+    if a.dtype not in (st.float32, st.float64, st.complex64, st.complex128):     # MKL's types only
+        raise NotImplementedError(f'"addmm_out_sparse_csr_impl_mkl_sparse" not implemented for '
+                                  f"'{a.dtype.torch_name}'")
+    M, K, N = a.shape[0], a.shape[1], b.shape[1]
+
+    def row_major(t):
+        """The entries' rows, columns and storage places, sorted by row then column."""
+        _, own, plain, values, _ = _entries(t)
+        rows, cols = (own, plain) if t.layout in ROW_LAYOUTS else (plain, own)
+        order = np.lexsort((cols, rows))
+        return rows[order], cols[order], order, values
+    a_rows, a_cols, a_places, a_values = row_major(a)
+    b_rows, b_cols, b_places, b_values = row_major(b)
+    counts = np.bincount(b_rows, minlength=K).astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    reps = counts[a_cols]                                     # how many entries of b each entry of a meets
+    a_at = np.repeat(np.arange(len(a_rows), dtype=np.int64), reps)
+    within = np.arange(int(reps.sum()), dtype=np.int64) - np.repeat(np.cumsum(reps) - reps, reps)
+    b_at = np.repeat(starts[a_cols], reps) + within
+    rows, cols = a_rows[a_at], b_cols[b_at]
+    # each (row, column) once, in the order first met; the pairs are already grouped by row
+    keys, first, slot = np.unique(rows * N + cols, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")                  # entries in the order first met
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    device = a.device
+
+    def host(x):
+        return from_host(np.ascontiguousarray(x, np.int64), st.int64, device)
+    products = call("mul.Tensor", call("index_select", a_values, 0, host(a_places[a_at])),
+                    call("index_select", b_values, 0, host(b_places[b_at])))
+    values = call("zeros", [len(keys)], dtype=products.dtype, device=device)
+    if len(a_at):
+        values = call("index_add", values, 0, host(rank[slot.reshape(-1)]), products)
+    out_rows = keys[order] // max(N, 1)
+    crow = np.concatenate([[0], np.cumsum(np.bincount(out_rows, minlength=M))]).astype(np.int64)
+    return new_compressed((M, N), host(crow), host(keys[order] % max(N, 1)), values, sparse_csr)
 
 
 def addmm_sparse_compressed_dense(self, mat1, mat2, *, beta=1, alpha=1):
