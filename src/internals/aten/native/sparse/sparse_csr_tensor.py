@@ -1,4 +1,5 @@
-"""The compressed sparse layouts: the factory, its invariant checks, accessors and conversions.
+"""The compressed sparse layouts: the factory, its invariant checks, accessors, conversions,
+transposes and products (their value-wise arithmetic is in ``sparse_csr_tensor_math.py``).
 
 Mirrors ``aten/src/ATen/native/sparse/SparseCsrTensor.cpp`` (factory, checks, accessors) and the
 compressed half of ``aten/src/ATen/native/TensorConversions.cpp`` (to and from dense, COO and each
