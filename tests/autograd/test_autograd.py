@@ -782,7 +782,8 @@ def test_every_differentiable_native_function_has_a_kernel():
     # (values, indices and the other accessors have entries now, as in torch's derivatives.yaml)
     # _sparse_coo_tensor_unsafe is a composite over _sparse_coo_tensor_with_dims_and_tensors (its node).
     sparse = {"_sparse_coo_tensor_unsafe", "_nnz", "coalesce", "dense_dim", "is_coalesced", "sparse_dim",
-              "to_dense", "to_sparse", "to_sparse.sparse_dim", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc"}
+              "to_dense", "to_sparse", "to_sparse.sparse_dim", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr",
+              "to_sparse_bsc"}
     # Factories: no tensor input, or (*_like) an output that is not differentiable -- torch lists
     # none of them in derivatives.yaml. Its lift_fresh entry (self: grad) is left out: here
     # lift_fresh returns its input itself, and torch.tensor calls it before requires_grad is set.
