@@ -780,8 +780,7 @@ def test_every_differentiable_native_function_has_a_kernel():
     # The sparse operators without a formula here (the conversions _to_sparse and _to_dense and
     # sparse_mask have torch's); to_sparse, to_dense and coalesce are composites over them.
     # (values, indices and the other accessors have entries now, as in torch's derivatives.yaml)
-    # _sparse_coo_tensor_unsafe is a composite over _sparse_coo_tensor_with_dims_and_tensors (its node).
-    sparse = {"_sparse_coo_tensor_unsafe", "_nnz", "coalesce", "dense_dim", "is_coalesced", "sparse_dim",
+    sparse = {"_nnz", "coalesce", "dense_dim", "is_coalesced", "sparse_dim",
               "to_dense", "to_sparse", "to_sparse.sparse_dim", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr",
               "to_sparse_bsc"}
     # Factories: no tensor input, or (*_like) an output that is not differentiable -- torch lists
@@ -875,7 +874,7 @@ def test_every_differentiable_native_function_has_a_kernel():
                          "unflatten.int", "movedim.int", "chunk", "isfinite", "softmax.int", "log_softmax.int",
                          "to_sparse", "to_sparse_csr", "to_sparse_csc", "to_sparse_bsr", "to_sparse_bsc",
                          "to_sparse.sparse_dim", "to_dense", "coalesce", "dropout", "dropout_", "feature_dropout",
-                         "feature_dropout_",
+                         "feature_dropout_", "_sparse_coo_tensor_unsafe",
                          "set_.source_Tensor_storage_offset"} | \
         joining | math | layers | complex_parts
     # silu's, logit's and mish's backward operators have no formula: their own formulas call them only with
